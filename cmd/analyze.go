@@ -1,0 +1,209 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/detect"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// AnalyzeOptions are the flags and dependencies of "gpuleak analyze".
+type AnalyzeOptions struct {
+	IO      *IOStreams
+	Version string
+
+	Paths      []string
+	Format     string
+	Top        int
+	MinBytes   string
+	HideFrames []string
+	KeepFrames []string
+	FailOn     []string
+	MinKept    int
+}
+
+// NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
+// in tests; nil runs runAnalyze.
+func NewCmdAnalyze(ios *IOStreams, version string, runF func(*AnalyzeOptions) error) *cobra.Command {
+	opts := &AnalyzeOptions{IO: ios, Version: version}
+	c := &cobra.Command{
+		Use:   "analyze FILE...",
+		Short: "Rank the call sites that hold GPU memory, telling leaks from memory held on purpose",
+		Long: `Analyze reads each FILE (or standard input for "-"), recognises its format by
+content, and reports the call sites that hold GPU memory at the end, ranked:
+
+  leak      live memory from that site kept growing through the run
+  live      held at the end, but the trace does not say when it was allocated
+  retained  allocated once and held without growing (weights, optimizer
+            state, workspaces)
+
+Inputs: PyTorch CUDA memory snapshots, the pickles written by
+torch.cuda.memory._dump_snapshot() (pickle protocols 0-5, gzip or not). Record
+them with torch.cuda.memory._record_memory_history() so that a trace of
+allocations shows growth.
+
+Call sites are stacks with framework frames hidden: ` + analyze.DefaultHidden + `
+Change that with --hide-frames and --keep-frames (regular expressions matched
+against a frame's file name or function name).
+
+Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
+report's schema is gpuleak.report/v1 (README.md documents it).`,
+		Example: `  # a postmortem of one snapshot
+  gpuleak analyze snapshot.pickle
+
+  # JSON for programs, every finding
+  gpuleak analyze --format json --top 0 snapshot.pickle.gz > report.json
+
+  # CI: exit 1 when a leak of 64 MiB or more is found
+  gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle
+
+  # treat frames of your own framework as internals; keep one library visible
+  gpuleak analyze --hide-frames '/mylib/' --keep-frames 'transformers/models' snap.pickle
+
+  # from a pipe
+  zcat snap.pickle.gz | gpuleak analyze -`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("analyze needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak analyze --help' for usage.")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAnalyze(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
+	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
+	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size (e.g. 4MiB, 1GiB, 512KB)")
+	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
+	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained)")
+	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
+	return c
+}
+
+func runAnalyze(opts *AnalyzeOptions) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	minBytes, err := humanize.ParseBytes(opts.MinBytes)
+	if err != nil {
+		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
+	}
+	if opts.Top < 0 {
+		return usageErrorf("--top must be 0 (all) or more, not %d", opts.Top)
+	}
+	failOn := map[report.Kind]bool{}
+	for _, k := range opts.FailOn {
+		switch kind := report.Kind(strings.TrimSpace(k)); kind {
+		case report.KindLeak, report.KindLive, report.KindRetained:
+			failOn[kind] = true
+		default:
+			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained)", k)
+		}
+	}
+	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	stdin := 0
+	for _, p := range opts.Paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("\"-\" (standard input) can be given only once")
+	}
+
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
+	var findings []report.Finding
+	for _, path := range opts.Paths {
+		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
+		if err != nil {
+			return &InputError{Err: err}
+		}
+		rep.Inputs = append(rep.Inputs, in)
+		findings = append(findings, fs...)
+	}
+	report.Rank(findings)
+	kept := findings[:0]
+	fail := false
+	for _, f := range findings {
+		if uint64(f.Bytes) < minBytes {
+			continue
+		}
+		kept = append(kept, f)
+		fail = fail || failOn[f.Kind]
+	}
+	rep.FindingsTotal = len(kept)
+	if opts.Top > 0 && len(kept) > opts.Top {
+		kept = kept[:opts.Top]
+	}
+	rep.Findings = kept
+	if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if fail {
+		return ErrFindings
+	}
+	return nil
+}
+
+// analyzeFile reads one input, recognises its format and analyses it.
+func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+	in, err := parse.Open(path, opts.IO.In)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	defer in.Close()
+	head, err := in.Head()
+	if err != nil {
+		return report.Input{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(head) == 0 {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
+	}
+	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
+	defer prog.Stop()
+	switch format := detect.Detect(head); format {
+	case parse.FormatPyTorchSnapshot:
+		return analyzeSnapshot(in, string(format), lopt)
+	}
+	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot)", Err: parse.ErrUnknownFormat}
+}
+
+// analyzeSnapshot streams a snapshot through the leak analyzer.
+func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+	r := pytorch.NewReader(in.Reader(), in.Name)
+	defer r.Release()
+	a := analyze.NewLeakAnalyzer(lopt)
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			return report.Input{}, nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		if errors.Is(err, parse.ErrNotMine) {
+			return report.Input{}, nil, err
+		}
+		return report.Input{}, nil, err
+	}
+	res := a.Finalize()
+	rin, fs := report.FromLeaks(in.Name, format, r.Metadata().Warnings, res)
+	return rin, fs, nil
+}

@@ -1,0 +1,42 @@
+// Package cmd holds gpuleak's cobra commands. Each command has an Options
+// struct (its flags and dependencies), a NewCmdX constructor and a runX
+// function; nothing here keeps package-level state.
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// NewCmdRoot builds the gpuleak command tree.
+func NewCmdRoot(ios *IOStreams, version string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpuleak",
+		Short: "Find GPU memory leaks and explain out-of-memory crashes from files you already have",
+		Long: `gpuleak reads the files an ML job leaves behind - PyTorch CUDA memory
+snapshots (torch.cuda.memory._dump_snapshot) and more - and tells where GPU
+memory went: which call sites hold memory that is never released, whether that
+memory keeps growing (a leak) or was allocated once and held (weights,
+optimizer state, workspaces).
+
+Inputs are recognised by content, not by name; gzip-compressed inputs are read
+transparently; "-" reads standard input. Nothing is executed from an input:
+pickles are decoded with data opcodes only.`,
+		Example: `  gpuleak analyze snapshot.pickle
+  gpuleak analyze --format json run1.pickle run2.pickle.gz > report.json
+  gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle   # CI gate`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate("gpuleak {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+	})
+	root.AddCommand(NewCmdAnalyze(ios, version, nil))
+	return root
+}

@@ -1,0 +1,22 @@
+// Package detect recognises the format of an input from its first bytes,
+// never from its name.
+package detect
+
+import (
+	"bytes"
+
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+)
+
+// Detect returns the format of an input whose (decompressed) content
+// starts with head, at most parse.SniffLen bytes. It returns
+// parse.FormatUnknown when no family claims the input.
+func Detect(head []byte) parse.Format {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	switch {
+	case pytorch.Sniff(head):
+		return parse.FormatPyTorchSnapshot
+	}
+	return parse.FormatUnknown
+}

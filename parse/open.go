@@ -1,0 +1,122 @@
+package parse
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// SniffLen is how many leading bytes of an input detection looks at.
+const SniffLen = 64 << 10
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// Input is an opened input: a buffered reader over its (decompressed)
+// bytes, able to show its first SniffLen bytes without consuming them.
+type Input struct {
+	// Name is the path as the user gave it ("-" for standard input).
+	Name string
+	// Size is the size in bytes of the file on disk, or -1 when unknown
+	// (standard input, pipes). For gzip input it is the compressed size.
+	Size int64
+	// Gzip is true when the input was gzip-compressed.
+	Gzip bool
+
+	r      *bufio.Reader
+	closer []io.Closer
+	count  *countingReader
+}
+
+// Open opens the file at path, or stdin when path is "-", and removes gzip
+// compression when the content starts with the gzip magic bytes (the name
+// does not matter). The caller must Close the Input.
+//
+// Errors: the *os.PathError of a file that cannot be opened, or an *Error
+// when a gzip header is damaged.
+func Open(path string, stdin io.Reader) (*Input, error) {
+	in := &Input{Name: path, Size: -1}
+	var raw io.Reader
+	if path == "-" {
+		if stdin == nil {
+			return nil, errors.New("-: no standard input")
+		}
+		raw = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil {
+			if st.IsDir() {
+				f.Close()
+				return nil, &Error{File: path, Offset: -1, Msg: "is a directory"}
+			}
+			in.Size = st.Size()
+		}
+		in.closer = append(in.closer, f)
+		raw = f
+	}
+	in.count = &countingReader{r: raw}
+	br := bufio.NewReaderSize(in.count, 256<<10)
+	head, _ := br.Peek(len(gzipMagic))
+	if bytes.Equal(head, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.Close()
+			return nil, &Error{File: path, Offset: 0, Msg: "damaged gzip header", Err: err}
+		}
+		zr.Multistream(true)
+		in.Gzip = true
+		in.closer = append(in.closer, zr)
+		br = bufio.NewReaderSize(gzipErrReader{zr}, 256<<10)
+	}
+	in.r = br
+	return in, nil
+}
+
+// Reader returns the reader of the input's decompressed bytes.
+func (in *Input) Reader() *bufio.Reader { return in.r }
+
+// Head returns up to SniffLen leading bytes without consuming them. A short
+// result means the input is shorter; a read error other than io.EOF is
+// returned.
+func (in *Input) Head() ([]byte, error) {
+	b, err := in.r.Peek(SniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return b, err
+	}
+	return b, nil
+}
+
+// RawBytesRead reports how many bytes of the file (compressed, for gzip
+// input) have been read so far; for progress display.
+func (in *Input) RawBytesRead() int64 { return in.count.n.Load() }
+
+// Close closes the decompressor and the file.
+func (in *Input) Close() error {
+	var first error
+	for i := len(in.closer) - 1; i >= 0; i-- {
+		if err := in.closer[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	in.closer = nil
+	return first
+}
+
+// gzipErrReader says "gzip" in decompression errors, so that a parser's
+// positioned error tells a damaged compressed stream from a damaged
+// payload. A truncated gzip stream is io.ErrUnexpectedEOF, kept in the chain.
+type gzipErrReader struct{ zr *gzip.Reader }
+
+func (g gzipErrReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("gzip: %w", err)
+	}
+	return n, err
+}

@@ -1,0 +1,75 @@
+// Package parse holds what every input family shares: the Format of an
+// input, errors that carry a position, and Open, which reads a file or
+// standard input and removes gzip compression by its magic bytes.
+//
+// Each input family lives in a sub-package (parse/pytorch, ...) that turns
+// bytes into Apache Arrow record batches with a documented schema.
+// parse/detect recognises which family an input belongs to by content.
+package parse
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Format names an input format recognised by content. The string values
+// appear in reports (the "format" of each input) and are stable.
+type Format string
+
+// Formats gpuleak recognises.
+const (
+	FormatUnknown         Format = ""
+	FormatPyTorchSnapshot Format = "pytorch-snapshot" // torch.cuda.memory._dump_snapshot() pickle
+)
+
+// ErrNotMine is returned (wrapped) by a parser when the input is not in its
+// format at all, as opposed to an *Error, which means "mine, but broken".
+var ErrNotMine = errors.New("not this format")
+
+// ErrUnknownFormat is returned when no parser recognises an input.
+var ErrUnknownFormat = errors.New("unrecognised input format")
+
+// Error reports malformed input at a position. Offset is a byte offset
+// from the start of the (decompressed) input, or -1 when the input is
+// line-oriented and Line says where; Line is 1-based, 0 when unknown.
+// Err, when set, is the underlying cause and is returned by Unwrap.
+type Error struct {
+	File   string
+	Offset int64
+	Line   int
+	Msg    string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var pos string
+	switch {
+	case e.Line > 0:
+		pos = fmt.Sprintf("%s:%d", e.File, e.Line)
+	case e.Offset >= 0:
+		pos = fmt.Sprintf("%s: byte offset %d", e.File, e.Offset)
+	default:
+		pos = e.File
+	}
+	msg := e.Msg
+	if e.Err != nil {
+		if msg == "" {
+			msg = e.Err.Error()
+		} else {
+			msg += ": " + e.Err.Error()
+		}
+	}
+	return pos + ": " + msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error at a byte offset.
+func Errorf(file string, offset int64, format string, args ...any) *Error {
+	return &Error{File: file, Offset: offset, Msg: fmt.Sprintf(format, args...)}
+}
+
+// LineErrorf returns an *Error at a 1-based line.
+func LineErrorf(file string, line int, format string, args ...any) *Error {
+	return &Error{File: file, Offset: -1, Line: line, Msg: fmt.Sprintf(format, args...)}
+}

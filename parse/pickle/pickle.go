@@ -1,0 +1,1055 @@
+// Package pickle decodes the data subset of Python's pickle format,
+// protocols 0 to 5 (the format of Python's Lib/pickle.py and
+// Modules/_pickle.c; protocol 5 is what Python 3.14 writes by default), as a
+// stream, and runs nothing.
+//
+// Only opcodes that build plain data are accepted: None, bools, ints of any
+// size, floats, str, bytes, bytearray, list, tuple, dict, set, frozenset,
+// and the memo (PUT, GET, MEMOIZE) that lets one object appear in several
+// places. Opcodes that would import or call Python code (GLOBAL,
+// STACK_GLOBAL, REDUCE, INST, OBJ, NEWOBJ, NEWOBJ_EX, BUILD, PERSID,
+// BINPERSID, EXT1, EXT2, EXT4) and out-of-band buffers (NEXT_BUFFER) are
+// refused with an error that names the opcode and its byte offset. The
+// refusal ends decoding: a pickle is never half accepted.
+//
+// Decoding streams: a Handler sees each element as it is added to a list
+// and may consume it (convert it and let it go) instead of storing it, so a
+// list of a million records need not be held in memory. Allocation is
+// bounded by Limits, and a length field never makes the decoder allocate
+// more than the input actually holds.
+package pickle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Limits bound what one pickle may make the decoder allocate. A zero field
+// takes the default.
+type Limits struct {
+	// MaxString is the longest str, bytes or bytearray, in bytes. Default 256 MiB.
+	MaxString int64
+	// MaxIntBytes is the longest LONG1/LONG4 integer, in bytes. Default 1024.
+	MaxIntBytes int
+	// MaxLine is the longest text argument of a protocol 0 opcode. Default 64 KiB.
+	MaxLine int
+	// MaxStack is the most values the stack may hold. Default 1<<22.
+	MaxStack int
+	// MaxItems is the most elements one stored (not consumed) container may hold. Default 1<<26.
+	MaxItems int64
+	// MaxMemo is the highest memo index accepted. Default 1<<32-1.
+	MaxMemo int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxString <= 0 {
+		l.MaxString = 256 << 20
+	}
+	if l.MaxIntBytes <= 0 {
+		l.MaxIntBytes = 1024
+	}
+	if l.MaxLine <= 0 {
+		l.MaxLine = 64 << 10
+	}
+	if l.MaxStack <= 0 {
+		l.MaxStack = 1 << 22
+	}
+	if l.MaxItems <= 0 {
+		l.MaxItems = 1 << 26
+	}
+	if l.MaxMemo <= 0 {
+		l.MaxMemo = 1<<32 - 1
+	}
+	return l
+}
+
+// Handler watches containers being built.
+type Handler interface {
+	// Tag is called when a container is created, with the container it
+	// will most likely be stored in, as far as the stack shows: parent is
+	// nil when that cannot be told; key is its dict key when parent is a
+	// dict; index is its position when parent is a list. Tag may set c.Tag.
+	// The guess can be wrong for hand-made pickles, so a Handler must check
+	// in Append that a container really is where it expected.
+	Tag(c, parent *Container, key Value, index int64)
+	// Append is called before item is stored in list at position index
+	// (APPEND, APPENDS, LIST). Returning consume=true keeps the item out of
+	// the list; later memo references to a consumed container yield a Ref
+	// with the container's tag and id -1, unless the Handler called
+	// Decoder.Replace. A non-nil error stops decoding.
+	Append(list *Container, index int64, item Value) (consume bool, err error)
+}
+
+// ErrCodeOpcode is wrapped by the error for an opcode that would run code.
+var ErrCodeOpcode = errors.New("opcode would import or call Python code")
+
+// ErrTruncated is wrapped by the error for input that ends inside a pickle.
+var ErrTruncated = errors.New("unexpected end of input")
+
+// Decoder decodes one pickle from a reader.
+type Decoder struct {
+	name string
+	src  source
+	h    Handler
+	lim  Limits
+
+	stack []Value
+	marks []int // stack length at each MARK
+
+	memoIdx []uint32         // memo index -> slot in vals, 0 when unset
+	sparse  map[int64]uint32 // memo indices far beyond len(memoIdx)
+	vals    []Value          // slot 0 unused, slot 1 the consumed marker
+	free    []uint32
+
+	proto  int
+	op     int64 // offset of the opcode being run
+	curOp  byte  // the opcode being run
+	pause  bool
+	done   bool
+	result Value
+}
+
+const consumedSlot = 1
+
+// NewDecoder returns a Decoder reading from r. name is the input's name for
+// error messages; h may be nil.
+func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
+	return &Decoder{
+		name: name,
+		src:  source{r: r, buf: make([]byte, 256<<10)},
+		h:    h,
+		lim:  lim.withDefaults(),
+		vals: make([]Value, 2, 1024),
+	}
+}
+
+// Protocol is the protocol named by the PROTO opcode (0 before one is seen).
+func (d *Decoder) Protocol() int { return d.proto }
+
+// Offset is the byte offset of the opcode being run, or of the end of the
+// pickle once decoding is done.
+func (d *Decoder) Offset() int64 { return d.op }
+
+// Pause asks Run to return after the current opcode. A Handler calls it
+// when it has output ready.
+func (d *Decoder) Pause() { d.pause = true }
+
+// Replace makes later memo references to c yield v. A Handler uses it to
+// swap a container it has converted for something small, such as a Ref
+// holding an interned id, so that the container's memory can be released.
+func (d *Decoder) Replace(c *Container, v Value) {
+	if c.memo == 0 {
+		return
+	}
+	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].c == c {
+		d.vals[slot] = v
+	}
+}
+
+// Result returns the decoded object once Run has reported done.
+func (d *Decoder) Result() Value { return d.result }
+
+// Errorf returns a *parse.Error at the current opcode.
+func (d *Decoder) Errorf(format string, args ...any) error {
+	return parse.Errorf(d.name, d.op, format, args...)
+}
+
+// Decode runs the whole pickle and returns its object.
+func Decode(r io.Reader, name string, h Handler, lim Limits) (Value, error) {
+	d := NewDecoder(r, name, h, lim)
+	for {
+		done, err := d.Run()
+		if err != nil {
+			return Value{}, err
+		}
+		if done {
+			return d.result, nil
+		}
+	}
+}
+
+// Run decodes until the pickle's STOP opcode (done), until a Handler calls
+// Pause, or until an error. Errors are *parse.Error values naming the byte
+// offset of the opcode at fault; they wrap ErrCodeOpcode for refused
+// opcodes and ErrTruncated for input that ends too soon.
+func (d *Decoder) Run() (done bool, err error) {
+	if d.done {
+		return true, nil
+	}
+	d.pause = false
+	for !d.pause {
+		if err := d.step(); err != nil {
+			return false, err
+		}
+		if d.done {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Opcodes (Lib/pickletools.py names them all).
+const (
+	opMARK             = '('
+	opSTOP             = '.'
+	opPOP              = '0'
+	opPOP_MARK         = '1'
+	opDUP              = '2'
+	opFLOAT            = 'F'
+	opINT              = 'I'
+	opBININT           = 'J'
+	opBININT1          = 'K'
+	opLONG             = 'L'
+	opBININT2          = 'M'
+	opNONE             = 'N'
+	opPERSID           = 'P'
+	opBINPERSID        = 'Q'
+	opREDUCE           = 'R'
+	opSTRING           = 'S'
+	opBINSTRING        = 'T'
+	opSHORT_BINSTRING  = 'U'
+	opUNICODE          = 'V'
+	opBINUNICODE       = 'X'
+	opAPPEND           = 'a'
+	opBUILD            = 'b'
+	opGLOBAL           = 'c'
+	opDICT             = 'd'
+	opEMPTY_DICT       = '}'
+	opAPPENDS          = 'e'
+	opGET              = 'g'
+	opBINGET           = 'h'
+	opINST             = 'i'
+	opLONG_BINGET      = 'j'
+	opLIST             = 'l'
+	opEMPTY_LIST       = ']'
+	opOBJ              = 'o'
+	opPUT              = 'p'
+	opBINPUT           = 'q'
+	opLONG_BINPUT      = 'r'
+	opSETITEM          = 's'
+	opTUPLE            = 't'
+	opEMPTY_TUPLE      = ')'
+	opSETITEMS         = 'u'
+	opBINFLOAT         = 'G'
+	opPROTO            = 0x80
+	opNEWOBJ           = 0x81
+	opEXT1             = 0x82
+	opEXT2             = 0x83
+	opEXT4             = 0x84
+	opTUPLE1           = 0x85
+	opTUPLE2           = 0x86
+	opTUPLE3           = 0x87
+	opNEWTRUE          = 0x88
+	opNEWFALSE         = 0x89
+	opLONG1            = 0x8a
+	opLONG4            = 0x8b
+	opBINBYTES         = 'B'
+	opSHORT_BINBYTES   = 'C'
+	opSHORT_BINUNICODE = 0x8c
+	opBINUNICODE8      = 0x8d
+	opBINBYTES8        = 0x8e
+	opEMPTY_SET        = 0x8f
+	opADDITEMS         = 0x90
+	opFROZENSET        = 0x91
+	opNEWOBJ_EX        = 0x92
+	opSTACK_GLOBAL     = 0x93
+	opMEMOIZE          = 0x94
+	opFRAME            = 0x95
+	opBYTEARRAY8       = 0x96
+	opNEXT_BUFFER      = 0x97
+	opREADONLY_BUFFER  = 0x98
+)
+
+// codeOps are refused: each would import a global or call one.
+var codeOps = map[byte]string{
+	opGLOBAL: "GLOBAL", opSTACK_GLOBAL: "STACK_GLOBAL", opREDUCE: "REDUCE", opINST: "INST",
+	opOBJ: "OBJ", opNEWOBJ: "NEWOBJ", opNEWOBJ_EX: "NEWOBJ_EX", opBUILD: "BUILD",
+	opPERSID: "PERSID", opBINPERSID: "BINPERSID", opEXT1: "EXT1", opEXT2: "EXT2", opEXT4: "EXT4",
+}
+
+func (d *Decoder) step() error {
+	s := &d.src
+	if s.pos >= s.end && !s.ensure(1) {
+		d.op = s.offset()
+		if s.err != nil && !errors.Is(s.err, io.EOF) {
+			return &parse.Error{File: d.name, Offset: d.op, Msg: "read error", Err: s.err}
+		}
+		if d.op == 0 {
+			return &parse.Error{File: d.name, Offset: 0, Msg: "empty input", Err: ErrTruncated}
+		}
+		return &parse.Error{File: d.name, Offset: d.op, Msg: "input ends before the pickle's STOP opcode", Err: ErrTruncated}
+	}
+	d.op = s.offset()
+	op := s.buf[s.pos]
+	d.curOp = op
+	s.pos++
+	switch op {
+	case opBINGET:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		return d.get(int64(b[0]))
+	case opLONG_BINGET:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		return d.get(int64(binary.LittleEndian.Uint32(b)))
+	case opMEMOIZE:
+		if len(d.stack) == 0 || d.stack[len(d.stack)-1].kind == mark {
+			return d.Errorf("MEMOIZE with an empty stack")
+		}
+		return d.put(int64(len(d.memoIdx)), d.stack[len(d.stack)-1])
+	case opBINPUT:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		return d.putTop(int64(b[0]))
+	case opLONG_BINPUT:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		return d.putTop(int64(binary.LittleEndian.Uint32(b)))
+	case opBININT1:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		return d.push(Value{kind: Int, n: int64(b[0])})
+	case opBININT2:
+		b, err := d.fixed(2)
+		if err != nil {
+			return err
+		}
+		return d.push(Value{kind: Int, n: int64(binary.LittleEndian.Uint16(b))})
+	case opBININT:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		return d.push(Value{kind: Int, n: int64(int32(binary.LittleEndian.Uint32(b)))})
+	case opLONG1:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		return d.readLong(int64(b[0]))
+	case opLONG4:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		n := int64(int32(binary.LittleEndian.Uint32(b)))
+		if n < 0 {
+			return d.Errorf("LONG4 with negative length %d", n)
+		}
+		return d.readLong(n)
+	case opSHORT_BINUNICODE, opSHORT_BINBYTES, opSHORT_BINSTRING:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		return d.readStr(op, int64(b[0]))
+	case opBINUNICODE, opBINBYTES:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		return d.readStr(op, int64(binary.LittleEndian.Uint32(b)))
+	case opBINSTRING:
+		b, err := d.fixed(4)
+		if err != nil {
+			return err
+		}
+		n := int64(int32(binary.LittleEndian.Uint32(b)))
+		if n < 0 {
+			return d.Errorf("BINSTRING with negative length %d", n)
+		}
+		return d.readStr(op, n)
+	case opBINUNICODE8, opBINBYTES8, opBYTEARRAY8:
+		b, err := d.fixed(8)
+		if err != nil {
+			return err
+		}
+		n := binary.LittleEndian.Uint64(b)
+		if n > uint64(d.lim.MaxString) {
+			return d.Errorf("%s of %d bytes is longer than the limit of %d bytes", opName(op), n, d.lim.MaxString)
+		}
+		return d.readStr(op, int64(n))
+	case opBINFLOAT:
+		b, err := d.fixed(8)
+		if err != nil {
+			return err
+		}
+		return d.push(Value{kind: Float, n: int64(binary.BigEndian.Uint64(b))})
+	case opNONE:
+		return d.push(Value{})
+	case opNEWTRUE:
+		return d.push(Value{kind: Bool, n: 1})
+	case opNEWFALSE:
+		return d.push(Value{kind: Bool})
+	case opEMPTY_DICT:
+		return d.pushContainer(Dict, nil)
+	case opEMPTY_LIST:
+		return d.pushContainer(List, nil)
+	case opEMPTY_TUPLE:
+		return d.pushContainer(Tuple, nil)
+	case opEMPTY_SET:
+		return d.pushContainer(Set, nil)
+	case opMARK:
+		if len(d.marks) >= d.lim.MaxStack {
+			return d.Errorf("more than %d nested MARKs", d.lim.MaxStack)
+		}
+		d.marks = append(d.marks, len(d.stack))
+		return nil
+	case opAPPEND:
+		return d.appendOp()
+	case opAPPENDS:
+		return d.appendsOp()
+	case opSETITEM:
+		return d.setItemOp()
+	case opSETITEMS:
+		return d.setItemsOp()
+	case opADDITEMS:
+		return d.addItemsOp()
+	case opTUPLE1, opTUPLE2, opTUPLE3:
+		n := int(op - opTUPLE1 + 1)
+		base := d.floor()
+		if len(d.stack)-base < n {
+			return d.Errorf("%s needs %d items on the stack", opName(op), n)
+		}
+		items := make([]Value, n)
+		copy(items, d.stack[len(d.stack)-n:])
+		d.stack = d.stack[:len(d.stack)-n]
+		return d.pushContainer(Tuple, items)
+	case opTUPLE, opLIST, opDICT, opFROZENSET:
+		items, err := d.popMark(op)
+		if err != nil {
+			return err
+		}
+		switch op {
+		case opTUPLE:
+			return d.pushContainer(Tuple, items)
+		case opFROZENSET:
+			return d.pushContainer(FrozenSet, items)
+		case opLIST:
+			if err := d.pushContainer(List, nil); err != nil {
+				return err
+			}
+			l := d.stack[len(d.stack)-1].c
+			for _, it := range items {
+				if err := d.appendTo(l, it); err != nil {
+					return err
+				}
+			}
+			return nil
+		default: // opDICT
+			if len(items)%2 != 0 {
+				return d.Errorf("DICT with an odd number of items")
+			}
+			return d.pushContainer(Dict, items)
+		}
+	case opPOP:
+		if len(d.stack) > d.floor() {
+			d.stack = d.stack[:len(d.stack)-1]
+			return nil
+		}
+		if len(d.marks) == 0 {
+			return d.Errorf("POP with an empty stack")
+		}
+		d.marks = d.marks[:len(d.marks)-1]
+		return nil
+	case opPOP_MARK:
+		_, err := d.popMark(op)
+		return err
+	case opDUP:
+		if len(d.stack) <= d.floor() {
+			return d.Errorf("DUP with an empty stack")
+		}
+		return d.push(d.stack[len(d.stack)-1])
+	case opPROTO:
+		b, err := d.fixed(1)
+		if err != nil {
+			return err
+		}
+		if b[0] > 5 {
+			return d.Errorf("unsupported pickle protocol %d (0 to 5 are known)", b[0])
+		}
+		d.proto = int(b[0])
+		return nil
+	case opFRAME:
+		// A FRAME only announces how many bytes the next opcodes take; the
+		// decoder streams them anyway, so the length is read and ignored.
+		_, err := d.fixed(8)
+		return err
+	case opREADONLY_BUFFER:
+		if len(d.stack) <= d.floor() {
+			return d.Errorf("READONLY_BUFFER with an empty stack")
+		}
+		return nil
+	case opSTOP:
+		if len(d.stack) == 0 {
+			return d.Errorf("STOP with an empty stack")
+		}
+		d.result = d.stack[len(d.stack)-1]
+		d.stack = d.stack[:len(d.stack)-1]
+		d.done = true
+		d.op = s.offset()
+		return nil
+	case opINT, opLONG, opFLOAT, opSTRING, opUNICODE, opGET, opPUT:
+		return d.textOp(op)
+	case opNEXT_BUFFER:
+		return &parse.Error{File: d.name, Offset: d.op, Msg: "refusing pickle opcode NEXT_BUFFER (0x97): it needs out-of-band buffers that a file does not carry"}
+	}
+	if name, ok := codeOps[op]; ok {
+		return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("refusing pickle opcode %s (0x%02x); gpuleak reads data only", name, op), Err: ErrCodeOpcode}
+	}
+	return d.Errorf("invalid pickle opcode 0x%02x", op)
+}
+
+// floor is the stack index above the innermost MARK.
+func (d *Decoder) floor() int {
+	if len(d.marks) == 0 {
+		return 0
+	}
+	return d.marks[len(d.marks)-1]
+}
+
+func (d *Decoder) push(v Value) error {
+	if len(d.stack) >= d.lim.MaxStack {
+		return d.Errorf("more than %d values on the pickle stack", d.lim.MaxStack)
+	}
+	d.stack = append(d.stack, v)
+	return nil
+}
+
+func (d *Decoder) pushContainer(k Kind, items []Value) error {
+	c := &Container{Kind: k, Items: items, Offset: d.op, n: int64(len(items))}
+	if d.h != nil {
+		parent, key, index := d.parentAt(len(d.stack))
+		d.h.Tag(c, parent, key, index)
+	}
+	return d.push(Value{kind: k, c: c})
+}
+
+// parentAt guesses which container a value at stack index p will be stored
+// in, from the shapes pickle writers emit: "list MARK items APPENDS",
+// "dict MARK key value ... SETITEMS", "list item APPEND", "dict key value
+// SETITEM". The stack cannot always tell "list MARK x inner <new>" (new is
+// an element of list) from the same stack before "APPEND" (new is inner's
+// only element); the first reading is taken.
+func (d *Decoder) parentAt(p int) (parent *Container, key Value, index int64) {
+	if len(d.marks) > 0 {
+		m := d.marks[len(d.marks)-1]
+		if m >= 1 && m <= p {
+			if under := d.stack[m-1]; under.c != nil {
+				switch under.kind {
+				case List, Set:
+					return under.c, Value{}, under.c.n + int64(p-m)
+				case Dict:
+					if (p-m)%2 == 1 {
+						return under.c, d.stack[p-1], 0
+					}
+					// A key position: containers are not keys, so this
+					// is most likely an element of a list just below
+					// that gets a single APPEND.
+				}
+			}
+		}
+	}
+	if p >= 1 && d.stack[p-1].kind == List {
+		c := d.stack[p-1].c
+		return c, Value{}, c.n
+	}
+	if p >= 2 && d.stack[p-2].kind == Dict {
+		return d.stack[p-2].c, d.stack[p-1], 0
+	}
+	return nil, Value{}, 0
+}
+
+// popMark pops the values above the innermost MARK, and the MARK.
+func (d *Decoder) popMark(op byte) ([]Value, error) {
+	if len(d.marks) == 0 {
+		return nil, d.Errorf("%s without a MARK", opName(op))
+	}
+	m := d.marks[len(d.marks)-1]
+	d.marks = d.marks[:len(d.marks)-1]
+	items := make([]Value, len(d.stack)-m)
+	copy(items, d.stack[m:])
+	clear(d.stack[m:])
+	d.stack = d.stack[:m]
+	return items, nil
+}
+
+// target returns the container below the items that APPENDS, SETITEMS and
+// ADDITEMS add, checking its kind.
+func (d *Decoder) target(op byte, m int, want Kind) (*Container, error) {
+	if m < 1 || m > len(d.stack) {
+		return nil, d.Errorf("%s with nothing to add to", opName(op))
+	}
+	t := d.stack[m-1]
+	if t.kind != want {
+		return nil, d.Errorf("%s on a %s; only a %s is supported", opName(op), t.kind, want)
+	}
+	return t.c, nil
+}
+
+func (d *Decoder) appendTo(l *Container, item Value) error {
+	idx := l.n
+	if d.h != nil {
+		consume, err := d.h.Append(l, idx, item)
+		if err != nil {
+			return err
+		}
+		if consume {
+			l.n++
+			if c := item.c; c != nil {
+				c.consumed = true
+				if c.memo != 0 {
+					if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].c == c {
+						d.setMemoSlot(c.memo-1, consumedSlot)
+						d.vals[slot] = Value{}
+						d.free = append(d.free, slot)
+					}
+				}
+			}
+			return nil
+		}
+	}
+	if int64(len(l.Items)) >= d.lim.MaxItems {
+		return d.Errorf("a list holds more than %d elements", d.lim.MaxItems)
+	}
+	l.n++
+	l.Items = append(l.Items, item)
+	return nil
+}
+
+func (d *Decoder) appendOp() error {
+	if len(d.stack)-d.floor() < 2 {
+		return d.Errorf("APPEND needs a list and an item on the stack")
+	}
+	item := d.stack[len(d.stack)-1]
+	t := d.stack[len(d.stack)-2]
+	if t.kind != List {
+		return d.Errorf("APPEND on a %s; only a list is supported", t.kind)
+	}
+	d.stack = d.stack[:len(d.stack)-1]
+	return d.appendTo(t.c, item)
+}
+
+func (d *Decoder) appendsOp() error {
+	if len(d.marks) == 0 {
+		return d.Errorf("APPENDS without a MARK")
+	}
+	m := d.marks[len(d.marks)-1]
+	l, err := d.target(opAPPENDS, m, List)
+	if err != nil {
+		return err
+	}
+	for i := m; i < len(d.stack); i++ {
+		if err := d.appendTo(l, d.stack[i]); err != nil {
+			return err
+		}
+	}
+	clear(d.stack[m:])
+	d.stack = d.stack[:m]
+	d.marks = d.marks[:len(d.marks)-1]
+	return nil
+}
+
+func (d *Decoder) setItemOp() error {
+	if len(d.stack)-d.floor() < 3 {
+		return d.Errorf("SETITEM needs a dict, a key and a value on the stack")
+	}
+	n := len(d.stack)
+	t := d.stack[n-3]
+	if t.kind != Dict {
+		return d.Errorf("SETITEM on a %s; only a dict is supported", t.kind)
+	}
+	if err := d.addPairs(t.c, d.stack[n-2:n]); err != nil {
+		return err
+	}
+	clear(d.stack[n-2:])
+	d.stack = d.stack[:n-2]
+	return nil
+}
+
+func (d *Decoder) setItemsOp() error {
+	if len(d.marks) == 0 {
+		return d.Errorf("SETITEMS without a MARK")
+	}
+	m := d.marks[len(d.marks)-1]
+	t, err := d.target(opSETITEMS, m, Dict)
+	if err != nil {
+		return err
+	}
+	if (len(d.stack)-m)%2 != 0 {
+		return d.Errorf("SETITEMS with an odd number of items")
+	}
+	if err := d.addPairs(t, d.stack[m:]); err != nil {
+		return err
+	}
+	clear(d.stack[m:])
+	d.stack = d.stack[:m]
+	d.marks = d.marks[:len(d.marks)-1]
+	return nil
+}
+
+func (d *Decoder) addPairs(t *Container, kv []Value) error {
+	if t.consumed {
+		return d.Errorf("SETITEM on a dict that was already read")
+	}
+	if int64(len(t.Items)+len(kv)) > 2*d.lim.MaxItems {
+		return d.Errorf("a dict holds more than %d items", d.lim.MaxItems)
+	}
+	t.Items = append(t.Items, kv...)
+	return nil
+}
+
+func (d *Decoder) addItemsOp() error {
+	if len(d.marks) == 0 {
+		return d.Errorf("ADDITEMS without a MARK")
+	}
+	m := d.marks[len(d.marks)-1]
+	t, err := d.target(opADDITEMS, m, Set)
+	if err != nil {
+		return err
+	}
+	if int64(len(t.Items)+len(d.stack)-m) > d.lim.MaxItems {
+		return d.Errorf("a set holds more than %d items", d.lim.MaxItems)
+	}
+	t.Items = append(t.Items, d.stack[m:]...)
+	t.n = int64(len(t.Items))
+	clear(d.stack[m:])
+	d.stack = d.stack[:m]
+	d.marks = d.marks[:len(d.marks)-1]
+	return nil
+}
+
+// Memo: memoIdx maps a memo index to a slot of vals. Consumed containers
+// share consumedSlot, so a million consumed records cost four bytes each.
+
+func (d *Decoder) memoSlot(i int64) uint32 {
+	if i < int64(len(d.memoIdx)) {
+		return d.memoIdx[i]
+	}
+	return d.sparse[i]
+}
+
+func (d *Decoder) setMemoSlot(i int64, slot uint32) {
+	switch {
+	case i < int64(len(d.memoIdx)):
+		d.memoIdx[i] = slot
+	case i < int64(len(d.memoIdx))+4096:
+		// Python's picklers number the memo densely; a small gap is filled.
+		for int64(len(d.memoIdx)) < i {
+			d.memoIdx = append(d.memoIdx, 0)
+		}
+		d.memoIdx = append(d.memoIdx, slot)
+	default:
+		if d.sparse == nil {
+			d.sparse = make(map[int64]uint32)
+		}
+		d.sparse[i] = slot
+	}
+}
+
+func (d *Decoder) putTop(i int64) error {
+	if len(d.stack) <= d.floor() {
+		return d.Errorf("PUT with an empty stack")
+	}
+	return d.put(i, d.stack[len(d.stack)-1])
+}
+
+func (d *Decoder) put(i int64, v Value) error {
+	if i < 0 || i > d.lim.MaxMemo {
+		return d.Errorf("memo index %d out of range", i)
+	}
+	if old := d.memoSlot(i); old > consumedSlot {
+		d.vals[old] = v
+		if v.c != nil {
+			v.c.memo = i + 1
+		}
+		return nil
+	}
+	var slot uint32
+	if n := len(d.free); n > 0 {
+		slot = d.free[n-1]
+		d.free = d.free[:n-1]
+		d.vals[slot] = v
+	} else {
+		if len(d.vals) >= math.MaxUint32 {
+			return d.Errorf("too many memo entries")
+		}
+		slot = uint32(len(d.vals))
+		d.vals = append(d.vals, v)
+	}
+	d.setMemoSlot(i, slot)
+	if v.c != nil {
+		v.c.memo = i + 1
+	}
+	return nil
+}
+
+func (d *Decoder) get(i int64) error {
+	slot := d.memoSlot(i)
+	switch slot {
+	case 0:
+		return d.Errorf("memo index %d was never set", i)
+	case consumedSlot:
+		return d.push(Value{kind: Ref, n: -1})
+	}
+	v := d.vals[slot]
+	if v.c != nil && v.c.consumed {
+		return d.push(Value{kind: Ref, tag: v.c.Tag, n: -1})
+	}
+	return d.push(v)
+}
+
+// fixed returns the next n bytes (n <= 8), consuming them.
+func (d *Decoder) fixed(n int) ([]byte, error) {
+	s := &d.src
+	if s.end-s.pos < n && !s.ensure(n) {
+		return nil, d.truncated()
+	}
+	b := s.buf[s.pos : s.pos+n]
+	s.pos += n
+	return b, nil
+}
+
+func (d *Decoder) truncated() error {
+	if d.src.err != nil && !errors.Is(d.src.err, io.EOF) {
+		return &parse.Error{File: d.name, Offset: d.op, Msg: "read error in " + opName(d.curOp), Err: d.src.err}
+	}
+	return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s (at byte %d)", opName(d.curOp), d.src.offset()+int64(d.src.end-d.src.pos)), Err: ErrTruncated}
+}
+
+// readBytes reads n bytes, growing its buffer only as data arrives.
+func (d *Decoder) readBytes(n int64) ([]byte, error) {
+	if n > d.lim.MaxString {
+		return nil, d.Errorf("string of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxString)
+	}
+	s := &d.src
+	if n <= int64(len(s.buf)) {
+		if int64(s.end-s.pos) < n && !s.ensure(int(n)) {
+			return nil, d.truncated()
+		}
+		b := s.buf[s.pos : s.pos+int(n)]
+		s.pos += int(n)
+		return b, nil
+	}
+	// A long string is copied as it arrives, so a length field that lies
+	// costs at most what the input really holds.
+	var out bytes.Buffer
+	buffered := s.end - s.pos
+	out.Write(s.buf[s.pos:s.end])
+	s.base += int64(s.end)
+	s.pos, s.end = 0, 0
+	copied, err := io.CopyN(&out, s.r, n-int64(buffered))
+	s.base += copied
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, &parse.Error{File: d.name, Offset: d.op, Msg: "read error", Err: err}
+		}
+		s.err = io.EOF
+		return nil, &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s of %d bytes (at byte %d)", opName(d.curOp), n, s.base), Err: ErrTruncated}
+	}
+	return out.Bytes(), nil
+}
+
+func (d *Decoder) readStr(op byte, n int64) error {
+	b, err := d.readBytes(n)
+	if err != nil {
+		return err
+	}
+	switch op {
+	case opSHORT_BINBYTES, opBINBYTES, opBINBYTES8, opBYTEARRAY8:
+		return d.push(Value{kind: Bytes, s: string(b)})
+	case opBINSTRING, opSHORT_BINSTRING:
+		return d.push(Value{kind: Str, s: latin1(b)})
+	}
+	return d.push(Value{kind: Str, s: string(b)})
+}
+
+func (d *Decoder) readLong(n int64) error {
+	if n > int64(d.lim.MaxIntBytes) {
+		return d.Errorf("integer of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxIntBytes)
+	}
+	b, err := d.readBytes(n)
+	if err != nil {
+		return err
+	}
+	return d.push(decodeLong(b))
+}
+
+// decodeLong decodes a little-endian two's-complement integer (LONG1, LONG4).
+func decodeLong(b []byte) Value {
+	if len(b) == 0 {
+		return Value{kind: Int}
+	}
+	if len(b) <= 8 {
+		var u uint64
+		for i := len(b) - 1; i >= 0; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		shift := 64 - 8*uint(len(b))
+		return Value{kind: Int, n: int64(u<<shift) >> shift}
+	}
+	be := make([]byte, len(b))
+	for i := range b {
+		be[len(b)-1-i] = b[i]
+	}
+	x := new(big.Int).SetBytes(be)
+	if b[len(b)-1]&0x80 != 0 {
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return bigValue(x)
+}
+
+func bigValue(x *big.Int) Value {
+	switch {
+	case x.IsInt64():
+		return Value{kind: Int, n: x.Int64()}
+	case x.IsUint64():
+		return Value{kind: Uint, n: int64(x.Uint64())}
+	}
+	return Value{kind: BigInt, s: x.String()}
+}
+
+func latin1(b []byte) string {
+	ascii := true
+	for _, c := range b {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return string(b)
+	}
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
+}
+
+// textOp runs the protocol 0 opcodes whose argument is a line of text.
+func (d *Decoder) textOp(op byte) error {
+	line, err := d.readLine()
+	if err != nil {
+		return err
+	}
+	switch op {
+	case opINT:
+		switch line {
+		case "00":
+			return d.push(Value{kind: Bool})
+		case "01":
+			return d.push(Value{kind: Bool, n: 1})
+		}
+		return d.pushDecimal(op, line)
+	case opLONG:
+		if n := len(line); n > 0 && line[n-1] == 'L' {
+			line = line[:n-1]
+		}
+		return d.pushDecimal(op, line)
+	case opFLOAT:
+		f, err := strconv.ParseFloat(line, 64)
+		if err != nil {
+			return d.Errorf("FLOAT with argument %q", line)
+		}
+		return d.push(FloatValue(f))
+	case opSTRING:
+		s, err := unquotePy2(line)
+		if err != nil {
+			return d.Errorf("STRING: %v", err)
+		}
+		return d.push(Value{kind: Str, s: s})
+	case opUNICODE:
+		s, err := rawUnicodeEscape(line)
+		if err != nil {
+			return d.Errorf("UNICODE: %v", err)
+		}
+		return d.push(Value{kind: Str, s: s})
+	case opGET, opPUT:
+		i, err := strconv.ParseInt(line, 10, 64)
+		if err != nil || i < 0 {
+			return d.Errorf("%s with memo index %q", opName(op), line)
+		}
+		if op == opGET {
+			return d.get(i)
+		}
+		return d.putTop(i)
+	}
+	return d.Errorf("invalid opcode 0x%02x", op)
+}
+
+func (d *Decoder) pushDecimal(op byte, s string) error {
+	if len(s) > 2*d.lim.MaxIntBytes+2 {
+		return d.Errorf("%s argument of %d digits is longer than the limit", opName(op), len(s))
+	}
+	x, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return d.Errorf("%s with argument %q", opName(op), s)
+	}
+	return d.push(bigValue(x))
+}
+
+// readLine reads a newline-terminated argument of at most MaxLine bytes.
+func (d *Decoder) readLine() (string, error) {
+	s := &d.src
+	for {
+		if i := bytes.IndexByte(s.buf[s.pos:s.end], '\n'); i >= 0 {
+			line := string(s.buf[s.pos : s.pos+i])
+			s.pos += i + 1
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			return line, nil
+		}
+		if s.end-s.pos > d.lim.MaxLine {
+			return "", d.Errorf("%s argument longer than %d bytes", opName(d.curOp), d.lim.MaxLine)
+		}
+		if !s.ensure(s.end - s.pos + 1) {
+			return "", d.truncated()
+		}
+	}
+}
+
+// opName names an opcode for messages.
+func opName(op byte) string {
+	if n, ok := opNames[op]; ok {
+		return n
+	}
+	return fmt.Sprintf("opcode 0x%02x", op)
+}
+
+var opNames = map[byte]string{
+	opMARK: "MARK", opSTOP: "STOP", opPOP: "POP", opPOP_MARK: "POP_MARK", opDUP: "DUP", opFLOAT: "FLOAT",
+	opINT: "INT", opBININT: "BININT", opBININT1: "BININT1", opLONG: "LONG", opBININT2: "BININT2", opNONE: "NONE",
+	opSTRING: "STRING", opBINSTRING: "BINSTRING", opSHORT_BINSTRING: "SHORT_BINSTRING", opUNICODE: "UNICODE",
+	opBINUNICODE: "BINUNICODE", opAPPEND: "APPEND", opDICT: "DICT", opEMPTY_DICT: "EMPTY_DICT", opAPPENDS: "APPENDS",
+	opGET: "GET", opBINGET: "BINGET", opLONG_BINGET: "LONG_BINGET", opLIST: "LIST", opEMPTY_LIST: "EMPTY_LIST",
+	opPUT: "PUT", opBINPUT: "BINPUT", opLONG_BINPUT: "LONG_BINPUT", opSETITEM: "SETITEM", opTUPLE: "TUPLE",
+	opEMPTY_TUPLE: "EMPTY_TUPLE", opSETITEMS: "SETITEMS", opBINFLOAT: "BINFLOAT", opPROTO: "PROTO",
+	opTUPLE1: "TUPLE1", opTUPLE2: "TUPLE2", opTUPLE3: "TUPLE3", opNEWTRUE: "NEWTRUE", opNEWFALSE: "NEWFALSE",
+	opLONG1: "LONG1", opLONG4: "LONG4", opBINBYTES: "BINBYTES", opSHORT_BINBYTES: "SHORT_BINBYTES",
+	opSHORT_BINUNICODE: "SHORT_BINUNICODE", opBINUNICODE8: "BINUNICODE8", opBINBYTES8: "BINBYTES8",
+	opEMPTY_SET: "EMPTY_SET", opADDITEMS: "ADDITEMS", opFROZENSET: "FROZENSET", opMEMOIZE: "MEMOIZE",
+	opFRAME: "FRAME", opBYTEARRAY8: "BYTEARRAY8", opNEXT_BUFFER: "NEXT_BUFFER", opREADONLY_BUFFER: "READONLY_BUFFER",
+	opGLOBAL: "GLOBAL", opSTACK_GLOBAL: "STACK_GLOBAL", opREDUCE: "REDUCE", opINST: "INST", opOBJ: "OBJ",
+	opNEWOBJ: "NEWOBJ", opNEWOBJ_EX: "NEWOBJ_EX", opBUILD: "BUILD", opPERSID: "PERSID", opBINPERSID: "BINPERSID",
+	opEXT1: "EXT1", opEXT2: "EXT2", opEXT4: "EXT4",
+}

@@ -1,0 +1,360 @@
+package pickle
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+type vector struct {
+	Name     string `json:"name"`
+	Protocol int    `json:"protocol"`
+	Pickle   string `json:"pickle"`
+	Expect   any    `json:"expect"`
+	Refused  string `json:"refused"`
+}
+
+func loadVectors(t testing.TB) []vector {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/pickle/vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Vectors []vector }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Vectors
+}
+
+// canon renders a Value in the canonical form gen_vectors.py writes.
+func canon(v Value) any {
+	switch v.Kind() {
+	case None:
+		return nil
+	case Bool:
+		b, _ := v.Bool()
+		return b
+	case Int, Uint, BigInt:
+		return map[string]any{"int": v.String()}
+	case Float:
+		f, _ := v.Float64()
+		return map[string]any{"float": pyRepr(f)}
+	case Str:
+		s, _ := v.Str()
+		return map[string]any{"str": s}
+	case Bytes:
+		return map[string]any{"bytes": hex.EncodeToString([]byte(v.s))}
+	case List, Tuple, Set, FrozenSet:
+		items := []any{}
+		for _, it := range v.Container().Items {
+			items = append(items, canon(it))
+		}
+		return map[string]any{v.Kind().String(): items}
+	case Dict:
+		pairs := []any{}
+		it := v.Container().Items
+		for i := 0; i < len(it); i += 2 {
+			pairs = append(pairs, []any{canon(it[i]), canon(it[i+1])})
+		}
+		return map[string]any{"dict": pairs}
+	}
+	return "?" + v.Kind().String()
+}
+
+// pyRepr formats a float as Python's repr does, for the values in the vectors.
+func pyRepr(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	if i := strings.Index(s, "e"); i >= 0 && !strings.Contains(s[:i], ".") && false {
+		return s
+	}
+	// Python writes 1e+308 and 5e-324.
+	return s
+}
+
+func TestVectors(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		t.Run(v.Name+"/p"+strconv.Itoa(v.Protocol), func(t *testing.T) {
+			data, err := base64.StdEncoding.DecodeString(v.Pickle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Decode(bytes.NewReader(data), "vec", nil, Limits{})
+			if v.Refused != "" {
+				if !errors.Is(err, ErrCodeOpcode) || !strings.Contains(err.Error(), v.Refused) {
+					t.Fatalf("want refusal of %s, got %v", v.Refused, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Round-trip the expectation through JSON so both sides hold the same types.
+			want := v.Expect
+			gotJSON, _ := json.Marshal(canon(got))
+			var gotAny any
+			json.Unmarshal(gotJSON, &gotAny)
+			if !reflect.DeepEqual(gotAny, want) {
+				wantJSON, _ := json.Marshal(want)
+				t.Fatalf("got  %.300s\nwant %.300s", gotJSON, wantJSON)
+			}
+		})
+	}
+}
+
+func TestSharedReferencesAlias(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		if v.Name != "shared" || v.Protocol < 1 {
+			continue
+		}
+		data, _ := base64.StdEncoding.DecodeString(v.Pickle)
+		got, err := Decode(bytes.NewReader(data), "vec", nil, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := got.Container().Items
+		if items[0].Container() != items[1].Container() {
+			t.Errorf("protocol %d: memo reference did not alias the shared list", v.Protocol)
+		}
+	}
+}
+
+func TestRefusedOpcodesNameOpcodeAndOffset(t *testing.T) {
+	cases := []struct {
+		name string
+		data []byte
+		op   string
+		off  int64
+	}{
+		{"GLOBAL", []byte("\x80\x02cos\nsystem\n."), "GLOBAL", 2},
+		{"STACK_GLOBAL", []byte("\x80\x04\x8c\x02os\x8c\x06system\x93."), "STACK_GLOBAL", 14},
+		{"REDUCE", []byte("\x80\x02N)R."), "REDUCE", 4},
+		{"BUILD", []byte("\x80\x02}}b."), "BUILD", 4},
+		{"INST", []byte("(ios\nsystem\n."), "INST", 1},
+		{"OBJ", []byte("(N)o."), "OBJ", 3},
+		{"NEWOBJ", []byte("\x80\x02N)\x81."), "NEWOBJ", 4},
+		{"NEWOBJ_EX", []byte("\x80\x04N)}\x92."), "NEWOBJ_EX", 5},
+		{"PERSID", []byte("Pid\n."), "PERSID", 0},
+		{"BINPERSID", []byte("\x80\x02NQ."), "BINPERSID", 3},
+		{"EXT1", []byte("\x80\x02\x82\x01."), "EXT1", 2},
+		{"after data", []byte("\x80\x04]\x94(K\x01K\x02e\x8c\x01x\x93."), "STACK_GLOBAL", 13},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode(bytes.NewReader(c.data), "evil.pickle", nil, Limits{})
+			var pe *parse.Error
+			if !errors.As(err, &pe) || !errors.Is(err, ErrCodeOpcode) {
+				t.Fatalf("want a refusal, got %v", err)
+			}
+			if pe.Offset != c.off || !strings.Contains(err.Error(), c.op) || !strings.HasPrefix(err.Error(), "evil.pickle: byte offset") {
+				t.Fatalf("error %q: want opcode %s at offset %d", err, c.op, c.off)
+			}
+		})
+	}
+}
+
+func TestTruncatedAtEveryOffset(t *testing.T) {
+	var data []byte
+	for _, v := range loadVectors(t) {
+		if v.Name == "snapshot_like" && v.Protocol == 4 {
+			data, _ = base64.StdEncoding.DecodeString(v.Pickle)
+		}
+	}
+	if len(data) == 0 {
+		t.Fatal("vector missing")
+	}
+	for n := 0; n < len(data); n++ {
+		_, err := Decode(bytes.NewReader(data[:n]), "cut", nil, Limits{})
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatalf("cut at %d: want ErrTruncated, got %v", n, err)
+		}
+		var pe *parse.Error
+		if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > int64(n) {
+			t.Fatalf("cut at %d: bad position in %v", n, err)
+		}
+	}
+}
+
+func TestLyingLengthDoesNotAllocate(t *testing.T) {
+	// BINUNICODE8 claiming 200 MiB, followed by 10 bytes.
+	data := []byte{0x80, 4, 0x8d}
+	data = binary.LittleEndian.AppendUint64(data, 200<<20)
+	data = append(data, "0123456789"...)
+	var before, after runtimeMem
+	before.read()
+	_, err := Decode(bytes.NewReader(data), "lie", nil, Limits{})
+	after.read()
+	if !errors.Is(err, ErrTruncated) {
+		t.Fatalf("want truncation, got %v", err)
+	}
+	if grew := after.totalAlloc - before.totalAlloc; grew > 16<<20 {
+		t.Fatalf("a lying length made the decoder allocate %d bytes", grew)
+	}
+	// Beyond the limit: refused before reading.
+	data = []byte{0x80, 4, 0x8d}
+	data = binary.LittleEndian.AppendUint64(data, 1<<62)
+	if _, err := Decode(bytes.NewReader(data), "lie", nil, Limits{}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("want a limit error, got %v", err)
+	}
+}
+
+func TestLongStringAcrossBuffer(t *testing.T) {
+	s := strings.Repeat("abcdefgh", 100000) // 800 KB, larger than the read window
+	data := []byte{0x80, 4, 'X'}
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(s)))
+	data = append(data, s...)
+	data = append(data, 'K', 7, 0x86, '.') // then a tuple (s, 7)
+	got, err := Decode(bytes.NewReader(data), "long", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := got.Container().Items
+	if str, _ := items[0].Str(); str != s {
+		t.Fatal("long string mangled")
+	}
+	if n, _ := items[1].Int64(); n != 7 {
+		t.Fatalf("value after the long string: %v", items[1])
+	}
+}
+
+func TestIntegersBeyond64Bits(t *testing.T) {
+	// LONG1 with 9 bytes: 2^64 (does not fit uint64) and 2^63 (fits uint64).
+	two64 := []byte{0x80, 2, 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, '.'}
+	v, err := Decode(bytes.NewReader(two64), "big", nil, Limits{})
+	if err != nil || v.Kind() != BigInt || v.String() != "18446744073709551616" {
+		t.Fatalf("2^64: %v %v", v, err)
+	}
+	two63 := []byte{0x80, 2, 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, '.'}
+	v, err = Decode(bytes.NewReader(two63), "big", nil, Limits{})
+	if u, ok := v.Uint64(); err != nil || !ok || u != 1<<63 {
+		t.Fatalf("2^63: %v %v", v, err)
+	}
+	if _, ok := v.Int64(); ok {
+		t.Fatal("2^63 must not read as an int64")
+	}
+	// LONG4 longer than the limit is refused without reading it.
+	huge := []byte{0x80, 2, 0x8b}
+	huge = binary.LittleEndian.AppendUint32(huge, 1<<30)
+	if _, err := Decode(bytes.NewReader(huge), "big", nil, Limits{}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("want limit error, got %v", err)
+	}
+}
+
+func TestGarbage(t *testing.T) {
+	cases := map[string]string{
+		"empty":           "",
+		"text":            "hello world\n",
+		"bad opcode":      "\x80\x04\xff",
+		"bad protocol":    "\x80\x09N.",
+		"unset memo":      "\x80\x02h\x05.",
+		"append non-list": "\x80\x02}K\x01a.",
+		"setitem on list": "\x80\x02]K\x01K\x02s.",
+		"odd setitems":    "\x80\x02}(K\x01u.",
+		"appends no mark": "\x80\x02]K\x01e.",
+		"pop empty":       "\x80\x020.",
+		"tuple2 short":    "\x80\x02K\x01\x86.",
+		"stop empty":      "\x80\x02.",
+		"mark then tuple": "\x80\x02K\x01(\x85.",
+		"json":            `{"segments": []}`,
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Decode(strings.NewReader(in), "g", nil, Limits{})
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("want *parse.Error, got %v", err)
+			}
+		})
+	}
+}
+
+// consumer consumes every element of lists tagged 1 and tags lists that are
+// elements of the root list.
+type consumer struct {
+	d    *Decoder
+	seen []int64
+}
+
+func (c *consumer) Tag(ct, parent *Container, key Value, index int64) {
+	if parent == nil && ct.Kind == List {
+		ct.Tag = 1
+	}
+}
+
+func (c *consumer) Append(l *Container, index int64, item Value) (bool, error) {
+	if l.Tag != 1 {
+		return false, nil
+	}
+	n, _ := item.Container().Get("n")
+	v, _ := n.Int64()
+	c.seen = append(c.seen, v)
+	return true, nil
+}
+
+func TestHandlerConsumesAndMemoForgets(t *testing.T) {
+	// [{"n": 0}, {"n": 1}, ...] then a reference to the first dict.
+	var b bytes.Buffer
+	b.WriteString("\x80\x04]\x94(")
+	for i := 0; i < 2000; i++ {
+		if i == 0 {
+			b.WriteString("}\x94\x8c\x01n\x94M") // the key "n" is memo 2
+		} else {
+			b.WriteString("}\x94h\x02M")
+		}
+		b.Write(binary.LittleEndian.AppendUint16(nil, uint16(i)))
+		b.WriteString("s")
+		if i%1000 == 999 {
+			b.WriteString("e(")
+		}
+	}
+	b.WriteString("e")
+	b.WriteString("j\x01\x00\x00\x00") // LONG_BINGET 1: the first dict
+	b.WriteString("\x86.")
+	c := &consumer{}
+	d := NewDecoder(&b, "h", c, Limits{})
+	c.d = d
+	for {
+		done, err := d.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if len(c.seen) != 2000 || c.seen[1999] != 1999 {
+		t.Fatalf("handler saw %d elements", len(c.seen))
+	}
+	res := d.Result().Container().Items
+	if l := res[0].Container(); len(l.Items) != 0 || l.Len() != 2000 {
+		t.Fatalf("consumed list holds %d items, Len %d", len(l.Items), l.Len())
+	}
+	if res[1].Kind() != Ref {
+		t.Fatalf("memo reference to a consumed dict gave %v, want a Ref", res[1])
+	}
+	// At most one APPENDS batch (1000 dicts) is held at once; without
+	// releasing consumed dicts the memo would hold all 2000.
+	if n := len(d.vals); n > 1100 {
+		t.Fatalf("memo holds %d slots: consumed dicts were not released", n)
+	}
+}

@@ -1,0 +1,95 @@
+package pytorch
+
+import "github.com/apache/arrow-go/v18/arrow/array"
+
+// Typed views of each table's RecordBuilder fields, so that appending a row
+// does no type assertions.
+
+type segmentBuilders struct {
+	device                              *array.Int32Builder
+	address                             *array.Uint64Builder
+	total, allocated, active, requested *array.Int64Builder
+	stream                              *array.Int64Builder
+	segType                             *array.BinaryDictionaryBuilder
+	pool                                *array.FixedSizeListBuilder
+	poolValues                          *array.Int64Builder
+	expandable                          *array.BooleanBuilder
+	stack                               *array.Int32Builder
+}
+
+func (s *segmentBuilders) init(b *array.RecordBuilder) {
+	s.device = b.Field(SegDevice).(*array.Int32Builder)
+	s.address = b.Field(SegAddress).(*array.Uint64Builder)
+	s.total = b.Field(SegTotalSize).(*array.Int64Builder)
+	s.allocated = b.Field(SegAllocatedSize).(*array.Int64Builder)
+	s.active = b.Field(SegActiveSize).(*array.Int64Builder)
+	s.requested = b.Field(SegRequestedSize).(*array.Int64Builder)
+	s.stream = b.Field(SegStream).(*array.Int64Builder)
+	s.segType = b.Field(SegType).(*array.BinaryDictionaryBuilder)
+	s.pool = b.Field(SegPoolID).(*array.FixedSizeListBuilder)
+	s.poolValues = s.pool.ValueBuilder().(*array.Int64Builder)
+	s.expandable = b.Field(SegExpandable).(*array.BooleanBuilder)
+	s.stack = b.Field(SegStackID).(*array.Int32Builder)
+}
+
+type blockBuilders struct {
+	device           *array.Int32Builder
+	segment, address *array.Uint64Builder
+	size, requested  *array.Int64Builder
+	state            *array.BinaryDictionaryBuilder
+	stack            *array.Int32Builder
+}
+
+func (s *blockBuilders) init(b *array.RecordBuilder) {
+	s.device = b.Field(BlkDevice).(*array.Int32Builder)
+	s.segment = b.Field(BlkSegmentAddress).(*array.Uint64Builder)
+	s.address = b.Field(BlkAddress).(*array.Uint64Builder)
+	s.size = b.Field(BlkSize).(*array.Int64Builder)
+	s.requested = b.Field(BlkRequestedSize).(*array.Int64Builder)
+	s.state = b.Field(BlkState).(*array.BinaryDictionaryBuilder)
+	s.stack = b.Field(BlkStackID).(*array.Int32Builder)
+}
+
+type eventBuilders struct {
+	device                   *array.Int32Builder
+	seq, timeUs              *array.Int64Builder
+	action                   *array.BinaryDictionaryBuilder
+	addr                     *array.Uint64Builder
+	size, stream, deviceFree *array.Int64Builder
+	stack                    *array.Int32Builder
+}
+
+func (s *eventBuilders) init(b *array.RecordBuilder) {
+	s.device = b.Field(EvDevice).(*array.Int32Builder)
+	s.seq = b.Field(EvSeq).(*array.Int64Builder)
+	s.timeUs = b.Field(EvTimeUs).(*array.Int64Builder)
+	s.action = b.Field(EvAction).(*array.BinaryDictionaryBuilder)
+	s.addr = b.Field(EvAddr).(*array.Uint64Builder)
+	s.size = b.Field(EvSize).(*array.Int64Builder)
+	s.stream = b.Field(EvStream).(*array.Int64Builder)
+	s.stack = b.Field(EvStackID).(*array.Int32Builder)
+	s.deviceFree = b.Field(EvDeviceFree).(*array.Int64Builder)
+}
+
+type frameBuilders struct {
+	id             *array.Int32Builder
+	filename, name *array.StringBuilder
+	line           *array.Int64Builder
+}
+
+func (s *frameBuilders) init(b *array.RecordBuilder) {
+	s.id = b.Field(FrID).(*array.Int32Builder)
+	s.filename = b.Field(FrFilename).(*array.StringBuilder)
+	s.line = b.Field(FrLine).(*array.Int64Builder)
+	s.name = b.Field(FrName).(*array.StringBuilder)
+}
+
+type stackBuilders struct {
+	id, depth, frame *array.Int32Builder
+}
+
+func (s *stackBuilders) init(b *array.RecordBuilder) {
+	s.id = b.Field(StID).(*array.Int32Builder)
+	s.depth = b.Field(StDepth).(*array.Int32Builder)
+	s.frame = b.Field(StFrameID).(*array.Int32Builder)
+}

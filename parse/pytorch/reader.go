@@ -1,0 +1,810 @@
+package pytorch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pickle"
+)
+
+// Metadata is what a snapshot says besides its tables. It is complete once
+// Reader.Next has returned false without error.
+type Metadata struct {
+	// Protocol is the pickle protocol (0 to 5).
+	Protocol int
+	// Legacy is true for a PyTorch 1.13 snapshot: a bare list of segments,
+	// without device traces.
+	Legacy bool
+	// TraceEntries counts the trace entries of each device trace; its
+	// length is the number of device traces in the snapshot.
+	TraceEntries []int64
+	// TimedEntries counts trace entries that carry time_us.
+	TimedEntries int64
+	// AllocatorSettings is the "allocator_settings" dict (PyTorch 2.5+),
+	// nil when absent: str keys, values as Go string, int64, uint64,
+	// float64, bool, nil, []any or map[string]any.
+	AllocatorSettings map[string]any
+	// Warnings about the input, in the order found.
+	Warnings []string
+}
+
+// Option configures a Reader.
+type Option func(*options)
+
+type options struct {
+	mem       memory.Allocator
+	batchSize int
+	limits    pickle.Limits
+}
+
+// WithAllocator sets the Arrow allocator of the record batches (default
+// memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+
+// WithBatchSize sets the most rows in one record batch (default 65536).
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.batchSize = n
+		}
+	}
+}
+
+// WithLimits sets the pickle decoder's allocation limits.
+func WithLimits(l pickle.Limits) Option { return func(o *options) { o.limits = l } }
+
+// Reader streams the tables of one snapshot as Arrow record batches:
+//
+//	r := pytorch.NewReader(f, "snap.pickle")
+//	defer r.Release()
+//	for r.Next() {
+//		switch r.Table() { case pytorch.TableEvents: use(r.RecordBatch()) ... }
+//	}
+//	if err := r.Err(); err != nil { ... }
+//	meta := r.Metadata()
+//
+// Errors are *parse.Error values with the byte offset at fault (of the
+// decompressed stream for gzip input). A pickle that would run code, a
+// truncated or corrupt file, and a pickle that is not a snapshot all end
+// the stream with an error; batches already returned must then be treated
+// as incomplete.
+type Reader struct {
+	name string
+	opt  options
+	dec  *pickle.Decoder
+
+	b     [numTables]*array.RecordBuilder
+	seg   segmentBuilders
+	blk   blockBuilders
+	ev    eventBuilders
+	fr    frameBuilders
+	st    stackBuilders
+	ready []batch
+	cur   batch
+	err   error
+	eof   bool
+
+	frames   map[frameKey]int32
+	stacks   map[string]int32
+	nstacks  int32
+	keybuf   []byte
+	rootSeen bool
+	meta     Metadata
+	warned   map[string]bool
+}
+
+type batch struct {
+	table Table
+	rec   arrow.RecordBatch
+}
+
+type frameKey struct {
+	filename string
+	line     int64
+	name     string
+}
+
+// Handler tags of containers.
+const (
+	tagRoot uint16 = iota + 1
+	tagSegments
+	tagTraces
+	tagStack
+	tagFrame
+	tagDone
+	tagTraceBase // + device index
+)
+
+const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
+
+// NewReader returns a Reader of the snapshot pickle in r (already
+// decompressed; parse.Open removes gzip). name names the input in errors.
+func NewReader(r io.Reader, name string, opts ...Option) *Reader {
+	o := options{mem: memory.DefaultAllocator, batchSize: 1 << 16}
+	for _, f := range opts {
+		f(&o)
+	}
+	rd := &Reader{
+		name:   name,
+		opt:    o,
+		frames: make(map[frameKey]int32),
+		stacks: make(map[string]int32),
+		warned: make(map[string]bool),
+	}
+	for t := Table(0); t < numTables; t++ {
+		rd.b[t] = array.NewRecordBuilder(o.mem, t.Schema())
+	}
+	rd.seg.init(rd.b[TableSegments])
+	rd.blk.init(rd.b[TableBlocks])
+	rd.ev.init(rd.b[TableEvents])
+	rd.fr.init(rd.b[TableFrames])
+	rd.st.init(rd.b[TableStacks])
+	rd.dec = pickle.NewDecoder(r, name, rd, o.limits)
+	return rd
+}
+
+// Next advances to the next record batch, releasing the previous one. It
+// returns false at the end of the snapshot or on error (see Err).
+func (r *Reader) Next() bool {
+	r.releaseCur()
+	for len(r.ready) == 0 {
+		if r.err != nil || r.eof {
+			return false
+		}
+		done, err := r.dec.Run()
+		if err == nil && done {
+			err = r.finish()
+			if err == nil {
+				for t := Table(0); t < numTables; t++ {
+					r.flush(t)
+				}
+				r.eof = true
+			}
+		}
+		if err != nil {
+			r.err = err
+			r.releaseReady()
+			return false
+		}
+	}
+	r.cur = r.ready[0]
+	r.ready = r.ready[1:]
+	return true
+}
+
+// Table is the table of the current record batch.
+func (r *Reader) Table() Table { return r.cur.table }
+
+// RecordBatch is the current record batch, valid until the next call of
+// Next or Release; Retain it to keep it longer.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur.rec }
+
+// Err is the error that ended the stream, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// Metadata describes the snapshot; it is complete after the last batch.
+func (r *Reader) Metadata() *Metadata {
+	r.meta.Protocol = r.dec.Protocol()
+	return &r.meta
+}
+
+// Release frees the current batch, batches not yet read, and the builders.
+func (r *Reader) Release() {
+	r.releaseCur()
+	r.releaseReady()
+	for t := range r.b {
+		if r.b[t] != nil {
+			r.b[t].Release()
+			r.b[t] = nil
+		}
+	}
+}
+
+func (r *Reader) releaseCur() {
+	if r.cur.rec != nil {
+		r.cur.rec.Release()
+		r.cur.rec = nil
+	}
+}
+
+func (r *Reader) releaseReady() {
+	for _, b := range r.ready {
+		b.rec.Release()
+	}
+	r.ready = nil
+}
+
+func (r *Reader) flush(t Table) {
+	b := r.b[t]
+	if b == nil || b.Field(0).Len() == 0 {
+		return
+	}
+	r.ready = append(r.ready, batch{t, b.NewRecordBatch()})
+}
+
+func (r *Reader) maybeFlush(t Table) {
+	if r.b[t].Field(0).Len() >= r.opt.batchSize {
+		r.flush(t)
+		r.dec.Pause()
+	}
+}
+
+func (r *Reader) warnOnce(key, format string, args ...any) {
+	if r.warned[key] {
+		return
+	}
+	r.warned[key] = true
+	r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
+}
+
+// errAt returns a positioned error about the container at off.
+func (r *Reader) errAt(off int64, format string, args ...any) error {
+	return parse.Errorf(r.name, off, format, args...)
+}
+
+// Tag implements pickle.Handler: it recognises the top-level dict, its
+// "segments" and "device_traces" lists, and each device's trace.
+func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64) {
+	if !r.rootSeen {
+		r.rootSeen = true
+		switch c.Kind {
+		case pickle.Dict:
+			c.Tag = tagRoot
+		case pickle.List:
+			c.Tag = tagSegments
+			r.meta.Legacy = true
+		}
+		return
+	}
+	if parent == nil || c.Kind != pickle.List {
+		return
+	}
+	switch parent.Tag {
+	case tagRoot:
+		switch k, _ := key.Str(); k {
+		case "segments":
+			c.Tag = tagSegments
+		case "device_traces":
+			c.Tag = tagTraces
+		}
+	case tagTraces:
+		if index < maxDevices {
+			c.Tag = tagTraceBase + uint16(index)
+		}
+	}
+}
+
+// Append implements pickle.Handler: segments and trace entries become
+// table rows as they arrive and are not kept.
+func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bool, error) {
+	switch {
+	case l.Tag == tagSegments:
+		return true, r.addSegment(index, item)
+	case l.Tag >= tagTraceBase:
+		dev := int32(l.Tag - tagTraceBase)
+		for int(dev) >= len(r.meta.TraceEntries) {
+			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
+		}
+		r.meta.TraceEntries[dev] = index + 1
+		return true, r.addEvent(dev, index, item)
+	}
+	return false, nil
+}
+
+// finish checks, at the pickle's STOP, that what was streamed really was
+// the snapshot's segments and traces, and reads the small parts.
+func (r *Reader) finish() error {
+	root := r.dec.Result()
+	c := root.Container()
+	notSnapshot := func(format string, args ...any) error {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "not a PyTorch memory snapshot: " + fmt.Sprintf(format, args...), Err: parse.ErrNotMine}
+	}
+	switch {
+	case c == nil:
+		return notSnapshot("the pickle holds a %s", root.Kind())
+	case c.Tag == tagSegments && root.Kind() == pickle.List:
+		r.warnOnce("legacy", "PyTorch 1.13 snapshot (a bare list of segments): no allocation trace, so growth cannot be judged")
+		return nil
+	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
+		return notSnapshot("the pickle holds a %s", root.Kind())
+	}
+	segs, hasSegs := c.Get("segments")
+	traces, hasTraces := c.Get("device_traces")
+	if !hasSegs && !hasTraces {
+		return notSnapshot("top-level keys are %s, want segments and device_traces", keyList(c))
+	}
+	if hasSegs && (segs.Container() == nil || segs.Container().Tag != tagSegments) {
+		return r.errAt(c.Offset, "malformed snapshot: \"segments\" is not the list it appeared to be")
+	}
+	if hasTraces {
+		tc := traces.Container()
+		if tc == nil || tc.Tag != tagTraces {
+			return r.errAt(c.Offset, "malformed snapshot: \"device_traces\" is a %s, want a list", traces.Kind())
+		}
+		for i, t := range tc.Items {
+			if t.Container() == nil || t.Kind() != pickle.List || t.Container().Tag != tagTraceBase+uint16(i) {
+				return r.errAt(tc.Offset, "malformed snapshot: device_traces[%d] is a %s, want a list", i, t.Kind())
+			}
+		}
+		for len(r.meta.TraceEntries) < len(tc.Items) {
+			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
+		}
+	} else {
+		r.warnOnce("notrace", "snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged")
+	}
+	if v, ok := c.Get("allocator_settings"); ok && v.Kind() == pickle.Dict {
+		if m, ok := toGo(v, 0).(map[string]any); ok {
+			r.meta.AllocatorSettings = m
+		}
+	}
+	return nil
+}
+
+func keyList(c *pickle.Container) string {
+	var keys []string
+	for i := 0; i+1 < len(c.Items) && len(keys) < 8; i += 2 {
+		keys = append(keys, c.Items[i].String())
+	}
+	sort.Strings(keys)
+	return "[" + strings.Join(keys, ", ") + "]"
+}
+
+// toGo converts a small value (allocator settings) to Go values, at most
+// 16 levels deep so that a self-referencing pickle cannot recurse forever.
+func toGo(v pickle.Value, depth int) any {
+	if depth > 16 {
+		return nil
+	}
+	switch v.Kind() {
+	case pickle.None:
+		return nil
+	case pickle.Bool:
+		b, _ := v.Bool()
+		return b
+	case pickle.Int:
+		n, _ := v.Int64()
+		return n
+	case pickle.Uint:
+		n, _ := v.Uint64()
+		return n
+	case pickle.Float:
+		f, _ := v.Float64()
+		return f
+	case pickle.Str:
+		s, _ := v.Str()
+		return s
+	case pickle.BigInt, pickle.Bytes:
+		return v.String()
+	case pickle.List, pickle.Tuple, pickle.Set, pickle.FrozenSet:
+		var out []any
+		for _, it := range v.Container().Items {
+			out = append(out, toGo(it, depth+1))
+		}
+		return out
+	case pickle.Dict:
+		out := map[string]any{}
+		it := v.Container().Items
+		for i := 0; i+1 < len(it); i += 2 {
+			k, ok := it[i].Str()
+			if !ok {
+				k = it[i].String()
+			}
+			out[k] = toGo(it[i+1], depth+1)
+		}
+		return out
+	}
+	return nil
+}
+
+// forget releases a converted container and makes memo references to it
+// yield a small Ref.
+func (r *Reader) forget(c *pickle.Container) {
+	c.Items = nil
+	r.dec.Replace(c, pickle.RefValue(tagDone, -1))
+}
+
+// stackID interns the stack of a frames list; -1 means no stack.
+func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
+	switch v.Kind() {
+	case pickle.None:
+		return -1, nil
+	case pickle.Ref:
+		if tag, id, _ := v.Ref(); tag == tagStack {
+			return int32(id), nil
+		}
+		return -1, r.errAt(off, "frames refer to an object that is not a list of frames")
+	case pickle.List, pickle.Tuple:
+	default:
+		return -1, r.errAt(off, "frames is a %s, want a list", v.Kind())
+	}
+	c := v.Container()
+	if c.Tag == tagStack {
+		return int32(c.ID), nil
+	}
+	var id int32 = -1
+	if len(c.Items) > 0 {
+		key := r.keybuf[:0]
+		for _, f := range c.Items {
+			fid, err := r.frameID(f, off)
+			if err != nil {
+				return -1, err
+			}
+			key = binary.LittleEndian.AppendUint32(key, uint32(fid))
+		}
+		r.keybuf = key
+		var ok bool
+		if id, ok = r.stacks[string(key)]; !ok {
+			id = r.nstacks
+			r.nstacks++
+			r.stacks[string(key)] = id
+			for depth := 0; depth < len(key)/4; depth++ {
+				r.st.id.Append(id)
+				r.st.depth.Append(int32(depth))
+				r.st.frame.Append(int32(binary.LittleEndian.Uint32(key[4*depth:])))
+			}
+			r.maybeFlush(TableStacks)
+		}
+	}
+	c.Tag, c.ID, c.Items = tagStack, int64(id), nil
+	r.dec.Replace(c, pickle.RefValue(tagStack, int64(id)))
+	return id, nil
+}
+
+func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
+	if tag, id, ok := v.Ref(); ok {
+		if tag == tagFrame {
+			return int32(id), nil
+		}
+		return 0, r.errAt(off, "a frame refers to an object that is not a frame")
+	}
+	c := v.Container()
+	if v.Kind() != pickle.Dict {
+		return 0, r.errAt(off, "a frame is a %s, want a dict", v.Kind())
+	}
+	if c.Tag == tagFrame {
+		return int32(c.ID), nil
+	}
+	var k frameKey
+	for i := 0; i+1 < len(c.Items); i += 2 {
+		name, _ := c.Items[i].Str()
+		val := c.Items[i+1]
+		switch name {
+		case "filename":
+			k.filename, _ = val.Str()
+		case "name":
+			k.name, _ = val.Str()
+		case "line":
+			k.line, _ = val.Int64()
+		}
+	}
+	id, ok := r.frames[k]
+	if !ok {
+		id = int32(len(r.frames))
+		r.frames[k] = id
+		r.fr.id.Append(id)
+		r.fr.filename.Append(k.filename)
+		r.fr.line.Append(k.line)
+		r.fr.name.Append(k.name)
+		r.maybeFlush(TableFrames)
+	}
+	c.Tag, c.ID, c.Items = tagFrame, int64(id), nil
+	r.dec.Replace(c, pickle.RefValue(tagFrame, int64(id)))
+	return id, nil
+}
+
+// field conversion helpers; each names the record and key in its error.
+
+func (r *Reader) intField(v pickle.Value, off int64, what, key string) (int64, error) {
+	if n, ok := v.Int64(); ok {
+		return n, nil
+	}
+	if v.Kind() == pickle.Uint {
+		u, _ := v.Uint64()
+		return int64(u), nil // a cudaStream_t above 2^63 keeps its bits
+	}
+	return 0, r.errAt(off, "%s: %q is %s, want an int", what, key, v)
+}
+
+func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64, error) {
+	if u, ok := v.Uint64(); ok {
+		return u, nil
+	}
+	return 0, r.errAt(off, "%s: %q is %s, want an address (an int from 0 to 2^64-1)", what, key, v)
+}
+
+func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
+	c := item.Container()
+	if item.Kind() != pickle.Dict {
+		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a %s, want a dict", dev, seq, item.Kind())
+	}
+	var (
+		action           string
+		hasAction        bool
+		addr             uint64
+		hasAddr          bool
+		size, stream     int64
+		timeUs, devFree  int64
+		hasTime, hasFree bool
+		stack            int32 = -1
+		err              error
+	)
+	what := "trace entry"
+	for i := 0; i+1 < len(c.Items); i += 2 {
+		key, ok := c.Items[i].Str()
+		if !ok {
+			continue
+		}
+		v := c.Items[i+1]
+		switch key {
+		case "action":
+			action, hasAction = v.Str()
+		case "addr":
+			addr, err = r.addrField(v, c.Offset, what, key)
+			hasAddr = true
+		case "size":
+			size, err = r.intField(v, c.Offset, what, key)
+		case "stream":
+			stream, err = r.intField(v, c.Offset, what, key)
+		case "time_us":
+			if !v.IsNone() {
+				timeUs, err = r.intField(v, c.Offset, what, key)
+				hasTime = true
+			}
+		case "device_free":
+			devFree, err = r.intField(v, c.Offset, what, key)
+			hasFree = true
+		case "frames":
+			stack, err = r.stackID(v, c.Offset)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !hasAction {
+		return r.errAt(c.Offset, "trace entry %d of device %d has no str \"action\"", seq, dev)
+	}
+	b := &r.ev
+	b.device.Append(dev)
+	b.seq.Append(seq)
+	if hasTime {
+		b.timeUs.Append(timeUs)
+		r.meta.TimedEntries++
+	} else {
+		b.timeUs.AppendNull()
+	}
+	if err := b.action.AppendString(action); err != nil {
+		return err
+	}
+	if hasAddr {
+		b.addr.Append(addr)
+	} else {
+		b.addr.AppendNull()
+	}
+	b.size.Append(size)
+	b.stream.Append(stream)
+	appendStack(b.stack, stack)
+	if hasFree {
+		b.deviceFree.Append(devFree)
+	} else {
+		b.deviceFree.AppendNull()
+	}
+	r.maybeFlush(TableEvents)
+	return nil
+}
+
+func appendStack(b *array.Int32Builder, id int32) {
+	if id < 0 {
+		b.AppendNull()
+	} else {
+		b.Append(id)
+	}
+}
+
+func (r *Reader) addSegment(index int64, item pickle.Value) error {
+	c := item.Container()
+	if item.Kind() != pickle.Dict {
+		return r.errAt(r.dec.Offset(), "segments[%d] is a %s, want a dict", index, item.Kind())
+	}
+	const what = "segment"
+	var (
+		device                        int64
+		address                       uint64
+		total, allocated, active, req int64
+		hasReq, expandable            bool
+		stream                        int64
+		segType                       = "large"
+		pool                          [2]int64
+		hasPool                       bool
+		stack                         int32 = -1
+		blocks                        *pickle.Container
+		err                           error
+	)
+	for i := 0; i+1 < len(c.Items); i += 2 {
+		key, ok := c.Items[i].Str()
+		if !ok {
+			continue
+		}
+		v := c.Items[i+1]
+		switch key {
+		case "device":
+			device, err = r.intField(v, c.Offset, what, key)
+		case "address":
+			address, err = r.addrField(v, c.Offset, what, key)
+		case "total_size":
+			total, err = r.intField(v, c.Offset, what, key)
+		case "allocated_size":
+			allocated, err = r.intField(v, c.Offset, what, key)
+		case "active_size":
+			active, err = r.intField(v, c.Offset, what, key)
+		case "requested_size":
+			req, err = r.intField(v, c.Offset, what, key)
+			hasReq = true
+		case "stream":
+			stream, err = r.intField(v, c.Offset, what, key)
+		case "segment_type":
+			if s, ok := v.Str(); ok {
+				segType = s
+			}
+		case "segment_pool_id":
+			if pc := v.Container(); pc != nil && len(pc.Items) == 2 {
+				a, ok1 := pc.Items[0].Int64()
+				b, ok2 := pc.Items[1].Int64()
+				pool, hasPool = [2]int64{a, b}, ok1 && ok2
+			}
+		case "is_expandable":
+			expandable, _ = v.Bool()
+		case "frames":
+			stack, err = r.stackID(v, c.Offset)
+		case "blocks":
+			if v.Kind() != pickle.List {
+				return r.errAt(c.Offset, "segment: \"blocks\" is a %s, want a list", v.Kind())
+			}
+			blocks = v.Container()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if device < 0 || device > maxDevices {
+		return r.errAt(c.Offset, "segment: device %d out of range", device)
+	}
+	b := &r.seg
+	b.device.Append(int32(device))
+	b.address.Append(address)
+	b.total.Append(total)
+	b.allocated.Append(allocated)
+	b.active.Append(active)
+	if hasReq {
+		b.requested.Append(req)
+	} else {
+		b.requested.AppendNull()
+	}
+	b.stream.Append(stream)
+	if err := b.segType.AppendString(segType); err != nil {
+		return err
+	}
+	if hasPool {
+		b.pool.Append(true)
+		b.poolValues.Append(pool[0])
+		b.poolValues.Append(pool[1])
+	} else {
+		b.pool.AppendNull()
+	}
+	b.expandable.Append(expandable)
+	appendStack(b.stack, stack)
+	r.maybeFlush(TableSegments)
+	if blocks != nil {
+		next := address
+		for i, bv := range blocks.Items {
+			if err := r.addBlock(int32(device), address, &next, i, bv); err != nil {
+				return err
+			}
+		}
+		r.forget(blocks)
+	}
+	return nil
+}
+
+func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, item pickle.Value) error {
+	c := item.Container()
+	if item.Kind() != pickle.Dict {
+		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is a %s, want a dict", index, segAddr, item.Kind())
+	}
+	const what = "block"
+	var (
+		address   = *next
+		size, req int64
+		hasReq    bool
+		state           = ""
+		stack     int32 = -1
+		history   *pickle.Container
+		err       error
+	)
+	for i := 0; i+1 < len(c.Items); i += 2 {
+		key, ok := c.Items[i].Str()
+		if !ok {
+			continue
+		}
+		v := c.Items[i+1]
+		switch key {
+		case "address":
+			address, err = r.addrField(v, c.Offset, what, key)
+		case "size":
+			size, err = r.intField(v, c.Offset, what, key)
+		case "requested_size":
+			req, err = r.intField(v, c.Offset, what, key)
+			hasReq = true
+		case "state":
+			state, _ = v.Str()
+		case "frames":
+			stack, err = r.stackID(v, c.Offset)
+		case "history":
+			if v.Kind() == pickle.List {
+				history = v.Container()
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// Before PyTorch 2.1 a block's allocation is the first history entry.
+	if history != nil && len(history.Items) > 0 && history.Items[0].Kind() == pickle.Dict {
+		h := history.Items[0].Container()
+		if v, ok := h.Get("real_size"); ok && !hasReq {
+			if req, err = r.intField(v, h.Offset, "block history", "real_size"); err != nil {
+				return err
+			}
+			hasReq = true
+		}
+		if v, ok := h.Get("frames"); ok && stack < 0 {
+			if stack, err = r.stackID(v, h.Offset); err != nil {
+				return err
+			}
+		}
+	}
+	*next = address + uint64(size)
+	b := &r.blk
+	b.device.Append(dev)
+	b.segment.Append(segAddr)
+	b.address.Append(address)
+	b.size.Append(size)
+	if hasReq {
+		b.requested.Append(req)
+	} else {
+		b.requested.AppendNull()
+	}
+	if err := b.state.AppendString(state); err != nil {
+		return err
+	}
+	appendStack(b.stack, stack)
+	r.maybeFlush(TableBlocks)
+	r.forget(c)
+	return nil
+}
+
+// Sniff reports whether head, the first bytes of an input, look like a
+// pickle that may hold a snapshot: a protocol 2-5 pickle (PROTO opcode), or
+// a protocol 0/1 pickle of a dict or list that mentions a snapshot key.
+func Sniff(head []byte) bool {
+	if len(head) >= 3 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5 {
+		return true
+	}
+	if len(head) >= 2 && (head[0] == '(' || head[0] == '}' || head[0] == ']') {
+		return bytes.Contains(head, []byte("segments")) || bytes.Contains(head, []byte("device_traces"))
+	}
+	return false
+}
+
+// IsNotSnapshot reports whether err says the input is a pickle but not a
+// memory snapshot.
+func IsNotSnapshot(err error) bool { return errors.Is(err, parse.ErrNotMine) }

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Format is an output format.
+type Format string
+
+// Output formats.
+const (
+	FormatTable Format = "table" // aligned text for people
+	FormatJSON  Format = "json"  // the gpuleak.report/v1 document
+)
+
+// Formats lists the output formats, for help text and validation.
+var Formats = []Format{FormatTable, FormatJSON}
+
+// ParseFormat returns the Format named s, or an error naming the choices.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q (choose %s)", s, strings.Join(names, ", "))
+}
+
+// Options control rendering.
+type Options struct {
+	// Terminal: the output is a terminal, so tables may be decorated.
+	// Piped output is plain and stable.
+	Terminal bool
+}
+
+// Write renders r in format f. Errors are those of w, or an unknown format.
+func Write(w io.Writer, r *Report, f Format, opt Options) error {
+	switch f {
+	case FormatTable:
+		return writeTable(w, r, opt)
+	case FormatJSON:
+		return writeJSON(w, r)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// Rank sorts findings in report order: by kind (leaks first), then bytes
+// (largest first), then path, device and site, so that equal inputs always
+// give the same order.
+func Rank(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		if a.Kind.rank() != b.Kind.rank() {
+			return a.Kind.rank() < b.Kind.rank()
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if da, db := deviceOf(a), deviceOf(b); da != db {
+			return da < db
+		}
+		return stackKey(a.Stack) < stackKey(b.Stack)
+	})
+}
+
+func deviceOf(f *Finding) int {
+	if f.Device == nil {
+		return -1
+	}
+	return *f.Device
+}
+
+func stackKey(st []Frame) string {
+	var b strings.Builder
+	for _, f := range st {
+		fmt.Fprintf(&b, "%s\x00%s\x00%d\x00", f.File, f.Function, f.Line)
+	}
+	return b.String()
+}

@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// writeTable renders r for people: one line per input, the ranked findings
+// as a table, then warnings. On a terminal the table has light borders;
+// piped, it is plain aligned columns whose content does not change between
+// runs on the same inputs.
+func writeTable(w io.Writer, r *Report, opt Options) error {
+	ew := &errWriter{w: w}
+	for _, in := range r.Inputs {
+		fmt.Fprintf(ew, "%s: %s\n", in.Path, describeInput(in))
+	}
+	if ew.err != nil {
+		return ew.err
+	}
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(ew, "\nNo findings.")
+	} else {
+		fmt.Fprintln(ew)
+		if err := findingsTable(ew, r, opt); err != nil {
+			return err
+		}
+		if left := r.FindingsTotal - len(r.Findings); left > 0 {
+			fmt.Fprintf(ew, "... %d more finding(s) not shown (--top 0 shows all)\n", left)
+		}
+		fmt.Fprintln(ew)
+		for i, f := range r.Findings {
+			fmt.Fprintf(ew, "%d. %s\n", i+1, f.Message)
+			if len(f.Stack) > 1 {
+				fmt.Fprintf(ew, "   stack: %s\n", stackLine(f.Stack, 6))
+			}
+		}
+	}
+	var warned bool
+	for _, in := range r.Inputs {
+		for _, msg := range in.Warnings {
+			if !warned {
+				fmt.Fprintln(ew, "\nWarnings:")
+				warned = true
+			}
+			fmt.Fprintf(ew, "  %s: %s\n", in.Path, msg)
+		}
+	}
+	return ew.err
+}
+
+func findingsTable(w io.Writer, r *Report, opt Options) error {
+	multiInput := len(r.Inputs) > 1
+	header := []string{"#", "KIND", "DEVICE", "BYTES", "BLOCKS", "GROWTH", "SITE"}
+	if multiInput {
+		header = append(header, "INPUT")
+	}
+	rendition := tw.Rendition{
+		Borders:  tw.BorderNone,
+		Symbols:  tw.NewSymbols(tw.StyleNone),
+		Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
+	}
+	if opt.Terminal {
+		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
+	}
+	right := tw.AlignRight
+	left := tw.AlignLeft
+	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
+		tablewriter.WithConfig(tablewriter.Config{
+			Header: tw.CellConfig{
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
+				Alignment:  tw.CellAlignment{PerColumn: aligns},
+			},
+			Row: tw.CellConfig{
+				Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone},
+				Alignment:  tw.CellAlignment{PerColumn: aligns},
+			},
+		}),
+	)
+	t.Header(header)
+	for i, f := range r.Findings {
+		dev := "-"
+		if f.Device != nil {
+			dev = fmt.Sprint(*f.Device)
+		}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), f.Site.String()}
+		if multiInput {
+			row = append(row, f.Path)
+		}
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// growthCell shows a leak's rate, "none" for memory held without growing,
+// and "?" where the input cannot tell.
+func growthCell(f Finding) string {
+	g := f.Growth
+	switch {
+	case g == nil:
+		return "?"
+	case f.Kind != KindLeak:
+		return "none"
+	case g.BytesPerSecond != nil:
+		return "+" + IBytes(int64(*g.BytesPerSecond)) + "/s"
+	}
+	return fmt.Sprintf("%d kept", g.Kept)
+}
+
+func describeInput(in Input) string {
+	parts := []string{in.Format}
+	for _, d := range in.Devices {
+		s := fmt.Sprintf("device %d: %s active in %d blocks, %s reserved in %d segments",
+			d.Device, IBytes(d.ActiveBytes), d.ActiveBlocks, IBytes(d.ReservedBytes), d.Segments)
+		if d.TraceEntries > 0 {
+			s += fmt.Sprintf(", %s trace entries", humanize.Comma(d.TraceEntries))
+			if d.TraceStartUs != nil && d.TraceEndUs != nil {
+				s += fmt.Sprintf(" over %.1f s", float64(*d.TraceEndUs-*d.TraceStartUs)/1e6)
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// IBytes formats a size in bytes with IEC units: "512 B", "1.5 KiB",
+// "80.0 MiB", "4.19 GiB".
+func IBytes(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := humanize.IBytes(uint64(n))
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// errWriter keeps the first write error so a long rendering checks once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
+func stackLine(st []Frame, n int) string {
+	parts := make([]string, 0, n+1)
+	for i, f := range st {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("... %d more", len(st)-n))
+			break
+		}
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, " < ")
+}
