@@ -32,14 +32,19 @@ type frameRule struct {
 }
 
 // DefaultHidden describes the frames hidden by default, for help text.
-const DefaultHidden = `PyTorch internals (files under torch/, functorch/, c10/, aten/; C++ names in the
-c10::, at::, torch::, caffe2:: and pybind11:: namespaces), the Python runtime and
-standard library (files under lib/pythonX.Y/ outside site-packages, <frozen ...>,
-CPython's C sources and Py*/_Py* functions) and unsymbolized C++ frames ("??").`
+const DefaultHidden = `PyTorch internals (files under torch/, functorch/, c10/, aten/; C++ functions
+in the c10::, at::, torch::, caffe2::, pybind11:: and std:: namespaces), the Python
+runtime and standard library (files under lib/pythonX.Y/ outside site-packages,
+<frozen ...>, CPython's C sources and Py*/_Py* functions), thread start-up frames
+and unsymbolized C++ frames (file "??").`
 
 var defaultRules = []frameRule{
 	{file: regexp.MustCompile(`(^|/)(torch|functorch|c10|aten)/`)},
-	{name: regexp.MustCompile(`^(c10|at|torch|caffe2|pybind11)::`)},
+	// C++ frames PyTorch records (stacks="all"): a name in a framework
+	// namespace, after an optional return type ("void torch::...",
+	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
+	{name: regexp.MustCompile(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
+	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$)`)},
 	{file: regexp.MustCompile(`/lib/python3\.[0-9]+t?/`), except: regexp.MustCompile(`/(site|dist)-packages/`)},
 	{file: regexp.MustCompile(`^<(frozen [^>]*|string)>$`)},
 	{file: regexp.MustCompile(`(^|/)(Python|Objects|Modules|Include|Parser)/[^/]*\.[ch]$`)},
@@ -93,6 +98,28 @@ func (f *FrameFilter) Hidden(fr Frame) bool {
 		}
 	}
 	return false
+}
+
+// machinery matches frames that never name a call site: the stack
+// capture itself, the caching allocator, the operator dispatcher, the
+// Python interpreter loop and process or thread start-up. A stack made only
+// of framework frames is named by its innermost frame that is none of these
+// (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
+var machinery = regexp.MustCompile(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
+
+// frameworkSite trims a stack made only of framework frames to the frames
+// worth showing: machinery removed (all of it kept if nothing else is left).
+func frameworkSite(full []Frame) []Frame {
+	var out []Frame
+	for _, f := range full {
+		if !machinery.MatchString(f.Name) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return full
+	}
+	return out
 }
 
 // isLibrary reports whether a frame is in an installed package rather than

@@ -111,6 +111,10 @@ type Site struct {
 	Growth *Growth
 	// NotInTrace counts allocations known only from the snapshot's blocks.
 	NotInTrace int
+	// Repeated is set on a live or retained site that holds at least
+	// MinKept allocations of one size: the pattern a leak leaves, which the
+	// trace could not confirm.
+	Repeated bool
 }
 
 // Growth is how a site's kept allocations built up during the trace.
@@ -492,8 +496,9 @@ func (a *LeakAnalyzer) frameStack(id int32) []Frame {
 	return out
 }
 
-// userStack removes framework frames; when none is left the whole stack is
-// kept, so that unrelated framework-only stacks are not merged.
+// userStack removes framework frames. A stack with no other frame keeps
+// its informative framework frames (frameworkSite), so that unrelated
+// framework-only stacks are not merged into one site.
 func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 	var out []Frame
 	for _, f := range full {
@@ -502,7 +507,7 @@ func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 		}
 	}
 	if len(out) == 0 {
-		return full
+		return frameworkSite(full)
 	}
 	return out
 }
@@ -585,19 +590,28 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string) ([]
 			add(l.stack, keptAlloc{clock: clockOf(l), size: l.size, inTrace: true})
 		}
 	}
-	if d.unmatched > 0 {
-		warns = append(warns, fmt.Sprintf("device %d: %s frees of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, humanize.Comma(d.unmatched)))
+	nAllocs := 0
+	for _, n := range d.allocs {
+		nAllocs += n
 	}
-	if notInTrace > 0 {
-		if d.entries > 0 {
-			warns = append(warns, fmt.Sprintf("device %d: %d active blocks (%s) were allocated before the trace began; they are reported from the snapshot's blocks as kind \"live\" or with their site", d.dev, notInTrace, humanize.IBytes(uint64(notInTraceBytes))))
+	switch {
+	case d.entries == 0 && len(d.active) > 0:
+		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
+	case d.entries > 0 && nAllocs == 0:
+		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (recorded with enabled=\"state\", or it ended before any): growth cannot be judged", d.dev))
+	default:
+		if d.unmatched > 0 {
+			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
+		}
+		if notInTrace > 0 {
+			warns = append(warns, fmt.Sprintf("device %d: %s (%s) were allocated before the trace began; their sites are reported from the snapshot's blocks, as kind \"live\" unless they join a leak", d.dev, count(int64(notInTrace), "active block", "active blocks"), humanize.IBytes(uint64(notInTraceBytes))))
 		}
 	}
 	if notActive > 0 {
 		warns = append(warns, fmt.Sprintf("device %d: %d allocations the trace leaves live are not active blocks in the snapshot's segments; the segments are taken as the truth", d.dev, notActive))
 	}
 	if d.reused > 0 {
-		warns = append(warns, fmt.Sprintf("device %d: %d allocations at addresses already live (missing frees in the trace)", d.dev, d.reused))
+		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))
 	}
 
 	keys := make([]string, 0, len(groups))
@@ -657,23 +671,21 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 	}
 	growing, _ := steadyGrowth(clocks(in), winEnd, a.opt.MinKept)
 	if !growing {
-		var out []Site
-		held, live := newSite(Retained), newSite(Live)
+		// Held without growth in the trace. When part of the site's
+		// allocations predate the trace, its history is unknown: live.
+		kind := Retained
+		if len(in) < len(g.allocs) {
+			kind = Live
+		}
+		s := newSite(kind)
 		for _, k := range g.allocs {
-			if k.inTrace {
-				held.add(k)
-			} else {
-				live.add(k)
-			}
+			s.add(k)
 		}
-		if held.Count > 0 {
-			held.Growth = growthOf(in, nallocs, timed, winStart, winEnd)
-			out = append(out, *held.done())
+		if kind == Retained {
+			s.Growth = growthOf(in, nallocs, timed, winStart, winEnd)
 		}
-		if live.Count > 0 {
-			out = append(out, *live.done())
-		}
-		return out
+		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
+		return []Site{*s.done()}
 	}
 
 	// Partition by size.
@@ -723,6 +735,7 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
+		live.Repeated = live.Count >= a.opt.MinKept && len(live.Sizes) == 1
 		out = append(out, *live.done())
 	}
 	return out
@@ -827,4 +840,12 @@ func growthOf(in []keptAlloc, nallocs int, timed bool, winStart, winEnd int64) *
 	g.Slope = beta
 	g.R2 = stat.RSquared(x, y, nil, alpha, beta)
 	return g
+}
+
+// count renders "1 free" or "1,234 frees".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return humanize.Comma(n) + " " + many
 }

@@ -95,22 +95,64 @@ type Frame struct {
 	Line     int64  `json:"line"`
 }
 
-// String renders "function (file:line)" with the file's base name.
+// String renders "function (file:line)" with the file's base name; a C++
+// function is shown without its return type and parameters.
 func (f Frame) String() string {
 	if f.File == "" && f.Function == "" {
 		return "(no stack)"
 	}
+	fn := shortFunc(f.Function)
 	file := f.File
 	if i := strings.LastIndexByte(file, '/'); i >= 0 {
 		file = file[i+1:]
 	}
-	if f.Line > 0 {
-		return fmt.Sprintf("%s (%s:%d)", f.Function, file, f.Line)
+	switch {
+	case f.Line > 0:
+		return fmt.Sprintf("%s (%s:%d)", fn, file, f.Line)
+	case file != "" && file != "??":
+		return fmt.Sprintf("%s (%s)", fn, file)
 	}
-	if file != "" {
-		return fmt.Sprintf("%s (%s)", f.Function, file)
+	return fn
+}
+
+// shortFunc drops a C++ signature's parameters and return type:
+// "void at::cuda::blas::gemm<float>(char, long)" -> "at::cuda::blas::gemm<float>".
+func shortFunc(name string) string {
+	if !strings.Contains(name, "::") {
+		return name
 	}
-	return f.Function
+	name = strings.ReplaceAll(name, "(anonymous namespace)", "{anonymous}")
+	depth := 0
+	for i, c := range name {
+		switch c {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case '(':
+			if depth == 0 && i > 0 {
+				name = name[:i]
+			}
+		}
+		if c == '(' && depth == 0 {
+			break
+		}
+	}
+	depth = 0
+	last := -1
+	for i, c := range name {
+		switch c {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ' ':
+			if depth == 0 {
+				last = i
+			}
+		}
+	}
+	return name[last+1:]
 }
 
 // Finding is one ranked result. Sizes are bytes; times are microseconds

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze"
 )
@@ -93,8 +94,11 @@ func plural(n int, one, many string) string {
 
 // siteMessage is the one line a person acts on.
 func siteMessage(s analyze.Site) string {
-	where := "with no Python frames (allocated from C++, e.g. a library workspace)"
-	if len(s.Stack) > 0 {
+	where := "with no stack recorded"
+	switch {
+	case len(s.Stack) > 0 && !hasPython(s.Stack):
+		where = "from C++ with no Python caller, in " + frame(s.Frame).String()
+	case len(s.Stack) > 0:
 		where = "at " + frame(s.Frame).String()
 	}
 	what := fmt.Sprintf("%s (%s) %s", plural(s.Count, "allocation", "allocations"), IBytes(s.Bytes), where)
@@ -112,7 +116,11 @@ func siteMessage(s analyze.Site) string {
 		return fmt.Sprintf("leak: %s keep accumulating%s%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
 			what, rate, kept)
 	case analyze.Live:
-		return fmt.Sprintf("live: %s held at the end, allocated before the trace began (or no trace was recorded), so growth cannot be judged; record longer with torch.cuda.memory._record_memory_history(max_entries=...)", what)
+		suspect := ""
+		if s.Repeated {
+			suspect = fmt.Sprintf(" %d allocations of one size from one site is the pattern a leak leaves;", s.Count)
+		}
+		return fmt.Sprintf("live: %s held at the end; the trace does not cover when they were allocated, so growth cannot be judged;%s record a longer trace with torch.cuda.memory._record_memory_history(max_entries=...)", what, suspect)
 	}
 	when := ""
 	if g != nil && g.Timed {
@@ -131,4 +139,14 @@ func span(g *analyze.Growth) string {
 		return fmt.Sprintf("at %.1f s into the trace", first)
 	}
 	return fmt.Sprintf("from %.1f s to %.1f s into the trace", first, last)
+}
+
+// hasPython reports whether a stack has a Python frame (a .py file).
+func hasPython(st []analyze.Frame) bool {
+	for _, f := range st {
+		if strings.HasSuffix(f.Filename, ".py") {
+			return true
+		}
+	}
+	return false
 }
