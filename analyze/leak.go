@@ -440,9 +440,10 @@ func (a *LeakAnalyzer) Finalize() *LeakResult {
 	groupOf := map[int32]string{} // stack id -> group key, cached across devices
 	for _, dv := range devs {
 		d := a.devs[dv]
-		res.Devices = append(res.Devices, a.summarize(d))
 		res.OOMs = append(res.OOMs, d.ooms...)
-		sites, warns := a.deviceSites(d, groupOf)
+		sum := a.summarize(d)
+		sites, warns := a.deviceSites(d, groupOf, &sum)
+		res.Devices = append(res.Devices, sum)
 		res.Sites = append(res.Sites, sites...)
 		res.Warnings = append(res.Warnings, warns...)
 	}
@@ -526,7 +527,7 @@ func stackKey(st []Frame) string {
 
 // deviceSites groups one device's live allocations by call site and
 // classifies each group.
-func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string) ([]Site, []string) {
+func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
 	timed := d.hasTime
 	clockOf := func(l liveAlloc) int64 {
@@ -590,6 +591,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string) ([]
 			add(l.stack, keptAlloc{clock: clockOf(l), size: l.size, inTrace: true})
 		}
 	}
+	sum.BlocksNotInTrace = notInTrace
 	nAllocs := 0
 	for _, n := range d.allocs {
 		nAllocs += n
@@ -604,11 +606,11 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string) ([]
 			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
 		}
 		if notInTrace > 0 {
-			warns = append(warns, fmt.Sprintf("device %d: %s (%s) were allocated before the trace began; their sites are reported from the snapshot's blocks, as kind \"live\" unless they join a leak", d.dev, count(int64(notInTrace), "active block", "active blocks"), humanize.IBytes(uint64(notInTraceBytes))))
+			warns = append(warns, fmt.Sprintf("device %d: active blocks allocated before the trace began: %s (%s); their sites come from the snapshot's blocks, reported as kind \"live\" unless they join a leak", d.dev, humanize.Comma(int64(notInTrace)), humanize.IBytes(uint64(notInTraceBytes))))
 		}
 	}
 	if notActive > 0 {
-		warns = append(warns, fmt.Sprintf("device %d: %d allocations the trace leaves live are not active blocks in the snapshot's segments; the segments are taken as the truth", d.dev, notActive))
+		warns = append(warns, fmt.Sprintf("device %d: allocations the trace leaves live that are not active blocks in the snapshot's segments: %d; the segments are taken as the truth", d.dev, notActive))
 	}
 	if d.reused > 0 {
 		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))

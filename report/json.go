@@ -9,17 +9,13 @@ import (
 // are written as [] (never null) so that consumers need no null checks.
 func writeJSON(w io.Writer, r *Report) error {
 	out := *r
-	if out.Inputs == nil {
-		out.Inputs = []Input{}
-	}
-	if out.Findings == nil {
-		out.Findings = []Finding{}
-	}
+	out.Inputs = append([]Input{}, out.Inputs...)
 	for i := range out.Inputs {
 		if out.Inputs[i].Warnings == nil {
 			out.Inputs[i].Warnings = []string{}
 		}
 	}
+	out.Findings = append([]Finding{}, out.Findings...)
 	for i := range out.Findings {
 		if out.Findings[i].Stack == nil {
 			out.Findings[i].Stack = []Frame{}
@@ -27,5 +23,6 @@ func writeJSON(w io.Writer, r *Report) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "<module>" stays readable
 	return enc.Encode(&out)
 }

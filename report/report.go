@@ -75,17 +75,17 @@ type Input struct {
 // DeviceSummary is the state of one device at the end of a snapshot.
 // Sizes are in bytes, times in microseconds since the Unix epoch.
 type DeviceSummary struct {
-	Device          int    `json:"device"`
-	Segments        int    `json:"segments"`
-	ReservedBytes   int64  `json:"reserved_bytes"`
-	ActiveBytes     int64  `json:"active_bytes"`
-	ActiveBlocks    int    `json:"active_blocks"`
-	TraceEntries    int64  `json:"trace_entries"`
-	TraceStartUs    *int64 `json:"trace_start_us"`
-	TraceEndUs      *int64 `json:"trace_end_us"`
-	UnmatchedFrees  int64  `json:"unmatched_frees"`
-	LiveAtTraceEnd  int    `json:"live_allocations"`
-	BlocksNotTraced int    `json:"blocks_not_in_trace"`
+	Device           int    `json:"device"`
+	Segments         int    `json:"segments"`
+	ReservedBytes    int64  `json:"reserved_bytes"`
+	ActiveBytes      int64  `json:"active_bytes"`
+	ActiveBlocks     int    `json:"active_blocks"`
+	TraceEntries     int64  `json:"trace_entries"`
+	TraceStartUs     *int64 `json:"trace_start_us"`
+	TraceEndUs       *int64 `json:"trace_end_us"`
+	UnmatchedFrees   int64  `json:"unmatched_frees"`
+	LiveAtTraceEnd   int    `json:"live_allocations"`
+	BlocksNotInTrace int    `json:"blocks_not_in_trace"`
 }
 
 // Frame is one stack frame.

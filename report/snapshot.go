@@ -18,6 +18,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 			Device: d.Device, Segments: d.Segments, ReservedBytes: d.ReservedBytes,
 			ActiveBytes: d.ActiveBytes, ActiveBlocks: d.ActiveBlocks, TraceEntries: d.TraceEntries,
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
+			BlocksNotInTrace: d.BlocksNotInTrace,
 		}
 		if d.HasTime {
 			start, end := d.TraceStartUs, d.TraceEndUs

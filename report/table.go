@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -68,10 +69,25 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 	if opt.Terminal {
 		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
 	}
+	// Render into a buffer: piped output drops the padding at line ends.
+	var buf bytes.Buffer
+	defer func() {
+		if opt.Terminal {
+			w.Write(buf.Bytes())
+			return
+		}
+		for _, line := range strings.SplitAfter(buf.String(), "\n") {
+			trimmed := strings.TrimRight(line, " \n")
+			if strings.HasSuffix(line, "\n") {
+				trimmed += "\n"
+			}
+			io.WriteString(w, trimmed)
+		}
+	}()
 	right := tw.AlignRight
 	left := tw.AlignLeft
 	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
-	t := tablewriter.NewTable(w,
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
 		tablewriter.WithConfig(tablewriter.Config{
 			Header: tw.CellConfig{

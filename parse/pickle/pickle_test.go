@@ -302,7 +302,7 @@ func (c *consumer) Tag(ct, parent *Container, key Value, index int64) {
 }
 
 func (c *consumer) Append(l *Container, index int64, item Value) (bool, error) {
-	if l.Tag != 1 {
+	if l.Tag != 1 || item.Kind() != Dict {
 		return false, nil
 	}
 	n, _ := item.Container().Get("n")

@@ -84,6 +84,9 @@ func (c *Container) Consumed() bool { return c.consumed }
 // Get returns the value of a dict's str key and whether it is present.
 // The last setting of a repeated key wins, as in Python.
 func (c *Container) Get(key string) (Value, bool) {
+	if c == nil {
+		return Value{}, false
+	}
 	for i := len(c.Items) - 2; i >= 0; i -= 2 {
 		if k := c.Items[i]; k.kind == Str && k.s == key {
 			return c.Items[i+1], true

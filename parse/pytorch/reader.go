@@ -343,8 +343,12 @@ func (r *Reader) finish() error {
 		r.warnOnce("notrace", "snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged")
 	}
 	if v, ok := c.Get("allocator_settings"); ok && v.Kind() == pickle.Dict {
-		if m, ok := toGo(v, 0).(map[string]any); ok {
+		budget := maxSettingsValues
+		if m, ok := toGo(v, 0, &budget).(map[string]any); ok {
 			r.meta.AllocatorSettings = m
+		}
+		if budget < 0 {
+			r.warnOnce("settings", "allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues)
 		}
 	}
 	return nil
@@ -359,10 +363,16 @@ func keyList(c *pickle.Container) string {
 	return "[" + strings.Join(keys, ", ") + "]"
 }
 
+// maxSettingsValues bounds the work of reading allocator_settings: a
+// pickle can make a structure refer to itself, so that a walk of it would
+// never end.
+const maxSettingsValues = 10000
+
 // toGo converts a small value (allocator settings) to Go values, at most
-// 16 levels deep so that a self-referencing pickle cannot recurse forever.
-func toGo(v pickle.Value, depth int) any {
-	if depth > 16 {
+// 16 levels deep and *budget values in all.
+func toGo(v pickle.Value, depth int, budget *int) any {
+	*budget--
+	if depth > 16 || *budget < 0 {
 		return nil
 	}
 	switch v.Kind() {
@@ -388,7 +398,7 @@ func toGo(v pickle.Value, depth int) any {
 	case pickle.List, pickle.Tuple, pickle.Set, pickle.FrozenSet:
 		var out []any
 		for _, it := range v.Container().Items {
-			out = append(out, toGo(it, depth+1))
+			out = append(out, toGo(it, depth+1, budget))
 		}
 		return out
 	case pickle.Dict:
@@ -399,7 +409,7 @@ func toGo(v pickle.Value, depth int) any {
 			if !ok {
 				k = it[i].String()
 			}
-			out[k] = toGo(it[i+1], depth+1)
+			out[k] = toGo(it[i+1], depth+1, budget)
 		}
 		return out
 	}

@@ -1,0 +1,271 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const td = "../testdata/"
+
+// run runs gpuleak with args against buffers.
+func run(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ios := &IOStreams{In: bytes.NewReader(stdin), Out: &out, ErrOut: &errb}
+	code = Main(args, ios, "test")
+	return code, out.String(), errb.String()
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(td, "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestGoldens(t *testing.T) {
+	cases := []struct {
+		golden string
+		args   []string
+	}{
+		{"analyze_leak_train_loop.table", []string{"analyze", td + "pytorch/leak_train_loop.pickle"}},
+		{"analyze_leak_train_loop.json", []string{"analyze", "--format", "json", td + "pytorch/leak_train_loop.pickle"}},
+		{"analyze_multi_gpu_top3.table", []string{"analyze", "--top", "3", td + "pytorch/multi_gpu_leak.pickle"}},
+		{"analyze_wrapped_ring.table", []string{"analyze", td + "pytorch/wrapped_ring.pickle"}},
+		{"analyze_two_inputs_min1MiB.table", []string{"analyze", "--min-bytes", "1MiB", td + "pytorch/model_reload.pickle", td + "pytorch/oom_observer.pickle"}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			code, out, errOut := run(t, nil, c.args...)
+			if code != ExitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			golden(t, c.golden+".stdout", out)
+		})
+	}
+}
+
+// report is the part of gpuleak.report/v1 the tests read.
+type jsonReport struct {
+	Schema string `json:"schema"`
+	Inputs []struct {
+		Path     string   `json:"path"`
+		Format   string   `json:"format"`
+		Warnings []string `json:"warnings"`
+	} `json:"inputs"`
+	Findings []struct {
+		Kind   string `json:"kind"`
+		Path   string `json:"path"`
+		Device *int   `json:"device"`
+		Bytes  int64  `json:"bytes"`
+		Count  int    `json:"count"`
+		Site   struct {
+			Function string `json:"function"`
+			File     string `json:"file"`
+			Line     int    `json:"line"`
+		} `json:"site"`
+		Stack   []map[string]any `json:"stack"`
+		Message string           `json:"message"`
+	} `json:"findings"`
+	FindingsTotal int `json:"findings_total"`
+}
+
+func decode(t *testing.T, s string) jsonReport {
+	t.Helper()
+	var r jsonReport
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	for _, k := range []string{"schema", "tool", "inputs", "findings", "findings_total"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestJSONReport(t *testing.T) {
+	code, out, _ := run(t, nil, "analyze", "--format", "json", td+"pytorch/leak_train_loop.pickle")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	r := decode(t, out)
+	if r.Schema != "gpuleak.report/v1" || len(r.Inputs) != 1 || r.Inputs[0].Format != "pytorch-snapshot" || r.Inputs[0].Warnings == nil {
+		t.Fatalf("header %+v", r)
+	}
+	f := r.Findings[0]
+	// Acceptance: a leak on device 0 whose stack contains train in
+	// leak_train_loop.py, of 80 to 113 MiB in at least 40 blocks.
+	if f.Kind != "leak" || f.Device == nil || *f.Device != 0 || f.Bytes < 80<<20 || f.Bytes > 113<<20 || f.Count < 40 {
+		t.Fatalf("first finding %+v", f)
+	}
+	var train bool
+	for _, fr := range f.Stack {
+		train = train || (fr["function"] == "train" && strings.HasSuffix(fr["file"].(string), "leak_train_loop.py"))
+	}
+	if !train || f.Site.Function != "forward" || f.Site.Line != 11 || f.Message == "" {
+		t.Fatalf("site %+v, stack %v", f.Site, f.Stack)
+	}
+	if f.Path != td+"pytorch/leak_train_loop.pickle" {
+		t.Errorf("path %q", f.Path)
+	}
+}
+
+// TestEncodingsGiveSameJSON: one snapshot re-pickled with protocols 0-5 and
+// gzip-compressed, and read from standard input, gives one report.
+func TestEncodingsGiveSameJSON(t *testing.T) {
+	normalise := func(s string) string {
+		var v map[string]any
+		json.Unmarshal([]byte(s), &v)
+		for _, in := range v["inputs"].([]any) {
+			in.(map[string]any)["path"] = ""
+		}
+		for _, f := range v["findings"].([]any) {
+			f.(map[string]any)["path"] = ""
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	for _, base := range []string{"model_reload", "multi_gpu_leak"} {
+		_, want, _ := run(t, nil, "analyze", "--format", "json", "--top", "0", td+"pytorch/"+base+".pickle")
+		variants, _ := filepath.Glob(td + "pytorch/repickled/" + base + ".*")
+		if len(variants) < 3 {
+			t.Fatalf("%d variants of %s", len(variants), base)
+		}
+		for _, v := range variants {
+			code, got, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", v)
+			if code != 0 || normalise(got) != normalise(want) {
+				t.Errorf("%s: exit %d %s; report differs", v, code, errOut)
+			}
+		}
+		raw, _ := os.ReadFile(variants[0])
+		code, got, _ := run(t, raw, "analyze", "--format", "json", "--top", "0", "-")
+		if code != 0 || normalise(got) != normalise(want) || !strings.Contains(got, `"path": "-"`) {
+			t.Errorf("stdin: exit %d; report differs", code)
+		}
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	real, _ := os.ReadFile(td + "pytorch/model_reload.pickle")
+	rnd := make([]byte, 8192)
+	rand.New(rand.NewSource(7)).Read(rnd)
+	files := map[string][]byte{
+		"empty.pickle":     {},
+		"truncated.pickle": real[:len(real)/3],
+		"random.bin":       rnd,
+		"code.pickle":      append(append([]byte{}, real[:11]...), append([]byte("\x8c\x02os\x8c\x06system\x93"), real[11:]...)...),
+		"pickle-random":    append([]byte{0x80, 4}, rnd...),
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, data, 0o644)
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := run(t, nil, "analyze", path)
+			if code != ExitInput || out != "" {
+				t.Fatalf("exit %d, stdout %q", code, out)
+			}
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "gpuleak: "+path+": ") {
+				t.Fatalf("stderr %q", errOut)
+			}
+			if name != "random.bin" && !strings.Contains(errOut, "byte offset") {
+				t.Errorf("no offset in %q", errOut)
+			}
+		})
+	}
+	code, _, errOut := run(t, nil, "analyze", filepath.Join(dir, "code.pickle"))
+	if code != ExitInput || !strings.Contains(errOut, "byte offset 23: refusing pickle opcode STACK_GLOBAL") {
+		t.Fatalf("code opcode: %d %q", code, errOut)
+	}
+	// A bad input among good ones: no partial report.
+	code, out, _ := run(t, nil, "analyze", td+"pytorch/model_reload.pickle", filepath.Join(dir, "truncated.pickle"))
+	if code != ExitInput || out != "" {
+		t.Fatalf("partial report printed: exit %d, %q", code, out)
+	}
+	code, _, errOut = run(t, nil, "analyze", filepath.Join(dir, "missing.pickle"))
+	if code != ExitInput || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("missing file: %d %q", code, errOut)
+	}
+	code, _, errOut = run(t, nil, "analyze", dir)
+	if code != ExitInput || !strings.Contains(errOut, "is a directory") {
+		t.Fatalf("directory: %d %q", code, errOut)
+	}
+}
+
+func TestFailOn(t *testing.T) {
+	path := td + "pytorch/leak_train_loop.pickle"
+	code, out, _ := run(t, nil, "analyze", "--fail-on", "leak", path)
+	if code != ExitFindings || !strings.Contains(out, "leak") {
+		t.Fatalf("--fail-on leak: exit %d", code)
+	}
+	if code, _, _ := run(t, nil, "analyze", "--fail-on", "leak", "--min-bytes", "100MiB", path); code != ExitOK {
+		t.Fatalf("--min-bytes 100MiB: exit %d, want 0 (the leak is 80 MiB)", code)
+	}
+	if code, _, _ := run(t, nil, "analyze", "--fail-on", "leak", td+"pytorch/clean_train_loop.pickle"); code != ExitOK {
+		t.Fatalf("clean run: exit %d", code)
+	}
+}
+
+func TestTop(t *testing.T) {
+	_, out, _ := run(t, nil, "analyze", "--format", "json", "--top", "1", td+"pytorch/leak_train_loop.pickle")
+	r := decode(t, out)
+	if len(r.Findings) != 1 || r.FindingsTotal != 3 {
+		t.Fatalf("%d findings of %d", len(r.Findings), r.FindingsTotal)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--version"}, ExitOK, "gpuleak test\n"},
+		{[]string{"analyze"}, ExitInput, "needs at least one FILE"},
+		{[]string{"analyze", "--format", "xml", "x"}, ExitInput, `unknown format "xml"`},
+		{[]string{"analyze", "--bogus", "x"}, ExitInput, "unknown flag"},
+		{[]string{"analyze", "--min-bytes", "lots", "x"}, ExitInput, "bad --min-bytes"},
+		{[]string{"analyze", "--fail-on", "oops", "x"}, ExitInput, "bad --fail-on"},
+		{[]string{"analyze", "--hide-frames", "(", "x"}, ExitInput, "bad --hide-frames"},
+		{[]string{"analyze", "-", "-"}, ExitInput, "only once"},
+		{[]string{"frobnicate"}, ExitInput, "unknown command"},
+	}
+	for _, c := range cases {
+		code, out, errOut := run(t, nil, c.args...)
+		if code != c.code || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("%v: exit %d, output %q %q; want %d and %q", c.args, code, out, errOut, c.code, c.want)
+		}
+	}
+	_, out, _ := run(t, nil, "analyze", "--help")
+	for _, want := range []string{"Examples:", "--fail-on", "--hide-frames", "gpuleak.report/v1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,564 @@
+package pytorch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pickle"
+)
+
+const dir = "../../testdata/pytorch/"
+
+// counts is what testdata/gen/snapshot_counts.py found with CPython's pickle.
+type counts struct {
+	Segments, Blocks, ActiveBlocks int
+	ActiveBytes, ReservedBytes     int64
+	TraceEntries                   []int64 `json:"trace_entries"`
+	Actions                        map[string]int64
+	Frames, Stacks, Protocol       int
+}
+
+func loadCounts(t *testing.T) map[string]counts {
+	t.Helper()
+	b, err := os.ReadFile(dir + "counts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]struct {
+		Segments      int              `json:"segments"`
+		Blocks        int              `json:"blocks"`
+		ActiveBlocks  int              `json:"active_blocks"`
+		ActiveBytes   int64            `json:"active_bytes"`
+		ReservedBytes int64            `json:"reserved_bytes"`
+		TraceEntries  []int64          `json:"trace_entries"`
+		Actions       map[string]int64 `json:"actions"`
+		Frames        int              `json:"frames"`
+		Stacks        int              `json:"stacks"`
+		Protocol      int              `json:"protocol"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]counts{}
+	for k, v := range raw {
+		out[k] = counts{v.Segments, v.Blocks, v.ActiveBlocks, v.ActiveBytes, v.ReservedBytes, v.TraceEntries, v.Actions, v.Frames, v.Stacks, v.Protocol}
+	}
+	return out
+}
+
+func openFile(t testing.TB, path string) *parse.Input {
+	t.Helper()
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
+// TestAgainstCPython decodes every real snapshot in testdata and compares
+// its tables with the counts CPython's pickle module gives for the file.
+func TestAgainstCPython(t *testing.T) {
+	want := loadCounts(t)
+	if len(want) < 10 {
+		t.Fatalf("counts.json lists %d snapshots", len(want))
+	}
+	for name, w := range want {
+		t.Run(name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			in := openFile(t, dir+name)
+			s, err := ReadAll(in.Reader(), name, WithAllocator(mem), WithBatchSize(4096))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Release()
+			if got := s.Segments.NumRows(); got != int64(w.Segments) {
+				t.Errorf("segments: %d, want %d", got, w.Segments)
+			}
+			if got := s.Blocks.NumRows(); got != int64(w.Blocks) {
+				t.Errorf("blocks: %d, want %d", got, w.Blocks)
+			}
+			var total int64
+			for _, n := range w.TraceEntries {
+				total += n
+			}
+			if got := s.Events.NumRows(); got != total {
+				t.Errorf("events: %d, want %d", got, total)
+			}
+			if got := s.Metadata.TraceEntries; !equalInts(got, w.TraceEntries) {
+				t.Errorf("trace entries per device: %v, want %v", got, w.TraceEntries)
+			}
+			if got := s.Frames.NumRows(); got != int64(w.Frames) {
+				t.Errorf("distinct frames: %d, want %d", got, w.Frames)
+			}
+			if got := distinctStacks(t, s.Stacks); got != w.Stacks {
+				t.Errorf("distinct stacks: %d, want %d", got, w.Stacks)
+			}
+			if got := actionCounts(s.Events); !equalMaps(got, w.Actions) {
+				t.Errorf("actions: %v, want %v", got, w.Actions)
+			}
+			nActive, activeBytes, reserved := blockTotals(s)
+			if nActive != w.ActiveBlocks || activeBytes != w.ActiveBytes || reserved != w.ReservedBytes {
+				t.Errorf("active %d blocks %d bytes, reserved %d; want %d, %d, %d", nActive, activeBytes, reserved, w.ActiveBlocks, w.ActiveBytes, w.ReservedBytes)
+			}
+			if s.Metadata.Protocol != w.Protocol {
+				t.Errorf("protocol %d, want %d", s.Metadata.Protocol, w.Protocol)
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalMaps(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func distinctStacks(t *testing.T, tbl arrow.Table) int {
+	ids := map[int32]bool{}
+	tr := array.NewTableReader(tbl, 0)
+	defer tr.Release()
+	for tr.Next() {
+		col := tr.RecordBatch().Column(StID).(*array.Int32)
+		for i := 0; i < col.Len(); i++ {
+			ids[col.Value(i)] = true
+		}
+	}
+	return len(ids)
+}
+
+func actionCounts(tbl arrow.Table) map[string]int64 {
+	out := map[string]int64{}
+	tr := array.NewTableReader(tbl, 0)
+	defer tr.Release()
+	for tr.Next() {
+		col := tr.RecordBatch().Column(EvAction).(*array.Dictionary)
+		dict := col.Dictionary().(*array.String)
+		for i := 0; i < col.Len(); i++ {
+			out[dict.Value(col.GetValueIndex(i))]++
+		}
+	}
+	return out
+}
+
+func blockTotals(s *Snapshot) (n int, active, reserved int64) {
+	tr := array.NewTableReader(s.Blocks, 0)
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		state := rec.Column(BlkState).(*array.Dictionary)
+		dict := state.Dictionary().(*array.String)
+		size := rec.Column(BlkSize).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if dict.Value(state.GetValueIndex(i)) == StateActiveAllocated {
+				n++
+				active += size.Value(i)
+			}
+		}
+	}
+	tr.Release()
+	tr = array.NewTableReader(s.Segments, 0)
+	for tr.Next() {
+		col := tr.RecordBatch().Column(SegTotalSize).(*array.Int64)
+		for i := 0; i < col.Len(); i++ {
+			reserved += col.Value(i)
+		}
+	}
+	tr.Release()
+	return
+}
+
+// TestStackInterning checks that events share stack rows: the stack table
+// holds each distinct stack once, however many entries refer to it.
+func TestStackInterning(t *testing.T) {
+	in := openFile(t, dir+"leak_train_loop.pickle")
+	s, err := ReadAll(in.Reader(), "leak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	refs := map[int32]int{}
+	tr := array.NewTableReader(s.Events, 0)
+	for tr.Next() {
+		col := tr.RecordBatch().Column(EvStackID).(*array.Int32)
+		for i := 0; i < col.Len(); i++ {
+			if col.IsValid(i) {
+				refs[col.Value(i)]++
+			}
+		}
+	}
+	tr.Release()
+	total := 0
+	for _, n := range refs {
+		total += n
+	}
+	// 8,571 of the 13,775 entries carry frames (CPython counts the same);
+	// they refer to at most the snapshot's 15 distinct stacks.
+	if total != 8571 || len(refs) > 15 {
+		t.Fatalf("%d entries refer to %d stacks", total, len(refs))
+	}
+}
+
+// TestStreamingBatches reads with a small batch size and checks that every
+// batch is released and that batches respect the size.
+func TestStreamingBatches(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	in := openFile(t, dir+"multi_gpu_leak.pickle")
+	r := NewReader(in.Reader(), "multi", WithAllocator(mem), WithBatchSize(1000))
+	defer r.Release()
+	var batches, events int
+	devs := map[int32]bool{}
+	for r.Next() {
+		rec := r.RecordBatch()
+		if rec.NumRows() > 1000 {
+			t.Fatalf("batch of %d rows", rec.NumRows())
+		}
+		if r.Table() == TableEvents {
+			batches++
+			events += int(rec.NumRows())
+			d := rec.Column(EvDevice).(*array.Int32)
+			for i := 0; i < d.Len(); i++ {
+				devs[d.Value(i)] = true
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if batches < 7 || events != 3605+3544 || len(devs) != 2 {
+		t.Fatalf("%d event batches, %d events, devices %v", batches, events, devs)
+	}
+}
+
+func TestOOMEntries(t *testing.T) {
+	in := openFile(t, dir+"fragmentation_oom.pickle")
+	s, err := ReadAll(in.Reader(), "frag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	var sizes []int64
+	tr := array.NewTableReader(s.Events, 0)
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		act := rec.Column(EvAction).(*array.Dictionary)
+		dict := act.Dictionary().(*array.String)
+		free := rec.Column(EvDeviceFree).(*array.Int64)
+		addr := rec.Column(EvAddr).(*array.Uint64)
+		size := rec.Column(EvSize).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if dict.Value(act.GetValueIndex(i)) == ActionOOM {
+				if !free.IsValid(i) || addr.IsValid(i) {
+					t.Errorf("oom entry %d: device_free valid %v, addr valid %v", i, free.IsValid(i), addr.IsValid(i))
+				}
+				sizes = append(sizes, size.Value(i))
+			} else if free.IsValid(i) {
+				t.Errorf("device_free set on a %s entry", dict.Value(act.GetValueIndex(i)))
+			}
+		}
+	}
+	tr.Release()
+	// The fixture's two OOMs: 3 MiB while filling, then 512 MiB.
+	if len(sizes) != 2 || sizes[0] != 3<<20 || sizes[1] != 512<<20 {
+		t.Fatalf("oom sizes %v", sizes)
+	}
+}
+
+func TestAllocatorSettingsAndPools(t *testing.T) {
+	in := openFile(t, dir+"expandable_segments.pickle")
+	s, err := ReadAll(in.Reader(), "exp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if v, ok := s.Metadata.AllocatorSettings["expandable_segments"].(bool); !ok || !v {
+		t.Fatalf("allocator_settings.expandable_segments = %v", s.Metadata.AllocatorSettings["expandable_segments"])
+	}
+	acts := actionCounts(s.Events)
+	if acts[ActionSegmentMap] == 0 || acts[ActionSegmentUnmap] == 0 {
+		t.Fatalf("expandable segments trace without map/unmap: %v", acts)
+	}
+	tr := array.NewTableReader(s.Segments, 0)
+	defer tr.Release()
+	for tr.Next() {
+		col := tr.RecordBatch().Column(SegExpandable).(*array.Boolean)
+		for i := 0; i < col.Len(); i++ {
+			if !col.Value(i) {
+				t.Fatal("segment not marked expandable")
+			}
+		}
+	}
+
+	in = openFile(t, dir+"cuda_graph_pool.pickle")
+	g, err := ReadAll(in.Reader(), "graph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	private := 0
+	tr2 := array.NewTableReader(g.Segments, 0)
+	defer tr2.Release()
+	for tr2.Next() {
+		col := tr2.RecordBatch().Column(SegPoolID).(*array.FixedSizeList)
+		vals := col.ListValues().(*array.Int64)
+		for i := 0; i < col.Len(); i++ {
+			if col.IsValid(i) && (vals.Value(2*i) != 0 || vals.Value(2*i+1) != 0) {
+				private++
+			}
+		}
+	}
+	if private == 0 {
+		t.Fatal("no segment of the CUDA graph's private pool")
+	}
+}
+
+func TestLegacyAndNoTrace(t *testing.T) {
+	in := openFile(t, dir+"memory_snapshot_list.pickle")
+	s, err := ReadAll(in.Reader(), "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if !s.Metadata.Legacy || s.Events.NumRows() != 0 || s.Segments.NumRows() != 4 {
+		t.Fatalf("legacy %v, %d events, %d segments", s.Metadata.Legacy, s.Events.NumRows(), s.Segments.NumRows())
+	}
+	if len(s.Metadata.Warnings) == 0 || !strings.Contains(s.Metadata.Warnings[0], "no allocation trace") {
+		t.Fatalf("warnings %q", s.Metadata.Warnings)
+	}
+}
+
+// TestHistoryBlocks reads a PyTorch 2.0 style snapshot (blocks with
+// "history", entries without time_us), written here by hand from the
+// layout torch.cuda._memory_viz reads.
+func TestHistoryBlocks(t *testing.T) {
+	frame := dict("filename", str("/u/train.py"), "line", i64(7), "name", str("step"))
+	block := dict("size", i64(2<<20), "state", str("active_allocated"),
+		"history", list(dict("addr", i64(4096), "real_size", i64(1000), "frames", list(frame))))
+	seg := dict("device", i64(0), "address", i64(4096), "total_size", i64(2<<20),
+		"allocated_size", i64(2<<20), "active_size", i64(2<<20), "stream", i64(0),
+		"segment_type", str("large"), "blocks", list(block))
+	ev := dict("action", str("alloc"), "addr", i64(4096), "size", i64(2<<20), "stream", i64(0), "frames", list(frame))
+	snap := dict("segments", list(seg), "device_traces", list(list(ev)))
+	data := pickleBytes(snap)
+	s, err := ReadAll(bytes.NewReader(data), "hist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	rec := firstBatch(t, s.Blocks)
+	if got := rec.Column(BlkRequestedSize).(*array.Int64).Value(0); got != 1000 {
+		t.Errorf("requested_size from history: %d", got)
+	}
+	if got := rec.Column(BlkAddress).(*array.Uint64).Value(0); got != 4096 {
+		t.Errorf("address from the segment's start: %d", got)
+	}
+	if !rec.Column(BlkStackID).IsValid(0) {
+		t.Error("block stack from history missing")
+	}
+	ev0 := firstBatch(t, s.Events)
+	if ev0.Column(EvTimeUs).IsValid(0) {
+		t.Error("time_us should be null when absent")
+	}
+	if s.Frames.NumRows() != 1 {
+		t.Errorf("one shared frame interned %d times", s.Frames.NumRows())
+	}
+}
+
+func firstBatch(t *testing.T, tbl arrow.Table) arrow.RecordBatch {
+	tr := array.NewTableReader(tbl, 0)
+	t.Cleanup(tr.Release)
+	if !tr.Next() {
+		t.Fatal("empty table")
+	}
+	return tr.RecordBatch()
+}
+
+// A tiny protocol 2 pickle writer for hand-made snapshots.
+type pv func(*bytes.Buffer)
+
+func str(s string) pv {
+	return func(b *bytes.Buffer) {
+		b.WriteByte('X')
+		b.Write(le32(uint32(len(s))))
+		b.WriteString(s)
+	}
+}
+func i64(n int64) pv {
+	return func(b *bytes.Buffer) {
+		b.WriteByte(0x8a)
+		b.WriteByte(8)
+		for i := 0; i < 8; i++ {
+			b.WriteByte(byte(n >> (8 * i)))
+		}
+	}
+}
+func list(items ...pv) pv {
+	return func(b *bytes.Buffer) {
+		b.WriteString("](")
+		for _, it := range items {
+			it(b)
+		}
+		b.WriteByte('e')
+	}
+}
+func dict(kv ...any) pv {
+	return func(b *bytes.Buffer) {
+		b.WriteString("}(")
+		for i := 0; i < len(kv); i += 2 {
+			str(kv[i].(string))(b)
+			kv[i+1].(pv)(b)
+		}
+		b.WriteByte('u')
+	}
+}
+func le32(n uint32) []byte { return []byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)} }
+func pickleBytes(v pv) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x80\x02")
+	v(&b)
+	b.WriteByte('.')
+	return b.Bytes()
+}
+
+func TestBadInput(t *testing.T) {
+	real, err := os.ReadFile(dir + "model_reload.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd := make([]byte, 4096)
+	rand.New(rand.NewSource(1)).Read(rnd)
+	rnd[0] = 0x80
+	rnd[1] = 4
+	// A real snapshot with a STACK_GLOBAL spliced in after its PROTO and
+	// FRAME opcodes (11 bytes), and another just before its STOP.
+	const code = "\x8c\x02os\x8c\x06system\x93"
+	evil := append(append(append([]byte{}, real[:11]...), code...), real[11:]...)
+	evilEnd := append(append(append([]byte{}, real[:len(real)-1]...), code...), '.')
+	cases := []struct {
+		name, want string
+		data       []byte
+		is         error
+	}{
+		{"empty", "empty input", nil, pickle.ErrTruncated},
+		{"truncated", "input ends", real[:len(real)/2], pickle.ErrTruncated},
+		{"random", "byte offset", rnd, nil},
+		{"code opcode", "byte offset 23: refusing pickle opcode STACK_GLOBAL", evil, pickle.ErrCodeOpcode},
+		{"code opcode at end", "refusing pickle opcode STACK_GLOBAL", evilEnd, pickle.ErrCodeOpcode},
+		{"not a snapshot", "not a PyTorch memory snapshot", pickleBytes(dict("weights", list(i64(1)))), parse.ErrNotMine},
+		{"list of ints", "segments[0] is a int", pickleBytes(list(i64(1))), nil},
+		{"bad entry", "device_traces[0][0] is a str", pickleBytes(dict("segments", list(), "device_traces", list(list(str("x"))))), nil},
+		{"bad size", "\"size\" is \"big\", want an int", pickleBytes(dict("segments", list(), "device_traces", list(list(dict("action", str("alloc"), "size", str("big")))))), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			_, err := ReadAll(bytes.NewReader(c.data), "bad.pickle", WithAllocator(mem))
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("want *parse.Error, got %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "bad.pickle: byte offset ") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q lacks %q", err, c.want)
+			}
+			if c.is != nil && !errors.Is(err, c.is) {
+				t.Fatalf("error %q is not %v", err, c.is)
+			}
+		})
+	}
+}
+
+// TestTruncatedEverywhere cuts a real snapshot at many offsets: each cut is
+// an error naming an offset within the data, never a panic or a result.
+func TestTruncatedEverywhere(t *testing.T) {
+	real, err := os.ReadFile(dir + "oom_observer.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(real); n += 97 {
+		_, err := ReadAll(bytes.NewReader(real[:n]), "cut")
+		var pe *parse.Error
+		if !errors.As(err, &pe) || pe.Offset > int64(n) {
+			t.Fatalf("cut at %d: %v", n, err)
+		}
+	}
+}
+
+func TestGzipTransparent(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	raw, _ := os.ReadFile(dir + "model_reload.pickle")
+	zw.Write(raw)
+	zw.Close()
+	tmp := filepath.Join(t.TempDir(), "snapshot.bin") // the name says nothing
+	os.WriteFile(tmp, buf.Bytes(), 0o644)
+	in := openFile(t, tmp)
+	if !in.Gzip {
+		t.Fatal("gzip not recognised by its magic bytes")
+	}
+	s, err := ReadAll(in.Reader(), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if s.Events.NumRows() != 194 {
+		t.Fatalf("%d events", s.Events.NumRows())
+	}
+	// A truncated gzip stream is an error, not a short snapshot.
+	os.WriteFile(tmp, buf.Bytes()[:buf.Len()/2], 0o644)
+	in2 := openFile(t, tmp)
+	if _, err := ReadAll(in2.Reader(), tmp); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Fatalf("truncated gzip: %v", err)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	yes := [][]byte{[]byte("\x80\x04\x95"), []byte("\x80\x02}q\x00"), []byte("(dp0\nS'segments'\n")}
+	no := [][]byte{nil, []byte("{\"a\":1}"), []byte("========= COMPUTE-SANITIZER"), []byte("\x80\x09\x00"), []byte("(lp0\nI1\n")}
+	for _, h := range yes {
+		if !Sniff(h) {
+			t.Errorf("Sniff(%q) = false", h)
+		}
+	}
+	for _, h := range no {
+		if Sniff(h) {
+			t.Errorf("Sniff(%q) = true", h)
+		}
+	}
+}
+
+var _ = io.EOF
+var _ = sort.Strings
