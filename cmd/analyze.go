@@ -189,7 +189,10 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 
 // analyzeSnapshot streams a snapshot through the leak analyzer.
 func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
-	r := pytorch.NewReader(in.Reader(), in.Name)
+	// Batches are released as soon as they are analysed: their buffers
+	// serve the next ones.
+	mem := parse.NewRecyclingAllocator(64 << 20)
+	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
 	defer r.Release()
 	a := analyze.NewLeakAnalyzer(lopt)
 	for r.Next() {

@@ -84,7 +84,9 @@ type Handler interface {
 	// (APPEND, APPENDS, LIST). Returning consume=true keeps the item out of
 	// the list; later memo references to a consumed container yield a Ref
 	// with the container's tag and id -1, unless the Handler called
-	// Decoder.Replace. A non-nil error stops decoding.
+	// Decoder.Replace. The decoder may reuse a consumed container once
+	// Append returns, so a Handler must not keep it (containers inside it
+	// are not reused). A non-nil error stops decoding.
 	Append(list *Container, index int64, item Value) (consume bool, err error)
 }
 
@@ -109,6 +111,8 @@ type Decoder struct {
 	vals    []Value          // slot 0 unused, slot 1 the consumed marker
 	free    []uint32
 
+	pool []*Container // consumed containers nothing else refers to, for reuse
+
 	proto  int
 	op     int64 // offset of the opcode being run
 	curOp  byte  // the opcode being run
@@ -118,6 +122,12 @@ type Decoder struct {
 }
 
 const consumedSlot = 1
+
+// Bounds of the pool of reusable containers.
+const (
+	maxPool        = 4096
+	maxPooledItems = 256
+)
 
 // NewDecoder returns a Decoder reading from r. name is the input's name for
 // error messages; h may be nil.
@@ -149,7 +159,7 @@ func (d *Decoder) Replace(c *Container, v Value) {
 	if c.memo == 0 {
 		return
 	}
-	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].c == c {
+	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
 		d.vals[slot] = v
 	}
 }
@@ -185,7 +195,54 @@ func (d *Decoder) Run() (done bool, err error) {
 		return true, nil
 	}
 	d.pause = false
+	s := &d.src
 	for !d.pause {
+		// The opcodes that make up most of a large pickle (memo gets,
+		// small ints, MARK, MEMOIZE) run here when their argument is
+		// already buffered; everything else, and every check, in step.
+		if s.end-s.pos >= 5 {
+			var err error
+			d.op = s.base + int64(s.pos)
+			switch op := s.buf[s.pos]; op {
+			case opBINGET:
+				d.curOp = op
+				err = d.get(int64(s.buf[s.pos+1]))
+				s.pos += 2
+			case opLONG_BINGET:
+				d.curOp = op
+				err = d.get(int64(binary.LittleEndian.Uint32(s.buf[s.pos+1:])))
+				s.pos += 5
+			case opBININT1:
+				err = d.push(Value{kind: Int, n: int64(s.buf[s.pos+1])})
+				s.pos += 2
+			case opBININT:
+				err = d.push(Value{kind: Int, n: int64(int32(binary.LittleEndian.Uint32(s.buf[s.pos+1:])))})
+				s.pos += 5
+			case opMARK:
+				if len(d.marks) < d.lim.MaxStack {
+					d.marks = append(d.marks, len(d.stack))
+					s.pos++
+					continue
+				}
+				err = d.step()
+			case opMEMOIZE:
+				if n := len(d.stack); n > d.floor() {
+					s.pos++
+					err = d.put(int64(len(d.memoIdx)), d.stack[n-1])
+					break
+				}
+				err = d.step()
+			default:
+				err = d.step()
+			}
+			if err != nil {
+				return false, err
+			}
+			if d.done {
+				return true, nil
+			}
+			continue
+		}
 		if err := d.step(); err != nil {
 			return false, err
 		}
@@ -305,7 +362,7 @@ func (d *Decoder) step() error {
 		}
 		return d.get(int64(binary.LittleEndian.Uint32(b)))
 	case opMEMOIZE:
-		if len(d.stack) == 0 || d.stack[len(d.stack)-1].kind == mark {
+		if len(d.stack) <= d.floor() {
 			return d.Errorf("MEMOIZE with an empty stack")
 		}
 		return d.put(int64(len(d.memoIdx)), d.stack[len(d.stack)-1])
@@ -447,7 +504,7 @@ func (d *Decoder) step() error {
 			if err := d.pushContainer(List, nil); err != nil {
 				return err
 			}
-			l := d.stack[len(d.stack)-1].c
+			l := d.stack[len(d.stack)-1].cont()
 			for _, it := range items {
 				if err := d.appendTo(l, it); err != nil {
 					return err
@@ -477,7 +534,11 @@ func (d *Decoder) step() error {
 		if len(d.stack) <= d.floor() {
 			return d.Errorf("DUP with an empty stack")
 		}
-		return d.push(d.stack[len(d.stack)-1])
+		top := d.stack[len(d.stack)-1]
+		if c := top.cont(); c != nil {
+			c.shared = true
+		}
+		return d.push(top)
 	case opPROTO:
 		b, err := d.fixed(1)
 		if err != nil {
@@ -535,12 +596,21 @@ func (d *Decoder) push(v Value) error {
 }
 
 func (d *Decoder) pushContainer(k Kind, items []Value) error {
-	c := &Container{Kind: k, Items: items, Offset: d.op, n: int64(len(items))}
+	var c *Container
+	if n := len(d.pool); n > 0 && items == nil {
+		// Reuse a consumed container and its item storage: a stream of a
+		// million records then allocates almost nothing per record.
+		c = d.pool[n-1]
+		d.pool = d.pool[:n-1]
+		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
+	} else {
+		c = &Container{Kind: k, Items: items, Offset: d.op, n: int64(len(items))}
+	}
 	if d.h != nil {
 		parent, key, index := d.parentAt(len(d.stack))
 		d.h.Tag(c, parent, key, index)
 	}
-	return d.push(Value{kind: k, c: c})
+	return d.push(containerValue(k, c))
 }
 
 // parentAt guesses which container a value at stack index p will be stored
@@ -553,13 +623,14 @@ func (d *Decoder) parentAt(p int) (parent *Container, key Value, index int64) {
 	if len(d.marks) > 0 {
 		m := d.marks[len(d.marks)-1]
 		if m >= 1 && m <= p {
-			if under := d.stack[m-1]; under.c != nil {
+			if under := d.stack[m-1]; under.cont() != nil {
+				uc := under.cont()
 				switch under.kind {
 				case List, Set:
-					return under.c, Value{}, under.c.n + int64(p-m)
+					return uc, Value{}, uc.n + int64(p-m)
 				case Dict:
 					if (p-m)%2 == 1 {
-						return under.c, d.stack[p-1], 0
+						return uc, d.stack[p-1], 0
 					}
 					// A key position: containers are not keys, so this
 					// is most likely an element of a list just below
@@ -569,11 +640,11 @@ func (d *Decoder) parentAt(p int) (parent *Container, key Value, index int64) {
 		}
 	}
 	if p >= 1 && d.stack[p-1].kind == List {
-		c := d.stack[p-1].c
+		c := d.stack[p-1].cont()
 		return c, Value{}, c.n
 	}
 	if p >= 2 && d.stack[p-2].kind == Dict {
-		return d.stack[p-2].c, d.stack[p-1], 0
+		return d.stack[p-2].cont(), d.stack[p-1], 0
 	}
 	return nil, Value{}, 0
 }
@@ -602,7 +673,7 @@ func (d *Decoder) target(op byte, m int, want Kind) (*Container, error) {
 	if t.kind != want {
 		return nil, d.Errorf("%s on a %s; only a %s is supported", opName(op), t.kind, want)
 	}
-	return t.c, nil
+	return t.cont(), nil
 }
 
 func (d *Decoder) appendTo(l *Container, item Value) error {
@@ -614,14 +685,21 @@ func (d *Decoder) appendTo(l *Container, item Value) error {
 		}
 		if consume {
 			l.n++
-			if c := item.c; c != nil {
+			if c := item.cont(); c != nil {
 				c.consumed = true
 				if c.memo != 0 {
-					if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].c == c {
+					if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
 						d.setMemoSlot(c.memo-1, consumedSlot)
 						d.vals[slot] = Value{}
 						d.free = append(d.free, slot)
 					}
+				}
+				// Nothing but the stack and the memo ever referred to an
+				// unshared container, and neither does now.
+				if !c.shared && len(d.pool) < maxPool && cap(c.Items) <= maxPooledItems {
+					clear(c.Items)
+					c.Items = c.Items[:0]
+					d.pool = append(d.pool, c)
 				}
 			}
 			return nil
@@ -645,7 +723,7 @@ func (d *Decoder) appendOp() error {
 		return d.Errorf("APPEND on a %s; only a list is supported", t.kind)
 	}
 	d.stack = d.stack[:len(d.stack)-1]
-	return d.appendTo(t.c, item)
+	return d.appendTo(t.cont(), item)
 }
 
 func (d *Decoder) appendsOp() error {
@@ -662,7 +740,8 @@ func (d *Decoder) appendsOp() error {
 			return err
 		}
 	}
-	clear(d.stack[m:])
+	// Popped slots are not cleared: the next pushes overwrite them, and
+	// what they still point to is bounded by the stack's high-water mark.
 	d.stack = d.stack[:m]
 	d.marks = d.marks[:len(d.marks)-1]
 	return nil
@@ -677,7 +756,7 @@ func (d *Decoder) setItemOp() error {
 	if t.kind != Dict {
 		return d.Errorf("SETITEM on a %s; only a dict is supported", t.kind)
 	}
-	if err := d.addPairs(t.c, d.stack[n-2:n]); err != nil {
+	if err := d.addPairs(t.cont(), d.stack[n-2:n]); err != nil {
 		return err
 	}
 	clear(d.stack[n-2:])
@@ -700,7 +779,6 @@ func (d *Decoder) setItemsOp() error {
 	if err := d.addPairs(t, d.stack[m:]); err != nil {
 		return err
 	}
-	clear(d.stack[m:])
 	d.stack = d.stack[:m]
 	d.marks = d.marks[:len(d.marks)-1]
 	return nil
@@ -778,8 +856,8 @@ func (d *Decoder) put(i int64, v Value) error {
 	}
 	if old := d.memoSlot(i); old > consumedSlot {
 		d.vals[old] = v
-		if v.c != nil {
-			v.c.memo = i + 1
+		if c := v.cont(); c != nil {
+			c.memo = i + 1
 		}
 		return nil
 	}
@@ -796,8 +874,8 @@ func (d *Decoder) put(i int64, v Value) error {
 		d.vals = append(d.vals, v)
 	}
 	d.setMemoSlot(i, slot)
-	if v.c != nil {
-		v.c.memo = i + 1
+	if c := v.cont(); c != nil {
+		c.memo = i + 1
 	}
 	return nil
 }
@@ -811,8 +889,11 @@ func (d *Decoder) get(i int64) error {
 		return d.push(Value{kind: Ref, n: -1})
 	}
 	v := d.vals[slot]
-	if v.c != nil && v.c.consumed {
-		return d.push(Value{kind: Ref, tag: v.c.Tag, n: -1})
+	if c := v.cont(); c != nil {
+		if c.consumed {
+			return d.push(Value{kind: Ref, tag: c.Tag, n: -1})
+		}
+		c.shared = true
 	}
 	return d.push(v)
 }
@@ -875,11 +956,11 @@ func (d *Decoder) readStr(op byte, n int64) error {
 	}
 	switch op {
 	case opSHORT_BINBYTES, opBINBYTES, opBINBYTES8, opBYTEARRAY8:
-		return d.push(Value{kind: Bytes, s: string(b)})
+		return d.push(strValue(Bytes, string(b)))
 	case opBINSTRING, opSHORT_BINSTRING:
-		return d.push(Value{kind: Str, s: latin1(b)})
+		return d.push(strValue(Str, latin1(b)))
 	}
-	return d.push(Value{kind: Str, s: string(b)})
+	return d.push(strValue(Str, string(b)))
 }
 
 func (d *Decoder) readLong(n int64) error {
@@ -924,7 +1005,7 @@ func bigValue(x *big.Int) Value {
 	case x.IsUint64():
 		return Value{kind: Uint, n: int64(x.Uint64())}
 	}
-	return Value{kind: BigInt, s: x.String()}
+	return strValue(BigInt, x.String())
 }
 
 func latin1(b []byte) string {
@@ -976,13 +1057,13 @@ func (d *Decoder) textOp(op byte) error {
 		if err != nil {
 			return d.Errorf("STRING: %v", err)
 		}
-		return d.push(Value{kind: Str, s: s})
+		return d.push(strValue(Str, s))
 	case opUNICODE:
 		s, err := rawUnicodeEscape(line)
 		if err != nil {
 			return d.Errorf("UNICODE: %v", err)
 		}
-		return d.push(Value{kind: Str, s: s})
+		return d.push(strValue(Str, s))
 	case opGET, opPUT:
 		i, err := strconv.ParseInt(line, 10, 64)
 		if err != nil || i < 0 {

@@ -55,7 +55,7 @@ func canon(v Value) any {
 		s, _ := v.Str()
 		return map[string]any{"str": s}
 	case Bytes:
-		return map[string]any{"bytes": hex.EncodeToString([]byte(v.s))}
+		return map[string]any{"bytes": hex.EncodeToString([]byte(v.str()))}
 	case List, Tuple, Set, FrozenSet:
 		items := []any{}
 		for _, it := range v.Container().Items {

@@ -53,7 +53,7 @@ func (s *blockBuilders) init(b *array.RecordBuilder) {
 type eventBuilders struct {
 	device                   *array.Int32Builder
 	seq, timeUs              *array.Int64Builder
-	action                   *array.BinaryDictionaryBuilder
+	action                   dictColumn
 	addr                     *array.Uint64Builder
 	size, stream, deviceFree *array.Int64Builder
 	stack                    *array.Int32Builder
@@ -63,7 +63,7 @@ func (s *eventBuilders) init(b *array.RecordBuilder) {
 	s.device = b.Field(EvDevice).(*array.Int32Builder)
 	s.seq = b.Field(EvSeq).(*array.Int64Builder)
 	s.timeUs = b.Field(EvTimeUs).(*array.Int64Builder)
-	s.action = b.Field(EvAction).(*array.BinaryDictionaryBuilder)
+	s.action = dictColumn{b: b.Field(EvAction).(*array.BinaryDictionaryBuilder), index: map[string]int{}}
 	s.addr = b.Field(EvAddr).(*array.Uint64Builder)
 	s.size = b.Field(EvSize).(*array.Int64Builder)
 	s.stream = b.Field(EvStream).(*array.Int64Builder)
@@ -92,4 +92,41 @@ func (s *stackBuilders) init(b *array.RecordBuilder) {
 	s.id = b.Field(StID).(*array.Int32Builder)
 	s.depth = b.Field(StDepth).(*array.Int32Builder)
 	s.frame = b.Field(StFrameID).(*array.Int32Builder)
+}
+
+// dictColumn appends strings to a dictionary column by index: a string
+// seen before costs a map lookup, not a hash-table insert and a copy. The
+// builder's dictionary persists across batches, so an index stays valid.
+// Indices wait in pending until flush, which must run before the batch is
+// built.
+type dictColumn struct {
+	b       *array.BinaryDictionaryBuilder
+	index   map[string]int
+	pending []int
+}
+
+// maxDictIndex bounds the strings remembered; more distinct ones (only a
+// hand-made file has them) go through the builder directly.
+const maxDictIndex = 1024
+
+func (d *dictColumn) append(s string) error {
+	if i, ok := d.index[s]; ok {
+		d.pending = append(d.pending, i)
+		return nil
+	}
+	d.flush()
+	if err := d.b.AppendString(s); err != nil {
+		return err
+	}
+	if len(d.index) < maxDictIndex {
+		d.index[s] = d.b.GetValueIndex(d.b.Len() - 1)
+	}
+	return nil
+}
+
+func (d *dictColumn) flush() {
+	if len(d.pending) > 0 {
+		d.b.AppendIndices(d.pending, nil)
+		d.pending = d.pending[:0]
+	}
 }

@@ -149,6 +149,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd.ev.init(rd.b[TableEvents])
 	rd.fr.init(rd.b[TableFrames])
 	rd.st.init(rd.b[TableStacks])
+	rd.b[TableEvents].Reserve(o.batchSize)
 	rd.dec = pickle.NewDecoder(r, name, rd, o.limits)
 	return rd
 }
@@ -229,7 +230,15 @@ func (r *Reader) flush(t Table) {
 	if b == nil || b.Field(0).Len() == 0 {
 		return
 	}
+	if t == TableEvents {
+		r.ev.action.flush()
+	}
 	r.ready = append(r.ready, batch{t, b.NewRecordBatch()})
+	if t == TableEvents {
+		// Trace entries come by the million: size the next batch at once
+		// rather than letting each column double its way up.
+		b.Reserve(r.opt.batchSize)
+	}
 }
 
 func (r *Reader) maybeFlush(t Table) {
@@ -583,30 +592,36 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	if !hasAction {
 		return r.errAt(c.Offset, "trace entry %d of device %d has no str \"action\"", seq, dev)
 	}
+	// The events columns hold a whole batch (reserved at each flush), so
+	// rows are appended without capacity checks.
 	b := &r.ev
-	b.device.Append(dev)
-	b.seq.Append(seq)
+	b.device.UnsafeAppend(dev)
+	b.seq.UnsafeAppend(seq)
 	if hasTime {
-		b.timeUs.Append(timeUs)
+		b.timeUs.UnsafeAppend(timeUs)
 		r.meta.TimedEntries++
 	} else {
-		b.timeUs.AppendNull()
+		b.timeUs.UnsafeAppendBoolToBitmap(false)
 	}
-	if err := b.action.AppendString(action); err != nil {
+	if err := b.action.append(action); err != nil {
 		return err
 	}
 	if hasAddr {
-		b.addr.Append(addr)
+		b.addr.UnsafeAppend(addr)
 	} else {
-		b.addr.AppendNull()
+		b.addr.UnsafeAppendBoolToBitmap(false)
 	}
-	b.size.Append(size)
-	b.stream.Append(stream)
-	appendStack(b.stack, stack)
-	if hasFree {
-		b.deviceFree.Append(devFree)
+	b.size.UnsafeAppend(size)
+	b.stream.UnsafeAppend(stream)
+	if stack >= 0 {
+		b.stack.UnsafeAppend(stack)
 	} else {
-		b.deviceFree.AppendNull()
+		b.stack.UnsafeAppendBoolToBitmap(false)
+	}
+	if hasFree {
+		b.deviceFree.UnsafeAppend(devFree)
+	} else {
+		b.deviceFree.UnsafeAppendBoolToBitmap(false)
 	}
 	r.maybeFlush(TableEvents)
 	return nil

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchSnapshot is the 1,000,000-entry snapshot `make bench-data` writes
+// with bench/scale_snapshot.py; GPULEAK_BENCH_SNAPSHOT overrides the path.
+func benchSnapshot(b *testing.B) (string, int64) {
+	path := os.Getenv("GPULEAK_BENCH_SNAPSHOT")
+	if path == "" {
+		path = "../.bench/snapshot_1m.pickle"
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("%v: run `make bench-data` first", err)
+	}
+	return path, st.Size()
+}
+
+// BenchmarkAnalyzeSnapshot1M runs `gpuleak analyze --format json` on the
+// million-entry snapshot in process (parse, analyze and report), and, as
+// the baseline of the same run, CPython's pickle.load of the same file in a
+// child process (its interpreter start-up, about 20 ms, included). MB/s is
+// of the file's size; cpu-s/op is user+system CPU time (of this process,
+// or of the child); peak-MiB is the peak of the memory the Go runtime holds
+// (in process) or the child's maximum resident set size (CPython).
+func BenchmarkAnalyzeSnapshot1M(b *testing.B) {
+	path, size := benchSnapshot(b)
+	b.Run("gpuleak", func(b *testing.B) {
+		b.SetBytes(size)
+		peak := startHeapSampler()
+		defer peak.stop()
+		cpu0 := cpuSeconds(syscall.RUSAGE_SELF)
+		for i := 0; i < b.N; i++ {
+			ios := &IOStreams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard}
+			if code := Main([]string{"analyze", "--format", "json", path}, ios, "bench"); code != ExitOK {
+				b.Fatalf("exit %d", code)
+			}
+		}
+		b.ReportMetric((cpuSeconds(syscall.RUSAGE_SELF)-cpu0)/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(peak.stop())/(1<<20), "peak-MiB")
+	})
+	b.Run("python-pickle.load", func(b *testing.B) {
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			b.Skip("no python3")
+		}
+		b.SetBytes(size)
+		var maxRSS int64
+		var cpu float64
+		for i := 0; i < b.N; i++ {
+			cmd := exec.CommandContext(context.Background(), py, "-c", "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))", path)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				maxRSS = max(maxRSS, ru.Maxrss) // KiB on Linux
+				cpu += tvSeconds(ru.Utime) + tvSeconds(ru.Stime)
+			}
+		}
+		b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(maxRSS)/1024, "peak-MiB")
+	})
+}
+
+// cpuSeconds is the user and system CPU time of who (RUSAGE_SELF), in
+// seconds: on a shared machine it varies less than wall time.
+func cpuSeconds(who int) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return tvSeconds(ru.Utime) + tvSeconds(ru.Stime)
+}
+
+func tvSeconds(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+
+// heapSampler records the peak of the Go heap (live and not yet swept
+// objects) and of all memory the Go runtime maps, sampled every millisecond.
+type heapSampler struct {
+	peak atomic.Uint64
+	done chan struct{}
+	wait chan struct{}
+}
+
+func startHeapSampler() *heapSampler {
+	runtime.GC()
+	s := &heapSampler{done: make(chan struct{}), wait: make(chan struct{})}
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	go func() {
+		defer close(s.wait)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(samples)
+			// Mapped memory less what was returned to the OS: near RSS.
+			used := samples[0].Value.Uint64() - samples[1].Value.Uint64()
+			if used > s.peak.Load() {
+				s.peak.Store(used)
+			}
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *heapSampler) stop() uint64 {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+		<-s.wait
+	}
+	return s.peak.Load()
+}
