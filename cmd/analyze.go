@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -201,9 +200,6 @@ func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (
 		}
 	}
 	if err := r.Err(); err != nil {
-		if errors.Is(err, parse.ErrNotMine) {
-			return report.Input{}, nil, err
-		}
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()

@@ -3,7 +3,6 @@ package pytorch
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -829,7 +828,3 @@ func Sniff(head []byte) bool {
 	}
 	return false
 }
-
-// IsNotSnapshot reports whether err says the input is a pickle but not a
-// memory snapshot.
-func IsNotSnapshot(err error) bool { return errors.Is(err, parse.ErrNotMine) }

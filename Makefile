@@ -1,0 +1,43 @@
+# gpuleak: make build | test | demo | bench | fuzz | lint
+GO       ?= go
+BIN      := bin/gpuleak
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+FUZZTIME ?= 60s
+BENCHSNAP := .bench/snapshot_1m.pickle
+
+.PHONY: build test demo bench bench-data fuzz lint clean
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
+
+# The whole test suite (also what CI runs).
+test:
+	$(GO) test ./...
+
+# Analyse a real leaking training run shipped in testdata/.
+demo: build
+	./$(BIN) analyze testdata/pytorch/leak_train_loop.pickle
+
+# The million-entry snapshot the benchmarks read (not committed; needs python3).
+bench-data: $(BENCHSNAP)
+$(BENCHSNAP): bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle
+	mkdir -p .bench
+	python3 bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle $@ --entries 1000000
+
+# Benchmarks, five runs each, against CPython's pickle.load of the same file.
+bench: bench-data
+	$(GO) test -run '^$$' -bench . -benchtime 3x -count 5 ./... | tee .bench/bench.txt
+
+# Each fuzz target for FUZZTIME (make fuzz FUZZTIME=10m).
+fuzz:
+	@set -e; for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -h '^func Fuzz' $$t/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+	    echo "== $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$t; \
+	  done; done
+
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin .bench

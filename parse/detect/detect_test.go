@@ -1,0 +1,35 @@
+package detect
+
+import (
+	"testing"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+func TestDetect(t *testing.T) {
+	cases := map[string]parse.Format{
+		"../../testdata/pytorch/leak_train_loop.pickle":           parse.FormatPyTorchSnapshot,
+		"../../testdata/pytorch/repickled/model_reload.p0.pickle": parse.FormatPyTorchSnapshot,
+		"../../testdata/pytorch/repickled/model_reload.p1.pickle": parse.FormatPyTorchSnapshot,
+		"../../testdata/pytorch/protocol5.pickle.gz":              parse.FormatPyTorchSnapshot, // after parse.Open removes gzip
+		"../../testdata/pytorch/oom_error.txt":                    parse.FormatUnknown,
+		"../../testdata/README.md":                                parse.FormatUnknown,
+	}
+	for path, want := range cases {
+		in, err := parse.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := in.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Detect(head); got != want {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
+		in.Close()
+	}
+	if Detect(nil) != parse.FormatUnknown {
+		t.Error("empty input recognised")
+	}
+}
