@@ -117,8 +117,8 @@ left out: kind=leak|retained|api|memory-access|race|... (the finding or error
 kind), function=REGEXP (some frame's function, demangled), module=REGEXP (some
 frame's shared object or executable), file=REGEXP (some frame's source file),
 message=REGEXP (the record's first line), allocator=device|async|pinned|managed,
-and name=LABEL to name the rule in counts. Quote a value with spaces in double
-quotes (Go syntax). Example:
+and name=LABEL to name the rule in counts. Put a value with spaces in double quotes
+(\" for a quote; other backslashes are kept for the regexp). Example:
   kind=leak module=libcublas function=^cublasCreate name=cublas-handle`
 
 // ParseSuppressions parses a suppressions file (SuppressionsHelp). name
@@ -190,14 +190,21 @@ func splitFields(line string) ([]string, error) {
 		}
 		end := strings.IndexAny(line, " \t")
 		if q := strings.IndexByte(line, '"'); q >= 0 && (end < 0 || q < end) {
-			rest := line[q:]
-			prefix, err := strconv.QuotedPrefix(rest)
-			if err != nil {
-				return nil, fmt.Errorf("bad quoted value in %q", line)
+			// A quoted value runs to the next unescaped quote; \" is a
+			// quote, other backslashes stay (they are regexp escapes).
+			var v strings.Builder
+			i := q + 1
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && line[i+1] == '"' {
+					i++
+				}
+				v.WriteByte(line[i])
 			}
-			v, _ := strconv.Unquote(prefix)
-			out = append(out, line[:q]+v)
-			line = rest[len(prefix):]
+			if i >= len(line) {
+				return nil, fmt.Errorf("unterminated quoted value in %q", line)
+			}
+			out = append(out, line[:q]+v.String())
+			line = line[i+1:]
 			continue
 		}
 		if end < 0 {
@@ -508,7 +515,10 @@ cut:
 			}
 		}
 	}
-	return strings.TrimLeft(name[last+1:], "*&")
+	if short := strings.TrimLeft(name[last+1:], "*&"); short != "" {
+		return short
+	}
+	return name
 }
 
 // baseName drops namespaces and template arguments: "ns::f<int>" -> "f".
@@ -564,7 +574,8 @@ func (a *SanitizerAnalyzer) visible(f sFrame) bool {
 	if f.short == "" || f.runtime() {
 		return false
 	}
-	return !a.opt.Filter.Hidden(Frame{Filename: f.file, Line: f.line, Name: f.full})
+	return !a.opt.Filter.Hidden(Frame{Filename: f.file, Line: f.line, Name: f.full}) &&
+		!a.opt.Filter.Hidden(Frame{Filename: f.file, Line: f.line, Name: f.short})
 }
 
 func isLibraryFrame(f sFrame) bool {

@@ -41,11 +41,8 @@ var (
 	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
 	addrLineRe = regexp.MustCompile(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
 
-	legacyFrameRe  = regexp.MustCompile(`^(\S.*?) \((.+) \+ (0x[0-9a-fA-F]+)\) \[(0x[0-9a-fA-F]+)\]$`)
-	bracketFrameRe = regexp.MustCompile(`^(.*?)\s*\[(0x[0-9a-fA-F]+)\](?: in (.*))?$`)
-	fileLineRe     = regexp.MustCompile(`^(.+):(\d+)$`)
-	funcOffsetRe   = regexp.MustCompile(`^(.*)\+(0x[0-9a-fA-F]+)$`)
-	legacyAtRe     = regexp.MustCompile(`^(.+?):(\d+):(.+)$`)
+	funcOffsetRe = regexp.MustCompile(`^(.*)\+(0x[0-9a-fA-F]+)$`)
+	legacyAtRe   = regexp.MustCompile(`^(.+?):(\d+):(.+)$`)
 )
 
 // textSource reads records from a text log.
@@ -55,6 +52,7 @@ type textSource struct {
 	br   *bufio.Reader
 	line int64
 	eof  bool
+	cut  bool // the line just read has no line ending: the input ends in it
 
 	// The prefix: core is its last word ("========="), base the spaces
 	// after it on a top-level line, lead whether text may precede it.
@@ -103,6 +101,7 @@ func (s *textSource) readLine() (string, bool, error) {
 			return "", false, nil
 		}
 		s.line++
+		s.cut = !bytes.HasSuffix(s.scratch, []byte("\n"))
 		b := bytes.TrimRight(s.scratch, "\r\n")
 		return string(b), true, nil
 	}
@@ -130,6 +129,13 @@ func (s *textSource) next() (*record, error) {
 			continue
 		}
 		if err := s.handle(text); err != nil {
+			var pe *parse.Error
+			if s.cut && errors.As(err, &pe) {
+				// The last line of a log cut short (a job killed, a
+				// log truncated): what came before stands.
+				s.rd.warnOnce("cut", fmt.Sprintf("line %d: the log ends in the middle of a line, which was skipped: %s", s.line, pe.Msg))
+				continue
+			}
 			return nil, err
 		}
 	}
@@ -457,35 +463,43 @@ func (s *textSource) detail(c string) error {
 }
 
 // hostFrame parses the text after "Host Frame:" in any of its layouts.
+// (Hand-written rather than regular expressions: frames are most of a
+// log's lines.)
 func (s *textSource) hostFrame(t string) (frame, error) {
 	f := frame{kind: FrameHost}
-	if m := legacyFrameRe.FindStringSubmatch(t); m != nil {
-		off, err := s.hex(m[3])
-		if err != nil {
-			return f, err
+	if i := strings.LastIndex(t, "[0x"); i >= 0 {
+		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(t[i+3:i+j]) {
+			rest := t[i+j+1:]
+			if rest == "" || strings.HasPrefix(rest, " in ") {
+				pc, err := s.hex(t[i+1 : i+j])
+				if err != nil {
+					return f, err
+				}
+				f.pc, f.hasPC = pc, true
+				head := strings.TrimSpace(t[:i])
+				if rest == "" {
+					// Legacy: "MODULE (FUNC + 0xOFF)".
+					open, plus := strings.Index(head, " ("), strings.LastIndex(head, " + 0x")
+					if strings.HasSuffix(head, ")") && open > 0 && plus > open && isHex(head[plus+5:len(head)-1]) {
+						off, err := s.hex(head[plus+3 : len(head)-1])
+						if err != nil {
+							return f, err
+						}
+						f.module, f.function, f.offset, f.hasOffset = head[:open], head[open+2:plus], off, true
+						s.sawLegacy = true
+						return f, nil
+					}
+				}
+				if err := s.funcFileLine(&f, head); err != nil {
+					return f, err
+				}
+				f.module = strings.TrimSpace(strings.TrimPrefix(rest, " in "))
+				if f.module == "" && f.file == "" {
+					f.tentative = true
+				}
+				return f, nil
+			}
 		}
-		pc, err := s.hex(m[4])
-		if err != nil {
-			return f, err
-		}
-		f.module, f.function, f.offset, f.hasOffset, f.pc, f.hasPC = m[1], m[2], off, true, pc, true
-		s.sawLegacy = true
-		return f, nil
-	}
-	if m := bracketFrameRe.FindStringSubmatch(t); m != nil {
-		pc, err := s.hex(m[2])
-		if err != nil {
-			return f, err
-		}
-		f.pc, f.hasPC = pc, true
-		if err := s.funcFileLine(&f, m[1]); err != nil {
-			return f, err
-		}
-		f.module = strings.TrimSpace(m[3])
-		if f.module == "" && f.file == "" {
-			f.tentative = true
-		}
-		return f, nil
 	}
 	if err := s.funcFileLine(&f, t); err != nil {
 		return f, err
@@ -496,18 +510,44 @@ func (s *textSource) hostFrame(t string) (frame, error) {
 	return f, nil
 }
 
+func isHex(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // funcFileLine splits "func in file:line" (either part may be missing).
 func (s *textSource) funcFileLine(f *frame, t string) error {
 	t = strings.TrimSpace(t)
 	padded := " " + t
 	if i := strings.LastIndex(padded, " in "); i >= 0 {
-		if m := fileLineRe.FindStringSubmatch(padded[i+4:]); m != nil {
-			line, err := s.count(m[2])
+		loc := padded[i+4:]
+		if c := strings.LastIndexByte(loc, ':'); c > 0 && isDigits(loc[c+1:]) {
+			line, err := s.count(loc[c+1:])
 			if err != nil {
 				return err
 			}
 			f.function = strings.TrimSpace(padded[:i])
-			f.file, f.line = m[1], line
+			f.file, f.line = loc[:c], line
 			return nil
 		}
 	}

@@ -14,6 +14,9 @@ import (
 // xmlRoot is the root element of compute-sanitizer's XML output.
 const xmlRoot = "ComputeSanitizerOutput"
 
+// errEncoding is returned for an XML encoding other than UTF-8.
+var errEncoding = errors.New("unsupported encoding")
+
 // xmlSource reads records from compute-sanitizer --xml output.
 type xmlSource struct {
 	name    string
@@ -30,7 +33,7 @@ func newXMLSource(r io.Reader, name string) *xmlSource {
 		case "utf-8", "utf8", "us-ascii", "ascii":
 			return in, nil
 		}
-		return nil, fmt.Errorf("unsupported encoding %q", charset)
+		return nil, fmt.Errorf("%w %q (compute-sanitizer writes UTF-8)", errEncoding, charset)
 	}
 	return &xmlSource{name: name, dec: dec, ru: &run{tool: ToolComputeSanitizer, processes: 1}}
 }
@@ -112,8 +115,13 @@ func (s *xmlSource) next() (*record, error) {
 			return nil, nil
 		}
 		if err != nil {
-			if !s.started {
+			switch {
+			case errors.Is(err, errEncoding):
+				return nil, s.errAt(s.dec.InputOffset(), err, "XML declaration")
+			case !s.started:
 				return nil, s.errAt(s.dec.InputOffset(), errors.Join(parse.ErrNotMine, err), "not XML")
+			case isEOFError(err):
+				return nil, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside an element")
 			}
 			return nil, s.errAt(s.dec.InputOffset(), err, "malformed XML")
 		}
@@ -137,6 +145,9 @@ func (s *xmlSource) next() (*record, error) {
 			}
 			var xr xmlRecord
 			if err := s.dec.DecodeElement(&xr, &t); err != nil {
+				if isEOFError(err) {
+					return nil, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside a <record>")
+				}
 				return nil, s.errAt(s.dec.InputOffset(), err, "malformed <record>")
 			}
 			rec, err := s.convert(&xr, off)
@@ -252,4 +263,10 @@ func (s *xmlSource) frame(x xmlFrame, kind string, off int64) (frame, error) {
 		f.kind = FramePython
 	}
 	return f, nil
+}
+
+// isEOFError reports whether err says the XML ended inside an element.
+func isEOFError(err error) bool {
+	var se *xml.SyntaxError
+	return errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &se) && strings.Contains(se.Msg, "unexpected EOF"))
 }
