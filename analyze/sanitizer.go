@@ -375,7 +375,8 @@ func (a *SanitizerAnalyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error 
 	return nil
 }
 
-func str(col arrow.Array, i int) string {
+// sanString reads a utf8 or dictionary<utf8> cell; "" for null.
+func sanString(col arrow.Array, i int) string {
 	switch c := col.(type) {
 	case *array.String:
 		if c.IsNull(i) {
@@ -391,7 +392,8 @@ func str(col arrow.Array, i int) string {
 	return ""
 }
 
-func i64(col arrow.Array, i int) int64 {
+// sanInt64 reads an int64 cell; 0 for null.
+func sanInt64(col arrow.Array, i int) int64 {
 	c := col.(*array.Int64)
 	if c.IsNull(i) {
 		return 0
@@ -406,18 +408,18 @@ func (a *SanitizerAnalyzer) addRecords(rec arrow.RecordBatch) {
 			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
 			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
 			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
-			kind:       str(cols[sanitizer.RecKind], i),
-			size:       i64(cols[sanitizer.RecSize], i),
-			memoryType: str(cols[sanitizer.RecMemoryType], i),
-			message:    str(cols[sanitizer.RecMessage], i),
-			api:        str(cols[sanitizer.RecAPI], i),
-			err:        str(cols[sanitizer.RecError], i),
-			result:     i64(cols[sanitizer.RecResult], i),
-			errMsg:     str(cols[sanitizer.RecErrorMessage], i),
-			kernel:     str(cols[sanitizer.RecKernel], i),
-			thread:     str(cols[sanitizer.RecThread], i),
-			block:      str(cols[sanitizer.RecBlock], i),
-			details:    str(cols[sanitizer.RecDetails], i),
+			kind:       sanString(cols[sanitizer.RecKind], i),
+			size:       sanInt64(cols[sanitizer.RecSize], i),
+			memoryType: sanString(cols[sanitizer.RecMemoryType], i),
+			message:    sanString(cols[sanitizer.RecMessage], i),
+			api:        sanString(cols[sanitizer.RecAPI], i),
+			err:        sanString(cols[sanitizer.RecError], i),
+			result:     sanInt64(cols[sanitizer.RecResult], i),
+			errMsg:     sanString(cols[sanitizer.RecErrorMessage], i),
+			kernel:     sanString(cols[sanitizer.RecKernel], i),
+			thread:     sanString(cols[sanitizer.RecThread], i),
+			block:      sanString(cols[sanitizer.RecBlock], i),
+			details:    sanString(cols[sanitizer.RecDetails], i),
 		}
 		a.recs[r.id] = r
 	}
@@ -428,8 +430,8 @@ func (a *SanitizerAnalyzer) addFrames(rec arrow.RecordBatch) {
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
-		f := newSFrame(str(cols[sanitizer.FrKind], i), str(cols[sanitizer.FrFunction], i),
-			str(cols[sanitizer.FrFile], i), str(cols[sanitizer.FrModule], i), i64(cols[sanitizer.FrLine], i))
+		f := newSFrame(sanString(cols[sanitizer.FrKind], i), sanString(cols[sanitizer.FrFunction], i),
+			sanString(cols[sanitizer.FrFile], i), sanString(cols[sanitizer.FrModule], i), sanInt64(cols[sanitizer.FrLine], i))
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
 		}
@@ -441,15 +443,15 @@ func (a *SanitizerAnalyzer) addRuns(rec arrow.RecordBatch) {
 	cols := rec.Columns()
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var r SanitizerRun
-		r.Tool = str(cols[sanitizer.RunTool], i)
-		r.Line = i64(cols[sanitizer.RunLine], i)
+		r.Tool = sanString(cols[sanitizer.RunTool], i)
+		r.Line = sanInt64(cols[sanitizer.RunLine], i)
 		r.Processes = int(cols[sanitizer.RunProcesses].(*array.Int32).Value(i))
 		r.HasLeakSummary = !cols[sanitizer.RunLeakBytes].IsNull(i)
-		r.SummaryBytes = i64(cols[sanitizer.RunLeakBytes], i)
-		r.SummaryAllocations = i64(cols[sanitizer.RunLeakAllocations], i)
+		r.SummaryBytes = sanInt64(cols[sanitizer.RunLeakBytes], i)
+		r.SummaryAllocations = sanInt64(cols[sanitizer.RunLeakAllocations], i)
 		r.HasErrorSummary = !cols[sanitizer.RunErrors].IsNull(i)
-		r.SummaryErrors = i64(cols[sanitizer.RunErrors], i)
-		r.NotPrinted = i64(cols[sanitizer.RunErrorsNotPrinted], i)
+		r.SummaryErrors = sanInt64(cols[sanitizer.RunErrors], i)
+		r.NotPrinted = sanInt64(cols[sanitizer.RunErrorsNotPrinted], i)
 		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
 		a.runs = append(a.runs, r)
 	}
@@ -805,7 +807,7 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 			noStack++
 			key += "size\x00" + strconv.FormatInt(r.size, 10)
 		} else {
-			key += frameKey(stack)
+			key += sanStackKey(stack)
 		}
 		acc := sites[key]
 		if acc == nil {
@@ -842,7 +844,7 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 		if a.Bytes != b.Bytes {
 			return a.Bytes > b.Bytes
 		}
-		return frameKey(a.Stack) < frameKey(b.Stack)
+		return sanStackKey(a.Stack) < sanStackKey(b.Stack)
 	})
 	for _, k := range errOrder {
 		res.Errors = append(res.Errors, *errs[k])
@@ -868,8 +870,8 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 	return res
 }
 
-// frameKey identifies a stack for grouping.
-func frameKey(st []Frame) string {
+// sanStackKey identifies a stack for grouping.
+func sanStackKey(st []Frame) string {
 	var b strings.Builder
 	for _, f := range st {
 		fmt.Fprintf(&b, "%s\x00%s\x00%d\x00", f.Filename, f.Name, f.Line)
@@ -900,7 +902,7 @@ func (a *SanitizerAnalyzer) addError(r *sanRecord, frames []sFrame, errs map[str
 	if len(device) > 0 {
 		site = device[0]
 	}
-	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + frameKey(device) + "\x00" + frameKey(hostStack)
+	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + sanStackKey(device) + "\x00" + sanStackKey(hostStack)
 	if e, ok := errs[key]; ok {
 		e.Count++
 		return

@@ -246,3 +246,13 @@ func TestAnalyzeSanitizerBroken(t *testing.T) {
 		t.Errorf("overflow: exit %d, %q", code, errOut)
 	}
 }
+
+func TestAnalyzeSanitizerClean(t *testing.T) {
+	// A run without leaks, as compute-sanitizer prints it.
+	p := filepath.Join(t.TempDir(), "clean.txt")
+	os.WriteFile(p, []byte("========= COMPUTE-SANITIZER\nok\n========= LEAK SUMMARY: 0 bytes leaked in 0 allocations\n========= ERROR SUMMARY: 0 errors\n"), 0o644)
+	code, out, errOut := run(t, "", "analyze", "--fail-on", "leak", p)
+	if code != 0 || !strings.Contains(out, "No findings.") || strings.Contains(out, "Warnings") || errOut != "" {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
