@@ -27,6 +27,11 @@ type AnalyzeOptions struct {
 	KeepFrames []string
 	FailOn     []string
 	MinKept    int
+	// Suppressions is the path of a compute-sanitizer suppressions file.
+	Suppressions string
+
+	suppressions []analyze.Suppression // parsed from Suppressions
+	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -47,7 +52,10 @@ content, and reports the call sites that hold GPU memory at the end, ranked:
 Inputs: PyTorch CUDA memory snapshots, the pickles written by
 torch.cuda.memory._dump_snapshot() (pickle protocols 0-5, gzip or not). Record
 them with torch.cuda.memory._record_memory_history() so that a trace of
-allocations shows growth.
+allocations shows growth. Also compute-sanitizer --leak-check full reports
+(text logs, any --prefix, or --xml --save files; cuda-memcheck logs too): leaks
+by call site, memory a framework's caching allocator held at exit as retained,
+and the tool's other errors in their own section.
 
 Call sites are stacks with framework frames hidden: ` + analyze.DefaultHidden + `
 Change that with --hide-frames and --keep-frames (regular expressions matched
@@ -91,6 +99,7 @@ report's schema is gpuleak.report/v1 (README.md documents it).`,
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained)")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
+	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
 	return c
 }
 
@@ -117,6 +126,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
 	stdin := 0
@@ -154,6 +166,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		kept = kept[:opts.Top]
 	}
 	rep.Findings = kept
+	rep.Errors = opts.toolErrors
 	if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
@@ -182,8 +195,10 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	switch format := detect.Detect(head); format {
 	case parse.FormatPyTorchSnapshot:
 		return analyzeSnapshot(in, string(format), lopt)
+	case parse.FormatSanitizer, parse.FormatSanitizerXML:
+		return analyzeSanitizer(opts, in, format, lopt)
 	}
-	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot)", Err: parse.ErrUnknownFormat}
+	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot) nor a compute-sanitizer report", Err: parse.ErrUnknownFormat}
 }
 
 // analyzeSnapshot streams a snapshot through the leak analyzer.

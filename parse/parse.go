@@ -19,7 +19,9 @@ type Format string
 // Formats gpuleak recognises.
 const (
 	FormatUnknown         Format = ""
-	FormatPyTorchSnapshot Format = "pytorch-snapshot" // torch.cuda.memory._dump_snapshot() pickle
+	FormatPyTorchSnapshot Format = "pytorch-snapshot"      // torch.cuda.memory._dump_snapshot() pickle
+	FormatSanitizer       Format = "compute-sanitizer"     // compute-sanitizer / cuda-memcheck text log
+	FormatSanitizerXML    Format = "compute-sanitizer-xml" // compute-sanitizer --xml --save file
 )
 
 // ErrNotMine is returned (wrapped) by a parser when the input is not in its

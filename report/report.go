@@ -54,6 +54,10 @@ type Report struct {
 	// FindingsTotal counts findings before --top and --min-bytes cut the
 	// list; it equals len(Findings) when nothing was left out.
 	FindingsTotal int `json:"findings_total"`
+	// Errors are the errors a checking tool reported besides leaks
+	// (compute-sanitizer: invalid accesses, API errors, races, ...), in
+	// input order; absent when there are none.
+	Errors []ToolError `json:"errors,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -181,6 +185,15 @@ type Finding struct {
 	// Sizes lists the distinct allocation sizes (bytes) of the finding's
 	// allocations, largest first, at most 8.
 	Sizes []int64 `json:"sizes,omitempty"`
+
+	// compute-sanitizer (findings from leak-check reports; Device is null)
+
+	// Allocator is the kind of memory leaked, from the allocation API in
+	// the backtrace: "device" (cudaMalloc), "async" (cudaMallocAsync,
+	// stream-ordered), "pinned" (cudaMallocHost, cudaHostAlloc: page-locked
+	// host memory), "managed" (cudaMallocManaged) or "device-heap" (malloc
+	// in a kernel); empty when the report has no backtrace.
+	Allocator string `json:"allocator,omitempty"`
 }
 
 // Growth is the evidence from an allocation trace about how a call site's

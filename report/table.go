@@ -42,6 +42,9 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 			}
 		}
 	}
+	if len(r.Errors) > 0 {
+		writeToolErrors(ew, r)
+	}
 	var warned bool
 	for _, in := range r.Inputs {
 		for _, msg := range in.Warnings {
@@ -122,6 +125,8 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 func growthCell(f Finding) string {
 	g := f.Growth
 	switch {
+	case g == nil && fromLeakCheck(f):
+		return "at exit"
 	case g == nil:
 		return "?"
 	case f.Kind != KindLeak:

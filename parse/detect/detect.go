@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
 )
 
 // Detect returns the format of an input whose (decompressed) content
@@ -17,6 +18,9 @@ func Detect(head []byte) parse.Format {
 	switch {
 	case pytorch.Sniff(head):
 		return parse.FormatPyTorchSnapshot
+	}
+	if f, ok := sanitizer.Sniff(head); ok {
+		return f
 	}
 	return parse.FormatUnknown
 }

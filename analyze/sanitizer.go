@@ -1,0 +1,965 @@
+package analyze
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dustin/go-humanize"
+	"github.com/ianlancetaylor/demangle"
+
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+)
+
+// Allocator classes of leaked memory, from the allocation API in a leak's
+// host backtrace.
+const (
+	AllocDevice     = "device"      // cudaMalloc, cuMemAlloc, pitched and array allocations
+	AllocAsync      = "async"       // stream-ordered: cudaMallocAsync, cudaMallocFromPoolAsync
+	AllocPinned     = "pinned"      // page-locked host memory: cudaMallocHost, cudaHostAlloc
+	AllocManaged    = "managed"     // unified memory: cudaMallocManaged
+	AllocDeviceHeap = "device-heap" // malloc() inside a kernel ("on the device heap")
+)
+
+// allocAPIs maps allocation API functions to allocator classes.
+var allocAPIs = map[string]string{
+	"cudaMalloc": AllocDevice, "cuMemAlloc": AllocDevice, "cuMemAlloc_v2": AllocDevice,
+	"cudaMallocPitch": AllocDevice, "cuMemAllocPitch": AllocDevice, "cuMemAllocPitch_v2": AllocDevice,
+	"cudaMalloc3D": AllocDevice, "cudaMallocArray": AllocDevice, "cudaMalloc3DArray": AllocDevice,
+	"cudaMallocMipmappedArray": AllocDevice, "cuMemCreate": AllocDevice, "cuArrayCreate": AllocDevice,
+	"cuArrayCreate_v2": AllocDevice, "cuArray3DCreate": AllocDevice, "cuArray3DCreate_v2": AllocDevice,
+	"cudaMallocAsync": AllocAsync, "cudaMallocFromPoolAsync": AllocAsync,
+	"cuMemAllocAsync": AllocAsync, "cuMemAllocFromPoolAsync": AllocAsync,
+	"cudaMallocHost": AllocPinned, "cudaHostAlloc": AllocPinned, "cuMemAllocHost": AllocPinned,
+	"cuMemAllocHost_v2": AllocPinned, "cuMemHostAlloc": AllocPinned,
+	"cudaHostRegister": AllocPinned, "cuMemHostRegister": AllocPinned, "cuMemHostRegister_v2": AllocPinned,
+	"cudaMallocManaged": AllocManaged, "cuMemAllocManaged": AllocManaged,
+}
+
+// DefaultSanitizerHidden describes the runtime frames hidden from
+// compute-sanitizer backtraces, for help text; frames the frame filter
+// hides (DefaultHidden) are hidden too.
+const DefaultSanitizerHidden = `the CUDA driver and runtime (libcuda, libcudart, cuda*/cu* API functions,
+cuda_runtime.h wrappers, kernel launch stubs), the C library and program start-up
+(libc, __libc_start_main, _start, thread start), the Python interpreter (python3,
+libpython, Py*/_Py* functions), Cython wrappers (__pyx_*) and frames without a name.`
+
+var (
+	runtimeFuncRe   = regexp.MustCompile(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
+	runtimeFileRe   = regexp.MustCompile(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
+	runtimeModuleRe = regexp.MustCompile(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll)[.\d]*$`)
+	// Libraries: kept in stacks, but a site is named by the program's own
+	// frame when there is one.
+	libraryModuleRe = regexp.MustCompile(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
+	hexRe           = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+)
+
+// pools are the caching allocators of frameworks: memory they hold at exit
+// was freed by the program and kept for reuse, not leaked by it.
+var pools = []struct {
+	re         *regexp.Regexp
+	name, hint string
+}{
+	{regexp.MustCompile(`CachingHostAllocator`), "PyTorch's pinned-memory caching allocator (CachingHostAllocator)",
+		"torch.cuda.empty_cache() does not release it; it is returned to the driver at exit"},
+	{regexp.MustCompile(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
+		"call torch.cuda.empty_cache() before exit to release its free blocks; to find tensors still referenced, analyse a memory snapshot (torch.cuda.memory._dump_snapshot) with gpuleak"},
+	{regexp.MustCompile(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
+		"call cupy.get_default_pinned_memory_pool().free_all_blocks() before exit to release it"},
+	{regexp.MustCompile(`SingleDeviceMemoryPool`), "CuPy's memory pool (SingleDeviceMemoryPool)",
+		"call cupy.get_default_memory_pool().free_all_blocks() before exit to release it"},
+	{regexp.MustCompile(`rmm::mr::.*(pool|arena|binning|fixed_size)_memory_resource|rmm::mr::detail::stream_ordered_memory_resource`), "RMM's pool memory resource",
+		"release the pool resource before exit"},
+	{regexp.MustCompile(`(tensorflow|tsl|xla|stream_executor)::.*BFCAllocator`), "the TensorFlow/XLA BFC allocator",
+		"the allocator holds its region until the process ends; set XLA_PYTHON_CLIENT_ALLOCATOR=platform or TF_GPU_ALLOCATOR=cuda_malloc_async to check for real leaks"},
+	{regexp.MustCompile(`CachingDeviceAllocator`), "CUB's CachingDeviceAllocator",
+		"call FreeAllCached() before exit to release it"},
+	{regexp.MustCompile(`mxnet::storage::.*Pooled`), "MXNet's pooled storage manager",
+		"the pool holds memory until the process ends"},
+}
+
+// SanitizerOptions tune the analysis of a compute-sanitizer report. The
+// zero value is usable.
+type SanitizerOptions struct {
+	// Filter hides framework frames in addition to the runtime frames
+	// (DefaultSanitizerHidden); its keep patterns keep frames from both.
+	// Nil means DefaultFrameFilter().
+	Filter *FrameFilter
+	// Suppressions leave matching records out of the result; each
+	// rule's matches are counted.
+	Suppressions []Suppression
+}
+
+// Suppression leaves out the records it matches. Every field that is set
+// must match: Kind equals the record's kind ("leak", "retained", or an
+// error kind such as "api"); Function, Module and File match some frame of
+// the record (function names demangled, in full and short); Message
+// matches the record's first line; Allocator equals its allocator class.
+type Suppression struct {
+	// Name labels the rule in counts: its name= field, else "FILE:LINE".
+	Name      string
+	Kind      string
+	Allocator string
+	Function  *regexp.Regexp
+	Module    *regexp.Regexp
+	File      *regexp.Regexp
+	Message   *regexp.Regexp
+}
+
+// SuppressionsHelp documents the suppressions file, for help text.
+const SuppressionsHelp = `One rule per line; blank lines and lines starting with # are ignored. A rule is
+space-separated key=value fields, all of which must match a record for it to be
+left out: kind=leak|retained|api|memory-access|race|... (the finding or error
+kind), function=REGEXP (some frame's function, demangled), module=REGEXP (some
+frame's shared object or executable), file=REGEXP (some frame's source file),
+message=REGEXP (the record's first line), allocator=device|async|pinned|managed,
+and name=LABEL to name the rule in counts. Put a value with spaces in double quotes
+(\" for a quote; other backslashes are kept for the regexp). Example:
+  kind=leak module=libcublas function=^cublasCreate name=cublas-handle`
+
+// ParseSuppressions parses a suppressions file (SuppressionsHelp). name
+// names it in errors and in rule labels. Errors name the line at fault.
+func ParseSuppressions(name string, data []byte) ([]Suppression, error) {
+	var out []Suppression
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields, err := splitFields(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		s := Suppression{Name: fmt.Sprintf("%s:%d", name, i+1)}
+		for _, f := range fields {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok || v == "" {
+				return nil, fmt.Errorf("%s:%d: %q is not key=value", name, i+1, f)
+			}
+			var re **regexp.Regexp
+			switch k {
+			case "name":
+				s.Name = v
+			case "kind":
+				s.Kind = v
+			case "allocator":
+				switch v {
+				case AllocDevice, AllocAsync, AllocPinned, AllocManaged, AllocDeviceHeap:
+				default:
+					return nil, fmt.Errorf("%s:%d: unknown allocator %q (device, async, pinned, managed, device-heap)", name, i+1, v)
+				}
+				s.Allocator = v
+			case "function":
+				re = &s.Function
+			case "module":
+				re = &s.Module
+			case "file":
+				re = &s.File
+			case "message":
+				re = &s.Message
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown key %q (kind, function, module, file, message, allocator, name)", name, i+1, k)
+			}
+			if re != nil {
+				c, err := regexp.Compile(v)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: bad %s pattern: %w", name, i+1, k, err)
+				}
+				*re = c
+			}
+		}
+		if s.Kind == "" && s.Allocator == "" && s.Function == nil && s.Module == nil && s.File == nil && s.Message == nil {
+			return nil, fmt.Errorf("%s:%d: a rule needs at least one of kind, function, module, file, message, allocator", name, i+1)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// splitFields splits a rule line at spaces, keeping "quoted values" whole.
+func splitFields(line string) ([]string, error) {
+	var out []string
+	for line != "" {
+		line = strings.TrimLeft(line, " \t")
+		if line == "" {
+			break
+		}
+		end := strings.IndexAny(line, " \t")
+		if q := strings.IndexByte(line, '"'); q >= 0 && (end < 0 || q < end) {
+			// A quoted value runs to the next unescaped quote; \" is a
+			// quote, other backslashes stay (they are regexp escapes).
+			var v strings.Builder
+			i := q + 1
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && line[i+1] == '"' {
+					i++
+				}
+				v.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unterminated quoted value in %q", line)
+			}
+			out = append(out, line[:q]+v.String())
+			line = line[i+1:]
+			continue
+		}
+		if end < 0 {
+			end = len(line)
+		}
+		out = append(out, line[:end])
+		line = line[end:]
+	}
+	return out, nil
+}
+
+// SanitizerResult is the outcome of the analysis of one compute-sanitizer
+// report. Sizes are bytes.
+type SanitizerResult struct {
+	// Sites hold leaked memory by call site: kind Leak (the program never
+	// freed it) or Retained (a framework's caching allocator held it at
+	// exit). Ranked leaks first, then by bytes, largest first.
+	Sites []SanitizerSite
+	// Errors are the records that are not leaks, grouped by kind, message
+	// and place, in order of first appearance.
+	Errors []SanitizerError
+	// Runs are the sanitizer runs in the report, with their summaries.
+	Runs []SanitizerRun
+	// Leaks and LeakBytes count the leak records read (retained included,
+	// suppressed ones too); Records counts all records.
+	Leaks     int
+	LeakBytes int64
+	Records   int
+	// Suppressed counts what each suppression rule left out, in rule order
+	// (rules that matched nothing are omitted).
+	Suppressed []SuppressedCount
+	Warnings   []string
+}
+
+// SanitizerSite is leaked memory from one call site, one allocator class.
+type SanitizerSite struct {
+	Kind      SiteKind // Leak or Retained
+	Allocator string   // AllocDevice, AllocAsync, ...; "" when the record has no stack
+	// Pool names the caching allocator holding Retained memory; Hint says
+	// how to release it.
+	Pool, Hint string
+	Bytes      int64
+	Count      int
+	// Stack is the backtrace with runtime and framework frames hidden,
+	// innermost first (native frames, then Python frames); empty without
+	// a backtrace.
+	Stack []Frame
+	// Frame is the innermost user frame (zero without a backtrace).
+	Frame Frame
+	// Sizes are the distinct allocation sizes, largest first (at most 8).
+	Sizes []int64
+	// Processes counts the distinct (run, process) pairs that leaked here.
+	Processes int
+}
+
+// SanitizerError is a group of non-leak records: one kind, message and place.
+type SanitizerError struct {
+	Kind    string // sanitizer.Kind*: api, memory-access, race, ...
+	Message string // the first record's first line
+	// API, Error, Result and ErrorMessage describe an API error
+	// (cudaFree, cudaErrorLaunchFailure, 719, "unspecified launch failure").
+	API, Error   string
+	Result       int64
+	ErrorMessage string
+	// Kernel is the faulting device function (short name), "" for host-side errors.
+	Kernel string
+	// Frame is where it happened: the device frame of a device-side
+	// error, else the innermost user host frame; Stack is the device
+	// frames then the visible host frames.
+	Frame Frame
+	Stack []Frame
+	// Launch is the innermost user host frame (the kernel launch of a
+	// device-side error); zero when none.
+	Launch Frame
+	// Details are the first record's other detail lines.
+	Details       []string
+	Thread, Block string
+	Count         int
+}
+
+// SanitizerRun is one run of the tool and what its summaries say.
+type SanitizerRun struct {
+	Tool      string // "compute-sanitizer", "cuda-memcheck", "" without a banner
+	Line      int64  // the banner's line, 0 without one
+	Processes int
+	Records   int
+	// Leaks and LeakBytes count the leak records read.
+	Leaks     int
+	LeakBytes int64
+	// HasLeakSummary: SummaryBytes and SummaryAllocations hold LEAK SUMMARY.
+	HasLeakSummary                   bool
+	SummaryBytes, SummaryAllocations int64
+	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY.
+	HasErrorSummary bool
+	SummaryErrors   int64
+	NotPrinted      int64
+	TargetError     bool
+	// Agrees is true when the summaries match the records read (leaks and
+	// errors, counting those not printed); false when they do not or are
+	// missing.
+	Agrees bool
+}
+
+// SuppressedCount is what one suppression rule left out.
+type SuppressedCount struct {
+	Rule    string
+	Records int
+	Bytes   int64 // leaked bytes of suppressed leak records
+}
+
+// SanitizerAnalyzer groups the records of a compute-sanitizer report. Feed
+// it every record batch of a sanitizer.Reader with Add, then call Finalize
+// once.
+type SanitizerAnalyzer struct {
+	opt    SanitizerOptions
+	recs   map[int32]*sanRecord
+	frames map[int32][]sFrame
+	runs   []SanitizerRun
+}
+
+type sanRecord struct {
+	id, run, process int32
+	kind             string
+	size             int64
+	memoryType       string
+	message          string
+	api, err, errMsg string
+	result           int64
+	kernel           string
+	thread, block    string
+	details          string
+}
+
+// sFrame is a frame of a backtrace with its names worked out.
+type sFrame struct {
+	kind   string
+	full   string // demangled, as printed otherwise
+	short  string // without return type, parameters and clone suffixes
+	base   string // short without namespace and template arguments
+	file   string
+	module string
+	line   int64
+	pc     uint64
+}
+
+// NewSanitizerAnalyzer returns an analyzer with options opt.
+func NewSanitizerAnalyzer(opt SanitizerOptions) *SanitizerAnalyzer {
+	if opt.Filter == nil {
+		opt.Filter = DefaultFrameFilter()
+	}
+	return &SanitizerAnalyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame)}
+}
+
+// Add takes one record batch of table t. Errors name a batch whose schema
+// is not the table's.
+func (a *SanitizerAnalyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error {
+	if want := t.Schema(); want == nil || !rec.Schema().Equal(want) {
+		return fmt.Errorf("sanitizer analysis: batch does not have the %s schema", t)
+	}
+	switch t {
+	case sanitizer.TableRecords:
+		a.addRecords(rec)
+	case sanitizer.TableFrames:
+		a.addFrames(rec)
+	case sanitizer.TableRuns:
+		a.addRuns(rec)
+	}
+	return nil
+}
+
+// sanString reads a utf8 or dictionary<utf8> cell; "" for null.
+func sanString(col arrow.Array, i int) string {
+	switch c := col.(type) {
+	case *array.String:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Value(i)
+	case *array.Dictionary:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Dictionary().(*array.String).Value(c.GetValueIndex(i))
+	}
+	return ""
+}
+
+// sanInt64 reads an int64 cell; 0 for null.
+func sanInt64(col arrow.Array, i int) int64 {
+	c := col.(*array.Int64)
+	if c.IsNull(i) {
+		return 0
+	}
+	return c.Value(i)
+}
+
+func (a *SanitizerAnalyzer) addRecords(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		r := &sanRecord{
+			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
+			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
+			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
+			kind:       sanString(cols[sanitizer.RecKind], i),
+			size:       sanInt64(cols[sanitizer.RecSize], i),
+			memoryType: sanString(cols[sanitizer.RecMemoryType], i),
+			message:    sanString(cols[sanitizer.RecMessage], i),
+			api:        sanString(cols[sanitizer.RecAPI], i),
+			err:        sanString(cols[sanitizer.RecError], i),
+			result:     sanInt64(cols[sanitizer.RecResult], i),
+			errMsg:     sanString(cols[sanitizer.RecErrorMessage], i),
+			kernel:     sanString(cols[sanitizer.RecKernel], i),
+			thread:     sanString(cols[sanitizer.RecThread], i),
+			block:      sanString(cols[sanitizer.RecBlock], i),
+			details:    sanString(cols[sanitizer.RecDetails], i),
+		}
+		a.recs[r.id] = r
+	}
+}
+
+func (a *SanitizerAnalyzer) addFrames(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	pcs := cols[sanitizer.FrPC].(*array.Uint64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
+		f := newSFrame(sanString(cols[sanitizer.FrKind], i), sanString(cols[sanitizer.FrFunction], i),
+			sanString(cols[sanitizer.FrFile], i), sanString(cols[sanitizer.FrModule], i), sanInt64(cols[sanitizer.FrLine], i))
+		if !pcs.IsNull(i) {
+			f.pc = pcs.Value(i)
+		}
+		a.frames[id] = append(a.frames[id], f)
+	}
+}
+
+func (a *SanitizerAnalyzer) addRuns(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		var r SanitizerRun
+		r.Tool = sanString(cols[sanitizer.RunTool], i)
+		r.Line = sanInt64(cols[sanitizer.RunLine], i)
+		r.Processes = int(cols[sanitizer.RunProcesses].(*array.Int32).Value(i))
+		r.HasLeakSummary = !cols[sanitizer.RunLeakBytes].IsNull(i)
+		r.SummaryBytes = sanInt64(cols[sanitizer.RunLeakBytes], i)
+		r.SummaryAllocations = sanInt64(cols[sanitizer.RunLeakAllocations], i)
+		r.HasErrorSummary = !cols[sanitizer.RunErrors].IsNull(i)
+		r.SummaryErrors = sanInt64(cols[sanitizer.RunErrors], i)
+		r.NotPrinted = sanInt64(cols[sanitizer.RunErrorsNotPrinted], i)
+		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
+		a.runs = append(a.runs, r)
+	}
+}
+
+func newSFrame(kind, function, file, module string, line int64) sFrame {
+	f := sFrame{kind: kind, file: file, module: module, line: line, full: function}
+	if kind == sanitizer.FramePython {
+		f.short, f.base = function, function
+		return f
+	}
+	if strings.HasPrefix(function, "_Z") || strings.HasPrefix(function, "__Z") {
+		f.full = demangle.Filter(function)
+	}
+	f.short = shortName(f.full)
+	f.base = baseName(f.short)
+	return f
+}
+
+// shortName drops a C++ name's clone suffix, parameters and return type:
+// "cudaError cudaMalloc<float>(float**, unsigned long)" -> "cudaMalloc<float>".
+func shortName(name string) string {
+	name = strings.TrimSpace(name)
+	if i := strings.Index(name, " [clone "); i >= 0 {
+		name = name[:i]
+	}
+	name = strings.ReplaceAll(name, "(anonymous namespace)", "{anonymous}")
+	depth := 0
+cut:
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '<':
+			depth++
+		case '>':
+			if depth > 0 {
+				depth--
+			}
+		case '(':
+			if depth != 0 || i == 0 {
+				continue
+			}
+			if strings.HasSuffix(name[:i], "operator") && strings.HasPrefix(name[i:], "()") {
+				i++
+				continue
+			}
+			name = name[:i]
+			break cut
+		}
+	}
+	depth = 0
+	last := -1
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '<':
+			depth++
+		case '>':
+			if depth > 0 {
+				depth--
+			}
+		case ' ':
+			if depth == 0 && !strings.HasSuffix(name[:i], "operator") {
+				last = i
+			}
+		}
+	}
+	if short := strings.TrimLeft(name[last+1:], "*&"); short != "" {
+		return short
+	}
+	return name
+}
+
+// baseName drops namespaces and template arguments: "ns::f<int>" -> "f".
+func baseName(short string) string {
+	if i := strings.IndexByte(short, '<'); i > 0 {
+		short = short[:i]
+	}
+	if i := strings.LastIndex(short, "::"); i >= 0 {
+		short = short[i+2:]
+	}
+	return short
+}
+
+// frame is the Frame shown for f: its short function name, its source file
+// (or module when the file is unknown) and line.
+func (f sFrame) frame() Frame {
+	file := f.file
+	if file == "" {
+		file = f.module
+	}
+	name := f.short
+	if name == "" && f.pc != 0 {
+		name = fmt.Sprintf("0x%x", f.pc)
+	}
+	return Frame{Filename: file, Line: f.line, Name: name}
+}
+
+// runtime reports whether f is a frame of the CUDA driver or runtime, the C
+// library, the Python interpreter or a Cython wrapper.
+func (f sFrame) runtime() bool {
+	if f.kind == sanitizer.FramePython {
+		return false
+	}
+	return runtimeFuncRe.MatchString(f.base) || runtimeFuncRe.MatchString(f.short) ||
+		(f.file != "" && runtimeFileRe.MatchString(f.file)) ||
+		(f.module != "" && runtimeModuleRe.MatchString(f.module))
+}
+
+func (a *SanitizerAnalyzer) kept(f sFrame) bool {
+	for _, re := range a.opt.Filter.keep {
+		if re.MatchString(f.file) || re.MatchString(f.full) || re.MatchString(f.short) || (f.module != "" && re.MatchString(f.module)) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible reports whether f is shown in a site's stack.
+func (a *SanitizerAnalyzer) visible(f sFrame) bool {
+	if a.kept(f) {
+		return true
+	}
+	if f.short == "" || f.runtime() {
+		return false
+	}
+	return !a.opt.Filter.Hidden(Frame{Filename: f.file, Line: f.line, Name: f.full}) &&
+		!a.opt.Filter.Hidden(Frame{Filename: f.file, Line: f.line, Name: f.short})
+}
+
+func isLibraryFrame(f sFrame) bool {
+	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || isLibrary(Frame{Filename: f.file})
+}
+
+// stackOf works out the visible stack of a record's frames of one kind
+// group and its site frame.
+func (a *SanitizerAnalyzer) stackOf(frames []sFrame) (stack []Frame, site Frame, ok bool) {
+	var native, python, pyVisible []sFrame
+	for _, f := range frames {
+		switch f.kind {
+		case sanitizer.FrameHost:
+			native = append(native, f)
+		case sanitizer.FramePython:
+			python = append(python, f)
+		}
+	}
+	var vis []sFrame
+	for _, f := range native {
+		if a.visible(f) {
+			vis = append(vis, f)
+		}
+	}
+	for _, f := range python {
+		if a.visible(f) {
+			vis = append(vis, f)
+			pyVisible = append(pyVisible, f)
+		}
+	}
+	var siteF *sFrame
+	switch {
+	case len(python) > 0:
+		// A Python program: its site is a Python frame. With paths
+		// stripped (the default --strip-paths), the entry script is known
+		// only as the file of the outermost frame.
+		entry := python[len(python)-1].file
+		stripped := !strings.ContainsAny(entry, "/\\")
+		for i := range pyVisible {
+			f := &pyVisible[i]
+			if isLibraryFrame(*f) || (stripped && f.file != entry) {
+				continue
+			}
+			siteF = f
+			break
+		}
+		if siteF == nil && len(pyVisible) > 0 {
+			siteF = &pyVisible[0]
+		}
+		if siteF == nil {
+			siteF = &python[len(python)-1]
+		}
+	default:
+		for i := range vis {
+			if !isLibraryFrame(vis[i]) {
+				siteF = &vis[i]
+				break
+			}
+		}
+		if siteF == nil && len(vis) > 0 {
+			siteF = &vis[0]
+		}
+		if siteF == nil {
+			// Only runtime and framework frames: name the site by the
+			// innermost framework frame that is not allocator machinery.
+			var fw []Frame
+			for _, f := range native {
+				if f.short != "" && !f.runtime() {
+					fw = append(fw, f.frame())
+				}
+			}
+			if fw = frameworkSite(fw); len(fw) > 0 {
+				return fw, fw[0], true
+			}
+			for _, f := range native {
+				if f.short != "" {
+					return []Frame{f.frame()}, f.frame(), true
+				}
+			}
+		}
+	}
+	for _, f := range vis {
+		stack = append(stack, f.frame())
+	}
+	if siteF == nil {
+		return stack, Frame{}, len(stack) > 0
+	}
+	if len(stack) == 0 {
+		stack = []Frame{siteF.frame()}
+	}
+	return stack, siteF.frame(), true
+}
+
+// allocatorOf is the allocator class of a leak: the innermost allocation
+// API in its backtrace.
+func allocatorOf(r *sanRecord, frames []sFrame) string {
+	if r.memoryType == "device heap" {
+		return AllocDeviceHeap
+	}
+	for _, f := range frames {
+		if f.kind != sanitizer.FrameHost {
+			continue
+		}
+		if c, ok := allocAPIs[f.base]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// poolOf returns the index in pools of the caching allocator in a
+// backtrace, or -1.
+func poolOf(frames []sFrame) int {
+	for _, f := range frames {
+		if f.kind == sanitizer.FramePython {
+			continue
+		}
+		for i, p := range pools {
+			if p.re.MatchString(f.full) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func (s *Suppression) matches(kind, allocator string, r *sanRecord, frames []sFrame) bool {
+	if s.Kind != "" && s.Kind != kind {
+		return false
+	}
+	if s.Allocator != "" && s.Allocator != allocator {
+		return false
+	}
+	if s.Message != nil && !s.Message.MatchString(r.message) {
+		return false
+	}
+	anyFrame := func(re *regexp.Regexp, get func(sFrame) []string) bool {
+		if re == nil {
+			return true
+		}
+		for _, f := range frames {
+			for _, v := range get(f) {
+				if v != "" && re.MatchString(v) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return anyFrame(s.Function, func(f sFrame) []string { return []string{f.full, f.short} }) &&
+		anyFrame(s.Module, func(f sFrame) []string { return []string{f.module} }) &&
+		anyFrame(s.File, func(f sFrame) []string { return []string{f.file} })
+}
+
+type siteAcc struct {
+	site  SanitizerSite
+	sizes map[int64]bool
+	procs map[[2]int32]bool
+	order int
+}
+
+// Finalize groups what Add took. Call it once.
+func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
+	res := &SanitizerResult{}
+	ids := make([]int32, 0, len(a.recs))
+	for id := range a.recs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+
+	suppressed := make([]SuppressedCount, len(a.opt.Suppressions))
+	sites := map[string]*siteAcc{}
+	errs := map[string]*SanitizerError{}
+	var errOrder []string
+	type runCount struct {
+		records, leaks int
+		bytes          int64
+	}
+	perRun := map[int32]*runCount{}
+	noStack := 0
+	for _, id := range ids {
+		r := a.recs[id]
+		frames := a.frames[id]
+		res.Records++
+		rc := perRun[r.run]
+		if rc == nil {
+			rc = &runCount{}
+			perRun[r.run] = rc
+		}
+		rc.records++
+		kind := r.kind
+		alloc := ""
+		pool := -1
+		if r.kind == sanitizer.KindLeak {
+			res.Leaks++
+			res.LeakBytes += r.size
+			rc.leaks++
+			rc.bytes += r.size
+			alloc = allocatorOf(r, frames)
+			if pool = poolOf(frames); pool >= 0 {
+				kind = Retained.String()
+			}
+		}
+		skip := false
+		for i := range a.opt.Suppressions {
+			s := &a.opt.Suppressions[i]
+			if s.matches(kind, alloc, r, frames) {
+				suppressed[i].Rule = s.Name
+				suppressed[i].Records++
+				if r.kind == sanitizer.KindLeak {
+					suppressed[i].Bytes += r.size
+				}
+				skip = true
+				break
+			}
+		}
+		if skip {
+			continue
+		}
+		if r.kind != sanitizer.KindLeak {
+			a.addError(r, frames, errs, &errOrder)
+			continue
+		}
+		stack, site, ok := a.stackOf(frames)
+		key := kind + "\x00" + alloc + "\x00"
+		if !ok {
+			noStack++
+			key += "size\x00" + strconv.FormatInt(r.size, 10)
+		} else {
+			key += sanStackKey(stack)
+		}
+		acc := sites[key]
+		if acc == nil {
+			acc = &siteAcc{order: len(sites), sizes: map[int64]bool{}, procs: map[[2]int32]bool{}}
+			acc.site = SanitizerSite{Kind: Leak, Allocator: alloc, Stack: stack, Frame: site}
+			if pool >= 0 {
+				acc.site.Kind = Retained
+				acc.site.Pool, acc.site.Hint = pools[pool].name, pools[pool].hint
+			}
+			sites[key] = acc
+		}
+		acc.site.Bytes += r.size
+		acc.site.Count++
+		acc.sizes[r.size] = true
+		acc.procs[[2]int32{r.run, r.process}] = true
+	}
+	for _, acc := range sites {
+		s := acc.site
+		for sz := range acc.sizes {
+			s.Sizes = append(s.Sizes, sz)
+		}
+		sort.Slice(s.Sizes, func(i, j int) bool { return s.Sizes[i] > s.Sizes[j] })
+		if len(s.Sizes) > maxSizesPerResult {
+			s.Sizes = s.Sizes[:maxSizesPerResult]
+		}
+		s.Processes = len(acc.procs)
+		res.Sites = append(res.Sites, s)
+	}
+	sort.SliceStable(res.Sites, func(i, j int) bool {
+		a, b := &res.Sites[i], &res.Sites[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return sanStackKey(a.Stack) < sanStackKey(b.Stack)
+	})
+	for _, k := range errOrder {
+		res.Errors = append(res.Errors, *errs[k])
+	}
+	for _, s := range suppressed {
+		if s.Records > 0 {
+			res.Suppressed = append(res.Suppressed, s)
+		}
+	}
+	if noStack > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s without a host backtrace (compute-sanitizer --show-backtrace no?): grouped by size, not by call site; run without --show-backtrace no to see where they were allocated",
+			count(int64(noStack), "leak record", "leak records")))
+	}
+	for i, run := range a.runs {
+		rc := perRun[int32(i)]
+		if rc == nil {
+			rc = &runCount{}
+		}
+		run.Records, run.Leaks, run.LeakBytes = rc.records, rc.leaks, rc.bytes
+		res.Warnings = append(res.Warnings, checkRun(&run, i, len(a.runs))...)
+		res.Runs = append(res.Runs, run)
+	}
+	return res
+}
+
+// sanStackKey identifies a stack for grouping.
+func sanStackKey(st []Frame) string {
+	var b strings.Builder
+	for _, f := range st {
+		fmt.Fprintf(&b, "%s\x00%s\x00%d\x00", f.Filename, f.Name, f.Line)
+	}
+	return b.String()
+}
+
+func (a *SanitizerAnalyzer) addError(r *sanRecord, frames []sFrame, errs map[string]*SanitizerError, order *[]string) {
+	kernel := ""
+	if r.kernel != "" {
+		kernel = newSFrame(sanitizer.FrameDevice, r.kernel, "", "", 0).short
+	}
+	var device []Frame
+	var host []sFrame
+	for _, f := range frames {
+		switch {
+		case f.kind == sanitizer.FrameDevice:
+			device = append(device, f.frame())
+		case kernel != "" && baseName(f.short) == baseName(kernel):
+			// The host-side launch stub nvcc generates for the kernel,
+			// at the kernel's declaration: not the launch site.
+		default:
+			host = append(host, f)
+		}
+	}
+	hostStack, launch, _ := a.stackOf(host)
+	site := launch
+	if len(device) > 0 {
+		site = device[0]
+	}
+	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + sanStackKey(device) + "\x00" + sanStackKey(hostStack)
+	if e, ok := errs[key]; ok {
+		e.Count++
+		return
+	}
+	e := &SanitizerError{
+		Kind: r.kind, Message: r.message, API: r.api, Error: r.err, Result: r.result, ErrorMessage: r.errMsg,
+		Kernel: kernel, Frame: site, Launch: launch, Thread: r.thread, Block: r.block, Count: 1,
+	}
+	e.Stack = append(append(e.Stack, device...), hostStack...)
+	if r.details != "" {
+		e.Details = strings.Split(r.details, "\n")
+	}
+	errs[key] = e
+	*order = append(*order, key)
+}
+
+// checkRun compares a run's summaries with the records read and says
+// what does not add up.
+func checkRun(r *SanitizerRun, i, n int) []string {
+	// name prefixes a message about one run of several.
+	name := ""
+	if n > 1 {
+		name = fmt.Sprintf("run %d", i+1)
+		if r.Line > 0 {
+			name += fmt.Sprintf(" (line %d)", r.Line)
+		}
+		name += ": "
+	}
+	var out []string
+	r.Agrees = r.HasLeakSummary || r.HasErrorSummary
+	if r.HasLeakSummary && (r.SummaryAllocations != int64(r.Leaks) || r.SummaryBytes != r.LeakBytes) {
+		r.Agrees = false
+		why := "the log is incomplete or was edited"
+		if r.NotPrinted > 0 {
+			why = fmt.Sprintf("%s not printed (--print-limit); rerun with --print-limit 0 to see every leak", count(r.NotPrinted, "error was", "errors were"))
+		}
+		out = append(out, fmt.Sprintf("%sLEAK SUMMARY says %s bytes in %s, but %s bytes in %s were read: %s",
+			name, humanize.Comma(r.SummaryBytes), count(r.SummaryAllocations, "allocation", "allocations"),
+			humanize.Comma(r.LeakBytes), count(int64(r.Leaks), "leak record", "leak records"), why))
+	}
+	if r.HasErrorSummary && r.SummaryErrors != int64(r.Records)+r.NotPrinted {
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s were read (%d not printed)",
+			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record", "records"), r.NotPrinted))
+	} else if r.NotPrinted > 0 && !(r.HasLeakSummary && r.SummaryAllocations != int64(r.Leaks)) {
+		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
+			name, count(r.NotPrinted, "error was", "errors were")))
+	}
+	if !r.HasErrorSummary && r.Line > 0 {
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: the log was cut short or the tool did not finish, so totals cannot be checked", name))
+	}
+	if r.Processes > 1 {
+		out = append(out, fmt.Sprintf("%sthe reports of %d processes (--target-processes all) share one summary; sites add them up", name, r.Processes))
+	}
+	if r.TargetError {
+		out = append(out, fmt.Sprintf("%sthe target application returned an error", name))
+	}
+	return out
+}

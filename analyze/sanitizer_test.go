@@ -1,0 +1,353 @@
+package analyze
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+)
+
+// analyzeSan reads a report (testdata/sanitizer/NAME, or a path with a
+// slash) and analyses it, checking that no Arrow memory is left allocated.
+func analyzeSan(t *testing.T, name string, opt SanitizerOptions) *SanitizerResult {
+	t.Helper()
+	path := name
+	if !strings.Contains(name, "/") {
+		path = filepath.Join("..", "testdata", "sanitizer", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyzeBytes(t, name, data, opt)
+}
+
+func analyzeBytes(t *testing.T, name string, data []byte, opt SanitizerOptions) *SanitizerResult {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var r *sanitizer.Reader
+	if strings.HasSuffix(name, ".xml") {
+		r = sanitizer.NewXMLReader(bytes.NewReader(data), name, sanitizer.WithAllocator(mem))
+	} else {
+		r = sanitizer.NewReader(bytes.NewReader(data), name, sanitizer.WithAllocator(mem))
+	}
+	defer r.Release()
+	a := NewSanitizerAnalyzer(opt)
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return a.Finalize()
+}
+
+// siteLine renders a site as "kind alloc bytes count name file:line".
+func siteLine(s SanitizerSite) string {
+	return strings.Join([]string{s.Kind.String(), s.Allocator, itoa(s.Bytes), itoa(int64(s.Count)),
+		s.Frame.Name, filepath.Base(s.Frame.Filename) + ":" + itoa(s.Frame.Line)}, " ")
+}
+
+func itoa(n int64) string { return count(n, "", "")[:len(count(n, "", ""))-1] }
+
+func sitesOf(res *SanitizerResult) []string {
+	var out []string
+	for _, s := range res.Sites {
+		out = append(out, siteLine(s))
+	}
+	return out
+}
+
+func checkSites(t *testing.T, res *SanitizerResult, want ...string) {
+	t.Helper()
+	got := sitesOf(res)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sites:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The expected values below are those of ../shared/fixtures/README.md
+// (section sanitizer/); leaky.cu leaks 4 MiB in make_workspace (line 14),
+// 256 KiB per step (line 20), 123,456 bytes from cudaMallocAsync (line 33)
+// and 1 MiB of pinned host memory (line 41).
+
+func TestSanitizerLeakFull(t *testing.T) {
+	res := analyzeSan(t, "leak_full.txt", SanitizerOptions{})
+	if res.Leaks != 8 || res.LeakBytes != 6677056 {
+		t.Errorf("%d leaks, %d bytes; want 8, 6,677,056", res.Leaks, res.LeakBytes)
+	}
+	checkSites(t, res,
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak device 1,310,720 5 step leaky.cu:20",
+		"leak pinned 1,048,576 1 main leaky.cu:41",
+		"leak async 123,456 1 main leaky.cu:33")
+	if len(res.Runs) != 1 || !res.Runs[0].Agrees || res.Runs[0].SummaryBytes != 6677056 || res.Runs[0].SummaryAllocations != 8 {
+		t.Errorf("runs %+v", res.Runs)
+	}
+	if len(res.Warnings) != 0 || len(res.Errors) != 0 {
+		t.Errorf("warnings %q, errors %v", res.Warnings, res.Errors)
+	}
+	// Runtime frames (cudaMalloc, the cuda_runtime.h template) are hidden.
+	if st := res.Sites[1].Stack; len(st) != 2 || st[0].Name != "step" || st[1].Name != "main" || st[1].Line != 31 {
+		t.Errorf("step stack %v", st)
+	}
+}
+
+// The same run ("leaky 2") in four layouts gives the same sites.
+func TestSanitizerSameRunEveryLayout(t *testing.T) {
+	want := []string{
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak pinned 1,048,576 1 main leaky.cu:41",
+		"leak device 524,288 2 step leaky.cu:20",
+		"leak async 123,456 1 main leaky.cu:33",
+	}
+	for _, f := range []string{"leak_save.xml", "leak_long_backtrace.txt", "san_prefix.txt", "san_nodemangle.txt", "san_logfile.txt"} {
+		t.Run(f, func(t *testing.T) {
+			res := analyzeSan(t, f, SanitizerOptions{})
+			if res.Leaks != 5 || res.LeakBytes != 5890624 {
+				t.Errorf("%d leaks, %d bytes; want 5, 5,890,624", res.Leaks, res.LeakBytes)
+			}
+			checkSites(t, res, want...)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings %q", res.Warnings)
+			}
+		})
+	}
+}
+
+func TestSanitizerNoBacktrace(t *testing.T) {
+	res := analyzeSan(t, "leak_nobacktrace.txt", SanitizerOptions{})
+	if res.Leaks != 5 || res.LeakBytes != 5890624 {
+		t.Errorf("%d leaks, %d bytes", res.Leaks, res.LeakBytes)
+	}
+	// Grouped by size: no site, no allocator.
+	checkSites(t, res,
+		"leak  4,194,304 1  .:0",
+		"leak  1,048,576 1  .:0",
+		"leak  524,288 2  .:0",
+		"leak  123,456 1  .:0")
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "without a host backtrace") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+func TestSanitizerWithOOB(t *testing.T) {
+	for _, f := range []string{"leak_with_oob.txt", "san_oob.xml", "san_oob_xml_stdout.txt"} {
+		t.Run(f, func(t *testing.T) {
+			res := analyzeSan(t, f, SanitizerOptions{})
+			if res.Leaks != 5 || res.LeakBytes != 5104192 {
+				t.Errorf("%d leaks, %d bytes; want 5, 5,104,192", res.Leaks, res.LeakBytes)
+			}
+			checkSites(t, res,
+				"leak device 4,194,304 1 make_workspace leaky.cu:14",
+				"leak device 786,432 3 step leaky.cu:20",
+				"leak async 123,456 1 main leaky.cu:33")
+			if len(res.Errors) != 4 {
+				t.Fatalf("%d errors, want 4: %+v", len(res.Errors), res.Errors)
+			}
+			e := res.Errors[0]
+			if e.Kind != sanitizer.KindMemoryAccess || e.Kernel != "fill" || e.Frame.Name != "fill" || e.Frame.Line != 9 ||
+				filepath.Base(e.Frame.Filename) != "leaky.cu" || e.Launch.Name != "main" || e.Launch.Line != 37 || e.Count != 1 {
+				t.Errorf("invalid write %+v", e)
+			}
+			apis := []string{}
+			for _, e := range res.Errors[1:] {
+				if e.Kind != sanitizer.KindAPI || e.Error != "cudaErrorLaunchFailure" || e.Result != 719 {
+					t.Errorf("api error %+v", e)
+				}
+				apis = append(apis, e.API)
+			}
+			if strings.Join(apis, " ") != "cudaFree cudaMallocHost cudaDeviceSynchronize" {
+				t.Errorf("API errors %v", apis)
+			}
+			if strings.HasSuffix(f, ".txt") && (len(res.Runs) != 1 || !res.Runs[0].Agrees || res.Runs[0].SummaryErrors != 9) {
+				t.Errorf("ERROR SUMMARY 9 not matched: %+v", res.Runs)
+			}
+		})
+	}
+}
+
+func TestSanitizerCuPy(t *testing.T) {
+	res := analyzeSan(t, "leak_cupy.txt", SanitizerOptions{})
+	if res.Leaks != 6 || res.LeakBytes != 3154944 {
+		t.Errorf("%d leaks, %d bytes", res.Leaks, res.LeakBytes)
+	}
+	// The program's leak is load_batch; the pool's blocks (8,192 + 512 +
+	// 512 = 9,216 bytes, allocated at lines 9 and 10) are retained.
+	checkSites(t, res,
+		"leak device 3,145,728 3 load_batch cupy_leak.py:5",
+		"retained device 8,192 1 main cupy_leak.py:9",
+		"retained device 1,024 2 main cupy_leak.py:10")
+	var retained int64
+	for _, s := range res.Sites {
+		if s.Kind == Retained {
+			retained += s.Bytes
+			if !strings.Contains(s.Pool, "SingleDeviceMemoryPool") || s.Hint == "" {
+				t.Errorf("pool %q hint %q", s.Pool, s.Hint)
+			}
+		}
+	}
+	if retained != 9216 {
+		t.Errorf("retained %d bytes, want 9,216", retained)
+	}
+	// Interpreter, Cython and libc frames are hidden; the trailing Python
+	// frames remain.
+	if st := res.Sites[0].Stack; len(st) != 2 || st[1].Name != "main" || st[1].Line != 8 {
+		t.Errorf("load_batch stack %v", st)
+	}
+}
+
+func TestSanitizerTorch(t *testing.T) {
+	res := analyzeSan(t, "san_torch.txt", SanitizerOptions{})
+	// Both blocks were held by PyTorch's caching allocators at exit: the
+	// 2 MiB segment of torch.ones(1000) and the 4-byte pinned block of
+	// float(y.sum()); the program's only frame is "<module> in <string>:1".
+	checkSites(t, res,
+		"retained device 2,097,152 1 <module> <string>:1",
+		"retained pinned 4 1 <module> <string>:1")
+	if !strings.Contains(res.Sites[0].Pool, "CUDACachingAllocator") || !strings.Contains(res.Sites[1].Pool, "CachingHostAllocator") {
+		t.Errorf("pools %q, %q", res.Sites[0].Pool, res.Sites[1].Pool)
+	}
+}
+
+func TestSanitizerPrintLimit(t *testing.T) {
+	res := analyzeSan(t, "san_print_limit.txt", SanitizerOptions{})
+	checkSites(t, res,
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak device 524,288 2 step leaky.cu:20")
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "6,677,056 bytes in 8 allocations") ||
+		!strings.Contains(res.Warnings[0], "5 errors were not printed") || res.Runs[0].Agrees {
+		t.Errorf("warnings %q, runs %+v", res.Warnings, res.Runs)
+	}
+}
+
+func TestSanitizerTwoProcesses(t *testing.T) {
+	res := analyzeSan(t, "san_two_processes.txt", SanitizerOptions{})
+	checkSites(t, res,
+		"leak device 8,388,608 2 make_workspace leaky.cu:14",
+		"leak pinned 2,097,152 2 main leaky.cu:41",
+		"leak device 786,432 3 step leaky.cu:20",
+		"leak async 246,912 2 main leaky.cu:33")
+	if res.Sites[0].Processes != 2 || !res.Runs[0].Agrees || res.Runs[0].Processes != 2 {
+		t.Errorf("site %+v runs %+v", res.Sites[0], res.Runs)
+	}
+}
+
+func TestSanitizerLegacy(t *testing.T) {
+	res := analyzeSan(t, "../parse/sanitizer/testdata/legacy_memcheck.txt", SanitizerOptions{})
+	// The mangled _Z11make_bufferm is demangled and named without its
+	// parameters; with no source file the module stands in.
+	checkSites(t, res, "leak device 1,024 1 make_buffer app:0")
+	if len(res.Errors) != 3 || res.Errors[0].Frame.Name != "cleanup" || res.Errors[1].API != "cudaMemcpy" || res.Errors[2].Kernel != "scale" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+	if !res.Runs[0].Agrees {
+		t.Errorf("runs %+v, warnings %q", res.Runs, res.Warnings)
+	}
+}
+
+func TestSanitizerSeveralRuns(t *testing.T) {
+	a, _ := os.ReadFile("../testdata/sanitizer/leak_full.txt")
+	b, _ := os.ReadFile("../testdata/sanitizer/san_print_limit.txt")
+	res := analyzeBytes(t, "two", append(a, b...), SanitizerOptions{})
+	if len(res.Runs) != 2 || !res.Runs[0].Agrees || res.Runs[1].Agrees {
+		t.Errorf("runs %+v", res.Runs)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "run 2 (line 57): ") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if res.Sites[0].Count != 2 || res.Sites[0].Processes != 2 {
+		t.Errorf("first site %+v", res.Sites[0])
+	}
+}
+
+func TestSanitizerCutLog(t *testing.T) {
+	data, _ := os.ReadFile("../testdata/sanitizer/leak_full.txt")
+	i := bytes.Index(data, []byte("done 0x"))
+	res := analyzeBytes(t, "cut", data[:i], SanitizerOptions{})
+	if res.Leaks != 8 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "no ERROR SUMMARY") {
+		t.Errorf("%d leaks, warnings %q", res.Leaks, res.Warnings)
+	}
+}
+
+func TestSanitizerFilterFlags(t *testing.T) {
+	// --keep-frames brings back a runtime frame; --hide-frames hides a
+	// user frame so that the caller names the site.
+	f, err := NewFrameFilter([]string{`^step$`}, []string{`cuda_runtime\.h`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := analyzeSan(t, "leak_full.txt", SanitizerOptions{Filter: f})
+	s := res.Sites[1]
+	if s.Frame.Name != "cudaMalloc<float>" || len(s.Stack) != 2 || s.Stack[1].Name != "main" {
+		t.Errorf("site %v stack %v", s.Frame, s.Stack)
+	}
+}
+
+func TestSuppressions(t *testing.T) {
+	rules, err := ParseSuppressions("supp.txt", []byte(`# leaks we accept
+kind=leak function=^make_workspace name=workspace
+
+allocator=pinned
+kind=api message="on CUDA API call to cudaMallocHost\.$"
+kind=retained
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 4 || rules[0].Name != "workspace" || rules[1].Name != "supp.txt:4" || rules[2].Message.String() != `on CUDA API call to cudaMallocHost\.$` {
+		t.Fatalf("rules %+v", rules)
+	}
+	res := analyzeSan(t, "leak_full.txt", SanitizerOptions{Suppressions: rules})
+	checkSites(t, res,
+		"leak device 1,310,720 5 step leaky.cu:20",
+		"leak async 123,456 1 main leaky.cu:33")
+	if len(res.Suppressed) != 2 || res.Suppressed[0] != (SuppressedCount{"workspace", 1, 4194304}) || res.Suppressed[1] != (SuppressedCount{"supp.txt:4", 1, 1048576}) {
+		t.Errorf("suppressed %+v", res.Suppressed)
+	}
+	// Totals still count what was suppressed, so LEAK SUMMARY agrees.
+	if res.Leaks != 8 || !res.Runs[0].Agrees {
+		t.Errorf("leaks %d runs %+v", res.Leaks, res.Runs)
+	}
+	res = analyzeSan(t, "leak_with_oob.txt", SanitizerOptions{Suppressions: rules})
+	if len(res.Errors) != 3 || res.Errors[1].API != "cudaFree" || res.Errors[2].API != "cudaDeviceSynchronize" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+	res = analyzeSan(t, "leak_cupy.txt", SanitizerOptions{Suppressions: rules})
+	if len(res.Sites) != 1 || res.Suppressed[0].Rule != "supp.txt:6" || res.Suppressed[0].Records != 3 {
+		t.Errorf("sites %v suppressed %+v", sitesOf(res), res.Suppressed)
+	}
+
+	for _, bad := range []string{"kind", "function=(", "colour=red", "allocator=heap", `message="open`, "name=x"} {
+		if _, err := ParseSuppressions("s", []byte("\n"+bad+"\n")); err == nil || !strings.HasPrefix(err.Error(), "s:2: ") {
+			t.Errorf("ParseSuppressions(%q) error %v", bad, err)
+		}
+	}
+}
+
+func TestShortName(t *testing.T) {
+	for in, want := range map[string]string{
+		"make_workspace(unsigned long)":                                             "make_workspace",
+		"cudaError cudaMalloc<float>(float**, unsigned long)":                       "cudaMalloc<float>",
+		"cudaError cudaMalloc<float>":                                               "cudaMalloc<float>",
+		"double at::Tensor::item<double>() const":                                   "at::Tensor::item<double>",
+		"at::empty(c10::ArrayRef<long>) [clone .constprop.0]":                       "at::empty",
+		"at::(anonymous namespace)::wrapper_CUDA_empty(c10::ArrayRef<c10::SymInt>)": "at::{anonymous}::wrapper_CUDA_empty",
+		"Foo::operator()(int) const":                                                "Foo::operator()",
+		"operator new(unsigned long)":                                               "operator new",
+		"main":                                                                      "main",
+		"":                                                                          "",
+	} {
+		if got := shortName(in); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

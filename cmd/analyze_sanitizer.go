@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// loadSuppressions reads the --suppressions file; "" means none.
+func loadSuppressions(path string) ([]analyze.Suppression, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--suppressions: %w", err)
+	}
+	return analyze.ParseSuppressions(path, data)
+}
+
+// analyzeSanitizer streams a compute-sanitizer report (text or XML)
+// through the sanitizer analysis. Its tool errors are added to
+// opts.toolErrors, for the report's errors section.
+func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+	var r *sanitizer.Reader
+	if format == parse.FormatSanitizerXML {
+		r = sanitizer.NewXMLReader(in.Reader(), in.Name)
+	} else {
+		r = sanitizer.NewReader(in.Reader(), in.Name)
+	}
+	defer r.Release()
+	a := analyze.NewSanitizerAnalyzer(analyze.SanitizerOptions{Filter: lopt.Filter, Suppressions: opts.suppressions})
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			return report.Input{}, nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return report.Input{}, nil, err
+	}
+	rin, fs, errs := report.FromSanitizer(in.Name, string(format), r.Metadata().Warnings, a.Finalize())
+	opts.toolErrors = append(opts.toolErrors, errs...)
+	return rin, fs, nil
+}

@@ -1,0 +1,258 @@
+package cmd_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/cmd"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// run runs gpuleak with args against buffers and returns the exit code,
+// standard output and standard error.
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &cmd.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
+	code := cmd.Main(args, ios, "test")
+	return code, out.String(), errOut.String()
+}
+
+func san(name string) string { return filepath.Join("..", "testdata", "sanitizer", name) }
+
+func decode(t *testing.T, s string) report.Report {
+	t.Helper()
+	var r report.Report
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, s)
+	}
+	return r
+}
+
+func TestAnalyzeSanitizerJSON(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--top", "0", san("leak_full.txt"))
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	r := decode(t, out)
+	if len(r.Inputs) != 1 || r.Inputs[0].Format != "compute-sanitizer" || len(r.Inputs[0].Warnings) != 0 {
+		t.Errorf("inputs %+v", r.Inputs)
+	}
+	// Acceptance (issue 4): 8 leaks, 6,677,056 bytes; make_workspace
+	// first, then step with 5 leaks; pinned and async marked.
+	var total int64
+	var count int
+	var got []string
+	for _, f := range r.Findings {
+		total += f.Bytes
+		count += f.Count
+		got = append(got, strings.Join([]string{string(f.Kind), f.Allocator, f.Site.String(), itoa(f.Bytes), itoa(int64(f.Count))}, " "))
+		if f.Device != nil || f.Source != "compute-sanitizer" || f.Message == "" || strings.Contains(f.Message, "\n") {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	want := []string{
+		"leak device make_workspace (leaky.cu:14) 4194304 1",
+		"leak device step (leaky.cu:20) 1310720 5",
+		"leak pinned main (leaky.cu:41) 1048576 1",
+		"leak async main (leaky.cu:33) 123456 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if total != 6677056 || count != 8 || r.FindingsTotal != 4 {
+		t.Errorf("%d bytes in %d allocations, %d findings", total, count, r.FindingsTotal)
+	}
+	if !strings.Contains(r.Findings[2].Message, "pinned host memory") || !strings.Contains(r.Findings[2].Message, "cudaFreeHost") ||
+		!strings.Contains(r.Findings[3].Message, "stream-ordered") {
+		t.Errorf("messages %q / %q", r.Findings[2].Message, r.Findings[3].Message)
+	}
+	if len(r.Errors) != 0 || strings.Contains(out, `"errors"`) {
+		t.Errorf("errors %+v", r.Errors)
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestAnalyzeSanitizerErrorsSection(t *testing.T) {
+	code, out, _ := run(t, "", "analyze", "--format", "json", san("leak_with_oob.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	r := decode(t, out)
+	if len(r.Findings) != 3 || r.Findings[0].Bytes+r.Findings[1].Bytes+r.Findings[2].Bytes != 5104192 {
+		t.Errorf("findings %+v", r.Findings)
+	}
+	if len(r.Errors) != 4 {
+		t.Fatalf("errors %+v", r.Errors)
+	}
+	e := r.Errors[0]
+	if e.Kind != "memory-access" || e.Kernel != "fill" || e.Site.String() != "fill (leaky.cu:9)" || e.Launch == nil || e.Launch.String() != "main (leaky.cu:37)" || e.Count != 1 {
+		t.Errorf("invalid write %+v", e)
+	}
+	for _, e := range r.Errors[1:] {
+		if e.Kind != "api" || e.Error != "cudaErrorLaunchFailure" || !strings.Contains(e.Message, "earlier kernel fault") {
+			t.Errorf("api error %+v", e)
+		}
+	}
+
+	// The table lists the errors in their own section.
+	code, out, _ = run(t, "", "analyze", san("leak_with_oob.txt"))
+	if code != 0 || !strings.Contains(out, "Errors reported by the tool (not leaks):\n1. [memory-access] Invalid __global__ write of size 4 bytes in kernel fill (leaky.cu:9)") ||
+		!strings.Contains(out, "4. [api] cudaDeviceSynchronize failed") || !strings.Contains(out, "at exit") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestAnalyzeSanitizerInputs(t *testing.T) {
+	for _, tc := range []struct {
+		file, format string
+		findings     int
+		warn         string
+	}{
+		{"leak_save.xml", "compute-sanitizer-xml", 4, ""},
+		{"leak_long_backtrace.txt", "compute-sanitizer", 4, ""},
+		{"leak_nobacktrace.txt", "compute-sanitizer", 4, "without a host backtrace"},
+		{"leak_cupy.txt", "compute-sanitizer", 3, ""},
+		{"san_print_limit.txt", "compute-sanitizer", 2, "5 errors were not printed"},
+		{"san_two_processes.txt", "compute-sanitizer", 4, "2 processes"},
+		{"san_torch.txt", "compute-sanitizer", 2, ""},
+		{"san_oob.xml", "compute-sanitizer-xml", 3, ""},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			code, out, errOut := run(t, "", "analyze", "--format", "json", san(tc.file))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			r := decode(t, out)
+			if r.Inputs[0].Format != tc.format || len(r.Findings) != tc.findings {
+				t.Errorf("format %s, %d findings", r.Inputs[0].Format, len(r.Findings))
+			}
+			w := strings.Join(r.Inputs[0].Warnings, "\n")
+			if (tc.warn == "") != (w == "") || !strings.Contains(w, tc.warn) {
+				t.Errorf("warnings %q, want %q", w, tc.warn)
+			}
+		})
+	}
+}
+
+func TestAnalyzeSanitizerCuPyRetained(t *testing.T) {
+	code, out, _ := run(t, "", "analyze", "--format", "json", san("leak_cupy.txt"))
+	if code != 0 {
+		t.Fatal(code)
+	}
+	r := decode(t, out)
+	f := r.Findings[0]
+	if f.Kind != report.KindLeak || f.Site.String() != "load_batch (cupy_leak.py:5)" || f.Count != 3 || f.Bytes != 3*1048576 {
+		t.Errorf("leak %+v", f)
+	}
+	var retained int64
+	for _, f := range r.Findings[1:] {
+		if f.Kind != report.KindRetained || !strings.Contains(f.Message, "SingleDeviceMemoryPool") {
+			t.Errorf("pool finding %+v", f)
+		}
+		retained += f.Bytes
+	}
+	if retained != 9216 {
+		t.Errorf("retained %d bytes, want 9,216", retained)
+	}
+	// --fail-on leak fails on the program's leak, not on the pool.
+	if code, _, _ := run(t, "", "analyze", "--fail-on", "leak", san("leak_cupy.txt")); code != cmd.ExitFindings {
+		t.Errorf("--fail-on leak: exit %d", code)
+	}
+	if code, _, _ := run(t, "", "analyze", "--fail-on", "leak", san("san_torch.txt")); code != cmd.ExitOK {
+		t.Errorf("--fail-on leak on caching-allocator blocks only: exit %d", code)
+	}
+}
+
+func TestAnalyzeSanitizerStdinAndGzip(t *testing.T) {
+	data, err := os.ReadFile(san("leak_save.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, string(data), "analyze", "--format", "json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if r := decode(t, out); r.Inputs[0].Format != "compute-sanitizer-xml" || len(r.Findings) != 4 {
+		t.Errorf("report %+v", r)
+	}
+	// A gzip-compressed CI log, named without .gz.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	text, _ := os.ReadFile(san("leak_full.txt"))
+	zw.Write(text)
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "ci.log")
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	code, out, errOut = run(t, "", "analyze", "--format", "json", p)
+	if r := decode(t, out); code != 0 || r.Inputs[0].Format != "compute-sanitizer" || len(r.Findings) != 4 {
+		t.Errorf("gzip: exit %d %s, report %+v", code, errOut, r)
+	}
+}
+
+func TestAnalyzeSuppressions(t *testing.T) {
+	dir := t.TempDir()
+	supp := filepath.Join(dir, "supp.txt")
+	if err := os.WriteFile(supp, []byte("# known\nkind=leak function=^step$ name=per-step\nkind=api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--suppressions", supp, san("leak_with_oob.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decode(t, out)
+	if len(r.Findings) != 2 || len(r.Errors) != 1 {
+		t.Errorf("%d findings, %d errors", len(r.Findings), len(r.Errors))
+	}
+	w := strings.Join(r.Inputs[0].Warnings, "\n")
+	if !strings.Contains(w, "suppressed by per-step: 3 records (768 KiB leaked)") || !strings.Contains(w, "suppressed by "+supp+":3: 3 records") {
+		t.Errorf("warnings %q", w)
+	}
+
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("function=(\n"), 0o644)
+	code, _, errOut = run(t, "", "analyze", "--suppressions", bad, san("leak_full.txt"))
+	if code != cmd.ExitInput || !strings.Contains(errOut, "bad.txt:1: bad function pattern") {
+		t.Errorf("bad suppressions: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = run(t, "", "analyze", "--suppressions", filepath.Join(dir, "missing"), san("leak_full.txt"))
+	if code != cmd.ExitInput || !strings.Contains(errOut, "--suppressions") {
+		t.Errorf("missing suppressions: exit %d, %q", code, errOut)
+	}
+}
+
+func TestAnalyzeSanitizerBroken(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cut.xml")
+	data, _ := os.ReadFile(san("leak_save.xml"))
+	os.WriteFile(p, data[:len(data)/2], 0o644)
+	code, _, errOut := run(t, "", "analyze", p)
+	if code != cmd.ExitInput || !strings.Contains(errOut, "cut.xml: byte offset") || !strings.Contains(errOut, "truncated XML") {
+		t.Errorf("truncated XML: exit %d, %q", code, errOut)
+	}
+	p = filepath.Join(dir, "big.txt")
+	os.WriteFile(p, []byte("========= COMPUTE-SANITIZER\n========= Leaked 99999999999999999999 bytes at 0x1\n"), 0o644)
+	code, _, errOut = run(t, "", "analyze", p)
+	if code != cmd.ExitInput || !strings.Contains(errOut, "big.txt:2: bad number") {
+		t.Errorf("overflow: exit %d, %q", code, errOut)
+	}
+}
+
+func TestAnalyzeSanitizerClean(t *testing.T) {
+	// A run without leaks, as compute-sanitizer prints it.
+	p := filepath.Join(t.TempDir(), "clean.txt")
+	os.WriteFile(p, []byte("========= COMPUTE-SANITIZER\nok\n========= LEAK SUMMARY: 0 bytes leaked in 0 allocations\n========= ERROR SUMMARY: 0 errors\n"), 0o644)
+	code, out, errOut := run(t, "", "analyze", "--fail-on", "leak", p)
+	if code != 0 || !strings.Contains(out, "No findings.") || strings.Contains(out, "Warnings") || errOut != "" {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}

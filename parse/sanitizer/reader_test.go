@@ -1,0 +1,429 @@
+package sanitizer
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// row is one table row, each column rendered by Arrow's ValueStr ("(null)"
+// for nulls).
+type row map[string]string
+
+type tables struct {
+	records, frames, runs []row
+}
+
+// read parses data (XML when xml is set) with a checked allocator and
+// returns every row; it fails the test if Arrow memory is left allocated.
+func read(t *testing.T, name string, data []byte, xml bool, opts ...Option) (*tables, *Metadata, error) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	opts = append(opts, WithAllocator(mem))
+	var r *Reader
+	if xml {
+		r = NewXMLReader(bytes.NewReader(data), name, opts...)
+	} else {
+		r = NewReader(bytes.NewReader(data), name, opts...)
+	}
+	defer r.Release()
+	out := &tables{}
+	for r.Next() {
+		rec := r.RecordBatch()
+		if !rec.Schema().Equal(r.Table().Schema()) {
+			t.Fatalf("%s batch has schema %v", r.Table(), rec.Schema())
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			rw := row{}
+			for c := 0; c < int(rec.NumCols()); c++ {
+				rw[rec.ColumnName(c)] = rec.Column(c).ValueStr(i)
+			}
+			switch r.Table() {
+			case TableRecords:
+				out.records = append(out.records, rw)
+			case TableFrames:
+				out.frames = append(out.frames, rw)
+			case TableRuns:
+				out.runs = append(out.runs, rw)
+			}
+		}
+	}
+	meta := *r.Metadata()
+	return out, &meta, r.Err()
+}
+
+func readFile(t *testing.T, path string) *tables {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _, err := read(t, path, data, strings.HasSuffix(path, ".xml"))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return tb
+}
+
+func framesOf(tb *tables, record string) []row {
+	var out []row
+	for _, f := range tb.frames {
+		if f["record"] == record {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestRealInputs checks the real reports against what
+// ../shared/fixtures/README.md (and, for the san_* files, the program
+// testdata/gen/leaky.cu with the arguments in testdata/gen/run.sh) says
+// they hold.
+func TestRealInputs(t *testing.T) {
+	for _, tc := range []struct {
+		file                  string
+		records, leaks, bytes int
+		// runs: leak_bytes, leak_allocations, errors, errors_not_printed,
+		// processes of the one run.
+		sumBytes, sumAllocs, errs, notPrinted, processes string
+	}{
+		{"leak_full.txt", 8, 8, 6677056, "6677056", "8", "8", "(null)", "1"},
+		{"leak_save.xml", 5, 5, 5890624, "(null)", "(null)", "(null)", "(null)", "1"},
+		{"leak_long_backtrace.txt", 5, 5, 5890624, "5890624", "5", "5", "(null)", "1"},
+		{"leak_nobacktrace.txt", 5, 5, 5890624, "5890624", "5", "5", "(null)", "1"},
+		// 5 leaks plus 1 invalid write and 3 API errors: ERROR SUMMARY 9.
+		{"leak_with_oob.txt", 9, 5, 5104192, "5104192", "5", "9", "(null)", "1"},
+		{"leak_cupy.txt", 6, 6, 3154944, "3154944", "6", "6", "(null)", "1"},
+		// --print-limit 3 of "leaky 5": 3 of the 8 leaks printed.
+		{"san_print_limit.txt", 3, 3, 4194304 + 2*262144, "6677056", "8", "8", "5", "1"},
+		// "leaky 2" with --prefix '### ', --demangle no, --log-file.
+		{"san_prefix.txt", 5, 5, 5890624, "5890624", "5", "5", "(null)", "1"},
+		{"san_nodemangle.txt", 5, 5, 5890624, "5890624", "5", "5", "(null)", "1"},
+		{"san_logfile.txt", 5, 5, 5890624, "5890624", "5", "5", "(null)", "1"},
+		// "leaky 1; leaky 2" under one sanitizer: 4 + 5 leaks, one summary.
+		{"san_two_processes.txt", 9, 9, 11519104, "11519104", "9", "9", "(null)", "2"},
+		// "leaky 3 1" as XML, and its stdout.
+		{"san_oob.xml", 9, 5, 5104192, "(null)", "(null)", "(null)", "(null)", "1"},
+		{"san_oob_xml_stdout.txt", 9, 5, 5104192, "5104192", "5", "9", "(null)", "1"},
+		// torch.ones(1000) and a .item(): a 2 MiB caching-allocator segment
+		// and a 4-byte pinned block.
+		{"san_torch.txt", 2, 2, 2097156, "2097156", "2", "2", "(null)", "1"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tb := readFile(t, filepath.Join("..", "..", "testdata", "sanitizer", tc.file))
+			leaks, bytes := 0, 0
+			for _, r := range tb.records {
+				if r["kind"] == KindLeak {
+					leaks++
+					var n int
+					for _, c := range r["size"] {
+						n = n*10 + int(c-'0')
+					}
+					bytes += n
+				}
+			}
+			if len(tb.records) != tc.records || leaks != tc.leaks || bytes != tc.bytes {
+				t.Errorf("records %d, leaks %d, bytes %d; want %d, %d, %d", len(tb.records), leaks, bytes, tc.records, tc.leaks, tc.bytes)
+			}
+			if len(tb.runs) != 1 {
+				t.Fatalf("%d runs, want 1", len(tb.runs))
+			}
+			ru := tb.runs[0]
+			got := []string{ru["leak_bytes"], ru["leak_allocations"], ru["errors"], ru["errors_not_printed"], ru["processes"]}
+			want := []string{tc.sumBytes, tc.sumAllocs, tc.errs, tc.notPrinted, tc.processes}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("run summary %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestLeakFullFrames(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/leak_full.txt")
+	r := tb.records[0]
+	if r["message"] != "Leaked 4,194,304 bytes at 0x7fb262800000" || r["size"] != "4194304" ||
+		r["address"] != "140404133462016" || r["save_location"] != "allocation time" || r["line"] != "2" {
+		t.Errorf("first record %v", r)
+	}
+	fr := framesOf(tb, "0")
+	if len(fr) != 4 {
+		t.Fatalf("%d frames, want 4", len(fr))
+	}
+	// "Host Frame: make_workspace(unsigned long) in leaky.cu:14 [0x8cc5] in leaky"
+	f := fr[2]
+	if f["function"] != "make_workspace(unsigned long)" || f["file"] != "leaky.cu" || f["line"] != "14" ||
+		f["pc"] != "36037" || f["module"] != "leaky" || f["depth"] != "2" || f["kind"] != FrameHost {
+		t.Errorf("frame 2 %v", f)
+	}
+	// "Host Frame: cudaMalloc [0x4ce76] in leaky": no file part.
+	if f := fr[0]; f["function"] != "cudaMalloc" || f["file"] != "(null)" || f["module"] != "leaky" {
+		t.Errorf("frame 0 %v", f)
+	}
+}
+
+func TestTwoLineLayout(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/leak_long_backtrace.txt")
+	fr := framesOf(tb, "0")
+	if len(fr) != 10 {
+		t.Fatalf("%d frames, want 10", len(fr))
+	}
+	if f := fr[0]; f["function"] != "cuMemAlloc_v2" || f["module"] != "/usr/local/nvidia/lib64/libcuda.so.1" {
+		t.Errorf("frame 0 %v", f)
+	}
+	// "Host Frame:  [0x2a1c9]" then "in /lib/x86_64-linux-gnu/libc.so.6".
+	if f := fr[7]; f["function"] != "(null)" || f["pc"] != "172489" || f["module"] != "/lib/x86_64-linux-gnu/libc.so.6" {
+		t.Errorf("frame 7 %v", f)
+	}
+	if f := fr[5]; f["file"] != "/home/user/train/leaky.cu" || f["line"] != "14" {
+		t.Errorf("frame 5 %v", f)
+	}
+}
+
+func TestPrefixAndPython(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/san_prefix.txt")
+	if tb.runs[0]["prefix"] != "###" || len(framesOf(tb, "0")) != 4 {
+		t.Errorf("prefix run %v, %d frames", tb.runs[0], len(framesOf(tb, "0")))
+	}
+	tb = readFile(t, "../../testdata/sanitizer/leak_cupy.txt")
+	fr := framesOf(tb, "0")
+	last := fr[len(fr)-2]
+	// The Python frames come after _start, innermost first.
+	if last["kind"] != FramePython || last["function"] != "load_batch" || last["file"] != "cupy_leak.py" || last["line"] != "5" || last["pc"] != "(null)" {
+		t.Errorf("python frame %v", last)
+	}
+	tb = readFile(t, "../../testdata/sanitizer/san_torch.txt")
+	fr = framesOf(tb, "0")
+	if f := fr[len(fr)-1]; f["kind"] != FramePython || f["function"] != "<module>" || f["file"] != "<string>" {
+		t.Errorf("python -c frame %v", f)
+	}
+}
+
+func TestTwoProcesses(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/san_two_processes.txt")
+	// "leaky 1" leaks 4 blocks, "leaky 2" 5; program output ("done ...")
+	// separates their leak reports.
+	var procs []string
+	for _, r := range tb.records {
+		procs = append(procs, r["process"])
+	}
+	if got := strings.Join(procs, ""); got != "000011111" {
+		t.Errorf("processes %s, want 000011111", got)
+	}
+}
+
+func TestXML(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/san_oob.xml")
+	r := tb.records[0]
+	if r["kind"] != KindMemoryAccess || r["kernel"] != "fill" || r["thread"] != "(0,0,0)" || r["block"] != "(1,0,0)" ||
+		r["size"] != "4" || r["error"] != "out of bounds" || r["offset"] == "(null)" || r["line"] != "(null)" {
+		t.Errorf("precise record %v", r)
+	}
+	if f := framesOf(tb, "0")[0]; f["kind"] != FrameDevice || f["file"] != "/home/user/train/leaky.cu" || f["line"] != "9" || f["func_offset"] != "192" {
+		t.Errorf("where frame %v", f)
+	}
+	r = tb.records[1]
+	if r["kind"] != KindAPI || r["api"] != "cudaFree" || r["error"] != "cudaErrorLaunchFailure" || r["result"] != "719" || r["error_message"] != "unspecified launch failure" {
+		t.Errorf("api record %v", r)
+	}
+	if r := tb.records[4]; r["kind"] != KindLeak || r["memory_type"] != "generic" || r["size"] != "4194304" {
+		t.Errorf("leak record %v", r)
+	}
+}
+
+// TestHandMade reads logs written for these tests from the layouts the
+// issue describes (testdata/*.txt beside this file; see testdata/README.md).
+func TestHandMade(t *testing.T) {
+	t.Run("legacy cuda-memcheck", func(t *testing.T) {
+		tb := readFile(t, "testdata/legacy_memcheck.txt")
+		if tb.runs[0]["tool"] != ToolCudaMemcheck || len(tb.records) != 4 || tb.runs[0]["errors"] != "4" {
+			t.Fatalf("runs %v, %d records", tb.runs, len(tb.records))
+		}
+		if r := tb.records[1]; r["kind"] != KindAPI || r["api"] != "cudaMemcpy" || r["result"] != "11" {
+			t.Errorf("legacy api record %v", r)
+		}
+		fr := framesOf(tb, "2")
+		// "Host Frame:./app (_Z11make_bufferm + 0x1b) [0x1111]"
+		if f := fr[2]; f["module"] != "./app" || f["function"] != "_Z11make_bufferm" || f["func_offset"] != "27" || f["pc"] != "4369" {
+			t.Errorf("legacy frame %v", f)
+		}
+		// "Host Frame:./app [0x3e2a1]": a module without a function.
+		if f := fr[1]; f["module"] != "./app" || f["function"] != "(null)" {
+			t.Errorf("legacy module-only frame %v", f)
+		}
+		if r := tb.records[3]; r["kernel"] != "scale(float*, int)" || r["size"] != "4" || r["thread"] != "(32,0,0)" {
+			t.Errorf("legacy access record %v", r)
+		}
+		if f := framesOf(tb, "3")[0]; f["file"] != "/src/app/kernels.cu" || f["line"] != "5" || f["func_offset"] != "80" {
+			t.Errorf("legacy device frame %v", f)
+		}
+	})
+	t.Run("two-line frames, indented log", func(t *testing.T) {
+		tb := readFile(t, "testdata/two_line_frames.txt")
+		fr := framesOf(tb, "0")
+		if len(fr) != 5 || fr[3]["function"] != "C_A_T_C_H_T_E_S_T_0()" || fr[3]["module"] != "/home/coder/bin/test" || fr[0]["module"] != "/usr/lib/x86_64-linux-gnu/libcuda.so.1" {
+			t.Errorf("frames %v", fr)
+		}
+	})
+	t.Run("CI timestamps and CRLF", func(t *testing.T) {
+		tb := readFile(t, "testdata/ci_timestamps.txt")
+		if len(tb.records) != 1 || tb.records[0]["size"] != "2048" || tb.runs[0]["errors"] != "1" {
+			t.Fatalf("records %v runs %v", tb.records, tb.runs)
+		}
+		if fr := framesOf(tb, "0"); len(fr) != 2 || fr[1]["file"] != "table.cu" || fr[1]["module"] != "app" {
+			t.Errorf("frames %v", fr)
+		}
+	})
+	t.Run("device-side records", func(t *testing.T) {
+		tb := readFile(t, "testdata/device_side.txt")
+		var kinds []string
+		for _, r := range tb.records {
+			kinds = append(kinds, r["kind"])
+		}
+		want := "memory-access memory-access race malloc-free uninitialized sync leak hardware-exception"
+		if got := strings.Join(kinds, " "); got != want {
+			t.Errorf("kinds %s\nwant  %s", got, want)
+		}
+		r := tb.records[0]
+		if r["kernel"] != "is_integral" || r["address"] != "130378863687680" || r["block"] != "(0,11669,0)" {
+			t.Errorf("record 0 %v", r)
+		}
+		fr := framesOf(tb, "0")
+		if len(fr) != 5 || fr[1]["function"] != "fT_" || fr[1]["line"] != "196" || fr[2]["depth"] != "2" || fr[3]["kind"] != FrameHost {
+			t.Errorf("frames %v", fr)
+		}
+		if r := tb.records[1]; r["kernel"] != "void bootstrap<unsigned long>(unsigned long*)" {
+			t.Errorf("2022 'at 0x.. in f' form: %v", r)
+		}
+		if f := framesOf(tb, "3")[0]; f["function"] != "worker()" || f["file"] != "heap.cu" || f["line"] != "20" {
+			t.Errorf("malloc-free frame %v", f)
+		}
+		// "progress 50%========= Leaked ...": after unterminated output.
+		if r := tb.records[6]; r["memory_type"] != "device heap" || r["size"] != "16" {
+			t.Errorf("device-heap leak %v", r)
+		}
+		if tb.runs[0]["target_error"] != "true" || tb.runs[0]["errors"] != "8" {
+			t.Errorf("run %v", tb.runs[0])
+		}
+	})
+	t.Run("several runs", func(t *testing.T) {
+		a, _ := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+		b, _ := os.ReadFile("../../testdata/sanitizer/leak_with_oob.txt")
+		tb, _, err := read(t, "cat", append(a, b...), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tb.runs) != 2 || tb.runs[1]["line"] != "57" || tb.runs[1]["records"] != "9" || len(tb.records) != 17 || tb.records[16]["run"] != "1" {
+			t.Errorf("runs %v, %d records", tb.runs, len(tb.records))
+		}
+	})
+	t.Run("small batches", func(t *testing.T) {
+		data, _ := os.ReadFile("../../testdata/sanitizer/leak_cupy.txt")
+		tb, _, err := read(t, "cupy", data, false, WithBatchSize(3))
+		if err != nil || len(tb.records) != 6 || len(tb.frames) != 165 {
+			t.Errorf("%v: %d records, %d frames", err, len(tb.records), len(tb.frames))
+		}
+	})
+}
+
+// TestGarbage: inputs that are not reports, or broken ones, end with a
+// *parse.Error (never a panic); those that are not reports at all wrap
+// parse.ErrNotMine.
+func TestGarbage(t *testing.T) {
+	long := strings.Repeat("x", maxLine+10)
+	for _, tc := range []struct {
+		name    string
+		in      string
+		xml     bool
+		notMine bool
+		want    string
+	}{
+		{"empty text", "", false, true, "empty input"},
+		{"program output only", "hello\nworld\n", false, true, "no compute-sanitizer output"},
+		{"binary", "\x00\x01\x02\xff\xfe", false, true, "no compute-sanitizer output"},
+		{"line too long", long, false, false, "line longer than"},
+		{"size overflow", "========= COMPUTE-SANITIZER\n========= Leaked 99999999999999999999 bytes at 0x1\n", false, false, ":2: bad number"},
+		{"address overflow", "========= COMPUTE-SANITIZER\n========= Leaked 1 bytes at 0x1ffffffffffffffffff\n", false, false, ":2: bad address"},
+		{"malformed leak", "========= COMPUTE-SANITIZER\n========= Leaked lots of bytes\n", false, false, ":2: malformed leak record"},
+		{"malformed summary", "========= COMPUTE-SANITIZER\n========= LEAK SUMMARY: many\n", false, false, ":2: malformed LEAK SUMMARY"},
+		{"empty xml", "", true, true, "empty input"},
+		{"not xml", "hello", true, true, "text before the root"},
+		{"other root", "<?xml version=\"1.0\"?><svg></svg>", true, true, "root element is <svg>"},
+		{"truncated xml", "<ComputeSanitizerOutput><record><kind>Leak</kind><what><size>4</size>", true, false, "truncated XML"},
+		{"unclosed root", "<ComputeSanitizerOutput><record><kind>Leak</kind></record>", true, false, "truncated"},
+		{"bad size", "<ComputeSanitizerOutput><record><kind>Leak</kind><what><size>-4</size></what></record></ComputeSanitizerOutput>", true, false, "bad <size>"},
+		{"bad pc", "<ComputeSanitizerOutput><record><hostStack><frame><pc>zz</pc></frame></hostStack></record></ComputeSanitizerOutput>", true, false, "bad <pc>"},
+		{"bad xml", "<ComputeSanitizerOutput><record></kind></ComputeSanitizerOutput>", true, false, "malformed"},
+		{"other encoding", "<?xml version=\"1.0\" encoding=\"latin1\"?><ComputeSanitizerOutput/>", true, false, "encoding"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := read(t, "in", []byte(tc.in), tc.xml)
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T), want a *parse.Error", err, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "in") {
+				t.Errorf("error %q, want it to contain %q", err, tc.want)
+			}
+			if errors.Is(err, parse.ErrNotMine) != tc.notMine {
+				t.Errorf("errors.Is(err, ErrNotMine) = %v, want %v", !tc.notMine, tc.notMine)
+			}
+			if tc.xml && !tc.notMine && pe.Offset < 0 {
+				t.Errorf("XML error without a byte offset: %v", err)
+			}
+		})
+	}
+}
+
+// TestTruncatedText: a log cut anywhere still parses; what was read is kept.
+func TestTruncatedText(t *testing.T) {
+	data, _ := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+	for n := 0; n <= len(data); n += 97 {
+		tb, _, err := read(t, "cut", data[:n], false)
+		if err != nil {
+			if n < 28 && errors.Is(err, parse.ErrNotMine) {
+				continue // not even the banner yet
+			}
+			t.Fatalf("cut at %d: %v", n, err)
+		}
+		if len(tb.records) > 8 {
+			t.Fatalf("cut at %d: %d records", n, len(tb.records))
+		}
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want parse.Format
+	}{
+		{"leak_full.txt", parse.FormatSanitizer},
+		{"san_prefix.txt", parse.FormatSanitizer},
+		{"leak_cupy.txt", parse.FormatSanitizer},
+		{"leak_save.xml", parse.FormatSanitizerXML},
+		{"san_oob.xml", parse.FormatSanitizerXML},
+	} {
+		data, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "sanitizer", tc.file))
+		if got, ok := Sniff(data); !ok || got != tc.want {
+			t.Errorf("Sniff(%s) = %q, %v", tc.file, got, ok)
+		}
+	}
+	for _, in := range []string{"", "hello\n", "[==========] Running 3 tests\n", "<html></html>", "\x80\x02}q\x00(X\x08\x00\x00\x00segments"} {
+		if f, ok := Sniff([]byte(in)); ok {
+			t.Errorf("Sniff(%q) = %q", in, f)
+		}
+	}
+	for _, in := range []string{"testdata/legacy_memcheck.txt", "testdata/two_line_frames.txt", "testdata/ci_timestamps.txt"} {
+		data, _ := os.ReadFile(in)
+		if f, ok := Sniff(data); !ok || f != parse.FormatSanitizer {
+			t.Errorf("Sniff(%s) = %q, %v", in, f, ok)
+		}
+	}
+}

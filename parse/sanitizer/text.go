@@ -1,0 +1,625 @@
+package sanitizer
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// maxLine is the longest line read: demangled C++ frames run to a few
+// kilobytes; a line of megabytes is not a log.
+const maxLine = 4 << 20
+
+var (
+	// A banner: whatever prefix, then the tool's name.
+	bannerRe = regexp.MustCompile(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
+	// A record line seen before any banner (a log cut at the top).
+	firstRecordRe = regexp.MustCompile(`^(.*?)([^\sA-Za-z0-9]+)( +)(Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error)`)
+	// Starts of top-level lines that can follow unterminated program output.
+	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Error: Race|Warning: Race)`)
+
+	leakRe        = regexp.MustCompile(`^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$`)
+	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
+	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
+	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
+	otherSummary  = regexp.MustCompile(`^[A-Z][A-Z ]* SUMMARY:`)
+	apiRe         = regexp.MustCompile(`^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)`)
+	apiLegacyRe   = regexp.MustCompile(`^Program hit error (\d+) on CUDA API call to (\w+)`)
+	apiCallRe     = regexp.MustCompile(`on (?:CUDA )?API call to (\w+)`)
+	accessRe      = regexp.MustCompile(`^Invalid (?:__\w+__ )?(?:\w+ )?of size ([\d,]+)`)
+	uninitRe      = regexp.MustCompile(`^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+)`)
+	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
+
+	savedRe    = regexp.MustCompile(`^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$`)
+	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
+	addrLineRe = regexp.MustCompile(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
+
+	funcOffsetRe = regexp.MustCompile(`^(.*)\+(0x[0-9a-fA-F]+)$`)
+	legacyAtRe   = regexp.MustCompile(`^(.+?):(\d+):(.+)$`)
+)
+
+// textSource reads records from a text log.
+type textSource struct {
+	name string
+	rd   *Reader
+	br   *bufio.Reader
+	line int64
+	eof  bool
+	cut  bool // the line just read has no line ending: the input ends in it
+
+	// The prefix: core is its last word ("========="), base the spaces
+	// after it on a top-level line, lead whether text may precede it.
+	core    string
+	base    int
+	lead    bool
+	seenAny bool
+
+	allRuns []*run
+	cur     *run
+	rec     *record
+	out     *record
+
+	sawCont, sawLegacy bool // layout hints of the open record
+	lastWasLeak        bool // the previous record of the run was a leak
+	programSince       bool // program output since the previous record ended
+	scratch            []byte
+}
+
+func newTextSource(r io.Reader, name string, rd *Reader) *textSource {
+	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+func (s *textSource) runs() []*run { return s.allRuns }
+
+func (s *textSource) errf(format string, args ...any) error {
+	return parse.LineErrorf(s.name, int(s.line), format, args...)
+}
+
+// readLine returns the next line without its line ending.
+func (s *textSource) readLine() (string, bool, error) {
+	s.scratch = s.scratch[:0]
+	for {
+		chunk, err := s.br.ReadSlice('\n')
+		s.scratch = append(s.scratch, chunk...)
+		if len(s.scratch) > maxLine {
+			return "", false, parse.LineErrorf(s.name, int(s.line+1), "line longer than %d MiB: not a text log", maxLine>>20)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", false, &parse.Error{File: s.name, Offset: -1, Line: int(s.line + 1), Msg: "reading", Err: err}
+		}
+		if len(s.scratch) == 0 && err != nil {
+			return "", false, nil
+		}
+		s.line++
+		s.cut = !bytes.HasSuffix(s.scratch, []byte("\n"))
+		b := bytes.TrimRight(s.scratch, "\r\n")
+		return string(b), true, nil
+	}
+}
+
+func (s *textSource) next() (*record, error) {
+	for s.out == nil {
+		if s.eof {
+			return nil, nil
+		}
+		text, ok, err := s.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			s.eof = true
+			s.closeRecord()
+			if !s.seenAny {
+				msg := "no compute-sanitizer output: no line has a tool prefix (=========) and a record"
+				if s.line == 0 {
+					msg = "empty input"
+				}
+				return nil, &parse.Error{File: s.name, Offset: -1, Msg: msg, Err: parse.ErrNotMine}
+			}
+			continue
+		}
+		if err := s.handle(text); err != nil {
+			var pe *parse.Error
+			if s.cut && errors.As(err, &pe) {
+				// The last line of a log cut short (a job killed, a
+				// log truncated): what came before stands.
+				s.rd.warnOnce("cut", fmt.Sprintf("line %d: the log ends in the middle of a line, which was skipped: %s", s.line, pe.Msg))
+				continue
+			}
+			return nil, err
+		}
+	}
+	r := s.out
+	s.out = nil
+	return r, nil
+}
+
+// learn sets the prefix from a banner or a record line; it reports
+// whether text is one.
+func (s *textSource) learn(text string) (banner bool, ok bool) {
+	if m := bannerRe.FindStringSubmatch(text); m != nil && (m[2] == s.core || strings.ContainsFunc(m[2], isPunct)) {
+		s.core, s.base, s.lead = m[2], len(m[3]), m[1] != ""
+		return true, true
+	}
+	if s.core != "" {
+		return false, false
+	}
+	if m := firstRecordRe.FindStringSubmatch(text); m != nil {
+		s.core, s.base, s.lead = m[2], len(m[3]), m[1] != ""
+		return false, true
+	}
+	return false, false
+}
+
+// split matches text against the prefix: it returns the content after the
+// prefix and its spaces, the number of those spaces, and whether the line
+// is a tool line at all.
+func (s *textSource) split(text string) (string, int, bool) {
+	if s.core == "" {
+		return "", 0, false
+	}
+	i := strings.Index(text, s.core)
+	if i < 0 {
+		return "", 0, false
+	}
+	rest := text[i+len(s.core):]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", 0, false
+	}
+	n := 0
+	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
+		n++
+	}
+	content := rest[n:]
+	if i > 0 && !s.lead && !recordStartRe.MatchString(content) {
+		return "", 0, false
+	}
+	return content, n, true
+}
+
+func (s *textSource) handle(text string) error {
+	if strings.Contains(text, "COMPUTE-SANITIZER") || strings.Contains(text, "CUDA-MEMCHECK") || s.core == "" {
+		if banner, ok := s.learn(text); ok && banner {
+			s.closeRecord()
+			s.startRun(text)
+			return nil
+		}
+	}
+	content, spaces, ok := s.split(text)
+	if !ok {
+		s.rd.meta.ProgramLines++
+		if s.rec == nil {
+			s.programSince = true
+		}
+		return nil
+	}
+	s.seenAny = true
+	if content == "" {
+		s.closeRecord()
+		return nil
+	}
+	if spaces > s.base && s.rec != nil {
+		return s.detail(content)
+	}
+	if spaces > s.base {
+		s.rd.warnOnce("orphan", fmt.Sprintf("line %d: detail lines outside a record were skipped (the log starts in the middle of a record?)", s.line))
+		return nil
+	}
+	return s.top(content)
+}
+
+func (s *textSource) startRun(text string) {
+	tool := ToolComputeSanitizer
+	if strings.Contains(text, "CUDA-MEMCHECK") {
+		tool = ToolCudaMemcheck
+	}
+	s.seenAny = true
+	prefix := s.core
+	// A run without a banner that holds nothing yet takes this banner.
+	if s.cur != nil && s.cur.line == 0 && s.cur.records == 0 && !s.cur.hasLeak && !s.cur.hasErrors {
+		s.cur.tool, s.cur.prefix, s.cur.line = tool, prefix, s.line
+		return
+	}
+	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1, leaked: make(map[uint64]bool)}
+	s.allRuns = append(s.allRuns, s.cur)
+	s.lastWasLeak, s.programSince = false, false
+}
+
+func (s *textSource) run() *run {
+	if s.cur == nil {
+		s.cur = &run{prefix: s.core, processes: 1, leaked: make(map[uint64]bool)}
+		s.allRuns = append(s.allRuns, s.cur)
+	}
+	return s.cur
+}
+
+// top handles a top-level line: a summary or the start of a record.
+func (s *textSource) top(c string) error {
+	s.closeRecord()
+	ru := s.run()
+	switch {
+	case strings.HasPrefix(c, "LEAK SUMMARY:"):
+		m := leakSummaryRe.FindStringSubmatch(c)
+		if m == nil {
+			return s.errf("malformed LEAK SUMMARY %q", c)
+		}
+		b, err := s.count(m[1])
+		if err != nil {
+			return err
+		}
+		n, err := s.count(m[2])
+		if err != nil {
+			return err
+		}
+		ru.leakBytes, ru.leakAllocs, ru.hasLeak = ru.leakBytes+b, ru.leakAllocs+n, true
+		return nil
+	case strings.HasPrefix(c, "ERROR SUMMARY:"):
+		if m := notPrintedRe.FindStringSubmatch(c); m != nil {
+			n, err := s.count(m[1])
+			if err != nil {
+				return err
+			}
+			ru.notPrinted, ru.hasNotPrinted = ru.notPrinted+n, true
+			return nil
+		}
+		m := errSummaryRe.FindStringSubmatch(c)
+		if m == nil {
+			return s.errf("malformed ERROR SUMMARY %q", c)
+		}
+		n, err := s.count(m[1])
+		if err != nil {
+			return err
+		}
+		ru.errors, ru.hasErrors = ru.errors+n, true
+		return nil
+	case otherSummary.MatchString(c):
+		return nil
+	case strings.HasPrefix(c, "Target application returned an error"):
+		ru.targetError = true
+		return nil
+	}
+	rec := &record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther}
+	s.rec = rec
+	s.sawCont, s.sawLegacy = false, false
+	rec.kind = classify(c)
+	switch rec.kind {
+	case KindLeak:
+		m := leakRe.FindStringSubmatch(c)
+		if m == nil {
+			return s.errf("malformed leak record %q", c)
+		}
+		size, err := s.count(m[1])
+		if err != nil {
+			return err
+		}
+		addr, err := s.hex(m[2])
+		if err != nil {
+			return err
+		}
+		rec.size, rec.hasSize, rec.address, rec.hasAddress = size, true, addr, true
+		if strings.Contains(m[3], "device heap") {
+			rec.memoryType = "device heap"
+		}
+		// A new process: program output between two leak reports (each
+		// process prints its leaks in one go at exit), or an address
+		// this process already leaked.
+		if (s.lastWasLeak && s.programSince) || ru.leaked[addr] {
+			ru.processes++
+			ru.leaked = make(map[uint64]bool)
+		}
+		ru.leaked[addr] = true
+	case KindAPI:
+		if m := apiRe.FindStringSubmatch(c); m != nil {
+			rec.err, rec.errMessage, rec.api = m[1], m[3], m[4]
+			rec.result, rec.hasResult = atoi(m[2])
+		} else if m := apiLegacyRe.FindStringSubmatch(c); m != nil {
+			rec.api = m[2]
+			rec.result, rec.hasResult = atoi(m[1])
+		} else if m := apiCallRe.FindStringSubmatch(c); m != nil {
+			rec.api = m[1]
+		}
+	case KindMemoryAccess, KindUninitialized:
+		re := accessRe
+		if rec.kind == KindUninitialized {
+			re = uninitRe
+		}
+		if m := re.FindStringSubmatch(c); m != nil {
+			size, err := s.count(m[1])
+			if err != nil {
+				return err
+			}
+			rec.size, rec.hasSize = size, true
+		}
+	}
+	s.programSince = false
+	return nil
+}
+
+// classify returns the record kind of a record's first line.
+func classify(c string) string {
+	switch {
+	case strings.HasPrefix(c, "Leaked "):
+		return KindLeak
+	case strings.HasPrefix(c, "Program hit "):
+		return KindAPI
+	case strings.HasPrefix(c, "Invalid "):
+		return KindMemoryAccess
+	case strings.HasPrefix(c, "Malloc/Free error"):
+		return KindMallocFree
+	case strings.Contains(c, "Race reported") || strings.Contains(c, "hazard"):
+		return KindRace
+	case strings.HasPrefix(c, "Uninitialized "):
+		return KindUninitialized
+	case strings.HasPrefix(c, "Unused memory"):
+		return KindUnusedMemory
+	case strings.HasPrefix(c, "Barrier error"):
+		return KindSync
+	case hwRe.MatchString(c):
+		return KindHardwareException
+	}
+	return KindOther
+}
+
+// closeRecord finishes the open record, if any, and queues it.
+func (s *textSource) closeRecord() {
+	rec := s.rec
+	if rec == nil {
+		return
+	}
+	s.rec = nil
+	for i := range rec.frames {
+		f := &rec.frames[i]
+		if !f.tentative {
+			continue
+		}
+		f.tentative = false
+		if !s.sawCont && (s.sawLegacy || s.cur.tool == ToolCudaMemcheck || looksLikeModule(f.function)) {
+			f.module, f.function = f.function, ""
+		}
+	}
+	ru := s.run()
+	rec.process = ru.processes - 1
+	ru.records++
+	s.lastWasLeak = rec.kind == KindLeak
+	s.out = rec
+}
+
+// looksLikeModule reports whether s names a shared object or executable
+// by path rather than a function.
+func looksLikeModule(s string) bool {
+	if strings.ContainsAny(s, "/\\") && !strings.Contains(s, "(") {
+		return true
+	}
+	for _, ext := range []string{".so", ".dll", ".exe", ".dylib"} {
+		if strings.HasSuffix(s, ext) || strings.Contains(s, ext+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// detail handles a line inside the open record.
+func (s *textSource) detail(c string) error {
+	rec := s.rec
+	switch {
+	case strings.HasPrefix(c, "Host Frame:"):
+		f, err := s.hostFrame(strings.TrimSpace(c[len("Host Frame:"):]))
+		if err != nil {
+			return err
+		}
+		rec.frames = append(rec.frames, f)
+		return nil
+	case strings.HasPrefix(c, "Device Frame:"):
+		f, err := s.deviceLocation(strings.TrimSpace(c[len("Device Frame:"):]))
+		if err != nil {
+			return err
+		}
+		rec.frames = append(rec.frames, f)
+		return nil
+	case strings.HasPrefix(c, "in ") && len(rec.frames) > 0:
+		last := &rec.frames[len(rec.frames)-1]
+		if last.kind == FrameHost && (last.tentative || last.module == "") {
+			last.module = strings.TrimSpace(c[3:])
+			last.tentative = false
+			s.sawCont = true
+			return nil
+		}
+	case strings.HasPrefix(c, "Saved host backtrace"):
+		if m := savedRe.FindStringSubmatch(c); m != nil {
+			rec.saveLocation = m[1]
+			return nil
+		}
+	case strings.HasPrefix(c, "at ") && rec.kernel == "" && rec.kind != KindLeak:
+		f, err := s.deviceLocation(strings.TrimSpace(c[3:]))
+		if err != nil {
+			return err
+		}
+		rec.kernel = f.function
+		rec.frames = append(rec.frames, f)
+		return nil
+	case strings.HasPrefix(c, "by thread "):
+		if m := threadRe.FindStringSubmatch(c); m != nil {
+			rec.thread, rec.block = m[1], m[2]
+			return nil
+		}
+	}
+	if m := addrLineRe.FindStringSubmatch(c); m != nil && !rec.hasAddress {
+		if a, err := strconv.ParseUint(m[1], 0, 64); err == nil {
+			rec.address, rec.hasAddress = a, true
+		}
+	}
+	rec.details = append(rec.details, c)
+	return nil
+}
+
+// hostFrame parses the text after "Host Frame:" in any of its layouts.
+// (Hand-written rather than regular expressions: frames are most of a
+// log's lines.)
+func (s *textSource) hostFrame(t string) (frame, error) {
+	f := frame{kind: FrameHost}
+	if i := strings.LastIndex(t, "[0x"); i >= 0 {
+		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(t[i+3:i+j]) {
+			rest := t[i+j+1:]
+			if rest == "" || strings.HasPrefix(rest, " in ") {
+				pc, err := s.hex(t[i+1 : i+j])
+				if err != nil {
+					return f, err
+				}
+				f.pc, f.hasPC = pc, true
+				head := strings.TrimSpace(t[:i])
+				if rest == "" {
+					// Legacy: "MODULE (FUNC + 0xOFF)".
+					open, plus := strings.Index(head, " ("), strings.LastIndex(head, " + 0x")
+					if strings.HasSuffix(head, ")") && open > 0 && plus > open && isHex(head[plus+5:len(head)-1]) {
+						off, err := s.hex(head[plus+3 : len(head)-1])
+						if err != nil {
+							return f, err
+						}
+						f.module, f.function, f.offset, f.hasOffset = head[:open], head[open+2:plus], off, true
+						s.sawLegacy = true
+						return f, nil
+					}
+				}
+				if err := s.funcFileLine(&f, head); err != nil {
+					return f, err
+				}
+				f.module = strings.TrimSpace(strings.TrimPrefix(rest, " in "))
+				if f.module == "" && f.file == "" {
+					f.tentative = true
+				}
+				return f, nil
+			}
+		}
+	}
+	if err := s.funcFileLine(&f, t); err != nil {
+		return f, err
+	}
+	if f.file != "" && (strings.HasSuffix(f.file, ".py") || strings.HasPrefix(f.file, "<")) {
+		f.kind = FramePython
+	}
+	return f, nil
+}
+
+func isHex(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// funcFileLine splits "func in file:line" (either part may be missing).
+func (s *textSource) funcFileLine(f *frame, t string) error {
+	t = strings.TrimSpace(t)
+	padded := " " + t
+	if i := strings.LastIndex(padded, " in "); i >= 0 {
+		loc := padded[i+4:]
+		if c := strings.LastIndexByte(loc, ':'); c > 0 && isDigits(loc[c+1:]) {
+			line, err := s.count(loc[c+1:])
+			if err != nil {
+				return err
+			}
+			f.function = strings.TrimSpace(padded[:i])
+			f.file, f.line = loc[:c], line
+			return nil
+		}
+	}
+	f.function = t
+	return nil
+}
+
+// deviceLocation parses the text after "at " or "Device Frame:":
+//
+//	fill(float *, int, float)+0xc0 in leaky.cu:9
+//	col_kernel(const unsigned int *, unsigned int *)+0x490
+//	0x3b0 in void kernel<int>(int*)                 (2022)
+//	0x00000050 in /path/test.cu:5:kernel(int*)      (cuda-memcheck)
+func (s *textSource) deviceLocation(t string) (frame, error) {
+	f := frame{kind: FrameDevice}
+	if strings.HasPrefix(t, "0x") {
+		if i := strings.Index(t, " in "); i > 0 {
+			off, err := s.hex(t[:i])
+			if err != nil {
+				return f, err
+			}
+			f.offset, f.hasOffset = off, true
+			rest := t[i+4:]
+			if m := legacyAtRe.FindStringSubmatch(rest); m != nil && !strings.Contains(m[1], "(") {
+				line, err := s.count(m[2])
+				if err != nil {
+					return f, err
+				}
+				f.file, f.line, f.function = m[1], line, m[3]
+				return f, nil
+			}
+			f.function = rest
+			return f, nil
+		}
+	}
+	if err := s.funcFileLine(&f, t); err != nil {
+		return f, err
+	}
+	if m := funcOffsetRe.FindStringSubmatch(f.function); m != nil {
+		off, err := s.hex(m[2])
+		if err != nil {
+			return f, err
+		}
+		f.function, f.offset, f.hasOffset = m[1], off, true
+	}
+	return f, nil
+}
+
+// count parses a decimal count with optional thousands separators.
+func (s *textSource) count(t string) (int64, error) {
+	n, err := strconv.ParseInt(strings.ReplaceAll(t, ",", ""), 10, 64)
+	if err != nil || n < 0 {
+		return 0, s.errf("bad number %q", t)
+	}
+	return n, nil
+}
+
+func (s *textSource) hex(t string) (uint64, error) {
+	n, err := strconv.ParseUint(t, 0, 64)
+	if err != nil {
+		return 0, s.errf("bad address %q", t)
+	}
+	return n, nil
+}
+
+// isPunct: prefixes are made of punctuation ("=========", "###"), which
+// tells them from words of the program's output.
+func isPunct(r rune) bool {
+	return r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '\t')
+}
+
+func atoi(t string) (int64, bool) {
+	n, err := strconv.ParseInt(t, 10, 64)
+	return n, err == nil
+}

@@ -1,0 +1,228 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/analyze"
+)
+
+// ToolError is an error a checking tool reported that is not a leak: for
+// compute-sanitizer an invalid memory access, a CUDA API error, a race, a
+// device-heap malloc/free error, ... Records of one kind, text and place
+// are one ToolError with a Count.
+type ToolError struct {
+	// Path of the input, as given on the command line.
+	Path string `json:"path"`
+	// Source is the format of that input (parse.Format).
+	Source string `json:"source"`
+	// Kind: memory-access, api, malloc-free, race, uninitialized,
+	// unused-memory, sync, hardware-exception or other.
+	Kind string `json:"kind"`
+	// Message is one line a person can act on.
+	Message string `json:"message"`
+	// Text is the tool's own first line of the (first) record.
+	Text string `json:"text"`
+	// API and Error name a failing CUDA call and its error
+	// (cudaFree, cudaErrorLaunchFailure); empty otherwise.
+	API   string `json:"api,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Kernel is the device function of a device-side error.
+	Kernel string `json:"kernel,omitempty"`
+	// Site is where it happened: the faulting device frame, or the
+	// innermost user host frame of a host-side error.
+	Site Frame `json:"site"`
+	// Launch is the host frame that launched the faulting kernel; absent
+	// for host-side errors.
+	Launch *Frame `json:"launch,omitempty"`
+	// Stack is the device frames, then the host backtrace with runtime
+	// frames hidden, innermost first.
+	Stack []Frame `json:"stack"`
+	// Count is how many records were alike.
+	Count int `json:"count"`
+}
+
+// FromSanitizer turns the analysis of a compute-sanitizer report into the
+// report's input entry, findings (kinds leak and retained, Device null)
+// and tool errors. path is the input as named on the command line, source
+// its format; parseWarnings come from the parser.
+func FromSanitizer(path, source string, parseWarnings []string, res *analyze.SanitizerResult) (Input, []Finding, []ToolError) {
+	in := Input{Path: path, Format: source}
+	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
+	for _, s := range res.Suppressed {
+		msg := fmt.Sprintf("suppressed by %s: %s", s.Rule, plural(s.Records, "record", "records"))
+		if s.Bytes > 0 {
+			msg += fmt.Sprintf(" (%s leaked)", IBytes(s.Bytes))
+		}
+		in.Warnings = append(in.Warnings, msg)
+	}
+	var fs []Finding
+	for _, s := range res.Sites {
+		f := Finding{
+			Kind:      KindLeak,
+			Path:      path,
+			Source:    source,
+			Bytes:     s.Bytes,
+			Count:     s.Count,
+			Site:      frame(s.Frame),
+			Message:   sanitizerSiteMessage(s),
+			Sizes:     s.Sizes,
+			Allocator: s.Allocator,
+			Stack:     []Frame{},
+		}
+		if s.Kind == analyze.Retained {
+			f.Kind = KindRetained
+		}
+		for _, fr := range s.Stack {
+			f.Stack = append(f.Stack, frame(fr))
+		}
+		fs = append(fs, f)
+	}
+	var errs []ToolError
+	for _, e := range res.Errors {
+		te := ToolError{
+			Path: path, Source: source, Kind: e.Kind, Text: e.Message, API: e.API, Error: e.Error,
+			Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
+			Message: toolErrorMessage(e),
+		}
+		if e.Kernel != "" && e.Launch != (analyze.Frame{}) {
+			l := frame(e.Launch)
+			te.Launch = &l
+		}
+		for _, fr := range e.Stack {
+			te.Stack = append(te.Stack, frame(fr))
+		}
+		errs = append(errs, te)
+	}
+	return in, fs, errs
+}
+
+// writeToolErrors renders the tool errors section of the table output.
+func writeToolErrors(w io.Writer, r *Report) {
+	fmt.Fprintln(w, "\nErrors reported by the tool (not leaks):")
+	multi := len(r.Inputs) > 1
+	for i, e := range r.Errors {
+		in := ""
+		if multi {
+			in = " (" + e.Path + ")"
+		}
+		fmt.Fprintf(w, "%d. [%s] %s%s\n", i+1, e.Kind, e.Message, in)
+		if len(e.Stack) > 1 {
+			fmt.Fprintf(w, "   stack: %s\n", stackLine(e.Stack, 6))
+		}
+	}
+}
+
+// fromLeakCheck reports whether a finding comes from a leak check at exit
+// (compute-sanitizer), where growth is not a question.
+func fromLeakCheck(f Finding) bool { return strings.HasPrefix(f.Source, "compute-sanitizer") }
+
+// memoryOf names the memory of an allocator class and the call that frees it.
+func memoryOf(alloc string) (what, free string) {
+	switch alloc {
+	case analyze.AllocDevice:
+		return "device memory (cudaMalloc)", "cudaFree"
+	case analyze.AllocAsync:
+		return "stream-ordered memory (cudaMallocAsync)", "cudaFreeAsync"
+	case analyze.AllocPinned:
+		return "pinned host memory (cudaMallocHost/cudaHostAlloc)", "cudaFreeHost"
+	case analyze.AllocManaged:
+		return "managed memory (cudaMallocManaged)", "cudaFree"
+	case analyze.AllocDeviceHeap:
+		return "device-heap memory (malloc in a kernel)", "free() in device code"
+	}
+	return "memory", "the matching free call"
+}
+
+// sanitizerSiteMessage is the one line a person acts on for a leak site.
+func sanitizerSiteMessage(s analyze.SanitizerSite) string {
+	what, free := memoryOf(s.Allocator)
+	n := plural(s.Count, "allocation", "allocations")
+	if len(s.Stack) == 0 {
+		sizes := ""
+		if len(s.Sizes) == 1 && s.Count > 1 {
+			sizes = " of " + IBytes(s.Sizes[0])
+		}
+		return fmt.Sprintf("leak: %s%s (%s) never freed, with no stack recorded (compute-sanitizer --show-backtrace no); rerun with backtraces to see where they were allocated",
+			n, sizes, IBytes(s.Bytes))
+	}
+	procs := ""
+	if s.Processes > 1 {
+		procs = fmt.Sprintf(" in %d processes", s.Processes)
+	}
+	at := frame(s.Frame).String()
+	if s.Kind == analyze.Retained {
+		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, allocated at %s%s: the pool keeps freed blocks for reuse, so this is not a leak of the program; %s",
+			n, IBytes(s.Bytes), what, s.Pool, at, procs, s.Hint)
+	}
+	if s.Count == 1 {
+		return fmt.Sprintf("leak: 1 allocation (%s) of %s at %s%s was never freed; release it with %s when it is no longer needed",
+			IBytes(s.Bytes), what, at, procs, free)
+	}
+	return fmt.Sprintf("leak: %s (%s) of %s at %s%s were never freed; release each with %s: a buffer allocated per call or iteration and never freed is the usual cause",
+		n, IBytes(s.Bytes), what, at, procs, free)
+}
+
+// stickyErrors are CUDA errors that an earlier kernel fault leaves behind:
+// every later call fails with them.
+var stickyErrors = map[string]bool{
+	"cudaErrorLaunchFailure": true, "cudaErrorIllegalAddress": true, "cudaErrorMisalignedAddress": true,
+	"cudaErrorIllegalInstruction": true, "cudaErrorHardwareStackError": true, "cudaErrorAssert": true,
+	"cudaErrorInvalidAddressSpace": true, "cudaErrorInvalidPc": true, "cudaErrorLaunchTimeout": true,
+}
+
+// toolErrorMessage is the one line a person acts on for a tool error.
+func toolErrorMessage(e analyze.SanitizerError) string {
+	times := ""
+	if e.Count > 1 {
+		times = fmt.Sprintf(" (%d times)", e.Count)
+	}
+	site := frame(e.Frame).String()
+	switch {
+	case e.Kind == "api" && e.API != "":
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s failed", e.API)
+		if e.Error != "" {
+			fmt.Fprintf(&b, " with %s", e.Error)
+			if e.ErrorMessage != "" {
+				fmt.Fprintf(&b, " (%q)", e.ErrorMessage)
+			}
+		} else if e.Result != 0 {
+			fmt.Fprintf(&b, " with error %d", e.Result)
+		}
+		if e.Frame != (analyze.Frame{}) {
+			fmt.Fprintf(&b, " at %s", site)
+		}
+		b.WriteString(times)
+		if stickyErrors[e.Error] {
+			b.WriteString("; this error is left by an earlier kernel fault: fix the first error reported")
+		} else {
+			b.WriteString("; check the call's arguments and its return value")
+		}
+		return b.String()
+	case e.Kernel != "":
+		var b strings.Builder
+		b.WriteString(e.Message)
+		fmt.Fprintf(&b, " in kernel %s", site)
+		if e.Thread != "" {
+			fmt.Fprintf(&b, ", thread %s block %s", e.Thread, e.Block)
+		}
+		if len(e.Details) > 0 {
+			fmt.Fprintf(&b, ": %s", strings.Join(e.Details, " "))
+		}
+		if e.Launch != (analyze.Frame{}) {
+			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
+		}
+		b.WriteString(times)
+		return b.String()
+	}
+	msg := e.Message
+	if e.Frame != (analyze.Frame{}) {
+		msg += " at " + site
+	}
+	if len(e.Details) > 0 {
+		msg += ": " + strings.Join(e.Details, " ")
+	}
+	return msg + times
+}
