@@ -58,7 +58,7 @@ func siteLine(s SanitizerSite) string {
 
 func itoa(n int64) string { return count(n, "", "")[:len(count(n, "", ""))-1] }
 
-func sitesOf(res *SanitizerResult) []string {
+func sanitizerSites(res *SanitizerResult) []string {
 	var out []string
 	for _, s := range res.Sites {
 		out = append(out, siteLine(s))
@@ -68,7 +68,7 @@ func sitesOf(res *SanitizerResult) []string {
 
 func checkSites(t *testing.T, res *SanitizerResult, want ...string) {
 	t.Helper()
-	got := sitesOf(res)
+	got := sanitizerSites(res)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("sites:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -323,7 +323,7 @@ kind=retained
 	}
 	res = analyzeSan(t, "leak_cupy.txt", SanitizerOptions{Suppressions: rules})
 	if len(res.Sites) != 1 || res.Suppressed[0].Rule != "supp.txt:6" || res.Suppressed[0].Records != 3 {
-		t.Errorf("sites %v suppressed %+v", sitesOf(res), res.Suppressed)
+		t.Errorf("sites %v suppressed %+v", sanitizerSites(res), res.Suppressed)
 	}
 
 	for _, bad := range []string{"kind", "function=(", "colour=red", "allocator=heap", `message="open`, "name=x"} {
