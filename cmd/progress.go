@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -23,12 +25,16 @@ func startProgress(w io.Writer, tty bool, name string, size int64, read func() i
 	if !tty || (size >= 0 && size < progressMinBytes) {
 		return nil
 	}
+	desc := "reading " + name
+	if size >= 0 {
+		desc = fmt.Sprintf("reading %s (%s)", name, humanize.IBytes(uint64(size)))
+	}
 	p := &progress{
 		bar: progressbar.NewOptions64(size,
 			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("reading "+name),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionUseIECUnits(true),
+			progressbar.OptionSetDescription(desc),
+			// No rate: its first samples, taken as buffers fill, are absurd.
+			progressbar.OptionSetPredictTime(false),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(30),
