@@ -158,7 +158,7 @@ func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
 			j++
 		}
 		if j == i || j >= len(b) || b[j] != '=' || j+1 >= len(b) || b[j+1] != '"' {
-			return out, nil, errorString("malformed labels")
+			return out, nil, errorString("malformed labels (truncated line?)")
 		}
 		name := string(b[i:j])
 		j += 2

@@ -153,23 +153,19 @@ func (r *Reader) elements(doc []byte, start int) ([]json.RawMessage, error) {
 	return els, nil
 }
 
-// jsonSize reads a JSON number of unit-sized units into bytes; null is
-// not ok.
-func jsonSize(n *json.Number, unit int64) (int64, bool, error) {
+// jsonSize turns a JSON number of units of unit bytes into bytes; null
+// (nil) is no value. Sizes are float64 in the records so that a value of
+// the wrong type fails with the offset of the error (json.UnmarshalTypeError),
+// hence its line; float64 holds sizes below 8 PiB exactly.
+func jsonSize(n *float64, unit int64) (int64, bool, error) {
 	if n == nil {
 		return 0, false, nil
 	}
-	if v, err := strconv.ParseInt(string(*n), 10, 64); err == nil {
-		if v < 0 || v > math.MaxInt64/unit {
-			return 0, false, fmt.Errorf("%s is not a size", *n)
-		}
-		return v * unit, true, nil
+	f := *n * float64(unit)
+	if f < 0 || f >= math.MaxInt64 {
+		return 0, false, fmt.Errorf("%v is not a size", *n)
 	}
-	f, err := strconv.ParseFloat(string(*n), 64)
-	if err != nil || f < 0 || math.IsNaN(f) || f*float64(unit) >= math.MaxInt64 {
-		return 0, false, fmt.Errorf("%s is not a size", *n)
-	}
-	return int64(math.Round(f * float64(unit))), true, nil
+	return int64(math.Round(f)), true, nil
 }
 
 // jsonTime reads a time: a number (Unix time, unit by magnitude) or a
@@ -216,16 +212,16 @@ type pynvmlRecord struct {
 	Name      *string         `json:"name"`
 	Host      *string         `json:"host"`
 	Hostname  *string         `json:"hostname"`
-	Total     *json.Number    `json:"total"`
-	Used      *json.Number    `json:"used"`
-	Free      *json.Number    `json:"free"`
-	Reserved  *json.Number    `json:"reserved"`
+	Total     *float64        `json:"total"`
+	Used      *float64        `json:"used"`
+	Free      *float64        `json:"free"`
+	Reserved  *float64        `json:"reserved"`
 	Processes []struct {
-		PID           *int64       `json:"pid"`
-		Used          *json.Number `json:"used"`
-		UsedGpuMemory *json.Number `json:"usedGpuMemory"`
-		UsedMemory    *json.Number `json:"used_memory"`
-		Name          *string      `json:"name"`
+		PID           *int64   `json:"pid"`
+		Used          *float64 `json:"used"`
+		UsedGpuMemory *float64 `json:"usedGpuMemory"`
+		UsedMemory    *float64 `json:"used_memory"`
+		Name          *string  `json:"name"`
 	} `json:"processes"`
 }
 
@@ -279,7 +275,7 @@ func (r *Reader) pynvmlRecord(rec *pynvmlRecord, n int) error {
 	}
 	for _, f := range []struct {
 		name string
-		n    *json.Number
+		n    *float64
 		v    *int64
 		ok   *bool
 	}{{"total", rec.Total, &s.total, &s.hasTotal}, {"used", rec.Used, &s.used, &s.hasUsed},
@@ -316,15 +312,15 @@ type gpustatDoc struct {
 	Hostname  *string `json:"hostname"`
 	QueryTime *string `json:"query_time"`
 	GPUs      []struct {
-		Index       *int32       `json:"index"`
-		UUID        *string      `json:"uuid"`
-		Name        *string      `json:"name"`
-		MemoryUsed  *json.Number `json:"memory.used"`
-		MemoryTotal *json.Number `json:"memory.total"`
+		Index       *int32   `json:"index"`
+		UUID        *string  `json:"uuid"`
+		Name        *string  `json:"name"`
+		MemoryUsed  *float64 `json:"memory.used"`
+		MemoryTotal *float64 `json:"memory.total"`
 		Processes   []struct {
-			PID            *int64       `json:"pid"`
-			Command        *string      `json:"command"`
-			GPUMemoryUsage *json.Number `json:"gpu_memory_usage"`
+			PID            *int64   `json:"pid"`
+			Command        *string  `json:"command"`
+			GPUMemoryUsage *float64 `json:"gpu_memory_usage"`
 		} `json:"processes"`
 	} `json:"gpus"`
 }

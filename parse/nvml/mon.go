@@ -232,5 +232,8 @@ func (d *monDecoder) end(n int) error {
 	if d.names == nil {
 		return d.r.errorf(n, "no \"#\" header line naming the columns")
 	}
+	if d.r.meta.Ticks == 0 {
+		return d.r.errorf(n, "a header without rows")
+	}
 	return nil
 }

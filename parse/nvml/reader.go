@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -260,6 +261,9 @@ func (r *Reader) start() error {
 	}
 	if len(head) == 0 {
 		return parse.LineErrorf(r.name, 1, "empty input")
+	}
+	if len(bytes.TrimSpace(head)) == 0 && len(head) < parse.SniffLen {
+		return parse.LineErrorf(r.name, max(bytes.Count(head, []byte("\n")), 1), "no samples: the input has only blank lines")
 	}
 	f := r.opt.format
 	if f == parse.FormatUnknown {

@@ -449,14 +449,23 @@ func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
 }
 
 func (d *smiDecoder) end(n int) error {
-	if d.cols == nil && d.r.meta.Skipped == 0 {
+	switch {
+	case d.r.meta.Rows > 0:
+	case d.apps && d.cols != nil:
+		d.r.warn("no process rows: no compute process ran while the log was written")
+	case d.r.meta.Skipped > 0:
+		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (see the warnings)")
+	default:
 		return d.r.errorf(n, "a header without rows")
 	}
 	return nil
 }
 
-// ticker numbers the ticks of a log without times: a tick ends where a
-// GPU index goes down or a (GPU, pid) pair repeats.
+// ticker numbers the ticks of a log without times. Each tick has one
+// row per GPU (dmon, --query-gpu), or per GPU one row per process or one
+// row without a process (pmon, pid -1): a tick ends where a GPU index goes
+// down, a (GPU, pid) pair repeats, or a GPU's row without a process meets
+// another row of that GPU.
 type ticker struct {
 	k       int64
 	started bool
@@ -468,7 +477,7 @@ type ticker struct {
 type tickKey struct {
 	gpu  int32
 	uuid string
-	pid  int64
+	pid  int64 // -1: no process; -2: any row of the GPU
 }
 
 // next returns the tick of a row of GPU gpu (when hasGPU) or uuid, and
@@ -481,13 +490,18 @@ func (t *ticker) next(gpu int32, hasGPU bool, uuid []byte, pid int64) int64 {
 	if hasGPU {
 		key.gpu, key.uuid = gpu, ""
 	}
+	anyRow, idle := key, key
+	anyRow.pid, idle.pid = -2, -1
 	_, dup := t.seen[key]
-	if t.started && (dup || hasGPU && t.prevHas && gpu < t.prevGPU) {
+	_, gpuSeen := t.seen[anyRow]
+	_, gpuIdle := t.seen[idle]
+	if t.started && (dup || pid == -1 && gpuSeen || gpuIdle || hasGPU && t.prevHas && gpu < t.prevGPU) {
 		t.k++
 		clear(t.seen)
 	}
 	t.started = true
 	t.seen[key] = struct{}{}
+	t.seen[anyRow] = struct{}{}
 	t.prevGPU, t.prevHas = gpu, hasGPU
 	return t.k
 }
