@@ -166,8 +166,7 @@ type Reader struct {
 	src  *bufio.Reader
 	dec  decoder
 
-	b    *array.RecordBuilder
-	col  builders
+	col  columns
 	cur  arrow.RecordBatch
 	err  error
 	done bool
@@ -196,8 +195,6 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	}
 	rd := &Reader{name: name, opt: o, src: br}
 	rd.civil.loc = o.loc
-	rd.b = array.NewRecordBuilder(o.mem, Schema)
-	rd.col.init(rd.b)
 	return rd
 }
 
@@ -214,16 +211,16 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	for r.b.Field(0).Len() < r.opt.batchSize && !r.done {
+	for r.col.len() < r.opt.batchSize && !r.done {
 		if err := r.step(); err != nil {
 			r.err = err
 			return false
 		}
 	}
-	if r.b.Field(0).Len() == 0 {
+	if r.col.len() == 0 {
 		return false
 	}
-	r.cur = r.b.NewRecordBatch()
+	r.cur = r.batch()
 	return true
 }
 
@@ -348,13 +345,9 @@ func (r *Reader) Metadata() *Metadata {
 	return &r.meta
 }
 
-// Release frees the current batch and the builders.
+// Release frees the current batch.
 func (r *Reader) Release() {
 	r.releaseCur()
-	if r.b != nil {
-		r.b.Release()
-		r.b = nil
-	}
 }
 
 func (r *Reader) releaseCur() {
@@ -455,75 +448,170 @@ func (s *sample) normalise() Convention {
 func (r *Reader) emit(s *sample) {
 	conv := s.normalise()
 	c := &r.col
-	c.time.Append(arrow.Timestamp(s.timeUs))
-	appendText(c.host, s.host)
-	appendInt32(c.gpu, s.gpu, s.hasGPU)
-	appendText(c.uuid, s.uuid)
-	appendText(c.gpuName, s.gpuName)
-	appendInt64(c.pid, s.pid, s.hasPID)
-	appendText(c.process, s.process)
-	appendInt64(c.used, s.used, s.hasUsed)
-	appendInt64(c.total, s.total, s.hasTotal)
-	appendInt64(c.free, s.free, s.hasFree)
-	appendInt64(c.reserved, s.reserved, s.hasReserved)
-	appendText(c.pod, s.pod)
-	appendText(c.namespace, s.namespace)
-	appendText(c.container, s.container)
-	c.source.Append(r.source)
-	c.conv.AppendString(string(conv))
+	c.time = append(c.time, arrow.Timestamp(s.timeUs))
+	c.gpu.add(s.gpu, s.hasGPU)
+	c.pid.add(s.pid, s.hasPID)
+	c.used.add(s.used, s.hasUsed)
+	c.total.add(s.total, s.hasTotal)
+	c.free.add(s.free, s.hasFree)
+	c.reserved.add(s.reserved, s.hasReserved)
+	c.text[ColHost].add(s.host)
+	c.text[ColUUID].add(s.uuid)
+	c.text[ColGPUName].add(s.gpuName)
+	c.text[ColProcess].add(s.process)
+	c.text[ColPod].add(s.pod)
+	c.text[ColNamespace].add(s.namespace)
+	c.text[ColContainer].add(s.container)
+	c.text[ColSource].add(r.source)
+	c.text[ColConvention].add(conventionBytes[conv])
 	r.meta.Rows++
 	r.tick(s.timeUs)
 }
 
-func appendText(b *array.BinaryDictionaryBuilder, v []byte) {
+var conventionBytes = map[Convention][]byte{
+	ExcludesReserved: []byte(ExcludesReserved), IncludesReserved: []byte(IncludesReserved),
+	IncludesReservedUnknown: []byte(IncludesReservedUnknown), Process: []byte(Process),
+}
+
+// columns accumulate a batch's rows as Go slices; batch turns them into
+// Arrow arrays in one pass per column, which costs far less per row than
+// appending to Arrow builders value by value.
+type columns struct {
+	time                             []arrow.Timestamp
+	gpu                              nullable[int32]
+	pid, used, total, free, reserved nullable[int64]
+	text                             [ColConvention + 1]dictColumn // by column index; only text columns are used
+}
+
+func (c *columns) len() int { return len(c.time) }
+
+// nullable is a column of values and their validity.
+type nullable[T int32 | int64] struct {
+	v     []T
+	valid []bool
+	nulls int
+}
+
+func (n *nullable[T]) add(v T, ok bool) {
+	n.v = append(n.v, v)
+	n.valid = append(n.valid, ok)
+	if !ok {
+		n.nulls++
+	}
+}
+
+func (n *nullable[T]) reset() { n.v, n.valid, n.nulls = n.v[:0], n.valid[:0], 0 }
+
+// validity returns the validity slice for AppendValues: nil when all are valid.
+func (n *nullable[T]) validity() []bool {
+	if n.nulls == 0 {
+		return nil
+	}
+	return n.valid
+}
+
+// dictColumn interns a text column: indices per row into values, the
+// dictionary, which grows over the whole log (every batch carries all of
+// it, so indices mean the same in every batch).
+type dictColumn struct {
+	index   map[string]int32
+	values  []string
+	idx     nullable[int32]
+	last    string
+	lastIdx int32
+	hasLast bool
+}
+
+func (d *dictColumn) add(v []byte) {
 	if len(v) == 0 {
-		b.AppendNull()
+		d.idx.add(0, false)
 		return
 	}
-	b.Append(v)
-}
-
-func appendInt64(b *array.Int64Builder, v int64, ok bool) {
+	if d.hasLast && string(v) == d.last {
+		d.idx.add(d.lastIdx, true)
+		return
+	}
+	i, ok := d.index[string(v)]
 	if !ok {
-		b.AppendNull()
-		return
+		if d.index == nil {
+			d.index = map[string]int32{}
+		}
+		i = int32(len(d.values))
+		d.values = append(d.values, string(v))
+		d.index[d.values[i]] = i
 	}
-	b.Append(v)
+	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
+	d.idx.add(i, true)
 }
 
-func appendInt32(b *array.Int32Builder, v int32, ok bool) {
-	if !ok {
-		b.AppendNull()
-		return
+// batch builds a record batch of the accumulated rows and resets the
+// columns.
+func (r *Reader) batch() arrow.RecordBatch {
+	c := &r.col
+	mem := r.opt.mem
+	n := c.len()
+	cols := make([]arrow.Array, len(Schema.Fields()))
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	tb := array.NewTimestampBuilder(mem, timestampUTC)
+	tb.AppendValues(c.time, nil)
+	cols[ColTime] = tb.NewArray()
+	tb.Release()
+	gb := array.NewInt32Builder(mem)
+	gb.AppendValues(c.gpu.v, c.gpu.validity())
+	cols[ColGPU] = gb.NewArray()
+	gb.Release()
+	for _, x := range []struct {
+		col int
+		n   *nullable[int64]
+	}{{ColPID, &c.pid}, {ColUsed, &c.used}, {ColTotal, &c.total}, {ColFree, &c.free}, {ColReserved, &c.reserved}} {
+		b := array.NewInt64Builder(mem)
+		b.AppendValues(x.n.v, x.n.validity())
+		cols[x.col] = b.NewArray()
+		b.Release()
+		x.n.reset()
 	}
-	b.Append(v)
+	for _, col := range []int{ColHost, ColUUID, ColGPUName, ColProcess, ColPod, ColNamespace, ColContainer, ColSource, ColConvention} {
+		cols[col] = c.text[col].array(mem, Schema.Field(col).Type.(*arrow.DictionaryType))
+	}
+	c.time = c.time[:0]
+	c.gpu.reset()
+	return array.NewRecordBatch(Schema, cols, int64(n))
 }
 
-// builders are typed views of the RecordBuilder's fields.
-type builders struct {
-	time                             *array.TimestampBuilder
-	host, uuid, gpuName, process     *array.BinaryDictionaryBuilder
-	pod, namespace, container        *array.BinaryDictionaryBuilder
-	source, conv                     *array.BinaryDictionaryBuilder
-	gpu                              *array.Int32Builder
-	pid, used, total, free, reserved *array.Int64Builder
-}
-
-func (c *builders) init(b *array.RecordBuilder) {
-	c.time = b.Field(ColTime).(*array.TimestampBuilder)
-	c.host = b.Field(ColHost).(*array.BinaryDictionaryBuilder)
-	c.gpu = b.Field(ColGPU).(*array.Int32Builder)
-	c.uuid = b.Field(ColUUID).(*array.BinaryDictionaryBuilder)
-	c.gpuName = b.Field(ColGPUName).(*array.BinaryDictionaryBuilder)
-	c.pid = b.Field(ColPID).(*array.Int64Builder)
-	c.process = b.Field(ColProcess).(*array.BinaryDictionaryBuilder)
-	c.used = b.Field(ColUsed).(*array.Int64Builder)
-	c.total = b.Field(ColTotal).(*array.Int64Builder)
-	c.free = b.Field(ColFree).(*array.Int64Builder)
-	c.reserved = b.Field(ColReserved).(*array.Int64Builder)
-	c.pod = b.Field(ColPod).(*array.BinaryDictionaryBuilder)
-	c.namespace = b.Field(ColNamespace).(*array.BinaryDictionaryBuilder)
-	c.container = b.Field(ColContainer).(*array.BinaryDictionaryBuilder)
-	c.source = b.Field(ColSource).(*array.BinaryDictionaryBuilder)
-	c.conv = b.Field(ColConvention).(*array.BinaryDictionaryBuilder)
+// array builds the column's dictionary array and resets its indices.
+func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arrow.Array {
+	var indices arrow.Array
+	switch typ.IndexType.ID() {
+	case arrow.INT8:
+		b := array.NewInt8Builder(mem)
+		b.Reserve(len(d.idx.v))
+		for i, v := range d.idx.v {
+			if d.idx.valid[i] {
+				b.UnsafeAppend(int8(v))
+			} else {
+				b.UnsafeAppendBoolToBitmap(false)
+			}
+		}
+		indices = b.NewArray()
+		b.Release()
+	default:
+		b := array.NewInt32Builder(mem)
+		b.AppendValues(d.idx.v, d.idx.validity())
+		indices = b.NewArray()
+		b.Release()
+	}
+	defer indices.Release()
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues(d.values, nil)
+	dict := sb.NewArray()
+	sb.Release()
+	defer dict.Release()
+	d.idx.reset()
+	return array.NewDictionaryArray(typ, indices, dict)
 }

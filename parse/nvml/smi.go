@@ -226,29 +226,39 @@ func (d *smiDecoder) split(b []byte, n int) error {
 	if bytes.IndexByte(b, '"') >= 0 {
 		return d.splitQuoted(b, n)
 	}
-	d.spans = d.spans[:0]
+	// The common case in one pass: as many fields as columns.
+	d.fields = d.fields[:0]
 	start := 0
-	for {
-		i := bytes.IndexByte(b[start:], ',')
-		if i < 0 {
-			d.spans = append(d.spans, [2]int{start, len(b)})
-			break
+	for i, c := range b {
+		if c == ',' {
+			d.fields = append(d.fields, trimSpace(b[start:i]))
+			start = i + 1
 		}
-		d.spans = append(d.spans, [2]int{start, start + i})
-		start += i + 1
 	}
-	extra := len(d.spans) - len(d.cols)
+	d.fields = append(d.fields, trimSpace(b[start:]))
+	extra := len(d.fields) - len(d.cols)
+	if extra == 0 {
+		return nil
+	}
 	if extra < 0 {
+		return d.fieldCountError(len(d.fields), n)
+	}
+	// More fields than columns: a name with commas.
+	d.spans = d.spans[:0]
+	start = 0
+	for i, c := range b {
+		if c == ',' {
+			d.spans = append(d.spans, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	d.spans = append(d.spans, [2]int{start, len(b)})
+	c, ok := d.spill(b, extra)
+	if !ok {
 		return d.fieldCountError(len(d.spans), n)
 	}
-	if extra > 0 {
-		c, ok := d.spill(b, extra)
-		if !ok {
-			return d.fieldCountError(len(d.spans), n)
-		}
-		d.spans[c][1] = d.spans[c+extra][1]
-		d.spans = append(d.spans[:c+1], d.spans[c+1+extra:]...)
-	}
+	d.spans[c][1] = d.spans[c+extra][1]
+	d.spans = append(d.spans[:c+1], d.spans[c+1+extra:]...)
 	d.fields = d.fields[:0]
 	for _, s := range d.spans {
 		d.fields = append(d.fields, trimSpace(b[s[0]:s[1]]))
