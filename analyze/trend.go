@@ -65,7 +65,7 @@ type SeriesTrend struct {
 	Input, Source string // the input's path and format (parse.Format)
 	Host          string
 	GPU           int32
-	HasGPU        bool // GPU is the NVML index; false when the log names the GPU by UUID only
+	HasGPU        bool // GPU is the NVML index; false when no log of the GPU names its index
 	UUID, GPUName string
 	PID           int64
 	HasPID        bool // false: the whole GPU
@@ -322,9 +322,26 @@ func (a *TrendAnalyzer) Finalize() *TrendResult {
 		a.prepare(s)
 	}
 	a.link()
+	// A GPU named by UUID in one log and by index in another is one GPU:
+	// each series gets the index and UUID its group knows.
+	index, uuid := map[int]int32{}, map[int]string{}
+	for _, s := range a.order {
+		if s.key.hasGPU {
+			index[s.group] = s.key.gpu
+		}
+		if s.key.uuid != "" {
+			uuid[s.group] = s.key.uuid
+		}
+	}
 	for _, s := range a.order {
 		s.fit = fitSeries(s.t, s.y)
 		s.out = a.describe(s)
+		if g, ok := index[s.group]; ok && !s.out.HasGPU {
+			s.out.GPU, s.out.HasGPU = g, true
+		}
+		if s.out.UUID == "" {
+			s.out.UUID = uuid[s.group]
+		}
 	}
 	for _, s := range a.order {
 		if s.key.hasPID {
@@ -339,10 +356,10 @@ func (a *TrendAnalyzer) Finalize() *TrendResult {
 		if d := cmp.Compare(a.inputs[x.key.input].order, a.inputs[y.key.input].order); d != 0 {
 			return d
 		}
-		if d := cmp.Compare(gpuOrder(x), gpuOrder(y)); d != 0 {
+		if d := cmp.Compare(gpuOrder(x.out), gpuOrder(y.out)); d != 0 {
 			return d
 		}
-		if d := strings.Compare(x.key.host+x.key.uuid, y.key.host+y.key.uuid); d != 0 {
+		if d := strings.Compare(x.key.host+x.out.UUID, y.key.host+y.out.UUID); d != 0 {
 			return d
 		}
 		if x.key.hasPID != y.key.hasPID {
@@ -359,9 +376,9 @@ func (a *TrendAnalyzer) Finalize() *TrendResult {
 	return res
 }
 
-func gpuOrder(s *series) int64 {
-	if s.key.hasGPU {
-		return int64(s.key.gpu)
+func gpuOrder(s *SeriesTrend) int64 {
+	if s.HasGPU {
+		return int64(s.GPU)
 	}
 	return math.MaxInt64
 }

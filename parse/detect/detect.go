@@ -6,6 +6,7 @@ import (
 	"bytes"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
 
@@ -18,5 +19,6 @@ func Detect(head []byte) parse.Format {
 	case pytorch.Sniff(head):
 		return parse.FormatPyTorchSnapshot
 	}
-	return parse.FormatUnknown
+	// NVML sample logs: nvidia-smi CSV, dmon/pmon, pynvml, gpustat, DCGM.
+	return nvml.Sniff(head)
 }
