@@ -17,7 +17,7 @@ func growingGPU() analyze.SeriesTrend {
 		Samples: 600, StartUs: 1_796_032_800_000_000, EndUs: 1_796_033_399_000_000, LastBytes: 5 << 30, PeakBytes: 5 << 30,
 		Class: analyze.Growing, WindowStartUs: 1_796_032_800_000_000, WindowEndUs: 1_796_033_399_000_000, WindowSamples: 600,
 		Slope: 5 * mib, SlopeLow: 4.9 * mib, SlopeHigh: 5.1 * mib, OLSSlope: 5 * mib, R2: 0.99, CapacityBytes: 10 << 30,
-		TimeToOOM: &analyze.OOMEstimate{Seconds: 1024, LowSeconds: 1000, HighSeconds: 1050, HeadroomBytes: 5 << 30},
+		TimeToOOM:    &analyze.OOMEstimate{Seconds: 1024, LowSeconds: 1000, HighSeconds: 1050, HeadroomBytes: 5 << 30},
 		Unattributed: &analyze.Unattributed{MedianBytes: 2 << 30, EndBytes: 2 << 30, Samples: 600},
 		Profile:      []int64{0, 1 << 30, 5 << 30},
 	}
