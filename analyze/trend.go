@@ -163,7 +163,6 @@ type TrendAnalyzer struct {
 
 type inputInfo struct {
 	order          int
-	source         string
 	startUs, endUs int64
 	hasSpan        bool
 }
@@ -219,11 +218,12 @@ func (a *TrendAnalyzer) input(name string) *inputInfo {
 	return in
 }
 
-// Input declares an input: its format and the time span its log covers
-// (nvml.Metadata's FirstUs and LastUs), which may reach past its samples.
-func (a *TrendAnalyzer) Input(name, source string, startUs, endUs int64) {
+// Input declares the time span an input's log covers (nvml.Metadata's
+// FirstUs and LastUs), which may reach past its samples: pmon's rows
+// without a process, a GPU log running on after its processes exit.
+func (a *TrendAnalyzer) Input(name string, startUs, endUs int64) {
 	in := a.input(name)
-	in.source, in.startUs, in.endUs, in.hasSpan = source, startUs, endUs, true
+	in.startUs, in.endUs, in.hasSpan = startUs, endUs, true
 }
 
 // Add feeds one samples record batch of input name. It returns an error
@@ -376,6 +376,19 @@ func (a *TrendAnalyzer) Finalize() *TrendResult {
 	return res
 }
 
+// byTime sorts times and their values together.
+type byTime struct {
+	t []int64
+	v []float64
+}
+
+func (b byTime) Len() int           { return len(b.t) }
+func (b byTime) Less(i, j int) bool { return b.t[i] < b.t[j] }
+func (b byTime) Swap(i, j int) {
+	b.t[i], b.t[j] = b.t[j], b.t[i]
+	b.v[i], b.v[j] = b.v[j], b.v[i]
+}
+
 func gpuOrder(s *SeriesTrend) int64 {
 	if s.HasGPU {
 		return int64(s.GPU)
@@ -386,26 +399,8 @@ func gpuOrder(s *SeriesTrend) int64 {
 // prepare sorts a series by time and derives its sampling step and spans.
 func (a *TrendAnalyzer) prepare(s *series) {
 	if s.unsorted {
-		idx := make([]int, len(s.t))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(i, j int) bool { return s.t[idx[i]] < s.t[idx[j]] })
-		t, y := make([]int64, len(idx)), make([]float64, len(idx))
-		for i, k := range idx {
-			t[i], y[i] = s.t[k], s.y[k]
-		}
-		s.t, s.y = t, y
-		ct := slices.Clone(s.capT)
-		order := make([]int, len(ct))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(i, j int) bool { return ct[order[i]] < ct[order[j]] })
-		cv := slices.Clone(s.capV)
-		for i, k := range order {
-			s.capT[i], s.capV[i] = ct[k], cv[k]
-		}
+		sort.Stable(byTime{s.t, s.y})
+		sort.Stable(byTime{s.capT, s.capV})
 	}
 	s.startUs, s.endUs = s.t[0], s.t[len(s.t)-1]
 	steps := make([]float64, 0, len(s.t))

@@ -21,18 +21,17 @@ const (
 // fit is the analysis of one series.
 type fit struct {
 	class TrendClass
-	// The trend window [lo, hi] in reduced points, or the troughs of a
-	// sawtooth with a rising floor (floor true).
-	floor                     bool
-	winStartUs, winEndUs      int64
-	winSamples                int
-	ts                        theilSen
-	olsSlope, r2              float64
-	sigma                     float64
-	changes                   []ChangePoint
-	endLevel                  float64 // the level to measure headroom from: the fitted level at the end, or a sawtooth's recent peak
-	levelFirst, levelLast     float64
-	significantRise, flatBand float64
+	// The trend is fitted to the samples in [winStartUs, winEndUs]
+	// (winSamples of them), or with floor to the lowest point of each
+	// cycle of a sawtooth (winSamples cycles).
+	floor                bool
+	winStartUs, winEndUs int64
+	winSamples           int
+	ts                   theilSen
+	olsSlope, r2         float64
+	sigma                float64
+	changes              []ChangePoint
+	endLevel             float64 // the level to measure headroom from: the fitted level at the end, or a sawtooth's recent peak
 }
 
 // level is a run of points at one level: [a, b) in reduced points.
@@ -80,9 +79,8 @@ func fitSeries(t []int64, y []float64) fit {
 		peak = math.Max(peak, math.Abs(l.value))
 	}
 	rng := hi - lo
-	f.levelFirst, f.levelLast = levels[0].value, levels[len(levels)-1].value
-	f.flatBand = math.Max(math.Max(trendFlatAbs, 4*f.sigma), trendFlatRel*peak)
-	f.significantRise = math.Max(math.Max(trendRiseAbs, 4*f.sigma), trendRiseRel*peak)
+	flatBand := math.Max(math.Max(trendFlatAbs, 4*f.sigma), trendFlatRel*peak)
+	significantRise := math.Max(math.Max(trendRiseAbs, 4*f.sigma), trendRiseRel*peak)
 
 	// Bursts: shifts of one sign separated by at most two points.
 	var bursts []burst
@@ -98,7 +96,7 @@ func fitSeries(t []int64, y []float64) fit {
 		bursts = append(bursts, burst{first: k, last: k, from: levels[k-1].value, to: levels[k].value})
 	}
 	for _, b := range bursts {
-		if math.Abs(b.delta()) >= f.significantRise {
+		if math.Abs(b.delta()) >= significantRise {
 			f.changes = append(f.changes, ChangePoint{
 				StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
 				FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
@@ -114,7 +112,7 @@ func fitSeries(t []int64, y []float64) fit {
 	}
 	if n < 3 {
 		f.class = Flat
-		if rng >= f.flatBand || math.Abs(ry[n-1]-ry[0]) >= f.flatBand {
+		if rng >= flatBand || math.Abs(ry[n-1]-ry[0]) >= flatBand {
 			f.class = Step
 		}
 		whole()
@@ -129,12 +127,12 @@ func fitSeries(t []int64, y []float64) fit {
 		switch {
 		case d > 0:
 			rises += d
-		case -d >= math.Max(f.significantRise, 0.25*rng):
+		case -d >= math.Max(significantRise, 0.25*rng):
 			drops = append(drops, b)
 			falls -= d
 		}
 	}
-	if len(drops) > 0 && falls >= 0.5*rises && rng >= f.flatBand {
+	if len(drops) > 0 && falls >= 0.5*rises && rng >= flatBand {
 		// The floor of each cycle (the lowest point between drops): rising
 		// under the churn, it is a leak.
 		var tx, ty []float64
@@ -163,7 +161,7 @@ func fitSeries(t []int64, y []float64) fit {
 					ups++
 				}
 			}
-			if ts.Low > 0 && ty[len(ty)-1]-ty[0] >= math.Max(f.significantRise, 0.1*rng) && float64(ups) >= 0.6*float64(len(ty)-1) {
+			if ts.Low > 0 && ty[len(ty)-1]-ty[0] >= math.Max(significantRise, 0.1*rng) && float64(ups) >= 0.6*float64(len(ty)-1) {
 				f.class, f.floor, f.ts = Growing, true, ts
 				f.olsSlope, f.r2 = ols(tx, ty)
 				f.winSamples = len(ty)
@@ -188,13 +186,13 @@ func fitSeries(t []int64, y []float64) fit {
 				if d := levels[k].value - levels[k-1].value; d > 0 {
 					upSum += d
 					upMax = math.Max(upMax, d)
-				} else if -d >= f.significantRise {
+				} else if -d >= significantRise {
 					upSum = -1 // a significant fall in the tail: not steady growth
 					break
 				}
 			}
 		}
-		if ts.Low > 0 && rise >= f.significantRise && upSum >= 0 && (upSum == 0 || upMax <= 0.6*upSum) {
+		if ts.Low > 0 && rise >= significantRise && upSum >= 0 && (upSum == 0 || upMax <= 0.6*upSum) {
 			f.class = Growing
 			w := trendWindow(rx, levels, bursts, rng)
 			f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
@@ -216,8 +214,8 @@ func fitSeries(t []int64, y []float64) fit {
 		}
 	}
 	whole()
-	switch net := f.levelLast - f.levelFirst; {
-	case rng < f.flatBand:
+	switch net := levels[len(levels)-1].value - levels[0].value; {
+	case rng < flatBand:
 		f.class = Flat
 	case math.Abs(net) >= 0.5*rng || len(drops) == 0:
 		f.class = Step

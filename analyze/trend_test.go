@@ -75,7 +75,7 @@ func (s synth) add(t *testing.T, a *TrendAnalyzer, name string, seed uint64) {
 	if err := a.Add(name, rec); err != nil {
 		t.Fatal(err)
 	}
-	a.Input(name, "synthetic", t0, last)
+	a.Input(name, t0, last)
 }
 
 func analyzeOne(t *testing.T, s synth, opt TrendOptions) SeriesTrend {
@@ -304,7 +304,7 @@ func readNVML(t *testing.T, a *TrendAnalyzer, path string) {
 		t.Fatal(err)
 	}
 	m := rd.Metadata()
-	a.Input(path, string(m.Format), m.FirstUs, m.LastUs)
+	a.Input(path, m.FirstUs, m.LastUs)
 }
 
 func trends(t *testing.T, paths ...string) []SeriesTrend {

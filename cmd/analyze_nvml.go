@@ -35,7 +35,7 @@ func readNVML(in *parse.Input, a *analyze.TrendAnalyzer, opts ...nvml.Option) (r
 		return report.TrendInput{}, err
 	}
 	m := r.Metadata()
-	a.Input(in.Name, string(m.Format), m.FirstUs, m.LastUs)
+	a.Input(in.Name, m.FirstUs, m.LastUs)
 	clock := m.Clock.String()
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()

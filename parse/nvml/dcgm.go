@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -41,10 +42,9 @@ type dcgmSeen struct {
 }
 
 type dcgmRow struct {
-	s    sample
-	strs []string // backing for s's text
-	val  [4]float64
-	has  [4]bool
+	s   sample
+	val [4]float64
+	has [4]bool
 }
 
 type dcgmLabel struct{ name, value string }
@@ -158,7 +158,7 @@ func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
 			j++
 		}
 		if j == i || j >= len(b) || b[j] != '=' || j+1 >= len(b) || b[j+1] != '"' {
-			return out, nil, errorString("malformed labels (truncated line?)")
+			return out, nil, errors.New("malformed labels (truncated line?)")
 		}
 		name := string(b[i:j])
 		j += 2
@@ -184,16 +184,12 @@ func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
 			v.WriteByte(c)
 		}
 		if !closed {
-			return out, nil, errorString("unterminated label value (truncated line?)")
+			return out, nil, errors.New("unterminated label value (truncated line?)")
 		}
 		out = append(out, dcgmLabel{name, v.String()})
 		i = j
 	}
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 func (d *dcgmDecoder) label(names ...string) string {
 	for _, n := range names {
@@ -231,10 +227,10 @@ func (d *dcgmDecoder) newRow(t int64, n int) *dcgmRow {
 	if mig := d.label("GPU_I_ID"); mig != "" && uuid != "" {
 		uuid += "/" + mig
 	}
-	row.strs = []string{d.label("Hostname"), uuid, d.label("modelName"),
-		d.label("pod", "exported_pod"), d.label("namespace", "exported_namespace"), d.label("container", "exported_container")}
-	s.host, s.uuid, s.gpuName = []byte(row.strs[0]), []byte(row.strs[1]), []byte(row.strs[2])
-	s.pod, s.namespace, s.container = []byte(row.strs[3]), []byte(row.strs[4]), []byte(row.strs[5])
+	s.host, s.uuid, s.gpuName = []byte(d.label("Hostname")), []byte(uuid), []byte(d.label("modelName"))
+	s.pod = []byte(d.label("pod", "exported_pod"))
+	s.namespace = []byte(d.label("namespace", "exported_namespace"))
+	s.container = []byte(d.label("container", "exported_container"))
 	return row
 }
 
