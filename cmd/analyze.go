@@ -197,6 +197,9 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return analyzeSnapshot(in, string(format), lopt)
 	case parse.FormatSanitizer, parse.FormatSanitizerXML:
 		return analyzeSanitizer(opts, in, format, lopt)
+	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
+		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
+		return analyzeNVML(in, format)
 	}
 	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot) nor a compute-sanitizer report", Err: parse.ErrUnknownFormat}
 }

@@ -22,6 +22,15 @@ const (
 	FormatPyTorchSnapshot Format = "pytorch-snapshot"      // torch.cuda.memory._dump_snapshot() pickle
 	FormatSanitizer       Format = "compute-sanitizer"     // compute-sanitizer / cuda-memcheck text log
 	FormatSanitizerXML    Format = "compute-sanitizer-xml" // compute-sanitizer --xml --save file
+
+	// NVML sample logs, read by parse/nvml into its samples table.
+	FormatNvidiaSmiQueryGPU  Format = "nvidia-smi-query-gpu"  // nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]
+	FormatNvidiaSmiQueryApps Format = "nvidia-smi-query-apps" // nvidia-smi --query-compute-apps=... --format=csv[,noheader][,nounits]
+	FormatNvidiaSmiDmon      Format = "nvidia-smi-dmon"       // nvidia-smi dmon text (-s m, -s mu, ...; -o DT, -o T or none)
+	FormatNvidiaSmiPmon      Format = "nvidia-smi-pmon"       // nvidia-smi pmon text (-s m, -s mu, ...; -o DT, -o T or none)
+	FormatPynvmlJSONL        Format = "pynvml-jsonl"          // a pynvml sampler's JSON lines: ts, gpu, uuid, total, used, free, reserved, processes
+	FormatGpustatJSON        Format = "gpustat-json"          // gpustat --json documents, one per sample, pretty or one per line
+	FormatDCGMPrometheus     Format = "dcgm-prometheus"       // DCGM exporter Prometheus text: DCGM_FI_DEV_FB_USED/FREE/TOTAL/RESERVED
 )
 
 // ErrNotMine is returned (wrapped) by a parser when the input is not in its

@@ -51,14 +51,17 @@ func Write(w io.Writer, r *Report, f Format, opt Options) error {
 	return fmt.Errorf("unknown format %q", f)
 }
 
-// Rank sorts findings in report order: by kind (leaks first), then bytes
-// (largest first), then path, device and site, so that equal inputs always
-// give the same order.
+// Rank sorts findings in report order: by kind (leaks first; trends by
+// classification, growing first), then bytes (largest first), then path,
+// device and site, so that equal inputs always give the same order.
 func Rank(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := &fs[i], &fs[j]
 		if a.Kind.rank() != b.Kind.rank() {
 			return a.Kind.rank() < b.Kind.rank()
+		}
+		if a.Kind == KindTrend && trendRank(a) != trendRank(b) {
+			return trendRank(a) < trendRank(b)
 		}
 		if a.Bytes != b.Bytes {
 			return a.Bytes > b.Bytes

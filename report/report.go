@@ -28,6 +28,9 @@ const (
 	// KindRetained: live at the end, allocated once and held without
 	// growing (weights, optimizer state, workspaces, allocator pools).
 	KindRetained Kind = "retained"
+	// KindTrend: how one GPU's or one process's used memory moved through
+	// an NVML sample log (classification growing, sawtooth, step or flat).
+	KindTrend Kind = "trend"
 )
 
 // rank orders kinds in a report: lower first.
@@ -35,12 +38,14 @@ func (k Kind) rank() int {
 	switch k {
 	case KindLeak:
 		return 0
-	case KindLive:
+	case KindTrend:
 		return 1
-	case KindRetained:
+	case KindLive:
 		return 2
+	case KindRetained:
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // Report is the whole gpuleak.report/v1 document.
@@ -74,6 +79,17 @@ type Input struct {
 	Warnings []string `json:"warnings"`
 	// Devices summarises each CUDA device a snapshot describes.
 	Devices []DeviceSummary `json:"devices,omitempty"`
+
+	// ---- NVML sample logs (findings of kind "trend") ----
+
+	// Samples counts the samples read (GPU and process rows).
+	Samples *int64 `json:"samples,omitempty"`
+	// StartUs and EndUs bound the time the log covers.
+	StartUs *int64 `json:"start_us,omitempty"`
+	EndUs   *int64 `json:"end_us,omitempty"`
+	// Clock says how samples were placed in time: "absolute",
+	// "time-of-day" (no dates in the log) or "row-order" (no times).
+	Clock string `json:"clock,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.
@@ -194,6 +210,76 @@ type Finding struct {
 	// host memory), "managed" (cudaMallocManaged) or "device-heap" (malloc
 	// in a kernel); empty when the report has no backtrace.
 	Allocator string `json:"allocator,omitempty"`
+
+	// ---- kind "trend": one GPU's or one process's memory in an NVML
+	// sample log. Bytes is the used memory of its last sample; Device is
+	// null (NVML's GPU index need not be the CUDA device index). Members
+	// below are absent from other kinds. ----
+
+	// GPU is the NVML index, absent when the log names the GPU by UUID only.
+	GPU     *int   `json:"gpu,omitempty"`
+	GPUUUID string `json:"gpu_uuid,omitempty"`
+	GPUName string `json:"gpu_name,omitempty"`
+	Host    string `json:"host,omitempty"`
+	// PID and Process: the process; absent for the whole GPU.
+	PID     *int64 `json:"pid,omitempty"`
+	Process string `json:"process,omitempty"`
+	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels.
+	Pod       string `json:"pod,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Container string `json:"container,omitempty"`
+	// Classification: growing, sawtooth, step or flat.
+	Classification string `json:"classification,omitempty"`
+	// SlopeBytesPerS is the Theil–Sen slope of used memory over the
+	// window; SlopeRangeBytesPerS its 95% interval [low, high];
+	// OLSSlopeBytesPerS and R2 the least-squares line beside it. For a
+	// sawtooth with a rising floor they describe the floor.
+	SlopeBytesPerS      *float64  `json:"slope_bytes_per_s,omitempty"`
+	SlopeRangeBytesPerS []float64 `json:"slope_range_bytes_per_s,omitempty"`
+	OLSSlopeBytesPerS   *float64  `json:"ols_slope_bytes_per_s,omitempty"`
+	R2                  *float64  `json:"r2,omitempty"`
+	// TimeToOOMS: seconds from the end of the window until the GPU runs
+	// out at this rate, within TimeToOOMRangeS [low, high]; absent (null)
+	// when not credible, and TimeToOOMReason says why.
+	TimeToOOMS      *float64  `json:"time_to_oom_s,omitempty"`
+	TimeToOOMRangeS []float64 `json:"time_to_oom_range_s,omitempty"`
+	TimeToOOMReason string    `json:"time_to_oom_reason,omitempty"`
+	// WindowStartUs and WindowEndUs bound the samples the trend is fitted
+	// to: the whole series, or what follows its last abrupt step.
+	WindowStartUs *int64 `json:"window_start_us,omitempty"`
+	WindowEndUs   *int64 `json:"window_end_us,omitempty"`
+	// Samples in the series; its first and last time; its peak.
+	Samples       int    `json:"samples,omitempty"`
+	SeriesStartUs *int64 `json:"series_start_us,omitempty"`
+	SeriesEndUs   *int64 `json:"series_end_us,omitempty"`
+	PeakBytes     *int64 `json:"peak_bytes,omitempty"`
+	// CapacityBytes: what the GPU's used memory can reach (total less the
+	// driver's reservation), when known.
+	CapacityBytes *int64 `json:"capacity_bytes,omitempty"`
+	// UsedConvention: how the log counted the driver's reservation
+	// (nvml.Convention); bytes here always leave it out where the log allows.
+	UsedConvention string `json:"used_convention,omitempty"`
+	// ChangePoints: the significant level shifts, in time order.
+	ChangePoints []TrendChange `json:"change_points,omitempty"`
+	// HeldToEnd: the process still held memory in the last sample of the log.
+	HeldToEnd *bool `json:"held_to_end,omitempty"`
+	// UnattributedBytes: GPU memory used by no listed process (median over
+	// the GPU's samples while processes were logged); UnattributedEndBytes
+	// at the end.
+	UnattributedBytes    *int64 `json:"unattributed_bytes,omitempty"`
+	UnattributedEndBytes *int64 `json:"unattributed_end_bytes,omitempty"`
+	// ProfileBytes: a GPU's used memory in up to 48 equal parts of the
+	// series' time (the highest sample of each), for sparklines.
+	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
+}
+
+// TrendChange is a shift of level between StartUs (the last sample at the
+// old level) and EndUs (the first at the new one).
+type TrendChange struct {
+	StartUs   int64 `json:"start_us"`
+	EndUs     int64 `json:"end_us"`
+	FromBytes int64 `json:"from_bytes"`
+	ToBytes   int64 `json:"to_bytes"`
 }
 
 // Growth is the evidence from an allocation trace about how a call site's

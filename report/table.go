@@ -110,6 +110,10 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 			dev = fmt.Sprint(*f.Device)
 		}
 		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), f.Site.String()}
+		if f.Kind == KindTrend {
+			gpu, growth, site := trendCells(f)
+			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
+		}
 		if multiInput {
 			row = append(row, f.Path)
 		}
@@ -139,6 +143,9 @@ func growthCell(f Finding) string {
 
 func describeInput(in Input) string {
 	parts := []string{in.Format}
+	if in.Samples != nil {
+		parts[0] += ", " + describeLog(in)
+	}
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("device %d: %s active in %d blocks, %s reserved in %d segments",
 			d.Device, IBytes(d.ActiveBytes), d.ActiveBlocks, IBytes(d.ReservedBytes), d.Segments)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 )
@@ -22,5 +23,6 @@ func Detect(head []byte) parse.Format {
 	if f, ok := sanitizer.Sniff(head); ok {
 		return f
 	}
-	return parse.FormatUnknown
+	// NVML sample logs: nvidia-smi CSV, dmon/pmon, pynvml, gpustat, DCGM.
+	return nvml.Sniff(head)
 }

@@ -1,0 +1,270 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // --tz works on hosts without a zone database
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/detect"
+	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// TrendOptions are the flags and dependencies of "gpuleak trend".
+type TrendOptions struct {
+	IO      *IOStreams
+	Version string
+
+	Paths     []string
+	Format    string
+	TZ        string
+	Fields    string
+	Date      string
+	Start     string
+	Interval  time.Duration
+	GPUMemory string
+	FailOn    []string
+}
+
+// NewCmdTrend builds "gpuleak trend". runF replaces the run function in
+// tests; nil runs runTrend.
+func NewCmdTrend(ios *IOStreams, version string, runF func(*TrendOptions) error) *cobra.Command {
+	opts := &TrendOptions{IO: ios, Version: version}
+	c := &cobra.Command{
+		Use:   "trend FILE...",
+		Short: "Trends of GPU memory in NVML sample logs: which GPU and which process grows, how fast, and when it runs out",
+		Long: `Trend reads NVML sample logs (or standard input for "-"), recognised by
+content, and shows for every GPU and every process how its used memory moved:
+
+  growing   still rising through the last part of the log (or a sawtooth
+            whose floor rises): a leak suspect, with a time to OOM when the
+            trend is credible
+  step      one-time growth (a model or cache loaded), then flat
+  sawtooth  memory rises and is given back: allocation churn, normal
+  flat      no change beyond the noise
+
+The slope is Theil-Sen's (robust to spikes and steps), with its 95% interval,
+and the least-squares slope and R² beside it.
+
+Inputs: nvidia-smi --query-gpu and --query-compute-apps CSV (any field order,
+with or without header and units), nvidia-smi dmon and pmon text, pynvml
+sampler JSON lines, gpustat --json, and DCGM exporter Prometheus text. Logs of
+one GPU given together are linked (by UUID, or host and index at the same
+time): process logs then find their GPU's total memory, and memory used by no
+listed process is measured.
+
+Times without a zone (nvidia-smi's, dmon's, gpustat's) are read in --tz. Logs
+with times of day only (pmon -o T) take their date from --date; logs without
+times (dmon or pmon without -o, DCGM text without timestamps) are placed by
+row order, --interval apart from --start. Sizes in tables use IEC units (KiB,
+MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
+		Example: `  # a job's nvidia-smi loop, and its processes
+  gpuleak trend gpu.csv apps.csv
+
+  # header-less CSV in another field order, logged in Berlin
+  gpuleak trend --fields index,memory.used,timestamp --tz Europe/Berlin smi.log
+
+  # pmon -o T of 30 November; dmon without times, sampled every 5 s
+  gpuleak trend --date 2026-11-30 pmon.txt
+  gpuleak trend --start '2026-11-30 09:08:02' --interval 5s dmon.txt
+
+  # CI: exit 1 when a GPU or process is still growing
+  gpuleak trend --fail-on growing --format json samples.jsonl > trend.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("trend needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak trend --help' for usage.")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTrend(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
+	f.StringVar(&opts.TZ, "tz", "UTC", "time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
+	f.StringVar(&opts.Fields, "fields", "", "the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps (default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
+	f.StringVar(&opts.Date, "date", "", "the date (YYYY-MM-DD) of logs with times of day only (pmon/dmon -o T)")
+	f.StringVar(&opts.Start, "start", "", "the time of the first sample of logs without times (YYYY-MM-DD HH:MM:SS in --tz, or RFC 3339)")
+	f.DurationVar(&opts.Interval, "interval", 0, "the period of logs without times (default 1s; 30s for DCGM text)")
+	f.StringVar(&opts.GPUMemory, "gpu-memory", "", "the total memory of GPUs whose logs do not give it (dmon, pmon, --query-compute-apps), e.g. 80GiB")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a series has one of these classes (growing, step, sawtooth, flat)")
+	return c
+}
+
+func runTrend(opts *TrendOptions) error {
+	format, err := report.ParseFormat(opts.Format)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	loc, err := parseZone(opts.TZ)
+	if err != nil {
+		return usageErrorf("bad --tz %q: %v", opts.TZ, err)
+	}
+	var ropts []nvml.Option
+	ropts = append(ropts, nvml.WithLocation(loc))
+	if opts.Fields != "" {
+		var fields []string
+		for _, f := range strings.Split(opts.Fields, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				fields = append(fields, f)
+			}
+		}
+		ropts = append(ropts, nvml.WithFields(fields))
+	}
+	if opts.Date != "" {
+		d, err := time.ParseInLocation("2006-01-02", opts.Date, loc)
+		if err != nil {
+			return usageErrorf("bad --date %q: want YYYY-MM-DD", opts.Date)
+		}
+		ropts = append(ropts, nvml.WithDate(d))
+	}
+	if opts.Start != "" {
+		t, err := parseStart(opts.Start, loc)
+		if err != nil {
+			return usageErrorf("bad --start %q: want YYYY-MM-DD HH:MM:SS or RFC 3339", opts.Start)
+		}
+		ropts = append(ropts, nvml.WithStart(t))
+	}
+	if opts.Interval < 0 {
+		return usageErrorf("--interval must be positive, not %v", opts.Interval)
+	}
+	if opts.Interval > 0 {
+		ropts = append(ropts, nvml.WithInterval(opts.Interval))
+	}
+	var aopt analyze.TrendOptions
+	if opts.GPUMemory != "" {
+		n, err := humanize.ParseBytes(opts.GPUMemory)
+		if err != nil || n == 0 || n > 1<<50 {
+			return usageErrorf("bad --gpu-memory %q: want a size such as 80GiB", opts.GPUMemory)
+		}
+		aopt.GPUMemoryBytes = int64(n)
+	}
+	failOn := map[string]bool{}
+	for _, c := range opts.FailOn {
+		switch cl := analyze.TrendClass(strings.TrimSpace(c)); cl {
+		case analyze.Growing, analyze.Step, analyze.Sawtooth, analyze.Flat:
+			failOn[string(cl)] = true
+		default:
+			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
+		}
+	}
+	stdin := 0
+	for _, p := range opts.Paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("\"-\" (standard input) can be given only once")
+	}
+
+	a := analyze.NewTrendAnalyzer(aopt)
+	var inputs []report.TrendInput
+	for _, path := range opts.Paths {
+		ti, err := trendFile(opts, path, a, ropts)
+		if err != nil {
+			return &InputError{Err: err}
+		}
+		inputs = append(inputs, ti)
+	}
+	ins, findings := report.FromTrends(inputs, a.Finalize())
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
+		Inputs: ins, Findings: findings, FindingsTotal: len(findings)}
+	if err := report.WriteTrend(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	for _, f := range findings {
+		if failOn[f.Classification] {
+			return ErrFindings
+		}
+	}
+	return nil
+}
+
+// trendFile opens one input and feeds it to the analyzer.
+func trendFile(opts *TrendOptions, path string, a *analyze.TrendAnalyzer, ropts []nvml.Option) (report.TrendInput, error) {
+	in, err := parse.Open(path, opts.IO.In)
+	if err != nil {
+		return report.TrendInput{}, err
+	}
+	defer in.Close()
+	head, err := in.Head()
+	if err != nil {
+		return report.TrendInput{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if f := detect.Detect(head); f == parse.FormatPyTorchSnapshot {
+		return report.TrendInput{}, &parse.Error{File: path, Offset: 0, Err: parse.ErrNotMine,
+			Msg: "a PyTorch memory snapshot, not an NVML sample log: use gpuleak analyze"}
+	}
+	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
+	defer prog.Stop()
+	ti, err := readNVML(in, a, ropts...)
+	if errors.Is(err, parse.ErrNotMine) && opts.Fields == "" {
+		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
+	}
+	return ti, err
+}
+
+// parseZone reads --tz: UTC, Local, an IANA zone name or a fixed offset
+// (+02:00, -0530, +2).
+func parseZone(s string) (*time.Location, error) {
+	switch strings.ToLower(s) {
+	case "", "utc", "z":
+		return time.UTC, nil
+	case "local":
+		return time.Local, nil
+	}
+	if s[0] == '+' || s[0] == '-' {
+		digits := strings.ReplaceAll(s[1:], ":", "")
+		var h, m int
+		var err error
+		switch len(digits) {
+		case 1, 2:
+			h, err = strconv.Atoi(digits)
+		case 4:
+			if h, err = strconv.Atoi(digits[:2]); err == nil {
+				m, err = strconv.Atoi(digits[2:])
+			}
+		default:
+			err = errors.New("want an offset such as +02:00")
+		}
+		if err != nil || h > 14 || m > 59 {
+			return nil, errors.New("want an offset such as +02:00")
+		}
+		off := h*3600 + m*60
+		if s[0] == '-' {
+			off = -off
+		}
+		return time.FixedZone(s, off), nil
+	}
+	return time.LoadLocation(s)
+}
+
+// parseStart reads --start in loc unless it carries a zone.
+func parseStart(s string, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	var last error
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006/01/02 15:04:05", "2006-01-02 15:04:05.999999", "2006/01/02 15:04:05.999999"} {
+		t, err := time.ParseInLocation(layout, s, loc)
+		if err == nil {
+			return t, nil
+		}
+		last = err
+	}
+	return time.Time{}, last
+}

@@ -1,0 +1,374 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const nvmlData = "../testdata/nvml/"
+
+// runIO runs gpuleak with args against buffers; stdin feeds "-"; tty
+// says whether standard output is a terminal.
+func runIO(t *testing.T, stdin string, tty bool, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut, OutTTY: tty}
+	code = Main(args, ios, "test")
+	return code, out.String(), errOut.String()
+}
+
+// jsonReport is the part of gpuleak.report/v1 these tests read.
+type trendReport struct {
+	Schema string `json:"schema"`
+	Inputs []struct {
+		Path     string   `json:"path"`
+		Format   string   `json:"format"`
+		Samples  *int64   `json:"samples"`
+		StartUs  *int64   `json:"start_us"`
+		EndUs    *int64   `json:"end_us"`
+		Clock    string   `json:"clock"`
+		Warnings []string `json:"warnings"`
+	} `json:"inputs"`
+	Findings []struct {
+		Kind              string          `json:"kind"`
+		Path              string          `json:"path"`
+		Source            string          `json:"source"`
+		Device            *int            `json:"device"`
+		Bytes             int64           `json:"bytes"`
+		Message           string          `json:"message"`
+		GPU               *int            `json:"gpu"`
+		GPUUUID           string          `json:"gpu_uuid"`
+		Host              string          `json:"host"`
+		PID               *int64          `json:"pid"`
+		Process           string          `json:"process"`
+		Pod               string          `json:"pod"`
+		Namespace         string          `json:"namespace"`
+		Classification    string          `json:"classification"`
+		Slope             *float64        `json:"slope_bytes_per_s"`
+		SlopeRange        []float64       `json:"slope_range_bytes_per_s"`
+		OLSSlope          *float64        `json:"ols_slope_bytes_per_s"`
+		R2                *float64        `json:"r2"`
+		TimeToOOM         json.RawMessage `json:"time_to_oom_s"`
+		TimeToOOMRange    []float64       `json:"time_to_oom_range_s"`
+		TimeToOOMReason   string          `json:"time_to_oom_reason"`
+		WindowStartUs     *int64          `json:"window_start_us"`
+		WindowEndUs       *int64          `json:"window_end_us"`
+		Samples           int             `json:"samples"`
+		SeriesStartUs     *int64          `json:"series_start_us"`
+		PeakBytes         *int64          `json:"peak_bytes"`
+		CapacityBytes     *int64          `json:"capacity_bytes"`
+		UsedConvention    string          `json:"used_convention"`
+		HeldToEnd         *bool           `json:"held_to_end"`
+		UnattributedBytes *int64          `json:"unattributed_bytes"`
+		ChangePoints      []struct {
+			StartUs   int64 `json:"start_us"`
+			EndUs     int64 `json:"end_us"`
+			FromBytes int64 `json:"from_bytes"`
+			ToBytes   int64 `json:"to_bytes"`
+		} `json:"change_points"`
+	} `json:"findings"`
+	FindingsTotal int `json:"findings_total"`
+}
+
+func decodeTrend(t *testing.T, s string) trendReport {
+	t.Helper()
+	var r trendReport
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+	if r.Schema != "gpuleak.report/v1" {
+		t.Fatalf("schema %q", r.Schema)
+	}
+	return r
+}
+
+const mib = 1 << 20
+
+// The acceptance case of query_apps.csv through the command line.
+func TestTrendQueryAppsJSON(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "trend", "--format", "json", nvmlData+"query_apps.csv")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decodeTrend(t, out)
+	if len(r.Inputs) != 1 || r.Inputs[0].Format != "nvidia-smi-query-apps" || *r.Inputs[0].Samples != 295 || r.Inputs[0].Clock != "absolute" {
+		t.Errorf("input %+v", r.Inputs)
+	}
+	if len(r.Findings) != 7 || r.FindingsTotal != 7 {
+		t.Fatalf("%d findings, want one per process (7)", len(r.Findings))
+	}
+	want := map[int64]string{469: "step", 502: "step", 538: "step", 565: "flat", 591: "flat", 617: "step", 646: "step"}
+	for _, f := range r.Findings {
+		if f.Kind != "trend" || f.PID == nil || f.Source != "nvidia-smi-query-apps" || f.Device != nil {
+			t.Fatalf("finding %+v", f)
+		}
+		if f.Classification != want[*f.PID] {
+			t.Errorf("pid %d: %s, want %s", *f.PID, f.Classification, want[*f.PID])
+		}
+		// Not credible: time_to_oom_s absent (null), and a reason.
+		if (f.TimeToOOM != nil && string(f.TimeToOOM) != "null") || f.TimeToOOMReason == "" {
+			t.Errorf("pid %d: time to OOM %s, reason %q", *f.PID, f.TimeToOOM, f.TimeToOOMReason)
+		}
+		if f.Slope == nil || f.R2 == nil || len(f.SlopeRange) != 2 || f.WindowStartUs == nil || f.WindowEndUs == nil {
+			t.Errorf("pid %d: trend members missing: %+v", *f.PID, f)
+		}
+		if f.UsedConvention != "process" || f.HeldToEnd == nil || f.Message == "" {
+			t.Errorf("pid %d: %+v", *f.PID, f)
+		}
+		if *f.PID == 538 {
+			// 802 -> 4898 MiB in 1.5 s (fixtures README).
+			if len(f.ChangePoints) != 1 || f.ChangePoints[0].FromBytes != 802*mib || f.ChangePoints[0].ToBytes != 4898*mib ||
+				f.Bytes != 4898*mib || !strings.Contains(f.Message, "from 802 MiB to 4.8 GiB in 1.5 s") {
+				t.Errorf("pid 538: %+v", f)
+			}
+		}
+	}
+	// gpuleak trend lists series by GPU, then pid.
+	for i := 1; i < len(r.Findings); i++ {
+		if *r.Findings[i].PID < *r.Findings[i-1].PID {
+			t.Errorf("pid %d after %d", *r.Findings[i].PID, *r.Findings[i-1].PID)
+		}
+	}
+	// gpuleak analyze ranks them: steps before flat series, larger first.
+	_, out, _ = runIO(t, "", false, "analyze", "--format", "json", nvmlData+"query_apps.csv")
+	r = decodeTrend(t, out)
+	if len(r.Findings) != 7 || *r.Findings[0].PID != 538 || r.Findings[6].Classification != "flat" {
+		t.Errorf("analyze order: first pid %d, last %s", *r.Findings[0].PID, r.Findings[6].Classification)
+	}
+}
+
+// gpuleak analyze accepts NVML logs and emits trend findings.
+func TestAnalyzeNVML(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", nvmlData+"query_gpu.csv", nvmlData+"pynvml.jsonl")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decodeTrend(t, out)
+	if len(r.Inputs) != 2 || r.Inputs[0].Format != "nvidia-smi-query-gpu" || r.Inputs[1].Format != "pynvml-jsonl" {
+		t.Fatalf("inputs %+v", r.Inputs)
+	}
+	var gpus int
+	for _, f := range r.Findings {
+		if f.Kind != "trend" {
+			t.Fatalf("kind %s", f.Kind)
+		}
+		if f.PID != nil {
+			continue
+		}
+		gpus++
+		// Both logs: 4907 MiB at the peak once pynvml's 615 MiB reservation
+		// is left out (pynvml: 5521.875 - 615.0625 = 4906.8125 MiB).
+		if f.Classification != "sawtooth" || *f.PeakBytes < 4906*mib || *f.PeakBytes > 4907*mib || f.Bytes != 0 {
+			t.Errorf("%s: GPU %+v", f.Path, f)
+		}
+	}
+	if gpus != 2 {
+		t.Errorf("%d GPU findings, want 2", gpus)
+	}
+	// The table renders trend rows.
+	code, out, _ = runIO(t, "", false, "analyze", nvmlData+"query_apps.csv")
+	if code != ExitOK || !strings.Contains(out, "pid 538 python3") || !strings.Contains(out, "nvidia-smi-query-apps, 295 samples") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+// The compact table of two logs of one run, against a golden file.
+func TestTrendTableGolden(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "trend", nvmlData+"query_gpu.csv", nvmlData+"query_apps.csv")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "trend_query_gpu_apps.table.stdout", out)
+}
+
+
+// writeLeak writes a --query-gpu log of a GPU whose memory grows 5 MiB/s
+// for 20 minutes after a 10 GiB step at 20 s, and its process log.
+func writeLeak(t *testing.T) (gpu, apps string) {
+	dir := t.TempDir()
+	var g, a strings.Builder
+	g.WriteString("timestamp, index, uuid, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB]\n")
+	a.WriteString("timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]\n")
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for i := 0; i < 1200; i++ {
+		ts := t0.Add(time.Duration(i) * time.Second).Format("2006/01/02 15:04:05.000")
+		p := 2000 + 5*i/64*64
+		if i > 20 {
+			p += 8000
+		}
+		u := p + 9
+		fmt.Fprintf(&g, "%s, 0, GPU-aaaa1111-0000-0000-0000-000000000000, NVIDIA A100-SXM4-80GB, 81559 MiB, %d MiB, %d MiB, 500 MiB\n", ts, u, 81059-u)
+		fmt.Fprintf(&a, "%s, GPU-aaaa1111-0000-0000-0000-000000000000, 4242, python3, %d MiB\n", ts, p)
+	}
+	gpu, apps = filepath.Join(dir, "gpu.csv"), filepath.Join(dir, "apps.csv")
+	for p, s := range map[string]string{gpu: g.String(), apps: a.String()} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return gpu, apps
+}
+
+// A leak: growing, a credible time to OOM with a range, --fail-on growing
+// exits 1 after a complete report, and a terminal gets a sparkline.
+func TestTrendGrowing(t *testing.T) {
+	gpu, apps := writeLeak(t)
+	code, out, errOut := runIO(t, "", false, "trend", "--format", "json", "--fail-on", "growing", gpu, apps)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFindings, errOut)
+	}
+	r := decodeTrend(t, out)
+	if len(r.Findings) != 2 {
+		t.Fatalf("%d findings", len(r.Findings))
+	}
+	for _, f := range r.Findings {
+		if f.Classification != "growing" {
+			t.Errorf("%s: %s", f.Path, f.Classification)
+			continue
+		}
+		// The staircase grows 64 MiB per 12.8 s: 5 MiB/s.
+		if *f.Slope < 4.75*mib || *f.Slope > 5.25*mib {
+			t.Errorf("slope %.2f MiB/s", *f.Slope/mib)
+		}
+		var oom float64
+		if err := json.Unmarshal(f.TimeToOOM, &oom); err != nil || len(f.TimeToOOMRange) != 2 || f.TimeToOOMReason != "" {
+			t.Fatalf("time to OOM %s %v %q", f.TimeToOOM, f.TimeToOOMRange, f.TimeToOOMReason)
+		}
+		// Headroom at the end: 81059 MiB less 10000 + 5*1199/64*64 + 9 = 15993 MiB; at 5 MiB/s, about 13000 s.
+		if oom < 12000 || oom > 14000 || f.TimeToOOMRange[0] > oom || f.TimeToOOMRange[1] < oom {
+			t.Errorf("time to OOM %.0f s %v", oom, f.TimeToOOMRange)
+		}
+		// The trend is fitted after the 8 GiB step at 20 s.
+		if *f.WindowStartUs-*f.SeriesStartUs < 20e6 {
+			t.Errorf("window starts %d µs in", *f.WindowStartUs-*f.SeriesStartUs)
+		}
+	}
+	if r.Findings[0].UnattributedBytes == nil || *r.Findings[0].UnattributedBytes != 9*mib {
+		t.Errorf("unattributed %v", r.Findings[0].UnattributedBytes)
+	}
+
+	code, out, _ = runIO(t, "", true, "trend", gpu)
+	if code != ExitOK || !strings.Contains(out, "█") || !strings.Contains(out, "peak 16 GiB of 79 GiB") {
+		t.Errorf("terminal output:\n%s", out)
+	}
+	if !strings.Contains(out, "runs out of memory in about 3.6 h") {
+		t.Errorf("message:\n%s", out)
+	}
+}
+
+// --tz, --date, --fields, --start and --interval place samples in time.
+func TestTrendTimeFlags(t *testing.T) {
+	start := func(args ...string) int64 {
+		t.Helper()
+		code, out, errOut := runIO(t, "", false, append([]string{"trend", "--format", "json"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return *decodeTrend(t, out).Inputs[0].StartUs
+	}
+	utc := start(nvmlData + "query_gpu.csv")
+	if berlin := start("--tz", "Europe/Berlin", nvmlData+"query_gpu.csv"); utc-berlin != 3600e6 {
+		t.Errorf("--tz Europe/Berlin moved the start by %d µs, want 1 h earlier (CET)", utc-berlin)
+	}
+	if off := start("--tz", "+05:30", nvmlData+"query_gpu.csv"); utc-off != 5.5*3600e6 {
+		t.Errorf("--tz +05:30 moved the start by %d µs", utc-off)
+	}
+	// pmon -o T starts at 09:08:02 of the day --date gives.
+	if got, want := start("--date", "2026-11-30", nvmlData+"pmon_mu_T.txt"), time.Date(2026, 11, 30, 9, 8, 2, 0, time.UTC).UnixMicro(); got != want {
+		t.Errorf("--date: start %d, want %d", got, want)
+	}
+	// dmon without times: row order from --start, --interval apart.
+	code, out, _ := runIO(t, "", false, "trend", "--format", "json", "--start", "2026-11-30 09:08:02", "--interval", "2s", nvmlData+"dmon_mu.txt")
+	r := decodeTrend(t, out)
+	if code != ExitOK || *r.Inputs[0].StartUs != time.Date(2026, 11, 30, 9, 8, 2, 0, time.UTC).UnixMicro() ||
+		*r.Inputs[0].EndUs-*r.Inputs[0].StartUs != 63*2e6 || r.Inputs[0].Clock != "row-order" {
+		t.Errorf("--start --interval: %+v", r.Inputs[0])
+	}
+	// Header-less CSV in another order, without a timestamp first: --fields.
+	p := filepath.Join(t.TempDir(), "smi.log")
+	os.WriteFile(p, []byte("0, 100, 2026/11/30 10:00:00.000\n0, 100, 2026/11/30 10:00:01.000\n"), 0o644)
+	if code, _, errOut := runIO(t, "", false, "trend", p); code != ExitInput || !strings.Contains(errOut, "needs --fields") {
+		t.Errorf("without --fields: exit %d: %s", code, errOut)
+	}
+	if got := start("--fields", "index,memory.used,timestamp", p); got != time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).UnixMicro() {
+		t.Errorf("--fields: start %d", got)
+	}
+}
+
+// gpustat JSON from standard input; DCGM text with pod labels.
+func TestTrendGpustatAndDCGM(t *testing.T) {
+	var in strings.Builder
+	for i := 0; i < 3; i++ {
+		fmt.Fprintf(&in, `{"hostname": "node-7", "query_time": "2026-11-30T08:06:1%d.000000", "gpus": [{"index": 0, "uuid": "GPU-9", "name": "A100",
+  "memory.used": %d, "memory.total": 81920, "processes": [{"pid": 7, "command": "python", "gpu_memory_usage": 100}]}]}
+`, i, 1000+i)
+	}
+	code, out, errOut := runIO(t, in.String(), false, "trend", "--format", "json", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decodeTrend(t, out)
+	if r.Inputs[0].Path != "-" || r.Inputs[0].Format != "gpustat-json" || len(r.Findings) != 2 || r.Findings[0].Host != "node-7" ||
+		r.Findings[0].UsedConvention != "includes-reserved-unknown" || *r.Findings[1].PID != 7 {
+		t.Errorf("gpustat: %+v", r)
+	}
+
+	dcgm := "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+	for i := 0; i < 3; i++ {
+		dcgm += fmt.Sprintf("DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"node-1\",namespace=\"ml\",pod=\"train-0\",container=\"c\"} %d %d\n", 38214+i, 1796025972000+int64(i)*15000)
+	}
+	p := filepath.Join(t.TempDir(), "metrics.prom")
+	os.WriteFile(p, []byte(dcgm), 0o644)
+	code, out, errOut = runIO(t, "", false, "trend", "--format", "json", p)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r = decodeTrend(t, out)
+	f := r.Findings[0]
+	if r.Inputs[0].Format != "dcgm-prometheus" || f.Pod != "train-0" || f.Namespace != "ml" || f.Host != "node-1" || f.Bytes != 38216*mib ||
+		!strings.Contains(f.Message, "pod ml/train-0") {
+		t.Errorf("dcgm: %+v", f)
+	}
+}
+
+// Bad inputs and flags: exit 2 with the file and line.
+func TestTrendErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	garbage := write("garbage.txt", "hello\nworld\n")
+	empty := write("empty.csv", "")
+	trunc := write("trunc.csv", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, 1 MiB\n2026/01/02 03:04:06.000, 0")
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"trend", garbage}, ExitInput, garbage + ":1: not an NVML sample log"},
+		{[]string{"trend", empty}, ExitInput, empty + ":1: empty input"},
+		{[]string{"trend", trunc}, ExitInput, trunc + ":3: 2 fields, but the header names 3"},
+		{[]string{"analyze", trunc}, ExitInput, trunc + ":3:"},
+		{[]string{"trend", "../testdata/pytorch/leak_train_loop.pickle"}, ExitInput, "use gpuleak analyze"},
+		{[]string{"trend", "--tz", "Mars/Olympus", nvmlData + "dmon.txt"}, ExitInput, "bad --tz"},
+		{[]string{"trend", "--date", "30.11.2026", nvmlData + "dmon.txt"}, ExitInput, "bad --date"},
+		{[]string{"trend", "--fail-on", "leaky", nvmlData + "dmon.txt"}, ExitInput, "bad --fail-on"},
+		{[]string{"trend", "--gpu-memory", "lots", nvmlData + "dmon.txt"}, ExitInput, "bad --gpu-memory"},
+		{[]string{"trend"}, ExitInput, "needs at least one FILE"},
+		{[]string{"trend", "-", "-"}, ExitInput, "only once"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runIO(t, "", false, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.code, tt.msg)
+		}
+	}
+}

@@ -1,0 +1,261 @@
+package nvml
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The DCGM exporter metrics read (MiB), and their slot in a pending row.
+var dcgmMetrics = map[string]int{
+	"DCGM_FI_DEV_FB_USED":     0,
+	"DCGM_FI_DEV_FB_FREE":     1,
+	"DCGM_FI_DEV_FB_TOTAL":    2,
+	"DCGM_FI_DEV_FB_RESERVED": 3,
+}
+
+// dcgmDecoder reads the Prometheus text exposition format of DCGM
+// exporter. The framebuffer metrics of one GPU at one time make a sample;
+// they arrive in separate lines (all FB_USED lines, then all FB_FREE
+// lines, ...), so rows wait in pending until their scrape is complete.
+type dcgmDecoder struct {
+	r *Reader
+
+	pending map[dcgmKey]*dcgmRow
+	order   []*dcgmRow
+	seen    map[dcgmSeen]struct{}
+	scrape  int64
+	stamped bool // some sample had a timestamp: hold rows to the end
+	labels  []dcgmLabel
+}
+
+type dcgmKey struct {
+	series string // the identifying label values
+	time   int64
+}
+
+type dcgmSeen struct {
+	metric int
+	series string
+}
+
+type dcgmRow struct {
+	s   sample
+	val [4]float64
+	has [4]bool
+}
+
+type dcgmLabel struct{ name, value string }
+
+func newDCGMDecoder(r *Reader) *dcgmDecoder {
+	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, seen: map[dcgmSeen]struct{}{}}
+}
+
+func (d *dcgmDecoder) line(b []byte, n int) error {
+	b = trimSpace(b)
+	if len(b) == 0 || b[0] == '#' {
+		return nil
+	}
+	name, rest, ok := metricName(b)
+	if !ok {
+		return d.r.errorf(n, "not a Prometheus sample line: %q", snippet(b))
+	}
+	d.labels = d.labels[:0]
+	if len(rest) > 0 && rest[0] == '{' {
+		var err error
+		if d.labels, rest, err = parseLabels(rest[1:], d.labels); err != nil {
+			return d.r.errorf(n, "%s: %v", name, err)
+		}
+	}
+	f := bytes.Fields(rest)
+	if len(f) < 1 || len(f) > 2 {
+		return d.r.errorf(n, "%s: expected a value and an optional timestamp after the name, found %q", name, snippet(rest))
+	}
+	v, err := strconv.ParseFloat(string(f[0]), 64)
+	if err != nil {
+		return d.r.errorf(n, "%s: %q is not a number", name, f[0])
+	}
+	var ts int64
+	hasTS := len(f) == 2
+	if hasTS {
+		ms, ok := parseInt(f[1])
+		if !ok || ms < 0 {
+			return d.r.errorf(n, "%s: %q is not a timestamp in milliseconds", name, f[1])
+		}
+		ts = ms * 1000
+	}
+	slot, ok := dcgmMetrics[string(name)]
+	if !ok {
+		return nil
+	}
+	series := d.seriesKey()
+	// A series seen again starts the next scrape.
+	sk := dcgmSeen{slot, series}
+	if _, dup := d.seen[sk]; dup {
+		d.scrape++
+		clear(d.seen)
+		if !d.stamped {
+			d.flush()
+		}
+	}
+	d.seen[sk] = struct{}{}
+	if hasTS {
+		d.stamped = true
+	} else {
+		ts = d.r.tickTime(d.scrape)
+		if d.r.meta.Clock != ClockRowOrder {
+			d.r.meta.Clock = ClockRowOrder
+			d.r.warn("the metrics have no timestamps: scrapes are placed %v apart (give the first scrape's time with --start and the period with --interval)", d.r.opt.interval)
+		}
+	}
+	key := dcgmKey{series, ts}
+	row := d.pending[key]
+	if row == nil {
+		row = d.newRow(ts, n)
+		if row == nil {
+			return d.r.errorf(n, "%s: gpu label %q is not a GPU index", name, d.label("gpu"))
+		}
+		d.pending[key] = row
+		d.order = append(d.order, row)
+	}
+	if !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+		row.val[slot], row.has[slot] = v, true
+	}
+	return nil
+}
+
+// metricName splits a sample line into its metric name and the rest.
+func metricName(b []byte) (name, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) {
+		c := b[i]
+		if c == '_' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 || i < len(b) && b[i] != '{' && !isSpace(b[i]) {
+		return nil, nil, false
+	}
+	return b[:i], trimSpace(b[i:]), true
+}
+
+// parseLabels reads `name="value",...}` and returns the rest of the line.
+func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
+	i := 0
+	for {
+		for i < len(b) && (isSpace(b[i]) || b[i] == ',') {
+			i++
+		}
+		if i < len(b) && b[i] == '}' {
+			return out, b[i+1:], nil
+		}
+		j := i
+		for j < len(b) && b[j] != '=' && b[j] != '}' && !isSpace(b[j]) {
+			j++
+		}
+		if j == i || j >= len(b) || b[j] != '=' || j+1 >= len(b) || b[j+1] != '"' {
+			return out, nil, errors.New("malformed labels (truncated line?)")
+		}
+		name := string(b[i:j])
+		j += 2
+		var v strings.Builder
+		closed := false
+		for j < len(b) {
+			c := b[j]
+			if c == '\\' && j+1 < len(b) {
+				switch b[j+1] {
+				case 'n':
+					v.WriteByte('\n')
+				default:
+					v.WriteByte(b[j+1])
+				}
+				j += 2
+				continue
+			}
+			j++
+			if c == '"' {
+				closed = true
+				break
+			}
+			v.WriteByte(c)
+		}
+		if !closed {
+			return out, nil, errors.New("unterminated label value (truncated line?)")
+		}
+		out = append(out, dcgmLabel{name, v.String()})
+		i = j
+	}
+}
+
+func (d *dcgmDecoder) label(names ...string) string {
+	for _, n := range names {
+		for _, l := range d.labels {
+			if l.name == n {
+				return l.value
+			}
+		}
+	}
+	return ""
+}
+
+// seriesKey identifies a GPU (or MIG instance) and its owner.
+func (d *dcgmDecoder) seriesKey() string {
+	var b strings.Builder
+	for _, n := range []string{"Hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container"} {
+		b.WriteString(d.label(n))
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func (d *dcgmDecoder) newRow(t int64, n int) *dcgmRow {
+	row := &dcgmRow{}
+	s := &row.s
+	s.timeUs, s.conv = t, ExcludesReserved
+	if g := d.label("gpu"); g != "" {
+		x, ok := parseInt([]byte(g))
+		if !ok || x < 0 || x > 1<<31-1 {
+			return nil
+		}
+		s.gpu, s.hasGPU = int32(x), true
+	}
+	uuid := d.label("UUID")
+	if mig := d.label("GPU_I_ID"); mig != "" && uuid != "" {
+		uuid += "/" + mig
+	}
+	s.host, s.uuid, s.gpuName = []byte(d.label("Hostname")), []byte(uuid), []byte(d.label("modelName"))
+	s.pod = []byte(d.label("pod", "exported_pod"))
+	s.namespace = []byte(d.label("namespace", "exported_namespace"))
+	s.container = []byte(d.label("container", "exported_container"))
+	return row
+}
+
+// flush emits the pending rows in the order they began.
+func (d *dcgmDecoder) flush() {
+	for _, row := range d.order {
+		s := &row.s
+		for i, dst := range []struct {
+			v  *int64
+			ok *bool
+		}{{&s.used, &s.hasUsed}, {&s.free, &s.hasFree}, {&s.total, &s.hasTotal}, {&s.reserved, &s.hasReserved}} {
+			if row.has[i] && row.val[i]*MiB < math.MaxInt64 {
+				*dst.v, *dst.ok = int64(math.Round(row.val[i]*MiB)), true
+			}
+		}
+		d.r.emit(s)
+	}
+	d.order = d.order[:0]
+	clear(d.pending)
+}
+
+func (d *dcgmDecoder) end(n int) error {
+	d.flush()
+	if d.r.meta.Rows == 0 {
+		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples (DCGM exporter's framebuffer metrics)")
+	}
+	return nil
+}

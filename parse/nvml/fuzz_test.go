@@ -1,0 +1,156 @@
+package nvml
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// countingAllocator counts the bytes Arrow holds. The fuzz targets use it
+// instead of memory.CheckedAllocator, which records a stack per
+// allocation and made each run of a 4 KiB input take a millisecond (and
+// minimizing a new input take the whole minute); the unit tests keep the
+// checked allocator.
+type countingAllocator struct {
+	memory.Allocator
+	held int
+}
+
+func (c *countingAllocator) Allocate(n int) []byte {
+	c.held += n
+	return c.Allocator.Allocate(n)
+}
+
+func (c *countingAllocator) Reallocate(n int, b []byte) []byte {
+	c.held += n - len(b)
+	return c.Allocator.Reallocate(n, b)
+}
+
+func (c *countingAllocator) Free(b []byte) {
+	c.held -= len(b)
+	c.Allocator.Free(b)
+}
+
+// fuzzRead reads data as format f (detected when f is unknown) and checks
+// what must hold for any input: no panic, no leaked Arrow memory, batches
+// of the samples schema whose row count Metadata agrees with, and errors
+// that are *parse.Error values with a line.
+func fuzzRead(t *testing.T, data []byte, f parse.Format) {
+	mem := &countingAllocator{Allocator: memory.NewGoAllocator()}
+	defer func() {
+		if mem.held != 0 {
+			t.Fatalf("%d bytes of Arrow memory left allocated", mem.held)
+		}
+	}()
+	opts := []Option{WithAllocator(mem), WithBatchSize(16)}
+	if f != parse.FormatUnknown {
+		opts = append(opts, WithFormat(f))
+	}
+	rd := NewReader(bytes.NewReader(data), "fuzz", opts...)
+	defer rd.Release()
+	var rows int64
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		if !rec.Schema().Equal(Schema) {
+			t.Fatalf("batch schema %s", rec.Schema())
+		}
+		rows += rec.NumRows()
+	}
+	if err := rd.Err(); err != nil {
+		var pe *parse.Error
+		if !errors.As(err, &pe) || pe.Line < 1 || pe.File != "fuzz" {
+			t.Fatalf("error %v (%T) has no line", err, err)
+		}
+		return
+	}
+	if rows != rd.Metadata().Rows || rows == 0 && rd.Metadata().Ticks == 0 && rd.Format() != parse.FormatNvidiaSmiQueryApps {
+		t.Fatalf("%d rows, metadata says %d (%d ticks), and no error", rows, rd.Metadata().Rows, rd.Metadata().Ticks)
+	}
+}
+
+// addFixtures seeds f with the real logs (cut short) of the given names.
+func addFixtures(f *testing.F, names ...string) {
+	for _, n := range names {
+		b, err := os.ReadFile(fixtures + n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) > 1024 {
+			b = b[:1024]
+		}
+		f.Add(b)
+	}
+}
+
+func FuzzQueryGPU(f *testing.F) {
+	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv")
+	f.Add([]byte("timestamp, index, name, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, A, B, 1 MiB\n"))
+	f.Add([]byte("timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n"))
+	f.Add([]byte("index, memory.used [MiB]\n0, [N/A]\n1, 2 GiB\nNo devices were found\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiQueryGPU) })
+}
+
+func FuzzQueryApps(f *testing.F) {
+	addFixtures(f, "query_apps.csv", "query_apps_noheader.csv")
+	f.Add([]byte("pid, used_memory [MiB]\n1, 2\n1, 3\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiQueryApps) })
+}
+
+func FuzzDmon(f *testing.F) {
+	addFixtures(f, "dmon.txt", "dmon_mu.txt")
+	f.Add([]byte("# gpu fb\n# Idx MB\n 0 1\n 1 -\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiDmon) })
+}
+
+func FuzzPmon(f *testing.F) {
+	addFixtures(f, "pmon.txt", "pmon_mu_T.txt")
+	f.Add([]byte("#Time gpu pid type fb command\n#HH:MM:SS Idx # C/G MB name\n 23:59:58 0 7 C 100 python3\n 00:00:01 0 - - - -\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiPmon) })
+}
+
+func FuzzPynvml(f *testing.F) {
+	addFixtures(f, "pynvml.jsonl", "pynvml_2.jsonl")
+	f.Add([]byte(`[{"timestamp": "2026-01-02T03:04:05Z", "index": 1, "uuid": "GPU-x", "used": 6e7, "processes": [{"pid": 5, "usedGpuMemory": null}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatPynvmlJSONL) })
+}
+
+func FuzzGpustat(f *testing.F) {
+	f.Add([]byte(`{"hostname": "h", "query_time": "2026-11-30T08:06:12.500000", "gpus": [{"index": 0, "uuid": "GPU-9", "name": "A100",
+ "memory.used": 1000, "memory.total": 81920, "processes": [{"pid": 1, "command": "python", "gpu_memory_usage": 990}]}]}
+{"hostname": "h", "query_time": "2026-11-30T08:06:13.500000", "gpus": []}`))
+	f.Add([]byte("{\n \"query_time\": \"2026-01-01T00:00:00+01:00\",\n \"gpus\": [\n  {\"index\": 0, \"memory.used\": 1}\n ]\n}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatGpustatJSON) })
+}
+
+func FuzzDCGM(f *testing.F) {
+	f.Add([]byte("# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED gauge\n" +
+		"DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\",pod=\"p\",namespace=\"n\",container=\"c\"} 38214\n" +
+		"DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\",pod=\"p\",namespace=\"n\",container=\"c\"} 2136\n"))
+	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 1 1000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 2 2000\n" +
+		"DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",label=\"a\\\"b\\\\c\\n\"} NaN\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatDCGMPrometheus) })
+}
+
+// FuzzDetect reads inputs of any layout, detected by content.
+func FuzzDetect(f *testing.F) {
+	addFixtures(f, "query_gpu.csv", "query_apps.csv", "dmon.txt", "pmon.txt", "pynvml.jsonl")
+	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n"))
+	f.Add([]byte(`{"query_time": "2026-11-30T08:06:12", "gpus": []}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if Sniff(data) == parse.FormatUnknown && len(bytes.TrimSpace(data)) > 0 {
+			// Not ours: the reader must say so, wrapping ErrNotMine.
+			rd := NewReader(bytes.NewReader(data), "fuzz")
+			defer rd.Release()
+			if rd.Next() || !errors.Is(rd.Err(), parse.ErrNotMine) {
+				t.Fatalf("unrecognised input read without ErrNotMine: %v", rd.Err())
+			}
+			return
+		}
+		fuzzRead(t, data, parse.FormatUnknown)
+	})
+}

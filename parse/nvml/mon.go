@@ -1,0 +1,239 @@
+package nvml
+
+import (
+	"slices"
+	"strings"
+)
+
+// monDecoder reads nvidia-smi dmon and pmon text.
+type monDecoder struct {
+	r    *Reader
+	pmon bool
+
+	names     []string
+	wantUnits bool
+	iDate     int
+	iTime     int
+	iGPU      int
+	iFB       int
+	iPID      int
+	iCmd      int
+	fbUnit    int64
+
+	day   dayClock
+	ticks ticker
+	spans [][2]int
+}
+
+func newMonDecoder(r *Reader, pmon bool) *monDecoder {
+	return &monDecoder{r: r, pmon: pmon, day: r.newDayClock()}
+}
+
+// wordSpans appends the spans of b's whitespace-separated words to s.
+func wordSpans(b []byte, s [][2]int) [][2]int {
+	i := 0
+	for {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			return s
+		}
+		j := i
+		for j < len(b) && !isSpace(b[j]) {
+			j++
+		}
+		s = append(s, [2]int{i, j})
+		i = j
+	}
+}
+
+func words(b []byte) []string {
+	var out []string
+	for _, s := range wordSpans(b, nil) {
+		out = append(out, string(b[s[0]:s[1]]))
+	}
+	return out
+}
+
+func (d *monDecoder) line(b []byte, n int) error {
+	b = trimSpace(b)
+	if len(b) == 0 {
+		return nil
+	}
+	if b[0] == '#' {
+		return d.header(words(b[1:]), n)
+	}
+	if d.names == nil {
+		return d.r.errorf(n, "a row before the \"#\" header line that names the columns")
+	}
+	d.spans = wordSpans(b, d.spans[:0])
+	if len(d.spans) < len(d.names) {
+		return d.r.errorf(n, "%d columns, but the header names %d (%s): truncated or damaged row", len(d.spans), len(d.names), strings.Join(d.names, " "))
+	}
+	if len(d.spans) > len(d.names) {
+		if d.iCmd != len(d.names)-1 {
+			return d.r.errorf(n, "%d columns, but the header names %d (%s)", len(d.spans), len(d.names), strings.Join(d.names, " "))
+		}
+		// A command name with spaces: the last column takes the rest.
+		d.spans[d.iCmd][1] = d.spans[len(d.spans)-1][1]
+		d.spans = d.spans[:len(d.names)]
+	}
+	word := func(i int) []byte { return b[d.spans[i][0]:d.spans[i][1]] }
+	dash := func(v []byte) bool { return len(v) == 1 && v[0] == '-' }
+
+	s := sample{conv: ExcludesReserved}
+	gpu, ok := parseInt(word(d.iGPU))
+	if !ok || gpu < 0 || gpu > 1<<31-1 {
+		return d.r.errorf(n, "gpu: %q is not a GPU index", word(d.iGPU))
+	}
+	s.gpu, s.hasGPU = int32(gpu), true
+	pid := int64(-1)
+	if d.pmon {
+		s.conv = Process
+		if v := word(d.iPID); !dash(v) {
+			if pid, ok = parseInt(v); !ok || pid < 0 {
+				return d.r.errorf(n, "pid: %q is not a process id", v)
+			}
+			s.pid, s.hasPID = pid, true
+		}
+		if d.iCmd >= 0 {
+			if v := word(d.iCmd); !dash(v) {
+				s.process = v
+			}
+		}
+	}
+	t, err := d.time(word, s.gpu, pid, n)
+	if err != nil {
+		return err
+	}
+	s.timeUs = t
+	if d.pmon && !s.hasPID {
+		d.r.tick(t) // no process on this GPU now: no sample, but the log goes on
+		return nil
+	}
+	if v := word(d.iFB); !dash(v) {
+		x, ok := parseSize(v, d.fbUnit)
+		if !ok {
+			return d.r.errorf(n, "fb: %q is not a size", v)
+		}
+		s.used, s.hasUsed = x, true
+	}
+	d.r.emit(&s)
+	return nil
+}
+
+// time places a row in time from its Date and Time columns, its Time
+// column, or its order.
+func (d *monDecoder) time(word func(int) []byte, gpu int32, pid int64, n int) (int64, error) {
+	var y, mo, dd, sec int
+	var ok bool
+	if d.iDate >= 0 {
+		if y, mo, dd, ok = parseDate8(word(d.iDate)); !ok {
+			return 0, d.r.errorf(n, "Date: %q is not YYYYMMDD", word(d.iDate))
+		}
+	}
+	if d.iTime >= 0 {
+		if sec, ok = parseClock(word(d.iTime)); !ok {
+			return 0, d.r.errorf(n, "Time: %q is not HH:MM:SS", word(d.iTime))
+		}
+	}
+	switch {
+	case d.iDate >= 0 && d.iTime >= 0:
+		return d.r.civil.us(y, mo, dd, sec/3600, sec/60%60, sec%60, 0), nil
+	case d.iTime >= 0:
+		return d.day.at(sec), nil
+	}
+	k := d.ticks.next(gpu, true, nil, pid)
+	if d.iDate >= 0 {
+		return d.r.civil.us(y, mo, dd, 0, 0, 0, 0) + k*d.r.opt.interval.Microseconds(), nil
+	}
+	return d.r.tickTime(k), nil
+}
+
+// header reads a "#" line: the column names, or the units line after them.
+func (d *monDecoder) header(w []string, n int) error {
+	if len(w) == 0 {
+		return nil
+	}
+	if d.wantUnits {
+		d.wantUnits = false
+		if len(w) == len(d.names) && d.iFB >= 0 {
+			u := w[d.iFB]
+			if x, ok := unitBytes([]byte(u)); ok {
+				d.fbUnit = x
+			} else {
+				return d.r.errorf(n, "fb: unknown unit %q", u)
+			}
+		}
+		return nil
+	}
+	isNames := false
+	for _, x := range w {
+		isNames = isNames || strings.EqualFold(x, "gpu")
+	}
+	if !isNames {
+		return nil // another comment
+	}
+	d.wantUnits = true
+	if slices.Equal(w, d.names) {
+		return nil // the header dmon repeats every few dozen rows
+	}
+	d.names = w
+	d.iDate, d.iTime, d.iGPU, d.iFB, d.iPID, d.iCmd = -1, -1, -1, -1, -1, -1
+	d.fbUnit = MiB
+	for i, x := range w {
+		switch strings.ToLower(x) {
+		case "date":
+			d.iDate = i
+		case "time":
+			d.iTime = i
+		case "gpu":
+			d.iGPU = i
+		case "fb":
+			d.iFB = i
+		case "pid":
+			d.iPID = i
+		case "command":
+			d.iCmd = i
+		}
+	}
+	tool, sel := "dmon", "-s m"
+	if d.pmon {
+		tool = "pmon"
+	}
+	if d.iFB < 0 {
+		return d.r.errorf(n, "the %s log has no fb column (columns: %s); record memory with nvidia-smi %s %s", tool, strings.Join(w, " "), tool, sel)
+	}
+	if d.pmon && d.iPID < 0 {
+		return d.r.errorf(n, "a pmon header without a pid column (columns: %s)", strings.Join(w, " "))
+	}
+	if !d.pmon && d.iPID >= 0 {
+		return d.r.errorf(n, "a pmon header (with a pid column) in a dmon log")
+	}
+	d.r.meta.Fields = append([]string(nil), w...)
+	d.r.meta.Header = true
+	switch {
+	case d.iDate >= 0 && d.iTime >= 0:
+		d.r.meta.Clock = ClockAbsolute
+	case d.iTime >= 0:
+		d.r.meta.Clock = ClockTimeOfDay
+		if !d.r.opt.hasDate && !d.r.opt.hasStart {
+			d.r.warn("the log has times of day but no dates (%s -o T): dates are unknown and shown as 1970-01-01; give the day with --date", tool)
+		}
+	default:
+		d.r.meta.Clock = ClockRowOrder
+		d.r.warn("the log has no times (%s without -o DT): samples are placed %v apart by row order; give the first sample's time with --start and the period with --interval", tool, d.r.opt.interval)
+	}
+	return nil
+}
+
+func (d *monDecoder) end(n int) error {
+	if d.names == nil {
+		return d.r.errorf(n, "no \"#\" header line naming the columns")
+	}
+	if d.r.meta.Ticks == 0 {
+		return d.r.errorf(n, "a header without rows")
+	}
+	return nil
+}

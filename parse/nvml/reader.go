@@ -1,0 +1,617 @@
+package nvml
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Clock says how a log's samples were placed in time.
+type Clock int
+
+// Clocks.
+const (
+	// ClockAbsolute: every sample carries a date and time (or a Unix time).
+	ClockAbsolute Clock = iota
+	// ClockTimeOfDay: samples carry a time of day only; the date came from
+	// WithDate, or is 1970-01-01 when DateGiven is false.
+	ClockTimeOfDay
+	// ClockRowOrder: samples carry no time; tick k is at WithStart plus k
+	// times the interval.
+	ClockRowOrder
+)
+
+func (c Clock) String() string {
+	switch c {
+	case ClockAbsolute:
+		return "absolute"
+	case ClockTimeOfDay:
+		return "time-of-day"
+	case ClockRowOrder:
+		return "row-order"
+	}
+	return "clock?"
+}
+
+// Metadata is what a log says besides its samples. It is complete once
+// Reader.Next has returned false without error.
+type Metadata struct {
+	// Format is the layout read.
+	Format parse.Format
+	// Rows counts the samples emitted.
+	Rows int64
+	// FirstUs and LastUs bound the times the log covers (µs since the Unix
+	// epoch, UTC), including ticks that yielded no sample (pmon rows
+	// without a process); valid when Rows > 0 or Ticks > 0.
+	FirstUs, LastUs int64
+	// Ticks counts the lines or records that carried a time.
+	Ticks int64
+	// Clock says how samples were placed in time; DateGiven, whether a
+	// date was supplied (WithDate or WithStart) for ClockTimeOfDay or
+	// ClockRowOrder; Interval, the tick period of ClockRowOrder.
+	Clock     Clock
+	DateGiven bool
+	Interval  time.Duration
+	// Fields are a CSV log's columns as read (from its header, WithFields
+	// or the default order), or a dmon/pmon log's column names.
+	Fields []string
+	// Header is false for a header-less CSV log.
+	Header bool
+	// Skipped counts lines that were neither samples nor headers but
+	// messages a tool prints in their place ("No devices were found").
+	Skipped int
+	// Warnings about the input, in the order found.
+	Warnings []string
+}
+
+// Option configures a Reader.
+type Option func(*options)
+
+type options struct {
+	mem       memory.Allocator
+	batchSize int
+	format    parse.Format
+	fields    []string
+	loc       *time.Location
+	date      time.Time
+	hasDate   bool
+	start     time.Time
+	hasStart  bool
+	interval  time.Duration
+}
+
+// WithAllocator sets the Arrow allocator of the record batches (default
+// memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+
+// WithBatchSize sets about how many rows one record batch holds (default
+// 65536); a DCGM scrape is never split.
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.batchSize = n
+		}
+	}
+}
+
+// WithFormat skips detection and reads the input as format f, which must
+// be one of the parse.Format values this package reads.
+func WithFormat(f parse.Format) Option { return func(o *options) { o.format = f } }
+
+// WithFields names the columns of a header-less nvidia-smi CSV log, as
+// given to --query-gpu or --query-compute-apps ("timestamp", "index",
+// "memory.used", ...). It is ignored when the log has a header.
+func WithFields(fields []string) Option { return func(o *options) { o.fields = fields } }
+
+// WithLocation sets the time zone of local timestamps (default UTC).
+func WithLocation(loc *time.Location) Option { return func(o *options) { o.loc = loc } }
+
+// WithDate sets the date of logs that carry a time of day only (pmon -o
+// T); only t's year, month and day are used, in the WithLocation zone.
+func WithDate(t time.Time) Option { return func(o *options) { o.date, o.hasDate = t, true } }
+
+// WithStart sets the time of the first tick of logs that carry no time at
+// all (default the Unix epoch); it also supplies the date of time-of-day
+// logs when WithDate is not given.
+func WithStart(t time.Time) Option { return func(o *options) { o.start, o.hasStart = t, true } }
+
+// WithInterval sets the period between ticks of logs that carry no time
+// (default 1 s; 30 s for DCGM text).
+func WithInterval(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.interval = d
+		}
+	}
+}
+
+// decoder turns lines of one layout into samples.
+type decoder interface {
+	// line handles line number n (1-based) without its line ending.
+	line(b []byte, n int) error
+	// end is called once at the end of the input, after the last line.
+	end(n int) error
+}
+
+// maxLine bounds one line; a longer one is an error, not a memory blow-up.
+const maxLine = 16 << 20
+
+// Reader streams the samples of one log as Arrow record batches:
+//
+//	r := nvml.NewReader(f, "query_gpu.csv", nvml.WithLocation(loc))
+//	defer r.Release()
+//	for r.Next() {
+//		use(r.RecordBatch())
+//	}
+//	if err := r.Err(); err != nil { ... }
+//	meta := r.Metadata()
+//
+// Errors are *parse.Error values with the 1-based line at fault. An input
+// in none of the layouts fails on its first batch with an error that wraps
+// parse.ErrNotMine; empty input, a truncated last line or record, and a
+// line that fits no row of the layout end the stream with an error, and
+// batches already returned must then be treated as incomplete.
+type Reader struct {
+	name string
+	opt  options
+	src  *bufio.Reader
+	dec  decoder
+
+	col  columns
+	cur  arrow.RecordBatch
+	err  error
+	done bool
+
+	line     int
+	long     []byte
+	meta     Metadata
+	civil    civilCache
+	source   []byte
+	nonEmpty bool
+}
+
+// NewReader returns a Reader of the log in r (already decompressed;
+// parse.Open removes gzip). name names the input in errors.
+func NewReader(r io.Reader, name string, opts ...Option) *Reader {
+	o := options{mem: memory.DefaultAllocator, batchSize: 1 << 16, loc: time.UTC}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.loc == nil {
+		o.loc = time.UTC
+	}
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < parse.SniffLen {
+		br = bufio.NewReaderSize(r, parse.SniffLen)
+	}
+	rd := &Reader{name: name, opt: o, src: br}
+	rd.civil.loc = o.loc
+	return rd
+}
+
+// Next advances to the next record batch, releasing the previous one. It
+// returns false at the end of the log or on error (see Err).
+func (r *Reader) Next() bool {
+	r.releaseCur()
+	if r.err != nil || r.done {
+		return false
+	}
+	if r.dec == nil {
+		if err := r.start(); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	for r.col.len() < r.opt.batchSize && !r.done {
+		if err := r.step(); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	if r.col.len() == 0 {
+		return false
+	}
+	r.cur = r.batch()
+	return true
+}
+
+// step reads and decodes one line, or ends the input.
+func (r *Reader) step() error {
+	line, err := r.readLine()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return &parse.Error{File: r.name, Offset: -1, Line: r.line + 1, Msg: "reading", Err: err}
+	}
+	if line != nil {
+		r.line++
+		if len(trimSpace(line)) > 0 {
+			r.nonEmpty = true
+		}
+		if derr := r.dec.line(line, r.line); derr != nil {
+			return derr
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		r.done = true
+		if !r.nonEmpty {
+			return parse.LineErrorf(r.name, max(r.line, 1), "no samples: the input has only blank lines")
+		}
+		return r.dec.end(r.line)
+	}
+	return nil
+}
+
+// start recognises the layout (unless WithFormat gave it) and picks its
+// decoder.
+func (r *Reader) start() error {
+	head, err := r.src.Peek(parse.SniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "reading", Err: err}
+	}
+	if len(head) == 0 {
+		return parse.LineErrorf(r.name, 1, "empty input")
+	}
+	if len(bytes.TrimSpace(head)) == 0 && len(head) < parse.SniffLen {
+		return parse.LineErrorf(r.name, max(bytes.Count(head, []byte("\n")), 1), "no samples: the input has only blank lines")
+	}
+	f := r.opt.format
+	if f == parse.FormatUnknown {
+		f = Sniff(head)
+	}
+	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(head) {
+		f = FormatForFields(r.opt.fields)
+	}
+	switch f {
+	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps:
+		r.dec = newSmiDecoder(r, f == parse.FormatNvidiaSmiQueryApps)
+	case parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon:
+		r.dec = newMonDecoder(r, f == parse.FormatNvidiaSmiPmon)
+	case parse.FormatPynvmlJSONL:
+		r.dec = newJSONDecoder(r, r.pynvmlDoc)
+	case parse.FormatGpustatJSON:
+		r.dec = newJSONDecoder(r, r.gpustatDoc)
+	case parse.FormatDCGMPrometheus:
+		r.dec = newDCGMDecoder(r)
+	default:
+		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
+			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json, DCGM exporter metrics)"}
+	}
+	r.meta.Format = f
+	r.source = []byte(f)
+	if r.opt.interval == 0 {
+		r.opt.interval = time.Second
+		if f == parse.FormatDCGMPrometheus {
+			r.opt.interval = 30 * time.Second
+		}
+	}
+	return nil
+}
+
+// readLine returns the next line without its line ending, nil at the end.
+// The slice is valid until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	b, err := r.src.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.long = append(r.long[:0], b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(r.long) > maxLine {
+				return nil, fmt.Errorf("line longer than %d MiB", maxLine>>20)
+			}
+			b, err = r.src.ReadSlice('\n')
+			r.long = append(r.long, b...)
+		}
+		b = r.long
+	}
+	if len(b) == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, err
+	}
+	if b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
+		b = b[3:] // UTF-8 byte order mark
+	}
+	return b, err
+}
+
+// RecordBatch is the current record batch, valid until the next call of
+// Next or Release; Retain it to keep it longer.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Err is the error that ended the stream, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// Format is the layout being read; parse.FormatUnknown before the first
+// call of Next.
+func (r *Reader) Format() parse.Format { return r.meta.Format }
+
+// Metadata describes the log; it is complete after the last batch.
+func (r *Reader) Metadata() *Metadata {
+	r.meta.Interval = r.opt.interval
+	return &r.meta
+}
+
+// Release frees the current batch.
+func (r *Reader) Release() {
+	r.releaseCur()
+}
+
+func (r *Reader) releaseCur() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+// errorf returns a *parse.Error at line n.
+func (r *Reader) errorf(n int, format string, args ...any) error {
+	return parse.LineErrorf(r.name, n, format, args...)
+}
+
+// warn records a warning once.
+func (r *Reader) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, w := range r.meta.Warnings {
+		if w == msg {
+			return
+		}
+	}
+	r.meta.Warnings = append(r.meta.Warnings, msg)
+}
+
+// tick records that the log covers time t (µs) even when no sample
+// comes of it.
+func (r *Reader) tick(t int64) {
+	if r.meta.Ticks == 0 || t < r.meta.FirstUs {
+		r.meta.FirstUs = t
+	}
+	if r.meta.Ticks == 0 || t > r.meta.LastUs {
+		r.meta.LastUs = t
+	}
+	r.meta.Ticks++
+}
+
+// sample is one row being assembled. Byte slices may point into the
+// current line; nil or empty means null.
+type sample struct {
+	timeUs                                  int64
+	host, uuid, gpuName, process            []byte
+	pod, namespace, container               []byte
+	gpu                                     int32
+	pid                                     int64
+	used, total, free, reserved             int64
+	hasGPU, hasPID                          bool
+	hasUsed, hasTotal, hasFree, hasReserved bool
+	conv                                    Convention // the layout's behaviour when arithmetic cannot tell
+}
+
+// reservationTolerance absorbs MiB rounding in total = used + free (+ reserved).
+const reservationTolerance = 2 << 20
+
+// normalise makes used exclude the driver's reservation where the row
+// allows, fills reserved from total - used - free when the log leaves it
+// out, and returns the row's convention (see the package documentation).
+func (s *sample) normalise() Convention {
+	if s.hasPID {
+		return Process
+	}
+	if s.hasTotal && s.hasUsed && s.hasFree {
+		gap := s.total - s.used - s.free
+		switch {
+		case gap >= -reservationTolerance && gap <= reservationTolerance:
+			// used + free = total: used counts the reservation, or there is none.
+			if s.hasReserved && s.reserved > reservationTolerance {
+				s.used -= s.reserved
+				return IncludesReserved
+			}
+			if s.hasReserved {
+				return ExcludesReserved
+			}
+			return IncludesReservedUnknown
+		case gap > reservationTolerance:
+			// Something besides used and free: the reservation.
+			if !s.hasReserved {
+				s.reserved, s.hasReserved = gap, true
+			}
+			return ExcludesReserved
+		}
+		// used + free > total: read at different instants; the layout decides.
+	}
+	switch s.conv {
+	case IncludesReserved:
+		if s.hasUsed && s.hasReserved {
+			s.used -= s.reserved
+			return IncludesReserved
+		}
+		return IncludesReservedUnknown
+	case "":
+		return ExcludesReserved
+	}
+	return s.conv
+}
+
+// emit appends s as a row.
+func (r *Reader) emit(s *sample) {
+	conv := s.normalise()
+	c := &r.col
+	c.time = append(c.time, arrow.Timestamp(s.timeUs))
+	c.gpu.add(s.gpu, s.hasGPU)
+	c.pid.add(s.pid, s.hasPID)
+	c.used.add(s.used, s.hasUsed)
+	c.total.add(s.total, s.hasTotal)
+	c.free.add(s.free, s.hasFree)
+	c.reserved.add(s.reserved, s.hasReserved)
+	c.text[ColHost].add(s.host)
+	c.text[ColUUID].add(s.uuid)
+	c.text[ColGPUName].add(s.gpuName)
+	c.text[ColProcess].add(s.process)
+	c.text[ColPod].add(s.pod)
+	c.text[ColNamespace].add(s.namespace)
+	c.text[ColContainer].add(s.container)
+	c.text[ColSource].add(r.source)
+	c.text[ColConvention].add(conventionBytes[conv])
+	r.meta.Rows++
+	r.tick(s.timeUs)
+}
+
+var conventionBytes = map[Convention][]byte{
+	ExcludesReserved: []byte(ExcludesReserved), IncludesReserved: []byte(IncludesReserved),
+	IncludesReservedUnknown: []byte(IncludesReservedUnknown), Process: []byte(Process),
+}
+
+// columns accumulate a batch's rows as Go slices; batch turns them into
+// Arrow arrays in one pass per column, which costs far less per row than
+// appending to Arrow builders value by value.
+type columns struct {
+	time                             []arrow.Timestamp
+	gpu                              nullable[int32]
+	pid, used, total, free, reserved nullable[int64]
+	text                             [ColConvention + 1]dictColumn // by column index; only text columns are used
+}
+
+func (c *columns) len() int { return len(c.time) }
+
+// nullable is a column of values and their validity.
+type nullable[T int32 | int64] struct {
+	v     []T
+	valid []bool
+	nulls int
+}
+
+func (n *nullable[T]) add(v T, ok bool) {
+	n.v = append(n.v, v)
+	n.valid = append(n.valid, ok)
+	if !ok {
+		n.nulls++
+	}
+}
+
+func (n *nullable[T]) reset() { n.v, n.valid, n.nulls = n.v[:0], n.valid[:0], 0 }
+
+// validity returns the validity slice for AppendValues: nil when all are valid.
+func (n *nullable[T]) validity() []bool {
+	if n.nulls == 0 {
+		return nil
+	}
+	return n.valid
+}
+
+// dictColumn interns a text column: indices per row into values, the
+// dictionary, which grows over the whole log (every batch carries all of
+// it, so indices mean the same in every batch).
+type dictColumn struct {
+	index   map[string]int32
+	values  []string
+	idx     nullable[int32]
+	last    string
+	lastIdx int32
+	hasLast bool
+}
+
+func (d *dictColumn) add(v []byte) {
+	if len(v) == 0 {
+		d.idx.add(0, false)
+		return
+	}
+	if d.hasLast && string(v) == d.last {
+		d.idx.add(d.lastIdx, true)
+		return
+	}
+	i, ok := d.index[string(v)]
+	if !ok {
+		if d.index == nil {
+			d.index = map[string]int32{}
+		}
+		i = int32(len(d.values))
+		d.values = append(d.values, string(v))
+		d.index[d.values[i]] = i
+	}
+	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
+	d.idx.add(i, true)
+}
+
+// batch builds a record batch of the accumulated rows and resets the
+// columns.
+func (r *Reader) batch() arrow.RecordBatch {
+	c := &r.col
+	mem := r.opt.mem
+	n := c.len()
+	cols := make([]arrow.Array, len(Schema.Fields()))
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	tb := array.NewTimestampBuilder(mem, timestampUTC)
+	tb.AppendValues(c.time, nil)
+	cols[ColTime] = tb.NewArray()
+	tb.Release()
+	gb := array.NewInt32Builder(mem)
+	gb.AppendValues(c.gpu.v, c.gpu.validity())
+	cols[ColGPU] = gb.NewArray()
+	gb.Release()
+	for _, x := range []struct {
+		col int
+		n   *nullable[int64]
+	}{{ColPID, &c.pid}, {ColUsed, &c.used}, {ColTotal, &c.total}, {ColFree, &c.free}, {ColReserved, &c.reserved}} {
+		b := array.NewInt64Builder(mem)
+		b.AppendValues(x.n.v, x.n.validity())
+		cols[x.col] = b.NewArray()
+		b.Release()
+		x.n.reset()
+	}
+	for _, col := range []int{ColHost, ColUUID, ColGPUName, ColProcess, ColPod, ColNamespace, ColContainer, ColSource, ColConvention} {
+		cols[col] = c.text[col].array(mem, Schema.Field(col).Type.(*arrow.DictionaryType))
+	}
+	c.time = c.time[:0]
+	c.gpu.reset()
+	return array.NewRecordBatch(Schema, cols, int64(n))
+}
+
+// array builds the column's dictionary array and resets its indices.
+func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arrow.Array {
+	var indices arrow.Array
+	switch typ.IndexType.ID() {
+	case arrow.INT8:
+		b := array.NewInt8Builder(mem)
+		b.Reserve(len(d.idx.v))
+		for i, v := range d.idx.v {
+			if d.idx.valid[i] {
+				b.UnsafeAppend(int8(v))
+			} else {
+				b.UnsafeAppendBoolToBitmap(false)
+			}
+		}
+		indices = b.NewArray()
+		b.Release()
+	default:
+		b := array.NewInt32Builder(mem)
+		b.AppendValues(d.idx.v, d.idx.validity())
+		indices = b.NewArray()
+		b.Release()
+	}
+	defer indices.Release()
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues(d.values, nil)
+	dict := sb.NewArray()
+	sb.Release()
+	defer dict.Release()
+	d.idx.reset()
+	return array.NewDictionaryArray(typ, indices, dict)
+}

@@ -1,0 +1,636 @@
+package nvml
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+const fixtures = "../../testdata/nvml/"
+
+func us(t time.Time) int64 { return t.UnixMicro() }
+
+func utc(y int, mo time.Month, d, h, mi, s, ms int) int64 {
+	return us(time.Date(y, mo, d, h, mi, s, ms*1e6, time.UTC))
+}
+
+func mib(n int64) int64 { return n * MiB }
+
+func val(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// peak returns the largest used_bytes of device rows and the time it was
+// first reached.
+func peak(rows []row) (int64, int64) {
+	var best, at int64 = -1, 0
+	for _, r := range rows {
+		if r.PID == nil && r.Used != nil && *r.Used > best {
+			best, at = *r.Used, r.TimeUs
+		}
+	}
+	return best, at
+}
+
+// Every real log parses, into the layout, row counts and conventions its
+// provenance (testdata/README.md) implies.
+func TestFixtures(t *testing.T) {
+	tests := []struct {
+		file        string
+		format      parse.Format
+		rows        int64
+		clock       Clock
+		conventions string // the set of used_convention values, sorted
+	}{
+		// 459 samples: ../shared/fixtures/README.md; the file has a header and 459 rows.
+		{"query_gpu.csv", parse.FormatNvidiaSmiQueryGPU, 459, ClockAbsolute, "excludes-reserved"},
+		{"query_gpu_noheader_nounits.csv", parse.FormatNvidiaSmiQueryGPU, 313, ClockAbsolute, "excludes-reserved"},
+		// 127 lines: the header and 126 rows.
+		{"query_gpu_reordered.csv", parse.FormatNvidiaSmiQueryGPU, 126, ClockAbsolute, "excludes-reserved"},
+		{"query_apps.csv", parse.FormatNvidiaSmiQueryApps, 295, ClockAbsolute, "process"},
+		{"query_apps_noheader.csv", parse.FormatNvidiaSmiQueryApps, 68, ClockAbsolute, "process"},
+		// 122 lines, of which 6 are the header pair repeated three times.
+		{"dmon.txt", parse.FormatNvidiaSmiDmon, 116, ClockAbsolute, "excludes-reserved"},
+		{"dmon_mu.txt", parse.FormatNvidiaSmiDmon, 64, ClockRowOrder, "excludes-reserved"},
+		// pmon rows with pid "-" (no process) give no sample.
+		{"pmon.txt", parse.FormatNvidiaSmiPmon, 71, ClockAbsolute, "process"},
+		{"pmon_mu_T.txt", parse.FormatNvidiaSmiPmon, 32, ClockTimeOfDay, "process"},
+		// One device row per line plus one row per listed process.
+		{"pynvml.jsonl", parse.FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
+		{"pynvml_2.jsonl", parse.FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		seen[tt.file] = true
+		t.Run(tt.file, func(t *testing.T) {
+			rows, meta := readFile(t, fixtures+tt.file)
+			if meta.Format != tt.format {
+				t.Errorf("format %q, want %q", meta.Format, tt.format)
+			}
+			if meta.Rows != tt.rows || int64(len(rows)) != tt.rows {
+				t.Errorf("%d rows (meta %d), want %d", len(rows), meta.Rows, tt.rows)
+			}
+			if meta.Clock != tt.clock {
+				t.Errorf("clock %v, want %v", meta.Clock, tt.clock)
+			}
+			convs := map[string]bool{}
+			for _, r := range rows {
+				convs[r.Convention] = true
+				if r.Source != string(tt.format) {
+					t.Fatalf("source %q", r.Source)
+				}
+				if r.Used != nil && *r.Used < 0 {
+					t.Fatalf("negative used %d at %d", *r.Used, r.TimeUs)
+				}
+			}
+			var got []string
+			for _, c := range []string{"excludes-reserved", "includes-reserved", "includes-reserved-unknown", "process"} {
+				if convs[c] {
+					got = append(got, c)
+				}
+			}
+			if strings.Join(got, ",") != tt.conventions {
+				t.Errorf("conventions %v, want %s", got, tt.conventions)
+			}
+		})
+	}
+	files, _ := filepath.Glob(fixtures + "*")
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("%s: no expectations for this fixture", f)
+		}
+	}
+}
+
+// query_gpu.csv: 459 samples with a 4907 MiB peak (fixtures README).
+func TestQueryGPUFixture(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"query_gpu.csv")
+	if len(rows) != 459 {
+		t.Fatalf("%d samples, want 459", len(rows))
+	}
+	p, at := peak(rows)
+	if p != mib(4907) {
+		t.Errorf("peak %d bytes, want 4907 MiB", p)
+	}
+	if want := utc(2026, 11, 30, 8, 7, 13, 482); at != want {
+		t.Errorf("peak first at %d, want %d (line 243)", at, want)
+	}
+	r := rows[0]
+	if r.GPU == nil || *r.GPU != 0 || r.UUID != "GPU-f7fe13ab-e2ff-251e-34e3-f58c08f17771" || r.GPUName != "NVIDIA H200" {
+		t.Errorf("first row identifies %+v", r)
+	}
+	if val(r.Total) != mib(143771) || val(r.Free) != mib(143156) || val(r.Reserved) != mib(616) || val(r.Used) != 0 {
+		t.Errorf("first row memory %d/%d/%d/%d", val(r.Used), val(r.Total), val(r.Free), val(r.Reserved))
+	}
+	if r.TimeUs != utc(2026, 11, 30, 8, 6, 12, 696) {
+		t.Errorf("first time %d", r.TimeUs)
+	}
+	if !meta.Header || len(meta.Fields) != 11 {
+		t.Errorf("header %v fields %v", meta.Header, meta.Fields)
+	}
+}
+
+// The three device-level logs of one run agree on the peak once used is
+// normalised: query_gpu.csv 4907 MiB (616 MiB memory.reserved beside it),
+// dmon.txt 4907 MiB fb, pynvml.jsonl 5521.875 MiB used of which 615.06 MiB
+// is the reservation NVML v1 counts. (The fixtures README says dmon's peak
+// is 4908: that is the bar1 column next to fb; fb peaks at 4907.) Their
+// peaks are reached within one sampling step (dmon's 1 s) of each other.
+func TestDeviceLogsAgreeOnPeak(t *testing.T) {
+	type got struct {
+		file     string
+		peak, at int64
+	}
+	var all []got
+	for _, f := range []string{"query_gpu.csv", "dmon.txt", "pynvml.jsonl"} {
+		rows, _ := readFile(t, fixtures+f)
+		p, at := peak(rows)
+		all = append(all, got{f, p, at})
+	}
+	for _, g := range all {
+		if d := g.peak - all[0].peak; d < -MiB || d > MiB {
+			t.Errorf("%s peak %.3f MiB, query_gpu.csv %.3f MiB", g.file, float64(g.peak)/MiB, float64(all[0].peak)/MiB)
+		}
+		if d := g.at - all[0].at; d < -1e6 || d > 1e6 {
+			t.Errorf("%s peak at %d, %.3f s from query_gpu.csv's", g.file, g.at, float64(d)/1e6)
+		}
+	}
+
+	rows, _ := readFile(t, fixtures+"pynvml.jsonl")
+	for _, r := range rows {
+		if r.PID != nil {
+			continue
+		}
+		if r.Convention != string(IncludesReserved) || val(r.Reserved) != 644939776 {
+			t.Fatalf("pynvml row: convention %s reserved %d, want includes-reserved 644939776 (615.06 MiB)", r.Convention, val(r.Reserved))
+		}
+		// The logged value comes back by adding the reservation: used + free = total.
+		if val(r.Used)+val(r.Reserved)+val(r.Free) != val(r.Total) {
+			t.Fatalf("pynvml row: used %d + reserved + free != total", val(r.Used))
+		}
+	}
+	if p, _ := peak(rows); p+644939776 != 5790105600 { // 5521.875 MiB, the logged peak
+		t.Errorf("pynvml logged peak %d", p+644939776)
+	}
+}
+
+// Header-less, unit-less CSV with the default field order; memory.reserved
+// is recovered as total - used - free.
+func TestHeaderlessUnitless(t *testing.T) {
+	in := "2026/11/30 09:08:02.276, 0, GPU-a, NVIDIA H200, 143771, 0, 143156\n" +
+		"2026/11/30 09:08:58.387, 0, GPU-a, NVIDIA H200, 143771, 135489, 7668\n"
+	rows, meta, err := readRows(t, "h.csv", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Header || strings.Join(meta.Fields, ",") != strings.Join(DefaultQueryGPUFields, ",") {
+		t.Errorf("fields %v header %v", meta.Fields, meta.Header)
+	}
+	if len(rows) != 2 || val(rows[1].Used) != mib(135489) || val(rows[1].Total) != mib(143771) || val(rows[1].Free) != mib(7668) {
+		t.Fatalf("rows %+v", rows)
+	}
+	if val(rows[0].Reserved) != mib(615) || val(rows[1].Reserved) != mib(614) {
+		t.Errorf("reserved %d, %d: want total - used - free", val(rows[0].Reserved), val(rows[1].Reserved))
+	}
+	if rows[1].TimeUs != utc(2026, 11, 30, 9, 8, 58, 387) {
+		t.Errorf("time %d", rows[1].TimeUs)
+	}
+
+	// The real file of another run: its peak and its last row.
+	rows, _ = readFile(t, fixtures+"query_gpu_noheader_nounits.csv")
+	if p, _ := peak(rows); p != mib(141633) {
+		t.Errorf("peak %d", p)
+	}
+
+	// Another order given with WithFields.
+	rows, _, err = readRows(t, "f.csv", "0, 4907, 2026/11/30 08:07:13.482\n", WithFields([]string{"index", "memory.used", "timestamp"}),
+		WithFormat(parse.FormatNvidiaSmiQueryGPU))
+	if err != nil || len(rows) != 1 || val(rows[0].Used) != mib(4907) || rows[0].TimeUs != utc(2026, 11, 30, 8, 7, 13, 482) {
+		t.Errorf("WithFields: %+v %v", rows, err)
+	}
+}
+
+// Placeholders are nulls, whatever the field.
+func TestPlaceholders(t *testing.T) {
+	in := "timestamp, index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB]\n" +
+		"2026/01/02 03:04:05.006, 0, [N/A], [N/A], 100 MiB, [Not Supported], [Insufficient Permissions]\n" +
+		"2026/01/02 03:04:05.006, [Unknown Error], NVIDIA A100, 81920 MiB, N/A, 80000 MiB, [GPU requires reset]\n"
+	rows, _, err := readRows(t, "p.csv", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	a, b := rows[0], rows[1]
+	if a.GPUName != "" || a.Total != nil || a.Free != nil || a.Reserved != nil || val(a.Used) != mib(100) {
+		t.Errorf("row 1: %+v", a)
+	}
+	if b.GPU != nil || b.Used != nil || val(b.Total) != mib(81920) || b.GPUName != "NVIDIA A100" {
+		t.Errorf("row 2: %+v", b)
+	}
+	// The real apps log of another run names a process [No data].
+	rows, _ = readFile(t, fixtures+"query_apps_noheader.csv")
+	nodata := 0
+	for _, r := range rows {
+		if r.Process == "" {
+			nodata++
+			if val(r.PID) != 533 || val(r.Used) != mib(994) {
+				t.Errorf("[No data] row %+v", r)
+			}
+		}
+	}
+	if nodata != 1 {
+		t.Errorf("%d rows without a process name, want 1", nodata)
+	}
+}
+
+// nvidia-smi does not quote: a name with a comma spills into the next
+// field and is joined back. Rows of two GPUs interleave.
+func TestCommaNameAndInterleavedGPUs(t *testing.T) {
+	in := "timestamp, index, uuid, name, memory.used [MiB], memory.total [MiB]\n" +
+		"2026/01/02 03:04:05.000, 0, GPU-0, NVIDIA GeForce RTX 3090, Founders Edition, 10 MiB, 24576 MiB\n" +
+		"2026/01/02 03:04:05.000, 1, GPU-1, Tesla T4, 20 MiB, 15360 MiB\n" +
+		"2026/01/02 03:04:06.000, 0, GPU-0, NVIDIA GeForce RTX 3090, Founders Edition, 11 MiB, 24576 MiB\n" +
+		"2026/01/02 03:04:06.000, 1, GPU-1, Tesla T4, 21 MiB, 15360 MiB\n"
+	rows, _, err := readRows(t, "c.csv", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		gpu  int32
+		uuid string
+		name string
+		used int64
+	}{{0, "GPU-0", "NVIDIA GeForce RTX 3090, Founders Edition", 10}, {1, "GPU-1", "Tesla T4", 20},
+		{0, "GPU-0", "NVIDIA GeForce RTX 3090, Founders Edition", 11}, {1, "GPU-1", "Tesla T4", 21}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, w := range want {
+		r := rows[i]
+		if *r.GPU != w.gpu || r.UUID != w.uuid || r.GPUName != w.name || val(r.Used) != mib(w.used) {
+			t.Errorf("row %d: %+v, want %+v", i, r, w)
+		}
+	}
+
+	// Header-less, and a process name with a comma in an apps log.
+	rows, _, err = readRows(t, "a.csv", "2026/01/02 03:04:05.000, GPU-0, 42, python3 train.py --tag a,b, 100 MiB\n")
+	if err != nil || len(rows) != 1 || rows[0].Process != "python3 train.py --tag a,b" || val(rows[0].PID) != 42 {
+		t.Errorf("apps: %+v %v", rows, err)
+	}
+
+	// Quoted fields, as some tools re-export the CSV.
+	rows, _, err = readRows(t, "q.csv", "timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n")
+	if err != nil || len(rows) != 1 || rows[0].GPUName != `A, "B"` || val(rows[0].Used) != mib(7) {
+		t.Errorf("quoted: %+v %v", rows, err)
+	}
+}
+
+// Local timestamps are read in the WithLocation zone.
+func TestLocation(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	in := "timestamp, index, memory.used [MiB]\n2026/11/30 08:06:12.696, 0, 1 MiB\n2026/07/01 08:00:00.000, 0, 1 MiB\n"
+	rows, _, err := readRows(t, "tz.csv", in, WithLocation(berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// November: CET, UTC+1; July: CEST, UTC+2.
+	if rows[0].TimeUs != utc(2026, 11, 30, 7, 6, 12, 696) || rows[1].TimeUs != utc(2026, 7, 1, 6, 0, 0, 0) {
+		t.Errorf("times %d %d", rows[0].TimeUs, rows[1].TimeUs)
+	}
+	// An explicit offset wins over the zone.
+	rows, _, _ = readRows(t, "tz.csv", "timestamp, index, memory.used [MiB]\n2026-11-30T08:06:12.5+05:30, 0, 1 MiB\n", WithLocation(berlin))
+	if len(rows) != 1 || rows[0].TimeUs != utc(2026, 11, 30, 2, 36, 12, 500) {
+		t.Errorf("offset: %+v", rows)
+	}
+}
+
+// Fields in another order, with memory.reserved.
+func TestReordered(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"query_gpu_reordered.csv")
+	if strings.Join(meta.Fields, ",") != "index,memory.used,memory.total,timestamp,name,memory.reserved" {
+		t.Errorf("fields %v", meta.Fields)
+	}
+	// Line 12: "0, 549 MiB, 143771 MiB, 2026/11/30 09:08:07.279, NVIDIA H200, 616 MiB".
+	r := rows[10]
+	if val(r.Used) != mib(549) || val(r.Total) != mib(143771) || val(r.Reserved) != mib(616) || r.Free != nil ||
+		r.TimeUs != utc(2026, 11, 30, 9, 8, 7, 279) || r.GPUName != "NVIDIA H200" || r.UUID != "" {
+		t.Errorf("line 12: %+v", r)
+	}
+}
+
+// dmon and pmon: repeated headers, "-" values, logs without dates or times.
+func TestMon(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"dmon.txt")
+	if rows[0].TimeUs != utc(2026, 11, 30, 8, 6, 12, 0) || len(meta.Warnings) != 0 {
+		t.Errorf("dmon first %d, warnings %v", rows[0].TimeUs, meta.Warnings)
+	}
+
+	// Time of day only: the date from WithDate, the next day after midnight.
+	in := "#Time gpu pid type fb command\n#HH:MM:SS Idx # C/G MB name\n" +
+		" 23:59:58 0 7 C 100 python3\n 23:59:59 0 - - - -\n 00:00:01 0 7 C 200 my trainer\n"
+	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	rows, meta, err := readRows(t, "p.txt", in, WithDate(day))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].TimeUs != utc(2026, 11, 30, 23, 59, 58, 0) || rows[1].TimeUs != utc(2026, 12, 1, 0, 0, 1, 0) {
+		t.Errorf("rows %+v", rows)
+	}
+	if rows[1].Process != "my trainer" || val(rows[1].Used) != mib(200) {
+		t.Errorf("command with a space: %+v", rows[1])
+	}
+	if meta.Ticks != 3 || meta.LastUs != rows[1].TimeUs || !meta.DateGiven || len(meta.Warnings) != 0 {
+		t.Errorf("meta %+v", meta)
+	}
+
+	// The real -o T log: 1970-01-01 without a date, and a warning says so.
+	rows, meta = readFile(t, fixtures+"pmon_mu_T.txt")
+	if rows[0].TimeUs != us(time.Date(1970, 1, 1, 9, 8, 7, 0, time.UTC)) || val(rows[0].PID) != 465 || len(meta.Warnings) != 1 {
+		t.Errorf("pmon -o T: %+v %v", rows[0], meta.Warnings)
+	}
+	// Its idle rows extend the log to 09:09:05, past the last process row.
+	if meta.LastUs != us(time.Date(1970, 1, 1, 9, 9, 5, 0, time.UTC)) {
+		t.Errorf("last %d", meta.LastUs)
+	}
+
+	// No times: ticks by row order, two GPUs per tick, from WithStart every WithInterval.
+	in = "# gpu fb\n# Idx MB\n 0 1\n 1 2\n 0 3\n 1 -\n# gpu fb\n# Idx MB\n 0 5\n"
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows, meta, err = readRows(t, "d.txt", in, WithStart(start), WithInterval(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantT := []int64{0, 0, 2, 2, 4}
+	for i, r := range rows {
+		if r.TimeUs != us(start)+wantT[i]*1e6 {
+			t.Errorf("row %d at %d, want start+%ds", i, r.TimeUs, wantT[i])
+		}
+	}
+	if rows[3].Used != nil || meta.Clock != ClockRowOrder {
+		t.Errorf("'-' fb %+v, clock %v", rows[3], meta.Clock)
+	}
+
+	// pmon without times: a tick ends where a (gpu, pid) repeats.
+	in = "# gpu pid type fb command\n# Idx # C/G MB name\n 0 1 C 10 a\n 0 2 C 20 b\n 0 1 C 11 a\n 0 - - - -\n 0 - - - -\n 0 2 C 5 b\n"
+	rows, _, err = readRows(t, "p.txt", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantT = []int64{0, 0, 1, 4}
+	for i, r := range rows {
+		if r.TimeUs != wantT[i]*1e6 {
+			t.Errorf("pmon row %d at %d µs, want %d s", i, r.TimeUs, wantT[i])
+		}
+	}
+}
+
+func TestPynvml(t *testing.T) {
+	// A JSON array, ts in milliseconds, a process whose memory NVML did not report.
+	in := `[{"timestamp": 1796025972846, "index": 1, "uuid": "GPU-x", "total": 100, "used": 60, "free": 40,
+  "processes": [{"pid": 5, "usedGpuMemory": null}, {"pid": 6, "used_memory": 30, "name": "python"}]}]`
+	rows, _, err := readRows(t, "p.json", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	d := rows[0]
+	// used + free = total and no reserved: the reservation is counted but unknown.
+	if d.TimeUs != 1796025972846000 || *d.GPU != 1 || val(d.Used) != 60 || d.Convention != string(IncludesReservedUnknown) {
+		t.Errorf("device %+v", d)
+	}
+	if val(rows[1].PID) != 5 || rows[1].Used != nil || val(rows[2].Used) != 30 || rows[2].Process != "python" || *rows[2].GPU != 1 {
+		t.Errorf("processes %+v %+v", rows[1], rows[2])
+	}
+	// NVML v2 numbers: used + free + reserved = total; used is kept.
+	rows, _, _ = readRows(t, "v2.jsonl", `{"ts": 1.5, "gpu": 0, "total": 1000000000, "used": 100000000, "free": 800000000, "reserved": 100000000}`+"\n")
+	if len(rows) != 1 || val(rows[0].Used) != 100000000 || rows[0].Convention != string(ExcludesReserved) || rows[0].TimeUs != 1500000 {
+		t.Errorf("v2: %+v", rows)
+	}
+}
+
+// gpustat --json: pretty-printed documents one after another, or one per line.
+func TestGpustat(t *testing.T) {
+	doc := func(tm string, used, p int) string {
+		return `{
+    "hostname": "node-7",
+    "driver_version": "580.159.04",
+    "query_time": "` + tm + `",
+    "gpus": [
+        {
+            "index": 0,
+            "uuid": "GPU-9f2",
+            "name": "NVIDIA A100-SXM4-80GB",
+            "temperature.gpu": 31,
+            "fan.speed": null,
+            "utilization.gpu": 0,
+            "power.draw": 61,
+            "enforced.power.limit": 400,
+            "memory.used": ` + strconv.Itoa(used) + `,
+            "memory.total": 81920,
+            "processes": [
+                {"username": "u", "command": "python", "full_command": ["python", "train.py"],
+                 "gpu_memory_usage": ` + strconv.Itoa(p) + `, "cpu_percent": 0.0, "cpu_memory_usage": 1, "pid": 4242}
+            ]
+        }
+    ]
+}
+`
+	}
+	pretty := doc("2026-11-30T08:06:12.500000", 1000, 990) + doc("2026-11-30T08:06:13.500000", 1100, 1090)
+	lines := strings.ReplaceAll(doc("2026-11-30T08:06:12.500000", 1000, 990), "\n", "") + "\n" +
+		strings.ReplaceAll(doc("2026-11-30T08:06:13.500000", 1100, 1090), "\n", "") + "\n"
+	for name, in := range map[string]string{"pretty": pretty, "lines": lines} {
+		rows, meta, err := readRows(t, name, in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if meta.Format != parse.FormatGpustatJSON || len(rows) != 4 {
+			t.Fatalf("%s: %s, %d rows", name, meta.Format, len(rows))
+		}
+		d, p := rows[2], rows[3]
+		if d.Host != "node-7" || d.TimeUs != utc(2026, 11, 30, 8, 6, 13, 500) || val(d.Used) != mib(1100) || val(d.Total) != mib(81920) ||
+			d.Convention != string(IncludesReservedUnknown) || d.GPUName != "NVIDIA A100-SXM4-80GB" {
+			t.Errorf("%s device %+v", name, d)
+		}
+		if val(p.PID) != 4242 || p.Process != "python" || val(p.Used) != mib(1090) || p.UUID != "GPU-9f2" {
+			t.Errorf("%s process %+v", name, p)
+		}
+	}
+}
+
+// DCGM exporter text: pod labels, one scrape or many, with or without timestamps.
+func TestDCGM(t *testing.T) {
+	const labels0 = `gpu="0",UUID="GPU-aaa",pci_bus_id="00000000:01:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="node-1",DCGM_FI_DRIVER_VERSION="550.90.07",container="trainer",namespace="ml",pod="train-0"`
+	const labels1 = `gpu="1",UUID="GPU-bbb",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname="node-1"`
+	scrape := func(used0, used1 int, ts string) string {
+		return "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n" +
+			"DCGM_FI_DEV_GPU_UTIL{" + labels0 + "} 97" + ts + "\n" +
+			"# HELP DCGM_FI_DEV_FB_FREE Framebuffer memory free (in MiB).\n# TYPE DCGM_FI_DEV_FB_FREE gauge\n" +
+			"DCGM_FI_DEV_FB_FREE{" + labels0 + "} " + strconv.Itoa(80000-used0) + ts + "\n" +
+			"DCGM_FI_DEV_FB_FREE{" + labels1 + "} " + strconv.Itoa(80000-used1) + ts + "\n" +
+			"# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED gauge\n" +
+			"DCGM_FI_DEV_FB_USED{" + labels0 + "} " + strconv.Itoa(used0) + ts + "\n" +
+			"DCGM_FI_DEV_FB_USED{" + labels1 + "} " + strconv.Itoa(used1) + ts + "\n" +
+			"# HELP DCGM_FI_DEV_FB_RESERVED Framebuffer memory reserved (in MiB).\n# TYPE DCGM_FI_DEV_FB_RESERVED gauge\n" +
+			"DCGM_FI_DEV_FB_RESERVED{" + labels0 + "} 600" + ts + "\n" +
+			"DCGM_FI_DEV_FB_RESERVED{" + labels1 + "} 600" + ts + "\n"
+	}
+	// One scrape without timestamps: one sample per GPU, with pod labels.
+	rows, meta, err := readRows(t, "one.prom", scrape(38214, 1, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Format != parse.FormatDCGMPrometheus || len(rows) != 2 {
+		t.Fatalf("%s %d rows", meta.Format, len(rows))
+	}
+	a := rows[0]
+	if a.Host != "node-1" || *a.GPU != 0 || a.UUID != "GPU-aaa" || a.Pod != "train-0" || a.Namespace != "ml" || a.Container != "trainer" ||
+		val(a.Used) != mib(38214) || val(a.Free) != mib(80000-38214) || val(a.Reserved) != mib(600) || a.Total != nil ||
+		a.GPUName != "NVIDIA H100 80GB HBM3" || a.Convention != string(ExcludesReserved) {
+		t.Errorf("gpu 0: %+v", a)
+	}
+	if rows[1].Pod != "" || val(rows[1].Used) != mib(1) {
+		t.Errorf("gpu 1: %+v", rows[1])
+	}
+
+	// Three scrapes without timestamps: 30 s apart.
+	rows, meta, err = readRows(t, "three.prom", scrape(100, 1, "")+scrape(200, 1, "")+scrape(300, 1, ""))
+	if err != nil || len(rows) != 6 || meta.Clock != ClockRowOrder {
+		t.Fatalf("%d rows, clock %v, %v", len(rows), meta.Clock, err)
+	}
+	if rows[4].TimeUs != 60e6 || val(rows[4].Used) != mib(300) || *rows[4].GPU != 0 {
+		t.Errorf("third scrape: %+v", rows[4])
+	}
+
+	// Scrapes with timestamps (ms).
+	rows, meta, err = readRows(t, "ts.prom", scrape(100, 1, " 1796025972000")+scrape(200, 1, " 1796025987000"))
+	if err != nil || len(rows) != 4 || meta.Clock != ClockAbsolute {
+		t.Fatalf("%d rows, clock %v, %v", len(rows), meta.Clock, err)
+	}
+	if rows[2].TimeUs != 1796025987000000 || val(rows[2].Used) != mib(200) {
+		t.Errorf("second scrape: %+v", rows[2])
+	}
+
+	// Series by series (as a TSDB dump writes them): grouped by time.
+	in := "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\"} 1 1000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\"} 2 2000\n" +
+		"DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",UUID=\"GPU-a\"} 10 1000\nDCGM_FI_DEV_FB_TOTAL{gpu=\"0\",UUID=\"GPU-a\"} 10 2000\n"
+	rows, _, err = readRows(t, "dump.prom", in)
+	if err != nil || len(rows) != 2 || val(rows[1].Used) != mib(2) || val(rows[1].Total) != mib(10) || rows[1].TimeUs != 2e6 {
+		t.Errorf("dump: %+v %v", rows, err)
+	}
+
+	// MIG instances are GPUs of their own.
+	in = "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 10\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"5\"} 20\n"
+	rows, _, err = readRows(t, "mig.prom", in)
+	if err != nil || len(rows) != 2 || rows[0].UUID != "GPU-a/3" || rows[1].UUID != "GPU-a/5" || rows[0].TimeUs != rows[1].TimeUs {
+		t.Errorf("mig: %+v %v", rows, err)
+	}
+}
+
+// Garbage, truncated and empty input: clear errors with the line number.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		opts   []Option
+		line   int
+		msg    string
+		notMin bool
+	}{
+		{"empty", "", nil, 1, "empty input", false},
+		{"blank", "\n  \n\n", nil, 3, "only blank lines", false},
+		{"garbage", "hello world\nthis is not a log\n", nil, 1, "not an NVML sample log", true},
+		{"binary", "\x80\x02}q\x00(X\x08\x00\x00\x00segments", nil, 1, "not an NVML sample log", true},
+		{"csv truncated row", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, 1 MiB\n2026/01/02 03:04:06.000, 0", nil, 3,
+			"2 fields, but the header names 3", false},
+		{"csv truncated value", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, 1 MiB\n2026/01/02 03:04:06.000, 0, 1 Mi", nil, 3,
+			`memory.used: "1 Mi" is not a size`, false},
+		{"csv garbage line", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, 1 MiB\nSegmentation fault (core dumped)\n", nil, 3,
+			"1 fields, but the header names 3", false},
+		{"csv bad time", "timestamp, index, memory.used [MiB]\nyesterday, 0, 1 MiB\n", nil, 2, "timestamp", false},
+		{"csv header only", "timestamp, index, memory.used [MiB]\n", nil, 1, "a header without rows", false},
+		{"csv no used column", "timestamp, index, utilization.gpu [%]\n", nil, 1, "no memory.used column", false},
+		{"headerless wrong count", "2026/01/02 03:04:05.000, 0, 5\n", nil, 1, "--fields", false},
+		{"headerless wrong field", "2026/01/02 03:04:05.000, 0, GPU-a, A100, 80 GiB, x, 1\n", nil, 1, `memory.used: "x" is not a size`, false},
+		{"dmon truncated", "# gpu fb bar1\n# Idx MB MB\n 0 1 2\n 0 1", nil, 4, "2 columns, but the header names 3", false},
+		{"dmon bad value", "# gpu fb\n# Idx MB\n 0 lots\n", nil, 3, `fb: "lots" is not a size`, false},
+		{"dmon without fb", "# gpu sm mem\n# Idx % %\n 0 1 2\n", nil, 1, "no fb column", false},
+		{"dmon no header", "# gpu fb\n", []Option{WithFormat(parse.FormatNvidiaSmiDmon)}, 1, "", false},
+		{"json truncated", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\n{\"ts\": 2, \"gpu\": 0,\n", nil, 2, "starts at line 2 does not end", false},
+		{"json bad type", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\n{\"ts\": 2, \"gpu\": \"zero\", \"used\": 1}\n", nil, 2, "not a pynvml sample record", false},
+		{"json garbage between", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\nTraceback (most recent call last):\n", nil, 2, "expected a JSON object", false},
+		{"json no time", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\n{\"gpu\": 0, \"used\": 1}\n", nil, 2, "without a time", false},
+		{"gpustat pretty error", "{\n \"query_time\": \"2026-01-01T00:00:00\",\n \"gpus\": [\n  {\"index\": 0, \"memory.used\": \"x\"}\n ]\n}\n", nil, 4, "not a gpustat", false},
+		{"dcgm truncated", "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\"} 1\nDCGM_FI_DEV_FB_USED{gpu=\"1\",UU", nil, 2, "truncated line", false},
+		{"dcgm bad value", "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\nDCGM_FI_DEV_FB_USED{gpu=\"1\"} lots\n", nil, 2, `"lots" is not a number`, false},
+		{"dcgm no fb", "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 1\n", nil, 2, "no DCGM_FI_DEV_FB_USED", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := readRows(t, "in", tt.in, tt.opts...)
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T), want a *parse.Error", err, err)
+			}
+			if pe.Line != tt.line || pe.File != "in" {
+				t.Errorf("error at %s:%d, want in:%d: %v", pe.File, pe.Line, tt.line, err)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q does not say %q", err, tt.msg)
+			}
+			if errors.Is(err, parse.ErrNotMine) != tt.notMin {
+				t.Errorf("errors.Is(ErrNotMine) = %v", !tt.notMin)
+			}
+		})
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, f := range []struct {
+		file string
+		want parse.Format
+	}{
+		{"query_gpu.csv", parse.FormatNvidiaSmiQueryGPU}, {"query_gpu_noheader_nounits.csv", parse.FormatNvidiaSmiQueryGPU},
+		{"query_gpu_reordered.csv", parse.FormatNvidiaSmiQueryGPU}, {"query_apps.csv", parse.FormatNvidiaSmiQueryApps},
+		{"query_apps_noheader.csv", parse.FormatNvidiaSmiQueryApps}, {"dmon.txt", parse.FormatNvidiaSmiDmon},
+		{"dmon_mu.txt", parse.FormatNvidiaSmiDmon}, {"pmon.txt", parse.FormatNvidiaSmiPmon},
+		{"pmon_mu_T.txt", parse.FormatNvidiaSmiPmon}, {"pynvml.jsonl", parse.FormatPynvmlJSONL}, {"pynvml_2.jsonl", parse.FormatPynvmlJSONL},
+	} {
+		b, err := os.ReadFile(fixtures + f.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Sniff(b); got != f.want {
+			t.Errorf("%s: %q, want %q", f.file, got, f.want)
+		}
+	}
+	for in, want := range map[string]parse.Format{
+		"":                    parse.FormatUnknown,
+		"\x80\x04\x95":        parse.FormatUnknown,
+		"a,b,c\n1,2,3\n":      parse.FormatUnknown,
+		`{"traceEvents": []}`: parse.FormatUnknown,
+		"# HELP go_goroutines x\ngo_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n": parse.FormatDCGMPrometheus,
+		"go_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n":                         parse.FormatDCGMPrometheus,
+		"========= COMPUTE-SANITIZER\n":                                               parse.FormatUnknown,
+	} {
+		if got := Sniff([]byte(in)); got != want {
+			t.Errorf("Sniff(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,517 @@
+package nvml
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// smiRole is what a CSV column feeds in a sample.
+type smiRole int
+
+const (
+	roleIgnore smiRole = iota
+	roleTime
+	roleIndex
+	roleUUID
+	roleGPUName
+	rolePID
+	roleProcess
+	roleTotal
+	roleUsed
+	roleFree
+	roleReserved
+)
+
+// smiRoleOf maps a --query-gpu or --query-compute-apps field name to its
+// role; apps says which query ("name" is the process there).
+func smiRoleOf(name string, apps bool) smiRole {
+	switch name {
+	case "timestamp":
+		return roleTime
+	case "index", "gpu_index":
+		return roleIndex
+	case "uuid", "gpu_uuid":
+		return roleUUID
+	case "gpu_name":
+		return roleGPUName
+	case "name":
+		if apps {
+			return roleProcess
+		}
+		return roleGPUName
+	case "pid":
+		return rolePID
+	case "process_name":
+		return roleProcess
+	case "memory.total":
+		return roleTotal
+	case "memory.used", "used_memory", "used_gpu_memory":
+		return roleUsed
+	case "memory.free":
+		return roleFree
+	case "memory.reserved":
+		return roleReserved
+	}
+	return roleIgnore
+}
+
+func isText(r smiRole) bool { return r == roleGPUName || r == roleProcess }
+
+func isSize(r smiRole) bool { return r >= roleTotal && r <= roleReserved }
+
+type smiCol struct {
+	name string
+	role smiRole
+	unit int64 // bytes per unit of values without one
+}
+
+// smiDecoder reads nvidia-smi --query-gpu and --query-compute-apps CSV.
+type smiDecoder struct {
+	r      *Reader
+	apps   bool
+	cols   []smiCol
+	header bool
+	text   []int // columns that may hold commas (names)
+	hasTS  bool
+	spans  [][2]int
+	fields [][]byte
+	quoted []byte
+	ticks  ticker
+}
+
+func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
+	return &smiDecoder{r: r, apps: apps}
+}
+
+// Lines nvidia-smi prints in place of rows; skipped, with a warning.
+var smiMessages = []string{
+	"no devices were found", "unable to determine the device handle", "failed to initialize nvml",
+	"nvidia-smi has failed", "no running processes found", "gpu is lost", "driver/library version mismatch",
+	"insufficient permissions", "unknown error",
+}
+
+func isSmiMessage(b []byte) bool {
+	if bytes.IndexByte(b, ',') >= 0 {
+		return false
+	}
+	low := strings.ToLower(string(b))
+	for _, m := range smiMessages {
+		if strings.Contains(low, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerFields splits a CSV header line into field names and their
+// bracketed units, or reports that the line is not a header: every field
+// must look like a field name ("memory.used [MiB]"), and one must be a
+// field gpuleak reads.
+func headerFields(b []byte, apps bool) (names, units []string, ok bool) {
+	known := false
+	for _, f := range bytes.Split(b, []byte(",")) {
+		f = trimSpace(f)
+		unit := ""
+		if i := bytes.IndexByte(f, '['); i >= 0 {
+			if f[len(f)-1] != ']' {
+				return nil, nil, false
+			}
+			unit = string(f[i+1 : len(f)-1])
+			f = trimSpace(f[:i])
+		}
+		if !isFieldName(f) {
+			return nil, nil, false
+		}
+		name := string(f)
+		known = known || smiRoleOf(name, apps) != roleIgnore
+		names = append(names, name)
+		units = append(units, unit)
+	}
+	return names, units, known
+}
+
+// isFieldName: lower-case letters, digits, '_' and '.', starting with a letter.
+func isFieldName(b []byte) bool {
+	if len(b) == 0 || b[0] < 'a' || b[0] > 'z' {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error {
+	d.cols = d.cols[:0]
+	d.text = d.text[:0]
+	d.hasTS = false
+	d.header = header
+	for i, name := range names {
+		c := smiCol{name: name, role: smiRoleOf(name, d.apps), unit: MiB}
+		if units != nil && units[i] != "" && isSize(c.role) {
+			u, ok := unitBytes([]byte(units[i]))
+			if !ok {
+				return d.r.errorf(n, "%s: unknown unit [%s]", name, units[i])
+			}
+			c.unit = u
+		}
+		if isText(c.role) {
+			d.text = append(d.text, i)
+		}
+		d.hasTS = d.hasTS || c.role == roleTime
+		d.cols = append(d.cols, c)
+	}
+	used := false
+	for _, c := range d.cols {
+		used = used || c.role == roleUsed
+	}
+	if !used {
+		what := "memory.used"
+		if d.apps {
+			what = "used_memory"
+		}
+		return d.r.errorf(n, "the log has no %s column (fields: %s); log it with --query-%s=...,%s",
+			what, strings.Join(names, ","), map[bool]string{false: "gpu", true: "compute-apps"}[d.apps], what)
+	}
+	d.r.meta.Fields = append([]string(nil), names...)
+	d.r.meta.Header = header
+	if !d.hasTS {
+		d.r.meta.Clock = ClockRowOrder
+		d.r.warn("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
+	}
+	return nil
+}
+
+func (d *smiDecoder) line(b []byte, n int) error {
+	b = trimSpace(b)
+	if len(b) == 0 {
+		return nil
+	}
+	if isSmiMessage(b) {
+		d.r.meta.Skipped++
+		d.r.warn("skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n)
+		return nil
+	}
+	if b[0] >= 'a' && b[0] <= 'z' { // a header starts with a field name; rows rarely do
+		if names, units, ok := headerFields(b, d.apps); ok {
+			return d.setColumns(names, units, true, n)
+		}
+	}
+	if d.cols == nil {
+		fields := d.r.opt.fields
+		if len(fields) == 0 {
+			fields = DefaultQueryGPUFields
+			if d.apps {
+				fields = DefaultQueryAppsFields
+			}
+		}
+		if err := d.setColumns(fields, nil, false, n); err != nil {
+			return err
+		}
+	}
+	if err := d.split(b, n); err != nil {
+		return err
+	}
+	return d.row(n)
+}
+
+// split cuts a row into d.fields, one per column, joining back names
+// that contained commas.
+func (d *smiDecoder) split(b []byte, n int) error {
+	if bytes.IndexByte(b, '"') >= 0 {
+		return d.splitQuoted(b, n)
+	}
+	// The common case in one pass: as many fields as columns.
+	d.fields = d.fields[:0]
+	start := 0
+	for i, c := range b {
+		if c == ',' {
+			d.fields = append(d.fields, trimSpace(b[start:i]))
+			start = i + 1
+		}
+	}
+	d.fields = append(d.fields, trimSpace(b[start:]))
+	extra := len(d.fields) - len(d.cols)
+	if extra == 0 {
+		return nil
+	}
+	if extra < 0 {
+		return d.fieldCountError(len(d.fields), n)
+	}
+	// More fields than columns: a name with commas.
+	d.spans = d.spans[:0]
+	start = 0
+	for i, c := range b {
+		if c == ',' {
+			d.spans = append(d.spans, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	d.spans = append(d.spans, [2]int{start, len(b)})
+	c, ok := d.spill(b, extra)
+	if !ok {
+		return d.fieldCountError(len(d.spans), n)
+	}
+	d.spans[c][1] = d.spans[c+extra][1]
+	d.spans = append(d.spans[:c+1], d.spans[c+1+extra:]...)
+	d.fields = d.fields[:0]
+	for _, s := range d.spans {
+		d.fields = append(d.fields, trimSpace(b[s[0]:s[1]]))
+	}
+	return nil
+}
+
+// spill picks the name column that absorbs extra fields: the only one,
+// or the first for which every size and number column then parses.
+func (d *smiDecoder) spill(b []byte, extra int) (int, bool) {
+	switch len(d.text) {
+	case 0:
+		return 0, false
+	case 1:
+		return d.text[0], true
+	}
+	for _, c := range d.text {
+		if d.fits(b, c, extra) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+func (d *smiDecoder) fits(b []byte, c, extra int) bool {
+	for i, col := range d.cols {
+		j := i
+		if i > c {
+			j = i + extra
+		}
+		v := trimSpace(b[d.spans[j][0]:d.spans[j][1]])
+		if isPlaceholder(v) {
+			continue
+		}
+		switch {
+		case isSize(col.role):
+			if _, ok := parseSize(v, col.unit); !ok {
+				return false
+			}
+		case col.role == roleIndex || col.role == rolePID:
+			if _, ok := parseInt(v); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// splitQuoted handles rows some tools re-export with quoted fields.
+func (d *smiDecoder) splitQuoted(b []byte, n int) error {
+	d.quoted = d.quoted[:0]
+	var bounds [][2]int
+	i := 0
+	for {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		start := len(d.quoted)
+		if i < len(b) && b[i] == '"' {
+			i++
+			closed := false
+			for i < len(b) {
+				if b[i] == '"' {
+					if i+1 < len(b) && b[i+1] == '"' {
+						d.quoted = append(d.quoted, '"')
+						i += 2
+						continue
+					}
+					i++
+					closed = true
+					break
+				}
+				d.quoted = append(d.quoted, b[i])
+				i++
+			}
+			if !closed {
+				return d.r.errorf(n, "unterminated quoted field")
+			}
+			for i < len(b) && isSpace(b[i]) {
+				i++
+			}
+			if i < len(b) && b[i] != ',' {
+				return d.r.errorf(n, "text after a quoted field")
+			}
+		} else {
+			j := bytes.IndexByte(b[i:], ',')
+			if j < 0 {
+				j = len(b) - i
+			}
+			d.quoted = append(d.quoted, trimSpace(b[i:i+j])...)
+			i += j
+		}
+		bounds = append(bounds, [2]int{start, len(d.quoted)})
+		if i >= len(b) {
+			break
+		}
+		i++ // the comma
+	}
+	if len(bounds) != len(d.cols) {
+		return d.fieldCountError(len(bounds), n)
+	}
+	d.fields = d.fields[:0]
+	for _, s := range bounds {
+		d.fields = append(d.fields, d.quoted[s[0]:s[1]])
+	}
+	return nil
+}
+
+func (d *smiDecoder) fieldCountError(got, n int) error {
+	names := make([]string, len(d.cols))
+	for i, c := range d.cols {
+		names[i] = c.name
+	}
+	if d.header {
+		return d.r.errorf(n, "%d fields, but the header names %d (%s): truncated or damaged row", got, len(d.cols), strings.Join(names, ", "))
+	}
+	return d.r.errorf(n, "%d fields, but the header-less log is read as %d (%s): a truncated row, or name the fields with --fields", got, len(d.cols), strings.Join(names, ","))
+}
+
+// row turns d.fields into a sample.
+func (d *smiDecoder) row(n int) error {
+	s := sample{conv: ExcludesReserved}
+	if d.apps {
+		s.conv = Process
+	}
+	for i, c := range d.cols {
+		v := d.fields[i]
+		if c.role == roleIgnore {
+			continue
+		}
+		if c.role == roleTime {
+			t, ok := parseTimestamp(v, &d.r.civil)
+			if !ok {
+				return d.valueError(n, c, v, `a time "YYYY/MM/DD HH:MM:SS.mmm"`)
+			}
+			s.timeUs = t
+			continue
+		}
+		if isPlaceholder(v) {
+			continue
+		}
+		switch c.role {
+		case roleIndex:
+			x, ok := parseInt(v)
+			if !ok || x < 0 || x > 1<<31-1 {
+				return d.valueError(n, c, v, "a GPU index")
+			}
+			s.gpu, s.hasGPU = int32(x), true
+		case rolePID:
+			x, ok := parseInt(v)
+			if !ok || x < 0 {
+				return d.valueError(n, c, v, "a process id")
+			}
+			s.pid, s.hasPID = x, true
+		case roleUUID:
+			s.uuid = v
+		case roleGPUName:
+			s.gpuName = v
+		case roleProcess:
+			s.process = v
+		default:
+			x, ok := parseSize(v, c.unit)
+			if !ok {
+				return d.valueError(n, c, v, "a size")
+			}
+			switch c.role {
+			case roleTotal:
+				s.total, s.hasTotal = x, true
+			case roleUsed:
+				s.used, s.hasUsed = x, true
+			case roleFree:
+				s.free, s.hasFree = x, true
+			case roleReserved:
+				s.reserved, s.hasReserved = x, true
+			}
+		}
+	}
+	if d.apps && !s.hasPID {
+		return d.r.errorf(n, "a process row without a pid")
+	}
+	if !d.hasTS {
+		pid := int64(-1)
+		if s.hasPID {
+			pid = s.pid
+		}
+		s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid))
+	}
+	d.r.emit(&s)
+	return nil
+}
+
+func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
+	msg := fmt.Sprintf("%s: %q is not %s", c.name, v, want)
+	if !d.header {
+		msg += fmt.Sprintf(" (the header-less log is read with the fields %s; name them with --fields)", strings.Join(d.r.meta.Fields, ","))
+	}
+	return &parse.Error{File: d.r.name, Offset: -1, Line: n, Msg: msg}
+}
+
+func (d *smiDecoder) end(n int) error {
+	switch {
+	case d.r.meta.Rows > 0:
+	case d.apps && d.cols != nil:
+		d.r.warn("no process rows: no compute process ran while the log was written")
+	case d.r.meta.Skipped > 0:
+		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (see the warnings)")
+	default:
+		return d.r.errorf(n, "a header without rows")
+	}
+	return nil
+}
+
+// ticker numbers the ticks of a log without times. Each tick has one
+// row per GPU (dmon, --query-gpu), or per GPU one row per process or one
+// row without a process (pmon, pid -1): a tick ends where a GPU index goes
+// down, a (GPU, pid) pair repeats, or a GPU's row without a process meets
+// another row of that GPU.
+type ticker struct {
+	k       int64
+	started bool
+	prevGPU int32
+	prevHas bool
+	seen    map[tickKey]struct{}
+}
+
+type tickKey struct {
+	gpu  int32
+	uuid string
+	pid  int64 // -1: no process; -2: any row of the GPU
+}
+
+// next returns the tick of a row of GPU gpu (when hasGPU) or uuid, and
+// process pid (-1 for none).
+func (t *ticker) next(gpu int32, hasGPU bool, uuid []byte, pid int64) int64 {
+	if t.seen == nil {
+		t.seen = map[tickKey]struct{}{}
+	}
+	key := tickKey{gpu: -1, uuid: string(uuid), pid: pid}
+	if hasGPU {
+		key.gpu, key.uuid = gpu, ""
+	}
+	anyRow, idle := key, key
+	anyRow.pid, idle.pid = -2, -1
+	_, dup := t.seen[key]
+	_, gpuSeen := t.seen[anyRow]
+	_, gpuIdle := t.seen[idle]
+	if t.started && (dup || pid == -1 && gpuSeen || gpuIdle || hasGPU && t.prevHas && gpu < t.prevGPU) {
+		t.k++
+		clear(t.seen)
+	}
+	t.started = true
+	t.seen[key] = struct{}{}
+	t.seen[anyRow] = struct{}{}
+	t.prevGPU, t.prevHas = gpu, hasGPU
+	return t.k
+}

@@ -1,0 +1,178 @@
+package nvml
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Sniff returns the layout of a log whose (decompressed) content starts
+// with head, or parse.FormatUnknown. It looks at the first non-blank line
+// (a "#" header naming gpu and fb or pid columns, a CSV header of
+// nvidia-smi field names or a row starting with a timestamp, a JSON object
+// with the keys of a layout, DCGM metrics), never at a file name. A
+// header-less CSV log whose first field is not a timestamp is not
+// recognised; FormatForFields names it when its fields are known.
+func Sniff(head []byte) parse.Format {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	first := firstLine(head)
+	if len(first) == 0 {
+		return parse.FormatUnknown
+	}
+	switch {
+	case first[0] == '#':
+		if bytes.HasPrefix(first, []byte("# HELP DCGM_")) || bytes.HasPrefix(first, []byte("# TYPE DCGM_")) {
+			return parse.FormatDCGMPrometheus
+		}
+		w := words(first[1:])
+		if containsFold(w, "gpu") && (containsFold(w, "fb") || containsFold(w, "sm") || containsFold(w, "pid")) {
+			if containsFold(w, "pid") {
+				return parse.FormatNvidiaSmiPmon
+			}
+			return parse.FormatNvidiaSmiDmon
+		}
+		if hasDCGMLine(head) {
+			return parse.FormatDCGMPrometheus
+		}
+	case first[0] == '{' || first[0] == '[':
+		return sniffJSON(head)
+	case bytes.HasPrefix(first, []byte("DCGM_FI_")):
+		return parse.FormatDCGMPrometheus
+	case bytes.IndexByte(first, ',') >= 0:
+		return sniffCSV(first)
+	default:
+		if _, rest, ok := metricName(first); ok && len(rest) > 0 && hasDCGMLine(head) {
+			return parse.FormatDCGMPrometheus
+		}
+	}
+	return parse.FormatUnknown
+}
+
+// FormatForFields is the layout of a header-less nvidia-smi CSV log with
+// the given fields: --query-compute-apps when a field is per process.
+func FormatForFields(fields []string) parse.Format {
+	for _, f := range fields {
+		switch strings.TrimSpace(f) {
+		case "pid", "process_name", "used_memory", "used_gpu_memory":
+			return parse.FormatNvidiaSmiQueryApps
+		}
+	}
+	return parse.FormatNvidiaSmiQueryGPU
+}
+
+func firstLine(b []byte) []byte {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		line := b
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if line = trimSpace(line); len(line) > 0 {
+			return line
+		}
+	}
+	return nil
+}
+
+func looksLikeCSV(head []byte) bool {
+	return bytes.IndexByte(firstLine(head), ',') >= 0
+}
+
+func containsFold(w []string, s string) bool {
+	for _, x := range w {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDCGMLine(head []byte) bool {
+	return bytes.Contains(head, []byte("\nDCGM_FI_DEV_FB_")) || bytes.Contains(head, []byte("\n# TYPE DCGM_FI_DEV_FB_"))
+}
+
+func sniffCSV(first []byte) parse.Format {
+	if first[0] >= 'a' && first[0] <= 'z' {
+		names, _, ok := headerFields(first, false)
+		if !ok {
+			return parse.FormatUnknown
+		}
+		return FormatForFields(names)
+	}
+	f := bytes.Split(first, []byte(","))
+	for i := range f {
+		f[i] = trimSpace(f[i])
+	}
+	cache := civilCache{loc: time.UTC}
+	if len(f) < 3 {
+		return parse.FormatUnknown
+	}
+	if _, ok := parseTimestamp(f[0], &cache); !ok {
+		return parse.FormatUnknown
+	}
+	if (bytes.HasPrefix(f[1], []byte("GPU-")) || bytes.HasPrefix(f[1], []byte("MIG-"))) && len(f) <= 6 {
+		if _, ok := parseInt(f[2]); ok {
+			return parse.FormatNvidiaSmiQueryApps
+		}
+	}
+	return parse.FormatNvidiaSmiQueryGPU
+}
+
+// sniffJSON looks at the keys of the first JSON document.
+func sniffJSON(head []byte) parse.Format {
+	var keys map[string]json.RawMessage
+	if doc := firstDoc(head); doc != nil {
+		if doc[0] == '[' {
+			var els []json.RawMessage
+			if json.Unmarshal(doc, &els) != nil || len(els) == 0 {
+				return parse.FormatUnknown
+			}
+			doc = els[0]
+		}
+		if json.Unmarshal(doc, &keys) != nil {
+			return parse.FormatUnknown
+		}
+	} else {
+		// The first document is longer than head: go by the keys in sight.
+		keys = map[string]json.RawMessage{}
+		for _, k := range []string{"gpus", "query_time", "ts", "timestamp", "time", "used", "total", "free", "gpu", "index", "uuid"} {
+			if bytes.Contains(head, []byte(`"`+k+`"`)) {
+				keys[k] = nil
+			}
+		}
+	}
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := keys[n]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("gpus") && has("query_time"):
+		return parse.FormatGpustatJSON
+	case has("ts", "timestamp", "time") && has("used", "total", "free") && has("gpu", "index", "uuid"):
+		return parse.FormatPynvmlJSONL
+	}
+	return parse.FormatUnknown
+}
+
+// firstDoc returns the first complete JSON document of head, or nil.
+func firstDoc(head []byte) []byte {
+	d := jsonDecoder{}
+	i := 0
+	for i < len(head) && (isSpace(head[i]) || head[i] == '\n') {
+		i++
+	}
+	j, done, err := d.scan(head[i:])
+	if err != nil || !done {
+		return nil
+	}
+	return head[i : i+j]
+}

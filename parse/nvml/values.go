@@ -1,0 +1,132 @@
+package nvml
+
+import (
+	"bytes"
+	"math"
+)
+
+// MiB is 2^20 bytes, the unit of nvidia-smi, dmon, pmon, gpustat and DCGM.
+const MiB = 1 << 20
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// isPlaceholder reports whether a field is nvidia-smi's way of saying "no
+// value": empty, "[N/A]", "[Not Supported]", "[No data]", "[Insufficient
+// Permissions]", any other bracketed text, or a bare "N/A".
+func isPlaceholder(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if b[0] == '[' && b[len(b)-1] == ']' {
+		return true
+	}
+	return bytes.EqualFold(b, []byte("N/A"))
+}
+
+// parseInt reads an optionally signed decimal integer of at most 18 digits.
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// unitBytes returns the bytes in one of a size unit. nvidia-smi's "MB"
+// means MiB (its values are multiples of 2^20), and so do dmon's and
+// pmon's; decimal units are read as the binary ones for the same reason.
+func unitBytes(u []byte) (int64, bool) {
+	switch string(u) {
+	case "B", "b":
+		return 1, true
+	case "KiB", "KB", "kB", "K":
+		return 1 << 10, true
+	case "MiB", "MB", "M":
+		return 1 << 20, true
+	case "GiB", "GB", "G":
+		return 1 << 30, true
+	case "TiB", "TB", "T":
+		return 1 << 40, true
+	}
+	return 0, false
+}
+
+// parseSize reads "4907", "4907 MiB", "4907MiB" or "1.5 GiB" into bytes;
+// a value without a unit is in unit bytes.
+func parseSize(b []byte, unit int64) (int64, bool) {
+	i := 0
+	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '.') {
+		i++
+	}
+	num, rest := b[:i], trimSpace(b[i:])
+	if len(num) == 0 {
+		return 0, false
+	}
+	if len(rest) > 0 {
+		u, ok := unitBytes(rest)
+		if !ok {
+			return 0, false
+		}
+		unit = u
+	}
+	if v, ok := parseInt(num); ok {
+		if v > math.MaxInt64/unit {
+			return 0, false
+		}
+		return v * unit, true
+	}
+	f, ok := parseDecimal(num)
+	if !ok || f*float64(unit) >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(math.Round(f * float64(unit))), true
+}
+
+// parseDecimal reads "123.45" (digits with at most one point).
+func parseDecimal(b []byte) (float64, bool) {
+	var v float64
+	scale := 0.0
+	seen := false
+	for _, c := range b {
+		switch {
+		case c == '.' && scale == 0:
+			scale = 1
+		case c >= '0' && c <= '9':
+			seen = true
+			if scale == 0 {
+				v = v*10 + float64(c-'0')
+			} else {
+				scale /= 10
+				v += float64(c-'0') * scale
+			}
+		default:
+			return 0, false
+		}
+	}
+	return v, seen
+}

@@ -1,0 +1,304 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gpuleak/gpuleak/analyze"
+)
+
+// TrendInput describes one NVML sample log for the report.
+type TrendInput struct {
+	Path, Format string
+	// Samples read; the time the log covers (µs since the epoch).
+	Samples        int64
+	StartUs, EndUs int64
+	// Clock: "absolute", "time-of-day" or "row-order" (nvml.Clock).
+	Clock    string
+	Warnings []string
+}
+
+// Unattributed memory worth a sentence: at least this much, and this
+// share of the GPU's peak.
+const (
+	unattributedMinBytes = 256 << 20
+	unattributedMinShare = 0.05
+)
+
+// FromTrends turns a trend analysis of NVML logs into the report's input
+// entries (in the order given) and one finding of kind trend per series.
+func FromTrends(inputs []TrendInput, res *analyze.TrendResult) ([]Input, []Finding) {
+	clocks := map[string]string{}
+	var ins []Input
+	for _, ti := range inputs {
+		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock}
+		n, start, end := ti.Samples, ti.StartUs, ti.EndUs
+		in.Samples = &n
+		if n > 0 {
+			in.StartUs, in.EndUs = &start, &end
+		}
+		clocks[ti.Path] = ti.Clock
+		ins = append(ins, in)
+	}
+	if len(ins) > 0 {
+		ins[0].Warnings = append(ins[0].Warnings, res.Warnings...)
+	}
+	var out []Finding
+	for _, s := range res.Series {
+		out = append(out, trendFinding(s, clocks[s.Input]))
+	}
+	return ins, out
+}
+
+func trendFinding(s analyze.SeriesTrend, clock string) Finding {
+	f := Finding{
+		Kind: KindTrend, Path: s.Input, Source: s.Source, Bytes: s.LastBytes,
+		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
+		Pod: s.Pod, Namespace: s.Namespace, Container: s.Container,
+		Classification: string(s.Class), Samples: s.Samples, UsedConvention: s.Convention,
+		TimeToOOMReason: s.NoOOMReason,
+	}
+	if s.HasGPU {
+		g := int(s.GPU)
+		f.GPU = &g
+	}
+	if s.HasPID {
+		pid, held := s.PID, s.HeldToEnd
+		f.PID, f.HeldToEnd = &pid, &held
+	}
+	slope, ols, r2 := round(s.Slope, 1), round(s.OLSSlope, 1), round(s.R2, 4)
+	f.SlopeBytesPerS, f.OLSSlopeBytesPerS, f.R2 = &slope, &ols, &r2
+	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
+	ws, we, ss, se, peak := s.WindowStartUs, s.WindowEndUs, s.StartUs, s.EndUs, s.PeakBytes
+	f.WindowStartUs, f.WindowEndUs, f.SeriesStartUs, f.SeriesEndUs, f.PeakBytes = &ws, &we, &ss, &se, &peak
+	if s.CapacityBytes > 0 {
+		c := s.CapacityBytes
+		f.CapacityBytes = &c
+	}
+	if o := s.TimeToOOM; o != nil {
+		sec := round(o.Seconds, 1)
+		f.TimeToOOMS = &sec
+		f.TimeToOOMRangeS = []float64{round(o.LowSeconds, 1), round(o.HighSeconds, 1)}
+	}
+	for _, c := range s.ChangePoints {
+		f.ChangePoints = append(f.ChangePoints, TrendChange{StartUs: c.StartUs, EndUs: c.EndUs, FromBytes: c.FromBytes, ToBytes: c.ToBytes})
+	}
+	if u := s.Unattributed; u != nil {
+		m, e := u.MedianBytes, u.EndBytes
+		f.UnattributedBytes, f.UnattributedEndBytes = &m, &e
+	}
+	if !s.HasPID {
+		f.ProfileBytes = s.Profile
+	}
+	f.Message = trendMessage(s, clock)
+	return f
+}
+
+// trendRank orders trend findings: leak suspects first.
+func trendRank(f *Finding) int {
+	switch analyze.TrendClass(f.Classification) {
+	case analyze.Growing:
+		return 0
+	case analyze.Step:
+		return 1
+	case analyze.Sawtooth:
+		return 2
+	}
+	return 3
+}
+
+// trendSubject names a series: "GPU 0 (NVIDIA H200)", "pid 538 (python3)
+// on GPU 0", with the host and pod when the log gives them.
+func trendSubject(s analyze.SeriesTrend) string {
+	gpu := "GPU " + shortUUID(s.UUID)
+	if s.HasGPU {
+		gpu = fmt.Sprintf("GPU %d", s.GPU)
+	}
+	if s.Host != "" {
+		gpu += " of " + s.Host
+	}
+	if s.Pod != "" {
+		gpu += fmt.Sprintf(" (pod %s/%s)", s.Namespace, s.Pod)
+	}
+	if !s.HasPID {
+		if s.GPUName != "" {
+			return fmt.Sprintf("%s (%s)", gpu, s.GPUName)
+		}
+		return gpu
+	}
+	name := s.Process
+	if name == "" {
+		name = "name not logged"
+	}
+	return fmt.Sprintf("pid %d (%s) on %s", s.PID, name, gpu)
+}
+
+// shortUUID keeps "GPU-3719ad94" of a UUID.
+func shortUUID(u string) string {
+	if i := strings.IndexByte(u, '-'); i >= 0 && len(u) > i+9 {
+		return u[:i+9]
+	}
+	return u
+}
+
+// timeOf renders an instant for a message: the UTC time of day for logs
+// with times, or the offset from the log's start.
+func timeOf(us int64, clock string, startUs int64) string {
+	if clock == "row-order" {
+		return fmt.Sprintf("%.1f s into the log", float64(us-startUs)/1e6)
+	}
+	return time.UnixMicro(us).UTC().Format("15:04:05") + " UTC"
+}
+
+// rate renders bytes per second in the unit a person reads best.
+func rate(bps float64) string {
+	a := math.Abs(bps)
+	switch {
+	case a < 1:
+		return "0"
+	case a >= 1<<20:
+		return IBytes(int64(bps)) + "/s"
+	case a*60 >= 1<<20:
+		return IBytes(int64(bps*60)) + "/min"
+	}
+	return IBytes(int64(bps*3600)) + "/h"
+}
+
+// trendMessage is the one line a person acts on.
+func trendMessage(s analyze.SeriesTrend, clock string) string {
+	who := trendSubject(s)
+	span := analyze.Duration(float64(s.EndUs-s.StartUs) / 1e6)
+	switch s.Class {
+	case analyze.Growing:
+		what := "used memory grows"
+		if s.RisingFloor {
+			what = "memory is given back each cycle, but to a floor that rises"
+		}
+		fitted := fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) from %s to %s",
+			rate(s.Slope), rate(s.SlopeLow), rate(s.SlopeHigh), rate(s.OLSSlope), s.R2,
+			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
+		oom := "no time to OOM: " + s.NoOOMReason
+		if o := s.TimeToOOM; o != nil {
+			gpu := "the GPU"
+			if s.HasPID {
+				gpu = "its GPU"
+			}
+			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+		}
+		next := "find the process that grows (log nvidia-smi --query-compute-apps or pmon beside it) and take a PyTorch memory snapshot of it"
+		if s.HasPID {
+			next = "record torch.cuda.memory._record_memory_history() in this process and dump a snapshot (gpuleak analyze) to find the call site that keeps memory"
+		}
+		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
+	case analyze.Step:
+		change := ""
+		if n := len(s.ChangePoints); n == 1 {
+			c := s.ChangePoints[0]
+			change = fmt.Sprintf(" from %s to %s in %.1f s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
+				float64(c.EndUs-c.StartUs)/1e6, timeOf(c.StartUs, clock, s.StartUs))
+		} else if n > 1 {
+			first, last := s.ChangePoints[0], s.ChangePoints[n-1]
+			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,
+				timeOf(first.StartUs, clock, s.StartUs), timeOf(last.EndUs, clock, s.StartUs))
+		}
+		dir := "one-time growth"
+		if s.LastBytes < s.FirstBytes {
+			dir = "a one-time release"
+		}
+		return fmt.Sprintf("step: %s: %s%s, then flat: memory allocated once (a model, a cache, a workspace), not a leak; %s%s",
+			who, dir, change, heldNote(s, clock), unattributedNote(s))
+	case analyze.Sawtooth:
+		drops := 0
+		for _, c := range s.ChangePoints {
+			if c.ToBytes < c.FromBytes {
+				drops++
+			}
+		}
+		return fmt.Sprintf("sawtooth: %s: memory rises and is given back (%s, peak %s, %s at the end) over %s: allocation churn, not a leak%s",
+			who, plural(drops, "release", "releases"), IBytes(s.PeakBytes), IBytes(s.LastBytes), span, unattributedNote(s))
+	}
+	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// heldNote says whether a process held its memory to the end of the log.
+func heldNote(s analyze.SeriesTrend, clock string) string {
+	switch {
+	case !s.HasPID:
+		return fmt.Sprintf("%s at the end", IBytes(s.LastBytes))
+	case s.HeldToEnd:
+		return fmt.Sprintf("held %s until the end of the log", IBytes(s.LastBytes))
+	}
+	return fmt.Sprintf("held %s until its last sample at %s", IBytes(s.LastBytes), timeOf(s.EndUs, clock, s.StartUs))
+}
+
+// unattributedNote mentions GPU memory no listed process accounts for,
+// when it matters.
+func unattributedNote(s analyze.SeriesTrend) string {
+	u := s.Unattributed
+	if u == nil || u.MedianBytes < unattributedMinBytes || float64(u.MedianBytes) < unattributedMinShare*float64(s.PeakBytes) {
+		return ""
+	}
+	return fmt.Sprintf("; %s of it is used by no listed process (median of %d samples): a process NVML cannot see (another container or PID namespace) or memory the driver holds",
+		IBytes(u.MedianBytes), u.Samples)
+}
+
+// trendCells are a trend finding's cells in the findings table: the GPU,
+// the growth column and the site column.
+func trendCells(f Finding) (gpu, growth, site string) {
+	gpu = "-"
+	switch {
+	case f.GPU != nil:
+		gpu = fmt.Sprintf("gpu %d", *f.GPU)
+	case f.GPUUUID != "":
+		gpu = shortUUID(f.GPUUUID)
+	}
+	growth = f.Classification
+	if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
+		growth = "+" + rate(*f.SlopeBytesPerS)
+	}
+	site = "whole GPU"
+	if f.GPUName != "" {
+		site += " (" + f.GPUName + ")"
+	}
+	if f.PID != nil {
+		site = fmt.Sprintf("pid %d", *f.PID)
+		if f.Process != "" {
+			site += " " + f.Process
+		}
+	}
+	return gpu, growth, site
+}
+
+// describeLog summarises an NVML log: "459 samples from 08:06:12 to
+// 08:08:08 UTC (116 s)".
+func describeLog(in Input) string {
+	s := plural(int(*in.Samples), "sample", "samples")
+	if in.StartUs == nil || in.EndUs == nil {
+		return s
+	}
+	start, end := time.UnixMicro(*in.StartUs).UTC(), time.UnixMicro(*in.EndUs).UTC()
+	dur := analyze.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
+	switch in.Clock {
+	case "row-order":
+		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
+	case "time-of-day":
+		return fmt.Sprintf("%s from %s to %s (%s; no dates in the log)", s, start.Format("15:04:05"), end.Format("15:04:05"), dur)
+	}
+	layout := "15:04:05"
+	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return fmt.Sprintf("%s from %s to %s UTC (%s)", s, start.Format("2006-01-02 15:04:05"), end.Format(layout), dur)
+}
+
+// oomRange renders a time to OOM and its range: "17 min (15 min to 19
+// min)", or "3.6 h" when the range rounds to the estimate.
+func oomRange(sec, low, high float64) string {
+	est, lo, hi := analyze.Duration(sec), analyze.Duration(low), analyze.Duration(high)
+	if lo == est && hi == est {
+		return est
+	}
+	return fmt.Sprintf("%s (%s to %s)", est, lo, hi)
+}
