@@ -43,8 +43,17 @@ type Limits struct {
 	MaxLine int
 	// MaxStack is the most values the stack may hold. Default 1<<22.
 	MaxStack int
-	// MaxItems is the most elements one stored (not consumed) container may hold. Default 1<<26.
+	// MaxItems is the most elements one stored (not consumed) container may hold. Default 1<<22.
 	MaxItems int64
+	// MaxValues is the most values all stored containers may hold
+	// together (24 bytes each). Default 1<<22: real snapshots hold tens of
+	// thousands, since their records stream. Consumed containers and those
+	// a Handler released do not count.
+	MaxValues int64
+	// MaxStringBytes is the most bytes of str, bytes and bytearray the
+	// pickle may create in all. Pickle writers memoize strings, so a real
+	// file creates few. Default 1 GiB.
+	MaxStringBytes int64
 	// MaxMemo is the highest memo index accepted. Default 1<<32-1.
 	MaxMemo int64
 }
@@ -63,7 +72,13 @@ func (l Limits) withDefaults() Limits {
 		l.MaxStack = 1 << 22
 	}
 	if l.MaxItems <= 0 {
-		l.MaxItems = 1 << 26
+		l.MaxItems = 1 << 22
+	}
+	if l.MaxValues <= 0 {
+		l.MaxValues = 1 << 22
+	}
+	if l.MaxStringBytes <= 0 {
+		l.MaxStringBytes = 1 << 30
 	}
 	if l.MaxMemo <= 0 {
 		l.MaxMemo = 1<<32 - 1
@@ -112,6 +127,9 @@ type Decoder struct {
 	free    []uint32
 
 	pool []*Container // consumed containers nothing else refers to, for reuse
+
+	held        int64 // values stored in containers, against Limits.MaxValues
+	stringBytes int64 // bytes of strings created, against Limits.MaxStringBytes
 
 	proto  int
 	op     int64 // offset of the opcode being run
@@ -162,6 +180,22 @@ func (d *Decoder) Replace(c *Container, v Value) {
 	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
 		d.vals[slot] = v
 	}
+}
+
+// Release drops a container's items once a Handler has converted it, so
+// that their memory no longer counts against Limits.MaxValues.
+func (d *Decoder) Release(c *Container) {
+	d.held -= int64(len(c.Items))
+	c.Items = nil
+}
+
+// hold counts n more stored values against Limits.MaxValues.
+func (d *Decoder) hold(n int) error {
+	d.held += int64(n)
+	if d.held > d.lim.MaxValues {
+		return d.Errorf("the pickle holds more than %d values in its lists and dicts (a limit that protects memory)", d.lim.MaxValues)
+	}
+	return nil
 }
 
 // Result returns the decoded object once Run has reported done.
@@ -604,6 +638,9 @@ func (d *Decoder) pushContainer(k Kind, items []Value) error {
 		d.pool = d.pool[:n-1]
 		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
 	} else {
+		if err := d.hold(len(items)); err != nil {
+			return err
+		}
 		c = &Container{Kind: k, Items: items, Offset: d.op, n: int64(len(items))}
 	}
 	if d.h != nil {
@@ -696,10 +733,13 @@ func (d *Decoder) appendTo(l *Container, item Value) error {
 				}
 				// Nothing but the stack and the memo ever referred to an
 				// unshared container, and neither does now.
-				if !c.shared && len(d.pool) < maxPool && cap(c.Items) <= maxPooledItems {
-					clear(c.Items)
-					c.Items = c.Items[:0]
-					d.pool = append(d.pool, c)
+				if !c.shared {
+					d.held -= int64(len(c.Items))
+					if len(d.pool) < maxPool && cap(c.Items) <= maxPooledItems {
+						clear(c.Items)
+						c.Items = c.Items[:0]
+						d.pool = append(d.pool, c)
+					}
 				}
 			}
 			return nil
@@ -707,6 +747,9 @@ func (d *Decoder) appendTo(l *Container, item Value) error {
 	}
 	if int64(len(l.Items)) >= d.lim.MaxItems {
 		return d.Errorf("a list holds more than %d elements", d.lim.MaxItems)
+	}
+	if err := d.hold(1); err != nil {
+		return err
 	}
 	l.n++
 	l.Items = append(l.Items, item)
@@ -791,6 +834,9 @@ func (d *Decoder) addPairs(t *Container, kv []Value) error {
 	if int64(len(t.Items)+len(kv)) > 2*d.lim.MaxItems {
 		return d.Errorf("a dict holds more than %d items", d.lim.MaxItems)
 	}
+	if err := d.hold(len(kv)); err != nil {
+		return err
+	}
 	t.Items = append(t.Items, kv...)
 	return nil
 }
@@ -806,6 +852,9 @@ func (d *Decoder) addItemsOp() error {
 	}
 	if int64(len(t.Items)+len(d.stack)-m) > d.lim.MaxItems {
 		return d.Errorf("a set holds more than %d items", d.lim.MaxItems)
+	}
+	if err := d.hold(len(d.stack) - m); err != nil {
+		return err
 	}
 	t.Items = append(t.Items, d.stack[m:]...)
 	t.n = int64(len(t.Items))
@@ -950,6 +999,9 @@ func (d *Decoder) readBytes(n int64) ([]byte, error) {
 }
 
 func (d *Decoder) readStr(op byte, n int64) error {
+	if d.stringBytes += n; d.stringBytes > d.lim.MaxStringBytes {
+		return d.Errorf("the pickle creates more than %d bytes of strings (a limit that protects memory)", d.lim.MaxStringBytes)
+	}
 	b, err := d.readBytes(n)
 	if err != nil {
 		return err

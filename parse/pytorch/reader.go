@@ -121,6 +121,7 @@ const (
 	tagStack
 	tagFrame
 	tagDone
+	tagAnnotations
 	tagTraceBase // + device index
 )
 
@@ -284,6 +285,8 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 			c.Tag = tagSegments
 		case "device_traces":
 			c.Tag = tagTraces
+		case "external_annotations":
+			c.Tag = tagAnnotations
 		}
 	case tagTraces:
 		if index < maxDevices {
@@ -298,6 +301,10 @@ func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bo
 	switch {
 	case l.Tag == tagSegments:
 		return true, r.addSegment(index, item)
+	case l.Tag == tagAnnotations:
+		// Marks from the profiler (record_function): not used, and
+		// long recordings hold millions of them.
+		return true, nil
 	case l.Tag >= tagTraceBase:
 		dev := int32(l.Tag - tagTraceBase)
 		for int(dev) >= len(r.meta.TraceEntries) {
@@ -427,7 +434,7 @@ func toGo(v pickle.Value, depth int, budget *int) any {
 // forget releases a converted container and makes memo references to it
 // yield a small Ref.
 func (r *Reader) forget(c *pickle.Container) {
-	c.Items = nil
+	r.dec.Release(c)
 	r.dec.Replace(c, pickle.RefValue(tagDone, -1))
 }
 
@@ -473,7 +480,8 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 			r.maybeFlush(TableStacks)
 		}
 	}
-	c.Tag, c.ID, c.Items = tagStack, int64(id), nil
+	c.Tag, c.ID = tagStack, int64(id)
+	r.dec.Release(c)
 	r.dec.Replace(c, pickle.RefValue(tagStack, int64(id)))
 	return id, nil
 }
@@ -515,7 +523,8 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 		r.fr.name.Append(k.name)
 		r.maybeFlush(TableFrames)
 	}
-	c.Tag, c.ID, c.Items = tagFrame, int64(id), nil
+	c.Tag, c.ID = tagFrame, int64(id)
+	r.dec.Release(c)
 	r.dec.Replace(c, pickle.RefValue(tagFrame, int64(id)))
 	return id, nil
 }

@@ -562,3 +562,34 @@ func TestSniff(t *testing.T) {
 
 var _ = io.EOF
 var _ = sort.Strings
+
+// TestValueBudget: real snapshots hold few values at a time (segments and
+// trace entries stream, converted frames are released), while a pickle
+// that stores values in plain lists hits the budget with a clear error.
+func TestValueBudget(t *testing.T) {
+	for _, name := range []string{"leak_train_loop.pickle", "hf_gpt2_leak.pickle.gz", "stacks_all.pickle"} {
+		in := openFile(t, dir+name)
+		// 50,000 is 80 times below the default budget; without releasing
+		// converted frames, hf_gpt2_leak's 27,742 entries with C++ stacks
+		// of about 60 frames would hold over a million.
+		s, err := ReadAll(in.Reader(), name, WithLimits(pickle.Limits{MaxValues: 50000}))
+		if err != nil {
+			t.Fatalf("%s within 50,000 held values: %v", name, err)
+		}
+		s.Release()
+	}
+	// {"weights": [0, 0, ...]}: 100,000 stored ints.
+	var b bytes.Buffer
+	b.WriteString("\x80\x02}(X\x07\x00\x00\x00weights](")
+	for i := 0; i < 100000; i++ {
+		b.WriteString("K\x00")
+		if i%1000 == 999 {
+			b.WriteString("e(")
+		}
+	}
+	b.WriteString("eu.")
+	_, err := ReadAll(&b, "bomb", WithLimits(pickle.Limits{MaxValues: 50000, MaxItems: 1 << 20}))
+	if err == nil || !strings.Contains(err.Error(), "more than 50000 values") {
+		t.Fatalf("want the value budget's error, got %v", err)
+	}
+}
