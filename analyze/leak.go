@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,6 +55,7 @@ const (
 	growthParts       = 10  // the span from a site's first kept allocation to the end, in parts
 	growthMinParts    = 3   // parts that must hold a kept allocation
 	growthMinExtent   = 0.5 // the kept allocations must reach this far into the span
+	growthMinWindow   = 0.1 // and cover this much of the whole trace
 	defaultMinKept    = 4
 	maxSizesPerResult = 8
 )
@@ -175,6 +177,8 @@ type deviceState struct {
 	firstUs     int64
 	lastUs      int64
 	hasTime     bool
+	badTime     int64 // timestamps out of range or going backwards
+	prevUs      int64
 	unmatched   int64
 	reused      int64
 	segments    int
@@ -238,6 +242,14 @@ func (a *LeakAnalyzer) Add(t pytorch.Table, rec arrow.RecordBatch) error {
 	return nil
 }
 
+// PyTorch's time_us counts microseconds since the Unix epoch; a trace
+// entry outside 2000-2200, or earlier than the one before it, means the
+// clock cannot be trusted.
+const (
+	minPlausibleUs = 946684800_000000  // 2000-01-01
+	maxPlausibleUs = 7258118400_000000 // 2200-01-01
+)
+
 // Action codes of the replay.
 const (
 	actOther = iota
@@ -297,6 +309,10 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		var t int64
 		if timeUs.IsValid(i) {
 			t = timeUs.Value(i)
+			if t < minPlausibleUs || t > maxPlausibleUs || (d.hasTime && t < d.prevUs) {
+				d.badTime++
+			}
+			d.prevUs = t
 			if !d.hasTime || t < d.firstUs {
 				d.firstUs = t
 			}
@@ -355,7 +371,7 @@ func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 		d := a.dev(device.Value(i))
 		d.sawSegments = true
 		d.segments++
-		d.reserved += total.Value(i)
+		d.reserved = satAdd(d.reserved, total.Value(i))
 	}
 }
 
@@ -406,10 +422,12 @@ func (a *LeakAnalyzer) addStacks(rec arrow.RecordBatch) {
 	}
 }
 
-// keptAlloc is an allocation live at the end, with its clock: a time in
-// µs, or a trace position when the trace has no timestamps; inTrace is
-// false for blocks the trace does not cover.
+// keptAlloc is an allocation live at the end: its position in the trace,
+// its clock (a time in µs, or the position when the trace has no
+// timestamps) and size; inTrace is false for blocks the trace does not
+// cover.
 type keptAlloc struct {
+	seq     int64
 	clock   int64
 	size    int64
 	inTrace bool
@@ -440,6 +458,14 @@ func (a *LeakAnalyzer) Finalize() *LeakResult {
 	groupOf := map[int32]string{} // stack id -> group key, cached across devices
 	for _, dv := range devs {
 		d := a.devs[dv]
+		if d.hasTime && (d.badTime > 0 || (d.firstUs == d.lastUs && d.entries > 1)) {
+			why := count(d.badTime, "timestamp", "timestamps") + " out of range or going backwards"
+			if d.badTime == 0 {
+				why = "all timestamps equal"
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("device %d: trace timestamps cannot be trusted (%s): growth is judged by trace position", d.dev, why))
+			d.hasTime = false
+		}
 		res.OOMs = append(res.OOMs, d.ooms...)
 		sum := a.summarize(d)
 		sites, warns := a.deviceSites(d, groupOf, &sum)
@@ -477,7 +503,7 @@ func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 		UnmatchedFrees: d.unmatched, LiveAtTraceEnd: len(d.live),
 	}
 	for _, b := range d.active {
-		s.ActiveBytes += b.size
+		s.ActiveBytes = satAdd(s.ActiveBytes, b.size)
 	}
 	return s
 }
@@ -574,12 +600,12 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		for _, b := range d.active {
 			activeAt[b.addr] = struct{}{}
 			if l, ok := d.live[b.addr]; ok {
-				add(l.stack, keptAlloc{clock: clockOf(l), size: l.size, inTrace: true})
+				add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
 				continue
 			}
 			add(b.stack, keptAlloc{size: b.size})
 			notInTrace++
-			notInTraceBytes += b.size
+			notInTraceBytes = satAdd(notInTraceBytes, b.size)
 		}
 		for addr := range d.live {
 			if _, ok := activeAt[addr]; !ok {
@@ -588,7 +614,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		}
 	} else {
 		for _, l := range d.live {
-			add(l.stack, keptAlloc{clock: clockOf(l), size: l.size, inTrace: true})
+			add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
 		}
 	}
 	sum.BlocksNotInTrace = notInTrace
@@ -633,7 +659,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		for _, id := range g.ids {
 			nallocs += d.allocs[id]
 		}
-		sites = append(sites, a.classify(int(d.dev), g, nallocs, timed, winStart, winEnd)...)
+		sites = append(sites, a.classify(int(d.dev), g, nallocs, timed, winStart, winEnd, d.lastSeq)...)
 	}
 	if total > 0 && noStack*2 > total {
 		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
@@ -656,14 +682,14 @@ func containsID(ids []int32, id int32) bool {
 // step beside a tensor kept every step) are retained, not leaked.
 // Allocations the trace does not cover are live (growth unknown) unless
 // they share a size with a leaking part of the site.
-func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, winStart, winEnd int64) []Site {
+func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, winStart, winEnd, lastSeq int64) []Site {
 	var in []keptAlloc
 	for _, k := range g.allocs {
 		if k.inTrace {
 			in = append(in, k)
 		}
 	}
-	sort.Slice(in, func(i, j int) bool { return in[i].clock < in[j].clock })
+	sort.Slice(in, func(i, j int) bool { return in[i].seq < in[j].seq })
 	newSite := func(kind SiteKind) *Site {
 		s := &Site{Kind: kind, Device: dev, Stack: g.stack}
 		if i := innermostUser(g.stack); i >= 0 {
@@ -671,7 +697,10 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 		}
 		return s
 	}
-	growing, _ := steadyGrowth(clocks(in), winEnd, a.opt.MinKept)
+	// Growth is judged by trace position, which counts the allocator's
+	// activity: idle time (start-up, data loading, sleep) does not stretch
+	// or squeeze it. Time only gives the rate.
+	growing, _ := steadyGrowth(seqs(in), 0, lastSeq, a.opt.MinKept)
 	if !growing {
 		// Held without growth in the trace. When part of the site's
 		// allocations predate the trace, its history is unknown: live.
@@ -684,7 +713,7 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 			s.add(k)
 		}
 		if kind == Retained {
-			s.Growth = growthOf(in, nallocs, timed, winStart, winEnd)
+			s.Growth = growthOf(in, nallocs, timed, winStart, winEnd, lastSeq)
 		}
 		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
 		return []Site{*s.done()}
@@ -695,25 +724,37 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 	for _, k := range g.allocs {
 		bySize[k.size] = append(bySize[k.size], k)
 	}
-	first := in[0].clock
-	startEnd := first + (winEnd-first)/growthParts
-	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
-	var leakIn, heldIn []keptAlloc
-	for _, size := range sortedSizes(bySize) {
-		part := bySize[size]
+	first := in[0].seq
+	startEnd := first + (lastSeq-first)/growthParts
+	sizes := sortedSizes(bySize)
+	parts := make(map[int64][]keptAlloc, len(sizes)) // in-trace allocations of each size, by clock
+	grows := make(map[int64]bool, len(sizes))
+	anyGrows := false
+	for _, size := range sizes {
 		var pin []keptAlloc
-		for _, k := range part {
+		for _, k := range bySize[size] {
 			if k.inTrace {
 				pin = append(pin, k)
 			}
 		}
-		sort.Slice(pin, func(i, j int) bool { return pin[i].clock < pin[j].clock })
-		switch grows, _ := steadyGrowth(clocks(pin), winEnd, a.opt.MinKept); {
+		sort.Slice(pin, func(i, j int) bool { return pin[i].seq < pin[j].seq })
+		parts[size] = pin
+		grows[size], _ = steadyGrowth(seqs(pin), 0, lastSeq, a.opt.MinKept)
+		anyGrows = anyGrows || grows[size]
+	}
+	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
+	var leakIn, heldIn []keptAlloc
+	for _, size := range sizes {
+		part, pin := bySize[size], parts[size]
+		// Sizes kept only at the site's start are peeled off as retained
+		// only beside a size that leaks by itself: when every allocation
+		// has its own size, the growth is the site's as a whole.
+		switch {
 		case len(pin) == 0:
 			for _, k := range part {
 				live.add(k)
 			}
-		case !grows && pin[len(pin)-1].clock <= startEnd:
+		case anyGrows && !grows[size] && pin[len(pin)-1].seq <= startEnd:
 			for _, k := range part {
 				held.add(k)
 			}
@@ -725,15 +766,15 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 			leakIn = append(leakIn, pin...)
 		}
 	}
-	sort.Slice(leakIn, func(i, j int) bool { return leakIn[i].clock < leakIn[j].clock })
-	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].clock < heldIn[j].clock })
+	sort.Slice(leakIn, func(i, j int) bool { return leakIn[i].seq < leakIn[j].seq })
+	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].seq < heldIn[j].seq })
 	var out []Site
 	if leak.Count > 0 {
-		leak.Growth = growthOf(leakIn, nallocs, timed, winStart, winEnd)
+		leak.Growth = growthOf(leakIn, nallocs, timed, winStart, winEnd, lastSeq)
 		out = append(out, *leak.done())
 	}
 	if held.Count > 0 {
-		held.Growth = growthOf(heldIn, nallocs, timed, winStart, winEnd)
+		held.Growth = growthOf(heldIn, nallocs, timed, winStart, winEnd, lastSeq)
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
@@ -743,8 +784,17 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 	return out
 }
 
+// satAdd adds sizes, saturating instead of wrapping: a hostile file may
+// hold more allocations of large sizes than int64 can sum.
+func satAdd(a, b int64) int64 {
+	if c := a + b; c >= a {
+		return c
+	}
+	return math.MaxInt64
+}
+
 func (s *Site) add(k keptAlloc) {
-	s.Bytes += k.size
+	s.Bytes = satAdd(s.Bytes, k.size)
 	s.Count++
 	if !k.inTrace {
 		s.NotInTrace++
@@ -774,22 +824,25 @@ func sortedSizes(m map[int64][]keptAlloc) []int64 {
 	return out
 }
 
-func clocks(ks []keptAlloc) []int64 {
+func seqs(ks []keptAlloc) []int64 {
 	out := make([]int64, len(ks))
 	for i, k := range ks {
-		out[i] = k.clock
+		out[i] = k.seq
 	}
 	return out
 }
 
 // steadyGrowth reports whether kept allocations at the sorted clocks ts
-// show live memory growing through a run that ends at end: at least
-// minKept allocations, falling in at least growthMinParts of the
+// show live memory growing through a run traced from start to end: at
+// least minKept allocations, falling in at least growthMinParts of the
 // growthParts equal parts of the span from the first of them to end, the
-// last at least growthMinExtent of the way along that span. Memory
-// allocated at one moment, or in a burst that stops early, does not grow
-// through the run. It also returns the number of parts that hold one.
-func steadyGrowth(ts []int64, end int64, minKept int) (bool, int) {
+// last at least growthMinExtent of the way along that span, and that
+// span of kept allocations covering at least growthMinWindow of the
+// trace. Memory allocated at one moment, in a burst that stops early, or
+// in the last moments before the snapshot (a queue of the latest few
+// batches, the last step's outputs) does not grow through the run. It
+// also returns the number of parts that hold a kept allocation.
+func steadyGrowth(ts []int64, start, end int64, minKept int) (bool, int) {
 	if len(ts) == 0 {
 		return false, 0
 	}
@@ -811,18 +864,20 @@ func steadyGrowth(ts []int64, end int64, minKept int) (bool, int) {
 		}
 	}
 	extent := float64(last-first) / float64(span)
-	return len(ts) >= minKept && parts >= growthMinParts && extent >= growthMinExtent, parts
+	window := float64(last-first) / float64(max(end-start, 1))
+	return len(ts) >= minKept && parts >= growthMinParts && extent >= growthMinExtent && window >= growthMinWindow, parts
 }
 
-// growthOf fits the cumulative kept bytes of sorted allocations against
-// time (seconds when timed) by least squares.
-func growthOf(in []keptAlloc, nallocs int, timed bool, winStart, winEnd int64) *Growth {
+// growthOf fits the cumulative kept bytes of allocations (sorted by trace
+// position) against time (seconds when timed, else trace position) by
+// least squares.
+func growthOf(in []keptAlloc, nallocs int, timed bool, winStart, winEnd, lastSeq int64) *Growth {
 	if len(in) == 0 {
 		return nil
 	}
 	g := &Growth{Timed: timed, FirstUs: in[0].clock, LastUs: in[len(in)-1].clock, Kept: len(in),
 		Allocations: nallocs, WindowStart: winStart, WindowEnd: winEnd}
-	_, g.ActiveParts = steadyGrowth(clocks(in), winEnd, 1)
+	_, g.ActiveParts = steadyGrowth(seqs(in), 0, lastSeq, 1)
 	if len(in) < 2 || g.LastUs == g.FirstUs {
 		return g
 	}

@@ -255,9 +255,12 @@ func TestSteadyGrowth(t *testing.T) {
 		{"too few", []int64{0, 500, 1000}, 1000, false},
 		{"two moments", []int64{0, 0, 0, 1000, 1000, 1000}, 1000, false},
 		{"three moments spread", []int64{0, 0, 500, 500, 1000, 1000}, 1000, true},
+		{"burst in the last moments", even(6, 995, 996), 1000, false},
+		{"the last 4 of a queue", even(4, 996, 999), 1000, false},
+		{"a leak over the last tenth", even(20, 900, 1000), 1000, true},
 	}
 	for _, c := range cases {
-		if got, _ := steadyGrowth(c.ts, c.end, defaultMinKept); got != c.want {
+		if got, _ := steadyGrowth(c.ts, 0, c.end, defaultMinKept); got != c.want {
 			t.Errorf("%s: steadyGrowth = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -381,7 +384,7 @@ func TestSyntheticTrace(t *testing.T) {
 		a := NewLeakAnalyzer(LeakOptions{})
 		framesAndStacks(t, mem, a)
 		evs := []ev{{action: "free_completed", addr: 999, size: 8, stack: -1}}
-		clock := int64(1_000_000)
+		clock := int64(1_796_000_000_000_000) // µs since the epoch, in 2026
 		for step := 0; step < 100; step++ {
 			clock += 10_000 // 10 ms a step
 			tu := int64(0)
@@ -503,5 +506,35 @@ func TestAddRejectsWrongSchema(t *testing.T) {
 	defer rec.Release()
 	if err := NewLeakAnalyzer(LeakOptions{}).Add(pytorch.TableBlocks, rec); err == nil {
 		t.Fatal("an events batch was accepted as blocks")
+	}
+}
+
+// TestHandMadeCases: snapshots from testdata/gen/synthetic.py, each a way
+// the growth test was once fooled.
+func TestHandMadeCases(t *testing.T) {
+	// A prefetch queue keeps the last 4 of 1,000 batches: live at the
+	// end, never growing.
+	res := analyzeSnapshot(t, "synthetic/ring4.pickle", LeakOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Retained || res.Sites[0].Count != 4 {
+		t.Errorf("ring4: %+v", res.Sites)
+	}
+	// Six allocations in the last millisecond of a 10 s trace: one burst.
+	res = analyzeSnapshot(t, "synthetic/burst_at_end.pickle", LeakOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Retained || res.Sites[0].Count != 6 {
+		t.Errorf("burst_at_end: %+v", res.Sites)
+	}
+	// Every 5th of 200 steps kept, each allocation of another size: one
+	// leak of 40, nothing peeled off as a workspace.
+	res = analyzeSnapshot(t, "synthetic/varsize_leak.pickle", LeakOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Leak || res.Sites[0].Count != 40 {
+		t.Errorf("varsize_leak: %+v", res.Sites)
+	}
+	// Every timestamp equal: judged by trace position, with a warning.
+	res = analyzeSnapshot(t, "synthetic/sametime.pickle", LeakOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Leak || res.Sites[0].Growth.Timed {
+		t.Errorf("sametime: %+v", res.Sites)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "timestamps cannot be trusted") {
+		t.Errorf("sametime warnings %q", res.Warnings)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -108,7 +109,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	minBytes, err := humanize.ParseBytes(opts.MinBytes)
+	minBytes, err := parseSize(opts.MinBytes)
 	if err != nil {
 		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
 	}
@@ -155,7 +156,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	kept := findings[:0]
 	fail := false
 	for _, f := range findings {
-		if uint64(f.Bytes) < minBytes {
+		if f.Bytes < minBytes {
 			continue
 		}
 		kept = append(kept, f)
@@ -223,4 +224,21 @@ func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (
 	res := a.Finalize()
 	rin, fs := report.FromLeaks(in.Name, format, r.Metadata().Warnings, res)
 	return rin, fs, nil
+}
+
+// parseSize reads a size such as 64MiB, 1.5GiB, 512KB (1000-byte units) or
+// 4096 (bytes).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("a size cannot be negative")
+	}
+	n, err := humanize.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("want a size like 64MiB, 1.5GiB or 4096")
+	}
+	if n > math.MaxInt64 {
+		return math.MaxInt64, nil
+	}
+	return int64(n), nil
 }

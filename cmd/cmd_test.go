@@ -269,3 +269,20 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestHostileText(t *testing.T) {
+	// A function name holding a newline and a terminal escape cannot forge
+	// a table row or colour the terminal.
+	code, out, _ := run(t, nil, "analyze", td+"pytorch/synthetic/ansi.pickle")
+	if code != ExitOK || strings.Contains(out, "\x1b") || strings.Contains(out, "\n 9  leak") {
+		t.Fatalf("exit %d, raw control characters in:\n%s", code, out)
+	}
+	if !strings.Contains(out, `step\n 9  leak`) {
+		t.Errorf("the name is not shown escaped:\n%s", out)
+	}
+	// Negative sizes are refused, not summed.
+	code, _, errOut := run(t, nil, "analyze", td+"pytorch/synthetic/negsize.pickle")
+	if code != ExitInput || !strings.Contains(errOut, "want 0 to 1 PiB") {
+		t.Fatalf("negative size: exit %d %q", code, errOut)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/report"
 )
 
 // Main runs gpuleak with args and returns the process exit code. Errors go
@@ -30,7 +32,8 @@ func Main(args []string, ios *IOStreams, version string) (code int) {
 		if !isKnown(err) && isCobraUsage(msg) {
 			err = &UsageError{Err: err}
 		}
-		fmt.Fprintf(ios.ErrOut, "gpuleak: %s\n", msg)
+		// One line, whatever a path or an input holds.
+		fmt.Fprintf(ios.ErrOut, "gpuleak: %s\n", report.Clean(msg))
 	}
 	return ExitCode(err)
 }

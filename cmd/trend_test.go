@@ -187,7 +187,6 @@ func TestTrendTableGolden(t *testing.T) {
 	golden(t, "trend_query_gpu_apps.table.stdout", out)
 }
 
-
 // writeLeak writes a --query-gpu log of a GPU whose memory grows 5 MiB/s
 // for 20 minutes after a 10 GiB step at 20 s, and its process log.
 func writeLeak(t *testing.T) (gpu, apps string) {

@@ -107,9 +107,9 @@ func writeToolErrors(w io.Writer, r *Report) {
 		if multi {
 			in = " (" + e.Path + ")"
 		}
-		fmt.Fprintf(w, "%d. [%s] %s%s\n", i+1, e.Kind, e.Message, in)
+		fmt.Fprintf(w, "%d. [%s] %s%s\n", i+1, e.Kind, clean(e.Message), clean(in))
 		if len(e.Stack) > 1 {
-			fmt.Fprintf(w, "   stack: %s\n", stackLine(e.Stack, 6))
+			fmt.Fprintf(w, "   stack: %s\n", clean(stackLine(e.Stack, 6)))
 		}
 	}
 }

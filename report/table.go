@@ -19,7 +19,7 @@ import (
 func writeTable(w io.Writer, r *Report, opt Options) error {
 	ew := &errWriter{w: w}
 	for _, in := range r.Inputs {
-		fmt.Fprintf(ew, "%s: %s\n", in.Path, describeInput(in))
+		fmt.Fprintf(ew, "%s: %s\n", clean(in.Path), clean(describeInput(in)))
 	}
 	if ew.err != nil {
 		return ew.err
@@ -36,9 +36,9 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 		}
 		fmt.Fprintln(ew)
 		for i, f := range r.Findings {
-			fmt.Fprintf(ew, "%d. %s\n", i+1, f.Message)
+			fmt.Fprintf(ew, "%d. %s\n", i+1, clean(f.Message))
 			if len(f.Stack) > 1 {
-				fmt.Fprintf(ew, "   stack: %s\n", stackLine(f.Stack, 6))
+				fmt.Fprintf(ew, "   stack: %s\n", clean(stackLine(f.Stack, 6)))
 			}
 		}
 	}
@@ -52,7 +52,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 				fmt.Fprintln(ew, "\nWarnings:")
 				warned = true
 			}
-			fmt.Fprintf(ew, "  %s: %s\n", in.Path, msg)
+			fmt.Fprintf(ew, "  %s: %s\n", clean(in.Path), clean(msg))
 		}
 	}
 	return ew.err
@@ -116,6 +116,9 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		}
 		if multiInput {
 			row = append(row, f.Path)
+		}
+		for i := range row {
+			row[i] = clean(row[i])
 		}
 		if err := t.Append(row); err != nil {
 			return err

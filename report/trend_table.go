@@ -25,7 +25,7 @@ func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
 	}
 	ew := &errWriter{w: w}
 	for _, in := range r.Inputs {
-		fmt.Fprintf(ew, "%s: %s\n", in.Path, describeInput(in))
+		fmt.Fprintf(ew, "%s: %s\n", clean(in.Path), clean(describeInput(in)))
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(ew, "\nNo memory samples.")
@@ -39,7 +39,7 @@ func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
 		}
 		fmt.Fprintln(ew)
 		for i, f := range r.Findings {
-			fmt.Fprintf(ew, "%d. %s\n", i+1, f.Message)
+			fmt.Fprintf(ew, "%d. %s\n", i+1, clean(f.Message))
 		}
 	}
 	var warned bool
@@ -49,7 +49,7 @@ func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
 				fmt.Fprintln(ew, "\nWarnings:")
 				warned = true
 			}
-			fmt.Fprintf(ew, "  %s: %s\n", in.Path, msg)
+			fmt.Fprintf(ew, "  %s: %s\n", clean(in.Path), clean(msg))
 		}
 	}
 	return ew.err
@@ -114,6 +114,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if multi {
 			row = append(row, f.Path)
 		}
+		for i := range row {
+			row[i] = clean(row[i])
+		}
 		if err := t.Append(row); err != nil {
 			return err
 		}
@@ -154,6 +157,6 @@ func sparklines(w io.Writer, r *Report) {
 		if f.CapacityBytes != nil {
 			of = " of " + IBytes(*f.CapacityBytes)
 		}
-		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", gpu, sparkline(f.ProfileBytes, *f.PeakBytes), IBytes(*f.PeakBytes), of, f.Path)
+		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", clean(gpu), sparkline(f.ProfileBytes, *f.PeakBytes), IBytes(*f.PeakBytes), of, clean(f.Path))
 	}
 }

@@ -542,6 +542,19 @@ func (r *Reader) intField(v pickle.Value, off int64, what, key string) (int64, e
 	return 0, r.errAt(off, "%s: %q is %s, want an int", what, key, v)
 }
 
+// maxSize bounds a size in bytes: 1 PiB, more than any GPU holds, so that
+// sums of sizes cannot overflow in practice and a hostile value is caught.
+const maxSize = 1 << 50
+
+// sizeField reads a size in bytes: an int from 0 to maxSize.
+func (r *Reader) sizeField(v pickle.Value, off int64, what, key string) (int64, error) {
+	n, err := r.intField(v, off, what, key)
+	if err == nil && (n < 0 || n > maxSize) {
+		err = r.errAt(off, "%s: %q is %d bytes, want 0 to 1 PiB", what, key, n)
+	}
+	return n, err
+}
+
 func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64, error) {
 	if u, ok := v.Uint64(); ok {
 		return u, nil
@@ -579,7 +592,7 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 			addr, err = r.addrField(v, c.Offset, what, key)
 			hasAddr = true
 		case "size":
-			size, err = r.intField(v, c.Offset, what, key)
+			size, err = r.sizeField(v, c.Offset, what, key)
 		case "stream":
 			stream, err = r.intField(v, c.Offset, what, key)
 		case "time_us":
@@ -588,7 +601,7 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 				hasTime = true
 			}
 		case "device_free":
-			devFree, err = r.intField(v, c.Offset, what, key)
+			devFree, err = r.sizeField(v, c.Offset, what, key)
 			hasFree = true
 		case "frames":
 			stack, err = r.stackID(v, c.Offset)
@@ -674,13 +687,13 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		case "address":
 			address, err = r.addrField(v, c.Offset, what, key)
 		case "total_size":
-			total, err = r.intField(v, c.Offset, what, key)
+			total, err = r.sizeField(v, c.Offset, what, key)
 		case "allocated_size":
-			allocated, err = r.intField(v, c.Offset, what, key)
+			allocated, err = r.sizeField(v, c.Offset, what, key)
 		case "active_size":
-			active, err = r.intField(v, c.Offset, what, key)
+			active, err = r.sizeField(v, c.Offset, what, key)
 		case "requested_size":
-			req, err = r.intField(v, c.Offset, what, key)
+			req, err = r.sizeField(v, c.Offset, what, key)
 			hasReq = true
 		case "stream":
 			stream, err = r.intField(v, c.Offset, what, key)
@@ -773,9 +786,9 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 		case "address":
 			address, err = r.addrField(v, c.Offset, what, key)
 		case "size":
-			size, err = r.intField(v, c.Offset, what, key)
+			size, err = r.sizeField(v, c.Offset, what, key)
 		case "requested_size":
-			req, err = r.intField(v, c.Offset, what, key)
+			req, err = r.sizeField(v, c.Offset, what, key)
 			hasReq = true
 		case "state":
 			state, _ = v.Str()
@@ -794,7 +807,7 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 	if history != nil && len(history.Items) > 0 && history.Items[0].Kind() == pickle.Dict {
 		h := history.Items[0].Container()
 		if v, ok := h.Get("real_size"); ok && !hasReq {
-			if req, err = r.intField(v, h.Offset, "block history", "real_size"); err != nil {
+			if req, err = r.sizeField(v, h.Offset, "block history", "real_size"); err != nil {
 				return err
 			}
 			hasReq = true
