@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -202,7 +204,19 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
 		return analyzeNVML(in, format)
 	}
-	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot) nor a compute-sanitizer report", Err: parse.ErrUnknownFormat}
+	unknown := &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot, a compute-sanitizer report (text or XML), " +
+		"nor an NVML sample log (nvidia-smi CSV, dmon, pmon, pynvml, gpustat, DCGM)", Err: parse.ErrUnknownFormat}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return report.Input{}, nil, unknown
+	}
+	// Text whose first bytes no format claims may still be a CI log with a
+	// compute-sanitizer report after a long build: scan it whole (the
+	// reader skips lines without the tool's prefix).
+	rin, fs, err := analyzeSanitizer(opts, in, parse.FormatSanitizer, lopt)
+	if errors.Is(err, parse.ErrNotMine) {
+		return report.Input{}, nil, unknown
+	}
+	return rin, fs, err
 }
 
 // analyzeSnapshot streams a snapshot through the leak analyzer.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 
@@ -19,7 +20,7 @@ func loadSuppressions(path string) ([]analyze.Suppression, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--suppressions: %w", err)
 	}
-	return analyze.ParseSuppressions(path, data)
+	return analyze.ParseSuppressions(path, bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) // an editor's byte order mark
 }
 
 // analyzeSanitizer streams a compute-sanitizer report (text or XML)

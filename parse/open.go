@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // SniffLen is how many leading bytes of an input detection looks at.
@@ -74,9 +75,17 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 		in.closer = append(in.closer, zr)
 		br = bufio.NewReaderSize(gzipErrReader{zr}, 256<<10)
 	}
+	// A UTF-8 byte order mark, which some editors and Windows tools put
+	// before text, is not part of any format: drop it. Offsets in errors
+	// count from after it.
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
 	in.r = br
 	return in, nil
 }
+
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // Reader returns the reader of the input's decompressed bytes.
 func (in *Input) Reader() *bufio.Reader { return in.r }
@@ -115,8 +124,8 @@ type gzipErrReader struct{ zr *gzip.Reader }
 
 func (g gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("gzip: %w", err)
+	if err != nil && !errors.Is(err, io.EOF) && !strings.HasPrefix(err.Error(), "gzip: ") {
+		err = fmt.Errorf("gzip: %w", err) // io.ErrUnexpectedEOF: a truncated stream
 	}
 	return n, err
 }

@@ -8,7 +8,6 @@
 package parse
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -33,12 +32,21 @@ const (
 	FormatDCGMPrometheus     Format = "dcgm-prometheus"       // DCGM exporter Prometheus text: DCGM_FI_DEV_FB_USED/FREE/TOTAL/RESERVED
 )
 
+// Kind is a sentinel error that classifies an *Error for errors.Is without
+// adding its text to the message, which already says it in words.
+type Kind struct{ name string }
+
+// NewKind returns a new sentinel.
+func NewKind(name string) *Kind { return &Kind{name} }
+
+func (k *Kind) Error() string { return k.name }
+
 // ErrNotMine is returned (wrapped) by a parser when the input is not in its
 // format at all, as opposed to an *Error, which means "mine, but broken".
-var ErrNotMine = errors.New("not this format")
+var ErrNotMine = NewKind("not this format")
 
 // ErrUnknownFormat is returned when no parser recognises an input.
-var ErrUnknownFormat = errors.New("unrecognised input format")
+var ErrUnknownFormat = NewKind("unrecognised input format")
 
 // Error reports malformed input at a position. Offset is a byte offset
 // from the start of the (decompressed) input, or -1 when the input is
@@ -63,7 +71,7 @@ func (e *Error) Error() string {
 		pos = e.File
 	}
 	msg := e.Msg
-	if e.Err != nil {
+	if _, kind := e.Err.(*Kind); e.Err != nil && !(kind && msg != "") {
 		if msg == "" {
 			msg = e.Err.Error()
 		} else {

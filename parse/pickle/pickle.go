@@ -106,10 +106,10 @@ type Handler interface {
 }
 
 // ErrCodeOpcode is wrapped by the error for an opcode that would run code.
-var ErrCodeOpcode = errors.New("opcode would import or call Python code")
+var ErrCodeOpcode = parse.NewKind("opcode would import or call Python code")
 
 // ErrTruncated is wrapped by the error for input that ends inside a pickle.
-var ErrTruncated = errors.New("unexpected end of input")
+var ErrTruncated = parse.NewKind("unexpected end of input")
 
 // Decoder decodes one pickle from a reader.
 type Decoder struct {
@@ -197,6 +197,10 @@ func (d *Decoder) hold(n int) error {
 	}
 	return nil
 }
+
+// Buffered is the number of bytes read from the input but not decoded:
+// after the STOP opcode, what follows the pickle in the decoder's buffer.
+func (d *Decoder) Buffered() int { return d.src.end - d.src.pos }
 
 // Result returns the decoded object once Run has reported done.
 func (d *Decoder) Result() Value { return d.result }
@@ -608,7 +612,7 @@ func (d *Decoder) step() error {
 		return &parse.Error{File: d.name, Offset: d.op, Msg: "refusing pickle opcode NEXT_BUFFER (0x97): it needs out-of-band buffers that a file does not carry"}
 	}
 	if name, ok := codeOps[op]; ok {
-		return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("refusing pickle opcode %s (0x%02x); gpuleak reads data only", name, op), Err: ErrCodeOpcode}
+		return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("refusing pickle opcode %s (0x%02x): it would import or call Python code, and gpuleak reads data only", name, op), Err: ErrCodeOpcode}
 	}
 	return d.Errorf("invalid pickle opcode 0x%02x", op)
 }

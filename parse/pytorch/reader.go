@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dustin/go-humanize"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -80,6 +81,7 @@ func WithLimits(l pickle.Limits) Option { return func(o *options) { o.limits = l
 type Reader struct {
 	name string
 	opt  options
+	src  io.Reader
 	dec  *pickle.Decoder
 
 	b     [numTables]*array.RecordBuilder
@@ -150,6 +152,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd.fr.init(rd.b[TableFrames])
 	rd.st.init(rd.b[TableStacks])
 	rd.b[TableEvents].Reserve(o.batchSize)
+	rd.src = r
 	rd.dec = pickle.NewDecoder(r, name, rd, o.limits)
 	return rd
 }
@@ -319,6 +322,9 @@ func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bo
 // finish checks, at the pickle's STOP, that what was streamed really was
 // the snapshot's segments and traces, and reads the small parts.
 func (r *Reader) finish() error {
+	if err := r.drain(); err != nil {
+		return err
+	}
 	root := r.dec.Result()
 	c := root.Container()
 	notSnapshot := func(format string, args ...any) error {
@@ -365,6 +371,21 @@ func (r *Reader) finish() error {
 		if budget < 0 {
 			r.warnOnce("settings", "allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues)
 		}
+	}
+	return nil
+}
+
+// drain reads what follows the pickle to its end: a gzip stream's checksum
+// is only checked there, and bytes after the STOP opcode (another pickle
+// appended with cat, say) must not pass unnoticed.
+func (r *Reader) drain() error {
+	end := r.dec.Offset()
+	n, err := io.Copy(io.Discard, r.src)
+	if err != nil {
+		return &parse.Error{File: r.name, Offset: end, Msg: "after the snapshot's end", Err: err}
+	}
+	if trailing := n + int64(r.dec.Buffered()); trailing > 0 {
+		r.warnOnce("trailing", "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end)
 	}
 	return nil
 }
