@@ -66,6 +66,9 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 	f := DefaultFrameFilter()
 	f.hide = append([]frameRule(nil), f.hide...)
 	for _, p := range hide {
+		if p == "" {
+			return nil, fmt.Errorf("empty --hide-frames pattern (it would hide every frame)")
+		}
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, fmt.Errorf("bad --hide-frames pattern %q: %w", p, err)
@@ -73,6 +76,9 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 		f.hide = append(f.hide, frameRule{file: re, name: re})
 	}
 	for _, p := range keep {
+		if p == "" {
+			return nil, fmt.Errorf("empty --keep-frames pattern (it would keep every frame)")
+		}
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, fmt.Errorf("bad --keep-frames pattern %q: %w", p, err)

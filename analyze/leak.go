@@ -455,6 +455,9 @@ func (a *LeakAnalyzer) Finalize() *LeakResult {
 	for _, k := range sortedKeys(a.unknown) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s trace entries with unknown action %q ignored", humanize.Comma(a.unknown[k]), k))
 	}
+	if len(devs) == 0 {
+		res.Warnings = append(res.Warnings, "the snapshot holds no segments and no trace entries: no GPU memory was in use, and none was recorded")
+	}
 	groupOf := map[int32]string{} // stack id -> group key, cached across devices
 	for _, dv := range devs {
 		d := a.devs[dv]
@@ -690,10 +693,21 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 		}
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].seq < in[j].seq })
+	// A stack whose every frame the filter hides (userStack kept its
+	// informative framework frames) is named by its innermost frame.
+	allHidden := true
+	for _, f := range g.stack {
+		if !a.opt.Filter.Hidden(f) {
+			allHidden = false
+			break
+		}
+	}
 	newSite := func(kind SiteKind) *Site {
 		s := &Site{Kind: kind, Device: dev, Stack: g.stack}
-		if i := innermostUser(g.stack); i >= 0 {
+		if i := innermostUser(g.stack); i >= 0 && !allHidden {
 			s.Frame = g.stack[i]
+		} else if len(g.stack) > 0 {
+			s.Frame = g.stack[0]
 		}
 		return s
 	}

@@ -34,6 +34,7 @@ type AnalyzeOptions struct {
 	Suppressions string
 
 	suppressions []analyze.Suppression // parsed from Suppressions
+	failOnSet    bool                  // --fail-on given, possibly empty
 	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
 }
 
@@ -88,6 +89,7 @@ report's schema is gpuleak.report/v1 (README.md documents it).`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			opts.failOnSet = c.Flags().Changed("fail-on")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -117,6 +119,12 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	if opts.Top < 0 {
 		return usageErrorf("--top must be 0 (all) or more, not %d", opts.Top)
+	}
+	if opts.MinKept < 1 {
+		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
+	}
+	if opts.failOnSet && len(opts.FailOn) == 0 {
+		return usageErrorf("--fail-on needs a kind (leak, live, retained)")
 	}
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
@@ -165,6 +173,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		fail = fail || failOn[f.Kind]
 	}
 	rep.FindingsTotal = len(kept)
+	rep.BelowMinBytes = len(findings) - len(kept)
 	if opts.Top > 0 && len(kept) > opts.Top {
 		kept = kept[:opts.Top]
 	}

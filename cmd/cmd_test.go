@@ -39,7 +39,20 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test ./cmd -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(g) || i < len(w); i++ {
+			var gl, wl string
+			if i < len(g) {
+				gl = g[i]
+			}
+			if i < len(w) {
+				wl = w[i]
+			}
+			if gl != wl {
+				t.Errorf("%s differs from the golden file (go test ./cmd -update rewrites it) at line %d:\n got: %q\nwant: %q", name, i+1, gl, wl)
+				return
+			}
+		}
 	}
 }
 

@@ -56,9 +56,12 @@ type Report struct {
 	Inputs []Input `json:"inputs"`
 	// Findings ranked, the most important first (see Rank).
 	Findings []Finding `json:"findings"`
-	// FindingsTotal counts findings before --top and --min-bytes cut the
-	// list; it equals len(Findings) when nothing was left out.
+	// FindingsTotal counts findings before --top cut the list (those
+	// --min-bytes left out not included); it equals len(Findings) when
+	// --top left nothing out.
 	FindingsTotal int `json:"findings_total"`
+	// BelowMinBytes counts findings --min-bytes left out.
+	BelowMinBytes int `json:"findings_below_min_bytes"`
 	// Errors are the errors a checking tool reported besides leaks
 	// (compute-sanitizer: invalid accesses, API errors, races, ...), in
 	// input order; absent when there are none.

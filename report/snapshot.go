@@ -95,7 +95,7 @@ func plural(n int, one, many string) string {
 
 // siteMessage is the one line a person acts on.
 func siteMessage(s analyze.Site) string {
-	where := "with no stack recorded"
+	where := "with no stack recorded:"
 	switch {
 	case len(s.Stack) > 0 && !hasPython(s.Stack):
 		where = "from C++ with no Python caller, in " + frame(s.Frame).String()

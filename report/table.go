@@ -25,7 +25,11 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 		return ew.err
 	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintln(ew, "\nNo findings.")
+		if r.BelowMinBytes > 0 {
+			fmt.Fprintf(ew, "\nNo findings as large as --min-bytes asks (%d smaller left out).\n", r.BelowMinBytes)
+		} else {
+			fmt.Fprintln(ew, "\nNo findings.")
+		}
 	} else {
 		fmt.Fprintln(ew)
 		if err := findingsTable(ew, r, opt); err != nil {
@@ -150,10 +154,14 @@ func describeInput(in Input) string {
 		parts[0] += ", " + describeLog(in)
 	}
 	for _, d := range in.Devices {
-		s := fmt.Sprintf("device %d: %s active in %d blocks, %s reserved in %d segments",
-			d.Device, IBytes(d.ActiveBytes), d.ActiveBlocks, IBytes(d.ReservedBytes), d.Segments)
+		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
+			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
 		if d.TraceEntries > 0 {
-			s += fmt.Sprintf(", %s trace entries", humanize.Comma(d.TraceEntries))
+			entries := " trace entries"
+			if d.TraceEntries == 1 {
+				entries = " trace entry"
+			}
+			s += ", " + humanize.Comma(d.TraceEntries) + entries
 			if d.TraceStartUs != nil && d.TraceEndUs != nil {
 				s += fmt.Sprintf(" over %.1f s", float64(*d.TraceEndUs-*d.TraceStartUs)/1e6)
 			}

@@ -100,6 +100,8 @@ type Reader struct {
 	nstacks  int32
 	keybuf   []byte
 	rootSeen bool
+	rootKeys map[string]bool // snapshot keys whose lists stream
+	dupKey   string          // such a key seen twice
 	meta     Metadata
 	warned   map[string]bool
 }
@@ -283,7 +285,21 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 	}
 	switch parent.Tag {
 	case tagRoot:
-		switch k, _ := key.Str(); k {
+		k, _ := key.Str()
+		switch k {
+		case "segments", "device_traces", "external_annotations":
+			if r.rootKeys[k] {
+				// CPython would keep the later value; the earlier one has
+				// already streamed, so the file cannot be read faithfully.
+				r.dupKey = k
+				return
+			}
+			if r.rootKeys == nil {
+				r.rootKeys = map[string]bool{}
+			}
+			r.rootKeys[k] = true
+		}
+		switch k {
 		case "segments":
 			c.Tag = tagSegments
 		case "device_traces":
@@ -332,12 +348,15 @@ func (r *Reader) finish() error {
 	}
 	switch {
 	case c == nil:
-		return notSnapshot("the pickle holds a %s", root.Kind())
+		return notSnapshot("the pickle holds %s", article(root.Kind()))
 	case c.Tag == tagSegments && root.Kind() == pickle.List:
 		r.warnOnce("legacy", "PyTorch 1.13 snapshot (a bare list of segments): no allocation trace, so growth cannot be judged")
 		return nil
 	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
-		return notSnapshot("the pickle holds a %s", root.Kind())
+		return notSnapshot("the pickle holds %s", article(root.Kind()))
+	}
+	if r.dupKey != "" {
+		return r.errAt(c.Offset, "malformed snapshot: the key %q appears twice", r.dupKey)
 	}
 	segs, hasSegs := c.Get("segments")
 	traces, hasTraces := c.Get("device_traces")
@@ -350,11 +369,14 @@ func (r *Reader) finish() error {
 	if hasTraces {
 		tc := traces.Container()
 		if tc == nil || tc.Tag != tagTraces {
-			return r.errAt(c.Offset, "malformed snapshot: \"device_traces\" is a %s, want a list", traces.Kind())
+			return r.errAt(c.Offset, "malformed snapshot: \"device_traces\" is %s, want a list", article(traces.Kind()))
 		}
 		for i, t := range tc.Items {
+			if int64(i) >= maxDevices {
+				return r.errAt(tc.Offset, "malformed snapshot: more than %d device traces", maxDevices)
+			}
 			if t.Container() == nil || t.Kind() != pickle.List || t.Container().Tag != tagTraceBase+uint16(i) {
-				return r.errAt(tc.Offset, "malformed snapshot: device_traces[%d] is a %s, want a list", i, t.Kind())
+				return r.errAt(tc.Offset, "malformed snapshot: device_traces[%d] is %s, want a list", i, article(t.Kind()))
 			}
 		}
 		for len(r.meta.TraceEntries) < len(tc.Items) {
@@ -388,6 +410,18 @@ func (r *Reader) drain() error {
 		r.warnOnce("trailing", "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end)
 	}
 	return nil
+}
+
+// article names a kind with its indefinite article: "an int", "a list".
+func article(k pickle.Kind) string {
+	switch s := k.String(); s {
+	case "int":
+		return "an int"
+	case "None":
+		return s
+	default:
+		return "a " + s
+	}
 }
 
 func keyList(c *pickle.Container) string {
@@ -471,7 +505,7 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 		return -1, r.errAt(off, "frames refer to an object that is not a list of frames")
 	case pickle.List, pickle.Tuple:
 	default:
-		return -1, r.errAt(off, "frames is a %s, want a list", v.Kind())
+		return -1, r.errAt(off, "frames is %s, want a list", article(v.Kind()))
 	}
 	c := v.Container()
 	if c.Tag == tagStack {
@@ -516,7 +550,7 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 	}
 	c := v.Container()
 	if v.Kind() != pickle.Dict {
-		return 0, r.errAt(off, "a frame is a %s, want a dict", v.Kind())
+		return 0, r.errAt(off, "a frame is %s, want a dict", article(v.Kind()))
 	}
 	if c.Tag == tagFrame {
 		return int32(c.ID), nil
@@ -586,7 +620,7 @@ func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64,
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a %s, want a dict", dev, seq, item.Kind())
+		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
 	}
 	var (
 		action           string
@@ -680,7 +714,7 @@ func appendStack(b *array.Int32Builder, id int32) {
 func (r *Reader) addSegment(index int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "segments[%d] is a %s, want a dict", index, item.Kind())
+		return r.errAt(r.dec.Offset(), "segments[%d] is %s, want a dict", index, article(item.Kind()))
 	}
 	const what = "segment"
 	var (
@@ -734,7 +768,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 			stack, err = r.stackID(v, c.Offset)
 		case "blocks":
 			if v.Kind() != pickle.List {
-				return r.errAt(c.Offset, "segment: \"blocks\" is a %s, want a list", v.Kind())
+				return r.errAt(c.Offset, "segment: \"blocks\" is %s, want a list", article(v.Kind()))
 			}
 			blocks = v.Container()
 		}
@@ -785,7 +819,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is a %s, want a dict", index, segAddr, item.Kind())
+		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is %s, want a dict", index, segAddr, article(item.Kind()))
 	}
 	const what = "block"
 	var (

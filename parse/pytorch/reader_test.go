@@ -478,7 +478,7 @@ func TestBadInput(t *testing.T) {
 		{"code opcode", "byte offset 23: refusing pickle opcode STACK_GLOBAL", evil, pickle.ErrCodeOpcode},
 		{"code opcode at end", "refusing pickle opcode STACK_GLOBAL", evilEnd, pickle.ErrCodeOpcode},
 		{"not a snapshot", "not a PyTorch memory snapshot", pickleBytes(dict("weights", list(i64(1)))), parse.ErrNotMine},
-		{"list of ints", "segments[0] is a int", pickleBytes(list(i64(1))), nil},
+		{"list of ints", "segments[0] is an int", pickleBytes(list(i64(1))), nil},
 		{"bad entry", "device_traces[0][0] is a str", pickleBytes(dict("segments", list(), "device_traces", list(list(str("x"))))), nil},
 		{"bad size", "\"size\" is \"big\", want an int", pickleBytes(dict("segments", list(), "device_traces", list(list(dict("action", str("alloc"), "size", str("big")))))), nil},
 	}
