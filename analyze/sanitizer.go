@@ -116,13 +116,21 @@ space-separated key=value fields, all of which must match a record for it to be
 left out: kind=leak|retained|api|memory-access|race|... (the finding or error
 kind), function=REGEXP (some frame's function, demangled), module=REGEXP (some
 frame's shared object or executable), file=REGEXP (some frame's source file),
-message=REGEXP (the record's first line), allocator=device|async|pinned|managed,
+message=REGEXP (the record's first line), allocator=device|async|pinned|managed|device-heap,
 and name=LABEL to name the rule in counts. Put a value with spaces in double quotes
 (\" for a quote; other backslashes are kept for the regexp). Example:
   kind=leak module=libcublas function=^cublasCreate name=cublas-handle`
 
+// suppressibleKinds are the finding and error kinds a rule may name.
+var suppressibleKinds = map[string]bool{
+	"leak": true, "retained": true, "api": true, "memory-access": true, "race": true,
+	"malloc-free": true, "uninitialized": true, "unused-memory": true, "sync": true,
+	"hardware-exception": true, "other": true,
+}
+
 // ParseSuppressions parses a suppressions file (SuppressionsHelp). name
 // names it in errors and in rule labels. Errors name the line at fault.
+
 func ParseSuppressions(name string, data []byte) ([]Suppression, error) {
 	var out []Suppression
 	for i, line := range strings.Split(string(data), "\n") {
@@ -135,16 +143,24 @@ func ParseSuppressions(name string, data []byte) ([]Suppression, error) {
 			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
 		s := Suppression{Name: fmt.Sprintf("%s:%d", name, i+1)}
+		seen := map[string]bool{}
 		for _, f := range fields {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok || v == "" {
 				return nil, fmt.Errorf("%s:%d: %q is not key=value", name, i+1, f)
 			}
+			if seen[k] {
+				return nil, fmt.Errorf("%s:%d: %q given twice in one rule (a rule's fields must all match; write two rules for either)", name, i+1, k)
+			}
+			seen[k] = true
 			var re **regexp.Regexp
 			switch k {
 			case "name":
 				s.Name = v
 			case "kind":
+				if !suppressibleKinds[v] {
+					return nil, fmt.Errorf("%s:%d: unknown kind %q (%s)", name, i+1, v, strings.Join(sortedKeys(suppressibleKinds), ", "))
+				}
 				s.Kind = v
 			case "allocator":
 				switch v {

@@ -46,27 +46,34 @@ func NewCmdAnalyze(ios *IOStreams, version string, runF func(*AnalyzeOptions) er
 		Use:   "analyze FILE...",
 		Short: "Rank the call sites that hold GPU memory, telling leaks from memory held on purpose",
 		Long: `Analyze reads each FILE (or standard input for "-"), recognises its format by
-content, and reports the call sites that hold GPU memory at the end, ranked:
+content, and reports what holds GPU memory, ranked:
 
-  leak      live memory from that site kept growing through the run
+  leak      live memory from one call site kept growing through the run
+  trend     NVML samples: one GPU's or process's used memory and its trend
   live      held at the end, but the trace does not say when it was allocated
   retained  allocated once and held without growing (weights, optimizer
-            state, workspaces)
+            state, workspaces, a framework's caching pool)
 
-Inputs: PyTorch CUDA memory snapshots, the pickles written by
-torch.cuda.memory._dump_snapshot() (pickle protocols 0-5, gzip or not). Record
-them with torch.cuda.memory._record_memory_history() so that a trace of
-allocations shows growth. Also compute-sanitizer --leak-check full reports
-(text logs, any --prefix, or --xml --save files; cuda-memcheck logs too): leaks
-by call site, memory a framework's caching allocator held at exit as retained,
-and the tool's other errors in their own section.
+Inputs, gzip-compressed or not:
+  - PyTorch CUDA memory snapshots: the pickles written by
+    torch.cuda.memory._dump_snapshot() (protocols 0-5). Record them with
+    torch.cuda.memory._record_memory_history() so that a trace of
+    allocations shows growth.
+  - compute-sanitizer --leak-check full reports: text logs (any --prefix,
+    cuda-memcheck too) and --xml --save files. The tool's other errors are
+    listed in their own section.
+  - NVML sample logs: nvidia-smi --query-gpu / --query-compute-apps CSV,
+    dmon, pmon, pynvml JSON lines, gpustat --json, DCGM exporter metrics
+    (gpuleak trend shows them per GPU and process).
 
-Call sites are stacks with framework frames hidden: ` + analyze.DefaultHidden + `
+Call sites are stacks with framework frames hidden:
+` + analyze.DefaultHidden + `
 Change that with --hide-frames and --keep-frames (regular expressions matched
 against a frame's file name or function name).
 
 Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
-report's schema is gpuleak.report/v1 (README.md documents it).`,
+report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
+0 done, 1 findings matched --fail-on, 2 bad usage or input, 3 internal error.`,
 		Example: `  # a postmortem of one snapshot
   gpuleak analyze snapshot.pickle
 
@@ -99,7 +106,7 @@ report's schema is gpuleak.report/v1 (README.md documents it).`,
 	f := c.Flags()
 	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
-	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size (e.g. 4MiB, 1GiB, 512KB)")
+	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000)")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained)")

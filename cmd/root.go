@@ -14,15 +14,17 @@ func NewCmdRoot(ios *IOStreams, version string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpuleak",
 		Short: "Find GPU memory leaks and explain out-of-memory crashes from files you already have",
-		Long: `gpuleak reads the files an ML job leaves behind - PyTorch CUDA memory
-snapshots (torch.cuda.memory._dump_snapshot) and more - and tells where GPU
-memory went: which call sites hold memory that is never released, whether that
-memory keeps growing (a leak) or was allocated once and held (weights,
-optimizer state, workspaces).
+		Long: `gpuleak reads the files an ML job leaves behind and tells where GPU memory went:
+which call sites hold memory that is never released, whether it keeps growing
+(a leak) or was allocated once and held (weights, optimizer state, workspaces),
+and, from NVML samples, which GPU and process grows and when it runs out.
 
-Inputs are recognised by content, not by name; gzip-compressed inputs are read
-transparently; "-" reads standard input. Nothing is executed from an input:
-pickles are decoded with data opcodes only.`,
+It reads PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot),
+compute-sanitizer leak reports (text or XML) and NVML sample logs (nvidia-smi,
+dmon, pmon, pynvml, gpustat, DCGM exporter). Inputs are recognised by content,
+not by name; gzip-compressed inputs are read transparently; "-" reads standard
+input. Nothing is executed from an input: pickles are decoded with data
+opcodes only.`,
 		Example: `  gpuleak analyze snapshot.pickle
   gpuleak analyze --format json run1.pickle run2.pickle.gz > report.json
   gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle   # CI gate`,
