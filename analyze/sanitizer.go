@@ -971,6 +971,9 @@ func checkRun(r *SanitizerRun, i, n int) []string {
 		r.Agrees = false
 		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: the log was cut short or the tool did not finish, so totals cannot be checked", name))
 	}
+	if r.HasErrorSummary && !r.HasLeakSummary && r.Leaks == 0 {
+		out = append(out, fmt.Sprintf("%sno LEAK SUMMARY and no leak record: unless the program ran under compute-sanitizer --leak-check full, leaks were not checked", name))
+	}
 	if r.Processes > 1 {
 		out = append(out, fmt.Sprintf("%sthe reports of %d processes (--target-processes all) share one summary; sites add them up", name, r.Processes))
 	}
