@@ -20,6 +20,11 @@ type Format string
 const (
 	FormatUnknown         Format = ""
 	FormatPyTorchSnapshot Format = "pytorch-snapshot" // torch.cuda.memory._dump_snapshot() pickle
+
+	// PyTorch text (package parse/pytorchtext).
+	FormatOOMText       Format = "pytorch-oom-message"    // a log or traceback with CUDA out-of-memory messages
+	FormatMemorySummary Format = "pytorch-memory-summary" // torch.cuda.memory_summary() text
+	FormatMemoryStats   Format = "pytorch-memory-stats"   // torch.cuda.memory_stats() as JSON
 )
 
 // ErrNotMine is returned (wrapped) by a parser when the input is not in its
