@@ -80,6 +80,9 @@ type Postmortem struct {
 	Stats []StatsReport
 	// Notes say, per input, what it did not have ("no OOM message").
 	Notes []InputNote
+	// WithoutOOM are the snapshots whose trace has no "oom" entry (most
+	// snapshots: not worth a note where leaks are the subject).
+	WithoutOOM []string
 }
 
 // InputNote is a remark about one input.
@@ -179,7 +182,8 @@ type Cause struct {
 	Name string
 	// Evidence says which numbers led to the cause.
 	Evidence string
-	// Numbers are those numbers (bytes), by name.
+	// Numbers are those numbers by name: sizes in bytes (names ending in
+	// _bytes) and counts.
 	Numbers map[string]int64
 	// Advice says what to change.
 	Advice string
@@ -231,7 +235,7 @@ func NewPostmortem(inputs []OOMInput, opt PostmortemOptions) *Postmortem {
 			continue
 		}
 		if len(in.Snapshot.OOMs) == 0 {
-			pm.Notes = append(pm.Notes, InputNote{in.Path, "no out-of-memory entry in the snapshot's trace"})
+			pm.WithoutOOM = append(pm.WithoutOOM, in.Path)
 		}
 		for _, so := range in.Snapshot.OOMs {
 			reports = append(reports, fromSnapshotOOM(in, so))
@@ -792,7 +796,7 @@ func summaryShows(sum, stats *AllocatorStats) bool {
 	return true
 }
 
-const endFragmentationAdvice = "free memory inside PyTorch's segments is split around live blocks: empty_cache() cannot return it, and requests larger than its free blocks need new segments; set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, or max_split_size_mb, or allocate long-lived buffers before short-lived ones"
+const endFragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+), or max_split_size_mb before 2.1, or allocate long-lived buffers before short-lived ones so that they do not split the segments"
 
 // worthReporting says whether free memory that cannot be returned is large.
 func worthReporting(split, reserved int64) bool {

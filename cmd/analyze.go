@@ -27,6 +27,8 @@ type AnalyzeOptions struct {
 	KeepFrames []string
 	FailOn     []string
 	MinKept    int
+
+	oom oomFacts // OOM facts of all inputs, for one postmortem
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -89,7 +91,7 @@ report's schema is gpuleak.report/v1 (README.md documents it).`,
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size (e.g. 4MiB, 1GiB, 512KB)")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained)")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained, oom, fragmentation)")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	return c
 }
@@ -109,10 +111,10 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained:
+		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
 			failOn[kind] = true
 		default:
-			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained)", k)
+			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained, oom, fragmentation)", k)
 		}
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
@@ -139,6 +141,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		rep.Inputs = append(rep.Inputs, in)
 		findings = append(findings, fs...)
 	}
+	// Out-of-memory errors and fragmentation, from all inputs together.
+	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
+	findings = append(findings, ofs...)
 	report.Rank(findings)
 	kept := findings[:0]
 	fail := false
@@ -181,19 +186,25 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	defer prog.Stop()
 	switch format := detect.Detect(head); format {
 	case parse.FormatPyTorchSnapshot:
-		return analyzeSnapshot(in, string(format), lopt)
+		return analyzeSnapshot(opts, in, string(format), lopt)
+	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
+		return analyzeOOMText(opts, in, format)
 	}
-	return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot (a pickle from torch.cuda.memory._dump_snapshot)", Err: parse.ErrUnknownFormat}
+	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+		return rin, fs, err
+	}
+	return report.Input{}, nil, unrecognised(path)
 }
 
-// analyzeSnapshot streams a snapshot through the leak analyzer.
-func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+// analyzeSnapshot streams a snapshot through the leak and fragmentation
+// analyses; what it says about OOMs goes to opts.oom.
+func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
 	// Batches are released as soon as they are analysed: their buffers
 	// serve the next ones.
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
 	defer r.Release()
-	a := analyze.NewLeakAnalyzer(lopt)
+	a := analyze.NewSnapshotAnalyzer(lopt)
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
@@ -203,6 +214,7 @@ func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
-	rin, fs := report.FromLeaks(in.Name, format, r.Metadata().Warnings, res)
+	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
+	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
 }

@@ -38,5 +38,6 @@ pickles are decoded with data opcodes only.`,
 		return &UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	root.AddCommand(NewCmdAnalyze(ios, version, nil))
+	root.AddCommand(NewCmdOOM(ios, version, nil))
 	return root
 }

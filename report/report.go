@@ -19,6 +19,8 @@ type Kind string
 
 // Finding kinds, in the order reports rank them.
 const (
+	// KindOOM: an out-of-memory error, with its postmortem (report/oom.go).
+	KindOOM Kind = "oom"
 	// KindLeak: memory from one call site still live at the end and growing
 	// through the run.
 	KindLeak Kind = "leak"
@@ -28,19 +30,26 @@ const (
 	// KindRetained: live at the end, allocated once and held without
 	// growing (weights, optimizer state, workspaces, allocator pools).
 	KindRetained Kind = "retained"
+	// KindFragmentation: memory PyTorch's segments hold free but split
+	// around live blocks, large at the end of a run (report/oom.go).
+	KindFragmentation Kind = "fragmentation"
 )
 
 // rank orders kinds in a report: lower first.
 func (k Kind) rank() int {
 	switch k {
-	case KindLeak:
+	case KindOOM:
 		return 0
-	case KindLive:
+	case KindLeak:
 		return 1
-	case KindRetained:
+	case KindFragmentation:
 		return 2
+	case KindLive:
+		return 3
+	case KindRetained:
+		return 4
 	}
-	return 3
+	return 5
 }
 
 // Report is the whole gpuleak.report/v1 document.
@@ -70,6 +79,12 @@ type Input struct {
 	Warnings []string `json:"warnings"`
 	// Devices summarises each CUDA device a snapshot describes.
 	Devices []DeviceSummary `json:"devices,omitempty"`
+
+	// --- OOM postmortem (report/oom.go) ---
+
+	// AllocatorStats are the torch.cuda.memory_stats() dicts and
+	// memory_summary() tables the input holds.
+	AllocatorStats []AllocatorStats `json:"allocator_stats,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.
@@ -181,6 +196,17 @@ type Finding struct {
 	// Sizes lists the distinct allocation sizes (bytes) of the finding's
 	// allocations, largest first, at most 8.
 	Sizes []int64 `json:"sizes,omitempty"`
+
+	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/oom.go) ---
+	// Their members are the finding's own members in JSON; nil for other kinds.
+
+	// AllocatorMemory is PyTorch's memory at the OOM, or where it is
+	// fragmented (both kinds).
+	*AllocatorMemory
+	// OOMDetail is the postmortem of an "oom" finding.
+	*OOMDetail
+	// FragmentationDetail is the measure of a "fragmentation" finding.
+	*FragmentationDetail
 }
 
 // Growth is the evidence from an allocation trace about how a call site's

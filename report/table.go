@@ -106,7 +106,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		if f.Device != nil {
 			dev = fmt.Sprint(*f.Device)
 		}
-		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), f.Site.String()}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), siteCell(f)}
 		if multiInput {
 			row = append(row, f.Path)
 		}
@@ -122,6 +122,8 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 func growthCell(f Finding) string {
 	g := f.Growth
 	switch {
+	case f.Kind == KindOOM || f.Kind == KindFragmentation:
+		return "-"
 	case g == nil:
 		return "?"
 	case f.Kind != KindLeak:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
 // Detect returns the format of an input whose (decompressed) content
@@ -17,6 +18,16 @@ func Detect(head []byte) parse.Format {
 	switch {
 	case pytorch.Sniff(head):
 		return parse.FormatPyTorchSnapshot
+	}
+	// PyTorch text. The OOM message test is the weakest (a phrase anywhere
+	// in text): keep it after the other text families.
+	switch {
+	case pytorchtext.SniffStats(head):
+		return parse.FormatMemoryStats
+	case pytorchtext.SniffSummary(head):
+		return parse.FormatMemorySummary
+	case pytorchtext.SniffOOM(head):
+		return parse.FormatOOMText
 	}
 	return parse.FormatUnknown
 }

@@ -261,6 +261,9 @@ func parseGen2(s *scanner, m *Message) error {
 		}
 		break
 	}
+	if err := s.cutInside("Process ", "Including non-PyTorch memory, this process has "); err != nil {
+		return err
+	}
 	if s.startsSize() {
 		if m.Allowed, err = s.size(); err != nil {
 			return err
@@ -375,6 +378,20 @@ func (s *scanner) want(lit string) error {
 	return fmt.Errorf("column %d: want %q, found %q", s.i+k+1, lit[k:], got)
 }
 
+// end is where the text ends, trailing spaces and line ends trimmed.
+func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n")) }
+
+// cutInside reports a text that ends partway into one of lits.
+func (s *scanner) cutInside(lits ...string) error {
+	rest := s.s[s.i:s.end()]
+	for _, lit := range lits {
+		if len(rest) < len(lit) && strings.HasPrefix(lit, rest) {
+			return fmt.Errorf("the message ends at column %d, inside %q", s.end()+1, lit)
+		}
+	}
+	return nil
+}
+
 func (s *scanner) expected(what string) error {
 	if s.i >= len(strings.TrimRight(s.s, " \r\n")) {
 		return fmt.Errorf("the message ends at column %d, where %s should follow", s.i+1, what)
@@ -429,8 +446,14 @@ func (s *scanner) size() (int64, error) {
 	if whole == "" {
 		return 0, s.expected("a size")
 	}
+	if s.i >= s.end() {
+		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+	}
 	if len(whole) > 9 {
 		return 0, fmt.Errorf("column %d: size %s out of range", at+1, whole)
+	}
+	if err := s.cutInside(" bytes"); err != nil {
+		return 0, err
 	}
 	if s.eat(" bytes") {
 		n, _ := strconv.ParseInt(whole, 10, 64)
@@ -440,6 +463,9 @@ func (s *scanner) size() (int64, error) {
 		return 0, s.expected(`" bytes" or two decimals`)
 	}
 	frac := s.digits()
+	if len(frac) < 2 && s.i >= s.end() {
+		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+	}
 	if len(frac) != 2 {
 		s.i = at
 		return 0, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
@@ -453,6 +479,9 @@ func (s *scanner) size() (int64, error) {
 	case s.eat(" GiB"):
 		unit = 1 << 30
 	default:
+		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
+			return 0, err
+		}
 		return 0, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)

@@ -134,10 +134,21 @@ func TestMessageDamaged(t *testing.T) {
 		{strings.Replace(good, "total capacity", "capacity", 1), "total capacity"},
 		{strings.Replace(good, "and 0 bytes", "and zero bytes", 1), "a size"},
 		{"CUDA out of memory", "ends at column 19"},
+		{good[:150], "ends at column 151"},
+		{good[:strings.Index(good, "Of the")] + "Including non-PyTorch memory, this process has 4.78 GiB memory in use. Process 12 has 1.5", "inside a size"},
+		{good[:strings.Index(good, "Of the")] + "Including non-PyTorch me", `inside "Including non-PyTorch`},
+		{strings.Replace(good, "Of the", "Process 12 has 1.50 GiB memory in use. Of the", 1), ""}, // fine: a Process part
+		{strings.Replace(good, "4.19 GiB", "4.19 GB", 1), `want " KiB", " MiB" or " GiB"`},
 		{"retrying after CUDA out of memory with batch 16", `found " with batch 16"`},
 		{"RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB reserved", "ends at"},
 	} {
 		m, _ := ParseMessage(c.line, findOOM(c.line, 0))
+		if c.reason == "" {
+			if m.Generation != Gen2 || len(m.Processes) != 1 {
+				t.Errorf("%q: %+v", c.line, m)
+			}
+			continue
+		}
 		if m.Generation != GenUnparsed || !strings.Contains(m.Reason, c.reason) {
 			t.Errorf("%q: %s %q, want unparsed %q", c.line, m.Generation, m.Reason, c.reason)
 		}
