@@ -273,3 +273,99 @@ func TestStatsAtSnapshotEnd(t *testing.T) {
 		t.Errorf("notes %q, without OOM %q", pm.Notes, pm.WithoutOOM)
 	}
 }
+
+// textInput reads a log given as a string.
+func textInput(t *testing.T, name, text string) OOMInput {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var r *pytorchtext.Reader
+	format := parse.FormatOOMText
+	if strings.HasSuffix(name, ".json") {
+		r, format = pytorchtext.NewStatsReader(strings.NewReader(text), name, pytorchtext.WithAllocator(mem)), parse.FormatMemoryStats
+	} else {
+		r = pytorchtext.NewReader(strings.NewReader(text), name, pytorchtext.WithAllocator(mem))
+	}
+	defer r.Release()
+	a := NewOOMTextAnalyzer()
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return OOMInput{Path: name, Format: string(format), Text: a.Finalize()}
+}
+
+const capacityMsg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.15 GiB of which 500.00 MiB is free. Including non-PyTorch memory, this process has 78.64 GiB memory in use. Of the allocated memory 76.20 GiB is allocated by PyTorch, and 1.10 GiB is reserved by PyTorch but unallocated."
+
+// Causes from messages alone, written from the formats PyTorch prints:
+// the GPU full with this process alone (capacity); a 1.x message with
+// much memory outside PyTorch (other processes, estimated); a CUDA error
+// without sizes (no cause, a note).
+func TestMessageCauses(t *testing.T) {
+	pm := NewPostmortem([]OOMInput{textInput(t, "a.log", capacityMsg+"\n")}, PostmortemOptions{})
+	r := pm.OOMs[0]
+	// 1.10 GiB free in PyTorch's segments < 1.50 GiB: not fragmentation;
+	// no other process: capacity.
+	if names := causeNames(r); len(names) != 1 || names[0] != CauseCapacity || !strings.Contains(r.Causes[0].Advice, "checkpoint") {
+		t.Errorf("capacity: %v %+v", names, r.Causes)
+	}
+
+	gen1 := "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 5.10 GiB already allocated; 1.20 GiB free; 5.50 GiB reserved in total by PyTorch)\n"
+	r = NewPostmortem([]OOMInput{textInput(t, "b.log", gen1)}, PostmortemOptions{}).OOMs[0]
+	// 15.78 - 1.20 - 5.50 = 9.08 GiB used outside PyTorch's allocator.
+	if c := hasCause(r, CauseOtherProcesses); c == nil || !strings.Contains(c.Evidence, "outside PyTorch's allocator") || hasCause(r, CauseCapacity) != nil {
+		t.Errorf("1.x: %v", r.Causes)
+	}
+	if r.ReservedBytes != gib(550) || r.ReservedUnallocatedBytes != gib(550)-gib(510) {
+		t.Errorf("1.x reserved %d unallocated %d", r.ReservedBytes, r.ReservedUnallocatedBytes)
+	}
+
+	r = NewPostmortem([]OOMInput{textInput(t, "c.log", "RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported\n")}, PostmortemOptions{}).OOMs[0]
+	if len(r.Causes) != 0 || r.Generation != pytorchtext.GenCUDAError || len(r.Notes) != 1 || r.RequestedBytes != -1 {
+		t.Errorf("cuda error: %+v", r)
+	}
+}
+
+// One OOM printed twice in a log (the traceback, then a launcher's
+// summary) is one report; another rank's OOM is another.
+func TestMessagesFoldAndSeparate(t *testing.T) {
+	other := strings.Replace(capacityMsg, "GPU 0", "GPU 1", 1)
+	log := "[rank0]: " + capacityMsg + "\n[rank1]: " + other + "\nChildFailedError: " + capacityMsg + "\n"
+	pm := NewPostmortem([]OOMInput{textInput(t, "run.log", log)}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 || pm.OOMs[0].Occurrences != 2 || pm.OOMs[0].Device != 0 || pm.OOMs[1].Device != 1 || len(pm.OOMs[0].Sources) != 2 {
+		t.Fatalf("%d OOMs: %+v", len(pm.OOMs), pm.OOMs)
+	}
+	// No OOM in a log: a note, no report.
+	pm = NewPostmortem([]OOMInput{textInput(t, "clean.log", "epoch 1\nepoch 2\n")}, PostmortemOptions{})
+	if len(pm.OOMs) != 0 || len(pm.Notes) != 1 || !strings.Contains(pm.Notes[0].Note, "no CUDA out-of-memory message") {
+		t.Errorf("%+v", pm)
+	}
+}
+
+// memory_stats() taken in the except block, at the OOM: it is folded into
+// that OOM; a count of OOMs the inputs do not describe is noted.
+func TestStatsAtOOM(t *testing.T) {
+	stats := `{"num_ooms": 1, "num_alloc_retries": 3, "allocated_bytes.all.current": 81819308032, "reserved_bytes.all.current": 82996410368, "inactive_split_bytes.all.current": 1073741824}`
+	pm := NewPostmortem([]OOMInput{textInput(t, "a.log", capacityMsg+"\n"), textInput(t, "s.json", stats)}, PostmortemOptions{})
+	r := pm.OOMs[0]
+	if r.Stats == nil || len(pm.Stats) != 0 || len(r.Sources) != 2 {
+		t.Fatalf("stats not at the OOM: %+v %+v", r, pm.Stats)
+	}
+	pm = NewPostmortem([]OOMInput{textInput(t, "s.json", strings.Replace(stats, `"num_ooms": 1`, `"num_ooms": 4`, 1))}, PostmortemOptions{})
+	if len(pm.Stats) != 1 || len(pm.Notes) != 1 || !strings.Contains(pm.Notes[0].Note, "counted 4 out-of-memory errors") {
+		t.Errorf("%+v", pm)
+	}
+	// 1 GiB of 77.3 GiB reserved split: under the 20% share and 2 GiB: no finding.
+	if len(pm.Fragmentation) != 0 {
+		t.Errorf("%+v", pm.Fragmentation)
+	}
+	big := strings.Replace(stats, `"inactive_split_bytes.all.current": 1073741824`, `"inactive_split_bytes.all.current": 21474836480`, 1)
+	pm = NewPostmortem([]OOMInput{textInput(t, "s.json", big)}, PostmortemOptions{})
+	if len(pm.Fragmentation) != 1 || pm.Fragmentation[0].At != "memory_stats" || pm.Fragmentation[0].State.InactiveSplitBytes != 20*GiB {
+		t.Errorf("%+v", pm.Fragmentation)
+	}
+}

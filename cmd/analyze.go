@@ -88,7 +88,7 @@ report's schema is gpuleak.report/v1 (README.md documents it).`,
 	f := c.Flags()
 	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
-	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size (e.g. 4MiB, 1GiB, 512KB)")
+	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size (e.g. 4MiB, 1GiB, 512KB); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained, oom, fragmentation)")
@@ -148,7 +148,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	kept := findings[:0]
 	fail := false
 	for _, f := range findings {
-		if uint64(f.Bytes) < minBytes {
+		if uint64(f.Bytes) < minBytes && f.Kind != report.KindOOM { // an OOM is never too small
 			continue
 		}
 		kept = append(kept, f)

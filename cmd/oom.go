@@ -164,6 +164,7 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 		}
 		res := a.Finalize()
 		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
+		report.AddEndPools(&rin, res.Fragment)
 		return rin, analyze.OOMInput{Path: in.Name, Format: string(format), Snapshot: res}, nil
 	case parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText:
 	default:

@@ -249,6 +249,10 @@ func TestOOMFailOnAndUsage(t *testing.T) {
 	if code, _, _ := run(t, nil, "analyze", "--fail-on", "oom", pt+"oom_error.txt"); code != ExitFindings {
 		t.Errorf("--fail-on oom: exit %d", code)
 	}
+	// An OOM whose size no input gives (bytes 0) is not cut by --min-bytes.
+	if code, out, _ := run(t, []byte("RuntimeError: CUDA error: out of memory\n"), "analyze", "--fail-on", "oom", "--min-bytes", "1GiB", "-"); code != ExitFindings || !strings.Contains(out, "CUDA error: out of memory") {
+		t.Errorf("--min-bytes dropped an OOM: exit %d\n%s", code, out)
+	}
 	if code, _, _ := run(t, nil, "analyze", "--fail-on", "oom", pt+"leak_train_loop.pickle"); code != ExitOK {
 		t.Errorf("--fail-on oom without OOM: exit %d", code)
 	}

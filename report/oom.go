@@ -491,3 +491,12 @@ func siteCell(f Finding) string {
 	}
 	return f.Site.String()
 }
+
+// AddEndPools gives a snapshot's input its memory by pool at the end.
+func AddEndPools(in *Input, res *analyze.FragmentResult) {
+	for _, dm := range res.End {
+		for _, p := range dm.Pools {
+			in.EndPools = append(in.EndPools, poolMemory(p))
+		}
+	}
+}

@@ -57,6 +57,14 @@ func writePostmortem(w io.Writer, r *Report) error {
 		fmt.Fprintln(ew)
 		writeFragmentation(ew, f)
 	}
+	// Snapshots without an OOM: their memory at the end, by pool.
+	for _, in := range r.Inputs {
+		if len(in.EndPools) == 0 || snapshotHasOOM(ooms, in.Path) || hasFragmentation(frags, in.Path) {
+			continue
+		}
+		fmt.Fprintf(ew, "\nAt the end of %s, by pool:\n", in.Path)
+		writePools(ew, in.EndPools)
+	}
 	var stats bool
 	for _, in := range r.Inputs {
 		for _, s := range in.AllocatorStats {
@@ -194,6 +202,10 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 
 func writePools(w io.Writer, pools []PoolMemory) {
 	var rows [][]string
+	multi := false
+	for _, p := range pools {
+		multi = multi || p.Device != pools[0].Device
+	}
 	for _, p := range pools {
 		name := p.Pool
 		if p.Private {
@@ -201,6 +213,9 @@ func writePools(w io.Writer, pools []PoolMemory) {
 		}
 		if p.Expandable {
 			name += " (expandable)"
+		}
+		if multi {
+			name = fmt.Sprintf("GPU %d %s", p.Device, name)
 		}
 		rows = append(rows, []string{name, fmt.Sprint(p.Stream), fmt.Sprint(p.Segments), sz(p.ReservedBytes), sz(p.AllocatedBytes),
 			sz(p.FreeBytes), fmt.Sprint(p.FreeBlocks), sz(p.LargestFreeBlockBytes), sz(p.InactiveSplitBytes), fmt.Sprintf("%.2f", p.FragmentationRatio)})
@@ -300,4 +315,24 @@ func statsLine(s AllocatorStats) string {
 		parts = append(parts, fmt.Sprintf("%d cudaMalloc retries", *s.NumAllocRetries))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func snapshotHasOOM(ooms []Finding, path string) bool {
+	for _, f := range ooms {
+		for _, s := range f.OOMDetail.Sources {
+			if s.Path == path && s.TraceSeq != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasFragmentation(frags []Finding, path string) bool {
+	for _, f := range frags {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }

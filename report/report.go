@@ -85,6 +85,8 @@ type Input struct {
 	// AllocatorStats are the torch.cuda.memory_stats() dicts and
 	// memory_summary() tables the input holds.
 	AllocatorStats []AllocatorStats `json:"allocator_stats,omitempty"`
+	// EndPools is a snapshot's memory by pool at its end ("gpuleak oom" only).
+	EndPools []PoolMemory `json:"end_pools,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.

@@ -383,6 +383,9 @@ func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n")) }
 
 // cutInside reports a text that ends partway into one of lits.
 func (s *scanner) cutInside(lits ...string) error {
+	if s.i >= s.end() {
+		return nil // nothing of them: the next part says what is missing
+	}
 	rest := s.s[s.i:s.end()]
 	for _, lit := range lits {
 		if len(rest) < len(lit) && strings.HasPrefix(lit, rest) {

@@ -129,18 +129,27 @@ func splitSets(root any) []statsSet {
 		if len(v) == 0 {
 			return nil
 		}
-		devs := make([]int, 0, len(v))
+		type dev struct {
+			d   int
+			key string
+		}
+		devs := make([]dev, 0, len(v))
 		for k, sub := range v {
 			d, err := strconv.Atoi(k)
 			if _, isMap := sub.(map[string]any); err != nil || !isMap || d < 0 || d > 1<<20 {
 				return []statsSet{{device: -1, v: v}}
 			}
-			devs = append(devs, d)
+			devs = append(devs, dev{d, k})
 		}
-		sort.Ints(devs)
+		sort.Slice(devs, func(i, j int) bool {
+			if devs[i].d != devs[j].d {
+				return devs[i].d < devs[j].d
+			}
+			return devs[i].key < devs[j].key
+		})
 		var out []statsSet
 		for _, d := range devs {
-			out = append(out, statsSet{device: d, path: strconv.Itoa(d) + ".", v: v[strconv.Itoa(d)].(map[string]any)})
+			out = append(out, statsSet{device: d.d, path: d.key + ".", v: v[d.key].(map[string]any)})
 		}
 		return out
 	case []any:
