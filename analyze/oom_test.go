@@ -369,3 +369,28 @@ func TestStatsAtOOM(t *testing.T) {
 		t.Errorf("%+v", pm.Fragmentation)
 	}
 }
+
+// PyTorch prints the segment it needed, not the request: the 3 MiB OOM of
+// fragmentation_oom.pickle (seq 1001) printed "Tried to allocate 20.00
+// MiB" with the GPU's free memory of its trace entry (136.49 GiB). That
+// message is this OOM's, not the 512 MiB one's.
+func TestMessageMatchesBySegmentSize(t *testing.T) {
+	msg := "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 136.49 GiB is free. Including non-PyTorch memory, this process has 3.29 GiB memory in use. 2.80 GiB allowed; Of the allocated memory 2.51 GiB is allocated by PyTorch, and 286.00 MiB is reserved by PyTorch but unallocated.\n"
+	pm := NewPostmortem([]OOMInput{oomInput(t, "fragmentation_oom.pickle"), textInput(t, "fill.log", msg)}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if len(r.Sources) != 2 || r.Sources[1].Path != "fill.log" || r.AllowedBytes != gib(280) || len(r.Notes) != 1 {
+		t.Errorf("3 MiB OOM: sources %+v, allowed %d, notes %q", r.Sources, r.AllowedBytes, r.Notes)
+	}
+	// The request stays the trace entry's exact 3 MiB.
+	if r.RequestedBytes != 3*MiB || r.SegmentBytes != 20*MiB || len(pm.OOMs[1].Sources) != 1 {
+		t.Errorf("%+v", r)
+	}
+	// A message from another run (other free memory) matches nothing.
+	other := strings.Replace(msg, "136.49 GiB is free", "100.00 GiB is free", 1)
+	if pm := NewPostmortem([]OOMInput{oomInput(t, "fragmentation_oom.pickle"), textInput(t, "other.log", other)}, PostmortemOptions{}); len(pm.OOMs) != 3 {
+		t.Errorf("%d OOMs: a message of another run was merged", len(pm.OOMs))
+	}
+}

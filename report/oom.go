@@ -500,3 +500,46 @@ func AddEndPools(in *Input, res *analyze.FragmentResult) {
 		}
 	}
 }
+
+// describeAllocatorStats summarises an input's memory_stats() and
+// memory_summary() sets for its line above the findings.
+func describeAllocatorStats(in Input) []string {
+	var out []string
+	for _, s := range in.AllocatorStats {
+		var parts []string
+		if s.Device != nil {
+			parts = append(parts, fmt.Sprintf("device %d:", *s.Device))
+		}
+		if s.AllocatedBytes != nil {
+			parts = append(parts, IBytes(*s.AllocatedBytes)+" allocated,")
+		}
+		if s.ReservedBytes != nil {
+			parts = append(parts, IBytes(*s.ReservedBytes)+" reserved,")
+		}
+		if s.NumOOMs != nil {
+			parts = append(parts, fmt.Sprintf("%d OOMs,", *s.NumOOMs))
+		}
+		if s.NumAllocRetries != nil {
+			parts = append(parts, fmt.Sprintf("%d cudaMalloc retries,", *s.NumAllocRetries))
+		}
+		if len(parts) > 0 {
+			out = append(out, strings.TrimSuffix(strings.Join(parts, " "), ","))
+		}
+	}
+	return out
+}
+
+// bytesCell and blocksCell show "?" for an OOM whose memory no input gives.
+func bytesCell(f Finding) string {
+	if f.OOMDetail != nil && f.AllocatorMemory.AllocatedBytes == nil {
+		return "?"
+	}
+	return IBytes(f.Bytes)
+}
+
+func blocksCell(f Finding) string {
+	if f.OOMDetail != nil && f.OOMDetail.LiveBlocks == nil {
+		return "?"
+	}
+	return fmt.Sprint(f.Count)
+}

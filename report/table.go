@@ -106,7 +106,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		if f.Device != nil {
 			dev = fmt.Sprint(*f.Device)
 		}
-		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), siteCell(f)}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
 		if multiInput {
 			row = append(row, f.Path)
 		}
@@ -147,6 +147,7 @@ func describeInput(in Input) string {
 		}
 		parts = append(parts, s)
 	}
+	parts = append(parts, describeAllocatorStats(in)...)
 	return strings.Join(parts, "; ")
 }
 
