@@ -52,6 +52,8 @@ const (
 // OOMInput is what one input contributes to a postmortem: a snapshot's
 // analysis, or what a log, memory summary or memory stats file holds.
 type OOMInput struct {
+	// Path names the input as the command line did; Format is its
+	// parse.Format.
 	Path   string
 	Format string
 	// Snapshot is set for a snapshot, Text for the other formats.
@@ -87,12 +89,13 @@ type Postmortem struct {
 
 // InputNote is a remark about one input.
 type InputNote struct {
-	Path string
-	Note string
+	Path string // the input
+	Note string // one sentence
 }
 
 // OOMSource is one input's account of an OOM.
 type OOMSource struct {
+	// Path and Format of the input.
 	Path, Format string
 	// Line of the message in a text input; 0 for a snapshot.
 	Line int64
@@ -104,6 +107,7 @@ type OOMSource struct {
 // -1 when no input says. Sizes from a message are as PyTorch printed
 // them: within pytorchtext.SizeTolerance of the truth.
 type OOMReport struct {
+	// Sources are the inputs that describe this OOM, snapshots first.
 	Sources []OOMSource
 	// Device is the GPU index, -1 when unknown.
 	Device int
@@ -112,9 +116,9 @@ type OOMReport struct {
 	// Generation of the message, "" without one. Unparsed messages
 	// (Generation pytorchtext.GenUnparsed) carry only Reason and Text.
 	Generation pytorchtext.Generation
-	Exception  string
-	Reason     string
-	Text       string
+	Exception  string // the exception type before the message
+	Reason     string // why an unparsed message was not read
+	Text       string // the message
 	// RequestedBytes is the allocation that failed: from a snapshot, the
 	// request rounded to a block; from a message only, the size it printed
 	// (for requests under 10 MiB, the segment the allocator needed).
@@ -135,7 +139,8 @@ type OOMReport struct {
 	// AllowedBytes is the per-process limit; -1 when none was set or the
 	// inputs do not say.
 	AllowedBytes int64
-	// PyTorch's memory at the OOM.
+	// PyTorch's memory at the OOM; PrivatePoolBytes is the part of
+	// AllocatedBytes in private pools (from a 2.2+ message).
 	AllocatedBytes, ReservedBytes, ReservedUnallocatedBytes, ActiveBytes int64
 	PrivatePoolBytes                                                     int64
 	// LargestFreeBlockBytes is the largest free block in the pool the
@@ -192,6 +197,7 @@ type Cause struct {
 // FragmentationReport is free memory that PyTorch's segments hold but
 // cannot serve large requests with, on one device at one moment.
 type FragmentationReport struct {
+	// Path and Format of the input.
 	Path, Format string
 	Device       int // -1 when unknown
 	// At is "end" for the end of a snapshot, or the stats' source.
@@ -208,6 +214,7 @@ type FragmentationReport struct {
 
 // StatsReport is one memory_stats()/memory_summary() set.
 type StatsReport struct {
+	// Path and Format of the input; Stats the set.
 	Path, Format string
 	Stats        AllocatorStats
 	// SameAs names what else describes the same moment: a memory

@@ -17,6 +17,7 @@ type SnapshotAnalyzer struct {
 
 // SnapshotResult is the analysis of one snapshot.
 type SnapshotResult struct {
+	// Leak and Fragment are the two analyses' results.
 	Leak     *LeakResult
 	Fragment *FragmentResult
 	// OOMs are the snapshot's "oom" trace entries, in trace order per

@@ -44,8 +44,8 @@ func (s *AllocatorStats) Get(key string) (int64, bool) {
 
 // OOMTextResult is what a log, a memory summary or memory stats hold.
 type OOMTextResult struct {
-	Messages []OOMMessage
-	Stats    []AllocatorStats
+	Messages []OOMMessage     // in input order
+	Stats    []AllocatorStats // in input order
 }
 
 // OOMTextAnalyzer collects the tables of package pytorchtext into typed

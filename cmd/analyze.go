@@ -41,10 +41,12 @@ func NewCmdAnalyze(ios *IOStreams, version string, runF func(*AnalyzeOptions) er
 		Long: `Analyze reads each FILE (or standard input for "-"), recognises its format by
 content, and reports the call sites that hold GPU memory at the end, ranked:
 
-  leak      live memory from that site kept growing through the run
-  live      held at the end, but the trace does not say when it was allocated
-  retained  allocated once and held without growing (weights, optimizer
-            state, workspaces)
+  oom            an out-of-memory error, with its causes (see gpuleak oom)
+  leak           live memory from that site kept growing through the run
+  fragmentation  much free memory split around live blocks at the end
+  live           held at the end, but the trace does not say when it was allocated
+  retained       allocated once and held without growing (weights, optimizer
+                 state, workspaces)
 
 Inputs: PyTorch CUDA memory snapshots, the pickles written by
 torch.cuda.memory._dump_snapshot() (pickle protocols 0-5, gzip or not). Record
@@ -54,6 +56,10 @@ allocations shows growth.
 Call sites are stacks with framework frames hidden: ` + analyze.DefaultHidden + `
 Change that with --hide-frames and --keep-frames (regular expressions matched
 against a frame's file name or function name).
+
+Logs and tracebacks with a CUDA out-of-memory message, torch.cuda.memory_summary()
+text and torch.cuda.memory_stats() JSON are read too; what all inputs say about
+one OOM makes one "oom" finding ("gpuleak oom" prints the full postmortem).
 
 Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
 report's schema is gpuleak.report/v1 (README.md documents it).`,

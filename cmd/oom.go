@@ -14,6 +14,8 @@ import (
 
 // OOMOptions are the flags and dependencies of "gpuleak oom".
 type OOMOptions struct {
+	// IO and Version are dependencies; the rest are the arguments and
+	// flags.
 	IO      *IOStreams
 	Version string
 

@@ -35,6 +35,7 @@ const (
 // a size is within SizeTolerance of the true value ("N bytes" is exact). A
 // size the message does not carry is -1.
 type Message struct {
+	// Generation is the form the message has (Gen2, Gen1, ...).
 	Generation Generation
 	// Typo is true for PyTorch 2.1's "total capacty".
 	Typo bool
@@ -85,8 +86,8 @@ type Message struct {
 
 // Process is another process's memory on the GPU, from a 2.x message.
 type Process struct {
-	PID   int64
-	Bytes int64
+	PID   int64 // the process id NVML gave
+	Bytes int64 // its memory on the GPU
 }
 
 // SizeTolerance is how far from the true size a size printed by PyTorch's

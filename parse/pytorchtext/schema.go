@@ -120,6 +120,7 @@ const (
 
 var tableNames = [...]string{"messages", "processes", "frames", "stats"}
 
+// String is the table's name ("messages", ...).
 func (t Table) String() string {
 	if t >= 0 && t < numTables {
 		return tableNames[t]
@@ -198,7 +199,8 @@ var (
 	}, nil)
 )
 
-// Column indices, in schema order, for readers of the batches.
+// Column indices, in schema order, for readers of the batches: the
+// messages table.
 const (
 	MsgID = iota
 	MsgLine
@@ -221,12 +223,14 @@ const (
 	MsgText
 )
 
+// Columns of the processes table.
 const (
 	ProcMessage = iota
 	ProcPID
 	ProcBytes
 )
 
+// Columns of the frames table.
 const (
 	FrMessage = iota
 	FrDepth
@@ -235,6 +239,7 @@ const (
 	FrName
 )
 
+// Columns of the stats table.
 const (
 	StSet = iota
 	StSetLine
