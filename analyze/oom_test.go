@@ -394,3 +394,18 @@ func TestMessageMatchesBySegmentSize(t *testing.T) {
 		t.Errorf("%d OOMs: a message of another run was merged", len(pm.OOMs))
 	}
 }
+
+// The frame that asked is the traceback's innermost user frame: PyTorch's
+// own frames (torch/nn/modules/...) are hidden.
+func TestTracebackUserFrame(t *testing.T) {
+	log := "Traceback (most recent call last):\n" +
+		"  File \"/home/user/train/train.py\", line 40, in <module>\n    main()\n" +
+		"  File \"/home/user/train/model.py\", line 12, in forward\n    h = self.proj(x)\n" +
+		"  File \"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py\", line 1751, in _wrapped_call_impl\n    return self._call_impl(*args, **kwargs)\n" +
+		"  File \"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py\", line 125, in forward\n    return F.linear(input, self.weight, self.bias)\n" +
+		capacityMsg + "\n"
+	r := NewPostmortem([]OOMInput{textInput(t, "tb.log", log)}, PostmortemOptions{}).OOMs[0]
+	if r.Frame.Name != "forward" || r.Frame.Line != 12 || len(r.Stack) != 2 || r.Stack[1].Name != "<module>" || r.Exception != "torch.OutOfMemoryError" {
+		t.Errorf("frame %+v stack %+v", r.Frame, r.Stack)
+	}
+}
