@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze"
@@ -465,16 +464,6 @@ func hasSnapshot(r analyze.OOMReport) bool {
 		}
 	}
 	return false
-}
-
-// sortedNumbers lists a cause's numbers by name, for text.
-func sortedNumbers(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // siteCell is a finding's SITE cell: the call site, or for fragmentation
