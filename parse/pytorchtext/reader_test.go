@@ -412,6 +412,9 @@ func TestSniff(t *testing.T) {
 			t.Errorf("%s: summary %v stats %v oom %v", c.name, SniffSummary(b), SniffStats(b), SniffOOM(b))
 		}
 	}
+	if SniffOOM([]byte("Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n")) {
+		t.Error("a Java OutOfMemoryError taken for a CUDA one")
+	}
 	if !LooksLikeText([]byte("héllo\n")) || LooksLikeText([]byte{0x80, 4, 0, 1}) || LooksLikeText(nil) {
 		t.Error("LooksLikeText")
 	}

@@ -44,7 +44,9 @@ func SniffOOM(head []byte) bool {
 			return true
 		}
 	}
-	return bytes.Contains(head, []byte("OutOfMemoryError"))
+	// An OOM message always says "CUDA out of memory": a bare
+	// "OutOfMemoryError" may be Java's.
+	return false
 }
 
 // LooksLikeText reports whether head is text: no NUL byte and, but for a
