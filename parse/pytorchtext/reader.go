@@ -157,7 +157,7 @@ func (r *Reader) Next() bool {
 		}
 		line, err := r.readLine()
 		if line != "" || err == nil {
-			if perr := r.addLine(line); perr != nil {
+			if perr := r.addText(line); perr != nil {
 				r.fail(perr)
 				return false
 			}
@@ -270,6 +270,29 @@ func (r *Reader) readLine() (string, error) {
 		}
 		s := strings.TrimRight(string(buf), "\r\n")
 		return s, err
+	}
+}
+
+// ansiRe matches terminal escape sequences (colours, cursor moves) that
+// logs captured from a terminal keep.
+var ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// addText reads one line of the input. A carriage return inside it (a
+// progress bar redrawing itself) starts a new line of text as the terminal
+// showed it; terminal escape sequences are removed.
+func (r *Reader) addText(line string) error {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = ansiRe.ReplaceAllString(line, "")
+	}
+	for {
+		i := strings.IndexByte(line, '\r')
+		if i < 0 {
+			return r.addLine(line)
+		}
+		if err := r.addLine(line[:i]); err != nil {
+			return err
+		}
+		line = line[i+1:]
 	}
 }
 

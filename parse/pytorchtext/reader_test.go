@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -420,4 +419,21 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-var _ arrow.Table
+// A log captured from a terminal: a progress bar redrawn with carriage
+// returns, the traceback after it on the same line, and colours.
+func TestTerminalLog(t *testing.T) {
+	msg, _ := os.ReadFile(dir + "oom_traceback.txt")
+	lines := strings.SplitAfter(string(msg), "\n")
+	text := "epoch 0:  10%|#         | 1/10\repoch 0:  20%|##        | 2/10\r" + lines[0] +
+		"  File \"\x1b[35m/home/user/train/oom.py\x1b[0m\", line \x1b[35m23\x1b[0m, in \x1b[35m<module>\x1b[0m\n" +
+		strings.Join(lines[2:6], "") + "\x1b[1;35mtorch.OutOfMemoryError\x1b[0m: \x1b[35m" + strings.TrimPrefix(lines[6], "torch.OutOfMemoryError: ")
+	rs, err := readText(t, "tty.log", text, false)
+	if err != nil || len(rs.msgs) != 1 {
+		t.Fatalf("%v %+v", err, rs)
+	}
+	m := rs.msgs[0]
+	f := rs.frames[m.id]
+	if m.exception != "torch.OutOfMemoryError" || m.line != 7 || m.sizes["requested"] != 64*MiB || len(f) != 2 || f[0].name != "grow" || f[1] != (tbFrame{"/home/user/train/oom.py", 23, "<module>"}) {
+		t.Errorf("%+v %+v", m, f)
+	}
+}

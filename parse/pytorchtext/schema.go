@@ -21,7 +21,8 @@
 //	already allocated; 15.69 MiB free; [N allowed; ]6.89 GiB reserved in total by PyTorch) ...
 //	                                                  (1.x to 2.0; before 1.5: "6.89 GiB cached)")
 //
-// each on one line, after any prefix: an exception type
+// each on one line (a carriage return, as a progress bar writes, starts a
+// new one; terminal colour codes are removed), after any prefix: an exception type
 // ("RuntimeError:", "torch.cuda.OutOfMemoryError:", "torch.OutOfMemoryError:"),
 // a launcher's "[rank1]:", a timestamp. Sizes are format_size()'s: "N bytes"
 // up to 1024 bytes, else two decimals of KiB, MiB or GiB. A line that
