@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -54,7 +55,7 @@ type LeakOptions struct {
 const (
 	growthParts       = 10  // the span from a site's first kept allocation to the end, in parts
 	growthMinParts    = 3   // parts that must hold a kept allocation
-	growthMinExtent   = 0.5 // the kept allocations must reach this far into the span
+	growthMinExtent   = 0.7 // the kept allocations must reach this far into the span
 	growthMinWindow   = 0.1 // and cover this much of the whole trace
 	defaultMinKept    = 4
 	maxSizesPerResult = 8
@@ -186,7 +187,22 @@ type deviceState struct {
 	sawSegments bool
 	active      []blockInfo
 	ooms        []OOMEntry
+	// oomLive holds, for the first maxOOMCaptures OOMs, the allocations
+	// live at the OOM and the allocation counts up to it.
+	oomLive []oomCapture
 }
+
+// oomCapture is the trace's live set at an "oom" entry.
+type oomCapture struct {
+	seq    int64
+	clock  int64 // the OOM's time (µs) or trace position
+	live   map[uint64]liveAlloc
+	allocs map[int32]int
+}
+
+// maxOOMCaptures bounds the live sets kept for OOMs of one device: each is
+// a copy of the trace's live allocations.
+const maxOOMCaptures = 32
 
 type liveAlloc struct {
 	seq    int64
@@ -358,6 +374,13 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			}
 			d.ooms = append(d.ooms, OOMEntry{Device: int(d.dev), Seq: seq.Value(i), TimeUs: t,
 				Requested: size.Value(i), DeviceFree: df, Stack: stackAt(stack, i)})
+			if len(d.oomLive) < maxOOMCaptures {
+				clock := seq.Value(i)
+				if timeUs.IsValid(i) {
+					clock = t
+				}
+				d.oomLive = append(d.oomLive, oomCapture{seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
+			}
 		case actOther:
 			a.unknown[dict.Value(action.GetValueIndex(i))]++
 		}
@@ -476,8 +499,15 @@ func (a *LeakAnalyzer) Finalize() *LeakResult {
 		res.Sites = append(res.Sites, sites...)
 		res.Warnings = append(res.Warnings, warns...)
 	}
-	sort.SliceStable(res.Sites, func(i, j int) bool {
-		a, b := res.Sites[i], res.Sites[j]
+	rankSites(res.Sites)
+	return res
+}
+
+// rankSites orders sites: leaks first, then live, then retained; each by
+// bytes, largest first.
+func rankSites(sites []Site) {
+	sort.SliceStable(sites, func(i, j int) bool {
+		a, b := sites[i], sites[j]
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
@@ -486,7 +516,6 @@ func (a *LeakAnalyzer) Finalize() *LeakResult {
 		}
 		return a.Device < b.Device
 	})
-	return res
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -558,69 +587,13 @@ func stackKey(st []Frame) string {
 // classifies each group.
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
-	timed := d.hasTime
-	clockOf := func(l liveAlloc) int64 {
-		if timed {
-			return l.timeUs
-		}
-		return l.seq
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments, blocks: d.active, live: d.live, allocs: d.allocs,
+		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq}
+	if d.hasTime {
+		in.winStart, in.winEnd = d.firstUs, d.lastUs
 	}
-	winStart, winEnd := int64(0), d.lastSeq
-	if timed {
-		winStart, winEnd = d.firstUs, d.lastUs
-	}
-
-	groups := map[string]*siteGroup{}
-	add := func(stack int32, k keptAlloc) {
-		key, ok := groupOf[stack]
-		var st []Frame
-		if !ok {
-			st = a.userStack(a.frameStack(stack))
-			key = stackKey(st)
-			groupOf[stack] = key
-		}
-		g := groups[key]
-		if g == nil {
-			if st == nil {
-				st = a.userStack(a.frameStack(stack))
-			}
-			g = &siteGroup{stack: st}
-			groups[key] = g
-		}
-		if !containsID(g.ids, stack) {
-			g.ids = append(g.ids, stack)
-		}
-		g.allocs = append(g.allocs, k)
-	}
-
-	// The snapshot's active blocks are the truth about the end; the trace
-	// says when each was allocated. Blocks the trace does not cover were
-	// allocated before it began.
-	var notInTrace, notActive int
-	var notInTraceBytes int64
-	if d.sawSegments {
-		activeAt := make(map[uint64]struct{}, len(d.active))
-		for _, b := range d.active {
-			activeAt[b.addr] = struct{}{}
-			if l, ok := d.live[b.addr]; ok {
-				add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
-				continue
-			}
-			add(b.stack, keptAlloc{size: b.size})
-			notInTrace++
-			notInTraceBytes = satAdd(notInTraceBytes, b.size)
-		}
-		for addr := range d.live {
-			if _, ok := activeAt[addr]; !ok {
-				notActive++
-			}
-		}
-	} else {
-		for _, l := range d.live {
-			add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
-		}
-	}
-	sum.BlocksNotInTrace = notInTrace
+	sites, st := a.groupSites(in, groupOf)
+	sum.BlocksNotInTrace = st.notInTrace
 	nAllocs := 0
 	for _, n := range d.allocs {
 		nAllocs += n
@@ -634,15 +607,101 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		if d.unmatched > 0 {
 			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
 		}
-		if notInTrace > 0 {
-			warns = append(warns, fmt.Sprintf("device %d: active blocks allocated before the trace began: %s (%s); their sites come from the snapshot's blocks, reported as kind \"live\" unless they join a leak", d.dev, humanize.Comma(int64(notInTrace)), humanize.IBytes(uint64(notInTraceBytes))))
+		if st.notInTrace > 0 {
+			warns = append(warns, fmt.Sprintf("device %d: active blocks allocated before the trace began: %s (%s); their sites come from the snapshot's blocks, reported as kind \"live\" unless they join a leak", d.dev, humanize.Comma(int64(st.notInTrace)), humanize.IBytes(uint64(st.notInTraceBytes))))
 		}
 	}
-	if notActive > 0 {
-		warns = append(warns, fmt.Sprintf("device %d: allocations the trace leaves live that are not active blocks in the snapshot's segments: %d; the segments are taken as the truth", d.dev, notActive))
+	if st.notActive > 0 {
+		warns = append(warns, fmt.Sprintf("device %d: allocations the trace leaves live that are not active blocks in the snapshot's segments: %d; the segments are taken as the truth", d.dev, st.notActive))
 	}
 	if d.reused > 0 {
 		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))
+	}
+	if st.total > 0 && st.noStack*2 > st.total {
+		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, st.noStack, st.total))
+	}
+	return sites, warns
+}
+
+// siteSet is what grouping allocations into sites takes: the blocks
+// known to be allocated (the truth, when haveBlocks), the trace's live
+// allocations (which date them), the allocations per stack id made in the
+// trace, and the trace's window (µs when timed, else trace positions) and
+// last position (growth is judged by position).
+type siteSet struct {
+	dev              int32
+	haveBlocks       bool
+	blocks           []blockInfo
+	live             map[uint64]liveAlloc
+	allocs           map[int32]int
+	timed            bool
+	winStart, winEnd int64
+	lastSeq          int64 // the trace position where the set is taken
+}
+
+// siteStats counts what grouping found besides the sites.
+type siteStats struct {
+	notInTrace, notActive int
+	notInTraceBytes       int64
+	noStack, total        int
+}
+
+// groupSites groups allocations by call site and classifies each group.
+func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site, siteStats) {
+	var st siteStats
+	clockOf := func(l liveAlloc) int64 {
+		if in.timed {
+			return l.timeUs
+		}
+		return l.seq
+	}
+	groups := map[string]*siteGroup{}
+	add := func(stack int32, k keptAlloc) {
+		key, ok := groupOf[stack]
+		var sk []Frame
+		if !ok {
+			sk = a.userStack(a.frameStack(stack))
+			key = stackKey(sk)
+			groupOf[stack] = key
+		}
+		g := groups[key]
+		if g == nil {
+			if sk == nil {
+				sk = a.userStack(a.frameStack(stack))
+			}
+			g = &siteGroup{stack: sk}
+			groups[key] = g
+		}
+		if !containsID(g.ids, stack) {
+			g.ids = append(g.ids, stack)
+		}
+		g.allocs = append(g.allocs, k)
+	}
+
+	// The snapshot's active blocks are the truth about the end; the trace
+	// says when each was allocated. Blocks the trace does not cover were
+	// allocated before it began.
+	if in.haveBlocks {
+		activeAt := make(map[uint64]struct{}, len(in.blocks))
+		for _, b := range in.blocks {
+			activeAt[b.addr] = struct{}{}
+			if l, ok := in.live[b.addr]; ok {
+				add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
+				continue
+			}
+			add(b.stack, keptAlloc{size: b.size})
+			st.notInTrace++
+			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
+		}
+		for addr := range in.live {
+			if _, ok := activeAt[addr]; !ok {
+				st.notActive++
+			}
+		}
+	} else {
+		for _, l := range in.live {
+			add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
+		}
 	}
 
 	keys := make([]string, 0, len(groups))
@@ -651,23 +710,19 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	}
 	sort.Strings(keys)
 	var sites []Site
-	var noStack, total int
 	for _, k := range keys {
 		g := groups[k]
-		total += len(g.allocs)
+		st.total += len(g.allocs)
 		if len(g.stack) == 0 {
-			noStack += len(g.allocs)
+			st.noStack += len(g.allocs)
 		}
 		nallocs := 0
 		for _, id := range g.ids {
-			nallocs += d.allocs[id]
+			nallocs += in.allocs[id]
 		}
-		sites = append(sites, a.classify(int(d.dev), g, nallocs, timed, winStart, winEnd, d.lastSeq)...)
+		sites = append(sites, a.classify(int(in.dev), g, nallocs, in.timed, in.winStart, in.winEnd, in.lastSeq)...)
 	}
-	if total > 0 && noStack*2 > total {
-		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
-	}
-	return sites, warns
+	return sites, st
 }
 
 func containsID(ids []int32, id int32) bool {

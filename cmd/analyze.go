@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -36,6 +35,7 @@ type AnalyzeOptions struct {
 	suppressions []analyze.Suppression // parsed from Suppressions
 	failOnSet    bool                  // --fail-on given, possibly empty
 	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
+	oom          oomFacts              // OOM facts of all inputs, for one postmortem
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -48,11 +48,13 @@ func NewCmdAnalyze(ios *IOStreams, version string, runF func(*AnalyzeOptions) er
 		Long: `Analyze reads each FILE (or standard input for "-"), recognises its format by
 content, and reports what holds GPU memory, ranked:
 
-  leak      live memory from one call site kept growing through the run
-  trend     NVML samples: one GPU's or process's used memory and its trend
-  live      held at the end, but the trace does not say when it was allocated
-  retained  allocated once and held without growing (weights, optimizer
-            state, workspaces, a framework's caching pool)
+  oom            an out-of-memory error, with its causes (see gpuleak oom)
+  leak           live memory from one call site kept growing through the run
+  trend          NVML samples: one GPU's or process's used memory and its trend
+  fragmentation  much free memory split around live blocks at the end
+  live           held at the end, but the trace does not say when it was allocated
+  retained       allocated once and held without growing (weights, optimizer
+                 state, workspaces, a framework's caching pool)
 
 Inputs, gzip-compressed or not:
   - PyTorch CUDA memory snapshots: the pickles written by
@@ -70,6 +72,10 @@ Call sites are stacks with framework frames hidden:
 ` + analyze.DefaultHidden + `
 Change that with --hide-frames and --keep-frames (regular expressions matched
 against a frame's file name or function name).
+
+Logs and tracebacks with a CUDA out-of-memory message, torch.cuda.memory_summary()
+text and torch.cuda.memory_stats() JSON are read too; what all inputs say about
+one OOM makes one "oom" finding ("gpuleak oom" prints the full postmortem).
 
 Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
 report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
@@ -106,10 +112,10 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 	f := c.Flags()
 	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
-	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000)")
+	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained)")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained, oom, fragmentation)")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
 	return c
@@ -136,10 +142,10 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained:
+		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
 			failOn[kind] = true
 		default:
-			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained)", k)
+			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained, oom, fragmentation)", k)
 		}
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
@@ -169,11 +175,14 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		rep.Inputs = append(rep.Inputs, in)
 		findings = append(findings, fs...)
 	}
+	// Out-of-memory errors and fragmentation, from all inputs together.
+	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
+	findings = append(findings, ofs...)
 	report.Rank(findings)
 	kept := findings[:0]
 	fail := false
 	for _, f := range findings {
-		if f.Bytes < minBytes {
+		if f.Bytes < minBytes && f.Kind != report.KindOOM { // an OOM is never too small
 			continue
 		}
 		kept = append(kept, f)
@@ -213,36 +222,46 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	defer prog.Stop()
 	switch format := detect.Detect(head); format {
 	case parse.FormatPyTorchSnapshot:
-		return analyzeSnapshot(in, string(format), lopt)
+		return analyzeSnapshot(opts, in, string(format), lopt)
 	case parse.FormatSanitizer, parse.FormatSanitizerXML:
 		return analyzeSanitizer(opts, in, format, lopt)
 	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
 		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
 		return analyzeNVML(in, format)
+	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
+		return analyzeOOMText(opts, in, format)
 	}
-	unknown := &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot, a compute-sanitizer report (text or XML), " +
-		"nor an NVML sample log (nvidia-smi CSV, dmon, pmon, pynvml, gpustat, DCGM)", Err: parse.ErrUnknownFormat}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return report.Input{}, nil, unknown
+	// Text no format claims in its first 64 KiB may still be a long CI or
+	// training log with an OOM message or a compute-sanitizer report further
+	// on: scan it whole for the first, then (a file can be read again) for
+	// the second.
+	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+		return rin, fs, err
 	}
-	// Text whose first bytes no format claims may still be a CI log with a
-	// compute-sanitizer report after a long build: scan it whole (the
-	// reader skips lines without the tool's prefix).
-	rin, fs, err := analyzeSanitizer(opts, in, parse.FormatSanitizer, lopt)
+	if !isText(head) || path == "-" {
+		return report.Input{}, nil, unrecognised(path)
+	}
+	again, err := parse.Open(path, nil)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	defer again.Close()
+	rin, fs, err := analyzeSanitizer(opts, again, parse.FormatSanitizer, lopt)
 	if errors.Is(err, parse.ErrNotMine) {
-		return report.Input{}, nil, unknown
+		return report.Input{}, nil, unrecognised(path)
 	}
 	return rin, fs, err
 }
 
-// analyzeSnapshot streams a snapshot through the leak analyzer.
-func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+// analyzeSnapshot streams a snapshot through the leak and fragmentation
+// analyses; what it says about OOMs goes to opts.oom.
+func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
 	// Batches are released as soon as they are analysed: their buffers
 	// serve the next ones.
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
 	defer r.Release()
-	a := analyze.NewLeakAnalyzer(lopt)
+	a := analyze.NewSnapshotAnalyzer(lopt)
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
@@ -252,7 +271,8 @@ func analyzeSnapshot(in *parse.Input, format string, lopt analyze.LeakOptions) (
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
-	rin, fs := report.FromLeaks(in.Name, format, r.Metadata().Warnings, res)
+	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
+	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
 }
 

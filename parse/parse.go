@@ -30,6 +30,11 @@ const (
 	FormatPynvmlJSONL        Format = "pynvml-jsonl"          // a pynvml sampler's JSON lines: ts, gpu, uuid, total, used, free, reserved, processes
 	FormatGpustatJSON        Format = "gpustat-json"          // gpustat --json documents, one per sample, pretty or one per line
 	FormatDCGMPrometheus     Format = "dcgm-prometheus"       // DCGM exporter Prometheus text: DCGM_FI_DEV_FB_USED/FREE/TOTAL/RESERVED
+
+	// PyTorch text (package parse/pytorchtext).
+	FormatOOMText       Format = "pytorch-oom-message"    // a log or traceback with CUDA out-of-memory messages
+	FormatMemorySummary Format = "pytorch-memory-summary" // torch.cuda.memory_summary() text
+	FormatMemoryStats   Format = "pytorch-memory-stats"   // torch.cuda.memory_stats() as JSON
 )
 
 // Kind is a sentinel error that classifies an *Error for errors.Is without

@@ -19,6 +19,8 @@ type Kind string
 
 // Finding kinds, in the order reports rank them.
 const (
+	// KindOOM: an out-of-memory error, with its postmortem (report/oom.go).
+	KindOOM Kind = "oom"
 	// KindLeak: memory from one call site still live at the end and growing
 	// through the run.
 	KindLeak Kind = "leak"
@@ -31,21 +33,28 @@ const (
 	// KindTrend: how one GPU's or one process's used memory moved through
 	// an NVML sample log (classification growing, sawtooth, step or flat).
 	KindTrend Kind = "trend"
+	// KindFragmentation: memory PyTorch's segments hold free but split
+	// around live blocks, large at the end of a run (report/oom.go).
+	KindFragmentation Kind = "fragmentation"
 )
 
 // rank orders kinds in a report: lower first.
 func (k Kind) rank() int {
 	switch k {
-	case KindLeak:
+	case KindOOM:
 		return 0
-	case KindTrend:
+	case KindLeak:
 		return 1
-	case KindLive:
+	case KindTrend:
 		return 2
-	case KindRetained:
+	case KindFragmentation:
 		return 3
+	case KindLive:
+		return 4
+	case KindRetained:
+		return 5
 	}
-	return 4
+	return 6
 }
 
 // Report is the whole gpuleak.report/v1 document.
@@ -93,6 +102,14 @@ type Input struct {
 	// Clock says how samples were placed in time: "absolute",
 	// "time-of-day" (no dates in the log) or "row-order" (no times).
 	Clock string `json:"clock,omitempty"`
+
+	// --- OOM postmortem (report/oom.go) ---
+
+	// AllocatorStats are the torch.cuda.memory_stats() dicts and
+	// memory_summary() tables the input holds.
+	AllocatorStats []AllocatorStats `json:"allocator_stats,omitempty"`
+	// EndPools is a snapshot's memory by pool at its end ("gpuleak oom" only).
+	EndPools []PoolMemory `json:"end_pools,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.
@@ -274,6 +291,17 @@ type Finding struct {
 	// ProfileBytes: a GPU's used memory in up to 48 equal parts of the
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
+
+	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/oom.go) ---
+	// Their members are the finding's own members in JSON; nil for other kinds.
+
+	// AllocatorMemory is PyTorch's memory at the OOM, or where it is
+	// fragmented (both kinds).
+	*AllocatorMemory
+	// OOMDetail is the postmortem of an "oom" finding.
+	*OOMDetail
+	// FragmentationDetail is the measure of a "fragmentation" finding.
+	*FragmentationDetail
 }
 
 // TrendChange is a shift of level between StartUs (the last sample at the

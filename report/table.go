@@ -113,7 +113,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		if f.Device != nil {
 			dev = fmt.Sprint(*f.Device)
 		}
-		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, IBytes(f.Bytes), fmt.Sprint(f.Count), growthCell(f), f.Site.String()}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
 		if f.Kind == KindTrend {
 			gpu, growth, site := trendCells(f)
 			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
@@ -138,6 +138,8 @@ func growthCell(f Finding) string {
 	switch {
 	case g == nil && fromLeakCheck(f):
 		return "at exit"
+	case f.Kind == KindOOM || f.Kind == KindFragmentation:
+		return "-"
 	case g == nil:
 		return "?"
 	case f.Kind != KindLeak:
@@ -168,6 +170,7 @@ func describeInput(in Input) string {
 		}
 		parts = append(parts, s)
 	}
+	parts = append(parts, describeAllocatorStats(in)...)
 	return strings.Join(parts, "; ")
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 )
 
@@ -24,5 +25,18 @@ func Detect(head []byte) parse.Format {
 		return f
 	}
 	// NVML sample logs: nvidia-smi CSV, dmon/pmon, pynvml, gpustat, DCGM.
-	return nvml.Sniff(head)
+	if f := nvml.Sniff(head); f != parse.FormatUnknown {
+		return f
+	}
+	// PyTorch text. The OOM message test is the weakest (a phrase anywhere
+	// in text): keep it after the other text families.
+	switch {
+	case pytorchtext.SniffStats(head):
+		return parse.FormatMemoryStats
+	case pytorchtext.SniffSummary(head):
+		return parse.FormatMemorySummary
+	case pytorchtext.SniffOOM(head):
+		return parse.FormatOOMText
+	}
+	return parse.FormatUnknown
 }

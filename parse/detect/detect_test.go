@@ -12,7 +12,11 @@ func TestDetect(t *testing.T) {
 		"../../testdata/pytorch/repickled/model_reload.p0.pickle": parse.FormatPyTorchSnapshot,
 		"../../testdata/pytorch/repickled/model_reload.p1.pickle": parse.FormatPyTorchSnapshot,
 		"../../testdata/pytorch/protocol5.pickle.gz":              parse.FormatPyTorchSnapshot, // after parse.Open removes gzip
-		"../../testdata/pytorch/oom_error.txt":                    parse.FormatUnknown,
+		"../../testdata/pytorch/oom_error.txt":                    parse.FormatOOMText,
+		"../../testdata/pytorch/oom_other_process_traceback.txt":  parse.FormatOOMText,
+		"../../testdata/pytorch/memory_summary.txt":               parse.FormatMemorySummary,
+		"../../testdata/pytorch/memory_stats_2.json":              parse.FormatMemoryStats,
+		"../../testdata/pytorch/kineto_trace.json":                parse.FormatUnknown,
 		"../../testdata/README.md":                                parse.FormatUnknown,
 	}
 	for path, want := range cases {

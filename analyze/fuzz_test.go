@@ -1,0 +1,114 @@
+package analyze
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse/pickle"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// FuzzPostmortem runs arbitrary bytes through the OOM postmortem: as a
+// snapshot (backward replay from whatever final state it claims, undoing
+// whatever entries it holds) and as a log, together. Whatever the input,
+// the analysis ends without a panic and every OOM report is whole.
+func FuzzPostmortem(f *testing.F) {
+	// Small real seeds: the fuzzer minimizes by re-running inputs.
+	for _, name := range []string{"oom_other_process.pickle", "oom_error.txt"} {
+		if b, err := os.ReadFile("../testdata/pytorch/" + name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		var ins []OOMInput
+		lim := pickle.Limits{MaxStack: 1 << 12, MaxItems: 1 << 14, MaxString: 1 << 16}
+		r := pytorch.NewReader(bytes.NewReader(data), "fuzz", pytorch.WithAllocator(mem), pytorch.WithBatchSize(64), pytorch.WithLimits(lim))
+		a := NewSnapshotAnalyzer(LeakOptions{})
+		for r.Next() {
+			if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Err() == nil {
+			ins = append(ins, OOMInput{Path: "s", Snapshot: a.Finalize()})
+		}
+		r.Release()
+		tr := pytorchtext.NewReader(bytes.NewReader(data), "t", pytorchtext.WithAllocator(mem), pytorchtext.WithBatchSize(16))
+		ta := NewOOMTextAnalyzer()
+		for tr.Next() {
+			if err := ta.Add(tr.Table(), tr.RecordBatch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tr.Err() == nil {
+			ins = append(ins, OOMInput{Path: "t", Text: ta.Finalize()})
+		}
+		tr.Release()
+		pm := NewPostmortem(ins, PostmortemOptions{})
+		for _, o := range pm.OOMs {
+			if len(o.Sources) == 0 || (o.Memory != nil && o.Memory.Total.FreeBytes < 0 && o.Memory.Total.Segments == 0) {
+				t.Fatalf("report %+v", o)
+			}
+		}
+	})
+}
+
+// FuzzReplay drives the backward replay with arbitrary final states and
+// traces: segments, blocks and entries decoded from the bytes, sizes and
+// addresses chosen near each other so that they meet. The replay never
+// panics, and its totals are the sums of its pools.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte{1, 4, 0, 2, 0, 1, 7, 0, 2, 1, 2, 1, 3, 1, 4, 5, 6})
+	f.Add([]byte{3, 20, 1, 1, 5, 9, 2, 3, 8, 0, 7, 1, 5, 3, 2, 6, 2, 8, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		next := func() int {
+			if len(data) == 0 {
+				return 0
+			}
+			b := int(data[0])
+			data = data[1:]
+			return b
+		}
+		const unit = 1 << 20
+		var segs []seg
+		var blks []blk
+		for n := next() % 4; n > 0; n-- {
+			s := seg{addr: uint64(next()%16) * 4 * unit, size: int64(next()%5+1) * unit, small: next()%2 == 1, stream: int64(next() % 2), expandable: next()%3 == 0}
+			segs = append(segs, s)
+			for k := next() % 3; k > 0; k-- {
+				state := "active_allocated"
+				if next()%4 == 0 {
+					state = "active_pending_free"
+				}
+				blks = append(blks, blk{seg: s.addr, addr: s.addr + uint64(next()%4)*unit/2, size: int64(next()%3+1) * unit / 2, state: state})
+			}
+		}
+		actions := []string{"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom", "snapshot"}
+		var evs []fev
+		evs = append(evs, fev{"oom", 0, unit, 0, 1 << 30})
+		for len(data) > 0 {
+			a := actions[next()%len(actions)]
+			evs = append(evs, fev{a, uint64(next()%128) * unit / 2, int64(next()%9-1) * unit / 2, int64(next() % 2), int64(next()) << 20})
+		}
+		res := syntheticSnapshot(t, segs, blks, evs)
+		for _, o := range res.OOMs {
+			var sum PoolState
+			for _, p := range o.Memory.Pools {
+				sum.ReservedBytes += p.ReservedBytes
+				sum.ActiveBytes += p.ActiveBytes
+				sum.FreeBytes += p.FreeBytes
+			}
+			tot := o.Memory.Total
+			if sum.ReservedBytes != tot.ReservedBytes || sum.ActiveBytes != tot.ActiveBytes || sum.FreeBytes != tot.FreeBytes {
+				t.Fatalf("totals %+v, pools sum %+v", tot, sum)
+			}
+		}
+		NewPostmortem([]OOMInput{{Path: "x", Snapshot: res}}, PostmortemOptions{})
+	})
+}

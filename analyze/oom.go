@@ -1,0 +1,859 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// OOM causes. The string values are part of the report's schema.
+const (
+	// CauseFragmentation: PyTorch's segments held enough free memory for
+	// the request, but no free block was large enough.
+	CauseFragmentation = "fragmentation"
+	// CauseAccumulation: memory grew from one or a few call sites until
+	// the limit.
+	CauseAccumulation = "accumulation"
+	// CauseOtherProcesses: other processes held the GPU memory the request
+	// needed.
+	CauseOtherProcesses = "other-processes"
+	// CauseMemoryLimit: the process hit its own cap
+	// (set_per_process_memory_fraction) while the GPU had room.
+	CauseMemoryLimit = "memory-limit"
+	// CauseCapacity: the process's working set is larger than the GPU.
+	CauseCapacity = "capacity"
+)
+
+// Thresholds of the postmortem.
+const (
+	// accumulationShare: growing sites must hold at least this share of
+	// the memory allocated at the OOM.
+	accumulationShare = 0.5
+	// otherProcessesMin: other processes must hold at least this much to be
+	// a cause (below, it is the driver's and CUDA context's noise).
+	otherProcessesMin = 256 << 20
+	// otherEstimatedMin: when the message lists no processes, memory
+	// outside PyTorch's allocator includes this process's CUDA context and
+	// libraries; only more than this is put on other processes.
+	otherEstimatedMin = 2 << 30
+	// fragmentationMinSplit and fragmentationMinShare: free memory in split
+	// segments (which empty_cache cannot return) at the end of a run is
+	// reported when it is at least fragmentationMinSplit and at least
+	// fragmentationMinShare of reserved memory or fragmentationMinLarge.
+	fragmentationMinSplit = 64 << 20
+	fragmentationMinShare = 0.2
+	fragmentationMinLarge = 2 << 30
+	// oomTopSites is how many sites an OOM report keeps.
+	oomTopSites = 5
+)
+
+// OOMInput is what one input contributes to a postmortem: a snapshot's
+// analysis, or what a log, memory summary or memory stats file holds.
+type OOMInput struct {
+	// Path names the input as the command line did; Format is its
+	// parse.Format.
+	Path   string
+	Format string
+	// Snapshot is set for a snapshot, Text for the other formats.
+	Snapshot *SnapshotResult
+	Text     *OOMTextResult
+}
+
+// PostmortemOptions tune the combination. The zero value is usable.
+type PostmortemOptions struct {
+	// Filter hides framework frames of tracebacks; nil means
+	// DefaultFrameFilter().
+	Filter *FrameFilter
+}
+
+// Postmortem explains the out-of-memory errors of a run from every input
+// given about it: each OOM once, with what each input said about it.
+type Postmortem struct {
+	// OOMs in input order: a snapshot's in trace order, then messages no
+	// snapshot explains.
+	OOMs []OOMReport
+	// Fragmentation lists memory that is free but cannot serve large
+	// requests, at the end of a run, where it is large.
+	Fragmentation []FragmentationReport
+	// Stats are the memory_stats()/memory_summary() sets not folded into
+	// an OOM.
+	Stats []StatsReport
+	// Notes say, per input, what it did not have ("no OOM message").
+	Notes []InputNote
+	// WithoutOOM are the snapshots whose trace has no "oom" entry (most
+	// snapshots: not worth a note where leaks are the subject).
+	WithoutOOM []string
+}
+
+// InputNote is a remark about one input.
+type InputNote struct {
+	Path string // the input
+	Note string // one sentence
+}
+
+// OOMSource is one input's account of an OOM.
+type OOMSource struct {
+	// Path and Format of the input.
+	Path, Format string
+	// Line of the message in a text input; 0 for a snapshot.
+	Line int64
+	// Seq is the "oom" trace entry of a snapshot; -1 for text.
+	Seq int64
+}
+
+// OOMReport is the postmortem of one out-of-memory error. Sizes are bytes,
+// -1 when no input says. Sizes from a message are as PyTorch printed
+// them: within pytorchtext.SizeTolerance of the truth.
+type OOMReport struct {
+	// Sources are the inputs that describe this OOM, snapshots first.
+	Sources []OOMSource
+	// Device is the GPU index, -1 when unknown.
+	Device int
+	// TimeUs is when it happened (µs since the epoch), 0 when unknown.
+	TimeUs int64
+	// Generation of the message, "" without one. Unparsed messages
+	// (Generation pytorchtext.GenUnparsed) carry only Reason and Text.
+	Generation pytorchtext.Generation
+	Exception  string // the exception type before the message
+	Reason     string // why an unparsed message was not read
+	Text       string // the message
+	// RequestedBytes is the allocation that failed: from a snapshot, the
+	// request rounded to a block; from a message only, the size it printed
+	// (for requests under 10 MiB, the segment the allocator needed).
+	RequestedBytes int64
+	// SegmentBytes is the segment PyTorch had to reserve for it.
+	SegmentBytes int64
+	// DeviceFreeBytes and DeviceTotalBytes: the GPU's free and total
+	// memory, as CUDA reported.
+	DeviceFreeBytes, DeviceTotalBytes int64
+	// ProcessInUseBytes is this process's memory on the GPU, PyTorch's and
+	// not (2.x messages, with NVML).
+	ProcessInUseBytes int64
+	// OtherProcesses the message names; UnlistedBytes is memory in use on
+	// the GPU that neither they nor this process account for (other
+	// containers' processes, the driver); -1 when unknown.
+	OtherProcesses []pytorchtext.Process
+	UnlistedBytes  int64
+	// AllowedBytes is the per-process limit; -1 when none was set or the
+	// inputs do not say.
+	AllowedBytes int64
+	// PyTorch's memory at the OOM; PrivatePoolBytes is the part of
+	// AllocatedBytes in private pools (from a 2.2+ message).
+	AllocatedBytes, ReservedBytes, ReservedUnallocatedBytes, ActiveBytes int64
+	PrivatePoolBytes                                                     int64
+	// LargestFreeBlockBytes is the largest free block in the pool the
+	// request had to come from (snapshot only).
+	LargestFreeBlockBytes int64
+	// WouldFitIfContiguous: the free memory in PyTorch's (fixed) segments
+	// would have held the request had it been one block; nil when unknown.
+	WouldFitIfContiguous *bool
+	// Memory is the allocator's state by pool (snapshot only).
+	Memory *DeviceMemory
+	// RequestPool is the pool the request had to be served from
+	// (snapshot only).
+	RequestPool *PoolKey
+	// LiveBlocks counts allocated blocks, -1 when unknown.
+	LiveBlocks int
+	// Sites are the call sites holding the most memory at the OOM, largest
+	// first (snapshot only; at most 5).
+	Sites []Site
+	// SitesTotal counts all of them.
+	SitesTotal int
+	// Stack is where the failing allocation was asked for, innermost
+	// first, framework frames hidden (from the snapshot's trace entry or
+	// the traceback); Frame is its innermost user frame.
+	Stack []Frame
+	Frame Frame
+	// Causes, the most specific first; empty when the inputs cannot tell.
+	Causes []Cause
+	// Notes explain what could not be decided, or inconsistencies.
+	Notes []string
+	// Stats is a memory_stats()/memory_summary() set taken at this OOM.
+	Stats *AllocatorStats
+	// Occurrences counts the messages folded into this report.
+	Occurrences int
+
+	accumulated int64                // bytes in growing sites
+	msg         *pytorchtext.Message // the first message folded in
+	expandable  bool
+	snapshot    bool
+}
+
+// Cause is one reason for an OOM, with the numbers that show it.
+type Cause struct {
+	// Name is one of the Cause* constants.
+	Name string
+	// Evidence says which numbers led to the cause.
+	Evidence string
+	// Numbers are those numbers by name: sizes in bytes (names ending in
+	// _bytes) and counts.
+	Numbers map[string]int64
+	// Advice says what to change.
+	Advice string
+}
+
+// FragmentationReport is free memory that PyTorch's segments hold but
+// cannot serve large requests with, on one device at one moment.
+type FragmentationReport struct {
+	// Path and Format of the input.
+	Path, Format string
+	Device       int // -1 when unknown
+	// At is "end" for the end of a snapshot, or the stats' source.
+	At string
+	// State sums the fixed (not expandable) segments; from stats, only
+	// reserved, allocated, active, requested and inactive split are known
+	// (LargestFreeBytes is -1).
+	State PoolState
+	// Pools by pool, snapshot only.
+	Pools []PoolState
+	// Advice says what to change.
+	Advice string
+}
+
+// StatsReport is one memory_stats()/memory_summary() set.
+type StatsReport struct {
+	// Path and Format of the input; Stats the set.
+	Path, Format string
+	Stats        AllocatorStats
+	// SameAs names what else describes the same moment: a memory
+	// summary of these numbers ("memory_summary.txt"), or the end of a
+	// snapshot ("the end of x.pickle").
+	SameAs []string
+	// SnapshotEnd is true when a snapshot's end is that moment.
+	SnapshotEnd bool
+}
+
+func (r *OOMReport) known(v int64) bool { return v >= 0 }
+
+// NewPostmortem combines inputs about one run: snapshots' OOMs, OOM messages
+// (one OOM printed in several files, or several times, is one), tracebacks
+// and allocator statistics, and finds the causes of each OOM.
+func NewPostmortem(inputs []OOMInput, opt PostmortemOptions) *Postmortem {
+	if opt.Filter == nil {
+		opt.Filter = DefaultFrameFilter()
+	}
+	pm := &Postmortem{}
+	var reports []*OOMReport
+	// Snapshots first: messages are matched against their OOMs.
+	for _, in := range inputs {
+		if in.Snapshot == nil {
+			continue
+		}
+		if len(in.Snapshot.OOMs) == 0 {
+			pm.WithoutOOM = append(pm.WithoutOOM, in.Path)
+		}
+		for _, so := range in.Snapshot.OOMs {
+			reports = append(reports, fromSnapshotOOM(in, so))
+		}
+	}
+	for _, in := range inputs {
+		if in.Text == nil {
+			continue
+		}
+		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
+			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
+		}
+		for _, m := range in.Text.Messages {
+			src := OOMSource{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
+			if r := matchMessage(reports, m); r != nil {
+				r.addMessage(m, src, opt.Filter)
+				continue
+			}
+			r := &OOMReport{Device: -1}
+			r.clear()
+			r.addMessage(m, src, opt.Filter)
+			reports = append(reports, r)
+		}
+	}
+	// Allocator statistics: fold a set taken at an OOM into it, keep the
+	// others for the run.
+	var stats []StatsReport
+	for _, in := range inputs {
+		if in.Text == nil {
+			continue
+		}
+		for _, s := range in.Text.Stats {
+			stats = append(stats, StatsReport{Path: in.Path, Format: in.Format, Stats: s})
+		}
+	}
+	stats = dedupeStats(stats)
+	for i := range stats {
+		s := &stats[i]
+		if r := statsAtOOM(reports, &s.Stats); r != nil {
+			r.Stats = &s.Stats
+			r.Sources = append(r.Sources, OOMSource{Path: s.Path, Format: s.Format, Line: s.Stats.Line, Seq: -1})
+			continue
+		}
+		for _, in := range inputs {
+			if in.Snapshot == nil {
+				continue
+			}
+			for _, end := range in.Snapshot.Fragment.End {
+				if !s.SnapshotEnd && statsMatchState(&s.Stats, end) {
+					s.SameAs = append(s.SameAs, "the end of "+in.Path)
+					s.SnapshotEnd = true
+				}
+			}
+		}
+		pm.Stats = append(pm.Stats, *s)
+	}
+	for _, r := range reports {
+		r.findCauses()
+		pm.OOMs = append(pm.OOMs, *r)
+	}
+	// Counted OOMs without a report.
+	for _, s := range pm.Stats {
+		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > len(pm.OOMs) {
+			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %d out-of-memory errors (num_ooms); the inputs describe %d", n, len(pm.OOMs))})
+		}
+	}
+	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
+	return pm
+}
+
+// clear marks every size unknown.
+func (r *OOMReport) clear() {
+	r.RequestedBytes, r.SegmentBytes, r.DeviceFreeBytes, r.DeviceTotalBytes = -1, -1, -1, -1
+	r.ProcessInUseBytes, r.UnlistedBytes, r.AllowedBytes = -1, -1, -1
+	r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes, r.ActiveBytes, r.PrivatePoolBytes = -1, -1, -1, -1, -1
+	r.LargestFreeBlockBytes, r.LiveBlocks = -1, -1
+}
+
+func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
+	r := &OOMReport{Device: so.Device, TimeUs: so.TimeUs, snapshot: true}
+	r.clear()
+	r.Sources = []OOMSource{{Path: in.Path, Format: in.Format, Seq: so.Seq}}
+	r.RequestedBytes = so.Requested
+	r.SegmentBytes = AllocSegmentSize(so.Requested)
+	if so.DeviceFree >= 0 {
+		r.DeviceFreeBytes = so.DeviceFree
+	}
+	mem := so.Memory
+	r.Memory = &mem
+	pool := so.RequestPool
+	r.RequestPool = &pool
+	t := mem.Total
+	r.AllocatedBytes, r.ReservedBytes, r.ActiveBytes = t.AllocatedBytes, t.ReservedBytes, t.ActiveBytes
+	r.ReservedUnallocatedBytes = t.ReservedBytes - t.AllocatedBytes
+	r.LiveBlocks = t.AllocatedBlocks
+	r.LargestFreeBlockBytes = so.RequestPoolLargestFree
+	fit := so.WouldFitIfContiguous
+	r.WouldFitIfContiguous = &fit
+	r.expandable = so.Expandable
+	r.Stack, r.Frame = so.Stack, so.Frame
+	if so.SitesKnown {
+		sites := append([]Site(nil), so.Sites...)
+		sort.SliceStable(sites, func(i, j int) bool { return sites[i].Bytes > sites[j].Bytes })
+		r.SitesTotal = len(sites)
+		for _, s := range so.Sites {
+			if s.Kind == Leak {
+				r.accumulated += s.Bytes
+			}
+		}
+		if len(sites) > oomTopSites {
+			sites = sites[:oomTopSites]
+		}
+		r.Sites = sites
+	} else {
+		r.Notes = append(r.Notes, "the call sites at this OOM are not known: only the first 32 OOMs of a device keep them")
+	}
+	if so.Mismatches > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d later trace entries did not agree with the snapshot's final state: the state at the OOM is approximate", so.Mismatches))
+	}
+	if t.EstimatedBlocks > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d blocks freed after the OOM are sized by the allocator's rounding of their requested size (a trace entry does not give the block's size): each may have been up to 1 MiB larger", t.EstimatedBlocks))
+	}
+	return r
+}
+
+// near reports whether a size printed in a message is v.
+func near(printed, v int64) bool {
+	d := printed - v
+	if d < 0 {
+		d = -d
+	}
+	return d <= pytorchtext.SizeTolerance(printed)+pytorchtext.SizeTolerance(v)
+}
+
+func parsed(g pytorchtext.Generation) bool { return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 }
+
+// sameNumbers reports whether two parsed messages say the same.
+func sameNumbers(a, b *pytorchtext.Message) bool {
+	if a.Generation != b.Generation || a.Device != b.Device || len(a.Processes) != len(b.Processes) {
+		return false
+	}
+	for i := range a.Processes {
+		if a.Processes[i] != b.Processes[i] {
+			return false
+		}
+	}
+	return a.Requested == b.Requested && a.Total == b.Total && a.Free == b.Free && a.ProcessInUse == b.ProcessInUse &&
+		a.Allowed == b.Allowed && a.Allocated == b.Allocated && a.PrivatePools == b.PrivatePools &&
+		a.ReservedUnallocated == b.ReservedUnallocated && a.Reserved == b.Reserved
+}
+
+// matchMessage finds the report a message belongs to: one that already
+// holds the same message (printed again, or in another file), or a
+// snapshot's OOM with the same device, request and free memory.
+func matchMessage(reports []*OOMReport, m OOMMessage) *OOMReport {
+	if !parsed(m.Generation) {
+		for _, r := range reports {
+			if r.msg != nil && r.msg.Generation == m.Generation && r.msg.Text == m.Text {
+				return r
+			}
+		}
+		return nil
+	}
+	for _, r := range reports {
+		if r.msg != nil && sameNumbers(r.msg, &m.Message) {
+			return r
+		}
+	}
+	for _, r := range reports {
+		if !r.snapshot || r.msg != nil || (m.Device >= 0 && m.Device != r.Device) {
+			continue
+		}
+		// The message prints the segment size the allocator needed; older
+		// releases the rounded request.
+		if !near(m.Requested, r.SegmentBytes) && !near(m.Requested, r.RequestedBytes) {
+			continue
+		}
+		if r.DeviceFreeBytes >= 0 && !near(m.Free, r.DeviceFreeBytes) {
+			continue
+		}
+		return r
+	}
+	return nil
+}
+
+// addMessage folds a message into the report.
+func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter) {
+	r.Sources = append(r.Sources, src)
+	r.Occurrences++
+	if r.Exception == "" {
+		r.Exception = m.Exception
+	}
+	if len(r.Stack) == 0 && len(m.Frames) > 0 {
+		r.Stack = oomUserStack(m.Frames, filter)
+		if i := innermostUser(r.Stack); i >= 0 {
+			r.Frame = r.Stack[i]
+		}
+	}
+	if r.msg != nil {
+		return
+	}
+	mm := m.Message
+	r.msg = &mm
+	r.Generation, r.Text, r.Reason = m.Generation, m.Text, m.Reason
+	if !parsed(m.Generation) {
+		return
+	}
+	if r.Device < 0 {
+		r.Device = m.Device
+	}
+	r.DeviceTotalBytes = m.Total
+	r.ProcessInUseBytes = m.ProcessInUse
+	r.OtherProcesses = m.Processes
+	r.AllowedBytes = m.Allowed
+	r.PrivatePoolBytes = m.PrivatePools
+	msgReserved := m.Reserved
+	if m.Generation == pytorchtext.Gen2 {
+		msgReserved = m.Allocated + m.ReservedUnallocated
+	}
+	if !r.snapshot {
+		r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested
+		r.DeviceFreeBytes = m.Free
+		r.AllocatedBytes = m.Allocated
+		r.ReservedBytes = msgReserved
+		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
+		if r.ReservedUnallocatedBytes >= 0 {
+			fit := r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= r.RequestedBytes
+			r.WouldFitIfContiguous = &fit
+		}
+		return
+	}
+	// The snapshot's numbers are exact; say when the message disagrees.
+	if !near(m.Allocated, r.AllocatedBytes) && (m.PrivatePools < 0 || !near(m.Allocated-m.PrivatePools, r.AllocatedBytes)) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s allocated by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(m.Allocated), pytorchtext.FormatSize(r.AllocatedBytes)))
+	}
+	if !near(msgReserved, r.ReservedBytes) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s reserved by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(msgReserved), pytorchtext.FormatSize(r.ReservedBytes)))
+	}
+}
+
+// oomUserStack hides framework frames of a traceback.
+func oomUserStack(full []Frame, filter *FrameFilter) []Frame {
+	var out []Frame
+	for _, f := range full {
+		if !filter.Hidden(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return frameworkSite(full)
+	}
+	return out
+}
+
+// size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
+func size(b int64) string { return pytorchtext.FormatSize(b) }
+
+// findCauses classifies the OOM from the numbers its inputs gave.
+func (r *OOMReport) findCauses() {
+	if !parsed(r.Generation) && !r.snapshot {
+		switch r.Generation {
+		case pytorchtext.GenCUDAError:
+			r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
+		case pytorchtext.GenUnparsed:
+			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
+		}
+		return
+	}
+	req := r.RequestedBytes
+	block, seg := req, r.SegmentBytes
+	tol := int64(0)
+	if r.snapshot {
+		block = AllocRoundSize(req)
+	} else {
+		tol = pytorchtext.SizeTolerance(req)
+	}
+	freeTol := int64(0)
+	if r.msg != nil && parsed(r.msg.Generation) {
+		freeTol = pytorchtext.SizeTolerance(r.DeviceFreeBytes)
+	}
+	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol
+	gpuFull := r.known(r.DeviceFreeBytes) && !gpuRoom
+	var causes []Cause
+
+	// Fragmentation: enough free memory in PyTorch's segments, no block
+	// large enough.
+	frag := false
+	switch {
+	case r.Memory != nil && r.expandable:
+		if free := r.Memory.Total.FreeBytes; free >= block {
+			r.Notes = append(r.Notes, fmt.Sprintf("expandable segments: the %s free in PyTorch's segments is unmapped and mapped again where a request needs it, so it is not fragmentation", size(free)))
+		}
+	case r.Memory != nil:
+		fixed := r.Memory.Fixed
+		if fixed.FreeBytes >= block && r.LargestFreeBlockBytes < block {
+			frag = true
+			ev := fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
+				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes))
+			ev += r.growthRefused(gpuRoom, seg)
+			causes = append(causes, Cause{Name: CauseFragmentation, Evidence: ev,
+				Numbers: map[string]int64{"requested_bytes": req, "reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
+				Advice:  fragmentationAdvice})
+		}
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= req:
+		frag = true
+		ev := fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req))
+		ev += r.growthRefused(gpuRoom, seg)
+		causes = append(causes, Cause{Name: CauseFragmentation, Evidence: ev,
+			Numbers: map[string]int64{"requested_bytes": req, "reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, Advice: fragmentationAdvice})
+	}
+
+	// Other processes, memory limit, capacity: why PyTorch could not
+	// reserve more.
+	var others, shortfall int64 = -1, -1
+	othersEstimated := false
+	if gpuFull {
+		shortfall = seg - r.DeviceFreeBytes
+		if r.known(r.DeviceTotalBytes) {
+			used := r.DeviceTotalBytes - r.DeviceFreeBytes
+			var listed int64
+			for _, p := range r.OtherProcesses {
+				listed += p.Bytes
+			}
+			if r.known(r.ProcessInUseBytes) {
+				// What no listed process accounts for; below
+				// otherProcessesMin it is the rounding of the message.
+				r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
+				others = listed
+				if r.UnlistedBytes >= otherProcessesMin {
+					others += r.UnlistedBytes
+				}
+			} else if len(r.OtherProcesses) > 0 {
+				others = listed
+			} else if r.known(r.ReservedBytes) {
+				others, othersEstimated = max(0, used-r.ReservedBytes), true
+			}
+		}
+	}
+	otherProc := false
+	if !frag && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
+		otherProc = true
+		var who []string
+		for _, p := range r.OtherProcesses {
+			who = append(who, fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes)))
+		}
+		if r.UnlistedBytes > otherProcessesMin {
+			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
+		}
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request; other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(others))
+		if othersEstimated {
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request; %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(others))
+		} else if len(who) > 0 {
+			ev += " (" + strings.Join(who, "; ") + ")"
+		}
+		if r.known(r.ProcessInUseBytes) {
+			ev += fmt.Sprintf(", this process %s", size(r.ProcessInUseBytes))
+		}
+		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
+		causes = append(causes, Cause{Name: CauseOtherProcesses, Evidence: ev,
+			Numbers: map[string]int64{"other_processes_bytes": others, "device_free_bytes": r.DeviceFreeBytes, "device_total_bytes": r.DeviceTotalBytes, "shortfall_bytes": shortfall},
+			Advice:  advice})
+	}
+
+	// Accumulation: growing call sites hold most of the memory.
+	accum := false
+	if r.snapshot && r.AllocatedBytes > 0 && float64(r.accumulated) >= accumulationShare*float64(r.AllocatedBytes) {
+		accum = true
+		var parts []string
+		var top Site
+		for _, s := range r.Sites {
+			if s.Kind != Leak {
+				continue
+			}
+			if len(parts) == 0 {
+				top = s
+			}
+			if len(parts) < 3 {
+				parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
+			}
+		}
+		ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%.0f%%)", strings.Join(parts, ", "),
+			size(r.accumulated), size(r.AllocatedBytes), 100*float64(r.accumulated)/float64(r.AllocatedBytes))
+		if g := top.Growth; g != nil && g.Allocations > 0 {
+			ev += fmt.Sprintf("; %d of the %d allocations made at %s were still held", g.Kept, g.Allocations, frameString(top.Frame))
+		}
+		causes = append(causes, Cause{Name: CauseAccumulation, Evidence: ev,
+			Numbers: map[string]int64{"accumulated_bytes": r.accumulated, "allocated_bytes": r.AllocatedBytes, "top_site_bytes": top.Bytes, "top_site_blocks": int64(top.Count)},
+			Advice:  fmt.Sprintf("fix the retention at %s: store loss.item() or .detach() rather than tensors that keep their graph, clear lists, dicts and caches of tensors, delete models and optimizers you replace", frameString(top.Frame))})
+	}
+
+	// Memory limit: the GPU had room, the process's cap refused.
+	if !frag && gpuRoom {
+		switch {
+		case r.known(r.AllowedBytes):
+			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", size(r.AllowedBytes), size(r.DeviceFreeBytes))
+			if r.known(r.ReservedBytes) {
+				ev += fmt.Sprintf(": PyTorch had %s reserved and needed %s more", size(r.ReservedBytes), size(seg))
+			}
+			causes = append(causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
+				Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
+				Advice:  memoryLimitAdvice})
+		default:
+			ev := fmt.Sprintf("the GPU had %s free, yet PyTorch could not reserve %s more than its %s: a per-process limit refused it (torch.cuda.set_per_process_memory_fraction; the OOM message gives it as \"N allowed\")",
+				size(r.DeviceFreeBytes), size(seg), size(r.ReservedBytes))
+			causes = append(causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
+				Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
+				Advice:  memoryLimitAdvice})
+		}
+	}
+
+	// Capacity: the GPU was full and this process's own working set is
+	// what filled it.
+	if !frag && gpuFull {
+		accumExplains := accum && r.accumulated >= shortfall
+		self := r.ProcessInUseBytes
+		if !r.known(self) {
+			self = r.ReservedBytes
+		}
+		tooBig := r.known(r.DeviceTotalBytes) && r.known(self) && self+seg > r.DeviceTotalBytes
+		switch {
+		case !r.known(r.DeviceTotalBytes):
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
+		case tooBig || (!otherProc && !accumExplains):
+			ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
+			if r.known(self) {
+				ev += fmt.Sprintf("; this process held %s", size(self))
+			}
+			if others >= 0 {
+				ev += fmt.Sprintf(", other processes %s", size(others))
+			}
+			causes = append(causes, Cause{Name: CauseCapacity, Evidence: ev,
+				Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg},
+				Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
+		}
+	}
+	if len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
+		r.Notes = append(r.Notes, "the trace entry does not give the GPU's free memory: the cause cannot be told")
+	}
+	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseCapacity: 4}
+	sort.SliceStable(causes, func(i, j int) bool { return order[causes[i].Name] < order[causes[j].Name] })
+	r.Causes = causes
+}
+
+// growthRefused says why PyTorch could not reserve a new segment instead.
+func (r *OOMReport) growthRefused(gpuRoom bool, seg int64) string {
+	switch {
+	case gpuRoom && r.known(r.AllowedBytes):
+		return fmt.Sprintf("; the %s limit (allowed) kept PyTorch from reserving a new %s segment", size(r.AllowedBytes), size(seg))
+	case gpuRoom:
+		return fmt.Sprintf("; the GPU had %s free, so a per-process limit kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
+	case r.known(r.DeviceFreeBytes):
+		return fmt.Sprintf("; the GPU had only %s free for a new %s segment", size(r.DeviceFreeBytes), size(seg))
+	}
+	return ""
+}
+
+const fragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) so that freed memory is mapped again contiguously; before 2.1, max_split_size_mb (e.g. 128) keeps large cached blocks from being split; or allocate the large, long-lived buffers first, before many small ones interleave with them"
+
+const memoryLimitAdvice = "the process reached its own cap, not the GPU's: raise torch.cuda.set_per_process_memory_fraction (or the framework setting that sets it), or reduce what this process needs"
+
+func frameString(f Frame) string {
+	if f.Filename == "" && f.Name == "" {
+		return "(no stack)"
+	}
+	file := f.Filename
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		file = file[i+1:]
+	}
+	if f.Line > 0 {
+		return fmt.Sprintf("%s (%s:%d)", f.Name, file, f.Line)
+	}
+	return fmt.Sprintf("%s (%s)", f.Name, file)
+}
+
+// statsNear reports whether a stats value (maybe truncated to its
+// resolution) is v, give or take tol.
+func statsNear(s *AllocatorStats, key string, v, tol int64) bool {
+	x, ok := s.Get(key)
+	if !ok {
+		return false
+	}
+	return x-tol <= v && v < x+max(s.Resolution[key], 1)+tol
+}
+
+// statsAtOOM finds the OOM a stats set was taken at: it counts an OOM and
+// its allocated and reserved memory are the OOM's.
+func statsAtOOM(reports []*OOMReport, s *AllocatorStats) *OOMReport {
+	if n, ok := s.Get("num_ooms"); !ok || n == 0 {
+		return nil
+	}
+	var found *OOMReport
+	for _, r := range reports {
+		if r.Stats != nil || !r.known(r.AllocatedBytes) || !r.known(r.ReservedBytes) || (s.Device >= 0 && r.Device >= 0 && s.Device != r.Device) {
+			continue
+		}
+		tol := int64(0)
+		if !r.snapshot {
+			tol = pytorchtext.SizeTolerance(r.AllocatedBytes) + pytorchtext.SizeTolerance(r.ReservedBytes)
+		}
+		if statsNear(s, "allocated_bytes.all.current", r.AllocatedBytes, tol) && statsNear(s, "reserved_bytes.all.current", r.ReservedBytes, tol) {
+			found = r
+		}
+	}
+	return found
+}
+
+// statsMatchState reports whether a stats set describes a snapshot state.
+func statsMatchState(s *AllocatorStats, dm DeviceMemory) bool {
+	if s.Device >= 0 && s.Device != dm.Device {
+		return false
+	}
+	return statsNear(s, "allocated_bytes.all.current", dm.Total.AllocatedBytes, 0) &&
+		statsNear(s, "reserved_bytes.all.current", dm.Total.ReservedBytes, 0) &&
+		statsNear(s, "segment.all.current", int64(dm.Total.Segments), 0)
+}
+
+// dedupeStats drops a memory_summary() set that shows the numbers of a
+// memory_stats() set given too (truncated to its units), and names the
+// summary in the stats set's SameAs.
+func dedupeStats(in []StatsReport) []StatsReport {
+	dup := make([]bool, len(in))
+	for i, a := range in {
+		if a.Stats.Source != pytorchtext.SourceMemorySummary {
+			continue
+		}
+		for j, b := range in {
+			if b.Stats.Source != pytorchtext.SourceMemoryStats || (a.Stats.Device >= 0 && b.Stats.Device >= 0 && a.Stats.Device != b.Stats.Device) {
+				continue
+			}
+			if summaryShows(&a.Stats, &b.Stats) {
+				dup[i] = true
+				in[j].SameAs = append(in[j].SameAs, a.Path)
+				break
+			}
+		}
+	}
+	var out []StatsReport
+	for i := range in {
+		if !dup[i] {
+			out = append(out, in[i])
+		}
+	}
+	return out
+}
+
+// summaryShows reports whether every value of a summary is a stats value
+// truncated to the summary's unit.
+func summaryShows(sum, stats *AllocatorStats) bool {
+	if len(sum.Values) == 0 {
+		return false
+	}
+	for k, v := range sum.Values {
+		bv, ok := stats.Values[k]
+		if !ok || bv < v || bv >= v+max(sum.Resolution[k], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+const endFragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+), or max_split_size_mb before 2.1, or allocate long-lived buffers before short-lived ones so that they do not split the segments"
+
+// worthReporting says whether free memory that cannot be returned is large.
+func worthReporting(split, reserved int64) bool {
+	return split >= fragmentationMinSplit && (float64(split) >= fragmentationMinShare*float64(reserved) || split >= fragmentationMinLarge)
+}
+
+// fragmentationReports finds large free-but-unusable memory at the end of
+// snapshots, and in stats sets that no snapshot describes.
+func fragmentationReports(inputs []OOMInput, stats []StatsReport) []FragmentationReport {
+	var out []FragmentationReport
+	for _, in := range inputs {
+		if in.Snapshot == nil {
+			continue
+		}
+		for _, dm := range in.Snapshot.Fragment.End {
+			f := dm.Fixed
+			if !worthReporting(f.InactiveSplitBytes, f.ReservedBytes) {
+				continue
+			}
+			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice}
+			for _, p := range dm.Pools {
+				if !p.Expandable {
+					fr.Pools = append(fr.Pools, p)
+				}
+			}
+			out = append(out, fr)
+		}
+	}
+	for _, s := range stats {
+		if s.SnapshotEnd {
+			continue // the snapshot's end says more
+		}
+		st := &s.Stats
+		split, ok1 := st.Get("inactive_split_bytes.all.current")
+		reserved, ok2 := st.Get("reserved_bytes.all.current")
+		if !ok1 || !ok2 || !worthReporting(split, reserved) {
+			continue
+		}
+		ps := PoolState{PoolKey: PoolKey{Device: max(st.Device, 0)}, ReservedBytes: reserved, InactiveSplitBytes: split, LargestFreeBytes: -1}
+		ps.AllocatedBytes, _ = st.Get("allocated_bytes.all.current")
+		ps.ActiveBytes, _ = st.Get("active_bytes.all.current")
+		ps.RequestedBytes, ps.RequestedKnown = st.Get("requested_bytes.all.current")
+		if n, ok := st.Get("segment.all.current"); ok {
+			ps.Segments = int(n)
+		}
+		if n, ok := st.Get("inactive_split.all.current"); ok {
+			ps.InactiveSplitBlocks = int(n)
+		}
+		ps.FreeBytes = ps.ReservedBytes - ps.ActiveBytes
+		out = append(out, FragmentationReport{Path: s.Path, Format: s.Format, Device: st.Device, At: st.Source, State: ps, Advice: endFragmentationAdvice})
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// OOMMessage is one out-of-memory message read from a log.
+type OOMMessage struct {
+	pytorchtext.Message
+	// Line is the message's line in its input.
+	Line int64
+	// Frames are the traceback that ended with it, innermost first; nil
+	// without one.
+	Frames []Frame
+}
+
+// AllocatorStats is one torch.cuda.memory_stats() dict, or the numbers of
+// one torch.cuda.memory_summary() table, keyed as memory_stats() keys them.
+type AllocatorStats struct {
+	// Source is pytorchtext.SourceMemoryStats or SourceMemorySummary.
+	Source string
+	// Line is where it starts in its input.
+	Line int64
+	// Device is the GPU index, -1 when the input does not say.
+	Device int
+	// Values by key ("allocated_bytes.all.current", "num_ooms", ...).
+	Values map[string]int64
+	// Resolution of the values that are not exact: the true value is in
+	// [value, value+resolution) (memory_summary() truncates to its unit).
+	Resolution map[string]int64
+}
+
+// Get returns a value and whether the stats have it.
+func (s *AllocatorStats) Get(key string) (int64, bool) {
+	v, ok := s.Values[key]
+	return v, ok
+}
+
+// OOMTextResult is what a log, a memory summary or memory stats hold.
+type OOMTextResult struct {
+	Messages []OOMMessage     // in input order
+	Stats    []AllocatorStats // in input order
+}
+
+// OOMTextAnalyzer collects the tables of package pytorchtext into typed
+// values. Feed it every record batch with Add, then call Finalize once.
+type OOMTextAnalyzer struct {
+	msgs   map[int32]*OOMMessage
+	procs  map[int32][]pytorchtext.Process
+	frames map[int32][]Frame
+	sets   map[int32]*AllocatorStats
+}
+
+// NewOOMTextAnalyzer returns an empty analyzer.
+func NewOOMTextAnalyzer() *OOMTextAnalyzer {
+	return &OOMTextAnalyzer{msgs: map[int32]*OOMMessage{}, procs: map[int32][]pytorchtext.Process{},
+		frames: map[int32][]Frame{}, sets: map[int32]*AllocatorStats{}}
+}
+
+// Add feeds one record batch of table t. It returns an error when the
+// batch does not have the table's schema.
+func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
+	if !rec.Schema().Equal(t.Schema()) {
+		return fmt.Errorf("analyze: %s batch has schema %s", t, rec.Schema())
+	}
+	n := int(rec.NumRows())
+	switch t {
+	case pytorchtext.TableMessages:
+		gen := rec.Column(pytorchtext.MsgGeneration).(*array.Dictionary)
+		genDict := gen.Dictionary().(*array.String)
+		size := func(col, i int) int64 {
+			c := rec.Column(col).(*array.Int64)
+			if c.IsNull(i) {
+				return -1
+			}
+			return c.Value(i)
+		}
+		str := func(col, i int) string {
+			c := rec.Column(col).(*array.String)
+			if c.IsNull(i) {
+				return ""
+			}
+			return c.Value(i)
+		}
+		for i := 0; i < n; i++ {
+			m := &OOMMessage{Line: rec.Column(pytorchtext.MsgLine).(*array.Int64).Value(i)}
+			m.Generation = pytorchtext.Generation(genDict.Value(gen.GetValueIndex(i)))
+			m.Typo = rec.Column(pytorchtext.MsgTypo).(*array.Boolean).Value(i)
+			m.Backend = str(pytorchtext.MsgBackend, i)
+			m.Exception = str(pytorchtext.MsgException, i)
+			m.Prefix = str(pytorchtext.MsgPrefix, i)
+			m.Device = -1
+			if c := rec.Column(pytorchtext.MsgDevice).(*array.Int32); c.IsValid(i) {
+				m.Device = int(c.Value(i))
+			}
+			m.Requested = size(pytorchtext.MsgRequested, i)
+			m.Total = size(pytorchtext.MsgTotal, i)
+			m.Free = size(pytorchtext.MsgFree, i)
+			m.ProcessInUse = size(pytorchtext.MsgProcessInUse, i)
+			m.Allowed = size(pytorchtext.MsgAllowed, i)
+			m.Allocated = size(pytorchtext.MsgAllocated, i)
+			m.PrivatePools = size(pytorchtext.MsgPrivatePools, i)
+			m.ReservedUnallocated = size(pytorchtext.MsgReservedUnallocated, i)
+			m.Reserved = size(pytorchtext.MsgReserved, i)
+			m.Reason = str(pytorchtext.MsgReason, i)
+			m.Text = str(pytorchtext.MsgText, i)
+			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
+		}
+	case pytorchtext.TableProcesses:
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.ProcMessage).(*array.Int32).Value(i)
+			a.procs[id] = append(a.procs[id], pytorchtext.Process{PID: rec.Column(pytorchtext.ProcPID).(*array.Int64).Value(i),
+				Bytes: rec.Column(pytorchtext.ProcBytes).(*array.Int64).Value(i)})
+		}
+	case pytorchtext.TableFrames:
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.FrMessage).(*array.Int32).Value(i)
+			a.frames[id] = append(a.frames[id], Frame{Filename: rec.Column(pytorchtext.FrFilename).(*array.String).Value(i),
+				Line: rec.Column(pytorchtext.FrLine).(*array.Int64).Value(i), Name: rec.Column(pytorchtext.FrName).(*array.String).Value(i)})
+		}
+	case pytorchtext.TableStats:
+		src := rec.Column(pytorchtext.StSource).(*array.Dictionary)
+		srcDict := src.Dictionary().(*array.String)
+		dev := rec.Column(pytorchtext.StDevice).(*array.Int32)
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.StSet).(*array.Int32).Value(i)
+			s := a.sets[id]
+			if s == nil {
+				s = &AllocatorStats{Source: srcDict.Value(src.GetValueIndex(i)), Line: rec.Column(pytorchtext.StSetLine).(*array.Int64).Value(i),
+					Device: -1, Values: map[string]int64{}, Resolution: map[string]int64{}}
+				if dev.IsValid(i) {
+					s.Device = int(dev.Value(i))
+				}
+				a.sets[id] = s
+			}
+			key := rec.Column(pytorchtext.StKey).(*array.String).Value(i)
+			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+			if r := rec.Column(pytorchtext.StResolution).(*array.Int64).Value(i); r > 0 {
+				s.Resolution[key] = r
+			}
+		}
+	}
+	return nil
+}
+
+// Finalize returns the messages and stats in input order.
+func (a *OOMTextAnalyzer) Finalize() *OOMTextResult {
+	res := &OOMTextResult{}
+	ids := make([]int32, 0, len(a.msgs))
+	for id := range a.msgs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		m := a.msgs[id]
+		m.Processes = a.procs[id]
+		m.Frames = a.frames[id]
+		res.Messages = append(res.Messages, *m)
+	}
+	ids = ids[:0]
+	for id := range a.sets {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		res.Stats = append(res.Stats, *a.sets[id])
+	}
+	return res
+}

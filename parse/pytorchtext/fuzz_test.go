@@ -1,0 +1,115 @@
+package pytorchtext
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// checkBatches reads a Reader to its end and checks what a consumer
+// relies on: schemas, non-negative sizes, and that a message with
+// generation "unparsed" or "cuda-error" carries no size.
+func checkBatches(t *testing.T, r *Reader) {
+	for r.Next() {
+		rec := r.RecordBatch()
+		if !rec.Schema().Equal(r.Table().Schema()) {
+			t.Fatalf("%s batch with schema %s", r.Table(), rec.Schema())
+		}
+		if r.Table() != TableMessages {
+			continue
+		}
+		gen := rec.Column(MsgGeneration).(*array.Dictionary)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			g := Generation(gen.Dictionary().(*array.String).Value(gen.GetValueIndex(i)))
+			for col := MsgRequested; col <= MsgReserved; col++ {
+				c := rec.Column(col).(*array.Int64)
+				if c.IsValid(i) && (c.Value(i) < 0 || g == GenUnparsed || g == GenCUDAError) {
+					t.Fatalf("%s message with %s = %d", g, rec.Schema().Field(col).Name, c.Value(i))
+				}
+			}
+			if g == Gen2 || g == Gen1 {
+				for _, col := range []int{MsgRequested, MsgTotal, MsgFree, MsgAllocated, MsgDevice} {
+					if rec.Column(col).IsNull(i) {
+						t.Fatalf("%s message without %s", g, rec.Schema().Field(col).Name)
+					}
+				}
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		var pe *parse.Error
+		if !errors.As(err, &pe) || (pe.Line <= 0 && pe.Offset < 0) {
+			t.Fatalf("error without a position: %v", err)
+		}
+	}
+}
+
+// FuzzReader reads arbitrary text as a log: rows or a positioned
+// *parse.Error, never a panic, and Arrow memory always released.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 1.00 GiB total capacity; 512 bytes already allocated; 0 bytes free; 3.00 KiB cached)\n"))
+	f.Add([]byte("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    g()\nRuntimeError: CUDA error: out of memory\n"))
+	f.Add([]byte("|===|\n|  PyTorch CUDA memory summary, device ID 0  |\n| CUDA OOMs: 1 | cudaMalloc retries: 2 |\n| Metric | Cur Usage | Peak Usage | Tot Alloc | Tot Freed |\n| Allocations | 4 | 5 | 6 | 7 |\n|===|\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		r := NewReader(bytes.NewReader(data), "fuzz", WithAllocator(mem), WithBatchSize(16))
+		defer r.Release()
+		checkBatches(t, r)
+	})
+}
+
+// FuzzStatsReader reads arbitrary bytes as memory_stats() JSON.
+func FuzzStatsReader(f *testing.F) {
+	f.Add([]byte(`{"num_ooms": 1, "allocated_bytes.all.current": 512}`))
+	f.Add([]byte(`[{"allocated_bytes": {"all": {"current": 1}}}, {"num_alloc_retries": 2.0}]`))
+	f.Add([]byte("{\"0\": {\"num_ooms\": 3},\n\"1\": {\"num_ooms\": \"x\"}}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		r := NewStatsReader(bytes.NewReader(data), "fuzz", WithAllocator(mem), WithBatchSize(16))
+		defer r.Release()
+		checkBatches(t, r)
+	})
+}
+
+// FuzzParseMessage: a message either parses into consistent numbers that
+// print back as they were written, or is unparsed with a reason.
+func FuzzParseMessage(f *testing.F) {
+	f.Add("CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Process 9 has 1.00 GiB memory in use. Including non-PyTorch memory, this process has 4.78 GiB memory in use. 4.19 GiB allowed; Of the allocated memory 4.19 GiB is allocated by PyTorch, with 1.00 KiB allocated in private pools (e.g., CUDA Graphs), and 0 bytes is reserved by PyTorch but unallocated.")
+	f.Add("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 1; 7.93 GiB total capacity; 6.84 GiB already allocated; 15.69 MiB free; 6.89 GiB reserved in total by PyTorch)")
+	f.Fuzz(func(t *testing.T, line string) {
+		at := findOOM(line, 0)
+		if at < 0 {
+			return
+		}
+		m, end := ParseMessage(line, at)
+		if end < at || end > len(line) {
+			t.Fatalf("end %d outside [%d, %d]", end, at, len(line))
+		}
+		switch m.Generation {
+		case GenUnparsed:
+			if m.Reason == "" || m.Requested != -1 {
+				t.Fatalf("unparsed: %+v", m)
+			}
+		case Gen1, Gen2:
+			if m.Requested < 0 || m.Total < 0 || m.Free < 0 || m.Allocated < 0 || m.Device < 0 {
+				t.Fatalf("parsed without a field: %+v", m)
+			}
+			// FormatSize and the size grammar agree: a size printed
+			// and read again is within SizeTolerance.
+			for _, v := range []int64{m.Requested, m.Total, m.Free, m.Allocated} {
+				sc := &scanner{s: FormatSize(v)}
+				back, err := sc.size()
+				if d := back - v; err != nil || d > SizeTolerance(v)+1 || -d > SizeTolerance(v)+1 {
+					t.Fatalf("%d prints as %q, read back as %d (%v)", v, FormatSize(v), back, err)
+				}
+			}
+		}
+	})
+}

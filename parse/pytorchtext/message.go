@@ -1,0 +1,494 @@
+package pytorchtext
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Generation names the form of an out-of-memory message, by the PyTorch
+// releases that printed it. The string values appear in the messages
+// table and are stable.
+type Generation string
+
+// Message generations.
+const (
+	// Gen2: PyTorch 2.1 and later, "Tried to allocate A. GPU d has a total
+	// capacity of T of which F is free. ..." (2.1 spells it "capacty").
+	Gen2 Generation = "2.x"
+	// Gen1: PyTorch 1.x to 2.0, "Tried to allocate A (GPU d; T total
+	// capacity; X already allocated; F free; [N allowed; ]R reserved in
+	// total by PyTorch)"; releases before 1.5 end with "R cached)".
+	Gen1 Generation = "1.x"
+	// GenCUDAError: "CUDA error: out of memory", a CUDA call outside the
+	// caching allocator failed (cuBLAS or cuDNN handles, NCCL, a CUDA
+	// context); the message has no sizes.
+	GenCUDAError Generation = "cuda-error"
+	// GenUnparsed: a line mentions a CUDA out-of-memory error but not in a
+	// form above (cut short, edited, or another program's words). Nothing
+	// is read from it: numbers are never guessed.
+	GenUnparsed Generation = "unparsed"
+)
+
+// Message is one out-of-memory message. Sizes are bytes as PyTorch
+// printed them: format_size() rounds to two decimals of KiB, MiB or GiB, so
+// a size is within SizeTolerance of the true value ("N bytes" is exact). A
+// size the message does not carry is -1.
+type Message struct {
+	// Generation is the form the message has (Gen2, Gen1, ...).
+	Generation Generation
+	// Typo is true for PyTorch 2.1's "total capacty".
+	Typo bool
+	// Backend is "CUDA" or "HIP" (ROCm builds).
+	Backend string
+	// Exception is the exception type written before the message
+	// ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError",
+	// "RuntimeError"), empty when the line has none.
+	Exception string
+	// Prefix is the text on the line before the exception or the message
+	// (a launcher's "[rank1]: ", a timestamp), right-trimmed of spaces.
+	Prefix string
+	// Device is the GPU index, -1 when the message does not say.
+	Device int
+	// Requested is the allocation that failed, as the caching allocator
+	// rounded it (a 3 MiB request shows as the 20 MiB block it needed).
+	Requested int64
+	// Total and Free are the GPU's memory and what CUDA reported free.
+	Total, Free int64
+	// ProcessInUse is this process's memory on the GPU, PyTorch's and
+	// not ("Including non-PyTorch memory, this process has M memory in
+	// use"); -1 when not printed (NVML unavailable, or before 2.1).
+	ProcessInUse int64
+	// Processes are the other processes the message names ("Process P
+	// has M memory in use"), in its order.
+	Processes []Process
+	// Allowed is the per-process limit ("N allowed;",
+	// torch.cuda.set_per_process_memory_fraction), -1 when none was set.
+	Allowed int64
+	// Allocated is memory allocated by PyTorch (2.x: including private
+	// pools; 1.x: "already allocated").
+	Allocated int64
+	// PrivatePools is the part of Allocated in private pools (CUDA
+	// graphs), -1 when not printed.
+	PrivatePools int64
+	// ReservedUnallocated is memory reserved by PyTorch but not allocated
+	// (2.x); -1 in 1.x messages.
+	ReservedUnallocated int64
+	// Reserved is all memory reserved by PyTorch (1.x "reserved in total
+	// by PyTorch" or "cached"); -1 in 2.x messages, where it is Allocated
+	// + ReservedUnallocated.
+	Reserved int64
+	// Reason says why a GenUnparsed message was not read.
+	Reason string
+	// Text is the message from the backend's name to the end of the line.
+	Text string
+}
+
+// Process is another process's memory on the GPU, from a 2.x message.
+type Process struct {
+	PID   int64 // the process id NVML gave
+	Bytes int64 // its memory on the GPU
+}
+
+// SizeTolerance is how far from the true size a size printed by PyTorch's
+// format_size() may be: half a hundredth of the unit it chose (KiB, MiB,
+// GiB), 0 for sizes up to 1024 bytes, which are printed exactly.
+func SizeTolerance(size int64) int64 {
+	switch {
+	case size <= 1024:
+		return 0
+	case size <= 1<<20:
+		return 1 << 10 / 200
+	case size <= 1<<30:
+		return 1 << 20 / 200
+	}
+	return 1 << 30 / 200
+}
+
+// FormatSize renders size as PyTorch's format_size() does ("64.00 MiB",
+// "0 bytes").
+func FormatSize(size int64) string {
+	f := float64(size)
+	switch {
+	case size <= 1024:
+		return fmt.Sprintf("%d bytes", size)
+	case size <= 1<<20:
+		return fmt.Sprintf("%.2f KiB", f/(1<<10))
+	case size <= 1<<30:
+		return fmt.Sprintf("%.2f MiB", f/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", f/(1<<30))
+}
+
+// oomPhrases are what a line must contain to be an out-of-memory message.
+var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory"}
+
+// findOOM returns the index in line of the first out-of-memory phrase at or
+// after from, or -1.
+func findOOM(line string, from int) int {
+	best := -1
+	for _, p := range oomPhrases {
+		if i := strings.Index(line[from:], p); i >= 0 && (best < 0 || from+i < best) {
+			best = from + i
+		}
+	}
+	return best
+}
+
+// ParseMessage reads the out-of-memory message that starts at line[at]
+// (at the backend's name, "CUDA" or "HIP"). It always returns a Message;
+// one that does not follow a known form has Generation GenUnparsed and a
+// Reason, and no sizes. end is where the message's last part ends in line.
+func ParseMessage(line string, at int) (m Message, end int) {
+	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1}
+	m.Text = strings.TrimRight(line[at:], " \r\n")
+	m.Prefix, m.Exception = splitPrefix(line[:at])
+	s := &scanner{s: line, i: at}
+	switch {
+	case s.eat("CUDA"):
+		m.Backend = "CUDA"
+	case s.eat("HIP"):
+		m.Backend = "HIP"
+	}
+	if s.eat(" error: out of memory") {
+		m.Generation = GenCUDAError
+		return m, s.i
+	}
+	err := parseAllocatorMessage(s, &m)
+	if err != nil {
+		bad := Message{Generation: GenUnparsed, Backend: m.Backend, Exception: m.Exception, Prefix: m.Prefix,
+			Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1, Allocated: -1,
+			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Text: m.Text, Reason: err.Error()}
+		return bad, len(strings.TrimRight(line, " \r\n"))
+	}
+	return m, s.i
+}
+
+// splitPrefix splits the text before a message into a prefix and an
+// exception type: "[rank0]: torch.OutOfMemoryError: " gives "[rank0]:"
+// and "torch.OutOfMemoryError".
+func splitPrefix(before string) (prefix, exception string) {
+	t := strings.TrimRight(before, " ")
+	if strings.HasSuffix(t, ":") {
+		body := t[:len(t)-1]
+		start := len(body)
+		for start > 0 && isIdentByte(body[start-1]) {
+			start--
+		}
+		if id := body[start:]; start < len(body) && strings.HasSuffix(id, "Error") && !strings.HasPrefix(id, ".") {
+			return strings.TrimRight(body[:start], " "), id
+		}
+	}
+	return t, ""
+}
+
+func isIdentByte(c byte) bool {
+	return c == '.' || c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+// parseAllocatorMessage reads " out of memory. Tried to allocate ..." in
+// either generation.
+func parseAllocatorMessage(s *scanner, m *Message) error {
+	if err := s.want(" out of memory. Tried to allocate "); err != nil {
+		return err
+	}
+	var err error
+	if m.Requested, err = s.size(); err != nil {
+		return err
+	}
+	switch {
+	case s.eat(". GPU "):
+		m.Generation = Gen2
+		return parseGen2(s, m)
+	case s.eat(" (GPU "):
+		m.Generation = Gen1
+		return parseGen1(s, m)
+	}
+	return s.expected(`". GPU " (PyTorch 2.1 and later) or " (GPU " (before)`)
+}
+
+func parseGen2(s *scanner, m *Message) error {
+	var err error
+	if m.Device, err = s.int(); err != nil {
+		return err
+	}
+	if s.eat(" has a total capacty of ") {
+		m.Typo = true
+	} else if err := s.want(" has a total capacity of "); err != nil {
+		return err
+	}
+	if m.Total, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" of which "); err != nil {
+		return err
+	}
+	if m.Free, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" is free. "); err != nil {
+		return err
+	}
+	for {
+		switch {
+		case s.eat("Process "):
+			var p Process
+			if p.PID, err = s.int64(); err != nil {
+				return err
+			}
+			if err := s.want(" has "); err != nil {
+				return err
+			}
+			if p.Bytes, err = s.size(); err != nil {
+				return err
+			}
+			if err := s.want(" memory in use. "); err != nil {
+				return err
+			}
+			m.Processes = append(m.Processes, p)
+			continue
+		case s.eat("Including non-PyTorch memory, this process has "):
+			if m.ProcessInUse >= 0 {
+				return fmt.Errorf("column %d: this process's memory is given twice", s.i+1)
+			}
+			if m.ProcessInUse, err = s.size(); err != nil {
+				return err
+			}
+			if err := s.want(" memory in use. "); err != nil {
+				return err
+			}
+			continue
+		}
+		break
+	}
+	if err := s.cutInside("Process ", "Including non-PyTorch memory, this process has "); err != nil {
+		return err
+	}
+	if s.startsSize() {
+		if m.Allowed, err = s.size(); err != nil {
+			return err
+		}
+		if err := s.want(" allowed; "); err != nil {
+			return err
+		}
+	}
+	if err := s.want("Of the allocated memory "); err != nil {
+		return err
+	}
+	if m.Allocated, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" is allocated by PyTorch, "); err != nil {
+		return err
+	}
+	if s.eat("with ") {
+		if m.PrivatePools, err = s.size(); err != nil {
+			return err
+		}
+		if err := s.want(" allocated in private pools (e.g., CUDA Graphs), "); err != nil {
+			return err
+		}
+	}
+	if err := s.want("and "); err != nil {
+		return err
+	}
+	if m.ReservedUnallocated, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" is reserved by PyTorch but unallocated."); err != nil {
+		return err
+	}
+	return nil
+}
+
+func parseGen1(s *scanner, m *Message) error {
+	var err error
+	if m.Device, err = s.int(); err != nil {
+		return err
+	}
+	if err := s.want("; "); err != nil {
+		return err
+	}
+	if m.Total, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" total capacity; "); err != nil {
+		return err
+	}
+	if m.Allocated, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" already allocated; "); err != nil {
+		return err
+	}
+	if m.Free, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(" free; "); err != nil {
+		return err
+	}
+	v, err := s.size()
+	if err != nil {
+		return err
+	}
+	if s.eat(" allowed; ") {
+		m.Allowed = v
+		if v, err = s.size(); err != nil {
+			return err
+		}
+	}
+	m.Reserved = v
+	if s.eat(" cached)") {
+		return nil
+	}
+	return s.want(" reserved in total by PyTorch)")
+}
+
+// scanner reads a message left to right; its errors name the column.
+type scanner struct {
+	s string
+	i int
+}
+
+func (s *scanner) eat(lit string) bool {
+	if strings.HasPrefix(s.s[s.i:], lit) {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// want eats lit, or says where the text departs from it.
+func (s *scanner) want(lit string) error {
+	if s.eat(lit) {
+		return nil
+	}
+	k := 0
+	for k < len(lit) && s.i+k < len(s.s) && s.s[s.i+k] == lit[k] {
+		k++
+	}
+	end := len(strings.TrimRight(s.s, " \r\n"))
+	if s.i+k >= end {
+		return fmt.Errorf("the message ends at column %d, where %q should follow", end+1, lit[min(k, len(lit)):])
+	}
+	got := s.s[s.i+k:]
+	if len(got) > 24 {
+		got = got[:24] + "..."
+	}
+	return fmt.Errorf("column %d: want %q, found %q", s.i+k+1, lit[k:], got)
+}
+
+// end is where the text ends, trailing spaces and line ends trimmed.
+func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n")) }
+
+// cutInside reports a text that ends partway into one of lits.
+func (s *scanner) cutInside(lits ...string) error {
+	if s.i >= s.end() {
+		return nil // nothing of them: the next part says what is missing
+	}
+	rest := s.s[s.i:s.end()]
+	for _, lit := range lits {
+		if len(rest) < len(lit) && strings.HasPrefix(lit, rest) {
+			return fmt.Errorf("the message ends at column %d, inside %q", s.end()+1, lit)
+		}
+	}
+	return nil
+}
+
+func (s *scanner) expected(what string) error {
+	if s.i >= len(strings.TrimRight(s.s, " \r\n")) {
+		return fmt.Errorf("the message ends at column %d, where %s should follow", s.i+1, what)
+	}
+	got := s.s[s.i:]
+	if len(got) > 24 {
+		got = got[:24] + "..."
+	}
+	return fmt.Errorf("column %d: want %s, found %q", s.i+1, what, got)
+}
+
+func (s *scanner) digits() string {
+	j := s.i
+	for j < len(s.s) && s.s[j] >= '0' && s.s[j] <= '9' {
+		j++
+	}
+	d := s.s[s.i:j]
+	s.i = j
+	return d
+}
+
+func (s *scanner) startsSize() bool {
+	return s.i < len(s.s) && s.s[s.i] >= '0' && s.s[s.i] <= '9'
+}
+
+func (s *scanner) int64() (int64, error) {
+	at := s.i
+	d := s.digits()
+	if d == "" {
+		return 0, s.expected("a number")
+	}
+	n, err := strconv.ParseInt(d, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("column %d: number %s out of range", at+1, d)
+	}
+	return n, nil
+}
+
+func (s *scanner) int() (int, error) {
+	n, err := s.int64()
+	if err == nil && n > 1<<20 {
+		return 0, fmt.Errorf("column %d: GPU index %d out of range", s.i+1, n)
+	}
+	return int(n), err
+}
+
+// size reads a size as format_size() prints it: "N bytes" (N <= 1024) or
+// "D.DD KiB|MiB|GiB".
+func (s *scanner) size() (int64, error) {
+	at := s.i
+	whole := s.digits()
+	if whole == "" {
+		return 0, s.expected("a size")
+	}
+	if s.i >= s.end() {
+		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+	}
+	if len(whole) > 9 {
+		return 0, fmt.Errorf("column %d: size %s out of range", at+1, whole)
+	}
+	if err := s.cutInside(" bytes"); err != nil {
+		return 0, err
+	}
+	if s.eat(" bytes") {
+		n, _ := strconv.ParseInt(whole, 10, 64)
+		return n, nil
+	}
+	if !s.eat(".") {
+		return 0, s.expected(`" bytes" or two decimals`)
+	}
+	frac := s.digits()
+	if len(frac) < 2 && s.i >= s.end() {
+		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+	}
+	if len(frac) != 2 {
+		s.i = at
+		return 0, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
+	}
+	var unit int64
+	switch {
+	case s.eat(" KiB"):
+		unit = 1 << 10
+	case s.eat(" MiB"):
+		unit = 1 << 20
+	case s.eat(" GiB"):
+		unit = 1 << 30
+	default:
+		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
+			return 0, err
+		}
+		return 0, s.expected(`" KiB", " MiB" or " GiB"`)
+	}
+	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	// hundredths < 10^11 and unit <= 2^30: split to stay within int64.
+	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+}

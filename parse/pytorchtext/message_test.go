@@ -1,0 +1,163 @@
+package pytorchtext
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const (
+	KiB = 1 << 10
+	MiB = 1 << 20
+	GiB = 1 << 30
+)
+
+// gib converts a size printed with two decimals of GiB to bytes, as
+// ParseMessage does: hundredths * 2^30 / 100, rounded.
+func gib(hundredths int64) int64 { return hundredths/100*GiB + (hundredths%100*GiB+50)/100 }
+func mib(hundredths int64) int64 { return hundredths/100*MiB + (hundredths%100*MiB+50)/100 }
+
+// The same OOM, written in every form PyTorch has printed: each must
+// parse into the same fields. The 2.x form is oom_error.txt (PyTorch
+// 2.11, a real run); the others are written from PyTorch's sources
+// (c10/cuda/CUDACachingAllocator.cpp of each release) with the same
+// numbers.
+func TestMessageGenerations(t *testing.T) {
+	const tail = " If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
+	gen2 := "CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Including non-PyTorch memory, this process has 4.78 GiB memory in use. 4.19 GiB allowed; Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated." + tail
+	want := Message{Generation: Gen2, Backend: "CUDA", Device: 0, Requested: 64 * MiB, Total: gib(13980), Free: gib(13501),
+		ProcessInUse: gib(478), Allowed: gib(419), Allocated: gib(419), PrivatePools: -1, ReservedUnallocated: 0, Reserved: -1}
+
+	cases := []struct {
+		name, line string
+		edit       func(m *Message)
+	}{
+		{"2.x bare (str(e), oom_error.txt)", gen2, nil},
+		{"2.x torch.OutOfMemoryError (2.5+)", "torch.OutOfMemoryError: " + gen2, func(m *Message) { m.Exception = "torch.OutOfMemoryError" }},
+		{"2.x torch.cuda.OutOfMemoryError (2.1-2.4)", "torch.cuda.OutOfMemoryError: " + gen2, func(m *Message) { m.Exception = "torch.cuda.OutOfMemoryError" }},
+		{"2.x RuntimeError, launcher prefix", "[rank3]: RuntimeError: " + gen2, func(m *Message) { m.Exception, m.Prefix = "RuntimeError", "[rank3]:" }},
+		{"2.1 capacty", strings.Replace(gen2, "capacity", "capacty", 1), func(m *Message) { m.Typo = true }},
+		{"2.x private pools", strings.Replace(gen2, "is allocated by PyTorch, and", "is allocated by PyTorch, with 1.50 GiB allocated in private pools (e.g., CUDA Graphs), and", 1),
+			func(m *Message) { m.PrivatePools = gib(150) }},
+		{"2.x without process info or limit (no NVML, no fraction)",
+			"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.",
+			func(m *Message) { m.Exception, m.ProcessInUse, m.Allowed = "torch.OutOfMemoryError", -1, -1 }},
+		{"2.x HIP", strings.Replace(gen2, "CUDA", "HIP", 1), func(m *Message) { m.Backend = "HIP" }},
+		{"1.x with allowed (1.8-2.0)", "RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB allowed; 4.19 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+			func(m *Message) {
+				m.Generation, m.Exception, m.ProcessInUse, m.ReservedUnallocated, m.Reserved = Gen1, "RuntimeError", -1, -1, gib(419)
+			}},
+		{"1.x torch.cuda.OutOfMemoryError (2.0)", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB allowed; 4.19 GiB reserved in total by PyTorch)",
+			func(m *Message) {
+				m.Generation, m.Exception, m.ProcessInUse, m.ReservedUnallocated, m.Reserved = Gen1, "torch.cuda.OutOfMemoryError", -1, -1, gib(419)
+			}},
+		{"1.0-1.4 cached", "RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB cached)",
+			func(m *Message) {
+				m.Generation, m.Exception, m.ProcessInUse, m.Allowed, m.ReservedUnallocated, m.Reserved = Gen1, "RuntimeError", -1, -1, -1, gib(419)
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			at := findOOM(c.line, 0)
+			if at < 0 {
+				t.Fatal("not found")
+			}
+			got, _ := ParseMessage(c.line, at)
+			w := want
+			if c.edit != nil {
+				c.edit(&w)
+			}
+			got.Text, w.Text = "", ""
+			if !reflect.DeepEqual(got, w) {
+				t.Errorf("got  %+v\nwant %+v", got, w)
+			}
+		})
+	}
+}
+
+// Several "Process P has M memory in use" parts, before and after this
+// process's own, as NVML lists them.
+func TestMessageProcesses(t *testing.T) {
+	line := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.06 GiB is free. Process 4012 has 40.00 GiB memory in use. Including non-PyTorch memory, this process has 30.05 GiB memory in use. Process 4100 has 8.00 GiB memory in use. Process 77 has 512.00 MiB memory in use. Of the allocated memory 28.50 GiB is allocated by PyTorch, and 1.02 GiB is reserved by PyTorch but unallocated."
+	m, _ := ParseMessage(line, findOOM(line, 0))
+	if m.Generation != Gen2 || m.Device != 1 || m.ProcessInUse != gib(3005) || m.ReservedUnallocated != gib(102) {
+		t.Fatalf("%+v", m)
+	}
+	want := []Process{{4012, 40 * GiB}, {4100, 8 * GiB}, {77, 512 * MiB}}
+	if !reflect.DeepEqual(m.Processes, want) {
+		t.Errorf("processes %+v, want %+v", m.Processes, want)
+	}
+	// oom_other_process_error.txt (real): another process holds 127.79 GiB.
+	line = "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 1.49 GiB is free. Process 609 has 127.79 GiB memory in use. Including non-PyTorch memory, this process has 10.51 GiB memory in use. Of the allocated memory 10.00 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated."
+	m, _ = ParseMessage(line, 0)
+	if len(m.Processes) != 1 || m.Processes[0] != (Process{609, gib(12779)}) || m.Allowed != -1 {
+		t.Errorf("%+v", m)
+	}
+}
+
+func TestMessageSizes(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int64
+	}{
+		{"0 bytes", 0}, {"512 bytes", 512}, {"1024 bytes", 1024}, {"1.00 KiB", 1024}, {"1.50 KiB", 1536},
+		{"1024.00 KiB", MiB}, {"20.00 MiB", 20 * MiB}, {"1.53 GiB", gib(153)}, {"1536.00 GiB", 1536 * GiB},
+		{"999999999.99 GiB", gib(99999999999)},
+	} {
+		s := &scanner{s: c.text}
+		got, err := s.size()
+		if err != nil || got != c.want || s.i != len(c.text) {
+			t.Errorf("%q: %d, %v; want %d", c.text, got, err, c.want)
+		}
+		// FormatSize prints what PyTorch would.
+		if c.want <= 1<<40 && FormatSize(got) != c.text && c.text != "1.00 KiB" && c.text != "1024.00 KiB" {
+			t.Errorf("FormatSize(%d) = %q, want %q", got, FormatSize(got), c.text)
+		}
+	}
+	for _, bad := range []string{"1.5 MiB", "12 MiB", "1.00 TiB", "1.000 GiB", "x", "9999999999.00 GiB"} {
+		s := &scanner{s: bad}
+		if v, err := s.size(); err == nil {
+			t.Errorf("%q read as %d", bad, v)
+		}
+	}
+	if SizeTolerance(0) != 0 || SizeTolerance(64*MiB) != MiB/200 || SizeTolerance(4*GiB) != GiB/200 {
+		t.Error("SizeTolerance")
+	}
+}
+
+// Damaged messages are unparsed, with a reason, and nothing else.
+func TestMessageDamaged(t *testing.T) {
+	good := "CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated."
+	for _, c := range []struct{ line, reason string }{
+		{good[:80], "ends at column 81"},
+		{strings.Replace(good, "135.01 GiB", "135.0l GiB", 1), "two decimals"},
+		{strings.Replace(good, "total capacity", "capacity", 1), "total capacity"},
+		{strings.Replace(good, "and 0 bytes", "and zero bytes", 1), "a size"},
+		{"CUDA out of memory", "ends at column 19"},
+		{good[:150], "ends at column 151"},
+		{good[:strings.Index(good, "Of the")] + "Including non-PyTorch memory, this process has 4.78 GiB memory in use. Process 12 has 1.5", "inside a size"},
+		{good[:strings.Index(good, "Of the")] + "Including non-PyTorch me", `inside "Including non-PyTorch`},
+		{strings.Replace(good, "Of the", "Process 12 has 1.50 GiB memory in use. Of the", 1), ""}, // fine: a Process part
+		{strings.Replace(good, "4.19 GiB", "4.19 GB", 1), `want " KiB", " MiB" or " GiB"`},
+		{"retrying after CUDA out of memory with batch 16", `found " with batch 16"`},
+		{"RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB reserved", "ends at"},
+	} {
+		m, _ := ParseMessage(c.line, findOOM(c.line, 0))
+		if c.reason == "" {
+			if m.Generation != Gen2 || len(m.Processes) != 1 {
+				t.Errorf("%q: %+v", c.line, m)
+			}
+			continue
+		}
+		if m.Generation != GenUnparsed || !strings.Contains(m.Reason, c.reason) {
+			t.Errorf("%q: %s %q, want unparsed %q", c.line, m.Generation, m.Reason, c.reason)
+		}
+		if m.Requested != -1 || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Device != -1 || m.Processes != nil {
+			t.Errorf("%q: numbers guessed: %+v", c.line, m)
+		}
+	}
+	m, _ := ParseMessage("RuntimeError: CUDA error: out of memory", 14)
+	if m.Generation != GenCUDAError || m.Exception != "RuntimeError" || m.Requested != -1 {
+		t.Errorf("%+v", m)
+	}
+}

@@ -1,0 +1,449 @@
+package pytorchtext
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Option configures a Reader.
+type Option func(*options)
+
+type options struct {
+	mem       memory.Allocator
+	batchSize int
+}
+
+// WithAllocator sets the Arrow allocator of the record batches (default
+// memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+
+// WithBatchSize sets the most rows in one record batch (default 4096).
+func WithBatchSize(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.batchSize = n
+		}
+	}
+}
+
+// Metadata is what an input says besides its tables, complete once
+// Reader.Next has returned false without error.
+type Metadata struct {
+	// Lines counts the lines read (JSON: the lines of the file).
+	Lines int64
+	// Messages counts out-of-memory messages, unparsed ones included.
+	Messages int
+	// Sets counts memory_stats() dicts and memory_summary() tables.
+	Sets int
+	// Warnings about the input, in the order found.
+	Warnings []string
+}
+
+// maxLine is the longest line read whole; the rest of a longer line is
+// skipped (an out-of-memory message is a few hundred bytes).
+const maxLine = 1 << 20
+
+// maxTracebacks bounds the tracebacks followed at once (one per line
+// prefix, e.g. per rank of a launcher's log).
+const maxTracebacks = 64
+
+// maxFrames bounds the frames kept per traceback (a deep recursion prints
+// thousands); the innermost are kept.
+const maxFrames = 256
+
+// frameRe matches a Python traceback's frame line after its prefix.
+var frameRe = regexp.MustCompile(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
+
+// traceback is a Python traceback being read: the frames after
+// "Traceback (most recent call last):" on lines starting with prefix.
+type traceback struct {
+	prefix string
+	frames []tbFrame
+}
+
+type tbFrame struct {
+	file string
+	line int64
+	name string
+}
+
+// Reader streams the tables of a log, a traceback or a memory_summary()
+// text as Arrow record batches:
+//
+//	r := pytorchtext.NewReader(f, "train.log")
+//	defer r.Release()
+//	for r.Next() {
+//		switch r.Table() { case pytorchtext.TableMessages: use(r.RecordBatch()) ... }
+//	}
+//	if err := r.Err(); err != nil { ... }
+//
+// Errors are *parse.Error values with the line at fault: a memory summary
+// table that stops or breaks in the middle, or a read error. A log without
+// any out-of-memory message is not an error: it gives no rows.
+type Reader struct {
+	name string
+	opt  options
+	br   *bufio.Reader // text
+	src  io.Reader     // memory_stats() JSON
+
+	b     [numTables]*array.RecordBuilder
+	ready []batch
+	cur   batch
+	err   error
+	eof   bool
+
+	line    int64
+	nmsg    int32
+	tbs     []*traceback
+	summary *summary
+	meta    Metadata
+	long    bool
+}
+
+type batch struct {
+	table Table
+	rec   arrow.RecordBatch
+}
+
+// NewReader returns a Reader of the text in r (already decompressed;
+// parse.Open removes gzip). name names the input in errors.
+func NewReader(r io.Reader, name string, opts ...Option) *Reader {
+	rd := newReader(name, opts)
+	rd.br = bufio.NewReaderSize(r, 64<<10)
+	return rd
+}
+
+func newReader(name string, opts []Option) *Reader {
+	o := options{mem: memory.DefaultAllocator, batchSize: 4096}
+	for _, f := range opts {
+		f(&o)
+	}
+	rd := &Reader{name: name, opt: o}
+	for t := Table(0); t < numTables; t++ {
+		rd.b[t] = array.NewRecordBuilder(o.mem, t.Schema())
+	}
+	return rd
+}
+
+// Next advances to the next record batch, releasing the previous one. It
+// returns false at the end of the input or on error (see Err).
+func (r *Reader) Next() bool {
+	r.releaseCur()
+	for len(r.ready) == 0 {
+		if r.err != nil || r.eof {
+			return false
+		}
+		if r.src != nil {
+			if err := r.readStats(); err != nil {
+				r.fail(err)
+				return false
+			}
+			for t := Table(0); t < numTables; t++ {
+				r.flush(t)
+			}
+			r.eof = true
+			continue
+		}
+		line, err := r.readLine()
+		if line != "" || err == nil {
+			if perr := r.addText(line); perr != nil {
+				r.fail(perr)
+				return false
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.fail(&parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err})
+				return false
+			}
+			if r.summary != nil {
+				r.fail(parse.LineErrorf(r.name, int(r.line), "the memory summary that starts at line %d ends early (no closing border)", r.summary.start))
+				return false
+			}
+			for t := Table(0); t < numTables; t++ {
+				r.flush(t)
+			}
+			r.eof = true
+		}
+	}
+	r.cur = r.ready[0]
+	r.ready = r.ready[1:]
+	return true
+}
+
+func (r *Reader) fail(err error) {
+	r.err = err
+	r.releaseReady()
+}
+
+// Table is the table of the current record batch.
+func (r *Reader) Table() Table { return r.cur.table }
+
+// RecordBatch is the current record batch, valid until the next call of
+// Next or Release; Retain it to keep it longer.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur.rec }
+
+// Err is the error that ended the stream, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// Metadata describes the input; it is complete after the last batch.
+func (r *Reader) Metadata() *Metadata { return &r.meta }
+
+// Release frees the current batch, batches not yet read, and the builders.
+func (r *Reader) Release() {
+	r.releaseCur()
+	r.releaseReady()
+	for t := range r.b {
+		if r.b[t] != nil {
+			r.b[t].Release()
+			r.b[t] = nil
+		}
+	}
+}
+
+func (r *Reader) releaseCur() {
+	if r.cur.rec != nil {
+		r.cur.rec.Release()
+		r.cur.rec = nil
+	}
+}
+
+func (r *Reader) releaseReady() {
+	for _, b := range r.ready {
+		b.rec.Release()
+	}
+	r.ready = nil
+}
+
+func (r *Reader) flush(t Table) {
+	b := r.b[t]
+	if b == nil || b.Field(0).Len() == 0 {
+		return
+	}
+	r.ready = append(r.ready, batch{t, b.NewRecordBatch()})
+}
+
+func (r *Reader) maybeFlush(t Table) {
+	if r.b[t].Field(0).Len() >= r.opt.batchSize {
+		r.flush(t)
+	}
+}
+
+func (r *Reader) warn(format string, args ...any) {
+	if len(r.meta.Warnings) < 100 {
+		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
+	}
+}
+
+// readLine returns the next line without its end of line, at most maxLine
+// bytes of it.
+func (r *Reader) readLine() (string, error) {
+	var buf []byte
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if len(buf)+len(chunk) <= maxLine {
+			buf = append(buf, chunk...)
+		} else if len(buf) < maxLine {
+			buf = append(buf, chunk[:maxLine-len(buf)]...)
+			if !r.long {
+				r.long = true
+				r.warn("line %d is longer than %d bytes; only its start was read", r.line+1, maxLine)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(buf) > 0 || err == nil {
+			r.line++
+			r.meta.Lines = r.line
+		}
+		s := strings.TrimRight(string(buf), "\r\n")
+		return s, err
+	}
+}
+
+// ansiRe matches terminal escape sequences (colours, cursor moves) that
+// logs captured from a terminal keep.
+var ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// addText reads one line of the input. A carriage return inside it (a
+// progress bar redrawing itself) starts a new line of text as the terminal
+// showed it; terminal escape sequences are removed.
+func (r *Reader) addText(line string) error {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = ansiRe.ReplaceAllString(line, "")
+	}
+	for {
+		i := strings.IndexByte(line, '\r')
+		if i < 0 {
+			return r.addLine(line)
+		}
+		if err := r.addLine(line[:i]); err != nil {
+			return err
+		}
+		line = line[i+1:]
+	}
+}
+
+// addLine reads one line: memory summary tables, tracebacks and
+// out-of-memory messages.
+func (r *Reader) addLine(line string) error {
+	if r.summary != nil {
+		done, err := r.summary.add(r, line)
+		if err != nil || !done {
+			return err
+		}
+		r.summary = nil
+		return nil
+	}
+	if i := strings.Index(line, summaryBanner); i >= 0 {
+		return r.startSummary(line, i)
+	}
+	// A traceback's lines.
+	if i := strings.Index(line, "Traceback (most recent call last):"); i >= 0 {
+		r.startTraceback(line[:i])
+		return nil
+	}
+	var frames []tbFrame
+	for k, tb := range r.tbs {
+		if !strings.HasPrefix(line, tb.prefix) {
+			continue
+		}
+		rest := line[len(tb.prefix):]
+		if m := frameRe.FindStringSubmatch(rest); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			if len(tb.frames) == maxFrames {
+				copy(tb.frames, tb.frames[1:])
+				tb.frames = tb.frames[:maxFrames-1]
+			}
+			tb.frames = append(tb.frames, tbFrame{file: m[1], line: n, name: m[3]})
+			return nil
+		}
+		if strings.HasPrefix(rest, "  ") || strings.TrimSpace(rest) == "" {
+			// Source lines, carets, "[Previous line repeated N more
+			// times]": the traceback goes on. A source line may quote
+			// "CUDA out of memory" without being the error.
+			return nil
+		}
+		// The exception line ends the traceback.
+		frames = tb.frames
+		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
+		break
+	}
+	for from := 0; ; {
+		i := findOOM(line, from)
+		if i < 0 {
+			break
+		}
+		m, end := ParseMessage(line, i)
+		r.addMessage(m, frames)
+		frames = nil
+		from = max(end, i+1)
+	}
+	return nil
+}
+
+func (r *Reader) startTraceback(prefix string) {
+	for k, tb := range r.tbs {
+		if tb.prefix == prefix {
+			r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
+			break
+		}
+	}
+	if len(r.tbs) == maxTracebacks {
+		r.tbs = r.tbs[1:]
+	}
+	r.tbs = append(r.tbs, &traceback{prefix: prefix})
+}
+
+func (r *Reader) addMessage(m Message, frames []tbFrame) {
+	id := r.nmsg
+	r.nmsg++
+	r.meta.Messages++
+	if m.Generation == GenUnparsed {
+		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", r.line, m.Reason)
+	}
+	b := r.b[TableMessages]
+	b.Field(MsgID).(*array.Int32Builder).Append(id)
+	b.Field(MsgLine).(*array.Int64Builder).Append(r.line)
+	b.Field(MsgGeneration).(*array.BinaryDictionaryBuilder).AppendString(string(m.Generation))
+	b.Field(MsgTypo).(*array.BooleanBuilder).Append(m.Typo)
+	b.Field(MsgBackend).(*array.StringBuilder).Append(m.Backend)
+	if m.Exception != "" {
+		b.Field(MsgException).(*array.StringBuilder).Append(m.Exception)
+	} else {
+		b.Field(MsgException).AppendNull()
+	}
+	b.Field(MsgPrefix).(*array.StringBuilder).Append(m.Prefix)
+	if m.Device >= 0 {
+		b.Field(MsgDevice).(*array.Int32Builder).Append(int32(m.Device))
+	} else {
+		b.Field(MsgDevice).AppendNull()
+	}
+	for col, v := range map[int]int64{
+		MsgRequested: m.Requested, MsgTotal: m.Total, MsgFree: m.Free, MsgProcessInUse: m.ProcessInUse,
+		MsgAllowed: m.Allowed, MsgAllocated: m.Allocated, MsgPrivatePools: m.PrivatePools,
+		MsgReservedUnallocated: m.ReservedUnallocated, MsgReserved: m.Reserved,
+	} {
+		if v >= 0 {
+			b.Field(col).(*array.Int64Builder).Append(v)
+		} else {
+			b.Field(col).AppendNull()
+		}
+	}
+	if m.Reason != "" {
+		b.Field(MsgReason).(*array.StringBuilder).Append(m.Reason)
+	} else {
+		b.Field(MsgReason).AppendNull()
+	}
+	b.Field(MsgText).(*array.StringBuilder).Append(m.Text)
+	r.maybeFlush(TableMessages)
+
+	pb := r.b[TableProcesses]
+	for _, p := range m.Processes {
+		pb.Field(ProcMessage).(*array.Int32Builder).Append(id)
+		pb.Field(ProcPID).(*array.Int64Builder).Append(p.PID)
+		pb.Field(ProcBytes).(*array.Int64Builder).Append(p.Bytes)
+	}
+	r.maybeFlush(TableProcesses)
+
+	fb := r.b[TableFrames]
+	for d := range frames {
+		f := frames[len(frames)-1-d] // innermost first
+		fb.Field(FrMessage).(*array.Int32Builder).Append(id)
+		fb.Field(FrDepth).(*array.Int32Builder).Append(int32(d))
+		fb.Field(FrFilename).(*array.StringBuilder).Append(f.file)
+		fb.Field(FrLine).(*array.Int64Builder).Append(f.line)
+		fb.Field(FrName).(*array.StringBuilder).Append(f.name)
+	}
+	r.maybeFlush(TableFrames)
+}
+
+// addStat appends one stats row.
+func (r *Reader) addStat(set int32, setLine int64, source string, device int, key string, value, resolution, line int64) {
+	b := r.b[TableStats]
+	b.Field(StSet).(*array.Int32Builder).Append(set)
+	b.Field(StSetLine).(*array.Int64Builder).Append(setLine)
+	b.Field(StSource).(*array.BinaryDictionaryBuilder).AppendString(source)
+	if device >= 0 {
+		b.Field(StDevice).(*array.Int32Builder).Append(int32(device))
+	} else {
+		b.Field(StDevice).AppendNull()
+	}
+	b.Field(StKey).(*array.StringBuilder).Append(key)
+	b.Field(StValue).(*array.Int64Builder).Append(value)
+	b.Field(StResolution).(*array.Int64Builder).Append(resolution)
+	b.Field(StLine).(*array.Int64Builder).Append(line)
+	r.maybeFlush(TableStats)
+}

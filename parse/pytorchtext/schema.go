@@ -1,0 +1,259 @@
+// Package pytorchtext decodes the text PyTorch prints about GPU memory
+// into Apache Arrow record batches: CUDA out-of-memory messages anywhere in
+// a log or traceback, torch.cuda.memory_summary() tables, and
+// torch.cuda.memory_stats() saved as JSON.
+//
+// # Logs and tracebacks (NewReader)
+//
+// Every line is searched for "CUDA out of memory" (or "HIP out of
+// memory", ROCm builds) and "CUDA error: out of memory". PyTorch's caching
+// allocator has printed its message in two forms (package documentation
+// of Generation; ParseMessage reads one):
+//
+//	CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB
+//	of which 135.01 GiB is free. [Process 609 has 127.79 GiB memory in use. ]...[Including
+//	non-PyTorch memory, this process has 4.78 GiB memory in use. ][4.19 GiB allowed; ]Of the
+//	allocated memory 4.19 GiB is allocated by PyTorch, [with 1.00 GiB allocated in private
+//	pools (e.g., CUDA Graphs), ]and 0 bytes is reserved by PyTorch but unallocated. ...
+//	                                                                      (2.1 and later; 2.1: "capacty")
+//
+//	CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.84 GiB
+//	already allocated; 15.69 MiB free; [N allowed; ]6.89 GiB reserved in total by PyTorch) ...
+//	                                                  (1.x to 2.0; before 1.5: "6.89 GiB cached)")
+//
+// each on one line (a carriage return, as a progress bar writes, starts a
+// new one; terminal colour codes are removed), after any prefix: an exception type
+// ("RuntimeError:", "torch.cuda.OutOfMemoryError:", "torch.OutOfMemoryError:"),
+// a launcher's "[rank1]:", a timestamp. Sizes are format_size()'s: "N bytes"
+// up to 1024 bytes, else two decimals of KiB, MiB or GiB. A line that
+// mentions a CUDA out-of-memory error in no known form is kept as an
+// unparsed message, with the reason; nothing is guessed from it.
+//
+// The frames of the Python traceback that ends with the message ("File
+// "x.py", line 12, in grow" lines after "Traceback (most recent call
+// last):", with the same line prefix) are kept with it.
+//
+// A memory_summary() table in the log (or a file holding only one) is
+// read into the stats table under the keys memory_stats() uses; its sizes
+// were truncated to the unit shown (KiB, MiB, ...), which the resolution
+// column gives. A table that stops or breaks in the middle is an error.
+//
+// # memory_stats() JSON (NewStatsReader)
+//
+// The dict torch.cuda.memory_stats() returns, saved with json.dump: flat
+// keys ("allocated_bytes.all.current": 152043520, "num_ooms": 0) or nested
+// (memory_stats_as_nested_dict()). A list of such dicts, or a dict of them
+// keyed by device index, gives one per device.
+//
+// # Tables
+//
+// Each record batch belongs to one table (Reader.Table). Sizes are bytes;
+// lines are 1-based.
+//
+// messages (MessagesSchema): one row per out-of-memory message, in input order.
+//
+//	message        int32   index of the message in the input, from 0
+//	line           int64   line of the message
+//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "unparsed"
+//	typo           bool    PyTorch 2.1's "capacty"
+//	backend        utf8    "CUDA" or "HIP"
+//	exception      utf8    exception type before the message; null when none
+//	prefix         utf8    the line's text before that (a "[rank1]:" tag); "" when none
+//	device         int32   GPU index; null when not said
+//	requested      int64   the allocation that failed, as the allocator rounded it
+//	total          int64   the GPU's memory
+//	free           int64   free on the GPU, as CUDA reported
+//	process_in_use int64   this process, PyTorch's memory and not (2.x with NVML)
+//	allowed        int64   the per-process limit (set_per_process_memory_fraction)
+//	allocated      int64   allocated by PyTorch (2.x: private pools included)
+//	private_pools  int64   allocated in private pools (CUDA graphs), 2.2+
+//	reserved_unallocated int64  reserved by PyTorch but unallocated (2.x)
+//	reserved       int64   reserved by PyTorch in all (1.x)
+//	reason         utf8    why an unparsed message was not read; else null
+//	text           utf8    the message, from "CUDA" to the end of the line
+//
+// Every size column is null when the message does not carry it, and all
+// are null for "cuda-error" and "unparsed" messages. Printed sizes are
+// within SizeTolerance of the true ones.
+//
+// processes (ProcessesSchema): the other processes a 2.x message names.
+//
+//	message  int32   the message's "message"
+//	pid      int64
+//	bytes    int64   its memory in use on the GPU
+//
+// frames (FramesSchema): the traceback frames that led to a message.
+//
+//	message   int32
+//	depth     int32   0 is the innermost frame (the traceback's last)
+//	filename  utf8
+//	line      int64
+//	name      utf8    function name ("<module>" at top level)
+//
+// stats (StatsSchema): allocator statistics, one row per value.
+//
+//	set         int32   which memory_stats() dict or memory_summary() table, from 0
+//	set_line    int64   line where it starts
+//	source      dictionary<int16, utf8>: "memory_stats" or "memory_summary"
+//	device      int32   GPU index; null when not said
+//	key         utf8    memory_stats() key: "allocated_bytes.all.current", "num_ooms", ...
+//	value       int64   bytes or a count
+//	resolution  int64   0 when exact; else the true value is in [value, value+resolution)
+//	line        int64   line of the value
+//
+// Batches of different tables may come in any order; a message's frames
+// and processes are defined by the time Next returns false.
+package pytorchtext
+
+import "github.com/apache/arrow-go/v18/arrow"
+
+// Table identifies which table a record batch belongs to.
+type Table int
+
+// The tables.
+const (
+	TableMessages Table = iota
+	TableProcesses
+	TableFrames
+	TableStats
+	numTables
+)
+
+var tableNames = [...]string{"messages", "processes", "frames", "stats"}
+
+// String is the table's name ("messages", ...).
+func (t Table) String() string {
+	if t >= 0 && t < numTables {
+		return tableNames[t]
+	}
+	return "table?"
+}
+
+// Schema returns the table's schema, nil for an unknown table.
+func (t Table) Schema() *arrow.Schema {
+	switch t {
+	case TableMessages:
+		return MessagesSchema
+	case TableProcesses:
+		return ProcessesSchema
+	case TableFrames:
+		return FramesSchema
+	case TableStats:
+		return StatsSchema
+	}
+	return nil
+}
+
+var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+
+func nullableInt64(name string) arrow.Field {
+	return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+}
+
+// Schemas of the tables; see the package documentation.
+var (
+	MessagesSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "message", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "generation", Type: dictString},
+		{Name: "typo", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "backend", Type: arrow.BinaryTypes.String},
+		{Name: "exception", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "prefix", Type: arrow.BinaryTypes.String},
+		{Name: "device", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		nullableInt64("requested"),
+		nullableInt64("total"),
+		nullableInt64("free"),
+		nullableInt64("process_in_use"),
+		nullableInt64("allowed"),
+		nullableInt64("allocated"),
+		nullableInt64("private_pools"),
+		nullableInt64("reserved_unallocated"),
+		nullableInt64("reserved"),
+		{Name: "reason", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "text", Type: arrow.BinaryTypes.String},
+	}, nil)
+
+	ProcessesSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "message", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "pid", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "bytes", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+
+	FramesSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "message", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "depth", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "filename", Type: arrow.BinaryTypes.String},
+		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "name", Type: arrow.BinaryTypes.String},
+	}, nil)
+
+	StatsSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "set", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "set_line", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "source", Type: dictString},
+		{Name: "device", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "key", Type: arrow.BinaryTypes.String},
+		{Name: "value", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "resolution", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+)
+
+// Column indices, in schema order, for readers of the batches: the
+// messages table.
+const (
+	MsgID = iota
+	MsgLine
+	MsgGeneration
+	MsgTypo
+	MsgBackend
+	MsgException
+	MsgPrefix
+	MsgDevice
+	MsgRequested
+	MsgTotal
+	MsgFree
+	MsgProcessInUse
+	MsgAllowed
+	MsgAllocated
+	MsgPrivatePools
+	MsgReservedUnallocated
+	MsgReserved
+	MsgReason
+	MsgText
+)
+
+// Columns of the processes table.
+const (
+	ProcMessage = iota
+	ProcPID
+	ProcBytes
+)
+
+// Columns of the frames table.
+const (
+	FrMessage = iota
+	FrDepth
+	FrFilename
+	FrLine
+	FrName
+)
+
+// Columns of the stats table.
+const (
+	StSet = iota
+	StSetLine
+	StSource
+	StDevice
+	StKey
+	StValue
+	StResolution
+	StLine
+)
+
+// Sources of stats rows.
+const (
+	SourceMemoryStats   = "memory_stats"
+	SourceMemorySummary = "memory_summary"
+)

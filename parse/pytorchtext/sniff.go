@@ -1,0 +1,71 @@
+package pytorchtext
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// SniffSummary reports whether head, the first bytes of an input, is a
+// torch.cuda.memory_summary() table: its title within the first lines.
+func SniffSummary(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) > 1024 {
+		t = t[:1024]
+	}
+	return bytes.HasPrefix(t, []byte("|==")) && bytes.Contains(t, []byte(summaryBanner))
+}
+
+// SniffStats reports whether head is the start of torch.cuda.memory_stats()
+// saved as JSON: an object or list whose text names memory_stats() keys.
+func SniffStats(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return false
+	}
+	for _, k := range [][]byte{[]byte(`"allocated_bytes.all.`), []byte(`"reserved_bytes.all.`), []byte(`"num_alloc_retries"`), []byte(`"inactive_split_bytes`)} {
+		if bytes.Contains(head, k) {
+			return true
+		}
+	}
+	// memory_stats_as_nested_dict()
+	return bytes.Contains(head, []byte(`"allocated_bytes"`)) && bytes.Contains(head, []byte(`"large_pool"`))
+}
+
+// SniffOOM reports whether head is text that holds a CUDA out-of-memory
+// message (a log or a traceback). An out-of-memory message further into a
+// long log than head reaches is found only by reading it with NewReader;
+// LooksLikeText tells whether that is worth trying.
+func SniffOOM(head []byte) bool {
+	if !LooksLikeText(head) {
+		return false
+	}
+	for _, p := range oomPhrases {
+		if bytes.Contains(head, []byte(p)) {
+			return true
+		}
+	}
+	// An OOM message always says "CUDA out of memory": a bare
+	// "OutOfMemoryError" may be Java's.
+	return false
+}
+
+// LooksLikeText reports whether head is text: no NUL byte and, but for a
+// character cut at its end, valid UTF-8 (Latin-1 bytes are tolerated in
+// small numbers).
+func LooksLikeText(head []byte) bool {
+	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n <= 1 {
+			if len(head)-i < utf8.UTFMax {
+				break
+			}
+			bad++
+		}
+		i += max(n, 1)
+	}
+	return bad*100 <= len(head)
+}

@@ -1,0 +1,286 @@
+package pytorchtext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// maxStatsSize bounds a memory_stats() JSON file (one is about 5 KB).
+const maxStatsSize = 16 << 20
+
+// statsKeyRe matches the keys memory_stats() writes.
+var statsKeyRe = regexp.MustCompile(`^(num_[a-z_]+|max_split_size|[a-z_]+\.(all|large_pool|small_pool)\.(current|peak|allocated|freed)|oversize_(allocations|segments)\.(current|peak|allocated|freed))$`)
+
+// NewStatsReader returns a Reader of torch.cuda.memory_stats() saved as
+// JSON, in r; it emits stats batches only. name names the input in
+// errors. Errors are *parse.Error values with the line at fault; JSON
+// that holds no memory_stats() key wraps parse.ErrNotMine.
+func NewStatsReader(r io.Reader, name string, opts ...Option) *Reader {
+	rd := newReader(name, opts)
+	rd.src = r
+	return rd
+}
+
+// readStats reads the whole JSON document into stats rows.
+func (r *Reader) readStats() error {
+	data, err := io.ReadAll(io.LimitReader(r.src, maxStatsSize+1))
+	if err != nil {
+		return &parse.Error{File: r.name, Offset: -1, Msg: "read error", Err: err}
+	}
+	if len(data) > maxStatsSize {
+		return parse.Errorf(r.name, maxStatsSize, "larger than %d MiB: not a memory_stats() file", maxStatsSize>>20)
+	}
+	lines := newLineIndex(data)
+	r.meta.Lines = int64(lines.line(int64(len(data))))
+	if bytes.Count(data, []byte("\n")) > 0 && data[len(data)-1] == '\n' {
+		r.meta.Lines--
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var root any
+	if err := dec.Decode(&root); err != nil {
+		return r.jsonError(err, lines, dec)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return parse.LineErrorf(r.name, lines.line(dec.InputOffset()), "text after the JSON value")
+	}
+	// The keys' lines: memory_stats() writes each key once per dict, so
+	// the n-th occurrence of a key's text is the n-th dict's.
+	kl := keyLines(data, lines)
+	sets := splitSets(root)
+	if sets == nil {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "not a torch.cuda.memory_stats() dict", Err: parse.ErrNotMine}
+	}
+	known := 0
+	for _, st := range sets {
+		flat := map[string]any{}
+		flatten("", st.v, flat, 0)
+		keys := make([]string, 0, len(flat))
+		for k := range flat {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		set := int32(r.meta.Sets)
+		r.meta.Sets++
+		setLine := 0
+		for _, k := range keys {
+			if statsKeyRe.MatchString(k) {
+				known++
+			}
+		}
+		var skipped []string
+		for _, k := range keys {
+			line := kl[st.path+k]
+			if setLine == 0 || (line > 0 && line < setLine) {
+				setLine = line
+			}
+			v, ok := intValue(flat[k])
+			if !ok {
+				skipped = append(skipped, k)
+				continue
+			}
+			r.addStat(set, int64(setLine), SourceMemoryStats, st.device, k, v, 0, int64(line))
+		}
+		if len(skipped) > 0 {
+			r.warn("memory_stats: %d value(s) that are not whole numbers skipped (first: %q)", len(skipped), skipped[0])
+		}
+	}
+	if known == 0 {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "JSON without any torch.cuda.memory_stats() key", Err: parse.ErrNotMine}
+	}
+	return nil
+}
+
+func (r *Reader) jsonError(err error, lines lineIndex, dec *json.Decoder) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &parse.Error{File: r.name, Offset: -1, Line: lines.line(se.Offset), Msg: "JSON syntax error", Err: err}
+	case errors.As(err, &te):
+		return &parse.Error{File: r.name, Offset: -1, Line: lines.line(te.Offset), Msg: "malformed JSON", Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &parse.Error{File: r.name, Offset: -1, Line: len(lines) + 1, Msg: "the JSON ends early", Err: io.ErrUnexpectedEOF}
+	}
+	return &parse.Error{File: r.name, Offset: -1, Line: lines.line(dec.InputOffset()), Msg: "malformed JSON", Err: err}
+}
+
+type statsSet struct {
+	device int
+	path   string // the set's place in the document, for keyLines
+	v      map[string]any
+}
+
+// splitSets recognises one memory_stats() dict, a list of them (by
+// device), or a dict of them keyed by device index; nil otherwise.
+func splitSets(root any) []statsSet {
+	switch v := root.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			return nil
+		}
+		type dev struct {
+			d   int
+			key string
+		}
+		devs := make([]dev, 0, len(v))
+		for k, sub := range v {
+			d, err := strconv.Atoi(k)
+			if _, isMap := sub.(map[string]any); err != nil || !isMap || d < 0 || d > 1<<20 {
+				return []statsSet{{device: -1, v: v}}
+			}
+			devs = append(devs, dev{d, k})
+		}
+		sort.Slice(devs, func(i, j int) bool {
+			if devs[i].d != devs[j].d {
+				return devs[i].d < devs[j].d
+			}
+			return devs[i].key < devs[j].key
+		})
+		var out []statsSet
+		for _, d := range devs {
+			out = append(out, statsSet{device: d.d, path: d.key + ".", v: v[d.key].(map[string]any)})
+		}
+		return out
+	case []any:
+		var out []statsSet
+		for i, it := range v {
+			m, ok := it.(map[string]any)
+			if !ok {
+				return nil
+			}
+			out = append(out, statsSet{device: i, path: fmt.Sprintf("[%d].", i), v: m})
+		}
+		return out
+	}
+	return nil
+}
+
+// flatten joins nested keys with "." (memory_stats_as_nested_dict()).
+func flatten(prefix string, v any, out map[string]any, depth int) {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 8 {
+		if prefix != "" {
+			out[prefix] = v
+		}
+		return
+	}
+	for k, sub := range m {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		flatten(key, sub, out, depth+1)
+	}
+}
+
+// intValue returns a JSON number that is a whole number within int64.
+func intValue(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<62 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// lineIndex maps byte offsets to 1-based lines.
+type lineIndex []int64 // offsets of '\n'
+
+func newLineIndex(data []byte) lineIndex {
+	var idx lineIndex
+	for i, c := range data {
+		if c == '\n' {
+			idx = append(idx, int64(i))
+		}
+	}
+	return idx
+}
+
+func (l lineIndex) line(off int64) int {
+	return sort.Search(len(l), func(i int) bool { return l[i] >= off }) + 1
+}
+
+// keyLines finds the line of each object key in the JSON text, by its
+// path: the keys (and list indices, as "[i]") from the root, joined by ".".
+func keyLines(data []byte, lines lineIndex) map[string]int {
+	out := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// One entry per open container: for an object, whether a key is next
+	// and the last key; for a list, the next index.
+	type level struct {
+		object, wantKey bool
+		key             string
+		index           int
+	}
+	var stack []level
+	path := func(leaf string) string {
+		var b strings.Builder
+		for _, l := range stack[:len(stack)-1] {
+			if l.object {
+				b.WriteString(l.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", l.index)
+			}
+			b.WriteByte('.')
+		}
+		b.WriteString(leaf)
+		return b.String()
+	}
+	valueDone := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].object {
+				stack[n-1].wantKey = true
+			} else {
+				stack[n-1].index++
+			}
+		}
+	}
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, level{object: d == '{', wantKey: d == '{'})
+			default:
+				if len(stack) > 0 {
+					stack = stack[:len(stack)-1]
+				}
+				valueDone()
+			}
+			continue
+		}
+		n := len(stack)
+		if n > 0 && stack[n-1].wantKey {
+			k, _ := tok.(string)
+			stack[n-1].wantKey, stack[n-1].key = false, k
+			// The offset before the token is the end of the previous one;
+			// the key's line is that of its own text.
+			if at := bytes.Index(data[off:], []byte(strconv.Quote(k))); at >= 0 {
+				out[path(k)] = lines.line(off + int64(at))
+			}
+			continue
+		}
+		valueDone()
+	}
+}

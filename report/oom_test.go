@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/analyze"
+)
+
+// The OOM and fragmentation members are embedded structs: a name used
+// twice at one depth would make encoding/json drop both silently. Every
+// documented member must come out, and none on other kinds.
+func TestOOMFindingMembers(t *testing.T) {
+	fit := true
+	pool := analyze.PoolKey{Device: 0}
+	r := analyze.OOMReport{Device: 0, Sources: []analyze.OOMSource{{Path: "a.pickle", Format: "pytorch-snapshot", Seq: 3}, {Path: "a.log", Line: 7, Seq: -1}},
+		RequestedBytes: 1, SegmentBytes: 2, DeviceFreeBytes: 3, DeviceTotalBytes: 4, ProcessInUseBytes: 5, UnlistedBytes: 6,
+		AllowedBytes: 7, AllocatedBytes: 8, ReservedBytes: 9, ReservedUnallocatedBytes: 1, ActiveBytes: 8, PrivatePoolBytes: 0,
+		LargestFreeBlockBytes: 1, WouldFitIfContiguous: &fit, RequestPool: &pool, LiveBlocks: 2, TimeUs: 5,
+		Memory: &analyze.DeviceMemory{Pools: []analyze.PoolState{{RequestedKnown: true}}},
+		Causes: []analyze.Cause{{Name: analyze.CauseCapacity, Evidence: "e", Advice: "a", Numbers: map[string]int64{"x_bytes": 1}}}}
+	fr := analyze.FragmentationReport{Path: "a.pickle", At: "end", State: analyze.PoolState{RequestedKnown: true, LargestFreeBytes: 1}}
+	fs := []Finding{oomFinding(r), fragmentationFinding(fr), {Kind: KindLeak}}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, &Report{Findings: fs}); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Findings []map[string]any `json:"findings"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	shared := []string{"allocated_bytes", "reserved_bytes", "reserved_unallocated_bytes", "active_bytes", "largest_free_block_bytes", "pools", "advice"}
+	oom := append([]string{"requested_bytes", "segment_bytes", "device_free_bytes", "device_total_bytes", "process_in_use_bytes",
+		"other_processes", "unlisted_bytes", "allowed_bytes", "private_pool_bytes", "would_fit_if_contiguous", "request_pool", "cause",
+		"cause_evidence", "sites", "sites_total", "live_blocks", "time_us", "message_generation", "exception", "unparsed_reason",
+		"sources", "occurrences", "notes", "stats_at_oom"}, shared...)
+	frag := append([]string{"at", "segments", "free_bytes", "free_blocks", "inactive_split_bytes", "inactive_split_blocks",
+		"block_requested_bytes", "internal_fragmentation_bytes", "fragmentation_ratio"}, shared...)
+	for i, want := range [][]string{oom, frag} {
+		for _, k := range want {
+			if _, ok := out.Findings[i][k]; !ok {
+				t.Errorf("%s finding lacks %q", fs[i].Kind, k)
+			}
+		}
+	}
+	for _, k := range append(oom, frag...) {
+		if _, ok := out.Findings[2][k]; ok {
+			t.Errorf("leak finding has %q", k)
+		}
+	}
+	if c := out.Findings[0]["cause"].([]any); len(c) != 1 || c[0] != "capacity" {
+		t.Errorf("cause %v", c)
+	}
+	if src := out.Findings[0]["sources"].([]any); src[0].(map[string]any)["trace_seq"].(float64) != 3 || src[1].(map[string]any)["line"].(float64) != 7 {
+		t.Errorf("sources %v", src)
+	}
+}

@@ -1,0 +1,338 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// WritePostmortem renders the report of "gpuleak oom": JSON is the
+// gpuleak.report/v1 document (its findings of kinds "oom" and
+// "fragmentation"); the table format is a postmortem for people, one
+// section per OOM. Errors are those of w, or an unknown format.
+func WritePostmortem(w io.Writer, r *Report, f Format, opt Options) error {
+	switch f {
+	case FormatJSON:
+		return writeJSON(w, r)
+	case FormatTable:
+		return writePostmortem(w, r)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+// sz renders a size as PyTorch's messages do ("4.19 GiB", "0 bytes").
+func sz(b int64) string { return pytorchtext.FormatSize(b) }
+
+func szp(b *int64) string {
+	if b == nil {
+		return "?"
+	}
+	return sz(*b)
+}
+
+func writePostmortem(w io.Writer, r *Report) error {
+	ew := &errWriter{w: w}
+	for _, in := range r.Inputs {
+		fmt.Fprintf(ew, "%s: %s\n", in.Path, describeInput(in))
+	}
+	var ooms, frags []Finding
+	for _, f := range r.Findings {
+		switch f.Kind {
+		case KindOOM:
+			ooms = append(ooms, f)
+		case KindFragmentation:
+			frags = append(frags, f)
+		}
+	}
+	if len(ooms) == 0 {
+		fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
+	}
+	for i, f := range ooms {
+		fmt.Fprintln(ew)
+		writeOOM(ew, i+1, len(ooms), f)
+	}
+	for _, f := range frags {
+		fmt.Fprintln(ew)
+		writeFragmentation(ew, f)
+	}
+	// Snapshots without an OOM: their memory at the end, by pool.
+	for _, in := range r.Inputs {
+		if len(in.EndPools) == 0 || snapshotHasOOM(ooms, in.Path) || hasFragmentation(frags, in.Path) {
+			continue
+		}
+		fmt.Fprintf(ew, "\nAt the end of %s, by pool:\n", in.Path)
+		writePools(ew, in.EndPools)
+	}
+	var stats bool
+	for _, in := range r.Inputs {
+		for _, s := range in.AllocatorStats {
+			if !stats {
+				fmt.Fprintln(ew, "\nAllocator statistics:")
+				stats = true
+			}
+			fmt.Fprintf(ew, "  %s: %s\n", statsWhere(in.Path, s), statsLine(s))
+		}
+	}
+	var warned bool
+	for _, in := range r.Inputs {
+		for _, msg := range in.Warnings {
+			if !warned {
+				fmt.Fprintln(ew, "\nWarnings:")
+				warned = true
+			}
+			fmt.Fprintf(ew, "  %s: %s\n", in.Path, msg)
+		}
+	}
+	return ew.err
+}
+
+func writeOOM(w io.Writer, n, of int, f Finding) {
+	d, m := f.OOMDetail, f.AllocatorMemory
+	title := fmt.Sprintf("OOM %d of %d", n, of)
+	if f.Device != nil {
+		title += fmt.Sprintf(": GPU %d", *f.Device)
+	}
+	switch {
+	case d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenUnparsed) && d.RequestedBytes == nil:
+		title += ", a message that does not parse"
+	case d.RequestedBytes != nil:
+		title += ", " + sz(*d.RequestedBytes) + " requested"
+	}
+	if f.Site != (Frame{}) {
+		title += " at " + f.Site.String()
+	}
+	fmt.Fprintln(w, title)
+	var from []string
+	for _, s := range d.Sources {
+		switch {
+		case s.TraceSeq != nil:
+			from = append(from, fmt.Sprintf("%s (trace entry %d)", s.Path, *s.TraceSeq))
+		case s.Line != nil:
+			from = append(from, fmt.Sprintf("%s:%d", s.Path, *s.Line))
+		}
+	}
+	src := "  from:     " + strings.Join(from, ", ")
+	if d.Exception != nil {
+		src += " (" + *d.Exception + ")"
+	}
+	fmt.Fprintln(w, src)
+	if len(f.Stack) > 1 {
+		fmt.Fprintf(w, "  stack:    %s\n", stackLine(f.Stack, 6))
+	}
+	if d.UnparsedReason != nil {
+		fmt.Fprintf(w, "  message:  does not parse: %s\n", *d.UnparsedReason)
+	}
+	var gpu []string
+	if d.DeviceTotalBytes != nil {
+		gpu = append(gpu, sz(*d.DeviceTotalBytes)+" total")
+	}
+	if d.DeviceFreeBytes != nil {
+		gpu = append(gpu, sz(*d.DeviceFreeBytes)+" free")
+	}
+	if d.ProcessInUseBytes != nil {
+		gpu = append(gpu, "this process "+sz(*d.ProcessInUseBytes))
+	}
+	for _, p := range d.OtherProcesses {
+		gpu = append(gpu, fmt.Sprintf("process %d %s", p.PID, sz(p.Bytes)))
+	}
+	if d.UnlistedBytes != nil && *d.UnlistedBytes >= 256<<20 {
+		gpu = append(gpu, sz(*d.UnlistedBytes)+" not attributed to a process")
+	}
+	if d.AllowedBytes != nil {
+		gpu = append(gpu, sz(*d.AllowedBytes)+" allowed")
+	}
+	if len(gpu) > 0 {
+		fmt.Fprintf(w, "  GPU:      %s\n", strings.Join(gpu, "; "))
+	}
+	if m.ReservedBytes != nil || m.AllocatedBytes != nil {
+		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", szp(m.ReservedBytes), szp(m.AllocatedBytes), szp(m.ReservedUnallocatedBytes))
+		if d.PrivatePoolBytes != nil {
+			line += fmt.Sprintf(" (%s in private pools)", sz(*d.PrivatePoolBytes))
+		}
+		if m.LargestFreeBlockBytes != nil {
+			line += "; largest free block " + sz(*m.LargestFreeBlockBytes)
+		}
+		if d.WouldFitIfContiguous != nil {
+			if *d.WouldFitIfContiguous {
+				line += "; the free memory would have held the request had it been contiguous"
+			} else {
+				line += "; too little free memory to hold the request even if contiguous"
+			}
+		}
+		fmt.Fprintf(w, "  PyTorch:  %s\n", line)
+	}
+	if len(d.CauseEvidence) == 0 {
+		fmt.Fprintln(w, "  Cause:    not determined")
+	} else {
+		fmt.Fprintln(w, "  Causes:")
+		for _, c := range d.CauseEvidence {
+			fmt.Fprintf(w, "    %s: %s\n", c.Cause, c.Evidence)
+			fmt.Fprintf(w, "      what to do: %s\n", c.Advice)
+		}
+	}
+	if len(d.Sites) > 0 {
+		blocks := 0
+		if d.LiveBlocks != nil {
+			blocks = *d.LiveBlocks
+		}
+		sites := plural(d.SitesTotal, "call site", "call sites")
+		if d.SitesTotal > len(d.Sites) {
+			sites = fmt.Sprintf("the %d largest of %d call sites", len(d.Sites), d.SitesTotal)
+		}
+		fmt.Fprintf(w, "  Memory held at the OOM (%s, %s):\n", plural(blocks, "block", "blocks"), sites)
+		var rows [][]string
+		for _, s := range d.Sites {
+			rows = append(rows, []string{string(s.Kind), sz(s.Bytes), fmt.Sprint(s.Count), s.Site.String()})
+		}
+		textTable(w, "    ", []string{"KIND", "BYTES", "BLOCKS", "SITE"}, rows, []bool{false, true, true, false})
+	}
+	if len(m.Pools) > 0 {
+		fmt.Fprintln(w, "  By pool at the OOM:")
+		writePools(w, m.Pools)
+	}
+	if len(d.Notes) > 0 {
+		fmt.Fprintln(w, "  Notes:")
+		for _, n := range d.Notes {
+			fmt.Fprintf(w, "    - %s\n", n)
+		}
+	}
+}
+
+func writePools(w io.Writer, pools []PoolMemory) {
+	var rows [][]string
+	multi := false
+	for _, p := range pools {
+		multi = multi || p.Device != pools[0].Device
+	}
+	for _, p := range pools {
+		name := p.Pool
+		if p.Private {
+			name += fmt.Sprintf(" (private %d,%d)", p.PoolID[0], p.PoolID[1])
+		}
+		if p.Expandable {
+			name += " (expandable)"
+		}
+		if multi {
+			name = fmt.Sprintf("GPU %d %s", p.Device, name)
+		}
+		rows = append(rows, []string{name, fmt.Sprint(p.Stream), fmt.Sprint(p.Segments), sz(p.ReservedBytes), sz(p.AllocatedBytes),
+			sz(p.FreeBytes), fmt.Sprint(p.FreeBlocks), sz(p.LargestFreeBlockBytes), sz(p.InactiveSplitBytes), fmt.Sprintf("%.2f", p.FragmentationRatio)})
+	}
+	textTable(w, "    ", []string{"POOL", "STREAM", "SEGMENTS", "RESERVED", "ALLOCATED", "FREE", "FREE BLOCKS", "LARGEST FREE", "SPLIT FREE", "RATIO"},
+		rows, []bool{false, true, true, true, true, true, true, true, true, true})
+}
+
+// textTable writes rows under a header, indented, columns two spaces
+// apart; right[i] right-aligns column i. Lines have no trailing spaces.
+func textTable(w io.Writer, indent string, header []string, rows [][]string, right []bool) {
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[i]-len(c))
+			if right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func writeFragmentation(w io.Writer, f Finding) {
+	d, m := f.FragmentationDetail, f.AllocatorMemory
+	where := "at the end of " + f.Path
+	if d.At != "end" {
+		where = "in " + f.Path + " (" + d.At + ")"
+	}
+	dev := ""
+	if f.Device != nil {
+		dev = fmt.Sprintf(", GPU %d", *f.Device)
+	}
+	fmt.Fprintf(w, "Fragmentation %s%s\n", where, dev)
+	line := fmt.Sprintf("%s free but split around live blocks, of %s reserved (%s allocated, %d segments)", sz(d.InactiveSplitBytes), szp(m.ReservedBytes), szp(m.AllocatedBytes), d.Segments)
+	if m.LargestFreeBlockBytes != nil {
+		line += "; largest free block " + sz(*m.LargestFreeBlockBytes)
+	}
+	if d.FragmentationRatio != nil {
+		line += fmt.Sprintf("; fragmentation ratio %.2f", *d.FragmentationRatio)
+	}
+	if d.InternalFragmentationBytes != nil && *d.InternalFragmentationBytes > 0 {
+		line += fmt.Sprintf("; internal fragmentation (blocks larger than asked) %s", sz(*d.InternalFragmentationBytes))
+	}
+	fmt.Fprintf(w, "  %s\n", line)
+	if len(m.Pools) > 0 {
+		writePools(w, m.Pools)
+	}
+	for _, a := range m.Advice {
+		fmt.Fprintf(w, "  what to do: %s\n", a)
+	}
+}
+
+func statsWhere(path string, s AllocatorStats) string {
+	where := path
+	if s.Line > 1 {
+		where += fmt.Sprintf(":%d", s.Line)
+	}
+	where += " (" + s.Source
+	if s.Device != nil {
+		where += fmt.Sprintf(", GPU %d", *s.Device)
+	}
+	if len(s.SameAs) > 0 {
+		where += "; same moment as " + strings.Join(s.SameAs, ", ")
+	}
+	return where + ")"
+}
+
+func statsLine(s AllocatorStats) string {
+	var parts []string
+	add := func(v *int64, what string) {
+		if v != nil {
+			parts = append(parts, sz(*v)+" "+what)
+		}
+	}
+	add(s.AllocatedBytes, "allocated")
+	add(s.ReservedBytes, "reserved")
+	add(s.InactiveSplitBytes, "free but split (non-releasable)")
+	add(s.PeakAllocatedBytes, "peak allocated")
+	add(s.PeakReservedBytes, "peak reserved")
+	if s.NumOOMs != nil {
+		parts = append(parts, fmt.Sprintf("%d OOMs", *s.NumOOMs))
+	}
+	if s.NumAllocRetries != nil {
+		parts = append(parts, fmt.Sprintf("%d cudaMalloc retries", *s.NumAllocRetries))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func snapshotHasOOM(ooms []Finding, path string) bool {
+	for _, f := range ooms {
+		for _, s := range f.OOMDetail.Sources {
+			if s.Path == path && s.TraceSeq != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasFragmentation(frags []Finding, path string) bool {
+	for _, f := range frags {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
+}
