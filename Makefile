@@ -24,9 +24,12 @@ $(BENCHSNAP): bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle
 	mkdir -p .bench
 	python3 bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle $@ --entries 1000000
 
-# Benchmarks, five runs each, against CPython's pickle.load of the same file.
+# Benchmarks, against CPython's pickle.load of the same file. Five rounds of
+# every benchmark, one after another, so that a shared machine's drift hits
+# gpuleak and its baseline alike; medians with `go run golang.org/x/perf/cmd/benchstat@latest .bench/bench.txt`.
 bench: bench-data
-	$(GO) test -run '^$$' -bench . -benchtime 3x -count 5 ./... | tee .bench/bench.txt
+	@rm -f .bench/bench.txt; for i in 1 2 3 4 5; do \
+	  $(GO) test -run '^$$' -bench . -benchtime 3x ./... | tee -a .bench/bench.txt | grep '^Benchmark'; done
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=10m).
 fuzz:

@@ -256,6 +256,23 @@ func (d *Decoder) Run() (done bool, err error) {
 			case opBININT:
 				err = d.push(Value{kind: Int, n: int64(int32(binary.LittleEndian.Uint32(s.buf[s.pos+1:])))})
 				s.pos += 5
+			case opLONG1:
+				// Addresses and timestamps: up to 8 bytes, decoded in place.
+				n := int(s.buf[s.pos+1])
+				if n > 8 || s.end-s.pos < 2+n {
+					err = d.step()
+					break
+				}
+				var u uint64
+				for i := n - 1; i >= 0; i-- {
+					u = u<<8 | uint64(s.buf[s.pos+2+i])
+				}
+				if n > 0 {
+					shift := 64 - 8*uint(n)
+					u = uint64(int64(u<<shift) >> shift)
+				}
+				err = d.push(Value{kind: Int, n: int64(u)})
+				s.pos += 2 + n
 			case opMARK:
 				if len(d.marks) < d.lim.MaxStack {
 					d.marks = append(d.marks, len(d.stack))
@@ -740,7 +757,8 @@ func (d *Decoder) appendTo(l *Container, item Value) error {
 				if !c.shared {
 					d.held -= int64(len(c.Items))
 					if len(d.pool) < maxPool && cap(c.Items) <= maxPooledItems {
-						clear(c.Items)
+						// Not cleared: reuse overwrites the items from the
+						// first, and what stale ones point to is bounded.
 						c.Items = c.Items[:0]
 						d.pool = append(d.pool, c)
 					}
