@@ -242,14 +242,27 @@ func (d *Decoder) Run() (done bool, err error) {
 			var err error
 			d.op = s.base + int64(s.pos)
 			switch op := s.buf[s.pos]; op {
-			case opBINGET:
+			case opBINGET, opLONG_BINGET:
 				d.curOp = op
-				err = d.get(int64(s.buf[s.pos+1]))
-				s.pos += 2
-			case opLONG_BINGET:
-				d.curOp = op
-				err = d.get(int64(binary.LittleEndian.Uint32(s.buf[s.pos+1:])))
-				s.pos += 5
+				var idx int64
+				if op == opBINGET {
+					idx = int64(s.buf[s.pos+1])
+					s.pos += 2
+				} else {
+					idx = int64(binary.LittleEndian.Uint32(s.buf[s.pos+1:]))
+					s.pos += 5
+				}
+				// Most memo gets fetch a scalar (a dict key, an action
+				// name): push it here; containers go through get.
+				if idx < int64(len(d.memoIdx)) && len(d.stack) < d.lim.MaxStack {
+					if slot := d.memoIdx[idx]; slot > consumedSlot {
+						if v := d.vals[slot]; v.kind < List {
+							d.stack = append(d.stack, v)
+							continue
+						}
+					}
+				}
+				err = d.get(idx)
 			case opBININT1:
 				err = d.push(Value{kind: Int, n: int64(s.buf[s.pos+1])})
 				s.pos += 2
