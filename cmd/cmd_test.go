@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"math/rand"
 	"os"
@@ -297,5 +299,71 @@ func TestHostileText(t *testing.T) {
 	code, _, errOut := run(t, nil, "analyze", td+"pytorch/synthetic/negsize.pickle")
 	if code != ExitInput || !strings.Contains(errOut, "want 0 to 1 PiB") {
 		t.Fatalf("negative size: exit %d %q", code, errOut)
+	}
+}
+
+// TestReviewFixes: inputs an adversarial review found mishandled.
+func TestReviewFixes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full, _ := os.ReadFile(td + "sanitizer/leak_full.txt")
+	snap, _ := os.ReadFile(td + "pytorch/model_reload.pickle")
+
+	// A byte order mark before a sanitizer log: all 8 leaks still found.
+	_, out, _ := run(t, nil, "analyze", "--format", "json", write("bom.txt", append([]byte("\xef\xbb\xbf"), full...)))
+	var count int
+	for _, f := range decode(t, out).Findings {
+		if f.Kind == "leak" {
+			count += f.Count
+		}
+	}
+	if count != 8 {
+		t.Errorf("BOM: %d leaks, want 8", count)
+	}
+
+	// A CI log with more than 64 KiB of build output before the report.
+	var ci bytes.Buffer
+	for i := 0; ci.Len() < 100<<10; i++ {
+		fmt.Fprintf(&ci, "[2026-11-30T10:00:00Z] Building CXX object file_%d.cu.o\n", i)
+	}
+	ci.Write(full)
+	if code, out, errOut := run(t, nil, "analyze", write("ci.log", ci.Bytes())); code != ExitOK || !strings.Contains(out, "make_workspace") {
+		t.Errorf("long preamble: exit %d %s %s", code, out, errOut)
+	}
+
+	// A gzip stream whose checksum is wrong is refused; bytes after the
+	// pickle are reported.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(snap)
+	zw.Close()
+	bad := append([]byte{}, gz.Bytes()...)
+	bad[len(bad)-6] ^= 0xff
+	if code, _, errOut := run(t, nil, "analyze", write("bad.gz", bad)); code != ExitInput || !strings.Contains(errOut, "invalid checksum") {
+		t.Errorf("bad checksum: exit %d %q", code, errOut)
+	}
+	if code, out, _ := run(t, nil, "analyze", write("two.pickle", append(append([]byte{}, snap...), snap...))); code != ExitOK || !strings.Contains(out, "bytes after the snapshot's end") {
+		t.Errorf("trailing pickle: exit %d %s", code, out)
+	}
+
+	// A key given twice: CPython keeps the later value, which the stream
+	// cannot honour, so the file is refused.
+	dup := []byte("\x80\x02}(X\x08\x00\x00\x00segments]X\x08\x00\x00\x00segments]u.")
+	if code, _, errOut := run(t, nil, "analyze", write("dup.pickle", dup)); code != ExitInput || !strings.Contains(errOut, `"segments" appears twice`) {
+		t.Errorf("duplicate key: exit %d %q", code, errOut)
+	}
+
+	// An empty snapshot says so; --min-bytes that leaves nothing says so.
+	if _, out, _ := run(t, nil, "analyze", td+"pytorch/synthetic/empty_snap.pickle"); !strings.Contains(out, "holds no segments and no trace entries") {
+		t.Errorf("empty snapshot:\n%s", out)
+	}
+	if _, out, _ := run(t, nil, "analyze", "--min-bytes", "100GiB", td+"pytorch/multi_gpu_leak.pickle"); !strings.Contains(out, "smaller left out") {
+		t.Errorf("--min-bytes:\n%s", out)
 	}
 }
