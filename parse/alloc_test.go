@@ -4,6 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -51,4 +52,33 @@ func TestRecyclingAllocator(t *testing.T) {
 		arr.Release()
 		bld.Release()
 	}
+}
+
+func TestBatchQueue(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	batch := func(n int) arrow.RecordBatch {
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			b.Append(int64(i))
+		}
+		arr := b.NewArray()
+		defer arr.Release()
+		return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{arr}, int64(n))
+	}
+	var q BatchQueue[string]
+	if !q.Empty() || q.Pop() {
+		t.Fatal("new queue not empty")
+	}
+	q.Push("a", batch(1))
+	q.Push("b", batch(2))
+	if !q.Pop() || q.Table() != "a" || q.RecordBatch().NumRows() != 1 {
+		t.Fatal("first batch")
+	}
+	if !q.Pop() || q.Table() != "b" || q.RecordBatch().NumRows() != 2 || !q.Empty() {
+		t.Fatal("second batch")
+	}
+	q.Push("c", batch(3))
+	q.Release() // the current one and the waiting one: AssertSize checks both went
 }

@@ -84,16 +84,15 @@ type Reader struct {
 	src  io.Reader
 	dec  *pickle.Decoder
 
-	b     [numTables]*array.RecordBuilder
-	seg   segmentBuilders
-	blk   blockBuilders
-	ev    eventBuilders
-	fr    frameBuilders
-	st    stackBuilders
-	ready []batch
-	cur   batch
-	err   error
-	eof   bool
+	b   [numTables]*array.RecordBuilder
+	seg segmentBuilders
+	blk blockBuilders
+	ev  eventBuilders
+	fr  frameBuilders
+	st  stackBuilders
+	q   parse.BatchQueue[Table] // batches built, and the one handed out
+	err error
+	eof bool
 
 	frames   map[frameKey]int32
 	stacks   map[string]int32
@@ -104,11 +103,6 @@ type Reader struct {
 	dupKey   string          // such a key seen twice
 	meta     Metadata
 	warned   map[string]bool
-}
-
-type batch struct {
-	table Table
-	rec   arrow.RecordBatch
 }
 
 type frameKey struct {
@@ -162,8 +156,8 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 // Next advances to the next record batch, releasing the previous one. It
 // returns false at the end of the snapshot or on error (see Err).
 func (r *Reader) Next() bool {
-	r.releaseCur()
-	for len(r.ready) == 0 {
+	r.q.ReleaseCurrent()
+	for r.q.Empty() {
 		if r.err != nil || r.eof {
 			return false
 		}
@@ -179,21 +173,19 @@ func (r *Reader) Next() bool {
 		}
 		if err != nil {
 			r.err = err
-			r.releaseReady()
+			r.q.Release()
 			return false
 		}
 	}
-	r.cur = r.ready[0]
-	r.ready = r.ready[1:]
-	return true
+	return r.q.Pop()
 }
 
 // Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.cur.table }
+func (r *Reader) Table() Table { return r.q.Table() }
 
 // RecordBatch is the current record batch, valid until the next call of
 // Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur.rec }
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
 
 // Err is the error that ended the stream, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
@@ -206,28 +198,13 @@ func (r *Reader) Metadata() *Metadata {
 
 // Release frees the current batch, batches not yet read, and the builders.
 func (r *Reader) Release() {
-	r.releaseCur()
-	r.releaseReady()
+	r.q.Release()
 	for t := range r.b {
 		if r.b[t] != nil {
 			r.b[t].Release()
 			r.b[t] = nil
 		}
 	}
-}
-
-func (r *Reader) releaseCur() {
-	if r.cur.rec != nil {
-		r.cur.rec.Release()
-		r.cur.rec = nil
-	}
-}
-
-func (r *Reader) releaseReady() {
-	for _, b := range r.ready {
-		b.rec.Release()
-	}
-	r.ready = nil
 }
 
 func (r *Reader) flush(t Table) {
@@ -238,7 +215,7 @@ func (r *Reader) flush(t Table) {
 	if t == TableEvents {
 		r.ev.action.flush()
 	}
-	r.ready = append(r.ready, batch{t, b.NewRecordBatch()})
+	r.q.Push(t, b.NewRecordBatch())
 	if t == TableEvents {
 		// Trace entries come by the million: size the next batch at once
 		// rather than letting each column double its way up.

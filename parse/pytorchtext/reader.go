@@ -97,11 +97,10 @@ type Reader struct {
 	br   *bufio.Reader // text
 	src  io.Reader     // memory_stats() JSON
 
-	b     [numTables]*array.RecordBuilder
-	ready []batch
-	cur   batch
-	err   error
-	eof   bool
+	b   [numTables]*array.RecordBuilder
+	q   parse.BatchQueue[Table] // batches built, and the one handed out
+	err error
+	eof bool
 
 	line    int64
 	nmsg    int32
@@ -109,11 +108,6 @@ type Reader struct {
 	summary *summary
 	meta    Metadata
 	long    bool
-}
-
-type batch struct {
-	table Table
-	rec   arrow.RecordBatch
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -139,8 +133,8 @@ func newReader(name string, opts []Option) *Reader {
 // Next advances to the next record batch, releasing the previous one. It
 // returns false at the end of the input or on error (see Err).
 func (r *Reader) Next() bool {
-	r.releaseCur()
-	for len(r.ready) == 0 {
+	r.q.ReleaseCurrent()
+	for r.q.Empty() {
 		if r.err != nil || r.eof {
 			return false
 		}
@@ -177,22 +171,20 @@ func (r *Reader) Next() bool {
 			r.eof = true
 		}
 	}
-	r.cur = r.ready[0]
-	r.ready = r.ready[1:]
-	return true
+	return r.q.Pop()
 }
 
 func (r *Reader) fail(err error) {
 	r.err = err
-	r.releaseReady()
+	r.q.Release()
 }
 
 // Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.cur.table }
+func (r *Reader) Table() Table { return r.q.Table() }
 
 // RecordBatch is the current record batch, valid until the next call of
 // Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur.rec }
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
 
 // Err is the error that ended the stream, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
@@ -202,8 +194,7 @@ func (r *Reader) Metadata() *Metadata { return &r.meta }
 
 // Release frees the current batch, batches not yet read, and the builders.
 func (r *Reader) Release() {
-	r.releaseCur()
-	r.releaseReady()
+	r.q.Release()
 	for t := range r.b {
 		if r.b[t] != nil {
 			r.b[t].Release()
@@ -212,26 +203,12 @@ func (r *Reader) Release() {
 	}
 }
 
-func (r *Reader) releaseCur() {
-	if r.cur.rec != nil {
-		r.cur.rec.Release()
-		r.cur.rec = nil
-	}
-}
-
-func (r *Reader) releaseReady() {
-	for _, b := range r.ready {
-		b.rec.Release()
-	}
-	r.ready = nil
-}
-
 func (r *Reader) flush(t Table) {
 	b := r.b[t]
 	if b == nil || b.Field(0).Len() == 0 {
 		return
 	}
-	r.ready = append(r.ready, batch{t, b.NewRecordBatch()})
+	r.q.Push(t, b.NewRecordBatch())
 }
 
 func (r *Reader) maybeFlush(t Table) {

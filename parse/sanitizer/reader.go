@@ -132,18 +132,12 @@ type Reader struct {
 	rec    recordBuilders
 	fr     frameBuilders
 	ru     runBuilders
-	ready  []batch
-	cur    batch
+	q      parse.BatchQueue[Table] // batches built, and the one handed out
 	err    error
 	eof    bool
 	nrec   int32
 	meta   Metadata
 	warned map[string]bool
-}
-
-type batch struct {
-	table Table
-	rec   arrow.RecordBatch
 }
 
 // NewReader returns a Reader of the text log in r (already decompressed;
@@ -181,15 +175,15 @@ func newReader(name string, opts []Option) *Reader {
 // Next advances to the next record batch, releasing the previous one. It
 // returns false at the end of the report or on error (see Err).
 func (r *Reader) Next() bool {
-	r.releaseCur()
-	for len(r.ready) == 0 {
+	r.q.ReleaseCurrent()
+	for r.q.Empty() {
 		if r.err != nil || r.eof {
 			return false
 		}
 		rec, err := r.src.next()
 		if err != nil {
 			r.err = err
-			r.releaseReady()
+			r.q.Release()
 			return false
 		}
 		if rec == nil {
@@ -208,17 +202,15 @@ func (r *Reader) Next() bool {
 			r.flush(TableFrames)
 		}
 	}
-	r.cur = r.ready[0]
-	r.ready = r.ready[1:]
-	return true
+	return r.q.Pop()
 }
 
 // Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.cur.table }
+func (r *Reader) Table() Table { return r.q.Table() }
 
 // RecordBatch is the current record batch, valid until the next call of
 // Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur.rec }
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
 
 // Err is the error that ended the stream, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
@@ -229,8 +221,7 @@ func (r *Reader) Metadata() *Metadata { return &r.meta }
 // Release frees the current batch, batches not yet returned and the
 // builders. The Reader cannot be used after.
 func (r *Reader) Release() {
-	r.releaseCur()
-	r.releaseReady()
+	r.q.Release()
 	for t := range r.b {
 		if r.b[t] != nil {
 			r.b[t].Release()
@@ -240,25 +231,11 @@ func (r *Reader) Release() {
 	r.eof = true
 }
 
-func (r *Reader) releaseCur() {
-	if r.cur.rec != nil {
-		r.cur.rec.Release()
-		r.cur.rec = nil
-	}
-}
-
-func (r *Reader) releaseReady() {
-	for _, b := range r.ready {
-		b.rec.Release()
-	}
-	r.ready = nil
-}
-
 func (r *Reader) flush(t Table) {
 	if r.b[t].Field(0).Len() == 0 {
 		return
 	}
-	r.ready = append(r.ready, batch{table: t, rec: r.b[t].NewRecordBatch()})
+	r.q.Push(t, r.b[t].NewRecordBatch())
 }
 
 // warnOnce adds a warning the first time key is seen.
