@@ -33,6 +33,7 @@ func szp(b *int64) string {
 }
 
 func writePostmortem(w io.Writer, r *Report) error {
+	r = cleaned(r)
 	ew := &errWriter{w: w}
 	for _, in := range r.Inputs {
 		fmt.Fprintf(ew, "%s: %s\n", in.Path, describeInput(in))
@@ -75,16 +76,7 @@ func writePostmortem(w io.Writer, r *Report) error {
 			fmt.Fprintf(ew, "  %s: %s\n", statsWhere(in.Path, s), statsLine(s))
 		}
 	}
-	var warned bool
-	for _, in := range r.Inputs {
-		for _, msg := range in.Warnings {
-			if !warned {
-				fmt.Fprintln(ew, "\nWarnings:")
-				warned = true
-			}
-			fmt.Fprintf(ew, "  %s: %s\n", in.Path, msg)
-		}
-	}
+	writeWarnings(ew, r)
 	return ew.err
 }
 

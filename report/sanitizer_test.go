@@ -58,3 +58,16 @@ func TestFromSanitizerMessages(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 }
+
+func TestCleanedCopiesAndEscapes(t *testing.T) {
+	dev := 0
+	r := &Report{Inputs: []Input{{Path: "a\nb", Warnings: []string{"w\x1b[31m"}}},
+		Findings: []Finding{{Kind: KindLeak, Device: &dev, Site: Frame{Function: "f\nROW"}, Stack: []Frame{{Function: "g\r"}}}}}
+	c := cleaned(r)
+	if c.Inputs[0].Path != `a\nb` || c.Inputs[0].Warnings[0] != `w\x1b[31m` || c.Findings[0].Site.Function != `f\nROW` || c.Findings[0].Stack[0].Function != `g\r` {
+		t.Fatalf("not escaped: %+v", c)
+	}
+	if r.Inputs[0].Path != "a\nb" || r.Findings[0].Stack[0].Function != "g\r" {
+		t.Fatal("the original report was changed")
+	}
+}

@@ -17,10 +17,9 @@ import (
 // piped, it is plain aligned columns whose content does not change between
 // runs on the same inputs.
 func writeTable(w io.Writer, r *Report, opt Options) error {
+	r = cleaned(r)
 	ew := &errWriter{w: w}
-	for _, in := range r.Inputs {
-		fmt.Fprintf(ew, "%s: %s\n", clean(in.Path), clean(describeInput(in)))
-	}
+	writeInputs(ew, r)
 	if ew.err != nil {
 		return ew.err
 	}
@@ -49,17 +48,29 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 	if len(r.Errors) > 0 {
 		writeToolErrors(ew, r)
 	}
+	writeWarnings(ew, r)
+	return ew.err
+}
+
+// writeInputs writes one line per input: its path and what it holds.
+func writeInputs(w io.Writer, r *Report) {
+	for _, in := range r.Inputs {
+		fmt.Fprintf(w, "%s: %s\n", clean(in.Path), clean(describeInput(in)))
+	}
+}
+
+// writeWarnings writes the inputs' warnings, if any, under a heading.
+func writeWarnings(w io.Writer, r *Report) {
 	var warned bool
 	for _, in := range r.Inputs {
 		for _, msg := range in.Warnings {
 			if !warned {
-				fmt.Fprintln(ew, "\nWarnings:")
+				fmt.Fprintln(w, "\nWarnings:")
 				warned = true
 			}
-			fmt.Fprintf(ew, "  %s: %s\n", clean(in.Path), clean(msg))
+			fmt.Fprintf(w, "  %s: %s\n", clean(in.Path), clean(msg))
 		}
 	}
-	return ew.err
 }
 
 func findingsTable(w io.Writer, r *Report, opt Options) error {

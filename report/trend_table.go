@@ -23,10 +23,9 @@ func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
 	default:
 		return fmt.Errorf("unknown format %q", f)
 	}
+	r = cleaned(r)
 	ew := &errWriter{w: w}
-	for _, in := range r.Inputs {
-		fmt.Fprintf(ew, "%s: %s\n", clean(in.Path), clean(describeInput(in)))
-	}
+	writeInputs(ew, r)
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(ew, "\nNo memory samples.")
 	} else {
@@ -42,16 +41,7 @@ func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
 			fmt.Fprintf(ew, "%d. %s\n", i+1, clean(f.Message))
 		}
 	}
-	var warned bool
-	for _, in := range r.Inputs {
-		for _, msg := range in.Warnings {
-			if !warned {
-				fmt.Fprintln(ew, "\nWarnings:")
-				warned = true
-			}
-			fmt.Fprintf(ew, "  %s: %s\n", clean(in.Path), clean(msg))
-		}
-	}
+	writeWarnings(ew, r)
 	return ew.err
 }
 
