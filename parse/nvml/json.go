@@ -226,16 +226,22 @@ type pynvmlRecord struct {
 }
 
 func (r *Reader) pynvmlDoc(doc []byte, start int) error {
+	return eachElement(r, doc, start, "pynvml sample record", r.pynvmlRecord)
+}
+
+// eachElement decodes each element of a JSON document (the document
+// itself, or each member of an array) as a T and hands it to handle.
+func eachElement[T any](r *Reader, doc []byte, start int, what string, handle func(*T, int) error) error {
 	els, err := r.elements(doc, start)
 	if err != nil {
 		return err
 	}
 	for _, el := range els {
-		var rec pynvmlRecord
-		if err := r.unmarshal(el, start, &rec, "pynvml sample record"); err != nil {
+		var v T
+		if err := r.unmarshal(el, start, &v, what); err != nil {
 			return err
 		}
-		if err := r.pynvmlRecord(&rec, start); err != nil {
+		if err := handle(&v, start); err != nil {
 			return err
 		}
 	}
@@ -326,20 +332,7 @@ type gpustatDoc struct {
 }
 
 func (r *Reader) gpustatDoc(doc []byte, start int) error {
-	els, err := r.elements(doc, start)
-	if err != nil {
-		return err
-	}
-	for _, el := range els {
-		var g gpustatDoc
-		if err := r.unmarshal(el, start, &g, "gpustat --json document"); err != nil {
-			return err
-		}
-		if err := r.gpustatSample(&g, start); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachElement(r, doc, start, "gpustat --json document", r.gpustatSample)
 }
 
 func (r *Reader) gpustatSample(g *gpustatDoc, n int) error {

@@ -15,7 +15,6 @@ const (
 // gib converts a size printed with two decimals of GiB to bytes, as
 // ParseMessage does: hundredths * 2^30 / 100, rounded.
 func gib(hundredths int64) int64 { return hundredths/100*GiB + (hundredths%100*GiB+50)/100 }
-func mib(hundredths int64) int64 { return hundredths/100*MiB + (hundredths%100*MiB+50)/100 }
 
 // The same OOM, written in every form PyTorch has printed: each must
 // parse into the same fields. The 2.x form is oom_error.txt (PyTorch

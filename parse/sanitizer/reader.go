@@ -1,7 +1,6 @@
 package sanitizer
 
 import (
-	"errors"
 	"io"
 	"strings"
 
@@ -434,7 +433,3 @@ func (s *runBuilders) init(b *array.RecordBuilder) {
 	s.notPrinted = b.Field(RunErrorsNotPrinted).(*array.Int64Builder)
 	s.targetError = b.Field(RunTargetError).(*array.BooleanBuilder)
 }
-
-// IsNotSanitizer reports whether err says the input is not a
-// compute-sanitizer report at all.
-func IsNotSanitizer(err error) bool { return errors.Is(err, parse.ErrNotMine) }
