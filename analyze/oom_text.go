@@ -34,6 +34,10 @@ type AllocatorStats struct {
 	// Resolution of the values that are not exact: the true value is in
 	// [value, value+resolution) (memory_summary() truncates to its unit).
 	Resolution map[string]int64
+	// PartialAtLine is the line where a memory_summary() table broke off
+	// (cut, or a row not understood): Values hold only the rows before
+	// it. 0 for a whole table.
+	PartialAtLine int64
 }
 
 // Get returns a value and whether the stats have it.
@@ -140,6 +144,10 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 				a.sets[id] = s
 			}
 			key := rec.Column(pytorchtext.StKey).(*array.String).Value(i)
+			if key == pytorchtext.PartialKey {
+				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+				continue
+			}
 			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
 			if r := rec.Column(pytorchtext.StResolution).(*array.Int64).Value(i); r > 0 {
 				s.Resolution[key] = r

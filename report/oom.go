@@ -200,6 +200,10 @@ type AllocatorStats struct {
 	NumAllocRetries    *int64 `json:"num_alloc_retries"`
 	// SameAs names other inputs of the same moment.
 	SameAs []string `json:"same_as"`
+	// PartialAtLine is the line where a memory_summary() table broke off
+	// (cut, or a row not understood); absent for a whole table. The
+	// values are those of the rows before it (null for rows not read).
+	PartialAtLine int64 `json:"partial_at_line,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -224,7 +228,7 @@ func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
 		ActiveBytes: get("active_bytes.all.current"), InactiveSplitBytes: get("inactive_split_bytes.all.current"),
 		PeakAllocatedBytes: get("allocated_bytes.all.peak"), PeakReservedBytes: get("reserved_bytes.all.peak"),
 		Segments: get("segment.all.current"), Allocations: get("allocation.all.current"),
-		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs}
+		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine}
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
@@ -510,6 +514,9 @@ func describeAllocatorStats(in Input) []string {
 		}
 		if s.NumAllocRetries != nil {
 			parts = append(parts, fmt.Sprintf("%d cudaMalloc retries,", *s.NumAllocRetries))
+		}
+		if s.PartialAtLine > 0 {
+			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))
 		}
 		if len(parts) > 0 {
 			out = append(out, strings.TrimSuffix(strings.Join(parts, " "), ","))

@@ -306,6 +306,9 @@ func statsLine(s AllocatorStats) string {
 	if s.NumAllocRetries != nil {
 		parts = append(parts, fmt.Sprintf("%d cudaMalloc retries", *s.NumAllocRetries))
 	}
+	if s.PartialAtLine > 0 {
+		parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d", s.PartialAtLine))
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -162,8 +162,8 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			if r.summary != nil {
-				r.fail(parse.LineErrorf(r.name, int(r.line), "the memory summary that starts at line %d ends early (no closing border)", r.summary.start))
-				return false
+				r.summary.stop(r, "ends early (no closing border)")
+				r.summary = nil
 			}
 			for t := Table(0); t < numTables; t++ {
 				r.flush(t)
@@ -261,6 +261,16 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
+	if escapedText(line) {
+		// A traceback or log inside a JSON string (an HTTP error body, a
+		// JSON log record): its lines are "\n"-separated on one line.
+		for _, l := range strings.Split(unescapeJSON(line), "\n") {
+			if err := r.addText(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for {
 		i := strings.IndexByte(line, '\r')
 		if i < 0 {
@@ -273,16 +283,65 @@ func (r *Reader) addText(line string) error {
 	}
 }
 
+// escapedText reports whether line holds JSON-escaped text worth
+// splitting: an escaped line end next to an OOM message, a traceback or a
+// memory summary.
+func escapedText(line string) bool {
+	if !strings.Contains(line, `\n`) {
+		return false
+	}
+	return findOOM(line, 0) >= 0 || strings.Contains(line, "Traceback (most recent call last):") || strings.Contains(line, summaryBanner)
+}
+
+// unescapeJSON undoes a JSON string's escapes (\n, \t, \", \\, \/,
+// \uXXXX); an escape it does not know is kept as written.
+func unescapeJSON(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; n {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\', '/':
+			b.WriteByte(n)
+		case 'u':
+			if i+6 <= len(s) {
+				if v, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+					b.WriteRune(rune(v))
+					i += 5
+					continue
+				}
+			}
+			b.WriteString(`\u`)
+		default:
+			b.WriteByte(c)
+			b.WriteByte(n)
+		}
+		i++
+	}
+	return b.String()
+}
+
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
 	if r.summary != nil {
-		done, err := r.summary.add(r, line)
-		if err != nil || !done {
-			return err
+		done, reread := r.summary.add(r, line)
+		if !done {
+			return nil
 		}
 		r.summary = nil
-		return nil
+		if !reread {
+			return nil
+		}
 	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
@@ -293,11 +352,20 @@ func (r *Reader) addLine(line string) error {
 		return nil
 	}
 	var frames []tbFrame
-	for k, tb := range r.tbs {
-		if !strings.HasPrefix(line, tb.prefix) {
-			continue
+	k, rest := r.tracebackOf(line)
+	if k < 0 {
+		// Frames without a "Traceback" line before them: a traceback
+		// pasted from the middle.
+		if i := strings.Index(line, `File "`); i >= 0 {
+			j := len(strings.TrimRight(line[:i], " \t"))
+			if frameRe.MatchString(line[j:]) {
+				r.startTraceback(line[:j])
+				k, rest = len(r.tbs)-1, line[j:]
+			}
 		}
-		rest := line[len(tb.prefix):]
+	}
+	if k >= 0 {
+		tb := r.tbs[k]
 		if m := frameRe.FindStringSubmatch(rest); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			if len(tb.frames) == maxFrames {
@@ -316,7 +384,6 @@ func (r *Reader) addLine(line string) error {
 		// The exception line ends the traceback.
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
-		break
 	}
 	for from := 0; ; {
 		i := findOOM(line, from)
@@ -329,6 +396,35 @@ func (r *Reader) addLine(line string) error {
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// tracebackOf finds the traceback a line continues: the one whose prefix
+// the line starts with, or else one whose prefix it matches but for digits
+// (a timestamp or a counter that moved on). It returns -1 when none.
+func (r *Reader) tracebackOf(line string) (int, string) {
+	for k, tb := range r.tbs {
+		if strings.HasPrefix(line, tb.prefix) {
+			return k, line[len(tb.prefix):]
+		}
+	}
+	for k, tb := range r.tbs {
+		if n := len(tb.prefix); n > 0 && len(line) >= n && sameButDigits(line[:n], tb.prefix) {
+			return k, line[n:]
+		}
+	}
+	return -1, ""
+}
+
+// sameButDigits reports whether a and b, of the same length, differ only
+// in digits.
+func sameButDigits(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x != y && !(x >= '0' && x <= '9' && y >= '0' && y <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Reader) startTraceback(prefix string) {

@@ -342,8 +342,6 @@ func TestStatsShapes(t *testing.T) {
 }
 
 func TestBadInputs(t *testing.T) {
-	summary, _ := os.ReadFile(dir + "memory_summary.txt")
-	lines := strings.SplitAfter(string(summary), "\n")
 	stats, _ := os.ReadFile(dir + "memory_stats.json")
 	for _, c := range []struct {
 		name, text string
@@ -352,10 +350,6 @@ func TestBadInputs(t *testing.T) {
 		notMine    bool
 		msg        string
 	}{
-		{"summary cut", strings.Join(lines[:20], ""), false, 20, false, "ends early"},
-		{"summary bad value", strings.Replace(string(summary), "148480 KiB", "148480 KB ", 1), false, 8, false, "not understood"},
-		{"summary bad row", strings.Replace(string(summary), "| Allocated memory      |", "| Allocated memory       ", 1), false, 8, false, "row not understood"},
-		{"summary bad title", "|==|\n| PyTorch CUDA memory summary, device ID x |\n", false, 2, false, "title"},
 		{"stats cut", string(stats[:len(stats)/2]), true, 63, false, "ends early"},
 		{"stats syntax", strings.Replace(string(stats), ": 4615,", ": 4615,,", 1), true, 2, false, "syntax"},
 		{"stats other JSON", `{"traceEvents": []}`, true, 0, true, ""},
@@ -377,6 +371,60 @@ func TestBadInputs(t *testing.T) {
 	rs, err := readText(t, "clean.log", "step 1\nstep 2\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'x'\n", false)
 	if err != nil || len(rs.msgs) != 0 || rs.meta.Lines != 5 {
 		t.Errorf("clean log: %+v %v", rs, err)
+	}
+}
+
+// A memory summary that cannot be read whole is never an error: the rows
+// read are kept, the set is marked partial at the line where reading
+// stopped, and the lines after it are read as text (an OOM message there
+// is kept).
+func TestSummaryDamaged(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	lines := strings.SplitAfter(string(summary), "\n")
+	const oom = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.84 GiB already allocated; 15.69 MiB free; 6.89 GiB reserved in total by PyTorch)\n"
+	for _, c := range []struct {
+		name, text string
+		partialAt  int64 // 0: whole
+		keys       int   // values read (partial marker excluded)
+		msgs       int
+	}{
+		// Lines 1-12: title, OOMs row (2 values), header, and the
+		// Allocated memory rows (3 x 4 values) and the first Active row.
+		{"cut mid-table, then an OOM", strings.Join(lines[:12], "") + oom, 13, 2 + 4*4, 1},
+		{"cut inside a row", strings.Join(lines[:11], "") + lines[11][:30] + "\n" + oom, 12, 2 + 3*4, 1},
+		{"cut at the end of the input", strings.Join(lines[:20], ""), 20, -1, 0},
+		// A value no release prints: the row is skipped, the table goes on.
+		{"bad value", strings.Replace(string(summary), "148480 KiB", "148480 XB ", 1), 0, -1, 0},
+		{"bad title", "|==|\n| PyTorch CUDA memory summary, device ID x |\n" + oom, 0, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := readText(t, "in", c.text, false)
+			if err != nil {
+				t.Fatalf("error %v: a damaged table is a partial result", err)
+			}
+			if len(rs.msgs) != c.msgs {
+				t.Errorf("%d OOM messages, want %d", len(rs.msgs), c.msgs)
+			}
+			p, ok := rs.stat(0, PartialKey)
+			if ok != (c.partialAt > 0) || (ok && p.value != c.partialAt) {
+				t.Errorf("partial marker %+v %v, want line %d", p, ok, c.partialAt)
+			}
+			n := 0
+			for _, st := range rs.stats {
+				if st.key != PartialKey {
+					n++
+				}
+			}
+			if c.keys >= 0 && n != c.keys {
+				t.Errorf("%d values, want %d", n, c.keys)
+			}
+			if c.keys < 0 && n == 0 {
+				t.Error("no values kept")
+			}
+			if len(rs.meta.Warnings) == 0 {
+				t.Error("no warning says what was not read")
+			}
+		})
 	}
 }
 
