@@ -209,6 +209,30 @@ type OOMState struct {
 	// Mismatches counts later trace entries the final state contradicted
 	// (the state is then approximate).
 	Mismatches int
+	// After is what the trace holds after this OOM: a program that went
+	// on allocating survived it (caught the error and retried).
+	After OOMAfter
+}
+
+// OOMAfter describes a snapshot's trace after one OOM.
+type OOMAfter struct {
+	// Entries counts trace entries after the OOM (later OOMs included).
+	Entries int
+	// Allocs counts allocations after the OOM; LargestAlloc is the
+	// largest of them (bytes requested).
+	Allocs       int
+	LargestAlloc int64
+	// SameSiteLargest is the largest allocation after the OOM from the
+	// stack that failed (a retry that fit), 0 when none.
+	SameSiteLargest int64
+	// SegmentsReleased counts segments returned to the GPU after it
+	// (segment_free, segment_unmap: empty_cache or the allocator's own
+	// release).
+	SegmentsReleased int
+	// LaterOOMs counts OOMs after it.
+	LaterOOMs int
+	// LastTimeUs is the time of the trace's last entry, 0 without times.
+	LastTimeUs int64
 }
 
 // FragmentResult is the fragmentation analysis of one snapshot.
@@ -731,14 +755,35 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 			expandable = expandable || s.key.Expandable
 		}
 		var ooms []OOMState
+		var after OOMAfter
+		siteMax := map[int32]int64{} // largest later allocation by stack
 		for i := len(fd.events) - 1; i >= 0; i-- {
 			e := fd.events[i]
+			if after.LastTimeUs == 0 && e.timeUs > 0 {
+				after.LastTimeUs = e.timeUs
+			}
 			if e.act != fOOM {
+				after.Entries++
+				switch e.act {
+				case fAlloc:
+					after.Allocs++
+					after.LargestAlloc = max(after.LargestAlloc, e.size)
+					if e.stack >= 0 && len(siteMax) < 1<<16 {
+						siteMax[e.stack] = max(siteMax[e.stack], e.size)
+					}
+				case fSegmentFree, fSegmentUnmap:
+					after.SegmentsReleased++
+				}
 				st.undo(e)
 				continue
 			}
 			o := OOMState{Device: int(d), Seq: e.seq, TimeUs: e.timeUs, Requested: e.size, DeviceFree: e.free,
-				Stream: e.stream, Stack: e.stack, Memory: st.measure(), Mismatches: st.mismatches, Expandable: expandable}
+				Stream: e.stream, Stack: e.stack, Memory: st.measure(), Mismatches: st.mismatches, Expandable: expandable, After: after}
+			if e.stack >= 0 {
+				o.After.SameSiteLargest = siteMax[e.stack]
+			}
+			after.LaterOOMs++
+			after.Entries++
 			o.RequestPool = PoolKey{Device: int(d), Small: e.size <= allocSmallSize, Stream: e.stream, Expandable: expandable}
 			for _, p := range o.Memory.Pools {
 				if p.PoolKey == o.RequestPool {

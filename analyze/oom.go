@@ -183,6 +183,9 @@ type OOMReport struct {
 	Stats *AllocatorStats
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
+	// Survived is set when the snapshot's trace goes on after this OOM:
+	// the program caught the error and went on.
+	Survived *OOMAfter
 
 	accumulated int64                // bytes in growing sites
 	msg         *pytorchtext.Message // the first message folded in
@@ -358,6 +361,25 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 	r.WouldFitIfContiguous = &fit
 	r.expandable = so.Expandable
 	r.Stack, r.Frame = so.Stack, so.Frame
+	if a := so.After; a.Entries > 0 {
+		r.Survived = &a
+		note := fmt.Sprintf("the OOM was survived: the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
+		if a.Allocs > 0 {
+			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
+		}
+		if a.SegmentsReleased > 0 {
+			note += fmt.Sprintf(", %d segments were returned to the GPU (empty_cache, or the allocator releasing its cache to retry)", a.SegmentsReleased)
+		}
+		if a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested {
+			note += fmt.Sprintf("; where it failed, a smaller allocation of %s then fit (a retry with a smaller batch)", size(a.SameSiteLargest))
+		}
+		if a.LaterOOMs > 0 {
+			note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)
+		} else {
+			note += "; no later OOM"
+		}
+		r.Notes = append(r.Notes, note)
+	}
 	if so.SitesKnown {
 		sites := append([]Site(nil), so.Sites...)
 		sort.SliceStable(sites, func(i, j int) bool { return sites[i].Bytes > sites[j].Bytes })
@@ -584,7 +606,9 @@ func (r *OOMReport) findCauses() {
 		// Expandable segments map and unmap pages where requests need
 		// them; what stays free is in partial pages between live blocks.
 		free := r.Memory.Total.FreeBytes
-		if free >= block && r.LargestFreeBlockBytes < block && !gpuRoom {
+		// The OOM itself says the segment could not grow (the GPU or a
+		// limit refused more pages).
+		if free >= block && r.LargestFreeBlockBytes < block {
 			addFrag(fmt.Sprintf("expandable segments were already on, yet %s stayed free inside them in pieces between live blocks (the largest where the request could go: %s) and the %s request found no room",
 				size(free), size(r.LargestFreeBlockBytes), size(req)),
 				map[string]int64{"reserved_free_bytes": free, "largest_free_block_bytes": r.LargestFreeBlockBytes}, expandableFragmentationAdvice)

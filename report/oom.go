@@ -111,6 +111,9 @@ type OOMDetail struct {
 	// Sources are the inputs that described this OOM.
 	Sources     []OOMSource `json:"sources"`
 	Occurrences int         `json:"occurrences"`
+	// Survived is present when a snapshot's trace goes on after the OOM
+	// (the program caught it): what came after.
+	Survived *Survived `json:"survived,omitempty"`
 	// Notes say what could not be decided, and disagreements.
 	Notes []string `json:"notes"`
 	// StatsAtOOM are the allocator statistics taken at this OOM.
@@ -204,6 +207,18 @@ type AllocatorStats struct {
 	// (cut, or a row not understood); absent for a whole table. The
 	// values are those of the rows before it (null for rows not read).
 	PartialAtLine int64 `json:"partial_at_line,omitempty"`
+}
+
+// Survived is what a snapshot's trace holds after an OOM the program
+// caught: allocations made after it (the largest, in bytes), the largest
+// from the stack that failed (a smaller retry that fit; 0 when none),
+// segments returned to the GPU (empty_cache) and later OOMs.
+type Survived struct {
+	Allocations          int   `json:"allocations"`
+	LargestAllocBytes    int64 `json:"largest_allocation_bytes"`
+	SameSiteLargestBytes int64 `json:"same_site_largest_bytes"`
+	SegmentsReleased     int   `json:"segments_released"`
+	LaterOOMs            int   `json:"later_ooms"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -326,6 +341,10 @@ func oomFinding(r analyze.OOMReport) Finding {
 		AllowedBytes: known(r.AllowedBytes), PrivatePoolBytes: known(r.PrivatePoolBytes), WouldFitIfContiguous: r.WouldFitIfContiguous,
 		Cause: []string{}, CauseEvidence: []OOMCause{}, Sites: []OOMSite{}, SitesTotal: r.SitesTotal,
 		Sources: []OOMSource{}, Occurrences: r.Occurrences, Notes: append([]string{}, r.Notes...)}
+	if a := r.Survived; a != nil {
+		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
+			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
+	}
 	for _, p := range r.OtherProcesses {
 		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes})
 	}
@@ -526,9 +545,14 @@ func describeAllocatorStats(in Input) []string {
 }
 
 // bytesCell and blocksCell show "?" for an OOM whose memory no input gives.
+// The oom row's BYTES is the request, the allocation that failed (what
+// was allocated then is in the row's message and in JSON's bytes).
 func bytesCell(f Finding) string {
-	if f.OOMDetail != nil && f.AllocatorMemory.AllocatedBytes == nil {
-		return "?"
+	if f.OOMDetail != nil {
+		if f.OOMDetail.RequestedBytes == nil {
+			return "?"
+		}
+		return IBytes(*f.OOMDetail.RequestedBytes)
 	}
 	return IBytes(f.Bytes)
 }
