@@ -109,13 +109,21 @@ func runOOM(opts *OOMOptions) error {
 	lopt := analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var facts oomFacts
+	var unread unreadInputs // an unreadable input costs only itself
 	for _, path := range opts.Paths {
 		in, fact, err := oomFile(opts, path, lopt)
 		if err != nil {
-			return &InputError{Err: err}
+			if len(opts.Paths) == 1 {
+				return &InputError{Err: err}
+			}
+			rep.Inputs = append(rep.Inputs, unread.add(path, err))
+			continue
 		}
 		rep.Inputs = append(rep.Inputs, in)
 		facts.add(fact)
+	}
+	if unread.n == len(opts.Paths) {
+		return unread.Err()
 	}
 	pm, findings := facts.postmortem(rep.Inputs, filter)
 	for _, p := range pm.WithoutOOM {
@@ -129,7 +137,7 @@ func runOOM(opts *OOMOptions) error {
 	if err := report.WritePostmortem(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	return nil
+	return unread.Err()
 }
 
 // oomFile reads one input for the postmortem. Text that no format claims

@@ -162,6 +162,9 @@ func growthCell(f Finding) string {
 }
 
 func describeInput(in Input) string {
+	if in.Error != "" {
+		return "NOT READ: " + in.Error
+	}
 	parts := []string{in.Format}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
