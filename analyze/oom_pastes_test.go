@@ -146,3 +146,32 @@ func TestH200Recordings(t *testing.T) {
 		t.Errorf("first OOM survived %+v", r.Survived)
 	}
 }
+
+// memory_summary() verdicts on real tables: an OOM and a retry with 12.13
+// GiB reserved and 1.04 GiB allocated (a 1.x table cut mid-row) is
+// fragmentation; the H200 run's table after empty_cache() (6305 MiB
+// allocated, 6306 MiB reserved, 4096 MiB of segments freed) is memory held
+// by live tensors; the same run's table before empty_cache (10402 MiB
+// reserved, 6305 allocated, 1 OOM) is fragmentation by the first rule.
+func TestSummaryVerdicts(t *testing.T) {
+	for _, c := range []struct{ file, verdict string }{
+		{"pastes/pytorch35901_summary_cut.txt", "fragmentation:"},
+		{"h200/oom_caught_retry_summary_after_empty_cache.txt", "live references:"},
+		{"pastes/fairseq2442_glued_summary.txt", ""}, // cut before the reserved row: no verdict
+		{"memory_summary.txt", ""},                   // a clean run's end
+	} {
+		in := oomInput(t, c.file)
+		if len(in.Text.Stats) != 1 {
+			t.Fatalf("%s: %d sets", c.file, len(in.Text.Stats))
+		}
+		s := in.Text.Stats[0]
+		if v := s.Verdict(); (c.verdict == "") != (v == "") || !strings.HasPrefix(v, c.verdict) {
+			t.Errorf("%s: verdict %q, want %q", c.file, v, c.verdict)
+		}
+	}
+	// The partial table keeps its rows and says where it broke off.
+	s := oomInput(t, "pastes/pytorch35901_summary_cut.txt").Text.Stats[0]
+	if s.PartialAtLine != 17 || s.Values["reserved_bytes.all.current"] != 12420<<20 || s.Values["allocated_bytes.all.current"] != 1062<<20 || s.Values["num_ooms"] != 1 {
+		t.Errorf("%+v", s)
+	}
+}

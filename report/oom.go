@@ -207,6 +207,10 @@ type AllocatorStats struct {
 	// (cut, or a row not understood); absent for a whole table. The
 	// values are those of the rows before it (null for rows not read).
 	PartialAtLine int64 `json:"partial_at_line,omitempty"`
+	// Verdict is what the set shows on its own (fragmentation after OOMs
+	// and retries; live references after the cache was emptied); absent
+	// when nothing stands out.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // Survived is what a snapshot's trace holds after an OOM the program
@@ -243,7 +247,7 @@ func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
 		ActiveBytes: get("active_bytes.all.current"), InactiveSplitBytes: get("inactive_split_bytes.all.current"),
 		PeakAllocatedBytes: get("allocated_bytes.all.peak"), PeakReservedBytes: get("reserved_bytes.all.peak"),
 		Segments: get("segment.all.current"), Allocations: get("allocation.all.current"),
-		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine}
+		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine, Verdict: s.Verdict()}
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
@@ -536,6 +540,9 @@ func describeAllocatorStats(in Input) []string {
 		}
 		if s.PartialAtLine > 0 {
 			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))
+		}
+		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
+			parts = append(parts, "verdict: "+v+",")
 		}
 		if len(parts) > 0 {
 			out = append(out, strings.TrimSuffix(strings.Join(parts, " "), ","))

@@ -309,7 +309,11 @@ func statsLine(s AllocatorStats) string {
 	if s.PartialAtLine > 0 {
 		parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d", s.PartialAtLine))
 	}
-	return strings.Join(parts, ", ")
+	line := strings.Join(parts, ", ")
+	if s.Verdict != "" {
+		line += "\n    " + s.Verdict
+	}
+	return line
 }
 
 func snapshotHasOOM(ooms []Finding, path string) bool {
