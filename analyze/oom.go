@@ -54,6 +54,9 @@ const (
 	// than this much free beyond the segment needed is a full GPU
 	// (cudaMalloc needs room of its own: page tables, granularity).
 	tightSlack = 128 << 20
+	// smallSegment is the segment a small-pool request (1 MiB or less)
+	// needs: a message that prints it asked the small pool.
+	smallSegment = 2 << 20
 	// oomTopSites is how many sites an OOM report keeps.
 	oomTopSites = 5
 )
@@ -623,6 +626,13 @@ func (r *OOMReport) findCauses() {
 				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
 				fragmentationAdvice)
 		}
+	case fromMessage && req == smallSegment:
+		// A printed 2 MiB is a small-pool segment (requests up to
+		// 1 MiB): reserved-but-unallocated memory may all be in the
+		// large pool, which small requests never use.
+		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a 2 MiB segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(r.ReservedUnallocatedBytes)))
+		}
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= req:
 		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
@@ -777,6 +787,9 @@ func (r *OOMReport) findCauses() {
 		}
 		if r.known(self) {
 			ev += fmt.Sprintf("; this process held %s", size(self))
+			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))
+			}
 		}
 		if others >= 0 {
 			ev += fmt.Sprintf(", other processes %s", size(others))

@@ -57,6 +57,14 @@ func TestRealPastes(t *testing.T) {
 		{"hip_therock1054.txt", "2.x", gib(1600), gib(1509), gib(1524), 0, 0, -1, CauseCapacity},
 		// HIP on an APU: 69.5 GiB in use outside PyTorch's allocator.
 		{"hip_apu_strixhalo3.txt", "2.x", gib(331), mib(78024), gib(12800), gib(5770), gib(5770) + mib(7582), -1, CauseOtherProcesses},
+		// pytest's "FAILED test - " line: process 4101543 is this one
+		// (9.28 GiB reserved + 39.37 GiB > 39.38 GiB in use), 30 GiB of it
+		// outside PyTorch's allocator; 8.61 MiB split < 32 MiB: capacity.
+		{"pytest_failed_fuser2600.txt", "2.x", mib(3200), mib(1194), gib(3939), gib(927), gib(927) + mib(861), gib(3937), CauseCapacity},
+		// ISO timestamp + pytest, HIP Graphs, 1.05 GiB allowed with 21.22
+		// GiB free: the cap. A printed 2 MiB is a small-pool request, so
+		// the 54.99 MiB unallocated is no evidence of fragmentation.
+		{"pytest_iso_hipgraphs_therock2118.txt", "2.x", 2 * MiB, gib(2122), gib(2341), mib(101701), mib(101701) + mib(5499), -1, CauseMemoryLimit},
 		// fairseq's "| WARNING |" log line; 1.88 GiB split > 246 MiB.
 		{"fairseq2442_glued_summary.txt", "1.x", mib(24600), mib(46038), gib(3175), gib(2600), gib(2788), -1, CauseFragmentation},
 	} {
@@ -168,6 +176,16 @@ func TestSummaryVerdicts(t *testing.T) {
 		if v := s.Verdict(); (c.verdict == "") != (v == "") || !strings.HasPrefix(v, c.verdict) {
 			t.Errorf("%s: verdict %q, want %q", c.file, v, c.verdict)
 		}
+	}
+	// Several OOMs in one report (one per benchmark), indented: three
+	// postmortems, each with 1.x numbers.
+	b, err := os.ReadFile("../testdata/pytorch/pastes/several_milabench55.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := NewPostmortem([]OOMInput{textInput(t, "several", string(b))}, PostmortemOptions{})
+	if len(pm.OOMs) != 3 || pm.OOMs[1].RequestedBytes != 74<<20 || pm.OOMs[2].Exception != "torch.cuda.OutOfMemoryError" {
+		t.Errorf("%d OOMs", len(pm.OOMs))
 	}
 	// The partial table keeps its rows and says where it broke off.
 	s := oomInput(t, "pastes/pytorch35901_summary_cut.txt").Text.Stats[0]
