@@ -488,6 +488,9 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 	r.msg = &mm
 	r.Generation, r.Text, r.Reason = m.Generation, m.Text, m.Reason
 	if !parsed(m.Generation) {
+		if m.Requested > 0 && !r.snapshot {
+			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
+		}
 		return
 	}
 	if r.Device < 0 {
@@ -548,6 +551,8 @@ func (r *OOMReport) findCauses() {
 			r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
+		case pytorchtext.GenCut:
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the request was read; the full message (the job's own log rather than a collector's, or str(e)) gives the GPU's and PyTorch's memory")
 		}
 		return
 	}

@@ -65,6 +65,9 @@ func TestRealPastes(t *testing.T) {
 		// GiB free: the cap. A printed 2 MiB is a small-pool request, so
 		// the 54.99 MiB unallocated is no evidence of fragmentation.
 		{"pytest_iso_hipgraphs_therock2118.txt", "2.x", 2 * MiB, gib(2122), gib(2341), mib(101701), mib(101701) + mib(5499), -1, CauseMemoryLimit},
+		// Ray's "U | date | worker | " prefix, the message cut after its
+		// request: only the request is read; no cause, a note says why.
+		{"cut_ray47509.txt", "cut", gib(339), -1, -1, -1, -1, -1, ""},
 		// fairseq's "| WARNING |" log line; 1.88 GiB split > 246 MiB.
 		{"fairseq2442_glued_summary.txt", "1.x", mib(24600), mib(46038), gib(3175), gib(2600), gib(2788), -1, CauseFragmentation},
 	} {

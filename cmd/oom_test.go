@@ -218,8 +218,8 @@ func TestAnalyzeRecognisesOOMText(t *testing.T) {
 	}
 }
 
-// A damaged message is reported as unparsed, with where it breaks, and
-// nothing guessed from it.
+// A message cut short is reported as cut, with where it ends: only the
+// request, printed whole before the cut, is read (64 MiB in oom_error.txt).
 func TestDamagedMessage(t *testing.T) {
 	dir := t.TempDir()
 	msg, _ := os.ReadFile(pt + "oom_error.txt")
@@ -230,7 +230,7 @@ func TestDamagedMessage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	ins, fs := findings(t, out)
-	if len(fs) != 1 || fs[0]["message_generation"] != "unparsed" || fs[0]["requested_bytes"] != nil || fs[0]["allocated_bytes"] != nil || len(fs[0]["cause"].([]any)) != 0 {
+	if len(fs) != 1 || fs[0]["message_generation"] != "cut" || fs[0]["requested_bytes"] != float64(64<<20) || fs[0]["allocated_bytes"] != nil || len(fs[0]["cause"].([]any)) != 0 {
 		t.Fatalf("%v", fs)
 	}
 	if r, _ := fs[0]["unparsed_reason"].(string); !strings.Contains(r, "ends at column") {
@@ -240,7 +240,7 @@ func TestDamagedMessage(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 	_, out, _ = run(t, nil, "oom", path)
-	if !strings.Contains(out, "a message that does not parse") {
+	if !strings.Contains(out, "64.00 MiB requested (a message cut short)") || !strings.Contains(out, "message:  cut short: the message ends at column 151") {
 		t.Errorf("table:\n%s", out)
 	}
 }

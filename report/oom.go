@@ -103,8 +103,8 @@ type OOMDetail struct {
 	// TimeUs: when it happened, µs since the Unix epoch.
 	TimeUs *int64 `json:"time_us"`
 	// MessageGeneration of the OOM message ("2.x", "1.x", "cuda-error",
-	// "unparsed"); null without a message. UnparsedReason says why an
-	// unparsed message was not read.
+	// "cut", "unparsed"); null without a message. UnparsedReason says why
+	// an unparsed message was not read, or where a cut one ends.
 	MessageGeneration *string `json:"message_generation"`
 	Exception         *string `json:"exception"`
 	UnparsedReason    *string `json:"unparsed_reason"`
@@ -379,7 +379,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 	if r.Exception != "" {
 		d.Exception = ptr(r.Exception)
 	}
-	if r.Generation == pytorchtext.GenUnparsed {
+	if r.Generation == pytorchtext.GenUnparsed || r.Generation == pytorchtext.GenCut {
 		d.UnparsedReason = ptr(r.Reason)
 	}
 	for _, s := range r.Sources {

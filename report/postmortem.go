@@ -91,6 +91,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		title += ", a message that does not parse"
 	case d.RequestedBytes != nil:
 		title += ", " + sz(*d.RequestedBytes) + " requested"
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
+			title += " (a message cut short)"
+		}
 	}
 	if f.Site != (Frame{}) {
 		title += " at " + f.Site.String()
@@ -114,7 +117,11 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		fmt.Fprintf(w, "  stack:    %s\n", stackLine(f.Stack, 6))
 	}
 	if d.UnparsedReason != nil {
-		fmt.Fprintf(w, "  message:  does not parse: %s\n", *d.UnparsedReason)
+		what := "does not parse"
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
+			what = "cut short"
+		}
+		fmt.Fprintf(w, "  message:  %s: %s\n", what, *d.UnparsedReason)
 	}
 	var gpu []string
 	if d.DeviceTotalBytes != nil {

@@ -25,9 +25,13 @@ const (
 	// context); the message has no sizes.
 	GenCUDAError Generation = "cuda-error"
 	// GenUnparsed: a line mentions a CUDA out-of-memory error but not in a
-	// form above (cut short, edited, or another program's words). Nothing
-	// is read from it: numbers are never guessed.
+	// form above (edited, or another program's words). Nothing is read
+	// from it: numbers are never guessed.
 	GenUnparsed Generation = "unparsed"
+	// GenCut: a message cut short (a log line's length limit, an issue
+	// title) after its request: Requested, printed whole before the cut,
+	// is the only number read; Reason says where it ends.
+	GenCut Generation = "cut"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -167,6 +171,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		bad := Message{Generation: GenUnparsed, Backend: m.Backend, Exception: m.Exception, Prefix: m.Prefix,
 			Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1, Allocated: -1,
 			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1, Text: m.Text, Reason: err.Error()}
+		if strings.HasPrefix(err.Error(), "the message ends at column") && m.Requested > 0 {
+			bad.Generation, bad.Requested = GenCut, m.Requested
+		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
 	return m, s.i
@@ -211,6 +218,9 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 	case s.eat(" (GPU "):
 		m.Generation = Gen1
 		return parseGen1(s, m)
+	}
+	if err := s.cutInside(". GPU ", " (GPU "); err != nil {
+		return err
 	}
 	return s.expected(`". GPU " (PyTorch 2.1 and later) or " (GPU " (before)`)
 }

@@ -444,6 +444,9 @@ func (r *Reader) addMessage(m Message, frames []tbFrame) {
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
+	if m.Generation == GenCut {
+		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", r.line, m.Reason)
+	}
 	if m.Generation == GenUnparsed {
 		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", r.line, m.Reason)
 	}

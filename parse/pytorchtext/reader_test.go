@@ -256,7 +256,7 @@ func TestLog(t *testing.T) {
 	if agent.gen != "2.x" || agent.exception != "torch.OutOfMemoryError" || len(rs.frames[agent.id]) != 0 {
 		t.Errorf("agent %+v", agent)
 	}
-	if cut.gen != "unparsed" || cut.line != 20 || len(cut.sizes) != 0 || !strings.Contains(cut.reason, "ends at column") {
+	if cut.gen != "cut" || cut.line != 20 || len(cut.sizes) != 1 || cut.sizes["requested"] != 20*MiB || !strings.Contains(cut.reason, "ends at column") {
 		t.Errorf("cut %+v", cut)
 	}
 	if len(rs.meta.Warnings) != 1 || !strings.Contains(rs.meta.Warnings[0], "line 20:") {

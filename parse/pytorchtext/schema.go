@@ -54,7 +54,7 @@
 //
 //	message        int32   index of the message in the input, from 0
 //	line           int64   line of the message
-//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "unparsed"
+//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "cut", "unparsed"
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA" or "HIP"
 //	exception      utf8    exception type before the message; null when none
@@ -73,7 +73,8 @@
 //	text           utf8    the message, from "CUDA" to the end of the line
 //
 // Every size column is null when the message does not carry it, and all
-// are null for "cuda-error" and "unparsed" messages. Printed sizes are
+// are null for "cuda-error" and "unparsed" messages; a "cut" message has
+// only requested. Printed sizes are
 // within SizeTolerance of the true ones.
 //
 // processes (ProcessesSchema): the other processes a 2.x message names.
