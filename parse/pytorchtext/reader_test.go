@@ -3,6 +3,7 @@ package pytorchtext
 import (
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -483,5 +484,51 @@ func TestTerminalLog(t *testing.T) {
 	f := rs.frames[m.id]
 	if m.exception != "torch.OutOfMemoryError" || m.line != 7 || m.sizes["requested"] != 64*MiB || len(f) != 2 || f[0].name != "grow" || f[1] != (tbFrame{"/home/user/train/oom.py", 23, "<module>"}) {
 		t.Errorf("%+v %+v", m, f)
+	}
+}
+
+// Wrappers around a real message (pastes/pt2.x_pytorch16417.txt's): a
+// JSON string (an HTTP error body, a JSON log record) holding a whole
+// traceback; per-line ISO timestamps that move on while a traceback is
+// printed; a traceback pasted from its middle (pastes/hip_apu_strixhalo3.txt).
+func TestWrappedTracebacks(t *testing.T) {
+	msg, err := os.ReadFile(dir + "pastes/pt2.x_pytorch16417.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oom := strings.TrimSpace(string(msg))
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
+	json := `{"error": "Traceback (most recent call last):\n  File \"/app/serve.py\", line 40, in predict\n    out = model(x)\n  File \"/app/model.py\", line 12, in forward\n    return self.net(x)\n` + esc(oom) + `", "status": 500}` + "\n"
+	iso := "2025-11-14T09:33:56.2332545Z Traceback (most recent call last):\n" +
+		"2025-11-14T09:33:56.2332601Z   File \"/home/user/train/train.py\", line 61, in main\n" +
+		"2025-11-14T09:33:56.2332688Z     loss = step(batch)\n" +
+		"2025-11-14T09:33:56.2332745Z   File \"/home/user/train/train.py\", line 30, in step\n" +
+		"2025-11-14T09:33:56.2332801Z     y = model(x)\n" +
+		"2025-11-14T09:33:56.2332911Z " + oom + "\n"
+	apu, err := os.ReadFile(dir + "pastes/hip_apu_strixhalo3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, text string
+		frames     []tbFrame // innermost first
+		exception  string
+	}{
+		{"json", json, []tbFrame{{"/app/model.py", 12, "forward"}, {"/app/serve.py", 40, "predict"}}, "torch.cuda.OutOfMemoryError"},
+		{"iso timestamps", iso, []tbFrame{{"/home/user/train/train.py", 30, "step"}, {"/home/user/train/train.py", 61, "main"}}, "torch.cuda.OutOfMemoryError"},
+		{"mid-stack", string(apu), []tbFrame{{"/opt/venv/lib64/python3.13/site-packages/torch/utils/_device.py", 104, "__torch_function__"}}, "torch.OutOfMemoryError"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := readText(t, "in", c.text, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs.msgs) != 1 || rs.msgs[0].gen != "2.x" || rs.msgs[0].exception != c.exception {
+				t.Fatalf("%+v", rs.msgs)
+			}
+			if f := rs.frames[rs.msgs[0].id]; !reflect.DeepEqual(f, c.frames) {
+				t.Errorf("frames %+v, want %+v", f, c.frames)
+			}
+		})
 	}
 }
