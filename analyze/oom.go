@@ -71,6 +71,20 @@ type OOMInput struct {
 	// Snapshot is set for a snapshot, Text for the other formats.
 	Snapshot *SnapshotResult
 	Text     *OOMTextResult
+	// Processes are per-process samples of an NVML log (nvidia-smi
+	// --query-compute-apps, pmon, pynvml): they name the processes an
+	// OOM message lists by PID.
+	Processes []GPUProcess
+}
+
+// GPUProcess is one sample of a process's memory on a GPU, from an NVML
+// log.
+type GPUProcess struct {
+	PID       int64
+	Name      string // the process name as NVML gave it; "" when absent
+	UsedBytes int64  // -1 when absent
+	TimeUs    int64  // µs since the epoch; 0 when the log has no times
+	Source    string // the log's path
 }
 
 // PostmortemOptions tune the combination. The zero value is usable.
@@ -143,6 +157,9 @@ type OOMReport struct {
 	// ProcessInUseBytes is this process's memory on the GPU, PyTorch's and
 	// not (2.x messages, with NVML).
 	ProcessInUseBytes int64
+	// ProcessNames are NVML samples of the processes OtherProcesses
+	// lists, by PID (from an NVML log given with the message).
+	ProcessNames map[int64]GPUProcess
 	// OtherProcesses the message names; UnlistedBytes is memory in use on
 	// the GPU that neither they nor this process account for (other
 	// containers' processes, the driver); -1 when unknown.
@@ -314,7 +331,14 @@ func NewPostmortem(inputs []OOMInput, opt PostmortemOptions) *Postmortem {
 		}
 		pm.Stats = append(pm.Stats, *s)
 	}
+	// Name the processes a message lists from NVML logs given with it:
+	// the sample nearest the OOM (the last one without times).
+	var procs []GPUProcess
+	for _, in := range inputs {
+		procs = append(procs, in.Processes...)
+	}
 	for _, r := range reports {
+		r.nameProcesses(procs)
 		r.findCauses()
 		pm.OOMs = append(pm.OOMs, *r)
 	}
@@ -676,7 +700,16 @@ func (r *OOMReport) findCauses() {
 	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
 		var who []string
 		for _, p := range r.OtherProcesses {
-			who = append(who, fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes)))
+			w := fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes))
+			if q, ok := r.ProcessNames[p.PID]; ok {
+				if q.Name != "" {
+					w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, size(p.Bytes))
+				}
+				if q.UsedBytes >= 0 {
+					w += fmt.Sprintf(", %s in %s", size(q.UsedBytes), q.Source)
+				}
+			}
+			who = append(who, w)
 		}
 		if r.UnlistedBytes > otherProcessesMin {
 			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
@@ -821,6 +854,35 @@ func (r *OOMReport) findCauses() {
 	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
 	sort.SliceStable(full, func(i, j int) bool { return order[full[i].Name] < order[full[j].Name] })
 	r.Causes = append(causes, full...)
+}
+
+// nameProcesses finds, for each process the message lists, its NVML
+// sample nearest the OOM.
+func (r *OOMReport) nameProcesses(procs []GPUProcess) {
+	for _, p := range r.OtherProcesses {
+		best := -1
+		for i, q := range procs {
+			if q.PID != p.PID {
+				continue
+			}
+			if best < 0 || (r.TimeUs > 0 && q.TimeUs > 0 && absDiff(q.TimeUs, r.TimeUs) < absDiff(procs[best].TimeUs, r.TimeUs)) || (r.TimeUs == 0 && q.TimeUs >= procs[best].TimeUs) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			if r.ProcessNames == nil {
+				r.ProcessNames = map[int64]GPUProcess{}
+			}
+			r.ProcessNames[p.PID] = procs[best]
+		}
+	}
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }
 
 // reconcileProcesses reads a message's process figures. "this process has

@@ -314,3 +314,29 @@ func TestOOMGoldens(t *testing.T) {
 		})
 	}
 }
+
+// The H200 recording with a second process: the message lists process 771
+// with 127.79 GiB; nvidia-smi --query-compute-apps taken in the except
+// block names it (/opt/venv/bin/python3, 130860 MiB). The postmortem links
+// the two.
+func TestOOMNamesProcessesFromNVML(t *testing.T) {
+	h := pt + "h200/oom_other_process"
+	code, out, _ := run(t, nil, "oom", "--format", "json", h+".pickle", h+"_error.txt", h+"_nvidia_smi_apps.csv")
+	ins, fs := findings(t, out)
+	ooms := ofKind(fs, "oom")
+	if code != 0 || len(ins) != 3 || ins[2]["format"] != "nvidia-smi-query-apps" || len(ooms) != 1 {
+		t.Fatalf("exit %d, %d inputs, %d OOMs", code, len(ins), len(ooms))
+	}
+	procs := ooms[0]["other_processes"].([]any)
+	p := procs[0].(map[string]any)
+	if len(procs) != 1 || p["pid"] != float64(771) || p["name"] != "/opt/venv/bin/python3" {
+		t.Errorf("other processes %v", procs)
+	}
+	if c := causes(ooms[0]); len(c) == 0 || c[0] != "other-processes" {
+		t.Errorf("causes %v", c)
+	}
+	ev := ooms[0]["cause_evidence"].([]any)[0].(map[string]any)["evidence"].(string)
+	if !strings.Contains(ev, "process 771, /opt/venv/bin/python3: 127.79 GiB, 127.79 GiB in ") {
+		t.Errorf("evidence %q", ev)
+	}
+}

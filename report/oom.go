@@ -131,6 +131,9 @@ type PoolRef struct {
 type ProcessMemory struct {
 	PID   int64 `json:"pid"`
 	Bytes int64 `json:"bytes"`
+	// Name is the process name an NVML log given with the message has
+	// for this PID; absent without one.
+	Name string `json:"name,omitempty"`
 }
 
 // OOMCause is one cause with its evidence.
@@ -350,7 +353,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
 	}
 	for _, p := range r.OtherProcesses {
-		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes})
+		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes, Name: r.ProcessNames[p.PID].Name})
 	}
 	if r.RequestPool != nil {
 		d.RequestPool = &PoolRef{Pool: r.RequestPool.PoolName(), PoolID: r.RequestPool.PoolID, Stream: r.RequestPool.Stream}
