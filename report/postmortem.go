@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -113,6 +114,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		src += " (" + *d.Exception + ")"
 	}
 	fmt.Fprintln(w, src)
+	if d.TimeUs != nil && *d.TimeUs >= 946684800_000_000 {
+		fmt.Fprintf(w, "  when:     %s UTC\n", time.UnixMicro(*d.TimeUs).UTC().Format("2006-01-02 15:04:05.000"))
+	}
 	if len(f.Stack) > 1 {
 		fmt.Fprintf(w, "  stack:    %s\n", stackLine(f.Stack, 6))
 	}
