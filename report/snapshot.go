@@ -134,12 +134,24 @@ func siteMessage(s analyze.Site) string {
 // trace: "at 6.3 s", or "from 0.4 s to 4.6 s" when they spread over more
 // than a twentieth of the trace.
 func span(g *analyze.Growth) string {
-	first := float64(g.FirstUs-g.WindowStart) / 1e6
-	last := float64(g.LastUs-g.WindowStart) / 1e6
-	if w := g.WindowEnd - g.WindowStart; w <= 0 || (g.LastUs-g.FirstUs)*20 < w {
-		return fmt.Sprintf("at %.1f s into the trace", first)
+	w := g.WindowEnd - g.WindowStart
+	first, last := offset(g.FirstUs-g.WindowStart, w), offset(g.LastUs-g.WindowStart, w)
+	if w <= 0 || (g.LastUs-g.FirstUs)*20 < w {
+		return fmt.Sprintf("at %s into the trace", first)
 	}
-	return fmt.Sprintf("from %.1f s to %.1f s into the trace", first, last)
+	return fmt.Sprintf("from %s to %s into the trace", first, last)
+}
+
+// offset renders a time into a trace of length w (both µs) with the
+// precision w needs: "6.3 s" in a 17 s trace, "4 ms" in a 50 ms one.
+func offset(us, w int64) string {
+	switch {
+	case w < 10_000:
+		return fmt.Sprintf("%.1f ms", float64(us)/1e3)
+	case w < 1_000_000:
+		return fmt.Sprintf("%.0f ms", float64(us)/1e3)
+	}
+	return fmt.Sprintf("%.1f s", float64(us)/1e6)
 }
 
 // hasPython reports whether a stack has a Python frame (a .py file).

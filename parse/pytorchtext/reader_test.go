@@ -505,6 +505,13 @@ func TestWrappedTracebacks(t *testing.T) {
 		"2025-11-14T09:33:56.2332745Z   File \"/home/user/train/train.py\", line 30, in step\n" +
 		"2025-11-14T09:33:56.2332801Z     y = model(x)\n" +
 		"2025-11-14T09:33:56.2332911Z " + oom + "\n"
+	compose := "trainer-1  | Traceback (most recent call last):\n" +
+		"worker-1   | step 10\n" +
+		"trainer-1  |   File \"/app/train.py\", line 88, in <module>\n" +
+		"trainer-1  |     main()\n" +
+		"trainer-1  |   File \"/app/train.py\", line 71, in main\n" +
+		"trainer-1  |     out = model(batch)\n" +
+		"trainer-1  | " + oom + "\n"
 	apu, err := os.ReadFile(dir + "pastes/hip_apu_strixhalo3.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -516,6 +523,7 @@ func TestWrappedTracebacks(t *testing.T) {
 	}{
 		{"json", json, []tbFrame{{"/app/model.py", 12, "forward"}, {"/app/serve.py", 40, "predict"}}, "torch.cuda.OutOfMemoryError"},
 		{"iso timestamps", iso, []tbFrame{{"/home/user/train/train.py", 30, "step"}, {"/home/user/train/train.py", 61, "main"}}, "torch.cuda.OutOfMemoryError"},
+		{"docker-compose, another service between", compose, []tbFrame{{"/app/train.py", 71, "main"}, {"/app/train.py", 88, "<module>"}}, "torch.cuda.OutOfMemoryError"},
 		{"mid-stack", string(apu), []tbFrame{{"/opt/venv/lib64/python3.13/site-packages/torch/utils/_device.py", 104, "__torch_function__"}}, "torch.OutOfMemoryError"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
