@@ -714,9 +714,13 @@ func (r *OOMReport) findCauses() {
 		if r.UnlistedBytes > otherProcessesMin {
 			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
 		}
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s short); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(shortfall), size(others))
+		short := fmt.Sprintf("%s short", size(shortfall))
+		if shortfall == 0 {
+			short = "barely more than the request: cudaMalloc needs room of its own"
+		}
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
 		if othersEstimated {
-			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s short); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(shortfall), size(others))
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
 		}
@@ -848,11 +852,30 @@ func (r *OOMReport) findCauses() {
 	if len(full) == 0 && len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
 		r.Notes = append(r.Notes, "the trace entry does not give the GPU's free memory: the cause cannot be told")
 	}
-	// Every cause here explains the whole shortfall alone; the most
-	// specific first: what a change in this job fixes before what needs
-	// more memory.
+	// Every cause here explains the whole shortfall alone. The one that
+	// holds the most memory comes first (fragmentation: the memory split;
+	// other processes: theirs; accumulation: the growth), then the
+	// constraints (a limit, memory outside this process, capacity); ties
+	// go to the most specific: what a change in this job fixes before
+	// what needs more memory.
 	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
-	sort.SliceStable(full, func(i, j int) bool { return order[full[i].Name] < order[full[j].Name] })
+	held := func(c Cause) int64 {
+		switch c.Name {
+		case CauseFragmentation:
+			return max(c.Numbers["reserved_unallocated_bytes"], c.Numbers["reserved_free_bytes"])
+		case CauseOtherProcesses:
+			return c.Numbers["other_processes_bytes"]
+		case CauseAccumulation:
+			return c.Numbers["accumulated_bytes"]
+		}
+		return 0
+	}
+	sort.SliceStable(full, func(i, j int) bool {
+		if a, b := held(full[i]), held(full[j]); a != b {
+			return a > b
+		}
+		return order[full[i].Name] < order[full[j].Name]
+	})
 	r.Causes = append(causes, full...)
 }
 

@@ -106,6 +106,7 @@ type Reader struct {
 	nmsg    int32
 	tbs     []*traceback
 	summary *summary
+	pending *pendingMessage // a message that may go on on the next line
 	meta    Metadata
 	long    bool
 }
@@ -165,6 +166,7 @@ func (r *Reader) Next() bool {
 				r.summary.stop(r, "ends early (no closing border)")
 				r.summary = nil
 			}
+			r.flushPending()
 			for t := Table(0); t < numTables; t++ {
 				r.flush(t)
 			}
@@ -333,6 +335,9 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if r.pending != nil && r.continuePending(line) {
+		return nil
+	}
 	if r.summary != nil {
 		done, reread := r.summary.add(r, line)
 		if !done {
@@ -391,11 +396,71 @@ func (r *Reader) addLine(line string) error {
 			break
 		}
 		m, end := ParseMessage(line, i)
-		r.addMessage(m, frames)
+		if endsCut(m) && findOOM(line, max(end, i+1)) < 0 {
+			// It may go on on the next line (a paste wrapped at a
+			// width, a logger's multi-line record).
+			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line}
+			return nil
+		}
+		r.addMessage(m, frames, r.line)
 		frames = nil
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// maxWrapLines bounds the lines a wrapped message is joined from.
+const maxWrapLines = 8
+
+// pendingMessage is a message that ended with its line, maybe wrapped.
+type pendingMessage struct {
+	text   string // the lines joined so far
+	at     int    // where the message starts in text
+	msg    Message
+	frames []tbFrame
+	line   int64 // the message's first line
+	joined int
+}
+
+// endsCut reports whether a message stopped at the end of its text (not
+// at a departure from the form).
+func endsCut(m Message) bool {
+	return (m.Generation == GenCut || m.Generation == GenUnparsed) && strings.HasPrefix(m.Reason, "the message ends at column")
+}
+
+// continuePending tries line as the continuation of a message that ended
+// with the previous line; it reports whether the line was used.
+func (r *Reader) continuePending(line string) bool {
+	p := r.pending
+	cont := strings.TrimLeft(line, " \t#>|")
+	if cont == "" || p.joined == maxWrapLines || len(p.text) > maxLine {
+		r.flushPending()
+		return false
+	}
+	base := strings.TrimRight(p.text, " ")
+	// Wrapped at a space (the usual case), or inside a word.
+	for _, sep := range []string{" ", ""} {
+		text := base + sep + cont
+		m, _ := ParseMessage(text, p.at)
+		progressed := m.Generation == Gen1 || m.Generation == Gen2 || (endsCut(m) && len(text) > len(p.text))
+		if !progressed {
+			continue
+		}
+		p.text, p.msg, p.joined = text, m, p.joined+1
+		if !endsCut(m) {
+			r.flushPending()
+		}
+		return true
+	}
+	r.flushPending()
+	return false
+}
+
+func (r *Reader) flushPending() {
+	if p := r.pending; p != nil {
+		r.pending = nil
+		r.addMessage(p.msg, p.frames, p.line)
+	}
 }
 
 // tracebackOf finds the traceback a line continues: the one whose prefix
@@ -440,19 +505,19 @@ func (r *Reader) startTraceback(prefix string) {
 	r.tbs = append(r.tbs, &traceback{prefix: prefix})
 }
 
-func (r *Reader) addMessage(m Message, frames []tbFrame) {
+func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
 	if m.Generation == GenCut {
-		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", r.line, m.Reason)
+		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", line, m.Reason)
 	}
 	if m.Generation == GenUnparsed {
-		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", r.line, m.Reason)
+		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
 	}
 	b := r.b[TableMessages]
 	b.Field(MsgID).(*array.Int32Builder).Append(id)
-	b.Field(MsgLine).(*array.Int64Builder).Append(r.line)
+	b.Field(MsgLine).(*array.Int64Builder).Append(line)
 	b.Field(MsgGeneration).(*array.BinaryDictionaryBuilder).AppendString(string(m.Generation))
 	b.Field(MsgTypo).(*array.BooleanBuilder).Append(m.Typo)
 	b.Field(MsgBackend).(*array.StringBuilder).Append(m.Backend)
