@@ -283,7 +283,7 @@ func TestUndoExpandable(t *testing.T) {
 	pm := NewPostmortem([]OOMInput{{Path: "x", Snapshot: res}}, PostmortemOptions{})
 	r := pm.OOMs[0]
 	c := hasCause(r, CauseFragmentation)
-	if c == nil || causeNames(r)[0] != CauseFragmentation || *r.WouldFitIfContiguous || !strings.Contains(c.Evidence, "expandable segments were already on") ||
+	if c == nil || causeNames(r)[0] != CauseFragmentation || !*r.WouldFitIfContiguous || !strings.Contains(c.Evidence, "expandable segments were already on") ||
 		c.Numbers["reserved_free_bytes"] != 4*MiB || c.Numbers["largest_free_block_bytes"] != 2*MiB || !strings.Contains(c.Advice, "already on") {
 		t.Errorf("causes %v %+v notes %q", causeNames(r), r.Causes, r.Notes)
 	}

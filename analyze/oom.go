@@ -385,6 +385,9 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 	r.LiveBlocks = t.AllocatedBlocks
 	r.LargestFreeBlockBytes = so.RequestPoolLargestFree
 	fit := so.WouldFitIfContiguous
+	if so.Expandable {
+		fit = mem.Total.FreeBytes >= AllocRoundSize(so.Requested) // free pieces of the expandable segments
+	}
 	r.WouldFitIfContiguous = &fit
 	r.expandable = so.Expandable
 	r.Stack, r.Frame = so.Stack, so.Frame

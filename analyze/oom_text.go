@@ -184,10 +184,9 @@ func (a *OOMTextAnalyzer) Finalize() *OOMTextResult {
 
 // Verdict says what a memory_stats()/memory_summary() set shows on its own,
 // "" when nothing stands out:
-//   - OOMs or cudaMalloc retries while reserved memory is far above
-//     allocated memory: the reserved-but-unallocated memory is split
-//     around live blocks (the allocator had already released what it
-//     could when it retried): fragmentation;
+//   - OOMs or cudaMalloc retries while the free memory split around live
+//     blocks (non-releasable memory; without that row, reserved minus
+//     allocated) is at least the allocated memory: fragmentation;
 //   - allocated about equal to reserved after segments were returned to
 //     the GPU (empty_cache, or the allocator's release on OOM): live
 //     tensors hold the memory, not the cache.
@@ -201,11 +200,15 @@ func (s *AllocatorStats) Verdict() string {
 	retries, _ := s.Get("num_alloc_retries")
 	released, _ := s.Get("reserved_bytes.all.freed")
 	unalloc := reserved - alloc
+	split := unalloc // free memory the cache could not return
+	if v, ok := s.Get("inactive_split_bytes.all.current"); ok {
+		split = v // non-releasable memory, where the set gives it
+	}
 	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
 	switch {
-	case (ooms > 0 || retries > 0) && unalloc >= fragmentationMinSplit && unalloc >= alloc:
-		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: the %s reserved but unallocated is split around live blocks (a retry releases every whole free segment first)",
-			ooms, retries, size(reserved), size(alloc), size(unalloc))
+	case (ooms > 0 || retries > 0) && split >= fragmentationMinSplit && split >= alloc:
+		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
+			ooms, retries, size(reserved), size(alloc), size(split))
 	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
 		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
 			size(alloc), size(reserved), size(released))
