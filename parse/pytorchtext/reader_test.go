@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -426,6 +427,33 @@ func TestSummaryDamaged(t *testing.T) {
 				t.Error("no warning says what was not read")
 			}
 		})
+	}
+}
+
+// A memory summary logged through a logger: a prefix before every row,
+// not the same length on every row (a rank tag, then timestamps), reads
+// as the file alone does.
+func TestSummaryPrefixed(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	lines := strings.SplitAfter(strings.TrimRight(string(summary), "\n"), "\n")
+	var b strings.Builder
+	b.WriteString("epoch 3 done\n")
+	for i, l := range lines {
+		fmt.Fprintf(&b, "[rank0]:%s INFO train.py:%d] %s", strings.Repeat(" ", i%3), 100+i*7, l)
+	}
+	b.WriteString("\n[rank0]: step 1201\n")
+	rs, err := readText(t, "log", b.String(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := readFile(t, "memory_summary.txt", false)
+	if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
+		t.Fatalf("%d values (alone %d), warnings %q", len(rs.stats), len(alone.stats), rs.meta.Warnings)
+	}
+	for i := range rs.stats {
+		if rs.stats[i].key != alone.stats[i].key || rs.stats[i].value != alone.stats[i].value {
+			t.Errorf("%+v, alone %+v", rs.stats[i], alone.stats[i])
+		}
 	}
 }
 
