@@ -204,8 +204,10 @@ type OOMReport struct {
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
 	// Survived is set when the snapshot's trace goes on after this OOM:
-	// the program caught the error and went on.
-	Survived *OOMAfter
+	// the program caught the error and went on. SmallerFrame names
+	// Survived.Smaller's stack.
+	Survived     *OOMAfter
+	SmallerFrame Frame
 
 	accumulated int64                // bytes in growing sites
 	msg         *pytorchtext.Message // the first message folded in
@@ -392,7 +394,7 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 	r.expandable = so.Expandable
 	r.Stack, r.Frame = so.Stack, so.Frame
 	if a := so.After; a.Entries > 0 {
-		r.Survived = &a
+		r.Survived, r.SmallerFrame = &a, so.SmallerFrame
 		note := fmt.Sprintf("the OOM was survived: the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
 		if a.Allocs > 0 {
 			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
@@ -400,8 +402,11 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 		if a.SegmentsReleased > 0 {
 			note += fmt.Sprintf(", %d segments were returned to the GPU (empty_cache, or the allocator releasing its cache to retry)", a.SegmentsReleased)
 		}
-		if a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested {
+		switch {
+		case a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested:
 			note += fmt.Sprintf("; where it failed, a smaller allocation of %s then fit (a retry with a smaller batch)", size(a.SameSiteLargest))
+		case a.Smaller.Stack >= 0 && so.SmallerFrame != (Frame{}):
+			note += fmt.Sprintf("; %s allocated at most %s after it, %s before: a retry with a smaller batch fit", frameString(so.SmallerFrame), size(a.Smaller.After), size(a.Smaller.Before))
 		}
 		if a.LaterOOMs > 0 {
 			note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)

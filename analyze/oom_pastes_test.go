@@ -145,8 +145,11 @@ func TestH200Recordings(t *testing.T) {
 	}
 	// Caught and retried: the snapshot goes on after the OOM.
 	r := postmortem(t, "h200/oom_caught_retry.pickle").OOMs[0]
+	// The retry halved the batch: x at :15 and the forward at :16 were
+	// 2 GiB before the OOM and 1 GiB after (recording notes).
 	if r.Survived == nil || r.Survived.Allocs == 0 || r.Survived.SegmentsReleased != 2 || r.Survived.LaterOOMs != 0 ||
-		!strings.Contains(strings.Join(r.Notes, " "), "survived") {
+		r.Survived.Smaller.Before != 2<<30 || r.Survived.Smaller.After != 1<<30 ||
+		!strings.Contains(strings.Join(r.Notes, " "), "a retry with a smaller batch fit") {
 		t.Errorf("survived %+v notes %q", r.Survived, r.Notes)
 	}
 	// From the snapshot alone, the 200 GiB request is more than all this

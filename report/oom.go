@@ -226,6 +226,16 @@ type Survived struct {
 	SameSiteLargestBytes int64 `json:"same_site_largest_bytes"`
 	SegmentsReleased     int   `json:"segments_released"`
 	LaterOOMs            int   `json:"later_ooms"`
+	// SmallerRetry is a site that allocated less after the OOM than
+	// before it (a retry with a smaller batch); absent when none.
+	SmallerRetry *SmallerRetry `json:"smaller_retry,omitempty"`
+}
+
+// SmallerRetry is a site's largest allocation before and after an OOM.
+type SmallerRetry struct {
+	Site        Frame `json:"site"`
+	BeforeBytes int64 `json:"before_bytes"`
+	AfterBytes  int64 `json:"after_bytes"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -351,6 +361,9 @@ func oomFinding(r analyze.OOMReport) Finding {
 	if a := r.Survived; a != nil {
 		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
 			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
+		if a.Smaller.Stack >= 0 && r.SmallerFrame != (analyze.Frame{}) {
+			d.Survived.SmallerRetry = &SmallerRetry{Site: frame(r.SmallerFrame), BeforeBytes: a.Smaller.Before, AfterBytes: a.Smaller.After}
+		}
 	}
 	for _, p := range r.OtherProcesses {
 		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes, Name: r.ProcessNames[p.PID].Name})
