@@ -457,6 +457,28 @@ func TestSummaryPrefixed(t *testing.T) {
 	}
 }
 
+// Header lines and rows glued together (a logger that lost the line ends
+// between them): the whole table on one line, and the title glued to the
+// border before it and to the OOMs row after it, read as the file does.
+func TestSummaryGlued(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	alone := readFile(t, "memory_summary.txt", false)
+	lines := strings.Split(strings.TrimRight(string(summary), "\n"), "\n")
+	for name, text := range map[string]string{
+		"one line":       "[rank0]: " + strings.Join(lines, "") + "\n",
+		"title glued":    lines[0] + lines[1] + lines[2] + "\n" + strings.Join(lines[3:], "\n") + "\n",
+		"pairs of lines": strings.Join(lines[:2], "") + "\n" + lines[2] + lines[3] + "\n" + strings.Join(lines[4:], "\n") + "\n",
+	} {
+		rs, err := readText(t, "log", text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
+			t.Errorf("%s: %d values (alone %d), warnings %q", name, len(rs.stats), len(alone.stats), rs.meta.Warnings)
+		}
+	}
+}
+
 func TestSniff(t *testing.T) {
 	read := func(name string) []byte {
 		b, err := os.ReadFile(dir + name)

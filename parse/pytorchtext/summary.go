@@ -82,23 +82,43 @@ func (r *Reader) startSummary(line string, at int) error {
 		r.warn("line %d: memory summary device ID %s out of range; the table is skipped", r.line, line[at+m[2]:at+m[3]])
 		return nil
 	}
-	r.summary = &summary{width: at + m[1] - bar, device: dev, start: r.line, set: int32(r.meta.Sets)}
+	s := &summary{width: at + m[1] - bar, device: dev, start: r.line, set: int32(r.meta.Sets)}
+	r.summary = s
 	r.meta.Sets++
+	// Rows glued after the title on its line ("...device ID 0 ||----|").
+	if rest := strings.TrimRight(line[at+m[1]:], " \t"); rest != "" {
+		if rows := s.rowsOf(rest); len(rows)*s.width == len(rest) {
+			for _, row := range rows {
+				if done, _ := s.addRow(r, row); done {
+					r.summary = nil
+					break
+				}
+			}
+		}
+	}
 	return nil
 }
 
-// row returns the table row at the end of line, or false when the line
-// does not end with one.
-func (s *summary) row(line string) (string, bool) {
+// maxGluedRows bounds the rows read from one line.
+const maxGluedRows = 64
+
+// rowsOf returns the table rows at the end of line, left to right: one
+// row, or several glued together when a logger lost the line ends between
+// them. It returns none when the line does not end with a row.
+func (s *summary) rowsOf(line string) []string {
 	t := strings.TrimRight(line, " \t")
-	if len(t) < s.width {
-		return "", false
+	var rows []string
+	for end := len(t); end >= s.width && len(rows) < maxGluedRows; end -= s.width {
+		row := t[end-s.width : end]
+		if row[0] != '|' || row[len(row)-1] != '|' {
+			break
+		}
+		rows = append(rows, row)
 	}
-	row := t[len(t)-s.width:]
-	if row[0] != '|' || row[len(row)-1] != '|' {
-		return "", false
+	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
+		rows[i], rows[j] = rows[j], rows[i]
 	}
-	return row, true
+	return rows
 }
 
 // stop ends a table that broke off at the current line: the rows read are
@@ -113,11 +133,21 @@ func (s *summary) stop(r *Reader, why string) {
 // or when the table broke off (then reread is true: the line is not the
 // table's).
 func (s *summary) add(r *Reader, line string) (done, reread bool) {
-	row, ok := s.row(line)
-	if !ok {
+	rows := s.rowsOf(line)
+	if len(rows) == 0 {
 		s.stop(r, "is cut")
 		return true, true
 	}
+	for _, row := range rows {
+		if done, reread := s.addRow(r, row); done {
+			return true, reread
+		}
+	}
+	return false, false
+}
+
+// addRow reads one row of the table (see add).
+func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	switch {
 	case summaryBorderRe.MatchString(row):
 		if row[1] == '=' && s.header && s.rows > 0 {
