@@ -799,7 +799,11 @@ func (r *OOMReport) findCauses() {
 	// message's "allowed", or a snapshot (whose trace entry reports the
 	// GPU's free memory at the failed cudaMalloc), shows a cap.
 	if !frag && gpuRoom {
+		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
 		switch {
+		case r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes:
+			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
+				size(r.AllowedBytes), size(r.ReservedBytes), size(seg), size(r.DeviceFreeBytes)))
 		case r.known(r.AllowedBytes):
 			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", size(r.AllowedBytes), size(r.DeviceFreeBytes))
 			if r.known(r.ReservedBytes) {

@@ -211,3 +211,20 @@ func TestSummaryVerdicts(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A cap that was not reached is not the cause: 10 GiB allowed, 5 GiB
+// reserved, a 100 MiB segment and 50 GiB free (numbers written in the 2.x
+// form; the arithmetic, not a paste, is under test).
+func TestCapNotReached(t *testing.T) {
+	msg := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 100.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 50.00 GiB is free. Including non-PyTorch memory, this process has 5.50 GiB memory in use. 10.00 GiB allowed; Of the allocated memory 4.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.\n"
+	r := NewPostmortem([]OOMInput{textInput(t, "a.log", msg)}, PostmortemOptions{}).OOMs[0]
+	// 1 GiB unallocated >= 100 MiB: the message alone says fragmentation.
+	if hasCause(r, CauseMemoryLimit) != nil {
+		t.Errorf("causes %v", causeNames(r))
+	}
+	msg = strings.Replace(msg, "and 1.00 GiB is reserved", "and 10.00 MiB is reserved", 1)
+	r = NewPostmortem([]OOMInput{textInput(t, "b.log", msg)}, PostmortemOptions{}).OOMs[0]
+	if len(r.Causes) != 0 || !strings.Contains(strings.Join(r.Notes, " "), "fit under it") {
+		t.Errorf("causes %v notes %q", causeNames(r), r.Notes)
+	}
+}
