@@ -159,6 +159,7 @@ type TrendAnalyzer struct {
 	inputs map[string]*inputInfo
 	nin    int
 	last   *series
+	names  interner // dictionary values kept in series keys, copied out of the batches
 }
 
 type inputInfo struct {
@@ -205,7 +206,7 @@ func NewTrendAnalyzer(opt TrendOptions) *TrendAnalyzer {
 	if opt.MaxExtrapolation <= 0 {
 		opt.MaxExtrapolation = 20
 	}
-	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}}
+	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: interner{}}
 }
 
 func (a *TrendAnalyzer) input(name string) *inputInfo {
@@ -242,12 +243,18 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 	reserved := rec.Column(nvml.ColReserved).(*array.Int64)
 	text := func(col int) func(int) string {
 		d := rec.Column(col).(*array.Dictionary)
-		vals := d.Dictionary().(*array.String)
+		dict := d.Dictionary().(*array.String)
+		// Series keys outlive the batch, whose buffers are reused: copy
+		// each dictionary value once, not each row.
+		vals := make([]string, dict.Len())
+		for j := range vals {
+			vals[j] = a.names.get(dict.Value(j))
+		}
 		return func(i int) string {
 			if d.IsNull(i) {
 				return ""
 			}
-			return vals.Value(d.GetValueIndex(i))
+			return vals[d.GetValueIndex(i)]
 		}
 	}
 	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
