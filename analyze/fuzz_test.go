@@ -3,6 +3,8 @@ package analyze
 import (
 	"bytes"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -52,6 +54,7 @@ func FuzzPostmortem(f *testing.F) {
 		}
 		tr.Release()
 		pm := NewPostmortem(ins, PostmortemOptions{})
+		checkNames(t, data, lim, ins, pm)
 		for _, o := range pm.OOMs {
 			if len(o.Sources) == 0 || (o.Memory != nil && o.Memory.Total.FreeBytes < 0 && o.Memory.Total.Segments == 0) {
 				t.Fatalf("report %+v", o)
@@ -112,4 +115,83 @@ func FuzzReplay(f *testing.F) {
 		}
 		NewPostmortem([]OOMInput{{Path: "x", Snapshot: res}}, PostmortemOptions{})
 	})
+}
+
+// checkNames asserts that every frame name in the results (any Frame
+// reachable from them) is text the input holds: a substring of data, or of
+// a string the pickle in data decodes to (protocol 0 escapes and latin-1
+// BINSTRINGs are not verbatim). A name from a released batch's reused
+// buffer (issue 8) is neither.
+func checkNames(t *testing.T, data []byte, lim pickle.Limits, results ...any) {
+	t.Helper()
+	var decoded []string
+	if v, err := pickle.Decode(bytes.NewReader(data), "fuzz", nil, lim); err == nil {
+		seen := map[*pickle.Container]bool{}
+		var walk func(v pickle.Value)
+		walk = func(v pickle.Value) {
+			if s, ok := v.Str(); ok {
+				decoded = append(decoded, s)
+			}
+			if c := v.Container(); c != nil && !seen[c] {
+				seen[c] = true
+				for _, it := range c.Items {
+					walk(it)
+				}
+			}
+		}
+		walk(v)
+	}
+	inInput := func(s string) bool {
+		if s == "" || bytes.Contains(data, []byte(s)) {
+			return true
+		}
+		for _, d := range decoded {
+			if strings.Contains(d, s) {
+				return true
+			}
+		}
+		return false
+	}
+	frameType := reflect.TypeOf(Frame{})
+	visited := map[uintptr]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return
+			}
+			if v.Kind() == reflect.Pointer {
+				if visited[v.Pointer()] {
+					return
+				}
+				visited[v.Pointer()] = true
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			if v.Type() == frameType {
+				f := v.Interface().(Frame)
+				if !inInput(f.Filename) || !inInput(f.Name) {
+					t.Fatalf("frame %q in %q is not in the input", f.Name, f.Filename)
+				}
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				walk(v.Field(i))
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			it := v.MapRange()
+			for it.Next() {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		}
+	}
+	for _, r := range results {
+		walk(reflect.ValueOf(r))
+	}
 }
