@@ -63,14 +63,28 @@ func (w *pickleWriter) list(n int, item func(i int)) {
 	}
 }
 
+// batchList writes a list of n items, each written by item(i), appended
+// together (MARK, items, APPENDS): the compact form CPython writes.
+func (w *pickleWriter) batchList(n int, item func(i int)) {
+	w.WriteString("](") // EMPTY_LIST, MARK
+	for i := 0; i < n; i++ {
+		item(i)
+	}
+	w.WriteByte('e') // APPENDS
+}
+
 // put stores the top of the stack in memo slot i (LONG_BINPUT).
 func (w *pickleWriter) put(i uint32) {
 	w.WriteByte('r')
 	w.Write(binary.LittleEndian.AppendUint32(nil, i))
 }
 
-// get pushes memo slot i (LONG_BINGET).
+// get pushes memo slot i (BINGET, or LONG_BINGET past 255).
 func (w *pickleWriter) get(i uint32) {
+	if i < 256 {
+		w.Write([]byte{'h', byte(i)})
+		return
+	}
 	w.WriteByte('j')
 	w.Write(binary.LittleEndian.AppendUint32(nil, i))
 }

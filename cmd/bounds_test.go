@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv names the arguments (NUL-separated) with which the test binary,
+// started again by runChild, runs gpuleak instead of the tests; they are
+// separated by the ASCII unit separator (an environment variable cannot
+// hold a NUL).
+const childEnv = "GPULEAK_TEST_CHILD_ARGS"
+
+// TestChildGpuleak is not a test: it is how runChild runs gpuleak in a
+// process of its own, whose peak memory the kernel measures.
+func TestChildGpuleak(t *testing.T) {
+	args := os.Getenv(childEnv)
+	if args == "" {
+		t.Skip("runs only as runChild's child process")
+	}
+	os.Exit(Main(strings.Split(args, "\x1f"), System(), "test"))
+}
+
+// runChild runs gpuleak with args and stdin in a child process and returns
+// its exit code, standard error, peak resident set size in bytes and wall
+// time.
+func runChild(t *testing.T, stdin []byte, args ...string) (code int, stderr string, maxRSS int64, wall time.Duration) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read from Linux's rusage")
+	}
+	c := exec.Command(os.Args[0], "-test.run=^TestChildGpuleak$")
+	c.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"))
+	c.Stdin = bytes.NewReader(stdin)
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	start := time.Now()
+	err := c.Run()
+	wall = time.Since(start)
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+	return c.ProcessState.ExitCode(), errb.String(), ru.Maxrss << 10, wall // Linux: KiB
+}
+
+// memoisedStacks is the reproducer of issue 8, item 2: entries trace
+// entries whose frames lists of depth frames are all distinct yet made of
+// two memoised frames, so the pickle is tiny and gzips to almost nothing.
+// Entry i's frame j is frame (i >> (j % 13)) & 1: distinct for i < 8192.
+// The two frames are written (and memoised) as the first two of entry 0.
+func memoisedStacks(t *testing.T, entries, depth int) []byte {
+	t.Helper()
+	w := newPickleWriter()
+	frame := func(i, j int) {
+		if i == 0 && j < 2 {
+			w.dict("filename", fmt.Sprintf("deep_%d.py", j), "line", j+1, "name", fmt.Sprintf("recurse_%d", j))
+			w.put(uint32(j))
+			return
+		}
+		w.get(uint32(i>>(j%13)) & 1)
+	}
+	w.dict("segments", func() { w.list(0, nil) }, "device_traces", func() {
+		w.list(1, func(int) {
+			w.list(entries, func(i int) {
+				w.dict("action", "alloc", "addr", int64(1<<40)+int64(i)<<20, "size", 512, "stream", 0,
+					"time_us", int64(1_700_000_000_000_000)+int64(i), "frames", func() {
+						w.batchList(depth, func(j int) { frame(i, j) })
+					})
+			})
+		})
+	})
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(w.stop())
+	zw.Close()
+	return z.Bytes()
+}
+
+// The issue's reproducer: 5,000 entries of 2,000-frame stacks (10 million
+// frame references) from a gzip under 1 MB took 1.7 GB and 16 s. It is
+// refused once the distinct stacks pass pytorch.MaxStackFrameRefs
+// (1,048,576), with the byte offset of the stack that passed it.
+func TestMemoisedStacksRefused(t *testing.T) {
+	in := memoisedStacks(t, 5000, 2000)
+	code, errs, rss, wall := runChild(t, in, "analyze", "--format", "json", "-")
+	t.Logf("%d-byte gzip: exit %d, peak RSS %d MiB, %v: %s", len(in), code, rss>>20, wall, errs)
+	if code != 2 || !strings.Contains(errs, "frame references") || !strings.Contains(errs, "offset") {
+		t.Errorf("exit %d, %q; want exit 2 and a positioned refusal", code, errs)
+	}
+	// Measured 79 MiB and 0.4 s (2026-12-01, the 2-core dev machine; README,
+	// Safety); before the bound, 1.7 GB and 16 s.
+	if rss > 128<<20 {
+		t.Errorf("peak RSS %d MiB, want under 128 MiB", rss>>20)
+	}
+}
+
+// One stack deeper than pytorch.MaxStackFrames (4,096) is refused at once.
+func TestDeepStackRefused(t *testing.T) {
+	in := memoisedStacks(t, 1, 5000)
+	code, _, errs := run(t, in, "analyze", "-")
+	if code != 2 || !strings.Contains(errs, "a stack of 5,000 frames") || !strings.Contains(errs, "offset") {
+		t.Errorf("exit %d, %q; want exit 2 and a positioned refusal", code, errs)
+	}
+}
+
+// Just under the bound the snapshot is analysed: 524 distinct stacks of
+// 2,000 frames (1,048,000 references), every one a site of its own whose
+// whole stack the JSON report prints. This is the most memory a snapshot
+// of memoised stacks can cost.
+func TestMemoisedStacksUnderBound(t *testing.T) {
+	in := memoisedStacks(t, 524, 2000)
+	code, errs, rss, wall := runChild(t, in, "analyze", "--format", "json", "-")
+	t.Logf("%d-byte gzip: exit %d, peak RSS %d MiB, %v", len(in), code, rss>>20, wall)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Measured 246 MiB and 3.9 s (2026-12-01; README, Safety).
+	if rss > 384<<20 {
+		t.Errorf("peak RSS %d MiB, want under 384 MiB", rss>>20)
+	}
+}
