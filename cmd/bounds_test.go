@@ -3,7 +3,9 @@ package cmd
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -34,12 +36,18 @@ func TestChildGpuleak(t *testing.T) {
 // time.
 func runChild(t *testing.T, stdin []byte, args ...string) (code int, stderr string, maxRSS int64, wall time.Duration) {
 	t.Helper()
+	return runChildReader(t, bytes.NewReader(stdin), args...)
+}
+
+// runChildReader is runChild with standard input read from stdin.
+func runChildReader(t *testing.T, stdin io.Reader, args ...string) (code int, stderr string, maxRSS int64, wall time.Duration) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read from Linux's rusage")
 	}
 	c := exec.Command(os.Args[0], "-test.run=^TestChildGpuleak$")
 	c.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"))
-	c.Stdin = bytes.NewReader(stdin)
+	c.Stdin = stdin
 	var errb bytes.Buffer
 	c.Stderr = &errb
 	start := time.Now()
@@ -126,5 +134,57 @@ func TestMemoisedStacksUnderBound(t *testing.T) {
 	// Measured 246 MiB and 3.9 s (2026-12-01; README, Safety).
 	if rss > 384<<20 {
 		t.Errorf("peak RSS %d MiB, want under 384 MiB", rss>>20)
+	}
+}
+
+// longStringPickle streams a pickle whose only dict holds one str of n
+// bytes, without holding it: a reader for a child's standard input.
+type longStringPickle struct {
+	head, tail []byte
+	n, off     int64
+}
+
+func newLongStringPickle(n int64) *longStringPickle {
+	head := []byte{0x80, 2, '}', '(', 'X', 1, 0, 0, 0, 'a', 'X'}
+	return &longStringPickle{head: binary.LittleEndian.AppendUint32(head, uint32(n)), tail: []byte("u."), n: n}
+}
+
+func (p *longStringPickle) Read(b []byte) (int, error) {
+	total := int64(len(p.head)) + p.n + int64(len(p.tail))
+	if p.off >= total {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(b) && p.off < total {
+		switch {
+		case p.off < int64(len(p.head)):
+			b[k] = p.head[p.off]
+		case p.off < int64(len(p.head))+p.n:
+			b[k] = 's'
+		default:
+			b[k] = p.tail[p.off-int64(len(p.head))-p.n]
+		}
+		k++
+		p.off++
+	}
+	return k, nil
+}
+
+// A string costs what the string budget says: a 128 MiB str is read into a
+// buffer of its own that takes its exact size once a 64th of the string
+// has arrived, and becomes the Go string without a copy. Before (a doubling bytes.Buffer, then a copy to a
+// string), peak RSS was about 2.9 times the string (2.9 GB for the 1 GiB
+// budget; README, Safety).
+func TestLongStringCostsItsSize(t *testing.T) {
+	const n = 128 << 20
+	code, errs, rss, wall := runChildReader(t, newLongStringPickle(n), "analyze", "-")
+	t.Logf("a %d MiB str: exit %d, peak RSS %d MiB, %v: %s", n>>20, code, rss>>20, wall, errs)
+	if code != 2 || !strings.Contains(errs, "not a PyTorch memory snapshot") {
+		t.Errorf("exit %d, %q; want exit 2, not a snapshot", code, errs)
+	}
+	// Measured 150 MiB (the runtime and the read buffers are ~20 MiB);
+	// the old reading would take ~370 MiB.
+	if rss > n*5/4 {
+		t.Errorf("peak RSS %d MiB for a %d MiB string, want under 1.25 times it", rss>>20, n>>20)
 	}
 }
