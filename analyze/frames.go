@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Frame is one stack frame: a source file, a 1-based line (0 when
@@ -23,7 +24,15 @@ type Frame struct {
 type FrameFilter struct {
 	hide []frameRule
 	keep []*regexp.Regexp
+
+	// seen memoises Hidden: a deep stack repeats its frames in every
+	// distinct stack, and matching the rules costs about a microsecond.
+	mu   sync.Mutex
+	seen map[Frame]bool
 }
+
+// maxFilterMemo bounds the frames whose verdict Hidden remembers.
+const maxFilterMemo = 1 << 16
 
 // frameRule matches a frame's filename or function name, unless except
 // matches the filename.
@@ -88,8 +97,28 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 	return f, nil
 }
 
-// Hidden reports whether fr is a framework frame.
+// Hidden reports whether fr is a framework frame. It is safe for
+// concurrent use.
 func (f *FrameFilter) Hidden(fr Frame) bool {
+	f.mu.Lock()
+	h, ok := f.seen[fr]
+	f.mu.Unlock()
+	if ok {
+		return h
+	}
+	h = f.match(fr)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[Frame]bool{}
+	}
+	if len(f.seen) < maxFilterMemo {
+		f.seen[fr] = h
+	}
+	f.mu.Unlock()
+	return h
+}
+
+func (f *FrameFilter) match(fr Frame) bool {
 	for _, re := range f.keep {
 		if re.MatchString(fr.Filename) || re.MatchString(fr.Name) {
 			return false

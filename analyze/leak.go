@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -382,7 +383,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				d.oomLive = append(d.oomLive, oomCapture{seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
 			}
 		case actOther:
-			a.unknown[dict.Value(action.GetValueIndex(i))]++
+			a.unknown[strings.Clone(dict.Value(action.GetValueIndex(i)))]++ // a map key outlives the batch
 		}
 	}
 }
@@ -419,12 +420,13 @@ func (a *LeakAnalyzer) addFrames(rec arrow.RecordBatch) {
 	file := rec.Column(pytorch.FrFilename).(*array.String)
 	line := rec.Column(pytorch.FrLine).(*array.Int64)
 	name := rec.Column(pytorch.FrName).(*array.String)
+	names := interner{} // the names outlive the batch's buffers
 	for i := 0; i < int(rec.NumRows()); i++ {
 		k := int(id.Value(i))
 		for len(a.frames) <= k {
 			a.frames = append(a.frames, Frame{})
 		}
-		a.frames[k] = Frame{Filename: file.Value(i), Line: line.Value(i), Name: name.Value(i)}
+		a.frames[k] = Frame{Filename: names.get(file.Value(i)), Line: line.Value(i), Name: names.get(name.Value(i))}
 	}
 }
 

@@ -17,7 +17,7 @@ const MiB = 1 << 20
 // analyzeSnapshot streams a real snapshot through the analyzer.
 func analyzeSnapshot(t *testing.T, name string, opt LeakOptions) *LeakResult {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	in, err := parse.Open("../testdata/pytorch/"+name, nil)
 	if err != nil {
@@ -380,7 +380,7 @@ func framesAndStacks(t *testing.T, mem memory.Allocator, a *LeakAnalyzer) {
 // allocated (the ring buffer wrapped) is counted and reported once.
 func TestSyntheticTrace(t *testing.T) {
 	for _, timed := range []bool{true, false} {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		a := NewLeakAnalyzer(LeakOptions{})
 		framesAndStacks(t, mem, a)
 		evs := []ev{{action: "free_completed", addr: 999, size: 8, stack: -1}}
@@ -435,7 +435,7 @@ func TestSyntheticTrace(t *testing.T) {
 // reported from the snapshot's blocks as live; an allocation the trace
 // leaves live but the segments do not hold is dropped with a warning.
 func TestBlocksTheTraceMisses(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	a := NewLeakAnalyzer(LeakOptions{})
 	framesAndStacks(t, mem, a)
@@ -500,7 +500,7 @@ func TestBlocksTheTraceMisses(t *testing.T) {
 }
 
 func TestAddRejectsWrongSchema(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	rec := eventsBatch(t, mem, 0, nil)
 	defer rec.Release()
