@@ -64,9 +64,9 @@ type textSource struct {
 	rec     *record
 	out     *record
 
-	sawCont, sawLegacy bool // layout hints of the open record
-	lastWasLeak        bool // the previous record of the run was a leak
-	programSince       bool // program output since the previous record ended
+	sawCont, sawLegacy bool  // layout hints of the open record
+	lastWasLeak        bool  // the previous record of the run was a leak
+	programSince       bool  // program output since the previous record ended
 	toolLines          int64 // lines after the prefix, all runs
 	coreLine           int64 // the line the prefix was learned from
 	unmatched          int64 // lines like records that did not match the prefix
