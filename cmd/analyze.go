@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -233,15 +234,32 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	}
 	// Text no format claims in its first 64 KiB may still be a long CI or
 	// training log with an OOM message or a compute-sanitizer report further
-	// on: scan it whole for the first, then (a file can be read again) for
-	// the second.
+	// on: scan it whole for the first, then again for the second. An input
+	// that comes once is kept in a temporary file for the second reading.
+	if !isText(head) {
+		return report.Input{}, nil, unrecognised(path)
+	}
+	var sp *spool
+	if !in.Regular {
+		if sp, err = newSpool(); err != nil {
+			return report.Input{}, nil, err
+		}
+		defer sp.Close()
+		in.Tee(sp)
+	}
 	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
 		return rin, fs, err
 	}
-	if !isText(head) || path == "-" {
-		return report.Input{}, nil, unrecognised(path)
+	var again *parse.Input
+	if sp != nil {
+		// Whatever the OOM scan left unread goes to the spool too.
+		if _, err := io.Copy(io.Discard, in.Reader()); err != nil {
+			return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Msg: "reading", Err: err}
+		}
+		again, err = sp.reopen(path)
+	} else {
+		again, err = parse.Open(path, nil)
 	}
-	again, err := parse.Open(path, nil)
 	if err != nil {
 		return report.Input{}, nil, err
 	}

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // findingKeys lists what identifies each finding of a JSON report.
@@ -107,4 +109,87 @@ func TestSanitizerUnmatchedRecords(t *testing.T) {
 	if len(r.Inputs) != 1 || !strings.Contains(strings.Join(r.Inputs[0].Warnings, "\n"), "do not start with the prefix") {
 		t.Errorf("warnings %q: want one about records that do not match the prefix", r.Inputs[0].Warnings)
 	}
+}
+
+// programOutput is n bytes of a program's own output, which no format
+// claims: a sanitizer report after it is past the 64 KiB detection sees.
+func programOutput(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "step %d: loss 0.%04d, 812.5 samples/s\n", i, i%10000)
+	}
+	return b.Bytes()
+}
+
+// A compute-sanitizer report after 64 KiB of program output, through
+// standard input and through a FIFO, is read once: before, "-" gave
+// "unrecognised" and a FIFO hung on the second open of its path.
+func TestUnrecognisedTextReadOnce(t *testing.T) {
+	log, err := os.ReadFile(san("leak_full.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := run(t, "", "analyze", "--format", "json", "--top", "0", san("leak_full.txt"))
+	wantKeys := strings.Join(findingKeys(t, want), "\n")
+	data := append(programOutput(80<<10), log...)
+
+	t.Run("stdin", func(t *testing.T) {
+		code, out, errOut := run(t, string(data), "analyze", "--format", "json", "--top", "0", "--fail-on", "leak", "-")
+		if code != 1 {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		if got := strings.Join(findingKeys(t, out), "\n"); got != wantKeys {
+			t.Errorf("findings\n%s\nwant\n%s", got, wantKeys)
+		}
+	})
+	fifo := func(t *testing.T, data []byte) string {
+		p := filepath.Join(t.TempDir(), "fifo")
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		go func() {
+			w, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			w.Write(data)
+			w.Close()
+		}()
+		return p
+	}
+	// runOrHang runs gpuleak, failing the test if it takes a minute.
+	runOrHang := func(t *testing.T, args ...string) (int, string, string) {
+		type result struct {
+			code     int
+			out, err string
+		}
+		done := make(chan result, 1)
+		go func() {
+			code, out, errOut := run(t, "", args...)
+			done <- result{code, out, errOut}
+		}()
+		select {
+		case r := <-done:
+			return r.code, r.out, r.err
+		case <-time.After(time.Minute):
+			t.Fatal("gpuleak hangs on a FIFO")
+		}
+		return 0, "", ""
+	}
+	t.Run("fifo", func(t *testing.T) {
+		code, out, errOut := runOrHang(t, "analyze", "--format", "json", "--top", "0", "--fail-on", "leak", fifo(t, data))
+		if code != 1 {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		if got := strings.Join(findingKeys(t, out), "\n"); got != wantKeys {
+			t.Errorf("findings\n%s\nwant\n%s", got, wantKeys)
+		}
+	})
+	t.Run("fifo-unrecognised", func(t *testing.T) {
+		p := fifo(t, programOutput(200<<10))
+		code, out, errOut := runOrHang(t, "analyze", p)
+		if code != 2 || out != "" || !strings.Contains(errOut, p+": byte offset 0: unrecognised input format") {
+			t.Fatalf("exit %d, stdout %q, stderr %q: want exit 2, unrecognised", code, out, errOut)
+		}
+	})
 }

@@ -26,6 +26,10 @@ type Input struct {
 	Size int64
 	// Gzip is true when the input was gzip-compressed.
 	Gzip bool
+	// Regular is true for a regular file, which can be opened and read
+	// again; false for standard input, a pipe, a FIFO or a device, whose
+	// bytes come once.
+	Regular bool
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -57,6 +61,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 				return nil, &Error{File: path, Offset: -1, Msg: "is a directory"}
 			}
 			in.Size = st.Size()
+			in.Regular = st.Mode().IsRegular()
 		}
 		in.closer = append(in.closer, f)
 		raw = f
@@ -99,6 +104,13 @@ func (in *Input) Head() ([]byte, error) {
 		return b, err
 	}
 	return b, nil
+}
+
+// Tee makes every byte read from now on (the bytes Head shows included)
+// also be written to w, for an input that must be read twice but can be
+// read only once (see Regular). A write error of w ends reading with it.
+func (in *Input) Tee(w io.Writer) {
+	in.r = bufio.NewReaderSize(io.TeeReader(in.r, w), 256<<10)
 }
 
 // RawBytesRead reports how many bytes of the file (compressed, for gzip
