@@ -5,10 +5,14 @@ package cmd_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -192,4 +196,109 @@ func TestUnrecognisedTextReadOnce(t *testing.T) {
 			t.Fatalf("exit %d, stdout %q, stderr %q: want exit 2, unrecognised", code, out, errOut)
 		}
 	})
+}
+
+// peakMemory runs f and returns the peak of the memory the Go runtime
+// maps less what it returned to the OS (near the process's RSS), sampled
+// every millisecond, above what it held before.
+func peakMemory(f func()) uint64 {
+	runtime.GC()
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	used := func() uint64 {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
+	}
+	base := used()
+	var peak atomic.Uint64
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			if u := used(); u > peak.Load() {
+				peak.Store(u)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+// gzipFile writes head, n copies of fill and tail, gzip-compressed, to a
+// temporary file.
+func gzipFile(t *testing.T, name, head string, fill []byte, n int, tail string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	zw.Write([]byte(head))
+	for i := 0; i < n; i++ {
+		zw.Write(fill)
+	}
+	zw.Write([]byte(tail))
+	zw.Close()
+	return writeTemp(t, name, b.Bytes())
+}
+
+// A compute-sanitizer XML file whose <text> is 256 MiB long (a 256 KiB
+// gzip) is refused at its offset once one token passes 4 MiB, without
+// holding the text: before, encoding/xml buffered the whole node (a 1 GiB
+// one took 6.3 GB) and the run exited 0.
+func TestSanitizerXMLTokenBound(t *testing.T) {
+	const head = `<?xml version="1.0" encoding="utf-8"?>` + "\n<ComputeSanitizerOutput>\n<record><kind>Leak</kind><what><text>"
+	p := gzipFile(t, "huge_text.xml.gz", head, bytes.Repeat([]byte("A"), 1<<20), 256,
+		"</text><size>4</size></what></record>\n</ComputeSanitizerOutput>\n")
+	var code int
+	var out, errOut string
+	peak := peakMemory(func() { code, out, errOut = run(t, "", "analyze", p) })
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, stdout %q: want exit 2 and no report", code, out)
+	}
+	// The token starts after the head's "<text>".
+	want := fmt.Sprintf("%s: byte offset %d: an XML token (text, tag or comment) of 4 MiB or more", p, len(head))
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	// The token bound is 4 MiB; the decoder, its buffers and a copy or two
+	// of the token stay well under 64 MiB. The 256 MiB text would not.
+	if peak > 64<<20 {
+		t.Errorf("peak memory %d MiB while refusing, want under 64 MiB", peak>>20)
+	}
+	t.Logf("peak memory above the start: %.1f MiB", float64(peak)/(1<<20))
+
+	// A record of 100,000 elements passes the 65,536 a record may hold.
+	p = gzipFile(t, "many_elements.xml.gz", `<ComputeSanitizerOutput><record><kind>Leak</kind>`, []byte("<x/>"), 100000,
+		"</record></ComputeSanitizerOutput>")
+	code, _, errOut = run(t, "", "analyze", p)
+	if code != 2 || !strings.Contains(errOut, "byte offset 24: a <record> of more than 65536 elements") {
+		t.Errorf("exit %d, stderr %q: want exit 2 at the record's offset, 24", code, errOut)
+	}
+}
+
+// An XML record of elements this reader does not know is named by them,
+// not shown as an empty error.
+func TestSanitizerXMLUnknownRecord(t *testing.T) {
+	p := writeTemp(t, "unknown.xml", []byte(`<?xml version="1.0"?>
+<ComputeSanitizerOutput>
+<record><newThing><a>1</a></newThing><other>2</other><newThing/></record>
+</ComputeSanitizerOutput>
+`))
+	code, out, errOut := run(t, "", "analyze", "--format", "json", p)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	r := decode(t, out)
+	if len(r.Errors) != 1 || r.Errors[0].Message != "a record of unknown elements: <newThing>, <other>" {
+		t.Errorf("errors %+v: want one named by its elements <newThing>, <other>", r.Errors)
+	}
 }
