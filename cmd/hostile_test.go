@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpuleak/gpuleak/cmd"
 )
 
 // findingKeys lists what identifies each finding of a JSON report.
@@ -300,5 +303,156 @@ func TestSanitizerXMLUnknownRecord(t *testing.T) {
 	r := decode(t, out)
 	if len(r.Errors) != 1 || r.Errors[0].Message != "a record of unknown elements: <newThing>, <other>" {
 		t.Errorf("errors %+v: want one named by its elements <newThing>, <other>", r.Errors)
+	}
+}
+
+// Usage errors end with gpuleak's hint on a line of its own, not a
+// literal "\n" (the cleaner escaped the newline it was joined with).
+func TestUsageHintOnItsOwnLine(t *testing.T) {
+	code, _, errOut := run(t, "", "analyze")
+	want := "gpuleak: analyze needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak analyze --help' for usage.\n"
+	if code != 2 || errOut != want {
+		t.Errorf("exit %d, stderr %q, want 2, %q", code, errOut, want)
+	}
+	code, _, errOut = run(t, "", "analyze", "--bogus", "x")
+	if code != 2 || strings.Contains(errOut, `\n`) || !strings.HasSuffix(errOut, "\nRun 'gpuleak analyze --help' for usage.\n") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --fail-on names every kind it takes, in its help and its errors.
+func TestFailOnListsAllKinds(t *testing.T) {
+	const kinds = "leak, live, retained, oom, fragmentation"
+	_, help, _ := run(t, "", "analyze", "--help")
+	code, _, errOut := run(t, "", "analyze", "--fail-on=", san("leak_full.txt"))
+	if !strings.Contains(help, kinds) || code != 2 || !strings.Contains(errOut, "--fail-on needs a kind ("+kinds+")") {
+		t.Errorf("help has the kinds: %v; exit %d, stderr %q", strings.Contains(help, kinds), code, errOut)
+	}
+}
+
+// Bytes that are not UTF-8 are escaped like control characters: a raw
+// 0x9b is a terminal's one-byte CSI.
+func TestCleanerEscapesC1Bytes(t *testing.T) {
+	code, _, errOut := run(t, "", "analyze", "no-such-\x9b[2J-file")
+	if code != 2 || strings.Contains(errOut, "\x9b") || !strings.Contains(errOut, `no-such-\x9b[2J-file`) {
+		t.Errorf("exit %d, stderr %q: want the byte escaped", code, errOut)
+	}
+	log, err := os.ReadFile(san("leak_full.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := writeTemp(t, "c1.txt", bytes.ReplaceAll(log, []byte("make_workspace"), []byte("make_\x9b[2Jworkspace")))
+	code, out, errOut := run(t, "", "analyze", p)
+	if code != 0 || strings.Contains(out, "\x9b") || !strings.Contains(out, `make_\x9b[2Jworkspace (leaky.cu:14)`) {
+		t.Errorf("exit %d, stderr %q; the table shows the byte raw or not at all:\n%s", code, errOut, out)
+	}
+}
+
+// An OOM log behind the NUL bytes logrotate's copytruncate leaves (here
+// 200 KB, more than detection's 64 KiB) is read as the log itself.
+func TestOOMLogBehindNULPadding(t *testing.T) {
+	code, want, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", "../testdata/pytorch/oom_error.txt")
+	if code != 1 {
+		t.Fatalf("intact log: exit %d, stderr %q", code, errOut)
+	}
+	log, err := os.ReadFile("../testdata/pytorch/oom_error.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"leading-200KB": append(make([]byte, 200_000), log...),
+		"leading-10":    append(make([]byte, 10), log...),
+	} {
+		p := writeTemp(t, name+".txt", data)
+		code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", p)
+		if code != 1 {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
+			continue
+		}
+		r, w := decode(t, out), decode(t, want)
+		if len(r.Findings) != len(w.Findings) || r.Findings[0].Kind != "oom" || r.Findings[0].Bytes != w.Findings[0].Bytes || r.Inputs[0].Format != w.Inputs[0].Format {
+			t.Errorf("%s: findings %+v, want those of the intact log", name, r.Findings)
+		}
+	}
+	p := writeTemp(t, "zeros", make([]byte, 1000))
+	if code, _, errOut := run(t, "", "analyze", p); code != 2 || !strings.Contains(errOut, "empty input: only 1000 NUL bytes") {
+		t.Errorf("only NULs: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// One file named twice (or by a link) is refused, naming both: its
+// findings would count twice.
+func TestSameFileTwice(t *testing.T) {
+	f := san("leak_full.txt")
+	code, out, errOut := run(t, "", "analyze", f, f)
+	if code != 2 || out != "" || !strings.Contains(errOut, f+" is given twice") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	link := filepath.Join(t.TempDir(), "link.txt")
+	abs, _ := filepath.Abs(f)
+	if err := os.Symlink(abs, link); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []string{"analyze", "oom", "trend"} {
+		code, _, errOut = run(t, "", c, f, link)
+		if code != 2 || !strings.Contains(errOut, f+" and "+link+" are the same file") {
+			t.Errorf("%s: exit %d, stderr %q", c, code, errOut)
+		}
+	}
+}
+
+// A line cut at 1 MiB in an OOM log says so: 1 MiB is a multiple of the
+// read buffer, so the cut was never noticed.
+func TestLongLineWarning(t *testing.T) {
+	log, err := os.ReadFile("../testdata/pytorch/oom_error.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(log, []byte("\n"))
+	data := append(append(log, bytes.Repeat([]byte("x"), 2<<20)...), "\nend\n"...)
+	code, out, errOut := run(t, "", "analyze", "--format", "json", writeTemp(t, "long.txt", data))
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := fmt.Sprintf("line %d is longer than 1048576 bytes; only its start was read", lines+1)
+	if w := decode(t, out).Inputs[0].Warnings; !strings.Contains(strings.Join(w, "\n"), want) {
+		t.Errorf("warnings %q, want %q", w, want)
+	}
+}
+
+// epipeWriter is standard output after its reader went away.
+type epipeWriter struct{}
+
+func (epipeWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// A closed standard output (| head) ends the run quietly with exit 0, in
+// process and in a real pipe (before: killed by SIGPIPE, exit 141).
+func TestClosedStdout(t *testing.T) {
+	var errOut bytes.Buffer
+	code := cmd.Main([]string{"analyze", san("leak_full.txt")}, &cmd.IOStreams{In: strings.NewReader(""), Out: epipeWriter{}, ErrOut: &errOut}, "test")
+	if code != 0 || errOut.Len() != 0 {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if testing.Short() {
+		t.Skip("builds gpuleak")
+	}
+	bin := filepath.Join(t.TempDir(), "gpuleak")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	c := exec.Command(bin, "analyze", "--top", "0", san("leak_full.txt"))
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close() // the reader leaves before anything is written
+	err = c.Wait()
+	if code := c.ProcessState.ExitCode(); code != 0 || stderr.Len() != 0 {
+		t.Errorf("exit %d (%v), stderr %q: want 0 and nothing", code, err, stderr.String())
 	}
 }

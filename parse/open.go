@@ -26,6 +26,10 @@ type Input struct {
 	Size int64
 	// Gzip is true when the input was gzip-compressed.
 	Gzip bool
+	// LeadingNULs counts the NUL bytes skipped before the content; byte
+	// offsets in errors count from after them (and after a UTF-8 byte
+	// order mark).
+	LeadingNULs int64
 	// Regular is true for a regular file, which can be opened and read
 	// again; false for standard input, a pipe, a FIFO or a device, whose
 	// bytes come once.
@@ -85,6 +89,24 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	// count from after it.
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		br.Discard(len(utf8BOM))
+	}
+	// NUL bytes before the content are the hole logrotate's copytruncate
+	// leaves when the writer goes on at its old offset (often megabytes):
+	// no format starts with one, so skip them too, counted in LeadingNULs.
+	for {
+		b, _ := br.Peek(64 << 10)
+		n := 0
+		for n < len(b) && b[n] == 0 {
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		br.Discard(n)
+		in.LeadingNULs += int64(n)
+		if n < len(b) {
+			break
+		}
 	}
 	in.r = br
 	return in, nil
