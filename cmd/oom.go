@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -68,7 +69,7 @@ per OOM and "fragmentation" findings (README.md documents them).`,
   gpuleak oom --format json snapshot.pickle summary.txt > postmortem.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("oom needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak oom --help' for usage.")
+				return &UsageError{Err: errors.New("oom needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak oom --help' for usage."}
 			}
 			return nil
 		},
@@ -97,14 +98,8 @@ func runOOM(opts *OOMOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	stdin := 0
-	for _, p := range opts.Paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErrorf("\"-\" (standard input) can be given only once")
+	if err := checkDistinct(opts.Paths); err != nil {
+		return err
 	}
 	lopt := analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
