@@ -115,7 +115,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained, oom, fragmentation)")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, pending-free, live, retained, oom, fragmentation)")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
 	return c
@@ -142,10 +142,10 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
+		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
 			failOn[kind] = true
 		default:
-			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained, oom, fragmentation)", k)
+			return usageErrorf("bad --fail-on kind %q (choose leak, pending-free, live, retained, oom, fragmentation)", k)
 		}
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
