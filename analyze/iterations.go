@@ -164,7 +164,11 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	var best []int
 	for _, st := range ids {
 		ps := occ[st]
-		if len(ps) < 2 || len(ps) <= len(best) || !evenlySpaced(ps, upto) {
+		// The most frequent stack marks the iterations; of stacks about as
+		// frequent (within 5%), the one that comes first in the step.
+		more := len(ps)*100 > len(best)*105
+		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
+		if len(ps) < 2 || !(more || same) || !evenlySpaced(ps, upto) {
 			continue
 		}
 		best, it.anchor = ps, st

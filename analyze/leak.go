@@ -105,8 +105,10 @@ type DeviceSummary struct {
 	PendingFreeBytes  int64
 	PendingFreeBlocks int
 	// Iterations counts the starts of the step the trace repeats (0: no
-	// repeating step found).
-	Iterations int
+	// repeating step found); IterationSite is the user frame whose
+	// allocations mark them.
+	Iterations    int
+	IterationSite Frame
 }
 
 // Site is memory one call site holds at the end, of one kind.
@@ -228,6 +230,7 @@ type deviceState struct {
 	pendingBlocks []pendingBlock
 	allocs        map[int32]int // allocations per stack id during the trace
 	entries       int64
+	snapshots     int64 // "snapshot" entries: where _dump_snapshot was called
 	lastSeq       int64
 	firstUs       int64
 	lastUs        int64
@@ -464,6 +467,10 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			}
 		case actOther:
 			a.unknown[dict.Value(action.GetValueIndex(i))]++
+		case actKnown:
+			if dict.Value(action.GetValueIndex(i)) == pytorch.ActionSnapshot {
+				d.snapshots++
+			}
 		}
 	}
 }
@@ -569,8 +576,13 @@ type siteGroup struct {
 func (a *LeakAnalyzer) Finalize() *LeakResult {
 	res := &LeakResult{}
 	devs := make([]int32, 0, len(a.devs))
-	for d := range a.devs {
-		devs = append(devs, d)
+	for dv, d := range a.devs {
+		// _dump_snapshot records a "snapshot" entry on the current device;
+		// a device with nothing else used no memory and is not reported.
+		if !d.sawSegments && len(d.pendingBlocks) == 0 && d.entries == d.snapshots {
+			continue
+		}
+		devs = append(devs, dv)
 	}
 	sort.Slice(devs, func(i, j int) bool { return devs[i] < devs[j] })
 	if a.timed && a.untimed {
@@ -739,6 +751,12 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	sum.BlocksNotInTrace = st.notInTrace
 	if it := in.iter; it != nil {
 		sum.Iterations = it.seen
+		if it.anchor >= 0 {
+			st := a.userStack(a.frameStack(it.anchor))
+			if i := innermostUser(st); i >= 0 {
+				sum.IterationSite = st[i]
+			}
+		}
 	}
 	nAllocs := 0
 	for _, n := range d.allocs {

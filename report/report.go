@@ -139,6 +139,9 @@ type DeviceSummary struct {
 	// Iterations counts the starts of the step the trace repeats, the
 	// iterations growth is judged across (0: no repeating step found).
 	Iterations int `json:"iterations"`
+	// IterationSite is the frame whose allocations mark the iterations;
+	// absent when none.
+	IterationSite *Frame `json:"iteration_site,omitempty"`
 }
 
 // Frame is one stack frame.

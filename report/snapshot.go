@@ -21,6 +21,10 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
 		}
+		if d.Iterations > 0 && d.IterationSite != (analyze.Frame{}) {
+			fr := frame(d.IterationSite)
+			ds.IterationSite = &fr
+		}
 		if d.HasTime {
 			start, end := d.TraceStartUs, d.TraceEndUs
 			ds.TraceStartUs, ds.TraceEndUs = &start, &end
@@ -147,6 +151,7 @@ func siteMessage(s analyze.Site) string {
 		if s.Stream >= 0 {
 			stream = fmt.Sprintf(" on stream 0x%x", s.Stream)
 		}
+		where += stream
 		freed := ""
 		if len(s.FreedAt) > 0 {
 			var names []string
@@ -155,8 +160,8 @@ func siteMessage(s analyze.Site) string {
 			}
 			freed = "; freed at " + strings.Join(names, ", ")
 		}
-		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: a stream they were used on%s (Tensor.record_stream) has not reached the free%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
-			held, where, stream, freed)
+		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: another stream they were used on (Tensor.record_stream) has not reached the free%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
+			held, where, freed)
 	case analyze.Live:
 		suspect := ""
 		if s.Repeated {

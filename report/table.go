@@ -179,11 +179,15 @@ func describeInput(in Input) string {
 			}
 			s += ", " + humanize.Comma(d.TraceEntries) + entries
 			if d.TraceStartUs != nil && d.TraceEndUs != nil {
-				w := *d.TraceEndUs - *d.TraceStartUs
-				s += " over " + seconds(w, w)
+				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
+					s += " over " + seconds(w, w)
+				}
 			}
 			if d.Iterations >= 2 {
 				s += fmt.Sprintf(", %d iterations", d.Iterations)
+				if d.IterationSite != nil {
+					s += " (starts at " + d.IterationSite.String() + ")"
+				}
 			}
 		}
 		parts = append(parts, s)
