@@ -559,10 +559,13 @@ func (a *LeakAnalyzer) addStacks(rec arrow.RecordBatch) {
 // timestamps) and size; inTrace is false for blocks the trace does not
 // cover.
 type keptAlloc struct {
-	seq     int64
-	pos     int // position in the replay log
-	clock   int64
-	size    int64
+	seq   int64
+	pos   int // position in the replay log
+	clock int64
+	// size is the trace's size (the replay's key), block the block's
+	// size in the snapshot (the bytes held; the trace may give the
+	// requested size).
+	size, block int64
 	inTrace bool
 }
 
@@ -821,7 +824,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []
 			groups[key] = g
 			keys = append(keys, key)
 		}
-		g.site.add(keptAlloc{size: b.size, inTrace: ok && p.known})
+		g.site.add(keptAlloc{size: b.size, block: b.size, inTrace: ok && p.known})
 		if ok && p.freeStack >= 0 {
 			fs := a.userStack(a.frameStack(p.freeStack))
 			if i := innermostUser(fs); i >= 0 {
@@ -935,7 +938,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		g.allocs = append(g.allocs, k)
 	}
 	kept := func(l liveAlloc) keptAlloc {
-		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, inTrace: true}
+		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}
 	}
 
 	// The snapshot's active blocks are the truth about the end; the trace
@@ -946,10 +949,12 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		for _, b := range in.blocks {
 			activeAt[b.addr] = struct{}{}
 			if l, ok := in.live[b.addr]; ok {
-				add(l.stack, kept(l))
+				k := kept(l)
+				k.block = b.size
+				add(l.stack, k)
 				continue
 			}
-			add(b.stack, keptAlloc{size: b.size})
+			add(b.stack, keptAlloc{size: b.size, block: b.size})
 			st.notInTrace++
 			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
 		}
@@ -1065,7 +1070,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	}
 	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
 	var leakIn, heldIn []keptAlloc
-	var leakSizes []int64
+	var leakSizes, heldSizes []int64
 	for _, size := range sizes {
 		var pin []keptAlloc
 		for _, k := range bySize[size] {
@@ -1086,6 +1091,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 				held.add(k)
 			}
 			heldIn = append(heldIn, pin...)
+			heldSizes = append(heldSizes, size)
 		default:
 			for _, k := range bySize[size] {
 				leak.add(k)
@@ -1108,7 +1114,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	}
 	if held.Count > 0 {
 		var keys []int32
-		for _, size := range held.Sizes {
+		for _, size := range heldSizes {
 			keys = append(keys, in.keysOf(g.ids, size)...)
 		}
 		v := it.curve(keys)
@@ -1132,17 +1138,17 @@ func satAdd(a, b int64) int64 {
 }
 
 func (s *Site) add(k keptAlloc) {
-	s.Bytes = satAdd(s.Bytes, k.size)
+	s.Bytes = satAdd(s.Bytes, k.block)
 	s.Count++
 	if !k.inTrace {
 		s.NotInTrace++
 	}
 	for _, z := range s.Sizes {
-		if z == k.size {
+		if z == k.block {
 			return
 		}
 	}
-	s.Sizes = append(s.Sizes, k.size)
+	s.Sizes = append(s.Sizes, k.block)
 }
 
 func (s *Site) done() *Site {
