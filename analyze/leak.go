@@ -566,7 +566,7 @@ type keptAlloc struct {
 	// size in the snapshot (the bytes held; the trace may give the
 	// requested size).
 	size, block int64
-	inTrace bool
+	inTrace     bool
 }
 
 type siteGroup struct {

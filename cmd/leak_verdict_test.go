@@ -32,8 +32,8 @@ type verdictFinding struct {
 		File     string `json:"file"`
 		Line     int    `json:"line"`
 	} `json:"site"`
-	Message string  `json:"message"`
-	Stream  *int64  `json:"stream"`
+	Message string `json:"message"`
+	Stream  *int64 `json:"stream"`
 	FreedAt []struct {
 		File string `json:"file"`
 		Line int    `json:"line"`
