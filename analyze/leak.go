@@ -1037,6 +1037,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	if it.usable() {
 		whole = it.curve(in.keysOf(g.ids, -1))
 		tr = judge(whole)
+		tr.grows = tr.grows && len(inT) >= a.opt.MinKept
 	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
