@@ -57,6 +57,11 @@ var defaultRules = []frameRule{
 	{file: generatedFile},
 }
 
+// defaultRules[firstInterpreterRule:lastInterpreterRule+1] are the
+// Python runtime's rules (standard library, frozen modules, CPython's
+// sources and functions).
+const firstInterpreterRule, lastInterpreterRule = 3, 6
+
 // generatedFile matches the files of code that PyTorch generates at run time.
 var generatedFile = regexp.MustCompile(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
 
@@ -88,12 +93,12 @@ func frameClass(fr Frame) frameKind {
 	case !isPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)):
 		return classInterpreter
 	}
-	for _, r := range defaultRules {
+	for i, r := range defaultRules {
 		if r.except != nil && r.except.MatchString(fr.Filename) {
 			continue
 		}
 		if (r.file != nil && r.file.MatchString(fr.Filename)) || (r.name != nil && r.name.MatchString(fr.Name)) {
-			if strings.Contains(fr.Filename, "python3") || strings.HasPrefix(fr.Filename, "<frozen") {
+			if i >= firstInterpreterRule && i <= lastInterpreterRule {
 				return classInterpreter
 			}
 			return classFramework
