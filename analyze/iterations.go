@@ -148,7 +148,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	it := &iterations{anchor: -1, every: 1}
 	occ := map[int32][]int{}
 	for i := 0; i < upto; i++ {
-		k := d.logKey[i]
+		k := d.log.key(i)
 		if k < 0 {
 			continue
 		}
@@ -182,7 +182,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		it.pos = append(it.pos, best[i])
 		it.ord = append(it.ord, i)
 		if timed {
-			it.clock = append(it.clock, d.logTime[best[i]])
+			it.clock = append(it.clock, d.log.time(best[i]))
 		} else {
 			it.clock = append(it.clock, int64(best[i]))
 		}
@@ -205,7 +205,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 			flush()
 			b++
 		}
-		k := d.logKey[i]
+		k := d.log.key(i)
 		if k >= 0 {
 			live[k] = satAdd(live[k], d.keys[k].size)
 		} else {
@@ -348,4 +348,48 @@ func (it *iterations) why() string {
 		return "the trace covers 1 step"
 	}
 	return fmt.Sprintf("the trace covers %d steps, fewer than the %d needed", it.seen, minBoundaries)
+}
+
+// replayLog is a device's replay log: every allocation (its key index) and
+// every free of an allocation the trace made (^key), with its time as an
+// offset from the device's first, in chunks so that a long trace neither
+// doubles its memory nor copies it as it grows (8 bytes an entry).
+type replayLog struct {
+	chunks [][]logEntry
+	n      int
+	t0     int64 // µs since the epoch of the first timed entry
+	timed  bool
+}
+
+type logEntry struct {
+	key int32
+	dt  float32 // µs after t0; float32 keeps 7 digits of any trace's span
+}
+
+const logChunk = 1 << 16
+
+func (l *replayLog) add(key int32, timeUs int64) {
+	if l.n%logChunk == 0 {
+		l.chunks = append(l.chunks, make([]logEntry, 0, logChunk))
+	}
+	if timeUs != 0 && !l.timed {
+		l.t0, l.timed = timeUs, true
+	}
+	var dt float32
+	if timeUs != 0 {
+		dt = float32(timeUs - l.t0)
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, logEntry{key: key, dt: dt})
+	l.n++
+}
+
+func (l *replayLog) key(i int) int32 { return l.chunks[i/logChunk][i%logChunk].key }
+
+// time returns entry i's time in µs since the epoch (0 untimed).
+func (l *replayLog) time(i int) int64 {
+	if !l.timed {
+		return 0
+	}
+	return l.t0 + int64(l.chunks[i/logChunk][i%logChunk].dt)
 }

@@ -220,10 +220,9 @@ type deviceState struct {
 	pending map[uint64]pendingFree
 	// The replay log: every allocation (key index) and every free of an
 	// allocation the trace made (^key index), with its time (0 untimed).
-	keys    []allocKey
-	keyOf   map[allocKey]int32
-	logKey  []int32
-	logTime []int64
+	keys  []allocKey
+	keyOf map[allocKey]int32
+	log   replayLog
 	// segStream is the stream of each segment, by address.
 	segStream map[uint64]int64
 	// pendingBlocks are the blocks in state active_pending_free.
@@ -424,17 +423,15 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			}
 			st := stackAt(stack, i)
 			k := d.key(allocKey{stack: st, size: size.Value(i)})
-			d.live[ad] = liveAlloc{pos: len(d.logKey), key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
-			d.logKey = append(d.logKey, k)
-			d.logTime = append(d.logTime, t)
+			d.live[ad] = liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
+			d.log.add(k, t)
 			d.allocs[st]++
 		case actFreeRequested:
 			ad := addr.Value(i)
 			p := pendingFree{freeStack: stackAt(stack, i)}
 			if l, ok := d.live[ad]; ok {
 				delete(d.live, ad)
-				d.logKey = append(d.logKey, ^l.key)
-				d.logTime = append(d.logTime, t)
+				d.log.add(^l.key, t)
 				p.alloc, p.known = l, true
 			} else {
 				d.unmatched++
@@ -446,8 +443,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				delete(d.pending, ad)
 			} else if l, ok := d.live[ad]; ok {
 				delete(d.live, ad)
-				d.logKey = append(d.logKey, ^l.key)
-				d.logTime = append(d.logTime, t)
+				d.log.add(^l.key, t)
 			} else {
 				d.unmatched++
 			}
@@ -463,7 +459,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				if timeUs.IsValid(i) {
 					clock = t
 				}
-				d.oomLive = append(d.oomLive, oomCapture{logLen: len(d.logKey), seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
+				d.oomLive = append(d.oomLive, oomCapture{logLen: d.log.n, seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
 			}
 		case actOther:
 			a.unknown[dict.Value(action.GetValueIndex(i))]++
@@ -744,7 +740,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
 	}
-	in.iter = a.findIterations(d, len(d.logKey), d.hasTime)
+	in.iter = a.findIterations(d, d.log.n, d.hasTime)
 	sites, st := a.groupSites(in, groupOf)
 	sites = append(sites, a.pendingSites(d, groupOf)...)
 	for _, b := range d.pendingBlocks {
