@@ -164,11 +164,23 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	var best []int
 	for _, st := range ids {
 		ps := occ[st]
+		if len(ps) < 2 {
+			continue
+		}
+		if !evenlySpaced(ps, upto) {
+			// Allocations in bursts (one per parameter in each optimizer
+			// step; training steps between long evaluations) mark
+			// iterations by the start of each burst.
+			ps = burstStarts(ps)
+			if len(ps) < 2 || !evenlySpaced(ps, upto) {
+				continue
+			}
+		}
 		// The most frequent stack marks the iterations; of stacks about as
 		// frequent (within 5%), the one that comes first in the step.
 		more := len(ps)*100 > len(best)*105
 		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
-		if len(ps) < 2 || !(more || same) || !evenlySpaced(ps, upto) {
+		if !(more || same) {
 			continue
 		}
 		best, it.anchor = ps, st
@@ -245,6 +257,28 @@ func evenlySpaced(ps []int, n int) bool {
 		}
 	}
 	return float64(even) >= evenShare*float64(span)
+}
+
+// burstStarts returns the first position of each burst of ps: the
+// positions that follow a gap more than twice the median gap (and the
+// first). It returns ps itself when there is no such gap.
+func burstStarts(ps []int) []int {
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	sort.Ints(gaps)
+	med := gaps[len(gaps)/2]
+	out := []int{ps[0]}
+	for i := 1; i < len(ps); i++ {
+		if ps[i]-ps[i-1] > 2*med {
+			out = append(out, ps[i])
+		}
+	}
+	if len(out) == 1 {
+		return ps
+	}
+	return out
 }
 
 // trend is the verdict on one curve of live bytes at iteration boundaries.

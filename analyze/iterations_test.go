@@ -3,6 +3,10 @@ package analyze
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
 
 // curve builds boundary values f(i) for n iteration starts, then the end.
@@ -177,5 +181,63 @@ func TestAnchorable(t *testing.T) {
 		if got := a.anchorable(int32(id)); got != want {
 			t.Errorf("stack %d: anchorable = %v", id, got)
 		}
+	}
+}
+
+// TestIterationsInBursts: a leak every step is found when its steps are
+// interleaved with long evaluations (every 10th step runs 60 allocations
+// of its own), and when the only step-level allocations come in bursts
+// (8 per optimizer step, one per parameter): the first of each burst
+// starts an iteration.
+func TestIterationsInBursts(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		perStep     int // step-level allocations (stack 1) per step
+		evalEvery   int
+		wantKept    int
+		wantIterMin int
+	}{
+		{"long evaluations", 1, 10, 100, 10},
+		{"one per parameter", 8, 0, 100, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			a := NewLeakAnalyzer(LeakOptions{})
+			framesAndStacks(t, mem, a)
+			var evs []ev
+			addr := uint64(0x10000)
+			next := func() uint64 { addr += 0x1000; return addr }
+			for step := 0; step < 100; step++ {
+				for p := 0; p < c.perStep; p++ {
+					x := next()
+					evs = append(evs, ev{"alloc", x, 4096, 0, 1}, ev{"free_requested", x, 4096, 0, 1}, ev{"free_completed", x, 4096, 0, 1})
+				}
+				for i := 0; i < 20; i++ { // the step's own work, without a stack
+					x := next()
+					evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+				}
+				evs = append(evs, ev{"alloc", next(), 1024, 0, 0}) // kept every step
+				if c.evalEvery > 0 && step%c.evalEvery == c.evalEvery-1 {
+					for i := 0; i < 600; i++ {
+						x := next()
+						evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+					}
+				}
+			}
+			rec := eventsBatch(t, mem, 0, evs)
+			if err := a.Add(pytorch.TableEvents, rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+			res := a.Finalize()
+			if res.Devices[0].Iterations < c.wantIterMin {
+				t.Errorf("%d iterations, want at least %d", res.Devices[0].Iterations, c.wantIterMin)
+			}
+			l := sitesOf(res, Leak, 0)
+			if len(l) != 1 || l[0].Count != c.wantKept || l[0].Frame.Name != "leaky" {
+				t.Fatalf("leaks %+v (warnings %q)", l, res.Warnings)
+			}
+		})
 	}
 }
