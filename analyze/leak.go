@@ -741,6 +741,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
 	}
 	in.iter = a.findIterations(d, d.log.n, d.hasTime)
+	in.byFrame = d.log.n == 0
 	sites, st := a.groupSites(in, groupOf)
 	sites = append(sites, a.pendingSites(d, groupOf)...)
 	for _, b := range d.pendingBlocks {
@@ -871,6 +872,7 @@ type siteSet struct {
 	lastSeq          int64 // the trace position where the set is taken
 	d                *deviceState
 	iter             *iterations
+	byFrame          bool              // group by the frame that names the site alone
 	stackKeys        map[int32][]int32 // stack id -> key indices, built on first use
 }
 
@@ -911,6 +913,27 @@ func (a *LeakAnalyzer) groupKey(stack int32, groupOf map[int32]string) string {
 	return key
 }
 
+// siteFrame is the frame that names a site of stack st (framework frames
+// removed by userStack): its innermost user frame; a stack whose every
+// frame the filter hides (userStack kept its informative framework frames)
+// is named by its innermost frame.
+func (a *LeakAnalyzer) siteFrame(st []Frame) Frame {
+	allHidden := true
+	for _, f := range st {
+		if !a.opt.Filter.Hidden(f) {
+			allHidden = false
+			break
+		}
+	}
+	if i := innermostUser(st); i >= 0 && !allHidden {
+		return st[i]
+	}
+	if len(st) > 0 {
+		return st[0]
+	}
+	return Frame{}
+}
+
 // groupSites groups allocations by call site and classifies each group.
 func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site, siteStats) {
 	var st siteStats
@@ -922,7 +945,13 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	}
 	groups := map[string]*siteGroup{}
 	add := func(stack int32, k keptAlloc) {
-		key := a.groupKey(stack, groupOf)
+		var key string
+		if in.byFrame {
+			// Without a trace nothing is judged: one finding per site.
+			key = stackKey([]Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
+		} else {
+			key = a.groupKey(stack, groupOf)
+		}
 		g := groups[key]
 		if g == nil {
 			g = &siteGroup{stack: a.userStack(a.frameStack(stack))}
@@ -1009,23 +1038,8 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		}
 	}
 	sort.Slice(inT, func(i, j int) bool { return inT[i].seq < inT[j].seq })
-	// A stack whose every frame the filter hides (userStack kept its
-	// informative framework frames) is named by its innermost frame.
-	allHidden := true
-	for _, f := range g.stack {
-		if !a.opt.Filter.Hidden(f) {
-			allHidden = false
-			break
-		}
-	}
 	newSite := func(kind SiteKind) *Site {
-		s := &Site{Kind: kind, Device: int(in.dev), Stack: g.stack, Stream: -1}
-		if i := innermostUser(g.stack); i >= 0 && !allHidden {
-			s.Frame = g.stack[i]
-		} else if len(g.stack) > 0 {
-			s.Frame = g.stack[0]
-		}
-		return s
+		return &Site{Kind: kind, Device: int(in.dev), Stack: g.stack, Stream: -1, Frame: a.siteFrame(g.stack)}
 	}
 	it := in.iter
 	var whole []int64
