@@ -120,26 +120,38 @@ var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.p
 
 var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
 
-// anchorable reports whether allocations of stack id can mark iterations:
-// the stack has a frame of the program's own code and no frame of a
-// module call or of backward.
-func (a *LeakAnalyzer) anchorable(id int32) bool {
+// Anchor classes of a stack (anchorClass).
+const (
+	anchorNo      = iota // cannot mark iterations
+	anchorLibrary        // made in an installed package's loop (a trainer, generate)
+	anchorOwn            // made by the program's own code
+)
+
+// anchorClass says whether allocations of stack id can mark iterations:
+// the stack must have a Python frame outside the framework and no frame of
+// a module call or of backward. It is anchorOwn when its innermost such
+// frame is the program's own code, anchorLibrary when it is in an
+// installed package (a loop inside a library may be the steps of one call,
+// such as the tokens of one generate()).
+func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 	if v, ok := a.anchorOK[id]; ok {
 		return v
 	}
-	full := a.frameStack(id)
-	user := false
-	for _, f := range full {
+	class := int8(anchorNo)
+	for _, f := range a.frameStack(id) {
 		if moduleCall.MatchString(f.Filename) || autogradName.MatchString(f.Name) {
-			user = false
+			class = anchorNo
 			break
 		}
-		if !user && isPython(f) && !a.opt.Filter.Hidden(f) && frameClass(f) == classUser {
-			user = true
+		if class == anchorNo && isPython(f) && !a.opt.Filter.Hidden(f) && frameClass(f) == classUser {
+			class = anchorOwn
+			if isLibrary(f) {
+				class = anchorLibrary
+			}
 		}
 	}
-	a.anchorOK[id] = user
-	return user
+	a.anchorOK[id] = class
+	return class
 }
 
 // findIterations finds the iteration structure of device d's trace up to
@@ -152,7 +164,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if k < 0 {
 			continue
 		}
-		if st := d.keys[k].stack; st >= 0 && a.anchorable(st) {
+		if st := d.keys[k].stack; st >= 0 && a.anchorClass(st) != anchorNo {
 			occ[st] = append(occ[st], i)
 		}
 	}
@@ -161,29 +173,16 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		ids = append(ids, st)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	// The program's own loops first; a library's only when the program
+	// shows none.
 	var best []int
-	for _, st := range ids {
-		ps := occ[st]
-		if len(ps) < 2 {
-			continue
+	for _, class := range []int8{anchorOwn, anchorLibrary} {
+		if len(best) >= minBoundaries {
+			break
 		}
-		if !evenlySpaced(ps, upto) {
-			// Allocations in bursts (one per parameter in each optimizer
-			// step; training steps between long evaluations) mark
-			// iterations by the start of each burst.
-			ps = burstStarts(ps)
-			if len(ps) < 2 || !evenlySpaced(ps, upto) {
-				continue
-			}
+		if b, anchor := a.bestAnchor(ids, occ, class, upto); len(b) > len(best) {
+			best, it.anchor = b, anchor
 		}
-		// The most frequent stack marks the iterations; of stacks about as
-		// frequent (within 5%), the one that comes first in the step.
-		more := len(ps)*100 > len(best)*105
-		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
-		if !(more || same) {
-			continue
-		}
-		best, it.anchor = ps, st
 	}
 	it.seen = len(best)
 	if len(best) < minBoundaries {
@@ -231,6 +230,36 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	}
 	flush() // b == len(it.pos): the end
 	return it
+}
+
+// bestAnchor returns the occurrences (iteration starts) and the stack of
+// the best anchor of class among ids: evenly spaced (or whose bursts are),
+// the most frequent, and of stacks about as frequent (within 5%) the first
+// in the step.
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int) ([]int, int32) {
+	var best []int
+	anchor := int32(-1)
+	for _, st := range ids {
+		ps := occ[st]
+		if len(ps) < 2 || a.anchorOK[st] != class {
+			continue
+		}
+		if !evenlySpaced(ps, upto) {
+			// Allocations in bursts (one per parameter in each optimizer
+			// step; training steps between long evaluations) mark
+			// iterations by the start of each burst.
+			ps = burstStarts(ps)
+			if len(ps) < 2 || !evenlySpaced(ps, upto) {
+				continue
+			}
+		}
+		more := len(ps)*100 > len(best)*105
+		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
+		if more || same {
+			best, anchor = ps, st
+		}
+	}
+	return best, anchor
 }
 
 // evenlySpaced reports whether sorted log positions ps recur evenly through

@@ -166,7 +166,8 @@ func TestSiteNames(t *testing.T) {
 }
 
 // TestAnchorable: allocations inside an nn.Module call or made by backward
-// never mark iterations; the program's step-level code does.
+// never mark iterations; the program's step-level code does, and a
+// library's loop (generate) only when the program shows none.
 func TestAnchorable(t *testing.T) {
 	a := NewLeakAnalyzer(LeakOptions{})
 	a.frames = []Frame{
@@ -175,11 +176,12 @@ func TestAnchorable(t *testing.T) {
 		{"/home/u/model.py", 8, "forward"},
 		{`C:\venv\Lib\site-packages\torch\nn\modules\module.py`, 1762, "_call_impl"},
 		{"", 0, "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{"/opt/venv/lib/python3.12/site-packages/transformers/generation/utils.py", 2500, "_sample"},
 	}
-	a.stacks = [][]int32{{0}, {2, 1, 0}, {2, 3, 0}, {4}}
-	for id, want := range []bool{true, false, false, false} {
-		if got := a.anchorable(int32(id)); got != want {
-			t.Errorf("stack %d: anchorable = %v", id, got)
+	a.stacks = [][]int32{{0}, {2, 1, 0}, {2, 3, 0}, {4}, {5, 0}}
+	for id, want := range []int8{anchorOwn, anchorNo, anchorNo, anchorNo, anchorLibrary} {
+		if got := a.anchorClass(int32(id)); got != want {
+			t.Errorf("stack %d: anchor class %d, want %d", id, got, want)
 		}
 	}
 }

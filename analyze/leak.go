@@ -205,7 +205,7 @@ type OOMEntry struct {
 // order per device) with Add, then call Finalize once.
 type LeakAnalyzer struct {
 	opt      LeakOptions
-	anchorOK map[int32]bool // stack id -> may mark iterations
+	anchorOK map[int32]int8 // stack id -> anchorClass
 	devs     map[int32]*deviceState
 	frames   []Frame
 	stacks   [][]int32
@@ -298,7 +298,7 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 	if opt.MinKept <= 0 {
 		opt.MinKept = defaultMinKept
 	}
-	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]bool{}}
+	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{}}
 }
 
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
