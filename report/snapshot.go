@@ -142,7 +142,11 @@ func siteMessage(s analyze.Site) string {
 		}
 		kept := ""
 		if g != nil && g.Allocations > 0 {
-			kept = fmt.Sprintf(" (%d of the %d allocations made there during the trace)", g.Kept, g.Allocations)
+			kept = fmt.Sprintf(" (%d of the %d allocations made there during the trace", g.Kept, g.Allocations)
+			if s.NotInTrace > 0 {
+				kept += fmt.Sprintf(", and %d older than the trace", s.NotInTrace)
+			}
+			kept += ")"
 		}
 		return fmt.Sprintf("leak: memory allocated %s keeps growing across iterations%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
 			where, ev, held, kept)
