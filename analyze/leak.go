@@ -58,12 +58,8 @@ type LeakOptions struct {
 	MinKept int
 }
 
-// Tests of steady growth (see steadyGrowth).
 const (
-	growthParts       = 10  // the span from a site's first kept allocation to the end, in parts
-	growthMinParts    = 3   // parts that must hold a kept allocation
-	growthMinExtent   = 0.7 // the kept allocations must reach this far into the span
-	growthMinWindow   = 0.1 // and cover this much of the whole trace
+	growthParts       = 10 // the span from a site's first kept allocation to the end, in parts (activeParts)
 	defaultMinKept    = 4
 	maxSizesPerResult = 8
 )
@@ -1187,20 +1183,18 @@ func seqs(ks []keptAlloc) []int64 {
 	return out
 }
 
-// steadyGrowth reports whether kept allocations at the sorted clocks ts
-// fall in at least growthMinParts of the growthParts equal parts of the
-// span from the first of them to end (reaching growthMinExtent of it and
-// covering growthMinWindow of the trace), and the number of parts that
-// hold one. It describes how a site's kept allocations spread over the
-// trace (Growth.ActiveParts); the verdict is judge's.
-func steadyGrowth(ts []int64, start, end int64, minKept int) (bool, int) {
+// activeParts counts the growthParts equal parts of the span from the
+// first of the sorted positions ts to end that hold one of them: how a
+// site's kept allocations spread over the trace (Growth.ActiveParts). The
+// verdict is judge's, on iterations.
+func activeParts(ts []int64, end int64) int {
 	if len(ts) == 0 {
-		return false, 0
+		return 0
 	}
-	first, last := ts[0], ts[len(ts)-1]
+	first := ts[0]
 	span := end - first
 	if span <= 0 {
-		return false, 1
+		return 1
 	}
 	var seen [growthParts]bool
 	parts := 0
@@ -1214,9 +1208,7 @@ func steadyGrowth(ts []int64, start, end int64, minKept int) (bool, int) {
 			parts++
 		}
 	}
-	extent := float64(last-first) / float64(span)
-	window := float64(last-first) / float64(max(end-start, 1))
-	return len(ts) >= minKept && parts >= growthMinParts && extent >= growthMinExtent && window >= growthMinWindow, parts
+	return parts
 }
 
 // growthOf is the evidence about a site: when its kept allocations (sorted
@@ -1233,7 +1225,7 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 	}
 	if len(kept) > 0 {
 		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
-		_, g.ActiveParts = steadyGrowth(seqs(kept), 0, in.lastSeq, 1)
+		g.ActiveParts = activeParts(seqs(kept), in.lastSeq)
 		g.FirstStep, g.LastStep = it.stepOf(kept[0].pos), it.stepOf(kept[len(kept)-1].pos)
 	}
 	if it.usable() && len(v) == len(it.pos)+1 {
