@@ -149,7 +149,7 @@ func growthCell(f Finding) string {
 	switch {
 	case g == nil && fromLeakCheck(f):
 		return "at exit"
-	case f.Kind == KindOOM || f.Kind == KindFragmentation:
+	case f.Kind == KindOOM || f.Kind == KindFragmentation || f.Kind == KindPendingFree:
 		return "-"
 	case g == nil:
 		return "?"
