@@ -872,9 +872,8 @@ type siteSet struct {
 	stackKeys        map[int32][]int32 // stack id -> key indices, built on first use
 }
 
-// keysOf returns the key indices of the stacks ids, of one size when
-// size >= 0.
-func (in *siteSet) keysOf(ids []int32, size int64) []int32 {
+// keysOf returns the key indices of the stacks ids.
+func (in *siteSet) keysOf(ids []int32) []int32 {
 	if in.stackKeys == nil {
 		in.stackKeys = map[int32][]int32{}
 		for i, k := range in.d.keys {
@@ -883,11 +882,7 @@ func (in *siteSet) keysOf(ids []int32, size int64) []int32 {
 	}
 	var out []int32
 	for _, id := range ids {
-		for _, k := range in.stackKeys[id] {
-			if size < 0 || in.d.keys[k].size == size {
-				out = append(out, k)
-			}
-		}
+		out = append(out, in.stackKeys[id]...)
 	}
 	return out
 }
@@ -1041,7 +1036,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var whole []int64
 	var tr trend
 	if it.usable() {
-		whole = it.curve(in.keysOf(g.ids, -1))
+		whole = it.curve(in.keysOf(g.ids))
 		tr = judge(whole)
 		tr.grows = tr.grows && len(inT) >= a.opt.MinKept
 	}
@@ -1069,10 +1064,15 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		bySize[k.size] = append(bySize[k.size], k)
 	}
 	sizes := sortedSizes(bySize)
+	keysBySize := map[int64][]int32{}
+	for _, k := range in.keysOf(g.ids) {
+		z := in.d.keys[k].size
+		keysBySize[z] = append(keysBySize[z], k)
+	}
 	trends := make(map[int64]trend, len(sizes))
 	anyGrows := false
 	for _, size := range sizes {
-		trends[size] = judge(it.curve(in.keysOf(g.ids, size)))
+		trends[size] = judge(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
 	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
@@ -1113,7 +1113,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	if leak.Count > 0 {
 		var keys []int32
 		for _, size := range leakSizes {
-			keys = append(keys, in.keysOf(g.ids, size)...)
+			keys = append(keys, keysBySize[size]...)
 		}
 		v := it.curve(keys)
 		leak.Growth = a.growthOf(in, leakIn, nallocs, v, judge(v))
@@ -1122,7 +1122,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	if held.Count > 0 {
 		var keys []int32
 		for _, size := range heldSizes {
-			keys = append(keys, in.keysOf(g.ids, size)...)
+			keys = append(keys, keysBySize[size]...)
 		}
 		v := it.curve(keys)
 		held.Growth = a.growthOf(in, heldIn, nallocs, v, judge(v))
