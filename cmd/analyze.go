@@ -125,7 +125,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 // failOnKinds are the finding kinds --fail-on takes (every kind but
 // trend, which each NVML series gets whatever it does: gpuleak trend
 // --fail-on takes its classes).
-const failOnKinds = "leak, live, retained, oom, fragmentation"
+const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation"
 
 func runAnalyze(opts *AnalyzeOptions) error {
 	format, err := report.ParseFormat(opts.Format)
@@ -148,7 +148,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
+		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
 			failOn[kind] = true
 		default:
 			return usageErrorf("bad --fail-on kind %q (choose %s)", k, failOnKinds)

@@ -149,7 +149,7 @@ func growthCell(f Finding) string {
 	switch {
 	case g == nil && fromLeakCheck(f):
 		return "at exit"
-	case f.Kind == KindOOM || f.Kind == KindFragmentation:
+	case f.Kind == KindOOM || f.Kind == KindFragmentation || f.Kind == KindPendingFree:
 		return "-"
 	case g == nil:
 		return "?"
@@ -169,6 +169,9 @@ func describeInput(in Input) string {
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
 			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+		if d.PendingFreeBlocks > 0 {
+			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
+		}
 		if d.TraceEntries > 0 {
 			entries := " trace entries"
 			if d.TraceEntries == 1 {
@@ -176,7 +179,15 @@ func describeInput(in Input) string {
 			}
 			s += ", " + humanize.Comma(d.TraceEntries) + entries
 			if d.TraceStartUs != nil && d.TraceEndUs != nil {
-				s += fmt.Sprintf(" over %.1f s", float64(*d.TraceEndUs-*d.TraceStartUs)/1e6)
+				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
+					s += " over " + seconds(w, w)
+				}
+			}
+			if d.Iterations >= 2 {
+				s += fmt.Sprintf(", %d iterations", d.Iterations)
+				if d.IterationSite != nil {
+					s += " (starts at " + d.IterationSite.String() + ")"
+				}
 			}
 		}
 		parts = append(parts, s)

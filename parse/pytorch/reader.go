@@ -345,7 +345,7 @@ func (r *Reader) finish() error {
 	case c == nil:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
 	case c.Tag == tagSegments && root.Kind() == pickle.List:
-		r.warnOnce("legacy", "PyTorch 1.13 snapshot (a bare list of segments): no allocation trace, so growth cannot be judged")
+		r.warnOnce("legacy", "a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged")
 		return nil
 	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
