@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -402,8 +403,12 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
 	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
+	states := make([]string, dict.Len()) // kept in fragBlockRow past the batch
+	for i := range states {
+		states[i] = strings.Clone(dict.Value(i))
+	}
 	for i := 0; i < int(rec.NumRows()); i++ {
-		st := dict.Value(state.GetValueIndex(i))
+		st := states[state.GetValueIndex(i)]
 		if st == pytorch.StateInactive {
 			continue // free space is what the active blocks leave
 		}

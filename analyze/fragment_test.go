@@ -43,7 +43,7 @@ func TestEndStateMatchesSegmentTotals(t *testing.T) {
 			continue
 		}
 		n++
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		a := NewFragmentAnalyzer()
 		want := map[int32][4]int64{}
 		readSnapshotBatches(t, name, mem, func(tb pytorch.Table, rec arrow.RecordBatch) {
@@ -130,7 +130,7 @@ func TestPrivatePoolsAndStreams(t *testing.T) {
 // undone.
 func TestReplayWithWrappedRing(t *testing.T) {
 	state := func(drop int64) OOMState {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)
 		a := NewFragmentAnalyzer()
 		readSnapshotBatches(t, "fragmentation_oom.pickle", mem, func(tb pytorch.Table, rec arrow.RecordBatch) {
@@ -184,7 +184,7 @@ type fev struct {
 
 func syntheticSnapshot(t *testing.T, segs []seg, blks []blk, evs []fev) *SnapshotResult {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	a := NewSnapshotAnalyzer(LeakOptions{})
 	sb := array.NewRecordBuilder(mem, pytorch.SegmentsSchema)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Frame is one stack frame: a source file, a 1-based line (0 when
@@ -23,7 +24,15 @@ type Frame struct {
 type FrameFilter struct {
 	hide []frameRule
 	keep []*regexp.Regexp
+
+	// seen memoises Hidden: a deep stack repeats its frames in every
+	// distinct stack, and matching the rules costs about a microsecond.
+	mu   sync.Mutex
+	seen map[Frame]bool
 }
+
+// maxFilterMemo bounds the frames whose verdict Hidden remembers.
+const maxFilterMemo = 1 << 16
 
 // frameRule matches a frame's filename or function name, unless except
 // matches the filename.
@@ -35,21 +44,81 @@ type frameRule struct {
 const DefaultHidden = `PyTorch internals (files under torch/, functorch/, c10/, aten/; C++ functions
 in the c10::, at::, torch::, caffe2::, pybind11:: and std:: namespaces), the Python
 runtime and standard library (files under lib/pythonX.Y/ outside site-packages,
-<frozen ...>, CPython's C sources and Py*/_Py* functions), thread start-up frames
-and unsymbolized C++ frames (file "??").`
+<frozen ...>, CPython's C sources and functions such as Py*, _PyEval_*, cfunction_call,
+method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
+(torch.compile's torchinductor_* files, FX graph modules), thread start-up frames
+and unsymbolized C++ frames (file "??"); Windows paths (backslashes) alike.`
 
 var defaultRules = []frameRule{
-	{file: regexp.MustCompile(`(^|/)(torch|functorch|c10|aten)/`)},
+	{file: regexp.MustCompile(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
 	// C++ frames PyTorch records (stacks="all"): a name in a framework
 	// namespace, after an optional return type ("void torch::...",
 	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
 	{name: regexp.MustCompile(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
-	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$)`)},
-	{file: regexp.MustCompile(`/lib/python3\.[0-9]+t?/`), except: regexp.MustCompile(`/(site|dist)-packages/`)},
+	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
+	{file: regexp.MustCompile(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]`), except: regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)},
 	{file: regexp.MustCompile(`^<(frozen [^>]*|string)>$`)},
-	{file: regexp.MustCompile(`(^|/)(Python|Objects|Modules|Include|Parser)/[^/]*\.[ch]$`)},
+	{file: regexp.MustCompile(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
 	{name: regexp.MustCompile(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
 	{file: regexp.MustCompile(`^\?\?$`)},
+	// Generated code: torch.compile's output (torchinductor_<user> in the
+	// temporary directory of any OS) and FX graph modules.
+	{file: generatedFile},
+}
+
+// defaultRules[firstInterpreterRule:lastInterpreterRule+1] are the
+// Python runtime's rules (standard library, frozen modules, CPython's
+// sources and functions).
+const firstInterpreterRule, lastInterpreterRule = 3, 6
+
+// generatedFile matches the files of code that PyTorch generates at run time.
+var generatedFile = regexp.MustCompile(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
+
+// interpreterName matches CPython's C functions as stacks="all" records
+// them (often with no file, or a file of CPython's sources): the
+// interpreter loop and its call machinery. Only frames that are not Python
+// source are matched by name.
+var interpreterName = regexp.MustCompile(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
+
+// interpreterFile matches CPython's own sources and headers.
+var interpreterFile = regexp.MustCompile(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
+
+// frameKind says whose code a frame is.
+type frameKind int
+
+const (
+	classUser        frameKind = iota // the program's own code, or a library's
+	classFramework                    // PyTorch's internals, threads, unsymbolized frames
+	classInterpreter                  // CPython and its standard library
+	classGenerated                    // code generated at run time (torch.compile, FX)
+)
+
+// frameClass decides whose code fr is: the one place that tells user code
+// from the framework, the interpreter and generated code.
+func frameClass(fr Frame) frameKind {
+	switch {
+	case generatedFile.MatchString(fr.Filename):
+		return classGenerated
+	case !isPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)):
+		return classInterpreter
+	}
+	for i, r := range defaultRules {
+		if r.except != nil && r.except.MatchString(fr.Filename) {
+			continue
+		}
+		if (r.file != nil && r.file.MatchString(fr.Filename)) || (r.name != nil && r.name.MatchString(fr.Name)) {
+			if i >= firstInterpreterRule && i <= lastInterpreterRule {
+				return classInterpreter
+			}
+			return classFramework
+		}
+	}
+	return classUser
+}
+
+// isPython reports whether fr is a frame of Python source.
+func isPython(fr Frame) bool {
+	return strings.HasSuffix(fr.Filename, ".py") || strings.HasPrefix(fr.Filename, "<")
 }
 
 // DefaultFrameFilter hides the frames DefaultHidden describes.
@@ -88,12 +157,35 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 	return f, nil
 }
 
-// Hidden reports whether fr is a framework frame.
+// Hidden reports whether fr is a framework frame. It is safe for
+// concurrent use.
 func (f *FrameFilter) Hidden(fr Frame) bool {
+	f.mu.Lock()
+	h, ok := f.seen[fr]
+	f.mu.Unlock()
+	if ok {
+		return h
+	}
+	h = f.match(fr)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[Frame]bool{}
+	}
+	if len(f.seen) < maxFilterMemo {
+		f.seen[fr] = h
+	}
+	f.mu.Unlock()
+	return h
+}
+
+func (f *FrameFilter) match(fr Frame) bool {
 	for _, re := range f.keep {
 		if re.MatchString(fr.Filename) || re.MatchString(fr.Name) {
 			return false
 		}
+	}
+	if !isPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)) {
+		return true
 	}
 	for _, r := range f.hide {
 		if r.except != nil && r.except.MatchString(fr.Filename) {
@@ -128,10 +220,12 @@ func frameworkSite(full []Frame) []Frame {
 	return out
 }
 
+var libraryFile = regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)
+
 // isLibrary reports whether a frame is in an installed package rather than
 // the user's own code.
 func isLibrary(fr Frame) bool {
-	return strings.Contains(fr.Filename, "/site-packages/") || strings.Contains(fr.Filename, "/dist-packages/")
+	return libraryFile.MatchString(fr.Filename)
 }
 
 // innermostUser returns the index in stack (innermost first, framework

@@ -2,11 +2,15 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pickle"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
@@ -18,13 +22,27 @@ import (
 // the analysis ends without a panic and every OOM report is whole.
 func FuzzPostmortem(f *testing.F) {
 	// Small real seeds: the fuzzer minimizes by re-running inputs.
-	for _, name := range []string{"oom_other_process.pickle", "oom_error.txt"} {
+	// state_only.pickle has more frames than a batch of 64 holds, so a
+	// name kept from a released batch fails checkNames from the seed on.
+	for _, name := range []string{"oom_other_process.pickle", "oom_error.txt", "state_only.pickle", "oom_other_process_traceback.txt"} {
 		if b, err := os.ReadFile("../testdata/pytorch/" + name); err == nil {
 			f.Add(b)
 		}
 	}
+	// Three OOM tracebacks of 12 frames: more frames than a text batch of
+	// 16 rows, for the same reason.
+	var log []byte
+	for k := 0; k < 3; k++ {
+		log = append(log, "Traceback (most recent call last):\n"...)
+		for d := 0; d < 12; d++ {
+			log = fmt.Appendf(log, "  File \"/home/user/m%d_%d.py\", line %d, in f%d_%d\n    x()\n", k, d, d+1, k, d)
+		}
+		log = fmt.Appendf(log, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 10.00 MiB is free. "+
+			"Of the allocated memory 78.50 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n", k+1)
+	}
+	f.Add(log)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)
 		var ins []OOMInput
 		lim := pickle.Limits{MaxStack: 1 << 12, MaxItems: 1 << 14, MaxString: 1 << 16}
@@ -51,6 +69,7 @@ func FuzzPostmortem(f *testing.F) {
 		}
 		tr.Release()
 		pm := NewPostmortem(ins, PostmortemOptions{})
+		checkNames(t, data, lim, ins, pm)
 		for _, o := range pm.OOMs {
 			if len(o.Sources) == 0 || (o.Memory != nil && o.Memory.Total.FreeBytes < 0 && o.Memory.Total.Segments == 0) {
 				t.Fatalf("report %+v", o)
@@ -111,4 +130,83 @@ func FuzzReplay(f *testing.F) {
 		}
 		NewPostmortem([]OOMInput{{Path: "x", Snapshot: res}}, PostmortemOptions{})
 	})
+}
+
+// checkNames asserts that every frame name in the results (any Frame
+// reachable from them) is text the input holds: a substring of data, or of
+// a string the pickle in data decodes to (protocol 0 escapes and latin-1
+// BINSTRINGs are not verbatim). A name from a released batch's reused
+// buffer (issue 8) is neither.
+func checkNames(t *testing.T, data []byte, lim pickle.Limits, results ...any) {
+	t.Helper()
+	var decoded []string
+	if v, err := pickle.Decode(bytes.NewReader(data), "fuzz", nil, lim); err == nil {
+		seen := map[*pickle.Container]bool{}
+		var walk func(v pickle.Value)
+		walk = func(v pickle.Value) {
+			if s, ok := v.Str(); ok {
+				decoded = append(decoded, s)
+			}
+			if c := v.Container(); c != nil && !seen[c] {
+				seen[c] = true
+				for _, it := range c.Items {
+					walk(it)
+				}
+			}
+		}
+		walk(v)
+	}
+	inInput := func(s string) bool {
+		if s == "" || bytes.Contains(data, []byte(s)) {
+			return true
+		}
+		for _, d := range decoded {
+			if strings.Contains(d, s) {
+				return true
+			}
+		}
+		return false
+	}
+	frameType := reflect.TypeOf(Frame{})
+	visited := map[uintptr]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return
+			}
+			if v.Kind() == reflect.Pointer {
+				if visited[v.Pointer()] {
+					return
+				}
+				visited[v.Pointer()] = true
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			if v.Type() == frameType {
+				f := v.Interface().(Frame)
+				if !inInput(f.Filename) || !inInput(f.Name) {
+					t.Fatalf("frame %q in %q is not in the input", f.Name, f.Filename)
+				}
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				walk(v.Field(i))
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			it := v.MapRange()
+			for it.Next() {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		}
+	}
+	for _, r := range results {
+		walk(reflect.ValueOf(r))
+	}
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,9 +22,13 @@ type SiteKind int
 
 // Site kinds.
 const (
-	// Leak: the site's live memory grew through the run: allocations were
-	// kept at several moments, continuing well past the site's first.
+	// Leak: the site's live memory grew across several iterations of the
+	// run and was still growing in their second half.
 	Leak SiteKind = iota
+	// PendingFree: blocks the program freed that the caching allocator
+	// cannot reuse yet, because a stream they were used on
+	// (Tensor.record_stream) has not reached the free.
+	PendingFree
 	// Live: held at the end, but the trace does not cover when it was
 	// allocated (no trace, or allocated before the trace began).
 	Live
@@ -35,6 +41,8 @@ func (k SiteKind) String() string {
 	switch k {
 	case Leak:
 		return "leak"
+	case PendingFree:
+		return "pending-free"
 	case Live:
 		return "live"
 	case Retained:
@@ -51,12 +59,8 @@ type LeakOptions struct {
 	MinKept int
 }
 
-// Tests of steady growth (see steadyGrowth).
 const (
-	growthParts       = 10  // the span from a site's first kept allocation to the end, in parts
-	growthMinParts    = 3   // parts that must hold a kept allocation
-	growthMinExtent   = 0.7 // the kept allocations must reach this far into the span
-	growthMinWindow   = 0.1 // and cover this much of the whole trace
+	growthParts       = 10 // the span from a site's first kept allocation to the end, in parts (activeParts)
 	defaultMinKept    = 4
 	maxSizesPerResult = 8
 )
@@ -93,6 +97,15 @@ type DeviceSummary struct {
 	// BlocksNotInTrace counts active blocks the trace does not cover,
 	// taken from the snapshot's segments instead.
 	BlocksNotInTrace int
+	// PendingFreeBytes and PendingFreeBlocks sum the blocks in state
+	// active_pending_free.
+	PendingFreeBytes  int64
+	PendingFreeBlocks int
+	// Iterations counts the starts of the step the trace repeats (0: no
+	// repeating step found); IterationSite is the user frame whose
+	// allocations mark them.
+	Iterations    int
+	IterationSite Frame
 }
 
 // Site is memory one call site holds at the end, of one kind.
@@ -114,6 +127,12 @@ type Site struct {
 	Growth *Growth
 	// NotInTrace counts allocations known only from the snapshot's blocks.
 	NotInTrace int
+	// Stream is the CUDA stream of a pending-free site's segments (-1
+	// when unknown or not pending-free).
+	Stream int64
+	// FreedAt are, for a pending-free site, the innermost user frames of
+	// the stacks that freed its blocks, most frequent first (at most 8).
+	FreedAt []Frame
 	// Repeated is set on a live or retained site that holds at least
 	// MinKept allocations of one size: the pattern a leak leaves, which the
 	// trace could not confirm.
@@ -141,6 +160,29 @@ type Growth struct {
 	ActiveParts int
 	// WindowStart and WindowEnd bound the trace (same unit as FirstUs).
 	WindowStart, WindowEnd int64
+
+	// Iterations counts the iterations the trace shows (the starts of the
+	// step it repeats); 0 when it shows no repeating step. The site's live
+	// bytes were measured at Measured+1 iteration starts, every Every-th.
+	Iterations, Measured, Every int
+	// GrewIn counts the measured iterations in which the site's live
+	// bytes rose; FromBytes and ToBytes are its live bytes at the first and
+	// last measured start; PerIteration is (ToBytes-FromBytes) per
+	// iteration.
+	GrewIn             int
+	FromBytes, ToBytes int64
+	// EndBytes is the site's live bytes at the end of the trace (or the
+	// moment analysed).
+	EndBytes     int64
+	PerIteration float64
+	// PlateauStep is the iteration (1-based) since which the site's live
+	// bytes have stayed flat after rising, PlateauClock its start (time or
+	// position, as FirstUs); 0 when they never rose or never settled.
+	PlateauStep  int
+	PlateauClock int64
+	// FirstStep and LastStep are the iterations (1-based; 0 = before the
+	// first) in which the first and last kept allocations were made.
+	FirstStep, LastStep int
 }
 
 // OOMEntry is an "oom" trace entry: an allocation the caching allocator
@@ -159,34 +201,45 @@ type OOMEntry struct {
 // every record batch of a snapshot (in any order of tables; events in trace
 // order per device) with Add, then call Finalize once.
 type LeakAnalyzer struct {
-	opt     LeakOptions
-	devs    map[int32]*deviceState
-	frames  []Frame
-	stacks  [][]int32
-	unknown map[string]int64
-	timed   bool
-	untimed bool
+	opt      LeakOptions
+	anchorOK map[int32]int8 // stack id -> anchorClass
+	devs     map[int32]*deviceState
+	frames   []Frame
+	stacks   [][]int32
+	unknown  map[string]int64
+	timed    bool
+	untimed  bool
 }
 
 type deviceState struct {
-	dev         int32
-	live        map[uint64]liveAlloc
-	pending     map[uint64]struct{}
-	allocs      map[int32]int // allocations per stack id during the trace
-	entries     int64
-	lastSeq     int64
-	firstUs     int64
-	lastUs      int64
-	hasTime     bool
-	badTime     int64 // timestamps out of range or going backwards
-	prevUs      int64
-	unmatched   int64
-	reused      int64
-	segments    int
-	reserved    int64
-	sawSegments bool
-	active      []blockInfo
-	ooms        []OOMEntry
+	dev     int32
+	live    map[uint64]liveAlloc
+	pending map[uint64]pendingFree
+	// The replay log: every allocation (key index) and every free of an
+	// allocation the trace made (^key index), with its time (0 untimed).
+	keys  []allocKey
+	keyOf map[allocKey]int32
+	log   replayLog
+	// segStream is the stream of each segment, by address.
+	segStream map[uint64]int64
+	// pendingBlocks are the blocks in state active_pending_free.
+	pendingBlocks []pendingBlock
+	allocs        map[int32]int // allocations per stack id during the trace
+	entries       int64
+	snapshots     int64 // "snapshot" entries: where _dump_snapshot was called
+	lastSeq       int64
+	firstUs       int64
+	lastUs        int64
+	hasTime       bool
+	badTime       int64 // timestamps out of range or going backwards
+	prevUs        int64
+	unmatched     int64
+	reused        int64
+	segments      int
+	reserved      int64
+	sawSegments   bool
+	active        []blockInfo
+	ooms          []OOMEntry
 	// oomLive holds, for the first maxOOMCaptures OOMs, the allocations
 	// live at the OOM and the allocation counts up to it.
 	oomLive []oomCapture
@@ -194,6 +247,7 @@ type deviceState struct {
 
 // oomCapture is the trace's live set at an "oom" entry.
 type oomCapture struct {
+	logLen int
 	seq    int64
 	clock  int64 // the OOM's time (µs) or trace position
 	live   map[uint64]liveAlloc
@@ -205,6 +259,8 @@ type oomCapture struct {
 const maxOOMCaptures = 32
 
 type liveAlloc struct {
+	pos    int // position in the replay log
+	key    int32
 	seq    int64
 	timeUs int64
 	size   int64
@@ -217,6 +273,20 @@ type blockInfo struct {
 	stack int32
 }
 
+// pendingFree is a free_requested entry not yet completed: the stack that
+// freed it and the allocation it freed.
+type pendingFree struct {
+	freeStack int32
+	alloc     liveAlloc
+	known     bool // alloc is from the trace
+}
+
+// pendingBlock is a block in state active_pending_free at the end.
+type pendingBlock struct {
+	blockInfo
+	segment uint64
+}
+
 // NewLeakAnalyzer returns an analyzer with options opt.
 func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 	if opt.Filter == nil {
@@ -225,13 +295,14 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 	if opt.MinKept <= 0 {
 		opt.MinKept = defaultMinKept
 	}
-	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}}
+	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{}}
 }
 
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
 	s, ok := a.devs[d]
 	if !ok {
-		s = &deviceState{dev: d, live: map[uint64]liveAlloc{}, pending: map[uint64]struct{}{}, allocs: map[int32]int{}}
+		s = &deviceState{dev: d, live: map[uint64]liveAlloc{}, pending: map[uint64]pendingFree{}, allocs: map[int32]int{},
+			keyOf: map[allocKey]int32{}, segStream: map[uint64]int64{}}
 		a.devs[d] = s
 	}
 	return s
@@ -348,22 +419,28 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				d.reused++
 			}
 			st := stackAt(stack, i)
-			d.live[ad] = liveAlloc{seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
+			k := d.key(allocKey{stack: st, size: size.Value(i)})
+			d.live[ad] = liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
+			d.log.add(k, t)
 			d.allocs[st]++
 		case actFreeRequested:
 			ad := addr.Value(i)
-			if _, ok := d.live[ad]; ok {
+			p := pendingFree{freeStack: stackAt(stack, i)}
+			if l, ok := d.live[ad]; ok {
 				delete(d.live, ad)
+				d.log.add(^l.key, t)
+				p.alloc, p.known = l, true
 			} else {
 				d.unmatched++
 			}
-			d.pending[ad] = struct{}{}
+			d.pending[ad] = p
 		case actFreeCompleted:
 			ad := addr.Value(i)
 			if _, ok := d.pending[ad]; ok {
 				delete(d.pending, ad)
-			} else if _, ok := d.live[ad]; ok {
+			} else if l, ok := d.live[ad]; ok {
 				delete(d.live, ad)
+				d.log.add(^l.key, t)
 			} else {
 				d.unmatched++
 			}
@@ -379,19 +456,37 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				if timeUs.IsValid(i) {
 					clock = t
 				}
-				d.oomLive = append(d.oomLive, oomCapture{seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
+				d.oomLive = append(d.oomLive, oomCapture{logLen: d.log.n, seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
 			}
 		case actOther:
-			a.unknown[dict.Value(action.GetValueIndex(i))]++
+			a.unknown[strings.Clone(dict.Value(action.GetValueIndex(i)))]++ // a map key outlives the batch
+		case actKnown:
+			if dict.Value(action.GetValueIndex(i)) == pytorch.ActionSnapshot {
+				d.snapshots++
+			}
 		}
 	}
+}
+
+// key returns the index of k in the device's key table.
+func (d *deviceState) key(k allocKey) int32 {
+	if i, ok := d.keyOf[k]; ok {
+		return i
+	}
+	i := int32(len(d.keys))
+	d.keys = append(d.keys, k)
+	d.keyOf[k] = i
+	return i
 }
 
 func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 	device := rec.Column(pytorch.SegDevice).(*array.Int32)
 	total := rec.Column(pytorch.SegTotalSize).(*array.Int64)
+	address := rec.Column(pytorch.SegAddress).(*array.Uint64)
+	stream := rec.Column(pytorch.SegStream).(*array.Int64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		d := a.dev(device.Value(i))
+		d.segStream[address.Value(i)] = stream.Value(i)
 		d.sawSegments = true
 		d.segments++
 		d.reserved = satAdd(d.reserved, total.Value(i))
@@ -405,8 +500,15 @@ func (a *LeakAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
 	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
+	segment := rec.Column(pytorch.BlkSegmentAddress).(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
-		if dict.Value(state.GetValueIndex(i)) != pytorch.StateActiveAllocated {
+		st := dict.Value(state.GetValueIndex(i))
+		if st == pytorch.StateActivePendingFree {
+			d := a.dev(device.Value(i))
+			d.pendingBlocks = append(d.pendingBlocks, pendingBlock{blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)}, segment.Value(i)})
+			continue
+		}
+		if st != pytorch.StateActiveAllocated {
 			continue
 		}
 		d := a.dev(device.Value(i))
@@ -419,12 +521,13 @@ func (a *LeakAnalyzer) addFrames(rec arrow.RecordBatch) {
 	file := rec.Column(pytorch.FrFilename).(*array.String)
 	line := rec.Column(pytorch.FrLine).(*array.Int64)
 	name := rec.Column(pytorch.FrName).(*array.String)
+	names := interner{} // the names outlive the batch's buffers
 	for i := 0; i < int(rec.NumRows()); i++ {
 		k := int(id.Value(i))
 		for len(a.frames) <= k {
 			a.frames = append(a.frames, Frame{})
 		}
-		a.frames[k] = Frame{Filename: file.Value(i), Line: line.Value(i), Name: name.Value(i)}
+		a.frames[k] = Frame{Filename: names.get(file.Value(i)), Line: line.Value(i), Name: names.get(name.Value(i))}
 	}
 }
 
@@ -450,10 +553,14 @@ func (a *LeakAnalyzer) addStacks(rec arrow.RecordBatch) {
 // timestamps) and size; inTrace is false for blocks the trace does not
 // cover.
 type keptAlloc struct {
-	seq     int64
-	clock   int64
-	size    int64
-	inTrace bool
+	seq   int64
+	pos   int // position in the replay log
+	clock int64
+	// size is the trace's size (the replay's key), block the block's
+	// size in the snapshot (the bytes held; the trace may give the
+	// requested size).
+	size, block int64
+	inTrace     bool
 }
 
 type siteGroup struct {
@@ -466,14 +573,19 @@ type siteGroup struct {
 func (a *LeakAnalyzer) Finalize() *LeakResult {
 	res := &LeakResult{}
 	devs := make([]int32, 0, len(a.devs))
-	for d := range a.devs {
-		devs = append(devs, d)
+	for dv, d := range a.devs {
+		// _dump_snapshot records a "snapshot" entry on the current device;
+		// a device with nothing else used no memory and is not reported.
+		if !d.sawSegments && len(d.pendingBlocks) == 0 && d.entries == d.snapshots {
+			continue
+		}
+		devs = append(devs, dv)
 	}
 	sort.Slice(devs, func(i, j int) bool { return devs[i] < devs[j] })
 	if a.timed && a.untimed {
 		res.Warnings = append(res.Warnings, "some trace entries have timestamps and some do not: growth is judged by trace position where they are missing")
 	} else if a.untimed {
-		res.Warnings = append(res.Warnings, "the trace has no timestamps (PyTorch before 2.1): growth is judged by trace position, and rates are per trace entry, not per second")
+		res.Warnings = append(res.Warnings, "the trace entries have no timestamps (time_us): growth is judged by trace position, and rates are per trace entry, not per second")
 	}
 	for _, k := range sortedKeys(a.unknown) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s trace entries with unknown action %q ignored", humanize.Comma(a.unknown[k]), k))
@@ -555,9 +667,19 @@ func (a *LeakAnalyzer) frameStack(id int32) []Frame {
 	return out
 }
 
+// autogradBackward names the allocations of autograd's backward pass when
+// no frame of the program's own code is on their stack: the engine's
+// threads run them, and their C++ stack starts at the thread's entry.
+var autogradBackward = Frame{Name: "autograd backward"}
+
+// workspace matches the frames that make a library's workspace (cuBLAS,
+// cuDNN): a better name than the pass that asked for it.
+var workspace = regexp.MustCompile(`(?i)workspace`)
+
 // userStack removes framework frames. A stack with no other frame keeps
 // its informative framework frames (frameworkSite), so that unrelated
-// framework-only stacks are not merged into one site.
+// framework-only stacks are not merged into one site; a stack of
+// autograd's engine is the one site "autograd backward".
 func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 	var out []Frame
 	for _, f := range full {
@@ -565,10 +687,34 @@ func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 			out = append(out, f)
 		}
 	}
-	if len(out) == 0 {
-		return frameworkSite(full)
+	if len(out) > 0 {
+		return out
 	}
-	return out
+	site := frameworkSite(full)
+	for _, f := range full {
+		if autogradName.MatchString(f.Name) && !workspace.MatchString(site[0].Name) {
+			return []Frame{autogradBackward}
+		}
+	}
+	return site
+}
+
+// siteKey is the grouping key of a stack whose framework frames are
+// already removed: its frames outside installed packages (the program's
+// own code) when it has any, else the whole stack. Allocations one line of
+// the program makes through different library paths (the layers of a
+// transformers model) are one site.
+func siteKey(st []Frame) string {
+	var own []Frame
+	for _, f := range st {
+		if !isLibrary(f) {
+			own = append(own, f)
+		}
+	}
+	if len(own) == 0 {
+		own = st
+	}
+	return stackKey(own)
 }
 
 func stackKey(st []Frame) string {
@@ -588,12 +734,28 @@ func stackKey(st []Frame) string {
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
 	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments, blocks: d.active, live: d.live, allocs: d.allocs,
-		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq}
+		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
 	}
+	in.iter = a.findIterations(d, d.log.n, d.hasTime)
+	in.byFrame = d.log.n == 0
 	sites, st := a.groupSites(in, groupOf)
+	sites = append(sites, a.pendingSites(d, groupOf)...)
+	for _, b := range d.pendingBlocks {
+		sum.PendingFreeBytes = satAdd(sum.PendingFreeBytes, b.size)
+		sum.PendingFreeBlocks++
+	}
 	sum.BlocksNotInTrace = st.notInTrace
+	if it := in.iter; it != nil {
+		sum.Iterations = it.seen
+		if it.anchor >= 0 {
+			st := a.userStack(a.frameStack(it.anchor))
+			if i := innermostUser(st); i >= 0 {
+				sum.IterationSite = st[i]
+			}
+		}
+	}
 	nAllocs := 0
 	for _, n := range d.allocs {
 		nAllocs += n
@@ -602,8 +764,11 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	case d.entries == 0 && len(d.active) > 0:
 		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
 	case d.entries > 0 && nAllocs == 0:
-		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (recorded with enabled=\"state\", or it ended before any): growth cannot be judged", d.dev))
+		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
 	default:
+		if !in.iter.usable() {
+			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, memory the trace saw allocated is reported as retained", d.dev, in.iter.why()))
+		}
 		if d.unmatched > 0 {
 			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
 		}
@@ -623,11 +788,77 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	return sites, warns
 }
 
+// pendingSites groups the device's blocks in state active_pending_free by
+// the call site that allocated them.
+func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []Site {
+	type pgroup struct {
+		site   *Site
+		frees  map[string]int
+		freeAt map[string]Frame
+	}
+	groups := map[string]*pgroup{}
+	var keys []string
+	for _, b := range d.pendingBlocks {
+		stack := b.stack
+		p, ok := d.pending[b.addr]
+		if ok && p.known {
+			stack = p.alloc.stack
+		}
+		key := a.groupKey(stack, groupOf)
+		g := groups[key]
+		if g == nil {
+			st := a.userStack(a.frameStack(stack))
+			s := &Site{Kind: PendingFree, Device: int(d.dev), Stack: st, Stream: -1}
+			if i := innermostUser(st); i >= 0 {
+				s.Frame = st[i]
+			}
+			if str, ok := d.segStream[b.segment]; ok {
+				s.Stream = str
+			}
+			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]Frame{}}
+			groups[key] = g
+			keys = append(keys, key)
+		}
+		g.site.add(keptAlloc{size: b.size, block: b.size, inTrace: ok && p.known})
+		if ok && p.freeStack >= 0 {
+			fs := a.userStack(a.frameStack(p.freeStack))
+			if i := innermostUser(fs); i >= 0 {
+				fk := stackKey(fs[i : i+1])
+				g.frees[fk]++
+				g.freeAt[fk] = fs[i]
+			}
+		}
+	}
+	sort.Strings(keys)
+	var out []Site
+	for _, k := range keys {
+		g := groups[k]
+		fks := make([]string, 0, len(g.frees))
+		for fk := range g.frees {
+			fks = append(fks, fk)
+		}
+		sort.Slice(fks, func(i, j int) bool {
+			if g.frees[fks[i]] != g.frees[fks[j]] {
+				return g.frees[fks[i]] > g.frees[fks[j]]
+			}
+			return fks[i] < fks[j]
+		})
+		for i, fk := range fks {
+			if i == maxSizesPerResult {
+				break
+			}
+			g.site.FreedAt = append(g.site.FreedAt, g.freeAt[fk])
+		}
+		out = append(out, *g.site.done())
+	}
+	return out
+}
+
 // siteSet is what grouping allocations into sites takes: the blocks
 // known to be allocated (the truth, when haveBlocks), the trace's live
 // allocations (which date them), the allocations per stack id made in the
-// trace, and the trace's window (µs when timed, else trace positions) and
-// last position (growth is judged by position).
+// trace, the trace's window (µs when timed, else trace positions) and
+// last position, and its iterations.
 type siteSet struct {
 	dev              int32
 	haveBlocks       bool
@@ -637,6 +868,25 @@ type siteSet struct {
 	timed            bool
 	winStart, winEnd int64
 	lastSeq          int64 // the trace position where the set is taken
+	d                *deviceState
+	iter             *iterations
+	byFrame          bool              // group by the frame that names the site alone
+	stackKeys        map[int32][]int32 // stack id -> key indices, built on first use
+}
+
+// keysOf returns the key indices of the stacks ids.
+func (in *siteSet) keysOf(ids []int32) []int32 {
+	if in.stackKeys == nil {
+		in.stackKeys = map[int32][]int32{}
+		for i, k := range in.d.keys {
+			in.stackKeys[k.stack] = append(in.stackKeys[k.stack], int32(i))
+		}
+	}
+	var out []int32
+	for _, id := range ids {
+		out = append(out, in.stackKeys[id]...)
+	}
+	return out
 }
 
 // siteStats counts what grouping found besides the sites.
@@ -644,6 +894,37 @@ type siteStats struct {
 	notInTrace, notActive int
 	notInTraceBytes       int64
 	noStack, total        int
+}
+
+// groupKey returns the site key of a stack id, cached in groupOf.
+func (a *LeakAnalyzer) groupKey(stack int32, groupOf map[int32]string) string {
+	key, ok := groupOf[stack]
+	if !ok {
+		key = siteKey(a.userStack(a.frameStack(stack)))
+		groupOf[stack] = key
+	}
+	return key
+}
+
+// siteFrame is the frame that names a site of stack st (framework frames
+// removed by userStack): its innermost user frame; a stack whose every
+// frame the filter hides (userStack kept its informative framework frames)
+// is named by its innermost frame.
+func (a *LeakAnalyzer) siteFrame(st []Frame) Frame {
+	allHidden := true
+	for _, f := range st {
+		if !a.opt.Filter.Hidden(f) {
+			allHidden = false
+			break
+		}
+	}
+	if i := innermostUser(st); i >= 0 && !allHidden {
+		return st[i]
+	}
+	if len(st) > 0 {
+		return st[0]
+	}
+	return Frame{}
 }
 
 // groupSites groups allocations by call site and classifies each group.
@@ -657,25 +938,25 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	}
 	groups := map[string]*siteGroup{}
 	add := func(stack int32, k keptAlloc) {
-		key, ok := groupOf[stack]
-		var sk []Frame
-		if !ok {
-			sk = a.userStack(a.frameStack(stack))
-			key = stackKey(sk)
-			groupOf[stack] = key
+		var key string
+		if in.byFrame {
+			// Without a trace nothing is judged: one finding per site.
+			key = stackKey([]Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
+		} else {
+			key = a.groupKey(stack, groupOf)
 		}
 		g := groups[key]
 		if g == nil {
-			if sk == nil {
-				sk = a.userStack(a.frameStack(stack))
-			}
-			g = &siteGroup{stack: sk}
+			g = &siteGroup{stack: a.userStack(a.frameStack(stack))}
 			groups[key] = g
 		}
 		if !containsID(g.ids, stack) {
 			g.ids = append(g.ids, stack)
 		}
 		g.allocs = append(g.allocs, k)
+	}
+	kept := func(l liveAlloc) keptAlloc {
+		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}
 	}
 
 	// The snapshot's active blocks are the truth about the end; the trace
@@ -686,10 +967,12 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		for _, b := range in.blocks {
 			activeAt[b.addr] = struct{}{}
 			if l, ok := in.live[b.addr]; ok {
-				add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
+				k := kept(l)
+				k.block = b.size
+				add(l.stack, k)
 				continue
 			}
-			add(b.stack, keptAlloc{size: b.size})
+			add(b.stack, keptAlloc{size: b.size, block: b.size})
 			st.notInTrace++
 			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
 		}
@@ -700,7 +983,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		}
 	} else {
 		for _, l := range in.live {
-			add(l.stack, keptAlloc{seq: l.seq, clock: clockOf(l), size: l.size, inTrace: true})
+			add(l.stack, kept(l))
 		}
 	}
 
@@ -720,7 +1003,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		for _, id := range g.ids {
 			nallocs += in.allocs[id]
 		}
-		sites = append(sites, a.classify(int(in.dev), g, nallocs, in.timed, in.winStart, in.winEnd, in.lastSeq)...)
+		sites = append(sites, a.classify(&in, g, nallocs)...)
 	}
 	return sites, st
 }
@@ -735,46 +1018,35 @@ func containsID(ids []int32, id int32) bool {
 }
 
 // classify splits a site's live allocations into findings. A site whose
-// kept allocations show steady growth is a leak; within it, allocation
-// sizes kept only at the site's very start (a workspace made in the first
+// live bytes grew across the trace's iterations (judge) is a leak; within
+// it, allocation sizes made in one burst (a workspace made in the first
 // step beside a tensor kept every step) are retained, not leaked.
 // Allocations the trace does not cover are live (growth unknown) unless
 // they share a size with a leaking part of the site.
-func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, winStart, winEnd, lastSeq int64) []Site {
-	var in []keptAlloc
+func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
+	var inT []keptAlloc
 	for _, k := range g.allocs {
 		if k.inTrace {
-			in = append(in, k)
+			inT = append(inT, k)
 		}
 	}
-	sort.Slice(in, func(i, j int) bool { return in[i].seq < in[j].seq })
-	// A stack whose every frame the filter hides (userStack kept its
-	// informative framework frames) is named by its innermost frame.
-	allHidden := true
-	for _, f := range g.stack {
-		if !a.opt.Filter.Hidden(f) {
-			allHidden = false
-			break
-		}
-	}
+	sort.Slice(inT, func(i, j int) bool { return inT[i].seq < inT[j].seq })
 	newSite := func(kind SiteKind) *Site {
-		s := &Site{Kind: kind, Device: dev, Stack: g.stack}
-		if i := innermostUser(g.stack); i >= 0 && !allHidden {
-			s.Frame = g.stack[i]
-		} else if len(g.stack) > 0 {
-			s.Frame = g.stack[0]
-		}
-		return s
+		return &Site{Kind: kind, Device: int(in.dev), Stack: g.stack, Stream: -1, Frame: a.siteFrame(g.stack)}
 	}
-	// Growth is judged by trace position, which counts the allocator's
-	// activity: idle time (start-up, data loading, sleep) does not stretch
-	// or squeeze it. Time only gives the rate.
-	growing, _ := steadyGrowth(seqs(in), 0, lastSeq, a.opt.MinKept)
-	if !growing {
-		// Held without growth in the trace. When part of the site's
+	it := in.iter
+	var whole []int64
+	var tr trend
+	if it.usable() {
+		whole = it.curve(in.keysOf(g.ids))
+		tr = judge(whole)
+		tr.grows = tr.grows && len(inT) >= a.opt.MinKept
+	}
+	if !tr.grows {
+		// Held without growth across iterations. When part of the site's
 		// allocations predate the trace, its history is unknown: live.
 		kind := Retained
-		if len(in) < len(g.allocs) {
+		if len(inT) < len(g.allocs) {
 			kind = Live
 		}
 		s := newSite(kind)
@@ -782,7 +1054,7 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 			s.add(k)
 		}
 		if kind == Retained {
-			s.Growth = growthOf(in, nallocs, timed, winStart, winEnd, lastSeq)
+			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 		}
 		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
 		return []Site{*s.done()}
@@ -793,12 +1065,21 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 	for _, k := range g.allocs {
 		bySize[k.size] = append(bySize[k.size], k)
 	}
-	first := in[0].seq
-	startEnd := first + (lastSeq-first)/growthParts
 	sizes := sortedSizes(bySize)
-	parts := make(map[int64][]keptAlloc, len(sizes)) // in-trace allocations of each size, by clock
-	grows := make(map[int64]bool, len(sizes))
+	keysBySize := map[int64][]int32{}
+	for _, k := range in.keysOf(g.ids) {
+		z := in.d.keys[k].size
+		keysBySize[z] = append(keysBySize[z], k)
+	}
+	trends := make(map[int64]trend, len(sizes))
 	anyGrows := false
+	for _, size := range sizes {
+		trends[size] = judge(it.curve(keysBySize[size]))
+		anyGrows = anyGrows || trends[size].grows
+	}
+	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
+	var leakIn, heldIn []keptAlloc
+	var leakSizes, heldSizes []int64
 	for _, size := range sizes {
 		var pin []keptAlloc
 		for _, k := range bySize[size] {
@@ -806,44 +1087,47 @@ func (a *LeakAnalyzer) classify(dev int, g *siteGroup, nallocs int, timed bool, 
 				pin = append(pin, k)
 			}
 		}
-		sort.Slice(pin, func(i, j int) bool { return pin[i].seq < pin[j].seq })
-		parts[size] = pin
-		grows[size], _ = steadyGrowth(seqs(pin), 0, lastSeq, a.opt.MinKept)
-		anyGrows = anyGrows || grows[size]
-	}
-	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
-	var leakIn, heldIn []keptAlloc
-	for _, size := range sizes {
-		part, pin := bySize[size], parts[size]
-		// Sizes kept only at the site's start are peeled off as retained
-		// only beside a size that leaks by itself: when every allocation
-		// has its own size, the growth is the site's as a whole.
+		// Sizes made in one burst are peeled off as retained only beside a
+		// size that leaks by itself: when every allocation has its own
+		// size, the growth is the site's as a whole.
 		switch {
 		case len(pin) == 0:
-			for _, k := range part {
+			for _, k := range bySize[size] {
 				live.add(k)
 			}
-		case anyGrows && !grows[size] && pin[len(pin)-1].seq <= startEnd:
-			for _, k := range part {
+		case anyGrows && !trends[size].grows && trends[size].rises <= 1:
+			for _, k := range bySize[size] {
 				held.add(k)
 			}
 			heldIn = append(heldIn, pin...)
+			heldSizes = append(heldSizes, size)
 		default:
-			for _, k := range part {
+			for _, k := range bySize[size] {
 				leak.add(k)
 			}
 			leakIn = append(leakIn, pin...)
+			leakSizes = append(leakSizes, size)
 		}
 	}
 	sort.Slice(leakIn, func(i, j int) bool { return leakIn[i].seq < leakIn[j].seq })
 	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].seq < heldIn[j].seq })
 	var out []Site
 	if leak.Count > 0 {
-		leak.Growth = growthOf(leakIn, nallocs, timed, winStart, winEnd, lastSeq)
+		var keys []int32
+		for _, size := range leakSizes {
+			keys = append(keys, keysBySize[size]...)
+		}
+		v := it.curve(keys)
+		leak.Growth = a.growthOf(in, leakIn, nallocs, v, judge(v))
 		out = append(out, *leak.done())
 	}
 	if held.Count > 0 {
-		held.Growth = growthOf(heldIn, nallocs, timed, winStart, winEnd, lastSeq)
+		var keys []int32
+		for _, size := range heldSizes {
+			keys = append(keys, keysBySize[size]...)
+		}
+		v := it.curve(keys)
+		held.Growth = a.growthOf(in, heldIn, nallocs, v, judge(v))
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
@@ -863,17 +1147,17 @@ func satAdd(a, b int64) int64 {
 }
 
 func (s *Site) add(k keptAlloc) {
-	s.Bytes = satAdd(s.Bytes, k.size)
+	s.Bytes = satAdd(s.Bytes, k.block)
 	s.Count++
 	if !k.inTrace {
 		s.NotInTrace++
 	}
 	for _, z := range s.Sizes {
-		if z == k.size {
+		if z == k.block {
 			return
 		}
 	}
-	s.Sizes = append(s.Sizes, k.size)
+	s.Sizes = append(s.Sizes, k.block)
 }
 
 func (s *Site) done() *Site {
@@ -901,24 +1185,18 @@ func seqs(ks []keptAlloc) []int64 {
 	return out
 }
 
-// steadyGrowth reports whether kept allocations at the sorted clocks ts
-// show live memory growing through a run traced from start to end: at
-// least minKept allocations, falling in at least growthMinParts of the
-// growthParts equal parts of the span from the first of them to end, the
-// last at least growthMinExtent of the way along that span, and that
-// span of kept allocations covering at least growthMinWindow of the
-// trace. Memory allocated at one moment, in a burst that stops early, or
-// in the last moments before the snapshot (a queue of the latest few
-// batches, the last step's outputs) does not grow through the run. It
-// also returns the number of parts that hold a kept allocation.
-func steadyGrowth(ts []int64, start, end int64, minKept int) (bool, int) {
+// activeParts counts the growthParts equal parts of the span from the
+// first of the sorted positions ts to end that hold one of them: how a
+// site's kept allocations spread over the trace (Growth.ActiveParts). The
+// verdict is judge's, on iterations.
+func activeParts(ts []int64, end int64) int {
 	if len(ts) == 0 {
-		return false, 0
+		return 0
 	}
-	first, last := ts[0], ts[len(ts)-1]
+	first := ts[0]
 	span := end - first
 	if span <= 0 {
-		return false, 1
+		return 1
 	}
 	var seen [growthParts]bool
 	parts := 0
@@ -932,34 +1210,54 @@ func steadyGrowth(ts []int64, start, end int64, minKept int) (bool, int) {
 			parts++
 		}
 	}
-	extent := float64(last-first) / float64(span)
-	window := float64(last-first) / float64(max(end-start, 1))
-	return len(ts) >= minKept && parts >= growthMinParts && extent >= growthMinExtent && window >= growthMinWindow, parts
+	return parts
 }
 
-// growthOf fits the cumulative kept bytes of allocations (sorted by trace
-// position) against time (seconds when timed, else trace position) by
-// least squares.
-func growthOf(in []keptAlloc, nallocs int, timed bool, winStart, winEnd, lastSeq int64) *Growth {
-	if len(in) == 0 {
-		return nil
+// growthOf is the evidence about a site: when its kept allocations (sorted
+// by trace position) were made, and, when the trace has iterations, its
+// live bytes v at their boundaries and the verdict tr on them. The slope
+// is that of v against time (bytes per second when timed, else per trace
+// position) when there are iterations, else of the cumulative kept bytes.
+func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []int64, tr trend) *Growth {
+	g := &Growth{Timed: in.timed, Kept: len(kept), Allocations: nallocs, WindowStart: in.winStart, WindowEnd: in.winEnd}
+	it := in.iter
+	if it != nil {
+		g.Iterations = it.seen
+		g.Every = it.every
 	}
-	g := &Growth{Timed: timed, FirstUs: in[0].clock, LastUs: in[len(in)-1].clock, Kept: len(in),
-		Allocations: nallocs, WindowStart: winStart, WindowEnd: winEnd}
-	_, g.ActiveParts = steadyGrowth(seqs(in), 0, lastSeq, 1)
-	if len(in) < 2 || g.LastUs == g.FirstUs {
+	if len(kept) > 0 {
+		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
+		g.ActiveParts = activeParts(seqs(kept), in.lastSeq)
+		g.FirstStep, g.LastStep = it.stepOf(kept[0].pos), it.stepOf(kept[len(kept)-1].pos)
+	}
+	if it.usable() && len(v) == len(it.pos)+1 {
+		n := len(it.pos)
+		g.Measured = n - 1
+		g.GrewIn = tr.rises
+		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
+		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
+			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
+		}
+		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 {
+			g.PlateauStep = it.ord[tr.plateau] + 1
+			g.PlateauClock = it.clock[tr.plateau]
+		}
+		g.Slope, g.R2 = it.fitCurve(v, in.timed)
 		return g
 	}
-	x := make([]float64, len(in))
-	y := make([]float64, len(in))
+	if len(kept) < 2 || g.LastUs == g.FirstUs {
+		return g
+	}
+	x := make([]float64, len(kept))
+	y := make([]float64, len(kept))
 	var cum float64
 	scale := 1.0
-	if timed {
+	if in.timed {
 		scale = 1e6
 	}
-	for i, k := range in {
+	for i, k := range kept {
 		cum += float64(k.size)
-		x[i] = float64(k.clock-in[0].clock) / scale
+		x[i] = float64(k.clock-kept[0].clock) / scale
 		y[i] = cum
 	}
 	alpha, beta := stat.LinearRegression(x, y, nil, false)

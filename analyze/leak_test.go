@@ -17,7 +17,7 @@ const MiB = 1 << 20
 // analyzeSnapshot streams a real snapshot through the analyzer.
 func analyzeSnapshot(t *testing.T, name string, opt LeakOptions) *LeakResult {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	in, err := parse.Open("../testdata/pytorch/"+name, nil)
 	if err != nil {
@@ -232,36 +232,23 @@ func TestNoTraceIsLive(t *testing.T) {
 	}
 }
 
-func TestSteadyGrowth(t *testing.T) {
-	even := func(n int, from, to int64) []int64 {
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = from + (to-from)*int64(i)/int64(n-1)
-		}
-		return out
-	}
+// TestActiveParts: the tenths of the span from the first kept allocation
+// to the end of the trace that hold one.
+func TestActiveParts(t *testing.T) {
 	cases := []struct {
-		name string
 		ts   []int64
 		end  int64
-		want bool
+		want int
 	}{
-		{"steady through the run", even(40, 0, 1000), 1000, true},
-		{"starts late and continues", even(10, 800, 1000), 1000, true},
-		{"every 0.01 of a long run", even(1000, 0, 10000), 10000, true},
-		{"one burst at the start", even(50, 0, 20), 1000, false},
-		{"init over 15% of the run", even(30, 0, 150), 1000, false},
-		{"burst in the middle, then flat", even(20, 400, 550), 1000, false},
-		{"too few", []int64{0, 500, 1000}, 1000, false},
-		{"two moments", []int64{0, 0, 0, 1000, 1000, 1000}, 1000, false},
-		{"three moments spread", []int64{0, 0, 500, 500, 1000, 1000}, 1000, true},
-		{"burst in the last moments", even(6, 995, 996), 1000, false},
-		{"the last 4 of a queue", even(4, 996, 999), 1000, false},
-		{"a leak over the last tenth", even(20, 900, 1000), 1000, true},
+		{[]int64{0, 101, 202, 303, 404, 505, 606, 707, 808, 909}, 1000, 10}, // one in each tenth
+		{[]int64{0, 1, 2, 3}, 1000, 1},
+		{[]int64{500, 999}, 1000, 2},
+		{nil, 1000, 0},
+		{[]int64{1000}, 1000, 1},
 	}
 	for _, c := range cases {
-		if got, _ := steadyGrowth(c.ts, 0, c.end, defaultMinKept); got != c.want {
-			t.Errorf("%s: steadyGrowth = %v, want %v", c.name, got, c.want)
+		if got := activeParts(c.ts, c.end); got != c.want {
+			t.Errorf("activeParts(%v, %d) = %d, want %d", c.ts, c.end, got, c.want)
 		}
 	}
 }
@@ -380,7 +367,7 @@ func framesAndStacks(t *testing.T, mem memory.Allocator, a *LeakAnalyzer) {
 // allocated (the ring buffer wrapped) is counted and reported once.
 func TestSyntheticTrace(t *testing.T) {
 	for _, timed := range []bool{true, false} {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		a := NewLeakAnalyzer(LeakOptions{})
 		framesAndStacks(t, mem, a)
 		evs := []ev{{action: "free_completed", addr: 999, size: 8, stack: -1}}
@@ -435,7 +422,7 @@ func TestSyntheticTrace(t *testing.T) {
 // reported from the snapshot's blocks as live; an allocation the trace
 // leaves live but the segments do not hold is dropped with a warning.
 func TestBlocksTheTraceMisses(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	a := NewLeakAnalyzer(LeakOptions{})
 	framesAndStacks(t, mem, a)
@@ -500,7 +487,7 @@ func TestBlocksTheTraceMisses(t *testing.T) {
 }
 
 func TestAddRejectsWrongSchema(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	rec := eventsBatch(t, mem, 0, nil)
 	defer rec.Release()

@@ -100,7 +100,8 @@ func (a *LeakAnalyzer) sitesAtOOM(dev int32, seq int64, blocks []StateBlock, gro
 	if c == nil {
 		return nil, false
 	}
-	in := siteSet{dev: dev, haveBlocks: d.sawSegments, live: c.live, allocs: c.allocs, timed: d.hasTime, winEnd: c.clock, lastSeq: c.seq}
+	in := siteSet{dev: dev, haveBlocks: d.sawSegments, live: c.live, allocs: c.allocs, timed: d.hasTime, winEnd: c.clock, lastSeq: c.seq, d: d}
+	in.iter = a.findIterations(d, c.logLen, d.hasTime)
 	if d.hasTime {
 		in.winStart = d.firstUs
 	}

@@ -17,7 +17,7 @@ const GiB = 1 << 30
 // through pytorchtext (JSON when the name ends in .json).
 func oomInput(t *testing.T, name string) OOMInput {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	in, err := parse.Open("../testdata/pytorch/"+name, nil)
 	if err != nil {
@@ -277,7 +277,7 @@ func TestStatsAtSnapshotEnd(t *testing.T) {
 // textInput reads a log given as a string.
 func textInput(t *testing.T, name, text string) OOMInput {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	var r *pytorchtext.Reader
 	format := parse.FormatOOMText

@@ -339,6 +339,7 @@ type SanitizerAnalyzer struct {
 	recs   map[int32]*sanRecord
 	frames map[int32][]sFrame
 	runs   []SanitizerRun
+	names  interner // every string kept from a batch, copied out of its buffers
 }
 
 type sanRecord struct {
@@ -371,7 +372,7 @@ func NewSanitizerAnalyzer(opt SanitizerOptions) *SanitizerAnalyzer {
 	if opt.Filter == nil {
 		opt.Filter = DefaultFrameFilter()
 	}
-	return &SanitizerAnalyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame)}
+	return &SanitizerAnalyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame), names: interner{}}
 }
 
 // Add takes one record batch of table t. Errors name a batch whose schema
@@ -391,19 +392,20 @@ func (a *SanitizerAnalyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error 
 	return nil
 }
 
-// sanString reads a utf8 or dictionary<utf8> cell; "" for null.
-func sanString(col arrow.Array, i int) string {
+// str reads a utf8 or dictionary<utf8> cell, as a copy that outlives the
+// batch; "" for null.
+func (a *SanitizerAnalyzer) str(col arrow.Array, i int) string {
 	switch c := col.(type) {
 	case *array.String:
 		if c.IsNull(i) {
 			return ""
 		}
-		return c.Value(i)
+		return a.names.get(c.Value(i))
 	case *array.Dictionary:
 		if c.IsNull(i) {
 			return ""
 		}
-		return c.Dictionary().(*array.String).Value(c.GetValueIndex(i))
+		return a.names.get(c.Dictionary().(*array.String).Value(c.GetValueIndex(i)))
 	}
 	return ""
 }
@@ -424,18 +426,18 @@ func (a *SanitizerAnalyzer) addRecords(rec arrow.RecordBatch) {
 			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
 			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
 			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
-			kind:       sanString(cols[sanitizer.RecKind], i),
+			kind:       a.str(cols[sanitizer.RecKind], i),
 			size:       sanInt64(cols[sanitizer.RecSize], i),
-			memoryType: sanString(cols[sanitizer.RecMemoryType], i),
-			message:    sanString(cols[sanitizer.RecMessage], i),
-			api:        sanString(cols[sanitizer.RecAPI], i),
-			err:        sanString(cols[sanitizer.RecError], i),
+			memoryType: a.str(cols[sanitizer.RecMemoryType], i),
+			message:    a.str(cols[sanitizer.RecMessage], i),
+			api:        a.str(cols[sanitizer.RecAPI], i),
+			err:        a.str(cols[sanitizer.RecError], i),
 			result:     sanInt64(cols[sanitizer.RecResult], i),
-			errMsg:     sanString(cols[sanitizer.RecErrorMessage], i),
-			kernel:     sanString(cols[sanitizer.RecKernel], i),
-			thread:     sanString(cols[sanitizer.RecThread], i),
-			block:      sanString(cols[sanitizer.RecBlock], i),
-			details:    sanString(cols[sanitizer.RecDetails], i),
+			errMsg:     a.str(cols[sanitizer.RecErrorMessage], i),
+			kernel:     a.str(cols[sanitizer.RecKernel], i),
+			thread:     a.str(cols[sanitizer.RecThread], i),
+			block:      a.str(cols[sanitizer.RecBlock], i),
+			details:    a.str(cols[sanitizer.RecDetails], i),
 		}
 		a.recs[r.id] = r
 	}
@@ -446,8 +448,8 @@ func (a *SanitizerAnalyzer) addFrames(rec arrow.RecordBatch) {
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
-		f := newSFrame(sanString(cols[sanitizer.FrKind], i), sanString(cols[sanitizer.FrFunction], i),
-			sanString(cols[sanitizer.FrFile], i), sanString(cols[sanitizer.FrModule], i), sanInt64(cols[sanitizer.FrLine], i))
+		f := newSFrame(a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
+			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), sanInt64(cols[sanitizer.FrLine], i))
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
 		}
@@ -459,7 +461,7 @@ func (a *SanitizerAnalyzer) addRuns(rec arrow.RecordBatch) {
 	cols := rec.Columns()
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var r SanitizerRun
-		r.Tool = sanString(cols[sanitizer.RunTool], i)
+		r.Tool = a.str(cols[sanitizer.RunTool], i)
 		r.Line = sanInt64(cols[sanitizer.RunLine], i)
 		r.Processes = int(cols[sanitizer.RunProcesses].(*array.Int32).Value(i))
 		r.HasLeakSummary = !cols[sanitizer.RunLeakBytes].IsNull(i)

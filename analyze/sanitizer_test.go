@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 )
 
@@ -29,7 +30,7 @@ func analyzeSan(t *testing.T, name string, opt SanitizerOptions) *SanitizerResul
 
 func analyzeBytes(t *testing.T, name string, data []byte, opt SanitizerOptions) *SanitizerResult {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	var r *sanitizer.Reader
 	if strings.HasSuffix(name, ".xml") {

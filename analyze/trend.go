@@ -159,6 +159,7 @@ type TrendAnalyzer struct {
 	inputs map[string]*inputInfo
 	nin    int
 	last   *series
+	names  interner // dictionary values kept in series keys, copied out of the batches
 }
 
 type inputInfo struct {
@@ -180,18 +181,26 @@ type series struct {
 	key                      seriesKey
 	source, gpuName, process string
 	conv                     string
-	t                        []int64
-	y                        []float64
-	capT                     []int64
-	capV                     []float64
-	group                    int
-	fit                      fit
-	out                      *SeriesTrend
-	medianStep               int64
-	startUs, endUs           int64
-	inputStartUs, inputEndUs int64
-	unsorted                 bool
-	hasCap                   bool
+	// used and capacity hold the samples, decimated past maxSeriesPoints;
+	// t, y, capT and capV are their points once Finalize flushed them.
+	used, capacity decimated
+	t              []int64
+	y              []float64
+	capT           []int64
+	capV           []float64
+	// raw counts the samples added; the first, last (by time), lowest and
+	// peak samples are exact whatever the decimation.
+	raw                        int
+	firstT, lastT, peakT       int64
+	firstV, lastV, minV, peakV float64
+	group                      int
+	fit                        fit
+	out                        *SeriesTrend
+	medianStep                 int64
+	startUs, endUs             int64
+	inputStartUs, inputEndUs   int64
+	unsorted                   bool
+	hasCap                     bool
 }
 
 // NewTrendAnalyzer returns an analyzer with options opt.
@@ -205,7 +214,7 @@ func NewTrendAnalyzer(opt TrendOptions) *TrendAnalyzer {
 	if opt.MaxExtrapolation <= 0 {
 		opt.MaxExtrapolation = 20
 	}
-	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}}
+	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: interner{}}
 }
 
 func (a *TrendAnalyzer) input(name string) *inputInfo {
@@ -242,12 +251,18 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 	reserved := rec.Column(nvml.ColReserved).(*array.Int64)
 	text := func(col int) func(int) string {
 		d := rec.Column(col).(*array.Dictionary)
-		vals := d.Dictionary().(*array.String)
+		dict := d.Dictionary().(*array.String)
+		// Series keys outlive the batch, whose buffers are reused: copy
+		// each dictionary value once, not each row.
+		vals := make([]string, dict.Len())
+		for j := range vals {
+			vals[j] = a.names.get(dict.Value(j))
+		}
 		return func(i int) string {
 			if d.IsNull(i) {
 				return ""
 			}
-			return vals.Value(d.GetValueIndex(i))
+			return vals[d.GetValueIndex(i)]
 		}
 	}
 	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
@@ -277,11 +292,27 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 			a.last = s
 		}
 		t := int64(tcol.Value(i))
-		if n := len(s.t); n > 0 && t < s.t[n-1] {
+		v := float64(used.Value(i))
+		if s.raw > 0 && t < s.lastT {
 			s.unsorted = true
 		}
-		s.t = append(s.t, t)
-		s.y = append(s.y, float64(used.Value(i)))
+		s.used.add(t, v)
+		switch {
+		case s.raw == 0:
+			s.firstT, s.firstV, s.lastT, s.lastV, s.minV, s.peakT, s.peakV = t, v, t, v, v, t, v
+		default:
+			if t < s.firstT {
+				s.firstT, s.firstV = t, v
+			}
+			if t >= s.lastT {
+				s.lastT, s.lastV = t, v
+			}
+			s.minV = min(s.minV, v)
+			if v > s.peakV {
+				s.peakT, s.peakV = t, v
+			}
+		}
+		s.raw++
 		if g := gname(i); g != "" && g != s.gpuName {
 			s.gpuName = strings.Clone(g)
 		}
@@ -306,8 +337,7 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 				ok = false
 			}
 			if ok {
-				s.capT = append(s.capT, t)
-				s.capV = append(s.capV, capacity)
+				s.capacity.add(t, capacity)
 				s.hasCap = true
 			}
 		}
@@ -319,7 +349,13 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 func (a *TrendAnalyzer) Finalize() *TrendResult {
 	res := &TrendResult{}
 	for _, s := range a.order {
+		s.used.flush()
+		s.capacity.flush()
+		s.t, s.y, s.capT, s.capV = s.used.t, s.used.v, s.capacity.t, s.capacity.v
 		a.prepare(s)
+		if w := decimationWarning(s); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 	a.link()
 	// A GPU named by UUID in one log and by index in another is one GPU:
@@ -402,7 +438,7 @@ func (a *TrendAnalyzer) prepare(s *series) {
 		sort.Stable(byTime{s.t, s.y})
 		sort.Stable(byTime{s.capT, s.capV})
 	}
-	s.startUs, s.endUs = s.t[0], s.t[len(s.t)-1]
+	s.startUs, s.endUs = s.firstT, s.lastT // exact, where points may be means
 	steps := make([]float64, 0, len(s.t))
 	for i := 1; i < len(s.t); i++ {
 		if d := s.t[i] - s.t[i-1]; d > 0 {
@@ -457,22 +493,13 @@ func (a *TrendAnalyzer) describe(s *series) *SeriesTrend {
 	o := &SeriesTrend{
 		Input: k.input, Source: s.source, Host: k.host, GPU: k.gpu, HasGPU: k.hasGPU, UUID: k.uuid, GPUName: s.gpuName,
 		PID: k.pid, HasPID: k.hasPID, Process: s.process, Pod: k.pod, Namespace: k.namespace, Container: k.container,
-		Convention: s.conv, Samples: len(s.t), StartUs: s.startUs, EndUs: s.endUs,
-		FirstBytes: int64(s.y[0]), LastBytes: int64(s.y[len(s.y)-1]),
+		Convention: s.conv, Samples: s.raw, StartUs: s.startUs, EndUs: s.endUs,
+		FirstBytes: int64(s.firstV), LastBytes: int64(s.lastV),
 		Class: f.class, WindowStartUs: f.winStartUs, WindowEndUs: f.winEndUs, WindowSamples: f.winSamples, RisingFloor: f.floor,
 		Slope: finite(f.ts.Slope), SlopeLow: finite(f.ts.Low), SlopeHigh: finite(f.ts.High), OLSSlope: finite(f.olsSlope), R2: finite(f.r2),
 		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
 	}
-	o.MinBytes, o.PeakBytes = o.FirstBytes, o.FirstBytes
-	o.PeakUs = s.t[0]
-	for i, v := range s.y {
-		if int64(v) < o.MinBytes {
-			o.MinBytes = int64(v)
-		}
-		if int64(v) > o.PeakBytes {
-			o.PeakBytes, o.PeakUs = int64(v), s.t[i]
-		}
-	}
+	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
 	if s.hasCap {
 		o.CapacityBytes = int64(s.capV[len(s.capV)-1])
 	} else if !k.hasPID && a.opt.GPUMemoryBytes > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 )
 
@@ -31,7 +32,7 @@ const t0 = 1_796_025_972_000_000 // 2026-11-30 08:06:12 UTC, in µs
 // parser's, and declares the input's span.
 func (s synth) add(t *testing.T, a *TrendAnalyzer, name string, seed uint64) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	b := array.NewRecordBuilder(mem, nvml.Schema)
 	defer b.Release()
@@ -291,7 +292,7 @@ func readNVML(t *testing.T, a *TrendAnalyzer, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	rd := nvml.NewReader(f, path, nvml.WithAllocator(mem))
 	defer rd.Release()

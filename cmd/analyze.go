@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -98,7 +99,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
   zcat snap.pickle.gz | gpuleak analyze -`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("analyze needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak analyze --help' for usage.")
+				return &UsageError{Err: errors.New("analyze needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak analyze --help' for usage."}
 			}
 			return nil
 		},
@@ -117,11 +118,16 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes (leak, live, retained, oom, fragmentation)")
+	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes ("+failOnKinds+")")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
 	return c
 }
+
+// failOnKinds are the finding kinds --fail-on takes (every kind but
+// trend, which each NVML series gets whatever it does: gpuleak trend
+// --fail-on takes its classes).
+const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation"
 
 func runAnalyze(opts *AnalyzeOptions) error {
 	format, err := report.ParseFormat(opts.Format)
@@ -139,15 +145,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
 	}
 	if opts.failOnSet && len(opts.FailOn) == 0 {
-		return usageErrorf("--fail-on needs a kind (leak, live, retained)")
+		return usageErrorf("--fail-on needs a kind (%s)", failOnKinds)
 	}
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
+		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
 			failOn[kind] = true
 		default:
-			return usageErrorf("bad --fail-on kind %q (choose leak, live, retained, oom, fragmentation)", k)
+			return usageErrorf("bad --fail-on kind %q (choose %s)", k, failOnKinds)
 		}
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
@@ -157,14 +163,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
-	stdin := 0
-	for _, p := range opts.Paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErrorf("\"-\" (standard input) can be given only once")
+	if err := checkDistinct(opts.Paths); err != nil {
+		return err
 	}
 
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
@@ -231,7 +231,11 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return report.Input{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(head) == 0 {
-		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
+		msg := "empty input"
+		if in.LeadingNULs > 0 {
+			msg = fmt.Sprintf("empty input: only %d NUL bytes", in.LeadingNULs)
+		}
+		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: msg}
 	}
 	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
 	defer prog.Stop()
@@ -248,15 +252,32 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	}
 	// Text no format claims in its first 64 KiB may still be a long CI or
 	// training log with an OOM message or a compute-sanitizer report further
-	// on: scan it whole for the first, then (a file can be read again) for
-	// the second.
+	// on: scan it whole for the first, then again for the second. An input
+	// that comes once is kept in a temporary file for the second reading.
+	if !isText(head) {
+		return report.Input{}, nil, unrecognised(path)
+	}
+	var sp *spool
+	if !in.Regular {
+		if sp, err = newSpool(); err != nil {
+			return report.Input{}, nil, err
+		}
+		defer sp.Close()
+		in.Tee(sp)
+	}
 	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
 		return rin, fs, err
 	}
-	if !isText(head) || path == "-" {
-		return report.Input{}, nil, unrecognised(path)
+	var again *parse.Input
+	if sp != nil {
+		// Whatever the OOM scan left unread goes to the spool too.
+		if _, err := io.Copy(io.Discard, in.Reader()); err != nil {
+			return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Msg: "reading", Err: err}
+		}
+		again, err = sp.reopen(path)
+	} else {
+		again, err = parse.Open(path, nil)
 	}
-	again, err := parse.Open(path, nil)
 	if err != nil {
 		return report.Input{}, nil, err
 	}

@@ -3,9 +3,11 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
@@ -127,4 +129,38 @@ func (s *heapSampler) stop() uint64 {
 		<-s.wait
 	}
 	return s.peak.Load()
+}
+
+// BenchmarkAnalyzeCILog runs "gpuleak analyze" in process on a generated
+// 64 MiB CI log that no format claims (no OOM message, no sanitizer
+// report): the whole log is scanned for an OOM message, then read again
+// as a possible compute-sanitizer log. MB/s is of the log's size.
+func BenchmarkAnalyzeCILog(b *testing.B) {
+	lines := []string{
+		"2026-11-30T01:02:03.4567890Z ##[group]Run make test",
+		"2026-11-30T01:02:03.4567890Z ============================= test session starts ==============================",
+		"2026-11-30T01:02:03.4567890Z tests/test_model.py::test_forward[bf16-cuda:0] PASSED                   [ 42%%]",
+		"2026-11-30T01:02:03.4567890Z [rank0]: Epoch 3 step %d | loss 0.4312 | lr 3.0e-04 | 812.5 samples/s",
+		"2026-11-30T01:02:03.4567890Z   File \"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py\", line 1751, in _call_impl",
+		"2026-11-30T01:02:03.4567890Z WARNING: Leaked semaphore objects to clean up at shutdown (%d)",
+		"2026-11-30T01:02:03.4567890Z --- ERROR SUMMARY of the linter: 0 problems ---",
+		"2026-11-30T01:02:03.4567890Z gcc -O2 -Wall -c -o build/obj/kernel_%d.o src/kernel.cu && echo ok",
+	}
+	var log bytes.Buffer
+	for i := 0; log.Len() < 64<<20; i++ {
+		fmt.Fprintf(&log, lines[i%len(lines)]+"\n", i)
+	}
+	path := filepath.Join(b.TempDir(), "ci.log")
+	if err := os.WriteFile(path, log.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(log.Len()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out, errOut bytes.Buffer
+		ios := &IOStreams{In: bytes.NewReader(nil), Out: &out, ErrOut: &errOut}
+		if code := Main([]string{"analyze", path}, ios, "bench"); code != ExitInput || !bytes.Contains(errOut.Bytes(), []byte("unrecognised input format")) {
+			b.Fatalf("exit %d, stderr %q: want the log unrecognised", code, errOut.String())
+		}
+	}
 }

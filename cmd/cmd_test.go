@@ -68,6 +68,9 @@ func TestGoldens(t *testing.T) {
 		{"analyze_multi_gpu_top3.table", []string{"analyze", "--top", "3", td + "pytorch/multi_gpu_leak.pickle"}},
 		{"analyze_wrapped_ring.table", []string{"analyze", td + "pytorch/wrapped_ring.pickle"}},
 		{"analyze_two_inputs_min1MiB.table", []string{"analyze", "--min-bytes", "1MiB", td + "pytorch/model_reload.pickle", td + "pytorch/oom_observer.pickle"}},
+		{"analyze_bounded_cache_leak.table", []string{"analyze", td + "pytorch/bounded_cache_leak.pickle"}},
+		{"analyze_side_stream_pending.table", []string{"analyze", td + "pytorch/side_stream_pending.pickle"}},
+		{"analyze_forward_many_layers.table", []string{"analyze", td + "pytorch/forward_many_layers.pickle"}},
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {

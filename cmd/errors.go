@@ -16,8 +16,12 @@ const (
 )
 
 // UsageError is a command-line mistake: an unknown flag, a bad flag value,
-// a missing argument.
-type UsageError struct{ Err error }
+// a missing argument. Hint, when set, is a line of gpuleak's own (where
+// to read the usage) printed below the error.
+type UsageError struct {
+	Err  error
+	Hint string
+}
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/gpuleak/gpuleak/report"
 )
 
 // Main runs gpuleak with args and returns the process exit code. Errors go
 // to ios.ErrOut as one "gpuleak: ..." line each; a panic is reported as an
-// internal error rather than a crash.
+// internal error rather than a crash. A write to ios.Out that fails with
+// EPIPE (its reader closed the pipe, as head does) ends the run quietly
+// with ExitOK; main ignores SIGPIPE so that such a write returns EPIPE.
 func Main(args []string, ios *IOStreams, version string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -27,13 +30,23 @@ func Main(args []string, ios *IOStreams, version string) (code int) {
 	root := NewCmdRoot(ios, version)
 	root.SetArgs(args)
 	err := root.Execute()
+	if errors.Is(err, syscall.EPIPE) {
+		// Standard output was closed by its reader (| head): what it
+		// wanted was written. Nothing to say, nothing failed.
+		return ExitOK
+	}
 	if err != nil && !errors.Is(err, ErrFindings) {
 		msg := err.Error()
 		if !isKnown(err) && isCobraUsage(msg) {
 			err = &UsageError{Err: err}
 		}
-		// One line, whatever a path or an input holds.
+		// One line, whatever a path or an input holds; then gpuleak's
+		// own hint, if any.
 		fmt.Fprintf(ios.ErrOut, "gpuleak: %s\n", report.Clean(msg))
+		var ue *UsageError
+		if errors.As(err, &ue) && ue.Hint != "" {
+			fmt.Fprintln(ios.ErrOut, ue.Hint)
+		}
 	}
 	return ExitCode(err)
 }

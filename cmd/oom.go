@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,7 +71,7 @@ per OOM and "fragmentation" findings (README.md documents them).`,
   gpuleak oom --format json snapshot.pickle summary.txt > postmortem.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("oom needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak oom --help' for usage.")
+				return &UsageError{Err: errors.New("oom needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak oom --help' for usage."}
 			}
 			return nil
 		},
@@ -99,14 +100,8 @@ func runOOM(opts *OOMOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	stdin := 0
-	for _, p := range opts.Paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErrorf("\"-\" (standard input) can be given only once")
+	if err := checkDistinct(opts.Paths); err != nil {
+		return err
 	}
 	lopt := analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}

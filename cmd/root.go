@@ -37,7 +37,7 @@ opcodes only.`,
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate("gpuleak {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		return &UsageError{Err: err, Hint: fmt.Sprintf("Run '%s --help' for usage.", c.CommandPath())}
 	})
 	root.AddCommand(NewCmdAnalyze(ios, version, nil))
 	root.AddCommand(NewCmdTrend(ios, version, nil))

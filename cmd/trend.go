@@ -80,7 +80,7 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
   gpuleak trend --fail-on growing --format json samples.jsonl > trend.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("trend needs at least one FILE (\"-\" reads standard input)\nRun 'gpuleak trend --help' for usage.")
+				return &UsageError{Err: errors.New("trend needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak trend --help' for usage."}
 			}
 			return nil
 		},
@@ -161,14 +161,8 @@ func runTrend(opts *TrendOptions) error {
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
 		}
 	}
-	stdin := 0
-	for _, p := range opts.Paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErrorf("\"-\" (standard input) can be given only once")
+	if err := checkDistinct(opts.Paths); err != nil {
+		return err
 	}
 
 	a := analyze.NewTrendAnalyzer(aopt)

@@ -26,6 +26,14 @@ type Input struct {
 	Size int64
 	// Gzip is true when the input was gzip-compressed.
 	Gzip bool
+	// LeadingNULs counts the NUL bytes skipped before the content; byte
+	// offsets in errors count from after them (and after a UTF-8 byte
+	// order mark).
+	LeadingNULs int64
+	// Regular is true for a regular file, which can be opened and read
+	// again; false for standard input, a pipe, a FIFO or a device, whose
+	// bytes come once.
+	Regular bool
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -57,6 +65,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 				return nil, &Error{File: path, Offset: -1, Msg: "is a directory"}
 			}
 			in.Size = st.Size()
+			in.Regular = st.Mode().IsRegular()
 		}
 		in.closer = append(in.closer, f)
 		raw = f
@@ -81,6 +90,24 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		br.Discard(len(utf8BOM))
 	}
+	// NUL bytes before the content are the hole logrotate's copytruncate
+	// leaves when the writer goes on at its old offset (often megabytes):
+	// no format starts with one, so skip them too, counted in LeadingNULs.
+	for {
+		b, _ := br.Peek(64 << 10)
+		n := 0
+		for n < len(b) && b[n] == 0 {
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		br.Discard(n)
+		in.LeadingNULs += int64(n)
+		if n < len(b) {
+			break
+		}
+	}
 	in.r = br
 	return in, nil
 }
@@ -99,6 +126,13 @@ func (in *Input) Head() ([]byte, error) {
 		return b, err
 	}
 	return b, nil
+}
+
+// Tee makes every byte read from now on (the bytes Head shows included)
+// also be written to w, for an input that must be read twice but can be
+// read only once (see Regular). A write error of w ends reading with it.
+func (in *Input) Tee(w io.Writer) {
+	in.r = bufio.NewReaderSize(io.TeeReader(in.r, w), 256<<10)
 }
 
 // RawBytesRead reports how many bytes of the file (compressed, for gzip

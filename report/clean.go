@@ -4,20 +4,24 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // clean makes text from an input safe to print on a terminal: control
 // characters (a newline or an escape sequence inside a function name or a
-// path) are shown as \n, \x1b and the like, so an input cannot forge rows
-// of a table or drive the terminal. JSON needs no cleaning: encoding/json
-// escapes control characters itself.
+// path) are shown as \n, \x1b and the like, and so are bytes that are not
+// UTF-8 (a raw 0x9b is a terminal's one-byte CSI), so an input cannot
+// forge rows of a table or drive the terminal. JSON needs no cleaning:
+// encoding/json escapes control characters itself.
 func clean(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isControl) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':

@@ -82,16 +82,3 @@ func TestSpanString(t *testing.T) {
 		t.Errorf("clock from 0: %q", got)
 	}
 }
-
-// A time into a trace: milliseconds for a trace under a second (the H200
-// oom_fraction trace lasts 12 ms), seconds with one decimal otherwise.
-func TestOffset(t *testing.T) {
-	for _, c := range []struct {
-		us, w int64
-		want  string
-	}{{2_000, 12_000, "2 ms"}, {4_700, 9_000, "4.7 ms"}, {6_300_000, 17_500_000, "6.3 s"}} {
-		if got := offset(c.us, c.w); got != c.want {
-			t.Errorf("offset(%d, %d) = %q, want %q", c.us, c.w, got, c.want)
-		}
-	}
-}

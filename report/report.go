@@ -24,6 +24,10 @@ const (
 	// KindLeak: memory from one call site still live at the end and growing
 	// through the run.
 	KindLeak Kind = "leak"
+	// KindPendingFree: blocks the program freed that the caching allocator
+	// cannot reuse yet: a side stream they were used on (record_stream) has
+	// not reached the free (state active_pending_free).
+	KindPendingFree Kind = "pending-free"
 	// KindLive: live at the end, but the input cannot tell whether it grew
 	// (allocated before the trace began, or no trace at all).
 	KindLive Kind = "live"
@@ -45,16 +49,18 @@ func (k Kind) rank() int {
 		return 0
 	case KindLeak:
 		return 1
-	case KindTrend:
+	case KindPendingFree:
 		return 2
-	case KindFragmentation:
+	case KindTrend:
 		return 3
-	case KindLive:
+	case KindFragmentation:
 		return 4
-	case KindRetained:
+	case KindLive:
 		return 5
+	case KindRetained:
+		return 6
 	}
-	return 6
+	return 7
 }
 
 // Report is the whole gpuleak.report/v1 document.
@@ -130,6 +136,16 @@ type DeviceSummary struct {
 	UnmatchedFrees   int64  `json:"unmatched_frees"`
 	LiveAtTraceEnd   int    `json:"live_allocations"`
 	BlocksNotInTrace int    `json:"blocks_not_in_trace"`
+	// PendingFreeBytes and PendingFreeBlocks: blocks in state
+	// active_pending_free, freed by the program but not yet reusable.
+	PendingFreeBytes  int64 `json:"pending_free_bytes"`
+	PendingFreeBlocks int   `json:"pending_free_blocks"`
+	// Iterations counts the starts of the step the trace repeats, the
+	// iterations growth is judged across (0: no repeating step found).
+	Iterations int `json:"iterations"`
+	// IterationSite is the frame whose allocations mark the iterations;
+	// absent when none.
+	IterationSite *Frame `json:"iteration_site,omitempty"`
 }
 
 // Frame is one stack frame.
@@ -147,7 +163,7 @@ func (f Frame) String() string {
 	}
 	fn := shortFunc(f.Function)
 	file := f.File
-	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
 		file = file[i+1:]
 	}
 	switch {
@@ -225,6 +241,11 @@ type Finding struct {
 	// Sizes lists the distinct allocation sizes (bytes) of the finding's
 	// allocations, largest first, at most 8.
 	Sizes []int64 `json:"sizes,omitempty"`
+	// Stream is the CUDA stream of a pending-free finding's segments
+	// (kind "pending-free" only); FreedAt the user frames that freed its
+	// blocks, most frequent first.
+	Stream  *int64  `json:"stream,omitempty"`
+	FreedAt []Frame `json:"freed_at,omitempty"`
 
 	// compute-sanitizer (findings from leak-check reports; Device is null)
 
@@ -337,4 +358,20 @@ type Growth struct {
 	// ActiveTenths counts the tenths of the time from the first kept
 	// allocation to the end of the trace in which an allocation was kept.
 	ActiveTenths int `json:"active_tenths"`
+	// Iterations counts the iterations the trace shows (starts of its
+	// repeating step; 0: none found). The site's live bytes were measured
+	// at Measured+1 of them (every Every-th) and rose in GrewIn;
+	// BytesPerIteration is their net change per iteration.
+	Iterations        int     `json:"iterations"`
+	Measured          int     `json:"measured_iterations"`
+	Every             int     `json:"every"`
+	GrewIn            int     `json:"grew_in"`
+	BytesPerIteration float64 `json:"bytes_per_iteration"`
+	// PlateauIteration is the iteration (1-based) since which the site's
+	// live bytes have stayed flat after rising (bounded); 0 when not.
+	PlateauIteration int `json:"plateau_iteration"`
+	// FirstIteration and LastIteration: the iterations in which the first
+	// and last kept allocations were made (0 = before the first).
+	FirstIteration int `json:"first_iteration"`
+	LastIteration  int `json:"last_iteration"`
 }

@@ -18,7 +18,12 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 			Device: d.Device, Segments: d.Segments, ReservedBytes: d.ReservedBytes,
 			ActiveBytes: d.ActiveBytes, ActiveBlocks: d.ActiveBlocks, TraceEntries: d.TraceEntries,
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
-			BlocksNotInTrace: d.BlocksNotInTrace,
+			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
+			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
+		}
+		if d.Iterations > 0 && d.IterationSite != (analyze.Frame{}) {
+			fr := frame(d.IterationSite)
+			ds.IterationSite = &fr
 		}
 		if d.HasTime {
 			start, end := d.TraceStartUs, d.TraceEndUs
@@ -43,8 +48,23 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 		for _, fr := range s.Stack {
 			f.Stack = append(f.Stack, frame(fr))
 		}
+		if s.Kind == analyze.PendingFree {
+			if s.Stream >= 0 {
+				st := s.Stream
+				f.Stream = &st
+			}
+			for _, fr := range s.FreedAt {
+				f.FreedAt = append(f.FreedAt, frame(fr))
+			}
+		}
 		if g := s.Growth; g != nil {
-			gr := &Growth{R2: round(g.R2, 4), Kept: g.Kept, Allocations: g.Allocations, ActiveTenths: g.ActiveParts}
+			gr := &Growth{R2: round(g.R2, 4), Kept: g.Kept, Allocations: g.Allocations, ActiveTenths: g.ActiveParts,
+				Iterations: g.Iterations, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
+				BytesPerIteration: round(g.PerIteration, 1), PlateauIteration: g.PlateauStep,
+				FirstIteration: g.FirstStep, LastIteration: g.LastStep}
+			if s.Kind != analyze.Leak {
+				gr.BytesPerIteration = 0
+			}
 			if g.Timed {
 				// Only a leak has a rate: the slope of one burst is not growth.
 				rate := 0.0
@@ -65,6 +85,8 @@ func siteKind(k analyze.SiteKind) Kind {
 	switch k {
 	case analyze.Leak:
 		return KindLeak
+	case analyze.PendingFree:
+		return KindPendingFree
 	case analyze.Live:
 		return KindLive
 	}
@@ -93,65 +115,141 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// siteMessage is the one line a person acts on.
+// siteMessage is the one line a person acts on. Its numbers are the
+// finding's: the allocations and bytes held at the end, and the growth
+// evidence the verdict rests on.
 func siteMessage(s analyze.Site) string {
-	where := "with no stack recorded:"
+	where := "with no stack recorded"
 	switch {
+	case s.Frame.Name == "autograd backward" && s.Frame.Filename == "":
+		where = "made by autograd's backward pass (no frame of your code on its stack)"
 	case len(s.Stack) > 0 && !hasPython(s.Stack):
 		where = "from C++ with no Python caller, in " + frame(s.Frame).String()
 	case len(s.Stack) > 0:
 		where = "at " + frame(s.Frame).String()
 	}
-	what := fmt.Sprintf("%s (%s) %s", plural(s.Count, "allocation", "allocations"), IBytes(s.Bytes), where)
+	held := fmt.Sprintf("%s (%s)", plural(s.Count, "allocation", "allocations"), IBytes(s.Bytes))
 	g := s.Growth
 	switch s.Kind {
 	case analyze.Leak:
-		rate := ""
-		if g != nil && g.Timed {
-			rate = fmt.Sprintf(", +%s/s %s", IBytes(int64(g.Slope)), span(g))
+		ev := ""
+		if g != nil && g.Measured > 0 {
+			ev = fmt.Sprintf(": its live memory at the start of an iteration grew in %d of %s, %s per iteration (from %s to %s)",
+				g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
+			if g.Timed {
+				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
+			}
 		}
 		kept := ""
 		if g != nil && g.Allocations > 0 {
-			kept = fmt.Sprintf("; %d of the %d allocations made there were never freed", g.Kept, g.Allocations)
+			kept = fmt.Sprintf(" (%d of the %d allocations made there during the trace", g.Kept, g.Allocations)
+			if s.NotInTrace > 0 {
+				kept += fmt.Sprintf(", and %d older than the trace", s.NotInTrace)
+			}
+			kept += ")"
 		}
-		return fmt.Sprintf("leak: %s keep accumulating%s%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
-			what, rate, kept)
+		return fmt.Sprintf("leak: memory allocated %s keeps growing across iterations%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
+			where, ev, held, kept)
+	case analyze.PendingFree:
+		stream := ""
+		if s.Stream >= 0 {
+			stream = fmt.Sprintf(" on stream 0x%x", s.Stream)
+		}
+		where += stream
+		freed := ""
+		if len(s.FreedAt) > 0 {
+			var names []string
+			for _, f := range s.FreedAt {
+				names = append(names, frame(f).String())
+			}
+			freed = "; freed at " + strings.Join(names, ", ")
+		}
+		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: another stream they were used on (Tensor.record_stream) has not reached the free%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
+			held, where, freed)
 	case analyze.Live:
 		suspect := ""
 		if s.Repeated {
-			suspect = fmt.Sprintf(" %d allocations of one size from one site is the pattern a leak leaves;", s.Count)
+			suspect = fmt.Sprintf("; %d allocations of one size from one site is the pattern a leak leaves", s.Count)
 		}
-		return fmt.Sprintf("live: %s held at the end; the trace does not cover when they were allocated, so growth cannot be judged;%s record a longer trace with torch.cuda.memory._record_memory_history(max_entries=...)", what, suspect)
+		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when they were allocated (before recording started, or before the ring buffer's oldest entry), so growth cannot be judged%s", held, where, suspect)
+	}
+	return fmt.Sprintf("retained: %s %s held at the end%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g))
+}
+
+// measured renders "8 iterations" or "64 measurements, every 4 iterations".
+func measured(g *analyze.Growth) string {
+	if g.Every > 1 {
+		return fmt.Sprintf("%d measurements, one every %d iterations", g.Measured, g.Every)
+	}
+	return plural(g.Measured, "iteration", "iterations")
+}
+
+func signedBytes(x float64) string {
+	if x < 0 {
+		return "-" + IBytes(int64(-x))
+	}
+	return "+" + IBytes(int64(x))
+}
+
+// retainedWhy says what the trace shows about retained memory: a plateau,
+// the iterations it was allocated in, or why growth cannot be judged.
+func retainedWhy(g *analyze.Growth) string {
+	if g == nil {
+		return ""
+	}
+	if g.Measured > 0 {
+		switch {
+		case g.FirstStep == g.LastStep && g.FirstStep == 0:
+			return fmt.Sprintf(", allocated before the first of %d iterations and not growing across them", g.Iterations)
+		case g.FirstStep == g.LastStep:
+			return fmt.Sprintf(", allocated in iteration %d of %d and not growing across them", g.FirstStep, g.Iterations)
+		case g.EndBytes*4 < g.ToBytes*3:
+			return fmt.Sprintf(", not growing at the end: its live memory at the start of an iteration went from %s to %s (rising in %d of %s), then fell to %s", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), IBytes(g.EndBytes))
+		case g.PlateauStep > 0:
+			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations)
+		}
+		return fmt.Sprintf(", allocated in iterations %d to %d of %d and not growing across them", g.FirstStep, g.LastStep, g.Iterations)
 	}
 	when := ""
-	if g != nil && g.Timed {
-		when = " allocated " + span(g)
+	if g.Timed {
+		when = ", allocated " + span(g)
 	}
-	return fmt.Sprintf("retained: %s%s and held to the end without growing; expected for weights, optimizer state and workspaces, a leak only if it should have been freed", what, when)
+	switch g.Iterations {
+	case 0:
+		return when + "; the trace shows no repeating step, so growth across iterations cannot be judged"
+	case 1:
+		return when + "; the trace covers 1 step, so growth across iterations cannot be judged"
+	}
+	return fmt.Sprintf("%s; the trace covers %d steps, too few to judge growth across iterations", when, g.Iterations)
+}
+
+// clockAt renders " (12.3 s into the trace)" for a time, "" untimed.
+func clockAt(g *analyze.Growth, clock int64) string {
+	if !g.Timed {
+		return ""
+	}
+	return fmt.Sprintf(" (%s into the trace)", seconds(clock-g.WindowStart, g.WindowEnd-g.WindowStart))
 }
 
 // span says when a site's kept allocations were made, in seconds into the
 // trace: "at 6.3 s", or "from 0.4 s to 4.6 s" when they spread over more
-// than a twentieth of the trace.
+// than a twentieth of the trace; the precision is what the span needs.
 func span(g *analyze.Growth) string {
 	w := g.WindowEnd - g.WindowStart
-	first, last := offset(g.FirstUs-g.WindowStart, w), offset(g.LastUs-g.WindowStart, w)
 	if w <= 0 || (g.LastUs-g.FirstUs)*20 < w {
-		return fmt.Sprintf("at %s into the trace", first)
+		return fmt.Sprintf("at %s into the trace", seconds(g.FirstUs-g.WindowStart, w))
 	}
-	return fmt.Sprintf("from %s to %s into the trace", first, last)
+	return fmt.Sprintf("from %s to %s into the trace", seconds(g.FirstUs-g.WindowStart, w), seconds(g.LastUs-g.WindowStart, w))
 }
 
-// offset renders a time into a trace of length w (both µs) with the
-// precision w needs: "6.3 s" in a 17 s trace, "4 ms" in a 50 ms one.
-func offset(us, w int64) string {
-	switch {
-	case w < 10_000:
-		return fmt.Sprintf("%.1f ms", float64(us)/1e3)
-	case w < 1_000_000:
-		return fmt.Sprintf("%.0f ms", float64(us)/1e3)
+// seconds renders a duration of us microseconds with the decimals a
+// window of w microseconds needs to tell its twentieths apart.
+func seconds(us, w int64) string {
+	dec := 1
+	for step := int64(100_000); dec < 6 && w > 0 && w/20 < step; step /= 10 {
+		dec++
 	}
-	return fmt.Sprintf("%.1f s", float64(us)/1e6)
+	return fmt.Sprintf("%.*f s", dec, float64(us)/1e6)
 }
 
 // hasPython reports whether a stack has a Python frame (a .py file).

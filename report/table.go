@@ -150,7 +150,7 @@ func growthCell(f Finding) string {
 	switch {
 	case g == nil && fromLeakCheck(f):
 		return "at exit"
-	case f.Kind == KindOOM || f.Kind == KindFragmentation:
+	case f.Kind == KindOOM || f.Kind == KindFragmentation || f.Kind == KindPendingFree:
 		return "-"
 	case g == nil:
 		return "?"
@@ -173,6 +173,9 @@ func describeInput(in Input) string {
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
 			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+		if d.PendingFreeBlocks > 0 {
+			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
+		}
 		if d.TraceEntries > 0 {
 			entries := " trace entries"
 			if d.TraceEntries == 1 {
@@ -180,7 +183,15 @@ func describeInput(in Input) string {
 			}
 			s += ", " + humanize.Comma(d.TraceEntries) + entries
 			if d.TraceStartUs != nil && d.TraceEndUs != nil {
-				s += " over " + spanString(*d.TraceStartUs, *d.TraceEndUs)
+				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
+					s += " over " + spanString(*d.TraceStartUs, *d.TraceEndUs)
+				}
+			}
+			if d.Iterations >= 2 {
+				s += fmt.Sprintf(", %d iterations", d.Iterations)
+				if d.IterationSite != nil {
+					s += " (starts at " + d.IterationSite.String() + ")"
+				}
 			}
 		}
 		parts = append(parts, s)

@@ -41,7 +41,7 @@ func (c *countingAllocator) Free(b []byte) {
 // of the samples schema whose row count Metadata agrees with, and errors
 // that are *parse.Error values with a line.
 func fuzzRead(t *testing.T, data []byte, f parse.Format) {
-	mem := &countingAllocator{Allocator: memory.NewGoAllocator()}
+	mem := &countingAllocator{Allocator: parse.NewRecyclingAllocator(1 << 20)}
 	defer func() {
 		if mem.held != 0 {
 			t.Fatalf("%d bytes of Arrow memory left allocated", mem.held)

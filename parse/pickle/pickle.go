@@ -28,6 +28,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"unsafe"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
@@ -1000,61 +1001,89 @@ func (d *Decoder) truncated() error {
 	return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s (at byte %d)", opName(d.curOp), d.src.offset()+int64(d.src.end-d.src.pos)), Err: ErrTruncated}
 }
 
-// readBytes reads n bytes, growing its buffer only as data arrives.
-func (d *Decoder) readBytes(n int64) ([]byte, error) {
+// readBytes reads n bytes. owned is true when b is a buffer of its own
+// (a long string), false when it points into the read buffer and must be
+// copied before the next read.
+func (d *Decoder) readBytes(n int64) (b []byte, owned bool, err error) {
 	if n > d.lim.MaxString {
-		return nil, d.Errorf("string of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxString)
+		return nil, false, d.Errorf("string of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxString)
 	}
 	s := &d.src
 	if n <= int64(len(s.buf)) {
 		if int64(s.end-s.pos) < n && !s.ensure(int(n)) {
-			return nil, d.truncated()
+			return nil, false, d.truncated()
 		}
 		b := s.buf[s.pos : s.pos+int(n)]
 		s.pos += int(n)
-		return b, nil
+		return b, false, nil
 	}
-	// A long string is copied as it arrives, so a length field that lies
-	// costs at most what the input really holds.
-	var out bytes.Buffer
+	// A long string is read into a buffer of its own, which the string
+	// then shares. The buffer grows fourfold from 1 MiB until the input has
+	// shown a 64th of the string, then takes its exact size: a string
+	// costs n bytes and at most a 16th more while it is read, as the
+	// string budget counts it (a doubling buffer and a copy to a string
+	// cost up to 2.9 times n), and a length that lies costs at most 64
+	// times what the input really holds.
 	buffered := s.end - s.pos
-	out.Write(s.buf[s.pos:s.end])
+	out := make([]byte, buffered, min(n, max(int64(buffered), 1<<20)))
+	copy(out, s.buf[s.pos:s.end])
 	s.base += int64(s.end)
 	s.pos, s.end = 0, 0
-	copied, err := io.CopyN(&out, s.r, n-int64(buffered))
-	s.base += copied
-	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			return nil, &parse.Error{File: d.name, Offset: d.op, Msg: "read error", Err: err}
+	for int64(len(out)) < n {
+		if len(out) == cap(out) {
+			next := 4 * int64(cap(out))
+			if 64*int64(len(out)) >= n {
+				next = n
+			}
+			grown := make([]byte, len(out), min(n, next))
+			copy(grown, out)
+			out = grown
 		}
-		s.err = io.EOF
-		return nil, &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s of %d bytes (at byte %d)", opName(d.curOp), n, s.base), Err: ErrTruncated}
+		m, err := s.r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+m]
+		s.base += int64(m)
+		if err != nil && int64(len(out)) < n {
+			if !errors.Is(err, io.EOF) {
+				return nil, false, &parse.Error{File: d.name, Offset: d.op, Msg: "read error", Err: err}
+			}
+			s.err = io.EOF
+			return nil, false, &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s of %d bytes (at byte %d)", opName(d.curOp), n, s.base), Err: ErrTruncated}
+		}
 	}
-	return out.Bytes(), nil
+	return out, true, nil
 }
 
 func (d *Decoder) readStr(op byte, n int64) error {
 	if d.stringBytes += n; d.stringBytes > d.lim.MaxStringBytes {
 		return d.Errorf("the pickle creates more than %d bytes of strings (a limit that protects memory)", d.lim.MaxStringBytes)
 	}
-	b, err := d.readBytes(n)
+	b, owned, err := d.readBytes(n)
 	if err != nil {
 		return err
 	}
+	var text string
+	if owned {
+		text = unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
+	} else {
+		text = string(b)
+	}
 	switch op {
 	case opSHORT_BINBYTES, opBINBYTES, opBINBYTES8, opBYTEARRAY8:
-		return d.push(strValue(Bytes, string(b)))
+		return d.push(strValue(Bytes, text))
 	case opBINSTRING, opSHORT_BINSTRING:
+		if isASCII(b) {
+			return d.push(strValue(Str, text)) // latin-1 and UTF-8 agree
+		}
 		return d.push(strValue(Str, latin1(b)))
 	}
-	return d.push(strValue(Str, string(b)))
+	return d.push(strValue(Str, text))
 }
 
 func (d *Decoder) readLong(n int64) error {
 	if n > int64(d.lim.MaxIntBytes) {
 		return d.Errorf("integer of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxIntBytes)
 	}
-	b, err := d.readBytes(n)
+	b, _, err := d.readBytes(n)
 	if err != nil {
 		return err
 	}
@@ -1095,15 +1124,18 @@ func bigValue(x *big.Int) Value {
 	return strValue(BigInt, x.String())
 }
 
-func latin1(b []byte) string {
-	ascii := true
+// isASCII reports whether b holds only 7-bit bytes.
+func isASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
-			ascii = false
-			break
+			return false
 		}
 	}
-	if ascii {
+	return true
+}
+
+func latin1(b []byte) string {
+	if isASCII(b) {
 		return string(b)
 	}
 	r := make([]rune, len(b))

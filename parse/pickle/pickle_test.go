@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
@@ -356,5 +357,37 @@ func TestHandlerConsumesAndMemoForgets(t *testing.T) {
 	// releasing consumed dicts the memo would hold all 2000.
 	if n := len(d.vals); n > 1100 {
 		t.Fatalf("memo holds %d slots: consumed dicts were not released", n)
+	}
+}
+
+// Long strings are read into buffers that grow (1 MiB, fourfold, then the
+// exact size once a 64th has arrived): each size below takes a different
+// path through that growth, from a reader that returns short reads, and
+// must come back byte for byte, with the opcode after it intact.
+func TestLongStringGrowth(t *testing.T) {
+	for _, n := range []int{1<<20 + 1, 5<<20 + 3, 65<<20 + 7} {
+		s := make([]byte, n)
+		for i := range s {
+			s[i] = byte('a' + i%23)
+		}
+		data := []byte{0x80, 4, 0x8d}
+		data = binary.LittleEndian.AppendUint64(data, uint64(n))
+		data = append(data, s...)
+		data = append(data, 'K', 7, 0x86, '.')
+		got, err := Decode(iotest.HalfReader(bytes.NewReader(data)), "long", nil, Limits{})
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		items := got.Container().Items
+		if str, _ := items[0].Str(); str != string(s) {
+			t.Fatalf("%d bytes: string mangled", n)
+		}
+		if k, _ := items[1].Int64(); k != 7 {
+			t.Fatalf("%d bytes: value after the string: %v", n, items[1])
+		}
+		// Cut one byte short: a truncation error, not a partial string.
+		if _, err := Decode(bytes.NewReader(data[:11+n-1]), "cut", nil, Limits{}); !errors.Is(err, ErrTruncated) {
+			t.Fatalf("%d bytes cut short: %v", n, err)
+		}
 	}
 }

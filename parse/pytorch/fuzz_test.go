@@ -30,7 +30,7 @@ func FuzzReader(f *testing.F) {
 	f.Add(pickleBytes(list(dict("device", i64(1), "address", i64(8), "total_size", i64(2), "blocks",
 		list(dict("size", i64(2), "state", str("inactive"), "history", list(dict("real_size", i64(1), "frames", list(frame)))))))))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)
 		lim := pickle.Limits{MaxStack: 1 << 12, MaxItems: 1 << 14, MaxString: 1 << 16}
 		s, err := ReadAll(bytes.NewReader(data), "fuzz", WithAllocator(mem), WithBatchSize(64), WithLimits(lim))

@@ -95,15 +95,17 @@ type Reader struct {
 	err error
 	eof bool
 
-	frames   map[frameKey]int32
-	stacks   map[string]int32
-	nstacks  int32
-	keybuf   []byte
-	rootSeen bool
-	rootKeys map[string]bool // snapshot keys whose lists stream
-	dupKey   string          // such a key seen twice
-	meta     Metadata
-	warned   map[string]bool
+	frames  map[frameKey]int32
+	stacks  map[string]int32
+	nstacks int32
+	// stackRefs counts the frames of the distinct stacks interned so far.
+	stackRefs int64
+	keybuf    []byte
+	rootSeen  bool
+	rootKeys  map[string]bool // snapshot keys whose lists stream
+	dupKey    string          // such a key seen twice
+	meta      Metadata
+	warned    map[string]bool
 }
 
 type frameKey struct {
@@ -111,6 +113,22 @@ type frameKey struct {
 	line     int64
 	name     string
 }
+
+// Bounds on stacks, so that a small pickle of memoised frames cannot
+// expand into billions of frame references (issue 8). Each distinct stack
+// costs its frames again in the reader's intern key, the stacks table and
+// the analyzer's per-site stack (about 100 bytes a frame in all). Real
+// snapshots stay far below: across testdata/pytorch and 33 snapshots from
+// public repositories (stacks="all" included) the deepest stack has 263
+// frames and the distinct stacks of one snapshot hold 24,215 frame
+// references at most.
+const (
+	// MaxStackFrames is the most frames one stack may have.
+	MaxStackFrames = 4096
+	// MaxStackFrameRefs is the most frames the distinct stacks of one
+	// snapshot may hold together.
+	MaxStackFrameRefs = 1 << 20
+)
 
 // Handler tags of containers.
 const (
@@ -328,7 +346,7 @@ func (r *Reader) finish() error {
 	case c == nil:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
 	case c.Tag == tagSegments && root.Kind() == pickle.List:
-		r.warnOnce("legacy", "PyTorch 1.13 snapshot (a bare list of segments): no allocation trace, so growth cannot be judged")
+		r.warnOnce("legacy", "a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged")
 		return nil
 	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
@@ -490,6 +508,10 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 		return int32(c.ID), nil
 	}
 	var id int32 = -1
+	if len(c.Items) > MaxStackFrames {
+		return -1, r.errAt(c.Offset, "a stack of %s frames (more than %s, a limit that protects memory; real stacks have at most a few hundred)",
+			humanize.Comma(int64(len(c.Items))), humanize.Comma(MaxStackFrames))
+	}
 	if len(c.Items) > 0 {
 		key := r.keybuf[:0]
 		for _, f := range c.Items {
@@ -502,6 +524,12 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 		r.keybuf = key
 		var ok bool
 		if id, ok = r.stacks[string(key)]; !ok {
+			// Each distinct stack costs its frames again, in the reader's
+			// key, the stacks table and the analyzer: bound their sum.
+			if r.stackRefs += int64(len(c.Items)); r.stackRefs > MaxStackFrameRefs {
+				return -1, r.errAt(c.Offset, "the snapshot's distinct stacks hold more than %s frame references (a limit that protects memory)",
+					humanize.Comma(MaxStackFrameRefs))
+			}
 			id = r.nstacks
 			r.nstacks++
 			r.stacks[string(key)] = id

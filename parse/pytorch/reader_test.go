@@ -79,7 +79,7 @@ func TestAgainstCPython(t *testing.T) {
 	}
 	for name, w := range want {
 		t.Run(name, func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 			defer mem.AssertSize(t, 0)
 			in := openFile(t, dir+name)
 			s, err := ReadAll(in.Reader(), name, WithAllocator(mem), WithBatchSize(4096))
@@ -168,7 +168,7 @@ func actionCounts(tbl arrow.Table) map[string]int64 {
 		col := tr.RecordBatch().Column(EvAction).(*array.Dictionary)
 		dict := col.Dictionary().(*array.String)
 		for i := 0; i < col.Len(); i++ {
-			out[dict.Value(col.GetValueIndex(i))]++
+			out[strings.Clone(dict.Value(col.GetValueIndex(i)))]++
 		}
 	}
 	return out
@@ -234,7 +234,7 @@ func TestStackInterning(t *testing.T) {
 // TestStreamingBatches reads with a small batch size and checks that every
 // batch is released and that batches respect the size.
 func TestStreamingBatches(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	in := openFile(t, dir+"multi_gpu_leak.pickle")
 	r := NewReader(in.Reader(), "multi", WithAllocator(mem), WithBatchSize(1000))
@@ -484,7 +484,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 			defer mem.AssertSize(t, 0)
 			_, err := ReadAll(bytes.NewReader(c.data), "bad.pickle", WithAllocator(mem))
 			var pe *parse.Error

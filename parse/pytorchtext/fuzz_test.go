@@ -56,7 +56,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    g()\nRuntimeError: CUDA error: out of memory\n"))
 	f.Add([]byte("|===|\n|  PyTorch CUDA memory summary, device ID 0  |\n| CUDA OOMs: 1 | cudaMalloc retries: 2 |\n| Metric | Cur Usage | Peak Usage | Tot Alloc | Tot Freed |\n| Allocations | 4 | 5 | 6 | 7 |\n|===|\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)
 		r := NewReader(bytes.NewReader(data), "fuzz", WithAllocator(mem), WithBatchSize(16))
 		defer r.Release()
@@ -70,7 +70,7 @@ func FuzzStatsReader(f *testing.F) {
 	f.Add([]byte(`[{"allocated_bytes": {"all": {"current": 1}}}, {"num_alloc_retries": 2.0}]`))
 	f.Add([]byte("{\"0\": {\"num_ooms\": 3},\n\"1\": {\"num_ooms\": \"x\"}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)
 		r := NewStatsReader(bytes.NewReader(data), "fuzz", WithAllocator(mem), WithBatchSize(16))
 		defer r.Release()

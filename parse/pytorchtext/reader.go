@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -231,10 +232,12 @@ func (r *Reader) readLine() (string, error) {
 	var buf []byte
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		if len(buf)+len(chunk) <= maxLine {
-			buf = append(buf, chunk...)
-		} else if len(buf) < maxLine {
-			buf = append(buf, chunk[:maxLine-len(buf)]...)
+		if text := bytes.TrimRight(chunk, "\r\n"); len(buf)+len(text) <= maxLine {
+			buf = append(buf, chunk...) // the line ending may pass maxLine
+		} else {
+			// Bytes are dropped. (buf is often full already: 1 MiB is a
+			// multiple of the buffer's size.)
+			buf = append(buf, chunk[:min(max(maxLine-len(buf), 0), len(chunk))]...)
 			if !r.long {
 				r.long = true
 				r.warn("line %d is longer than %d bytes; only its start was read", r.line+1, maxLine)

@@ -70,17 +70,17 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				m := msgRow{
 					id:     rec.Column(MsgID).(*array.Int32).Value(i),
 					line:   rec.Column(MsgLine).(*array.Int64).Value(i),
-					gen:    gen.Dictionary().(*array.String).Value(gen.GetValueIndex(i)),
-					prefix: rec.Column(MsgPrefix).(*array.String).Value(i),
-					text:   rec.Column(MsgText).(*array.String).Value(i),
+					gen:    strings.Clone(gen.Dictionary().(*array.String).Value(gen.GetValueIndex(i))),
+					prefix: strings.Clone(rec.Column(MsgPrefix).(*array.String).Value(i)),
+					text:   strings.Clone(rec.Column(MsgText).(*array.String).Value(i)),
 					device: -1,
 					sizes:  map[string]int64{},
 				}
 				if c := rec.Column(MsgException); c.IsValid(i) {
-					m.exception = c.(*array.String).Value(i)
+					m.exception = strings.Clone(c.(*array.String).Value(i))
 				}
 				if c := rec.Column(MsgReason); c.IsValid(i) {
-					m.reason = c.(*array.String).Value(i)
+					m.reason = strings.Clone(c.(*array.String).Value(i))
 				}
 				if c := rec.Column(MsgDevice); c.IsValid(i) {
 					m.device = c.(*array.Int32).Value(i)
@@ -103,7 +103,7 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				if d := rec.Column(FrDepth).(*array.Int32).Value(i); int(d) != len(out.frames[id]) {
 					t.Fatalf("frame depth %d out of order", d)
 				}
-				out.frames[id] = append(out.frames[id], tbFrame{rec.Column(FrFilename).(*array.String).Value(i), rec.Column(FrLine).(*array.Int64).Value(i), rec.Column(FrName).(*array.String).Value(i)})
+				out.frames[id] = append(out.frames[id], tbFrame{strings.Clone(rec.Column(FrFilename).(*array.String).Value(i)), rec.Column(FrLine).(*array.Int64).Value(i), strings.Clone(rec.Column(FrName).(*array.String).Value(i))})
 			}
 		case TableStats:
 			src := rec.Column(StSource).(*array.Dictionary)
@@ -111,9 +111,9 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				s := statRow{
 					set:     rec.Column(StSet).(*array.Int32).Value(i),
 					setLine: rec.Column(StSetLine).(*array.Int64).Value(i),
-					source:  src.Dictionary().(*array.String).Value(src.GetValueIndex(i)),
+					source:  strings.Clone(src.Dictionary().(*array.String).Value(src.GetValueIndex(i))),
 					device:  -1,
-					key:     rec.Column(StKey).(*array.String).Value(i),
+					key:     strings.Clone(rec.Column(StKey).(*array.String).Value(i)),
 					value:   rec.Column(StValue).(*array.Int64).Value(i),
 					res:     rec.Column(StResolution).(*array.Int64).Value(i),
 					line:    rec.Column(StLine).(*array.Int64).Value(i),
@@ -133,7 +133,7 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 // checked allocator and a tiny batch size.
 func readText(t *testing.T, name, text string, stats bool) (*rows, error) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	var r *Reader
 	if stats {

@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -49,23 +50,30 @@ func SniffOOM(head []byte) bool {
 	return false
 }
 
-// LooksLikeText reports whether head is text: no NUL byte and, but for a
-// character cut at its end, valid UTF-8 (Latin-1 bytes are tolerated in
-// small numbers).
+// LooksLikeText reports whether head is text: but for a character cut at
+// its end, valid UTF-8 without control characters other than text's own
+// (Latin-1 bytes and stray controls are tolerated in small numbers); NUL
+// bytes are padding and do not count, but head must hold something else.
 func LooksLikeText(head []byte) bool {
-	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 {
-		return false
-	}
-	bad := 0
+	// NUL bytes are padding (logrotate's copytruncate hole, a file
+	// preallocated then written): skipped. Other control characters than
+	// text's own (tab, line endings, backspace, escape) count as bad.
+	bad, nul := 0, 0
 	for i := 0; i < len(head); {
 		r, n := utf8.DecodeRune(head[i:])
-		if r == utf8.RuneError && n <= 1 {
+		switch {
+		case r == 0:
+			nul++
+		case r == utf8.RuneError && n <= 1:
 			if len(head)-i < utf8.UTFMax {
-				break
+				i = len(head)
+				continue
 			}
+			bad++
+		case r < 0x20 && !strings.ContainsRune("\t\n\v\f\r\b\x1b", r):
 			bad++
 		}
 		i += max(n, 1)
 	}
-	return bad*100 <= len(head)
+	return nul < len(head) && bad*100 <= len(head)-nul
 }

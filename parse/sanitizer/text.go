@@ -20,8 +20,6 @@ const maxLine = 4 << 20
 var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = regexp.MustCompile(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
-	// A record line seen before any banner (a log cut at the top).
-	firstRecordRe = regexp.MustCompile(`^(.*?)([^\sA-Za-z0-9]+)( +)(Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error)`)
 	// Starts of top-level lines that can follow unterminated program output.
 	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Error: Race|Warning: Race)`)
 
@@ -66,14 +64,18 @@ type textSource struct {
 	rec     *record
 	out     *record
 
-	sawCont, sawLegacy bool // layout hints of the open record
-	lastWasLeak        bool // the previous record of the run was a leak
-	programSince       bool // program output since the previous record ended
+	sawCont, sawLegacy bool  // layout hints of the open record
+	lastWasLeak        bool  // the previous record of the run was a leak
+	programSince       bool  // program output since the previous record ended
+	toolLines          int64 // lines after the prefix, all runs
+	coreLine           int64 // the line the prefix was learned from
+	unmatched          int64 // lines like records that did not match the prefix
+	unmatchedLine      int64 // the first of them
 	scratch            []byte
 }
 
 func newTextSource(r io.Reader, name string, rd *Reader) *textSource {
-	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(r, 64<<10)}
+	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(crReader{bufio.NewReaderSize(r, 64<<10)}, 64<<10)}
 }
 
 func (s *textSource) runs() []*run { return s.allRuns }
@@ -126,6 +128,9 @@ func (s *textSource) next() (*record, error) {
 				}
 				return nil, &parse.Error{File: s.name, Offset: -1, Msg: msg, Err: parse.ErrNotMine}
 			}
+			if err := s.checkUnmatched(); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if err := s.handle(text); err != nil {
@@ -144,22 +149,157 @@ func (s *textSource) next() (*record, error) {
 	return r, nil
 }
 
-// learn sets the prefix from a banner or a record line; it reports
-// whether text is one.
-func (s *textSource) learn(text string) (banner bool, ok bool) {
-	if m := bannerRe.FindStringSubmatch(text); m != nil && (m[2] == s.core || strings.ContainsFunc(m[2], isPunct)) {
-		s.core, s.base, s.lead = m[2], len(m[3]), m[1] != ""
-		return true, true
+// checkUnmatched keeps a log whose records do not match its prefix from
+// reading as clean: lines that read like leak records or summaries but do
+// not start with the prefix learned from the banner are an error when no
+// tool line matched the prefix at all (nothing could be read), and a
+// warning beside the records that were read otherwise.
+func (s *textSource) checkUnmatched() error {
+	if s.unmatched == 0 {
+		return nil
 	}
-	if s.core != "" {
+	if s.toolLines == 0 {
+		return parse.LineErrorf(s.name, int(s.unmatchedLine),
+			"%d lines read like compute-sanitizer records but do not start with the prefix %q learned at line %d: the report cannot be read (a damaged log, or another tool's prefix?)",
+			s.unmatched, s.core, s.coreLine)
+	}
+	s.rd.warnOnce("unmatched", fmt.Sprintf("%d lines (the first at line %d) read like compute-sanitizer records but do not start with the prefix %q learned at line %d: they were not read, and the findings may be incomplete",
+		s.unmatched, s.unmatchedLine, s.core, s.coreLine))
+	return nil
+}
+
+// learn sets the prefix from a banner or a record line; it reports
+// whether text is one. Cheap substring tests come before the regular
+// expressions, which would otherwise backtrack on every line of a long log
+// that holds no tool output.
+func (s *textSource) learn(text string) (banner bool, ok bool) {
+	if hasToolName(text) {
+		if m := bannerRe.FindStringSubmatch(text); m != nil {
+			if core, junk := prefixCore(m[2]); core != "" && (core == s.core || strings.ContainsFunc(core, isPunct)) {
+				s.core, s.base, s.lead, s.coreLine = core, len(m[3]), m[1] != "" || junk, s.line
+				return true, true
+			}
+		}
+	}
+	if s.core != "" || !hasRecordStart(text) {
 		return false, false
 	}
-	if m := firstRecordRe.FindStringSubmatch(text); m != nil {
-		s.core, s.base, s.lead = m[2], len(m[3]), m[1] != ""
-		return false, true
+	if lead, word, spaces, ok := firstRecord(text); ok {
+		if core, junk := prefixCore(word); core != "" {
+			s.core, s.base, s.lead, s.coreLine = core, spaces, lead != "" || junk, s.line
+			return false, true
+		}
 	}
 	return false, false
 }
+
+// firstRecord finds the earliest record start in text that follows a
+// prefix: a word of marks (no space, letter or digit), then spaces. It
+// returns the text before that word, the word and the number of spaces.
+// (By hand: as a regular expression, "^(.*?)([^\sA-Za-z0-9]+)( +)Leaked"
+// backtracks on every line that mentions a record's words.)
+func firstRecord(text string) (lead, word string, spaces int, ok bool) {
+	best := -1
+	for _, p := range recordStarts {
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + 1
+			if best >= 0 && i >= best {
+				break
+			}
+			if p == "Leaked " && !leakStartRe.MatchString(text[i:]) {
+				continue
+			}
+			j := i
+			for j > 0 && text[j-1] == ' ' {
+				j--
+			}
+			k := j
+			for k > 0 && isMark(text[k-1]) {
+				k--
+			}
+			if j == i || k == j {
+				continue
+			}
+			best, lead, word, spaces = i, text[:k], text[k:j], i-j
+			break
+		}
+	}
+	return lead, word, spaces, best >= 0
+}
+
+// leakStartRe is the start of a leak record.
+var leakStartRe = regexp.MustCompile(`^Leaked [\d,]+ bytes at 0x`)
+
+// isMark reports a byte that may be part of a prefix word: neither ASCII
+// white space nor a letter or digit.
+func isMark(c byte) bool {
+	return !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' ||
+		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+}
+
+// hasToolName reports whether a line names the tool, as a banner does.
+func hasToolName(text string) bool {
+	return strings.Contains(text, "COMPUTE-SANITIZER") || strings.Contains(text, "CUDA-MEMCHECK")
+}
+
+// recordStarts are the literal starts of the records firstRecord
+// learns a prefix from.
+var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error"}
+
+// hasRecordStart reports whether a line holds the start of a record
+// (anywhere: the prefix comes before it).
+func hasRecordStart(text string) bool {
+	for _, p := range recordStarts {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeRecord reports whether a line that did not match the prefix
+// still reads like a leak record or a summary: the sign of a prefix
+// learned wrong, or of tool output under another prefix.
+func looksLikeRecord(text string) bool {
+	if i := strings.Index(text, "Leaked "); i >= 0 {
+		return strings.Contains(text[i:], " bytes at 0x")
+	}
+	return strings.Contains(text, "LEAK SUMMARY: ") || strings.Contains(text, "ERROR SUMMARY: ")
+}
+
+// prefixCore returns the prefix of a banner or record line from w, the
+// word just before the tool's words, and whether junk was glued before it
+// (and dropped): control bytes (the NUL padding logrotate's copytruncate
+// leaves, the remains of a terminal escape sequence), or text without a
+// line ending before a run of one repeated punctuation mark, the shape of
+// the default prefix "=========". A custom --prefix made of other marks
+// ("[sanitizer]") is kept whole.
+func prefixCore(w string) (string, bool) {
+	junk := false
+	if i := strings.LastIndexFunc(w, isControl); i >= 0 {
+		w, junk = w[i+1:], true
+	}
+	if w == "" {
+		return "", junk
+	}
+	last := w[len(w)-1]
+	run := len(w)
+	for run > 0 && w[run-1] == last {
+		run--
+	}
+	if isPunct(rune(last)) && len(w)-run >= 3 && run > 0 && strings.ContainsFunc(w[:run], func(r rune) bool { return !isPunct(r) }) {
+		return w[run:], true
+	}
+	return w, junk
+}
+
+// isControl reports control characters, which no prefix holds.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // split matches text against the prefix: it returns the content after the
 // prefix and its spaces, the number of those spaces, and whether the line
@@ -188,7 +328,7 @@ func (s *textSource) split(text string) (string, int, bool) {
 }
 
 func (s *textSource) handle(text string) error {
-	if strings.Contains(text, "COMPUTE-SANITIZER") || strings.Contains(text, "CUDA-MEMCHECK") || s.core == "" {
+	if s.core == "" || hasToolName(text) {
 		if banner, ok := s.learn(text); ok && banner {
 			s.closeRecord()
 			s.startRun(text)
@@ -198,12 +338,19 @@ func (s *textSource) handle(text string) error {
 	content, spaces, ok := s.split(text)
 	if !ok {
 		s.rd.meta.ProgramLines++
+		if s.core != "" && looksLikeRecord(text) {
+			if s.unmatched == 0 {
+				s.unmatchedLine = s.line
+			}
+			s.unmatched++
+		}
 		if s.rec == nil {
 			s.programSince = true
 		}
 		return nil
 	}
 	s.seenAny = true
+	s.toolLines++
 	if content == "" {
 		s.closeRecord()
 		return nil
@@ -614,12 +761,40 @@ func (s *textSource) hex(t string) (uint64, error) {
 }
 
 // isPunct: prefixes are made of punctuation ("=========", "###"), which
-// tells them from words of the program's output.
+// tells them from words of the program's output. Control characters are
+// not punctuation.
 func isPunct(r rune) bool {
-	return r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '\t')
+	return r > ' ' && r < 0x7f && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 }
 
 func atoi(t string) (int64, bool) {
 	n, err := strconv.ParseInt(t, 10, 64)
 	return n, err == nil
+}
+
+// crReader turns a lone carriage return into a line feed, so that a log
+// whose lines end in CR only (an old Mac tool, a terminal capture of a
+// progress bar) splits into its lines; CRLF is left for readLine to trim.
+type crReader struct{ br *bufio.Reader }
+
+func (c crReader) Read(p []byte) (int, error) {
+	n, err := c.br.Read(p)
+	buf := p[:n]
+	for i := bytes.IndexByte(buf, '\r'); i >= 0; {
+		var next byte
+		if i+1 < len(buf) {
+			next = buf[i+1]
+		} else if b, perr := c.br.Peek(1); perr == nil {
+			next = b[0]
+		}
+		if next != '\n' {
+			buf[i] = '\n'
+		}
+		j := bytes.IndexByte(buf[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return n, err
 }

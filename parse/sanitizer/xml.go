@@ -1,6 +1,8 @@
 package sanitizer
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -17,17 +19,67 @@ const xmlRoot = "ComputeSanitizerOutput"
 // errEncoding is returned for an XML encoding other than UTF-8.
 var errEncoding = errors.New("unsupported encoding")
 
-// xmlSource reads records from compute-sanitizer --xml output.
+// Bounds of the XML reader. compute-sanitizer's records hold a few short
+// elements and a backtrace of tens of frames; these are far above that,
+// and keep a hostile file (one gigabyte-long text node, a record of
+// millions of elements) from exhausting memory.
+const (
+	// maxXMLToken is the most bytes of one token: a text node, a tag with
+	// its attributes, a comment, a CDATA section.
+	maxXMLToken = 4 << 20
+	// maxRecordText is the most text kept from one <record>.
+	maxRecordText = 16 << 20
+	// maxRecordElements is the most elements in one <record>.
+	maxRecordElements = 1 << 16
+	// maxXMLDepth is the deepest nesting of elements.
+	maxXMLDepth = 64
+)
+
+// errTokenTooLong ends reading a token longer than maxXMLToken.
+var errTokenTooLong = errors.New("token too long")
+
+// tokenLimit counts the bytes the XML decoder reads (it reads through
+// ReadByte when its reader has one) and fails once one token has taken
+// more than maxXMLToken of them: encoding/xml buffers a whole text node,
+// comment or tag before returning it.
+type tokenLimit struct {
+	br *bufio.Reader
+	n  int
+}
+
+func (l *tokenLimit) ReadByte() (byte, error) {
+	if l.n >= maxXMLToken {
+		return 0, errTokenTooLong
+	}
+	l.n++
+	return l.br.ReadByte()
+}
+
+func (l *tokenLimit) Read(p []byte) (int, error) {
+	if l.n >= maxXMLToken {
+		return 0, errTokenTooLong
+	}
+	p = p[:min(len(p), maxXMLToken-l.n)]
+	n, err := l.br.Read(p)
+	l.n += n
+	return n, err
+}
+
+// xmlSource reads records from compute-sanitizer --xml output, one token
+// at a time: no token, record or nesting outgrows the bounds above.
 type xmlSource struct {
 	name    string
 	dec     *xml.Decoder
+	lim     *tokenLimit
 	started bool
 	closed  bool
+	depth   int // elements open inside the root
 	ru      *run
 }
 
 func newXMLSource(r io.Reader, name string) *xmlSource {
-	dec := xml.NewDecoder(r)
+	lim := &tokenLimit{br: bufio.NewReaderSize(r, 64<<10)}
+	dec := xml.NewDecoder(lim)
 	dec.CharsetReader = func(charset string, in io.Reader) (io.Reader, error) {
 		switch strings.ToLower(charset) {
 		case "utf-8", "utf8", "us-ascii", "ascii":
@@ -35,7 +87,7 @@ func newXMLSource(r io.Reader, name string) *xmlSource {
 		}
 		return nil, fmt.Errorf("%w %q (compute-sanitizer writes UTF-8)", errEncoding, charset)
 	}
-	return &xmlSource{name: name, dec: dec, ru: &run{tool: ToolComputeSanitizer, processes: 1}}
+	return &xmlSource{name: name, dec: dec, lim: lim, ru: &run{tool: ToolComputeSanitizer, processes: 1}}
 }
 
 func (s *xmlSource) runs() []*run {
@@ -49,60 +101,41 @@ func (s *xmlSource) errAt(off int64, err error, format string, args ...any) erro
 	return &parse.Error{File: s.name, Offset: off, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-type xmlDim struct {
-	X string `xml:"x"`
-	Y string `xml:"y"`
-	Z string `xml:"z"`
-}
-
-func (d xmlDim) String() string {
-	if d.X == "" && d.Y == "" && d.Z == "" {
-		return ""
+// token returns the next token, its data valid until the next call, and
+// the offset it starts at; errors are positioned. inRecord says a record
+// is open, for the message of a truncated file.
+func (s *xmlSource) token(inRecord bool) (xml.Token, int64, error) {
+	off := s.dec.InputOffset()
+	s.lim.n = 0
+	tok, err := s.dec.Token()
+	if s.lim.n >= maxXMLToken {
+		// The decoder may return the part read before the limit as a
+		// token of its own, and the error only next time.
+		err = errTokenTooLong
 	}
-	return "(" + d.X + "," + d.Y + "," + d.Z + ")"
-}
-
-type xmlFrame struct {
-	Func   string `xml:"func"`
-	Path   string `xml:"path"`
-	Line   string `xml:"line"`
-	PC     string `xml:"pc"`
-	Module string `xml:"module"`
-}
-
-type xmlStack struct {
-	SaveLocation string     `xml:"saveLocation"`
-	Frames       []xmlFrame `xml:"frame"`
-}
-
-type xmlRecord struct {
-	Kind  string `xml:"kind"`
-	Level string `xml:"level"`
-	Who   struct {
-		Thread xmlDim `xml:"threadIdx"`
-		Block  xmlDim `xml:"blockIdx"`
-	} `xml:"who"`
-	What struct {
-		Text      string `xml:"text"`
-		Address   string `xml:"address"`
-		Size      string `xml:"size"`
-		Type      string `xml:"type"`
-		Space     string `xml:"space"`
-		Direction string `xml:"direction"`
-		Error     string `xml:"error"`
-		API       string `xml:"api"`
-		Message   string `xml:"message"`
-		Result    string `xml:"result"`
-	} `xml:"what"`
-	Where       xmlFrame `xml:"where"`
-	HostStack   xmlStack `xml:"hostStack"`
-	DeviceStack xmlStack `xml:"deviceStack"`
+	if err == nil {
+		return tok, off, nil
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, off, err
+	case errors.Is(err, errTokenTooLong):
+		return nil, off, s.errAt(off, err, "an XML token (text, tag or comment) of %d MiB or more: not compute-sanitizer XML", maxXMLToken>>20)
+	case errors.Is(err, errEncoding):
+		return nil, off, s.errAt(s.dec.InputOffset(), err, "XML declaration")
+	case !s.started:
+		return nil, off, s.errAt(s.dec.InputOffset(), errors.Join(parse.ErrNotMine, err), "not XML")
+	case isEOFError(err) && inRecord:
+		return nil, off, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside a <record>")
+	case isEOFError(err):
+		return nil, off, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside an element")
+	}
+	return nil, off, s.errAt(s.dec.InputOffset(), err, "malformed XML")
 }
 
 func (s *xmlSource) next() (*record, error) {
 	for {
-		off := s.dec.InputOffset()
-		tok, err := s.dec.Token()
+		tok, off, err := s.token(false)
 		if errors.Is(err, io.EOF) {
 			switch {
 			case !s.started && off == 0:
@@ -115,15 +148,7 @@ func (s *xmlSource) next() (*record, error) {
 			return nil, nil
 		}
 		if err != nil {
-			switch {
-			case errors.Is(err, errEncoding):
-				return nil, s.errAt(s.dec.InputOffset(), err, "XML declaration")
-			case !s.started:
-				return nil, s.errAt(s.dec.InputOffset(), errors.Join(parse.ErrNotMine, err), "not XML")
-			case isEOFError(err):
-				return nil, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside an element")
-			}
-			return nil, s.errAt(s.dec.InputOffset(), err, "malformed XML")
+			return nil, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -137,35 +162,113 @@ func (s *xmlSource) next() (*record, error) {
 				s.started = true
 				continue
 			}
-			if t.Name.Local != "record" {
-				if err := s.dec.Skip(); err != nil {
-					return nil, s.errAt(s.dec.InputOffset(), err, "malformed XML")
+			if t.Name.Local != "record" || s.depth > 0 {
+				// Elements other than records are skipped, one token
+				// at a time.
+				if s.depth++; s.depth > maxXMLDepth {
+					return nil, s.errAt(off, nil, "elements nested deeper than %d", maxXMLDepth)
 				}
 				continue
 			}
-			var xr xmlRecord
-			if err := s.dec.DecodeElement(&xr, &t); err != nil {
-				if isEOFError(err) {
-					return nil, s.errAt(s.dec.InputOffset(), io.ErrUnexpectedEOF, "truncated XML: the file ends inside a <record>")
-				}
-				return nil, s.errAt(s.dec.InputOffset(), err, "malformed <record>")
+			n, err := s.readRecord(off)
+			if err != nil {
+				return nil, err
 			}
-			rec, err := s.convert(&xr, off)
+			rec, err := s.convert(n, off)
 			if err != nil {
 				return nil, err
 			}
 			s.ru.records++
 			return rec, nil
 		case xml.EndElement:
-			if s.started {
+			switch {
+			case s.depth > 0:
+				s.depth--
+			case s.started:
 				s.closed = true
 			}
 		case xml.CharData:
-			if !s.started && len(strings.TrimSpace(string(t))) > 0 {
+			if !s.started && len(bytes.TrimSpace(t)) > 0 {
 				return nil, s.errAt(off, parse.ErrNotMine, "text before the root element: not compute-sanitizer XML")
 			}
 		}
 	}
+}
+
+// xmlNode is an element of a record: its name, the text directly inside
+// it, and its child elements.
+type xmlNode struct {
+	name string
+	text []byte
+	kids []*xmlNode
+}
+
+// child returns the first child element named name, or nil.
+func (n *xmlNode) child(name string) *xmlNode {
+	if n == nil {
+		return nil
+	}
+	for _, k := range n.kids {
+		if k.name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// get returns the text of the child element named name, "" when none.
+func (n *xmlNode) get(name string) string {
+	if c := n.child(name); c != nil {
+		return string(c.text)
+	}
+	return ""
+}
+
+// readRecord reads the <record> element whose start tag was just read,
+// at off, into a tree, within maxRecordText, maxRecordElements and
+// maxXMLDepth.
+func (s *xmlSource) readRecord(off int64) (*xmlNode, error) {
+	root := &xmlNode{name: "record"}
+	stack := []*xmlNode{root}
+	text, elements := 0, 1
+	for len(stack) > 0 {
+		tok, toff, err := s.token(true)
+		if errors.Is(err, io.EOF) {
+			return nil, s.errAt(toff, io.ErrUnexpectedEOF, "truncated XML: the file ends inside a <record>")
+		}
+		if err != nil {
+			return nil, err
+		}
+		top := stack[len(stack)-1]
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if elements++; elements > maxRecordElements {
+				return nil, s.errAt(off, nil, "a <record> of more than %d elements", maxRecordElements)
+			}
+			if len(stack) >= maxXMLDepth {
+				return nil, s.errAt(toff, nil, "elements nested deeper than %d", maxXMLDepth)
+			}
+			k := &xmlNode{name: t.Name.Local}
+			top.kids = append(top.kids, k)
+			stack = append(stack, k)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if text += len(t); text > maxRecordText {
+				return nil, s.errAt(off, nil, "a <record> with more than %d MiB of text", maxRecordText>>20)
+			}
+			top.text = append(top.text, t...)
+		}
+	}
+	return root, nil
+}
+
+func dimOf(n *xmlNode) string {
+	x, y, z := n.get("x"), n.get("y"), n.get("z")
+	if x == "" && y == "" && z == "" {
+		return ""
+	}
+	return "(" + x + "," + y + "," + z + ")"
 }
 
 // xmlKinds maps <kind> values to record kinds.
@@ -180,9 +283,10 @@ var xmlKinds = map[string]string{
 	"Synccheck":  KindSync,
 }
 
-func (s *xmlSource) convert(x *xmlRecord, off int64) (*record, error) {
-	rec := &record{offset: off, message: strings.TrimSpace(x.What.Text)}
-	kind := strings.TrimSpace(x.Kind)
+func (s *xmlSource) convert(x *xmlNode, off int64) (*record, error) {
+	what := x.child("what")
+	rec := &record{offset: off, message: strings.TrimSpace(what.get("text"))}
+	kind := strings.TrimSpace(x.get("kind"))
 	if k, ok := xmlKinds[kind]; ok {
 		rec.kind = k
 	} else if k := classify(rec.message); k != KindOther || kind == "" {
@@ -193,30 +297,35 @@ func (s *xmlSource) convert(x *xmlRecord, off int64) (*record, error) {
 	if rec.message == "" {
 		rec.message = kind
 	}
-	if v := strings.TrimSpace(x.What.Size); v != "" {
+	if rec.message == "" {
+		// Nothing this reader knows: name the record by what it holds.
+		rec.message = "a record of unknown elements: " + elementNames(x)
+	}
+	if v := strings.TrimSpace(what.get("size")); v != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(v, ",", ""), 10, 64)
 		if err != nil || n < 0 {
 			return nil, s.errAt(off, nil, "bad <size> %q", v)
 		}
 		rec.size, rec.hasSize = n, true
 	}
-	if v := strings.TrimSpace(x.What.Address); v != "" {
+	if v := strings.TrimSpace(what.get("address")); v != "" {
 		a, err := strconv.ParseUint(v, 0, 64)
 		if err != nil {
 			return nil, s.errAt(off, nil, "bad <address> %q", v)
 		}
 		rec.address, rec.hasAddress = a, true
 	}
-	rec.memoryType = strings.TrimSpace(x.What.Type)
-	rec.api = strings.TrimSpace(x.What.API)
-	rec.err = strings.TrimSpace(x.What.Error)
-	rec.errMessage = strings.TrimSpace(x.What.Message)
-	if v := strings.TrimSpace(x.What.Result); v != "" {
+	rec.memoryType = strings.TrimSpace(what.get("type"))
+	rec.api = strings.TrimSpace(what.get("api"))
+	rec.err = strings.TrimSpace(what.get("error"))
+	rec.errMessage = strings.TrimSpace(what.get("message"))
+	if v := strings.TrimSpace(what.get("result")); v != "" {
 		rec.result, rec.hasResult = atoi(v)
 	}
-	rec.thread, rec.block = x.Who.Thread.String(), x.Who.Block.String()
-	if x.Where.Func != "" || x.Where.Path != "" {
-		f, err := s.frame(x.Where, FrameDevice, off)
+	who := x.child("who")
+	rec.thread, rec.block = dimOf(who.child("threadIdx")), dimOf(who.child("blockIdx"))
+	if where := x.child("where"); where.get("func") != "" || where.get("path") != "" {
+		f, err := s.frame(where, FrameDevice, off)
 		if err != nil {
 			return nil, err
 		}
@@ -225,34 +334,72 @@ func (s *xmlSource) convert(x *xmlRecord, off int64) (*record, error) {
 		rec.kernel = f.function
 		rec.frames = append(rec.frames, f)
 	}
-	for _, xf := range x.DeviceStack.Frames {
-		f, err := s.frame(xf, FrameDevice, off)
-		if err != nil {
-			return nil, err
+	if ds := x.child("deviceStack"); ds != nil {
+		for _, xf := range ds.kids {
+			if xf.name != "frame" {
+				continue
+			}
+			f, err := s.frame(xf, FrameDevice, off)
+			if err != nil {
+				return nil, err
+			}
+			rec.frames = append(rec.frames, f)
 		}
-		rec.frames = append(rec.frames, f)
 	}
-	rec.saveLocation = strings.TrimSpace(x.HostStack.SaveLocation)
-	for _, xf := range x.HostStack.Frames {
-		f, err := s.frame(xf, FrameHost, off)
-		if err != nil {
-			return nil, err
+	hs := x.child("hostStack")
+	rec.saveLocation = strings.TrimSpace(hs.get("saveLocation"))
+	if hs != nil {
+		for _, xf := range hs.kids {
+			if xf.name != "frame" {
+				continue
+			}
+			f, err := s.frame(xf, FrameHost, off)
+			if err != nil {
+				return nil, err
+			}
+			rec.frames = append(rec.frames, f)
 		}
-		rec.frames = append(rec.frames, f)
 	}
 	return rec, nil
 }
 
-func (s *xmlSource) frame(x xmlFrame, kind string, off int64) (frame, error) {
-	f := frame{kind: kind, function: strings.TrimSpace(x.Func), file: strings.TrimSpace(x.Path), module: strings.TrimSpace(x.Module)}
-	if v := strings.TrimSpace(x.Line); v != "" {
+// elementNames lists the names of a record's child elements, for a record
+// this reader does not know: "<foo>, <bar>" (at most 8, each at most 64
+// bytes), or "none".
+func elementNames(x *xmlNode) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, k := range x.kids {
+		n := k.name
+		if len(n) > 64 {
+			n = n[:64] + "..."
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if len(names) == 8 {
+			names = append(names, "...")
+			break
+		}
+		names = append(names, "<"+n+">")
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *xmlSource) frame(x *xmlNode, kind string, off int64) (frame, error) {
+	f := frame{kind: kind, function: strings.TrimSpace(x.get("func")), file: strings.TrimSpace(x.get("path")), module: strings.TrimSpace(x.get("module"))}
+	if v := strings.TrimSpace(x.get("line")); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return f, s.errAt(off, nil, "bad <line> %q", v)
 		}
 		f.line = n
 	}
-	if v := strings.TrimSpace(x.PC); v != "" {
+	if v := strings.TrimSpace(x.get("pc")); v != "" {
 		pc, err := strconv.ParseUint(v, 0, 64)
 		if err != nil {
 			return f, s.errAt(off, nil, "bad <pc> %q", v)

@@ -1,0 +1,245 @@
+package analyze
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+)
+
+// curve builds boundary values f(i) for n iteration starts, then the end.
+func curve(n int, f func(i int) int64, end int64) []int64 {
+	v := make([]int64, n+1)
+	for i := 0; i < n; i++ {
+		v[i] = f(i)
+	}
+	v[n] = end
+	return v
+}
+
+// TestJudge: the growth rule on the curves the issue describes. Values
+// are a site's live bytes at each iteration start, then at the end.
+func TestJudge(t *testing.T) {
+	const mib = 1 << 20
+	rng := rand.New(rand.NewSource(1))
+	noisy := make([]int64, 200)
+	for i := range noisy {
+		noisy[i] = 40*mib + int64(rng.Intn(8))*mib // a full cache whose entries vary in size
+	}
+	cases := []struct {
+		name  string
+		v     []int64
+		grows bool
+	}{
+		// A tensor kept every 5th of 200 steps.
+		{"leak every 5 steps", curve(200, func(i int) int64 { return int64(i/5) * 2 * mib }, 80*mib), true},
+		// 1 MiB every step beside a 33 MiB workspace made in step 1.
+		{"leak beside a first-step workspace", curve(30, func(i int) int64 { return min(int64(i), 1)*33*mib + int64(i)*mib }, 62*mib), true},
+		// An LRU cache of 40 filled in the first 40 of 200 steps.
+		{"bounded cache", curve(200, func(i int) int64 { return int64(min(i, 40)) * mib }, 40*mib), false},
+		// The same cache with entries of varying size: noise around a plateau.
+		{"noisy plateau", curve(200, func(i int) int64 {
+			if i < 40 {
+				return int64(i) * mib
+			}
+			return noisy[i]
+		}, noisy[199]), false},
+		// Adam state and gradients made in the first step.
+		{"first-step growth", curve(60, func(i int) int64 { return min(int64(i), 1) * 64 * mib }, 64*mib), false},
+		// Filled in a loop, then half freed before the snapshot.
+		{"released at the end", curve(100, func(i int) int64 { return int64(i) * 3 * mib }, 150*mib), false},
+		// The last step's temporaries gone at the end: still a leak.
+		{"leak, last step's output freed", curve(50, func(i int) int64 { return int64(i+1) * mib }, 49*mib), true},
+		// Fewer than 4 iteration starts.
+		{"3 steps", curve(3, func(i int) int64 { return int64(i) * mib }, 3*mib), false},
+		// Ups and downs of one tensor per step that adds up to nothing.
+		{"random walk", curve(200, func(i int) int64 { return int64(rng.Intn(20)) * mib }, 10*mib), false},
+		// A leak that starts halfway.
+		{"leak from the middle", curve(100, func(i int) int64 { return int64(max(i-50, 0)) * mib }, 50*mib), true},
+		// Two rises only.
+		{"two steps up", curve(100, func(i int) int64 { return int64(i/40) * mib }, 2*mib), false},
+	}
+	for _, c := range cases {
+		if got := judge(c.v); got.grows != c.grows {
+			t.Errorf("%s: grows = %v (%+v), want %v", c.name, got.grows, got, c.grows)
+		}
+	}
+	// The plateau of the bounded cache starts at iteration start 40.
+	if tr := judge(cases[2].v); tr.plateau != 40 || tr.rises != 40 {
+		t.Errorf("bounded cache: %+v", tr)
+	}
+}
+
+// TestEvenlySpaced: allocations once per step mark iterations; one per
+// parameter, clustered within each step, do not; nor does a loop that
+// covers a small part of the trace.
+func TestEvenlySpaced(t *testing.T) {
+	var steps, params []int
+	for s := 0; s < 50; s++ {
+		steps = append(steps, 10+s*100+s%3) // a few entries more or less each step
+		for p := 0; p < 8; p++ {
+			params = append(params, 10+s*100+80+p)
+		}
+	}
+	if !evenlySpaced(steps, 5000) {
+		t.Error("one allocation per step not evenly spaced")
+	}
+	if evenlySpaced(params, 5000) {
+		t.Error("clustered per-parameter allocations taken as iterations")
+	}
+	if evenlySpaced(steps[:5], 5000) {
+		t.Error("a loop over a tenth of the trace taken as its iterations")
+	}
+}
+
+// TestFrameClasses: the one helper that tells user code from the
+// framework, the interpreter and generated code, on Linux, macOS and
+// Windows paths and for stacks="all" C frames.
+func TestFrameClasses(t *testing.T) {
+	cases := []struct {
+		fr   Frame
+		want frameKind
+	}{
+		{Frame{`D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, 373, "einsum"}, classFramework},
+		{Frame{`C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, 1357, "convert"}, classFramework},
+		{Frame{`C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, 1045, "_bootstrap_inner"}, classInterpreter},
+		{Frame{"", 0, "cfunction_call"}, classInterpreter},
+		{Frame{"", 0, "method_vectorcall"}, classInterpreter},
+		{Frame{"", 0, "slot_tp_call"}, classInterpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.16/Include/cpython/abstract.h", 114, "vectorcall_maybe.constprop.0"}, classInterpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.14/Include/internal/pycore_ceval.h", 46, "_PyEval_EvalFrame"}, classInterpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.14/Python/ceval.c", 5471, "do_call_core"}, classInterpreter},
+		{Frame{"/tmp/torchinductor_user/ab/cabc123.py", 40, "call"}, classGenerated},
+		{Frame{`C:\Users\u\AppData\Local\Temp\torchinductor_u\xy\cxy.py`, 12, "call"}, classGenerated},
+		{Frame{"/var/folders/zz/abc/T/torchinductor_me/q1/cq1.py", 7, "call"}, classGenerated},
+		{Frame{"<eval_with_key>.12", 5, "forward"}, classGenerated},
+		{Frame{`C:\research\DeComFL\cezo_fl\util\language_utils.py`, 304, "to"}, classUser},
+		{Frame{"/tmp/ipykernel_114/3105878423.py", 21, "<module>"}, classUser},
+		{Frame{"/home/u/train.py", 3, "builtin_step"}, classUser}, // a Python function, whatever its name
+	}
+	f := DefaultFrameFilter()
+	for _, c := range cases {
+		if got := frameClass(c.fr); got != c.want {
+			t.Errorf("%+v: class %d, want %d", c.fr, got, c.want)
+		}
+		if hidden := f.Hidden(c.fr); hidden != (c.want != classUser) {
+			t.Errorf("%+v: hidden = %v", c.fr, hidden)
+		}
+	}
+}
+
+// TestSiteNames: code torch.compile generated is grouped under the user
+// frame that called it; backward's allocations are "autograd backward"
+// unless a workspace names them; library frames do not split a site.
+func TestSiteNames(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	user := Frame{"/home/u/train.py", 30, "step"}
+	compiled := []Frame{
+		{"/tmp/torchinductor_u/ab/cab.py", 88, "call"},
+		{"/opt/venv/lib/python3.12/site-packages/torch/_dynamo/eval_frame.py", 600, "_fn"},
+		user,
+	}
+	if st := a.userStack(compiled); len(st) != 1 || st[0] != user {
+		t.Errorf("compiled code: %+v", st)
+	}
+	backward := []Frame{
+		{"", 0, "at::native::empty_strided_cuda(c10::ArrayRef<long>)"},
+		{"", 0, "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{"thread.cc", 82, "execute_native_thread_routine"},
+		{"??", 0, "clone"},
+	}
+	if st := a.userStack(backward); len(st) != 1 || st[0] != autogradBackward {
+		t.Errorf("backward: %+v", st)
+	}
+	ws := append([]Frame{{"", 0, "at::cuda::getNewWorkspace()"}}, backward...)
+	if st := a.userStack(ws); len(st) == 0 || st[0].Name != "at::cuda::getNewWorkspace()" {
+		t.Errorf("workspace: %+v", st)
+	}
+	lib := func(line int64) []Frame {
+		return []Frame{{"/opt/venv/lib/python3.12/site-packages/transformers/models/gpt2/modeling_gpt2.py", line, "forward"}, user}
+	}
+	if siteKey(lib(100)) != siteKey(lib(200)) {
+		t.Error("two library paths from one user line are two sites")
+	}
+}
+
+// TestAnchorable: allocations inside an nn.Module call or made by backward
+// never mark iterations; the program's step-level code does, and a
+// library's loop (generate) only when the program shows none.
+func TestAnchorable(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	a.frames = []Frame{
+		{"/home/u/train.py", 20, "train"},
+		{"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", 1762, "_call_impl"},
+		{"/home/u/model.py", 8, "forward"},
+		{`C:\venv\Lib\site-packages\torch\nn\modules\module.py`, 1762, "_call_impl"},
+		{"", 0, "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{"/opt/venv/lib/python3.12/site-packages/transformers/generation/utils.py", 2500, "_sample"},
+	}
+	a.stacks = [][]int32{{0}, {2, 1, 0}, {2, 3, 0}, {4}, {5, 0}}
+	for id, want := range []int8{anchorOwn, anchorNo, anchorNo, anchorNo, anchorLibrary} {
+		if got := a.anchorClass(int32(id)); got != want {
+			t.Errorf("stack %d: anchor class %d, want %d", id, got, want)
+		}
+	}
+}
+
+// TestIterationsInBursts: a leak every step is found when its steps are
+// interleaved with long evaluations (every 10th step runs 60 allocations
+// of its own), and when the only step-level allocations come in bursts
+// (8 per optimizer step, one per parameter): the first of each burst
+// starts an iteration.
+func TestIterationsInBursts(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		perStep     int // step-level allocations (stack 1) per step
+		evalEvery   int
+		wantKept    int
+		wantIterMin int
+	}{
+		{"long evaluations", 1, 10, 100, 10},
+		{"one per parameter", 8, 0, 100, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			a := NewLeakAnalyzer(LeakOptions{})
+			framesAndStacks(t, mem, a)
+			var evs []ev
+			addr := uint64(0x10000)
+			next := func() uint64 { addr += 0x1000; return addr }
+			for step := 0; step < 100; step++ {
+				for p := 0; p < c.perStep; p++ {
+					x := next()
+					evs = append(evs, ev{"alloc", x, 4096, 0, 1}, ev{"free_requested", x, 4096, 0, 1}, ev{"free_completed", x, 4096, 0, 1})
+				}
+				for i := 0; i < 20; i++ { // the step's own work, without a stack
+					x := next()
+					evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+				}
+				evs = append(evs, ev{"alloc", next(), 1024, 0, 0}) // kept every step
+				if c.evalEvery > 0 && step%c.evalEvery == c.evalEvery-1 {
+					for i := 0; i < 600; i++ {
+						x := next()
+						evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+					}
+				}
+			}
+			rec := eventsBatch(t, mem, 0, evs)
+			if err := a.Add(pytorch.TableEvents, rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+			res := a.Finalize()
+			if res.Devices[0].Iterations < c.wantIterMin {
+				t.Errorf("%d iterations, want at least %d", res.Devices[0].Iterations, c.wantIterMin)
+			}
+			l := sitesOf(res, Leak, 0)
+			if len(l) != 1 || l[0].Count != c.wantKept || l[0].Frame.Name != "leaky" {
+				t.Fatalf("leaks %+v (warnings %q)", l, res.Warnings)
+			}
+		})
+	}
+}
