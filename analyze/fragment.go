@@ -210,6 +210,41 @@ type OOMState struct {
 	// Mismatches counts later trace entries the final state contradicted
 	// (the state is then approximate).
 	Mismatches int
+	// After is what the trace holds after this OOM: a program that went
+	// on allocating survived it (caught the error and retried).
+	After OOMAfter
+}
+
+// SmallerRetry is a stack whose largest allocation after an OOM (After,
+// bytes requested) is smaller than before it (Before).
+type SmallerRetry struct {
+	Stack         int32
+	Before, After int64
+}
+
+// OOMAfter describes a snapshot's trace after one OOM.
+type OOMAfter struct {
+	// Entries counts trace entries after the OOM (later OOMs included).
+	Entries int
+	// Allocs counts allocations after the OOM; LargestAlloc is the
+	// largest of them (bytes requested).
+	Allocs       int
+	LargestAlloc int64
+	// SameSiteLargest is the largest allocation after the OOM from the
+	// stack that failed (a retry that fit), 0 when none.
+	SameSiteLargest int64
+	// SegmentsReleased counts segments returned to the GPU after it
+	// (segment_free, segment_unmap: empty_cache or the allocator's own
+	// release).
+	SegmentsReleased int
+	// LaterOOMs counts OOMs after it.
+	LaterOOMs int
+	// Smaller is a stack that allocated less after the OOM than before it
+	// (a retry with a smaller batch), the one with the largest allocation
+	// before; its Stack is -1 when none (or past the first 32 OOMs).
+	Smaller SmallerRetry
+	// LastTimeUs is the time of the trace's last entry, 0 without times.
+	LastTimeUs int64
 }
 
 // FragmentResult is the fragmentation analysis of one snapshot.
@@ -263,7 +298,12 @@ type fragBlockRow struct {
 type fragDevice struct {
 	events  []fragEvent
 	seenOOM bool
+	// preMax is the largest allocation by stack before the first OOM.
+	preMax map[int32]int64
 }
+
+// maxStacksTracked bounds the stacks whose largest allocation is kept.
+const maxStacksTracked = 1 << 16
 
 type fragEvent struct {
 	seq    int64
@@ -405,6 +445,16 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 		code := codes[action.GetValueIndex(i)]
 		if code == fOOM {
 			d.seenOOM = true
+		}
+		if !d.seenOOM && code == fAlloc {
+			if st := stackAt(stack, i); st >= 0 {
+				if d.preMax == nil {
+					d.preMax = map[int32]int64{}
+				}
+				if _, ok := d.preMax[st]; ok || len(d.preMax) < maxStacksTracked {
+					d.preMax[st] = max(d.preMax[st], size.Value(i))
+				}
+			}
 		}
 		// Only entries from the first OOM on are undone.
 		if !d.seenOOM || code == fOther {
@@ -735,15 +785,69 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		for _, s := range st.segs {
 			expandable = expandable || s.key.Expandable
 		}
+		// The largest allocation by stack before each of the first OOMs.
+		var before []map[int32]int64
+		run := map[int32]int64{}
+		for k, v := range fd.preMax {
+			run[k] = v
+		}
+		for _, e := range fd.events {
+			switch {
+			case e.act == fOOM && len(before) < 32:
+				snap := make(map[int32]int64, len(run))
+				for k, v := range run {
+					snap[k] = v
+				}
+				before = append(before, snap)
+			case e.act == fAlloc && e.stack >= 0 && (run[e.stack] > 0 || len(run) < maxStacksTracked):
+				run[e.stack] = max(run[e.stack], e.size)
+			}
+		}
+		nOOM := 0
+		for _, e := range fd.events {
+			if e.act == fOOM {
+				nOOM++
+			}
+		}
 		var ooms []OOMState
+		var after OOMAfter
+		siteMax := map[int32]int64{} // largest later allocation by stack
 		for i := len(fd.events) - 1; i >= 0; i-- {
 			e := fd.events[i]
+			if after.LastTimeUs == 0 && e.timeUs > 0 {
+				after.LastTimeUs = e.timeUs
+			}
 			if e.act != fOOM {
+				after.Entries++
+				switch e.act {
+				case fAlloc:
+					after.Allocs++
+					after.LargestAlloc = max(after.LargestAlloc, e.size)
+					if e.stack >= 0 && len(siteMax) < 1<<16 {
+						siteMax[e.stack] = max(siteMax[e.stack], e.size)
+					}
+				case fSegmentFree, fSegmentUnmap:
+					after.SegmentsReleased++
+				}
 				st.undo(e)
 				continue
 			}
 			o := OOMState{Device: int(d), Seq: e.seq, TimeUs: e.timeUs, Requested: e.size, DeviceFree: e.free,
-				Stream: e.stream, Stack: e.stack, Memory: st.measure(), Mismatches: st.mismatches, Expandable: expandable}
+				Stream: e.stream, Stack: e.stack, Memory: st.measure(), Mismatches: st.mismatches, Expandable: expandable, After: after}
+			if e.stack >= 0 {
+				o.After.SameSiteLargest = siteMax[e.stack]
+			}
+			o.After.Smaller.Stack = -1
+			if k := nOOM - 1 - after.LaterOOMs; k < len(before) {
+				for st, a := range siteMax {
+					sm := o.After.Smaller
+					if b := before[k][st]; a > 0 && b > a && (sm.Stack < 0 || b > sm.Before || (b == sm.Before && st < sm.Stack)) {
+						o.After.Smaller = SmallerRetry{Stack: st, Before: b, After: a}
+					}
+				}
+			}
+			after.LaterOOMs++
+			after.Entries++
 			o.RequestPool = PoolKey{Device: int(d), Small: e.size <= allocSmallSize, Stream: e.stream, Expandable: expandable}
 			for _, p := range o.Memory.Pools {
 				if p.PoolKey == o.RequestPool {

@@ -24,6 +24,11 @@ const (
 	CauseMemoryLimit = "memory-limit"
 	// CauseCapacity: the process's working set is larger than the GPU.
 	CauseCapacity = "capacity"
+	// CauseOutsideProcess: from a snapshot alone (which does not give the
+	// GPU's total memory), the request was more than all this process held
+	// plus the GPU's free memory: other processes held the rest, or the
+	// GPU is too small.
+	CauseOutsideProcess = "outside-process"
 )
 
 // Thresholds of the postmortem.
@@ -45,6 +50,13 @@ const (
 	fragmentationMinSplit = 64 << 20
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
+	// tightSlack: a message without a per-process limit that reports less
+	// than this much free beyond the segment needed is a full GPU
+	// (cudaMalloc needs room of its own: page tables, granularity).
+	tightSlack = 128 << 20
+	// smallSegment is the segment a small-pool request (1 MiB or less)
+	// needs: a message that prints it asked the small pool.
+	smallSegment = 2 << 20
 	// oomTopSites is how many sites an OOM report keeps.
 	oomTopSites = 5
 )
@@ -59,6 +71,20 @@ type OOMInput struct {
 	// Snapshot is set for a snapshot, Text for the other formats.
 	Snapshot *SnapshotResult
 	Text     *OOMTextResult
+	// Processes are per-process samples of an NVML log (nvidia-smi
+	// --query-compute-apps, pmon, pynvml): they name the processes an
+	// OOM message lists by PID.
+	Processes []GPUProcess
+}
+
+// GPUProcess is one sample of a process's memory on a GPU, from an NVML
+// log.
+type GPUProcess struct {
+	PID       int64
+	Name      string // the process name as NVML gave it; "" when absent
+	UsedBytes int64  // -1 when absent
+	TimeUs    int64  // µs since the epoch; 0 when the log has no times
+	Source    string // the log's path
 }
 
 // PostmortemOptions tune the combination. The zero value is usable.
@@ -131,6 +157,9 @@ type OOMReport struct {
 	// ProcessInUseBytes is this process's memory on the GPU, PyTorch's and
 	// not (2.x messages, with NVML).
 	ProcessInUseBytes int64
+	// ProcessNames are NVML samples of the processes OtherProcesses
+	// lists, by PID (from an NVML log given with the message).
+	ProcessNames map[int64]GPUProcess
 	// OtherProcesses the message names; UnlistedBytes is memory in use on
 	// the GPU that neither they nor this process account for (other
 	// containers' processes, the driver); -1 when unknown.
@@ -174,6 +203,11 @@ type OOMReport struct {
 	Stats *AllocatorStats
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
+	// Survived is set when the snapshot's trace goes on after this OOM:
+	// the program caught the error and went on. SmallerFrame names
+	// Survived.Smaller's stack.
+	Survived     *OOMAfter
+	SmallerFrame Frame
 
 	accumulated int64                // bytes in growing sites
 	msg         *pytorchtext.Message // the first message folded in
@@ -299,7 +333,14 @@ func NewPostmortem(inputs []OOMInput, opt PostmortemOptions) *Postmortem {
 		}
 		pm.Stats = append(pm.Stats, *s)
 	}
+	// Name the processes a message lists from NVML logs given with it:
+	// the sample nearest the OOM (the last one without times).
+	var procs []GPUProcess
+	for _, in := range inputs {
+		procs = append(procs, in.Processes...)
+	}
 	for _, r := range reports {
+		r.nameProcesses(procs)
 		r.findCauses()
 		pm.OOMs = append(pm.OOMs, *r)
 	}
@@ -327,6 +368,12 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 	r.Sources = []OOMSource{{Path: in.Path, Format: in.Format, Seq: so.Seq}}
 	r.RequestedBytes = so.Requested
 	r.SegmentBytes = AllocSegmentSize(so.Requested)
+	if so.Expandable {
+		// Expandable segments map the pages a block needs (2 MiB each),
+		// not a new segment.
+		const page = 2 << 20
+		r.SegmentBytes = (AllocRoundSize(so.Requested) + page - 1) / page * page
+	}
 	if so.DeviceFree >= 0 {
 		r.DeviceFreeBytes = so.DeviceFree
 	}
@@ -340,9 +387,34 @@ func fromSnapshotOOM(in OOMInput, so SnapshotOOM) *OOMReport {
 	r.LiveBlocks = t.AllocatedBlocks
 	r.LargestFreeBlockBytes = so.RequestPoolLargestFree
 	fit := so.WouldFitIfContiguous
+	if so.Expandable {
+		fit = mem.Total.FreeBytes >= AllocRoundSize(so.Requested) // free pieces of the expandable segments
+	}
 	r.WouldFitIfContiguous = &fit
 	r.expandable = so.Expandable
 	r.Stack, r.Frame = so.Stack, so.Frame
+	if a := so.After; a.Entries > 0 {
+		r.Survived, r.SmallerFrame = &a, so.SmallerFrame
+		note := fmt.Sprintf("the OOM was survived: the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
+		if a.Allocs > 0 {
+			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
+		}
+		if a.SegmentsReleased > 0 {
+			note += fmt.Sprintf(", %d segments were returned to the GPU (empty_cache, or the allocator releasing its cache to retry)", a.SegmentsReleased)
+		}
+		switch {
+		case a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested:
+			note += fmt.Sprintf("; where it failed, a smaller allocation of %s then fit (a retry with a smaller batch)", size(a.SameSiteLargest))
+		case a.Smaller.Stack >= 0 && so.SmallerFrame != (Frame{}):
+			note += fmt.Sprintf("; %s allocated at most %s after it, %s before: a retry with a smaller batch fit", frameString(so.SmallerFrame), size(a.Smaller.After), size(a.Smaller.Before))
+		}
+		if a.LaterOOMs > 0 {
+			note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)
+		} else {
+			note += "; no later OOM"
+		}
+		r.Notes = append(r.Notes, note)
+	}
 	if so.SitesKnown {
 		sites := append([]Site(nil), so.Sites...)
 		sort.SliceStable(sites, func(i, j int) bool { return sites[i].Bytes > sites[j].Bytes })
@@ -448,6 +520,9 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 	r.msg = &mm
 	r.Generation, r.Text, r.Reason = m.Generation, m.Text, m.Reason
 	if !parsed(m.Generation) {
+		if m.Requested > 0 && !r.snapshot {
+			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
+		}
 		return
 	}
 	if r.Device < 0 {
@@ -508,6 +583,8 @@ func (r *OOMReport) findCauses() {
 			r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
+		case pytorchtext.GenCut:
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the request was read; the full message (the job's own log rather than a collector's, or str(e)) gives the GPU's and PyTorch's memory")
 		}
 		return
 	}
@@ -519,81 +596,139 @@ func (r *OOMReport) findCauses() {
 	} else {
 		tol = pytorchtext.SizeTolerance(req)
 	}
+	fromMessage := r.msg != nil && parsed(r.msg.Generation)
+	if fromMessage {
+		r.reconcileProcesses()
+	}
 	freeTol := int64(0)
-	if r.msg != nil && parsed(r.msg.Generation) {
+	if fromMessage {
 		freeTol = pytorchtext.SizeTolerance(r.DeviceFreeBytes)
 	}
-	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol
+	// The GPU had room for the segment when CUDA reported at least that
+	// much free. A message without a limit ("allowed") that reports barely
+	// more free than the segment is a GPU that was full all the same:
+	// cudaMalloc needs some room of its own (page tables, granularity).
+	slack := int64(0)
+	if fromMessage && !r.known(r.AllowedBytes) && !r.snapshot {
+		slack = tightSlack
+	}
+	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol+slack
 	gpuFull := r.known(r.DeviceFreeBytes) && !gpuRoom
-	var causes []Cause
+	var shortfall int64 = -1
+	if gpuFull {
+		shortfall = max(seg-r.DeviceFreeBytes, 0)
+	}
+	var full []Cause // causes that alone explain the shortfall
+
+	// Capacity that nothing else can fix: the live memory and the request
+	// are more than the whole GPU.
+	tooBig := false
+	if r.known(r.DeviceTotalBytes) {
+		live := max(r.AllocatedBytes, 0)
+		tooBig = live+block > r.DeviceTotalBytes+tol+pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	}
 
 	// Fragmentation: enough free memory in PyTorch's segments, no block
 	// large enough.
 	frag := false
+	addFrag := func(ev string, nums map[string]int64, advice string) {
+		frag = true
+		ev += r.growthRefused(gpuRoom, seg)
+		nums["requested_bytes"] = req
+		if shortfall >= 0 {
+			nums["shortfall_bytes"] = shortfall
+		}
+		full = append(full, Cause{Name: CauseFragmentation, Evidence: ev, Numbers: nums, Advice: advice})
+	}
 	switch {
+	case tooBig:
 	case r.Memory != nil && r.expandable:
-		if free := r.Memory.Total.FreeBytes; free >= block {
+		// Expandable segments map and unmap pages where requests need
+		// them; what stays free is in partial pages between live blocks.
+		free := r.Memory.Total.FreeBytes
+		// The OOM itself says the segment could not grow (the GPU or a
+		// limit refused more pages).
+		if free >= block && r.LargestFreeBlockBytes < block {
+			addFrag(fmt.Sprintf("expandable segments were already on, yet %s stayed free inside them in pieces between live blocks (the largest where the request could go: %s) and the %s request found no room",
+				size(free), size(r.LargestFreeBlockBytes), size(req)),
+				map[string]int64{"reserved_free_bytes": free, "largest_free_block_bytes": r.LargestFreeBlockBytes}, expandableFragmentationAdvice)
+		} else if free >= block {
 			r.Notes = append(r.Notes, fmt.Sprintf("expandable segments: the %s free in PyTorch's segments is unmapped and mapped again where a request needs it, so it is not fragmentation", size(free)))
 		}
 	case r.Memory != nil:
 		fixed := r.Memory.Fixed
 		if fixed.FreeBytes >= block && r.LargestFreeBlockBytes < block {
-			frag = true
-			ev := fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
-				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes))
-			ev += r.growthRefused(gpuRoom, seg)
-			causes = append(causes, Cause{Name: CauseFragmentation, Evidence: ev,
-				Numbers: map[string]int64{"requested_bytes": req, "reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
-				Advice:  fragmentationAdvice})
+			addFrag(fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
+				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes)),
+				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
+				fragmentationAdvice)
+		}
+	case fromMessage && req == smallSegment:
+		// A printed 2 MiB is a small-pool segment (requests up to
+		// 1 MiB): reserved-but-unallocated memory may all be in the
+		// large pool, which small requests never use.
+		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a 2 MiB segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(r.ReservedUnallocatedBytes)))
 		}
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= req:
-		frag = true
-		ev := fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req))
-		ev += r.growthRefused(gpuRoom, seg)
-		causes = append(causes, Cause{Name: CauseFragmentation, Evidence: ev,
-			Numbers: map[string]int64{"requested_bytes": req, "reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, Advice: fragmentationAdvice})
+		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
+	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes >= otherProcessesMin && r.ReservedUnallocatedBytes >= shortfall+tightSlack:
+		// Smaller than the request, but the GPU would have had room had
+		// PyTorch's split free blocks been free on the GPU.
+		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short)",
+			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall)),
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
 	}
 
-	// Other processes, memory limit, capacity: why PyTorch could not
-	// reserve more.
-	var others, shortfall int64 = -1, -1
+	// Other processes: the GPU lacked room and others held it.
+	var others int64 = -1
 	othersEstimated := false
-	if gpuFull {
-		shortfall = seg - r.DeviceFreeBytes
-		if r.known(r.DeviceTotalBytes) {
-			used := r.DeviceTotalBytes - r.DeviceFreeBytes
-			var listed int64
-			for _, p := range r.OtherProcesses {
-				listed += p.Bytes
+	if gpuFull && r.known(r.DeviceTotalBytes) {
+		used := r.DeviceTotalBytes - r.DeviceFreeBytes
+		var listed int64
+		for _, p := range r.OtherProcesses {
+			listed += p.Bytes
+		}
+		switch {
+		case r.known(r.ProcessInUseBytes):
+			// What no listed process accounts for; below
+			// otherProcessesMin it is the rounding of the message.
+			r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
+			others = listed
+			if r.UnlistedBytes >= otherProcessesMin {
+				others += r.UnlistedBytes
 			}
-			if r.known(r.ProcessInUseBytes) {
-				// What no listed process accounts for; below
-				// otherProcessesMin it is the rounding of the message.
-				r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
-				others = listed
-				if r.UnlistedBytes >= otherProcessesMin {
-					others += r.UnlistedBytes
-				}
-			} else if len(r.OtherProcesses) > 0 {
-				others = listed
-			} else if r.known(r.ReservedBytes) {
-				others, othersEstimated = max(0, used-r.ReservedBytes), true
-			}
+		case len(r.OtherProcesses) > 0:
+			others = listed
+		case r.known(r.ReservedBytes):
+			others, othersEstimated = max(0, used-r.ReservedBytes), true
 		}
 	}
-	otherProc := false
-	if !frag && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
-		otherProc = true
+	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
 		var who []string
 		for _, p := range r.OtherProcesses {
-			who = append(who, fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes)))
+			w := fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes))
+			if q, ok := r.ProcessNames[p.PID]; ok {
+				if q.Name != "" {
+					w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, size(p.Bytes))
+				}
+				if q.UsedBytes >= 0 {
+					w += fmt.Sprintf(", %s in %s", size(q.UsedBytes), q.Source)
+				}
+			}
+			who = append(who, w)
 		}
 		if r.UnlistedBytes > otherProcessesMin {
 			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
 		}
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request; other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(others))
+		short := fmt.Sprintf("%s short", size(shortfall))
+		if shortfall == 0 {
+			short = "barely more than the request: cudaMalloc needs room of its own"
+		}
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
 		if othersEstimated {
-			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request; %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), size(others))
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
 		}
@@ -601,89 +736,236 @@ func (r *OOMReport) findCauses() {
 			ev += fmt.Sprintf(", this process %s", size(r.ProcessInUseBytes))
 		}
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
-		causes = append(causes, Cause{Name: CauseOtherProcesses, Evidence: ev,
+		full = append(full, Cause{Name: CauseOtherProcesses, Evidence: ev,
 			Numbers: map[string]int64{"other_processes_bytes": others, "device_free_bytes": r.DeviceFreeBytes, "device_total_bytes": r.DeviceTotalBytes, "shortfall_bytes": shortfall},
 			Advice:  advice})
 	}
 
-	// Accumulation: growing call sites hold most of the memory.
-	accum := false
-	if r.snapshot && r.AllocatedBytes > 0 && float64(r.accumulated) >= accumulationShare*float64(r.AllocatedBytes) {
-		accum = true
-		var parts []string
-		var top Site
-		for _, s := range r.Sites {
-			if s.Kind != Leak {
-				continue
-			}
-			if len(parts) == 0 {
-				top = s
-			}
-			if len(parts) < 3 {
-				parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
-			}
-		}
-		ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%.0f%%)", strings.Join(parts, ", "),
-			size(r.accumulated), size(r.AllocatedBytes), 100*float64(r.accumulated)/float64(r.AllocatedBytes))
-		if g := top.Growth; g != nil && g.Allocations > 0 {
-			ev += fmt.Sprintf("; %d of the %d allocations made at %s were still held", g.Kept, g.Allocations, frameString(top.Frame))
-		}
-		causes = append(causes, Cause{Name: CauseAccumulation, Evidence: ev,
-			Numbers: map[string]int64{"accumulated_bytes": r.accumulated, "allocated_bytes": r.AllocatedBytes, "top_site_bytes": top.Bytes, "top_site_blocks": int64(top.Count)},
-			Advice:  fmt.Sprintf("fix the retention at %s: store loss.item() or .detach() rather than tensors that keep their graph, clear lists, dicts and caches of tensors, delete models and optimizers you replace", frameString(top.Frame))})
+	// Outside this process: from a snapshot alone (no total capacity),
+	// a request larger than all this process held plus the GPU's free
+	// memory could not have fit whatever this process released.
+	outside := false
+	if gpuFull && !r.known(r.DeviceTotalBytes) && r.known(r.ReservedBytes) && seg > r.ReservedBytes+r.DeviceFreeBytes {
+		outside = true
+		full = append(full, Cause{Name: CauseOutsideProcess,
+			Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together: the rest of the GPU was held outside this process (other processes), or the GPU is too small; the OOM message or nvidia-smi tells which",
+				size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes)),
+			Numbers: map[string]int64{"segment_bytes": seg, "reserved_bytes": r.ReservedBytes, "device_free_bytes": r.DeviceFreeBytes, "shortfall_bytes": shortfall},
+			Advice:  "run nvidia-smi (or keep the OOM message) to see what else holds the GPU: free it or give this job a GPU of its own; if nothing else does, the GPU is too small for this step: a smaller batch, activation checkpointing, mixed precision, sharding"})
 	}
 
-	// Memory limit: the GPU had room, the process's cap refused.
-	if !frag && gpuRoom {
+	// Accumulation: growing call sites hold most of the memory, and
+	// their growth explains what was missing.
+	if r.snapshot && !tooBig && !outside && r.AllocatedBytes > 0 && float64(r.accumulated) >= accumulationShare*float64(r.AllocatedBytes) {
+		need := int64(-1) // what growth must explain
 		switch {
+		case gpuFull:
+			need = shortfall
+		case gpuRoom && r.known(r.AllowedBytes) && r.known(r.ReservedBytes):
+			need = max(r.ReservedBytes+seg-r.AllowedBytes, 0)
+		}
+		if need < 0 || r.accumulated >= need {
+			var parts []string
+			var top Site
+			for _, s := range r.Sites {
+				if s.Kind != Leak {
+					continue
+				}
+				if len(parts) == 0 {
+					top = s
+				}
+				if len(parts) < 3 {
+					parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
+				}
+			}
+			ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%.0f%%)", strings.Join(parts, ", "),
+				size(r.accumulated), size(r.AllocatedBytes), 100*float64(r.accumulated)/float64(r.AllocatedBytes))
+			if need >= 0 {
+				ev += fmt.Sprintf(", more than the %s that was missing", size(need))
+			}
+			if g := top.Growth; g != nil && g.Allocations > 0 {
+				ev += fmt.Sprintf("; %d of the %d allocations made at %s were still held", g.Kept, g.Allocations, frameString(top.Frame))
+			}
+			nums := map[string]int64{"accumulated_bytes": r.accumulated, "allocated_bytes": r.AllocatedBytes, "top_site_bytes": top.Bytes, "top_site_blocks": int64(top.Count)}
+			if need >= 0 {
+				nums["shortfall_bytes"] = need
+			}
+			full = append(full, Cause{Name: CauseAccumulation, Evidence: ev, Numbers: nums,
+				Advice: fmt.Sprintf("fix the retention at %s: store loss.item() or .detach() rather than tensors that keep their graph, clear lists, dicts and caches of tensors, delete models and optimizers you replace", frameString(top.Frame))})
+		}
+	}
+
+	// Memory limit: the GPU had room, the process's cap refused. Only a
+	// message's "allowed", or a snapshot (whose trace entry reports the
+	// GPU's free memory at the failed cudaMalloc), shows a cap.
+	if !frag && gpuRoom {
+		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
+		switch {
+		case r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes:
+			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
+				size(r.AllowedBytes), size(r.ReservedBytes), size(seg), size(r.DeviceFreeBytes)))
 		case r.known(r.AllowedBytes):
 			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", size(r.AllowedBytes), size(r.DeviceFreeBytes))
 			if r.known(r.ReservedBytes) {
 				ev += fmt.Sprintf(": PyTorch had %s reserved and needed %s more", size(r.ReservedBytes), size(seg))
 			}
-			causes = append(causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
+			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
 				Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
 				Advice:  memoryLimitAdvice})
-		default:
+		case r.snapshot:
 			ev := fmt.Sprintf("the GPU had %s free, yet PyTorch could not reserve %s more than its %s: a per-process limit refused it (torch.cuda.set_per_process_memory_fraction; the OOM message gives it as \"N allowed\")",
 				size(r.DeviceFreeBytes), size(seg), size(r.ReservedBytes))
-			causes = append(causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
+			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
 				Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
 				Advice:  memoryLimitAdvice})
+		default:
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
 		}
 	}
 
-	// Capacity: the GPU was full and this process's own working set is
-	// what filled it.
-	if !frag && gpuFull {
-		accumExplains := accum && r.accumulated >= shortfall
-		self := r.ProcessInUseBytes
-		if !r.known(self) {
-			self = r.ReservedBytes
-		}
-		tooBig := r.known(r.DeviceTotalBytes) && r.known(self) && self+seg > r.DeviceTotalBytes
-		switch {
-		case !r.known(r.DeviceTotalBytes):
-			r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
-		case tooBig || (!otherProc && !accumExplains):
-			ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
-			if r.known(self) {
-				ev += fmt.Sprintf("; this process held %s", size(self))
-			}
-			if others >= 0 {
-				ev += fmt.Sprintf(", other processes %s", size(others))
-			}
-			causes = append(causes, Cause{Name: CauseCapacity, Evidence: ev,
-				Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg},
-				Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
-		}
+	// Capacity: this process's working set is what filled the GPU.
+	var causes []Cause
+	self := r.ProcessInUseBytes
+	if !r.known(self) {
+		self = r.ReservedBytes
 	}
-	if len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
+	capacity := func() Cause {
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
+		if tooBig {
+			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
+				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
+		} else if shortfall == 0 {
+			ev += " (barely more than the request: cudaMalloc needs room of its own)"
+		} else if shortfall > 0 {
+			ev += fmt.Sprintf(" (%s short)", size(shortfall))
+		}
+		if r.known(self) {
+			ev += fmt.Sprintf("; this process held %s", size(self))
+			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))
+			}
+		}
+		if others >= 0 {
+			ev += fmt.Sprintf(", other processes %s", size(others))
+		}
+		return Cause{Name: CauseCapacity, Evidence: ev,
+			Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg, "allocated_bytes": r.AllocatedBytes},
+			Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"}
+	}
+	switch {
+	case tooBig:
+		causes = append(causes, capacity())
+	case len(full) == 0 && gpuFull && r.known(r.DeviceTotalBytes):
+		full = append(full, capacity())
+	}
+	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside {
+		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
+	}
+	if len(full) == 0 && len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
 		r.Notes = append(r.Notes, "the trace entry does not give the GPU's free memory: the cause cannot be told")
 	}
-	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseCapacity: 4}
-	sort.SliceStable(causes, func(i, j int) bool { return order[causes[i].Name] < order[causes[j].Name] })
-	r.Causes = causes
+	// Every cause here explains the whole shortfall alone. The one that
+	// holds the most memory comes first (fragmentation: the memory split;
+	// other processes: theirs; accumulation: the growth), then the
+	// constraints (a limit, memory outside this process, capacity); ties
+	// go to the most specific: what a change in this job fixes before
+	// what needs more memory.
+	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
+	held := func(c Cause) int64 {
+		switch c.Name {
+		case CauseFragmentation:
+			return max(c.Numbers["reserved_unallocated_bytes"], c.Numbers["reserved_free_bytes"])
+		case CauseOtherProcesses:
+			return c.Numbers["other_processes_bytes"]
+		case CauseAccumulation:
+			return c.Numbers["accumulated_bytes"]
+		}
+		return 0
+	}
+	sort.SliceStable(full, func(i, j int) bool {
+		if a, b := held(full[i]), held(full[j]); a != b {
+			return a > b
+		}
+		return order[full[i].Name] < order[full[j].Name]
+	})
+	r.Causes = append(causes, full...)
+}
+
+// nameProcesses finds, for each process the message lists, its NVML
+// sample nearest the OOM.
+func (r *OOMReport) nameProcesses(procs []GPUProcess) {
+	for _, p := range r.OtherProcesses {
+		best := -1
+		for i, q := range procs {
+			if q.PID != p.PID {
+				continue
+			}
+			if best < 0 || (r.TimeUs > 0 && q.TimeUs > 0 && absDiff(q.TimeUs, r.TimeUs) < absDiff(procs[best].TimeUs, r.TimeUs)) || (r.TimeUs == 0 && q.TimeUs >= procs[best].TimeUs) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			if r.ProcessNames == nil {
+				r.ProcessNames = map[int64]GPUProcess{}
+			}
+			r.ProcessNames[p.PID] = procs[best]
+		}
+	}
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// reconcileProcesses reads a message's process figures. "this process has
+// 0 bytes memory in use" is NVML failing to see the process (a container's
+// PID namespace): unknown, not zero. A "Process N has M" line may name this
+// very process, seen from outside its PID namespace: when this process's
+// memory and the listed processes' together are more than the GPU had in
+// use, the process that makes the sum too large is this one.
+func (r *OOMReport) reconcileProcesses() {
+	if r.ProcessInUseBytes == 0 {
+		r.ProcessInUseBytes = -1
+		r.Notes = append(r.Notes, "the message says this process has 0 bytes memory in use: NVML could not see the process (a container's PID namespace), so its memory is unknown, not zero")
+	}
+	if !r.known(r.DeviceTotalBytes) || !r.known(r.DeviceFreeBytes) || !r.known(r.ReservedBytes) || len(r.OtherProcesses) == 0 {
+		return
+	}
+	used := r.DeviceTotalBytes - r.DeviceFreeBytes
+	self := r.ProcessInUseBytes
+	if !r.known(self) {
+		self = r.ReservedBytes // at least PyTorch's reserved memory is on the GPU
+	}
+	var listed, tol int64
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+		tol += pytorchtext.SizeTolerance(p.Bytes)
+	}
+	tol += pytorchtext.SizeTolerance(r.DeviceTotalBytes) + pytorchtext.SizeTolerance(r.DeviceFreeBytes) + pytorchtext.SizeTolerance(self)
+	if self+listed <= used+tol {
+		return
+	}
+	// The largest listed process that holds at least PyTorch's reserved
+	// memory is this one.
+	k := -1
+	for i, p := range r.OtherProcesses {
+		if p.Bytes+pytorchtext.SizeTolerance(p.Bytes) >= r.ReservedBytes && (k < 0 || p.Bytes > r.OtherProcesses[k].Bytes) {
+			k = i
+		}
+	}
+	if k < 0 {
+		return
+	}
+	p := r.OtherProcesses[k]
+	r.OtherProcesses = append(append([]pytorchtext.Process(nil), r.OtherProcesses[:k]...), r.OtherProcesses[k+1:]...)
+	if !r.known(r.ProcessInUseBytes) {
+		r.ProcessInUseBytes = p.Bytes
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("process %d (%s) is this process, seen from outside its PID namespace: with PyTorch's %s reserved, the processes listed would hold more than the %s in use on the GPU",
+		p.PID, size(p.Bytes), size(r.ReservedBytes), size(used)))
 }
 
 // growthRefused says why PyTorch could not reserve a new segment instead.
@@ -700,6 +982,8 @@ func (r *OOMReport) growthRefused(gpuRoom bool, seg int64) string {
 }
 
 const fragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) so that freed memory is mapped again contiguously; before 2.1, max_split_size_mb (e.g. 128) keeps large cached blocks from being split; or allocate the large, long-lived buffers first, before many small ones interleave with them"
+
+const expandableFragmentationAdvice = "expandable segments were already on, so the free memory is in partial pages between long-lived blocks: allocate the large, long-lived buffers first (or in a torch.cuda.MemPool of their own), free the short-lived ones sooner, or lower the peak (smaller batch, activation checkpointing); max_split_size_mb does not apply to expandable segments"
 
 const memoryLimitAdvice = "the process reached its own cap, not the GPU's: raise torch.cuda.set_per_process_memory_fraction (or the framework setting that sets it), or reduce what this process needs"
 

@@ -40,6 +40,9 @@ type SnapshotOOM struct {
 	// hidden, innermost first; Frame its innermost user frame.
 	Stack []Frame
 	Frame Frame
+	// SmallerFrame names After.Smaller's stack (its innermost user
+	// frame), zero when none.
+	SmallerFrame Frame
 }
 
 // NewSnapshotAnalyzer returns an analyzer whose leak analysis uses opt.
@@ -67,6 +70,12 @@ func (a *SnapshotAnalyzer) Finalize() *SnapshotResult {
 			so.Frame = so.Stack[i]
 		}
 		so.Sites, so.SitesKnown = a.leak.sitesAtOOM(int32(o.Device), o.Seq, o.Memory.Blocks, groupOf)
+		if o.After.Smaller.Stack >= 0 {
+			st := a.leak.userStack(a.leak.frameStack(o.After.Smaller.Stack))
+			if i := innermostUser(st); i >= 0 {
+				so.SmallerFrame = st[i]
+			}
+		}
 		res.OOMs = append(res.OOMs, so)
 	}
 	res.Leak = a.leak.Finalize()

@@ -381,7 +381,9 @@ func TestMessageMatchesBySegmentSize(t *testing.T) {
 		t.Fatalf("%d OOMs", len(pm.OOMs))
 	}
 	r := pm.OOMs[0]
-	if len(r.Sources) != 2 || r.Sources[1].Path != "fill.log" || r.AllowedBytes != gib(280) || len(r.Notes) != 1 {
+	// Notes: the estimated block sizes, and that the fill's OOM was
+	// survived (the program went on to free and to the 512 MiB OOM).
+	if len(r.Sources) != 2 || r.Sources[1].Path != "fill.log" || r.AllowedBytes != gib(280) || len(r.Notes) != 2 || r.Survived == nil || r.Survived.LaterOOMs != 1 {
 		t.Errorf("3 MiB OOM: sources %+v, allowed %d, notes %q", r.Sources, r.AllowedBytes, r.Notes)
 	}
 	// The request stays the trace entry's exact 3 MiB.

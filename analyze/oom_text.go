@@ -35,6 +35,10 @@ type AllocatorStats struct {
 	// Resolution of the values that are not exact: the true value is in
 	// [value, value+resolution) (memory_summary() truncates to its unit).
 	Resolution map[string]int64
+	// PartialAtLine is the line where a memory_summary() table broke off
+	// (cut, or a row not understood): Values hold only the rows before
+	// it. 0 for a whole table.
+	PartialAtLine int64
 }
 
 // Get returns a value and whether the stats have it.
@@ -144,6 +148,10 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 				a.sets[id] = s
 			}
 			key := names.get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
+			if key == pytorchtext.PartialKey {
+				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+				continue
+			}
 			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
 			if r := rec.Column(pytorchtext.StResolution).(*array.Int64).Value(i); r > 0 {
 				s.Resolution[key] = r
@@ -176,4 +184,38 @@ func (a *OOMTextAnalyzer) Finalize() *OOMTextResult {
 		res.Stats = append(res.Stats, *a.sets[id])
 	}
 	return res
+}
+
+// Verdict says what a memory_stats()/memory_summary() set shows on its own,
+// "" when nothing stands out:
+//   - OOMs or cudaMalloc retries while the free memory split around live
+//     blocks (non-releasable memory; without that row, reserved minus
+//     allocated) is at least the allocated memory: fragmentation;
+//   - allocated about equal to reserved after segments were returned to
+//     the GPU (empty_cache, or the allocator's release on OOM): live
+//     tensors hold the memory, not the cache.
+func (s *AllocatorStats) Verdict() string {
+	alloc, ok1 := s.Get("allocated_bytes.all.current")
+	reserved, ok2 := s.Get("reserved_bytes.all.current")
+	if !ok1 || !ok2 || reserved <= 0 {
+		return ""
+	}
+	ooms, _ := s.Get("num_ooms")
+	retries, _ := s.Get("num_alloc_retries")
+	released, _ := s.Get("reserved_bytes.all.freed")
+	unalloc := reserved - alloc
+	split := unalloc // free memory the cache could not return
+	if v, ok := s.Get("inactive_split_bytes.all.current"); ok {
+		split = v // non-releasable memory, where the set gives it
+	}
+	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
+	switch {
+	case (ooms > 0 || retries > 0) && split >= fragmentationMinSplit && split >= alloc:
+		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
+			ooms, retries, size(reserved), size(alloc), size(split))
+	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
+		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
+			size(alloc), size(reserved), size(released))
+	}
+	return ""
 }

@@ -79,8 +79,10 @@ text and torch.cuda.memory_stats() JSON are read too; what all inputs say about
 one OOM makes one "oom" finding ("gpuleak oom" prints the full postmortem).
 
 Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
-report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
-0 done, 1 findings matched --fail-on, 2 bad usage or input, 3 internal error.`,
+report's schema is gpuleak.report/v1 (README.md documents it). An input that
+cannot be read costs only itself: the others are reported, it is listed with
+its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
+--fail-on, 2 bad usage or input, 3 internal error.`,
 		Example: `  # a postmortem of one snapshot
   gpuleak analyze snapshot.pickle
 
@@ -167,13 +169,23 @@ func runAnalyze(opts *AnalyzeOptions) error {
 
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var findings []report.Finding
+	// An input that cannot be read costs only itself: the report lists it
+	// with its error, and the run exits 2 after writing the others'.
+	var unread unreadInputs
 	for _, path := range opts.Paths {
 		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
 		if err != nil {
-			return &InputError{Err: err}
+			if len(opts.Paths) == 1 {
+				return &InputError{Err: err}
+			}
+			rep.Inputs = append(rep.Inputs, unread.add(path, err))
+			continue
 		}
 		rep.Inputs = append(rep.Inputs, in)
 		findings = append(findings, fs...)
+	}
+	if unread.n == len(opts.Paths) {
+		return unread.Err()
 	}
 	// Out-of-memory errors and fragmentation, from all inputs together.
 	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
@@ -197,6 +209,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	rep.Errors = opts.toolErrors
 	if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := unread.Err(); err != nil {
+		return err
 	}
 	if fail {
 		return ErrFindings

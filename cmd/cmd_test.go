@@ -221,10 +221,24 @@ func TestBadInputs(t *testing.T) {
 	if code != ExitInput || !strings.Contains(errOut, "byte offset 23: refusing pickle opcode STACK_GLOBAL") {
 		t.Fatalf("code opcode: %d %q", code, errOut)
 	}
-	// A bad input among good ones: no partial report.
-	code, out, _ := run(t, nil, "analyze", td+"pytorch/model_reload.pickle", filepath.Join(dir, "truncated.pickle"))
-	if code != ExitInput || out != "" {
-		t.Fatalf("partial report printed: exit %d, %q", code, out)
+	// A bad input among good ones costs only itself (issue 10): the good
+	// one is reported, the bad one is listed with its positioned error
+	// (table and JSON), and the run exits 2 with that error on stderr.
+	bad := filepath.Join(dir, "truncated.pickle")
+	for _, cmd := range []string{"analyze", "oom"} {
+		code, out, errOut := run(t, nil, cmd, "--format", "json", td+"pytorch/oom_observer.pickle", bad)
+		ins, fs := findings(t, out)
+		if code != ExitInput || len(ins) != 2 || ins[0]["error"] != nil || len(ofKind(fs, "oom")) != 1 {
+			t.Fatalf("%s: exit %d, inputs %v", cmd, code, ins)
+		}
+		if e, _ := ins[1]["error"].(string); ins[1]["path"] != bad || !strings.Contains(e, "byte offset") ||
+			!strings.HasPrefix(strings.TrimSpace(errOut), "gpuleak: "+bad+": byte offset") {
+			t.Errorf("%s: bad input %v, stderr %q", cmd, ins[1], errOut)
+		}
+		code, out, _ = run(t, nil, cmd, td+"pytorch/oom_observer.pickle", bad)
+		if code != ExitInput || !strings.Contains(out, bad+": NOT READ: ") || !strings.Contains(out, "oom") {
+			t.Errorf("%s table: exit %d\n%s", cmd, code, out)
+		}
 	}
 	code, _, errOut = run(t, nil, "analyze", filepath.Join(dir, "missing.pickle"))
 	if code != ExitInput || !strings.Contains(errOut, "no such file") {

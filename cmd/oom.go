@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/detect"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -104,13 +106,21 @@ func runOOM(opts *OOMOptions) error {
 	lopt := analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var facts oomFacts
+	var unread unreadInputs // an unreadable input costs only itself
 	for _, path := range opts.Paths {
 		in, fact, err := oomFile(opts, path, lopt)
 		if err != nil {
-			return &InputError{Err: err}
+			if len(opts.Paths) == 1 {
+				return &InputError{Err: err}
+			}
+			rep.Inputs = append(rep.Inputs, unread.add(path, err))
+			continue
 		}
 		rep.Inputs = append(rep.Inputs, in)
 		facts.add(fact)
+	}
+	if unread.n == len(opts.Paths) {
+		return unread.Err()
 	}
 	pm, findings := facts.postmortem(rep.Inputs, filter)
 	for _, p := range pm.WithoutOOM {
@@ -124,7 +134,7 @@ func runOOM(opts *OOMOptions) error {
 	if err := report.WritePostmortem(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	return nil
+	return unread.Err()
 }
 
 // oomFile reads one input for the postmortem. Text that no format claims
@@ -163,6 +173,16 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 		report.AddEndPools(&rin, res.Fragment)
 		return rin, analyze.OOMInput{Path: in.Name, Format: string(format), Snapshot: res}, nil
+	case parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON,
+		parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiDmon, parse.FormatDCGMPrometheus:
+		// An NVML log: its process samples name the processes an OOM
+		// message lists.
+		procs, warnings, err := readGPUProcesses(in, format)
+		if err != nil {
+			return report.Input{}, analyze.OOMInput{}, err
+		}
+		return report.Input{Path: in.Name, Format: string(format), Warnings: warnings},
+			analyze.OOMInput{Path: in.Name, Format: string(format), Processes: procs}, nil
 	case parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText:
 	default:
 		if !isText(head) {
@@ -175,4 +195,43 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 		return report.Input{}, analyze.OOMInput{}, err
 	}
 	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), analyze.OOMInput{Path: in.Name, Format: string(format), Text: res}, nil
+}
+
+// maxGPUProcessSamples bounds the process samples kept from one NVML log.
+const maxGPUProcessSamples = 1 << 20
+
+// readGPUProcesses reads the per-process samples of an NVML log.
+func readGPUProcesses(in *parse.Input, format parse.Format) ([]analyze.GPUProcess, []string, error) {
+	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format))
+	defer r.Release()
+	var out []analyze.GPUProcess
+	for r.Next() {
+		rec := r.RecordBatch()
+		pid := rec.Column(nvml.ColPID).(*array.Int64)
+		used := rec.Column(nvml.ColUsed).(*array.Int64)
+		tm := rec.Column(nvml.ColTime).(*array.Timestamp)
+		name := rec.Column(nvml.ColProcess).(*array.Dictionary)
+		for i := 0; i < int(rec.NumRows()) && len(out) < maxGPUProcessSamples; i++ {
+			if pid.IsNull(i) {
+				continue
+			}
+			p := analyze.GPUProcess{PID: pid.Value(i), UsedBytes: -1, Source: in.Name}
+			if used.IsValid(i) {
+				p.UsedBytes = used.Value(i)
+			}
+			if tm.IsValid(i) {
+				p.TimeUs = int64(tm.Value(i))
+			}
+			if name.IsValid(i) {
+				if d, ok := name.Dictionary().(*array.String); ok {
+					p.Name = d.Value(name.GetValueIndex(i))
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, nil, err
+	}
+	return out, r.Metadata().Warnings, nil
 }

@@ -218,8 +218,8 @@ func TestAnalyzeRecognisesOOMText(t *testing.T) {
 	}
 }
 
-// A damaged message is reported as unparsed, with where it breaks, and
-// nothing guessed from it.
+// A message cut short is reported as cut, with where it ends: only the
+// request, printed whole before the cut, is read (64 MiB in oom_error.txt).
 func TestDamagedMessage(t *testing.T) {
 	dir := t.TempDir()
 	msg, _ := os.ReadFile(pt + "oom_error.txt")
@@ -230,7 +230,7 @@ func TestDamagedMessage(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	ins, fs := findings(t, out)
-	if len(fs) != 1 || fs[0]["message_generation"] != "unparsed" || fs[0]["requested_bytes"] != nil || fs[0]["allocated_bytes"] != nil || len(fs[0]["cause"].([]any)) != 0 {
+	if len(fs) != 1 || fs[0]["message_generation"] != "cut" || fs[0]["requested_bytes"] != float64(64<<20) || fs[0]["allocated_bytes"] != nil || len(fs[0]["cause"].([]any)) != 0 {
 		t.Fatalf("%v", fs)
 	}
 	if r, _ := fs[0]["unparsed_reason"].(string); !strings.Contains(r, "ends at column") {
@@ -240,7 +240,7 @@ func TestDamagedMessage(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 	_, out, _ = run(t, nil, "oom", path)
-	if !strings.Contains(out, "a message that does not parse") {
+	if !strings.Contains(out, "64.00 MiB requested (a message cut short)") || !strings.Contains(out, "message:  cut short: the message ends at column 151") {
 		t.Errorf("table:\n%s", out)
 	}
 }
@@ -312,5 +312,31 @@ func TestOOMGoldens(t *testing.T) {
 			}
 			golden(t, c.golden+".stdout", out)
 		})
+	}
+}
+
+// The H200 recording with a second process: the message lists process 771
+// with 127.79 GiB; nvidia-smi --query-compute-apps taken in the except
+// block names it (/opt/venv/bin/python3, 130860 MiB). The postmortem links
+// the two.
+func TestOOMNamesProcessesFromNVML(t *testing.T) {
+	h := pt + "h200/oom_other_process"
+	code, out, _ := run(t, nil, "oom", "--format", "json", h+".pickle", h+"_error.txt", h+"_nvidia_smi_apps.csv")
+	ins, fs := findings(t, out)
+	ooms := ofKind(fs, "oom")
+	if code != 0 || len(ins) != 3 || ins[2]["format"] != "nvidia-smi-query-apps" || len(ooms) != 1 {
+		t.Fatalf("exit %d, %d inputs, %d OOMs", code, len(ins), len(ooms))
+	}
+	procs := ooms[0]["other_processes"].([]any)
+	p := procs[0].(map[string]any)
+	if len(procs) != 1 || p["pid"] != float64(771) || p["name"] != "/opt/venv/bin/python3" {
+		t.Errorf("other processes %v", procs)
+	}
+	if c := causes(ooms[0]); len(c) == 0 || c[0] != "other-processes" {
+		t.Errorf("causes %v", c)
+	}
+	ev := ooms[0]["cause_evidence"].([]any)[0].(map[string]any)["evidence"].(string)
+	if !strings.Contains(ev, "process 771, /opt/venv/bin/python3: 127.79 GiB, 127.79 GiB in ") {
+		t.Errorf("evidence %q", ev)
 	}
 }

@@ -103,14 +103,17 @@ type OOMDetail struct {
 	// TimeUs: when it happened, µs since the Unix epoch.
 	TimeUs *int64 `json:"time_us"`
 	// MessageGeneration of the OOM message ("2.x", "1.x", "cuda-error",
-	// "unparsed"); null without a message. UnparsedReason says why an
-	// unparsed message was not read.
+	// "cut", "unparsed"); null without a message. UnparsedReason says why
+	// an unparsed message was not read, or where a cut one ends.
 	MessageGeneration *string `json:"message_generation"`
 	Exception         *string `json:"exception"`
 	UnparsedReason    *string `json:"unparsed_reason"`
 	// Sources are the inputs that described this OOM.
 	Sources     []OOMSource `json:"sources"`
 	Occurrences int         `json:"occurrences"`
+	// Survived is present when a snapshot's trace goes on after the OOM
+	// (the program caught it): what came after.
+	Survived *Survived `json:"survived,omitempty"`
 	// Notes say what could not be decided, and disagreements.
 	Notes []string `json:"notes"`
 	// StatsAtOOM are the allocator statistics taken at this OOM.
@@ -128,6 +131,9 @@ type PoolRef struct {
 type ProcessMemory struct {
 	PID   int64 `json:"pid"`
 	Bytes int64 `json:"bytes"`
+	// Name is the process name an NVML log given with the message has
+	// for this PID; absent without one.
+	Name string `json:"name,omitempty"`
 }
 
 // OOMCause is one cause with its evidence.
@@ -200,6 +206,36 @@ type AllocatorStats struct {
 	NumAllocRetries    *int64 `json:"num_alloc_retries"`
 	// SameAs names other inputs of the same moment.
 	SameAs []string `json:"same_as"`
+	// PartialAtLine is the line where a memory_summary() table broke off
+	// (cut, or a row not understood); absent for a whole table. The
+	// values are those of the rows before it (null for rows not read).
+	PartialAtLine int64 `json:"partial_at_line,omitempty"`
+	// Verdict is what the set shows on its own (fragmentation after OOMs
+	// and retries; live references after the cache was emptied); absent
+	// when nothing stands out.
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// Survived is what a snapshot's trace holds after an OOM the program
+// caught: allocations made after it (the largest, in bytes), the largest
+// from the stack that failed (a smaller retry that fit; 0 when none),
+// segments returned to the GPU (empty_cache) and later OOMs.
+type Survived struct {
+	Allocations          int   `json:"allocations"`
+	LargestAllocBytes    int64 `json:"largest_allocation_bytes"`
+	SameSiteLargestBytes int64 `json:"same_site_largest_bytes"`
+	SegmentsReleased     int   `json:"segments_released"`
+	LaterOOMs            int   `json:"later_ooms"`
+	// SmallerRetry is a site that allocated less after the OOM than
+	// before it (a retry with a smaller batch); absent when none.
+	SmallerRetry *SmallerRetry `json:"smaller_retry,omitempty"`
+}
+
+// SmallerRetry is a site's largest allocation before and after an OOM.
+type SmallerRetry struct {
+	Site        Frame `json:"site"`
+	BeforeBytes int64 `json:"before_bytes"`
+	AfterBytes  int64 `json:"after_bytes"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -224,7 +260,7 @@ func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
 		ActiveBytes: get("active_bytes.all.current"), InactiveSplitBytes: get("inactive_split_bytes.all.current"),
 		PeakAllocatedBytes: get("allocated_bytes.all.peak"), PeakReservedBytes: get("reserved_bytes.all.peak"),
 		Segments: get("segment.all.current"), Allocations: get("allocation.all.current"),
-		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs}
+		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine, Verdict: s.Verdict()}
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
@@ -322,8 +358,15 @@ func oomFinding(r analyze.OOMReport) Finding {
 		AllowedBytes: known(r.AllowedBytes), PrivatePoolBytes: known(r.PrivatePoolBytes), WouldFitIfContiguous: r.WouldFitIfContiguous,
 		Cause: []string{}, CauseEvidence: []OOMCause{}, Sites: []OOMSite{}, SitesTotal: r.SitesTotal,
 		Sources: []OOMSource{}, Occurrences: r.Occurrences, Notes: append([]string{}, r.Notes...)}
+	if a := r.Survived; a != nil {
+		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
+			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
+		if a.Smaller.Stack >= 0 && r.SmallerFrame != (analyze.Frame{}) {
+			d.Survived.SmallerRetry = &SmallerRetry{Site: frame(r.SmallerFrame), BeforeBytes: a.Smaller.Before, AfterBytes: a.Smaller.After}
+		}
+	}
 	for _, p := range r.OtherProcesses {
-		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes})
+		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes, Name: r.ProcessNames[p.PID].Name})
 	}
 	if r.RequestPool != nil {
 		d.RequestPool = &PoolRef{Pool: r.RequestPool.PoolName(), PoolID: r.RequestPool.PoolID, Stream: r.RequestPool.Stream}
@@ -352,7 +395,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 	if r.Exception != "" {
 		d.Exception = ptr(r.Exception)
 	}
-	if r.Generation == pytorchtext.GenUnparsed {
+	if r.Generation == pytorchtext.GenUnparsed || r.Generation == pytorchtext.GenCut {
 		d.UnparsedReason = ptr(r.Reason)
 	}
 	for _, s := range r.Sources {
@@ -511,6 +554,12 @@ func describeAllocatorStats(in Input) []string {
 		if s.NumAllocRetries != nil {
 			parts = append(parts, fmt.Sprintf("%d cudaMalloc retries,", *s.NumAllocRetries))
 		}
+		if s.PartialAtLine > 0 {
+			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))
+		}
+		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
+			parts = append(parts, "verdict: "+v+",")
+		}
 		if len(parts) > 0 {
 			out = append(out, strings.TrimSuffix(strings.Join(parts, " "), ","))
 		}
@@ -519,9 +568,14 @@ func describeAllocatorStats(in Input) []string {
 }
 
 // bytesCell and blocksCell show "?" for an OOM whose memory no input gives.
+// The oom row's BYTES is the request, the allocation that failed (what
+// was allocated then is in the row's message and in JSON's bytes).
 func bytesCell(f Finding) string {
-	if f.OOMDetail != nil && f.AllocatorMemory.AllocatedBytes == nil {
-		return "?"
+	if f.OOMDetail != nil {
+		if f.OOMDetail.RequestedBytes == nil {
+			return "?"
+		}
+		return IBytes(*f.OOMDetail.RequestedBytes)
 	}
 	return IBytes(f.Bytes)
 }

@@ -58,3 +58,27 @@ func TestOOMFindingMembers(t *testing.T) {
 		t.Errorf("sources %v", src)
 	}
 }
+
+// Times are shown with the precision their span needs, and the wall-clock
+// start when the trace's clock is a date.
+func TestSpanString(t *testing.T) {
+	const start = 1796090393671000 // 2026-12-01 01:59:53.671 UTC
+	for _, c := range []struct {
+		d    int64
+		want string
+	}{
+		{750, "750 µs"},
+		{4_700, "4.7 ms"},
+		{12_000, "12 ms"},
+		{1_404_000, "1.40 s"},
+		{17_512_000, "17.5 s"},
+		{185_000_000, "3m5s"},
+	} {
+		if got := spanString(start, start+c.d); got != c.want+", from 2026-12-01 01:59:53.671 UTC" {
+			t.Errorf("%d µs: %q", c.d, got)
+		}
+	}
+	if got := spanString(0, 52_000); got != "52 ms" {
+		t.Errorf("clock from 0: %q", got)
+	}
+}

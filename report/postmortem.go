@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -91,6 +92,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		title += ", a message that does not parse"
 	case d.RequestedBytes != nil:
 		title += ", " + sz(*d.RequestedBytes) + " requested"
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
+			title += " (a message cut short)"
+		}
 	}
 	if f.Site != (Frame{}) {
 		title += " at " + f.Site.String()
@@ -110,11 +114,18 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		src += " (" + *d.Exception + ")"
 	}
 	fmt.Fprintln(w, src)
+	if d.TimeUs != nil && *d.TimeUs >= 946684800_000_000 {
+		fmt.Fprintf(w, "  when:     %s UTC\n", time.UnixMicro(*d.TimeUs).UTC().Format("2006-01-02 15:04:05.000"))
+	}
 	if len(f.Stack) > 1 {
 		fmt.Fprintf(w, "  stack:    %s\n", stackLine(f.Stack, 6))
 	}
 	if d.UnparsedReason != nil {
-		fmt.Fprintf(w, "  message:  does not parse: %s\n", *d.UnparsedReason)
+		what := "does not parse"
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
+			what = "cut short"
+		}
+		fmt.Fprintf(w, "  message:  %s: %s\n", what, *d.UnparsedReason)
 	}
 	var gpu []string
 	if d.DeviceTotalBytes != nil {
@@ -306,7 +317,14 @@ func statsLine(s AllocatorStats) string {
 	if s.NumAllocRetries != nil {
 		parts = append(parts, fmt.Sprintf("%d cudaMalloc retries", *s.NumAllocRetries))
 	}
-	return strings.Join(parts, ", ")
+	if s.PartialAtLine > 0 {
+		parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d", s.PartialAtLine))
+	}
+	line := strings.Join(parts, ", ")
+	if s.Verdict != "" {
+		line += "\n    " + s.Verdict
+	}
+	return line
 }
 
 func snapshotHasOOM(ooms []Finding, path string) bool {

@@ -93,6 +93,10 @@ type Tool struct {
 type Input struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	// Error is why the input could not be read (file and byte offset or
+	// line); the report then holds the other inputs, and the run exits
+	// with code 2. Absent for an input that was read.
+	Error string `json:"error,omitempty"`
 	// Warnings about the input or its analysis (never null).
 	Warnings []string `json:"warnings"`
 	// Devices summarises each CUDA device a snapshot describes.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/olekukonko/tablewriter"
@@ -162,6 +163,9 @@ func growthCell(f Finding) string {
 }
 
 func describeInput(in Input) string {
+	if in.Error != "" {
+		return "NOT READ: " + in.Error
+	}
 	parts := []string{in.Format}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
@@ -180,7 +184,7 @@ func describeInput(in Input) string {
 			s += ", " + humanize.Comma(d.TraceEntries) + entries
 			if d.TraceStartUs != nil && d.TraceEndUs != nil {
 				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
-					s += " over " + seconds(w, w)
+					s += " over " + spanString(*d.TraceStartUs, *d.TraceEndUs)
 				}
 			}
 			if d.Iterations >= 2 {
@@ -194,6 +198,34 @@ func describeInput(in Input) string {
 	}
 	parts = append(parts, describeAllocatorStats(in)...)
 	return strings.Join(parts, "; ")
+}
+
+// spanString renders the time from startUs to endUs (µs since the Unix
+// epoch) with the precision its length needs ("52 ms", "4.7 ms",
+// "17.5 s", "3m05s"), and the wall-clock start in UTC when the times are
+// dates (a trace's clock may also start at 0).
+func spanString(startUs, endUs int64) string {
+	d := endUs - startUs
+	var out string
+	switch {
+	case d < 1000:
+		out = fmt.Sprintf("%d µs", d)
+	case d < 10_000:
+		out = fmt.Sprintf("%.1f ms", float64(d)/1e3)
+	case d < 1_000_000:
+		out = fmt.Sprintf("%.0f ms", float64(d)/1e3)
+	case d < 10_000_000:
+		out = fmt.Sprintf("%.2f s", float64(d)/1e6)
+	case d < 60_000_000:
+		out = fmt.Sprintf("%.1f s", float64(d)/1e6)
+	default:
+		out = (time.Duration(d) * time.Microsecond).Round(time.Second).String()
+	}
+	const year2000Us = 946684800_000_000
+	if startUs >= year2000Us {
+		out += ", from " + time.UnixMicro(startUs).UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+	}
+	return out
 }
 
 // IBytes formats a size in bytes with IEC units: "512 B", "1.5 KiB",

@@ -18,6 +18,10 @@ func TestDetect(t *testing.T) {
 		"../../testdata/pytorch/memory_stats_2.json":              parse.FormatMemoryStats,
 		"../../testdata/pytorch/kineto_trace.json":                parse.FormatUnknown,
 		"../../testdata/README.md":                                parse.FormatUnknown,
+		// Text starting with "(" is never a protocol-0 pickle: vLLM's
+		// per-line "(VllmWorkerProcess pid=N)" prefix, and "segments" in it.
+		"../../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   parse.FormatOOMText,
+		"../../testdata/pytorch/pastes/pt2.x_zero_bytes_aria24.txt": parse.FormatOOMText,
 	}
 	for path, want := range cases {
 		in, err := parse.Open(path, nil)

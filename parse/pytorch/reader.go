@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -898,15 +899,29 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 	return nil
 }
 
+// protocol0Re is the start of a protocol-0 pickle of a dict or a list.
+var protocol0Re = regexp.MustCompile(`^\((?:dp|lp)\d+\r?\n`)
+
 // Sniff reports whether head, the first bytes of an input, look like a
 // pickle that may hold a snapshot: a protocol 2-5 pickle (PROTO opcode), or
-// a protocol 0/1 pickle of a dict or list that mentions a snapshot key.
+// a protocol 0/1 pickle of a dict or list that mentions a snapshot key
+// (protocol 0 only from its "(dp0"/"(lp0" start: text is never one).
 func Sniff(head []byte) bool {
 	if len(head) >= 3 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5 {
 		return true
 	}
-	if len(head) >= 2 && (head[0] == '(' || head[0] == '}' || head[0] == ']') {
-		return bytes.Contains(head, []byte("segments")) || bytes.Contains(head, []byte("device_traces"))
+	named := bytes.Contains(head, []byte("segments")) || bytes.Contains(head, []byte("device_traces"))
+	switch {
+	case len(head) < 2 || !named:
+		return false
+	case head[0] == '(':
+		// Protocol 0 is text: only a dict or list pickle's own start,
+		// "(dp0\n" or "(lp0\n", is taken for one. A log line starting with
+		// "(" ("(VllmWorkerProcess pid=1) ...") is text.
+		return protocol0Re.Match(head)
+	case head[0] == '}' || head[0] == ']':
+		// Protocol 1 is binary: its memo indexes hold NUL bytes.
+		return bytes.IndexByte(head, 0) >= 0
 	}
 	return false
 }

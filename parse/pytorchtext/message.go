@@ -25,9 +25,13 @@ const (
 	// context); the message has no sizes.
 	GenCUDAError Generation = "cuda-error"
 	// GenUnparsed: a line mentions a CUDA out-of-memory error but not in a
-	// form above (cut short, edited, or another program's words). Nothing
-	// is read from it: numbers are never guessed.
+	// form above (edited, or another program's words). Nothing is read
+	// from it: numbers are never guessed.
 	GenUnparsed Generation = "unparsed"
+	// GenCut: a message cut short (a log line's length limit, an issue
+	// title) after its request: Requested, printed whole before the cut,
+	// is the only number read; Reason says where it ends.
+	GenCut Generation = "cut"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -72,12 +76,19 @@ type Message struct {
 	// graphs), -1 when not printed.
 	PrivatePools int64
 	// ReservedUnallocated is memory reserved by PyTorch but not allocated
-	// (2.x); -1 in 1.x messages.
+	// (2.x, and "cached" before 1.4); -1 in other 1.x messages.
 	ReservedUnallocated int64
 	// Reserved is all memory reserved by PyTorch (1.x "reserved in total
-	// by PyTorch" or "cached"); -1 in 2.x messages, where it is Allocated
-	// + ReservedUnallocated.
+	// by PyTorch", or Allocated + "cached" before 1.4); -1 in 2.x
+	// messages, where it is Allocated + ReservedUnallocated.
 	Reserved int64
+	// Cached is true for releases before 1.4, which print "C cached)":
+	// memory reserved but not allocated. ReservedUnallocated is then C and
+	// Reserved is Allocated + C.
+	Cached bool
+	// Inactive is "W inactive" where a build prints it (free memory in
+	// split blocks), -1 otherwise.
+	Inactive int64
 	// Reason says why a GenUnparsed message was not read.
 	Reason string
 	// Text is the message from the backend's name to the end of the line.
@@ -141,7 +152,7 @@ func findOOM(line string, from int) int {
 // Reason, and no sizes. end is where the message's last part ends in line.
 func ParseMessage(line string, at int) (m Message, end int) {
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
-		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1}
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
 	m.Text = strings.TrimRight(line[at:], " \r\n")
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	s := &scanner{s: line, i: at}
@@ -159,7 +170,10 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	if err != nil {
 		bad := Message{Generation: GenUnparsed, Backend: m.Backend, Exception: m.Exception, Prefix: m.Prefix,
 			Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1, Allocated: -1,
-			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Text: m.Text, Reason: err.Error()}
+			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1, Text: m.Text, Reason: err.Error()}
+		if strings.HasPrefix(err.Error(), "the message ends at column") && m.Requested > 0 {
+			bad.Generation, bad.Requested = GenCut, m.Requested
+		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
 	return m, s.i
@@ -204,6 +218,9 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 	case s.eat(" (GPU "):
 		m.Generation = Gen1
 		return parseGen1(s, m)
+	}
+	if err := s.cutInside(". GPU ", " (GPU "); err != nil {
+		return err
 	}
 	return s.expected(`". GPU " (PyTorch 2.1 and later) or " (GPU " (before)`)
 }
@@ -286,8 +303,10 @@ func parseGen2(s *scanner, m *Message) error {
 		if m.PrivatePools, err = s.size(); err != nil {
 			return err
 		}
-		if err := s.want(" allocated in private pools (e.g., CUDA Graphs), "); err != nil {
-			return err
+		if !s.eat(" allocated in private pools (e.g., HIP Graphs), ") {
+			if err := s.want(" allocated in private pools (e.g., CUDA Graphs), "); err != nil {
+				return err
+			}
 		}
 	}
 	if err := s.want("and "); err != nil {
@@ -328,21 +347,50 @@ func parseGen1(s *scanner, m *Message) error {
 	if err := s.want(" free; "); err != nil {
 		return err
 	}
-	v, err := s.size()
-	if err != nil {
-		return err
-	}
-	if s.eat(" allowed; ") {
-		m.Allowed = v
-		if v, err = s.size(); err != nil {
+	// The parts after "free; " are "size name" pairs separated by "; ":
+	// "N allowed" (1.8+), then "R reserved in total by PyTorch" (1.4+) or
+	// "C cached" (before: reserved minus allocated), and in some builds
+	// "W inactive" (free memory in split blocks). Read them in any order.
+	var cached int64 = -1
+	for {
+		v, err := s.size()
+		if err != nil {
+			return err
+		}
+		switch {
+		case s.eat(" allowed"):
+			m.Allowed = v
+		case s.eat(" reserved in total by PyTorch"):
+			m.Reserved = v
+		case s.eat(" cached"):
+			cached = v
+		case s.eat(" inactive"):
+			m.Inactive = v
+		default:
+			if err := s.cutInside(" allowed", " reserved in total by PyTorch", " cached", " inactive"); err != nil {
+				return err
+			}
+			return s.expected(`" allowed", " reserved in total by PyTorch" or " cached"`)
+		}
+		if s.eat(")") || (s.i >= s.end() && m.Reserved >= 0 || s.i >= s.end() && cached >= 0) {
+			// A paste may lose the closing parenthesis with the line's end.
+			break
+		}
+		if err := s.want("; "); err != nil {
 			return err
 		}
 	}
-	m.Reserved = v
-	if s.eat(" cached)") {
-		return nil
+	switch {
+	case cached >= 0 && m.Reserved < 0:
+		// Releases before 1.4 print what the allocator holds but the
+		// program does not use ("cached" = reserved - allocated).
+		m.Cached = true
+		m.ReservedUnallocated = cached
+		m.Reserved = m.Allocated + cached
+	case m.Reserved < 0:
+		return fmt.Errorf("the message has neither \"reserved in total by PyTorch\" nor \"cached\"")
 	}
-	return s.want(" reserved in total by PyTorch)")
+	return nil
 }
 
 // scanner reads a message left to right; its errors name the column.

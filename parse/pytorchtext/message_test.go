@@ -25,7 +25,7 @@ func TestMessageGenerations(t *testing.T) {
 	const tail = " If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
 	gen2 := "CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Including non-PyTorch memory, this process has 4.78 GiB memory in use. 4.19 GiB allowed; Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated." + tail
 	want := Message{Generation: Gen2, Backend: "CUDA", Device: 0, Requested: 64 * MiB, Total: gib(13980), Free: gib(13501),
-		ProcessInUse: gib(478), Allowed: gib(419), Allocated: gib(419), PrivatePools: -1, ReservedUnallocated: 0, Reserved: -1}
+		ProcessInUse: gib(478), Allowed: gib(419), Allocated: gib(419), PrivatePools: -1, ReservedUnallocated: 0, Reserved: -1, Inactive: -1}
 
 	cases := []struct {
 		name, line string
@@ -50,10 +50,20 @@ func TestMessageGenerations(t *testing.T) {
 			func(m *Message) {
 				m.Generation, m.Exception, m.ProcessInUse, m.ReservedUnallocated, m.Reserved = Gen1, "torch.cuda.OutOfMemoryError", -1, -1, gib(419)
 			}},
-		{"1.0-1.4 cached", "RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB cached)",
+		// Before 1.4 "cached" is reserved minus allocated (PR pytorch#13751:
+		// "memory held by the allocator but not used by the program").
+		{"1.0-1.3 cached", "RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB cached)",
 			func(m *Message) {
-				m.Generation, m.Exception, m.ProcessInUse, m.Allowed, m.ReservedUnallocated, m.Reserved = Gen1, "RuntimeError", -1, -1, -1, gib(419)
+				m.Generation, m.Exception, m.ProcessInUse, m.Allowed, m.ReservedUnallocated, m.Reserved = Gen1, "RuntimeError", -1, -1, gib(419), 2*gib(419)
+				m.Cached = true
 			}},
+		{"1.x cached with inactive", "RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 139.80 GiB total capacity; 4.19 GiB already allocated; 135.01 GiB free; 4.19 GiB cached; 2.00 MiB inactive)",
+			func(m *Message) {
+				m.Generation, m.Exception, m.ProcessInUse, m.Allowed, m.ReservedUnallocated, m.Reserved = Gen1, "RuntimeError", -1, -1, gib(419), 2*gib(419)
+				m.Cached, m.Inactive = true, 2*MiB
+			}},
+		{"2.x HIP graphs", strings.Replace(strings.Replace(gen2, "CUDA", "HIP", 1), "is allocated by PyTorch, and", "is allocated by PyTorch, with 1.50 GiB allocated in private pools (e.g., HIP Graphs), and", 1),
+			func(m *Message) { m.Backend, m.PrivatePools = "HIP", gib(150) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -148,10 +158,18 @@ func TestMessageDamaged(t *testing.T) {
 			}
 			continue
 		}
-		if m.Generation != GenUnparsed || !strings.Contains(m.Reason, c.reason) {
-			t.Errorf("%q: %s %q, want unparsed %q", c.line, m.Generation, m.Reason, c.reason)
+		// A message cut short after its request keeps the request (64 MiB
+		// in every case here), and nothing else.
+		wantGen, wantReq := GenUnparsed, int64(-1)
+		if strings.Contains(c.reason, "ends at") || strings.Contains(c.reason, "inside") {
+			if strings.Contains(c.line, "Tried to allocate 64.00 MiB") {
+				wantGen, wantReq = GenCut, 64*MiB
+			}
 		}
-		if m.Requested != -1 || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Device != -1 || m.Processes != nil {
+		if m.Generation != wantGen || !strings.Contains(m.Reason, c.reason) {
+			t.Errorf("%q: %s %q, want %s %q", c.line, m.Generation, m.Reason, wantGen, c.reason)
+		}
+		if m.Requested != wantReq || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Device != -1 || m.Processes != nil {
 			t.Errorf("%q: numbers guessed: %+v", c.line, m)
 		}
 	}

@@ -107,6 +107,7 @@ type Reader struct {
 	nmsg    int32
 	tbs     []*traceback
 	summary *summary
+	pending *pendingMessage // a message that may go on on the next line
 	meta    Metadata
 	long    bool
 }
@@ -163,9 +164,10 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			if r.summary != nil {
-				r.fail(parse.LineErrorf(r.name, int(r.line), "the memory summary that starts at line %d ends early (no closing border)", r.summary.start))
-				return false
+				r.summary.stop(r, "ends early (no closing border)")
+				r.summary = nil
 			}
+			r.flushPending()
 			for t := Table(0); t < numTables; t++ {
 				r.flush(t)
 			}
@@ -264,6 +266,16 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
+	if escapedText(line) {
+		// A traceback or log inside a JSON string (an HTTP error body, a
+		// JSON log record): its lines are "\n"-separated on one line.
+		for _, l := range strings.Split(unescapeJSON(line), "\n") {
+			if err := r.addText(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for {
 		i := strings.IndexByte(line, '\r')
 		if i < 0 {
@@ -276,16 +288,68 @@ func (r *Reader) addText(line string) error {
 	}
 }
 
+// escapedText reports whether line holds JSON-escaped text worth
+// splitting: an escaped line end next to an OOM message, a traceback or a
+// memory summary.
+func escapedText(line string) bool {
+	if !strings.Contains(line, `\n`) {
+		return false
+	}
+	return findOOM(line, 0) >= 0 || strings.Contains(line, "Traceback (most recent call last):") || strings.Contains(line, summaryBanner)
+}
+
+// unescapeJSON undoes a JSON string's escapes (\n, \t, \", \\, \/,
+// \uXXXX); an escape it does not know is kept as written.
+func unescapeJSON(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; n {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '"', '\\', '/':
+			b.WriteByte(n)
+		case 'u':
+			if i+6 <= len(s) {
+				if v, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+					b.WriteRune(rune(v))
+					i += 5
+					continue
+				}
+			}
+			b.WriteString(`\u`)
+		default:
+			b.WriteByte(c)
+			b.WriteByte(n)
+		}
+		i++
+	}
+	return b.String()
+}
+
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if r.pending != nil && r.continuePending(line) {
+		return nil
+	}
 	if r.summary != nil {
-		done, err := r.summary.add(r, line)
-		if err != nil || !done {
-			return err
+		done, reread := r.summary.add(r, line)
+		if !done {
+			return nil
 		}
 		r.summary = nil
-		return nil
+		if !reread {
+			return nil
+		}
 	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
@@ -296,11 +360,20 @@ func (r *Reader) addLine(line string) error {
 		return nil
 	}
 	var frames []tbFrame
-	for k, tb := range r.tbs {
-		if !strings.HasPrefix(line, tb.prefix) {
-			continue
+	k, rest := r.tracebackOf(line)
+	if k < 0 {
+		// Frames without a "Traceback" line before them: a traceback
+		// pasted from the middle.
+		if i := strings.Index(line, `File "`); i >= 0 {
+			j := len(strings.TrimRight(line[:i], " \t"))
+			if frameRe.MatchString(line[j:]) {
+				r.startTraceback(line[:j])
+				k, rest = len(r.tbs)-1, line[j:]
+			}
 		}
-		rest := line[len(tb.prefix):]
+	}
+	if k >= 0 {
+		tb := r.tbs[k]
 		if m := frameRe.FindStringSubmatch(rest); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			if len(tb.frames) == maxFrames {
@@ -319,7 +392,6 @@ func (r *Reader) addLine(line string) error {
 		// The exception line ends the traceback.
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
-		break
 	}
 	for from := 0; ; {
 		i := findOOM(line, from)
@@ -327,11 +399,100 @@ func (r *Reader) addLine(line string) error {
 			break
 		}
 		m, end := ParseMessage(line, i)
-		r.addMessage(m, frames)
+		if endsCut(m) && findOOM(line, max(end, i+1)) < 0 {
+			// It may go on on the next line (a paste wrapped at a
+			// width, a logger's multi-line record).
+			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line}
+			return nil
+		}
+		r.addMessage(m, frames, r.line)
 		frames = nil
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// maxWrapLines bounds the lines a wrapped message is joined from.
+const maxWrapLines = 8
+
+// pendingMessage is a message that ended with its line, maybe wrapped.
+type pendingMessage struct {
+	text   string // the lines joined so far
+	at     int    // where the message starts in text
+	msg    Message
+	frames []tbFrame
+	line   int64 // the message's first line
+	joined int
+}
+
+// endsCut reports whether a message stopped at the end of its text (not
+// at a departure from the form).
+func endsCut(m Message) bool {
+	return (m.Generation == GenCut || m.Generation == GenUnparsed) && strings.HasPrefix(m.Reason, "the message ends at column")
+}
+
+// continuePending tries line as the continuation of a message that ended
+// with the previous line; it reports whether the line was used.
+func (r *Reader) continuePending(line string) bool {
+	p := r.pending
+	cont := strings.TrimLeft(line, " \t#>|")
+	if cont == "" || p.joined == maxWrapLines || len(p.text) > maxLine {
+		r.flushPending()
+		return false
+	}
+	base := strings.TrimRight(p.text, " ")
+	// Wrapped at a space (the usual case), or inside a word.
+	for _, sep := range []string{" ", ""} {
+		text := base + sep + cont
+		m, _ := ParseMessage(text, p.at)
+		progressed := m.Generation == Gen1 || m.Generation == Gen2 || (endsCut(m) && len(text) > len(p.text))
+		if !progressed {
+			continue
+		}
+		p.text, p.msg, p.joined = text, m, p.joined+1
+		if !endsCut(m) {
+			r.flushPending()
+		}
+		return true
+	}
+	r.flushPending()
+	return false
+}
+
+func (r *Reader) flushPending() {
+	if p := r.pending; p != nil {
+		r.pending = nil
+		r.addMessage(p.msg, p.frames, p.line)
+	}
+}
+
+// tracebackOf finds the traceback a line continues: the one whose prefix
+// the line starts with, or else one whose prefix it matches but for digits
+// (a timestamp or a counter that moved on). It returns -1 when none.
+func (r *Reader) tracebackOf(line string) (int, string) {
+	for k, tb := range r.tbs {
+		if strings.HasPrefix(line, tb.prefix) {
+			return k, line[len(tb.prefix):]
+		}
+	}
+	for k, tb := range r.tbs {
+		if n := len(tb.prefix); n > 0 && len(line) >= n && sameButDigits(line[:n], tb.prefix) {
+			return k, line[n:]
+		}
+	}
+	return -1, ""
+}
+
+// sameButDigits reports whether a and b, of the same length, differ only
+// in digits.
+func sameButDigits(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x != y && !(x >= '0' && x <= '9' && y >= '0' && y <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Reader) startTraceback(prefix string) {
@@ -347,16 +508,19 @@ func (r *Reader) startTraceback(prefix string) {
 	r.tbs = append(r.tbs, &traceback{prefix: prefix})
 }
 
-func (r *Reader) addMessage(m Message, frames []tbFrame) {
+func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
+	if m.Generation == GenCut {
+		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", line, m.Reason)
+	}
 	if m.Generation == GenUnparsed {
-		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", r.line, m.Reason)
+		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
 	}
 	b := r.b[TableMessages]
 	b.Field(MsgID).(*array.Int32Builder).Append(id)
-	b.Field(MsgLine).(*array.Int64Builder).Append(r.line)
+	b.Field(MsgLine).(*array.Int64Builder).Append(line)
 	b.Field(MsgGeneration).(*array.BinaryDictionaryBuilder).AppendString(string(m.Generation))
 	b.Field(MsgTypo).(*array.BooleanBuilder).Append(m.Typo)
 	b.Field(MsgBackend).(*array.StringBuilder).Append(m.Backend)

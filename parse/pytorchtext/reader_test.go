@@ -2,7 +2,9 @@ package pytorchtext
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -256,7 +258,7 @@ func TestLog(t *testing.T) {
 	if agent.gen != "2.x" || agent.exception != "torch.OutOfMemoryError" || len(rs.frames[agent.id]) != 0 {
 		t.Errorf("agent %+v", agent)
 	}
-	if cut.gen != "unparsed" || cut.line != 20 || len(cut.sizes) != 0 || !strings.Contains(cut.reason, "ends at column") {
+	if cut.gen != "cut" || cut.line != 20 || len(cut.sizes) != 1 || cut.sizes["requested"] != 20*MiB || !strings.Contains(cut.reason, "ends at column") {
 		t.Errorf("cut %+v", cut)
 	}
 	if len(rs.meta.Warnings) != 1 || !strings.Contains(rs.meta.Warnings[0], "line 20:") {
@@ -342,8 +344,6 @@ func TestStatsShapes(t *testing.T) {
 }
 
 func TestBadInputs(t *testing.T) {
-	summary, _ := os.ReadFile(dir + "memory_summary.txt")
-	lines := strings.SplitAfter(string(summary), "\n")
 	stats, _ := os.ReadFile(dir + "memory_stats.json")
 	for _, c := range []struct {
 		name, text string
@@ -352,10 +352,6 @@ func TestBadInputs(t *testing.T) {
 		notMine    bool
 		msg        string
 	}{
-		{"summary cut", strings.Join(lines[:20], ""), false, 20, false, "ends early"},
-		{"summary bad value", strings.Replace(string(summary), "148480 KiB", "148480 KB ", 1), false, 8, false, "not understood"},
-		{"summary bad row", strings.Replace(string(summary), "| Allocated memory      |", "| Allocated memory       ", 1), false, 8, false, "row not understood"},
-		{"summary bad title", "|==|\n| PyTorch CUDA memory summary, device ID x |\n", false, 2, false, "title"},
 		{"stats cut", string(stats[:len(stats)/2]), true, 63, false, "ends early"},
 		{"stats syntax", strings.Replace(string(stats), ": 4615,", ": 4615,,", 1), true, 2, false, "syntax"},
 		{"stats other JSON", `{"traceEvents": []}`, true, 0, true, ""},
@@ -377,6 +373,109 @@ func TestBadInputs(t *testing.T) {
 	rs, err := readText(t, "clean.log", "step 1\nstep 2\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'x'\n", false)
 	if err != nil || len(rs.msgs) != 0 || rs.meta.Lines != 5 {
 		t.Errorf("clean log: %+v %v", rs, err)
+	}
+}
+
+// A memory summary that cannot be read whole is never an error: the rows
+// read are kept, the set is marked partial at the line where reading
+// stopped, and the lines after it are read as text (an OOM message there
+// is kept).
+func TestSummaryDamaged(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	lines := strings.SplitAfter(string(summary), "\n")
+	const oom = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.84 GiB already allocated; 15.69 MiB free; 6.89 GiB reserved in total by PyTorch)\n"
+	for _, c := range []struct {
+		name, text string
+		partialAt  int64 // 0: whole
+		keys       int   // values read (partial marker excluded)
+		msgs       int
+	}{
+		// Lines 1-12: title, OOMs row (2 values), header, and the
+		// Allocated memory rows (3 x 4 values) and the first Active row.
+		{"cut mid-table, then an OOM", strings.Join(lines[:12], "") + oom, 13, 2 + 4*4, 1},
+		{"cut inside a row", strings.Join(lines[:11], "") + lines[11][:30] + "\n" + oom, 12, 2 + 3*4, 1},
+		{"cut at the end of the input", strings.Join(lines[:20], ""), 20, -1, 0},
+		// A value no release prints: the row is skipped, the table goes on.
+		{"bad value", strings.Replace(string(summary), "148480 KiB", "148480 XB ", 1), 0, -1, 0},
+		{"bad title", "|==|\n| PyTorch CUDA memory summary, device ID x |\n" + oom, 0, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := readText(t, "in", c.text, false)
+			if err != nil {
+				t.Fatalf("error %v: a damaged table is a partial result", err)
+			}
+			if len(rs.msgs) != c.msgs {
+				t.Errorf("%d OOM messages, want %d", len(rs.msgs), c.msgs)
+			}
+			p, ok := rs.stat(0, PartialKey)
+			if ok != (c.partialAt > 0) || (ok && p.value != c.partialAt) {
+				t.Errorf("partial marker %+v %v, want line %d", p, ok, c.partialAt)
+			}
+			n := 0
+			for _, st := range rs.stats {
+				if st.key != PartialKey {
+					n++
+				}
+			}
+			if c.keys >= 0 && n != c.keys {
+				t.Errorf("%d values, want %d", n, c.keys)
+			}
+			if c.keys < 0 && n == 0 {
+				t.Error("no values kept")
+			}
+			if len(rs.meta.Warnings) == 0 {
+				t.Error("no warning says what was not read")
+			}
+		})
+	}
+}
+
+// A memory summary logged through a logger: a prefix before every row,
+// not the same length on every row (a rank tag, then timestamps), reads
+// as the file alone does.
+func TestSummaryPrefixed(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	lines := strings.SplitAfter(strings.TrimRight(string(summary), "\n"), "\n")
+	var b strings.Builder
+	b.WriteString("epoch 3 done\n")
+	for i, l := range lines {
+		fmt.Fprintf(&b, "[rank0]:%s INFO train.py:%d] %s", strings.Repeat(" ", i%3), 100+i*7, l)
+	}
+	b.WriteString("\n[rank0]: step 1201\n")
+	rs, err := readText(t, "log", b.String(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := readFile(t, "memory_summary.txt", false)
+	if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
+		t.Fatalf("%d values (alone %d), warnings %q", len(rs.stats), len(alone.stats), rs.meta.Warnings)
+	}
+	for i := range rs.stats {
+		if rs.stats[i].key != alone.stats[i].key || rs.stats[i].value != alone.stats[i].value {
+			t.Errorf("%+v, alone %+v", rs.stats[i], alone.stats[i])
+		}
+	}
+}
+
+// Header lines and rows glued together (a logger that lost the line ends
+// between them): the whole table on one line, and the title glued to the
+// border before it and to the OOMs row after it, read as the file does.
+func TestSummaryGlued(t *testing.T) {
+	summary, _ := os.ReadFile(dir + "memory_summary.txt")
+	alone := readFile(t, "memory_summary.txt", false)
+	lines := strings.Split(strings.TrimRight(string(summary), "\n"), "\n")
+	for name, text := range map[string]string{
+		"one line":       "[rank0]: " + strings.Join(lines, "") + "\n",
+		"title glued":    lines[0] + lines[1] + lines[2] + "\n" + strings.Join(lines[3:], "\n") + "\n",
+		"pairs of lines": strings.Join(lines[:2], "") + "\n" + lines[2] + lines[3] + "\n" + strings.Join(lines[4:], "\n") + "\n",
+	} {
+		rs, err := readText(t, "log", text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
+			t.Errorf("%s: %d values (alone %d), warnings %q", name, len(rs.stats), len(alone.stats), rs.meta.Warnings)
+		}
 	}
 }
 
@@ -435,5 +534,59 @@ func TestTerminalLog(t *testing.T) {
 	f := rs.frames[m.id]
 	if m.exception != "torch.OutOfMemoryError" || m.line != 7 || m.sizes["requested"] != 64*MiB || len(f) != 2 || f[0].name != "grow" || f[1] != (tbFrame{"/home/user/train/oom.py", 23, "<module>"}) {
 		t.Errorf("%+v %+v", m, f)
+	}
+}
+
+// Wrappers around a real message (pastes/pt2.x_pytorch16417.txt's): a
+// JSON string (an HTTP error body, a JSON log record) holding a whole
+// traceback; per-line ISO timestamps that move on while a traceback is
+// printed; a traceback pasted from its middle (pastes/hip_apu_strixhalo3.txt).
+func TestWrappedTracebacks(t *testing.T) {
+	msg, err := os.ReadFile(dir + "pastes/pt2.x_pytorch16417.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oom := strings.TrimSpace(string(msg))
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
+	json := `{"error": "Traceback (most recent call last):\n  File \"/app/serve.py\", line 40, in predict\n    out = model(x)\n  File \"/app/model.py\", line 12, in forward\n    return self.net(x)\n` + esc(oom) + `", "status": 500}` + "\n"
+	iso := "2025-11-14T09:33:56.2332545Z Traceback (most recent call last):\n" +
+		"2025-11-14T09:33:56.2332601Z   File \"/home/user/train/train.py\", line 61, in main\n" +
+		"2025-11-14T09:33:56.2332688Z     loss = step(batch)\n" +
+		"2025-11-14T09:33:56.2332745Z   File \"/home/user/train/train.py\", line 30, in step\n" +
+		"2025-11-14T09:33:56.2332801Z     y = model(x)\n" +
+		"2025-11-14T09:33:56.2332911Z " + oom + "\n"
+	compose := "trainer-1  | Traceback (most recent call last):\n" +
+		"worker-1   | step 10\n" +
+		"trainer-1  |   File \"/app/train.py\", line 88, in <module>\n" +
+		"trainer-1  |     main()\n" +
+		"trainer-1  |   File \"/app/train.py\", line 71, in main\n" +
+		"trainer-1  |     out = model(batch)\n" +
+		"trainer-1  | " + oom + "\n"
+	apu, err := os.ReadFile(dir + "pastes/hip_apu_strixhalo3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, text string
+		frames     []tbFrame // innermost first
+		exception  string
+	}{
+		{"json", json, []tbFrame{{"/app/model.py", 12, "forward"}, {"/app/serve.py", 40, "predict"}}, "torch.cuda.OutOfMemoryError"},
+		{"iso timestamps", iso, []tbFrame{{"/home/user/train/train.py", 30, "step"}, {"/home/user/train/train.py", 61, "main"}}, "torch.cuda.OutOfMemoryError"},
+		{"docker-compose, another service between", compose, []tbFrame{{"/app/train.py", 71, "main"}, {"/app/train.py", 88, "<module>"}}, "torch.cuda.OutOfMemoryError"},
+		{"mid-stack", string(apu), []tbFrame{{"/opt/venv/lib64/python3.13/site-packages/torch/utils/_device.py", 104, "__torch_function__"}}, "torch.OutOfMemoryError"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := readText(t, "in", c.text, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs.msgs) != 1 || rs.msgs[0].gen != "2.x" || rs.msgs[0].exception != c.exception {
+				t.Fatalf("%+v", rs.msgs)
+			}
+			if f := rs.frames[rs.msgs[0].id]; !reflect.DeepEqual(f, c.frames) {
+				t.Errorf("frames %+v, want %+v", f, c.frames)
+			}
+		})
 	}
 }

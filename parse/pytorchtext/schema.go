@@ -5,9 +5,9 @@
 //
 // # Logs and tracebacks (NewReader)
 //
-// Every line is searched for "CUDA out of memory" (or "HIP out of
-// memory", ROCm builds) and "CUDA error: out of memory". PyTorch's caching
-// allocator has printed its message in two forms (package documentation
+// Every line is searched for "CUDA out of memory" (or "HIP out of memory",
+// ROCm builds) and "CUDA error: out of memory". PyTorch's caching
+// allocator has printed its message in these forms (package documentation
 // of Generation; ParseMessage reads one):
 //
 //	CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB
@@ -15,28 +15,44 @@
 //	non-PyTorch memory, this process has 4.78 GiB memory in use. ][4.19 GiB allowed; ]Of the
 //	allocated memory 4.19 GiB is allocated by PyTorch, [with 1.00 GiB allocated in private
 //	pools (e.g., CUDA Graphs), ]and 0 bytes is reserved by PyTorch but unallocated. ...
-//	                                                                      (2.1 and later; 2.1: "capacty")
+//	                                                  (2.1 and later; 2.1: "capacty"; ROCm: "HIP Graphs")
 //
 //	CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.84 GiB
 //	already allocated; 15.69 MiB free; [N allowed; ]6.89 GiB reserved in total by PyTorch) ...
-//	                                                  (1.x to 2.0; before 1.5: "6.89 GiB cached)")
+//	                                                  (1.4 to 2.0)
 //
-// each on one line (a carriage return, as a progress bar writes, starts a
-// new one; terminal colour codes are removed), after any prefix: an exception type
-// ("RuntimeError:", "torch.cuda.OutOfMemoryError:", "torch.OutOfMemoryError:"),
-// a launcher's "[rank1]:", a timestamp. Sizes are format_size()'s: "N bytes"
-// up to 1024 bytes, else two decimals of KiB, MiB or GiB. A line that
-// mentions a CUDA out-of-memory error in no known form is kept as an
-// unparsed message, with the reason; nothing is guessed from it.
+//	CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 6.84 GiB
+//	already allocated; 15.69 MiB free; 50.00 MiB cached)
+//	                                                  (1.0 to 1.3: "cached" is reserved - allocated)
+//
+// each after any prefix: an exception type ("RuntimeError:",
+// "torch.cuda.OutOfMemoryError:", "torch.OutOfMemoryError:"), a launcher's
+// "[rank1]:", a logger's tag or timestamp. A carriage return, as a progress
+// bar writes, starts a new line; terminal colour codes are removed; a line
+// holding JSON-escaped text ("\n" between lines) next to an OOM message or a
+// traceback is unescaped and split. A message whose line ends before its
+// form does is joined with the next lines (a wrapped paste) while that
+// reads further. Sizes are format_size()'s: "N bytes" up to 1024 bytes,
+// else two decimals of KiB, MiB or GiB. A message cut short after its
+// request is kept as "cut" with the request only; a line that mentions a
+// CUDA out-of-memory error in no known form is kept as "unparsed", with
+// the reason; nothing is guessed from either.
 //
 // The frames of the Python traceback that ends with the message ("File
 // "x.py", line 12, in grow" lines after "Traceback (most recent call
-// last):", with the same line prefix) are kept with it.
+// last):", with the same line prefix, or one that differs from it only in
+// digits, such as a timestamp) are kept with it; frames without a
+// "Traceback" line before them start a traceback.
 //
 // A memory_summary() table in the log (or a file holding only one) is
 // read into the stats table under the keys memory_stats() uses; its sizes
-// were truncated to the unit shown (KiB, MiB, ...), which the resolution
-// column gives. A table that stops or breaks in the middle is an error.
+// were truncated to the unit shown (B/KiB/MiB/GiB, or B/KB/MB/GB before
+// PyTorch 1.6: powers of 1024 in both), which the resolution column gives.
+// Rows are found by the table's width, so a prefix before each row and a
+// title glued to its border are read. A table that stops or breaks in the
+// middle is never an error: the rows read are kept, the set gets a
+// PartialKey row with the line where reading stopped, and the lines after
+// it are read as text.
 //
 // # memory_stats() JSON (NewStatsReader)
 //
@@ -54,7 +70,7 @@
 //
 //	message        int32   index of the message in the input, from 0
 //	line           int64   line of the message
-//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "unparsed"
+//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "cut", "unparsed"
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA" or "HIP"
 //	exception      utf8    exception type before the message; null when none
@@ -67,13 +83,14 @@
 //	allowed        int64   the per-process limit (set_per_process_memory_fraction)
 //	allocated      int64   allocated by PyTorch (2.x: private pools included)
 //	private_pools  int64   allocated in private pools (CUDA graphs), 2.2+
-//	reserved_unallocated int64  reserved by PyTorch but unallocated (2.x)
-//	reserved       int64   reserved by PyTorch in all (1.x)
+//	reserved_unallocated int64  reserved by PyTorch but unallocated (2.x; 1.0-1.3 "cached")
+//	reserved       int64   reserved by PyTorch in all (1.x; 1.0-1.3: allocated + cached)
 //	reason         utf8    why an unparsed message was not read; else null
 //	text           utf8    the message, from "CUDA" to the end of the line
 //
 // Every size column is null when the message does not carry it, and all
-// are null for "cuda-error" and "unparsed" messages. Printed sizes are
+// are null for "cuda-error" and "unparsed" messages; a "cut" message has
+// only requested. Printed sizes are
 // within SizeTolerance of the true ones.
 //
 // processes (ProcessesSchema): the other processes a 2.x message names.
@@ -96,7 +113,8 @@
 //	set_line    int64   line where it starts
 //	source      dictionary<int16, utf8>: "memory_stats" or "memory_summary"
 //	device      int32   GPU index; null when not said
-//	key         utf8    memory_stats() key: "allocated_bytes.all.current", "num_ooms", ...
+//	key         utf8    memory_stats() key: "allocated_bytes.all.current", "num_ooms", ...;
+//	                    PartialKey ("gpuleak.partial_at_line") marks a cut table, value the line
 //	value       int64   bytes or a count
 //	resolution  int64   0 when exact; else the true value is in [value, value+resolution)
 //	line        int64   line of the value

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/gpuleak/gpuleak/parse"
 )
 
 // summaryBanner is the title line of torch.cuda.memory_summary().
@@ -35,17 +33,33 @@ var summaryMetrics = map[string]struct {
 var summaryColumns = [4]string{"current", "peak", "allocated", "freed"}
 
 var (
-	summaryBannerRe = regexp.MustCompile(`PyTorch CUDA memory summary, device ID (\d+)\s*\|\s*$`)
+	summaryBannerRe = regexp.MustCompile(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
 	summaryOOMsRe   = regexp.MustCompile(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
 	summaryHeaderRe = regexp.MustCompile(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
 	summaryBorderRe = regexp.MustCompile(`^\|(=+|-+)\|$`)
-	summarySizeRe   = regexp.MustCompile(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB)\s*$`)
-	summaryCountRe  = regexp.MustCompile(`^\s*(\d{1,15}) ?([KM]?)\s*$`)
+	// Sizes: "B/KiB/MiB/GiB/TiB/PiB" (1.6 and later) or "B/KB/MB/GB/TB/PB"
+	// (before): _format_size() divides by 1024 in both, so "MB" is MiB.
+	summarySizeRe  = regexp.MustCompile(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
+	summaryCountRe = regexp.MustCompile(`^\s*(\d{1,15}) ?([KM]?)\s*$`)
 )
 
-// summary is a memory_summary() table being read.
+// summaryUnits are the size units of memory_summary(): powers of 1024,
+// whichever way a release labels them.
+var summaryUnits = map[string]int64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50,
+	"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
+
+// PartialKey is the stats key that marks a memory_summary() table cut
+// short or with rows that could not be read: its value is the line where
+// reading stopped. The set holds the rows read before it.
+const PartialKey = "gpuleak.partial_at_line"
+
+// summary is a memory_summary() table being read. Its rows are found by
+// width: every row of the table is as wide as its title row, so whatever a
+// logger wrote before each row (a timestamp, a process tag) is skipped,
+// and a title glued to the border above it ("|====||  PyTorch CUDA memory
+// summary...") is read as well.
 type summary struct {
-	prefix  string
+	width   int
 	device  int
 	start   int64 // the banner's line
 	set     int32
@@ -57,59 +71,117 @@ type summary struct {
 }
 
 func (r *Reader) startSummary(line string, at int) error {
-	m := summaryBannerRe.FindStringSubmatch(line[at:])
+	m := summaryBannerRe.FindStringSubmatchIndex(line[at:])
 	bar := strings.LastIndexByte(line[:at], '|')
 	if m == nil || bar < 0 {
-		return parse.LineErrorf(r.name, int(r.line), "memory summary title not understood: %q", clip(line))
+		r.warn("line %d: a memory summary title that is not understood (%q); the table is skipped", r.line, clip(line))
+		return nil
 	}
-	dev, err := strconv.Atoi(m[1])
+	dev, err := strconv.Atoi(line[at+m[2] : at+m[3]])
 	if err != nil || dev > 1<<20 {
-		return parse.LineErrorf(r.name, int(r.line), "memory summary: device ID %s out of range", m[1])
+		r.warn("line %d: memory summary device ID %s out of range; the table is skipped", r.line, line[at+m[2]:at+m[3]])
+		return nil
 	}
-	r.summary = &summary{prefix: line[:bar], device: dev, start: r.line, set: int32(r.meta.Sets)}
+	s := &summary{width: at + m[1] - bar, device: dev, start: r.line, set: int32(r.meta.Sets)}
+	r.summary = s
 	r.meta.Sets++
+	// Rows glued after the title on its line ("...device ID 0 ||----|").
+	if rest := strings.TrimRight(line[at+m[1]:], " \t"); rest != "" {
+		if rows := s.rowsOf(rest); len(rows)*s.width == len(rest) {
+			for _, row := range rows {
+				if done, _ := s.addRow(r, row); done {
+					r.summary = nil
+					break
+				}
+			}
+		}
+	}
 	return nil
 }
 
-// add reads one line of the table; done is true after its closing border.
-func (s *summary) add(r *Reader, line string) (done bool, err error) {
-	bad := func(what string) error {
-		return parse.LineErrorf(r.name, int(r.line), "memory summary (from line %d): %s: %q", s.start, what, clip(line))
+// maxGluedRows bounds the rows read from one line.
+const maxGluedRows = 64
+
+// rowsOf returns the table rows at the end of line, left to right: one
+// row, or several glued together when a logger lost the line ends between
+// them. It returns none when the line does not end with a row.
+func (s *summary) rowsOf(line string) []string {
+	t := strings.TrimRight(line, " \t")
+	var rows []string
+	for end := len(t); end >= s.width && len(rows) < maxGluedRows; end -= s.width {
+		row := t[end-s.width : end]
+		if row[0] != '|' || row[len(row)-1] != '|' {
+			break
+		}
+		rows = append(rows, row)
 	}
-	if !strings.HasPrefix(line, s.prefix) {
-		return false, bad("a line of the table is missing its prefix or the table was cut")
+	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
+		rows[i], rows[j] = rows[j], rows[i]
 	}
-	row := strings.TrimRight(line[len(s.prefix):], " ")
+	return rows
+}
+
+// stop ends a table that broke off at the current line: the rows read are
+// kept, marked partial, and the line is read again as text (an OOM message
+// printed right after a cut table is not lost).
+func (s *summary) stop(r *Reader, why string) {
+	r.warn("memory summary (from line %d) %s at line %d; the %d rows before are kept, marked partial", s.start, why, r.line, s.rows)
+	r.addStat(s.set, s.start, SourceMemorySummary, s.device, PartialKey, r.line, 0, r.line)
+}
+
+// add reads one line of the table; done is true after its closing border
+// or when the table broke off (then reread is true: the line is not the
+// table's).
+func (s *summary) add(r *Reader, line string) (done, reread bool) {
+	rows := s.rowsOf(line)
+	if len(rows) == 0 {
+		s.stop(r, "is cut")
+		return true, true
+	}
+	for _, row := range rows {
+		if done, reread := s.addRow(r, row); done {
+			return true, reread
+		}
+	}
+	return false, false
+}
+
+// addRow reads one row of the table (see add).
+func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	switch {
 	case summaryBorderRe.MatchString(row):
 		if row[1] == '=' && s.header && s.rows > 0 {
-			return true, nil
+			return true, false
 		}
-		return false, nil
+		return false, false
 	case summaryHeaderRe.MatchString(row):
 		if s.header {
-			return false, bad("a second header row")
+			s.stop(r, "repeats its header")
+			return true, true
 		}
 		s.header = true
-		return false, nil
+		return false, false
 	}
 	if m := summaryOOMsRe.FindStringSubmatch(row); m != nil {
 		if s.header || s.sawOOMs {
-			return false, bad("the CUDA OOMs row is out of place")
+			r.warn("line %d: the memory summary's CUDA OOMs row is out of place; skipped", r.line)
+			return false, false
 		}
 		s.sawOOMs = true
 		for i, key := range []string{"num_ooms", "num_alloc_retries"} {
 			v, err := strconv.ParseInt(m[i+1], 10, 64)
 			if err != nil {
-				return false, bad("number out of range")
+				r.warn("line %d: memory summary: number out of range; skipped", r.line)
+				continue
 			}
 			r.addStat(s.set, s.start, SourceMemorySummary, s.device, key, v, 0, r.line)
 		}
-		return false, nil
+		return false, false
 	}
 	cells := strings.Split(row, "|")
 	if len(cells) != 7 || cells[0] != "" || cells[6] != "" || !s.header {
-		return false, bad("row not understood")
+		s.stop(r, "has a row it does not understand")
+		return true, true
 	}
 	name := strings.TrimSpace(cells[1])
 	level := "all"
@@ -123,30 +195,37 @@ func (s *summary) add(r *Reader, line string) (done bool, err error) {
 		if !ok {
 			r.warn("line %d: memory summary row %q is not known; skipped", r.line, name)
 			s.metric = ""
-			return false, nil
+			return false, false
 		}
 		s.metric, s.pool = mt.key, mt.pool
 	}
 	if s.metric == "" {
-		return false, nil // a pool row of a skipped metric
+		return false, false // a pool row of a skipped metric
 	}
 	if level != "all" && !s.pool {
-		return false, bad("a pool row under a metric without pools")
+		r.warn("line %d: memory summary: a pool row under a metric without pools; skipped", r.line)
+		return false, false
 	}
 	isSize := summaryMetrics[metricName(s.metric)].size
-	for i, col := range summaryColumns {
+	type val struct{ v, res int64 }
+	var vals [4]val
+	for i := range summaryColumns {
 		v, res, ok := summaryValue(cells[2+i], isSize)
 		if !ok {
-			return false, bad("value " + strconv.Quote(strings.TrimSpace(cells[2+i])) + " not understood")
+			r.warn("line %d: memory summary value %q not understood; the row is skipped", r.line, strings.TrimSpace(cells[2+i]))
+			return false, false
 		}
+		vals[i] = val{v, res}
+	}
+	for i, col := range summaryColumns {
 		key := s.metric + "." + level + "." + col
 		if !s.pool {
 			key = s.metric + "." + col
 		}
-		r.addStat(s.set, s.start, SourceMemorySummary, s.device, key, v, res, r.line)
+		r.addStat(s.set, s.start, SourceMemorySummary, s.device, key, vals[i].v, vals[i].res, r.line)
 	}
 	s.rows++
-	return false, nil
+	return false, false
 }
 
 // metricName returns the row name of a key family.
@@ -171,7 +250,7 @@ func summaryValue(cell string, size bool) (v, res int64, ok bool) {
 			return 0, 0, false
 		}
 		digits = m[1]
-		unit = map[string]int64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}[m[2]]
+		unit = summaryUnits[m[2]]
 	} else {
 		m := summaryCountRe.FindStringSubmatch(cell)
 		if m == nil {
