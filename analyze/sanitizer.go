@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -58,6 +59,9 @@ var (
 	hexRe           = regexp.MustCompile(`0x[0-9a-fA-F]+`)
 )
 
+// HandlePool is the Pool of memory PyTorch's library handles hold.
+const HandlePool = "PyTorch's per-device library handle pool (cuBLAS, cuDNN handles and their workspaces)"
+
 // pools are the caching allocators of frameworks: memory they hold at exit
 // was freed by the program and kept for reuse, not leaked by it.
 var pools = []struct {
@@ -66,6 +70,14 @@ var pools = []struct {
 }{
 	{regexp.MustCompile(`CachingHostAllocator`), "PyTorch's pinned-memory caching allocator (CachingHostAllocator)",
 		"torch.cuda.empty_cache() does not release it; it is returned to the driver at exit"},
+	// PyTorch creates one cuBLAS/cuBLASLt/cuSOLVER/cuSPARSE/cuDNN/MIOpen
+	// handle per device and thread on first use (with its workspace) and
+	// keeps it in a pool for the whole process (aten/src/ATen/cuda/CublasHandlePool.cpp,
+	// DeviceThreadHandlePool). A program's own cublasCreate never
+	// destroyed has none of these callers and stays a leak.
+	{regexp.MustCompile(`\bat::cuda::(getCurrentCUDABlas(Lt)?Handle|getCurrentCUDASolverDnHandle|getCurrentCUDASparseHandle|setWorkspaceForHandle|getChosenWorkspaceSize|getCUDABlasLtWorkspace)\b|\bat::native::get(Cudnn|Miopen)Handle\b|\bcreate(CuDNN|Cublas|Cublaslt|Cusparse|Cusolver)Handle\b|DeviceThreadHandlePool`),
+		HandlePool,
+		"PyTorch creates these handles once per device and thread and keeps them until the process ends; nothing to free in the program"},
 	{regexp.MustCompile(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
 		"call torch.cuda.empty_cache() before exit to release its free blocks; to find tensors still referenced, analyse a memory snapshot (torch.cuda.memory._dump_snapshot) with gpuleak"},
 	{regexp.MustCompile(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
@@ -253,7 +265,19 @@ type SanitizerResult struct {
 	// (rules that matched nothing are omitted).
 	Suppressed []SuppressedCount
 	Warnings   []string
+	// ToolFailure is the first record in which the tool reports its own
+	// failure ("Internal Memcheck Error: Initialization failed", "Internal
+	// error (7)", "No CUDA-MEMCHECK results found", ...), ToolFailureLine
+	// its line (0 when unknown); empty when the tool did not fail. A run
+	// whose tool failed checked nothing after the failure: no leak records
+	// does not mean a clean run.
+	ToolFailure     string
+	ToolFailureLine int64
 }
+
+// toolFailureRe matches the first line of a record in which
+// compute-sanitizer or cuda-memcheck reports that it could not check.
+var toolFailureRe = regexp.MustCompile(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
 
 // SanitizerSite is leaked memory from one call site, one allocator class.
 type SanitizerSite struct {
@@ -274,6 +298,14 @@ type SanitizerSite struct {
 	Sizes []int64
 	// Processes counts the distinct (run, process) pairs that leaked here.
 	Processes int
+	// Unknown says why the site is not known when the records do not name
+	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
+	// a backtrace cut after the runtime's frames. Empty otherwise.
+	Unknown string
+	// NoLineInfo: the site frame has a function and return address but no
+	// source file (built without -lineinfo or -g); sites at other
+	// addresses of the same function are kept apart.
+	NoLineInfo bool
 }
 
 // SanitizerError is a group of non-leak records: one kind, message and place.
@@ -353,6 +385,7 @@ type sanRecord struct {
 	kernel           string
 	thread, block    string
 	details          string
+	line             int64 // 1-based line of a text report; 0 when unknown
 }
 
 // sFrame is a frame of a backtrace with its names worked out.
@@ -438,6 +471,7 @@ func (a *SanitizerAnalyzer) addRecords(rec arrow.RecordBatch) {
 			thread:     a.str(cols[sanitizer.RecThread], i),
 			block:      a.str(cols[sanitizer.RecBlock], i),
 			details:    a.str(cols[sanitizer.RecDetails], i),
+			line:       sanInt64(cols[sanitizer.RecLine], i),
 		}
 		a.recs[r.id] = r
 	}
@@ -475,7 +509,18 @@ func (a *SanitizerAnalyzer) addRuns(rec arrow.RecordBatch) {
 	}
 }
 
+// fileLineFuncRe is the frame layout "file:line:function" that
+// compute-sanitizer prints for code with line information in some builds
+// (CUDA.jl's libjulia frames, Cython modules): "/src/interpreter.c:127:do_call".
+var fileLineFuncRe = regexp.MustCompile(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
+
 func newSFrame(kind, function, file, module string, line int64) sFrame {
+	if kind != sanitizer.FramePython && file == "" && line == 0 {
+		if m := fileLineFuncRe.FindStringSubmatch(function); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			file, line, function = m[1], n, m[3]
+		}
+	}
 	f := sFrame{kind: kind, file: file, module: module, line: line, full: function}
 	if kind == sanitizer.FramePython {
 		f.short, f.base = function, function
@@ -562,8 +607,20 @@ func (f sFrame) frame() Frame {
 	name := f.short
 	if name == "" && f.pc != 0 {
 		name = fmt.Sprintf("0x%x", f.pc)
+	} else if f.noLineInfo() {
+		// Without debug info the return address is all that tells two call
+		// sites in one function apart.
+		name = fmt.Sprintf("%s@0x%x", name, f.pc)
 	}
 	return Frame{Filename: file, Line: f.line, Name: name}
+}
+
+// noLineInfo reports whether f is a native frame of the program itself
+// (not the runtime's, not a library's) with a name and return address
+// but no source file or line.
+func (f sFrame) noLineInfo() bool {
+	return f.kind == sanitizer.FrameHost && f.short != "" && f.pc != 0 && f.file == "" && f.line == 0 &&
+		!f.runtime() && !isLibraryFrame(f)
 }
 
 // runtime reports whether f is a frame of the CUDA driver or runtime, the C
@@ -670,11 +727,9 @@ func (a *SanitizerAnalyzer) stackOf(frames []sFrame) (stack []Frame, site Frame,
 			if fw = frameworkSite(fw); len(fw) > 0 {
 				return fw, fw[0], true
 			}
-			for _, f := range native {
-				if f.short != "" {
-					return []Frame{f.frame()}, f.frame(), true
-				}
-			}
+			// Only the runtime's, the driver's and the C library's frames:
+			// no site to name (see cutBacktrace).
+			return nil, Frame{}, false
 		}
 	}
 	for _, f := range vis {
@@ -779,6 +834,12 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 	for _, id := range ids {
 		r := a.recs[id]
 		frames := a.frames[id]
+		if r.kind == sanitizer.KindLeak && r.size <= 0 && len(frames) == 0 {
+			// What a line cut in its size leaves ("Leaked 262,144 bytes at "
+			// at the end of a cut log, which the parser warns about): no
+			// allocation to report.
+			continue
+		}
 		res.Records++
 		rc := perRun[r.run]
 		if rc == nil {
@@ -816,21 +877,35 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 			continue
 		}
 		if r.kind != sanitizer.KindLeak {
+			if res.ToolFailure == "" && toolFailureRe.MatchString(r.message) {
+				res.ToolFailure, res.ToolFailureLine = r.message, r.line
+			}
 			a.addError(r, frames, errs, &errOrder)
 			continue
 		}
 		stack, site, ok := a.stackOf(frames)
 		key := kind + "\x00" + alloc + "\x00"
-		if !ok {
+		unknown := ""
+		switch {
+		case !ok && hasHostFrames(frames):
+			unknown = cutBacktrace(frames)
+			key += "cut\x00" + unknown
+		case !ok:
 			noStack++
 			key += "size\x00" + strconv.FormatInt(r.size, 10)
-		} else {
+		default:
 			key += sanStackKey(stack)
 		}
 		acc := sites[key]
 		if acc == nil {
 			acc = &siteAcc{order: len(sites), sizes: map[int64]bool{}, procs: map[[2]int32]bool{}}
-			acc.site = SanitizerSite{Kind: Leak, Allocator: alloc, Stack: stack, Frame: site}
+			acc.site = SanitizerSite{Kind: Leak, Allocator: alloc, Stack: stack, Frame: site, Unknown: unknown}
+			for _, f := range frames {
+				if f.kind == sanitizer.FrameHost && f.frame() == site && site != (Frame{}) {
+					acc.site.NoLineInfo = f.noLineInfo()
+					break
+				}
+			}
 			if pool >= 0 {
 				acc.site.Kind = Retained
 				acc.site.Pool, acc.site.Hint = pools[pool].name, pools[pool].hint
@@ -884,8 +959,75 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 		run.Records, run.Leaks, run.LeakBytes = rc.records, rc.leaks, rc.bytes
 		res.Warnings = append(res.Warnings, checkRun(&run, i, len(a.runs))...)
 		res.Runs = append(res.Runs, run)
+		if s, ok := summaryOnly(run, i, len(a.runs)); ok {
+			res.Sites = append(res.Sites, s)
+		}
 	}
 	return res
+}
+
+// summaryOnly is the part of a run's LEAK SUMMARY that no record in the
+// log accounts for (records not printed, a log cut or filtered before
+// them): a leak of unknown site, so that a log holding only summaries is
+// not read as clean. Whether some of it is a framework's cache cannot be
+// told without the records.
+func summaryOnly(r SanitizerRun, i, n int) (SanitizerSite, bool) {
+	if !r.HasLeakSummary || r.SummaryBytes <= r.LeakBytes || r.SummaryAllocations <= int64(r.Leaks) {
+		return SanitizerSite{}, false
+	}
+	why := "the log holds no record of them"
+	switch {
+	case r.NotPrinted > 0:
+		why = fmt.Sprintf("their records were not printed (%s over --print-limit)", count(r.NotPrinted, "error", "errors"))
+	case r.Leaks > 0:
+		why = "their records are not in the log (cut or filtered)"
+	}
+	run := ""
+	if n > 1 {
+		run = fmt.Sprintf(" of run %d", i+1)
+	}
+	return SanitizerSite{
+		Kind: Leak, Bytes: r.SummaryBytes - r.LeakBytes, Count: int(min(r.SummaryAllocations-int64(r.Leaks), math.MaxInt32)),
+		Unknown: fmt.Sprintf("counted only by the LEAK SUMMARY%s: %s; rerun compute-sanitizer --leak-check full --print-limit 0 and keep the whole log", run, why),
+	}, true
+}
+
+// startFrameRe matches the outermost frames of a process or thread.
+var startFrameRe = regexp.MustCompile(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
+
+// hasHostFrames reports whether a record has a host backtrace.
+func hasHostFrames(frames []sFrame) bool {
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost {
+			return true
+		}
+	}
+	return false
+}
+
+// cutBacktrace says why a backtrace of runtime, driver and C library
+// frames only names no site, naming the module it ends in.
+func cutBacktrace(frames []sFrame) string {
+	module, started := "", false
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.module != "" {
+			module = f.module
+		}
+		started = started || startFrameRe.MatchString(f.base)
+	}
+	if started {
+		// The backtrace is whole (it reaches the process's or a thread's
+		// start): nothing of the program's own allocated this.
+		where := ""
+		if module != "" {
+			where = " (" + module + ")"
+		}
+		return "the whole backtrace holds only CUDA runtime, driver, C library or wrapper frames" + where + ": the runtime or a library allocated it on its own, not a call of the program's"
+	}
+	if module == "" {
+		return "the backtrace holds only CUDA runtime, driver, C library or wrapper frames, and no module: the log was cut before the program's own frames"
+	}
+	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
 // sanStackKey identifies a stack for grouping.

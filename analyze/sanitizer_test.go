@@ -223,7 +223,14 @@ func TestSanitizerPrintLimit(t *testing.T) {
 	res := analyzeSan(t, "san_print_limit.txt", SanitizerOptions{})
 	checkSites(t, res,
 		"leak device 4,194,304 1 make_workspace leaky.cu:14",
-		"leak device 524,288 2 step leaky.cu:20")
+		"leak device 524,288 2 step leaky.cu:20",
+		// LEAK SUMMARY: 6,677,056 bytes in 8 allocations; the 3 printed
+		// records hold 4,718,592: the other 1,958,464 bytes in 5 are a
+		// finding of unknown site.
+		"leak  1,958,464 5  .:0")
+	if u := res.Sites[2].Unknown; !strings.Contains(u, "LEAK SUMMARY") || !strings.Contains(u, "--print-limit") {
+		t.Errorf("unknown site: %q", u)
+	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "6,677,056 bytes in 8 allocations") ||
 		!strings.Contains(res.Warnings[0], "5 errors were not printed") || res.Runs[0].Agrees {
 		t.Errorf("warnings %q, runs %+v", res.Warnings, res.Runs)
@@ -245,9 +252,13 @@ func TestSanitizerTwoProcesses(t *testing.T) {
 func TestSanitizerLegacy(t *testing.T) {
 	res := analyzeSan(t, "../parse/sanitizer/testdata/legacy_memcheck.txt", SanitizerOptions{})
 	// The mangled _Z11make_bufferm is demangled and named without its
-	// parameters; with no source file the module stands in.
-	checkSites(t, res, "leak device 1,024 1 make_buffer app:0")
-	if len(res.Errors) != 3 || res.Errors[0].Frame.Name != "cleanup" || res.Errors[1].API != "cudaMemcpy" || res.Errors[2].Kernel != "scale" {
+	// parameters; with no source file the module stands in, and the return
+	// address keeps call sites in one function apart.
+	checkSites(t, res, "leak device 1,024 1 make_buffer@0x1111 app:0")
+	if !res.Sites[0].NoLineInfo {
+		t.Errorf("site %+v: no line info not noted", res.Sites[0])
+	}
+	if len(res.Errors) != 3 || res.Errors[0].Frame.Name != "cleanup@0x1234" || res.Errors[1].API != "cudaMemcpy" || res.Errors[2].Kernel != "scale" {
 		t.Errorf("errors %+v", res.Errors)
 	}
 	if !res.Runs[0].Agrees {
@@ -350,5 +361,209 @@ func TestShortName(t *testing.T) {
 		if got := shortName(in); got != want {
 			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Recorded on an H200 (testdata/README.md): a program that calls
+// cublasCreate and never cublasDestroy leaks the handle's three buffers
+// (67108864 + 1024 + 131072 bytes; LEAK SUMMARY 67240960 in 3), all from
+// cublasCreate_v2 called at main cublas_leak.cu:17.
+func TestSanitizerCublasNoDestroy(t *testing.T) {
+	res := analyzeSan(t, "san_cublas_no_destroy.txt", SanitizerOptions{})
+	checkSites(t, res, "leak device 67,240,960 3 main cublas_leak.cu:17")
+	if !res.Runs[0].Agrees || len(res.Warnings) != 0 {
+		t.Errorf("runs %+v warnings %q", res.Runs, res.Warnings)
+	}
+}
+
+// PyTorch multiplying matrices (recorded on an H200): 7 allocations,
+// 123864068 bytes at exit, none a leak of the program: its caching
+// allocator's segments (20971520 + 2097152 bytes at :6; the cuBLAS
+// workspace of 33554432 bytes, cudaMalloc'd through the caching allocator
+// for setWorkspaceForHandle, at :8), the cuBLAS handle PyTorch keeps in
+// its pool (cublasCreate_v2 under at::cuda::getCurrentCUDABlasHandle:
+// 67108864 + 1024 + 131072 bytes at :8) and 4 bytes of pinned memory (:9).
+func TestSanitizerTorchMatmul(t *testing.T) {
+	res := analyzeSan(t, "san_torch_matmul.txt", SanitizerOptions{})
+	// The handle's backtraces start inside libcublas (no cuMemAlloc frame
+	// is printed), so the allocator class is unknown.
+	checkSites(t, res,
+		"retained  67,240,960 3 <module> torch_matmul.py:8",
+		"retained device 33,554,432 1 <module> torch_matmul.py:8",
+		"retained device 23,068,672 2 <module> torch_matmul.py:6",
+		"retained pinned 4 1 <module> torch_matmul.py:9")
+	if res.Sites[0].Pool != HandlePool {
+		t.Errorf("cuBLAS handle pool: %q", res.Sites[0].Pool)
+	}
+	if res.Leaks != 7 || res.LeakBytes != 123864068 || !res.Runs[0].Agrees {
+		t.Errorf("%d leaks, %d bytes; runs %+v", res.Leaks, res.LeakBytes, res.Runs)
+	}
+}
+
+// Public pastes (testdata/README.md gives their sources).
+
+// xmrig/xmrig-nvidia#199: only the summary lines were pasted. The LEAK
+// SUMMARY's 1,006,959,488 bytes in 10 allocations are a leak whose site
+// is unknown, not a clean run.
+func TestSanitizerSummaryOnly(t *testing.T) {
+	res := analyzeSan(t, "pub_xmrig_summary_only.txt", SanitizerOptions{})
+	checkSites(t, res, "leak  1,006,959,488 10  .:0")
+	if u := res.Sites[0].Unknown; !strings.Contains(u, "LEAK SUMMARY") || !strings.Contains(u, "no record") {
+		t.Errorf("unknown: %q", u)
+	}
+}
+
+// NVIDIA/cccl#1897: the paste is cut after the statically linked runtime's
+// frames (libcudart_static_<hash> in the test binary): the site is unknown
+// because the log was cut, and the module is named; the runtime frame is
+// not a site.
+func TestSanitizerStaticRuntimeCut(t *testing.T) {
+	res := analyzeSan(t, "pub_cccl_static_cut.txt", SanitizerOptions{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != Leak || s.Bytes != 512 || s.Count != 1 || s.Frame != (Frame{}) || len(s.Stack) != 0 {
+		t.Errorf("site %+v", s)
+	}
+	if !strings.Contains(s.Unknown, "cut") || !strings.Contains(s.Unknown, "cub.cpp17.test.block_radix_rank") {
+		t.Errorf("unknown: %q", s.Unknown)
+	}
+	// The same record completed by hand down to the program's start: not
+	// cut, but allocated by the runtime on its own.
+	data, err := os.ReadFile("../testdata/sanitizer/pub_cccl_static_cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(data[:strings.LastIndexByte(string(data), '\n')+1]) +
+		"  =========     Host Frame:__libc_start_main [0x29d90]\n  =========                in /lib/x86_64-linux-gnu/libc.so.6\n" +
+		"  =========     Host Frame:_start [0x6a75]\n  =========                in /home/coder/cccl/build/cuda12.4-gcc13/cub-cpp17/bin/cub.cpp17.test.block_radix_rank\n"
+	res = analyzeBytes(t, "whole", []byte(whole), SanitizerOptions{})
+	if len(res.Sites) != 1 || strings.Contains(res.Sites[0].Unknown, "cut") || !strings.Contains(res.Sites[0].Unknown, "on its own") {
+		t.Errorf("whole backtrace: %+v", res.Sites)
+	}
+}
+
+// NVIDIA/cccl#1896: frames without source lines (no -lineinfo): the site
+// keeps its return address, so other call sites in the same function stay
+// apart, and says so.
+func TestSanitizerNoLineInfo(t *testing.T) {
+	res := analyzeSan(t, "pub_cccl_nvrtc_nolineinfo.txt", SanitizerOptions{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Bytes != 4 || s.Frame.Name != "C_A_T_C_H_T_E_S_T_0@0x87f1a" || !s.NoLineInfo {
+		t.Errorf("site %+v", s)
+	}
+	// The same log with the record repeated at another return address in
+	// the same function: two sites, not one.
+	data, err := os.ReadFile("../testdata/sanitizer/pub_cccl_nvrtc_nolineinfo.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	rec := strings.Join(lines[2:10], "")
+	other := strings.Replace(strings.Replace(rec, "0x87f1a", "0x87f80", 1), "0x7f769fe00a00", "0x7f769fe00b00", 1)
+	res = analyzeBytes(t, "two", []byte(strings.Join(lines[:10], "")+other), SanitizerOptions{})
+	if len(res.Sites) != 2 {
+		t.Errorf("two return addresses: %d sites", len(res.Sites))
+	}
+}
+
+// LaurentMazare/tch-rs#429: cuda-memcheck failed to start ("Internal
+// Memcheck Error: Initialization failed", line 5 of the paste) and checked
+// nothing: a tool failure, not a clean run.
+func TestSanitizerToolFailure(t *testing.T) {
+	res := analyzeSan(t, "pub_tch_internal_error.txt", SanitizerOptions{})
+	if res.ToolFailure != "Internal Memcheck Error: Initialization failed" || res.ToolFailureLine != 5 || res.Leaks != 0 {
+		t.Errorf("tool failure %q at line %d, %d leaks", res.ToolFailure, res.ToolFailureLine, res.Leaks)
+	}
+	// A program's own API errors are not tool failures.
+	if res := analyzeSan(t, "leak_with_oob.txt", SanitizerOptions{}); res.ToolFailure != "" {
+		t.Errorf("leak_with_oob.txt: tool failure %q", res.ToolFailure)
+	}
+}
+
+// JuliaGPU/CUDA.jl#1415: frames in the layout "file:line:function"
+// (/home/drew/julia_v1.7/src/interpreter.c:127:do_call) are split into
+// their parts; the API error's site is do_call at interpreter.c:127.
+func TestSanitizerFileLineFunctionFrames(t *testing.T) {
+	res := analyzeSan(t, "pub_cudajl1415_file_line_function.txt", SanitizerOptions{})
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	e := res.Errors[0]
+	want := Frame{Filename: "/home/drew/julia_v1.7/src/interpreter.c", Line: 127, Name: "do_call"}
+	if e.API != "cuPointerGetAttribute" || e.Frame != want {
+		t.Errorf("error %s at %+v, want cuPointerGetAttribute at %+v", e.API, e.Frame, want)
+	}
+	if len(e.Stack) < 3 || e.Stack[2].Name != "eval_body" || e.Stack[2].Line != 583 {
+		t.Errorf("stack %+v", e.Stack)
+	}
+}
+
+// A log cut inside a record's first line ("Leaked 262,144 bytes at "):
+// the parser warns about the cut line once; no 0-byte leak without a
+// stack comes of it.
+func TestSanitizerCutInRecord(t *testing.T) {
+	data, err := os.ReadFile("../testdata/sanitizer/leak_full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := string(data)
+	cut = cut[:strings.Index(cut, "Leaked 262,144 bytes at ")+len("Leaked 262,144 bytes at ")]
+	res := analyzeBytes(t, "cut", []byte(cut), SanitizerOptions{})
+	for _, s := range res.Sites {
+		if s.Bytes == 0 || len(s.Stack) == 0 {
+			t.Errorf("site from the cut line: %+v", s)
+		}
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "without a host backtrace") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}
+
+// cuDNN's handle comes from the same kind of pool (written from PyTorch's
+// function names; the layout is the recorded one): retained. The same
+// cudnnCreate called by the program itself stays a leak.
+func TestSanitizerCudnnHandlePool(t *testing.T) {
+	rec := func(caller string) string {
+		return "========= COMPUTE-SANITIZER\n" +
+			"========= Leaked 1,048,576 bytes at 0x7f43cc000000\n" +
+			"=========     Saved host backtrace up to driver entry point at allocation time\n" +
+			"=========         Host Frame: cuMemAlloc_v2 [0x32b91f] in libcuda.so.1\n" +
+			"=========         Host Frame: cudnnCreate [0x169f9c] in libcudnn.so.9\n" +
+			caller +
+			"=========         Host Frame: <module> in conv.py:7\n" +
+			"========= \n" +
+			"========= LEAK SUMMARY: 1048576 bytes leaked in 1 allocations\n" +
+			"========= ERROR SUMMARY: 1 error\n"
+	}
+	res := analyzeBytes(t, "pool", []byte(rec("=========         Host Frame: at::native::getCudnnHandle() [0x3a4bd28] in libtorch_cuda.so\n")), SanitizerOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Retained || res.Sites[0].Pool != HandlePool {
+		t.Errorf("PyTorch's cuDNN handle: %+v", res.Sites)
+	}
+	res = analyzeBytes(t, "own", []byte(rec("=========         Host Frame: make_handle in conv.cu:12 [0x8cb4] in conv\n")), SanitizerOptions{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != Leak {
+		t.Errorf("the program's own cudnnCreate: %+v", res.Sites)
+	}
+}
+
+// cupy/cupy#8904: statically linked runtime frames inside CuPy's Cython
+// module, cudaHostAlloc, and a Cython wrapper in file:line:function
+// layout, then the paste is cut: pinned memory of unknown site, with the
+// module named; no runtime or wrapper frame is taken for the site.
+func TestSanitizerCupyStaticCut(t *testing.T) {
+	res := analyzeSan(t, "pub_cupy8904_static_cut.txt", SanitizerOptions{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != Leak || s.Bytes != 1048576 || s.Allocator != AllocPinned || s.Frame != (Frame{}) ||
+		!strings.Contains(s.Unknown, "cupy_backends/cuda/api/runtime.cpython-311") {
+		t.Errorf("site %+v", s)
 	}
 }

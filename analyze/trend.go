@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 )
 
@@ -32,6 +33,9 @@ const (
 	// Step: a one-time change (up, or down), then flat: a model or cache
 	// loaded, not a leak. A step up that never comes back is not churn.
 	Step TrendClass = "step"
+	// Undetermined: too few samples for any trend to be judged (one, or
+	// all at one time).
+	Undetermined TrendClass = "undetermined"
 )
 
 // TrendOptions tune the trend analysis. The zero value is usable.
@@ -109,10 +113,32 @@ type SeriesTrend struct {
 	// log (of its own input, or of another log of its GPU that covers it).
 	HeldToEnd bool
 	LogEndUs  int64
+	// EndUnknown: HeldToEnd, but the log (--query-compute-apps alone) cannot
+	// tell a process that held its memory to the end from one that exited
+	// when the log stopped.
+	EndUnknown bool
 
 	// Unattributed is GPU memory no listed process accounts for, when
 	// processes of this GPU are logged over the same time (GPU series).
 	Unattributed *Unattributed
+
+	// Runs are the series' stretches between returns to its baseline
+	// (BaselineBytes, its least value), when memory came back to it at
+	// least once: a process that started and exited, a job that freed what
+	// it built up; nil otherwise. When one of them grew until it ended, or
+	// the last one still grows, Class, the window and the slopes are that
+	// run's, ReleasedUs is when it came back to the baseline (0: it did
+	// not) and RunPeakBytes its peak.
+	Runs          []Run
+	BaselineBytes int64
+	ReleasedUs    int64
+	RunPeakBytes  int64
+
+	// TailSlope: for a step, the Theil–Sen slope (bytes per second) of
+	// the samples after its last change when they still rise (the 95%
+	// interval excludes zero and the rise is at least 8 MiB); 0 when they
+	// are flat.
+	TailSlope float64
 
 	// Profile is the used memory over the series in up to 48 equal parts
 	// of its time (the highest sample of each), for sparklines.
@@ -372,6 +398,7 @@ func (a *TrendAnalyzer) Finalize() *TrendResult {
 	for _, s := range a.order {
 		s.fit = fitSeries(s.t, s.y)
 		s.out = a.describe(s)
+		a.fitRuns(s)
 		if g, ok := index[s.group]; ok && !s.out.HasGPU {
 			s.out.GPU, s.out.HasGPU = g, true
 		}
@@ -499,6 +526,21 @@ func (a *TrendAnalyzer) describe(s *series) *SeriesTrend {
 		Slope: finite(f.ts.Slope), SlopeLow: finite(f.ts.Low), SlopeHigh: finite(f.ts.High), OLSSlope: finite(f.olsSlope), R2: finite(f.r2),
 		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
 	}
+	// A level is a median: report the sampled values on either side of a
+	// change, so that every figure in a message was seen in the log.
+	o.ChangePoints = slices.Clone(o.ChangePoints)
+	for i := range o.ChangePoints {
+		c := &o.ChangePoints[i]
+		if v, ok := s.at(c.StartUs, s.tolerance()); ok {
+			c.FromBytes = int64(v)
+		}
+		if v, ok := s.at(c.EndUs, s.tolerance()); ok {
+			c.ToBytes = int64(v)
+		}
+	}
+	if o.Class == Step && len(o.ChangePoints) > 0 {
+		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
+	}
 	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
 	if s.hasCap {
 		o.CapacityBytes = int64(s.capV[len(s.capV)-1])
@@ -507,6 +549,25 @@ func (a *TrendAnalyzer) describe(s *series) *SeriesTrend {
 	}
 	o.Profile = profile(s.t, s.y, 48)
 	return o
+}
+
+// tailSlope is the slope of the samples from time from on, when they
+// still rise (see SeriesTrend.TailSlope).
+func tailSlope(t []int64, y []float64, from int64) float64 {
+	i := sort.Search(len(t), func(i int) bool { return t[i] >= from })
+	if len(t)-i < 4 {
+		return 0
+	}
+	x := make([]float64, len(t)-i)
+	for k := range x {
+		x[k] = float64(t[i+k]-t[i]) / 1e6
+	}
+	rx, ry := reduce(x, y[i:], trendMaxPoints)
+	ts := fitTheilSen(rx, ry, trendConfidence)
+	if !ts.ok || ts.Low <= 0 || ts.Slope*(rx[len(rx)-1]-rx[0]) < trendRiseAbs {
+		return 0
+	}
+	return ts.Slope
 }
 
 func finite(v float64) float64 {
@@ -597,6 +658,10 @@ func (a *TrendAnalyzer) processEnd(s *series) {
 	}
 	s.out.LogEndUs = end
 	s.out.HeldToEnd = s.endUs >= end-s.tolerance()
+	// nvidia-smi --query-compute-apps prints nothing once no process runs:
+	// alone, its log ends with the last process's last row, whether that
+	// process exited or the logging stopped.
+	s.out.EndUnknown = s.out.HeldToEnd && s.source == string(parse.FormatNvidiaSmiQueryApps) && len(a.gpusOf(s, s.endUs)) == 0
 }
 
 // unattributed compares a GPU series with its processes' series: at each
@@ -666,6 +731,17 @@ func (a *TrendAnalyzer) timeToOOM(s *series) {
 		return
 	case Step:
 		o.NoOOMReason = "a one-time step, then no growth"
+		return
+	case Undetermined:
+		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"
+		return
+	}
+	if o.ReleasedUs != 0 {
+		o.NoOOMReason = "the run ended: memory went back to the baseline (the process exited or freed it)"
+		return
+	}
+	if s.key.hasPID && !o.HeldToEnd {
+		o.NoOOMReason = "the process exited before the end of the log (its memory was released)"
 		return
 	}
 	if f.winSamples < a.opt.MinSamples {

@@ -110,6 +110,11 @@ func fitSeries(t []int64, y []float64) fit {
 		f.olsSlope, f.r2 = ols(rx, ry)
 		f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
 	}
+	if len(t) < 2 || t[0] == t[len(t)-1] {
+		f.class = Undetermined
+		whole()
+		return f
+	}
 	if n < 3 {
 		f.class = Flat
 		if rng >= flatBand || math.Abs(ry[n-1]-ry[0]) >= flatBand {

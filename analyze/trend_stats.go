@@ -54,7 +54,7 @@ func fitTheilSen(x, y []float64, conf float64) theilSen {
 
 // ols is the ordinary least-squares line and its coefficient of
 // determination (1 = every point on the line). A series without variance
-// has R² 1 when the line goes through it, else 0.
+// has no R² (nothing to explain): 0.
 func ols(x, y []float64) (slope, r2 float64) {
 	if len(x) < 2 {
 		return 0, 0
@@ -63,9 +63,6 @@ func ols(x, y []float64) (slope, r2 float64) {
 	r2 = stat.RSquared(x, y, nil, alpha, beta)
 	if math.IsNaN(r2) || math.IsInf(r2, 0) {
 		r2 = 0
-		if stat.Variance(y, nil) == 0 {
-			r2 = 1
-		}
 	}
 	if math.IsNaN(beta) || math.IsInf(beta, 0) {
 		beta = 0

@@ -3,7 +3,6 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/detect"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -32,6 +32,13 @@ type AnalyzeOptions struct {
 	MinKept    int
 	// Suppressions is the path of a compute-sanitizer suppressions file.
 	Suppressions string
+	// TZ, Fields and GPUMemory are for NVML sample logs, as in "gpuleak
+	// trend": the zone of timestamps without one, the fields of
+	// header-less nvidia-smi CSV, the total memory of GPUs whose logs do
+	// not give it.
+	TZ, Fields, GPUMemory string
+
+	nvml nvmlOptions // parsed from TZ, Fields and GPUMemory
 
 	suppressions []analyze.Suppression // parsed from Suppressions
 	failOnSet    bool                  // --fail-on given, possibly empty
@@ -120,6 +127,9 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes ("+failOnKinds+")")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
+	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
+	f.StringVar(&opts.Fields, "fields", "", "NVML logs: the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps (default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
+	f.StringVar(&opts.GPUMemory, "gpu-memory", "", "NVML logs: the total memory of GPUs whose logs do not give it (dmon, pmon, --query-compute-apps), e.g. 80GiB")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
 	return c
 }
@@ -159,6 +169,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
+		return err
 	}
 	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
@@ -239,14 +252,46 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	}
 	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
 	defer prog.Stop()
-	switch format := detect.Detect(head); format {
+	format := detect.Detect(head)
+	if format == parse.FormatUnknown && len(opts.nvml.fields) > 0 && looksLikeHeaderlessCSV(head) {
+		format = nvml.FormatForFields(opts.nvml.fields)
+	}
+	switch format {
 	case parse.FormatPyTorchSnapshot:
 		return analyzeSnapshot(opts, in, string(format), lopt)
 	case parse.FormatSanitizer, parse.FormatSanitizerXML:
 		return analyzeSanitizer(opts, in, format, lopt)
+	case parse.FormatNvidiaSmiText, parse.FormatGpustatText:
+		// Job logs often print nvidia-smi's table first and fail with an
+		// out-of-memory error later: the error is the finding. Only a log
+		// without one, or without a compute-sanitizer report further on,
+		// is read as NVML samples.
+		rr, err := newRereader(in, path)
+		if err != nil {
+			return report.Input{}, nil, err
+		}
+		defer rr.Close()
+		if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+			return rin, fs, err
+		}
+		again, err := rr.again()
+		if err != nil {
+			return report.Input{}, nil, err
+		}
+		rin, fs, err := analyzeSanitizer(opts, again, parse.FormatSanitizer, lopt)
+		again.Close()
+		if !errors.Is(err, parse.ErrNotMine) {
+			return rin, fs, err
+		}
+		third, err := rr.again()
+		if err != nil {
+			return report.Input{}, nil, err
+		}
+		defer third.Close()
+		return analyzeNVML(third, format, opts.nvml)
 	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
 		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
-		return analyzeNVML(in, format)
+		return analyzeNVML(in, format, opts.nvml)
 	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
 		return analyzeOOMText(opts, in, format)
 	}
@@ -257,27 +302,19 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 	if !isText(head) {
 		return report.Input{}, nil, unrecognised(path)
 	}
-	var sp *spool
-	if !in.Regular {
-		if sp, err = newSpool(); err != nil {
-			return report.Input{}, nil, err
-		}
-		defer sp.Close()
-		in.Tee(sp)
+	rr, err := newRereader(in, path)
+	if err != nil {
+		return report.Input{}, nil, err
 	}
+	defer rr.Close()
 	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
 		return rin, fs, err
 	}
-	var again *parse.Input
-	if sp != nil {
-		// Whatever the OOM scan left unread goes to the spool too.
-		if _, err := io.Copy(io.Discard, in.Reader()); err != nil {
-			return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Msg: "reading", Err: err}
-		}
-		again, err = sp.reopen(path)
-	} else {
-		again, err = parse.Open(path, nil)
+	if looksLikeHeaderlessCSV(head) {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
+			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
 	}
+	again, err := rr.again()
 	if err != nil {
 		return report.Input{}, nil, err
 	}

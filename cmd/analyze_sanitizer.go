@@ -43,7 +43,21 @@ func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format
 	if err := r.Err(); err != nil {
 		return report.Input{}, nil, err
 	}
-	rin, fs, errs := report.FromSanitizer(in.Name, string(format), r.Metadata().Warnings, a.Finalize())
+	res := a.Finalize()
+	if res.ToolFailure != "" && res.Leaks == 0 {
+		// Nothing was checked: reporting "no findings" would read as a
+		// clean run.
+		at := ""
+		if res.ToolFailureLine > 0 {
+			at = fmt.Sprintf(": line %d", res.ToolFailureLine)
+		}
+		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
+			in.Name, at, res.ToolFailure)}
+	}
+	rin, fs, errs := report.FromSanitizer(in.Name, string(format), r.Metadata().Warnings, res)
+	if res.ToolFailure != "" {
+		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool reported a failure of its own (%q): what follows it was not checked; the findings may be incomplete", res.ToolFailure))
+	}
 	opts.toolErrors = append(opts.toolErrors, errs...)
 	return rin, fs, nil
 }

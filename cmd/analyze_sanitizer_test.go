@@ -122,7 +122,7 @@ func TestAnalyzeSanitizerInputs(t *testing.T) {
 		{"leak_long_backtrace.txt", "compute-sanitizer", 4, ""},
 		{"leak_nobacktrace.txt", "compute-sanitizer", 4, "without a host backtrace"},
 		{"leak_cupy.txt", "compute-sanitizer", 3, ""},
-		{"san_print_limit.txt", "compute-sanitizer", 2, "5 errors were not printed"},
+		{"san_print_limit.txt", "compute-sanitizer", 3, "5 errors were not printed"},
 		{"san_two_processes.txt", "compute-sanitizer", 4, "2 processes"},
 		{"san_torch.txt", "compute-sanitizer", 2, ""},
 		{"san_oob.xml", "compute-sanitizer-xml", 3, ""},
@@ -254,5 +254,49 @@ func TestAnalyzeSanitizerClean(t *testing.T) {
 	code, out, errOut := run(t, "", "analyze", "--fail-on", "leak", p)
 	if code != 0 || !strings.Contains(out, "No findings.") || strings.Contains(out, "Warnings") || errOut != "" {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A log holding only the summaries (xmrig/xmrig-nvidia#199) is not clean:
+// --fail-on leak fails on the LEAK SUMMARY's bytes, whose site is unknown.
+func TestAnalyzeSanitizerSummaryOnly(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--fail-on", "leak", "--format", "json", san("pub_xmrig_summary_only.txt"))
+	if code != cmd.ExitFindings {
+		t.Fatalf("exit %d, want %d: %s", code, cmd.ExitFindings, errOut)
+	}
+	var r struct {
+		Findings []struct {
+			Kind        string `json:"kind"`
+			Bytes       int64  `json:"bytes"`
+			Count       int    `json:"count"`
+			SiteUnknown string `json:"site_unknown"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].Kind != "leak" || r.Findings[0].Bytes != 1006959488 || r.Findings[0].Count != 10 ||
+		!strings.Contains(r.Findings[0].SiteUnknown, "LEAK SUMMARY") {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
+
+// A tool failure with no results is an input error (exit 2) naming the
+// line, never "No findings".
+func TestAnalyzeSanitizerToolFailure(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", san("pub_tch_internal_error.txt"))
+	if code != cmd.ExitInput || strings.Contains(out, "No findings") ||
+		!strings.Contains(errOut, "pub_tch_internal_error.txt: line 5: the tool failed") || !strings.Contains(errOut, "not a clean run") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+// JuliaGPU/CUDA.jl#2204: the program crashed before its first CUDA call
+// ("Error: Target application terminated before first instrumented API
+// call", line 20): nothing was checked.
+func TestAnalyzeSanitizerTerminatedBeforeCUDA(t *testing.T) {
+	code, _, errOut := run(t, "", "analyze", san("pub_cudajl2204_terminated.txt"))
+	if code != cmd.ExitInput || !strings.Contains(errOut, "line 20: the tool failed") || !strings.Contains(errOut, "Target application terminated") {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -58,4 +59,47 @@ func (s *spool) reopen(name string) (*parse.Input, error) {
 func (s *spool) Close() {
 	s.f.Close()
 	os.Remove(s.f.Name())
+}
+
+// rereader lets text be read again after a first scan: a regular file by
+// its path, an input that comes once (standard input, a pipe, a FIFO) from
+// a spool of what the first reading saw.
+type rereader struct {
+	in   *parse.Input
+	path string
+	sp   *spool
+}
+
+// newRereader starts keeping what in's reader hands out when in is not a
+// regular file; call it before reading past in's head.
+func newRereader(in *parse.Input, path string) (*rereader, error) {
+	r := &rereader{in: in, path: path}
+	if !in.Regular {
+		sp, err := newSpool()
+		if err != nil {
+			return nil, err
+		}
+		r.sp = sp
+		in.Tee(sp)
+	}
+	return r, nil
+}
+
+// again opens the input anew from its start; for a spooled input it first
+// reads what the earlier scan left unread, so that the spool holds it all.
+func (r *rereader) again() (*parse.Input, error) {
+	if r.sp == nil {
+		return parse.Open(r.path, nil)
+	}
+	if _, err := io.Copy(io.Discard, r.in.Reader()); err != nil {
+		return nil, &parse.Error{File: r.path, Offset: -1, Msg: "reading", Err: err}
+	}
+	return r.sp.reopen(r.path)
+}
+
+// Close removes the spool, if any.
+func (r *rereader) Close() {
+	if r.sp != nil {
+		r.sp.Close()
+	}
 }

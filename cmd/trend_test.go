@@ -371,3 +371,113 @@ func TestTrendErrors(t *testing.T) {
 		}
 	}
 }
+
+// The H200 recording of a process that leaks 128 MiB per 0.5 s for 30 s
+// and exits (testdata/README.md): the GPU's memory climbs to 8301 MiB and
+// drops back to 0 MiB at 02:01:17.333 UTC. The verdict is a run that grew
+// until it ended (not churn), its bytes the run's peak, with no time to OOM.
+func TestAnalyzeLeakThenExit(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", nvmlData+"leak_exit_query_gpu.csv")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Findings []struct {
+			Classification string  `json:"classification"`
+			Bytes          int64   `json:"bytes"`
+			LastBytes      *int64  `json:"last_bytes"`
+			ReleasedUs     *int64  `json:"released_us"`
+			TimeToOOM      *string `json:"time_to_oom_s"`
+			Slope          float64 `json:"slope_bytes_per_s"`
+			Runs           []struct {
+				Classification string `json:"classification"`
+				PeakBytes      int64  `json:"peak_bytes"`
+			} `json:"runs"`
+			Message string `json:"message"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 {
+		t.Fatalf("%d findings", len(r.Findings))
+	}
+	f := r.Findings[0]
+	if f.Classification != "growing" || f.Bytes != 8301*mib || f.LastBytes == nil || *f.LastBytes != 0 ||
+		f.ReleasedUs == nil || *f.ReleasedUs != 1796090477_333_000 || f.TimeToOOM != nil {
+		t.Errorf("finding %+v", f)
+	}
+	if len(f.Runs) != 1 || f.Runs[0].Classification != "growing" || f.Runs[0].PeakBytes != 8301*mib {
+		t.Errorf("runs %+v", f.Runs)
+	}
+	for _, want := range []string{"growing until it ended", "GPU 0 (NVIDIA H200)", "256 MiB/s", "came back to 0 B at 02:01:17 UTC"} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("message lacks %q: %s", want, f.Message)
+		}
+	}
+}
+
+// gpuleak analyze takes --fields, --tz and --gpu-memory like gpuleak trend.
+// The header-less log is the H200 recording's --query-gpu rows cut to
+// index, memory.used and memory.total (in that order, no timestamp).
+func TestAnalyzeNVMLFlags(t *testing.T) {
+	data, err := os.ReadFile(nvmlData + "leak_exit_query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(line, ", ")
+		fmt.Fprintf(&b, "%s, %s, %s\n", f[1], f[5], f[4])
+	}
+	path := filepath.Join(t.TempDir(), "noheader.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runIO(t, "", false, "analyze", path)
+	if code != ExitInput || !strings.Contains(errOut, "--fields") {
+		t.Errorf("without --fields: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", "--fields", "index,memory.used,memory.total", path)
+	if code != ExitOK {
+		t.Fatalf("with --fields: exit %d: %s", code, errOut)
+	}
+	r := decodeTrend(t, out)
+	if len(r.Findings) != 1 || r.Findings[0].Classification != "growing" || r.Findings[0].Bytes != 8301*mib {
+		t.Errorf("with --fields: %+v", r.Findings)
+	}
+	// --tz: the recording's UTC times read as Berlin time (UTC+1 in December).
+	_, out, _ = runIO(t, "", false, "analyze", "--format", "json", "--tz", "Europe/Berlin", nvmlData+"leak_exit_query_gpu.csv")
+	if r := decodeTrend(t, out); r.Inputs[0].StartUs == nil || *r.Inputs[0].StartUs != 1796090440_526000-3600e6 {
+		t.Errorf("--tz: start %v", r.Inputs[0].StartUs)
+	}
+	if code, _, errOut := runIO(t, "", false, "analyze", "--gpu-memory", "lots", nvmlData+"query_apps.csv"); code != ExitInput || !strings.Contains(errOut, "--gpu-memory") {
+		t.Errorf("bad --gpu-memory: exit %d %s", code, errOut)
+	}
+}
+
+// A job log that prints nvidia-smi's table first and fails with an OOM
+// later (the recorded table, then the fixture's traceback): the OOM is the
+// finding, not a one-sample NVML trend.
+func TestAnalyzeTableThenOOM(t *testing.T) {
+	table, err := os.ReadFile(nvmlData + "leak_exit_nvidia_smi_default.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := os.ReadFile(filepath.Join("..", "testdata", "pytorch", "oom_traceback.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "job.log")
+	if err := os.WriteFile(path, []byte("$ nvidia-smi\n"+string(table)+"$ python oom.py\n"+string(tb)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := decodeTrend(t, out)
+	if r.Inputs[0].Format != "pytorch-oom-message" || len(r.Findings) == 0 || r.Findings[0].Kind != "oom" {
+		t.Errorf("format %s, findings %+v", r.Inputs[0].Format, r.Findings)
+	}
+}

@@ -30,6 +30,8 @@ const (
 	FormatPynvmlJSONL        Format = "pynvml-jsonl"          // a pynvml sampler's JSON lines: ts, gpu, uuid, total, used, free, reserved, processes
 	FormatGpustatJSON        Format = "gpustat-json"          // gpustat --json documents, one per sample, pretty or one per line
 	FormatDCGMPrometheus     Format = "dcgm-prometheus"       // DCGM exporter Prometheus text: DCGM_FI_DEV_FB_USED/FREE/TOTAL/RESERVED
+	FormatNvidiaSmiText      Format = "nvidia-smi-text"       // nvidia-smi's default table or -q report, one or more outputs (gpustat text among them)
+	FormatGpustatText        Format = "gpustat-text"          // gpustat's text output, one or more
 
 	// PyTorch text (package parse/pytorchtext).
 	FormatOOMText       Format = "pytorch-oom-message"    // a log or traceback with CUDA out-of-memory messages

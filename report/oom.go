@@ -521,6 +521,9 @@ func siteCell(f Finding) string {
 	if f.Kind == KindOOM && f.Site == (Frame{}) {
 		return "(where it was asked is not known)"
 	}
+	if f.SiteUnknown != "" && f.Site == (Frame{}) {
+		return "(site unknown)"
+	}
 	return f.Site.String()
 }
 

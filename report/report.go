@@ -255,6 +255,10 @@ type Finding struct {
 	// host memory), "managed" (cudaMallocManaged) or "device-heap" (malloc
 	// in a kernel); empty when the report has no backtrace.
 	Allocator string `json:"allocator,omitempty"`
+	// SiteUnknown says why a leak has no site: its records are missing
+	// (only the LEAK SUMMARY counts them) or its backtrace was cut after
+	// the runtime's frames; absent when the site is known.
+	SiteUnknown string `json:"site_unknown,omitempty"`
 
 	// ---- kind "trend": one GPU's or one process's memory in an NVML
 	// sample log. Bytes is the used memory of its last sample; Device is
@@ -273,7 +277,8 @@ type Finding struct {
 	Pod       string `json:"pod,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
 	Container string `json:"container,omitempty"`
-	// Classification: growing, sawtooth, step or flat.
+	// Classification: growing, sawtooth, step, flat, or undetermined (one
+	// sample).
 	Classification string `json:"classification,omitempty"`
 	// SlopeBytesPerS is the Theil–Sen slope of used memory over the
 	// window; SlopeRangeBytesPerS its 95% interval [low, high];
@@ -308,11 +313,29 @@ type Finding struct {
 	ChangePoints []TrendChange `json:"change_points,omitempty"`
 	// HeldToEnd: the process still held memory in the last sample of the log.
 	HeldToEnd *bool `json:"held_to_end,omitempty"`
+	// EndUnknown: held_to_end, but from a --query-compute-apps log alone,
+	// which ends with the last process's last row: whether the process
+	// exited then is not known.
+	EndUnknown bool `json:"end_unknown,omitempty"`
 	// UnattributedBytes: GPU memory used by no listed process (median over
 	// the GPU's samples while processes were logged); UnattributedEndBytes
 	// at the end.
 	UnattributedBytes    *int64 `json:"unattributed_bytes,omitempty"`
 	UnattributedEndBytes *int64 `json:"unattributed_end_bytes,omitempty"`
+	// Runs: the series' stretches between returns to its baseline
+	// (BaselineBytes), when memory came back to it at least once (a process
+	// exited, a job freed what it built up). ReleasedUs: the growing run
+	// this finding describes came back to the baseline then (its memory was
+	// released: no time to OOM); the finding's bytes are then the run's peak.
+	Runs          []TrendRun `json:"runs,omitempty"`
+	BaselineBytes *int64     `json:"baseline_bytes,omitempty"`
+	ReleasedUs    *int64     `json:"released_us,omitempty"`
+	// TailSlopeBytesPerS: for a step, the slope of the samples after its
+	// last change when they still rise; absent when flat.
+	TailSlopeBytesPerS *float64 `json:"tail_slope_bytes_per_s,omitempty"`
+	// LastBytes: the used memory of the series' last sample, when Bytes is
+	// a released run's peak.
+	LastBytes *int64 `json:"last_bytes,omitempty"`
 	// ProfileBytes: a GPU's used memory in up to 48 equal parts of the
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
@@ -336,6 +359,21 @@ type TrendChange struct {
 	EndUs     int64 `json:"end_us"`
 	FromBytes int64 `json:"from_bytes"`
 	ToBytes   int64 `json:"to_bytes"`
+}
+
+// TrendRun is one run of a series: its first and last sample above the
+// baseline, its bytes, its own class and Theil–Sen slope (bytes per
+// second), and when memory came back to the baseline (absent: it did not).
+type TrendRun struct {
+	StartUs        int64   `json:"start_us"`
+	EndUs          int64   `json:"end_us"`
+	Samples        int     `json:"samples"`
+	FirstBytes     int64   `json:"first_bytes"`
+	PeakBytes      int64   `json:"peak_bytes"`
+	LastBytes      int64   `json:"last_bytes"`
+	Classification string  `json:"classification"`
+	SlopeBytesPerS float64 `json:"slope_bytes_per_s"`
+	ReleasedUs     *int64  `json:"released_us,omitempty"`
 }
 
 // Growth is the evidence from an allocation trace about how a call site's

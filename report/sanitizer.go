@@ -70,6 +70,8 @@ func FromSanitizer(path, source string, parseWarnings []string, res *analyze.San
 			Sizes:     s.Sizes,
 			Allocator: s.Allocator,
 			Stack:     []Frame{},
+
+			SiteUnknown: s.Unknown,
 		}
 		if s.Kind == analyze.Retained {
 			f.Kind = KindRetained
@@ -139,6 +141,13 @@ func memoryOf(alloc string) (what, free string) {
 func sanitizerSiteMessage(s analyze.SanitizerSite) string {
 	what, free := memoryOf(s.Allocator)
 	n := plural(s.Count, "allocation", "allocations")
+	if s.Unknown != "" {
+		of := ""
+		if s.Allocator != "" {
+			of = " of " + what
+		}
+		return fmt.Sprintf("leak: %s (%s)%s never freed, site unknown: %s", n, IBytes(s.Bytes), of, s.Unknown)
+	}
 	if len(s.Stack) == 0 {
 		sizes := ""
 		if len(s.Sizes) == 1 && s.Count > 1 {
@@ -152,9 +161,16 @@ func sanitizerSiteMessage(s analyze.SanitizerSite) string {
 		procs = fmt.Sprintf(" in %d processes", s.Processes)
 	}
 	at := frame(s.Frame).String()
+	if s.NoLineInfo {
+		at += " (no line information: rebuild with nvcc -lineinfo or -g to see file:line)"
+	}
 	if s.Kind == analyze.Retained {
-		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, allocated at %s%s: the pool keeps freed blocks for reuse, so this is not a leak of the program; %s",
-			n, IBytes(s.Bytes), what, s.Pool, at, procs, s.Hint)
+		why := "the pool keeps freed blocks for reuse, so this is not a leak of the program"
+		if s.Pool == analyze.HandlePool {
+			why = "library handles the framework keeps for the process's life, so this is not a leak of the program"
+		}
+		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, allocated at %s%s: %s; %s",
+			n, IBytes(s.Bytes), what, s.Pool, at, procs, why, s.Hint)
 	}
 	if s.Count == 1 {
 		return fmt.Sprintf("leak: 1 allocation (%s) of %s at %s%s was never freed; release it with %s when it is no longer needed",

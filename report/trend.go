@@ -66,7 +66,7 @@ func trendFinding(s analyze.SeriesTrend, clock string) Finding {
 	}
 	if s.HasPID {
 		pid, held := s.PID, s.HeldToEnd
-		f.PID, f.HeldToEnd = &pid, &held
+		f.PID, f.HeldToEnd, f.EndUnknown = &pid, &held, s.EndUnknown
 	}
 	slope, ols, r2 := round(s.Slope, 1), round(s.OLSSlope, 1), round(s.R2, 4)
 	f.SlopeBytesPerS, f.OLSSlopeBytesPerS, f.R2 = &slope, &ols, &r2
@@ -92,6 +92,29 @@ func trendFinding(s analyze.SeriesTrend, clock string) Finding {
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
 	}
+	if len(s.Runs) > 0 {
+		b := s.BaselineBytes
+		f.BaselineBytes = &b
+		for _, r := range s.Runs {
+			tr := TrendRun{StartUs: r.StartUs, EndUs: r.EndUs, Samples: r.Samples, FirstBytes: r.FirstBytes,
+				PeakBytes: r.PeakBytes, LastBytes: r.LastBytes, Classification: string(r.Class), SlopeBytesPerS: round(r.Slope, 1)}
+			if r.ReleasedUs != 0 {
+				rel := r.ReleasedUs
+				tr.ReleasedUs = &rel
+			}
+			f.Runs = append(f.Runs, tr)
+		}
+	}
+	if s.TailSlope > 0 {
+		ts := round(s.TailSlope, 1)
+		f.TailSlopeBytesPerS = &ts
+	}
+	if s.ReleasedUs != 0 {
+		rel := s.ReleasedUs
+		last := s.LastBytes
+		f.ReleasedUs, f.LastBytes = &rel, &last
+		f.Bytes = s.RunPeakBytes
+	}
 	f.Message = trendMessage(s, clock)
 	return f
 }
@@ -115,6 +138,9 @@ func trendSubject(s analyze.SeriesTrend) string {
 	gpu := "GPU " + shortUUID(s.UUID)
 	if s.HasGPU {
 		gpu = fmt.Sprintf("GPU %d", s.GPU)
+		if _, inst, ok := strings.Cut(s.UUID, "/"); ok && strings.HasPrefix(s.UUID, "GPU-") {
+			gpu += " MIG instance " + inst // DCGM's GPU_I_ID
+		}
 	}
 	if s.Host != "" {
 		gpu += " of " + s.Host
@@ -180,6 +206,16 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 			rate(s.Slope), rate(s.SlopeLow), rate(s.SlopeHigh), rate(s.OLSSlope), s.R2,
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		oom := "no time to OOM: " + s.NoOOMReason
+		ended := ""
+		switch {
+		case s.ReleasedUs != 0:
+			ended = fmt.Sprintf(" to a peak of %s, then came back to %s at %s (the process exited or freed it)",
+				IBytes(s.RunPeakBytes), IBytes(s.BaselineBytes), timeOf(s.ReleasedUs, clock, s.StartUs))
+			oom = "no time to OOM: the run ended"
+		case s.HasPID && !s.HeldToEnd:
+			ended = fmt.Sprintf(" to %s, then exited at %s (its last sample)", IBytes(s.LastBytes), timeOf(s.EndUs, clock, s.StartUs))
+			oom = "no time to OOM: the process exited"
+		}
 		if o := s.TimeToOOM; o != nil {
 			gpu := "the GPU"
 			if s.HasPID {
@@ -187,9 +223,20 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
 		}
+		if s.EndUnknown {
+			oom += "; this --query-compute-apps log ends with its last row (the tool prints nothing once no process runs), so whether it exited then is not known: log --query-gpu beside it"
+		}
 		next := "find the process that grows (log nvidia-smi --query-compute-apps or pmon beside it) and take a PyTorch memory snapshot of it"
 		if s.HasPID {
 			next = "record torch.cuda.memory._record_memory_history() in this process and dump a snapshot (gpuleak analyze) to find the call site that keeps memory"
+		}
+		if ended != "" {
+			what = "used memory grew"
+			if s.RisingFloor {
+				what = "memory was given back each cycle, but to a floor that rose"
+			}
+			return fmt.Sprintf("growing until it ended: %s: %s %s%s: a leak suspect in that run%s; %s; %s%s",
+				who, what, fitted, ended, runsNote(s), oom, next, unattributedNote(s))
 		}
 		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
 	case analyze.Step:
@@ -207,6 +254,10 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 		if s.LastBytes < s.FirstBytes {
 			dir = "a one-time release"
 		}
+		if s.TailSlope > 0 {
+			return fmt.Sprintf("step: %s: %s%s, then still rising by %s (not flat: watch it, a slow leak may follow the step); %s%s",
+				who, dir, change, rate(s.TailSlope), heldNote(s, clock), unattributedNote(s))
+		}
 		return fmt.Sprintf("step: %s: %s%s, then flat: memory allocated once (a model, a cache, a workspace), not a leak; %s%s",
 			who, dir, change, heldNote(s, clock), unattributedNote(s))
 	case analyze.Sawtooth:
@@ -216,10 +267,43 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 				drops++
 			}
 		}
+		if n := len(s.Runs); n > 0 && n <= 2 {
+			var parts []string
+			for _, r := range s.Runs {
+				p := fmt.Sprintf("%s to %s (%s, peak %s)", timeOf(r.StartUs, clock, s.StartUs), timeOf(r.EndUs, clock, s.StartUs), r.Class, IBytes(r.PeakBytes))
+				if r.ReleasedUs != 0 {
+					p += ", given back by " + timeOf(r.ReleasedUs, clock, s.StartUs)
+				}
+				parts = append(parts, p)
+			}
+			return fmt.Sprintf("sawtooth: %s: memory was held above %s in %s: %s; none grew until it ended: not a leak%s",
+				who, IBytes(s.BaselineBytes), plural(n, "run", "runs"), strings.Join(parts, "; "), unattributedNote(s))
+		}
 		return fmt.Sprintf("sawtooth: %s: memory rises and is given back (%s, peak %s, %s at the end) over %s: allocation churn, not a leak%s",
 			who, plural(drops, "release", "releases"), IBytes(s.PeakBytes), IBytes(s.LastBytes), span, unattributedNote(s))
 	}
+	if s.Class == analyze.Undetermined {
+		what := "one sample"
+		if s.Samples > 1 {
+			what = fmt.Sprintf("%d samples, all at one time", s.Samples)
+		}
+		of := ""
+		if s.CapacityBytes > 0 {
+			of = " of " + IBytes(s.CapacityBytes)
+		}
+		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)",
+			who, IBytes(s.LastBytes), of, what)
+	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// runsNote counts the series' runs when there are others than the one
+// described.
+func runsNote(s analyze.SeriesTrend) string {
+	if len(s.Runs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (one of %d runs between returns to %s)", len(s.Runs), IBytes(s.BaselineBytes))
 }
 
 // heldNote says whether a process held its memory to the end of the log.
@@ -227,6 +311,8 @@ func heldNote(s analyze.SeriesTrend, clock string) string {
 	switch {
 	case !s.HasPID:
 		return fmt.Sprintf("%s at the end", IBytes(s.LastBytes))
+	case s.EndUnknown:
+		return fmt.Sprintf("held %s until the log's last row at %s (a --query-compute-apps log alone cannot tell whether it exited then)", IBytes(s.LastBytes), timeOf(s.EndUs, clock, s.StartUs))
 	case s.HeldToEnd:
 		return fmt.Sprintf("held %s until the end of the log", IBytes(s.LastBytes))
 	}
@@ -259,6 +345,9 @@ func trendCells(f Finding) (gpu, growth, site string) {
 		growth = "+" + rate(*f.SlopeBytesPerS)
 	}
 	site = "whole GPU"
+	if _, inst, ok := strings.Cut(f.GPUUUID, "/"); ok && strings.HasPrefix(f.GPUUUID, "GPU-") {
+		site = "MIG instance " + inst
+	}
 	if f.GPUName != "" {
 		site += " (" + f.GPUName + ")"
 	}

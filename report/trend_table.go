@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -82,14 +84,16 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 				proc = f.Process
 			}
 		}
+		// A slope and its R² describe a trend only when there is one: beside
+		// "flat" or "step" they would read as growth.
 		slope, r2 := "-", "-"
-		if f.SlopeBytesPerS != nil {
+		if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
 			slope = rate(*f.SlopeBytesPerS)
 			if *f.SlopeBytesPerS > 0 {
 				slope = "+" + slope
 			}
 		}
-		if f.R2 != nil {
+		if f.Classification == string(analyze.Growing) && f.R2 != nil {
 			r2 = fmt.Sprintf("%.2f", *f.R2)
 		}
 		oom := "-"
@@ -100,7 +104,11 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if f.PeakBytes != nil {
 			peak = IBytes(*f.PeakBytes)
 		}
-		row := []string{fmt.Sprint(i + 1), gpu, pid, proc, f.Classification, fmt.Sprint(f.Samples), IBytes(f.Bytes), peak, slope, r2, oom}
+		end := f.Bytes
+		if f.LastBytes != nil {
+			end = *f.LastBytes
+		}
+		row := []string{fmt.Sprint(i + 1), gpu, pid, proc, f.Classification, fmt.Sprint(f.Samples), IBytes(end), peak, slope, r2, oom}
 		if multi {
 			row = append(row, f.Path)
 		}

@@ -58,6 +58,12 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	if len(b) == 0 || b[0] == '#' {
 		return nil
 	}
+	if isElision(b) {
+		// A pasted scrape with lines left out: what they held is missing.
+		d.r.meta.Skipped++
+		d.r.warn("line %d: %q stands for lines left out of the paste: their samples are missing", n, snippet(b))
+		return nil
+	}
 	name, rest, ok := metricName(b)
 	if !ok {
 		return d.r.errorf(n, "not a Prometheus sample line: %q", snippet(b))
@@ -120,10 +126,33 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		d.pending[key] = row
 		d.order = append(d.order, row)
 	}
-	if !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+	case v >= dcgmBlank:
+		// DCGM's "blank" sentinels: the field is not supported or has no
+		// value there, not a size.
+		d.r.warn("line %d: %s is %s, one of DCGM's blank values (not supported or not available): no figure, skipped", n, name, f[0])
+	default:
 		row.val[slot], row.has[slot] = v, true
 	}
 	return nil
+}
+
+// dcgmBlank is the least of DCGM's blank sentinels (dcgm_structs.h):
+// DCGM_INT32_BLANK 0x7ffffff0; DCGM_INT64_BLANK 0x7ffffffffffffff0 and
+// DCGM_FP64_BLANK 140737488355328.0 are larger. No framebuffer holds that
+// many MiB (2 PiB).
+const dcgmBlank = 0x7ffffff0
+
+// isElision reports whether a line stands for lines left out of a paste:
+// "...", "…", "[...]", "<snip>".
+func isElision(b []byte) bool {
+	t := strings.Trim(string(b), "[]()<> ")
+	if strings.EqualFold(t, "snip") || strings.EqualFold(t, "snipped") {
+		return true
+	}
+	t = strings.Trim(t, ".…")
+	return t == "" && len(b) >= 2
 }
 
 // metricName splits a sample line into its metric name and the rest.

@@ -154,3 +154,10 @@ func FuzzDetect(f *testing.F) {
 		fuzzRead(t, data, parse.FormatUnknown)
 	})
 }
+
+func FuzzSmiText(f *testing.F) {
+	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt")
+	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
+	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiText) })
+}

@@ -172,6 +172,7 @@ type Reader struct {
 	done bool
 
 	line     int
+	segLines int // lines the current decoder has read
 	long     []byte
 	meta     Metadata
 	civil    civilCache
@@ -235,8 +236,21 @@ func (r *Reader) step() error {
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}
-		if derr := r.dec.line(line, r.line); derr != nil {
-			return derr
+		switch {
+		case isPromptLine(line):
+			if serr := r.newSegment(line, r.line); serr != nil {
+				return serr
+			}
+		case isTerminalNoise(line):
+		case isElision(trimSpace(line)):
+			// "..." for lines left out of a paste: what they held is missing.
+			r.meta.Skipped++
+			r.warn("line %d: %q stands for lines left out of the paste: their samples are missing", r.line, snippet(trimSpace(line)))
+		default:
+			r.segLines++
+			if derr := r.dec.line(line, r.line); derr != nil {
+				return derr
+			}
 		}
 	}
 	if errors.Is(err, io.EOF) {
@@ -266,26 +280,21 @@ func (r *Reader) start() error {
 	if f == parse.FormatUnknown {
 		f = Sniff(head)
 	}
-	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(head) {
+	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
 		f = FormatForFields(r.opt.fields)
 	}
-	switch f {
-	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps:
-		r.dec = newSmiDecoder(r, f == parse.FormatNvidiaSmiQueryApps)
-	case parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon:
-		r.dec = newMonDecoder(r, f == parse.FormatNvidiaSmiPmon)
-	case parse.FormatPynvmlJSONL:
-		r.dec = newJSONDecoder(r, r.pynvmlDoc)
-	case parse.FormatGpustatJSON:
-		r.dec = newJSONDecoder(r, r.gpustatDoc)
-	case parse.FormatDCGMPrometheus:
-		r.dec = newDCGMDecoder(r)
-	default:
+	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
-			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json, DCGM exporter metrics)"}
+			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)"}
 	}
-	r.meta.Format = f
-	r.source = []byte(f)
+	if body := skipPrompts(head); len(untilPrompt(body)) < len(body) && sniffOne(untilPrompt(body)) == parse.FormatUnknown {
+		// A paste whose first output, before another prompt, is in no
+		// layout: skip it; the outputs after the prompts are read.
+		r.dec = skipDecoder{r}
+		if !isPromptLine(firstLine(head)) { // else the prompt's segment says so
+			r.warn("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
+		}
+	}
 	if r.opt.interval == 0 {
 		r.opt.interval = time.Second
 		if f == parse.FormatDCGMPrometheus {

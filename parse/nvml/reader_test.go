@@ -67,8 +67,25 @@ func TestFixtures(t *testing.T) {
 		// One device row per line plus one row per listed process.
 		{"pynvml.jsonl", parse.FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
 		{"pynvml_2.jsonl", parse.FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
+		// The H200 recording of issue 12 (testdata/README.md): 167 --query-gpu
+		// rows, 122 --query-compute-apps rows, dmon once a second over 43 s,
+		// 31 pmon rows of pid 878, 166 pynvml ticks with 122 process rows.
+		{"leak_exit_query_gpu.csv", parse.FormatNvidiaSmiQueryGPU, 167, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_query_apps.csv", parse.FormatNvidiaSmiQueryApps, 122, ClockAbsolute, "process"},
+		{"leak_exit_dmon_mu_TD.txt", parse.FormatNvidiaSmiDmon, 43, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_pmon_m_TD.txt", parse.FormatNvidiaSmiPmon, 31, ClockAbsolute, "process"},
+		{"leak_exit_pynvml.jsonl", parse.FormatPynvmlJSONL, 166 + 122, ClockAbsolute, "includes-reserved,process"},
+		// One GPU and one process; -q: one GPU with Reserved.
+		{"leak_exit_nvidia_smi_default.txt", parse.FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved,process"},
+		{"leak_exit_nvidia_smi_q_memory.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// Public pastes: two GPUs; one GPU, cut after its memory row.
+		{"pub_pytorch910_nvidia_smi.txt", parse.FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
+		{"pub_sublime2184_nvidia_smi.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
+		// two layouts, has its own test).
+		{"pub_gpustat97_line.txt", parse.FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {

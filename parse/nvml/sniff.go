@@ -13,14 +13,36 @@ import (
 // with head, or parse.FormatUnknown. It looks at the first non-blank line
 // (a "#" header naming gpu and fb or pid columns, a CSV header of
 // nvidia-smi field names or a row starting with a timestamp, a JSON object
-// with the keys of a layout, DCGM metrics), never at a file name. A
+// with the keys of a layout, DCGM metrics) after any shell prompt lines
+// ("$ nvidia-smi dmon"), never at a file name. A
 // header-less CSV log whose first field is not a timestamp is not
-// recognised; FormatForFields names it when its fields are known.
+// recognised; FormatForFields names it when its fields are known. In a
+// paste of several outputs, each after its prompt, the first in a layout
+// gpuleak reads decides.
 func Sniff(head []byte) parse.Format {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	for range 8 {
+		head = skipPrompts(head)
+		seg := untilPrompt(head)
+		if f := sniffOne(seg); f != parse.FormatUnknown || len(seg) == len(head) {
+			return f
+		}
+		head = head[len(seg):]
+	}
+	return parse.FormatUnknown
+}
+
+// sniffOne is Sniff of one output (no prompt lines).
+func sniffOne(head []byte) parse.Format {
 	first := firstLine(head)
 	if len(first) == 0 {
 		return parse.FormatUnknown
+	}
+	if isSmiText(head) {
+		return parse.FormatNvidiaSmiText
+	}
+	if gpustatLineRe.Match(head) {
+		return parse.FormatGpustatText
 	}
 	switch {
 	case first[0] == '#':
@@ -61,6 +83,17 @@ func FormatForFields(fields []string) parse.Format {
 		}
 	}
 	return parse.FormatNvidiaSmiQueryGPU
+}
+
+// isSmiText recognises nvidia-smi's output for people anywhere in head
+// (a shell prompt or other text may come first): the default table's
+// banner box, or the -q report's title with its memory section.
+func isSmiText(head []byte) bool {
+	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
+		bytes.Contains(head, []byte("\n+--")) {
+		return true
+	}
+	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
 }
 
 func firstLine(b []byte) []byte {

@@ -1,0 +1,136 @@
+package nvml
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Pasted logs often hold the commands that made them: "$ nvidia-smi dmon",
+// "user@host:~$ gpustat", "PS C:\> nvidia-smi", and several outputs one
+// after the other. A shell prompt line running a command ends the output
+// before it and starts a segment whose layout is recognised afresh; a
+// segment in no layout gpuleak reads (ls, a pip install) is skipped with a
+// warning. Lines a terminal leaves when a command is stopped ("^C") are
+// skipped.
+
+// promptRe matches a prompt and the command after it: "$ ", "# ", "% ",
+// "> " (alone, or after user@host:dir, "(venv)", "PS C:\dir"), then a
+// command name.
+var promptRe = regexp.MustCompile(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:sudo\s+)?(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia)\b`)
+
+// isPromptLine reports whether b is a shell prompt running a command.
+func isPromptLine(b []byte) bool {
+	if len(b) > 512 || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
+		return false
+	}
+	return promptRe.Match(b)
+}
+
+// isTerminalNoise reports whether b is what a terminal prints when a
+// command is interrupted or suspended.
+func isTerminalNoise(b []byte) bool {
+	t := trimSpace(b)
+	return bytes.Equal(t, []byte("^C")) || bytes.Equal(t, []byte("^Z")) || bytes.Equal(t, []byte("^\\"))
+}
+
+// skipPrompts drops leading blank, prompt and elision ("...") lines from
+// head, for sniffing.
+func skipPrompts(head []byte) []byte {
+	for len(head) > 0 {
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			return head
+		}
+		line := head[:i]
+		if t := trimSpace(line); len(t) > 0 && !isPromptLine(line) && !isTerminalNoise(line) && !isElision(t) {
+			return head
+		}
+		head = head[i+1:]
+	}
+	return head
+}
+
+// untilPrompt cuts head before its first prompt line: one output.
+func untilPrompt(head []byte) []byte {
+	for off := 0; off < len(head); {
+		i := bytes.IndexByte(head[off:], '\n')
+		end := len(head)
+		if i >= 0 {
+			end = off + i
+		}
+		if isPromptLine(head[off:end]) {
+			return head[:off]
+		}
+		if i < 0 {
+			break
+		}
+		off = end + 1
+	}
+	return head
+}
+
+// skipDecoder reads a segment in no layout: it ignores its lines.
+type skipDecoder struct{ r *Reader }
+
+func (d skipDecoder) line([]byte, int) error { return nil }
+func (d skipDecoder) end(n int) error {
+	if d.r.meta.Rows == 0 {
+		return d.r.errorf(n, "no samples: the outputs after the shell prompts are in no layout gpuleak reads")
+	}
+	return nil
+}
+
+// newSegment handles a prompt line n: it ends the output being read and
+// picks the decoder of what follows.
+func (r *Reader) newSegment(prompt []byte, n int) error {
+	prompt = append([]byte(nil), trimSpace(prompt)...) // the line's buffer is reused by Peek
+	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
+		if err := r.dec.end(n - 1); err != nil {
+			r.warn("the output before line %d was not read whole: %v", n, err)
+		}
+	}
+	r.segLines = 0
+	head, err := r.src.Peek(parse.SniffLen)
+	if len(head) == 0 && err != nil {
+		r.dec = skipDecoder{r}
+		return nil
+	}
+	f := sniffOne(untilPrompt(skipPrompts(head)))
+	if f == parse.FormatUnknown {
+		r.dec = skipDecoder{r}
+		r.warn("line %d: the output of %q is in no layout gpuleak reads: skipped", n, snippet(prompt))
+		return nil
+	}
+	if r.meta.Format != parse.FormatUnknown && r.meta.Format != f {
+		r.warn("line %d: another output (%s) after the prompt %q: read too", n, f, snippet(prompt))
+	}
+	return r.useFormat(f)
+}
+
+// useFormat picks the decoder of layout f.
+func (r *Reader) useFormat(f parse.Format) error {
+	switch f {
+	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps:
+		r.dec = newSmiDecoder(r, f == parse.FormatNvidiaSmiQueryApps)
+	case parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon:
+		r.dec = newMonDecoder(r, f == parse.FormatNvidiaSmiPmon)
+	case parse.FormatPynvmlJSONL:
+		r.dec = newJSONDecoder(r, r.pynvmlDoc)
+	case parse.FormatGpustatJSON:
+		r.dec = newJSONDecoder(r, r.gpustatDoc)
+	case parse.FormatDCGMPrometheus:
+		r.dec = newDCGMDecoder(r)
+	case parse.FormatNvidiaSmiText, parse.FormatGpustatText:
+		r.dec = newSmiTextDecoder(r)
+	default:
+		return fmt.Errorf("nvml: no decoder for %q", f)
+	}
+	if r.meta.Format == parse.FormatUnknown {
+		r.meta.Format = f
+	}
+	r.source = []byte(f)
+	return nil
+}

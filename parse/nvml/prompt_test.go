@@ -1,0 +1,98 @@
+package nvml
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Pastes with the commands that made them, built from the H200
+// recording's outputs (testdata/README.md): a prompt before dmon; dmon
+// stopped with ^C, then nvidia-smi's table after its own prompt; an
+// output in no layout first.
+func TestPrompts(t *testing.T) {
+	dmon, _ := os.ReadFile(tdata + "leak_exit_dmon_mu_TD.txt")
+	table, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_default.txt")
+	dmonHead := strings.Join(strings.SplitAfter(string(dmon), "\n")[:7], "") // the header pair and 5 rows
+
+	rows, meta, err := readRows(t, "p.txt", "user@gpu01:~/train$ nvidia-smi dmon -s mu -o TD\n"+string(dmon))
+	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || len(rows) != 43 {
+		t.Errorf("prompt then dmon: %v, %s, %d rows", err, meta.Format, len(rows))
+	}
+
+	rows, meta, err = readRows(t, "mix.txt", "$ nvidia-smi dmon -s mu -o TD\n"+dmonHead+"^C\n$ nvidia-smi\n"+string(table))
+	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || len(rows) != 5+2 {
+		t.Fatalf("dmon then table: %v, %s, %d rows", err, meta.Format, len(rows))
+	}
+	if rows[0].Source != string(parse.FormatNvidiaSmiDmon) || rows[5].Source != string(parse.FormatNvidiaSmiText) || *rows[5].Used != 3693*MiB {
+		t.Errorf("rows %+v", rows)
+	}
+
+	rows, meta, err = readRows(t, "ls.txt", "$ ls\nrun.sh  train.py\n(venv) $ nvidia-smi\n"+string(table))
+	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 2 {
+		t.Fatalf("ls then table: %v, %s, %d rows", err, meta.Format, len(rows))
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, `"$ ls" is in no layout`) {
+		t.Errorf("warnings %q", w)
+	}
+
+	// Only outputs in no layout: an error, not an empty log.
+	if _, _, err = readRows(t, "none.txt", "$ ls\nrun.sh\n$ cat notes\nhello\n", WithFormat(parse.FormatNvidiaSmiText)); err == nil {
+		t.Error("no layout: no error")
+	}
+}
+
+// Lines of the layouts are never taken for prompts.
+func TestNotPrompts(t *testing.T) {
+	for _, l := range []string{
+		"#Date        Time         gpu     fb   bar1   ccpm     sm    mem    enc    dec    jpg    ofa ",
+		"# gpu        pid  type    fb   ccpm  command",
+		"#YYYYMMDD    HH:MM:SS     Idx           #    C/G     MB     MB    name ",
+		" 20261201    02:01:16       0        878     C   8292      0    python3        ",
+		"|    0   N/A  N/A             878      C   python3                                3684MiB |",
+		"[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB | python/52046(11821M)",
+		"# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).",
+		"2026/12/01 02:00:46.802, GPU-ec9f5ca2, 878, python3, 740 MiB",
+	} {
+		if isPromptLine([]byte(l)) {
+			t.Errorf("taken for a prompt: %q", l)
+		}
+	}
+	for _, l := range []string{"$ nvidia-smi", "user@host:~$ gpustat", "(base) lilo@bokeh:~$ nvidia-smi dmon", "PS C:\\Users\\me> nvidia-smi", "# nvidia-smi -q -d MEMORY", "$ sudo nvidia-smi"} {
+		if !isPromptLine([]byte(l)) {
+			t.Errorf("not taken for a prompt: %q", l)
+		}
+	}
+}
+
+// "..." standing for lines left out of a pasted log is skipped in any
+// layout, with a warning that samples are missing: the recorded
+// --query-gpu log's first 19 rows, "...", its last 20.
+func TestElisionInCSV(t *testing.T) {
+	data, _ := os.ReadFile(tdata + "leak_exit_query_gpu.csv")
+	lines := strings.SplitAfter(string(data), "\n")
+	in := strings.Join(lines[:20], "") + "...\n" + strings.Join(lines[len(lines)-21:], "")
+	rows, meta, err := readRows(t, "e.csv", in)
+	if err != nil || len(rows) != 39 || meta.Skipped != 1 || !strings.Contains(strings.Join(meta.Warnings, "\n"), "left out") {
+		t.Errorf("%v: %d rows, %d skipped, %q", err, len(rows), meta.Skipped, meta.Warnings)
+	}
+}
+
+// dmon -o TD as pasted: the recorded log (trailing spaces on every line)
+// with a blank line after every fifth: all 43 rows, dated.
+func TestDmonTDBlankLines(t *testing.T) {
+	data, _ := os.ReadFile(tdata + "leak_exit_dmon_mu_TD.txt")
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(string(data), "\n") {
+		b.WriteString(l)
+		if i%5 == 4 {
+			b.WriteString("\n")
+		}
+	}
+	rows, meta, err := readRows(t, "d.txt", b.String())
+	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || meta.Clock != ClockAbsolute || len(rows) != 43 {
+		t.Errorf("%v: %s %s, %d rows", err, meta.Format, meta.Clock, len(rows))
+	}
+}

@@ -1,0 +1,374 @@
+package nvml
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The text nvidia-smi prints for people, the most pasted of its outputs:
+//
+//   - the default table (plain "nvidia-smi", "nvidia-smi -l N", "watch
+//     nvidia-smi" saved): an optional ctime line ("Tue Dec  1 02:00:58
+//     2026"), a box with one GPU per two rows, the second holding
+//     "3693MiB / 143771MiB" (used / total), and a Processes box with one
+//     row per process ending in "3684MiB";
+//   - "nvidia-smi -q" (or -q -d MEMORY): "Timestamp : <ctime>", one "GPU
+//     <bus id>" section per GPU, in index order, whose "FB Memory Usage"
+//     has Total, Reserved (recent drivers), Used and Free in MiB, and
+//     whose "Processes" list "Process ID", "Name" and "Used GPU Memory".
+//
+//   - gpustat's text (plain "gpustat", "watch gpustat" saved): a header
+//     "host  Mon Aug 22 15:23:57 2022  515.65.01", then one line per GPU
+//     "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB |
+//     python/52046(11821M)" (gpustat's MB are MiB; its used memory is
+//     NVML's v1 figure, which counts the driver's reservation on recent
+//     drivers: IncludesReservedUnknown). Its samples carry the header's
+//     host name, so that they form series apart from nvidia-smi's in a
+//     file holding both.
+//
+// Each output is one snapshot: its samples are at its timestamp, or, with
+// none, at tick k of WithStart and WithInterval. Shell prompts and other
+// lines between outputs are skipped. The table's used memory leaves the
+// driver's reservation out on drivers since R510 (ExcludesReserved); the
+// table does not print the reservation, so the GPU's capacity is its total.
+// MIG device rows are not read (their memory is the GPU's).
+
+var (
+	// "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |"
+	smiTableGPURe = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|N/A)\s*\|`)
+	// "3693MiB / 143771MiB"
+	smiTableMemRe = regexp.MustCompile(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
+	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
+	// older drivers without the GI and CI columns.
+	smiTableProcRe = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
+)
+
+var (
+	// "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB | python/52046(11821M)";
+	// "[0] ... | [||||    ] 10000 / 12212 MB |" with a memory bar.
+	gpustatGPURe  = regexp.MustCompile(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12})\s*/\s*(\d{1,12})\s*MB\s*\|(.*)$`)
+	gpustatProcRe = regexp.MustCompile(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
+	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
+	gpustatHeadRe = regexp.MustCompile(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
+	gpustatLineRe = regexp.MustCompile(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?\d+\s*/\s*\d+\s*MB\s*\|`)
+)
+
+type smiTextDecoder struct {
+	r *Reader
+	// snapshot is the index of the output being read, from 0; snapTime
+	// its time when it has one.
+	snapshot    int64
+	started     bool
+	snapTime    int64
+	hasSnapTime bool
+	seenTime    bool
+	// Table state.
+	gpuRow    bool // the last line was a GPU row: the memory row follows
+	gpu       int32
+	gpuName   []byte
+	processes bool // inside the Processes box
+	// -q state.
+	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
+	qSection  string
+	qIndent   int
+	qMem      sample
+	qUUID     []byte
+	qName     []byte
+	qPID      int64
+	qHasPID   bool
+	qProcName []byte
+	samples   int64
+	samplesAt int64  // samples when the current snapshot started
+	host      []byte // gpustat's host name, from its header
+}
+
+func newSmiTextDecoder(r *Reader) *smiTextDecoder {
+	return &smiTextDecoder{r: r, qGPU: -1}
+}
+
+// parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" in
+// the WithLocation zone.
+func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
+	f := strings.Fields(string(b))
+	if len(f) != 5 || len(f[0]) != 3 || len(f[1]) != 3 {
+		return 0, false
+	}
+	t, err := time.ParseInLocation("Mon Jan 2 15:04:05 2006", strings.Join(f, " "), d.r.opt.loc)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMicro(), true
+}
+
+// newSnapshot starts output k+1, at time t when ok.
+func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
+	d.flushQ()
+	if d.started {
+		d.snapshot++
+	}
+	d.started = true
+	d.samplesAt = d.samples
+	d.host = d.host[:0]
+	d.snapTime, d.hasSnapTime = t, ok
+	d.seenTime = d.seenTime || ok
+	d.gpuRow, d.processes = false, false
+	d.qGPU, d.qSection = -1, ""
+}
+
+// now is the time of the current snapshot.
+func (d *smiTextDecoder) now() int64 {
+	if d.hasSnapTime {
+		return d.snapTime
+	}
+	return d.r.tickTime(d.snapshot)
+}
+
+func (d *smiTextDecoder) line(b []byte, n int) error {
+	t := trimSpace(b)
+	if len(t) == 0 {
+		return nil
+	}
+	// A ctime line alone starts a table (nvidia-smi prints it first); so
+	// does watch's header, "Every 2.0s: nvidia-smi   host: <ctime>".
+	if ts, ok := d.parseCtime(t); ok {
+		d.newSnapshot(ts, true)
+		return nil
+	}
+	if bytes.HasPrefix(t, []byte("Every ")) {
+		if f := bytes.Fields(t); len(f) >= 7 {
+			if ts, ok := d.parseCtime(bytes.Join(f[len(f)-5:], []byte(" "))); ok {
+				d.newSnapshot(ts, true)
+				return nil
+			}
+		}
+	}
+	if m := gpustatHeadRe.FindSubmatch(t); m != nil {
+		if ts, ok := d.parseCtime(m[2]); ok {
+			d.newSnapshot(ts, true)
+			d.host = append(d.host[:0], m[1]...)
+			return nil
+		}
+	}
+	if t[0] == '[' {
+		return d.gpustatLine(t)
+	}
+	switch {
+	case bytes.Contains(t, []byte("NVSMI LOG")):
+		d.newSnapshot(0, false)
+		return nil
+	case bytes.HasPrefix(t, []byte("| NVIDIA-SMI ")):
+		// The banner of a table not preceded by its ctime line.
+		if !d.started || d.samples > 0 && !d.justStamped() {
+			d.newSnapshot(0, false)
+		}
+		return nil
+	case bytes.HasPrefix(t, []byte("No devices were found")):
+		d.r.meta.Skipped++
+		return nil
+	}
+	if t[0] == '|' || t[0] == '+' {
+		return d.tableLine(t)
+	}
+	return d.qLine(b, t)
+}
+
+// justStamped: the snapshot has its ctime line and no sample yet (the
+// banner that follows belongs to it).
+func (d *smiTextDecoder) justStamped() bool { return d.hasSnapTime && d.samplesAt == d.samples }
+
+// gpustatLine reads one GPU of gpustat's text and its processes.
+func (d *smiTextDecoder) gpustatLine(t []byte) error {
+	m := gpustatGPURe.FindSubmatch(t)
+	if m == nil {
+		return nil
+	}
+	if !d.started {
+		d.newSnapshot(0, false)
+	}
+	g, _ := parseInt(m[1])
+	used, _ := parseInt(m[3])
+	total, _ := parseInt(m[4])
+	d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, gpuName: trimSpace(m[2]),
+		used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true, conv: IncludesReservedUnknown})
+	for _, p := range gpustatProcRe.FindAllSubmatch(m[5], -1) {
+		pid, _ := parseInt(p[2])
+		pu, _ := parseInt(p[3])
+		d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, pid: pid, hasPID: true,
+			process: p[1], used: pu * MiB, hasUsed: true})
+	}
+	return nil
+}
+
+func (d *smiTextDecoder) tableLine(t []byte) error {
+	if !d.started {
+		d.newSnapshot(0, false)
+	}
+	if bytes.Contains(t, []byte("Processes:")) {
+		d.processes, d.gpuRow = true, false
+		return nil
+	}
+	if d.processes {
+		if m := smiTableProcRe.FindSubmatch(t); m != nil {
+			gpu, _ := parseInt(m[1])
+			pid, _ := parseInt(m[2])
+			used, _ := parseInt(m[5])
+			d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
+				process: trimSpace(m[4]), used: used * MiB, hasUsed: true})
+		}
+		return nil
+	}
+	if d.gpuRow {
+		d.gpuRow = false
+		if m := smiTableMemRe.FindSubmatch(t); m != nil {
+			used, _ := parseInt(m[1])
+			total, _ := parseInt(m[2])
+			d.emit(&sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName,
+				used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true})
+			return nil
+		}
+	}
+	if m := smiTableGPURe.FindSubmatch(t); m != nil && !bytes.Contains(t, []byte("MiB")) {
+		g, _ := parseInt(m[1])
+		d.gpu, d.gpuRow = int32(g), true
+		d.gpuName = append(d.gpuName[:0], m[2]...)
+	}
+	return nil
+}
+
+// qLine reads a line of "nvidia-smi -q": "Key : value" under indented
+// section titles.
+func (d *smiTextDecoder) qLine(b, t []byte) error {
+	indent := 0
+	for indent < len(b) && (b[indent] == ' ' || b[indent] == '\t') {
+		indent++
+	}
+	key, val, isKV := bytes.Cut(t, []byte(" : "))
+	if !isKV {
+		key, val, isKV = bytes.Cut(t, []byte(":"))
+		if isKV && len(trimSpace(val)) > 0 {
+			isKV = false // "$ nvidia-smi -q" or other text: not a key
+		}
+	}
+	key, val = trimSpace(key), trimSpace(val)
+	if !isKV {
+		// A section title: "GPU 00000000:00:06.0", "FB Memory Usage", "Processes".
+		if indent == 0 && bytes.HasPrefix(t, []byte("GPU ")) {
+			if !d.started {
+				d.newSnapshot(0, false)
+			}
+			d.flushQ()
+			d.qGPU++
+			d.qUUID, d.qName = d.qUUID[:0], d.qName[:0]
+			d.qSection = ""
+			return nil
+		}
+		if d.qGPU >= 0 && indent > 0 {
+			if d.qSection == "fb" && indent <= d.qIndent {
+				d.flushQ()
+			}
+			switch string(t) {
+			case "FB Memory Usage":
+				if indent > 4 {
+					// A MIG device's, nested deeper: its memory is the GPU's.
+					return nil
+				}
+				d.qSection, d.qIndent = "fb", indent
+				d.qMem = sample{}
+			case "Processes":
+				d.qSection, d.qIndent = "processes", indent
+			default:
+				if indent <= d.qIndent {
+					d.qSection = ""
+				}
+			}
+		}
+		return nil
+	}
+	if string(key) == "Timestamp" {
+		if ts, ok := d.parseCtime(val); ok {
+			if d.started && !d.hasSnapTime && d.qGPU < 0 {
+				d.snapTime, d.hasSnapTime, d.seenTime = ts, true, true // "==== NVSMI LOG ====" came first
+			} else {
+				d.newSnapshot(ts, true)
+			}
+		}
+		return nil
+	}
+	if d.qGPU < 0 {
+		return nil
+	}
+	switch d.qSection {
+	case "fb":
+		v, ok := parseSize(val, MiB)
+		if !ok {
+			return nil
+		}
+		switch string(key) {
+		case "Total":
+			d.qMem.total, d.qMem.hasTotal = v, true
+		case "Reserved":
+			d.qMem.reserved, d.qMem.hasReserved = v, true
+		case "Used":
+			d.qMem.used, d.qMem.hasUsed = v, true
+		case "Free":
+			d.qMem.free, d.qMem.hasFree = v, true
+		}
+	case "processes":
+		switch string(key) {
+		case "Process ID":
+			d.qPID, d.qHasPID = parseInt(val)
+			d.qProcName = d.qProcName[:0]
+		case "Name", "Process Name":
+			d.qProcName = append(d.qProcName[:0], val...)
+		case "Used GPU Memory":
+			if v, ok := parseSize(val, MiB); ok && d.qHasPID {
+				d.emit(&sample{timeUs: d.now(), gpu: d.qGPU, hasGPU: true, uuid: d.qUUID,
+					pid: d.qPID, hasPID: true, process: d.qProcName, used: v, hasUsed: true})
+			}
+			d.qHasPID = false
+		}
+	default:
+		switch string(key) {
+		case "Product Name":
+			d.qName = append(d.qName[:0], val...)
+		case "GPU UUID":
+			d.qUUID = append(d.qUUID[:0], val...)
+		}
+	}
+	return nil
+}
+
+// flushQ emits the FB memory of the current -q GPU section, once.
+func (d *smiTextDecoder) flushQ() {
+	if d.qSection != "fb" || !d.qMem.hasUsed {
+		if d.qSection == "fb" {
+			d.qSection = ""
+		}
+		return
+	}
+	s := d.qMem
+	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName
+	d.emit(&s)
+	d.qMem = sample{}
+	d.qSection = ""
+}
+
+func (d *smiTextDecoder) emit(s *sample) {
+	d.r.emit(s)
+	d.samples++
+}
+
+func (d *smiTextDecoder) end(n int) error {
+	d.flushQ()
+	if d.samples == 0 {
+		return d.r.errorf(n, "no GPU memory in this nvidia-smi output (no \"used MiB / total MiB\" row, no \"FB Memory Usage\" section)")
+	}
+	if d.seenTime {
+		d.r.meta.Clock = ClockAbsolute
+	} else {
+		d.r.meta.Clock = ClockRowOrder
+	}
+	return nil
+}

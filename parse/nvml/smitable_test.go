@@ -1,0 +1,226 @@
+package nvml
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+const tdata = "../../testdata/nvml/"
+
+// The H200 recording (testdata/README.md): plain nvidia-smi and
+// nvidia-smi -q -d MEMORY at 02:00:58 UTC while pid 878 held 3684 MiB:
+// the table says 3693MiB / 143771MiB; -q says Total 143771, Reserved 616,
+// Used 3693, Free 139464 MiB.
+func TestSmiTextRecorded(t *testing.T) {
+	at := time.Date(2026, 12, 1, 2, 0, 58, 0, time.UTC).UnixMicro()
+	rows, meta := readFile(t, tdata+"leak_exit_nvidia_smi_default.txt")
+	if meta.Format != parse.FormatNvidiaSmiText || meta.Clock != ClockAbsolute || len(rows) != 2 {
+		t.Fatalf("format %s clock %s, %d rows", meta.Format, meta.Clock, len(rows))
+	}
+	g, p := rows[0], rows[1]
+	if g.TimeUs != at || *g.GPU != 0 || *g.Used != 3693*MiB || *g.Total != 143771*MiB || g.PID != nil || g.GPUName != "NVIDIA H200" {
+		t.Errorf("GPU row %+v", g)
+	}
+	if p.TimeUs != at || *p.GPU != 0 || *p.PID != 878 || *p.Used != 3684*MiB || p.Process != "python3" {
+		t.Errorf("process row %+v", p)
+	}
+
+	rows, meta = readFile(t, tdata+"leak_exit_nvidia_smi_q_memory.txt")
+	if meta.Format != parse.FormatNvidiaSmiText || len(rows) != 1 {
+		t.Fatalf("-q: format %s, %d rows", meta.Format, len(rows))
+	}
+	// 143771 = 616 + 3693 + 139464 - 2: used leaves the reservation out.
+	q := rows[0]
+	if q.TimeUs != at || *q.GPU != 0 || *q.Used != 3693*MiB || *q.Total != 143771*MiB || *q.Free != 139464*MiB ||
+		*q.Reserved != 616*MiB || q.Convention != string(ExcludesReserved) {
+		t.Errorf("-q row %+v", q)
+	}
+}
+
+// Two outputs pasted one after the other, each after its shell prompt.
+func TestSmiTextWithPrompts(t *testing.T) {
+	a, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_default.txt")
+	b, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_q_memory.txt")
+	in := "user@host:~$ nvidia-smi\n" + string(a) + "user@host:~$ nvidia-smi -q -d MEMORY\n" + string(b)
+	rows, meta, err := readRows(t, "two.txt", in)
+	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 3 {
+		t.Fatalf("%v: %s, %d rows", err, meta.Format, len(rows))
+	}
+	if *rows[0].Used != 3693*MiB || *rows[1].PID != 878 || *rows[2].Reserved != 616*MiB {
+		t.Errorf("rows %+v", rows)
+	}
+}
+
+// Public pastes of the table by older drivers (375, 387): truncated GPU
+// names, no GI/CI columns, a prompt line first, the paste cut mid-row.
+func TestSmiTextPublicPastes(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
+	if meta.Format != parse.FormatNvidiaSmiText || len(rows) != 2 {
+		t.Fatalf("pytorch#910: %s, %d rows", meta.Format, len(rows))
+	}
+	at := time.Date(2017, 3, 3, 11, 52, 29, 0, time.UTC).UnixMicro()
+	for i, want := range [][2]int64{{11409, 12207}, {698, 12204}} {
+		r := rows[i]
+		if r.TimeUs != at || *r.GPU != int32(i) || *r.Used != want[0]*MiB || *r.Total != want[1]*MiB || r.GPUName != "GeForce GTX TIT..." {
+			t.Errorf("pytorch#910 GPU %d: %+v", i, r)
+		}
+	}
+	rows, _ = readFile(t, tdata+"pub_sublime2184_nvidia_smi.txt")
+	if len(rows) != 1 || *rows[0].Used != 3723*MiB || *rows[0].Total != 12189*MiB || rows[0].GPUName != "TITAN Xp" {
+		t.Errorf("sublime#2184: %+v", rows)
+	}
+}
+
+// Outputs without a ctime line are placed by row order, one tick apart; a
+// table without a memory row is an error, not an empty log.
+func TestSmiTextNoTimeAndErrors(t *testing.T) {
+	a, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_default.txt")
+	table := string(a[strings.IndexByte(string(a), '\n')+1:]) // without its ctime line
+	rows, meta, err := readRows(t, "l.txt", table+table)
+	if err != nil || meta.Clock != ClockRowOrder || len(rows) != 4 || rows[2].TimeUs-rows[0].TimeUs != 1e6 {
+		t.Fatalf("%v: clock %s, %d rows %+v", err, meta.Clock, len(rows), rows)
+	}
+	_, _, err = readRows(t, "empty.txt", "+------+\n| NVIDIA-SMI 580.1  Driver Version: 580.1 |\n+------+\n")
+	if err == nil || !strings.Contains(err.Error(), "empty.txt:") || !strings.Contains(err.Error(), "no GPU memory") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// wookayin/gpustat#130: gpustat's text and nvidia-smi's table pasted one
+// after the other, each after its shell prompt. gpustat's four GPUs at
+// 15:23:57 (103 / 16384 MB, carrying the host of its header), then
+// nvidia-smi's GPU 0 at 15:24:23 (0MiB / 16384MiB, no host: its own series).
+func TestGpustatAndTableTogether(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_gpustat130_two_outputs.txt")
+	if meta.Format != parse.FormatGpustatText || len(rows) != 5 {
+		t.Fatalf("%s, %d rows", meta.Format, len(rows))
+	}
+	for i, r := range rows {
+		want := string(parse.FormatGpustatText)
+		if i == 4 {
+			want = string(parse.FormatNvidiaSmiText)
+		}
+		if r.Source != want {
+			t.Errorf("row %d source %q, want %q", i, r.Source, want)
+		}
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 7: another output (nvidia-smi-text)") {
+		t.Errorf("warnings %q", w)
+	}
+	g := time.Date(2022, 8, 22, 15, 23, 57, 0, time.UTC).UnixMicro()
+	for i, r := range rows[:4] {
+		if r.TimeUs != g || *r.GPU != int32(i) || *r.Used != 103*MiB || *r.Total != 16384*MiB || r.Host != "gpu-a-11.extreme" ||
+			r.Convention != string(IncludesReservedUnknown) {
+			t.Errorf("gpustat GPU %d: %+v", i, r)
+		}
+	}
+	s := rows[4]
+	if s.TimeUs != time.Date(2022, 8, 22, 15, 24, 23, 0, time.UTC).UnixMicro() || *s.GPU != 0 || *s.Used != 0 || s.Host != "" {
+		t.Errorf("nvidia-smi row %+v", s)
+	}
+}
+
+// wookayin/gpustat#97: one line of gpustat, with a process; no header, so
+// no time.
+func TestGpustatLine(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_gpustat97_line.txt")
+	if meta.Format != parse.FormatGpustatText || meta.Clock != ClockRowOrder || len(rows) != 2 {
+		t.Fatalf("%s %s, %d rows", meta.Format, meta.Clock, len(rows))
+	}
+	if *rows[0].Used != 11848*MiB || *rows[0].Total != 12287*MiB || rows[0].GPUName != "GeForce GTX Titan X" {
+		t.Errorf("GPU %+v", rows[0])
+	}
+	if *rows[1].PID != 52046 || rows[1].Process != "python" || *rows[1].Used != 11821*MiB {
+		t.Errorf("process %+v", rows[1])
+	}
+}
+
+// "watch nvidia-smi" saved: each table after watch's header line, whose
+// end is the ctime ("Every 2.0s: nvidia-smi   gpu01: Tue Dec  1 02:00:58
+// 2026"). Built from the recorded table with the used memory changed per
+// copy.
+func TestSmiTextWatch(t *testing.T) {
+	a, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_default.txt")
+	table := string(a[strings.IndexByte(string(a), '\n')+1:])
+	var b strings.Builder
+	for i, used := range []string{"3693MiB", "4205MiB", "4717MiB"} {
+		fmt.Fprintf(&b, "Every 2.0s: nvidia-smi                     gpu01: Tue Dec  1 02:01:0%d 2026\n\n%s", 2*i, strings.Replace(table, "3693MiB", used, 1))
+	}
+	rows, meta, err := readRows(t, "watch.txt", b.String())
+	if err != nil || meta.Clock != ClockAbsolute || len(rows) != 6 {
+		t.Fatalf("%v: %s, %d rows", err, meta.Clock, len(rows))
+	}
+	t0 := time.Date(2026, 12, 1, 2, 1, 0, 0, time.UTC).UnixMicro()
+	for i, want := range []int64{3693, 4205, 4717} {
+		g := rows[2*i]
+		if g.TimeUs != t0+int64(i)*2e6 || *g.Used != want*MiB || g.PID != nil {
+			t.Errorf("snapshot %d: %+v", i, g)
+		}
+	}
+}
+
+// A full "nvidia-smi -q" with its Processes section (written in the
+// layout of the recorded -q -d MEMORY, with the process section nvidia-smi
+// prints; values from the recording), two GPUs, and a MIG device's FB
+// Memory Usage nested deeper, which is not the GPU's.
+func TestSmiQProcesses(t *testing.T) {
+	q := `==============NVSMI LOG==============
+
+Timestamp                                              : Tue Dec  1 02:00:58 2026
+Driver Version                                         : 580.159.04
+CUDA Version                                           : 13.0
+
+Attached GPUs                                          : 2
+GPU 00000000:00:06.0
+    Product Name                                       : NVIDIA H200
+    GPU UUID                                           : GPU-ec9f5ca2-9eeb-1b06-4ea7-f3ec716ded8a
+    MIG Devices
+        MIG Device
+            FB Memory Usage
+                Total                                  : 16128 MiB
+                Used                                   : 11 MiB
+    FB Memory Usage
+        Total                                          : 143771 MiB
+        Reserved                                       : 616 MiB
+        Used                                           : 3693 MiB
+        Free                                           : 139464 MiB
+    BAR1 Memory Usage
+        Total                                          : 262144 MiB
+        Used                                           : 3694 MiB
+        Free                                           : 258450 MiB
+    Processes
+        GPU instance ID                                : N/A
+        Compute instance ID                            : N/A
+        Process ID                                     : 878
+            Type                                       : C
+            Name                                       : python3
+            Used GPU Memory                            : 3684 MiB
+GPU 00000000:00:07.0
+    Product Name                                       : NVIDIA H200
+    FB Memory Usage
+        Total                                          : 143771 MiB
+        Reserved                                       : 616 MiB
+        Used                                           : 0 MiB
+        Free                                           : 143156 MiB
+    Processes                                          : None
+`
+	rows, meta, err := readRows(t, "q.txt", q)
+	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 3 {
+		t.Fatalf("%v: %s, %d rows %+v", err, meta.Format, len(rows), rows)
+	}
+	g0, p, g1 := rows[0], rows[1], rows[2]
+	if *g0.GPU != 0 || *g0.Used != 3693*MiB || g0.UUID != "GPU-ec9f5ca2-9eeb-1b06-4ea7-f3ec716ded8a" || g0.GPUName != "NVIDIA H200" {
+		t.Errorf("GPU 0 %+v", g0)
+	}
+	if *p.GPU != 0 || *p.PID != 878 || p.Process != "python3" || *p.Used != 3684*MiB {
+		t.Errorf("process %+v", p)
+	}
+	if *g1.GPU != 1 || *g1.Used != 0 || *g1.Free != 143156*MiB {
+		t.Errorf("GPU 1 %+v", g1)
+	}
+}
