@@ -3,6 +3,7 @@ module github.com/gpuleak/gpuleak
 go 1.26.8
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/dustin/go-humanize v1.1.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
