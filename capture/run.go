@@ -61,14 +61,13 @@ const maxKeptIntervals = 1 << 16
 // finished and written first, so a stop loses no sample. Run does not close
 // w or src. It returns the stats, and an error when writing failed or
 // opt.MaxErrors ticks in a row could not be taken.
-func Run(ctx context.Context, src Source, w *Writer, opt RunOptions) (Stats, error) {
+func Run(ctx context.Context, src Source, w *Writer, opt RunOptions) (st Stats, err error) {
 	if opt.Interval <= 0 {
 		opt.Interval = time.Second
 	}
 	if opt.MaxErrors <= 0 {
 		opt.MaxErrors = 10
 	}
-	var st Stats
 	cpu0 := cpuTime()
 	var deadline <-chan time.Time
 	if opt.Duration > 0 {
@@ -99,7 +98,6 @@ func Run(ctx context.Context, src Source, w *Writer, opt RunOptions) (Stats, err
 	}()
 	for {
 		t0 := time.Now()
-		var err error
 		buf, err = src.Sample(buf[:0])
 		if err != nil {
 			st.Failed++
@@ -108,6 +106,7 @@ func Run(ctx context.Context, src Source, w *Writer, opt RunOptions) (Stats, err
 				return st, fmt.Errorf("%d samples in a row failed: %w", inRow, err)
 			}
 		} else {
+			err = nil
 			inRow = 0
 			rows := 0
 			for i := range buf {

@@ -247,20 +247,31 @@ func runCapture(opts *CaptureOptions) error {
 // followFilter keeps the processes of tree. NVML lists pids of the host's
 // pid namespace; in a container they may not exist in this one, and such
 // processes cannot be placed in the tree: they are kept, and said so once.
+// Decisions are remembered (a pid outside the tree cannot enter it), so
+// /proc is read again only for a pid not seen before.
 func followFilter(tree *capture.ProcessTree, errOut io.Writer) func(int64) bool {
 	warned := false
+	decided := map[int64]bool{}
 	return func(pid int64) bool {
-		if tree.Contains(pid) {
-			return true
+		if keep, ok := decided[pid]; ok {
+			return keep
 		}
-		if capture.Exists(pid) {
-			return false
+		if len(decided) >= 1<<14 {
+			clear(decided) // pids are reused: forget now and then
 		}
-		if !warned {
-			warned = true
-			fmt.Fprintf(errOut, "gpuleak: NVML lists pid %d, which is not in this pid namespace (a container?): processes that cannot be placed in the process tree of pid %d are recorded too\n", pid, tree.Root())
+		keep := true
+		switch {
+		case tree.Contains(pid):
+		case capture.Exists(pid):
+			keep = false
+		default:
+			if !warned {
+				warned = true
+				fmt.Fprintf(errOut, "gpuleak: NVML lists pid %d, which is not in this pid namespace (a container?): processes that cannot be placed in the process tree of pid %d are recorded too\n", pid, tree.Root())
+			}
 		}
-		return true
+		decided[pid] = keep
+		return keep
 	}
 }
 

@@ -43,5 +43,6 @@ opcodes only.`,
 	root.AddCommand(NewCmdTrend(ios, version, nil))
 	root.AddCommand(NewCmdOOM(ios, version, nil))
 	root.AddCommand(NewCmdCapture(ios, version, nil))
+	root.AddCommand(NewCmdWatch(ios, version, nil))
 	return root
 }

@@ -1,0 +1,327 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpuleak/gpuleak/capture"
+)
+
+const testMiB = 1 << 20
+
+// fakeSource stands for NVML: one H200 where the test process itself
+// (outside any followed tree) leaks 128 MiB/s from 512 MiB, by the wall
+// clock, beside pid 1 (also outside) and pid 2147483000 (in no pid
+// namespace of this machine).
+type fakeSource struct {
+	start  time.Time
+	closed bool
+}
+
+func fakeOpen(capture.Config) (capture.Source, error) { return &fakeSource{start: time.Now()}, nil }
+
+func (f *fakeSource) Sample(dst []capture.GPUSample) ([]capture.GPUSample, error) {
+	now := time.Now()
+	const total, reserved = 150754820096, 644939776
+	proc := int64(512*testMiB) + int64(now.Sub(f.start).Seconds()*128*testMiB)
+	g := capture.GPUSample{TimeUs: now.UnixMicro(), Host: "node1", Index: 0, UUID: "GPU-0", Name: "NVIDIA H200",
+		MemoryInfo: 2, TotalBytes: total, ReservedBytes: reserved, UsedBytes: proc + 600*testMiB,
+		FreeBytes: total - reserved - proc - 600*testMiB,
+		Processes: []capture.Process{
+			{PID: 1, Name: "init", UsedBytes: 100 * testMiB, HasUsed: true, Type: "compute"},
+			{PID: int64(os.Getpid()), Name: "python3", UsedBytes: proc, HasUsed: true, Type: "compute"},
+			{PID: 2147483000, Name: "", UsedBytes: 500 * testMiB, HasUsed: true, Type: "compute"},
+		}}
+	return append(dst, g), nil
+}
+
+func (f *fakeSource) Close() error { f.closed = true; return nil }
+
+// runCaptureWith runs "gpuleak capture args" with src standing for NVML.
+func runCaptureWith(t *testing.T, open func(capture.Config) (capture.Source, error), args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	// The program writes to these too, from os/exec's copying goroutines.
+	var out, errOut lockedBuffer
+	ios := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	c := NewCmdCapture(ios, "test", func(o *CaptureOptions) error {
+		o.Open = open
+		o.Notify = func(chan<- os.Signal) func() { return func() {} }
+		return runCapture(o)
+	})
+	c.SetArgs(args)
+	c.SilenceErrors, c.SilenceUsage = true, true
+	c.SetOut(&out)
+	c.SetErr(&errOut)
+	err := c.Execute()
+	if err != nil && !errors.Is(err, ErrFindings) {
+		fmt.Fprintf(&errOut, "gpuleak: %v\n", err)
+	}
+	return ExitCode(err), out.String(), errOut.String()
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type capLine struct {
+	TS        string `json:"ts"`
+	GPU       int    `json:"gpu"`
+	Processes []struct {
+		PID  int64  `json:"pid"`
+		Name string `json:"name"`
+		Used *int64 `json:"used"`
+	} `json:"processes"`
+}
+
+func readCapture(t *testing.T, b []byte) []capLine {
+	t.Helper()
+	var lines []capLine
+	for i, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		var c capLine
+		if err := json.Unmarshal(l, &c); err != nil {
+			t.Fatalf("line %d %q: %v", i+1, l, err)
+		}
+		lines = append(lines, c)
+	}
+	return lines
+}
+
+// The program's exit code comes back; its processes are followed: pid 1
+// is not in its tree and is left out, a pid in no namespace of this
+// machine is kept and said so; every line of the file is a whole record.
+func TestCaptureCommandExitCode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	code, _, stderr := runCaptureWith(t, fakeOpen, "-o", path, "--interval", "20ms", "--", "sh", "-c", "sleep 0.2; exit 3")
+	if code != 3 {
+		t.Fatalf("exit code %d, want the program's 3; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "sh exited with code 3") || !strings.Contains(stderr, "not in this pid namespace") {
+		t.Errorf("stderr lacks the exit or the namespace note:\n%s", stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := readCapture(t, b)
+	// 0.2 s at 20 ms: about 10 ticks; at least 3 even on a loaded machine.
+	if len(lines) < 3 {
+		t.Fatalf("%d ticks, want several", len(lines))
+	}
+	for _, l := range lines {
+		var pids []int64
+		for _, p := range l.Processes {
+			pids = append(pids, p.PID)
+		}
+		if len(pids) != 1 || pids[0] != 2147483000 {
+			t.Fatalf("processes %v: want only the unplaceable pid (1 and the test process are outside the tree)", pids)
+		}
+	}
+	if m := regexp.MustCompile(`gpuleak: (\d+) samples \((\d+) rows\)`).FindStringSubmatch(stderr); m == nil || m[1] != strconv.Itoa(len(lines)) {
+		t.Errorf("summary %q does not count the %d ticks written", m, len(lines))
+	}
+}
+
+// Without a program, --duration stops sampling; the process rows are all
+// kept; --analyze prints the trend: the leaking pid growing at 128 MiB/s.
+func TestCaptureDurationAnalyze(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.jsonl")
+	code, stdout, stderr := runCaptureWith(t, fakeOpen, "-o", path, "--interval", "20ms", "--duration", "1s", "--analyze")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	pid := os.Getpid()
+	if !regexp.MustCompile(fmt.Sprintf(`(?m)\b%d\b.*python3.*growing`, pid)).MatchString(stdout) {
+		t.Fatalf("no growing row for pid %d in\n%s", pid, stdout)
+	}
+	b, _ := os.ReadFile(path)
+	lines := readCapture(t, b)
+	if n := len(lines[0].Processes); n != 3 {
+		t.Errorf("%d processes in a tick, want all 3 (no --pid, no program)", n)
+	}
+	// The slope, through the same reader and analysis as gpuleak trend.
+	code, out, _ := runIO(t, "", false, "trend", "--format", "json", path)
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var rep trendReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.PID != nil && *f.PID == int64(pid) {
+			if got := *f.Slope / testMiB; math.Abs(got-128) > 12.8 {
+				t.Errorf("slope %.1f MiB/s, want 128 +- 10%%", got)
+			}
+			return
+		}
+	}
+	t.Errorf("no finding for pid %d in %s", pid, out)
+}
+
+func TestCaptureUsageAndNoNVML(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--interval", "1ms"}, "at least 10ms"},
+		{[]string{"--rotate", "soon"}, "bad --rotate"},
+		{[]string{"--pid", "5", "--", "true"}, "not together"},
+		{[]string{"-o", "-", "--analyze"}, "--analyze needs a file"},
+		{[]string{"file.jsonl"}, "capture takes no FILE"},
+	} {
+		code, _, stderr := runCaptureWith(t, fakeOpen, tc.args...)
+		if code != ExitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// The default build: no NVML. One line, exit 2, no panic, and the
+	// program is not started.
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	code, _, stderr := runIO(t, "", false, "capture", "-o", filepath.Join(dir, "x.jsonl"), "--", "touch", marker)
+	if capture.BuiltIn {
+		t.Skip("built with NVML")
+	}
+	if code != ExitInput || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "make build-nvml") {
+		t.Errorf("exit %d, stderr %q; want 2 and one line saying how to build NVML in", code, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program ran although nothing could be sampled")
+	}
+	code, _, stderr = runIO(t, "", false, "watch")
+	if code != ExitInput || !strings.Contains(stderr, "make build-nvml") {
+		t.Errorf("watch: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// --- Signals, in a child process: the test binary re-run as gpuleak. ---
+
+const childEnv = "GPULEAK_CAPTURE_CHILD"
+
+// TestMain lets the test binary act as "gpuleak capture" with the fake
+// source, so that a real signal can be sent to it.
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childEnv); args != "" {
+		ios := System()
+		c := NewCmdCapture(ios, "test", func(o *CaptureOptions) error {
+			o.Open = fakeOpen
+			return runCapture(o)
+		})
+		c.SetArgs(strings.Fields(args))
+		err := c.Execute()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gpuleak: %v\n", err)
+		}
+		os.Exit(ExitCode(err))
+	}
+	os.Exit(m.Run())
+}
+
+// signalCapture starts capture writing samples to standard output, sends
+// SIGINT once it has written 5 lines, and returns its exit code, the lines
+// it wrote and its standard error.
+func signalCapture(t *testing.T, args string) (int, []string, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) == 5 {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, lines, stderr.String()
+}
+
+// checkNoLoss: every line is a whole record, and the summary counts as
+// many samples as were written: no tick taken was lost.
+func checkNoLoss(t *testing.T, lines []string, stderr string) {
+	t.Helper()
+	if len(lines) < 5 {
+		t.Fatalf("%d lines before the end, want at least the 5 seen before the signal; stderr:\n%s", len(lines), stderr)
+	}
+	readCapture(t, []byte(strings.Join(lines, "\n")+"\n"))
+	m := regexp.MustCompile(`gpuleak: (\d+) samples`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary in stderr:\n%s", stderr)
+	}
+	if n, _ := strconv.Atoi(m[1]); n != len(lines) {
+		t.Errorf("%d samples taken, %d written: a sample was lost", n, len(lines))
+	}
+}
+
+// Ctrl-C (SIGINT) stops a capture without a program: exit 0, no sample lost.
+func TestCaptureSIGINT(t *testing.T) {
+	code, lines, stderr := signalCapture(t, "-o - --interval 20ms")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	checkNoLoss(t, lines, stderr)
+}
+
+// With a program, SIGINT is passed on (standard input is not a terminal);
+// the program's end by SIGINT comes back as 130, and no sample is lost.
+func TestCaptureSIGINTPassedOn(t *testing.T) {
+	code, lines, stderr := signalCapture(t, "-o - --interval 20ms -- sleep 30")
+	if code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit %d, want 130 (sleep ended by SIGINT); stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "sleep was ended by interrupt") {
+		t.Errorf("stderr does not say how the program ended:\n%s", stderr)
+	}
+	checkNoLoss(t, lines, stderr)
+}
