@@ -318,6 +318,12 @@ func captureSummary(st *capture.Stats, files []string, out string) string {
 	return b.String()
 }
 
+// ms prints a duration in milliseconds: three significant digits below
+// 100 ms, whole milliseconds above.
 func ms(d time.Duration) string {
-	return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
+	v := float64(d) / float64(time.Millisecond)
+	if v >= 100 {
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.3g ms", v)
 }

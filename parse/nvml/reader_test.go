@@ -67,6 +67,11 @@ func TestFixtures(t *testing.T) {
 		// One device row per line plus one row per listed process.
 		{"pynvml.jsonl", parse.FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
 		{"pynvml_2.jsonl", parse.FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
+		// gpuleak capture (NVML memory info v2: used leaves the reservation
+		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
+		// (testdata/README.md).
+		{"capture_h200_100ms.jsonl", parse.FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_1s.jsonl", parse.FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
