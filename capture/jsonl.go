@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -158,7 +159,11 @@ func (w *Writer) open(t int64) error {
 	}
 	name := w.path
 	if w.rot != (Rotation{}) {
-		name = partName(w.path, t)
+		name = partName(w.path, t, "")
+		// Two files started within one second (a small size limit): number them.
+		for i := 1; slices.Contains(w.files, name); i++ {
+			name = partName(w.path, t, "-"+strconv.Itoa(i))
+		}
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -174,11 +179,11 @@ func (w *Writer) open(t int64) error {
 	return nil
 }
 
-// partName is path with the UTC time t (µs) before its extension.
-func partName(path string, t int64) string {
+// partName is path with the UTC time t (µs), and seq, before its extension.
+func partName(path string, t int64, seq string) string {
 	ext := filepath.Ext(path)
 	base := strings.TrimSuffix(path, ext)
-	return base + "-" + time.UnixMicro(t).UTC().Format("20060102T150405Z") + ext
+	return base + "-" + time.UnixMicro(t).UTC().Format("20060102T150405Z") + seq + ext
 }
 
 func (w *Writer) closeFile() error {

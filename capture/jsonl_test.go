@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -99,4 +100,105 @@ func TestWriterRoundTrip(t *testing.T) {
 	if gpu.Convention != string(nvml.ExcludesReserved) || gpu.FirstBytes != 516*mib {
 		t.Errorf("GPU series: %s, first %d bytes; want excludes-reserved and 516 MiB (v2 used)", gpu.Convention, gpu.FirstBytes)
 	}
+}
+
+// With a rotation period, each file holds the ticks of one period and is
+// named after its first tick; every tick is in exactly one file.
+func TestWriterRotation(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWriter(filepath.Join(dir, "gpu.jsonl"), Rotation{Every: 5 * time.Second})
+	ticks := leakTicks(25, 500_000) // 12 s at 0.5 s from 1796025972 (date -u -d @1796025972: 2026-11-30 08:06:12): files at 0, 5 and 10 s
+	for _, tk := range ticks {
+		if err := w.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := w.Files()
+	want := []string{"gpu-20261130T080612Z.jsonl", "gpu-20261130T080617Z.jsonl", "gpu-20261130T080622Z.jsonl"}
+	if len(files) != len(want) {
+		t.Fatalf("files %v, want %v", files, want)
+	}
+	lines := 0
+	for i, f := range files {
+		if filepath.Base(f) != want[i] {
+			t.Errorf("file %d: %s, want %s", i, filepath.Base(f), want[i])
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines != len(ticks) {
+		t.Errorf("%d lines in all files, want %d", lines, len(ticks))
+	}
+	// By size: a new file once one holds 4 KiB.
+	w = NewWriter(filepath.Join(dir, "s.jsonl"), Rotation{Bytes: 4096})
+	for _, tk := range ticks {
+		if err := w.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	for _, f := range w.Files()[:len(w.Files())-1] {
+		fi, _ := os.Stat(f)
+		if fi.Size() < 4096 || fi.Size() > 4096+1024 {
+			t.Errorf("%s: %d bytes, want just over 4 KiB", f, fi.Size())
+		}
+	}
+	// Files started within one second are numbered, not overwritten.
+	w = NewWriter(filepath.Join(dir, "fast.jsonl"), Rotation{Bytes: 4096})
+	fast := leakTicks(40, 10_000) // 0.4 s at 10 ms
+	for _, tk := range fast {
+		if err := w.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	lines = 0
+	for _, f := range w.Files() {
+		b, _ := os.ReadFile(f)
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if len(w.Files()) < 2 || lines != len(fast) || filepath.Base(w.Files()[1]) != "fast-20261130T080612Z-1.jsonl" {
+		t.Errorf("files %v hold %d lines; want several numbered files holding all %d", w.Files(), lines, len(fast))
+	}
+	if _, err := ParseRotation("500ms", nil); err == nil {
+		t.Error("a rotation period under 1 s accepted")
+	}
+}
+
+// FuzzAppendJSON: whatever names NVML or /proc give (another user's
+// process names, invalid UTF-8, quotes, newlines), each record is one line
+// the NVML reader reads back with the same pid and sizes.
+func FuzzAppendJSON(f *testing.F) {
+	f.Add("vm", "NVIDIA H200", "python3", int64(450), int64(1<<30))
+	f.Add("h\"o\\st", "GPU\n0", "\xff\xfe evil\x1b[2J", int64(1), int64(0))
+	f.Fuzz(func(t *testing.T, host, gpuName, proc string, pid, used int64) {
+		if pid < 0 || used < 0 || used >= 1<<53 {
+			return
+		}
+		g := leakTicks(1, 1)[0][0]
+		g.Host, g.Name = host, gpuName
+		g.Processes = []Process{{PID: pid, Name: proc, UsedBytes: used, HasUsed: true, Type: "compute"}}
+		line := AppendJSON(nil, &g)
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("not one line: %q", line)
+		}
+		r := nvml.NewReader(bytes.NewReader(line), "f", nvml.WithFormat(parse.FormatPynvmlJSONL))
+		defer r.Release()
+		rows := int64(0)
+		for r.Next() {
+			rows += r.RecordBatch().NumRows()
+		}
+		if err := r.Err(); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if rows != 2 {
+			t.Fatalf("%d rows from %q, want 2", rows, line)
+		}
+	})
 }
