@@ -204,7 +204,7 @@ func Screen(w io.Writer, rows []Row, key SortKey, now time.Time, interval time.D
 			mark = "  <- leak suspect"
 		}
 		fmt.Fprintf(w, "%-28.28s %10s %10s  %-24s %-9s %12s %10s%s\r\n", label(r), ibytes(r.UsedBytes), of,
-			tail(Sparkline(r.Profile), 24), r.Class, rate(r.Rate), oom(r.OOMSeconds), mark)
+			Sparkline(shrink(r.Profile, 24)), r.Class, rate(r.Rate), oom(r.OOMSeconds), mark)
 	}
 	if status != "" {
 		fmt.Fprintf(w, "\r\n%s\r\n", status)
@@ -212,13 +212,17 @@ func Screen(w io.Writer, rows []Row, key SortKey, now time.Time, interval time.D
 	fmt.Fprint(w, "\r\nq quit   g sort by GPU   u by used   r by rate   o by time to OOM\r\n")
 }
 
-// tail keeps the last n runes of s.
-func tail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// shrink keeps at most n values, each the highest of its share of v.
+func shrink(v []int64, n int) []int64 {
+	if len(v) <= n {
+		return v
 	}
-	return string(r[len(r)-n:])
+	out := make([]int64, n)
+	for i := range out {
+		lo, hi := i*len(v)/n, (i+1)*len(v)/n
+		out[i] = slices.Max(v[lo:max(hi, lo+1)])
+	}
+	return out
 }
 
 // Line is the view in one line, for a log (standard output not a
