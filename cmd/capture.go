@@ -70,7 +70,9 @@ process on it (compute and graphics running processes), with UTC timestamps
 in microseconds, the host, GPU index, UUID and name, pid and process name.
 Samples are written as JSON lines (the pynvml layout gpuleak's NVML reader
 reads), one line per GPU per tick, flushed every tick: "gpuleak analyze" and
-"gpuleak trend" read the file like any NVML log.
+"gpuleak trend" read the file like any NVML log. A name ending in .csv gets
+nvidia-smi --query-gpu CSV instead, and the processes go to NAME.apps.csv
+beside it in --query-compute-apps CSV (read both with gpuleak trend).
 
 With -- CMD ARGS, capture starts the program, follows it and its children
 (by the process tree in /proc; processes of other programs are left out),
@@ -104,9 +106,9 @@ them it says so and exits with code 2.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "the JSON lines file to write (default gpuleak-capture-TIME.jsonl; \"-\" for standard output)")
+	f.StringVarP(&opts.Output, "output", "o", "", "the file to write: JSON lines, or nvidia-smi CSV for a name ending in .csv (processes in NAME.apps.csv); default gpuleak-capture-TIME.jsonl, \"-\" for standard output")
 	f.DurationVar(&opts.Interval, "interval", time.Second, "time between samples (at least 10ms)")
-	f.DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until the program or --pid exits, or a signal)")
+	f.DurationVar(&opts.Duration, "duration", 0, "stop sampling after this long (default: until the program or --pid exits, or a signal); a program is still waited for")
 	f.IntSliceVar(&opts.GPUs, "gpu", nil, "NVML indices of the GPUs to sample (default all), e.g. 0,1")
 	f.Int64Var(&opts.PID, "pid", 0, "record only this process and its children, and stop when it exits")
 	f.StringVar(&opts.Rotate, "rotate", "", "start a new file every period (1h) or size (100MiB); files are named after their first sample's time")

@@ -202,3 +202,69 @@ func FuzzAppendJSON(f *testing.F) {
 		}
 	})
 }
+
+// -o FILE.csv: nvidia-smi --query-gpu CSV beside --query-compute-apps CSV,
+// recognised by content as those layouts; read together by the trend
+// analysis, the process grows at the same 128 MiB/s as from JSON lines, a
+// name with a comma comes back whole, and the GPU's used memory is v2's.
+func TestWriterCSV(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWriter(filepath.Join(dir, "s.csv"), Rotation{})
+	ticks := leakTicks(41, 500_000)
+	for _, tk := range ticks {
+		tk[0].Processes[0].Name = "python3, worker 0"
+		tk[0].Processes = append(tk[0].Processes, Process{PID: 7, Type: "compute"}) // name and memory unknown
+		if err := w.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := w.Files()
+	if len(files) != 2 || filepath.Base(files[1]) != "s.apps.csv" {
+		t.Fatalf("files %v", files)
+	}
+	a := analyze.NewTrendAnalyzer(analyze.TrendOptions{})
+	for i, want := range []parse.Format{parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps} {
+		b, err := os.ReadFile(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := nvml.Sniff(b); f != want {
+			t.Fatalf("%s sniffed as %v, want %v", files[i], f, want)
+		}
+		r := nvml.NewReader(bytes.NewReader(b), files[i])
+		for r.Next() {
+			if err := a.Add(files[i], r.RecordBatch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		m := r.Metadata()
+		a.Input(files[i], m.FirstUs, m.LastUs)
+		r.Release()
+	}
+	var proc, gpu *analyze.SeriesTrend
+	res := a.Finalize()
+	for i := range res.Series {
+		s := &res.Series[i]
+		switch {
+		case !s.HasPID:
+			gpu = s
+		case s.PID == 4242:
+			proc = s
+		}
+	}
+	if proc == nil || gpu == nil {
+		t.Fatalf("series %+v", res.Series)
+	}
+	if proc.Process != "python3, worker 0" || proc.Class != analyze.Growing || math.Abs(proc.Slope/mib-128) > 12.8 {
+		t.Errorf("process %q %s %.1f MiB/s, want the whole name, growing at 128", proc.Process, proc.Class, proc.Slope/mib)
+	}
+	if gpu.FirstBytes != 516*mib || gpu.Convention != string(nvml.ExcludesReserved) {
+		t.Errorf("GPU first %d (%s), want 516 MiB excluding the reservation", gpu.FirstBytes, gpu.Convention)
+	}
+}
