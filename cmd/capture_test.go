@@ -16,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpuleak/gpuleak/capture"
 )
@@ -24,21 +23,20 @@ import (
 const testMiB = 1 << 20
 
 // fakeSource stands for NVML: one H200 where the test process itself
-// (outside any followed tree) leaks 128 MiB/s from 512 MiB, by the wall
-// clock, beside pid 1 (also outside) and pid 2147483000 (in no pid
-// namespace of this machine).
+// (outside any followed tree) leaks 64 MiB per sample from 512 MiB, beside
+// pid 1 (also outside) and pid 2147483000 (in no pid namespace of this
+// machine). Its samples are 0.5 s apart on its own clock, whatever the
+// interval, so the leak is exactly 128 MiB/s however loaded the machine is.
 type fakeSource struct {
-	start  time.Time
-	closed bool
+	n int64
 }
 
-func fakeOpen(capture.Config) (capture.Source, error) { return &fakeSource{start: time.Now()}, nil }
+func fakeOpen(capture.Config) (capture.Source, error) { return &fakeSource{}, nil }
 
 func (f *fakeSource) Sample(dst []capture.GPUSample) ([]capture.GPUSample, error) {
-	now := time.Now()
 	const total, reserved = 150754820096, 644939776
-	proc := int64(512*testMiB) + int64(now.Sub(f.start).Seconds()*128*testMiB)
-	g := capture.GPUSample{TimeUs: now.UnixMicro(), Host: "node1", Index: 0, UUID: "GPU-0", Name: "NVIDIA H200",
+	proc := int64(512*testMiB) + f.n*64*testMiB
+	g := capture.GPUSample{TimeUs: 1796091672_000000 + f.n*500_000, Host: "node1", Index: 0, UUID: "GPU-0", Name: "NVIDIA H200",
 		MemoryInfo: 2, TotalBytes: total, ReservedBytes: reserved, UsedBytes: proc + 600*testMiB,
 		FreeBytes: total - reserved - proc - 600*testMiB,
 		Processes: []capture.Process{
@@ -46,10 +44,11 @@ func (f *fakeSource) Sample(dst []capture.GPUSample) ([]capture.GPUSample, error
 			{PID: int64(os.Getpid()), Name: "python3", UsedBytes: proc, HasUsed: true, Type: "compute"},
 			{PID: 2147483000, Name: "", UsedBytes: 500 * testMiB, HasUsed: true, Type: "compute"},
 		}}
+	f.n++
 	return append(dst, g), nil
 }
 
-func (f *fakeSource) Close() error { f.closed = true; return nil }
+func (f *fakeSource) Close() error { return nil }
 
 // runCaptureWith runs "gpuleak capture args" with src standing for NVML.
 func runCaptureWith(t *testing.T, open func(capture.Config) (capture.Source, error), args ...string) (code int, stdout, stderr string) {

@@ -56,7 +56,9 @@ analysis of gpuleak trend). Growing series are marked as leak suspects.
 
 On a terminal the view refreshes every --interval; keys: q quits, g sorts by
 GPU, u by used memory, r by rate, o by time to OOM. When standard output is
-not a terminal, it prints one line per interval instead.
+not a terminal, it prints one line per interval instead. Where computing the
+trends takes more than a tenth of the time between refreshes (a long window
+at a short interval), refreshes are spaced out; every sample is still taken.
 
 --prometheus ADDR serves the gauges at http://ADDR/metrics (loopback by
 default: give an explicit address such as 0.0.0.0:9400 to serve others);
@@ -89,6 +91,12 @@ as capture does. Needs a gpuleak built with NVML (make build-nvml).`,
 
 // maxWindowTicks bounds the samples the live trend is computed over.
 const maxWindowTicks = 3600
+
+// maxRefreshLoad: a refresh (the trend over the window, the screen) waits
+// until this many times the last refresh's time has passed, so that a long
+// window at a short interval costs at most about a tenth of a core; the
+// samples are all taken and written regardless.
+const maxRefreshLoad = 10
 
 func runWatch(opts *WatchOptions) error {
 	if opts.Interval < 10*time.Millisecond {
@@ -171,8 +179,14 @@ func runWatch(opts *WatchOptions) error {
 		ropt.Keep = followFilter(capture.NewProcessTree(opts.PID), opts.IO.ErrOut)
 	}
 	var viewErr error
+	var next time.Time // the next refresh: see refreshDue
 	ropt.OnTick = func(samples []capture.GPUSample) {
 		win.Add(samples)
+		t0 := time.Now()
+		if t0.Before(next) {
+			return
+		}
+		defer func() { next = t0.Add(maxRefreshLoad * time.Since(t0)) }()
 		res, err := win.Trends("live", analyze.TrendOptions{})
 		if err != nil {
 			viewErr = err

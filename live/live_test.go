@@ -18,7 +18,7 @@ func tick(i int) []capture.GPUSample {
 	const total, reserved = 150754820096, 644939776
 	proc := int64(512 * mib)
 	if i > 20 {
-		proc += int64(i-20) * 128 * mib
+		proc += int64(min(i-20, 1000)) * 128 * mib // full after 1,000 s
 	}
 	return []capture.GPUSample{{TimeUs: 1796025972_000000 + int64(i)*1_000_000, Host: "vm", UUID: "GPU-a", Name: "NVIDIA H200",
 		MemoryInfo: 2, TotalBytes: total, ReservedBytes: reserved, UsedBytes: proc, FreeBytes: total - reserved - proc,
@@ -117,5 +117,20 @@ func TestLine(t *testing.T) {
 	want := "2026-11-30T08:07:12Z | GPU 0 "
 	if !strings.HasPrefix(line, want) || !strings.Contains(line, "| pid 7 python3 ") || strings.Contains(line, "pid 3") {
 		t.Errorf("line %q: want the time, the GPU and the growing pid 7 only", line)
+	}
+}
+
+// BenchmarkWindowTrends: one refresh of a full window (3,600 ticks of a
+// GPU and 2 processes).
+func BenchmarkWindowTrends(b *testing.B) {
+	w := NewWindow(3600)
+	for i := range 3600 {
+		w.Add(tick(i))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := w.Trends("live", analyze.TrendOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
