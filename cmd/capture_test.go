@@ -223,7 +223,10 @@ func TestCaptureUsageAndNoNVML(t *testing.T) {
 
 // --- Signals, in a child process: the test binary re-run as gpuleak. ---
 
-const childEnv = "GPULEAK_CAPTURE_CHILD"
+const (
+	childEnv      = "GPULEAK_CAPTURE_CHILD"
+	watchChildEnv = "GPULEAK_WATCH_CHILD" // for trying the terminal view by hand (tmux)
+)
 
 // TestMain lets the test binary act as "gpuleak capture" with the fake
 // source, so that a real signal can be sent to it.
@@ -239,6 +242,15 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "gpuleak: %v\n", err)
 		}
+		os.Exit(ExitCode(err))
+	}
+	if args := os.Getenv(watchChildEnv); args != "" {
+		c := NewCmdWatch(System(), "test", func(o *WatchOptions) error {
+			o.Open = fakeOpen
+			return runWatch(o)
+		})
+		c.SetArgs(strings.Fields(args))
+		err := c.Execute()
 		os.Exit(ExitCode(err))
 	}
 	os.Exit(m.Run())
