@@ -108,10 +108,7 @@ func runWatch(opts *WatchOptions) error {
 	if opts.Duration < 0 || opts.PID < 0 {
 		return usageErrorf("--duration and --pid must not be negative")
 	}
-	addr := opts.Prometheus
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr // loopback unless an address is given
-	}
+	addr := prometheusAddr(opts.Prometheus)
 	src, err := opts.Open(capture.Config{GPUs: opts.GPUs})
 	if err != nil {
 		if errors.Is(err, capture.ErrNotBuiltIn) {
@@ -220,6 +217,21 @@ func runWatch(opts *WatchOptions) error {
 		return fmt.Errorf("live trend: %w", viewErr)
 	}
 	return err
+}
+
+// prometheusAddr is where --prometheus listens: a bare ":PORT" (or
+// "PORT") is loopback's; another host only when given.
+func prometheusAddr(s string) string {
+	if s == "" {
+		return ""
+	}
+	if !strings.Contains(s, ":") {
+		s = ":" + s
+	}
+	if strings.HasPrefix(s, ":") {
+		return "127.0.0.1" + s
+	}
+	return s
 }
 
 // readKeys turns key presses into sort orders; q, Ctrl-C or Ctrl-D quits.

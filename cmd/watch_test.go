@@ -71,3 +71,14 @@ func TestWatchLinesAndTextfile(t *testing.T) {
 		t.Errorf("GPU capacity %v (%v), want total less reserved", v, ok)
 	}
 }
+
+func TestPrometheusAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", ":9400": "127.0.0.1:9400", "9400": "127.0.0.1:9400",
+		"0.0.0.0:9400": "0.0.0.0:9400", "[::1]:9400": "[::1]:9400",
+	} {
+		if got := prometheusAddr(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

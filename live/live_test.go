@@ -1,10 +1,18 @@
 package live
 
 import (
+	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/gpuleak/gpuleak/capture"
@@ -133,4 +141,51 @@ func BenchmarkWindowTrends(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The gauges as Prometheus scrapes them over HTTP: the growing process and
+// the GPU with their labels, no time to OOM where none is credible.
+func TestMetricsScrape(t *testing.T) {
+	w := NewWindow(100)
+	for i := range 61 {
+		w.Add(tick(i))
+	}
+	res, err := w.Trends("live", analyze.TrendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics()
+	m.Update(Rows(res))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`gpuleak_memory_growing{gpu="0",host="vm",pid="7",process="/usr/bin/python3",uuid="GPU-a"} 1`,
+		`gpuleak_memory_growing{gpu="0",host="vm",pid="3",process="idle",uuid="GPU-a"} 0`,
+		`gpuleak_memory_used_bytes{gpu="0",host="vm",pid="",process="",uuid="GPU-a"} 5.905580032e+09`,
+		`gpuleak_samples{gpu="0",host="vm",pid="7",process="/usr/bin/python3",uuid="GPU-a"} 61`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("scrape lacks %s:\n%s", want, body)
+		}
+	}
+	for _, r := range Rows(res) {
+		if math.IsNaN(r.OOMSeconds) == strings.Contains(string(body), fmt.Sprintf(`gpuleak_time_to_oom_seconds{gpu="0",host="vm",pid="%s"`, pidLabel(r))) {
+			t.Errorf("pid %d: time to OOM %v, but the gauge's presence disagrees", r.PID, r.OOMSeconds)
+		}
+	}
+}
+
+func pidLabel(r Row) string {
+	if !r.HasPID {
+		return ""
+	}
+	return strconv.FormatInt(r.PID, 10)
 }
