@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -148,6 +147,3 @@ func Run(ctx context.Context, src Source, w *Writer, opt RunOptions) (st Stats, 
 		}
 	}
 }
-
-// ErrStopped is a context cause for a stop asked for by a signal.
-var ErrStopped = errors.New("stopped")
