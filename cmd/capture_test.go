@@ -391,3 +391,47 @@ func TestRealH200Capture(t *testing.T) {
 		})
 	}
 }
+
+// --pid follows a running process and stops when it exits; --rotate with
+// a size starts new files, all read back by --analyze.
+func TestCapturePIDAndRotate(t *testing.T) {
+	sleep := exec.Command("sleep", "0.5")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { sleep.Wait(); close(done) }() // reap it, so that it leaves /proc
+	dir := t.TempDir()
+	code, stdout, stderr := runCaptureWith(t, fakeOpen, "-o", filepath.Join(dir, "p.jsonl"), "--interval", "20ms",
+		"--pid", strconv.Itoa(sleep.Process.Pid), "--rotate", "4KiB", "--analyze")
+	<-done
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "p-*.jsonl"))
+	ticks, total := 0, 0
+	for i, f := range files {
+		b, _ := os.ReadFile(f)
+		total += len(b)
+		if i < len(files)-1 && len(b) < 4096 {
+			t.Errorf("%s: %d bytes; a part ends once it holds 4 KiB", f, len(b))
+		}
+		for _, l := range readCapture(t, b) {
+			ticks++
+			if len(l.Processes) != 1 || l.Processes[0].PID != 2147483000 {
+				t.Fatalf("%s: processes %+v, want only the unplaceable one (the others are outside sleep's tree)", f, l.Processes)
+			}
+		}
+	}
+	// A tick is about 330 bytes: more than 4 KiB and a line must make two parts.
+	if total > 4096+400 && len(files) < 2 {
+		t.Errorf("%d bytes in one file %v: not rotated at 4 KiB", total, files)
+	}
+	if m := regexp.MustCompile(`gpuleak: (\d+) samples`).FindStringSubmatch(stderr); m == nil || m[1] != strconv.Itoa(ticks) {
+		t.Errorf("summary %q, %d ticks in the files", m, ticks)
+	}
+	// --analyze read every part: one input line per file.
+	if n := strings.Count(stdout, "pynvml-jsonl"); n != len(files) {
+		t.Errorf("--analyze read %d inputs, want the %d parts:\n%s", n, len(files), stdout)
+	}
+}
