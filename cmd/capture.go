@@ -236,7 +236,12 @@ func runCapture(opts *CaptureOptions) error {
 	files := w.Files()
 	fmt.Fprintln(opts.IO.ErrOut, captureSummary(&st, files, out))
 	if runErr != nil {
-		return runErr
+		if childErr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: %v\n", childErr)
+		} else if child != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: %s exited with code 0\n", filepath.Base(opts.Command[0]))
+		}
+		return runErr // an incomplete capture: exit 3
 	}
 	if opts.Analyze && len(files) > 0 {
 		if err := runTrend(&TrendOptions{IO: opts.IO, Version: opts.Version, Paths: files, Format: "table", TZ: "UTC"}); err != nil {

@@ -435,3 +435,22 @@ func TestCapturePIDAndRotate(t *testing.T) {
 		t.Errorf("--analyze read %d inputs, want the %d parts:\n%s", n, len(files), stdout)
 	}
 }
+
+// failingSource fails every sample, as NVML does once a GPU is lost.
+type failingSource struct{}
+
+func (failingSource) Sample(dst []capture.GPUSample) ([]capture.GPUSample, error) {
+	return dst, errors.New("GPU 0: nvmlDeviceGetMemoryInfo_v2: GPU is lost")
+}
+func (failingSource) Close() error { return nil }
+
+// When sampling fails, the capture is incomplete: exit 3 whatever the
+// program's code, after waiting for the program and saying how it ended.
+func TestCaptureSamplingFails(t *testing.T) {
+	open := func(capture.Config) (capture.Source, error) { return failingSource{}, nil }
+	code, _, stderr := runCaptureWith(t, open, "-o", filepath.Join(t.TempDir(), "f.jsonl"), "--interval", "10ms",
+		"--", "sh", "-c", "sleep 0.3; exit 4")
+	if code != ExitInternal || !strings.Contains(stderr, "10 samples in a row failed") || !strings.Contains(stderr, "sh exited with code 4") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 3, the NVML error and the program's exit", code, stderr)
+	}
+}
