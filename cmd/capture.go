@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -181,21 +179,20 @@ func runCapture(opts *CaptureOptions) error {
 	stopNotify := opts.Notify(sigs)
 	defer stopNotify()
 
-	var child *exec.Cmd
-	done := make(chan error, 1)
+	note := func(msg string) { fmt.Fprintln(opts.IO.ErrOut, "gpuleak: "+msg) }
+	var prog *capture.Program
 	if len(opts.Command) > 0 {
-		child = exec.Command(opts.Command[0], opts.Command[1:]...)
-		child.Stdin, child.Stdout, child.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
+		stdout := opts.IO.Out
 		if out == "-" {
-			child.Stdout = opts.IO.ErrOut // standard output holds the samples
+			stdout = opts.IO.ErrOut // standard output holds the samples
 		}
-		if err := child.Start(); err != nil {
-			return &InputError{Err: fmt.Errorf("cannot run %s: %w", opts.Command[0], err)}
+		if prog, err = capture.StartProgram(opts.Command, opts.IO.In, stdout, opts.IO.ErrOut); err != nil {
+			return &InputError{Err: err}
 		}
-		go func() { done <- child.Wait(); cancel() }()
-		ropt.Keep = followFilter(capture.NewProcessTree(int64(child.Process.Pid)), opts.IO.ErrOut)
+		go func() { <-prog.Done(); cancel() }()
+		ropt.Keep = capture.FollowFilter(prog.Tree, note)
 	} else if opts.PID > 0 {
-		ropt.Keep = followFilter(capture.NewProcessTree(opts.PID), opts.IO.ErrOut)
+		ropt.Keep = capture.FollowFilter(capture.NewProcessTree(opts.PID), note)
 		ropt.OnTick = func([]capture.GPUSample) {
 			if !capture.Exists(opts.PID) {
 				cancel()
@@ -206,14 +203,14 @@ func runCapture(opts *CaptureOptions) error {
 		for {
 			select {
 			case s := <-sigs:
-				if child == nil {
+				if prog == nil {
 					cancel()
 					continue
 				}
 				if s == os.Interrupt && opts.StdinTTY {
 					continue // the terminal sent it to the program too
 				}
-				_ = child.Process.Signal(s)
+				_ = prog.Signal(s)
 			case <-ctx.Done():
 				return
 			}
@@ -225,20 +222,26 @@ func runCapture(opts *CaptureOptions) error {
 		runErr = fmt.Errorf("writing samples: %w", err)
 	}
 	var childErr error
-	if child != nil {
+	if prog != nil {
 		if runErr != nil {
 			// Sampling failed: the program goes on unsampled; wait for it
 			// all the same, so that its exit code comes back.
-			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: sampling stopped (%v); waiting for %s to exit\n", runErr, opts.Command[0])
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: sampling stopped (%v); waiting for %s to exit\n", runErr, prog.Name)
 		}
-		childErr = childExit(opts.Command[0], <-done)
+		code, sig, err := prog.Wait()
+		switch {
+		case err != nil:
+			childErr = err
+		case code != 0:
+			childErr = &ChildExitError{Program: filepath.Base(prog.Name), Code: code, Signal: sig}
+		}
 	}
 	files := w.Files()
 	fmt.Fprintln(opts.IO.ErrOut, captureSummary(&st, files, out))
 	if runErr != nil {
 		if childErr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: %v\n", childErr)
-		} else if child != nil {
+		} else if prog != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: %s exited with code 0\n", filepath.Base(opts.Command[0]))
 		}
 		return runErr // an incomplete capture: exit 3
@@ -249,54 +252,6 @@ func runCapture(opts *CaptureOptions) error {
 		}
 	}
 	return childErr
-}
-
-// followFilter keeps the processes of tree. NVML lists pids of the host's
-// pid namespace; in a container they may not exist in this one, and such
-// processes cannot be placed in the tree: they are kept, and said so once.
-// Decisions are remembered (a pid outside the tree cannot enter it), so
-// /proc is read again only for a pid not seen before.
-func followFilter(tree *capture.ProcessTree, errOut io.Writer) func(int64) bool {
-	warned := false
-	decided := map[int64]bool{}
-	return func(pid int64) bool {
-		if keep, ok := decided[pid]; ok {
-			return keep
-		}
-		if len(decided) >= 1<<14 {
-			clear(decided) // pids are reused: forget now and then
-		}
-		keep := true
-		switch {
-		case tree.Contains(pid):
-		case capture.Exists(pid):
-			keep = false
-		default:
-			if !warned {
-				warned = true
-				fmt.Fprintf(errOut, "gpuleak: NVML lists pid %d, which is not in this pid namespace (a container?): processes that cannot be placed in the process tree of pid %d are recorded too\n", pid, tree.Root())
-			}
-		}
-		decided[pid] = keep
-		return keep
-	}
-}
-
-// childExit turns the program's end into nil or a *ChildExitError.
-func childExit(prog string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return fmt.Errorf("waiting for %s: %w", prog, err)
-	}
-	e := &ChildExitError{Program: filepath.Base(prog), Code: ee.ExitCode()}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		e.Signal = ws.Signal().String()
-		e.Code = 128 + int(ws.Signal()) // as shells report it
-	}
-	return e
 }
 
 // captureSummary is the line capture prints when it stops.

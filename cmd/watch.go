@@ -173,7 +173,9 @@ func runWatch(opts *WatchOptions) error {
 	win := live.NewWindow(min(int(opts.Window/opts.Interval), maxWindowTicks))
 	ropt := capture.RunOptions{Interval: opts.Interval, Duration: opts.Duration}
 	if opts.PID > 0 {
-		ropt.Keep = followFilter(capture.NewProcessTree(opts.PID), opts.IO.ErrOut)
+		ropt.Keep = capture.FollowFilter(capture.NewProcessTree(opts.PID), func(msg string) {
+			fmt.Fprint(opts.IO.ErrOut, "gpuleak: "+msg+"\r\n") // \r: the terminal may be in raw mode
+		})
 	}
 	var viewErr error
 	var next time.Time // the next refresh: see refreshDue
