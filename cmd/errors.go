@@ -72,9 +72,12 @@ var ErrFindings = errors.New("findings matched --fail-on")
 func ExitCode(err error) int {
 	var ue *UsageError
 	var ie *InputError
+	var ce *ChildExitError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &ce):
+		return ce.Code
 	case errors.Is(err, ErrFindings):
 		return ExitFindings
 	case errors.As(err, &ue), errors.As(err, &ie):

@@ -24,7 +24,10 @@ compute-sanitizer leak reports (text or XML) and NVML sample logs (nvidia-smi,
 dmon, pmon, pynvml, gpustat, DCGM exporter). Inputs are recognised by content,
 not by name; gzip-compressed inputs are read transparently; "-" reads standard
 input. Nothing is executed from an input: pickles are decoded with data
-opcodes only.`,
+opcodes only.
+
+Built with NVML (make build-nvml), capture samples GPU memory live into a log
+the other commands read, and watch shows it live.`,
 		Example: `  gpuleak analyze snapshot.pickle
   gpuleak analyze --format json run1.pickle run2.pickle.gz > report.json
   gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle   # CI gate`,
@@ -42,5 +45,7 @@ opcodes only.`,
 	root.AddCommand(NewCmdAnalyze(ios, version, nil))
 	root.AddCommand(NewCmdTrend(ios, version, nil))
 	root.AddCommand(NewCmdOOM(ios, version, nil))
+	root.AddCommand(NewCmdCapture(ios, version, nil))
+	root.AddCommand(NewCmdWatch(ios, version, nil))
 	return root
 }

@@ -84,6 +84,11 @@ func TestFixtures(t *testing.T) {
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
 		{"pub_gpustat97_line.txt", parse.FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},
+		// gpuleak capture (NVML memory info v2: used leaves the reservation
+		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
+		// (testdata/README.md).
+		{"capture_h200_100ms.jsonl", parse.FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_1s.jsonl", parse.FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true}
 	for _, tt := range tests {

@@ -1,0 +1,191 @@
+package live
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/capture"
+)
+
+const mib = 1 << 20
+
+// tick is one GPU sample at second i: the GPU flat for 20 s, then pid 7
+// leaking 128 MiB/s.
+func tick(i int) []capture.GPUSample {
+	const total, reserved = 150754820096, 644939776
+	proc := int64(512 * mib)
+	if i > 20 {
+		proc += int64(min(i-20, 1000)) * 128 * mib // full after 1,000 s
+	}
+	return []capture.GPUSample{{TimeUs: 1796025972_000000 + int64(i)*1_000_000, Host: "vm", UUID: "GPU-a", Name: "NVIDIA H200",
+		MemoryInfo: 2, TotalBytes: total, ReservedBytes: reserved, UsedBytes: proc, FreeBytes: total - reserved - proc,
+		Processes: []capture.Process{
+			{PID: 7, Name: "/usr/bin/python3", UsedBytes: proc, HasUsed: true, Type: "compute"},
+			{PID: 3, Name: "idle", UsedBytes: 100 * mib, HasUsed: true, Type: "compute"},
+		}}}
+}
+
+// The window keeps only its last ticks: the trend over 60 s ending with 40
+// s of leak sees 40 s of it in a 30-tick window, so the whole window grows.
+func TestWindowKeepsLastTicks(t *testing.T) {
+	w := NewWindow(30)
+	for i := range 61 {
+		w.Add(tick(i))
+	}
+	if w.Len() != 30 {
+		t.Fatalf("%d ticks kept, want 30", w.Len())
+	}
+	res, err := w.Trends("live", analyze.TrendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Rows(res)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want the GPU and 2 processes", len(rows))
+	}
+	for _, r := range rows {
+		if r.Samples != 30 {
+			t.Errorf("row %d: %d samples, want the window's 30", r.PID, r.Samples)
+		}
+		if r.HasPID && r.PID == 3 && (r.Suspect() || r.Rate != 0) {
+			t.Errorf("the idle process is a suspect: %+v", r)
+		}
+		if (!r.HasPID || r.PID == 7) && (!r.Suspect() || math.Abs(r.Rate/mib-128) > 1) {
+			t.Errorf("row %d: %s %.1f MiB/s, want growing 128", r.PID, r.Class, r.Rate/mib)
+		}
+		if r.HasPID && r.PID == 7 && r.UsedBytes != (512+40*128)*mib {
+			t.Errorf("pid 7 uses %d, want the last sample's", r.UsedBytes)
+		}
+	}
+}
+
+func TestSortAndRender(t *testing.T) {
+	nan := math.NaN()
+	rows := []Row{
+		{GPU: 1, HasPID: true, PID: 9, UsedBytes: 10, Rate: 5, OOMSeconds: nan},
+		{GPU: 0, HasPID: true, PID: 5, UsedBytes: 30, Rate: 1, OOMSeconds: 100},
+		{GPU: 0, HasPID: true, PID: 4, UsedBytes: 20, Rate: 9, OOMSeconds: nan},
+		{GPU: 1, OOMSeconds: nan},
+		{GPU: 0, OOMSeconds: 50},
+	}
+	order := func() string {
+		var s []string
+		for _, r := range rows {
+			if r.HasPID {
+				s = append(s, strings.Repeat(" ", 1)+string(rune('0'+r.PID)))
+			} else {
+				s = append(s, "G"+string(rune('0'+r.GPU)))
+			}
+		}
+		return strings.Join(s, "")
+	}
+	for _, tc := range []struct {
+		key  SortKey
+		want string
+	}{
+		{ByGPU, "G0 4 5G1 9"}, {ByUsed, "G0 5 4G1 9"}, {ByRate, "G0 4 5G1 9"}, {ByOOM, "G0 5 4G1 9"},
+	} {
+		Sort(rows, tc.key)
+		if got := order(); got != tc.want {
+			t.Errorf("by %s: %q, want %q (each GPU first, then its processes)", tc.key, got, tc.want)
+		}
+	}
+	if s := Sparkline([]int64{1, 1, 5, 9}); s != "▁▁▄█" {
+		t.Errorf("sparkline %q", s)
+	}
+	if s := Sparkline([]int64{3, 3}); s != "▁▁" {
+		t.Errorf("flat sparkline %q", s)
+	}
+	// A hostile process name cannot move the cursor or clear the screen.
+	var b strings.Builder
+	Screen(&b, []Row{{HasPID: true, PID: 1, Process: "x\x1b[2J", OOMSeconds: nan}}, ByGPU, time.Unix(0, 0), time.Second, 1, "")
+	if strings.Contains(b.String(), "\x1b") {
+		t.Errorf("escape in screen %q", b.String())
+	}
+}
+
+func TestLine(t *testing.T) {
+	w := NewWindow(100)
+	for i := range 61 {
+		w.Add(tick(i))
+	}
+	res, _ := w.Trends("live", analyze.TrendOptions{})
+	line := Line(Rows(res), time.Unix(1796026032, 0))
+	want := "2026-11-30T08:07:12Z | GPU 0 "
+	if !strings.HasPrefix(line, want) || !strings.Contains(line, "| pid 7 python3 ") || strings.Contains(line, "pid 3") {
+		t.Errorf("line %q: want the time, the GPU and the growing pid 7 only", line)
+	}
+}
+
+// BenchmarkWindowTrends: one refresh of a full window (3,600 ticks of a
+// GPU and 2 processes).
+func BenchmarkWindowTrends(b *testing.B) {
+	w := NewWindow(3600)
+	for i := range 3600 {
+		w.Add(tick(i))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := w.Trends("live", analyze.TrendOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The gauges as Prometheus scrapes them over HTTP: the growing process and
+// the GPU with their labels, no time to OOM where none is credible.
+func TestMetricsScrape(t *testing.T) {
+	w := NewWindow(100)
+	for i := range 61 {
+		w.Add(tick(i))
+	}
+	res, err := w.Trends("live", analyze.TrendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics()
+	m.Update(Rows(res))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`gpuleak_memory_growing{gpu="0",host="vm",pid="7",process="/usr/bin/python3",uuid="GPU-a"} 1`,
+		`gpuleak_memory_growing{gpu="0",host="vm",pid="3",process="idle",uuid="GPU-a"} 0`,
+		`gpuleak_memory_used_bytes{gpu="0",host="vm",pid="",process="",uuid="GPU-a"} 5.905580032e+09`,
+		`gpuleak_samples{gpu="0",host="vm",pid="7",process="/usr/bin/python3",uuid="GPU-a"} 61`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("scrape lacks %s:\n%s", want, body)
+		}
+	}
+	for _, r := range Rows(res) {
+		if math.IsNaN(r.OOMSeconds) == strings.Contains(string(body), fmt.Sprintf(`gpuleak_time_to_oom_seconds{gpu="0",host="vm",pid="%s"`, pidLabel(r))) {
+			t.Errorf("pid %d: time to OOM %v, but the gauge's presence disagrees", r.PID, r.OOMSeconds)
+		}
+	}
+}
+
+func pidLabel(r Row) string {
+	if !r.HasPID {
+		return ""
+	}
+	return strconv.FormatInt(r.PID, 10)
+}
