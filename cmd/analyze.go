@@ -32,6 +32,7 @@ type AnalyzeOptions struct {
 	MinKept    int
 	// Suppressions is the path of a compute-sanitizer suppressions file.
 	Suppressions string
+	CI           CIOptions // --quiet, --baseline, --write-baseline, --tolerance (cmd/gate.go)
 
 	suppressions []analyze.Suppression // parsed from Suppressions
 	failOnSet    bool                  // --fail-on given, possibly empty
@@ -87,8 +88,13 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
   # JSON for programs, every finding
   gpuleak analyze --format json --top 0 snapshot.pickle.gz > report.json
 
-  # CI: exit 1 when a leak of 64 MiB or more is found
-  gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle
+  # CI: exit 1 when leaks hold more than 64 MiB, or on any OOM
+  gpuleak analyze --fail-on 'leak>64MiB,oom' artifacts/*.pickle
+
+  # CI against the last good run: write a baseline once, commit it, then
+  # fail only on sites that are new or grew by more than 10%
+  gpuleak analyze --write-baseline gpuleak-baseline.json good.pickle
+  gpuleak analyze --baseline gpuleak-baseline.json --fail-on 'new,grown>10%' --quiet run.pickle
 
   # treat frames of your own framework as internals; keep one library visible
   gpuleak analyze --hide-frames '/mylib/' --keep-frames 'transformers/models' snap.pickle
@@ -116,16 +122,12 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes ("+failOnKinds+")")
+	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when one of these gates trips (`GATES`, comma-separated; repeatable):\n"+report.GateHelp)
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
+	addCIFlags(f, &opts.CI)
 	return c
 }
-
-// failOnKinds are the finding kinds --fail-on takes (every kind but
-// trend, which each NVML series gets whatever it does: gpuleak trend
-// --fail-on takes its classes).
-const failOnKinds = "leak, live, retained, oom, fragmentation"
 
 func runAnalyze(opts *AnalyzeOptions) error {
 	format, err := report.ParseFormat(opts.Format)
@@ -142,17 +144,12 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.MinKept < 1 {
 		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
 	}
-	if opts.failOnSet && len(opts.FailOn) == 0 {
-		return usageErrorf("--fail-on needs a kind (%s)", failOnKinds)
+	if opts.failOnSet && strings.TrimSpace(strings.Join(opts.FailOn, "")) == "" {
+		return usageErrorf("--fail-on needs a kind (leak, live, retained, oom, fragmentation) or another gate (leak>64MiB, new, ...: see --help)")
 	}
-	failOn := map[report.Kind]bool{}
-	for _, k := range opts.FailOn {
-		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
-			failOn[kind] = true
-		default:
-			return usageErrorf("bad --fail-on kind %q (choose %s)", k, failOnKinds)
-		}
+	gates, err := parseGates(opts.FailOn, &opts.CI)
+	if err != nil {
+		return err
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
@@ -164,13 +161,42 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err := checkDistinct(opts.Paths); err != nil {
 		return err
 	}
+	base, err := loadBaselineFlag(opts)
+	if err != nil {
+		return err
+	}
 
+	rep, kept, err := analyzeInputs(opts, filter, minBytes)
+	if err != nil {
+		return err
+	}
+	rep.FindingsTotal = len(kept)
+	gin, err := compareWithBaseline(opts, rep, &kept, base)
+	if err != nil {
+		return err
+	}
+	trips := report.Evaluate(gates, gin)
+	if opts.Top > 0 && len(kept) > opts.Top {
+		kept = kept[:opts.Top]
+	}
+	rep.Findings = kept
+	if !opts.CI.Quiet {
+		if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+	}
+	return reportTrips(opts.IO, &opts.CI, trips)
+}
+
+// analyzeInputs reads and analyses every input: the report without its
+// findings, and the findings --min-bytes keeps, ranked.
+func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes int64) (*report.Report, []report.Finding, error) {
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var findings []report.Finding
 	for _, path := range opts.Paths {
 		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
 		if err != nil {
-			return &InputError{Err: err}
+			return nil, nil, &InputError{Err: err}
 		}
 		rep.Inputs = append(rep.Inputs, in)
 		findings = append(findings, fs...)
@@ -180,28 +206,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	findings = append(findings, ofs...)
 	report.Rank(findings)
 	kept := findings[:0]
-	fail := false
 	for _, f := range findings {
 		if f.Bytes < minBytes && f.Kind != report.KindOOM { // an OOM is never too small
 			continue
 		}
 		kept = append(kept, f)
-		fail = fail || failOn[f.Kind]
 	}
-	rep.FindingsTotal = len(kept)
 	rep.BelowMinBytes = len(findings) - len(kept)
-	if opts.Top > 0 && len(kept) > opts.Top {
-		kept = kept[:opts.Top]
-	}
-	rep.Findings = kept
 	rep.Errors = opts.toolErrors
-	if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if fail {
-		return ErrFindings
-	}
-	return nil
+	return rep, kept, nil
 }
 
 // analyzeFile reads one input, recognises its format and analyses it.

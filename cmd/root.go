@@ -42,5 +42,6 @@ opcodes only.`,
 	root.AddCommand(NewCmdAnalyze(ios, version, nil))
 	root.AddCommand(NewCmdTrend(ios, version, nil))
 	root.AddCommand(NewCmdOOM(ios, version, nil))
+	root.AddCommand(NewCmdDiff(ios, version, nil))
 	return root
 }

@@ -75,6 +75,8 @@ type Report struct {
 	// (compute-sanitizer: invalid accesses, API errors, races, ...), in
 	// input order; absent when there are none.
 	Errors []ToolError `json:"errors,omitempty"`
+	// Baseline: how this run compares with --baseline; absent without one.
+	Baseline *BaselineComparison `json:"baseline,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -110,6 +112,11 @@ type Input struct {
 	AllocatorStats []AllocatorStats `json:"allocator_stats,omitempty"`
 	// EndPools is a snapshot's memory by pool at its end ("gpuleak oom" only).
 	EndPools []PoolMemory `json:"end_pools,omitempty"`
+
+	// LeakSummary: what the LEAK SUMMARY and ERROR SUMMARY lines of a
+	// compute-sanitizer report say, added up over its runs; absent when it
+	// has neither.
+	LeakSummary *LeakSummary `json:"leak_summary,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.
@@ -221,6 +228,8 @@ type Finding struct {
 	// Sizes lists the distinct allocation sizes (bytes) of the finding's
 	// allocations, largest first, at most 8.
 	Sizes []int64 `json:"sizes,omitempty"`
+	// Baseline: the finding's site in --baseline; absent without one.
+	Baseline *FindingBaseline `json:"baseline,omitempty"`
 
 	// compute-sanitizer (findings from leak-check reports; Device is null)
 
