@@ -74,7 +74,8 @@ func (s *LeakSummary) add(o *LeakSummary) {
 const maxStackInBaseline = 16
 
 // SiteKey identifies a finding's call site across runs: its kind, device
-// and visible stack, each frame as function and file without the line
+// allocator class (compute-sanitizer: device, pinned, ...) and visible
+// stack, each frame as function and file without the line
 // number (an edit above the site must not make it new) and the file's
 // base name (directories change from machine to machine, and
 // compute-sanitizer --strip-paths drops them). Addresses are never part of it. Findings without a stack are keyed by
@@ -94,6 +95,9 @@ func SiteKey(f *Finding) string {
 		}
 		fmt.Fprintf(&b, "|gpu %s|%s|%s|%s", gpu, f.Host, f.Process, f.Container)
 	case len(f.Stack) > 0:
+		if f.Allocator != "" {
+			b.WriteString("|" + f.Allocator)
+		}
 		for _, fr := range f.Stack {
 			b.WriteString("|" + frameKey(fr))
 		}
