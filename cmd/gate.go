@@ -195,13 +195,13 @@ func loadSavedRun(path string, stdin io.Reader) (*report.Baseline, []string, err
 	case report.BaselineSchema:
 		var b report.Baseline
 		if err := dec.Decode(&b); err != nil {
-			return nil, nil, jsonError(path, dec, err)
+			return nil, nil, jsonError(path, dec, int64(len(data)), err)
 		}
 		return &b, nil, nil
 	default:
 		var r report.Report
 		if err := dec.Decode(&r); err != nil {
-			return nil, nil, jsonError(path, dec, err)
+			return nil, nil, jsonError(path, dec, int64(len(data)), err)
 		}
 		var warns []string
 		if r.FindingsTotal > len(r.Findings) {
@@ -235,7 +235,7 @@ func savedSchema(head []byte) string {
 }
 
 // jsonError positions a JSON decoding error.
-func jsonError(path string, dec *json.Decoder, err error) error {
+func jsonError(path string, dec *json.Decoder, size int64, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	off := dec.InputOffset()
@@ -244,6 +244,8 @@ func jsonError(path string, dec *json.Decoder, err error) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = size
 	}
 	return &parse.Error{File: path, Offset: off, Msg: "bad JSON", Err: err}
 }

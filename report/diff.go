@@ -526,3 +526,24 @@ func SummaryStatus(before, after *LeakSummary) string {
 	}
 	return StatusShrunk
 }
+
+// writeBaselineLine says, in the table, how the run compares with
+// --baseline.
+func writeBaselineLine(w io.Writer, c *BaselineComparison) {
+	if c == nil {
+		return
+	}
+	t := c.Totals
+	fmt.Fprintf(w, "Compared with %s: %d new, %d grown, %d shrunk, %d fixed, %d same; %s left out as in the baseline\n",
+		clean(c.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
+		plural(c.LeftOut, "finding", "findings"))
+}
+
+// findingBaselineLine says what a finding's site held in the baseline.
+func findingBaselineLine(f Finding) string {
+	b := f.Baseline
+	if b.Status == StatusNew {
+		return "new (not in the baseline)"
+	}
+	return fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+}
