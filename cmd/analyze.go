@@ -117,7 +117,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json or sarif (SARIF 2.1.0 for code scanning; see --source-root)")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
@@ -181,7 +181,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	rep.Findings = kept
 	if !opts.CI.Quiet {
-		if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+		if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}

@@ -89,9 +89,9 @@ side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
 }
 
 func runDiff(opts *DiffOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil || (format != report.FormatTable && format != report.FormatJSON) {
-		return usageErrorf("unknown --format %q for diff (choose table, json)", opts.Format)
+	format, err := tableOrJSON(opts.Format, "diff")
+	if err != nil {
+		return err
 	}
 	minBytes, err := parseSize(opts.MinBytes)
 	if err != nil {

@@ -162,7 +162,7 @@ func TestDiffErrors(t *testing.T) {
 	}{
 		{[]string{"diff", td + "pytorch/clean_train_loop.pickle"}, "diff needs two inputs"},
 		{[]string{"diff", "-", "-"}, "standard input"},
-		{[]string{"diff", "--format", "sarif", bad, bad}, "unknown --format"},
+		{[]string{"diff", "--format", "sarif", bad, bad}, `unknown format "sarif" for diff`},
 		{[]string{"diff", bad, td + "pytorch/clean_train_loop.pickle"}, bad + ":"},
 		{[]string{"analyze", "--baseline", bad, td + "pytorch/clean_train_loop.pickle"}, bad + ":"},
 		{[]string{"analyze", "--baseline", td + "pytorch/clean_train_loop.pickle", td + "pytorch/clean_train_loop.pickle"}, "not a baseline"},

@@ -27,6 +27,8 @@ type CIOptions struct {
 	WriteBaseline string
 	// Tolerance: how much a site may grow and still be the same.
 	Tolerance string
+	// SourceRoot is stripped from recorded source paths (SARIF).
+	SourceRoot string
 
 	tol report.Tolerance // parsed from Tolerance
 }
@@ -35,6 +37,7 @@ func addCIFlags(f *pflag.FlagSet, o *CIOptions) {
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only the --fail-on gates that tripped (on standard output), not the report")
 	f.StringVar(&o.Baseline, "baseline", "", "compare with the baseline in `FILE` (written by --write-baseline, or a --format json report): report only the sites that are new or grew beyond --tolerance")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "write this run's sites to `FILE` (sorted, stable JSON, meant to be committed), before --baseline leaves any out")
+	f.StringVar(&o.SourceRoot, "source-root", "", "with --format sarif, strip this `DIR` (where the job ran, as recorded in the inputs) from source paths, so that code scanning finds them in the repository")
 	f.StringVar(&o.Tolerance, "tolerance", "0", "with --baseline, a site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both (10%,1MiB: it must exceed both)")
 }
 
@@ -277,4 +280,14 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return nil
+}
+
+// tableOrJSON reads --format for a command that writes only table or json
+// (the CI formats render the findings of gpuleak analyze).
+func tableOrJSON(s, command string) (report.Format, error) {
+	f, err := report.ParseFormat(s)
+	if err != nil || (f != report.FormatTable && f != report.FormatJSON) {
+		return "", usageErrorf("unknown format %q for %s (choose table, json)", s, command)
+	}
+	return f, nil
 }
