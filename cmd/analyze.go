@@ -117,7 +117,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json or sarif (SARIF 2.1.0 for code scanning; see --source-root)")
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, sarif (SARIF 2.1.0 for code scanning; see --source-root), markdown (a job summary or PR comment) or junit (JUnit XML: a test case per gate and per input)")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
@@ -175,7 +175,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	trips := report.Evaluate(gates, gin)
+	rep.Gates = report.Evaluate(gates, gin)
 	if opts.Top > 0 && len(kept) > opts.Top {
 		kept = kept[:opts.Top]
 	}
@@ -185,7 +185,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
-	return reportTrips(opts.IO, &opts.CI, trips)
+	return reportTrips(opts.IO, &opts.CI, rep.Gates)
 }
 
 // analyzeInputs reads and analyses every input: the report without its

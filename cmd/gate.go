@@ -149,20 +149,25 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 // reportTrips prints the gates that tripped, one line each: on standard
 // output with --quiet (they are all it prints), else on standard error
 // below the report. It returns ErrFindings when any tripped.
-func reportTrips(ios *IOStreams, o *CIOptions, trips []report.Trip) error {
-	if len(trips) == 0 {
-		return nil
-	}
+func reportTrips(ios *IOStreams, o *CIOptions, gates []report.GateResult) error {
 	w := ios.ErrOut
 	if o.Quiet {
 		w = ios.Out
 	}
-	for _, t := range trips {
-		if _, err := fmt.Fprintf(w, "gpuleak: --fail-on %s tripped: %s\n", t.Gate.Text, report.Clean(t.Why)); err != nil && o.Quiet {
+	tripped := false
+	for _, g := range gates {
+		if !g.Tripped {
+			continue
+		}
+		tripped = true
+		if _, err := fmt.Fprintf(w, "gpuleak: --fail-on %s tripped: %s\n", g.Gate, report.Clean(g.Why)); err != nil && o.Quiet {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
-	return ErrFindings
+	if tripped {
+		return ErrFindings
+	}
+	return nil
 }
 
 // maxSavedRun bounds the size of a JSON report or baseline read back.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -255,5 +256,109 @@ func TestBaselineOfLeakingRun(t *testing.T) {
 		if f.Path != td+"pytorch/model_reload.pickle" || f.Baseline == nil || f.Baseline.Status != report.StatusNew {
 			t.Errorf("finding %s %s at %s: baseline %+v; want only model_reload's sites, new", f.Kind, f.Path, f.Site, f.Baseline)
 		}
+	}
+}
+
+// Markdown and JUnit: golden files of a run with two inputs and two gates,
+// one tripped (the leaks hold 85 MiB together), one not (no OOM); and of
+// a run against a baseline (a grown site).
+func TestCIFormatGoldens(t *testing.T) {
+	leakRun := td + "pytorch/leak_train_loop.pickle"
+	oob := td + "sanitizer/leak_with_oob.txt"
+	base := filepath.Join(t.TempDir(), "base.json")
+	if code, _, _ := run(t, nil, "analyze", "-q", "--write-baseline", base, td+"sanitizer/leak_save.xml"); code != ExitOK {
+		t.Fatal(code)
+	}
+	for _, c := range []struct {
+		golden string
+		code   int
+		args   []string
+	}{
+		{"analyze_leak_oob_failon.markdown", ExitFindings, []string{"analyze", "--format", "markdown", "--fail-on", "leak>64MiB,oom", leakRun, oob}},
+		{"analyze_leak_oob_failon.junit", ExitFindings, []string{"analyze", "--format", "junit", "--fail-on", "leak>64MiB,oom", leakRun, oob}},
+		{"analyze_leak_oob.junit", ExitOK, []string{"analyze", "--format", "junit", leakRun, oob}},
+		{"analyze_grown_baseline.markdown", ExitFindings, []string{"analyze", "--format", "markdown", "--baseline", base, "--fail-on", "grown>100%", td + "sanitizer/leak_full.txt"}},
+	} {
+		code, out, _ := run(t, nil, c.args...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.golden, code, c.code)
+		}
+		// The baseline's temporary path changes from run to run.
+		out = strings.ReplaceAll(out, base, "BASELINE")
+		golden(t, c.golden+".stdout", out)
+		if strings.HasSuffix(c.golden, ".junit") {
+			// With the gates: the tripped gate and both inputs, whose leaks
+			// it counted; without: both inputs, which hold leaks.
+			checkJUnit(t, out, map[bool]int{true: 3, false: 2}[c.code == ExitFindings])
+		}
+	}
+}
+
+// checkJUnit reads a JUnit report back: every test case has a classname
+// and a name, every failure a message and a body; failed is how many
+// cases must fail.
+func checkJUnit(t *testing.T, out string, failed int) {
+	t.Helper()
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Classname string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("JUnit XML: %v", err)
+	}
+	fails := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Classname == "" || c.Name == "" {
+				t.Errorf("test case %+v without classname or name", c)
+			}
+			if c.Failure != nil {
+				fails++
+				if c.Failure.Message == "" || strings.TrimSpace(c.Failure.Body) == "" {
+					t.Errorf("failure of %s without message or body", c.Name)
+				}
+			}
+		}
+	}
+	if fails != doc.Failures || fails != failed {
+		t.Errorf("%d failed cases, failures=%d, want %d", fails, doc.Failures, failed)
+	}
+}
+
+// The Markdown report stays under GitHub's 1 MiB step-summary limit
+// however many findings there are, and says what it left out; text from
+// inputs cannot open HTML or break the table.
+func TestMarkdownBounded(t *testing.T) {
+	var r report.Report
+	r.Schema = report.Schema
+	r.Inputs = []report.Input{{Path: "run|<script>.pickle", Format: "pytorch-snapshot"}}
+	long := strings.Repeat("x", 2000)
+	for i := 0; i < 5000; i++ {
+		r.Findings = append(r.Findings, report.Finding{Kind: report.KindLeak, Path: r.Inputs[0].Path, Bytes: int64(i),
+			Message: fmt.Sprintf("leak %d <module> | %s", i, long), Site: report.Frame{Function: "<module>", File: "a|b.py", Line: 1}})
+	}
+	r.FindingsTotal = len(r.Findings)
+	var b strings.Builder
+	if err := report.Write(&b, &r, report.FormatMarkdown, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if len(out) >= 1<<20 {
+		t.Errorf("%d bytes, over 1 MiB", len(out))
+	}
+	if !strings.Contains(out, "more items left out to stay under GitHub's 1 MiB") {
+		t.Error("no note of what was left out")
+	}
+	if strings.Contains(out, "<script>") || strings.Contains(out, "<module>") || strings.Contains(out, "run|") {
+		t.Error("input text not escaped")
 	}
 }

@@ -12,22 +12,26 @@ type Format string
 
 // Output formats.
 const (
-	FormatTable Format = "table" // aligned text for people
-	FormatJSON  Format = "json"  // the gpuleak.report/v1 document
-	FormatSARIF Format = "sarif" // SARIF 2.1.0 for code scanning (report/sarif.go)
+	FormatTable    Format = "table"    // aligned text for people
+	FormatJSON     Format = "json"     // the gpuleak.report/v1 document
+	FormatSARIF    Format = "sarif"    // SARIF 2.1.0 for code scanning (report/sarif.go)
+	FormatMarkdown Format = "markdown" // a job summary or PR comment (report/markdown.go)
+	FormatJUnit    Format = "junit"    // JUnit XML test report (report/junit.go)
 )
 
 // Formats lists the output formats, for help text and validation.
-var Formats = []Format{FormatTable, FormatJSON, FormatSARIF}
+var Formats = []Format{FormatTable, FormatJSON, FormatSARIF, FormatMarkdown, FormatJUnit}
 
 // Writer renders a report in one format.
 type Writer func(w io.Writer, r *Report, opt Options) error
 
 // writers is the registry of output formats: one file each.
 var writers = map[Format]Writer{
-	FormatTable: writeTable,
-	FormatJSON:  func(w io.Writer, r *Report, _ Options) error { return writeJSON(w, r) },
-	FormatSARIF: writeSARIF,
+	FormatTable:    writeTable,
+	FormatJSON:     func(w io.Writer, r *Report, _ Options) error { return writeJSON(w, r) },
+	FormatSARIF:    writeSARIF,
+	FormatMarkdown: writeMarkdown,
+	FormatJUnit:    writeJUnit,
 }
 
 // ParseFormat returns the Format named s, or an error naming the choices.

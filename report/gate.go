@@ -202,23 +202,64 @@ type GateInput struct {
 	Tolerance Tolerance
 }
 
-// Trip is a gate that tripped, with what it measured.
-type Trip struct {
-	Gate Gate
+// GateResult is one --fail-on gate and what it measured; the report
+// lists every gate, tripped or not.
+type GateResult struct {
+	// Gate is the expression as written.
+	Gate    string `json:"gate"`
+	Tripped bool   `json:"tripped"`
 	// Why says what was measured against the threshold, in one line.
-	Why string
+	Why string `json:"why"`
+
+	g Gate
 }
 
-// Evaluate returns the gates that trip on in, in gate order.
-func Evaluate(gs []Gate, in GateInput) []Trip {
-	var trips []Trip
+// Evaluate measures every gate on in, in gate order.
+func Evaluate(gs []Gate, in GateInput) []GateResult {
+	var out []GateResult
 	for _, g := range gs {
-		if why, ok := g.eval(in); ok {
-			trips = append(trips, Trip{Gate: g, Why: why})
+		why, ok := g.eval(in)
+		if why == "" {
+			why = "nothing to measure: " + g.nothing()
 		}
+		out = append(out, GateResult{Gate: g.Text, Tripped: ok, Why: why, g: g})
 	}
-	return trips
+	return out
 }
+
+// nothing says what a gate found none of.
+func (g Gate) nothing() string {
+	switch {
+	case g.Name == gateNonPyTorch:
+		return "no OOM with in-use and reserved memory"
+	case g.Name == gateNew:
+		return "no site absent from the baseline"
+	case g.Name == gateGrown:
+		return "no site grew enough"
+	case trendClasses[g.Name]:
+		return "no " + g.Name + " NVML series"
+	}
+	return "no " + g.Name + " finding"
+}
+
+// Matches reports whether a finding counts toward the gate (for per-input
+// verdicts: JUnit); gates on totals (non-pytorch, sanitizer-errors) match
+// findings of no kind.
+func (r GateResult) Matches(f *Finding) bool {
+	switch g := r.g; {
+	case g.Name == gateNew || g.Name == gateGrown:
+		return f.Baseline != nil && f.Baseline.Status == g.Name
+	case trendClasses[g.Name]:
+		return f.Kind == KindTrend && f.Classification == g.Name
+	case g.Name == gateNonPyTorch || g.Name == gateSanitizerErrors:
+		return false
+	default:
+		return string(f.Kind) == g.Name
+	}
+}
+
+// IsSanitizerErrors reports whether the gate counts compute-sanitizer errors.
+func (r GateResult) IsSanitizerErrors() bool { return r.g.Name == gateSanitizerErrors }
 
 // crosses reports whether v passes the gate's threshold.
 func (g Gate) crosses(v int64) bool {

@@ -77,6 +77,9 @@ type Report struct {
 	Errors []ToolError `json:"errors,omitempty"`
 	// Baseline: how this run compares with --baseline; absent without one.
 	Baseline *BaselineComparison `json:"baseline,omitempty"`
+	// Gates are the --fail-on gates, each with what it measured and
+	// whether it tripped; absent without --fail-on.
+	Gates []GateResult `json:"gates,omitempty"`
 }
 
 // Tool names the program that wrote the report.
