@@ -117,7 +117,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, sarif (SARIF 2.1.0 for code scanning; see --source-root), markdown (a job summary or PR comment) or junit (JUnit XML: a test case per gate and per input)")
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, sarif (SARIF 2.1.0 for code scanning; see --source-root), markdown (a job summary or PR comment), junit (JUnit XML: a test case per gate and per input) or pprof (gzipped profile.proto of live bytes per stack, for go tool pprof)")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")

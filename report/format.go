@@ -17,10 +17,11 @@ const (
 	FormatSARIF    Format = "sarif"    // SARIF 2.1.0 for code scanning (report/sarif.go)
 	FormatMarkdown Format = "markdown" // a job summary or PR comment (report/markdown.go)
 	FormatJUnit    Format = "junit"    // JUnit XML test report (report/junit.go)
+	FormatPprof    Format = "pprof"    // gzipped profile.proto of live GPU memory (report/pprof.go)
 )
 
 // Formats lists the output formats, for help text and validation.
-var Formats = []Format{FormatTable, FormatJSON, FormatSARIF, FormatMarkdown, FormatJUnit}
+var Formats = []Format{FormatTable, FormatJSON, FormatSARIF, FormatMarkdown, FormatJUnit, FormatPprof}
 
 // Writer renders a report in one format.
 type Writer func(w io.Writer, r *Report, opt Options) error
@@ -32,6 +33,7 @@ var writers = map[Format]Writer{
 	FormatSARIF:    writeSARIF,
 	FormatMarkdown: writeMarkdown,
 	FormatJUnit:    writeJUnit,
+	FormatPprof:    writePprof,
 }
 
 // ParseFormat returns the Format named s, or an error naming the choices.
