@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
@@ -34,10 +35,11 @@ type AnalyzeOptions struct {
 	Suppressions string
 	CI           CIOptions // --quiet, --baseline, --write-baseline, --tolerance (cmd/gate.go)
 
-	suppressions []analyze.Suppression // parsed from Suppressions
-	failOnSet    bool                  // --fail-on given, possibly empty
-	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
-	oom          oomFacts              // OOM facts of all inputs, for one postmortem
+	suppressions     []analyze.Suppression    // parsed from Suppressions: for compute-sanitizer records
+	suppressionRules []report.SuppressionRule // the same file: for every finding
+	failOnSet        bool                     // --fail-on given, possibly empty
+	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
+	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -124,7 +126,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when one of these gates trips (`GATES`, comma-separated; repeatable):\n"+report.GateHelp)
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
-	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
+	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records and findings matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp+"\n"+report.SuppressionExtraHelp)
 	addCIFlags(f, &opts.CI)
 	return c
 }
@@ -155,7 +157,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
+	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
 	if err := checkDistinct(opts.Paths); err != nil {
@@ -213,6 +215,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 		kept = append(kept, f)
 	}
 	rep.BelowMinBytes = len(findings) - len(kept)
+	kept, rep.Suppressed = report.Suppress(kept, opts.suppressionRules, time.Now())
 	rep.Errors = opts.toolErrors
 	return rep, kept, nil
 }

@@ -111,7 +111,7 @@ func runDiff(opts *DiffOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	sup, err := loadSuppressions(opts.Suppressions)
+	sup, rules, err := loadSuppressions(opts.Suppressions)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -119,7 +119,7 @@ func runDiff(opts *DiffOptions) error {
 		Base: opts.Base, New: opts.New}
 	var runs [2]*report.Baseline
 	for i, path := range []string{opts.Base, opts.New} {
-		b, warns, err := loadRun(opts, path, filter, sup, minBytes)
+		b, warns, err := loadRun(opts, path, filter, sup, rules, minBytes)
 		if err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func runDiff(opts *DiffOptions) error {
 
 // loadRun reads one side of a diff: a saved report or baseline, or an
 // input to analyse.
-func loadRun(opts *DiffOptions, path string, filter *analyze.FrameFilter, sup []analyze.Suppression, minBytes int64) (*report.Baseline, []string, error) {
+func loadRun(opts *DiffOptions, path string, filter *analyze.FrameFilter, sup []analyze.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
 	var b *report.Baseline
 	var warns []string
 	if path != "-" { // standard input comes once: it is analysed, never read as a saved report
@@ -159,7 +159,7 @@ func loadRun(opts *DiffOptions, path string, filter *analyze.FrameFilter, sup []
 		}
 		return b, warns, nil
 	}
-	aopts := &AnalyzeOptions{IO: opts.IO, Version: opts.Version, Paths: []string{path}, MinKept: opts.MinKept, suppressions: sup}
+	aopts := &AnalyzeOptions{IO: opts.IO, Version: opts.Version, Paths: []string{path}, MinKept: opts.MinKept, suppressions: sup, suppressionRules: rules}
 	rep, kept, err := analyzeInputs(aopts, filter, minBytes)
 	if err != nil {
 		return nil, nil, err

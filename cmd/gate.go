@@ -9,9 +9,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -295,4 +297,24 @@ func tableOrJSON(s, command string) (report.Format, error) {
 		return "", usageErrorf("unknown format %q for %s (choose table, json)", s, command)
 	}
 	return f, nil
+}
+
+// splitSuppressions parses a suppressions file into the rules for
+// compute-sanitizer records and those for findings (report.SuppressionRule).
+func splitSuppressions(path string, data []byte, now time.Time) ([]analyze.Suppression, []report.SuppressionRule, error) {
+	rules, err := report.ParseSuppressionRules(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lines []string
+	for i := range rules {
+		if rules[i].Records != "" && !rules[i].Expired(now) {
+			lines = append(lines, rules[i].Records)
+		}
+	}
+	recs, err := analyze.ParseSuppressions(path, []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		return nil, nil, err
+	}
+	return recs, rules, nil
 }

@@ -527,9 +527,13 @@ func SummaryStatus(before, after *LeakSummary) string {
 	return StatusShrunk
 }
 
-// writeBaselineLine says, in the table, how the run compares with
-// --baseline.
-func writeBaselineLine(w io.Writer, c *BaselineComparison) {
+// writeCILines says, in the table, how the run compares with --baseline
+// and what --suppressions left out.
+func writeCILines(w io.Writer, r *Report) {
+	for _, s := range r.Suppressed {
+		fmt.Fprintf(w, "%s\n", suppressedLine(s))
+	}
+	c := r.Baseline
 	if c == nil {
 		return
 	}
@@ -546,4 +550,16 @@ func findingBaselineLine(f Finding) string {
 		return "new (not in the baseline)"
 	}
 	return fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+}
+
+// suppressedLine says what one suppression rule left out.
+func suppressedLine(s SuppressedFindings) string {
+	if s.Expired {
+		return fmt.Sprintf("Suppression %s expired on %s: not applied (its findings are reported)", clean(s.Rule), s.Expires)
+	}
+	line := fmt.Sprintf("Suppressed by %s: %s holding %s", clean(s.Rule), plural(s.Findings, "finding", "findings"), IBytes(s.Bytes))
+	if s.Reason != "" {
+		line += " (" + clean(s.Reason) + ")"
+	}
+	return line
 }

@@ -37,7 +37,10 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same; %d findings left out as in the baseline\n",
 			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, r.Baseline.LeftOut)
 	}
-	if len(r.Gates) > 0 || r.Baseline != nil {
+	for _, sup := range r.Suppressed {
+		fmt.Fprintf(&b, "- %s\n", mdText(suppressedLine(sup)))
+	}
+	if len(r.Gates) > 0 || r.Baseline != nil || len(r.Suppressed) > 0 {
 		b.WriteString("\n")
 	}
 	if len(r.Findings) > 0 {

@@ -80,6 +80,9 @@ type Report struct {
 	// Gates are the --fail-on gates, each with what it measured and
 	// whether it tripped; absent without --fail-on.
 	Gates []GateResult `json:"gates,omitempty"`
+	// Suppressed counts the findings each --suppressions rule left out
+	// (and lists rules that expired); absent when none did.
+	Suppressed []SuppressedFindings `json:"suppressed,omitempty"`
 }
 
 // Tool names the program that wrote the report.

@@ -23,7 +23,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 	if ew.err != nil {
 		return ew.err
 	}
-	writeBaselineLine(ew, r.Baseline)
+	writeCILines(ew, r)
 	if len(r.Findings) == 0 {
 		if r.BelowMinBytes > 0 {
 			fmt.Fprintf(ew, "\nNo findings as large as --min-bytes asks (%d smaller left out).\n", r.BelowMinBytes)
