@@ -48,7 +48,7 @@ func TestDiffLeakVsClean(t *testing.T) {
 	}
 	// The text says the same.
 	_, out, _ := run(t, nil, "diff", td+"pytorch/clean_train_loop.pickle", td+"pytorch/leak_train_loop.pickle")
-	if !strings.Contains(out, "new    leak          forward (leak_train_loop.py:11) [device 0]\n       0 B in 0 allocations -> 80 MiB in 40 allocations\n") {
+	if !strings.Contains(out, "new    leak          forward (leak_train_loop.py:11) [device 0]\n       0 B in 0 allocations -> 80 MiB in 40 allocations\n       stack: forward (leak_train_loop.py:11) < train (leak_train_loop.py:24) < <module> (leak_train_loop.py:41)\n") {
 		t.Errorf("text diff:\n%s", out)
 	}
 	// The other way round the leak is fixed.

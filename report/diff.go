@@ -427,6 +427,15 @@ func WriteDiff(w io.Writer, d *DiffReport, f Format, showSame bool) error {
 		}
 		fmt.Fprintf(ew, "%-6s %-13s %s%s\n", e.Status, e.Kind, clean(e.Site), dev)
 		fmt.Fprintf(ew, "       %s\n", changeLine(e))
+		if len(e.Stack) > 1 {
+			// Sites differ by their whole stack, not only their frame.
+			st := e.Stack[:min(len(e.Stack), 6)]
+			more := ""
+			if len(e.Stack) > 6 {
+				more = " < ..."
+			}
+			fmt.Fprintf(ew, "       stack: %s%s\n", clean(strings.Join(st, " < ")), more)
+		}
 	}
 	if shown == 0 && len(d.Entries) == 0 {
 		fmt.Fprintln(ew, "\nNeither run holds memory at a call site.")
