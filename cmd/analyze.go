@@ -33,7 +33,7 @@ type AnalyzeOptions struct {
 	MinKept    int
 	// Suppressions is the path of a compute-sanitizer suppressions file.
 	Suppressions string
-	CI           CIOptions // --quiet, --baseline, --write-baseline, --tolerance (cmd/gate.go)
+	CI           CIOptions // --quiet, --baseline, --write-baseline, --tolerance, --source-root (cmd/ci.go)
 
 	suppressions     []analyze.Suppression    // parsed from Suppressions: for compute-sanitizer records
 	suppressionRules []report.SuppressionRule // the same file: for every finding
@@ -124,7 +124,7 @@ report's schema is gpuleak.report/v1 (README.md documents it). Exit codes:
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when one of these gates trips (`GATES`, comma-separated; repeatable):\n"+report.GateHelp)
+	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a gate of `GATES` trips (comma-separated; repeatable):\n"+report.GateHelp)
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records and findings matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp+"\n"+report.SuppressionExtraHelp)
 	addCIFlags(f, &opts.CI)
