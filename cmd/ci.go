@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -189,7 +190,10 @@ func loadSavedRun(path string, stdin io.Reader) (*report.Baseline, []string, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	schema := savedSchema(head)
+	schema, err := savedSchema(head)
+	if err != nil {
+		return nil, nil, &parse.Error{File: path, Offset: 0, Msg: err.Error()}
+	}
 	if schema == "" {
 		return nil, nil, nil
 	}
@@ -224,25 +228,29 @@ func loadSavedRun(path string, stdin io.Reader) (*report.Baseline, []string, err
 	}
 }
 
-// savedSchema recognises gpuleak's own JSON documents by their first
-// member, "schema".
-func savedSchema(head []byte) string {
+// savedSchema recognises gpuleak's own JSON documents by their "schema"
+// member, wherever it stands among the first 64 KiB (jq -S moves it).
+// A gpuleak document of a schema this version does not read is an error.
+func savedSchema(head []byte) (string, error) {
 	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(h) == 0 || h[0] != '{' {
-		return ""
+		return "", nil
 	}
-	h = bytes.TrimLeft(h[1:], " \t\r\n")
-	for _, s := range []string{report.BaselineSchema, report.Schema} {
-		p := `"schema"`
-		if bytes.HasPrefix(h, []byte(p)) {
-			rest := bytes.TrimLeft(h[len(p):], " \t\r\n")
-			if bytes.HasPrefix(rest, []byte(":")) && bytes.HasPrefix(bytes.TrimLeft(rest[1:], " \t\r\n"), []byte(`"`+s+`"`)) {
-				return s
-			}
-		}
+	m := savedSchemaRE.FindSubmatch(h)
+	if m == nil {
+		return "", nil
 	}
-	return ""
+	switch s := string(m[1]); s {
+	case report.BaselineSchema, report.Schema:
+		return s, nil
+	case report.DiffSchema:
+		return "", fmt.Errorf("a %s document: give the runs it compares (or their reports or baselines)", s)
+	default:
+		return "", fmt.Errorf("schema %q: this gpuleak reads %s and %s", s, report.Schema, report.BaselineSchema)
+	}
 }
+
+var savedSchemaRE = regexp.MustCompile(`"schema"\s*:\s*"(gpuleak\.[a-z]+/v[0-9]+)"`)
 
 // jsonError positions a JSON decoding error.
 func jsonError(path string, dec *json.Decoder, size int64, err error) error {

@@ -135,6 +135,20 @@ func TestDiffSavedRuns(t *testing.T) {
 			t.Errorf("%s -> %s: entries differ from the inputs' diff", filepath.Base(pair[0]), filepath.Base(pair[1]))
 		}
 	}
+	// Members in another order (jq -S) are read the same.
+	var doc map[string]any
+	raw, _ := os.ReadFile(saved[1])
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	sorted, _ := json.Marshal(doc) // encoding/json sorts map keys: "findings" comes before "schema"
+	resorted := filepath.Join(dir, "sorted.json")
+	if err := os.WriteFile(resorted, sorted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := diffJSON(t, saved[0], resorted); !reflect.DeepEqual(got.Entries, want.Entries) {
+		t.Error("a report with its members sorted: entries differ")
+	}
 	// A report cut by --top warns that the diff sees only what it lists.
 	code, out, _ := run(t, nil, "analyze", "--format", "json", "--top", "1", td+"pytorch/leak_train_loop.pickle")
 	if code != ExitOK {
@@ -156,6 +170,10 @@ func TestDiffErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"schema": "gpuleak.baseline/v1", "sites": [{"key": 7}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	future := filepath.Join(dir, "future.json")
+	if err := os.WriteFile(future, []byte(`{"schema": "gpuleak.report/v9", "findings": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -166,6 +184,7 @@ func TestDiffErrors(t *testing.T) {
 		{[]string{"diff", bad, td + "pytorch/clean_train_loop.pickle"}, bad + ":"},
 		{[]string{"analyze", "--baseline", bad, td + "pytorch/clean_train_loop.pickle"}, bad + ":"},
 		{[]string{"analyze", "--baseline", td + "pytorch/clean_train_loop.pickle", td + "pytorch/clean_train_loop.pickle"}, "not a baseline"},
+		{[]string{"diff", future, future}, `schema "gpuleak.report/v9"`},
 	} {
 		code, _, errOut := run(t, nil, c.args...)
 		if code != ExitInput || !strings.Contains(errOut, c.want) {
