@@ -50,6 +50,11 @@ func TestPprof(t *testing.T) {
 	if caller := leak.Location[1].Line[0].Function.Name; caller != "train" {
 		t.Errorf("caller %q", caller)
 	}
+	// pprof would show Python's <module> as <unknown>: it drops what
+	// stands in angle brackets.
+	if outer := leak.Location[2].Line[0].Function; outer.Name != "module@leak_train_loop.py" || outer.SystemName != "<module>" {
+		t.Errorf("outermost frame %q (%q)", outer.Name, outer.SystemName)
+	}
 	// 145 MiB live in the snapshot (fixtures README) + 6,677,056 leaked
 	// bytes in the sanitizer log.
 	if total != 145<<20+6677056 {

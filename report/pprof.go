@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -36,10 +37,7 @@ func writePprof(w io.Writer, r *Report, _ Options) error {
 		key := [2]string{f.Function, f.File}
 		fn := funcs[key]
 		if fn == nil {
-			name := shortFunc(f.Function)
-			if name == "" {
-				name = "(unknown function)"
-			}
+			name := pprofName(f)
 			fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: f.Function, Filename: f.File}
 			p.Function = append(p.Function, fn)
 			funcs[key] = fn
@@ -77,4 +75,22 @@ func writePprof(w io.Writer, r *Report, _ Options) error {
 		return fmt.Errorf("building the profile: %w", err)
 	}
 	return p.Write(w)
+}
+
+// pprofName is a frame's function as pprof shows it. pprof drops what
+// stands in angle brackets (C++ template arguments), so Python's
+// <module>, <lambda>, <listcomp> become "module@FILE" and so on.
+func pprofName(f Frame) string {
+	name := shortFunc(f.Function)
+	if strings.HasPrefix(name, "<") && strings.HasSuffix(name, ">") {
+		base := f.File
+		if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+			base = base[i+1:]
+		}
+		name = strings.Trim(name, "<>") + "@" + base
+	}
+	if name == "" {
+		name = "(unknown function)"
+	}
+	return name
 }
