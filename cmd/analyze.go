@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
@@ -40,10 +41,13 @@ type AnalyzeOptions struct {
 
 	nvml nvmlOptions // parsed from TZ, Fields and GPUMemory
 
-	suppressions []analyze.Suppression // parsed from Suppressions
-	failOnSet    bool                  // --fail-on given, possibly empty
-	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
-	oom          oomFacts              // OOM facts of all inputs, for one postmortem
+	CI CIOptions // --quiet, --baseline, --write-baseline, --tolerance, --source-root (cmd/ci.go)
+
+	suppressions     []analyze.Suppression    // parsed from Suppressions: for compute-sanitizer records
+	suppressionRules []report.SuppressionRule // the same file: for every finding
+	failOnSet        bool                     // --fail-on given, possibly empty
+	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
+	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -96,8 +100,13 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
   # JSON for programs, every finding
   gpuleak analyze --format json --top 0 snapshot.pickle.gz > report.json
 
-  # CI: exit 1 when a leak of 64 MiB or more is found
-  gpuleak analyze --fail-on leak --min-bytes 64MiB artifacts/*.pickle
+  # CI: exit 1 when leaks hold more than 64 MiB, or on any OOM
+  gpuleak analyze --fail-on 'leak>64MiB,oom' artifacts/*.pickle
+
+  # CI against the last good run: write a baseline once, commit it, then
+  # fail only on sites that are new or grew by more than 10%
+  gpuleak analyze --write-baseline gpuleak-baseline.json good.pickle
+  gpuleak analyze --baseline gpuleak-baseline.json --fail-on 'new,grown>10%' --quiet run.pickle
 
   # treat frames of your own framework as internals; keep one library visible
   gpuleak analyze --hide-frames '/mylib/' --keep-frames 'transformers/models' snap.pickle
@@ -120,23 +129,24 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json")
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, sarif (SARIF 2.1.0 for code scanning; see --source-root), markdown (a job summary or PR comment), junit (JUnit XML: a test case per gate and per input) or pprof (gzipped profile.proto of live bytes per stack, for go tool pprof)")
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
-	f.StringSliceVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a finding of these kinds remains after --min-bytes ("+failOnKinds+")")
+	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a gate of `GATES` trips (comma-separated; repeatable):\n"+report.GateHelp)
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
 	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
 	f.StringVar(&opts.Fields, "fields", "", "NVML logs: the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps (default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
 	f.StringVar(&opts.GPUMemory, "gpu-memory", "", "NVML logs: the total memory of GPUs whose logs do not give it (dmon, pmon, --query-compute-apps), e.g. 80GiB")
-	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp)
+	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records and findings matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp+"\n"+report.SuppressionExtraHelp)
+	addCIFlags(f, &opts.CI)
 	return c
 }
 
-// failOnKinds are the finding kinds --fail-on takes (every kind but
-// trend, which each NVML series gets whatever it does: gpuleak trend
-// --fail-on takes its classes).
+// failOnKinds are the finding kinds --fail-on takes as plain gates (every
+// kind but trend, which each NVML series gets whatever it does: its
+// classes are gates of their own).
 const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation"
 
 func runAnalyze(opts *AnalyzeOptions) error {
@@ -154,17 +164,12 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.MinKept < 1 {
 		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
 	}
-	if opts.failOnSet && len(opts.FailOn) == 0 {
-		return usageErrorf("--fail-on needs a kind (%s)", failOnKinds)
+	if opts.failOnSet && strings.TrimSpace(strings.Join(opts.FailOn, "")) == "" {
+		return usageErrorf("--fail-on needs a kind (%s) or another gate (leak>64MiB, new, ...: see --help)", failOnKinds)
 	}
-	failOn := map[report.Kind]bool{}
-	for _, k := range opts.FailOn {
-		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
-			failOn[kind] = true
-		default:
-			return usageErrorf("bad --fail-on kind %q (choose %s)", k, failOnKinds)
-		}
+	gates, err := parseGates(opts.FailOn, &opts.CI)
+	if err != nil {
+		return err
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
@@ -173,13 +178,50 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
-	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
+	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
 	if err := checkDistinct(opts.Paths); err != nil {
 		return err
 	}
+	base, err := loadBaselineFlag(opts)
+	if err != nil {
+		return err
+	}
 
+	rep, kept, unread, err := analyzeInputs(opts, filter, minBytes)
+	if err != nil {
+		return err
+	}
+	rep.FindingsTotal = len(kept)
+	gin, err := compareWithBaseline(opts, rep, &kept, base)
+	if err != nil {
+		return err
+	}
+	rep.Gates = report.Evaluate(gates, gin)
+	if opts.Top > 0 && len(kept) > opts.Top {
+		kept = kept[:opts.Top]
+	}
+	rep.Findings = kept
+	if !opts.CI.Quiet {
+		if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+	}
+	tripped := reportTrips(opts.IO, &opts.CI, rep.Gates)
+	// An unreadable input (listed in the report) outranks a tripped gate:
+	// exit 2, so that CI notices the input it could not judge.
+	if err := unread.Err(); err != nil {
+		return err
+	}
+	return tripped
+}
+
+// analyzeInputs reads and analyses every input: the report without its
+// findings, the findings --min-bytes keeps, ranked, and the inputs that
+// could not be read (listed in the report; an error only when the one
+// input given could not be).
+func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes int64) (*report.Report, []report.Finding, unreadInputs, error) {
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var findings []report.Finding
 	// An input that cannot be read costs only itself: the report lists it
@@ -189,7 +231,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
 		if err != nil {
 			if len(opts.Paths) == 1 {
-				return &InputError{Err: err}
+				return nil, nil, unreadInputs{}, &InputError{Err: err}
 			}
 			rep.Inputs = append(rep.Inputs, unread.add(path, err))
 			continue
@@ -198,38 +240,23 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		findings = append(findings, fs...)
 	}
 	if unread.n == len(opts.Paths) {
-		return unread.Err()
+		return nil, nil, unread, unread.Err()
 	}
 	// Out-of-memory errors and fragmentation, from all inputs together.
 	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
 	findings = append(findings, ofs...)
 	report.Rank(findings)
 	kept := findings[:0]
-	fail := false
 	for _, f := range findings {
 		if f.Bytes < minBytes && f.Kind != report.KindOOM { // an OOM is never too small
 			continue
 		}
 		kept = append(kept, f)
-		fail = fail || failOn[f.Kind]
 	}
-	rep.FindingsTotal = len(kept)
 	rep.BelowMinBytes = len(findings) - len(kept)
-	if opts.Top > 0 && len(kept) > opts.Top {
-		kept = kept[:opts.Top]
-	}
-	rep.Findings = kept
+	kept, rep.Suppressed = report.Suppress(kept, opts.suppressionRules, time.Now())
 	rep.Errors = opts.toolErrors
-	if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := unread.Err(); err != nil {
-		return err
-	}
-	if fail {
-		return ErrFindings
-	}
-	return nil
+	return rep, kept, unread, nil
 }
 
 // analyzeFile reads one input, recognises its format and analyses it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/gpuleak/gpuleak/analyze"
 	"github.com/gpuleak/gpuleak/parse"
@@ -11,16 +12,19 @@ import (
 	"github.com/gpuleak/gpuleak/report"
 )
 
-// loadSuppressions reads the --suppressions file; "" means none.
-func loadSuppressions(path string) ([]analyze.Suppression, error) {
+// loadSuppressions reads the --suppressions file ("" means none): the
+// rules compute-sanitizer records take (those without min-bytes, not
+// expired), and every rule as it applies to findings.
+func loadSuppressions(path string) ([]analyze.Suppression, []report.SuppressionRule, error) {
 	if path == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--suppressions: %w", err)
+		return nil, nil, fmt.Errorf("--suppressions: %w", err)
 	}
-	return analyze.ParseSuppressions(path, bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) // an editor's byte order mark
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // an editor's byte order mark
+	return splitSuppressions(path, data, time.Now())
 }
 
 // analyzeSanitizer streams a compute-sanitizer report (text or XML)

@@ -92,9 +92,9 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 }
 
 func runOOM(opts *OOMOptions) error {
-	format, err := report.ParseFormat(opts.Format)
+	format, err := tableOrJSON(opts.Format, "oom")
 	if err != nil {
-		return &UsageError{Err: err}
+		return err
 	}
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {

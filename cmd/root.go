@@ -47,5 +47,6 @@ the other commands read, and watch shows it live.`,
 	root.AddCommand(NewCmdOOM(ios, version, nil))
 	root.AddCommand(NewCmdCapture(ios, version, nil))
 	root.AddCommand(NewCmdWatch(ios, version, nil))
+	root.AddCommand(NewCmdDiff(ios, version, nil))
 	return root
 }

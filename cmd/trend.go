@@ -105,9 +105,9 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 }
 
 func runTrend(opts *TrendOptions) error {
-	format, err := report.ParseFormat(opts.Format)
+	format, err := tableOrJSON(opts.Format, "trend")
 	if err != nil {
-		return &UsageError{Err: err}
+		return err
 	}
 	loc, err := parseZone(opts.TZ)
 	if err != nil {

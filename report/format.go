@@ -12,12 +12,29 @@ type Format string
 
 // Output formats.
 const (
-	FormatTable Format = "table" // aligned text for people
-	FormatJSON  Format = "json"  // the gpuleak.report/v1 document
+	FormatTable    Format = "table"    // aligned text for people
+	FormatJSON     Format = "json"     // the gpuleak.report/v1 document
+	FormatSARIF    Format = "sarif"    // SARIF 2.1.0 for code scanning (report/sarif.go)
+	FormatMarkdown Format = "markdown" // a job summary or PR comment (report/markdown.go)
+	FormatJUnit    Format = "junit"    // JUnit XML test report (report/junit.go)
+	FormatPprof    Format = "pprof"    // gzipped profile.proto of live GPU memory (report/pprof.go)
 )
 
 // Formats lists the output formats, for help text and validation.
-var Formats = []Format{FormatTable, FormatJSON}
+var Formats = []Format{FormatTable, FormatJSON, FormatSARIF, FormatMarkdown, FormatJUnit, FormatPprof}
+
+// Writer renders a report in one format.
+type Writer func(w io.Writer, r *Report, opt Options) error
+
+// writers is the registry of output formats: one file each.
+var writers = map[Format]Writer{
+	FormatTable:    writeTable,
+	FormatJSON:     func(w io.Writer, r *Report, _ Options) error { return writeJSON(w, r) },
+	FormatSARIF:    writeSARIF,
+	FormatMarkdown: writeMarkdown,
+	FormatJUnit:    writeJUnit,
+	FormatPprof:    writePprof,
+}
 
 // ParseFormat returns the Format named s, or an error naming the choices.
 func ParseFormat(s string) (Format, error) {
@@ -38,15 +55,15 @@ type Options struct {
 	// Terminal: the output is a terminal, so tables may be decorated.
 	// Piped output is plain and stable.
 	Terminal bool
+	// SourceRoot is stripped from the start of recorded source paths, so
+	// that code scanning finds them in the repository (SARIF).
+	SourceRoot string
 }
 
 // Write renders r in format f. Errors are those of w, or an unknown format.
 func Write(w io.Writer, r *Report, f Format, opt Options) error {
-	switch f {
-	case FormatTable:
-		return writeTable(w, r, opt)
-	case FormatJSON:
-		return writeJSON(w, r)
+	if wr := writers[f]; wr != nil {
+		return wr(w, r, opt)
 	}
 	return fmt.Errorf("unknown format %q", f)
 }

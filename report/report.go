@@ -81,6 +81,14 @@ type Report struct {
 	// (compute-sanitizer: invalid accesses, API errors, races, ...), in
 	// input order; absent when there are none.
 	Errors []ToolError `json:"errors,omitempty"`
+	// Baseline: how this run compares with --baseline; absent without one.
+	Baseline *BaselineComparison `json:"baseline,omitempty"`
+	// Gates are the --fail-on gates, each with what it measured and
+	// whether it tripped; absent without --fail-on.
+	Gates []GateResult `json:"gates,omitempty"`
+	// Suppressed counts the findings each --suppressions rule left out
+	// (and lists rules that expired); absent when none did.
+	Suppressed []SuppressedFindings `json:"suppressed,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -120,6 +128,11 @@ type Input struct {
 	AllocatorStats []AllocatorStats `json:"allocator_stats,omitempty"`
 	// EndPools is a snapshot's memory by pool at its end ("gpuleak oom" only).
 	EndPools []PoolMemory `json:"end_pools,omitempty"`
+
+	// LeakSummary: what the LEAK SUMMARY and ERROR SUMMARY lines of a
+	// compute-sanitizer report say, added up over its runs; absent when it
+	// has neither.
+	LeakSummary *LeakSummary `json:"leak_summary,omitempty"`
 }
 
 // DeviceSummary is the state of one device at the end of a snapshot.
@@ -246,6 +259,8 @@ type Finding struct {
 	// blocks, most frequent first.
 	Stream  *int64  `json:"stream,omitempty"`
 	FreedAt []Frame `json:"freed_at,omitempty"`
+	// Baseline: the finding's site in --baseline; absent without one.
+	Baseline *FindingBaseline `json:"baseline,omitempty"`
 
 	// compute-sanitizer (findings from leak-check reports; Device is null)
 

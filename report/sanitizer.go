@@ -50,6 +50,21 @@ type ToolError struct {
 func FromSanitizer(path, source string, parseWarnings []string, res *analyze.SanitizerResult) (Input, []Finding, []ToolError) {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
+	for _, run := range res.Runs {
+		s := &LeakSummary{}
+		if run.HasLeakSummary {
+			s.Bytes, s.Allocations = &run.SummaryBytes, &run.SummaryAllocations
+		}
+		if run.HasErrorSummary {
+			s.Errors = &run.SummaryErrors
+		}
+		if s.Bytes != nil || s.Errors != nil {
+			if in.LeakSummary == nil {
+				in.LeakSummary = &LeakSummary{}
+			}
+			in.LeakSummary.add(s)
+		}
+	}
 	for _, s := range res.Suppressed {
 		msg := fmt.Sprintf("suppressed by %s: %s", s.Rule, plural(s.Records, "record", "records"))
 		if s.Bytes > 0 {

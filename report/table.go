@@ -24,6 +24,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 	if ew.err != nil {
 		return ew.err
 	}
+	writeCILines(ew, r)
 	if len(r.Findings) == 0 {
 		if r.BelowMinBytes > 0 {
 			fmt.Fprintf(ew, "\nNo findings as large as --min-bytes asks (%d smaller left out).\n", r.BelowMinBytes)
@@ -43,6 +44,9 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 			fmt.Fprintf(ew, "%d. %s\n", i+1, clean(f.Message))
 			if len(f.Stack) > 1 {
 				fmt.Fprintf(ew, "   stack: %s\n", clean(stackLine(f.Stack, 6)))
+			}
+			if f.Baseline != nil {
+				fmt.Fprintf(ew, "   baseline: %s\n", findingBaselineLine(f))
 			}
 		}
 	}

@@ -1,0 +1,178 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// DiffOptions are the flags and dependencies of "gpuleak diff".
+type DiffOptions struct {
+	IO      *IOStreams
+	Version string
+
+	Base, New    string
+	Format       string
+	MinBytes     string
+	HideFrames   []string
+	KeepFrames   []string
+	MinKept      int
+	Tolerance    string
+	All          bool
+	Suppressions string
+}
+
+// NewCmdDiff builds "gpuleak diff". runF replaces the run function in
+// tests; nil runs runDiff.
+func NewCmdDiff(ios *IOStreams, version string, runF func(*DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{IO: ios, Version: version}
+	c := &cobra.Command{
+		Use:   "diff BASE NEW",
+		Short: "Compare two runs call site by call site: what is new, grown, shrunk or fixed",
+		Long: `Diff compares what two runs held, call site by call site. BASE and NEW are
+each a snapshot, a compute-sanitizer report or an NVML log (analysed as
+gpuleak analyze would), a JSON report written by "gpuleak analyze --format
+json" (write it with --top 0: the diff sees only the findings it lists), or
+a baseline written by --write-baseline. "-" reads standard input, as an
+input to analyse.
+
+A site is the finding's kind, device and stack with framework frames hidden,
+each frame as function and file without the line number (an edit above the
+site leaves it the same site) and the file's base name (directories change
+from machine to machine). Addresses never enter it. Findings without a stack are one site
+per kind, device and allocator. Each site is:
+
+  new     absent from BASE
+  grown   holds more bytes than in BASE, beyond --tolerance
+  shrunk  holds fewer
+  fixed   absent from NEW
+  same    holds as many (or more, within --tolerance)
+
+compute-sanitizer errors that are not leaks are compared by their counts,
+and the reports' LEAK SUMMARY and ERROR SUMMARY totals are shown side by
+side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
+		Example: `  # what the leak adds to a clean run of the same script
+  gpuleak diff clean.pickle leak.pickle
+
+  # a compute-sanitizer log before and after a fix
+  gpuleak diff before.txt after.txt
+
+  # against a committed baseline, as JSON
+  gpuleak diff --format json gpuleak-baseline.json snapshot.pickle`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return &UsageError{Err: fmt.Errorf("diff needs two inputs, BASE and NEW, not %d", len(args)), Hint: "Run 'gpuleak diff --help' for usage."}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Base, opts.New = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDiff(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table or json (schema "+report.DiffSchema+")")
+	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size in both runs (4MiB, 1.5GiB, 4096)")
+	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
+	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
+	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
+	f.StringVar(&opts.Tolerance, "tolerance", "0", "a site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both (10%,1MiB)")
+	f.BoolVar(&opts.All, "all", false, "list the sites that are the same too")
+	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records matching the rules in `FILE` (see gpuleak analyze --help)")
+	return c
+}
+
+func runDiff(opts *DiffOptions) error {
+	format, err := tableOrJSON(opts.Format, "diff")
+	if err != nil {
+		return err
+	}
+	minBytes, err := parseSize(opts.MinBytes)
+	if err != nil {
+		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
+	}
+	if opts.MinKept < 1 {
+		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
+	}
+	tol, err := parseTolerance(opts.Tolerance)
+	if err != nil {
+		return usageErrorf("bad --tolerance %q: %v", opts.Tolerance, err)
+	}
+	if opts.Base == "-" && opts.New == "-" {
+		return usageErrorf("\"-\" (standard input) can be given only once")
+	}
+	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	sup, rules, err := loadSuppressions(opts.Suppressions)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	d := &report.DiffReport{Schema: report.DiffSchema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
+		Base: opts.Base, New: opts.New}
+	var runs [2]*report.Baseline
+	for i, path := range []string{opts.Base, opts.New} {
+		b, warns, err := loadRun(opts, path, filter, sup, rules, minBytes)
+		if err != nil {
+			return err
+		}
+		runs[i] = b
+		d.Warnings = append(d.Warnings, warns...)
+	}
+	d.Entries = report.Compare(runs[0], runs[1], tol)
+	d.Totals = report.DiffTotalsOf(d.Entries)
+	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary
+	d.LeakSummaryStatus = report.SummaryStatus(d.LeakSummaryBefore, d.LeakSummaryAfter)
+	if err := report.WriteDiff(opts.IO.Out, d, format, opts.All); err != nil {
+		return fmt.Errorf("writing the diff: %w", err)
+	}
+	return nil
+}
+
+// loadRun reads one side of a diff: a saved report or baseline, or an
+// input to analyse.
+func loadRun(opts *DiffOptions, path string, filter *analyze.FrameFilter, sup []analyze.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
+	var b *report.Baseline
+	var warns []string
+	if path != "-" { // standard input comes once: it is analysed, never read as a saved report
+		var err error
+		if b, warns, err = loadSavedRun(path, nil); err != nil {
+			return nil, nil, &InputError{Err: err}
+		}
+	}
+	if b != nil {
+		if minBytes > 0 {
+			kept := b.Sites[:0:0]
+			for _, s := range b.Sites {
+				if s.Bytes >= minBytes || s.Kind == report.KindOOM || s.Bytes == 0 {
+					kept = append(kept, s)
+				}
+			}
+			b.Sites = kept
+		}
+		return b, warns, nil
+	}
+	aopts := &AnalyzeOptions{IO: opts.IO, Version: opts.Version, Paths: []string{path}, MinKept: opts.MinKept, suppressions: sup, suppressionRules: rules}
+	nopts, err := parseNVMLFlags("UTC", "", "")
+	if err != nil {
+		return nil, nil, err
+	}
+	aopts.nvml = nopts
+	rep, kept, _, err := analyzeInputs(aopts, filter, minBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, in := range rep.Inputs {
+		for _, w := range in.Warnings {
+			warns = append(warns, path+": "+w)
+		}
+	}
+	return report.NewBaseline(kept, rep.Errors, report.SummaryOf(rep.Inputs)), warns, nil
+}

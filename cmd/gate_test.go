@@ -1,0 +1,364 @@
+package cmd
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// analyzeReport runs analyze --format json --top 0 and decodes the report.
+func analyzeReport(t *testing.T, args ...string) *report.Report {
+	t.Helper()
+	code, out, errOut := run(t, nil, append([]string{"analyze", "--format", "json", "--top", "0"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("analyze %v: exit %d, stderr %q", args, code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func sumBytes(r *report.Report, match func(*report.Finding) bool) int64 {
+	var n int64
+	for i := range r.Findings {
+		if match(&r.Findings[i]) {
+			n += r.Findings[i].Bytes
+		}
+	}
+	return n
+}
+
+// Every gate trips exactly at its threshold, through the CLI: the value a
+// gate measures comes from the report of the same input (or, for the leak,
+// from the fixtures' README: 40 blocks of 2 MiB), and the gate is run at
+// that value (">" passes, ">=" trips) and one byte or unit under it (">"
+// trips).
+func TestGatesTripAtThreshold(t *testing.T) {
+	leakRun := td + "pytorch/leak_train_loop.pickle"
+	oomText := td + "pytorch/oom_error.txt"
+	oob := td + "sanitizer/leak_with_oob.txt"
+	apps := td + "nvml/query_apps.csv"
+
+	oomRep := analyzeReport(t, oomText)
+	var nonPyTorch int64 = -1
+	for _, f := range oomRep.Findings {
+		if f.Kind == report.KindOOM && f.OOMDetail != nil && f.ProcessInUseBytes != nil && f.AllocatorMemory != nil && f.AllocatorMemory.ReservedBytes != nil {
+			nonPyTorch = *f.ProcessInUseBytes - *f.AllocatorMemory.ReservedBytes
+		}
+	}
+	if nonPyTorch <= 0 {
+		t.Fatalf("oom_error.txt: no in-use and reserved bytes in the report")
+	}
+	// pid 538 and others step once (fixtures README): the trend gate
+	// takes the used memory of all step series at their last sample.
+	step := sumBytes(analyzeReport(t, apps), func(f *report.Finding) bool { return f.Classification == "step" })
+	if step == 0 {
+		t.Fatal("query_apps.csv: no step series")
+	}
+	// The leak site: 40 blocks of 2 MiB; the retained pair 32 MiB + 1 MiB
+	// and the 32 MiB block without frames.
+	const leak = 40 << 21
+	const retained = 33<<20 + 32<<20
+	cases := []struct {
+		path string
+		v    int64 // the measure; 4 for leak_with_oob's errors (1 write + 3 API errors)
+		name string
+	}{
+		{leakRun, leak, "leak"},
+		{leakRun, retained, "retained"},
+		{oomText, nonPyTorch, "non-pytorch"},
+		{oob, 4, "sanitizer-errors"},
+		{apps, step, "step"},
+	}
+	for _, c := range cases {
+		at := fmt.Sprintf("%s>%d", c.name, c.v)
+		under := fmt.Sprintf("%s>%d", c.name, c.v-1)
+		atGE := fmt.Sprintf("%s>=%d", c.name, c.v)
+		overGE := fmt.Sprintf("%s>=%d", c.name, c.v+1)
+		for _, g := range []struct {
+			gate string
+			want int
+		}{{at, ExitOK}, {under, ExitFindings}, {atGE, ExitFindings}, {overGE, ExitOK}} {
+			code, out, errOut := run(t, nil, "analyze", "--quiet", "--fail-on", g.gate, c.path)
+			if code != g.want {
+				t.Errorf("%s on %s: exit %d, want %d; stdout %q stderr %q", g.gate, c.path, code, g.want, out, errOut)
+			}
+			if code == ExitFindings && !strings.HasPrefix(out, "gpuleak: --fail-on "+g.gate+" tripped: ") {
+				t.Errorf("%s: --quiet output %q", g.gate, out)
+			}
+			if code == ExitOK && out != "" {
+				t.Errorf("%s: --quiet printed %q when nothing tripped", g.gate, out)
+			}
+		}
+	}
+	// Sizes with units: 80 MiB is exactly the leak.
+	if code, _, _ := run(t, nil, "analyze", "-q", "--fail-on", "leak>80MiB", leakRun); code != ExitOK {
+		t.Errorf("leak>80MiB: exit %d", code)
+	}
+	if code, _, _ := run(t, nil, "analyze", "-q", "--fail-on", "leak>79.99MiB", leakRun); code != ExitFindings {
+		t.Errorf("leak>79.99MiB: exit %d", code)
+	}
+	// Plain kinds keep their meaning: any finding of the kind.
+	for gate, want := range map[string]int{"leak": ExitFindings, "oom": ExitOK, "sanitizer-errors": ExitOK, "oom,leak": ExitFindings} {
+		if code, _, _ := run(t, nil, "analyze", "-q", "--fail-on", gate, leakRun); code != want {
+			t.Errorf("%s on the leaking run: exit %d, want %d", gate, code, want)
+		}
+	}
+	if code, _, _ := run(t, nil, "analyze", "-q", "--fail-on", "leak", td+"pytorch/clean_train_loop.pickle"); code != ExitOK {
+		t.Errorf("leak on the clean run: exit %d", code)
+	}
+}
+
+// new and grown against a baseline trip at their thresholds: the step
+// site of leaky grows from 2 x 256 KiB (leak_save.xml, "leaky 2") to
+// 5 x 256 KiB (leak_full.txt, "leaky 5"): +786,432 bytes, +150%; the leak
+// site of leak_train_loop (80 MiB) is new against the clean run.
+func TestBaselineGatesTripAtThreshold(t *testing.T) {
+	dir := t.TempDir()
+	xmlBase := filepath.Join(dir, "xml.json")
+	cleanBase := filepath.Join(dir, "clean.json")
+	if code, _, errOut := run(t, nil, "analyze", "--write-baseline", xmlBase, "-q", td+"sanitizer/leak_save.xml"); code != ExitOK {
+		t.Fatalf("write-baseline: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := run(t, nil, "analyze", "--write-baseline", cleanBase, "-q", td+"pytorch/clean_train_loop.pickle"); code != ExitOK {
+		t.Fatalf("write-baseline: exit %d %q", code, errOut)
+	}
+	full := td + "sanitizer/leak_full.txt"
+	leakRun := td + "pytorch/leak_train_loop.pickle"
+	for _, c := range []struct {
+		base, path, gate string
+		want             int
+	}{
+		{xmlBase, full, "grown>150%", ExitOK},
+		{xmlBase, full, "grown>=150%", ExitFindings},
+		{xmlBase, full, "grown>149.99%", ExitFindings},
+		{xmlBase, full, "grown>786432", ExitOK},
+		{xmlBase, full, "grown>786431", ExitFindings},
+		{xmlBase, full, "grown", ExitFindings},
+		{xmlBase, full, "new", ExitOK},
+		{xmlBase, td + "sanitizer/leak_save.xml", "grown,new", ExitOK},
+		{cleanBase, leakRun, "new>83886080", ExitOK},
+		{cleanBase, leakRun, "new>83886079", ExitFindings},
+		{cleanBase, leakRun, "new", ExitFindings},
+		{cleanBase, leakRun, "grown", ExitOK},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "-q", "--baseline", c.base, "--fail-on", c.gate, c.path)
+		if code != c.want {
+			t.Errorf("%s against %s on %s: exit %d, want %d (%q %q)", c.gate, filepath.Base(c.base), c.path, code, c.want, out, errOut)
+		}
+	}
+	// Plain grown obeys --tolerance: +150% is within 150%, not within 149%.
+	if code, _, _ := run(t, nil, "analyze", "-q", "--baseline", xmlBase, "--tolerance", "150%", "--fail-on", "grown", full); code != ExitOK {
+		t.Errorf("grown within --tolerance 150%%: exit %d", code)
+	}
+	if code, _, _ := run(t, nil, "analyze", "-q", "--baseline", xmlBase, "--tolerance", "149%", "--fail-on", "grown", full); code != ExitFindings {
+		t.Errorf("grown beyond --tolerance 149%%: exit %d", code)
+	}
+}
+
+// A bad expression is a usage error naming its column in the argument.
+func TestGateErrorsNamePosition(t *testing.T) {
+	for expr, want := range map[string]string{
+		"leak>>64MiB":        `bad --fail-on "leak>>64MiB" at column 6: want a size`,
+		"leak,,oom":          `bad --fail-on "leak,,oom" at column 6: empty expression`,
+		"oom, lek":           `bad --fail-on "oom, lek" at column 6: unknown name "lek"`,
+		"leak>10%":           `bad --fail-on "leak>10%" at column 6: a percent compares growth`,
+		"leak<4MiB":          `bad --fail-on "leak<4MiB" at column 5: want > or >=`,
+		"non-pytorch":        `bad --fail-on "non-pytorch" at column 12: non-pytorch needs a size`,
+		"sanitizer-errors>x": `bad --fail-on "sanitizer-errors>x" at column 18: want a count`,
+		"oom,grown>":         `bad --fail-on "oom,grown>" at column 11: want a value`,
+		"Leak":               `bad --fail-on "Leak" at column 1: want a name`,
+	} {
+		code, _, errOut := run(t, nil, "analyze", "--fail-on", expr, td+"pytorch/clean_train_loop.pickle")
+		if code != ExitInput || !strings.HasPrefix(errOut, "gpuleak: "+want) {
+			t.Errorf("%s: exit %d, stderr %q, want it to start with %q", expr, code, errOut, want)
+		}
+	}
+	// new and grown need a baseline to compare with.
+	code, _, errOut := run(t, nil, "analyze", "--fail-on", "new", td+"pytorch/clean_train_loop.pickle")
+	if code != ExitInput || !strings.Contains(errOut, "--baseline") {
+		t.Errorf("new without --baseline: exit %d, %q", code, errOut)
+	}
+	// The help documents the expressions with examples.
+	_, help, _ := run(t, nil, "analyze", "--help")
+	for _, s := range []string{"leak>64MiB", "grown>10%", "non-pytorch>1GiB", "sanitizer-errors>0", "--quiet", "--baseline", "--write-baseline"} {
+		if !strings.Contains(help, s) {
+			t.Errorf("analyze --help does not mention %s", s)
+		}
+	}
+}
+
+// A baseline written from the leaking run makes the same run pass, and a
+// run with one more leaking site (model_reload.pickle's reload leak as a
+// second input) fail, naming only that site, as new.
+func TestBaselineOfLeakingRun(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "gpuleak-baseline.json")
+	leakRun := td + "pytorch/leak_train_loop.pickle"
+	if code, out, errOut := run(t, nil, "analyze", "--write-baseline", base, "--fail-on", "leak", "-q", leakRun); code != ExitFindings || !strings.Contains(out, "leak tripped") {
+		t.Fatalf("write-baseline with --fail-on leak: exit %d %q %q", code, out, errOut)
+	}
+	first, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stable: the same run writes the same bytes.
+	if code, _, _ := run(t, nil, "analyze", "--write-baseline", base, "-q", leakRun); code != ExitOK {
+		t.Fatalf("second write: exit %d", code)
+	}
+	if second, _ := os.ReadFile(base); string(second) != string(first) {
+		t.Errorf("the baseline changed between two writes of the same run")
+	}
+	var b report.Baseline
+	if err := json.Unmarshal(first, &b); err != nil || b.Schema != report.BaselineSchema {
+		t.Fatalf("baseline: %v, schema %q", err, b.Schema)
+	}
+	for i := 1; i < len(b.Sites); i++ {
+		if b.Sites[i-1].Key >= b.Sites[i].Key {
+			t.Errorf("sites not sorted: %q before %q", b.Sites[i-1].Key, b.Sites[i].Key)
+		}
+	}
+	for _, s := range b.Sites {
+		if strings.Contains(s.Key, "/home/") || strings.Contains(s.Key, "0x") {
+			t.Errorf("key %q holds a machine's path or an address", s.Key)
+		}
+	}
+
+	code, out, errOut := run(t, nil, "analyze", "--baseline", base, "--fail-on", "leak,new,grown", "--format", "json", leakRun)
+	if code != ExitOK {
+		t.Fatalf("the same run against its baseline: exit %d, stderr %q", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 0 || r.Baseline == nil || r.Baseline.LeftOut != 3 || r.Baseline.Totals["same"].Sites != 3 {
+		t.Errorf("same run: %d findings, baseline %+v", len(r.Findings), r.Baseline)
+	}
+
+	code, out, errOut = run(t, nil, "analyze", "--baseline", base, "--fail-on", "leak", "--format", "json", leakRun, td+"pytorch/model_reload.pickle")
+	if code != ExitFindings || !strings.Contains(errOut, "--fail-on leak tripped: 1 leak finding holding 768 MiB") {
+		t.Fatalf("one more leaking site: exit %d, stderr %q", code, errOut)
+	}
+	r = report.Report{}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Findings {
+		if f.Path != td+"pytorch/model_reload.pickle" || f.Baseline == nil || f.Baseline.Status != report.StatusNew {
+			t.Errorf("finding %s %s at %s: baseline %+v; want only model_reload's sites, new", f.Kind, f.Path, f.Site, f.Baseline)
+		}
+	}
+}
+
+// Markdown and JUnit: golden files of a run with two inputs and two gates,
+// one tripped (the leaks hold 85 MiB together), one not (no OOM); and of
+// a run against a baseline (a grown site).
+func TestCIFormatGoldens(t *testing.T) {
+	leakRun := td + "pytorch/leak_train_loop.pickle"
+	oob := td + "sanitizer/leak_with_oob.txt"
+	base := filepath.Join(t.TempDir(), "base.json")
+	if code, _, _ := run(t, nil, "analyze", "-q", "--write-baseline", base, td+"sanitizer/leak_save.xml"); code != ExitOK {
+		t.Fatal(code)
+	}
+	for _, c := range []struct {
+		golden string
+		code   int
+		args   []string
+	}{
+		{"analyze_leak_oob_failon.markdown", ExitFindings, []string{"analyze", "--format", "markdown", "--fail-on", "leak>64MiB,oom", leakRun, oob}},
+		{"analyze_leak_oob_failon.junit", ExitFindings, []string{"analyze", "--format", "junit", "--fail-on", "leak>64MiB,oom", leakRun, oob}},
+		{"analyze_leak_oob.junit", ExitOK, []string{"analyze", "--format", "junit", leakRun, oob}},
+		{"analyze_grown_baseline.markdown", ExitFindings, []string{"analyze", "--format", "markdown", "--baseline", base, "--fail-on", "grown>100%", td + "sanitizer/leak_full.txt"}},
+	} {
+		code, out, _ := run(t, nil, c.args...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.golden, code, c.code)
+		}
+		// The baseline's temporary path changes from run to run.
+		out = strings.ReplaceAll(out, base, "BASELINE")
+		golden(t, c.golden+".stdout", out)
+		if strings.HasSuffix(c.golden, ".junit") {
+			// With the gates: the tripped gate and both inputs, whose leaks
+			// it counted; without: both inputs, which hold leaks.
+			checkJUnit(t, out, map[bool]int{true: 3, false: 2}[c.code == ExitFindings])
+		}
+	}
+}
+
+// checkJUnit reads a JUnit report back: every test case has a classname
+// and a name, every failure a message and a body; failed is how many
+// cases must fail.
+func checkJUnit(t *testing.T, out string, failed int) {
+	t.Helper()
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Classname string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("JUnit XML: %v", err)
+	}
+	fails := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Classname == "" || c.Name == "" {
+				t.Errorf("test case %+v without classname or name", c)
+			}
+			if c.Failure != nil {
+				fails++
+				if c.Failure.Message == "" || strings.TrimSpace(c.Failure.Body) == "" {
+					t.Errorf("failure of %s without message or body", c.Name)
+				}
+			}
+		}
+	}
+	if fails != doc.Failures || fails != failed {
+		t.Errorf("%d failed cases, failures=%d, want %d", fails, doc.Failures, failed)
+	}
+}
+
+// The Markdown report stays under GitHub's 1 MiB step-summary limit
+// however many findings there are, and says what it left out; text from
+// inputs cannot open HTML or break the table.
+func TestMarkdownBounded(t *testing.T) {
+	var r report.Report
+	r.Schema = report.Schema
+	r.Inputs = []report.Input{{Path: "run|<script>.pickle", Format: "pytorch-snapshot"}}
+	long := strings.Repeat("x", 2000)
+	for i := 0; i < 5000; i++ {
+		r.Findings = append(r.Findings, report.Finding{Kind: report.KindLeak, Path: r.Inputs[0].Path, Bytes: int64(i),
+			Message: fmt.Sprintf("leak %d <module> | %s", i, long), Site: report.Frame{Function: "<module>", File: "a|b.py", Line: 1}})
+	}
+	r.FindingsTotal = len(r.Findings)
+	var b strings.Builder
+	if err := report.Write(&b, &r, report.FormatMarkdown, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if len(out) >= 1<<20 {
+		t.Errorf("%d bytes, over 1 MiB", len(out))
+	}
+	if !strings.Contains(out, "more items left out to stay under GitHub's 1 MiB") {
+		t.Error("no note of what was left out")
+	}
+	if strings.Contains(out, "<script>") || strings.Contains(out, "<module>") || strings.Contains(out, "run|") {
+		t.Error("input text not escaped")
+	}
+}

@@ -1,0 +1,387 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+)
+
+// GateHelp documents the --fail-on expressions, for help text.
+const GateHelp = `A gate is NAME, or NAME>VALUE, or NAME>=VALUE; several are separated by
+commas (or given with repeated --fail-on). The run exits with code 1 when
+any gate trips. NAME is:
+  a finding kind     leak, pending-free, live, retained, oom, fragmentation,
+                     trend, ...:
+                     alone, any finding of that kind; with a size, the bytes
+                     all of its findings hold together (leak>64MiB)
+  growing, step, sawtooth, flat
+                     NVML series of that class (alone: any; with a size: the
+                     used memory of all of them at their last sample)
+  non-pytorch        memory the process used outside PyTorch's caching
+                     allocator at an OOM (in use less reserved), the most of
+                     any OOM; needs a size (non-pytorch>1GiB)
+  sanitizer-errors   compute-sanitizer errors that are not leaks, in records
+                     (sanitizer-errors>0); alone, any
+  new                sites absent from --baseline (alone: any; with a size:
+                     the bytes they hold together)
+  grown              sites holding more than in --baseline: alone, beyond
+                     --tolerance; grown>10% any site grown by more than 10%;
+                     grown>1MiB any site grown by more than 1 MiB
+VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
+(sanitizer-errors) or a percent (grown). ">" trips above VALUE, ">=" at it:
+leak>64MiB passes at exactly 64 MiB and trips one byte over.`
+
+// GateOp compares a gate's measure with its threshold.
+type GateOp string
+
+// Gate operators.
+const (
+	OpAny GateOp = ""   // NAME alone: anything at all
+	OpGT  GateOp = ">"  // above the threshold
+	OpGE  GateOp = ">=" // at or above the threshold
+)
+
+// Gate is one --fail-on expression.
+type Gate struct {
+	// Text is the expression as written, trimmed.
+	Text string
+	Name string
+	Op   GateOp
+	// Threshold is bytes, a count, or (Percent) hundredths of a percent.
+	Threshold int64
+	Percent   bool
+}
+
+// GateError is a --fail-on expression gpuleak cannot read. Column is
+// 1-based, in Arg.
+type GateError struct {
+	Arg    string
+	Column int
+	Msg    string
+}
+
+func (e *GateError) Error() string {
+	return fmt.Sprintf("bad --fail-on %q at column %d: %s", e.Arg, e.Column, e.Msg)
+}
+
+// gate names that are not finding kinds.
+const (
+	gateNonPyTorch      = "non-pytorch"
+	gateSanitizerErrors = "sanitizer-errors"
+	gateNew             = "new"
+	gateGrown           = "grown"
+)
+
+var trendClasses = map[string]bool{"growing": true, "step": true, "sawtooth": true, "flat": true}
+
+// KnownKind reports whether k is a finding kind gpuleak writes: one the
+// report ranks (a kind added to Kind.rank is known here too).
+func KnownKind(k Kind) bool { return k != "" && k.rank() != Kind("\x00").rank() }
+
+// ParseGates reads --fail-on arguments: each a comma-separated list of
+// expressions (see GateHelp). An empty argument, or an empty expression
+// between commas, is an error.
+func ParseGates(args []string) ([]Gate, error) {
+	var gs []Gate
+	for _, arg := range args {
+		col := 1
+		for _, part := range strings.Split(arg, ",") {
+			g, err := parseGate(arg, part, col)
+			if err != nil {
+				return nil, err
+			}
+			gs = append(gs, g)
+			col += len(part) + 1
+		}
+	}
+	return gs, nil
+}
+
+// parseGate reads one expression, part of arg starting at column col.
+func parseGate(arg, part string, col int) (Gate, error) {
+	lead := len(part) - len(strings.TrimLeft(part, " \t"))
+	s := strings.TrimSpace(part)
+	at := func(off int, format string, a ...any) error {
+		return &GateError{Arg: arg, Column: col + lead + off, Msg: fmt.Sprintf(format, a...)}
+	}
+	if s == "" {
+		return Gate{}, at(0, "empty expression: want a finding kind, growing, non-pytorch, sanitizer-errors, new or grown")
+	}
+	n := 0
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] == '-' || n > 0 && s[n] >= '0' && s[n] <= '9') {
+		n++
+	}
+	name := s[:n]
+	g := Gate{Text: s, Name: name}
+	if name == "" {
+		return g, at(0, "want a name (a finding kind, growing, non-pytorch, sanitizer-errors, new or grown), not %q", s[:1])
+	}
+	if !knownGate(name) {
+		return g, at(0, "unknown name %q: %s", name, "want a finding kind ("+kindList()+"), growing, step, sawtooth, flat, non-pytorch, sanitizer-errors, new or grown")
+	}
+	rest := strings.TrimLeft(s[n:], " ")
+	off := len(s) - len(rest)
+	switch {
+	case rest == "":
+		if name == gateNonPyTorch {
+			return g, at(off, "non-pytorch needs a size: non-pytorch>1GiB")
+		}
+		return g, nil
+	case strings.HasPrefix(rest, ">="):
+		g.Op, rest, off = OpGE, rest[2:], off+2
+	case strings.HasPrefix(rest, ">"):
+		g.Op, rest, off = OpGT, rest[1:], off+1
+	default:
+		return g, at(off, "want > or >= after %q, not %q", name, rest[:1])
+	}
+	val := strings.TrimSpace(rest)
+	off += len(rest) - len(strings.TrimLeft(rest, " "))
+	if val == "" {
+		return g, at(off, "want a value after %q", g.Op)
+	}
+	switch {
+	case strings.HasSuffix(val, "%"):
+		if name != gateGrown {
+			return g, at(off, "a percent compares growth against --baseline: only grown takes one")
+		}
+		p, err := strconv.ParseFloat(strings.TrimSpace(val[:len(val)-1]), 64)
+		if err != nil || p < 0 || p > 1e9 || math.IsNaN(p) {
+			return g, at(off, "want a percent such as 10%%, not %q", val)
+		}
+		g.Percent, g.Threshold = true, int64(math.Round(p*100))
+	case name == gateSanitizerErrors:
+		c, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || c < 0 {
+			return g, at(off, "want a count of errors such as 0, not %q", val)
+		}
+		g.Threshold = c
+	default:
+		b, err := humanize.ParseBytes(val)
+		if err != nil || strings.HasPrefix(val, "-") {
+			return g, at(off, "want a size such as 64MiB, 1.5GiB or 4096, not %q", val)
+		}
+		if b > math.MaxInt64 {
+			b = math.MaxInt64
+		}
+		g.Threshold = int64(b)
+	}
+	return g, nil
+}
+
+func knownGate(name string) bool {
+	switch name {
+	case gateNonPyTorch, gateSanitizerErrors, gateNew, gateGrown:
+		return true
+	}
+	return trendClasses[name] || KnownKind(Kind(name))
+}
+
+// kindList names the finding kinds, in report order.
+func kindList() string {
+	var names []string
+	for _, k := range []Kind{KindOOM, KindLeak, KindTrend, KindFragmentation, KindLive, KindRetained} {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}
+
+// NeedsBaseline reports whether a gate compares with --baseline.
+func (g Gate) NeedsBaseline() bool { return g.Name == gateNew || g.Name == gateGrown }
+
+// GateInput is what gates look at: the findings left after --min-bytes
+// (before --top cuts the list), the tool errors, and, with a baseline,
+// the comparison with it (nil without one).
+type GateInput struct {
+	Findings []Finding
+	Errors   []ToolError
+	Diff     []DiffEntry
+	// Tolerance decides plain "grown".
+	Tolerance Tolerance
+}
+
+// GateResult is one --fail-on gate and what it measured; the report
+// lists every gate, tripped or not.
+type GateResult struct {
+	// Gate is the expression as written.
+	Gate    string `json:"gate"`
+	Tripped bool   `json:"tripped"`
+	// Why says what was measured against the threshold, in one line.
+	Why string `json:"why"`
+
+	g Gate
+}
+
+// Evaluate measures every gate on in, in gate order.
+func Evaluate(gs []Gate, in GateInput) []GateResult {
+	var out []GateResult
+	for _, g := range gs {
+		why, ok := g.eval(in)
+		if why == "" {
+			why = "nothing to measure: " + g.nothing()
+		}
+		out = append(out, GateResult{Gate: g.Text, Tripped: ok, Why: why, g: g})
+	}
+	return out
+}
+
+// nothing says what a gate found none of.
+func (g Gate) nothing() string {
+	switch {
+	case g.Name == gateNonPyTorch:
+		return "no OOM with in-use and reserved memory"
+	case g.Name == gateNew:
+		return "no site absent from the baseline"
+	case g.Name == gateGrown:
+		return "no site grew enough"
+	case trendClasses[g.Name]:
+		return "no " + g.Name + " NVML series"
+	}
+	return "no " + g.Name + " finding"
+}
+
+// Matches reports whether a finding counts toward the gate (for per-input
+// verdicts: JUnit); gates on totals (non-pytorch, sanitizer-errors) match
+// findings of no kind.
+func (r GateResult) Matches(f *Finding) bool {
+	switch g := r.g; {
+	case g.Name == gateNew || g.Name == gateGrown:
+		return f.Baseline != nil && f.Baseline.Status == g.Name
+	case trendClasses[g.Name]:
+		return f.Kind == KindTrend && f.Classification == g.Name
+	case g.Name == gateNonPyTorch || g.Name == gateSanitizerErrors:
+		return false
+	default:
+		return string(f.Kind) == g.Name
+	}
+}
+
+// IsSanitizerErrors reports whether the gate counts compute-sanitizer errors.
+func (r GateResult) IsSanitizerErrors() bool { return r.g.Name == gateSanitizerErrors }
+
+// crosses reports whether v passes the gate's threshold.
+func (g Gate) crosses(v int64) bool {
+	switch g.Op {
+	case OpGT:
+		return v > g.Threshold
+	case OpGE:
+		return v >= g.Threshold
+	}
+	return v > 0
+}
+
+func (g Gate) eval(in GateInput) (string, bool) {
+	switch {
+	case g.Name == gateSanitizerErrors:
+		n := int64(0)
+		for _, e := range in.Errors {
+			n += int64(max(e.Count, 1))
+		}
+		if n == 0 {
+			return "", false // as for every gate: nothing found, nothing trips
+		}
+		return fmt.Sprintf("%d compute-sanitizer error records (not leaks)", n), g.crosses(n)
+	case g.Name == gateNonPyTorch:
+		most, found := int64(0), false
+		for i := range in.Findings {
+			f := &in.Findings[i]
+			if f.Kind != KindOOM || f.OOMDetail == nil || f.AllocatorMemory == nil || f.ProcessInUseBytes == nil || f.AllocatorMemory.ReservedBytes == nil {
+				continue
+			}
+			v := *f.ProcessInUseBytes - *f.AllocatorMemory.ReservedBytes
+			if !found || v > most {
+				most, found = v, true
+			}
+		}
+		if !found {
+			return "", false
+		}
+		return fmt.Sprintf("%s used outside PyTorch's caching allocator at an OOM", sizeWhy(most)), g.crosses(most)
+	case g.Name == gateNew:
+		n, b := 0, int64(0)
+		for _, e := range in.Diff {
+			if e.Status == StatusNew {
+				n++
+				b += e.AfterBytes
+			}
+		}
+		if n == 0 {
+			return "", false
+		}
+		why := fmt.Sprintf("%s absent from the baseline, holding %s", plural(n, "site", "sites"), sizeWhy(b))
+		if g.Op == OpAny {
+			return why, true
+		}
+		return why, g.crosses(b)
+	case g.Name == gateGrown:
+		return g.evalGrown(in)
+	case trendClasses[g.Name]:
+		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == g.Name },
+			g.Name+" NVML series")
+	}
+	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name }, g.Name+" finding")
+}
+
+// sumFindings gates the findings match selects: any, or their bytes together.
+func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, what string) (string, bool) {
+	n, b := 0, int64(0)
+	for i := range fs {
+		if match(&fs[i]) {
+			n++
+			b = satAdd(b, fs[i].Bytes)
+		}
+	}
+	if n == 0 {
+		return "", false
+	}
+	why := fmt.Sprintf("%s holding %s", plural(n, what, what+"s"), sizeWhy(b))
+	if g.Op == OpAny {
+		return why, true
+	}
+	return why, g.crosses(b)
+}
+
+// evalGrown trips on the site that grew most beyond the threshold.
+func (g Gate) evalGrown(in GateInput) (string, bool) {
+	for _, e := range in.Diff {
+		if e.Status == StatusNew || e.Status == StatusFixed || e.AfterBytes <= e.BeforeBytes {
+			continue
+		}
+		delta := e.AfterBytes - e.BeforeBytes
+		var ok bool
+		switch {
+		case g.Op == OpAny:
+			ok = e.Status == StatusGrown
+		case g.Percent:
+			// delta/before*100 > threshold/100, exactly: delta*10000 vs threshold*before.
+			l := new(big.Int).Mul(big.NewInt(delta), big.NewInt(10000))
+			r := new(big.Int).Mul(big.NewInt(g.Threshold), big.NewInt(e.BeforeBytes))
+			c := l.Cmp(r)
+			ok = c > 0 || g.Op == OpGE && c == 0
+		default:
+			ok = g.crosses(delta)
+		}
+		if ok {
+			pct := ""
+			if e.DeltaPercent != nil {
+				pct = fmt.Sprintf(" (%+.2f%%)", *e.DeltaPercent)
+			}
+			return fmt.Sprintf("%s %s grew from %s to %s%s", e.Kind, e.Site, sizeWhy(e.BeforeBytes), sizeWhy(e.AfterBytes), pct), true
+		}
+	}
+	return "", false
+}
+
+func sizeWhy(b int64) string {
+	return fmt.Sprintf("%s (%s bytes)", IBytes(b), humanize.Comma(b))
+}
+
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JUnit XML as GitLab (artifacts:reports:junit) and Jenkins read it: one
+// <testsuite> of gates, one test case per --fail-on gate, and one of
+// inputs, one test case per input. Every test case has a non-empty
+// classname; a failure's text is in the element's body, its first line in
+// the message attribute.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// writeJUnit renders r as JUnit XML. A gate's test case fails when the
+// gate tripped. An input's test case fails when a tripped gate matched one
+// of its findings (or counted its compute-sanitizer errors); without
+// --fail-on, when it holds a leak or an OOM or the tool reported errors.
+// Passing input cases list their findings in <system-out>.
+func writeJUnit(w io.Writer, r *Report, _ Options) error {
+	r = cleaned(r)
+	doc := junitSuites{Name: "gpuleak"}
+	if len(r.Gates) > 0 {
+		s := junitSuite{Name: "gpuleak gates"}
+		for _, g := range r.Gates {
+			c := junitCase{Classname: "gpuleak.gates", Name: g.Gate}
+			if g.Tripped {
+				c.Failure = &junitFailure{Message: "--fail-on " + g.Gate + " tripped", Type: "gate", Body: g.Why}
+			} else {
+				c.SystemOut = g.Why
+			}
+			s.add(c)
+		}
+		doc.add(s)
+	}
+	s := junitSuite{Name: "gpuleak inputs"}
+	for _, in := range r.Inputs {
+		var failing, all []string
+		for i := range r.Findings {
+			f := &r.Findings[i]
+			if f.Path != in.Path {
+				continue
+			}
+			line := fmt.Sprintf("[%s] %s", f.Kind, f.Message)
+			if len(f.Stack) > 1 {
+				line += "\n    stack: " + stackLine(f.Stack, 12)
+			}
+			all = append(all, line)
+			if inputFails(r, f) {
+				failing = append(failing, line)
+			}
+		}
+		for _, e := range r.Errors {
+			if e.Path != in.Path {
+				continue
+			}
+			line := fmt.Sprintf("[compute-sanitizer %s] %s", e.Kind, e.Message)
+			all = append(all, line)
+			if errorsFail(r) {
+				failing = append(failing, line)
+			}
+		}
+		c := junitCase{Classname: "gpuleak.inputs." + junitClass(in.Format), Name: in.Path}
+		if len(failing) > 0 {
+			c.Failure = &junitFailure{Message: fmt.Sprintf("%s: %s", in.Path, firstLine(failing[0])), Type: "gpuleak", Body: strings.Join(failing, "\n")}
+		}
+		if len(all) > 0 {
+			c.SystemOut = strings.Join(all, "\n")
+		} else {
+			c.SystemOut = "no findings: " + describeInput(in)
+		}
+		for _, wn := range in.Warnings {
+			c.SystemOut += "\nwarning: " + wn
+		}
+		s.add(c)
+	}
+	doc.add(s)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(&doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func (s *junitSuite) add(c junitCase) {
+	s.Cases = append(s.Cases, c)
+	s.Tests++
+	if c.Failure != nil {
+		s.Failures++
+	}
+}
+
+func (d *junitSuites) add(s junitSuite) {
+	d.Suites = append(d.Suites, s)
+	d.Tests += s.Tests
+	d.Failures += s.Failures
+}
+
+// inputFails: a tripped gate matched f; without gates, f is a leak or an OOM.
+func inputFails(r *Report, f *Finding) bool {
+	if len(r.Gates) == 0 {
+		return f.Kind == KindLeak || f.Kind == KindOOM
+	}
+	for _, g := range r.Gates {
+		if g.Tripped && g.Matches(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorsFail: a tripped gate counted the tool errors; without gates, always.
+func errorsFail(r *Report) bool {
+	if len(r.Gates) == 0 {
+		return true
+	}
+	for _, g := range r.Gates {
+		if g.Tripped && g.IsSanitizerErrors() {
+			return true
+		}
+	}
+	return false
+}
+
+// junitClass turns an input format into a classname part.
+func junitClass(format string) string {
+	if format == "" {
+		return "input"
+	}
+	return strings.NewReplacer(".", "-", " ", "-").Replace(format)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// markdownLimit keeps a Markdown report under GitHub's 1 MiB limit for a
+// step's job summary ($GITHUB_STEP_SUMMARY), with room for what else the
+// job appends.
+const markdownLimit = 900 << 10
+
+// markdownRows is how many findings the summary table lists; the rest are
+// in the details.
+const markdownRows = 10
+
+// writeMarkdown renders r for a job summary or a pull-request comment: a
+// summary line (gates, totals), a short table of the top findings, then
+// each finding's message and stack, the tool errors and the warnings in
+// <details>. Text from inputs is escaped (a frame named <module> would
+// otherwise be read as HTML), and the whole stays under markdownLimit.
+func writeMarkdown(w io.Writer, r *Report, _ Options) error {
+	r = cleaned(r)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### gpuleak: %s\n\n", mdSummary(r))
+	for _, g := range r.Gates {
+		mark := "passed"
+		if g.Tripped {
+			mark = "**tripped**"
+		}
+		fmt.Fprintf(&b, "- gate `%s` %s: %s\n", mdCode(g.Gate), mark, mdText(g.Why))
+	}
+	if r.Baseline != nil {
+		t := r.Baseline.Totals
+		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same; %d findings left out as in the baseline\n",
+			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, r.Baseline.LeftOut)
+	}
+	for _, sup := range r.Suppressed {
+		fmt.Fprintf(&b, "- %s\n", mdText(suppressedLine(sup)))
+	}
+	if len(r.Gates) > 0 || r.Baseline != nil || len(r.Suppressed) > 0 {
+		b.WriteString("\n")
+	}
+	if len(r.Findings) > 0 {
+		b.WriteString("| # | kind | bytes | count | site | input |\n|---:|---|---:|---:|---|---|\n")
+		for i, f := range r.Findings {
+			if i == markdownRows {
+				break
+			}
+			site := f.Site.String()
+			if f.Kind == KindTrend {
+				site = trendName(&f)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), IBytes(f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
+		}
+		if n := r.FindingsTotal - min(len(r.Findings), markdownRows); n > 0 {
+			fmt.Fprintf(&b, "\n%d more findings in the details and the JSON report.\n", n)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("<details><summary>Details</summary>\n\n")
+	for _, in := range r.Inputs {
+		fmt.Fprintf(&b, "- input %s: %s\n", mdText(in.Path), mdText(describeInput(in)))
+	}
+	b.WriteString("\n")
+	left := 0
+	for i, f := range r.Findings {
+		if b.Len() > markdownLimit {
+			left = len(r.Findings) - i
+			break
+		}
+		fmt.Fprintf(&b, "%d. %s\n", i+1, mdText(f.Message))
+		if len(f.Stack) > 1 {
+			fmt.Fprintf(&b, "   stack: %s\n", mdText(stackLine(f.Stack, 6)))
+		}
+		if f.Baseline != nil {
+			fmt.Fprintf(&b, "   baseline: %s\n", mdText(findingBaselineLine(f)))
+		}
+	}
+	for i, e := range r.Errors {
+		if b.Len() > markdownLimit {
+			left += len(r.Errors) - i
+			break
+		}
+		if i == 0 {
+			b.WriteString("\n**Errors reported by the tool (not leaks):**\n\n")
+		}
+		fmt.Fprintf(&b, "- [%s] %s\n", mdText(e.Kind), mdText(e.Message))
+	}
+	first := true
+	for _, in := range r.Inputs {
+		for _, msg := range in.Warnings {
+			if b.Len() > markdownLimit {
+				left++
+				continue
+			}
+			if first {
+				b.WriteString("\n**Warnings:**\n\n")
+				first = false
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", mdText(in.Path), mdText(msg))
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n%d more items left out to stay under GitHub's 1 MiB job-summary limit: see the JSON report.\n", left)
+	}
+	b.WriteString("\n</details>\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// mdSummary is the one summary line: what tripped, then the totals by kind.
+func mdSummary(r *Report) string {
+	var parts []string
+	tripped := 0
+	for _, g := range r.Gates {
+		if g.Tripped {
+			tripped++
+		}
+	}
+	if len(r.Gates) > 0 {
+		if tripped > 0 {
+			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates tripped", tripped, len(r.Gates)))
+		} else {
+			parts = append(parts, fmt.Sprintf("passed %s", plural(len(r.Gates), "gate", "gates")))
+		}
+	}
+	type tot struct {
+		n     int
+		bytes int64
+	}
+	byKind := map[Kind]*tot{}
+	var order []Kind
+	for _, f := range r.Findings {
+		t := byKind[f.Kind]
+		if t == nil {
+			t = &tot{}
+			byKind[f.Kind] = t
+			order = append(order, f.Kind)
+		}
+		t.n++
+		t.bytes += f.Bytes
+	}
+	var kinds []string
+	for _, k := range order {
+		kinds = append(kinds, fmt.Sprintf("%d %s (%s)", byKind[k].n, k, IBytes(byKind[k].bytes)))
+	}
+	if len(kinds) == 0 {
+		kinds = append(kinds, "no findings")
+	}
+	if len(r.Errors) > 0 {
+		kinds = append(kinds, plural(len(r.Errors), "tool error", "tool errors"))
+	}
+	parts = append(parts, strings.Join(kinds, ", "))
+	parts = append(parts, "in "+plural(len(r.Inputs), "input", "inputs"))
+	return strings.Join(parts, "; ")
+}
+
+// mdText escapes text from inputs for Markdown: HTML's specials, and the
+// characters that start emphasis, code, links or headings.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\\', '`', '*', '_', '[', ']', '#', '|', '~':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// mdCell escapes text for a table cell.
+func mdCell(s string) string { return mdText(s) }
+
+// mdCode makes s safe inside a `code span`: no backticks, one line.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+}
