@@ -116,7 +116,7 @@ func (it *iterations) curve(keys []int32) []int64 {
 // moduleCall matches the frames of an nn.Module call and of autograd's
 // backward, in Python or C++, on any OS: allocations under them are parts
 // of a step, never the step itself.
-var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]|[/\\]torch[/\\]_tensor\.py$`)
+var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
 
 var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
 
@@ -159,14 +159,29 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
 	it := &iterations{anchor: -1, every: 1}
 	occ := map[int32][]int{}
+	// work[i] counts the allocations before log position i made inside a
+	// module call or by backward (or with no stack): the step's compute,
+	// which cannot mark iterations itself but fills them.
+	// When the trace has none (functions of tensors, no nn.Module), work
+	// counts every allocation, and an anchor's own are subtracted.
+	work := make([]int32, upto+1)
+	all := make([]int32, upto+1)
 	for i := 0; i < upto; i++ {
+		work[i+1], all[i+1] = work[i], all[i]
 		k := d.log.key(i)
 		if k < 0 {
 			continue
 		}
-		if st := d.keys[k].stack; st >= 0 && a.anchorClass(st) != anchorNo {
+		all[i+1]++
+		st := d.keys[k].stack
+		if st >= 0 && a.anchorClass(st) != anchorNo {
 			occ[st] = append(occ[st], i)
+		} else {
+			work[i+1]++
 		}
+	}
+	if work[upto] == 0 {
+		work = all
 	}
 	ids := make([]int32, 0, len(occ))
 	for st := range occ {
@@ -180,7 +195,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(ids, occ, class, upto, work); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -233,41 +248,81 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 }
 
 // bestAnchor returns the occurrences (iteration starts) and the stack of
-// the best anchor of class among ids: evenly spaced (or whose bursts are),
-// the most frequent, and of stacks about as frequent (within 5%) the first
-// in the step.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int) ([]int, int32) {
-	var best []int
-	anchor := int32(-1)
+// the best anchor of class among ids: recurring regularly through the trace
+// (or its bursts do), the most frequent, and of stacks about as frequent
+// (within 5%) the first in the step. When the trace has a step's compute
+// (allocations in module calls or by backward, counted in work), an anchor
+// must have some of it in most of its gaps: a loop inside the step (one
+// temporary per sample, a regulariser over a history) recurs more often
+// than the step and as regularly, but most of its gaps hold none of the
+// step's compute; the step's own marker, once per step, has it in every
+// gap. Only when no anchor qualifies so are the others considered.
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32) ([]int, int32) {
+	var best, bestAny []int
+	anchor, anchorAny := int32(-1), int32(-1)
+	better := func(ps, cur []int) bool {
+		more := len(ps)*100 > len(cur)*105
+		same := len(ps)*100 >= len(cur)*95 && len(cur) > 0 && ps[0] < cur[0]
+		return more || same
+	}
 	for _, st := range ids {
 		ps := occ[st]
 		if len(ps) < 2 || a.anchorOK[st] != class {
 			continue
 		}
-		if !evenlySpaced(ps, upto) {
-			// Allocations in bursts (one per parameter in each optimizer
-			// step; training steps between long evaluations) mark
-			// iterations by the start of each burst.
-			ps = burstStarts(ps)
-			if len(ps) < 2 || !evenlySpaced(ps, upto) {
-				continue
+		var cands [][]int
+		if regular(ps, upto) {
+			cands = append(cands, ps)
+		}
+		// Allocations in bursts (one per parameter in each optimizer
+		// step; a loop inside the step; training steps between long
+		// evaluations) mark iterations by the start of each burst.
+		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, upto) {
+			cands = append(cands, bs)
+		}
+		for _, c := range cands {
+			if filled(c, ps, work) {
+				if better(c, best) {
+					best, anchor = c, st
+				}
+				break
+			}
+			if better(c, bestAny) {
+				bestAny, anchorAny = c, st
 			}
 		}
-		more := len(ps)*100 > len(best)*105
-		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
-		if more || same {
-			best, anchor = ps, st
-		}
 	}
-	return best, anchor
+	if len(best) >= minBoundaries || len(best) >= len(bestAny) {
+		return best, anchor
+	}
+	return bestAny, anchorAny
 }
 
-// evenlySpaced reports whether sorted log positions ps recur evenly through
-// a trace of n positions: the gaps close to the median gap cover at least
-// evenShare of their span, and the span covers at least minCover of the
-// trace. Allocations clustered within a step (one per parameter, one per
-// layer) have a few long gaps that hold most of the span.
-func evenlySpaced(ps []int, n int) bool {
+// filled reports whether two thirds of the gaps between the sorted log
+// positions ps (a stack's occurrences own, or the starts of their bursts)
+// hold some of the step's work, work being its running count by log
+// position: allocations other than own, which are subtracted.
+func filled(ps, own []int, work []int32) bool {
+	n := 0
+	for i := 1; i < len(ps); i++ {
+		w := int(work[ps[i]] - work[ps[i-1]+1])
+		mine := sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
+		if w > mine {
+			n++
+		}
+	}
+	return n*3 >= 2*(len(ps)-1)
+}
+
+// regular reports whether sorted log positions ps recur through a trace of
+// n positions: their span covers at least minCover of the trace, and the
+// gaps far longer (over 4 times) than the median of the gaps around them
+// (localWindow on either side) hold less than half of it. Steps of varying
+// length (a variable number of layers, sequences that grow, a phase with an
+// extra loop) pass: their gaps differ, but none dwarfs its neighbours.
+// Allocations clustered within a step (one per parameter, one per layer) do
+// not: a long gap between clusters, among short ones, holds most of the span.
+func regular(ps []int, n int) bool {
 	span := ps[len(ps)-1] - ps[0]
 	if span <= 0 || float64(span) < minCover*float64(n) {
 		return false
@@ -276,17 +331,21 @@ func evenlySpaced(ps []int, n int) bool {
 	for i := 1; i < len(ps); i++ {
 		gaps[i-1] = ps[i] - ps[i-1]
 	}
-	sorted := append([]int(nil), gaps...)
-	sort.Ints(sorted)
-	med := float64(sorted[len(sorted)/2])
-	even := 0
-	for _, g := range gaps {
-		if x := float64(g); x*4 >= med*3 && x*3 <= med*4 {
-			even += g
+	long := 0
+	win := make([]int, 0, 2*localWindow+1)
+	for i, g := range gaps {
+		win = append(win[:0], gaps[max(i-localWindow, 0):min(i+localWindow+1, len(gaps))]...)
+		sort.Ints(win)
+		if g > 4*win[len(win)/2] {
+			long += g
 		}
 	}
-	return float64(even) >= evenShare*float64(span)
+	return long*2 < span
 }
+
+// localWindow is how many gaps on either side of a gap regular compares it
+// with.
+const localWindow = 5
 
 // burstStarts returns the first position of each burst of ps: the
 // positions that follow a gap more than twice the median gap (and the

@@ -72,10 +72,10 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestEvenlySpaced: allocations once per step mark iterations; one per
+// TestRegular: allocations once per step mark iterations; one per
 // parameter, clustered within each step, do not; nor does a loop that
 // covers a small part of the trace.
-func TestEvenlySpaced(t *testing.T) {
+func TestRegular(t *testing.T) {
 	var steps, params []int
 	for s := 0; s < 50; s++ {
 		steps = append(steps, 10+s*100+s%3) // a few entries more or less each step
@@ -83,13 +83,13 @@ func TestEvenlySpaced(t *testing.T) {
 			params = append(params, 10+s*100+80+p)
 		}
 	}
-	if !evenlySpaced(steps, 5000) {
+	if !regular(steps, 5000) {
 		t.Error("one allocation per step not evenly spaced")
 	}
-	if evenlySpaced(params, 5000) {
+	if regular(params, 5000) {
 		t.Error("clustered per-parameter allocations taken as iterations")
 	}
-	if evenlySpaced(steps[:5], 5000) {
+	if regular(steps[:5], 5000) {
 		t.Error("a loop over a tenth of the trace taken as its iterations")
 	}
 }
