@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 
@@ -233,10 +234,10 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		}
 		k := d.log.key(i)
 		if k >= 0 {
-			live[k] = satAdd(live[k], d.keys[k].size)
+			live[k] = satAdd(live[k], blockSize(d.keys[k].size))
 		} else {
 			k = ^k
-			live[k] -= d.keys[k].size
+			live[k] -= blockSize(d.keys[k].size)
 		}
 		if !dirty[k] {
 			dirty[k] = true
@@ -369,6 +370,21 @@ func burstStarts(ps []int) []int {
 	return out
 }
 
+// blockSize is the size of the block the caching allocator gives a
+// request of size bytes (round_size in CUDACachingAllocator.cpp: at least
+// 512 bytes, a multiple of 512): the bytes a site holds, on the basis of
+// the snapshot's blocks. A trace entry may give the requested size.
+func blockSize(size int64) int64 {
+	const minBlock = 512
+	if size <= 0 || size > math.MaxInt64-minBlock {
+		return size
+	}
+	if size < minBlock {
+		return minBlock
+	}
+	return (size + minBlock - 1) / minBlock * minBlock
+}
+
 // trend is the verdict on one curve of live bytes at iteration boundaries.
 type trend struct {
 	grows bool
@@ -380,6 +396,69 @@ type trend struct {
 	// plateau is the first boundary from which the bytes stayed within
 	// noise of their highest value.
 	plateau int
+	// floor is set when the verdict is on the curve's floor (see
+	// verdict): rises, from and to are then the floor's.
+	floor bool
+}
+
+// floorParts is how many windows of iterations windowMinima takes the
+// minimum of.
+const floorParts = 8
+
+// windowMinima returns the lowest of v's boundary values in each of
+// floorParts equal windows of the boundaries, followed by v's end value;
+// nil when v has fewer than 2*floorParts boundaries.
+func windowMinima(v []int64) []int64 {
+	n := len(v) - 1
+	if n < 2*floorParts {
+		return nil
+	}
+	f := make([]int64, 0, floorParts+1)
+	for w := 0; w < floorParts; w++ {
+		lo, hi := w*n/floorParts, (w+1)*n/floorParts
+		m := v[lo]
+		for _, x := range v[lo+1 : hi] {
+			m = min(m, x)
+		}
+		f = append(f, m)
+	}
+	return append(f, v[n])
+}
+
+// suffixMinima returns, for each boundary of v, the least v holds from
+// there on (its end value included), followed by v's end value.
+func suffixMinima(v []int64) []int64 {
+	f := make([]int64, len(v))
+	m := v[len(v)-1]
+	for i := len(v) - 1; i >= 0; i-- {
+		m = min(m, v[i])
+		f[i] = m
+	}
+	return f
+}
+
+// verdict judges v (judge); a curve that does not grow is judged again by
+// its floor: a sawtooth (a list cleared every k steps) whose minima rise
+// leaks what survives each clear. The floor grows when both the least the
+// curve holds from each boundary on (suffixMinima: the plateau rule
+// applies to it at full resolution, so a cache that filled up stays
+// bounded) and the lowest value of each eighth of the boundaries
+// (windowMinima: noise does not lift them, as it lifts the last few
+// suffix minima) grow by judge's rule.
+func verdict(v []int64) trend {
+	t := judge(v)
+	if t.grows {
+		return t
+	}
+	w := windowMinima(v)
+	if w == nil || !judge(w).grows {
+		return t
+	}
+	if ft := judge(suffixMinima(v)); ft.grows {
+		ft.floor = true
+		return ft
+	}
+	return t
 }
 
 // judge applies the growth rule to v, a site's live bytes at each

@@ -175,6 +175,11 @@ type Growth struct {
 	// moment analysed).
 	EndBytes     int64
 	PerIteration float64
+	// Floor is set when the verdict is on the floor of the live bytes (a
+	// sawtooth whose minima rise): GrewIn, FromBytes, ToBytes and
+	// PerIteration are then about the least the site held from each
+	// measured start on.
+	Floor bool
 	// PlateauStep is the iteration (1-based) since which the site's live
 	// bytes have stayed flat after rising, PlateauClock its start (time or
 	// position, as FirstUs); 0 when they never rose or never settled.
@@ -1039,8 +1044,11 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var tr trend
 	if it.usable() {
 		whole = it.curve(in.keysOf(g.ids))
-		tr = judge(whole)
-		tr.grows = tr.grows && len(inT) >= a.opt.MinKept
+		tr = verdict(whole)
+		// A site keeps MinKept allocations, or grew in MinKept iterations:
+		// a buffer replaced by a bigger one each step (torch.cat onto a
+		// history) keeps one block.
+		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
 	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
@@ -1074,7 +1082,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	trends := make(map[int64]trend, len(sizes))
 	anyGrows := false
 	for _, size := range sizes {
-		trends[size] = judge(it.curve(keysBySize[size]))
+		trends[size] = verdict(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
 	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
@@ -1113,12 +1121,21 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].seq < heldIn[j].seq })
 	var out []Site
 	if leak.Count > 0 {
+		// The leak's curve is the site's but for the sizes peeled off as
+		// retained: sizes no longer held at the end (a buffer replaced by
+		// a bigger one) are part of its growth.
+		held := map[int64]bool{}
+		for _, size := range heldSizes {
+			held[size] = true
+		}
 		var keys []int32
-		for _, size := range leakSizes {
-			keys = append(keys, keysBySize[size]...)
+		for _, k := range in.keysOf(g.ids) {
+			if !held[in.d.keys[k].size] {
+				keys = append(keys, k)
+			}
 		}
 		v := it.curve(keys)
-		leak.Growth = a.growthOf(in, leakIn, nallocs, v, judge(v))
+		leak.Growth = a.growthOf(in, leakIn, nallocs, v, verdict(v))
 		out = append(out, *leak.done())
 	}
 	if held.Count > 0 {
@@ -1127,7 +1144,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			keys = append(keys, keysBySize[size]...)
 		}
 		v := it.curve(keys)
-		held.Growth = a.growthOf(in, heldIn, nallocs, v, judge(v))
+		held.Growth = a.growthOf(in, heldIn, nallocs, v, verdict(v))
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
@@ -1235,10 +1252,11 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.Measured = n - 1
 		g.GrewIn = tr.rises
 		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
+		g.Floor = tr.floor
 		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
 			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
 		}
-		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 {
+		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
 			g.PlateauClock = it.clock[tr.plateau]
 		}

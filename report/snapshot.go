@@ -134,8 +134,12 @@ func siteMessage(s analyze.Site) string {
 	case analyze.Leak:
 		ev := ""
 		if g != nil && g.Measured > 0 {
-			ev = fmt.Sprintf(": its live memory at the start of an iteration grew in %d of %s, %s per iteration (from %s to %s)",
-				g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
+			what := "its live memory at the start of an iteration"
+			if g.Floor {
+				what = "the floor of its live memory (the least it held from an iteration's start on: a sawtooth whose minima rise)"
+			}
+			ev = fmt.Sprintf(": %s grew in %d of %s, %s per iteration (from %s to %s)",
+				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
 			if g.Timed {
 				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
 			}
