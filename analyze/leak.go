@@ -214,6 +214,10 @@ type LeakAnalyzer struct {
 	unknown  map[string]int64
 	timed    bool
 	untimed  bool
+	// segments is set when the snapshot holds a segment on any device:
+	// then the segments are the truth about every device's end, and a
+	// device with a trace but no segment holds nothing.
+	segments bool
 }
 
 type deviceState struct {
@@ -493,6 +497,7 @@ func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 		d := a.dev(device.Value(i))
 		d.segStream[address.Value(i)] = stream.Value(i)
 		d.sawSegments = true
+		a.segments = true
 		d.segments++
 		d.reserved = satAdd(d.reserved, total.Value(i))
 	}
@@ -738,7 +743,7 @@ func stackKey(st []Frame) string {
 // classifies each group.
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
-	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments, blocks: d.active, live: d.live, allocs: d.allocs,
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: d.live, allocs: d.allocs,
 		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs

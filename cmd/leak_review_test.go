@@ -311,3 +311,33 @@ func TestTinyAllocationsOneBasis(t *testing.T) {
 		t.Errorf("leak %d bytes, growth %+v: %s", l.Bytes, l.Growth, l.Message)
 	}
 }
+
+// TestTraceOnADeviceWithoutSegments: the trace is device_traces[3] but
+// every segment is on device 0 (a mislabelled or stitched snapshot): the
+// segments are the truth, device 3 holds nothing, so no leak is reported
+// there (the same memory is device 0's, as live) and a warning says so.
+func TestTraceOnADeviceWithoutSegments(t *testing.T) {
+	s := newSnapBuilder()
+	s.weights()
+	for i := 0; i < 100; i++ {
+		s.step(4)
+		s.alloc(1<<20, userAt(30))
+	}
+	p := s.write(t, 3)
+	if code, _, _ := run(t, nil, "analyze", "--fail-on", "leak", p); code != 0 {
+		t.Errorf("exit %d with --fail-on leak, want 0", code)
+	}
+	r := analyzeJSON(t, p)
+	for _, f := range r.Findings {
+		if f.Device != nil && *f.Device == 3 {
+			t.Errorf("finding on device 3, which holds no segment: %s", f.Message)
+		}
+	}
+	var warned bool
+	for _, w := range r.Inputs[0].Warnings {
+		warned = warned || strings.Contains(w, "device 3") && strings.Contains(w, "segments are taken as the truth")
+	}
+	if !warned {
+		t.Errorf("warnings %q", r.Inputs[0].Warnings)
+	}
+}
