@@ -133,6 +133,10 @@ type Site struct {
 	// FreedAt are, for a pending-free site, the innermost user frames of
 	// the stacks that freed its blocks, most frequent first (at most 8).
 	FreedAt []Frame
+	// Pending is, for a pending-free site whose blocks the trace
+	// allocated within its iterations, when they were allocated; nil
+	// otherwise.
+	Pending *PendingGrowth
 	// Repeated is set on a live or retained site that holds at least
 	// MinKept allocations of one size: the pattern a leak leaves, which the
 	// trace could not confirm.
@@ -188,6 +192,32 @@ type Growth struct {
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
+}
+
+// PendingGrowth is when a pending-free site's blocks were allocated. Blocks
+// still pending from nearly every iteration since an early one have never
+// been released: the pending memory grows with the run ("async stream work
+// delays release"); blocks only from the last iterations are the ones
+// whose streams have not caught up yet: bounded.
+type PendingGrowth struct {
+	// Iterations counts the trace's iterations; FirstStep and LastStep
+	// are the iterations (1-based; 0 = before the first) of the oldest and
+	// newest pending block, Steps how many distinct iterations left one.
+	Iterations, FirstStep, LastStep, Steps int
+	// Segments counts the distinct segments holding the site's pending
+	// blocks.
+	Segments int
+}
+
+// Growing reports whether the pending blocks build up over the run: left
+// in at least minBoundaries iterations, in three quarters of those since
+// the oldest, which dates from the first half of the run.
+func (p *PendingGrowth) Growing() bool {
+	if p == nil || p.Iterations < minBoundaries {
+		return false
+	}
+	since := p.Iterations - max(p.FirstStep, 1) + 1
+	return p.Steps >= minBoundaries && p.Steps*4 >= since*3 && p.FirstStep*2 <= p.Iterations
 }
 
 // OOMEntry is an "oom" trace entry: an allocation the caching allocator
@@ -751,7 +781,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	in.iter = a.findIterations(d, d.log.n, d.hasTime)
 	in.byFrame = d.log.n == 0
 	sites, st := a.groupSites(in, groupOf)
-	sites = append(sites, a.pendingSites(d, groupOf)...)
+	sites = append(sites, a.pendingSites(d, groupOf, in.iter)...)
 	for _, b := range d.pendingBlocks {
 		sum.PendingFreeBytes = satAdd(sum.PendingFreeBytes, b.size)
 		sum.PendingFreeBlocks++
@@ -799,12 +829,15 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 }
 
 // pendingSites groups the device's blocks in state active_pending_free by
-// the call site that allocated them.
-func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []Site {
+// the call site that allocated them; with the trace's iterations it, each
+// site's Pending says in which iterations its blocks were allocated.
+func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it *iterations) []Site {
 	type pgroup struct {
-		site   *Site
-		frees  map[string]int
-		freeAt map[string]Frame
+		site     *Site
+		frees    map[string]int
+		freeAt   map[string]Frame
+		steps    map[int]bool
+		segments map[uint64]bool
 	}
 	groups := map[string]*pgroup{}
 	var keys []string
@@ -825,11 +858,22 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []
 			if str, ok := d.segStream[b.segment]; ok {
 				s.Stream = str
 			}
-			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]Frame{}}
+			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]Frame{}, steps: map[int]bool{}, segments: map[uint64]bool{}}
 			groups[key] = g
 			keys = append(keys, key)
 		}
 		g.site.add(keptAlloc{size: b.size, block: b.size, inTrace: ok && p.known})
+		g.segments[b.segment] = true
+		if ok && p.known && it.usable() {
+			step := it.stepOf(p.alloc.pos)
+			g.steps[step] = true
+			pg := g.site.Pending
+			if pg == nil {
+				pg = &PendingGrowth{Iterations: it.seen, FirstStep: step, LastStep: step}
+				g.site.Pending = pg
+			}
+			pg.FirstStep, pg.LastStep = min(pg.FirstStep, step), max(pg.LastStep, step)
+		}
 		if ok && p.freeStack >= 0 {
 			fs := a.userStack(a.frameStack(p.freeStack))
 			if i := innermostUser(fs); i >= 0 {
@@ -858,6 +902,9 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []
 				break
 			}
 			g.site.FreedAt = append(g.site.FreedAt, g.freeAt[fk])
+		}
+		if pg := g.site.Pending; pg != nil {
+			pg.Steps, pg.Segments = len(g.steps), len(g.segments)
 		}
 		out = append(out, *g.site.done())
 	}

@@ -42,9 +42,10 @@ type snapEvent struct {
 }
 
 type liveBlock struct {
-	size   int64
-	frames []snapFrame
-	device int
+	size    int64
+	frames  []snapFrame
+	device  int
+	pending bool // freed on its stream, a side stream not yet there: active_pending_free
 }
 
 // snapBuilder records a trace and writes it with the segments of what is
@@ -78,6 +79,24 @@ func (s *snapBuilder) free(a int64) {
 	for _, act := range []string{"free_requested", "free_completed"} {
 		s.events = append(s.events, snapEvent{action: act, addr: a, size: b.size, timeUs: s.t, frames: b.frames})
 	}
+}
+
+// freeRequested records a free whose completion waits for a side stream
+// (record_stream): the block stays, in state active_pending_free.
+func (s *snapBuilder) freeRequested(a int64, fr []snapFrame) {
+	b := s.live[a]
+	b.pending = true
+	s.live[a] = b
+	s.t += 10
+	s.events = append(s.events, snapEvent{action: "free_requested", addr: a, size: b.size, timeUs: s.t, frames: fr})
+}
+
+// freeCompleted records that the side stream reached the free.
+func (s *snapBuilder) freeCompleted(a int64) {
+	b := s.live[a]
+	delete(s.live, a)
+	s.t += 10
+	s.events = append(s.events, snapEvent{action: "free_completed", addr: a, size: b.size, timeUs: s.t, frames: b.frames})
 }
 
 // step is one normal step: a batch (1 MiB at train.py:20) and layers
@@ -117,7 +136,11 @@ func (s *snapBuilder) write(t *testing.T, traceDevice int) string {
 				"requested_size", b.size, "stream", 0, "segment_type", "large", "is_expandable", 0, "frames", frames(b.frames),
 				"blocks", func() {
 					w.list(1, func(int) {
-						w.dict("address", a, "size", r, "requested_size", b.size, "state", "active_allocated", "frames", frames(b.frames))
+						state := "active_allocated"
+						if b.pending {
+							state = "active_pending_free"
+						}
+						w.dict("address", a, "size", r, "requested_size", b.size, "state", state, "frames", frames(b.frames))
 					})
 				})
 		})
@@ -339,5 +362,36 @@ func TestTraceOnADeviceWithoutSegments(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("warnings %q", r.Inputs[0].Warnings)
+	}
+}
+
+// TestPendingFreeThatGrows: each of 100 steps frees a 2 MiB side-stream
+// tensor (:50, freed at :52) whose stream never reaches the free: 100
+// blocks pending, one from every iteration since the first, in 100
+// segments: growing. When the stream catches up 20 steps later, 20 are
+// pending, all from the last 20 iterations: bounded.
+func TestPendingFreeThatGrows(t *testing.T) {
+	for _, lag := range []int{0, 20} {
+		s := newSnapBuilder()
+		s.weights()
+		var pend []int64
+		for i := 0; i < 100; i++ {
+			s.step(4)
+			a := s.alloc(2<<20, userAt(50))
+			s.freeRequested(a, userAt(52))
+			pend = append(pend, a)
+			if lag > 0 && len(pend) > lag {
+				s.freeCompleted(pend[0])
+				pend = pend[1:]
+			}
+		}
+		p := one(t, analyzeJSON(t, s.write(t, 0)), "pending-free", "train.py", 50)
+		want := "growing: blocks left pending in 100 of the 100 iterations since iteration 1 and never released, in 100 segments"
+		if lag > 0 {
+			want = "bounded: from iterations 81 to 100 of 100"
+		}
+		if !strings.Contains(p.Message, want) {
+			t.Errorf("lag %d: %s", lag, p.Message)
+		}
 	}
 }
