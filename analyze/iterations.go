@@ -181,7 +181,8 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 			work[i+1]++
 		}
 	}
-	if work[upto] == 0 {
+	ownInWork := work[upto] == 0
+	if ownInWork {
 		work = all
 	}
 	ids := make([]int32, 0, len(occ))
@@ -196,7 +197,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto, work); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(ids, occ, class, upto, work, ownInWork); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -258,7 +259,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 // than the step and as regularly, but most of its gaps hold none of the
 // step's compute; the step's own marker, once per step, has it in every
 // gap. Only when no anchor qualifies so are the others considered.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32) ([]int, int32) {
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32, ownInWork bool) ([]int, int32) {
 	var best, bestAny []int
 	anchor, anchorAny := int32(-1), int32(-1)
 	better := func(ps, cur []int) bool {
@@ -282,7 +283,7 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 			cands = append(cands, bs)
 		}
 		for _, c := range cands {
-			if filled(c, ps, work) {
+			if filled(c, ps, work, ownInWork) {
 				if better(c, best) {
 					best, anchor = c, st
 				}
@@ -302,13 +303,16 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 // filled reports whether two thirds of the gaps between the sorted log
 // positions ps (a stack's occurrences own, or the starts of their bursts)
 // hold some of the step's work, work being its running count by log
-// position: allocations other than own, which are subtracted.
-func filled(ps, own []int, work []int32) bool {
+// position; when ownInWork, work counts every allocation, own included,
+// and own's are subtracted.
+func filled(ps, own []int, work []int32, ownInWork bool) bool {
 	n := 0
 	for i := 1; i < len(ps); i++ {
 		w := int(work[ps[i]] - work[ps[i-1]+1])
-		mine := sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
-		if w > mine {
+		if ownInWork {
+			w -= sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
+		}
+		if w > 0 {
 			n++
 		}
 	}
