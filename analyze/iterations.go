@@ -260,13 +260,13 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 // step's compute; the step's own marker, once per step, has it in every
 // gap. Only when no anchor qualifies so are the others considered.
 func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32, ownInWork bool) ([]int, int32) {
-	var best, bestAny []int
-	anchor, anchorAny := int32(-1), int32(-1)
-	better := func(ps, cur []int) bool {
-		more := len(ps)*100 > len(cur)*105
-		same := len(ps)*100 >= len(cur)*95 && len(cur) > 0 && ps[0] < cur[0]
-		return more || same
+	var bestAny []int
+	anchorAny := int32(-1)
+	type cand struct {
+		ps []int
+		st int32
 	}
+	var good []cand
 	for _, st := range ids {
 		ps := occ[st]
 		if len(ps) < 2 || a.anchorOK[st] != class {
@@ -284,20 +284,104 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 		}
 		for _, c := range cands {
 			if filled(c, ps, work, ownInWork) {
-				if better(c, best) {
-					best, anchor = c, st
-				}
+				good = append(good, cand{c, st})
 				break
 			}
-			if better(c, bestAny) {
+			if betterAnchor(c, bestAny) {
 				bestAny, anchorAny = c, st
 			}
+		}
+	}
+	// The most frequent first; a loop nested unevenly inside a less
+	// frequent marker (innerLoop) is passed over.
+	sort.SliceStable(good, func(i, j int) bool { return len(good[i].ps) > len(good[j].ps) })
+	if len(good) > maxNestChecks {
+		good = good[:maxNestChecks]
+	}
+	var best []int
+	anchor := int32(-1)
+	for i, c := range good {
+		nested := false
+		for _, o := range good[i+1:] {
+			if len(o.ps) >= minBoundaries && len(o.ps) < len(c.ps) && innerLoop(c.ps, o.ps) {
+				nested = true
+				break
+			}
+		}
+		if !nested && betterAnchor(c.ps, best) {
+			best, anchor = c.ps, c.st
 		}
 	}
 	if len(best) >= minBoundaries || len(best) >= len(bestAny) {
 		return best, anchor
 	}
 	return bestAny, anchorAny
+}
+
+// maxNestChecks bounds the candidate anchors compared pairwise by
+// innerLoop.
+const maxNestChecks = 16
+
+// betterAnchor reports whether occurrences ps make a better anchor than
+// cur: more of them (by over 5%), or about as many and earlier.
+func betterAnchor(ps, cur []int) bool {
+	more := len(ps)*100 > len(cur)*105
+	same := len(ps)*100 >= len(cur)*95 && len(cur) > 0 && ps[0] < cur[0]
+	return more || same
+}
+
+// innerLoop reports whether the sorted positions in (a loop's) recur inside
+// the periods of the sorted positions out (a step's) unevenly: out occurs at
+// most once between two of in (nine times in ten), in repeats within the
+// periods of out it occurs in (a median of 2 or more), and its count per
+// period of out varies (the commonest count covers under three quarters of
+// the periods: a loop that runs only in a phase of the run, or over a
+// history that grows). A loop with the same count every step (the samples
+// of a fixed batch, the micro-batches of gradient accumulation) is not
+// told from a step by this, nor are steps from the logging every k steps.
+func innerLoop(in, out []int) bool {
+	// out per gap of in.
+	multi := 0
+	j := sort.SearchInts(out, in[0]+1)
+	for i := 1; i < len(in); i++ {
+		c := 0
+		for j < len(out) && out[j] < in[i] {
+			c++
+			j++
+		}
+		if c > 1 {
+			multi++
+		}
+	}
+	if multi*10 > len(in)-1 {
+		return false
+	}
+	// in per gap of out.
+	counts := make([]int, 0, len(out)-1)
+	k := sort.SearchInts(in, out[0])
+	for i := 1; i < len(out); i++ {
+		c := 0
+		for k < len(in) && in[k] < out[i] {
+			c++
+			k++
+		}
+		counts = append(counts, c)
+	}
+	var nonzero []int
+	freq := map[int]int{}
+	common := 0
+	for _, c := range counts {
+		if c > 0 {
+			nonzero = append(nonzero, c)
+		}
+		freq[c]++
+		common = max(common, freq[c])
+	}
+	if len(nonzero) == 0 {
+		return false
+	}
+	sort.Ints(nonzero)
+	return nonzero[len(nonzero)/2] >= 2 && common*4 < len(counts)*3
 }
 
 // filled reports whether two thirds of the gaps between the sorted log

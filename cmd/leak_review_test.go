@@ -395,3 +395,36 @@ func TestPendingFreeThatGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerLoopRunningTheModel: as TestInnerLoopIsNotTheStep, but every
+// pass of the per-sample loop (:36) also runs a layer (an activation in a
+// module call), so its gaps hold the step's compute too. The loop runs 40
+// times in each of the first 46 steps and never after: nested unevenly in
+// the batch's period (:20), so the batch still marks the 100 iterations and
+// the cache that filled up by step 40 is retained, not a leak.
+func TestInnerLoopRunningTheModel(t *testing.T) {
+	s := newSnapBuilder()
+	s.weights()
+	layer := append(append([]snapFrame{}, moduleFrames...), userAt(37)...)
+	for i := 0; i < 100; i++ {
+		s.step(4)
+		if i < 46 {
+			for k := 0; k < 40; k++ {
+				x := s.alloc(64<<10, userAt(36))
+				s.free(s.alloc(128<<10, layer))
+				s.free(x)
+			}
+		}
+		if i < 40 {
+			s.alloc(1<<20, userAt(31))
+		}
+	}
+	r := analyzeJSON(t, s.write(t, 0))
+	if it := r.Inputs[0].Devices[0].Iterations; it != 100 {
+		t.Errorf("%d iterations, want 100", it)
+	}
+	if len(leaks(r)) != 0 {
+		t.Errorf("leaks %+v", leaks(r))
+	}
+	one(t, r, "retained", "train.py", 31)
+}
