@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 
@@ -116,7 +117,7 @@ func (it *iterations) curve(keys []int32) []int64 {
 // moduleCall matches the frames of an nn.Module call and of autograd's
 // backward, in Python or C++, on any OS: allocations under them are parts
 // of a step, never the step itself.
-var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]|[/\\]torch[/\\]_tensor\.py$`)
+var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
 
 var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
 
@@ -159,14 +160,30 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
 	it := &iterations{anchor: -1, every: 1}
 	occ := map[int32][]int{}
+	// work[i] counts the allocations before log position i made inside a
+	// module call or by backward (or with no stack): the step's compute,
+	// which cannot mark iterations itself but fills them.
+	// When the trace has none (functions of tensors, no nn.Module), work
+	// counts every allocation, and an anchor's own are subtracted.
+	work := make([]int32, upto+1)
+	all := make([]int32, upto+1)
 	for i := 0; i < upto; i++ {
+		work[i+1], all[i+1] = work[i], all[i]
 		k := d.log.key(i)
 		if k < 0 {
 			continue
 		}
-		if st := d.keys[k].stack; st >= 0 && a.anchorClass(st) != anchorNo {
+		all[i+1]++
+		st := d.keys[k].stack
+		if st >= 0 && a.anchorClass(st) != anchorNo {
 			occ[st] = append(occ[st], i)
+		} else {
+			work[i+1]++
 		}
+	}
+	ownInWork := work[upto] == 0
+	if ownInWork {
+		work = all
 	}
 	ids := make([]int32, 0, len(occ))
 	for st := range occ {
@@ -180,7 +197,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(ids, occ, class, upto, work, ownInWork); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -218,10 +235,10 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		}
 		k := d.log.key(i)
 		if k >= 0 {
-			live[k] = satAdd(live[k], d.keys[k].size)
+			live[k] = satAdd(live[k], blockSize(d.keys[k].size))
 		} else {
 			k = ^k
-			live[k] -= d.keys[k].size
+			live[k] -= blockSize(d.keys[k].size)
 		}
 		if !dirty[k] {
 			dirty[k] = true
@@ -233,41 +250,168 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 }
 
 // bestAnchor returns the occurrences (iteration starts) and the stack of
-// the best anchor of class among ids: evenly spaced (or whose bursts are),
-// the most frequent, and of stacks about as frequent (within 5%) the first
-// in the step.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int) ([]int, int32) {
-	var best []int
-	anchor := int32(-1)
+// the best anchor of class among ids: recurring regularly through the trace
+// (or its bursts do), the most frequent, and of stacks about as frequent
+// (within 5%) the first in the step. When the trace has a step's compute
+// (allocations in module calls or by backward, counted in work), an anchor
+// must have some of it in most of its gaps: a loop inside the step (one
+// temporary per sample, a regulariser over a history) recurs more often
+// than the step and as regularly, but most of its gaps hold none of the
+// step's compute; the step's own marker, once per step, has it in every
+// gap. Only when no anchor qualifies so are the others considered.
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32, ownInWork bool) ([]int, int32) {
+	var bestAny []int
+	anchorAny := int32(-1)
+	type cand struct {
+		ps []int
+		st int32
+	}
+	var good []cand
 	for _, st := range ids {
 		ps := occ[st]
 		if len(ps) < 2 || a.anchorOK[st] != class {
 			continue
 		}
-		if !evenlySpaced(ps, upto) {
-			// Allocations in bursts (one per parameter in each optimizer
-			// step; training steps between long evaluations) mark
-			// iterations by the start of each burst.
-			ps = burstStarts(ps)
-			if len(ps) < 2 || !evenlySpaced(ps, upto) {
-				continue
+		var cands [][]int
+		if regular(ps, upto) {
+			cands = append(cands, ps)
+		}
+		// Allocations in bursts (one per parameter in each optimizer
+		// step; a loop inside the step; training steps between long
+		// evaluations) mark iterations by the start of each burst.
+		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, upto) {
+			cands = append(cands, bs)
+		}
+		for _, c := range cands {
+			if filled(c, ps, work, ownInWork) {
+				good = append(good, cand{c, st})
+				break
+			}
+			if betterAnchor(c, bestAny) {
+				bestAny, anchorAny = c, st
 			}
 		}
-		more := len(ps)*100 > len(best)*105
-		same := len(ps)*100 >= len(best)*95 && len(best) > 0 && ps[0] < best[0]
-		if more || same {
-			best, anchor = ps, st
+	}
+	// The most frequent first; a loop nested unevenly inside a less
+	// frequent marker (innerLoop) is passed over.
+	sort.SliceStable(good, func(i, j int) bool { return len(good[i].ps) > len(good[j].ps) })
+	if len(good) > maxNestChecks {
+		good = good[:maxNestChecks]
+	}
+	var best []int
+	anchor := int32(-1)
+	for i, c := range good {
+		nested := false
+		for _, o := range good[i+1:] {
+			if len(o.ps) >= minBoundaries && len(o.ps) < len(c.ps) && innerLoop(c.ps, o.ps) {
+				nested = true
+				break
+			}
+		}
+		if !nested && betterAnchor(c.ps, best) {
+			best, anchor = c.ps, c.st
 		}
 	}
-	return best, anchor
+	if len(best) >= minBoundaries || len(best) >= len(bestAny) {
+		return best, anchor
+	}
+	return bestAny, anchorAny
 }
 
-// evenlySpaced reports whether sorted log positions ps recur evenly through
-// a trace of n positions: the gaps close to the median gap cover at least
-// evenShare of their span, and the span covers at least minCover of the
-// trace. Allocations clustered within a step (one per parameter, one per
-// layer) have a few long gaps that hold most of the span.
-func evenlySpaced(ps []int, n int) bool {
+// maxNestChecks bounds the candidate anchors compared pairwise by
+// innerLoop.
+const maxNestChecks = 16
+
+// betterAnchor reports whether occurrences ps make a better anchor than
+// cur: more of them (by over 5%), or about as many and earlier.
+func betterAnchor(ps, cur []int) bool {
+	more := len(ps)*100 > len(cur)*105
+	same := len(ps)*100 >= len(cur)*95 && len(cur) > 0 && ps[0] < cur[0]
+	return more || same
+}
+
+// innerLoop reports whether the sorted positions in (a loop's) recur inside
+// the periods of the sorted positions out (a step's) unevenly: out occurs at
+// most once between two of in (nine times in ten), in repeats within the
+// periods of out it occurs in (a median of 2 or more), and its count per
+// period of out varies (the commonest count covers under three quarters of
+// the periods: a loop that runs only in a phase of the run, or over a
+// history that grows). A loop with the same count every step (the samples
+// of a fixed batch, the micro-batches of gradient accumulation) is not
+// told from a step by this, nor are steps from the logging every k steps.
+func innerLoop(in, out []int) bool {
+	// out per gap of in.
+	multi := 0
+	j := sort.SearchInts(out, in[0]+1)
+	for i := 1; i < len(in); i++ {
+		c := 0
+		for j < len(out) && out[j] < in[i] {
+			c++
+			j++
+		}
+		if c > 1 {
+			multi++
+		}
+	}
+	if multi*10 > len(in)-1 {
+		return false
+	}
+	// in per gap of out.
+	counts := make([]int, 0, len(out)-1)
+	k := sort.SearchInts(in, out[0])
+	for i := 1; i < len(out); i++ {
+		c := 0
+		for k < len(in) && in[k] < out[i] {
+			c++
+			k++
+		}
+		counts = append(counts, c)
+	}
+	var nonzero []int
+	freq := map[int]int{}
+	common := 0
+	for _, c := range counts {
+		if c > 0 {
+			nonzero = append(nonzero, c)
+		}
+		freq[c]++
+		common = max(common, freq[c])
+	}
+	if len(nonzero) == 0 {
+		return false
+	}
+	sort.Ints(nonzero)
+	return nonzero[len(nonzero)/2] >= 2 && common*4 < len(counts)*3
+}
+
+// filled reports whether two thirds of the gaps between the sorted log
+// positions ps (a stack's occurrences own, or the starts of their bursts)
+// hold some of the step's work, work being its running count by log
+// position; when ownInWork, work counts every allocation, own included,
+// and own's are subtracted.
+func filled(ps, own []int, work []int32, ownInWork bool) bool {
+	n := 0
+	for i := 1; i < len(ps); i++ {
+		w := int(work[ps[i]] - work[ps[i-1]+1])
+		if ownInWork {
+			w -= sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
+		}
+		if w > 0 {
+			n++
+		}
+	}
+	return n*3 >= 2*(len(ps)-1)
+}
+
+// regular reports whether sorted log positions ps recur through a trace of
+// n positions: their span covers at least minCover of the trace, and the
+// gaps far longer (over 4 times) than the median of the gaps around them
+// (localWindow on either side) hold less than half of it. Steps of varying
+// length (a variable number of layers, sequences that grow, a phase with an
+// extra loop) pass: their gaps differ, but none dwarfs its neighbours.
+// Allocations clustered within a step (one per parameter, one per layer) do
+// not: a long gap between clusters, among short ones, holds most of the span.
+func regular(ps []int, n int) bool {
 	span := ps[len(ps)-1] - ps[0]
 	if span <= 0 || float64(span) < minCover*float64(n) {
 		return false
@@ -276,17 +420,21 @@ func evenlySpaced(ps []int, n int) bool {
 	for i := 1; i < len(ps); i++ {
 		gaps[i-1] = ps[i] - ps[i-1]
 	}
-	sorted := append([]int(nil), gaps...)
-	sort.Ints(sorted)
-	med := float64(sorted[len(sorted)/2])
-	even := 0
-	for _, g := range gaps {
-		if x := float64(g); x*4 >= med*3 && x*3 <= med*4 {
-			even += g
+	long := 0
+	win := make([]int, 0, 2*localWindow+1)
+	for i, g := range gaps {
+		win = append(win[:0], gaps[max(i-localWindow, 0):min(i+localWindow+1, len(gaps))]...)
+		sort.Ints(win)
+		if g > 4*win[len(win)/2] {
+			long += g
 		}
 	}
-	return float64(even) >= evenShare*float64(span)
+	return long*2 < span
 }
+
+// localWindow is how many gaps on either side of a gap regular compares it
+// with.
+const localWindow = 5
 
 // burstStarts returns the first position of each burst of ps: the
 // positions that follow a gap more than twice the median gap (and the
@@ -310,6 +458,21 @@ func burstStarts(ps []int) []int {
 	return out
 }
 
+// blockSize is the size of the block the caching allocator gives a
+// request of size bytes (round_size in CUDACachingAllocator.cpp: at least
+// 512 bytes, a multiple of 512): the bytes a site holds, on the basis of
+// the snapshot's blocks. A trace entry may give the requested size.
+func blockSize(size int64) int64 {
+	const minBlock = 512
+	if size <= 0 || size > math.MaxInt64-minBlock {
+		return size
+	}
+	if size < minBlock {
+		return minBlock
+	}
+	return (size + minBlock - 1) / minBlock * minBlock
+}
+
 // trend is the verdict on one curve of live bytes at iteration boundaries.
 type trend struct {
 	grows bool
@@ -321,6 +484,69 @@ type trend struct {
 	// plateau is the first boundary from which the bytes stayed within
 	// noise of their highest value.
 	plateau int
+	// floor is set when the verdict is on the curve's floor (see
+	// verdict): rises, from and to are then the floor's.
+	floor bool
+}
+
+// floorParts is how many windows of iterations windowMinima takes the
+// minimum of.
+const floorParts = 8
+
+// windowMinima returns the lowest of v's boundary values in each of
+// floorParts equal windows of the boundaries, followed by v's end value;
+// nil when v has fewer than 2*floorParts boundaries.
+func windowMinima(v []int64) []int64 {
+	n := len(v) - 1
+	if n < 2*floorParts {
+		return nil
+	}
+	f := make([]int64, 0, floorParts+1)
+	for w := 0; w < floorParts; w++ {
+		lo, hi := w*n/floorParts, (w+1)*n/floorParts
+		m := v[lo]
+		for _, x := range v[lo+1 : hi] {
+			m = min(m, x)
+		}
+		f = append(f, m)
+	}
+	return append(f, v[n])
+}
+
+// suffixMinima returns, for each boundary of v, the least v holds from
+// there on (its end value included), followed by v's end value.
+func suffixMinima(v []int64) []int64 {
+	f := make([]int64, len(v))
+	m := v[len(v)-1]
+	for i := len(v) - 1; i >= 0; i-- {
+		m = min(m, v[i])
+		f[i] = m
+	}
+	return f
+}
+
+// verdict judges v (judge); a curve that does not grow is judged again by
+// its floor: a sawtooth (a list cleared every k steps) whose minima rise
+// leaks what survives each clear. The floor grows when both the least the
+// curve holds from each boundary on (suffixMinima: the plateau rule
+// applies to it at full resolution, so a cache that filled up stays
+// bounded) and the lowest value of each eighth of the boundaries
+// (windowMinima: noise does not lift them, as it lifts the last few
+// suffix minima) grow by judge's rule.
+func verdict(v []int64) trend {
+	t := judge(v)
+	if t.grows {
+		return t
+	}
+	w := windowMinima(v)
+	if w == nil || !judge(w).grows {
+		return t
+	}
+	if ft := judge(suffixMinima(v)); ft.grows {
+		ft.floor = true
+		return ft
+	}
+	return t
 }
 
 // judge applies the growth rule to v, a site's live bytes at each

@@ -72,10 +72,10 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestEvenlySpaced: allocations once per step mark iterations; one per
+// TestRegular: allocations once per step mark iterations; one per
 // parameter, clustered within each step, do not; nor does a loop that
 // covers a small part of the trace.
-func TestEvenlySpaced(t *testing.T) {
+func TestRegular(t *testing.T) {
 	var steps, params []int
 	for s := 0; s < 50; s++ {
 		steps = append(steps, 10+s*100+s%3) // a few entries more or less each step
@@ -83,13 +83,13 @@ func TestEvenlySpaced(t *testing.T) {
 			params = append(params, 10+s*100+80+p)
 		}
 	}
-	if !evenlySpaced(steps, 5000) {
+	if !regular(steps, 5000) {
 		t.Error("one allocation per step not evenly spaced")
 	}
-	if evenlySpaced(params, 5000) {
+	if regular(params, 5000) {
 		t.Error("clustered per-parameter allocations taken as iterations")
 	}
-	if evenlySpaced(steps[:5], 5000) {
+	if regular(steps[:5], 5000) {
 		t.Error("a loop over a tenth of the trace taken as its iterations")
 	}
 }
@@ -241,5 +241,121 @@ func TestIterationsInBursts(t *testing.T) {
 				t.Fatalf("leaks %+v (warnings %q)", l, res.Warnings)
 			}
 		})
+	}
+}
+
+// TestRegularUnevenSteps: a marker once per step is regular when steps
+// vary in length (2 to 16 layers at random, or growing 5x through the run,
+// or 8 times longer in a first phase with an extra loop); the allocations
+// of a loop clustered at the end of each step are not.
+func TestRegularUnevenSteps(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var random, growing, phase, cluster []int
+	p, q, r, c := 0, 0, 0, 0
+	for s := 0; s < 100; s++ {
+		random = append(random, p)
+		p += 4 + 3*(2+rng.Intn(15))
+		growing = append(growing, q)
+		q += 10 + s/2
+		phase = append(phase, r)
+		r += 18
+		if s < 46 {
+			r += 120
+		}
+		for k := 0; k < 10; k++ {
+			cluster = append(cluster, c+100+k*3)
+		}
+		c += 140
+	}
+	for name, ps := range map[string][]int{"random": random, "growing": growing, "phase": phase} {
+		if !regular(ps, ps[len(ps)-1]+10) {
+			t.Errorf("%s: once per step not regular", name)
+		}
+	}
+	if regular(cluster, c) {
+		t.Error("a loop clustered at each step's end taken as regular")
+	}
+}
+
+// TestFilled: a loop of temporaries inside the step (40 per step, nothing
+// else between them) has the step's work in 1 gap of 40; the step's marker
+// in every gap, and so do the starts of the inner loop's bursts. With every
+// allocation counted as work (a trace without module calls), the inner
+// loop's own allocations do not fill its gaps.
+func TestFilled(t *testing.T) {
+	var steps, inner []int
+	work := make([]int32, 1)
+	pos := 0
+	add := func(isWork bool) {
+		w := work[len(work)-1]
+		if isWork {
+			w++
+		}
+		work = append(work, w)
+		pos++
+	}
+	for s := 0; s < 50; s++ {
+		steps = append(steps, pos)
+		add(false)
+		for l := 0; l < 4; l++ { // layers: work
+			add(true)
+		}
+		for k := 0; k < 40; k++ {
+			inner = append(inner, pos)
+			add(false)
+		}
+	}
+	if !filled(steps, steps, work, false) {
+		t.Error("the step's marker: gaps not filled")
+	}
+	if filled(inner, inner, work, false) {
+		t.Error("an inner loop's gaps taken as filled")
+	}
+	if bs := burstStarts(inner); len(bs) != 50 || !filled(bs, inner, work, false) {
+		t.Errorf("the inner loop's bursts: %d starts", len(bs))
+	}
+	all := make([]int32, len(work))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if filled(inner, inner, all, true) || !filled(steps, steps, all, true) {
+		t.Error("every allocation as work: the inner loop filled, or the step not")
+	}
+}
+
+// TestVerdictFloor: a sawtooth whose minima rise 1 MiB per tooth (cleared
+// every 10 iterations but for one block) grows by its floor; a plain
+// sawtooth, a cache that filled up by iteration 40, and a flat curve with
+// random noise (whose last few suffix minima rise) do not.
+func TestVerdictFloor(t *testing.T) {
+	const mib = 1 << 20
+	rng := rand.New(rand.NewSource(3))
+	noise := curve(100, func(int) int64 { return int64(rng.Intn(10)) * mib }, 5*mib)
+	cases := []struct {
+		name  string
+		v     []int64
+		grows bool
+	}{
+		{"rising floor", curve(100, func(i int) int64 { return int64(i/10+i%10) * mib }, 10*mib), true},
+		{"sawtooth", curve(100, func(i int) int64 { return int64(i%10) * mib }, 0), false},
+		{"filled cache", curve(100, func(i int) int64 { return int64(min(i, 40)) * mib }, 40*mib), false},
+		{"noise", noise, false},
+	}
+	for _, c := range cases {
+		if got := verdict(c.v); got.grows != c.grows || got.grows && !got.floor {
+			t.Errorf("%s: %+v, want grows %v", c.name, got, c.grows)
+		}
+	}
+	if judge(cases[0].v).grows {
+		t.Error("the rising floor grows by judge alone: the case tests nothing")
+	}
+}
+
+// TestBlockSize: PyTorch's round_size.
+func TestBlockSize(t *testing.T) {
+	for in, want := range map[int64]int64{1: 512, 4: 512, 512: 512, 513: 1024, 1 << 20: 1 << 20, 0: 0} {
+		if got := blockSize(in); got != want {
+			t.Errorf("blockSize(%d) = %d, want %d", in, got, want)
+		}
 	}
 }

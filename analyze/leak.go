@@ -133,6 +133,10 @@ type Site struct {
 	// FreedAt are, for a pending-free site, the innermost user frames of
 	// the stacks that freed its blocks, most frequent first (at most 8).
 	FreedAt []Frame
+	// Pending is, for a pending-free site whose blocks the trace
+	// allocated within its iterations, when they were allocated; nil
+	// otherwise.
+	Pending *PendingGrowth
 	// Repeated is set on a live or retained site that holds at least
 	// MinKept allocations of one size: the pattern a leak leaves, which the
 	// trace could not confirm.
@@ -175,6 +179,11 @@ type Growth struct {
 	// moment analysed).
 	EndBytes     int64
 	PerIteration float64
+	// Floor is set when the verdict is on the floor of the live bytes (a
+	// sawtooth whose minima rise): GrewIn, FromBytes, ToBytes and
+	// PerIteration are then about the least the site held from each
+	// measured start on.
+	Floor bool
 	// PlateauStep is the iteration (1-based) since which the site's live
 	// bytes have stayed flat after rising, PlateauClock its start (time or
 	// position, as FirstUs); 0 when they never rose or never settled.
@@ -183,6 +192,32 @@ type Growth struct {
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
+}
+
+// PendingGrowth is when a pending-free site's blocks were allocated. Blocks
+// still pending from nearly every iteration since an early one have never
+// been released: the pending memory grows with the run ("async stream work
+// delays release"); blocks only from the last iterations are the ones
+// whose streams have not caught up yet: bounded.
+type PendingGrowth struct {
+	// Iterations counts the trace's iterations; FirstStep and LastStep
+	// are the iterations (1-based; 0 = before the first) of the oldest and
+	// newest pending block, Steps how many distinct iterations left one.
+	Iterations, FirstStep, LastStep, Steps int
+	// Segments counts the distinct segments holding the site's pending
+	// blocks.
+	Segments int
+}
+
+// Growing reports whether the pending blocks build up over the run: left
+// in at least minBoundaries iterations, in three quarters of those since
+// the oldest, which dates from the first half of the run.
+func (p *PendingGrowth) Growing() bool {
+	if p == nil || p.Iterations < minBoundaries {
+		return false
+	}
+	since := p.Iterations - max(p.FirstStep, 1) + 1
+	return p.Steps >= minBoundaries && p.Steps*4 >= since*3 && p.FirstStep*2 <= p.Iterations
 }
 
 // OOMEntry is an "oom" trace entry: an allocation the caching allocator
@@ -209,6 +244,10 @@ type LeakAnalyzer struct {
 	unknown  map[string]int64
 	timed    bool
 	untimed  bool
+	// segments is set when the snapshot holds a segment on any device:
+	// then the segments are the truth about every device's end, and a
+	// device with a trace but no segment holds nothing.
+	segments bool
 }
 
 type deviceState struct {
@@ -488,6 +527,7 @@ func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 		d := a.dev(device.Value(i))
 		d.segStream[address.Value(i)] = stream.Value(i)
 		d.sawSegments = true
+		a.segments = true
 		d.segments++
 		d.reserved = satAdd(d.reserved, total.Value(i))
 	}
@@ -733,7 +773,7 @@ func stackKey(st []Frame) string {
 // classifies each group.
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
-	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments, blocks: d.active, live: d.live, allocs: d.allocs,
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: d.live, allocs: d.allocs,
 		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
@@ -741,7 +781,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	in.iter = a.findIterations(d, d.log.n, d.hasTime)
 	in.byFrame = d.log.n == 0
 	sites, st := a.groupSites(in, groupOf)
-	sites = append(sites, a.pendingSites(d, groupOf)...)
+	sites = append(sites, a.pendingSites(d, groupOf, in.iter)...)
 	for _, b := range d.pendingBlocks {
 		sum.PendingFreeBytes = satAdd(sum.PendingFreeBytes, b.size)
 		sum.PendingFreeBlocks++
@@ -789,12 +829,15 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 }
 
 // pendingSites groups the device's blocks in state active_pending_free by
-// the call site that allocated them.
-func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []Site {
+// the call site that allocated them; with the trace's iterations it, each
+// site's Pending says in which iterations its blocks were allocated.
+func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it *iterations) []Site {
 	type pgroup struct {
-		site   *Site
-		frees  map[string]int
-		freeAt map[string]Frame
+		site     *Site
+		frees    map[string]int
+		freeAt   map[string]Frame
+		steps    map[int]bool
+		segments map[uint64]bool
 	}
 	groups := map[string]*pgroup{}
 	var keys []string
@@ -815,11 +858,22 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []
 			if str, ok := d.segStream[b.segment]; ok {
 				s.Stream = str
 			}
-			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]Frame{}}
+			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]Frame{}, steps: map[int]bool{}, segments: map[uint64]bool{}}
 			groups[key] = g
 			keys = append(keys, key)
 		}
 		g.site.add(keptAlloc{size: b.size, block: b.size, inTrace: ok && p.known})
+		g.segments[b.segment] = true
+		if ok && p.known && it.usable() {
+			step := it.stepOf(p.alloc.pos)
+			g.steps[step] = true
+			pg := g.site.Pending
+			if pg == nil {
+				pg = &PendingGrowth{Iterations: it.seen, FirstStep: step, LastStep: step}
+				g.site.Pending = pg
+			}
+			pg.FirstStep, pg.LastStep = min(pg.FirstStep, step), max(pg.LastStep, step)
+		}
 		if ok && p.freeStack >= 0 {
 			fs := a.userStack(a.frameStack(p.freeStack))
 			if i := innermostUser(fs); i >= 0 {
@@ -848,6 +902,9 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string) []
 				break
 			}
 			g.site.FreedAt = append(g.site.FreedAt, g.freeAt[fk])
+		}
+		if pg := g.site.Pending; pg != nil {
+			pg.Steps, pg.Segments = len(g.steps), len(g.segments)
 		}
 		out = append(out, *g.site.done())
 	}
@@ -1039,8 +1096,11 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var tr trend
 	if it.usable() {
 		whole = it.curve(in.keysOf(g.ids))
-		tr = judge(whole)
-		tr.grows = tr.grows && len(inT) >= a.opt.MinKept
+		tr = verdict(whole)
+		// A site keeps MinKept allocations, or grew in MinKept iterations:
+		// a buffer replaced by a bigger one each step (torch.cat onto a
+		// history) keeps one block.
+		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
 	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
@@ -1074,7 +1134,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	trends := make(map[int64]trend, len(sizes))
 	anyGrows := false
 	for _, size := range sizes {
-		trends[size] = judge(it.curve(keysBySize[size]))
+		trends[size] = verdict(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
 	leak, held, live := newSite(Leak), newSite(Retained), newSite(Live)
@@ -1113,12 +1173,21 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].seq < heldIn[j].seq })
 	var out []Site
 	if leak.Count > 0 {
+		// The leak's curve is the site's but for the sizes peeled off as
+		// retained: sizes no longer held at the end (a buffer replaced by
+		// a bigger one) are part of its growth.
+		held := map[int64]bool{}
+		for _, size := range heldSizes {
+			held[size] = true
+		}
 		var keys []int32
-		for _, size := range leakSizes {
-			keys = append(keys, keysBySize[size]...)
+		for _, k := range in.keysOf(g.ids) {
+			if !held[in.d.keys[k].size] {
+				keys = append(keys, k)
+			}
 		}
 		v := it.curve(keys)
-		leak.Growth = a.growthOf(in, leakIn, nallocs, v, judge(v))
+		leak.Growth = a.growthOf(in, leakIn, nallocs, v, verdict(v))
 		out = append(out, *leak.done())
 	}
 	if held.Count > 0 {
@@ -1127,7 +1196,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			keys = append(keys, keysBySize[size]...)
 		}
 		v := it.curve(keys)
-		held.Growth = a.growthOf(in, heldIn, nallocs, v, judge(v))
+		held.Growth = a.growthOf(in, heldIn, nallocs, v, verdict(v))
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
@@ -1235,10 +1304,11 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.Measured = n - 1
 		g.GrewIn = tr.rises
 		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
+		g.Floor = tr.floor
 		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
 			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
 		}
-		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 {
+		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
 			g.PlateauClock = it.clock[tr.plateau]
 		}

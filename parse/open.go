@@ -119,11 +119,19 @@ func (in *Input) Reader() *bufio.Reader { return in.r }
 
 // Head returns up to SniffLen leading bytes without consuming them. A short
 // result means the input is shorter; a read error other than io.EOF is
-// returned.
+// returned with the byte offset where reading stopped (a gzip stream cut
+// short: "byte offset N of the decompressed content ...: gzip: unexpected
+// EOF").
 func (in *Input) Head() ([]byte, error) {
 	b, err := in.r.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return b, err
+		// Where reading stopped: the content's bytes before the error
+		// (after the skipped NULs), and for gzip the compressed bytes read.
+		off := in.LeadingNULs + int64(len(b))
+		if in.Gzip {
+			return b, fmt.Errorf("byte offset %d of the decompressed content (compressed bytes read: %d): %w", off, in.count.n.Load(), err)
+		}
+		return b, fmt.Errorf("byte offset %d: %w", off, err)
 	}
 	return b, nil
 }

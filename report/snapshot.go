@@ -134,8 +134,12 @@ func siteMessage(s analyze.Site) string {
 	case analyze.Leak:
 		ev := ""
 		if g != nil && g.Measured > 0 {
-			ev = fmt.Sprintf(": its live memory at the start of an iteration grew in %d of %s, %s per iteration (from %s to %s)",
-				g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
+			what := "its live memory at the start of an iteration"
+			if g.Floor {
+				what = "the floor of its live memory (the least it held from an iteration's start on: a sawtooth whose minima rise)"
+			}
+			ev = fmt.Sprintf(": %s grew in %d of %s, %s per iteration (from %s to %s)",
+				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
 			if g.Timed {
 				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
 			}
@@ -164,8 +168,8 @@ func siteMessage(s analyze.Site) string {
 			}
 			freed = "; freed at " + strings.Join(names, ", ")
 		}
-		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: another stream they were used on (Tensor.record_stream) has not reached the free%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
-			held, where, freed)
+		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: another stream they were used on (Tensor.record_stream) has not reached the free%s%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
+			held, where, freed, pendingWhen(s.Pending))
 	case analyze.Live:
 		suspect := ""
 		if s.Repeated {
@@ -174,6 +178,21 @@ func siteMessage(s analyze.Site) string {
 		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when they were allocated (before recording started, or before the ring buffer's oldest entry), so growth cannot be judged%s", held, where, suspect)
 	}
 	return fmt.Sprintf("retained: %s %s held at the end%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g))
+}
+
+// pendingWhen says whether a pending-free site's blocks build up over the
+// run or are only the last iterations' (empty without iterations).
+func pendingWhen(p *analyze.PendingGrowth) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Growing():
+		return fmt.Sprintf("; growing: blocks left pending in %d of the %d iterations since iteration %d and never released, in %s: async stream work delays release",
+			p.Steps, p.Iterations-max(p.FirstStep, 1)+1, max(p.FirstStep, 1), plural(p.Segments, "segment", "segments"))
+	case p.FirstStep == p.LastStep:
+		return fmt.Sprintf("; bounded: all from iteration %d of %d", p.FirstStep, p.Iterations)
+	}
+	return fmt.Sprintf("; bounded: from iterations %d to %d of %d, older ones were released", p.FirstStep, p.LastStep, p.Iterations)
 }
 
 // measured renders "8 iterations" or "64 measurements, every 4 iterations".
