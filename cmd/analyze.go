@@ -294,6 +294,8 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return analyzeNVML(in, format, opts.nvml)
 	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
 		return analyzeOOMText(opts, in, format)
+	case parse.FormatKinetoTrace:
+		return analyzeKineto(in, format, lopt)
 	}
 	// Text no format claims in its first 64 KiB may still be a long CI or
 	// training log with an OOM message or a compute-sanitizer report further
