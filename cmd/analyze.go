@@ -296,6 +296,8 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return analyzeOOMText(opts, in, format)
 	case parse.FormatKinetoTrace:
 		return analyzeKineto(in, format, lopt)
+	case parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML:
+		return analyzeTimeline(in, format)
 	}
 	// Text no format claims in its first 64 KiB may still be a long CI or
 	// training log with an OOM message or a compute-sanitizer report further
