@@ -44,6 +44,7 @@ type AnalyzeOptions struct {
 	failOnSet    bool                  // --fail-on given, possibly empty
 	toolErrors   []report.ToolError    // filled by analyzeFile, for the report
 	oom          oomFacts              // OOM facts of all inputs, for one postmortem
+	run          runFacts              // snapshots and NVML processes, joined (analyze_run.go)
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -137,7 +138,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 // failOnKinds are the finding kinds --fail-on takes (every kind but
 // trend, which each NVML series gets whatever it does: gpuleak trend
 // --fail-on takes its classes).
-const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation"
+const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
 func runAnalyze(opts *AnalyzeOptions) error {
 	format, err := report.ParseFormat(opts.Format)
@@ -160,7 +161,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	failOn := map[report.Kind]bool{}
 	for _, k := range opts.FailOn {
 		switch kind := report.Kind(strings.TrimSpace(k)); kind {
-		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation:
+		case report.KindLeak, report.KindPendingFree, report.KindLive, report.KindRetained, report.KindOOM, report.KindFragmentation, report.KindNonPyTorch:
 			failOn[kind] = true
 		default:
 			return usageErrorf("bad --fail-on kind %q (choose %s)", k, failOnKinds)
@@ -173,6 +174,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
+	opts.run.procs = analyze.NewProcessCollector()
+	opts.nvml.procs = opts.run.procs
 	if opts.suppressions, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
@@ -203,6 +206,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	// Out-of-memory errors and fragmentation, from all inputs together.
 	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
 	findings = append(findings, ofs...)
+	findings = append(findings, opts.run.join(rep.Inputs)...)
 	report.Rank(findings)
 	kept := findings[:0]
 	fail := false
@@ -339,15 +343,18 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
 	defer r.Release()
 	a := analyze.NewSnapshotAnalyzer(lopt)
+	reserved := analyze.NewReservedCollector()
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
 		}
+		reserved.Add(r.Table(), r.RecordBatch())
 	}
 	if err := r.Err(); err != nil {
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
+	opts.run.addSnapshot(in.Name, reserved.Series())
 	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
 	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
