@@ -155,10 +155,10 @@ type NonPyTorch struct {
 	// Over the window both cover ([FromUs, ToUs]), the process grew by
 	// UsedGrowth and PyTorch's reserved memory by ReservedGrowth;
 	// GapGrowth = UsedGrowth - ReservedGrowth, GapPerSecond its rate.
-	FromUs, ToUs                           int64
-	UsedGrowth, ReservedGrowth, GapGrowth  int64
-	GapPerSecond                           float64
-	Grows                                  bool
+	FromUs, ToUs                          int64
+	UsedGrowth, ReservedGrowth, GapGrowth int64
+	GapPerSecond                          float64
+	Grows                                 bool
 	// Joined says how the two were matched; Limits what could not be checked.
 	Joined string
 	Limits []string

@@ -76,6 +76,13 @@ Inputs, gzip-compressed or not:
   - NVML sample logs: nvidia-smi --query-gpu / --query-compute-apps CSV,
     dmon, pmon, pynvml JSON lines, gpustat --json, DCGM exporter metrics
     (gpuleak trend shows them per GPU and process).
+  - PyTorch profiler outputs: export_chrome_trace JSON recorded with
+    profile_memory=True (with_stack=True names the Python callers), and
+    export_memory_timeline's .json and .raw.json.gz (memory by category).
+
+A snapshot given with an nvidia-smi --query-compute-apps log of the same run
+adds a non-pytorch finding: the process's memory outside PyTorch's caching
+allocator, and whether it grew.
 
 Call sites are stacks with framework frames hidden:
 ` + analyze.DefaultHidden + `
@@ -102,6 +109,10 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 
   # treat frames of your own framework as internals; keep one library visible
   gpuleak analyze --hide-frames '/mylib/' --keep-frames 'transformers/models' snap.pickle
+
+  # a profiler trace; a snapshot with nvidia-smi logs of the same run
+  gpuleak analyze trace.json.gz
+  gpuleak analyze snap.pickle apps.csv gpu.csv
 
   # from a pipe
   zcat snap.pickle.gz | gpuleak analyze -`,
