@@ -61,7 +61,17 @@ type KinetoAnalyzer struct {
 	spans map[thread][]kSpan
 	mem   []kMem
 	res   KinetoResult
+
+	nspans, droppedSpans, droppedMem int64
 }
+
+// maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
+// 24 and 64 bytes each): spans beyond are not used to name stacks, CUDA
+// [memory] events beyond are not analysed; both are said in warnings.
+const (
+	maxKinetoSpans  = 1 << 26
+	maxKinetoEvents = 1 << 25
+)
 
 type thread struct{ pid, tid int64 }
 
@@ -147,6 +157,10 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				a.res.OtherEvents++
 				continue
 			}
+			if len(a.mem) >= maxKinetoEvents {
+				a.droppedMem++
+				continue
+			}
 			a.mem = append(a.mem, kMem{t: tm.Value(i), th: thread{pid.Value(i), tid.Value(i)}, addr: addr.Value(i), bytes: b.Value(i),
 				alloc: alloc, reserved: reserved, dev: di.Value(i), order: int32(len(a.mem) & 0x7fffffff), stack: -1})
 		}
@@ -174,6 +188,11 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 					a.res.ProfilerSteps++
 				}
 			}
+			if a.nspans >= maxKinetoSpans {
+				a.droppedSpans++
+				continue
+			}
+			a.nspans++
 			th := thread{pid.Value(i), tid.Value(i)}
 			a.spans[th] = append(a.spans[th], kSpan{start: st.Value(i), end: st.Value(i) + du.Value(i), name: a.intern(name.Value(i)), kind: k})
 		}
@@ -462,6 +481,12 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 		out = append(out, "the trace has no Python functions around its allocations (recorded without with_stack=True): sites are named by the op that allocated; profile with with_stack=True to see the Python lines")
 	} else if res.CUDAEvents > 0 {
 		out = append(out, "Python lines in a profiler trace are where each function starts (or where it was when profiling began), not the line of the call: the op beside it says which call allocated")
+	}
+	if a.droppedSpans > 0 {
+		out = append(out, fmt.Sprintf("%s spans beyond the first %s were not kept: the stacks of later allocations may be incomplete", humanize.Comma(a.droppedSpans), humanize.Comma(maxKinetoSpans)))
+	}
+	if a.droppedMem > 0 {
+		out = append(out, fmt.Sprintf("%s CUDA [memory] events beyond the first %s were not analysed: the analysis covers the start of the trace only", humanize.Comma(a.droppedMem), humanize.Comma(maxKinetoEvents)))
 	}
 	if res.CPUEvents > 0 {
 		out = append(out, fmt.Sprintf("%s [memory] events of CPU memory not analysed", humanize.Comma(res.CPUEvents)))

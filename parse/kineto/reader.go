@@ -298,23 +298,24 @@ type rawEvent struct {
 
 func (r *Reader) event() error {
 	start := r.dec.InputOffset()
-	var raw json.RawMessage
-	if err := r.dec.Decode(&raw); err != nil {
+	var e rawEvent
+	err := r.dec.Decode(&e)
+	var te *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &te) {
 		return r.wrap(err)
 	}
-	if len(raw) > maxEventBytes {
-		return parse.Errorf(r.name, start, "one trace event is %d bytes (more than %d)", len(raw), maxEventBytes)
+	if n := r.dec.InputOffset() - start; n > maxEventBytes {
+		return parse.Errorf(r.name, start, "one trace event is %d bytes (more than %d)", n, maxEventBytes)
 	}
 	r.meta.Events++
 	if r.meta.Events > r.maxEvents {
 		return parse.Errorf(r.name, start, "more than %d trace events", r.maxEvents)
 	}
-	var e rawEvent
-	if err := json.Unmarshal(raw, &e); err != nil {
-		// A trace event with a field of an unexpected type (a string pid
-		// on metadata events is normal): skip it unless it is one we read.
-		if bytes.Contains(raw, []byte(`"[memory]"`)) {
-			return parse.Errorf(r.name, start, "bad [memory] event: %v", err)
+	if te != nil {
+		// A field of an unexpected type (a string pid on metadata events
+		// is normal): skip the event unless it is one that is read.
+		if e.Name == "[memory]" || e.Name == "[OutOfMemory]" || (e.Ph == "X" && (e.Cat == CategoryCPUOp || e.Cat == CategoryPythonFunction || e.Cat == CategoryUserAnnotation)) {
+			return parse.Errorf(r.name, start, "bad %s event: %v", e.Name, err)
 		}
 		return nil
 	}

@@ -192,3 +192,28 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTimeline: any bytes read as a memory timeline (.json or .raw.json)
+// give a timeline whose rows match its times, or a *parse.Error.
+func FuzzTimeline(f *testing.F) {
+	f.Add([]byte(`[[1, 2, 3], [[0, 1, 0, 0, 0, 0, 0, 0, 0], [0, 2, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 5, 0, 0, 0]]]`), false)
+	f.Add([]byte(`[[-1, 1, 16777216, 0], [1796090514871316057, 2, 2097152, 2], [1796090514963111661, 4, -8388608, 4]]`), true)
+	f.Fuzz(func(t *testing.T, data []byte, raw bool) {
+		tl, err := ReadTimeline(bytes.NewReader(data), "fuzz", raw)
+		if err != nil {
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *parse.Error: %v", err)
+			}
+			return
+		}
+		if len(tl.Bytes) != len(tl.TimesUs) {
+			t.Fatalf("%d rows for %d times", len(tl.Bytes), len(tl.TimesUs))
+		}
+		for _, row := range tl.Bytes {
+			if len(row) != len(Categories) {
+				t.Fatalf("row of %d categories", len(row))
+			}
+		}
+	})
+}
