@@ -20,8 +20,8 @@ import (
 // it grew by about 2 GiB over the trace at about 128 MiB/s.
 func TestNonPyTorch(t *testing.T) {
 	snap := filepath.Join(td, "pytorch", "native_beside_flat.pickle")
-	apps := filepath.Join(td, "nvml", "native", "query_apps.csv")
-	gpu := filepath.Join(td, "nvml", "native", "query_gpu.csv")
+	apps := filepath.Join(td, "run", "native_beside_flat_query_apps.csv")
+	gpu := filepath.Join(td, "run", "native_beside_flat_query_gpu.csv")
 	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", "--fail-on", "non-pytorch", snap, apps, gpu)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (non-pytorch found): %s", code, errOut)
