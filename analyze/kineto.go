@@ -63,6 +63,7 @@ type KinetoAnalyzer struct {
 	res   KinetoResult
 
 	nspans, droppedSpans, droppedMem int64
+	pySpans                          int64
 }
 
 // maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
@@ -179,6 +180,7 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				k = spanOp
 			case kineto.CategoryPythonFunction:
 				k = spanPython
+				a.pySpans++
 				if profilerStep.MatchString(name.Value(i)) {
 					a.res.StepCalls++
 				}
@@ -477,7 +479,9 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 	case res.StepCalls > 0:
 		out = append(out, fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", res.StepCalls))
 	}
-	if !res.WithPython && res.CUDAEvents > 0 {
+	if !res.WithPython && res.CUDAEvents > 0 && a.pySpans > 0 {
+		out = append(out, fmt.Sprintf("the trace has %s Python function spans, but none encloses an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", humanize.Comma(a.pySpans)))
+	} else if !res.WithPython && res.CUDAEvents > 0 {
 		out = append(out, "the trace has no Python functions around its allocations (recorded without with_stack=True): sites are named by the op that allocated; profile with with_stack=True to see the Python lines")
 	} else if res.CUDAEvents > 0 {
 		out = append(out, "Python lines in a profiler trace are where each function starts (or where it was when profiling began), not the line of the call: the op beside it says which call allocated")

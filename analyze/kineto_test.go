@@ -2,7 +2,10 @@ package analyze
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -125,5 +128,65 @@ func TestKinetoField(t *testing.T) {
 		if res.CUDAEvents != c.cuda {
 			t.Errorf("%s: %d CUDA events, want %d", c.name, res.CUDAEvents, c.cuda)
 		}
+	}
+}
+
+// TestKinetoSynthetic: a hand-written trace of 6 steps on one thread; each
+// step (a python_function "train.py(10): step" span) allocates a 1 MiB
+// temporary in aten::empty under aten::zeros (freed in the step) and
+// keeps a 4 MiB tensor from aten::clone (never freed). The clone is the
+// leak, named by the op the Python code called (aten::clone, not the
+// aten::empty_strided inside it), +4 MiB per step; the zeros are not.
+// A [memory] event of another thread, with no span around it, still
+// counts, with no stack.
+func TestKinetoSynthetic(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"profile_memory": 1, "traceEvents": [`)
+	ev := func(s string, args ...any) {
+		if b.Len() > 40 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, s, args...)
+	}
+	const base = 1_700_000_000_000_000
+	ev(`{"ph":"X","cat":"python_function","name":"train.py(1): <module>","pid":1,"tid":1,"ts":%d,"dur":%d}`, base, 7_000_000)
+	for k := 0; k < 6; k++ {
+		t0 := base + 1000 + k*1_000_000
+		ev(`{"ph":"X","cat":"python_function","name":"train.py(10): step","pid":1,"tid":1,"ts":%d,"dur":900000}`, t0)
+		ev(`{"ph":"X","cat":"python_function","name":"<built-in method zeros of type object at 0x7f%d>","pid":1,"tid":1,"ts":%d,"dur":1000}`, k, t0+10)
+		ev(`{"ph":"X","cat":"cpu_op","name":"aten::zeros","pid":1,"tid":1,"ts":%d,"dur":900}`, t0+20)
+		ev(`{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":%d,"dur":100}`, t0+30)
+		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":1048576,"Device Type":1,"Device Id":0}}`, t0+40, 1<<30)
+		ev(`{"ph":"X","cat":"python_function","name":"<built-in method clone of Tensor object at 0x7f%d>","pid":1,"tid":1,"ts":%d,"dur":1000}`, k, t0+2000)
+		ev(`{"ph":"X","cat":"cpu_op","name":"aten::clone","pid":1,"tid":1,"ts":%d,"dur":900}`, t0+2010)
+		ev(`{"ph":"X","cat":"cpu_op","name":"aten::empty_strided","pid":1,"tid":1,"ts":%d,"dur":100}`, t0+2020)
+		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":4194304,"Device Type":1,"Device Id":0}}`, t0+2030, 1<<32+k<<23)
+		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":-1048576,"Device Type":1,"Device Id":0}}`, t0+5000, 1<<30)
+	}
+	ev(`{"ph":"i","name":"[memory]","pid":1,"tid":99,"ts":%d,"args":{"Addr":%d,"Bytes":512,"Device Type":1,"Device Id":0}}`, base+6_500_000, 1<<40)
+	b.WriteString("]}")
+	path := filepath.Join(t.TempDir(), "trace.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, path)
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 {
+		t.Fatalf("%d leaks, want 1: %+v", len(ls), res.Leak.Sites)
+	}
+	l := ls[0]
+	if l.Frame.Name != "aten::clone" || l.Count != 6 || l.Bytes != 6<<22 {
+		t.Errorf("leak at %v, %d allocations, %d bytes; want aten::clone, 6, 24 MiB", l.Frame, l.Count, l.Bytes)
+	}
+	if g := l.Growth; g == nil || g.PerIteration != 4<<20 {
+		t.Errorf("growth %+v, want 4 MiB per iteration", l.Growth)
+	}
+	for _, s := range res.Leak.Sites {
+		if s.Frame.Name == "aten::zeros" || s.Frame.Name == "aten::empty" {
+			t.Errorf("the freed temporary is reported: %+v", s)
+		}
+	}
+	if res.CUDAEvents != 6*3+1 {
+		t.Errorf("%d CUDA events, want 19", res.CUDAEvents)
 	}
 }
