@@ -468,6 +468,8 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 			if i := strings.Index(w, " of addresses never seen allocated"); i > 0 {
 				w = w[:i] + " of blocks allocated before profiling started (their allocations are not in the trace)"
 			}
+		case strings.HasPrefix(w, "the snapshot holds no segments"):
+			continue // said by the caller for a trace: which [memory] events it has
 		case strings.Contains(w, "_record_memory_history"):
 			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
 		}

@@ -48,3 +48,25 @@ func TestAnalyzeKineto(t *testing.T) {
 		t.Errorf("trace without memory: exit %d, %q; want 2 and profile_memory=True", code, errOut)
 	}
 }
+
+// TestKinetoGoldens: the whole table output on the H200 recordings of
+// this family (testdata/README.md): the profiler trace, its memory
+// timeline, and a snapshot joined with nvidia-smi logs.
+func TestKinetoGoldens(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"analyze_profile_keep_outputs_trace.table", []string{"analyze", td + "kineto/profile_keep_outputs_trace.json.gz"}},
+		{"analyze_profile_keep_outputs_timeline_raw.table", []string{"analyze", td + "kineto/profile_keep_outputs_memory_timeline.raw.json.gz"}},
+		{"analyze_native_beside_flat_joined.table", []string{"analyze", td + "pytorch/native_beside_flat.pickle", td + "run/native_beside_flat_query_apps.csv", td + "run/native_beside_flat_query_gpu.csv"}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			code, out, errOut := run(t, nil, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.golden+".stdout", out)
+		})
+	}
+}
