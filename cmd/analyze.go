@@ -48,6 +48,7 @@ type AnalyzeOptions struct {
 	failOnSet        bool                     // --fail-on given, possibly empty
 	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
 	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
+	run              runFacts                 // snapshots and NVML processes, joined (analyze_run.go)
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -79,6 +80,13 @@ Inputs, gzip-compressed or not:
   - NVML sample logs: nvidia-smi --query-gpu / --query-compute-apps CSV,
     dmon, pmon, pynvml JSON lines, gpustat --json, DCGM exporter metrics
     (gpuleak trend shows them per GPU and process).
+  - PyTorch profiler outputs: export_chrome_trace JSON recorded with
+    profile_memory=True (with_stack=True names the Python callers), and
+    export_memory_timeline's .json and .raw.json.gz (memory by category).
+
+A snapshot given with an nvidia-smi --query-compute-apps log of the same run
+adds a non-pytorch finding: the process's memory outside PyTorch's caching
+allocator, and whether it grew.
 
 Call sites are stacks with framework frames hidden:
 ` + analyze.DefaultHidden + `
@@ -110,6 +118,10 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 
   # treat frames of your own framework as internals; keep one library visible
   gpuleak analyze --hide-frames '/mylib/' --keep-frames 'transformers/models' snap.pickle
+
+  # a profiler trace; a snapshot with nvidia-smi logs of the same run
+  gpuleak analyze trace.json.gz
+  gpuleak analyze snap.pickle apps.csv gpu.csv
 
   # from a pipe
   zcat snap.pickle.gz | gpuleak analyze -`,
@@ -147,7 +159,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 // failOnKinds are the finding kinds --fail-on takes as plain gates (every
 // kind but trend, which each NVML series gets whatever it does: its
 // classes are gates of their own).
-const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation"
+const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
 func runAnalyze(opts *AnalyzeOptions) error {
 	format, err := report.ParseFormat(opts.Format)
@@ -178,6 +190,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
+	opts.run.procs = analyze.NewProcessCollector()
+	opts.nvml.procs = opts.run.procs
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
@@ -245,6 +259,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 	// Out-of-memory errors and fragmentation, from all inputs together.
 	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
 	findings = append(findings, ofs...)
+	findings = append(findings, opts.run.join(rep.Inputs)...)
 	report.Rank(findings)
 	kept := findings[:0]
 	for _, f := range findings {
@@ -321,6 +336,10 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return analyzeNVML(in, format, opts.nvml)
 	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
 		return analyzeOOMText(opts, in, format)
+	case parse.FormatKinetoTrace:
+		return analyzeKineto(in, format, lopt)
+	case parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML:
+		return analyzeTimeline(in, format)
 	}
 	// Text no format claims in its first 64 KiB may still be a long CI or
 	// training log with an OOM message or a compute-sanitizer report further
@@ -362,15 +381,18 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
 	defer r.Release()
 	a := analyze.NewSnapshotAnalyzer(lopt)
+	reserved := analyze.NewReservedCollector()
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
 		}
+		reserved.Add(r.Table(), r.RecordBatch())
 	}
 	if err := r.Err(); err != nil {
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
+	opts.run.addSnapshot(in.Name, reserved.Series())
 	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
 	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil

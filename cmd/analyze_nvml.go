@@ -18,6 +18,7 @@ type nvmlOptions struct {
 	reader []nvml.Option
 	fields []string
 	trend  analyze.TrendOptions
+	procs  *analyze.ProcessCollector // per-process samples kept for joining with snapshots; nil: none
 }
 
 // parseNVMLFlags checks and parses --tz, --fields and --gpu-memory.
@@ -63,7 +64,7 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 // of one GPU and has flags for logs without dates or times.
 func analyzeNVML(in *parse.Input, format parse.Format, o nvmlOptions) (report.Input, []report.Finding, error) {
 	a := analyze.NewTrendAnalyzer(o.trend)
-	ti, err := readNVML(in, a, append(append([]nvml.Option(nil), o.reader...), nvml.WithFormat(format))...)
+	ti, err := readNVML(in, a, o.procs, append(append([]nvml.Option(nil), o.reader...), nvml.WithFormat(format))...)
 	if err != nil {
 		return report.Input{}, nil, err
 	}
@@ -73,12 +74,15 @@ func analyzeNVML(in *parse.Input, format parse.Format, o nvmlOptions) (report.In
 
 // readNVML streams one NVML sample log into the trend analyzer and
 // describes it for the report.
-func readNVML(in *parse.Input, a *analyze.TrendAnalyzer, opts ...nvml.Option) (report.TrendInput, error) {
+func readNVML(in *parse.Input, a *analyze.TrendAnalyzer, procs *analyze.ProcessCollector, opts ...nvml.Option) (report.TrendInput, error) {
 	r := nvml.NewReader(in.Reader(), in.Name, opts...)
 	defer r.Release()
 	for r.Next() {
 		if err := a.Add(in.Name, r.RecordBatch()); err != nil {
 			return report.TrendInput{}, err
+		}
+		if procs != nil {
+			procs.Add(in.Name, r.RecordBatch())
 		}
 	}
 	if err := r.Err(); err != nil {

@@ -75,7 +75,7 @@ func analyzeUnrecognisedText(opts *AnalyzeOptions, in *parse.Input, head []byte)
 // unrecognised is the error for an input no format claims.
 func unrecognised(path string) error {
 	return &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot, a log with a CUDA out-of-memory message, " +
-		"memory_summary() text, memory_stats() JSON, a compute-sanitizer report (text or XML), nor an NVML sample log (nvidia-smi CSV, dmon, pmon, pynvml, gpustat, DCGM)", Err: parse.ErrUnknownFormat}
+		"memory_summary() text, memory_stats() JSON, a compute-sanitizer report (text or XML), a PyTorch profiler trace or memory timeline, nor an NVML sample log (nvidia-smi CSV, dmon, pmon, pynvml, gpustat, DCGM)", Err: parse.ErrUnknownFormat}
 }
 
 // isText reports whether an input's first bytes are text.

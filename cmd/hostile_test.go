@@ -323,7 +323,7 @@ func TestUsageHintOnItsOwnLine(t *testing.T) {
 
 // --fail-on names every kind it takes, in its help and its errors.
 func TestFailOnListsAllKinds(t *testing.T) {
-	const kinds = "leak, pending-free, live, retained, oom, fragmentation"
+	const kinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 	_, help, _ := run(t, "", "analyze", "--help")
 	code, _, errOut := run(t, "", "analyze", "--fail-on=", san("leak_full.txt"))
 	if !strings.Contains(help, kinds) || code != 2 || !strings.Contains(errOut, "--fail-on needs a kind ("+kinds+")") {

@@ -205,7 +205,7 @@ func trendFile(opts *TrendOptions, path string, a *analyze.TrendAnalyzer, ropts 
 	}
 	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
 	defer prog.Stop()
-	ti, err := readNVML(in, a, ropts...)
+	ti, err := readNVML(in, a, nil, ropts...)
 	if errors.Is(err, parse.ErrNotMine) && opts.Fields == "" {
 		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
 	}

@@ -37,6 +37,12 @@ const (
 	FormatOOMText       Format = "pytorch-oom-message"    // a log or traceback with CUDA out-of-memory messages
 	FormatMemorySummary Format = "pytorch-memory-summary" // torch.cuda.memory_summary() text
 	FormatMemoryStats   Format = "pytorch-memory-stats"   // torch.cuda.memory_stats() as JSON
+
+	// PyTorch profiler outputs (package parse/kineto).
+	FormatKinetoTrace        Format = "pytorch-profiler-trace"       // torch.profiler export_chrome_trace JSON (Kineto)
+	FormatMemoryTimeline     Format = "pytorch-memory-timeline"      // export_memory_timeline .json: [times_us, sizes by category]
+	FormatMemoryTimelineRaw  Format = "pytorch-memory-timeline-raw"  // export_memory_timeline .raw.json.gz: [[ts_ns, action, bytes, category], ...]
+	FormatMemoryTimelineHTML Format = "pytorch-memory-timeline-html" // export_memory_timeline .html: a picture only
 )
 
 // Kind is a sentinel error that classifies an *Error for errors.Is without

@@ -14,16 +14,17 @@ import (
 const GateHelp = `A gate is NAME, or NAME>VALUE, or NAME>=VALUE; several are separated by
 commas (or given with repeated --fail-on). The run exits with code 1 when
 any gate trips. NAME is:
-  a finding kind     leak, pending-free, live, retained, oom, fragmentation,
-                     trend, ...:
+  a finding kind     leak, pending-free, live, retained, oom, fragmentation, non-pytorch
+                     (with a size: see below), trend, ...:
                      alone, any finding of that kind; with a size, the bytes
                      all of its findings hold together (leak>64MiB)
   growing, step, sawtooth, flat
                      NVML series of that class (alone: any; with a size: the
                      used memory of all of them at their last sample)
-  non-pytorch        memory the process used outside PyTorch's caching
-                     allocator at an OOM (in use less reserved), the most of
-                     any OOM; needs a size (non-pytorch>1GiB)
+  non-pytorch        memory a process used outside PyTorch's caching allocator:
+                     at an OOM (in use less reserved), or a non-pytorch finding
+                     (a snapshot joined with an NVML log), the most of any;
+                     needs a size (non-pytorch>1GiB)
   sanitizer-errors   compute-sanitizer errors that are not leaks, in records
                      (sanitizer-errors>0); alone, any
   new                sites absent from --baseline (alone: any; with a size:
@@ -232,7 +233,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 func (g Gate) nothing() string {
 	switch {
 	case g.Name == gateNonPyTorch:
-		return "no OOM with in-use and reserved memory"
+		return "no OOM with in-use and reserved memory, and no non-pytorch finding"
 	case g.Name == gateNew:
 		return "no site absent from the baseline"
 	case g.Name == gateGrown:
@@ -252,7 +253,9 @@ func (r GateResult) Matches(f *Finding) bool {
 		return f.Baseline != nil && f.Baseline.Status == g.Name
 	case trendClasses[g.Name]:
 		return f.Kind == KindTrend && f.Classification == g.Name
-	case g.Name == gateNonPyTorch || g.Name == gateSanitizerErrors:
+	case g.Name == gateNonPyTorch:
+		return f.Kind == KindNonPyTorch
+	case g.Name == gateSanitizerErrors:
 		return false
 	default:
 		return string(f.Kind) == g.Name
@@ -288,10 +291,15 @@ func (g Gate) eval(in GateInput) (string, bool) {
 		most, found := int64(0), false
 		for i := range in.Findings {
 			f := &in.Findings[i]
-			if f.Kind != KindOOM || f.OOMDetail == nil || f.AllocatorMemory == nil || f.ProcessInUseBytes == nil || f.AllocatorMemory.ReservedBytes == nil {
+			var v int64
+			switch {
+			case f.Kind == KindNonPyTorch:
+				v = f.Bytes
+			case f.Kind != KindOOM || f.OOMDetail == nil || f.AllocatorMemory == nil || f.ProcessInUseBytes == nil || f.AllocatorMemory.ReservedBytes == nil:
 				continue
+			default:
+				v = *f.ProcessInUseBytes - *f.AllocatorMemory.ReservedBytes
 			}
-			v := *f.ProcessInUseBytes - *f.AllocatorMemory.ReservedBytes
 			if !found || v > most {
 				most, found = v, true
 			}
@@ -299,7 +307,7 @@ func (g Gate) eval(in GateInput) (string, bool) {
 		if !found {
 			return "", false
 		}
-		return fmt.Sprintf("%s used outside PyTorch's caching allocator at an OOM", sizeWhy(most)), g.crosses(most)
+		return fmt.Sprintf("%s used outside PyTorch's caching allocator (at an OOM, or beside a snapshot)", sizeWhy(most)), g.crosses(most)
 	case g.Name == gateNew:
 		n, b := 0, int64(0)
 		for _, e := range in.Diff {

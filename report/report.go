@@ -40,6 +40,10 @@ const (
 	// KindFragmentation: memory PyTorch's segments hold free but split
 	// around live blocks, large at the end of a run (report/oom.go).
 	KindFragmentation Kind = "fragmentation"
+	// KindNonPyTorch: memory a process holds outside PyTorch's caching
+	// allocator (NVML's used memory less the snapshot's reserved memory),
+	// from a snapshot and an NVML log of the same run given together.
+	KindNonPyTorch Kind = "non-pytorch"
 )
 
 // rank orders kinds in a report: lower first.
@@ -51,7 +55,7 @@ func (k Kind) rank() int {
 		return 1
 	case KindPendingFree:
 		return 2
-	case KindTrend:
+	case KindTrend, KindNonPyTorch:
 		return 3
 	case KindFragmentation:
 		return 4

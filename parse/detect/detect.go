@@ -6,6 +6,7 @@ import (
 	"bytes"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
@@ -20,6 +21,9 @@ func Detect(head []byte) parse.Format {
 	switch {
 	case pytorch.Sniff(head):
 		return parse.FormatPyTorchSnapshot
+	}
+	if f := kineto.SniffFormat(head); f != parse.FormatUnknown {
+		return f
 	}
 	if f, ok := sanitizer.Sniff(head); ok {
 		return f

@@ -1,0 +1,46 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// analyzeKineto streams a profiler trace through the snapshot leak
+// analysis (analyze.KinetoAnalyzer rebuilds each allocation's stack).
+func analyzeKineto(in *parse.Input, format parse.Format, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+	mem := parse.NewRecyclingAllocator(64 << 20)
+	r := kineto.NewReader(in.Reader(), in.Name, kineto.WithAllocator(mem))
+	defer r.Release()
+	a := analyze.NewKinetoAnalyzer(lopt)
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			return report.Input{}, nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return report.Input{}, nil, err
+	}
+	meta := r.Metadata()
+	if meta.MemoryEvents == 0 && meta.OOMEvents == 0 {
+		why := "it was recorded without profile_memory=True"
+		if meta.ProfileMemory != nil && *meta.ProfileMemory {
+			why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
+		}
+		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,
+			Msg: fmt.Sprintf("a PyTorch profiler trace of %d events with no [memory] events: %s; record with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True, with_stack=True) and export_chrome_trace, or take a snapshot with torch.cuda.memory._record_memory_history()", meta.Events, why)}
+	}
+	res, err := a.Finalize()
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	warns := append([]string(nil), meta.Warnings...)
+	if res.CUDAEvents == 0 {
+		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
+	}
+	rin, fs := report.FromLeaks(in.Name, string(format), warns, res.Leak)
+	return rin, fs, nil
+}

@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// TestAnalyzeKineto runs the whole command on profiler outputs: the
+// shared fixture's trace and memory timeline (8 steps keeping their
+// output: one leak each), the memory timeline's HTML page from the field
+// (exit 2 with what to export instead), and a trace without [memory]
+// events (exit 2 saying to record profile_memory=True).
+func TestAnalyzeKineto(t *testing.T) {
+	for _, c := range []struct {
+		path, kind, site string
+	}{
+		{filepath.Join(td, "pytorch", "kineto_trace.json"), "pytorch-profiler-trace", "aten::linear"},
+		{filepath.Join(td, "pytorch", "memory_timeline.json"), "pytorch-memory-timeline", "activation"},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "leak", c.path)
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1 (a leak): %s", c.path, code, errOut)
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Inputs[0].Format != c.kind || r.Findings[0].Kind != report.KindLeak || r.Findings[0].Site.Function != c.site {
+			t.Errorf("%s: format %q, first finding %s at %q; want %q, leak at %q", c.path, r.Inputs[0].Format, r.Findings[0].Kind, r.Findings[0].Site.Function, c.kind, c.site)
+		}
+	}
+	html := filepath.Join("..", "..", "shared", "field", "kineto", "Maphsge4__memory_timeline_backward_hook.html")
+	if _, err := os.Stat(html); err == nil {
+		code, _, errOut := run(t, nil, "analyze", html)
+		if code != 2 || !strings.Contains(errOut, ".raw.json.gz") {
+			t.Errorf("HTML timeline: exit %d, %q; want 2 and what to export", code, errOut)
+		}
+	}
+	noMem := filepath.Join(t.TempDir(), "trace.json")
+	os.WriteFile(noMem, []byte(`{"schemaVersion":1,"profile_memory":0,"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}`), 0o644)
+	code, _, errOut := run(t, nil, "analyze", noMem)
+	if code != 2 || !strings.Contains(errOut, "profile_memory=True") {
+		t.Errorf("trace without memory: exit %d, %q; want 2 and profile_memory=True", code, errOut)
+	}
+}
+
+// TestKinetoGoldens: the whole table output on the H200 recordings of
+// this family (testdata/README.md): the profiler trace, its memory
+// timeline, and a snapshot joined with nvidia-smi logs.
+func TestKinetoGoldens(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"analyze_profile_keep_outputs_trace.table", []string{"analyze", td + "kineto/profile_keep_outputs_trace.json.gz"}},
+		{"analyze_profile_keep_outputs_timeline_raw.table", []string{"analyze", td + "kineto/profile_keep_outputs_memory_timeline.raw.json.gz"}},
+		{"analyze_native_beside_flat_joined.table", []string{"analyze", td + "pytorch/native_beside_flat.pickle", td + "run/native_beside_flat_query_apps.csv", td + "run/native_beside_flat_query_gpu.csv"}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			code, out, errOut := run(t, nil, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.golden+".stdout", out)
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// analyzeTimeline reads an export_memory_timeline output: a finding per
+// category of tensor, a leak for each whose floor keeps rising.
+func analyzeTimeline(in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
+	if format == parse.FormatMemoryTimelineHTML {
+		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,
+			Msg: "this is export_memory_timeline's HTML page: it holds only a picture (a PNG) of the timeline, not its numbers; export it again with a path ending in .json (times and sizes by category) or .raw.json.gz (every event), which gpuleak reads"}
+	}
+	tl, err := kineto.ReadTimeline(in.Reader(), in.Name, format == parse.FormatMemoryTimelineRaw)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	rin := report.Input{Path: in.Name, Format: string(format)}
+	if len(tl.TimesUs) == 0 {
+		rin.Warnings = append(rin.Warnings, "the memory timeline is empty: no tensor was seen on the device (was it exported for the right device, e.g. device=\"cuda:0\"?)")
+		return rin, nil, nil
+	}
+	var fs []report.Finding
+	gs := analyze.AnalyzeTimeline(tl)
+	for _, g := range gs {
+		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
+			Site: report.Frame{Function: g.Category}}
+		span := float64(g.SpanUs) / 1e6
+		switch {
+		case g.Grows:
+			f.Kind = report.KindLeak
+			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
+				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
+		case g.Windows == 0:
+			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; the timeline has %d points, too few to judge growth", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), len(tl.TimesUs))
+		default:
+			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %d windows; %s at the end, %s at most",
+				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), g.Windows, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+		}
+		if f.Kind == report.KindRetained && g.EndBytes == 0 {
+			continue // nothing held at the end: not worth a finding
+		}
+		fs = append(fs, f)
+	}
+	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %d points over %.2f s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6))
+	return rin, fs, nil
+}

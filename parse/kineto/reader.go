@@ -1,0 +1,491 @@
+package kineto
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Metadata is what a trace says about itself, complete once Next has
+// returned false.
+type Metadata struct {
+	// ProfileMemory and WithStack are the trace's profile_memory and
+	// with_stack keys; nil when the trace does not have them (then
+	// [memory] events and python_function spans are the only evidence).
+	ProfileMemory, WithStack *bool
+	// BaseTimeNs is baseTimeNanoseconds, 0 when absent.
+	BaseTimeNs int64
+	// Devices are the GPUs of deviceProperties.
+	Devices []Device
+	// Events counts every event of the trace; MemoryEvents, OOMEvents and
+	// Spans count the rows of the tables; Steps counts ProfilerStep#N spans.
+	Events, MemoryEvents, OOMEvents, Spans, Steps int64
+	// ByCategory counts events by cat (the empty string for none).
+	ByCategory map[string]int64
+	// Warnings are things the reader tolerated.
+	Warnings []string
+}
+
+// Device is one entry of deviceProperties.
+type Device struct {
+	ID          int
+	Name        string
+	TotalMemory int64 // bytes (totalGlobalMem)
+}
+
+// Options of a Reader.
+type Option func(*Reader)
+
+// WithAllocator sets the Arrow allocator of the batches.
+func WithAllocator(mem memory.Allocator) Option { return func(r *Reader) { r.mem = mem } }
+
+// WithBatchSize sets the most rows of a batch (default 64Ki).
+func WithBatchSize(n int) Option { return func(r *Reader) { r.batch = max(n, 1) } }
+
+// WithMaxEvents bounds the events read (default 1<<31); more is an error.
+func WithMaxEvents(n int64) Option { return func(r *Reader) { r.maxEvents = n } }
+
+// maxEventBytes bounds one event's JSON text.
+const maxEventBytes = 64 << 20
+
+// Reader streams a trace's tables. Use Next, Table and RecordBatch, then
+// Err; Release frees what is left.
+type Reader struct {
+	name      string
+	cr        *countReader
+	dec       *json.Decoder
+	mem       memory.Allocator
+	batch     int
+	maxEvents int64
+	meta      Metadata
+	state     int // 0 start, 1 in events, 2 in object after events, 3 done
+	inObject  bool
+	err       error
+	q         parse.BatchQueue[Table]
+
+	memB     *array.RecordBuilder
+	spanB    *array.RecordBuilder
+	kindDict *array.BinaryDictionaryBuilder
+	catDict  *array.BinaryDictionaryBuilder
+}
+
+// NewReader returns a Reader of the trace in r; name is used in errors.
+func NewReader(r io.Reader, name string, opts ...Option) *Reader {
+	cr := &countReader{r: r}
+	k := &Reader{name: name, cr: cr, dec: json.NewDecoder(cr), mem: memory.DefaultAllocator, batch: 64 << 10, maxEvents: 1 << 31}
+	k.meta.ByCategory = map[string]int64{}
+	for _, o := range opts {
+		o(k)
+	}
+	k.dec.UseNumber()
+	k.memB = array.NewRecordBuilder(k.mem, MemorySchema)
+	k.spanB = array.NewRecordBuilder(k.mem, SpansSchema)
+	k.kindDict = k.memB.Field(MemKind).(*array.BinaryDictionaryBuilder)
+	k.catDict = k.spanB.Field(SpCategory).(*array.BinaryDictionaryBuilder)
+	return k
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Metadata returns what the trace said about itself so far.
+func (r *Reader) Metadata() *Metadata { return &r.meta }
+
+// Table is the table of the current batch.
+func (r *Reader) Table() Table { return r.q.Table() }
+
+// RecordBatch is the current batch, valid until the next call of Next.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
+
+// Err is the error that stopped reading: a *parse.Error (wrapping
+// parse.ErrNotMine when the input is not a Chrome trace at all).
+func (r *Reader) Err() error { return r.err }
+
+// Release frees the batches and builders.
+func (r *Reader) Release() {
+	r.q.Release()
+	if r.memB != nil {
+		r.memB.Release()
+		r.spanB.Release()
+		r.memB, r.spanB = nil, nil
+	}
+}
+
+// Next makes the next batch current; false at the end or on error.
+func (r *Reader) Next() bool {
+	r.q.ReleaseCurrent()
+	for r.q.Empty() && r.err == nil && r.state != 3 {
+		if err := r.step(); err != nil {
+			r.err = err
+			r.q.Release()
+			return false
+		}
+	}
+	if r.err != nil {
+		return false
+	}
+	return r.q.Pop()
+}
+
+func (r *Reader) errorf(format string, args ...any) *parse.Error {
+	return parse.Errorf(r.name, r.dec.InputOffset(), format, args...)
+}
+
+func (r *Reader) wrap(err error) error {
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &parse.Error{File: r.name, Offset: se.Offset, Msg: "invalid JSON", Err: err}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &parse.Error{File: r.name, Offset: r.cr.n, Msg: "the trace ends early (truncated?)", Err: io.ErrUnexpectedEOF}
+	}
+	return &parse.Error{File: r.name, Offset: r.dec.InputOffset(), Err: err}
+}
+
+// step reads up to one batch of events, or the keys around traceEvents.
+func (r *Reader) step() error {
+	switch r.state {
+	case 0:
+		tok, err := r.dec.Token()
+		if err != nil {
+			return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace (JSON)", Err: parse.ErrNotMine}
+		}
+		switch tok {
+		case json.Delim('['):
+			r.state = 1
+			return nil
+		case json.Delim('{'):
+			r.inObject = true
+			return r.objectKeys()
+		}
+		return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace: want a JSON object or array", Err: parse.ErrNotMine}
+	case 1:
+		for n := 0; n < r.batch && r.dec.More(); n++ {
+			if err := r.event(); err != nil {
+				return err
+			}
+		}
+		if r.memB.Field(0).Len() >= r.batch {
+			r.flush(false)
+		}
+		if r.spanB.Field(0).Len() >= r.batch {
+			r.flush(true)
+		}
+		if r.dec.More() {
+			return nil
+		}
+		if _, err := r.dec.Token(); err != nil { // ']'
+			return r.wrap(err)
+		}
+		if r.inObject {
+			return r.objectKeys()
+		}
+		return r.finish()
+	}
+	return nil
+}
+
+// objectKeys reads the top-level keys until traceEvents' array opens, or
+// the object ends.
+func (r *Reader) objectKeys() error {
+	for r.dec.More() {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return r.wrap(err)
+		}
+		key, _ := tok.(string)
+		if key == "traceEvents" {
+			tok, err := r.dec.Token()
+			if err != nil {
+				return r.wrap(err)
+			}
+			if tok != json.Delim('[') {
+				return r.errorf("traceEvents is not an array")
+			}
+			r.state = 1
+			return nil
+		}
+		var v json.RawMessage
+		if err := r.dec.Decode(&v); err != nil {
+			return r.wrap(err)
+		}
+		r.metaKey(key, v)
+	}
+	if _, err := r.dec.Token(); err != nil { // '}'
+		return r.wrap(err)
+	}
+	if r.meta.Events == 0 && r.meta.ProfileMemory == nil && r.meta.WithStack == nil && r.meta.Devices == nil {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace: no traceEvents", Err: parse.ErrNotMine}
+	}
+	return r.finish()
+}
+
+func (r *Reader) metaKey(key string, v json.RawMessage) {
+	flag := func() *bool {
+		s := string(bytes.TrimSpace(v))
+		b := s == "1" || s == "true"
+		return &b
+	}
+	switch key {
+	case "profile_memory":
+		r.meta.ProfileMemory = flag()
+	case "with_stack":
+		r.meta.WithStack = flag()
+	case "baseTimeNanoseconds":
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64); err == nil {
+			if r.meta.Events > 0 && n != 0 {
+				r.meta.Warnings = append(r.meta.Warnings, "baseTimeNanoseconds comes after traceEvents: times are relative to the trace's own clock")
+			} else {
+				r.meta.BaseTimeNs = n
+			}
+		}
+	case "deviceProperties":
+		var ds []struct {
+			ID             int    `json:"id"`
+			Name           string `json:"name"`
+			TotalGlobalMem int64  `json:"totalGlobalMem"`
+		}
+		if json.Unmarshal(v, &ds) == nil && len(ds) <= 1024 {
+			for _, d := range ds {
+				r.meta.Devices = append(r.meta.Devices, Device{ID: d.ID, Name: d.Name, TotalMemory: d.TotalGlobalMem})
+			}
+		}
+	}
+}
+
+// rawEvent is the part of an event the reader uses.
+type rawEvent struct {
+	Ph   string          `json:"ph"`
+	Cat  string          `json:"cat"`
+	Name string          `json:"name"`
+	Pid  json.RawMessage `json:"pid"`
+	Tid  json.RawMessage `json:"tid"`
+	Ts   json.Number     `json:"ts"`
+	Dur  json.Number     `json:"dur"`
+	Args struct {
+		Addr           json.Number `json:"Addr"`
+		Bytes          json.Number `json:"Bytes"`
+		TotalAllocated json.Number `json:"Total Allocated"`
+		TotalReserved  json.Number `json:"Total Reserved"`
+		DeviceType     json.Number `json:"Device Type"`
+		DeviceID       json.Number `json:"Device Id"`
+		PythonID       json.Number `json:"Python id"`
+		PythonParentID json.Number `json:"Python parent id"`
+	} `json:"args"`
+}
+
+func (r *Reader) event() error {
+	start := r.dec.InputOffset()
+	var e rawEvent
+	err := r.dec.Decode(&e)
+	var te *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &te) {
+		return r.wrap(err)
+	}
+	if n := r.dec.InputOffset() - start; n > maxEventBytes {
+		return parse.Errorf(r.name, start, "one trace event is %d bytes (more than %d)", n, maxEventBytes)
+	}
+	r.meta.Events++
+	if r.meta.Events > r.maxEvents {
+		return parse.Errorf(r.name, start, "more than %d trace events", r.maxEvents)
+	}
+	if te != nil {
+		// A field of an unexpected type (a string pid on metadata events
+		// is normal): skip the event unless it is one that is read.
+		if e.Name == "[memory]" || e.Name == "[OutOfMemory]" || (e.Ph == "X" && (e.Cat == CategoryCPUOp || e.Cat == CategoryPythonFunction || e.Cat == CategoryUserAnnotation)) {
+			return parse.Errorf(r.name, start, "bad %s event: %v", e.Name, err)
+		}
+		return nil
+	}
+	r.meta.ByCategory[e.Cat]++
+	switch {
+	case e.Ph == "i" && (e.Name == "[memory]" || e.Name == "[OutOfMemory]"):
+		return r.memoryRow(&e, start)
+	case e.Ph == "X" && (e.Cat == CategoryCPUOp || e.Cat == CategoryPythonFunction || e.Cat == CategoryUserAnnotation):
+		return r.spanRow(&e, start)
+	}
+	return nil
+}
+
+// timeNs converts a ts (µs, maybe with a fraction) to ns since the epoch.
+func (r *Reader) timeNs(n json.Number) (int64, bool) {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(f) || f < -1e15 || f > 1e16 {
+		return 0, false
+	}
+	return int64(math.Round(f*1000)) + r.meta.BaseTimeNs, true
+}
+
+func idOf(v json.RawMessage) int64 {
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func intOf(n json.Number) (int64, bool) {
+	if n == "" {
+		return 0, false
+	}
+	if v, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return v, true
+	}
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && f >= math.MinInt64 && f <= math.MaxInt64 {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func (r *Reader) memoryRow(e *rawEvent, start int64) error {
+	t, ok := r.timeNs(e.Ts)
+	if !ok {
+		return parse.Errorf(r.name, start, "%s event without a valid ts (%q)", e.Name, e.Ts)
+	}
+	b, ok := intOf(e.Args.Bytes)
+	if !ok {
+		return parse.Errorf(r.name, start, "%s event without Bytes", e.Name)
+	}
+	kind := KindMemory
+	var addr uint64
+	if e.Name == "[OutOfMemory]" {
+		kind = KindOOM
+		r.meta.OOMEvents++
+	} else {
+		a, err := strconv.ParseUint(string(e.Args.Addr), 10, 64)
+		if err != nil {
+			if v, ok := intOf(e.Args.Addr); ok { // a negative address: a signed 64-bit print
+				a = uint64(v)
+			} else {
+				return parse.Errorf(r.name, start, "[memory] event without a valid Addr (%q)", e.Args.Addr)
+			}
+		}
+		addr = a
+		r.meta.MemoryEvents++
+	}
+	dt, _ := intOf(e.Args.DeviceType)
+	did, ok := intOf(e.Args.DeviceID)
+	if !ok {
+		did = -1
+	}
+	if dt < math.MinInt32 || dt > math.MaxInt32 || did < math.MinInt32 || did > math.MaxInt32 {
+		return parse.Errorf(r.name, start, "%s event with device %d:%d out of range", e.Name, dt, did)
+	}
+	f := r.memB
+	f.Field(MemTimeNs).(*array.Int64Builder).Append(t)
+	f.Field(MemPid).(*array.Int64Builder).Append(idOf(e.Pid))
+	f.Field(MemTid).(*array.Int64Builder).Append(idOf(e.Tid))
+	if err := r.kindDict.AppendString(kind); err != nil {
+		return err
+	}
+	f.Field(MemAddr).(*array.Uint64Builder).Append(addr)
+	f.Field(MemBytes).(*array.Int64Builder).Append(b)
+	for i, n := range []json.Number{e.Args.TotalAllocated, e.Args.TotalReserved} {
+		bld := f.Field(MemTotalAllocated + i).(*array.Int64Builder)
+		if v, ok := intOf(n); ok {
+			bld.Append(v)
+		} else {
+			bld.AppendNull()
+		}
+	}
+	f.Field(MemDeviceType).(*array.Int32Builder).Append(int32(dt))
+	f.Field(MemDeviceID).(*array.Int32Builder).Append(int32(did))
+	return nil
+}
+
+func (r *Reader) spanRow(e *rawEvent, start int64) error {
+	t, ok := r.timeNs(e.Ts)
+	if !ok {
+		return parse.Errorf(r.name, start, "%s span %q without a valid ts (%q)", e.Cat, e.Name, e.Ts)
+	}
+	var d int64
+	if e.Dur != "" {
+		f, err := strconv.ParseFloat(string(e.Dur), 64)
+		if err != nil || f < 0 || f > 1e13 {
+			return parse.Errorf(r.name, start, "%s span %q with a bad dur (%q)", e.Cat, e.Name, e.Dur)
+		}
+		d = int64(math.Round(f * 1000))
+	}
+	if e.Cat == CategoryUserAnnotation && isStep(e.Name) {
+		r.meta.Steps++
+	}
+	r.meta.Spans++
+	f := r.spanB
+	f.Field(SpStartNs).(*array.Int64Builder).Append(t)
+	f.Field(SpDurNs).(*array.Int64Builder).Append(d)
+	f.Field(SpPid).(*array.Int64Builder).Append(idOf(e.Pid))
+	f.Field(SpTid).(*array.Int64Builder).Append(idOf(e.Tid))
+	if err := r.catDict.AppendString(e.Cat); err != nil {
+		return err
+	}
+	f.Field(SpName).(*array.StringBuilder).Append(e.Name)
+	for i, n := range []json.Number{e.Args.PythonID, e.Args.PythonParentID} {
+		bld := f.Field(SpPythonID + i).(*array.Int64Builder)
+		if v, ok := intOf(n); ok {
+			bld.Append(v)
+		} else {
+			bld.AppendNull()
+		}
+	}
+	return nil
+}
+
+// StepPrefix starts the name of the user_annotation span that
+// torch.profiler's schedule and prof.step() make for each step.
+const StepPrefix = "ProfilerStep#"
+
+func isStep(name string) bool {
+	if len(name) <= len(StepPrefix) || name[:len(StepPrefix)] != StepPrefix {
+		return false
+	}
+	_, err := strconv.Atoi(name[len(StepPrefix):])
+	return err == nil
+}
+
+// IsStep reports whether a user_annotation span's name is ProfilerStep#N.
+func IsStep(name string) bool { return isStep(name) }
+
+func (r *Reader) flush(spans bool) {
+	b, t := r.memB, TableMemory
+	if spans {
+		b, t = r.spanB, TableSpans
+	}
+	if b.Field(0).Len() == 0 {
+		return
+	}
+	r.q.Push(t, b.NewRecordBatch())
+}
+
+func (r *Reader) finish() error {
+	r.flush(false)
+	r.flush(true)
+	r.state = 3
+	// Anything after the document is not ours to judge, but a second
+	// document means a damaged or concatenated file.
+	if _, err := r.dec.Token(); err == nil {
+		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf("text after the trace's JSON document at byte offset %d ignored", r.dec.InputOffset()))
+	}
+	return nil
+}

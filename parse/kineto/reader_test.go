@@ -1,0 +1,219 @@
+package kineto
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// counts reads every batch of a trace and counts rows per table.
+func counts(t *testing.T, r io.Reader, opts ...Option) (mem, spans int64, cuda int64, meta *Metadata, err error) {
+	t.Helper()
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	k := NewReader(r, "test", append(opts, WithAllocator(alloc))...)
+	defer k.Release()
+	for k.Next() {
+		rec := k.RecordBatch()
+		switch k.Table() {
+		case TableMemory:
+			mem += rec.NumRows()
+			dt := rec.Column(MemDeviceType).(*array.Int32)
+			for i := 0; i < dt.Len(); i++ {
+				if dt.Value(i) == DeviceCUDA {
+					cuda++
+				}
+			}
+		case TableSpans:
+			spans += rec.NumRows()
+		}
+	}
+	return mem, spans, cuda, k.Metadata(), k.Err()
+}
+
+// TestFixture: the shared fixture's README says the trace holds 329
+// [memory] events; Python's json module counts 297 of them on CUDA
+// (Device Type 1), 784 cpu_op, 1886 python_function and 16
+// user_annotation spans, no ProfilerStep#N.
+func TestFixture(t *testing.T) {
+	f, err := os.Open("../../testdata/pytorch/kineto_trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mem, spans, cuda, meta, err := counts(t, f, WithBatchSize(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem != 329 || cuda != 297 || spans != 784+1886+16 || meta.Steps != 0 {
+		t.Errorf("memory %d (cuda %d), spans %d, steps %d; want 329 (297), 2686, 0", mem, cuda, spans, meta.Steps)
+	}
+	if meta.ProfileMemory == nil || !*meta.ProfileMemory || meta.WithStack == nil || !*meta.WithStack {
+		t.Errorf("profile_memory/with_stack not read: %+v", meta)
+	}
+	if meta.BaseTimeNs != 1790857026000000000 || len(meta.Devices) != 1 || meta.Devices[0].Name != "NVIDIA H200" {
+		t.Errorf("metadata %+v", meta)
+	}
+}
+
+// TestH200Gzip: the H200 recording (testdata/README.md) holds 430
+// [memory] events, 390 of them on device 0 (/work/rec/README.md).
+func TestH200Gzip(t *testing.T) {
+	in, err := parse.Open("../../testdata/kineto/profile_keep_outputs_trace.json.gz", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	mem, _, cuda, _, err := counts(t, in.Reader())
+	if err != nil || mem != 430 || cuda != 390 {
+		t.Errorf("memory %d, cuda %d, err %v; want 430, 390", mem, cuda, err)
+	}
+}
+
+// TestField reads the field traces in place: each must read whole, with
+// the [memory] count Python's json module gives (see testdata/README.md).
+func TestField(t *testing.T) {
+	want := map[string]int64{
+		"CodingPlatelets__trace.json":                                     1070,
+		"CodingPlatelets__trace_128token_100Kpar_4exp_4batch_128seq.json": 1070,
+		"Gabriellanaro__trace.json":                                       496,
+	}
+	for name, n := range want {
+		f, err := os.Open("../../../shared/field/kineto/" + name)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Skip("../shared/field is absent")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, _, _, _, err := counts(t, f)
+		f.Close()
+		if err != nil || mem != n {
+			t.Errorf("%s: %d [memory] events, err %v; want %d", name, mem, err, n)
+		}
+	}
+}
+
+func TestBareArray(t *testing.T) {
+	doc := `[{"ph":"i","name":"[memory]","pid":1,"tid":2,"ts":1700000000000000,"args":{"Addr":4096,"Bytes":-512,"Device Type":1,"Device Id":0}},
+	{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":2,"ts":1.5,"dur":2.25}]`
+	mem, spans, cuda, _, err := counts(t, strings.NewReader(doc))
+	if err != nil || mem != 1 || spans != 1 || cuda != 1 {
+		t.Errorf("memory %d spans %d cuda %d err %v", mem, spans, cuda, err)
+	}
+}
+
+// TestBadInput: broken traces give a positioned *parse.Error; what is not
+// a trace wraps parse.ErrNotMine.
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name, doc string
+		notMine   bool
+	}{
+		{"empty", "", true},
+		{"number", "42", true},
+		{"truncated", `{"traceEvents":[{"ph":"X","cat":"cpu_op"`, false},
+		{"bad json", `{"traceEvents":[{"ph":"X",]}`, false},
+		{"events not array", `{"traceEvents":{}}`, false},
+		{"memory without addr", `{"traceEvents":[{"ph":"i","name":"[memory]","ts":1,"args":{"Bytes":1}}]}`, false},
+		{"memory without ts", `{"traceEvents":[{"ph":"i","name":"[memory]","args":{"Addr":1,"Bytes":1}}]}`, false},
+		{"bad dur", `{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":-4}]}`, false},
+	} {
+		_, _, _, _, err := counts(t, strings.NewReader(c.doc))
+		var pe *parse.Error
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %v is not a *parse.Error", c.name, err)
+			continue
+		}
+		if errors.Is(err, parse.ErrNotMine) != c.notMine {
+			t.Errorf("%s: %v: not-mine %v, want %v", c.name, err, !c.notMine, c.notMine)
+		}
+	}
+}
+
+func TestMaxEvents(t *testing.T) {
+	doc := `{"traceEvents":[{"ph":"M"},{"ph":"M"},{"ph":"M"}]}`
+	if _, _, _, _, err := counts(t, strings.NewReader(doc), WithMaxEvents(2)); err == nil {
+		t.Error("3 events read with a limit of 2")
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, c := range []struct {
+		head string
+		want parse.Format
+	}{
+		{`{"schemaVersion": 1, "traceEvents": [`, parse.FormatKinetoTrace},
+		{`[{"name": "x", "ph": "X", "ts": 1}]`, parse.FormatKinetoTrace},
+		{`[[1796026084554272, 1796026084554272, 17960`, parse.FormatMemoryTimeline},
+		{`[[-1, 1, 16777216, 0], [-1, 1, 16384, 0]]`, parse.FormatMemoryTimelineRaw},
+		{"<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline HTML</title></head>", parse.FormatMemoryTimelineHTML},
+		{`{"active.all.current": 3}`, parse.FormatUnknown},
+		{`{"note": "traceEvents"}`, parse.FormatUnknown},
+	} {
+		if got := SniffFormat([]byte(c.head)); got != c.want {
+			t.Errorf("%.40q: %q, want %q", c.head, got, c.want)
+		}
+	}
+}
+
+// FuzzReader: any bytes give tables or a *parse.Error, never a panic, and
+// Arrow memory is always released.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(`{"traceEvents":[{"ph":"i","name":"[memory]","pid":1,"tid":2,"ts":1.5,"args":{"Addr":4096,"Bytes":512,"Total Allocated":512,"Total Reserved":2097152,"Device Type":1,"Device Id":0}},{"ph":"X","cat":"python_function","name":"a.py(3): f","ts":1,"dur":2,"args":{"Python id":2,"Python parent id":1}}],"baseTimeNanoseconds":1}`))
+	f.Add([]byte(`[{"ph":"i","name":"[OutOfMemory]","ts":3,"args":{"Bytes":1024,"Device Type":1,"Device Id":0}}]`))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"traceEvents":[]}`))
+	zw.Close()
+	f.Add(gz.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer alloc.AssertSize(t, 0)
+		k := NewReader(bytes.NewReader(data), "fuzz", WithAllocator(alloc), WithBatchSize(3), WithMaxEvents(1<<12))
+		defer k.Release()
+		for k.Next() {
+			_ = k.RecordBatch().NumRows()
+		}
+		if err := k.Err(); err != nil {
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *parse.Error: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzTimeline: any bytes read as a memory timeline (.json or .raw.json)
+// give a timeline whose rows match its times, or a *parse.Error.
+func FuzzTimeline(f *testing.F) {
+	f.Add([]byte(`[[1, 2, 3], [[0, 1, 0, 0, 0, 0, 0, 0, 0], [0, 2, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 5, 0, 0, 0]]]`), false)
+	f.Add([]byte(`[[-1, 1, 16777216, 0], [1796090514871316057, 2, 2097152, 2], [1796090514963111661, 4, -8388608, 4]]`), true)
+	f.Fuzz(func(t *testing.T, data []byte, raw bool) {
+		tl, err := ReadTimeline(bytes.NewReader(data), "fuzz", raw)
+		if err != nil {
+			var pe *parse.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *parse.Error: %v", err)
+			}
+			return
+		}
+		if len(tl.Bytes) != len(tl.TimesUs) {
+			t.Fatalf("%d rows for %d times", len(tl.Bytes), len(tl.TimesUs))
+		}
+		for _, row := range tl.Bytes {
+			if len(row) != len(Categories) {
+				t.Fatalf("row of %d categories", len(row))
+			}
+		}
+	})
+}

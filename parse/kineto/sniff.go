@@ -1,0 +1,63 @@
+package kineto
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// traceHead matches the start of a Chrome trace as PyTorch writes it: an
+// object with a "traceEvents" key (checked within the head), or an array
+// whose first element is an event with a "ph" phase.
+var (
+	traceKey    = []byte(`"traceEvents"`)
+	arrayOfEvts = regexp.MustCompile(`^\[\s*\{[^{}]*"(ph|cat|ts|pid)"\s*:`)
+)
+
+// Sniff reports whether head, the first bytes of an input, is a Chrome
+// trace (torch.profiler's export_chrome_trace).
+func Sniff(head []byte) bool {
+	h := bytes.TrimLeft(head, " \t\r\n")
+	if len(h) == 0 {
+		return false
+	}
+	switch h[0] {
+	case '{':
+		i := bytes.Index(h, traceKey)
+		if i < 0 {
+			return false
+		}
+		// The key must be followed by a colon and an array.
+		rest := bytes.TrimLeft(h[i+len(traceKey):], " \t\r\n")
+		return len(rest) > 0 && rest[0] == ':'
+	case '[':
+		return arrayOfEvts.Match(h) && bytes.Contains(h, []byte(`"ph"`))
+	}
+	return false
+}
+
+// timelineHead matches export_memory_timeline's .json ([[t, t, ...],
+// [[n, n, ...], ...]]) and .raw.json ([[t, action, bytes, category], ...]).
+var (
+	timelineHead = regexp.MustCompile(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
+	rawHead      = regexp.MustCompile(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
+	htmlTitle    = []byte("<title>GPU Memory Timeline HTML</title>")
+)
+
+// SniffFormat returns the format of a PyTorch profiler output whose
+// content starts with head, or parse.FormatUnknown.
+func SniffFormat(head []byte) parse.Format {
+	h := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case Sniff(h):
+		return parse.FormatKinetoTrace
+	case rawHead.Match(h):
+		return parse.FormatMemoryTimelineRaw
+	case timelineHead.Match(h):
+		return parse.FormatMemoryTimeline
+	case bytes.Contains(h[:min(len(h), 4096)], htmlTitle):
+		return parse.FormatMemoryTimelineHTML
+	}
+	return parse.FormatUnknown
+}
