@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,8 +31,25 @@ func TestChildGpuleak(t *testing.T) {
 	if args == "" {
 		t.Skip("runs only as runChild's child process")
 	}
-	os.Exit(Main(strings.Split(args, "\x1f"), System(), "test"))
+	code := Main(strings.Split(args, "\x1f"), System(), "test")
+	if f := os.Getenv(childHWMEnv); f != "" {
+		// The kernel's peak RSS of this process image (reset by exec).
+		if st, err := os.ReadFile("/proc/self/status"); err == nil {
+			for _, l := range strings.Split(string(st), "\n") {
+				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+					os.WriteFile(f, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+				}
+			}
+		}
+	}
+	os.Exit(code)
 }
+
+// childHWMEnv names the file in which the child writes its peak resident
+// set size (VmHWM, KiB). rusage's ru_maxrss would not do: the child starts
+// as a vfork of the test process and shares its memory until exec, so its
+// ru_maxrss is at least the test process's own size.
+const childHWMEnv = "GPULEAK_TEST_CHILD_HWM"
 
 // runChild runs gpuleak with args and stdin in a child process and returns
 // its exit code, standard error, peak resident set size in bytes and wall
@@ -48,7 +67,8 @@ func runChildReader(t *testing.T, stdin io.Reader, stdout io.Writer, args ...str
 		t.Skip("peak RSS is read from Linux's rusage")
 	}
 	c := exec.Command(os.Args[0], "-test.run=^TestChildGpuleak$")
-	c.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"))
+	hwm := filepath.Join(t.TempDir(), "hwm")
+	c.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"), childHWMEnv+"="+hwm)
 	c.Stdin, c.Stdout = stdin, stdout
 	var errb bytes.Buffer
 	c.Stderr = &errb
@@ -57,6 +77,11 @@ func runChildReader(t *testing.T, stdin io.Reader, stdout io.Writer, args ...str
 	wall = time.Since(start)
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(hwm); err == nil {
+		if kib, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+			return c.ProcessState.ExitCode(), errb.String(), kib << 10, wall
+		}
 	}
 	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
 	return c.ProcessState.ExitCode(), errb.String(), ru.Maxrss << 10, wall // Linux: KiB
@@ -187,10 +212,10 @@ func TestLongStringCostsItsSize(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "not a PyTorch memory snapshot") {
 		t.Errorf("exit %d, %q; want exit 2, not a snapshot", code, errs)
 	}
-	// Measured 150 MiB (the runtime and the read buffers are ~20 MiB);
-	// the old reading would take ~370 MiB.
-	if rss > n*5/4 {
-		t.Errorf("peak RSS %d MiB for a %d MiB string, want under 1.25 times it", rss>>20, n>>20)
+	// Measured 150-157 MiB (the test binary, the runtime and the read
+	// buffers are 20-30 MiB); the old reading would take ~370 MiB.
+	if rss > n*11/8 {
+		t.Errorf("peak RSS %d MiB for a %d MiB string, want under 1.375 times it", rss>>20, n>>20)
 	}
 }
 

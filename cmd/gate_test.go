@@ -172,7 +172,6 @@ func TestGateErrorsNamePosition(t *testing.T) {
 		"oom, lek":           `bad --fail-on "oom, lek" at column 6: unknown name "lek"`,
 		"leak>10%":           `bad --fail-on "leak>10%" at column 6: a percent compares growth`,
 		"leak<4MiB":          `bad --fail-on "leak<4MiB" at column 5: want > or >=`,
-		"non-pytorch":        `bad --fail-on "non-pytorch" at column 12: non-pytorch needs a size`,
 		"sanitizer-errors>x": `bad --fail-on "sanitizer-errors>x" at column 18: want a count`,
 		"oom,grown>":         `bad --fail-on "oom,grown>" at column 11: want a value`,
 		"Leak":               `bad --fail-on "Leak" at column 1: want a name`,

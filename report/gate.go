@@ -23,8 +23,9 @@ any gate trips. NAME is:
                      used memory of all of them at their last sample)
   non-pytorch        memory a process used outside PyTorch's caching allocator:
                      at an OOM (in use less reserved), or a non-pytorch finding
-                     (a snapshot joined with an NVML log), the most of any;
-                     needs a size (non-pytorch>1GiB)
+                     (a snapshot joined with an NVML log), the most of any
+                     (non-pytorch>1GiB); alone, any non-pytorch finding (an
+                     OOM always has some: its CUDA context)
   sanitizer-errors   compute-sanitizer errors that are not leaks, in records
                      (sanitizer-errors>0); alone, any
   new                sites absent from --baseline (alone: any; with a size:
@@ -128,9 +129,6 @@ func parseGate(arg, part string, col int) (Gate, error) {
 	off := len(s) - len(rest)
 	switch {
 	case rest == "":
-		if name == gateNonPyTorch {
-			return g, at(off, "non-pytorch needs a size: non-pytorch>1GiB")
-		}
 		return g, nil
 	case strings.HasPrefix(rest, ">="):
 		g.Op, rest, off = OpGE, rest[2:], off+2
@@ -295,6 +293,8 @@ func (g Gate) eval(in GateInput) (string, bool) {
 			switch {
 			case f.Kind == KindNonPyTorch:
 				v = f.Bytes
+			case g.Op == OpAny: // alone: the finding kind only
+				continue
 			case f.Kind != KindOOM || f.OOMDetail == nil || f.AllocatorMemory == nil || f.ProcessInUseBytes == nil || f.AllocatorMemory.ReservedBytes == nil:
 				continue
 			default:
