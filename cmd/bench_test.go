@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // benchSnapshot is the 1,000,000-entry snapshot `make bench-data` writes
@@ -39,6 +41,34 @@ func benchSnapshot(b *testing.B) (string, int64) {
 // (in process) or the child's maximum resident set size (CPython).
 func BenchmarkAnalyzeSnapshot1M(b *testing.B) {
 	path, size := benchSnapshot(b)
+	benchAnalyzeSnapshot(b, path, size)
+}
+
+// BenchmarkAnalyzeBigReal is BenchmarkAnalyzeSnapshot1M on a snapshot
+// PyTorch itself wrote: ../shared/bench/big_real.pickle.gz (a GPT-2
+// training run, 949k trace entries, 83 MB unpacked, 6.4 MB gzipped; MB/s
+// is of the unpacked size). GPULEAK_BENCH_REAL overrides the path (an
+// unpacked file is read as it is).
+func BenchmarkAnalyzeBigReal(b *testing.B) {
+	path := os.Getenv("GPULEAK_BENCH_REAL")
+	if path == "" {
+		path = "../../shared/bench/big_real.pickle.gz"
+	}
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		b.Skipf("%v: the real benchmark snapshot is not here", err)
+	}
+	defer in.Close()
+	size, err := io.Copy(io.Discard, in.Reader())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAnalyzeSnapshot(b, path, size)
+}
+
+// benchAnalyzeSnapshot runs gpuleak and pickle.load on path, whose
+// unpacked size is size.
+func benchAnalyzeSnapshot(b *testing.B, path string, size int64) {
 	b.Run("gpuleak", func(b *testing.B) {
 		b.SetBytes(size)
 		peak := startHeapSampler()
@@ -62,7 +92,7 @@ func BenchmarkAnalyzeSnapshot1M(b *testing.B) {
 		var maxRSS int64
 		var cpu float64
 		for i := 0; i < b.N; i++ {
-			cmd := exec.CommandContext(context.Background(), py, "-c", "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))", path)
+			cmd := exec.CommandContext(context.Background(), py, "-c", "import gzip, pickle, sys; f = open(sys.argv[1], 'rb'); gz = f.read(2) == b'\\x1f\\x8b'; f.seek(0); pickle.load(gzip.GzipFile(fileobj=f) if gz else f)", path)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v: %s", err, out)
 			}

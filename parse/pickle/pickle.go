@@ -126,6 +126,14 @@ type Decoder struct {
 	sparse  map[int64]uint32 // memo indices far beyond len(memoIdx)
 	vals    []Value          // slot 0 unused, slot 1 the consumed marker
 	free    []uint32
+	// same maps a memoized scalar (a str, a Ref a Handler put in place of
+	// a container) to the slot that already holds an equal one: PyTorch
+	// memoizes a "N/A" str and a frames list in each trace entry, so
+	// without sharing the memo holds a slot per entry. Shared slots are
+	// never freed or overwritten.
+	same map[scalarKey]uint32
+
+	spare [][]Value // item storage of released containers, for reuse
 
 	pool []*Container // consumed containers nothing else refers to, for reuse
 
@@ -147,6 +155,24 @@ const (
 	maxPool        = 4096
 	maxPooledItems = 256
 )
+
+// maxSame bounds the distinct scalars whose memo slots are shared: beyond
+// it, a scalar takes a slot of its own, as it did before sharing.
+const maxSame = 1 << 16
+
+// scalarKey is a memoized scalar's identity: equal keys are equal values.
+type scalarKey struct {
+	kind Kind
+	tag  uint16
+	n    int64
+	s    string
+}
+
+// shareable reports whether v is a scalar whose memo slot may be shared:
+// immutable, compared by value.
+func shareable(v Value) bool {
+	return v.kind < List || v.kind == Ref
+}
 
 // NewDecoder returns a Decoder reading from r. name is the input's name for
 // error messages; h may be nil.
@@ -178,16 +204,56 @@ func (d *Decoder) Replace(c *Container, v Value) {
 	if c.memo == 0 {
 		return
 	}
-	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
-		d.vals[slot] = v
+	slot := d.memoSlot(c.memo - 1)
+	if slot <= consumedSlot || d.vals[slot].cont() != c {
+		return
 	}
+	if shareable(v) {
+		if s, ok := d.sameSlot(v); ok {
+			// Many entries share this replacement (the frames list of
+			// each trace entry becomes one of a few thousand stacks):
+			// the container's own slot is given back.
+			d.setMemoSlot(c.memo-1, s)
+			d.vals[slot] = Value{}
+			d.free = append(d.free, slot)
+			return
+		}
+	}
+	d.vals[slot] = v
 }
 
 // Release drops a container's items once a Handler has converted it, so
-// that their memory no longer counts against Limits.MaxValues.
+// that their memory no longer counts against Limits.MaxValues. The item
+// storage serves later containers.
 func (d *Decoder) Release(c *Container) {
 	d.held -= int64(len(c.Items))
+	if cap(c.Items) > 0 && cap(c.Items) <= maxPooledItems && len(d.spare) < maxPool {
+		d.spare = append(d.spare, c.Items[:0])
+	}
 	c.Items = nil
+}
+
+// sameSlot returns the slot shared by scalars equal to v, making one when
+// there is none yet and the table has room; ok is false when v must take
+// a slot of its own.
+func (d *Decoder) sameSlot(v Value) (uint32, bool) {
+	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
+	if v.kind == Str || v.kind == Bytes || v.kind == BigInt {
+		k.s = v.str()
+	}
+	if s, ok := d.same[k]; ok {
+		return s, true
+	}
+	if len(d.same) >= maxSame || len(d.vals) >= math.MaxUint32 {
+		return 0, false
+	}
+	if d.same == nil {
+		d.same = make(map[scalarKey]uint32)
+	}
+	s := uint32(len(d.vals))
+	d.vals = append(d.vals, v)
+	d.same[k] = s
+	return s, true
 }
 
 // hold counts n more stored values against Limits.MaxValues.
@@ -672,6 +738,11 @@ func (d *Decoder) pushContainer(k Kind, items []Value) error {
 		c = d.pool[n-1]
 		d.pool = d.pool[:n-1]
 		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
+	} else if n := len(d.spare); n > 0 && items == nil {
+		// A container a Handler converted and released (a frames list)
+		// left its item storage behind.
+		c = &Container{Kind: k, Items: d.spare[n-1], Offset: d.op}
+		d.spare = d.spare[:n-1]
 	} else {
 		if err := d.hold(len(items)); err != nil {
 			return err
@@ -939,7 +1010,20 @@ func (d *Decoder) put(i int64, v Value) error {
 	if i < 0 || i > d.lim.MaxMemo {
 		return d.Errorf("memo index %d out of range", i)
 	}
-	if old := d.memoSlot(i); old > consumedSlot {
+	old := d.memoSlot(i)
+	if shareable(v) {
+		if s, ok := d.sameSlot(v); ok {
+			if old > consumedSlot && old != s && !d.isShared(old) {
+				d.vals[old] = Value{}
+				d.free = append(d.free, old)
+			}
+			d.setMemoSlot(i, s)
+			return nil
+		}
+	}
+	if old > consumedSlot && !d.isShared(old) {
+		// A PUT again at an index (hand-made pickles; Python's picklers
+		// never do): the slot is this index's alone, overwrite it.
 		d.vals[old] = v
 		if c := v.cont(); c != nil {
 			c.memo = i + 1
@@ -963,6 +1047,20 @@ func (d *Decoder) put(i int64, v Value) error {
 		c.memo = i + 1
 	}
 	return nil
+}
+
+// isShared reports whether slot is one that equal scalars share.
+func (d *Decoder) isShared(slot uint32) bool {
+	v := d.vals[slot]
+	if !shareable(v) || d.same == nil {
+		return false
+	}
+	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
+	if v.kind == Str || v.kind == Bytes || v.kind == BigInt {
+		k.s = v.str()
+	}
+	s, ok := d.same[k]
+	return ok && s == slot
 }
 
 func (d *Decoder) get(i int64) error {
