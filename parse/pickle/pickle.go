@@ -131,7 +131,12 @@ type Decoder struct {
 	// memoizes a "N/A" str and a frames list in each trace entry, so
 	// without sharing the memo holds a slot per entry. Shared slots are
 	// never freed or overwritten.
-	same map[scalarKey]uint32
+	same     map[scalarKey]uint32
+	sameStr  map[string]uint32 // strs, by text
+	sameRef  map[refKey]uint32 // Refs
+	sameN    int               // entries of the three maps
+	lastStr  string            // the str last found in sameStr, and its slot
+	lastSlot uint32
 
 	spare [][]Value // item storage of released containers, for reuse
 
@@ -166,6 +171,11 @@ type scalarKey struct {
 	tag  uint16
 	n    int64
 	s    string
+}
+
+type refKey struct {
+	tag uint16
+	n   int64
 }
 
 // shareable reports whether v is a scalar whose memo slot may be shared:
@@ -237,23 +247,73 @@ func (d *Decoder) Release(c *Container) {
 // there is none yet and the table has room; ok is false when v must take
 // a slot of its own.
 func (d *Decoder) sameSlot(v Value) (uint32, bool) {
-	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
-	if v.kind == Str || v.kind == Bytes || v.kind == BigInt {
-		k.s = v.str()
+	// Strs and Refs, the scalars snapshots memoize by the million, have
+	// maps of their own with cheaper keys; a str repeated entry after
+	// entry ("N/A") is found without hashing.
+	switch v.kind {
+	case Str:
+		t := v.str()
+		if d.lastSlot != 0 && t == d.lastStr {
+			return d.lastSlot, true
+		}
+		s, ok := d.sameStr[t]
+		if !ok {
+			if s, ok = d.newSame(v); !ok {
+				return 0, false
+			}
+			if d.sameStr == nil {
+				d.sameStr = make(map[string]uint32)
+			}
+			d.sameStr[t] = s
+		}
+		d.lastStr, d.lastSlot = t, s
+		return s, true
+	case Ref:
+		k := refKey{v.tag, v.n}
+		if s, ok := d.sameRef[k]; ok {
+			return s, true
+		}
+		s, ok := d.newSame(v)
+		if ok {
+			if d.sameRef == nil {
+				d.sameRef = make(map[refKey]uint32)
+			}
+			d.sameRef[k] = s
+		}
+		return s, ok
 	}
+	k := d.scalarKey(v)
 	if s, ok := d.same[k]; ok {
 		return s, true
 	}
-	if len(d.same) >= maxSame || len(d.vals) >= math.MaxUint32 {
+	s, ok := d.newSame(v)
+	if ok {
+		if d.same == nil {
+			d.same = make(map[scalarKey]uint32)
+		}
+		d.same[k] = s
+	}
+	return s, ok
+}
+
+// newSame makes a slot for v that equal scalars will share, when the
+// tables have room.
+func (d *Decoder) newSame(v Value) (uint32, bool) {
+	if d.sameN >= maxSame || len(d.vals) >= math.MaxUint32 {
 		return 0, false
 	}
-	if d.same == nil {
-		d.same = make(map[scalarKey]uint32)
-	}
+	d.sameN++
 	s := uint32(len(d.vals))
 	d.vals = append(d.vals, v)
-	d.same[k] = s
 	return s, true
+}
+
+func (d *Decoder) scalarKey(v Value) scalarKey {
+	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
+	if v.kind == Bytes || v.kind == BigInt {
+		k.s = v.str()
+	}
+	return k
 }
 
 // hold counts n more stored values against Limits.MaxValues.
@@ -1052,14 +1112,16 @@ func (d *Decoder) put(i int64, v Value) error {
 // isShared reports whether slot is one that equal scalars share.
 func (d *Decoder) isShared(slot uint32) bool {
 	v := d.vals[slot]
-	if !shareable(v) || d.same == nil {
-		return false
+	var s uint32
+	var ok bool
+	switch {
+	case v.kind == Str:
+		s, ok = d.sameStr[v.str()]
+	case v.kind == Ref:
+		s, ok = d.sameRef[refKey{v.tag, v.n}]
+	case shareable(v):
+		s, ok = d.same[d.scalarKey(v)]
 	}
-	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
-	if v.kind == Str || v.kind == Bytes || v.kind == BigInt {
-		k.s = v.str()
-	}
-	s, ok := d.same[k]
 	return ok && s == slot
 }
 
