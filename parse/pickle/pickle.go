@@ -122,7 +122,7 @@ type Decoder struct {
 	stack []Value
 	marks []int // stack length at each MARK
 
-	memoIdx []uint32         // memo index -> slot in vals, 0 when unset
+	memoIdx memoIndex        // memo index -> slot in vals, 0 when unset
 	sparse  map[int64]uint32 // memo indices far beyond len(memoIdx)
 	vals    []Value          // slot 0 unused, slot 1 the consumed marker
 	free    []uint32
@@ -381,8 +381,8 @@ func (d *Decoder) Run() (done bool, err error) {
 				}
 				// Most memo gets fetch a scalar (a dict key, an action
 				// name): push it here; containers go through get.
-				if idx < int64(len(d.memoIdx)) && len(d.stack) < d.lim.MaxStack {
-					if slot := d.memoIdx[idx]; slot > consumedSlot {
+				if idx < d.memoIdx.n && len(d.stack) < d.lim.MaxStack {
+					if slot := d.memoIdx.at(idx); slot > consumedSlot {
 						if v := d.vals[slot]; v.kind < List {
 							d.stack = append(d.stack, v)
 							continue
@@ -423,7 +423,7 @@ func (d *Decoder) Run() (done bool, err error) {
 			case opMEMOIZE:
 				if n := len(d.stack); n > d.floor() {
 					s.pos++
-					err = d.put(int64(len(d.memoIdx)), d.stack[n-1])
+					err = d.put(d.memoIdx.n, d.stack[n-1])
 					break
 				}
 				err = d.step()
@@ -560,7 +560,7 @@ func (d *Decoder) step() error {
 		if len(d.stack) <= d.floor() {
 			return d.Errorf("MEMOIZE with an empty stack")
 		}
-		return d.put(int64(len(d.memoIdx)), d.stack[len(d.stack)-1])
+		return d.put(d.memoIdx.n, d.stack[len(d.stack)-1])
 	case opBINPUT:
 		b, err := d.fixed(1)
 		if err != nil {
@@ -1035,22 +1035,22 @@ func (d *Decoder) addItemsOp() error {
 // share consumedSlot, so a million consumed records cost four bytes each.
 
 func (d *Decoder) memoSlot(i int64) uint32 {
-	if i < int64(len(d.memoIdx)) {
-		return d.memoIdx[i]
+	if i < d.memoIdx.n {
+		return d.memoIdx.at(i)
 	}
 	return d.sparse[i]
 }
 
 func (d *Decoder) setMemoSlot(i int64, slot uint32) {
 	switch {
-	case i < int64(len(d.memoIdx)):
-		d.memoIdx[i] = slot
-	case i < int64(len(d.memoIdx))+4096:
+	case i < d.memoIdx.n:
+		d.memoIdx.set(i, slot)
+	case i < d.memoIdx.n+4096:
 		// Python's picklers number the memo densely; a small gap is filled.
-		for int64(len(d.memoIdx)) < i {
-			d.memoIdx = append(d.memoIdx, 0)
+		for d.memoIdx.n < i {
+			d.memoIdx.add(0)
 		}
-		d.memoIdx = append(d.memoIdx, slot)
+		d.memoIdx.add(slot)
 	default:
 		if d.sparse == nil {
 			d.sparse = make(map[int64]uint32)
@@ -1412,4 +1412,39 @@ var opNames = map[byte]string{
 	opGLOBAL: "GLOBAL", opSTACK_GLOBAL: "STACK_GLOBAL", opREDUCE: "REDUCE", opINST: "INST", opOBJ: "OBJ",
 	opNEWOBJ: "NEWOBJ", opNEWOBJ_EX: "NEWOBJ_EX", opBUILD: "BUILD", opPERSID: "PERSID", opBINPERSID: "BINPERSID",
 	opEXT1: "EXT1", opEXT2: "EXT2", opEXT4: "EXT4",
+}
+
+// memoIndex maps dense memo indices to slots, in chunks of memoChunk: a
+// pickle of a million records numbers millions of memo entries, and one
+// slice would be copied each time it grew (up to 2.25 times its size held
+// at once).
+type memoIndex struct {
+	chunks [][]uint32
+	n      int64
+}
+
+const memoChunkBits = 16
+const memoChunk = 1 << memoChunkBits
+
+func (m *memoIndex) at(i int64) uint32 {
+	return m.chunks[i>>memoChunkBits][i&(memoChunk-1)]
+}
+
+func (m *memoIndex) set(i int64, slot uint32) {
+	m.chunks[i>>memoChunkBits][i&(memoChunk-1)] = slot
+}
+
+func (m *memoIndex) add(slot uint32) {
+	// The first chunk grows as a slice does, so that small pickles (and
+	// fuzz inputs) do not each take 256 KiB; later ones are made whole.
+	if len(m.chunks) == 0 {
+		m.chunks = append(m.chunks, make([]uint32, 0, 64))
+	}
+	c := &m.chunks[len(m.chunks)-1]
+	if len(*c) == memoChunk {
+		m.chunks = append(m.chunks, make([]uint32, 0, memoChunk))
+		c = &m.chunks[len(m.chunks)-1]
+	}
+	*c = append(*c, slot)
+	m.n++
 }

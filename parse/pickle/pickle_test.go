@@ -483,3 +483,31 @@ func decodeAll(d *Decoder) (Value, error) {
 		}
 	}
 }
+
+// The memo index is kept in chunks: indices on both sides of a chunk's
+// boundary, set by MEMOIZE, BINPUT and LONG_BINPUT, come back from GET.
+func TestMemoAcrossChunks(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("\x80\x04](")
+	const n = 2*memoChunk + 10
+	for i := 0; i < n; i++ {
+		b.WriteString("J")
+		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
+		b.WriteString("\x94") // MEMOIZE: memo i holds i
+	}
+	for _, i := range []uint32{0, memoChunk - 1, memoChunk, 2 * memoChunk, n - 1} {
+		b.WriteString("j")
+		b.Write(binary.LittleEndian.AppendUint32(nil, i))
+	}
+	b.WriteString("e.")
+	v, err := Decode(&b, "chunks", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := v.Container().Items
+	for k, want := range []int64{0, memoChunk - 1, memoChunk, 2 * memoChunk, n - 1} {
+		if got, _ := items[n+k].Int64(); got != want {
+			t.Errorf("GET %d gave %d", want, got)
+		}
+	}
+}
