@@ -134,6 +134,7 @@ type Decoder struct {
 	same     map[scalarKey]uint32
 	sameStr  map[string]uint32 // strs, by text
 	sameRef  map[refKey]uint32 // Refs
+	sameID   map[uint64]uint32 // Refs with a small id (most), keyed by refID
 	sameN    int               // entries of the three maps
 	lastStr  string            // the str last found in sameStr, and its slot
 	lastSlot uint32
@@ -176,6 +177,16 @@ type scalarKey struct {
 type refKey struct {
 	tag uint16
 	n   int64
+}
+
+// refID packs a Ref's tag and id into one word when the id is from 0 to
+// 2^47-1 (a Handler's ids count up from 0): a map with a word key is
+// about four times faster than one with a struct key.
+func refID(v Value) (uint64, bool) {
+	if v.n < 0 || v.n >= 1<<47 {
+		return 0, false
+	}
+	return uint64(v.n)<<16 | uint64(v.tag), true
 }
 
 // shareable reports whether v is a scalar whose memo slot may be shared:
@@ -269,6 +280,19 @@ func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 		d.lastStr, d.lastSlot = t, s
 		return s, true
 	case Ref:
+		if id, small := refID(v); small {
+			if s, ok := d.sameID[id]; ok {
+				return s, true
+			}
+			s, ok := d.newSame(v)
+			if ok {
+				if d.sameID == nil {
+					d.sameID = make(map[uint64]uint32)
+				}
+				d.sameID[id] = s
+			}
+			return s, ok
+		}
 		k := refKey{v.tag, v.n}
 		if s, ok := d.sameRef[k]; ok {
 			return s, true
@@ -1118,7 +1142,11 @@ func (d *Decoder) isShared(slot uint32) bool {
 	case v.kind == Str:
 		s, ok = d.sameStr[v.str()]
 	case v.kind == Ref:
-		s, ok = d.sameRef[refKey{v.tag, v.n}]
+		if id, small := refID(v); small {
+			s, ok = d.sameID[id]
+		} else {
+			s, ok = d.sameRef[refKey{v.tag, v.n}]
+		}
 	case shareable(v):
 		s, ok = d.same[d.scalarKey(v)]
 	}

@@ -511,3 +511,29 @@ func TestMemoAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// Refs with equal ids but different tags, or ids beyond the packed range,
+// share a slot only with equal Refs.
+func TestSameSlotTellsRefsApart(t *testing.T) {
+	d := NewDecoder(bytes.NewReader(nil), "refs", nil, Limits{})
+	refs := []Value{RefValue(1, 5), RefValue(2, 5), RefValue(1, 1<<47), RefValue(1, -1), RefValue(1, 1<<47|5)}
+	slots := map[uint32]Value{}
+	for round := 0; round < 2; round++ {
+		for _, v := range refs {
+			s, ok := d.sameSlot(v)
+			if !ok {
+				t.Fatalf("%v: no slot", v)
+			}
+			if w, seen := slots[s]; seen && w != v {
+				t.Fatalf("%v and %v share slot %d", v, w, s)
+			}
+			slots[s] = v
+			if !d.isShared(s) {
+				t.Fatalf("%v: slot %d not known as shared", v, s)
+			}
+		}
+	}
+	if len(slots) != len(refs) {
+		t.Fatalf("%d slots for %d distinct Refs", len(slots), len(refs))
+	}
+}
