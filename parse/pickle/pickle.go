@@ -162,6 +162,10 @@ const (
 	maxPooledItems = 256
 )
 
+// maxSpare bounds the item storage kept from released containers (a
+// Handler releases them one at a time, and the next container takes it).
+const maxSpare = 256
+
 // maxSame bounds the distinct scalars whose memo slots are shared: beyond
 // it, a scalar takes a slot of its own, as it did before sharing.
 const maxSame = 1 << 16
@@ -248,7 +252,7 @@ func (d *Decoder) Replace(c *Container, v Value) {
 // storage serves later containers.
 func (d *Decoder) Release(c *Container) {
 	d.held -= int64(len(c.Items))
-	if cap(c.Items) > 0 && cap(c.Items) <= maxPooledItems && len(d.spare) < maxPool {
+	if cap(c.Items) > 0 && cap(c.Items) <= maxPooledItems && len(d.spare) < maxSpare {
 		d.spare = append(d.spare, c.Items[:0])
 	}
 	c.Items = nil
