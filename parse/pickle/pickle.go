@@ -162,9 +162,12 @@ const (
 	maxPooledItems = 256
 )
 
-// maxSpare bounds the item storage kept from released containers (a
-// Handler releases them one at a time, and the next container takes it).
-const maxSpare = 256
+// maxSpare bounds the item storage kept from released containers, as
+// maxPool bounds the pool (25 MiB at most each). Fewer is slower: on a real
+// snapshot the pool of consumed dicts serves new frames lists for long
+// stretches while released ones pile up here; with 256 kept, big_real
+// allocated 316 MB per run instead of 101 MB.
+const maxSpare = maxPool
 
 // maxSame bounds the distinct scalars whose memo slots are shared: beyond
 // it, a scalar takes a slot of its own, as it did before sharing.
