@@ -3,9 +3,9 @@ GO       ?= go
 BIN      := bin/gpuleak
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 FUZZTIME ?= 60s
-BENCHSNAP := .bench/snapshot_1m.pickle
+BENCHSNAP := .bench/snapshot_100k.pickle .bench/snapshot_1m.pickle
 
-.PHONY: build build-nvml test demo bench bench-data fuzz lint clean
+.PHONY: build build-nvml test demo bench bench-data bench-data-10m bench-findings fuzz lint clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
@@ -28,18 +28,32 @@ test:
 demo: build
 	./$(BIN) analyze testdata/pytorch/leak_train_loop.pickle
 
-# The million-entry snapshot the benchmarks read (not committed; needs python3).
+# The scaler's snapshots the benchmarks read (not committed; need python3):
+# 100k and 1M trace entries; bench-data-10m adds 10M (732 MB, a minute).
 bench-data: $(BENCHSNAP)
-$(BENCHSNAP): bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle
+bench-data-10m: .bench/snapshot_10m.pickle
+.bench/snapshot_%.pickle: bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle
 	mkdir -p .bench
-	python3 bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle $@ --entries 1000000
+	python3 bench/scale_snapshot.py testdata/pytorch/leak_train_loop.pickle $@ \
+	  --entries $$(echo $* | sed 's/k$$/000/; s/m$$/000000/')
 
-# Benchmarks, against CPython's pickle.load of the same file. Five rounds of
-# every benchmark, one after another, so that a shared machine's drift hits
-# gpuleak and its baseline alike; medians with `go run golang.org/x/perf/cmd/benchstat@latest .bench/bench.txt`.
+# Benchmarks, against CPython's pickle.load of the same file: first the real
+# snapshot ../shared/bench/big_real.pickle.gz (skipped when absent), then the
+# scaler's. Five rounds; in each, every benchmark runs gpuleak then
+# pickle.load, so that a shared machine's drift hits both alike.
+# bench/summarize.py prints medians with ranges (MB/s, CPU seconds, peak
+# memory, allocations).
 bench: bench-data
 	@rm -f .bench/bench.txt; for i in 1 2 3 4 5; do \
-	  $(GO) test -run '^$$' -bench . -benchtime 3x ./... | tee -a .bench/bench.txt | grep '^Benchmark'; done
+	  $(GO) test -run '^$$' -bench 'BenchmarkAnalyze(BigReal|Snapshot)' -benchtime 3x ./cmd/ | tee -a .bench/bench.txt | grep '^Benchmark'; done
+	@python3 bench/summarize.py .bench/bench.txt
+
+# Compare every snapshot's findings with those of a baseline build
+# (BASE=path/to/gpuleak, saved once with SAVE=1): speed work changes none.
+bench-findings: build
+	@test -n "$(BASE)" || { echo "make bench-findings BASE=path/to/baseline/gpuleak [SAVE=1]"; exit 2; }
+	@if [ -n "$(SAVE)" ]; then bench/compare_findings.sh save $(BASE) .bench/findings; fi
+	bench/compare_findings.sh check $(BIN) .bench/findings
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=10m).
 fuzz:

@@ -378,7 +378,12 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	// Batches are released as soon as they are analysed: their buffers
 	// serve the next ones.
 	mem := parse.NewRecyclingAllocator(64 << 20)
-	r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(mem))
+	popts := []pytorch.Option{pytorch.WithAllocator(mem)}
+	if in.Regular {
+		// A regular file's reads end: inflate it on another core.
+		popts = append(popts, pytorch.WithReadAhead())
+	}
+	r := pytorch.NewReader(in.Reader(), in.Name, popts...)
 	defer r.Release()
 	a := analyze.NewSnapshotAnalyzer(lopt)
 	reserved := analyze.NewReservedCollector()

@@ -14,33 +14,69 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
-// benchSnapshot is the 1,000,000-entry snapshot `make bench-data` writes
-// with bench/scale_snapshot.py; GPULEAK_BENCH_SNAPSHOT overrides the path.
-func benchSnapshot(b *testing.B) (string, int64) {
-	path := os.Getenv("GPULEAK_BENCH_SNAPSHOT")
-	if path == "" {
-		path = "../.bench/snapshot_1m.pickle"
+// BenchmarkAnalyzeSnapshot runs `gpuleak analyze --format json` on the
+// scaler's snapshots (bench/scale_snapshot.py on
+// testdata/pytorch/leak_train_loop.pickle; `make bench-data` writes the
+// 100k and 1M ones, `make bench-data-10m` the 10M one) in process (parse,
+// analyze and report), and, as the baseline of the same run, CPython's
+// pickle.load of the same file in a child process (its interpreter
+// start-up, about 20 ms, included). MB/s is of the file's size; cpu-s/op
+// is user+system CPU time (of this process, or of the child); peak-MiB is
+// the peak of the memory the Go runtime holds (in process) or the child's
+// maximum resident set size (CPython). A size whose file is missing is
+// skipped. GPULEAK_BENCH_SNAPSHOT names one more file to run as "file".
+func BenchmarkAnalyzeSnapshot(b *testing.B) {
+	sizes := []struct{ name, path string }{
+		{"100k", "../.bench/snapshot_100k.pickle"},
+		{"1M", "../.bench/snapshot_1m.pickle"},
+		{"10M", "../.bench/snapshot_10m.pickle"},
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Skipf("%v: run `make bench-data` first", err)
+	if p := os.Getenv("GPULEAK_BENCH_SNAPSHOT"); p != "" {
+		sizes = append(sizes, struct{ name, path string }{"file", p})
 	}
-	return path, st.Size()
+	for _, sz := range sizes {
+		b.Run(sz.name, func(b *testing.B) {
+			st, err := os.Stat(sz.path)
+			if err != nil {
+				b.Skipf("%v: run `make bench-data` first", err)
+			}
+			benchAnalyzeSnapshot(b, sz.path, st.Size())
+		})
+	}
 }
 
-// BenchmarkAnalyzeSnapshot1M runs `gpuleak analyze --format json` on the
-// million-entry snapshot in process (parse, analyze and report), and, as
-// the baseline of the same run, CPython's pickle.load of the same file in a
-// child process (its interpreter start-up, about 20 ms, included). MB/s is
-// of the file's size; cpu-s/op is user+system CPU time (of this process,
-// or of the child); peak-MiB is the peak of the memory the Go runtime holds
-// (in process) or the child's maximum resident set size (CPython).
-func BenchmarkAnalyzeSnapshot1M(b *testing.B) {
-	path, size := benchSnapshot(b)
+// BenchmarkAnalyzeBigReal is BenchmarkAnalyzeSnapshot on a snapshot
+// PyTorch itself wrote: ../shared/bench/big_real.pickle.gz (a GPT-2
+// training run, 949k trace entries, 83 MB unpacked, 6.4 MB gzipped; MB/s
+// is of the unpacked size). GPULEAK_BENCH_REAL overrides the path (an
+// unpacked file is read as it is).
+func BenchmarkAnalyzeBigReal(b *testing.B) {
+	path := os.Getenv("GPULEAK_BENCH_REAL")
+	if path == "" {
+		path = "../../shared/bench/big_real.pickle.gz"
+	}
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		b.Skipf("%v: the real benchmark snapshot is not here", err)
+	}
+	defer in.Close()
+	size, err := io.Copy(io.Discard, in.Reader())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAnalyzeSnapshot(b, path, size)
+}
+
+// benchAnalyzeSnapshot runs gpuleak and pickle.load on path, whose
+// unpacked size is size.
+func benchAnalyzeSnapshot(b *testing.B, path string, size int64) {
 	b.Run("gpuleak", func(b *testing.B) {
 		b.SetBytes(size)
+		b.ReportAllocs()
 		peak := startHeapSampler()
 		defer peak.stop()
 		cpu0 := cpuSeconds(syscall.RUSAGE_SELF)
@@ -62,7 +98,7 @@ func BenchmarkAnalyzeSnapshot1M(b *testing.B) {
 		var maxRSS int64
 		var cpu float64
 		for i := 0; i < b.N; i++ {
-			cmd := exec.CommandContext(context.Background(), py, "-c", "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))", path)
+			cmd := exec.CommandContext(context.Background(), py, "-c", "import gzip, pickle, sys; f = open(sys.argv[1], 'rb'); gz = f.read(2) == b'\\x1f\\x8b'; f.seek(0); pickle.load(gzip.GzipFile(fileobj=f) if gz else f)", path)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v: %s", err, out)
 			}

@@ -122,10 +122,24 @@ type Decoder struct {
 	stack []Value
 	marks []int // stack length at each MARK
 
-	memoIdx []uint32         // memo index -> slot in vals, 0 when unset
+	memoIdx memoIndex        // memo index -> slot in vals, 0 when unset
 	sparse  map[int64]uint32 // memo indices far beyond len(memoIdx)
 	vals    []Value          // slot 0 unused, slot 1 the consumed marker
 	free    []uint32
+	// same maps a memoized scalar (a str, a Ref a Handler put in place of
+	// a container) to the slot that already holds an equal one: PyTorch
+	// memoizes a "N/A" str and a frames list in each trace entry, so
+	// without sharing the memo holds a slot per entry. Shared slots are
+	// never freed or overwritten.
+	same     map[scalarKey]uint32
+	sameStr  map[string]uint32 // strs, by text
+	sameRef  map[refKey]uint32 // Refs
+	sameID   map[uint64]uint32 // Refs with a small id (most), keyed by refID
+	sameN    int               // entries of the three maps
+	lastStr  string            // the str last found in sameStr, and its slot
+	lastSlot uint32
+
+	spare [][]Value // item storage of released containers, for reuse
 
 	pool []*Container // consumed containers nothing else refers to, for reuse
 
@@ -147,6 +161,46 @@ const (
 	maxPool        = 4096
 	maxPooledItems = 256
 )
+
+// maxSpare bounds the item storage kept from released containers, as
+// maxPool bounds the pool (25 MiB at most each). Fewer is slower: on a real
+// snapshot the pool of consumed dicts serves new frames lists for long
+// stretches while released ones pile up here; with 256 kept, big_real
+// allocated 316 MB per run instead of 101 MB.
+const maxSpare = maxPool
+
+// maxSame bounds the distinct scalars whose memo slots are shared: beyond
+// it, a scalar takes a slot of its own, as it did before sharing.
+const maxSame = 1 << 16
+
+// scalarKey is a memoized scalar's identity: equal keys are equal values.
+type scalarKey struct {
+	kind Kind
+	tag  uint16
+	n    int64
+	s    string
+}
+
+type refKey struct {
+	tag uint16
+	n   int64
+}
+
+// refID packs a Ref's tag and id into one word when the id is from 0 to
+// 2^47-1 (a Handler's ids count up from 0): a map with a word key is
+// about four times faster than one with a struct key.
+func refID(v Value) (uint64, bool) {
+	if v.n < 0 || v.n >= 1<<47 {
+		return 0, false
+	}
+	return uint64(v.n)<<16 | uint64(v.tag), true
+}
+
+// shareable reports whether v is a scalar whose memo slot may be shared:
+// immutable, compared by value.
+func shareable(v Value) bool {
+	return v.kind < List || v.kind == Ref
+}
 
 // NewDecoder returns a Decoder reading from r. name is the input's name for
 // error messages; h may be nil.
@@ -178,16 +232,119 @@ func (d *Decoder) Replace(c *Container, v Value) {
 	if c.memo == 0 {
 		return
 	}
-	if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
-		d.vals[slot] = v
+	slot := d.memoSlot(c.memo - 1)
+	if slot <= consumedSlot || d.vals[slot].cont() != c {
+		return
 	}
+	if shareable(v) {
+		if s, ok := d.sameSlot(v); ok {
+			// Many entries share this replacement (the frames list of
+			// each trace entry becomes one of a few thousand stacks):
+			// the container's own slot is given back.
+			d.setMemoSlot(c.memo-1, s)
+			d.vals[slot] = Value{}
+			d.free = append(d.free, slot)
+			return
+		}
+	}
+	d.vals[slot] = v
 }
 
 // Release drops a container's items once a Handler has converted it, so
-// that their memory no longer counts against Limits.MaxValues.
+// that their memory no longer counts against Limits.MaxValues. The item
+// storage serves later containers.
 func (d *Decoder) Release(c *Container) {
 	d.held -= int64(len(c.Items))
+	if cap(c.Items) > 0 && cap(c.Items) <= maxPooledItems && len(d.spare) < maxSpare {
+		d.spare = append(d.spare, c.Items[:0])
+	}
 	c.Items = nil
+}
+
+// sameSlot returns the slot shared by scalars equal to v, making one when
+// there is none yet and the table has room; ok is false when v must take
+// a slot of its own.
+func (d *Decoder) sameSlot(v Value) (uint32, bool) {
+	// Strs and Refs, the scalars snapshots memoize by the million, have
+	// maps of their own with cheaper keys; a str repeated entry after
+	// entry ("N/A") is found without hashing.
+	switch v.kind {
+	case Str:
+		t := v.str()
+		if d.lastSlot != 0 && t == d.lastStr {
+			return d.lastSlot, true
+		}
+		s, ok := d.sameStr[t]
+		if !ok {
+			if s, ok = d.newSame(v); !ok {
+				return 0, false
+			}
+			if d.sameStr == nil {
+				d.sameStr = make(map[string]uint32)
+			}
+			d.sameStr[t] = s
+		}
+		d.lastStr, d.lastSlot = t, s
+		return s, true
+	case Ref:
+		if id, small := refID(v); small {
+			if s, ok := d.sameID[id]; ok {
+				return s, true
+			}
+			s, ok := d.newSame(v)
+			if ok {
+				if d.sameID == nil {
+					d.sameID = make(map[uint64]uint32)
+				}
+				d.sameID[id] = s
+			}
+			return s, ok
+		}
+		k := refKey{v.tag, v.n}
+		if s, ok := d.sameRef[k]; ok {
+			return s, true
+		}
+		s, ok := d.newSame(v)
+		if ok {
+			if d.sameRef == nil {
+				d.sameRef = make(map[refKey]uint32)
+			}
+			d.sameRef[k] = s
+		}
+		return s, ok
+	}
+	k := d.scalarKey(v)
+	if s, ok := d.same[k]; ok {
+		return s, true
+	}
+	s, ok := d.newSame(v)
+	if ok {
+		if d.same == nil {
+			d.same = make(map[scalarKey]uint32)
+		}
+		d.same[k] = s
+	}
+	return s, ok
+}
+
+// newSame makes a slot for v that equal scalars will share, when the
+// tables have room.
+func (d *Decoder) newSame(v Value) (uint32, bool) {
+	if d.sameN >= maxSame || len(d.vals) >= math.MaxUint32 {
+		return 0, false
+	}
+	d.sameN++
+	s := uint32(len(d.vals))
+	d.vals = append(d.vals, v)
+	return s, true
+}
+
+func (d *Decoder) scalarKey(v Value) scalarKey {
+	k := scalarKey{kind: v.kind, tag: v.tag, n: v.n}
+	if v.kind == Bytes || v.kind == BigInt {
+		k.s = v.str()
+	}
+	return k
 }
 
 // hold counts n more stored values against Limits.MaxValues.
@@ -255,8 +412,8 @@ func (d *Decoder) Run() (done bool, err error) {
 				}
 				// Most memo gets fetch a scalar (a dict key, an action
 				// name): push it here; containers go through get.
-				if idx < int64(len(d.memoIdx)) && len(d.stack) < d.lim.MaxStack {
-					if slot := d.memoIdx[idx]; slot > consumedSlot {
+				if idx < d.memoIdx.n && len(d.stack) < d.lim.MaxStack {
+					if slot := d.memoIdx.at(idx); slot > consumedSlot {
 						if v := d.vals[slot]; v.kind < List {
 							d.stack = append(d.stack, v)
 							continue
@@ -297,7 +454,7 @@ func (d *Decoder) Run() (done bool, err error) {
 			case opMEMOIZE:
 				if n := len(d.stack); n > d.floor() {
 					s.pos++
-					err = d.put(int64(len(d.memoIdx)), d.stack[n-1])
+					err = d.put(d.memoIdx.n, d.stack[n-1])
 					break
 				}
 				err = d.step()
@@ -434,7 +591,7 @@ func (d *Decoder) step() error {
 		if len(d.stack) <= d.floor() {
 			return d.Errorf("MEMOIZE with an empty stack")
 		}
-		return d.put(int64(len(d.memoIdx)), d.stack[len(d.stack)-1])
+		return d.put(d.memoIdx.n, d.stack[len(d.stack)-1])
 	case opBINPUT:
 		b, err := d.fixed(1)
 		if err != nil {
@@ -672,6 +829,11 @@ func (d *Decoder) pushContainer(k Kind, items []Value) error {
 		c = d.pool[n-1]
 		d.pool = d.pool[:n-1]
 		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
+	} else if n := len(d.spare); n > 0 && items == nil {
+		// A container a Handler converted and released (a frames list)
+		// left its item storage behind.
+		c = &Container{Kind: k, Items: d.spare[n-1], Offset: d.op}
+		d.spare = d.spare[:n-1]
 	} else {
 		if err := d.hold(len(items)); err != nil {
 			return err
@@ -904,22 +1066,22 @@ func (d *Decoder) addItemsOp() error {
 // share consumedSlot, so a million consumed records cost four bytes each.
 
 func (d *Decoder) memoSlot(i int64) uint32 {
-	if i < int64(len(d.memoIdx)) {
-		return d.memoIdx[i]
+	if i < d.memoIdx.n {
+		return d.memoIdx.at(i)
 	}
 	return d.sparse[i]
 }
 
 func (d *Decoder) setMemoSlot(i int64, slot uint32) {
 	switch {
-	case i < int64(len(d.memoIdx)):
-		d.memoIdx[i] = slot
-	case i < int64(len(d.memoIdx))+4096:
+	case i < d.memoIdx.n:
+		d.memoIdx.set(i, slot)
+	case i < d.memoIdx.n+4096:
 		// Python's picklers number the memo densely; a small gap is filled.
-		for int64(len(d.memoIdx)) < i {
-			d.memoIdx = append(d.memoIdx, 0)
+		for d.memoIdx.n < i {
+			d.memoIdx.add(0)
 		}
-		d.memoIdx = append(d.memoIdx, slot)
+		d.memoIdx.add(slot)
 	default:
 		if d.sparse == nil {
 			d.sparse = make(map[int64]uint32)
@@ -939,7 +1101,20 @@ func (d *Decoder) put(i int64, v Value) error {
 	if i < 0 || i > d.lim.MaxMemo {
 		return d.Errorf("memo index %d out of range", i)
 	}
-	if old := d.memoSlot(i); old > consumedSlot {
+	old := d.memoSlot(i)
+	if shareable(v) {
+		if s, ok := d.sameSlot(v); ok {
+			if old > consumedSlot && old != s && !d.isShared(old) {
+				d.vals[old] = Value{}
+				d.free = append(d.free, old)
+			}
+			d.setMemoSlot(i, s)
+			return nil
+		}
+	}
+	if old > consumedSlot && !d.isShared(old) {
+		// A PUT again at an index (hand-made pickles; Python's picklers
+		// never do): the slot is this index's alone, overwrite it.
 		d.vals[old] = v
 		if c := v.cont(); c != nil {
 			c.memo = i + 1
@@ -963,6 +1138,26 @@ func (d *Decoder) put(i int64, v Value) error {
 		c.memo = i + 1
 	}
 	return nil
+}
+
+// isShared reports whether slot is one that equal scalars share.
+func (d *Decoder) isShared(slot uint32) bool {
+	v := d.vals[slot]
+	var s uint32
+	var ok bool
+	switch {
+	case v.kind == Str:
+		s, ok = d.sameStr[v.str()]
+	case v.kind == Ref:
+		if id, small := refID(v); small {
+			s, ok = d.sameID[id]
+		} else {
+			s, ok = d.sameRef[refKey{v.tag, v.n}]
+		}
+	case shareable(v):
+		s, ok = d.same[d.scalarKey(v)]
+	}
+	return ok && s == slot
 }
 
 func (d *Decoder) get(i int64) error {
@@ -1252,4 +1447,39 @@ var opNames = map[byte]string{
 	opGLOBAL: "GLOBAL", opSTACK_GLOBAL: "STACK_GLOBAL", opREDUCE: "REDUCE", opINST: "INST", opOBJ: "OBJ",
 	opNEWOBJ: "NEWOBJ", opNEWOBJ_EX: "NEWOBJ_EX", opBUILD: "BUILD", opPERSID: "PERSID", opBINPERSID: "BINPERSID",
 	opEXT1: "EXT1", opEXT2: "EXT2", opEXT4: "EXT4",
+}
+
+// memoIndex maps dense memo indices to slots, in chunks of memoChunk: a
+// pickle of a million records numbers millions of memo entries, and one
+// slice would be copied each time it grew (up to 2.25 times its size held
+// at once).
+type memoIndex struct {
+	chunks [][]uint32
+	n      int64
+}
+
+const memoChunkBits = 16
+const memoChunk = 1 << memoChunkBits
+
+func (m *memoIndex) at(i int64) uint32 {
+	return m.chunks[i>>memoChunkBits][i&(memoChunk-1)]
+}
+
+func (m *memoIndex) set(i int64, slot uint32) {
+	m.chunks[i>>memoChunkBits][i&(memoChunk-1)] = slot
+}
+
+func (m *memoIndex) add(slot uint32) {
+	// The first chunk grows as a slice does, so that small pickles (and
+	// fuzz inputs) do not each take 256 KiB; later ones are made whole.
+	if len(m.chunks) == 0 {
+		m.chunks = append(m.chunks, make([]uint32, 0, 64))
+	}
+	c := &m.chunks[len(m.chunks)-1]
+	if len(*c) == memoChunk {
+		m.chunks = append(m.chunks, make([]uint32, 0, memoChunk))
+		c = &m.chunks[len(m.chunks)-1]
+	}
+	*c = append(*c, slot)
+	m.n++
 }

@@ -391,3 +391,149 @@ func TestLongStringGrowth(t *testing.T) {
 		}
 	}
 }
+
+// Equal memoized scalars share one memo slot (PyTorch memoizes a "N/A"
+// str in every trace entry), and a PUT again at an index whose slot is
+// shared changes that index alone.
+func TestMemoSharesEqualScalars(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("\x80\x04](")
+	for i := 0; i < 1000; i++ { // "N/A" memoized 1000 times, as a trace does
+		b.WriteString("\x8c\x03N/A\x94")
+	}
+	// memo 1 and memo 2 hold "N/A" in one slot; PUT "x" at memo 1 again.
+	b.WriteString("\x8c\x01xq\x01")
+	b.WriteString("h\x01h\x02h\x03e.")
+	d := NewDecoder(&b, "same", nil, Limits{})
+	for {
+		done, err := d.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	items := d.Result().Container().Items
+	var got []string
+	for _, v := range items[len(items)-3:] {
+		s, _ := v.Str()
+		got = append(got, s)
+	}
+	if want := []string{"x", "N/A", "N/A"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("memo 1, 2, 3 gave %q, want %q", got, want)
+	}
+	// Without sharing, the memo would hold a slot per "N/A" (1000).
+	if n := len(d.vals); n > 10 {
+		t.Fatalf("memo holds %d slots for 2 distinct strs", n)
+	}
+}
+
+// A container a Handler replaced with a Ref equal to an earlier one (a
+// frames list interned as a known stack) gives its memo slot back.
+func TestReplaceSharesEqualRefs(t *testing.T) {
+	// [[1], [1], [1], ...] where each inner list is memoized, then a GET of
+	// the first inner list.
+	var b bytes.Buffer
+	b.WriteString("\x80\x04]\x94")
+	for i := 0; i < 500; i++ {
+		b.WriteString("]\x94K\x01aa")
+	}
+	b.WriteString("h\x01a.")
+	c := &replacer{}
+	d := NewDecoder(&b, "refs", c, Limits{})
+	c.d = d
+	v, err := decodeAll(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := v.Container().Items
+	if len(items) != 501 {
+		t.Fatalf("%d items, want 501", len(items))
+	}
+	if tag, id, ok := items[500].Ref(); !ok || tag != 7 || id != 1 {
+		t.Fatalf("GET of a replaced list gave %v, want <ref 7:1>", items[500])
+	}
+	if n := len(d.vals); n > 10 {
+		t.Fatalf("memo holds %d slots for 500 lists replaced by one Ref", n)
+	}
+}
+
+// replacer replaces each list of the root list, as it is appended, with
+// the Ref 7:1, and releases its items.
+type replacer struct{ d *Decoder }
+
+func (*replacer) Tag(c, parent *Container, key Value, index int64) {}
+func (r *replacer) Append(l *Container, index int64, item Value) (bool, error) {
+	if c := item.Container(); c != nil && c.Kind == List && l != c {
+		r.d.Release(c)
+		r.d.Replace(c, RefValue(7, 1))
+	}
+	return false, nil
+}
+
+func decodeAll(d *Decoder) (Value, error) {
+	for {
+		done, err := d.Run()
+		if err != nil {
+			return Value{}, err
+		}
+		if done {
+			return d.Result(), nil
+		}
+	}
+}
+
+// The memo index is kept in chunks: indices on both sides of a chunk's
+// boundary, set by MEMOIZE, BINPUT and LONG_BINPUT, come back from GET.
+func TestMemoAcrossChunks(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("\x80\x04](")
+	const n = 2*memoChunk + 10
+	for i := 0; i < n; i++ {
+		b.WriteString("J")
+		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
+		b.WriteString("\x94") // MEMOIZE: memo i holds i
+	}
+	for _, i := range []uint32{0, memoChunk - 1, memoChunk, 2 * memoChunk, n - 1} {
+		b.WriteString("j")
+		b.Write(binary.LittleEndian.AppendUint32(nil, i))
+	}
+	b.WriteString("e.")
+	v, err := Decode(&b, "chunks", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := v.Container().Items
+	for k, want := range []int64{0, memoChunk - 1, memoChunk, 2 * memoChunk, n - 1} {
+		if got, _ := items[n+k].Int64(); got != want {
+			t.Errorf("GET %d gave %d", want, got)
+		}
+	}
+}
+
+// Refs with equal ids but different tags, or ids beyond the packed range,
+// share a slot only with equal Refs.
+func TestSameSlotTellsRefsApart(t *testing.T) {
+	d := NewDecoder(bytes.NewReader(nil), "refs", nil, Limits{})
+	refs := []Value{RefValue(1, 5), RefValue(2, 5), RefValue(1, 1<<47), RefValue(1, -1), RefValue(1, 1<<47|5)}
+	slots := map[uint32]Value{}
+	for round := 0; round < 2; round++ {
+		for _, v := range refs {
+			s, ok := d.sameSlot(v)
+			if !ok {
+				t.Fatalf("%v: no slot", v)
+			}
+			if w, seen := slots[s]; seen && w != v {
+				t.Fatalf("%v and %v share slot %d", v, w, s)
+			}
+			slots[s] = v
+			if !d.isShared(s) {
+				t.Fatalf("%v: slot %d not known as shared", v, s)
+			}
+		}
+	}
+	if len(slots) != len(refs) {
+		t.Fatalf("%d slots for %d distinct Refs", len(slots), len(refs))
+	}
+}

@@ -46,7 +46,15 @@ type options struct {
 	mem       memory.Allocator
 	batchSize int
 	limits    pickle.Limits
+	readAhead bool
 }
+
+// WithReadAhead reads the input on a goroutine of its own, a few 256 KiB
+// chunks ahead of the decoder, so that gzip inflation runs beside
+// decoding. Release then waits for the read in progress to end: use it
+// for regular files, whose reads always end, not for a pipe that may
+// block.
+func WithReadAhead() Option { return func(o *options) { o.readAhead = true } }
 
 // WithAllocator sets the Arrow allocator of the record batches (default
 // memory.DefaultAllocator).
@@ -83,6 +91,7 @@ type Reader struct {
 	name string
 	opt  options
 	src  io.Reader
+	ra   *readAhead
 	dec  *pickle.Decoder
 
 	b   [numTables]*array.RecordBuilder
@@ -168,7 +177,11 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd.st.init(rd.b[TableStacks])
 	rd.b[TableEvents].Reserve(o.batchSize)
 	rd.src = r
-	rd.dec = pickle.NewDecoder(r, name, rd, o.limits)
+	if o.readAhead {
+		rd.ra = newReadAhead(r)
+		rd.src = rd.ra
+	}
+	rd.dec = pickle.NewDecoder(rd.src, name, rd, o.limits)
 	return rd
 }
 
@@ -215,8 +228,13 @@ func (r *Reader) Metadata() *Metadata {
 	return &r.meta
 }
 
-// Release frees the current batch, batches not yet read, and the builders.
+// Release frees the current batch, batches not yet read, and the builders,
+// and stops reading ahead (WithReadAhead). The input must not be closed
+// before Release.
 func (r *Reader) Release() {
+	if r.ra != nil {
+		r.ra.Close()
+	}
 	r.q.Release()
 	for t := range r.b {
 		if r.b[t] != nil {
