@@ -449,7 +449,10 @@ func near(printed, v int64) bool {
 	return d <= pytorchtext.SizeTolerance(printed)+pytorchtext.SizeTolerance(v)
 }
 
-func parsed(g pytorchtext.Generation) bool { return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 }
+// parsed reports whether a message of generation g carries figures.
+func parsed(g pytorchtext.Generation) bool {
+	return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 || g == pytorchtext.GenAsync
+}
 
 // sameNumbers reports whether two parsed messages say the same.
 func sameNumbers(a, b *pytorchtext.Message) bool {
@@ -543,6 +546,11 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 		r.AllocatedBytes = m.Allocated
 		r.ReservedBytes = msgReserved
 		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
+		if m.Generation == pytorchtext.GenAsync {
+			// cudaMallocAsync: freed memory goes back to CUDA's pool,
+			// which the message does not show.
+			r.ReservedUnallocatedBytes = -1
+		}
 		if r.ReservedUnallocatedBytes >= 0 {
 			fit := r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= r.RequestedBytes
 			r.WouldFitIfContiguous = &fit
@@ -585,8 +593,16 @@ func (r *OOMReport) findCauses() {
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the request was read; the full message (the job's own log rather than a collector's, or str(e)) gives the GPU's and PyTorch's memory")
+		case pytorchtext.GenTHC:
+			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
 		return
+	}
+	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
+		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
+		if r.Reason != "" {
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
 	}
 	req := r.RequestedBytes
 	block, seg := req, r.SegmentBytes

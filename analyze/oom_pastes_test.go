@@ -76,13 +76,43 @@ func TestRealPastes(t *testing.T) {
 		{"cut_ray47509.txt", "cut", gib(339), -1, -1, -1, -1, -1, ""},
 		// fairseq's "| WARNING |" log line; 1.88 GiB split > 246 MiB.
 		{"fairseq2442_glued_summary.txt", "1.x", mib(24600), mib(46038), gib(3175), gib(2600), gib(2788), -1, CauseFragmentation},
+		// cudaMallocAsync (PyTorch's CUDAMallocAsyncAllocator.cpp), one
+		// "label : size" a line; "Currently allocated" is what PyTorch
+		// holds (no cache). 23.69 GiB - 2.94 MiB free - 6.89 GiB = 16.80
+		// GiB in use outside PyTorch, far over the 317 MiB short and over
+		// the 2 GiB a CUDA context could explain: other processes.
+		{"async_chattts9.txt", "async", mib(32000), mib(294), gib(2369), gib(689), gib(689), -1, CauseOtherProcesses},
+		// The same on one line: 16.00 - 0 - 12.20 = 3.80 GiB outside
+		// covers the 1.88 GiB short.
+		{"async_animatediff320_oneline.txt", "async", gib(188), 0, gib(1600), gib(1220), gib(1220), -1, CauseOtherProcesses},
+		// 15.99 - 0 - 15.16 = 0.83 GiB outside PyTorch: under 2 GiB (a
+		// context and libraries); the process filled the GPU: capacity.
+		{"async_slk28.txt", "async", 512 << 10, 0, gib(1599), gib(1516), gib(1516), -1, CauseCapacity},
+		// Without "CUDA out of memory." before it: 10.91 - 0.10 - 5.75 =
+		// 5.06 GiB outside PyTorch covers the 55.19 MiB short and is over
+		// 2 GiB: other processes.
+		{"pt1.x_noprefix_pytorch37250.txt", "1.x", mib(15600), mib(10081), gib(1091), gib(568), gib(575), -1, CauseOtherProcesses},
+		// 1.96 - 1.25 GiB = 0.71 GiB outside PyTorch (under 2 GiB); 10.24
+		// MiB unallocated < 20 MiB asked and < 17.12 MiB short + 128 MiB:
+		// capacity.
+		{"pt1.x_noprefix_shannon6.txt", "1.x", mib(2000), mib(288), gib(196), gib(124), gib(125), -1, CauseCapacity},
+		// PyTorch 0.3: "THCudaCheck FAIL ... error=2 : out of memory" and
+		// "cuda runtime error (2) : out of memory at F:L" are one OOM,
+		// without sizes: no cause, a note.
+		{"pt0.3_thcudacheck_ncrfpp121.txt", "0.x", -1, -1, -1, -1, -1, -1, ""},
+		{"pt0.4_thc_retinanet112.txt", "0.x", -1, -1, -1, -1, -1, -1, ""},
+		// "CUDA error:out of memory" without its space.
+		{"pt0.4_cudaerror_nospace_crgan8.txt", "cuda-error", -1, -1, -1, -1, -1, -1, ""},
+		// "this process has 17179869184.00 GiB" (2^64 bytes, NVML
+		// overflowing) is unknown; the rest reads: 7.02 GiB unallocated >=
+		// 3.98 GiB asked: fragmentation.
+		{"pt2.x_2pow64_allowed.txt", "2.x", gib(398), gib(1630), gib(3184), gib(674), gib(674) + gib(702), -1, CauseFragmentation},
+		// UTF-16LE with a byte order mark (PowerShell 5's ">"): 1.89 GiB
+		// unallocated >= 1.60 GiB asked.
+		{"utf16_evo2_190.txt", "2.x", gib(160), gib(125), gib(2203), gib(1866), gib(2055), gib(2078), CauseFragmentation},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			b, err := os.ReadFile("../testdata/pytorch/pastes/" + c.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pm := NewPostmortem([]OOMInput{textInput(t, c.file, string(b))}, PostmortemOptions{})
+			pm := NewPostmortem([]OOMInput{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
 			if len(pm.OOMs) != 1 {
 				t.Fatalf("%d OOMs", len(pm.OOMs))
 			}
@@ -164,6 +194,21 @@ func TestH200Recordings(t *testing.T) {
 	r = postmortem(t, "h200/oom_fragmentation_expandable.pickle").OOMs[0]
 	if r.Survived == nil || r.Survived.LaterOOMs != 1 {
 		t.Errorf("first OOM survived %+v", r.Survived)
+	}
+}
+
+// Prose that names the error is no message: an issue title "# CUDA out of
+// memory", "I keep getting CUDA out of memory errors when ...", "Is CUDA
+// out of memory. a known issue?", "the CUDA out of memory error persists",
+// "it still appeared CUDA out of memory" (a sentence's end); nor the
+// sentence after a real message.
+func TestProseIsNoMessage(t *testing.T) {
+	if in := oomInput(t, "pastes/prose_mentions.txt"); len(in.Text.Messages) != 0 {
+		t.Errorf("%d messages in prose: %+v", len(in.Text.Messages), in.Text.Messages)
+	}
+	in := oomInput(t, "pastes/pt1.x_prose_after_stripformer21.txt")
+	if len(in.Text.Messages) != 1 || in.Text.Messages[0].Generation != "1.x" {
+		t.Errorf("%+v", in.Text.Messages)
 	}
 }
 

@@ -32,6 +32,22 @@ const (
 	// title) after its request: Requested, printed whole before the cut,
 	// is the only number read; Reason says where it ends.
 	GenCut Generation = "cut"
+	// GenAsync: PyTorch's cudaMallocAsync allocator
+	// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, ComfyUI's
+	// default), c10/cuda/CUDAMallocAsyncAllocator.cpp: "Allocation on
+	// device d would exceed allowed memory. (out of memory)" then, one per
+	// line, "Currently allocated : A", "Requested : R", "Device limit : T",
+	// "Free (according to CUDA): F" and "PyTorch limit (set by
+	// user-supplied memory fraction) : L". A is what PyTorch allocated
+	// (Allocated and Reserved: this allocator keeps no cache of its own);
+	// L is the cap, printed as 17179869184.00 GiB (2^64 bytes) when none
+	// was set (Allowed -1 then). Reason is set when the figures were cut
+	// off; those read are kept.
+	GenAsync Generation = "async"
+	// GenTHC: PyTorch 0.x (THC): "cuda runtime error (2) : out of memory
+	// at FILE:LINE" and "THCudaCheck FAIL file=F line=L error=2 : out of
+	// memory"; the message has no sizes.
+	GenTHC Generation = "0.x"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -93,6 +109,9 @@ type Message struct {
 	Reason string
 	// Text is the message from the backend's name to the end of the line.
 	Text string
+	// Warnings are figures read as unknown because no GPU has them (NVML
+	// overflowing to 2^64 bytes), one sentence each.
+	Warnings []string
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -131,8 +150,11 @@ func FormatSize(size int64) string {
 	return fmt.Sprintf("%.2f GiB", f/(1<<30))
 }
 
-// oomPhrases are what a line must contain to be an out-of-memory message.
-var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory"}
+// oomPhrases are what a line must contain to hold an out-of-memory
+// message; classify then tells a message from prose that names the error.
+var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
+	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate "}
 
 // findOOM returns the index in line of the first out-of-memory phrase at or
 // after from, or -1.
@@ -146,10 +168,78 @@ func findOOM(line string, from int) int {
 	return best
 }
 
+// How a phrase found by findOOM reads.
+const (
+	// notMessage: prose that names the error ("I keep getting CUDA out of
+	// memory errors when ..."), or a phrase that is no message's start.
+	notMessage = iota
+	// weakMessage: a message only if it parses whole or goes on on the
+	// next lines (a bare "CUDA out of memory" ending an issue title or a
+	// sentence; "Tried to allocate" without the words before it).
+	weakMessage
+	// message: read it, and report it even when it does not parse.
+	message
+)
+
+// classify reads the text around an out-of-memory phrase at line[at].
+// After "CUDA out of memory" a message goes on with ". Tried to
+// allocate"; words running on as a sentence ("errors when", "error
+// persists", ". a known issue?") are prose. The phrase alone at the end of
+// the line is a message only after an exception type ("RuntimeError:").
+func classify(line string, at int) int {
+	rest := line[at:]
+	switch {
+	case strings.HasPrefix(rest, "Allocation on device "):
+		d := rest[len("Allocation on device "):]
+		j := 0
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory") {
+			return notMessage
+		}
+		return message
+	case strings.HasPrefix(rest, "THCudaCheck FAIL "):
+		if !strings.Contains(rest, " error=2 : out of memory") {
+			return notMessage
+		}
+		return message
+	case strings.HasPrefix(rest, "Tried to allocate "):
+		return weakMessage
+	case strings.HasPrefix(rest, "CUDA out of memory"), strings.HasPrefix(rest, "HIP out of memory"):
+		after := rest[strings.Index(rest, " out of memory")+len(" out of memory"):]
+		if strings.HasPrefix(after, ". Tried") {
+			return message
+		}
+		if t := strings.Trim(after, " \t\r\n\"'`)"); t == "" || t == "." {
+			if _, exc := splitPrefix(line[:at]); exc != "" {
+				return message
+			}
+			return weakMessage
+		}
+		switch {
+		case after[0] == ',' || after[0] == ';' || after[0] == '!' || after[0] == '?':
+			return notMessage
+		case len(after) > 1 && after[0] == ' ' && isLowerOrDigitWord(after[1:]):
+			return notMessage // "errors when", "error persists", "when I run"
+		case len(after) > 2 && after[0] == '.' && after[1] == ' ' && isLowerOrDigitWord(after[2:]):
+			return notMessage // "CUDA out of memory. a known issue?"
+		}
+	}
+	return message
+}
+
+// isLowerOrDigitWord reports whether s starts with a lower-case letter: a
+// sentence going on.
+func isLowerOrDigitWord(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
+
 // ParseMessage reads the out-of-memory message that starts at line[at]
-// (at the backend's name, "CUDA" or "HIP"). It always returns a Message;
-// one that does not follow a known form has Generation GenUnparsed and a
-// Reason, and no sizes. end is where the message's last part ends in line.
+// (at the backend's name, "CUDA" or "HIP", at "Allocation on device" for
+// cudaMallocAsync, at "cuda runtime error" or "THCudaCheck" for PyTorch
+// 0.x, or at "Tried to allocate" when the words before were lost). It
+// always returns a Message; one that does not follow a known form has
+// Generation GenUnparsed and a Reason, and no sizes. end is where the
+// message's last part ends in line.
 func ParseMessage(line string, at int) (m Message, end int) {
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
@@ -161,8 +251,36 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		m.Backend = "CUDA"
 	case s.eat("HIP"):
 		m.Backend = "HIP"
+	case s.eat("Allocation on device "):
+		m.Backend = "CUDA"
+		m.Generation = GenAsync
+		if err := parseAsync(s, &m); err != nil {
+			m.Reason = err.Error()
+			if !strings.HasPrefix(m.Reason, "the message ends at column") {
+				return m, len(strings.TrimRight(line, " \r\n"))
+			}
+		}
+		m.Warnings = s.huge
+		return m, s.i
+	case strings.HasPrefix(line[at:], "cuda runtime err"), strings.HasPrefix(line[at:], "THCudaCheck FAIL "):
+		// PyTorch 0.x: THCudaCheck FAIL prints "file=F line=L error=2 :
+		// out of memory" to stderr, then raises "cuda runtime error (2) :
+		// out of memory at F:L". Both name the same place: say it the
+		// same way, so that the pair is one OOM.
+		m.Backend, m.Generation = "CUDA", GenTHC
+		rest := m.Text
+		if strings.HasPrefix(rest, "THCudaCheck FAIL ") {
+			file, line := thcField(rest, "file="), thcField(rest, "line=")
+			m.Text = "cuda runtime error (2) : out of memory"
+			if file != "" {
+				m.Text += " at " + file + ":" + line
+			}
+		} else if i := strings.Index(rest, "out of memory"); i >= 0 {
+			m.Text = "cuda runtime error (2) : " + rest[i:]
+		}
+		return m, len(strings.TrimRight(line, " \r\n"))
 	}
-	if s.eat(" error: out of memory") {
+	if s.eat(" error: out of memory") || s.eat(" error:out of memory") {
 		m.Generation = GenCUDAError
 		return m, s.i
 	}
@@ -176,7 +294,69 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
+	m.Warnings = s.huge
 	return m, s.i
+}
+
+// thcField reads "name=value" up to the next space in a THCudaCheck line.
+func thcField(s, name string) string {
+	i := strings.Index(s, name)
+	if i < 0 {
+		return ""
+	}
+	v := s[i+len(name):]
+	if j := strings.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	return v
+}
+
+// parseAsync reads a cudaMallocAsync message after "Allocation on device
+// ": its figures, one "label : size" each, separated by spaces or line
+// ends (a reader joins the lines).
+func parseAsync(s *scanner, m *Message) error {
+	var err error
+	if m.Device, err = s.int(); err != nil {
+		return err
+	}
+	if err := s.want(" would exceed allowed memory. (out of memory)"); err != nil {
+		return err
+	}
+	var limit int64 = -1
+	for _, f := range []struct {
+		label string
+		v     *int64
+	}{
+		{"Currently allocated", &m.Allocated}, {"Requested", &m.Requested}, {"Device limit", &m.Total},
+		{"Free (according to CUDA)", &m.Free}, {"PyTorch limit (set by user-supplied memory fraction)", &limit},
+	} {
+		s.spaces()
+		if err := s.want(f.label); err != nil {
+			return err
+		}
+		s.spaces()
+		if err := s.want(":"); err != nil {
+			return err
+		}
+		s.spaces()
+		n := len(s.huge)
+		if *f.v, err = s.size(); err != nil {
+			return err
+		}
+		if f.v == &limit {
+			s.huge = s.huge[:n] // the unset limit is not a figure gone wrong
+		}
+		if f.v == &m.Allocated {
+			m.Reserved = m.Allocated // no cache of PyTorch's own
+		}
+	}
+	// The limit is SIZE_MAX (printed 17179869184.00 GiB, read as unknown)
+	// unless set_per_process_memory_fraction set one; at or above the
+	// device's memory it caps nothing.
+	if limit >= 0 && (m.Total < 0 || limit < m.Total) {
+		m.Allowed = limit
+	}
+	return nil
 }
 
 // splitPrefix splits the text before a message into a prefix and an
@@ -204,8 +384,10 @@ func isIdentByte(c byte) bool {
 // parseAllocatorMessage reads " out of memory. Tried to allocate ..." in
 // either generation.
 func parseAllocatorMessage(s *scanner, m *Message) error {
-	if err := s.want(" out of memory. Tried to allocate "); err != nil {
-		return err
+	if !s.eat("Tried to allocate ") {
+		if err := s.want(" out of memory. Tried to allocate "); err != nil {
+			return err
+		}
 	}
 	var err error
 	if m.Requested, err = s.size(); err != nil {
@@ -263,7 +445,9 @@ func parseGen2(s *scanner, m *Message) error {
 			if err := s.want(" memory in use. "); err != nil {
 				return err
 			}
-			m.Processes = append(m.Processes, p)
+			if p.Bytes >= 0 {
+				m.Processes = append(m.Processes, p)
+			}
 			continue
 		case s.eat("Including non-PyTorch memory, this process has "):
 			if m.ProcessInUse >= 0 {
@@ -393,10 +577,21 @@ func parseGen1(s *scanner, m *Message) error {
 	return nil
 }
 
+// maxSize is the largest size read as a figure: 1 PiB, far above any
+// GPU's memory.
+const maxSize = 1 << 50
+
 // scanner reads a message left to right; its errors name the column.
 type scanner struct {
-	s string
-	i int
+	s    string
+	i    int
+	huge []string // sizes read as unknown (see size)
+}
+
+func (s *scanner) spaces() {
+	for s.i < len(s.s) && (s.s[s.i] == ' ' || s.s[s.i] == '\t') {
+		s.i++
+	}
 }
 
 func (s *scanner) eat(lit string) bool {
@@ -501,7 +696,7 @@ func (s *scanner) size() (int64, error) {
 	if s.i >= s.end() {
 		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 	}
-	if len(whole) > 9 {
+	if len(whole) > 15 {
 		return 0, fmt.Errorf("column %d: size %s out of range", at+1, whole)
 	}
 	if err := s.cutInside(" bytes"); err != nil {
@@ -537,6 +732,12 @@ func (s *scanner) size() (int64, error) {
 		return 0, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	if hundredths/100 >= maxSize/unit {
+		// No GPU has this much: NVML's figure overflowed (2^64 bytes is
+		// printed 17179869184.00 GiB). Unknown, like "0 bytes in use".
+		s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no real size (at least %d TiB: a counter that overflowed); it is read as unknown", s.s[at:s.i], at+1, maxSize>>40))
+		return -1, nil
+	}
 	// hundredths < 10^11 and unit <= 2^30: split to stay within int64.
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
 }
