@@ -184,10 +184,17 @@ const (
 // classify reads the text around an out-of-memory phrase at line[at].
 // After "CUDA out of memory" a message goes on with ". Tried to
 // allocate"; words running on as a sentence ("errors when", "error
-// persists", ". a known issue?") are prose. The phrase alone at the end of
-// the line is a message only after an exception type ("RuntimeError:").
+// persists", ". a known issue?", "\" before") are prose. The phrase alone
+// at the end of the line is a message only after an exception type
+// ("RuntimeError:"). A phrase right after an opening quote or backtick is
+// quoted in prose or markdown: a message only if it parses (weak), except
+// as a JSON string's value ("error": "...").
 func classify(line string, at int) int {
 	rest := line[at:]
+	kind := message
+	if at > 0 && strings.IndexByte("\"'`", line[at-1]) >= 0 && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
+		kind = weakMessage
+	}
 	switch {
 	case strings.HasPrefix(rest, "Allocation on device "):
 		d := rest[len("Allocation on device "):]
@@ -195,38 +202,34 @@ func classify(line string, at int) int {
 		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
 			j++
 		}
-		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory") {
+		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)") {
 			return notMessage
 		}
-		return message
 	case strings.HasPrefix(rest, "THCudaCheck FAIL "):
 		if !strings.Contains(rest, " error=2 : out of memory") {
 			return notMessage
 		}
-		return message
 	case strings.HasPrefix(rest, "Tried to allocate "):
 		return weakMessage
 	case strings.HasPrefix(rest, "CUDA out of memory"), strings.HasPrefix(rest, "HIP out of memory"):
 		after := rest[strings.Index(rest, " out of memory")+len(" out of memory"):]
-		if strings.HasPrefix(after, ". Tried") {
-			return message
-		}
-		if t := strings.Trim(after, " \t\r\n\"'`)"); t == "" || t == "." {
-			if _, exc := splitPrefix(line[:at]); exc != "" {
-				return message
-			}
-			return weakMessage
-		}
+		closed := strings.TrimLeft(after, ".\"'`)")
+		next := strings.TrimLeft(closed, " \t")
 		switch {
-		case after[0] == ',' || after[0] == ';' || after[0] == '!' || after[0] == '?':
+		case strings.HasPrefix(next, "Tried"):
+		case next == "":
+			if _, exc := splitPrefix(line[:at]); exc == "" {
+				return weakMessage
+			}
+		case strings.IndexByte(",;!?", closed[0]) >= 0:
 			return notMessage
-		case len(after) > 1 && after[0] == ' ' && isLowerOrDigitWord(after[1:]):
-			return notMessage // "errors when", "error persists", "when I run"
-		case len(after) > 2 && after[0] == '.' && after[1] == ' ' && isLowerOrDigitWord(after[2:]):
-			return notMessage // "CUDA out of memory. a known issue?"
+		case next != closed && isLowerOrDigitWord(next):
+			return notMessage // "errors when", "error persists", "when I run", ". a known issue?"
+		case closed != after && next[0] != '(' && next[0] != '[':
+			return notMessage // a quotation ends: "\" before"
 		}
 	}
-	return message
+	return kind
 }
 
 // isLowerOrDigitWord reports whether s starts with a lower-case letter: a
@@ -492,6 +495,9 @@ func parseGen2(s *scanner, m *Message) error {
 				return err
 			}
 		}
+	}
+	if err := s.cutInside("with "); err != nil {
+		return err // a line wrapped right after "with"
 	}
 	if err := s.want("and "); err != nil {
 		return err

@@ -186,3 +186,25 @@ func TestMessageDamaged(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// NVML's overflow (2^64 bytes for this process) is unknown, with a
+// warning; the rest of the message is read (testdata/pytorch/pastes/
+// pt2.x_2pow64_allowed.txt). A cudaMallocAsync limit printed as 2^64 is
+// no cap and no warning.
+func TestHugeFigures(t *testing.T) {
+	line := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.98 GiB. GPU 0 has a total capacity of 31.84 GiB of which 16.30 GiB is free. Including non-PyTorch memory, this process has 17179869184.00 GiB memory in use. 17.51 GiB allowed; Of the allocated memory 6.74 GiB is allocated by PyTorch, and 7.02 GiB is reserved by PyTorch but unallocated."
+	m, _ := ParseMessage(line, strings.Index(line, "CUDA"))
+	if m.Generation != Gen2 || m.ProcessInUse != -1 || m.Allowed != gib(1751) || m.ReservedUnallocated != gib(702) || len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "17179869184.00 GiB") {
+		t.Errorf("%+v", m)
+	}
+	line = "Allocation on device 0 would exceed allowed memory. (out of memory) Currently allocated : 12.20 GiB Requested : 1.88 GiB Device limit : 16.00 GiB Free (according to CUDA): 0 bytes PyTorch limit (set by user-supplied memory fraction) : 17179869184.00 GiB"
+	m, _ = ParseMessage(line, 0)
+	if m.Generation != GenAsync || m.Reason != "" || m.Allowed != -1 || m.Allocated != gib(1220) || m.Reserved != gib(1220) || m.Requested != gib(188) || m.Total != 16*GiB || m.Free != 0 || len(m.Warnings) != 0 {
+		t.Errorf("%+v", m)
+	}
+	// A limit below the device's memory is a cap.
+	m, _ = ParseMessage(strings.Replace(line, "17179869184.00 GiB", "8.00 GiB", 1), 0)
+	if m.Allowed != 8*GiB {
+		t.Errorf("%+v", m)
+	}
+}

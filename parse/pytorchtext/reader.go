@@ -443,6 +443,7 @@ type pendingMessage struct {
 	line   int64 // the message's first line
 	joined int
 	weak   bool // dropped unless weakKept (see classify)
+	blank  int  // blank lines skipped since the last part
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
@@ -456,6 +457,12 @@ func endsCut(m Message) bool {
 func (r *Reader) continuePending(line string) bool {
 	p := r.pending
 	cont := strings.TrimLeft(line, " \t#>|")
+	if cont == "" && p.blank < 2 && p.joined < maxWrapLines {
+		// Parts of a message separated by blank lines (a paste whose
+		// line ends were doubled).
+		p.blank++
+		return true
+	}
 	if cont == "" || p.joined == maxWrapLines || len(p.text) > maxLine {
 		r.flushPending()
 		return false
@@ -469,7 +476,7 @@ func (r *Reader) continuePending(line string) bool {
 		if !progressed {
 			continue
 		}
-		p.text, p.msg, p.joined = text, m, p.joined+1
+		p.text, p.msg, p.joined, p.blank = text, m, p.joined+1, 0
 		if !endsCut(m) {
 			r.flushPending()
 		}
