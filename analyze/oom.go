@@ -529,6 +529,14 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 		if m.Requested > 0 && !r.snapshot {
 			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
 		}
+		if m.Generation == pytorchtext.GenCut && !r.snapshot {
+			// The figures printed whole before the cut.
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+			r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes = m.Total, m.Free, m.ProcessInUse
+			r.OtherProcesses, r.AllowedBytes = m.Processes, m.Allowed
+		}
 		return
 	}
 	if r.Device < 0 {
@@ -600,7 +608,8 @@ func (r *OOMReport) findCauses() {
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
-			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the request was read; the full message (the job's own log rather than a collector's, or str(e)) gives the GPU's and PyTorch's memory")
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
+			r.checkImpossible()
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
@@ -612,6 +621,7 @@ func (r *OOMReport) findCauses() {
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
 		}
 	}
+	r.checkImpossible()
 	req := r.RequestedBytes
 	block, seg := req, r.SegmentBytes
 	tol := int64(0)
@@ -891,9 +901,9 @@ func (r *OOMReport) findCauses() {
 			}
 		}
 		switch {
-		case others >= 0 && othersEstimated:
+		case others > 0 && othersEstimated:
 			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", size(others))
-		case others >= 0:
+		case others >= 0 && !othersEstimated:
 			ev += fmt.Sprintf(", other processes %s", size(others))
 		}
 		return Cause{Name: CauseCapacity, Evidence: ev,
@@ -947,6 +957,30 @@ func (r *OOMReport) findCauses() {
 		return order[full[i].Name] < order[full[j].Name]
 	})
 	r.Causes = append(causes, full...)
+}
+
+// checkImpossible notes figures that cannot all hold on one GPU: this
+// process, PyTorch's reserved memory or the listed processes above the
+// GPU's total. On Windows (WDDM) the driver may spill into shared system
+// memory; else the message was edited or pieced together.
+func (r *OOMReport) checkImpossible() {
+	if !r.known(r.DeviceTotalBytes) || r.DeviceTotalBytes == 0 {
+		return
+	}
+	limit := r.DeviceTotalBytes + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	var listed int64
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+	}
+	for _, f := range []struct {
+		what string
+		v    int64
+	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
+		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, size(f.v), size(r.DeviceTotalBytes)))
+			return
+		}
+	}
 }
 
 // nameProcesses finds, for each process the message lists, its NVML

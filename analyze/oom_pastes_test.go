@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
 // Real out-of-memory texts pasted into public bug reports, one per form
@@ -156,6 +158,18 @@ func TestRealPastes(t *testing.T) {
 		// the 353.02 MiB split: other-processes first; this process's
 		// 22.90 - 19.04 = 3.86 GiB outside PyTorch is in its evidence.
 		{"pt2.1_outside_pytorch_qanything303.txt", "2.x", mib(13200), mib(6706), gib(2364), gib(1870), gib(1870) + mib(35302), gib(2290), CauseOtherProcesses},
+		// Cut after its third "Process N has" line: the GPU's figures and
+		// the three processes (50.74 + 14.72 + 13.66 = 79.12 GiB) are
+		// kept; without PyTorch's memory no cause.
+		{"cut_after_processes.txt", "cut", gib(150), mib(4100), gib(7918), -1, -1, -1, ""},
+		// "GPU 。" then the reporter's Chinese text: cut after the request.
+		{"cut_cjk_huatuo50.txt", "cut", mib(27000), -1, -1, -1, -1, -1, ""},
+		// 17.20 GiB allocated + 10.73 GiB asked > 8 GiB: capacity; 19.15
+		// GiB reserved on an 8 GiB GPU is impossible: a note says so.
+		{"pt1.x_reserved_over_total_ipassr9.txt", "1.x", gib(1073), 0, gib(800), gib(1720), gib(1915), -1, CauseCapacity},
+		// Split across Python string literals: 262 MiB reserved + 8 GiB is
+		// far over 800.55 MiB allowed with 46.57 GiB free: memory-limit.
+		{"pt2.x_python_string_literals.txt", "2.x", gib(800), gib(4657), gib(4737), mib(24548), mib(24548) + mib(1652), mib(77200), CauseMemoryLimit},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			pm := NewPostmortem([]OOMInput{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
@@ -275,6 +289,12 @@ func TestPasteDetails(t *testing.T) {
 	}
 	if r := first("pt2.1_outside_pytorch_qanything303.txt"); !strings.Contains(r.Causes[0].Evidence, "3.86 GiB of it outside PyTorch's caching allocator") {
 		t.Errorf("qanything303: %s", r.Causes[0].Evidence)
+	}
+	if r := first("cut_after_processes.txt"); len(r.OtherProcesses) != 3 || r.OtherProcesses[2] != (pytorchtext.Process{PID: 568055, Bytes: gib(1366)}) {
+		t.Errorf("cut: %+v", r.OtherProcesses)
+	}
+	if r := first("pt1.x_reserved_over_total_ipassr9.txt"); !strings.Contains(notes(r), "19.15 GiB) is more than the GPU's 8.00 GiB") {
+		t.Errorf("ipassr9: %q", r.Notes)
 	}
 	// The smallest process holding the reserved memory is this one.
 	if r := first("pt2.x_pidns_4procs_cosmos.txt"); len(r.OtherProcesses) != 3 || !strings.Contains(notes(r), "process 2213429 (5.49 GiB) is taken for this process") {

@@ -29,8 +29,9 @@ const (
 	// from it: numbers are never guessed.
 	GenUnparsed Generation = "unparsed"
 	// GenCut: a message cut short (a log line's length limit, an issue
-	// title) after its request: Requested, printed whole before the cut,
-	// is the only number read; Reason says where it ends.
+	// title) after its request: the figures printed whole before the cut
+	// are read (Requested always; the GPU's, the processes' as far as
+	// they go); Reason says where it ends, as a byte column.
 	GenCut Generation = "cut"
 	// GenAsync: PyTorch's cudaMallocAsync allocator
 	// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, ComfyUI's
@@ -292,8 +293,15 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		bad := Message{Generation: GenUnparsed, Backend: m.Backend, Exception: m.Exception, Prefix: m.Prefix,
 			Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1, Allocated: -1,
 			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1, Text: m.Text, Reason: err.Error()}
-		if strings.HasPrefix(err.Error(), "the message ends at column") && m.Requested > 0 {
-			bad.Generation, bad.Requested = GenCut, m.Requested
+		if !strings.HasPrefix(bad.Reason, "the message ends at column") && s.i < len(line) && line[s.i] >= 0x80 && m.Requested > 0 {
+			// The message stops where text in another script goes on
+			// ("GPU 。" then the reporter's words): cut there.
+			bad.Reason = fmt.Sprintf("the message ends at column %d (byte), where other text follows", s.i+1)
+		}
+		if strings.HasPrefix(bad.Reason, "the message ends at column") && m.Requested > 0 {
+			// Keep every figure printed whole before the cut.
+			m.Generation, m.Reason, m.Warnings = GenCut, bad.Reason, s.huge
+			return m, len(strings.TrimRight(line, " \r\n"))
 		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
@@ -445,21 +453,29 @@ func parseGen2(s *scanner, m *Message) error {
 			if p.Bytes, err = s.size(); err != nil {
 				return err
 			}
-			if err := s.want(" memory in use. "); err != nil {
+			if err := s.want(" memory in use."); err != nil {
 				return err
 			}
 			if p.Bytes >= 0 {
-				m.Processes = append(m.Processes, p)
+				m.Processes = append(m.Processes, p) // whole, even if cut right after
+			}
+			if err := s.want(" "); err != nil {
+				return err
 			}
 			continue
 		case s.eat("Including non-PyTorch memory, this process has "):
 			if m.ProcessInUse >= 0 {
 				return fmt.Errorf("column %d: this process's memory is given twice", s.i+1)
 			}
-			if m.ProcessInUse, err = s.size(); err != nil {
+			n, err := s.size()
+			if err != nil {
 				return err
 			}
-			if err := s.want(" memory in use. "); err != nil {
+			if err := s.want(" memory in use."); err != nil {
+				return err
+			}
+			m.ProcessInUse = n
+			if err := s.want(" "); err != nil {
 				return err
 			}
 			continue
@@ -617,7 +633,7 @@ func (s *scanner) want(lit string) error {
 	for k < len(lit) && s.i+k < len(s.s) && s.s[s.i+k] == lit[k] {
 		k++
 	}
-	end := len(strings.TrimRight(s.s, " \r\n"))
+	end := s.end()
 	if s.i+k >= end {
 		return fmt.Errorf("the message ends at column %d, where %q should follow", end+1, lit[min(k, len(lit)):])
 	}
@@ -629,7 +645,9 @@ func (s *scanner) want(lit string) error {
 }
 
 // end is where the text ends, trailing spaces and line ends trimmed.
-func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n")) }
+// A closing quote at the end is not text of the message: a Python string
+// literal, a markdown backtick, a JSON string (the next line may go on).
+func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
 
 // cutInside reports a text that ends partway into one of lits.
 func (s *scanner) cutInside(lits ...string) error {
@@ -646,7 +664,7 @@ func (s *scanner) cutInside(lits ...string) error {
 }
 
 func (s *scanner) expected(what string) error {
-	if s.i >= len(strings.TrimRight(s.s, " \r\n")) {
+	if s.i >= s.end() {
 		return fmt.Errorf("the message ends at column %d, where %s should follow", s.i+1, what)
 	}
 	got := s.s[s.i:]
@@ -674,11 +692,11 @@ func (s *scanner) int64() (int64, error) {
 	at := s.i
 	d := s.digits()
 	if d == "" {
-		return 0, s.expected("a number")
+		return -1, s.expected("a number")
 	}
 	n, err := strconv.ParseInt(d, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("column %d: number %s out of range", at+1, d)
+		return -1, fmt.Errorf("column %d: number %s out of range", at+1, d)
 	}
 	return n, nil
 }
@@ -686,7 +704,7 @@ func (s *scanner) int64() (int64, error) {
 func (s *scanner) int() (int, error) {
 	n, err := s.int64()
 	if err == nil && n > 1<<20 {
-		return 0, fmt.Errorf("column %d: GPU index %d out of range", s.i+1, n)
+		return -1, fmt.Errorf("column %d: GPU index %d out of range", s.i+1, n)
 	}
 	return int(n), err
 }
@@ -697,31 +715,31 @@ func (s *scanner) size() (int64, error) {
 	at := s.i
 	whole := s.digits()
 	if whole == "" {
-		return 0, s.expected("a size")
+		return -1, s.expected("a size")
 	}
 	if s.i >= s.end() {
-		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 	}
 	if len(whole) > 15 {
-		return 0, fmt.Errorf("column %d: size %s out of range", at+1, whole)
+		return -1, fmt.Errorf("column %d: size %s out of range", at+1, whole)
 	}
 	if err := s.cutInside(" bytes"); err != nil {
-		return 0, err
+		return -1, err
 	}
 	if s.eat(" bytes") {
 		n, _ := strconv.ParseInt(whole, 10, 64)
 		return n, nil
 	}
 	if !s.eat(".") {
-		return 0, s.expected(`" bytes" or two decimals`)
+		return -1, s.expected(`" bytes" or two decimals`)
 	}
 	frac := s.digits()
 	if len(frac) < 2 && s.i >= s.end() {
-		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 	}
 	if len(frac) != 2 {
 		s.i = at
-		return 0, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
+		return -1, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
 	}
 	var unit int64
 	switch {
@@ -733,9 +751,9 @@ func (s *scanner) size() (int64, error) {
 		unit = 1 << 30
 	default:
 		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
-			return 0, err
+			return -1, err
 		}
-		return 0, s.expected(`" KiB", " MiB" or " GiB"`)
+		return -1, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
 	if hundredths/100 >= maxSize/unit {

@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,7 +178,17 @@ func TestMessageDamaged(t *testing.T) {
 		if m.Generation != wantGen || !strings.Contains(m.Reason, c.reason) {
 			t.Errorf("%q: %s %q, want %s %q", c.line, m.Generation, m.Reason, wantGen, c.reason)
 		}
-		if m.Requested != wantReq || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Device != -1 || m.Processes != nil {
+		if m.Requested != wantReq {
+			t.Errorf("%q: request %d", c.line, m.Requested)
+		}
+		// A cut message keeps the figures printed whole before the cut,
+		// and only those: each is in the text as PyTorch prints it.
+		for _, v := range []int64{m.Total, m.Free, m.Allocated, m.ProcessInUse, m.Allowed, m.Reserved, m.ReservedUnallocated, m.PrivatePools} {
+			if v >= 0 && (wantGen != GenCut || !strings.Contains(c.line, FormatSize(v))) {
+				t.Errorf("%q: numbers guessed: %+v", c.line, m)
+			}
+		}
+		if m.Device >= 0 && (wantGen != GenCut || !strings.Contains(c.line, fmt.Sprintf("GPU %d", m.Device))) || (m.Processes != nil && wantGen != GenCut) {
 			t.Errorf("%q: numbers guessed: %+v", c.line, m)
 		}
 	}

@@ -456,7 +456,9 @@ func endsCut(m Message) bool {
 // with the previous line; it reports whether the line was used.
 func (r *Reader) continuePending(line string) bool {
 	p := r.pending
-	cont := strings.TrimLeft(line, " \t#>|")
+	// Comment marks and quotes before a continuation, a closing quote
+	// after it (a message split across Python string literals).
+	cont := strings.TrimRight(strings.TrimLeft(line, " \t#>|\"'"), " \"'")
 	if cont == "" && p.blank < 2 && p.joined < maxWrapLines {
 		// Parts of a message separated by blank lines (a paste whose
 		// line ends were doubled).
@@ -467,7 +469,7 @@ func (r *Reader) continuePending(line string) bool {
 		r.flushPending()
 		return false
 	}
-	base := strings.TrimRight(p.text, " ")
+	base := strings.TrimRight(p.text, " \"'")
 	// Wrapped at a space (the usual case), or inside a word.
 	for _, sep := range []string{" ", ""} {
 		text := base + sep + cont
@@ -542,7 +544,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	r.nmsg++
 	r.meta.Messages++
 	if m.Generation == GenCut {
-		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", line, m.Reason)
+		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", line, m.Reason)
 	}
 	if m.Generation == GenUnparsed {
 		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
