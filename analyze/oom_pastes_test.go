@@ -311,9 +311,13 @@ func TestProseIsNoMessage(t *testing.T) {
 	if in := oomInput(t, "pastes/prose_mentions.txt"); len(in.Text.Messages) != 0 {
 		t.Errorf("%d messages in prose: %+v", len(in.Text.Messages), in.Text.Messages)
 	}
-	in := oomInput(t, "pastes/pt1.x_prose_after_stripformer21.txt")
-	if len(in.Text.Messages) != 1 || in.Text.Messages[0].Generation != "1.x" {
-		t.Errorf("%+v", in.Text.Messages)
+	// A docs page: a wrapped 1.0 message (read), then a code comment
+	// "# failure ... w/ RuntimeError: CUDA out of memory" (prose).
+	for _, f := range []string{"pt1.x_prose_after_stripformer21.txt", "pt1.0_docs_prose_fastai.txt"} {
+		in := oomInput(t, "pastes/"+f)
+		if len(in.Text.Messages) != 1 || in.Text.Messages[0].Generation != "1.x" {
+			t.Errorf("%s: %+v", f, in.Text.Messages)
+		}
 	}
 }
 

@@ -219,7 +219,10 @@ func classify(line string, at int) int {
 		switch {
 		case strings.HasPrefix(next, "Tried"):
 		case next == "":
-			if _, exc := splitPrefix(line[:at]); exc == "" {
+			// Alone at the end: a message only after an exception type
+			// that no sentence leads into ("... w/ RuntimeError: CUDA out
+			// of memory" in a comment is prose).
+			if prefix, exc := splitPrefix(line[:at]); exc == "" || proseWord(prefix) {
 				return weakMessage
 			}
 		case strings.IndexByte(",;!?", closed[0]) >= 0:
@@ -231,6 +234,23 @@ func classify(line string, at int) int {
 		}
 	}
 	return kind
+}
+
+// proseWord reports whether text ends with a lower-case word (a sentence
+// leading into what follows) rather than a log prefix's "]", ":", "|" or
+// "-".
+func proseWord(text string) bool {
+	i := strings.LastIndexByte(text, ' ')
+	w := text[i+1:]
+	if w == "" {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		if c := w[j]; !(c >= 'a' && c <= 'z' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // isLowerOrDigitWord reports whether s starts with a lower-case letter: a
