@@ -316,7 +316,7 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		if !strings.HasPrefix(bad.Reason, "the message ends at column") && s.i < len(line) && line[s.i] >= 0x80 && m.Requested > 0 {
 			// The message stops where text in another script goes on
 			// ("GPU 。" then the reporter's words): cut there.
-			bad.Reason = fmt.Sprintf("the message ends at column %d (byte), where other text follows", s.i+1)
+			bad.Reason = fmt.Sprintf("the message ends at column %d, where other text follows", s.i+1)
 		}
 		if strings.HasPrefix(bad.Reason, "the message ends at column") && m.Requested > 0 {
 			// Keep every figure printed whole before the cut.
