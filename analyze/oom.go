@@ -617,7 +617,10 @@ func (r *OOMReport) findCauses() {
 	}
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
-		if r.Reason != "" {
+		switch {
+		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
+			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
+		case r.Reason != "":
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
 		}
 	}

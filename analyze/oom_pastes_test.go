@@ -296,6 +296,12 @@ func TestPasteDetails(t *testing.T) {
 	if r := first("pt1.x_reserved_over_total_ipassr9.txt"); !strings.Contains(notes(r), "19.15 GiB) is more than the GPU's 8.00 GiB") {
 		t.Errorf("ipassr9: %q", r.Notes)
 	}
+	// cudaMallocAsync's first line alone (as ComfyUI's UI shows it, the
+	// first line of async_chattts9.txt): an OOM without figures.
+	pm := NewPostmortem([]OOMInput{textInput(t, "ui.txt", "torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\nPrompt executed in 3 seconds\n")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || pm.OOMs[0].Generation != "async" || pm.OOMs[0].Device != 0 || len(pm.OOMs[0].Causes) != 0 || !strings.Contains(notes(pm.OOMs[0]), "first line") {
+		t.Errorf("async first line: %+v", pm.OOMs)
+	}
 	// The smallest process holding the reserved memory is this one.
 	if r := first("pt2.x_pidns_4procs_cosmos.txt"); len(r.OtherProcesses) != 3 || !strings.Contains(notes(r), "process 2213429 (5.49 GiB) is taken for this process") {
 		t.Errorf("cosmos: %+v %q", r.OtherProcesses, r.Notes)
