@@ -187,13 +187,18 @@ const (
 // allocate"; words running on as a sentence ("errors when", "error
 // persists", ". a known issue?", "\" before") are prose. The phrase alone
 // at the end of the line is a message only after an exception type
-// ("RuntimeError:"). A phrase right after an opening quote or backtick is
-// quoted in prose or markdown: a message only if it parses (weak), except
-// as a JSON string's value ("error": "...").
+// ("RuntimeError:"). A phrase right after a backtick, or an allocator
+// message right after an opening quote, is quoted in prose or markdown: a
+// message only if it parses (weak), except as a JSON string's value
+// ("error": "...").
 func classify(line string, at int) int {
 	rest := line[at:]
 	kind := message
-	if at > 0 && strings.IndexByte("\"'`", line[at-1]) >= 0 && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
+	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory")
+	if at > 0 && (line[at-1] == '`' || allocator && (line[at-1] == '"' || line[at-1] == '\'')) && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
+		// A backtick quotes in markdown; a quoted allocator message
+		// must parse. A sizeless form in quotes is an exception's repr
+		// (RuntimeError('CUDA error: out of memory')).
 		kind = weakMessage
 	}
 	switch {

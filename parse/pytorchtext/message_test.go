@@ -219,3 +219,34 @@ func TestHugeFigures(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// What is a message and what is prose naming one (see classify).
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB", message},
+		{"I keep getting CUDA out of memory errors when training", notMessage},
+		{"Is CUDA out of memory. a known issue?", notMessage},
+		{"the CUDA out of memory error persists", notMessage},
+		{"# CUDA out of memory", weakMessage},
+		{"RuntimeError: CUDA out of memory", message},
+		{"x = f() # fails w/ RuntimeError: CUDA out of memory", weakMessage},
+		{"without \"CUDA out of memory.\" before it", notMessage},
+		{"Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity", weakMessage},
+		{"| PyTorch 0.4 `cuda runtime error (2) : out of memory at x.cu:25` |", weakMessage},
+		{"RuntimeError('CUDA error: out of memory')", message},
+		{`{"error": "CUDA out of memory. Tried to allocate 2.00 MiB"}`, message},
+		{"RuntimeError: CUDA error:out of memory", message},
+		{"the `Allocation on device 0 would exceed allowed memory` line", notMessage},
+		{"Allocation on device 0 would exceed allowed memory. (out of memory)", message},
+		{"THCudaCheck FAIL file=a.cu line=58 error=2 : out of memory", message},
+		{"THCudaCheck FAIL file=a.cu line=58 error=77 : an illegal memory access", notMessage},
+	} {
+		i := findOOM(c.line, 0)
+		if got := classify(c.line, i); i < 0 || got != c.want {
+			t.Errorf("%q: %d, want %d", c.line, got, c.want)
+		}
+	}
+}
