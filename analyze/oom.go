@@ -55,8 +55,10 @@ const (
 	// (cudaMalloc needs room of its own: page tables, granularity).
 	tightSlack = 128 << 20
 	// smallSegment is the segment a small-pool request (1 MiB or less)
-	// needs: a message that prints it asked the small pool.
-	smallSegment = 2 << 20
+	// needs: a message that prints it asked the small pool. Before
+	// PyTorch 1.1 (kSmallAlloc in CUDACachingAllocator.cpp) it was 1 MiB.
+	smallSegment    = 2 << 20
+	oldSmallSegment = 1 << 20
 	// oomTopSites is how many sites an OOM report keeps.
 	oomTopSites = 5
 )
@@ -210,6 +212,7 @@ type OOMReport struct {
 	SmallerFrame Frame
 
 	accumulated int64                // bytes in growing sites
+	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
 	msg         *pytorchtext.Message // the first message folded in
 	expandable  bool
 	snapshot    bool
@@ -449,7 +452,10 @@ func near(printed, v int64) bool {
 	return d <= pytorchtext.SizeTolerance(printed)+pytorchtext.SizeTolerance(v)
 }
 
-func parsed(g pytorchtext.Generation) bool { return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 }
+// parsed reports whether a message of generation g carries figures.
+func parsed(g pytorchtext.Generation) bool {
+	return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 || g == pytorchtext.GenAsync
+}
 
 // sameNumbers reports whether two parsed messages say the same.
 func sameNumbers(a, b *pytorchtext.Message) bool {
@@ -523,6 +529,14 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 		if m.Requested > 0 && !r.snapshot {
 			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
 		}
+		if m.Generation == pytorchtext.GenCut && !r.snapshot {
+			// The figures printed whole before the cut.
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+			r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes = m.Total, m.Free, m.ProcessInUse
+			r.OtherProcesses, r.AllowedBytes = m.Processes, m.Allowed
+		}
 		return
 	}
 	if r.Device < 0 {
@@ -543,8 +557,18 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 		r.AllocatedBytes = m.Allocated
 		r.ReservedBytes = msgReserved
 		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
-		if r.ReservedUnallocatedBytes >= 0 {
-			fit := r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= r.RequestedBytes
+		if m.Generation == pytorchtext.Gen1 && !m.Cached {
+			r.ruTol = pytorchtext.SizeTolerance(m.Reserved) + pytorchtext.SizeTolerance(m.Allocated)
+		}
+		if m.Generation == pytorchtext.GenAsync {
+			// cudaMallocAsync: freed memory goes back to CUDA's pool,
+			// which the message does not show.
+			r.ReservedUnallocatedBytes = -1
+		}
+		ru := r.ReservedUnallocatedBytes
+		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
+			// Unknown when the request lies within the rounding.
+			fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
 			r.WouldFitIfContiguous = &fit
 		}
 		return
@@ -584,10 +608,23 @@ func (r *OOMReport) findCauses() {
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
-			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the request was read; the full message (the job's own log rather than a collector's, or str(e)) gives the GPU's and PyTorch's memory")
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
+			r.checkImpossible()
+		case pytorchtext.GenTHC:
+			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
 		return
 	}
+	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
+		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
+		switch {
+		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
+			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
+		case r.Reason != "":
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
+	}
+	r.checkImpossible()
 	req := r.RequestedBytes
 	block, seg := req, r.SegmentBytes
 	tol := int64(0)
@@ -615,8 +652,14 @@ func (r *OOMReport) findCauses() {
 	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol+slack
 	gpuFull := r.known(r.DeviceFreeBytes) && !gpuRoom
 	var shortfall int64 = -1
+	marginOnly := false // full only for want of cudaMalloc's own room
 	if gpuFull {
-		shortfall = max(seg-r.DeviceFreeBytes, 0)
+		shortfall = seg - r.DeviceFreeBytes
+		if shortfall <= 0 {
+			// Free memory matched the request but not the room cudaMalloc
+			// needs of its own: what was missing is that margin.
+			shortfall, marginOnly = seg+slack-r.DeviceFreeBytes, true
+		}
 	}
 	var full []Cause // causes that alone explain the shortfall
 
@@ -663,21 +706,27 @@ func (r *OOMReport) findCauses() {
 				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
 				fragmentationAdvice)
 		}
-	case fromMessage && req == smallSegment:
+	case fromMessage && (req == smallSegment || req == oldSmallSegment):
 		// A printed 2 MiB is a small-pool segment (requests up to
-		// 1 MiB): reserved-but-unallocated memory may all be in the
-		// large pool, which small requests never use.
+		// 1 MiB), 1 MiB before PyTorch 1.1 (kSmallAlloc): reserved-but-
+		// unallocated memory may all be in the large pool, which small
+		// requests never use.
 		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a 2 MiB segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(r.ReservedUnallocatedBytes)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a %s segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(req), size(r.ReservedUnallocatedBytes)))
 		}
-	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes) >= req:
+	case r.known(r.ReservedUnallocatedBytes) && r.ruTol > 0 && r.ReservedUnallocatedBytes+r.ruTol >= req && r.ReservedUnallocatedBytes-r.ruTol < req:
+		// 1.x prints reserved and allocated, each rounded: their
+		// difference is known to within both roundings.
+		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved but unallocated is reserved minus allocated, each rounded to two decimals: it lies between %s and %s, so whether it would have held the %s request cannot be told",
+			size(r.ReservedUnallocatedBytes), size(max(r.ReservedUnallocatedBytes-r.ruTol, 0)), size(r.ReservedUnallocatedBytes+r.ruTol), size(req)))
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
 		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
-	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes >= otherProcessesMin && r.ReservedUnallocatedBytes >= shortfall+tightSlack:
+	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
 		// Smaller than the request, but the GPU would have had room had
 		// PyTorch's split free blocks been free on the GPU.
-		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short)",
-			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall)),
+		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
+			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall), size(tightSlack)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
 	}
 
@@ -723,8 +772,8 @@ func (r *OOMReport) findCauses() {
 			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
 		}
 		short := fmt.Sprintf("%s short", size(shortfall))
-		if shortfall == 0 {
-			short = "barely more than the request: cudaMalloc needs room of its own"
+		if marginOnly {
+			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", size(shortfall), size(tightSlack))
 		}
 		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
 		if othersEstimated {
@@ -734,6 +783,9 @@ func (r *OOMReport) findCauses() {
 		}
 		if r.known(r.ProcessInUseBytes) {
 			ev += fmt.Sprintf(", this process %s", size(r.ProcessInUseBytes))
+			if out := r.ProcessInUseBytes - r.ReservedBytes; r.known(r.ReservedBytes) && out >= otherProcessesMin {
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(out))
+			}
 		}
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
 		full = append(full, Cause{Name: CauseOtherProcesses, Evidence: ev,
@@ -798,10 +850,16 @@ func (r *OOMReport) findCauses() {
 	// Memory limit: the GPU had room, the process's cap refused. Only a
 	// message's "allowed", or a snapshot (whose trace entry reports the
 	// GPU's free memory at the failed cudaMalloc), shows a cap.
-	if !frag && gpuRoom {
+	// With fragmentation found too, the cap is a cause only where the
+	// numbers show it was reached.
+	if gpuRoom {
 		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
 		switch {
+		case frag && !r.known(r.AllowedBytes):
 		case r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes:
+			if frag {
+				break
+			}
 			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
 				size(r.AllowedBytes), size(r.ReservedBytes), size(seg), size(r.DeviceFreeBytes)))
 		case r.known(r.AllowedBytes):
@@ -834,8 +892,8 @@ func (r *OOMReport) findCauses() {
 		if tooBig {
 			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
 				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
-		} else if shortfall == 0 {
-			ev += " (barely more than the request: cudaMalloc needs room of its own)"
+		} else if marginOnly {
+			ev += fmt.Sprintf(" (barely more than the request: %s short of the %s cudaMalloc needs of its own)", size(shortfall), size(tightSlack))
 		} else if shortfall > 0 {
 			ev += fmt.Sprintf(" (%s short)", size(shortfall))
 		}
@@ -845,7 +903,10 @@ func (r *OOMReport) findCauses() {
 				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))
 			}
 		}
-		if others >= 0 {
+		switch {
+		case others > 0 && othersEstimated:
+			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", size(others))
+		case others >= 0 && !othersEstimated:
 			ev += fmt.Sprintf(", other processes %s", size(others))
 		}
 		return Cause{Name: CauseCapacity, Evidence: ev,
@@ -882,13 +943,47 @@ func (r *OOMReport) findCauses() {
 		}
 		return 0
 	}
+	estimated := func(c Cause) bool { return c.Name == CauseOtherProcesses && othersEstimated }
 	sort.SliceStable(full, func(i, j int) bool {
+		// Memory outside PyTorch's allocator estimated from the totals
+		// (this process's CUDA context in it) comes after fragmentation
+		// the message states.
+		if estimated(full[i]) && full[j].Name == CauseFragmentation {
+			return false
+		}
+		if estimated(full[j]) && full[i].Name == CauseFragmentation {
+			return true
+		}
 		if a, b := held(full[i]), held(full[j]); a != b {
 			return a > b
 		}
 		return order[full[i].Name] < order[full[j].Name]
 	})
 	r.Causes = append(causes, full...)
+}
+
+// checkImpossible notes figures that cannot all hold on one GPU: this
+// process, PyTorch's reserved memory or the listed processes above the
+// GPU's total. On Windows (WDDM) the driver may spill into shared system
+// memory; else the message was edited or pieced together.
+func (r *OOMReport) checkImpossible() {
+	if !r.known(r.DeviceTotalBytes) || r.DeviceTotalBytes == 0 {
+		return
+	}
+	limit := r.DeviceTotalBytes + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	var listed int64
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+	}
+	for _, f := range []struct {
+		what string
+		v    int64
+	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
+		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, size(f.v), size(r.DeviceTotalBytes)))
+			return
+		}
+	}
 }
 
 // nameProcesses finds, for each process the message lists, its NVML
@@ -948,12 +1043,21 @@ func (r *OOMReport) reconcileProcesses() {
 	if self+listed <= used+tol {
 		return
 	}
-	// The largest listed process that holds at least PyTorch's reserved
-	// memory is this one.
-	k := -1
+	// This process holds PyTorch's reserved memory plus what lives outside
+	// the caching allocator (the CUDA context, libraries: a few hundred
+	// MiB, rarely more than 2 GiB). Of the listed processes that hold at
+	// least the reserved memory, the smallest fits that best; when a
+	// second one is also within 2 GiB of it, say the choice is uncertain.
+	k, k2 := -1, -1
 	for i, p := range r.OtherProcesses {
-		if p.Bytes+pytorchtext.SizeTolerance(p.Bytes) >= r.ReservedBytes && (k < 0 || p.Bytes > r.OtherProcesses[k].Bytes) {
-			k = i
+		if p.Bytes+pytorchtext.SizeTolerance(p.Bytes) < r.ReservedBytes {
+			continue
+		}
+		switch {
+		case k < 0 || p.Bytes < r.OtherProcesses[k].Bytes:
+			k, k2 = i, k
+		case k2 < 0 || p.Bytes < r.OtherProcesses[k2].Bytes:
+			k2 = i
 		}
 	}
 	if k < 0 {
@@ -964,8 +1068,21 @@ func (r *OOMReport) reconcileProcesses() {
 	if !r.known(r.ProcessInUseBytes) {
 		r.ProcessInUseBytes = p.Bytes
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("process %d (%s) is this process, seen from outside its PID namespace: with PyTorch's %s reserved, the processes listed would hold more than the %s in use on the GPU",
-		p.PID, size(p.Bytes), size(r.ReservedBytes), size(used)))
+	note := fmt.Sprintf("process %d (%s) is taken for this process, seen from outside its PID namespace: with PyTorch's %s reserved, the processes listed would hold more than the %s in use on the GPU, and it is the smallest listed process that holds PyTorch's reserved memory",
+		p.PID, size(p.Bytes), size(r.ReservedBytes), size(used))
+	if k2 >= 0 {
+		if q := r.OtherProcesses[k2-btoi(k2 > k)]; q.Bytes-r.ReservedBytes < otherEstimatedMin {
+			note += fmt.Sprintf("; process %d (%s) could be it as well: the message cannot tell which", q.PID, size(q.Bytes))
+		}
+	}
+	r.Notes = append(r.Notes, note)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // growthRefused says why PyTorch could not reserve a new segment instead.

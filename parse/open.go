@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // SniffLen is how many leading bytes of an input detection looks at.
@@ -34,6 +36,9 @@ type Input struct {
 	// again; false for standard input, a pipe, a FIFO or a device, whose
 	// bytes come once.
 	Regular bool
+	// UTF16 is "UTF-16LE" or "UTF-16BE" for text that began with a UTF-16
+	// byte order mark, decoded to UTF-8 as it is read; "" otherwise.
+	UTF16 string
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -89,6 +94,17 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	// count from after it.
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		br.Discard(len(utf8BOM))
+	}
+	// UTF-16 with a byte order mark is what Windows PowerShell 5's ">"
+	// and Out-File write: decode it to UTF-8 so that every text format
+	// reads it. Offsets in errors then count bytes of the UTF-8 text.
+	if head, _ := br.Peek(2); len(head) == 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff) {
+		in.UTF16 = "UTF-16LE"
+		if head[0] == 0xfe {
+			in.UTF16 = "UTF-16BE"
+		}
+		br.Discard(2)
+		br = bufio.NewReaderSize(&utf16Reader{r: br, be: head[0] == 0xfe}, 256<<10)
 	}
 	// NUL bytes before the content are the hole logrotate's copytruncate
 	// leaves when the writer goes on at its old offset (often megabytes):
@@ -170,4 +186,67 @@ func (g gzipErrReader) Read(p []byte) (int, error) {
 		err = fmt.Errorf("gzip: %w", err) // io.ErrUnexpectedEOF: a truncated stream
 	}
 	return n, err
+}
+
+// utf16Reader decodes UTF-16 (without its byte order mark) to UTF-8. An
+// unpaired surrogate becomes U+FFFD, as does an odd last byte.
+type utf16Reader struct {
+	r   *bufio.Reader
+	be  bool
+	out []byte // decoded bytes not yet returned
+	err error
+}
+
+func (u *utf16Reader) unit() (uint16, error) {
+	var b [2]byte
+	n, err := io.ReadFull(u.r, b[:])
+	if n == 1 {
+		return 0xfffd, nil // an odd last byte
+	}
+	if err != nil {
+		return 0, err
+	}
+	if u.be {
+		return uint16(b[0])<<8 | uint16(b[1]), nil
+	}
+	return uint16(b[1])<<8 | uint16(b[0]), nil
+}
+
+func (u *utf16Reader) Read(p []byte) (int, error) {
+	for len(u.out) < len(p) && u.err == nil && len(u.out) < 4096 {
+		c, err := u.unit()
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			u.err = err
+			break
+		}
+		r := rune(c)
+		if utf16.IsSurrogate(r) {
+			if c >= 0xdc00 {
+				r = utf8.RuneError
+			} else if b, _ := u.r.Peek(2); len(b) == 2 {
+				lo := uint16(b[1])<<8 | uint16(b[0])
+				if u.be {
+					lo = uint16(b[0])<<8 | uint16(b[1])
+				}
+				if lo >= 0xdc00 && lo < 0xe000 {
+					u.r.Discard(2)
+					r = utf16.DecodeRune(r, rune(lo))
+				} else {
+					r = utf8.RuneError
+				}
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		u.out = utf8.AppendRune(u.out, r)
+	}
+	if len(u.out) == 0 {
+		return 0, u.err
+	}
+	n := copy(p, u.out)
+	u.out = u.out[:copy(u.out, u.out[n:])]
+	return n, nil
 }

@@ -102,9 +102,10 @@ type OOMDetail struct {
 	LiveBlocks *int      `json:"live_blocks"`
 	// TimeUs: when it happened, µs since the Unix epoch.
 	TimeUs *int64 `json:"time_us"`
-	// MessageGeneration of the OOM message ("2.x", "1.x", "cuda-error",
-	// "cut", "unparsed"); null without a message. UnparsedReason says why
-	// an unparsed message was not read, or where a cut one ends.
+	// MessageGeneration of the OOM message ("2.x", "1.x", "async" for
+	// cudaMallocAsync, "0.x" for THC, "cuda-error", "cut", "unparsed");
+	// null without a message. UnparsedReason says why an unparsed message
+	// was not read, or where a cut one ends.
 	MessageGeneration *string `json:"message_generation"`
 	Exception         *string `json:"exception"`
 	UnparsedReason    *string `json:"unparsed_reason"`
@@ -395,7 +396,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 	if r.Exception != "" {
 		d.Exception = ptr(r.Exception)
 	}
-	if r.Generation == pytorchtext.GenUnparsed || r.Generation == pytorchtext.GenCut {
+	if r.Generation == pytorchtext.GenUnparsed || r.Generation == pytorchtext.GenCut || (r.Generation == pytorchtext.GenAsync && r.Reason != "") {
 		d.UnparsedReason = ptr(r.Reason)
 	}
 	for _, s := range r.Sources {

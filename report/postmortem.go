@@ -151,6 +151,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	}
 	if m.ReservedBytes != nil || m.AllocatedBytes != nil {
 		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", szp(m.ReservedBytes), szp(m.AllocatedBytes), szp(m.ReservedUnallocatedBytes))
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
+			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", szp(m.AllocatedBytes))
+		}
 		if d.PrivatePoolBytes != nil {
 			line += fmt.Sprintf(" (%s in private pools)", sz(*d.PrivatePoolBytes))
 		}

@@ -29,9 +29,26 @@ const (
 	// from it: numbers are never guessed.
 	GenUnparsed Generation = "unparsed"
 	// GenCut: a message cut short (a log line's length limit, an issue
-	// title) after its request: Requested, printed whole before the cut,
-	// is the only number read; Reason says where it ends.
+	// title) after its request: the figures printed whole before the cut
+	// are read (Requested always; the GPU's, the processes' as far as
+	// they go); Reason says where it ends, as a byte column.
 	GenCut Generation = "cut"
+	// GenAsync: PyTorch's cudaMallocAsync allocator
+	// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, ComfyUI's
+	// default), c10/cuda/CUDAMallocAsyncAllocator.cpp: "Allocation on
+	// device d would exceed allowed memory. (out of memory)" then, one per
+	// line, "Currently allocated : A", "Requested : R", "Device limit : T",
+	// "Free (according to CUDA): F" and "PyTorch limit (set by
+	// user-supplied memory fraction) : L". A is what PyTorch allocated
+	// (Allocated and Reserved: this allocator keeps no cache of its own);
+	// L is the cap, printed as 17179869184.00 GiB (2^64 bytes) when none
+	// was set (Allowed -1 then). Reason is set when the figures were cut
+	// off; those read are kept.
+	GenAsync Generation = "async"
+	// GenTHC: PyTorch 0.x (THC): "cuda runtime error (2) : out of memory
+	// at FILE:LINE" and "THCudaCheck FAIL file=F line=L error=2 : out of
+	// memory"; the message has no sizes.
+	GenTHC Generation = "0.x"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -93,6 +110,9 @@ type Message struct {
 	Reason string
 	// Text is the message from the backend's name to the end of the line.
 	Text string
+	// Warnings are figures read as unknown because no GPU has them (NVML
+	// overflowing to 2^64 bytes), one sentence each.
+	Warnings []string
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -131,8 +151,11 @@ func FormatSize(size int64) string {
 	return fmt.Sprintf("%.2f GiB", f/(1<<30))
 }
 
-// oomPhrases are what a line must contain to be an out-of-memory message.
-var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory"}
+// oomPhrases are what a line must contain to hold an out-of-memory
+// message; classify then tells a message from prose that names the error.
+var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
+	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate "}
 
 // findOOM returns the index in line of the first out-of-memory phrase at or
 // after from, or -1.
@@ -146,10 +169,106 @@ func findOOM(line string, from int) int {
 	return best
 }
 
+// How a phrase found by findOOM reads.
+const (
+	// notMessage: prose that names the error ("I keep getting CUDA out of
+	// memory errors when ..."), or a phrase that is no message's start.
+	notMessage = iota
+	// weakMessage: a message only if it parses whole or goes on on the
+	// next lines (a bare "CUDA out of memory" ending an issue title or a
+	// sentence; "Tried to allocate" without the words before it).
+	weakMessage
+	// message: read it, and report it even when it does not parse.
+	message
+)
+
+// classify reads the text around an out-of-memory phrase at line[at].
+// After "CUDA out of memory" a message goes on with ". Tried to
+// allocate"; words running on as a sentence ("errors when", "error
+// persists", ". a known issue?", "\" before") are prose. The phrase alone
+// at the end of the line is a message only after an exception type
+// ("RuntimeError:"). A phrase right after a backtick, or an allocator
+// message right after an opening quote, is quoted in prose or markdown: a
+// message only if it parses (weak), except as a JSON string's value
+// ("error": "...").
+func classify(line string, at int) int {
+	rest := line[at:]
+	kind := message
+	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory")
+	if at > 0 && (line[at-1] == '`' || allocator && (line[at-1] == '"' || line[at-1] == '\'')) && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
+		// A backtick quotes in markdown; a quoted allocator message
+		// must parse. A sizeless form in quotes is an exception's repr
+		// (RuntimeError('CUDA error: out of memory')).
+		kind = weakMessage
+	}
+	switch {
+	case strings.HasPrefix(rest, "Allocation on device "):
+		d := rest[len("Allocation on device "):]
+		j := 0
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)") {
+			return notMessage
+		}
+	case strings.HasPrefix(rest, "THCudaCheck FAIL "):
+		if !strings.Contains(rest, " error=2 : out of memory") {
+			return notMessage
+		}
+	case strings.HasPrefix(rest, "Tried to allocate "):
+		return weakMessage
+	case strings.HasPrefix(rest, "CUDA out of memory"), strings.HasPrefix(rest, "HIP out of memory"):
+		after := rest[strings.Index(rest, " out of memory")+len(" out of memory"):]
+		closed := strings.TrimLeft(after, ".\"'`)")
+		next := strings.TrimLeft(closed, " \t")
+		switch {
+		case strings.HasPrefix(next, "Tried"):
+		case next == "":
+			// Alone at the end: a message only after an exception type
+			// that no sentence leads into ("... w/ RuntimeError: CUDA out
+			// of memory" in a comment is prose).
+			if prefix, exc := splitPrefix(line[:at]); exc == "" || proseWord(prefix) {
+				return weakMessage
+			}
+		case strings.IndexByte(",;!?", closed[0]) >= 0:
+			return notMessage
+		case next != closed && isLowerOrDigitWord(next):
+			return notMessage // "errors when", "error persists", "when I run", ". a known issue?"
+		case closed != after && next[0] != '(' && next[0] != '[':
+			return notMessage // a quotation ends: "\" before"
+		}
+	}
+	return kind
+}
+
+// proseWord reports whether text ends with a lower-case word (a sentence
+// leading into what follows) rather than a log prefix's "]", ":", "|" or
+// "-".
+func proseWord(text string) bool {
+	i := strings.LastIndexByte(text, ' ')
+	w := text[i+1:]
+	if w == "" {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		if c := w[j]; !(c >= 'a' && c <= 'z' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// isLowerOrDigitWord reports whether s starts with a lower-case letter: a
+// sentence going on.
+func isLowerOrDigitWord(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
+
 // ParseMessage reads the out-of-memory message that starts at line[at]
-// (at the backend's name, "CUDA" or "HIP"). It always returns a Message;
-// one that does not follow a known form has Generation GenUnparsed and a
-// Reason, and no sizes. end is where the message's last part ends in line.
+// (at the backend's name, "CUDA" or "HIP", at "Allocation on device" for
+// cudaMallocAsync, at "cuda runtime error" or "THCudaCheck" for PyTorch
+// 0.x, or at "Tried to allocate" when the words before were lost). It
+// always returns a Message; one that does not follow a known form has
+// Generation GenUnparsed and a Reason, and no sizes. end is where the
+// message's last part ends in line.
 func ParseMessage(line string, at int) (m Message, end int) {
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
@@ -161,8 +280,36 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		m.Backend = "CUDA"
 	case s.eat("HIP"):
 		m.Backend = "HIP"
+	case s.eat("Allocation on device "):
+		m.Backend = "CUDA"
+		m.Generation = GenAsync
+		if err := parseAsync(s, &m); err != nil {
+			m.Reason = err.Error()
+			if !strings.HasPrefix(m.Reason, "the message ends at column") {
+				return m, len(strings.TrimRight(line, " \r\n"))
+			}
+		}
+		m.Warnings = s.huge
+		return m, s.i
+	case strings.HasPrefix(line[at:], "cuda runtime err"), strings.HasPrefix(line[at:], "THCudaCheck FAIL "):
+		// PyTorch 0.x: THCudaCheck FAIL prints "file=F line=L error=2 :
+		// out of memory" to stderr, then raises "cuda runtime error (2) :
+		// out of memory at F:L". Both name the same place: say it the
+		// same way, so that the pair is one OOM.
+		m.Backend, m.Generation = "CUDA", GenTHC
+		rest := m.Text
+		if strings.HasPrefix(rest, "THCudaCheck FAIL ") {
+			file, line := thcField(rest, "file="), thcField(rest, "line=")
+			m.Text = "cuda runtime error (2) : out of memory"
+			if file != "" {
+				m.Text += " at " + file + ":" + line
+			}
+		} else if i := strings.Index(rest, "out of memory"); i >= 0 {
+			m.Text = "cuda runtime error (2) : " + rest[i:]
+		}
+		return m, len(strings.TrimRight(line, " \r\n"))
 	}
-	if s.eat(" error: out of memory") {
+	if s.eat(" error: out of memory") || s.eat(" error:out of memory") {
 		m.Generation = GenCUDAError
 		return m, s.i
 	}
@@ -171,12 +318,81 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		bad := Message{Generation: GenUnparsed, Backend: m.Backend, Exception: m.Exception, Prefix: m.Prefix,
 			Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1, Allocated: -1,
 			PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1, Text: m.Text, Reason: err.Error()}
-		if strings.HasPrefix(err.Error(), "the message ends at column") && m.Requested > 0 {
-			bad.Generation, bad.Requested = GenCut, m.Requested
+		if !strings.HasPrefix(bad.Reason, "the message ends at column") && s.i < len(line) && line[s.i] >= 0x80 && m.Requested > 0 {
+			// The message stops where text in another script goes on
+			// ("GPU 。" then the reporter's words): cut there.
+			bad.Reason = fmt.Sprintf("the message ends at column %d, where other text follows", s.i+1)
+		}
+		if strings.HasPrefix(bad.Reason, "the message ends at column") && m.Requested > 0 {
+			// Keep every figure printed whole before the cut.
+			m.Generation, m.Reason, m.Warnings = GenCut, bad.Reason, s.huge
+			return m, len(strings.TrimRight(line, " \r\n"))
 		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
+	m.Warnings = s.huge
 	return m, s.i
+}
+
+// thcField reads "name=value" up to the next space in a THCudaCheck line.
+func thcField(s, name string) string {
+	i := strings.Index(s, name)
+	if i < 0 {
+		return ""
+	}
+	v := s[i+len(name):]
+	if j := strings.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	return v
+}
+
+// parseAsync reads a cudaMallocAsync message after "Allocation on device
+// ": its figures, one "label : size" each, separated by spaces or line
+// ends (a reader joins the lines).
+func parseAsync(s *scanner, m *Message) error {
+	var err error
+	if m.Device, err = s.int(); err != nil {
+		return err
+	}
+	if err := s.want(" would exceed allowed memory. (out of memory)"); err != nil {
+		return err
+	}
+	var limit int64 = -1
+	for _, f := range []struct {
+		label string
+		v     *int64
+	}{
+		{"Currently allocated", &m.Allocated}, {"Requested", &m.Requested}, {"Device limit", &m.Total},
+		{"Free (according to CUDA)", &m.Free}, {"PyTorch limit (set by user-supplied memory fraction)", &limit},
+	} {
+		s.spaces()
+		if err := s.want(f.label); err != nil {
+			return err
+		}
+		s.spaces()
+		if err := s.want(":"); err != nil {
+			return err
+		}
+		s.spaces()
+		n := len(s.huge)
+		if *f.v, err = s.size(); err != nil {
+			return err
+		}
+		if f.v == &limit {
+			s.huge = s.huge[:n] // the unset limit is not a figure gone wrong
+		}
+		if f.v == &m.Allocated {
+			m.Reserved = m.Allocated // no cache of PyTorch's own
+		}
+	}
+	// The limit is SIZE_MAX (printed 17179869184.00 GiB, read as unknown)
+	// unless set_per_process_memory_fraction set one; at or above the
+	// device's memory it caps nothing.
+	if limit >= 0 && (m.Total < 0 || limit < m.Total) {
+		m.Allowed = limit
+	}
+	return nil
 }
 
 // splitPrefix splits the text before a message into a prefix and an
@@ -204,8 +420,10 @@ func isIdentByte(c byte) bool {
 // parseAllocatorMessage reads " out of memory. Tried to allocate ..." in
 // either generation.
 func parseAllocatorMessage(s *scanner, m *Message) error {
-	if err := s.want(" out of memory. Tried to allocate "); err != nil {
-		return err
+	if !s.eat("Tried to allocate ") {
+		if err := s.want(" out of memory. Tried to allocate "); err != nil {
+			return err
+		}
 	}
 	var err error
 	if m.Requested, err = s.size(); err != nil {
@@ -260,19 +478,29 @@ func parseGen2(s *scanner, m *Message) error {
 			if p.Bytes, err = s.size(); err != nil {
 				return err
 			}
-			if err := s.want(" memory in use. "); err != nil {
+			if err := s.want(" memory in use."); err != nil {
 				return err
 			}
-			m.Processes = append(m.Processes, p)
+			if p.Bytes >= 0 {
+				m.Processes = append(m.Processes, p) // whole, even if cut right after
+			}
+			if err := s.want(" "); err != nil {
+				return err
+			}
 			continue
 		case s.eat("Including non-PyTorch memory, this process has "):
 			if m.ProcessInUse >= 0 {
 				return fmt.Errorf("column %d: this process's memory is given twice", s.i+1)
 			}
-			if m.ProcessInUse, err = s.size(); err != nil {
+			n, err := s.size()
+			if err != nil {
 				return err
 			}
-			if err := s.want(" memory in use. "); err != nil {
+			if err := s.want(" memory in use."); err != nil {
+				return err
+			}
+			m.ProcessInUse = n
+			if err := s.want(" "); err != nil {
 				return err
 			}
 			continue
@@ -308,6 +536,9 @@ func parseGen2(s *scanner, m *Message) error {
 				return err
 			}
 		}
+	}
+	if err := s.cutInside("with "); err != nil {
+		return err // a line wrapped right after "with"
 	}
 	if err := s.want("and "); err != nil {
 		return err
@@ -393,10 +624,21 @@ func parseGen1(s *scanner, m *Message) error {
 	return nil
 }
 
+// maxSize is the largest size read as a figure: 1 PiB, far above any
+// GPU's memory.
+const maxSize = 1 << 50
+
 // scanner reads a message left to right; its errors name the column.
 type scanner struct {
-	s string
-	i int
+	s    string
+	i    int
+	huge []string // sizes read as unknown (see size)
+}
+
+func (s *scanner) spaces() {
+	for s.i < len(s.s) && (s.s[s.i] == ' ' || s.s[s.i] == '\t') {
+		s.i++
+	}
 }
 
 func (s *scanner) eat(lit string) bool {
@@ -416,7 +658,7 @@ func (s *scanner) want(lit string) error {
 	for k < len(lit) && s.i+k < len(s.s) && s.s[s.i+k] == lit[k] {
 		k++
 	}
-	end := len(strings.TrimRight(s.s, " \r\n"))
+	end := s.end()
 	if s.i+k >= end {
 		return fmt.Errorf("the message ends at column %d, where %q should follow", end+1, lit[min(k, len(lit)):])
 	}
@@ -428,7 +670,9 @@ func (s *scanner) want(lit string) error {
 }
 
 // end is where the text ends, trailing spaces and line ends trimmed.
-func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n")) }
+// A closing quote at the end is not text of the message: a Python string
+// literal, a markdown backtick, a JSON string (the next line may go on).
+func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
 
 // cutInside reports a text that ends partway into one of lits.
 func (s *scanner) cutInside(lits ...string) error {
@@ -445,7 +689,7 @@ func (s *scanner) cutInside(lits ...string) error {
 }
 
 func (s *scanner) expected(what string) error {
-	if s.i >= len(strings.TrimRight(s.s, " \r\n")) {
+	if s.i >= s.end() {
 		return fmt.Errorf("the message ends at column %d, where %s should follow", s.i+1, what)
 	}
 	got := s.s[s.i:]
@@ -473,11 +717,11 @@ func (s *scanner) int64() (int64, error) {
 	at := s.i
 	d := s.digits()
 	if d == "" {
-		return 0, s.expected("a number")
+		return -1, s.expected("a number")
 	}
 	n, err := strconv.ParseInt(d, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("column %d: number %s out of range", at+1, d)
+		return -1, fmt.Errorf("column %d: number %s out of range", at+1, d)
 	}
 	return n, nil
 }
@@ -485,7 +729,7 @@ func (s *scanner) int64() (int64, error) {
 func (s *scanner) int() (int, error) {
 	n, err := s.int64()
 	if err == nil && n > 1<<20 {
-		return 0, fmt.Errorf("column %d: GPU index %d out of range", s.i+1, n)
+		return -1, fmt.Errorf("column %d: GPU index %d out of range", s.i+1, n)
 	}
 	return int(n), err
 }
@@ -496,31 +740,31 @@ func (s *scanner) size() (int64, error) {
 	at := s.i
 	whole := s.digits()
 	if whole == "" {
-		return 0, s.expected("a size")
+		return -1, s.expected("a size")
 	}
 	if s.i >= s.end() {
-		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 	}
-	if len(whole) > 9 {
-		return 0, fmt.Errorf("column %d: size %s out of range", at+1, whole)
+	if len(whole) > 15 {
+		return -1, fmt.Errorf("column %d: size %s out of range", at+1, whole)
 	}
 	if err := s.cutInside(" bytes"); err != nil {
-		return 0, err
+		return -1, err
 	}
 	if s.eat(" bytes") {
 		n, _ := strconv.ParseInt(whole, 10, 64)
 		return n, nil
 	}
 	if !s.eat(".") {
-		return 0, s.expected(`" bytes" or two decimals`)
+		return -1, s.expected(`" bytes" or two decimals`)
 	}
 	frac := s.digits()
 	if len(frac) < 2 && s.i >= s.end() {
-		return 0, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 	}
 	if len(frac) != 2 {
 		s.i = at
-		return 0, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
+		return -1, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
 	}
 	var unit int64
 	switch {
@@ -532,11 +776,17 @@ func (s *scanner) size() (int64, error) {
 		unit = 1 << 30
 	default:
 		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
-			return 0, err
+			return -1, err
 		}
-		return 0, s.expected(`" KiB", " MiB" or " GiB"`)
+		return -1, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	if hundredths/100 >= maxSize/unit {
+		// No GPU has this much: NVML's figure overflowed (2^64 bytes is
+		// printed 17179869184.00 GiB). Unknown, like "0 bytes in use".
+		s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no real size (at least %d TiB: a counter that overflowed); it is read as unknown", s.s[at:s.i], at+1, maxSize>>40))
+		return -1, nil
+	}
 	// hundredths < 10^11 and unit <= 2^30: split to stay within int64.
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
 }

@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func TestMessageSizes(t *testing.T) {
 	}{
 		{"0 bytes", 0}, {"512 bytes", 512}, {"1024 bytes", 1024}, {"1.00 KiB", 1024}, {"1.50 KiB", 1536},
 		{"1024.00 KiB", MiB}, {"20.00 MiB", 20 * MiB}, {"1.53 GiB", gib(153)}, {"1536.00 GiB", 1536 * GiB},
-		{"999999999.99 GiB", gib(99999999999)},
+		{"1048575.99 GiB", gib(104857599)},
 	} {
 		s := &scanner{s: c.text}
 		got, err := s.size()
@@ -123,7 +124,15 @@ func TestMessageSizes(t *testing.T) {
 			t.Errorf("FormatSize(%d) = %q, want %q", got, FormatSize(got), c.text)
 		}
 	}
-	for _, bad := range []string{"1.5 MiB", "12 MiB", "1.00 TiB", "1.000 GiB", "x", "9999999999.00 GiB"} {
+	// At 1 PiB and over no GPU has it: NVML's 2^64 bytes overflow
+	// (17179869184.00 GiB) is unknown, with a warning, not an error.
+	for _, huge := range []string{"1048576.00 GiB", "17179869184.00 GiB", "999999999999999.99 GiB"} {
+		s := &scanner{s: huge}
+		if v, err := s.size(); err != nil || v != -1 || len(s.huge) != 1 || s.i != len(huge) {
+			t.Errorf("%q: %d, %v, %q", huge, v, err, s.huge)
+		}
+	}
+	for _, bad := range []string{"1.5 MiB", "12 MiB", "1.00 TiB", "1.000 GiB", "x", "9999999999999999.00 GiB"} {
 		s := &scanner{s: bad}
 		if v, err := s.size(); err == nil {
 			t.Errorf("%q read as %d", bad, v)
@@ -169,12 +178,75 @@ func TestMessageDamaged(t *testing.T) {
 		if m.Generation != wantGen || !strings.Contains(m.Reason, c.reason) {
 			t.Errorf("%q: %s %q, want %s %q", c.line, m.Generation, m.Reason, wantGen, c.reason)
 		}
-		if m.Requested != wantReq || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Device != -1 || m.Processes != nil {
+		if m.Requested != wantReq {
+			t.Errorf("%q: request %d", c.line, m.Requested)
+		}
+		// A cut message keeps the figures printed whole before the cut,
+		// and only those: each is in the text as PyTorch prints it.
+		for _, v := range []int64{m.Total, m.Free, m.Allocated, m.ProcessInUse, m.Allowed, m.Reserved, m.ReservedUnallocated, m.PrivatePools} {
+			if v >= 0 && (wantGen != GenCut || !strings.Contains(c.line, FormatSize(v))) {
+				t.Errorf("%q: numbers guessed: %+v", c.line, m)
+			}
+		}
+		if m.Device >= 0 && (wantGen != GenCut || !strings.Contains(c.line, fmt.Sprintf("GPU %d", m.Device))) || (m.Processes != nil && wantGen != GenCut) {
 			t.Errorf("%q: numbers guessed: %+v", c.line, m)
 		}
 	}
 	m, _ := ParseMessage("RuntimeError: CUDA error: out of memory", 14)
 	if m.Generation != GenCUDAError || m.Exception != "RuntimeError" || m.Requested != -1 {
 		t.Errorf("%+v", m)
+	}
+}
+
+// NVML's overflow (2^64 bytes for this process) is unknown, with a
+// warning; the rest of the message is read (testdata/pytorch/pastes/
+// pt2.x_2pow64_allowed.txt). A cudaMallocAsync limit printed as 2^64 is
+// no cap and no warning.
+func TestHugeFigures(t *testing.T) {
+	line := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.98 GiB. GPU 0 has a total capacity of 31.84 GiB of which 16.30 GiB is free. Including non-PyTorch memory, this process has 17179869184.00 GiB memory in use. 17.51 GiB allowed; Of the allocated memory 6.74 GiB is allocated by PyTorch, and 7.02 GiB is reserved by PyTorch but unallocated."
+	m, _ := ParseMessage(line, strings.Index(line, "CUDA"))
+	if m.Generation != Gen2 || m.ProcessInUse != -1 || m.Allowed != gib(1751) || m.ReservedUnallocated != gib(702) || len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "17179869184.00 GiB") {
+		t.Errorf("%+v", m)
+	}
+	line = "Allocation on device 0 would exceed allowed memory. (out of memory) Currently allocated : 12.20 GiB Requested : 1.88 GiB Device limit : 16.00 GiB Free (according to CUDA): 0 bytes PyTorch limit (set by user-supplied memory fraction) : 17179869184.00 GiB"
+	m, _ = ParseMessage(line, 0)
+	if m.Generation != GenAsync || m.Reason != "" || m.Allowed != -1 || m.Allocated != gib(1220) || m.Reserved != gib(1220) || m.Requested != gib(188) || m.Total != 16*GiB || m.Free != 0 || len(m.Warnings) != 0 {
+		t.Errorf("%+v", m)
+	}
+	// A limit below the device's memory is a cap.
+	m, _ = ParseMessage(strings.Replace(line, "17179869184.00 GiB", "8.00 GiB", 1), 0)
+	if m.Allowed != 8*GiB {
+		t.Errorf("%+v", m)
+	}
+}
+
+// What is a message and what is prose naming one (see classify).
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB", message},
+		{"I keep getting CUDA out of memory errors when training", notMessage},
+		{"Is CUDA out of memory. a known issue?", notMessage},
+		{"the CUDA out of memory error persists", notMessage},
+		{"# CUDA out of memory", weakMessage},
+		{"RuntimeError: CUDA out of memory", message},
+		{"x = f() # fails w/ RuntimeError: CUDA out of memory", weakMessage},
+		{"without \"CUDA out of memory.\" before it", notMessage},
+		{"Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity", weakMessage},
+		{"| PyTorch 0.4 `cuda runtime error (2) : out of memory at x.cu:25` |", weakMessage},
+		{"RuntimeError('CUDA error: out of memory')", message},
+		{`{"error": "CUDA out of memory. Tried to allocate 2.00 MiB"}`, message},
+		{"RuntimeError: CUDA error:out of memory", message},
+		{"the `Allocation on device 0 would exceed allowed memory` line", notMessage},
+		{"Allocation on device 0 would exceed allowed memory. (out of memory)", message},
+		{"THCudaCheck FAIL file=a.cu line=58 error=2 : out of memory", message},
+		{"THCudaCheck FAIL file=a.cu line=58 error=77 : an illegal memory access", notMessage},
+	} {
+		i := findOOM(c.line, 0)
+		if got := classify(c.line, i); i < 0 || got != c.want {
+			t.Errorf("%q: %d, want %d", c.line, got, c.want)
+		}
 	}
 }

@@ -398,18 +398,37 @@ func (r *Reader) addLine(line string) error {
 		if i < 0 {
 			break
 		}
+		kind := classify(line, i)
+		if kind == notMessage {
+			from = i + 1
+			continue
+		}
 		m, end := ParseMessage(line, i)
 		if endsCut(m) && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
-			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line}
+			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
 			return nil
 		}
-		r.addMessage(m, frames, r.line)
-		frames = nil
+		if kind == message || weakKept(m) {
+			r.addMessage(m, frames, r.line)
+			frames = nil
+		}
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// complete reports whether a message was read whole.
+func complete(m Message) bool {
+	return m.Generation == Gen1 || m.Generation == Gen2 || (m.Generation == GenAsync && m.Reason == "")
+}
+
+// weakKept reports whether a weak mention (see classify) is a message
+// after all: read whole, or cut after it named the GPU ("Tried to allocate
+// 20.00 MiB (GPU 0; 1.96 GiB total capa").
+func weakKept(m Message) bool {
+	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ")))
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.
@@ -423,33 +442,43 @@ type pendingMessage struct {
 	frames []tbFrame
 	line   int64 // the message's first line
 	joined int
+	weak   bool // dropped unless weakKept (see classify)
+	blank  int  // blank lines skipped since the last part
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
 // at a departure from the form).
 func endsCut(m Message) bool {
-	return (m.Generation == GenCut || m.Generation == GenUnparsed) && strings.HasPrefix(m.Reason, "the message ends at column")
+	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync) && strings.HasPrefix(m.Reason, "the message ends at column")
 }
 
 // continuePending tries line as the continuation of a message that ended
 // with the previous line; it reports whether the line was used.
 func (r *Reader) continuePending(line string) bool {
 	p := r.pending
-	cont := strings.TrimLeft(line, " \t#>|")
+	// Comment marks and quotes before a continuation, a closing quote
+	// after it (a message split across Python string literals).
+	cont := strings.TrimRight(strings.TrimLeft(line, " \t#>|\"'"), " \"'")
+	if cont == "" && p.blank < 2 && p.joined < maxWrapLines {
+		// Parts of a message separated by blank lines (a paste whose
+		// line ends were doubled).
+		p.blank++
+		return true
+	}
 	if cont == "" || p.joined == maxWrapLines || len(p.text) > maxLine {
 		r.flushPending()
 		return false
 	}
-	base := strings.TrimRight(p.text, " ")
+	base := strings.TrimRight(p.text, " \"'")
 	// Wrapped at a space (the usual case), or inside a word.
 	for _, sep := range []string{" ", ""} {
 		text := base + sep + cont
 		m, _ := ParseMessage(text, p.at)
-		progressed := m.Generation == Gen1 || m.Generation == Gen2 || (endsCut(m) && len(text) > len(p.text))
+		progressed := complete(m) || (endsCut(m) && len(text) > len(p.text))
 		if !progressed {
 			continue
 		}
-		p.text, p.msg, p.joined = text, m, p.joined+1
+		p.text, p.msg, p.joined, p.blank = text, m, p.joined+1, 0
 		if !endsCut(m) {
 			r.flushPending()
 		}
@@ -462,7 +491,9 @@ func (r *Reader) continuePending(line string) bool {
 func (r *Reader) flushPending() {
 	if p := r.pending; p != nil {
 		r.pending = nil
-		r.addMessage(p.msg, p.frames, p.line)
+		if !p.weak || weakKept(p.msg) {
+			r.addMessage(p.msg, p.frames, p.line)
+		}
 	}
 }
 
@@ -513,10 +544,16 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	r.nmsg++
 	r.meta.Messages++
 	if m.Generation == GenCut {
-		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only its request was read", line, m.Reason)
+		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", line, m.Reason)
 	}
 	if m.Generation == GenUnparsed {
 		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
+	}
+	if m.Generation == GenAsync && m.Reason != "" {
+		r.warn("line %d: a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", line, m.Reason)
+	}
+	for _, w := range m.Warnings {
+		r.warn("line %d: %s", line, w)
 	}
 	b := r.b[TableMessages]
 	b.Field(MsgID).(*array.Int32Builder).Append(id)

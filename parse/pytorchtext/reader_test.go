@@ -258,7 +258,8 @@ func TestLog(t *testing.T) {
 	if agent.gen != "2.x" || agent.exception != "torch.OutOfMemoryError" || len(rs.frames[agent.id]) != 0 {
 		t.Errorf("agent %+v", agent)
 	}
-	if cut.gen != "cut" || cut.line != 20 || len(cut.sizes) != 1 || cut.sizes["requested"] != 20*MiB || !strings.Contains(cut.reason, "ends at column") {
+	// Cut after "79.15 GiB o": the request and the total, printed whole.
+	if cut.gen != "cut" || cut.line != 20 || len(cut.sizes) != 2 || cut.sizes["requested"] != 20*MiB || cut.sizes["total"] != gib(7915) || !strings.Contains(cut.reason, "ends at column") {
 		t.Errorf("cut %+v", cut)
 	}
 	if len(rs.meta.Warnings) != 1 || !strings.Contains(rs.meta.Warnings[0], "line 20:") {

@@ -70,7 +70,8 @@
 //
 //	message        int32   index of the message in the input, from 0
 //	line           int64   line of the message
-//	generation     dictionary<int16, utf8>: "2.x", "1.x", "cuda-error", "cut", "unparsed"
+//	generation     dictionary<int16, utf8>: "2.x", "1.x", "async" (cudaMallocAsync),
+//	               "0.x" (THC), "cuda-error", "cut", "unparsed"
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA" or "HIP"
 //	exception      utf8    exception type before the message; null when none
@@ -85,12 +86,16 @@
 //	private_pools  int64   allocated in private pools (CUDA graphs), 2.2+
 //	reserved_unallocated int64  reserved by PyTorch but unallocated (2.x; 1.0-1.3 "cached")
 //	reserved       int64   reserved by PyTorch in all (1.x; 1.0-1.3: allocated + cached)
-//	reason         utf8    why an unparsed message was not read; else null
+//	reason         utf8    why an unparsed, cut or async message was not read whole; else null
 //	text           utf8    the message, from "CUDA" to the end of the line
 //
 // Every size column is null when the message does not carry it, and all
-// are null for "cuda-error" and "unparsed" messages; a "cut" message has
-// only requested. Printed sizes are
+// are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
+// message has requested and the figures printed whole before the cut; an
+// "async" message has requested, total, free, allocated (= reserved) and
+// allowed when a cap was set, and a reason when its lines were cut off.
+// A figure of 1 PiB or more (NVML's 2^64-byte overflow) is null, with a
+// warning. Printed sizes are
 // within SizeTolerance of the true ones.
 //
 // processes (ProcessesSchema): the other processes a 2.x message names.

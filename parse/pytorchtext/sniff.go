@@ -40,14 +40,32 @@ func SniffOOM(head []byte) bool {
 	if !LooksLikeText(head) {
 		return false
 	}
-	for _, p := range oomPhrases {
-		if bytes.Contains(head, []byte(p)) {
-			return true
+	// A bare "OutOfMemoryError" may be Java's: a message has one of
+	// oomPhrases, and reads as one (classify), not as prose naming it.
+	text := string(head)
+	for from := 0; ; {
+		i := findOOM(text, from)
+		if i < 0 {
+			return false
 		}
+		start := strings.LastIndexByte(text[:i], '\n') + 1
+		end := strings.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += i
+		}
+		line := text[start:end]
+		switch classify(line, i-start) {
+		case message:
+			return true
+		case weakMessage:
+			if m, _ := ParseMessage(line, i-start); weakKept(m) {
+				return true
+			}
+		}
+		from = i + 1
 	}
-	// An OOM message always says "CUDA out of memory": a bare
-	// "OutOfMemoryError" may be Java's.
-	return false
 }
 
 // LooksLikeText reports whether head is text: but for a character cut at
