@@ -62,8 +62,13 @@ func NewCmdAnalyze(ios *IOStreams, version string, runF func(*AnalyzeOptions) er
 content, and reports what holds GPU memory, ranked:
 
   oom            an out-of-memory error, with its causes (see gpuleak oom)
-  leak           live memory from one call site kept growing through the run
+  leak           live memory from one call site kept growing across the
+                 run's iterations
+  pending-free   blocks freed but still used by work queued on a side stream
+                 (record_stream): active_pending_free
   trend          NVML samples: one GPU's or process's used memory and its trend
+  non-pytorch    memory a process used outside PyTorch's caching allocator (a
+                 snapshot joined with an NVML process log)
   fragmentation  much free memory split around live blocks at the end
   live           held at the end, but the trace does not say when it was allocated
   retained       allocated once and held without growing (weights, optimizer
@@ -147,7 +152,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.FailOn, "fail-on", nil, "exit with code 1 when a gate of `GATES` trips (comma-separated; repeatable):\n"+report.GateHelp)
-	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a site must keep to be called a leak")
+	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a growing site must keep (made during the trace), or iterations it must have grown in, to be called a leak")
 	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
 	f.StringVar(&opts.Fields, "fields", "", "NVML logs: the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps (default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
 	f.StringVar(&opts.GPUMemory, "gpu-memory", "", "NVML logs: the total memory of GPUs whose logs do not give it (dmon, pmon, --query-compute-apps), e.g. 80GiB")

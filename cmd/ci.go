@@ -277,7 +277,12 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(dir, ".gpuleak-*.tmp")
 	if err != nil {
-		return err
+		// Name the file asked for, not the temporary one beside it.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	tmp := f.Name()
 	_ = f.Chmod(0o644) // a file meant to be committed, not a secret

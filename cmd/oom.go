@@ -57,6 +57,9 @@ Causes:
   memory-limit     the process hit its own cap (set_per_process_memory_fraction)
                    while the GPU had room
   capacity         the working set is larger than the GPU
+  outside-process  from a snapshot alone: the request exceeded all this process
+                   held plus the GPU's free memory, so the memory was held
+                   outside it (other processes, or a GPU too small)
 
 Sizes are printed as PyTorch prints them (two decimals of KiB, MiB, GiB);
 --format json writes the gpuleak.report/v1 document with one "oom" finding

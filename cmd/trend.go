@@ -180,10 +180,22 @@ func runTrend(opts *TrendOptions) error {
 	if err := report.WriteTrend(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
+	// Name each class that tripped, as analyze names its gates.
+	tripped := map[string]int{}
+	var order []string
 	for _, f := range findings {
 		if failOn[f.Classification] {
-			return ErrFindings
+			if tripped[f.Classification] == 0 {
+				order = append(order, f.Classification)
+			}
+			tripped[f.Classification]++
 		}
+	}
+	for _, c := range order {
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak: --fail-on %s tripped: %d series classified %s\n", c, tripped[c], c)
+	}
+	if len(order) > 0 {
+		return ErrFindings
 	}
 	return nil
 }

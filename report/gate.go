@@ -182,7 +182,7 @@ func knownGate(name string) bool {
 // kindList names the finding kinds, in report order.
 func kindList() string {
 	var names []string
-	for _, k := range []Kind{KindOOM, KindLeak, KindTrend, KindFragmentation, KindLive, KindRetained} {
+	for _, k := range []Kind{KindOOM, KindLeak, KindPendingFree, KindTrend, KindNonPyTorch, KindFragmentation, KindLive, KindRetained} {
 		names = append(names, string(k))
 	}
 	return strings.Join(names, ", ")

@@ -99,13 +99,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 			w.Write(buf.Bytes())
 			return
 		}
-		for _, line := range strings.SplitAfter(buf.String(), "\n") {
-			trimmed := strings.TrimRight(line, " \n")
-			if strings.HasSuffix(line, "\n") {
-				trimmed += "\n"
-			}
-			io.WriteString(w, trimmed)
-		}
+		writeTrimmed(w, buf.String())
 	}()
 	right := tw.AlignRight
 	left := tw.AlignLeft
@@ -272,4 +266,16 @@ func stackLine(st []Frame, n int) string {
 		parts = append(parts, f.String())
 	}
 	return strings.Join(parts, " < ")
+}
+
+// writeTrimmed writes s to w without the spaces a table pads its lines'
+// ends with (piped output stays plain and stable).
+func writeTrimmed(w io.Writer, s string) {
+	for _, line := range strings.SplitAfter(s, "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if strings.HasSuffix(line, "\n") {
+			trimmed += "\n"
+		}
+		io.WriteString(w, trimmed)
+	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -60,6 +61,13 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	}
 	if opt.Terminal {
 		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
+	}
+	if !opt.Terminal {
+		// Render into a buffer: piped output drops the padding at line ends.
+		var buf bytes.Buffer
+		out := w
+		defer func() { writeTrimmed(out, buf.String()) }()
+		w = &buf
 	}
 	l, rt := tw.AlignLeft, tw.AlignRight
 	aligns := []tw.Align{rt, rt, rt, l, l, rt, rt, rt, rt, rt, l, l}[:len(header)]
