@@ -76,6 +76,43 @@ func TestSmiTextPublicPastes(t *testing.T) {
 	}
 }
 
+// A paste cut inside a GPU's rows (NVIDIA/gpu-operator#348: the second
+// A100's memory cell stops at "0MiB / 81920Mi") reads the GPU before it
+// and names the one it cannot read, rather than show one GPU as the whole
+// table; a Processes box cut before its rows (pytorch#910) says its
+// processes are not read.
+func TestSmiTextCutRowsWarn(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_gpuoperator348_cut_gpu_row.txt")
+	at := time.Date(2022, 4, 26, 15, 29, 49, 0, time.UTC).UnixMicro()
+	if len(rows) != 1 || rows[0].TimeUs != at || *rows[0].GPU != 0 || *rows[0].Used != 0 || *rows[0].Total != 81920*MiB {
+		t.Fatalf("gpu-operator#348: %+v", rows)
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 16:") || !strings.Contains(w, "GPU 1 is not read") {
+		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", meta.Warnings)
+	}
+	_, meta = readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 18:") || !strings.Contains(w, "processes are not read") {
+		t.Errorf("pytorch#910 warnings %q", meta.Warnings)
+	}
+	// A process row cut short, and a table whose last GPU row ends the input.
+	table := "Tue Apr 26 15:29:49 2022\n" +
+		"| NVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6     |\n" +
+		"+-------------------------------+----------------------+----------------------+\n" +
+		"|   0  NVIDIA A100-SXM...  On   | 00000000:54:00.0 Off |                    0 |\n" +
+		"| N/A   33C    P0    67W / 400W |    900MiB / 81920MiB |      0%      Default |\n" +
+		"| Processes:                                                                  |\n" +
+		"|    0   N/A  N/A      4242      C   python                            890MiB |\n" +
+		"|    0   N/A  N/A      4243      C   pyth\n"
+	rows, meta, err := readRows(t, "p.txt", table)
+	if err != nil || len(rows) != 2 || !strings.Contains(strings.Join(meta.Warnings, "\n"), "line 8: a row of the Processes box is cut short") {
+		t.Errorf("%v: %d rows, warnings %q", err, len(rows), meta.Warnings)
+	}
+	_, meta, err = readRows(t, "g.txt", table[:strings.Index(table, "| N/A")])
+	if err == nil {
+		t.Errorf("a table with no memory row read as samples: %q", meta.Warnings)
+	}
+}
+
 // Outputs without a ctime line are placed by row order, one tick apart; a
 // table without a memory row is an error, not an empty log.
 func TestSmiTextNoTimeAndErrors(t *testing.T) {
