@@ -261,3 +261,58 @@ GPU 00000000:00:07.0
 		t.Errorf("GPU 1 %+v", g1)
 	}
 }
+
+// aristocratos/bpytop#26: a --query-gpu paste with neither index nor uuid
+// nor timestamp, of a GTX 1080 Ti and a GTX 1060, after a prompt running
+// "time nvidia-smi ..." and followed by time's report. The two rows are
+// two GPUs (nvidia-smi prints one row per GPU per tick, in index order),
+// not one GPU that went from 2856 to 4 MiB.
+func TestQueryGPUWithoutIndex(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_bpytop26_query_gpu_no_index.txt")
+	want := []struct {
+		name        string
+		used, total int64
+	}{{"GeForce GTX 1080 Ti", 2856, 11175}, {"GeForce GTX 1060 6GB", 4, 6078}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows %+v", len(rows), rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.GPU == nil || *r.GPU != int32(i) || r.GPUName != w.name || *r.Used != w.used*MiB || *r.Total != w.total*MiB || r.TimeUs != rows[0].TimeUs {
+			t.Errorf("row %d: %+v, want GPU %d %+v", i, r, i, w)
+		}
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "no index or uuid column") {
+		t.Errorf("warnings %q", meta.Warnings)
+	}
+	// With timestamps, the rows of one time are one tick, whatever the
+	// GPUs' names: two H200s over three ticks are GPUs 0 and 1.
+	in := "timestamp, name, memory.used [MiB], memory.total [MiB]\n"
+	for _, ts := range []string{"10:00:00.000", "10:00:01.000", "10:00:02.000"} {
+		in += "2026/12/01 " + ts + ", NVIDIA H200, 100 MiB, 143771 MiB\n2026/12/01 " + ts + ", NVIDIA H200, 900 MiB, 143771 MiB\n"
+	}
+	rows, _, err := readRows(t, "ts.csv", in)
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("%v: %d rows", err, len(rows))
+	}
+	for i, r := range rows {
+		if r.GPU == nil || *r.GPU != int32(i%2) || *r.Used != int64(100+800*(i%2))*MiB {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	// Without times, a row whose name and total repeat one of its tick
+	// starts the next tick.
+	in = "name, memory.used [MiB], memory.total [MiB]\n"
+	for range 3 {
+		in += "A, 1 MiB, 100 MiB\nB, 2 MiB, 200 MiB\n"
+	}
+	rows, _, err = readRows(t, "nots.csv", in)
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("%v: %d rows", err, len(rows))
+	}
+	for i, r := range rows {
+		if *r.GPU != int32(i%2) || r.TimeUs != int64(i/2)*1_000_000 {
+			t.Errorf("row %d: GPU %d at %d", i, *r.GPU, r.TimeUs)
+		}
+	}
+}
