@@ -494,6 +494,8 @@ func (d *smiDecoder) end(n int) error {
 // of one timestamp; without timestamps, it ends where a row's name and
 // total memory repeat one of the tick (GPUs of one model and size, with
 // neither times nor an index, cannot be told apart, and read as one).
+const maxTickGPUs = 1024
+
 type positioner struct {
 	started bool
 	k       int32
@@ -517,7 +519,9 @@ func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTota
 		p.seen = map[string]struct{}{}
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%t", name, total, hasTotal)
-	if _, dup := p.seen[key]; !p.started || dup {
+	// No host has more than maxTickGPUs GPUs: a longer tick is not one
+	// (and the map stays bounded on untrusted input).
+	if _, dup := p.seen[key]; !p.started || dup || len(p.seen) >= maxTickGPUs {
 		p.k = 0
 		clear(p.seen)
 	} else {
