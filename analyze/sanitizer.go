@@ -1111,9 +1111,17 @@ func checkRun(r *SanitizerRun, i, n int) []string {
 		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
 			name, count(r.NotPrinted, "error was", "errors were")))
 	}
-	if !r.HasErrorSummary && r.Line > 0 {
+	switch {
+	case r.HasErrorSummary:
+	case r.Line > 0:
 		r.Agrees = false
 		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: the log was cut short or the tool did not finish, so totals cannot be checked", name))
+	case r.Tool == "" && (r.Records > 0 || r.Leaks > 0):
+		// Records without the banner before them nor the summary after
+		// them: a few lines quoted from a longer log (a bug report, a CI
+		// excerpt). What was left out on either side is unknown.
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sno COMPUTE-SANITIZER banner and no ERROR SUMMARY: an excerpt of a log, so records left out of it are not counted and totals cannot be checked", name))
 	}
 	if r.HasErrorSummary && !r.HasLeakSummary && r.Leaks == 0 {
 		out = append(out, fmt.Sprintf("%sno LEAK SUMMARY and no leak record: unless the program ran under compute-sanitizer --leak-check full, leaks were not checked", name))

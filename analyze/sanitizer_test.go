@@ -444,6 +444,38 @@ func TestSanitizerStaticRuntimeCut(t *testing.T) {
 	}
 }
 
+// NVIDIA/TensorRT-RTX#14: a Windows excerpt (nvcuda64.dll's
+// cuMemHostAlloc under TensorRT's DLL), quoted without the banner and
+// without the summaries, its last frame cut to "Hos". The leak is 4 bytes
+// of pinned host memory; the driver frame is hidden, so the site is the
+// innermost TensorRT frame, by return address (no line information). Only
+// a part of a log: a warning says so rather than present it as the run.
+func TestSanitizerWindowsExcerpt(t *testing.T) {
+	res := analyzeSan(t, "pub_trtrtx14_windows_excerpt.txt", SanitizerOptions{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != Leak || s.Bytes != 4 || s.Count != 1 || s.Allocator != AllocPinned ||
+		s.Frame.Name != "getBuilderPluginRegistry@0x7fff4b3f6035" || s.Frame.Filename != "tensorrt_rtx_1_1.dll" {
+		t.Errorf("site %+v", s)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "excerpt") {
+		t.Errorf("warnings %q: want the excerpt named", res.Warnings)
+	}
+	// With the banner and summaries around it, the log is whole.
+	data, err := os.ReadFile("../testdata/sanitizer/pub_trtrtx14_windows_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := "========= COMPUTE-SANITIZER\n" + string(data) +
+		"=========\n========= LEAK SUMMARY: 4 bytes leaked in 1 allocations\n========= ERROR SUMMARY: 1 error\n"
+	res = analyzeBytes(t, "whole", []byte(whole), SanitizerOptions{})
+	if len(res.Warnings) != 0 {
+		t.Errorf("whole log: warnings %q", res.Warnings)
+	}
+}
+
 // NVIDIA/cccl#1896: frames without source lines (no -lineinfo): the site
 // keeps its return address, so other call sites in the same function stay
 // apart, and says so.

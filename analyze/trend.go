@@ -261,6 +261,24 @@ func (a *TrendAnalyzer) Input(name string, startUs, endUs int64) {
 	in.startUs, in.endUs, in.hasSpan = startUs, endUs, true
 }
 
+// Drop forgets every sample of input name: an input that failed part way
+// through is left out whole rather than judged on the samples read before
+// its error.
+func (a *TrendAnalyzer) Drop(name string) {
+	kept := a.order[:0]
+	for _, s := range a.order {
+		if s.key.input == name {
+			delete(a.series, s.key)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	clear(a.order[len(kept):])
+	a.order = kept
+	delete(a.inputs, name)
+	a.last = nil
+}
+
 // Add feeds one samples record batch of input name. It returns an error
 // when the batch does not have nvml.Schema.
 func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {

@@ -49,6 +49,7 @@ type AnalyzeOptions struct {
 	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
 	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
 	run              runFacts                 // snapshots and NVML processes, joined (analyze_run.go)
+	nvmlRun          *nvmlRun                 // NVML sample logs of all inputs, judged together
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -246,6 +247,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 	// An input that cannot be read costs only itself: the report lists it
 	// with its error, and the run exits 2 after writing the others'.
 	var unread unreadInputs
+	opts.nvmlRun = &nvmlRun{a: analyze.NewTrendAnalyzer(opts.nvml.trend)}
 	for _, path := range opts.Paths {
 		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
 		if err != nil {
@@ -261,6 +263,9 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 	if unread.n == len(opts.Paths) {
 		return nil, nil, unread, unread.Err()
 	}
+	// NVML logs of one GPU (a --query-gpu log and its --query-compute-apps
+	// log) are judged together, as in gpuleak trend.
+	findings = append(findings, opts.nvmlRun.finalize(rep.Inputs)...)
 	// Out-of-memory errors and fragmentation, from all inputs together.
 	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
 	findings = append(findings, ofs...)
@@ -335,10 +340,10 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 			return report.Input{}, nil, err
 		}
 		defer third.Close()
-		return analyzeNVML(third, format, opts.nvml)
+		return analyzeNVML(third, format, opts)
 	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
 		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
-		return analyzeNVML(in, format, opts.nvml)
+		return analyzeNVML(in, format, opts)
 	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
 		return analyzeOOMText(opts, in, format)
 	case parse.FormatKinetoTrace:

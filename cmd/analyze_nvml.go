@@ -59,17 +59,47 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 	return len(first) > 0 && first[0] >= '0' && first[0] <= '9'
 }
 
-// analyzeNVML reads one NVML sample log for "gpuleak analyze": its trends,
-// with --tz, --fields and --gpu-memory; "gpuleak trend" links several logs
-// of one GPU and has flags for logs without dates or times.
-func analyzeNVML(in *parse.Input, format parse.Format, o nvmlOptions) (report.Input, []report.Finding, error) {
-	a := analyze.NewTrendAnalyzer(o.trend)
-	ti, err := readNVML(in, a, o.procs, append(append([]nvml.Option(nil), o.reader...), nvml.WithFormat(format))...)
+// nvmlRun holds the NVML sample logs of one "gpuleak analyze" run: they
+// are judged together, so that a --query-compute-apps log finds its GPU's
+// total memory and end in a --query-gpu log of the same GPU.
+type nvmlRun struct {
+	a      *analyze.TrendAnalyzer
+	inputs []report.TrendInput
+}
+
+// analyzeNVML reads one NVML sample log for "gpuleak analyze" into the
+// run's trend analyzer, with --tz, --fields and --gpu-memory; its findings
+// come from nvmlRun.finalize once every input is read. An input that fails
+// part way through leaves none of its samples behind.
+func analyzeNVML(in *parse.Input, format parse.Format, opts *AnalyzeOptions) (report.Input, []report.Finding, error) {
+	o, run := opts.nvml, opts.nvmlRun
+	ti, err := readNVML(in, run.a, o.procs, append(append([]nvml.Option(nil), o.reader...), nvml.WithFormat(format))...)
 	if err != nil {
+		run.a.Drop(in.Name)
 		return report.Input{}, nil, err
 	}
-	ins, fs := report.FromTrends([]report.TrendInput{ti}, a.Finalize())
-	return ins[0], fs, nil
+	run.inputs = append(run.inputs, ti)
+	ins, _ := report.FromTrends([]report.TrendInput{ti}, &analyze.TrendResult{})
+	return ins[0], nil, nil
+}
+
+// finalize judges the run's NVML series, replaces the entries of its
+// inputs in ins by the judged ones (which carry the analysis's warnings)
+// and returns their findings.
+func (r *nvmlRun) finalize(ins []report.Input) []report.Finding {
+	if len(r.inputs) == 0 {
+		return nil
+	}
+	judged, fs := report.FromTrends(r.inputs, r.a.Finalize())
+	for _, j := range judged {
+		for i := range ins {
+			if ins[i].Path == j.Path && ins[i].Error == "" {
+				ins[i] = j
+				break
+			}
+		}
+	}
+	return fs
 }
 
 // readNVML streams one NVML sample log into the trend analyzer and

@@ -481,3 +481,94 @@ func TestAnalyzeTableThenOOM(t *testing.T) {
 		t.Errorf("format %s, findings %+v", r.Inputs[0].Format, r.Findings)
 	}
 }
+
+// gpuleak analyze judges the NVML logs it is given together, as gpuleak
+// trend does: the H200 recording's --query-compute-apps log (pid 878,
+// 740 .. 8292 MiB, last row at 02:01:17.108) beside its --query-gpu log,
+// which runs on to 02:01:22 with the GPU back at 0 MiB, shows that the
+// process exited: not held to the end, not "end unknown", its GPU named by
+// index. Alone, the apps log cannot tell (TestTrendAppsOnly...); judged
+// apart, analyze said "whether it exited then is not known: log
+// --query-gpu beside it" with that very log beside it.
+func TestAnalyzeLinksGPUAndAppsLogs(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json",
+		nvmlData+"leak_exit_query_gpu.csv", nvmlData+"leak_exit_query_apps.csv")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Findings []struct {
+			PID               *int64 `json:"pid"`
+			Classification    string `json:"classification"`
+			Bytes             int64  `json:"bytes"`
+			HeldToEnd         *bool  `json:"held_to_end"`
+			EndUnknown        bool   `json:"end_unknown"`
+			UnattributedBytes *int64 `json:"unattributed_bytes"`
+			Message           string `json:"message"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 2 {
+		t.Fatalf("%d findings, want the GPU and pid 878", len(r.Findings))
+	}
+	for _, f := range r.Findings {
+		if f.Classification != "growing" {
+			t.Errorf("classification %q: %s", f.Classification, f.Message)
+		}
+		if f.PID == nil {
+			// The GPU's used memory less its processes': nvidia-smi's
+			// ~9 MiB beyond them, known only with the apps log linked.
+			if f.Bytes != 8301*mib || f.UnattributedBytes == nil || *f.UnattributedBytes > 16*mib {
+				t.Errorf("GPU finding: %d bytes, unattributed %v", f.Bytes, f.UnattributedBytes)
+			}
+			continue
+		}
+		if *f.PID != 878 || f.Bytes != 8292*mib || f.HeldToEnd == nil || *f.HeldToEnd || f.EndUnknown {
+			t.Errorf("process finding: pid %d, %d bytes, held %v, end unknown %v", *f.PID, f.Bytes, f.HeldToEnd, f.EndUnknown)
+		}
+		for _, want := range []string{"growing until it ended", "on GPU 0:", "exited at 02:01:17 UTC"} {
+			if !strings.Contains(f.Message, want) {
+				t.Errorf("message lacks %q: %s", want, f.Message)
+			}
+		}
+		if strings.Contains(f.Message, "not known") {
+			t.Errorf("message says the end is not known: %s", f.Message)
+		}
+	}
+}
+
+// An NVML log that fails part way through costs only itself, and leaves
+// none of its samples among the others' series: a GPU 1 read from its
+// first rows (more than one record batch of 65536 rows, so that some
+// reach the analyzer before the error) must not appear.
+func TestAnalyzeNVMLFailedInputLeavesNoSamples(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "cut.csv")
+	var data strings.Builder
+	data.WriteString("timestamp, index, memory.used [MiB], memory.total [MiB]\n")
+	const rows = 70000
+	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := range rows {
+		fmt.Fprintf(&data, "%s, 1, %d MiB, 143771 MiB\n", start.Add(time.Duration(i)*time.Second).Format("2006/01/02 15:04:05.000"), 100+i/100)
+	}
+	data.WriteString("2026/12/02 00:00:00.000, 1\n")
+	if err := os.WriteFile(bad, []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", nvmlData+"leak_exit_query_gpu.csv", bad)
+	if code != ExitInput || !strings.Contains(errOut, fmt.Sprintf("cut.csv:%d", rows+2)) {
+		t.Fatalf("exit %d, stderr %q; want %d naming cut.csv:%d", code, errOut, ExitInput, rows+2)
+	}
+	var r struct {
+		Findings []struct {
+			GPU *int `json:"gpu"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].GPU == nil || *r.Findings[0].GPU != 0 {
+		t.Errorf("findings %+v: want GPU 0 of the readable log only", r.Findings)
+	}
+}

@@ -187,12 +187,47 @@ func sanitizerSiteMessage(s analyze.SanitizerSite) string {
 		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, allocated at %s%s: %s; %s",
 			n, IBytes(s.Bytes), what, s.Pool, at, procs, why, s.Hint)
 	}
+	if h, ok := libraryHandleOf(s.Stack); ok {
+		return fmt.Sprintf("leak: %s (%s) of %s at %s%s, made by %s for %s, never destroyed; call %s when it is no longer needed (create it once and reuse it: one created per call or iteration is the usual cause)",
+			n, IBytes(s.Bytes), what, at, procs, h.call, h.what, h.destroy)
+	}
 	if s.Count == 1 {
 		return fmt.Sprintf("leak: 1 allocation (%s) of %s at %s%s was never freed; release it with %s when it is no longer needed",
 			IBytes(s.Bytes), what, at, procs, free)
 	}
 	return fmt.Sprintf("leak: %s (%s) of %s at %s%s were never freed; release each with %s: a buffer allocated per call or iteration and never freed is the usual cause",
 		n, IBytes(s.Bytes), what, at, procs, free)
+}
+
+// libraryHandle is a CUDA library's handle (or plan) whose creation
+// allocates device memory that only its destroy call gives back.
+type libraryHandle struct{ call, what, destroy string }
+
+// libraryHandles: the creating calls, by function-name prefix.
+var libraryHandles = []libraryHandle{
+	{"cublasLtCreate", "a cuBLASLt handle", "cublasLtDestroy"},
+	{"cublasCreate", "a cuBLAS handle and its workspace", "cublasDestroy"},
+	{"cudnnCreate", "a cuDNN handle", "cudnnDestroy"},
+	{"cusparseCreate", "a cuSPARSE handle", "cusparseDestroy"},
+	{"cusolverDnCreate", "a cuSOLVER handle", "cusolverDnDestroy"},
+	{"cufftPlan", "a cuFFT plan", "cufftDestroy"},
+	{"cufftMakePlan", "a cuFFT plan", "cufftDestroy"},
+	{"curandCreateGenerator", "a cuRAND generator", "curandDestroyGenerator"},
+}
+
+// libraryHandleOf finds, in a leak's stack (innermost first), the library
+// call that created a handle holding the memory: the leak is the handle,
+// freed by its destroy call, not by cudaFree.
+func libraryHandleOf(stack []analyze.Frame) (libraryHandle, bool) {
+	for _, f := range stack {
+		for _, h := range libraryHandles {
+			if strings.HasPrefix(f.Name, h.call) {
+				h.call = f.Name
+				return h, true
+			}
+		}
+	}
+	return libraryHandle{}, false
 }
 
 // stickyErrors are CUDA errors that an earlier kernel fault leaves behind:

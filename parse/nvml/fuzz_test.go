@@ -88,7 +88,7 @@ func addFixtures(f *testing.F, names ...string) {
 }
 
 func FuzzQueryGPU(f *testing.F) {
-	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv")
+	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv", "pub_bpytop26_query_gpu_no_index.txt")
 	f.Add([]byte("timestamp, index, name, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, A, B, 1 MiB\n"))
 	f.Add([]byte("timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n"))
 	f.Add([]byte("index, memory.used [MiB]\n0, [N/A]\n1, 2 GiB\nNo devices were found\n"))
@@ -156,7 +156,7 @@ func FuzzDetect(f *testing.F) {
 }
 
 func FuzzSmiText(f *testing.F) {
-	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt")
+	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt")
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiText) })

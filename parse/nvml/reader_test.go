@@ -81,6 +81,11 @@ func TestFixtures(t *testing.T) {
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
 		{"pub_pytorch910_nvidia_smi.txt", parse.FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
 		{"pub_sublime2184_nvidia_smi.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// --query-gpu without timestamp, index or uuid after "~ $  time
+		// nvidia-smi ...", with time's report after it: two GPUs.
+		{"pub_bpytop26_query_gpu_no_index.txt", parse.FormatNvidiaSmiQueryGPU, 2, ClockRowOrder, "excludes-reserved"},
+		// Two GPUs, cut inside the second's memory cell: only GPU 0 is read.
+		{"pub_gpuoperator348_cut_gpu_row.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
 		{"pub_gpustat97_line.txt", parse.FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},

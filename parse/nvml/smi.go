@@ -80,6 +80,10 @@ type smiDecoder struct {
 	fields [][]byte
 	quoted []byte
 	ticks  ticker
+	// noGPUID: a --query-gpu log with neither index nor uuid: its GPUs
+	// are told apart by their row's place in each tick (pos).
+	noGPUID bool
+	pos     positioner
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
@@ -180,6 +184,13 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	}
 	d.r.meta.Fields = append([]string(nil), names...)
 	d.r.meta.Header = header
+	d.noGPUID = !d.apps
+	for _, c := range d.cols {
+		if c.role == roleIndex || c.role == roleUUID {
+			d.noGPUID = false
+		}
+	}
+	d.pos = positioner{}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
 		d.r.warn("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
@@ -439,6 +450,12 @@ func (d *smiDecoder) row(n int) error {
 	if d.apps && !s.hasPID {
 		return d.r.errorf(n, "a process row without a pid")
 	}
+	if d.noGPUID {
+		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
+		if s.gpu > 0 {
+			d.r.warn("the log has no index or uuid column: its GPUs are numbered by the place of their row in each tick (nvidia-smi lists them in index order; with -i or CUDA_VISIBLE_DEVICES the numbers are not the GPUs' indexes); log index or uuid to name them")
+		}
+	}
 	if !d.hasTS {
 		pid := int64(-1)
 		if s.hasPID {
@@ -469,6 +486,50 @@ func (d *smiDecoder) end(n int) error {
 		return d.r.errorf(n, "a header without rows")
 	}
 	return nil
+}
+
+// positioner numbers the GPUs of a --query-gpu log without an index or
+// uuid column: nvidia-smi prints one row per GPU each tick, in index
+// order, so a GPU is the place of its row in its tick. A tick is the rows
+// of one timestamp; without timestamps, it ends where a row's name and
+// total memory repeat one of the tick (GPUs of one model and size, with
+// neither times nor an index, cannot be told apart, and read as one).
+const maxTickGPUs = 1024
+
+type positioner struct {
+	started bool
+	k       int32
+	prevT   int64
+	seen    map[string]struct{}
+}
+
+// next returns the place of a row at time t (when hasTS) of a GPU of the
+// given name and total memory.
+func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTotal bool) int32 {
+	if hasTS {
+		if p.started && t == p.prevT {
+			p.k++
+		} else {
+			p.k = 0
+		}
+		p.started, p.prevT = true, t
+		return p.k
+	}
+	if p.seen == nil {
+		p.seen = map[string]struct{}{}
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%t", name, total, hasTotal)
+	// No host has more than maxTickGPUs GPUs: a longer tick is not one
+	// (and the map stays bounded on untrusted input).
+	if _, dup := p.seen[key]; !p.started || dup || len(p.seen) >= maxTickGPUs {
+		p.k = 0
+		clear(p.seen)
+	} else {
+		p.k++
+	}
+	p.started = true
+	p.seen[key] = struct{}{}
+	return p.k
 }
 
 // ticker numbers the ticks of a log without times. Each tick has one

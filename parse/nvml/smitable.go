@@ -42,7 +42,9 @@ var (
 	smiTableMemRe = regexp.MustCompile(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
 	// older drivers without the GI and CI columns.
-	smiTableProcRe = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
+	// The start of a process row: "|    0 ".
+	smiTableRowStartRe = regexp.MustCompile(`^\|\s*\d{1,3}\s`)
+	smiTableProcRe     = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
 )
 
 var (
@@ -105,6 +107,7 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 // newSnapshot starts output k+1, at time t when ok.
 func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.flushQ()
+	d.cutGPURow(d.r.line)
 	if d.started {
 		d.snapshot++
 	}
@@ -169,7 +172,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		return nil
 	}
 	if t[0] == '|' || t[0] == '+' {
-		return d.tableLine(t)
+		return d.tableLine(t, n)
 	}
 	return d.qLine(b, t)
 }
@@ -201,14 +204,20 @@ func (d *smiTextDecoder) gpustatLine(t []byte) error {
 	return nil
 }
 
-func (d *smiTextDecoder) tableLine(t []byte) error {
+// tableLine reads line n of the default table. A row cut short (a paste
+// that stops mid-line: it does not end in the box's "|") is named in a
+// warning rather than dropped in silence: the GPU or process it held is
+// missing from the samples.
+func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
 	}
 	if bytes.Contains(t, []byte("Processes:")) {
-		d.processes, d.gpuRow = true, false
+		d.cutGPURow(n)
+		d.processes = true
 		return nil
 	}
+	cut := t[len(t)-1] != '|' && t[len(t)-1] != '+'
 	if d.processes {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
@@ -216,18 +225,23 @@ func (d *smiTextDecoder) tableLine(t []byte) error {
 			used, _ := parseInt(m[5])
 			d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
 				process: trimSpace(m[4]), used: used * MiB, hasUsed: true})
+		} else if cut && smiTableRowStartRe.Match(t) {
+			d.r.warn("line %d: a row of the Processes box is cut short (%q): that process's memory is missing", n, snippet(t))
+		} else if cut {
+			d.r.warn("line %d: the Processes box is cut short before its rows: the processes are not read", n)
 		}
 		return nil
 	}
 	if d.gpuRow {
-		d.gpuRow = false
 		if m := smiTableMemRe.FindSubmatch(t); m != nil {
+			d.gpuRow = false
 			used, _ := parseInt(m[1])
 			total, _ := parseInt(m[2])
 			d.emit(&sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName,
 				used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true})
 			return nil
 		}
+		d.cutGPURow(n)
 	}
 	if m := smiTableGPURe.FindSubmatch(t); m != nil && !bytes.Contains(t, []byte("MiB")) {
 		g, _ := parseInt(m[1])
@@ -235,6 +249,17 @@ func (d *smiTextDecoder) tableLine(t []byte) error {
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 	}
 	return nil
+}
+
+// cutGPURow warns, at line n, when the GPU row just read has no memory
+// row after it: the table was cut (or edited) between the two, and that
+// GPU is missing from this output's samples.
+func (d *smiTextDecoder) cutGPURow(n int) {
+	if !d.gpuRow {
+		return
+	}
+	d.gpuRow = false
+	d.r.warn("line %d: the table is cut after GPU %d's first row: its used / total MiB row is missing, so GPU %d is not read in this output", n, d.gpu, d.gpu)
 }
 
 // qLine reads a line of "nvidia-smi -q": "Key : value" under indented
@@ -362,6 +387,7 @@ func (d *smiTextDecoder) emit(s *sample) {
 
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
+	d.cutGPURow(n)
 	if d.samples == 0 {
 		return d.r.errorf(n, "no GPU memory in this nvidia-smi output (no \"used MiB / total MiB\" row, no \"FB Memory Usage\" section)")
 	}

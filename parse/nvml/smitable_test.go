@@ -76,6 +76,43 @@ func TestSmiTextPublicPastes(t *testing.T) {
 	}
 }
 
+// A paste cut inside a GPU's rows (NVIDIA/gpu-operator#348: the second
+// A100's memory cell stops at "0MiB / 81920Mi") reads the GPU before it
+// and names the one it cannot read, rather than show one GPU as the whole
+// table; a Processes box cut before its rows (pytorch#910) says its
+// processes are not read.
+func TestSmiTextCutRowsWarn(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_gpuoperator348_cut_gpu_row.txt")
+	at := time.Date(2022, 4, 26, 15, 29, 49, 0, time.UTC).UnixMicro()
+	if len(rows) != 1 || rows[0].TimeUs != at || *rows[0].GPU != 0 || *rows[0].Used != 0 || *rows[0].Total != 81920*MiB {
+		t.Fatalf("gpu-operator#348: %+v", rows)
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 16:") || !strings.Contains(w, "GPU 1 is not read") {
+		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", meta.Warnings)
+	}
+	_, meta = readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 18:") || !strings.Contains(w, "processes are not read") {
+		t.Errorf("pytorch#910 warnings %q", meta.Warnings)
+	}
+	// A process row cut short, and a table whose last GPU row ends the input.
+	table := "Tue Apr 26 15:29:49 2022\n" +
+		"| NVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6     |\n" +
+		"+-------------------------------+----------------------+----------------------+\n" +
+		"|   0  NVIDIA A100-SXM...  On   | 00000000:54:00.0 Off |                    0 |\n" +
+		"| N/A   33C    P0    67W / 400W |    900MiB / 81920MiB |      0%      Default |\n" +
+		"| Processes:                                                                  |\n" +
+		"|    0   N/A  N/A      4242      C   python                            890MiB |\n" +
+		"|    0   N/A  N/A      4243      C   pyth\n"
+	rows, meta, err := readRows(t, "p.txt", table)
+	if err != nil || len(rows) != 2 || !strings.Contains(strings.Join(meta.Warnings, "\n"), "line 8: a row of the Processes box is cut short") {
+		t.Errorf("%v: %d rows, warnings %q", err, len(rows), meta.Warnings)
+	}
+	_, meta, err = readRows(t, "g.txt", table[:strings.Index(table, "| N/A")])
+	if err == nil {
+		t.Errorf("a table with no memory row read as samples: %q", meta.Warnings)
+	}
+}
+
 // Outputs without a ctime line are placed by row order, one tick apart; a
 // table without a memory row is an error, not an empty log.
 func TestSmiTextNoTimeAndErrors(t *testing.T) {
@@ -222,5 +259,60 @@ GPU 00000000:00:07.0
 	}
 	if *g1.GPU != 1 || *g1.Used != 0 || *g1.Free != 143156*MiB {
 		t.Errorf("GPU 1 %+v", g1)
+	}
+}
+
+// aristocratos/bpytop#26: a --query-gpu paste with neither index nor uuid
+// nor timestamp, of a GTX 1080 Ti and a GTX 1060, after a prompt running
+// "time nvidia-smi ..." and followed by time's report. The two rows are
+// two GPUs (nvidia-smi prints one row per GPU per tick, in index order),
+// not one GPU that went from 2856 to 4 MiB.
+func TestQueryGPUWithoutIndex(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_bpytop26_query_gpu_no_index.txt")
+	want := []struct {
+		name        string
+		used, total int64
+	}{{"GeForce GTX 1080 Ti", 2856, 11175}, {"GeForce GTX 1060 6GB", 4, 6078}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows %+v", len(rows), rows)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.GPU == nil || *r.GPU != int32(i) || r.GPUName != w.name || *r.Used != w.used*MiB || *r.Total != w.total*MiB || r.TimeUs != rows[0].TimeUs {
+			t.Errorf("row %d: %+v, want GPU %d %+v", i, r, i, w)
+		}
+	}
+	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "no index or uuid column") {
+		t.Errorf("warnings %q", meta.Warnings)
+	}
+	// With timestamps, the rows of one time are one tick, whatever the
+	// GPUs' names: two H200s over three ticks are GPUs 0 and 1.
+	in := "timestamp, name, memory.used [MiB], memory.total [MiB]\n"
+	for _, ts := range []string{"10:00:00.000", "10:00:01.000", "10:00:02.000"} {
+		in += "2026/12/01 " + ts + ", NVIDIA H200, 100 MiB, 143771 MiB\n2026/12/01 " + ts + ", NVIDIA H200, 900 MiB, 143771 MiB\n"
+	}
+	rows, _, err := readRows(t, "ts.csv", in)
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("%v: %d rows", err, len(rows))
+	}
+	for i, r := range rows {
+		if r.GPU == nil || *r.GPU != int32(i%2) || *r.Used != int64(100+800*(i%2))*MiB {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	// Without times, a row whose name and total repeat one of its tick
+	// starts the next tick.
+	in = "name, memory.used [MiB], memory.total [MiB]\n"
+	for range 3 {
+		in += "A, 1 MiB, 100 MiB\nB, 2 MiB, 200 MiB\n"
+	}
+	rows, _, err = readRows(t, "nots.csv", in)
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("%v: %d rows", err, len(rows))
+	}
+	for i, r := range rows {
+		if *r.GPU != int32(i%2) || r.TimeUs != int64(i/2)*1_000_000 {
+			t.Errorf("row %d: GPU %d at %d", i, *r.GPU, r.TimeUs)
+		}
 	}
 }
