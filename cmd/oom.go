@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
@@ -27,6 +28,10 @@ type OOMOptions struct {
 	HideFrames []string
 	KeepFrames []string
 	MinKept    int
+	// TZ is the time zone of NVML log timestamps that carry none.
+	TZ string
+
+	loc *time.Location // parsed from TZ
 }
 
 // NewCmdOOM builds "gpuleak oom". runF replaces the run function in
@@ -91,6 +96,7 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
 	f.StringArrayVar(&opts.KeepFrames, "keep-frames", nil, "never hide frames whose file or function matches this regular expression (repeatable)")
 	f.IntVar(&opts.MinKept, "min-kept", 4, "fewest allocations a call site must keep up to an OOM to count as growing (accumulation)")
+	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs given beside the OOM: time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
 	return c
 }
 
@@ -102,6 +108,9 @@ func runOOM(opts *OOMOptions) error {
 	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if opts.loc, err = parseZone(opts.TZ); err != nil {
+		return usageErrorf("bad --tz %q: %v", opts.TZ, err)
 	}
 	if err := checkDistinct(opts.Paths); err != nil {
 		return err
@@ -180,7 +189,7 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 		parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiDmon, parse.FormatDCGMPrometheus:
 		// An NVML log: its process samples name the processes an OOM
 		// message lists.
-		procs, warnings, err := readGPUProcesses(in, format)
+		procs, warnings, err := readGPUProcesses(in, format, opts.loc)
 		if err != nil {
 			return report.Input{}, analyze.OOMInput{}, err
 		}
@@ -204,8 +213,11 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 const maxGPUProcessSamples = 1 << 20
 
 // readGPUProcesses reads the per-process samples of an NVML log.
-func readGPUProcesses(in *parse.Input, format parse.Format) ([]analyze.GPUProcess, []string, error) {
-	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format))
+func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) ([]analyze.GPUProcess, []string, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
 	defer r.Release()
 	var out []analyze.GPUProcess
 	for r.Next() {

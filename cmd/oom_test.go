@@ -342,3 +342,23 @@ func TestOOMNamesProcessesFromNVML(t *testing.T) {
 		t.Errorf("evidence %q", ev)
 	}
 }
+
+// oom reads NVML logs in --tz as trend and analyze do: a zone is accepted
+// and the processes are still linked (the apps log's one tick is the
+// nearest sample whatever its zone); a zone that is none is a usage error.
+func TestOOMTimeZone(t *testing.T) {
+	h := pt + "h200/oom_other_process"
+	code, out, errOut := run(t, nil, "oom", "--tz", "+02:00", "--format", "json", h+"_error.txt", h+"_nvidia_smi_apps.csv")
+	_, fs := findings(t, out)
+	ooms := ofKind(fs, "oom")
+	if code != 0 || len(ooms) != 1 {
+		t.Fatalf("exit %d, %d OOMs, stderr %q", code, len(ooms), errOut)
+	}
+	if p := ooms[0]["other_processes"].([]any)[0].(map[string]any); p["name"] != "/opt/venv/bin/python3" {
+		t.Errorf("process %v not named from the apps log", p)
+	}
+	code, _, errOut = run(t, nil, "oom", "--tz", "Mars/Olympus", h+"_error.txt")
+	if code != 2 || !strings.Contains(errOut, "bad --tz") {
+		t.Errorf("exit %d, stderr %q; want 2, bad --tz", code, errOut)
+	}
+}
