@@ -351,6 +351,11 @@ func (r *Reader) Format() parse.Format { return r.meta.Format }
 // Metadata describes the log; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata {
 	r.meta.Interval = r.opt.interval
+	if r.done && r.err == nil && r.meta.Rows > 0 && (r.opt.hasDate || r.opt.hasStart) && r.meta.Clock == ClockAbsolute {
+		// WithDate and WithStart serve logs without dates or times: say
+		// so when the log's own timestamps made them unused.
+		r.warn("the given date or start time was not used: the log's timestamps carry their own date")
+	}
 	return &r.meta
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,6 +410,18 @@ func TestMon(t *testing.T) {
 	}
 	if rows[3].Used != nil || meta.Clock != ClockRowOrder {
 		t.Errorf("'-' fb %+v, clock %v", rows[3], meta.Clock)
+	}
+	for _, w := range meta.Warnings {
+		if strings.Contains(w, "not used") {
+			t.Errorf("WithStart placed this log's rows, yet: %q", w)
+		}
+	}
+	// A log with its own dates (-o DT) does not use WithStart: say so,
+	// rather than ignore the option silently.
+	in = "#Date Time gpu fb\n#YYYYMMDD HH:MM:SS Idx MB\n 20261130 08:06:12 0 1\n"
+	_, meta, err = readRows(t, "dt.txt", in, WithStart(start))
+	if err != nil || meta.Clock != ClockAbsolute || !slices.ContainsFunc(meta.Warnings, func(w string) bool { return strings.Contains(w, "start time was not used") }) {
+		t.Errorf("err %v, clock %v, warnings %q: want one saying the start time was not used", err, meta.Clock, meta.Warnings)
 	}
 
 	// pmon without times: a tick ends where a (gpu, pid) repeats.
