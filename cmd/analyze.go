@@ -323,24 +323,15 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 			return report.Input{}, nil, err
 		}
 		defer rr.Close()
-		if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+		if rin, fs, ok, err := analyzeLongText(opts, in, head, rr, lopt); ok || err != nil {
 			return rin, fs, err
 		}
-		again, err := rr.again()
+		samples, err := rr.again()
 		if err != nil {
 			return report.Input{}, nil, err
 		}
-		rin, fs, err := analyzeSanitizer(opts, again, parse.FormatSanitizer, lopt)
-		again.Close()
-		if !errors.Is(err, parse.ErrNotMine) {
-			return rin, fs, err
-		}
-		third, err := rr.again()
-		if err != nil {
-			return report.Input{}, nil, err
-		}
-		defer third.Close()
-		return analyzeNVML(third, format, opts)
+		defer samples.Close()
+		return analyzeNVML(samples, format, opts)
 	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
 		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
 		return analyzeNVML(in, format, opts)
@@ -363,23 +354,33 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 		return report.Input{}, nil, err
 	}
 	defer rr.Close()
-	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+	if rin, fs, ok, err := analyzeLongText(opts, in, head, rr, lopt); ok || err != nil {
 		return rin, fs, err
 	}
 	if looksLikeHeaderlessCSV(head) {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
 			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
 	}
+	return report.Input{}, nil, unrecognised(path)
+}
+
+// analyzeLongText scans text whole for an OOM message, then reads it again
+// (through rr) as a compute-sanitizer log: a long CI or training log may
+// hold either past its first 64 KiB. ok is false when it holds neither.
+func analyzeLongText(opts *AnalyzeOptions, in *parse.Input, head []byte, rr *rereader, lopt analyze.LeakOptions) (report.Input, []report.Finding, bool, error) {
+	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
+		return rin, fs, ok, err
+	}
 	again, err := rr.again()
 	if err != nil {
-		return report.Input{}, nil, err
+		return report.Input{}, nil, false, err
 	}
 	defer again.Close()
 	rin, fs, err := analyzeSanitizer(opts, again, parse.FormatSanitizer, lopt)
 	if errors.Is(err, parse.ErrNotMine) {
-		return report.Input{}, nil, unrecognised(path)
+		return report.Input{}, nil, false, nil
 	}
-	return rin, fs, err
+	return rin, fs, err == nil, err
 }
 
 // analyzeSnapshot streams a snapshot through the leak and fragmentation

@@ -155,12 +155,9 @@ func runCapture(opts *CaptureOptions) error {
 		return usageErrorf("--pid %d: no such process", opts.PID)
 	}
 
-	src, err := opts.Open(capture.Config{GPUs: opts.GPUs})
+	src, err := openSource(opts.Open, capture.Config{GPUs: opts.GPUs})
 	if err != nil {
-		if errors.Is(err, capture.ErrNotBuiltIn) {
-			return &UsageError{Err: err}
-		}
-		return &InputError{Err: err}
+		return err
 	}
 	defer src.Close()
 
@@ -288,4 +285,18 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%.0f ms", v)
 	}
 	return fmt.Sprintf("%.3g ms", v)
+}
+
+// openSource opens the NVML sample source for capture and watch: a build
+// without NVML is a usage error (exit 2, saying how to build it in), a
+// machine without the driver an input error (exit 2, naming the library).
+func openSource(open func(capture.Config) (capture.Source, error), cfg capture.Config) (capture.Source, error) {
+	src, err := open(cfg)
+	if err == nil {
+		return src, nil
+	}
+	if errors.Is(err, capture.ErrNotBuiltIn) {
+		return nil, &UsageError{Err: err}
+	}
+	return nil, &InputError{Err: err}
 }

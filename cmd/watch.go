@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -109,12 +108,9 @@ func runWatch(opts *WatchOptions) error {
 		return usageErrorf("--duration and --pid must not be negative")
 	}
 	addr := prometheusAddr(opts.Prometheus)
-	src, err := opts.Open(capture.Config{GPUs: opts.GPUs})
+	src, err := openSource(opts.Open, capture.Config{GPUs: opts.GPUs})
 	if err != nil {
-		if errors.Is(err, capture.ErrNotBuiltIn) {
-			return &UsageError{Err: err}
-		}
-		return &InputError{Err: err}
+		return err
 	}
 	defer src.Close()
 
