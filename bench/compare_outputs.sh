@@ -11,10 +11,13 @@ set -u
 mode=$1 bin=$2 dir=$3
 mkdir -p "$dir"
 fail=0 n=0
+root=$(pwd)
 run_case() { # name, then the command's arguments
   local name=$1; shift
   local out
-  out=$(cd /tmp && "$bin" "$@" 2>&1 </dev/null | sed -E 's/"version": "[^"]*"/"version": "(any)"/; s/(gpuleak|Gpuleak) (v?[0-9a-f.+-]+-dirty|[0-9a-f]{7,}(-dirty)?|dev)\b/\1 (any)/g'; echo "exit=${PIPESTATUS[0]}")
+  # Paths are absolute (the commands run elsewhere, so that no relative
+  # path resolves by accident): the checkout's own is written <root>.
+  out=$(cd /tmp && "$bin" "$@" 2>&1 </dev/null | sed -E 's/"version": "[^"]*"/"version": "(any)"/; s/(gpuleak|Gpuleak) (v?[0-9a-f.+-]+-dirty|[0-9a-f]{7,}(-dirty)?|dev)\b/\1 (any)/g' | sed "s|$root|<root>|g"; echo "exit=${PIPESTATUS[0]}")
   n=$((n+1))
   local f="$dir/$(echo "$name" | sed 's|[^A-Za-z0-9_.=-]|_|g').out"
   if [ "$mode" = save ]; then
@@ -23,7 +26,6 @@ run_case() { # name, then the command's arguments
     echo "DIFFERENT: $name ($*)"; diff <(printf '%s\n' "$out") "$f" | head -20; fail=1
   fi
 }
-root=$(pwd)
 inputs=()
 while IFS= read -r f; do inputs+=("$f"); done < <(
   { find "$root/testdata" -type f ! -path '*/golden/*' ! -path '*/gen/*' ! -name '*.md' ! -name '*.py' ! -name '*.sh' ! -name '*.cu';
