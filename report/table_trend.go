@@ -13,19 +13,11 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// WriteTrend renders the report of "gpuleak trend": the JSON document as
-// Write does, or for people one line per input, a compact table with a
-// row per GPU and per process in the order of the findings, on a terminal
-// a sparkline of each GPU's used memory, then the line to act on of each
-// finding and the warnings.
-func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
-	switch f {
-	case FormatJSON:
-		return writeJSON(w, r)
-	case FormatTable:
-	default:
-		return fmt.Errorf("unknown format %q", f)
-	}
+// writeTrendTable renders the trend document for people: one line per
+// input, a compact table with a row per GPU and per process in the order
+// of the findings, on a terminal a sparkline of each GPU's used memory,
+// then the line to act on of each finding and the warnings.
+func writeTrendTable(w io.Writer, r *Report, opt Options) error {
 	r = cleaned(r)
 	ew := &errWriter{w: w}
 	writeInputs(ew, r)
@@ -165,4 +157,14 @@ func sparklines(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", clean(gpu), sparkline(f.ProfileBytes, *f.PeakBytes), IBytes(*f.PeakBytes), of, clean(f.Path))
 	}
+}
+
+// oomRange renders a time to OOM and its range: "17 min (15 min to 19
+// min)", or "3.6 h" when the range rounds to the estimate.
+func oomRange(sec, low, high float64) string {
+	est, lo, hi := analyze.Duration(sec), analyze.Duration(low), analyze.Duration(high)
+	if lo == est && hi == est {
+		return est
+	}
+	return fmt.Sprintf("%s (%s to %s)", est, lo, hi)
 }
