@@ -1,7 +1,11 @@
-// Package report turns analysis results into gpuleak's report: the
-// gpuleak.report/v1 document (see README.md, "JSON report") and its
-// renderings. One file per output format; each writer takes a *Report and
-// an io.Writer and never re-reads inputs.
+// Package report turns analysis results into gpuleak's documents and
+// renders them. The document model is the gpuleak.report/v1 document (see
+// README.md, "JSON report": report.go, model_*.go) and gpuleak.diff/v1
+// (diff.go); the converters from analysis results are convert_*.go; the
+// writers are one file per output format (table.go, json.go, sarif.go,
+// ...), each registering in format.go's registry the kinds of document it
+// renders. A writer takes a Document and an io.Writer and never re-reads
+// inputs.
 package report
 
 import (

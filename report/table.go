@@ -102,26 +102,50 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 	if multiInput {
 		header = append(header, "INPUT")
 	}
+	right := tw.AlignRight
+	left := tw.AlignLeft
+	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
+	var rows [][]string
+	for i, f := range r.Findings {
+		dev := "-"
+		if f.Device != nil {
+			dev = fmt.Sprint(*f.Device)
+		}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
+		if f.Kind == KindTrend {
+			gpu, growth, site := trendCells(f)
+			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
+		}
+		if multiInput {
+			row = append(row, f.Path)
+		}
+		rows = append(rows, row)
+	}
+	return renderTable(w, header, aligns, rows, opt.Terminal)
+}
+
+// renderTable writes rows under a header as aligned columns, each cell
+// cleaned (control characters escaped). On a terminal the table has light
+// borders; piped, it is plain columns without the padding at line ends,
+// so that its content does not change between runs on the same inputs.
+func renderTable(w io.Writer, header []string, aligns []tw.Align, rows [][]string, terminal bool) error {
 	rendition := tw.Rendition{
 		Borders:  tw.BorderNone,
 		Symbols:  tw.NewSymbols(tw.StyleNone),
 		Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
 	}
-	if opt.Terminal {
+	if terminal {
 		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
 	}
 	// Render into a buffer: piped output drops the padding at line ends.
 	var buf bytes.Buffer
 	defer func() {
-		if opt.Terminal {
+		if terminal {
 			w.Write(buf.Bytes())
 			return
 		}
 		writeTrimmed(w, buf.String())
 	}()
-	right := tw.AlignRight
-	left := tw.AlignLeft
-	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
 		tablewriter.WithConfig(tablewriter.Config{
@@ -136,19 +160,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		}),
 	)
 	t.Header(header)
-	for i, f := range r.Findings {
-		dev := "-"
-		if f.Device != nil {
-			dev = fmt.Sprint(*f.Device)
-		}
-		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
-		if f.Kind == KindTrend {
-			gpu, growth, site := trendCells(f)
-			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
-		}
-		if multiInput {
-			row = append(row, f.Path)
-		}
+	for _, row := range rows {
 		for i := range row {
 			row[i] = clean(row[i])
 		}

@@ -1,16 +1,13 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/gpuleak/gpuleak/analyze"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // writeTrendTable renders the trend document for people: one line per
@@ -46,31 +43,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	if multi {
 		header = append(header, "INPUT")
 	}
-	rendition := tw.Rendition{
-		Borders:  tw.BorderNone,
-		Symbols:  tw.NewSymbols(tw.StyleNone),
-		Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
-	}
-	if opt.Terminal {
-		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
-	}
-	if !opt.Terminal {
-		// Render into a buffer: piped output drops the padding at line ends.
-		var buf bytes.Buffer
-		out := w
-		defer func() { writeTrimmed(out, buf.String()) }()
-		w = &buf
-	}
 	l, rt := tw.AlignLeft, tw.AlignRight
 	aligns := []tw.Align{rt, rt, rt, l, l, rt, rt, rt, rt, rt, l, l}[:len(header)]
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: aligns}},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone}, Alignment: tw.CellAlignment{PerColumn: aligns}},
-		}),
-	)
-	t.Header(header)
+	var rows [][]string
 	for i, f := range r.Findings {
 		if f.Kind != KindTrend {
 			continue
@@ -112,14 +87,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if multi {
 			row = append(row, f.Path)
 		}
-		for i := range row {
-			row[i] = clean(row[i])
-		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		rows = append(rows, row)
 	}
-	return t.Render()
+	return renderTable(w, header, aligns, rows, opt.Terminal)
 }
 
 // sparkBlocks are the eight heights of a sparkline.
