@@ -23,7 +23,7 @@ type Kind string
 
 // Finding kinds, in the order reports rank them.
 const (
-	// KindOOM: an out-of-memory error, with its postmortem (report/oom.go).
+	// KindOOM: an out-of-memory error, with its postmortem (report/model_oom.go).
 	KindOOM Kind = "oom"
 	// KindLeak: memory from one call site still live at the end and growing
 	// through the run.
@@ -42,7 +42,7 @@ const (
 	// an NVML sample log (classification growing, sawtooth, step or flat).
 	KindTrend Kind = "trend"
 	// KindFragmentation: memory PyTorch's segments hold free but split
-	// around live blocks, large at the end of a run (report/oom.go).
+	// around live blocks, large at the end of a run (report/model_oom.go).
 	KindFragmentation Kind = "fragmentation"
 	// KindNonPyTorch: memory a process holds outside PyTorch's caching
 	// allocator (NVML's used memory less the snapshot's reserved memory),
@@ -129,7 +129,7 @@ type Input struct {
 	// "time-of-day" (no dates in the log) or "row-order" (no times).
 	Clock string `json:"clock,omitempty"`
 
-	// --- OOM postmortem (report/oom.go) ---
+	// --- OOM postmortem (report/model_oom.go) ---
 
 	// AllocatorStats are the torch.cuda.memory_stats() dicts and
 	// memory_summary() tables the input holds.
@@ -363,7 +363,7 @@ type Finding struct {
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
 
-	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/oom.go) ---
+	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/model_oom.go) ---
 	// Their members are the finding's own members in JSON; nil for other kinds.
 
 	// AllocatorMemory is PyTorch's memory at the OOM, or where it is
