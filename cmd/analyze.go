@@ -147,7 +147,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "table", "output format: table, json, sarif (SARIF 2.1.0 for code scanning; see --source-root), markdown (a job summary or PR comment), junit (JUnit XML: a test case per gate and per input) or pprof (gzipped profile.proto of live bytes per stack, for go tool pprof)")
+	f.StringVarP(&opts.Format, "format", "f", "table", "output format: "+report.FormatHelp(report.DocAnalysis))
 	f.IntVar(&opts.Top, "top", 20, "show the N most important findings; 0 shows all")
 	f.StringVar(&opts.MinBytes, "min-bytes", "0", "leave out findings smaller than this size: 4MiB, 1.5GiB, 4096 (KB, MB, GB are powers of 1000); oom findings are always kept")
 	f.StringArrayVar(&opts.HideFrames, "hide-frames", nil, "also hide frames whose file or function matches this regular expression (repeatable)")
@@ -224,7 +224,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	rep.Findings = kept
 	if !opts.CI.Quiet {
-		if err := report.Write(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
+		if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocAnalysis, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}

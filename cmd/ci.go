@@ -302,12 +302,17 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// tableOrJSON reads --format for a command that writes only table or json
-// (the CI formats render the findings of gpuleak analyze).
-func tableOrJSON(s, command string) (report.Format, error) {
+// formatFor reads --format for a command whose document is of kind k: a
+// format that does not exist, or does not render k (the CI formats render
+// only the findings of gpuleak analyze), is a usage error naming those
+// that do.
+func formatFor(s, command string, k report.DocKind) (report.Format, error) {
 	f, err := report.ParseFormat(s)
-	if err != nil || (f != report.FormatTable && f != report.FormatJSON) {
-		return "", usageErrorf("unknown format %q for %s (choose table, json)", s, command)
+	if err == nil {
+		err = report.Check(f, k)
+	}
+	if err != nil {
+		return "", usageErrorf("unknown format %q for %s (choose %s)", s, command, report.FormatNames(report.Formats(k)))
 	}
 	return f, nil
 }

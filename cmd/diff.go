@@ -89,7 +89,7 @@ side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
 }
 
 func runDiff(opts *DiffOptions) error {
-	format, err := tableOrJSON(opts.Format, "diff")
+	format, err := formatFor(opts.Format, "diff", report.DocDiff)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func runDiff(opts *DiffOptions) error {
 	d.Totals = report.DiffTotalsOf(d.Entries)
 	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary
 	d.LeakSummaryStatus = report.SummaryStatus(d.LeakSummaryBefore, d.LeakSummaryAfter)
-	if err := report.WriteDiff(opts.IO.Out, d, format, opts.All); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocDiff, Diff: d}, format, report.Options{ShowSame: opts.All}); err != nil {
 		return fmt.Errorf("writing the diff: %w", err)
 	}
 	return nil

@@ -347,7 +347,7 @@ func TestMarkdownBounded(t *testing.T) {
 	}
 	r.FindingsTotal = len(r.Findings)
 	var b strings.Builder
-	if err := report.Write(&b, &r, report.FormatMarkdown, report.Options{}); err != nil {
+	if err := report.Write(&b, report.Document{Kind: report.DocAnalysis, Report: &r}, report.FormatMarkdown, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

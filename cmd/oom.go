@@ -101,7 +101,7 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 }
 
 func runOOM(opts *OOMOptions) error {
-	format, err := tableOrJSON(opts.Format, "oom")
+	format, err := formatFor(opts.Format, "oom", report.DocPostmortem)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func runOOM(opts *OOMOptions) error {
 		}
 	}
 	rep.Findings, rep.FindingsTotal = findings, len(findings)
-	if err := report.WritePostmortem(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocPostmortem, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return unread.Err()

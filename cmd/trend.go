@@ -105,7 +105,7 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 }
 
 func runTrend(opts *TrendOptions) error {
-	format, err := tableOrJSON(opts.Format, "trend")
+	format, err := formatFor(opts.Format, "trend", report.DocTrend)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func runTrend(opts *TrendOptions) error {
 	ins, findings := report.FromTrends(inputs, a.Finalize())
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
 		Inputs: ins, Findings: findings, FindingsTotal: len(findings)}
-	if err := report.WriteTrend(opts.IO.Out, rep, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	// Name each class that tripped, as analyze names its gates.

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 )
@@ -39,35 +37,6 @@ type BaselineSite struct {
 	Stack []string `json:"stack,omitempty"`
 	Bytes int64    `json:"bytes"`
 	Count int      `json:"count"`
-}
-
-// LeakSummary adds up what compute-sanitizer's summary lines say: bytes
-// and allocations leaked (LEAK SUMMARY) and errors (ERROR SUMMARY). Null
-// members: no input had that line.
-type LeakSummary struct {
-	Bytes       *int64 `json:"leak_bytes"`
-	Allocations *int64 `json:"leak_allocations"`
-	Errors      *int64 `json:"error_count"`
-}
-
-// add adds o to s, member by member; a member stays null only when both are.
-func (s *LeakSummary) add(o *LeakSummary) {
-	if o == nil {
-		return
-	}
-	addp := func(a **int64, b *int64) {
-		if b == nil {
-			return
-		}
-		v := *b
-		if *a != nil {
-			v += **a
-		}
-		*a = &v
-	}
-	addp(&s.Bytes, o.Bytes)
-	addp(&s.Allocations, o.Allocations)
-	addp(&s.Errors, o.Errors)
 }
 
 // maxStackInBaseline bounds the frames a baseline site lists.
@@ -212,14 +181,6 @@ func SummaryOf(ins []Input) *LeakSummary {
 		}
 	}
 	return s
-}
-
-// WriteBaseline writes b as indented JSON, sites sorted by key.
-func WriteBaseline(w io.Writer, b *Baseline) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(b)
 }
 
 // Diff statuses of a site, comparing a run with a base run.
@@ -391,105 +352,6 @@ func DiffTotalsOf(es []DiffEntry) map[string]DiffTotals {
 	return t
 }
 
-// WriteDiff renders d as text (a line per site that changed, then the
-// totals) or, for FormatJSON, as the gpuleak.diff/v1 document.
-func WriteDiff(w io.Writer, d *DiffReport, f Format, showSame bool) error {
-	if f == FormatJSON {
-		out := *d
-		if out.Entries == nil {
-			out.Entries = []DiffEntry{}
-		}
-		if out.Warnings == nil {
-			out.Warnings = []string{}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(&out)
-	}
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "gpuleak diff: %s -> %s\n", clean(d.Base), clean(d.New))
-	for _, wn := range d.Warnings {
-		fmt.Fprintf(ew, "warning: %s\n", clean(wn))
-	}
-	shown := 0
-	for _, e := range d.Entries {
-		if e.Status == StatusSame && !showSame {
-			continue
-		}
-		if shown == 0 {
-			fmt.Fprintln(ew)
-		}
-		shown++
-		dev := ""
-		if e.Device != nil {
-			dev = fmt.Sprintf(" [device %d]", *e.Device)
-		}
-		fmt.Fprintf(ew, "%-6s %-13s %s%s\n", e.Status, e.Kind, clean(e.Site), dev)
-		fmt.Fprintf(ew, "       %s\n", changeLine(e))
-		if len(e.Stack) > 1 {
-			// Sites differ by their whole stack, not only their frame.
-			st := e.Stack[:min(len(e.Stack), 6)]
-			more := ""
-			if len(e.Stack) > 6 {
-				more = " < ..."
-			}
-			fmt.Fprintf(ew, "       stack: %s%s\n", clean(strings.Join(st, " < ")), more)
-		}
-	}
-	if shown == 0 && len(d.Entries) == 0 {
-		fmt.Fprintln(ew, "\nNeither run holds memory at a call site.")
-	} else if shown == 0 {
-		fmt.Fprintln(ew, "\nNo site changed.")
-	}
-	t := d.Totals
-	fmt.Fprintf(ew, "\n%d new, %d grown, %d shrunk, %d fixed, %d same; held %s -> %s\n",
-		t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
-		IBytes(t["all"].BeforeBytes), IBytes(t["all"].AfterBytes))
-	if d.LeakSummaryBefore != nil || d.LeakSummaryAfter != nil {
-		fmt.Fprintf(ew, "compute-sanitizer summaries: leaked %s -> %s, errors %s -> %s\n",
-			summaryBytes(d.LeakSummaryBefore), summaryBytes(d.LeakSummaryAfter),
-			summaryErrors(d.LeakSummaryBefore), summaryErrors(d.LeakSummaryAfter))
-		if d.LeakSummaryStatus != "" {
-			fmt.Fprintf(ew, "by the summaries, the leak is %s\n", d.LeakSummaryStatus)
-		}
-	}
-	return ew.err
-}
-
-func changeLine(e DiffEntry) string {
-	s := fmt.Sprintf("%s in %s -> %s in %s", IBytes(e.BeforeBytes), plural(e.BeforeCount, "allocation", "allocations"),
-		IBytes(e.AfterBytes), plural(e.AfterCount, "allocation", "allocations"))
-	if e.BeforeBytes == 0 && e.AfterBytes == 0 {
-		s = fmt.Sprintf("%d -> %d records", e.BeforeCount, e.AfterCount)
-	}
-	if e.DeltaPercent != nil && e.DeltaBytes != 0 {
-		s += fmt.Sprintf(" (%+.1f%%)", *e.DeltaPercent)
-	}
-	return s
-}
-
-func summaryBytes(s *LeakSummary) string {
-	if s == nil || s.Bytes == nil {
-		return "(no LEAK SUMMARY)"
-	}
-	return fmt.Sprintf("%s in %d allocations", IBytes(*s.Bytes), deref(s.Allocations))
-}
-
-func summaryErrors(s *LeakSummary) string {
-	if s == nil || s.Errors == nil {
-		return "(no ERROR SUMMARY)"
-	}
-	return fmt.Sprint(*s.Errors)
-}
-
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // BaselineComparison is how a run compares with --baseline, site by site
 // (see Compare). Findings whose site is the same, shrunk, or grown within
 // the tolerance are left out of the report and counted in LeftOut.
@@ -534,41 +396,4 @@ func SummaryStatus(before, after *LeakSummary) string {
 		return StatusGrown
 	}
 	return StatusShrunk
-}
-
-// writeCILines says, in the table, how the run compares with --baseline
-// and what --suppressions left out.
-func writeCILines(w io.Writer, r *Report) {
-	for _, s := range r.Suppressed {
-		fmt.Fprintf(w, "%s\n", suppressedLine(s))
-	}
-	c := r.Baseline
-	if c == nil {
-		return
-	}
-	t := c.Totals
-	fmt.Fprintf(w, "Compared with %s: %d new, %d grown, %d shrunk, %d fixed, %d same; %s left out as in the baseline\n",
-		clean(c.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
-		plural(c.LeftOut, "finding", "findings"))
-}
-
-// findingBaselineLine says what a finding's site held in the baseline.
-func findingBaselineLine(f Finding) string {
-	b := f.Baseline
-	if b.Status == StatusNew {
-		return "new (not in the baseline)"
-	}
-	return fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
-}
-
-// suppressedLine says what one suppression rule left out.
-func suppressedLine(s SuppressedFindings) string {
-	if s.Expired {
-		return fmt.Sprintf("Suppression %s expired on %s: not applied (its findings are reported)", clean(s.Rule), s.Expires)
-	}
-	line := fmt.Sprintf("Suppressed by %s: %s holding %s", clean(s.Rule), plural(s.Findings, "finding", "findings"), IBytes(s.Bytes))
-	if s.Reason != "" {
-		line += " (" + clean(s.Reason) + ")"
-	}
-	return line
 }

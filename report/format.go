@@ -7,47 +7,171 @@ import (
 	"strings"
 )
 
-// Format is an output format.
+// Format is an output format: "table", "json", "sarif", ... Each format is
+// one file of this package (table.go, json.go, sarif.go, ...) that declares
+// its Format constant and registers its Writer.
 type Format string
 
-// Output formats.
+// DocKind is a kind of document a command writes, and so which member of a
+// Writer renders it.
+type DocKind string
+
+// The kinds of document.
 const (
-	FormatTable    Format = "table"    // aligned text for people
-	FormatJSON     Format = "json"     // the gpuleak.report/v1 document
-	FormatSARIF    Format = "sarif"    // SARIF 2.1.0 for code scanning (report/sarif.go)
-	FormatMarkdown Format = "markdown" // a job summary or PR comment (report/markdown.go)
-	FormatJUnit    Format = "junit"    // JUnit XML test report (report/junit.go)
-	FormatPprof    Format = "pprof"    // gzipped profile.proto of live GPU memory (report/pprof.go)
+	// DocAnalysis: the gpuleak.report/v1 document of "gpuleak analyze".
+	DocAnalysis DocKind = "analysis"
+	// DocPostmortem: the gpuleak.report/v1 document of "gpuleak oom", its
+	// findings of kinds oom and fragmentation.
+	DocPostmortem DocKind = "postmortem"
+	// DocTrend: the gpuleak.report/v1 document of "gpuleak trend", its
+	// findings of kind trend.
+	DocTrend DocKind = "trend"
+	// DocDiff: the gpuleak.diff/v1 document of "gpuleak diff".
+	DocDiff DocKind = "diff"
 )
 
-// Formats lists the output formats, for help text and validation.
-var Formats = []Format{FormatTable, FormatJSON, FormatSARIF, FormatMarkdown, FormatJUnit, FormatPprof}
+// Document is what a command writes: its kind, and the member that holds it.
+type Document struct {
+	Kind DocKind
+	// Report holds the document of kinds DocAnalysis, DocPostmortem and DocTrend.
+	Report *Report
+	// Diff holds the document of kind DocDiff.
+	Diff *DiffReport
+}
 
-// Writer renders a report in one format.
-type Writer func(w io.Writer, r *Report, opt Options) error
+// Writer renders documents in one output format. A member renders one
+// kind of document; it is nil where the format does not render that kind.
+// Errors are those of the io.Writer (and of building a binary format).
+type Writer struct {
+	// Order places the format in help text and error messages, lowest
+	// first.
+	Order int
+	// Help glosses the format in --format's help ("" for none).
+	Help string
 
-// writers is the registry of output formats: one file each.
-var writers = map[Format]Writer{
-	FormatTable:    writeTable,
-	FormatJSON:     func(w io.Writer, r *Report, _ Options) error { return writeJSON(w, r) },
-	FormatSARIF:    writeSARIF,
-	FormatMarkdown: writeMarkdown,
-	FormatJUnit:    writeJUnit,
-	FormatPprof:    writePprof,
+	Analysis   func(w io.Writer, r *Report, opt Options) error
+	Postmortem func(w io.Writer, r *Report, opt Options) error
+	Trend      func(w io.Writer, r *Report, opt Options) error
+	Diff       func(w io.Writer, d *DiffReport, opt Options) error
+}
+
+// reportWriter is w's member for a kind of document held in a *Report;
+// nil for DocDiff, and where w does not render k.
+func (w Writer) reportWriter(k DocKind) func(io.Writer, *Report, Options) error {
+	switch k {
+	case DocAnalysis:
+		return w.Analysis
+	case DocPostmortem:
+		return w.Postmortem
+	case DocTrend:
+		return w.Trend
+	}
+	return nil
+}
+
+// supports reports whether w renders documents of kind k.
+func (w Writer) supports(k DocKind) bool {
+	if k == DocDiff {
+		return w.Diff != nil
+	}
+	return w.reportWriter(k) != nil
+}
+
+// registry holds the output formats. Each format's file adds its own in
+// an init function (so that a new format is one new file); nothing writes
+// the registry after package initialisation.
+var registry = map[Format]Writer{}
+
+// register adds the writer of format f. A format registered twice is a
+// mistake in this package, found by any test.
+func register(f Format, w Writer) {
+	if _, dup := registry[f]; dup {
+		panic(fmt.Sprintf("report: format %q registered twice", f))
+	}
+	registry[f] = w
+}
+
+// Formats lists the output formats that render documents of kind k, in
+// their Order, for help text and validation.
+func Formats(k DocKind) []Format {
+	return formats(func(w Writer) bool { return w.supports(k) })
+}
+
+// formats lists the output formats whose writer keep accepts, in their
+// Order (then by name).
+func formats(keep func(Writer) bool) []Format {
+	var out []Format
+	for f, w := range registry {
+		if keep(w) {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if a, b := registry[out[i]].Order, registry[out[j]].Order; a != b {
+			return a < b
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// FormatNames joins the names of fs: "table, json".
+func FormatNames(fs []Format) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// FormatHelp describes the formats that render documents of kind k, for
+// --format's help: "table, json, sarif (SARIF 2.1.0 ...) or pprof (...)".
+func FormatHelp(k DocKind) string {
+	fs := Formats(k)
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = string(f)
+		if h := registry[f].Help; h != "" {
+			parts[i] += " (" + h + ")"
+		}
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // ParseFormat returns the Format named s, or an error naming the choices.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
+	if _, ok := registry[Format(s)]; ok {
+		return Format(s), nil
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
-		names[i] = string(f)
+	return "", fmt.Errorf("unknown format %q (choose %s)", s, FormatNames(formats(func(Writer) bool { return true })))
+}
+
+// UnsupportedError says that a format does not render a kind of document
+// ("gpuleak oom --format sarif"). Choices are the formats that do.
+type UnsupportedError struct {
+	Format  Format
+	Kind    DocKind
+	Choices []Format
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("format %q does not render the %s document (choose %s)", e.Format, e.Kind, FormatNames(e.Choices))
+}
+
+// Check returns nil when format f renders documents of kind k, else an
+// *UnsupportedError (or an error for a format that does not exist).
+func Check(f Format, k DocKind) error {
+	w, ok := registry[f]
+	if !ok {
+		return fmt.Errorf("unknown format %q", f)
 	}
-	return "", fmt.Errorf("unknown format %q (choose %s)", s, strings.Join(names, ", "))
+	if !w.supports(k) {
+		return &UnsupportedError{Format: f, Kind: k, Choices: Formats(k)}
+	}
+	return nil
 }
 
 // Options control rendering.
@@ -58,14 +182,25 @@ type Options struct {
 	// SourceRoot is stripped from the start of recorded source paths, so
 	// that code scanning finds them in the repository (SARIF).
 	SourceRoot string
+	// ShowSame lists, in a diff, the sites that did not change too.
+	ShowSame bool
 }
 
-// Write renders r in format f. Errors are those of w, or an unknown format.
-func Write(w io.Writer, r *Report, f Format, opt Options) error {
-	if wr := writers[f]; wr != nil {
-		return wr(w, r, opt)
+// Write renders d in format f. Errors are those of w, an unknown format,
+// an *UnsupportedError when f does not render d's kind, or a document
+// without the member its kind names.
+func Write(w io.Writer, d Document, f Format, opt Options) error {
+	if err := Check(f, d.Kind); err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown format %q", f)
+	wr := registry[f]
+	switch {
+	case d.Kind == DocDiff && d.Diff != nil:
+		return wr.Diff(w, d.Diff, opt)
+	case d.Kind != DocDiff && d.Report != nil:
+		return wr.reportWriter(d.Kind)(w, d.Report, opt)
+	}
+	return fmt.Errorf("report: a %s document without its content", d.Kind)
 }
 
 // Rank sorts findings in report order: by kind (leaks first; trends by

@@ -7,6 +7,18 @@ import (
 	"strings"
 )
 
+// FormatJUnit is a JUnit XML test report of an analysis: a test case per
+// gate and per input.
+const FormatJUnit Format = "junit"
+
+func init() {
+	register(FormatJUnit, Writer{
+		Order:    40,
+		Help:     "JUnit XML: a test case per gate and per input",
+		Analysis: writeJUnit,
+	})
+}
+
 // JUnit XML as GitLab (artifacts:reports:junit) and Jenkins read it: one
 // <testsuite> of gates, one test case per --fail-on gate, and one of
 // inputs, one test case per input. Every test case has a non-empty

@@ -7,6 +7,18 @@ import (
 	"strings"
 )
 
+// FormatMarkdown is a job summary or a pull-request comment of an
+// analysis.
+const FormatMarkdown Format = "markdown"
+
+func init() {
+	register(FormatMarkdown, Writer{
+		Order:    30,
+		Help:     "a job summary or PR comment",
+		Analysis: writeMarkdown,
+	})
+}
+
 // markdownLimit keeps a Markdown report under GitHub's 1 MiB limit for a
 // step's job summary ($GITHUB_STEP_SUMMARY), with room for what else the
 // job appends.

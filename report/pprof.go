@@ -8,6 +8,18 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// FormatPprof is a gzipped profile.proto of an analysis: live GPU memory
+// by stack.
+const FormatPprof Format = "pprof"
+
+func init() {
+	register(FormatPprof, Writer{
+		Order:    50,
+		Help:     "gzipped profile.proto of live bytes per stack, for go tool pprof",
+		Analysis: writePprof,
+	})
+}
+
 // writePprof renders r as a gzipped profile.proto (github.com/google/pprof)
 // of live GPU memory, so that go tool pprof (-top, -http, -diff_base, flame
 // graphs) and every pprof reader work on it. Sample types are

@@ -1,7 +1,11 @@
-// Package report turns analysis results into gpuleak's report: the
-// gpuleak.report/v1 document (see README.md, "JSON report") and its
-// renderings. One file per output format; each writer takes a *Report and
-// an io.Writer and never re-reads inputs.
+// Package report turns analysis results into gpuleak's documents and
+// renders them. The document model is the gpuleak.report/v1 document (see
+// README.md, "JSON report": report.go, model_*.go) and gpuleak.diff/v1
+// (diff.go); the converters from analysis results are convert_*.go; the
+// writers are one file per output format (table.go, json.go, sarif.go,
+// ...), each registering in format.go's registry the kinds of document it
+// renders. A writer takes a Document and an io.Writer and never re-reads
+// inputs.
 package report
 
 import (
@@ -19,7 +23,7 @@ type Kind string
 
 // Finding kinds, in the order reports rank them.
 const (
-	// KindOOM: an out-of-memory error, with its postmortem (report/oom.go).
+	// KindOOM: an out-of-memory error, with its postmortem (report/model_oom.go).
 	KindOOM Kind = "oom"
 	// KindLeak: memory from one call site still live at the end and growing
 	// through the run.
@@ -38,7 +42,7 @@ const (
 	// an NVML sample log (classification growing, sawtooth, step or flat).
 	KindTrend Kind = "trend"
 	// KindFragmentation: memory PyTorch's segments hold free but split
-	// around live blocks, large at the end of a run (report/oom.go).
+	// around live blocks, large at the end of a run (report/model_oom.go).
 	KindFragmentation Kind = "fragmentation"
 	// KindNonPyTorch: memory a process holds outside PyTorch's caching
 	// allocator (NVML's used memory less the snapshot's reserved memory),
@@ -125,7 +129,7 @@ type Input struct {
 	// "time-of-day" (no dates in the log) or "row-order" (no times).
 	Clock string `json:"clock,omitempty"`
 
-	// --- OOM postmortem (report/oom.go) ---
+	// --- OOM postmortem (report/model_oom.go) ---
 
 	// AllocatorStats are the torch.cuda.memory_stats() dicts and
 	// memory_summary() tables the input holds.
@@ -359,7 +363,7 @@ type Finding struct {
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
 
-	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/oom.go) ---
+	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/model_oom.go) ---
 	// Their members are the finding's own members in JSON; nil for other kinds.
 
 	// AllocatorMemory is PyTorch's memory at the OOM, or where it is
@@ -369,66 +373,4 @@ type Finding struct {
 	*OOMDetail
 	// FragmentationDetail is the measure of a "fragmentation" finding.
 	*FragmentationDetail
-}
-
-// TrendChange is a shift of level between StartUs (the last sample at the
-// old level) and EndUs (the first at the new one).
-type TrendChange struct {
-	StartUs   int64 `json:"start_us"`
-	EndUs     int64 `json:"end_us"`
-	FromBytes int64 `json:"from_bytes"`
-	ToBytes   int64 `json:"to_bytes"`
-}
-
-// TrendRun is one run of a series: its first and last sample above the
-// baseline, its bytes, its own class and Theil–Sen slope (bytes per
-// second), and when memory came back to the baseline (absent: it did not).
-type TrendRun struct {
-	StartUs        int64   `json:"start_us"`
-	EndUs          int64   `json:"end_us"`
-	Samples        int     `json:"samples"`
-	FirstBytes     int64   `json:"first_bytes"`
-	PeakBytes      int64   `json:"peak_bytes"`
-	LastBytes      int64   `json:"last_bytes"`
-	Classification string  `json:"classification"`
-	SlopeBytesPerS float64 `json:"slope_bytes_per_s"`
-	ReleasedUs     *int64  `json:"released_us,omitempty"`
-}
-
-// Growth is the evidence from an allocation trace about how a call site's
-// live memory built up.
-type Growth struct {
-	// BytesPerSecond is the least-squares slope of the site's cumulative
-	// kept bytes against time; null when the trace has no timestamps.
-	BytesPerSecond *float64 `json:"bytes_per_second"`
-	// R2 is the coefficient of determination of that fit (1 = perfectly steady).
-	R2 float64 `json:"r2"`
-	// Kept counts the site's allocations made during the trace and still
-	// live at its end; Allocations counts all the site's allocations made
-	// during the trace.
-	Kept        int `json:"kept"`
-	Allocations int `json:"allocations"`
-	// FirstKeptUs and LastKeptUs bound the times of the kept allocations;
-	// null without timestamps.
-	FirstKeptUs *int64 `json:"first_kept_us"`
-	LastKeptUs  *int64 `json:"last_kept_us"`
-	// ActiveTenths counts the tenths of the time from the first kept
-	// allocation to the end of the trace in which an allocation was kept.
-	ActiveTenths int `json:"active_tenths"`
-	// Iterations counts the iterations the trace shows (starts of its
-	// repeating step; 0: none found). The site's live bytes were measured
-	// at Measured+1 of them (every Every-th) and rose in GrewIn;
-	// BytesPerIteration is their net change per iteration.
-	Iterations        int     `json:"iterations"`
-	Measured          int     `json:"measured_iterations"`
-	Every             int     `json:"every"`
-	GrewIn            int     `json:"grew_in"`
-	BytesPerIteration float64 `json:"bytes_per_iteration"`
-	// PlateauIteration is the iteration (1-based) since which the site's
-	// live bytes have stayed flat after rising (bounded); 0 when not.
-	PlateauIteration int `json:"plateau_iteration"`
-	// FirstIteration and LastIteration: the iterations in which the first
-	// and last kept allocations were made (0 = before the first).
-	FirstIteration int `json:"first_iteration"`
-	LastIteration  int `json:"last_iteration"`
 }

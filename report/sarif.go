@@ -12,6 +12,18 @@ import (
 	"strings"
 )
 
+// FormatSARIF is a SARIF 2.1.0 log for code scanning: the findings and
+// tool errors of an analysis.
+const FormatSARIF Format = "sarif"
+
+func init() {
+	register(FormatSARIF, Writer{
+		Order:    20,
+		Help:     "SARIF 2.1.0 for code scanning; see --source-root",
+		Analysis: writeSARIF,
+	})
+}
+
 // SARIF 2.1.0 (OASIS Static Analysis Results Interchange Format), as
 // GitHub code scanning ingests it: one run, one rule per finding kind (and
 // per compute-sanitizer error kind), each result at the finding's

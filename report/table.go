@@ -5,18 +5,34 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/gpuleak/gpuleak/analyze"
 )
 
-// writeTable renders r for people: one line per input, the ranked findings
-// as a table, then warnings. On a terminal the table has light borders;
-// piped, it is plain aligned columns whose content does not change between
-// runs on the same inputs.
+// FormatTable is aligned text for people, the default format. The table
+// writer renders every kind of document: the analysis here, the
+// postmortem (table_postmortem.go), the trend (table_trend.go) and the
+// diff (table_diff.go).
+const FormatTable Format = "table"
+
+func init() {
+	register(FormatTable, Writer{
+		Order:      0,
+		Analysis:   writeTable,
+		Postmortem: writePostmortem,
+		Trend:      writeTrendTable,
+		Diff:       writeDiffTable,
+	})
+}
+
+// writeTable renders the analysis for people: one line per input, the
+// ranked findings as a table, then warnings. On a terminal the table has
+// light borders; piped, it is plain aligned columns whose content does
+// not change between runs on the same inputs.
 func writeTable(w io.Writer, r *Report, opt Options) error {
 	r = cleaned(r)
 	ew := &errWriter{w: w}
@@ -64,18 +80,20 @@ func writeInputs(w io.Writer, r *Report) {
 	}
 }
 
-// writeWarnings writes the inputs' warnings, if any, under a heading.
-func writeWarnings(w io.Writer, r *Report) {
-	var warned bool
-	for _, in := range r.Inputs {
-		for _, msg := range in.Warnings {
-			if !warned {
-				fmt.Fprintln(w, "\nWarnings:")
-				warned = true
-			}
-			fmt.Fprintf(w, "  %s: %s\n", clean(in.Path), clean(msg))
-		}
+// writeCILines says, in the table, how the run compares with --baseline
+// and what --suppressions left out.
+func writeCILines(w io.Writer, r *Report) {
+	for _, s := range r.Suppressed {
+		fmt.Fprintf(w, "%s\n", suppressedLine(s))
 	}
+	c := r.Baseline
+	if c == nil {
+		return
+	}
+	t := c.Totals
+	fmt.Fprintf(w, "Compared with %s: %d new, %d grown, %d shrunk, %d fixed, %d same; %s left out as in the baseline\n",
+		clean(c.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
+		plural(c.LeftOut, "finding", "findings"))
 }
 
 func findingsTable(w io.Writer, r *Report, opt Options) error {
@@ -84,26 +102,50 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 	if multiInput {
 		header = append(header, "INPUT")
 	}
+	right := tw.AlignRight
+	left := tw.AlignLeft
+	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
+	var rows [][]string
+	for i, f := range r.Findings {
+		dev := "-"
+		if f.Device != nil {
+			dev = fmt.Sprint(*f.Device)
+		}
+		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
+		if f.Kind == KindTrend {
+			gpu, growth, site := trendCells(f)
+			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
+		}
+		if multiInput {
+			row = append(row, f.Path)
+		}
+		rows = append(rows, row)
+	}
+	return renderTable(w, header, aligns, rows, opt.Terminal)
+}
+
+// renderTable writes rows under a header as aligned columns, each cell
+// cleaned (control characters escaped). On a terminal the table has light
+// borders; piped, it is plain columns without the padding at line ends,
+// so that its content does not change between runs on the same inputs.
+func renderTable(w io.Writer, header []string, aligns []tw.Align, rows [][]string, terminal bool) error {
 	rendition := tw.Rendition{
 		Borders:  tw.BorderNone,
 		Symbols:  tw.NewSymbols(tw.StyleNone),
 		Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
 	}
-	if opt.Terminal {
+	if terminal {
 		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
 	}
 	// Render into a buffer: piped output drops the padding at line ends.
 	var buf bytes.Buffer
 	defer func() {
-		if opt.Terminal {
+		if terminal {
 			w.Write(buf.Bytes())
 			return
 		}
 		writeTrimmed(w, buf.String())
 	}()
-	right := tw.AlignRight
-	left := tw.AlignLeft
-	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
 		tablewriter.WithConfig(tablewriter.Config{
@@ -118,19 +160,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		}),
 	)
 	t.Header(header)
-	for i, f := range r.Findings {
-		dev := "-"
-		if f.Device != nil {
-			dev = fmt.Sprint(*f.Device)
-		}
-		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
-		if f.Kind == KindTrend {
-			gpu, growth, site := trendCells(f)
-			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
-		}
-		if multiInput {
-			row = append(row, f.Path)
-		}
+	for _, row := range rows {
 		for i := range row {
 			row[i] = clean(row[i])
 		}
@@ -160,84 +190,106 @@ func growthCell(f Finding) string {
 	return fmt.Sprintf("%d kept", g.Kept)
 }
 
-func describeInput(in Input) string {
-	if in.Error != "" {
-		return "NOT READ: " + in.Error
-	}
-	parts := []string{in.Format}
-	if in.Samples != nil {
-		parts[0] += ", " + describeLog(in)
-	}
-	for _, d := range in.Devices {
-		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
-			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
-		if d.PendingFreeBlocks > 0 {
-			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
+// fromLeakCheck reports whether a finding comes from a leak check at exit
+// (compute-sanitizer), where growth is not a question.
+func fromLeakCheck(f Finding) bool { return strings.HasPrefix(f.Source, "compute-sanitizer") }
+
+// siteCell is a finding's SITE cell: the call site, or for fragmentation
+// where it was measured.
+func siteCell(f Finding) string {
+	if f.FragmentationDetail != nil {
+		if f.FragmentationDetail.At == "end" {
+			return "(free blocks at the end)"
 		}
-		if d.TraceEntries > 0 {
-			entries := " trace entries"
-			if d.TraceEntries == 1 {
-				entries = " trace entry"
-			}
-			s += ", " + humanize.Comma(d.TraceEntries) + entries
-			if d.TraceStartUs != nil && d.TraceEndUs != nil {
-				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
-					s += " over " + spanString(*d.TraceStartUs, *d.TraceEndUs)
-				}
-			}
-			if d.Iterations >= 2 {
-				s += fmt.Sprintf(", %d iterations", d.Iterations)
-				if d.IterationSite != nil {
-					s += " (starts at " + d.IterationSite.String() + ")"
-				}
-			}
-		}
-		parts = append(parts, s)
+		return "(" + f.FragmentationDetail.At + ")"
 	}
-	parts = append(parts, describeAllocatorStats(in)...)
-	return strings.Join(parts, "; ")
+	if f.Kind == KindOOM && f.Site == (Frame{}) {
+		return "(where it was asked is not known)"
+	}
+	if f.SiteUnknown != "" && f.Site == (Frame{}) {
+		return "(site unknown)"
+	}
+	return f.Site.String()
 }
 
-// spanString renders the time from startUs to endUs (µs since the Unix
-// epoch) with the precision its length needs ("52 ms", "4.7 ms",
-// "17.5 s", "3m05s"), and the wall-clock start in UTC when the times are
-// dates (a trace's clock may also start at 0).
-func spanString(startUs, endUs int64) string {
-	d := endUs - startUs
-	var out string
+// bytesCell and blocksCell show "?" for an OOM whose memory no input gives.
+// The oom row's BYTES is the request, the allocation that failed (what
+// was allocated then is in the row's message and in JSON's bytes).
+func bytesCell(f Finding) string {
+	if f.OOMDetail != nil {
+		if f.OOMDetail.RequestedBytes == nil {
+			return "?"
+		}
+		return IBytes(*f.OOMDetail.RequestedBytes)
+	}
+	return IBytes(f.Bytes)
+}
+
+func blocksCell(f Finding) string {
+	if f.OOMDetail != nil && f.OOMDetail.LiveBlocks == nil {
+		return "?"
+	}
+	return fmt.Sprint(f.Count)
+}
+
+// trendCells are a trend finding's cells in the findings table: the GPU,
+// the growth column and the site column.
+func trendCells(f Finding) (gpu, growth, site string) {
+	gpu = "-"
 	switch {
-	case d < 1000:
-		out = fmt.Sprintf("%d µs", d)
-	case d < 10_000:
-		out = fmt.Sprintf("%.1f ms", float64(d)/1e3)
-	case d < 1_000_000:
-		out = fmt.Sprintf("%.0f ms", float64(d)/1e3)
-	case d < 10_000_000:
-		out = fmt.Sprintf("%.2f s", float64(d)/1e6)
-	case d < 60_000_000:
-		out = fmt.Sprintf("%.1f s", float64(d)/1e6)
-	default:
-		out = (time.Duration(d) * time.Microsecond).Round(time.Second).String()
+	case f.GPU != nil:
+		gpu = fmt.Sprintf("gpu %d", *f.GPU)
+	case f.GPUUUID != "":
+		gpu = shortUUID(f.GPUUUID)
 	}
-	const year2000Us = 946684800_000_000
-	if startUs >= year2000Us {
-		out += ", from " + time.UnixMicro(startUs).UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+	growth = f.Classification
+	if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
+		growth = "+" + rate(*f.SlopeBytesPerS)
 	}
-	return out
+	site = "whole GPU"
+	if _, inst, ok := strings.Cut(f.GPUUUID, "/"); ok && strings.HasPrefix(f.GPUUUID, "GPU-") {
+		site = "MIG instance " + inst
+	}
+	if f.GPUName != "" {
+		site += " (" + f.GPUName + ")"
+	}
+	if f.PID != nil {
+		site = fmt.Sprintf("pid %d", *f.PID)
+		if f.Process != "" {
+			site += " " + f.Process
+		}
+	}
+	return gpu, growth, site
 }
 
-// IBytes formats a size in bytes with IEC units: "512 B", "1.5 KiB",
-// "80.0 MiB", "4.19 GiB".
-func IBytes(n int64) string {
-	neg := n < 0
-	if neg {
-		n = -n
+// writeToolErrors renders the tool errors section of the table output.
+func writeToolErrors(w io.Writer, r *Report) {
+	fmt.Fprintln(w, "\nErrors reported by the tool (not leaks):")
+	multi := len(r.Inputs) > 1
+	for i, e := range r.Errors {
+		in := ""
+		if multi {
+			in = " (" + e.Path + ")"
+		}
+		fmt.Fprintf(w, "%d. [%s] %s%s\n", i+1, e.Kind, clean(e.Message), clean(in))
+		if len(e.Stack) > 1 {
+			fmt.Fprintf(w, "   stack: %s\n", clean(stackLine(e.Stack, 6)))
+		}
 	}
-	s := humanize.IBytes(uint64(n))
-	if neg {
-		s = "-" + s
+}
+
+// writeWarnings writes the inputs' warnings, if any, under a heading.
+func writeWarnings(w io.Writer, r *Report) {
+	var warned bool
+	for _, in := range r.Inputs {
+		for _, msg := range in.Warnings {
+			if !warned {
+				fmt.Fprintln(w, "\nWarnings:")
+				warned = true
+			}
+			fmt.Fprintf(w, "  %s: %s\n", clean(in.Path), clean(msg))
+		}
 	}
-	return s
 }
 
 // errWriter keeps the first write error so a long rendering checks once.
@@ -253,19 +305,6 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
-}
-
-// stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
-func stackLine(st []Frame, n int) string {
-	parts := make([]string, 0, n+1)
-	for i, f := range st {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("... %d more", len(st)-n))
-			break
-		}
-		parts = append(parts, f.String())
-	}
-	return strings.Join(parts, " < ")
 }
 
 // writeTrimmed writes s to w without the spaces a table pads its lines'

@@ -43,7 +43,7 @@ func TestFromSanitizerMessages(t *testing.T) {
 
 	var b bytes.Buffer
 	r := &Report{Schema: Schema, Inputs: []Input{in}, Findings: fs, Errors: errs}
-	if err := Write(&b, r, FormatJSON, Options{}); err != nil {
+	if err := Write(&b, Document{Kind: DocAnalysis, Report: r}, FormatJSON, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var back Report
@@ -51,7 +51,7 @@ func TestFromSanitizerMessages(t *testing.T) {
 		t.Errorf("JSON round trip: %v %+v", err, back)
 	}
 	b.Reset()
-	if err := Write(&b, r, FormatTable, Options{}); err != nil {
+	if err := Write(&b, Document{Kind: DocAnalysis, Report: r}, FormatTable, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "Errors reported by the tool (not leaks):\n1. [api] cudaMemcpy failed") || !strings.Contains(out, "at exit") {

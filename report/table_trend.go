@@ -1,31 +1,20 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/gpuleak/gpuleak/analyze"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
-// WriteTrend renders the report of "gpuleak trend": the JSON document as
-// Write does, or for people one line per input, a compact table with a
-// row per GPU and per process in the order of the findings, on a terminal
-// a sparkline of each GPU's used memory, then the line to act on of each
-// finding and the warnings.
-func WriteTrend(w io.Writer, r *Report, f Format, opt Options) error {
-	switch f {
-	case FormatJSON:
-		return writeJSON(w, r)
-	case FormatTable:
-	default:
-		return fmt.Errorf("unknown format %q", f)
-	}
+// writeTrendTable renders the trend document for people: one line per
+// input, a compact table with a row per GPU and per process in the order
+// of the findings, on a terminal a sparkline of each GPU's used memory,
+// then the line to act on of each finding and the warnings.
+func writeTrendTable(w io.Writer, r *Report, opt Options) error {
 	r = cleaned(r)
 	ew := &errWriter{w: w}
 	writeInputs(ew, r)
@@ -54,31 +43,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	if multi {
 		header = append(header, "INPUT")
 	}
-	rendition := tw.Rendition{
-		Borders:  tw.BorderNone,
-		Symbols:  tw.NewSymbols(tw.StyleNone),
-		Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
-	}
-	if opt.Terminal {
-		rendition = tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)}
-	}
-	if !opt.Terminal {
-		// Render into a buffer: piped output drops the padding at line ends.
-		var buf bytes.Buffer
-		out := w
-		defer func() { writeTrimmed(out, buf.String()) }()
-		w = &buf
-	}
 	l, rt := tw.AlignLeft, tw.AlignRight
 	aligns := []tw.Align{rt, rt, rt, l, l, rt, rt, rt, rt, rt, l, l}[:len(header)]
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: aligns}},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone}, Alignment: tw.CellAlignment{PerColumn: aligns}},
-		}),
-	)
-	t.Header(header)
+	var rows [][]string
 	for i, f := range r.Findings {
 		if f.Kind != KindTrend {
 			continue
@@ -120,14 +87,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if multi {
 			row = append(row, f.Path)
 		}
-		for i := range row {
-			row[i] = clean(row[i])
-		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		rows = append(rows, row)
 	}
-	return t.Render()
+	return renderTable(w, header, aligns, rows, opt.Terminal)
 }
 
 // sparkBlocks are the eight heights of a sparkline.
@@ -165,4 +127,14 @@ func sparklines(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", clean(gpu), sparkline(f.ProfileBytes, *f.PeakBytes), IBytes(*f.PeakBytes), of, clean(f.Path))
 	}
+}
+
+// oomRange renders a time to OOM and its range: "17 min (15 min to 19
+// min)", or "3.6 h" when the range rounds to the estimate.
+func oomRange(sec, low, high float64) string {
+	est, lo, hi := analyze.Duration(sec), analyze.Duration(low), analyze.Duration(high)
+	if lo == est && hi == est {
+		return est
+	}
+	return fmt.Sprintf("%s (%s to %s)", est, lo, hi)
 }

@@ -119,19 +119,6 @@ func trendFinding(s analyze.SeriesTrend, clock string) Finding {
 	return f
 }
 
-// trendRank orders trend findings: leak suspects first.
-func trendRank(f *Finding) int {
-	switch analyze.TrendClass(f.Classification) {
-	case analyze.Growing:
-		return 0
-	case analyze.Step:
-		return 1
-	case analyze.Sawtooth:
-		return 2
-	}
-	return 3
-}
-
 // trendSubject names a series: "GPU 0 (NVIDIA H200)", "pid 538 (python3)
 // on GPU 0", with the host and pod when the log gives them.
 func trendSubject(s analyze.SeriesTrend) string {
@@ -330,64 +317,15 @@ func unattributedNote(s analyze.SeriesTrend) string {
 		IBytes(u.MedianBytes), u.Samples)
 }
 
-// trendCells are a trend finding's cells in the findings table: the GPU,
-// the growth column and the site column.
-func trendCells(f Finding) (gpu, growth, site string) {
-	gpu = "-"
-	switch {
-	case f.GPU != nil:
-		gpu = fmt.Sprintf("gpu %d", *f.GPU)
-	case f.GPUUUID != "":
-		gpu = shortUUID(f.GPUUUID)
+// trendRank orders trend findings: leak suspects first.
+func trendRank(f *Finding) int {
+	switch analyze.TrendClass(f.Classification) {
+	case analyze.Growing:
+		return 0
+	case analyze.Step:
+		return 1
+	case analyze.Sawtooth:
+		return 2
 	}
-	growth = f.Classification
-	if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
-		growth = "+" + rate(*f.SlopeBytesPerS)
-	}
-	site = "whole GPU"
-	if _, inst, ok := strings.Cut(f.GPUUUID, "/"); ok && strings.HasPrefix(f.GPUUUID, "GPU-") {
-		site = "MIG instance " + inst
-	}
-	if f.GPUName != "" {
-		site += " (" + f.GPUName + ")"
-	}
-	if f.PID != nil {
-		site = fmt.Sprintf("pid %d", *f.PID)
-		if f.Process != "" {
-			site += " " + f.Process
-		}
-	}
-	return gpu, growth, site
-}
-
-// describeLog summarises an NVML log: "459 samples from 08:06:12 to
-// 08:08:08 UTC (116 s)".
-func describeLog(in Input) string {
-	s := plural(int(*in.Samples), "sample", "samples")
-	if in.StartUs == nil || in.EndUs == nil {
-		return s
-	}
-	start, end := time.UnixMicro(*in.StartUs).UTC(), time.UnixMicro(*in.EndUs).UTC()
-	dur := analyze.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
-	switch in.Clock {
-	case "row-order":
-		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
-	case "time-of-day":
-		return fmt.Sprintf("%s from %s to %s (%s; no dates in the log)", s, start.Format("15:04:05"), end.Format("15:04:05"), dur)
-	}
-	layout := "15:04:05"
-	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {
-		layout = "2006-01-02 15:04:05"
-	}
-	return fmt.Sprintf("%s from %s to %s UTC (%s)", s, start.Format("2006-01-02 15:04:05"), end.Format(layout), dur)
-}
-
-// oomRange renders a time to OOM and its range: "17 min (15 min to 19
-// min)", or "3.6 h" when the range rounds to the estimate.
-func oomRange(sec, low, high float64) string {
-	est, lo, hi := analyze.Duration(sec), analyze.Duration(low), analyze.Duration(high)
-	if lo == est && hi == est {
-		return est
-	}
-	return fmt.Sprintf("%s (%s to %s)", est, lo, hi)
+	return 3
 }

@@ -108,13 +108,6 @@ func round(x float64, digits int) float64 {
 	return float64(int64(x*p+0.5)) / p
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // siteMessage is the one line a person acts on. Its numbers are the
 // finding's: the allocations and bytes held at the end, and the growth
 // evidence the verdict rests on.

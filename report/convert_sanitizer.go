@@ -2,46 +2,10 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze"
 )
-
-// ToolError is an error a checking tool reported that is not a leak: for
-// compute-sanitizer an invalid memory access, a CUDA API error, a race, a
-// device-heap malloc/free error, ... Records of one kind, text and place
-// are one ToolError with a Count.
-type ToolError struct {
-	// Path of the input, as given on the command line.
-	Path string `json:"path"`
-	// Source is the format of that input (parse.Format).
-	Source string `json:"source"`
-	// Kind: memory-access, api, malloc-free, race, uninitialized,
-	// unused-memory, sync, hardware-exception or other.
-	Kind string `json:"kind"`
-	// Message is one line a person can act on.
-	Message string `json:"message"`
-	// Text is the tool's own first line of the (first) record.
-	Text string `json:"text"`
-	// API and Error name a failing CUDA call and its error
-	// (cudaFree, cudaErrorLaunchFailure); empty otherwise.
-	API   string `json:"api,omitempty"`
-	Error string `json:"error,omitempty"`
-	// Kernel is the device function of a device-side error.
-	Kernel string `json:"kernel,omitempty"`
-	// Site is where it happened: the faulting device frame, or the
-	// innermost user host frame of a host-side error.
-	Site Frame `json:"site"`
-	// Launch is the host frame that launched the faulting kernel; absent
-	// for host-side errors.
-	Launch *Frame `json:"launch,omitempty"`
-	// Stack is the device frames, then the host backtrace with runtime
-	// frames hidden, innermost first.
-	Stack []Frame `json:"stack"`
-	// Count is how many records were alike.
-	Count int `json:"count"`
-}
 
 // FromSanitizer turns the analysis of a compute-sanitizer report into the
 // report's input entry, findings (kinds leak and retained, Device null)
@@ -114,26 +78,6 @@ func FromSanitizer(path, source string, parseWarnings []string, res *analyze.San
 	}
 	return in, fs, errs
 }
-
-// writeToolErrors renders the tool errors section of the table output.
-func writeToolErrors(w io.Writer, r *Report) {
-	fmt.Fprintln(w, "\nErrors reported by the tool (not leaks):")
-	multi := len(r.Inputs) > 1
-	for i, e := range r.Errors {
-		in := ""
-		if multi {
-			in = " (" + e.Path + ")"
-		}
-		fmt.Fprintf(w, "%d. [%s] %s%s\n", i+1, e.Kind, clean(e.Message), clean(in))
-		if len(e.Stack) > 1 {
-			fmt.Fprintf(w, "   stack: %s\n", clean(stackLine(e.Stack, 6)))
-		}
-	}
-}
-
-// fromLeakCheck reports whether a finding comes from a leak check at exit
-// (compute-sanitizer), where growth is not a question.
-func fromLeakCheck(f Finding) bool { return strings.HasPrefix(f.Source, "compute-sanitizer") }
 
 // memoryOf names the memory of an allocator class and the call that frees it.
 func memoryOf(alloc string) (what, free string) {

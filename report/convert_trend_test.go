@@ -60,7 +60,7 @@ func TestFromTrends(t *testing.T) {
 	// other kinds carry none of the trend members.
 	var buf bytes.Buffer
 	leak := Finding{Kind: KindLeak, Path: "s.pickle", Bytes: 1, Message: "m"}
-	if err := Write(&buf, &Report{Schema: Schema, Findings: []Finding{p, leak}}, FormatJSON, Options{}); err != nil {
+	if err := Write(&buf, Document{Kind: DocAnalysis, Report: &Report{Schema: Schema, Findings: []Finding{p, leak}}}, FormatJSON, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct{ Findings []map[string]any }
@@ -127,7 +127,7 @@ func TestTrendTables(t *testing.T) {
 		&analyze.TrendResult{Series: []analyze.SeriesTrend{growingGPU()}})
 	rep := &Report{Inputs: []Input{{Path: "gpu.csv", Format: "nvidia-smi-query-gpu"}}, Findings: fs, FindingsTotal: 1}
 	var buf bytes.Buffer
-	if err := Write(&buf, rep, FormatTable, Options{}); err != nil {
+	if err := Write(&buf, Document{Kind: DocAnalysis, Report: rep}, FormatTable, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if out := buf.String(); !strings.Contains(out, "gpu 0") || !strings.Contains(out, "+5.0 MiB/s") || !strings.Contains(out, "whole GPU (NVIDIA A100)") {
@@ -135,7 +135,7 @@ func TestTrendTables(t *testing.T) {
 	}
 	for _, tty := range []bool{false, true} {
 		buf.Reset()
-		if err := WriteTrend(&buf, rep, FormatTable, Options{Terminal: tty}); err != nil {
+		if err := Write(&buf, Document{Kind: DocTrend, Report: rep}, FormatTable, Options{Terminal: tty}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -143,7 +143,7 @@ func TestTrendTables(t *testing.T) {
 			t.Errorf("terminal %v:\n%s", tty, out)
 		}
 	}
-	if err := WriteTrend(&buf, rep, Format("xml"), Options{}); err == nil {
+	if err := Write(&buf, Document{Kind: DocTrend, Report: rep}, Format("xml"), Options{}); err == nil {
 		t.Error("unknown format accepted")
 	}
 }

@@ -9,20 +9,6 @@ import (
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
-// WritePostmortem renders the report of "gpuleak oom": JSON is the
-// gpuleak.report/v1 document (its findings of kinds "oom" and
-// "fragmentation"); the table format is a postmortem for people, one
-// section per OOM. Errors are those of w, or an unknown format.
-func WritePostmortem(w io.Writer, r *Report, f Format, opt Options) error {
-	switch f {
-	case FormatJSON:
-		return writeJSON(w, r)
-	case FormatTable:
-		return writePostmortem(w, r)
-	}
-	return fmt.Errorf("unknown format %q", f)
-}
-
 // sz renders a size as PyTorch's messages do ("4.19 GiB", "0 bytes").
 func sz(b int64) string { return pytorchtext.FormatSize(b) }
 
@@ -33,7 +19,10 @@ func szp(b *int64) string {
 	return sz(*b)
 }
 
-func writePostmortem(w io.Writer, r *Report) error {
+// writePostmortem renders the postmortem for people: one line per input,
+// one section per OOM, then fragmentation, the memory by pool of snapshots
+// without an OOM, the allocator statistics and the warnings.
+func writePostmortem(w io.Writer, r *Report, _ Options) error {
 	r = cleaned(r)
 	ew := &errWriter{w: w}
 	for _, in := range r.Inputs {

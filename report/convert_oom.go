@@ -1,0 +1,289 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// known returns a pointer to v, or nil for -1 (unknown).
+func known(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
+	get := func(k string) *int64 {
+		if v, ok := s.Get(k); ok {
+			return &v
+		}
+		return nil
+	}
+	out := AllocatorStats{Source: s.Source, Line: s.Line,
+		AllocatedBytes: get("allocated_bytes.all.current"), ReservedBytes: get("reserved_bytes.all.current"),
+		ActiveBytes: get("active_bytes.all.current"), InactiveSplitBytes: get("inactive_split_bytes.all.current"),
+		PeakAllocatedBytes: get("allocated_bytes.all.peak"), PeakReservedBytes: get("reserved_bytes.all.peak"),
+		Segments: get("segment.all.current"), Allocations: get("allocation.all.current"),
+		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine, Verdict: s.Verdict()}
+	if out.SameAs == nil {
+		out.SameAs = []string{}
+	}
+	if s.Device >= 0 {
+		out.Device = ptr(s.Device)
+	}
+	return out
+}
+
+// FromOOMText turns what a log, traceback, memory summary or memory stats
+// file held into its report input: warnings, and its allocator stats.
+func FromOOMText(path, source string, parseWarnings []string, res *analyze.OOMTextResult) Input {
+	in := Input{Path: path, Format: source}
+	in.Warnings = append(in.Warnings, parseWarnings...)
+	for _, s := range res.Stats {
+		in.AllocatorStats = append(in.AllocatorStats, fromStats(s, nil))
+	}
+	return in
+}
+
+// AddPostmortemNotes adds the postmortem's remarks about inputs ("no OOM
+// message in it") to their warnings, and the stats' SameAs.
+func AddPostmortemNotes(inputs []Input, pm *analyze.Postmortem) {
+	for i := range inputs {
+		in := &inputs[i]
+		for _, n := range pm.Notes {
+			if n.Path == in.Path {
+				in.Warnings = append(in.Warnings, n.Note)
+			}
+		}
+		for _, s := range pm.Stats {
+			if s.Path != in.Path {
+				continue
+			}
+			for k := range in.AllocatorStats {
+				if in.AllocatorStats[k].Line == s.Stats.Line && len(s.SameAs) > 0 {
+					in.AllocatorStats[k].SameAs = s.SameAs
+				}
+			}
+		}
+	}
+}
+
+func poolMemory(p analyze.PoolState) PoolMemory {
+	pm := PoolMemory{Device: p.Device, Pool: p.PoolName(), PoolID: p.PoolID, Private: p.Private(), Stream: p.Stream,
+		Expandable: p.Expandable, Segments: p.Segments, ReservedBytes: p.ReservedBytes, AllocatedBytes: p.AllocatedBytes,
+		ActiveBytes: p.ActiveBytes, FreeBytes: p.FreeBytes, FreeBlocks: p.FreeBlocks, InactiveSplitBytes: p.InactiveSplitBytes,
+		InactiveSplitBlocks: p.InactiveSplitBlocks, LargestFreeBlockBytes: p.LargestFreeBytes,
+		FragmentationRatio: round(p.Ratio(), 4), EstimatedBlocks: p.EstimatedBlocks}
+	if p.RequestedKnown {
+		pm.RequestedBytes = ptr(p.RequestedBytes)
+		pm.InternalFragmentationBytes = ptr(p.InternalBytes())
+	}
+	return pm
+}
+
+// FromPostmortem turns a postmortem into findings: one "oom" per OOM and
+// one "fragmentation" per device where free-but-unusable memory is large.
+func FromPostmortem(pm *analyze.Postmortem) []Finding {
+	var out []Finding
+	for _, r := range pm.OOMs {
+		out = append(out, oomFinding(r))
+	}
+	for _, fr := range pm.Fragmentation {
+		out = append(out, fragmentationFinding(fr))
+	}
+	return out
+}
+
+func oomFinding(r analyze.OOMReport) Finding {
+	f := Finding{Kind: KindOOM, Path: r.Sources[0].Path, Source: r.Sources[0].Format, Site: frame(r.Frame)}
+	if r.Device >= 0 {
+		f.Device = ptr(r.Device)
+	}
+	if r.AllocatedBytes > 0 {
+		f.Bytes = r.AllocatedBytes
+	}
+	if r.LiveBlocks > 0 {
+		f.Count = r.LiveBlocks
+	}
+	for _, fr := range r.Stack {
+		f.Stack = append(f.Stack, frame(fr))
+	}
+	mem := &AllocatorMemory{AllocatedBytes: known(r.AllocatedBytes), ReservedBytes: known(r.ReservedBytes),
+		ReservedUnallocatedBytes: known(r.ReservedUnallocatedBytes), ActiveBytes: known(r.ActiveBytes),
+		LargestFreeBlockBytes: known(r.LargestFreeBlockBytes), Pools: []PoolMemory{}, Advice: []string{}}
+	if r.Memory != nil {
+		for _, p := range r.Memory.Pools {
+			mem.Pools = append(mem.Pools, poolMemory(p))
+		}
+	}
+	d := &OOMDetail{RequestedBytes: known(r.RequestedBytes), SegmentBytes: known(r.SegmentBytes),
+		DeviceFreeBytes: known(r.DeviceFreeBytes), DeviceTotalBytes: known(r.DeviceTotalBytes),
+		ProcessInUseBytes: known(r.ProcessInUseBytes), OtherProcesses: []ProcessMemory{}, UnlistedBytes: known(r.UnlistedBytes),
+		AllowedBytes: known(r.AllowedBytes), PrivatePoolBytes: known(r.PrivatePoolBytes), WouldFitIfContiguous: r.WouldFitIfContiguous,
+		Cause: []string{}, CauseEvidence: []OOMCause{}, Sites: []OOMSite{}, SitesTotal: r.SitesTotal,
+		Sources: []OOMSource{}, Occurrences: r.Occurrences, Notes: append([]string{}, r.Notes...)}
+	if a := r.Survived; a != nil {
+		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
+			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
+		if a.Smaller.Stack >= 0 && r.SmallerFrame != (analyze.Frame{}) {
+			d.Survived.SmallerRetry = &SmallerRetry{Site: frame(r.SmallerFrame), BeforeBytes: a.Smaller.Before, AfterBytes: a.Smaller.After}
+		}
+	}
+	for _, p := range r.OtherProcesses {
+		d.OtherProcesses = append(d.OtherProcesses, ProcessMemory{PID: p.PID, Bytes: p.Bytes, Name: r.ProcessNames[p.PID].Name})
+	}
+	if r.RequestPool != nil {
+		d.RequestPool = &PoolRef{Pool: r.RequestPool.PoolName(), PoolID: r.RequestPool.PoolID, Stream: r.RequestPool.Stream}
+	}
+	for _, c := range r.Causes {
+		d.Cause = append(d.Cause, c.Name)
+		d.CauseEvidence = append(d.CauseEvidence, OOMCause{Cause: c.Name, Evidence: c.Evidence, Numbers: c.Numbers, Advice: c.Advice})
+		mem.Advice = append(mem.Advice, c.Advice)
+	}
+	for _, s := range r.Sites {
+		os := OOMSite{Kind: siteKind(s.Kind), Bytes: s.Bytes, Count: s.Count, Site: frame(s.Frame), Stack: []Frame{}}
+		for _, fr := range s.Stack {
+			os.Stack = append(os.Stack, frame(fr))
+		}
+		d.Sites = append(d.Sites, os)
+	}
+	if r.LiveBlocks >= 0 {
+		d.LiveBlocks = ptr(r.LiveBlocks)
+	}
+	if r.TimeUs > 0 {
+		d.TimeUs = ptr(r.TimeUs)
+	}
+	if r.Generation != "" {
+		d.MessageGeneration = ptr(string(r.Generation))
+	}
+	if r.Exception != "" {
+		d.Exception = ptr(r.Exception)
+	}
+	if r.Generation == pytorchtext.GenUnparsed || r.Generation == pytorchtext.GenCut || (r.Generation == pytorchtext.GenAsync && r.Reason != "") {
+		d.UnparsedReason = ptr(r.Reason)
+	}
+	for _, s := range r.Sources {
+		src := OOMSource{Path: s.Path, Format: s.Format}
+		if s.Seq >= 0 {
+			src.TraceSeq = ptr(s.Seq)
+		} else {
+			src.Line = ptr(s.Line)
+		}
+		d.Sources = append(d.Sources, src)
+	}
+	if r.Stats != nil {
+		d.StatsAtOOM = ptr(fromStats(*r.Stats, nil))
+	}
+	f.AllocatorMemory, f.OOMDetail = mem, d
+	f.Message = oomMessage(r)
+	return f
+}
+
+func fragmentationFinding(fr analyze.FragmentationReport) Finding {
+	s := fr.State
+	f := Finding{Kind: KindFragmentation, Path: fr.Path, Source: fr.Format, Bytes: s.InactiveSplitBytes, Count: s.InactiveSplitBlocks}
+	if fr.Device >= 0 {
+		f.Device = ptr(fr.Device)
+	}
+	mem := &AllocatorMemory{AllocatedBytes: ptr(s.AllocatedBytes), ReservedBytes: ptr(s.ReservedBytes),
+		ReservedUnallocatedBytes: ptr(s.ReservedBytes - s.AllocatedBytes), ActiveBytes: ptr(s.ActiveBytes),
+		LargestFreeBlockBytes: known(s.LargestFreeBytes), Pools: []PoolMemory{}, Advice: []string{fr.Advice}}
+	for _, p := range fr.Pools {
+		mem.Pools = append(mem.Pools, poolMemory(p))
+	}
+	d := &FragmentationDetail{At: fr.At, Segments: s.Segments, FreeBytes: s.FreeBytes, InactiveSplitBytes: s.InactiveSplitBytes}
+	if fr.At == "end" {
+		d.FreeBlocks, d.InactiveSplitBlocks = ptr(s.FreeBlocks), ptr(s.InactiveSplitBlocks)
+		d.FragmentationRatio = ptr(round(s.Ratio(), 4))
+	} else {
+		d.InactiveSplitBlocks = ptr(s.InactiveSplitBlocks)
+	}
+	if s.RequestedKnown {
+		d.BlockRequestedBytes, d.InternalFragmentationBytes = ptr(s.RequestedBytes), ptr(s.InternalBytes())
+	}
+	f.AllocatorMemory, f.FragmentationDetail = mem, d
+	where := "at the end of the snapshot"
+	if fr.At != "end" {
+		where = "in " + fr.At + "()"
+	}
+	largest := ""
+	if s.LargestFreeBytes >= 0 {
+		largest = fmt.Sprintf(", the largest free block %s (fragmentation ratio %.2f)", IBytes(s.LargestFreeBytes), s.Ratio())
+	}
+	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s: empty_cache() cannot return it and larger requests need new segments; %s",
+		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, largest, fr.Advice)
+	return f
+}
+
+// oomMessage is the one line of an OOM finding.
+func oomMessage(r analyze.OOMReport) string {
+	if r.Generation == pytorchtext.GenUnparsed && !hasSnapshot(r) {
+		return "oom: a CUDA out-of-memory message that does not parse (" + r.Reason + "); nothing was read from it"
+	}
+	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
+		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"
+	}
+	var b strings.Builder
+	b.WriteString("oom: ")
+	if r.RequestedBytes >= 0 {
+		fmt.Fprintf(&b, "%s requested", pytorchtext.FormatSize(r.RequestedBytes))
+	} else {
+		b.WriteString("an allocation failed")
+	}
+	if r.Device >= 0 {
+		fmt.Fprintf(&b, " on GPU %d", r.Device)
+	}
+	if r.Frame != (analyze.Frame{}) {
+		fmt.Fprintf(&b, " at %s", frame(r.Frame))
+	}
+	var state []string
+	if r.ReservedBytes >= 0 {
+		state = append(state, pytorchtext.FormatSize(r.ReservedBytes)+" reserved")
+	}
+	if r.AllocatedBytes >= 0 {
+		state = append(state, pytorchtext.FormatSize(r.AllocatedBytes)+" allocated")
+	}
+	if r.DeviceFreeBytes >= 0 {
+		state = append(state, pytorchtext.FormatSize(r.DeviceFreeBytes)+" free on the GPU")
+	}
+	if len(state) > 0 {
+		b.WriteString(" (" + strings.Join(state, ", ") + ")")
+	}
+	if len(r.Causes) == 0 {
+		b.WriteString("; cause not determined")
+		if len(r.Notes) > 0 {
+			b.WriteString(": " + r.Notes[0])
+		}
+		return b.String()
+	}
+	var causes []string
+	for _, c := range r.Causes {
+		causes = append(causes, c.Name)
+	}
+	fmt.Fprintf(&b, "; cause: %s; %s", strings.Join(causes, " + "), r.Causes[0].Advice)
+	return b.String()
+}
+
+func hasSnapshot(r analyze.OOMReport) bool {
+	for _, s := range r.Sources {
+		if s.Seq >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AddEndPools gives a snapshot's input its memory by pool at the end.
+func AddEndPools(in *Input, res *analyze.FragmentResult) {
+	for _, dm := range res.End {
+		for _, p := range dm.Pools {
+			in.EndPools = append(in.EndPools, poolMemory(p))
+		}
+	}
+}

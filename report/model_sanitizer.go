@@ -1,0 +1,65 @@
+package report
+
+// ToolError is an error a checking tool reported that is not a leak: for
+// compute-sanitizer an invalid memory access, a CUDA API error, a race, a
+// device-heap malloc/free error, ... Records of one kind, text and place
+// are one ToolError with a Count.
+type ToolError struct {
+	// Path of the input, as given on the command line.
+	Path string `json:"path"`
+	// Source is the format of that input (parse.Format).
+	Source string `json:"source"`
+	// Kind: memory-access, api, malloc-free, race, uninitialized,
+	// unused-memory, sync, hardware-exception or other.
+	Kind string `json:"kind"`
+	// Message is one line a person can act on.
+	Message string `json:"message"`
+	// Text is the tool's own first line of the (first) record.
+	Text string `json:"text"`
+	// API and Error name a failing CUDA call and its error
+	// (cudaFree, cudaErrorLaunchFailure); empty otherwise.
+	API   string `json:"api,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Kernel is the device function of a device-side error.
+	Kernel string `json:"kernel,omitempty"`
+	// Site is where it happened: the faulting device frame, or the
+	// innermost user host frame of a host-side error.
+	Site Frame `json:"site"`
+	// Launch is the host frame that launched the faulting kernel; absent
+	// for host-side errors.
+	Launch *Frame `json:"launch,omitempty"`
+	// Stack is the device frames, then the host backtrace with runtime
+	// frames hidden, innermost first.
+	Stack []Frame `json:"stack"`
+	// Count is how many records were alike.
+	Count int `json:"count"`
+}
+
+// LeakSummary adds up what compute-sanitizer's summary lines say: bytes
+// and allocations leaked (LEAK SUMMARY) and errors (ERROR SUMMARY). Null
+// members: no input had that line.
+type LeakSummary struct {
+	Bytes       *int64 `json:"leak_bytes"`
+	Allocations *int64 `json:"leak_allocations"`
+	Errors      *int64 `json:"error_count"`
+}
+
+// add adds o to s, member by member; a member stays null only when both are.
+func (s *LeakSummary) add(o *LeakSummary) {
+	if o == nil {
+		return
+	}
+	addp := func(a **int64, b *int64) {
+		if b == nil {
+			return
+		}
+		v := *b
+		if *a != nil {
+			v += **a
+		}
+		*a = &v
+	}
+	addp(&s.Bytes, o.Bytes)
+	addp(&s.Allocations, o.Allocations)
+	addp(&s.Errors, o.Errors)
+}

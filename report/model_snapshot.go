@@ -1,0 +1,39 @@
+package report
+
+// Growth is the evidence from an allocation trace about how a call site's
+// live memory built up.
+type Growth struct {
+	// BytesPerSecond is the least-squares slope of the site's cumulative
+	// kept bytes against time; null when the trace has no timestamps.
+	BytesPerSecond *float64 `json:"bytes_per_second"`
+	// R2 is the coefficient of determination of that fit (1 = perfectly steady).
+	R2 float64 `json:"r2"`
+	// Kept counts the site's allocations made during the trace and still
+	// live at its end; Allocations counts all the site's allocations made
+	// during the trace.
+	Kept        int `json:"kept"`
+	Allocations int `json:"allocations"`
+	// FirstKeptUs and LastKeptUs bound the times of the kept allocations;
+	// null without timestamps.
+	FirstKeptUs *int64 `json:"first_kept_us"`
+	LastKeptUs  *int64 `json:"last_kept_us"`
+	// ActiveTenths counts the tenths of the time from the first kept
+	// allocation to the end of the trace in which an allocation was kept.
+	ActiveTenths int `json:"active_tenths"`
+	// Iterations counts the iterations the trace shows (starts of its
+	// repeating step; 0: none found). The site's live bytes were measured
+	// at Measured+1 of them (every Every-th) and rose in GrewIn;
+	// BytesPerIteration is their net change per iteration.
+	Iterations        int     `json:"iterations"`
+	Measured          int     `json:"measured_iterations"`
+	Every             int     `json:"every"`
+	GrewIn            int     `json:"grew_in"`
+	BytesPerIteration float64 `json:"bytes_per_iteration"`
+	// PlateauIteration is the iteration (1-based) since which the site's
+	// live bytes have stayed flat after rising (bounded); 0 when not.
+	PlateauIteration int `json:"plateau_iteration"`
+	// FirstIteration and LastIteration: the iterations in which the first
+	// and last kept allocations were made (0 = before the first).
+	FirstIteration int `json:"first_iteration"`
+	LastIteration  int `json:"last_iteration"`
+}

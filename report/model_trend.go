@@ -1,0 +1,29 @@
+package report
+
+// The members of a finding of kind trend are the Finding's own (GPU, PID,
+// Classification, SlopeBytesPerS, ...: see Finding); these are the lists
+// among them.
+
+// TrendChange is a shift of level between StartUs (the last sample at the
+// old level) and EndUs (the first at the new one).
+type TrendChange struct {
+	StartUs   int64 `json:"start_us"`
+	EndUs     int64 `json:"end_us"`
+	FromBytes int64 `json:"from_bytes"`
+	ToBytes   int64 `json:"to_bytes"`
+}
+
+// TrendRun is one run of a series: its first and last sample above the
+// baseline, its bytes, its own class and Theil–Sen slope (bytes per
+// second), and when memory came back to the baseline (absent: it did not).
+type TrendRun struct {
+	StartUs        int64   `json:"start_us"`
+	EndUs          int64   `json:"end_us"`
+	Samples        int     `json:"samples"`
+	FirstBytes     int64   `json:"first_bytes"`
+	PeakBytes      int64   `json:"peak_bytes"`
+	LastBytes      int64   `json:"last_bytes"`
+	Classification string  `json:"classification"`
+	SlopeBytesPerS float64 `json:"slope_bytes_per_s"`
+	ReleasedUs     *int64  `json:"released_us,omitempty"`
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeDiffTable renders the diff for people: a line per site that
+// changed (every site with Options.ShowSame), its stack when it has more
+// than one frame, then the totals and the compute-sanitizer summaries.
+func writeDiffTable(w io.Writer, d *DiffReport, opt Options) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "gpuleak diff: %s -> %s\n", clean(d.Base), clean(d.New))
+	for _, wn := range d.Warnings {
+		fmt.Fprintf(ew, "warning: %s\n", clean(wn))
+	}
+	shown := 0
+	for _, e := range d.Entries {
+		if e.Status == StatusSame && !opt.ShowSame {
+			continue
+		}
+		if shown == 0 {
+			fmt.Fprintln(ew)
+		}
+		shown++
+		dev := ""
+		if e.Device != nil {
+			dev = fmt.Sprintf(" [device %d]", *e.Device)
+		}
+		fmt.Fprintf(ew, "%-6s %-13s %s%s\n", e.Status, e.Kind, clean(e.Site), dev)
+		fmt.Fprintf(ew, "       %s\n", changeLine(e))
+		if len(e.Stack) > 1 {
+			// Sites differ by their whole stack, not only their frame.
+			st := e.Stack[:min(len(e.Stack), 6)]
+			more := ""
+			if len(e.Stack) > 6 {
+				more = " < ..."
+			}
+			fmt.Fprintf(ew, "       stack: %s%s\n", clean(strings.Join(st, " < ")), more)
+		}
+	}
+	if shown == 0 && len(d.Entries) == 0 {
+		fmt.Fprintln(ew, "\nNeither run holds memory at a call site.")
+	} else if shown == 0 {
+		fmt.Fprintln(ew, "\nNo site changed.")
+	}
+	t := d.Totals
+	fmt.Fprintf(ew, "\n%d new, %d grown, %d shrunk, %d fixed, %d same; held %s -> %s\n",
+		t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
+		IBytes(t["all"].BeforeBytes), IBytes(t["all"].AfterBytes))
+	if d.LeakSummaryBefore != nil || d.LeakSummaryAfter != nil {
+		fmt.Fprintf(ew, "compute-sanitizer summaries: leaked %s -> %s, errors %s -> %s\n",
+			summaryBytes(d.LeakSummaryBefore), summaryBytes(d.LeakSummaryAfter),
+			summaryErrors(d.LeakSummaryBefore), summaryErrors(d.LeakSummaryAfter))
+		if d.LeakSummaryStatus != "" {
+			fmt.Fprintf(ew, "by the summaries, the leak is %s\n", d.LeakSummaryStatus)
+		}
+	}
+	return ew.err
+}
+
+func changeLine(e DiffEntry) string {
+	s := fmt.Sprintf("%s in %s -> %s in %s", IBytes(e.BeforeBytes), plural(e.BeforeCount, "allocation", "allocations"),
+		IBytes(e.AfterBytes), plural(e.AfterCount, "allocation", "allocations"))
+	if e.BeforeBytes == 0 && e.AfterBytes == 0 {
+		s = fmt.Sprintf("%d -> %d records", e.BeforeCount, e.AfterCount)
+	}
+	if e.DeltaPercent != nil && e.DeltaBytes != 0 {
+		s += fmt.Sprintf(" (%+.1f%%)", *e.DeltaPercent)
+	}
+	return s
+}
+
+func summaryBytes(s *LeakSummary) string {
+	if s == nil || s.Bytes == nil {
+		return "(no LEAK SUMMARY)"
+	}
+	return fmt.Sprintf("%s in %d allocations", IBytes(*s.Bytes), deref(s.Allocations))
+}
+
+func summaryErrors(s *LeakSummary) string {
+	if s == nil || s.Errors == nil {
+		return "(no ERROR SUMMARY)"
+	}
+	return fmt.Sprint(*s.Errors)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/gpuleak/gpuleak/analyze"
+)
+
+// The words the converters' messages and the text writers (table,
+// markdown, junit) share: sizes, counts, stacks, and the one line that
+// describes an input.
+
+// IBytes formats a size in bytes with IEC units: "512 B", "1.5 KiB",
+// "80.0 MiB", "4.19 GiB".
+func IBytes(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := humanize.IBytes(uint64(n))
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// plural counts n things: "1 block", "2 blocks".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
+func stackLine(st []Frame, n int) string {
+	parts := make([]string, 0, n+1)
+	for i, f := range st {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("... %d more", len(st)-n))
+			break
+		}
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, " < ")
+}
+
+// describeInput is the line that says what an input held: its format,
+// then its samples, devices and allocator statistics; why it was not read.
+func describeInput(in Input) string {
+	if in.Error != "" {
+		return "NOT READ: " + in.Error
+	}
+	parts := []string{in.Format}
+	if in.Samples != nil {
+		parts[0] += ", " + describeLog(in)
+	}
+	for _, d := range in.Devices {
+		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
+			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+		if d.PendingFreeBlocks > 0 {
+			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
+		}
+		if d.TraceEntries > 0 {
+			entries := " trace entries"
+			if d.TraceEntries == 1 {
+				entries = " trace entry"
+			}
+			s += ", " + humanize.Comma(d.TraceEntries) + entries
+			if d.TraceStartUs != nil && d.TraceEndUs != nil {
+				if w := *d.TraceEndUs - *d.TraceStartUs; w > 0 {
+					s += " over " + spanString(*d.TraceStartUs, *d.TraceEndUs)
+				}
+			}
+			if d.Iterations >= 2 {
+				s += fmt.Sprintf(", %d iterations", d.Iterations)
+				if d.IterationSite != nil {
+					s += " (starts at " + d.IterationSite.String() + ")"
+				}
+			}
+		}
+		parts = append(parts, s)
+	}
+	parts = append(parts, describeAllocatorStats(in)...)
+	return strings.Join(parts, "; ")
+}
+
+// describeAllocatorStats summarises an input's memory_stats() and
+// memory_summary() sets for its line above the findings.
+func describeAllocatorStats(in Input) []string {
+	var out []string
+	for _, s := range in.AllocatorStats {
+		var parts []string
+		if s.Device != nil {
+			parts = append(parts, fmt.Sprintf("device %d:", *s.Device))
+		}
+		if s.AllocatedBytes != nil {
+			parts = append(parts, IBytes(*s.AllocatedBytes)+" allocated,")
+		}
+		if s.ReservedBytes != nil {
+			parts = append(parts, IBytes(*s.ReservedBytes)+" reserved,")
+		}
+		if s.NumOOMs != nil {
+			parts = append(parts, fmt.Sprintf("%d OOMs,", *s.NumOOMs))
+		}
+		if s.NumAllocRetries != nil {
+			parts = append(parts, fmt.Sprintf("%d cudaMalloc retries,", *s.NumAllocRetries))
+		}
+		if s.PartialAtLine > 0 {
+			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))
+		}
+		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
+			parts = append(parts, "verdict: "+v+",")
+		}
+		if len(parts) > 0 {
+			out = append(out, strings.TrimSuffix(strings.Join(parts, " "), ","))
+		}
+	}
+	return out
+}
+
+// describeLog summarises an NVML log: "459 samples from 08:06:12 to
+// 08:08:08 UTC (116 s)".
+func describeLog(in Input) string {
+	s := plural(int(*in.Samples), "sample", "samples")
+	if in.StartUs == nil || in.EndUs == nil {
+		return s
+	}
+	start, end := time.UnixMicro(*in.StartUs).UTC(), time.UnixMicro(*in.EndUs).UTC()
+	dur := analyze.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
+	switch in.Clock {
+	case "row-order":
+		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
+	case "time-of-day":
+		return fmt.Sprintf("%s from %s to %s (%s; no dates in the log)", s, start.Format("15:04:05"), end.Format("15:04:05"), dur)
+	}
+	layout := "15:04:05"
+	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return fmt.Sprintf("%s from %s to %s UTC (%s)", s, start.Format("2006-01-02 15:04:05"), end.Format(layout), dur)
+}
+
+// spanString renders the time from startUs to endUs (µs since the Unix
+// epoch) with the precision its length needs ("52 ms", "4.7 ms",
+// "17.5 s", "3m05s"), and the wall-clock start in UTC when the times are
+// dates (a trace's clock may also start at 0).
+func spanString(startUs, endUs int64) string {
+	d := endUs - startUs
+	var out string
+	switch {
+	case d < 1000:
+		out = fmt.Sprintf("%d µs", d)
+	case d < 10_000:
+		out = fmt.Sprintf("%.1f ms", float64(d)/1e3)
+	case d < 1_000_000:
+		out = fmt.Sprintf("%.0f ms", float64(d)/1e3)
+	case d < 10_000_000:
+		out = fmt.Sprintf("%.2f s", float64(d)/1e6)
+	case d < 60_000_000:
+		out = fmt.Sprintf("%.1f s", float64(d)/1e6)
+	default:
+		out = (time.Duration(d) * time.Microsecond).Round(time.Second).String()
+	}
+	const year2000Us = 946684800_000_000
+	if startUs >= year2000Us {
+		out += ", from " + time.UnixMicro(startUs).UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+	}
+	return out
+}
+
+// findingBaselineLine says what a finding's site held in the baseline.
+func findingBaselineLine(f Finding) string {
+	b := f.Baseline
+	if b.Status == StatusNew {
+		return "new (not in the baseline)"
+	}
+	return fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+}
+
+// suppressedLine says what one suppression rule left out.
+func suppressedLine(s SuppressedFindings) string {
+	if s.Expired {
+		return fmt.Sprintf("Suppression %s expired on %s: not applied (its findings are reported)", clean(s.Rule), s.Expires)
+	}
+	line := fmt.Sprintf("Suppressed by %s: %s holding %s", clean(s.Rule), plural(s.Findings, "finding", "findings"), IBytes(s.Bytes))
+	if s.Reason != "" {
+		line += " (" + clean(s.Reason) + ")"
+	}
+	return line
+}
