@@ -83,24 +83,24 @@ var interpreterName = regexp.MustCompile(`^(_?Py|cfunction_|method_vectorcall|sl
 // interpreterFile matches CPython's own sources and headers.
 var interpreterFile = regexp.MustCompile(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
 
-// frameKind says whose code a frame is.
-type frameKind int
+// Class says whose code a frame is.
+type Class int
 
 const (
-	classUser        frameKind = iota // the program's own code, or a library's
-	classFramework                    // PyTorch's internals, threads, unsymbolized frames
-	classInterpreter                  // CPython and its standard library
-	classGenerated                    // code generated at run time (torch.compile, FX)
+	User        Class = iota // the program's own code, or a library's
+	Framework                    // PyTorch's internals, threads, unsymbolized frames
+	Interpreter                  // CPython and its standard library
+	Generated                    // code generated at run time (torch.compile, FX)
 )
 
-// frameClass decides whose code fr is: the one place that tells user code
+// ClassOf decides whose code fr is: the one place that tells user code
 // from the framework, the interpreter and generated code.
-func frameClass(fr Frame) frameKind {
+func ClassOf(fr Frame) Class {
 	switch {
 	case generatedFile.MatchString(fr.Filename):
-		return classGenerated
-	case !isPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)):
-		return classInterpreter
+		return Generated
+	case !IsPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)):
+		return Interpreter
 	}
 	for i, r := range defaultRules {
 		if r.except != nil && r.except.MatchString(fr.Filename) {
@@ -108,16 +108,16 @@ func frameClass(fr Frame) frameKind {
 		}
 		if (r.file != nil && r.file.MatchString(fr.Filename)) || (r.name != nil && r.name.MatchString(fr.Name)) {
 			if i >= firstInterpreterRule && i <= lastInterpreterRule {
-				return classInterpreter
+				return Interpreter
 			}
-			return classFramework
+			return Framework
 		}
 	}
-	return classUser
+	return User
 }
 
-// isPython reports whether fr is a frame of Python source.
-func isPython(fr Frame) bool {
+// IsPython reports whether fr is a frame of Python source.
+func IsPython(fr Frame) bool {
 	return strings.HasSuffix(fr.Filename, ".py") || strings.HasPrefix(fr.Filename, "<")
 }
 
@@ -184,7 +184,7 @@ func (f *FrameFilter) match(fr Frame) bool {
 			return false
 		}
 	}
-	if !isPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)) {
+	if !IsPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)) {
 		return true
 	}
 	for _, r := range f.hide {
@@ -205,9 +205,9 @@ func (f *FrameFilter) match(fr Frame) bool {
 // (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
 var machinery = regexp.MustCompile(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
 
-// frameworkSite trims a stack made only of framework frames to the frames
+// FrameworkSite trims a stack made only of framework frames to the frames
 // worth showing: machinery removed (all of it kept if nothing else is left).
-func frameworkSite(full []Frame) []Frame {
+func FrameworkSite(full []Frame) []Frame {
 	var out []Frame
 	for _, f := range full {
 		if !machinery.MatchString(f.Name) {
@@ -222,19 +222,19 @@ func frameworkSite(full []Frame) []Frame {
 
 var libraryFile = regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)
 
-// isLibrary reports whether a frame is in an installed package rather than
+// IsLibrary reports whether a frame is in an installed package rather than
 // the user's own code.
-func isLibrary(fr Frame) bool {
+func IsLibrary(fr Frame) bool {
 	return libraryFile.MatchString(fr.Filename)
 }
 
-// innermostUser returns the index in stack (innermost first, framework
+// InnermostUser returns the index in stack (innermost first, framework
 // frames already removed) of the frame that names a call site: the
 // innermost frame outside installed packages, or else the innermost frame.
 // It returns -1 for an empty stack.
-func innermostUser(stack []Frame) int {
+func InnermostUser(stack []Frame) int {
 	for i, fr := range stack {
-		if !isLibrary(fr) {
+		if !IsLibrary(fr) {
 			return i
 		}
 	}

@@ -29,9 +29,9 @@ const (
 	// minBoundaries is the fewest anchor occurrences (iteration starts)
 	// that can show growth: three iterations measured.
 	minBoundaries = 4
-	// minRises is the fewest measured iterations in which a leaking site's
+	// MinRises is the fewest measured iterations in which a leaking site's
 	// live bytes must rise.
-	minRises = 3
+	MinRises = 3
 	// maxBoundaries bounds the boundaries kept; a longer trace is measured
 	// every k-th iteration.
 	maxBoundaries = 512
@@ -144,9 +144,9 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 			class = anchorNo
 			break
 		}
-		if class == anchorNo && isPython(f) && !a.opt.Filter.Hidden(f) && frameClass(f) == classUser {
+		if class == anchorNo && IsPython(f) && !a.opt.Filter.Hidden(f) && ClassOf(f) == User {
 			class = anchorOwn
-			if isLibrary(f) {
+			if IsLibrary(f) {
 				class = anchorLibrary
 			}
 		}
@@ -552,7 +552,7 @@ func verdict(v []int64) trend {
 // judge applies the growth rule to v, a site's live bytes at each
 // iteration boundary followed by its live bytes at the end. The noise is
 // the largest fall between two boundaries (a curve that goes up and down
-// by that much is not growing). A leak's bytes rise in at least minRises
+// by that much is not growing). A leak's bytes rise in at least MinRises
 // measured intervals; they end above where they started by at least half
 // of all their rises (up and down does not add up); they reach, in the
 // second half of the iterations, a level higher than anything in the first
@@ -599,7 +599,7 @@ func judge(v []int64) trend {
 	}
 	net := t.to - t.from
 	kept := t.end >= lastMax-noise-step || (t.end-t.from)/3 >= (lastMax-t.from)/4
-	t.grows = t.rises >= minRises && net > 0 && net*2 >= up && lastMax-noise > firstMax && kept
+	t.grows = t.rises >= MinRises && net > 0 && net*2 >= up && lastMax-noise > firstMax && kept
 	return t
 }
 

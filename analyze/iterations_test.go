@@ -100,31 +100,31 @@ func TestRegular(t *testing.T) {
 func TestFrameClasses(t *testing.T) {
 	cases := []struct {
 		fr   Frame
-		want frameKind
+		want Class
 	}{
-		{Frame{`D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, 373, "einsum"}, classFramework},
-		{Frame{`C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, 1357, "convert"}, classFramework},
-		{Frame{`C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, 1045, "_bootstrap_inner"}, classInterpreter},
-		{Frame{"", 0, "cfunction_call"}, classInterpreter},
-		{Frame{"", 0, "method_vectorcall"}, classInterpreter},
-		{Frame{"", 0, "slot_tp_call"}, classInterpreter},
-		{Frame{"/usr/local/src/conda/python-3.10.16/Include/cpython/abstract.h", 114, "vectorcall_maybe.constprop.0"}, classInterpreter},
-		{Frame{"/usr/local/src/conda/python-3.10.14/Include/internal/pycore_ceval.h", 46, "_PyEval_EvalFrame"}, classInterpreter},
-		{Frame{"/usr/local/src/conda/python-3.10.14/Python/ceval.c", 5471, "do_call_core"}, classInterpreter},
-		{Frame{"/tmp/torchinductor_user/ab/cabc123.py", 40, "call"}, classGenerated},
-		{Frame{`C:\Users\u\AppData\Local\Temp\torchinductor_u\xy\cxy.py`, 12, "call"}, classGenerated},
-		{Frame{"/var/folders/zz/abc/T/torchinductor_me/q1/cq1.py", 7, "call"}, classGenerated},
-		{Frame{"<eval_with_key>.12", 5, "forward"}, classGenerated},
-		{Frame{`C:\research\DeComFL\cezo_fl\util\language_utils.py`, 304, "to"}, classUser},
-		{Frame{"/tmp/ipykernel_114/3105878423.py", 21, "<module>"}, classUser},
-		{Frame{"/home/u/train.py", 3, "builtin_step"}, classUser}, // a Python function, whatever its name
+		{Frame{`D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, 373, "einsum"}, Framework},
+		{Frame{`C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, 1357, "convert"}, Framework},
+		{Frame{`C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, 1045, "_bootstrap_inner"}, Interpreter},
+		{Frame{"", 0, "cfunction_call"}, Interpreter},
+		{Frame{"", 0, "method_vectorcall"}, Interpreter},
+		{Frame{"", 0, "slot_tp_call"}, Interpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.16/Include/cpython/abstract.h", 114, "vectorcall_maybe.constprop.0"}, Interpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.14/Include/internal/pycore_ceval.h", 46, "_PyEval_EvalFrame"}, Interpreter},
+		{Frame{"/usr/local/src/conda/python-3.10.14/Python/ceval.c", 5471, "do_call_core"}, Interpreter},
+		{Frame{"/tmp/torchinductor_user/ab/cabc123.py", 40, "call"}, Generated},
+		{Frame{`C:\Users\u\AppData\Local\Temp\torchinductor_u\xy\cxy.py`, 12, "call"}, Generated},
+		{Frame{"/var/folders/zz/abc/T/torchinductor_me/q1/cq1.py", 7, "call"}, Generated},
+		{Frame{"<eval_with_key>.12", 5, "forward"}, Generated},
+		{Frame{`C:\research\DeComFL\cezo_fl\util\language_utils.py`, 304, "to"}, User},
+		{Frame{"/tmp/ipykernel_114/3105878423.py", 21, "<module>"}, User},
+		{Frame{"/home/u/train.py", 3, "builtin_step"}, User}, // a Python function, whatever its name
 	}
 	f := DefaultFrameFilter()
 	for _, c := range cases {
-		if got := frameClass(c.fr); got != c.want {
+		if got := ClassOf(c.fr); got != c.want {
 			t.Errorf("%+v: class %d, want %d", c.fr, got, c.want)
 		}
-		if hidden := f.Hidden(c.fr); hidden != (c.want != classUser) {
+		if hidden := f.Hidden(c.fr); hidden != (c.want != User) {
 			t.Errorf("%+v: hidden = %v", c.fr, hidden)
 		}
 	}

@@ -334,7 +334,7 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 			if len(fr) == 0 {
 				continue
 			}
-			key := stackKey(fr)
+			key := StackKey(fr)
 			id, ok := stackIDs[key]
 			if !ok {
 				id = int32(len(stacks))

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -17,14 +16,14 @@ import (
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
 
-// SiteKind classifies the memory a call site holds at the end of a run.
-type SiteKind int
+// Kind classifies the memory a call site holds at the end of a run.
+type Kind int
 
 // Site kinds.
 const (
 	// Leak: the site's live memory grew across several iterations of the
 	// run and was still growing in their second half.
-	Leak SiteKind = iota
+	Leak Kind = iota
 	// PendingFree: blocks the program freed that the caching allocator
 	// cannot reuse yet, because a stream they were used on
 	// (Tensor.record_stream) has not reached the free.
@@ -37,7 +36,7 @@ const (
 	Retained
 )
 
-func (k SiteKind) String() string {
+func (k Kind) String() string {
 	switch k {
 	case Leak:
 		return "leak"
@@ -110,7 +109,7 @@ type DeviceSummary struct {
 
 // Site is memory one call site holds at the end, of one kind.
 type Site struct {
-	Kind   SiteKind
+	Kind   Kind
 	Device int
 	Bytes  int64
 	Count  int
@@ -561,13 +560,13 @@ func (a *LeakAnalyzer) addFrames(rec arrow.RecordBatch) {
 	file := rec.Column(pytorch.FrFilename).(*array.String)
 	line := rec.Column(pytorch.FrLine).(*array.Int64)
 	name := rec.Column(pytorch.FrName).(*array.String)
-	names := interner{} // the names outlive the batch's buffers
+	names := Interner{} // the names outlive the batch's buffers
 	for i := 0; i < int(rec.NumRows()); i++ {
 		k := int(id.Value(i))
 		for len(a.frames) <= k {
 			a.frames = append(a.frames, Frame{})
 		}
-		a.frames[k] = Frame{Filename: names.get(file.Value(i)), Line: line.Value(i), Name: names.get(name.Value(i))}
+		a.frames[k] = Frame{Filename: names.Get(file.Value(i)), Line: line.Value(i), Name: names.Get(name.Value(i))}
 	}
 }
 
@@ -717,7 +716,7 @@ var autogradBackward = Frame{Name: "autograd backward"}
 var workspace = regexp.MustCompile(`(?i)workspace`)
 
 // userStack removes framework frames. A stack with no other frame keeps
-// its informative framework frames (frameworkSite), so that unrelated
+// its informative framework frames (FrameworkSite), so that unrelated
 // framework-only stacks are not merged into one site; a stack of
 // autograd's engine is the one site "autograd backward".
 func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
@@ -730,7 +729,7 @@ func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 	if len(out) > 0 {
 		return out
 	}
-	site := frameworkSite(full)
+	site := FrameworkSite(full)
 	for _, f := range full {
 		if autogradName.MatchString(f.Name) && !workspace.MatchString(site[0].Name) {
 			return []Frame{autogradBackward}
@@ -747,26 +746,14 @@ func (a *LeakAnalyzer) userStack(full []Frame) []Frame {
 func siteKey(st []Frame) string {
 	var own []Frame
 	for _, f := range st {
-		if !isLibrary(f) {
+		if !IsLibrary(f) {
 			own = append(own, f)
 		}
 	}
 	if len(own) == 0 {
 		own = st
 	}
-	return stackKey(own)
-}
-
-func stackKey(st []Frame) string {
-	var b []byte
-	for _, f := range st {
-		b = append(b, f.Filename...)
-		b = append(b, 0)
-		b = binary.AppendVarint(b, f.Line)
-		b = append(b, f.Name...)
-		b = append(b, 0)
-	}
-	return string(b)
+	return StackKey(own)
 }
 
 // deviceSites groups one device's live allocations by call site and
@@ -791,7 +778,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		sum.Iterations = it.seen
 		if it.anchor >= 0 {
 			st := a.userStack(a.frameStack(it.anchor))
-			if i := innermostUser(st); i >= 0 {
+			if i := InnermostUser(st); i >= 0 {
 				sum.IterationSite = st[i]
 			}
 		}
@@ -852,7 +839,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 		if g == nil {
 			st := a.userStack(a.frameStack(stack))
 			s := &Site{Kind: PendingFree, Device: int(d.dev), Stack: st, Stream: -1}
-			if i := innermostUser(st); i >= 0 {
+			if i := InnermostUser(st); i >= 0 {
 				s.Frame = st[i]
 			}
 			if str, ok := d.segStream[b.segment]; ok {
@@ -876,8 +863,8 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 		}
 		if ok && p.freeStack >= 0 {
 			fs := a.userStack(a.frameStack(p.freeStack))
-			if i := innermostUser(fs); i >= 0 {
-				fk := stackKey(fs[i : i+1])
+			if i := InnermostUser(fs); i >= 0 {
+				fk := StackKey(fs[i : i+1])
 				g.frees[fk]++
 				g.freeAt[fk] = fs[i]
 			}
@@ -975,7 +962,7 @@ func (a *LeakAnalyzer) siteFrame(st []Frame) Frame {
 			break
 		}
 	}
-	if i := innermostUser(st); i >= 0 && !allHidden {
+	if i := InnermostUser(st); i >= 0 && !allHidden {
 		return st[i]
 	}
 	if len(st) > 0 {
@@ -998,7 +985,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		var key string
 		if in.byFrame {
 			// Without a trace nothing is judged: one finding per site.
-			key = stackKey([]Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
+			key = StackKey([]Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
 		} else {
 			key = a.groupKey(stack, groupOf)
 		}
@@ -1088,7 +1075,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		}
 	}
 	sort.Slice(inT, func(i, j int) bool { return inT[i].seq < inT[j].seq })
-	newSite := func(kind SiteKind) *Site {
+	newSite := func(kind Kind) *Site {
 		return &Site{Kind: kind, Device: int(in.dev), Stack: g.stack, Stream: -1, Frame: a.siteFrame(g.stack)}
 	}
 	it := in.iter

@@ -47,7 +47,7 @@ func stackHas(st []Frame, file, fn string) bool {
 	return false
 }
 
-func sitesOf(res *LeakResult, kind SiteKind, dev int) []Site {
+func sitesOf(res *LeakResult, kind Kind, dev int) []Site {
 	var out []Site
 	for _, s := range res.Sites {
 		if s.Kind == kind && s.Device == dev {

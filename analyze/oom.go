@@ -515,7 +515,7 @@ func (r *OOMReport) addMessage(m OOMMessage, src OOMSource, filter *FrameFilter)
 	}
 	if len(r.Stack) == 0 && len(m.Frames) > 0 {
 		r.Stack = oomUserStack(m.Frames, filter)
-		if i := innermostUser(r.Stack); i >= 0 {
+		if i := InnermostUser(r.Stack); i >= 0 {
 			r.Frame = r.Stack[i]
 		}
 	}
@@ -591,7 +591,7 @@ func oomUserStack(full []Frame, filter *FrameFilter) []Frame {
 		}
 	}
 	if len(out) == 0 {
-		return frameworkSite(full)
+		return FrameworkSite(full)
 	}
 	return out
 }

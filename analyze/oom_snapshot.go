@@ -66,13 +66,13 @@ func (a *SnapshotAnalyzer) Finalize() *SnapshotResult {
 	for _, o := range fr.OOMs {
 		so := SnapshotOOM{OOMState: o}
 		so.Stack = a.leak.userStack(a.leak.frameStack(o.Stack))
-		if i := innermostUser(so.Stack); i >= 0 {
+		if i := InnermostUser(so.Stack); i >= 0 {
 			so.Frame = so.Stack[i]
 		}
 		so.Sites, so.SitesKnown = a.leak.sitesAtOOM(int32(o.Device), o.Seq, o.Memory.Blocks, groupOf)
 		if o.After.Smaller.Stack >= 0 {
 			st := a.leak.userStack(a.leak.frameStack(o.After.Smaller.Stack))
-			if i := innermostUser(st); i >= 0 {
+			if i := InnermostUser(st); i >= 0 {
 				so.SmallerFrame = st[i]
 			}
 		}

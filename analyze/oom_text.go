@@ -77,7 +77,7 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 	n := int(rec.NumRows())
 	// Every string kept from the batch is copied: its buffers are reused
 	// once the batch is released.
-	names := interner{}
+	names := Interner{}
 	switch t {
 	case pytorchtext.TableMessages:
 		gen := rec.Column(pytorchtext.MsgGeneration).(*array.Dictionary)
@@ -98,7 +98,7 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 		}
 		for i := 0; i < n; i++ {
 			m := &OOMMessage{Line: rec.Column(pytorchtext.MsgLine).(*array.Int64).Value(i)}
-			m.Generation = pytorchtext.Generation(names.get(genDict.Value(gen.GetValueIndex(i))))
+			m.Generation = pytorchtext.Generation(names.Get(genDict.Value(gen.GetValueIndex(i))))
 			m.Typo = rec.Column(pytorchtext.MsgTypo).(*array.Boolean).Value(i)
 			m.Backend = str(pytorchtext.MsgBackend, i)
 			m.Exception = str(pytorchtext.MsgException, i)
@@ -129,8 +129,8 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 	case pytorchtext.TableFrames:
 		for i := 0; i < n; i++ {
 			id := rec.Column(pytorchtext.FrMessage).(*array.Int32).Value(i)
-			a.frames[id] = append(a.frames[id], Frame{Filename: names.get(rec.Column(pytorchtext.FrFilename).(*array.String).Value(i)),
-				Line: rec.Column(pytorchtext.FrLine).(*array.Int64).Value(i), Name: names.get(rec.Column(pytorchtext.FrName).(*array.String).Value(i))})
+			a.frames[id] = append(a.frames[id], Frame{Filename: names.Get(rec.Column(pytorchtext.FrFilename).(*array.String).Value(i)),
+				Line: rec.Column(pytorchtext.FrLine).(*array.Int64).Value(i), Name: names.Get(rec.Column(pytorchtext.FrName).(*array.String).Value(i))})
 		}
 	case pytorchtext.TableStats:
 		src := rec.Column(pytorchtext.StSource).(*array.Dictionary)
@@ -140,14 +140,14 @@ func (a *OOMTextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error 
 			id := rec.Column(pytorchtext.StSet).(*array.Int32).Value(i)
 			s := a.sets[id]
 			if s == nil {
-				s = &AllocatorStats{Source: names.get(srcDict.Value(src.GetValueIndex(i))), Line: rec.Column(pytorchtext.StSetLine).(*array.Int64).Value(i),
+				s = &AllocatorStats{Source: names.Get(srcDict.Value(src.GetValueIndex(i))), Line: rec.Column(pytorchtext.StSetLine).(*array.Int64).Value(i),
 					Device: -1, Values: map[string]int64{}, Resolution: map[string]int64{}}
 				if dev.IsValid(i) {
 					s.Device = int(dev.Value(i))
 				}
 				a.sets[id] = s
 			}
-			key := names.get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
+			key := names.Get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
 			if key == pytorchtext.PartialKey {
 				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
 				continue

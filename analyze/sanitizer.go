@@ -281,7 +281,7 @@ var toolFailureRe = regexp.MustCompile(`^(Internal (Memcheck |Sanitizer |Raceche
 
 // SanitizerSite is leaked memory from one call site, one allocator class.
 type SanitizerSite struct {
-	Kind      SiteKind // Leak or Retained
+	Kind      Kind // Leak or Retained
 	Allocator string   // AllocDevice, AllocAsync, ...; "" when the record has no stack
 	// Pool names the caching allocator holding Retained memory; Hint says
 	// how to release it.
@@ -371,7 +371,7 @@ type SanitizerAnalyzer struct {
 	recs   map[int32]*sanRecord
 	frames map[int32][]sFrame
 	runs   []SanitizerRun
-	names  interner // every string kept from a batch, copied out of its buffers
+	names  Interner // every string kept from a batch, copied out of its buffers
 }
 
 type sanRecord struct {
@@ -405,7 +405,7 @@ func NewSanitizerAnalyzer(opt SanitizerOptions) *SanitizerAnalyzer {
 	if opt.Filter == nil {
 		opt.Filter = DefaultFrameFilter()
 	}
-	return &SanitizerAnalyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame), names: interner{}}
+	return &SanitizerAnalyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame), names: Interner{}}
 }
 
 // Add takes one record batch of table t. Errors name a batch whose schema
@@ -433,12 +433,12 @@ func (a *SanitizerAnalyzer) str(col arrow.Array, i int) string {
 		if c.IsNull(i) {
 			return ""
 		}
-		return a.names.get(c.Value(i))
+		return a.names.Get(c.Value(i))
 	case *array.Dictionary:
 		if c.IsNull(i) {
 			return ""
 		}
-		return a.names.get(c.Dictionary().(*array.String).Value(c.GetValueIndex(i)))
+		return a.names.Get(c.Dictionary().(*array.String).Value(c.GetValueIndex(i)))
 	}
 	return ""
 }
@@ -529,14 +529,14 @@ func newSFrame(kind, function, file, module string, line int64) sFrame {
 	if strings.HasPrefix(function, "_Z") || strings.HasPrefix(function, "__Z") {
 		f.full = demangle.Filter(function)
 	}
-	f.short = shortName(f.full)
+	f.short = ShortName(f.full)
 	f.base = baseName(f.short)
 	return f
 }
 
-// shortName drops a C++ name's clone suffix, parameters and return type:
+// ShortName drops a C++ name's clone suffix, parameters and return type:
 // "cudaError cudaMalloc<float>(float**, unsigned long)" -> "cudaMalloc<float>".
-func shortName(name string) string {
+func ShortName(name string) string {
 	name = strings.TrimSpace(name)
 	if i := strings.Index(name, " [clone "); i >= 0 {
 		name = name[:i]
@@ -656,7 +656,7 @@ func (a *SanitizerAnalyzer) visible(f sFrame) bool {
 }
 
 func isLibraryFrame(f sFrame) bool {
-	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || isLibrary(Frame{Filename: f.file})
+	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || IsLibrary(Frame{Filename: f.file})
 }
 
 // stackOf works out the visible stack of a record's frames of one kind
@@ -724,7 +724,7 @@ func (a *SanitizerAnalyzer) stackOf(frames []sFrame) (stack []Frame, site Frame,
 					fw = append(fw, f.frame())
 				}
 			}
-			if fw = frameworkSite(fw); len(fw) > 0 {
+			if fw = FrameworkSite(fw); len(fw) > 0 {
 				return fw, fw[0], true
 			}
 			// Only the runtime's, the driver's and the C library's frames:
@@ -894,7 +894,7 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 			noStack++
 			key += "size\x00" + strconv.FormatInt(r.size, 10)
 		default:
-			key += sanStackKey(stack)
+			key += StackKey(stack)
 		}
 		acc := sites[key]
 		if acc == nil {
@@ -937,7 +937,7 @@ func (a *SanitizerAnalyzer) Finalize() *SanitizerResult {
 		if a.Bytes != b.Bytes {
 			return a.Bytes > b.Bytes
 		}
-		return sanStackKey(a.Stack) < sanStackKey(b.Stack)
+		return StackKey(a.Stack) < StackKey(b.Stack)
 	})
 	for _, k := range errOrder {
 		res.Errors = append(res.Errors, *errs[k])
@@ -1030,15 +1030,6 @@ func cutBacktrace(frames []sFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
-// sanStackKey identifies a stack for grouping.
-func sanStackKey(st []Frame) string {
-	var b strings.Builder
-	for _, f := range st {
-		fmt.Fprintf(&b, "%s\x00%s\x00%d\x00", f.Filename, f.Name, f.Line)
-	}
-	return b.String()
-}
-
 func (a *SanitizerAnalyzer) addError(r *sanRecord, frames []sFrame, errs map[string]*SanitizerError, order *[]string) {
 	kernel := ""
 	if r.kernel != "" {
@@ -1062,7 +1053,7 @@ func (a *SanitizerAnalyzer) addError(r *sanRecord, frames []sFrame, errs map[str
 	if len(device) > 0 {
 		site = device[0]
 	}
-	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + sanStackKey(device) + "\x00" + sanStackKey(hostStack)
+	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + StackKey(device) + "\x00" + StackKey(hostStack)
 	if e, ok := errs[key]; ok {
 		e.Count++
 		return

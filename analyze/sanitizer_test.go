@@ -358,8 +358,8 @@ func TestShortName(t *testing.T) {
 		"main":                                                                      "main",
 		"":                                                                          "",
 	} {
-		if got := shortName(in); got != want {
-			t.Errorf("shortName(%q) = %q, want %q", in, got, want)
+		if got := ShortName(in); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

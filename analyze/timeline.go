@@ -88,7 +88,7 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			g.Windows = w
 			g.FromBytes, g.ToBytes = floors[0], floors[w-1]
 			net := g.ToBytes - g.FromBytes
-			g.Grows = g.GrewIn >= minRises && net > 0 && 2*net >= rises && secondMax > firstMax
+			g.Grows = g.GrewIn >= MinRises && net > 0 && 2*net >= rises && secondMax > firstMax
 			if dt := at[w-1] - at[0]; dt > 0 {
 				g.BytesPerSecond = float64(net) / (float64(dt) / 1e6)
 			}

@@ -185,7 +185,7 @@ type TrendAnalyzer struct {
 	inputs map[string]*inputInfo
 	nin    int
 	last   *series
-	names  interner // dictionary values kept in series keys, copied out of the batches
+	names  Interner // dictionary values kept in series keys, copied out of the batches
 }
 
 type inputInfo struct {
@@ -240,7 +240,7 @@ func NewTrendAnalyzer(opt TrendOptions) *TrendAnalyzer {
 	if opt.MaxExtrapolation <= 0 {
 		opt.MaxExtrapolation = 20
 	}
-	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: interner{}}
+	return &TrendAnalyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: Interner{}}
 }
 
 func (a *TrendAnalyzer) input(name string) *inputInfo {
@@ -300,7 +300,7 @@ func (a *TrendAnalyzer) Add(name string, rec arrow.RecordBatch) error {
 		// each dictionary value once, not each row.
 		vals := make([]string, dict.Len())
 		for j := range vals {
-			vals[j] = a.names.get(dict.Value(j))
+			vals[j] = a.names.Get(dict.Value(j))
 		}
 		return func(i int) string {
 			if d.IsNull(i) {

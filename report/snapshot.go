@@ -81,7 +81,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 	return in, out
 }
 
-func siteKind(k analyze.SiteKind) Kind {
+func siteKind(k analyze.Kind) Kind {
 	switch k {
 	case analyze.Leak:
 		return KindLeak
