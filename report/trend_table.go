@@ -8,7 +8,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -95,13 +95,13 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		// A slope and its R² describe a trend only when there is one: beside
 		// "flat" or "step" they would read as growth.
 		slope, r2 := "-", "-"
-		if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
+		if f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
 			slope = rate(*f.SlopeBytesPerS)
 			if *f.SlopeBytesPerS > 0 {
 				slope = "+" + slope
 			}
 		}
-		if f.Classification == string(analyze.Growing) && f.R2 != nil {
+		if f.Classification == string(trend.Growing) && f.R2 != nil {
 			r2 = fmt.Sprintf("%.2f", *f.R2)
 		}
 		oom := "-"

@@ -124,7 +124,7 @@ func rewriteTrees(m *mapping, dirs []string) error {
 			if !strings.HasSuffix(p, ".go") {
 				return nil
 			}
-			if err := rewriteFile(m, p); err != nil {
+			if err := rewriteFile(m, p, pkgNames(filepath.Dir(p))); err != nil {
 				failed = append(failed, err.Error())
 			}
 			return nil
@@ -140,7 +140,7 @@ func rewriteTrees(m *mapping, dirs []string) error {
 }
 
 // rewriteFile points p's OLD.Name selectors at the new packages.
-func rewriteFile(m *mapping, p string) error {
+func rewriteFile(m *mapping, p string, pkgLevel map[string]bool) error {
 	src, err := os.ReadFile(p)
 	if err != nil {
 		return err
@@ -164,6 +164,9 @@ func rewriteFile(m *mapping, p string) error {
 		return nil
 	}
 	taken := namesIn(f, oldName)
+	for n := range pkgLevel {
+		taken[n] = true
+	}
 	local := map[string]string{} // new import path -> its name in this file
 	var edits []edit
 	var unmapped []string
@@ -201,6 +204,39 @@ func rewriteFile(m *mapping, p string) error {
 	single := bytes.HasPrefix(bytes.TrimSpace(src[start:end]), []byte("import "))
 	edits = append(edits, edit{start, end, importLines(local, single)})
 	return writeEdited(p, src, edits)
+}
+
+// pkgNames is the names declared at the top level of the .go files in
+// dir: a new package name in one file must not clash with them either.
+func pkgNames(dir string) map[string]bool {
+	names := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, p := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // namesIn is every identifier in f other than the old package's
@@ -308,7 +344,7 @@ func qualifyUndefined(m *mapping, r io.Reader) error {
 			return err
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, file, src, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, file, src, 0)
 		if err != nil {
 			return err
 		}
