@@ -95,42 +95,6 @@ func TestRegular(t *testing.T) {
 	}
 }
 
-// TestFrameClasses: the one helper that tells user code from the
-// framework, the interpreter and generated code, on Linux, macOS and
-// Windows paths and for stacks="all" C frames.
-func TestFrameClasses(t *testing.T) {
-	cases := []struct {
-		fr   callsite.Frame
-		want callsite.Class
-	}{
-		{callsite.Frame{Filename: `D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, Line: 373, Name: "einsum"}, callsite.Framework},
-		{callsite.Frame{Filename: `C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, Line: 1357, Name: "convert"}, callsite.Framework},
-		{callsite.Frame{Filename: `C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, Line: 1045, Name: "_bootstrap_inner"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "", Line: 0, Name: "cfunction_call"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "", Line: 0, Name: "method_vectorcall"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "", Line: 0, Name: "slot_tp_call"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "/usr/local/src/conda/python-3.10.16/Include/cpython/abstract.h", Line: 114, Name: "vectorcall_maybe.constprop.0"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "/usr/local/src/conda/python-3.10.14/Include/internal/pycore_ceval.h", Line: 46, Name: "_PyEval_EvalFrame"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "/usr/local/src/conda/python-3.10.14/Python/ceval.c", Line: 5471, Name: "do_call_core"}, callsite.Interpreter},
-		{callsite.Frame{Filename: "/tmp/torchinductor_user/ab/cabc123.py", Line: 40, Name: "call"}, callsite.Generated},
-		{callsite.Frame{Filename: `C:\Users\u\AppData\Local\Temp\torchinductor_u\xy\cxy.py`, Line: 12, Name: "call"}, callsite.Generated},
-		{callsite.Frame{Filename: "/var/folders/zz/abc/T/torchinductor_me/q1/cq1.py", Line: 7, Name: "call"}, callsite.Generated},
-		{callsite.Frame{Filename: "<eval_with_key>.12", Line: 5, Name: "forward"}, callsite.Generated},
-		{callsite.Frame{Filename: `C:\research\DeComFL\cezo_fl\util\language_utils.py`, Line: 304, Name: "to"}, callsite.User},
-		{callsite.Frame{Filename: "/tmp/ipykernel_114/3105878423.py", Line: 21, Name: "<module>"}, callsite.User},
-		{callsite.Frame{Filename: "/home/u/train.py", Line: 3, Name: "builtin_step"}, callsite.User}, // a Python function, whatever its name
-	}
-	f := callsite.DefaultFrameFilter()
-	for _, c := range cases {
-		if got := callsite.ClassOf(c.fr); got != c.want {
-			t.Errorf("%+v: class %d, want %d", c.fr, got, c.want)
-		}
-		if hidden := f.Hidden(c.fr); hidden != (c.want != callsite.User) {
-			t.Errorf("%+v: hidden = %v", c.fr, hidden)
-		}
-	}
-}
-
 // TestSiteNames: code torch.compile generated is grouped under the user
 // frame that called it; backward's allocations are "autograd backward"
 // unless a workspace names them; library frames do not split a site.
