@@ -371,13 +371,13 @@ type SuppressedCount struct {
 // once.
 type Analyzer struct {
 	opt    Options
-	recs   map[int32]*sanRecord
-	frames map[int32][]sFrame
+	recs   map[int32]*record
+	frames map[int32][]btFrame
 	runs   []Run
 	names  callsite.Interner // every string kept from a batch, copied out of its buffers
 }
 
-type sanRecord struct {
+type record struct {
 	id, run, process int32
 	kind             string
 	size             int64
@@ -391,8 +391,8 @@ type sanRecord struct {
 	line             int64 // 1-based line of a text report; 0 when unknown
 }
 
-// sFrame is a frame of a backtrace with its names worked out.
-type sFrame struct {
+// btFrame is a frame of a backtrace with its names worked out.
+type btFrame struct {
 	kind   string
 	full   string // demangled, as printed otherwise
 	short  string // without return type, parameters and clone suffixes
@@ -408,7 +408,7 @@ func NewAnalyzer(opt Options) *Analyzer {
 	if opt.Filter == nil {
 		opt.Filter = callsite.DefaultFrameFilter()
 	}
-	return &Analyzer{opt: opt, recs: make(map[int32]*sanRecord), frames: make(map[int32][]sFrame), names: callsite.Interner{}}
+	return &Analyzer{opt: opt, recs: make(map[int32]*record), frames: make(map[int32][]btFrame), names: callsite.Interner{}}
 }
 
 // Add takes one record batch of table t. Errors name a batch whose schema
@@ -446,8 +446,8 @@ func (a *Analyzer) str(col arrow.Array, i int) string {
 	return ""
 }
 
-// sanInt64 reads an int64 cell; 0 for null.
-func sanInt64(col arrow.Array, i int) int64 {
+// int64At reads an int64 cell; 0 for null.
+func int64At(col arrow.Array, i int) int64 {
 	c := col.(*array.Int64)
 	if c.IsNull(i) {
 		return 0
@@ -458,23 +458,23 @@ func sanInt64(col arrow.Array, i int) int64 {
 func (a *Analyzer) addRecords(rec arrow.RecordBatch) {
 	cols := rec.Columns()
 	for i := 0; i < int(rec.NumRows()); i++ {
-		r := &sanRecord{
+		r := &record{
 			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
 			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
 			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
 			kind:       a.str(cols[sanitizer.RecKind], i),
-			size:       sanInt64(cols[sanitizer.RecSize], i),
+			size:       int64At(cols[sanitizer.RecSize], i),
 			memoryType: a.str(cols[sanitizer.RecMemoryType], i),
 			message:    a.str(cols[sanitizer.RecMessage], i),
 			api:        a.str(cols[sanitizer.RecAPI], i),
 			err:        a.str(cols[sanitizer.RecError], i),
-			result:     sanInt64(cols[sanitizer.RecResult], i),
+			result:     int64At(cols[sanitizer.RecResult], i),
 			errMsg:     a.str(cols[sanitizer.RecErrorMessage], i),
 			kernel:     a.str(cols[sanitizer.RecKernel], i),
 			thread:     a.str(cols[sanitizer.RecThread], i),
 			block:      a.str(cols[sanitizer.RecBlock], i),
 			details:    a.str(cols[sanitizer.RecDetails], i),
-			line:       sanInt64(cols[sanitizer.RecLine], i),
+			line:       int64At(cols[sanitizer.RecLine], i),
 		}
 		a.recs[r.id] = r
 	}
@@ -485,8 +485,8 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) {
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
-		f := newSFrame(a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
-			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), sanInt64(cols[sanitizer.FrLine], i))
+		f := newBtFrame(a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
+			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i))
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
 		}
@@ -499,14 +499,14 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var r Run
 		r.Tool = a.str(cols[sanitizer.RunTool], i)
-		r.Line = sanInt64(cols[sanitizer.RunLine], i)
+		r.Line = int64At(cols[sanitizer.RunLine], i)
 		r.Processes = int(cols[sanitizer.RunProcesses].(*array.Int32).Value(i))
 		r.HasLeakSummary = !cols[sanitizer.RunLeakBytes].IsNull(i)
-		r.SummaryBytes = sanInt64(cols[sanitizer.RunLeakBytes], i)
-		r.SummaryAllocations = sanInt64(cols[sanitizer.RunLeakAllocations], i)
+		r.SummaryBytes = int64At(cols[sanitizer.RunLeakBytes], i)
+		r.SummaryAllocations = int64At(cols[sanitizer.RunLeakAllocations], i)
 		r.HasErrorSummary = !cols[sanitizer.RunErrors].IsNull(i)
-		r.SummaryErrors = sanInt64(cols[sanitizer.RunErrors], i)
-		r.NotPrinted = sanInt64(cols[sanitizer.RunErrorsNotPrinted], i)
+		r.SummaryErrors = int64At(cols[sanitizer.RunErrors], i)
+		r.NotPrinted = int64At(cols[sanitizer.RunErrorsNotPrinted], i)
 		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
 		a.runs = append(a.runs, r)
 	}
@@ -517,14 +517,14 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 // (CUDA.jl's libjulia frames, Cython modules): "/src/interpreter.c:127:do_call".
 var fileLineFuncRe = regexp.MustCompile(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
 
-func newSFrame(kind, function, file, module string, line int64) sFrame {
+func newBtFrame(kind, function, file, module string, line int64) btFrame {
 	if kind != sanitizer.FramePython && file == "" && line == 0 {
 		if m := fileLineFuncRe.FindStringSubmatch(function); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			file, line, function = m[1], n, m[3]
 		}
 	}
-	f := sFrame{kind: kind, file: file, module: module, line: line, full: function}
+	f := btFrame{kind: kind, file: file, module: module, line: line, full: function}
 	if kind == sanitizer.FramePython {
 		f.short, f.base = function, function
 		return f
@@ -550,7 +550,7 @@ func baseName(short string) string {
 
 // frame is the Frame shown for f: its short function name, its source file
 // (or module when the file is unknown) and line.
-func (f sFrame) frame() callsite.Frame {
+func (f btFrame) frame() callsite.Frame {
 	file := f.file
 	if file == "" {
 		file = f.module
@@ -569,14 +569,14 @@ func (f sFrame) frame() callsite.Frame {
 // noLineInfo reports whether f is a native frame of the program itself
 // (not the runtime's, not a library's) with a name and return address
 // but no source file or line.
-func (f sFrame) noLineInfo() bool {
+func (f btFrame) noLineInfo() bool {
 	return f.kind == sanitizer.FrameHost && f.short != "" && f.pc != 0 && f.file == "" && f.line == 0 &&
 		!f.runtime() && !isLibraryFrame(f)
 }
 
 // runtime reports whether f is a frame of the CUDA driver or runtime, the C
 // library, the Python interpreter or a Cython wrapper.
-func (f sFrame) runtime() bool {
+func (f btFrame) runtime() bool {
 	if f.kind == sanitizer.FramePython {
 		return false
 	}
@@ -585,13 +585,13 @@ func (f sFrame) runtime() bool {
 		(f.module != "" && runtimeModuleRe.MatchString(f.module))
 }
 
-func (a *Analyzer) kept(f sFrame) bool {
+func (a *Analyzer) kept(f btFrame) bool {
 	k := a.opt.Filter
 	return k.Keeps(f.file) || k.Keeps(f.full) || k.Keeps(f.short) || (f.module != "" && k.Keeps(f.module))
 }
 
 // visible reports whether f is shown in a site's stack.
-func (a *Analyzer) visible(f sFrame) bool {
+func (a *Analyzer) visible(f btFrame) bool {
 	if a.kept(f) {
 		return true
 	}
@@ -602,14 +602,14 @@ func (a *Analyzer) visible(f sFrame) bool {
 		!a.opt.Filter.Hidden(callsite.Frame{Filename: f.file, Line: f.line, Name: f.short})
 }
 
-func isLibraryFrame(f sFrame) bool {
+func isLibraryFrame(f btFrame) bool {
 	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || callsite.IsLibrary(callsite.Frame{Filename: f.file})
 }
 
 // stackOf works out the visible stack of a record's frames of one kind
 // group and its site frame.
-func (a *Analyzer) stackOf(frames []sFrame) (stack []callsite.Frame, site callsite.Frame, ok bool) {
-	var native, python, pyVisible []sFrame
+func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site callsite.Frame, ok bool) {
+	var native, python, pyVisible []btFrame
 	for _, f := range frames {
 		switch f.kind {
 		case sanitizer.FrameHost:
@@ -618,7 +618,7 @@ func (a *Analyzer) stackOf(frames []sFrame) (stack []callsite.Frame, site callsi
 			python = append(python, f)
 		}
 	}
-	var vis []sFrame
+	var vis []btFrame
 	for _, f := range native {
 		if a.visible(f) {
 			vis = append(vis, f)
@@ -630,7 +630,7 @@ func (a *Analyzer) stackOf(frames []sFrame) (stack []callsite.Frame, site callsi
 			pyVisible = append(pyVisible, f)
 		}
 	}
-	var siteF *sFrame
+	var siteF *btFrame
 	switch {
 	case len(python) > 0:
 		// A Python program: its site is a Python frame. With paths
@@ -693,7 +693,7 @@ func (a *Analyzer) stackOf(frames []sFrame) (stack []callsite.Frame, site callsi
 
 // allocatorOf is the allocator class of a leak: the innermost allocation
 // API in its backtrace.
-func allocatorOf(r *sanRecord, frames []sFrame) string {
+func allocatorOf(r *record, frames []btFrame) string {
 	if r.memoryType == "device heap" {
 		return AllocDeviceHeap
 	}
@@ -710,7 +710,7 @@ func allocatorOf(r *sanRecord, frames []sFrame) string {
 
 // poolOf returns the index in pools of the caching allocator in a
 // backtrace, or -1.
-func poolOf(frames []sFrame) int {
+func poolOf(frames []btFrame) int {
 	for _, f := range frames {
 		if f.kind == sanitizer.FramePython {
 			continue
@@ -724,7 +724,7 @@ func poolOf(frames []sFrame) int {
 	return -1
 }
 
-func (s *Suppression) matches(kind, allocator string, r *sanRecord, frames []sFrame) bool {
+func (s *Suppression) matches(kind, allocator string, r *record, frames []btFrame) bool {
 	if s.Kind != "" && s.Kind != kind {
 		return false
 	}
@@ -734,7 +734,7 @@ func (s *Suppression) matches(kind, allocator string, r *sanRecord, frames []sFr
 	if s.Message != nil && !s.Message.MatchString(r.message) {
 		return false
 	}
-	anyFrame := func(re *regexp.Regexp, get func(sFrame) []string) bool {
+	anyFrame := func(re *regexp.Regexp, get func(btFrame) []string) bool {
 		if re == nil {
 			return true
 		}
@@ -747,9 +747,9 @@ func (s *Suppression) matches(kind, allocator string, r *sanRecord, frames []sFr
 		}
 		return false
 	}
-	return anyFrame(s.Function, func(f sFrame) []string { return []string{f.full, f.short} }) &&
-		anyFrame(s.Module, func(f sFrame) []string { return []string{f.module} }) &&
-		anyFrame(s.File, func(f sFrame) []string { return []string{f.file} })
+	return anyFrame(s.Function, func(f btFrame) []string { return []string{f.full, f.short} }) &&
+		anyFrame(s.Module, func(f btFrame) []string { return []string{f.module} }) &&
+		anyFrame(s.File, func(f btFrame) []string { return []string{f.file} })
 }
 
 type siteAcc struct {
@@ -943,7 +943,7 @@ func summaryOnly(r Run, i, n int) (Site, bool) {
 var startFrameRe = regexp.MustCompile(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
 
 // hasHostFrames reports whether a record has a host backtrace.
-func hasHostFrames(frames []sFrame) bool {
+func hasHostFrames(frames []btFrame) bool {
 	for _, f := range frames {
 		if f.kind == sanitizer.FrameHost {
 			return true
@@ -954,7 +954,7 @@ func hasHostFrames(frames []sFrame) bool {
 
 // cutBacktrace says why a backtrace of runtime, driver and C library
 // frames only names no site, naming the module it ends in.
-func cutBacktrace(frames []sFrame) string {
+func cutBacktrace(frames []btFrame) string {
 	module, started := "", false
 	for _, f := range frames {
 		if f.kind == sanitizer.FrameHost && f.module != "" {
@@ -977,13 +977,13 @@ func cutBacktrace(frames []sFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
-func (a *Analyzer) addError(r *sanRecord, frames []sFrame, errs map[string]*Error, order *[]string) {
+func (a *Analyzer) addError(r *record, frames []btFrame, errs map[string]*Error, order *[]string) {
 	kernel := ""
 	if r.kernel != "" {
-		kernel = newSFrame(sanitizer.FrameDevice, r.kernel, "", "", 0).short
+		kernel = newBtFrame(sanitizer.FrameDevice, r.kernel, "", "", 0).short
 	}
 	var device []callsite.Frame
-	var host []sFrame
+	var host []btFrame
 	for _, f := range frames {
 		switch {
 		case f.kind == sanitizer.FrameDevice:
