@@ -11,7 +11,7 @@ import (
 )
 
 // analyzeKineto streams a profiler trace through the snapshot leak
-// analysis (analyze.KinetoAnalyzer rebuilds each allocation's stack).
+// analysis (profiler.KinetoAnalyzer rebuilds each allocation's stack).
 func analyzeKineto(in *parse.Input, format parse.Format, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	r := kineto.NewReader(in.Reader(), in.Name, kineto.WithAllocator(mem))

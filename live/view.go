@@ -32,7 +32,7 @@ type Row struct {
 	Class         trend.Class
 	Rate          float64 // Theil-Sen slope over the trend's window
 	// OOMSeconds is the time to out-of-memory at this rate; NaN when not
-	// credible (see analyze.SeriesTrend.NoOOMReason).
+	// credible (see trend.SeriesTrend.NoOOMReason).
 	OOMSeconds float64
 }
 

@@ -2,7 +2,7 @@
 // into what "gpuleak watch" shows: per GPU and process, the used memory, a
 // sparkline, the trend class and rate, and the time to OOM, as a terminal
 // screen, one line per tick, or Prometheus gauges. The trends are those of
-// "gpuleak trend" (analyze.TrendAnalyzer), computed over the window.
+// "gpuleak trend" (trend.Analyzer), computed over the window.
 package live
 
 import (

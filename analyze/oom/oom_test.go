@@ -15,7 +15,7 @@ import (
 
 const GiB = 1 << 30
 
-// oomInput reads a real input: a snapshot through SnapshotAnalyzer, text
+// oomInput reads a real input: a snapshot through snapshot.Analyzer, text
 // through pytorchtext (JSON when the name ends in .json).
 func oomInput(t *testing.T, name string) Input {
 	t.Helper()
