@@ -37,3 +37,31 @@ func TestFrameClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleCall: a module call known only by name (a profiler span) is
+// treated as the module.py frame a snapshot records for it: hidden, and a
+// part of a step. Real module.py and autograd frames are too, on any OS;
+// the program's own forward is neither.
+func TestModuleCall(t *testing.T) {
+	f := DefaultFrameFilter()
+	for _, c := range []struct {
+		fr   Frame
+		want bool
+	}{
+		{ModuleCall("Linear_1"), true},
+		{Frame{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1751, Name: "_call_impl"}, true},
+		{Frame{Filename: `C:\venv\Lib\site-packages\torch\nn\modules\module.py`, Line: 1762, Name: "_call_impl"}, true},
+		{Frame{Filename: "/usr/lib/python3/dist-packages/torch/autograd/__init__.py", Line: 266, Name: "backward"}, true},
+		{Frame{Filename: "/home/u/model.py", Line: 12, Name: "forward"}, false},
+	} {
+		if got := IsModuleOrBackward(c.fr); got != c.want {
+			t.Errorf("IsModuleOrBackward(%+v) = %v, want %v", c.fr, got, c.want)
+		}
+		if c.want && !f.Hidden(c.fr) {
+			t.Errorf("%+v is not hidden", c.fr)
+		}
+	}
+	if m := ModuleCall("Linear_1"); m.Name != "Linear_1" || m.Line != 0 {
+		t.Errorf("ModuleCall = %+v", m)
+	}
+}

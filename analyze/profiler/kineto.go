@@ -221,11 +221,10 @@ func frameOf(name string, kind int8) callsite.Frame {
 			return callsite.Frame{Filename: m[1], Line: line, Name: m[3]}
 		}
 		if m, ok := strings.CutPrefix(name, moduleSpan); ok {
-			// A module call: the snapshot analysis knows it by
-			// module.py's frame, which it hides and which keeps the
-			// allocations inside from marking iterations. The module's
-			// name goes on the op (stackOf).
-			return callsite.Frame{Filename: moduleFile, Name: m}
+			// A module call: hidden, and it keeps the allocations
+			// inside from marking iterations. The module's name goes
+			// on the op (stackOf).
+			return callsite.ModuleCall(m)
 		}
 		return callsite.Frame{Name: objectAddr.ReplaceAllString(name, ">")}
 	}
@@ -233,12 +232,8 @@ func frameOf(name string, kind int8) callsite.Frame {
 }
 
 // moduleSpan starts the name of the python_function span of an nn.Module
-// call ("nn.Module: Linear_1"); moduleFile is the file the snapshot
-// analysis knows module calls by.
-const (
-	moduleSpan = "nn.Module: "
-	moduleFile = "<nn.Module>/torch/nn/modules/module.py"
-)
+// call ("nn.Module: Linear_1").
+const moduleSpan = "nn.Module: "
 
 // stackOf returns the frames, innermost first, of the spans enclosing an
 // allocation (outermost first in chain): the op that the innermost Python

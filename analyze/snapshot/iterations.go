@@ -115,11 +115,6 @@ func (it *iterations) curve(keys []int32) []int64 {
 	return v
 }
 
-// moduleCall matches the frames of an nn.Module call and of autograd's
-// backward, in Python or C++, on any OS: allocations under them are parts
-// of a step, never the step itself.
-var moduleCall = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
-
 var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
 
 // Anchor classes of a stack (anchorClass).
@@ -141,7 +136,9 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 	}
 	class := int8(anchorNo)
 	for _, f := range a.frameStack(id) {
-		if moduleCall.MatchString(f.Filename) || autogradName.MatchString(f.Name) {
+		// Allocations under a module call or backward are parts of a
+		// step, never the step itself.
+		if callsite.IsModuleOrBackward(f) || autogradName.MatchString(f.Name) {
 			class = anchorNo
 			break
 		}
