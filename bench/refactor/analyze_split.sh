@@ -12,7 +12,7 @@
 # or when Go files are left in analyze/ itself (a branch added one: move
 # it into its analysis's package by hand, then run this again).
 set -eu
-cd "$(git rev-parse --show-toplevel)"
+cd "$(dirname "$0")/../.."
 if [ $# = 0 ]; then
   set -- main.go
   for d in */; do [ "$d" = analyze/ ] || set -- "$@" "${d%/}"; done
