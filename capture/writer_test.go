@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 )
@@ -63,7 +63,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	r := nvml.NewReader(bytes.NewReader(b), path, nvml.WithAllocator(mem))
-	a := analyze.NewTrendAnalyzer(analyze.TrendOptions{})
+	a := trend.NewAnalyzer(trend.Options{})
 	for r.Next() {
 		if err := a.Add(path, r.RecordBatch()); err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	}
 	a.Input(path, m.FirstUs, m.LastUs)
 	res := a.Finalize()
-	var proc, gpu *analyze.SeriesTrend
+	var proc, gpu *trend.SeriesTrend
 	for i := range res.Series {
 		s := &res.Series[i]
 		if s.HasPID {
@@ -91,7 +91,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	if proc == nil || gpu == nil {
 		t.Fatalf("series %+v: want a GPU and a process", res.Series)
 	}
-	if proc.PID != 4242 || proc.Process != "python3" || proc.Class != analyze.Growing {
+	if proc.PID != 4242 || proc.Process != "python3" || proc.Class != trend.Growing {
 		t.Errorf("process series: pid %d %q %s, want 4242 python3 growing", proc.PID, proc.Process, proc.Class)
 	}
 	if got := proc.Slope / mib; math.Abs(got-128) > 128*0.1 {
@@ -225,7 +225,7 @@ func TestWriterCSV(t *testing.T) {
 	if len(files) != 2 || filepath.Base(files[1]) != "s.apps.csv" {
 		t.Fatalf("files %v", files)
 	}
-	a := analyze.NewTrendAnalyzer(analyze.TrendOptions{})
+	a := trend.NewAnalyzer(trend.Options{})
 	for i, want := range []parse.Format{parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps} {
 		b, err := os.ReadFile(files[i])
 		if err != nil {
@@ -247,7 +247,7 @@ func TestWriterCSV(t *testing.T) {
 		a.Input(files[i], m.FirstUs, m.LastUs)
 		r.Release()
 	}
-	var proc, gpu *analyze.SeriesTrend
+	var proc, gpu *trend.SeriesTrend
 	res := a.Finalize()
 	for i := range res.Series {
 		s := &res.Series[i]
@@ -261,7 +261,7 @@ func TestWriterCSV(t *testing.T) {
 	if proc == nil || gpu == nil {
 		t.Fatalf("series %+v", res.Series)
 	}
-	if proc.Process != "python3, worker 0" || proc.Class != analyze.Growing || math.Abs(proc.Slope/mib-128) > 12.8 {
+	if proc.Process != "python3, worker 0" || proc.Class != trend.Growing || math.Abs(proc.Slope/mib-128) > 12.8 {
 		t.Errorf("process %q %s %.1f MiB/s, want the whole name, growing at 128", proc.Process, proc.Class, proc.Slope/mib)
 	}
 	if gpu.FirstBytes != 516*mib || gpu.Convention != string(nvml.ExcludesReserved) {

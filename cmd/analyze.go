@@ -10,7 +10,12 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	"github.com/gpuleak/gpuleak/analyze/sanitizer"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
@@ -43,7 +48,7 @@ type AnalyzeOptions struct {
 
 	CI CIOptions // --quiet, --baseline, --write-baseline, --tolerance, --source-root (cmd/ci.go)
 
-	suppressions     []analyze.Suppression    // parsed from Suppressions: for compute-sanitizer records
+	suppressions     []sanitizer.Suppression  // parsed from Suppressions: for compute-sanitizer records
 	suppressionRules []report.SuppressionRule // the same file: for every finding
 	failOnSet        bool                     // --fail-on given, possibly empty
 	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
@@ -95,7 +100,7 @@ adds a non-pytorch finding: the process's memory outside PyTorch's caching
 allocator, and whether it grew.
 
 Call sites are stacks with framework frames hidden:
-` + analyze.DefaultHidden + `
+` + callsite.DefaultHidden + `
 Change that with --hide-frames and --keep-frames (regular expressions matched
 against a frame's file name or function name).
 
@@ -157,7 +162,7 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one: UTC, Local, an IANA name (Europe/Berlin) or an offset (+02:00)")
 	f.StringVar(&opts.Fields, "fields", "", "NVML logs: the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps (default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
 	f.StringVar(&opts.GPUMemory, "gpu-memory", "", "NVML logs: the total memory of GPUs whose logs do not give it (dmon, pmon, --query-compute-apps), e.g. 80GiB")
-	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records and findings matching the rules in `FILE`, and count them:\n"+analyze.SuppressionsHelp+"\n"+report.SuppressionExtraHelp)
+	f.StringVar(&opts.Suppressions, "suppressions", "", "leave out compute-sanitizer records and findings matching the rules in `FILE`, and count them:\n"+sanitizer.SuppressionsHelp+"\n"+report.SuppressionExtraHelp)
 	addCIFlags(f, &opts.CI)
 	return c
 }
@@ -189,14 +194,14 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
+	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
-	opts.run.procs = analyze.NewProcessCollector()
+	opts.run.procs = anrun.NewProcessCollector()
 	opts.nvml.procs = opts.run.procs
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
@@ -241,15 +246,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 // findings, the findings --min-bytes keeps, ranked, and the inputs that
 // could not be read (listed in the report; an error only when the one
 // input given could not be).
-func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes int64) (*report.Report, []report.Finding, unreadInputs, error) {
+func analyzeInputs(opts *AnalyzeOptions, filter *callsite.FrameFilter, minBytes int64) (*report.Report, []report.Finding, unreadInputs, error) {
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var findings []report.Finding
 	// An input that cannot be read costs only itself: the report lists it
 	// with its error, and the run exits 2 after writing the others'.
 	var unread unreadInputs
-	opts.nvmlRun = &nvmlRun{a: analyze.NewTrendAnalyzer(opts.nvml.trend)}
+	opts.nvmlRun = &nvmlRun{a: antrend.NewAnalyzer(opts.nvml.trend)}
 	for _, path := range opts.Paths {
-		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
+		in, fs, err := analyzeFile(opts, path, snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept})
 		if err != nil {
 			if len(opts.Paths) == 1 {
 				return nil, nil, unreadInputs{}, &InputError{Err: err}
@@ -285,7 +290,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 }
 
 // analyzeFile reads one input, recognises its format and analyses it.
-func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+func analyzeFile(opts *AnalyzeOptions, path string, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
 	in, err := parse.Open(path, opts.IO.In)
 	if err != nil {
 		return report.Input{}, nil, err
@@ -367,7 +372,7 @@ func analyzeFile(opts *AnalyzeOptions, path string, lopt analyze.LeakOptions) (r
 // analyzeLongText scans text whole for an OOM message, then reads it again
 // (through rr) as a compute-sanitizer log: a long CI or training log may
 // hold either past its first 64 KiB. ok is false when it holds neither.
-func analyzeLongText(opts *AnalyzeOptions, in *parse.Input, head []byte, rr *rereader, lopt analyze.LeakOptions) (report.Input, []report.Finding, bool, error) {
+func analyzeLongText(opts *AnalyzeOptions, in *parse.Input, head []byte, rr *rereader, lopt snapshot.LeakOptions) (report.Input, []report.Finding, bool, error) {
 	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
 		return rin, fs, ok, err
 	}
@@ -385,7 +390,7 @@ func analyzeLongText(opts *AnalyzeOptions, in *parse.Input, head []byte, rr *rer
 
 // analyzeSnapshot streams a snapshot through the leak and fragmentation
 // analyses; what it says about OOMs goes to opts.oom.
-func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
 	// Batches are released as soon as they are analysed: their buffers
 	// serve the next ones.
 	mem := parse.NewRecyclingAllocator(64 << 20)
@@ -396,8 +401,8 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	}
 	r := pytorch.NewReader(in.Reader(), in.Name, popts...)
 	defer r.Release()
-	a := analyze.NewSnapshotAnalyzer(lopt)
-	reserved := analyze.NewReservedCollector()
+	a := snapshot.NewAnalyzer(lopt)
+	reserved := anrun.NewReservedCollector()
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
@@ -409,7 +414,7 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	}
 	res := a.Finalize()
 	opts.run.addSnapshot(in.Name, reserved.Series())
-	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
+	opts.oom.add(anoom.Input{Path: in.Name, Format: format, Snapshot: res})
 	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
 }

@@ -3,19 +3,20 @@ package cmd
 import (
 	"fmt"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/profiler"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/report"
 )
 
 // analyzeKineto streams a profiler trace through the snapshot leak
-// analysis (analyze.KinetoAnalyzer rebuilds each allocation's stack).
-func analyzeKineto(in *parse.Input, format parse.Format, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+// analysis (profiler.KinetoAnalyzer rebuilds each allocation's stack).
+func analyzeKineto(in *parse.Input, format parse.Format, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	r := kineto.NewReader(in.Reader(), in.Name, kineto.WithAllocator(mem))
 	defer r.Release()
-	a := analyze.NewKinetoAnalyzer(lopt)
+	a := profiler.NewKinetoAnalyzer(lopt)
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err

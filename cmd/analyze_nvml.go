@@ -6,7 +6,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/report"
@@ -17,8 +18,8 @@ import (
 type nvmlOptions struct {
 	reader []nvml.Option
 	fields []string
-	trend  analyze.TrendOptions
-	procs  *analyze.ProcessCollector // per-process samples kept for joining with snapshots; nil: none
+	trend  antrend.Options
+	procs  *anrun.ProcessCollector // per-process samples kept for joining with snapshots; nil: none
 }
 
 // parseNVMLFlags checks and parses --tz, --fields and --gpu-memory.
@@ -63,7 +64,7 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 // are judged together, so that a --query-compute-apps log finds its GPU's
 // total memory and end in a --query-gpu log of the same GPU.
 type nvmlRun struct {
-	a      *analyze.TrendAnalyzer
+	a      *antrend.Analyzer
 	inputs []report.TrendInput
 }
 
@@ -79,7 +80,7 @@ func analyzeNVML(in *parse.Input, format parse.Format, opts *AnalyzeOptions) (re
 		return report.Input{}, nil, err
 	}
 	run.inputs = append(run.inputs, ti)
-	ins, _ := report.FromTrends([]report.TrendInput{ti}, &analyze.TrendResult{})
+	ins, _ := report.FromTrends([]report.TrendInput{ti}, &antrend.Result{})
 	return ins[0], nil, nil
 }
 
@@ -104,7 +105,7 @@ func (r *nvmlRun) finalize(ins []report.Input) []report.Finding {
 
 // readNVML streams one NVML sample log into the trend analyzer and
 // describes it for the report.
-func readNVML(in *parse.Input, a *analyze.TrendAnalyzer, procs *analyze.ProcessCollector, opts ...nvml.Option) (report.TrendInput, error) {
+func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollector, opts ...nvml.Option) (report.TrendInput, error) {
 	r := nvml.NewReader(in.Reader(), in.Name, opts...)
 	defer r.Release()
 	for r.Next() {

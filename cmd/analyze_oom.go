@@ -1,7 +1,8 @@
 package cmd
 
 import (
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/report"
@@ -11,21 +12,21 @@ import (
 // that inputs about one run (a snapshot, the log with its OOM message, a
 // memory summary) make one postmortem after all are read.
 type oomFacts struct {
-	inputs []analyze.OOMInput
+	inputs []anoom.Input
 }
 
-func (o *oomFacts) add(in analyze.OOMInput) { o.inputs = append(o.inputs, in) }
+func (o *oomFacts) add(in anoom.Input) { o.inputs = append(o.inputs, in) }
 
 // postmortem combines the facts; its notes go to the report's inputs.
-func (o *oomFacts) postmortem(inputs []report.Input, filter *analyze.FrameFilter) (*analyze.Postmortem, []report.Finding) {
-	pm := analyze.NewPostmortem(o.inputs, analyze.PostmortemOptions{Filter: filter})
+func (o *oomFacts) postmortem(inputs []report.Input, filter *callsite.FrameFilter) (*anoom.Postmortem, []report.Finding) {
+	pm := anoom.NewPostmortem(o.inputs, anoom.PostmortemOptions{Filter: filter})
 	report.AddPostmortemNotes(inputs, pm)
 	return pm, report.FromPostmortem(pm)
 }
 
 // readOOMText reads a log or traceback (parse.FormatOOMText), a
 // memory_summary() text or memory_stats() JSON.
-func readOOMText(in *parse.Input, format parse.Format) (*analyze.OOMTextResult, *pytorchtext.Metadata, error) {
+func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
 	mem := parse.NewRecyclingAllocator(1 << 20)
 	var r *pytorchtext.Reader
 	if format == parse.FormatMemoryStats {
@@ -34,7 +35,7 @@ func readOOMText(in *parse.Input, format parse.Format) (*analyze.OOMTextResult, 
 		r = pytorchtext.NewReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
 	}
 	defer r.Release()
-	a := analyze.NewOOMTextAnalyzer()
+	a := anoom.NewTextAnalyzer()
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return nil, nil, err
@@ -53,7 +54,7 @@ func analyzeOOMText(opts *AnalyzeOptions, in *parse.Input, format parse.Format) 
 	if err != nil {
 		return report.Input{}, nil, err
 	}
-	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: string(format), Text: res})
+	opts.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
 	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), nil, nil
 }
 
@@ -68,7 +69,7 @@ func analyzeUnrecognisedText(opts *AnalyzeOptions, in *parse.Input, head []byte)
 	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
 		return report.Input{}, nil, false, err
 	}
-	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: string(parse.FormatOOMText), Text: res})
+	opts.oom.add(anoom.Input{Path: in.Name, Format: string(parse.FormatOOMText), Text: res})
 	return report.FromOOMText(in.Name, string(parse.FormatOOMText), meta.Warnings, res), nil, true, nil
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -16,15 +16,15 @@ import (
 // NVML logs' per-process samples.
 type runFacts struct {
 	snapshots []snapReserved
-	procs     *analyze.ProcessCollector
+	procs     *anrun.ProcessCollector
 }
 
 type snapReserved struct {
 	path   string
-	series []analyze.ReservedSeries
+	series []anrun.ReservedSeries
 }
 
-func (r *runFacts) addSnapshot(path string, s []analyze.ReservedSeries) {
+func (r *runFacts) addSnapshot(path string, s []anrun.ReservedSeries) {
 	r.snapshots = append(r.snapshots, snapReserved{path, s})
 }
 
@@ -43,7 +43,7 @@ func (r *runFacts) join(inputs []report.Input) []report.Finding {
 	var out []report.Finding
 	for _, s := range r.snapshots {
 		for _, dev := range s.series {
-			np, why := analyze.JoinRun(dev, s.path, procs)
+			np, why := anrun.Join(dev, s.path, procs)
 			if np == nil {
 				for i := range inputs {
 					if inputs[i].Path == s.path {
@@ -58,7 +58,7 @@ func (r *runFacts) join(inputs []report.Input) []report.Finding {
 	return out
 }
 
-func nonPyTorchFinding(path string, np *analyze.NonPyTorch) report.Finding {
+func nonPyTorchFinding(path string, np *anrun.NonPyTorch) report.Finding {
 	dev := np.Device
 	at := time.UnixMicro(np.AtUs).UTC().Format("15:04:05")
 	msg := fmt.Sprintf("memory outside PyTorch's caching allocator: pid %d (%s) used %s at %s UTC (nvidia-smi), PyTorch reserved %s: %s outside it (the CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers, native extensions calling cudaMalloc themselves)",

@@ -6,7 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	ansanitizer "github.com/gpuleak/gpuleak/analyze/sanitizer"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
@@ -15,7 +16,7 @@ import (
 // loadSuppressions reads the --suppressions file ("" means none): the
 // rules compute-sanitizer records take (those without min-bytes, not
 // expired), and every rule as it applies to findings.
-func loadSuppressions(path string) ([]analyze.Suppression, []report.SuppressionRule, error) {
+func loadSuppressions(path string) ([]ansanitizer.Suppression, []report.SuppressionRule, error) {
 	if path == "" {
 		return nil, nil, nil
 	}
@@ -30,7 +31,7 @@ func loadSuppressions(path string) ([]analyze.Suppression, []report.SuppressionR
 // analyzeSanitizer streams a compute-sanitizer report (text or XML)
 // through the sanitizer analysis. Its tool errors are added to
 // opts.toolErrors, for the report's errors section.
-func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format, lopt analyze.LeakOptions) (report.Input, []report.Finding, error) {
+func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
 	var r *sanitizer.Reader
 	if format == parse.FormatSanitizerXML {
 		r = sanitizer.NewXMLReader(in.Reader(), in.Name)
@@ -38,7 +39,7 @@ func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format
 		r = sanitizer.NewReader(in.Reader(), in.Name)
 	}
 	defer r.Release()
-	a := analyze.NewSanitizerAnalyzer(analyze.SanitizerOptions{Filter: lopt.Filter, Suppressions: opts.suppressions})
+	a := ansanitizer.NewAnalyzer(ansanitizer.Options{Filter: lopt.Filter, Suppressions: opts.suppressions})
 	for r.Next() {
 		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
 			return report.Input{}, nil, err

@@ -5,7 +5,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/profiler"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/report"
@@ -28,7 +28,7 @@ func analyzeTimeline(in *parse.Input, format parse.Format) (report.Input, []repo
 		return rin, nil, nil
 	}
 	var fs []report.Finding
-	gs := analyze.AnalyzeTimeline(tl)
+	gs := profiler.AnalyzeTimeline(tl)
 	for _, g := range gs {
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
 			Site: report.Frame{Function: g.Category}}

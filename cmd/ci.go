@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/sanitizer"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -319,7 +319,7 @@ func formatFor(s, command string, k report.DocKind) (report.Format, error) {
 
 // splitSuppressions parses a suppressions file into the rules for
 // compute-sanitizer records and those for findings (report.SuppressionRule).
-func splitSuppressions(path string, data []byte, now time.Time) ([]analyze.Suppression, []report.SuppressionRule, error) {
+func splitSuppressions(path string, data []byte, now time.Time) ([]sanitizer.Suppression, []report.SuppressionRule, error) {
 	rules, err := report.ParseSuppressionRules(path, data)
 	if err != nil {
 		return nil, nil, err
@@ -330,7 +330,7 @@ func splitSuppressions(path string, data []byte, now time.Time) ([]analyze.Suppr
 			lines = append(lines, rules[i].Records)
 		}
 	}
-	recs, err := analyze.ParseSuppressions(path, []byte(strings.Join(lines, "\n")))
+	recs, err := sanitizer.ParseSuppressions(path, []byte(strings.Join(lines, "\n")))
 	if err != nil {
 		return nil, nil, err
 	}

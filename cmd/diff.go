@@ -5,7 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -107,7 +108,7 @@ func runDiff(opts *DiffOptions) error {
 	if opts.Base == "-" && opts.New == "-" {
 		return usageErrorf("\"-\" (standard input) can be given only once")
 	}
-	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
+	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -138,7 +139,7 @@ func runDiff(opts *DiffOptions) error {
 
 // loadRun reads one side of a diff: a saved report or baseline, or an
 // input to analyse.
-func loadRun(opts *DiffOptions, path string, filter *analyze.FrameFilter, sup []analyze.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
+func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup []sanitizer.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
 	var b *report.Baseline
 	var warns []string
 	if path != "-" { // standard input comes once: it is analysed, never read as a saved report

@@ -8,7 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/oom"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
@@ -105,7 +107,7 @@ func runOOM(opts *OOMOptions) error {
 	if err != nil {
 		return err
 	}
-	filter, err := analyze.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
+	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -115,7 +117,7 @@ func runOOM(opts *OOMOptions) error {
 	if err := checkDistinct(opts.Paths); err != nil {
 		return err
 	}
-	lopt := analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept}
+	lopt := snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var facts oomFacts
 	var unread unreadInputs // an unreadable input costs only itself
@@ -152,18 +154,18 @@ func runOOM(opts *OOMOptions) error {
 // oomFile reads one input for the postmortem. Text that no format claims
 // is read as a log: a log without an OOM message says so, it is not an
 // error.
-func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.Input, analyze.OOMInput, error) {
+func oomFile(opts *OOMOptions, path string, lopt snapshot.LeakOptions) (report.Input, oom.Input, error) {
 	in, err := parse.Open(path, opts.IO.In)
 	if err != nil {
-		return report.Input{}, analyze.OOMInput{}, err
+		return report.Input{}, oom.Input{}, err
 	}
 	defer in.Close()
 	head, err := in.Head()
 	if err != nil {
-		return report.Input{}, analyze.OOMInput{}, fmt.Errorf("%s: %w", path, err)
+		return report.Input{}, oom.Input{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(head) == 0 {
-		return report.Input{}, analyze.OOMInput{}, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
+		return report.Input{}, oom.Input{}, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
 	}
 	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
 	defer prog.Stop()
@@ -172,54 +174,54 @@ func oomFile(opts *OOMOptions, path string, lopt analyze.LeakOptions) (report.In
 	case parse.FormatPyTorchSnapshot:
 		r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(parse.NewRecyclingAllocator(64<<20)))
 		defer r.Release()
-		a := analyze.NewSnapshotAnalyzer(lopt)
+		a := snapshot.NewAnalyzer(lopt)
 		for r.Next() {
 			if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
-				return report.Input{}, analyze.OOMInput{}, err
+				return report.Input{}, oom.Input{}, err
 			}
 		}
 		if err := r.Err(); err != nil {
-			return report.Input{}, analyze.OOMInput{}, err
+			return report.Input{}, oom.Input{}, err
 		}
 		res := a.Finalize()
 		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
 		report.AddEndPools(&rin, res.Fragment)
-		return rin, analyze.OOMInput{Path: in.Name, Format: string(format), Snapshot: res}, nil
+		return rin, oom.Input{Path: in.Name, Format: string(format), Snapshot: res}, nil
 	case parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON,
 		parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiDmon, parse.FormatDCGMPrometheus:
 		// An NVML log: its process samples name the processes an OOM
 		// message lists.
 		procs, warnings, err := readGPUProcesses(in, format, opts.loc)
 		if err != nil {
-			return report.Input{}, analyze.OOMInput{}, err
+			return report.Input{}, oom.Input{}, err
 		}
 		return report.Input{Path: in.Name, Format: string(format), Warnings: warnings},
-			analyze.OOMInput{Path: in.Name, Format: string(format), Processes: procs}, nil
+			oom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil
 	case parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText:
 	default:
 		if !isText(head) {
-			return report.Input{}, analyze.OOMInput{}, unrecognised(path)
+			return report.Input{}, oom.Input{}, unrecognised(path)
 		}
 		format = parse.FormatOOMText
 	}
 	res, meta, err := readOOMText(in, format)
 	if err != nil {
-		return report.Input{}, analyze.OOMInput{}, err
+		return report.Input{}, oom.Input{}, err
 	}
-	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), analyze.OOMInput{Path: in.Name, Format: string(format), Text: res}, nil
+	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), oom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 }
 
 // maxGPUProcessSamples bounds the process samples kept from one NVML log.
 const maxGPUProcessSamples = 1 << 20
 
 // readGPUProcesses reads the per-process samples of an NVML log.
-func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) ([]analyze.GPUProcess, []string, error) {
+func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) ([]oom.GPUProcess, []string, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
 	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
 	defer r.Release()
-	var out []analyze.GPUProcess
+	var out []oom.GPUProcess
 	for r.Next() {
 		rec := r.RecordBatch()
 		pid := rec.Column(nvml.ColPID).(*array.Int64)
@@ -230,7 +232,7 @@ func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) 
 			if pid.IsNull(i) {
 				continue
 			}
-			p := analyze.GPUProcess{PID: pid.Value(i), UsedBytes: -1, Source: in.Name}
+			p := oom.GPUProcess{PID: pid.Value(i), UsedBytes: -1, Source: in.Name}
 			if used.IsValid(i) {
 				p.UsedBytes = used.Value(i)
 			}

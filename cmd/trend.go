@@ -11,7 +11,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
@@ -144,7 +144,7 @@ func runTrend(opts *TrendOptions) error {
 	if opts.Interval > 0 {
 		ropts = append(ropts, nvml.WithInterval(opts.Interval))
 	}
-	var aopt analyze.TrendOptions
+	var aopt trend.Options
 	if opts.GPUMemory != "" {
 		n, err := humanize.ParseBytes(opts.GPUMemory)
 		if err != nil || n == 0 || n > 1<<50 {
@@ -154,8 +154,8 @@ func runTrend(opts *TrendOptions) error {
 	}
 	failOn := map[string]bool{}
 	for _, c := range opts.FailOn {
-		switch cl := analyze.TrendClass(strings.TrimSpace(c)); cl {
-		case analyze.Growing, analyze.Step, analyze.Sawtooth, analyze.Flat:
+		switch cl := trend.Class(strings.TrimSpace(c)); cl {
+		case trend.Growing, trend.Step, trend.Sawtooth, trend.Flat:
 			failOn[string(cl)] = true
 		default:
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
@@ -165,7 +165,7 @@ func runTrend(opts *TrendOptions) error {
 		return err
 	}
 
-	a := analyze.NewTrendAnalyzer(aopt)
+	a := trend.NewAnalyzer(aopt)
 	var inputs []report.TrendInput
 	for _, path := range opts.Paths {
 		ti, err := trendFile(opts, path, a, ropts)
@@ -201,7 +201,7 @@ func runTrend(opts *TrendOptions) error {
 }
 
 // trendFile opens one input and feeds it to the analyzer.
-func trendFile(opts *TrendOptions, path string, a *analyze.TrendAnalyzer, ropts []nvml.Option) (report.TrendInput, error) {
+func trendFile(opts *TrendOptions, path string, a *trend.Analyzer, ropts []nvml.Option) (report.TrendInput, error) {
 	in, err := parse.Open(path, opts.IO.In)
 	if err != nil {
 		return report.TrendInput{}, err

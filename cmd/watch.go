@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
 	"github.com/gpuleak/gpuleak/live"
 )
@@ -182,7 +182,7 @@ func runWatch(opts *WatchOptions) error {
 			return
 		}
 		defer func() { next = t0.Add(maxRefreshLoad * time.Since(t0)) }()
-		res, err := win.Trends("live", analyze.TrendOptions{})
+		res, err := win.Trends("live", trend.Options{})
 		if err != nil {
 			viewErr = err
 			cancel()

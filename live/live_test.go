@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
 )
 
@@ -46,7 +46,7 @@ func TestWindowKeepsLastTicks(t *testing.T) {
 	if w.Len() != 30 {
 		t.Fatalf("%d ticks kept, want 30", w.Len())
 	}
-	res, err := w.Trends("live", analyze.TrendOptions{})
+	res, err := w.Trends("live", trend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestLine(t *testing.T) {
 	for i := range 61 {
 		w.Add(tick(i))
 	}
-	res, _ := w.Trends("live", analyze.TrendOptions{})
+	res, _ := w.Trends("live", trend.Options{})
 	line := Line(Rows(res), time.Unix(1796026032, 0))
 	want := "2026-11-30T08:07:12Z | GPU 0 "
 	if !strings.HasPrefix(line, want) || !strings.Contains(line, "| pid 7 python3 ") || strings.Contains(line, "pid 3") {
@@ -137,7 +137,7 @@ func BenchmarkWindowTrends(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := w.Trends("live", analyze.TrendOptions{}); err != nil {
+		if _, err := w.Trends("live", trend.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -150,7 +150,7 @@ func TestMetricsScrape(t *testing.T) {
 	for i := range 61 {
 		w.Add(tick(i))
 	}
-	res, err := w.Trends("live", analyze.TrendOptions{})
+	res, err := w.Trends("live", trend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

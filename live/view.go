@@ -11,7 +11,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // Row is one GPU or process of the live view. Sizes are bytes, Rate bytes
@@ -29,18 +29,18 @@ type Row struct {
 	CapacityBytes int64 // the GPU's usable memory; 0 when unknown
 	Profile       []int64
 	Samples       int
-	Class         analyze.TrendClass
+	Class         trend.Class
 	Rate          float64 // Theil-Sen slope over the trend's window
 	// OOMSeconds is the time to out-of-memory at this rate; NaN when not
-	// credible (see analyze.SeriesTrend.NoOOMReason).
+	// credible (see trend.SeriesTrend.NoOOMReason).
 	OOMSeconds float64
 }
 
 // Suspect says whether the row is a leak suspect: still growing.
-func (r *Row) Suspect() bool { return r.Class == analyze.Growing }
+func (r *Row) Suspect() bool { return r.Class == trend.Growing }
 
 // Rows turns a trend result into rows: each GPU, then its processes.
-func Rows(res *analyze.TrendResult) []Row {
+func Rows(res *trend.Result) []Row {
 	rows := make([]Row, 0, len(res.Series))
 	for i := range res.Series {
 		s := &res.Series[i]
@@ -155,7 +155,7 @@ func oom(sec float64) string {
 	if math.IsNaN(sec) {
 		return "-"
 	}
-	return analyze.Duration(sec)
+	return trend.Duration(sec)
 }
 
 func label(r *Row) string {

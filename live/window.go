@@ -2,13 +2,13 @@
 // into what "gpuleak watch" shows: per GPU and process, the used memory, a
 // sparkline, the trend class and rate, and the time to OOM, as a terminal
 // screen, one line per tick, or Prometheus gauges. The trends are those of
-// "gpuleak trend" (analyze.TrendAnalyzer), computed over the window.
+// "gpuleak trend" (trend.Analyzer), computed over the window.
 package live
 
 import (
 	"bytes"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
@@ -56,7 +56,7 @@ func (w *Window) Add(samples []capture.GPUSample) {
 func (w *Window) Len() int { return len(w.ticks) }
 
 // Trends analyses the ticks kept, oldest first, as one input named name.
-func (w *Window) Trends(name string, opt analyze.TrendOptions) (*analyze.TrendResult, error) {
+func (w *Window) Trends(name string, opt trend.Options) (*trend.Result, error) {
 	w.buf.Reset()
 	if w.full {
 		for _, t := range w.ticks[w.next:] {
@@ -70,7 +70,7 @@ func (w *Window) Trends(name string, opt analyze.TrendOptions) (*analyze.TrendRe
 			w.buf.Write(t)
 		}
 	}
-	a := analyze.NewTrendAnalyzer(opt)
+	a := trend.NewAnalyzer(opt)
 	r := nvml.NewReader(bytes.NewReader(w.buf.Bytes()), name, nvml.WithFormat(nvmlFormat))
 	defer r.Release()
 	for r.Next() {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/oom"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -18,7 +20,7 @@ func known(v int64) *int64 {
 	return &v
 }
 
-func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
+func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	get := func(k string) *int64 {
 		if v, ok := s.Get(k); ok {
 			return &v
@@ -42,7 +44,7 @@ func fromStats(s analyze.AllocatorStats, sameAs []string) AllocatorStats {
 
 // FromOOMText turns what a log, traceback, memory summary or memory stats
 // file held into its report input: warnings, and its allocator stats.
-func FromOOMText(path, source string, parseWarnings []string, res *analyze.OOMTextResult) Input {
+func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResult) Input {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(in.Warnings, parseWarnings...)
 	for _, s := range res.Stats {
@@ -53,7 +55,7 @@ func FromOOMText(path, source string, parseWarnings []string, res *analyze.OOMTe
 
 // AddPostmortemNotes adds the postmortem's remarks about inputs ("no OOM
 // message in it") to their warnings, and the stats' SameAs.
-func AddPostmortemNotes(inputs []Input, pm *analyze.Postmortem) {
+func AddPostmortemNotes(inputs []Input, pm *oom.Postmortem) {
 	for i := range inputs {
 		in := &inputs[i]
 		for _, n := range pm.Notes {
@@ -74,7 +76,7 @@ func AddPostmortemNotes(inputs []Input, pm *analyze.Postmortem) {
 	}
 }
 
-func poolMemory(p analyze.PoolState) PoolMemory {
+func poolMemory(p snapshot.PoolState) PoolMemory {
 	pm := PoolMemory{Device: p.Device, Pool: p.PoolName(), PoolID: p.PoolID, Private: p.Private(), Stream: p.Stream,
 		Expandable: p.Expandable, Segments: p.Segments, ReservedBytes: p.ReservedBytes, AllocatedBytes: p.AllocatedBytes,
 		ActiveBytes: p.ActiveBytes, FreeBytes: p.FreeBytes, FreeBlocks: p.FreeBlocks, InactiveSplitBytes: p.InactiveSplitBytes,
@@ -89,7 +91,7 @@ func poolMemory(p analyze.PoolState) PoolMemory {
 
 // FromPostmortem turns a postmortem into findings: one "oom" per OOM and
 // one "fragmentation" per device where free-but-unusable memory is large.
-func FromPostmortem(pm *analyze.Postmortem) []Finding {
+func FromPostmortem(pm *oom.Postmortem) []Finding {
 	var out []Finding
 	for _, r := range pm.OOMs {
 		out = append(out, oomFinding(r))
@@ -100,7 +102,7 @@ func FromPostmortem(pm *analyze.Postmortem) []Finding {
 	return out
 }
 
-func oomFinding(r analyze.OOMReport) Finding {
+func oomFinding(r oom.Report) Finding {
 	f := Finding{Kind: KindOOM, Path: r.Sources[0].Path, Source: r.Sources[0].Format, Site: frame(r.Frame)}
 	if r.Device >= 0 {
 		f.Device = ptr(r.Device)
@@ -131,7 +133,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 	if a := r.Survived; a != nil {
 		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
 			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}
-		if a.Smaller.Stack >= 0 && r.SmallerFrame != (analyze.Frame{}) {
+		if a.Smaller.Stack >= 0 && r.SmallerFrame != (callsite.Frame{}) {
 			d.Survived.SmallerRetry = &SmallerRetry{Site: frame(r.SmallerFrame), BeforeBytes: a.Smaller.Before, AfterBytes: a.Smaller.After}
 		}
 	}
@@ -185,7 +187,7 @@ func oomFinding(r analyze.OOMReport) Finding {
 	return f
 }
 
-func fragmentationFinding(fr analyze.FragmentationReport) Finding {
+func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	s := fr.State
 	f := Finding{Kind: KindFragmentation, Path: fr.Path, Source: fr.Format, Bytes: s.InactiveSplitBytes, Count: s.InactiveSplitBlocks}
 	if fr.Device >= 0 {
@@ -222,7 +224,7 @@ func fragmentationFinding(fr analyze.FragmentationReport) Finding {
 }
 
 // oomMessage is the one line of an OOM finding.
-func oomMessage(r analyze.OOMReport) string {
+func oomMessage(r oom.Report) string {
 	if r.Generation == pytorchtext.GenUnparsed && !hasSnapshot(r) {
 		return "oom: a CUDA out-of-memory message that does not parse (" + r.Reason + "); nothing was read from it"
 	}
@@ -239,7 +241,7 @@ func oomMessage(r analyze.OOMReport) string {
 	if r.Device >= 0 {
 		fmt.Fprintf(&b, " on GPU %d", r.Device)
 	}
-	if r.Frame != (analyze.Frame{}) {
+	if r.Frame != (callsite.Frame{}) {
 		fmt.Fprintf(&b, " at %s", frame(r.Frame))
 	}
 	var state []string
@@ -270,7 +272,7 @@ func oomMessage(r analyze.OOMReport) string {
 	return b.String()
 }
 
-func hasSnapshot(r analyze.OOMReport) bool {
+func hasSnapshot(r oom.Report) bool {
 	for _, s := range r.Sources {
 		if s.Seq >= 0 {
 			return true
@@ -280,7 +282,7 @@ func hasSnapshot(r analyze.OOMReport) bool {
 }
 
 // AddEndPools gives a snapshot's input its memory by pool at the end.
-func AddEndPools(in *Input, res *analyze.FragmentResult) {
+func AddEndPools(in *Input, res *snapshot.FragmentResult) {
 	for _, dm := range res.End {
 		for _, p := range dm.Pools {
 			in.EndPools = append(in.EndPools, poolMemory(p))

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 )
 
 // The OOM and fragmentation members are embedded structs: a name used
@@ -13,14 +14,14 @@ import (
 // documented member must come out, and none on other kinds.
 func TestOOMFindingMembers(t *testing.T) {
 	fit := true
-	pool := analyze.PoolKey{Device: 0}
-	r := analyze.OOMReport{Device: 0, Sources: []analyze.OOMSource{{Path: "a.pickle", Format: "pytorch-snapshot", Seq: 3}, {Path: "a.log", Line: 7, Seq: -1}},
+	pool := snapshot.PoolKey{Device: 0}
+	r := anoom.Report{Device: 0, Sources: []anoom.Source{{Path: "a.pickle", Format: "pytorch-snapshot", Seq: 3}, {Path: "a.log", Line: 7, Seq: -1}},
 		RequestedBytes: 1, SegmentBytes: 2, DeviceFreeBytes: 3, DeviceTotalBytes: 4, ProcessInUseBytes: 5, UnlistedBytes: 6,
 		AllowedBytes: 7, AllocatedBytes: 8, ReservedBytes: 9, ReservedUnallocatedBytes: 1, ActiveBytes: 8, PrivatePoolBytes: 0,
 		LargestFreeBlockBytes: 1, WouldFitIfContiguous: &fit, RequestPool: &pool, LiveBlocks: 2, TimeUs: 5,
-		Memory: &analyze.DeviceMemory{Pools: []analyze.PoolState{{RequestedKnown: true}}},
-		Causes: []analyze.Cause{{Name: analyze.CauseCapacity, Evidence: "e", Advice: "a", Numbers: map[string]int64{"x_bytes": 1}}}}
-	fr := analyze.FragmentationReport{Path: "a.pickle", At: "end", State: analyze.PoolState{RequestedKnown: true, LargestFreeBytes: 1}}
+		Memory: &snapshot.DeviceMemory{Pools: []snapshot.PoolState{{RequestedKnown: true}}},
+		Causes: []anoom.Cause{{Name: anoom.CauseCapacity, Evidence: "e", Advice: "a", Numbers: map[string]int64{"x_bytes": 1}}}}
+	fr := anoom.FragmentationReport{Path: "a.pickle", At: "end", State: snapshot.PoolState{RequestedKnown: true, LargestFreeBytes: 1}}
 	fs := []Finding{oomFinding(r), fragmentationFinding(fr), {Kind: KindLeak}}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, &Report{Findings: fs}); err != nil {

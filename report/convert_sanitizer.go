@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/sanitizer"
 )
 
 // FromSanitizer turns the analysis of a compute-sanitizer report into the
 // report's input entry, findings (kinds leak and retained, Device null)
 // and tool errors. path is the input as named on the command line, source
 // its format; parseWarnings come from the parser.
-func FromSanitizer(path, source string, parseWarnings []string, res *analyze.SanitizerResult) (Input, []Finding, []ToolError) {
+func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.Result) (Input, []Finding, []ToolError) {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
 	for _, run := range res.Runs {
@@ -52,7 +53,7 @@ func FromSanitizer(path, source string, parseWarnings []string, res *analyze.San
 
 			SiteUnknown: s.Unknown,
 		}
-		if s.Kind == analyze.Retained {
+		if s.Kind == callsite.Retained {
 			f.Kind = KindRetained
 		}
 		for _, fr := range s.Stack {
@@ -67,7 +68,7 @@ func FromSanitizer(path, source string, parseWarnings []string, res *analyze.San
 			Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
 			Message: toolErrorMessage(e),
 		}
-		if e.Kernel != "" && e.Launch != (analyze.Frame{}) {
+		if e.Kernel != "" && e.Launch != (callsite.Frame{}) {
 			l := frame(e.Launch)
 			te.Launch = &l
 		}
@@ -82,22 +83,22 @@ func FromSanitizer(path, source string, parseWarnings []string, res *analyze.San
 // memoryOf names the memory of an allocator class and the call that frees it.
 func memoryOf(alloc string) (what, free string) {
 	switch alloc {
-	case analyze.AllocDevice:
+	case sanitizer.AllocDevice:
 		return "device memory (cudaMalloc)", "cudaFree"
-	case analyze.AllocAsync:
+	case sanitizer.AllocAsync:
 		return "stream-ordered memory (cudaMallocAsync)", "cudaFreeAsync"
-	case analyze.AllocPinned:
+	case sanitizer.AllocPinned:
 		return "pinned host memory (cudaMallocHost/cudaHostAlloc)", "cudaFreeHost"
-	case analyze.AllocManaged:
+	case sanitizer.AllocManaged:
 		return "managed memory (cudaMallocManaged)", "cudaFree"
-	case analyze.AllocDeviceHeap:
+	case sanitizer.AllocDeviceHeap:
 		return "device-heap memory (malloc in a kernel)", "free() in device code"
 	}
 	return "memory", "the matching free call"
 }
 
 // sanitizerSiteMessage is the one line a person acts on for a leak site.
-func sanitizerSiteMessage(s analyze.SanitizerSite) string {
+func sanitizerSiteMessage(s sanitizer.Site) string {
 	what, free := memoryOf(s.Allocator)
 	n := plural(s.Count, "allocation", "allocations")
 	if s.Unknown != "" {
@@ -123,9 +124,9 @@ func sanitizerSiteMessage(s analyze.SanitizerSite) string {
 	if s.NoLineInfo {
 		at += " (no line information: rebuild with nvcc -lineinfo or -g to see file:line)"
 	}
-	if s.Kind == analyze.Retained {
+	if s.Kind == callsite.Retained {
 		why := "the pool keeps freed blocks for reuse, so this is not a leak of the program"
-		if s.Pool == analyze.HandlePool {
+		if s.Pool == sanitizer.HandlePool {
 			why = "library handles the framework keeps for the process's life, so this is not a leak of the program"
 		}
 		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, allocated at %s%s: %s; %s",
@@ -162,7 +163,7 @@ var libraryHandles = []libraryHandle{
 // libraryHandleOf finds, in a leak's stack (innermost first), the library
 // call that created a handle holding the memory: the leak is the handle,
 // freed by its destroy call, not by cudaFree.
-func libraryHandleOf(stack []analyze.Frame) (libraryHandle, bool) {
+func libraryHandleOf(stack []callsite.Frame) (libraryHandle, bool) {
 	for _, f := range stack {
 		for _, h := range libraryHandles {
 			if strings.HasPrefix(f.Name, h.call) {
@@ -183,7 +184,7 @@ var stickyErrors = map[string]bool{
 }
 
 // toolErrorMessage is the one line a person acts on for a tool error.
-func toolErrorMessage(e analyze.SanitizerError) string {
+func toolErrorMessage(e sanitizer.Error) string {
 	times := ""
 	if e.Count > 1 {
 		times = fmt.Sprintf(" (%d times)", e.Count)
@@ -201,7 +202,7 @@ func toolErrorMessage(e analyze.SanitizerError) string {
 		} else if e.Result != 0 {
 			fmt.Fprintf(&b, " with error %d", e.Result)
 		}
-		if e.Frame != (analyze.Frame{}) {
+		if e.Frame != (callsite.Frame{}) {
 			fmt.Fprintf(&b, " at %s", site)
 		}
 		b.WriteString(times)
@@ -221,14 +222,14 @@ func toolErrorMessage(e analyze.SanitizerError) string {
 		if len(e.Details) > 0 {
 			fmt.Fprintf(&b, ": %s", strings.Join(e.Details, " "))
 		}
-		if e.Launch != (analyze.Frame{}) {
+		if e.Launch != (callsite.Frame{}) {
 			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
 		}
 		b.WriteString(times)
 		return b.String()
 	}
 	msg := e.Message
-	if e.Frame != (analyze.Frame{}) {
+	if e.Frame != (callsite.Frame{}) {
 		msg += " at " + site
 	}
 	if len(e.Details) > 0 {

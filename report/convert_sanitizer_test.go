@@ -6,23 +6,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/sanitizer"
 )
 
 func TestFromSanitizerMessages(t *testing.T) {
-	res := &analyze.SanitizerResult{
-		Sites: []analyze.SanitizerSite{
-			{Kind: analyze.Leak, Bytes: 2 << 18, Count: 2, Sizes: []int64{1 << 18}},
-			{Kind: analyze.Retained, Allocator: analyze.AllocDevice, Pool: "CuPy's memory pool (SingleDeviceMemoryPool)", Hint: "free_all_blocks()",
-				Bytes: 9216, Count: 3, Frame: analyze.Frame{Filename: "cupy_leak.py", Line: 9, Name: "main"},
-				Stack: []analyze.Frame{{Filename: "cupy_leak.py", Line: 9, Name: "main"}}},
+	res := &sanitizer.Result{
+		Sites: []sanitizer.Site{
+			{Kind: callsite.Leak, Bytes: 2 << 18, Count: 2, Sizes: []int64{1 << 18}},
+			{Kind: callsite.Retained, Allocator: sanitizer.AllocDevice, Pool: "CuPy's memory pool (SingleDeviceMemoryPool)", Hint: "free_all_blocks()",
+				Bytes: 9216, Count: 3, Frame: callsite.Frame{Filename: "cupy_leak.py", Line: 9, Name: "main"},
+				Stack: []callsite.Frame{{Filename: "cupy_leak.py", Line: 9, Name: "main"}}},
 		},
-		Errors: []analyze.SanitizerError{
+		Errors: []sanitizer.Error{
 			// cuda-memcheck's "Program hit error 11 on CUDA API call to cudaMemcpy".
-			{Kind: "api", API: "cudaMemcpy", Result: 11, Count: 2, Frame: analyze.Frame{Filename: "./app", Name: "main"}},
+			{Kind: "api", API: "cudaMemcpy", Result: 11, Count: 2, Frame: callsite.Frame{Filename: "./app", Name: "main"}},
 			{Kind: "race", Message: "Error: Race reported between Write access at k()+0x10 in r.cu:7", Count: 1},
 		},
-		Suppressed: []analyze.SuppressedCount{{Rule: "s.txt:2", Records: 2, Bytes: 4096}},
+		Suppressed: []sanitizer.SuppressedCount{{Rule: "s.txt:2", Records: 2, Bytes: 4096}},
 	}
 	in, fs, errs := FromSanitizer("x.txt", "compute-sanitizer", []string{"parser says"}, res)
 	if got := strings.Join(in.Warnings, "|"); got != "parser says|suppressed by s.txt:2: 2 records (4.0 KiB leaked)" {

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 )
 
 // FromLeaks turns a snapshot's leak analysis into the report's input
 // entry and findings. path is the input as named on the command line,
 // source its format; parseWarnings come from the parser.
-func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakResult) (Input, []Finding) {
+func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakResult) (Input, []Finding) {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
 	for _, d := range res.Devices {
@@ -21,7 +22,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
 		}
-		if d.Iterations > 0 && d.IterationSite != (analyze.Frame{}) {
+		if d.Iterations > 0 && d.IterationSite != (callsite.Frame{}) {
 			fr := frame(d.IterationSite)
 			ds.IterationSite = &fr
 		}
@@ -48,7 +49,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 		for _, fr := range s.Stack {
 			f.Stack = append(f.Stack, frame(fr))
 		}
-		if s.Kind == analyze.PendingFree {
+		if s.Kind == callsite.PendingFree {
 			if s.Stream >= 0 {
 				st := s.Stream
 				f.Stream = &st
@@ -62,13 +63,13 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 				Iterations: g.Iterations, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
 				BytesPerIteration: round(g.PerIteration, 1), PlateauIteration: g.PlateauStep,
 				FirstIteration: g.FirstStep, LastIteration: g.LastStep}
-			if s.Kind != analyze.Leak {
+			if s.Kind != callsite.Leak {
 				gr.BytesPerIteration = 0
 			}
 			if g.Timed {
 				// Only a leak has a rate: the slope of one burst is not growth.
 				rate := 0.0
-				if s.Kind == analyze.Leak {
+				if s.Kind == callsite.Leak {
 					rate = round(g.Slope, 1)
 				}
 				first, last := g.FirstUs, g.LastUs
@@ -81,19 +82,19 @@ func FromLeaks(path, source string, parseWarnings []string, res *analyze.LeakRes
 	return in, out
 }
 
-func siteKind(k analyze.SiteKind) Kind {
+func siteKind(k callsite.Kind) Kind {
 	switch k {
-	case analyze.Leak:
+	case callsite.Leak:
 		return KindLeak
-	case analyze.PendingFree:
+	case callsite.PendingFree:
 		return KindPendingFree
-	case analyze.Live:
+	case callsite.Live:
 		return KindLive
 	}
 	return KindRetained
 }
 
-func frame(f analyze.Frame) Frame {
+func frame(f callsite.Frame) Frame {
 	return Frame{Function: f.Name, File: f.Filename, Line: f.Line}
 }
 
@@ -111,7 +112,7 @@ func round(x float64, digits int) float64 {
 // siteMessage is the one line a person acts on. Its numbers are the
 // finding's: the allocations and bytes held at the end, and the growth
 // evidence the verdict rests on.
-func siteMessage(s analyze.Site) string {
+func siteMessage(s snapshot.Site) string {
 	where := "with no stack recorded"
 	switch {
 	case s.Frame.Name == "autograd backward" && s.Frame.Filename == "":
@@ -124,7 +125,7 @@ func siteMessage(s analyze.Site) string {
 	held := fmt.Sprintf("%s (%s)", plural(s.Count, "allocation", "allocations"), IBytes(s.Bytes))
 	g := s.Growth
 	switch s.Kind {
-	case analyze.Leak:
+	case callsite.Leak:
 		ev := ""
 		if g != nil && g.Measured > 0 {
 			what := "its live memory at the start of an iteration"
@@ -147,7 +148,7 @@ func siteMessage(s analyze.Site) string {
 		}
 		return fmt.Sprintf("leak: memory allocated %s keeps growing across iterations%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
 			where, ev, held, kept)
-	case analyze.PendingFree:
+	case callsite.PendingFree:
 		stream := ""
 		if s.Stream >= 0 {
 			stream = fmt.Sprintf(" on stream 0x%x", s.Stream)
@@ -163,7 +164,7 @@ func siteMessage(s analyze.Site) string {
 		}
 		return fmt.Sprintf("pending-free: %s allocated %s were freed but cannot be reused yet: another stream they were used on (Tensor.record_stream) has not reached the free%s%s; synchronize that stream (or wait on its event) before freeing, or stop calling record_stream and keep the tensor alive until the side stream's work is done",
 			held, where, freed, pendingWhen(s.Pending))
-	case analyze.Live:
+	case callsite.Live:
 		suspect := ""
 		if s.Repeated {
 			suspect = fmt.Sprintf("; %d allocations of one size from one site is the pattern a leak leaves", s.Count)
@@ -175,7 +176,7 @@ func siteMessage(s analyze.Site) string {
 
 // pendingWhen says whether a pending-free site's blocks build up over the
 // run or are only the last iterations' (empty without iterations).
-func pendingWhen(p *analyze.PendingGrowth) string {
+func pendingWhen(p *snapshot.PendingGrowth) string {
 	switch {
 	case p == nil:
 		return ""
@@ -189,7 +190,7 @@ func pendingWhen(p *analyze.PendingGrowth) string {
 }
 
 // measured renders "8 iterations" or "64 measurements, every 4 iterations".
-func measured(g *analyze.Growth) string {
+func measured(g *snapshot.Growth) string {
 	if g.Every > 1 {
 		return fmt.Sprintf("%d measurements, one every %d iterations", g.Measured, g.Every)
 	}
@@ -205,7 +206,7 @@ func signedBytes(x float64) string {
 
 // retainedWhy says what the trace shows about retained memory: a plateau,
 // the iterations it was allocated in, or why growth cannot be judged.
-func retainedWhy(g *analyze.Growth) string {
+func retainedWhy(g *snapshot.Growth) string {
 	if g == nil {
 		return ""
 	}
@@ -236,7 +237,7 @@ func retainedWhy(g *analyze.Growth) string {
 }
 
 // clockAt renders " (12.3 s into the trace)" for a time, "" untimed.
-func clockAt(g *analyze.Growth, clock int64) string {
+func clockAt(g *snapshot.Growth, clock int64) string {
 	if !g.Timed {
 		return ""
 	}
@@ -246,7 +247,7 @@ func clockAt(g *analyze.Growth, clock int64) string {
 // span says when a site's kept allocations were made, in seconds into the
 // trace: "at 6.3 s", or "from 0.4 s to 4.6 s" when they spread over more
 // than a twentieth of the trace; the precision is what the span needs.
-func span(g *analyze.Growth) string {
+func span(g *snapshot.Growth) string {
 	w := g.WindowEnd - g.WindowStart
 	if w <= 0 || (g.LastUs-g.FirstUs)*20 < w {
 		return fmt.Sprintf("at %s into the trace", seconds(g.FirstUs-g.WindowStart, w))
@@ -265,7 +266,7 @@ func seconds(us, w int64) string {
 }
 
 // hasPython reports whether a stack has a Python frame (a .py file).
-func hasPython(st []analyze.Frame) bool {
+func hasPython(st []callsite.Frame) bool {
 	for _, f := range st {
 		if strings.HasSuffix(f.Filename, ".py") {
 			return true

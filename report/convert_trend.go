@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // TrendInput describes one NVML sample log for the report.
@@ -29,7 +29,7 @@ const (
 
 // FromTrends turns a trend analysis of NVML logs into the report's input
 // entries (in the order given) and one finding of kind trend per series.
-func FromTrends(inputs []TrendInput, res *analyze.TrendResult) ([]Input, []Finding) {
+func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	clocks := map[string]string{}
 	var ins []Input
 	for _, ti := range inputs {
@@ -52,7 +52,7 @@ func FromTrends(inputs []TrendInput, res *analyze.TrendResult) ([]Input, []Findi
 	return ins, out
 }
 
-func trendFinding(s analyze.SeriesTrend, clock string) Finding {
+func trendFinding(s trend.SeriesTrend, clock string) Finding {
 	f := Finding{
 		Kind: KindTrend, Path: s.Input, Source: s.Source, Bytes: s.LastBytes,
 		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
@@ -121,7 +121,7 @@ func trendFinding(s analyze.SeriesTrend, clock string) Finding {
 
 // trendSubject names a series: "GPU 0 (NVIDIA H200)", "pid 538 (python3)
 // on GPU 0", with the host and pod when the log gives them.
-func trendSubject(s analyze.SeriesTrend) string {
+func trendSubject(s trend.SeriesTrend) string {
 	gpu := "GPU " + shortUUID(s.UUID)
 	if s.HasGPU {
 		gpu = fmt.Sprintf("GPU %d", s.GPU)
@@ -180,11 +180,11 @@ func rate(bps float64) string {
 }
 
 // trendMessage is the one line a person acts on.
-func trendMessage(s analyze.SeriesTrend, clock string) string {
+func trendMessage(s trend.SeriesTrend, clock string) string {
 	who := trendSubject(s)
-	span := analyze.Duration(float64(s.EndUs-s.StartUs) / 1e6)
+	span := trend.Duration(float64(s.EndUs-s.StartUs) / 1e6)
 	switch s.Class {
-	case analyze.Growing:
+	case trend.Growing:
 		what := "used memory grows"
 		if s.RisingFloor {
 			what = "memory is given back each cycle, but to a floor that rises"
@@ -226,7 +226,7 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 				who, what, fitted, ended, runsNote(s), oom, next, unattributedNote(s))
 		}
 		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
-	case analyze.Step:
+	case trend.Step:
 		change := ""
 		if n := len(s.ChangePoints); n == 1 {
 			c := s.ChangePoints[0]
@@ -247,7 +247,7 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 		}
 		return fmt.Sprintf("step: %s: %s%s, then flat: memory allocated once (a model, a cache, a workspace), not a leak; %s%s",
 			who, dir, change, heldNote(s, clock), unattributedNote(s))
-	case analyze.Sawtooth:
+	case trend.Sawtooth:
 		drops := 0
 		for _, c := range s.ChangePoints {
 			if c.ToBytes < c.FromBytes {
@@ -269,7 +269,7 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 		return fmt.Sprintf("sawtooth: %s: memory rises and is given back (%s, peak %s, %s at the end) over %s: allocation churn, not a leak%s",
 			who, plural(drops, "release", "releases"), IBytes(s.PeakBytes), IBytes(s.LastBytes), span, unattributedNote(s))
 	}
-	if s.Class == analyze.Undetermined {
+	if s.Class == trend.Undetermined {
 		what := "one sample"
 		if s.Samples > 1 {
 			what = fmt.Sprintf("%d samples, all at one time", s.Samples)
@@ -286,7 +286,7 @@ func trendMessage(s analyze.SeriesTrend, clock string) string {
 
 // runsNote counts the series' runs when there are others than the one
 // described.
-func runsNote(s analyze.SeriesTrend) string {
+func runsNote(s trend.SeriesTrend) string {
 	if len(s.Runs) < 2 {
 		return ""
 	}
@@ -294,7 +294,7 @@ func runsNote(s analyze.SeriesTrend) string {
 }
 
 // heldNote says whether a process held its memory to the end of the log.
-func heldNote(s analyze.SeriesTrend, clock string) string {
+func heldNote(s trend.SeriesTrend, clock string) string {
 	switch {
 	case !s.HasPID:
 		return fmt.Sprintf("%s at the end", IBytes(s.LastBytes))
@@ -308,7 +308,7 @@ func heldNote(s analyze.SeriesTrend, clock string) string {
 
 // unattributedNote mentions GPU memory no listed process accounts for,
 // when it matters.
-func unattributedNote(s analyze.SeriesTrend) string {
+func unattributedNote(s trend.SeriesTrend) string {
 	u := s.Unattributed
 	if u == nil || u.MedianBytes < unattributedMinBytes || float64(u.MedianBytes) < unattributedMinShare*float64(s.PeakBytes) {
 		return ""
@@ -319,12 +319,12 @@ func unattributedNote(s analyze.SeriesTrend) string {
 
 // trendRank orders trend findings: leak suspects first.
 func trendRank(f *Finding) int {
-	switch analyze.TrendClass(f.Classification) {
-	case analyze.Growing:
+	switch trend.Class(f.Classification) {
+	case trend.Growing:
 		return 0
-	case analyze.Step:
+	case trend.Step:
 		return 1
-	case analyze.Sawtooth:
+	case trend.Sawtooth:
 		return 2
 	}
 	return 3

@@ -6,34 +6,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 const mib = 1 << 20
 
-func growingGPU() analyze.SeriesTrend {
-	return analyze.SeriesTrend{
+func growingGPU() trend.SeriesTrend {
+	return trend.SeriesTrend{
 		Input: "gpu.csv", Source: "nvidia-smi-query-gpu", GPU: 0, HasGPU: true, GPUName: "NVIDIA A100",
 		Samples: 600, StartUs: 1_796_032_800_000_000, EndUs: 1_796_033_399_000_000, LastBytes: 5 << 30, PeakBytes: 5 << 30,
-		Class: analyze.Growing, WindowStartUs: 1_796_032_800_000_000, WindowEndUs: 1_796_033_399_000_000, WindowSamples: 600,
+		Class: trend.Growing, WindowStartUs: 1_796_032_800_000_000, WindowEndUs: 1_796_033_399_000_000, WindowSamples: 600,
 		Slope: 5 * mib, SlopeLow: 4.9 * mib, SlopeHigh: 5.1 * mib, OLSSlope: 5 * mib, R2: 0.99, CapacityBytes: 10 << 30,
-		TimeToOOM:    &analyze.OOMEstimate{Seconds: 1024, LowSeconds: 1000, HighSeconds: 1050, HeadroomBytes: 5 << 30},
-		Unattributed: &analyze.Unattributed{MedianBytes: 2 << 30, EndBytes: 2 << 30, Samples: 600},
+		TimeToOOM:    &trend.OOMEstimate{Seconds: 1024, LowSeconds: 1000, HighSeconds: 1050, HeadroomBytes: 5 << 30},
+		Unattributed: &trend.Unattributed{MedianBytes: 2 << 30, EndBytes: 2 << 30, Samples: 600},
 		Profile:      []int64{0, 1 << 30, 5 << 30},
 	}
 }
 
 func TestFromTrends(t *testing.T) {
-	proc := analyze.SeriesTrend{
+	proc := trend.SeriesTrend{
 		Input: "apps.csv", Source: "nvidia-smi-query-apps", UUID: "GPU-3719ad94-3253-f714-5b1b-1cda70808b76", PID: 538, HasPID: true, Process: "python3",
-		Samples: 33, StartUs: 1e15, EndUs: 1e15 + 8e6, FirstBytes: 802 * mib, LastBytes: 4898 * mib, PeakBytes: 4898 * mib, Class: analyze.Step,
-		ChangePoints: []analyze.ChangePoint{{StartUs: 1e15, EndUs: 1e15 + 1.5e6, FromBytes: 802 * mib, ToBytes: 4898 * mib}},
+		Samples: 33, StartUs: 1e15, EndUs: 1e15 + 8e6, FirstBytes: 802 * mib, LastBytes: 4898 * mib, PeakBytes: 4898 * mib, Class: trend.Step,
+		ChangePoints: []trend.ChangePoint{{StartUs: 1e15, EndUs: 1e15 + 1.5e6, FromBytes: 802 * mib, ToBytes: 4898 * mib}},
 		NoOOMReason:  "a one-time step, then no growth", HeldToEnd: true,
 	}
 	ins, fs := FromTrends([]TrendInput{
 		{Path: "gpu.csv", Format: "nvidia-smi-query-gpu", Samples: 600, StartUs: 1, EndUs: 2, Clock: "absolute"},
 		{Path: "apps.csv", Format: "nvidia-smi-query-apps", Samples: 33, StartUs: 1, EndUs: 2, Clock: "absolute", Warnings: []string{"w"}},
-	}, &analyze.TrendResult{Series: []analyze.SeriesTrend{growingGPU(), proc}})
+	}, &trend.Result{Series: []trend.SeriesTrend{growingGPU(), proc}})
 	if len(ins) != 2 || *ins[0].Samples != 600 || ins[1].Warnings[0] != "w" || len(fs) != 2 {
 		t.Fatalf("inputs %+v, %d findings", ins, len(fs))
 	}
@@ -124,7 +124,7 @@ func TestSparklineAndRate(t *testing.T) {
 // sparkline only on a terminal.
 func TestTrendTables(t *testing.T) {
 	_, fs := FromTrends([]TrendInput{{Path: "gpu.csv", Format: "nvidia-smi-query-gpu", Samples: 600, Clock: "absolute"}},
-		&analyze.TrendResult{Series: []analyze.SeriesTrend{growingGPU()}})
+		&trend.Result{Series: []trend.SeriesTrend{growingGPU()}})
 	rep := &Report{Inputs: []Input{{Path: "gpu.csv", Format: "nvidia-smi-query-gpu"}}, Findings: fs, FindingsTotal: 1}
 	var buf bytes.Buffer
 	if err := Write(&buf, Document{Kind: DocAnalysis, Report: rep}, FormatTable, Options{}); err != nil {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
 )
 
 // Format is an output format: "table", "json", "sarif", ... Each format is
@@ -235,10 +237,12 @@ func deviceOf(f *Finding) int {
 	return *f.Device
 }
 
+// stackKey is callsite.StackKey of a report's stack: findings that tie
+// are ordered as the analyses order their sites.
 func stackKey(st []Frame) string {
-	var b strings.Builder
+	var b []byte
 	for _, f := range st {
-		fmt.Fprintf(&b, "%s\x00%s\x00%d\x00", f.File, f.Function, f.Line)
+		b = callsite.AppendFrameKey(b, f.File, f.Function, f.Line)
 	}
-	return b.String()
+	return string(b)
 }

@@ -38,7 +38,7 @@ type SuppressionRule struct {
 	Expires *time.Time
 	Reason  string
 	// Records is the rule as compute-sanitizer records take it (the keys
-	// analyze.ParseSuppressions reads), "" when it cannot apply to them
+	// sanitizer.ParseSuppressions reads), "" when it cannot apply to them
 	// (min-bytes, or a kind records do not have).
 	Records string
 }
@@ -54,7 +54,7 @@ var recordKinds = map[string]bool{
 const maxSuppressionRules = 10000
 
 // ParseSuppressionRules reads a suppressions file: the compute-sanitizer
-// keys (analyze.SuppressionsHelp) and min-bytes, expires and reason
+// keys (sanitizer.SuppressionsHelp) and min-bytes, expires and reason
 // (SuppressionExtraHelp). name names the file in errors, which give the
 // line.
 func ParseSuppressionRules(name string, data []byte) ([]SuppressionRule, error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // FormatTable is aligned text for people, the default format. The table
@@ -243,7 +243,7 @@ func trendCells(f Finding) (gpu, growth, site string) {
 		gpu = shortUUID(f.GPUUUID)
 	}
 	growth = f.Classification
-	if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
+	if f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
 		growth = "+" + rate(*f.SlopeBytesPerS)
 	}
 	site = "whole GPU"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // writeTrendTable renders the trend document for people: one line per
@@ -62,13 +62,13 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		// A slope and its R² describe a trend only when there is one: beside
 		// "flat" or "step" they would read as growth.
 		slope, r2 := "-", "-"
-		if f.Classification == string(analyze.Growing) && f.SlopeBytesPerS != nil {
+		if f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
 			slope = rate(*f.SlopeBytesPerS)
 			if *f.SlopeBytesPerS > 0 {
 				slope = "+" + slope
 			}
 		}
-		if f.Classification == string(analyze.Growing) && f.R2 != nil {
+		if f.Classification == string(trend.Growing) && f.R2 != nil {
 			r2 = fmt.Sprintf("%.2f", *f.R2)
 		}
 		oom := "-"
@@ -132,7 +132,7 @@ func sparklines(w io.Writer, r *Report) {
 // oomRange renders a time to OOM and its range: "17 min (15 min to 19
 // min)", or "3.6 h" when the range rounds to the estimate.
 func oomRange(sec, low, high float64) string {
-	est, lo, hi := analyze.Duration(sec), analyze.Duration(low), analyze.Duration(high)
+	est, lo, hi := trend.Duration(sec), trend.Duration(low), trend.Duration(high)
 	if lo == est && hi == est {
 		return est
 	}

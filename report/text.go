@@ -7,7 +7,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/gpuleak/gpuleak/analyze"
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // The words the converters' messages and the text writers (table,
@@ -131,7 +131,7 @@ func describeLog(in Input) string {
 		return s
 	}
 	start, end := time.UnixMicro(*in.StartUs).UTC(), time.UnixMicro(*in.EndUs).UTC()
-	dur := analyze.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
+	dur := trend.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
 	switch in.Clock {
 	case "row-order":
 		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)

@@ -1,0 +1,260 @@
+// Package callsite is what the analyses share about call sites: stack
+// frames, the filter that hides framework frames, whose code a frame is
+// (ClassOf), the kind of memory a site holds (Kind), the one stack key
+// (StackKey) and the one C++ short name (ShortName), and the Interner
+// that copies strings out of Arrow buffers. Analyzers take Arrow record
+// batches from the parsers (or small typed views of them), return plain
+// result structs, and do no I/O.
+package callsite
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Frame is one stack frame: a source file, a 1-based line (0 when
+// unknown) and a function name.
+type Frame struct {
+	Filename string
+	Line     int64
+	Name     string
+}
+
+// FrameFilter decides which frames are framework frames, hidden when
+// allocations are grouped by call site. A frame is hidden when a hide rule
+// matches it and no keep pattern does.
+type FrameFilter struct {
+	hide []frameRule
+	keep []*regexp.Regexp
+
+	// seen memoises Hidden: a deep stack repeats its frames in every
+	// distinct stack, and matching the rules costs about a microsecond.
+	mu   sync.Mutex
+	seen map[Frame]bool
+}
+
+// maxFilterMemo bounds the frames whose verdict Hidden remembers.
+const maxFilterMemo = 1 << 16
+
+// frameRule matches a frame's filename or function name, unless except
+// matches the filename.
+type frameRule struct {
+	file, name, except *regexp.Regexp
+}
+
+// DefaultHidden describes the frames hidden by default, for help text.
+const DefaultHidden = `PyTorch internals (files under torch/, functorch/, c10/, aten/; C++ functions
+in the c10::, at::, torch::, caffe2::, pybind11:: and std:: namespaces), the Python
+runtime and standard library (files under lib/pythonX.Y/ outside site-packages,
+<frozen ...>, CPython's C sources and functions such as Py*, _PyEval_*, cfunction_call,
+method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
+(torch.compile's torchinductor_* files, FX graph modules), thread start-up frames
+and unsymbolized C++ frames (file "??"); Windows paths (backslashes) alike.`
+
+var defaultRules = []frameRule{
+	{file: regexp.MustCompile(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
+	// C++ frames PyTorch records (stacks="all"): a name in a framework
+	// namespace, after an optional return type ("void torch::...",
+	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
+	{name: regexp.MustCompile(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
+	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
+	{file: regexp.MustCompile(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]`), except: regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)},
+	{file: regexp.MustCompile(`^<(frozen [^>]*|string)>$`)},
+	{file: regexp.MustCompile(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
+	{name: regexp.MustCompile(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
+	{file: regexp.MustCompile(`^\?\?$`)},
+	// Generated code: torch.compile's output (torchinductor_<user> in the
+	// temporary directory of any OS) and FX graph modules.
+	{file: generatedFile},
+}
+
+// defaultRules[firstInterpreterRule:lastInterpreterRule+1] are the
+// Python runtime's rules (standard library, frozen modules, CPython's
+// sources and functions).
+const firstInterpreterRule, lastInterpreterRule = 3, 6
+
+// generatedFile matches the files of code that PyTorch generates at run time.
+var generatedFile = regexp.MustCompile(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
+
+// interpreterName matches CPython's C functions as stacks="all" records
+// them (often with no file, or a file of CPython's sources): the
+// interpreter loop and its call machinery. Only frames that are not Python
+// source are matched by name.
+var interpreterName = regexp.MustCompile(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
+
+// interpreterFile matches CPython's own sources and headers.
+var interpreterFile = regexp.MustCompile(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
+
+// Class says whose code a frame is.
+type Class int
+
+const (
+	User        Class = iota // the program's own code, or a library's
+	Framework                // PyTorch's internals, threads, unsymbolized frames
+	Interpreter              // CPython and its standard library
+	Generated                // code generated at run time (torch.compile, FX)
+)
+
+// ClassOf decides whose code fr is: the one place that tells user code
+// from the framework, the interpreter and generated code.
+func ClassOf(fr Frame) Class {
+	switch {
+	case generatedFile.MatchString(fr.Filename):
+		return Generated
+	case !IsPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)):
+		return Interpreter
+	}
+	for i, r := range defaultRules {
+		if r.except != nil && r.except.MatchString(fr.Filename) {
+			continue
+		}
+		if (r.file != nil && r.file.MatchString(fr.Filename)) || (r.name != nil && r.name.MatchString(fr.Name)) {
+			if i >= firstInterpreterRule && i <= lastInterpreterRule {
+				return Interpreter
+			}
+			return Framework
+		}
+	}
+	return User
+}
+
+// IsPython reports whether fr is a frame of Python source.
+func IsPython(fr Frame) bool {
+	return strings.HasSuffix(fr.Filename, ".py") || strings.HasPrefix(fr.Filename, "<")
+}
+
+// DefaultFrameFilter hides the frames DefaultHidden describes.
+func DefaultFrameFilter() *FrameFilter {
+	return &FrameFilter{hide: defaultRules}
+}
+
+// NewFrameFilter returns the default filter extended by user patterns:
+// each hide pattern hides frames whose filename or function name it
+// matches; each keep pattern keeps frames it matches (filename or name)
+// even when a hide rule matches them. Errors name a pattern that does not
+// compile.
+func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
+	f := DefaultFrameFilter()
+	f.hide = append([]frameRule(nil), f.hide...)
+	for _, p := range hide {
+		if p == "" {
+			return nil, fmt.Errorf("empty --hide-frames pattern (it would hide every frame)")
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("bad --hide-frames pattern %q: %w", p, err)
+		}
+		f.hide = append(f.hide, frameRule{file: re, name: re})
+	}
+	for _, p := range keep {
+		if p == "" {
+			return nil, fmt.Errorf("empty --keep-frames pattern (it would keep every frame)")
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("bad --keep-frames pattern %q: %w", p, err)
+		}
+		f.keep = append(f.keep, re)
+	}
+	return f, nil
+}
+
+// Hidden reports whether fr is a framework frame. It is safe for
+// concurrent use.
+func (f *FrameFilter) Hidden(fr Frame) bool {
+	f.mu.Lock()
+	h, ok := f.seen[fr]
+	f.mu.Unlock()
+	if ok {
+		return h
+	}
+	h = f.match(fr)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[Frame]bool{}
+	}
+	if len(f.seen) < maxFilterMemo {
+		f.seen[fr] = h
+	}
+	f.mu.Unlock()
+	return h
+}
+
+// Keeps reports whether one of f's keep patterns matches s (a file, a
+// function or a module name of a frame that is not a Frame).
+func (f *FrameFilter) Keeps(s string) bool {
+	for _, re := range f.keep {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *FrameFilter) match(fr Frame) bool {
+	for _, re := range f.keep {
+		if re.MatchString(fr.Filename) || re.MatchString(fr.Name) {
+			return false
+		}
+	}
+	if !IsPython(fr) && (interpreterName.MatchString(fr.Name) || interpreterFile.MatchString(fr.Filename)) {
+		return true
+	}
+	for _, r := range f.hide {
+		if r.except != nil && r.except.MatchString(fr.Filename) {
+			continue
+		}
+		if (r.file != nil && r.file.MatchString(fr.Filename)) || (r.name != nil && r.name.MatchString(fr.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// machinery matches frames that never name a call site: the stack
+// capture itself, the caching allocator, the operator dispatcher, the
+// Python interpreter loop and process or thread start-up. A stack made only
+// of framework frames is named by its innermost frame that is none of these
+// (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
+var machinery = regexp.MustCompile(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
+
+// FrameworkSite trims a stack made only of framework frames to the frames
+// worth showing: machinery removed (all of it kept if nothing else is left).
+func FrameworkSite(full []Frame) []Frame {
+	var out []Frame
+	for _, f := range full {
+		if !machinery.MatchString(f.Name) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return full
+	}
+	return out
+}
+
+var libraryFile = regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)
+
+// IsLibrary reports whether a frame is in an installed package rather than
+// the user's own code.
+func IsLibrary(fr Frame) bool {
+	return libraryFile.MatchString(fr.Filename)
+}
+
+// InnermostUser returns the index in stack (innermost first, framework
+// frames already removed) of the frame that names a call site: the
+// innermost frame outside installed packages, or else the innermost frame.
+// It returns -1 for an empty stack.
+func InnermostUser(stack []Frame) int {
+	for i, fr := range stack {
+		if !IsLibrary(fr) {
+			return i
+		}
+	}
+	if len(stack) > 0 {
+		return 0
+	}
+	return -1
+}

@@ -1,0 +1,67 @@
+package callsite
+
+import "testing"
+
+// TestFrameClasses: the one helper that tells user code from the
+// framework, the interpreter and generated code, on Linux, macOS and
+// Windows paths and for stacks="all" C frames.
+func TestFrameClasses(t *testing.T) {
+	cases := []struct {
+		fr   Frame
+		want Class
+	}{
+		{Frame{Filename: `D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, Line: 373, Name: "einsum"}, Framework},
+		{Frame{Filename: `C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, Line: 1357, Name: "convert"}, Framework},
+		{Frame{Filename: `C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, Line: 1045, Name: "_bootstrap_inner"}, Interpreter},
+		{Frame{Filename: "", Line: 0, Name: "cfunction_call"}, Interpreter},
+		{Frame{Filename: "", Line: 0, Name: "method_vectorcall"}, Interpreter},
+		{Frame{Filename: "", Line: 0, Name: "slot_tp_call"}, Interpreter},
+		{Frame{Filename: "/usr/local/src/conda/python-3.10.16/Include/cpython/abstract.h", Line: 114, Name: "vectorcall_maybe.constprop.0"}, Interpreter},
+		{Frame{Filename: "/usr/local/src/conda/python-3.10.14/Include/internal/pycore_ceval.h", Line: 46, Name: "_PyEval_EvalFrame"}, Interpreter},
+		{Frame{Filename: "/usr/local/src/conda/python-3.10.14/Python/ceval.c", Line: 5471, Name: "do_call_core"}, Interpreter},
+		{Frame{Filename: "/tmp/torchinductor_user/ab/cabc123.py", Line: 40, Name: "call"}, Generated},
+		{Frame{Filename: `C:\Users\u\AppData\Local\Temp\torchinductor_u\xy\cxy.py`, Line: 12, Name: "call"}, Generated},
+		{Frame{Filename: "/var/folders/zz/abc/T/torchinductor_me/q1/cq1.py", Line: 7, Name: "call"}, Generated},
+		{Frame{Filename: "<eval_with_key>.12", Line: 5, Name: "forward"}, Generated},
+		{Frame{Filename: `C:\research\DeComFL\cezo_fl\util\language_utils.py`, Line: 304, Name: "to"}, User},
+		{Frame{Filename: "/tmp/ipykernel_114/3105878423.py", Line: 21, Name: "<module>"}, User},
+		{Frame{Filename: "/home/u/train.py", Line: 3, Name: "builtin_step"}, User}, // a Python function, whatever its name
+	}
+	f := DefaultFrameFilter()
+	for _, c := range cases {
+		if got := ClassOf(c.fr); got != c.want {
+			t.Errorf("%+v: class %d, want %d", c.fr, got, c.want)
+		}
+		if hidden := f.Hidden(c.fr); hidden != (c.want != User) {
+			t.Errorf("%+v: hidden = %v", c.fr, hidden)
+		}
+	}
+}
+
+// TestModuleCall: a module call known only by name (a profiler span) is
+// treated as the module.py frame a snapshot records for it: hidden, and a
+// part of a step. Real module.py and autograd frames are too, on any OS;
+// the program's own forward is neither.
+func TestModuleCall(t *testing.T) {
+	f := DefaultFrameFilter()
+	for _, c := range []struct {
+		fr   Frame
+		want bool
+	}{
+		{ModuleCall("Linear_1"), true},
+		{Frame{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1751, Name: "_call_impl"}, true},
+		{Frame{Filename: `C:\venv\Lib\site-packages\torch\nn\modules\module.py`, Line: 1762, Name: "_call_impl"}, true},
+		{Frame{Filename: "/usr/lib/python3/dist-packages/torch/autograd/__init__.py", Line: 266, Name: "backward"}, true},
+		{Frame{Filename: "/home/u/model.py", Line: 12, Name: "forward"}, false},
+	} {
+		if got := IsModuleOrBackward(c.fr); got != c.want {
+			t.Errorf("IsModuleOrBackward(%+v) = %v, want %v", c.fr, got, c.want)
+		}
+		if c.want && !f.Hidden(c.fr) {
+			t.Errorf("%+v is not hidden", c.fr)
+		}
+	}
+	if m := ModuleCall("Linear_1"); m.Name != "Linear_1" || m.Line != 0 {
+		t.Errorf("ModuleCall = %+v", m)
+	}
+}

@@ -1,0 +1,28 @@
+package callsite
+
+import "regexp"
+
+// moduleOrBackward matches the files of the frames of an nn.Module call
+// and of autograd's backward, in Python, on any OS.
+var moduleOrBackward = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
+
+// moduleFile is the file of the frames ModuleCall makes: the file a
+// snapshot's frames of a module call have (torch/nn/modules/module.py),
+// under a directory no real path has.
+const moduleFile = "<nn.Module>/torch/nn/modules/module.py"
+
+// ModuleCall is the frame of a call of the nn.Module named name when only
+// the name is known (a profiler's "nn.Module: Linear_1" span). It is the
+// frame a snapshot records for a module call, so it is treated as one:
+// hidden as framework code by the default filter, and IsModuleOrBackward.
+func ModuleCall(name string) Frame {
+	return Frame{Filename: moduleFile, Name: name}
+}
+
+// IsModuleOrBackward reports whether f is a Python frame of an nn.Module
+// call (ModuleCall's frames too) or of autograd's backward: allocations
+// under them are parts of a training step, never the step itself.
+// (backward's C++ frames are told by their names, in analyze/snapshot.)
+func IsModuleOrBackward(f Frame) bool {
+	return moduleOrBackward.MatchString(f.Filename)
+}

@@ -1,0 +1,1262 @@
+package oom
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// OOM causes. The string values are part of the report's schema.
+const (
+	// CauseFragmentation: PyTorch's segments held enough free memory for
+	// the request, but no free block was large enough.
+	CauseFragmentation = "fragmentation"
+	// CauseAccumulation: memory grew from one or a few call sites until
+	// the limit.
+	CauseAccumulation = "accumulation"
+	// CauseOtherProcesses: other processes held the GPU memory the request
+	// needed.
+	CauseOtherProcesses = "other-processes"
+	// CauseMemoryLimit: the process hit its own cap
+	// (set_per_process_memory_fraction) while the GPU had room.
+	CauseMemoryLimit = "memory-limit"
+	// CauseCapacity: the process's working set is larger than the GPU.
+	CauseCapacity = "capacity"
+	// CauseOutsideProcess: from a snapshot alone (which does not give the
+	// GPU's total memory), the request was more than all this process held
+	// plus the GPU's free memory: other processes held the rest, or the
+	// GPU is too small.
+	CauseOutsideProcess = "outside-process"
+)
+
+// Thresholds of the postmortem.
+const (
+	// accumulationShare: growing sites must hold at least this share of
+	// the memory allocated at the OOM.
+	accumulationShare = 0.5
+	// otherProcessesMin: other processes must hold at least this much to be
+	// a cause (below, it is the driver's and CUDA context's noise).
+	otherProcessesMin = 256 << 20
+	// otherEstimatedMin: when the message lists no processes, memory
+	// outside PyTorch's allocator includes this process's CUDA context and
+	// libraries; only more than this is put on other processes.
+	otherEstimatedMin = 2 << 30
+	// fragmentationMinSplit and fragmentationMinShare: free memory in split
+	// segments (which empty_cache cannot return) at the end of a run is
+	// reported when it is at least fragmentationMinSplit and at least
+	// fragmentationMinShare of reserved memory or fragmentationMinLarge.
+	fragmentationMinSplit = 64 << 20
+	fragmentationMinShare = 0.2
+	fragmentationMinLarge = 2 << 30
+	// tightSlack: a message without a per-process limit that reports less
+	// than this much free beyond the segment needed is a full GPU
+	// (cudaMalloc needs room of its own: page tables, granularity).
+	tightSlack = 128 << 20
+	// smallSegment is the segment a small-pool request (1 MiB or less)
+	// needs: a message that prints it asked the small pool. Before
+	// PyTorch 1.1 (kSmallAlloc in CUDACachingAllocator.cpp) it was 1 MiB.
+	smallSegment    = 2 << 20
+	oldSmallSegment = 1 << 20
+	// oomTopSites is how many sites an OOM report keeps.
+	oomTopSites = 5
+)
+
+// Input is what one input contributes to a postmortem: a snapshot's
+// analysis, or what a log, memory summary or memory stats file holds.
+type Input struct {
+	// Path names the input as the command line did; Format is its
+	// parse.Format.
+	Path   string
+	Format string
+	// Snapshot is set for a snapshot, Text for the other formats.
+	Snapshot *snapshot.Result
+	Text     *TextResult
+	// Processes are per-process samples of an NVML log (nvidia-smi
+	// --query-compute-apps, pmon, pynvml): they name the processes an
+	// OOM message lists by PID.
+	Processes []GPUProcess
+}
+
+// GPUProcess is one sample of a process's memory on a GPU, from an NVML
+// log.
+type GPUProcess struct {
+	PID       int64
+	Name      string // the process name as NVML gave it; "" when absent
+	UsedBytes int64  // -1 when absent
+	TimeUs    int64  // µs since the epoch; 0 when the log has no times
+	Source    string // the log's path
+}
+
+// PostmortemOptions tune the combination. The zero value is usable.
+type PostmortemOptions struct {
+	// Filter hides framework frames of tracebacks; nil means
+	// DefaultFrameFilter().
+	Filter *callsite.FrameFilter
+}
+
+// Postmortem explains the out-of-memory errors of a run from every input
+// given about it: each OOM once, with what each input said about it.
+type Postmortem struct {
+	// OOMs in input order: a snapshot's in trace order, then messages no
+	// snapshot explains.
+	OOMs []Report
+	// Fragmentation lists memory that is free but cannot serve large
+	// requests, at the end of a run, where it is large.
+	Fragmentation []FragmentationReport
+	// Stats are the memory_stats()/memory_summary() sets not folded into
+	// an OOM.
+	Stats []StatsReport
+	// Notes say, per input, what it did not have ("no OOM message").
+	Notes []InputNote
+	// WithoutOOM are the snapshots whose trace has no "oom" entry (most
+	// snapshots: not worth a note where leaks are the subject).
+	WithoutOOM []string
+}
+
+// InputNote is a remark about one input.
+type InputNote struct {
+	Path string // the input
+	Note string // one sentence
+}
+
+// Source is one input's account of an OOM.
+type Source struct {
+	// Path and Format of the input.
+	Path, Format string
+	// Line of the message in a text input; 0 for a snapshot.
+	Line int64
+	// Seq is the "oom" trace entry of a snapshot; -1 for text.
+	Seq int64
+}
+
+// Report is the postmortem of one out-of-memory error. Sizes are bytes,
+// -1 when no input says. Sizes from a message are as PyTorch printed
+// them: within pytorchtext.SizeTolerance of the truth.
+type Report struct {
+	// Sources are the inputs that describe this OOM, snapshots first.
+	Sources []Source
+	// Device is the GPU index, -1 when unknown.
+	Device int
+	// TimeUs is when it happened (µs since the epoch), 0 when unknown.
+	TimeUs int64
+	// Generation of the message, "" without one. Unparsed messages
+	// (Generation pytorchtext.GenUnparsed) carry only Reason and Text.
+	Generation pytorchtext.Generation
+	Exception  string // the exception type before the message
+	Reason     string // why an unparsed message was not read
+	Text       string // the message
+	// RequestedBytes is the allocation that failed: from a snapshot, the
+	// request rounded to a block; from a message only, the size it printed
+	// (for requests under 10 MiB, the segment the allocator needed).
+	RequestedBytes int64
+	// SegmentBytes is the segment PyTorch had to reserve for it.
+	SegmentBytes int64
+	// DeviceFreeBytes and DeviceTotalBytes: the GPU's free and total
+	// memory, as CUDA reported.
+	DeviceFreeBytes, DeviceTotalBytes int64
+	// ProcessInUseBytes is this process's memory on the GPU, PyTorch's and
+	// not (2.x messages, with NVML).
+	ProcessInUseBytes int64
+	// ProcessNames are NVML samples of the processes OtherProcesses
+	// lists, by PID (from an NVML log given with the message).
+	ProcessNames map[int64]GPUProcess
+	// OtherProcesses the message names; UnlistedBytes is memory in use on
+	// the GPU that neither they nor this process account for (other
+	// containers' processes, the driver); -1 when unknown.
+	OtherProcesses []pytorchtext.Process
+	UnlistedBytes  int64
+	// AllowedBytes is the per-process limit; -1 when none was set or the
+	// inputs do not say.
+	AllowedBytes int64
+	// PyTorch's memory at the OOM; PrivatePoolBytes is the part of
+	// AllocatedBytes in private pools (from a 2.2+ message).
+	AllocatedBytes, ReservedBytes, ReservedUnallocatedBytes, ActiveBytes int64
+	PrivatePoolBytes                                                     int64
+	// LargestFreeBlockBytes is the largest free block in the pool the
+	// request had to come from (snapshot only).
+	LargestFreeBlockBytes int64
+	// WouldFitIfContiguous: the free memory in PyTorch's (fixed) segments
+	// would have held the request had it been one block; nil when unknown.
+	WouldFitIfContiguous *bool
+	// Memory is the allocator's state by pool (snapshot only).
+	Memory *snapshot.DeviceMemory
+	// RequestPool is the pool the request had to be served from
+	// (snapshot only).
+	RequestPool *snapshot.PoolKey
+	// LiveBlocks counts allocated blocks, -1 when unknown.
+	LiveBlocks int
+	// Sites are the call sites holding the most memory at the OOM, largest
+	// first (snapshot only; at most 5).
+	Sites []snapshot.Site
+	// SitesTotal counts all of them.
+	SitesTotal int
+	// Stack is where the failing allocation was asked for, innermost
+	// first, framework frames hidden (from the snapshot's trace entry or
+	// the traceback); Frame is its innermost user frame.
+	Stack []callsite.Frame
+	Frame callsite.Frame
+	// Causes, the most specific first; empty when the inputs cannot tell.
+	Causes []Cause
+	// Notes explain what could not be decided, or inconsistencies.
+	Notes []string
+	// Stats is a memory_stats()/memory_summary() set taken at this OOM.
+	Stats *AllocatorStats
+	// Occurrences counts the messages folded into this report.
+	Occurrences int
+	// Survived is set when the snapshot's trace goes on after this OOM:
+	// the program caught the error and went on. SmallerFrame names
+	// Survived.Smaller's stack.
+	Survived     *snapshot.OOMAfter
+	SmallerFrame callsite.Frame
+
+	accumulated int64                // bytes in growing sites
+	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
+	msg         *pytorchtext.Message // the first message folded in
+	expandable  bool
+	snapshot    bool
+}
+
+// Cause is one reason for an OOM, with the numbers that show it.
+type Cause struct {
+	// Name is one of the Cause* constants.
+	Name string
+	// Evidence says which numbers led to the cause.
+	Evidence string
+	// Numbers are those numbers by name: sizes in bytes (names ending in
+	// _bytes) and counts.
+	Numbers map[string]int64
+	// Advice says what to change.
+	Advice string
+}
+
+// FragmentationReport is free memory that PyTorch's segments hold but
+// cannot serve large requests with, on one device at one moment.
+type FragmentationReport struct {
+	// Path and Format of the input.
+	Path, Format string
+	Device       int // -1 when unknown
+	// At is "end" for the end of a snapshot, or the stats' source.
+	At string
+	// State sums the fixed (not expandable) segments; from stats, only
+	// reserved, allocated, active, requested and inactive split are known
+	// (LargestFreeBytes is -1).
+	State snapshot.PoolState
+	// Pools by pool, snapshot only.
+	Pools []snapshot.PoolState
+	// Advice says what to change.
+	Advice string
+}
+
+// StatsReport is one memory_stats()/memory_summary() set.
+type StatsReport struct {
+	// Path and Format of the input; Stats the set.
+	Path, Format string
+	Stats        AllocatorStats
+	// SameAs names what else describes the same moment: a memory
+	// summary of these numbers ("memory_summary.txt"), or the end of a
+	// snapshot ("the end of x.pickle").
+	SameAs []string
+	// SnapshotEnd is true when a snapshot's end is that moment.
+	SnapshotEnd bool
+}
+
+func (r *Report) known(v int64) bool { return v >= 0 }
+
+// NewPostmortem combines inputs about one run: snapshots' OOMs, OOM messages
+// (one OOM printed in several files, or several times, is one), tracebacks
+// and allocator statistics, and finds the causes of each OOM.
+func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
+	if opt.Filter == nil {
+		opt.Filter = callsite.DefaultFrameFilter()
+	}
+	pm := &Postmortem{}
+	var reports []*Report
+	// Snapshots first: messages are matched against their OOMs.
+	for _, in := range inputs {
+		if in.Snapshot == nil {
+			continue
+		}
+		if len(in.Snapshot.OOMs) == 0 {
+			pm.WithoutOOM = append(pm.WithoutOOM, in.Path)
+		}
+		for _, so := range in.Snapshot.OOMs {
+			reports = append(reports, fromSnapshotOOM(in, so))
+		}
+	}
+	for _, in := range inputs {
+		if in.Text == nil {
+			continue
+		}
+		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
+			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
+		}
+		for _, m := range in.Text.Messages {
+			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
+			if r := matchMessage(reports, m); r != nil {
+				r.addMessage(m, src, opt.Filter)
+				continue
+			}
+			r := &Report{Device: -1}
+			r.clear()
+			r.addMessage(m, src, opt.Filter)
+			reports = append(reports, r)
+		}
+	}
+	// Allocator statistics: fold a set taken at an OOM into it, keep the
+	// others for the run.
+	var stats []StatsReport
+	for _, in := range inputs {
+		if in.Text == nil {
+			continue
+		}
+		for _, s := range in.Text.Stats {
+			stats = append(stats, StatsReport{Path: in.Path, Format: in.Format, Stats: s})
+		}
+	}
+	stats = dedupeStats(stats)
+	for i := range stats {
+		s := &stats[i]
+		if r := statsAtOOM(reports, &s.Stats); r != nil {
+			r.Stats = &s.Stats
+			r.Sources = append(r.Sources, Source{Path: s.Path, Format: s.Format, Line: s.Stats.Line, Seq: -1})
+			continue
+		}
+		for _, in := range inputs {
+			if in.Snapshot == nil {
+				continue
+			}
+			for _, end := range in.Snapshot.Fragment.End {
+				if !s.SnapshotEnd && statsMatchState(&s.Stats, end) {
+					s.SameAs = append(s.SameAs, "the end of "+in.Path)
+					s.SnapshotEnd = true
+				}
+			}
+		}
+		pm.Stats = append(pm.Stats, *s)
+	}
+	// Name the processes a message lists from NVML logs given with it:
+	// the sample nearest the OOM (the last one without times).
+	var procs []GPUProcess
+	for _, in := range inputs {
+		procs = append(procs, in.Processes...)
+	}
+	for _, r := range reports {
+		r.nameProcesses(procs)
+		r.findCauses()
+		pm.OOMs = append(pm.OOMs, *r)
+	}
+	// Counted OOMs without a report.
+	for _, s := range pm.Stats {
+		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > len(pm.OOMs) {
+			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %d out-of-memory errors (num_ooms); the inputs describe %d", n, len(pm.OOMs))})
+		}
+	}
+	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
+	return pm
+}
+
+// clear marks every size unknown.
+func (r *Report) clear() {
+	r.RequestedBytes, r.SegmentBytes, r.DeviceFreeBytes, r.DeviceTotalBytes = -1, -1, -1, -1
+	r.ProcessInUseBytes, r.UnlistedBytes, r.AllowedBytes = -1, -1, -1
+	r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes, r.ActiveBytes, r.PrivatePoolBytes = -1, -1, -1, -1, -1
+	r.LargestFreeBlockBytes, r.LiveBlocks = -1, -1
+}
+
+func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
+	r := &Report{Device: so.Device, TimeUs: so.TimeUs, snapshot: true}
+	r.clear()
+	r.Sources = []Source{{Path: in.Path, Format: in.Format, Seq: so.Seq}}
+	r.RequestedBytes = so.Requested
+	r.SegmentBytes = snapshot.AllocSegmentSize(so.Requested)
+	if so.Expandable {
+		// Expandable segments map the pages a block needs (2 MiB each),
+		// not a new segment.
+		const page = 2 << 20
+		r.SegmentBytes = (snapshot.AllocRoundSize(so.Requested) + page - 1) / page * page
+	}
+	if so.DeviceFree >= 0 {
+		r.DeviceFreeBytes = so.DeviceFree
+	}
+	mem := so.Memory
+	r.Memory = &mem
+	pool := so.RequestPool
+	r.RequestPool = &pool
+	t := mem.Total
+	r.AllocatedBytes, r.ReservedBytes, r.ActiveBytes = t.AllocatedBytes, t.ReservedBytes, t.ActiveBytes
+	r.ReservedUnallocatedBytes = t.ReservedBytes - t.AllocatedBytes
+	r.LiveBlocks = t.AllocatedBlocks
+	r.LargestFreeBlockBytes = so.RequestPoolLargestFree
+	fit := so.WouldFitIfContiguous
+	if so.Expandable {
+		fit = mem.Total.FreeBytes >= snapshot.AllocRoundSize(so.Requested) // free pieces of the expandable segments
+	}
+	r.WouldFitIfContiguous = &fit
+	r.expandable = so.Expandable
+	r.Stack, r.Frame = so.Stack, so.Frame
+	if a := so.After; a.Entries > 0 {
+		r.Survived, r.SmallerFrame = &a, so.SmallerFrame
+		note := fmt.Sprintf("the OOM was survived: the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
+		if a.Allocs > 0 {
+			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
+		}
+		if a.SegmentsReleased > 0 {
+			note += fmt.Sprintf(", %d segments were returned to the GPU (empty_cache, or the allocator releasing its cache to retry)", a.SegmentsReleased)
+		}
+		switch {
+		case a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested:
+			note += fmt.Sprintf("; where it failed, a smaller allocation of %s then fit (a retry with a smaller batch)", size(a.SameSiteLargest))
+		case a.Smaller.Stack >= 0 && so.SmallerFrame != (callsite.Frame{}):
+			note += fmt.Sprintf("; %s allocated at most %s after it, %s before: a retry with a smaller batch fit", frameString(so.SmallerFrame), size(a.Smaller.After), size(a.Smaller.Before))
+		}
+		if a.LaterOOMs > 0 {
+			note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)
+		} else {
+			note += "; no later OOM"
+		}
+		r.Notes = append(r.Notes, note)
+	}
+	if so.SitesKnown {
+		sites := append([]snapshot.Site(nil), so.Sites...)
+		sort.SliceStable(sites, func(i, j int) bool { return sites[i].Bytes > sites[j].Bytes })
+		r.SitesTotal = len(sites)
+		for _, s := range so.Sites {
+			if s.Kind == callsite.Leak {
+				r.accumulated += s.Bytes
+			}
+		}
+		if len(sites) > oomTopSites {
+			sites = sites[:oomTopSites]
+		}
+		r.Sites = sites
+	} else {
+		r.Notes = append(r.Notes, "the call sites at this OOM are not known: only the first 32 OOMs of a device keep them")
+	}
+	if so.Mismatches > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d later trace entries did not agree with the snapshot's final state: the state at the OOM is approximate", so.Mismatches))
+	}
+	if t.EstimatedBlocks > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d blocks freed after the OOM are sized by the allocator's rounding of their requested size (a trace entry does not give the block's size): each may have been up to 1 MiB larger", t.EstimatedBlocks))
+	}
+	return r
+}
+
+// near reports whether a size printed in a message is v.
+func near(printed, v int64) bool {
+	d := printed - v
+	if d < 0 {
+		d = -d
+	}
+	return d <= pytorchtext.SizeTolerance(printed)+pytorchtext.SizeTolerance(v)
+}
+
+// parsed reports whether a message of generation g carries figures.
+func parsed(g pytorchtext.Generation) bool {
+	return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 || g == pytorchtext.GenAsync
+}
+
+// sameNumbers reports whether two parsed messages say the same.
+func sameNumbers(a, b *pytorchtext.Message) bool {
+	if a.Generation != b.Generation || a.Device != b.Device || len(a.Processes) != len(b.Processes) {
+		return false
+	}
+	for i := range a.Processes {
+		if a.Processes[i] != b.Processes[i] {
+			return false
+		}
+	}
+	return a.Requested == b.Requested && a.Total == b.Total && a.Free == b.Free && a.ProcessInUse == b.ProcessInUse &&
+		a.Allowed == b.Allowed && a.Allocated == b.Allocated && a.PrivatePools == b.PrivatePools &&
+		a.ReservedUnallocated == b.ReservedUnallocated && a.Reserved == b.Reserved
+}
+
+// matchMessage finds the report a message belongs to: one that already
+// holds the same message (printed again, or in another file), or a
+// snapshot's OOM with the same device, request and free memory.
+func matchMessage(reports []*Report, m Message) *Report {
+	if !parsed(m.Generation) {
+		for _, r := range reports {
+			if r.msg != nil && r.msg.Generation == m.Generation && r.msg.Text == m.Text {
+				return r
+			}
+		}
+		return nil
+	}
+	for _, r := range reports {
+		if r.msg != nil && sameNumbers(r.msg, &m.Message) {
+			return r
+		}
+	}
+	for _, r := range reports {
+		if !r.snapshot || r.msg != nil || (m.Device >= 0 && m.Device != r.Device) {
+			continue
+		}
+		// The message prints the segment size the allocator needed; older
+		// releases the rounded request.
+		if !near(m.Requested, r.SegmentBytes) && !near(m.Requested, r.RequestedBytes) {
+			continue
+		}
+		if r.DeviceFreeBytes >= 0 && !near(m.Free, r.DeviceFreeBytes) {
+			continue
+		}
+		return r
+	}
+	return nil
+}
+
+// addMessage folds a message into the report.
+func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter) {
+	r.Sources = append(r.Sources, src)
+	r.Occurrences++
+	if r.Exception == "" {
+		r.Exception = m.Exception
+	}
+	if len(r.Stack) == 0 && len(m.Frames) > 0 {
+		r.Stack = oomUserStack(m.Frames, filter)
+		if i := callsite.InnermostUser(r.Stack); i >= 0 {
+			r.Frame = r.Stack[i]
+		}
+	}
+	if r.msg != nil {
+		return
+	}
+	mm := m.Message
+	r.msg = &mm
+	r.Generation, r.Text, r.Reason = m.Generation, m.Text, m.Reason
+	if !parsed(m.Generation) {
+		if m.Requested > 0 && !r.snapshot {
+			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
+		}
+		if m.Generation == pytorchtext.GenCut && !r.snapshot {
+			// The figures printed whole before the cut.
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+			r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes = m.Total, m.Free, m.ProcessInUse
+			r.OtherProcesses, r.AllowedBytes = m.Processes, m.Allowed
+		}
+		return
+	}
+	if r.Device < 0 {
+		r.Device = m.Device
+	}
+	r.DeviceTotalBytes = m.Total
+	r.ProcessInUseBytes = m.ProcessInUse
+	r.OtherProcesses = m.Processes
+	r.AllowedBytes = m.Allowed
+	r.PrivatePoolBytes = m.PrivatePools
+	msgReserved := m.Reserved
+	if m.Generation == pytorchtext.Gen2 {
+		msgReserved = m.Allocated + m.ReservedUnallocated
+	}
+	if !r.snapshot {
+		r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested
+		r.DeviceFreeBytes = m.Free
+		r.AllocatedBytes = m.Allocated
+		r.ReservedBytes = msgReserved
+		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
+		if m.Generation == pytorchtext.Gen1 && !m.Cached {
+			r.ruTol = pytorchtext.SizeTolerance(m.Reserved) + pytorchtext.SizeTolerance(m.Allocated)
+		}
+		if m.Generation == pytorchtext.GenAsync {
+			// cudaMallocAsync: freed memory goes back to CUDA's pool,
+			// which the message does not show.
+			r.ReservedUnallocatedBytes = -1
+		}
+		ru := r.ReservedUnallocatedBytes
+		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
+			// Unknown when the request lies within the rounding.
+			fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
+			r.WouldFitIfContiguous = &fit
+		}
+		return
+	}
+	// The snapshot's numbers are exact; say when the message disagrees.
+	if !near(m.Allocated, r.AllocatedBytes) && (m.PrivatePools < 0 || !near(m.Allocated-m.PrivatePools, r.AllocatedBytes)) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s allocated by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(m.Allocated), pytorchtext.FormatSize(r.AllocatedBytes)))
+	}
+	if !near(msgReserved, r.ReservedBytes) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s reserved by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(msgReserved), pytorchtext.FormatSize(r.ReservedBytes)))
+	}
+}
+
+// oomUserStack hides framework frames of a traceback.
+func oomUserStack(full []callsite.Frame, filter *callsite.FrameFilter) []callsite.Frame {
+	var out []callsite.Frame
+	for _, f := range full {
+		if !filter.Hidden(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return callsite.FrameworkSite(full)
+	}
+	return out
+}
+
+// size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
+func size(b int64) string { return pytorchtext.FormatSize(b) }
+
+// findCauses classifies the OOM from the numbers its inputs gave.
+func (r *Report) findCauses() {
+	if !parsed(r.Generation) && !r.snapshot {
+		switch r.Generation {
+		case pytorchtext.GenCUDAError:
+			r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
+		case pytorchtext.GenUnparsed:
+			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
+		case pytorchtext.GenCut:
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
+			r.checkImpossible()
+		case pytorchtext.GenTHC:
+			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
+		}
+		return
+	}
+	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
+		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
+		switch {
+		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
+			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
+		case r.Reason != "":
+			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
+	}
+	r.checkImpossible()
+	req := r.RequestedBytes
+	block, seg := req, r.SegmentBytes
+	tol := int64(0)
+	if r.snapshot {
+		block = snapshot.AllocRoundSize(req)
+	} else {
+		tol = pytorchtext.SizeTolerance(req)
+	}
+	fromMessage := r.msg != nil && parsed(r.msg.Generation)
+	if fromMessage {
+		r.reconcileProcesses()
+	}
+	freeTol := int64(0)
+	if fromMessage {
+		freeTol = pytorchtext.SizeTolerance(r.DeviceFreeBytes)
+	}
+	// The GPU had room for the segment when CUDA reported at least that
+	// much free. A message without a limit ("allowed") that reports barely
+	// more free than the segment is a GPU that was full all the same:
+	// cudaMalloc needs some room of its own (page tables, granularity).
+	slack := int64(0)
+	if fromMessage && !r.known(r.AllowedBytes) && !r.snapshot {
+		slack = tightSlack
+	}
+	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol+slack
+	gpuFull := r.known(r.DeviceFreeBytes) && !gpuRoom
+	var shortfall int64 = -1
+	marginOnly := false // full only for want of cudaMalloc's own room
+	if gpuFull {
+		shortfall = seg - r.DeviceFreeBytes
+		if shortfall <= 0 {
+			// Free memory matched the request but not the room cudaMalloc
+			// needs of its own: what was missing is that margin.
+			shortfall, marginOnly = seg+slack-r.DeviceFreeBytes, true
+		}
+	}
+	var full []Cause // causes that alone explain the shortfall
+
+	// Capacity that nothing else can fix: the live memory and the request
+	// are more than the whole GPU.
+	tooBig := false
+	if r.known(r.DeviceTotalBytes) {
+		live := max(r.AllocatedBytes, 0)
+		tooBig = live+block > r.DeviceTotalBytes+tol+pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	}
+
+	// Fragmentation: enough free memory in PyTorch's segments, no block
+	// large enough.
+	frag := false
+	addFrag := func(ev string, nums map[string]int64, advice string) {
+		frag = true
+		ev += r.growthRefused(gpuRoom, seg)
+		nums["requested_bytes"] = req
+		if shortfall >= 0 {
+			nums["shortfall_bytes"] = shortfall
+		}
+		full = append(full, Cause{Name: CauseFragmentation, Evidence: ev, Numbers: nums, Advice: advice})
+	}
+	switch {
+	case tooBig:
+	case r.Memory != nil && r.expandable:
+		// Expandable segments map and unmap pages where requests need
+		// them; what stays free is in partial pages between live blocks.
+		free := r.Memory.Total.FreeBytes
+		// The OOM itself says the segment could not grow (the GPU or a
+		// limit refused more pages).
+		if free >= block && r.LargestFreeBlockBytes < block {
+			addFrag(fmt.Sprintf("expandable segments were already on, yet %s stayed free inside them in pieces between live blocks (the largest where the request could go: %s) and the %s request found no room",
+				size(free), size(r.LargestFreeBlockBytes), size(req)),
+				map[string]int64{"reserved_free_bytes": free, "largest_free_block_bytes": r.LargestFreeBlockBytes}, expandableFragmentationAdvice)
+		} else if free >= block {
+			r.Notes = append(r.Notes, fmt.Sprintf("expandable segments: the %s free in PyTorch's segments is unmapped and mapped again where a request needs it, so it is not fragmentation", size(free)))
+		}
+	case r.Memory != nil:
+		fixed := r.Memory.Fixed
+		if fixed.FreeBytes >= block && r.LargestFreeBlockBytes < block {
+			addFrag(fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
+				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes)),
+				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
+				fragmentationAdvice)
+		}
+	case fromMessage && (req == smallSegment || req == oldSmallSegment):
+		// A printed 2 MiB is a small-pool segment (requests up to
+		// 1 MiB), 1 MiB before PyTorch 1.1 (kSmallAlloc): reserved-but-
+		// unallocated memory may all be in the large pool, which small
+		// requests never use.
+		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a %s segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(req), size(r.ReservedUnallocatedBytes)))
+		}
+	case r.known(r.ReservedUnallocatedBytes) && r.ruTol > 0 && r.ReservedUnallocatedBytes+r.ruTol >= req && r.ReservedUnallocatedBytes-r.ruTol < req:
+		// 1.x prints reserved and allocated, each rounded: their
+		// difference is known to within both roundings.
+		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved but unallocated is reserved minus allocated, each rounded to two decimals: it lies between %s and %s, so whether it would have held the %s request cannot be told",
+			size(r.ReservedUnallocatedBytes), size(max(r.ReservedUnallocatedBytes-r.ruTol, 0)), size(r.ReservedUnallocatedBytes+r.ruTol), size(req)))
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
+		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
+	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
+		// Smaller than the request, but the GPU would have had room had
+		// PyTorch's split free blocks been free on the GPU.
+		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
+			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall), size(tightSlack)),
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
+	}
+
+	// Other processes: the GPU lacked room and others held it.
+	var others int64 = -1
+	othersEstimated := false
+	if gpuFull && r.known(r.DeviceTotalBytes) {
+		used := r.DeviceTotalBytes - r.DeviceFreeBytes
+		var listed int64
+		for _, p := range r.OtherProcesses {
+			listed += p.Bytes
+		}
+		switch {
+		case r.known(r.ProcessInUseBytes):
+			// What no listed process accounts for; below
+			// otherProcessesMin it is the rounding of the message.
+			r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
+			others = listed
+			if r.UnlistedBytes >= otherProcessesMin {
+				others += r.UnlistedBytes
+			}
+		case len(r.OtherProcesses) > 0:
+			others = listed
+		case r.known(r.ReservedBytes):
+			others, othersEstimated = max(0, used-r.ReservedBytes), true
+		}
+	}
+	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
+		var who []string
+		for _, p := range r.OtherProcesses {
+			w := fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes))
+			if q, ok := r.ProcessNames[p.PID]; ok {
+				if q.Name != "" {
+					w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, size(p.Bytes))
+				}
+				if q.UsedBytes >= 0 {
+					w += fmt.Sprintf(", %s in %s", size(q.UsedBytes), q.Source)
+				}
+			}
+			who = append(who, w)
+		}
+		if r.UnlistedBytes > otherProcessesMin {
+			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
+		}
+		short := fmt.Sprintf("%s short", size(shortfall))
+		if marginOnly {
+			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", size(shortfall), size(tightSlack))
+		}
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
+		if othersEstimated {
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
+		} else if len(who) > 0 {
+			ev += " (" + strings.Join(who, "; ") + ")"
+		}
+		if r.known(r.ProcessInUseBytes) {
+			ev += fmt.Sprintf(", this process %s", size(r.ProcessInUseBytes))
+			if out := r.ProcessInUseBytes - r.ReservedBytes; r.known(r.ReservedBytes) && out >= otherProcessesMin {
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(out))
+			}
+		}
+		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
+		full = append(full, Cause{Name: CauseOtherProcesses, Evidence: ev,
+			Numbers: map[string]int64{"other_processes_bytes": others, "device_free_bytes": r.DeviceFreeBytes, "device_total_bytes": r.DeviceTotalBytes, "shortfall_bytes": shortfall},
+			Advice:  advice})
+	}
+
+	// Outside this process: from a snapshot alone (no total capacity),
+	// a request larger than all this process held plus the GPU's free
+	// memory could not have fit whatever this process released.
+	outside := false
+	if gpuFull && !r.known(r.DeviceTotalBytes) && r.known(r.ReservedBytes) && seg > r.ReservedBytes+r.DeviceFreeBytes {
+		outside = true
+		full = append(full, Cause{Name: CauseOutsideProcess,
+			Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together: the rest of the GPU was held outside this process (other processes), or the GPU is too small; the OOM message or nvidia-smi tells which",
+				size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes)),
+			Numbers: map[string]int64{"segment_bytes": seg, "reserved_bytes": r.ReservedBytes, "device_free_bytes": r.DeviceFreeBytes, "shortfall_bytes": shortfall},
+			Advice:  "run nvidia-smi (or keep the OOM message) to see what else holds the GPU: free it or give this job a GPU of its own; if nothing else does, the GPU is too small for this step: a smaller batch, activation checkpointing, mixed precision, sharding"})
+	}
+
+	// Accumulation: growing call sites hold most of the memory, and
+	// their growth explains what was missing.
+	if r.snapshot && !tooBig && !outside && r.AllocatedBytes > 0 && float64(r.accumulated) >= accumulationShare*float64(r.AllocatedBytes) {
+		need := int64(-1) // what growth must explain
+		switch {
+		case gpuFull:
+			need = shortfall
+		case gpuRoom && r.known(r.AllowedBytes) && r.known(r.ReservedBytes):
+			need = max(r.ReservedBytes+seg-r.AllowedBytes, 0)
+		}
+		if need < 0 || r.accumulated >= need {
+			var parts []string
+			var top snapshot.Site
+			for _, s := range r.Sites {
+				if s.Kind != callsite.Leak {
+					continue
+				}
+				if len(parts) == 0 {
+					top = s
+				}
+				if len(parts) < 3 {
+					parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
+				}
+			}
+			ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%.0f%%)", strings.Join(parts, ", "),
+				size(r.accumulated), size(r.AllocatedBytes), 100*float64(r.accumulated)/float64(r.AllocatedBytes))
+			if need >= 0 {
+				ev += fmt.Sprintf(", more than the %s that was missing", size(need))
+			}
+			if g := top.Growth; g != nil && g.Allocations > 0 {
+				ev += fmt.Sprintf("; %d of the %d allocations made at %s were still held", g.Kept, g.Allocations, frameString(top.Frame))
+			}
+			nums := map[string]int64{"accumulated_bytes": r.accumulated, "allocated_bytes": r.AllocatedBytes, "top_site_bytes": top.Bytes, "top_site_blocks": int64(top.Count)}
+			if need >= 0 {
+				nums["shortfall_bytes"] = need
+			}
+			full = append(full, Cause{Name: CauseAccumulation, Evidence: ev, Numbers: nums,
+				Advice: fmt.Sprintf("fix the retention at %s: store loss.item() or .detach() rather than tensors that keep their graph, clear lists, dicts and caches of tensors, delete models and optimizers you replace", frameString(top.Frame))})
+		}
+	}
+
+	// Memory limit: the GPU had room, the process's cap refused. Only a
+	// message's "allowed", or a snapshot (whose trace entry reports the
+	// GPU's free memory at the failed cudaMalloc), shows a cap.
+	// With fragmentation found too, the cap is a cause only where the
+	// numbers show it was reached.
+	if gpuRoom {
+		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
+		switch {
+		case frag && !r.known(r.AllowedBytes):
+		case r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes:
+			if frag {
+				break
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
+				size(r.AllowedBytes), size(r.ReservedBytes), size(seg), size(r.DeviceFreeBytes)))
+		case r.known(r.AllowedBytes):
+			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", size(r.AllowedBytes), size(r.DeviceFreeBytes))
+			if r.known(r.ReservedBytes) {
+				ev += fmt.Sprintf(": PyTorch had %s reserved and needed %s more", size(r.ReservedBytes), size(seg))
+			}
+			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
+				Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
+				Advice:  memoryLimitAdvice})
+		case r.snapshot:
+			ev := fmt.Sprintf("the GPU had %s free, yet PyTorch could not reserve %s more than its %s: a per-process limit refused it (torch.cuda.set_per_process_memory_fraction; the OOM message gives it as \"N allowed\")",
+				size(r.DeviceFreeBytes), size(seg), size(r.ReservedBytes))
+			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
+				Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
+				Advice:  memoryLimitAdvice})
+		default:
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
+		}
+	}
+
+	// Capacity: this process's working set is what filled the GPU.
+	var causes []Cause
+	self := r.ProcessInUseBytes
+	if !r.known(self) {
+		self = r.ReservedBytes
+	}
+	capacity := func() Cause {
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
+		if tooBig {
+			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
+				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
+		} else if marginOnly {
+			ev += fmt.Sprintf(" (barely more than the request: %s short of the %s cudaMalloc needs of its own)", size(shortfall), size(tightSlack))
+		} else if shortfall > 0 {
+			ev += fmt.Sprintf(" (%s short)", size(shortfall))
+		}
+		if r.known(self) {
+			ev += fmt.Sprintf("; this process held %s", size(self))
+			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))
+			}
+		}
+		switch {
+		case others > 0 && othersEstimated:
+			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", size(others))
+		case others >= 0 && !othersEstimated:
+			ev += fmt.Sprintf(", other processes %s", size(others))
+		}
+		return Cause{Name: CauseCapacity, Evidence: ev,
+			Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg, "allocated_bytes": r.AllocatedBytes},
+			Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"}
+	}
+	switch {
+	case tooBig:
+		causes = append(causes, capacity())
+	case len(full) == 0 && gpuFull && r.known(r.DeviceTotalBytes):
+		full = append(full, capacity())
+	}
+	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside {
+		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
+	}
+	if len(full) == 0 && len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
+		r.Notes = append(r.Notes, "the trace entry does not give the GPU's free memory: the cause cannot be told")
+	}
+	// Every cause here explains the whole shortfall alone. The one that
+	// holds the most memory comes first (fragmentation: the memory split;
+	// other processes: theirs; accumulation: the growth), then the
+	// constraints (a limit, memory outside this process, capacity); ties
+	// go to the most specific: what a change in this job fixes before
+	// what needs more memory.
+	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
+	held := func(c Cause) int64 {
+		switch c.Name {
+		case CauseFragmentation:
+			return max(c.Numbers["reserved_unallocated_bytes"], c.Numbers["reserved_free_bytes"])
+		case CauseOtherProcesses:
+			return c.Numbers["other_processes_bytes"]
+		case CauseAccumulation:
+			return c.Numbers["accumulated_bytes"]
+		}
+		return 0
+	}
+	estimated := func(c Cause) bool { return c.Name == CauseOtherProcesses && othersEstimated }
+	sort.SliceStable(full, func(i, j int) bool {
+		// Memory outside PyTorch's allocator estimated from the totals
+		// (this process's CUDA context in it) comes after fragmentation
+		// the message states.
+		if estimated(full[i]) && full[j].Name == CauseFragmentation {
+			return false
+		}
+		if estimated(full[j]) && full[i].Name == CauseFragmentation {
+			return true
+		}
+		if a, b := held(full[i]), held(full[j]); a != b {
+			return a > b
+		}
+		return order[full[i].Name] < order[full[j].Name]
+	})
+	r.Causes = append(causes, full...)
+}
+
+// checkImpossible notes figures that cannot all hold on one GPU: this
+// process, PyTorch's reserved memory or the listed processes above the
+// GPU's total. On Windows (WDDM) the driver may spill into shared system
+// memory; else the message was edited or pieced together.
+func (r *Report) checkImpossible() {
+	if !r.known(r.DeviceTotalBytes) || r.DeviceTotalBytes == 0 {
+		return
+	}
+	limit := r.DeviceTotalBytes + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	var listed int64
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+	}
+	for _, f := range []struct {
+		what string
+		v    int64
+	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
+		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, size(f.v), size(r.DeviceTotalBytes)))
+			return
+		}
+	}
+}
+
+// nameProcesses finds, for each process the message lists, its NVML
+// sample nearest the OOM.
+func (r *Report) nameProcesses(procs []GPUProcess) {
+	for _, p := range r.OtherProcesses {
+		best := -1
+		for i, q := range procs {
+			if q.PID != p.PID {
+				continue
+			}
+			if best < 0 || (r.TimeUs > 0 && q.TimeUs > 0 && absDiff(q.TimeUs, r.TimeUs) < absDiff(procs[best].TimeUs, r.TimeUs)) || (r.TimeUs == 0 && q.TimeUs >= procs[best].TimeUs) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			if r.ProcessNames == nil {
+				r.ProcessNames = map[int64]GPUProcess{}
+			}
+			r.ProcessNames[p.PID] = procs[best]
+		}
+	}
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// reconcileProcesses reads a message's process figures. "this process has
+// 0 bytes memory in use" is NVML failing to see the process (a container's
+// PID namespace): unknown, not zero. A "Process N has M" line may name this
+// very process, seen from outside its PID namespace: when this process's
+// memory and the listed processes' together are more than the GPU had in
+// use, the process that makes the sum too large is this one.
+func (r *Report) reconcileProcesses() {
+	if r.ProcessInUseBytes == 0 {
+		r.ProcessInUseBytes = -1
+		r.Notes = append(r.Notes, "the message says this process has 0 bytes memory in use: NVML could not see the process (a container's PID namespace), so its memory is unknown, not zero")
+	}
+	if !r.known(r.DeviceTotalBytes) || !r.known(r.DeviceFreeBytes) || !r.known(r.ReservedBytes) || len(r.OtherProcesses) == 0 {
+		return
+	}
+	used := r.DeviceTotalBytes - r.DeviceFreeBytes
+	self := r.ProcessInUseBytes
+	if !r.known(self) {
+		self = r.ReservedBytes // at least PyTorch's reserved memory is on the GPU
+	}
+	var listed, tol int64
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+		tol += pytorchtext.SizeTolerance(p.Bytes)
+	}
+	tol += pytorchtext.SizeTolerance(r.DeviceTotalBytes) + pytorchtext.SizeTolerance(r.DeviceFreeBytes) + pytorchtext.SizeTolerance(self)
+	if self+listed <= used+tol {
+		return
+	}
+	// This process holds PyTorch's reserved memory plus what lives outside
+	// the caching allocator (the CUDA context, libraries: a few hundred
+	// MiB, rarely more than 2 GiB). Of the listed processes that hold at
+	// least the reserved memory, the smallest fits that best; when a
+	// second one is also within 2 GiB of it, say the choice is uncertain.
+	k, k2 := -1, -1
+	for i, p := range r.OtherProcesses {
+		if p.Bytes+pytorchtext.SizeTolerance(p.Bytes) < r.ReservedBytes {
+			continue
+		}
+		switch {
+		case k < 0 || p.Bytes < r.OtherProcesses[k].Bytes:
+			k, k2 = i, k
+		case k2 < 0 || p.Bytes < r.OtherProcesses[k2].Bytes:
+			k2 = i
+		}
+	}
+	if k < 0 {
+		return
+	}
+	p := r.OtherProcesses[k]
+	r.OtherProcesses = append(append([]pytorchtext.Process(nil), r.OtherProcesses[:k]...), r.OtherProcesses[k+1:]...)
+	if !r.known(r.ProcessInUseBytes) {
+		r.ProcessInUseBytes = p.Bytes
+	}
+	note := fmt.Sprintf("process %d (%s) is taken for this process, seen from outside its PID namespace: with PyTorch's %s reserved, the processes listed would hold more than the %s in use on the GPU, and it is the smallest listed process that holds PyTorch's reserved memory",
+		p.PID, size(p.Bytes), size(r.ReservedBytes), size(used))
+	if k2 >= 0 {
+		if q := r.OtherProcesses[k2-btoi(k2 > k)]; q.Bytes-r.ReservedBytes < otherEstimatedMin {
+			note += fmt.Sprintf("; process %d (%s) could be it as well: the message cannot tell which", q.PID, size(q.Bytes))
+		}
+	}
+	r.Notes = append(r.Notes, note)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// growthRefused says why PyTorch could not reserve a new segment instead.
+func (r *Report) growthRefused(gpuRoom bool, seg int64) string {
+	switch {
+	case gpuRoom && r.known(r.AllowedBytes):
+		return fmt.Sprintf("; the %s limit (allowed) kept PyTorch from reserving a new %s segment", size(r.AllowedBytes), size(seg))
+	case gpuRoom:
+		return fmt.Sprintf("; the GPU had %s free, so a per-process limit kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
+	case r.known(r.DeviceFreeBytes):
+		return fmt.Sprintf("; the GPU had only %s free for a new %s segment", size(r.DeviceFreeBytes), size(seg))
+	}
+	return ""
+}
+
+const fragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) so that freed memory is mapped again contiguously; before 2.1, max_split_size_mb (e.g. 128) keeps large cached blocks from being split; or allocate the large, long-lived buffers first, before many small ones interleave with them"
+
+const expandableFragmentationAdvice = "expandable segments were already on, so the free memory is in partial pages between long-lived blocks: allocate the large, long-lived buffers first (or in a torch.cuda.MemPool of their own), free the short-lived ones sooner, or lower the peak (smaller batch, activation checkpointing); max_split_size_mb does not apply to expandable segments"
+
+const memoryLimitAdvice = "the process reached its own cap, not the GPU's: raise torch.cuda.set_per_process_memory_fraction (or the framework setting that sets it), or reduce what this process needs"
+
+func frameString(f callsite.Frame) string {
+	if f.Filename == "" && f.Name == "" {
+		return "(no stack)"
+	}
+	file := f.Filename
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		file = file[i+1:]
+	}
+	if f.Line > 0 {
+		return fmt.Sprintf("%s (%s:%d)", f.Name, file, f.Line)
+	}
+	return fmt.Sprintf("%s (%s)", f.Name, file)
+}
+
+// statsNear reports whether a stats value (maybe truncated to its
+// resolution) is v, give or take tol.
+func statsNear(s *AllocatorStats, key string, v, tol int64) bool {
+	x, ok := s.Get(key)
+	if !ok {
+		return false
+	}
+	return x-tol <= v && v < x+max(s.Resolution[key], 1)+tol
+}
+
+// statsAtOOM finds the OOM a stats set was taken at: it counts an OOM and
+// its allocated and reserved memory are the OOM's.
+func statsAtOOM(reports []*Report, s *AllocatorStats) *Report {
+	if n, ok := s.Get("num_ooms"); !ok || n == 0 {
+		return nil
+	}
+	var found *Report
+	for _, r := range reports {
+		if r.Stats != nil || !r.known(r.AllocatedBytes) || !r.known(r.ReservedBytes) || (s.Device >= 0 && r.Device >= 0 && s.Device != r.Device) {
+			continue
+		}
+		tol := int64(0)
+		if !r.snapshot {
+			tol = pytorchtext.SizeTolerance(r.AllocatedBytes) + pytorchtext.SizeTolerance(r.ReservedBytes)
+		}
+		if statsNear(s, "allocated_bytes.all.current", r.AllocatedBytes, tol) && statsNear(s, "reserved_bytes.all.current", r.ReservedBytes, tol) {
+			found = r
+		}
+	}
+	return found
+}
+
+// statsMatchState reports whether a stats set describes a snapshot state.
+func statsMatchState(s *AllocatorStats, dm snapshot.DeviceMemory) bool {
+	if s.Device >= 0 && s.Device != dm.Device {
+		return false
+	}
+	return statsNear(s, "allocated_bytes.all.current", dm.Total.AllocatedBytes, 0) &&
+		statsNear(s, "reserved_bytes.all.current", dm.Total.ReservedBytes, 0) &&
+		statsNear(s, "segment.all.current", int64(dm.Total.Segments), 0)
+}
+
+// dedupeStats drops a memory_summary() set that shows the numbers of a
+// memory_stats() set given too (truncated to its units), and names the
+// summary in the stats set's SameAs.
+func dedupeStats(in []StatsReport) []StatsReport {
+	dup := make([]bool, len(in))
+	for i, a := range in {
+		if a.Stats.Source != pytorchtext.SourceMemorySummary {
+			continue
+		}
+		for j, b := range in {
+			if b.Stats.Source != pytorchtext.SourceMemoryStats || (a.Stats.Device >= 0 && b.Stats.Device >= 0 && a.Stats.Device != b.Stats.Device) {
+				continue
+			}
+			if summaryShows(&a.Stats, &b.Stats) {
+				dup[i] = true
+				in[j].SameAs = append(in[j].SameAs, a.Path)
+				break
+			}
+		}
+	}
+	var out []StatsReport
+	for i := range in {
+		if !dup[i] {
+			out = append(out, in[i])
+		}
+	}
+	return out
+}
+
+// summaryShows reports whether every value of a summary is a stats value
+// truncated to the summary's unit.
+func summaryShows(sum, stats *AllocatorStats) bool {
+	if len(sum.Values) == 0 {
+		return false
+	}
+	for k, v := range sum.Values {
+		bv, ok := stats.Values[k]
+		if !ok || bv < v || bv >= v+max(sum.Resolution[k], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+const endFragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+), or max_split_size_mb before 2.1, or allocate long-lived buffers before short-lived ones so that they do not split the segments"
+
+// worthReporting says whether free memory that cannot be returned is large.
+func worthReporting(split, reserved int64) bool {
+	return split >= fragmentationMinSplit && (float64(split) >= fragmentationMinShare*float64(reserved) || split >= fragmentationMinLarge)
+}
+
+// fragmentationReports finds large free-but-unusable memory at the end of
+// snapshots, and in stats sets that no snapshot describes.
+func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationReport {
+	var out []FragmentationReport
+	for _, in := range inputs {
+		if in.Snapshot == nil {
+			continue
+		}
+		for _, dm := range in.Snapshot.Fragment.End {
+			f := dm.Fixed
+			if !worthReporting(f.InactiveSplitBytes, f.ReservedBytes) {
+				continue
+			}
+			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice}
+			for _, p := range dm.Pools {
+				if !p.Expandable {
+					fr.Pools = append(fr.Pools, p)
+				}
+			}
+			out = append(out, fr)
+		}
+	}
+	for _, s := range stats {
+		if s.SnapshotEnd {
+			continue // the snapshot's end says more
+		}
+		st := &s.Stats
+		split, ok1 := st.Get("inactive_split_bytes.all.current")
+		reserved, ok2 := st.Get("reserved_bytes.all.current")
+		if !ok1 || !ok2 || !worthReporting(split, reserved) {
+			continue
+		}
+		ps := snapshot.PoolState{PoolKey: snapshot.PoolKey{Device: max(st.Device, 0)}, ReservedBytes: reserved, InactiveSplitBytes: split, LargestFreeBytes: -1}
+		ps.AllocatedBytes, _ = st.Get("allocated_bytes.all.current")
+		ps.ActiveBytes, _ = st.Get("active_bytes.all.current")
+		ps.RequestedBytes, ps.RequestedKnown = st.Get("requested_bytes.all.current")
+		if n, ok := st.Get("segment.all.current"); ok {
+			ps.Segments = int(n)
+		}
+		if n, ok := st.Get("inactive_split.all.current"); ok {
+			ps.InactiveSplitBlocks = int(n)
+		}
+		ps.FreeBytes = ps.ReservedBytes - ps.ActiveBytes
+		out = append(out, FragmentationReport{Path: s.Path, Format: s.Format, Device: st.Device, At: st.Source, State: ps, Advice: endFragmentationAdvice})
+	}
+	return out
+}

@@ -1,0 +1,222 @@
+package oom
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// Message is one out-of-memory message read from a log.
+type Message struct {
+	pytorchtext.Message
+	// Line is the message's line in its input.
+	Line int64
+	// Frames are the traceback that ended with it, innermost first; nil
+	// without one.
+	Frames []callsite.Frame
+}
+
+// AllocatorStats is one torch.cuda.memory_stats() dict, or the numbers of
+// one torch.cuda.memory_summary() table, keyed as memory_stats() keys them.
+type AllocatorStats struct {
+	// Source is pytorchtext.SourceMemoryStats or SourceMemorySummary.
+	Source string
+	// Line is where it starts in its input.
+	Line int64
+	// Device is the GPU index, -1 when the input does not say.
+	Device int
+	// Values by key ("allocated_bytes.all.current", "num_ooms", ...).
+	Values map[string]int64
+	// Resolution of the values that are not exact: the true value is in
+	// [value, value+resolution) (memory_summary() truncates to its unit).
+	Resolution map[string]int64
+	// PartialAtLine is the line where a memory_summary() table broke off
+	// (cut, or a row not understood): Values hold only the rows before
+	// it. 0 for a whole table.
+	PartialAtLine int64
+}
+
+// Get returns a value and whether the stats have it.
+func (s *AllocatorStats) Get(key string) (int64, bool) {
+	v, ok := s.Values[key]
+	return v, ok
+}
+
+// TextResult is what a log, a memory summary or memory stats hold.
+type TextResult struct {
+	Messages []Message        // in input order
+	Stats    []AllocatorStats // in input order
+}
+
+// TextAnalyzer collects the tables of package pytorchtext into typed
+// values. Feed it every record batch with Add, then call Finalize once.
+type TextAnalyzer struct {
+	msgs   map[int32]*Message
+	procs  map[int32][]pytorchtext.Process
+	frames map[int32][]callsite.Frame
+	sets   map[int32]*AllocatorStats
+}
+
+// NewTextAnalyzer returns an empty analyzer.
+func NewTextAnalyzer() *TextAnalyzer {
+	return &TextAnalyzer{msgs: map[int32]*Message{}, procs: map[int32][]pytorchtext.Process{},
+		frames: map[int32][]callsite.Frame{}, sets: map[int32]*AllocatorStats{}}
+}
+
+// Add feeds one record batch of table t. It returns an error when the
+// batch does not have the table's schema.
+func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
+	if !rec.Schema().Equal(t.Schema()) {
+		return fmt.Errorf("analyze: %s batch has schema %s", t, rec.Schema())
+	}
+	n := int(rec.NumRows())
+	// Every string kept from the batch is copied: its buffers are reused
+	// once the batch is released.
+	names := callsite.Interner{}
+	switch t {
+	case pytorchtext.TableMessages:
+		gen := rec.Column(pytorchtext.MsgGeneration).(*array.Dictionary)
+		genDict := gen.Dictionary().(*array.String)
+		size := func(col, i int) int64 {
+			c := rec.Column(col).(*array.Int64)
+			if c.IsNull(i) {
+				return -1
+			}
+			return c.Value(i)
+		}
+		str := func(col, i int) string {
+			c := rec.Column(col).(*array.String)
+			if c.IsNull(i) {
+				return ""
+			}
+			return strings.Clone(c.Value(i))
+		}
+		for i := 0; i < n; i++ {
+			m := &Message{Line: rec.Column(pytorchtext.MsgLine).(*array.Int64).Value(i)}
+			m.Generation = pytorchtext.Generation(names.Get(genDict.Value(gen.GetValueIndex(i))))
+			m.Typo = rec.Column(pytorchtext.MsgTypo).(*array.Boolean).Value(i)
+			m.Backend = str(pytorchtext.MsgBackend, i)
+			m.Exception = str(pytorchtext.MsgException, i)
+			m.Prefix = str(pytorchtext.MsgPrefix, i)
+			m.Device = -1
+			if c := rec.Column(pytorchtext.MsgDevice).(*array.Int32); c.IsValid(i) {
+				m.Device = int(c.Value(i))
+			}
+			m.Requested = size(pytorchtext.MsgRequested, i)
+			m.Total = size(pytorchtext.MsgTotal, i)
+			m.Free = size(pytorchtext.MsgFree, i)
+			m.ProcessInUse = size(pytorchtext.MsgProcessInUse, i)
+			m.Allowed = size(pytorchtext.MsgAllowed, i)
+			m.Allocated = size(pytorchtext.MsgAllocated, i)
+			m.PrivatePools = size(pytorchtext.MsgPrivatePools, i)
+			m.ReservedUnallocated = size(pytorchtext.MsgReservedUnallocated, i)
+			m.Reserved = size(pytorchtext.MsgReserved, i)
+			m.Reason = str(pytorchtext.MsgReason, i)
+			m.Text = str(pytorchtext.MsgText, i)
+			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
+		}
+	case pytorchtext.TableProcesses:
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.ProcMessage).(*array.Int32).Value(i)
+			a.procs[id] = append(a.procs[id], pytorchtext.Process{PID: rec.Column(pytorchtext.ProcPID).(*array.Int64).Value(i),
+				Bytes: rec.Column(pytorchtext.ProcBytes).(*array.Int64).Value(i)})
+		}
+	case pytorchtext.TableFrames:
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.FrMessage).(*array.Int32).Value(i)
+			a.frames[id] = append(a.frames[id], callsite.Frame{Filename: names.Get(rec.Column(pytorchtext.FrFilename).(*array.String).Value(i)),
+				Line: rec.Column(pytorchtext.FrLine).(*array.Int64).Value(i), Name: names.Get(rec.Column(pytorchtext.FrName).(*array.String).Value(i))})
+		}
+	case pytorchtext.TableStats:
+		src := rec.Column(pytorchtext.StSource).(*array.Dictionary)
+		srcDict := src.Dictionary().(*array.String)
+		dev := rec.Column(pytorchtext.StDevice).(*array.Int32)
+		for i := 0; i < n; i++ {
+			id := rec.Column(pytorchtext.StSet).(*array.Int32).Value(i)
+			s := a.sets[id]
+			if s == nil {
+				s = &AllocatorStats{Source: names.Get(srcDict.Value(src.GetValueIndex(i))), Line: rec.Column(pytorchtext.StSetLine).(*array.Int64).Value(i),
+					Device: -1, Values: map[string]int64{}, Resolution: map[string]int64{}}
+				if dev.IsValid(i) {
+					s.Device = int(dev.Value(i))
+				}
+				a.sets[id] = s
+			}
+			key := names.Get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
+			if key == pytorchtext.PartialKey {
+				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+				continue
+			}
+			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+			if r := rec.Column(pytorchtext.StResolution).(*array.Int64).Value(i); r > 0 {
+				s.Resolution[key] = r
+			}
+		}
+	}
+	return nil
+}
+
+// Finalize returns the messages and stats in input order.
+func (a *TextAnalyzer) Finalize() *TextResult {
+	res := &TextResult{}
+	ids := make([]int32, 0, len(a.msgs))
+	for id := range a.msgs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		m := a.msgs[id]
+		m.Processes = a.procs[id]
+		m.Frames = a.frames[id]
+		res.Messages = append(res.Messages, *m)
+	}
+	ids = ids[:0]
+	for id := range a.sets {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		res.Stats = append(res.Stats, *a.sets[id])
+	}
+	return res
+}
+
+// Verdict says what a memory_stats()/memory_summary() set shows on its own,
+// "" when nothing stands out:
+//   - OOMs or cudaMalloc retries while the free memory split around live
+//     blocks (non-releasable memory; without that row, reserved minus
+//     allocated) is at least the allocated memory: fragmentation;
+//   - allocated about equal to reserved after segments were returned to
+//     the GPU (empty_cache, or the allocator's release on OOM): live
+//     tensors hold the memory, not the cache.
+func (s *AllocatorStats) Verdict() string {
+	alloc, ok1 := s.Get("allocated_bytes.all.current")
+	reserved, ok2 := s.Get("reserved_bytes.all.current")
+	if !ok1 || !ok2 || reserved <= 0 {
+		return ""
+	}
+	ooms, _ := s.Get("num_ooms")
+	retries, _ := s.Get("num_alloc_retries")
+	released, _ := s.Get("reserved_bytes.all.freed")
+	unalloc := reserved - alloc
+	split := unalloc // free memory the cache could not return
+	if v, ok := s.Get("inactive_split_bytes.all.current"); ok {
+		split = v // non-releasable memory, where the set gives it
+	}
+	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
+	switch {
+	case (ooms > 0 || retries > 0) && split >= fragmentationMinSplit && split >= alloc:
+		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
+			ooms, retries, size(reserved), size(alloc), size(split))
+	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
+		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
+			size(alloc), size(reserved), size(released))
+	}
+	return ""
+}

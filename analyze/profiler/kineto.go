@@ -1,0 +1,511 @@
+package profiler
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dustin/go-humanize"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+)
+
+// A profiler trace (torch.profiler with profile_memory=True) records every
+// allocation and free of the caching allocator as a [memory] event, with
+// the thread that made it, but no stack. The stack is rebuilt from the
+// spans that enclose the event in time on the same thread: the Python
+// functions (with_stack=True) and the op the Python code called. The
+// events then become a snapshot's trace (the events, frames and stacks
+// tables of parse/pytorch), and the snapshot's leak analysis runs on them
+// unchanged: the same iterations, the same leak and retained verdicts.
+
+// KinetoResult is the outcome of the analysis of one profiler trace.
+type KinetoResult struct {
+	// Leak is the snapshot analysis of the trace's CUDA [memory] events.
+	Leak *snapshot.LeakResult
+	// CUDAEvents, CPUEvents and OtherEvents count [memory] events by
+	// device type; OOMs are the [OutOfMemory] events.
+	CUDAEvents, CPUEvents, OtherEvents int64
+	OOMs                               []KinetoOOM
+	// ProfilerSteps counts ProfilerStep#N spans; StepCalls counts calls of
+	// torch.profiler's step() (prof.step()) seen as Python functions.
+	ProfilerSteps, StepCalls int
+	// WithPython is true when Python function spans enclosed allocations.
+	WithPython bool
+	// Warnings say what the trace could not show.
+	Warnings []string
+}
+
+// KinetoOOM is an [OutOfMemory] event.
+type KinetoOOM struct {
+	Device         int
+	TimeUs         int64
+	Requested      int64 // bytes
+	TotalAllocated int64 // bytes, -1 when absent
+	TotalReserved  int64 // bytes, -1 when absent
+}
+
+// KinetoAnalyzer collects a trace's batches (Add) and analyses them
+// (Finalize). Spans are kept until Finalize: a trace lists them in no
+// time order, so containment is decided at the end.
+type KinetoAnalyzer struct {
+	opt   snapshot.LeakOptions
+	names map[string]int32
+	name  []string
+	spans map[thread][]kSpan
+	mem   []kMem
+	res   KinetoResult
+
+	nspans, droppedSpans, droppedMem int64
+	pySpans                          int64
+}
+
+// maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
+// 24 and 64 bytes each): spans beyond are not used to name stacks, CUDA
+// [memory] events beyond are not analysed; both are said in warnings.
+const (
+	maxKinetoSpans  = 1 << 26
+	maxKinetoEvents = 1 << 25
+)
+
+type thread struct{ pid, tid int64 }
+
+// Span kinds.
+const (
+	spanOp = iota
+	spanPython
+	spanAnnotation
+)
+
+type kSpan struct {
+	start, end int64 // ns
+	name       int32
+	kind       int8
+}
+
+type kMem struct {
+	t          int64 // ns
+	th         thread
+	addr       uint64
+	bytes      int64
+	alloc      int64 // Total Allocated, -1 absent
+	reserved   int64 // Total Reserved, -1 absent
+	dev        int32
+	order      int32 // file order within equal times (bounded by the sort)
+	stack      int32
+	seqInTrace int
+}
+
+// NewKinetoAnalyzer returns an analyzer with the snapshot analysis' options.
+func NewKinetoAnalyzer(opt snapshot.LeakOptions) *KinetoAnalyzer {
+	return &KinetoAnalyzer{opt: opt, names: map[string]int32{}, spans: map[thread][]kSpan{}}
+}
+
+func (a *KinetoAnalyzer) intern(s string) int32 {
+	if id, ok := a.names[s]; ok {
+		return id
+	}
+	id := int32(len(a.name))
+	s = strings.Clone(s)
+	a.names[s] = id
+	a.name = append(a.name, s)
+	return id
+}
+
+// Add feeds one batch of a kineto.Reader.
+func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
+	if !rec.Schema().Equal(t.Schema()) {
+		return fmt.Errorf("analyze: %s batch has schema %s", t, rec.Schema())
+	}
+	switch t {
+	case kineto.TableMemory:
+		tm := rec.Column(kineto.MemTimeNs).(*array.Int64)
+		pid := rec.Column(kineto.MemPid).(*array.Int64)
+		tid := rec.Column(kineto.MemTid).(*array.Int64)
+		kind := rec.Column(kineto.MemKind).(*array.Dictionary)
+		kd := kind.Dictionary().(*array.String)
+		addr := rec.Column(kineto.MemAddr).(*array.Uint64)
+		b := rec.Column(kineto.MemBytes).(*array.Int64)
+		ta := rec.Column(kineto.MemTotalAllocated).(*array.Int64)
+		tr := rec.Column(kineto.MemTotalReserved).(*array.Int64)
+		dt := rec.Column(kineto.MemDeviceType).(*array.Int32)
+		di := rec.Column(kineto.MemDeviceID).(*array.Int32)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			alloc, reserved := int64(-1), int64(-1)
+			if ta.IsValid(i) {
+				alloc = ta.Value(i)
+			}
+			if tr.IsValid(i) {
+				reserved = tr.Value(i)
+			}
+			if kd.Value(kind.GetValueIndex(i)) == kineto.KindOOM {
+				a.res.OOMs = append(a.res.OOMs, KinetoOOM{Device: int(di.Value(i)), TimeUs: tm.Value(i) / 1000, Requested: b.Value(i), TotalAllocated: alloc, TotalReserved: reserved})
+				continue
+			}
+			switch dt.Value(i) {
+			case kineto.DeviceCUDA:
+				a.res.CUDAEvents++
+			case kineto.DeviceCPU:
+				a.res.CPUEvents++
+				continue
+			default:
+				a.res.OtherEvents++
+				continue
+			}
+			if len(a.mem) >= maxKinetoEvents {
+				a.droppedMem++
+				continue
+			}
+			a.mem = append(a.mem, kMem{t: tm.Value(i), th: thread{pid.Value(i), tid.Value(i)}, addr: addr.Value(i), bytes: b.Value(i),
+				alloc: alloc, reserved: reserved, dev: di.Value(i), order: int32(len(a.mem) & 0x7fffffff), stack: -1})
+		}
+	case kineto.TableSpans:
+		st := rec.Column(kineto.SpStartNs).(*array.Int64)
+		du := rec.Column(kineto.SpDurNs).(*array.Int64)
+		pid := rec.Column(kineto.SpPid).(*array.Int64)
+		tid := rec.Column(kineto.SpTid).(*array.Int64)
+		cat := rec.Column(kineto.SpCategory).(*array.Dictionary)
+		cd := cat.Dictionary().(*array.String)
+		name := rec.Column(kineto.SpName).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			var k int8
+			switch cd.Value(cat.GetValueIndex(i)) {
+			case kineto.CategoryCPUOp:
+				k = spanOp
+			case kineto.CategoryPythonFunction:
+				k = spanPython
+				a.pySpans++
+				if profilerStep.MatchString(name.Value(i)) {
+					a.res.StepCalls++
+				}
+			default:
+				k = spanAnnotation
+				if kineto.IsStep(name.Value(i)) {
+					a.res.ProfilerSteps++
+				}
+			}
+			if a.nspans >= maxKinetoSpans {
+				a.droppedSpans++
+				continue
+			}
+			a.nspans++
+			th := thread{pid.Value(i), tid.Value(i)}
+			a.spans[th] = append(a.spans[th], kSpan{start: st.Value(i), end: st.Value(i) + du.Value(i), name: a.intern(name.Value(i)), kind: k})
+		}
+	}
+	return nil
+}
+
+// profilerStep matches the Python span of prof.step() (torch/profiler/profiler.py).
+var profilerStep = regexp.MustCompile(`(^|[/\\])torch[/\\]profiler[/\\]profiler\.py\(\d+\): step$`)
+
+// pyFunction matches a python_function span's name: "file.py(LINE): function".
+var pyFunction = regexp.MustCompile(`^(.+)\((\d+)\): (.+)$`)
+
+// objectAddr matches the address CPython prints in a built-in's name.
+var objectAddr = regexp.MustCompile(` at 0x[0-9a-fA-F]+>$`)
+
+// frameOf turns a span's name into a frame.
+func frameOf(name string, kind int8) callsite.Frame {
+	if kind == spanPython {
+		if m := pyFunction.FindStringSubmatch(name); m != nil {
+			line, _ := strconv.ParseInt(m[2], 10, 64)
+			return callsite.Frame{Filename: m[1], Line: line, Name: m[3]}
+		}
+		if m, ok := strings.CutPrefix(name, moduleSpan); ok {
+			// A module call: hidden, and it keeps the allocations
+			// inside from marking iterations. The module's name goes
+			// on the op (stackOf).
+			return callsite.ModuleCall(m)
+		}
+		return callsite.Frame{Name: objectAddr.ReplaceAllString(name, ">")}
+	}
+	return callsite.Frame{Name: name}
+}
+
+// moduleSpan starts the name of the python_function span of an nn.Module
+// call ("nn.Module: Linear_1").
+const moduleSpan = "nn.Module: "
+
+// stackOf returns the frames, innermost first, of the spans enclosing an
+// allocation (outermost first in chain): the op that the innermost Python
+// frame called (the outermost op below it: aten::clone rather than the
+// aten::empty_strided inside it), then the Python frames; without Python
+// frames, the outermost op alone.
+func stackOf(chain []kSpan, names []string) []callsite.Frame {
+	var fr []callsite.Frame
+	op := -1
+	for i, s := range chain {
+		switch s.kind {
+		case spanPython:
+			op = -1
+		case spanOp:
+			if op < 0 {
+				op = i
+			}
+		}
+	}
+	if op >= 0 {
+		// The op's frame has no file; the innermost module that called
+		// it stands in its place: "aten::linear (nn.Module: Linear_1)".
+		f := callsite.Frame{Name: names[chain[op].name]}
+		for i := op - 1; i >= 0; i-- {
+			if n := names[chain[i].name]; chain[i].kind == spanPython && strings.HasPrefix(n, moduleSpan) {
+				f.Filename = n
+				break
+			}
+		}
+		fr = append(fr, f)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if chain[i].kind == spanPython {
+			fr = append(fr, frameOf(names[chain[i].name], spanPython))
+		}
+	}
+	if len(fr) > maxKinetoDepth {
+		fr = fr[:maxKinetoDepth]
+	}
+	return fr
+}
+
+const maxKinetoDepth = 128
+
+// Finalize rebuilds each CUDA allocation's stack and runs the snapshot
+// leak analysis.
+func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
+	res := &a.res
+	// Stacks: per thread, sweep the spans (by start, longest first) and
+	// the thread's memory events in time order.
+	byThread := map[thread][]int{}
+	for i := range a.mem {
+		byThread[a.mem[i].th] = append(byThread[a.mem[i].th], i)
+	}
+	stackIDs := map[string]int32{}
+	var stacks [][]callsite.Frame
+	for th, idx := range byThread {
+		sp := a.spans[th]
+		sort.Slice(sp, func(i, j int) bool {
+			if sp[i].start != sp[j].start {
+				return sp[i].start < sp[j].start
+			}
+			return sp[i].end > sp[j].end
+		})
+		sort.SliceStable(idx, func(i, j int) bool { return a.mem[idx[i]].t < a.mem[idx[j]].t })
+		var open []kSpan
+		next := 0
+		for _, mi := range idx {
+			m := &a.mem[mi]
+			for next < len(sp) && sp[next].start <= m.t {
+				for len(open) > 0 && open[len(open)-1].end < sp[next].start {
+					open = open[:len(open)-1]
+				}
+				open = append(open, sp[next])
+				next++
+			}
+			// Close spans ended before the event; a span that does not
+			// nest (ends inside its parent's end) is dropped from the chain.
+			chain := open[:0:0]
+			for _, s := range open {
+				if s.end >= m.t {
+					chain = append(chain, s)
+				}
+			}
+			for len(open) > 0 && open[len(open)-1].end < m.t {
+				open = open[:len(open)-1]
+			}
+			fr := stackOf(chain, a.name)
+			for _, f := range fr {
+				if f.Filename != "" {
+					res.WithPython = true
+					break
+				}
+			}
+			if len(fr) == 0 {
+				continue
+			}
+			key := callsite.StackKey(fr)
+			id, ok := stackIDs[key]
+			if !ok {
+				id = int32(len(stacks))
+				stackIDs[key] = id
+				stacks = append(stacks, fr)
+			}
+			m.stack = id
+		}
+	}
+	sort.SliceStable(a.mem, func(i, j int) bool {
+		if a.mem[i].dev != a.mem[j].dev {
+			return a.mem[i].dev < a.mem[j].dev
+		}
+		return a.mem[i].t < a.mem[j].t
+	})
+	la := snapshot.NewLeakAnalyzer(a.opt)
+	if err := a.feed(la, stacks); err != nil {
+		return nil, err
+	}
+	res.Leak = la.Finalize()
+	a.fixSummaries(res.Leak)
+	res.Leak.Warnings = a.warnings(res.Leak.Warnings)
+	return res, nil
+}
+
+// feed hands the trace to the leak analysis as a snapshot's frames,
+// stacks and events tables.
+func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Frame) error {
+	mem := memory.DefaultAllocator
+	fb := array.NewRecordBuilder(mem, pytorch.FramesSchema)
+	defer fb.Release()
+	sb := array.NewRecordBuilder(mem, pytorch.StacksSchema)
+	defer sb.Release()
+	frameIDs := map[callsite.Frame]int32{}
+	for sid, st := range stacks {
+		for depth, f := range st {
+			id, ok := frameIDs[f]
+			if !ok {
+				id = int32(len(frameIDs))
+				frameIDs[f] = id
+				fb.Field(pytorch.FrID).(*array.Int32Builder).Append(id)
+				fb.Field(pytorch.FrFilename).(*array.StringBuilder).Append(f.Filename)
+				fb.Field(pytorch.FrLine).(*array.Int64Builder).Append(f.Line)
+				fb.Field(pytorch.FrName).(*array.StringBuilder).Append(f.Name)
+			}
+			sb.Field(pytorch.StID).(*array.Int32Builder).Append(int32(sid))
+			sb.Field(pytorch.StDepth).(*array.Int32Builder).Append(int32(depth))
+			sb.Field(pytorch.StFrameID).(*array.Int32Builder).Append(id)
+		}
+	}
+	for _, x := range []struct {
+		t pytorch.Table
+		b *array.RecordBuilder
+	}{{pytorch.TableFrames, fb}, {pytorch.TableStacks, sb}} {
+		rec := x.b.NewRecordBatch()
+		err := la.Add(x.t, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	eb := array.NewRecordBuilder(mem, pytorch.EventsSchema)
+	defer eb.Release()
+	action := eb.Field(pytorch.EvAction).(*array.BinaryDictionaryBuilder)
+	seq := map[int32]int64{}
+	flush := func() error {
+		rec := eb.NewRecordBatch()
+		defer rec.Release()
+		return la.Add(pytorch.TableEvents, rec)
+	}
+	for i, m := range a.mem {
+		eb.Field(pytorch.EvDevice).(*array.Int32Builder).Append(m.dev)
+		eb.Field(pytorch.EvSeq).(*array.Int64Builder).Append(seq[m.dev])
+		seq[m.dev]++
+		eb.Field(pytorch.EvTimeUs).(*array.Int64Builder).Append(m.t / 1000)
+		act, size := pytorch.ActionAlloc, m.bytes
+		if m.bytes < 0 {
+			act, size = pytorch.ActionFreeCompleted, -m.bytes
+		}
+		if err := action.AppendString(act); err != nil {
+			return err
+		}
+		eb.Field(pytorch.EvAddr).(*array.Uint64Builder).Append(m.addr)
+		eb.Field(pytorch.EvSize).(*array.Int64Builder).Append(size)
+		eb.Field(pytorch.EvStream).(*array.Int64Builder).Append(0)
+		if m.stack >= 0 {
+			eb.Field(pytorch.EvStackID).(*array.Int32Builder).Append(m.stack)
+		} else {
+			eb.Field(pytorch.EvStackID).(*array.Int32Builder).AppendNull()
+		}
+		eb.Field(pytorch.EvDeviceFree).(*array.Int64Builder).AppendNull()
+		if (i+1)%(64<<10) == 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// fixSummaries fills what a snapshot's segments would give from the
+// trace's running totals: the last event's Total Reserved and Total
+// Allocated of each device.
+func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
+	last := map[int]kMem{}
+	for _, m := range a.mem {
+		last[int(m.dev)] = m
+	}
+	for i := range res.Devices {
+		d := &res.Devices[i]
+		if m, ok := last[d.Device]; ok {
+			if m.reserved >= 0 {
+				d.ReservedBytes = m.reserved
+			}
+			if m.alloc >= 0 {
+				d.ActiveBytes = m.alloc
+			}
+			d.ActiveBlocks = d.LiveAtTraceEnd
+		}
+	}
+}
+
+// warnings rewrites the snapshot analysis' warnings that would give a
+// snapshot's advice, and adds what only a profiler trace shows.
+func (a *KinetoAnalyzer) warnings(in []string) []string {
+	res := &a.res
+	var out []string
+	for _, w := range in {
+		switch {
+		case strings.Contains(w, "ring buffer wrapped"):
+			if i := strings.Index(w, " of addresses never seen allocated"); i > 0 {
+				w = w[:i] + " of blocks allocated before profiling started (their allocations are not in the trace)"
+			}
+		case strings.HasPrefix(w, "the snapshot holds no segments"):
+			continue // said by the caller for a trace: which [memory] events it has
+		case strings.Contains(w, "_record_memory_history"):
+			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
+		}
+		out = append(out, w)
+	}
+	switch {
+	case res.ProfilerSteps > 0:
+		out = append(out, fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); iterations are found from the allocations' stacks", res.ProfilerSteps))
+	case res.StepCalls > 0:
+		out = append(out, fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", res.StepCalls))
+	}
+	if !res.WithPython && res.CUDAEvents > 0 && a.pySpans > 0 {
+		out = append(out, fmt.Sprintf("the trace has %s Python function spans, but none encloses an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", humanize.Comma(a.pySpans)))
+	} else if !res.WithPython && res.CUDAEvents > 0 {
+		out = append(out, "the trace has no Python functions around its allocations (recorded without with_stack=True): sites are named by the op that allocated; profile with with_stack=True to see the Python lines")
+	} else if res.CUDAEvents > 0 {
+		out = append(out, "Python lines in a profiler trace are where each function starts (or where it was when profiling began), not the line of the call: the op beside it says which call allocated")
+	}
+	if a.droppedSpans > 0 {
+		out = append(out, fmt.Sprintf("%s spans beyond the first %s were not kept: the stacks of later allocations may be incomplete", humanize.Comma(a.droppedSpans), humanize.Comma(maxKinetoSpans)))
+	}
+	if a.droppedMem > 0 {
+		out = append(out, fmt.Sprintf("%s CUDA [memory] events beyond the first %s were not analysed: the analysis covers the start of the trace only", humanize.Comma(a.droppedMem), humanize.Comma(maxKinetoEvents)))
+	}
+	if res.CPUEvents > 0 {
+		out = append(out, fmt.Sprintf("%s [memory] events of CPU memory not analysed", humanize.Comma(res.CPUEvents)))
+	}
+	if res.OtherEvents > 0 {
+		out = append(out, fmt.Sprintf("%s [memory] events of devices other than CPU and CUDA not analysed", humanize.Comma(res.OtherEvents)))
+	}
+	for _, o := range res.OOMs {
+		out = append(out, fmt.Sprintf("device %d: an [OutOfMemory] event: %s requested, %s allocated, %s reserved", o.Device, humanize.IBytes(uint64(max(o.Requested, 0))), ibytesOrUnknown(o.TotalAllocated), ibytesOrUnknown(o.TotalReserved)))
+	}
+	return out
+}
+
+func ibytesOrUnknown(n int64) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return humanize.IBytes(uint64(n))
+}

@@ -1,0 +1,100 @@
+package profiler
+
+import (
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+)
+
+// A memory timeline (export_memory_timeline) gives, over time, the bytes
+// of each category of tensor: parameters, optimizer state, inputs,
+// temporaries, activations, gradients. Within a step activations and
+// gradients rise and fall; what a leak leaves is a floor that rises: the
+// least a category holds between steps. The timeline is cut into windows
+// of equal numbers of points (idle time between steps neither stretches
+// nor squeezes them) and each category's floor (its minimum) in every
+// window is compared.
+
+// CategoryGrowth is how one category of a memory timeline moved.
+type CategoryGrowth struct {
+	Category string
+	// EndBytes and PeakBytes are the category's bytes at the last point
+	// and its most.
+	EndBytes, PeakBytes int64
+	// Windows counts the windows compared; GrewIn those whose floor rose
+	// above the previous window's; FromBytes and ToBytes are the first and
+	// last windows' floors.
+	Windows, GrewIn    int
+	FromBytes, ToBytes int64
+	// Grows is the verdict: the floor rose in at least 3 windows, ends
+	// above where it started by at least half of all its rises, and the
+	// second half's highest floor is above the first half's.
+	Grows bool
+	// BytesPerSecond is (ToBytes-FromBytes) over the time from the first
+	// window's floor to the last's; 0 when that time is 0.
+	BytesPerSecond float64
+	// SpanUs is the time the timeline covers, µs.
+	SpanUs int64
+}
+
+// maxTimelineWindows is the most windows a timeline is cut into; each
+// holds at least minWindowPoints points.
+const (
+	maxTimelineWindows = 10
+	minWindowPoints    = 4
+)
+
+// AnalyzeTimeline judges each category of tl that ever held memory, in
+// kineto.Categories order.
+func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
+	n := len(tl.TimesUs)
+	if n == 0 {
+		return nil
+	}
+	w := min(maxTimelineWindows, n/minWindowPoints)
+	var out []CategoryGrowth
+	for c, name := range kineto.Categories {
+		g := CategoryGrowth{Category: name, EndBytes: tl.Bytes[n-1][c], SpanUs: tl.TimesUs[n-1] - tl.TimesUs[0]}
+		for _, row := range tl.Bytes {
+			g.PeakBytes = max(g.PeakBytes, row[c])
+		}
+		if g.PeakBytes <= 0 {
+			continue
+		}
+		if w >= 4 {
+			floors := make([]int64, w)
+			at := make([]int64, w) // time of each floor
+			for k := 0; k < w; k++ {
+				lo, hi := k*n/w, (k+1)*n/w
+				floors[k] = tl.Bytes[lo][c]
+				at[k] = tl.TimesUs[lo]
+				for i := lo; i < hi; i++ {
+					if tl.Bytes[i][c] < floors[k] {
+						floors[k], at[k] = tl.Bytes[i][c], tl.TimesUs[i]
+					}
+				}
+			}
+			var rises int64
+			var firstMax, secondMax int64 = floors[0], floors[w/2]
+			for k := 1; k < w; k++ {
+				if d := floors[k] - floors[k-1]; d > 0 {
+					g.GrewIn++
+					rises += d
+				}
+				if k < w/2 {
+					firstMax = max(firstMax, floors[k])
+				} else {
+					secondMax = max(secondMax, floors[k])
+				}
+			}
+			g.Windows = w
+			g.FromBytes, g.ToBytes = floors[0], floors[w-1]
+			net := g.ToBytes - g.FromBytes
+			g.Grows = g.GrewIn >= snapshot.MinRises && net > 0 && 2*net >= rises && secondMax > firstMax
+			if dt := at[w-1] - at[0]; dt > 0 {
+				g.BytesPerSecond = float64(net) / (float64(dt) / 1e6)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}

@@ -1,0 +1,1085 @@
+package sanitizer
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dustin/go-humanize"
+	"github.com/ianlancetaylor/demangle"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+)
+
+// Allocator classes of leaked memory, from the allocation API in a leak's
+// host backtrace.
+const (
+	AllocDevice     = "device"      // cudaMalloc, cuMemAlloc, pitched and array allocations
+	AllocAsync      = "async"       // stream-ordered: cudaMallocAsync, cudaMallocFromPoolAsync
+	AllocPinned     = "pinned"      // page-locked host memory: cudaMallocHost, cudaHostAlloc
+	AllocManaged    = "managed"     // unified memory: cudaMallocManaged
+	AllocDeviceHeap = "device-heap" // malloc() inside a kernel ("on the device heap")
+)
+
+// allocAPIs maps allocation API functions to allocator classes.
+var allocAPIs = map[string]string{
+	"cudaMalloc": AllocDevice, "cuMemAlloc": AllocDevice, "cuMemAlloc_v2": AllocDevice,
+	"cudaMallocPitch": AllocDevice, "cuMemAllocPitch": AllocDevice, "cuMemAllocPitch_v2": AllocDevice,
+	"cudaMalloc3D": AllocDevice, "cudaMallocArray": AllocDevice, "cudaMalloc3DArray": AllocDevice,
+	"cudaMallocMipmappedArray": AllocDevice, "cuMemCreate": AllocDevice, "cuArrayCreate": AllocDevice,
+	"cuArrayCreate_v2": AllocDevice, "cuArray3DCreate": AllocDevice, "cuArray3DCreate_v2": AllocDevice,
+	"cudaMallocAsync": AllocAsync, "cudaMallocFromPoolAsync": AllocAsync,
+	"cuMemAllocAsync": AllocAsync, "cuMemAllocFromPoolAsync": AllocAsync,
+	"cudaMallocHost": AllocPinned, "cudaHostAlloc": AllocPinned, "cuMemAllocHost": AllocPinned,
+	"cuMemAllocHost_v2": AllocPinned, "cuMemHostAlloc": AllocPinned,
+	"cudaHostRegister": AllocPinned, "cuMemHostRegister": AllocPinned, "cuMemHostRegister_v2": AllocPinned,
+	"cudaMallocManaged": AllocManaged, "cuMemAllocManaged": AllocManaged,
+}
+
+// DefaultHidden describes the runtime frames hidden from
+// compute-sanitizer backtraces, for help text; frames the frame filter
+// hides (DefaultHidden) are hidden too.
+const DefaultHidden = `the CUDA driver and runtime (libcuda, libcudart, cuda*/cu* API functions,
+cuda_runtime.h wrappers, kernel launch stubs), the C library and program start-up
+(libc, __libc_start_main, _start, thread start), the Python interpreter (python3,
+libpython, Py*/_Py* functions), Cython wrappers (__pyx_*) and frames without a name.`
+
+var (
+	runtimeFuncRe   = regexp.MustCompile(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
+	runtimeFileRe   = regexp.MustCompile(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
+	runtimeModuleRe = regexp.MustCompile(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll)[.\d]*$`)
+	// Libraries: kept in stacks, but a site is named by the program's own
+	// frame when there is one.
+	libraryModuleRe = regexp.MustCompile(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
+	hexRe           = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+)
+
+// HandlePool is the Pool of memory PyTorch's library handles hold.
+const HandlePool = "PyTorch's per-device library handle pool (cuBLAS, cuDNN handles and their workspaces)"
+
+// pools are the caching allocators of frameworks: memory they hold at exit
+// was freed by the program and kept for reuse, not leaked by it.
+var pools = []struct {
+	re         *regexp.Regexp
+	name, hint string
+}{
+	{regexp.MustCompile(`CachingHostAllocator`), "PyTorch's pinned-memory caching allocator (CachingHostAllocator)",
+		"torch.cuda.empty_cache() does not release it; it is returned to the driver at exit"},
+	// PyTorch creates one cuBLAS/cuBLASLt/cuSOLVER/cuSPARSE/cuDNN/MIOpen
+	// handle per device and thread on first use (with its workspace) and
+	// keeps it in a pool for the whole process (aten/src/ATen/cuda/CublasHandlePool.cpp,
+	// DeviceThreadHandlePool). A program's own cublasCreate never
+	// destroyed has none of these callers and stays a leak.
+	{regexp.MustCompile(`\bat::cuda::(getCurrentCUDABlas(Lt)?Handle|getCurrentCUDASolverDnHandle|getCurrentCUDASparseHandle|setWorkspaceForHandle|getChosenWorkspaceSize|getCUDABlasLtWorkspace)\b|\bat::native::get(Cudnn|Miopen)Handle\b|\bcreate(CuDNN|Cublas|Cublaslt|Cusparse|Cusolver)Handle\b|DeviceThreadHandlePool`),
+		HandlePool,
+		"PyTorch creates these handles once per device and thread and keeps them until the process ends; nothing to free in the program"},
+	{regexp.MustCompile(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
+		"call torch.cuda.empty_cache() before exit to release its free blocks; to find tensors still referenced, analyse a memory snapshot (torch.cuda.memory._dump_snapshot) with gpuleak"},
+	{regexp.MustCompile(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
+		"call cupy.get_default_pinned_memory_pool().free_all_blocks() before exit to release it"},
+	{regexp.MustCompile(`SingleDeviceMemoryPool`), "CuPy's memory pool (SingleDeviceMemoryPool)",
+		"call cupy.get_default_memory_pool().free_all_blocks() before exit to release it"},
+	{regexp.MustCompile(`rmm::mr::.*(pool|arena|binning|fixed_size)_memory_resource|rmm::mr::detail::stream_ordered_memory_resource`), "RMM's pool memory resource",
+		"release the pool resource before exit"},
+	{regexp.MustCompile(`(tensorflow|tsl|xla|stream_executor)::.*BFCAllocator`), "the TensorFlow/XLA BFC allocator",
+		"the allocator holds its region until the process ends; set XLA_PYTHON_CLIENT_ALLOCATOR=platform or TF_GPU_ALLOCATOR=cuda_malloc_async to check for real leaks"},
+	{regexp.MustCompile(`CachingDeviceAllocator`), "CUB's CachingDeviceAllocator",
+		"call FreeAllCached() before exit to release it"},
+	{regexp.MustCompile(`mxnet::storage::.*Pooled`), "MXNet's pooled storage manager",
+		"the pool holds memory until the process ends"},
+}
+
+// Options tune the analysis of a compute-sanitizer report. The
+// zero value is usable.
+type Options struct {
+	// Filter hides framework frames in addition to the runtime frames
+	// (DefaultHidden); its keep patterns keep frames from both.
+	// Nil means DefaultFrameFilter().
+	Filter *callsite.FrameFilter
+	// Suppressions leave matching records out of the result; each
+	// rule's matches are counted.
+	Suppressions []Suppression
+}
+
+// Suppression leaves out the records it matches. Every field that is set
+// must match: Kind equals the record's kind ("leak", "retained", or an
+// error kind such as "api"); Function, Module and File match some frame of
+// the record (function names demangled, in full and short); Message
+// matches the record's first line; Allocator equals its allocator class.
+type Suppression struct {
+	// Name labels the rule in counts: its name= field, else "FILE:LINE".
+	Name      string
+	Kind      string
+	Allocator string
+	Function  *regexp.Regexp
+	Module    *regexp.Regexp
+	File      *regexp.Regexp
+	Message   *regexp.Regexp
+}
+
+// SuppressionsHelp documents the suppressions file, for help text.
+const SuppressionsHelp = `One rule per line; blank lines and lines starting with # are ignored. A rule is
+space-separated key=value fields, all of which must match a record for it to be
+left out: kind=leak|retained|api|memory-access|race|... (the finding or error
+kind), function=REGEXP (some frame's function, demangled), module=REGEXP (some
+frame's shared object or executable), file=REGEXP (some frame's source file),
+message=REGEXP (the record's first line), allocator=device|async|pinned|managed|device-heap,
+and name=LABEL to name the rule in counts. Put a value with spaces in double quotes
+(\" for a quote; other backslashes are kept for the regexp). Example:
+  kind=leak module=libcublas function=^cublasCreate name=cublas-handle`
+
+// suppressibleKinds are the finding and error kinds a rule may name.
+var suppressibleKinds = map[string]bool{
+	"leak": true, "retained": true, "api": true, "memory-access": true, "race": true,
+	"malloc-free": true, "uninitialized": true, "unused-memory": true, "sync": true,
+	"hardware-exception": true, "other": true,
+}
+
+// ParseSuppressions parses a suppressions file (SuppressionsHelp). name
+// names it in errors and in rule labels. Errors name the line at fault.
+
+func ParseSuppressions(name string, data []byte) ([]Suppression, error) {
+	var out []Suppression
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields, err := splitFields(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		s := Suppression{Name: fmt.Sprintf("%s:%d", name, i+1)}
+		seen := map[string]bool{}
+		for _, f := range fields {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok || v == "" {
+				return nil, fmt.Errorf("%s:%d: %q is not key=value", name, i+1, f)
+			}
+			if seen[k] {
+				return nil, fmt.Errorf("%s:%d: %q given twice in one rule (a rule's fields must all match; write two rules for either)", name, i+1, k)
+			}
+			seen[k] = true
+			var re **regexp.Regexp
+			switch k {
+			case "name":
+				s.Name = v
+			case "kind":
+				if !suppressibleKinds[v] {
+					return nil, fmt.Errorf("%s:%d: unknown kind %q (%s)", name, i+1, v, strings.Join(slices.Sorted(maps.Keys(suppressibleKinds)), ", "))
+				}
+				s.Kind = v
+			case "allocator":
+				switch v {
+				case AllocDevice, AllocAsync, AllocPinned, AllocManaged, AllocDeviceHeap:
+				default:
+					return nil, fmt.Errorf("%s:%d: unknown allocator %q (device, async, pinned, managed, device-heap)", name, i+1, v)
+				}
+				s.Allocator = v
+			case "function":
+				re = &s.Function
+			case "module":
+				re = &s.Module
+			case "file":
+				re = &s.File
+			case "message":
+				re = &s.Message
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown key %q (kind, function, module, file, message, allocator, name)", name, i+1, k)
+			}
+			if re != nil {
+				c, err := regexp.Compile(v)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: bad %s pattern: %w", name, i+1, k, err)
+				}
+				*re = c
+			}
+		}
+		if s.Kind == "" && s.Allocator == "" && s.Function == nil && s.Module == nil && s.File == nil && s.Message == nil {
+			return nil, fmt.Errorf("%s:%d: a rule needs at least one of kind, function, module, file, message, allocator", name, i+1)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// splitFields splits a rule line at spaces, keeping "quoted values" whole.
+func splitFields(line string) ([]string, error) {
+	var out []string
+	for line != "" {
+		line = strings.TrimLeft(line, " \t")
+		if line == "" {
+			break
+		}
+		end := strings.IndexAny(line, " \t")
+		if q := strings.IndexByte(line, '"'); q >= 0 && (end < 0 || q < end) {
+			// A quoted value runs to the next unescaped quote; \" is a
+			// quote, other backslashes stay (they are regexp escapes).
+			var v strings.Builder
+			i := q + 1
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && line[i+1] == '"' {
+					i++
+				}
+				v.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unterminated quoted value in %q", line)
+			}
+			out = append(out, line[:q]+v.String())
+			line = line[i+1:]
+			continue
+		}
+		if end < 0 {
+			end = len(line)
+		}
+		out = append(out, line[:end])
+		line = line[end:]
+	}
+	return out, nil
+}
+
+// Result is the outcome of the analysis of one compute-sanitizer
+// report. Sizes are bytes.
+type Result struct {
+	// Sites hold leaked memory by call site: kind Leak (the program never
+	// freed it) or Retained (a framework's caching allocator held it at
+	// exit). Ranked leaks first, then by bytes, largest first.
+	Sites []Site
+	// Errors are the records that are not leaks, grouped by kind, message
+	// and place, in order of first appearance.
+	Errors []Error
+	// Runs are the sanitizer runs in the report, with their summaries.
+	Runs []Run
+	// Leaks and LeakBytes count the leak records read (retained included,
+	// suppressed ones too); Records counts all records.
+	Leaks     int
+	LeakBytes int64
+	Records   int
+	// Suppressed counts what each suppression rule left out, in rule order
+	// (rules that matched nothing are omitted).
+	Suppressed []SuppressedCount
+	Warnings   []string
+	// ToolFailure is the first record in which the tool reports its own
+	// failure ("Internal Memcheck Error: Initialization failed", "Internal
+	// error (7)", "No CUDA-MEMCHECK results found", ...), ToolFailureLine
+	// its line (0 when unknown); empty when the tool did not fail. A run
+	// whose tool failed checked nothing after the failure: no leak records
+	// does not mean a clean run.
+	ToolFailure     string
+	ToolFailureLine int64
+}
+
+// toolFailureRe matches the first line of a record in which
+// compute-sanitizer or cuda-memcheck reports that it could not check.
+var toolFailureRe = regexp.MustCompile(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
+
+// Site is leaked memory from one call site, one allocator class.
+type Site struct {
+	Kind      callsite.Kind // Leak or Retained
+	Allocator string        // AllocDevice, AllocAsync, ...; "" when the record has no stack
+	// Pool names the caching allocator holding Retained memory; Hint says
+	// how to release it.
+	Pool, Hint string
+	Bytes      int64
+	Count      int
+	// Stack is the backtrace with runtime and framework frames hidden,
+	// innermost first (native frames, then Python frames); empty without
+	// a backtrace.
+	Stack []callsite.Frame
+	// Frame is the innermost user frame (zero without a backtrace).
+	Frame callsite.Frame
+	// Sizes are the distinct allocation sizes, largest first (at most 8).
+	Sizes []int64
+	// Processes counts the distinct (run, process) pairs that leaked here.
+	Processes int
+	// Unknown says why the site is not known when the records do not name
+	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
+	// a backtrace cut after the runtime's frames. Empty otherwise.
+	Unknown string
+	// NoLineInfo: the site frame has a function and return address but no
+	// source file (built without -lineinfo or -g); sites at other
+	// addresses of the same function are kept apart.
+	NoLineInfo bool
+}
+
+// Error is a group of non-leak records: one kind, message and place.
+type Error struct {
+	Kind    string // sanitizer.Kind*: api, memory-access, race, ...
+	Message string // the first record's first line
+	// API, Error, Result and ErrorMessage describe an API error
+	// (cudaFree, cudaErrorLaunchFailure, 719, "unspecified launch failure").
+	API, Error   string
+	Result       int64
+	ErrorMessage string
+	// Kernel is the faulting device function (short name), "" for host-side errors.
+	Kernel string
+	// Frame is where it happened: the device frame of a device-side
+	// error, else the innermost user host frame; Stack is the device
+	// frames then the visible host frames.
+	Frame callsite.Frame
+	Stack []callsite.Frame
+	// Launch is the innermost user host frame (the kernel launch of a
+	// device-side error); zero when none.
+	Launch callsite.Frame
+	// Details are the first record's other detail lines.
+	Details       []string
+	Thread, Block string
+	Count         int
+}
+
+// Run is one run of the tool and what its summaries say.
+type Run struct {
+	Tool      string // "compute-sanitizer", "cuda-memcheck", "" without a banner
+	Line      int64  // the banner's line, 0 without one
+	Processes int
+	Records   int
+	// Leaks and LeakBytes count the leak records read.
+	Leaks     int
+	LeakBytes int64
+	// HasLeakSummary: SummaryBytes and SummaryAllocations hold LEAK SUMMARY.
+	HasLeakSummary                   bool
+	SummaryBytes, SummaryAllocations int64
+	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY.
+	HasErrorSummary bool
+	SummaryErrors   int64
+	NotPrinted      int64
+	TargetError     bool
+	// Agrees is true when the summaries match the records read (leaks and
+	// errors, counting those not printed); false when they do not or are
+	// missing.
+	Agrees bool
+}
+
+// SuppressedCount is what one suppression rule left out.
+type SuppressedCount struct {
+	Rule    string
+	Records int
+	Bytes   int64 // leaked bytes of suppressed leak records
+}
+
+// Analyzer groups the records of a compute-sanitizer report. Feed
+// it every record batch of a sanitizer.Reader with Add, then call Finalize
+// once.
+type Analyzer struct {
+	opt    Options
+	recs   map[int32]*record
+	frames map[int32][]btFrame
+	runs   []Run
+	names  callsite.Interner // every string kept from a batch, copied out of its buffers
+}
+
+type record struct {
+	id, run, process int32
+	kind             string
+	size             int64
+	memoryType       string
+	message          string
+	api, err, errMsg string
+	result           int64
+	kernel           string
+	thread, block    string
+	details          string
+	line             int64 // 1-based line of a text report; 0 when unknown
+}
+
+// btFrame is a frame of a backtrace with its names worked out.
+type btFrame struct {
+	kind   string
+	full   string // demangled, as printed otherwise
+	short  string // without return type, parameters and clone suffixes
+	base   string // short without namespace and template arguments
+	file   string
+	module string
+	line   int64
+	pc     uint64
+}
+
+// NewAnalyzer returns an analyzer with options opt.
+func NewAnalyzer(opt Options) *Analyzer {
+	if opt.Filter == nil {
+		opt.Filter = callsite.DefaultFrameFilter()
+	}
+	return &Analyzer{opt: opt, recs: make(map[int32]*record), frames: make(map[int32][]btFrame), names: callsite.Interner{}}
+}
+
+// Add takes one record batch of table t. Errors name a batch whose schema
+// is not the table's.
+func (a *Analyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error {
+	if want := t.Schema(); want == nil || !rec.Schema().Equal(want) {
+		return fmt.Errorf("sanitizer analysis: batch does not have the %s schema", t)
+	}
+	switch t {
+	case sanitizer.TableRecords:
+		a.addRecords(rec)
+	case sanitizer.TableFrames:
+		a.addFrames(rec)
+	case sanitizer.TableRuns:
+		a.addRuns(rec)
+	}
+	return nil
+}
+
+// str reads a utf8 or dictionary<utf8> cell, as a copy that outlives the
+// batch; "" for null.
+func (a *Analyzer) str(col arrow.Array, i int) string {
+	switch c := col.(type) {
+	case *array.String:
+		if c.IsNull(i) {
+			return ""
+		}
+		return a.names.Get(c.Value(i))
+	case *array.Dictionary:
+		if c.IsNull(i) {
+			return ""
+		}
+		return a.names.Get(c.Dictionary().(*array.String).Value(c.GetValueIndex(i)))
+	}
+	return ""
+}
+
+// int64At reads an int64 cell; 0 for null.
+func int64At(col arrow.Array, i int) int64 {
+	c := col.(*array.Int64)
+	if c.IsNull(i) {
+		return 0
+	}
+	return c.Value(i)
+}
+
+func (a *Analyzer) addRecords(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		r := &record{
+			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
+			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
+			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
+			kind:       a.str(cols[sanitizer.RecKind], i),
+			size:       int64At(cols[sanitizer.RecSize], i),
+			memoryType: a.str(cols[sanitizer.RecMemoryType], i),
+			message:    a.str(cols[sanitizer.RecMessage], i),
+			api:        a.str(cols[sanitizer.RecAPI], i),
+			err:        a.str(cols[sanitizer.RecError], i),
+			result:     int64At(cols[sanitizer.RecResult], i),
+			errMsg:     a.str(cols[sanitizer.RecErrorMessage], i),
+			kernel:     a.str(cols[sanitizer.RecKernel], i),
+			thread:     a.str(cols[sanitizer.RecThread], i),
+			block:      a.str(cols[sanitizer.RecBlock], i),
+			details:    a.str(cols[sanitizer.RecDetails], i),
+			line:       int64At(cols[sanitizer.RecLine], i),
+		}
+		a.recs[r.id] = r
+	}
+}
+
+func (a *Analyzer) addFrames(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	pcs := cols[sanitizer.FrPC].(*array.Uint64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
+		f := newBtFrame(a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
+			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i))
+		if !pcs.IsNull(i) {
+			f.pc = pcs.Value(i)
+		}
+		a.frames[id] = append(a.frames[id], f)
+	}
+}
+
+func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		var r Run
+		r.Tool = a.str(cols[sanitizer.RunTool], i)
+		r.Line = int64At(cols[sanitizer.RunLine], i)
+		r.Processes = int(cols[sanitizer.RunProcesses].(*array.Int32).Value(i))
+		r.HasLeakSummary = !cols[sanitizer.RunLeakBytes].IsNull(i)
+		r.SummaryBytes = int64At(cols[sanitizer.RunLeakBytes], i)
+		r.SummaryAllocations = int64At(cols[sanitizer.RunLeakAllocations], i)
+		r.HasErrorSummary = !cols[sanitizer.RunErrors].IsNull(i)
+		r.SummaryErrors = int64At(cols[sanitizer.RunErrors], i)
+		r.NotPrinted = int64At(cols[sanitizer.RunErrorsNotPrinted], i)
+		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
+		a.runs = append(a.runs, r)
+	}
+}
+
+// fileLineFuncRe is the frame layout "file:line:function" that
+// compute-sanitizer prints for code with line information in some builds
+// (CUDA.jl's libjulia frames, Cython modules): "/src/interpreter.c:127:do_call".
+var fileLineFuncRe = regexp.MustCompile(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
+
+func newBtFrame(kind, function, file, module string, line int64) btFrame {
+	if kind != sanitizer.FramePython && file == "" && line == 0 {
+		if m := fileLineFuncRe.FindStringSubmatch(function); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			file, line, function = m[1], n, m[3]
+		}
+	}
+	f := btFrame{kind: kind, file: file, module: module, line: line, full: function}
+	if kind == sanitizer.FramePython {
+		f.short, f.base = function, function
+		return f
+	}
+	if strings.HasPrefix(function, "_Z") || strings.HasPrefix(function, "__Z") {
+		f.full = demangle.Filter(function)
+	}
+	f.short = callsite.ShortName(f.full)
+	f.base = baseName(f.short)
+	return f
+}
+
+// baseName drops namespaces and template arguments: "ns::f<int>" -> "f".
+func baseName(short string) string {
+	if i := strings.IndexByte(short, '<'); i > 0 {
+		short = short[:i]
+	}
+	if i := strings.LastIndex(short, "::"); i >= 0 {
+		short = short[i+2:]
+	}
+	return short
+}
+
+// frame is the Frame shown for f: its short function name, its source file
+// (or module when the file is unknown) and line.
+func (f btFrame) frame() callsite.Frame {
+	file := f.file
+	if file == "" {
+		file = f.module
+	}
+	name := f.short
+	if name == "" && f.pc != 0 {
+		name = fmt.Sprintf("0x%x", f.pc)
+	} else if f.noLineInfo() {
+		// Without debug info the return address is all that tells two call
+		// sites in one function apart.
+		name = fmt.Sprintf("%s@0x%x", name, f.pc)
+	}
+	return callsite.Frame{Filename: file, Line: f.line, Name: name}
+}
+
+// noLineInfo reports whether f is a native frame of the program itself
+// (not the runtime's, not a library's) with a name and return address
+// but no source file or line.
+func (f btFrame) noLineInfo() bool {
+	return f.kind == sanitizer.FrameHost && f.short != "" && f.pc != 0 && f.file == "" && f.line == 0 &&
+		!f.runtime() && !isLibraryFrame(f)
+}
+
+// runtime reports whether f is a frame of the CUDA driver or runtime, the C
+// library, the Python interpreter or a Cython wrapper.
+func (f btFrame) runtime() bool {
+	if f.kind == sanitizer.FramePython {
+		return false
+	}
+	return runtimeFuncRe.MatchString(f.base) || runtimeFuncRe.MatchString(f.short) ||
+		(f.file != "" && runtimeFileRe.MatchString(f.file)) ||
+		(f.module != "" && runtimeModuleRe.MatchString(f.module))
+}
+
+func (a *Analyzer) kept(f btFrame) bool {
+	k := a.opt.Filter
+	return k.Keeps(f.file) || k.Keeps(f.full) || k.Keeps(f.short) || (f.module != "" && k.Keeps(f.module))
+}
+
+// visible reports whether f is shown in a site's stack.
+func (a *Analyzer) visible(f btFrame) bool {
+	if a.kept(f) {
+		return true
+	}
+	if f.short == "" || f.runtime() {
+		return false
+	}
+	return !a.opt.Filter.Hidden(callsite.Frame{Filename: f.file, Line: f.line, Name: f.full}) &&
+		!a.opt.Filter.Hidden(callsite.Frame{Filename: f.file, Line: f.line, Name: f.short})
+}
+
+func isLibraryFrame(f btFrame) bool {
+	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || callsite.IsLibrary(callsite.Frame{Filename: f.file})
+}
+
+// stackOf works out the visible stack of a record's frames of one kind
+// group and its site frame.
+func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site callsite.Frame, ok bool) {
+	var native, python, pyVisible []btFrame
+	for _, f := range frames {
+		switch f.kind {
+		case sanitizer.FrameHost:
+			native = append(native, f)
+		case sanitizer.FramePython:
+			python = append(python, f)
+		}
+	}
+	var vis []btFrame
+	for _, f := range native {
+		if a.visible(f) {
+			vis = append(vis, f)
+		}
+	}
+	for _, f := range python {
+		if a.visible(f) {
+			vis = append(vis, f)
+			pyVisible = append(pyVisible, f)
+		}
+	}
+	var siteF *btFrame
+	switch {
+	case len(python) > 0:
+		// A Python program: its site is a Python frame. With paths
+		// stripped (the default --strip-paths), the entry script is known
+		// only as the file of the outermost frame.
+		entry := python[len(python)-1].file
+		stripped := !strings.ContainsAny(entry, "/\\")
+		for i := range pyVisible {
+			f := &pyVisible[i]
+			if isLibraryFrame(*f) || (stripped && f.file != entry) {
+				continue
+			}
+			siteF = f
+			break
+		}
+		if siteF == nil && len(pyVisible) > 0 {
+			siteF = &pyVisible[0]
+		}
+		if siteF == nil {
+			siteF = &python[len(python)-1]
+		}
+	default:
+		for i := range vis {
+			if !isLibraryFrame(vis[i]) {
+				siteF = &vis[i]
+				break
+			}
+		}
+		if siteF == nil && len(vis) > 0 {
+			siteF = &vis[0]
+		}
+		if siteF == nil {
+			// Only runtime and framework frames: name the site by the
+			// innermost framework frame that is not allocator machinery.
+			var fw []callsite.Frame
+			for _, f := range native {
+				if f.short != "" && !f.runtime() {
+					fw = append(fw, f.frame())
+				}
+			}
+			if fw = callsite.FrameworkSite(fw); len(fw) > 0 {
+				return fw, fw[0], true
+			}
+			// Only the runtime's, the driver's and the C library's frames:
+			// no site to name (see cutBacktrace).
+			return nil, callsite.Frame{}, false
+		}
+	}
+	for _, f := range vis {
+		stack = append(stack, f.frame())
+	}
+	if siteF == nil {
+		return stack, callsite.Frame{}, len(stack) > 0
+	}
+	if len(stack) == 0 {
+		stack = []callsite.Frame{siteF.frame()}
+	}
+	return stack, siteF.frame(), true
+}
+
+// allocatorOf is the allocator class of a leak: the innermost allocation
+// API in its backtrace.
+func allocatorOf(r *record, frames []btFrame) string {
+	if r.memoryType == "device heap" {
+		return AllocDeviceHeap
+	}
+	for _, f := range frames {
+		if f.kind != sanitizer.FrameHost {
+			continue
+		}
+		if c, ok := allocAPIs[f.base]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// poolOf returns the index in pools of the caching allocator in a
+// backtrace, or -1.
+func poolOf(frames []btFrame) int {
+	for _, f := range frames {
+		if f.kind == sanitizer.FramePython {
+			continue
+		}
+		for i, p := range pools {
+			if p.re.MatchString(f.full) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func (s *Suppression) matches(kind, allocator string, r *record, frames []btFrame) bool {
+	if s.Kind != "" && s.Kind != kind {
+		return false
+	}
+	if s.Allocator != "" && s.Allocator != allocator {
+		return false
+	}
+	if s.Message != nil && !s.Message.MatchString(r.message) {
+		return false
+	}
+	anyFrame := func(re *regexp.Regexp, get func(btFrame) []string) bool {
+		if re == nil {
+			return true
+		}
+		for _, f := range frames {
+			for _, v := range get(f) {
+				if v != "" && re.MatchString(v) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return anyFrame(s.Function, func(f btFrame) []string { return []string{f.full, f.short} }) &&
+		anyFrame(s.Module, func(f btFrame) []string { return []string{f.module} }) &&
+		anyFrame(s.File, func(f btFrame) []string { return []string{f.file} })
+}
+
+type siteAcc struct {
+	site  Site
+	sizes map[int64]bool
+	procs map[[2]int32]bool
+	order int
+}
+
+// Finalize groups what Add took. Call it once.
+func (a *Analyzer) Finalize() *Result {
+	res := &Result{}
+	ids := make([]int32, 0, len(a.recs))
+	for id := range a.recs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+
+	suppressed := make([]SuppressedCount, len(a.opt.Suppressions))
+	sites := map[string]*siteAcc{}
+	errs := map[string]*Error{}
+	var errOrder []string
+	type runCount struct {
+		records, leaks int
+		bytes          int64
+	}
+	perRun := map[int32]*runCount{}
+	noStack := 0
+	for _, id := range ids {
+		r := a.recs[id]
+		frames := a.frames[id]
+		if r.kind == sanitizer.KindLeak && r.size <= 0 && len(frames) == 0 {
+			// What a line cut in its size leaves ("Leaked 262,144 bytes at "
+			// at the end of a cut log, which the parser warns about): no
+			// allocation to report.
+			continue
+		}
+		res.Records++
+		rc := perRun[r.run]
+		if rc == nil {
+			rc = &runCount{}
+			perRun[r.run] = rc
+		}
+		rc.records++
+		kind := r.kind
+		alloc := ""
+		pool := -1
+		if r.kind == sanitizer.KindLeak {
+			res.Leaks++
+			res.LeakBytes += r.size
+			rc.leaks++
+			rc.bytes += r.size
+			alloc = allocatorOf(r, frames)
+			if pool = poolOf(frames); pool >= 0 {
+				kind = callsite.Retained.String()
+			}
+		}
+		skip := false
+		for i := range a.opt.Suppressions {
+			s := &a.opt.Suppressions[i]
+			if s.matches(kind, alloc, r, frames) {
+				suppressed[i].Rule = s.Name
+				suppressed[i].Records++
+				if r.kind == sanitizer.KindLeak {
+					suppressed[i].Bytes += r.size
+				}
+				skip = true
+				break
+			}
+		}
+		if skip {
+			continue
+		}
+		if r.kind != sanitizer.KindLeak {
+			if res.ToolFailure == "" && toolFailureRe.MatchString(r.message) {
+				res.ToolFailure, res.ToolFailureLine = r.message, r.line
+			}
+			a.addError(r, frames, errs, &errOrder)
+			continue
+		}
+		stack, site, ok := a.stackOf(frames)
+		key := kind + "\x00" + alloc + "\x00"
+		unknown := ""
+		switch {
+		case !ok && hasHostFrames(frames):
+			unknown = cutBacktrace(frames)
+			key += "cut\x00" + unknown
+		case !ok:
+			noStack++
+			key += "size\x00" + strconv.FormatInt(r.size, 10)
+		default:
+			key += callsite.StackKey(stack)
+		}
+		acc := sites[key]
+		if acc == nil {
+			acc = &siteAcc{order: len(sites), sizes: map[int64]bool{}, procs: map[[2]int32]bool{}}
+			acc.site = Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site, Unknown: unknown}
+			for _, f := range frames {
+				if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
+					acc.site.NoLineInfo = f.noLineInfo()
+					break
+				}
+			}
+			if pool >= 0 {
+				acc.site.Kind = callsite.Retained
+				acc.site.Pool, acc.site.Hint = pools[pool].name, pools[pool].hint
+			}
+			sites[key] = acc
+		}
+		acc.site.Bytes += r.size
+		acc.site.Count++
+		acc.sizes[r.size] = true
+		acc.procs[[2]int32{r.run, r.process}] = true
+	}
+	for _, acc := range sites {
+		s := acc.site
+		for sz := range acc.sizes {
+			s.Sizes = append(s.Sizes, sz)
+		}
+		sort.Slice(s.Sizes, func(i, j int) bool { return s.Sizes[i] > s.Sizes[j] })
+		if len(s.Sizes) > maxSizes {
+			s.Sizes = s.Sizes[:maxSizes]
+		}
+		s.Processes = len(acc.procs)
+		res.Sites = append(res.Sites, s)
+	}
+	sort.SliceStable(res.Sites, func(i, j int) bool {
+		a, b := &res.Sites[i], &res.Sites[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return callsite.StackKey(a.Stack) < callsite.StackKey(b.Stack)
+	})
+	for _, k := range errOrder {
+		res.Errors = append(res.Errors, *errs[k])
+	}
+	for _, s := range suppressed {
+		if s.Records > 0 {
+			res.Suppressed = append(res.Suppressed, s)
+		}
+	}
+	if noStack > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s without a host backtrace (compute-sanitizer --show-backtrace no?): grouped by size, not by call site; run without --show-backtrace no to see where they were allocated",
+			count(int64(noStack), "leak record", "leak records")))
+	}
+	for i, run := range a.runs {
+		rc := perRun[int32(i)]
+		if rc == nil {
+			rc = &runCount{}
+		}
+		run.Records, run.Leaks, run.LeakBytes = rc.records, rc.leaks, rc.bytes
+		res.Warnings = append(res.Warnings, checkRun(&run, i, len(a.runs))...)
+		res.Runs = append(res.Runs, run)
+		if s, ok := summaryOnly(run, i, len(a.runs)); ok {
+			res.Sites = append(res.Sites, s)
+		}
+	}
+	return res
+}
+
+// summaryOnly is the part of a run's LEAK SUMMARY that no record in the
+// log accounts for (records not printed, a log cut or filtered before
+// them): a leak of unknown site, so that a log holding only summaries is
+// not read as clean. Whether some of it is a framework's cache cannot be
+// told without the records.
+func summaryOnly(r Run, i, n int) (Site, bool) {
+	if !r.HasLeakSummary || r.SummaryBytes <= r.LeakBytes || r.SummaryAllocations <= int64(r.Leaks) {
+		return Site{}, false
+	}
+	why := "the log holds no record of them"
+	switch {
+	case r.NotPrinted > 0:
+		why = fmt.Sprintf("their records were not printed (%s over --print-limit)", count(r.NotPrinted, "error", "errors"))
+	case r.Leaks > 0:
+		why = "their records are not in the log (cut or filtered)"
+	}
+	run := ""
+	if n > 1 {
+		run = fmt.Sprintf(" of run %d", i+1)
+	}
+	return Site{
+		Kind: callsite.Leak, Bytes: r.SummaryBytes - r.LeakBytes, Count: int(min(r.SummaryAllocations-int64(r.Leaks), math.MaxInt32)),
+		Unknown: fmt.Sprintf("counted only by the LEAK SUMMARY%s: %s; rerun compute-sanitizer --leak-check full --print-limit 0 and keep the whole log", run, why),
+	}, true
+}
+
+// startFrameRe matches the outermost frames of a process or thread.
+var startFrameRe = regexp.MustCompile(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
+
+// hasHostFrames reports whether a record has a host backtrace.
+func hasHostFrames(frames []btFrame) bool {
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost {
+			return true
+		}
+	}
+	return false
+}
+
+// cutBacktrace says why a backtrace of runtime, driver and C library
+// frames only names no site, naming the module it ends in.
+func cutBacktrace(frames []btFrame) string {
+	module, started := "", false
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.module != "" {
+			module = f.module
+		}
+		started = started || startFrameRe.MatchString(f.base)
+	}
+	if started {
+		// The backtrace is whole (it reaches the process's or a thread's
+		// start): nothing of the program's own allocated this.
+		where := ""
+		if module != "" {
+			where = " (" + module + ")"
+		}
+		return "the whole backtrace holds only CUDA runtime, driver, C library or wrapper frames" + where + ": the runtime or a library allocated it on its own, not a call of the program's"
+	}
+	if module == "" {
+		return "the backtrace holds only CUDA runtime, driver, C library or wrapper frames, and no module: the log was cut before the program's own frames"
+	}
+	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
+}
+
+func (a *Analyzer) addError(r *record, frames []btFrame, errs map[string]*Error, order *[]string) {
+	kernel := ""
+	if r.kernel != "" {
+		kernel = newBtFrame(sanitizer.FrameDevice, r.kernel, "", "", 0).short
+	}
+	var device []callsite.Frame
+	var host []btFrame
+	for _, f := range frames {
+		switch {
+		case f.kind == sanitizer.FrameDevice:
+			device = append(device, f.frame())
+		case kernel != "" && baseName(f.short) == baseName(kernel):
+			// The host-side launch stub nvcc generates for the kernel,
+			// at the kernel's declaration: not the launch site.
+		default:
+			host = append(host, f)
+		}
+	}
+	hostStack, launch, _ := a.stackOf(host)
+	site := launch
+	if len(device) > 0 {
+		site = device[0]
+	}
+	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + callsite.StackKey(device) + "\x00" + callsite.StackKey(hostStack)
+	if e, ok := errs[key]; ok {
+		e.Count++
+		return
+	}
+	e := &Error{
+		Kind: r.kind, Message: r.message, API: r.api, Error: r.err, Result: r.result, ErrorMessage: r.errMsg,
+		Kernel: kernel, Frame: site, Launch: launch, Thread: r.thread, Block: r.block, Count: 1,
+	}
+	e.Stack = append(append(e.Stack, device...), hostStack...)
+	if r.details != "" {
+		e.Details = strings.Split(r.details, "\n")
+	}
+	errs[key] = e
+	*order = append(*order, key)
+}
+
+// checkRun compares a run's summaries with the records read and says
+// what does not add up.
+func checkRun(r *Run, i, n int) []string {
+	// name prefixes a message about one run of several.
+	name := ""
+	if n > 1 {
+		name = fmt.Sprintf("run %d", i+1)
+		if r.Line > 0 {
+			name += fmt.Sprintf(" (line %d)", r.Line)
+		}
+		name += ": "
+	}
+	var out []string
+	r.Agrees = r.HasLeakSummary || r.HasErrorSummary
+	if r.HasLeakSummary && (r.SummaryAllocations != int64(r.Leaks) || r.SummaryBytes != r.LeakBytes) {
+		r.Agrees = false
+		why := "the log is incomplete or was edited"
+		if r.NotPrinted > 0 {
+			why = fmt.Sprintf("%s not printed (--print-limit); rerun with --print-limit 0 to see every leak", count(r.NotPrinted, "error was", "errors were"))
+		}
+		out = append(out, fmt.Sprintf("%sLEAK SUMMARY says %s bytes in %s, but %s bytes in %s were read: %s",
+			name, humanize.Comma(r.SummaryBytes), count(r.SummaryAllocations, "allocation", "allocations"),
+			humanize.Comma(r.LeakBytes), count(int64(r.Leaks), "leak record", "leak records"), why))
+	}
+	if r.HasErrorSummary && r.SummaryErrors != int64(r.Records)+r.NotPrinted {
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s were read (%d not printed)",
+			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record", "records"), r.NotPrinted))
+	} else if r.NotPrinted > 0 && !(r.HasLeakSummary && r.SummaryAllocations != int64(r.Leaks)) {
+		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
+			name, count(r.NotPrinted, "error was", "errors were")))
+	}
+	switch {
+	case r.HasErrorSummary:
+	case r.Line > 0:
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: the log was cut short or the tool did not finish, so totals cannot be checked", name))
+	case r.Tool == "" && (r.Records > 0 || r.Leaks > 0):
+		// Records without the banner before them nor the summary after
+		// them: a few lines quoted from a longer log (a bug report, a CI
+		// excerpt). What was left out on either side is unknown.
+		r.Agrees = false
+		out = append(out, fmt.Sprintf("%sno COMPUTE-SANITIZER banner and no ERROR SUMMARY: an excerpt of a log, so records left out of it are not counted and totals cannot be checked", name))
+	}
+	if r.HasErrorSummary && !r.HasLeakSummary && r.Leaks == 0 {
+		out = append(out, fmt.Sprintf("%sno LEAK SUMMARY and no leak record: unless the program ran under compute-sanitizer --leak-check full, leaks were not checked", name))
+	}
+	if r.Processes > 1 {
+		out = append(out, fmt.Sprintf("%sthe reports of %d processes (--target-processes all) share one summary; sites add them up", name, r.Processes))
+	}
+	if r.TargetError {
+		out = append(out, fmt.Sprintf("%sthe target application returned an error", name))
+	}
+	return out
+}
+
+// maxSizes is the most distinct allocation sizes a Site lists.
+const maxSizes = 8
+
+// count writes n and the noun that agrees with it: "1 leak", "1,024 leaks".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return humanize.Comma(n) + " " + many
+}

@@ -1,0 +1,602 @@
+package sanitizer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+)
+
+// analyzeSan reads a report (testdata/sanitizer/NAME, or a path with a
+// slash) and analyses it, checking that no Arrow memory is left allocated.
+func analyzeSan(t *testing.T, name string, opt Options) *Result {
+	t.Helper()
+	path := name
+	if !strings.Contains(name, "/") {
+		path = filepath.Join("..", "..", "testdata", "sanitizer", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyzeBytes(t, name, data, opt)
+}
+
+func analyzeBytes(t *testing.T, name string, data []byte, opt Options) *Result {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
+	defer mem.AssertSize(t, 0)
+	var r *sanitizer.Reader
+	if strings.HasSuffix(name, ".xml") {
+		r = sanitizer.NewXMLReader(bytes.NewReader(data), name, sanitizer.WithAllocator(mem))
+	} else {
+		r = sanitizer.NewReader(bytes.NewReader(data), name, sanitizer.WithAllocator(mem))
+	}
+	defer r.Release()
+	a := NewAnalyzer(opt)
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return a.Finalize()
+}
+
+// siteLine renders a site as "kind alloc bytes count name file:line".
+func siteLine(s Site) string {
+	return strings.Join([]string{s.Kind.String(), s.Allocator, itoa(s.Bytes), itoa(int64(s.Count)),
+		s.Frame.Name, filepath.Base(s.Frame.Filename) + ":" + itoa(s.Frame.Line)}, " ")
+}
+
+func itoa(n int64) string { return count(n, "", "")[:len(count(n, "", ""))-1] }
+
+func sanitizerSites(res *Result) []string {
+	var out []string
+	for _, s := range res.Sites {
+		out = append(out, siteLine(s))
+	}
+	return out
+}
+
+func checkSites(t *testing.T, res *Result, want ...string) {
+	t.Helper()
+	got := sanitizerSites(res)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sites:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The expected values below are those of ../shared/fixtures/README.md
+// (section sanitizer/); leaky.cu leaks 4 MiB in make_workspace (line 14),
+// 256 KiB per step (line 20), 123,456 bytes from cudaMallocAsync (line 33)
+// and 1 MiB of pinned host memory (line 41).
+
+func TestSanitizerLeakFull(t *testing.T) {
+	res := analyzeSan(t, "leak_full.txt", Options{})
+	if res.Leaks != 8 || res.LeakBytes != 6677056 {
+		t.Errorf("%d leaks, %d bytes; want 8, 6,677,056", res.Leaks, res.LeakBytes)
+	}
+	checkSites(t, res,
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak device 1,310,720 5 step leaky.cu:20",
+		"leak pinned 1,048,576 1 main leaky.cu:41",
+		"leak async 123,456 1 main leaky.cu:33")
+	if len(res.Runs) != 1 || !res.Runs[0].Agrees || res.Runs[0].SummaryBytes != 6677056 || res.Runs[0].SummaryAllocations != 8 {
+		t.Errorf("runs %+v", res.Runs)
+	}
+	if len(res.Warnings) != 0 || len(res.Errors) != 0 {
+		t.Errorf("warnings %q, errors %v", res.Warnings, res.Errors)
+	}
+	// Runtime frames (cudaMalloc, the cuda_runtime.h template) are hidden.
+	if st := res.Sites[1].Stack; len(st) != 2 || st[0].Name != "step" || st[1].Name != "main" || st[1].Line != 31 {
+		t.Errorf("step stack %v", st)
+	}
+}
+
+// The same run ("leaky 2") in four layouts gives the same sites.
+func TestSanitizerSameRunEveryLayout(t *testing.T) {
+	want := []string{
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak pinned 1,048,576 1 main leaky.cu:41",
+		"leak device 524,288 2 step leaky.cu:20",
+		"leak async 123,456 1 main leaky.cu:33",
+	}
+	for _, f := range []string{"leak_save.xml", "leak_long_backtrace.txt", "san_prefix.txt", "san_nodemangle.txt", "san_logfile.txt"} {
+		t.Run(f, func(t *testing.T) {
+			res := analyzeSan(t, f, Options{})
+			if res.Leaks != 5 || res.LeakBytes != 5890624 {
+				t.Errorf("%d leaks, %d bytes; want 5, 5,890,624", res.Leaks, res.LeakBytes)
+			}
+			checkSites(t, res, want...)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings %q", res.Warnings)
+			}
+		})
+	}
+}
+
+func TestSanitizerNoBacktrace(t *testing.T) {
+	res := analyzeSan(t, "leak_nobacktrace.txt", Options{})
+	if res.Leaks != 5 || res.LeakBytes != 5890624 {
+		t.Errorf("%d leaks, %d bytes", res.Leaks, res.LeakBytes)
+	}
+	// Grouped by size: no site, no allocator.
+	checkSites(t, res,
+		"leak  4,194,304 1  .:0",
+		"leak  1,048,576 1  .:0",
+		"leak  524,288 2  .:0",
+		"leak  123,456 1  .:0")
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "without a host backtrace") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+func TestSanitizerWithOOB(t *testing.T) {
+	for _, f := range []string{"leak_with_oob.txt", "san_oob.xml", "san_oob_xml_stdout.txt"} {
+		t.Run(f, func(t *testing.T) {
+			res := analyzeSan(t, f, Options{})
+			if res.Leaks != 5 || res.LeakBytes != 5104192 {
+				t.Errorf("%d leaks, %d bytes; want 5, 5,104,192", res.Leaks, res.LeakBytes)
+			}
+			checkSites(t, res,
+				"leak device 4,194,304 1 make_workspace leaky.cu:14",
+				"leak device 786,432 3 step leaky.cu:20",
+				"leak async 123,456 1 main leaky.cu:33")
+			if len(res.Errors) != 4 {
+				t.Fatalf("%d errors, want 4: %+v", len(res.Errors), res.Errors)
+			}
+			e := res.Errors[0]
+			if e.Kind != sanitizer.KindMemoryAccess || e.Kernel != "fill" || e.Frame.Name != "fill" || e.Frame.Line != 9 ||
+				filepath.Base(e.Frame.Filename) != "leaky.cu" || e.Launch.Name != "main" || e.Launch.Line != 37 || e.Count != 1 {
+				t.Errorf("invalid write %+v", e)
+			}
+			apis := []string{}
+			for _, e := range res.Errors[1:] {
+				if e.Kind != sanitizer.KindAPI || e.Error != "cudaErrorLaunchFailure" || e.Result != 719 {
+					t.Errorf("api error %+v", e)
+				}
+				apis = append(apis, e.API)
+			}
+			if strings.Join(apis, " ") != "cudaFree cudaMallocHost cudaDeviceSynchronize" {
+				t.Errorf("API errors %v", apis)
+			}
+			if strings.HasSuffix(f, ".txt") && (len(res.Runs) != 1 || !res.Runs[0].Agrees || res.Runs[0].SummaryErrors != 9) {
+				t.Errorf("ERROR SUMMARY 9 not matched: %+v", res.Runs)
+			}
+		})
+	}
+}
+
+func TestSanitizerCuPy(t *testing.T) {
+	res := analyzeSan(t, "leak_cupy.txt", Options{})
+	if res.Leaks != 6 || res.LeakBytes != 3154944 {
+		t.Errorf("%d leaks, %d bytes", res.Leaks, res.LeakBytes)
+	}
+	// The program's leak is load_batch; the pool's blocks (8,192 + 512 +
+	// 512 = 9,216 bytes, allocated at lines 9 and 10) are retained.
+	checkSites(t, res,
+		"leak device 3,145,728 3 load_batch cupy_leak.py:5",
+		"retained device 8,192 1 main cupy_leak.py:9",
+		"retained device 1,024 2 main cupy_leak.py:10")
+	var retained int64
+	for _, s := range res.Sites {
+		if s.Kind == callsite.Retained {
+			retained += s.Bytes
+			if !strings.Contains(s.Pool, "SingleDeviceMemoryPool") || s.Hint == "" {
+				t.Errorf("pool %q hint %q", s.Pool, s.Hint)
+			}
+		}
+	}
+	if retained != 9216 {
+		t.Errorf("retained %d bytes, want 9,216", retained)
+	}
+	// Interpreter, Cython and libc frames are hidden; the trailing Python
+	// frames remain.
+	if st := res.Sites[0].Stack; len(st) != 2 || st[1].Name != "main" || st[1].Line != 8 {
+		t.Errorf("load_batch stack %v", st)
+	}
+}
+
+func TestSanitizerTorch(t *testing.T) {
+	res := analyzeSan(t, "san_torch.txt", Options{})
+	// Both blocks were held by PyTorch's caching allocators at exit: the
+	// 2 MiB segment of torch.ones(1000) and the 4-byte pinned block of
+	// float(y.sum()); the program's only frame is "<module> in <string>:1".
+	checkSites(t, res,
+		"retained device 2,097,152 1 <module> <string>:1",
+		"retained pinned 4 1 <module> <string>:1")
+	if !strings.Contains(res.Sites[0].Pool, "CUDACachingAllocator") || !strings.Contains(res.Sites[1].Pool, "CachingHostAllocator") {
+		t.Errorf("pools %q, %q", res.Sites[0].Pool, res.Sites[1].Pool)
+	}
+}
+
+func TestSanitizerPrintLimit(t *testing.T) {
+	res := analyzeSan(t, "san_print_limit.txt", Options{})
+	checkSites(t, res,
+		"leak device 4,194,304 1 make_workspace leaky.cu:14",
+		"leak device 524,288 2 step leaky.cu:20",
+		// LEAK SUMMARY: 6,677,056 bytes in 8 allocations; the 3 printed
+		// records hold 4,718,592: the other 1,958,464 bytes in 5 are a
+		// finding of unknown site.
+		"leak  1,958,464 5  .:0")
+	if u := res.Sites[2].Unknown; !strings.Contains(u, "LEAK SUMMARY") || !strings.Contains(u, "--print-limit") {
+		t.Errorf("unknown site: %q", u)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "6,677,056 bytes in 8 allocations") ||
+		!strings.Contains(res.Warnings[0], "5 errors were not printed") || res.Runs[0].Agrees {
+		t.Errorf("warnings %q, runs %+v", res.Warnings, res.Runs)
+	}
+}
+
+func TestSanitizerTwoProcesses(t *testing.T) {
+	res := analyzeSan(t, "san_two_processes.txt", Options{})
+	checkSites(t, res,
+		"leak device 8,388,608 2 make_workspace leaky.cu:14",
+		"leak pinned 2,097,152 2 main leaky.cu:41",
+		"leak device 786,432 3 step leaky.cu:20",
+		"leak async 246,912 2 main leaky.cu:33")
+	if res.Sites[0].Processes != 2 || !res.Runs[0].Agrees || res.Runs[0].Processes != 2 {
+		t.Errorf("site %+v runs %+v", res.Sites[0], res.Runs)
+	}
+}
+
+func TestSanitizerLegacy(t *testing.T) {
+	res := analyzeSan(t, "../../parse/sanitizer/testdata/legacy_memcheck.txt", Options{})
+	// The mangled _Z11make_bufferm is demangled and named without its
+	// parameters; with no source file the module stands in, and the return
+	// address keeps call sites in one function apart.
+	checkSites(t, res, "leak device 1,024 1 make_buffer@0x1111 app:0")
+	if !res.Sites[0].NoLineInfo {
+		t.Errorf("site %+v: no line info not noted", res.Sites[0])
+	}
+	if len(res.Errors) != 3 || res.Errors[0].Frame.Name != "cleanup@0x1234" || res.Errors[1].API != "cudaMemcpy" || res.Errors[2].Kernel != "scale" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+	if !res.Runs[0].Agrees {
+		t.Errorf("runs %+v, warnings %q", res.Runs, res.Warnings)
+	}
+}
+
+func TestSanitizerSeveralRuns(t *testing.T) {
+	a, _ := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+	b, _ := os.ReadFile("../../testdata/sanitizer/san_print_limit.txt")
+	res := analyzeBytes(t, "two", append(a, b...), Options{})
+	if len(res.Runs) != 2 || !res.Runs[0].Agrees || res.Runs[1].Agrees {
+		t.Errorf("runs %+v", res.Runs)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "run 2 (line 57): ") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if res.Sites[0].Count != 2 || res.Sites[0].Processes != 2 {
+		t.Errorf("first site %+v", res.Sites[0])
+	}
+}
+
+func TestSanitizerCutLog(t *testing.T) {
+	data, _ := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+	i := bytes.Index(data, []byte("done 0x"))
+	res := analyzeBytes(t, "cut", data[:i], Options{})
+	if res.Leaks != 8 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "no ERROR SUMMARY") {
+		t.Errorf("%d leaks, warnings %q", res.Leaks, res.Warnings)
+	}
+}
+
+func TestSanitizerFilterFlags(t *testing.T) {
+	// --keep-frames brings back a runtime frame; --hide-frames hides a
+	// user frame so that the caller names the site.
+	f, err := callsite.NewFrameFilter([]string{`^step$`}, []string{`cuda_runtime\.h`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := analyzeSan(t, "leak_full.txt", Options{Filter: f})
+	s := res.Sites[1]
+	if s.Frame.Name != "cudaMalloc<float>" || len(s.Stack) != 2 || s.Stack[1].Name != "main" {
+		t.Errorf("site %v stack %v", s.Frame, s.Stack)
+	}
+}
+
+func TestSuppressions(t *testing.T) {
+	rules, err := ParseSuppressions("supp.txt", []byte(`# leaks we accept
+kind=leak function=^make_workspace name=workspace
+
+allocator=pinned
+kind=api message="on CUDA API call to cudaMallocHost\.$"
+kind=retained
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 4 || rules[0].Name != "workspace" || rules[1].Name != "supp.txt:4" || rules[2].Message.String() != `on CUDA API call to cudaMallocHost\.$` {
+		t.Fatalf("rules %+v", rules)
+	}
+	res := analyzeSan(t, "leak_full.txt", Options{Suppressions: rules})
+	checkSites(t, res,
+		"leak device 1,310,720 5 step leaky.cu:20",
+		"leak async 123,456 1 main leaky.cu:33")
+	if len(res.Suppressed) != 2 || res.Suppressed[0] != (SuppressedCount{"workspace", 1, 4194304}) || res.Suppressed[1] != (SuppressedCount{"supp.txt:4", 1, 1048576}) {
+		t.Errorf("suppressed %+v", res.Suppressed)
+	}
+	// Totals still count what was suppressed, so LEAK SUMMARY agrees.
+	if res.Leaks != 8 || !res.Runs[0].Agrees {
+		t.Errorf("leaks %d runs %+v", res.Leaks, res.Runs)
+	}
+	res = analyzeSan(t, "leak_with_oob.txt", Options{Suppressions: rules})
+	if len(res.Errors) != 3 || res.Errors[1].API != "cudaFree" || res.Errors[2].API != "cudaDeviceSynchronize" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+	res = analyzeSan(t, "leak_cupy.txt", Options{Suppressions: rules})
+	if len(res.Sites) != 1 || res.Suppressed[0].Rule != "supp.txt:6" || res.Suppressed[0].Records != 3 {
+		t.Errorf("sites %v suppressed %+v", sanitizerSites(res), res.Suppressed)
+	}
+
+	for _, bad := range []string{"kind", "function=(", "colour=red", "allocator=heap", `message="open`, "name=x"} {
+		if _, err := ParseSuppressions("s", []byte("\n"+bad+"\n")); err == nil || !strings.HasPrefix(err.Error(), "s:2: ") {
+			t.Errorf("ParseSuppressions(%q) error %v", bad, err)
+		}
+	}
+}
+
+func TestShortName(t *testing.T) {
+	for in, want := range map[string]string{
+		"make_workspace(unsigned long)":                                             "make_workspace",
+		"cudaError cudaMalloc<float>(float**, unsigned long)":                       "cudaMalloc<float>",
+		"cudaError cudaMalloc<float>":                                               "cudaMalloc<float>",
+		"double at::Tensor::item<double>() const":                                   "at::Tensor::item<double>",
+		"at::empty(c10::ArrayRef<long>) [clone .constprop.0]":                       "at::empty",
+		"at::(anonymous namespace)::wrapper_CUDA_empty(c10::ArrayRef<c10::SymInt>)": "at::{anonymous}::wrapper_CUDA_empty",
+		"Foo::operator()(int) const":                                                "Foo::operator()",
+		"operator new(unsigned long)":                                               "operator new",
+		"main":                                                                      "main",
+		"":                                                                          "",
+	} {
+		if got := callsite.ShortName(in); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Recorded on an H200 (testdata/README.md): a program that calls
+// cublasCreate and never cublasDestroy leaks the handle's three buffers
+// (67108864 + 1024 + 131072 bytes; LEAK SUMMARY 67240960 in 3), all from
+// cublasCreate_v2 called at main cublas_leak.cu:17.
+func TestSanitizerCublasNoDestroy(t *testing.T) {
+	res := analyzeSan(t, "san_cublas_no_destroy.txt", Options{})
+	checkSites(t, res, "leak device 67,240,960 3 main cublas_leak.cu:17")
+	if !res.Runs[0].Agrees || len(res.Warnings) != 0 {
+		t.Errorf("runs %+v warnings %q", res.Runs, res.Warnings)
+	}
+}
+
+// PyTorch multiplying matrices (recorded on an H200): 7 allocations,
+// 123864068 bytes at exit, none a leak of the program: its caching
+// allocator's segments (20971520 + 2097152 bytes at :6; the cuBLAS
+// workspace of 33554432 bytes, cudaMalloc'd through the caching allocator
+// for setWorkspaceForHandle, at :8), the cuBLAS handle PyTorch keeps in
+// its pool (cublasCreate_v2 under at::cuda::getCurrentCUDABlasHandle:
+// 67108864 + 1024 + 131072 bytes at :8) and 4 bytes of pinned memory (:9).
+func TestSanitizerTorchMatmul(t *testing.T) {
+	res := analyzeSan(t, "san_torch_matmul.txt", Options{})
+	// The handle's backtraces start inside libcublas (no cuMemAlloc frame
+	// is printed), so the allocator class is unknown.
+	checkSites(t, res,
+		"retained  67,240,960 3 <module> torch_matmul.py:8",
+		"retained device 33,554,432 1 <module> torch_matmul.py:8",
+		"retained device 23,068,672 2 <module> torch_matmul.py:6",
+		"retained pinned 4 1 <module> torch_matmul.py:9")
+	if res.Sites[0].Pool != HandlePool {
+		t.Errorf("cuBLAS handle pool: %q", res.Sites[0].Pool)
+	}
+	if res.Leaks != 7 || res.LeakBytes != 123864068 || !res.Runs[0].Agrees {
+		t.Errorf("%d leaks, %d bytes; runs %+v", res.Leaks, res.LeakBytes, res.Runs)
+	}
+}
+
+// Public pastes (testdata/README.md gives their sources).
+
+// xmrig/xmrig-nvidia#199: only the summary lines were pasted. The LEAK
+// SUMMARY's 1,006,959,488 bytes in 10 allocations are a leak whose site
+// is unknown, not a clean run.
+func TestSanitizerSummaryOnly(t *testing.T) {
+	res := analyzeSan(t, "pub_xmrig_summary_only.txt", Options{})
+	checkSites(t, res, "leak  1,006,959,488 10  .:0")
+	if u := res.Sites[0].Unknown; !strings.Contains(u, "LEAK SUMMARY") || !strings.Contains(u, "no record") {
+		t.Errorf("unknown: %q", u)
+	}
+}
+
+// NVIDIA/cccl#1897: the paste is cut after the statically linked runtime's
+// frames (libcudart_static_<hash> in the test binary): the site is unknown
+// because the log was cut, and the module is named; the runtime frame is
+// not a site.
+func TestSanitizerStaticRuntimeCut(t *testing.T) {
+	res := analyzeSan(t, "pub_cccl_static_cut.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != callsite.Leak || s.Bytes != 512 || s.Count != 1 || s.Frame != (callsite.Frame{}) || len(s.Stack) != 0 {
+		t.Errorf("site %+v", s)
+	}
+	if !strings.Contains(s.Unknown, "cut") || !strings.Contains(s.Unknown, "cub.cpp17.test.block_radix_rank") {
+		t.Errorf("unknown: %q", s.Unknown)
+	}
+	// The same record completed by hand down to the program's start: not
+	// cut, but allocated by the runtime on its own.
+	data, err := os.ReadFile("../../testdata/sanitizer/pub_cccl_static_cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(data[:strings.LastIndexByte(string(data), '\n')+1]) +
+		"  =========     Host Frame:__libc_start_main [0x29d90]\n  =========                in /lib/x86_64-linux-gnu/libc.so.6\n" +
+		"  =========     Host Frame:_start [0x6a75]\n  =========                in /home/coder/cccl/build/cuda12.4-gcc13/cub-cpp17/bin/cub.cpp17.test.block_radix_rank\n"
+	res = analyzeBytes(t, "whole", []byte(whole), Options{})
+	if len(res.Sites) != 1 || strings.Contains(res.Sites[0].Unknown, "cut") || !strings.Contains(res.Sites[0].Unknown, "on its own") {
+		t.Errorf("whole backtrace: %+v", res.Sites)
+	}
+}
+
+// NVIDIA/TensorRT-RTX#14: a Windows excerpt (nvcuda64.dll's
+// cuMemHostAlloc under TensorRT's DLL), quoted without the banner and
+// without the summaries, its last frame cut to "Hos". The leak is 4 bytes
+// of pinned host memory; the driver frame is hidden, so the site is the
+// innermost TensorRT frame, by return address (no line information). Only
+// a part of a log: a warning says so rather than present it as the run.
+func TestSanitizerWindowsExcerpt(t *testing.T) {
+	res := analyzeSan(t, "pub_trtrtx14_windows_excerpt.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != callsite.Leak || s.Bytes != 4 || s.Count != 1 || s.Allocator != AllocPinned ||
+		s.Frame.Name != "getBuilderPluginRegistry@0x7fff4b3f6035" || s.Frame.Filename != "tensorrt_rtx_1_1.dll" {
+		t.Errorf("site %+v", s)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "excerpt") {
+		t.Errorf("warnings %q: want the excerpt named", res.Warnings)
+	}
+	// With the banner and summaries around it, the log is whole.
+	data, err := os.ReadFile("../../testdata/sanitizer/pub_trtrtx14_windows_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := "========= COMPUTE-SANITIZER\n" + string(data) +
+		"=========\n========= LEAK SUMMARY: 4 bytes leaked in 1 allocations\n========= ERROR SUMMARY: 1 error\n"
+	res = analyzeBytes(t, "whole", []byte(whole), Options{})
+	if len(res.Warnings) != 0 {
+		t.Errorf("whole log: warnings %q", res.Warnings)
+	}
+}
+
+// NVIDIA/cccl#1896: frames without source lines (no -lineinfo): the site
+// keeps its return address, so other call sites in the same function stay
+// apart, and says so.
+func TestSanitizerNoLineInfo(t *testing.T) {
+	res := analyzeSan(t, "pub_cccl_nvrtc_nolineinfo.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Bytes != 4 || s.Frame.Name != "C_A_T_C_H_T_E_S_T_0@0x87f1a" || !s.NoLineInfo {
+		t.Errorf("site %+v", s)
+	}
+	// The same log with the record repeated at another return address in
+	// the same function: two sites, not one.
+	data, err := os.ReadFile("../../testdata/sanitizer/pub_cccl_nvrtc_nolineinfo.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	rec := strings.Join(lines[2:10], "")
+	other := strings.Replace(strings.Replace(rec, "0x87f1a", "0x87f80", 1), "0x7f769fe00a00", "0x7f769fe00b00", 1)
+	res = analyzeBytes(t, "two", []byte(strings.Join(lines[:10], "")+other), Options{})
+	if len(res.Sites) != 2 {
+		t.Errorf("two return addresses: %d sites", len(res.Sites))
+	}
+}
+
+// LaurentMazare/tch-rs#429: cuda-memcheck failed to start ("Internal
+// Memcheck Error: Initialization failed", line 5 of the paste) and checked
+// nothing: a tool failure, not a clean run.
+func TestSanitizerToolFailure(t *testing.T) {
+	res := analyzeSan(t, "pub_tch_internal_error.txt", Options{})
+	if res.ToolFailure != "Internal Memcheck Error: Initialization failed" || res.ToolFailureLine != 5 || res.Leaks != 0 {
+		t.Errorf("tool failure %q at line %d, %d leaks", res.ToolFailure, res.ToolFailureLine, res.Leaks)
+	}
+	// A program's own API errors are not tool failures.
+	if res := analyzeSan(t, "leak_with_oob.txt", Options{}); res.ToolFailure != "" {
+		t.Errorf("leak_with_oob.txt: tool failure %q", res.ToolFailure)
+	}
+}
+
+// JuliaGPU/CUDA.jl#1415: frames in the layout "file:line:function"
+// (/home/drew/julia_v1.7/src/interpreter.c:127:do_call) are split into
+// their parts; the API error's site is do_call at interpreter.c:127.
+func TestSanitizerFileLineFunctionFrames(t *testing.T) {
+	res := analyzeSan(t, "pub_cudajl1415_file_line_function.txt", Options{})
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	e := res.Errors[0]
+	want := callsite.Frame{Filename: "/home/drew/julia_v1.7/src/interpreter.c", Line: 127, Name: "do_call"}
+	if e.API != "cuPointerGetAttribute" || e.Frame != want {
+		t.Errorf("error %s at %+v, want cuPointerGetAttribute at %+v", e.API, e.Frame, want)
+	}
+	if len(e.Stack) < 3 || e.Stack[2].Name != "eval_body" || e.Stack[2].Line != 583 {
+		t.Errorf("stack %+v", e.Stack)
+	}
+}
+
+// A log cut inside a record's first line ("Leaked 262,144 bytes at "):
+// the parser warns about the cut line once; no 0-byte leak without a
+// stack comes of it.
+func TestSanitizerCutInRecord(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := string(data)
+	cut = cut[:strings.Index(cut, "Leaked 262,144 bytes at ")+len("Leaked 262,144 bytes at ")]
+	res := analyzeBytes(t, "cut", []byte(cut), Options{})
+	for _, s := range res.Sites {
+		if s.Bytes == 0 || len(s.Stack) == 0 {
+			t.Errorf("site from the cut line: %+v", s)
+		}
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "without a host backtrace") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}
+
+// cuDNN's handle comes from the same kind of pool (written from PyTorch's
+// function names; the layout is the recorded one): retained. The same
+// cudnnCreate called by the program itself stays a leak.
+func TestSanitizerCudnnHandlePool(t *testing.T) {
+	rec := func(caller string) string {
+		return "========= COMPUTE-SANITIZER\n" +
+			"========= Leaked 1,048,576 bytes at 0x7f43cc000000\n" +
+			"=========     Saved host backtrace up to driver entry point at allocation time\n" +
+			"=========         Host Frame: cuMemAlloc_v2 [0x32b91f] in libcuda.so.1\n" +
+			"=========         Host Frame: cudnnCreate [0x169f9c] in libcudnn.so.9\n" +
+			caller +
+			"=========         Host Frame: <module> in conv.py:7\n" +
+			"========= \n" +
+			"========= LEAK SUMMARY: 1048576 bytes leaked in 1 allocations\n" +
+			"========= ERROR SUMMARY: 1 error\n"
+	}
+	res := analyzeBytes(t, "pool", []byte(rec("=========         Host Frame: at::native::getCudnnHandle() [0x3a4bd28] in libtorch_cuda.so\n")), Options{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != callsite.Retained || res.Sites[0].Pool != HandlePool {
+		t.Errorf("PyTorch's cuDNN handle: %+v", res.Sites)
+	}
+	res = analyzeBytes(t, "own", []byte(rec("=========         Host Frame: make_handle in conv.cu:12 [0x8cb4] in conv\n")), Options{})
+	if len(res.Sites) != 1 || res.Sites[0].Kind != callsite.Leak {
+		t.Errorf("the program's own cudnnCreate: %+v", res.Sites)
+	}
+}
+
+// cupy/cupy#8904: statically linked runtime frames inside CuPy's Cython
+// module, cudaHostAlloc, and a Cython wrapper in file:line:function
+// layout, then the paste is cut: pinned memory of unknown site, with the
+// module named; no runtime or wrapper frame is taken for the site.
+func TestSanitizerCupyStaticCut(t *testing.T) {
+	res := analyzeSan(t, "pub_cupy8904_static_cut.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != callsite.Leak || s.Bytes != 1048576 || s.Allocator != AllocPinned || s.Frame != (callsite.Frame{}) ||
+		!strings.Contains(s.Unknown, "cupy_backends/cuda/api/runtime.cpython-311") {
+		t.Errorf("site %+v", s)
+	}
+}

@@ -1,0 +1,682 @@
+package snapshot
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"gonum.org/v1/gonum/stat"
+)
+
+// A leak is memory that keeps growing across the iterations of a run, not
+// memory that one step builds up (a forward pass keeps an activation per
+// layer, the first step makes gradients and optimizer state). The trace is
+// therefore cut into iterations, and a call site's live bytes (its
+// allocations minus its frees, so that a block replacing an older one nets
+// out) are compared at the same phase of successive iterations.
+//
+// The iterations come from an anchor: the call stack whose allocations recur
+// most often at even spacing through the trace, among the stacks made by
+// the program's own step-level code. A stack made inside an nn.Module call
+// or by autograd's backward does not qualify: the layers of one forward
+// pass, or the gradients of one backward, recur evenly too, but they are
+// parts of one step. Spacing is measured in trace positions (the
+// allocator's activity), so idle time neither stretches nor squeezes it.
+
+// Iteration rule constants.
+const (
+	// minBoundaries is the fewest anchor occurrences (iteration starts)
+	// that can show growth: three iterations measured.
+	minBoundaries = 4
+	// MinRises is the fewest measured iterations in which a leaking site's
+	// live bytes must rise.
+	MinRises = 3
+	// maxBoundaries bounds the boundaries kept; a longer trace is measured
+	// every k-th iteration.
+	maxBoundaries = 512
+	// evenShare: the gaps within [3/4, 4/3] of the median gap must cover at
+	// least this share of the span from the first to the last occurrence.
+	evenShare = 0.5
+	// minCover: the anchor's occurrences must span at least this share of
+	// the trace.
+	minCover = 0.4
+)
+
+// allocKey is a stack and an allocation size: the unit whose live bytes
+// the replay follows.
+type allocKey struct {
+	stack int32
+	size  int64
+}
+
+// change is a key's live bytes from boundary b on.
+type change struct {
+	b int32
+	v int64
+}
+
+// iterations is the step structure of one device's trace up to a moment.
+type iterations struct {
+	// anchor is the stack id whose allocations start the iterations; -1
+	// when none was found.
+	anchor int32
+	// seen counts the anchor's occurrences: seen-1 iterations completed.
+	seen int
+	// every: the boundaries are every k-th occurrence.
+	every int
+	// pos are the log positions of the boundaries (the anchor's
+	// allocations), clock their times (µs) or positions, ord their
+	// occurrence numbers (0 = first).
+	pos   []int
+	clock []int64
+	ord   []int
+	// changes, per key, the key's live bytes at each boundary where they
+	// differ from the boundary before.
+	changes [][]change
+}
+
+// usable reports whether the trace has enough iterations to judge growth.
+func (it *iterations) usable() bool { return it != nil && len(it.pos) >= minBoundaries }
+
+// stepOf returns the iteration (1-based; 0 = before the first) the log
+// position p falls in.
+func (it *iterations) stepOf(p int) int {
+	if it == nil {
+		return 0
+	}
+	i := sort.SearchInts(it.pos, p+1) // boundaries at or before p
+	if i == 0 {
+		return 0
+	}
+	return it.ord[i-1] + 1
+}
+
+// curve sums the live bytes of keys at each boundary, and, as its last
+// element, at the moment the iterations were taken up to.
+func (it *iterations) curve(keys []int32) []int64 {
+	v := make([]int64, len(it.pos)+1)
+	for _, k := range keys {
+		if int(k) >= len(it.changes) {
+			continue
+		}
+		ch := it.changes[k]
+		for j, c := range ch {
+			end := int32(len(v))
+			if j+1 < len(ch) {
+				end = ch[j+1].b
+			}
+			for b := c.b; b < end; b++ {
+				v[b] = satAdd(v[b], c.v)
+			}
+		}
+	}
+	return v
+}
+
+var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
+
+// Anchor classes of a stack (anchorClass).
+const (
+	anchorNo      = iota // cannot mark iterations
+	anchorLibrary        // made in an installed package's loop (a trainer, generate)
+	anchorOwn            // made by the program's own code
+)
+
+// anchorClass says whether allocations of stack id can mark iterations:
+// the stack must have a Python frame outside the framework and no frame of
+// a module call or of backward. It is anchorOwn when its innermost such
+// frame is the program's own code, anchorLibrary when it is in an
+// installed package (a loop inside a library may be the steps of one call,
+// such as the tokens of one generate()).
+func (a *LeakAnalyzer) anchorClass(id int32) int8 {
+	if v, ok := a.anchorOK[id]; ok {
+		return v
+	}
+	class := int8(anchorNo)
+	for _, f := range a.frameStack(id) {
+		// Allocations under a module call or backward are parts of a
+		// step, never the step itself.
+		if callsite.IsModuleOrBackward(f) || autogradName.MatchString(f.Name) {
+			class = anchorNo
+			break
+		}
+		if class == anchorNo && callsite.IsPython(f) && !a.opt.Filter.Hidden(f) && callsite.ClassOf(f) == callsite.User {
+			class = anchorOwn
+			if callsite.IsLibrary(f) {
+				class = anchorLibrary
+			}
+		}
+	}
+	a.anchorOK[id] = class
+	return class
+}
+
+// findIterations finds the iteration structure of device d's trace up to
+// log position upto.
+func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
+	it := &iterations{anchor: -1, every: 1}
+	occ := map[int32][]int{}
+	// work[i] counts the allocations before log position i made inside a
+	// module call or by backward (or with no stack): the step's compute,
+	// which cannot mark iterations itself but fills them.
+	// When the trace has none (functions of tensors, no nn.Module), work
+	// counts every allocation, and an anchor's own are subtracted.
+	work := make([]int32, upto+1)
+	all := make([]int32, upto+1)
+	for i := 0; i < upto; i++ {
+		work[i+1], all[i+1] = work[i], all[i]
+		k := d.log.key(i)
+		if k < 0 {
+			continue
+		}
+		all[i+1]++
+		st := d.keys[k].stack
+		if st >= 0 && a.anchorClass(st) != anchorNo {
+			occ[st] = append(occ[st], i)
+		} else {
+			work[i+1]++
+		}
+	}
+	ownInWork := work[upto] == 0
+	if ownInWork {
+		work = all
+	}
+	ids := make([]int32, 0, len(occ))
+	for st := range occ {
+		ids = append(ids, st)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	// The program's own loops first; a library's only when the program
+	// shows none.
+	var best []int
+	for _, class := range []int8{anchorOwn, anchorLibrary} {
+		if len(best) >= minBoundaries {
+			break
+		}
+		if b, anchor := a.bestAnchor(ids, occ, class, upto, work, ownInWork); len(b) > len(best) {
+			best, it.anchor = b, anchor
+		}
+	}
+	it.seen = len(best)
+	if len(best) < minBoundaries {
+		return it
+	}
+	it.every = (len(best) + maxBoundaries - 1) / maxBoundaries
+	for i := 0; i < len(best); i += it.every {
+		it.pos = append(it.pos, best[i])
+		it.ord = append(it.ord, i)
+		if timed {
+			it.clock = append(it.clock, d.log.time(best[i]))
+		} else {
+			it.clock = append(it.clock, int64(best[i]))
+		}
+	}
+	// Replay: each key's live bytes, recorded at a boundary when changed.
+	it.changes = make([][]change, len(d.keys))
+	live := make([]int64, len(d.keys))
+	dirty := make([]bool, len(d.keys))
+	var touched []int32
+	b := 0
+	flush := func() {
+		for _, k := range touched {
+			it.changes[k] = append(it.changes[k], change{b: int32(b), v: live[k]})
+			dirty[k] = false
+		}
+		touched = touched[:0]
+	}
+	for i := 0; i < upto; i++ {
+		if b < len(it.pos) && i == it.pos[b] {
+			flush()
+			b++
+		}
+		k := d.log.key(i)
+		if k >= 0 {
+			live[k] = satAdd(live[k], blockSize(d.keys[k].size))
+		} else {
+			k = ^k
+			live[k] -= blockSize(d.keys[k].size)
+		}
+		if !dirty[k] {
+			dirty[k] = true
+			touched = append(touched, k)
+		}
+	}
+	flush() // b == len(it.pos): the end
+	return it
+}
+
+// bestAnchor returns the occurrences (iteration starts) and the stack of
+// the best anchor of class among ids: recurring regularly through the trace
+// (or its bursts do), the most frequent, and of stacks about as frequent
+// (within 5%) the first in the step. When the trace has a step's compute
+// (allocations in module calls or by backward, counted in work), an anchor
+// must have some of it in most of its gaps: a loop inside the step (one
+// temporary per sample, a regulariser over a history) recurs more often
+// than the step and as regularly, but most of its gaps hold none of the
+// step's compute; the step's own marker, once per step, has it in every
+// gap. Only when no anchor qualifies so are the others considered.
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32, ownInWork bool) ([]int, int32) {
+	var bestAny []int
+	anchorAny := int32(-1)
+	type cand struct {
+		ps []int
+		st int32
+	}
+	var good []cand
+	for _, st := range ids {
+		ps := occ[st]
+		if len(ps) < 2 || a.anchorOK[st] != class {
+			continue
+		}
+		var cands [][]int
+		if regular(ps, upto) {
+			cands = append(cands, ps)
+		}
+		// Allocations in bursts (one per parameter in each optimizer
+		// step; a loop inside the step; training steps between long
+		// evaluations) mark iterations by the start of each burst.
+		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, upto) {
+			cands = append(cands, bs)
+		}
+		for _, c := range cands {
+			if filled(c, ps, work, ownInWork) {
+				good = append(good, cand{c, st})
+				break
+			}
+			if betterAnchor(c, bestAny) {
+				bestAny, anchorAny = c, st
+			}
+		}
+	}
+	// The most frequent first; a loop nested unevenly inside a less
+	// frequent marker (innerLoop) is passed over.
+	sort.SliceStable(good, func(i, j int) bool { return len(good[i].ps) > len(good[j].ps) })
+	if len(good) > maxNestChecks {
+		good = good[:maxNestChecks]
+	}
+	var best []int
+	anchor := int32(-1)
+	for i, c := range good {
+		nested := false
+		for _, o := range good[i+1:] {
+			if len(o.ps) >= minBoundaries && len(o.ps) < len(c.ps) && innerLoop(c.ps, o.ps) {
+				nested = true
+				break
+			}
+		}
+		if !nested && betterAnchor(c.ps, best) {
+			best, anchor = c.ps, c.st
+		}
+	}
+	if len(best) >= minBoundaries || len(best) >= len(bestAny) {
+		return best, anchor
+	}
+	return bestAny, anchorAny
+}
+
+// maxNestChecks bounds the candidate anchors compared pairwise by
+// innerLoop.
+const maxNestChecks = 16
+
+// betterAnchor reports whether occurrences ps make a better anchor than
+// cur: more of them (by over 5%), or about as many and earlier.
+func betterAnchor(ps, cur []int) bool {
+	more := len(ps)*100 > len(cur)*105
+	same := len(ps)*100 >= len(cur)*95 && len(cur) > 0 && ps[0] < cur[0]
+	return more || same
+}
+
+// innerLoop reports whether the sorted positions in (a loop's) recur inside
+// the periods of the sorted positions out (a step's) unevenly: out occurs at
+// most once between two of in (nine times in ten), in repeats within the
+// periods of out it occurs in (a median of 2 or more), and its count per
+// period of out varies (the commonest count covers under three quarters of
+// the periods: a loop that runs only in a phase of the run, or over a
+// history that grows). A loop with the same count every step (the samples
+// of a fixed batch, the micro-batches of gradient accumulation) is not
+// told from a step by this, nor are steps from the logging every k steps.
+func innerLoop(in, out []int) bool {
+	// out per gap of in.
+	multi := 0
+	j := sort.SearchInts(out, in[0]+1)
+	for i := 1; i < len(in); i++ {
+		c := 0
+		for j < len(out) && out[j] < in[i] {
+			c++
+			j++
+		}
+		if c > 1 {
+			multi++
+		}
+	}
+	if multi*10 > len(in)-1 {
+		return false
+	}
+	// in per gap of out.
+	counts := make([]int, 0, len(out)-1)
+	k := sort.SearchInts(in, out[0])
+	for i := 1; i < len(out); i++ {
+		c := 0
+		for k < len(in) && in[k] < out[i] {
+			c++
+			k++
+		}
+		counts = append(counts, c)
+	}
+	var nonzero []int
+	freq := map[int]int{}
+	common := 0
+	for _, c := range counts {
+		if c > 0 {
+			nonzero = append(nonzero, c)
+		}
+		freq[c]++
+		common = max(common, freq[c])
+	}
+	if len(nonzero) == 0 {
+		return false
+	}
+	sort.Ints(nonzero)
+	return nonzero[len(nonzero)/2] >= 2 && common*4 < len(counts)*3
+}
+
+// filled reports whether two thirds of the gaps between the sorted log
+// positions ps (a stack's occurrences own, or the starts of their bursts)
+// hold some of the step's work, work being its running count by log
+// position; when ownInWork, work counts every allocation, own included,
+// and own's are subtracted.
+func filled(ps, own []int, work []int32, ownInWork bool) bool {
+	n := 0
+	for i := 1; i < len(ps); i++ {
+		w := int(work[ps[i]] - work[ps[i-1]+1])
+		if ownInWork {
+			w -= sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
+		}
+		if w > 0 {
+			n++
+		}
+	}
+	return n*3 >= 2*(len(ps)-1)
+}
+
+// regular reports whether sorted log positions ps recur through a trace of
+// n positions: their span covers at least minCover of the trace, and the
+// gaps far longer (over 4 times) than the median of the gaps around them
+// (localWindow on either side) hold less than half of it. Steps of varying
+// length (a variable number of layers, sequences that grow, a phase with an
+// extra loop) pass: their gaps differ, but none dwarfs its neighbours.
+// Allocations clustered within a step (one per parameter, one per layer) do
+// not: a long gap between clusters, among short ones, holds most of the span.
+func regular(ps []int, n int) bool {
+	span := ps[len(ps)-1] - ps[0]
+	if span <= 0 || float64(span) < minCover*float64(n) {
+		return false
+	}
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	long := 0
+	win := make([]int, 0, 2*localWindow+1)
+	for i, g := range gaps {
+		win = append(win[:0], gaps[max(i-localWindow, 0):min(i+localWindow+1, len(gaps))]...)
+		sort.Ints(win)
+		if g > 4*win[len(win)/2] {
+			long += g
+		}
+	}
+	return long*2 < span
+}
+
+// localWindow is how many gaps on either side of a gap regular compares it
+// with.
+const localWindow = 5
+
+// burstStarts returns the first position of each burst of ps: the
+// positions that follow a gap more than twice the median gap (and the
+// first). It returns ps itself when there is no such gap.
+func burstStarts(ps []int) []int {
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	sort.Ints(gaps)
+	med := gaps[len(gaps)/2]
+	out := []int{ps[0]}
+	for i := 1; i < len(ps); i++ {
+		if ps[i]-ps[i-1] > 2*med {
+			out = append(out, ps[i])
+		}
+	}
+	if len(out) == 1 {
+		return ps
+	}
+	return out
+}
+
+// blockSize is the size of the block the caching allocator gives a
+// request of size bytes (round_size in CUDACachingAllocator.cpp: at least
+// 512 bytes, a multiple of 512): the bytes a site holds, on the basis of
+// the snapshot's blocks. A trace entry may give the requested size.
+func blockSize(size int64) int64 {
+	const minBlock = 512
+	if size <= 0 || size > math.MaxInt64-minBlock {
+		return size
+	}
+	if size < minBlock {
+		return minBlock
+	}
+	return (size + minBlock - 1) / minBlock * minBlock
+}
+
+// trend is the verdict on one curve of live bytes at iteration boundaries.
+type trend struct {
+	grows bool
+	// rises counts the measured intervals in which the bytes rose.
+	rises int
+	// from and to are the bytes at the first and last boundary, end at
+	// the end of the trace (or the OOM).
+	from, to, end int64
+	// plateau is the first boundary from which the bytes stayed within
+	// noise of their highest value.
+	plateau int
+	// floor is set when the verdict is on the curve's floor (see
+	// verdict): rises, from and to are then the floor's.
+	floor bool
+}
+
+// floorParts is how many windows of iterations windowMinima takes the
+// minimum of.
+const floorParts = 8
+
+// windowMinima returns the lowest of v's boundary values in each of
+// floorParts equal windows of the boundaries, followed by v's end value;
+// nil when v has fewer than 2*floorParts boundaries.
+func windowMinima(v []int64) []int64 {
+	n := len(v) - 1
+	if n < 2*floorParts {
+		return nil
+	}
+	f := make([]int64, 0, floorParts+1)
+	for w := 0; w < floorParts; w++ {
+		lo, hi := w*n/floorParts, (w+1)*n/floorParts
+		m := v[lo]
+		for _, x := range v[lo+1 : hi] {
+			m = min(m, x)
+		}
+		f = append(f, m)
+	}
+	return append(f, v[n])
+}
+
+// suffixMinima returns, for each boundary of v, the least v holds from
+// there on (its end value included), followed by v's end value.
+func suffixMinima(v []int64) []int64 {
+	f := make([]int64, len(v))
+	m := v[len(v)-1]
+	for i := len(v) - 1; i >= 0; i-- {
+		m = min(m, v[i])
+		f[i] = m
+	}
+	return f
+}
+
+// verdict judges v (judge); a curve that does not grow is judged again by
+// its floor: a sawtooth (a list cleared every k steps) whose minima rise
+// leaks what survives each clear. The floor grows when both the least the
+// curve holds from each boundary on (suffixMinima: the plateau rule
+// applies to it at full resolution, so a cache that filled up stays
+// bounded) and the lowest value of each eighth of the boundaries
+// (windowMinima: noise does not lift them, as it lifts the last few
+// suffix minima) grow by judge's rule.
+func verdict(v []int64) trend {
+	t := judge(v)
+	if t.grows {
+		return t
+	}
+	w := windowMinima(v)
+	if w == nil || !judge(w).grows {
+		return t
+	}
+	if ft := judge(suffixMinima(v)); ft.grows {
+		ft.floor = true
+		return ft
+	}
+	return t
+}
+
+// judge applies the growth rule to v, a site's live bytes at each
+// iteration boundary followed by its live bytes at the end. The noise is
+// the largest fall between two boundaries (a curve that goes up and down
+// by that much is not growing). A leak's bytes rise in at least MinRises
+// measured intervals; they end above where they started by at least half
+// of all their rises (up and down does not add up); they reach, in the
+// second half of the iterations, a level higher than anything in the first
+// half by more than the noise (a curve that rose and then stayed flat for
+// most of the iterations is bounded: a cache that filled up, a first step's
+// gradients and optimizer state); and they are not released after the last
+// boundary (at the end, within the noise and one rise of their highest,
+// or holding three quarters of their growth: the last step's temporaries
+// may be gone, half of the memory may not).
+func judge(v []int64) trend {
+	t := trend{}
+	if len(v) < 2 {
+		return t
+	}
+	n := len(v) - 1 // boundaries
+	t.end = v[n]
+	v = v[:n]
+	t.from, t.to = v[0], v[n-1]
+	var up, noise, step int64
+	hi := v[0]
+	for i := 1; i < n; i++ {
+		if v[i] > v[i-1] {
+			t.rises++
+			up = satAdd(up, v[i]-v[i-1])
+			step = max(step, v[i]-v[i-1])
+		} else {
+			noise = max(noise, v[i-1]-v[i])
+		}
+		hi = max(hi, v[i])
+	}
+	for t.plateau < n-1 && v[t.plateau] < hi-noise {
+		t.plateau++
+	}
+	if n < minBoundaries {
+		return t
+	}
+	mid := (n - 1) / 2
+	firstMax, lastMax := v[0], v[mid+1]
+	for i := 0; i <= mid; i++ {
+		firstMax = max(firstMax, v[i])
+	}
+	for i := mid + 1; i < n; i++ {
+		lastMax = max(lastMax, v[i])
+	}
+	net := t.to - t.from
+	kept := t.end >= lastMax-noise-step || (t.end-t.from)/3 >= (lastMax-t.from)/4
+	t.grows = t.rises >= MinRises && net > 0 && net*2 >= up && lastMax-noise > firstMax && kept
+	return t
+}
+
+// fitCurve fits v against the boundaries' clocks by least squares: bytes
+// per second when timed (per trace position otherwise), and R².
+func (it *iterations) fitCurve(v []int64, timed bool) (slope, r2 float64) {
+	if len(v) < 3 || it.clock[len(it.clock)-1] == it.clock[0] {
+		return 0, 0
+	}
+	v = v[:len(it.pos)]
+	x := make([]float64, len(v))
+	y := make([]float64, len(v))
+	scale := 1.0
+	if timed {
+		scale = 1e6
+	}
+	for i := range v {
+		x[i] = float64(it.clock[i]-it.clock[0]) / scale
+		y[i] = float64(v[i])
+	}
+	alpha, beta := stat.LinearRegression(x, y, nil, false)
+	r2 = stat.RSquared(x, y, nil, alpha, beta)
+	if r2 != r2 { // NaN: a flat curve
+		r2 = 0
+	}
+	return beta, r2
+}
+
+// why says why the trace cannot show growth across iterations.
+func (it *iterations) why() string {
+	switch {
+	case it == nil || it.seen == 0:
+		return "the trace shows no repeating step (one pass, or steps whose allocations are all made inside module calls or by backward)"
+	case it.seen == 1:
+		return "the trace covers 1 step"
+	}
+	return fmt.Sprintf("the trace covers %d steps, fewer than the %d needed", it.seen, minBoundaries)
+}
+
+// replayLog is a device's replay log: every allocation (its key index) and
+// every free of an allocation the trace made (^key), with its time as an
+// offset from the device's first, in chunks so that a long trace neither
+// doubles its memory nor copies it as it grows (8 bytes an entry).
+type replayLog struct {
+	chunks [][]logEntry
+	n      int
+	t0     int64 // µs since the epoch of the first timed entry
+	timed  bool
+}
+
+type logEntry struct {
+	key int32
+	dt  float32 // µs after t0; float32 keeps 7 digits of any trace's span
+}
+
+const logChunk = 1 << 16
+
+func (l *replayLog) add(key int32, timeUs int64) {
+	if l.n%logChunk == 0 {
+		l.chunks = append(l.chunks, make([]logEntry, 0, logChunk))
+	}
+	if timeUs != 0 && !l.timed {
+		l.t0, l.timed = timeUs, true
+	}
+	var dt float32
+	if timeUs != 0 {
+		dt = float32(timeUs - l.t0)
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, logEntry{key: key, dt: dt})
+	l.n++
+}
+
+func (l *replayLog) key(i int) int32 { return l.chunks[i/logChunk][i%logChunk].key }
+
+// time returns entry i's time in µs since the epoch (0 untimed).
+func (l *replayLog) time(i int) int64 {
+	if !l.timed {
+		return 0
+	}
+	return l.t0 + int64(l.chunks[i/logChunk][i%logChunk].dt)
+}

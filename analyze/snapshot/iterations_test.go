@@ -1,0 +1,326 @@
+package snapshot
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+)
+
+// curve builds boundary values f(i) for n iteration starts, then the end.
+func curve(n int, f func(i int) int64, end int64) []int64 {
+	v := make([]int64, n+1)
+	for i := 0; i < n; i++ {
+		v[i] = f(i)
+	}
+	v[n] = end
+	return v
+}
+
+// TestJudge: the growth rule on the curves the issue describes. Values
+// are a site's live bytes at each iteration start, then at the end.
+func TestJudge(t *testing.T) {
+	const mib = 1 << 20
+	rng := rand.New(rand.NewSource(1))
+	noisy := make([]int64, 200)
+	for i := range noisy {
+		noisy[i] = 40*mib + int64(rng.Intn(8))*mib // a full cache whose entries vary in size
+	}
+	cases := []struct {
+		name  string
+		v     []int64
+		grows bool
+	}{
+		// A tensor kept every 5th of 200 steps.
+		{"leak every 5 steps", curve(200, func(i int) int64 { return int64(i/5) * 2 * mib }, 80*mib), true},
+		// 1 MiB every step beside a 33 MiB workspace made in step 1.
+		{"leak beside a first-step workspace", curve(30, func(i int) int64 { return min(int64(i), 1)*33*mib + int64(i)*mib }, 62*mib), true},
+		// An LRU cache of 40 filled in the first 40 of 200 steps.
+		{"bounded cache", curve(200, func(i int) int64 { return int64(min(i, 40)) * mib }, 40*mib), false},
+		// The same cache with entries of varying size: noise around a plateau.
+		{"noisy plateau", curve(200, func(i int) int64 {
+			if i < 40 {
+				return int64(i) * mib
+			}
+			return noisy[i]
+		}, noisy[199]), false},
+		// Adam state and gradients made in the first step.
+		{"first-step growth", curve(60, func(i int) int64 { return min(int64(i), 1) * 64 * mib }, 64*mib), false},
+		// Filled in a loop, then half freed before the snapshot.
+		{"released at the end", curve(100, func(i int) int64 { return int64(i) * 3 * mib }, 150*mib), false},
+		// The last step's temporaries gone at the end: still a leak.
+		{"leak, last step's output freed", curve(50, func(i int) int64 { return int64(i+1) * mib }, 49*mib), true},
+		// Fewer than 4 iteration starts.
+		{"3 steps", curve(3, func(i int) int64 { return int64(i) * mib }, 3*mib), false},
+		// Ups and downs of one tensor per step that adds up to nothing.
+		{"random walk", curve(200, func(i int) int64 { return int64(rng.Intn(20)) * mib }, 10*mib), false},
+		// A leak that starts halfway.
+		{"leak from the middle", curve(100, func(i int) int64 { return int64(max(i-50, 0)) * mib }, 50*mib), true},
+		// Two rises only.
+		{"two steps up", curve(100, func(i int) int64 { return int64(i/40) * mib }, 2*mib), false},
+	}
+	for _, c := range cases {
+		if got := judge(c.v); got.grows != c.grows {
+			t.Errorf("%s: grows = %v (%+v), want %v", c.name, got.grows, got, c.grows)
+		}
+	}
+	// The plateau of the bounded cache starts at iteration start 40.
+	if tr := judge(cases[2].v); tr.plateau != 40 || tr.rises != 40 {
+		t.Errorf("bounded cache: %+v", tr)
+	}
+}
+
+// TestRegular: allocations once per step mark iterations; one per
+// parameter, clustered within each step, do not; nor does a loop that
+// covers a small part of the trace.
+func TestRegular(t *testing.T) {
+	var steps, params []int
+	for s := 0; s < 50; s++ {
+		steps = append(steps, 10+s*100+s%3) // a few entries more or less each step
+		for p := 0; p < 8; p++ {
+			params = append(params, 10+s*100+80+p)
+		}
+	}
+	if !regular(steps, 5000) {
+		t.Error("one allocation per step not evenly spaced")
+	}
+	if regular(params, 5000) {
+		t.Error("clustered per-parameter allocations taken as iterations")
+	}
+	if regular(steps[:5], 5000) {
+		t.Error("a loop over a tenth of the trace taken as its iterations")
+	}
+}
+
+// TestSiteNames: code torch.compile generated is grouped under the user
+// frame that called it; backward's allocations are "autograd backward"
+// unless a workspace names them; library frames do not split a site.
+func TestSiteNames(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	user := callsite.Frame{Filename: "/home/u/train.py", Line: 30, Name: "step"}
+	compiled := []callsite.Frame{
+		{Filename: "/tmp/torchinductor_u/ab/cab.py", Line: 88, Name: "call"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/torch/_dynamo/eval_frame.py", Line: 600, Name: "_fn"},
+		user,
+	}
+	if st := a.userStack(compiled); len(st) != 1 || st[0] != user {
+		t.Errorf("compiled code: %+v", st)
+	}
+	backward := []callsite.Frame{
+		{Filename: "", Line: 0, Name: "at::native::empty_strided_cuda(c10::ArrayRef<long>)"},
+		{Filename: "", Line: 0, Name: "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{Filename: "thread.cc", Line: 82, Name: "execute_native_thread_routine"},
+		{Filename: "??", Line: 0, Name: "clone"},
+	}
+	if st := a.userStack(backward); len(st) != 1 || st[0] != autogradBackward {
+		t.Errorf("backward: %+v", st)
+	}
+	ws := append([]callsite.Frame{{Filename: "", Line: 0, Name: "at::cuda::getNewWorkspace()"}}, backward...)
+	if st := a.userStack(ws); len(st) == 0 || st[0].Name != "at::cuda::getNewWorkspace()" {
+		t.Errorf("workspace: %+v", st)
+	}
+	lib := func(line int64) []callsite.Frame {
+		return []callsite.Frame{{Filename: "/opt/venv/lib/python3.12/site-packages/transformers/models/gpt2/modeling_gpt2.py", Line: line, Name: "forward"}, user}
+	}
+	if siteKey(lib(100)) != siteKey(lib(200)) {
+		t.Error("two library paths from one user line are two sites")
+	}
+}
+
+// TestAnchorable: allocations inside an nn.Module call or made by backward
+// never mark iterations; the program's step-level code does, and a
+// library's loop (generate) only when the program shows none.
+func TestAnchorable(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	a.frames = []callsite.Frame{
+		{Filename: "/home/u/train.py", Line: 20, Name: "train"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1762, Name: "_call_impl"},
+		{Filename: "/home/u/model.py", Line: 8, Name: "forward"},
+		{Filename: `C:\venv\Lib\site-packages\torch\nn\modules\module.py`, Line: 1762, Name: "_call_impl"},
+		{Filename: "", Line: 0, Name: "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/transformers/generation/utils.py", Line: 2500, Name: "_sample"},
+	}
+	a.stacks = [][]int32{{0}, {2, 1, 0}, {2, 3, 0}, {4}, {5, 0}}
+	for id, want := range []int8{anchorOwn, anchorNo, anchorNo, anchorNo, anchorLibrary} {
+		if got := a.anchorClass(int32(id)); got != want {
+			t.Errorf("stack %d: anchor class %d, want %d", id, got, want)
+		}
+	}
+}
+
+// TestIterationsInBursts: a leak every step is found when its steps are
+// interleaved with long evaluations (every 10th step runs 60 allocations
+// of its own), and when the only step-level allocations come in bursts
+// (8 per optimizer step, one per parameter): the first of each burst
+// starts an iteration.
+func TestIterationsInBursts(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		perStep     int // step-level allocations (stack 1) per step
+		evalEvery   int
+		wantKept    int
+		wantIterMin int
+	}{
+		{"long evaluations", 1, 10, 100, 10},
+		{"one per parameter", 8, 0, 100, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			a := NewLeakAnalyzer(LeakOptions{})
+			framesAndStacks(t, mem, a)
+			var evs []ev
+			addr := uint64(0x10000)
+			next := func() uint64 { addr += 0x1000; return addr }
+			for step := 0; step < 100; step++ {
+				for p := 0; p < c.perStep; p++ {
+					x := next()
+					evs = append(evs, ev{"alloc", x, 4096, 0, 1}, ev{"free_requested", x, 4096, 0, 1}, ev{"free_completed", x, 4096, 0, 1})
+				}
+				for i := 0; i < 20; i++ { // the step's own work, without a stack
+					x := next()
+					evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+				}
+				evs = append(evs, ev{"alloc", next(), 1024, 0, 0}) // kept every step
+				if c.evalEvery > 0 && step%c.evalEvery == c.evalEvery-1 {
+					for i := 0; i < 600; i++ {
+						x := next()
+						evs = append(evs, ev{"alloc", x, 512, 0, -1}, ev{"free_completed", x, 512, 0, -1})
+					}
+				}
+			}
+			rec := eventsBatch(t, mem, 0, evs)
+			if err := a.Add(pytorch.TableEvents, rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+			res := a.Finalize()
+			if res.Devices[0].Iterations < c.wantIterMin {
+				t.Errorf("%d iterations, want at least %d", res.Devices[0].Iterations, c.wantIterMin)
+			}
+			l := sitesOf(res, callsite.Leak, 0)
+			if len(l) != 1 || l[0].Count != c.wantKept || l[0].Frame.Name != "leaky" {
+				t.Fatalf("leaks %+v (warnings %q)", l, res.Warnings)
+			}
+		})
+	}
+}
+
+// TestRegularUnevenSteps: a marker once per step is regular when steps
+// vary in length (2 to 16 layers at random, or growing 5x through the run,
+// or 8 times longer in a first phase with an extra loop); the allocations
+// of a loop clustered at the end of each step are not.
+func TestRegularUnevenSteps(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var random, growing, phase, cluster []int
+	p, q, r, c := 0, 0, 0, 0
+	for s := 0; s < 100; s++ {
+		random = append(random, p)
+		p += 4 + 3*(2+rng.Intn(15))
+		growing = append(growing, q)
+		q += 10 + s/2
+		phase = append(phase, r)
+		r += 18
+		if s < 46 {
+			r += 120
+		}
+		for k := 0; k < 10; k++ {
+			cluster = append(cluster, c+100+k*3)
+		}
+		c += 140
+	}
+	for name, ps := range map[string][]int{"random": random, "growing": growing, "phase": phase} {
+		if !regular(ps, ps[len(ps)-1]+10) {
+			t.Errorf("%s: once per step not regular", name)
+		}
+	}
+	if regular(cluster, c) {
+		t.Error("a loop clustered at each step's end taken as regular")
+	}
+}
+
+// TestFilled: a loop of temporaries inside the step (40 per step, nothing
+// else between them) has the step's work in 1 gap of 40; the step's marker
+// in every gap, and so do the starts of the inner loop's bursts. With every
+// allocation counted as work (a trace without module calls), the inner
+// loop's own allocations do not fill its gaps.
+func TestFilled(t *testing.T) {
+	var steps, inner []int
+	work := make([]int32, 1)
+	pos := 0
+	add := func(isWork bool) {
+		w := work[len(work)-1]
+		if isWork {
+			w++
+		}
+		work = append(work, w)
+		pos++
+	}
+	for s := 0; s < 50; s++ {
+		steps = append(steps, pos)
+		add(false)
+		for l := 0; l < 4; l++ { // layers: work
+			add(true)
+		}
+		for k := 0; k < 40; k++ {
+			inner = append(inner, pos)
+			add(false)
+		}
+	}
+	if !filled(steps, steps, work, false) {
+		t.Error("the step's marker: gaps not filled")
+	}
+	if filled(inner, inner, work, false) {
+		t.Error("an inner loop's gaps taken as filled")
+	}
+	if bs := burstStarts(inner); len(bs) != 50 || !filled(bs, inner, work, false) {
+		t.Errorf("the inner loop's bursts: %d starts", len(bs))
+	}
+	all := make([]int32, len(work))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if filled(inner, inner, all, true) || !filled(steps, steps, all, true) {
+		t.Error("every allocation as work: the inner loop filled, or the step not")
+	}
+}
+
+// TestVerdictFloor: a sawtooth whose minima rise 1 MiB per tooth (cleared
+// every 10 iterations but for one block) grows by its floor; a plain
+// sawtooth, a cache that filled up by iteration 40, and a flat curve with
+// random noise (whose last few suffix minima rise) do not.
+func TestVerdictFloor(t *testing.T) {
+	const mib = 1 << 20
+	rng := rand.New(rand.NewSource(3))
+	noise := curve(100, func(int) int64 { return int64(rng.Intn(10)) * mib }, 5*mib)
+	cases := []struct {
+		name  string
+		v     []int64
+		grows bool
+	}{
+		{"rising floor", curve(100, func(i int) int64 { return int64(i/10+i%10) * mib }, 10*mib), true},
+		{"sawtooth", curve(100, func(i int) int64 { return int64(i%10) * mib }, 0), false},
+		{"filled cache", curve(100, func(i int) int64 { return int64(min(i, 40)) * mib }, 40*mib), false},
+		{"noise", noise, false},
+	}
+	for _, c := range cases {
+		if got := verdict(c.v); got.grows != c.grows || got.grows && !got.floor {
+			t.Errorf("%s: %+v, want grows %v", c.name, got, c.grows)
+		}
+	}
+	if judge(cases[0].v).grows {
+		t.Error("the rising floor grows by judge alone: the case tests nothing")
+	}
+}
+
+// TestBlockSize: PyTorch's round_size.
+func TestBlockSize(t *testing.T) {
+	for in, want := range map[int64]int64{1: 512, 4: 512, 512: 512, 513: 1024, 1 << 20: 1 << 20, 0: 0} {
+		if got := blockSize(in); got != want {
+			t.Errorf("blockSize(%d) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,1299 @@
+package snapshot
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dustin/go-humanize"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+)
+
+// LeakOptions tune the leak analysis. The zero value is usable.
+type LeakOptions struct {
+	// Filter hides framework frames; nil means DefaultFrameFilter().
+	Filter *callsite.FrameFilter
+	// MinKept is the fewest kept allocations a leak may have (default 4).
+	MinKept int
+}
+
+const (
+	growthParts       = 10 // the span from a site's first kept allocation to the end, in parts (activeParts)
+	defaultMinKept    = 4
+	maxSizesPerResult = 8
+)
+
+// LeakResult is the outcome of a leak analysis of one snapshot.
+type LeakResult struct {
+	Devices []DeviceSummary
+	// Sites are ranked: leaks first, then live, then retained; each by
+	// bytes, largest first.
+	Sites    []Site
+	Warnings []string
+	// OOMs are the trace's "oom" entries, in trace order.
+	OOMs []OOMEntry
+}
+
+// DeviceSummary is one device's state. Sizes are bytes; times are
+// microseconds since the Unix epoch.
+type DeviceSummary struct {
+	Device        int
+	Segments      int
+	ReservedBytes int64 // sum of segments' total_size
+	ActiveBytes   int64 // sum of active_allocated blocks' size
+	ActiveBlocks  int
+	TraceEntries  int64
+	// HasTime is true when the trace's entries carry time_us; then
+	// TraceStartUs and TraceEndUs bound them.
+	HasTime                  bool
+	TraceStartUs, TraceEndUs int64
+	// UnmatchedFrees counts frees of addresses never seen allocated: the
+	// ring buffer wrapped, or recording started after the allocation.
+	UnmatchedFrees int64
+	// LiveAtTraceEnd counts allocations the trace leaves live.
+	LiveAtTraceEnd int
+	// BlocksNotInTrace counts active blocks the trace does not cover,
+	// taken from the snapshot's segments instead.
+	BlocksNotInTrace int
+	// PendingFreeBytes and PendingFreeBlocks sum the blocks in state
+	// active_pending_free.
+	PendingFreeBytes  int64
+	PendingFreeBlocks int
+	// Iterations counts the starts of the step the trace repeats (0: no
+	// repeating step found); IterationSite is the user frame whose
+	// allocations mark them.
+	Iterations    int
+	IterationSite callsite.Frame
+}
+
+// Site is memory one call site holds at the end, of one kind.
+type Site struct {
+	Kind   callsite.Kind
+	Device int
+	Bytes  int64
+	Count  int
+	// Stack is the call stack with framework frames hidden, innermost
+	// first. When every frame is a framework frame the whole stack is
+	// kept; it is empty when the allocations had no stack.
+	Stack []callsite.Frame
+	// Frame is the innermost user frame of Stack (zero when Stack is empty).
+	Frame callsite.Frame
+	// Sizes are the distinct allocation sizes, largest first (at most 8).
+	Sizes []int64
+	// Growth is the evidence from the trace; nil without a trace covering
+	// these allocations.
+	Growth *Growth
+	// NotInTrace counts allocations known only from the snapshot's blocks.
+	NotInTrace int
+	// Stream is the CUDA stream of a pending-free site's segments (-1
+	// when unknown or not pending-free).
+	Stream int64
+	// FreedAt are, for a pending-free site, the innermost user frames of
+	// the stacks that freed its blocks, most frequent first (at most 8).
+	FreedAt []callsite.Frame
+	// Pending is, for a pending-free site whose blocks the trace
+	// allocated within its iterations, when they were allocated; nil
+	// otherwise.
+	Pending *PendingGrowth
+	// Repeated is set on a live or retained site that holds at least
+	// MinKept allocations of one size: the pattern a leak leaves, which the
+	// trace could not confirm.
+	Repeated bool
+}
+
+// Growth is how a site's kept allocations built up during the trace.
+type Growth struct {
+	// Timed is true when the trace has timestamps; then FirstUs and
+	// LastUs are times (µs since the epoch) and Slope is bytes per second.
+	// Without timestamps they are trace positions and Slope is bytes per
+	// trace entry.
+	Timed           bool
+	FirstUs, LastUs int64
+	Slope           float64
+	// R2 is the coefficient of determination of the least-squares line
+	// through cumulative kept bytes against time (1 = perfectly steady).
+	R2 float64
+	// Kept counts the allocations made during the trace and kept to its
+	// end; Allocations counts all allocations the site made in the trace.
+	Kept        int
+	Allocations int
+	// ActiveParts counts the tenths of the span from the site's first
+	// kept allocation to the end of the trace that hold a kept allocation.
+	ActiveParts int
+	// WindowStart and WindowEnd bound the trace (same unit as FirstUs).
+	WindowStart, WindowEnd int64
+
+	// Iterations counts the iterations the trace shows (the starts of the
+	// step it repeats); 0 when it shows no repeating step. The site's live
+	// bytes were measured at Measured+1 iteration starts, every Every-th.
+	Iterations, Measured, Every int
+	// GrewIn counts the measured iterations in which the site's live
+	// bytes rose; FromBytes and ToBytes are its live bytes at the first and
+	// last measured start; PerIteration is (ToBytes-FromBytes) per
+	// iteration.
+	GrewIn             int
+	FromBytes, ToBytes int64
+	// EndBytes is the site's live bytes at the end of the trace (or the
+	// moment analysed).
+	EndBytes     int64
+	PerIteration float64
+	// Floor is set when the verdict is on the floor of the live bytes (a
+	// sawtooth whose minima rise): GrewIn, FromBytes, ToBytes and
+	// PerIteration are then about the least the site held from each
+	// measured start on.
+	Floor bool
+	// PlateauStep is the iteration (1-based) since which the site's live
+	// bytes have stayed flat after rising, PlateauClock its start (time or
+	// position, as FirstUs); 0 when they never rose or never settled.
+	PlateauStep  int
+	PlateauClock int64
+	// FirstStep and LastStep are the iterations (1-based; 0 = before the
+	// first) in which the first and last kept allocations were made.
+	FirstStep, LastStep int
+}
+
+// PendingGrowth is when a pending-free site's blocks were allocated. Blocks
+// still pending from nearly every iteration since an early one have never
+// been released: the pending memory grows with the run ("async stream work
+// delays release"); blocks only from the last iterations are the ones
+// whose streams have not caught up yet: bounded.
+type PendingGrowth struct {
+	// Iterations counts the trace's iterations; FirstStep and LastStep
+	// are the iterations (1-based; 0 = before the first) of the oldest and
+	// newest pending block, Steps how many distinct iterations left one.
+	Iterations, FirstStep, LastStep, Steps int
+	// Segments counts the distinct segments holding the site's pending
+	// blocks.
+	Segments int
+}
+
+// Growing reports whether the pending blocks build up over the run: left
+// in at least minBoundaries iterations, in three quarters of those since
+// the oldest, which dates from the first half of the run.
+func (p *PendingGrowth) Growing() bool {
+	if p == nil || p.Iterations < minBoundaries {
+		return false
+	}
+	since := p.Iterations - max(p.FirstStep, 1) + 1
+	return p.Steps >= minBoundaries && p.Steps*4 >= since*3 && p.FirstStep*2 <= p.Iterations
+}
+
+// OOMEntry is an "oom" trace entry: an allocation the caching allocator
+// could not satisfy.
+type OOMEntry struct {
+	Device     int
+	Seq        int64
+	TimeUs     int64 // 0 without timestamps
+	Requested  int64 // bytes
+	DeviceFree int64 // bytes free on the device, as CUDA reported
+	Stack      int32 // -1 when none
+}
+
+// LeakAnalyzer replays a snapshot's trace, batch by batch, to find the
+// allocations live at its end and the call sites that hold them. Feed it
+// every record batch of a snapshot (in any order of tables; events in trace
+// order per device) with Add, then call Finalize once.
+type LeakAnalyzer struct {
+	opt      LeakOptions
+	anchorOK map[int32]int8 // stack id -> anchorClass
+	devs     map[int32]*deviceState
+	frames   []callsite.Frame
+	stacks   [][]int32
+	unknown  map[string]int64
+	timed    bool
+	untimed  bool
+	// segments is set when the snapshot holds a segment on any device:
+	// then the segments are the truth about every device's end, and a
+	// device with a trace but no segment holds nothing.
+	segments bool
+}
+
+type deviceState struct {
+	dev     int32
+	live    map[uint64]liveAlloc
+	pending map[uint64]pendingFree
+	// The replay log: every allocation (key index) and every free of an
+	// allocation the trace made (^key index), with its time (0 untimed).
+	keys  []allocKey
+	keyOf map[allocKey]int32
+	log   replayLog
+	// segStream is the stream of each segment, by address.
+	segStream map[uint64]int64
+	// pendingBlocks are the blocks in state active_pending_free.
+	pendingBlocks []pendingBlock
+	allocs        map[int32]int // allocations per stack id during the trace
+	entries       int64
+	snapshots     int64 // "snapshot" entries: where _dump_snapshot was called
+	lastSeq       int64
+	firstUs       int64
+	lastUs        int64
+	hasTime       bool
+	badTime       int64 // timestamps out of range or going backwards
+	prevUs        int64
+	unmatched     int64
+	reused        int64
+	segments      int
+	reserved      int64
+	sawSegments   bool
+	active        []blockInfo
+	ooms          []OOMEntry
+	// oomLive holds, for the first maxOOMCaptures OOMs, the allocations
+	// live at the OOM and the allocation counts up to it.
+	oomLive []oomCapture
+}
+
+// oomCapture is the trace's live set at an "oom" entry.
+type oomCapture struct {
+	logLen int
+	seq    int64
+	clock  int64 // the OOM's time (µs) or trace position
+	live   map[uint64]liveAlloc
+	allocs map[int32]int
+}
+
+// maxOOMCaptures bounds the live sets kept for OOMs of one device: each is
+// a copy of the trace's live allocations.
+const maxOOMCaptures = 32
+
+type liveAlloc struct {
+	pos    int // position in the replay log
+	key    int32
+	seq    int64
+	timeUs int64
+	size   int64
+	stack  int32
+}
+
+type blockInfo struct {
+	addr  uint64
+	size  int64
+	stack int32
+}
+
+// pendingFree is a free_requested entry not yet completed: the stack that
+// freed it and the allocation it freed.
+type pendingFree struct {
+	freeStack int32
+	alloc     liveAlloc
+	known     bool // alloc is from the trace
+}
+
+// pendingBlock is a block in state active_pending_free at the end.
+type pendingBlock struct {
+	blockInfo
+	segment uint64
+}
+
+// NewLeakAnalyzer returns an analyzer with options opt.
+func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
+	if opt.Filter == nil {
+		opt.Filter = callsite.DefaultFrameFilter()
+	}
+	if opt.MinKept <= 0 {
+		opt.MinKept = defaultMinKept
+	}
+	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{}}
+}
+
+func (a *LeakAnalyzer) dev(d int32) *deviceState {
+	s, ok := a.devs[d]
+	if !ok {
+		s = &deviceState{dev: d, live: map[uint64]liveAlloc{}, pending: map[uint64]pendingFree{}, allocs: map[int32]int{},
+			keyOf: map[allocKey]int32{}, segStream: map[uint64]int64{}}
+		a.devs[d] = s
+	}
+	return s
+}
+
+// Add feeds one record batch of table t (a pytorch.Reader's output). It
+// returns an error when the batch does not have the table's schema.
+func (a *LeakAnalyzer) Add(t pytorch.Table, rec arrow.RecordBatch) error {
+	if !rec.Schema().Equal(t.Schema()) {
+		return fmt.Errorf("analyze: %s batch has schema %s", t, rec.Schema())
+	}
+	switch t {
+	case pytorch.TableEvents:
+		a.addEvents(rec)
+	case pytorch.TableSegments:
+		a.addSegments(rec)
+	case pytorch.TableBlocks:
+		a.addBlocks(rec)
+	case pytorch.TableFrames:
+		a.addFrames(rec)
+	case pytorch.TableStacks:
+		a.addStacks(rec)
+	}
+	return nil
+}
+
+// PyTorch's time_us counts microseconds since the Unix epoch; a trace
+// entry outside 2000-2200, or earlier than the one before it, means the
+// clock cannot be trusted.
+const (
+	minPlausibleUs = 946684800_000000  // 2000-01-01
+	maxPlausibleUs = 7258118400_000000 // 2200-01-01
+)
+
+// Action codes of the replay.
+const (
+	actOther = iota
+	actAlloc
+	actFreeRequested
+	actFreeCompleted
+	actOOM
+	actKnown // an action the replay does not need
+)
+
+func actionCode(s string) int {
+	switch s {
+	case pytorch.ActionAlloc:
+		return actAlloc
+	case pytorch.ActionFreeRequested:
+		return actFreeRequested
+	case pytorch.ActionFreeCompleted, "free": // "free": the name in early recordings
+		return actFreeCompleted
+	case pytorch.ActionOOM:
+		return actOOM
+	case pytorch.ActionSegmentAlloc, pytorch.ActionSegmentFree, pytorch.ActionSegmentMap,
+		pytorch.ActionSegmentUnmap, pytorch.ActionSnapshot:
+		return actKnown
+	}
+	return actOther
+}
+
+func stackAt(col *array.Int32, i int) int32 {
+	if col.IsNull(i) {
+		return -1
+	}
+	return col.Value(i)
+}
+
+func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
+	device := rec.Column(pytorch.EvDevice).(*array.Int32)
+	seq := rec.Column(pytorch.EvSeq).(*array.Int64)
+	timeUs := rec.Column(pytorch.EvTimeUs).(*array.Int64)
+	action := rec.Column(pytorch.EvAction).(*array.Dictionary)
+	dict := action.Dictionary().(*array.String)
+	codes := make([]int, dict.Len())
+	for i := range codes {
+		codes[i] = actionCode(dict.Value(i))
+	}
+	addr := rec.Column(pytorch.EvAddr).(*array.Uint64)
+	size := rec.Column(pytorch.EvSize).(*array.Int64)
+	stack := rec.Column(pytorch.EvStackID).(*array.Int32)
+	free := rec.Column(pytorch.EvDeviceFree).(*array.Int64)
+
+	var d *deviceState
+	for i := 0; i < int(rec.NumRows()); i++ {
+		if dv := device.Value(i); d == nil || d.dev != dv {
+			d = a.dev(dv)
+		}
+		d.entries++
+		d.lastSeq = seq.Value(i)
+		var t int64
+		if timeUs.IsValid(i) {
+			t = timeUs.Value(i)
+			if t < minPlausibleUs || t > maxPlausibleUs || (d.hasTime && t < d.prevUs) {
+				d.badTime++
+			}
+			d.prevUs = t
+			if !d.hasTime || t < d.firstUs {
+				d.firstUs = t
+			}
+			if !d.hasTime || t > d.lastUs {
+				d.lastUs = t
+			}
+			d.hasTime = true
+			a.timed = true
+		} else {
+			a.untimed = true
+		}
+		code := codes[action.GetValueIndex(i)]
+		switch code {
+		case actAlloc:
+			ad := addr.Value(i)
+			if _, ok := d.live[ad]; ok {
+				d.reused++
+			}
+			st := stackAt(stack, i)
+			k := d.key(allocKey{stack: st, size: size.Value(i)})
+			d.live[ad] = liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
+			d.log.add(k, t)
+			d.allocs[st]++
+		case actFreeRequested:
+			ad := addr.Value(i)
+			p := pendingFree{freeStack: stackAt(stack, i)}
+			if l, ok := d.live[ad]; ok {
+				delete(d.live, ad)
+				d.log.add(^l.key, t)
+				p.alloc, p.known = l, true
+			} else {
+				d.unmatched++
+			}
+			d.pending[ad] = p
+		case actFreeCompleted:
+			ad := addr.Value(i)
+			if _, ok := d.pending[ad]; ok {
+				delete(d.pending, ad)
+			} else if l, ok := d.live[ad]; ok {
+				delete(d.live, ad)
+				d.log.add(^l.key, t)
+			} else {
+				d.unmatched++
+			}
+		case actOOM:
+			var df int64
+			if free.IsValid(i) {
+				df = free.Value(i)
+			}
+			d.ooms = append(d.ooms, OOMEntry{Device: int(d.dev), Seq: seq.Value(i), TimeUs: t,
+				Requested: size.Value(i), DeviceFree: df, Stack: stackAt(stack, i)})
+			if len(d.oomLive) < maxOOMCaptures {
+				clock := seq.Value(i)
+				if timeUs.IsValid(i) {
+					clock = t
+				}
+				d.oomLive = append(d.oomLive, oomCapture{logLen: d.log.n, seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
+			}
+		case actOther:
+			a.unknown[strings.Clone(dict.Value(action.GetValueIndex(i)))]++ // a map key outlives the batch
+		case actKnown:
+			if dict.Value(action.GetValueIndex(i)) == pytorch.ActionSnapshot {
+				d.snapshots++
+			}
+		}
+	}
+}
+
+// key returns the index of k in the device's key table.
+func (d *deviceState) key(k allocKey) int32 {
+	if i, ok := d.keyOf[k]; ok {
+		return i
+	}
+	i := int32(len(d.keys))
+	d.keys = append(d.keys, k)
+	d.keyOf[k] = i
+	return i
+}
+
+func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
+	device := rec.Column(pytorch.SegDevice).(*array.Int32)
+	total := rec.Column(pytorch.SegTotalSize).(*array.Int64)
+	address := rec.Column(pytorch.SegAddress).(*array.Uint64)
+	stream := rec.Column(pytorch.SegStream).(*array.Int64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		d := a.dev(device.Value(i))
+		d.segStream[address.Value(i)] = stream.Value(i)
+		d.sawSegments = true
+		a.segments = true
+		d.segments++
+		d.reserved = satAdd(d.reserved, total.Value(i))
+	}
+}
+
+func (a *LeakAnalyzer) addBlocks(rec arrow.RecordBatch) {
+	device := rec.Column(pytorch.BlkDevice).(*array.Int32)
+	addr := rec.Column(pytorch.BlkAddress).(*array.Uint64)
+	size := rec.Column(pytorch.BlkSize).(*array.Int64)
+	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
+	dict := state.Dictionary().(*array.String)
+	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
+	segment := rec.Column(pytorch.BlkSegmentAddress).(*array.Uint64)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		st := dict.Value(state.GetValueIndex(i))
+		if st == pytorch.StateActivePendingFree {
+			d := a.dev(device.Value(i))
+			d.pendingBlocks = append(d.pendingBlocks, pendingBlock{blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)}, segment.Value(i)})
+			continue
+		}
+		if st != pytorch.StateActiveAllocated {
+			continue
+		}
+		d := a.dev(device.Value(i))
+		d.active = append(d.active, blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)})
+	}
+}
+
+func (a *LeakAnalyzer) addFrames(rec arrow.RecordBatch) {
+	id := rec.Column(pytorch.FrID).(*array.Int32)
+	file := rec.Column(pytorch.FrFilename).(*array.String)
+	line := rec.Column(pytorch.FrLine).(*array.Int64)
+	name := rec.Column(pytorch.FrName).(*array.String)
+	names := callsite.Interner{} // the names outlive the batch's buffers
+	for i := 0; i < int(rec.NumRows()); i++ {
+		k := int(id.Value(i))
+		for len(a.frames) <= k {
+			a.frames = append(a.frames, callsite.Frame{})
+		}
+		a.frames[k] = callsite.Frame{Filename: names.Get(file.Value(i)), Line: line.Value(i), Name: names.Get(name.Value(i))}
+	}
+}
+
+func (a *LeakAnalyzer) addStacks(rec arrow.RecordBatch) {
+	id := rec.Column(pytorch.StID).(*array.Int32)
+	depth := rec.Column(pytorch.StDepth).(*array.Int32)
+	frame := rec.Column(pytorch.StFrameID).(*array.Int32)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		k := int(id.Value(i))
+		for len(a.stacks) <= k {
+			a.stacks = append(a.stacks, nil)
+		}
+		dp := int(depth.Value(i))
+		for len(a.stacks[k]) <= dp {
+			a.stacks[k] = append(a.stacks[k], -1)
+		}
+		a.stacks[k][dp] = frame.Value(i)
+	}
+}
+
+// keptAlloc is an allocation live at the end: its position in the trace,
+// its clock (a time in µs, or the position when the trace has no
+// timestamps) and size; inTrace is false for blocks the trace does not
+// cover.
+type keptAlloc struct {
+	seq   int64
+	pos   int // position in the replay log
+	clock int64
+	// size is the trace's size (the replay's key), block the block's
+	// size in the snapshot (the bytes held; the trace may give the
+	// requested size).
+	size, block int64
+	inTrace     bool
+}
+
+type siteGroup struct {
+	stack  []callsite.Frame
+	ids    []int32 // stack ids that map to this group
+	allocs []keptAlloc
+}
+
+// Finalize ends the analysis. The analyzer must not be used afterwards.
+func (a *LeakAnalyzer) Finalize() *LeakResult {
+	res := &LeakResult{}
+	devs := make([]int32, 0, len(a.devs))
+	for dv, d := range a.devs {
+		// _dump_snapshot records a "snapshot" entry on the current device;
+		// a device with nothing else used no memory and is not reported.
+		if !d.sawSegments && len(d.pendingBlocks) == 0 && d.entries == d.snapshots {
+			continue
+		}
+		devs = append(devs, dv)
+	}
+	sort.Slice(devs, func(i, j int) bool { return devs[i] < devs[j] })
+	if a.timed && a.untimed {
+		res.Warnings = append(res.Warnings, "some trace entries have timestamps and some do not: growth is judged by trace position where they are missing")
+	} else if a.untimed {
+		res.Warnings = append(res.Warnings, "the trace entries have no timestamps (time_us): growth is judged by trace position, and rates are per trace entry, not per second")
+	}
+	for _, k := range sortedKeys(a.unknown) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s trace entries with unknown action %q ignored", humanize.Comma(a.unknown[k]), k))
+	}
+	if len(devs) == 0 {
+		res.Warnings = append(res.Warnings, "the snapshot holds no segments and no trace entries: no GPU memory was in use, and none was recorded")
+	}
+	groupOf := map[int32]string{} // stack id -> group key, cached across devices
+	for _, dv := range devs {
+		d := a.devs[dv]
+		if d.hasTime && (d.badTime > 0 || (d.firstUs == d.lastUs && d.entries > 1)) {
+			why := count(d.badTime, "timestamp", "timestamps") + " out of range or going backwards"
+			if d.badTime == 0 {
+				why = "all timestamps equal"
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("device %d: trace timestamps cannot be trusted (%s): growth is judged by trace position", d.dev, why))
+			d.hasTime = false
+		}
+		res.OOMs = append(res.OOMs, d.ooms...)
+		sum := a.summarize(d)
+		sites, warns := a.deviceSites(d, groupOf, &sum)
+		res.Devices = append(res.Devices, sum)
+		res.Sites = append(res.Sites, sites...)
+		res.Warnings = append(res.Warnings, warns...)
+	}
+	rankSites(res.Sites)
+	return res
+}
+
+// rankSites orders sites: leaks first, then live, then retained; each by
+// bytes, largest first.
+func rankSites(sites []Site) {
+	sort.SliceStable(sites, func(i, j int) bool {
+		a, b := sites[i], sites[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return a.Device < b.Device
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
+	s := DeviceSummary{
+		Device: int(d.dev), Segments: d.segments, ReservedBytes: d.reserved,
+		ActiveBlocks: len(d.active), TraceEntries: d.entries,
+		HasTime: d.hasTime, TraceStartUs: d.firstUs, TraceEndUs: d.lastUs,
+		UnmatchedFrees: d.unmatched, LiveAtTraceEnd: len(d.live),
+	}
+	for _, b := range d.active {
+		s.ActiveBytes = satAdd(s.ActiveBytes, b.size)
+	}
+	return s
+}
+
+// frameStack resolves a stack id to frames, innermost first.
+func (a *LeakAnalyzer) frameStack(id int32) []callsite.Frame {
+	if id < 0 || int(id) >= len(a.stacks) {
+		return nil
+	}
+	ids := a.stacks[id]
+	out := make([]callsite.Frame, 0, len(ids))
+	for _, f := range ids {
+		if f >= 0 && int(f) < len(a.frames) {
+			out = append(out, a.frames[f])
+		}
+	}
+	return out
+}
+
+// autogradBackward names the allocations of autograd's backward pass when
+// no frame of the program's own code is on their stack: the engine's
+// threads run them, and their C++ stack starts at the thread's entry.
+var autogradBackward = callsite.Frame{Name: "autograd backward"}
+
+// workspace matches the frames that make a library's workspace (cuBLAS,
+// cuDNN): a better name than the pass that asked for it.
+var workspace = regexp.MustCompile(`(?i)workspace`)
+
+// userStack removes framework frames. A stack with no other frame keeps
+// its informative framework frames (FrameworkSite), so that unrelated
+// framework-only stacks are not merged into one site; a stack of
+// autograd's engine is the one site "autograd backward".
+func (a *LeakAnalyzer) userStack(full []callsite.Frame) []callsite.Frame {
+	var out []callsite.Frame
+	for _, f := range full {
+		if !a.opt.Filter.Hidden(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	site := callsite.FrameworkSite(full)
+	for _, f := range full {
+		if autogradName.MatchString(f.Name) && !workspace.MatchString(site[0].Name) {
+			return []callsite.Frame{autogradBackward}
+		}
+	}
+	return site
+}
+
+// siteKey is the grouping key of a stack whose framework frames are
+// already removed: its frames outside installed packages (the program's
+// own code) when it has any, else the whole stack. Allocations one line of
+// the program makes through different library paths (the layers of a
+// transformers model) are one site.
+func siteKey(st []callsite.Frame) string {
+	var own []callsite.Frame
+	for _, f := range st {
+		if !callsite.IsLibrary(f) {
+			own = append(own, f)
+		}
+	}
+	if len(own) == 0 {
+		own = st
+	}
+	return callsite.StackKey(own)
+}
+
+// deviceSites groups one device's live allocations by call site and
+// classifies each group.
+func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
+	var warns []string
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: d.live, allocs: d.allocs,
+		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
+	if d.hasTime {
+		in.winStart, in.winEnd = d.firstUs, d.lastUs
+	}
+	in.iter = a.findIterations(d, d.log.n, d.hasTime)
+	in.byFrame = d.log.n == 0
+	sites, st := a.groupSites(in, groupOf)
+	sites = append(sites, a.pendingSites(d, groupOf, in.iter)...)
+	for _, b := range d.pendingBlocks {
+		sum.PendingFreeBytes = satAdd(sum.PendingFreeBytes, b.size)
+		sum.PendingFreeBlocks++
+	}
+	sum.BlocksNotInTrace = st.notInTrace
+	if it := in.iter; it != nil {
+		sum.Iterations = it.seen
+		if it.anchor >= 0 {
+			st := a.userStack(a.frameStack(it.anchor))
+			if i := callsite.InnermostUser(st); i >= 0 {
+				sum.IterationSite = st[i]
+			}
+		}
+	}
+	nAllocs := 0
+	for _, n := range d.allocs {
+		nAllocs += n
+	}
+	switch {
+	case d.entries == 0 && len(d.active) > 0:
+		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
+	case d.entries > 0 && nAllocs == 0:
+		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
+	default:
+		if !in.iter.usable() {
+			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, memory the trace saw allocated is reported as retained", d.dev, in.iter.why()))
+		}
+		if d.unmatched > 0 {
+			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
+		}
+		if st.notInTrace > 0 {
+			warns = append(warns, fmt.Sprintf("device %d: active blocks allocated before the trace began: %s (%s); their sites come from the snapshot's blocks, reported as kind \"live\" unless they join a leak", d.dev, humanize.Comma(int64(st.notInTrace)), humanize.IBytes(uint64(st.notInTraceBytes))))
+		}
+	}
+	if st.notActive > 0 {
+		warns = append(warns, fmt.Sprintf("device %d: allocations the trace leaves live that are not active blocks in the snapshot's segments: %d; the segments are taken as the truth", d.dev, st.notActive))
+	}
+	if d.reused > 0 {
+		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))
+	}
+	if st.total > 0 && st.noStack*2 > st.total {
+		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, st.noStack, st.total))
+	}
+	return sites, warns
+}
+
+// pendingSites groups the device's blocks in state active_pending_free by
+// the call site that allocated them; with the trace's iterations it, each
+// site's Pending says in which iterations its blocks were allocated.
+func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it *iterations) []Site {
+	type pgroup struct {
+		site     *Site
+		frees    map[string]int
+		freeAt   map[string]callsite.Frame
+		steps    map[int]bool
+		segments map[uint64]bool
+	}
+	groups := map[string]*pgroup{}
+	var keys []string
+	for _, b := range d.pendingBlocks {
+		stack := b.stack
+		p, ok := d.pending[b.addr]
+		if ok && p.known {
+			stack = p.alloc.stack
+		}
+		key := a.groupKey(stack, groupOf)
+		g := groups[key]
+		if g == nil {
+			st := a.userStack(a.frameStack(stack))
+			s := &Site{Kind: callsite.PendingFree, Device: int(d.dev), Stack: st, Stream: -1}
+			if i := callsite.InnermostUser(st); i >= 0 {
+				s.Frame = st[i]
+			}
+			if str, ok := d.segStream[b.segment]; ok {
+				s.Stream = str
+			}
+			g = &pgroup{site: s, frees: map[string]int{}, freeAt: map[string]callsite.Frame{}, steps: map[int]bool{}, segments: map[uint64]bool{}}
+			groups[key] = g
+			keys = append(keys, key)
+		}
+		g.site.add(keptAlloc{size: b.size, block: b.size, inTrace: ok && p.known})
+		g.segments[b.segment] = true
+		if ok && p.known && it.usable() {
+			step := it.stepOf(p.alloc.pos)
+			g.steps[step] = true
+			pg := g.site.Pending
+			if pg == nil {
+				pg = &PendingGrowth{Iterations: it.seen, FirstStep: step, LastStep: step}
+				g.site.Pending = pg
+			}
+			pg.FirstStep, pg.LastStep = min(pg.FirstStep, step), max(pg.LastStep, step)
+		}
+		if ok && p.freeStack >= 0 {
+			fs := a.userStack(a.frameStack(p.freeStack))
+			if i := callsite.InnermostUser(fs); i >= 0 {
+				fk := callsite.StackKey(fs[i : i+1])
+				g.frees[fk]++
+				g.freeAt[fk] = fs[i]
+			}
+		}
+	}
+	sort.Strings(keys)
+	var out []Site
+	for _, k := range keys {
+		g := groups[k]
+		fks := make([]string, 0, len(g.frees))
+		for fk := range g.frees {
+			fks = append(fks, fk)
+		}
+		sort.Slice(fks, func(i, j int) bool {
+			if g.frees[fks[i]] != g.frees[fks[j]] {
+				return g.frees[fks[i]] > g.frees[fks[j]]
+			}
+			return fks[i] < fks[j]
+		})
+		for i, fk := range fks {
+			if i == maxSizesPerResult {
+				break
+			}
+			g.site.FreedAt = append(g.site.FreedAt, g.freeAt[fk])
+		}
+		if pg := g.site.Pending; pg != nil {
+			pg.Steps, pg.Segments = len(g.steps), len(g.segments)
+		}
+		out = append(out, *g.site.done())
+	}
+	return out
+}
+
+// siteSet is what grouping allocations into sites takes: the blocks
+// known to be allocated (the truth, when haveBlocks), the trace's live
+// allocations (which date them), the allocations per stack id made in the
+// trace, the trace's window (µs when timed, else trace positions) and
+// last position, and its iterations.
+type siteSet struct {
+	dev              int32
+	haveBlocks       bool
+	blocks           []blockInfo
+	live             map[uint64]liveAlloc
+	allocs           map[int32]int
+	timed            bool
+	winStart, winEnd int64
+	lastSeq          int64 // the trace position where the set is taken
+	d                *deviceState
+	iter             *iterations
+	byFrame          bool              // group by the frame that names the site alone
+	stackKeys        map[int32][]int32 // stack id -> key indices, built on first use
+}
+
+// keysOf returns the key indices of the stacks ids.
+func (in *siteSet) keysOf(ids []int32) []int32 {
+	if in.stackKeys == nil {
+		in.stackKeys = map[int32][]int32{}
+		for i, k := range in.d.keys {
+			in.stackKeys[k.stack] = append(in.stackKeys[k.stack], int32(i))
+		}
+	}
+	var out []int32
+	for _, id := range ids {
+		out = append(out, in.stackKeys[id]...)
+	}
+	return out
+}
+
+// siteStats counts what grouping found besides the sites.
+type siteStats struct {
+	notInTrace, notActive int
+	notInTraceBytes       int64
+	noStack, total        int
+}
+
+// groupKey returns the site key of a stack id, cached in groupOf.
+func (a *LeakAnalyzer) groupKey(stack int32, groupOf map[int32]string) string {
+	key, ok := groupOf[stack]
+	if !ok {
+		key = siteKey(a.userStack(a.frameStack(stack)))
+		groupOf[stack] = key
+	}
+	return key
+}
+
+// siteFrame is the frame that names a site of stack st (framework frames
+// removed by userStack): its innermost user frame; a stack whose every
+// frame the filter hides (userStack kept its informative framework frames)
+// is named by its innermost frame.
+func (a *LeakAnalyzer) siteFrame(st []callsite.Frame) callsite.Frame {
+	allHidden := true
+	for _, f := range st {
+		if !a.opt.Filter.Hidden(f) {
+			allHidden = false
+			break
+		}
+	}
+	if i := callsite.InnermostUser(st); i >= 0 && !allHidden {
+		return st[i]
+	}
+	if len(st) > 0 {
+		return st[0]
+	}
+	return callsite.Frame{}
+}
+
+// groupSites groups allocations by call site and classifies each group.
+func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site, siteStats) {
+	var st siteStats
+	clockOf := func(l liveAlloc) int64 {
+		if in.timed {
+			return l.timeUs
+		}
+		return l.seq
+	}
+	groups := map[string]*siteGroup{}
+	add := func(stack int32, k keptAlloc) {
+		var key string
+		if in.byFrame {
+			// Without a trace nothing is judged: one finding per site.
+			key = callsite.StackKey([]callsite.Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
+		} else {
+			key = a.groupKey(stack, groupOf)
+		}
+		g := groups[key]
+		if g == nil {
+			g = &siteGroup{stack: a.userStack(a.frameStack(stack))}
+			groups[key] = g
+		}
+		if !containsID(g.ids, stack) {
+			g.ids = append(g.ids, stack)
+		}
+		g.allocs = append(g.allocs, k)
+	}
+	kept := func(l liveAlloc) keptAlloc {
+		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}
+	}
+
+	// The snapshot's active blocks are the truth about the end; the trace
+	// says when each was allocated. Blocks the trace does not cover were
+	// allocated before it began.
+	if in.haveBlocks {
+		activeAt := make(map[uint64]struct{}, len(in.blocks))
+		for _, b := range in.blocks {
+			activeAt[b.addr] = struct{}{}
+			if l, ok := in.live[b.addr]; ok {
+				k := kept(l)
+				k.block = b.size
+				add(l.stack, k)
+				continue
+			}
+			add(b.stack, keptAlloc{size: b.size, block: b.size})
+			st.notInTrace++
+			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
+		}
+		for addr := range in.live {
+			if _, ok := activeAt[addr]; !ok {
+				st.notActive++
+			}
+		}
+	} else {
+		for _, l := range in.live {
+			add(l.stack, kept(l))
+		}
+	}
+
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sites []Site
+	for _, k := range keys {
+		g := groups[k]
+		st.total += len(g.allocs)
+		if len(g.stack) == 0 {
+			st.noStack += len(g.allocs)
+		}
+		nallocs := 0
+		for _, id := range g.ids {
+			nallocs += in.allocs[id]
+		}
+		sites = append(sites, a.classify(&in, g, nallocs)...)
+	}
+	return sites, st
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// classify splits a site's live allocations into findings. A site whose
+// live bytes grew across the trace's iterations (judge) is a leak; within
+// it, allocation sizes made in one burst (a workspace made in the first
+// step beside a tensor kept every step) are retained, not leaked.
+// Allocations the trace does not cover are live (growth unknown) unless
+// they share a size with a leaking part of the site.
+func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
+	var inT []keptAlloc
+	for _, k := range g.allocs {
+		if k.inTrace {
+			inT = append(inT, k)
+		}
+	}
+	sort.Slice(inT, func(i, j int) bool { return inT[i].seq < inT[j].seq })
+	newSite := func(kind callsite.Kind) *Site {
+		return &Site{Kind: kind, Device: int(in.dev), Stack: g.stack, Stream: -1, Frame: a.siteFrame(g.stack)}
+	}
+	it := in.iter
+	var whole []int64
+	var tr trend
+	if it.usable() {
+		whole = it.curve(in.keysOf(g.ids))
+		tr = verdict(whole)
+		// A site keeps MinKept allocations, or grew in MinKept iterations:
+		// a buffer replaced by a bigger one each step (torch.cat onto a
+		// history) keeps one block.
+		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
+	}
+	if !tr.grows {
+		// Held without growth across iterations. When part of the site's
+		// allocations predate the trace, its history is unknown: live.
+		kind := callsite.Retained
+		if len(inT) < len(g.allocs) {
+			kind = callsite.Live
+		}
+		s := newSite(kind)
+		for _, k := range g.allocs {
+			s.add(k)
+		}
+		if kind == callsite.Retained {
+			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
+		}
+		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
+		return []Site{*s.done()}
+	}
+
+	// Partition by size.
+	bySize := map[int64][]keptAlloc{}
+	for _, k := range g.allocs {
+		bySize[k.size] = append(bySize[k.size], k)
+	}
+	sizes := sortedSizes(bySize)
+	keysBySize := map[int64][]int32{}
+	for _, k := range in.keysOf(g.ids) {
+		z := in.d.keys[k].size
+		keysBySize[z] = append(keysBySize[z], k)
+	}
+	trends := make(map[int64]trend, len(sizes))
+	anyGrows := false
+	for _, size := range sizes {
+		trends[size] = verdict(it.curve(keysBySize[size]))
+		anyGrows = anyGrows || trends[size].grows
+	}
+	leak, held, live := newSite(callsite.Leak), newSite(callsite.Retained), newSite(callsite.Live)
+	var leakIn, heldIn []keptAlloc
+	var leakSizes, heldSizes []int64
+	for _, size := range sizes {
+		var pin []keptAlloc
+		for _, k := range bySize[size] {
+			if k.inTrace {
+				pin = append(pin, k)
+			}
+		}
+		// Sizes made in one burst are peeled off as retained only beside a
+		// size that leaks by itself: when every allocation has its own
+		// size, the growth is the site's as a whole.
+		switch {
+		case len(pin) == 0:
+			for _, k := range bySize[size] {
+				live.add(k)
+			}
+		case anyGrows && !trends[size].grows && trends[size].rises <= 1:
+			for _, k := range bySize[size] {
+				held.add(k)
+			}
+			heldIn = append(heldIn, pin...)
+			heldSizes = append(heldSizes, size)
+		default:
+			for _, k := range bySize[size] {
+				leak.add(k)
+			}
+			leakIn = append(leakIn, pin...)
+			leakSizes = append(leakSizes, size)
+		}
+	}
+	sort.Slice(leakIn, func(i, j int) bool { return leakIn[i].seq < leakIn[j].seq })
+	sort.Slice(heldIn, func(i, j int) bool { return heldIn[i].seq < heldIn[j].seq })
+	var out []Site
+	if leak.Count > 0 {
+		// The leak's curve is the site's but for the sizes peeled off as
+		// retained: sizes no longer held at the end (a buffer replaced by
+		// a bigger one) are part of its growth.
+		held := map[int64]bool{}
+		for _, size := range heldSizes {
+			held[size] = true
+		}
+		var keys []int32
+		for _, k := range in.keysOf(g.ids) {
+			if !held[in.d.keys[k].size] {
+				keys = append(keys, k)
+			}
+		}
+		v := it.curve(keys)
+		leak.Growth = a.growthOf(in, leakIn, nallocs, v, verdict(v))
+		out = append(out, *leak.done())
+	}
+	if held.Count > 0 {
+		var keys []int32
+		for _, size := range heldSizes {
+			keys = append(keys, keysBySize[size]...)
+		}
+		v := it.curve(keys)
+		held.Growth = a.growthOf(in, heldIn, nallocs, v, verdict(v))
+		out = append(out, *held.done())
+	}
+	if live.Count > 0 {
+		live.Repeated = live.Count >= a.opt.MinKept && len(live.Sizes) == 1
+		out = append(out, *live.done())
+	}
+	return out
+}
+
+// satAdd adds sizes, saturating instead of wrapping: a hostile file may
+// hold more allocations of large sizes than int64 can sum.
+func satAdd(a, b int64) int64 {
+	if c := a + b; c >= a {
+		return c
+	}
+	return math.MaxInt64
+}
+
+func (s *Site) add(k keptAlloc) {
+	s.Bytes = satAdd(s.Bytes, k.block)
+	s.Count++
+	if !k.inTrace {
+		s.NotInTrace++
+	}
+	for _, z := range s.Sizes {
+		if z == k.block {
+			return
+		}
+	}
+	s.Sizes = append(s.Sizes, k.block)
+}
+
+func (s *Site) done() *Site {
+	sort.Slice(s.Sizes, func(i, j int) bool { return s.Sizes[i] > s.Sizes[j] })
+	if len(s.Sizes) > maxSizesPerResult {
+		s.Sizes = s.Sizes[:maxSizesPerResult]
+	}
+	return s
+}
+
+func sortedSizes(m map[int64][]keptAlloc) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] > out[j] })
+	return out
+}
+
+func seqs(ks []keptAlloc) []int64 {
+	out := make([]int64, len(ks))
+	for i, k := range ks {
+		out[i] = k.seq
+	}
+	return out
+}
+
+// activeParts counts the growthParts equal parts of the span from the
+// first of the sorted positions ts to end that hold one of them: how a
+// site's kept allocations spread over the trace (Growth.ActiveParts). The
+// verdict is judge's, on iterations.
+func activeParts(ts []int64, end int64) int {
+	if len(ts) == 0 {
+		return 0
+	}
+	first := ts[0]
+	span := end - first
+	if span <= 0 {
+		return 1
+	}
+	var seen [growthParts]bool
+	parts := 0
+	for _, t := range ts {
+		p := int((t - first) * growthParts / (span + 1))
+		if p >= growthParts {
+			p = growthParts - 1
+		}
+		if !seen[p] {
+			seen[p] = true
+			parts++
+		}
+	}
+	return parts
+}
+
+// growthOf is the evidence about a site: when its kept allocations (sorted
+// by trace position) were made, and, when the trace has iterations, its
+// live bytes v at their boundaries and the verdict tr on them. The slope
+// is that of v against time (bytes per second when timed, else per trace
+// position) when there are iterations, else of the cumulative kept bytes.
+func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []int64, tr trend) *Growth {
+	g := &Growth{Timed: in.timed, Kept: len(kept), Allocations: nallocs, WindowStart: in.winStart, WindowEnd: in.winEnd}
+	it := in.iter
+	if it != nil {
+		g.Iterations = it.seen
+		g.Every = it.every
+	}
+	if len(kept) > 0 {
+		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
+		g.ActiveParts = activeParts(seqs(kept), in.lastSeq)
+		g.FirstStep, g.LastStep = it.stepOf(kept[0].pos), it.stepOf(kept[len(kept)-1].pos)
+	}
+	if it.usable() && len(v) == len(it.pos)+1 {
+		n := len(it.pos)
+		g.Measured = n - 1
+		g.GrewIn = tr.rises
+		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
+		g.Floor = tr.floor
+		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
+			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
+		}
+		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
+			g.PlateauStep = it.ord[tr.plateau] + 1
+			g.PlateauClock = it.clock[tr.plateau]
+		}
+		g.Slope, g.R2 = it.fitCurve(v, in.timed)
+		return g
+	}
+	if len(kept) < 2 || g.LastUs == g.FirstUs {
+		return g
+	}
+	x := make([]float64, len(kept))
+	y := make([]float64, len(kept))
+	var cum float64
+	scale := 1.0
+	if in.timed {
+		scale = 1e6
+	}
+	for i, k := range kept {
+		cum += float64(k.size)
+		x[i] = float64(k.clock-kept[0].clock) / scale
+		y[i] = cum
+	}
+	alpha, beta := stat.LinearRegression(x, y, nil, false)
+	g.Slope = beta
+	g.R2 = stat.RSquared(x, y, nil, alpha, beta)
+	return g
+}
+
+// count renders "1 free" or "1,234 frees".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return humanize.Comma(n) + " " + many
+}

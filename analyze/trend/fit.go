@@ -1,0 +1,270 @@
+package trend
+
+import (
+	"math"
+)
+
+// Constants of the trend classification. Sizes are bytes.
+const (
+	trendMaxPoints  = 512     // longer series are binned to this many points
+	trendMaxChanges = 256     // change points searched per series
+	mib             = 1 << 20 // nvidia-smi's resolution
+	trendNoiseFloor = mib / 2 // the least noise assumed: values are whole MiB
+	trendFlatAbs    = 16 * mib
+	trendFlatRel    = 0.02 // a range within 2% of the level is flat
+	trendRiseAbs    = 8 * mib
+	trendRiseRel    = 0.005
+	trendTail       = 0.4 // the last 40% of a series decides whether it still grows
+	trendConfidence = 0.95
+)
+
+// fit is the analysis of one series.
+type fit struct {
+	class Class
+	// The trend is fitted to the samples in [winStartUs, winEndUs]
+	// (winSamples of them), or with floor to the lowest point of each
+	// cycle of a sawtooth (winSamples cycles).
+	floor                bool
+	winStartUs, winEndUs int64
+	winSamples           int
+	ts                   theilSen
+	olsSlope, r2         float64
+	sigma                float64
+	changes              []ChangePoint
+	endLevel             float64 // the level to measure headroom from: the fitted level at the end, or a sawtooth's recent peak
+}
+
+// level is a run of points at one level: [a, b) in reduced points.
+type level struct {
+	a, b  int
+	value float64
+}
+
+// burst is consecutive level shifts of one sign with at most two points
+// between them: a ramp over a few samples is one change.
+type burst struct {
+	first, last int // indices into levels of the first and last new level
+	from, to    float64
+}
+
+func (b burst) delta() float64 { return b.to - b.from }
+
+// fitSeries classifies a series of used bytes y at times t (µs, sorted)
+// and fits its trend.
+func fitSeries(t []int64, y []float64) fit {
+	x := make([]float64, len(t))
+	for i := range t {
+		x[i] = float64(t[i]-t[0]) / 1e6
+	}
+	rx, ry := reduce(x, y, trendMaxPoints)
+	n := len(rx)
+	at := func(i int) int64 { return t[0] + int64(math.Round(rx[i]*1e6)) }
+	f := fit{sigma: math.Max(noise(ry), trendNoiseFloor)}
+	f.winStartUs, f.winEndUs, f.winSamples = t[0], t[len(t)-1], len(t)
+
+	// Levels between change points.
+	var cps []int
+	if n >= 3 {
+		penalty := 3 * f.sigma * f.sigma * math.Log(float64(n))
+		cps = changePoints(ry, penalty, math.Max(3*f.sigma, mib), trendMaxChanges)
+	}
+	bounds := append(append([]int{0}, cps...), n)
+	levels := make([]level, 0, len(bounds)-1)
+	for i := 0; i+1 < len(bounds); i++ {
+		levels = append(levels, level{bounds[i], bounds[i+1], medianOf(ry[bounds[i]:bounds[i+1]])})
+	}
+	lo, hi, peak := levels[0].value, levels[0].value, 0.0
+	for _, l := range levels {
+		lo, hi = math.Min(lo, l.value), math.Max(hi, l.value)
+		peak = math.Max(peak, math.Abs(l.value))
+	}
+	rng := hi - lo
+	flatBand := math.Max(math.Max(trendFlatAbs, 4*f.sigma), trendFlatRel*peak)
+	significantRise := math.Max(math.Max(trendRiseAbs, 4*f.sigma), trendRiseRel*peak)
+
+	// Bursts: shifts of one sign separated by at most two points.
+	var bursts []burst
+	for k := 1; k < len(levels); k++ {
+		up := levels[k].value > levels[k-1].value
+		if m := len(bursts); m > 0 {
+			b := &bursts[m-1]
+			if (b.delta() > 0) == up && levels[k-1].b-levels[k-1].a <= 2 {
+				b.last, b.to = k, levels[k].value
+				continue
+			}
+		}
+		bursts = append(bursts, burst{first: k, last: k, from: levels[k-1].value, to: levels[k].value})
+	}
+	for _, b := range bursts {
+		if math.Abs(b.delta()) >= significantRise {
+			f.changes = append(f.changes, ChangePoint{
+				StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
+				FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
+			})
+		}
+	}
+
+	xEnd := x[len(x)-1] // a binned series' last point is a bin's median: the trend ends at the last sample
+	whole := func() {
+		f.ts = fitTheilSen(rx, ry, trendConfidence)
+		f.olsSlope, f.r2 = ols(rx, ry)
+		f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
+	}
+	if len(t) < 2 || t[0] == t[len(t)-1] {
+		f.class = Undetermined
+		whole()
+		return f
+	}
+	if n < 3 {
+		f.class = Flat
+		if rng >= flatBand || math.Abs(ry[n-1]-ry[0]) >= flatBand {
+			f.class = Step
+		}
+		whole()
+		return f
+	}
+
+	// Sawtooth: memory that rises is given back.
+	var rises, falls float64
+	var drops []burst
+	for _, b := range bursts {
+		d := b.delta()
+		switch {
+		case d > 0:
+			rises += d
+		case -d >= math.Max(significantRise, 0.25*rng):
+			drops = append(drops, b)
+			falls -= d
+		}
+	}
+	if len(drops) > 0 && falls >= 0.5*rises && rng >= flatBand {
+		// The floor of each cycle (the lowest point between drops): rising
+		// under the churn, it is a leak.
+		var tx, ty []float64
+		from := 0
+		for i := 0; i <= len(drops); i++ {
+			to := n
+			if i < len(drops) {
+				to = levels[drops[i].last].a
+			}
+			if to > from {
+				m := from
+				for j := from; j < to; j++ {
+					if ry[j] < ry[m] {
+						m = j
+					}
+				}
+				tx, ty = append(tx, rx[m]), append(ty, ry[m])
+			}
+			from = to
+		}
+		if len(ty) >= 3 {
+			ts := fitTheilSen(tx, ty, trendConfidence)
+			ups := 0
+			for i := 1; i < len(ty); i++ {
+				if ty[i] > ty[i-1] {
+					ups++
+				}
+			}
+			if ts.Low > 0 && ty[len(ty)-1]-ty[0] >= math.Max(significantRise, 0.1*rng) && float64(ups) >= 0.6*float64(len(ty)-1) {
+				f.class, f.floor, f.ts = Growing, true, ts
+				f.olsSlope, f.r2 = ols(tx, ty)
+				f.winSamples = len(ty)
+				last := levels[drops[len(drops)-1].last].a
+				f.endLevel = maxOf(ry[last:])
+				return f
+			}
+		}
+		f.class = Sawtooth
+		whole()
+		return f
+	}
+
+	// Growing: still rising through the last part of the series, in more
+	// than one step, with a growth rate whose interval excludes zero.
+	if a := tailStart(rx, trendTail); n-a >= 4 {
+		ts := fitTheilSen(rx[a:], ry[a:], trendConfidence)
+		rise := ts.Slope * (rx[n-1] - rx[a])
+		var upSum, upMax float64
+		for k := 1; k < len(levels); k++ {
+			if levels[k].a > a {
+				if d := levels[k].value - levels[k-1].value; d > 0 {
+					upSum += d
+					upMax = math.Max(upMax, d)
+				} else if -d >= significantRise {
+					upSum = -1 // a significant fall in the tail: not steady growth
+					break
+				}
+			}
+		}
+		if ts.Low > 0 && rise >= significantRise && upSum >= 0 && (upSum == 0 || upMax <= 0.6*upSum) {
+			f.class = Growing
+			w := trendWindow(rx, levels, bursts, rng)
+			f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
+			f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
+			f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
+			if w > 0 {
+				// The window starts at the first sample of the reduced point w.
+				from := rx[w-1] + (rx[w]-rx[w-1])/2
+				if n == len(t) {
+					from = rx[w]
+				}
+				k := 0
+				for k < len(x) && x[k] < from {
+					k++
+				}
+				f.winStartUs, f.winSamples = t[k], len(t)-k
+			}
+			return f
+		}
+	}
+	whole()
+	switch net := levels[len(levels)-1].value - levels[0].value; {
+	case rng < flatBand:
+		f.class = Flat
+	case math.Abs(net) >= 0.5*rng || len(drops) == 0:
+		f.class = Step
+	default:
+		f.class = Sawtooth
+	}
+	return f
+}
+
+// tailStart is the first point in the last frac of the series' time.
+func tailStart(x []float64, frac float64) int {
+	from := x[len(x)-1] - frac*(x[len(x)-1]-x[0])
+	for i, v := range x {
+		if v >= from {
+			return i
+		}
+	}
+	return len(x) - 1
+}
+
+// trendWindow is where a growing series' trend is fitted: after its last
+// abrupt large step up (a model loaded, a cache filled), when enough of
+// the series follows it, else the whole series.
+func trendWindow(x []float64, levels []level, bursts []burst, rng float64) int {
+	n := len(x)
+	span := x[n-1] - x[0]
+	for i := len(bursts) - 1; i >= 0; i-- {
+		b := bursts[i]
+		start, end := levels[b.first].a-1, levels[b.last].a
+		abrupt := end-start <= 3 || x[end]-x[start] <= 0.1*span
+		if b.delta() >= 0.3*rng && abrupt {
+			if n-end >= 8 && x[n-1]-x[end] >= 0.2*span {
+				return end
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}

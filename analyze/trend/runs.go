@@ -1,0 +1,137 @@
+package trend
+
+import "math"
+
+// Run is one stretch of a series between returns to its baseline: the
+// memory of a process from its start until it exits (the GPU's used
+// memory falls back to what it was before), or of a job that frees what
+// it built up. Sizes are bytes, times µs since the Unix epoch, rates bytes
+// per second.
+type Run struct {
+	// StartUs and EndUs are the run's first and last samples above the
+	// baseline (Samples of them).
+	StartUs, EndUs                   int64
+	Samples                          int
+	FirstBytes, PeakBytes, LastBytes int64
+	// Class is the run's own trend; the fit fields are as in SeriesTrend.
+	Class                      Class
+	WindowStartUs, WindowEndUs int64
+	Slope, SlopeLow, SlopeHigh float64
+	OLSSlope, R2               float64
+	// ReleasedUs is the first sample back at the baseline after the run;
+	// 0 when the run lasts to the end of the series.
+	ReleasedUs int64
+}
+
+// Constants of the split into runs. A run must rise this far above the
+// baseline; "at the baseline" is within runBand of it.
+const (
+	runMinRise   = 64 * mib
+	runMinShare  = 0.2 // of the series' range
+	runBandAbs   = trendFlatAbs
+	runBandShare = 0.05 // of the series' range
+	runMinPoints = 4    // fewer samples in a run: not classified on its own
+)
+
+// runSpan is a run's samples [a, b) and whether the series came back to
+// its baseline after it.
+type runSpan struct {
+	a, b     int
+	released bool
+}
+
+// splitRuns finds the runs of a series of used bytes y: maximal stretches
+// of samples above the baseline (the series' least value, give or take a
+// band of 5% of the range, at least 16 MiB) that rise at least 64 MiB and
+// a fifth of the range above it. It returns nothing unless at least one
+// run ends by coming back to the baseline: a series that never gives its
+// memory back is one run, the whole series.
+func splitRuns(y []float64) (base float64, runs []runSpan) {
+	n := len(y)
+	if n < runMinPoints {
+		return 0, nil
+	}
+	base, peak := y[0], y[0]
+	for _, v := range y {
+		base, peak = math.Min(base, v), math.Max(peak, v)
+	}
+	rng := peak - base
+	if rng < runMinRise {
+		return 0, nil
+	}
+	band := math.Max(runBandAbs, runBandShare*rng)
+	rise := math.Max(runMinRise, runMinShare*rng)
+	released := false
+	for i := 0; i < n; {
+		if y[i] <= base+band {
+			i++
+			continue
+		}
+		j, top := i, y[i]
+		for j < n && y[j] > base+band {
+			top = math.Max(top, y[j])
+			j++
+		}
+		if top-base >= rise {
+			runs = append(runs, runSpan{a: i, b: j, released: j < n})
+			released = released || j < n
+		}
+		i = j
+	}
+	if !released {
+		return 0, nil
+	}
+	return base, runs
+}
+
+// fitRuns splits s into runs and fits each. When a run grew until it
+// ended, or the last run is still growing, the series takes that run's
+// fit (the most recent such run): a leak suspect with its own window and
+// rate, released at the run's end when memory came back to the baseline.
+// Runs that repeat (three or more that came back to the baseline, most of
+// them growing) are the series' own rhythm: churn, judged on the whole.
+func (a *Analyzer) fitRuns(s *series) {
+	base, spans := splitRuns(s.y)
+	if len(spans) == 0 {
+		return
+	}
+	o := s.out
+	o.BaselineBytes = int64(base)
+	key, growing, releasedRuns := -1, 0, 0
+	fits := make([]fit, len(spans))
+	for i, sp := range spans {
+		r := Run{StartUs: s.t[sp.a], EndUs: s.t[sp.b-1], Samples: sp.b - sp.a,
+			FirstBytes: int64(s.y[sp.a]), LastBytes: int64(s.y[sp.b-1]), Class: Flat}
+		r.PeakBytes = int64(maxOf(s.y[sp.a:sp.b]))
+		if sp.released {
+			r.ReleasedUs = s.t[sp.b]
+			releasedRuns++
+		}
+		if r.Samples >= runMinPoints {
+			f := fitSeries(s.t[sp.a:sp.b], s.y[sp.a:sp.b])
+			fits[i] = f
+			r.Class, r.WindowStartUs, r.WindowEndUs = f.class, f.winStartUs, f.winEndUs
+			r.Slope, r.SlopeLow, r.SlopeHigh = finite(f.ts.Slope), finite(f.ts.Low), finite(f.ts.High)
+			r.OLSSlope, r.R2 = finite(f.olsSlope), finite(f.r2)
+			if f.class == Growing {
+				growing++
+				key = i
+			}
+		} else {
+			r.Class = Undetermined
+		}
+		o.Runs = append(o.Runs, r)
+	}
+	if key < 0 || releasedRuns >= 3 && 3*growing >= 2*releasedRuns {
+		return
+	}
+	f := fits[key]
+	s.fit = f
+	r := o.Runs[key]
+	o.Class, o.RisingFloor, o.TailSlope = Growing, f.floor, 0
+	o.WindowStartUs, o.WindowEndUs, o.WindowSamples = f.winStartUs, f.winEndUs, f.winSamples
+	o.Slope, o.SlopeLow, o.SlopeHigh, o.OLSSlope, o.R2 = r.Slope, r.SlopeLow, r.SlopeHigh, r.OLSSlope, r.R2
+	o.Noise = finite(f.sigma)
+	o.ReleasedUs = r.ReleasedUs
+	o.RunPeakBytes = r.PeakBytes
+}

@@ -1,0 +1,206 @@
+package trend
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Robust statistics of a memory series: x in seconds, y in bytes.
+
+// theilSen is the Theil–Sen estimate of the slope of y on x (the median
+// of the slopes between every pair of points) with Sen's confidence
+// interval at level conf, and the intercept median(y - slope*x). Pairs
+// with equal x are left out. ok is false with fewer than two distinct x.
+type theilSen struct {
+	Slope, Low, High, Intercept float64
+	ok                          bool
+}
+
+func fitTheilSen(x, y []float64, conf float64) theilSen {
+	n := len(x)
+	slopes := make([]float64, 0, n*(n-1)/2)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if dx := x[j] - x[i]; dx != 0 {
+				slopes = append(slopes, (y[j]-y[i])/dx)
+			}
+		}
+	}
+	if len(slopes) == 0 {
+		return theilSen{}
+	}
+	sort.Float64s(slopes)
+	N := float64(len(slopes))
+	ts := theilSen{Slope: median(slopes), ok: true}
+	// Sen (1968): the ranks bounding the interval come from the variance
+	// of Kendall's S under no trend, n(n-1)(2n+5)/18.
+	z := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+	c := z * math.Sqrt(float64(n)*float64(n-1)*float64(2*n+5)/18)
+	lo := int(math.Floor((N - c) / 2))
+	hi := int(math.Ceil((N + c) / 2))
+	ts.Low = slopes[clampInt(lo-1, 0, len(slopes)-1)]
+	ts.High = slopes[clampInt(hi-1, 0, len(slopes)-1)]
+	res := make([]float64, n)
+	for i := range x {
+		res[i] = y[i] - ts.Slope*x[i]
+	}
+	sort.Float64s(res)
+	ts.Intercept = median(res)
+	return ts
+}
+
+// ols is the ordinary least-squares line and its coefficient of
+// determination (1 = every point on the line). A series without variance
+// has no R² (nothing to explain): 0.
+func ols(x, y []float64) (slope, r2 float64) {
+	if len(x) < 2 {
+		return 0, 0
+	}
+	alpha, beta := stat.LinearRegression(x, y, nil, false)
+	r2 = stat.RSquared(x, y, nil, alpha, beta)
+	if math.IsNaN(r2) || math.IsInf(r2, 0) {
+		r2 = 0
+	}
+	if math.IsNaN(beta) || math.IsInf(beta, 0) {
+		beta = 0
+	}
+	return beta, r2
+}
+
+// median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func medianOf(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return median(s)
+}
+
+// noise is a robust estimate of the standard deviation of sample noise:
+// the median absolute deviation of first differences, scaled for a normal
+// distribution and for differencing (a difference has twice the variance).
+// Steps and drops are a few differences among many and do not move it.
+func noise(y []float64) float64 {
+	if len(y) < 3 {
+		return 0
+	}
+	d := make([]float64, len(y)-1)
+	for i := range d {
+		d[i] = y[i+1] - y[i]
+	}
+	m := medianOf(d)
+	for i := range d {
+		d[i] = math.Abs(d[i] - m)
+	}
+	return 1.4826 * medianOf(d) / math.Sqrt2
+}
+
+// reduce bins a long series into at most maxPoints points of equal time
+// width: the median x and median y of each non-empty bin. A robust
+// summary keeps Theil–Sen and the change-point search fast on a day of
+// samples without letting single spikes through.
+func reduce(x, y []float64, maxPoints int) ([]float64, []float64) {
+	n := len(x)
+	if n <= maxPoints {
+		return x, y
+	}
+	span := x[n-1] - x[0]
+	var rx, ry []float64
+	var bx, by []float64
+	bin := -1
+	flush := func() {
+		if len(bx) > 0 {
+			rx = append(rx, medianOf(bx))
+			ry = append(ry, medianOf(by))
+		}
+		bx, by = bx[:0], by[:0]
+	}
+	for i := range x {
+		b := int(float64(maxPoints) * (x[i] - x[0]) / span)
+		if b >= maxPoints {
+			b = maxPoints - 1
+		}
+		if b != bin {
+			flush()
+			bin = b
+		}
+		bx = append(bx, x[i])
+		by = append(by, y[i])
+	}
+	flush()
+	return rx, ry
+}
+
+// changePoints finds where the level of y shifts: binary segmentation of
+// a piecewise-constant mean, splitting greedily where the squared error
+// falls most, while the fall exceeds penalty and the shift is at least
+// minJump, up to maxChanges. It returns the indices where new segments
+// begin, ascending.
+func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
+	n := len(y)
+	s1 := make([]float64, n+1)
+	s2 := make([]float64, n+1)
+	for i, v := range y {
+		s1[i+1] = s1[i] + v
+		s2[i+1] = s2[i] + v*v
+	}
+	sse := func(a, b int) float64 { // [a, b)
+		m := float64(b - a)
+		s := s1[b] - s1[a]
+		return math.Max(0, s2[b]-s2[a]-s*s/m)
+	}
+	mean := func(a, b int) float64 { return (s1[b] - s1[a]) / float64(b-a) }
+	type seg struct {
+		a, b  int
+		split int
+		gain  float64
+	}
+	best := func(a, b int) seg {
+		sg := seg{a: a, b: b, split: -1}
+		total := sse(a, b)
+		for k := a + 1; k < b; k++ {
+			if math.Abs(mean(k, b)-mean(a, k)) < minJump {
+				continue
+			}
+			if g := total - sse(a, k) - sse(k, b); g > sg.gain {
+				sg.gain, sg.split = g, k
+			}
+		}
+		return sg
+	}
+	segs := []seg{best(0, n)}
+	var cps []int
+	for len(cps) < maxChanges {
+		bi := -1
+		for i, s := range segs {
+			if s.split >= 0 && s.gain > penalty && (bi < 0 || s.gain > segs[bi].gain) {
+				bi = i
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		s := segs[bi]
+		cps = append(cps, s.split)
+		segs[bi] = best(s.a, s.split)
+		segs = append(segs, best(s.split, s.b))
+	}
+	sort.Ints(cps)
+	return cps
+}
+
+func clampInt(v, lo, hi int) int {
+	return max(lo, min(v, hi))
+}

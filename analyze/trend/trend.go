@@ -1,0 +1,854 @@
+package trend
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
+)
+
+// Class classifies how a memory series moves. The string values
+// appear in reports and are stable.
+type Class string
+
+// Trend classes.
+const (
+	// Growing: still rising through the last part of the series, in many
+	// steps or smoothly, or a sawtooth whose floor keeps rising: a leak
+	// suspect.
+	Growing Class = "growing"
+	// Sawtooth: memory rises and is given back, again and again: allocation
+	// churn, normal.
+	Sawtooth Class = "sawtooth"
+	// Flat: no change beyond the noise (within 16 MiB, or 2% of the level).
+	Flat Class = "flat"
+	// Step: a one-time change (up, or down), then flat: a model or cache
+	// loaded, not a leak. A step up that never comes back is not churn.
+	Step Class = "step"
+	// Undetermined: too few samples for any trend to be judged (one, or
+	// all at one time).
+	Undetermined Class = "undetermined"
+)
+
+// Options tune the trend analysis. The zero value is usable.
+type Options struct {
+	// MinSamples is the fewest samples a trend needs for a time to OOM
+	// (default 8).
+	MinSamples int
+	// MinR2 is the least R² of the trend's least-squares line for a time
+	// to OOM (default 0.5).
+	MinR2 float64
+	// MaxExtrapolation: a time to OOM is given only when it is at most this
+	// many times the trend's window (default 20).
+	MaxExtrapolation float64
+	// GPUMemoryBytes is the total memory of GPUs whose logs do not give it
+	// (dmon, pmon, --query-compute-apps); 0 leaves it unknown.
+	GPUMemoryBytes int64
+}
+
+// Result is the outcome of a trend analysis.
+type Result struct {
+	// Series in input order; per input by GPU, the GPU's own series
+	// before its processes', processes by pid.
+	Series   []SeriesTrend
+	Warnings []string
+}
+
+// SeriesTrend is the trend of one GPU's used memory (PID unset) or one
+// process's. Sizes are bytes, times µs since the Unix epoch, rates bytes
+// per second.
+type SeriesTrend struct {
+	Input, Source string // the input's path and format (parse.Format)
+	Host          string
+	GPU           int32
+	HasGPU        bool // GPU is the NVML index; false when no log of the GPU names its index
+	UUID, GPUName string
+	PID           int64
+	HasPID        bool // false: the whole GPU
+	Process       string
+	Pod           string // DCGM's Kubernetes labels, when present
+	Namespace     string
+	Container     string
+	Convention    string // nvml.Convention of the series' last sample
+
+	Samples                                    int
+	StartUs, EndUs                             int64
+	FirstBytes, LastBytes, MinBytes, PeakBytes int64
+	PeakUs                                     int64
+	// CapacityBytes is the most the GPU's used memory can reach (total less
+	// the driver's reservation), 0 when unknown.
+	CapacityBytes int64
+
+	Class Class
+	// The trend is fitted over [WindowStartUs, WindowEndUs]: the whole
+	// series, or, for a growing series, what follows its last abrupt
+	// large step. With RisingFloor it is fitted to the level a sawtooth
+	// falls back to each cycle (WindowSamples counts those).
+	WindowStartUs, WindowEndUs int64
+	WindowSamples              int
+	RisingFloor                bool
+	// Slope is the Theil–Sen slope; SlopeLow and SlopeHigh its 95%
+	// interval (Sen). OLSSlope and R2: the least-squares line beside it.
+	Slope, SlopeLow, SlopeHigh float64
+	OLSSlope, R2               float64
+	// Noise is a robust estimate of the sample-to-sample noise.
+	Noise float64
+	// ChangePoints are the significant level shifts, in time order.
+	ChangePoints []ChangePoint
+
+	// TimeToOOM is when the GPU runs out at this rate, nil when not
+	// credible; NoOOMReason then says why.
+	TimeToOOM   *OOMEstimate
+	NoOOMReason string
+
+	// HeldToEnd: a process still holding memory in the last sample of the
+	// log (of its own input, or of another log of its GPU that covers it).
+	HeldToEnd bool
+	LogEndUs  int64
+	// EndUnknown: HeldToEnd, but the log (--query-compute-apps alone) cannot
+	// tell a process that held its memory to the end from one that exited
+	// when the log stopped.
+	EndUnknown bool
+
+	// Unattributed is GPU memory no listed process accounts for, when
+	// processes of this GPU are logged over the same time (GPU series).
+	Unattributed *Unattributed
+
+	// Runs are the series' stretches between returns to its baseline
+	// (BaselineBytes, its least value), when memory came back to it at
+	// least once: a process that started and exited, a job that freed what
+	// it built up; nil otherwise. When one of them grew until it ended, or
+	// the last one still grows, Class, the window and the slopes are that
+	// run's, ReleasedUs is when it came back to the baseline (0: it did
+	// not) and RunPeakBytes its peak.
+	Runs          []Run
+	BaselineBytes int64
+	ReleasedUs    int64
+	RunPeakBytes  int64
+
+	// TailSlope: for a step, the Theil–Sen slope (bytes per second) of
+	// the samples after its last change when they still rise (the 95%
+	// interval excludes zero and the rise is at least 8 MiB); 0 when they
+	// are flat.
+	TailSlope float64
+
+	// Profile is the used memory over the series in up to 48 equal parts
+	// of its time (the highest sample of each), for sparklines.
+	Profile []int64
+}
+
+// ChangePoint is a shift of level between StartUs (the last sample at the
+// old level) and EndUs (the first at the new one); consecutive shifts of
+// one sign a few samples apart are one change.
+type ChangePoint struct {
+	StartUs, EndUs     int64
+	FromBytes, ToBytes int64
+}
+
+// OOMEstimate is a time to out-of-memory: Seconds after the end of the
+// series, within [LowSeconds, HighSeconds] from the slope's 95% interval
+// and the uncertainty of the level the trend ends at.
+type OOMEstimate struct {
+	Seconds, LowSeconds, HighSeconds float64
+	// HeadroomBytes: what was left at the end of the series.
+	HeadroomBytes int64
+}
+
+// Unattributed is GPU memory used by no listed process: the GPU's used
+// memory less the sum of its processes', over the GPU's samples taken
+// while processes were logged and memory was in use: the median, and the
+// median of the last five. (Samples of a GPU and its processes are not taken at one instant,
+// so single differences during fast changes mean little.)
+type Unattributed struct {
+	MedianBytes, EndBytes int64
+	Samples               int
+}
+
+// Analyzer builds the trends of NVML sample logs: feed it every
+// record batch of the samples tables (nvml.Schema) with Add, declare
+// each input's time span with Input, then call Finalize once. Series of
+// one GPU in several inputs are linked by GPU UUID, or by host and index
+// when they overlap in time, so that a --query-compute-apps log's
+// processes find their GPU's total memory in a --query-gpu log.
+type Analyzer struct {
+	opt    Options
+	series map[seriesKey]*series
+	order  []*series
+	inputs map[string]*inputInfo
+	nin    int
+	last   *series
+	names  callsite.Interner // dictionary values kept in series keys, copied out of the batches
+}
+
+type inputInfo struct {
+	order          int
+	startUs, endUs int64
+	hasSpan        bool
+}
+
+type seriesKey struct {
+	input, host, uuid         string
+	gpu                       int32
+	hasGPU                    bool
+	pid                       int64
+	hasPID                    bool
+	pod, namespace, container string
+}
+
+type series struct {
+	key                      seriesKey
+	source, gpuName, process string
+	conv                     string
+	// used and capacity hold the samples, decimated past maxSeriesPoints;
+	// t, y, capT and capV are their points once Finalize flushed them.
+	used, capacity decimated
+	t              []int64
+	y              []float64
+	capT           []int64
+	capV           []float64
+	// raw counts the samples added; the first, last (by time), lowest and
+	// peak samples are exact whatever the decimation.
+	raw                        int
+	firstT, lastT, peakT       int64
+	firstV, lastV, minV, peakV float64
+	group                      int
+	fit                        fit
+	out                        *SeriesTrend
+	medianStep                 int64
+	startUs, endUs             int64
+	inputStartUs, inputEndUs   int64
+	unsorted                   bool
+	hasCap                     bool
+}
+
+// NewAnalyzer returns an analyzer with options opt.
+func NewAnalyzer(opt Options) *Analyzer {
+	if opt.MinSamples <= 0 {
+		opt.MinSamples = 8
+	}
+	if opt.MinR2 <= 0 {
+		opt.MinR2 = 0.5
+	}
+	if opt.MaxExtrapolation <= 0 {
+		opt.MaxExtrapolation = 20
+	}
+	return &Analyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: callsite.Interner{}}
+}
+
+func (a *Analyzer) input(name string) *inputInfo {
+	in := a.inputs[name]
+	if in == nil {
+		in = &inputInfo{order: a.nin}
+		a.nin++
+		a.inputs[name] = in
+	}
+	return in
+}
+
+// Input declares the time span an input's log covers (nvml.Metadata's
+// FirstUs and LastUs), which may reach past its samples: pmon's rows
+// without a process, a GPU log running on after its processes exit.
+func (a *Analyzer) Input(name string, startUs, endUs int64) {
+	in := a.input(name)
+	in.startUs, in.endUs, in.hasSpan = startUs, endUs, true
+}
+
+// Drop forgets every sample of input name: an input that failed part way
+// through is left out whole rather than judged on the samples read before
+// its error.
+func (a *Analyzer) Drop(name string) {
+	kept := a.order[:0]
+	for _, s := range a.order {
+		if s.key.input == name {
+			delete(a.series, s.key)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	clear(a.order[len(kept):])
+	a.order = kept
+	delete(a.inputs, name)
+	a.last = nil
+}
+
+// Add feeds one samples record batch of input name. It returns an error
+// when the batch does not have nvml.Schema.
+func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
+	if !rec.Schema().Equal(nvml.Schema) {
+		return fmt.Errorf("analyze: samples batch has schema %s", rec.Schema())
+	}
+	a.input(name)
+	tcol := rec.Column(nvml.ColTime).(*array.Timestamp)
+	gpu := rec.Column(nvml.ColGPU).(*array.Int32)
+	pid := rec.Column(nvml.ColPID).(*array.Int64)
+	used := rec.Column(nvml.ColUsed).(*array.Int64)
+	total := rec.Column(nvml.ColTotal).(*array.Int64)
+	free := rec.Column(nvml.ColFree).(*array.Int64)
+	reserved := rec.Column(nvml.ColReserved).(*array.Int64)
+	text := func(col int) func(int) string {
+		d := rec.Column(col).(*array.Dictionary)
+		dict := d.Dictionary().(*array.String)
+		// Series keys outlive the batch, whose buffers are reused: copy
+		// each dictionary value once, not each row.
+		vals := make([]string, dict.Len())
+		for j := range vals {
+			vals[j] = a.names.Get(dict.Value(j))
+		}
+		return func(i int) string {
+			if d.IsNull(i) {
+				return ""
+			}
+			return vals[d.GetValueIndex(i)]
+		}
+	}
+	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
+	pod, ns, ctr := text(nvml.ColPod), text(nvml.ColNamespace), text(nvml.ColContainer)
+	source, conv := text(nvml.ColSource), text(nvml.ColConvention)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		if used.IsNull(i) {
+			continue
+		}
+		k := seriesKey{input: name, host: host(i), uuid: uuid(i), pod: pod(i), namespace: ns(i), container: ctr(i)}
+		if gpu.IsValid(i) {
+			k.gpu, k.hasGPU = gpu.Value(i), true
+		}
+		if pid.IsValid(i) {
+			k.pid, k.hasPID = pid.Value(i), true
+		}
+		s := a.last
+		if s == nil || s.key != k {
+			s = a.series[k]
+			if s == nil {
+				k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
+				k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
+				s = &series{key: k, source: strings.Clone(source(i))}
+				a.series[k] = s
+				a.order = append(a.order, s)
+			}
+			a.last = s
+		}
+		t := int64(tcol.Value(i))
+		v := float64(used.Value(i))
+		if s.raw > 0 && t < s.lastT {
+			s.unsorted = true
+		}
+		s.used.add(t, v)
+		switch {
+		case s.raw == 0:
+			s.firstT, s.firstV, s.lastT, s.lastV, s.minV, s.peakT, s.peakV = t, v, t, v, v, t, v
+		default:
+			if t < s.firstT {
+				s.firstT, s.firstV = t, v
+			}
+			if t >= s.lastT {
+				s.lastT, s.lastV = t, v
+			}
+			s.minV = min(s.minV, v)
+			if v > s.peakV {
+				s.peakT, s.peakV = t, v
+			}
+		}
+		s.raw++
+		if g := gname(i); g != "" && g != s.gpuName {
+			s.gpuName = strings.Clone(g)
+		}
+		if p := proc(i); p != "" && p != s.process {
+			s.process = strings.Clone(p)
+		}
+		if c := conv(i); c != s.conv {
+			s.conv = strings.Clone(c)
+		}
+		if !k.hasPID {
+			var capacity float64
+			ok := true
+			switch {
+			case free.IsValid(i):
+				capacity = float64(used.Value(i) + free.Value(i))
+			case total.IsValid(i):
+				capacity = float64(total.Value(i))
+				if reserved.IsValid(i) && conv(i) != string(nvml.IncludesReservedUnknown) {
+					capacity -= float64(reserved.Value(i))
+				}
+			default:
+				ok = false
+			}
+			if ok {
+				s.capacity.add(t, capacity)
+				s.hasCap = true
+			}
+		}
+	}
+	return nil
+}
+
+// Finalize fits every series and links GPUs and processes across inputs.
+func (a *Analyzer) Finalize() *Result {
+	res := &Result{}
+	for _, s := range a.order {
+		s.used.flush()
+		s.capacity.flush()
+		s.t, s.y, s.capT, s.capV = s.used.t, s.used.v, s.capacity.t, s.capacity.v
+		a.prepare(s)
+		if w := decimationWarning(s); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	a.link()
+	// A GPU named by UUID in one log and by index in another is one GPU:
+	// each series gets the index and UUID its group knows.
+	index, uuid := map[int]int32{}, map[int]string{}
+	for _, s := range a.order {
+		if s.key.hasGPU {
+			index[s.group] = s.key.gpu
+		}
+		if s.key.uuid != "" {
+			uuid[s.group] = s.key.uuid
+		}
+	}
+	for _, s := range a.order {
+		s.fit = fitSeries(s.t, s.y)
+		s.out = a.describe(s)
+		a.fitRuns(s)
+		if g, ok := index[s.group]; ok && !s.out.HasGPU {
+			s.out.GPU, s.out.HasGPU = g, true
+		}
+		if s.out.UUID == "" {
+			s.out.UUID = uuid[s.group]
+		}
+	}
+	for _, s := range a.order {
+		if s.key.hasPID {
+			a.processEnd(s)
+		} else {
+			a.unattributed(s)
+		}
+		a.timeToOOM(s)
+	}
+	sorted := slices.Clone(a.order)
+	slices.SortStableFunc(sorted, func(x, y *series) int {
+		if d := cmp.Compare(a.inputs[x.key.input].order, a.inputs[y.key.input].order); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(gpuOrder(x.out), gpuOrder(y.out)); d != 0 {
+			return d
+		}
+		if d := strings.Compare(x.key.host+x.out.UUID, y.key.host+y.out.UUID); d != 0 {
+			return d
+		}
+		if x.key.hasPID != y.key.hasPID {
+			return map[bool]int{false: -1, true: 1}[x.key.hasPID]
+		}
+		return cmp.Compare(x.key.pid, y.key.pid)
+	})
+	for _, s := range sorted {
+		res.Series = append(res.Series, *s.out)
+	}
+	if len(a.order) == 0 {
+		res.Warnings = append(res.Warnings, "no samples with a used-memory value")
+	}
+	return res
+}
+
+// byTime sorts times and their values together.
+type byTime struct {
+	t []int64
+	v []float64
+}
+
+func (b byTime) Len() int           { return len(b.t) }
+func (b byTime) Less(i, j int) bool { return b.t[i] < b.t[j] }
+func (b byTime) Swap(i, j int) {
+	b.t[i], b.t[j] = b.t[j], b.t[i]
+	b.v[i], b.v[j] = b.v[j], b.v[i]
+}
+
+func gpuOrder(s *SeriesTrend) int64 {
+	if s.HasGPU {
+		return int64(s.GPU)
+	}
+	return math.MaxInt64
+}
+
+// prepare sorts a series by time and derives its sampling step and spans.
+func (a *Analyzer) prepare(s *series) {
+	if s.unsorted {
+		sort.Stable(byTime{s.t, s.y})
+		sort.Stable(byTime{s.capT, s.capV})
+	}
+	s.startUs, s.endUs = s.firstT, s.lastT // exact, where points may be means
+	steps := make([]float64, 0, len(s.t))
+	for i := 1; i < len(s.t); i++ {
+		if d := s.t[i] - s.t[i-1]; d > 0 {
+			steps = append(steps, float64(d))
+		}
+	}
+	s.medianStep = int64(medianOf(steps))
+	in := a.inputs[s.key.input]
+	s.inputStartUs, s.inputEndUs = s.startUs, s.endUs
+	if in.hasSpan {
+		s.inputStartUs, s.inputEndUs = min(in.startUs, s.startUs), max(in.endUs, s.endUs)
+	}
+}
+
+// link puts series of one GPU in one group: the same UUID, or the same
+// host and index over overlapping times when one of them lacks a UUID.
+func (a *Analyzer) link() {
+	parent := make([]int, len(a.order))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i, x := range a.order {
+		for j := i + 1; j < len(a.order); j++ {
+			y := a.order[j]
+			same := x.key.uuid != "" && x.key.uuid == y.key.uuid
+			if !same && x.key.hasGPU && y.key.hasGPU && x.key.gpu == y.key.gpu && x.key.host == y.key.host &&
+				(x.key.uuid == "" || y.key.uuid == "" || x.key.uuid == y.key.uuid) &&
+				x.inputStartUs <= y.inputEndUs && y.inputStartUs <= x.inputEndUs {
+				same = true
+			}
+			if same {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	for i, s := range a.order {
+		s.group = find(i)
+	}
+}
+
+// describe turns a series and its fit into a SeriesTrend.
+func (a *Analyzer) describe(s *series) *SeriesTrend {
+	k, f := s.key, s.fit
+	o := &SeriesTrend{
+		Input: k.input, Source: s.source, Host: k.host, GPU: k.gpu, HasGPU: k.hasGPU, UUID: k.uuid, GPUName: s.gpuName,
+		PID: k.pid, HasPID: k.hasPID, Process: s.process, Pod: k.pod, Namespace: k.namespace, Container: k.container,
+		Convention: s.conv, Samples: s.raw, StartUs: s.startUs, EndUs: s.endUs,
+		FirstBytes: int64(s.firstV), LastBytes: int64(s.lastV),
+		Class: f.class, WindowStartUs: f.winStartUs, WindowEndUs: f.winEndUs, WindowSamples: f.winSamples, RisingFloor: f.floor,
+		Slope: finite(f.ts.Slope), SlopeLow: finite(f.ts.Low), SlopeHigh: finite(f.ts.High), OLSSlope: finite(f.olsSlope), R2: finite(f.r2),
+		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
+	}
+	// A level is a median: report the sampled values on either side of a
+	// change, so that every figure in a message was seen in the log.
+	o.ChangePoints = slices.Clone(o.ChangePoints)
+	for i := range o.ChangePoints {
+		c := &o.ChangePoints[i]
+		if v, ok := s.at(c.StartUs, s.tolerance()); ok {
+			c.FromBytes = int64(v)
+		}
+		if v, ok := s.at(c.EndUs, s.tolerance()); ok {
+			c.ToBytes = int64(v)
+		}
+	}
+	if o.Class == Step && len(o.ChangePoints) > 0 {
+		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
+	}
+	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
+	if s.hasCap {
+		o.CapacityBytes = int64(s.capV[len(s.capV)-1])
+	} else if !k.hasPID && a.opt.GPUMemoryBytes > 0 {
+		o.CapacityBytes = a.opt.GPUMemoryBytes
+	}
+	o.Profile = profile(s.t, s.y, 48)
+	return o
+}
+
+// tailSlope is the slope of the samples from time from on, when they
+// still rise (see SeriesTrend.TailSlope).
+func tailSlope(t []int64, y []float64, from int64) float64 {
+	i := sort.Search(len(t), func(i int) bool { return t[i] >= from })
+	if len(t)-i < 4 {
+		return 0
+	}
+	x := make([]float64, len(t)-i)
+	for k := range x {
+		x[k] = float64(t[i+k]-t[i]) / 1e6
+	}
+	rx, ry := reduce(x, y[i:], trendMaxPoints)
+	ts := fitTheilSen(rx, ry, trendConfidence)
+	if !ts.ok || ts.Low <= 0 || ts.Slope*(rx[len(rx)-1]-rx[0]) < trendRiseAbs {
+		return 0
+	}
+	return ts.Slope
+}
+
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// profile is the highest value in each of up to parts equal parts of the
+// series' time; an empty part repeats the one before.
+func profile(t []int64, y []float64, parts int) []int64 {
+	n := len(t)
+	if n <= parts {
+		out := make([]int64, n)
+		for i, v := range y {
+			out[i] = int64(v)
+		}
+		return out
+	}
+	out := make([]int64, parts)
+	seen := make([]bool, parts)
+	span := t[n-1] - t[0]
+	for i, ti := range t {
+		p := int(int64(parts) * (ti - t[0]) / (span + 1))
+		if !seen[p] || int64(y[i]) > out[p] {
+			out[p], seen[p] = int64(y[i]), true
+		}
+	}
+	for p := 1; p < parts; p++ {
+		if !seen[p] {
+			out[p] = out[p-1]
+		}
+	}
+	return out
+}
+
+// at returns the value of s nearest to time t, when t falls within the
+// series (give or take tol).
+func (s *series) at(t, tol int64) (float64, bool) {
+	if t < s.startUs-tol || t > s.endUs+tol {
+		return 0, false
+	}
+	i := sort.Search(len(s.t), func(i int) bool { return s.t[i] >= t })
+	switch {
+	case i == len(s.t):
+		i--
+	case i > 0 && t-s.t[i-1] < s.t[i]-t:
+		i--
+	}
+	return s.y[i], true
+}
+
+// tolerance is how far from its samples a series still says something:
+// one and a half sampling steps, at least half a second.
+func (s *series) tolerance() int64 { return max(s.medianStep*3/2, 500_000) }
+
+// capacityAt is the most a GPU's used memory can reach at time t from a
+// GPU series' samples, when known.
+func (s *series) capacityAt(t int64) (float64, bool) {
+	if !s.hasCap || t < s.startUs-s.tolerance() || t > s.endUs+s.tolerance() {
+		return 0, false
+	}
+	i := sort.Search(len(s.capT), func(i int) bool { return s.capT[i] >= t })
+	if i == len(s.capT) || i > 0 && t-s.capT[i-1] < s.capT[i]-t {
+		i--
+	}
+	return s.capV[i], true
+}
+
+// gpusOf returns the GPU series of s's group that cover time t.
+func (a *Analyzer) gpusOf(s *series, t int64) []*series {
+	var out []*series
+	for _, g := range a.order {
+		if g.group == s.group && !g.key.hasPID && t >= g.startUs-g.tolerance() && t <= g.endUs+g.tolerance() {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// processEnd decides whether a process held memory to the end of the log:
+// its own input's, or a later end of a GPU log that covers it.
+func (a *Analyzer) processEnd(s *series) {
+	end := s.inputEndUs
+	for _, g := range a.gpusOf(s, s.endUs) {
+		end = max(end, g.inputEndUs)
+	}
+	s.out.LogEndUs = end
+	s.out.HeldToEnd = s.endUs >= end-s.tolerance()
+	// nvidia-smi --query-compute-apps prints nothing once no process runs:
+	// alone, its log ends with the last process's last row, whether that
+	// process exited or the logging stopped.
+	s.out.EndUnknown = s.out.HeldToEnd && s.source == string(parse.FormatNvidiaSmiQueryApps) && len(a.gpusOf(s, s.endUs)) == 0
+}
+
+// unattributed compares a GPU series with its processes' series: at each
+// GPU sample taken while processes were logged, and while the GPU held
+// memory or a process was listed, the GPU's used memory less the sum of
+// the processes' (each counted once: from the GPU's own input when it
+// lists processes, else from the input that samples it most often).
+func (a *Analyzer) unattributed(g *series) {
+	byPID := map[int64]*series{}
+	var from, to int64 = math.MaxInt64, math.MinInt64
+	for _, p := range a.order {
+		if p.group != g.group || !p.key.hasPID || p.inputStartUs > g.endUs || g.startUs > p.inputEndUs {
+			continue
+		}
+		from, to = min(from, p.inputStartUs), max(to, p.inputEndUs)
+		q := byPID[p.key.pid]
+		switch {
+		case q == nil:
+		case q.key.input == g.key.input:
+			continue
+		case p.key.input != g.key.input && p.medianStep >= q.medianStep:
+			continue
+		}
+		byPID[p.key.pid] = p
+	}
+	if len(byPID) == 0 {
+		return
+	}
+	var diffs []float64
+	u := &Unattributed{}
+	for i, t := range g.t {
+		if t < from || t > to {
+			continue
+		}
+		sum, listed := 0.0, false
+		for _, p := range byPID {
+			// Sampled in step with the GPU or not, a live process has a sample
+			// within half its period; a little more absorbs jitter.
+			if v, ok := p.at(t, max(p.medianStep*6/10, 100_000)); ok {
+				sum += v
+				listed = true
+			}
+		}
+		if !listed && g.y[i] == 0 {
+			continue
+		}
+		diffs = append(diffs, g.y[i]-sum)
+	}
+	if len(diffs) == 0 {
+		return
+	}
+	u.Samples = len(diffs)
+	u.MedianBytes = int64(medianOf(diffs))
+	u.EndBytes = int64(medianOf(diffs[max(0, len(diffs)-5):]))
+	g.out.Unattributed = u
+}
+
+// timeToOOM estimates when a growing series exhausts its GPU, or says why not.
+func (a *Analyzer) timeToOOM(s *series) {
+	o, f := s.out, s.fit
+	switch f.class {
+	case Flat:
+		o.NoOOMReason = "flat: no growth"
+		return
+	case Sawtooth:
+		o.NoOOMReason = "sawtooth: the memory is given back"
+		return
+	case Step:
+		o.NoOOMReason = "a one-time step, then no growth"
+		return
+	case Undetermined:
+		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"
+		return
+	}
+	if o.ReleasedUs != 0 {
+		o.NoOOMReason = "the run ended: memory went back to the baseline (the process exited or freed it)"
+		return
+	}
+	if s.key.hasPID && !o.HeldToEnd {
+		o.NoOOMReason = "the process exited before the end of the log (its memory was released)"
+		return
+	}
+	if f.winSamples < a.opt.MinSamples {
+		o.NoOOMReason = fmt.Sprintf("only %d samples in the trend (%d needed)", f.winSamples, a.opt.MinSamples)
+		return
+	}
+	if f.ts.Low <= 0 {
+		o.NoOOMReason = "the growth rate's 95% interval includes zero"
+		return
+	}
+	if f.r2 < a.opt.MinR2 {
+		o.NoOOMReason = fmt.Sprintf("the trend fits poorly (R² %.2f, below %.2f)", f.r2, a.opt.MinR2)
+		return
+	}
+	headroom, ok := a.headroom(s)
+	if !ok {
+		o.NoOOMReason = "the logs do not give this GPU's total memory"
+		return
+	}
+	est := &OOMEstimate{HeadroomBytes: int64(headroom)}
+	if headroom > 0 {
+		// The range: the slope's interval, and the uncertainty of the level
+		// at the end: a line's end point has a standard error of about
+		// 2σ/√n, Theil–Sen's a quarter more; 2.4 of those, plus half a MiB
+		// of rounding.
+		dl := 6*f.sigma/math.Sqrt(float64(f.winSamples)) + mib/2
+		est.Seconds = headroom / f.ts.Slope
+		est.LowSeconds = math.Max(0, headroom-dl) / f.ts.High
+		est.HighSeconds = (headroom + dl) / f.ts.Low
+	}
+	window := float64(f.winEndUs-f.winStartUs) / 1e6
+	if est.Seconds > a.opt.MaxExtrapolation*window {
+		o.NoOOMReason = fmt.Sprintf("at this rate the GPU would run out in %s, more than %g times the %s the trend was observed",
+			Duration(est.Seconds), a.opt.MaxExtrapolation, Duration(window))
+		return
+	}
+	o.TimeToOOM = est
+}
+
+// headroom is the memory left at the end of a growing series: for a GPU,
+// its capacity less the trend's level; for a process, what its GPU had
+// left (from a GPU log of the same time, or GPUMemoryBytes less every
+// logged process of that GPU).
+func (a *Analyzer) headroom(s *series) (float64, bool) {
+	end := s.endUs
+	if !s.key.hasPID {
+		if capacity, ok := s.capacityAt(end); ok {
+			return capacity - s.fit.endLevel, true
+		}
+		if a.opt.GPUMemoryBytes > 0 {
+			return float64(a.opt.GPUMemoryBytes) - s.fit.endLevel, true
+		}
+		return 0, false
+	}
+	gpus := a.gpusOf(s, end)
+	for _, g := range gpus {
+		if capacity, ok := g.capacityAt(end); ok {
+			used, _ := g.at(end, g.tolerance())
+			return capacity - used, true
+		}
+	}
+	if a.opt.GPUMemoryBytes <= 0 {
+		return 0, false
+	}
+	if len(gpus) > 0 {
+		used, _ := gpus[0].at(end, gpus[0].tolerance())
+		return float64(a.opt.GPUMemoryBytes) - used, true
+	}
+	sum := 0.0
+	for _, p := range a.order {
+		if p.group == s.group && p.key.hasPID {
+			if v, ok := p.at(end, p.tolerance()); ok {
+				sum += v
+			}
+		}
+	}
+	return float64(a.opt.GPUMemoryBytes) - sum, true
+}
+
+// Duration renders seconds for people: "45 s", "12 min", "3.5 h", "2.1 days".
+func Duration(sec float64) string {
+	switch {
+	case sec < 90:
+		return fmt.Sprintf("%.0f s", sec)
+	case sec < 90*60:
+		return fmt.Sprintf("%.0f min", sec/60)
+	case sec < 48*3600:
+		return fmt.Sprintf("%.1f h", sec/3600)
+	}
+	return fmt.Sprintf("%.1f days", sec/86400)
+}
