@@ -10,6 +10,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"strings"
 )
 
@@ -196,44 +197,15 @@ func (f Frame) String() string {
 	return fn
 }
 
-// shortFunc drops a C++ signature's parameters and return type:
-// "void at::cuda::blas::gemm<float>(char, long)" -> "at::cuda::blas::gemm<float>".
+// shortFunc is callsite.ShortName for C++ names: it drops a signature's
+// parameters, return type and clone suffix
+// ("void at::cuda::blas::gemm<float>(char, long)" -> "at::cuda::blas::gemm<float>").
+// A name without "::" is not C++ and is shown whole ("autograd backward").
 func shortFunc(name string) string {
 	if !strings.Contains(name, "::") {
 		return name
 	}
-	name = strings.ReplaceAll(name, "(anonymous namespace)", "{anonymous}")
-	depth := 0
-	for i, c := range name {
-		switch c {
-		case '<':
-			depth++
-		case '>':
-			depth--
-		case '(':
-			if depth == 0 && i > 0 {
-				name = name[:i]
-			}
-		}
-		if c == '(' && depth == 0 {
-			break
-		}
-	}
-	depth = 0
-	last := -1
-	for i, c := range name {
-		switch c {
-		case '<':
-			depth++
-		case '>':
-			depth--
-		case ' ':
-			if depth == 0 {
-				last = i
-			}
-		}
-	}
-	return name[last+1:]
+	return callsite.ShortName(name)
 }
 
 // Finding is one ranked result. Sizes are bytes; times are microseconds

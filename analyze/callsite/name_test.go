@@ -2,15 +2,11 @@ package callsite
 
 import "testing"
 
-// TestShortName holds the C++ names on which the two shorteners disagree
-// (this one, which was the sanitizer analysis's, and report.shortFunc,
-// which shows frames), with the reason the answer here is the right one,
-// and names they agree on, which must not move. report.shortFunc is not
-// yet replaced by ShortName: on "operator()" that changes outputs (the
-// field snapshot ZijianDu__memory__c005a26.pickle shows the frame
-// "torch::autograd::Node::operator" where ShortName gives
-// "torch::autograd::Node::operator()"), and the split into packages is to
-// change no output; the switch is a change of its own.
+// TestShortName holds the C++ names on which the two shorteners that
+// were disagreed (this one, which was the sanitizer analysis's, and the
+// report's, which showed frames and is now this one for names with "::"),
+// with the reason the answer here is the right one, and names they agreed
+// on, which must not move.
 func TestShortName(t *testing.T) {
 	cases := []struct {
 		name, want, why string
