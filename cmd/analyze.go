@@ -410,7 +410,7 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	res := a.Finalize()
 	opts.run.addSnapshot(in.Name, reserved.Series())
 	opts.oom.add(analyze.OOMInput{Path: in.Name, Format: format, Snapshot: res})
-	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
+	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
 }
 

@@ -126,6 +126,6 @@ func readNVML(in *parse.Input, a *analyze.TrendAnalyzer, procs *analyze.ProcessC
 	}
 	return report.TrendInput{
 		Path: in.Name, Format: string(m.Format), Samples: m.Rows,
-		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings,
+		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
 	}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -31,8 +30,8 @@ type Metadata struct {
 	Events, MemoryEvents, OOMEvents, Spans, Steps int64
 	// ByCategory counts events by cat (the empty string for none).
 	ByCategory map[string]int64
-	// Warnings are things the reader tolerated.
-	Warnings []string
+	// Warnings are things the reader tolerated, with their positions.
+	Warnings parse.Warnings
 }
 
 // Device is one entry of deviceProperties.
@@ -93,6 +92,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	cr := &countReader{r: r}
 	k := &Reader{name: name, cr: cr, dec: json.NewDecoder(cr), batch: o.BatchSize, maxEvents: o.maxEvents}
 	k.meta.ByCategory = map[string]int64{}
+	k.meta.Warnings = parse.NewWarnings(name)
 	k.dec.UseNumber()
 	k.out = parse.StartTables(&k.tableReader, o.ReaderOptions, numTables, k.step)
 	k.memB = k.out.Builder(TableMemory)
@@ -230,7 +230,7 @@ func (r *Reader) metaKey(key string, v json.RawMessage) {
 	case "baseTimeNanoseconds":
 		if n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64); err == nil {
 			if r.meta.Events > 0 && n != 0 {
-				r.meta.Warnings = append(r.meta.Warnings, "baseTimeNanoseconds comes after traceEvents: times are relative to the trace's own clock")
+				r.meta.Warnings.Addf("baseTimeNanoseconds comes after traceEvents: times are relative to the trace's own clock")
 			} else {
 				r.meta.BaseTimeNs = n
 			}
@@ -447,7 +447,7 @@ func (r *Reader) finish() error {
 	// Anything after the document is not ours to judge, but a second
 	// document means a damaged or concatenated file.
 	if _, err := r.dec.Token(); err == nil {
-		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf("text after the trace's JSON document at byte offset %d ignored", r.dec.InputOffset()))
+		r.meta.Warnings.Add(parse.InlineNote(0, r.dec.InputOffset(), "text after the trace's JSON document at byte offset %d ignored", r.dec.InputOffset()))
 	}
 	return nil
 }

@@ -69,8 +69,8 @@ type Metadata struct {
 	// Skipped counts lines that were neither samples nor headers but
 	// messages a tool prints in their place ("No devices were found").
 	Skipped int
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // Option configures a Reader.
@@ -188,7 +188,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	if !ok || br.Size() < parse.SniffLen {
 		br = bufio.NewReaderSize(r, parse.SniffLen)
 	}
-	rd := &Reader{name: name, opt: o, src: br}
+	rd := &Reader{name: name, opt: o, src: br, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.civil.loc = o.loc
 	// The samples are gathered in Go slices and made a batch at once (see
 	// columns), not appended to a RecordBuilder: no table builders.
@@ -241,7 +241,7 @@ func (r *Reader) step() error {
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
-			r.warn("line %d: %q stands for lines left out of the paste: their samples are missing", r.line, snippet(trimSpace(line)))
+			r.meta.Warnings.Linef(r.line, "%q stands for lines left out of the paste: their samples are missing", snippet(trimSpace(line)))
 		default:
 			r.segLines++
 			if derr := r.dec.line(line, r.line); derr != nil {
@@ -288,7 +288,7 @@ func (r *Reader) start() error {
 		// layout: skip it; the outputs after the prompts are read.
 		r.dec = skipDecoder{r}
 		if !isPromptLine(firstLine(head)) { // else the prompt's segment says so
-			r.warn("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
+			r.meta.Warnings.Addf("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
 		}
 	}
 	if r.opt.interval == 0 {
@@ -343,7 +343,7 @@ func (r *Reader) Metadata() *Metadata {
 	if r.done && r.Err() == nil && r.meta.Rows > 0 && (r.opt.hasDate || r.opt.hasStart) && r.meta.Clock == ClockAbsolute {
 		// WithDate and WithStart serve logs without dates or times: say
 		// so when the log's own timestamps made them unused.
-		r.warn("the given date or start time was not used: the log's timestamps carry their own date")
+		r.meta.Warnings.Addf("the given date or start time was not used: the log's timestamps carry their own date")
 	}
 	return &r.meta
 }
@@ -351,17 +351,6 @@ func (r *Reader) Metadata() *Metadata {
 // errorf returns a *parse.Error at line n.
 func (r *Reader) errorf(n int, format string, args ...any) error {
 	return parse.LineErrorf(r.name, n, format, args...)
-}
-
-// warn records a warning once.
-func (r *Reader) warn(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	for _, w := range r.meta.Warnings {
-		if w == msg {
-			return
-		}
-	}
-	r.meta.Warnings = append(r.meta.Warnings, msg)
 }
 
 // tick records that the log covers time t (µs) even when no sample

@@ -34,8 +34,8 @@ type Metadata struct {
 	// nil when absent: str keys, values as Go string, int64, uint64,
 	// float64, bool, nil, []any or map[string]any.
 	AllocatorSettings map[string]any
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // Option configures a Reader.
@@ -104,7 +104,6 @@ type Reader struct {
 	rootKeys  map[string]bool // snapshot keys whose lists stream
 	dupKey    string          // such a key seen twice
 	meta      Metadata
-	warned    map[string]bool
 }
 
 type frameKey struct {
@@ -154,7 +153,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		name:   name,
 		frames: make(map[frameKey]int32),
 		stacks: make(map[string]int32),
-		warned: make(map[string]bool),
+		meta:   Metadata{Warnings: parse.NewWarnings(name)},
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
@@ -221,14 +220,6 @@ func (r *Reader) maybeFlush(t Table) {
 		r.flush(t)
 		r.dec.Pause()
 	}
-}
-
-func (r *Reader) warnOnce(key, format string, args ...any) {
-	if r.warned[key] {
-		return
-	}
-	r.warned[key] = true
-	r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
 }
 
 // errAt returns a positioned error about the container at off.
@@ -320,7 +311,7 @@ func (r *Reader) finish() error {
 	case c == nil:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
 	case c.Tag == tagSegments && root.Kind() == pickle.List:
-		r.warnOnce("legacy", "a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged")
+		r.meta.Warnings.Once("legacy", parse.Note("a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged"))
 		return nil
 	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
@@ -353,7 +344,7 @@ func (r *Reader) finish() error {
 			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
 		}
 	} else {
-		r.warnOnce("notrace", "snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged")
+		r.meta.Warnings.Once("notrace", parse.Note("snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged"))
 	}
 	if v, ok := c.Get("allocator_settings"); ok && v.Kind() == pickle.Dict {
 		budget := maxSettingsValues
@@ -361,7 +352,7 @@ func (r *Reader) finish() error {
 			r.meta.AllocatorSettings = m
 		}
 		if budget < 0 {
-			r.warnOnce("settings", "allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues)
+			r.meta.Warnings.Once("settings", parse.Note("allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues))
 		}
 	}
 	return nil
@@ -377,7 +368,7 @@ func (r *Reader) drain() error {
 		return &parse.Error{File: r.name, Offset: end, Msg: "after the snapshot's end", Err: err}
 	}
 	if trailing := n + int64(r.dec.Buffered()); trailing > 0 {
-		r.warnOnce("trailing", "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end)
+		r.meta.Warnings.Once("trailing", parse.InlineNote(0, end, "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end))
 	}
 	return nil
 }

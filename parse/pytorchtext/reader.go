@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -37,8 +36,8 @@ type Metadata struct {
 	Messages int
 	// Sets counts memory_stats() dicts and memory_summary() tables.
 	Sets int
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // maxLine is the longest line read whole; the rest of a longer line is
@@ -96,7 +95,6 @@ type Reader struct {
 	summary *summary
 	pending *pendingMessage // a message that may go on on the next line
 	meta    Metadata
-	long    bool
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -115,7 +113,7 @@ func newReader(name string, opts []Option) *Reader {
 	for _, f := range opts {
 		f(&o)
 	}
-	rd := &Reader{name: name}
+	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.out = parse.StartTables(&rd.tableReader, o, numTables, rd.step)
 	return rd
 }
@@ -158,12 +156,6 @@ func (r *Reader) maybeFlush(t Table) {
 	}
 }
 
-func (r *Reader) warn(format string, args ...any) {
-	if len(r.meta.Warnings) < 100 {
-		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
-	}
-}
-
 // readLine returns the next line without its end of line, at most maxLine
 // bytes of it.
 func (r *Reader) readLine() (string, error) {
@@ -176,10 +168,7 @@ func (r *Reader) readLine() (string, error) {
 			// Bytes are dropped. (buf is often full already: 1 MiB is a
 			// multiple of the buffer's size.)
 			buf = append(buf, chunk[:min(max(maxLine-len(buf), 0), len(chunk))]...)
-			if !r.long {
-				r.long = true
-				r.warn("line %d is longer than %d bytes; only its start was read", r.line+1, maxLine)
-			}
+			r.meta.Warnings.Once("long", parse.InlineNote(int(r.line+1), -1, "line %d is longer than %d bytes; only its start was read", r.line+1, maxLine))
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -482,16 +471,16 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	r.nmsg++
 	r.meta.Messages++
 	if m.Generation == GenCut {
-		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", m.Reason)
 	}
 	if m.Generation == GenUnparsed {
-		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message that does not parse (%s); nothing was read from it", m.Reason)
 	}
 	if m.Generation == GenAsync && m.Reason != "" {
-		r.warn("line %d: a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
 	for _, w := range m.Warnings {
-		r.warn("line %d: %s", line, w)
+		r.meta.Warnings.Linef(int(line), "%s", w)
 	}
 	b := r.out.Builder(TableMessages)
 	b.Field(MsgID).(*array.Int32Builder).Append(id)

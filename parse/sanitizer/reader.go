@@ -15,8 +15,8 @@ import (
 type Metadata struct {
 	// ProgramLines counts lines of the program's own output (text only).
 	ProgramLines int64
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // record is one report while it is read.
@@ -106,13 +106,12 @@ type Reader struct {
 	src  source
 	xml  bool
 
-	out    *parse.TableBuilder[Table]
-	rec    recordBuilders
-	fr     frameBuilders
-	ru     runBuilders
-	nrec   int32
-	meta   Metadata
-	warned map[string]bool
+	out  *parse.TableBuilder[Table]
+	rec  recordBuilders
+	fr   frameBuilders
+	ru   runBuilders
+	nrec int32
+	meta Metadata
 }
 
 // Option configures a Reader.
@@ -152,7 +151,7 @@ func newReader(name string, opts []Option) *Reader {
 	for _, f := range opts {
 		f(&o)
 	}
-	rd := &Reader{name: name, warned: make(map[string]bool)}
+	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.out = parse.StartTables(&rd.tableReader, o, numTables, rd.step)
 	rd.rec.init(rd.out.Builder(TableRecords))
 	rd.fr.init(rd.out.Builder(TableFrames))
@@ -183,15 +182,6 @@ func (r *Reader) step() error {
 
 // Metadata describes the report; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata { return &r.meta }
-
-// warnOnce adds a warning the first time key is seen.
-func (r *Reader) warnOnce(key, msg string) {
-	if r.warned[key] {
-		return
-	}
-	r.warned[key] = true
-	r.meta.Warnings = append(r.meta.Warnings, msg)
-}
 
 func (r *Reader) appendRecord(rec *record) {
 	id := r.nrec
