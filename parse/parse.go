@@ -1,5 +1,6 @@
 // Package parse holds what every input family shares: the Format of an
-// input, errors that carry a position, Open, which reads a file or
+// input, errors and warnings that carry a position (Error, Diagnostic,
+// Warnings), Open, which reads a file or
 // standard input and removes gzip compression by its magic bytes, and the
 // shell of a streaming reader (TableReader, TableBuilder, ReaderOptions).
 //

@@ -64,6 +64,8 @@ const maxEventBytes = 64 << 20
 
 // Reader streams a trace's tables. Use Next, Table and RecordBatch, then
 // Err; Release frees what is left.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
 	tableReader // Next, Table, RecordBatch, Err, Release
 

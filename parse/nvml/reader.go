@@ -153,6 +153,8 @@ const maxLine = 16 << 20
 // parse.ErrNotMine; empty input, a truncated last line or record, and a
 // line that fits no row of the layout end the stream with an error, and
 // batches already returned must then be treated as incomplete.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
 	tableReader // Next, Table, RecordBatch, Err, Release
 

@@ -79,6 +79,8 @@ func WithLimits(l pickle.Limits) Option { return func(o *options) { o.limits = l
 // truncated or corrupt file, and a pickle that is not a snapshot all end
 // the stream with an error; batches already returned must then be treated
 // as incomplete.
+//
+// Next, Table, RecordBatch and Err are parse.TableReader's.
 type Reader struct {
 	tableReader // Next, Table, RecordBatch, Err; Release is the Reader's own
 

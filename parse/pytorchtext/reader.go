@@ -81,6 +81,8 @@ type tbFrame struct {
 // Errors are *parse.Error values with the line at fault: a memory summary
 // table that stops or breaks in the middle, or a read error. A log without
 // any out-of-memory message is not an error: it gives no rows.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
 	tableReader // Next, Table, RecordBatch, Err, Release
 

@@ -99,6 +99,8 @@ type source interface {
 // offset for XML. An input with nothing of the format in it ends with an
 // error wrapping parse.ErrNotMine; batches already returned must then be
 // treated as incomplete.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
 	tableReader // Next, Table, RecordBatch, Err, Release
 
