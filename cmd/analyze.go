@@ -415,7 +415,7 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	res := a.Finalize()
 	opts.run.addSnapshot(in.Name, reserved.Series())
 	opts.oom.add(anoom.Input{Path: in.Name, Format: format, Snapshot: res})
-	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
+	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
 	return rin, fs, nil
 }
 

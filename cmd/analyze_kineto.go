@@ -38,7 +38,7 @@ func analyzeKineto(in *parse.Input, format parse.Format, lopt snapshot.LeakOptio
 	if err != nil {
 		return report.Input{}, nil, err
 	}
-	warns := append([]string(nil), meta.Warnings...)
+	warns := meta.Warnings.Strings()
 	if res.CUDAEvents == 0 {
 		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
 	}

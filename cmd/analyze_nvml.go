@@ -127,6 +127,6 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	}
 	return report.TrendInput{
 		Path: in.Name, Format: string(m.Format), Samples: m.Rows,
-		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings,
+		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
 	}, nil
 }

@@ -55,7 +55,7 @@ func analyzeOOMText(opts *AnalyzeOptions, in *parse.Input, format parse.Format) 
 		return report.Input{}, nil, err
 	}
 	opts.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
-	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), nil, nil
+	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, nil
 }
 
 // analyzeUnrecognisedText reads text no format claimed by its first bytes
@@ -70,7 +70,7 @@ func analyzeUnrecognisedText(opts *AnalyzeOptions, in *parse.Input, head []byte)
 		return report.Input{}, nil, false, err
 	}
 	opts.oom.add(anoom.Input{Path: in.Name, Format: string(parse.FormatOOMText), Text: res})
-	return report.FromOOMText(in.Name, string(parse.FormatOOMText), meta.Warnings, res), nil, true, nil
+	return report.FromOOMText(in.Name, string(parse.FormatOOMText), meta.Warnings.Strings(), res), nil, true, nil
 }
 
 // unrecognised is the error for an input no format claims.

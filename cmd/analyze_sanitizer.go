@@ -59,7 +59,7 @@ func analyzeSanitizer(opts *AnalyzeOptions, in *parse.Input, format parse.Format
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
 			in.Name, at, res.ToolFailure)}
 	}
-	rin, fs, errs := report.FromSanitizer(in.Name, string(format), r.Metadata().Warnings, res)
+	rin, fs, errs := report.FromSanitizer(in.Name, string(format), r.Metadata().Warnings.Strings(), res)
 	if res.ToolFailure != "" {
 		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool reported a failure of its own (%q): what follows it was not checked; the findings may be incomplete", res.ToolFailure))
 	}

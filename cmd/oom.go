@@ -184,7 +184,7 @@ func oomFile(opts *OOMOptions, path string, lopt snapshot.LeakOptions) (report.I
 			return report.Input{}, oom.Input{}, err
 		}
 		res := a.Finalize()
-		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings, res.Fragment.Warnings...), res.Leak)
+		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
 		report.AddEndPools(&rin, res.Fragment)
 		return rin, oom.Input{Path: in.Name, Format: string(format), Snapshot: res}, nil
 	case parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON,
@@ -208,7 +208,7 @@ func oomFile(opts *OOMOptions, path string, lopt snapshot.LeakOptions) (report.I
 	if err != nil {
 		return report.Input{}, oom.Input{}, err
 	}
-	return report.FromOOMText(in.Name, string(format), meta.Warnings, res), oom.Input{Path: in.Name, Format: string(format), Text: res}, nil
+	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), oom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 }
 
 // maxGPUProcessSamples bounds the process samples kept from one NVML log.
@@ -250,5 +250,5 @@ func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) 
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
-	return out, r.Metadata().Warnings, nil
+	return out, r.Metadata().Warnings.Strings(), nil
 }

@@ -67,18 +67,18 @@ func TestBatchQueue(t *testing.T) {
 		defer arr.Release()
 		return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{arr}, int64(n))
 	}
-	var q BatchQueue[string]
-	if !q.Empty() || q.Pop() {
+	var q batchQueue[string]
+	if !q.empty() || q.pop() {
 		t.Fatal("new queue not empty")
 	}
-	q.Push("a", batch(1))
-	q.Push("b", batch(2))
-	if !q.Pop() || q.Table() != "a" || q.RecordBatch().NumRows() != 1 {
+	q.push("a", batch(1))
+	q.push("b", batch(2))
+	if !q.pop() || q.cur.table != "a" || q.cur.rec.NumRows() != 1 {
 		t.Fatal("first batch")
 	}
-	if !q.Pop() || q.Table() != "b" || q.RecordBatch().NumRows() != 2 || !q.Empty() {
+	if !q.pop() || q.cur.table != "b" || q.cur.rec.NumRows() != 2 || !q.empty() {
 		t.Fatal("second batch")
 	}
-	q.Push("c", batch(3))
-	q.Release() // the current one and the waiting one: AssertSize checks both went
+	q.push("c", batch(3))
+	q.release() // the current one and the waiting one: AssertSize checks both went
 }

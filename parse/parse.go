@@ -1,9 +1,12 @@
 // Package parse holds what every input family shares: the Format of an
-// input, errors that carry a position, and Open, which reads a file or
-// standard input and removes gzip compression by its magic bytes.
+// input, errors and warnings that carry a position (Error, Diagnostic,
+// Warnings), Open, which reads a file or
+// standard input and removes gzip compression by its magic bytes, and the
+// shell of a streaming reader (TableReader, TableBuilder, ReaderOptions).
 //
 // Each input family lives in a sub-package (parse/pytorch, ...) that turns
-// bytes into Apache Arrow record batches with a documented schema.
+// bytes into Apache Arrow record batches with a documented schema; its
+// Reader embeds a TableReader, so that every family reads alike.
 // parse/detect recognises which family an input belongs to by content.
 package parse
 

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -32,8 +30,8 @@ type Metadata struct {
 	Events, MemoryEvents, OOMEvents, Spans, Steps int64
 	// ByCategory counts events by cat (the empty string for none).
 	ByCategory map[string]int64
-	// Warnings are things the reader tolerated.
-	Warnings []string
+	// Warnings are things the reader tolerated, with their positions.
+	Warnings parse.Warnings
 }
 
 // Device is one entry of deviceProperties.
@@ -43,35 +41,43 @@ type Device struct {
 	TotalMemory int64 // bytes (totalGlobalMem)
 }
 
-// Options of a Reader.
-type Option func(*Reader)
+// Option configures a Reader.
+type Option func(*options)
 
-// WithAllocator sets the Arrow allocator of the batches.
-func WithAllocator(mem memory.Allocator) Option { return func(r *Reader) { r.mem = mem } }
+type options struct {
+	parse.ReaderOptions
+	maxEvents int64
+}
+
+// WithAllocator sets the Arrow allocator of the batches (default
+// memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
 // WithBatchSize sets the most rows of a batch (default 64Ki).
-func WithBatchSize(n int) Option { return func(r *Reader) { r.batch = max(n, 1) } }
+func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // WithMaxEvents bounds the events read (default 1<<31); more is an error.
-func WithMaxEvents(n int64) Option { return func(r *Reader) { r.maxEvents = n } }
+func WithMaxEvents(n int64) Option { return func(o *options) { o.maxEvents = n } }
 
 // maxEventBytes bounds one event's JSON text.
 const maxEventBytes = 64 << 20
 
 // Reader streams a trace's tables. Use Next, Table and RecordBatch, then
 // Err; Release frees what is left.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
+	tableReader // Next, Table, RecordBatch, Err, Release
+
 	name      string
 	cr        *countReader
 	dec       *json.Decoder
-	mem       memory.Allocator
 	batch     int
 	maxEvents int64
 	meta      Metadata
 	state     int // 0 start, 1 in events, 2 in object after events, 3 done
 	inObject  bool
-	err       error
-	q         parse.BatchQueue[Table]
+	out       *parse.TableBuilder[Table]
 
 	memB     *array.RecordBuilder
 	spanB    *array.RecordBuilder
@@ -81,15 +87,18 @@ type Reader struct {
 
 // NewReader returns a Reader of the trace in r; name is used in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
-	cr := &countReader{r: r}
-	k := &Reader{name: name, cr: cr, dec: json.NewDecoder(cr), mem: memory.DefaultAllocator, batch: 64 << 10, maxEvents: 1 << 31}
-	k.meta.ByCategory = map[string]int64{}
-	for _, o := range opts {
-		o(k)
+	o := options{ReaderOptions: parse.DefaultReaderOptions(64 << 10), maxEvents: 1 << 31}
+	for _, f := range opts {
+		f(&o)
 	}
+	cr := &countReader{r: r}
+	k := &Reader{name: name, cr: cr, dec: json.NewDecoder(cr), batch: o.BatchSize, maxEvents: o.maxEvents}
+	k.meta.ByCategory = map[string]int64{}
+	k.meta.Warnings = parse.NewWarnings(name)
 	k.dec.UseNumber()
-	k.memB = array.NewRecordBuilder(k.mem, MemorySchema)
-	k.spanB = array.NewRecordBuilder(k.mem, SpansSchema)
+	k.out = parse.StartTables(&k.tableReader, o.ReaderOptions, numTables, k.step)
+	k.memB = k.out.Builder(TableMemory)
+	k.spanB = k.out.Builder(TableSpans)
 	k.kindDict = k.memB.Field(MemKind).(*array.BinaryDictionaryBuilder)
 	k.catDict = k.spanB.Field(SpCategory).(*array.BinaryDictionaryBuilder)
 	return k
@@ -106,44 +115,11 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// tableReader is the reader shell every family shares.
+type tableReader = parse.TableReader[Table]
+
 // Metadata returns what the trace said about itself so far.
 func (r *Reader) Metadata() *Metadata { return &r.meta }
-
-// Table is the table of the current batch.
-func (r *Reader) Table() Table { return r.q.Table() }
-
-// RecordBatch is the current batch, valid until the next call of Next.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
-
-// Err is the error that stopped reading: a *parse.Error (wrapping
-// parse.ErrNotMine when the input is not a Chrome trace at all).
-func (r *Reader) Err() error { return r.err }
-
-// Release frees the batches and builders.
-func (r *Reader) Release() {
-	r.q.Release()
-	if r.memB != nil {
-		r.memB.Release()
-		r.spanB.Release()
-		r.memB, r.spanB = nil, nil
-	}
-}
-
-// Next makes the next batch current; false at the end or on error.
-func (r *Reader) Next() bool {
-	r.q.ReleaseCurrent()
-	for r.q.Empty() && r.err == nil && r.state != 3 {
-		if err := r.step(); err != nil {
-			r.err = err
-			r.q.Release()
-			return false
-		}
-	}
-	if r.err != nil {
-		return false
-	}
-	return r.q.Pop()
-}
 
 func (r *Reader) errorf(format string, args ...any) *parse.Error {
 	return parse.Errorf(r.name, r.dec.InputOffset(), format, args...)
@@ -187,11 +163,11 @@ func (r *Reader) step() error {
 				return err
 			}
 		}
-		if r.memB.Field(0).Len() >= r.batch {
-			r.flush(false)
+		if r.out.Full(TableMemory) {
+			r.out.Flush(TableMemory)
 		}
-		if r.spanB.Field(0).Len() >= r.batch {
-			r.flush(true)
+		if r.out.Full(TableSpans) {
+			r.out.Flush(TableSpans)
 		}
 		if r.dec.More() {
 			return nil
@@ -256,7 +232,7 @@ func (r *Reader) metaKey(key string, v json.RawMessage) {
 	case "baseTimeNanoseconds":
 		if n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64); err == nil {
 			if r.meta.Events > 0 && n != 0 {
-				r.meta.Warnings = append(r.meta.Warnings, "baseTimeNanoseconds comes after traceEvents: times are relative to the trace's own clock")
+				r.meta.Warnings.Addf("baseTimeNanoseconds comes after traceEvents: times are relative to the trace's own clock")
 			} else {
 				r.meta.BaseTimeNs = n
 			}
@@ -467,25 +443,13 @@ func isStep(name string) bool {
 // IsStep reports whether a user_annotation span's name is ProfilerStep#N.
 func IsStep(name string) bool { return isStep(name) }
 
-func (r *Reader) flush(spans bool) {
-	b, t := r.memB, TableMemory
-	if spans {
-		b, t = r.spanB, TableSpans
-	}
-	if b.Field(0).Len() == 0 {
-		return
-	}
-	r.q.Push(t, b.NewRecordBatch())
-}
-
 func (r *Reader) finish() error {
-	r.flush(false)
-	r.flush(true)
+	r.out.End()
 	r.state = 3
 	// Anything after the document is not ours to judge, but a second
 	// document means a damaged or concatenated file.
 	if _, err := r.dec.Token(); err == nil {
-		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf("text after the trace's JSON document at byte offset %d ignored", r.dec.InputOffset()))
+		r.meta.Warnings.Add(parse.InlineNote(0, r.dec.InputOffset(), "text after the trace's JSON document at byte offset %d ignored", r.dec.InputOffset()))
 	}
 	return nil
 }

@@ -53,7 +53,11 @@
 //	python_parent_id  int64  args "Python parent id"; null when absent
 package kineto
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
 
 // Table identifies which table a record batch belongs to.
 type Table int
@@ -65,28 +69,16 @@ const (
 	numTables
 )
 
-func (t Table) String() string {
-	switch t {
-	case TableMemory:
-		return "memory"
-	case TableSpans:
-		return "spans"
-	}
-	return "table?"
-}
+var (
+	tableNames   = [...]string{"memory", "spans"}
+	tableSchemas = [...]*arrow.Schema{MemorySchema, SpansSchema}
+)
 
-// Schema returns the table's schema.
-func (t Table) Schema() *arrow.Schema {
-	switch t {
-	case TableMemory:
-		return MemorySchema
-	case TableSpans:
-		return SpansSchema
-	}
-	return nil
-}
+// String is the table's name ("memory", "spans").
+func (t Table) String() string { return parse.TableName(tableNames[:], t) }
 
-var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+// Schema returns the table's schema, nil for an unknown table.
+func (t Table) Schema() *arrow.Schema { return parse.TableSchema(tableSchemas[:], t) }
 
 // Schemas of the tables; see the package documentation.
 var (
@@ -94,7 +86,7 @@ var (
 		{Name: "time_ns", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "pid", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "tid", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "kind", Type: dictString},
+		{Name: "kind", Type: parse.DictString},
 		{Name: "addr", Type: arrow.PrimitiveTypes.Uint64},
 		{Name: "bytes", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "total_allocated", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
@@ -108,7 +100,7 @@ var (
 		{Name: "dur_ns", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "pid", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "tid", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "category", Type: dictString},
+		{Name: "category", Type: parse.DictString},
 		{Name: "name", Type: arrow.BinaryTypes.String},
 		{Name: "python_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "python_parent_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},

@@ -61,7 +61,7 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	if isElision(b) {
 		// A pasted scrape with lines left out: what they held is missing.
 		d.r.meta.Skipped++
-		d.r.warn("line %d: %q stands for lines left out of the paste: their samples are missing", n, snippet(b))
+		d.r.meta.Warnings.Linef(n, "%q stands for lines left out of the paste: their samples are missing", snippet(b))
 		return nil
 	}
 	name, rest, ok := metricName(b)
@@ -113,7 +113,7 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		ts = d.r.tickTime(d.scrape)
 		if d.r.meta.Clock != ClockRowOrder {
 			d.r.meta.Clock = ClockRowOrder
-			d.r.warn("the metrics have no timestamps: scrapes are placed %v apart (give the first scrape's time with --start and the period with --interval)", d.r.opt.interval)
+			d.r.meta.Warnings.Addf("the metrics have no timestamps: scrapes are placed %v apart (give the first scrape's time with --start and the period with --interval)", d.r.opt.interval)
 		}
 	}
 	key := dcgmKey{series, ts}
@@ -131,7 +131,7 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	case v >= dcgmBlank:
 		// DCGM's "blank" sentinels: the field is not supported or has no
 		// value there, not a size.
-		d.r.warn("line %d: %s is %s, one of DCGM's blank values (not supported or not available): no figure, skipped", n, name, f[0])
+		d.r.meta.Warnings.Linef(n, "%s is %s, one of DCGM's blank values (not supported or not available): no figure, skipped", name, f[0])
 	default:
 		row.val[slot], row.has[slot] = v, true
 	}

@@ -40,7 +40,7 @@ func TestDCGMPaste(t *testing.T) {
 	if b.UUID != "GPU-a810a1fc/2" || *b.Used != 13*MiB || b.Free != nil {
 		t.Errorf("instance 2 (free is DCGM's blank): %+v", b)
 	}
-	w := strings.Join(meta.Warnings, "\n")
+	w := strings.Join(meta.Warnings.Strings(), "\n")
 	if !strings.Contains(w, "blank") || !strings.Contains(w, "left out") {
 		t.Errorf("warnings %q", w)
 	}

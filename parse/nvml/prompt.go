@@ -94,7 +94,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	prompt = append([]byte(nil), trimSpace(prompt)...) // the line's buffer is reused by Peek
 	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
 		if err := r.dec.end(n - 1); err != nil {
-			r.warn("the output before line %d was not read whole: %v", n, err)
+			r.meta.Warnings.Add(parse.InlineNote(n, -1, "the output before line %d was not read whole: %v", n, err))
 		}
 	}
 	r.segLines = 0
@@ -106,11 +106,11 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	f := sniffOne(untilPrompt(skipPrompts(head)))
 	if f == parse.FormatUnknown {
 		r.dec = skipDecoder{r}
-		r.warn("line %d: the output of %q is in no layout gpuleak reads: skipped", n, snippet(prompt))
+		r.meta.Warnings.Linef(n, "the output of %q is in no layout gpuleak reads: skipped", snippet(prompt))
 		return nil
 	}
 	if r.meta.Format != parse.FormatUnknown && r.meta.Format != f {
-		r.warn("line %d: another output (%s) after the prompt %q: read too", n, f, snippet(prompt))
+		r.meta.Warnings.Linef(n, "another output (%s) after the prompt %q: read too", f, snippet(prompt))
 	}
 	return r.useFormat(f)
 }

@@ -34,7 +34,7 @@ func TestPrompts(t *testing.T) {
 	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 2 {
 		t.Fatalf("ls then table: %v, %s, %d rows", err, meta.Format, len(rows))
 	}
-	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, `"$ ls" is in no layout`) {
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, `"$ ls" is in no layout`) {
 		t.Errorf("warnings %q", w)
 	}
 
@@ -75,8 +75,8 @@ func TestElisionInCSV(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	in := strings.Join(lines[:20], "") + "...\n" + strings.Join(lines[len(lines)-21:], "")
 	rows, meta, err := readRows(t, "e.csv", in)
-	if err != nil || len(rows) != 39 || meta.Skipped != 1 || !strings.Contains(strings.Join(meta.Warnings, "\n"), "left out") {
-		t.Errorf("%v: %d rows, %d skipped, %q", err, len(rows), meta.Skipped, meta.Warnings)
+	if err != nil || len(rows) != 39 || meta.Skipped != 1 || !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "left out") {
+		t.Errorf("%v: %d rows, %d skipped, %q", err, len(rows), meta.Skipped, meta.Warnings.Strings())
 	}
 }
 

@@ -69,39 +69,32 @@ type Metadata struct {
 	// Skipped counts lines that were neither samples nor headers but
 	// messages a tool prints in their place ("No devices were found").
 	Skipped int
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // Option configures a Reader.
 type Option func(*options)
 
 type options struct {
-	mem       memory.Allocator
-	batchSize int
-	format    parse.Format
-	fields    []string
-	loc       *time.Location
-	date      time.Time
-	hasDate   bool
-	start     time.Time
-	hasStart  bool
-	interval  time.Duration
+	parse.ReaderOptions
+	format   parse.Format
+	fields   []string
+	loc      *time.Location
+	date     time.Time
+	hasDate  bool
+	start    time.Time
+	hasStart bool
+	interval time.Duration
 }
 
 // WithAllocator sets the Arrow allocator of the record batches (default
 // memory.DefaultAllocator).
-func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
 // WithBatchSize sets about how many rows one record batch holds (default
 // 65536); a DCGM scrape is never split.
-func WithBatchSize(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.batchSize = n
-		}
-	}
-}
+func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // WithFormat skips detection and reads the input as format f, which must
 // be one of the parse.Format values this package reads.
@@ -160,16 +153,19 @@ const maxLine = 16 << 20
 // parse.ErrNotMine; empty input, a truncated last line or record, and a
 // line that fits no row of the layout end the stream with an error, and
 // batches already returned must then be treated as incomplete.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
+	tableReader // Next, Table, RecordBatch, Err, Release
+
 	name string
 	opt  options
 	src  *bufio.Reader
 	dec  decoder
+	out  *parse.TableBuilder[Table]
 
 	col  columns
-	cur  arrow.RecordBatch
-	err  error
-	done bool
+	done bool // the input's end was read
 
 	line     int
 	segLines int // lines the current decoder has read
@@ -183,7 +179,7 @@ type Reader struct {
 // NewReader returns a Reader of the log in r (already decompressed;
 // parse.Open removes gzip). name names the input in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
-	o := options{mem: memory.DefaultAllocator, batchSize: 1 << 16, loc: time.UTC}
+	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16), loc: time.UTC}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -194,35 +190,37 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	if !ok || br.Size() < parse.SniffLen {
 		br = bufio.NewReaderSize(r, parse.SniffLen)
 	}
-	rd := &Reader{name: name, opt: o, src: br}
+	rd := &Reader{name: name, opt: o, src: br, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.civil.loc = o.loc
+	// The samples are gathered in Go slices and made a batch at once (see
+	// columns), not appended to a RecordBuilder: no table builders.
+	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, 0, rd.fill)
 	return rd
 }
 
-// Next advances to the next record batch, releasing the previous one. It
-// returns false at the end of the log or on error (see Err).
-func (r *Reader) Next() bool {
-	r.releaseCur()
-	if r.err != nil || r.done {
-		return false
-	}
+// tableReader is the reader shell every family shares.
+type tableReader = parse.TableReader[Table]
+
+// fill reads lines until a batch's worth of samples, or the end of the
+// input, and queues them as a batch.
+func (r *Reader) fill() error {
 	if r.dec == nil {
 		if err := r.start(); err != nil {
-			r.err = err
-			return false
+			return err
 		}
 	}
-	for r.col.len() < r.opt.batchSize && !r.done {
+	for r.col.len() < r.opt.BatchSize && !r.done {
 		if err := r.step(); err != nil {
-			r.err = err
-			return false
+			return err
 		}
 	}
-	if r.col.len() == 0 {
-		return false
+	if r.col.len() > 0 {
+		r.out.Push(TableSamples, r.batch())
 	}
-	r.cur = r.batch()
-	return true
+	if r.done {
+		r.out.End()
+	}
+	return nil
 }
 
 // step reads and decodes one line, or ends the input.
@@ -245,7 +243,7 @@ func (r *Reader) step() error {
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
-			r.warn("line %d: %q stands for lines left out of the paste: their samples are missing", r.line, snippet(trimSpace(line)))
+			r.meta.Warnings.Linef(r.line, "%q stands for lines left out of the paste: their samples are missing", snippet(trimSpace(line)))
 		default:
 			r.segLines++
 			if derr := r.dec.line(line, r.line); derr != nil {
@@ -292,7 +290,7 @@ func (r *Reader) start() error {
 		// layout: skip it; the outputs after the prompts are read.
 		r.dec = skipDecoder{r}
 		if !isPromptLine(firstLine(head)) { // else the prompt's segment says so
-			r.warn("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
+			r.meta.Warnings.Addf("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
 		}
 	}
 	if r.opt.interval == 0 {
@@ -337,13 +335,6 @@ func (r *Reader) readLine() ([]byte, error) {
 	return b, err
 }
 
-// RecordBatch is the current record batch, valid until the next call of
-// Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-// Err is the error that ended the stream, or nil at a clean end.
-func (r *Reader) Err() error { return r.err }
-
 // Format is the layout being read; parse.FormatUnknown before the first
 // call of Next.
 func (r *Reader) Format() parse.Format { return r.meta.Format }
@@ -351,40 +342,17 @@ func (r *Reader) Format() parse.Format { return r.meta.Format }
 // Metadata describes the log; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata {
 	r.meta.Interval = r.opt.interval
-	if r.done && r.err == nil && r.meta.Rows > 0 && (r.opt.hasDate || r.opt.hasStart) && r.meta.Clock == ClockAbsolute {
+	if r.done && r.Err() == nil && r.meta.Rows > 0 && (r.opt.hasDate || r.opt.hasStart) && r.meta.Clock == ClockAbsolute {
 		// WithDate and WithStart serve logs without dates or times: say
 		// so when the log's own timestamps made them unused.
-		r.warn("the given date or start time was not used: the log's timestamps carry their own date")
+		r.meta.Warnings.Addf("the given date or start time was not used: the log's timestamps carry their own date")
 	}
 	return &r.meta
-}
-
-// Release frees the current batch.
-func (r *Reader) Release() {
-	r.releaseCur()
-}
-
-func (r *Reader) releaseCur() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
 }
 
 // errorf returns a *parse.Error at line n.
 func (r *Reader) errorf(n int, format string, args ...any) error {
 	return parse.LineErrorf(r.name, n, format, args...)
-}
-
-// warn records a warning once.
-func (r *Reader) warn(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	for _, w := range r.meta.Warnings {
-		if w == msg {
-			return
-		}
-	}
-	r.meta.Warnings = append(r.meta.Warnings, msg)
 }
 
 // tick records that the log covers time t (µs) even when no sample
@@ -562,7 +530,7 @@ func (d *dictColumn) add(v []byte) {
 // columns.
 func (r *Reader) batch() arrow.RecordBatch {
 	c := &r.col
-	mem := r.opt.mem
+	mem := r.opt.Allocator
 	n := c.len()
 	cols := make([]arrow.Array, len(Schema.Fields()))
 	defer func() {

@@ -363,8 +363,8 @@ func TestReordered(t *testing.T) {
 // dmon and pmon: repeated headers, "-" values, logs without dates or times.
 func TestMon(t *testing.T) {
 	rows, meta := readFile(t, fixtures+"dmon.txt")
-	if rows[0].TimeUs != utc(2026, 11, 30, 8, 6, 12, 0) || len(meta.Warnings) != 0 {
-		t.Errorf("dmon first %d, warnings %v", rows[0].TimeUs, meta.Warnings)
+	if rows[0].TimeUs != utc(2026, 11, 30, 8, 6, 12, 0) || len(meta.Warnings.Strings()) != 0 {
+		t.Errorf("dmon first %d, warnings %v", rows[0].TimeUs, meta.Warnings.Strings())
 	}
 
 	// Time of day only: the date from WithDate, the next day after midnight.
@@ -381,14 +381,14 @@ func TestMon(t *testing.T) {
 	if rows[1].Process != "my trainer" || val(rows[1].Used) != mib(200) {
 		t.Errorf("command with a space: %+v", rows[1])
 	}
-	if meta.Ticks != 3 || meta.LastUs != rows[1].TimeUs || !meta.DateGiven || len(meta.Warnings) != 0 {
+	if meta.Ticks != 3 || meta.LastUs != rows[1].TimeUs || !meta.DateGiven || len(meta.Warnings.Strings()) != 0 {
 		t.Errorf("meta %+v", meta)
 	}
 
 	// The real -o T log: 1970-01-01 without a date, and a warning says so.
 	rows, meta = readFile(t, fixtures+"pmon_mu_T.txt")
-	if rows[0].TimeUs != us(time.Date(1970, 1, 1, 9, 8, 7, 0, time.UTC)) || val(rows[0].PID) != 465 || len(meta.Warnings) != 1 {
-		t.Errorf("pmon -o T: %+v %v", rows[0], meta.Warnings)
+	if rows[0].TimeUs != us(time.Date(1970, 1, 1, 9, 8, 7, 0, time.UTC)) || val(rows[0].PID) != 465 || len(meta.Warnings.Strings()) != 1 {
+		t.Errorf("pmon -o T: %+v %v", rows[0], meta.Warnings.Strings())
 	}
 	// Its idle rows extend the log to 09:09:05, past the last process row.
 	if meta.LastUs != us(time.Date(1970, 1, 1, 9, 9, 5, 0, time.UTC)) {
@@ -411,7 +411,7 @@ func TestMon(t *testing.T) {
 	if rows[3].Used != nil || meta.Clock != ClockRowOrder {
 		t.Errorf("'-' fb %+v, clock %v", rows[3], meta.Clock)
 	}
-	for _, w := range meta.Warnings {
+	for _, w := range meta.Warnings.Strings() {
 		if strings.Contains(w, "not used") {
 			t.Errorf("WithStart placed this log's rows, yet: %q", w)
 		}
@@ -420,8 +420,8 @@ func TestMon(t *testing.T) {
 	// rather than ignore the option silently.
 	in = "#Date Time gpu fb\n#YYYYMMDD HH:MM:SS Idx MB\n 20261130 08:06:12 0 1\n"
 	_, meta, err = readRows(t, "dt.txt", in, WithStart(start))
-	if err != nil || meta.Clock != ClockAbsolute || !slices.ContainsFunc(meta.Warnings, func(w string) bool { return strings.Contains(w, "start time was not used") }) {
-		t.Errorf("err %v, clock %v, warnings %q: want one saying the start time was not used", err, meta.Clock, meta.Warnings)
+	if err != nil || meta.Clock != ClockAbsolute || !slices.ContainsFunc(meta.Warnings.Strings(), func(w string) bool { return strings.Contains(w, "start time was not used") }) {
+		t.Errorf("err %v, clock %v, warnings %q: want one saying the start time was not used", err, meta.Clock, meta.Warnings.Strings())
 	}
 
 	// pmon without times: a tick ends where a (gpu, pid) repeats.

@@ -105,7 +105,25 @@ package nvml
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
+
+// Table identifies which table a record batch belongs to: a log has one,
+// its samples (Schema).
+type Table int
+
+// The tables of a log.
+const (
+	TableSamples Table = iota
+	numTables
+)
+
+// String is the table's name ("samples").
+func (t Table) String() string { return parse.TableName([]string{"samples"}, t) }
+
+// Schema returns the table's schema, nil for an unknown table.
+func (t Table) Schema() *arrow.Schema { return parse.TableSchema([]*arrow.Schema{Schema}, t) }
 
 // Convention says how a log counted the driver's reservation in "used".
 // The string values appear in the used_convention column and are stable.

@@ -193,7 +193,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	d.pos = positioner{}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
-		d.r.warn("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
+		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	}
 	if isSmiMessage(b) {
 		d.r.meta.Skipped++
-		d.r.warn("skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n)
+		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
 		return nil
 	}
 	if b[0] >= 'a' && b[0] <= 'z' { // a header starts with a field name; rows rarely do
@@ -453,7 +453,7 @@ func (d *smiDecoder) row(n int) error {
 	if d.noGPUID {
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
 		if s.gpu > 0 {
-			d.r.warn("the log has no index or uuid column: its GPUs are numbered by the place of their row in each tick (nvidia-smi lists them in index order; with -i or CUDA_VISIBLE_DEVICES the numbers are not the GPUs' indexes); log index or uuid to name them")
+			d.r.meta.Warnings.Addf("the log has no index or uuid column: its GPUs are numbered by the place of their row in each tick (nvidia-smi lists them in index order; with -i or CUDA_VISIBLE_DEVICES the numbers are not the GPUs' indexes); log index or uuid to name them")
 		}
 	}
 	if !d.hasTS {
@@ -479,7 +479,7 @@ func (d *smiDecoder) end(n int) error {
 	switch {
 	case d.r.meta.Rows > 0:
 	case d.apps && d.cols != nil:
-		d.r.warn("no process rows: no compute process ran while the log was written")
+		d.r.meta.Warnings.Addf("no process rows: no compute process ran while the log was written")
 	case d.r.meta.Skipped > 0:
 		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (see the warnings)")
 	default:

@@ -226,9 +226,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 			d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
 				process: trimSpace(m[4]), used: used * MiB, hasUsed: true})
 		} else if cut && smiTableRowStartRe.Match(t) {
-			d.r.warn("line %d: a row of the Processes box is cut short (%q): that process's memory is missing", n, snippet(t))
+			d.r.meta.Warnings.Linef(n, "a row of the Processes box is cut short (%q): that process's memory is missing", snippet(t))
 		} else if cut {
-			d.r.warn("line %d: the Processes box is cut short before its rows: the processes are not read", n)
+			d.r.meta.Warnings.Linef(n, "the Processes box is cut short before its rows: the processes are not read")
 		}
 		return nil
 	}
@@ -259,7 +259,7 @@ func (d *smiTextDecoder) cutGPURow(n int) {
 		return
 	}
 	d.gpuRow = false
-	d.r.warn("line %d: the table is cut after GPU %d's first row: its used / total MiB row is missing, so GPU %d is not read in this output", n, d.gpu, d.gpu)
+	d.r.meta.Warnings.Linef(n, "the table is cut after GPU %d's first row: its used / total MiB row is missing, so GPU %d is not read in this output", d.gpu, d.gpu)
 }
 
 // qLine reads a line of "nvidia-smi -q": "Key : value" under indented

@@ -87,12 +87,12 @@ func TestSmiTextCutRowsWarn(t *testing.T) {
 	if len(rows) != 1 || rows[0].TimeUs != at || *rows[0].GPU != 0 || *rows[0].Used != 0 || *rows[0].Total != 81920*MiB {
 		t.Fatalf("gpu-operator#348: %+v", rows)
 	}
-	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 16:") || !strings.Contains(w, "GPU 1 is not read") {
-		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", meta.Warnings)
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 16:") || !strings.Contains(w, "GPU 1 is not read") {
+		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", meta.Warnings.Strings())
 	}
 	_, meta = readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
-	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 18:") || !strings.Contains(w, "processes are not read") {
-		t.Errorf("pytorch#910 warnings %q", meta.Warnings)
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 18:") || !strings.Contains(w, "processes are not read") {
+		t.Errorf("pytorch#910 warnings %q", meta.Warnings.Strings())
 	}
 	// A process row cut short, and a table whose last GPU row ends the input.
 	table := "Tue Apr 26 15:29:49 2022\n" +
@@ -104,12 +104,12 @@ func TestSmiTextCutRowsWarn(t *testing.T) {
 		"|    0   N/A  N/A      4242      C   python                            890MiB |\n" +
 		"|    0   N/A  N/A      4243      C   pyth\n"
 	rows, meta, err := readRows(t, "p.txt", table)
-	if err != nil || len(rows) != 2 || !strings.Contains(strings.Join(meta.Warnings, "\n"), "line 8: a row of the Processes box is cut short") {
-		t.Errorf("%v: %d rows, warnings %q", err, len(rows), meta.Warnings)
+	if err != nil || len(rows) != 2 || !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "line 8: a row of the Processes box is cut short") {
+		t.Errorf("%v: %d rows, warnings %q", err, len(rows), meta.Warnings.Strings())
 	}
 	_, meta, err = readRows(t, "g.txt", table[:strings.Index(table, "| N/A")])
 	if err == nil {
-		t.Errorf("a table with no memory row read as samples: %q", meta.Warnings)
+		t.Errorf("a table with no memory row read as samples: %q", meta.Warnings.Strings())
 	}
 }
 
@@ -146,7 +146,7 @@ func TestGpustatAndTableTogether(t *testing.T) {
 			t.Errorf("row %d source %q, want %q", i, r.Source, want)
 		}
 	}
-	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "line 7: another output (nvidia-smi-text)") {
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 7: another output (nvidia-smi-text)") {
 		t.Errorf("warnings %q", w)
 	}
 	g := time.Date(2022, 8, 22, 15, 23, 57, 0, time.UTC).UnixMicro()
@@ -282,8 +282,8 @@ func TestQueryGPUWithoutIndex(t *testing.T) {
 			t.Errorf("row %d: %+v, want GPU %d %+v", i, r, i, w)
 		}
 	}
-	if w := strings.Join(meta.Warnings, "\n"); !strings.Contains(w, "no index or uuid column") {
-		t.Errorf("warnings %q", meta.Warnings)
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "no index or uuid column") {
+		t.Errorf("warnings %q", meta.Warnings.Strings())
 	}
 	// With timestamps, the rows of one time are one tick, whatever the
 	// GPUs' names: two H200s over three ticks are GPUs 0 and 1.

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dustin/go-humanize"
@@ -35,16 +34,15 @@ type Metadata struct {
 	// nil when absent: str keys, values as Go string, int64, uint64,
 	// float64, bool, nil, []any or map[string]any.
 	AllocatorSettings map[string]any
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // Option configures a Reader.
 type Option func(*options)
 
 type options struct {
-	mem       memory.Allocator
-	batchSize int
+	parse.ReaderOptions
 	limits    pickle.Limits
 	readAhead bool
 }
@@ -58,16 +56,10 @@ func WithReadAhead() Option { return func(o *options) { o.readAhead = true } }
 
 // WithAllocator sets the Arrow allocator of the record batches (default
 // memory.DefaultAllocator).
-func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
 // WithBatchSize sets the most rows in one record batch (default 65536).
-func WithBatchSize(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.batchSize = n
-		}
-	}
-}
+func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // WithLimits sets the pickle decoder's allocation limits.
 func WithLimits(l pickle.Limits) Option { return func(o *options) { o.limits = l } }
@@ -87,22 +79,22 @@ func WithLimits(l pickle.Limits) Option { return func(o *options) { o.limits = l
 // truncated or corrupt file, and a pickle that is not a snapshot all end
 // the stream with an error; batches already returned must then be treated
 // as incomplete.
+//
+// Next, Table, RecordBatch and Err are parse.TableReader's.
 type Reader struct {
+	tableReader // Next, Table, RecordBatch, Err; Release is the Reader's own
+
 	name string
-	opt  options
 	src  io.Reader
 	ra   *readAhead
 	dec  *pickle.Decoder
 
-	b   [numTables]*array.RecordBuilder
+	out *parse.TableBuilder[Table]
 	seg segmentBuilders
 	blk blockBuilders
 	ev  eventBuilders
 	fr  frameBuilders
 	st  stackBuilders
-	q   parse.BatchQueue[Table] // batches built, and the one handed out
-	err error
-	eof bool
 
 	frames  map[frameKey]int32
 	stacks  map[string]int32
@@ -114,7 +106,6 @@ type Reader struct {
 	rootKeys  map[string]bool // snapshot keys whose lists stream
 	dupKey    string          // such a key seen twice
 	meta      Metadata
-	warned    map[string]bool
 }
 
 type frameKey struct {
@@ -156,26 +147,23 @@ const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
 // NewReader returns a Reader of the snapshot pickle in r (already
 // decompressed; parse.Open removes gzip). name names the input in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
-	o := options{mem: memory.DefaultAllocator, batchSize: 1 << 16}
+	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16)}
 	for _, f := range opts {
 		f(&o)
 	}
 	rd := &Reader{
 		name:   name,
-		opt:    o,
 		frames: make(map[frameKey]int32),
 		stacks: make(map[string]int32),
-		warned: make(map[string]bool),
+		meta:   Metadata{Warnings: parse.NewWarnings(name)},
 	}
-	for t := Table(0); t < numTables; t++ {
-		rd.b[t] = array.NewRecordBuilder(o.mem, t.Schema())
-	}
-	rd.seg.init(rd.b[TableSegments])
-	rd.blk.init(rd.b[TableBlocks])
-	rd.ev.init(rd.b[TableEvents])
-	rd.fr.init(rd.b[TableFrames])
-	rd.st.init(rd.b[TableStacks])
-	rd.b[TableEvents].Reserve(o.batchSize)
+	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
+	rd.seg.init(rd.out.Builder(TableSegments))
+	rd.blk.init(rd.out.Builder(TableBlocks))
+	rd.ev.init(rd.out.Builder(TableEvents))
+	rd.fr.init(rd.out.Builder(TableFrames))
+	rd.st.init(rd.out.Builder(TableStacks))
+	rd.out.Builder(TableEvents).Reserve(o.BatchSize)
 	rd.src = r
 	if o.readAhead {
 		rd.ra = newReadAhead(r)
@@ -185,42 +173,22 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	return rd
 }
 
-// Next advances to the next record batch, releasing the previous one. It
-// returns false at the end of the snapshot or on error (see Err).
-func (r *Reader) Next() bool {
-	r.q.ReleaseCurrent()
-	for r.q.Empty() {
-		if r.err != nil || r.eof {
-			return false
-		}
-		done, err := r.dec.Run()
-		if err == nil && done {
-			err = r.finish()
-			if err == nil {
-				for t := Table(0); t < numTables; t++ {
-					r.flush(t)
-				}
-				r.eof = true
-			}
-		}
-		if err != nil {
-			r.err = err
-			r.q.Release()
-			return false
-		}
+// tableReader is the reader shell every family shares.
+type tableReader = parse.TableReader[Table]
+
+// step decodes the pickle until a batch fills or the pickle ends.
+func (r *Reader) step() error {
+	done, err := r.dec.Run()
+	if err != nil || !done {
+		return err
 	}
-	return r.q.Pop()
+	if err := r.finish(); err != nil {
+		return err
+	}
+	r.ev.action.flush()
+	r.out.End()
+	return nil
 }
-
-// Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.q.Table() }
-
-// RecordBatch is the current record batch, valid until the next call of
-// Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
-
-// Err is the error that ended the stream, or nil at a clean end.
-func (r *Reader) Err() error { return r.err }
 
 // Metadata describes the snapshot; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata {
@@ -235,44 +203,25 @@ func (r *Reader) Release() {
 	if r.ra != nil {
 		r.ra.Close()
 	}
-	r.q.Release()
-	for t := range r.b {
-		if r.b[t] != nil {
-			r.b[t].Release()
-			r.b[t] = nil
-		}
-	}
+	r.tableReader.Release()
 }
 
 func (r *Reader) flush(t Table) {
-	b := r.b[t]
-	if b == nil || b.Field(0).Len() == 0 {
-		return
-	}
 	if t == TableEvents {
 		r.ev.action.flush()
 	}
-	r.q.Push(t, b.NewRecordBatch())
-	if t == TableEvents {
+	if r.out.Flush(t) && t == TableEvents {
 		// Trace entries come by the million: size the next batch at once
 		// rather than letting each column double its way up.
-		b.Reserve(r.opt.batchSize)
+		r.out.Builder(t).Reserve(r.out.Options().BatchSize)
 	}
 }
 
 func (r *Reader) maybeFlush(t Table) {
-	if r.b[t].Field(0).Len() >= r.opt.batchSize {
+	if r.out.Full(t) {
 		r.flush(t)
 		r.dec.Pause()
 	}
-}
-
-func (r *Reader) warnOnce(key, format string, args ...any) {
-	if r.warned[key] {
-		return
-	}
-	r.warned[key] = true
-	r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
 }
 
 // errAt returns a positioned error about the container at off.
@@ -364,7 +313,7 @@ func (r *Reader) finish() error {
 	case c == nil:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
 	case c.Tag == tagSegments && root.Kind() == pickle.List:
-		r.warnOnce("legacy", "a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged")
+		r.meta.Warnings.Once("legacy", parse.Note("a bare list of segments (torch.cuda.memory_snapshot(), or a PyTorch 1.13 dump): no allocation trace, so growth cannot be judged"))
 		return nil
 	case c.Tag != tagRoot || root.Kind() != pickle.Dict:
 		return notSnapshot("the pickle holds %s", article(root.Kind()))
@@ -397,7 +346,7 @@ func (r *Reader) finish() error {
 			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
 		}
 	} else {
-		r.warnOnce("notrace", "snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged")
+		r.meta.Warnings.Once("notrace", parse.Note("snapshot has no device_traces (recorded without _record_memory_history): growth cannot be judged"))
 	}
 	if v, ok := c.Get("allocator_settings"); ok && v.Kind() == pickle.Dict {
 		budget := maxSettingsValues
@@ -405,7 +354,7 @@ func (r *Reader) finish() error {
 			r.meta.AllocatorSettings = m
 		}
 		if budget < 0 {
-			r.warnOnce("settings", "allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues)
+			r.meta.Warnings.Once("settings", parse.Note("allocator_settings holds more than %d values; the rest were ignored", maxSettingsValues))
 		}
 	}
 	return nil
@@ -421,7 +370,7 @@ func (r *Reader) drain() error {
 		return &parse.Error{File: r.name, Offset: end, Msg: "after the snapshot's end", Err: err}
 	}
 	if trailing := n + int64(r.dec.Buffered()); trailing > 0 {
-		r.warnOnce("trailing", "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end)
+		r.meta.Warnings.Once("trailing", parse.InlineNote(0, end, "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end))
 	}
 	return nil
 }

@@ -355,8 +355,8 @@ func TestLegacyAndNoTrace(t *testing.T) {
 	if !s.Metadata.Legacy || s.Events.NumRows() != 0 || s.Segments.NumRows() != 4 {
 		t.Fatalf("legacy %v, %d events, %d segments", s.Metadata.Legacy, s.Events.NumRows(), s.Segments.NumRows())
 	}
-	if len(s.Metadata.Warnings) == 0 || !strings.Contains(s.Metadata.Warnings[0], "no allocation trace") {
-		t.Fatalf("warnings %q", s.Metadata.Warnings)
+	if len(s.Metadata.Warnings.Strings()) == 0 || !strings.Contains(s.Metadata.Warnings.Strings()[0], "no allocation trace") {
+		t.Fatalf("warnings %q", s.Metadata.Warnings.Strings())
 	}
 }
 

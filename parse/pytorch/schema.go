@@ -92,6 +92,8 @@ package pytorch
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // Table identifies which table a record batch belongs to.
@@ -107,33 +109,16 @@ const (
 	numTables
 )
 
-var tableNames = [...]string{"segments", "blocks", "events", "frames", "stacks"}
+var (
+	tableNames   = [...]string{"segments", "blocks", "events", "frames", "stacks"}
+	tableSchemas = [...]*arrow.Schema{SegmentsSchema, BlocksSchema, EventsSchema, FramesSchema, StacksSchema}
+)
 
-func (t Table) String() string {
-	if t >= 0 && t < numTables {
-		return tableNames[t]
-	}
-	return "table?"
-}
+// String is the table's name ("segments", ...).
+func (t Table) String() string { return parse.TableName(tableNames[:], t) }
 
-// Schema returns the table's schema.
-func (t Table) Schema() *arrow.Schema {
-	switch t {
-	case TableSegments:
-		return SegmentsSchema
-	case TableBlocks:
-		return BlocksSchema
-	case TableEvents:
-		return EventsSchema
-	case TableFrames:
-		return FramesSchema
-	case TableStacks:
-		return StacksSchema
-	}
-	return nil
-}
-
-var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+// Schema returns the table's schema, nil for an unknown table.
+func (t Table) Schema() *arrow.Schema { return parse.TableSchema(tableSchemas[:], t) }
 
 // Schemas of the tables; see the package documentation.
 var (
@@ -145,7 +130,7 @@ var (
 		{Name: "active_size", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "requested_size", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "stream", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "segment_type", Type: dictString},
+		{Name: "segment_type", Type: parse.DictString},
 		{Name: "segment_pool_id", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int64), Nullable: true},
 		{Name: "is_expandable", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "stack_id", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
@@ -157,7 +142,7 @@ var (
 		{Name: "address", Type: arrow.PrimitiveTypes.Uint64},
 		{Name: "size", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "requested_size", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "state", Type: dictString},
+		{Name: "state", Type: parse.DictString},
 		{Name: "stack_id", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 	}, nil)
 
@@ -165,7 +150,7 @@ var (
 		{Name: "device", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "seq", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "time_us", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "action", Type: dictString},
+		{Name: "action", Type: parse.DictString},
 		{Name: "addr", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
 		{Name: "size", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "stream", Type: arrow.PrimitiveTypes.Int64},

@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -20,23 +18,14 @@ import (
 // Option configures a Reader.
 type Option func(*options)
 
-type options struct {
-	mem       memory.Allocator
-	batchSize int
-}
+type options = parse.ReaderOptions
 
 // WithAllocator sets the Arrow allocator of the record batches (default
 // memory.DefaultAllocator).
-func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
 // WithBatchSize sets the most rows in one record batch (default 4096).
-func WithBatchSize(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.batchSize = n
-		}
-	}
-}
+func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // Metadata is what an input says besides its tables, complete once
 // Reader.Next has returned false without error.
@@ -47,8 +36,8 @@ type Metadata struct {
 	Messages int
 	// Sets counts memory_stats() dicts and memory_summary() tables.
 	Sets int
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // maxLine is the longest line read whole; the rest of a longer line is
@@ -92,16 +81,15 @@ type tbFrame struct {
 // Errors are *parse.Error values with the line at fault: a memory summary
 // table that stops or breaks in the middle, or a read error. A log without
 // any out-of-memory message is not an error: it gives no rows.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
+	tableReader // Next, Table, RecordBatch, Err, Release
+
 	name string
-	opt  options
 	br   *bufio.Reader // text
 	src  io.Reader     // memory_stats() JSON
-
-	b   [numTables]*array.RecordBuilder
-	q   parse.BatchQueue[Table] // batches built, and the one handed out
-	err error
-	eof bool
+	out  *parse.TableBuilder[Table]
 
 	line    int64
 	nmsg    int32
@@ -109,7 +97,6 @@ type Reader struct {
 	summary *summary
 	pending *pendingMessage // a message that may go on on the next line
 	meta    Metadata
-	long    bool
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -120,109 +107,54 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	return rd
 }
 
+// tableReader is the reader shell every family shares.
+type tableReader = parse.TableReader[Table]
+
 func newReader(name string, opts []Option) *Reader {
-	o := options{mem: memory.DefaultAllocator, batchSize: 4096}
+	o := parse.DefaultReaderOptions(4096)
 	for _, f := range opts {
 		f(&o)
 	}
-	rd := &Reader{name: name, opt: o}
-	for t := Table(0); t < numTables; t++ {
-		rd.b[t] = array.NewRecordBuilder(o.mem, t.Schema())
-	}
+	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}}
+	rd.out = parse.StartTables(&rd.tableReader, o, numTables, rd.step)
 	return rd
 }
 
-// Next advances to the next record batch, releasing the previous one. It
-// returns false at the end of the input or on error (see Err).
-func (r *Reader) Next() bool {
-	r.q.ReleaseCurrent()
-	for r.q.Empty() {
-		if r.err != nil || r.eof {
-			return false
+// step reads the memory_stats() JSON whole, or one line of text.
+func (r *Reader) step() error {
+	if r.src != nil {
+		if err := r.readStats(); err != nil {
+			return err
 		}
-		if r.src != nil {
-			if err := r.readStats(); err != nil {
-				r.fail(err)
-				return false
-			}
-			for t := Table(0); t < numTables; t++ {
-				r.flush(t)
-			}
-			r.eof = true
-			continue
-		}
-		line, err := r.readLine()
-		if line != "" || err == nil {
-			if perr := r.addText(line); perr != nil {
-				r.fail(perr)
-				return false
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				r.fail(&parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err})
-				return false
-			}
-			if r.summary != nil {
-				r.summary.stop(r, "ends early (no closing border)")
-				r.summary = nil
-			}
-			r.flushPending()
-			for t := Table(0); t < numTables; t++ {
-				r.flush(t)
-			}
-			r.eof = true
+		r.out.End()
+		return nil
+	}
+	line, err := r.readLine()
+	if line != "" || err == nil {
+		if perr := r.addText(line); perr != nil {
+			return perr
 		}
 	}
-	return r.q.Pop()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return &parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err}
+		}
+		if r.summary != nil {
+			r.summary.stop(r, "ends early (no closing border)")
+			r.summary = nil
+		}
+		r.flushPending()
+		r.out.End()
+	}
+	return nil
 }
-
-func (r *Reader) fail(err error) {
-	r.err = err
-	r.q.Release()
-}
-
-// Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.q.Table() }
-
-// RecordBatch is the current record batch, valid until the next call of
-// Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
-
-// Err is the error that ended the stream, or nil at a clean end.
-func (r *Reader) Err() error { return r.err }
 
 // Metadata describes the input; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata { return &r.meta }
 
-// Release frees the current batch, batches not yet read, and the builders.
-func (r *Reader) Release() {
-	r.q.Release()
-	for t := range r.b {
-		if r.b[t] != nil {
-			r.b[t].Release()
-			r.b[t] = nil
-		}
-	}
-}
-
-func (r *Reader) flush(t Table) {
-	b := r.b[t]
-	if b == nil || b.Field(0).Len() == 0 {
-		return
-	}
-	r.q.Push(t, b.NewRecordBatch())
-}
-
 func (r *Reader) maybeFlush(t Table) {
-	if r.b[t].Field(0).Len() >= r.opt.batchSize {
-		r.flush(t)
-	}
-}
-
-func (r *Reader) warn(format string, args ...any) {
-	if len(r.meta.Warnings) < 100 {
-		r.meta.Warnings = append(r.meta.Warnings, fmt.Sprintf(format, args...))
+	if r.out.Full(t) {
+		r.out.Flush(t)
 	}
 }
 
@@ -238,10 +170,7 @@ func (r *Reader) readLine() (string, error) {
 			// Bytes are dropped. (buf is often full already: 1 MiB is a
 			// multiple of the buffer's size.)
 			buf = append(buf, chunk[:min(max(maxLine-len(buf), 0), len(chunk))]...)
-			if !r.long {
-				r.long = true
-				r.warn("line %d is longer than %d bytes; only its start was read", r.line+1, maxLine)
-			}
+			r.meta.Warnings.Once("long", parse.InlineNote(int(r.line+1), -1, "line %d is longer than %d bytes; only its start was read", r.line+1, maxLine))
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -544,18 +473,18 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	r.nmsg++
 	r.meta.Messages++
 	if m.Generation == GenCut {
-		r.warn("line %d: a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", m.Reason)
 	}
 	if m.Generation == GenUnparsed {
-		r.warn("line %d: a CUDA out-of-memory message that does not parse (%s); nothing was read from it", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message that does not parse (%s); nothing was read from it", m.Reason)
 	}
 	if m.Generation == GenAsync && m.Reason != "" {
-		r.warn("line %d: a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", line, m.Reason)
+		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
 	for _, w := range m.Warnings {
-		r.warn("line %d: %s", line, w)
+		r.meta.Warnings.Linef(int(line), "%s", w)
 	}
-	b := r.b[TableMessages]
+	b := r.out.Builder(TableMessages)
 	b.Field(MsgID).(*array.Int32Builder).Append(id)
 	b.Field(MsgLine).(*array.Int64Builder).Append(line)
 	b.Field(MsgGeneration).(*array.BinaryDictionaryBuilder).AppendString(string(m.Generation))
@@ -591,7 +520,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	b.Field(MsgText).(*array.StringBuilder).Append(m.Text)
 	r.maybeFlush(TableMessages)
 
-	pb := r.b[TableProcesses]
+	pb := r.out.Builder(TableProcesses)
 	for _, p := range m.Processes {
 		pb.Field(ProcMessage).(*array.Int32Builder).Append(id)
 		pb.Field(ProcPID).(*array.Int64Builder).Append(p.PID)
@@ -599,7 +528,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	}
 	r.maybeFlush(TableProcesses)
 
-	fb := r.b[TableFrames]
+	fb := r.out.Builder(TableFrames)
 	for d := range frames {
 		f := frames[len(frames)-1-d] // innermost first
 		fb.Field(FrMessage).(*array.Int32Builder).Append(id)
@@ -613,7 +542,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 
 // addStat appends one stats row.
 func (r *Reader) addStat(set int32, setLine int64, source string, device int, key string, value, resolution, line int64) {
-	b := r.b[TableStats]
+	b := r.out.Builder(TableStats)
 	b.Field(StSet).(*array.Int32Builder).Append(set)
 	b.Field(StSetLine).(*array.Int64Builder).Append(setLine)
 	b.Field(StSource).(*array.BinaryDictionaryBuilder).AppendString(source)

@@ -262,8 +262,12 @@ func TestLog(t *testing.T) {
 	if cut.gen != "cut" || cut.line != 20 || len(cut.sizes) != 2 || cut.sizes["requested"] != 20*MiB || cut.sizes["total"] != gib(7915) || !strings.Contains(cut.reason, "ends at column") {
 		t.Errorf("cut %+v", cut)
 	}
-	if len(rs.meta.Warnings) != 1 || !strings.Contains(rs.meta.Warnings[0], "line 20:") {
-		t.Errorf("warnings %q", rs.meta.Warnings)
+	if len(rs.meta.Warnings.Strings()) != 1 || !strings.Contains(rs.meta.Warnings.Strings()[0], "line 20:") {
+		t.Errorf("warnings %q", rs.meta.Warnings.Strings())
+	}
+	// The position is data as well as text, for reports that place it.
+	if ds := rs.meta.Warnings.Diagnostics(); len(ds) != 1 || ds[0].Line != 20 || ds[0].File == "" || strings.HasPrefix(ds[0].Msg, "line") {
+		t.Errorf("diagnostics %+v", ds)
 	}
 	// The summary in the log: same numbers as the file alone.
 	if s, ok := rs.stat(0, "allocated_bytes.all.current"); !ok || s.value != 148480*KiB || s.setLine != 22 || s.device != 0 {
@@ -339,8 +343,8 @@ func TestStatsShapes(t *testing.T) {
 	}
 	list := `[{"num_ooms": 1}, {"num_ooms": 0, "reserved_bytes.all.current": 2.0, "note": "x"}]`
 	rs, err = readText(t, "l.json", list, true)
-	if err != nil || len(rs.stats) != 3 || rs.stats[2].device != 1 || len(rs.meta.Warnings) != 1 {
-		t.Errorf("list: %+v %v %q", rs.stats, err, rs.meta.Warnings)
+	if err != nil || len(rs.stats) != 3 || rs.stats[2].device != 1 || len(rs.meta.Warnings.Strings()) != 1 {
+		t.Errorf("list: %+v %v %q", rs.stats, err, rs.meta.Warnings.Strings())
 	}
 }
 
@@ -424,7 +428,7 @@ func TestSummaryDamaged(t *testing.T) {
 			if c.keys < 0 && n == 0 {
 				t.Error("no values kept")
 			}
-			if len(rs.meta.Warnings) == 0 {
+			if len(rs.meta.Warnings.Strings()) == 0 {
 				t.Error("no warning says what was not read")
 			}
 		})
@@ -448,8 +452,8 @@ func TestSummaryPrefixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	alone := readFile(t, "memory_summary.txt", false)
-	if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
-		t.Fatalf("%d values (alone %d), warnings %q", len(rs.stats), len(alone.stats), rs.meta.Warnings)
+	if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings.Strings()) != 0 {
+		t.Fatalf("%d values (alone %d), warnings %q", len(rs.stats), len(alone.stats), rs.meta.Warnings.Strings())
 	}
 	for i := range rs.stats {
 		if rs.stats[i].key != alone.stats[i].key || rs.stats[i].value != alone.stats[i].value {
@@ -474,8 +478,8 @@ func TestSummaryGlued(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings) != 0 {
-			t.Errorf("%s: %d values (alone %d), warnings %q", name, len(rs.stats), len(alone.stats), rs.meta.Warnings)
+		if len(rs.stats) != len(alone.stats) || len(rs.meta.Warnings.Strings()) != 0 {
+			t.Errorf("%s: %d values (alone %d), warnings %q", name, len(rs.stats), len(alone.stats), rs.meta.Warnings.Strings())
 		}
 	}
 }

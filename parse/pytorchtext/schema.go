@@ -128,7 +128,11 @@
 // and processes are defined by the time Next returns false.
 package pytorchtext
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
 
 // Table identifies which table a record batch belongs to.
 type Table int
@@ -142,32 +146,16 @@ const (
 	numTables
 )
 
-var tableNames = [...]string{"messages", "processes", "frames", "stats"}
+var (
+	tableNames   = [...]string{"messages", "processes", "frames", "stats"}
+	tableSchemas = [...]*arrow.Schema{MessagesSchema, ProcessesSchema, FramesSchema, StatsSchema}
+)
 
 // String is the table's name ("messages", ...).
-func (t Table) String() string {
-	if t >= 0 && t < numTables {
-		return tableNames[t]
-	}
-	return "table?"
-}
+func (t Table) String() string { return parse.TableName(tableNames[:], t) }
 
 // Schema returns the table's schema, nil for an unknown table.
-func (t Table) Schema() *arrow.Schema {
-	switch t {
-	case TableMessages:
-		return MessagesSchema
-	case TableProcesses:
-		return ProcessesSchema
-	case TableFrames:
-		return FramesSchema
-	case TableStats:
-		return StatsSchema
-	}
-	return nil
-}
-
-var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+func (t Table) Schema() *arrow.Schema { return parse.TableSchema(tableSchemas[:], t) }
 
 func nullableInt64(name string) arrow.Field {
 	return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
@@ -178,7 +166,7 @@ var (
 	MessagesSchema = arrow.NewSchema([]arrow.Field{
 		{Name: "message", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "generation", Type: dictString},
+		{Name: "generation", Type: parse.DictString},
 		{Name: "typo", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "backend", Type: arrow.BinaryTypes.String},
 		{Name: "exception", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -214,7 +202,7 @@ var (
 	StatsSchema = arrow.NewSchema([]arrow.Field{
 		{Name: "set", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "set_line", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "source", Type: dictString},
+		{Name: "source", Type: parse.DictString},
 		{Name: "device", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		{Name: "key", Type: arrow.BinaryTypes.String},
 		{Name: "value", Type: arrow.PrimitiveTypes.Int64},

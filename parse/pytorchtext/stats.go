@@ -92,7 +92,7 @@ func (r *Reader) readStats() error {
 			r.addStat(set, int64(setLine), SourceMemoryStats, st.device, k, v, 0, int64(line))
 		}
 		if len(skipped) > 0 {
-			r.warn("memory_stats: %d value(s) that are not whole numbers skipped (first: %q)", len(skipped), skipped[0])
+			r.meta.Warnings.Addf("memory_stats: %d value(s) that are not whole numbers skipped (first: %q)", len(skipped), skipped[0])
 		}
 	}
 	if known == 0 {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // summaryBanner is the title line of torch.cuda.memory_summary().
@@ -74,12 +76,12 @@ func (r *Reader) startSummary(line string, at int) error {
 	m := summaryBannerRe.FindStringSubmatchIndex(line[at:])
 	bar := strings.LastIndexByte(line[:at], '|')
 	if m == nil || bar < 0 {
-		r.warn("line %d: a memory summary title that is not understood (%q); the table is skipped", r.line, clip(line))
+		r.meta.Warnings.Linef(int(r.line), "a memory summary title that is not understood (%q); the table is skipped", clip(line))
 		return nil
 	}
 	dev, err := strconv.Atoi(line[at+m[2] : at+m[3]])
 	if err != nil || dev > 1<<20 {
-		r.warn("line %d: memory summary device ID %s out of range; the table is skipped", r.line, line[at+m[2]:at+m[3]])
+		r.meta.Warnings.Linef(int(r.line), "memory summary device ID %s out of range; the table is skipped", line[at+m[2]:at+m[3]])
 		return nil
 	}
 	s := &summary{width: at + m[1] - bar, device: dev, start: r.line, set: int32(r.meta.Sets)}
@@ -125,7 +127,7 @@ func (s *summary) rowsOf(line string) []string {
 // kept, marked partial, and the line is read again as text (an OOM message
 // printed right after a cut table is not lost).
 func (s *summary) stop(r *Reader, why string) {
-	r.warn("memory summary (from line %d) %s at line %d; the %d rows before are kept, marked partial", s.start, why, r.line, s.rows)
+	r.meta.Warnings.Add(parse.InlineNote(int(r.line), -1, "memory summary (from line %d) %s at line %d; the %d rows before are kept, marked partial", s.start, why, r.line, s.rows))
 	r.addStat(s.set, s.start, SourceMemorySummary, s.device, PartialKey, r.line, 0, r.line)
 }
 
@@ -164,14 +166,14 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	}
 	if m := summaryOOMsRe.FindStringSubmatch(row); m != nil {
 		if s.header || s.sawOOMs {
-			r.warn("line %d: the memory summary's CUDA OOMs row is out of place; skipped", r.line)
+			r.meta.Warnings.Linef(int(r.line), "the memory summary's CUDA OOMs row is out of place; skipped")
 			return false, false
 		}
 		s.sawOOMs = true
 		for i, key := range []string{"num_ooms", "num_alloc_retries"} {
 			v, err := strconv.ParseInt(m[i+1], 10, 64)
 			if err != nil {
-				r.warn("line %d: memory summary: number out of range; skipped", r.line)
+				r.meta.Warnings.Linef(int(r.line), "memory summary: number out of range; skipped")
 				continue
 			}
 			r.addStat(s.set, s.start, SourceMemorySummary, s.device, key, v, 0, r.line)
@@ -193,7 +195,7 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	default:
 		mt, ok := summaryMetrics[name]
 		if !ok {
-			r.warn("line %d: memory summary row %q is not known; skipped", r.line, name)
+			r.meta.Warnings.Linef(int(r.line), "memory summary row %q is not known; skipped", name)
 			s.metric = ""
 			return false, false
 		}
@@ -203,7 +205,7 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 		return false, false // a pool row of a skipped metric
 	}
 	if level != "all" && !s.pool {
-		r.warn("line %d: memory summary: a pool row under a metric without pools; skipped", r.line)
+		r.meta.Warnings.Linef(int(r.line), "memory summary: a pool row under a metric without pools; skipped")
 		return false, false
 	}
 	isSize := summaryMetrics[metricName(s.metric)].size
@@ -212,7 +214,7 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	for i := range summaryColumns {
 		v, res, ok := summaryValue(cells[2+i], isSize)
 		if !ok {
-			r.warn("line %d: memory summary value %q not understood; the row is skipped", r.line, strings.TrimSpace(cells[2+i]))
+			r.meta.Warnings.Linef(int(r.line), "memory summary value %q not understood; the row is skipped", strings.TrimSpace(cells[2+i]))
 			return false, false
 		}
 		vals[i] = val{v, res}

@@ -4,41 +4,19 @@ import (
 	"io"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
 
-// Option configures a Reader.
-type Option func(*options)
-
-type options struct {
-	mem       memory.Allocator
-	batchSize int
-}
-
-// WithAllocator sets the Arrow allocator of the record batches (default
-// memory.DefaultAllocator).
-func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
-
-// WithBatchSize sets the most rows in one record batch (default 65536).
-func WithBatchSize(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.batchSize = n
-		}
-	}
-}
-
 // Metadata is what a report says besides its tables, complete once
 // Reader.Next has returned false without error.
 type Metadata struct {
 	// ProgramLines counts lines of the program's own output (text only).
 	ProgramLines int64
-	// Warnings about the input, in the order found.
-	Warnings []string
+	// Warnings about the input, in the order found, with their positions.
+	Warnings parse.Warnings
 }
 
 // record is one report while it is read.
@@ -121,23 +99,34 @@ type source interface {
 // offset for XML. An input with nothing of the format in it ends with an
 // error wrapping parse.ErrNotMine; batches already returned must then be
 // treated as incomplete.
+//
+// Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
+	tableReader // Next, Table, RecordBatch, Err, Release
+
 	name string
-	opt  options
 	src  source
 	xml  bool
 
-	b      [numTables]*array.RecordBuilder
-	rec    recordBuilders
-	fr     frameBuilders
-	ru     runBuilders
-	q      parse.BatchQueue[Table] // batches built, and the one handed out
-	err    error
-	eof    bool
-	nrec   int32
-	meta   Metadata
-	warned map[string]bool
+	out  *parse.TableBuilder[Table]
+	rec  recordBuilders
+	fr   frameBuilders
+	ru   runBuilders
+	nrec int32
+	meta Metadata
 }
+
+// Option configures a Reader.
+type Option func(*options)
+
+type options = parse.ReaderOptions
+
+// WithAllocator sets the Arrow allocator of the record batches (default
+// memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
+
+// WithBatchSize sets the most rows in one record batch (default 65536).
+func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // NewReader returns a Reader of the text log in r (already decompressed;
 // parse.Open removes gzip). name names the input in errors.
@@ -156,95 +145,45 @@ func NewXMLReader(r io.Reader, name string, opts ...Option) *Reader {
 	return rd
 }
 
+// tableReader is the reader shell every family shares.
+type tableReader = parse.TableReader[Table]
+
 func newReader(name string, opts []Option) *Reader {
-	o := options{mem: memory.DefaultAllocator, batchSize: 1 << 16}
+	o := parse.DefaultReaderOptions(1 << 16)
 	for _, f := range opts {
 		f(&o)
 	}
-	rd := &Reader{name: name, opt: o, warned: make(map[string]bool)}
-	for t := Table(0); t < numTables; t++ {
-		rd.b[t] = array.NewRecordBuilder(o.mem, t.Schema())
-	}
-	rd.rec.init(rd.b[TableRecords])
-	rd.fr.init(rd.b[TableFrames])
-	rd.ru.init(rd.b[TableRuns])
+	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}}
+	rd.out = parse.StartTables(&rd.tableReader, o, numTables, rd.step)
+	rd.rec.init(rd.out.Builder(TableRecords))
+	rd.fr.init(rd.out.Builder(TableFrames))
+	rd.ru.init(rd.out.Builder(TableRuns))
 	return rd
 }
 
-// Next advances to the next record batch, releasing the previous one. It
-// returns false at the end of the report or on error (see Err).
-func (r *Reader) Next() bool {
-	r.q.ReleaseCurrent()
-	for r.q.Empty() {
-		if r.err != nil || r.eof {
-			return false
-		}
-		rec, err := r.src.next()
-		if err != nil {
-			r.err = err
-			r.q.Release()
-			return false
-		}
-		if rec == nil {
-			r.flush(TableRecords)
-			r.flush(TableFrames)
-			for i, ru := range r.src.runs() {
-				r.appendRun(int32(i), ru)
-			}
-			r.flush(TableRuns)
-			r.eof = true
-			continue
-		}
-		r.appendRecord(rec)
-		if r.b[TableRecords].Field(0).Len() >= r.opt.batchSize || r.b[TableFrames].Field(0).Len() >= r.opt.batchSize {
-			r.flush(TableRecords)
-			r.flush(TableFrames)
-		}
+// step reads one record; at the end of the report it adds the runs.
+func (r *Reader) step() error {
+	rec, err := r.src.next()
+	if err != nil {
+		return err
 	}
-	return r.q.Pop()
+	if rec == nil {
+		for i, ru := range r.src.runs() {
+			r.appendRun(int32(i), ru)
+		}
+		r.out.End()
+		return nil
+	}
+	r.appendRecord(rec)
+	if r.out.Full(TableRecords) || r.out.Full(TableFrames) {
+		r.out.Flush(TableRecords)
+		r.out.Flush(TableFrames)
+	}
+	return nil
 }
-
-// Table is the table of the current record batch.
-func (r *Reader) Table() Table { return r.q.Table() }
-
-// RecordBatch is the current record batch, valid until the next call of
-// Next or Release; Retain it to keep it longer.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.q.RecordBatch() }
-
-// Err is the error that ended the stream, or nil at a clean end.
-func (r *Reader) Err() error { return r.err }
 
 // Metadata describes the report; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata { return &r.meta }
-
-// Release frees the current batch, batches not yet returned and the
-// builders. The Reader cannot be used after.
-func (r *Reader) Release() {
-	r.q.Release()
-	for t := range r.b {
-		if r.b[t] != nil {
-			r.b[t].Release()
-			r.b[t] = nil
-		}
-	}
-	r.eof = true
-}
-
-func (r *Reader) flush(t Table) {
-	if r.b[t].Field(0).Len() == 0 {
-		return
-	}
-	r.q.Push(t, r.b[t].NewRecordBatch())
-}
-
-// warnOnce adds a warning the first time key is seen.
-func (r *Reader) warnOnce(key, msg string) {
-	if r.warned[key] {
-		return
-	}
-	r.warned[key] = true
-	r.meta.Warnings = append(r.meta.Warnings, msg)
-}
 
 func (r *Reader) appendRecord(rec *record) {
 	id := r.nrec

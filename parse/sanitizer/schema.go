@@ -131,7 +131,11 @@
 // every record id is defined by the time Next returns false.
 package sanitizer
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
 
 // Table identifies which table a record batch belongs to.
 type Table int
@@ -144,29 +148,16 @@ const (
 	numTables
 )
 
-var tableNames = [...]string{"records", "frames", "runs"}
+var (
+	tableNames   = [...]string{"records", "frames", "runs"}
+	tableSchemas = [...]*arrow.Schema{RecordsSchema, FramesSchema, RunsSchema}
+)
 
-func (t Table) String() string {
-	if t >= 0 && t < numTables {
-		return tableNames[t]
-	}
-	return "table?"
-}
+// String is the table's name ("records", ...).
+func (t Table) String() string { return parse.TableName(tableNames[:], t) }
 
 // Schema returns the table's schema, nil for an unknown table.
-func (t Table) Schema() *arrow.Schema {
-	switch t {
-	case TableRecords:
-		return RecordsSchema
-	case TableFrames:
-		return FramesSchema
-	case TableRuns:
-		return RunsSchema
-	}
-	return nil
-}
-
-var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+func (t Table) Schema() *arrow.Schema { return parse.TableSchema(tableSchemas[:], t) }
 
 // Schemas of the tables; see the package documentation.
 var (
@@ -174,7 +165,7 @@ var (
 		{Name: "run", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "process", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "record", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "kind", Type: dictString},
+		{Name: "kind", Type: parse.DictString},
 		{Name: "size", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "address", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
 		{Name: "memory_type", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -194,7 +185,7 @@ var (
 
 	FramesSchema = arrow.NewSchema([]arrow.Field{
 		{Name: "record", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "kind", Type: dictString},
+		{Name: "kind", Type: parse.DictString},
 		{Name: "depth", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "function", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "file", Type: arrow.BinaryTypes.String, Nullable: true},

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -138,7 +137,7 @@ func (s *textSource) next() (*record, error) {
 			if s.cut && errors.As(err, &pe) {
 				// The last line of a log cut short (a job killed, a
 				// log truncated): what came before stands.
-				s.rd.warnOnce("cut", fmt.Sprintf("line %d: the log ends in the middle of a line, which was skipped: %s", s.line, pe.Msg))
+				s.rd.meta.Warnings.Once("cut", parse.LineNote(int(s.line), "the log ends in the middle of a line, which was skipped: %s", pe.Msg))
 				continue
 			}
 			return nil, err
@@ -163,7 +162,7 @@ func (s *textSource) checkUnmatched() error {
 			"%d lines read like compute-sanitizer records but do not start with the prefix %q learned at line %d: the report cannot be read (a damaged log, or another tool's prefix?)",
 			s.unmatched, s.core, s.coreLine)
 	}
-	s.rd.warnOnce("unmatched", fmt.Sprintf("%d lines (the first at line %d) read like compute-sanitizer records but do not start with the prefix %q learned at line %d: they were not read, and the findings may be incomplete",
+	s.rd.meta.Warnings.Once("unmatched", parse.InlineNote(int(s.unmatchedLine), -1, "%d lines (the first at line %d) read like compute-sanitizer records but do not start with the prefix %q learned at line %d: they were not read, and the findings may be incomplete",
 		s.unmatched, s.unmatchedLine, s.core, s.coreLine))
 	return nil
 }
@@ -359,7 +358,7 @@ func (s *textSource) handle(text string) error {
 		return s.detail(content)
 	}
 	if spaces > s.base {
-		s.rd.warnOnce("orphan", fmt.Sprintf("line %d: detail lines outside a record were skipped (the log starts in the middle of a record?)", s.line))
+		s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(s.line), "detail lines outside a record were skipped (the log starts in the middle of a record?)"))
 		return nil
 	}
 	return s.top(content)
