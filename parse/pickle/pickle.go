@@ -106,6 +106,22 @@ type Handler interface {
 	Append(list *Container, index int64, item Value) (consume bool, err error)
 }
 
+// PairHandler is a Handler that also sees the pairs stored in the dicts
+// it tagged, as SETITEM and SETITEMS store them: a record can then be
+// converted while its values are still in the CPU's cache, rather than
+// when the list it belongs to receives it, up to a thousand records later
+// (Python's pickler appends list elements in batches of 1000). The pairs
+// are still stored in the dict, and more may follow; the Handler must
+// check in Append that what it converted is the whole dict (say, by
+// counting pairs), and must not report errors from SetItems, which may run
+// for a dict that never reaches its list.
+type PairHandler interface {
+	Handler
+	// SetItems is called after pairs (key, value, key, value, ...) were
+	// stored at the end of dict.Items, when dict.Tag is not 0.
+	SetItems(dict *Container, pairs []Value)
+}
+
 // ErrCodeOpcode is wrapped by the error for an opcode that would run code.
 var ErrCodeOpcode = parse.NewKind("opcode would import or call Python code")
 
@@ -117,6 +133,7 @@ type Decoder struct {
 	name string
 	src  source
 	h    Handler
+	ph   PairHandler // h, when it is one
 	lim  Limits
 
 	stack []Value
@@ -205,13 +222,15 @@ func shareable(v Value) bool {
 // NewDecoder returns a Decoder reading from r. name is the input's name for
 // error messages; h may be nil.
 func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
-	return &Decoder{
+	d := &Decoder{
 		name: name,
 		src:  source{r: r, buf: make([]byte, 256<<10)},
 		h:    h,
 		lim:  lim.withDefaults(),
 		vals: make([]Value, 2, 1024),
 	}
+	d.ph, _ = h.(PairHandler)
+	return d
 }
 
 // Protocol is the protocol named by the PROTO opcode (0 before one is seen).
@@ -1036,6 +1055,9 @@ func (d *Decoder) addPairs(t *Container, kv []Value) error {
 		return err
 	}
 	t.Items = append(t.Items, kv...)
+	if t.Tag != 0 && d.ph != nil {
+		d.ph.SetItems(t, t.Items[len(t.Items)-len(kv):])
+	}
 	return nil
 }
 

@@ -115,6 +115,10 @@ type Reader struct {
 	dupKey    string          // such a key seen twice
 	meta      Metadata
 	warned    map[string]bool
+	// early holds trace entries converted as their dicts filled
+	// (SetItems), until their lists take them; earlyFree, its free rows.
+	early     []eventRow
+	earlyFree []int32
 }
 
 type frameKey struct {
@@ -148,6 +152,7 @@ const (
 	tagFrame
 	tagDone
 	tagAnnotations
+	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
 	tagTraceBase // + device index
 )
 
@@ -291,6 +296,13 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		case pickle.List:
 			c.Tag = tagSegments
 			r.meta.Legacy = true
+		}
+		return
+	}
+	if parent != nil && parent.Tag >= tagTraceBase && c.Kind == pickle.Dict && c.Tag == 0 {
+		// Most likely a trace entry: convert its pairs as they come.
+		if id := r.newEarly(); id > 0 {
+			c.Tag, c.ID = tagEntry, id
 		}
 		return
 	}
@@ -641,55 +653,126 @@ func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64,
 	return 0, r.errAt(off, "%s: %q is %s, want an address (an int from 0 to 2^64-1)", what, key, v)
 }
 
+// eventRow is a trace entry read from its dict's pairs, but for its
+// device and sequence number, which its list gives.
+type eventRow struct {
+	action           string
+	addr             uint64
+	size, stream     int64
+	timeUs, devFree  int64
+	stack            int32
+	hasAction        bool
+	hasAddr          bool
+	hasTime, hasFree bool
+	// pairs counts the pairs applied (SetItems); failed is set when one
+	// did not convert: the dict is then read again from its items in
+	// Append, which reports the error.
+	pairs  int32
+	failed bool
+}
+
+// maxEarly bounds the trace entries converted early, while their lists
+// wait for them (Python's pickler appends 1000 at a time): a hand-made
+// pickle whose dicts never reach their list cannot hold more.
+const maxEarly = 1 << 13
+
+// pair applies one key and value of a trace entry's dict, at off, to e;
+// a later setting of a key wins, as in the dict.
+func (r *Reader) pair(e *eventRow, k, v pickle.Value, off int64) error {
+	key, ok := k.Str()
+	if !ok {
+		return nil
+	}
+	const what = "trace entry"
+	var err error
+	switch key {
+	case "action":
+		e.action, e.hasAction = v.Str()
+	case "addr":
+		e.addr, err = r.addrField(v, off, what, key)
+		e.hasAddr = true
+	case "size":
+		e.size, err = r.sizeField(v, off, what, key)
+	case "stream":
+		e.stream, err = r.intField(v, off, what, key)
+	case "time_us":
+		if !v.IsNone() {
+			e.timeUs, err = r.intField(v, off, what, key)
+			e.hasTime = true
+		}
+	case "device_free":
+		e.devFree, err = r.sizeField(v, off, what, key)
+		e.hasFree = true
+	case "frames":
+		e.stack, err = r.stackID(v, off)
+	}
+	return err
+}
+
+// SetItems implements pickle.PairHandler: the pairs of a dict that Tag
+// took for a trace entry are converted as they are stored, while still in
+// the CPU's cache; Append takes the result if it covers the whole dict.
+func (r *Reader) SetItems(c *pickle.Container, pairs []pickle.Value) {
+	if c.Tag != tagEntry || c.ID <= 0 {
+		return
+	}
+	e := &r.early[c.ID-1]
+	if e.failed || 2*int(e.pairs)+len(pairs) != len(c.Items) {
+		e.failed = true
+		return
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if err := r.pair(e, pairs[i], pairs[i+1], c.Offset); err != nil {
+			e.failed = true
+			return
+		}
+	}
+	e.pairs += int32(len(pairs) / 2)
+}
+
+// newEarly returns the id (from 1) of a free early trace entry, 0 when
+// there is none.
+func (r *Reader) newEarly() int64 {
+	if n := len(r.earlyFree); n > 0 {
+		id := r.earlyFree[n-1]
+		r.earlyFree = r.earlyFree[:n-1]
+		return int64(id) + 1
+	}
+	if len(r.early) >= maxEarly {
+		return 0
+	}
+	r.early = append(r.early, eventRow{stack: -1})
+	return int64(len(r.early))
+}
+
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
 		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
 	}
-	var (
-		action           string
-		hasAction        bool
-		addr             uint64
-		hasAddr          bool
-		size, stream     int64
-		timeUs, devFree  int64
-		hasTime, hasFree bool
-		stack            int32 = -1
-		err              error
-	)
-	what := "trace entry"
+	if c.Tag == tagEntry && c.ID > 0 {
+		// Converted early (SetItems): taken when it covers the dict.
+		i := c.ID - 1
+		e := r.early[i]
+		r.early[i] = eventRow{stack: -1}
+		r.earlyFree = append(r.earlyFree, int32(i))
+		c.Tag, c.ID = 0, 0
+		if !e.failed && 2*int(e.pairs) == len(c.Items) {
+			return r.commitEvent(dev, seq, c, &e)
+		}
+	}
+	e := eventRow{stack: -1}
 	for i := 0; i+1 < len(c.Items); i += 2 {
-		key, ok := c.Items[i].Str()
-		if !ok {
-			continue
-		}
-		v := c.Items[i+1]
-		switch key {
-		case "action":
-			action, hasAction = v.Str()
-		case "addr":
-			addr, err = r.addrField(v, c.Offset, what, key)
-			hasAddr = true
-		case "size":
-			size, err = r.sizeField(v, c.Offset, what, key)
-		case "stream":
-			stream, err = r.intField(v, c.Offset, what, key)
-		case "time_us":
-			if !v.IsNone() {
-				timeUs, err = r.intField(v, c.Offset, what, key)
-				hasTime = true
-			}
-		case "device_free":
-			devFree, err = r.sizeField(v, c.Offset, what, key)
-			hasFree = true
-		case "frames":
-			stack, err = r.stackID(v, c.Offset)
-		}
-		if err != nil {
+		if err := r.pair(&e, c.Items[i], c.Items[i+1], c.Offset); err != nil {
 			return err
 		}
 	}
-	if !hasAction {
+	return r.commitEvent(dev, seq, c, &e)
+}
+
+// commitEvent appends trace entry e, from dict c, to the events table.
+func (r *Reader) commitEvent(dev int32, seq int64, c *pickle.Container, e *eventRow) error {
+	if !e.hasAction {
 		return r.errAt(c.Offset, "trace entry %d of device %d has no str \"action\"", seq, dev)
 	}
 	// The events columns hold a whole batch (reserved at each flush), so
@@ -697,29 +780,29 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	b := &r.ev
 	b.device.UnsafeAppend(dev)
 	b.seq.UnsafeAppend(seq)
-	if hasTime {
-		b.timeUs.UnsafeAppend(timeUs)
+	if e.hasTime {
+		b.timeUs.UnsafeAppend(e.timeUs)
 		r.meta.TimedEntries++
 	} else {
 		b.timeUs.UnsafeAppendBoolToBitmap(false)
 	}
-	if err := b.action.append(action); err != nil {
+	if err := b.action.append(e.action); err != nil {
 		return err
 	}
-	if hasAddr {
-		b.addr.UnsafeAppend(addr)
+	if e.hasAddr {
+		b.addr.UnsafeAppend(e.addr)
 	} else {
 		b.addr.UnsafeAppendBoolToBitmap(false)
 	}
-	b.size.UnsafeAppend(size)
-	b.stream.UnsafeAppend(stream)
-	if stack >= 0 {
-		b.stack.UnsafeAppend(stack)
+	b.size.UnsafeAppend(e.size)
+	b.stream.UnsafeAppend(e.stream)
+	if e.stack >= 0 {
+		b.stack.UnsafeAppend(e.stack)
 	} else {
 		b.stack.UnsafeAppendBoolToBitmap(false)
 	}
-	if hasFree {
-		b.deviceFree.UnsafeAppend(devFree)
+	if e.hasFree {
+		b.deviceFree.UnsafeAppend(e.devFree)
 	} else {
 		b.deviceFree.UnsafeAppendBoolToBitmap(false)
 	}
