@@ -96,8 +96,10 @@ type Handler interface {
 	// The guess can be wrong for hand-made pickles, so a Handler must check
 	// in Append that a container really is where it expected.
 	Tag(c, parent *Container, key Value, index int64)
-	// Append is called before item is stored in list at position index
-	// (APPEND, APPENDS, LIST). Returning consume=true keeps the item out of
+	// Append is called before item is stored at position index of a list
+	// the Handler tagged (list.Tag != 0; APPEND, APPENDS, LIST): untagged
+	// lists, such as the frames list of each trace entry, are filled
+	// without a call per element. Returning consume=true keeps the item out of
 	// the list; later memo references to a consumed container yield a Ref
 	// with the container's tag and id -1, unless the Handler called
 	// Decoder.Replace. The decoder may reuse a consumed container once
@@ -158,6 +160,8 @@ type Decoder struct {
 
 	spare [][]Value // item storage of released containers, for reuse
 
+	short [16]string // recent short strings, by a hash of their bytes (readStr)
+
 	pool []*Container // consumed containers nothing else refers to, for reuse
 
 	held        int64 // values stored in containers, against Limits.MaxValues
@@ -185,6 +189,9 @@ const (
 // stretches while released ones pile up here; with 256 kept, big_real
 // allocated 316 MB per run instead of 101 MB.
 const maxSpare = maxPool
+
+// maxShortStr is the longest string readStr looks for among recent ones.
+const maxShortStr = 32
 
 // maxSame bounds the distinct scalars whose memo slots are shared: beyond
 // it, a scalar takes a slot of its own, as it did before sharing.
@@ -430,10 +437,11 @@ func (d *Decoder) Run() (done bool, err error) {
 					s.pos += 5
 				}
 				// Most memo gets fetch a scalar (a dict key, an action
-				// name): push it here; containers go through get.
+				// name) or a Ref a Handler put in place of a container (a
+				// frame): push it here; containers go through get.
 				if idx < d.memoIdx.n && len(d.stack) < d.lim.MaxStack {
 					if slot := d.memoIdx.at(idx); slot > consumedSlot {
-						if v := d.vals[slot]; v.kind < List {
+						if v := d.vals[slot]; v.kind < List || v.kind == Ref {
 							d.stack = append(d.stack, v)
 							continue
 						}
@@ -463,6 +471,28 @@ func (d *Decoder) Run() (done bool, err error) {
 				}
 				err = d.push(Value{kind: Int, n: int64(u)})
 				s.pos += 2 + n
+			case opEMPTY_DICT, opEMPTY_LIST:
+				// A record and its frames list, once per trace entry.
+				d.curOp = op
+				s.pos++
+				k := Dict
+				if op == opEMPTY_LIST {
+					k = List
+				}
+				err = d.pushContainer(k, nil)
+			case opSETITEMS:
+				d.curOp = op
+				s.pos++
+				err = d.setItemsOp()
+			case opAPPENDS:
+				d.curOp = op
+				s.pos++
+				err = d.appendsOp()
+			case opSHORT_BINUNICODE:
+				d.curOp = op
+				n := int64(s.buf[s.pos+1])
+				s.pos += 2
+				err = d.readStr(op, n)
 			case opMARK:
 				if len(d.marks) < d.lim.MaxStack {
 					d.marks = append(d.marks, len(d.stack))
@@ -931,7 +961,7 @@ func (d *Decoder) target(op byte, m int, want Kind) (*Container, error) {
 
 func (d *Decoder) appendTo(l *Container, item Value) error {
 	idx := l.n
-	if d.h != nil {
+	if d.h != nil && l.Tag != 0 {
 		consume, err := d.h.Append(l, idx, item)
 		if err != nil {
 			return err
@@ -1123,7 +1153,12 @@ func (d *Decoder) put(i int64, v Value) error {
 	if i < 0 || i > d.lim.MaxMemo {
 		return d.Errorf("memo index %d out of range", i)
 	}
-	old := d.memoSlot(i)
+	var old uint32
+	if i != d.memoIdx.n || d.sparse != nil {
+		// Else the index is the next one (MEMOIZE; Python's picklers
+		// number densely): nothing is set there yet.
+		old = d.memoSlot(i)
+	}
 	if shareable(v) {
 		if s, ok := d.sameSlot(v); ok {
 			if old > consumedSlot && old != s && !d.isShared(old) {
@@ -1279,9 +1314,20 @@ func (d *Decoder) readStr(op byte, n int64) error {
 		return err
 	}
 	var text string
-	if owned {
+	switch {
+	case owned:
 		text = unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
-	} else {
+	case len(b) > 0 && len(b) <= maxShortStr:
+		// A short str written again and again rather than memoised
+		// (PyTorch's "N/A" in every trace entry) is made once.
+		h := (len(b) + 31*int(b[0]) + 7*int(b[len(b)-1])) & (len(d.short) - 1)
+		if t := d.short[h]; t == string(b) {
+			text = t
+		} else {
+			text = string(b)
+			d.short[h] = text
+		}
+	default:
 		text = string(b)
 	}
 	switch op {

@@ -463,7 +463,11 @@ func TestReplaceSharesEqualRefs(t *testing.T) {
 // the Ref 7:1, and releases its items.
 type replacer struct{ d *Decoder }
 
-func (*replacer) Tag(c, parent *Container, key Value, index int64) {}
+func (*replacer) Tag(c, parent *Container, key Value, index int64) {
+	if c.Kind == List {
+		c.Tag = 1 // Append is called for tagged lists
+	}
+}
 func (r *replacer) Append(l *Container, index int64, item Value) (bool, error) {
 	if c := item.Container(); c != nil && c.Kind == List && l != c {
 		r.d.Release(c)
