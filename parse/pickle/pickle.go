@@ -1025,9 +1025,17 @@ func (d *Decoder) appendsOp() error {
 	if err != nil {
 		return err
 	}
-	for i := m; i < len(d.stack); i++ {
-		if err := d.appendTo(l, d.stack[i]); err != nil {
-			return err
+	items := d.stack[m:]
+	if n := int64(len(items)); (d.h == nil || l.Tag == 0) && int64(len(l.Items))+n <= d.lim.MaxItems && d.held+n <= d.lim.MaxValues {
+		// No Handler call and no limit reached: store them at once.
+		d.held += n
+		l.n += n
+		l.Items = append(l.Items, items...)
+	} else {
+		for _, it := range items {
+			if err := d.appendTo(l, it); err != nil {
+				return err
+			}
 		}
 	}
 	// Popped slots are not cleared: the next pushes overwrite them, and

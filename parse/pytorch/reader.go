@@ -119,6 +119,7 @@ type Reader struct {
 	// (SetItems), until their lists take them; earlyFree, its free rows.
 	early     []eventRow
 	earlyFree []int32
+	keyAt     [16]keyMemo // the keys of the last trace entry, by position
 }
 
 type frameKey struct {
@@ -676,37 +677,100 @@ type eventRow struct {
 // pickle whose dicts never reach their list cannot hold more.
 const maxEarly = 1 << 13
 
-// pair applies one key and value of a trace entry's dict, at off, to e;
-// a later setting of a key wins, as in the dict.
-func (r *Reader) pair(e *eventRow, k, v pickle.Value, off int64) error {
-	key, ok := k.Str()
-	if !ok {
-		return nil
-	}
-	const what = "trace entry"
-	var err error
+// Fields of a trace entry's dict, by key.
+type entryField uint8
+
+const (
+	fieldOther entryField = iota // a key not read, or not a str
+	fieldAction
+	fieldAddr
+	fieldSize
+	fieldStream
+	fieldTime
+	fieldDeviceFree
+	fieldFrames
+)
+
+func entryFieldOf(k pickle.Value) entryField {
+	key, _ := k.Str()
 	switch key {
 	case "action":
-		e.action, e.hasAction = v.Str()
+		return fieldAction
 	case "addr":
-		e.addr, err = r.addrField(v, off, what, key)
-		e.hasAddr = true
+		return fieldAddr
 	case "size":
-		e.size, err = r.sizeField(v, off, what, key)
+		return fieldSize
 	case "stream":
-		e.stream, err = r.intField(v, off, what, key)
+		return fieldStream
 	case "time_us":
-		if !v.IsNone() {
-			e.timeUs, err = r.intField(v, off, what, key)
-			e.hasTime = true
-		}
+		return fieldTime
 	case "device_free":
-		e.devFree, err = r.sizeField(v, off, what, key)
-		e.hasFree = true
+		return fieldDeviceFree
 	case "frames":
-		e.stack, err = r.stackID(v, off)
+		return fieldFrames
 	}
-	return err
+	return fieldOther
+}
+
+// keyMemo remembers the key found at a pair's position in the last trace
+// entry, and its field: PyTorch writes every entry's keys in one order
+// from the same memo entries, so a key is mostly recognised by comparing
+// it with the last one (equal Values hold the same bytes).
+type keyMemo struct {
+	k pickle.Value
+	f entryField
+}
+
+// field returns the field of key k, the pos-th of its dict, and
+// remembers it.
+func (r *Reader) field(pos int, k pickle.Value) entryField {
+	f := entryFieldOf(k)
+	if pos < len(r.keyAt) {
+		r.keyAt[pos] = keyMemo{k, f}
+	}
+	return f
+}
+
+// pairs applies pairs (key, value, ...), the pos-th and on of a trace
+// entry's dict at off, to e; a later setting of a key wins, as in the
+// dict.
+func (r *Reader) pairs(e *eventRow, pos int, pairs []pickle.Value, off int64) error {
+	const what = "trace entry"
+	for i := 0; i+1 < len(pairs); i, pos = i+2, pos+1 {
+		k, v := &pairs[i], &pairs[i+1]
+		var f entryField
+		if pos < len(r.keyAt) && r.keyAt[pos].k == *k {
+			f = r.keyAt[pos].f
+		} else {
+			f = r.field(pos, *k)
+		}
+		var err error
+		switch f {
+		case fieldAction:
+			e.action, e.hasAction = v.Str()
+		case fieldAddr:
+			e.addr, err = r.addrField(*v, off, what, "addr")
+			e.hasAddr = true
+		case fieldSize:
+			e.size, err = r.sizeField(*v, off, what, "size")
+		case fieldStream:
+			e.stream, err = r.intField(*v, off, what, "stream")
+		case fieldTime:
+			if !v.IsNone() {
+				e.timeUs, err = r.intField(*v, off, what, "time_us")
+				e.hasTime = true
+			}
+		case fieldDeviceFree:
+			e.devFree, err = r.sizeField(*v, off, what, "device_free")
+			e.hasFree = true
+		case fieldFrames:
+			e.stack, err = r.stackID(*v, off)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetItems implements pickle.PairHandler: the pairs of a dict that Tag
@@ -721,11 +785,9 @@ func (r *Reader) SetItems(c *pickle.Container, pairs []pickle.Value) {
 		e.failed = true
 		return
 	}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if err := r.pair(e, pairs[i], pairs[i+1], c.Offset); err != nil {
-			e.failed = true
-			return
-		}
+	if err := r.pairs(e, int(e.pairs), pairs, c.Offset); err != nil {
+		e.failed = true
+		return
 	}
 	e.pairs += int32(len(pairs) / 2)
 }
@@ -762,10 +824,8 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 		}
 	}
 	e := eventRow{stack: -1}
-	for i := 0; i+1 < len(c.Items); i += 2 {
-		if err := r.pair(&e, c.Items[i], c.Items[i+1], c.Offset); err != nil {
-			return err
-		}
+	if err := r.pairs(&e, 0, c.Items, c.Offset); err != nil {
+		return err
 	}
 	return r.commitEvent(dev, seq, c, &e)
 }
