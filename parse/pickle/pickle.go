@@ -862,12 +862,17 @@ func (d *Decoder) floor() int {
 	return d.marks[len(d.marks)-1]
 }
 
+// push is small enough to be inlined: it runs for most opcodes.
 func (d *Decoder) push(v Value) error {
 	if len(d.stack) >= d.lim.MaxStack {
-		return d.Errorf("more than %d values on the pickle stack", d.lim.MaxStack)
+		return d.stackFull()
 	}
 	d.stack = append(d.stack, v)
 	return nil
+}
+
+func (d *Decoder) stackFull() error {
+	return d.Errorf("more than %d values on the pickle stack", d.lim.MaxStack)
 }
 
 func (d *Decoder) pushContainer(k Kind, items []Value) error {

@@ -748,15 +748,31 @@ func (r *Reader) pairs(e *eventRow, pos int, pairs []pickle.Value, off int64) er
 		switch f {
 		case fieldAction:
 			e.action, e.hasAction = v.Str()
+		// The usual values (ints in range) are taken here; the field
+		// functions check the rest and say what is wrong.
 		case fieldAddr:
-			e.addr, err = r.addrField(*v, off, what, "addr")
+			if n, ok := v.Int64(); ok && n >= 0 {
+				e.addr = uint64(n)
+			} else {
+				e.addr, err = r.addrField(*v, off, what, "addr")
+			}
 			e.hasAddr = true
 		case fieldSize:
-			e.size, err = r.sizeField(*v, off, what, "size")
+			if n, ok := v.Int64(); ok && n >= 0 && n <= maxSize {
+				e.size = n
+			} else {
+				e.size, err = r.sizeField(*v, off, what, "size")
+			}
 		case fieldStream:
-			e.stream, err = r.intField(*v, off, what, "stream")
+			if n, ok := v.Int64(); ok {
+				e.stream = n
+			} else {
+				e.stream, err = r.intField(*v, off, what, "stream")
+			}
 		case fieldTime:
-			if !v.IsNone() {
+			if n, ok := v.Int64(); ok {
+				e.timeUs, e.hasTime = n, true
+			} else if !v.IsNone() {
 				e.timeUs, err = r.intField(*v, off, what, "time_us")
 				e.hasTime = true
 			}
