@@ -462,12 +462,19 @@ func (d *Decoder) Run() (done bool, err error) {
 					break
 				}
 				var u uint64
-				for i := n - 1; i >= 0; i-- {
-					u = u<<8 | uint64(s.buf[s.pos+2+i])
-				}
-				if n > 0 {
+				if n > 0 && s.end-s.pos >= 10 {
+					// One load of 8 bytes; the n that are the int's
+					// are shifted to the top and back, sign-extending.
 					shift := 64 - 8*uint(n)
-					u = uint64(int64(u<<shift) >> shift)
+					u = uint64(int64(binary.LittleEndian.Uint64(s.buf[s.pos+2:])<<shift) >> shift)
+				} else {
+					for i := n - 1; i >= 0; i-- {
+						u = u<<8 | uint64(s.buf[s.pos+2+i])
+					}
+					if n > 0 {
+						shift := 64 - 8*uint(n)
+						u = uint64(int64(u<<shift) >> shift)
+					}
 				}
 				err = d.push(Value{kind: Int, n: int64(u)})
 				s.pos += 2 + n
@@ -1178,7 +1185,7 @@ func (d *Decoder) put(i int64, v Value) error {
 				d.vals[old] = Value{}
 				d.free = append(d.free, old)
 			}
-			d.setMemoSlot(i, s)
+			d.setMemoNext(i, s)
 			return nil
 		}
 	}
@@ -1203,11 +1210,20 @@ func (d *Decoder) put(i int64, v Value) error {
 		slot = uint32(len(d.vals))
 		d.vals = append(d.vals, v)
 	}
-	d.setMemoSlot(i, slot)
+	d.setMemoNext(i, slot)
 	if c := v.cont(); c != nil {
 		c.memo = i + 1
 	}
 	return nil
+}
+
+// setMemoNext is setMemoSlot, faster for the next index (MEMOIZE).
+func (d *Decoder) setMemoNext(i int64, slot uint32) {
+	if i == d.memoIdx.n {
+		d.memoIdx.add(slot)
+		return
+	}
+	d.setMemoSlot(i, slot)
 }
 
 // isShared reports whether slot is one that equal scalars share.
