@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 FUZZTIME ?= 60s
 BENCHSNAP := .bench/snapshot_100k.pickle .bench/snapshot_1m.pickle
 
-.PHONY: build build-nvml test demo bench bench-data bench-data-10m bench-findings fuzz lint clean
+.PHONY: bench-instructions build build-nvml test demo bench bench-data bench-data-10m bench-findings fuzz lint clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
@@ -47,6 +47,16 @@ bench: bench-data
 	@rm -f .bench/bench.txt; for i in 1 2 3 4 5; do \
 	  $(GO) test -run '^$$' -bench 'BenchmarkAnalyze(BigReal|Snapshot)' -benchtime 3x ./cmd/ | tee -a .bench/bench.txt | grep '^Benchmark'; done
 	@python3 bench/summarize.py .bench/bench.txt
+
+# The snapshot Reader alone on big_real (no gzip, no analysis), counted in
+# instructions by cachegrind: a figure a loaded machine does not change
+# (repeatable to about 1%), for comparing builds of the decoder.
+# The file is unpacked first, so that gzip is not counted.
+bench-instructions:
+	mkdir -p .bench && gzip -dc ../shared/bench/big_real.pickle.gz > .bench/big_real.pickle
+	$(GO) test -c -o .bench/pytorch.test ./parse/pytorch/
+	cd parse/pytorch && GPULEAK_BENCH_REAL=../../.bench/big_real.pickle GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+	  ../../.bench/pytorch.test -test.run '^$$' -test.bench ReaderBigReal -test.benchtime 1x 2>&1 | grep -E '^Benchmark|I +refs'
 
 # Compare every snapshot's findings with those of a baseline build
 # (BASE=path/to/gpuleak, saved once with SAVE=1): speed work changes none.

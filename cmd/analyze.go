@@ -401,15 +401,23 @@ func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt 
 	}
 	r := pytorch.NewReader(in.Reader(), in.Name, popts...)
 	defer r.Release()
+	var src parse.BatchSource[pytorch.Table] = r
+	if in.Regular {
+		// Decode on one core and analyse on the other (a regular file's
+		// reads end, so stopping early never waits on a pipe).
+		p := parse.NewPrefetch[pytorch.Table](r, 2)
+		defer p.Close() // before r.Release
+		src = p
+	}
 	a := snapshot.NewAnalyzer(lopt)
 	reserved := anrun.NewReservedCollector()
-	for r.Next() {
-		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+	for src.Next() {
+		if err := a.Add(src.Table(), src.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
 		}
-		reserved.Add(r.Table(), r.RecordBatch())
+		reserved.Add(src.Table(), src.RecordBatch())
 	}
-	if err := r.Err(); err != nil {
+	if err := src.Err(); err != nil {
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()

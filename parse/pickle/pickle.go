@@ -96,14 +96,32 @@ type Handler interface {
 	// The guess can be wrong for hand-made pickles, so a Handler must check
 	// in Append that a container really is where it expected.
 	Tag(c, parent *Container, key Value, index int64)
-	// Append is called before item is stored in list at position index
-	// (APPEND, APPENDS, LIST). Returning consume=true keeps the item out of
+	// Append is called before item is stored at position index of a list
+	// the Handler tagged (list.Tag != 0; APPEND, APPENDS, LIST): untagged
+	// lists, such as the frames list of each trace entry, are filled
+	// without a call per element. Returning consume=true keeps the item out of
 	// the list; later memo references to a consumed container yield a Ref
 	// with the container's tag and id -1, unless the Handler called
 	// Decoder.Replace. The decoder may reuse a consumed container once
 	// Append returns, so a Handler must not keep it (containers inside it
 	// are not reused). A non-nil error stops decoding.
 	Append(list *Container, index int64, item Value) (consume bool, err error)
+}
+
+// PairHandler is a Handler that also sees the pairs stored in the dicts
+// it tagged, as SETITEM and SETITEMS store them: a record can then be
+// converted while its values are still in the CPU's cache, rather than
+// when the list it belongs to receives it, up to a thousand records later
+// (Python's pickler appends list elements in batches of 1000). The pairs
+// are still stored in the dict, and more may follow; the Handler must
+// check in Append that what it converted is the whole dict (say, by
+// counting pairs), and must not report errors from SetItems, which may run
+// for a dict that never reaches its list.
+type PairHandler interface {
+	Handler
+	// SetItems is called after pairs (key, value, key, value, ...) were
+	// stored at the end of dict.Items, when dict.Tag is not 0.
+	SetItems(dict *Container, pairs []Value)
 }
 
 // ErrCodeOpcode is wrapped by the error for an opcode that would run code.
@@ -117,6 +135,7 @@ type Decoder struct {
 	name string
 	src  source
 	h    Handler
+	ph   PairHandler // h, when it is one
 	lim  Limits
 
 	stack []Value
@@ -140,6 +159,8 @@ type Decoder struct {
 	lastSlot uint32
 
 	spare [][]Value // item storage of released containers, for reuse
+
+	short [16]string // recent short strings, by a hash of their bytes (readStr)
 
 	pool []*Container // consumed containers nothing else refers to, for reuse
 
@@ -168,6 +189,9 @@ const (
 // stretches while released ones pile up here; with 256 kept, big_real
 // allocated 316 MB per run instead of 101 MB.
 const maxSpare = maxPool
+
+// maxShortStr is the longest string readStr looks for among recent ones.
+const maxShortStr = 32
 
 // maxSame bounds the distinct scalars whose memo slots are shared: beyond
 // it, a scalar takes a slot of its own, as it did before sharing.
@@ -205,13 +229,15 @@ func shareable(v Value) bool {
 // NewDecoder returns a Decoder reading from r. name is the input's name for
 // error messages; h may be nil.
 func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
-	return &Decoder{
+	d := &Decoder{
 		name: name,
 		src:  source{r: r, buf: make([]byte, 256<<10)},
 		h:    h,
 		lim:  lim.withDefaults(),
 		vals: make([]Value, 2, 1024),
 	}
+	d.ph, _ = h.(PairHandler)
+	return d
 }
 
 // Protocol is the protocol named by the PROTO opcode (0 before one is seen).
@@ -411,10 +437,11 @@ func (d *Decoder) Run() (done bool, err error) {
 					s.pos += 5
 				}
 				// Most memo gets fetch a scalar (a dict key, an action
-				// name): push it here; containers go through get.
+				// name) or a Ref a Handler put in place of a container (a
+				// frame): push it here; containers go through get.
 				if idx < d.memoIdx.n && len(d.stack) < d.lim.MaxStack {
 					if slot := d.memoIdx.at(idx); slot > consumedSlot {
-						if v := d.vals[slot]; v.kind < List {
+						if v := d.vals[slot]; v.kind < List || v.kind == Ref {
 							d.stack = append(d.stack, v)
 							continue
 						}
@@ -435,15 +462,44 @@ func (d *Decoder) Run() (done bool, err error) {
 					break
 				}
 				var u uint64
-				for i := n - 1; i >= 0; i-- {
-					u = u<<8 | uint64(s.buf[s.pos+2+i])
-				}
-				if n > 0 {
+				if n > 0 && s.end-s.pos >= 10 {
+					// One load of 8 bytes; the n that are the int's
+					// are shifted to the top and back, sign-extending.
 					shift := 64 - 8*uint(n)
-					u = uint64(int64(u<<shift) >> shift)
+					u = uint64(int64(binary.LittleEndian.Uint64(s.buf[s.pos+2:])<<shift) >> shift)
+				} else {
+					for i := n - 1; i >= 0; i-- {
+						u = u<<8 | uint64(s.buf[s.pos+2+i])
+					}
+					if n > 0 {
+						shift := 64 - 8*uint(n)
+						u = uint64(int64(u<<shift) >> shift)
+					}
 				}
 				err = d.push(Value{kind: Int, n: int64(u)})
 				s.pos += 2 + n
+			case opEMPTY_DICT, opEMPTY_LIST:
+				// A record and its frames list, once per trace entry.
+				d.curOp = op
+				s.pos++
+				k := Dict
+				if op == opEMPTY_LIST {
+					k = List
+				}
+				err = d.pushContainer(k, nil)
+			case opSETITEMS:
+				d.curOp = op
+				s.pos++
+				err = d.setItemsOp()
+			case opAPPENDS:
+				d.curOp = op
+				s.pos++
+				err = d.appendsOp()
+			case opSHORT_BINUNICODE:
+				d.curOp = op
+				n := int64(s.buf[s.pos+1])
+				s.pos += 2
+				err = d.readStr(op, n)
 			case opMARK:
 				if len(d.marks) < d.lim.MaxStack {
 					d.marks = append(d.marks, len(d.stack))
@@ -813,12 +869,17 @@ func (d *Decoder) floor() int {
 	return d.marks[len(d.marks)-1]
 }
 
+// push is small enough to be inlined: it runs for most opcodes.
 func (d *Decoder) push(v Value) error {
 	if len(d.stack) >= d.lim.MaxStack {
-		return d.Errorf("more than %d values on the pickle stack", d.lim.MaxStack)
+		return d.stackFull()
 	}
 	d.stack = append(d.stack, v)
 	return nil
+}
+
+func (d *Decoder) stackFull() error {
+	return d.Errorf("more than %d values on the pickle stack", d.lim.MaxStack)
 }
 
 func (d *Decoder) pushContainer(k Kind, items []Value) error {
@@ -912,7 +973,7 @@ func (d *Decoder) target(op byte, m int, want Kind) (*Container, error) {
 
 func (d *Decoder) appendTo(l *Container, item Value) error {
 	idx := l.n
-	if d.h != nil {
+	if d.h != nil && l.Tag != 0 {
 		consume, err := d.h.Append(l, idx, item)
 		if err != nil {
 			return err
@@ -976,9 +1037,17 @@ func (d *Decoder) appendsOp() error {
 	if err != nil {
 		return err
 	}
-	for i := m; i < len(d.stack); i++ {
-		if err := d.appendTo(l, d.stack[i]); err != nil {
-			return err
+	items := d.stack[m:]
+	if n := int64(len(items)); (d.h == nil || l.Tag == 0) && int64(len(l.Items))+n <= d.lim.MaxItems && d.held+n <= d.lim.MaxValues {
+		// No Handler call and no limit reached: store them at once.
+		d.held += n
+		l.n += n
+		l.Items = append(l.Items, items...)
+	} else {
+		for _, it := range items {
+			if err := d.appendTo(l, it); err != nil {
+				return err
+			}
 		}
 	}
 	// Popped slots are not cleared: the next pushes overwrite them, and
@@ -1036,6 +1105,9 @@ func (d *Decoder) addPairs(t *Container, kv []Value) error {
 		return err
 	}
 	t.Items = append(t.Items, kv...)
+	if t.Tag != 0 && d.ph != nil {
+		d.ph.SetItems(t, t.Items[len(t.Items)-len(kv):])
+	}
 	return nil
 }
 
@@ -1101,14 +1173,19 @@ func (d *Decoder) put(i int64, v Value) error {
 	if i < 0 || i > d.lim.MaxMemo {
 		return d.Errorf("memo index %d out of range", i)
 	}
-	old := d.memoSlot(i)
+	var old uint32
+	if i != d.memoIdx.n || d.sparse != nil {
+		// Else the index is the next one (MEMOIZE; Python's picklers
+		// number densely): nothing is set there yet.
+		old = d.memoSlot(i)
+	}
 	if shareable(v) {
 		if s, ok := d.sameSlot(v); ok {
 			if old > consumedSlot && old != s && !d.isShared(old) {
 				d.vals[old] = Value{}
 				d.free = append(d.free, old)
 			}
-			d.setMemoSlot(i, s)
+			d.setMemoNext(i, s)
 			return nil
 		}
 	}
@@ -1133,11 +1210,20 @@ func (d *Decoder) put(i int64, v Value) error {
 		slot = uint32(len(d.vals))
 		d.vals = append(d.vals, v)
 	}
-	d.setMemoSlot(i, slot)
+	d.setMemoNext(i, slot)
 	if c := v.cont(); c != nil {
 		c.memo = i + 1
 	}
 	return nil
+}
+
+// setMemoNext is setMemoSlot, faster for the next index (MEMOIZE).
+func (d *Decoder) setMemoNext(i int64, slot uint32) {
+	if i == d.memoIdx.n {
+		d.memoIdx.add(slot)
+		return
+	}
+	d.setMemoSlot(i, slot)
 }
 
 // isShared reports whether slot is one that equal scalars share.
@@ -1257,9 +1343,20 @@ func (d *Decoder) readStr(op byte, n int64) error {
 		return err
 	}
 	var text string
-	if owned {
+	switch {
+	case owned:
 		text = unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
-	} else {
+	case len(b) > 0 && len(b) <= maxShortStr:
+		// A short str written again and again rather than memoised
+		// (PyTorch's "N/A" in every trace entry) is made once.
+		h := (len(b) + 31*int(b[0]) + 7*int(b[len(b)-1])) & (len(d.short) - 1)
+		if t := d.short[h]; t == string(b) {
+			text = t
+		} else {
+			text = string(b)
+			d.short[h] = text
+		}
+	default:
 		text = string(b)
 	}
 	switch op {

@@ -463,7 +463,11 @@ func TestReplaceSharesEqualRefs(t *testing.T) {
 // the Ref 7:1, and releases its items.
 type replacer struct{ d *Decoder }
 
-func (*replacer) Tag(c, parent *Container, key Value, index int64) {}
+func (*replacer) Tag(c, parent *Container, key Value, index int64) {
+	if c.Kind == List {
+		c.Tag = 1 // Append is called for tagged lists
+	}
+}
 func (r *replacer) Append(l *Container, index int64, item Value) (bool, error) {
 	if c := item.Container(); c != nil && c.Kind == List && l != c {
 		r.d.Release(c)
@@ -535,5 +539,56 @@ func TestSameSlotTellsRefsApart(t *testing.T) {
 	}
 	if len(slots) != len(refs) {
 		t.Fatalf("%d slots for %d distinct Refs", len(slots), len(refs))
+	}
+}
+
+// TestLONG1Widths decodes LONG1 ints of every width from 1 to 8 bytes, in
+// a list so that more bytes follow each (the 8-byte load) and as the last
+// before STOP (the byte loop): each is the two's-complement int written.
+func TestLONG1Widths(t *testing.T) {
+	var want []int64
+	for n := 1; n <= 8; n++ {
+		top := int64(1) << (8*n - 1) // 2^(8n-1), wraps to MinInt64 for n = 8
+		for _, v := range []int64{0, 1, -1, top - 1, -top, 0x0102030405060708 >> (64 - 8*n), -0x0102030405060708 >> (64 - 8*n)} {
+			want = append(want, v)
+		}
+	}
+	enc := func(b *bytes.Buffer, v int64, n int) {
+		b.WriteByte(opLONG1)
+		b.WriteByte(byte(n))
+		for i := 0; i < n; i++ {
+			b.WriteByte(byte(uint64(v) >> (8 * i)))
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("\x80\x02](")
+	for i, v := range want {
+		enc(&b, v, i/7+1)
+	}
+	b.WriteString("e.")
+	got, err := Decode(bytes.NewReader(b.Bytes()), "long1", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := got.Container().Items
+	if len(items) != len(want) {
+		t.Fatalf("%d items, want %d", len(items), len(want))
+	}
+	for i, v := range want {
+		if n, ok := items[i].Int64(); !ok || n != v {
+			t.Errorf("LONG1 of %d bytes: got %v, want %d", i/7+1, items[i], v)
+		}
+	}
+	// The last opcode before STOP: fewer than 10 bytes remain.
+	for n := 1; n <= 8; n++ {
+		v := int64(-3) >> 0
+		var b bytes.Buffer
+		b.WriteString("\x80\x02")
+		enc(&b, v, n)
+		b.WriteString(".")
+		got, err := Decode(bytes.NewReader(b.Bytes()), "long1", nil, Limits{})
+		if x, ok := got.Int64(); err != nil || !ok || x != v {
+			t.Errorf("LONG1 of %d bytes at the end: %v, %v; want %d", n, got, err, v)
+		}
 	}
 }

@@ -106,6 +106,11 @@ type Reader struct {
 	rootKeys  map[string]bool // snapshot keys whose lists stream
 	dupKey    string          // such a key seen twice
 	meta      Metadata
+	// early holds trace entries converted as their dicts filled
+	// (SetItems), until their lists take them; earlyFree, its free rows.
+	early     []eventRow
+	earlyFree []int32
+	keyAt     [16]keyMemo // the keys of the last trace entry, by position
 }
 
 type frameKey struct {
@@ -139,6 +144,7 @@ const (
 	tagFrame
 	tagDone
 	tagAnnotations
+	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
 	tagTraceBase // + device index
 )
 
@@ -240,6 +246,13 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		case pickle.List:
 			c.Tag = tagSegments
 			r.meta.Legacy = true
+		}
+		return
+	}
+	if parent != nil && parent.Tag >= tagTraceBase && c.Kind == pickle.Dict && c.Tag == 0 {
+		// Most likely a trace entry: convert its pairs as they come.
+		if id := r.newEarly(); id > 0 {
+			c.Tag, c.ID = tagEntry, id
 		}
 		return
 	}
@@ -590,55 +603,201 @@ func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64,
 	return 0, r.errAt(off, "%s: %q is %s, want an address (an int from 0 to 2^64-1)", what, key, v)
 }
 
-func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
-	c := item.Container()
-	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
+// eventRow is a trace entry read from its dict's pairs, but for its
+// device and sequence number, which its list gives.
+type eventRow struct {
+	action           string
+	addr             uint64
+	size, stream     int64
+	timeUs, devFree  int64
+	stack            int32
+	hasAction        bool
+	hasAddr          bool
+	hasTime, hasFree bool
+	// pairs counts the pairs applied (SetItems); failed is set when one
+	// did not convert: the dict is then read again from its items in
+	// Append, which reports the error.
+	pairs  int32
+	failed bool
+}
+
+// maxEarly bounds the trace entries converted early, while their lists
+// wait for them (Python's pickler appends 1000 at a time): a hand-made
+// pickle whose dicts never reach their list cannot hold more.
+const maxEarly = 1 << 13
+
+// Fields of a trace entry's dict, by key.
+type entryField uint8
+
+const (
+	fieldOther entryField = iota // a key not read, or not a str
+	fieldAction
+	fieldAddr
+	fieldSize
+	fieldStream
+	fieldTime
+	fieldDeviceFree
+	fieldFrames
+)
+
+func entryFieldOf(k pickle.Value) entryField {
+	key, _ := k.Str()
+	switch key {
+	case "action":
+		return fieldAction
+	case "addr":
+		return fieldAddr
+	case "size":
+		return fieldSize
+	case "stream":
+		return fieldStream
+	case "time_us":
+		return fieldTime
+	case "device_free":
+		return fieldDeviceFree
+	case "frames":
+		return fieldFrames
 	}
-	var (
-		action           string
-		hasAction        bool
-		addr             uint64
-		hasAddr          bool
-		size, stream     int64
-		timeUs, devFree  int64
-		hasTime, hasFree bool
-		stack            int32 = -1
-		err              error
-	)
-	what := "trace entry"
-	for i := 0; i+1 < len(c.Items); i += 2 {
-		key, ok := c.Items[i].Str()
-		if !ok {
-			continue
+	return fieldOther
+}
+
+// keyMemo remembers the key found at a pair's position in the last trace
+// entry, and its field: PyTorch writes every entry's keys in one order
+// from the same memo entries, so a key is mostly recognised by comparing
+// it with the last one (equal Values hold the same bytes).
+type keyMemo struct {
+	k pickle.Value
+	f entryField
+}
+
+// field returns the field of key k, the pos-th of its dict, and
+// remembers it.
+func (r *Reader) field(pos int, k pickle.Value) entryField {
+	f := entryFieldOf(k)
+	if pos < len(r.keyAt) {
+		r.keyAt[pos] = keyMemo{k, f}
+	}
+	return f
+}
+
+// pairs applies pairs (key, value, ...), the pos-th and on of a trace
+// entry's dict at off, to e; a later setting of a key wins, as in the
+// dict.
+func (r *Reader) pairs(e *eventRow, pos int, pairs []pickle.Value, off int64) error {
+	const what = "trace entry"
+	for i := 0; i+1 < len(pairs); i, pos = i+2, pos+1 {
+		k, v := &pairs[i], &pairs[i+1]
+		var f entryField
+		if pos < len(r.keyAt) && r.keyAt[pos].k == *k {
+			f = r.keyAt[pos].f
+		} else {
+			f = r.field(pos, *k)
 		}
-		v := c.Items[i+1]
-		switch key {
-		case "action":
-			action, hasAction = v.Str()
-		case "addr":
-			addr, err = r.addrField(v, c.Offset, what, key)
-			hasAddr = true
-		case "size":
-			size, err = r.sizeField(v, c.Offset, what, key)
-		case "stream":
-			stream, err = r.intField(v, c.Offset, what, key)
-		case "time_us":
-			if !v.IsNone() {
-				timeUs, err = r.intField(v, c.Offset, what, key)
-				hasTime = true
+		var err error
+		switch f {
+		case fieldAction:
+			e.action, e.hasAction = v.Str()
+		// The usual values (ints in range) are taken here; the field
+		// functions check the rest and say what is wrong.
+		case fieldAddr:
+			if n, ok := v.Int64(); ok && n >= 0 {
+				e.addr = uint64(n)
+			} else {
+				e.addr, err = r.addrField(*v, off, what, "addr")
 			}
-		case "device_free":
-			devFree, err = r.sizeField(v, c.Offset, what, key)
-			hasFree = true
-		case "frames":
-			stack, err = r.stackID(v, c.Offset)
+			e.hasAddr = true
+		case fieldSize:
+			if n, ok := v.Int64(); ok && n >= 0 && n <= maxSize {
+				e.size = n
+			} else {
+				e.size, err = r.sizeField(*v, off, what, "size")
+			}
+		case fieldStream:
+			if n, ok := v.Int64(); ok {
+				e.stream = n
+			} else {
+				e.stream, err = r.intField(*v, off, what, "stream")
+			}
+		case fieldTime:
+			if n, ok := v.Int64(); ok {
+				e.timeUs, e.hasTime = n, true
+			} else if !v.IsNone() {
+				e.timeUs, err = r.intField(*v, off, what, "time_us")
+				e.hasTime = true
+			}
+		case fieldDeviceFree:
+			e.devFree, err = r.sizeField(*v, off, what, "device_free")
+			e.hasFree = true
+		case fieldFrames:
+			e.stack, err = r.stackID(*v, off)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if !hasAction {
+	return nil
+}
+
+// SetItems implements pickle.PairHandler: the pairs of a dict that Tag
+// took for a trace entry are converted as they are stored, while still in
+// the CPU's cache; Append takes the result if it covers the whole dict.
+func (r *Reader) SetItems(c *pickle.Container, pairs []pickle.Value) {
+	if c.Tag != tagEntry || c.ID <= 0 {
+		return
+	}
+	e := &r.early[c.ID-1]
+	if e.failed || 2*int(e.pairs)+len(pairs) != len(c.Items) {
+		e.failed = true
+		return
+	}
+	if err := r.pairs(e, int(e.pairs), pairs, c.Offset); err != nil {
+		e.failed = true
+		return
+	}
+	e.pairs += int32(len(pairs) / 2)
+}
+
+// newEarly returns the id (from 1) of a free early trace entry, 0 when
+// there is none.
+func (r *Reader) newEarly() int64 {
+	if n := len(r.earlyFree); n > 0 {
+		id := r.earlyFree[n-1]
+		r.earlyFree = r.earlyFree[:n-1]
+		return int64(id) + 1
+	}
+	if len(r.early) >= maxEarly {
+		return 0
+	}
+	r.early = append(r.early, eventRow{stack: -1})
+	return int64(len(r.early))
+}
+
+func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
+	c := item.Container()
+	if item.Kind() != pickle.Dict {
+		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
+	}
+	if c.Tag == tagEntry && c.ID > 0 {
+		// Converted early (SetItems): taken when it covers the dict.
+		i := c.ID - 1
+		e := r.early[i]
+		r.early[i] = eventRow{stack: -1}
+		r.earlyFree = append(r.earlyFree, int32(i))
+		c.Tag, c.ID = 0, 0
+		if !e.failed && 2*int(e.pairs) == len(c.Items) {
+			return r.commitEvent(dev, seq, c, &e)
+		}
+	}
+	e := eventRow{stack: -1}
+	if err := r.pairs(&e, 0, c.Items, c.Offset); err != nil {
+		return err
+	}
+	return r.commitEvent(dev, seq, c, &e)
+}
+
+// commitEvent appends trace entry e, from dict c, to the events table.
+func (r *Reader) commitEvent(dev int32, seq int64, c *pickle.Container, e *eventRow) error {
+	if !e.hasAction {
 		return r.errAt(c.Offset, "trace entry %d of device %d has no str \"action\"", seq, dev)
 	}
 	// The events columns hold a whole batch (reserved at each flush), so
@@ -646,29 +805,29 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	b := &r.ev
 	b.device.UnsafeAppend(dev)
 	b.seq.UnsafeAppend(seq)
-	if hasTime {
-		b.timeUs.UnsafeAppend(timeUs)
+	if e.hasTime {
+		b.timeUs.UnsafeAppend(e.timeUs)
 		r.meta.TimedEntries++
 	} else {
 		b.timeUs.UnsafeAppendBoolToBitmap(false)
 	}
-	if err := b.action.append(action); err != nil {
+	if err := b.action.append(e.action); err != nil {
 		return err
 	}
-	if hasAddr {
-		b.addr.UnsafeAppend(addr)
+	if e.hasAddr {
+		b.addr.UnsafeAppend(e.addr)
 	} else {
 		b.addr.UnsafeAppendBoolToBitmap(false)
 	}
-	b.size.UnsafeAppend(size)
-	b.stream.UnsafeAppend(stream)
-	if stack >= 0 {
-		b.stack.UnsafeAppend(stack)
+	b.size.UnsafeAppend(e.size)
+	b.stream.UnsafeAppend(e.stream)
+	if e.stack >= 0 {
+		b.stack.UnsafeAppend(e.stack)
 	} else {
 		b.stack.UnsafeAppendBoolToBitmap(false)
 	}
-	if hasFree {
-		b.deviceFree.UnsafeAppend(devFree)
+	if e.hasFree {
+		b.deviceFree.UnsafeAppend(e.devFree)
 	} else {
 		b.deviceFree.UnsafeAppendBoolToBitmap(false)
 	}

@@ -593,3 +593,60 @@ func TestValueBudget(t *testing.T) {
 		t.Fatalf("want the value budget's error, got %v", err)
 	}
 }
+
+// raw writes opcodes as they are.
+func raw(s string) pv { return func(b *bytes.Buffer) { b.WriteString(s) } }
+
+func seq(vs ...pv) pv {
+	return func(b *bytes.Buffer) {
+		for _, v := range vs {
+			v(b)
+		}
+	}
+}
+
+// TestEarlyConversion: trace entries are converted as their dicts fill
+// (SetItems) unless what fills them is not seen whole; either way each row
+// is what Python's dict would hold when the list receives it.
+func TestEarlyConversion(t *testing.T) {
+	trace := seq(raw("]("),
+		// Entry 0: SETITEMS, then the memoised dict gets a second SETITEMS
+		// that sets "size" again: the later value wins.
+		raw("}q\x05("), str("action"), str("alloc"), str("size"), i64(1), str("addr"), i64(4096), raw("u"),
+		raw("h\x05("), str("size"), i64(77), raw("u0"),
+		// Entry 1: built by DICT from its items, then one more SETITEMS.
+		raw("("), str("action"), str("free_completed"), str("size"), i64(8), raw("d"),
+		raw("("), str("addr"), i64(8192), raw("u"),
+		// Entry 2: single SETITEMs, as protocol 0 writes them.
+		raw("}"), str("action"), str("alloc"), raw("s"), str("size"), i64(5), raw("s"),
+		raw("e"))
+	data := pickleBytes(dict("segments", list(), "device_traces", list(trace)))
+	s, err := ReadAll(bytes.NewReader(data), "early.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	rec := firstBatch(t, s.Events)
+	act := rec.Column(EvAction).(*array.Dictionary)
+	names := act.Dictionary().(*array.String)
+	size := rec.Column(EvSize).(*array.Int64)
+	addr := rec.Column(EvAddr).(*array.Uint64)
+	want := []struct {
+		action string
+		size   int64
+		addr   uint64 // 0: null
+	}{{"alloc", 77, 4096}, {"free_completed", 8, 8192}, {"alloc", 5, 0}}
+	if int(rec.NumRows()) != len(want) {
+		t.Fatalf("%d rows, want %d", rec.NumRows(), len(want))
+	}
+	for i, w := range want {
+		got := names.Value(act.GetValueIndex(i))
+		a := uint64(0)
+		if addr.IsValid(i) {
+			a = addr.Value(i)
+		}
+		if got != w.action || size.Value(i) != w.size || a != w.addr {
+			t.Errorf("row %d: %s size %d addr %d, want %+v", i, got, size.Value(i), a, w)
+		}
+	}
+}
