@@ -192,6 +192,11 @@ type Growth struct {
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
+	// Curve is the site's live bytes at each measured iteration start and
+	// then at the end of the trace; CurveClock their times (µs since the
+	// epoch when Timed, else trace positions). Empty without iterations.
+	// For charts (the daily report); the verdict is on the fields above.
+	Curve, CurveClock []int64
 }
 
 // PendingGrowth is when a pending-free site's blocks were allocated. Blocks
@@ -1313,6 +1318,8 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 			g.PlateauClock = it.clock[tr.plateau]
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
+		g.Curve = v
+		g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)
 		return g
 	}
 	if len(kept) < 2 || g.LastUs == g.FirstUs {

@@ -48,5 +48,6 @@ the other commands read, and watch shows it live.`,
 	root.AddCommand(NewCmdCapture(ios, version, nil))
 	root.AddCommand(NewCmdWatch(ios, version, nil))
 	root.AddCommand(NewCmdDiff(ios, version, nil))
+	root.AddCommand(NewCmdReport(ios, version, nil))
 	return root
 }

@@ -358,6 +358,9 @@ type Finding struct {
 	// ProfileBytes: a GPU's used memory in up to 48 equal parts of the
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
+	// SeriesProfile is the same profile for every series, a process's
+	// too; not in the gpuleak.report/v1 document (the daily report charts it).
+	SeriesProfile []int64 `json:"-"`
 
 	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/oom.go) ---
 	// Their members are the finding's own members in JSON; nil for other kinds.
@@ -431,4 +434,10 @@ type Growth struct {
 	// and last kept allocations were made (0 = before the first).
 	FirstIteration int `json:"first_iteration"`
 	LastIteration  int `json:"last_iteration"`
+	// LiveBytes is the site's live bytes at each measured iteration start
+	// and at the end of the trace, LiveAtUs their times (µs since the
+	// epoch); absent without timestamps or iterations. Not in the
+	// gpuleak.report/v1 document: the daily report charts them.
+	LiveBytes []int64 `json:"-"`
+	LiveAtUs  []int64 `json:"-"`
 }
