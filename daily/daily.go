@@ -132,7 +132,20 @@ type gpuAcc struct {
 	g report.DailyGPU
 	// lowest used memory per day, for the baseline creep
 	low map[string]int64
+	// curves: one per series (the GPU, or a pid), from the log with the
+	// most samples; charted the GPU first, then the processes by peak.
+	curves map[string]curveCand
 }
+
+type curveCand struct {
+	c       report.DailyCurve
+	gpu     bool
+	samples int
+	peak    int64
+}
+
+// maxCurveCands bounds the series a GPU's chart chooses from.
+const maxCurveCands = 256
 
 func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
@@ -430,7 +443,7 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	}
 	acc := f.gpus[k]
 	if acc == nil {
-		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}}
+		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}, curves: map[string]curveCand{}}
 		if df.Host != "" {
 			acc.g.Job = ""
 		}
@@ -448,7 +461,7 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	if len(acc.g.Series) < 16 {
 		acc.g.Series = append(acc.g.Series, df)
 	}
-	if p := df.SeriesProfile; len(p) > 1 && df.SeriesStartUs != nil && df.SeriesEndUs != nil && len(acc.g.Curves) < 8 {
+	if p := df.SeriesProfile; len(p) > 1 && df.SeriesStartUs != nil && df.SeriesEndUs != nil {
 		label := "whole GPU"
 		if df.PID != nil {
 			label = fmt.Sprintf("pid %d", *df.PID)
@@ -456,8 +469,22 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 				label += " " + df.Process
 			}
 		}
-		acc.g.Curves = append(acc.g.Curves, report.DailyCurve{Label: label + " (" + baseName(df.Path) + ")",
-			AtUs: spread(*df.SeriesStartUs, *df.SeriesEndUs, len(p)), Bytes: p})
+		// The same series in several logs of the job (pmon, pynvml,
+		// --query-compute-apps) is charted once: from the log with the
+		// most samples.
+		key := "gpu"
+		if df.PID != nil {
+			key = fmt.Sprintf("pid %d", *df.PID)
+		}
+		old, ok := acc.curves[key]
+		if (ok && df.Samples > old.samples) || (!ok && len(acc.curves) < maxCurveCands) {
+			peak := df.Bytes
+			if df.PeakBytes != nil {
+				peak = *df.PeakBytes
+			}
+			acc.curves[key] = curveCand{c: report.DailyCurve{Label: label + " (" + baseName(df.Path) + ")",
+				AtUs: spread(*df.SeriesStartUs, *df.SeriesEndUs, len(p)), Bytes: p}, gpu: df.PID == nil, samples: df.Samples, peak: peak}
+		}
 	}
 }
 
@@ -584,6 +611,7 @@ func (f *folder) finish() *report.Daily {
 			return a.Bytes > b.Bytes
 		})
 		g.BaselineCreepBytesPerDay = creep(acc.low)
+		g.Curves = chooseCurves(acc.curves, 8)
 		d.GPUs = append(d.GPUs, g)
 	}
 	d.Summary.GPUs = len(d.GPUs)
@@ -671,4 +699,28 @@ func creep(low map[string]int64) *float64 {
 	}
 	s := (n*sxy - sx*sy) / den
 	return &s
+}
+
+// chooseCurves picks at most n curves for a GPU's chart: the whole GPU
+// first, then processes by peak, then by label.
+func chooseCurves(m map[string]curveCand, n int) []report.DailyCurve {
+	cs := make([]curveCand, 0, len(m))
+	for _, c := range m {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if a.gpu != b.gpu {
+			return a.gpu
+		}
+		if a.peak != b.peak {
+			return a.peak > b.peak
+		}
+		return a.c.Label < b.c.Label
+	})
+	out := []report.DailyCurve{}
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].c)
+	}
+	return out
 }

@@ -207,7 +207,10 @@ func newDailyView(d *Daily) *dailyView {
 				add("reserved", f.ReservedBytes)
 			}
 			add("allowed (memory fraction)", f.AllowedBytes)
-			add("free on the GPU", f.DeviceFreeBytes)
+			if f.DeviceFreeBytes != nil {
+				// Off the scale of the others on a large GPU: said, not drawn.
+				ov.Lines = append(ov.Lines, "free on the GPU then: "+IBytes(*f.DeviceFreeBytes))
+			}
 		}
 		ov.Lines = append(ov.Lines, f.Message)
 		v.OOMs = append(v.OOMs, ov)

@@ -100,8 +100,10 @@ func Bars(title string, bars []Bar, w, h float64) ([]byte, error) {
 	vals := make(plotter.Values, len(bars))
 	names := make([]string, len(bars))
 	for i, b := range bars {
-		vals[i] = float64(max(b.Bytes, 0))
-		names[i] = clip(b.Label, 32) + "  " + iec(float64(b.Bytes))
+		// gonum stacks horizontal bars from the bottom: the first bar on top.
+		j := len(bars) - 1 - i
+		vals[j] = float64(max(b.Bytes, 0))
+		names[j] = clip(b.Label, 32) + "  " + iec(float64(b.Bytes))
 	}
 	bc, err := plotter.NewBarChart(vals, vg.Points(14))
 	if err != nil {
