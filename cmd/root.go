@@ -49,5 +49,6 @@ the other commands read, and watch shows it live.`,
 	root.AddCommand(NewCmdWatch(ios, version, nil))
 	root.AddCommand(NewCmdDiff(ios, version, nil))
 	root.AddCommand(NewCmdReport(ios, version, nil))
+	root.AddCommand(NewCmdExport(ios, version, nil))
 	return root
 }

@@ -724,3 +724,23 @@ func chooseCurves(m map[string]curveCand, n int) []report.DailyCurve {
 	}
 	return out
 }
+
+// InputDate is the UTC date of an input: of its own latest timestamp,
+// else of modUs (its file's modification time, µs since the epoch).
+func InputDate(in report.Input, modUs int64) string {
+	if us, ok := inputTime(in); ok {
+		return date(us)
+	}
+	return date(modUs)
+}
+
+// FindingTime is when a finding happened by its own members (an OOM's
+// time, a trend's last sample, a leak's last kept allocation); ok is false
+// when it has none.
+func FindingTime(f *report.Finding) (us int64, ok bool) {
+	us = findingTime(f, 0)
+	return us, us > 0
+}
+
+// Date is the UTC date (YYYY-MM-DD) of a time in µs since the epoch.
+func Date(us int64) string { return date(us) }
