@@ -57,6 +57,9 @@ type LeakOptions struct {
 	Filter *FrameFilter
 	// MinKept is the fewest kept allocations a leak may have (default 4).
 	MinKept int
+	// Curves keeps each site's live bytes at its iteration starts
+	// (Growth.Curve), for charts: up to 1,026 int64s a site.
+	Curves bool
 }
 
 const (
@@ -195,7 +198,8 @@ type Growth struct {
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
-	// For charts (the daily report); the verdict is on the fields above.
+	// Kept only with LeakOptions.Curves, for charts (the daily report);
+	// the verdict is on the fields above.
 	Curve, CurveClock []int64
 }
 
@@ -1318,8 +1322,10 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 			g.PlateauClock = it.clock[tr.plateau]
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
-		g.Curve = v
-		g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)
+		if a.opt.Curves {
+			g.Curve = v
+			g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)
+		}
 		return g
 	}
 	if len(kept) < 2 || g.LastUs == g.FirstUs {

@@ -50,6 +50,7 @@ type AnalyzeOptions struct {
 	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
 	run              runFacts                 // snapshots and NVML processes, joined (analyze_run.go)
 	nvmlRun          *nvmlRun                 // NVML sample logs of all inputs, judged together
+	curves           bool                     // keep leak sites' live-bytes curves (gpuleak report's charts)
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -249,7 +250,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *analyze.FrameFilter, minBytes i
 	var unread unreadInputs
 	opts.nvmlRun = &nvmlRun{a: analyze.NewTrendAnalyzer(opts.nvml.trend)}
 	for _, path := range opts.Paths {
-		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept})
+		in, fs, err := analyzeFile(opts, path, analyze.LeakOptions{Filter: filter, MinKept: opts.MinKept, Curves: opts.curves})
 		if err != nil {
 			if len(opts.Paths) == 1 {
 				return nil, nil, unreadInputs{}, &InputError{Err: err}

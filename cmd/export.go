@@ -104,7 +104,7 @@ func runExport(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv), ExportTables(nv))
+	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv, false), ExportTables(nv))
 	if err != nil {
 		return &UsageError{Err: err}
 	}

@@ -199,7 +199,7 @@ func runReport(opts *ReportOptions) error {
 	if opts.IO.ErrTTY {
 		dopt.Progress = opts.IO.ErrOut
 	}
-	d, err := daily.Run(context.Background(), dopt, AnalyzeGroup(opts.Version, nv))
+	d, err := daily.Run(context.Background(), dopt, AnalyzeGroup(opts.Version, nv, true))
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -214,8 +214,9 @@ func runReport(opts *ReportOptions) error {
 
 // AnalyzeGroup is the daily report's seam (daily.AnalyzeFunc) implemented
 // by "gpuleak analyze": the files of one group are read and analysed
-// together, every finding kept (no --top, no --min-bytes).
-func AnalyzeGroup(version string, nv nvmlOptions) daily.AnalyzeFunc {
+// together, every finding kept (no --top, no --min-bytes). curves keeps
+// leak sites' live-bytes curves (report.Growth.LiveBytes) for charts.
+func AnalyzeGroup(version string, nv nvmlOptions, curves bool) daily.AnalyzeFunc {
 	return func(ctx context.Context, paths []string) (*daily.Analysis, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -225,7 +226,7 @@ func AnalyzeGroup(version string, nv nvmlOptions) daily.AnalyzeFunc {
 			return nil, err
 		}
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-		opts := &AnalyzeOptions{IO: ios, Version: version, Paths: paths, MinKept: 4, nvml: nv}
+		opts := &AnalyzeOptions{IO: ios, Version: version, Paths: paths, MinKept: 4, nvml: nv, curves: curves}
 		opts.run.procs = analyze.NewProcessCollector()
 		opts.nvml.procs = opts.run.procs
 		rep, kept, unread, err := analyzeInputs(opts, filter, 0)

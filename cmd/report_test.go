@@ -208,3 +208,89 @@ func TestReportMarkdownAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestReportWeeklyFromDailyReports: the weekly review over daily reports'
+// JSON. Three days are made from one report of the fleet (all of
+// 2026-11-30) by changing its dates: 2026-12-01 without its leak sites, and
+// 2026-12-02 whole. The leak at leak_train_loop.py:11 leaked on the first
+// and third day: it came back; each day's three OOMs are counted on their day.
+func TestReportWeeklyFromDailyReports(t *testing.T) {
+	root := fleet(t)
+	day1 := filepath.Join(t.TempDir(), "day1.json")
+	if code, _, errs := run(t, nil, "report", root, "-o", day1); code != 0 {
+		t.Fatal(errs)
+	}
+	data, err := os.ReadFile(day1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	week := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(week, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("day1.json", data)
+	var d2 report.Daily
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(data), "2026-11-30", "2026-12-01")), &d2); err != nil {
+		t.Fatal(err)
+	}
+	d2.LeakSites = []report.DailyLeakSite{}
+	b2, err := json.Marshal(&d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("day2.json", b2)
+	write("day3.json", []byte(strings.ReplaceAll(string(data), "2026-11-30", "2026-12-02")))
+
+	d := dailyOf(t, week)
+	if strings.Join(d.Days, ",") != "2026-11-30,2026-12-01,2026-12-02" {
+		t.Errorf("days %v", d.Days)
+	}
+	var leak *report.DailyLeakSite
+	for i := range d.LeakSites {
+		if strings.Contains(d.LeakSites[i].Site.String(), "leak_train_loop.py:11") {
+			leak = &d.LeakSites[i]
+		}
+	}
+	if leak == nil {
+		t.Fatal("no leak at leak_train_loop.py:11")
+	}
+	if strings.Join(leak.Days, ",") != "2026-11-30,2026-12-02" || !leak.CameBack || leak.Persisted {
+		t.Errorf("leak days %v came back %v persisted %v; want 11-30 and 12-02, came back", leak.Days, leak.CameBack, leak.Persisted)
+	}
+	if leak.Bytes != 2*80<<20 || leak.Findings != 2 {
+		t.Errorf("leak: %d bytes in %d findings; want 160 MiB in 2", leak.Bytes, leak.Findings)
+	}
+	perDay := map[string]int{}
+	for _, c := range d.OOMsByDay {
+		perDay[c.Date] += c.Count
+	}
+	for _, day := range d.Days {
+		if perDay[day] != 3 {
+			t.Errorf("%s: %d OOMs; want 3", day, perDay[day])
+		}
+	}
+	if d.Summary.OOMs != 9 {
+		t.Errorf("%d OOMs; want 9", d.Summary.OOMs)
+	}
+	// The GPU's lowest used memory is the same each day: no creep.
+	if len(d.GPUs) != 1 || d.GPUs[0].BaselineCreepBytesPerDay == nil || *d.GPUs[0].BaselineCreepBytesPerDay != 0 {
+		t.Errorf("GPUs %+v: want one, with a creep of 0 bytes per day", d.GPUs)
+	}
+	// Without the day without it, the leak persisted.
+	if err := os.Remove(filepath.Join(week, "day2.json")); err != nil {
+		t.Fatal(err)
+	}
+	d = dailyOf(t, week)
+	for _, s := range d.LeakSites {
+		if strings.Contains(s.Site.String(), "leak_train_loop.py:11") && (!s.Persisted || s.CameBack) {
+			t.Errorf("over two days it leaked on both: persisted %v came back %v", s.Persisted, s.CameBack)
+		}
+	}
+	// A window on the last day keeps only its findings.
+	d = dailyOf(t, week, "--from", "2026-12-02", "--to", "2026-12-03")
+	if strings.Join(d.Days, ",") != "2026-12-02" || d.Summary.OOMs != 3 {
+		t.Errorf("window on 2026-12-02: days %v, %d OOMs", d.Days, d.Summary.OOMs)
+	}
+}

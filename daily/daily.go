@@ -83,9 +83,25 @@ func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, 
 			}
 		})
 	}
+	// Daily reports' JSON among the files are merged, not analysed.
+	var reports []string
+	for i := range groups {
+		kept := groups[i].Files[:0]
+		for _, fl := range groups[i].Files {
+			if isDailyReport(fl.Path) {
+				reports = append(reports, fl.Path)
+				continue
+			}
+			kept = append(kept, fl)
+		}
+		groups[i].Files = kept
+	}
 	go func() {
 		defer close(jobs)
 		for _, g := range groups {
+			if len(g.Files) == 0 {
+				continue
+			}
 			select {
 			case jobs <- g:
 			case <-ctx.Done():
@@ -97,7 +113,10 @@ func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, 
 
 	f := newFolder(opt)
 	f.d.Summary.Files = total
-	done := 0
+	for _, p := range reports {
+		f.mergeDaily(p)
+	}
+	done := len(reports)
 	for r := range results {
 		f.fold(r.g, r.a, r.err)
 		done += len(r.g.Files)
@@ -120,12 +139,18 @@ type folder struct {
 	d        *report.Daily
 	hosts    map[string]bool
 	sites    map[string]*report.DailyLeakSite
-	siteBy   map[string]int64 // bytes of the finding that gave a site its message
+	siteBy   map[string]sizedPath // the finding that gave a site its message
 	gpus     map[string]*gpuAcc
 	oomDays  map[[2]string]int
 	days     map[string]bool
 	moreOOMs int
 	dated    int // inputs dated by their file's modification time
+	merged   int // daily reports merged (the weekly review)
+}
+
+type sizedPath struct {
+	bytes int64
+	path  string
 }
 
 type gpuAcc struct {
@@ -162,7 +187,7 @@ func newFolder(opt Options) *folder {
 		d.ToUs = &us
 	}
 	return &folder{opt: opt, d: d, hosts: map[string]bool{}, sites: map[string]*report.DailyLeakSite{},
-		siteBy: map[string]int64{}, gpus: map[string]*gpuAcc{}, oomDays: map[[2]string]int{}, days: map[string]bool{}}
+		siteBy: map[string]sizedPath{}, gpus: map[string]*gpuAcc{}, oomDays: map[[2]string]int{}, days: map[string]bool{}}
 }
 
 // date is a time's UTC date.
@@ -257,7 +282,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			f.trend(g, df, uuidOf)
 		case report.KindFragmentation:
 			f.d.Summary.Fragmentation++
-			f.d.Fragmentation = appendBounded(f.d.Fragmentation, df, func(a, b *report.DailyFinding) bool { return a.Bytes > b.Bytes })
+			f.d.Fragmentation = appendBounded(f.d.Fragmentation, df, report.DailyMaxItems, fragLess)
 		}
 		if worthListing(&fd) {
 			f.worst(df)
@@ -338,7 +363,10 @@ func (f *folder) worst(df report.DailyFinding) {
 		if a.Bytes != b.Bytes {
 			return a.Bytes > b.Bytes
 		}
-		return a.Path < b.Path
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Message < b.Message
 	})
 	if len(w) > 10 {
 		w = w[:10]
@@ -370,14 +398,21 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 	if gr := df.Growth; gr != nil && gr.BytesPerSecond != nil && *gr.BytesPerSecond > s.MaxBytesPerS {
 		s.MaxBytesPerS = *gr.BytesPerSecond
 	}
-	if df.Bytes >= f.siteBy[k] {
-		f.siteBy[k] = df.Bytes
+	// The message of its largest finding (the first path on a tie: the
+	// page does not depend on which worker finished first).
+	if old, ok := f.siteBy[k]; !ok || df.Bytes > old.bytes || df.Bytes == old.bytes && df.Path < old.path {
+		f.siteBy[k] = sizedPath{df.Bytes, df.Path}
 		s.Message = df.Message
 	}
 	s.Jobs = addSorted(s.Jobs, g.Name())
 	s.Days = addSorted(s.Days, df.Date)
-	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 && len(s.Curves) < 8 {
+	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 {
+		// At most 8 curves a site: those of the first labels.
 		s.Curves = append(s.Curves, report.DailyCurve{Label: g.Name() + ": " + baseName(df.Path), AtUs: gr.LiveAtUs, Bytes: gr.LiveBytes})
+		sort.Slice(s.Curves, func(i, j int) bool { return s.Curves[i].Label < s.Curves[j].Label })
+		if len(s.Curves) > 8 {
+			s.Curves = s.Curves[:8]
+		}
 	}
 }
 
@@ -391,16 +426,11 @@ func siteKey(f *report.Finding) string {
 
 func (f *folder) oom(df report.DailyFinding) {
 	f.d.Summary.OOMs++
-	cause := "unknown"
-	if df.OOMDetail != nil && len(df.Cause) > 0 {
-		cause = strings.Join(df.Cause, "+")
-	}
-	f.oomDays[[2]string{df.Date, cause}]++
+	f.oomDays[[2]string{df.Date, causeOf(&df)}]++
 	if len(f.d.OOMs) >= report.DailyMaxItems {
 		f.moreOOMs++
-		return
 	}
-	f.d.OOMs = append(f.d.OOMs, df)
+	f.d.OOMs = appendBounded(f.d.OOMs, df, report.DailyMaxItems, oomLess)
 }
 
 // gpuUUIDs maps the NVML index of each GPU of one group's logs to its UUID
@@ -458,9 +488,7 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			acc.low[df.Date] = low
 		}
 	}
-	if len(acc.g.Series) < 16 {
-		acc.g.Series = append(acc.g.Series, df)
-	}
+	acc.g.Series = appendBounded(acc.g.Series, df, maxSeries, seriesLess)
 	if p := df.SeriesProfile; len(p) > 1 && df.SeriesStartUs != nil && df.SeriesEndUs != nil {
 		label := "whole GPU"
 		if df.PID != nil {
@@ -544,14 +572,41 @@ func addSorted(xs []string, x string) []string {
 	return xs
 }
 
-// appendBounded keeps the DailyMaxItems items that come first by less.
-func appendBounded(xs []report.DailyFinding, x report.DailyFinding, less func(a, b *report.DailyFinding) bool) []report.DailyFinding {
-	xs = append(xs, x)
-	sort.SliceStable(xs, func(i, j int) bool { return less(&xs[i], &xs[j]) })
-	if len(xs) > report.DailyMaxItems {
-		xs = xs[:report.DailyMaxItems]
+// appendBounded keeps the n items that come first by less (a total
+// order, so that the result does not depend on the order of arrival).
+func appendBounded(xs []report.DailyFinding, x report.DailyFinding, n int, less func(a, b *report.DailyFinding) bool) []report.DailyFinding {
+	i := sort.Search(len(xs), func(i int) bool { return less(&x, &xs[i]) })
+	if i >= n {
+		return xs
+	}
+	xs = append(xs, report.DailyFinding{})
+	copy(xs[i+1:], xs[i:])
+	xs[i] = x
+	if len(xs) > n {
+		xs = xs[:n]
 	}
 	return xs
+}
+
+// maxSeries bounds the series listed for one GPU.
+const maxSeries = 32
+
+// seriesLess orders a GPU's series: the GPU's own first, then by class
+// (growing first), bytes, pid and input.
+func seriesLess(a, b *report.DailyFinding) bool {
+	if (a.PID == nil) != (b.PID == nil) {
+		return a.PID == nil
+	}
+	if classRank(a.Classification) != classRank(b.Classification) {
+		return classRank(a.Classification) < classRank(b.Classification)
+	}
+	if a.Bytes != b.Bytes {
+		return a.Bytes > b.Bytes
+	}
+	if a.PID != nil && *a.PID != *b.PID {
+		return *a.PID < *b.PID
+	}
+	return a.Path < b.Path
 }
 
 // finish sorts the sections and fills the summary.
@@ -565,6 +620,7 @@ func (f *folder) finish() *report.Daily {
 	d.Summary.LeakSites = len(f.sites)
 	for _, s := range f.sites {
 		s.Persisted, s.CameBack = persistence(s.Days, d.Days)
+		sort.Slice(s.Curves, func(i, j int) bool { return s.Curves[i].Label < s.Curves[j].Label })
 		d.LeakSites = append(d.LeakSites, *s)
 	}
 	sort.Slice(d.LeakSites, func(i, j int) bool {
@@ -578,15 +634,8 @@ func (f *folder) finish() *report.Daily {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d leak sites; the %d holding the most are listed", len(d.LeakSites), report.DailyMaxItems))
 		d.LeakSites = d.LeakSites[:report.DailyMaxItems]
 	}
-	sort.SliceStable(d.OOMs, func(i, j int) bool {
-		a, b := oomTime(&d.OOMs[i]), oomTime(&d.OOMs[j])
-		if a != b {
-			return a < b
-		}
-		return d.OOMs[i].Path < d.OOMs[j].Path
-	})
 	if f.moreOOMs > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d read are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d in time are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
 	}
 	for k, n := range f.oomDays {
 		d.OOMsByDay = append(d.OOMsByDay, report.DailyCount{Date: k[0], Key: k[1], Count: n})
@@ -600,16 +649,6 @@ func (f *folder) finish() *report.Daily {
 	})
 	for _, acc := range f.gpus {
 		g := acc.g
-		sort.SliceStable(g.Series, func(i, j int) bool {
-			a, b := &g.Series[i], &g.Series[j]
-			if (a.PID == nil) != (b.PID == nil) {
-				return a.PID == nil
-			}
-			if classRank(a.Classification) != classRank(b.Classification) {
-				return classRank(a.Classification) < classRank(b.Classification)
-			}
-			return a.Bytes > b.Bytes
-		})
 		g.BaselineCreepBytesPerDay = creep(acc.low)
 		g.Curves = chooseCurves(acc.curves, 8)
 		d.GPUs = append(d.GPUs, g)
@@ -638,6 +677,10 @@ func (f *folder) finish() *report.Daily {
 		}
 		return d.Jobs[i].Job < d.Jobs[j].Job
 	})
+	sort.Slice(d.Unreadable, func(i, j int) bool { return d.Unreadable[i].Path < d.Unreadable[j].Path })
+	if f.merged > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series and fragmentation are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
+	}
 	if f.dated > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs carry no timestamps of their own (OOM messages, memory_stats, sanitizer reports): dated by their file's modification time", f.dated))
 	}
@@ -645,6 +688,25 @@ func (f *folder) finish() *report.Daily {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
 	}
 	return d
+}
+
+// causeOf is an OOM's causes joined with "+" ("unknown" without any).
+func causeOf(o *report.DailyFinding) string {
+	if o.OOMDetail != nil && len(o.Cause) > 0 {
+		return strings.Join(o.Cause, "+")
+	}
+	return "unknown"
+}
+
+// oomLess orders OOMs by time, then input and message.
+func oomLess(a, b *report.DailyFinding) bool {
+	if ta, tb := oomTime(a), oomTime(b); ta != tb {
+		return ta < tb
+	}
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.Message < b.Message
 }
 
 func oomTime(f *report.DailyFinding) int64 {
