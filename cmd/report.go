@@ -286,6 +286,11 @@ func writeFileAtomically(path string, write func(io.Writer) error) error {
 		return &UsageError{Err: err}
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; a report is for others to read.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)

@@ -144,8 +144,9 @@ type folder struct {
 	oomDays  map[[2]string]int
 	days     map[string]bool
 	moreOOMs int
-	dated    int // inputs dated by their file's modification time
-	merged   int // daily reports merged (the weekly review)
+	dated    int             // inputs dated by their file's modification time
+	merged   int             // daily reports merged (the weekly review)
+	siteJob  map[string]bool // leak sites seen in the group being folded
 }
 
 type sizedPath struct {
@@ -187,7 +188,7 @@ func newFolder(opt Options) *folder {
 		d.ToUs = &us
 	}
 	return &folder{opt: opt, d: d, hosts: map[string]bool{}, sites: map[string]*report.DailyLeakSite{},
-		siteBy: map[string]sizedPath{}, gpus: map[string]*gpuAcc{}, oomDays: map[[2]string]int{}, days: map[string]bool{}}
+		siteBy: map[string]sizedPath{}, siteJob: map[string]bool{}, gpus: map[string]*gpuAcc{}, oomDays: map[[2]string]int{}, days: map[string]bool{}}
 }
 
 // date is a time's UTC date.
@@ -247,6 +248,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		f.hosts[g.Host] = true
 	}
 	uuidOf := gpuUUIDs(a.Report.Findings)
+	clear(f.siteJob) // a site counts each job once
 	for _, fd := range a.Report.Findings {
 		in, ok := inputUs[fd.Path]
 		if !ok {
@@ -288,7 +290,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			f.worst(df)
 		}
 	}
-	f.d.Jobs = append(f.d.Jobs, job)
+	f.d.Jobs = appendJob(f.d.Jobs, job)
 }
 
 func (f *folder) unreadable(g Group, path string, err error) {
@@ -404,7 +406,11 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 		f.siteBy[k] = sizedPath{df.Bytes, df.Path}
 		s.Message = df.Message
 	}
-	s.Jobs = addSorted(s.Jobs, g.Name())
+	if !f.siteJob[k] {
+		f.siteJob[k] = true
+		s.JobCount++
+		s.Jobs = addBounded(s.Jobs, g.Name(), report.DailyMaxSiteJobs)
+	}
 	s.Days = addSorted(s.Days, df.Date)
 	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 {
 		// At most 8 curves a site: those of the first labels.
@@ -806,3 +812,38 @@ func FindingTime(f *report.Finding) (us int64, ok bool) {
 
 // Date is the UTC date (YYYY-MM-DD) of a time in µs since the epoch.
 func Date(us int64) string { return date(us) }
+
+// addBounded adds x to the sorted xs, keeping the n first.
+func addBounded(xs []string, x string, n int) []string {
+	xs = addSorted(xs, x)
+	if len(xs) > n {
+		xs = xs[:n]
+	}
+	return xs
+}
+
+// appendJob keeps the DailyMaxItems jobs with the most leaks, OOMs and
+// growing series, then the most findings, then by name.
+func appendJob(js []report.DailyJob, j report.DailyJob) []report.DailyJob {
+	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.Growing }
+	less := func(a, b *report.DailyJob) bool {
+		if score(a) != score(b) {
+			return score(a) > score(b)
+		}
+		if a.Findings != b.Findings {
+			return a.Findings > b.Findings
+		}
+		return jobName(a.Host, a.Job) < jobName(b.Host, b.Job)
+	}
+	i := sort.Search(len(js), func(i int) bool { return less(&j, &js[i]) })
+	if i >= report.DailyMaxItems {
+		return js
+	}
+	js = append(js, report.DailyJob{})
+	copy(js[i+1:], js[i:])
+	js[i] = j
+	if len(js) > report.DailyMaxItems {
+		js = js[:report.DailyMaxItems]
+	}
+	return js
+}

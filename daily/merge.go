@@ -81,7 +81,7 @@ func (f *folder) mergeDaily(path string) {
 		if acc == nil {
 			c := s
 			c.Jobs, c.Days, c.Curves = []string{}, []string{}, []report.DailyCurve{}
-			c.Findings, c.Bytes, c.Count, c.MaxBytesPerS = 0, 0, 0, 0
+			c.Findings, c.Bytes, c.Count, c.MaxBytesPerS, c.JobCount = 0, 0, 0, 0, 0
 			acc = &c
 			f.sites[s.Key] = acc
 		}
@@ -91,8 +91,10 @@ func (f *folder) mergeDaily(path string) {
 		acc.Bytes += s.Bytes
 		acc.Count += s.Count
 		acc.MaxBytesPerS = max(acc.MaxBytesPerS, s.MaxBytesPerS)
+		// Its jobs are another day's: counted again, as the days are.
+		acc.JobCount += s.JobCount
 		for _, j := range s.Jobs {
-			acc.Jobs = addSorted(acc.Jobs, j)
+			acc.Jobs = addBounded(acc.Jobs, j, report.DailyMaxSiteJobs)
 		}
 		for _, day := range days {
 			acc.Days = addSorted(acc.Days, day)

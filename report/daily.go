@@ -21,7 +21,8 @@ type Daily struct {
 	Days []string `json:"days"`
 
 	Summary DailySummary `json:"summary"`
-	// Jobs, by host then job.
+	// Jobs, by host then job: those with the most leaks, OOMs and growing
+	// series (at most DailyMaxItems; Summary.Jobs counts all).
 	Jobs []DailyJob `json:"jobs"`
 	// LeakSites: findings of kind leak grouped by site across jobs, the
 	// most bytes first (at most DailyMaxItems; Summary.LeakSites counts all).
@@ -46,6 +47,9 @@ type Daily struct {
 // DailyMaxItems bounds each listed section of a daily report; the summary
 // counts every item.
 const DailyMaxItems = 200
+
+// DailyMaxSiteJobs bounds the jobs a leak site lists.
+const DailyMaxSiteJobs = 50
 
 // DailySummary is the top of the page.
 type DailySummary struct {
@@ -100,8 +104,10 @@ type DailyLeakSite struct {
 	Key   string  `json:"key"`
 	Site  Frame   `json:"site"`
 	Stack []Frame `json:"stack"`
-	// Jobs that leaked here, "host/job" (or "job"), sorted.
-	Jobs []string `json:"jobs"`
+	// Jobs that leaked here, "host/job" (or "job"), sorted: the first
+	// DailyMaxSiteJobs; JobCount counts them all.
+	Jobs     []string `json:"jobs"`
+	JobCount int      `json:"job_count"`
 	// Days the site leaked on, in order; CameBack is set when they have a
 	// gap (it leaked, stopped, and leaked again), Persisted when it leaked
 	// on every day of the report's Days from its first.

@@ -164,8 +164,12 @@ func newDailyView(d *Daily) *dailyView {
 		if l.MaxBytesPerS > 0 {
 			rate = fmt.Sprintf(", up to %s/s", IBytes(int64(l.MaxBytesPerS)))
 		}
-		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %d allocations held at the end, from %d finding(s) in %d job(s)%s", IBytes(l.Bytes), l.Count, l.Findings, len(l.Jobs), rate))
-		lv.Lines = append(lv.Lines, "jobs: "+strings.Join(l.Jobs, ", "))
+		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %d allocations held at the end, from %d finding(s) in %d job(s)%s", IBytes(l.Bytes), l.Count, l.Findings, l.JobCount, rate))
+		jobs := "jobs: " + strings.Join(l.Jobs, ", ")
+		if more := l.JobCount - len(l.Jobs); more > 0 {
+			jobs += fmt.Sprintf(" and %d more", more)
+		}
+		lv.Lines = append(lv.Lines, jobs)
 		days := "days: " + strings.Join(l.Days, ", ")
 		switch {
 		case l.Persisted:
