@@ -187,7 +187,7 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	for i := range d.OOMs {
 		f := &d.OOMs[i]
-		ov := oomView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), f.Path)}
+		ov := oomView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), baseOf(f.Path))}
 		if f.OOMDetail != nil {
 			cause := "unknown"
 			if len(f.Cause) > 0 {
@@ -198,7 +198,7 @@ func newDailyView(d *Daily) *dailyView {
 				when = " at " + clockUs(*f.TimeUs)
 			}
 			ov.Title = "cause: " + cause + " — " + ov.Title
-			ov.Lines = append(ov.Lines, fmt.Sprintf("%s%s", f.Date, when))
+			ov.Lines = append(ov.Lines, fmt.Sprintf("%s%s, %s", f.Date, when, f.Path))
 			add := func(label string, p *int64) {
 				if p != nil {
 					ov.Bars = append(ov.Bars, barValue{label, *p})
@@ -254,8 +254,8 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	for i := range d.Fragmentation {
 		f := &d.Fragmentation[i]
-		fv := fragView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), f.Path)}
-		fv.Lines = append(fv.Lines, f.Message)
+		fv := fragView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), baseOf(f.Path))}
+		fv.Lines = append(fv.Lines, f.Path, f.Message)
 		if m := f.AllocatorMemory; m != nil {
 			add := func(label string, p *int64) {
 				if p != nil {
