@@ -294,3 +294,20 @@ func TestReportWeeklyFromDailyReports(t *testing.T) {
 		t.Errorf("window on 2026-12-02: days %v, %d OOMs", d.Days, d.Summary.OOMs)
 	}
 }
+
+// TestReportSameBytes: two runs over the same files write the same report,
+// whichever worker finishes first.
+func TestReportSameBytes(t *testing.T) {
+	root := fleet(t)
+	var outs []string
+	for _, jobs := range []string{"1", "2", "3"} {
+		code, out, errs := run(t, nil, "report", root, "-o", "-", "--format", "json", "--jobs", jobs, "--group-by", "{host}/{job}/...")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] || outs[1] != outs[2] {
+		t.Error("the report differs between runs with 1, 2 and 3 workers")
+	}
+}
