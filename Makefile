@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 FUZZTIME ?= 60s
 BENCHSNAP := .bench/snapshot_100k.pickle .bench/snapshot_1m.pickle
 
-.PHONY: bench-instructions build build-nvml test demo bench bench-data bench-data-10m bench-findings fuzz lint clean
+.PHONY: bench-instructions build build-nvml test test-fleet demo bench bench-data bench-data-10m bench-findings bench-report fuzz lint clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
@@ -23,6 +23,16 @@ build-nvml:
 test:
 	$(GO) test ./...
 	CGO_ENABLED=1 CGO_CFLAGS="$(NVML_CFLAGS)" $(GO) test -tags nvml ./capture/
+
+# DuckDB queries the Parquet export of ../shared/fixtures (its own module:
+# DuckDB's cgo build takes about 40 s).
+test-fleet:
+	cd fleettest && $(GO) test ./...
+
+# gpuleak report over 1,000, 3,000 and 10,000 hard-linked artifacts:
+# CPU ms per file, files/s, peak Go heap.
+bench-report:
+	$(GO) test ./cmd -run '^$$' -bench BenchmarkReport -benchtime 1x -timeout 30m
 
 # Analyse a real leaking training run shipped in testdata/.
 demo: build

@@ -55,6 +55,7 @@ type AnalyzeOptions struct {
 	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
 	run              runFacts                 // snapshots and NVML processes, joined (analyze_run.go)
 	nvmlRun          *nvmlRun                 // NVML sample logs of all inputs, judged together
+	curves           bool                     // keep leak sites' live-bytes curves (gpuleak report's charts)
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -173,9 +174,10 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
 func runAnalyze(opts *AnalyzeOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
-		return &UsageError{Err: err}
+	format := report.Format(opts.Format)
+	if report.Check(format, report.DocAnalysis) != nil {
+		// html is the daily report's (gpuleak report), not analyze's.
+		return usageErrorf("unknown format %q (choose %s)", opts.Format, report.FormatNames(report.Formats(report.DocAnalysis)))
 	}
 	minBytes, err := parseSize(opts.MinBytes)
 	if err != nil {
@@ -254,7 +256,7 @@ func analyzeInputs(opts *AnalyzeOptions, filter *callsite.FrameFilter, minBytes 
 	var unread unreadInputs
 	opts.nvmlRun = &nvmlRun{a: antrend.NewAnalyzer(opts.nvml.trend)}
 	for _, path := range opts.Paths {
-		in, fs, err := analyzeFile(opts, path, snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept})
+		in, fs, err := analyzeFile(opts, path, snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept, Curves: opts.curves})
 		if err != nil {
 			if len(opts.Paths) == 1 {
 				return nil, nil, unreadInputs{}, &InputError{Err: err}

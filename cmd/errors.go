@@ -42,6 +42,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 type unreadInputs struct {
 	first error
 	n     int
+	// byPath: each failed input's error (the daily report tells files it
+	// skips from files it could not read).
+	byPath map[string]error
 }
 
 // add records a failed input and returns its report entry.
@@ -50,6 +53,10 @@ func (u *unreadInputs) add(path string, err error) report.Input {
 		u.first = err
 	}
 	u.n++
+	if u.byPath == nil {
+		u.byPath = map[string]error{}
+	}
+	u.byPath[path] = err
 	return report.Input{Path: path, Error: err.Error(), Warnings: []string{}}
 }
 

@@ -48,5 +48,7 @@ the other commands read, and watch shows it live.`,
 	root.AddCommand(NewCmdCapture(ios, version, nil))
 	root.AddCommand(NewCmdWatch(ios, version, nil))
 	root.AddCommand(NewCmdDiff(ios, version, nil))
+	root.AddCommand(NewCmdReport(ios, version, nil))
+	root.AddCommand(NewCmdExport(ios, version, nil))
 	return root
 }

@@ -74,6 +74,9 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 				}
 				first, last := g.FirstUs, g.LastUs
 				gr.BytesPerSecond, gr.FirstKeptUs, gr.LastKeptUs = &rate, &first, &last
+				if len(g.Curve) == len(g.CurveClock) {
+					gr.LiveBytes, gr.LiveAtUs = g.Curve, g.CurveClock
+				}
 			}
 			f.Growth = gr
 		}

@@ -92,6 +92,7 @@ func trendFinding(s trend.SeriesTrend, clock string) Finding {
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
 	}
+	f.SeriesProfile = s.Profile
 	if len(s.Runs) > 0 {
 		b := s.BaselineBytes
 		f.BaselineBytes = &b

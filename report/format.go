@@ -30,6 +30,8 @@ const (
 	DocTrend DocKind = "trend"
 	// DocDiff: the gpuleak.diff/v1 document of "gpuleak diff".
 	DocDiff DocKind = "diff"
+	// DocDaily: the gpuleak.daily/v1 document of "gpuleak report".
+	DocDaily DocKind = "daily"
 )
 
 // Document is what a command writes: its kind, and the member that holds it.
@@ -39,6 +41,8 @@ type Document struct {
 	Report *Report
 	// Diff holds the document of kind DocDiff.
 	Diff *DiffReport
+	// Daily holds the document of kind DocDaily.
+	Daily *Daily
 }
 
 // Writer renders documents in one output format. A member renders one
@@ -55,6 +59,7 @@ type Writer struct {
 	Postmortem func(w io.Writer, r *Report, opt Options) error
 	Trend      func(w io.Writer, r *Report, opt Options) error
 	Diff       func(w io.Writer, d *DiffReport, opt Options) error
+	Daily      func(w io.Writer, d *Daily, opt Options) error
 }
 
 // reportWriter is w's member for a kind of document held in a *Report;
@@ -73,8 +78,11 @@ func (w Writer) reportWriter(k DocKind) func(io.Writer, *Report, Options) error 
 
 // supports reports whether w renders documents of kind k.
 func (w Writer) supports(k DocKind) bool {
-	if k == DocDiff {
+	switch k {
+	case DocDiff:
 		return w.Diff != nil
+	case DocDaily:
+		return w.Daily != nil
 	}
 	return w.reportWriter(k) != nil
 }
@@ -199,7 +207,9 @@ func Write(w io.Writer, d Document, f Format, opt Options) error {
 	switch {
 	case d.Kind == DocDiff && d.Diff != nil:
 		return wr.Diff(w, d.Diff, opt)
-	case d.Kind != DocDiff && d.Report != nil:
+	case d.Kind == DocDaily && d.Daily != nil:
+		return wr.Daily(w, d.Daily, opt)
+	case d.Kind != DocDiff && d.Kind != DocDaily && d.Report != nil:
 		return wr.reportWriter(d.Kind)(w, d.Report, opt)
 	}
 	return fmt.Errorf("report: a %s document without its content", d.Kind)

@@ -10,13 +10,18 @@ import (
 // The registry is where a format's file declares what it renders; these
 // tests hold it to what the commands promise (--help, usage errors).
 
-// Every format renders the analysis (it is what gpuleak analyze --format
-// chooses from), and every kind of document has a table and a JSON form:
-// table is the default of every command and json the document.
+// Every format but html (the daily report's page) renders the analysis
+// (it is what gpuleak analyze --format chooses from), and every kind of
+// document of the analysis commands has a table and a JSON form: table is
+// the default of every command and json the document. The daily report
+// has json and markdown, and html.
 func TestEveryDocumentHasTableAndJSON(t *testing.T) {
-	all := formats(func(Writer) bool { return true })
+	all := formats(func(w Writer) bool { return w.Daily == nil || w.Analysis != nil })
 	if got := Formats(DocAnalysis); len(got) != len(all) {
 		t.Errorf("formats of the analysis %v, of all %v", got, all)
+	}
+	if got := FormatNames(Formats(DocDaily)); got != "json, markdown, html" {
+		t.Errorf("formats of the daily report: %s, want json, markdown, html", got)
 	}
 	for _, k := range []DocKind{DocAnalysis, DocPostmortem, DocTrend, DocDiff} {
 		fs := Formats(k)
@@ -74,7 +79,7 @@ func TestDocumentWithoutContent(t *testing.T) {
 // they listed the formats by hand (gpuleak analyze --help, a usage error):
 // a new format adds itself to them, in its Order.
 func TestFormatTexts(t *testing.T) {
-	if _, err := ParseFormat("xml"); err == nil || err.Error() != `unknown format "xml" (choose table, json, sarif, markdown, junit, pprof)` {
+	if _, err := ParseFormat("xml"); err == nil || err.Error() != `unknown format "xml" (choose table, json, sarif, markdown, junit, pprof, html)` {
 		t.Errorf("ParseFormat: %v", err)
 	}
 	for _, f := range Formats(DocAnalysis) {

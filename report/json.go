@@ -16,6 +16,7 @@ func init() {
 		Postmortem: writeJSONReport,
 		Trend:      writeJSONReport,
 		Diff:       writeJSONDiff,
+		Daily:      writeDailyJSON,
 	})
 }
 

@@ -16,6 +16,7 @@ func init() {
 		Order:    30,
 		Help:     "a job summary or PR comment",
 		Analysis: writeMarkdown,
+		Daily:    writeDailyMarkdown,
 	})
 }
 

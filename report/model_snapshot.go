@@ -36,4 +36,10 @@ type Growth struct {
 	// and last kept allocations were made (0 = before the first).
 	FirstIteration int `json:"first_iteration"`
 	LastIteration  int `json:"last_iteration"`
+	// LiveBytes is the site's live bytes at each measured iteration start
+	// and at the end of the trace, LiveAtUs their times (µs since the
+	// epoch); absent without timestamps or iterations. Not in the
+	// gpuleak.report/v1 document: the daily report charts them.
+	LiveBytes []int64 `json:"-"`
+	LiveAtUs  []int64 `json:"-"`
 }

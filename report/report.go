@@ -334,6 +334,9 @@ type Finding struct {
 	// ProfileBytes: a GPU's used memory in up to 48 equal parts of the
 	// series' time (the highest sample of each), for sparklines.
 	ProfileBytes []int64 `json:"profile_bytes,omitempty"`
+	// SeriesProfile is the same profile for every series, a process's
+	// too; not in the gpuleak.report/v1 document (the daily report charts it).
+	SeriesProfile []int64 `json:"-"`
 
 	// --- OOM postmortem and fragmentation (kinds "oom" and "fragmentation"; report/model_oom.go) ---
 	// Their members are the finding's own members in JSON; nil for other kinds.

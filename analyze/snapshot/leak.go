@@ -23,6 +23,9 @@ type LeakOptions struct {
 	Filter *callsite.FrameFilter
 	// MinKept is the fewest kept allocations a leak may have (default 4).
 	MinKept int
+	// Curves keeps each site's live bytes at its iteration starts
+	// (Growth.Curve), for charts: up to 1,026 int64s a site.
+	Curves bool
 }
 
 const (
@@ -158,6 +161,12 @@ type Growth struct {
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
+	// Curve is the site's live bytes at each measured iteration start and
+	// then at the end of the trace; CurveClock their times (µs since the
+	// epoch when Timed, else trace positions). Empty without iterations.
+	// Kept only with LeakOptions.Curves, for charts (the daily report);
+	// the verdict is on the fields above.
+	Curve, CurveClock []int64
 }
 
 // PendingGrowth is when a pending-free site's blocks were allocated. Blocks
@@ -1267,6 +1276,10 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 			g.PlateauClock = it.clock[tr.plateau]
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
+		if a.opt.Curves {
+			g.Curve = v
+			g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)
+		}
 		return g
 	}
 	if len(kept) < 2 || g.LastUs == g.FirstUs {

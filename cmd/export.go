@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/daily"
+	"github.com/gpuleak/gpuleak/export"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/detect"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
+)
+
+// ExportOptions are the flags and dependencies of "gpuleak export".
+type ExportOptions struct {
+	IO      *IOStreams
+	Version string
+
+	Roots   []string
+	Out     string
+	To      string
+	GroupBy string
+	Jobs    int
+	TZ      string
+}
+
+// NewCmdExport builds "gpuleak export". runF replaces the run function in
+// tests; nil runs runExport.
+func NewCmdExport(ios *IOStreams, version string, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{IO: ios, Version: version}
+	c := &cobra.Command{
+		Use:   "export FILE|DIR... -o DIR [--to parquet|arrow]",
+		Short: "Write parsed tables and findings as Parquet or Arrow IPC, partitioned for query engines",
+		Long: `Export walks each DIR (and reads each FILE) as "gpuleak report" does and writes,
+under the output directory, every artifact's parsed tables and the findings,
+in Hive partitions:
+
+  DIR/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+
+Tables: findings (one row per finding); snapshot_segments, snapshot_blocks,
+snapshot_events, snapshot_frames, snapshot_stacks (PyTorch snapshots);
+samples (NVML logs); sanitizer_records, sanitizer_frames, sanitizer_runs;
+oom_* (OOM messages, memory_summary, memory_stats); profiler_memory and
+profiler_spans (profiler traces). Each table of an input gets two columns,
+job and path. Parquet is Zstd-compressed; --to arrow writes Arrow IPC files.
+README.md documents the schemas and shows DuckDB and Spark SQL queries.
+
+Exit codes: 0 done (unreadable inputs are counted on standard error), 2 bad
+usage or a root that cannot be walked, 3 a file that cannot be written.`,
+		Example: `  gpuleak export /mnt/artifacts -o /mnt/fleet --group-by '{host}/{job}/...'
+  duckdb -c "SELECT kind, count(*) FROM read_parquet('/mnt/fleet/table=findings/**/*.parquet', hive_partitioning=true) GROUP BY kind"`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{Err: errors.New("export needs at least one FILE or DIR"), Hint: "Run 'gpuleak export --help' for usage."}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Roots = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runExport(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Out, "output", "o", "", "the output `DIR` (created; parts are added beside what it holds)")
+	f.StringVar(&opts.To, "to", "parquet", "parquet or arrow (Arrow IPC files)")
+	f.StringVar(&opts.GroupBy, "group-by", "", "read host and job from each file's directories, as in gpuleak report: '{host}/{job}/...'")
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "jobs (groups of files) exported at once; 0: one per core")
+	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one")
+	return c
+}
+
+func runExport(opts *ExportOptions) error {
+	if opts.Out == "" {
+		return usageErrorf("export needs -o DIR")
+	}
+	format := export.Format(opts.To)
+	if format != export.Parquet && format != export.Arrow {
+		return usageErrorf("unknown --to %q (choose parquet or arrow)", opts.To)
+	}
+	if opts.Jobs < 0 {
+		return usageErrorf("--jobs must be 0 (one per core) or more, not %d", opts.Jobs)
+	}
+	eopt := export.Options{Roots: opts.Roots, Out: opts.Out, Format: format, Workers: opts.Jobs}
+	if opts.GroupBy != "" {
+		p, err := daily.ParsePattern(opts.GroupBy)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		eopt.Pattern = p
+	}
+	nv, err := parseNVMLFlags(opts.TZ, "", "")
+	if err != nil {
+		return err
+	}
+	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv, false), ExportTables(nv))
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	tables := make([]string, 0, len(sum.Rows))
+	for t := range sum.Rows {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	fmt.Fprintf(opts.IO.ErrOut, "gpuleak export: %d files: %d exported, %d skipped (no artifact), %d unreadable; %d parts in %s\n",
+		sum.Files, sum.Exported, sum.Skipped, sum.Unreadable, sum.Parts, opts.Out)
+	for _, t := range tables {
+		fmt.Fprintf(opts.IO.ErrOut, "  %-20s %d rows\n", t, sum.Rows[t])
+	}
+	for _, e := range sum.Errors {
+		fmt.Fprintf(opts.IO.ErrOut, "  not read: %s\n", e)
+	}
+	return nil
+}
+
+// ExportTables is export's seam (export.TablesFunc) implemented with
+// parse's readers: an input's format by content, then its reader's record
+// batches, under the family's table names.
+func ExportTables(nv nvmlOptions) export.TablesFunc {
+	return func(ctx context.Context, path string, emit export.Emit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		in, err := parse.Open(path, nil)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		head, err := in.Head()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		type batches interface {
+			Next() bool
+			RecordBatch() arrow.RecordBatch
+			Err() error
+			Release()
+		}
+		drain := func(r batches, name func() string) error {
+			defer r.Release()
+			for r.Next() {
+				if err := emit(name(), r.RecordBatch()); err != nil {
+					return err
+				}
+			}
+			return r.Err()
+		}
+		switch format := detect.Detect(head); format {
+		case parse.FormatPyTorchSnapshot:
+			r := pytorch.NewReader(in.Reader(), in.Name)
+			return drain(r, func() string { return "snapshot_" + r.Table().String() })
+		case parse.FormatSanitizer, parse.FormatSanitizerXML:
+			var r *sanitizer.Reader
+			if format == parse.FormatSanitizerXML {
+				r = sanitizer.NewXMLReader(in.Reader(), in.Name)
+			} else {
+				r = sanitizer.NewReader(in.Reader(), in.Name)
+			}
+			return drain(r, func() string { return "sanitizer_" + r.Table().String() })
+		case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
+			parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
+			r := nvml.NewReader(in.Reader(), in.Name, append(append([]nvml.Option(nil), nv.reader...), nvml.WithFormat(format))...)
+			return drain(r, func() string { return "samples" })
+		case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
+			var r *pytorchtext.Reader
+			if format == parse.FormatMemoryStats {
+				r = pytorchtext.NewStatsReader(in.Reader(), in.Name)
+			} else {
+				r = pytorchtext.NewReader(in.Reader(), in.Name)
+			}
+			return drain(r, func() string { return "oom_" + r.Table().String() })
+		case parse.FormatKinetoTrace:
+			r := kineto.NewReader(in.Reader(), in.Name)
+			return drain(r, func() string { return "profiler_" + r.Table().String() })
+		}
+		// Memory timelines, nvidia-smi's tables and long logs: findings only.
+		return nil
+	}
+}

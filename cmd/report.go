@@ -1,0 +1,306 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	"github.com/gpuleak/gpuleak/daily"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// ReportOptions are the flags and dependencies of "gpuleak report".
+type ReportOptions struct {
+	IO      *IOStreams
+	Version string
+
+	Roots     []string
+	Output    string
+	Format    string
+	GroupBy   string
+	Since     string
+	From, To  string
+	Baseline  string
+	Tolerance string
+	Jobs      int
+	TZ        string
+	// Now is the time --since counts back from; nil: the clock.
+	Now func() time.Time
+}
+
+// NewCmdReport builds "gpuleak report". runF replaces the run function in
+// tests; nil runs runReport.
+func NewCmdReport(ios *IOStreams, version string, runF func(*ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{IO: ios, Version: version}
+	c := &cobra.Command{
+		Use:   "report DIR|FILE... -o report.html|report.md|report.json",
+		Short: "The daily memory report: a directory of many jobs' artifacts in, one page out",
+		Long: `Report walks each DIR recursively (and reads each FILE), recognises every
+artifact gpuleak reads by content (gzip too; other files are skipped and
+counted), analyses them in parallel and writes one report:
+
+  summary        jobs, hosts, GPUs, leaks, OOMs, growing GPUs and processes,
+                 the worst findings first
+  leaks          leak findings grouped by call site across jobs, with each
+                 site's live bytes over its traces
+  OOMs           each out-of-memory error with its cause and its memory
+                 (requested, allocated, reserved, free), and OOMs per day by cause
+  NVML trends    each GPU's and process's used memory over time, trend and
+                 time to OOM
+  fragmentation  segments whose free memory is split around live blocks
+  unreadable     inputs that could not be read, with their positioned errors
+
+A job is a directory's artifacts, analysed together as by "gpuleak analyze"
+(an OOM's log with its snapshot, a GPU's --query-gpu log with its
+--query-compute-apps log); --group-by reads host and job from the path
+instead. Hosts also come from the artifacts (DCGM and gpustat labels).
+
+--since, --from and --to keep the artifacts whose own timestamps (a trace's
+end, a log's last sample, an OOM's time) fall in the window; an input
+without timestamps (an OOM message, memory_stats) is dated by its file's
+modification time. --since 7d over a week of artifacts is the weekly
+review: leak sites that persisted or came back, OOMs per day by cause, GPUs
+whose lowest used memory crept up.
+
+The format comes from -o's extension (.html, .md, .json) or --format. The
+HTML page is self-contained (inline SVG charts and CSS, nothing fetched),
+readable on a phone. The JSON is the gpuleak.daily/v1 document, the data
+behind the page; give yesterday's as --baseline to see leak sites new,
+grown and fixed, and new OOM causes.
+
+Exit codes: 0 done (also with unreadable inputs: the report lists them),
+2 bad usage or a root that cannot be walked, 3 internal error.`,
+		Example: `  # this morning's page from yesterday's artifacts
+  gpuleak report /mnt/artifacts --since 24h -o report.html
+
+  # hosts and jobs from the layout /mnt/artifacts/HOST/JOB/...
+  gpuleak report /mnt/artifacts --group-by '{host}/{job}/...' -o report.html
+
+  # what changed since yesterday's report
+  gpuleak report /mnt/artifacts --since 24h -o today.json
+  gpuleak report /mnt/artifacts --since 24h --baseline yesterday.json -o today.md
+
+  # the weekly review
+  gpuleak report /mnt/artifacts --since 7d -o week.html`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{Err: errors.New("report needs at least one DIR or FILE"), Hint: "Run 'gpuleak report --help' for usage."}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Roots = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReport(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "write the report to `FILE` (\"-\": standard output, with --format)")
+	f.StringVarP(&opts.Format, "format", "f", "", "html, markdown (md) or json; default: from -o's extension")
+	f.StringVar(&opts.GroupBy, "group-by", "", "read host and job from each file's directories under its root: parts {host}, {job}, * (any) or a literal, a final ... for the rest, e.g. '{host}/{job}/...'")
+	f.StringVar(&opts.Since, "since", "", "keep artifacts from this long before now: 24h, 7d, 90m")
+	f.StringVar(&opts.From, "from", "", "keep artifacts from this time on: 2026-11-30, 2026-11-30T08:00:00Z (UTC when no zone)")
+	f.StringVar(&opts.To, "to", "", "keep artifacts before this time (same forms as --from)")
+	f.StringVar(&opts.Baseline, "baseline", "", "compare with an earlier report's JSON (gpuleak report --format json): leak sites new, grown, fixed, and new OOM causes")
+	f.StringVar(&opts.Tolerance, "tolerance", "10%", "with --baseline, a leak site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both")
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "jobs (groups of files) analysed at once; 0: one per core")
+	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one (as in gpuleak analyze)")
+	return c
+}
+
+func runReport(opts *ReportOptions) error {
+	if opts.Output == "" {
+		return usageErrorf("report needs -o FILE (report.html, report.md, report.json; \"-\" for standard output with --format)")
+	}
+	name := opts.Format
+	if name == "" {
+		switch strings.ToLower(filepath.Ext(opts.Output)) {
+		case ".html", ".htm":
+			name = "html"
+		case ".md", ".markdown":
+			name = "markdown"
+		case ".json":
+			name = "json"
+		default:
+			return usageErrorf("cannot tell the format from -o %q: name it .html, .md or .json, or give --format", opts.Output)
+		}
+	}
+	format, err := report.ParseDailyFormat(name)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if opts.Jobs < 0 {
+		return usageErrorf("--jobs must be 0 (one per core) or more, not %d", opts.Jobs)
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	dopt := daily.Options{Roots: opts.Roots, Workers: opts.Jobs, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
+	if opts.GroupBy != "" {
+		if dopt.Pattern, err = daily.ParsePattern(opts.GroupBy); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	if opts.Since != "" {
+		if opts.From != "" {
+			return usageErrorf("give --since or --from, not both")
+		}
+		d, err := parseSince(opts.Since)
+		if err != nil {
+			return usageErrorf("bad --since %q: %v", opts.Since, err)
+		}
+		dopt.From = now().Add(-d)
+	}
+	if opts.From != "" {
+		if dopt.From, err = parseWhen(opts.From); err != nil {
+			return usageErrorf("bad --from %q: %v", opts.From, err)
+		}
+	}
+	if opts.To != "" {
+		if dopt.To, err = parseWhen(opts.To); err != nil {
+			return usageErrorf("bad --to %q: %v", opts.To, err)
+		}
+	}
+	if !dopt.From.IsZero() && !dopt.To.IsZero() && !dopt.From.Before(dopt.To) {
+		return usageErrorf("--to (%s) must be after --from (%s)", dopt.To.Format(time.RFC3339), dopt.From.Format(time.RFC3339))
+	}
+	tol, err := parseTolerance(opts.Tolerance)
+	if err != nil {
+		return usageErrorf("bad --tolerance %q: %v", opts.Tolerance, err)
+	}
+	var base *report.Daily
+	if opts.Baseline != "" {
+		bf, err := os.Open(opts.Baseline)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		base, err = daily.ReadDaily(bf, opts.Baseline)
+		bf.Close()
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	nv, err := parseNVMLFlags(opts.TZ, "", "")
+	if err != nil {
+		return err
+	}
+	if opts.IO.ErrTTY {
+		dopt.Progress = opts.IO.ErrOut
+	}
+	d, err := daily.Run(context.Background(), dopt, AnalyzeGroup(opts.Version, nv, true))
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if base != nil {
+		daily.Compare(d, base, opts.Baseline, tol)
+	}
+	if opts.Output == "-" {
+		return report.WriteDaily(opts.IO.Out, d, format)
+	}
+	return writeFileAtomically(opts.Output, func(w io.Writer) error { return report.WriteDaily(w, d, format) })
+}
+
+// AnalyzeGroup is the daily report's seam (daily.AnalyzeFunc) implemented
+// by "gpuleak analyze": the files of one group are read and analysed
+// together, every finding kept (no --top, no --min-bytes). curves keeps
+// leak sites' live-bytes curves (report.Growth.LiveBytes) for charts.
+func AnalyzeGroup(version string, nv nvmlOptions, curves bool) daily.AnalyzeFunc {
+	return func(ctx context.Context, paths []string) (*daily.Analysis, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		filter, err := callsite.NewFrameFilter(nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+		opts := &AnalyzeOptions{IO: ios, Version: version, Paths: paths, MinKept: 4, nvml: nv, curves: curves}
+		opts.run.procs = anrun.NewProcessCollector()
+		opts.nvml.procs = opts.run.procs
+		rep, kept, unread, err := analyzeInputs(opts, filter, 0)
+		a := &daily.Analysis{Errors: unread.byPath}
+		if a.Errors == nil {
+			a.Errors = map[string]error{}
+		}
+		if err != nil {
+			if len(paths) == 1 {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					err = ie.Err
+				}
+				a.Errors[paths[0]] = err
+			}
+			return a, nil
+		}
+		rep.Findings = kept
+		rep.FindingsTotal = len(kept)
+		a.Report = rep
+		return a, nil
+	}
+}
+
+// parseSince reads a duration: Go's (90m, 24h, 1h30m) or days (7d, 1.5d).
+func parseSince(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		n, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
+		if err != nil || n <= 0 || n > 3650 {
+			return 0, fmt.Errorf("want a positive number of days up to 3650, e.g. 7d")
+		}
+		return time.Duration(n * 24 * float64(time.Hour)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration: 24h, 7d, 90m")
+	}
+	return d, nil
+}
+
+// parseWhen reads a date (UTC midnight) or an RFC 3339 time (UTC when it
+// has no zone).
+func parseWhen(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", time.DateOnly} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("want a date (2026-11-30) or a time (2026-11-30T08:00:00Z)")
+}
+
+// writeFileAtomically writes path through a temporary file beside it,
+// renamed into place once whole: a reader never sees half a report.
+func writeFileAtomically(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; a report is for others to read.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,313 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// fleet lays out testdata's real artifacts as a fleet's directory tree
+// (HOST/JOB/file, by symbolic links) and returns its root:
+//
+//	host-a/leak-job:  leak_train_loop.pickle (the leak at forward, leak_train_loop.py:11)
+//	host-a/oom-job:   oom_observer.pickle + oom_error.txt (one OOM: accumulation + memory-limit)
+//	host-b/frag-job:  fragmentation_oom.pickle + its error (OOMs: accumulation + fragmentation, fragmentation + memory-limit)
+//	host-b/nvml-job:  query_gpu.csv + query_apps.csv (one H200: processes that step up, the GPU a sawtooth)
+//	host-b/notes:     a README that is no artifact (skipped), a truncated snapshot (unreadable)
+func fleet(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	link := func(dir, src string) {
+		d := filepath.Join(root, dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(td + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(d, filepath.Base(src))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("host-a/leak-job", "pytorch/leak_train_loop.pickle")
+	link("host-a/oom-job", "pytorch/oom_observer.pickle")
+	link("host-a/oom-job", "pytorch/oom_error.txt")
+	link("host-b/frag-job", "pytorch/fragmentation_oom.pickle")
+	link("host-b/frag-job", "pytorch/fragmentation_oom_error.txt")
+	link("host-b/nvml-job", "nvml/query_gpu.csv")
+	link("host-b/nvml-job", "nvml/query_apps.csv")
+	notes := filepath.Join(root, "host-b/notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "README.md"), []byte("# what ran where\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := os.ReadFile(td + "pytorch/leak_train_loop.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "cut.pickle"), snap[:len(snap)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func dailyOf(t *testing.T, args ...string) *report.Daily {
+	t.Helper()
+	code, out, errs := run(t, nil, append([]string{"report", "-o", "-", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d report.Daily
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+func TestReportFleet(t *testing.T) {
+	root := fleet(t)
+	d := dailyOf(t, root, "--group-by", "{host}/{job}/...")
+	s := d.Summary
+	// 9 files: 7 artifacts, one README (skipped), one cut snapshot (unreadable).
+	if s.Files != 9 || s.Skipped != 1 || s.Unreadable != 1 || s.Read != 7 {
+		t.Errorf("files %d read %d skipped %d unreadable %d; want 9, 7, 1, 1", s.Files, s.Read, s.Skipped, s.Unreadable)
+	}
+	if s.Hosts != 2 || s.Jobs != 4 {
+		t.Errorf("hosts %d jobs %d; want 2 and 4 (notes holds nothing read)", s.Hosts, s.Jobs)
+	}
+	if len(d.Unreadable) != 1 || !strings.Contains(d.Unreadable[0].Error, "cut.pickle") {
+		t.Errorf("unreadable: %+v", d.Unreadable)
+	}
+	// The fixtures' README: the leak at forward (leak_train_loop.py:11), 40
+	// blocks of 2 MiB, in the leak job only.
+	var leak *report.DailyLeakSite
+	for i := range d.LeakSites {
+		if d.LeakSites[i].Site.Line == 11 && strings.HasSuffix(d.LeakSites[i].Site.File, "leak_train_loop.py") {
+			leak = &d.LeakSites[i]
+		}
+	}
+	if leak == nil {
+		t.Fatalf("no leak site at leak_train_loop.py:11 in %+v", d.LeakSites)
+	}
+	if leak.Bytes != 80<<20 || leak.Count != 40 || strings.Join(leak.Jobs, ",") != "host-a/leak-job" {
+		t.Errorf("leak site: %d bytes in %d, jobs %v; want 80 MiB in 40 at host-a/leak-job", leak.Bytes, leak.Count, leak.Jobs)
+	}
+	// Its live bytes over the trace rise from 0 to the 80 MiB or more held
+	// at a step's start (the README: one more 2 MiB block every 5 steps).
+	if len(leak.Curves) != 1 || len(leak.Curves[0].Bytes) < 100 {
+		t.Fatalf("leak curves: %d", len(leak.Curves))
+	}
+	c := leak.Curves[0].Bytes
+	if c[0] != 0 || c[len(c)-1] < 80<<20 {
+		t.Errorf("leak curve from %d to %d; want 0 to >= 80 MiB", c[0], c[len(c)-1])
+	}
+	// OOMs: the observer's (accumulation at the memory limit) and the
+	// fragmentation run's 512 MiB (fragmentation).
+	causes := map[string]bool{}
+	for _, o := range d.OOMs {
+		causes[strings.Join(o.Cause, "+")] = true
+	}
+	for _, want := range []string{"accumulation+memory-limit", "fragmentation+memory-limit"} {
+		if !causes[want] {
+			t.Errorf("no OOM of cause %s in %v", want, causes)
+		}
+	}
+	// One H200, named by its UUID in both logs; its chart has the whole
+	// GPU's curve first.
+	if len(d.GPUs) != 1 || !strings.HasPrefix(d.GPUs[0].GPU, "GPU-") || d.GPUs[0].Host != "host-b" {
+		t.Fatalf("GPUs: %+v", d.GPUs)
+	}
+	if cs := d.GPUs[0].Curves; len(cs) < 2 || !strings.HasPrefix(cs[0].Label, "whole GPU") {
+		t.Errorf("GPU curves: %d, first %+v", len(cs), cs)
+	}
+	// fragmentation_oom ends fragmented (1.5 GiB free in segments, the
+	// largest free block 8 MiB); every finding is of 2026-11-30.
+	if s.Fragmentation != 1 || strings.Join(d.Days, ",") != "2026-11-30" {
+		t.Errorf("fragmentation %d, days %v; want 1 and 2026-11-30", s.Fragmentation, d.Days)
+	}
+}
+
+func TestReportWindowAndBaseline(t *testing.T) {
+	root := fleet(t)
+	// All timed artifacts are of 2026-11-30 (UTC); a window on the day
+	// before keeps none of them, only the inputs without timestamps
+	// dated by their (today's) file times fall outside too.
+	d := dailyOf(t, root, "--from", "2026-11-29", "--to", "2026-11-30")
+	if d.Summary.Read != 0 || d.Summary.OutsideWindow != 7 || len(d.LeakSites) != 0 {
+		t.Errorf("window before the artifacts: read %d outside %d leaks %d; want 0, 7, 0", d.Summary.Read, d.Summary.OutsideWindow, len(d.LeakSites))
+	}
+	// Against a baseline without the leak job, its site is new; against
+	// itself, nothing changed.
+	base := filepath.Join(t.TempDir(), "base.json")
+	if code, _, errs := run(t, nil, "report", "-o", base, filepath.Join(root, "host-b")); code != 0 {
+		t.Fatal(errs)
+	}
+	d = dailyOf(t, root, "--baseline", base)
+	if d.Baseline == nil {
+		t.Fatal("no baseline comparison")
+	}
+	newLeak := false
+	for _, e := range d.Baseline.Leaks {
+		if e.Status == report.StatusNew && strings.Contains(e.Site, "leak_train_loop.py:11") {
+			newLeak = true
+		}
+	}
+	if !newLeak {
+		t.Errorf("leak at leak_train_loop.py:11 not new: %+v", d.Baseline.Leaks)
+	}
+	if !strings.Contains(strings.Join(d.Baseline.NewOOMCauses, ","), "accumulation+memory-limit") {
+		t.Errorf("new OOM causes %v lack accumulation+memory-limit (the baseline has only host-b's)", d.Baseline.NewOOMCauses)
+	}
+	self := filepath.Join(t.TempDir(), "self.json")
+	if code, _, errs := run(t, nil, "report", "-o", self, root); code != 0 {
+		t.Fatal(errs)
+	}
+	d = dailyOf(t, root, "--baseline", self)
+	if len(d.Baseline.Leaks) != 0 || len(d.Baseline.NewOOMCauses) != 0 {
+		t.Errorf("against itself: %+v", d.Baseline)
+	}
+}
+
+func TestReportMarkdownAndUsage(t *testing.T) {
+	root := fleet(t)
+	out := filepath.Join(t.TempDir(), "r.md")
+	if code, _, errs := run(t, nil, "report", root, "-o", out); code != 0 {
+		t.Fatal(errs)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Leaks by site across jobs", "forward (leak\\_train\\_loop.py:11)", "## Out-of-memory errors", "cause: accumulation + memory-limit", "## GPU and process memory (NVML)", "## Unreadable inputs", "cut.pickle"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", root}, "needs -o"},
+		{[]string{"report", root, "-o", "r.txt"}, "cannot tell the format"},
+		{[]string{"report", root, "-o", "-", "--format", "pdf"}, "unknown report format"},
+		{[]string{"report", root, "-o", "r.json", "--since", "yesterday"}, "bad --since"},
+		{[]string{"report", root, "-o", "r.json", "--since", "1d", "--from", "2026-11-30"}, "not both"},
+		{[]string{"report", root, "-o", "r.json", "--group-by", "{rack}/..."}, "unknown {rack}"},
+		{[]string{"report", filepath.Join(root, "absent"), "-o", "-", "--format", "json"}, "no such file"},
+	} {
+		code, _, errs := run(t, nil, c.args...)
+		if code != ExitInput || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, ExitInput, c.want)
+		}
+	}
+}
+
+// TestReportWeeklyFromDailyReports: the weekly review over daily reports'
+// JSON. Three days are made from one report of the fleet (all of
+// 2026-11-30) by changing its dates: 2026-12-01 without its leak sites, and
+// 2026-12-02 whole. The leak at leak_train_loop.py:11 leaked on the first
+// and third day: it came back; each day's three OOMs are counted on their day.
+func TestReportWeeklyFromDailyReports(t *testing.T) {
+	root := fleet(t)
+	day1 := filepath.Join(t.TempDir(), "day1.json")
+	if code, _, errs := run(t, nil, "report", root, "-o", day1); code != 0 {
+		t.Fatal(errs)
+	}
+	data, err := os.ReadFile(day1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	week := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(week, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("day1.json", data)
+	var d2 report.Daily
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(data), "2026-11-30", "2026-12-01")), &d2); err != nil {
+		t.Fatal(err)
+	}
+	d2.LeakSites = []report.DailyLeakSite{}
+	b2, err := json.Marshal(&d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("day2.json", b2)
+	write("day3.json", []byte(strings.ReplaceAll(string(data), "2026-11-30", "2026-12-02")))
+
+	d := dailyOf(t, week)
+	if strings.Join(d.Days, ",") != "2026-11-30,2026-12-01,2026-12-02" {
+		t.Errorf("days %v", d.Days)
+	}
+	var leak *report.DailyLeakSite
+	for i := range d.LeakSites {
+		if strings.Contains(d.LeakSites[i].Site.String(), "leak_train_loop.py:11") {
+			leak = &d.LeakSites[i]
+		}
+	}
+	if leak == nil {
+		t.Fatal("no leak at leak_train_loop.py:11")
+	}
+	if strings.Join(leak.Days, ",") != "2026-11-30,2026-12-02" || !leak.CameBack || leak.Persisted {
+		t.Errorf("leak days %v came back %v persisted %v; want 11-30 and 12-02, came back", leak.Days, leak.CameBack, leak.Persisted)
+	}
+	if leak.Bytes != 2*80<<20 || leak.Findings != 2 {
+		t.Errorf("leak: %d bytes in %d findings; want 160 MiB in 2", leak.Bytes, leak.Findings)
+	}
+	perDay := map[string]int{}
+	for _, c := range d.OOMsByDay {
+		perDay[c.Date] += c.Count
+	}
+	for _, day := range d.Days {
+		if perDay[day] != 3 {
+			t.Errorf("%s: %d OOMs; want 3", day, perDay[day])
+		}
+	}
+	if d.Summary.OOMs != 9 {
+		t.Errorf("%d OOMs; want 9", d.Summary.OOMs)
+	}
+	// The GPU's lowest used memory is the same each day: no creep.
+	if len(d.GPUs) != 1 || d.GPUs[0].BaselineCreepBytesPerDay == nil || *d.GPUs[0].BaselineCreepBytesPerDay != 0 {
+		t.Errorf("GPUs %+v: want one, with a creep of 0 bytes per day", d.GPUs)
+	}
+	// Without the day without it, the leak persisted.
+	if err := os.Remove(filepath.Join(week, "day2.json")); err != nil {
+		t.Fatal(err)
+	}
+	d = dailyOf(t, week)
+	for _, s := range d.LeakSites {
+		if strings.Contains(s.Site.String(), "leak_train_loop.py:11") && (!s.Persisted || s.CameBack) {
+			t.Errorf("over two days it leaked on both: persisted %v came back %v", s.Persisted, s.CameBack)
+		}
+	}
+	// A window on the last day keeps only its findings.
+	d = dailyOf(t, week, "--from", "2026-12-02", "--to", "2026-12-03")
+	if strings.Join(d.Days, ",") != "2026-12-02" || d.Summary.OOMs != 3 {
+		t.Errorf("window on 2026-12-02: days %v, %d OOMs", d.Days, d.Summary.OOMs)
+	}
+}
+
+// TestReportSameBytes: two runs over the same files write the same report,
+// whichever worker finishes first.
+func TestReportSameBytes(t *testing.T) {
+	root := fleet(t)
+	var outs []string
+	for _, jobs := range []string{"1", "2", "3"} {
+		code, out, errs := run(t, nil, "report", root, "-o", "-", "--format", "json", "--jobs", jobs, "--group-by", "{host}/{job}/...")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] || outs[1] != outs[2] {
+		t.Error("the report differs between runs with 1, 2 and 3 workers")
+	}
+}

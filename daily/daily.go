@@ -1,0 +1,849 @@
+package daily
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// Analysis is what the analysis of one group's files says.
+type Analysis struct {
+	// Report holds the inputs that were read and their findings (all of
+	// them: no --top); nil when none could be read.
+	Report *report.Report
+	// Errors are the inputs that could not be read, by path, with their
+	// positioned errors; an error that wraps parse.ErrUnknownFormat means
+	// the file is no artifact gpuleak reads (it is counted as skipped).
+	Errors map[string]error
+}
+
+// AnalyzeFunc analyses the files of one group (one job's artifacts)
+// together, as "gpuleak analyze" does. It is the one seam through which
+// the daily report reads files; an error is a failure of the whole group
+// (its files are then listed as unreadable).
+type AnalyzeFunc func(ctx context.Context, paths []string) (*Analysis, error)
+
+// Options control a report.
+type Options struct {
+	Roots   []string
+	Pattern *Pattern // --group-by; nil: each directory is a job
+	// From and To bound the artifacts kept by their own timestamps (zero:
+	// unbounded); an input without one is dated by its file's
+	// modification time.
+	From, To time.Time
+	// Workers analysing groups at once; 0: GOMAXPROCS.
+	Workers int
+	// Progress, when set, gets a line per finished group ("\r"-updated).
+	Progress io.Writer
+	Tool     report.Tool
+}
+
+// Run walks the roots, analyses every group with analyze on Workers
+// goroutines, and folds the results into the daily report. Errors: a root
+// that cannot be walked, ctx's error.
+func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, error) {
+	groups, err := Walk(opt.Roots, opt.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	total := 0
+	for _, g := range groups {
+		total += len(g.Files)
+	}
+	type result struct {
+		g   Group
+		a   *Analysis
+		err error
+	}
+	jobs := make(chan Group)
+	results := make(chan result, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for g := range jobs {
+				paths := make([]string, len(g.Files))
+				for i, f := range g.Files {
+					paths[i] = f.Path
+				}
+				a, err := analyze(ctx, paths)
+				results <- result{g, a, err}
+			}
+		})
+	}
+	// Daily reports' JSON among the files are merged, not analysed.
+	var reports []string
+	for i := range groups {
+		kept := groups[i].Files[:0]
+		for _, fl := range groups[i].Files {
+			if isDailyReport(fl.Path) {
+				reports = append(reports, fl.Path)
+				continue
+			}
+			kept = append(kept, fl)
+		}
+		groups[i].Files = kept
+	}
+	go func() {
+		defer close(jobs)
+		for _, g := range groups {
+			if len(g.Files) == 0 {
+				continue
+			}
+			select {
+			case jobs <- g:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	f := newFolder(opt)
+	f.d.Summary.Files = total
+	for _, p := range reports {
+		f.mergeDaily(p)
+	}
+	done := len(reports)
+	for r := range results {
+		f.fold(r.g, r.a, r.err)
+		done += len(r.g.Files)
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "\rgpuleak report: %d/%d files, %d/%d jobs", done, total, f.d.Summary.Jobs, len(groups))
+		}
+	}
+	if opt.Progress != nil && len(groups) > 0 {
+		fmt.Fprintln(opt.Progress)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.finish(), nil
+}
+
+// folder accumulates groups' results into the report, one at a time.
+type folder struct {
+	opt      Options
+	d        *report.Daily
+	hosts    map[string]bool
+	sites    map[string]*report.DailyLeakSite
+	siteBy   map[string]sizedPath // the finding that gave a site its message
+	gpus     map[string]*gpuAcc
+	oomDays  map[[2]string]int
+	days     map[string]bool
+	moreOOMs int
+	dated    int             // inputs dated by their file's modification time
+	merged   int             // daily reports merged (the weekly review)
+	siteJob  map[string]bool // leak sites seen in the group being folded
+}
+
+type sizedPath struct {
+	bytes int64
+	path  string
+}
+
+type gpuAcc struct {
+	g report.DailyGPU
+	// lowest used memory per day, for the baseline creep
+	low map[string]int64
+	// curves: one per series (the GPU, or a pid), from the log with the
+	// most samples; charted the GPU first, then the processes by peak.
+	curves map[string]curveCand
+}
+
+type curveCand struct {
+	c       report.DailyCurve
+	gpu     bool
+	samples int
+	peak    int64
+}
+
+// maxCurveCands bounds the series a GPU's chart chooses from.
+const maxCurveCands = 256
+
+func newFolder(opt Options) *folder {
+	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
+		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
+		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{},
+		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
+	d.Summary.Worst = []report.DailyFinding{}
+	if !opt.From.IsZero() {
+		us := opt.From.UnixMicro()
+		d.FromUs = &us
+	}
+	if !opt.To.IsZero() {
+		us := opt.To.UnixMicro()
+		d.ToUs = &us
+	}
+	return &folder{opt: opt, d: d, hosts: map[string]bool{}, sites: map[string]*report.DailyLeakSite{},
+		siteBy: map[string]sizedPath{}, siteJob: map[string]bool{}, gpus: map[string]*gpuAcc{}, oomDays: map[[2]string]int{}, days: map[string]bool{}}
+}
+
+// date is a time's UTC date.
+func date(us int64) string { return time.UnixMicro(us).UTC().Format(time.DateOnly) }
+
+// fold adds one group's analysis.
+func (f *folder) fold(g Group, a *Analysis, err error) {
+	job := report.DailyJob{Host: g.Host, Job: g.Job}
+	modUs := map[string]int64{}
+	for _, fl := range g.Files {
+		modUs[fl.Path] = fl.ModUs
+	}
+	if err != nil {
+		for _, fl := range g.Files {
+			f.unreadable(g, fl.Path, err)
+		}
+		return
+	}
+	for _, fl := range g.Files {
+		e, bad := a.Errors[fl.Path]
+		switch {
+		case !bad:
+		case errors.Is(e, parse.ErrUnknownFormat):
+			f.d.Summary.Skipped++
+		default:
+			f.unreadable(g, fl.Path, e)
+		}
+	}
+	if a.Report == nil {
+		return
+	}
+	// When each input happened: its own latest timestamp, else its file's
+	// modification time.
+	inputUs := map[string]int64{}
+	for _, in := range a.Report.Inputs {
+		if in.Error != "" {
+			continue
+		}
+		us, ok := inputTime(in)
+		if !ok {
+			us = modUs[in.Path]
+			f.dated++
+		}
+		if !f.inWindow(us) {
+			f.d.Summary.OutsideWindow++
+			continue
+		}
+		inputUs[in.Path] = us
+		job.Files++
+		f.d.Summary.Read++
+	}
+	if job.Files == 0 {
+		return
+	}
+	f.d.Summary.Jobs++
+	if g.Host != "" {
+		f.hosts[g.Host] = true
+	}
+	uuidOf := gpuUUIDs(a.Report.Findings)
+	clear(f.siteJob) // a site counts each job once
+	for _, fd := range a.Report.Findings {
+		in, ok := inputUs[fd.Path]
+		if !ok {
+			continue // outside the window
+		}
+		us := findingTime(&fd, in)
+		if !f.inWindow(us) {
+			continue
+		}
+		day := date(us)
+		f.days[day] = true
+		df := report.DailyFinding{Host: g.Host, Job: g.Job, Date: day, Finding: fd}
+		if fd.Host != "" && df.Host == "" {
+			df.Host = fd.Host
+			f.hosts[fd.Host] = true
+		}
+		job.Findings++
+		switch fd.Kind {
+		case report.KindLeak:
+			job.Leaks++
+			f.leak(g, df)
+		case report.KindOOM:
+			job.OOMs++
+			f.oom(df)
+		case report.KindTrend:
+			if fd.Classification == "growing" {
+				job.Growing++
+				f.d.Summary.Growing++
+				if fd.PID != nil {
+					f.d.Summary.GrowingProcesses++
+				}
+			}
+			f.trend(g, df, uuidOf)
+		case report.KindFragmentation:
+			f.d.Summary.Fragmentation++
+			f.d.Fragmentation = appendBounded(f.d.Fragmentation, df, report.DailyMaxItems, fragLess)
+		}
+		if worthListing(&fd) {
+			f.worst(df)
+		}
+	}
+	f.d.Jobs = appendJob(f.d.Jobs, job)
+}
+
+func (f *folder) unreadable(g Group, path string, err error) {
+	f.d.Summary.Unreadable++
+	if len(f.d.Unreadable) < report.DailyMaxItems {
+		f.d.Unreadable = append(f.d.Unreadable, report.DailyInput{Host: g.Host, Job: g.Job, Path: path, Error: err.Error()})
+	}
+}
+
+func (f *folder) inWindow(us int64) bool {
+	if !f.opt.From.IsZero() && us < f.opt.From.UnixMicro() {
+		return false
+	}
+	if !f.opt.To.IsZero() && us >= f.opt.To.UnixMicro() {
+		return false
+	}
+	return true
+}
+
+// inputTime is the latest time an input's content gives: a snapshot's
+// trace end, an NVML log's last sample.
+func inputTime(in report.Input) (int64, bool) {
+	var us int64
+	ok := false
+	pick := func(p *int64) {
+		if p != nil && *p > 0 && (!ok || *p > us) {
+			us, ok = *p, true
+		}
+	}
+	pick(in.EndUs)
+	for _, d := range in.Devices {
+		pick(d.TraceEndUs)
+	}
+	return us, ok
+}
+
+// findingTime is when a finding happened: an OOM's time, a trend's last
+// sample, a leak's last kept allocation; else its input's time.
+func findingTime(f *report.Finding, inputUs int64) int64 {
+	switch {
+	case f.OOMDetail != nil && f.TimeUs != nil && *f.TimeUs > 0:
+		return *f.TimeUs
+	case f.SeriesEndUs != nil && *f.SeriesEndUs > 0:
+		return *f.SeriesEndUs
+	case f.Growth != nil && f.Growth.LastKeptUs != nil && *f.Growth.LastKeptUs > 0:
+		return *f.Growth.LastKeptUs
+	}
+	return inputUs
+}
+
+// worthListing: the findings the summary's worst list may hold.
+func worthListing(f *report.Finding) bool {
+	switch f.Kind {
+	case report.KindOOM, report.KindLeak, report.KindFragmentation, report.KindNonPyTorch, report.KindPendingFree:
+		return true
+	case report.KindTrend:
+		return f.Classification == "growing"
+	}
+	return false
+}
+
+// worst keeps the 10 most important findings: by kind (an OOM, a leak, a
+// growing GPU or process, memory outside PyTorch, pending frees,
+// fragmentation), then bytes, then path.
+func (f *folder) worst(df report.DailyFinding) {
+	w := append(f.d.Summary.Worst, df)
+	sort.SliceStable(w, func(i, j int) bool {
+		a, b := &w[i], &w[j]
+		if worstRank(a.Kind) != worstRank(b.Kind) {
+			return worstRank(a.Kind) < worstRank(b.Kind)
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Message < b.Message
+	})
+	if len(w) > 10 {
+		w = w[:10]
+	}
+	f.d.Summary.Worst = w
+}
+
+func worstRank(k report.Kind) int {
+	for i, x := range []report.Kind{report.KindOOM, report.KindLeak, report.KindTrend, report.KindNonPyTorch, report.KindPendingFree, report.KindFragmentation} {
+		if k == x {
+			return i
+		}
+	}
+	return 9
+}
+
+func (f *folder) leak(g Group, df report.DailyFinding) {
+	f.d.Summary.Leaks++
+	f.d.Summary.LeakBytes += df.Bytes
+	k := siteKey(&df.Finding)
+	s := f.sites[k]
+	if s == nil {
+		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
+		f.sites[k] = s
+	}
+	s.Findings++
+	s.Bytes += df.Bytes
+	s.Count += df.Count
+	if gr := df.Growth; gr != nil && gr.BytesPerSecond != nil && *gr.BytesPerSecond > s.MaxBytesPerS {
+		s.MaxBytesPerS = *gr.BytesPerSecond
+	}
+	// The message of its largest finding (the first path on a tie: the
+	// page does not depend on which worker finished first).
+	if old, ok := f.siteBy[k]; !ok || df.Bytes > old.bytes || df.Bytes == old.bytes && df.Path < old.path {
+		f.siteBy[k] = sizedPath{df.Bytes, df.Path}
+		s.Message = df.Message
+	}
+	if !f.siteJob[k] {
+		f.siteJob[k] = true
+		s.JobCount++
+		s.Jobs = addBounded(s.Jobs, g.Name(), report.DailyMaxSiteJobs)
+	}
+	s.Days = addSorted(s.Days, df.Date)
+	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 {
+		// At most 8 curves a site: those of the first labels.
+		s.Curves = append(s.Curves, report.DailyCurve{Label: g.Name() + ": " + baseName(df.Path), AtUs: gr.LiveAtUs, Bytes: gr.LiveBytes})
+		sort.Slice(s.Curves, func(i, j int) bool { return s.Curves[i].Label < s.Curves[j].Label })
+		if len(s.Curves) > 8 {
+			s.Curves = s.Curves[:8]
+		}
+	}
+}
+
+// siteKey identifies a leak site across jobs and devices: the device
+// index of one job says nothing about another's.
+func siteKey(f *report.Finding) string {
+	c := *f
+	c.Device = nil
+	return report.SiteKey(&c)
+}
+
+func (f *folder) oom(df report.DailyFinding) {
+	f.d.Summary.OOMs++
+	f.oomDays[[2]string{df.Date, causeOf(&df)}]++
+	if len(f.d.OOMs) >= report.DailyMaxItems {
+		f.moreOOMs++
+	}
+	f.d.OOMs = appendBounded(f.d.OOMs, df, report.DailyMaxItems, oomLess)
+}
+
+// gpuUUIDs maps the NVML index of each GPU of one group's logs to its UUID
+// where a log gives both, so that a dmon log's "gpu 0" and a --query-gpu
+// log's UUID name one GPU.
+func gpuUUIDs(fs []report.Finding) map[string]string {
+	m := map[string]string{}
+	multi := map[string]bool{}
+	for _, f := range fs {
+		if f.Kind != report.KindTrend || f.GPU == nil || f.GPUUUID == "" {
+			continue
+		}
+		k := f.Host + "|" + fmt.Sprint(*f.GPU)
+		if u, ok := m[k]; ok && u != f.GPUUUID {
+			multi[k] = true
+		}
+		m[k] = f.GPUUUID
+	}
+	for k := range multi {
+		delete(m, k) // indices reused across machines: do not guess
+	}
+	return m
+}
+
+func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string) {
+	gpu := df.GPUUUID
+	if gpu == "" && df.GPU != nil {
+		gpu = uuidOf[df.Finding.Host+"|"+fmt.Sprint(*df.GPU)]
+		if gpu == "" {
+			gpu = fmt.Sprintf("gpu %d", *df.GPU)
+		}
+	}
+	if gpu == "" {
+		gpu = "gpu ?"
+	}
+	// A GPU is its host's; without a host, its job's.
+	k := df.Host + "\x00" + gpu
+	if df.Host == "" {
+		k = "\x00" + g.Name() + "\x00" + gpu
+	}
+	acc := f.gpus[k]
+	if acc == nil {
+		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}, curves: map[string]curveCand{}}
+		if df.Host != "" {
+			acc.g.Job = ""
+		}
+		f.gpus[k] = acc
+	}
+	if classRank(df.Classification) < classRank(acc.g.Class) || acc.g.Class == "" {
+		acc.g.Class = df.Classification
+	}
+	if df.PID == nil {
+		low := lowest(&df.Finding)
+		if old, ok := acc.low[df.Date]; !ok || low < old {
+			acc.low[df.Date] = low
+		}
+	}
+	acc.g.Series = appendBounded(acc.g.Series, df, maxSeries, seriesLess)
+	if p := df.SeriesProfile; len(p) > 1 && df.SeriesStartUs != nil && df.SeriesEndUs != nil {
+		label := "whole GPU"
+		if df.PID != nil {
+			label = fmt.Sprintf("pid %d", *df.PID)
+			if df.Process != "" {
+				label += " " + df.Process
+			}
+		}
+		// The same series in several logs of the job (pmon, pynvml,
+		// --query-compute-apps) is charted once: from the log with the
+		// most samples.
+		key := "gpu"
+		if df.PID != nil {
+			key = fmt.Sprintf("pid %d", *df.PID)
+		}
+		old, ok := acc.curves[key]
+		if (ok && df.Samples > old.samples) || (!ok && len(acc.curves) < maxCurveCands) {
+			peak := df.Bytes
+			if df.PeakBytes != nil {
+				peak = *df.PeakBytes
+			}
+			acc.curves[key] = curveCand{c: report.DailyCurve{Label: label + " (" + baseName(df.Path) + ")",
+				AtUs: spread(*df.SeriesStartUs, *df.SeriesEndUs, len(p)), Bytes: p}, gpu: df.PID == nil, samples: df.Samples, peak: peak}
+		}
+	}
+}
+
+// lowest is the least used memory a GPU's series shows: its baseline
+// between runs when it has one, else the least of its profile.
+func lowest(f *report.Finding) int64 {
+	if f.BaselineBytes != nil {
+		return *f.BaselineBytes
+	}
+	low := f.Bytes
+	for _, b := range f.SeriesProfile {
+		low = min(low, b)
+	}
+	return low
+}
+
+// spread places n points evenly from start to end: the middles of the
+// profile's n equal parts.
+func spread(start, end int64, n int) []int64 {
+	out := make([]int64, n)
+	step := float64(end-start) / float64(n)
+	for i := range out {
+		out[i] = start + int64(step*(float64(i)+0.5))
+	}
+	return out
+}
+
+func classRank(c string) int {
+	switch c {
+	case "growing":
+		return 0
+	case "step":
+		return 1
+	case "sawtooth":
+		return 2
+	case "flat":
+		return 3
+	}
+	return 4
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func addSorted(xs []string, x string) []string {
+	i := sort.SearchStrings(xs, x)
+	if i < len(xs) && xs[i] == x {
+		return xs
+	}
+	xs = append(xs, "")
+	copy(xs[i+1:], xs[i:])
+	xs[i] = x
+	return xs
+}
+
+// appendBounded keeps the n items that come first by less (a total
+// order, so that the result does not depend on the order of arrival).
+func appendBounded(xs []report.DailyFinding, x report.DailyFinding, n int, less func(a, b *report.DailyFinding) bool) []report.DailyFinding {
+	i := sort.Search(len(xs), func(i int) bool { return less(&x, &xs[i]) })
+	if i >= n {
+		return xs
+	}
+	xs = append(xs, report.DailyFinding{})
+	copy(xs[i+1:], xs[i:])
+	xs[i] = x
+	if len(xs) > n {
+		xs = xs[:n]
+	}
+	return xs
+}
+
+// maxSeries bounds the series listed for one GPU.
+const maxSeries = 32
+
+// seriesLess orders a GPU's series: the GPU's own first, then by class
+// (growing first), bytes, pid and input.
+func seriesLess(a, b *report.DailyFinding) bool {
+	if (a.PID == nil) != (b.PID == nil) {
+		return a.PID == nil
+	}
+	if classRank(a.Classification) != classRank(b.Classification) {
+		return classRank(a.Classification) < classRank(b.Classification)
+	}
+	if a.Bytes != b.Bytes {
+		return a.Bytes > b.Bytes
+	}
+	if a.PID != nil && *a.PID != *b.PID {
+		return *a.PID < *b.PID
+	}
+	return a.Path < b.Path
+}
+
+// finish sorts the sections and fills the summary.
+func (f *folder) finish() *report.Daily {
+	d := f.d
+	for day := range f.days {
+		d.Days = append(d.Days, day)
+	}
+	sort.Strings(d.Days)
+	d.Summary.Hosts = len(f.hosts)
+	d.Summary.LeakSites = len(f.sites)
+	for _, s := range f.sites {
+		s.Persisted, s.CameBack = persistence(s.Days, d.Days)
+		sort.Slice(s.Curves, func(i, j int) bool { return s.Curves[i].Label < s.Curves[j].Label })
+		d.LeakSites = append(d.LeakSites, *s)
+	}
+	sort.Slice(d.LeakSites, func(i, j int) bool {
+		a, b := &d.LeakSites[i], &d.LeakSites[j]
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return a.Key < b.Key
+	})
+	if len(d.LeakSites) > report.DailyMaxItems {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d leak sites; the %d holding the most are listed", len(d.LeakSites), report.DailyMaxItems))
+		d.LeakSites = d.LeakSites[:report.DailyMaxItems]
+	}
+	if f.moreOOMs > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d in time are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
+	}
+	for k, n := range f.oomDays {
+		d.OOMsByDay = append(d.OOMsByDay, report.DailyCount{Date: k[0], Key: k[1], Count: n})
+	}
+	sort.Slice(d.OOMsByDay, func(i, j int) bool {
+		a, b := d.OOMsByDay[i], d.OOMsByDay[j]
+		if a.Date != b.Date {
+			return a.Date < b.Date
+		}
+		return a.Key < b.Key
+	})
+	for _, acc := range f.gpus {
+		g := acc.g
+		g.BaselineCreepBytesPerDay = creep(acc.low)
+		g.Curves = chooseCurves(acc.curves, 8)
+		d.GPUs = append(d.GPUs, g)
+	}
+	d.Summary.GPUs = len(d.GPUs)
+	sort.Slice(d.GPUs, func(i, j int) bool {
+		a, b := &d.GPUs[i], &d.GPUs[j]
+		if classRank(a.Class) != classRank(b.Class) {
+			return classRank(a.Class) < classRank(b.Class)
+		}
+		if a.Host != b.Host {
+			return a.Host < b.Host
+		}
+		if a.Job != b.Job {
+			return a.Job < b.Job
+		}
+		return a.GPU < b.GPU
+	})
+	if len(d.GPUs) > report.DailyMaxItems {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d GPUs; the %d worst are listed", len(d.GPUs), report.DailyMaxItems))
+		d.GPUs = d.GPUs[:report.DailyMaxItems]
+	}
+	sort.Slice(d.Jobs, func(i, j int) bool {
+		if d.Jobs[i].Host != d.Jobs[j].Host {
+			return d.Jobs[i].Host < d.Jobs[j].Host
+		}
+		return d.Jobs[i].Job < d.Jobs[j].Job
+	})
+	sort.Slice(d.Unreadable, func(i, j int) bool { return d.Unreadable[i].Path < d.Unreadable[j].Path })
+	if f.merged > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series and fragmentation are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
+	}
+	if f.dated > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs carry no timestamps of their own (OOM messages, memory_stats, sanitizer reports): dated by their file's modification time", f.dated))
+	}
+	if d.Summary.Unreadable > len(d.Unreadable) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
+	}
+	return d
+}
+
+// causeOf is an OOM's causes joined with "+" ("unknown" without any).
+func causeOf(o *report.DailyFinding) string {
+	if o.OOMDetail != nil && len(o.Cause) > 0 {
+		return strings.Join(o.Cause, "+")
+	}
+	return "unknown"
+}
+
+// oomLess orders OOMs by time, then input and message.
+func oomLess(a, b *report.DailyFinding) bool {
+	if ta, tb := oomTime(a), oomTime(b); ta != tb {
+		return ta < tb
+	}
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.Message < b.Message
+}
+
+func oomTime(f *report.DailyFinding) int64 {
+	if f.OOMDetail != nil && f.TimeUs != nil {
+		return *f.TimeUs
+	}
+	return 0
+}
+
+// persistence: a site persisted when it leaked on every report day from
+// its first; it came back when its days have a gap.
+func persistence(siteDays, days []string) (persisted, cameBack bool) {
+	if len(siteDays) == 0 || len(days) < 2 {
+		return false, false
+	}
+	first := sort.SearchStrings(days, siteDays[0])
+	rest := days[first:]
+	if len(siteDays) == len(rest) && len(rest) >= 2 {
+		return true, false
+	}
+	// a gap: a report day between its first and last that it missed
+	last := sort.SearchStrings(days, siteDays[len(siteDays)-1])
+	return false, last-first+1 > len(siteDays)
+}
+
+// creep is the least-squares slope of a GPU's lowest used memory per day
+// (bytes per day); nil with fewer than two days.
+func creep(low map[string]int64) *float64 {
+	if len(low) < 2 {
+		return nil
+	}
+	var xs, ys []float64
+	for day, b := range low {
+		t, err := time.Parse(time.DateOnly, day)
+		if err != nil {
+			continue
+		}
+		xs = append(xs, float64(t.Unix())/86400)
+		ys = append(ys, float64(b))
+	}
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return nil
+	}
+	s := (n*sxy - sx*sy) / den
+	return &s
+}
+
+// chooseCurves picks at most n curves for a GPU's chart: the whole GPU
+// first, then processes by peak, then by label.
+func chooseCurves(m map[string]curveCand, n int) []report.DailyCurve {
+	cs := make([]curveCand, 0, len(m))
+	for _, c := range m {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if a.gpu != b.gpu {
+			return a.gpu
+		}
+		if a.peak != b.peak {
+			return a.peak > b.peak
+		}
+		return a.c.Label < b.c.Label
+	})
+	out := []report.DailyCurve{}
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].c)
+	}
+	return out
+}
+
+// InputDate is the UTC date of an input: of its own latest timestamp,
+// else of modUs (its file's modification time, µs since the epoch).
+func InputDate(in report.Input, modUs int64) string {
+	if us, ok := inputTime(in); ok {
+		return date(us)
+	}
+	return date(modUs)
+}
+
+// FindingTime is when a finding happened by its own members (an OOM's
+// time, a trend's last sample, a leak's last kept allocation); ok is false
+// when it has none.
+func FindingTime(f *report.Finding) (us int64, ok bool) {
+	us = findingTime(f, 0)
+	return us, us > 0
+}
+
+// Date is the UTC date (YYYY-MM-DD) of a time in µs since the epoch.
+func Date(us int64) string { return date(us) }
+
+// addBounded adds x to the sorted xs, keeping the n first.
+func addBounded(xs []string, x string, n int) []string {
+	xs = addSorted(xs, x)
+	if len(xs) > n {
+		xs = xs[:n]
+	}
+	return xs
+}
+
+// appendJob keeps the DailyMaxItems jobs with the most leaks, OOMs and
+// growing series, then the most findings, then by name.
+func appendJob(js []report.DailyJob, j report.DailyJob) []report.DailyJob {
+	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.Growing }
+	less := func(a, b *report.DailyJob) bool {
+		if score(a) != score(b) {
+			return score(a) > score(b)
+		}
+		if a.Findings != b.Findings {
+			return a.Findings > b.Findings
+		}
+		return jobName(a.Host, a.Job) < jobName(b.Host, b.Job)
+	}
+	i := sort.Search(len(js), func(i int) bool { return less(&j, &js[i]) })
+	if i >= report.DailyMaxItems {
+		return js
+	}
+	js = append(js, report.DailyJob{})
+	copy(js[i+1:], js[i:])
+	js[i] = j
+	if len(js) > report.DailyMaxItems {
+		js = js[:report.DailyMaxItems]
+	}
+	return js
+}

@@ -1,0 +1,164 @@
+package daily
+
+import (
+	"bytes"
+
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// isDailyReport reports whether a file is a daily report's JSON
+// (gpuleak.daily/v1), by its first bytes: the weekly review reads a week
+// of daily reports as well as a week of artifacts.
+func isDailyReport(path string) bool {
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		return false
+	}
+	defer in.Close()
+	head, err := in.Head()
+	if err != nil {
+		return false
+	}
+	head = bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(head) == 0 || head[0] != '{' {
+		return false
+	}
+	// gpuleak writes "schema" first; another tool may reorder members:
+	// the schema's value anywhere in the first bytes read (64 KiB) will do.
+	return bytes.Contains(head, []byte(`"schema"`)) && bytes.Contains(head, []byte(`"`+report.DailySchema+`"`))
+}
+
+// mergeDaily folds an earlier daily report into this one: its findings
+// dated inside the window, its leak sites (their days and jobs joined with
+// this report's), its OOMs and their counts per day, its GPUs' series and
+// lowest memory per day, its fragmentation and unreadable inputs.
+func (f *folder) mergeDaily(path string) {
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		f.unreadable(Group{}, path, err)
+		return
+	}
+	d, err := ReadDaily(in.Reader(), path)
+	in.Close()
+	if err != nil {
+		f.unreadable(Group{}, path, err)
+		return
+	}
+	f.d.Summary.Read++
+	f.d.Summary.Skipped += d.Summary.Skipped
+	f.d.Summary.Unreadable += d.Summary.Unreadable
+	for _, u := range d.Unreadable {
+		if len(f.d.Unreadable) < report.DailyMaxItems {
+			f.d.Unreadable = append(f.d.Unreadable, u)
+		}
+	}
+	f.merged++
+	for _, day := range d.Days {
+		if f.dayInWindow(day) {
+			f.days[day] = true
+		}
+	}
+	jobs := map[string]bool{}
+	for _, j := range d.Jobs {
+		jobs[jobName(j.Host, j.Job)] = true
+		if j.Host != "" {
+			f.hosts[j.Host] = true
+		}
+	}
+	f.d.Summary.Jobs += len(jobs)
+	for _, s := range d.LeakSites {
+		var days []string
+		for _, day := range s.Days {
+			if f.dayInWindow(day) {
+				days = append(days, day)
+			}
+		}
+		if len(days) == 0 {
+			continue
+		}
+		acc := f.sites[s.Key]
+		if acc == nil {
+			c := s
+			c.Jobs, c.Days, c.Curves = []string{}, []string{}, []report.DailyCurve{}
+			c.Findings, c.Bytes, c.Count, c.MaxBytesPerS, c.JobCount = 0, 0, 0, 0, 0
+			acc = &c
+			f.sites[s.Key] = acc
+		}
+		f.d.Summary.Leaks += s.Findings
+		f.d.Summary.LeakBytes += s.Bytes
+		acc.Findings += s.Findings
+		acc.Bytes += s.Bytes
+		acc.Count += s.Count
+		acc.MaxBytesPerS = max(acc.MaxBytesPerS, s.MaxBytesPerS)
+		// Its jobs are another day's: counted again, as the days are.
+		acc.JobCount += s.JobCount
+		for _, j := range s.Jobs {
+			acc.Jobs = addBounded(acc.Jobs, j, report.DailyMaxSiteJobs)
+		}
+		for _, day := range days {
+			acc.Days = addSorted(acc.Days, day)
+		}
+		if acc.Message == "" {
+			acc.Message = s.Message
+		}
+	}
+	for _, o := range d.OOMs {
+		if f.dayInWindow(o.Date) {
+			f.d.OOMs = appendBounded(f.d.OOMs, o, report.DailyMaxItems, oomLess)
+		}
+	}
+	// The counts per day cover OOMs beyond those the report lists.
+	for _, c := range d.OOMsByDay {
+		if f.dayInWindow(c.Date) {
+			f.oomDays[[2]string{c.Date, c.Key}] += c.Count
+			f.d.Summary.OOMs += c.Count
+		}
+	}
+	if f.d.Summary.OOMs > len(f.d.OOMs) {
+		f.moreOOMs = f.d.Summary.OOMs - len(f.d.OOMs)
+	}
+	for _, g := range d.GPUs {
+		for _, s := range g.Series {
+			if !f.dayInWindow(s.Date) {
+				continue
+			}
+			if s.Classification == "growing" {
+				f.d.Summary.Growing++
+				if s.PID != nil {
+					f.d.Summary.GrowingProcesses++
+				}
+			}
+			f.trend(Group{Host: g.Host, Job: g.Job}, s, map[string]string{})
+		}
+	}
+	for _, fr := range d.Fragmentation {
+		if f.dayInWindow(fr.Date) {
+			f.d.Summary.Fragmentation++
+			f.d.Fragmentation = appendBounded(f.d.Fragmentation, fr, report.DailyMaxItems, fragLess)
+		}
+	}
+	for _, w := range d.Summary.Worst {
+		if f.dayInWindow(w.Date) {
+			f.worst(w)
+		}
+	}
+}
+
+// dayInWindow: a date (YYYY-MM-DD, UTC) overlaps the window.
+func (f *folder) dayInWindow(day string) bool {
+	if !f.opt.From.IsZero() && day < date(f.opt.From.UnixMicro()) {
+		return false
+	}
+	if !f.opt.To.IsZero() && day > date(f.opt.To.UnixMicro()-1) {
+		return false
+	}
+	return true
+}
+
+func fragLess(a, b *report.DailyFinding) bool {
+	if a.Bytes != b.Bytes {
+		return a.Bytes > b.Bytes
+	}
+	return a.Path < b.Path
+}

@@ -1,0 +1,412 @@
+// Package export writes what gpuleak reads and finds as files for query
+// engines (DuckDB, Spark, Trino): every parsed table of every artifact under
+// the roots (a snapshot's segments, blocks, events, frames and stacks; an
+// NVML log's samples; a compute-sanitizer report's records; an OOM
+// message's facts; a profiler trace's tables) with two columns added, job
+// and path, and a findings table, one row per finding. Files are Parquet
+// (Zstd; arrow-go's pqarrow writer; time columns are timestamp[us, UTC]
+// where the parsers give them) or Arrow IPC, laid out in Hive partitions:
+//
+//	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+//
+// date is the UTC date of the artifact (the same date the daily report
+// gives it: its own latest timestamp, else its file's modification time),
+// host the artifact's host (--group-by, DCGM or gpustat labels) or
+// "unknown". Partition values are escaped as Hive escapes them (%XX).
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/gpuleak/gpuleak/daily"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// Format is the file format of an export.
+type Format string
+
+// Export formats.
+const (
+	Parquet Format = "parquet"
+	Arrow   Format = "arrow" // Arrow IPC files (.arrow)
+)
+
+// Emit takes one record batch of a parsed table (the table's name, as its
+// package documents it: segments, samples, records, ...). It does not
+// keep rec past the call.
+type Emit func(table string, rec arrow.RecordBatch) error
+
+// TablesFunc reads one artifact and emits its parsed tables' batches: the
+// seam through which export reads files. Errors are the parsers'
+// positioned errors.
+type TablesFunc func(ctx context.Context, path string, emit Emit) error
+
+// Options control an export.
+type Options struct {
+	Roots   []string
+	Pattern *daily.Pattern
+	Out     string
+	Format  Format
+	Workers int
+}
+
+// Summary counts what an export wrote.
+type Summary struct {
+	Files, Exported, Skipped, Unreadable int
+	// Rows by table.
+	Rows map[string]int64
+	// Parts: files written.
+	Parts int
+	// Errors: the first unreadable inputs (at most 20), with their errors.
+	Errors []string
+}
+
+// Run exports every artifact under the roots: the findings of each group
+// (by analyze, the daily report's seam) and every input's tables (by
+// tables). Errors: a root that cannot be walked, an output that cannot be
+// written, ctx's error; an unreadable input is counted and listed, not an
+// error.
+func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables TablesFunc) (*Summary, error) {
+	if opt.Format != Parquet && opt.Format != Arrow {
+		return nil, fmt.Errorf("unknown export format %q (choose parquet or arrow)", opt.Format)
+	}
+	groups, err := daily.Walk(opt.Roots, opt.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	e := &exporter{opt: opt, sum: Summary{Rows: map[string]int64{}}}
+	ch := make(chan daily.Group)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for g := range ch {
+				if err := e.group(ctx, g, analyze, tables); err != nil {
+					e.fail(err)
+				}
+			}
+		})
+	}
+	for _, g := range groups {
+		if e.failed() != nil || ctx.Err() != nil {
+			break
+		}
+		ch <- g
+	}
+	close(ch)
+	wg.Wait()
+	if err := e.failed(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &e.sum, nil
+}
+
+type exporter struct {
+	opt  Options
+	part atomic.Int64
+	mu   sync.Mutex
+	sum  Summary
+	err  error
+}
+
+func (e *exporter) fail(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *exporter) failed() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// group exports one group: its findings, then each readable input's tables.
+func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.AnalyzeFunc, tables TablesFunc) error {
+	paths := make([]string, len(g.Files))
+	modUs := map[string]int64{}
+	for i, f := range g.Files {
+		paths[i] = f.Path
+		modUs[f.Path] = f.ModUs
+	}
+	a, err := analyze(ctx, paths)
+	if err != nil {
+		return err
+	}
+	var skipped, unreadable int
+	var errs []string
+	for _, p := range paths {
+		if err, bad := a.Errors[p]; bad {
+			if errors.Is(err, parse.ErrUnknownFormat) {
+				skipped++
+			} else {
+				unreadable++
+				errs = append(errs, err.Error())
+			}
+		}
+	}
+	rows := map[string]int64{}
+	exported := 0
+	if a.Report != nil {
+		dates := map[string]string{}
+		for _, in := range a.Report.Inputs {
+			if in.Error != "" {
+				continue
+			}
+			dates[in.Path] = daily.InputDate(in, modUs[in.Path])
+		}
+		if err := e.findings(g, a.Report.Findings, dates, rows); err != nil {
+			return err
+		}
+		for _, in := range a.Report.Inputs {
+			if in.Error != "" {
+				continue
+			}
+			host := g.Host
+			if h := hostOf(a.Report.Findings, in.Path); host == "" && h != "" {
+				host = h
+			}
+			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, tables, rows); err != nil {
+				var pe *parse.Error
+				if errors.As(err, &pe) {
+					unreadable++
+					errs = append(errs, err.Error())
+					continue
+				}
+				return err
+			}
+			exported++
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sum.Files += len(paths)
+	e.sum.Exported += exported
+	e.sum.Skipped += skipped
+	e.sum.Unreadable += unreadable
+	for k, n := range rows {
+		e.sum.Rows[k] += n
+	}
+	for _, s := range errs {
+		if len(e.sum.Errors) < 20 {
+			e.sum.Errors = append(e.sum.Errors, s)
+		}
+	}
+	return nil
+}
+
+// hostOf: the host an NVML log names (DCGM, gpustat), from its findings.
+func hostOf(fs []report.Finding, path string) string {
+	for _, f := range fs {
+		if f.Path == path && f.Host != "" {
+			return f.Host
+		}
+	}
+	return ""
+}
+
+// tables writes one input's parsed tables, one part file per table.
+func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, tables TablesFunc, rows map[string]int64) error {
+	ws := map[string]*partWriter{}
+	defer func() {
+		for _, w := range ws {
+			w.abort()
+		}
+	}()
+	err := tables(ctx, path, func(table string, rec arrow.RecordBatch) error {
+		w := ws[table]
+		if w == nil {
+			var err error
+			if w, err = e.newPart(table, date, host, withColumns(rec.Schema())); err != nil {
+				return err
+			}
+			ws[table] = w
+		}
+		out := addColumns(rec, g.Job, path)
+		defer out.Release()
+		rows[table] += rec.NumRows()
+		return w.write(out)
+	})
+	if err != nil {
+		return err
+	}
+	for t, w := range ws {
+		delete(ws, t)
+		if err := w.close(); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		e.sum.Parts++
+		e.mu.Unlock()
+	}
+	return nil
+}
+
+// withColumns is a table's schema with job and path added.
+func withColumns(s *arrow.Schema) *arrow.Schema {
+	fs := append(append([]arrow.Field(nil), s.Fields()...),
+		arrow.Field{Name: "job", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "path", Type: arrow.BinaryTypes.String})
+	md := s.Metadata()
+	return arrow.NewSchema(fs, &md)
+}
+
+func addColumns(rec arrow.RecordBatch, job, path string) arrow.RecordBatch {
+	n := int(rec.NumRows())
+	job1, path1 := constant(job, n), constant(path, n)
+	defer job1.Release()
+	defer path1.Release()
+	cols := append(append([]arrow.Array(nil), rec.Columns()...), job1, path1)
+	return array.NewRecordBatch(withColumns(rec.Schema()), cols, int64(n))
+}
+
+func constant(s string, n int) arrow.Array {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Reserve(n)
+	for range n {
+		b.Append(s)
+	}
+	return b.NewArray()
+}
+
+// partWriter writes one part file, through a temporary name renamed into
+// place when whole.
+type partWriter struct {
+	f    *os.File
+	path string
+	pq   *pqarrow.FileWriter
+	ipc  *ipc.FileWriter
+}
+
+func (e *exporter) newPart(table, date, host string, schema *arrow.Schema) (*partWriter, error) {
+	if host == "" {
+		host = "unknown"
+	}
+	dir := filepath.Join(e.opt.Out, "table="+Escape(table), "date="+Escape(date), "host="+Escape(host))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ext := ".parquet"
+	if e.opt.Format == Arrow {
+		ext = ".arrow"
+	}
+	name := filepath.Join(dir, fmt.Sprintf("part-%d%s", e.part.Add(1)-1, ext))
+	f, err := os.CreateTemp(dir, ".part-*")
+	if err != nil {
+		return nil, err
+	}
+	w := &partWriter{f: f, path: name}
+	if e.opt.Format == Arrow {
+		w.ipc, err = ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithZstd())
+	} else {
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true))
+		w.pq, err = pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return w, nil
+}
+
+func (w *partWriter) write(rec arrow.RecordBatch) error {
+	var err error
+	if w.ipc != nil {
+		err = w.ipc.Write(rec)
+	} else {
+		err = w.pq.WriteBuffered(rec)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	return nil
+}
+
+func (w *partWriter) close() error {
+	var err error
+	if w.ipc != nil {
+		err = w.ipc.Close()
+	} else {
+		err = w.pq.Close() // closes the file too
+	}
+	if w.ipc != nil {
+		if cerr := w.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	if err := os.Rename(w.f.Name(), w.path); err != nil {
+		return err
+	}
+	w.f = nil
+	return nil
+}
+
+// abort drops a part that was not closed (an input that failed midway).
+func (w *partWriter) abort() {
+	if w.f == nil {
+		return
+	}
+	if w.ipc != nil {
+		w.ipc.Close()
+	} else if w.pq != nil {
+		w.pq.Close()
+	}
+	w.f.Close()
+	os.Remove(w.f.Name())
+	w.f = nil
+}
+
+// Escape escapes a Hive partition value: the characters Hive escapes
+// (path separators, =, %, control characters, ...) become %XX.
+func Escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	switch s {
+	case "":
+		return "unknown"
+	case ".", "..":
+		return strings.Repeat("%2E", len(s))
+	}
+	return b.String()
+}

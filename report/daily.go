@@ -1,0 +1,177 @@
+package report
+
+// DailySchema is the value of the "schema" member of the daily report's
+// JSON (gpuleak report --format json). Members may be added within v1.
+const DailySchema = "gpuleak.daily/v1"
+
+// Daily is the daily memory report: what a directory of many jobs' and
+// hosts' artifacts says, by section (package daily builds it; report/html.go,
+// report/daily_markdown.go and DailyJSON render it). Sizes are bytes, times
+// microseconds since the Unix epoch, dates YYYY-MM-DD in UTC.
+type Daily struct {
+	Schema string `json:"schema"`
+	Tool   Tool   `json:"tool"`
+	// Roots are the directories and files given.
+	Roots []string `json:"roots"`
+	// FromUs and ToUs bound the artifacts kept (--since, --from, --to);
+	// null: unbounded.
+	FromUs *int64 `json:"from_us"`
+	ToUs   *int64 `json:"to_us"`
+	// Days are the dates the kept artifacts' own timestamps fall on, in order.
+	Days []string `json:"days"`
+
+	Summary DailySummary `json:"summary"`
+	// Jobs, by host then job: those with the most leaks, OOMs and growing
+	// series (at most DailyMaxItems; Summary.Jobs counts all).
+	Jobs []DailyJob `json:"jobs"`
+	// LeakSites: findings of kind leak grouped by site across jobs, the
+	// most bytes first (at most DailyMaxItems; Summary.LeakSites counts all).
+	LeakSites []DailyLeakSite `json:"leak_sites"`
+	// OOMs: each out-of-memory error with its cause, in time order.
+	OOMs []DailyFinding `json:"ooms"`
+	// OOMsByDay counts OOMs per date and cause (the causes joined with "+").
+	OOMsByDay []DailyCount `json:"ooms_by_day"`
+	// GPUs: each GPU's and its processes' NVML trends, the worst first.
+	GPUs []DailyGPU `json:"gpus"`
+	// Fragmentation findings, the most free bytes first.
+	Fragmentation []DailyFinding `json:"fragmentation"`
+	// Unreadable inputs with their positioned errors.
+	Unreadable []DailyInput `json:"unreadable"`
+	// Baseline compares with --baseline; absent without one.
+	Baseline *DailyBaseline `json:"baseline,omitempty"`
+	// Warnings about the run as a whole (limits reached, dates taken from
+	// file times).
+	Warnings []string `json:"warnings"`
+}
+
+// DailyMaxItems bounds each listed section of a daily report; the summary
+// counts every item.
+const DailyMaxItems = 200
+
+// DailyMaxSiteJobs bounds the jobs a leak site lists.
+const DailyMaxSiteJobs = 50
+
+// DailySummary is the top of the page.
+type DailySummary struct {
+	// Files found under the roots; Read were analysed; Skipped hold no
+	// format gpuleak reads (by content); Unreadable could not be read;
+	// OutsideWindow were read but dated outside --since/--from/--to.
+	Files         int `json:"files"`
+	Read          int `json:"read"`
+	Skipped       int `json:"skipped"`
+	Unreadable    int `json:"unreadable"`
+	OutsideWindow int `json:"outside_window"`
+	Jobs          int `json:"jobs"`
+	Hosts         int `json:"hosts"`
+	GPUs          int `json:"gpus"`
+	// Leaks counts leak findings, LeakSites the distinct sites among them.
+	Leaks     int   `json:"leaks"`
+	LeakSites int   `json:"leak_sites"`
+	LeakBytes int64 `json:"leak_bytes"`
+	OOMs      int   `json:"ooms"`
+	// Growing counts NVML series (GPUs and processes) classified growing,
+	// GrowingProcesses those of a process.
+	Growing          int `json:"growing"`
+	GrowingProcesses int `json:"growing_processes"`
+	Fragmentation    int `json:"fragmentation"`
+	// Worst: one line per most important finding, worst first (at most 10).
+	Worst []DailyFinding `json:"worst"`
+}
+
+// DailyJob is one job's (group's) artifacts.
+type DailyJob struct {
+	Host     string `json:"host"`
+	Job      string `json:"job"`
+	Files    int    `json:"files"`
+	Leaks    int    `json:"leaks"`
+	OOMs     int    `json:"ooms"`
+	Growing  int    `json:"growing"`
+	Findings int    `json:"findings"`
+}
+
+// DailyFinding is one finding of one job: the gpuleak.report/v1 finding
+// with where it came from and the date it happened.
+type DailyFinding struct {
+	Host string `json:"host"`
+	Job  string `json:"job"`
+	Date string `json:"date"`
+	Finding
+}
+
+// DailyLeakSite is one leaking call site across jobs.
+type DailyLeakSite struct {
+	// Key identifies the site across runs (SiteKey).
+	Key   string  `json:"key"`
+	Site  Frame   `json:"site"`
+	Stack []Frame `json:"stack"`
+	// Jobs that leaked here, "host/job" (or "job"), sorted: the first
+	// DailyMaxSiteJobs; JobCount counts them all.
+	Jobs     []string `json:"jobs"`
+	JobCount int      `json:"job_count"`
+	// Days the site leaked on, in order; CameBack is set when they have a
+	// gap (it leaked, stopped, and leaked again), Persisted when it leaked
+	// on every day of the report's Days from its first.
+	Days      []string `json:"days"`
+	Persisted bool     `json:"persisted"`
+	CameBack  bool     `json:"came_back"`
+	Findings  int      `json:"findings"`
+	// Bytes adds up the findings' bytes held at the end; MaxBytesPerS is
+	// the fastest growth among them.
+	Bytes        int64   `json:"bytes"`
+	Count        int     `json:"count"`
+	MaxBytesPerS float64 `json:"max_bytes_per_s"`
+	// Curves: the site's live bytes over each trace (at most 8).
+	Curves []DailyCurve `json:"curves"`
+	// Message of its largest finding.
+	Message string `json:"message"`
+}
+
+// DailyCurve is one series for a chart: bytes at times (µs since the epoch).
+type DailyCurve struct {
+	Label string  `json:"label"`
+	AtUs  []int64 `json:"at_us"`
+	Bytes []int64 `json:"bytes"`
+}
+
+// DailyGPU is one GPU of one host (or job, when no host is known): its
+// trend and its processes'.
+type DailyGPU struct {
+	Host string `json:"host"`
+	Job  string `json:"job"`
+	// GPU names it: its UUID, else "gpu N" (NVML index).
+	GPU string `json:"gpu"`
+	// Class is the worst classification among its series (growing first).
+	Class string `json:"class"`
+	// BaselineCreepBytesPerDay: how much its lowest used memory rose per
+	// day across the report's days (null: seen on fewer than two days).
+	BaselineCreepBytesPerDay *float64 `json:"baseline_creep_bytes_per_day"`
+	// Series: the GPU's own trend findings and its processes', the worst first.
+	Series []DailyFinding `json:"series"`
+	// Curves: used memory over time (up to 48 points per series).
+	Curves []DailyCurve `json:"curves"`
+}
+
+// DailyInput is an input that could not be read.
+type DailyInput struct {
+	Host  string `json:"host"`
+	Job   string `json:"job"`
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// DailyCount is a count for one date and key.
+type DailyCount struct {
+	Date  string `json:"date"`
+	Key   string `json:"key"`
+	Count int    `json:"count"`
+}
+
+// DailyBaseline compares the report with an earlier one (--baseline).
+type DailyBaseline struct {
+	Path string `json:"path"`
+	// Leaks: leak sites new, grown, fixed or shrunk since the baseline
+	// (same ones left out), as "gpuleak diff" compares them.
+	Leaks []DiffEntry `json:"leaks"`
+	// NewOOMCauses: OOM causes seen now and not in the baseline.
+	NewOOMCauses []string `json:"new_oom_causes"`
+}

@@ -1,0 +1,114 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeDailyMarkdown writes the daily report's sections as Markdown (the
+// page's, without charts), for a chat message or a wiki.
+func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
+	v := newDailyView(d)
+	b := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("# %s\n\n%s\n\n## Summary\n\n", mdText(v.Title), mdText(v.Window))
+	for _, c := range v.Cards {
+		p("- **%s** %s\n", mdText(c.Value), mdText(c.Label))
+	}
+	p("\n")
+	if len(v.Worst) == 0 {
+		p("Nothing leaked, ran out of memory or grew.\n")
+	}
+	for i, s := range v.Worst {
+		p("%d. %s\n", i+1, mdText(s))
+	}
+	if len(v.Baseline) > 0 {
+		p("\n## Since %s\n\n", mdText(d.Baseline.Path))
+		for _, s := range v.Baseline {
+			p("- %s\n", mdText(s))
+		}
+	}
+	p("\n## Leaks by site across jobs\n\n")
+	if len(v.Leaks) == 0 {
+		p("No leak.\n")
+	}
+	for _, l := range v.Leaks {
+		p("### %s\n\n", mdText(l.Title))
+		for _, s := range l.Lines {
+			p("- %s\n", mdText(s))
+		}
+		if l.Stack != "" {
+			p("- stack: `%s`\n", mdCode(l.Stack))
+		}
+		p("\n")
+	}
+	p("\n## Out-of-memory errors\n\n")
+	if len(v.OOMs) == 0 {
+		p("No OOM.\n")
+	}
+	for _, o := range v.OOMs {
+		p("### %s\n\n", mdText(o.Title))
+		for _, s := range o.Lines {
+			p("- %s\n", mdText(s))
+		}
+		for _, bar := range o.Bars {
+			p("- %s: %s\n", mdText(bar.Label), IBytes(bar.Bytes))
+		}
+		p("\n")
+	}
+	if len(v.OOMDays) > 0 {
+		p("| date | cause | OOMs |\n|---|---|---|\n")
+		for _, r := range v.OOMDays {
+			p("| %s | %s | %s |\n", mdCell(r[0]), mdCell(r[1]), mdCell(r[2]))
+		}
+	}
+	p("\n## GPU and process memory (NVML)\n\n")
+	if len(v.GPUs) == 0 {
+		p("No NVML sample log.\n")
+	}
+	for _, g := range v.GPUs {
+		p("### %s\n\n", mdText(g.Title))
+		for _, s := range g.Lines {
+			p("- %s\n", mdText(s))
+		}
+		p("\n| series | trend | last | peak | slope | time to OOM | log |\n|---|---|---|---|---|---|---|\n")
+		for _, r := range g.Rows {
+			cells := make([]string, len(r))
+			for i, c := range r {
+				cells[i] = mdCell(c)
+			}
+			p("| %s |\n", strings.Join(cells, " | "))
+		}
+		p("\n")
+	}
+	p("\n## Fragmentation\n\n")
+	if len(v.Frag) == 0 {
+		p("No fragmented segments.\n")
+	}
+	for _, f := range v.Frag {
+		p("### %s\n\n", mdText(f.Title))
+		for _, s := range f.Lines {
+			p("- %s\n", mdText(s))
+		}
+		for _, bar := range f.Bars {
+			p("- %s: %s\n", mdText(bar.Label), IBytes(bar.Bytes))
+		}
+		p("\n")
+	}
+	p("\n## Unreadable inputs\n\n")
+	if len(d.Unreadable) == 0 {
+		p("None.\n")
+	}
+	for _, u := range d.Unreadable {
+		p("- `%s`: %s\n", mdCode(u.Path), mdText(u.Error))
+	}
+	if len(d.Warnings) > 0 {
+		p("\n## Warnings\n\n")
+		for _, s := range d.Warnings {
+			p("- %s\n", mdText(s))
+		}
+	}
+	return b.Flush()
+}

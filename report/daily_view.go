@@ -1,0 +1,279 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// ParseDailyFormat returns the output format named s for the daily
+// report (one that renders DocDaily: html, markdown, json; "md" is
+// markdown), or an error naming the choices.
+func ParseDailyFormat(s string) (Format, error) {
+	if s == "md" {
+		s = string(FormatMarkdown)
+	}
+	if err := Check(Format(s), DocDaily); err != nil {
+		return "", fmt.Errorf("unknown report format %q (choose %s)", s, FormatNames(Formats(DocDaily)))
+	}
+	return Format(s), nil
+}
+
+// WriteDaily renders d in format f: Write of a DocDaily document.
+func WriteDaily(w io.Writer, d *Daily, f Format) error {
+	return Write(w, Document{Kind: DocDaily, Daily: d}, f, Options{})
+}
+
+func writeDailyJSON(w io.Writer, d *Daily, _ Options) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// The view: what both the page and the Markdown show, computed once.
+
+type dailyView struct {
+	D        *Daily
+	Title    string
+	Window   string
+	Cards    []card
+	Worst    []string
+	Leaks    []leakView
+	OOMs     []oomView
+	OOMDays  [][]string // date, cause, count
+	GPUs     []gpuView
+	Frag     []fragView
+	Baseline []string
+}
+
+type card struct {
+	Label, Value string
+	Alert        bool
+}
+
+type leakView struct {
+	S     *DailyLeakSite
+	Title string
+	Lines []string
+	Stack string
+}
+
+type oomView struct {
+	F     *DailyFinding
+	Title string
+	Lines []string
+	Bars  []barValue
+}
+
+type barValue struct {
+	Label string
+	Bytes int64
+}
+
+type gpuView struct {
+	G     *DailyGPU
+	Title string
+	Lines []string
+	Rows  [][]string // series: name, class, last, peak, slope, time to OOM, input
+}
+
+type fragView struct {
+	F     *DailyFinding
+	Title string
+	Lines []string
+	Bars  []barValue
+}
+
+func jobOf(host, job string) string {
+	switch {
+	case host == "":
+		return job
+	case job == "":
+		return host
+	}
+	return host + "/" + job
+}
+
+func clockUs(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func newDailyView(d *Daily) *dailyView {
+	v := &dailyView{D: d, Title: "GPU memory report"}
+	switch {
+	case len(d.Days) == 1:
+		v.Title += " — " + d.Days[0]
+	case len(d.Days) > 1:
+		v.Title += " — " + d.Days[0] + " to " + d.Days[len(d.Days)-1]
+	}
+	var win []string
+	if d.FromUs != nil {
+		win = append(win, "from "+clockUs(*d.FromUs))
+	}
+	if d.ToUs != nil {
+		win = append(win, "to "+clockUs(*d.ToUs))
+	}
+	if len(win) == 0 {
+		win = append(win, "all dates")
+	}
+	v.Window = strings.Join(win, " ") + "; " + strings.Join(d.Roots, ", ")
+	s := d.Summary
+	v.Cards = []card{
+		{"jobs", fmt.Sprint(s.Jobs), false},
+		{"GPUs", fmt.Sprint(s.GPUs), false},
+		{"leaks", fmt.Sprintf("%d at %d sites", s.Leaks, s.LeakSites), s.Leaks > 0},
+		{"OOMs", fmt.Sprint(s.OOMs), s.OOMs > 0},
+		{"growing GPUs and processes", fmt.Sprint(s.Growing), s.Growing > 0},
+		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},
+		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), false},
+		{"unreadable", fmt.Sprint(s.Unreadable), s.Unreadable > 0},
+	}
+	if s.Hosts > 0 {
+		v.Cards = append(v.Cards[:1], append([]card{{"hosts", fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
+	}
+	for _, f := range s.Worst {
+		v.Worst = append(v.Worst, fmt.Sprintf("[%s] %s", jobOf(f.Host, f.Job), f.Message))
+	}
+	for i := range d.LeakSites {
+		l := &d.LeakSites[i]
+		lv := leakView{S: l, Title: l.Site.String()}
+		rate := ""
+		if l.MaxBytesPerS > 0 {
+			rate = fmt.Sprintf(", up to %s/s", IBytes(int64(l.MaxBytesPerS)))
+		}
+		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %d allocations held at the end, from %d finding(s) in %d job(s)%s", IBytes(l.Bytes), l.Count, l.Findings, l.JobCount, rate))
+		jobs := "jobs: " + strings.Join(l.Jobs, ", ")
+		if more := l.JobCount - len(l.Jobs); more > 0 {
+			jobs += fmt.Sprintf(" and %d more", more)
+		}
+		lv.Lines = append(lv.Lines, jobs)
+		days := "days: " + strings.Join(l.Days, ", ")
+		switch {
+		case l.Persisted:
+			days += " (persisted: every day since its first)"
+		case l.CameBack:
+			days += " (came back after a day without it)"
+		}
+		lv.Lines = append(lv.Lines, days, l.Message)
+		var st []string
+		for _, fr := range l.Stack {
+			st = append(st, fr.String())
+		}
+		lv.Stack = strings.Join(st, " < ")
+		v.Leaks = append(v.Leaks, lv)
+	}
+	for i := range d.OOMs {
+		f := &d.OOMs[i]
+		ov := oomView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), baseOf(f.Path))}
+		if f.OOMDetail != nil {
+			cause := "unknown"
+			if len(f.Cause) > 0 {
+				cause = strings.Join(f.Cause, " + ")
+			}
+			when := ""
+			if f.TimeUs != nil && *f.TimeUs > 0 {
+				when = " at " + clockUs(*f.TimeUs)
+			}
+			ov.Title = "cause: " + cause + " — " + ov.Title
+			ov.Lines = append(ov.Lines, fmt.Sprintf("%s%s, %s", f.Date, when, f.Path))
+			add := func(label string, p *int64) {
+				if p != nil {
+					ov.Bars = append(ov.Bars, barValue{label, *p})
+				}
+			}
+			add("requested", f.RequestedBytes)
+			if f.AllocatorMemory != nil {
+				add("allocated by PyTorch", f.AllocatedBytes)
+				add("reserved but unallocated", f.ReservedUnallocatedBytes)
+				add("reserved", f.ReservedBytes)
+			}
+			add("allowed (memory fraction)", f.AllowedBytes)
+			if f.DeviceFreeBytes != nil {
+				// Off the scale of the others on a large GPU: said, not drawn.
+				ov.Lines = append(ov.Lines, "free on the GPU then: "+IBytes(*f.DeviceFreeBytes))
+			}
+		}
+		ov.Lines = append(ov.Lines, f.Message)
+		v.OOMs = append(v.OOMs, ov)
+	}
+	for _, c := range d.OOMsByDay {
+		v.OOMDays = append(v.OOMDays, []string{c.Date, c.Key, fmt.Sprint(c.Count)})
+	}
+	for i := range d.GPUs {
+		g := &d.GPUs[i]
+		gv := gpuView{G: g, Title: fmt.Sprintf("%s — %s", jobOf(g.Host, g.Job), g.GPU)}
+		gv.Lines = append(gv.Lines, "worst trend: "+g.Class)
+		if c := g.BaselineCreepBytesPerDay; c != nil {
+			gv.Lines = append(gv.Lines, fmt.Sprintf("lowest used memory moved %s per day across the report's days", signedIBytes(int64(*c))))
+		}
+		for j := range g.Series {
+			f := &g.Series[j]
+			name := "whole GPU"
+			if f.PID != nil {
+				name = fmt.Sprintf("pid %d %s", *f.PID, f.Process)
+			}
+			slope, tto := "-", "-"
+			if f.SlopeBytesPerS != nil {
+				slope = signedIBytes(int64(*f.SlopeBytesPerS*3600)) + "/h"
+			}
+			if f.TimeToOOMS != nil {
+				tto = (time.Duration(*f.TimeToOOMS) * time.Second).String()
+			} else if f.TimeToOOMReason != "" {
+				tto = "none: " + f.TimeToOOMReason
+			}
+			peak := "-"
+			if f.PeakBytes != nil {
+				peak = IBytes(*f.PeakBytes)
+			}
+			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(f.Bytes), peak, slope, tto, baseOf(f.Path)})
+		}
+		v.GPUs = append(v.GPUs, gv)
+	}
+	for i := range d.Fragmentation {
+		f := &d.Fragmentation[i]
+		fv := fragView{F: f, Title: fmt.Sprintf("%s: %s", jobOf(f.Host, f.Job), baseOf(f.Path))}
+		fv.Lines = append(fv.Lines, f.Path, f.Message)
+		if m := f.AllocatorMemory; m != nil {
+			add := func(label string, p *int64) {
+				if p != nil {
+					fv.Bars = append(fv.Bars, barValue{label, *p})
+				}
+			}
+			add("reserved", m.ReservedBytes)
+			add("active", m.ActiveBytes)
+			if fd := f.FragmentationDetail; fd != nil {
+				fv.Bars = append(fv.Bars, barValue{"free in segments", fd.FreeBytes}, barValue{"inactive split", fd.InactiveSplitBytes})
+			}
+			add("largest free block", m.LargestFreeBlockBytes)
+		}
+		v.Frag = append(v.Frag, fv)
+	}
+	if b := d.Baseline; b != nil {
+		for _, e := range b.Leaks {
+			v.Baseline = append(v.Baseline, fmt.Sprintf("%s leak site %s: %s → %s", e.Status, e.Site, IBytes(e.BeforeBytes), IBytes(e.AfterBytes)))
+		}
+		for _, c := range b.NewOOMCauses {
+			v.Baseline = append(v.Baseline, "new OOM cause: "+c)
+		}
+		if len(v.Baseline) == 0 {
+			v.Baseline = append(v.Baseline, "no leak site new, grown, shrunk or fixed, and no new OOM cause")
+		}
+	}
+	return v
+}
+
+func signedIBytes(n int64) string {
+	if n < 0 {
+		return "-" + IBytes(-n)
+	}
+	return "+" + IBytes(n)
+}
+
+func baseOf(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
