@@ -48,6 +48,11 @@ type AnalyzeOptions struct {
 
 	CI CIOptions // --quiet, --baseline, --write-baseline, --tolerance, --source-root (cmd/ci.go)
 
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format           report.Format
+	minBytes         int64
+	gates            []report.Gate
+	filter           *callsite.FrameFilter
 	suppressions     []sanitizer.Suppression  // parsed from Suppressions: for compute-sanitizer records
 	suppressionRules []report.SuppressionRule // the same file: for every finding
 	failOnSet        bool                     // --fail-on given, possibly empty
@@ -145,6 +150,9 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.failOnSet = c.Flags().Changed("fail-on")
+			if err := opts.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -172,13 +180,14 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 // classes are gates of their own).
 const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
-func runAnalyze(opts *AnalyzeOptions) error {
-	format, err := report.ParseFormat(opts.Format)
-	if err != nil {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *AnalyzeOptions) validate() error {
+	var err error
+	if opts.format, err = report.ParseFormat(opts.Format); err != nil {
 		return &UsageError{Err: err}
 	}
-	minBytes, err := parseSize(opts.MinBytes)
-	if err != nil {
+	if opts.minBytes, err = parseSize(opts.MinBytes); err != nil {
 		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
 	}
 	if opts.Top < 0 {
@@ -190,25 +199,25 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.failOnSet && strings.TrimSpace(strings.Join(opts.FailOn, "")) == "" {
 		return usageErrorf("--fail-on needs a kind (%s) or another gate (leak>64MiB, new, ...: see --help)", failOnKinds)
 	}
-	gates, err := parseGates(opts.FailOn, &opts.CI)
-	if err != nil {
+	if opts.gates, err = parseGates(opts.FailOn, &opts.CI); err != nil {
 		return err
 	}
-	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
-	if err != nil {
+	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
-	opts.run.procs = anrun.NewProcessCollector()
-	opts.nvml.procs = opts.run.procs
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
-		return err
-	}
+	return checkDistinct(opts.Paths)
+}
+
+func runAnalyze(opts *AnalyzeOptions) error {
+	format, gates, filter, minBytes := opts.format, opts.gates, opts.filter, opts.minBytes
+	opts.run.procs = anrun.NewProcessCollector()
+	opts.nvml.procs = opts.run.procs
 	base, err := loadBaselineFlag(opts)
 	if err != nil {
 		return err

@@ -33,7 +33,10 @@ type OOMOptions struct {
 	// TZ is the time zone of NVML log timestamps that carry none.
 	TZ string
 
-	loc *time.Location // parsed from TZ
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format report.Format
+	filter *callsite.FrameFilter
+	loc    *time.Location // parsed from TZ
 }
 
 // NewCmdOOM builds "gpuleak oom". runF replaces the run function in
@@ -87,6 +90,9 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -102,21 +108,24 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 	return c
 }
 
-func runOOM(opts *OOMOptions) error {
-	format, err := formatFor(opts.Format, "oom", report.DocPostmortem)
-	if err != nil {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *OOMOptions) validate() error {
+	var err error
+	if opts.format, err = formatFor(opts.Format, "oom", report.DocPostmortem); err != nil {
 		return err
 	}
-	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
-	if err != nil {
+	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}
 	if opts.loc, err = parseZone(opts.TZ); err != nil {
 		return usageErrorf("bad --tz %q: %v", opts.TZ, err)
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
-		return err
-	}
+	return checkDistinct(opts.Paths)
+}
+
+func runOOM(opts *OOMOptions) error {
+	format, filter := opts.format, opts.filter
 	lopt := snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept}
 	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
 	var facts oomFacts

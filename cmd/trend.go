@@ -32,6 +32,12 @@ type TrendOptions struct {
 	Interval  time.Duration
 	GPUMemory string
 	FailOn    []string
+
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format report.Format
+	ropts  []nvml.Option
+	aopt   trend.Options
+	failOn map[string]bool // the classes of --fail-on
 }
 
 // NewCmdTrend builds "gpuleak trend". runF replaces the run function in
@@ -86,6 +92,9 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -104,7 +113,9 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 	return c
 }
 
-func runTrend(opts *TrendOptions) error {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *TrendOptions) validate() error {
 	format, err := formatFor(opts.Format, "trend", report.DocTrend)
 	if err != nil {
 		return err
@@ -161,9 +172,12 @@ func runTrend(opts *TrendOptions) error {
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
 		}
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
-		return err
-	}
+	opts.format, opts.ropts, opts.aopt, opts.failOn = format, ropts, aopt, failOn
+	return checkDistinct(opts.Paths)
+}
+
+func runTrend(opts *TrendOptions) error {
+	format, ropts, aopt, failOn := opts.format, opts.ropts, opts.aopt, opts.failOn
 
 	a := trend.NewAnalyzer(aopt)
 	var inputs []report.TrendInput
