@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/analyze/sanitizer"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -174,16 +175,16 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 		}
 		return b, warns, nil
 	}
-	aopts := &AnalyzeOptions{IO: opts.IO, Version: opts.Version, Paths: []string{path}, MinKept: opts.MinKept, suppressions: sup, suppressionRules: rules}
 	nopts, err := parseNVMLFlags("UTC", "", "")
 	if err != nil {
 		return nil, nil, err
 	}
-	aopts.nvml = nopts
-	rep, kept, _, err := analyzeInputs(aopts, filter, minBytes)
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Analyze, Filter: filter, MinKept: opts.MinKept,
+		MinBytes: minBytes, Suppressions: sup, Rules: rules, NVML: nopts}, []string{path})
 	if err != nil {
 		return nil, nil, err
 	}
+	rep, kept := res.Report, res.Report.Findings
 	for _, in := range rep.Inputs {
 		for _, w := range in.Warnings {
 			warns = append(warns, path+": "+w)

@@ -70,7 +70,7 @@ func TestRunFGetsValidatedOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got == nil || got.format != report.Format("json") || got.minBytes != 4<<20 || len(got.gates) != 1 || got.filter == nil ||
-			got.nvml.trend.GPUMemoryBytes != 80<<30 || len(got.Paths) != 1 || got.Paths[0] != in {
+			got.nvml.Trend.GPUMemoryBytes != 80<<30 || len(got.Paths) != 1 || got.Paths[0] != in {
 			t.Fatalf("runF got %+v: want the parsed flags", got)
 		}
 	})
@@ -93,7 +93,7 @@ func TestRunFGetsValidatedOptions(t *testing.T) {
 		if err := execute(c, "--fail-on", "growing,step", "--gpu-memory", "16GiB", "--interval", "5s", in); err != nil {
 			t.Fatal(err)
 		}
-		if got == nil || !got.failOn["growing"] || !got.failOn["step"] || got.failOn["flat"] || got.aopt.GPUMemoryBytes != 16<<30 || len(got.ropts) != 2 {
+		if got == nil || !got.failOn["growing"] || !got.failOn["step"] || got.failOn["flat"] || got.nvml.Trend.GPUMemoryBytes != 16<<30 || len(got.nvml.Reader) != 2 {
 			t.Fatalf("runF got %+v: want the parsed flags (--tz and --interval as reader options)", got)
 		}
 	})

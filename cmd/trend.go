@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
-	"github.com/gpuleak/gpuleak/parse"
-	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -35,9 +34,8 @@ type TrendOptions struct {
 
 	// Parsed from the flags by validate, in RunE, before runF sees them.
 	format report.Format
-	ropts  []nvml.Option
-	aopt   trend.Options
-	failOn map[string]bool // the classes of --fail-on
+	nvml   pipeline.NVMLOptions // parsed from TZ, Fields, Date, Start, Interval, GPUMemory
+	failOn map[string]bool      // the classes of --fail-on
 }
 
 // NewCmdTrend builds "gpuleak trend". runF replaces the run function in
@@ -126,8 +124,8 @@ func (opts *TrendOptions) validate() error {
 	}
 	var ropts []nvml.Option
 	ropts = append(ropts, nvml.WithLocation(loc))
+	var fields []string
 	if opts.Fields != "" {
-		var fields []string
 		for _, f := range strings.Split(opts.Fields, ",") {
 			if f = strings.TrimSpace(f); f != "" {
 				fields = append(fields, f)
@@ -172,28 +170,20 @@ func (opts *TrendOptions) validate() error {
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
 		}
 	}
-	opts.format, opts.ropts, opts.aopt, opts.failOn = format, ropts, aopt, failOn
+	opts.format, opts.failOn = format, failOn
+	opts.nvml = pipeline.NVMLOptions{Reader: ropts, Fields: fields, Trend: aopt}
 	return checkDistinct(opts.Paths)
 }
 
 func runTrend(opts *TrendOptions) error {
-	format, ropts, aopt, failOn := opts.format, opts.ropts, opts.aopt, opts.failOn
-
-	a := trend.NewAnalyzer(aopt)
-	var inputs []report.TrendInput
-	for _, path := range opts.Paths {
-		ti, err := trendFile(opts, path, a, ropts)
-		if err != nil {
-			return &InputError{Err: err}
-		}
-		inputs = append(inputs, ti)
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Trend, NVML: opts.nvml}, opts.Paths)
+	if err != nil {
+		return err
 	}
-	ins, findings := report.FromTrends(inputs, a.Finalize())
-	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
-		Inputs: ins, Findings: findings, FindingsTotal: len(findings)}
-	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
+	failOn, findings := opts.failOn, res.Report.Findings
 	// Name each class that tripped, as analyze names its gates.
 	tripped := map[string]int{}
 	var order []string
@@ -212,30 +202,6 @@ func runTrend(opts *TrendOptions) error {
 		return ErrFindings
 	}
 	return nil
-}
-
-// trendFile opens one input and feeds it to the analyzer.
-func trendFile(opts *TrendOptions, path string, a *trend.Analyzer, ropts []nvml.Option) (report.TrendInput, error) {
-	in, err := parse.Open(path, opts.IO.In)
-	if err != nil {
-		return report.TrendInput{}, err
-	}
-	defer in.Close()
-	head, err := in.Head()
-	if err != nil {
-		return report.TrendInput{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if f := detect.Detect(head); f == parse.FormatPyTorchSnapshot {
-		return report.TrendInput{}, &parse.Error{File: path, Offset: 0, Err: parse.ErrNotMine,
-			Msg: "a PyTorch memory snapshot, not an NVML sample log: use gpuleak analyze"}
-	}
-	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
-	defer prog.Stop()
-	ti, err := readNVML(in, a, nil, ropts...)
-	if errors.Is(err, parse.ErrNotMine) && opts.Fields == "" {
-		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
-	}
-	return ti, err
 }
 
 // parseZone reads --tz: UTC, Local, an IANA zone name or a fixed offset
