@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -130,22 +129,11 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 
   # from a pipe
   zcat snap.pickle.gz | gpuleak analyze -`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("analyze needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak analyze --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("analyze"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.failOnSet = c.Flags().Changed("fail-on")
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAnalyze(opts)
+			return validated(opts, opts.validate, runF, runAnalyze)
 		},
 	}
 	f := c.Flags()

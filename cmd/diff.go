@@ -80,13 +80,7 @@ side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Base, opts.New = args[0], args[1]
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDiff(opts)
+			return validated(opts, opts.validate, runF, runDiff)
 		},
 	}
 	f := c.Flags()

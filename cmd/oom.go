@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -76,21 +75,10 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 
   # JSON, with what memory_summary() printed in the except block
   gpuleak oom --format json snapshot.pickle summary.txt > postmortem.json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("oom needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak oom --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("oom"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runOOM(opts)
+			return validated(opts, opts.validate, runF, runOOM)
 		},
 	}
 	f := c.Flags()

@@ -82,21 +82,10 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 
   # CI: exit 1 when a GPU or process is still growing
   gpuleak trend --fail-on growing --format json samples.jsonl > trend.json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("trend needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak trend --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("trend"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runTrend(opts)
+			return validated(opts, opts.validate, runF, runTrend)
 		},
 	}
 	f := c.Flags()

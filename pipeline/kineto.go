@@ -16,12 +16,7 @@ func init() {
 		name:    "pytorch-profiler-trace",
 		order:   20,
 		formats: []parse.Format{parse.FormatKinetoTrace},
-		sniff: func(head []byte) parse.Format {
-			if kineto.Sniff(head) {
-				return parse.FormatKinetoTrace
-			}
-			return parse.FormatUnknown
-		},
+		sniff:   sniffAs(parse.FormatKinetoTrace, kineto.Sniff),
 		analyze: analyzeKineto,
 	})
 }

@@ -71,6 +71,16 @@ func register(f *family) {
 	sort.Slice(families, func(i, j int) bool { return families[i].order < families[j].order })
 }
 
+// sniffAs makes a family's sniff of a test that recognises one format.
+func sniffAs(f parse.Format, test func(head []byte) bool) func([]byte) parse.Format {
+	return func(head []byte) parse.Format {
+		if test(head) {
+			return f
+		}
+		return parse.FormatUnknown
+	}
+}
+
 // Detect returns the format of an input whose (decompressed) content
 // starts with head, at most parse.SniffLen bytes, asking each family's
 // sniff in order; parse.FormatUnknown when none claims it. A UTF-8 byte

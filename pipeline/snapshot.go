@@ -13,15 +13,10 @@ import (
 // pickles, recognised by their pickle protocol header.
 func init() {
 	register(&family{
-		name:    "pytorch-snapshot",
-		order:   10,
-		formats: []parse.Format{parse.FormatPyTorchSnapshot},
-		sniff: func(head []byte) parse.Format {
-			if pytorch.Sniff(head) {
-				return parse.FormatPyTorchSnapshot
-			}
-			return parse.FormatUnknown
-		},
+		name:       "pytorch-snapshot",
+		order:      10,
+		formats:    []parse.Format{parse.FormatPyTorchSnapshot},
+		sniff:      sniffAs(parse.FormatPyTorchSnapshot, pytorch.Sniff),
 		analyze:    analyzeSnapshot,
 		postmortem: postmortemSnapshot,
 		trend: func(_ *runner, in *parse.Input, _ parse.Format) (report.TrendInput, error) {
