@@ -189,7 +189,10 @@ func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o := testOptions(t, Analyze)
-	o.Progress = func(string, int64, func() int64) func() { t.Error("an input was read after the context was done"); return func() {} }
+	o.Progress = func(string, int64, func() int64) func() {
+		t.Error("an input was read after the context was done")
+		return func() {}
+	}
 	if _, err := Run(ctx, o, []string{"../testdata/pytorch/oom_error.txt"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
