@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"os"
 	"testing"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -43,4 +44,28 @@ func TestDetect(t *testing.T) {
 	if Detect(nil) != parse.FormatUnknown {
 		t.Error("empty input recognised")
 	}
+}
+
+// FuzzDetect: any head is claimed by at most one family, never with a
+// panic, and what Detect names is a format some family reads.
+func FuzzDetect(f *testing.F) {
+	for _, p := range []string{"../testdata/pytorch/oom_error.txt", "../testdata/pytorch/memory_summary.txt", "../testdata/pytorch/memory_stats_2.json",
+		"../testdata/pytorch/kineto_trace.json", "../testdata/pytorch/memory_timeline.json", "../testdata/sanitizer/leak_save.xml",
+		"../testdata/sanitizer/leak_full.txt", "../testdata/nvml/query_gpu.csv", "../testdata/nvml/dmon.txt", "../testdata/nvml/pynvml.jsonl"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add([]byte("\x80\x04\x95"))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		got := Detect(head)
+		if got != parse.FormatUnknown && byFormat[got] == nil {
+			t.Fatalf("Detect named %q, which no family reads", got)
+		}
+		if again := Detect(head); again != got {
+			t.Fatalf("Detect gave %q, then %q", got, again)
+		}
+	})
 }
