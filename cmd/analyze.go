@@ -1,25 +1,17 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
-	anoom "github.com/gpuleak/gpuleak/analyze/oom"
-	anrun "github.com/gpuleak/gpuleak/analyze/run"
 	"github.com/gpuleak/gpuleak/analyze/sanitizer"
-	"github.com/gpuleak/gpuleak/analyze/snapshot"
-	antrend "github.com/gpuleak/gpuleak/analyze/trend"
-	"github.com/gpuleak/gpuleak/parse"
-	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
-	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -44,18 +36,18 @@ type AnalyzeOptions struct {
 	// not give it.
 	TZ, Fields, GPUMemory string
 
-	nvml nvmlOptions // parsed from TZ, Fields and GPUMemory
+	nvml pipeline.NVMLOptions // parsed from TZ, Fields and GPUMemory
 
 	CI CIOptions // --quiet, --baseline, --write-baseline, --tolerance, --source-root (cmd/ci.go)
 
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format           report.Format
+	minBytes         int64
+	gates            []report.Gate
+	filter           *callsite.FrameFilter
 	suppressions     []sanitizer.Suppression  // parsed from Suppressions: for compute-sanitizer records
 	suppressionRules []report.SuppressionRule // the same file: for every finding
 	failOnSet        bool                     // --fail-on given, possibly empty
-	toolErrors       []report.ToolError       // filled by analyzeFile, for the report
-	oom              oomFacts                 // OOM facts of all inputs, for one postmortem
-	run              runFacts                 // snapshots and NVML processes, joined (analyze_run.go)
-	nvmlRun          *nvmlRun                 // NVML sample logs of all inputs, judged together
-	curves           bool                     // keep leak sites' live-bytes curves (gpuleak report's charts)
 }
 
 // NewCmdAnalyze builds "gpuleak analyze". runF replaces the run function
@@ -137,19 +129,11 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 
   # from a pipe
   zcat snap.pickle.gz | gpuleak analyze -`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("analyze needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak analyze --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("analyze"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.failOnSet = c.Flags().Changed("fail-on")
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAnalyze(opts)
+			return validated(opts, opts.validate, runF, runAnalyze)
 		},
 	}
 	f := c.Flags()
@@ -173,14 +157,16 @@ its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
 // classes are gates of their own).
 const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
-func runAnalyze(opts *AnalyzeOptions) error {
-	format := report.Format(opts.Format)
-	if report.Check(format, report.DocAnalysis) != nil {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *AnalyzeOptions) validate() error {
+	var err error
+	opts.format = report.Format(opts.Format)
+	if report.Check(opts.format, report.DocAnalysis) != nil {
 		// html is the daily report's (gpuleak report), not analyze's.
 		return usageErrorf("unknown format %q (choose %s)", opts.Format, report.FormatNames(report.Formats(report.DocAnalysis)))
 	}
-	minBytes, err := parseSize(opts.MinBytes)
-	if err != nil {
+	if opts.minBytes, err = parseSize(opts.MinBytes); err != nil {
 		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
 	}
 	if opts.Top < 0 {
@@ -192,241 +178,55 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if opts.failOnSet && strings.TrimSpace(strings.Join(opts.FailOn, "")) == "" {
 		return usageErrorf("--fail-on needs a kind (%s) or another gate (leak>64MiB, new, ...: see --help)", failOnKinds)
 	}
-	gates, err := parseGates(opts.FailOn, &opts.CI)
-	if err != nil {
+	if opts.gates, err = parseGates(opts.FailOn, &opts.CI); err != nil {
 		return err
 	}
-	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
-	if err != nil {
+	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}
 	if opts.nvml, err = parseNVMLFlags(opts.TZ, opts.Fields, opts.GPUMemory); err != nil {
 		return err
 	}
-	opts.run.procs = anrun.NewProcessCollector()
-	opts.nvml.procs = opts.run.procs
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
-		return err
-	}
+	return checkDistinct(opts.Paths)
+}
+
+func runAnalyze(opts *AnalyzeOptions) error {
 	base, err := loadBaselineFlag(opts)
 	if err != nil {
 		return err
 	}
-
-	rep, kept, unread, err := analyzeInputs(opts, filter, minBytes)
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Analyze,
+		Filter: opts.filter, MinKept: opts.MinKept, MinBytes: opts.minBytes,
+		Suppressions: opts.suppressions, Rules: opts.suppressionRules, NVML: opts.nvml}, opts.Paths)
 	if err != nil {
 		return err
 	}
-	rep.FindingsTotal = len(kept)
+	rep := res.Report
+	kept := rep.Findings
 	gin, err := compareWithBaseline(opts, rep, &kept, base)
 	if err != nil {
 		return err
 	}
-	rep.Gates = report.Evaluate(gates, gin)
+	rep.Gates = report.Evaluate(opts.gates, gin)
 	if opts.Top > 0 && len(kept) > opts.Top {
 		kept = kept[:opts.Top]
 	}
 	rep.Findings = kept
 	if !opts.CI.Quiet {
-		if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocAnalysis, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
+		if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocAnalysis, Report: rep}, opts.format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
 	tripped := reportTrips(opts.IO, &opts.CI, rep.Gates)
 	// An unreadable input (listed in the report) outranks a tripped gate:
 	// exit 2, so that CI notices the input it could not judge.
-	if err := unread.Err(); err != nil {
-		return err
+	if res.Unread != nil {
+		return res.Unread
 	}
 	return tripped
-}
-
-// analyzeInputs reads and analyses every input: the report without its
-// findings, the findings --min-bytes keeps, ranked, and the inputs that
-// could not be read (listed in the report; an error only when the one
-// input given could not be).
-func analyzeInputs(opts *AnalyzeOptions, filter *callsite.FrameFilter, minBytes int64) (*report.Report, []report.Finding, unreadInputs, error) {
-	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
-	var findings []report.Finding
-	// An input that cannot be read costs only itself: the report lists it
-	// with its error, and the run exits 2 after writing the others'.
-	var unread unreadInputs
-	opts.nvmlRun = &nvmlRun{a: antrend.NewAnalyzer(opts.nvml.trend)}
-	for _, path := range opts.Paths {
-		in, fs, err := analyzeFile(opts, path, snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept, Curves: opts.curves})
-		if err != nil {
-			if len(opts.Paths) == 1 {
-				return nil, nil, unreadInputs{}, &InputError{Err: err}
-			}
-			rep.Inputs = append(rep.Inputs, unread.add(path, err))
-			continue
-		}
-		rep.Inputs = append(rep.Inputs, in)
-		findings = append(findings, fs...)
-	}
-	if unread.n == len(opts.Paths) {
-		return nil, nil, unread, unread.Err()
-	}
-	// NVML logs of one GPU (a --query-gpu log and its --query-compute-apps
-	// log) are judged together, as in gpuleak trend.
-	findings = append(findings, opts.nvmlRun.finalize(rep.Inputs)...)
-	// Out-of-memory errors and fragmentation, from all inputs together.
-	_, ofs := opts.oom.postmortem(rep.Inputs, filter)
-	findings = append(findings, ofs...)
-	findings = append(findings, opts.run.join(rep.Inputs)...)
-	report.Rank(findings)
-	kept := findings[:0]
-	for _, f := range findings {
-		if f.Bytes < minBytes && f.Kind != report.KindOOM { // an OOM is never too small
-			continue
-		}
-		kept = append(kept, f)
-	}
-	rep.BelowMinBytes = len(findings) - len(kept)
-	kept, rep.Suppressed = report.Suppress(kept, opts.suppressionRules, time.Now())
-	rep.Errors = opts.toolErrors
-	return rep, kept, unread, nil
-}
-
-// analyzeFile reads one input, recognises its format and analyses it.
-func analyzeFile(opts *AnalyzeOptions, path string, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
-	in, err := parse.Open(path, opts.IO.In)
-	if err != nil {
-		return report.Input{}, nil, err
-	}
-	defer in.Close()
-	head, err := in.Head()
-	if err != nil {
-		return report.Input{}, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(head) == 0 {
-		msg := "empty input"
-		if in.LeadingNULs > 0 {
-			msg = fmt.Sprintf("empty input: only %d NUL bytes", in.LeadingNULs)
-		}
-		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: msg}
-	}
-	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
-	defer prog.Stop()
-	format := detect.Detect(head)
-	if format == parse.FormatUnknown && len(opts.nvml.fields) > 0 && looksLikeHeaderlessCSV(head) {
-		format = nvml.FormatForFields(opts.nvml.fields)
-	}
-	switch format {
-	case parse.FormatPyTorchSnapshot:
-		return analyzeSnapshot(opts, in, string(format), lopt)
-	case parse.FormatSanitizer, parse.FormatSanitizerXML:
-		return analyzeSanitizer(opts, in, format, lopt)
-	case parse.FormatNvidiaSmiText, parse.FormatGpustatText:
-		// Job logs often print nvidia-smi's table first and fail with an
-		// out-of-memory error later: the error is the finding. Only a log
-		// without one, or without a compute-sanitizer report further on,
-		// is read as NVML samples.
-		rr, err := newRereader(in, path)
-		if err != nil {
-			return report.Input{}, nil, err
-		}
-		defer rr.Close()
-		if rin, fs, ok, err := analyzeLongText(opts, in, head, rr, lopt); ok || err != nil {
-			return rin, fs, err
-		}
-		samples, err := rr.again()
-		if err != nil {
-			return report.Input{}, nil, err
-		}
-		defer samples.Close()
-		return analyzeNVML(samples, format, opts)
-	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
-		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
-		return analyzeNVML(in, format, opts)
-	case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
-		return analyzeOOMText(opts, in, format)
-	case parse.FormatKinetoTrace:
-		return analyzeKineto(in, format, lopt)
-	case parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML:
-		return analyzeTimeline(in, format)
-	}
-	// Text no format claims in its first 64 KiB may still be a long CI or
-	// training log with an OOM message or a compute-sanitizer report further
-	// on: scan it whole for the first, then again for the second. An input
-	// that comes once is kept in a temporary file for the second reading.
-	if !isText(head) {
-		return report.Input{}, nil, unrecognised(path)
-	}
-	rr, err := newRereader(in, path)
-	if err != nil {
-		return report.Input{}, nil, err
-	}
-	defer rr.Close()
-	if rin, fs, ok, err := analyzeLongText(opts, in, head, rr, lopt); ok || err != nil {
-		return rin, fs, err
-	}
-	if looksLikeHeaderlessCSV(head) {
-		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
-			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
-	}
-	return report.Input{}, nil, unrecognised(path)
-}
-
-// analyzeLongText scans text whole for an OOM message, then reads it again
-// (through rr) as a compute-sanitizer log: a long CI or training log may
-// hold either past its first 64 KiB. ok is false when it holds neither.
-func analyzeLongText(opts *AnalyzeOptions, in *parse.Input, head []byte, rr *rereader, lopt snapshot.LeakOptions) (report.Input, []report.Finding, bool, error) {
-	if rin, fs, ok, err := analyzeUnrecognisedText(opts, in, head); ok || err != nil {
-		return rin, fs, ok, err
-	}
-	again, err := rr.again()
-	if err != nil {
-		return report.Input{}, nil, false, err
-	}
-	defer again.Close()
-	rin, fs, err := analyzeSanitizer(opts, again, parse.FormatSanitizer, lopt)
-	if errors.Is(err, parse.ErrNotMine) {
-		return report.Input{}, nil, false, nil
-	}
-	return rin, fs, err == nil, err
-}
-
-// analyzeSnapshot streams a snapshot through the leak and fragmentation
-// analyses; what it says about OOMs goes to opts.oom.
-func analyzeSnapshot(opts *AnalyzeOptions, in *parse.Input, format string, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
-	// Batches are released as soon as they are analysed: their buffers
-	// serve the next ones.
-	mem := parse.NewRecyclingAllocator(64 << 20)
-	popts := []pytorch.Option{pytorch.WithAllocator(mem)}
-	if in.Regular {
-		// A regular file's reads end: inflate it on another core.
-		popts = append(popts, pytorch.WithReadAhead())
-	}
-	r := pytorch.NewReader(in.Reader(), in.Name, popts...)
-	defer r.Release()
-	var src parse.BatchSource[pytorch.Table] = r
-	if in.Regular {
-		// Decode on one core and analyse on the other (a regular file's
-		// reads end, so stopping early never waits on a pipe).
-		p := parse.NewPrefetch[pytorch.Table](r, 2)
-		defer p.Close() // before r.Release
-		src = p
-	}
-	a := snapshot.NewAnalyzer(lopt)
-	reserved := anrun.NewReservedCollector()
-	for src.Next() {
-		if err := a.Add(src.Table(), src.RecordBatch()); err != nil {
-			return report.Input{}, nil, err
-		}
-		reserved.Add(src.Table(), src.RecordBatch())
-	}
-	if err := src.Err(); err != nil {
-		return report.Input{}, nil, err
-	}
-	res := a.Finalize()
-	opts.run.addSnapshot(in.Name, reserved.Series())
-	opts.oom.add(anoom.Input{Path: in.Name, Format: format, Snapshot: res})
-	rin, fs := report.FromLeaks(in.Name, format, append(r.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
-	return rin, fs, nil
 }
 
 // parseSize reads a size such as 64MiB, 1.5GiB, 512KB (1000-byte units) or

@@ -244,7 +244,11 @@ func runCapture(opts *CaptureOptions) error {
 		return runErr // an incomplete capture: exit 3
 	}
 	if opts.Analyze && len(files) > 0 {
-		if err := runTrend(&TrendOptions{IO: opts.IO, Version: opts.Version, Paths: files, Format: "table", TZ: "UTC"}); err != nil {
+		topts := &TrendOptions{IO: opts.IO, Version: opts.Version, Paths: files, Format: "table", TZ: "UTC"}
+		if err := topts.validate(); err != nil {
+			return err
+		}
+		if err := runTrend(topts); err != nil {
 			return err
 		}
 	}

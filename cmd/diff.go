@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/analyze/sanitizer"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -24,6 +25,14 @@ type DiffOptions struct {
 	Tolerance    string
 	All          bool
 	Suppressions string
+
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format       report.Format
+	minBytes     int64
+	tol          report.Tolerance
+	filter       *callsite.FrameFilter
+	suppressions []sanitizer.Suppression
+	rules        []report.SuppressionRule
 }
 
 // NewCmdDiff builds "gpuleak diff". runF replaces the run function in
@@ -71,10 +80,7 @@ side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Base, opts.New = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDiff(opts)
+			return validated(opts, opts.validate, runF, runDiff)
 		},
 	}
 	f := c.Flags()
@@ -89,33 +95,36 @@ side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
 	return c
 }
 
-func runDiff(opts *DiffOptions) error {
-	format, err := formatFor(opts.Format, "diff", report.DocDiff)
-	if err != nil {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *DiffOptions) validate() error {
+	var err error
+	if opts.format, err = formatFor(opts.Format, "diff", report.DocDiff); err != nil {
 		return err
 	}
-	minBytes, err := parseSize(opts.MinBytes)
-	if err != nil {
+	if opts.minBytes, err = parseSize(opts.MinBytes); err != nil {
 		return usageErrorf("bad --min-bytes %q: %v", opts.MinBytes, err)
 	}
 	if opts.MinKept < 1 {
 		return usageErrorf("--min-kept must be 1 or more, not %d", opts.MinKept)
 	}
-	tol, err := parseTolerance(opts.Tolerance)
-	if err != nil {
+	if opts.tol, err = parseTolerance(opts.Tolerance); err != nil {
 		return usageErrorf("bad --tolerance %q: %v", opts.Tolerance, err)
 	}
 	if opts.Base == "-" && opts.New == "-" {
 		return usageErrorf("\"-\" (standard input) can be given only once")
 	}
-	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
-	if err != nil {
+	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}
-	sup, rules, err := loadSuppressions(opts.Suppressions)
-	if err != nil {
+	if opts.suppressions, opts.rules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
+	return nil
+}
+
+func runDiff(opts *DiffOptions) error {
+	format, minBytes, tol, filter, sup, rules := opts.format, opts.minBytes, opts.tol, opts.filter, opts.suppressions, opts.rules
 	d := &report.DiffReport{Schema: report.DiffSchema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
 		Base: opts.Base, New: opts.New}
 	var runs [2]*report.Baseline
@@ -160,16 +169,16 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 		}
 		return b, warns, nil
 	}
-	aopts := &AnalyzeOptions{IO: opts.IO, Version: opts.Version, Paths: []string{path}, MinKept: opts.MinKept, suppressions: sup, suppressionRules: rules}
 	nopts, err := parseNVMLFlags("UTC", "", "")
 	if err != nil {
 		return nil, nil, err
 	}
-	aopts.nvml = nopts
-	rep, kept, _, err := analyzeInputs(aopts, filter, minBytes)
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Analyze, Filter: filter, MinKept: opts.MinKept,
+		MinBytes: minBytes, Suppressions: sup, Rules: rules, NVML: nopts}, []string{path})
 	if err != nil {
 		return nil, nil, err
 	}
+	rep, kept := res.Report, res.Report.Findings
 	for _, in := range rep.Inputs {
 		for _, w := range in.Warnings {
 			warns = append(warns, path+": "+w)

@@ -6,18 +6,11 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/daily"
 	"github.com/gpuleak/gpuleak/export"
-	"github.com/gpuleak/gpuleak/parse"
-	"github.com/gpuleak/gpuleak/parse/detect"
-	"github.com/gpuleak/gpuleak/parse/kineto"
-	"github.com/gpuleak/gpuleak/parse/nvml"
-	"github.com/gpuleak/gpuleak/parse/pytorch"
-	"github.com/gpuleak/gpuleak/parse/pytorchtext"
-	"github.com/gpuleak/gpuleak/parse/sanitizer"
+	"github.com/gpuleak/gpuleak/pipeline"
 )
 
 // ExportOptions are the flags and dependencies of "gpuleak export".
@@ -124,67 +117,10 @@ func runExport(opts *ExportOptions) error {
 	return nil
 }
 
-// ExportTables is export's seam (export.TablesFunc) implemented with
-// parse's readers: an input's format by content, then its reader's record
-// batches, under the family's table names.
-func ExportTables(nv nvmlOptions) export.TablesFunc {
+// ExportTables is export's seam (export.TablesFunc): the pipeline's
+// parsed tables of one file (pipeline.Tables).
+func ExportTables(nv pipeline.NVMLOptions) export.TablesFunc {
 	return func(ctx context.Context, path string, emit export.Emit) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		in, err := parse.Open(path, nil)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		head, err := in.Head()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		type batches interface {
-			Next() bool
-			RecordBatch() arrow.RecordBatch
-			Err() error
-			Release()
-		}
-		drain := func(r batches, name func() string) error {
-			defer r.Release()
-			for r.Next() {
-				if err := emit(name(), r.RecordBatch()); err != nil {
-					return err
-				}
-			}
-			return r.Err()
-		}
-		switch format := detect.Detect(head); format {
-		case parse.FormatPyTorchSnapshot:
-			r := pytorch.NewReader(in.Reader(), in.Name)
-			return drain(r, func() string { return "snapshot_" + r.Table().String() })
-		case parse.FormatSanitizer, parse.FormatSanitizerXML:
-			var r *sanitizer.Reader
-			if format == parse.FormatSanitizerXML {
-				r = sanitizer.NewXMLReader(in.Reader(), in.Name)
-			} else {
-				r = sanitizer.NewReader(in.Reader(), in.Name)
-			}
-			return drain(r, func() string { return "sanitizer_" + r.Table().String() })
-		case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
-			parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus:
-			r := nvml.NewReader(in.Reader(), in.Name, append(append([]nvml.Option(nil), nv.reader...), nvml.WithFormat(format))...)
-			return drain(r, func() string { return "samples" })
-		case parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats:
-			var r *pytorchtext.Reader
-			if format == parse.FormatMemoryStats {
-				r = pytorchtext.NewStatsReader(in.Reader(), in.Name)
-			} else {
-				r = pytorchtext.NewReader(in.Reader(), in.Name)
-			}
-			return drain(r, func() string { return "oom_" + r.Table().String() })
-		case parse.FormatKinetoTrace:
-			r := kineto.NewReader(in.Reader(), in.Name)
-			return drain(r, func() string { return "profiler_" + r.Table().String() })
-		}
-		// Memory timelines, nvidia-smi's tables and long logs: findings only.
-		return nil
+		return pipeline.Tables(ctx, pipeline.Options{NVML: nv}, path, pipeline.Emit(emit))
 	}
 }

@@ -1,20 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
-	"github.com/gpuleak/gpuleak/analyze/oom"
-	"github.com/gpuleak/gpuleak/analyze/snapshot"
-	"github.com/gpuleak/gpuleak/parse"
-	"github.com/gpuleak/gpuleak/parse/detect"
-	"github.com/gpuleak/gpuleak/parse/nvml"
-	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -33,7 +26,10 @@ type OOMOptions struct {
 	// TZ is the time zone of NVML log timestamps that carry none.
 	TZ string
 
-	loc *time.Location // parsed from TZ
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format report.Format
+	filter *callsite.FrameFilter
+	loc    *time.Location // parsed from TZ
 }
 
 // NewCmdOOM builds "gpuleak oom". runF replaces the run function in
@@ -79,18 +75,10 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 
   # JSON, with what memory_summary() printed in the except block
   gpuleak oom --format json snapshot.pickle summary.txt > postmortem.json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("oom needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak oom --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("oom"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runOOM(opts)
+			return validated(opts, opts.validate, runF, runOOM)
 		},
 	}
 	f := c.Flags()
@@ -102,153 +90,30 @@ per OOM and "fragmentation" findings (README.md documents them).`,
 	return c
 }
 
-func runOOM(opts *OOMOptions) error {
-	format, err := formatFor(opts.Format, "oom", report.DocPostmortem)
-	if err != nil {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *OOMOptions) validate() error {
+	var err error
+	if opts.format, err = formatFor(opts.Format, "oom", report.DocPostmortem); err != nil {
 		return err
 	}
-	filter, err := callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames)
-	if err != nil {
+	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}
 	if opts.loc, err = parseZone(opts.TZ); err != nil {
 		return usageErrorf("bad --tz %q: %v", opts.TZ, err)
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
+	return checkDistinct(opts.Paths)
+}
+
+func runOOM(opts *OOMOptions) error {
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Postmortem,
+		Filter: opts.filter, MinKept: opts.MinKept, Location: opts.loc}, opts.Paths)
+	if err != nil {
 		return err
 	}
-	lopt := snapshot.LeakOptions{Filter: filter, MinKept: opts.MinKept}
-	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version}}
-	var facts oomFacts
-	var unread unreadInputs // an unreadable input costs only itself
-	for _, path := range opts.Paths {
-		in, fact, err := oomFile(opts, path, lopt)
-		if err != nil {
-			if len(opts.Paths) == 1 {
-				return &InputError{Err: err}
-			}
-			rep.Inputs = append(rep.Inputs, unread.add(path, err))
-			continue
-		}
-		rep.Inputs = append(rep.Inputs, in)
-		facts.add(fact)
-	}
-	if unread.n == len(opts.Paths) {
-		return unread.Err()
-	}
-	pm, findings := facts.postmortem(rep.Inputs, filter)
-	for _, p := range pm.WithoutOOM {
-		for i := range rep.Inputs {
-			if rep.Inputs[i].Path == p {
-				rep.Inputs[i].Warnings = append(rep.Inputs[i].Warnings, "no out-of-memory entry in the snapshot's trace")
-			}
-		}
-	}
-	rep.Findings, rep.FindingsTotal = findings, len(findings)
-	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocPostmortem, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocPostmortem, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	return unread.Err()
-}
-
-// oomFile reads one input for the postmortem. Text that no format claims
-// is read as a log: a log without an OOM message says so, it is not an
-// error.
-func oomFile(opts *OOMOptions, path string, lopt snapshot.LeakOptions) (report.Input, oom.Input, error) {
-	in, err := parse.Open(path, opts.IO.In)
-	if err != nil {
-		return report.Input{}, oom.Input{}, err
-	}
-	defer in.Close()
-	head, err := in.Head()
-	if err != nil {
-		return report.Input{}, oom.Input{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(head) == 0 {
-		return report.Input{}, oom.Input{}, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
-	}
-	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
-	defer prog.Stop()
-	format := detect.Detect(head)
-	switch format {
-	case parse.FormatPyTorchSnapshot:
-		r := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(parse.NewRecyclingAllocator(64<<20)))
-		defer r.Release()
-		a := snapshot.NewAnalyzer(lopt)
-		for r.Next() {
-			if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
-				return report.Input{}, oom.Input{}, err
-			}
-		}
-		if err := r.Err(); err != nil {
-			return report.Input{}, oom.Input{}, err
-		}
-		res := a.Finalize()
-		rin, _ := report.FromLeaks(in.Name, string(format), append(r.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
-		report.AddEndPools(&rin, res.Fragment)
-		return rin, oom.Input{Path: in.Name, Format: string(format), Snapshot: res}, nil
-	case parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON,
-		parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiDmon, parse.FormatDCGMPrometheus:
-		// An NVML log: its process samples name the processes an OOM
-		// message lists.
-		procs, warnings, err := readGPUProcesses(in, format, opts.loc)
-		if err != nil {
-			return report.Input{}, oom.Input{}, err
-		}
-		return report.Input{Path: in.Name, Format: string(format), Warnings: warnings},
-			oom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil
-	case parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText:
-	default:
-		if !isText(head) {
-			return report.Input{}, oom.Input{}, unrecognised(path)
-		}
-		format = parse.FormatOOMText
-	}
-	res, meta, err := readOOMText(in, format)
-	if err != nil {
-		return report.Input{}, oom.Input{}, err
-	}
-	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), oom.Input{Path: in.Name, Format: string(format), Text: res}, nil
-}
-
-// maxGPUProcessSamples bounds the process samples kept from one NVML log.
-const maxGPUProcessSamples = 1 << 20
-
-// readGPUProcesses reads the per-process samples of an NVML log.
-func readGPUProcesses(in *parse.Input, format parse.Format, loc *time.Location) ([]oom.GPUProcess, []string, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
-	defer r.Release()
-	var out []oom.GPUProcess
-	for r.Next() {
-		rec := r.RecordBatch()
-		pid := rec.Column(nvml.ColPID).(*array.Int64)
-		used := rec.Column(nvml.ColUsed).(*array.Int64)
-		tm := rec.Column(nvml.ColTime).(*array.Timestamp)
-		name := rec.Column(nvml.ColProcess).(*array.Dictionary)
-		for i := 0; i < int(rec.NumRows()) && len(out) < maxGPUProcessSamples; i++ {
-			if pid.IsNull(i) {
-				continue
-			}
-			p := oom.GPUProcess{PID: pid.Value(i), UsedBytes: -1, Source: in.Name}
-			if used.IsValid(i) {
-				p.UsedBytes = used.Value(i)
-			}
-			if tm.IsValid(i) {
-				p.TimeUs = int64(tm.Value(i))
-			}
-			if name.IsValid(i) {
-				if d, ok := name.Dictionary().(*array.String); ok {
-					p.Name = d.Value(name.GetValueIndex(i))
-				}
-			}
-			out = append(out, p)
-		}
-	}
-	if err := r.Err(); err != nil {
-		return nil, nil, err
-	}
-	return out, r.Metadata().Warnings.Strings(), nil
+	return res.Unread
 }

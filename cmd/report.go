@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
-	anrun "github.com/gpuleak/gpuleak/analyze/run"
 	"github.com/gpuleak/gpuleak/daily"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -213,11 +213,11 @@ func runReport(opts *ReportOptions) error {
 	return writeFileAtomically(opts.Output, func(w io.Writer) error { return report.WriteDaily(w, d, format) })
 }
 
-// AnalyzeGroup is the daily report's seam (daily.AnalyzeFunc) implemented
-// by "gpuleak analyze": the files of one group are read and analysed
-// together, every finding kept (no --top, no --min-bytes). curves keeps
-// leak sites' live-bytes curves (report.Growth.LiveBytes) for charts.
-func AnalyzeGroup(version string, nv nvmlOptions, curves bool) daily.AnalyzeFunc {
+// AnalyzeGroup is the daily report's seam (daily.AnalyzeFunc): the files
+// of one group are read and analysed together through the pipeline, as by
+// "gpuleak analyze", every finding kept (no --top, no --min-bytes). curves
+// keeps leak sites' live-bytes curves (report.Growth.LiveBytes) for charts.
+func AnalyzeGroup(version string, nv pipeline.NVMLOptions, curves bool) daily.AnalyzeFunc {
 	return func(ctx context.Context, paths []string) (*daily.Analysis, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -226,28 +226,30 @@ func AnalyzeGroup(version string, nv nvmlOptions, curves bool) daily.AnalyzeFunc
 		if err != nil {
 			return nil, err
 		}
-		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-		opts := &AnalyzeOptions{IO: ios, Version: version, Paths: paths, MinKept: 4, nvml: nv, curves: curves}
-		opts.run.procs = anrun.NewProcessCollector()
-		opts.nvml.procs = opts.run.procs
-		rep, kept, unread, err := analyzeInputs(opts, filter, 0)
-		a := &daily.Analysis{Errors: unread.byPath}
-		if a.Errors == nil {
-			a.Errors = map[string]error{}
-		}
+		o := pipeline.Options{Use: pipeline.Analyze, Version: version, Stdin: strings.NewReader(""),
+			Filter: filter, MinKept: 4, NVML: nv, Curves: curves}
+		res, err := pipeline.Run(ctx, o, paths)
+		a := &daily.Analysis{Errors: map[string]error{}}
 		if err != nil {
-			if len(paths) == 1 {
-				var ie *InputError
-				if errors.As(err, &ie) {
-					err = ie.Err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// The only input, or every one, could not be read.
+			var ie *InputError
+			if errors.As(err, &ie) {
+				for p, e := range ie.ByPath {
+					a.Errors[p] = e
 				}
-				a.Errors[paths[0]] = err
+				if len(paths) == 1 {
+					a.Errors[paths[0]] = ie.Err
+				}
 			}
 			return a, nil
 		}
-		rep.Findings = kept
-		rep.FindingsTotal = len(kept)
-		a.Report = rep
+		for p, e := range res.Errors {
+			a.Errors[p] = e
+		}
+		a.Report = res.Report
 		return a, nil
 	}
 }

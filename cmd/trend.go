@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
-	"github.com/gpuleak/gpuleak/parse"
-	"github.com/gpuleak/gpuleak/parse/detect"
 	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -32,6 +31,11 @@ type TrendOptions struct {
 	Interval  time.Duration
 	GPUMemory string
 	FailOn    []string
+
+	// Parsed from the flags by validate, in RunE, before runF sees them.
+	format report.Format
+	nvml   pipeline.NVMLOptions // parsed from TZ, Fields, Date, Start, Interval, GPUMemory
+	failOn map[string]bool      // the classes of --fail-on
 }
 
 // NewCmdTrend builds "gpuleak trend". runF replaces the run function in
@@ -78,18 +82,10 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 
   # CI: exit 1 when a GPU or process is still growing
   gpuleak trend --fail-on growing --format json samples.jsonl > trend.json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &UsageError{Err: errors.New("trend needs at least one FILE (\"-\" reads standard input)"), Hint: "Run 'gpuleak trend --help' for usage."}
-			}
-			return nil
-		},
+		Args: needFiles("trend"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Paths = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runTrend(opts)
+			return validated(opts, opts.validate, runF, runTrend)
 		},
 	}
 	f := c.Flags()
@@ -104,7 +100,9 @@ MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
 	return c
 }
 
-func runTrend(opts *TrendOptions) error {
+// validate checks the flags and parses them into opts; every error is a
+// UsageError.
+func (opts *TrendOptions) validate() error {
 	format, err := formatFor(opts.Format, "trend", report.DocTrend)
 	if err != nil {
 		return err
@@ -115,8 +113,8 @@ func runTrend(opts *TrendOptions) error {
 	}
 	var ropts []nvml.Option
 	ropts = append(ropts, nvml.WithLocation(loc))
+	var fields []string
 	if opts.Fields != "" {
-		var fields []string
 		for _, f := range strings.Split(opts.Fields, ",") {
 			if f = strings.TrimSpace(f); f != "" {
 				fields = append(fields, f)
@@ -161,25 +159,20 @@ func runTrend(opts *TrendOptions) error {
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
 		}
 	}
-	if err := checkDistinct(opts.Paths); err != nil {
+	opts.format, opts.failOn = format, failOn
+	opts.nvml = pipeline.NVMLOptions{Reader: ropts, Fields: fields, Trend: aopt}
+	return checkDistinct(opts.Paths)
+}
+
+func runTrend(opts *TrendOptions) error {
+	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Trend, NVML: opts.nvml}, opts.Paths)
+	if err != nil {
 		return err
 	}
-
-	a := trend.NewAnalyzer(aopt)
-	var inputs []report.TrendInput
-	for _, path := range opts.Paths {
-		ti, err := trendFile(opts, path, a, ropts)
-		if err != nil {
-			return &InputError{Err: err}
-		}
-		inputs = append(inputs, ti)
-	}
-	ins, findings := report.FromTrends(inputs, a.Finalize())
-	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: opts.Version},
-		Inputs: ins, Findings: findings, FindingsTotal: len(findings)}
-	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: rep}, format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
+	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
+	failOn, findings := opts.failOn, res.Report.Findings
 	// Name each class that tripped, as analyze names its gates.
 	tripped := map[string]int{}
 	var order []string
@@ -198,30 +191,6 @@ func runTrend(opts *TrendOptions) error {
 		return ErrFindings
 	}
 	return nil
-}
-
-// trendFile opens one input and feeds it to the analyzer.
-func trendFile(opts *TrendOptions, path string, a *trend.Analyzer, ropts []nvml.Option) (report.TrendInput, error) {
-	in, err := parse.Open(path, opts.IO.In)
-	if err != nil {
-		return report.TrendInput{}, err
-	}
-	defer in.Close()
-	head, err := in.Head()
-	if err != nil {
-		return report.TrendInput{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if f := detect.Detect(head); f == parse.FormatPyTorchSnapshot {
-		return report.TrendInput{}, &parse.Error{File: path, Offset: 0, Err: parse.ErrNotMine,
-			Msg: "a PyTorch memory snapshot, not an NVML sample log: use gpuleak analyze"}
-	}
-	prog := startProgress(opts.IO.ErrOut, opts.IO.ErrTTY, path, in.Size, in.RawBytesRead)
-	defer prog.Stop()
-	ti, err := readNVML(in, a, nil, ropts...)
-	if errors.Is(err, parse.ErrNotMine) && opts.Fields == "" {
-		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
-	}
-	return ti, err
 }
 
 // parseZone reads --tz: UTC, Local, an IANA zone name or a fixed offset

@@ -7,7 +7,8 @@
 // Each input family lives in a sub-package (parse/pytorch, ...) that turns
 // bytes into Apache Arrow record batches with a documented schema; its
 // Reader embeds a TableReader, so that every family reads alike.
-// parse/detect recognises which family an input belongs to by content.
+// pipeline recognises which family an input belongs to by content (each
+// family's package exports its Sniff).
 package parse
 
 import (

@@ -46,12 +46,23 @@ var (
 )
 
 // SniffFormat returns the format of a PyTorch profiler output whose
-// content starts with head, or parse.FormatUnknown.
+// content starts with head, or parse.FormatUnknown: a Chrome trace (Sniff)
+// or a memory timeline (SniffTimeline).
 func SniffFormat(head []byte) parse.Format {
+	if Sniff(bytes.TrimLeft(head, " \t\r\n")) {
+		return parse.FormatKinetoTrace
+	}
+	return SniffTimeline(head)
+}
+
+// SniffTimeline returns the format of an export_memory_timeline output
+// whose content starts with head (parse.FormatMemoryTimelineRaw,
+// FormatMemoryTimeline or FormatMemoryTimelineHTML), or
+// parse.FormatUnknown. A Chrome trace never matches it (its array holds
+// objects, not arrays).
+func SniffTimeline(head []byte) parse.Format {
 	h := bytes.TrimLeft(head, " \t\r\n")
 	switch {
-	case Sniff(h):
-		return parse.FormatKinetoTrace
 	case rawHead.Match(h):
 		return parse.FormatMemoryTimelineRaw
 	case timelineHead.Match(h):

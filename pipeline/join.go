@@ -1,4 +1,4 @@
-package cmd
+package pipeline
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/gpuleak/gpuleak/report"
 )
 
-// runFacts gathers what the inputs of one "gpuleak analyze" say about one
+// joinFacts gathers what the inputs of one Run say about one
 // run, to join them: each snapshot's reserved memory over time, and the
 // NVML logs' per-process samples.
-type runFacts struct {
+type joinFacts struct {
 	snapshots []snapReserved
 	procs     *anrun.ProcessCollector
 }
@@ -24,7 +24,7 @@ type snapReserved struct {
 	series []anrun.ReservedSeries
 }
 
-func (r *runFacts) addSnapshot(path string, s []anrun.ReservedSeries) {
+func (r *joinFacts) addSnapshot(path string, s []anrun.ReservedSeries) {
 	r.snapshots = append(r.snapshots, snapReserved{path, s})
 }
 
@@ -32,7 +32,7 @@ func (r *runFacts) addSnapshot(path string, s []anrun.ReservedSeries) {
 // "non-pytorch" finding for memory outside PyTorch's caching allocator.
 // Why a snapshot could not be joined goes to its input's warnings (only
 // when NVML logs with processes were given).
-func (r *runFacts) join(inputs []report.Input) []report.Finding {
+func (r *joinFacts) join(inputs []report.Input) []report.Finding {
 	if r.procs == nil || len(r.snapshots) == 0 {
 		return nil
 	}

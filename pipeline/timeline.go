@@ -1,4 +1,4 @@
-package cmd
+package pipeline
 
 import (
 	"fmt"
@@ -11,9 +11,22 @@ import (
 	"github.com/gpuleak/gpuleak/report"
 )
 
+// The memory timeline family: torch.profiler export_memory_timeline
+// outputs (.json, .raw.json.gz, and the .html picture, refused with a
+// request for the others).
+func init() {
+	register(&family{
+		name:    "pytorch-memory-timeline",
+		order:   30,
+		formats: []parse.Format{parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML},
+		sniff:   kineto.SniffTimeline,
+		analyze: analyzeTimeline,
+	})
+}
+
 // analyzeTimeline reads an export_memory_timeline output: a finding per
 // category of tensor, a leak for each whose floor keeps rising.
-func analyzeTimeline(in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
+func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) (report.Input, []report.Finding, error) {
 	if format == parse.FormatMemoryTimelineHTML {
 		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,
 			Msg: "this is export_memory_timeline's HTML page: it holds only a picture (a PNG) of the timeline, not its numbers; export it again with a path ending in .json (times and sizes by category) or .raw.json.gz (every event), which gpuleak reads"}

@@ -1,31 +1,46 @@
-package cmd
+package pipeline
 
 import (
 	"fmt"
 
 	"github.com/gpuleak/gpuleak/analyze/profiler"
-	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/report"
 )
 
+// The PyTorch profiler trace family: torch.profiler export_chrome_trace
+// JSON (Kineto), recognised by its traceEvents key or an array of events.
+func init() {
+	register(&family{
+		name:    "pytorch-profiler-trace",
+		order:   20,
+		formats: []parse.Format{parse.FormatKinetoTrace},
+		sniff:   sniffAs(parse.FormatKinetoTrace, kineto.Sniff),
+		analyze: analyzeKineto,
+		tables: func(_ *Options, in *parse.Input, _ parse.Format, emit Emit) error {
+			r := kineto.NewReader(in.Reader(), in.Name)
+			return drain(r, func() string { return "profiler_" + r.Table().String() }, emit)
+		},
+	})
+}
+
 // analyzeKineto streams a profiler trace through the snapshot leak
 // analysis (profiler.KinetoAnalyzer rebuilds each allocation's stack).
-func analyzeKineto(in *parse.Input, format parse.Format, lopt snapshot.LeakOptions) (report.Input, []report.Finding, error) {
+func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (report.Input, []report.Finding, error) {
 	mem := parse.NewRecyclingAllocator(64 << 20)
-	r := kineto.NewReader(in.Reader(), in.Name, kineto.WithAllocator(mem))
-	defer r.Release()
-	a := profiler.NewKinetoAnalyzer(lopt)
-	for r.Next() {
-		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+	kr := kineto.NewReader(in.Reader(), in.Name, kineto.WithAllocator(mem))
+	defer kr.Release()
+	a := profiler.NewKinetoAnalyzer(r.leakOptions())
+	for kr.Next() {
+		if err := a.Add(kr.Table(), kr.RecordBatch()); err != nil {
 			return report.Input{}, nil, err
 		}
 	}
-	if err := r.Err(); err != nil {
+	if err := kr.Err(); err != nil {
 		return report.Input{}, nil, err
 	}
-	meta := r.Metadata()
+	meta := kr.Metadata()
 	if meta.MemoryEvents == 0 && meta.OOMEvents == 0 {
 		why := "it was recorded without profile_memory=True"
 		if meta.ProfileMemory != nil && *meta.ProfileMemory {

@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuleak/gpuleak/pipeline"
+)
+
+// runInputs reads paths through the pipeline with o (validated flags),
+// the command's standard input, and progress on its standard error.
+func runInputs(ios *IOStreams, version string, o pipeline.Options, paths []string) (*pipeline.Result, error) {
+	o.Version, o.Stdin = version, ios.In
+	o.Progress = func(name string, size int64, read func() int64) func() {
+		return startProgress(ios.ErrOut, ios.ErrTTY, name, size, read).Stop
+	}
+	return pipeline.Run(context.Background(), o, paths)
+}
+
+// needFiles is the Args check of a command that reads at least one FILE.
+func needFiles(command string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return &UsageError{Err: fmt.Errorf("%s needs at least one FILE (\"-\" reads standard input)", command), Hint: fmt.Sprintf("Run 'gpuleak %s --help' for usage.", command)}
+		}
+		return nil
+	}
+}
+
+// validated runs a command once its flags are parsed: validate first, so
+// that runF (a test's stand-in for run) gets checked options and a bad
+// flag never reaches it, then runF when given, else run.
+func validated[O any](opts *O, validate func() error, runF, run func(*O) error) error {
+	if err := validate(); err != nil {
+		return err
+	}
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+func TestDetect(t *testing.T) {
+	cases := map[string]parse.Format{
+		"../testdata/pytorch/leak_train_loop.pickle":                          parse.FormatPyTorchSnapshot,
+		"../testdata/pytorch/repickled/model_reload.p0.pickle":                parse.FormatPyTorchSnapshot,
+		"../testdata/pytorch/repickled/model_reload.p1.pickle":                parse.FormatPyTorchSnapshot,
+		"../testdata/pytorch/protocol5.pickle.gz":                             parse.FormatPyTorchSnapshot, // after parse.Open removes gzip
+		"../testdata/pytorch/oom_error.txt":                                   parse.FormatOOMText,
+		"../testdata/pytorch/oom_other_process_traceback.txt":                 parse.FormatOOMText,
+		"../testdata/pytorch/memory_summary.txt":                              parse.FormatMemorySummary,
+		"../testdata/pytorch/memory_stats_2.json":                             parse.FormatMemoryStats,
+		"../testdata/pytorch/kineto_trace.json":                               parse.FormatKinetoTrace,
+		"../testdata/pytorch/memory_timeline.json":                            parse.FormatMemoryTimeline,
+		"../testdata/kineto/profile_keep_outputs_trace.json.gz":               parse.FormatKinetoTrace,
+		"../testdata/kineto/profile_keep_outputs_memory_timeline.raw.json.gz": parse.FormatMemoryTimelineRaw,
+		"../testdata/README.md":                                               parse.FormatUnknown,
+		// Text starting with "(" is never a protocol-0 pickle: vLLM's
+		// per-line "(VllmWorkerProcess pid=N)" prefix, and "segments" in it.
+		"../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   parse.FormatOOMText,
+		"../testdata/pytorch/pastes/pt2.x_zero_bytes_aria24.txt": parse.FormatOOMText,
+	}
+	for path, want := range cases {
+		in, err := parse.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := in.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Detect(head); got != want {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
+		in.Close()
+	}
+	if Detect(nil) != parse.FormatUnknown {
+		t.Error("empty input recognised")
+	}
+}
+
+// FuzzDetect: any head is claimed by at most one family, never with a
+// panic, and what Detect names is a format some family reads.
+func FuzzDetect(f *testing.F) {
+	for _, p := range []string{"../testdata/pytorch/oom_error.txt", "../testdata/pytorch/memory_summary.txt", "../testdata/pytorch/memory_stats_2.json",
+		"../testdata/pytorch/kineto_trace.json", "../testdata/pytorch/memory_timeline.json", "../testdata/sanitizer/leak_save.xml",
+		"../testdata/sanitizer/leak_full.txt", "../testdata/nvml/query_gpu.csv", "../testdata/nvml/dmon.txt", "../testdata/nvml/pynvml.jsonl"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add([]byte("\x80\x04\x95"))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		got := Detect(head)
+		if got != parse.FormatUnknown && byFormat[got] == nil {
+			t.Fatalf("Detect named %q, which no family reads", got)
+		}
+		if again := Detect(head); again != got {
+			t.Fatalf("Detect gave %q, then %q", got, again)
+		}
+	})
+}

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"errors"
+
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// The long-text scan: text that no family claims in its first 64 KiB may
+// still be a long CI or training log with an OOM message or a
+// compute-sanitizer report further on. It is scanned whole for the first,
+// then again for the second (a family whose own format may be followed by
+// either, such as nvidia-smi's table, asks it first too). An input that
+// comes once is kept in a temporary file for the second reading.
+
+// analyzeUnclaimed reads an input no family claimed, for gpuleak analyze.
+func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []report.Finding, error) {
+	path := in.Name
+	if !isText(head) {
+		return report.Input{}, nil, unrecognised(path)
+	}
+	rr, err := newRereader(in, path)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	defer rr.Close()
+	if rin, fs, ok, err := analyzeLongText(r, in, head, rr); ok || err != nil {
+		return rin, fs, err
+	}
+	if looksLikeHeaderlessCSV(head) {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
+			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
+	}
+	return report.Input{}, nil, unrecognised(path)
+}
+
+// analyzeLongText scans text whole for an OOM message, then reads it again
+// (through rr) as a compute-sanitizer log. ok is false when it holds
+// neither.
+func analyzeLongText(r *runner, in *parse.Input, head []byte, rr *rereader) (report.Input, []report.Finding, bool, error) {
+	if rin, fs, ok, err := analyzeUnrecognisedText(r, in, head); ok || err != nil {
+		return rin, fs, ok, err
+	}
+	again, err := rr.again()
+	if err != nil {
+		return report.Input{}, nil, false, err
+	}
+	defer again.Close()
+	rin, fs, err := analyzeSanitizer(r, again, parse.FormatSanitizer)
+	if errors.Is(err, parse.ErrNotMine) {
+		return report.Input{}, nil, false, nil
+	}
+	return rin, fs, err == nil, err
+}
+
+// analyzeUnrecognisedText reads text no family claimed by its first bytes
+// as a log: an OOM message may come after them. ok is false when the
+// input is not text or holds no OOM message nor memory summary.
+func analyzeUnrecognisedText(r *runner, in *parse.Input, head []byte) (rin report.Input, fs []report.Finding, ok bool, err error) {
+	if !isText(head) {
+		return report.Input{}, nil, false, nil
+	}
+	res, meta, err := readOOMText(in, parse.FormatOOMText)
+	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
+		return report.Input{}, nil, false, err
+	}
+	r.oom.add(anoom.Input{Path: in.Name, Format: string(parse.FormatOOMText), Text: res})
+	return report.FromOOMText(in.Name, string(parse.FormatOOMText), meta.Warnings.Strings(), res), nil, true, nil
+}

@@ -1,0 +1,232 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	antrend "github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// The NVML sample log family: nvidia-smi --query-gpu and
+// --query-compute-apps CSV, dmon, pmon, pynvml JSON lines, gpustat,
+// DCGM exporter metrics, and nvidia-smi's and gpustat's text tables.
+func init() {
+	register(&family{
+		name:  "nvml",
+		order: 50,
+		formats: []parse.Format{parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon,
+			parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus,
+			parse.FormatNvidiaSmiText, parse.FormatGpustatText},
+		sniff:      nvml.Sniff,
+		fallback:   headerlessCSV,
+		analyze:    analyzeNVMLInput,
+		postmortem: postmortemNVML,
+		tables: func(o *Options, in *parse.Input, f parse.Format, emit Emit) error {
+			if f == parse.FormatNvidiaSmiText || f == parse.FormatGpustatText {
+				return nil // text tables: their findings are exported
+			}
+			r := nvml.NewReader(in.Reader(), in.Name, append(append([]nvml.Option(nil), o.NVML.Reader...), nvml.WithFormat(f))...)
+			return drain(r, func() string { return "samples" }, emit)
+		},
+	})
+}
+
+// headerlessCSV claims comma-separated values without a header as the
+// nvidia-smi query the --fields given name.
+func headerlessCSV(head []byte, o *Options) parse.Format {
+	if len(o.NVML.Fields) > 0 && looksLikeHeaderlessCSV(head) {
+		return nvml.FormatForFields(o.NVML.Fields)
+	}
+	return parse.FormatUnknown
+}
+
+// looksLikeHeaderlessCSV: the first line is comma-separated values, at
+// least three, the first a number or date (not a header of names).
+func looksLikeHeaderlessCSV(head []byte) bool {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	f := bytes.Split(bytes.TrimSpace(line), []byte(","))
+	if len(f) < 3 {
+		return false
+	}
+	first := bytes.TrimSpace(f[0])
+	return len(first) > 0 && first[0] >= '0' && first[0] <= '9'
+}
+
+// isTextTable reports whether f is one of the family's text tables, which
+// job logs print before an error of their own.
+func isTextTable(f parse.Format) bool {
+	return f == parse.FormatNvidiaSmiText || f == parse.FormatGpustatText
+}
+
+// analyzeNVMLInput reads one NVML log for gpuleak analyze. Job logs often
+// print nvidia-smi's table first and fail with an out-of-memory error
+// later: the error is the finding. Only a log without one, or without a
+// compute-sanitizer report further on, is read as NVML samples.
+func analyzeNVMLInput(r *runner, in *parse.Input, head []byte, format parse.Format) (report.Input, []report.Finding, error) {
+	if !isTextTable(format) {
+		return analyzeNVML(r, in, format)
+	}
+	rr, err := newRereader(in, in.Name)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	defer rr.Close()
+	if rin, fs, ok, err := analyzeLongText(r, in, head, rr); ok || err != nil {
+		return rin, fs, err
+	}
+	samples, err := rr.again()
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	defer samples.Close()
+	return analyzeNVML(r, samples, format)
+}
+
+// nvmlRun holds the NVML sample logs of one run: they are judged together,
+// so that a --query-compute-apps log finds its GPU's total memory and end
+// in a --query-gpu log of the same GPU.
+type nvmlRun struct {
+	a      *antrend.Analyzer
+	inputs []report.TrendInput
+}
+
+// analyzeNVML reads one NVML sample log into the run's trend analyzer;
+// its findings come from nvmlRun.finalize once every input is read. An
+// input that fails part way through leaves none of its samples behind.
+func analyzeNVML(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
+	run := r.nvml
+	ti, err := readNVML(in, run.a, r.join.procs, append(append([]nvml.Option(nil), r.o.NVML.Reader...), nvml.WithFormat(format))...)
+	if err != nil {
+		run.a.Drop(in.Name)
+		return report.Input{}, nil, err
+	}
+	run.inputs = append(run.inputs, ti)
+	ins, _ := report.FromTrends([]report.TrendInput{ti}, &antrend.Result{})
+	return ins[0], nil, nil
+}
+
+// finalize judges the run's NVML series, replaces the entries of its
+// inputs in ins by the judged ones (which carry the analysis's warnings)
+// and returns their findings.
+func (n *nvmlRun) finalize(ins []report.Input) []report.Finding {
+	if len(n.inputs) == 0 {
+		return nil
+	}
+	judged, fs := report.FromTrends(n.inputs, n.a.Finalize())
+	for _, j := range judged {
+		for i := range ins {
+			if ins[i].Path == j.Path && ins[i].Error == "" {
+				ins[i] = j
+				break
+			}
+		}
+	}
+	return fs
+}
+
+// readNVML streams one NVML sample log into the trend analyzer (and its
+// per-process samples into procs, when not nil) and describes it for the
+// report.
+func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollector, opts ...nvml.Option) (report.TrendInput, error) {
+	r := nvml.NewReader(in.Reader(), in.Name, opts...)
+	defer r.Release()
+	for r.Next() {
+		if err := a.Add(in.Name, r.RecordBatch()); err != nil {
+			return report.TrendInput{}, err
+		}
+		if procs != nil {
+			procs.Add(in.Name, r.RecordBatch())
+		}
+	}
+	if err := r.Err(); err != nil {
+		return report.TrendInput{}, err
+	}
+	m := r.Metadata()
+	a.Input(in.Name, m.FirstUs, m.LastUs)
+	clock := m.Clock.String()
+	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
+		clock = nvml.ClockAbsolute.String()
+	}
+	return report.TrendInput{
+		Path: in.Name, Format: string(m.Format), Samples: m.Rows,
+		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
+	}, nil
+}
+
+// trendSamples reads any input for gpuleak trend as an NVML sample log.
+func trendSamples(r *runner, in *parse.Input) (report.TrendInput, error) {
+	defer r.progress(in)()
+	ti, err := readNVML(in, r.nvml.a, nil, r.o.NVML.Reader...)
+	if errors.Is(err, parse.ErrNotMine) && len(r.o.NVML.Fields) == 0 {
+		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
+	}
+	return ti, err
+}
+
+// postmortemNVML reads an NVML log for gpuleak oom: its process samples
+// name the processes an OOM message lists. Text tables are read as logs
+// that may hold the OOM message.
+func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format) (report.Input, anoom.Input, error) {
+	if isTextTable(format) {
+		return postmortemLog(r, in, head, format)
+	}
+	procs, warnings, err := readGPUProcesses(in, format, r.o)
+	if err != nil {
+		return report.Input{}, anoom.Input{}, err
+	}
+	return report.Input{Path: in.Name, Format: string(format), Warnings: warnings},
+		anoom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil
+}
+
+// maxGPUProcessSamples bounds the process samples kept from one NVML log.
+const maxGPUProcessSamples = 1 << 20
+
+// readGPUProcesses reads the per-process samples of an NVML log, its
+// times without a zone in o.Location (UTC when nil).
+func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom.GPUProcess, []string, error) {
+	loc := o.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
+	defer r.Release()
+	var out []anoom.GPUProcess
+	for r.Next() {
+		rec := r.RecordBatch()
+		pid := rec.Column(nvml.ColPID).(*array.Int64)
+		used := rec.Column(nvml.ColUsed).(*array.Int64)
+		tm := rec.Column(nvml.ColTime).(*array.Timestamp)
+		name := rec.Column(nvml.ColProcess).(*array.Dictionary)
+		for i := 0; i < int(rec.NumRows()) && len(out) < maxGPUProcessSamples; i++ {
+			if pid.IsNull(i) {
+				continue
+			}
+			p := anoom.GPUProcess{PID: pid.Value(i), UsedBytes: -1, Source: in.Name}
+			if used.IsValid(i) {
+				p.UsedBytes = used.Value(i)
+			}
+			if tm.IsValid(i) {
+				p.TimeUs = int64(tm.Value(i))
+			}
+			if name.IsValid(i) {
+				if d, ok := name.Dictionary().(*array.String); ok {
+					p.Name = d.Value(name.GetValueIndex(i))
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, nil, err
+	}
+	return out, r.Metadata().Warnings.Strings(), nil
+}

@@ -1,0 +1,102 @@
+package pipeline
+
+import (
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// The PyTorch text family: torch.cuda.memory_stats() JSON,
+// memory_summary() text, and logs or tracebacks with a CUDA out-of-memory
+// message. Its OOM message test is the weakest of all (a phrase anywhere
+// in text): it is asked last.
+func init() {
+	register(&family{
+		name:    "pytorch-text",
+		order:   60,
+		formats: []parse.Format{parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText},
+		sniff: func(head []byte) parse.Format {
+			switch {
+			case pytorchtext.SniffStats(head):
+				return parse.FormatMemoryStats
+			case pytorchtext.SniffSummary(head):
+				return parse.FormatMemorySummary
+			case pytorchtext.SniffOOM(head):
+				return parse.FormatOOMText
+			}
+			return parse.FormatUnknown
+		},
+		analyze: func(r *runner, in *parse.Input, _ []byte, f parse.Format) (report.Input, []report.Finding, error) {
+			return analyzeOOMText(r, in, f)
+		},
+		postmortem: func(_ *runner, in *parse.Input, _ []byte, f parse.Format) (report.Input, anoom.Input, error) {
+			return postmortemText(in, f)
+		},
+		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
+			var r *pytorchtext.Reader
+			if f == parse.FormatMemoryStats {
+				r = pytorchtext.NewStatsReader(in.Reader(), in.Name)
+			} else {
+				r = pytorchtext.NewReader(in.Reader(), in.Name)
+			}
+			return drain(r, func() string { return "oom_" + r.Table().String() }, emit)
+		},
+	})
+}
+
+// readOOMText reads a log or traceback (parse.FormatOOMText), a
+// memory_summary() text or memory_stats() JSON.
+func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
+	mem := parse.NewRecyclingAllocator(1 << 20)
+	var r *pytorchtext.Reader
+	if format == parse.FormatMemoryStats {
+		r = pytorchtext.NewStatsReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
+	} else {
+		r = pytorchtext.NewReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
+	}
+	defer r.Release()
+	a := anoom.NewTextAnalyzer()
+	for r.Next() {
+		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, nil, err
+	}
+	return a.Finalize(), r.Metadata(), nil
+}
+
+// analyzeOOMText reads a text input about OOMs for gpuleak analyze. Its
+// findings come later, from the postmortem of all inputs (oomFacts).
+func analyzeOOMText(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
+	res, meta, err := readOOMText(in, format)
+	if err != nil {
+		return report.Input{}, nil, err
+	}
+	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
+	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, nil
+}
+
+// postmortemText reads a text input about OOMs for gpuleak oom.
+func postmortemText(in *parse.Input, format parse.Format) (report.Input, anoom.Input, error) {
+	res, meta, err := readOOMText(in, format)
+	if err != nil {
+		return report.Input{}, anoom.Input{}, err
+	}
+	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
+}
+
+// postmortemLog reads, for gpuleak oom, an input no family reads for it
+// (recognised as format, or not at all) as a log that may hold an OOM
+// message further on; an input that is not text is unrecognised.
+func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (report.Input, anoom.Input, error) {
+	if !isText(head) {
+		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
+	}
+	return postmortemText(in, parse.FormatOOMText)
+}
+
+// isText reports whether an input's first bytes are text.
+func isText(head []byte) bool { return pytorchtext.LooksLikeText(head) }

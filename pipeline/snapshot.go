@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// The PyTorch CUDA memory snapshot family: torch.cuda.memory._dump_snapshot()
+// pickles, recognised by their pickle protocol header.
+func init() {
+	register(&family{
+		name:       "pytorch-snapshot",
+		order:      10,
+		formats:    []parse.Format{parse.FormatPyTorchSnapshot},
+		sniff:      sniffAs(parse.FormatPyTorchSnapshot, pytorch.Sniff),
+		analyze:    analyzeSnapshot,
+		postmortem: postmortemSnapshot,
+		tables: func(_ *Options, in *parse.Input, _ parse.Format, emit Emit) error {
+			r := pytorch.NewReader(in.Reader(), in.Name)
+			return drain(r, func() string { return "snapshot_" + r.Table().String() }, emit)
+		},
+		trend: func(_ *runner, in *parse.Input, _ parse.Format) (report.TrendInput, error) {
+			return report.TrendInput{}, &parse.Error{File: in.Name, Offset: 0, Err: parse.ErrNotMine,
+				Msg: "a PyTorch memory snapshot, not an NVML sample log: use gpuleak analyze"}
+		},
+	})
+}
+
+// analyzeSnapshot streams a snapshot through the leak and fragmentation
+// analyses; what it says about OOMs goes to the run's OOM facts, its
+// reserved memory over time to the join with NVML processes.
+func analyzeSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Format) (report.Input, []report.Finding, error) {
+	// Batches are released as soon as they are analysed: their buffers
+	// serve the next ones.
+	mem := parse.NewRecyclingAllocator(64 << 20)
+	popts := []pytorch.Option{pytorch.WithAllocator(mem)}
+	if in.Regular {
+		// A regular file's reads end: inflate it on another core.
+		popts = append(popts, pytorch.WithReadAhead())
+	}
+	pr := pytorch.NewReader(in.Reader(), in.Name, popts...)
+	defer pr.Release()
+	var src parse.BatchSource[pytorch.Table] = pr
+	if in.Regular {
+		// Decode on one core and analyse on the other (a regular file's
+		// reads end, so stopping early never waits on a pipe).
+		p := parse.NewPrefetch[pytorch.Table](pr, 2)
+		defer p.Close() // before pr.Release
+		src = p
+	}
+	a := snapshot.NewAnalyzer(r.leakOptions())
+	reserved := anrun.NewReservedCollector()
+	for src.Next() {
+		if err := a.Add(src.Table(), src.RecordBatch()); err != nil {
+			return report.Input{}, nil, err
+		}
+		reserved.Add(src.Table(), src.RecordBatch())
+	}
+	if err := src.Err(); err != nil {
+		return report.Input{}, nil, err
+	}
+	res := a.Finalize()
+	r.join.addSnapshot(in.Name, reserved.Series())
+	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Snapshot: res})
+	rin, fs := report.FromLeaks(in.Name, string(format), append(pr.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
+	return rin, fs, nil
+}
+
+// postmortemSnapshot reads a snapshot for gpuleak oom: each OOM of its
+// trace, and its pools at the end.
+func postmortemSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Format) (report.Input, anoom.Input, error) {
+	pr := pytorch.NewReader(in.Reader(), in.Name, pytorch.WithAllocator(parse.NewRecyclingAllocator(64<<20)))
+	defer pr.Release()
+	a := snapshot.NewAnalyzer(r.leakOptions())
+	for pr.Next() {
+		if err := a.Add(pr.Table(), pr.RecordBatch()); err != nil {
+			return report.Input{}, anoom.Input{}, err
+		}
+	}
+	if err := pr.Err(); err != nil {
+		return report.Input{}, anoom.Input{}, err
+	}
+	res := a.Finalize()
+	rin, _ := report.FromLeaks(in.Name, string(format), append(pr.Metadata().Warnings.Strings(), res.Fragment.Warnings...), res.Leak)
+	report.AddEndPools(&rin, res.Fragment)
+	return rin, anoom.Input{Path: in.Name, Format: string(format), Snapshot: res}, nil
+}
