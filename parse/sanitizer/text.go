@@ -22,7 +22,6 @@ var (
 	// Starts of top-level lines that can follow unterminated program output.
 	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Error: Race|Warning: Race)`)
 
-	leakRe        = regexp.MustCompile(`^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$`)
 	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
@@ -34,7 +33,6 @@ var (
 	uninitRe      = regexp.MustCompile(`^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+)`)
 	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
 
-	savedRe    = regexp.MustCompile(`^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$`)
 	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
 	addrLineRe = regexp.MustCompile(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
 
@@ -440,8 +438,8 @@ func (s *textSource) top(c string) error {
 	rec.kind = classify(c)
 	switch rec.kind {
 	case KindLeak:
-		m := leakRe.FindStringSubmatch(c)
-		if m == nil {
+		m, ok := matchLeak(c)
+		if !ok {
 			return s.errf("malformed leak record %q", c)
 		}
 		size, err := s.count(m[1])
@@ -489,6 +487,60 @@ func (s *textSource) top(c string) error {
 	}
 	s.programSince = false
 	return nil
+}
+
+// matchLeak splits a leak record's first line as the regular expression
+// ^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$ would (by hand: it is
+// the first line of most records): the size, the address and the rest.
+func matchLeak(c string) (m [4]string, ok bool) {
+	t, ok := strings.CutPrefix(c, "Leaked ")
+	if !ok {
+		return m, false
+	}
+	n := 0
+	for n < len(t) && (t[n] >= '0' && t[n] <= '9' || t[n] == ',') {
+		n++
+	}
+	if n == 0 {
+		return m, false
+	}
+	size := t[:n]
+	if t, ok = strings.CutPrefix(t[n:], " byte"); !ok {
+		return m, false
+	}
+	t = strings.TrimPrefix(t, "s")
+	if t, ok = strings.CutPrefix(t, " at 0x"); !ok {
+		return m, false
+	}
+	h := 0
+	for h < len(t) && isHex(t[h:h+1]) {
+		h++
+	}
+	if h == 0 || strings.Contains(t[h:], "\n") {
+		return m, false
+	}
+	return [4]string{c, size, c[len(c)-len(t)-2 : len(c)-len(t)+h], t[h:]}, true
+}
+
+// matchSaved reads a "Saved host backtrace" line as the regular expression
+// ^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$ would:
+// the save location ("at allocation time"), or "" when none is given.
+func matchSaved(c string) (string, bool) {
+	t, ok := strings.CutPrefix(c, "Saved host backtrace up to driver entry point")
+	if !ok || strings.Contains(t, "\n") {
+		return "", false
+	}
+	if t == "" || t == "." {
+		return "", true
+	}
+	loc, ok := strings.CutPrefix(t, " at ")
+	if !ok || loc == "" {
+		return "", false
+	}
+	if len(loc) > 1 {
+		loc = strings.TrimSuffix(loc, ".")
+	}
+	return loc, true
 }
 
 // classify returns the record kind of a record's first line.
@@ -581,8 +633,8 @@ func (s *textSource) detail(c string) error {
 			return nil
 		}
 	case strings.HasPrefix(c, "Saved host backtrace"):
-		if m := savedRe.FindStringSubmatch(c); m != nil {
-			rec.saveLocation = m[1]
+		if loc, ok := matchSaved(c); ok {
+			rec.saveLocation = loc
 			return nil
 		}
 	case strings.HasPrefix(c, "at ") && rec.kernel == "" && rec.kind != KindLeak:
