@@ -69,7 +69,32 @@ type textSource struct {
 	unmatched          int64 // lines like records that did not match the prefix
 	unmatchedLine      int64 // the first of them
 	scratch            []byte
+
+	// spare is the record next returned last: the Reader has copied it
+	// into its builders by the time the next record starts, so its frame
+	// and detail slices are used again.
+	spare *record
+	// lines interns recent lines and hostFrames the parse of recent host
+	// frames, by their text: a leak log repeats a few dozen frame lines in
+	// every record. Each holds at most maxInterned entries, and starts
+	// over when full.
+	lines      map[string]string
+	hostFrames map[string]parsedFrame
 }
+
+// parsedFrame is a host frame as hostFrame parsed it, and whether it was
+// of the legacy layout.
+type parsedFrame struct {
+	f      frame
+	legacy bool
+}
+
+// maxInterned bounds the tables of interned lines and parsed frames
+// (entries), and maxInternedLine the length of a line interned (bytes).
+const (
+	maxInterned     = 4096
+	maxInternedLine = 1024
+)
 
 func newTextSource(r io.Reader, name string, rd *Reader) *textSource {
 	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(crReader{bufio.NewReaderSize(r, 64<<10)}, 64<<10)}
@@ -102,8 +127,25 @@ func (s *textSource) readLine() (string, bool, error) {
 		s.line++
 		s.cut = !bytes.HasSuffix(s.scratch, []byte("\n"))
 		b := bytes.TrimRight(s.scratch, "\r\n")
-		return string(b), true, nil
+		return s.intern(b), true, nil
 	}
+}
+
+// intern returns b as a string, the one made for an earlier line of the
+// same text when there is one among the recent lines.
+func (s *textSource) intern(b []byte) string {
+	if len(b) > maxInternedLine {
+		return string(b)
+	}
+	if t, ok := s.lines[string(b)]; ok {
+		return t
+	}
+	if s.lines == nil || len(s.lines) >= maxInterned {
+		s.lines = make(map[string]string, 256)
+	}
+	t := string(b)
+	s.lines[t] = t
+	return t
 }
 
 func (s *textSource) next() (*record, error) {
@@ -142,7 +184,7 @@ func (s *textSource) next() (*record, error) {
 		}
 	}
 	r := s.out
-	s.out = nil
+	s.out, s.spare = nil, r
 	return r, nil
 }
 
@@ -432,7 +474,8 @@ func (s *textSource) top(c string) error {
 		ru.targetError = true
 		return nil
 	}
-	rec := &record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther}
+	rec := s.newRecord()
+	*rec = record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther, frames: rec.frames[:0], details: rec.details[:0]}
 	s.rec = rec
 	s.sawCont, s.sawLegacy = false, false
 	rec.kind = classify(c)
@@ -543,6 +586,15 @@ func matchSaved(c string) (string, bool) {
 	return loc, true
 }
 
+// newRecord returns the spare record, or a new one.
+func (s *textSource) newRecord() *record {
+	if r := s.spare; r != nil {
+		s.spare = nil
+		return r
+	}
+	return &record{}
+}
+
 // classify returns the record kind of a record's first line.
 func classify(c string) string {
 	switch {
@@ -611,11 +663,24 @@ func (s *textSource) detail(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
-		f, err := s.hostFrame(strings.TrimSpace(c[len("Host Frame:"):]))
-		if err != nil {
-			return err
+		t := strings.TrimSpace(c[len("Host Frame:"):])
+		p, ok := s.hostFrames[t]
+		if !ok {
+			legacy := s.sawLegacy
+			s.sawLegacy = false
+			f, err := s.hostFrame(t)
+			if err != nil {
+				return err
+			}
+			p = parsedFrame{f, s.sawLegacy}
+			s.sawLegacy = legacy
+			if s.hostFrames == nil || len(s.hostFrames) >= maxInterned {
+				s.hostFrames = make(map[string]parsedFrame, 256)
+			}
+			s.hostFrames[t] = p
 		}
-		rec.frames = append(rec.frames, f)
+		s.sawLegacy = s.sawLegacy || p.legacy
+		rec.frames = append(rec.frames, p.f)
 		return nil
 	case strings.HasPrefix(c, "Device Frame:"):
 		f, err := s.deviceLocation(strings.TrimSpace(c[len("Device Frame:"):]))
@@ -736,15 +801,20 @@ func isDigits(t string) bool {
 // funcFileLine splits "func in file:line" (either part may be missing).
 func (s *textSource) funcFileLine(f *frame, t string) error {
 	t = strings.TrimSpace(t)
-	padded := " " + t
-	if i := strings.LastIndex(padded, " in "); i >= 0 {
-		loc := padded[i+4:]
+	// The last " in " of " "+t, without building it.
+	fn, loc, found := "", "", false
+	if i := strings.LastIndex(t, " in "); i >= 0 {
+		fn, loc, found = t[:i], t[i+4:], true
+	} else if strings.HasPrefix(t, "in ") {
+		loc, found = t[3:], true
+	}
+	if found {
 		if c := strings.LastIndexByte(loc, ':'); c > 0 && isDigits(loc[c+1:]) {
 			line, err := s.count(loc[c+1:])
 			if err != nil {
 				return err
 			}
-			f.function = strings.TrimSpace(padded[:i])
+			f.function = strings.TrimSpace(fn)
 			f.file, f.line = loc[:c], line
 			return nil
 		}
