@@ -451,6 +451,24 @@ func (a *Analyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error {
 	return nil
 }
 
+// view reads a utf8 or dictionary<utf8> cell as a string that views the
+// batch's buffer: valid only while the batch is; "" for null.
+func view(col arrow.Array, i int) string {
+	switch c := col.(type) {
+	case *array.String:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Value(i)
+	case *array.Dictionary:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Dictionary().(*array.String).Value(c.GetValueIndex(i))
+	}
+	return ""
+}
+
 // str reads a utf8 or dictionary<utf8> cell, as a copy that outlives the
 // batch; "" for null.
 func (a *Analyzer) str(col arrow.Array, i int) string {
@@ -508,10 +526,13 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) {
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
-		k := frameKey{a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
-			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i)}
+		// The key views the batch's buffers; it is copied (interned) only
+		// for a frame not seen before.
+		k := frameKey{view(cols[sanitizer.FrKind], i), view(cols[sanitizer.FrFunction], i),
+			view(cols[sanitizer.FrFile], i), view(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i)}
 		facts := a.facts[k]
 		if facts == nil {
+			k = frameKey{a.names.Get(k.kind), a.names.Get(k.function), a.names.Get(k.file), a.names.Get(k.module), k.line}
 			facts = newFrameFacts(k.kind, k.function, k.file, k.module, k.line)
 			a.facts[k] = facts
 		}

@@ -281,9 +281,12 @@ func isMark(c byte) bool {
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
 }
 
-// hasToolName reports whether a line names the tool, as a banner does.
+// hasToolName reports whether a line ends in the tool's name (then white
+// space only), as a banner does and as bannerRe requires: a test of the
+// line's end, not a search of every line.
 func hasToolName(text string) bool {
-	return strings.Contains(text, "COMPUTE-SANITIZER") || strings.Contains(text, "CUDA-MEMCHECK")
+	text = strings.TrimRight(text, " \t\n\f\r")
+	return strings.HasSuffix(text, "COMPUTE-SANITIZER") || strings.HasSuffix(text, "CUDA-MEMCHECK")
 }
 
 // recordStarts are the literal starts of the records firstRecord
