@@ -127,3 +127,24 @@ func FuzzPromptCharNecessary(f *testing.F) {
 		}
 	})
 }
+
+// isElisionSlow is isElision without its first test.
+func isElisionSlow(b []byte) bool {
+	t := strings.Trim(string(b), "[]()<> ")
+	if strings.EqualFold(t, "snip") || strings.EqualFold(t, "snipped") {
+		return true
+	}
+	t = strings.Trim(t, ".…")
+	return t == "" && len(b) >= 2
+}
+
+func FuzzElision(f *testing.F) {
+	for _, l := range []string{"...", "…", "[...]", "<snip>", "(SNIPPED)", "[ſnip]", "..x", "2026/11/30 08:06:12.696, 0", "", ".", " ", "[]"} {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := isElision([]byte(l)), isElisionSlow([]byte(l)); got != want {
+			t.Fatalf("isElision(%q) = %v, want %v", l, got, want)
+		}
+	})
+}
