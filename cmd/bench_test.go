@@ -205,11 +205,11 @@ func BenchmarkAnalyzeCILog(b *testing.B) {
 }
 
 // BenchmarkAnalyzeSanitizerLog runs "gpuleak analyze --format json" in
-// process on a 128 MiB compute-sanitizer leak log made from real records
+// process on a 128 MiB (benchLogSize) compute-sanitizer leak log made from real records
 // (sanitizerLeakLog, about 100k records): MB/s of the log, allocations,
 // CPU seconds and the peak memory the Go runtime holds.
 func BenchmarkAnalyzeSanitizerLog(b *testing.B) {
-	data, _ := sanitizerLeakLog(b, 128<<20)
+	data, _ := sanitizerLeakLog(b, benchLogSize())
 	path := filepath.Join(b.TempDir(), "leaks.txt")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		b.Fatal(err)
@@ -327,3 +327,45 @@ func sanitizerCommas(n int64) string {
 	return s
 }
 
+
+// BenchmarkAnalyzeQueryGPU runs "gpuleak analyze --format json" in process
+// on a 1,000,000-row nvidia-smi --query-gpu CSV log (8 GPUs interleaved,
+// 250 ms apart, the layout of ../shared/fixtures/nvml/query_gpu.csv; made
+// once under os.TempDir(), never committed): MB/s of the log.
+func BenchmarkAnalyzeQueryGPU(b *testing.B) {
+	const rows = 1_000_000
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("gpuleak-bench-cmd-query-gpu-%d.csv", rows))
+	st, err := os.Stat(path)
+	if err != nil {
+		var buf bytes.Buffer
+		fmt.Fprintln(&buf, "timestamp, index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], utilization.gpu [%], utilization.memory [%]")
+		t0 := time.Date(2026, 11, 30, 8, 6, 12, 696e6, time.UTC)
+		for i := 0; i < rows; i++ {
+			gpu := i % 8
+			tick := time.Duration(i/8) * 250 * time.Millisecond
+			used := (i/8)%4096 + gpu*1000
+			if gpu == 3 {
+				used = 2000 + i/64 // one GPU grows all along: a trend to find
+			}
+			fmt.Fprintf(&buf, "%s, %d, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f1777%d, NVIDIA H200, 00000000:%02X:00.0, 143771 MiB, %d MiB, %d MiB, 616 MiB, %d %%, %d %%\n",
+				t0.Add(tick).Format("2006/01/02 15:04:05.000"), gpu, gpu, 0x18+gpu, used, 143771-616-used, i%100, i%37)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if st, err = os.Stat(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchAnalyzeFile(b, path, st.Size())
+}
+
+// benchLogSize is the size of the generated compute-sanitizer log: 128 MiB,
+// or GPULEAK_BENCH_MIB MiB (smaller for counting instructions under
+// cachegrind).
+func benchLogSize() int {
+	if n, err := strconv.Atoi(os.Getenv("GPULEAK_BENCH_MIB")); err == nil && n > 0 {
+		return n << 20
+	}
+	return 128 << 20
+}

@@ -161,11 +161,11 @@ func commas(n int64) string {
 	return s
 }
 
-// BenchmarkReadLeakLog reads a 128 MiB leak log made by leakLog from real
+// BenchmarkReadLeakLog reads a 128 MiB (benchLogSize) leak log made by leakLog from real
 // records (about 100k records): MB/s of the log, allocations, and the
 // peak of the Go heap in MiB (peak-heap-MiB, sampled every millisecond).
 func BenchmarkReadLeakLog(b *testing.B) {
-	data, nrec := leakLog(b, 128<<20)
+	data, nrec := leakLog(b, benchLogSize())
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -223,4 +223,14 @@ func (s *peakSampler) stop() uint64 {
 	close(s.done)
 	<-s.wait
 	return s.peak.Load()
+}
+
+// benchLogSize is the size of the generated compute-sanitizer log: 128 MiB,
+// or GPULEAK_BENCH_MIB MiB (smaller for counting instructions under
+// cachegrind).
+func benchLogSize() int {
+	if n, err := strconv.Atoi(os.Getenv("GPULEAK_BENCH_MIB")); err == nil && n > 0 {
+		return n << 20
+	}
+	return 128 << 20
 }
