@@ -331,7 +331,6 @@ func sanitizerCommas(n int64) string {
 	return s
 }
 
-
 // BenchmarkAnalyzeQueryGPU runs "gpuleak analyze --format json" in process
 // on a 1,000,000-row nvidia-smi --query-gpu CSV log (8 GPUs interleaved,
 // 250 ms apart, the layout of ../shared/fixtures/nvml/query_gpu.csv; made
