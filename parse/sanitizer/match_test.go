@@ -1,7 +1,9 @@
 package sanitizer
 
 import (
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -82,4 +84,45 @@ func FuzzMatchAsRegexp(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The tables of recent lines and host frames are bounded: in entries,
+// and no long line or frame is kept (a log of long demangled frames must
+// not hold megabytes per entry).
+func TestInternTablesBounded(t *testing.T) {
+	long := "f" + strings.Repeat("x", 2*maxInternedLine) + "(int) in a.cu:1 [0x10] in prog"
+	var b strings.Builder
+	b.WriteString("========= COMPUTE-SANITIZER\n")
+	for i := 0; i < 3*maxInterned; i++ {
+		fmt.Fprintf(&b, "========= Leaked 8 bytes at 0x%x\n", 0x1000+16*i)
+		b.WriteString("=========     Saved host backtrace up to driver entry point at allocation time\n")
+		fmt.Fprintf(&b, "=========         Host Frame: g%d(int) in a.cu:%d [0x%x] in prog\n", i, i+1, 0x100+i)
+		b.WriteString("=========         Host Frame: " + long + "\n")
+		b.WriteString("========= \n")
+	}
+	r := NewReader(strings.NewReader(b.String()), "long.txt")
+	defer r.Release()
+	frames := 0
+	for r.Next() {
+		if r.Table() == TableFrames {
+			frames += int(r.RecordBatch().NumRows())
+		}
+	}
+	if err := r.Err(); err != nil || frames != 2*3*maxInterned {
+		t.Fatalf("%d frames: %v", frames, err)
+	}
+	s := r.src.(*textSource)
+	if len(s.lines) > maxInterned || len(s.hostFrames) > maxInterned {
+		t.Errorf("%d lines, %d frames kept: want at most %d", len(s.lines), len(s.hostFrames), maxInterned)
+	}
+	for k := range s.hostFrames {
+		if len(k) > maxInternedLine {
+			t.Errorf("a frame of %d bytes kept", len(k))
+		}
+	}
+	for k := range s.lines {
+		if len(k) > maxInternedLine {
+			t.Errorf("a line of %d bytes kept", len(k))
+		}
+	}
 }

@@ -90,7 +90,8 @@ type parsedFrame struct {
 }
 
 // maxInterned bounds the tables of interned lines and parsed frames
-// (entries), and maxInternedLine the length of a line interned (bytes).
+// (entries), and maxInternedLine the length of a line or frame kept in
+// them (bytes): together at most about 8 MiB of text.
 const (
 	maxInterned     = 4096
 	maxInternedLine = 1024
@@ -677,10 +678,12 @@ func (s *textSource) detail(c string) error {
 			}
 			p = parsedFrame{f, s.sawLegacy}
 			s.sawLegacy = legacy
-			if s.hostFrames == nil || len(s.hostFrames) >= maxInterned {
-				s.hostFrames = make(map[string]parsedFrame, 256)
+			if len(t) <= maxInternedLine { // a line of megabytes is not kept
+				if s.hostFrames == nil || len(s.hostFrames) >= maxInterned {
+					s.hostFrames = make(map[string]parsedFrame, 256)
+				}
+				s.hostFrames[t] = p
 			}
-			s.hostFrames[t] = p
 		}
 		s.sawLegacy = s.sawLegacy || p.legacy
 		rec.frames = append(rec.frames, p.f)
