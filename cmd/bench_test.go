@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -199,4 +202,173 @@ func BenchmarkAnalyzeCILog(b *testing.B) {
 			b.Fatalf("exit %d, stderr %q: want the log unrecognised", code, errOut.String())
 		}
 	}
+}
+
+// BenchmarkAnalyzeSanitizerLog runs "gpuleak analyze --format json" in
+// process on a 128 MiB (benchLogSize) compute-sanitizer leak log made from real records
+// (sanitizerLeakLog, about 100k records): MB/s of the log, allocations,
+// CPU seconds and the peak memory the Go runtime holds.
+func BenchmarkAnalyzeSanitizerLog(b *testing.B) {
+	data, _ := sanitizerLeakLog(b, benchLogSize())
+	// Kept under os.TempDir() (never committed), for measuring the binary
+	// on it: /usr/bin/time gpuleak analyze FILE.
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("gpuleak-bench-sanitizer-%dMiB.txt", len(data)>>20))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	size := int64(len(data))
+	data = nil
+	benchAnalyzeFile(b, path, size)
+}
+
+// benchAnalyzeFile runs "gpuleak analyze --format json path" b.N times;
+// size is the bytes read.
+func benchAnalyzeFile(b *testing.B, path string, size int64) {
+	runtime.GC()
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	peak := startHeapSampler()
+	cpu0 := cpuSeconds(syscall.RUSAGE_SELF)
+	for i := 0; i < b.N; i++ {
+		ios := &IOStreams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard}
+		if code := Main([]string{"analyze", "--format", "json", path}, ios, "bench"); code != ExitOK && code != ExitFindings {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.ReportMetric((cpuSeconds(syscall.RUSAGE_SELF)-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(peak.stop())/(1<<20), "peak-MiB")
+}
+
+// sanitizerLeakLog generates (as parse/sanitizer's leakLog does) a compute-sanitizer --leak-check full log of about
+// size bytes from the records of real logs: every "Leaked", "Invalid" and
+// "Program hit" record of the compute-sanitizer logs in
+// ../testdata/sanitizer and ../../shared/fixtures/sanitizer (those
+// with the default prefix), repeated in turn, each leak at its own address
+// (so that the run reads as one process) with its size varied, then the
+// LEAK SUMMARY and ERROR SUMMARY that agree with the records. It returns
+// the log and its number of records. Never committed.
+func sanitizerLeakLog(tb testing.TB, size int) ([]byte, int) {
+	tb.Helper()
+	recs := sanitizerRecords(tb)
+	var b bytes.Buffer
+	b.WriteString("========= COMPUTE-SANITIZER\n")
+	var n, leaks, leaked int64
+	for i := 0; b.Len() < size; i++ {
+		r := recs[i%len(recs)]
+		if r.leak {
+			sz := r.size + int64(i%7)*4096
+			fmt.Fprintf(&b, "========= Leaked %s bytes at 0x%x%s\n", sanitizerCommas(sz), 0x7f0000000000+uint64(i)*0x200000, r.rest)
+			leaks++
+			leaked += sz
+		} else {
+			b.WriteString(r.first)
+			b.WriteByte('\n')
+		}
+		b.WriteString(r.body)
+		n++
+	}
+	fmt.Fprintf(&b, "========= LEAK SUMMARY: %s bytes leaked in %s allocations\n", sanitizerCommas(leaked), sanitizerCommas(leaks))
+	fmt.Fprintf(&b, "========= ERROR SUMMARY: %s errors\n", sanitizerCommas(n))
+	return b.Bytes(), int(n)
+}
+
+// sanitizerRecord is one record of a real log: its first line (for a leak, the
+// size and the text after the address) and its other lines.
+type sanitizerRecord struct {
+	leak  bool
+	first string
+	size  int64
+	rest  string
+	body  string
+}
+
+func sanitizerRecords(tb testing.TB) []sanitizerRecord {
+	tb.Helper()
+	var files []string
+	for _, dir := range []string{"../testdata/sanitizer", "../../shared/fixtures/sanitizer"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+		files = append(files, m...)
+	}
+	leakRe := regexp.MustCompile(`^========= Leaked ([\d,]+) bytes at 0x[0-9a-f]+(.*)$`)
+	var recs []sanitizerRecord
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || !bytes.HasPrefix(data, []byte("========= COMPUTE-SANITIZER\n")) {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if !strings.HasPrefix(l, "========= Leaked ") && !strings.HasPrefix(l, "========= Invalid ") && !strings.HasPrefix(l, "========= Program hit ") {
+				continue
+			}
+			r := sanitizerRecord{first: l}
+			if m := leakRe.FindStringSubmatch(l); m != nil {
+				r.leak, r.rest = true, m[2]
+				r.size, _ = strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+			}
+			var body strings.Builder
+			for i++; i < len(lines) && strings.HasPrefix(lines[i], "=========  "); i++ {
+				body.WriteString(lines[i] + "\n")
+			}
+			body.WriteString("========= \n")
+			r.body = body.String()
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) == 0 {
+		tb.Skip("no compute-sanitizer logs to build the benchmark's log from")
+	}
+	return recs
+}
+
+func sanitizerCommas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// BenchmarkAnalyzeQueryGPU runs "gpuleak analyze --format json" in process
+// on a 1,000,000-row nvidia-smi --query-gpu CSV log (8 GPUs interleaved,
+// 250 ms apart, the layout of ../shared/fixtures/nvml/query_gpu.csv; made
+// once under os.TempDir(), never committed): MB/s of the log.
+func BenchmarkAnalyzeQueryGPU(b *testing.B) {
+	const rows = 1_000_000
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("gpuleak-bench-cmd-query-gpu-%d.csv", rows))
+	st, err := os.Stat(path)
+	if err != nil {
+		var buf bytes.Buffer
+		fmt.Fprintln(&buf, "timestamp, index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], utilization.gpu [%], utilization.memory [%]")
+		t0 := time.Date(2026, 11, 30, 8, 6, 12, 696e6, time.UTC)
+		for i := 0; i < rows; i++ {
+			gpu := i % 8
+			tick := time.Duration(i/8) * 250 * time.Millisecond
+			used := (i/8)%4096 + gpu*1000
+			if gpu == 3 {
+				used = 2000 + i/64 // one GPU grows all along: a trend to find
+			}
+			fmt.Fprintf(&buf, "%s, %d, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f1777%d, NVIDIA H200, 00000000:%02X:00.0, 143771 MiB, %d MiB, %d MiB, 616 MiB, %d %%, %d %%\n",
+				t0.Add(tick).Format("2006/01/02 15:04:05.000"), gpu, gpu, 0x18+gpu, used, 143771-616-used, i%100, i%37)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if st, err = os.Stat(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchAnalyzeFile(b, path, st.Size())
+}
+
+// benchLogSize is the size of the generated compute-sanitizer log: 128 MiB,
+// or GPULEAK_BENCH_MIB MiB (smaller for counting instructions under
+// cachegrind).
+func benchLogSize() int {
+	if n, err := strconv.Atoi(os.Getenv("GPULEAK_BENCH_MIB")); err == nil && n > 0 {
+		return n << 20
+	}
+	return 128 << 20
 }

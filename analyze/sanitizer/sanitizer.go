@@ -375,6 +375,15 @@ type Analyzer struct {
 	frames map[int32][]btFrame
 	runs   []Run
 	names  callsite.Interner // every string kept from a batch, copied out of its buffers
+	// facts holds one frameFacts per distinct frame text: a log of 100k
+	// leak records has a few dozen distinct frames, each worked out once.
+	facts map[frameKey]*frameFacts
+}
+
+// frameKey is a frame as the frames table gives it, without its pc.
+type frameKey struct {
+	kind, function, file, module string
+	line                         int64
 }
 
 type record struct {
@@ -391,16 +400,30 @@ type record struct {
 	line             int64 // 1-based line of a text report; 0 when unknown
 }
 
-// btFrame is a frame of a backtrace with its names worked out.
+// btFrame is a frame of a backtrace with its names worked out: the facts
+// shared by every frame of the same text, and its own return address.
 type btFrame struct {
-	kind   string
-	full   string // demangled, as printed otherwise
-	short  string // without return type, parameters and clone suffixes
-	base   string // short without namespace and template arguments
-	file   string
-	module string
-	line   int64
-	pc     uint64
+	*frameFacts
+	pc uint64
+}
+
+// frameFacts is what a frame's text says, worked out once per distinct
+// frame (the regular expressions that class a frame cost far more than
+// reading it).
+type frameFacts struct {
+	kind    string
+	full    string // demangled, as printed otherwise
+	short   string // without return type, parameters and clone suffixes
+	base    string // short without namespace and template arguments
+	file    string
+	module  string
+	line    int64
+	isRT    bool // runtime()
+	library bool // isLibraryFrame
+	pool    int  // the index in pools of the caching allocator named by full, or -1
+	// vis is visible's answer under the analyzer's options: 0 not yet
+	// known, 1 visible, 2 hidden.
+	vis int8
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -408,7 +431,7 @@ func NewAnalyzer(opt Options) *Analyzer {
 	if opt.Filter == nil {
 		opt.Filter = callsite.DefaultFrameFilter()
 	}
-	return &Analyzer{opt: opt, recs: make(map[int32]*record), frames: make(map[int32][]btFrame), names: callsite.Interner{}}
+	return &Analyzer{opt: opt, recs: make(map[int32]*record), frames: make(map[int32][]btFrame), names: callsite.Interner{}, facts: map[frameKey]*frameFacts{}}
 }
 
 // Add takes one record batch of table t. Errors name a batch whose schema
@@ -426,6 +449,24 @@ func (a *Analyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error {
 		a.addRuns(rec)
 	}
 	return nil
+}
+
+// view reads a utf8 or dictionary<utf8> cell as a string that views the
+// batch's buffer: valid only while the batch is; "" for null.
+func view(col arrow.Array, i int) string {
+	switch c := col.(type) {
+	case *array.String:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Value(i)
+	case *array.Dictionary:
+		if c.IsNull(i) {
+			return ""
+		}
+		return c.Dictionary().(*array.String).Value(c.GetValueIndex(i))
+	}
+	return ""
 }
 
 // str reads a utf8 or dictionary<utf8> cell, as a copy that outlives the
@@ -485,8 +526,17 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) {
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
-		f := newBtFrame(a.str(cols[sanitizer.FrKind], i), a.str(cols[sanitizer.FrFunction], i),
-			a.str(cols[sanitizer.FrFile], i), a.str(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i))
+		// The key views the batch's buffers; it is copied (interned) only
+		// for a frame not seen before.
+		k := frameKey{view(cols[sanitizer.FrKind], i), view(cols[sanitizer.FrFunction], i),
+			view(cols[sanitizer.FrFile], i), view(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i)}
+		facts := a.facts[k]
+		if facts == nil {
+			k = frameKey{a.names.Get(k.kind), a.names.Get(k.function), a.names.Get(k.file), a.names.Get(k.module), k.line}
+			facts = newFrameFacts(k.kind, k.function, k.file, k.module, k.line)
+			a.facts[k] = facts
+		}
+		f := btFrame{frameFacts: facts}
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
 		}
@@ -517,14 +567,31 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 // (CUDA.jl's libjulia frames, Cython modules): "/src/interpreter.c:127:do_call".
 var fileLineFuncRe = regexp.MustCompile(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
 
-func newBtFrame(kind, function, file, module string, line int64) btFrame {
+// newFrameFacts works out the names and classes of a frame.
+func newFrameFacts(kind, function, file, module string, line int64) *frameFacts {
+	f := newBtFrameNames(kind, function, file, module, line)
+	f.isRT = f.classRuntime()
+	f.library = libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || callsite.IsLibrary(callsite.Frame{Filename: f.file})
+	f.pool = -1
+	if f.kind != sanitizer.FramePython {
+		for i, p := range pools {
+			if p.re.MatchString(f.full) {
+				f.pool = i
+				break
+			}
+		}
+	}
+	return f
+}
+
+func newBtFrameNames(kind, function, file, module string, line int64) *frameFacts {
 	if kind != sanitizer.FramePython && file == "" && line == 0 {
 		if m := fileLineFuncRe.FindStringSubmatch(function); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			file, line, function = m[1], n, m[3]
 		}
 	}
-	f := btFrame{kind: kind, file: file, module: module, line: line, full: function}
+	f := &frameFacts{kind: kind, file: file, module: module, line: line, full: function}
 	if kind == sanitizer.FramePython {
 		f.short, f.base = function, function
 		return f
@@ -576,7 +643,9 @@ func (f btFrame) noLineInfo() bool {
 
 // runtime reports whether f is a frame of the CUDA driver or runtime, the C
 // library, the Python interpreter or a Cython wrapper.
-func (f btFrame) runtime() bool {
+func (f btFrame) runtime() bool { return f.isRT }
+
+func (f *frameFacts) classRuntime() bool {
 	if f.kind == sanitizer.FramePython {
 		return false
 	}
@@ -592,6 +661,16 @@ func (a *Analyzer) kept(f btFrame) bool {
 
 // visible reports whether f is shown in a site's stack.
 func (a *Analyzer) visible(f btFrame) bool {
+	if f.vis == 0 {
+		f.vis = 2
+		if a.classVisible(f) {
+			f.vis = 1
+		}
+	}
+	return f.vis == 1
+}
+
+func (a *Analyzer) classVisible(f btFrame) bool {
 	if a.kept(f) {
 		return true
 	}
@@ -602,9 +681,7 @@ func (a *Analyzer) visible(f btFrame) bool {
 		!a.opt.Filter.Hidden(callsite.Frame{Filename: f.file, Line: f.line, Name: f.short})
 }
 
-func isLibraryFrame(f btFrame) bool {
-	return libraryModuleRe.MatchString(f.module) || libraryModuleRe.MatchString(f.file) || callsite.IsLibrary(callsite.Frame{Filename: f.file})
-}
+func isLibraryFrame(f btFrame) bool { return f.library }
 
 // stackOf works out the visible stack of a record's frames of one kind
 // group and its site frame.
@@ -712,13 +789,8 @@ func allocatorOf(r *record, frames []btFrame) string {
 // backtrace, or -1.
 func poolOf(frames []btFrame) int {
 	for _, f := range frames {
-		if f.kind == sanitizer.FramePython {
-			continue
-		}
-		for i, p := range pools {
-			if p.re.MatchString(f.full) {
-				return i
-			}
+		if f.pool >= 0 {
+			return f.pool
 		}
 	}
 	return -1
@@ -980,7 +1052,7 @@ func cutBacktrace(frames []btFrame) string {
 func (a *Analyzer) addError(r *record, frames []btFrame, errs map[string]*Error, order *[]string) {
 	kernel := ""
 	if r.kernel != "" {
-		kernel = newBtFrame(sanitizer.FrameDevice, r.kernel, "", "", 0).short
+		kernel = newBtFrameNames(sanitizer.FrameDevice, r.kernel, "", "", 0).short
 	}
 	var device []callsite.Frame
 	var host []btFrame

@@ -147,6 +147,19 @@ const dcgmBlank = 0x7ffffff0
 // isElision reports whether a line stands for lines left out of a paste:
 // "...", "…", "[...]", "<snip>".
 func isElision(b []byte) bool {
+	// First, without copying the line: after the brackets, an elision
+	// starts with "snip" (any case; 'ſ' folds to s) or with a dot or '…'.
+	i := 0
+	for i < len(b) && strings.IndexByte("[]()<> ", b[i]) >= 0 {
+		i++
+	}
+	if i < len(b) {
+		switch b[i] {
+		case 's', 'S', 0xC5, '.', 0xE2: // 0xC5 starts 'ſ', 0xE2 '…'
+		default:
+			return false
+		}
+	}
 	t := strings.Trim(string(b), "[]()<> ")
 	if strings.EqualFold(t, "snip") || strings.EqualFold(t, "snipped") {
 		return true

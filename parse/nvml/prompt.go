@@ -26,7 +26,25 @@ func isPromptLine(b []byte) bool {
 	if len(b) > 512 || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
 		return false
 	}
-	return promptRe.Match(b)
+	return promptChar(b) && promptRe.Match(b)
+}
+
+// promptChar reports whether the first byte of b that promptRe's text
+// before the prompt cannot hold (white space, word characters, ".@:~/\-[]"
+// and the parentheses of "(venv)") is a prompt character: promptRe cannot
+// match otherwise, and a data row ("2026/11/30 08:06:12.696, 0, ...") is
+// told so at its first comma without running the regular expression.
+func promptChar(b []byte) bool {
+	for _, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '_', c == '.', c == '@', c == ':', c == '~', c == '/', c == '\\', c == '-', c == '[', c == ']', c == '(', c == ')':
+		case c == ' ', c == '\t', c == '\n', c == '\f', c == '\r':
+		default:
+			return c == '$' || c == '#' || c == '%' || c == '>'
+		}
+	}
+	return false
 }
 
 // isTerminalNoise reports whether b is what a terminal prints when a
@@ -34,7 +52,7 @@ func isPromptLine(b []byte) bool {
 func isTerminalNoise(b []byte) bool {
 	t := trimSpace(b)
 	return bytes.Equal(t, []byte("^C")) || bytes.Equal(t, []byte("^Z")) || bytes.Equal(t, []byte("^\\")) ||
-		shellTimeRe.Match(t)
+		(bytes.HasPrefix(t, []byte("real")) || bytes.HasPrefix(t, []byte("user")) || bytes.HasPrefix(t, []byte("sys"))) && shellTimeRe.Match(t)
 }
 
 // shellTimeRe matches the report of the shell's "time" after a command

@@ -96,3 +96,55 @@ func TestDmonTDBlankLines(t *testing.T) {
 		t.Errorf("%v: %s %s, %d rows", err, meta.Format, meta.Clock, len(rows))
 	}
 }
+
+// promptChar is a necessary condition of promptRe: no line promptRe
+// matches may fail it.
+var promptSamples = []string{
+	"$ nvidia-smi", "user@gpu01:~/train$ nvidia-smi dmon -s mu -o TD", "(venv) $ nvidia-smi", "PS C:\\> nvidia-smi",
+	"  # sudo time nvidia-smi -l 1", "[user@host dir]$ gpustat", "% python3 train.py", "(base) user@h:/x$ ls",
+	"2026/11/30 08:06:12.696, 0, GPU-f7fe, NVIDIA H200, 143771 MiB, 42 %", "timestamp, index", "a,b$ nvidia-smi",
+	"\t> watch -n1 nvidia-smi", "x\xff$ ls", "",
+}
+
+func TestPromptCharNecessary(t *testing.T) {
+	for _, l := range promptSamples {
+		if promptRe.MatchString(l) && !promptChar([]byte(l)) {
+			t.Errorf("promptRe matches %q, promptChar says no", l)
+		}
+	}
+	if !isPromptLine([]byte("(venv) $ nvidia-smi")) || isPromptLine([]byte("2026/11/30 08:06:12.696, 0, NVIDIA H200, 42 %")) {
+		t.Error("isPromptLine")
+	}
+}
+
+func FuzzPromptCharNecessary(f *testing.F) {
+	for _, l := range promptSamples {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if promptRe.MatchString(l) && !promptChar([]byte(l)) {
+			t.Fatalf("promptRe matches %q, promptChar says no", l)
+		}
+	})
+}
+
+// isElisionSlow is isElision without its first test.
+func isElisionSlow(b []byte) bool {
+	t := strings.Trim(string(b), "[]()<> ")
+	if strings.EqualFold(t, "snip") || strings.EqualFold(t, "snipped") {
+		return true
+	}
+	t = strings.Trim(t, ".…")
+	return t == "" && len(b) >= 2
+}
+
+func FuzzElision(f *testing.F) {
+	for _, l := range []string{"...", "…", "[...]", "<snip>", "(SNIPPED)", "[ſnip]", "..x", "2026/11/30 08:06:12.696, 0", "", ".", " ", "[]"} {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := isElision([]byte(l)), isElisionSlow([]byte(l)); got != want {
+			t.Fatalf("isElision(%q) = %v, want %v", l, got, want)
+		}
+	})
+}

@@ -22,7 +22,6 @@ var (
 	// Starts of top-level lines that can follow unterminated program output.
 	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Error: Race|Warning: Race)`)
 
-	leakRe        = regexp.MustCompile(`^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$`)
 	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
@@ -34,7 +33,6 @@ var (
 	uninitRe      = regexp.MustCompile(`^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+)`)
 	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
 
-	savedRe    = regexp.MustCompile(`^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$`)
 	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
 	addrLineRe = regexp.MustCompile(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
 
@@ -71,7 +69,33 @@ type textSource struct {
 	unmatched          int64 // lines like records that did not match the prefix
 	unmatchedLine      int64 // the first of them
 	scratch            []byte
+
+	// spare is the record next returned last: the Reader has copied it
+	// into its builders by the time the next record starts, so its frame
+	// and detail slices are used again.
+	spare *record
+	// lines interns recent lines and hostFrames the parse of recent host
+	// frames, by their text: a leak log repeats a few dozen frame lines in
+	// every record. Each holds at most maxInterned entries, and starts
+	// over when full.
+	lines      map[string]string
+	hostFrames map[string]parsedFrame
 }
+
+// parsedFrame is a host frame as hostFrame parsed it, and whether it was
+// of the legacy layout.
+type parsedFrame struct {
+	f      frame
+	legacy bool
+}
+
+// maxInterned bounds the tables of interned lines and parsed frames
+// (entries), and maxInternedLine the length of a line or frame kept in
+// them (bytes): together at most about 8 MiB of text.
+const (
+	maxInterned     = 4096
+	maxInternedLine = 1024
+)
 
 func newTextSource(r io.Reader, name string, rd *Reader) *textSource {
 	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(crReader{bufio.NewReaderSize(r, 64<<10)}, 64<<10)}
@@ -104,8 +128,25 @@ func (s *textSource) readLine() (string, bool, error) {
 		s.line++
 		s.cut = !bytes.HasSuffix(s.scratch, []byte("\n"))
 		b := bytes.TrimRight(s.scratch, "\r\n")
-		return string(b), true, nil
+		return s.intern(b), true, nil
 	}
+}
+
+// intern returns b as a string, the one made for an earlier line of the
+// same text when there is one among the recent lines.
+func (s *textSource) intern(b []byte) string {
+	if len(b) > maxInternedLine {
+		return string(b)
+	}
+	if t, ok := s.lines[string(b)]; ok {
+		return t
+	}
+	if s.lines == nil || len(s.lines) >= maxInterned {
+		s.lines = make(map[string]string, 256)
+	}
+	t := string(b)
+	s.lines[t] = t
+	return t
 }
 
 func (s *textSource) next() (*record, error) {
@@ -144,7 +185,7 @@ func (s *textSource) next() (*record, error) {
 		}
 	}
 	r := s.out
-	s.out = nil
+	s.out, s.spare = nil, r
 	return r, nil
 }
 
@@ -241,9 +282,12 @@ func isMark(c byte) bool {
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
 }
 
-// hasToolName reports whether a line names the tool, as a banner does.
+// hasToolName reports whether a line ends in the tool's name (then white
+// space only), as a banner does and as bannerRe requires: a test of the
+// line's end, not a search of every line.
 func hasToolName(text string) bool {
-	return strings.Contains(text, "COMPUTE-SANITIZER") || strings.Contains(text, "CUDA-MEMCHECK")
+	text = strings.TrimRight(text, " \t\n\f\r")
+	return strings.HasSuffix(text, "COMPUTE-SANITIZER") || strings.HasSuffix(text, "CUDA-MEMCHECK")
 }
 
 // recordStarts are the literal starts of the records firstRecord
@@ -434,14 +478,15 @@ func (s *textSource) top(c string) error {
 		ru.targetError = true
 		return nil
 	}
-	rec := &record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther}
+	rec := s.newRecord()
+	*rec = record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther, frames: rec.frames[:0], details: rec.details[:0]}
 	s.rec = rec
 	s.sawCont, s.sawLegacy = false, false
 	rec.kind = classify(c)
 	switch rec.kind {
 	case KindLeak:
-		m := leakRe.FindStringSubmatch(c)
-		if m == nil {
+		m, ok := matchLeak(c)
+		if !ok {
 			return s.errf("malformed leak record %q", c)
 		}
 		size, err := s.count(m[1])
@@ -489,6 +534,69 @@ func (s *textSource) top(c string) error {
 	}
 	s.programSince = false
 	return nil
+}
+
+// matchLeak splits a leak record's first line as the regular expression
+// ^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$ would (by hand: it is
+// the first line of most records): the size, the address and the rest.
+func matchLeak(c string) (m [4]string, ok bool) {
+	t, ok := strings.CutPrefix(c, "Leaked ")
+	if !ok {
+		return m, false
+	}
+	n := 0
+	for n < len(t) && (t[n] >= '0' && t[n] <= '9' || t[n] == ',') {
+		n++
+	}
+	if n == 0 {
+		return m, false
+	}
+	size := t[:n]
+	if t, ok = strings.CutPrefix(t[n:], " byte"); !ok {
+		return m, false
+	}
+	t = strings.TrimPrefix(t, "s")
+	if t, ok = strings.CutPrefix(t, " at 0x"); !ok {
+		return m, false
+	}
+	h := 0
+	for h < len(t) && isHex(t[h:h+1]) {
+		h++
+	}
+	if h == 0 || strings.Contains(t[h:], "\n") {
+		return m, false
+	}
+	return [4]string{c, size, c[len(c)-len(t)-2 : len(c)-len(t)+h], t[h:]}, true
+}
+
+// matchSaved reads a "Saved host backtrace" line as the regular expression
+// ^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$ would:
+// the save location ("at allocation time"), or "" when none is given.
+func matchSaved(c string) (string, bool) {
+	t, ok := strings.CutPrefix(c, "Saved host backtrace up to driver entry point")
+	if !ok || strings.Contains(t, "\n") {
+		return "", false
+	}
+	if t == "" || t == "." {
+		return "", true
+	}
+	loc, ok := strings.CutPrefix(t, " at ")
+	if !ok || loc == "" {
+		return "", false
+	}
+	if len(loc) > 1 {
+		loc = strings.TrimSuffix(loc, ".")
+	}
+	return loc, true
+}
+
+// newRecord returns the spare record, or a new one.
+func (s *textSource) newRecord() *record {
+	if r := s.spare; r != nil {
+		s.spare = nil
+		return r
+	}
+	return &record{}
 }
 
 // classify returns the record kind of a record's first line.
@@ -559,11 +667,26 @@ func (s *textSource) detail(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
-		f, err := s.hostFrame(strings.TrimSpace(c[len("Host Frame:"):]))
-		if err != nil {
-			return err
+		t := strings.TrimSpace(c[len("Host Frame:"):])
+		p, ok := s.hostFrames[t]
+		if !ok {
+			legacy := s.sawLegacy
+			s.sawLegacy = false
+			f, err := s.hostFrame(t)
+			if err != nil {
+				return err
+			}
+			p = parsedFrame{f, s.sawLegacy}
+			s.sawLegacy = legacy
+			if len(t) <= maxInternedLine { // a line of megabytes is not kept
+				if s.hostFrames == nil || len(s.hostFrames) >= maxInterned {
+					s.hostFrames = make(map[string]parsedFrame, 256)
+				}
+				s.hostFrames[t] = p
+			}
 		}
-		rec.frames = append(rec.frames, f)
+		s.sawLegacy = s.sawLegacy || p.legacy
+		rec.frames = append(rec.frames, p.f)
 		return nil
 	case strings.HasPrefix(c, "Device Frame:"):
 		f, err := s.deviceLocation(strings.TrimSpace(c[len("Device Frame:"):]))
@@ -581,8 +704,8 @@ func (s *textSource) detail(c string) error {
 			return nil
 		}
 	case strings.HasPrefix(c, "Saved host backtrace"):
-		if m := savedRe.FindStringSubmatch(c); m != nil {
-			rec.saveLocation = m[1]
+		if loc, ok := matchSaved(c); ok {
+			rec.saveLocation = loc
 			return nil
 		}
 	case strings.HasPrefix(c, "at ") && rec.kernel == "" && rec.kind != KindLeak:
@@ -684,15 +807,20 @@ func isDigits(t string) bool {
 // funcFileLine splits "func in file:line" (either part may be missing).
 func (s *textSource) funcFileLine(f *frame, t string) error {
 	t = strings.TrimSpace(t)
-	padded := " " + t
-	if i := strings.LastIndex(padded, " in "); i >= 0 {
-		loc := padded[i+4:]
+	// The last " in " of " "+t, without building it.
+	fn, loc, found := "", "", false
+	if i := strings.LastIndex(t, " in "); i >= 0 {
+		fn, loc, found = t[:i], t[i+4:], true
+	} else if strings.HasPrefix(t, "in ") {
+		loc, found = t[3:], true
+	}
+	if found {
 		if c := strings.LastIndexByte(loc, ':'); c > 0 && isDigits(loc[c+1:]) {
 			line, err := s.count(loc[c+1:])
 			if err != nil {
 				return err
 			}
-			f.function = strings.TrimSpace(padded[:i])
+			f.function = strings.TrimSpace(fn)
 			f.file, f.line = loc[:c], line
 			return nil
 		}
