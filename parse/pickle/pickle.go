@@ -532,7 +532,14 @@ func (d *Decoder) Run() (done bool, err error) {
 			case opMEMOIZE:
 				if n := len(d.stack); n > d.floor() {
 					s.pos++
-					err = d.put(d.memoIdx.n, d.stack[n-1])
+					v := d.stack[n-1]
+					if v.kind == Str && d.lastSlot != 0 && d.sparse == nil && d.memoIdx.n <= d.lim.MaxMemo && v.str() == d.lastStr {
+						// The str memoized last, again ("N/A" in every
+						// trace entry): the slot put would find for it.
+						d.memoIdx.add(d.lastSlot)
+						break
+					}
+					err = d.put(d.memoIdx.n, v)
 					break
 				}
 				err = d.step()
