@@ -120,7 +120,9 @@ type Handler interface {
 type PairHandler interface {
 	Handler
 	// SetItems is called after pairs (key, value, key, value, ...) were
-	// stored at the end of dict.Items, when dict.Tag is not 0.
+	// stored at the end of dict.Items, when dict.Tag is not 0. pairs is
+	// that part of dict.Items: SetItems may replace a value there with
+	// what it converted it to (a Ref), say to Recycle the container.
 	SetItems(dict *Container, pairs []Value)
 }
 
@@ -285,6 +287,26 @@ func (d *Decoder) Release(c *Container) {
 		d.spare = append(d.spare, c.Items[:0])
 	}
 	c.Items = nil
+}
+
+// Recycle takes back a container a Handler has converted, released
+// (Release) and replaced (Replace), and to which it holds no Value any
+// more, for reuse by a later container: a snapshot makes a frames list
+// per trace entry, a million allocations otherwise. A container that may
+// be referenced elsewhere is left alone: one fetched from the memo or
+// duplicated, one the memo still yields, one not released, or one already
+// consumed or recycled.
+func (d *Decoder) Recycle(c *Container) {
+	if c.shared || c.consumed || c.Items != nil || len(d.pool) >= maxPool {
+		return
+	}
+	if c.memo != 0 {
+		if slot := d.memoSlot(c.memo - 1); slot > consumedSlot && d.vals[slot].cont() == c {
+			return
+		}
+	}
+	c.consumed = true
+	d.pool = append(d.pool, c)
 }
 
 // sameSlot returns the slot shared by scalars equal to v, making one when
@@ -510,7 +532,14 @@ func (d *Decoder) Run() (done bool, err error) {
 			case opMEMOIZE:
 				if n := len(d.stack); n > d.floor() {
 					s.pos++
-					err = d.put(d.memoIdx.n, d.stack[n-1])
+					v := d.stack[n-1]
+					if v.kind == Str && d.lastSlot != 0 && d.sparse == nil && d.memoIdx.n <= d.lim.MaxMemo && v.str() == d.lastStr {
+						// The str memoized last, again ("N/A" in every
+						// trace entry): the slot put would find for it.
+						d.memoIdx.add(d.lastSlot)
+						break
+					}
+					err = d.put(d.memoIdx.n, v)
 					break
 				}
 				err = d.step()
@@ -889,7 +918,13 @@ func (d *Decoder) pushContainer(k Kind, items []Value) error {
 		// million records then allocates almost nothing per record.
 		c = d.pool[n-1]
 		d.pool = d.pool[:n-1]
-		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
+		items := c.Items[:0]
+		if m := len(d.spare); cap(items) == 0 && m > 0 {
+			// A recycled container (Recycle) comes without storage.
+			items = d.spare[m-1]
+			d.spare = d.spare[:m-1]
+		}
+		*c = Container{Kind: k, Items: items, Offset: d.op}
 	} else if n := len(d.spare); n > 0 && items == nil {
 		// A container a Handler converted and released (a frames list)
 		// left its item storage behind.

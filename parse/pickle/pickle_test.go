@@ -592,3 +592,40 @@ func TestLONG1Widths(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycle: a container is taken back only when nothing else can reach
+// it, and only once: a container pooled twice would be handed out to two
+// later containers at the same time.
+func TestRecycle(t *testing.T) {
+	d := NewDecoder(bytes.NewReader(nil), "t", nil, Limits{})
+	shared := &Container{Kind: List, shared: true}
+	held := &Container{Kind: List, Items: make([]Value, 0, 4)}
+	d.Recycle(shared)
+	d.Recycle(held)
+	if len(d.pool) != 0 {
+		t.Fatalf("a shared container or one not released was recycled: pool %d", len(d.pool))
+	}
+	// One the memo still yields is left alone.
+	memoized := &Container{Kind: List}
+	if err := d.put(0, containerValue(List, memoized)); err != nil {
+		t.Fatal(err)
+	}
+	d.Recycle(memoized)
+	if len(d.pool) != 0 {
+		t.Fatalf("a container the memo yields was recycled")
+	}
+	free := &Container{Kind: List}
+	d.Recycle(free)
+	d.Recycle(free)
+	if len(d.pool) != 1 || d.pool[0] != free {
+		t.Fatalf("pool %v after recycling one container twice, want it once", d.pool)
+	}
+	// Reused with item storage a released container left behind.
+	d.spare = append(d.spare, make([]Value, 0, 8))
+	if err := d.pushContainer(List, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := d.stack[len(d.stack)-1].cont(); c != free || cap(c.Items) != 8 || c.consumed {
+		t.Errorf("reused container %p (cap %d, consumed %v), want %p with the spare storage", c, cap(c.Items), c.consumed, free)
+	}
+}

@@ -45,7 +45,13 @@ type options struct {
 	parse.ReaderOptions
 	limits    pickle.Limits
 	readAhead bool
+	// general turns the fast paths off (frames lists reused, ...): the
+	// differential tests compare the tables both ways.
+	general bool
 }
+
+// withGeneralPath reads without the fast paths, for the differential tests.
+func withGeneralPath() Option { return func(o *options) { o.general = true } }
 
 // WithReadAhead reads the input on a goroutine of its own, a few 256 KiB
 // chunks ahead of the decoder, so that gzip inflation runs beside
@@ -111,6 +117,7 @@ type Reader struct {
 	early     []eventRow
 	earlyFree []int32
 	keyAt     [16]keyMemo // the keys of the last trace entry, by position
+	general   bool        // options.general
 }
 
 type frameKey struct {
@@ -158,10 +165,11 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		f(&o)
 	}
 	rd := &Reader{
-		name:   name,
-		frames: make(map[frameKey]int32),
-		stacks: make(map[string]int32),
-		meta:   Metadata{Warnings: parse.NewWarnings(name)},
+		name:    name,
+		frames:  make(map[frameKey]int32),
+		stacks:  make(map[string]int32),
+		meta:    Metadata{Warnings: parse.NewWarnings(name)},
+		general: o.general,
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
@@ -729,7 +737,16 @@ func (r *Reader) pairs(e *eventRow, pos int, pairs []pickle.Value, off int64) er
 			e.devFree, err = r.sizeField(*v, off, what, "device_free")
 			e.hasFree = true
 		case fieldFrames:
+			c := v.Container()
 			e.stack, err = r.stackID(*v, off)
+			if err == nil && c != nil && !r.general {
+				// The dict now holds the stack's Ref, which a second
+				// reading of its items (Append, when a pair failed)
+				// takes as the list; nothing refers to the list then,
+				// and a later one reuses it.
+				*v = pickle.RefValue(tagStack, int64(e.stack))
+				r.dec.Recycle(c)
+			}
 		}
 		if err != nil {
 			return err
