@@ -8,7 +8,7 @@
 // bytes into Apache Arrow record batches with a documented schema; its
 // Reader embeds a TableReader, so that every family reads alike.
 // pipeline recognises which family an input belongs to by content (each
-// family's package exports its Sniff).
+// family's package exports its Sniff and declares its Format constants).
 package parse
 
 import (
