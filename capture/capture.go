@@ -1,6 +1,6 @@
 // Package capture samples GPU memory live through NVML and writes the
 // samples as a pynvml-style JSON lines log that gpuleak's NVML reader
-// (package parse/nvml, layout parse.FormatPynvmlJSONL) reads back into the
+// (package parse/nvml, layout nvml.FormatPynvmlJSONL) reads back into the
 // same samples table as any other NVML log.
 //
 // NVML is reached through github.com/NVIDIA/go-nvml, which needs cgo and

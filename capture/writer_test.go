@@ -57,8 +57,8 @@ func TestWriterRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := nvml.Sniff(b); f != parse.FormatPynvmlJSONL {
-		t.Fatalf("sniffed as %v, want %v", f, parse.FormatPynvmlJSONL)
+	if f := nvml.Sniff(b); f != nvml.FormatPynvmlJSONL {
+		t.Fatalf("sniffed as %v, want %v", f, nvml.FormatPynvmlJSONL)
 	}
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
@@ -188,7 +188,7 @@ func FuzzAppendJSON(f *testing.F) {
 		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
 			t.Fatalf("not one line: %q", line)
 		}
-		r := nvml.NewReader(bytes.NewReader(line), "f", nvml.WithFormat(parse.FormatPynvmlJSONL))
+		r := nvml.NewReader(bytes.NewReader(line), "f", nvml.WithFormat(nvml.FormatPynvmlJSONL))
 		defer r.Release()
 		rows := int64(0)
 		for r.Next() {
@@ -226,7 +226,7 @@ func TestWriterCSV(t *testing.T) {
 		t.Fatalf("files %v", files)
 	}
 	a := trend.NewAnalyzer(trend.Options{})
-	for i, want := range []parse.Format{parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps} {
+	for i, want := range []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps} {
 		b, err := os.ReadFile(files[i])
 		if err != nil {
 			t.Fatal(err)

@@ -10,11 +10,10 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
-	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 )
 
-const nvmlFormat = parse.FormatPynvmlJSONL
+const nvmlFormat = nvml.FormatPynvmlJSONL
 
 // Window holds the last ticks of a capture, encoded as the capture's JSON
 // lines, so that the trend is computed exactly as "gpuleak trend" computes

@@ -8,7 +8,7 @@
 // bytes into Apache Arrow record batches with a documented schema; its
 // Reader embeds a TableReader, so that every family reads alike.
 // pipeline recognises which family an input belongs to by content (each
-// family's package exports its Sniff).
+// family's package exports its Sniff and declares its Format constants).
 package parse
 
 import (
@@ -16,38 +16,14 @@ import (
 )
 
 // Format names an input format recognised by content. The string values
-// appear in reports (the "format" of each input) and are stable.
+// appear in reports (the "format" of each input) and are stable. Each
+// input family declares its own in its package (pytorch.FormatSnapshot,
+// sanitizer.FormatText, nvml.FormatQueryGPU, ...); the pipeline's
+// registry holds that no two families name one format.
 type Format string
 
-// Formats gpuleak recognises.
-const (
-	FormatUnknown         Format = ""
-	FormatPyTorchSnapshot Format = "pytorch-snapshot"      // torch.cuda.memory._dump_snapshot() pickle
-	FormatSanitizer       Format = "compute-sanitizer"     // compute-sanitizer / cuda-memcheck text log
-	FormatSanitizerXML    Format = "compute-sanitizer-xml" // compute-sanitizer --xml --save file
-
-	// NVML sample logs, read by parse/nvml into its samples table.
-	FormatNvidiaSmiQueryGPU  Format = "nvidia-smi-query-gpu"  // nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]
-	FormatNvidiaSmiQueryApps Format = "nvidia-smi-query-apps" // nvidia-smi --query-compute-apps=... --format=csv[,noheader][,nounits]
-	FormatNvidiaSmiDmon      Format = "nvidia-smi-dmon"       // nvidia-smi dmon text (-s m, -s mu, ...; -o DT, -o T or none)
-	FormatNvidiaSmiPmon      Format = "nvidia-smi-pmon"       // nvidia-smi pmon text (-s m, -s mu, ...; -o DT, -o T or none)
-	FormatPynvmlJSONL        Format = "pynvml-jsonl"          // a pynvml sampler's JSON lines: ts, gpu, uuid, total, used, free, reserved, processes
-	FormatGpustatJSON        Format = "gpustat-json"          // gpustat --json documents, one per sample, pretty or one per line
-	FormatDCGMPrometheus     Format = "dcgm-prometheus"       // DCGM exporter Prometheus text: DCGM_FI_DEV_FB_USED/FREE/TOTAL/RESERVED
-	FormatNvidiaSmiText      Format = "nvidia-smi-text"       // nvidia-smi's default table or -q report, one or more outputs (gpustat text among them)
-	FormatGpustatText        Format = "gpustat-text"          // gpustat's text output, one or more
-
-	// PyTorch text (package parse/pytorchtext).
-	FormatOOMText       Format = "pytorch-oom-message"    // a log or traceback with CUDA out-of-memory messages
-	FormatMemorySummary Format = "pytorch-memory-summary" // torch.cuda.memory_summary() text
-	FormatMemoryStats   Format = "pytorch-memory-stats"   // torch.cuda.memory_stats() as JSON
-
-	// PyTorch profiler outputs (package parse/kineto).
-	FormatKinetoTrace        Format = "pytorch-profiler-trace"       // torch.profiler export_chrome_trace JSON (Kineto)
-	FormatMemoryTimeline     Format = "pytorch-memory-timeline"      // export_memory_timeline .json: [times_us, sizes by category]
-	FormatMemoryTimelineRaw  Format = "pytorch-memory-timeline-raw"  // export_memory_timeline .raw.json.gz: [[ts_ns, action, bytes, category], ...]
-	FormatMemoryTimelineHTML Format = "pytorch-memory-timeline-html" // export_memory_timeline .html: a picture only
-)
+// FormatUnknown is the format of an input no family recognises.
+const FormatUnknown Format = ""
 
 // Kind is a sentinel error that classifies an *Error for errors.Is without
 // adding its text to the message, which already says it in words.

@@ -5,27 +5,30 @@ import (
 	"testing"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/parse/pytorch"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
 func TestDetect(t *testing.T) {
 	cases := map[string]parse.Format{
-		"../testdata/pytorch/leak_train_loop.pickle":                          parse.FormatPyTorchSnapshot,
-		"../testdata/pytorch/repickled/model_reload.p0.pickle":                parse.FormatPyTorchSnapshot,
-		"../testdata/pytorch/repickled/model_reload.p1.pickle":                parse.FormatPyTorchSnapshot,
-		"../testdata/pytorch/protocol5.pickle.gz":                             parse.FormatPyTorchSnapshot, // after parse.Open removes gzip
-		"../testdata/pytorch/oom_error.txt":                                   parse.FormatOOMText,
-		"../testdata/pytorch/oom_other_process_traceback.txt":                 parse.FormatOOMText,
-		"../testdata/pytorch/memory_summary.txt":                              parse.FormatMemorySummary,
-		"../testdata/pytorch/memory_stats_2.json":                             parse.FormatMemoryStats,
-		"../testdata/pytorch/kineto_trace.json":                               parse.FormatKinetoTrace,
-		"../testdata/pytorch/memory_timeline.json":                            parse.FormatMemoryTimeline,
-		"../testdata/kineto/profile_keep_outputs_trace.json.gz":               parse.FormatKinetoTrace,
-		"../testdata/kineto/profile_keep_outputs_memory_timeline.raw.json.gz": parse.FormatMemoryTimelineRaw,
+		"../testdata/pytorch/leak_train_loop.pickle":                          pytorch.FormatSnapshot,
+		"../testdata/pytorch/repickled/model_reload.p0.pickle":                pytorch.FormatSnapshot,
+		"../testdata/pytorch/repickled/model_reload.p1.pickle":                pytorch.FormatSnapshot,
+		"../testdata/pytorch/protocol5.pickle.gz":                             pytorch.FormatSnapshot, // after parse.Open removes gzip
+		"../testdata/pytorch/oom_error.txt":                                   pytorchtext.FormatOOMMessage,
+		"../testdata/pytorch/oom_other_process_traceback.txt":                 pytorchtext.FormatOOMMessage,
+		"../testdata/pytorch/memory_summary.txt":                              pytorchtext.FormatMemorySummary,
+		"../testdata/pytorch/memory_stats_2.json":                             pytorchtext.FormatMemoryStats,
+		"../testdata/pytorch/kineto_trace.json":                               kineto.FormatTrace,
+		"../testdata/pytorch/memory_timeline.json":                            kineto.FormatMemoryTimeline,
+		"../testdata/kineto/profile_keep_outputs_trace.json.gz":               kineto.FormatTrace,
+		"../testdata/kineto/profile_keep_outputs_memory_timeline.raw.json.gz": kineto.FormatMemoryTimelineRaw,
 		"../testdata/README.md":                                               parse.FormatUnknown,
 		// Text starting with "(" is never a protocol-0 pickle: vLLM's
 		// per-line "(VllmWorkerProcess pid=N)" prefix, and "segments" in it.
-		"../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   parse.FormatOOMText,
-		"../testdata/pytorch/pastes/pt2.x_zero_bytes_aria24.txt": parse.FormatOOMText,
+		"../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   pytorchtext.FormatOOMMessage,
+		"../testdata/pytorch/pastes/pt2.x_zero_bytes_aria24.txt": pytorchtext.FormatOOMMessage,
 	}
 	for path, want := range cases {
 		in, err := parse.Open(path, nil)

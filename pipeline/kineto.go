@@ -15,8 +15,8 @@ func init() {
 	register(&family{
 		name:    "pytorch-profiler-trace",
 		order:   20,
-		formats: []parse.Format{parse.FormatKinetoTrace},
-		sniff:   sniffAs(parse.FormatKinetoTrace, kineto.Sniff),
+		formats: []parse.Format{kineto.FormatTrace},
+		sniff:   sniffAs(kineto.FormatTrace, kineto.Sniff),
 		analyze: analyzeKineto,
 		tables: func(_ *Options, in *parse.Input, _ parse.Format, emit Emit) error {
 			r := kineto.NewReader(in.Reader(), in.Name)

@@ -5,6 +5,8 @@ import (
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -48,7 +50,7 @@ func analyzeLongText(r *runner, in *parse.Input, head []byte, rr *rereader) (rep
 		return report.Input{}, nil, false, err
 	}
 	defer again.Close()
-	rin, fs, err := analyzeSanitizer(r, again, parse.FormatSanitizer)
+	rin, fs, err := analyzeSanitizer(r, again, sanitizer.FormatText)
 	if errors.Is(err, parse.ErrNotMine) {
 		return report.Input{}, nil, false, nil
 	}
@@ -62,10 +64,10 @@ func analyzeUnrecognisedText(r *runner, in *parse.Input, head []byte) (rin repor
 	if !isText(head) {
 		return report.Input{}, nil, false, nil
 	}
-	res, meta, err := readOOMText(in, parse.FormatOOMText)
+	res, meta, err := readOOMText(in, pytorchtext.FormatOOMMessage)
 	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
 		return report.Input{}, nil, false, err
 	}
-	r.oom.add(anoom.Input{Path: in.Name, Format: string(parse.FormatOOMText), Text: res})
-	return report.FromOOMText(in.Name, string(parse.FormatOOMText), meta.Warnings.Strings(), res), nil, true, nil
+	r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: res})
+	return report.FromOOMText(in.Name, string(pytorchtext.FormatOOMMessage), meta.Warnings.Strings(), res), nil, true, nil
 }

@@ -23,15 +23,15 @@ func init() {
 	register(&family{
 		name:  "nvml",
 		order: 50,
-		formats: []parse.Format{parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon,
-			parse.FormatNvidiaSmiPmon, parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus,
-			parse.FormatNvidiaSmiText, parse.FormatGpustatText},
+		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
+			nvml.FormatPmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
+			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,
 		analyze:    analyzeNVMLInput,
 		postmortem: postmortemNVML,
 		tables: func(o *Options, in *parse.Input, f parse.Format, emit Emit) error {
-			if f == parse.FormatNvidiaSmiText || f == parse.FormatGpustatText {
+			if f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText {
 				return nil // text tables: their findings are exported
 			}
 			r := nvml.NewReader(in.Reader(), in.Name, append(append([]nvml.Option(nil), o.NVML.Reader...), nvml.WithFormat(f))...)
@@ -64,7 +64,7 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 // isTextTable reports whether f is one of the family's text tables, which
 // job logs print before an error of their own.
 func isTextTable(f parse.Format) bool {
-	return f == parse.FormatNvidiaSmiText || f == parse.FormatGpustatText
+	return f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText
 }
 
 // analyzeNVMLInput reads one NVML log for gpuleak analyze. Job logs often

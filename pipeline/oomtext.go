@@ -15,15 +15,15 @@ func init() {
 	register(&family{
 		name:    "pytorch-text",
 		order:   60,
-		formats: []parse.Format{parse.FormatMemoryStats, parse.FormatMemorySummary, parse.FormatOOMText},
+		formats: []parse.Format{pytorchtext.FormatMemoryStats, pytorchtext.FormatMemorySummary, pytorchtext.FormatOOMMessage},
 		sniff: func(head []byte) parse.Format {
 			switch {
 			case pytorchtext.SniffStats(head):
-				return parse.FormatMemoryStats
+				return pytorchtext.FormatMemoryStats
 			case pytorchtext.SniffSummary(head):
-				return parse.FormatMemorySummary
+				return pytorchtext.FormatMemorySummary
 			case pytorchtext.SniffOOM(head):
-				return parse.FormatOOMText
+				return pytorchtext.FormatOOMMessage
 			}
 			return parse.FormatUnknown
 		},
@@ -35,7 +35,7 @@ func init() {
 		},
 		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
 			var r *pytorchtext.Reader
-			if f == parse.FormatMemoryStats {
+			if f == pytorchtext.FormatMemoryStats {
 				r = pytorchtext.NewStatsReader(in.Reader(), in.Name)
 			} else {
 				r = pytorchtext.NewReader(in.Reader(), in.Name)
@@ -45,12 +45,12 @@ func init() {
 	})
 }
 
-// readOOMText reads a log or traceback (parse.FormatOOMText), a
+// readOOMText reads a log or traceback (pytorchtext.FormatOOMMessage), a
 // memory_summary() text or memory_stats() JSON.
 func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
 	mem := parse.NewRecyclingAllocator(1 << 20)
 	var r *pytorchtext.Reader
-	if format == parse.FormatMemoryStats {
+	if format == pytorchtext.FormatMemoryStats {
 		r = pytorchtext.NewStatsReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
 	} else {
 		r = pytorchtext.NewReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
@@ -95,7 +95,7 @@ func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (rep
 	if !isText(head) {
 		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
 	}
-	return postmortemText(in, parse.FormatOOMText)
+	return postmortemText(in, pytorchtext.FormatOOMMessage)
 }
 
 // isText reports whether an input's first bytes are text.

@@ -3,19 +3,33 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
 )
 
 // TestRegistry: the families are asked in the order the registry
 // documents (strongest test first, the OOM phrase last: parse/detect's
 // order before the registry), and every format gpuleak reads belongs to
-// exactly one family.
+// exactly one family. Each family's package declares its own formats,
+// so nothing but this test and register holds their string values
+// apart: the parse.Format constants declared under parse/*/ (found in
+// the source, so that a new family adds none here) are never
+// FormatUnknown, distinct across the packages, and each read by a
+// family; and a family reads only declared formats.
 func TestRegistry(t *testing.T) {
 	var names []string
 	for _, f := range families {
@@ -28,22 +42,122 @@ func TestRegistry(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("families asked in order %q, want %q", got, want)
 	}
-	all := []parse.Format{parse.FormatPyTorchSnapshot, parse.FormatSanitizer, parse.FormatSanitizerXML,
-		parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps, parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon,
-		parse.FormatPynvmlJSONL, parse.FormatGpustatJSON, parse.FormatDCGMPrometheus, parse.FormatNvidiaSmiText, parse.FormatGpustatText,
-		parse.FormatOOMText, parse.FormatMemorySummary, parse.FormatMemoryStats,
-		parse.FormatKinetoTrace, parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML}
+	declared := declaredFormats(t)
+	where := map[parse.Format]string{}
+	for _, d := range declared {
+		switch {
+		case d.value == parse.FormatUnknown:
+			t.Errorf("%s: %s is FormatUnknown", d.pos, d.name)
+		case where[d.value] != "":
+			t.Errorf("%s: %s is %q, as %s declares", d.pos, d.name, d.value, where[d.value])
+		case byFormat[d.value] == nil:
+			t.Errorf("%s: %s (%q) is read by no family", d.pos, d.name, d.value)
+		}
+		where[d.value] = d.pos + " " + d.name
+	}
 	n := 0
 	for _, f := range families {
 		n += len(f.formats)
-	}
-	if n != len(all) || len(byFormat) != len(all) {
-		t.Errorf("the families claim %d formats (%d distinct), want the %d gpuleak reads", n, len(byFormat), len(all))
-	}
-	for _, ft := range all {
-		if byFormat[ft] == nil {
-			t.Errorf("format %s has no family", ft)
+		for _, ft := range f.formats {
+			if where[ft] == "" {
+				t.Errorf("family %s reads %q, which no parse/<family>/ package declares", f.name, ft)
+			}
 		}
+	}
+	if n != len(byFormat) || len(byFormat) != len(declared) || len(declared) < len(families) {
+		t.Errorf("the families claim %d formats (%d distinct); the packages declare %d", n, len(byFormat), len(declared))
+	}
+}
+
+// declaredFormat is a parse.Format constant of a family's package.
+type declaredFormat struct {
+	pos, name string
+	value     parse.Format
+}
+
+// declaredFormats reads the constants of type parse.Format declared in
+// the non-test Go files of ../parse/*/; each must be a string literal.
+func declaredFormats(t *testing.T) []declaredFormat {
+	t.Helper()
+	files, err := filepath.Glob("../parse/*/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no family packages under ../parse: %v", err)
+	}
+	var out []declaredFormat
+	fset := token.NewFileSet()
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				if !isParseFormat(v.Type) {
+					continue
+				}
+				for i, n := range v.Names {
+					pos := fset.Position(n.Pos()).String()
+					var lit *ast.BasicLit
+					if i < len(v.Values) {
+						lit, _ = v.Values[i].(*ast.BasicLit)
+					}
+					if lit == nil || lit.Kind != token.STRING {
+						t.Errorf("%s: %s is not a string literal", pos, n.Name)
+						continue
+					}
+					s, _ := strconv.Unquote(lit.Value)
+					out = append(out, declaredFormat{pos, n.Name, parse.Format(s)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isParseFormat says whether a declared type is parse.Format.
+func isParseFormat(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "parse" && sel.Sel.Name == "Format"
+}
+
+// TestRegisterClash: a family that claims a format another family
+// already reads, or takes another's order, is refused at registration
+// (a programming error, found before main runs), naming both families.
+func TestRegisterClash(t *testing.T) {
+	saved, savedBy := families, byFormat
+	defer func() { families, byFormat = saved, savedBy }()
+	for _, c := range []struct {
+		f    *family
+		want string
+	}{
+		{&family{name: "copy", order: 99, formats: []parse.Format{nvml.FormatDmon}}, "format nvidia-smi-dmon is claimed by nvml and copy"},
+		{&family{name: "copy", order: 50, formats: []parse.Format{"new-format"}}, "families nvml and copy both have order 50"},
+	} {
+		families = append([]*family(nil), saved...)
+		byFormat = map[parse.Format]*family{}
+		for k, v := range savedBy {
+			byFormat[k] = v
+		}
+		func() {
+			defer func() {
+				if got := fmt.Sprint(recover()); !strings.Contains(got, c.want) {
+					t.Errorf("register(%s) panicked with %q, want %q", c.f.name, got, c.want)
+				}
+			}()
+			register(c.f)
+		}()
 	}
 }
 
@@ -54,11 +168,11 @@ func TestRegistry(t *testing.T) {
 func TestDetectOrder(t *testing.T) {
 	oom := "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.06 GiB is free.\n"
 	for path, want := range map[string]parse.Format{
-		"../testdata/sanitizer/leak_full.txt":                 parse.FormatSanitizer,
-		"../testdata/nvml/pub_pytorch910_nvidia_smi.txt":      parse.FormatNvidiaSmiText,
-		"../testdata/pytorch/memory_summary.txt":              parse.FormatMemorySummary,
-		"../testdata/nvml/leak_exit_nvidia_smi_q_memory.txt":  parse.FormatNvidiaSmiText,
-		"../testdata/pytorch/oom_other_process_traceback.txt": parse.FormatOOMText,
+		"../testdata/sanitizer/leak_full.txt":                 sanitizer.FormatText,
+		"../testdata/nvml/pub_pytorch910_nvidia_smi.txt":      nvml.FormatNvidiaSmiText,
+		"../testdata/pytorch/memory_summary.txt":              pytorchtext.FormatMemorySummary,
+		"../testdata/nvml/leak_exit_nvidia_smi_q_memory.txt":  nvml.FormatNvidiaSmiText,
+		"../testdata/pytorch/oom_other_process_traceback.txt": pytorchtext.FormatOOMMessage,
 	} {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -78,8 +192,8 @@ func TestHeaderlessCSVNeedsFields(t *testing.T) {
 		t.Errorf("header-less CSV without --fields: %q, want it unclaimed", got)
 	}
 	o.NVML.Fields = []string{"index", "memory.used", "memory.total"}
-	if got := o.detect(head); got != parse.FormatNvidiaSmiQueryGPU {
-		t.Errorf("header-less CSV with --fields %v: %q, want %q", o.NVML.Fields, got, parse.FormatNvidiaSmiQueryGPU)
+	if got := o.detect(head); got != nvml.FormatQueryGPU {
+		t.Errorf("header-less CSV with --fields %v: %q, want %q", o.NVML.Fields, got, nvml.FormatQueryGPU)
 	}
 }
 

@@ -22,7 +22,8 @@ type family struct {
 	// order (see families) is: snapshot 10, kineto trace 20, memory
 	// timeline 30, compute-sanitizer 40, NVML 50, PyTorch text 60.
 	order int
-	// formats are the formats the family reads.
+	// formats are the formats the family reads, as its parse/<family>/
+	// package declares them.
 	formats []parse.Format
 	// sniff returns the format of an input whose (decompressed) content
 	// starts with head, byte order mark removed, or parse.FormatUnknown.

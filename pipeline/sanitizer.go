@@ -15,7 +15,7 @@ func init() {
 	register(&family{
 		name:    "compute-sanitizer",
 		order:   40,
-		formats: []parse.Format{parse.FormatSanitizer, parse.FormatSanitizerXML},
+		formats: []parse.Format{sanitizer.FormatText, sanitizer.FormatXML},
 		sniff: func(head []byte) parse.Format {
 			if f, ok := sanitizer.Sniff(head); ok {
 				return f
@@ -27,7 +27,7 @@ func init() {
 		},
 		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
 			var r *sanitizer.Reader
-			if f == parse.FormatSanitizerXML {
+			if f == sanitizer.FormatXML {
 				r = sanitizer.NewXMLReader(in.Reader(), in.Name)
 			} else {
 				r = sanitizer.NewReader(in.Reader(), in.Name)
@@ -42,7 +42,7 @@ func init() {
 // r.toolErrors, for the report's errors section.
 func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
 	var sr *sanitizer.Reader
-	if format == parse.FormatSanitizerXML {
+	if format == sanitizer.FormatXML {
 		sr = sanitizer.NewXMLReader(in.Reader(), in.Name)
 	} else {
 		sr = sanitizer.NewReader(in.Reader(), in.Name)

@@ -15,8 +15,8 @@ func init() {
 	register(&family{
 		name:       "pytorch-snapshot",
 		order:      10,
-		formats:    []parse.Format{parse.FormatPyTorchSnapshot},
-		sniff:      sniffAs(parse.FormatPyTorchSnapshot, pytorch.Sniff),
+		formats:    []parse.Format{pytorch.FormatSnapshot},
+		sniff:      sniffAs(pytorch.FormatSnapshot, pytorch.Sniff),
 		analyze:    analyzeSnapshot,
 		postmortem: postmortemSnapshot,
 		tables: func(_ *Options, in *parse.Input, _ parse.Format, emit Emit) error {

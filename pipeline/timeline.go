@@ -18,7 +18,7 @@ func init() {
 	register(&family{
 		name:    "pytorch-memory-timeline",
 		order:   30,
-		formats: []parse.Format{parse.FormatMemoryTimeline, parse.FormatMemoryTimelineRaw, parse.FormatMemoryTimelineHTML},
+		formats: []parse.Format{kineto.FormatMemoryTimeline, kineto.FormatMemoryTimelineRaw, kineto.FormatMemoryTimelineHTML},
 		sniff:   kineto.SniffTimeline,
 		analyze: analyzeTimeline,
 	})
@@ -27,11 +27,11 @@ func init() {
 // analyzeTimeline reads an export_memory_timeline output: a finding per
 // category of tensor, a leak for each whose floor keeps rising.
 func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) (report.Input, []report.Finding, error) {
-	if format == parse.FormatMemoryTimelineHTML {
+	if format == kineto.FormatMemoryTimelineHTML {
 		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,
 			Msg: "this is export_memory_timeline's HTML page: it holds only a picture (a PNG) of the timeline, not its numbers; export it again with a path ending in .json (times and sizes by category) or .raw.json.gz (every event), which gpuleak reads"}
 	}
-	tl, err := kineto.ReadTimeline(in.Reader(), in.Name, format == parse.FormatMemoryTimelineRaw)
+	tl, err := kineto.ReadTimeline(in.Reader(), in.Name, format == kineto.FormatMemoryTimelineRaw)
 	if err != nil {
 		return report.Input{}, nil, err
 	}

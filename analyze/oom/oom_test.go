@@ -38,12 +38,12 @@ func oomInput(t *testing.T, name string) Input {
 		if err := r.Err(); err != nil {
 			t.Fatal(err)
 		}
-		return Input{Path: name, Format: string(parse.FormatPyTorchSnapshot), Snapshot: a.Finalize()}
+		return Input{Path: name, Format: string(pytorch.FormatSnapshot), Snapshot: a.Finalize()}
 	}
 	var r *pytorchtext.Reader
-	format := parse.FormatOOMText
+	format := pytorchtext.FormatOOMMessage
 	if strings.HasSuffix(name, ".json") {
-		r, format = pytorchtext.NewStatsReader(in.Reader(), name, pytorchtext.WithAllocator(mem)), parse.FormatMemoryStats
+		r, format = pytorchtext.NewStatsReader(in.Reader(), name, pytorchtext.WithAllocator(mem)), pytorchtext.FormatMemoryStats
 	} else {
 		r = pytorchtext.NewReader(in.Reader(), name, pytorchtext.WithAllocator(mem))
 	}
@@ -285,9 +285,9 @@ func textInput(t *testing.T, name, text string) Input {
 	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 	defer mem.AssertSize(t, 0)
 	var r *pytorchtext.Reader
-	format := parse.FormatOOMText
+	format := pytorchtext.FormatOOMMessage
 	if strings.HasSuffix(name, ".json") {
-		r, format = pytorchtext.NewStatsReader(strings.NewReader(text), name, pytorchtext.WithAllocator(mem)), parse.FormatMemoryStats
+		r, format = pytorchtext.NewStatsReader(strings.NewReader(text), name, pytorchtext.WithAllocator(mem)), pytorchtext.FormatMemoryStats
 	} else {
 		r = pytorchtext.NewReader(strings.NewReader(text), name, pytorchtext.WithAllocator(mem))
 	}

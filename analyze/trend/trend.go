@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
-	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 )
 
@@ -680,7 +679,7 @@ func (a *Analyzer) processEnd(s *series) {
 	// nvidia-smi --query-compute-apps prints nothing once no process runs:
 	// alone, its log ends with the last process's last row, whether that
 	// process exited or the logging stopped.
-	s.out.EndUnknown = s.out.HeldToEnd && s.source == string(parse.FormatNvidiaSmiQueryApps) && len(a.gpusOf(s, s.endUs)) == 0
+	s.out.EndUnknown = s.out.HeldToEnd && s.source == string(nvml.FormatQueryApps) && len(a.gpusOf(s, s.endUs)) == 0
 }
 
 // unattributed compares a GPU series with its processes' series: at each

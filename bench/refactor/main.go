@@ -15,7 +15,20 @@
 //	    package, with the package the map gives the name.
 //
 // The map file holds "from IMPORTPATH" once, then one line per moved name:
-// "OldName NEWIMPORTPATH [NewName]"; # starts a comment.
+// "OldName NEWIMPORTPATH [NewName]"; # starts a comment. Two optional
+// lines change how the rest is read:
+//
+//	keep-rest     the names the map does not list stay in the old package
+//	              (a partial move: they are left as they are, and the old
+//	              import goes only from a file that no longer uses it);
+//	              without it, such a name is an error
+//	alias PREFIX  a new package whose name a file already uses is imported
+//	              as PREFIX+name (default "an")
+//
+// A name moved into the package of the file that uses it becomes a bare
+// name, with no import. A file that already imports the new package keeps
+// its name for it. References in comments (OLD.Name, [OLD.Name]) are
+// rewritten too, so that doc links follow the names.
 package main
 
 import (
@@ -42,8 +55,10 @@ import (
 type target struct{ pkg, name string }
 
 type mapping struct {
-	from  string
-	names map[string]target
+	from     string
+	names    map[string]target
+	keepRest bool   // unlisted names stay in the old package
+	alias    string // prefix of a new package's name where the name is taken
 }
 
 func readMap(file string) (*mapping, error) {
@@ -51,7 +66,7 @@ func readMap(file string) (*mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &mapping{names: map[string]target{}}
+	m := &mapping{names: map[string]target{}, alias: "an"}
 	for i, line := range strings.Split(string(b), "\n") {
 		if j := strings.IndexByte(line, '#'); j >= 0 {
 			line = line[:j]
@@ -60,8 +75,17 @@ func readMap(file string) (*mapping, error) {
 		switch {
 		case len(f) == 0:
 			continue
-		case f[0] == "from" && len(f) == 2:
-			m.from = f[1]
+		case f[0] == "from" || f[0] == "keep-rest" || f[0] == "alias":
+			switch {
+			case f[0] == "from" && len(f) == 2:
+				m.from = f[1]
+			case f[0] == "keep-rest" && len(f) == 1:
+				m.keepRest = true
+			case f[0] == "alias" && len(f) == 2:
+				m.alias = f[1]
+			default:
+				return nil, fmt.Errorf("%s:%d: want \"from IMPORTPATH\", \"keep-rest\" or \"alias PREFIX\"", file, i+1)
+			}
 		case len(f) == 2 || len(f) == 3:
 			t := target{pkg: f[1], name: f[0]}
 			if len(f) == 3 {
@@ -72,7 +96,7 @@ func readMap(file string) (*mapping, error) {
 			}
 			m.names[f[0]] = t
 		default:
-			return nil, fmt.Errorf("%s:%d: want \"OldName IMPORTPATH [NewName]\" or \"from IMPORTPATH\"", file, i+1)
+			return nil, fmt.Errorf("%s:%d: want \"OldName IMPORTPATH [NewName]\", \"from IMPORTPATH\", \"keep-rest\" or \"alias PREFIX\"", file, i+1)
 		}
 	}
 	if m.from == "" {
@@ -124,7 +148,7 @@ func rewriteTrees(m *mapping, dirs []string) error {
 			if !strings.HasSuffix(p, ".go") {
 				return nil
 			}
-			if err := rewriteFile(m, p, pkgNames(filepath.Dir(p))); err != nil {
+			if err := rewriteFile(m, p, pkgNames(filepath.Dir(p)), importPath(filepath.Dir(p))); err != nil {
 				failed = append(failed, err.Error())
 			}
 			return nil
@@ -139,8 +163,38 @@ func rewriteTrees(m *mapping, dirs []string) error {
 	return nil
 }
 
-// rewriteFile points p's OLD.Name selectors at the new packages.
-func rewriteFile(m *mapping, p string, pkgLevel map[string]bool) error {
+// importPath is the import path of the package in dir, from the module
+// line of the nearest go.mod above it; "" when there is none.
+func importPath(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			g := moduleRe.FindSubmatch(b)
+			if g == nil {
+				return ""
+			}
+			rel, err := filepath.Rel(d, abs)
+			if err != nil {
+				return ""
+			}
+			return path.Join(string(g[1]), filepath.ToSlash(rel))
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+var moduleRe = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
+
+// rewriteFile points p's OLD.Name selectors, and the OLD.Name references
+// in its comments, at the new packages. pkgLevel is the names declared at
+// the top level of p's package; own is its import path, where a moved
+// name becomes bare.
+func rewriteFile(m *mapping, p string, pkgLevel map[string]bool, own string) error {
 	src, err := os.ReadFile(p)
 	if err != nil {
 		return err
@@ -150,60 +204,122 @@ func rewriteFile(m *mapping, p string, pkgLevel map[string]bool) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasSuffix(f.Name.Name, "_test") {
+		own = "" // an external test package imports its package as any other
+	}
 	var old *ast.ImportSpec
 	oldName := path.Base(m.from)
+	local := map[string]string{} // import path -> its name in this file
 	for _, s := range f.Imports {
-		if v, _ := strconv.Unquote(s.Path.Value); v == m.from {
-			old = s
-			if s.Name != nil {
-				oldName = s.Name.Name
-			}
+		v, _ := strconv.Unquote(s.Path.Value)
+		name := path.Base(v)
+		if s.Name != nil {
+			name = s.Name.Name
+		}
+		if v == m.from {
+			old, oldName = s, name
+		} else if name != "_" && name != "." {
+			local[v] = name
 		}
 	}
-	if old == nil {
-		return nil
+	imported := map[string]bool{}
+	for v := range local {
+		imported[v] = true
 	}
 	taken := namesIn(f, oldName)
 	for n := range pkgLevel {
 		taken[n] = true
 	}
-	local := map[string]string{} // new import path -> its name in this file
 	var edits []edit
 	var unmapped []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		x, ok := sel.X.(*ast.Ident)
-		if !ok || x.Name != oldName || x.Obj != nil {
-			return true
-		}
-		t, ok := m.names[sel.Sel.Name]
-		if !ok {
-			unmapped = append(unmapped, fmt.Sprintf("%s: %s.%s is not in the map", fset.Position(sel.Pos()), oldName, sel.Sel.Name))
+	kept := 0 // OLD.Name selectors left: the old import stays
+	if old != nil {
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok || x.Name != oldName || x.Obj != nil {
+				return true
+			}
+			t, ok := m.names[sel.Sel.Name]
+			switch {
+			case !ok && m.keepRest:
+				kept++
+			case !ok:
+				unmapped = append(unmapped, fmt.Sprintf("%s: %s.%s is not in the map", fset.Position(sel.Pos()), oldName, sel.Sel.Name))
+			case t.pkg == own:
+				edits = append(edits, edit{fset.Position(sel.Pos()).Offset, fset.Position(sel.End()).Offset, t.name})
+			default:
+				name := localName(local, taken, t.pkg, m.alias)
+				edits = append(edits, edit{fset.Position(sel.Pos()).Offset, fset.Position(sel.End()).Offset, name + "." + t.name})
+			}
 			return false
-		}
-		name := localName(local, taken, t.pkg)
-		edits = append(edits, edit{fset.Position(sel.Pos()).Offset, fset.Position(sel.End()).Offset, name + "." + t.name})
-		return false
-	})
+		})
+	}
 	if len(unmapped) > 0 {
 		return errors.New(strings.Join(unmapped, "\n"))
 	}
+	code := len(edits)
+	edits = append(edits, commentEdits(m, fset, f, oldName, own, local)...)
 	if len(edits) == 0 {
 		return nil
 	}
-	// The old import goes: every use of it was rewritten.
-	start := fset.Position(old.Pos()).Offset
-	end := fset.Position(old.End()).Offset
-	start = bytes.LastIndexByte(src[:start], '\n') + 1
-	if nl := bytes.IndexByte(src[end:], '\n'); nl >= 0 {
-		end += nl + 1
+	added := map[string]string{}
+	for v, n := range local {
+		if !imported[v] && v != own {
+			added[v] = n
+		}
 	}
-	single := bytes.HasPrefix(bytes.TrimSpace(src[start:end]), []byte("import "))
-	edits = append(edits, edit{start, end, importLines(local, single)})
+	if code > 0 {
+		start := fset.Position(old.Pos()).Offset
+		end := fset.Position(old.End()).Offset
+		start = bytes.LastIndexByte(src[:start], '\n') + 1
+		if nl := bytes.IndexByte(src[end:], '\n'); nl >= 0 {
+			end += nl + 1
+		}
+		single := bytes.HasPrefix(bytes.TrimSpace(src[start:end]), []byte("import "))
+		if kept == 0 {
+			// The old import goes: every use of it was rewritten.
+			edits = append(edits, edit{start, end, importLines(added, single)})
+		} else if len(added) > 0 {
+			edits = append(edits, edit{end, end, importLines(added, single)})
+		}
+	}
 	return writeEdited(p, src, edits)
+}
+
+// commentEdits rewrites OLD.Name in f's comments, for the names the map
+// moved, to the qualifier the code uses (bare in the name's own package;
+// the package's last path element where the file does not import it).
+func commentEdits(m *mapping, fset *token.FileSet, f *ast.File, oldName, own string, local map[string]string) []edit {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(oldName) + `\.(\w+)\b`)
+	var edits []edit
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			base := fset.Position(c.Slash).Offset
+			for _, g := range re.FindAllStringSubmatchIndex(c.Text, -1) {
+				if g[0] > 0 && c.Text[g[0]-1] == '.' {
+					continue // x.parse.Name: another selector
+				}
+				t, ok := m.names[c.Text[g[2]:g[3]]]
+				if !ok {
+					continue
+				}
+				text := t.name
+				if t.pkg != own {
+					q, ok := local[t.pkg]
+					if !ok {
+						q = path.Base(t.pkg)
+					}
+					text = q + "." + t.name
+				}
+				edits = append(edits, edit{base + g[0], base + g[1], text})
+			}
+		}
+	}
+	return edits
 }
 
 // pkgNames is the names declared at the top level of the .go files in
@@ -266,15 +382,16 @@ func namesIn(f *ast.File, oldName string) map[string]bool {
 	return taken
 }
 
-// localName is the name pkg is imported under in a file: its last path
-// element, or "an"+that element where the file already uses the name.
-func localName(local map[string]string, taken map[string]bool, pkg string) string {
+// localName is the name pkg is imported under in a file: the name of
+// its import, or its last path element, or alias+that element where the
+// file already uses the name.
+func localName(local map[string]string, taken map[string]bool, pkg, alias string) string {
 	if n, ok := local[pkg]; ok {
 		return n
 	}
 	n := path.Base(pkg)
 	if taken[n] {
-		n = "an" + n
+		n = alias + n
 	}
 	local[pkg] = n
 	taken[n] = true

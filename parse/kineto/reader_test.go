@@ -152,11 +152,11 @@ func TestSniff(t *testing.T) {
 		head string
 		want parse.Format
 	}{
-		{`{"schemaVersion": 1, "traceEvents": [`, parse.FormatKinetoTrace},
-		{`[{"name": "x", "ph": "X", "ts": 1}]`, parse.FormatKinetoTrace},
-		{`[[1796026084554272, 1796026084554272, 17960`, parse.FormatMemoryTimeline},
-		{`[[-1, 1, 16777216, 0], [-1, 1, 16384, 0]]`, parse.FormatMemoryTimelineRaw},
-		{"<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline HTML</title></head>", parse.FormatMemoryTimelineHTML},
+		{`{"schemaVersion": 1, "traceEvents": [`, FormatTrace},
+		{`[{"name": "x", "ph": "X", "ts": 1}]`, FormatTrace},
+		{`[[1796026084554272, 1796026084554272, 17960`, FormatMemoryTimeline},
+		{`[[-1, 1, 16777216, 0], [-1, 1, 16384, 0]]`, FormatMemoryTimelineRaw},
+		{"<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline HTML</title></head>", FormatMemoryTimelineHTML},
 		{`{"active.all.current": 3}`, parse.FormatUnknown},
 		{`{"note": "traceEvents"}`, parse.FormatUnknown},
 	} {

@@ -50,13 +50,13 @@ var (
 // or a memory timeline (SniffTimeline).
 func SniffFormat(head []byte) parse.Format {
 	if Sniff(bytes.TrimLeft(head, " \t\r\n")) {
-		return parse.FormatKinetoTrace
+		return FormatTrace
 	}
 	return SniffTimeline(head)
 }
 
 // SniffTimeline returns the format of an export_memory_timeline output
-// whose content starts with head (parse.FormatMemoryTimelineRaw,
+// whose content starts with head (FormatMemoryTimelineRaw,
 // FormatMemoryTimeline or FormatMemoryTimelineHTML), or
 // parse.FormatUnknown. A Chrome trace never matches it (its array holds
 // objects, not arrays).
@@ -64,11 +64,11 @@ func SniffTimeline(head []byte) parse.Format {
 	h := bytes.TrimLeft(head, " \t\r\n")
 	switch {
 	case rawHead.Match(h):
-		return parse.FormatMemoryTimelineRaw
+		return FormatMemoryTimelineRaw
 	case timelineHead.Match(h):
-		return parse.FormatMemoryTimeline
+		return FormatMemoryTimeline
 	case bytes.Contains(h[:min(len(h), 4096)], htmlTitle):
-		return parse.FormatMemoryTimelineHTML
+		return FormatMemoryTimelineHTML
 	}
 	return parse.FormatUnknown
 }

@@ -68,7 +68,7 @@ func fuzzRead(t *testing.T, data []byte, f parse.Format) {
 		}
 		return
 	}
-	if rows != rd.Metadata().Rows || rows == 0 && rd.Metadata().Ticks == 0 && rd.Format() != parse.FormatNvidiaSmiQueryApps {
+	if rows != rd.Metadata().Rows || rows == 0 && rd.Metadata().Ticks == 0 && rd.Format() != FormatQueryApps {
 		t.Fatalf("%d rows, metadata says %d (%d ticks), and no error", rows, rd.Metadata().Rows, rd.Metadata().Ticks)
 	}
 }
@@ -92,31 +92,31 @@ func FuzzQueryGPU(f *testing.F) {
 	f.Add([]byte("timestamp, index, name, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, A, B, 1 MiB\n"))
 	f.Add([]byte("timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n"))
 	f.Add([]byte("index, memory.used [MiB]\n0, [N/A]\n1, 2 GiB\nNo devices were found\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiQueryGPU) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatQueryGPU) })
 }
 
 func FuzzQueryApps(f *testing.F) {
 	addFixtures(f, "query_apps.csv", "query_apps_noheader.csv")
 	f.Add([]byte("pid, used_memory [MiB]\n1, 2\n1, 3\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiQueryApps) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatQueryApps) })
 }
 
 func FuzzDmon(f *testing.F) {
 	addFixtures(f, "dmon.txt", "dmon_mu.txt")
 	f.Add([]byte("# gpu fb\n# Idx MB\n 0 1\n 1 -\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiDmon) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatDmon) })
 }
 
 func FuzzPmon(f *testing.F) {
 	addFixtures(f, "pmon.txt", "pmon_mu_T.txt")
 	f.Add([]byte("#Time gpu pid type fb command\n#HH:MM:SS Idx # C/G MB name\n 23:59:58 0 7 C 100 python3\n 00:00:01 0 - - - -\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiPmon) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatPmon) })
 }
 
 func FuzzPynvml(f *testing.F) {
 	addFixtures(f, "pynvml.jsonl", "pynvml_2.jsonl")
 	f.Add([]byte(`[{"timestamp": "2026-01-02T03:04:05Z", "index": 1, "uuid": "GPU-x", "used": 6e7, "processes": [{"pid": 5, "usedGpuMemory": null}]}]`))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatPynvmlJSONL) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatPynvmlJSONL) })
 }
 
 func FuzzGpustat(f *testing.F) {
@@ -124,7 +124,7 @@ func FuzzGpustat(f *testing.F) {
  "memory.used": 1000, "memory.total": 81920, "processes": [{"pid": 1, "command": "python", "gpu_memory_usage": 990}]}]}
 {"hostname": "h", "query_time": "2026-11-30T08:06:13.500000", "gpus": []}`))
 	f.Add([]byte("{\n \"query_time\": \"2026-01-01T00:00:00+01:00\",\n \"gpus\": [\n  {\"index\": 0, \"memory.used\": 1}\n ]\n}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatGpustatJSON) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatGpustatJSON) })
 }
 
 func FuzzDCGM(f *testing.F) {
@@ -133,7 +133,7 @@ func FuzzDCGM(f *testing.F) {
 		"DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\",pod=\"p\",namespace=\"n\",container=\"c\"} 2136\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 1 1000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 2 2000\n" +
 		"DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",label=\"a\\\"b\\\\c\\n\"} NaN\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatDCGMPrometheus) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatDCGMPrometheus) })
 }
 
 // FuzzDetect reads inputs of any layout, detected by content.
@@ -159,5 +159,5 @@ func FuzzSmiText(f *testing.F) {
 	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt")
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatNvidiaSmiText) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })
 }

@@ -136,17 +136,17 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 // useFormat picks the decoder of layout f.
 func (r *Reader) useFormat(f parse.Format) error {
 	switch f {
-	case parse.FormatNvidiaSmiQueryGPU, parse.FormatNvidiaSmiQueryApps:
-		r.dec = newSmiDecoder(r, f == parse.FormatNvidiaSmiQueryApps)
-	case parse.FormatNvidiaSmiDmon, parse.FormatNvidiaSmiPmon:
-		r.dec = newMonDecoder(r, f == parse.FormatNvidiaSmiPmon)
-	case parse.FormatPynvmlJSONL:
+	case FormatQueryGPU, FormatQueryApps:
+		r.dec = newSmiDecoder(r, f == FormatQueryApps)
+	case FormatDmon, FormatPmon:
+		r.dec = newMonDecoder(r, f == FormatPmon)
+	case FormatPynvmlJSONL:
 		r.dec = newJSONDecoder(r, r.pynvmlDoc)
-	case parse.FormatGpustatJSON:
+	case FormatGpustatJSON:
 		r.dec = newJSONDecoder(r, r.gpustatDoc)
-	case parse.FormatDCGMPrometheus:
+	case FormatDCGMPrometheus:
 		r.dec = newDCGMDecoder(r)
-	case parse.FormatNvidiaSmiText, parse.FormatGpustatText:
+	case FormatNvidiaSmiText, FormatGpustatText:
 		r.dec = newSmiTextDecoder(r)
 	default:
 		return fmt.Errorf("nvml: no decoder for %q", f)

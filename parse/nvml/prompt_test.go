@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/gpuleak/gpuleak/parse"
 )
 
 // Pastes with the commands that made them, built from the H200
@@ -18,20 +16,20 @@ func TestPrompts(t *testing.T) {
 	dmonHead := strings.Join(strings.SplitAfter(string(dmon), "\n")[:7], "") // the header pair and 5 rows
 
 	rows, meta, err := readRows(t, "p.txt", "user@gpu01:~/train$ nvidia-smi dmon -s mu -o TD\n"+string(dmon))
-	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || len(rows) != 43 {
+	if err != nil || meta.Format != FormatDmon || len(rows) != 43 {
 		t.Errorf("prompt then dmon: %v, %s, %d rows", err, meta.Format, len(rows))
 	}
 
 	rows, meta, err = readRows(t, "mix.txt", "$ nvidia-smi dmon -s mu -o TD\n"+dmonHead+"^C\n$ nvidia-smi\n"+string(table))
-	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || len(rows) != 5+2 {
+	if err != nil || meta.Format != FormatDmon || len(rows) != 5+2 {
 		t.Fatalf("dmon then table: %v, %s, %d rows", err, meta.Format, len(rows))
 	}
-	if rows[0].Source != string(parse.FormatNvidiaSmiDmon) || rows[5].Source != string(parse.FormatNvidiaSmiText) || *rows[5].Used != 3693*MiB {
+	if rows[0].Source != string(FormatDmon) || rows[5].Source != string(FormatNvidiaSmiText) || *rows[5].Used != 3693*MiB {
 		t.Errorf("rows %+v", rows)
 	}
 
 	rows, meta, err = readRows(t, "ls.txt", "$ ls\nrun.sh  train.py\n(venv) $ nvidia-smi\n"+string(table))
-	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 2 {
+	if err != nil || meta.Format != FormatNvidiaSmiText || len(rows) != 2 {
 		t.Fatalf("ls then table: %v, %s, %d rows", err, meta.Format, len(rows))
 	}
 	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, `"$ ls" is in no layout`) {
@@ -39,7 +37,7 @@ func TestPrompts(t *testing.T) {
 	}
 
 	// Only outputs in no layout: an error, not an empty log.
-	if _, _, err = readRows(t, "none.txt", "$ ls\nrun.sh\n$ cat notes\nhello\n", WithFormat(parse.FormatNvidiaSmiText)); err == nil {
+	if _, _, err = readRows(t, "none.txt", "$ ls\nrun.sh\n$ cat notes\nhello\n", WithFormat(FormatNvidiaSmiText)); err == nil {
 		t.Error("no layout: no error")
 	}
 }
@@ -92,7 +90,7 @@ func TestDmonTDBlankLines(t *testing.T) {
 		}
 	}
 	rows, meta, err := readRows(t, "d.txt", b.String())
-	if err != nil || meta.Format != parse.FormatNvidiaSmiDmon || meta.Clock != ClockAbsolute || len(rows) != 43 {
+	if err != nil || meta.Format != FormatDmon || meta.Clock != ClockAbsolute || len(rows) != 43 {
 		t.Errorf("%v: %s %s, %d rows", err, meta.Format, meta.Clock, len(rows))
 	}
 }

@@ -295,7 +295,7 @@ func (r *Reader) start() error {
 	}
 	if r.opt.interval == 0 {
 		r.opt.interval = time.Second
-		if f == parse.FormatDCGMPrometheus {
+		if f == FormatDCGMPrometheus {
 			r.opt.interval = 30 * time.Second
 		}
 	}

@@ -53,48 +53,48 @@ func TestFixtures(t *testing.T) {
 		conventions string // the set of used_convention values, sorted
 	}{
 		// 459 samples: ../shared/fixtures/README.md; the file has a header and 459 rows.
-		{"query_gpu.csv", parse.FormatNvidiaSmiQueryGPU, 459, ClockAbsolute, "excludes-reserved"},
-		{"query_gpu_noheader_nounits.csv", parse.FormatNvidiaSmiQueryGPU, 313, ClockAbsolute, "excludes-reserved"},
+		{"query_gpu.csv", FormatQueryGPU, 459, ClockAbsolute, "excludes-reserved"},
+		{"query_gpu_noheader_nounits.csv", FormatQueryGPU, 313, ClockAbsolute, "excludes-reserved"},
 		// 127 lines: the header and 126 rows.
-		{"query_gpu_reordered.csv", parse.FormatNvidiaSmiQueryGPU, 126, ClockAbsolute, "excludes-reserved"},
-		{"query_apps.csv", parse.FormatNvidiaSmiQueryApps, 295, ClockAbsolute, "process"},
-		{"query_apps_noheader.csv", parse.FormatNvidiaSmiQueryApps, 68, ClockAbsolute, "process"},
+		{"query_gpu_reordered.csv", FormatQueryGPU, 126, ClockAbsolute, "excludes-reserved"},
+		{"query_apps.csv", FormatQueryApps, 295, ClockAbsolute, "process"},
+		{"query_apps_noheader.csv", FormatQueryApps, 68, ClockAbsolute, "process"},
 		// 122 lines, of which 6 are the header pair repeated three times.
-		{"dmon.txt", parse.FormatNvidiaSmiDmon, 116, ClockAbsolute, "excludes-reserved"},
-		{"dmon_mu.txt", parse.FormatNvidiaSmiDmon, 64, ClockRowOrder, "excludes-reserved"},
+		{"dmon.txt", FormatDmon, 116, ClockAbsolute, "excludes-reserved"},
+		{"dmon_mu.txt", FormatDmon, 64, ClockRowOrder, "excludes-reserved"},
 		// pmon rows with pid "-" (no process) give no sample.
-		{"pmon.txt", parse.FormatNvidiaSmiPmon, 71, ClockAbsolute, "process"},
-		{"pmon_mu_T.txt", parse.FormatNvidiaSmiPmon, 32, ClockTimeOfDay, "process"},
+		{"pmon.txt", FormatPmon, 71, ClockAbsolute, "process"},
+		{"pmon_mu_T.txt", FormatPmon, 32, ClockTimeOfDay, "process"},
 		// One device row per line plus one row per listed process.
-		{"pynvml.jsonl", parse.FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
-		{"pynvml_2.jsonl", parse.FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
+		{"pynvml.jsonl", FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
+		{"pynvml_2.jsonl", FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
 		// The H200 recording of issue 12 (testdata/README.md): 167 --query-gpu
 		// rows, 122 --query-compute-apps rows, dmon once a second over 43 s,
 		// 31 pmon rows of pid 878, 166 pynvml ticks with 122 process rows.
-		{"leak_exit_query_gpu.csv", parse.FormatNvidiaSmiQueryGPU, 167, ClockAbsolute, "excludes-reserved"},
-		{"leak_exit_query_apps.csv", parse.FormatNvidiaSmiQueryApps, 122, ClockAbsolute, "process"},
-		{"leak_exit_dmon_mu_TD.txt", parse.FormatNvidiaSmiDmon, 43, ClockAbsolute, "excludes-reserved"},
-		{"leak_exit_pmon_m_TD.txt", parse.FormatNvidiaSmiPmon, 31, ClockAbsolute, "process"},
-		{"leak_exit_pynvml.jsonl", parse.FormatPynvmlJSONL, 166 + 122, ClockAbsolute, "includes-reserved,process"},
+		{"leak_exit_query_gpu.csv", FormatQueryGPU, 167, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_query_apps.csv", FormatQueryApps, 122, ClockAbsolute, "process"},
+		{"leak_exit_dmon_mu_TD.txt", FormatDmon, 43, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_pmon_m_TD.txt", FormatPmon, 31, ClockAbsolute, "process"},
+		{"leak_exit_pynvml.jsonl", FormatPynvmlJSONL, 166 + 122, ClockAbsolute, "includes-reserved,process"},
 		// One GPU and one process; -q: one GPU with Reserved.
-		{"leak_exit_nvidia_smi_default.txt", parse.FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved,process"},
-		{"leak_exit_nvidia_smi_q_memory.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_nvidia_smi_default.txt", FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved,process"},
+		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
-		{"pub_pytorch910_nvidia_smi.txt", parse.FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
-		{"pub_sublime2184_nvidia_smi.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
+		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// --query-gpu without timestamp, index or uuid after "~ $  time
 		// nvidia-smi ...", with time's report after it: two GPUs.
-		{"pub_bpytop26_query_gpu_no_index.txt", parse.FormatNvidiaSmiQueryGPU, 2, ClockRowOrder, "excludes-reserved"},
+		{"pub_bpytop26_query_gpu_no_index.txt", FormatQueryGPU, 2, ClockRowOrder, "excludes-reserved"},
 		// Two GPUs, cut inside the second's memory cell: only GPU 0 is read.
-		{"pub_gpuoperator348_cut_gpu_row.txt", parse.FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_gpuoperator348_cut_gpu_row.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
-		{"pub_gpustat97_line.txt", parse.FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},
+		{"pub_gpustat97_line.txt", FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
 		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
 		// (testdata/README.md).
-		{"capture_h200_100ms.jsonl", parse.FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
-		{"capture_h200_1s.jsonl", parse.FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_100ms.jsonl", FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_1s.jsonl", FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true}
 	for _, tt := range tests {
@@ -241,7 +241,7 @@ func TestHeaderlessUnitless(t *testing.T) {
 
 	// Another order given with WithFields.
 	rows, _, err = readRows(t, "f.csv", "0, 4907, 2026/11/30 08:07:13.482\n", WithFields([]string{"index", "memory.used", "timestamp"}),
-		WithFormat(parse.FormatNvidiaSmiQueryGPU))
+		WithFormat(FormatQueryGPU))
 	if err != nil || len(rows) != 1 || val(rows[0].Used) != mib(4907) || rows[0].TimeUs != utc(2026, 11, 30, 8, 7, 13, 482) {
 		t.Errorf("WithFields: %+v %v", rows, err)
 	}
@@ -500,7 +500,7 @@ func TestGpustat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if meta.Format != parse.FormatGpustatJSON || len(rows) != 4 {
+		if meta.Format != FormatGpustatJSON || len(rows) != 4 {
 			t.Fatalf("%s: %s, %d rows", name, meta.Format, len(rows))
 		}
 		d, p := rows[2], rows[3]
@@ -536,7 +536,7 @@ func TestDCGM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Format != parse.FormatDCGMPrometheus || len(rows) != 2 {
+	if meta.Format != FormatDCGMPrometheus || len(rows) != 2 {
 		t.Fatalf("%s %d rows", meta.Format, len(rows))
 	}
 	a := rows[0]
@@ -611,7 +611,7 @@ func TestErrors(t *testing.T) {
 		{"dmon truncated", "# gpu fb bar1\n# Idx MB MB\n 0 1 2\n 0 1", nil, 4, "2 columns, but the header names 3", false},
 		{"dmon bad value", "# gpu fb\n# Idx MB\n 0 lots\n", nil, 3, `fb: "lots" is not a size`, false},
 		{"dmon without fb", "# gpu sm mem\n# Idx % %\n 0 1 2\n", nil, 1, "no fb column", false},
-		{"dmon no header", "# gpu fb\n", []Option{WithFormat(parse.FormatNvidiaSmiDmon)}, 1, "", false},
+		{"dmon no header", "# gpu fb\n", []Option{WithFormat(FormatDmon)}, 1, "", false},
 		{"json truncated", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\n{\"ts\": 2, \"gpu\": 0,\n", nil, 2, "starts at line 2 does not end", false},
 		{"json bad type", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\n{\"ts\": 2, \"gpu\": \"zero\", \"used\": 1}\n", nil, 2, "not a pynvml sample record", false},
 		{"json garbage between", "{\"ts\": 1, \"gpu\": 0, \"used\": 1}\nTraceback (most recent call last):\n", nil, 2, "expected a JSON object", false},
@@ -646,11 +646,11 @@ func TestSniff(t *testing.T) {
 		file string
 		want parse.Format
 	}{
-		{"query_gpu.csv", parse.FormatNvidiaSmiQueryGPU}, {"query_gpu_noheader_nounits.csv", parse.FormatNvidiaSmiQueryGPU},
-		{"query_gpu_reordered.csv", parse.FormatNvidiaSmiQueryGPU}, {"query_apps.csv", parse.FormatNvidiaSmiQueryApps},
-		{"query_apps_noheader.csv", parse.FormatNvidiaSmiQueryApps}, {"dmon.txt", parse.FormatNvidiaSmiDmon},
-		{"dmon_mu.txt", parse.FormatNvidiaSmiDmon}, {"pmon.txt", parse.FormatNvidiaSmiPmon},
-		{"pmon_mu_T.txt", parse.FormatNvidiaSmiPmon}, {"pynvml.jsonl", parse.FormatPynvmlJSONL}, {"pynvml_2.jsonl", parse.FormatPynvmlJSONL},
+		{"query_gpu.csv", FormatQueryGPU}, {"query_gpu_noheader_nounits.csv", FormatQueryGPU},
+		{"query_gpu_reordered.csv", FormatQueryGPU}, {"query_apps.csv", FormatQueryApps},
+		{"query_apps_noheader.csv", FormatQueryApps}, {"dmon.txt", FormatDmon},
+		{"dmon_mu.txt", FormatDmon}, {"pmon.txt", FormatPmon},
+		{"pmon_mu_T.txt", FormatPmon}, {"pynvml.jsonl", FormatPynvmlJSONL}, {"pynvml_2.jsonl", FormatPynvmlJSONL},
 	} {
 		b, err := os.ReadFile(fixtures + f.file)
 		if err != nil {
@@ -665,8 +665,8 @@ func TestSniff(t *testing.T) {
 		"\x80\x04\x95":        parse.FormatUnknown,
 		"a,b,c\n1,2,3\n":      parse.FormatUnknown,
 		`{"traceEvents": []}`: parse.FormatUnknown,
-		"# HELP go_goroutines x\ngo_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n": parse.FormatDCGMPrometheus,
-		"go_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n":                         parse.FormatDCGMPrometheus,
+		"# HELP go_goroutines x\ngo_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n": FormatDCGMPrometheus,
+		"go_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n":                         FormatDCGMPrometheus,
 		"========= COMPUTE-SANITIZER\n":                                               parse.FormatUnknown,
 	} {
 		if got := Sniff([]byte(in)); got != want {

@@ -5,7 +5,7 @@
 // # Layouts
 //
 //   - nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]
-//     (parse.FormatNvidiaSmiQueryGPU): fields in any order. With a header
+//     (FormatQueryGPU): fields in any order. With a header
 //     ("memory.used [MiB]") columns are found by name and the header's unit
 //     applies to values that have none; a header may repeat mid-file (logs
 //     appended with >>). Without a header the fields are those given with
@@ -18,28 +18,28 @@
 //     ("No devices were found", "Unable to determine the device handle
 //     ...") are skipped and counted in Metadata.Skipped.
 //   - nvidia-smi --query-compute-apps=... --format=csv[,noheader][,nounits]
-//     (parse.FormatNvidiaSmiQueryApps): one row per process; without a
+//     (FormatQueryApps): one row per process; without a
 //     header DefaultQueryAppsFields. "name" is the process name here.
-//   - nvidia-smi dmon and pmon text (parse.FormatNvidiaSmiDmon,
-//     parse.FormatNvidiaSmiPmon), any -s selection that includes m: the
+//   - nvidia-smi dmon and pmon text (FormatDmon,
+//     FormatPmon), any -s selection that includes m: the
 //     two "#" lines name and unit the columns (repeated every few dozen
 //     rows; a changed header takes effect), "-" is no value. The fb column
 //     says MB but holds MiB, like nvidia-smi's memory.used. pmon rows with
 //     pid "-" mean no process on that GPU: they yield no sample but extend
 //     the log's time span (Metadata.FirstUs, LastUs).
-//   - pynvml sampler JSON lines (parse.FormatPynvmlJSONL): one object per
+//   - pynvml sampler JSON lines (FormatPynvmlJSONL): one object per
 //     GPU per tick, {"ts": Unix seconds, "gpu": index, "uuid", "total",
 //     "used", "free", "reserved" (bytes), "processes": [{"pid", "used"}]};
 //     "timestamp" or "time" may stand for "ts" (a number of seconds, or
 //     milliseconds, microseconds or nanoseconds by magnitude, or an ISO 8601
 //     string), "index" for "gpu", and a process's "usedGpuMemory" or
 //     "used_memory" for "used". A JSON array of such objects is read too.
-//   - gpustat --json (parse.FormatGpustatJSON): {"hostname", "query_time"
+//   - gpustat --json (FormatGpustatJSON): {"hostname", "query_time"
 //     (local ISO 8601), "gpus": [{"index", "uuid", "name", "memory.used",
 //     "memory.total" (MiB), "processes": [{"pid", "command",
 //     "gpu_memory_usage" (MiB)}]}]}, one document per sample, pretty-printed
 //     or one per line.
-//   - DCGM exporter Prometheus text (parse.FormatDCGMPrometheus):
+//   - DCGM exporter Prometheus text (FormatDCGMPrometheus):
 //     DCGM_FI_DEV_FB_USED, _FREE, _TOTAL and _RESERVED (MiB) with the
 //     labels gpu, UUID, modelName, Hostname, pod, namespace and container
 //     (or exported_pod, ...); a MIG instance (GPU_I_ID label) is a GPU of its

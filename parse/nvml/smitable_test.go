@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gpuleak/gpuleak/parse"
 )
 
 const tdata = "../../testdata/nvml/"
@@ -19,7 +17,7 @@ const tdata = "../../testdata/nvml/"
 func TestSmiTextRecorded(t *testing.T) {
 	at := time.Date(2026, 12, 1, 2, 0, 58, 0, time.UTC).UnixMicro()
 	rows, meta := readFile(t, tdata+"leak_exit_nvidia_smi_default.txt")
-	if meta.Format != parse.FormatNvidiaSmiText || meta.Clock != ClockAbsolute || len(rows) != 2 {
+	if meta.Format != FormatNvidiaSmiText || meta.Clock != ClockAbsolute || len(rows) != 2 {
 		t.Fatalf("format %s clock %s, %d rows", meta.Format, meta.Clock, len(rows))
 	}
 	g, p := rows[0], rows[1]
@@ -31,7 +29,7 @@ func TestSmiTextRecorded(t *testing.T) {
 	}
 
 	rows, meta = readFile(t, tdata+"leak_exit_nvidia_smi_q_memory.txt")
-	if meta.Format != parse.FormatNvidiaSmiText || len(rows) != 1 {
+	if meta.Format != FormatNvidiaSmiText || len(rows) != 1 {
 		t.Fatalf("-q: format %s, %d rows", meta.Format, len(rows))
 	}
 	// 143771 = 616 + 3693 + 139464 - 2: used leaves the reservation out.
@@ -48,7 +46,7 @@ func TestSmiTextWithPrompts(t *testing.T) {
 	b, _ := os.ReadFile(tdata + "leak_exit_nvidia_smi_q_memory.txt")
 	in := "user@host:~$ nvidia-smi\n" + string(a) + "user@host:~$ nvidia-smi -q -d MEMORY\n" + string(b)
 	rows, meta, err := readRows(t, "two.txt", in)
-	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 3 {
+	if err != nil || meta.Format != FormatNvidiaSmiText || len(rows) != 3 {
 		t.Fatalf("%v: %s, %d rows", err, meta.Format, len(rows))
 	}
 	if *rows[0].Used != 3693*MiB || *rows[1].PID != 878 || *rows[2].Reserved != 616*MiB {
@@ -60,7 +58,7 @@ func TestSmiTextWithPrompts(t *testing.T) {
 // names, no GI/CI columns, a prompt line first, the paste cut mid-row.
 func TestSmiTextPublicPastes(t *testing.T) {
 	rows, meta := readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
-	if meta.Format != parse.FormatNvidiaSmiText || len(rows) != 2 {
+	if meta.Format != FormatNvidiaSmiText || len(rows) != 2 {
 		t.Fatalf("pytorch#910: %s, %d rows", meta.Format, len(rows))
 	}
 	at := time.Date(2017, 3, 3, 11, 52, 29, 0, time.UTC).UnixMicro()
@@ -134,13 +132,13 @@ func TestSmiTextNoTimeAndErrors(t *testing.T) {
 // nvidia-smi's GPU 0 at 15:24:23 (0MiB / 16384MiB, no host: its own series).
 func TestGpustatAndTableTogether(t *testing.T) {
 	rows, meta := readFile(t, tdata+"pub_gpustat130_two_outputs.txt")
-	if meta.Format != parse.FormatGpustatText || len(rows) != 5 {
+	if meta.Format != FormatGpustatText || len(rows) != 5 {
 		t.Fatalf("%s, %d rows", meta.Format, len(rows))
 	}
 	for i, r := range rows {
-		want := string(parse.FormatGpustatText)
+		want := string(FormatGpustatText)
 		if i == 4 {
-			want = string(parse.FormatNvidiaSmiText)
+			want = string(FormatNvidiaSmiText)
 		}
 		if r.Source != want {
 			t.Errorf("row %d source %q, want %q", i, r.Source, want)
@@ -166,7 +164,7 @@ func TestGpustatAndTableTogether(t *testing.T) {
 // no time.
 func TestGpustatLine(t *testing.T) {
 	rows, meta := readFile(t, tdata+"pub_gpustat97_line.txt")
-	if meta.Format != parse.FormatGpustatText || meta.Clock != ClockRowOrder || len(rows) != 2 {
+	if meta.Format != FormatGpustatText || meta.Clock != ClockRowOrder || len(rows) != 2 {
 		t.Fatalf("%s %s, %d rows", meta.Format, meta.Clock, len(rows))
 	}
 	if *rows[0].Used != 11848*MiB || *rows[0].Total != 12287*MiB || rows[0].GPUName != "GeForce GTX Titan X" {
@@ -247,7 +245,7 @@ GPU 00000000:00:07.0
     Processes                                          : None
 `
 	rows, meta, err := readRows(t, "q.txt", q)
-	if err != nil || meta.Format != parse.FormatNvidiaSmiText || len(rows) != 3 {
+	if err != nil || meta.Format != FormatNvidiaSmiText || len(rows) != 3 {
 		t.Fatalf("%v: %s, %d rows %+v", err, meta.Format, len(rows), rows)
 	}
 	g0, p, g1 := rows[0], rows[1], rows[2]

@@ -39,35 +39,35 @@ func sniffOne(head []byte) parse.Format {
 		return parse.FormatUnknown
 	}
 	if isSmiText(head) {
-		return parse.FormatNvidiaSmiText
+		return FormatNvidiaSmiText
 	}
 	if gpustatLineRe.Match(head) {
-		return parse.FormatGpustatText
+		return FormatGpustatText
 	}
 	switch {
 	case first[0] == '#':
 		if bytes.HasPrefix(first, []byte("# HELP DCGM_")) || bytes.HasPrefix(first, []byte("# TYPE DCGM_")) {
-			return parse.FormatDCGMPrometheus
+			return FormatDCGMPrometheus
 		}
 		w := words(first[1:])
 		if containsFold(w, "gpu") && (containsFold(w, "fb") || containsFold(w, "sm") || containsFold(w, "pid")) {
 			if containsFold(w, "pid") {
-				return parse.FormatNvidiaSmiPmon
+				return FormatPmon
 			}
-			return parse.FormatNvidiaSmiDmon
+			return FormatDmon
 		}
 		if hasDCGMLine(head) {
-			return parse.FormatDCGMPrometheus
+			return FormatDCGMPrometheus
 		}
 	case first[0] == '{' || first[0] == '[':
 		return sniffJSON(head)
 	case bytes.HasPrefix(first, []byte("DCGM_FI_")):
-		return parse.FormatDCGMPrometheus
+		return FormatDCGMPrometheus
 	case bytes.IndexByte(first, ',') >= 0:
 		return sniffCSV(first)
 	default:
 		if _, rest, ok := metricName(first); ok && len(rest) > 0 && hasDCGMLine(head) {
-			return parse.FormatDCGMPrometheus
+			return FormatDCGMPrometheus
 		}
 	}
 	return parse.FormatUnknown
@@ -79,10 +79,10 @@ func FormatForFields(fields []string) parse.Format {
 	for _, f := range fields {
 		switch strings.TrimSpace(f) {
 		case "pid", "process_name", "used_memory", "used_gpu_memory":
-			return parse.FormatNvidiaSmiQueryApps
+			return FormatQueryApps
 		}
 	}
-	return parse.FormatNvidiaSmiQueryGPU
+	return FormatQueryGPU
 }
 
 // isSmiText recognises nvidia-smi's output for people anywhere in head
@@ -150,10 +150,10 @@ func sniffCSV(first []byte) parse.Format {
 	}
 	if (bytes.HasPrefix(f[1], []byte("GPU-")) || bytes.HasPrefix(f[1], []byte("MIG-"))) && len(f) <= 6 {
 		if _, ok := parseInt(f[2]); ok {
-			return parse.FormatNvidiaSmiQueryApps
+			return FormatQueryApps
 		}
 	}
-	return parse.FormatNvidiaSmiQueryGPU
+	return FormatQueryGPU
 }
 
 // sniffJSON looks at the keys of the first JSON document.
@@ -189,9 +189,9 @@ func sniffJSON(head []byte) parse.Format {
 	}
 	switch {
 	case has("gpus") && has("query_time"):
-		return parse.FormatGpustatJSON
+		return FormatGpustatJSON
 	case has("ts", "timestamp", "time") && has("used", "total", "free") && has("gpu", "index", "uuid"):
-		return parse.FormatPynvmlJSONL
+		return FormatPynvmlJSONL
 	}
 	return parse.FormatUnknown
 }

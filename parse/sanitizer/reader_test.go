@@ -404,11 +404,11 @@ func TestSniff(t *testing.T) {
 		file string
 		want parse.Format
 	}{
-		{"leak_full.txt", parse.FormatSanitizer},
-		{"san_prefix.txt", parse.FormatSanitizer},
-		{"leak_cupy.txt", parse.FormatSanitizer},
-		{"leak_save.xml", parse.FormatSanitizerXML},
-		{"san_oob.xml", parse.FormatSanitizerXML},
+		{"leak_full.txt", FormatText},
+		{"san_prefix.txt", FormatText},
+		{"leak_cupy.txt", FormatText},
+		{"leak_save.xml", FormatXML},
+		{"san_oob.xml", FormatXML},
 	} {
 		data, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "sanitizer", tc.file))
 		if got, ok := Sniff(data); !ok || got != tc.want {
@@ -422,7 +422,7 @@ func TestSniff(t *testing.T) {
 	}
 	for _, in := range []string{"testdata/legacy_memcheck.txt", "testdata/two_line_frames.txt", "testdata/ci_timestamps.txt"} {
 		data, _ := os.ReadFile(in)
-		if f, ok := Sniff(data); !ok || f != parse.FormatSanitizer {
+		if f, ok := Sniff(data); !ok || f != FormatText {
 			t.Errorf("Sniff(%s) = %q, %v", in, f, ok)
 		}
 	}

@@ -1,0 +1,32 @@
+package nvml
+
+import "github.com/gpuleak/gpuleak/parse"
+
+// The NVML sample logs this package reads into its samples table (see the
+// package documentation for each layout). The string values appear in
+// reports (each input's "format") and in the samples' source column, and
+// are stable.
+const (
+	// FormatQueryGPU is nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits].
+	FormatQueryGPU parse.Format = "nvidia-smi-query-gpu"
+	// FormatQueryApps is nvidia-smi --query-compute-apps=... --format=csv[,noheader][,nounits].
+	FormatQueryApps parse.Format = "nvidia-smi-query-apps"
+	// FormatDmon is nvidia-smi dmon text (-s m, -s mu, ...; -o DT, -o T or none).
+	FormatDmon parse.Format = "nvidia-smi-dmon"
+	// FormatPmon is nvidia-smi pmon text (-s m, -s mu, ...; -o DT, -o T or none).
+	FormatPmon parse.Format = "nvidia-smi-pmon"
+	// FormatPynvmlJSONL is a pynvml sampler's JSON lines: ts, gpu, uuid,
+	// total, used, free, reserved, processes.
+	FormatPynvmlJSONL parse.Format = "pynvml-jsonl"
+	// FormatGpustatJSON is gpustat --json documents, one per sample,
+	// pretty-printed or one per line.
+	FormatGpustatJSON parse.Format = "gpustat-json"
+	// FormatDCGMPrometheus is the DCGM exporter's Prometheus text:
+	// DCGM_FI_DEV_FB_USED, _FREE, _TOTAL, _RESERVED.
+	FormatDCGMPrometheus parse.Format = "dcgm-prometheus"
+	// FormatNvidiaSmiText is nvidia-smi's default table or its -q report,
+	// one or more outputs (gpustat's text among them).
+	FormatNvidiaSmiText parse.Format = "nvidia-smi-text"
+	// FormatGpustatText is gpustat's text output, one or more.
+	FormatGpustatText parse.Format = "gpustat-text"
+)
