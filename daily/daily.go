@@ -51,10 +51,11 @@ type Options struct {
 // goroutines, and folds the results into the daily report. Errors: a root
 // that cannot be walked, ctx's error.
 func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, error) {
-	groups, err := Walk(opt.Roots, opt.Pattern)
+	walked, err := Walk(opt.Roots, opt.Pattern)
 	if err != nil {
 		return nil, err
 	}
+	groups := walked.Groups
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -113,6 +114,7 @@ func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, 
 
 	f := newFolder(opt)
 	f.d.Summary.Files = total
+	f.skipped(walked)
 	for _, p := range reports {
 		f.mergeDaily(p)
 	}
@@ -291,6 +293,31 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		}
 	}
 	f.d.Jobs = appendJob(f.d.Jobs, job)
+}
+
+// skipped lists what the walk skipped: an unreadable entry (a dangling
+// link, a directory without permission) as an unreadable input with its
+// reason; a directory already walked by another path as a warning.
+func (f *folder) skipped(w *WalkResult) {
+	unlisted := w.Skipped - len(w.Skips)
+	warned := 0
+	for _, s := range w.Skips {
+		if s.Unreadable {
+			f.unreadable(Group{}, s.Path, errors.New(s.Reason))
+			continue
+		}
+		f.d.Summary.Skipped++
+		if warned++; warned <= 20 {
+			f.d.Warnings = append(f.d.Warnings, "skipped "+s.Path+": "+s.Reason)
+		}
+	}
+	if warned > 20 {
+		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("%d more directories already walked by another path were skipped", warned-20))
+	}
+	if unlisted > 0 {
+		f.d.Summary.Unreadable += unlisted
+		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("the walk skipped %d more entries (links, unreadable directories) than it lists", unlisted))
+	}
 }
 
 func (f *folder) unreadable(g Group, path string, err error) {

@@ -87,10 +87,11 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 	if opt.Format != Parquet && opt.Format != Arrow {
 		return nil, fmt.Errorf("unknown export format %q (choose parquet or arrow)", opt.Format)
 	}
-	groups, err := daily.Walk(opt.Roots, opt.Pattern)
+	walked, err := daily.Walk(opt.Roots, opt.Pattern)
 	if err != nil {
 		return nil, err
 	}
+	groups := walked.Groups
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -99,6 +100,20 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 		workers = runtime.GOMAXPROCS(0)
 	}
 	e := &exporter{opt: opt, sum: Summary{Rows: map[string]int64{}}}
+	// What the walk skipped is counted and listed, never silent: a
+	// dangling link or an unreadable directory as unreadable, a directory
+	// reached again by another path as skipped.
+	for _, s := range walked.Skips {
+		if !s.Unreadable {
+			e.sum.Skipped++
+			continue
+		}
+		e.sum.Unreadable++
+		if len(e.sum.Errors) < 20 {
+			e.sum.Errors = append(e.sum.Errors, s.Path+": "+s.Reason)
+		}
+	}
+	e.sum.Unreadable += walked.Skipped - len(walked.Skips)
 	ch := make(chan daily.Group)
 	var wg sync.WaitGroup
 	for range workers {
