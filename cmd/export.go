@@ -37,7 +37,11 @@ func NewCmdExport(ios *IOStreams, version string, runF func(*ExportOptions) erro
 under the output directory, every artifact's parsed tables and the findings,
 in Hive partitions:
 
-  DIR/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+  DIR/table=TABLE/date=YYYY-MM-DD/host=HOST/part-RUN-N.parquet
+
+RUN names this export (its UTC start time and random bits): an export into a
+directory that already holds parts adds its own beside them and never
+replaces one. Parts are mode 0644.
 
 Tables: findings (one row per finding); snapshot_segments, snapshot_blocks,
 snapshot_events, snapshot_frames, snapshot_stacks (PyTorch snapshots);

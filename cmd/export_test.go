@@ -136,3 +136,41 @@ func TestHiveEscape(t *testing.T) {
 		}
 	}
 }
+
+// Issue 15, defects 4 and 5: a second export into the same directory adds
+// its parts beside the first's (--help: "parts are added beside what it
+// holds") and replaces none; parts are 0644 as report -o's files are.
+func TestExportAddsPartsBesideEarlierOnes(t *testing.T) {
+	root := fleet(t)
+	out := t.TempDir()
+	mtimes := map[string]int64{}
+	for i := range 2 {
+		code, _, errs := run(t, nil, "export", root, "-o", out, "--to", "arrow", "--group-by", "{host}/{job}/...")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		ps := parts(t, out, "samples")
+		if i == 0 {
+			for _, p := range ps {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Mode().Perm() != 0o644 {
+					t.Errorf("%s: mode %v; want 0644", p, st.Mode().Perm())
+				}
+				mtimes[p] = st.ModTime().UnixNano()
+			}
+			continue
+		}
+		if len(ps) != 2*len(mtimes) {
+			t.Errorf("after two exports %d samples parts; want %d (the first's kept)", len(ps), 2*len(mtimes))
+		}
+		for p, m := range mtimes {
+			st, err := os.Stat(p)
+			if err != nil || st.ModTime().UnixNano() != m {
+				t.Errorf("%s of the first export replaced or lost (%v)", p, err)
+			}
+		}
+	}
+}

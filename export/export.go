@@ -7,24 +7,32 @@
 // (Zstd; arrow-go's pqarrow writer; time columns are timestamp[us, UTC]
 // where the parsers give them) or Arrow IPC, laid out in Hive partitions:
 //
-//	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+//	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-RUN-N.parquet
 //
 // date is the UTC date of the artifact (the same date the daily report
 // gives it: its own latest timestamp, else its file's modification time),
 // host the artifact's host (--group-by, DCGM or gpustat labels) or
 // "unknown". Partition values are escaped as Hive escapes them (%XX).
+// RUN names one export (its UTC start time and random bits), so that an
+// export into a directory that holds parts adds its own beside them; a
+// part is never replaced. Parts are mode 0644.
 package export
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -99,7 +107,7 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &exporter{opt: opt, sum: Summary{Rows: map[string]int64{}}}
+	e := &exporter{opt: opt, run: runID(), sum: Summary{Rows: map[string]int64{}}}
 	// What the walk skipped is counted and listed, never silent: a
 	// dangling link or an unreadable directory as unreadable, a directory
 	// reached again by another path as skipped.
@@ -143,7 +151,11 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 }
 
 type exporter struct {
-	opt  Options
+	opt Options
+	// run names this export's parts (part-RUN-N), so that parts added
+	// beside an earlier export's never take their names: the UTC time and
+	// random bits.
+	run  string
 	part atomic.Int64
 	mu   sync.Mutex
 	sum  Summary
@@ -334,10 +346,17 @@ func (e *exporter) newPart(table, date, host string, schema *arrow.Schema) (*par
 	if e.opt.Format == Arrow {
 		ext = ".arrow"
 	}
-	name := filepath.Join(dir, fmt.Sprintf("part-%d%s", e.part.Add(1)-1, ext))
+	name := filepath.Join(dir, fmt.Sprintf("part-%s-%d%s", e.run, e.part.Add(1)-1, ext))
 	f, err := os.CreateTemp(dir, ".part-*")
 	if err != nil {
 		return nil, err
+	}
+	// CreateTemp makes the file 0600; a part is for a fleet's engines to
+	// read, as a report is (report -o writes 0644 too).
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	w := &partWriter{f: f, path: name}
 	if e.opt.Format == Arrow {
@@ -383,11 +402,28 @@ func (w *partWriter) close() error {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	if err := os.Rename(w.f.Name(), w.path); err != nil {
-		return err
-	}
+	// Published by a hard link, which fails where the name exists, never
+	// by a rename, which would replace a part of an earlier export.
+	tmp := w.f.Name()
 	w.f = nil
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, w.path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: already exists (an export never replaces a part): %w", w.path, err)
+		}
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
 	return nil
+}
+
+// runID names one export's parts: its UTC start time (so that a listing
+// sorts by run) and 32 random bits (two exports in the same second).
+func runID() string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		binary.BigEndian.PutUint32(b[:], uint32(os.Getpid())^uint32(time.Now().UnixNano()))
+	}
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
 // abort drops a part that was not closed (an input that failed midway).
