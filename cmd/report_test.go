@@ -247,6 +247,11 @@ func TestReportWeeklyFromDailyReports(t *testing.T) {
 	if strings.Join(d.Days, ",") != "2026-11-30,2026-12-01,2026-12-02" {
 		t.Errorf("days %v", d.Days)
 	}
+	// The same four jobs (leak-job, oom-job, frag-job, nvml-job; notes
+	// holds no readable artifact) on three days are four jobs, not twelve.
+	if d.Summary.Jobs != 4 {
+		t.Errorf("%d jobs over three days of the same four; want 4", d.Summary.Jobs)
+	}
 	var leak *report.DailyLeakSite
 	for i := range d.LeakSites {
 		if strings.Contains(d.LeakSites[i].Site.String(), "leak_train_loop.py:11") {
@@ -309,5 +314,36 @@ func TestReportSameBytes(t *testing.T) {
 	}
 	if outs[0] != outs[1] || outs[1] != outs[2] {
 		t.Error("the report differs between runs with 1, 2 and 3 workers")
+	}
+}
+
+// Issue 15, defect 6: one GPU (query_gpu.csv's UUID, no host known) seen
+// on four days in four job directories is one GPU, with its baseline creep
+// computed over the four days (0: the same log each day).
+func TestReportWeeklyGPUByUUIDAcrossJobs(t *testing.T) {
+	src, err := os.ReadFile(td + "nvml/query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for i, day := range []string{"2026/11/27", "2026/11/28", "2026/11/29", "2026/11/30"} {
+		dir := filepath.Join(root, "job-"+string(rune('1'+i)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "query_gpu.csv"), []byte(strings.ReplaceAll(string(src), "2026/11/30", day)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := dailyOf(t, root)
+	if len(d.GPUs) != 1 {
+		t.Fatalf("%d GPUs; want 1 (one UUID)", len(d.GPUs))
+	}
+	g := d.GPUs[0]
+	if g.GPU != "GPU-f7fe13ab-e2ff-251e-34e3-f58c08f17771" || g.BaselineCreepBytesPerDay == nil || *g.BaselineCreepBytesPerDay != 0 {
+		t.Errorf("GPU %s creep %v; want the UUID, a creep of 0 over 4 days", g.GPU, g.BaselineCreepBytesPerDay)
+	}
+	if g.Job != "job-1" {
+		t.Errorf("job %q; want job-1, the first by name", g.Job)
 	}
 }

@@ -149,6 +149,18 @@ type folder struct {
 	dated    int             // inputs dated by their file's modification time
 	merged   int             // daily reports merged (the weekly review)
 	siteJob  map[string]bool // leak sites seen in the group being folded
+	jobSeen  map[string]bool // jobs counted (host/job), each once
+}
+
+// countJob counts a job once, however many days' reports name it.
+func (f *folder) countJob(name string) {
+	if f.jobSeen == nil {
+		f.jobSeen = map[string]bool{}
+	}
+	if !f.jobSeen[name] {
+		f.jobSeen[name] = true
+		f.d.Summary.Jobs++
+	}
 }
 
 type sizedPath struct {
@@ -245,7 +257,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	if job.Files == 0 {
 		return
 	}
-	f.d.Summary.Jobs++
+	f.countJob(g.Name())
 	if g.Host != "" {
 		f.hosts[g.Host] = true
 	}
@@ -499,10 +511,15 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	if gpu == "" {
 		gpu = "gpu ?"
 	}
-	// A GPU is its host's; without a host, its job's.
-	k := df.Host + "\x00" + gpu
-	if df.Host == "" {
-		k = "\x00" + g.Name() + "\x00" + gpu
+	// A GPU with a UUID is that GPU wherever it is seen (the UUID is
+	// globally unique: one GPU over a week of job directories); a bare
+	// index is its host's, or without a host its job's.
+	k := "uuid\x00" + gpu
+	if !isGPUUUID(gpu) {
+		k = df.Host + "\x00" + gpu
+		if df.Host == "" {
+			k = "\x00" + g.Name() + "\x00" + gpu
+		}
 	}
 	acc := f.gpus[k]
 	if acc == nil {
@@ -511,6 +528,10 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			acc.g.Job = ""
 		}
 		f.gpus[k] = acc
+	} else if acc.g.Host == "" && df.Host != "" {
+		acc.g.Host, acc.g.Job = df.Host, "" // a later log names its host
+	} else if acc.g.Host == "" && g.Job < acc.g.Job {
+		acc.g.Job = g.Job // the first job by name, whatever order groups finish in
 	}
 	if classRank(df.Classification) < classRank(acc.g.Class) || acc.g.Class == "" {
 		acc.g.Class = df.Classification
@@ -548,6 +569,10 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 		}
 	}
 }
+
+// isGPUUUID: a GPU's name is its NVML UUID (GPU-…, MIG-…), not a bare
+// index ("gpu 0", "gpu ?").
+func isGPUUUID(gpu string) bool { return gpu != "" && !strings.HasPrefix(gpu, "gpu ") }
 
 // lowest is the least used memory a GPU's series shows: its baseline
 // between runs when it has one, else the least of its profile.
