@@ -347,3 +347,38 @@ func TestReportWeeklyGPUByUUIDAcrossJobs(t *testing.T) {
 		t.Errorf("job %q; want job-1, the first by name", g.Job)
 	}
 }
+
+// Issue 15, defect 7: the fixtures' README: multi_gpu_leak.pickle leaks on
+// device 1 only (multi_gpu_leak.py:12); the page says which device.
+func TestReportLeakSiteDevice(t *testing.T) {
+	root := t.TempDir()
+	abs, err := filepath.Abs(td + "pytorch/multi_gpu_leak.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(root, "multi_gpu_leak.pickle")); err != nil {
+		t.Fatal(err)
+	}
+	d := dailyOf(t, root)
+	found := false
+	for _, s := range d.LeakSites {
+		if !strings.Contains(s.Site.String(), "multi_gpu_leak.py:12") {
+			continue
+		}
+		found = true
+		want := filepath.Base(root) + " device 1"
+		if strings.Join(s.Devices, ",") != want {
+			t.Errorf("devices %v; want [%s]", s.Devices, want)
+		}
+		if !strings.Contains(s.Key, "line 12") {
+			t.Errorf("key %q: want the site's line", s.Key)
+		}
+	}
+	if !found {
+		t.Fatalf("no leak site at multi_gpu_leak.py:12: %+v", d.LeakSites)
+	}
+	code, out, errs := run(t, nil, "report", root, "-o", "-", "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "devices: "+filepath.Base(root)+" device 1") {
+		t.Errorf("exit %d, markdown names no device:\n%s%s", code, out, errs)
+	}
+}

@@ -450,6 +450,9 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 		s.JobCount++
 		s.Jobs = addBounded(s.Jobs, g.Name(), report.DailyMaxSiteJobs)
 	}
+	if df.Device != nil {
+		s.Devices = addBounded(s.Devices, fmt.Sprintf("%s device %d", g.Name(), *df.Device), report.DailyMaxSiteJobs)
+	}
 	s.Days = addSorted(s.Days, df.Date)
 	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 {
 		// At most 8 curves a site: those of the first labels.
@@ -461,12 +464,18 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 	}
 }
 
-// siteKey identifies a leak site across jobs and devices: the device
-// index of one job says nothing about another's.
+// siteKey identifies a leak site across jobs and devices (the device
+// index of one job says nothing about another's) by its stack and its
+// site's full frame, line included, as analyze tells sites apart: two
+// allocations in one function are two sites.
 func siteKey(f *report.Finding) string {
 	c := *f
 	c.Device = nil
-	return report.SiteKey(&c)
+	k := report.SiteKey(&c)
+	if f.Site.Line > 0 {
+		k += fmt.Sprintf("|line %d", f.Site.Line)
+	}
+	return k
 }
 
 func (f *folder) oom(df report.DailyFinding) {

@@ -86,7 +86,7 @@ func (f *folder) mergeDaily(path string) {
 		acc := f.sites[s.Key]
 		if acc == nil {
 			c := s
-			c.Jobs, c.Days, c.Curves = []string{}, []string{}, []report.DailyCurve{}
+			c.Jobs, c.Days, c.Curves, c.Devices = []string{}, []string{}, []report.DailyCurve{}, nil
 			c.Findings, c.Bytes, c.Count, c.MaxBytesPerS, c.JobCount = 0, 0, 0, 0, 0
 			acc = &c
 			f.sites[s.Key] = acc
@@ -101,6 +101,9 @@ func (f *folder) mergeDaily(path string) {
 		acc.JobCount += s.JobCount
 		for _, j := range s.Jobs {
 			acc.Jobs = addBounded(acc.Jobs, j, report.DailyMaxSiteJobs)
+		}
+		for _, dv := range s.Devices {
+			acc.Devices = addBounded(acc.Devices, dv, report.DailyMaxSiteJobs)
 		}
 		for _, day := range days {
 			acc.Days = addSorted(acc.Days, day)

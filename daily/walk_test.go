@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
 )
 
 func TestPattern(t *testing.T) {
@@ -199,5 +201,22 @@ func TestPersistence(t *testing.T) {
 	}
 	if creep(map[string]int64{"2026-11-28": 5}) != nil {
 		t.Error("creep of one day: want none")
+	}
+}
+
+// Issue 15, defect 7: two allocations in one function are two leak sites
+// (their lines differ); one site on device 0 of a job and 1 of another is
+// one site (a device index is its job's own).
+func TestSiteKeyLineAndDevice(t *testing.T) {
+	dev := func(n int) *int { return &n }
+	at := func(line int64, device *int) *report.Finding {
+		fr := report.Frame{Function: "step", File: "/a/train.py", Line: line}
+		return &report.Finding{Kind: report.KindLeak, Site: fr, Stack: []report.Frame{fr, {Function: "main", File: "/a/train.py", Line: 40}}, Device: device}
+	}
+	if siteKey(at(12, nil)) == siteKey(at(14, nil)) {
+		t.Error("lines 12 and 14 of step: one key; want two sites")
+	}
+	if siteKey(at(12, dev(0))) != siteKey(at(12, dev(1))) {
+		t.Error("the same site on devices 0 and 1: two keys; want one")
 	}
 }
