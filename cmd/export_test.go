@@ -174,3 +174,67 @@ func TestExportAddsPartsBesideEarlierOnes(t *testing.T) {
 		}
 	}
 }
+
+// Issue 15, defect 8: a dmon log gives a GPU's index only; the
+// --query-gpu log of the same job gives its UUID (its first row's uuid
+// column). The samples table names the dmon rows' GPU by that UUID, as
+// the daily report does.
+func TestExportSamplesNameDmonGPUByUUID(t *testing.T) {
+	q, err := os.ReadFile(td + "nvml/leak_exit_query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := strings.TrimSpace(strings.Split(strings.Split(string(q), "\n")[1], ",")[2])
+	root := t.TempDir()
+	job := filepath.Join(root, "job")
+	if err := os.MkdirAll(job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"leak_exit_dmon_mu_TD.txt", "leak_exit_query_gpu.csv"} {
+		abs, err := filepath.Abs(td + "nvml/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(job, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", "arrow"); code != 0 {
+		t.Fatal(errs)
+	}
+	dmonRows, named := 0, 0
+	for _, p := range parts(t, out, "samples") {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < r.NumRecords(); i++ {
+			rec, err := r.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
+			paths, uuids := col("path").(*array.String), col("gpu_uuid").(*array.Dictionary)
+			dict := uuids.Dictionary().(*array.String)
+			for j := 0; j < int(rec.NumRows()); j++ {
+				if !strings.HasSuffix(paths.Value(j), "dmon_mu_TD.txt") {
+					continue
+				}
+				dmonRows++
+				if !uuids.IsNull(j) && dict.Value(uuids.GetValueIndex(j)) == uuid {
+					named++
+				}
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+	if dmonRows == 0 || named != dmonRows {
+		t.Errorf("%d of %d dmon sample rows name GPU %s; want all", named, dmonRows, uuid)
+	}
+}

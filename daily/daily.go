@@ -261,7 +261,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	if g.Host != "" {
 		f.hosts[g.Host] = true
 	}
-	uuidOf := gpuUUIDs(a.Report.Findings)
+	uuidOf := GPUUUIDs(a.Report.Findings)
 	clear(f.siteJob) // a site counts each job once
 	for _, fd := range a.Report.Findings {
 		in, ok := inputUs[fd.Path]
@@ -487,10 +487,11 @@ func (f *folder) oom(df report.DailyFinding) {
 	f.d.OOMs = appendBounded(f.d.OOMs, df, report.DailyMaxItems, oomLess)
 }
 
-// gpuUUIDs maps the NVML index of each GPU of one group's logs to its UUID
+// GPUUUIDs maps the NVML index of each GPU of one group's logs to its UUID
 // where a log gives both, so that a dmon log's "gpu 0" and a --query-gpu
-// log's UUID name one GPU.
-func gpuUUIDs(fs []report.Finding) map[string]string {
+// log's UUID name one GPU. Keys are "HOST|INDEX" (HOST the finding's host,
+// "" when none); an index that names two UUIDs on one host is left out.
+func GPUUUIDs(fs []report.Finding) map[string]string {
 	m := map[string]string{}
 	multi := map[string]bool{}
 	for _, f := range fs {

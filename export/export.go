@@ -202,6 +202,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 	}
 	rows := map[string]int64{}
 	exported := 0
+	var uuidOf map[string]string
 	if a.Report != nil {
 		dates := map[string]string{}
 		for _, in := range a.Report.Inputs {
@@ -210,7 +211,11 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			}
 			dates[in.Path] = daily.InputDate(in, modUs[in.Path])
 		}
-		if err := e.findings(g, a.Report.Findings, dates, rows); err != nil {
+		// A GPU index of one log (dmon, pmon) is named by the UUID
+		// another log of the job gives it (--query-gpu), as the daily
+		// report names it: in the findings and the samples tables.
+		uuidOf = daily.GPUUUIDs(a.Report.Findings)
+		if err := e.findings(g, a.Report.Findings, dates, uuidOf, rows); err != nil {
 			return err
 		}
 		for _, in := range a.Report.Inputs {
@@ -221,7 +226,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			if h := hostOf(a.Report.Findings, in.Path); host == "" && h != "" {
 				host = h
 			}
-			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, tables, rows); err != nil {
+			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, tables, rows); err != nil {
 				var pe *parse.Error
 				if errors.As(err, &pe) {
 					unreadable++
@@ -261,7 +266,9 @@ func hostOf(fs []report.Finding, path string) string {
 }
 
 // tables writes one input's parsed tables, one part file per table.
-func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, tables TablesFunc, rows map[string]int64) error {
+// uuidOf (daily.GPUUUIDs) fills the samples' gpu_uuid where a log gives
+// only the index.
+func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf map[string]string, tables TablesFunc, rows map[string]int64) error {
 	ws := map[string]*partWriter{}
 	defer func() {
 		for _, w := range ws {
@@ -276,6 +283,11 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 				return err
 			}
 			ws[table] = w
+		}
+		if table == "samples" && len(uuidOf) > 0 {
+			named := withUUIDs(rec, uuidOf)
+			defer named.Release()
+			rec = named
 		}
 		out := addColumns(rec, g.Job, path)
 		defer out.Release()
@@ -295,6 +307,73 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// withUUIDs is a samples batch (parse/nvml's Schema) with each row's null
+// gpu_uuid filled from uuidOf by its host and gpu index; rec itself
+// (retained) when the columns are not those of that schema or no row
+// changes.
+func withUUIDs(rec arrow.RecordBatch, uuidOf map[string]string) arrow.RecordBatch {
+	sc := rec.Schema()
+	col := func(name string) arrow.Array {
+		if ix := sc.FieldIndices(name); len(ix) == 1 {
+			return rec.Column(ix[0])
+		}
+		return nil
+	}
+	uuids, _ := col("gpu_uuid").(*array.Dictionary)
+	gpus, _ := col("gpu").(*array.Int32)
+	hosts, _ := col("host").(*array.Dictionary)
+	if uuids == nil || gpus == nil {
+		rec.Retain()
+		return rec
+	}
+	str := func(d *array.Dictionary, i int) (string, bool) {
+		if d == nil || d.IsNull(i) {
+			return "", false
+		}
+		v, ok := d.Dictionary().(*array.String)
+		if !ok {
+			return "", false
+		}
+		return v.Value(d.GetValueIndex(i)), true
+	}
+	n := int(rec.NumRows())
+	b := array.NewDictionaryBuilder(memory.DefaultAllocator, uuids.DataType().(*arrow.DictionaryType))
+	defer b.Release()
+	sb, ok := b.(*array.BinaryDictionaryBuilder)
+	if !ok {
+		rec.Retain()
+		return rec
+	}
+	changed := false
+	for i := range n {
+		u, ok := str(uuids, i)
+		if !ok && !gpus.IsNull(i) {
+			h, _ := str(hosts, i)
+			u, ok = uuidOf[h+"|"+fmt.Sprint(gpus.Value(i))]
+			changed = changed || ok
+		}
+		var err error
+		if ok {
+			err = sb.AppendString(u)
+		} else {
+			sb.AppendNull()
+		}
+		if err != nil {
+			rec.Retain()
+			return rec
+		}
+	}
+	if !changed {
+		rec.Retain()
+		return rec
+	}
+	named := sb.NewArray()
+	defer named.Release()
+	cols := append([]arrow.Array(nil), rec.Columns()...)
+	cols[sc.FieldIndices("gpu_uuid")[0]] = named
+	return array.NewRecordBatch(sc, cols, int64(n))
 }
 
 // withColumns is a table's schema with job and path added.
