@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -100,6 +101,9 @@ func runExport(opts *ExportOptions) error {
 	nv, err := parseNVMLFlags(opts.TZ, "", "")
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return outputError(opts.Out, err) // exit 3: the export could not be written
 	}
 	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv, false), ExportTables(nv))
 	if err != nil {

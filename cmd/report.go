@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -200,6 +201,11 @@ func runReport(opts *ReportOptions) error {
 	if opts.IO.ErrTTY {
 		dopt.Progress = opts.IO.ErrOut
 	}
+	if opts.Output != "-" {
+		if err := checkOutputDir(opts.Output); err != nil {
+			return err
+		}
+	}
 	d, err := daily.Run(context.Background(), dopt, AnalyzeGroup(opts.Version, nv, true))
 	if err != nil {
 		return &UsageError{Err: err}
@@ -281,12 +287,37 @@ func parseWhen(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("want a date (2026-11-30) or a time (2026-11-30T08:00:00Z)")
 }
 
+// outputError is the failure to write path (exit 3, "the report could
+// not be written"), naming path rather than the temporary file beside it
+// that the failing call named.
+func outputError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("writing %s: %w", path, err)
+}
+
+// checkOutputDir fails early (exit 3), before a long walk, when the
+// directory that is to hold path does not exist or is no directory.
+func checkOutputDir(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return outputError(path, err)
+	}
+	if !st.IsDir() {
+		return outputError(path, fmt.Errorf("%s is not a directory", dir))
+	}
+	return nil
+}
+
 // writeFileAtomically writes path through a temporary file beside it,
 // renamed into place once whole: a reader never sees half a report.
 func writeFileAtomically(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return &UsageError{Err: err}
+		return outputError(path, err)
 	}
 	defer os.Remove(tmp.Name())
 	// CreateTemp makes the file 0600; a report is for others to read.

@@ -382,3 +382,24 @@ func TestReportLeakSiteDevice(t *testing.T) {
 		t.Errorf("exit %d, markdown names no device:\n%s%s", code, out, errs)
 	}
 }
+
+// Issue 15, defect 9: an output that cannot be written is exit 3 (README:
+// "the report could not be written"), naming the user's path, not the
+// temporary file beside it; export's too.
+func TestReportOutputNotWritable(t *testing.T) {
+	root := fleet(t)
+	bad := filepath.Join(t.TempDir(), "absent", "r.html")
+	code, _, errs := run(t, nil, "report", root, "-o", bad)
+	if code != ExitInternal || !strings.Contains(errs, "writing "+bad+":") || strings.Contains(errs, ".r.html.") {
+		t.Errorf("report -o %s: exit %d, %q; want exit 3 naming it", bad, code, errs)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "sub")
+	code, _, errs = run(t, nil, "export", root, "-o", out)
+	if code != ExitInternal || !strings.Contains(errs, "writing "+out+":") {
+		t.Errorf("export -o %s: exit %d, %q; want exit 3 naming it", out, code, errs)
+	}
+}
