@@ -52,6 +52,9 @@ profiler_spans (profiler traces). Each table of an input gets two columns,
 job and path. Parquet is Zstd-compressed; --to arrow writes Arrow IPC files.
 README.md documents the schemas and shows DuckDB and Spark SQL queries.
 
+Inputs are paths, walked as "gpuleak report" walks them (links followed);
+"-" (standard input) is not supported: save the input to a file first.
+
 Exit codes: 0 done (unreadable inputs are counted on standard error), 2 bad
 usage or a root that cannot be walked, 3 a file that cannot be written.`,
 		Example: `  gpuleak export /mnt/artifacts -o /mnt/fleet --group-by '{host}/{job}/...'
@@ -60,7 +63,7 @@ usage or a root that cannot be walked, 3 a file that cannot be written.`,
 			if len(args) == 0 {
 				return &UsageError{Err: errors.New("export needs at least one FILE or DIR"), Hint: "Run 'gpuleak export --help' for usage."}
 			}
-			return nil
+			return noStdinRoot("export", args)
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Roots = args

@@ -79,8 +79,16 @@ readable on a phone. The JSON is the gpuleak.daily/v1 document, the data
 behind the page; give yesterday's as --baseline to see leak sites new,
 grown and fixed, and new OOM causes.
 
+Symbolic links are followed, a root's too (a file or directory reached
+twice is read once); a dangling link and a subdirectory that cannot be
+read are listed as unreadable, with the reason, and the rest is reported.
+Inputs are paths: "-" (standard input) is not read, as a directory walk
+cannot be; save a pasted log to a file first. -o - writes to standard
+output.
+
 Exit codes: 0 done (also with unreadable inputs: the report lists them),
-2 bad usage or a root that cannot be walked, 3 internal error.`,
+2 bad usage or a root that cannot be walked, 3 the report could not be
+written, or an internal error.`,
 		Example: `  # this morning's page from yesterday's artifacts
   gpuleak report /mnt/artifacts --since 24h -o report.html
 
@@ -97,7 +105,7 @@ Exit codes: 0 done (also with unreadable inputs: the report lists them),
 			if len(args) == 0 {
 				return &UsageError{Err: errors.New("report needs at least one DIR or FILE"), Hint: "Run 'gpuleak report --help' for usage."}
 			}
-			return nil
+			return noStdinRoot("report", args)
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Roots = args
@@ -285,6 +293,18 @@ func parseWhen(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("want a date (2026-11-30) or a time (2026-11-30T08:00:00Z)")
+}
+
+// noStdinRoot refuses "-" among report's and export's roots: they walk
+// paths, and standard input is none (say so, rather than look for a file
+// named "-").
+func noStdinRoot(cmd string, args []string) error {
+	for _, a := range args {
+		if a == "-" {
+			return &UsageError{Err: fmt.Errorf("%s reads DIR and FILE paths; \"-\" (standard input) is not supported: save the input to a file and give its path", cmd), Hint: "Run 'gpuleak " + cmd + " --help' for usage."}
+		}
+	}
+	return nil
 }
 
 // outputError is the failure to write path (exit 3, "the report could

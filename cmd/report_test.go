@@ -403,3 +403,17 @@ func TestReportOutputNotWritable(t *testing.T) {
 		t.Errorf("export -o %s: exit %d, %q; want exit 3 naming it", out, code, errs)
 	}
 }
+
+// Issue 15, defect 10: "-" is no directory to walk; report and export say
+// so (exit 2) rather than look for a file named "-".
+func TestReportExportRefuseStdin(t *testing.T) {
+	for _, args := range [][]string{
+		{"report", "-", "-o", filepath.Join(t.TempDir(), "r.md")},
+		{"export", "-", "-o", t.TempDir()},
+	} {
+		code, _, errs := run(t, []byte("x"), args...)
+		if code != ExitInput || !strings.Contains(errs, `"-" (standard input) is not supported`) {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming \"-\" as unsupported", args, code, errs)
+		}
+	}
+}
