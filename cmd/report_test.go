@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -415,5 +416,45 @@ func TestReportExportRefuseStdin(t *testing.T) {
 		if code != ExitInput || !strings.Contains(errs, `"-" (standard input) is not supported`) {
 			t.Errorf("%v: exit %d, %q; want exit 2 naming \"-\" as unsupported", args, code, errs)
 		}
+	}
+}
+
+// Issue 15, defect 11: an OOM message read in the window (dated by its
+// file's modification time, 2026-12-05 here) whose OOM the snapshot beside
+// it dates on 2026-11-30 (the fixtures' README: oom_observer.pickle) is
+// left out by the window; the page says why instead of showing the log
+// read and no OOM.
+func TestReportWarnsOfFindingsDatedOutsideWindow(t *testing.T) {
+	root := t.TempDir()
+	job := filepath.Join(root, "oom-job")
+	if err := os.MkdirAll(job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"oom_observer.pickle", "oom_error.txt"} {
+		b, err := os.ReadFile(td + "pytorch/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(job, f)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := dailyOf(t, root, "--from", "2026-12-04", "--to", "2026-12-06")
+	if d.Summary.OOMs != 0 || d.Summary.Read == 0 {
+		t.Fatalf("%d OOMs, %d read; want the message read and its OOM outside the window", d.Summary.OOMs, d.Summary.Read)
+	}
+	w := strings.Join(d.Warnings, "\n")
+	if !strings.Contains(w, "oom") || !strings.Contains(w, "dated outside it") || !strings.Contains(w, "oom-job") {
+		t.Errorf("warnings %q: want one naming the OOM left out and its job", w)
+	}
+	// The same job in a window holding both: the OOM, no such warning.
+	d = dailyOf(t, root)
+	if d.Summary.OOMs == 0 || strings.Contains(strings.Join(d.Warnings, "\n"), "dated outside it") {
+		t.Errorf("no window: %d OOMs, warnings %v", d.Summary.OOMs, d.Warnings)
 	}
 }

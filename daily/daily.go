@@ -150,6 +150,20 @@ type folder struct {
 	merged   int             // daily reports merged (the weekly review)
 	siteJob  map[string]bool // leak sites seen in the group being folded
 	jobSeen  map[string]bool // jobs counted (host/job), each once
+	// findings of jobs read in the window but dated outside it, by kind,
+	// and the first such jobs
+	outside     map[report.Kind]int
+	outsideJobs []string
+}
+
+// outsideOfJob counts a finding left out by the window in a job whose
+// other inputs are in it.
+func (f *folder) outsideOfJob(g Group, kind report.Kind) {
+	if f.outside == nil {
+		f.outside = map[report.Kind]int{}
+	}
+	f.outside[kind]++
+	f.outsideJobs = addBounded(f.outsideJobs, g.Name(), 5)
 }
 
 // countJob counts a job once, however many days' reports name it.
@@ -266,10 +280,16 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	for _, fd := range a.Report.Findings {
 		in, ok := inputUs[fd.Path]
 		if !ok {
-			continue // outside the window
+			// Outside the window, though another input of the job is in
+			// it (an OOM message dated by its file, its snapshot by its
+			// trace): the page says so rather than show the logs read and
+			// no OOM.
+			f.outsideOfJob(g, fd.Kind)
+			continue
 		}
 		us := findingTime(&fd, in)
 		if !f.inWindow(us) {
+			f.outsideOfJob(g, fd.Kind)
 			continue
 		}
 		day := date(us)
@@ -704,6 +724,15 @@ func (f *folder) finish() *report.Daily {
 	}
 	if f.moreOOMs > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d in time are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
+	}
+	if len(f.outside) > 0 {
+		kinds := make([]string, 0, len(f.outside))
+		for k, n := range f.outside {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(kinds)
+		d.Warnings = append(d.Warnings, fmt.Sprintf("findings of jobs read in the window are dated outside it and not shown: %s (jobs %s); an OOM message is dated by its snapshot's trace when one is beside it, and its file's modification time otherwise: widen --since, --from or --to to see them",
+			strings.Join(kinds, ", "), strings.Join(f.outsideJobs, ", ")))
 	}
 	for k, n := range f.oomDays {
 		d.OOMsByDay = append(d.OOMsByDay, report.DailyCount{Date: k[0], Key: k[1], Count: n})
