@@ -121,7 +121,7 @@ written, or an internal error.`,
 	f.StringVar(&opts.GroupBy, "group-by", "", "read host and job from each file's directories under its root: parts {host}, {job}, * (any) or a literal, a final ... for the rest, e.g. '{host}/{job}/...'")
 	f.StringVar(&opts.Since, "since", "", "keep artifacts from this long before now: 24h, 7d, 90m")
 	f.StringVar(&opts.From, "from", "", "keep artifacts from this time on: 2026-11-30, 2026-11-30T08:00:00Z (UTC when no zone)")
-	f.StringVar(&opts.To, "to", "", "keep artifacts before this time (same forms as --from)")
+	f.StringVar(&opts.To, "to", "", "keep artifacts before this time, exclusive (same forms as --from): --to 2026-12-01 ends at its midnight and keeps none of 2026-12-01; give the next day to include a day")
 	f.StringVar(&opts.Baseline, "baseline", "", "compare with an earlier report's JSON (gpuleak report --format json): leak sites new, grown, fixed, and new OOM causes")
 	f.StringVar(&opts.Tolerance, "tolerance", "10%", "with --baseline, a leak site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "jobs (groups of files) analysed at once; 0: one per core")
