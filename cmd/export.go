@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,11 @@ func NewCmdExport(ios *IOStreams, version string, runF func(*ExportOptions) erro
 under the output directory, every artifact's parsed tables and the findings,
 in Hive partitions:
 
-  DIR/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+  DIR/table=TABLE/date=YYYY-MM-DD/host=HOST/part-RUN-N.parquet
+
+RUN names this export (its UTC start time and random bits): an export into a
+directory that already holds parts adds its own beside them and never
+replaces one. Parts are mode 0644.
 
 Tables: findings (one row per finding); snapshot_segments, snapshot_blocks,
 snapshot_events, snapshot_frames, snapshot_stacks (PyTorch snapshots);
@@ -47,6 +52,9 @@ profiler_spans (profiler traces). Each table of an input gets two columns,
 job and path. Parquet is Zstd-compressed; --to arrow writes Arrow IPC files.
 README.md documents the schemas and shows DuckDB and Spark SQL queries.
 
+Inputs are paths, walked as "gpuleak report" walks them (links followed);
+"-" (standard input) is not supported: save the input to a file first.
+
 Exit codes: 0 done (unreadable inputs are counted on standard error), 2 bad
 usage or a root that cannot be walked, 3 a file that cannot be written.`,
 		Example: `  gpuleak export /mnt/artifacts -o /mnt/fleet --group-by '{host}/{job}/...'
@@ -55,7 +63,7 @@ usage or a root that cannot be walked, 3 a file that cannot be written.`,
 			if len(args) == 0 {
 				return &UsageError{Err: errors.New("export needs at least one FILE or DIR"), Hint: "Run 'gpuleak export --help' for usage."}
 			}
-			return nil
+			return noStdinRoot("export", args)
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Roots = args
@@ -96,6 +104,9 @@ func runExport(opts *ExportOptions) error {
 	nv, err := parseNVMLFlags(opts.TZ, "", "")
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return outputError(opts.Out, err) // exit 3: the export could not be written
 	}
 	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv, false), ExportTables(nv))
 	if err != nil {

@@ -136,3 +136,105 @@ func TestHiveEscape(t *testing.T) {
 		}
 	}
 }
+
+// Issue 15, defects 4 and 5: a second export into the same directory adds
+// its parts beside the first's (--help: "parts are added beside what it
+// holds") and replaces none; parts are 0644 as report -o's files are.
+func TestExportAddsPartsBesideEarlierOnes(t *testing.T) {
+	root := fleet(t)
+	out := t.TempDir()
+	mtimes := map[string]int64{}
+	for i := range 2 {
+		code, _, errs := run(t, nil, "export", root, "-o", out, "--to", "arrow", "--group-by", "{host}/{job}/...")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		ps := parts(t, out, "samples")
+		if i == 0 {
+			for _, p := range ps {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Mode().Perm() != 0o644 {
+					t.Errorf("%s: mode %v; want 0644", p, st.Mode().Perm())
+				}
+				mtimes[p] = st.ModTime().UnixNano()
+			}
+			continue
+		}
+		if len(ps) != 2*len(mtimes) {
+			t.Errorf("after two exports %d samples parts; want %d (the first's kept)", len(ps), 2*len(mtimes))
+		}
+		for p, m := range mtimes {
+			st, err := os.Stat(p)
+			if err != nil || st.ModTime().UnixNano() != m {
+				t.Errorf("%s of the first export replaced or lost (%v)", p, err)
+			}
+		}
+	}
+}
+
+// Issue 15, defect 8: a dmon log gives a GPU's index only; the
+// --query-gpu log of the same job gives its UUID (its first row's uuid
+// column). The samples table names the dmon rows' GPU by that UUID, as
+// the daily report does.
+func TestExportSamplesNameDmonGPUByUUID(t *testing.T) {
+	q, err := os.ReadFile(td + "nvml/leak_exit_query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := strings.TrimSpace(strings.Split(strings.Split(string(q), "\n")[1], ",")[2])
+	root := t.TempDir()
+	job := filepath.Join(root, "job")
+	if err := os.MkdirAll(job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"leak_exit_dmon_mu_TD.txt", "leak_exit_query_gpu.csv"} {
+		abs, err := filepath.Abs(td + "nvml/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(job, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", "arrow"); code != 0 {
+		t.Fatal(errs)
+	}
+	dmonRows, named := 0, 0
+	for _, p := range parts(t, out, "samples") {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < r.NumRecords(); i++ {
+			rec, err := r.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
+			paths, uuids := col("path").(*array.String), col("gpu_uuid").(*array.Dictionary)
+			dict := uuids.Dictionary().(*array.String)
+			for j := 0; j < int(rec.NumRows()); j++ {
+				if !strings.HasSuffix(paths.Value(j), "dmon_mu_TD.txt") {
+					continue
+				}
+				dmonRows++
+				if !uuids.IsNull(j) && dict.Value(uuids.GetValueIndex(j)) == uuid {
+					named++
+				}
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+	if dmonRows == 0 || named != dmonRows {
+		t.Errorf("%d of %d dmon sample rows name GPU %s; want all", named, dmonRows, uuid)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,8 +79,16 @@ readable on a phone. The JSON is the gpuleak.daily/v1 document, the data
 behind the page; give yesterday's as --baseline to see leak sites new,
 grown and fixed, and new OOM causes.
 
+Symbolic links are followed, a root's too (a file or directory reached
+twice is read once); a dangling link and a subdirectory that cannot be
+read are listed as unreadable, with the reason, and the rest is reported.
+Inputs are paths: "-" (standard input) is not read, as a directory walk
+cannot be; save a pasted log to a file first. -o - writes to standard
+output.
+
 Exit codes: 0 done (also with unreadable inputs: the report lists them),
-2 bad usage or a root that cannot be walked, 3 internal error.`,
+2 bad usage or a root that cannot be walked, 3 the report could not be
+written, or an internal error.`,
 		Example: `  # this morning's page from yesterday's artifacts
   gpuleak report /mnt/artifacts --since 24h -o report.html
 
@@ -96,7 +105,7 @@ Exit codes: 0 done (also with unreadable inputs: the report lists them),
 			if len(args) == 0 {
 				return &UsageError{Err: errors.New("report needs at least one DIR or FILE"), Hint: "Run 'gpuleak report --help' for usage."}
 			}
-			return nil
+			return noStdinRoot("report", args)
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Roots = args
@@ -112,7 +121,7 @@ Exit codes: 0 done (also with unreadable inputs: the report lists them),
 	f.StringVar(&opts.GroupBy, "group-by", "", "read host and job from each file's directories under its root: parts {host}, {job}, * (any) or a literal, a final ... for the rest, e.g. '{host}/{job}/...'")
 	f.StringVar(&opts.Since, "since", "", "keep artifacts from this long before now: 24h, 7d, 90m")
 	f.StringVar(&opts.From, "from", "", "keep artifacts from this time on: 2026-11-30, 2026-11-30T08:00:00Z (UTC when no zone)")
-	f.StringVar(&opts.To, "to", "", "keep artifacts before this time (same forms as --from)")
+	f.StringVar(&opts.To, "to", "", "keep artifacts before this time, exclusive (same forms as --from): --to 2026-12-01 ends at its midnight and keeps none of 2026-12-01; give the next day to include a day")
 	f.StringVar(&opts.Baseline, "baseline", "", "compare with an earlier report's JSON (gpuleak report --format json): leak sites new, grown, fixed, and new OOM causes")
 	f.StringVar(&opts.Tolerance, "tolerance", "10%", "with --baseline, a leak site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "jobs (groups of files) analysed at once; 0: one per core")
@@ -200,6 +209,11 @@ func runReport(opts *ReportOptions) error {
 	if opts.IO.ErrTTY {
 		dopt.Progress = opts.IO.ErrOut
 	}
+	if opts.Output != "-" {
+		if err := checkOutputDir(opts.Output); err != nil {
+			return err
+		}
+	}
 	d, err := daily.Run(context.Background(), dopt, AnalyzeGroup(opts.Version, nv, true))
 	if err != nil {
 		return &UsageError{Err: err}
@@ -281,12 +295,49 @@ func parseWhen(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("want a date (2026-11-30) or a time (2026-11-30T08:00:00Z)")
 }
 
+// noStdinRoot refuses "-" among report's and export's roots: they walk
+// paths, and standard input is none (say so, rather than look for a file
+// named "-").
+func noStdinRoot(cmd string, args []string) error {
+	for _, a := range args {
+		if a == "-" {
+			return &UsageError{Err: fmt.Errorf("%s reads DIR and FILE paths; \"-\" (standard input) is not supported: save the input to a file and give its path", cmd), Hint: "Run 'gpuleak " + cmd + " --help' for usage."}
+		}
+	}
+	return nil
+}
+
+// outputError is the failure to write path (exit 3, "the report could
+// not be written"), naming path rather than the temporary file beside it
+// that the failing call named.
+func outputError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("writing %s: %w", path, err)
+}
+
+// checkOutputDir fails early (exit 3), before a long walk, when the
+// directory that is to hold path does not exist or is no directory.
+func checkOutputDir(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return outputError(path, err)
+	}
+	if !st.IsDir() {
+		return outputError(path, fmt.Errorf("%s is not a directory", dir))
+	}
+	return nil
+}
+
 // writeFileAtomically writes path through a temporary file beside it,
 // renamed into place once whole: a reader never sees half a report.
 func writeFileAtomically(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return &UsageError{Err: err}
+		return outputError(path, err)
 	}
 	defer os.Remove(tmp.Name())
 	// CreateTemp makes the file 0600; a report is for others to read.

@@ -51,10 +51,11 @@ type Options struct {
 // goroutines, and folds the results into the daily report. Errors: a root
 // that cannot be walked, ctx's error.
 func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, error) {
-	groups, err := Walk(opt.Roots, opt.Pattern)
+	walked, err := Walk(opt.Roots, opt.Pattern)
 	if err != nil {
 		return nil, err
 	}
+	groups := walked.Groups
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -113,6 +114,7 @@ func Run(ctx context.Context, opt Options, analyze AnalyzeFunc) (*report.Daily, 
 
 	f := newFolder(opt)
 	f.d.Summary.Files = total
+	f.skipped(walked)
 	for _, p := range reports {
 		f.mergeDaily(p)
 	}
@@ -147,6 +149,32 @@ type folder struct {
 	dated    int             // inputs dated by their file's modification time
 	merged   int             // daily reports merged (the weekly review)
 	siteJob  map[string]bool // leak sites seen in the group being folded
+	jobSeen  map[string]bool // jobs counted (host/job), each once
+	// findings of jobs read in the window but dated outside it, by kind,
+	// and the first such jobs
+	outside     map[report.Kind]int
+	outsideJobs []string
+}
+
+// outsideOfJob counts a finding left out by the window in a job whose
+// other inputs are in it.
+func (f *folder) outsideOfJob(g Group, kind report.Kind) {
+	if f.outside == nil {
+		f.outside = map[report.Kind]int{}
+	}
+	f.outside[kind]++
+	f.outsideJobs = addBounded(f.outsideJobs, g.Name(), 5)
+}
+
+// countJob counts a job once, however many days' reports name it.
+func (f *folder) countJob(name string) {
+	if f.jobSeen == nil {
+		f.jobSeen = map[string]bool{}
+	}
+	if !f.jobSeen[name] {
+		f.jobSeen[name] = true
+		f.d.Summary.Jobs++
+	}
 }
 
 type sizedPath struct {
@@ -243,19 +271,25 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	if job.Files == 0 {
 		return
 	}
-	f.d.Summary.Jobs++
+	f.countJob(g.Name())
 	if g.Host != "" {
 		f.hosts[g.Host] = true
 	}
-	uuidOf := gpuUUIDs(a.Report.Findings)
+	uuidOf := GPUUUIDs(a.Report.Findings)
 	clear(f.siteJob) // a site counts each job once
 	for _, fd := range a.Report.Findings {
 		in, ok := inputUs[fd.Path]
 		if !ok {
-			continue // outside the window
+			// Outside the window, though another input of the job is in
+			// it (an OOM message dated by its file, its snapshot by its
+			// trace): the page says so rather than show the logs read and
+			// no OOM.
+			f.outsideOfJob(g, fd.Kind)
+			continue
 		}
 		us := findingTime(&fd, in)
 		if !f.inWindow(us) {
+			f.outsideOfJob(g, fd.Kind)
 			continue
 		}
 		day := date(us)
@@ -291,6 +325,31 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		}
 	}
 	f.d.Jobs = appendJob(f.d.Jobs, job)
+}
+
+// skipped lists what the walk skipped: an unreadable entry (a dangling
+// link, a directory without permission) as an unreadable input with its
+// reason; a directory already walked by another path as a warning.
+func (f *folder) skipped(w *WalkResult) {
+	unlisted := w.Skipped - len(w.Skips)
+	warned := 0
+	for _, s := range w.Skips {
+		if s.Unreadable {
+			f.unreadable(Group{}, s.Path, errors.New(s.Reason))
+			continue
+		}
+		f.d.Summary.Skipped++
+		if warned++; warned <= 20 {
+			f.d.Warnings = append(f.d.Warnings, "skipped "+s.Path+": "+s.Reason)
+		}
+	}
+	if warned > 20 {
+		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("%d more directories already walked by another path were skipped", warned-20))
+	}
+	if unlisted > 0 {
+		f.d.Summary.Unreadable += unlisted
+		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("the walk skipped %d more entries (links, unreadable directories) than it lists", unlisted))
+	}
 }
 
 func (f *folder) unreadable(g Group, path string, err error) {
@@ -411,6 +470,9 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 		s.JobCount++
 		s.Jobs = addBounded(s.Jobs, g.Name(), report.DailyMaxSiteJobs)
 	}
+	if df.Device != nil {
+		s.Devices = addBounded(s.Devices, fmt.Sprintf("%s device %d", g.Name(), *df.Device), report.DailyMaxSiteJobs)
+	}
 	s.Days = addSorted(s.Days, df.Date)
 	if gr := df.Growth; gr != nil && len(gr.LiveBytes) > 1 {
 		// At most 8 curves a site: those of the first labels.
@@ -422,12 +484,18 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 	}
 }
 
-// siteKey identifies a leak site across jobs and devices: the device
-// index of one job says nothing about another's.
+// siteKey identifies a leak site across jobs and devices (the device
+// index of one job says nothing about another's) by its stack and its
+// site's full frame, line included, as analyze tells sites apart: two
+// allocations in one function are two sites.
 func siteKey(f *report.Finding) string {
 	c := *f
 	c.Device = nil
-	return report.SiteKey(&c)
+	k := report.SiteKey(&c)
+	if f.Site.Line > 0 {
+		k += fmt.Sprintf("|line %d", f.Site.Line)
+	}
+	return k
 }
 
 func (f *folder) oom(df report.DailyFinding) {
@@ -439,10 +507,11 @@ func (f *folder) oom(df report.DailyFinding) {
 	f.d.OOMs = appendBounded(f.d.OOMs, df, report.DailyMaxItems, oomLess)
 }
 
-// gpuUUIDs maps the NVML index of each GPU of one group's logs to its UUID
+// GPUUUIDs maps the NVML index of each GPU of one group's logs to its UUID
 // where a log gives both, so that a dmon log's "gpu 0" and a --query-gpu
-// log's UUID name one GPU.
-func gpuUUIDs(fs []report.Finding) map[string]string {
+// log's UUID name one GPU. Keys are "HOST|INDEX" (HOST the finding's host,
+// "" when none); an index that names two UUIDs on one host is left out.
+func GPUUUIDs(fs []report.Finding) map[string]string {
 	m := map[string]string{}
 	multi := map[string]bool{}
 	for _, f := range fs {
@@ -472,10 +541,15 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	if gpu == "" {
 		gpu = "gpu ?"
 	}
-	// A GPU is its host's; without a host, its job's.
-	k := df.Host + "\x00" + gpu
-	if df.Host == "" {
-		k = "\x00" + g.Name() + "\x00" + gpu
+	// A GPU with a UUID is that GPU wherever it is seen (the UUID is
+	// globally unique: one GPU over a week of job directories); a bare
+	// index is its host's, or without a host its job's.
+	k := "uuid\x00" + gpu
+	if !isGPUUUID(gpu) {
+		k = df.Host + "\x00" + gpu
+		if df.Host == "" {
+			k = "\x00" + g.Name() + "\x00" + gpu
+		}
 	}
 	acc := f.gpus[k]
 	if acc == nil {
@@ -484,6 +558,10 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			acc.g.Job = ""
 		}
 		f.gpus[k] = acc
+	} else if acc.g.Host == "" && df.Host != "" {
+		acc.g.Host, acc.g.Job = df.Host, "" // a later log names its host
+	} else if acc.g.Host == "" && g.Job < acc.g.Job {
+		acc.g.Job = g.Job // the first job by name, whatever order groups finish in
 	}
 	if classRank(df.Classification) < classRank(acc.g.Class) || acc.g.Class == "" {
 		acc.g.Class = df.Classification
@@ -521,6 +599,10 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 		}
 	}
 }
+
+// isGPUUUID: a GPU's name is its NVML UUID (GPU-…, MIG-…), not a bare
+// index ("gpu 0", "gpu ?").
+func isGPUUUID(gpu string) bool { return gpu != "" && !strings.HasPrefix(gpu, "gpu ") }
 
 // lowest is the least used memory a GPU's series shows: its baseline
 // between runs when it has one, else the least of its profile.
@@ -642,6 +724,15 @@ func (f *folder) finish() *report.Daily {
 	}
 	if f.moreOOMs > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d in time are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
+	}
+	if len(f.outside) > 0 {
+		kinds := make([]string, 0, len(f.outside))
+		for k, n := range f.outside {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(kinds)
+		d.Warnings = append(d.Warnings, fmt.Sprintf("findings of jobs read in the window are dated outside it and not shown: %s (jobs %s); an OOM message is dated by its snapshot's trace when one is beside it, and its file's modification time otherwise: widen --since, --from or --to to see them",
+			strings.Join(kinds, ", "), strings.Join(f.outsideJobs, ", ")))
 	}
 	for k, n := range f.oomDays {
 		d.OOMsByDay = append(d.OOMsByDay, report.DailyCount{Date: k[0], Key: k[1], Count: n})

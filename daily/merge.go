@@ -2,6 +2,7 @@ package daily
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/report"
@@ -59,14 +60,19 @@ func (f *folder) mergeDaily(path string) {
 			f.days[day] = true
 		}
 	}
+	// A job seen on several days is one job; the jobs a report counts but
+	// does not list (over its bound) cannot be matched, and are added.
 	jobs := map[string]bool{}
 	for _, j := range d.Jobs {
 		jobs[jobName(j.Host, j.Job)] = true
+		f.countJob(jobName(j.Host, j.Job))
 		if j.Host != "" {
 			f.hosts[j.Host] = true
 		}
 	}
-	f.d.Summary.Jobs += len(jobs)
+	if d.Summary.Jobs > len(jobs) && len(d.Jobs) >= report.DailyMaxItems {
+		f.d.Summary.Jobs += d.Summary.Jobs - len(jobs)
+	}
 	for _, s := range d.LeakSites {
 		var days []string
 		for _, day := range s.Days {
@@ -80,7 +86,7 @@ func (f *folder) mergeDaily(path string) {
 		acc := f.sites[s.Key]
 		if acc == nil {
 			c := s
-			c.Jobs, c.Days, c.Curves = []string{}, []string{}, []report.DailyCurve{}
+			c.Jobs, c.Days, c.Curves, c.Devices = []string{}, []string{}, []report.DailyCurve{}, nil
 			c.Findings, c.Bytes, c.Count, c.MaxBytesPerS, c.JobCount = 0, 0, 0, 0, 0
 			acc = &c
 			f.sites[s.Key] = acc
@@ -95,6 +101,9 @@ func (f *folder) mergeDaily(path string) {
 		acc.JobCount += s.JobCount
 		for _, j := range s.Jobs {
 			acc.Jobs = addBounded(acc.Jobs, j, report.DailyMaxSiteJobs)
+		}
+		for _, dv := range s.Devices {
+			acc.Devices = addBounded(acc.Devices, dv, report.DailyMaxSiteJobs)
 		}
 		for _, day := range days {
 			acc.Days = addSorted(acc.Days, day)
@@ -129,7 +138,13 @@ func (f *folder) mergeDaily(path string) {
 					f.d.Summary.GrowingProcesses++
 				}
 			}
-			f.trend(Group{Host: g.Host, Job: g.Job}, s, map[string]string{})
+			// The GPU's UUID where the day's report had mapped its index
+			// to one: the same GPU on another day, not another GPU.
+			uuidOf := map[string]string{}
+			if s.GPU != nil && isGPUUUID(g.GPU) {
+				uuidOf[s.Host+"|"+fmt.Sprint(*s.GPU)] = g.GPU
+			}
+			f.trend(Group{Host: g.Host, Job: g.Job}, s, uuidOf)
 		}
 	}
 	for _, fr := range d.Fragmentation {

@@ -10,6 +10,7 @@
 package daily
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -52,32 +53,65 @@ func jobName(host, job string) string {
 	return host + "/" + job
 }
 
+// Skip is an entry under a root that Walk did not list, with the reason:
+// a dangling symbolic link, a directory that could not be read, a link
+// back into a directory already walked (a loop, or a second way in).
+type Skip struct {
+	Path   string
+	Reason string
+	// Unreadable: the entry was meant as input and could not be read (a
+	// dangling link, a directory without permission); false for a
+	// directory already walked through another path.
+	Unreadable bool
+}
+
+// readDir lists a directory (a variable so that a test can refuse one,
+// as permissions cannot when tests run as root).
+var readDir = os.ReadDir
+
+// MaxSkips bounds the skipped entries Walk lists; the rest are counted.
+const MaxSkips = 1000
+
+// WalkResult is what Walk found: the groups of files, and what it skipped.
+type WalkResult struct {
+	Groups []Group
+	// Skips lists at most MaxSkips skipped entries; Skipped counts them all.
+	Skips   []Skip
+	Skipped int
+}
+
 // Walk lists the regular files under roots (directories are walked
-// recursively; hidden directories such as .git are skipped) and groups
-// them: by pattern when given (see ParsePattern), else each directory is
-// a job. A file reached twice (two roots, a link) is listed once.
-// Errors: a root that cannot be read, or more than MaxFiles files.
-func Walk(roots []string, pattern *Pattern) ([]Group, error) {
-	seen := map[string]bool{}
+// recursively, following symbolic links to directories and files; hidden
+// directories such as .git are skipped) and groups them: by pattern when
+// given (see ParsePattern), else each directory is a job. A file or
+// directory reached twice (two roots, a link) is read once, by its device
+// and inode where the OS gives them; a link back into a directory already
+// walked, a dangling link and a subdirectory that cannot be read are
+// skipped and listed with their reason.
+// Errors: a root that cannot be read (nor, for a directory, listed), or
+// more than MaxFiles files.
+func Walk(roots []string, pattern *Pattern) (*WalkResult, error) {
+	seen := map[any]string{}
 	groups := map[[2]string]*Group{}
+	res := &WalkResult{}
 	n := 0
-	add := func(root, path string, info fs.FileInfo) error {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return err
+	skip := func(s Skip) {
+		res.Skipped++
+		if len(res.Skips) < MaxSkips {
+			res.Skips = append(res.Skips, s)
 		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		if seen[abs] {
+	}
+	add := func(root string, rootIsDir bool, path string, info fs.FileInfo) error {
+		id := fileID(path, info)
+		if _, dup := seen[id]; dup {
 			return nil
 		}
-		seen[abs] = true
+		seen[id] = path
 		if n++; n > MaxFiles {
 			return fmt.Errorf("%s: more than %d files: give fewer directories, or split the report", root, MaxFiles)
 		}
 		rel := filepath.Base(path)
-		if st, err := os.Stat(root); err == nil && st.IsDir() {
+		if rootIsDir {
 			if r, err := filepath.Rel(root, path); err == nil {
 				rel = r
 			}
@@ -94,34 +128,67 @@ func Walk(roots []string, pattern *Pattern) ([]Group, error) {
 		g.Files = append(g.Files, f)
 		return nil
 	}
+	// dir walks one directory (info: its own, links followed); errors
+	// are fatal (MaxFiles); an unreadable entry is skipped.
+	var dir func(root, path string, info fs.FileInfo) error
+	dir = func(root, path string, info fs.FileInfo) error {
+		id := fileID(path, info)
+		if first, dup := seen[id]; dup {
+			skip(Skip{Path: path, Reason: "directory already walked as " + first + " (a symbolic link loop, or a second link to it): read once"})
+			return nil
+		}
+		seen[id] = path
+		ents, err := readDir(path)
+		if err != nil {
+			if path == root {
+				return err
+			}
+			skip(Skip{Path: path, Reason: "directory could not be read: " + err.Error(), Unreadable: true})
+			if len(ents) == 0 {
+				return nil
+			}
+		}
+		for _, e := range ents {
+			p := filepath.Join(path, e.Name())
+			st, err := os.Stat(p) // follows links
+			if err != nil {
+				if e.Type()&fs.ModeSymlink != 0 {
+					to, _ := os.Readlink(p)
+					skip(Skip{Path: p, Reason: fmt.Sprintf("symbolic link to %q cannot be followed: %v", to, errors.Unwrap(err)), Unreadable: true})
+				} else {
+					skip(Skip{Path: p, Reason: err.Error(), Unreadable: true})
+				}
+				continue
+			}
+			switch {
+			case st.IsDir():
+				if strings.HasPrefix(e.Name(), ".") {
+					continue // .git and the like
+				}
+				if err := dir(root, p, st); err != nil {
+					return err
+				}
+			case st.Mode().IsRegular():
+				if err := add(root, true, p, st); err != nil {
+					return err
+				}
+			}
+			// a socket, a FIFO, a device: not an artifact
+		}
+		return nil
+	}
 	for _, root := range roots {
-		st, err := os.Stat(root)
+		st, err := os.Stat(root) // follows a symlinked root
 		if err != nil {
 			return nil, err
 		}
 		if !st.IsDir() {
-			if err := add(root, root, st); err != nil {
+			if err := add(root, false, root, st); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if path != root && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			info, err := os.Stat(path) // follows a link to a file
-			if err != nil || !info.Mode().IsRegular() {
-				return nil // a dangling link, a socket, a FIFO: not an artifact
-			}
-			return add(root, path, info)
-		})
-		if err != nil {
+		if err := dir(root, root, st); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +203,9 @@ func Walk(roots []string, pattern *Pattern) ([]Group, error) {
 		}
 		return out[i].Job < out[j].Job
 	})
-	return out, nil
+	sort.Slice(res.Skips, func(i, j int) bool { return res.Skips[i].Path < res.Skips[j].Path })
+	res.Groups = out
+	return res, nil
 }
 
 // groupOf names a file's host and job: from the pattern when the file's

@@ -1,9 +1,13 @@
 package daily
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
 )
 
 func TestPattern(t *testing.T) {
@@ -56,13 +60,13 @@ func TestWalkGroupsAndDedupes(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "a/1.txt"), filepath.Join(root, "b/link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	gs, err := Walk([]string{root, filepath.Join(root, "a")}, nil)
+	w, err := Walk([]string{root, filepath.Join(root, "a")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]int{}
 	n := 0
-	for _, g := range gs {
+	for _, g := range w.Groups {
 		got[g.Job] += len(g.Files)
 		n += len(g.Files)
 	}
@@ -73,6 +77,105 @@ func TestWalkGroupsAndDedupes(t *testing.T) {
 	}
 	if _, err := Walk([]string{filepath.Join(root, "absent")}, nil); err == nil {
 		t.Error("an absent root: want an error")
+	}
+}
+
+// The reviewer's tree (issue 15, defects 1-3): a root that is a link to a
+// directory, a linked subdirectory, a loop, a dangling link and a
+// subdirectory without permission.
+func TestWalkFollowsLinksAndListsSkips(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	for _, rel := range []string{"job1/a.txt", "other/b.txt", "locked/c.txt"} {
+		p := filepath.Join(real, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(to, at string) {
+		if err := os.Symlink(to, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(base, "elsewhere"), filepath.Join(real, "job1", "linked"))
+	if err := os.MkdirAll(filepath.Join(base, "elsewhere"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "elsewhere", "d.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link(real, filepath.Join(real, "other", "loop"))                   // back to the root
+	link(filepath.Join(base, "gone"), filepath.Join(real, "dangling")) // nothing there
+	link(filepath.Join(real, "job1"), filepath.Join(base, "root"))     // the root itself a link
+	locked := filepath.Join(real, "locked")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	_, lockedErr := os.ReadDir(locked)
+	if lockedErr == nil { // running as root: refuse it as the OS would
+		lockedErr = &os.PathError{Op: "open", Path: locked, Err: fs.ErrPermission}
+		readDir = func(p string) ([]os.DirEntry, error) {
+			if p == locked {
+				return nil, lockedErr
+			}
+			return os.ReadDir(p)
+		}
+		defer func() { readDir = os.ReadDir }()
+	}
+
+	// 1: a root that is a link to a directory is walked.
+	w, err := Walk([]string{filepath.Join(base, "root")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, g := range w.Groups {
+		files += len(g.Files)
+	}
+	if files != 2 { // a.txt and linked/d.txt
+		t.Errorf("root through a link: %d files; want 2 (%+v)", files, w.Groups)
+	}
+
+	// 2 and 3: linked directories followed once, the loop, the dangling
+	// link and the locked directory listed with their reasons.
+	w, err = Walk([]string{real}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, g := range w.Groups {
+		for _, f := range g.Files {
+			paths[f.Rel] = true
+		}
+	}
+	want := []string{"job1/a.txt", "job1/linked/d.txt", "other/b.txt"}
+	for _, p := range want {
+		if !paths[p] {
+			t.Errorf("%s not found; got %v", p, paths)
+		}
+	}
+	if len(paths) != len(want) {
+		t.Errorf("got %d files %v; want %d (each read once)", len(paths), paths, len(want))
+	}
+	reasons := map[string]Skip{}
+	for _, s := range w.Skips {
+		reasons[s.Path] = s
+	}
+	if s, ok := reasons[filepath.Join(real, "other", "loop")]; !ok || s.Unreadable || !strings.Contains(s.Reason, "already walked") {
+		t.Errorf("the loop: %+v; want skipped as already walked", s)
+	}
+	if s, ok := reasons[filepath.Join(real, "dangling")]; !ok || !s.Unreadable || !strings.Contains(s.Reason, "symbolic link") {
+		t.Errorf("the dangling link: %+v; want unreadable, named a symbolic link", s)
+	}
+	if s, ok := reasons[locked]; !ok || !s.Unreadable || !strings.Contains(s.Reason, "permission denied") {
+		t.Errorf("the locked directory: %+v; want unreadable with its error", s)
+	}
+	if w.Skipped != len(w.Skips) {
+		t.Errorf("Skipped %d, listed %d", w.Skipped, len(w.Skips))
 	}
 }
 
@@ -98,5 +201,22 @@ func TestPersistence(t *testing.T) {
 	}
 	if creep(map[string]int64{"2026-11-28": 5}) != nil {
 		t.Error("creep of one day: want none")
+	}
+}
+
+// Issue 15, defect 7: two allocations in one function are two leak sites
+// (their lines differ); one site on device 0 of a job and 1 of another is
+// one site (a device index is its job's own).
+func TestSiteKeyLineAndDevice(t *testing.T) {
+	dev := func(n int) *int { return &n }
+	at := func(line int64, device *int) *report.Finding {
+		fr := report.Frame{Function: "step", File: "/a/train.py", Line: line}
+		return &report.Finding{Kind: report.KindLeak, Site: fr, Stack: []report.Frame{fr, {Function: "main", File: "/a/train.py", Line: 40}}, Device: device}
+	}
+	if siteKey(at(12, nil)) == siteKey(at(14, nil)) {
+		t.Error("lines 12 and 14 of step: one key; want two sites")
+	}
+	if siteKey(at(12, dev(0))) != siteKey(at(12, dev(1))) {
+		t.Error("the same site on devices 0 and 1: two keys; want one")
 	}
 }

@@ -7,24 +7,32 @@
 // (Zstd; arrow-go's pqarrow writer; time columns are timestamp[us, UTC]
 // where the parsers give them) or Arrow IPC, laid out in Hive partitions:
 //
-//	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-N.parquet
+//	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-RUN-N.parquet
 //
 // date is the UTC date of the artifact (the same date the daily report
 // gives it: its own latest timestamp, else its file's modification time),
 // host the artifact's host (--group-by, DCGM or gpustat labels) or
 // "unknown". Partition values are escaped as Hive escapes them (%XX).
+// RUN names one export (its UTC start time and random bits), so that an
+// export into a directory that holds parts adds its own beside them; a
+// part is never replaced. Parts are mode 0644.
 package export
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -87,10 +95,11 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 	if opt.Format != Parquet && opt.Format != Arrow {
 		return nil, fmt.Errorf("unknown export format %q (choose parquet or arrow)", opt.Format)
 	}
-	groups, err := daily.Walk(opt.Roots, opt.Pattern)
+	walked, err := daily.Walk(opt.Roots, opt.Pattern)
 	if err != nil {
 		return nil, err
 	}
+	groups := walked.Groups
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -98,7 +107,21 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &exporter{opt: opt, sum: Summary{Rows: map[string]int64{}}}
+	e := &exporter{opt: opt, run: runID(), sum: Summary{Rows: map[string]int64{}}}
+	// What the walk skipped is counted and listed, never silent: a
+	// dangling link or an unreadable directory as unreadable, a directory
+	// reached again by another path as skipped.
+	for _, s := range walked.Skips {
+		if !s.Unreadable {
+			e.sum.Skipped++
+			continue
+		}
+		e.sum.Unreadable++
+		if len(e.sum.Errors) < 20 {
+			e.sum.Errors = append(e.sum.Errors, s.Path+": "+s.Reason)
+		}
+	}
+	e.sum.Unreadable += walked.Skipped - len(walked.Skips)
 	ch := make(chan daily.Group)
 	var wg sync.WaitGroup
 	for range workers {
@@ -128,7 +151,11 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 }
 
 type exporter struct {
-	opt  Options
+	opt Options
+	// run names this export's parts (part-RUN-N), so that parts added
+	// beside an earlier export's never take their names: the UTC time and
+	// random bits.
+	run  string
 	part atomic.Int64
 	mu   sync.Mutex
 	sum  Summary
@@ -175,6 +202,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 	}
 	rows := map[string]int64{}
 	exported := 0
+	var uuidOf map[string]string
 	if a.Report != nil {
 		dates := map[string]string{}
 		for _, in := range a.Report.Inputs {
@@ -183,7 +211,11 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			}
 			dates[in.Path] = daily.InputDate(in, modUs[in.Path])
 		}
-		if err := e.findings(g, a.Report.Findings, dates, rows); err != nil {
+		// A GPU index of one log (dmon, pmon) is named by the UUID
+		// another log of the job gives it (--query-gpu), as the daily
+		// report names it: in the findings and the samples tables.
+		uuidOf = daily.GPUUUIDs(a.Report.Findings)
+		if err := e.findings(g, a.Report.Findings, dates, uuidOf, rows); err != nil {
 			return err
 		}
 		for _, in := range a.Report.Inputs {
@@ -194,7 +226,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			if h := hostOf(a.Report.Findings, in.Path); host == "" && h != "" {
 				host = h
 			}
-			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, tables, rows); err != nil {
+			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, tables, rows); err != nil {
 				var pe *parse.Error
 				if errors.As(err, &pe) {
 					unreadable++
@@ -234,7 +266,9 @@ func hostOf(fs []report.Finding, path string) string {
 }
 
 // tables writes one input's parsed tables, one part file per table.
-func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, tables TablesFunc, rows map[string]int64) error {
+// uuidOf (daily.GPUUUIDs) fills the samples' gpu_uuid where a log gives
+// only the index.
+func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf map[string]string, tables TablesFunc, rows map[string]int64) error {
 	ws := map[string]*partWriter{}
 	defer func() {
 		for _, w := range ws {
@@ -249,6 +283,11 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 				return err
 			}
 			ws[table] = w
+		}
+		if table == "samples" && len(uuidOf) > 0 {
+			named := withUUIDs(rec, uuidOf)
+			defer named.Release()
+			rec = named
 		}
 		out := addColumns(rec, g.Job, path)
 		defer out.Release()
@@ -268,6 +307,73 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// withUUIDs is a samples batch (parse/nvml's Schema) with each row's null
+// gpu_uuid filled from uuidOf by its host and gpu index; rec itself
+// (retained) when the columns are not those of that schema or no row
+// changes.
+func withUUIDs(rec arrow.RecordBatch, uuidOf map[string]string) arrow.RecordBatch {
+	sc := rec.Schema()
+	col := func(name string) arrow.Array {
+		if ix := sc.FieldIndices(name); len(ix) == 1 {
+			return rec.Column(ix[0])
+		}
+		return nil
+	}
+	uuids, _ := col("gpu_uuid").(*array.Dictionary)
+	gpus, _ := col("gpu").(*array.Int32)
+	hosts, _ := col("host").(*array.Dictionary)
+	if uuids == nil || gpus == nil {
+		rec.Retain()
+		return rec
+	}
+	str := func(d *array.Dictionary, i int) (string, bool) {
+		if d == nil || d.IsNull(i) {
+			return "", false
+		}
+		v, ok := d.Dictionary().(*array.String)
+		if !ok {
+			return "", false
+		}
+		return v.Value(d.GetValueIndex(i)), true
+	}
+	n := int(rec.NumRows())
+	b := array.NewDictionaryBuilder(memory.DefaultAllocator, uuids.DataType().(*arrow.DictionaryType))
+	defer b.Release()
+	sb, ok := b.(*array.BinaryDictionaryBuilder)
+	if !ok {
+		rec.Retain()
+		return rec
+	}
+	changed := false
+	for i := range n {
+		u, ok := str(uuids, i)
+		if !ok && !gpus.IsNull(i) {
+			h, _ := str(hosts, i)
+			u, ok = uuidOf[h+"|"+fmt.Sprint(gpus.Value(i))]
+			changed = changed || ok
+		}
+		var err error
+		if ok {
+			err = sb.AppendString(u)
+		} else {
+			sb.AppendNull()
+		}
+		if err != nil {
+			rec.Retain()
+			return rec
+		}
+	}
+	if !changed {
+		rec.Retain()
+		return rec
+	}
+	named := sb.NewArray()
+	defer named.Release()
+	cols := append([]arrow.Array(nil), rec.Columns()...)
+	cols[sc.FieldIndices("gpu_uuid")[0]] = named
+	return array.NewRecordBatch(sc, cols, int64(n))
 }
 
 // withColumns is a table's schema with job and path added.
@@ -319,10 +425,17 @@ func (e *exporter) newPart(table, date, host string, schema *arrow.Schema) (*par
 	if e.opt.Format == Arrow {
 		ext = ".arrow"
 	}
-	name := filepath.Join(dir, fmt.Sprintf("part-%d%s", e.part.Add(1)-1, ext))
+	name := filepath.Join(dir, fmt.Sprintf("part-%s-%d%s", e.run, e.part.Add(1)-1, ext))
 	f, err := os.CreateTemp(dir, ".part-*")
 	if err != nil {
 		return nil, err
+	}
+	// CreateTemp makes the file 0600; a part is for a fleet's engines to
+	// read, as a report is (report -o writes 0644 too).
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	w := &partWriter{f: f, path: name}
 	if e.opt.Format == Arrow {
@@ -368,11 +481,28 @@ func (w *partWriter) close() error {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	if err := os.Rename(w.f.Name(), w.path); err != nil {
-		return err
-	}
+	// Published by a hard link, which fails where the name exists, never
+	// by a rename, which would replace a part of an earlier export.
+	tmp := w.f.Name()
 	w.f = nil
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, w.path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: already exists (an export never replaces a part): %w", w.path, err)
+		}
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
 	return nil
+}
+
+// runID names one export's parts: its UTC start time (so that a listing
+// sorts by run) and 32 random bits (two exports in the same second).
+func runID() string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		binary.BigEndian.PutUint32(b[:], uint32(os.Getpid())^uint32(time.Now().UnixNano()))
+	}
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
 // abort drops a part that was not closed (an input that failed midway).

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -60,7 +61,9 @@ var FindingsSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // findings writes a group's findings, one part per date and host.
-func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, rows map[string]int64) error {
+// uuidOf (daily.GPUUUIDs) names a trend's GPU by its UUID where its log
+// gives only the index.
+func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, uuidOf map[string]string, rows map[string]int64) error {
 	type key struct{ date, host string }
 	builders := map[key]*array.RecordBuilder{}
 	var order []key
@@ -89,6 +92,13 @@ func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string
 			b = array.NewRecordBuilder(memory.DefaultAllocator, FindingsSchema)
 			builders[k] = b
 			order = append(order, k)
+		}
+		if f.GPUUUID == "" && f.GPU != nil {
+			if u, ok := uuidOf[f.Host+"|"+fmt.Sprint(*f.GPU)]; ok {
+				c := *f
+				c.GPUUUID = u
+				f = &c
+			}
 		}
 		appendFinding(b, f, g.Job, us, timed)
 	}

@@ -108,6 +108,11 @@ type DailyLeakSite struct {
 	// DailyMaxSiteJobs; JobCount counts them all.
 	Jobs     []string `json:"jobs"`
 	JobCount int      `json:"job_count"`
+	// Devices: where the findings name their CUDA device, "JOB device N"
+	// for each (a device index is its job's own: the same site on device
+	// 1 of one job and 0 of another is one site), sorted, at most
+	// DailyMaxSiteJobs.
+	Devices []string `json:"devices,omitempty"`
 	// Days the site leaked on, in order; CameBack is set when they have a
 	// gap (it leaked, stopped, and leaked again), Persisted when it leaked
 	// on every day of the report's Days from its first.

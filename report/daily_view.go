@@ -149,6 +149,9 @@ func newDailyView(d *Daily) *dailyView {
 			jobs += fmt.Sprintf(" and %d more", more)
 		}
 		lv.Lines = append(lv.Lines, jobs)
+		if len(l.Devices) > 0 {
+			lv.Lines = append(lv.Lines, "devices: "+strings.Join(l.Devices, ", "))
+		}
 		days := "days: " + strings.Join(l.Days, ", ")
 		switch {
 		case l.Persisted:
