@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/gpuleak/gpuleak/bench/benchgen"
 	"os"
-	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,95 +68,16 @@ func BenchmarkScanUnrecognisedText(b *testing.B) {
 	}
 }
 
-// leakLog generates a compute-sanitizer --leak-check full log of about
-// size bytes from the records of real logs: every "Leaked", "Invalid" and
-// "Program hit" record of the compute-sanitizer logs in
-// ../../testdata/sanitizer and ../../../shared/fixtures/sanitizer (those
-// with the default prefix), repeated in turn, each leak at its own address
-// (so that the run reads as one process) with its size varied, then the
-// LEAK SUMMARY and ERROR SUMMARY that agree with the records. It returns
-// the log and its number of records. Never committed.
+// leakLog is benchgen.SanitizerLeakLog of the real logs in
+// ../../testdata/sanitizer and ../../../shared/fixtures/sanitizer: about
+// size bytes, and its number of records.
 func leakLog(tb testing.TB, size int) ([]byte, int) {
 	tb.Helper()
-	recs := realRecords(tb)
-	var b bytes.Buffer
-	b.WriteString("========= COMPUTE-SANITIZER\n")
-	var n, leaks, leaked int64
-	for i := 0; b.Len() < size; i++ {
-		r := recs[i%len(recs)]
-		if r.leak {
-			sz := r.size + int64(i%7)*4096
-			fmt.Fprintf(&b, "========= Leaked %s bytes at 0x%x%s\n", commas(sz), 0x7f0000000000+uint64(i)*0x200000, r.rest)
-			leaks++
-			leaked += sz
-		} else {
-			b.WriteString(r.first)
-			b.WriteByte('\n')
-		}
-		b.WriteString(r.body)
-		n++
-	}
-	fmt.Fprintf(&b, "========= LEAK SUMMARY: %s bytes leaked in %s allocations\n", commas(leaked), commas(leaks))
-	fmt.Fprintf(&b, "========= ERROR SUMMARY: %s errors\n", commas(n))
-	return b.Bytes(), int(n)
-}
-
-// realRecord is one record of a real log: its first line (for a leak, the
-// size and the text after the address) and its other lines.
-type realRecord struct {
-	leak  bool
-	first string
-	size  int64
-	rest  string
-	body  string
-}
-
-func realRecords(tb testing.TB) []realRecord {
-	tb.Helper()
-	var files []string
-	for _, dir := range []string{"../../testdata/sanitizer", "../../../shared/fixtures/sanitizer"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-		files = append(files, m...)
-	}
-	leakRe := regexp.MustCompile(`^========= Leaked ([\d,]+) bytes at 0x[0-9a-f]+(.*)$`)
-	var recs []realRecord
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || !bytes.HasPrefix(data, []byte("========= COMPUTE-SANITIZER\n")) {
-			continue
-		}
-		lines := strings.Split(string(data), "\n")
-		for i := 0; i < len(lines); i++ {
-			l := lines[i]
-			if !strings.HasPrefix(l, "========= Leaked ") && !strings.HasPrefix(l, "========= Invalid ") && !strings.HasPrefix(l, "========= Program hit ") {
-				continue
-			}
-			r := realRecord{first: l}
-			if m := leakRe.FindStringSubmatch(l); m != nil {
-				r.leak, r.rest = true, m[2]
-				r.size, _ = strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
-			}
-			var body strings.Builder
-			for i++; i < len(lines) && strings.HasPrefix(lines[i], "=========  "); i++ {
-				body.WriteString(lines[i] + "\n")
-			}
-			body.WriteString("========= \n")
-			r.body = body.String()
-			recs = append(recs, r)
-		}
-	}
-	if len(recs) == 0 {
+	log, n := benchgen.SanitizerLeakLog([]string{"../../testdata/sanitizer", "../../../shared/fixtures/sanitizer"}, size)
+	if n == 0 {
 		tb.Skip("no compute-sanitizer logs to build the benchmark's log from")
 	}
-	return recs
-}
-
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return log, n
 }
 
 // BenchmarkReadLeakLog reads a 128 MiB (benchLogSize) leak log made by leakLog from real
