@@ -218,8 +218,8 @@ func newDailyView(d *Daily) *dailyView {
 				name = fmt.Sprintf("pid %d %s", *f.PID, f.Process)
 			}
 			slope, tto := "-", "-"
-			if f.SlopeBytesPerS != nil {
-				slope = signedIBytes(int64(*f.SlopeBytesPerS*3600)) + "/h"
+			if s, ok := trendSlope(&f.Finding); ok {
+				slope = signedIBytes(int64(s*3600)) + "/h"
 			}
 			if f.TimeToOOMS != nil {
 				tto = (time.Duration(*f.TimeToOOMS) * time.Second).String()

@@ -59,12 +59,10 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 				proc = f.Process
 			}
 		}
-		// A slope and its R² describe a trend only when there is one: beside
-		// "flat" or "step" they would read as growth.
 		slope, r2 := "-", "-"
-		if f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
-			slope = rate(*f.SlopeBytesPerS)
-			if *f.SlopeBytesPerS > 0 {
+		if s, ok := trendSlope(&f); ok {
+			slope = rate(s)
+			if s > 0 {
 				slope = "+" + slope
 			}
 		}
@@ -137,4 +135,16 @@ func oomRange(sec, low, high float64) string {
 		return est
 	}
 	return fmt.Sprintf("%s (%s to %s)", est, lo, hi)
+}
+
+// trendSlope is the slope of an NVML series' finding, in bytes per second,
+// when it describes a trend: only a growing series has one. Beside
+// "flat", "step" or "sawtooth" the least-squares slope over a one-time
+// step or over runs that come and go would read as growth (a step from
+// 32 MiB to 1.5 GiB in 9 s is "+197 GiB/h").
+func trendSlope(f *Finding) (float64, bool) {
+	if f.Classification != string(trend.Growing) || f.SlopeBytesPerS == nil {
+		return 0, false
+	}
+	return *f.SlopeBytesPerS, true
 }
