@@ -13,6 +13,18 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	v := newDailyView(d)
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	// barsSection is an OOM's or a fragmented snapshot's section: its
+	// title, its lines, then its chart's bars as a list.
+	barsSection := func(title string, lines []string, bars []barValue) {
+		p("### %s\n\n", mdText(title))
+		for _, s := range lines {
+			p("- %s\n", mdText(s))
+		}
+		for _, bar := range bars {
+			p("- %s: %s\n", mdText(bar.Label), IBytes(bar.Bytes))
+		}
+		p("\n")
+	}
 	p("# %s\n\n%s\n\n## Summary\n\n", mdText(v.Title), mdText(v.Window))
 	for _, c := range v.Cards {
 		p("- **%s** %s\n", mdText(c.Value), mdText(c.Label))
@@ -49,14 +61,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 		p("No OOM.\n")
 	}
 	for _, o := range v.OOMs {
-		p("### %s\n\n", mdText(o.Title))
-		for _, s := range o.Lines {
-			p("- %s\n", mdText(s))
-		}
-		for _, bar := range o.Bars {
-			p("- %s: %s\n", mdText(bar.Label), IBytes(bar.Bytes))
-		}
-		p("\n")
+		barsSection(o.Title, o.Lines, o.Bars)
 	}
 	if len(v.OOMDays) > 0 {
 		p("| date | cause | OOMs |\n|---|---|---|\n")
@@ -88,14 +93,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 		p("No fragmented segments.\n")
 	}
 	for _, f := range v.Frag {
-		p("### %s\n\n", mdText(f.Title))
-		for _, s := range f.Lines {
-			p("- %s\n", mdText(s))
-		}
-		for _, bar := range f.Bars {
-			p("- %s: %s\n", mdText(bar.Label), IBytes(bar.Bytes))
-		}
-		p("\n")
+		barsSection(f.Title, f.Lines, f.Bars)
 	}
 	p("\n## Unreadable inputs\n\n")
 	if len(d.Unreadable) == 0 {
