@@ -3,7 +3,6 @@ package parse
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // SniffLen is how many leading bytes of an input detection looks at.
