@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -158,30 +159,35 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
 	it := &iterations{anchor: -1, every: 1}
 	occ := map[int32][]int{}
-	// work[i] counts the allocations before log position i made inside a
-	// module call or by backward (or with no stack): the step's compute,
-	// which cannot mark iterations itself but fills them.
-	// When the trace has none (functions of tensors, no nn.Module), work
-	// counts every allocation, and an anchor's own are subtracted.
-	work := make([]int32, upto+1)
-	all := make([]int32, upto+1)
+	// The step's work before log position i counts the allocations made
+	// inside a module call or by backward (or with no stack): the step's
+	// compute, which cannot mark iterations itself but fills them. When
+	// the trace has none (functions of tensors, no nn.Module), it counts
+	// every allocation, and an anchor's own are subtracted. Both counts
+	// are kept at each anchor's occurrences only (filled reads them
+	// there): a count per log position cost 8 bytes a trace entry.
+	var work, all int32
+	occWork, occAll := map[int32][]int32{}, map[int32][]int32{}
+	log := d.log.iter()
 	for i := 0; i < upto; i++ {
-		work[i+1], all[i+1] = work[i], all[i]
-		k := d.log.key(i)
+		k, _ := log.next()
 		if k < 0 {
 			continue
 		}
-		all[i+1]++
 		st := d.keys[k].stack
 		if st >= 0 && a.anchorClass(st) != anchorNo {
 			occ[st] = append(occ[st], i)
+			occWork[st] = append(occWork[st], work)
+			occAll[st] = append(occAll[st], all)
 		} else {
-			work[i+1]++
+			work++
 		}
+		all++
 	}
-	ownInWork := work[upto] == 0
+	ownInWork := work == 0
+	counts := occWork
 	if ownInWork {
-		work = all
+		counts = occAll
 	}
 	ids := make([]int32, 0, len(occ))
 	for st := range occ {
@@ -195,7 +201,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto, work, ownInWork); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(ids, occ, class, upto, counts, ownInWork); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -219,6 +225,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	dirty := make([]bool, len(d.keys))
 	var touched []int32
 	b := 0
+	log = d.log.iter()
 	flush := func() {
 		for _, k := range touched {
 			it.changes[k] = append(it.changes[k], change{b: int32(b), v: live[k]})
@@ -231,7 +238,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 			flush()
 			b++
 		}
-		k := d.log.key(i)
+		k, _ := log.next()
 		if k >= 0 {
 			live[k] = satAdd(live[k], blockSize(d.keys[k].size))
 		} else {
@@ -257,7 +264,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 // than the step and as regularly, but most of its gaps hold none of the
 // step's compute; the step's own marker, once per step, has it in every
 // gap. Only when no anchor qualifies so are the others considered.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, work []int32, ownInWork bool) ([]int, int32) {
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, counts map[int32][]int32, ownInWork bool) ([]int, int32) {
 	var bestAny []int
 	anchorAny := int32(-1)
 	type cand struct {
@@ -279,6 +286,10 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 		// evaluations) mark iterations by the start of each burst.
 		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, upto) {
 			cands = append(cands, bs)
+		}
+		work := occCounts{pos: ps, n: counts[st]}
+		if ownInWork {
+			work.own = 1
 		}
 		for _, c := range cands {
 			if filled(c, ps, work, ownInWork) {
@@ -387,10 +398,10 @@ func innerLoop(in, out []int) bool {
 // hold some of the step's work, work being its running count by log
 // position; when ownInWork, work counts every allocation, own included,
 // and own's are subtracted.
-func filled(ps, own []int, work []int32, ownInWork bool) bool {
+func filled(ps, own []int, work stepWork, ownInWork bool) bool {
 	n := 0
 	for i := 1; i < len(ps); i++ {
-		w := int(work[ps[i]] - work[ps[i-1]+1])
+		w := int(work.at(ps[i]) - work.at(ps[i-1]+1))
 		if ownInWork {
 			w -= sort.SearchInts(own, ps[i]) - sort.SearchInts(own, ps[i-1]+1)
 		}
@@ -399,6 +410,31 @@ func filled(ps, own []int, work []int32, ownInWork bool) bool {
 		}
 	}
 	return n*3 >= 2*(len(ps)-1)
+}
+
+// stepWork is the running count of the step's work (see findIterations)
+// by log position.
+type stepWork interface {
+	// at returns the count before log position p.
+	at(p int) int32
+}
+
+// occCounts is the running count at a stack's occurrences: n[j] before
+// pos[j], and just after it n[j] + own (1 when the count includes the
+// occurrences themselves). at answers only those positions, all filled
+// asks: an occurrence's, and the one after it.
+type occCounts struct {
+	pos []int
+	n   []int32
+	own int32
+}
+
+func (o occCounts) at(p int) int32 {
+	j := sort.SearchInts(o.pos, p)
+	if j < len(o.pos) && o.pos[j] == p {
+		return o.n[j]
+	}
+	return o.n[j-1] + o.own // p is the position after occurrence j-1
 }
 
 // regular reports whether sorted log positions ps recur through a trace of
@@ -638,45 +674,93 @@ func (it *iterations) why() string {
 }
 
 // replayLog is a device's replay log: every allocation (its key index) and
-// every free of an allocation the trace made (^key), with its time as an
-// offset from the device's first, in chunks so that a long trace neither
-// doubles its memory nor copies it as it grows (8 bytes an entry).
+// every free of an allocation the trace made (^key), with its time. It is
+// read from its start (iter), and its times at a few positions (time).
+//
+// Entries are kept as varints, the key zigzagged and the time as its
+// change from the entry before: about 3 bytes an entry on real traces
+// (keys below 2^13, allocations microseconds apart) instead of 8, the
+// largest memory a snapshot's analysis holds that grows with the trace.
+// Chunks of logChunk entries each start from time 0, so that time(i)
+// decodes one chunk, and a long trace neither doubles its memory nor
+// copies it as it grows.
 type replayLog struct {
-	chunks [][]logEntry
+	chunks [][]byte
 	n      int
 	t0     int64 // µs since the epoch of the first timed entry
 	timed  bool
+	prev   int64 // the time of the entry added last (0 at a chunk's start)
 }
 
-type logEntry struct {
-	key int32
-	dt  float32 // µs after t0; float32 keeps 7 digits of any trace's span
-}
-
-const logChunk = 1 << 16
+const logChunk = 1 << 12
 
 func (l *replayLog) add(key int32, timeUs int64) {
 	if l.n%logChunk == 0 {
-		l.chunks = append(l.chunks, make([]logEntry, 0, logChunk))
+		if len(l.chunks) > 0 {
+			// The chunk is full: keep it at its length.
+			c := &l.chunks[len(l.chunks)-1]
+			*c = append(make([]byte, 0, len(*c)), *c...)
+		}
+		l.chunks = append(l.chunks, nil)
+		l.prev = 0
 	}
 	if timeUs != 0 && !l.timed {
 		l.t0, l.timed = timeUs, true
 	}
-	var dt float32
-	if timeUs != 0 {
-		dt = float32(timeUs - l.t0)
-	}
 	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, logEntry{key: key, dt: dt})
+	*c = binary.AppendVarint(*c, int64(key))
+	*c = binary.AppendVarint(*c, timeUs-l.prev)
+	l.prev = timeUs
 	l.n++
 }
 
-func (l *replayLog) key(i int) int32 { return l.chunks[i/logChunk][i%logChunk].key }
+// clock is the time of an entry whose raw time is raw: µs since the
+// epoch, kept to float32's 7 digits after t0 (as the log kept it when its
+// entries were 8 bytes), 0 untimed.
+func (l *replayLog) clock(raw int64) int64 {
+	if !l.timed {
+		return 0
+	}
+	var dt float32
+	if raw != 0 {
+		dt = float32(raw - l.t0)
+	}
+	return l.t0 + int64(dt)
+}
+
+// logIter reads a replay log from its start.
+type logIter struct {
+	l    *replayLog
+	i    int
+	b    []byte
+	prev int64
+}
+
+func (l *replayLog) iter() *logIter { return &logIter{l: l} }
+
+// next returns the next entry's key and raw time (µs since the epoch, 0
+// when untimed); it must not be called past the log's end.
+func (it *logIter) next() (key int32, raw int64) {
+	if it.i%logChunk == 0 {
+		it.b, it.prev = it.l.chunks[it.i/logChunk], 0
+	}
+	k, n := binary.Varint(it.b)
+	d, m := binary.Varint(it.b[n:])
+	it.b = it.b[n+m:]
+	it.prev += d
+	it.i++
+	return int32(k), it.prev
+}
 
 // time returns entry i's time in µs since the epoch (0 untimed).
 func (l *replayLog) time(i int) int64 {
 	if !l.timed {
 		return 0
 	}
-	return l.t0 + int64(l.chunks[i/logChunk][i%logChunk].dt)
+	it := logIter{l: l, i: i - i%logChunk}
+	var raw int64
+	for it.i <= i {
+		_, raw = it.next()
+	}
+	return l.clock(raw)
 }

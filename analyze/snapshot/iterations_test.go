@@ -270,21 +270,55 @@ func TestFilled(t *testing.T) {
 			add(false)
 		}
 	}
-	if !filled(steps, steps, work, false) {
+	if !filled(steps, steps, denseWork(work), false) {
 		t.Error("the step's marker: gaps not filled")
 	}
-	if filled(inner, inner, work, false) {
+	if filled(inner, inner, denseWork(work), false) {
 		t.Error("an inner loop's gaps taken as filled")
 	}
-	if bs := burstStarts(inner); len(bs) != 50 || !filled(bs, inner, work, false) {
+	if bs := burstStarts(inner); len(bs) != 50 || !filled(bs, inner, denseWork(work), false) {
 		t.Errorf("the inner loop's bursts: %d starts", len(bs))
 	}
 	all := make([]int32, len(work))
 	for i := range all {
 		all[i] = int32(i)
 	}
-	if filled(inner, inner, all, true) || !filled(steps, steps, all, true) {
+	if filled(inner, inner, denseWork(all), true) || !filled(steps, steps, denseWork(all), true) {
 		t.Error("every allocation as work: the inner loop filled, or the step not")
+	}
+}
+
+// denseWork is a running count at every log position.
+type denseWork []int32
+
+func (w denseWork) at(p int) int32 { return w[p] }
+
+// TestOccCounts: the running count kept at a stack's occurrences answers
+// what the dense count does at each occurrence and the position after it.
+func TestOccCounts(t *testing.T) {
+	// Positions 0..29: every third is the anchor's; of the others, those
+	// at even positions are work.
+	var dense, denseAll []int32
+	var pos []int
+	var n, nAll []int32
+	var w, all int32
+	for i := 0; i < 30; i++ {
+		dense, denseAll = append(dense, w), append(denseAll, all)
+		if i%3 == 0 {
+			pos, n, nAll = append(pos, i), append(n, w), append(nAll, all)
+		} else if i%2 == 0 {
+			w++
+		}
+		all++
+	}
+	dense, denseAll = append(dense, w), append(denseAll, all)
+	o, oAll := occCounts{pos: pos, n: n}, occCounts{pos: pos, n: nAll, own: 1}
+	for _, p := range pos {
+		for _, q := range []int{p, p + 1} {
+			if o.at(q) != dense[q] || oAll.at(q) != denseAll[q] {
+				t.Errorf("at %d: %d and %d, want %d and %d", q, o.at(q), oAll.at(q), dense[q], denseAll[q])
+			}
+		}
 	}
 }
 
@@ -322,5 +356,67 @@ func TestBlockSize(t *testing.T) {
 		if got := blockSize(in); got != want {
 			t.Errorf("blockSize(%d) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// TestReplayLog: the varint log gives back every key and time it was
+// given, across chunks, with times going back, untimed entries, keys
+// negative (frees) and large, and times far apart; time(i) is t0 plus the
+// float32 offset, as the 8-byte entries kept it.
+func TestReplayLog(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var l replayLog
+	type entry struct {
+		key int32
+		t   int64
+	}
+	var want []entry
+	t0 := int64(0)
+	now := int64(1_764_000_000_000_000)
+	for i := 0; i < 3*logChunk+17; i++ {
+		k := int32(rng.Intn(1 << 20))
+		if rng.Intn(2) == 0 {
+			k = ^k
+		}
+		var tu int64
+		switch rng.Intn(10) {
+		case 0: // untimed
+		case 1:
+			now -= int64(rng.Intn(1000)) // back
+			tu = now
+		case 2:
+			now += int64(rng.Intn(1 << 40)) // far
+			tu = now
+		default:
+			now += int64(rng.Intn(100))
+			tu = now
+		}
+		if tu != 0 && t0 == 0 {
+			t0 = tu
+		}
+		l.add(k, tu)
+		want = append(want, entry{k, tu})
+	}
+	if l.n != len(want) {
+		t.Fatalf("n %d, want %d", l.n, len(want))
+	}
+	it := l.iter()
+	for i, w := range want {
+		k, raw := it.next()
+		if k != w.key || raw != w.t {
+			t.Fatalf("entry %d: %d at %d, want %d at %d", i, k, raw, w.key, w.t)
+		}
+		if i%97 == 0 || i%logChunk == 0 || i%logChunk == logChunk-1 {
+			var dt float32
+			if w.t != 0 {
+				dt = float32(w.t - t0)
+			}
+			if got := l.time(i); got != t0+int64(dt) {
+				t.Fatalf("time(%d) = %d, want %d", i, got, t0+int64(dt))
+			}
+		}
+	}
+	if bytesPer := float64(len(l.chunks[0])) / logChunk; bytesPer > 12 {
+		t.Errorf("%.1f bytes an entry for keys below 2^20 and times mostly close", bytesPer)
 	}
 }
