@@ -64,7 +64,7 @@ func WithReadAhead() Option { return func(o *options) { o.readAhead = true } }
 // memory.DefaultAllocator).
 func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
-// WithBatchSize sets the most rows in one record batch (default 65536).
+// WithBatchSize sets the most rows in one record batch (default 16384).
 func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // WithLimits sets the pickle decoder's allocation limits.
@@ -160,7 +160,7 @@ const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
 // NewReader returns a Reader of the snapshot pickle in r (already
 // decompressed; parse.Open removes gzip). name names the input in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
-	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16)}
+	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 14)}
 	for _, f := range opts {
 		f(&o)
 	}
