@@ -65,7 +65,7 @@ bench: bench-data
 bench-instructions:
 	mkdir -p .bench && gzip -dc ../shared/bench/big_real.pickle.gz > .bench/big_real.pickle
 	$(GO) test -c -o .bench/pytorch.test ./parse/pytorch/
-	cd parse/pytorch && GPULEAK_BENCH_REAL=../../.bench/big_real.pickle GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+	cd parse/pytorch && GPULEAK_BENCH_REAL=../../.bench/big_real.pickle GOMAXPROCS=1 GOGC=$${GOGC:-100} valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 	  ../../.bench/pytorch.test -test.run '^$$' -test.bench ReaderBigReal -test.benchtime 1x 2>&1 | grep -E '^Benchmark|I +refs'
 
 # Compare every snapshot's findings with those of a baseline build

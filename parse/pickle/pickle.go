@@ -1580,38 +1580,3 @@ var opNames = map[byte]string{
 	opNEWOBJ: "NEWOBJ", opNEWOBJ_EX: "NEWOBJ_EX", opBUILD: "BUILD", opPERSID: "PERSID", opBINPERSID: "BINPERSID",
 	opEXT1: "EXT1", opEXT2: "EXT2", opEXT4: "EXT4",
 }
-
-// memoIndex maps dense memo indices to slots, in chunks of memoChunk: a
-// pickle of a million records numbers millions of memo entries, and one
-// slice would be copied each time it grew (up to 2.25 times its size held
-// at once).
-type memoIndex struct {
-	chunks [][]uint32
-	n      int64
-}
-
-const memoChunkBits = 16
-const memoChunk = 1 << memoChunkBits
-
-func (m *memoIndex) at(i int64) uint32 {
-	return m.chunks[i>>memoChunkBits][i&(memoChunk-1)]
-}
-
-func (m *memoIndex) set(i int64, slot uint32) {
-	m.chunks[i>>memoChunkBits][i&(memoChunk-1)] = slot
-}
-
-func (m *memoIndex) add(slot uint32) {
-	// The first chunk grows as a slice does, so that small pickles (and
-	// fuzz inputs) do not each take 256 KiB; later ones are made whole.
-	if len(m.chunks) == 0 {
-		m.chunks = append(m.chunks, make([]uint32, 0, 64))
-	}
-	c := &m.chunks[len(m.chunks)-1]
-	if len(*c) == memoChunk {
-		m.chunks = append(m.chunks, make([]uint32, 0, memoChunk))
-		c = &m.chunks[len(m.chunks)-1]
-	}
-	*c = append(*c, slot)
-	m.n++
-}
