@@ -166,8 +166,11 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	// every allocation, and an anchor's own are subtracted. Both counts
 	// are kept at each anchor's occurrences only (filled reads them
 	// there): a count per log position cost 8 bytes a trace entry.
+	// counts holds, at each occurrence, every allocation before it while
+	// no allocation of work has been seen, then the work before it (0
+	// for the occurrences before the first).
 	var work, all int32
-	occWork, occAll := map[int32][]int32{}, map[int32][]int32{}
+	counts := map[int32][]int32{}
 	log := d.log.iter()
 	for i := 0; i < upto; i++ {
 		k, _ := log.next()
@@ -177,18 +180,22 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		st := d.keys[k].stack
 		if st >= 0 && a.anchorClass(st) != anchorNo {
 			occ[st] = append(occ[st], i)
-			occWork[st] = append(occWork[st], work)
-			occAll[st] = append(occAll[st], all)
+			if work == 0 {
+				counts[st] = append(counts[st], all)
+			} else {
+				counts[st] = append(counts[st], work)
+			}
 		} else {
+			if work == 0 {
+				for _, c := range counts {
+					clear(c)
+				}
+			}
 			work++
 		}
 		all++
 	}
 	ownInWork := work == 0
-	counts := occWork
-	if ownInWork {
-		counts = occAll
-	}
 	ids := make([]int32, 0, len(occ))
 	for st := range occ {
 		ids = append(ids, st)
