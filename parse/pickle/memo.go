@@ -19,6 +19,7 @@ type memoIndex struct {
 	chunks [][]uint32     // nil where packed
 	packed []*packedChunk // by chunk; nil where not packed
 	n      int64
+	rest   []uint32 // pack's scratch
 }
 
 const memoChunkBits = 16
@@ -79,7 +80,8 @@ func (m *memoIndex) add(slot uint32) {
 // newChunk starts a chunk, and packs the one two before it.
 func (m *memoIndex) newChunk() {
 	if k := len(m.chunks) - 2; k >= 0 && m.chunks[k] != nil {
-		if p := pack(m.chunks[k]); p != nil {
+		var p *packedChunk
+		if p, m.rest = pack(m.chunks[k], m.rest[:0]); p != nil {
 			m.chunks[k], m.packed[k] = nil, p
 		}
 	}
@@ -103,8 +105,8 @@ const (
 )
 
 // pack returns c (a full chunk) packed, or nil when that would not make
-// it smaller.
-func pack(c []uint32) *packedChunk {
+// it smaller; rest is scratch, returned for the next call.
+func pack(c []uint32, rest []uint32) (*packedChunk, []uint32) {
 	// The two commonest slots, from a sample: an exact count would cost a
 	// map operation per entry.
 	freq := make(map[uint32]int, 64)
@@ -126,7 +128,6 @@ func pack(c []uint32) *packedChunk {
 		top[1] = top[0]
 	}
 	p := &packedChunk{common: top, codes: make([]uint64, len(c)/32), rank: make([]uint32, len(c)/32)}
-	var rest []uint32
 	for w := range p.codes {
 		p.rank[w] = uint32(len(rest))
 		var word uint64
@@ -146,10 +147,10 @@ func pack(c []uint32) *packedChunk {
 	// Packed: 2 bits and a 32nd of a rank an entry, and 4 bytes each
 	// of rest.
 	if 4*len(rest)+len(c)/4+len(c)/8 >= 4*len(c) {
-		return nil
+		return nil, rest
 	}
 	p.rest = append([]uint32(nil), rest...)
-	return p
+	return p, rest
 }
 
 func (p *packedChunk) at(j int) uint32 {

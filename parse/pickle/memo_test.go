@@ -79,7 +79,7 @@ func TestMemoIndexPackedSize(t *testing.T) {
 	for j := range c {
 		c[j] = [3]uint32{consumedSlot, 7, uint32(100 + j)}[j%3]
 	}
-	p := pack(c)
+	p, _ := pack(c, nil)
 	if p == nil {
 		t.Fatal("not packed")
 	}

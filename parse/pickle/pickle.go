@@ -447,8 +447,9 @@ func (d *Decoder) Run() (done bool, err error) {
 		if s.end-s.pos >= 5 {
 			var err error
 			d.op = s.base + int64(s.pos)
-			switch op := s.buf[s.pos]; op {
-			case opBINGET, opLONG_BINGET:
+			op := s.buf[s.pos]
+			switch fastOps[op] {
+			case fBINGET, fLONG_BINGET:
 				d.curOp = op
 				var idx int64
 				if op == opBINGET {
@@ -470,13 +471,13 @@ func (d *Decoder) Run() (done bool, err error) {
 					}
 				}
 				err = d.get(idx)
-			case opBININT1:
+			case fBININT1:
 				err = d.push(Value{kind: Int, n: int64(s.buf[s.pos+1])})
 				s.pos += 2
-			case opBININT:
+			case fBININT:
 				err = d.push(Value{kind: Int, n: int64(int32(binary.LittleEndian.Uint32(s.buf[s.pos+1:])))})
 				s.pos += 5
-			case opLONG1:
+			case fLONG1:
 				// Addresses and timestamps: up to 8 bytes, decoded in place.
 				n := int(s.buf[s.pos+1])
 				if n > 8 || s.end-s.pos < 2+n {
@@ -500,7 +501,7 @@ func (d *Decoder) Run() (done bool, err error) {
 				}
 				err = d.push(Value{kind: Int, n: int64(u)})
 				s.pos += 2 + n
-			case opEMPTY_DICT, opEMPTY_LIST:
+			case fEMPTY_DICT, fEMPTY_LIST:
 				// A record and its frames list, once per trace entry.
 				d.curOp = op
 				s.pos++
@@ -509,27 +510,27 @@ func (d *Decoder) Run() (done bool, err error) {
 					k = List
 				}
 				err = d.pushContainer(k, nil)
-			case opSETITEMS:
+			case fSETITEMS:
 				d.curOp = op
 				s.pos++
 				err = d.setItemsOp()
-			case opAPPENDS:
+			case fAPPENDS:
 				d.curOp = op
 				s.pos++
 				err = d.appendsOp()
-			case opSHORT_BINUNICODE:
+			case fSHORT_BINUNICODE:
 				d.curOp = op
 				n := int64(s.buf[s.pos+1])
 				s.pos += 2
 				err = d.readStr(op, n)
-			case opMARK:
+			case fMARK:
 				if len(d.marks) < d.lim.MaxStack {
 					d.marks = append(d.marks, len(d.stack))
 					s.pos++
 					continue
 				}
 				err = d.step()
-			case opMEMOIZE:
+			case fMEMOIZE:
 				if n := len(d.stack); n > d.floor() {
 					s.pos++
 					v := d.stack[n-1]
@@ -562,6 +563,41 @@ func (d *Decoder) Run() (done bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// The opcodes Run's fast loop takes, numbered densely so that its switch
+// compiles to a jump table (a switch on the opcodes' own values is a
+// search of a dozen compares, mispredicted often on a record's varying
+// opcodes); 0 is every other opcode.
+const (
+	fOther = iota
+	fBINGET
+	fLONG_BINGET
+	fBININT1
+	fBININT
+	fLONG1
+	fEMPTY_DICT
+	fEMPTY_LIST
+	fSETITEMS
+	fAPPENDS
+	fSHORT_BINUNICODE
+	fMARK
+	fMEMOIZE
+)
+
+var fastOps = [256]uint8{
+	opBINGET:           fBINGET,
+	opLONG_BINGET:      fLONG_BINGET,
+	opBININT1:          fBININT1,
+	opBININT:           fBININT,
+	opLONG1:            fLONG1,
+	opEMPTY_DICT:       fEMPTY_DICT,
+	opEMPTY_LIST:       fEMPTY_LIST,
+	opSETITEMS:         fSETITEMS,
+	opAPPENDS:          fAPPENDS,
+	opSHORT_BINUNICODE: fSHORT_BINUNICODE,
+	opMARK:             fMARK,
+	opMEMOIZE:          fMEMOIZE,
 }
 
 // Opcodes (Lib/pickletools.py names them all).
