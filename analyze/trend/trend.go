@@ -293,7 +293,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	total := rec.Column(nvml.ColTotal).(*array.Int64)
 	free := rec.Column(nvml.ColFree).(*array.Int64)
 	reserved := rec.Column(nvml.ColReserved).(*array.Int64)
-	text := func(col int) func(int) string {
+	text := func(col int) dictText {
 		d := rec.Column(col).(*array.Dictionary)
 		dict := d.Dictionary().(*array.String)
 		// Series keys outlive the batch, whose buffers are reused: copy
@@ -302,39 +302,50 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		for j := range vals {
 			vals[j] = a.names.Get(dict.Value(j))
 		}
-		return func(i int) string {
-			if d.IsNull(i) {
-				return ""
-			}
-			return vals[d.GetValueIndex(i)]
-		}
+		return dictText{d: d, vals: vals}
 	}
 	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
 	pod, ns, ctr := text(nvml.ColPod), text(nvml.ColNamespace), text(nvml.ColContainer)
 	source, conv := text(nvml.ColSource), text(nvml.ColConvention)
+	// A row's series, found by its dictionary indices (cheap to hash and
+	// compare) rather than by its key's strings; rows of a few GPUs
+	// interleave, so the last row's series alone rarely serves.
+	type rowKey struct {
+		gpu, host, uuid, pod, ns, ctr int32
+		pid                           int64
+		hasGPU, hasPID                bool
+	}
+	cache := map[rowKey]*series{}
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if used.IsNull(i) {
 			continue
 		}
-		k := seriesKey{input: name, host: host(i), uuid: uuid(i), pod: pod(i), namespace: ns(i), container: ctr(i)}
+		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
 		if gpu.IsValid(i) {
-			k.gpu, k.hasGPU = gpu.Value(i), true
+			rk.gpu, rk.hasGPU = gpu.Value(i), true
 		}
 		if pid.IsValid(i) {
-			k.pid, k.hasPID = pid.Value(i), true
+			rk.pid, rk.hasPID = pid.Value(i), true
 		}
-		s := a.last
-		if s == nil || s.key != k {
-			s = a.series[k]
-			if s == nil {
-				k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
-				k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
-				s = &series{key: k, source: strings.Clone(source(i))}
-				a.series[k] = s
-				a.order = append(a.order, s)
+		s := cache[rk]
+		if s == nil {
+			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i), pod: pod.at(i), namespace: ns.at(i), container: ctr.at(i),
+				gpu: rk.gpu, hasGPU: rk.hasGPU, pid: rk.pid, hasPID: rk.hasPID}
+			s = a.last
+			if s == nil || s.key != k {
+				s = a.series[k]
+				if s == nil {
+					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
+					k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
+					s = &series{key: k, source: strings.Clone(source.at(i))}
+					a.series[k] = s
+					a.order = append(a.order, s)
+				}
 			}
-			a.last = s
+			cache[rk] = s
 		}
+		a.last = s
+		k := &s.key
 		t := int64(tcol.Value(i))
 		v := float64(used.Value(i))
 		if s.raw > 0 && t < s.lastT {
@@ -357,13 +368,13 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 		}
 		s.raw++
-		if g := gname(i); g != "" && g != s.gpuName {
+		if g := gname.at(i); g != "" && g != s.gpuName {
 			s.gpuName = strings.Clone(g)
 		}
-		if p := proc(i); p != "" && p != s.process {
+		if p := proc.at(i); p != "" && p != s.process {
 			s.process = strings.Clone(p)
 		}
-		if c := conv(i); c != s.conv {
+		if c := conv.at(i); c != s.conv {
 			s.conv = strings.Clone(c)
 		}
 		if !k.hasPID {
@@ -374,7 +385,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				capacity = float64(used.Value(i) + free.Value(i))
 			case total.IsValid(i):
 				capacity = float64(total.Value(i))
-				if reserved.IsValid(i) && conv(i) != string(nvml.IncludesReservedUnknown) {
+				if reserved.IsValid(i) && conv.at(i) != string(nvml.IncludesReservedUnknown) {
 					capacity -= float64(reserved.Value(i))
 				}
 			default:
@@ -387,6 +398,28 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// dictText reads a dictionary-encoded text column of a batch.
+type dictText struct {
+	d    *array.Dictionary
+	vals []string // the dictionary, interned
+}
+
+// index is row i's index into vals, -1 when null.
+func (c dictText) index(i int) int32 {
+	if c.d.IsNull(i) {
+		return -1
+	}
+	return int32(c.d.GetValueIndex(i))
+}
+
+// at is row i's value, "" when null.
+func (c dictText) at(i int) string {
+	if j := c.index(i); j >= 0 {
+		return c.vals[j]
+	}
+	return ""
 }
 
 // Finalize fits every series and links GPUs and processes across inputs.
@@ -490,7 +523,7 @@ func (a *Analyzer) prepare(s *series) {
 			steps = append(steps, float64(d))
 		}
 	}
-	s.medianStep = int64(medianOf(steps))
+	s.medianStep = int64(medianSelect(steps))
 	in := a.inputs[s.key.input]
 	s.inputStartUs, s.inputEndUs = s.startUs, s.endUs
 	if in.hasSpan {
