@@ -445,15 +445,30 @@ func (r *Reader) emit(s *sample) {
 	c.text[ColNamespace].add(s.namespace)
 	c.text[ColContainer].add(s.container)
 	c.text[ColSource].add(r.source)
-	c.text[ColConvention].add(conventionBytes[conv])
+	c.text[ColConvention].add(conventionBytes(conv))
 	r.meta.Rows++
 	r.tick(s.timeUs)
 }
 
-var conventionBytes = map[Convention][]byte{
-	ExcludesReserved: []byte(ExcludesReserved), IncludesReserved: []byte(IncludesReserved),
-	IncludesReservedUnknown: []byte(IncludesReservedUnknown), Process: []byte(Process),
+// conventionBytes is c as bytes, without a conversion per row.
+func conventionBytes(c Convention) []byte {
+	switch c {
+	case ExcludesReserved:
+		return excludesReserved
+	case IncludesReserved:
+		return includesReserved
+	case IncludesReservedUnknown:
+		return includesReservedUnknown
+	case Process:
+		return convProcess
+	}
+	return nil
 }
+
+var (
+	excludesReserved, includesReserved   = []byte(ExcludesReserved), []byte(IncludesReserved)
+	includesReservedUnknown, convProcess = []byte(IncludesReservedUnknown), []byte(Process)
+)
 
 // columns accumulate a batch's rows as Go slices; batch turns them into
 // Arrow arrays in one pass per column, which costs far less per row than
