@@ -528,6 +528,18 @@ func (d *dictColumn) add(v []byte) {
 		d.idx.add(d.lastIdx, true)
 		return
 	}
+	// Rows of a few GPUs (or processes) take turns: the value after the
+	// last one, or the first, saves hashing the value.
+	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && string(v) == d.values[n] {
+		d.last, d.lastIdx = d.values[n], n
+		d.idx.add(n, true)
+		return
+	}
+	if len(d.values) > 0 && string(v) == d.values[0] {
+		d.last, d.lastIdx, d.hasLast = d.values[0], 0, true
+		d.idx.add(0, true)
+		return
+	}
 	i, ok := d.index[string(v)]
 	if !ok {
 		if d.index == nil {
