@@ -302,7 +302,14 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		for j := range vals {
 			vals[j] = a.names.Get(dict.Value(j))
 		}
-		return dictText{d: d, vals: vals}
+		c := dictText{d: d, vals: vals, same: -2}
+		switch {
+		case d.NullN() == d.Len():
+			c.same = -1
+		case d.NullN() == 0 && len(vals) == 1:
+			c.same = 0
+		}
+		return c
 	}
 	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
 	pod, ns, ctr := text(nvml.ColPod), text(nvml.ColNamespace), text(nvml.ColContainer)
@@ -404,10 +411,16 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 type dictText struct {
 	d    *array.Dictionary
 	vals []string // the dictionary, interned
+	// same is every row's index when the batch has one (-1: all null),
+	// else -2: most text columns hold one value, or none, in a whole log.
+	same int32
 }
 
 // index is row i's index into vals, -1 when null.
 func (c dictText) index(i int) int32 {
+	if c.same >= -1 {
+		return c.same
+	}
 	if c.d.IsNull(i) {
 		return -1
 	}
