@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -459,10 +462,8 @@ func (a *Analyzer) Finalize() *Result {
 			uuid[s.group] = s.key.uuid
 		}
 	}
+	a.fitAll()
 	for _, s := range a.order {
-		s.fit = fitSeries(s.t, s.y)
-		s.out = a.describe(s)
-		a.fitRuns(s)
 		if g, ok := index[s.group]; ok && !s.out.HasGPU {
 			s.out.GPU, s.out.HasGPU = g, true
 		}
@@ -501,6 +502,27 @@ func (a *Analyzer) Finalize() *Result {
 		res.Warnings = append(res.Warnings, "no samples with a used-memory value")
 	}
 	return res
+}
+
+// fitAll fits every series and its runs, on every core: each series'
+// fit reads and writes that series alone (a series split into many runs
+// costs tens of milliseconds), so the result does not depend on the order.
+func (a *Analyzer) fitAll() {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(a.order)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
+				s := a.order[i]
+				s.fit = fitSeries(s.t, s.y)
+				s.out = a.describe(s)
+				a.fitRuns(s)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // byTime sorts times and their values together.
