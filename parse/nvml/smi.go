@@ -252,6 +252,23 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 	last := len(d.cols) - 1
 	for i := range d.cols {
 		c := &d.cols[i]
+		if isSize(c.role) {
+			// The common size ("4907 MiB", "4907") read as the field is cut.
+			if x, tail, ok := scanSize(rest, c.unit, i == last); ok {
+				rest = tail
+				switch c.role {
+				case roleTotal:
+					s.total, s.hasTotal = x, true
+				case roleUsed:
+					s.used, s.hasUsed = x, true
+				case roleFree:
+					s.free, s.hasFree = x, true
+				case roleReserved:
+					s.reserved, s.hasReserved = x, true
+				}
+				continue
+			}
+		}
 		var v []byte
 		if i < last {
 			j := bytes.IndexByte(rest, ',')
@@ -548,6 +565,46 @@ func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 		return s, d.r.errorf(n, "a process row without a pid")
 	}
 	return s, nil
+}
+
+// scanSize reads a field at the start of rest that holds a size of at
+// most 12 digits, in MiB ("4907 MiB") or, when unit is at most MiB, in
+// unit ("4907"), with white space around, up to the comma that ends it
+// (or the end of the row when last); tail is what follows the comma. ok
+// is false for any other field, which parseSize then reads: where scanSize
+// reads a field, parseSize reads the same bytes.
+func scanSize(rest []byte, unit int64, last bool) (x int64, tail []byte, ok bool) {
+	i := 0
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	start := i
+	var v int64
+	for i < len(rest) && i-start < 12 && rest[i] >= '0' && rest[i] <= '9' {
+		v = v*10 + int64(rest[i]-'0')
+		i++
+	}
+	if i == start || i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+		return 0, nil, false
+	}
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	switch {
+	case i+3 <= len(rest) && rest[i] == 'M' && rest[i+1] == 'i' && rest[i+2] == 'B':
+		unit = MiB
+		for i += 3; i < len(rest) && isSpace(rest[i]); i++ {
+		}
+	case unit > MiB: // 12 digits of a larger unit may overflow: parseSize checks
+		return 0, nil, false
+	}
+	switch {
+	case i == len(rest) && last:
+		return v * unit, nil, true
+	case i < len(rest) && !last && rest[i] == ',':
+		return v * unit, rest[i+1:], true
+	}
+	return 0, nil, false
 }
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
