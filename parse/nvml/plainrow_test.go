@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // plainRowHeaders are the columns FuzzPlainRow reads rows under: the
@@ -73,6 +74,26 @@ func FuzzPlainRow(f *testing.F) {
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%q: plainRow read\n%+v\nrow read\n%+v", row, fast, slow)
+		}
+	})
+}
+
+// FuzzTimestampCache: parseTimestamp reads a timestamp after another the
+// same with one cache (which keeps the last date and hour read) as with a
+// fresh one.
+func FuzzTimestampCache(f *testing.F) {
+	f.Add("2026/11/30 08:06:12.696", "2026/11/30 08:59:60.5")
+	f.Add("2026-11-30T08:06:12Z", "2026-11-30T08:61:12Z")
+	f.Add("2026/02/29 08:06:12", "2026/02/29 08:06:12.1")
+	f.Add("2024/02/29 23:06:12.000", "2024/02/29 23:06:12+05:30")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		shared := civilCache{loc: time.UTC}
+		parseTimestamp([]byte(a), &shared)
+		got, gotOK := parseTimestamp([]byte(b), &shared)
+		fresh := civilCache{loc: time.UTC}
+		want, wantOK := parseTimestamp([]byte(b), &fresh)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q after %q: %d %v, alone %d %v", b, a, got, gotOK, want, wantOK)
 		}
 	})
 }
