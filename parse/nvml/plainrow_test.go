@@ -97,3 +97,24 @@ func FuzzTimestampCache(f *testing.F) {
 		}
 	})
 }
+
+// promptClass holds, for every byte, what promptChar's switch said of it
+// before it became a table.
+func TestPromptClass(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := uint8(promptOther)
+		switch b := byte(c); {
+		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
+			want = promptText
+		case b == '_', b == '.', b == '@', b == ':', b == '~', b == '/', b == '\\', b == '-', b == '[', b == ']', b == '(', b == ')':
+			want = promptText
+		case b == ' ', b == '\t', b == '\n', b == '\f', b == '\r':
+			want = promptText
+		case b == '$' || b == '#' || b == '%' || b == '>':
+			want = promptMark
+		}
+		if promptClass[c] != want {
+			t.Errorf("byte %q: class %d, want %d", rune(c), promptClass[c], want)
+		}
+	}
+}
