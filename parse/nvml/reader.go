@@ -482,14 +482,26 @@ type columns struct {
 
 func (c *columns) len() int { return len(c.time) }
 
-// nullable is a column of values and their validity.
+// nullable is a column of values and their validity. A column null in
+// every row so far (most of the 16 in a --query-gpu log: no pid, host,
+// process or Kubernetes labels) only counts its rows, in lead.
 type nullable[T int32 | int64] struct {
 	v     []T
 	valid []bool
 	nulls int
+	lead  int // rows, all null, not yet in v and valid (v is empty while lead > 0)
 }
 
 func (n *nullable[T]) add(v T, ok bool) {
+	if !ok && len(n.v) == 0 {
+		n.lead++
+		n.nulls++
+		return
+	}
+	for ; n.lead > 0; n.lead-- {
+		n.v = append(n.v, 0)
+		n.valid = append(n.valid, false)
+	}
 	n.v = append(n.v, v)
 	n.valid = append(n.valid, ok)
 	if !ok {
@@ -497,7 +509,22 @@ func (n *nullable[T]) add(v T, ok bool) {
 	}
 }
 
-func (n *nullable[T]) reset() { n.v, n.valid, n.nulls = n.v[:0], n.valid[:0], 0 }
+func (n *nullable[T]) reset() { n.v, n.valid, n.nulls, n.lead = n.v[:0], n.valid[:0], 0, 0 }
+
+// valuesBuilder is an Arrow builder of T values.
+type valuesBuilder[T int32 | int64] interface {
+	AppendValues([]T, []bool)
+	AppendNulls(int)
+}
+
+// appendNullable appends column n to b.
+func appendNullable[T int32 | int64](n *nullable[T], b valuesBuilder[T]) {
+	if n.lead > 0 {
+		b.AppendNulls(n.lead)
+		return
+	}
+	b.AppendValues(n.v, n.validity())
+}
 
 // validity returns the validity slice for AppendValues: nil when all are valid.
 func (n *nullable[T]) validity() []bool {
@@ -572,7 +599,7 @@ func (r *Reader) batch() arrow.RecordBatch {
 	cols[ColTime] = tb.NewArray()
 	tb.Release()
 	gb := array.NewInt32Builder(mem)
-	gb.AppendValues(c.gpu.v, c.gpu.validity())
+	appendNullable(&c.gpu, gb)
 	cols[ColGPU] = gb.NewArray()
 	gb.Release()
 	for _, x := range []struct {
@@ -580,7 +607,7 @@ func (r *Reader) batch() arrow.RecordBatch {
 		n   *nullable[int64]
 	}{{ColPID, &c.pid}, {ColUsed, &c.used}, {ColTotal, &c.total}, {ColFree, &c.free}, {ColReserved, &c.reserved}} {
 		b := array.NewInt64Builder(mem)
-		b.AppendValues(x.n.v, x.n.validity())
+		appendNullable(x.n, b)
 		cols[x.col] = b.NewArray()
 		b.Release()
 		x.n.reset()
@@ -599,7 +626,8 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 	switch typ.IndexType.ID() {
 	case arrow.INT8:
 		b := array.NewInt8Builder(mem)
-		b.Reserve(len(d.idx.v))
+		b.Reserve(len(d.idx.v) + d.idx.lead)
+		b.AppendNulls(d.idx.lead)
 		for i, v := range d.idx.v {
 			if d.idx.valid[i] {
 				b.UnsafeAppend(int8(v))
@@ -611,7 +639,7 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 		b.Release()
 	default:
 		b := array.NewInt32Builder(mem)
-		b.AppendValues(d.idx.v, d.idx.validity())
+		appendNullable(&d.idx, b)
 		indices = b.NewArray()
 		b.Release()
 	}
