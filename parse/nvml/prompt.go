@@ -23,10 +23,12 @@ var promptRe = regexp.MustCompile(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*
 
 // isPromptLine reports whether b is a shell prompt running a command.
 func isPromptLine(b []byte) bool {
-	if len(b) > 512 || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
+	// promptChar first: it rules out a data row at its first comma,
+	// where looking for '|' reads the whole row.
+	if len(b) > 512 || !promptChar(b) || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
 		return false
 	}
-	return promptChar(b) && promptRe.Match(b)
+	return promptRe.Match(b)
 }
 
 // promptChar reports whether the first byte of b that promptRe's text
