@@ -46,3 +46,32 @@ func BenchmarkSelectSlopes(b *testing.B) {
 		orderStat(a, len(a)/2, len(a)/2+400)
 	}
 }
+
+// benchSeries is a 512-point nearly straight series, the largest fit.
+func benchSeries() (x, y []float64) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, y = make([]float64, 512), make([]float64, 512)
+	for i := range x {
+		x[i] = float64(i)*0.25 + rng.Float64()*1e-3
+		y[i] = float64(i) * mib * (1 + 1e-9*rng.Float64())
+	}
+	return x, y
+}
+
+// BenchmarkTheilSenBanded is fitTheilSen's slope and interval on 512
+// points; BenchmarkTheilSenAll the same from every slope kept.
+func BenchmarkTheilSenBanded(b *testing.B) {
+	x, y := benchSeries()
+	for i := 0; i < b.N; i++ {
+		if _, ok := slopesBanded(x, y, 7570); !ok {
+			b.Fatal("no band")
+		}
+	}
+}
+
+func BenchmarkTheilSenAll(b *testing.B) {
+	x, y := benchSeries()
+	for i := 0; i < b.N; i++ {
+		slopesAll(x, y, 7570)
+	}
+}

@@ -94,18 +94,17 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 	if pairs < 4*bandSample {
 		return theilSen{}, false
 	}
-	sample := make([]float64, 0, bandSample+n)
-	step, next := pairs/bandSample, 0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if next > 0 {
-				next--
-				continue
-			}
-			next = step - 1
-			if dx := x[j] - x[i]; dx != 0 {
-				sample = append(sample, (y[j]-y[i])/dx)
-			}
+	// Every step-th pair (i < j), in the order i then j: stepping
+	// straight from pair to pair, not through the ones between.
+	sample := make([]float64, 0, bandSample+1)
+	step := pairs / bandSample
+	for i, j := 0, 1; i < n-1; {
+		if dx := x[j] - x[i]; dx != 0 {
+			sample = append(sample, (y[j]-y[i])/dx)
+		}
+		for j += step; j >= n && i < n-1; {
+			i++
+			j -= n - i - 1 // row i holds the pairs (i, i+1) .. (i, n-1)
 		}
 	}
 	m := len(sample)
@@ -114,9 +113,10 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 	}
 	// The band's ranks as fractions (pairs of equal x left out make them
 	// move a little: the margin covers that and the sample's error, whose
-	// standard deviation is at most √m/2 ranks).
+	// standard deviation is at most √m/2 ranks: the margin is 4.5 of
+	// those).
 	half := c / (2 * float64(pairs))
-	margin := 4*int(math.Sqrt(float64(m))) + 16
+	margin := 2*int(math.Sqrt(float64(m))) + 16
 	l, h := int(float64(m)*(0.5-half))-margin, int(float64(m)*(0.5+half))+margin
 	lower, upper := math.Inf(-1), math.Inf(1)
 	mid := m / 2
