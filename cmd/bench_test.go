@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -255,25 +256,18 @@ func sanitizerLeakLog(tb testing.TB, size int) ([]byte, int) {
 // on a 1,000,000-row nvidia-smi --query-gpu CSV log (8 GPUs interleaved,
 // 250 ms apart, the layout of ../shared/fixtures/nvml/query_gpu.csv; made
 // once under os.TempDir(), never committed): MB/s of the log.
+// GPULEAK_BENCH_ROWS sets another number of rows (4000000 for the
+// memory-per-series check: 500,000 samples a GPU, past the 131,072
+// points a series keeps).
 func BenchmarkAnalyzeQueryGPU(b *testing.B) {
-	const rows = 1_000_000
+	rows := 1_000_000
+	if n, err := strconv.Atoi(os.Getenv("GPULEAK_BENCH_ROWS")); err == nil && n > 0 {
+		rows = n
+	}
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("gpuleak-bench-cmd-query-gpu-%d.csv", rows))
 	st, err := os.Stat(path)
 	if err != nil {
-		var buf bytes.Buffer
-		fmt.Fprintln(&buf, "timestamp, index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], utilization.gpu [%], utilization.memory [%]")
-		t0 := time.Date(2026, 11, 30, 8, 6, 12, 696e6, time.UTC)
-		for i := 0; i < rows; i++ {
-			gpu := i % 8
-			tick := time.Duration(i/8) * 250 * time.Millisecond
-			used := (i/8)%4096 + gpu*1000
-			if gpu == 3 {
-				used = 2000 + i/64 // one GPU grows all along: a trend to find
-			}
-			fmt.Fprintf(&buf, "%s, %d, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f1777%d, NVIDIA H200, 00000000:%02X:00.0, 143771 MiB, %d MiB, %d MiB, 616 MiB, %d %%, %d %%\n",
-				t0.Add(tick).Format("2006/01/02 15:04:05.000"), gpu, gpu, 0x18+gpu, used, 143771-616-used, i%100, i%37)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := writeQueryGPULog(path, rows); err != nil {
 			b.Fatal(err)
 		}
 		if st, err = os.Stat(path); err != nil {
@@ -281,6 +275,37 @@ func BenchmarkAnalyzeQueryGPU(b *testing.B) {
 		}
 	}
 	benchAnalyzeFile(b, path, st.Size())
+}
+
+// writeQueryGPULog writes BenchmarkAnalyzeQueryGPU's log of rows rows to
+// path (streamed: the 4M-row log is 620 MB).
+func writeQueryGPULog(path string, rows int) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, "timestamp, index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], utilization.gpu [%], utilization.memory [%]")
+	t0 := time.Date(2026, 11, 30, 8, 6, 12, 696e6, time.UTC)
+	for i := 0; i < rows; i++ {
+		gpu := i % 8
+		tick := time.Duration(i/8) * 250 * time.Millisecond
+		used := (i/8)%4096 + gpu*1000
+		if gpu == 3 {
+			used = 2000 + i/64 // one GPU grows all along: a trend to find
+		}
+		fmt.Fprintf(w, "%s, %d, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f1777%d, NVIDIA H200, 00000000:%02X:00.0, 143771 MiB, %d MiB, %d MiB, 616 MiB, %d %%, %d %%\n",
+			t0.Add(tick).Format("2006/01/02 15:04:05.000"), gpu, gpu, 0x18+gpu, used, 143771-616-used, i%100, i%37)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // benchLogSize is the size of the generated compute-sanitizer log: 128 MiB,

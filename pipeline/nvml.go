@@ -137,17 +137,28 @@ func (n *nvmlRun) finalize(ins []report.Input) []report.Finding {
 // per-process samples into procs, when not nil) and describes it for the
 // report.
 func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollector, opts ...nvml.Option) (report.TrendInput, error) {
-	r := nvml.NewReader(in.Reader(), in.Name, opts...)
+	// The analyzers copy what they keep: a batch's buffers serve the next
+	// ones once it is released.
+	mem := parse.NewRecyclingAllocator(64 << 20)
+	r := nvml.NewReader(in.Reader(), in.Name, append([]nvml.Option{nvml.WithAllocator(mem)}, opts...)...)
 	defer r.Release()
-	for r.Next() {
-		if err := a.Add(in.Name, r.RecordBatch()); err != nil {
+	var src parse.BatchSource[nvml.Table] = r
+	if in.Regular {
+		// Parse on one core and analyse on the other (a regular file's
+		// reads end, so stopping early never waits on a pipe).
+		p := parse.NewPrefetch[nvml.Table](r, 2)
+		defer p.Close() // before r.Release
+		src = p
+	}
+	for src.Next() {
+		if err := a.Add(in.Name, src.RecordBatch()); err != nil {
 			return report.TrendInput{}, err
 		}
 		if procs != nil {
-			procs.Add(in.Name, r.RecordBatch())
+			procs.Add(in.Name, src.RecordBatch())
 		}
 	}
-	if err := r.Err(); err != nil {
+	if err := src.Err(); err != nil {
 		return report.TrendInput{}, err
 	}
 	m := r.Metadata()

@@ -42,6 +42,9 @@ func (d *decimated) add(t int64, v float64) {
 }
 
 func (d *decimated) push(t int64, v float64) {
+	if len(d.t) == cap(d.t) {
+		d.grow()
+	}
 	d.t = append(d.t, t)
 	d.v = append(d.v, v)
 	if len(d.t) < maxSeriesPoints {
@@ -56,6 +59,19 @@ func (d *decimated) push(t int64, v float64) {
 	}
 	d.t, d.v = d.t[:h], d.v[:h]
 	d.stride = max(d.stride, 1) * 2
+}
+
+// grow doubles the capacity of t and v, up to maxSeriesPoints: append
+// grows a large slice by a quarter at a time, copying a series about five
+// times over on its way to the bound; doubling copies it about once, and
+// a series that reaches the bound holds exactly maxSeriesPoints.
+func (d *decimated) grow() {
+	n := min(max(2*cap(d.t), 256), maxSeriesPoints)
+	if n <= len(d.t) { // only flush appends past the bound
+		n = len(d.t) + 1
+	}
+	d.t = append(make([]int64, 0, n), d.t...)
+	d.v = append(make([]float64, 0, n), d.v...)
 }
 
 // flush ends the pending group: its mean becomes the last point.

@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -293,7 +296,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	total := rec.Column(nvml.ColTotal).(*array.Int64)
 	free := rec.Column(nvml.ColFree).(*array.Int64)
 	reserved := rec.Column(nvml.ColReserved).(*array.Int64)
-	text := func(col int) func(int) string {
+	text := func(col int) dictText {
 		d := rec.Column(col).(*array.Dictionary)
 		dict := d.Dictionary().(*array.String)
 		// Series keys outlive the batch, whose buffers are reused: copy
@@ -302,39 +305,57 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		for j := range vals {
 			vals[j] = a.names.Get(dict.Value(j))
 		}
-		return func(i int) string {
-			if d.IsNull(i) {
-				return ""
-			}
-			return vals[d.GetValueIndex(i)]
+		c := dictText{d: d, vals: vals, same: -2}
+		switch {
+		case d.NullN() == d.Len():
+			c.same = -1
+		case d.NullN() == 0 && len(vals) == 1:
+			c.same = 0
 		}
+		return c
 	}
 	host, uuid, gname, proc := text(nvml.ColHost), text(nvml.ColUUID), text(nvml.ColGPUName), text(nvml.ColProcess)
 	pod, ns, ctr := text(nvml.ColPod), text(nvml.ColNamespace), text(nvml.ColContainer)
 	source, conv := text(nvml.ColSource), text(nvml.ColConvention)
+	// A row's series, found by its dictionary indices (cheap to hash and
+	// compare) rather than by its key's strings; rows of a few GPUs
+	// interleave, so the last row's series alone rarely serves.
+	type rowKey struct {
+		gpu, host, uuid, pod, ns, ctr int32
+		pid                           int64
+		hasGPU, hasPID                bool
+	}
+	cache := map[rowKey]*series{}
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if used.IsNull(i) {
 			continue
 		}
-		k := seriesKey{input: name, host: host(i), uuid: uuid(i), pod: pod(i), namespace: ns(i), container: ctr(i)}
+		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
 		if gpu.IsValid(i) {
-			k.gpu, k.hasGPU = gpu.Value(i), true
+			rk.gpu, rk.hasGPU = gpu.Value(i), true
 		}
 		if pid.IsValid(i) {
-			k.pid, k.hasPID = pid.Value(i), true
+			rk.pid, rk.hasPID = pid.Value(i), true
 		}
-		s := a.last
-		if s == nil || s.key != k {
-			s = a.series[k]
-			if s == nil {
-				k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
-				k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
-				s = &series{key: k, source: strings.Clone(source(i))}
-				a.series[k] = s
-				a.order = append(a.order, s)
+		s := cache[rk]
+		if s == nil {
+			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i), pod: pod.at(i), namespace: ns.at(i), container: ctr.at(i),
+				gpu: rk.gpu, hasGPU: rk.hasGPU, pid: rk.pid, hasPID: rk.hasPID}
+			s = a.last
+			if s == nil || s.key != k {
+				s = a.series[k]
+				if s == nil {
+					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
+					k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
+					s = &series{key: k, source: strings.Clone(source.at(i))}
+					a.series[k] = s
+					a.order = append(a.order, s)
+				}
 			}
-			a.last = s
+			cache[rk] = s
 		}
+		a.last = s
+		k := &s.key
 		t := int64(tcol.Value(i))
 		v := float64(used.Value(i))
 		if s.raw > 0 && t < s.lastT {
@@ -357,13 +378,13 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 		}
 		s.raw++
-		if g := gname(i); g != "" && g != s.gpuName {
+		if g := gname.at(i); g != "" && g != s.gpuName {
 			s.gpuName = strings.Clone(g)
 		}
-		if p := proc(i); p != "" && p != s.process {
+		if p := proc.at(i); p != "" && p != s.process {
 			s.process = strings.Clone(p)
 		}
-		if c := conv(i); c != s.conv {
+		if c := conv.at(i); c != s.conv {
 			s.conv = strings.Clone(c)
 		}
 		if !k.hasPID {
@@ -374,7 +395,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				capacity = float64(used.Value(i) + free.Value(i))
 			case total.IsValid(i):
 				capacity = float64(total.Value(i))
-				if reserved.IsValid(i) && conv(i) != string(nvml.IncludesReservedUnknown) {
+				if reserved.IsValid(i) && conv.at(i) != string(nvml.IncludesReservedUnknown) {
 					capacity -= float64(reserved.Value(i))
 				}
 			default:
@@ -387,6 +408,34 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// dictText reads a dictionary-encoded text column of a batch.
+type dictText struct {
+	d    *array.Dictionary
+	vals []string // the dictionary, interned
+	// same is every row's index when the batch has one (-1: all null),
+	// else -2: most text columns hold one value, or none, in a whole log.
+	same int32
+}
+
+// index is row i's index into vals, -1 when null.
+func (c dictText) index(i int) int32 {
+	if c.same >= -1 {
+		return c.same
+	}
+	if c.d.IsNull(i) {
+		return -1
+	}
+	return int32(c.d.GetValueIndex(i))
+}
+
+// at is row i's value, "" when null.
+func (c dictText) at(i int) string {
+	if j := c.index(i); j >= 0 {
+		return c.vals[j]
+	}
+	return ""
 }
 
 // Finalize fits every series and links GPUs and processes across inputs.
@@ -413,10 +462,8 @@ func (a *Analyzer) Finalize() *Result {
 			uuid[s.group] = s.key.uuid
 		}
 	}
+	a.fitAll()
 	for _, s := range a.order {
-		s.fit = fitSeries(s.t, s.y)
-		s.out = a.describe(s)
-		a.fitRuns(s)
 		if g, ok := index[s.group]; ok && !s.out.HasGPU {
 			s.out.GPU, s.out.HasGPU = g, true
 		}
@@ -457,6 +504,27 @@ func (a *Analyzer) Finalize() *Result {
 	return res
 }
 
+// fitAll fits every series and its runs, on every core: each series'
+// fit reads and writes that series alone (a series split into many runs
+// costs tens of milliseconds), so the result does not depend on the order.
+func (a *Analyzer) fitAll() {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(a.order)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
+				s := a.order[i]
+				s.fit = fitSeries(s.t, s.y)
+				s.out = a.describe(s)
+				a.fitRuns(s)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // byTime sorts times and their values together.
 type byTime struct {
 	t []int64
@@ -490,7 +558,7 @@ func (a *Analyzer) prepare(s *series) {
 			steps = append(steps, float64(d))
 		}
 	}
-	s.medianStep = int64(medianOf(steps))
+	s.medianStep = int64(medianSelect(steps))
 	in := a.inputs[s.key.input]
 	s.inputStartUs, s.inputEndUs = s.startUs, s.endUs
 	if in.hasSpan {

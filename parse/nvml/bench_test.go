@@ -59,3 +59,85 @@ func BenchmarkQueryGPU(b *testing.B) {
 		rd.Release()
 	}
 }
+
+// formatLog generates about size bytes of a log in one of the other
+// layouts, 8 GPUs sampled once a second, modelled on the fixtures
+// (testdata/nvml/dmon.txt, leak_exit_pmon_m_TD.txt, pynvml.jsonl, the
+// gpustat and DCGM documents of reader_test.go): the layout's header,
+// then one tick after another.
+func formatLog(f string, size int) []byte {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	t0 := time.Date(2026, 11, 30, 8, 6, 12, 0, time.UTC)
+	switch f {
+	case "dmon":
+		fmt.Fprintln(w, "#Date        Time         gpu     fb   bar1   ccpm     sm    mem    enc    dec    jpg    ofa ")
+		fmt.Fprintln(w, "#YYYYMMDD    HH:MM:SS     Idx     MB     MB     MB      %      %      %      %      %      % ")
+	case "pmon":
+		fmt.Fprintln(w, "#Date        Time         gpu         pid   type     fb   ccpm    command ")
+		fmt.Fprintln(w, "#YYYYMMDD    HH:MM:SS     Idx           #    C/G     MB     MB    name ")
+	}
+	for k := 0; buf.Len()+w.Buffered() < size; k++ {
+		t := t0.Add(time.Duration(k) * time.Second)
+		for g := 0; g < 8; g++ {
+			used := 1000*g + k%4096
+			switch f {
+			case "dmon":
+				fmt.Fprintf(w, " %s    %s %7d %6d %6d %6d %6d %6d %6d %6d %6d %6d \n", t.Format("20060102"), t.Format("15:04:05"), g, used, 1, 0, k%100, k%37, 0, 0, 0, 0)
+			case "pmon":
+				fmt.Fprintf(w, " %s    %s %7d %11d %6s %6d %6d    %-14s \n", t.Format("20060102"), t.Format("15:04:05"), g, 4000+g, "C", used, 0, "python3")
+			case "pynvml":
+				fmt.Fprintf(w, `{"ts": %.3f, "gpu": %d, "uuid": "GPU-f7fe13ab-e2ff-251e-34e3-f58c08f1777%d", "total": 150754820096, "used": %d, "free": %d, "reserved": 644939776, "processes": []}`+"\n",
+					float64(t.UnixMilli())/1e3, g, g, used<<20, 150754820096-644939776-int64(used)<<20)
+			case "gpustat":
+				if g == 0 {
+					fmt.Fprintf(w, `{"hostname": "node-7", "driver_version": "580.159.04", "query_time": "%s", "gpus": [`, t.Format("2006-01-02T15:04:05.000000"))
+				} else {
+					fmt.Fprint(w, ", ")
+				}
+				fmt.Fprintf(w, `{"index": %d, "uuid": "GPU-9f2%d", "name": "NVIDIA A100-SXM4-80GB", "temperature.gpu": 31, "fan.speed": null, "utilization.gpu": 0, "power.draw": 61, "enforced.power.limit": 400, "memory.used": %d, "memory.total": 81920, "processes": [{"username": "u", "command": "python", "full_command": ["python", "train.py"], "gpu_memory_usage": %d, "cpu_percent": 0.0, "cpu_memory_usage": 1, "pid": %d}]}`,
+					g, g, used, used/2, 4000+g)
+				if g == 7 {
+					fmt.Fprintln(w, "]}")
+				}
+			case "dcgm":
+				ts := t.UnixMilli()
+				labels := fmt.Sprintf(`gpu="%d",UUID="GPU-aaa%d",pci_bus_id="00000000:01:00.0",device="nvidia%d",modelName="NVIDIA H100 80GB HBM3",Hostname="node-1"`, g, g, g)
+				if g == 0 {
+					fmt.Fprintln(w, "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n# TYPE DCGM_FI_DEV_FB_USED gauge")
+				}
+				fmt.Fprintf(w, "DCGM_FI_DEV_FB_USED{%s} %d %d\n", labels, used, ts)
+				fmt.Fprintf(w, "DCGM_FI_DEV_FB_FREE{%s} %d %d\n", labels, 80000-used, ts)
+			}
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// BenchmarkFormats reads 16 MiB of each other NVML layout (made in
+// memory, never written); MB/s is the parser's throughput.
+func BenchmarkFormats(b *testing.B) {
+	for _, f := range []string{"dmon", "pmon", "pynvml", "gpustat", "dcgm"} {
+		b.Run(f, func(b *testing.B) {
+			data := formatLog(f, 16<<20)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rd := NewReader(bytes.NewReader(data), f)
+				var rows int64
+				for rd.Next() {
+					rows += rd.RecordBatch().NumRows()
+				}
+				if err := rd.Err(); err != nil || rows == 0 {
+					b.Fatalf("%d rows: %v", rows, err)
+				}
+				if i == 0 {
+					b.ReportMetric(float64(rows), "rows")
+				}
+				rd.Release()
+			}
+		})
+	}
+}

@@ -23,10 +23,12 @@ var promptRe = regexp.MustCompile(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*
 
 // isPromptLine reports whether b is a shell prompt running a command.
 func isPromptLine(b []byte) bool {
-	if len(b) > 512 || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
+	// promptChar first: it rules out a data row at its first comma,
+	// where looking for '|' reads the whole row.
+	if len(b) > 512 || !promptChar(b) || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
 		return false
 	}
-	return promptChar(b) && promptRe.Match(b)
+	return promptRe.Match(b)
 }
 
 // promptChar reports whether the first byte of b that promptRe's text
@@ -36,21 +38,49 @@ func isPromptLine(b []byte) bool {
 // told so at its first comma without running the regular expression.
 func promptChar(b []byte) bool {
 	for _, c := range b {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '_', c == '.', c == '@', c == ':', c == '~', c == '/', c == '\\', c == '-', c == '[', c == ']', c == '(', c == ')':
-		case c == ' ', c == '\t', c == '\n', c == '\f', c == '\r':
+		switch promptClass[c] {
+		case promptText:
+		case promptMark:
+			return true
 		default:
-			return c == '$' || c == '#' || c == '%' || c == '>'
+			return false
 		}
 	}
 	return false
 }
 
+// Classes of bytes for promptChar.
+const (
+	promptOther = iota // ends the text before a prompt: no prompt
+	promptText         // may be in the text before a prompt
+	promptMark         // '$', '#', '%' or '>': a prompt
+)
+
+// promptClass is promptChar's class of every byte (a table: the switch
+// cost a branch per byte of the timestamp every row starts with).
+var promptClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			t[c] = promptText
+		case c == '_', c == '.', c == '@', c == ':', c == '~', c == '/', c == '\\', c == '-', c == '[', c == ']', c == '(', c == ')':
+			t[c] = promptText
+		case c == ' ', c == '\t', c == '\n', c == '\f', c == '\r':
+			t[c] = promptText
+		case c == '$', c == '#', c == '%', c == '>':
+			t[c] = promptMark
+		}
+	}
+	return t
+}()
+
 // isTerminalNoise reports whether b is what a terminal prints when a
 // command is interrupted or suspended.
 func isTerminalNoise(b []byte) bool {
 	t := trimSpace(b)
+	if len(t) == 0 || t[0] != '^' && t[0] != 'r' && t[0] != 'u' && t[0] != 's' {
+		return false // what follows starts with one of these
+	}
 	return bytes.Equal(t, []byte("^C")) || bytes.Equal(t, []byte("^Z")) || bytes.Equal(t, []byte("^\\")) ||
 		(bytes.HasPrefix(t, []byte("real")) || bytes.HasPrefix(t, []byte("user")) || bytes.HasPrefix(t, []byte("sys"))) && shellTimeRe.Match(t)
 }

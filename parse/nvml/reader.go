@@ -445,15 +445,30 @@ func (r *Reader) emit(s *sample) {
 	c.text[ColNamespace].add(s.namespace)
 	c.text[ColContainer].add(s.container)
 	c.text[ColSource].add(r.source)
-	c.text[ColConvention].add(conventionBytes[conv])
+	c.text[ColConvention].add(conventionBytes(conv))
 	r.meta.Rows++
 	r.tick(s.timeUs)
 }
 
-var conventionBytes = map[Convention][]byte{
-	ExcludesReserved: []byte(ExcludesReserved), IncludesReserved: []byte(IncludesReserved),
-	IncludesReservedUnknown: []byte(IncludesReservedUnknown), Process: []byte(Process),
+// conventionBytes is c as bytes, without a conversion per row.
+func conventionBytes(c Convention) []byte {
+	switch c {
+	case ExcludesReserved:
+		return excludesReserved
+	case IncludesReserved:
+		return includesReserved
+	case IncludesReservedUnknown:
+		return includesReservedUnknown
+	case Process:
+		return convProcess
+	}
+	return nil
 }
+
+var (
+	excludesReserved, includesReserved   = []byte(ExcludesReserved), []byte(IncludesReserved)
+	includesReservedUnknown, convProcess = []byte(IncludesReservedUnknown), []byte(Process)
+)
 
 // columns accumulate a batch's rows as Go slices; batch turns them into
 // Arrow arrays in one pass per column, which costs far less per row than
@@ -467,14 +482,26 @@ type columns struct {
 
 func (c *columns) len() int { return len(c.time) }
 
-// nullable is a column of values and their validity.
+// nullable is a column of values and their validity. A column null in
+// every row so far (most of the 16 in a --query-gpu log: no pid, host,
+// process or Kubernetes labels) only counts its rows, in lead.
 type nullable[T int32 | int64] struct {
 	v     []T
 	valid []bool
 	nulls int
+	lead  int // rows, all null, not yet in v and valid (v is empty while lead > 0)
 }
 
 func (n *nullable[T]) add(v T, ok bool) {
+	if !ok && len(n.v) == 0 {
+		n.lead++
+		n.nulls++
+		return
+	}
+	for ; n.lead > 0; n.lead-- {
+		n.v = append(n.v, 0)
+		n.valid = append(n.valid, false)
+	}
 	n.v = append(n.v, v)
 	n.valid = append(n.valid, ok)
 	if !ok {
@@ -482,7 +509,22 @@ func (n *nullable[T]) add(v T, ok bool) {
 	}
 }
 
-func (n *nullable[T]) reset() { n.v, n.valid, n.nulls = n.v[:0], n.valid[:0], 0 }
+func (n *nullable[T]) reset() { n.v, n.valid, n.nulls, n.lead = n.v[:0], n.valid[:0], 0, 0 }
+
+// valuesBuilder is an Arrow builder of T values.
+type valuesBuilder[T int32 | int64] interface {
+	AppendValues([]T, []bool)
+	AppendNulls(int)
+}
+
+// appendNullable appends column n to b.
+func appendNullable[T int32 | int64](n *nullable[T], b valuesBuilder[T]) {
+	if n.lead > 0 {
+		b.AppendNulls(n.lead)
+		return
+	}
+	b.AppendValues(n.v, n.validity())
+}
 
 // validity returns the validity slice for AppendValues: nil when all are valid.
 func (n *nullable[T]) validity() []bool {
@@ -511,6 +553,18 @@ func (d *dictColumn) add(v []byte) {
 	}
 	if d.hasLast && string(v) == d.last {
 		d.idx.add(d.lastIdx, true)
+		return
+	}
+	// Rows of a few GPUs (or processes) take turns: the value after the
+	// last one, or the first, saves hashing the value.
+	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && string(v) == d.values[n] {
+		d.last, d.lastIdx = d.values[n], n
+		d.idx.add(n, true)
+		return
+	}
+	if len(d.values) > 0 && string(v) == d.values[0] {
+		d.last, d.lastIdx, d.hasLast = d.values[0], 0, true
+		d.idx.add(0, true)
 		return
 	}
 	i, ok := d.index[string(v)]
@@ -545,7 +599,7 @@ func (r *Reader) batch() arrow.RecordBatch {
 	cols[ColTime] = tb.NewArray()
 	tb.Release()
 	gb := array.NewInt32Builder(mem)
-	gb.AppendValues(c.gpu.v, c.gpu.validity())
+	appendNullable(&c.gpu, gb)
 	cols[ColGPU] = gb.NewArray()
 	gb.Release()
 	for _, x := range []struct {
@@ -553,7 +607,7 @@ func (r *Reader) batch() arrow.RecordBatch {
 		n   *nullable[int64]
 	}{{ColPID, &c.pid}, {ColUsed, &c.used}, {ColTotal, &c.total}, {ColFree, &c.free}, {ColReserved, &c.reserved}} {
 		b := array.NewInt64Builder(mem)
-		b.AppendValues(x.n.v, x.n.validity())
+		appendNullable(x.n, b)
 		cols[x.col] = b.NewArray()
 		b.Release()
 		x.n.reset()
@@ -572,7 +626,8 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 	switch typ.IndexType.ID() {
 	case arrow.INT8:
 		b := array.NewInt8Builder(mem)
-		b.Reserve(len(d.idx.v))
+		b.Reserve(len(d.idx.v) + d.idx.lead)
+		b.AppendNulls(d.idx.lead)
 		for i, v := range d.idx.v {
 			if d.idx.valid[i] {
 				b.UnsafeAppend(int8(v))
@@ -584,7 +639,7 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 		b.Release()
 	default:
 		b := array.NewInt32Builder(mem)
-		b.AppendValues(d.idx.v, d.idx.validity())
+		appendNullable(&d.idx, b)
 		indices = b.NewArray()
 		b.Release()
 	}

@@ -225,10 +225,115 @@ func (d *smiDecoder) line(b []byte, n int) error {
 			return err
 		}
 	}
+	var s sample
+	if d.plainRow(b, &s) {
+		return d.finish(&s, n)
+	}
 	if err := d.split(b, n); err != nil {
 		return err
 	}
 	return d.row(n)
+}
+
+// plainRow reads the common row in one pass (nvidia-smi's own output: no
+// quotes, as many fields as columns, every value well formed) straight
+// into s, and reports whether it could; split and row then read any
+// other row, and say what is wrong with it. Where plainRow reads a row,
+// split and row read the same sample (FuzzPlainRow checks it).
+func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
+	if bytes.IndexByte(b, '"') >= 0 {
+		return false
+	}
+	*s = sample{conv: ExcludesReserved}
+	if d.apps {
+		s.conv = Process
+	}
+	rest := b
+	last := len(d.cols) - 1
+	for i := range d.cols {
+		c := &d.cols[i]
+		if isSize(c.role) {
+			// The common size ("4907 MiB", "4907") read as the field is cut.
+			if x, tail, ok := scanSize(rest, c.unit, i == last); ok {
+				rest = tail
+				switch c.role {
+				case roleTotal:
+					s.total, s.hasTotal = x, true
+				case roleUsed:
+					s.used, s.hasUsed = x, true
+				case roleFree:
+					s.free, s.hasFree = x, true
+				case roleReserved:
+					s.reserved, s.hasReserved = x, true
+				}
+				continue
+			}
+		}
+		var v []byte
+		if i < last {
+			j := bytes.IndexByte(rest, ',')
+			if j < 0 {
+				return false
+			}
+			v, rest = rest[:j], rest[j+1:]
+		} else {
+			if bytes.IndexByte(rest, ',') >= 0 {
+				return false
+			}
+			v = rest
+		}
+		if c.role == roleIgnore {
+			continue
+		}
+		v = trimSpace(v)
+		if c.role == roleTime {
+			t, ok := parseTimestamp(v, &d.r.civil)
+			if !ok {
+				return false
+			}
+			s.timeUs = t
+			continue
+		}
+		if isPlaceholder(v) {
+			continue
+		}
+		switch c.role {
+		case roleIndex:
+			x, ok := parseInt(v)
+			if !ok || x < 0 || x > 1<<31-1 {
+				return false
+			}
+			s.gpu, s.hasGPU = int32(x), true
+		case rolePID:
+			x, ok := parseInt(v)
+			if !ok || x < 0 {
+				return false
+			}
+			s.pid, s.hasPID = x, true
+		case roleUUID:
+			s.uuid = v
+		case roleGPUName:
+			s.gpuName = v
+		case roleProcess:
+			s.process = v
+		default:
+			x, ok := parseSize(v, c.unit)
+			if !ok {
+				return false
+			}
+			switch c.role {
+			case roleTotal:
+				s.total, s.hasTotal = x, true
+			case roleUsed:
+				s.used, s.hasUsed = x, true
+			case roleFree:
+				s.free, s.hasFree = x, true
+			case roleReserved:
+				s.reserved, s.hasReserved = x, true
+			}
+		}
+	}
+	return !d.apps || s.hasPID
 }
 
 // split cuts a row into d.fields, one per column, joining back names
@@ -389,8 +494,17 @@ func (d *smiDecoder) fieldCountError(got, n int) error {
 	return d.r.errorf(n, "%d fields, but the header-less log is read as %d (%s): a truncated row, or name the fields with --fields", got, len(d.cols), strings.Join(names, ","))
 }
 
-// row turns d.fields into a sample.
+// row turns d.fields into a sample and emits it.
 func (d *smiDecoder) row(n int) error {
+	s, err := d.fieldsSample(n)
+	if err != nil {
+		return err
+	}
+	return d.finish(&s, n)
+}
+
+// fieldsSample reads d.fields into a sample.
+func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 	s := sample{conv: ExcludesReserved}
 	if d.apps {
 		s.conv = Process
@@ -403,7 +517,7 @@ func (d *smiDecoder) row(n int) error {
 		if c.role == roleTime {
 			t, ok := parseTimestamp(v, &d.r.civil)
 			if !ok {
-				return d.valueError(n, c, v, `a time "YYYY/MM/DD HH:MM:SS.mmm"`)
+				return s, d.valueError(n, c, v, `a time "YYYY/MM/DD HH:MM:SS.mmm"`)
 			}
 			s.timeUs = t
 			continue
@@ -415,13 +529,13 @@ func (d *smiDecoder) row(n int) error {
 		case roleIndex:
 			x, ok := parseInt(v)
 			if !ok || x < 0 || x > 1<<31-1 {
-				return d.valueError(n, c, v, "a GPU index")
+				return s, d.valueError(n, c, v, "a GPU index")
 			}
 			s.gpu, s.hasGPU = int32(x), true
 		case rolePID:
 			x, ok := parseInt(v)
 			if !ok || x < 0 {
-				return d.valueError(n, c, v, "a process id")
+				return s, d.valueError(n, c, v, "a process id")
 			}
 			s.pid, s.hasPID = x, true
 		case roleUUID:
@@ -433,7 +547,7 @@ func (d *smiDecoder) row(n int) error {
 		default:
 			x, ok := parseSize(v, c.unit)
 			if !ok {
-				return d.valueError(n, c, v, "a size")
+				return s, d.valueError(n, c, v, "a size")
 			}
 			switch c.role {
 			case roleTotal:
@@ -448,8 +562,53 @@ func (d *smiDecoder) row(n int) error {
 		}
 	}
 	if d.apps && !s.hasPID {
-		return d.r.errorf(n, "a process row without a pid")
+		return s, d.r.errorf(n, "a process row without a pid")
 	}
+	return s, nil
+}
+
+// scanSize reads a field at the start of rest that holds a size of at
+// most 12 digits, in MiB ("4907 MiB") or, when unit is at most MiB, in
+// unit ("4907"), with white space around, up to the comma that ends it
+// (or the end of the row when last); tail is what follows the comma. ok
+// is false for any other field, which parseSize then reads: where scanSize
+// reads a field, parseSize reads the same bytes.
+func scanSize(rest []byte, unit int64, last bool) (x int64, tail []byte, ok bool) {
+	i := 0
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	start := i
+	var v int64
+	for i < len(rest) && i-start < 12 && rest[i] >= '0' && rest[i] <= '9' {
+		v = v*10 + int64(rest[i]-'0')
+		i++
+	}
+	if i == start || i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+		return 0, nil, false
+	}
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	switch {
+	case i+3 <= len(rest) && rest[i] == 'M' && rest[i+1] == 'i' && rest[i+2] == 'B':
+		unit = MiB
+		for i += 3; i < len(rest) && isSpace(rest[i]); i++ {
+		}
+	case unit > MiB: // 12 digits of a larger unit may overflow: parseSize checks
+		return 0, nil, false
+	}
+	switch {
+	case i == len(rest) && last:
+		return v * unit, nil, true
+	case i < len(rest) && !last && rest[i] == ',':
+		return v * unit, rest[i+1:], true
+	}
+	return 0, nil, false
+}
+
+// finish places a row's sample (its GPU's number, its tick) and emits it.
+func (d *smiDecoder) finish(s *sample, n int) error {
 	if d.noGPUID {
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
 		if s.gpu > 0 {
@@ -463,7 +622,7 @@ func (d *smiDecoder) row(n int) error {
 		}
 		s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid))
 	}
-	d.r.emit(&s)
+	d.r.emit(s)
 	return nil
 }
 

@@ -11,6 +11,11 @@ type civilCache struct {
 	key  int64
 	base int64
 	ok   bool
+	// prefix is the "YYYY/MM/DD HH" of the last timestamp parseTimestamp
+	// read, and py to ph its fields, when prefixOK.
+	prefix          [13]byte
+	py, pmo, pd, ph int
+	prefixOK        bool
 }
 
 // us returns the instant of a civil time in c.loc; the fields must be in
@@ -64,15 +69,28 @@ func parseTimestamp(b []byte, c *civilCache) (int64, bool) {
 	if len(b) < 19 {
 		return 0, false
 	}
-	y, ok1 := digits(b, 0, 4)
-	mo, ok2 := digits(b, 5, 2)
-	d, ok3 := digits(b, 8, 2)
-	h, ok4 := digits(b, 11, 2)
+	var y, mo, d, h int
+	if c.prefixOK && string(b[:13]) == string(c.prefix[:]) {
+		// The date and hour of the row before (a log has thousands of
+		// rows an hour): already read and checked.
+		y, mo, d, h = c.py, c.pmo, c.pd, c.ph
+	} else {
+		var ok1, ok2, ok3, ok4 bool
+		y, ok1 = digits(b, 0, 4)
+		mo, ok2 = digits(b, 5, 2)
+		d, ok3 = digits(b, 8, 2)
+		h, ok4 = digits(b, 11, 2)
+		sep := b[4]
+		if !(ok1 && ok2 && ok3 && ok4) || (sep != '/' && sep != '-') || b[7] != sep ||
+			(b[10] != ' ' && b[10] != 'T') || !validCivil(y, mo, d, h, 0, 0) {
+			return 0, false
+		}
+		copy(c.prefix[:], b[:13])
+		c.py, c.pmo, c.pd, c.ph, c.prefixOK = y, mo, d, h, true
+	}
 	mi, ok5 := digits(b, 14, 2)
 	s, ok6 := digits(b, 17, 2)
-	sep := b[4]
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || (sep != '/' && sep != '-') || b[7] != sep ||
-		(b[10] != ' ' && b[10] != 'T') || b[13] != ':' || b[16] != ':' || !validCivil(y, mo, d, h, mi, s) {
+	if !(ok5 && ok6) || b[13] != ':' || b[16] != ':' || mi > 59 || s > 60 {
 		return 0, false
 	}
 	i := 19

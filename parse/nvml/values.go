@@ -31,7 +31,7 @@ func isPlaceholder(b []byte) bool {
 	if b[0] == '[' && b[len(b)-1] == ']' {
 		return true
 	}
-	return bytes.EqualFold(b, []byte("N/A"))
+	return len(b) == 3 && bytes.EqualFold(b, []byte("N/A"))
 }
 
 // parseInt reads an optionally signed decimal integer of at most 18 digits.
@@ -87,7 +87,9 @@ func parseSize(b []byte, unit int64) (int64, bool) {
 	if len(num) == 0 {
 		return 0, false
 	}
-	if len(rest) > 0 {
+	if len(rest) == 3 && rest[0] == 'M' && rest[1] == 'i' && rest[2] == 'B' {
+		unit = MiB // nvidia-smi's unit, ahead of unitBytes' switch
+	} else if len(rest) > 0 {
 		u, ok := unitBytes(rest)
 		if !ok {
 			return 0, false
