@@ -74,7 +74,7 @@ type run struct {
 	notPrinted    int64
 	hasNotPrinted bool
 	targetError   bool
-	leaked        map[uint64]bool // addresses leaked by the current process
+	leaked        addrSet // addresses leaked by the current process (its first maxLeakedAddrs)
 }
 
 // source produces the records of one input format.

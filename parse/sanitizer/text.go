@@ -420,14 +420,14 @@ func (s *textSource) startRun(text string) {
 		s.cur.tool, s.cur.prefix, s.cur.line = tool, prefix, s.line
 		return
 	}
-	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1, leaked: make(map[uint64]bool)}
+	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1}
 	s.allRuns = append(s.allRuns, s.cur)
 	s.lastWasLeak, s.programSince = false, false
 }
 
 func (s *textSource) run() *run {
 	if s.cur == nil {
-		s.cur = &run{prefix: s.core, processes: 1, leaked: make(map[uint64]bool)}
+		s.cur = &run{prefix: s.core, processes: 1}
 		s.allRuns = append(s.allRuns, s.cur)
 	}
 	return s.cur
@@ -504,11 +504,16 @@ func (s *textSource) top(c string) error {
 		// A new process: program output between two leak reports (each
 		// process prints its leaks in one go at exit), or an address
 		// this process already leaked.
-		if (s.lastWasLeak && s.programSince) || ru.leaked[addr] {
+		if (s.lastWasLeak && s.programSince) || ru.leaked.Has(addr) {
 			ru.processes++
-			ru.leaked = make(map[uint64]bool)
+			ru.leaked.Reset()
 		}
-		ru.leaked[addr] = true
+		if ru.leaked.Len() < maxLeakedAddrs {
+			ru.leaked.Add(addr)
+		} else {
+			s.rd.meta.Warnings.Once("leaked-addrs", parse.LineNote(int(s.line), "a process leaked more than %s allocations: a later process is told from it by a repeat of one of its first %s leaked addresses, or by program output between them, not by a repeat of the others",
+				withCommas(maxLeakedAddrs), withCommas(maxLeakedAddrs)))
+		}
 	case KindAPI:
 		if m := apiRe.FindStringSubmatch(c); m != nil {
 			rec.err, rec.errMessage, rec.api = m[1], m[3], m[4]
