@@ -3,12 +3,12 @@ package sanitizer
 import "strconv"
 
 // maxLeakedAddrs is the most leaked addresses of one process kept to tell
-// a new process by a repeated address: 262,144, a table of at most 4 MiB.
+// a new process by a repeated address: 65,536, a table of at most 1 MiB.
 // A process that leaks more is told from the next one by a repeat of one
 // of its first maxLeakedAddrs addresses (a second run of a program leaks
 // at the addresses of the first, in the same order) or by program output
 // between them; the Reader warns once when a process goes past it.
-const maxLeakedAddrs = 1 << 18
+const maxLeakedAddrs = 1 << 16
 
 // addrSet is a set of addresses: open addressing with linear probing, 8
 // bytes a slot, at most half full; a zero slot is empty, and address 0 is

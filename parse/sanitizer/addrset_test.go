@@ -81,7 +81,7 @@ func TestLeakedAddrsBound(t *testing.T) {
 	}
 	warned := 0
 	for _, w := range r.Metadata().Warnings.Strings() {
-		if strings.Contains(w, "leaked more than 262,144 allocations") {
+		if strings.Contains(w, "leaked more than "+withCommas(maxLeakedAddrs)+" allocations") {
 			warned++
 		}
 	}
