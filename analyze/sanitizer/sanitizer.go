@@ -2,6 +2,7 @@ package sanitizer
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -407,7 +408,10 @@ type Analyzer struct {
 	errOrder   []*Error
 	perRun     map[int32]*runCount
 	noStack    int
-	key        []byte // scratch for building keys
+	key, sig   []byte // scratch for building keys
+	// leakMemo holds the site facts of recent leak records by their
+	// frames (leakFactsOf); at most maxLeakMemo entries.
+	leakMemo map[string]*leakFacts
 }
 
 // idFrame is a frame of the record with id id.
@@ -469,6 +473,8 @@ type frameFacts struct {
 	// vis is visible's answer under the analyzer's options: 0 not yet
 	// known, 1 visible, 2 hidden.
 	vis int8
+	// id numbers the distinct frames in the order met.
+	id uint32
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -590,6 +596,7 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) error {
 		if facts == nil {
 			k = frameKey{a.names.Get(k.kind), a.names.Get(k.function), a.names.Get(k.file), a.names.Get(k.module), k.line}
 			facts = newFrameFacts(k.kind, k.function, k.file, k.module, k.line)
+			facts.id = uint32(len(a.facts))
 			a.facts[k] = facts
 		}
 		f := idFrame{btFrame: btFrame{frameFacts: facts}, id: id}
@@ -982,14 +989,15 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 	rc.records++
 	kind := r.kind
 	alloc := ""
-	pool := -1
+	var lf *leakFacts
 	if r.kind == sanitizer.KindLeak {
 		res.Leaks++
 		res.LeakBytes += r.size
 		rc.leaks++
 		rc.bytes += r.size
-		alloc = allocatorOf(r, frames)
-		if pool = poolOf(frames); pool >= 0 {
+		lf = a.leakFactsOf(r, frames)
+		alloc = lf.site.Allocator
+		if lf.site.Kind == callsite.Retained {
 			kind = callsite.Retained.String()
 		}
 	}
@@ -1011,33 +1019,14 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 		a.addError(r, frames)
 		return
 	}
-	stack, site, ok := a.stackOf(frames)
-	key := kind + "\x00" + alloc + "\x00"
-	unknown := ""
-	switch {
-	case !ok && hasHostFrames(frames):
-		unknown = cutBacktrace(frames)
-		key += "cut\x00" + unknown
-	case !ok:
+	key := lf.key
+	if lf.noStack {
 		a.noStack++
-		key += "size\x00" + strconv.FormatInt(r.size, 10)
-	default:
-		key += callsite.StackKey(stack)
+		key += strconv.FormatInt(r.size, 10)
 	}
 	acc := a.sites[key]
 	if acc == nil {
-		acc = &siteAcc{lastProc: [2]int32{-1, -1}}
-		acc.site = Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site, Unknown: unknown}
-		for _, f := range frames {
-			if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
-				acc.site.NoLineInfo = f.noLineInfo()
-				break
-			}
-		}
-		if pool >= 0 {
-			acc.site.Kind = callsite.Retained
-			acc.site.Pool, acc.site.Hint = pools[pool].name, pools[pool].hint
-		}
+		acc = &siteAcc{site: lf.site, lastProc: [2]int32{-1, -1}}
 		a.sites[key] = acc
 		a.siteOrder = append(a.siteOrder, acc)
 	}
@@ -1048,6 +1037,72 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 		acc.lastProc = p
 		acc.site.Processes++
 	}
+}
+
+// leakFacts is what a leak record's frames say of its site: the Site
+// without its totals, and its key among the sites (to which a leak
+// without a backtrace adds its size).
+type leakFacts struct {
+	site    Site
+	key     string
+	noStack bool
+}
+
+// maxLeakMemo bounds the leak facts kept by the frames that gave them
+// (entries); the table starts over when full.
+const maxLeakMemo = 4096
+
+// leakFactsOf works out the site facts of a leak record, once for each
+// distinct sequence of frames (their texts and return addresses): the
+// records of one site repeat one backtrace.
+func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
+	sig := append(a.sig[:0], 0)
+	if r.memoryType == "device heap" {
+		sig[0] = 1
+	}
+	for _, f := range frames {
+		sig = binary.LittleEndian.AppendUint32(sig, f.id)
+		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
+	}
+	a.sig = sig
+	if lf, ok := a.leakMemo[string(sig)]; ok {
+		return lf
+	}
+	alloc := allocatorOf(r, frames)
+	kind := sanitizer.KindLeak
+	pool := poolOf(frames)
+	if pool >= 0 {
+		kind = callsite.Retained.String()
+	}
+	stack, site, ok := a.stackOf(frames)
+	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site}}
+	key := kind + "\x00" + alloc + "\x00"
+	switch {
+	case !ok && hasHostFrames(frames):
+		lf.site.Unknown = cutBacktrace(frames)
+		key += "cut\x00" + lf.site.Unknown
+	case !ok:
+		lf.noStack = true
+		key += "size\x00"
+	default:
+		key += callsite.StackKey(stack)
+	}
+	lf.key = key
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
+			lf.site.NoLineInfo = f.noLineInfo()
+			break
+		}
+	}
+	if pool >= 0 {
+		lf.site.Kind = callsite.Retained
+		lf.site.Pool, lf.site.Hint = pools[pool].name, pools[pool].hint
+	}
+	if a.leakMemo == nil || len(a.leakMemo) >= maxLeakMemo {
+		a.leakMemo = make(map[string]*leakFacts)
+	}
+	a.leakMemo[string(sig)] = lf
+	return lf
 }
 
 // Finalize groups what Add took. Call it once.
