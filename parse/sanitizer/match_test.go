@@ -12,6 +12,7 @@ import (
 var (
 	leakLineRe  = regexp.MustCompile(`^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$`)
 	savedLineRe = regexp.MustCompile(`^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$`)
+	otherSumRe  = regexp.MustCompile(`^[A-Z][A-Z ]* SUMMARY:`)
 )
 
 var matchLines = []string{
@@ -41,6 +42,17 @@ var matchLines = []string{
 	"Saved host backtrace up to driver entry point at x\ny",
 	"Saved host backtrace up to driver entry pointer",
 	"Saved host backtrace",
+	"RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+	"A SUMMARY:", " SUMMARY:", "X SUMMARY", "X SUMMARY: ", "XSUMMARY:", "X  SUMMARY:", "Xy SUMMARY:", "X SUMMARY::",
+	"LEAK SUMMARY: 0 bytes", "x SUMMARY:", "X SUMMARY SUMMARY:", "X SUMMARYY:", "",
+}
+
+func TestIsOtherSummaryAsRegexp(t *testing.T) {
+	for _, l := range matchLines {
+		if got, want := isOtherSummary(l), otherSumRe.MatchString(l); got != want {
+			t.Errorf("isOtherSummary(%q) = %v; the regexp: %v", l, got, want)
+		}
+	}
 }
 
 func TestMatchLeakAsRegexp(t *testing.T) {
@@ -70,12 +82,15 @@ func FuzzMatchAsRegexp(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, l string) {
-		for _, p := range []string{"", "Leaked ", "Saved host backtrace up to driver entry point"} {
+		for _, p := range []string{"", "Leaked ", "Saved host backtrace up to driver entry point", "X SUMMARY"} {
 			l := p + l
 			want := leakLineRe.FindStringSubmatch(l)
 			got, ok := matchLeak(l)
 			if ok != (want != nil) || ok && (got[1] != want[1] || got[2] != want[2] || got[3] != want[3]) {
 				t.Fatalf("matchLeak(%q) = %q, %v; the regexp: %q", l, got, ok, want)
+			}
+			if got, want := isOtherSummary(l), otherSumRe.MatchString(l); got != want {
+				t.Fatalf("isOtherSummary(%q) = %v; the regexp: %v", l, got, want)
 			}
 			wantS := savedLineRe.FindStringSubmatch(l)
 			gotS, okS := matchSaved(l)

@@ -25,7 +25,6 @@ var (
 	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
-	otherSummary  = regexp.MustCompile(`^[A-Z][A-Z ]* SUMMARY:`)
 	apiRe         = regexp.MustCompile(`^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)`)
 	apiLegacyRe   = regexp.MustCompile(`^Program hit error (\d+) on CUDA API call to (\w+)`)
 	apiCallRe     = regexp.MustCompile(`on (?:CUDA )?API call to (\w+)`)
@@ -472,7 +471,7 @@ func (s *textSource) top(c string) error {
 		}
 		ru.errors, ru.hasErrors = ru.errors+n, true
 		return nil
-	case otherSummary.MatchString(c):
+	case isOtherSummary(c):
 		return nil
 	case strings.HasPrefix(c, "Target application returned an error"):
 		ru.targetError = true
@@ -539,6 +538,23 @@ func (s *textSource) top(c string) error {
 	}
 	s.programSince = false
 	return nil
+}
+
+// isOtherSummary reports whether c is another summary line of the tool
+// ("RACECHECK SUMMARY: ..."), as the regular expression
+// ^[A-Z][A-Z ]* SUMMARY: would (by hand: it is tried on the first line of
+// every record).
+func isOtherSummary(c string) bool {
+	if c == "" || c[0] < 'A' || c[0] > 'Z' {
+		return false
+	}
+	j := 1
+	for j < len(c) && (c[j] >= 'A' && c[j] <= 'Z' || c[j] == ' ') {
+		j++
+	}
+	// ":" ends the run of capitals and spaces; " SUMMARY" must end it,
+	// after the first capital.
+	return j < len(c) && c[j] == ':' && j-len(" SUMMARY") >= 1 && c[j-len(" SUMMARY"):j] == " SUMMARY"
 }
 
 // matchLeak splits a leak record's first line as the regular expression
