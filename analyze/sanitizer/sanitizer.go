@@ -386,6 +386,9 @@ type Analyzer struct {
 	// facts holds one frameFacts per distinct frame text: a log of 100k
 	// leak records has a few dozen distinct frames, each worked out once.
 	facts map[frameKey]*frameFacts
+	// prevFacts are the facts of the frames of the last record read, by
+	// their place in it (the first maxPrevFacts).
+	prevFacts []*frameFacts
 	// kernels holds the short name of each distinct kernel name.
 	kernels map[string]string
 
@@ -413,6 +416,10 @@ type Analyzer struct {
 	// frames (leakFactsOf); at most maxLeakMemo entries.
 	leakMemo map[string]*leakFacts
 }
+
+// maxPrevFacts bounds Analyzer.prevFacts: deeper frames are looked up
+// by their text only.
+const maxPrevFacts = 256
 
 // idFrame is a frame of the record with id id.
 type idFrame struct {
@@ -473,8 +480,10 @@ type frameFacts struct {
 	// vis is visible's answer under the analyzer's options: 0 not yet
 	// known, 1 visible, 2 hidden.
 	vis int8
-	// id numbers the distinct frames in the order met.
-	id uint32
+	// id numbers the distinct frames in the order met; key is the
+	// frame's text, interned.
+	id  uint32
+	key frameKey
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -578,6 +587,7 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) error {
 	ids := cols[sanitizer.FrRecord].(*array.Int32)
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
 	lo, hi := int32(0), int32(-1)
+	prevID, pos := int32(-1), 0
 	if a.pending != nil {
 		pids := a.pending.Column(sanitizer.RecRecord).(*array.Int32)
 		lo, hi = pids.Value(0), pids.Value(pids.Len()-1)
@@ -588,17 +598,30 @@ func (a *Analyzer) addFrames(rec arrow.RecordBatch) error {
 			a.dropPending()
 			return fmt.Errorf("sanitizer analysis: a frame of record %d does not follow the records batch of its record, as in sanitizer.Reader's order", id)
 		}
+		if id != prevID {
+			prevID, pos = id, 0
+		}
 		// The key views the batch's buffers; it is copied (interned) only
-		// for a frame not seen before.
+		// for a frame not seen before. The records of one site repeat one
+		// backtrace: the frame at the same place in the record before is
+		// most often this one, and comparing costs less than hashing.
 		k := frameKey{view(cols[sanitizer.FrKind], i), view(cols[sanitizer.FrFunction], i),
 			view(cols[sanitizer.FrFile], i), view(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i)}
-		facts := a.facts[k]
-		if facts == nil {
+		var facts *frameFacts
+		if pos < len(a.prevFacts) && a.prevFacts[pos].key == k {
+			facts = a.prevFacts[pos]
+		} else if facts = a.facts[k]; facts == nil {
 			k = frameKey{a.names.Get(k.kind), a.names.Get(k.function), a.names.Get(k.file), a.names.Get(k.module), k.line}
 			facts = newFrameFacts(k.kind, k.function, k.file, k.module, k.line)
-			facts.id = uint32(len(a.facts))
+			facts.id, facts.key = uint32(len(a.facts)), k
 			a.facts[k] = facts
 		}
+		if pos < len(a.prevFacts) {
+			a.prevFacts[pos] = facts
+		} else if pos < maxPrevFacts {
+			a.prevFacts = append(a.prevFacts, facts)
+		}
+		pos++
 		f := idFrame{btFrame: btFrame{frameFacts: facts}, id: id}
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
