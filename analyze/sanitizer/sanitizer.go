@@ -1,6 +1,8 @@
 package sanitizer
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -59,7 +61,6 @@ var (
 	// Libraries: kept in stacks, but a site is named by the program's own
 	// frame when there is one.
 	libraryModuleRe = regexp.MustCompile(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
-	hexRe           = regexp.MustCompile(`0x[0-9a-fA-F]+`)
 )
 
 // HandlePool is the Pool of memory PyTorch's library handles hold.
@@ -366,18 +367,70 @@ type SuppressedCount struct {
 	Bytes   int64 // leaked bytes of suppressed leak records
 }
 
-// Analyzer groups the records of a compute-sanitizer report. Feed
-// it every record batch of a sanitizer.Reader with Add, then call Finalize
-// once.
+// Analyzer groups the records of a compute-sanitizer report as they
+// arrive. Feed it every record batch of a sanitizer.Reader with Add, in
+// the Reader's order, then call Finalize once.
+//
+// Its memory grows with what the report holds distinct (sites, error
+// groups, frame texts, runs), not with its records: a record is folded
+// into its site's or error group's totals as soon as its frames are in,
+// and only the records batch read last is kept (retained) until then.
+// So the order of the batches matters, as the Reader gives it: record ids
+// increase from batch to batch, (run, process) never decreases, and a
+// record's frames come after its records batch and before the next one.
+// Add returns an error for batches out of that order.
 type Analyzer struct {
-	opt    Options
-	recs   map[int32]*record
-	frames map[int32][]btFrame
-	runs   []Run
-	names  callsite.Interner // every string kept from a batch, copied out of its buffers
+	opt   Options
+	runs  []Run
+	names callsite.Interner // every string kept from a batch, copied out of its buffers
 	// facts holds one frameFacts per distinct frame text: a log of 100k
 	// leak records has a few dozen distinct frames, each worked out once.
 	facts map[frameKey]*frameFacts
+	// prevFacts are the facts of the frames of the last record read, by
+	// their place in it (the first maxPrevFacts).
+	prevFacts []*frameFacts
+	// kernels holds the short name of each distinct kernel name.
+	kernels map[string]string
+
+	// pending is the records batch whose records wait for their frames
+	// (retained; nil when none), frames the frames read since (reused
+	// from batch to batch).
+	pending arrow.RecordBatch
+	frames  []idFrame
+	// nextID is the lowest record id a records batch may bring; lastProc
+	// the (run, process) of the last record taken.
+	nextID   int32
+	lastProc [2]int32
+
+	// What the records folded so far add up to.
+	res        Result // Records, Leaks, LeakBytes, ToolFailure
+	suppressed []SuppressedCount
+	sites      map[string]*siteAcc
+	siteOrder  []*siteAcc
+	errs       map[string]*Error
+	errOrder   []*Error
+	perRun     map[int32]*runCount
+	noStack    int
+	key, sig   []byte // scratch for building keys
+	// leakMemo holds the site facts of recent leak records by their
+	// frames (leakFactsOf); at most maxLeakMemo entries.
+	leakMemo map[string]*leakFacts
+}
+
+// maxPrevFacts bounds Analyzer.prevFacts: deeper frames are looked up
+// by their text only.
+const maxPrevFacts = 256
+
+// idFrame is a frame of the record with id id.
+type idFrame struct {
+	btFrame
+	id int32
+}
+
+// runCount is what the records of one run add up to.
+type runCount struct {
+	records, leaks int
+	bytes          int64
 }
 
 // frameKey is a frame as the frames table gives it, without its pc.
@@ -386,6 +439,9 @@ type frameKey struct {
 	line                         int64
 }
 
+// record is one row of a records batch. Its strings view the batch's
+// buffers: valid only while the batch is, and copied (interned) by whatever
+// keeps them.
 type record struct {
 	id, run, process int32
 	kind             string
@@ -424,6 +480,10 @@ type frameFacts struct {
 	// vis is visible's answer under the analyzer's options: 0 not yet
 	// known, 1 visible, 2 hidden.
 	vis int8
+	// id numbers the distinct frames in the order met; key is the
+	// frame's text, interned.
+	id  uint32
+	key frameKey
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -431,20 +491,25 @@ func NewAnalyzer(opt Options) *Analyzer {
 	if opt.Filter == nil {
 		opt.Filter = callsite.DefaultFrameFilter()
 	}
-	return &Analyzer{opt: opt, recs: make(map[int32]*record), frames: make(map[int32][]btFrame), names: callsite.Interner{}, facts: map[frameKey]*frameFacts{}}
+	return &Analyzer{
+		opt: opt, names: callsite.Interner{}, facts: map[frameKey]*frameFacts{}, kernels: map[string]string{},
+		suppressed: make([]SuppressedCount, len(opt.Suppressions)),
+		sites:      map[string]*siteAcc{}, errs: map[string]*Error{}, perRun: map[int32]*runCount{},
+	}
 }
 
 // Add takes one record batch of table t. Errors name a batch whose schema
-// is not the table's.
+// is not the table's, or which comes out of the Reader's order (see
+// Analyzer).
 func (a *Analyzer) Add(t sanitizer.Table, rec arrow.RecordBatch) error {
 	if want := t.Schema(); want == nil || !rec.Schema().Equal(want) {
 		return fmt.Errorf("sanitizer analysis: batch does not have the %s schema", t)
 	}
 	switch t {
 	case sanitizer.TableRecords:
-		a.addRecords(rec)
+		return a.addRecords(rec)
 	case sanitizer.TableFrames:
-		a.addFrames(rec)
+		return a.addFrames(rec)
 	case sanitizer.TableRuns:
 		a.addRuns(rec)
 	}
@@ -472,19 +537,7 @@ func view(col arrow.Array, i int) string {
 // str reads a utf8 or dictionary<utf8> cell, as a copy that outlives the
 // batch; "" for null.
 func (a *Analyzer) str(col arrow.Array, i int) string {
-	switch c := col.(type) {
-	case *array.String:
-		if c.IsNull(i) {
-			return ""
-		}
-		return a.names.Get(c.Value(i))
-	case *array.Dictionary:
-		if c.IsNull(i) {
-			return ""
-		}
-		return a.names.Get(c.Dictionary().(*array.String).Value(c.GetValueIndex(i)))
-	}
-	return ""
+	return a.names.Get(view(col, i))
 }
 
 // int64At reads an int64 cell; 0 for null.
@@ -496,52 +549,86 @@ func int64At(col arrow.Array, i int) int64 {
 	return c.Value(i)
 }
 
-func (a *Analyzer) addRecords(rec arrow.RecordBatch) {
-	cols := rec.Columns()
+// addRecords folds the records waiting for their frames (every frame of
+// theirs has come by now) and keeps rec's until its frames come.
+func (a *Analyzer) addRecords(rec arrow.RecordBatch) error {
+	ids := rec.Column(sanitizer.RecRecord).(*array.Int32)
+	runs := rec.Column(sanitizer.RecRun).(*array.Int32)
+	procs := rec.Column(sanitizer.RecProcess).(*array.Int32)
+	next, last := a.nextID, a.lastProc
 	for i := 0; i < int(rec.NumRows()); i++ {
-		r := &record{
-			run:        cols[sanitizer.RecRun].(*array.Int32).Value(i),
-			process:    cols[sanitizer.RecProcess].(*array.Int32).Value(i),
-			id:         cols[sanitizer.RecRecord].(*array.Int32).Value(i),
-			kind:       a.str(cols[sanitizer.RecKind], i),
-			size:       int64At(cols[sanitizer.RecSize], i),
-			memoryType: a.str(cols[sanitizer.RecMemoryType], i),
-			message:    a.str(cols[sanitizer.RecMessage], i),
-			api:        a.str(cols[sanitizer.RecAPI], i),
-			err:        a.str(cols[sanitizer.RecError], i),
-			result:     int64At(cols[sanitizer.RecResult], i),
-			errMsg:     a.str(cols[sanitizer.RecErrorMessage], i),
-			kernel:     a.str(cols[sanitizer.RecKernel], i),
-			thread:     a.str(cols[sanitizer.RecThread], i),
-			block:      a.str(cols[sanitizer.RecBlock], i),
-			details:    a.str(cols[sanitizer.RecDetails], i),
-			line:       int64At(cols[sanitizer.RecLine], i),
+		id := ids.Value(i)
+		if id < next {
+			a.dropPending()
+			return fmt.Errorf("sanitizer analysis: record %d comes after record %d: record ids must increase, as sanitizer.Reader writes them", id, next-1)
 		}
-		a.recs[r.id] = r
+		p := [2]int32{runs.Value(i), procs.Value(i)}
+		if p[0] < last[0] || (p[0] == last[0] && p[1] < last[1]) {
+			a.dropPending()
+			return fmt.Errorf("sanitizer analysis: record %d of run %d, process %d comes after run %d, process %d: runs and processes must not go back, as in sanitizer.Reader's order", id, p[0], p[1], last[0], last[1])
+		}
+		next, last = id+1, p
 	}
+	a.fold()
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	a.nextID, a.lastProc = next, last
+	rec.Retain()
+	a.pending = rec
+	return nil
 }
 
-func (a *Analyzer) addFrames(rec arrow.RecordBatch) {
+// addFrames works out the frames of rec (once per distinct frame text)
+// and keeps them for their records, which must be those of the records
+// batch read last.
+func (a *Analyzer) addFrames(rec arrow.RecordBatch) error {
 	cols := rec.Columns()
+	ids := cols[sanitizer.FrRecord].(*array.Int32)
 	pcs := cols[sanitizer.FrPC].(*array.Uint64)
+	lo, hi := int32(0), int32(-1)
+	prevID, pos := int32(-1), 0
+	if a.pending != nil {
+		pids := a.pending.Column(sanitizer.RecRecord).(*array.Int32)
+		lo, hi = pids.Value(0), pids.Value(pids.Len()-1)
+	}
 	for i := 0; i < int(rec.NumRows()); i++ {
-		id := cols[sanitizer.FrRecord].(*array.Int32).Value(i)
+		id := ids.Value(i)
+		if id < lo || id > hi {
+			a.dropPending()
+			return fmt.Errorf("sanitizer analysis: a frame of record %d does not follow the records batch of its record, as in sanitizer.Reader's order", id)
+		}
+		if id != prevID {
+			prevID, pos = id, 0
+		}
 		// The key views the batch's buffers; it is copied (interned) only
-		// for a frame not seen before.
+		// for a frame not seen before. The records of one site repeat one
+		// backtrace: the frame at the same place in the record before is
+		// most often this one, and comparing costs less than hashing.
 		k := frameKey{view(cols[sanitizer.FrKind], i), view(cols[sanitizer.FrFunction], i),
 			view(cols[sanitizer.FrFile], i), view(cols[sanitizer.FrModule], i), int64At(cols[sanitizer.FrLine], i)}
-		facts := a.facts[k]
-		if facts == nil {
+		var facts *frameFacts
+		if pos < len(a.prevFacts) && a.prevFacts[pos].key == k {
+			facts = a.prevFacts[pos]
+		} else if facts = a.facts[k]; facts == nil {
 			k = frameKey{a.names.Get(k.kind), a.names.Get(k.function), a.names.Get(k.file), a.names.Get(k.module), k.line}
 			facts = newFrameFacts(k.kind, k.function, k.file, k.module, k.line)
+			facts.id, facts.key = uint32(len(a.facts)), k
 			a.facts[k] = facts
 		}
-		f := btFrame{frameFacts: facts}
+		if pos < len(a.prevFacts) {
+			a.prevFacts[pos] = facts
+		} else if pos < maxPrevFacts {
+			a.prevFacts = append(a.prevFacts, facts)
+		}
+		pos++
+		f := idFrame{btFrame: btFrame{frameFacts: facts}, id: id}
 		if !pcs.IsNull(i) {
 			f.pc = pcs.Value(i)
 		}
-		a.frames[id] = append(a.frames[id], f)
+		a.frames = append(a.frames, f)
 	}
+	return nil
 }
 
 func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
@@ -824,128 +911,231 @@ func (s *Suppression) matches(kind, allocator string, r *record, frames []btFram
 		anyFrame(s.File, func(f btFrame) []string { return []string{f.file} })
 }
 
+// dropPending releases the records batch waiting for its frames, when
+// Add fails: the analysis ends there.
+func (a *Analyzer) dropPending() {
+	if a.pending != nil {
+		a.pending.Release()
+		a.pending = nil
+	}
+}
+
+// siteAcc is a Site as its records add up.
 type siteAcc struct {
-	site  Site
-	sizes map[int64]bool
-	procs map[[2]int32]bool
-	order int
+	site Site
+	// sizes are the largest distinct sizes so far, largest first (at most
+	// maxSizes).
+	sizes []int64
+	// lastProc is the (run, process) of the site's last record: records
+	// come in (run, process) order, so each change is one more process.
+	lastProc [2]int32
+}
+
+// addSize keeps sz among the site's largest distinct sizes.
+func (s *siteAcc) addSize(sz int64) {
+	i, found := slices.BinarySearchFunc(s.sizes, sz, func(e, t int64) int { return cmp.Compare(t, e) })
+	if found || i >= maxSizes {
+		return
+	}
+	if len(s.sizes) == maxSizes {
+		s.sizes = s.sizes[:maxSizes-1]
+	}
+	s.sizes = slices.Insert(s.sizes, i, sz)
+}
+
+// fold folds the records of the pending batch, with their frames, into
+// the totals, and releases the batch.
+func (a *Analyzer) fold() {
+	rec := a.pending
+	if rec == nil {
+		return
+	}
+	a.pending = nil
+	defer rec.Release()
+	frames := a.frames
+	if !slices.IsSortedFunc(frames, func(x, y idFrame) int { return cmp.Compare(x.id, y.id) }) {
+		slices.SortStableFunc(frames, func(x, y idFrame) int { return cmp.Compare(x.id, y.id) })
+	}
+	cols := rec.Columns()
+	ids := cols[sanitizer.RecRecord].(*array.Int32)
+	runs := cols[sanitizer.RecRun].(*array.Int32)
+	procs := cols[sanitizer.RecProcess].(*array.Int32)
+	var bt []btFrame
+	for i := 0; i < int(rec.NumRows()); i++ {
+		r := record{
+			id:         ids.Value(i),
+			run:        runs.Value(i),
+			process:    procs.Value(i),
+			kind:       view(cols[sanitizer.RecKind], i),
+			size:       int64At(cols[sanitizer.RecSize], i),
+			memoryType: view(cols[sanitizer.RecMemoryType], i),
+			message:    view(cols[sanitizer.RecMessage], i),
+			api:        view(cols[sanitizer.RecAPI], i),
+			err:        view(cols[sanitizer.RecError], i),
+			result:     int64At(cols[sanitizer.RecResult], i),
+			errMsg:     view(cols[sanitizer.RecErrorMessage], i),
+			kernel:     view(cols[sanitizer.RecKernel], i),
+			thread:     view(cols[sanitizer.RecThread], i),
+			block:      view(cols[sanitizer.RecBlock], i),
+			details:    view(cols[sanitizer.RecDetails], i),
+			line:       int64At(cols[sanitizer.RecLine], i),
+		}
+		for len(frames) > 0 && frames[0].id < r.id {
+			frames = frames[1:] // cannot happen: addFrames checked the ids
+		}
+		bt = bt[:0]
+		for len(frames) > 0 && frames[0].id == r.id {
+			bt = append(bt, frames[0].btFrame)
+			frames = frames[1:]
+		}
+		a.take(&r, bt)
+	}
+	clear(a.frames)
+	a.frames = a.frames[:0]
+}
+
+// take folds one record, with its frames, into the totals.
+func (a *Analyzer) take(r *record, frames []btFrame) {
+	if r.kind == sanitizer.KindLeak && r.size <= 0 && len(frames) == 0 {
+		// What a line cut in its size leaves ("Leaked 262,144 bytes at "
+		// at the end of a cut log, which the parser warns about): no
+		// allocation to report.
+		return
+	}
+	res := &a.res
+	res.Records++
+	rc := a.perRun[r.run]
+	if rc == nil {
+		rc = &runCount{}
+		a.perRun[r.run] = rc
+	}
+	rc.records++
+	kind := r.kind
+	alloc := ""
+	var lf *leakFacts
+	if r.kind == sanitizer.KindLeak {
+		res.Leaks++
+		res.LeakBytes += r.size
+		rc.leaks++
+		rc.bytes += r.size
+		lf = a.leakFactsOf(r, frames)
+		alloc = lf.site.Allocator
+		if lf.site.Kind == callsite.Retained {
+			kind = callsite.Retained.String()
+		}
+	}
+	for i := range a.opt.Suppressions {
+		s := &a.opt.Suppressions[i]
+		if s.matches(kind, alloc, r, frames) {
+			a.suppressed[i].Rule = s.Name
+			a.suppressed[i].Records++
+			if r.kind == sanitizer.KindLeak {
+				a.suppressed[i].Bytes += r.size
+			}
+			return
+		}
+	}
+	if r.kind != sanitizer.KindLeak {
+		if res.ToolFailure == "" && toolFailureRe.MatchString(r.message) {
+			res.ToolFailure, res.ToolFailureLine = strings.Clone(r.message), r.line
+		}
+		a.addError(r, frames)
+		return
+	}
+	key := lf.key
+	if lf.noStack {
+		a.noStack++
+		key += strconv.FormatInt(r.size, 10)
+	}
+	acc := a.sites[key]
+	if acc == nil {
+		acc = &siteAcc{site: lf.site, lastProc: [2]int32{-1, -1}}
+		a.sites[key] = acc
+		a.siteOrder = append(a.siteOrder, acc)
+	}
+	acc.site.Bytes += r.size
+	acc.site.Count++
+	acc.addSize(r.size)
+	if p := [2]int32{r.run, r.process}; p != acc.lastProc {
+		acc.lastProc = p
+		acc.site.Processes++
+	}
+}
+
+// leakFacts is what a leak record's frames say of its site: the Site
+// without its totals, and its key among the sites (to which a leak
+// without a backtrace adds its size).
+type leakFacts struct {
+	site    Site
+	key     string
+	noStack bool
+}
+
+// maxLeakMemo bounds the leak facts kept by the frames that gave them
+// (entries); the table starts over when full.
+const maxLeakMemo = 4096
+
+// leakFactsOf works out the site facts of a leak record, once for each
+// distinct sequence of frames (their texts and return addresses): the
+// records of one site repeat one backtrace.
+func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
+	sig := append(a.sig[:0], 0)
+	if r.memoryType == "device heap" {
+		sig[0] = 1
+	}
+	for _, f := range frames {
+		sig = binary.LittleEndian.AppendUint32(sig, f.id)
+		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
+	}
+	a.sig = sig
+	if lf, ok := a.leakMemo[string(sig)]; ok {
+		return lf
+	}
+	alloc := allocatorOf(r, frames)
+	kind := sanitizer.KindLeak
+	pool := poolOf(frames)
+	if pool >= 0 {
+		kind = callsite.Retained.String()
+	}
+	stack, site, ok := a.stackOf(frames)
+	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site}}
+	key := kind + "\x00" + alloc + "\x00"
+	switch {
+	case !ok && hasHostFrames(frames):
+		lf.site.Unknown = cutBacktrace(frames)
+		key += "cut\x00" + lf.site.Unknown
+	case !ok:
+		lf.noStack = true
+		key += "size\x00"
+	default:
+		key += callsite.StackKey(stack)
+	}
+	lf.key = key
+	for _, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
+			lf.site.NoLineInfo = f.noLineInfo()
+			break
+		}
+	}
+	if pool >= 0 {
+		lf.site.Kind = callsite.Retained
+		lf.site.Pool, lf.site.Hint = pools[pool].name, pools[pool].hint
+	}
+	if a.leakMemo == nil || len(a.leakMemo) >= maxLeakMemo {
+		a.leakMemo = make(map[string]*leakFacts)
+	}
+	a.leakMemo[string(sig)] = lf
+	return lf
 }
 
 // Finalize groups what Add took. Call it once.
 func (a *Analyzer) Finalize() *Result {
-	res := &Result{}
-	ids := make([]int32, 0, len(a.recs))
-	for id := range a.recs {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-
-	suppressed := make([]SuppressedCount, len(a.opt.Suppressions))
-	sites := map[string]*siteAcc{}
-	errs := map[string]*Error{}
-	var errOrder []string
-	type runCount struct {
-		records, leaks int
-		bytes          int64
-	}
-	perRun := map[int32]*runCount{}
-	noStack := 0
-	for _, id := range ids {
-		r := a.recs[id]
-		frames := a.frames[id]
-		if r.kind == sanitizer.KindLeak && r.size <= 0 && len(frames) == 0 {
-			// What a line cut in its size leaves ("Leaked 262,144 bytes at "
-			// at the end of a cut log, which the parser warns about): no
-			// allocation to report.
-			continue
-		}
-		res.Records++
-		rc := perRun[r.run]
-		if rc == nil {
-			rc = &runCount{}
-			perRun[r.run] = rc
-		}
-		rc.records++
-		kind := r.kind
-		alloc := ""
-		pool := -1
-		if r.kind == sanitizer.KindLeak {
-			res.Leaks++
-			res.LeakBytes += r.size
-			rc.leaks++
-			rc.bytes += r.size
-			alloc = allocatorOf(r, frames)
-			if pool = poolOf(frames); pool >= 0 {
-				kind = callsite.Retained.String()
-			}
-		}
-		skip := false
-		for i := range a.opt.Suppressions {
-			s := &a.opt.Suppressions[i]
-			if s.matches(kind, alloc, r, frames) {
-				suppressed[i].Rule = s.Name
-				suppressed[i].Records++
-				if r.kind == sanitizer.KindLeak {
-					suppressed[i].Bytes += r.size
-				}
-				skip = true
-				break
-			}
-		}
-		if skip {
-			continue
-		}
-		if r.kind != sanitizer.KindLeak {
-			if res.ToolFailure == "" && toolFailureRe.MatchString(r.message) {
-				res.ToolFailure, res.ToolFailureLine = r.message, r.line
-			}
-			a.addError(r, frames, errs, &errOrder)
-			continue
-		}
-		stack, site, ok := a.stackOf(frames)
-		key := kind + "\x00" + alloc + "\x00"
-		unknown := ""
-		switch {
-		case !ok && hasHostFrames(frames):
-			unknown = cutBacktrace(frames)
-			key += "cut\x00" + unknown
-		case !ok:
-			noStack++
-			key += "size\x00" + strconv.FormatInt(r.size, 10)
-		default:
-			key += callsite.StackKey(stack)
-		}
-		acc := sites[key]
-		if acc == nil {
-			acc = &siteAcc{order: len(sites), sizes: map[int64]bool{}, procs: map[[2]int32]bool{}}
-			acc.site = Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site, Unknown: unknown}
-			for _, f := range frames {
-				if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
-					acc.site.NoLineInfo = f.noLineInfo()
-					break
-				}
-			}
-			if pool >= 0 {
-				acc.site.Kind = callsite.Retained
-				acc.site.Pool, acc.site.Hint = pools[pool].name, pools[pool].hint
-			}
-			sites[key] = acc
-		}
-		acc.site.Bytes += r.size
-		acc.site.Count++
-		acc.sizes[r.size] = true
-		acc.procs[[2]int32{r.run, r.process}] = true
-	}
-	for _, acc := range sites {
+	a.fold()
+	res := &Result{Records: a.res.Records, Leaks: a.res.Leaks, LeakBytes: a.res.LeakBytes,
+		ToolFailure: a.res.ToolFailure, ToolFailureLine: a.res.ToolFailureLine}
+	for _, acc := range a.siteOrder {
 		s := acc.site
-		for sz := range acc.sizes {
-			s.Sizes = append(s.Sizes, sz)
-		}
-		sort.Slice(s.Sizes, func(i, j int) bool { return s.Sizes[i] > s.Sizes[j] })
-		if len(s.Sizes) > maxSizes {
-			s.Sizes = s.Sizes[:maxSizes]
-		}
-		s.Processes = len(acc.procs)
+		s.Sizes = acc.sizes
 		res.Sites = append(res.Sites, s)
 	}
 	sort.SliceStable(res.Sites, func(i, j int) bool {
@@ -958,20 +1148,20 @@ func (a *Analyzer) Finalize() *Result {
 		}
 		return callsite.StackKey(a.Stack) < callsite.StackKey(b.Stack)
 	})
-	for _, k := range errOrder {
-		res.Errors = append(res.Errors, *errs[k])
+	for _, e := range a.errOrder {
+		res.Errors = append(res.Errors, *e)
 	}
-	for _, s := range suppressed {
+	for _, s := range a.suppressed {
 		if s.Records > 0 {
 			res.Suppressed = append(res.Suppressed, s)
 		}
 	}
-	if noStack > 0 {
+	if a.noStack > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s without a host backtrace (compute-sanitizer --show-backtrace no?): grouped by size, not by call site; run without --show-backtrace no to see where they were allocated",
-			count(int64(noStack), "leak record", "leak records")))
+			count(int64(a.noStack), "leak record", "leak records")))
 	}
 	for i, run := range a.runs {
-		rc := perRun[int32(i)]
+		rc := a.perRun[int32(i)]
 		if rc == nil {
 			rc = &runCount{}
 		}
@@ -1049,10 +1239,15 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
-func (a *Analyzer) addError(r *record, frames []btFrame, errs map[string]*Error, order *[]string) {
+func (a *Analyzer) addError(r *record, frames []btFrame) {
 	kernel := ""
 	if r.kernel != "" {
-		kernel = newBtFrameNames(sanitizer.FrameDevice, r.kernel, "", "", 0).short
+		var ok bool
+		if kernel, ok = a.kernels[r.kernel]; !ok {
+			k := a.names.Get(r.kernel)
+			kernel = newBtFrameNames(sanitizer.FrameDevice, k, "", "", 0).short
+			a.kernels[k] = kernel
+		}
 	}
 	var device []callsite.Frame
 	var host []btFrame
@@ -1072,21 +1267,66 @@ func (a *Analyzer) addError(r *record, frames []btFrame, errs map[string]*Error,
 	if len(device) > 0 {
 		site = device[0]
 	}
-	key := r.kind + "\x00" + hexRe.ReplaceAllString(r.message, "0x") + "\x00" + kernel + "\x00" + callsite.StackKey(device) + "\x00" + callsite.StackKey(hostStack)
-	if e, ok := errs[key]; ok {
+	k := append(a.key[:0], r.kind...)
+	k = append(k, 0)
+	k = appendHexElided(k, r.message)
+	k = append(k, 0)
+	k = append(k, kernel...)
+	k = append(k, 0)
+	for _, f := range device {
+		k = callsite.AppendFrameKey(k, f.Filename, f.Name, f.Line)
+	}
+	k = append(k, 0)
+	for _, f := range hostStack {
+		k = callsite.AppendFrameKey(k, f.Filename, f.Name, f.Line)
+	}
+	a.key = k
+	if e, ok := a.errs[string(k)]; ok {
 		e.Count++
 		return
 	}
+	// The record's strings view its batch: the group keeps copies.
 	e := &Error{
-		Kind: r.kind, Message: r.message, API: r.api, Error: r.err, Result: r.result, ErrorMessage: r.errMsg,
-		Kernel: kernel, Frame: site, Launch: launch, Thread: r.thread, Block: r.block, Count: 1,
+		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
+		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Kernel: kernel, Frame: site, Launch: launch,
+		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)
 	if r.details != "" {
-		e.Details = strings.Split(r.details, "\n")
+		e.Details = strings.Split(strings.Clone(r.details), "\n")
 	}
-	errs[key] = e
-	*order = append(*order, key)
+	a.errs[string(k)] = e
+	a.errOrder = append(a.errOrder, e)
+}
+
+// appendHexElided appends s to b with every hexadecimal number ("0x"
+// followed by hex digits) cut to "0x": what the regular expression
+// 0x[0-9a-fA-F]+ replaced by "0x" gives, so that records differing only
+// in addresses fall in one group.
+func appendHexElided(b []byte, s string) []byte {
+	for {
+		i := strings.Index(s, "0x")
+		if i < 0 {
+			return append(b, s...)
+		}
+		j := i + 2
+		for j < len(s) && isHexDigit(s[j]) {
+			j++
+		}
+		if j == i+2 {
+			// "0x" without a digit after it stays as it is; the search
+			// goes on after its "0" (an "x0x1" is "x" then "0x1").
+			b = append(b, s[:i+1]...)
+			s = s[i+1:]
+			continue
+		}
+		b = append(b, s[:i+2]...)
+		s = s[j:]
+	}
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // checkRun compares a run's summaries with the records read and says

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/bench/benchgen"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 )
@@ -598,5 +602,147 @@ func TestSanitizerCupyStaticCut(t *testing.T) {
 	if s.Kind != callsite.Leak || s.Bytes != 1048576 || s.Allocator != AllocPinned || s.Frame != (callsite.Frame{}) ||
 		!strings.Contains(s.Unknown, "cupy_backends/cuda/api/runtime.cpython-311") {
 		t.Errorf("site %+v", s)
+	}
+}
+
+// TestAnalyzerStateFlat checks that the analysis keeps nothing per
+// record: a log of 4N records from the same real records (benchgen: every
+// record of the repository's logs in turn, each leak at its own address
+// and with one of 7 sizes) leaves the analyzer with as many sites, error
+// groups, frame facts and interned strings as a log of N, and with at
+// most one records batch and its frames waiting. Before the records were
+// folded as they came, every record, its frames and its message (unique:
+// it holds the address) stayed until Finalize.
+func TestAnalyzerStateFlat(t *testing.T) {
+	type state struct {
+		sites, errs, facts, names, kernels, runs, records int
+		heap                                              int64 // bytes in use with the analyzer alive, the log dropped
+	}
+	measure := func(size int) state {
+		log, n := benchgen.SanitizerLeakLog([]string{"../../testdata/sanitizer"}, size)
+		if n == 0 {
+			t.Skip("no compute-sanitizer logs in ../../testdata/sanitizer")
+		}
+		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+		defer mem.AssertSize(t, 0)
+		// Small batches: many of them, so that what is kept per batch
+		// would show.
+		r := sanitizer.NewReader(bytes.NewReader(log), "gen.txt", sanitizer.WithAllocator(mem), sanitizer.WithBatchSize(512))
+		a := NewAnalyzer(Options{})
+		for r.Next() {
+			if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+				r.Release()
+				t.Fatal(err)
+			}
+			if a.pending != nil && a.pending.NumRows() > 512 {
+				t.Fatalf("%d records wait for their frames, more than one batch (512)", a.pending.NumRows())
+			}
+			// A frames batch ends after the record that fills it: 512
+			// rows and at most one record's frames more.
+			if len(a.frames) > 2*512 {
+				t.Fatalf("%d frames wait for their records' fold, more than one batch (512, and one record's)", len(a.frames))
+			}
+		}
+		r.Release()
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r, log = nil, nil // the log is not the analyzer's
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		s := state{len(a.sites), len(a.errs), len(a.facts), len(a.names), len(a.kernels), len(a.runs), n, int64(ms.HeapAlloc)}
+		res := a.Finalize()
+		if res.Records != n {
+			t.Fatalf("%d records analysed, the log has %d", res.Records, n)
+		}
+		return s
+	}
+	small, large := measure(1<<20), measure(4<<20)
+	if large.records < 3*small.records {
+		t.Fatalf("the logs have %d and %d records: want about 4 times as many", small.records, large.records)
+	}
+	// The heap may differ by what the runtime and the last batch hold,
+	// not by 3N records: 64 bytes a record allows a map entry per record
+	// to pass, not the records themselves (their message alone is ~60
+	// bytes); before the fold it grew by ~500 bytes a record.
+	if grow, extra := large.heap-small.heap, int64(large.records-small.records); grow > 64*extra {
+		t.Errorf("heap in use grows by %d bytes for %d more records (%d bytes a record)", grow, extra, grow/extra)
+	}
+	small.records, large.records, small.heap, large.heap = 0, 0, 0, 0
+	if small != large {
+		t.Errorf("analyzer state grows with the records: %+v for the small log, %+v for the 4x one", small, large)
+	}
+	if small.sites == 0 || small.errs == 0 {
+		t.Errorf("state %+v: want some sites and error groups (the logs have leaks and errors)", small)
+	}
+}
+
+// hexRe is what appendHexElided does by hand: every "0x" number cut to
+// "0x".
+var hexRe = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+
+func TestAppendHexElided(t *testing.T) {
+	for _, s := range []string{
+		"", "0x", "0x0x1", "x0x1", "00x1f", "Access to 0x7f4646cc0400 is out of bounds", "0xg", "a0xAbCdEfz0x",
+		"Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to cudaMemcpy.",
+		"Invalid __global__ write of size 4 bytes at 0x70 in fill(float *, int)", "0x0x0x", "0X12 0x12",
+	} {
+		if got, want := string(appendHexElided([]byte("k"), s)), "k"+hexRe.ReplaceAllString(s, "0x"); got != want {
+			t.Errorf("appendHexElided(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendHexElided(f *testing.F) {
+	f.Add("Access to 0x7f4646cc0400 is out of bounds")
+	f.Add("0x0xg0x")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendHexElided(nil, s)), hexRe.ReplaceAllString(s, "0x"); got != want {
+			t.Errorf("appendHexElided(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	})
+}
+
+// TestAnalyzerRecycledBatches checks that the analysis keeps no view into
+// a batch it has let go: read in batches of 64 rows with the recycling
+// allocator (which zeroes and hands out again the buffers of released
+// batches, as the pipeline reads), every report in testdata/sanitizer
+// gives the result it gives read in one batch of a fresh allocator's.
+func TestAnalyzerRecycledBatches(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "sanitizer", "*"))
+	gen, _ := benchgen.SanitizerLeakLog([]string{"../../testdata/sanitizer"}, 256<<10)
+	for _, p := range append(paths, "gen") {
+		data := gen
+		if p != "gen" {
+			var err error
+			if data, err = os.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run := func(mem memory.Allocator, batch int) *Result {
+			var r *sanitizer.Reader
+			if strings.HasSuffix(p, ".xml") {
+				r = sanitizer.NewXMLReader(bytes.NewReader(data), p, sanitizer.WithAllocator(mem), sanitizer.WithBatchSize(batch))
+			} else {
+				r = sanitizer.NewReader(bytes.NewReader(data), p, sanitizer.WithAllocator(mem), sanitizer.WithBatchSize(batch))
+			}
+			defer r.Release()
+			a := NewAnalyzer(Options{})
+			for r.Next() {
+				if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			return a.Finalize()
+		}
+		whole := run(memory.NewGoAllocator(), 1<<20)
+		recycled := run(parse.NewRecyclingAllocator(1<<20), 64)
+		if !reflect.DeepEqual(whole, recycled) {
+			t.Errorf("%s: read in recycled batches of 64 rows:\n%+v\nin one batch:\n%+v", p, recycled, whole)
+		}
 	}
 }

@@ -12,6 +12,10 @@ import (
 var (
 	leakLineRe  = regexp.MustCompile(`^Leaked ([\d,]+) bytes? at (0x[0-9a-fA-F]+)(.*)$`)
 	savedLineRe = regexp.MustCompile(`^Saved host backtrace up to driver entry point(?: at (.+?))?\.?$`)
+	otherSumRe  = regexp.MustCompile(`^[A-Z][A-Z ]* SUMMARY:`)
+	apiLineRe   = regexp.MustCompile(`^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)`)
+	accessRe    = regexp.MustCompile(`^Invalid (?:__\w+__ )?(?:\w+ )?of size ([\d,]+)`)
+	uninitRe    = regexp.MustCompile(`^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+)`)
 )
 
 var matchLines = []string{
@@ -41,6 +45,59 @@ var matchLines = []string{
 	"Saved host backtrace up to driver entry point at x\ny",
 	"Saved host backtrace up to driver entry pointer",
 	"Saved host backtrace",
+	"RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+	"A SUMMARY:", " SUMMARY:", "X SUMMARY", "X SUMMARY: ", "XSUMMARY:", "X  SUMMARY:", "Xy SUMMARY:", "X SUMMARY::",
+	"LEAK SUMMARY: 0 bytes", "x SUMMARY:", "X SUMMARY SUMMARY:", "X SUMMARYY:", "",
+	`Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaFree.`,
+	`Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaMemcpy`,
+	`Program hit e (error 1) due to "a" on CUDA API call to f" on CUDA API call to g`,
+	`Program hit e (error 1) due to "a" on CUDA API call to f" on CUDA API call to .`,
+	`Program hit e (error 1) due to "a` + "\n" + `" on CUDA API call to f`,
+	`Program hit e (error 1) due to "a" on CUDA API call to f` + "\n" + `" on CUDA API call to g`,
+	`Program hit e (error 1) due to "" on CUDA API call to `, `Program hit e (error ) due to "" on CUDA API call to f`,
+	`Program hit  (error 1) due to "" on CUDA API call to f`, `Program hit e (error 1) due to "x" on CUDA API call to to f`,
+	"Invalid __global__ write of size 4 bytes", "Invalid __shared__ read of size 16 bytes", "Invalid write of size 8",
+	"Invalid __global__ of size 4", "Invalid of size 4", "Invalid of of size 4", "Invalid __x__ of of size 1,2",
+	"Invalid ____ write of size 4", "Invalid __a__b__ w of size 4", "Invalid __global__  of size 4", "Invalid x y of size 4",
+	"Invalid __global__ write of size ", "Invalid __global__ write of size ,", "Invalid __global__ write of size 4\n5",
+	"Uninitialized __global__ memory read of size 4 bytes", "Uninitialized __global__ memory of size 4",
+	"Uninitialized __global__ memory of of size 4", "Uninitialized ___ memory read of size 4", "Uninitialized __g__ memory  of size 4",
+}
+
+func TestMatchErrorsAsRegexp(t *testing.T) {
+	for _, l := range matchLines {
+		checkErrorMatchers(t, l)
+	}
+}
+
+// checkErrorMatchers checks matchAPI, matchAccess and matchUninit on l
+// against the regular expressions they stand for.
+func checkErrorMatchers(t *testing.T, l string) {
+	t.Helper()
+	want := apiLineRe.FindStringSubmatch(l)
+	got, ok := matchAPI(l)
+	if ok != (want != nil) || ok && (got[1] != want[1] || got[2] != want[2] || got[3] != want[3] || got[4] != want[4]) {
+		t.Errorf("matchAPI(%q) = %q, %v; the regexp: %q", l, got, ok, want)
+	}
+	for _, c := range []struct {
+		name  string
+		match func(string) (string, bool)
+		re    *regexp.Regexp
+	}{{"matchAccess", matchAccess, accessRe}, {"matchUninit", matchUninit, uninitRe}} {
+		want := c.re.FindStringSubmatch(l)
+		got, ok := c.match(l)
+		if ok != (want != nil) || ok && got != want[1] {
+			t.Errorf("%s(%q) = %q, %v; the regexp: %q", c.name, l, got, ok, want)
+		}
+	}
+}
+
+func TestIsOtherSummaryAsRegexp(t *testing.T) {
+	for _, l := range matchLines {
+		if got, want := isOtherSummary(l), otherSumRe.MatchString(l); got != want {
+			t.Errorf("isOtherSummary(%q) = %v; the regexp: %v", l, got, want)
+		}
+	}
 }
 
 func TestMatchLeakAsRegexp(t *testing.T) {
@@ -70,13 +127,18 @@ func FuzzMatchAsRegexp(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, l string) {
-		for _, p := range []string{"", "Leaked ", "Saved host backtrace up to driver entry point"} {
+		for _, p := range []string{"", "Leaked ", "Saved host backtrace up to driver entry point", "X SUMMARY",
+			`Program hit e (error 1) due to "`, "Invalid __global__ ", "Uninitialized __global__ memory "} {
 			l := p + l
 			want := leakLineRe.FindStringSubmatch(l)
 			got, ok := matchLeak(l)
 			if ok != (want != nil) || ok && (got[1] != want[1] || got[2] != want[2] || got[3] != want[3]) {
 				t.Fatalf("matchLeak(%q) = %q, %v; the regexp: %q", l, got, ok, want)
 			}
+			if got, want := isOtherSummary(l), otherSumRe.MatchString(l); got != want {
+				t.Fatalf("isOtherSummary(%q) = %v; the regexp: %v", l, got, want)
+			}
+			checkErrorMatchers(t, l)
 			wantS := savedLineRe.FindStringSubmatch(l)
 			gotS, okS := matchSaved(l)
 			if okS != (wantS != nil) || okS && gotS != wantS[1] {

@@ -3,6 +3,7 @@ package sanitizer
 import (
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -74,7 +75,7 @@ type run struct {
 	notPrinted    int64
 	hasNotPrinted bool
 	targetError   bool
-	leaked        map[uint64]bool // addresses leaked by the current process
+	leaked        addrSet // addresses leaked by the current process (its first maxLeakedAddrs)
 }
 
 // source produces the records of one input format.
@@ -192,7 +193,7 @@ func (r *Reader) appendRecord(rec *record) {
 	b.run.Append(rec.run)
 	b.process.Append(rec.process)
 	b.record.Append(id)
-	_ = b.kind.AppendString(rec.kind)
+	appendDictString(b.kind, rec.kind)
 	if rec.hasSize {
 		b.size.Append(rec.size)
 	} else {
@@ -242,7 +243,7 @@ func (r *Reader) appendRecord(rec *record) {
 		}
 		fb := &r.fr
 		fb.record.Append(id)
-		_ = fb.kind.AppendString(f.kind)
+		appendDictString(fb.kind, f.kind)
 		fb.depth.Append(depth[k])
 		depth[k]++
 		appendOptString(fb.function, f.function)
@@ -283,6 +284,18 @@ func (r *Reader) appendRun(id int32, ru *run) {
 	appendOptInt(b.errors, ru.errors, ru.hasErrors)
 	appendOptInt(b.notPrinted, ru.notPrinted, ru.hasNotPrinted)
 	b.targetError.Append(ru.targetError)
+}
+
+// appendDictString appends s to a dictionary column without the copy
+// AppendString makes of it ([]byte(s), one allocation a row): the
+// builder only looks s up in its dictionary, and copies it there when
+// new.
+func appendDictString(b *array.BinaryDictionaryBuilder, s string) {
+	if s == "" {
+		_ = b.AppendString(s) // an empty value, where Append(nil) would be null
+		return
+	}
+	_ = b.Append(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 func appendOptString(b *array.StringBuilder, s string) {

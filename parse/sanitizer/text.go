@@ -25,12 +25,8 @@ var (
 	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
-	otherSummary  = regexp.MustCompile(`^[A-Z][A-Z ]* SUMMARY:`)
-	apiRe         = regexp.MustCompile(`^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)`)
 	apiLegacyRe   = regexp.MustCompile(`^Program hit error (\d+) on CUDA API call to (\w+)`)
 	apiCallRe     = regexp.MustCompile(`on (?:CUDA )?API call to (\w+)`)
-	accessRe      = regexp.MustCompile(`^Invalid (?:__\w+__ )?(?:\w+ )?of size ([\d,]+)`)
-	uninitRe      = regexp.MustCompile(`^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+)`)
 	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
 
 	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
@@ -420,14 +416,14 @@ func (s *textSource) startRun(text string) {
 		s.cur.tool, s.cur.prefix, s.cur.line = tool, prefix, s.line
 		return
 	}
-	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1, leaked: make(map[uint64]bool)}
+	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1}
 	s.allRuns = append(s.allRuns, s.cur)
 	s.lastWasLeak, s.programSince = false, false
 }
 
 func (s *textSource) run() *run {
 	if s.cur == nil {
-		s.cur = &run{prefix: s.core, processes: 1, leaked: make(map[uint64]bool)}
+		s.cur = &run{prefix: s.core, processes: 1}
 		s.allRuns = append(s.allRuns, s.cur)
 	}
 	return s.cur
@@ -472,7 +468,7 @@ func (s *textSource) top(c string) error {
 		}
 		ru.errors, ru.hasErrors = ru.errors+n, true
 		return nil
-	case otherSummary.MatchString(c):
+	case isOtherSummary(c):
 		return nil
 	case strings.HasPrefix(c, "Target application returned an error"):
 		ru.targetError = true
@@ -504,13 +500,18 @@ func (s *textSource) top(c string) error {
 		// A new process: program output between two leak reports (each
 		// process prints its leaks in one go at exit), or an address
 		// this process already leaked.
-		if (s.lastWasLeak && s.programSince) || ru.leaked[addr] {
+		if (s.lastWasLeak && s.programSince) || ru.leaked.Has(addr) {
 			ru.processes++
-			ru.leaked = make(map[uint64]bool)
+			ru.leaked.Reset()
 		}
-		ru.leaked[addr] = true
+		if ru.leaked.Len() < maxLeakedAddrs {
+			ru.leaked.Add(addr)
+		} else {
+			s.rd.meta.Warnings.Once("leaked-addrs", parse.LineNote(int(s.line), "a process leaked more than %s allocations: a later process is told from it by a repeat of one of its first %s leaked addresses, or by program output between them, not by a repeat of the others",
+				withCommas(maxLeakedAddrs), withCommas(maxLeakedAddrs)))
+		}
 	case KindAPI:
-		if m := apiRe.FindStringSubmatch(c); m != nil {
+		if m, ok := matchAPI(c); ok {
 			rec.err, rec.errMessage, rec.api = m[1], m[3], m[4]
 			rec.result, rec.hasResult = atoi(m[2])
 		} else if m := apiLegacyRe.FindStringSubmatch(c); m != nil {
@@ -520,12 +521,12 @@ func (s *textSource) top(c string) error {
 			rec.api = m[1]
 		}
 	case KindMemoryAccess, KindUninitialized:
-		re := accessRe
+		match := matchAccess
 		if rec.kind == KindUninitialized {
-			re = uninitRe
+			match = matchUninit
 		}
-		if m := re.FindStringSubmatch(c); m != nil {
-			size, err := s.count(m[1])
+		if n, ok := match(c); ok {
+			size, err := s.count(n)
 			if err != nil {
 				return err
 			}
@@ -534,6 +535,160 @@ func (s *textSource) top(c string) error {
 	}
 	s.programSince = false
 	return nil
+}
+
+// matchAPI splits an API error's first line as the regular expression
+// ^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)
+// would (by hand: a regexp backtracking over the quoted message cost
+// microseconds a record): the error, its number, its message and the API.
+func matchAPI(c string) (m [5]string, ok bool) {
+	t, ok := strings.CutPrefix(c, "Program hit ")
+	n := wordLen(t)
+	if !ok || n == 0 {
+		return m, false
+	}
+	m[1] = t[:n]
+	if t, ok = strings.CutPrefix(t[n:], " (error "); !ok {
+		return m, false
+	}
+	n = 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return m, false
+	}
+	m[2] = t[:n]
+	if t, ok = strings.CutPrefix(t[n:], ") due to \""); !ok {
+		return m, false
+	}
+	// (.*) stops at a line feed and takes all it can: the last separator
+	// before one that a word follows.
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	const sep = "\" on CUDA API call to "
+	for end := len(t); ; {
+		i := strings.LastIndex(t[:end], sep)
+		if i < 0 {
+			return m, false
+		}
+		if w := wordLen(t[i+len(sep):]); w > 0 {
+			m[3], m[4] = t[:i], t[i+len(sep):i+len(sep)+w]
+			return m, true
+		}
+		end = i + len(sep) - 1
+	}
+}
+
+// matchAccess returns the size of a memory access error's first line, as
+// the regular expression ^Invalid (?:__\w+__ )?(?:\w+ )?of size ([\d,]+)
+// would capture it (by hand, trying its optional groups in its order).
+func matchAccess(c string) (string, bool) {
+	t, ok := strings.CutPrefix(c, "Invalid ")
+	if !ok {
+		return "", false
+	}
+	var tries [4]string
+	k := 0
+	if u, ok := cutSpaceName(t); ok {
+		if v, ok := cutWord(u); ok {
+			tries[k], k = v, k+1
+		}
+		tries[k], k = u, k+1
+	}
+	if v, ok := cutWord(t); ok {
+		tries[k], k = v, k+1
+	}
+	tries[k], k = t, k+1
+	for _, t := range tries[:k] {
+		if n, ok := ofSize(t); ok {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// matchUninit returns the size of an uninitialized access's first line,
+// as ^Uninitialized __\w+__ memory (?:\w+ )?of size ([\d,]+) would capture
+// it.
+func matchUninit(c string) (string, bool) {
+	t, ok := strings.CutPrefix(c, "Uninitialized ")
+	if !ok {
+		return "", false
+	}
+	if t, ok = cutSpaceName(t); !ok {
+		return "", false
+	}
+	if t, ok = strings.CutPrefix(t, "memory "); !ok {
+		return "", false
+	}
+	if v, ok := cutWord(t); ok {
+		if n, ok := ofSize(v); ok {
+			return n, true
+		}
+	}
+	return ofSize(t)
+}
+
+// wordLen is the length of the run of \w characters ([0-9A-Za-z_]) that
+// starts s.
+func wordLen(s string) int {
+	n := 0
+	for n < len(s) {
+		c := s[n]
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_') {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// cutSpaceName cuts a memory space ("__global__ ": __\w+__ and a space)
+// from the start of s.
+func cutSpaceName(s string) (string, bool) {
+	n := wordLen(s)
+	if n >= 5 && n < len(s) && s[n] == ' ' && strings.HasPrefix(s, "__") && s[n-2:n] == "__" {
+		return s[n+1:], true
+	}
+	return s, false
+}
+
+// cutWord cuts a word and a space (\w+ ) from the start of s.
+func cutWord(s string) (string, bool) {
+	if n := wordLen(s); n > 0 && n < len(s) && s[n] == ' ' {
+		return s[n+1:], true
+	}
+	return s, false
+}
+
+// ofSize returns N of "of size N..." (N of digits and commas) at the start
+// of s.
+func ofSize(s string) (string, bool) {
+	t, ok := strings.CutPrefix(s, "of size ")
+	n := 0
+	for n < len(t) && (t[n] >= '0' && t[n] <= '9' || t[n] == ',') {
+		n++
+	}
+	return t[:n], ok && n > 0
+}
+
+// isOtherSummary reports whether c is another summary line of the tool
+// ("RACECHECK SUMMARY: ..."), as the regular expression
+// ^[A-Z][A-Z ]* SUMMARY: would (by hand: it is tried on the first line of
+// every record).
+func isOtherSummary(c string) bool {
+	if c == "" || c[0] < 'A' || c[0] > 'Z' {
+		return false
+	}
+	j := 1
+	for j < len(c) && (c[j] >= 'A' && c[j] <= 'Z' || c[j] == ' ') {
+		j++
+	}
+	// ":" ends the run of capitals and spaces; " SUMMARY" must end it,
+	// after the first capital.
+	return j < len(c) && c[j] == ':' && j-len(" SUMMARY") >= 1 && c[j-len(" SUMMARY"):j] == " SUMMARY"
 }
 
 // matchLeak splits a leak record's first line as the regular expression
