@@ -217,11 +217,12 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		return it
 	}
 	it.every = (len(best) + maxBoundaries - 1) / maxBoundaries
+	at := d.log.iter()
 	for i := 0; i < len(best); i += it.every {
 		it.pos = append(it.pos, best[i])
 		it.ord = append(it.ord, i)
 		if timed {
-			it.clock = append(it.clock, d.log.time(best[i]))
+			it.clock = append(it.clock, d.log.timeAt(at, best[i]))
 		} else {
 			it.clock = append(it.clock, int64(best[i]))
 		}
@@ -735,12 +736,14 @@ func (l *replayLog) clock(raw int64) int64 {
 	return l.t0 + int64(dt)
 }
 
-// logIter reads a replay log from its start.
+// logIter reads a replay log from its start, a chunk at a time: a
+// chunk's varints are decoded in one loop, and next hands them out.
 type logIter struct {
 	l    *replayLog
-	i    int
-	b    []byte
-	prev int64
+	i    int // entries handed out
+	j, n int // the next entry of keys and raws, and how many they hold
+	keys [logChunk]int32
+	raws [logChunk]int64
 }
 
 func (l *replayLog) iter() *logIter { return &logIter{l: l} }
@@ -748,26 +751,58 @@ func (l *replayLog) iter() *logIter { return &logIter{l: l} }
 // next returns the next entry's key and raw time (µs since the epoch, 0
 // when untimed); it must not be called past the log's end.
 func (it *logIter) next() (key int32, raw int64) {
-	if it.i%logChunk == 0 {
-		it.b, it.prev = it.l.chunks[it.i/logChunk], 0
+	if it.j == it.n {
+		it.decode()
 	}
-	k, n := binary.Varint(it.b)
-	d, m := binary.Varint(it.b[n:])
-	it.b = it.b[n+m:]
-	it.prev += d
+	key, raw = it.keys[it.j], it.raws[it.j]
+	it.j++
 	it.i++
-	return int32(k), it.prev
+	return key, raw
+}
+
+// decode decodes the chunk of entry it.i from entry it.i on.
+func (it *logIter) decode() {
+	c := it.i / logChunk
+	b := it.l.chunks[c]
+	n := min(logChunk, it.l.n-c*logChunk)
+	var prev int64
+	for e := 0; e < n; e++ {
+		// Most keys and time steps take one byte: decoded here; longer
+		// ones by binary.Varint.
+		var k, d int64
+		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+			k, d = int64(b[0]>>1)^-int64(b[0]&1), int64(b[1]>>1)^-int64(b[1]&1)
+			b = b[2:]
+		} else {
+			var p, q int
+			k, p = binary.Varint(b)
+			d, q = binary.Varint(b[p:])
+			b = b[p+q:]
+		}
+		prev += d
+		it.keys[e], it.raws[e] = int32(k), prev
+	}
+	it.j, it.n = it.i%logChunk, n
 }
 
 // time returns entry i's time in µs since the epoch (0 untimed).
 func (l *replayLog) time(i int) int64 {
+	return l.timeAt(l.iter(), i)
+}
+
+// timeAt is time(i), read with it, which it leaves after entry i: each
+// chunk is decoded once for ascending positions.
+func (l *replayLog) timeAt(it *logIter, i int) int64 {
 	if !l.timed {
 		return 0
 	}
-	it := logIter{l: l, i: i - i%logChunk}
-	var raw int64
-	for it.i <= i {
-		_, raw = it.next()
+	if it.n == 0 || it.i > i || (it.i-it.j)/logChunk != i/logChunk {
+		// Not i's chunk decoded: decode it.
+		it.i, it.n = i-i%logChunk, 0
+		it.decode()
 	}
+	it.j += i - it.i
+	it.i = i
+	_, raw := it.next()
 	return l.clock(raw)
 }

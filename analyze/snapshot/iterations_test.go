@@ -416,6 +416,14 @@ func TestReplayLog(t *testing.T) {
 			}
 		}
 	}
+	// Ascending positions read on with one iterator, as findIterations
+	// reads its boundaries' times.
+	at := l.iter()
+	for i := 3; i < len(want); i += 1 + rng.Intn(3*logChunk/4) {
+		if got, w := l.timeAt(at, i), l.time(i); got != w {
+			t.Fatalf("timeAt(%d) = %d, time(%d) = %d", i, got, i, w)
+		}
+	}
 	if bytesPer := float64(len(l.chunks[0])) / logChunk; bytesPer > 12 {
 		t.Errorf("%.1f bytes an entry for keys below 2^20 and times mostly close", bytesPer)
 	}
