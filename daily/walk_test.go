@@ -220,3 +220,50 @@ func TestSiteKeyLineAndDevice(t *testing.T) {
 		t.Error("the same site on devices 0 and 1: two keys; want one")
 	}
 }
+
+// TestWalkHardLinks: hard links to one artifact in two jobs' directories
+// (rsync --link-dest keeps a day's unchanged files so) are each their
+// job's; a file reached again through a symbolic link is read once, and
+// listed as skipped with the path it was read by.
+func TestWalkHardLinks(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"job1", "job2"} {
+		if err := os.MkdirAll(filepath.Join(base, "root", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := filepath.Join(base, "root", "job1", "snap.pickle")
+	if err := os.WriteFile(a, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(a, filepath.Join(base, "root", "job2", "snap.pickle")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	w, err := Walk([]string{filepath.Join(base, "root")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := map[string]int{}
+	for _, g := range w.Groups {
+		jobs[g.Job] += len(g.Files)
+	}
+	if len(jobs) != 2 || w.Skipped != 0 {
+		t.Errorf("hard links in two jobs: groups %v, %d skipped; want each job with its file, none skipped", jobs, w.Skipped)
+	}
+	// The same file as a second root, through a symbolic link.
+	link := filepath.Join(base, "again.pickle")
+	if err := os.Symlink(a, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	w, err = Walk([]string{filepath.Join(base, "root", "job1"), link}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range w.Groups {
+		n += len(g.Files)
+	}
+	if n != 1 || w.Skipped != 1 || !strings.Contains(w.Skips[0].Reason, a) {
+		t.Errorf("one file by two roots: %d files, skips %+v; want the file once and the second root listed", n, w.Skips)
+	}
+}
