@@ -142,14 +142,8 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	r := nvml.NewReader(in.Reader(), in.Name, append([]nvml.Option{nvml.WithAllocator(mem)}, opts...)...)
 	defer r.Release()
-	var src parse.BatchSource[nvml.Table] = r
-	if in.Regular {
-		// Parse on one core and analyse on the other (a regular file's
-		// reads end, so stopping early never waits on a pipe).
-		p := parse.NewPrefetch[nvml.Table](r, 2)
-		defer p.Close() // before r.Release
-		src = p
-	}
+	src, stop := readAhead[nvml.Table](in, r)
+	defer stop() // before r.Release
 	for src.Next() {
 		if err := a.Add(in.Name, src.RecordBatch()); err != nil {
 			return report.TrendInput{}, err

@@ -225,3 +225,16 @@ func unrecognised(path string) error {
 	return &parse.Error{File: path, Offset: 0, Msg: "unrecognised input format: not a PyTorch memory snapshot, a log with a CUDA out-of-memory message, " +
 		"memory_summary() text, memory_stats() JSON, a compute-sanitizer report (text or XML), a PyTorch profiler trace or memory timeline, nor an NVML sample log (nvidia-smi CSV, dmon, pmon, pynvml, gpustat, DCGM)", Err: parse.ErrUnknownFormat}
 }
+
+// readAhead returns src read on a goroutine of its own, two batches ahead
+// of its consumer, when in is a regular file: parsing on one core and
+// analysing on the other. A regular file's reads end, so stopping early
+// never waits on a pipe; other inputs are read as they are. stop ends the
+// goroutine; call it before src is released.
+func readAhead[T any](in *parse.Input, src parse.BatchSource[T]) (_ parse.BatchSource[T], stop func()) {
+	if !in.Regular {
+		return src, func() {}
+	}
+	p := parse.NewPrefetch[T](src, 2)
+	return p, p.Close
+}

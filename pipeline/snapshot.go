@@ -44,14 +44,8 @@ func analyzeSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	pr := pytorch.NewReader(in.Reader(), in.Name, popts...)
 	defer pr.Release()
-	var src parse.BatchSource[pytorch.Table] = pr
-	if in.Regular {
-		// Decode on one core and analyse on the other (a regular file's
-		// reads end, so stopping early never waits on a pipe).
-		p := parse.NewPrefetch[pytorch.Table](pr, 2)
-		defer p.Close() // before pr.Release
-		src = p
-	}
+	src, stop := readAhead[pytorch.Table](in, pr)
+	defer stop() // before pr.Release
 	a := snapshot.NewAnalyzer(r.leakOptions())
 	reserved := anrun.NewReservedCollector()
 	for src.Next() {
