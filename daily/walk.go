@@ -80,29 +80,13 @@ type WalkResult struct {
 	Skipped int
 }
 
-// realPath is path made absolute with its symbolic links resolved: a
-// file's identity, so that a file reached through a link or by two roots
-// is read once. Not its inode: hard links to one file in two jobs'
-// directories are each their job's (rsync --link-dest keeps a day's
-// unchanged artifacts as links to the day before's).
-func realPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
-}
-
 // Walk lists the regular files under roots (directories are walked
 // recursively, following symbolic links to directories and files; hidden
 // directories such as .git are skipped) and groups them: by pattern when
-// given (see ParsePattern), else each directory is a job. A file reached
-// twice (two roots, a link) is read once, by its real path (hard links are
-// distinct files), a directory by its device and inode where the OS gives
-// them; both are listed as skipped; a link back into a directory already
+// given (see ParsePattern), else each directory is a job. A file or
+// directory reached twice (two roots, a symbolic or hard link) is read
+// once, by its device and inode where the OS gives them, and the second
+// name is listed as skipped; a link back into a directory already
 // walked, a dangling link and a subdirectory that cannot be read are
 // skipped and listed with their reason.
 // Errors: a root that cannot be read (nor, for a directory, listed), or
@@ -119,9 +103,11 @@ func Walk(roots []string, pattern *Pattern) (*WalkResult, error) {
 		}
 	}
 	add := func(root string, rootIsDir bool, path string, info fs.FileInfo) error {
-		id := realPath(path)
+		id := fileID(path, info)
 		if first, dup := seen[id]; dup {
-			skip(Skip{Path: path, Reason: "the same file as " + first + " (reached again through a symbolic link or a second root): read once"})
+			// Read twice, its findings would count twice (a hard link
+			// rsync --link-dest left is yesterday's same file).
+			skip(Skip{Path: path, Reason: "the same file as " + first + " (a second name for it: a symbolic or hard link, or a second root): read once, as " + first})
 			return nil
 		}
 		seen[id] = path
