@@ -107,7 +107,7 @@ func Walk(roots []string, pattern *Pattern) (*WalkResult, error) {
 		if first, dup := seen[id]; dup {
 			// Read twice, its findings would count twice (a hard link
 			// rsync --link-dest left is yesterday's same file).
-			skip(Skip{Path: path, Reason: "the same file as " + first + " (a second name for it: a symbolic or hard link, or a second root): read once, as " + first})
+			skip(Skip{Path: path, Reason: "a second name (a symbolic or hard link, or a second root) of " + first + ", read once under that name"})
 			return nil
 		}
 		seen[id] = path
