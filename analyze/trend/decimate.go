@@ -66,7 +66,7 @@ func (d *decimated) push(t int64, v float64) {
 // times over on its way to the bound; doubling copies it about once, and
 // a series that reaches the bound holds exactly maxSeriesPoints.
 func (d *decimated) grow() {
-	n := min(max(2*cap(d.t), 256), maxSeriesPoints)
+	n := min(max(2*cap(d.t), 8), maxSeriesPoints)
 	if n <= len(d.t) { // only flush appends past the bound
 		n = len(d.t) + 1
 	}

@@ -189,6 +189,9 @@ type Analyzer struct {
 	nin    int
 	last   *series
 	names  callsite.Interner // dictionary values kept in series keys, copied out of the batches
+	// gpusIn and procsIn are each group's GPU and process series, in
+	// order (link).
+	gpusIn, procsIn map[int][]*series
 }
 
 type inputInfo struct {
@@ -581,23 +584,80 @@ func (a *Analyzer) link() {
 		}
 		return i
 	}
+	union := func(i, j int) { parent[find(i)] = find(j) }
+	// The same UUID: one GPU.
+	byUUID := map[string]int{}
 	for i, x := range a.order {
-		for j := i + 1; j < len(a.order); j++ {
-			y := a.order[j]
-			same := x.key.uuid != "" && x.key.uuid == y.key.uuid
-			if !same && x.key.hasGPU && y.key.hasGPU && x.key.gpu == y.key.gpu && x.key.host == y.key.host &&
-				(x.key.uuid == "" || y.key.uuid == "" || x.key.uuid == y.key.uuid) &&
-				x.inputStartUs <= y.inputEndUs && y.inputStartUs <= x.inputEndUs {
-				same = true
+		if x.key.uuid == "" {
+			continue
+		}
+		if j, ok := byUUID[x.key.uuid]; ok {
+			union(j, i)
+		} else {
+			byUUID[x.key.uuid] = i
+		}
+	}
+	// The same host and index over overlapping times, when one of them
+	// lacks a UUID (sameGPU). Series of one host and index that share
+	// their UUID and their input's span are one GPU already (by UUID, or
+	// by index over the same span): one of them stands for all in the
+	// pairwise comparison, which would otherwise take time in the square
+	// of the series (a log of 100,000 processes on one GPU).
+	type slot struct {
+		host string
+		gpu  int32
+	}
+	type class struct {
+		uuid       string
+		start, end int64
+	}
+	reps := map[slot][]int{}
+	repOf := map[slot]map[class]int{}
+	for i, x := range a.order {
+		if !x.key.hasGPU {
+			continue
+		}
+		sl := slot{x.key.host, x.key.gpu}
+		if x.inputStartUs <= x.inputEndUs {
+			c := class{x.key.uuid, x.inputStartUs, x.inputEndUs}
+			if repOf[sl] == nil {
+				repOf[sl] = map[class]int{}
 			}
-			if same {
-				parent[find(i)] = find(j)
+			if r, ok := repOf[sl][c]; ok {
+				union(r, i)
+				continue
+			}
+			repOf[sl][c] = i
+		}
+		reps[sl] = append(reps[sl], i)
+	}
+	for _, rs := range reps {
+		for k, i := range rs {
+			for _, j := range rs[k+1:] {
+				if sameGPU(a.order[i], a.order[j]) {
+					union(i, j)
+				}
 			}
 		}
 	}
+	a.gpusIn, a.procsIn = map[int][]*series{}, map[int][]*series{}
 	for i, s := range a.order {
 		s.group = find(i)
+		if s.key.hasPID {
+			a.procsIn[s.group] = append(a.procsIn[s.group], s)
+		} else {
+			a.gpusIn[s.group] = append(a.gpusIn[s.group], s)
+		}
 	}
+}
+
+// sameGPU reports whether x and y, both with a GPU index, are one GPU by
+// their host and index: over overlapping times, when one lacks a UUID or
+// both have the same.
+func sameGPU(x, y *series) bool {
+	return x.key.gpu == y.key.gpu && x.key.host == y.key.host &&
+		(x.key.uuid == "" || y.key.uuid == "" || x.key.uuid == y.key.uuid) &&
+		x.inputStartUs <= y.inputEndUs && y.inputStartUs <= x.inputEndUs
 }
 
 // describe turns a series and its fit into a SeriesTrend.
@@ -727,8 +787,8 @@ func (s *series) capacityAt(t int64) (float64, bool) {
 // gpusOf returns the GPU series of s's group that cover time t.
 func (a *Analyzer) gpusOf(s *series, t int64) []*series {
 	var out []*series
-	for _, g := range a.order {
-		if g.group == s.group && !g.key.hasPID && t >= g.startUs-g.tolerance() && t <= g.endUs+g.tolerance() {
+	for _, g := range a.gpusIn[s.group] {
+		if t >= g.startUs-g.tolerance() && t <= g.endUs+g.tolerance() {
 			out = append(out, g)
 		}
 	}
@@ -758,8 +818,8 @@ func (a *Analyzer) processEnd(s *series) {
 func (a *Analyzer) unattributed(g *series) {
 	byPID := map[int64]*series{}
 	var from, to int64 = math.MaxInt64, math.MinInt64
-	for _, p := range a.order {
-		if p.group != g.group || !p.key.hasPID || p.inputStartUs > g.endUs || g.startUs > p.inputEndUs {
+	for _, p := range a.procsIn[g.group] {
+		if p.inputStartUs > g.endUs || g.startUs > p.inputEndUs {
 			continue
 		}
 		from, to = min(from, p.inputStartUs), max(to, p.inputEndUs)
@@ -897,11 +957,9 @@ func (a *Analyzer) headroom(s *series) (float64, bool) {
 		return float64(a.opt.GPUMemoryBytes) - used, true
 	}
 	sum := 0.0
-	for _, p := range a.order {
-		if p.group == s.group && p.key.hasPID {
-			if v, ok := p.at(end, p.tolerance()); ok {
-				sum += v
-			}
+	for _, p := range a.procsIn[s.group] {
+		if v, ok := p.at(end, p.tolerance()); ok {
+			sum += v
 		}
 	}
 	return float64(a.opt.GPUMemoryBytes) - sum, true
