@@ -256,16 +256,7 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 			// The common size ("4907 MiB", "4907") read as the field is cut.
 			if x, tail, ok := scanSize(rest, c.unit, i == last); ok {
 				rest = tail
-				switch c.role {
-				case roleTotal:
-					s.total, s.hasTotal = x, true
-				case roleUsed:
-					s.used, s.hasUsed = x, true
-				case roleFree:
-					s.free, s.hasFree = x, true
-				case roleReserved:
-					s.reserved, s.hasReserved = x, true
-				}
+				s.setSize(c.role, x)
 				continue
 			}
 		}
@@ -285,52 +276,8 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 		if c.role == roleIgnore {
 			continue
 		}
-		v = trimSpace(v)
-		if c.role == roleTime {
-			t, ok := parseTimestamp(v, &d.r.civil)
-			if !ok {
-				return false
-			}
-			s.timeUs = t
-			continue
-		}
-		if isPlaceholder(v) {
-			continue
-		}
-		switch c.role {
-		case roleIndex:
-			x, ok := parseInt(v)
-			if !ok || x < 0 || x > 1<<31-1 {
-				return false
-			}
-			s.gpu, s.hasGPU = int32(x), true
-		case rolePID:
-			x, ok := parseInt(v)
-			if !ok || x < 0 {
-				return false
-			}
-			s.pid, s.hasPID = x, true
-		case roleUUID:
-			s.uuid = v
-		case roleGPUName:
-			s.gpuName = v
-		case roleProcess:
-			s.process = v
-		default:
-			x, ok := parseSize(v, c.unit)
-			if !ok {
-				return false
-			}
-			switch c.role {
-			case roleTotal:
-				s.total, s.hasTotal = x, true
-			case roleUsed:
-				s.used, s.hasUsed = x, true
-			case roleFree:
-				s.free, s.hasFree = x, true
-			case roleReserved:
-				s.reserved, s.hasReserved = x, true
-			}
+		if _, ok := d.setField(s, c, trimSpace(v)); !ok {
+			return false
 		}
 	}
 	return !d.apps || s.hasPID
@@ -503,6 +450,67 @@ func (d *smiDecoder) row(n int) error {
 	return d.finish(&s, n)
 }
 
+// setField reads field v (trimmed) of column c into s; when it cannot,
+// want says what the field should hold, for the row's error. plainRow and
+// fieldsSample share it, so that both read a field alike.
+func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok bool) {
+	switch c.role {
+	case roleIgnore:
+		return "", true
+	case roleTime:
+		t, ok := parseTimestamp(v, &d.r.civil)
+		if !ok {
+			return `a time "YYYY/MM/DD HH:MM:SS.mmm"`, false
+		}
+		s.timeUs = t
+		return "", true
+	}
+	if isPlaceholder(v) {
+		return "", true
+	}
+	switch c.role {
+	case roleIndex:
+		x, ok := parseInt(v)
+		if !ok || x < 0 || x > 1<<31-1 {
+			return "a GPU index", false
+		}
+		s.gpu, s.hasGPU = int32(x), true
+	case rolePID:
+		x, ok := parseInt(v)
+		if !ok || x < 0 {
+			return "a process id", false
+		}
+		s.pid, s.hasPID = x, true
+	case roleUUID:
+		s.uuid = v
+	case roleGPUName:
+		s.gpuName = v
+	case roleProcess:
+		s.process = v
+	default:
+		x, ok := parseSize(v, c.unit)
+		if !ok {
+			return "a size", false
+		}
+		s.setSize(c.role, x)
+	}
+	return "", true
+}
+
+// setSize stores size x, of a column of size role r, in s.
+func (s *sample) setSize(r smiRole, x int64) {
+	switch r {
+	case roleTotal:
+		s.total, s.hasTotal = x, true
+	case roleUsed:
+		s.used, s.hasUsed = x, true
+	case roleFree:
+		s.free, s.hasFree = x, true
+	case roleReserved:
+		s.reserved, s.hasReserved = x, true
+	}
+}
+
 // fieldsSample reads d.fields into a sample.
 func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 	s := sample{conv: ExcludesReserved}
@@ -511,54 +519,8 @@ func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 	}
 	for i, c := range d.cols {
 		v := d.fields[i]
-		if c.role == roleIgnore {
-			continue
-		}
-		if c.role == roleTime {
-			t, ok := parseTimestamp(v, &d.r.civil)
-			if !ok {
-				return s, d.valueError(n, c, v, `a time "YYYY/MM/DD HH:MM:SS.mmm"`)
-			}
-			s.timeUs = t
-			continue
-		}
-		if isPlaceholder(v) {
-			continue
-		}
-		switch c.role {
-		case roleIndex:
-			x, ok := parseInt(v)
-			if !ok || x < 0 || x > 1<<31-1 {
-				return s, d.valueError(n, c, v, "a GPU index")
-			}
-			s.gpu, s.hasGPU = int32(x), true
-		case rolePID:
-			x, ok := parseInt(v)
-			if !ok || x < 0 {
-				return s, d.valueError(n, c, v, "a process id")
-			}
-			s.pid, s.hasPID = x, true
-		case roleUUID:
-			s.uuid = v
-		case roleGPUName:
-			s.gpuName = v
-		case roleProcess:
-			s.process = v
-		default:
-			x, ok := parseSize(v, c.unit)
-			if !ok {
-				return s, d.valueError(n, c, v, "a size")
-			}
-			switch c.role {
-			case roleTotal:
-				s.total, s.hasTotal = x, true
-			case roleUsed:
-				s.used, s.hasUsed = x, true
-			case roleFree:
-				s.free, s.hasFree = x, true
-			case roleReserved:
-				s.reserved, s.hasReserved = x, true
-			}
+		if want, ok := d.setField(&s, &d.cols[i], v); !ok {
+			return s, d.valueError(n, c, v, want)
 		}
 	}
 	if d.apps && !s.hasPID {
