@@ -689,7 +689,7 @@ func (it *iterations) why() string {
 // change from the entry before: about 3 bytes an entry on real traces
 // (keys below 2^13, allocations microseconds apart) instead of 8, the
 // largest memory a snapshot's analysis holds that grows with the trace.
-// Chunks of logChunk entries each start from time 0, so that time(i)
+// Chunks of logChunk entries each start from time 0, so that timeAt
 // decodes one chunk, and a long trace neither doubles its memory nor
 // copies it as it grows.
 type replayLog struct {
@@ -785,13 +785,9 @@ func (it *logIter) decode() {
 	it.j, it.n = it.i%logChunk, n
 }
 
-// time returns entry i's time in µs since the epoch (0 untimed).
-func (l *replayLog) time(i int) int64 {
-	return l.timeAt(l.iter(), i)
-}
-
-// timeAt is time(i), read with it, which it leaves after entry i: each
-// chunk is decoded once for ascending positions.
+// timeAt returns entry i's time in µs since the epoch (0 untimed), read
+// with it, which it leaves after entry i: each chunk is decoded once for
+// ascending positions (l.iter() for one position).
 func (l *replayLog) timeAt(it *logIter, i int) int64 {
 	if !l.timed {
 		return 0

@@ -361,7 +361,7 @@ func TestBlockSize(t *testing.T) {
 
 // TestReplayLog: the varint log gives back every key and time it was
 // given, across chunks, with times going back, untimed entries, keys
-// negative (frees) and large, and times far apart; time(i) is t0 plus the
+// negative (frees) and large, and times far apart; timeAt(i) is t0 plus the
 // float32 offset, as the 8-byte entries kept it.
 func TestReplayLog(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
@@ -411,8 +411,8 @@ func TestReplayLog(t *testing.T) {
 			if w.t != 0 {
 				dt = float32(w.t - t0)
 			}
-			if got := l.time(i); got != t0+int64(dt) {
-				t.Fatalf("time(%d) = %d, want %d", i, got, t0+int64(dt))
+			if got := l.timeAt(l.iter(), i); got != t0+int64(dt) {
+				t.Fatalf("timeAt(%d) = %d, want %d", i, got, t0+int64(dt))
 			}
 		}
 	}
@@ -420,8 +420,8 @@ func TestReplayLog(t *testing.T) {
 	// reads its boundaries' times.
 	at := l.iter()
 	for i := 3; i < len(want); i += 1 + rng.Intn(3*logChunk/4) {
-		if got, w := l.timeAt(at, i), l.time(i); got != w {
-			t.Fatalf("timeAt(%d) = %d, time(%d) = %d", i, got, i, w)
+		if got, w := l.timeAt(at, i), l.timeAt(l.iter(), i); got != w {
+			t.Fatalf("timeAt(%d) read on = %d, read afresh = %d", i, got, w)
 		}
 	}
 	if bytesPer := float64(len(l.chunks[0])) / logChunk; bytesPer > 12 {
