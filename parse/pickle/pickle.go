@@ -137,8 +137,13 @@ type Decoder struct {
 	name string
 	src  source
 	h    Handler
-	ph   PairHandler // h, when it is one
-	lim  Limits
+	ph   PairHandler   // h, when it is one
+	rs   RecordScanner // h, when it is one
+
+	rec     Record // scanRecord's
+	sc      scanState
+	memoGen uint64 // counts memo indices set again (PUT), which invalidates a RecordPlan's keys
+	lim     Limits
 
 	stack []Value
 	marks []int // stack length at each MARK
@@ -239,6 +244,7 @@ func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
 		vals: make([]Value, 2, 1024),
 	}
 	d.ph, _ = h.(PairHandler)
+	d.rs, _ = h.(RecordScanner)
 	return d
 }
 
@@ -504,11 +510,22 @@ func (d *Decoder) Run() (done bool, err error) {
 			case fEMPTY_DICT, fEMPTY_LIST:
 				// A record and its frames list, once per trace entry.
 				d.curOp = op
-				s.pos++
 				k := Dict
 				if op == opEMPTY_LIST {
 					k = List
+				} else if d.rs != nil && d.sparse == nil {
+					// A record of a stream, read straight from the
+					// buffer when it is flat (RecordScanner).
+					if parent, _, index := d.parentAt(len(d.stack)); parent != nil && parent.Kind == List && parent.Tag != 0 {
+						if plan := d.rs.RecordPlan(parent); plan != nil {
+							var taken bool
+							if taken, err = d.scanRecord(plan, parent, index); taken {
+								break
+							}
+						}
+					}
 				}
+				s.pos++
 				err = d.pushContainer(k, nil)
 			case fSETITEMS:
 				d.curOp = op
@@ -1248,7 +1265,9 @@ func (d *Decoder) put(i int64, v Value) error {
 	if i != d.memoIdx.n || d.sparse != nil {
 		// Else the index is the next one (MEMOIZE; Python's picklers
 		// number densely): nothing is set there yet.
-		old = d.memoSlot(i)
+		if old = d.memoSlot(i); old != 0 {
+			d.memoGen++
+		}
 	}
 	if shareable(v) {
 		if s, ok := d.sameSlot(v); ok {

@@ -1,6 +1,7 @@
 package pytorch
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pickle"
 )
 
 // fieldSnapshots is where the snapshots collected from public repositories
@@ -80,4 +82,114 @@ func readBoth(t *testing.T, path string, opts ...Option) (*Snapshot, error) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	return ReadAll(in.Reader(), filepath.Base(path), append(opts, WithAllocator(mem), WithBatchSize(4096))...)
+}
+
+// TestRecordScanTaken checks that the record scan (pickle.RecordScanner),
+// which TestFastPathsDifferential holds to the general path, really reads
+// the trace entries of snapshots PyTorch wrote: else the differential
+// test would compare the general path with itself.
+func TestRecordScanTaken(t *testing.T) {
+	for _, name := range []string{"leak_train_loop.pickle", "stacks_all.pickle", "hf_gpt2_leak.pickle.gz", "protocol5.pickle.gz", "oom_other_process.pickle"} {
+		t.Run(name, func(t *testing.T) {
+			in := openFile(t, dir+name)
+			r := NewReader(in.Reader(), name, WithAllocator(memory.NewGoAllocator()))
+			defer r.Release()
+			for r.Next() {
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			var entries int64
+			for _, n := range r.Metadata().TraceEntries {
+				entries += n
+			}
+			// The first entry defines the keys inline, a record cut by
+			// the read buffer's end or holding a new frame goes the
+			// general way: most are scanned.
+			if entries < 10 || r.serial < entries*7/10 {
+				t.Errorf("%d of %d trace entries scanned, want 70%% or more", r.serial, entries)
+			}
+			t.Logf("%d of %d trace entries scanned", r.serial, entries)
+		})
+	}
+}
+
+// FuzzRecordScanDifferential reads arbitrary bytes with the record scan
+// and without it (withGeneralPath): the same tables and the same error,
+// or none, either way. Seeds are real snapshots (whose records the scan
+// takes) and mutations of one that the scan must leave to the general
+// path or take with care: a memo index set again, a DUP of a record, a
+// memo get of a record, a key twice, a record with a nested dict.
+func FuzzRecordScanDifferential(f *testing.F) {
+	for _, name := range []string{"oom_other_process.pickle", "side_stream_pending.pickle"} {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		for _, m := range recordMutations(b) {
+			f.Add(m)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lim := pickle.Limits{MaxStack: 1 << 12, MaxItems: 1 << 14, MaxString: 1 << 16}
+		read := func(opts ...Option) (*Snapshot, error) {
+			return ReadAll(bytes.NewReader(data), "fuzz", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64), WithLimits(lim))...)
+		}
+		fast, errFast := read()
+		general, errGeneral := read(withGeneralPath())
+		if (errFast == nil) != (errGeneral == nil) || errFast != nil && errFast.Error() != errGeneral.Error() {
+			t.Fatalf("record scan: %v; general path: %v", errFast, errGeneral)
+		}
+		if errFast != nil {
+			return
+		}
+		defer fast.Release()
+		defer general.Release()
+		for tb := Table(0); tb < numTables; tb++ {
+			if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+				t.Fatalf("table %v differs between the record scan and the general path", tb)
+			}
+		}
+		if !equalInts(fast.Metadata.TraceEntries, general.Metadata.TraceEntries) || fast.Metadata.TimedEntries != general.Metadata.TimedEntries {
+			t.Fatalf("metadata differs: %+v, %+v", fast.Metadata, general.Metadata)
+		}
+	})
+}
+
+// recordMutations returns copies of a snapshot with one record changed
+// at the opcode level, each a case the scan must get right.
+func recordMutations(b []byte) [][]byte {
+	var out [][]byte
+	// The trace entries' dicts: "}\x94(" (EMPTY_DICT MEMOIZE MARK).
+	at := bytes.Index(b, []byte("}\x94(\x94"))
+	if at < 0 {
+		at = bytes.Index(b, []byte("}\x94("))
+	}
+	for i := 0; i < 3 && at >= 0; i++ {
+		end := bytes.IndexByte(b[at:], 'u') // its SETITEMS, most likely
+		if end < 0 {
+			break
+		}
+		end += at
+		with := func(pos int, ins string) {
+			m := append(append(append([]byte{}, b[:pos]...), ins...), b[pos:]...)
+			out = append(out, m)
+		}
+		with(end+1, "2")                    // DUP the record
+		with(end+1, "0")                    // POP it: never reaches its list
+		with(end+1, "h\x01")                // a memo get after it
+		with(at+1, "\x94")                  // memoized twice
+		with(at+3, "\x8c\x04size\x4b\x07")  // a key twice
+		with(at+3, "\x8c\x01x}\x94")        // a nested dict
+		with(at+3, "\x8c\x01x]\x94(h\x02e") // a list under another key
+		with(at+3, "q\x02")                 // a PUT at a set index
+		with(at+3, "\x8c\x04size\x8c\x01s") // a size that is a str
+		next := bytes.Index(b[end:], []byte("}\x94("))
+		if next < 0 {
+			break
+		}
+		at = end + next
+	}
+	return out
 }

@@ -116,8 +116,10 @@ type Reader struct {
 	// (SetItems), until their lists take them; earlyFree, its free rows.
 	early     []eventRow
 	earlyFree []int32
-	keyAt     [16]keyMemo // the keys of the last trace entry, by position
-	general   bool        // options.general
+	serial    int64              // scanned trace entries so far
+	plan      *pickle.RecordPlan // trace entries' keys, by entryField - 1
+	keyAt     [16]keyMemo        // the keys of the last trace entry, by position
+	general   bool               // options.general
 }
 
 type frameKey struct {
@@ -152,6 +154,7 @@ const (
 	tagDone
 	tagAnnotations
 	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
+	tagScanned   // Ref to a trace entry read by a scan (pickle.DictScanner): serial<<earlyBits | its eventRow
 	tagTraceBase // + device index
 )
 
@@ -170,6 +173,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		stacks:  make(map[string]int32),
 		meta:    Metadata{Warnings: parse.NewWarnings(name)},
 		general: o.general,
+		plan:    pickle.NewRecordPlan("action", "addr", "size", "stream", "time_us", "device_free", "frames"),
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
@@ -495,14 +499,27 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	if c.Tag == tagStack {
 		return int32(c.ID), nil
 	}
-	var id int32 = -1
-	if len(c.Items) > MaxStackFrames {
-		return -1, r.errAt(c.Offset, "a stack of %s frames (more than %s, a limit that protects memory; real stacks have at most a few hundred)",
-			humanize.Comma(int64(len(c.Items))), humanize.Comma(MaxStackFrames))
+	id, err := r.internStack(c.Items, off, c.Offset)
+	if err != nil {
+		return -1, err
 	}
-	if len(c.Items) > 0 {
+	c.Tag, c.ID = tagStack, int64(id)
+	r.dec.Release(c)
+	r.dec.Replace(c, pickle.RefValue(tagStack, int64(id)))
+	return id, nil
+}
+
+// internStack interns the stack of frames, the items of a frames list at
+// listOff in a trace entry or block at off; -1 means no stack (no frames).
+func (r *Reader) internStack(frames []pickle.Value, off, listOff int64) (int32, error) {
+	var id int32 = -1
+	if len(frames) > MaxStackFrames {
+		return -1, r.errAt(listOff, "a stack of %s frames (more than %s, a limit that protects memory; real stacks have at most a few hundred)",
+			humanize.Comma(int64(len(frames))), humanize.Comma(MaxStackFrames))
+	}
+	if len(frames) > 0 {
 		key := r.keybuf[:0]
-		for _, f := range c.Items {
+		for _, f := range frames {
 			fid, err := r.frameID(f, off)
 			if err != nil {
 				return -1, err
@@ -514,8 +531,8 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 		if id, ok = r.stacks[string(key)]; !ok {
 			// Each distinct stack costs its frames again, in the reader's
 			// key, the stacks table and the analyzer: bound their sum.
-			if r.stackRefs += int64(len(c.Items)); r.stackRefs > MaxStackFrameRefs {
-				return -1, r.errAt(c.Offset, "the snapshot's distinct stacks hold more than %s frame references (a limit that protects memory)",
+			if r.stackRefs += int64(len(frames)); r.stackRefs > MaxStackFrameRefs {
+				return -1, r.errAt(listOff, "the snapshot's distinct stacks hold more than %s frame references (a limit that protects memory)",
 					humanize.Comma(MaxStackFrameRefs))
 			}
 			id = r.nstacks
@@ -529,9 +546,6 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 			r.maybeFlush(TableStacks)
 		}
 	}
-	c.Tag, c.ID = tagStack, int64(id)
-	r.dec.Release(c)
-	r.dec.Replace(c, pickle.RefValue(tagStack, int64(id)))
 	return id, nil
 }
 
@@ -627,12 +641,20 @@ type eventRow struct {
 	// Append, which reports the error.
 	pairs  int32
 	failed bool
+	// serial is the Ref id's serial of a scanned entry (ScannedDict), 0
+	// for one converted from its dict; off, its dict's offset.
+	serial int64
+	off    int64
+	err    error
 }
 
 // maxEarly bounds the trace entries converted early, while their lists
 // wait for them (Python's pickler appends 1000 at a time): a hand-made
 // pickle whose dicts never reach their list cannot hold more.
-const maxEarly = 1 << 13
+const (
+	earlyBits = 13
+	maxEarly  = 1 << earlyBits
+)
 
 // Fields of a trace entry's dict, by key.
 type entryField uint8
@@ -774,6 +796,96 @@ func (r *Reader) SetItems(c *pickle.Container, pairs []pickle.Value) {
 	e.pairs += int32(len(pairs) / 2)
 }
 
+// RecordPlan implements pickle.RecordScanner: the dicts of a device's
+// trace are read straight from the input when they are flat, as PyTorch
+// writes them, while an early row is free for them.
+func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
+	if r.general || list.Tag < tagTraceBase || len(r.earlyFree) == 0 && len(r.early) >= maxEarly {
+		return nil
+	}
+	return r.plan
+}
+
+// ScannedRecord implements pickle.RecordScanner: a trace entry becomes an
+// early row, converted as pairs converts a dict's pairs, and the Ref
+// pushed in the dict's place names it for Append (addEvent).
+func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.Record) (pickle.Value, error) {
+	id := r.newEarly()
+	if id <= 0 {
+		// RecordPlan said a row was free.
+		return pickle.Value{}, r.errAt(rec.Offset, "internal error: no free row for a trace entry")
+	}
+	e := &r.early[id-1]
+	// An error waits, as the general path's does, until Append takes the
+	// entry: a dict that never reaches its list is no error there.
+	e.err = r.record(e, rec)
+	r.serial++
+	e.serial, e.off = r.serial, rec.Offset
+	return pickle.RefValue(tagScanned, r.serial<<earlyBits|(id-1)), nil
+}
+
+// record converts a scanned trace entry to e, as pairs converts its
+// dict's pairs: the same values are taken and the same errors reported,
+// the first in the dict's order.
+func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
+	const what = "trace entry"
+	off := rec.Offset
+	for _, f := range rec.Order[:rec.NOrder] {
+		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
+		v := rec.Val[f]
+		if isInt {
+			v = pickle.IntValue(n)
+		}
+		var err error
+		switch entryField(f + 1) {
+		case fieldAction:
+			e.action, e.hasAction = v.Str()
+		case fieldAddr:
+			if isInt && n >= 0 {
+				e.addr = uint64(n)
+			} else {
+				e.addr, err = r.addrField(v, off, what, "addr")
+			}
+			e.hasAddr = true
+		case fieldSize:
+			if isInt && n >= 0 && n <= maxSize {
+				e.size = n
+			} else {
+				e.size, err = r.sizeField(v, off, what, "size")
+			}
+		case fieldStream:
+			if isInt {
+				e.stream = n
+			} else {
+				e.stream, err = r.intField(v, off, what, "stream")
+			}
+		case fieldTime:
+			if isInt {
+				e.timeUs, e.hasTime = n, true
+			} else if !v.IsNone() {
+				e.timeUs, err = r.intField(v, off, what, "time_us")
+				e.hasTime = true
+			}
+		case fieldDeviceFree:
+			e.devFree, err = r.sizeField(v, off, what, "device_free")
+			e.hasFree = true
+		case fieldFrames:
+			if frames, listOff, ok := rec.List(int(f)); ok {
+				e.stack, err = r.internStack(frames, off, listOff)
+				// The memo yields this in the list's place, as stackID's
+				// Replace makes it.
+				rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+			} else {
+				e.stack, err = r.stackID(v, off)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // newEarly returns the id (from 1) of a free early trace entry, 0 when
 // there is none.
 func (r *Reader) newEarly() int64 {
@@ -790,6 +902,19 @@ func (r *Reader) newEarly() int64 {
 }
 
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
+	if tag, id, ok := item.Ref(); ok && tag == tagScanned {
+		i := id & (maxEarly - 1)
+		if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
+			return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, seq)
+		}
+		e := r.early[i]
+		r.early[i] = eventRow{stack: -1}
+		r.earlyFree = append(r.earlyFree, int32(i))
+		if e.err != nil {
+			return e.err
+		}
+		return r.commitEvent(dev, seq, e.off, &e)
+	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
 		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
@@ -802,20 +927,20 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 		r.earlyFree = append(r.earlyFree, int32(i))
 		c.Tag, c.ID = 0, 0
 		if !e.failed && 2*int(e.pairs) == len(c.Items) {
-			return r.commitEvent(dev, seq, c, &e)
+			return r.commitEvent(dev, seq, c.Offset, &e)
 		}
 	}
 	e := eventRow{stack: -1}
 	if err := r.pairs(&e, 0, c.Items, c.Offset); err != nil {
 		return err
 	}
-	return r.commitEvent(dev, seq, c, &e)
+	return r.commitEvent(dev, seq, c.Offset, &e)
 }
 
-// commitEvent appends trace entry e, from dict c, to the events table.
-func (r *Reader) commitEvent(dev int32, seq int64, c *pickle.Container, e *eventRow) error {
+// commitEvent appends trace entry e, from the dict at off, to the events table.
+func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error {
 	if !e.hasAction {
-		return r.errAt(c.Offset, "trace entry %d of device %d has no str \"action\"", seq, dev)
+		return r.errAt(off, "trace entry %d of device %d has no str \"action\"", seq, dev)
 	}
 	// The events columns hold a whole batch (reserved at each flush), so
 	// rows are appended without capacity checks.

@@ -1,0 +1,579 @@
+package pickle
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// A RecordScanner is a Handler that takes the dicts of some lists, the
+// records of a stream, straight from the input bytes. At an EMPTY_DICT
+// that the stack shows will be an element of a list for which the
+// scanner gives a plan (RecordPlan), the decoder reads ahead in its
+// buffer for the dict's whole making, in the shape Python's picklers
+// write a record of scalars:
+//
+//	EMPTY_DICT [memo put] MARK (key value [memo put])... SETITEMS
+//
+// with each key a str (SHORT_BINUNICODE, or a memo get of a str) and each
+// value a scalar (None, a bool, an int of up to 8 bytes, a float, a short
+// str, a memo get of a scalar or a Ref) or a list of memo gets of scalars
+// and Refs (EMPTY_LIST [memo put] [MARK gets APPENDS | get APPEND]), each
+// memo put numbered next in turn, no key twice, and followed by an opcode
+// that cannot add to the dict (EMPTY_DICT, APPEND, APPENDS). When all of
+// that is buffered, the plan's keys are read into a Record without any
+// Value or container being made for the dict, ScannedRecord converts it,
+// the decoder memoizes what the general path would, and the Value
+// ScannedRecord returns is pushed in the dict's place: Append later
+// receives it as the list's element. Anything else (a nested dict, a long
+// str, a second SETITEMS, a memo get of a container not consumed, a FRAME
+// opcode inside the dict, a dict cut by the end of the buffer) is left to
+// the general path, the same pickle giving the same result either way.
+//
+// A scanned dict counts as consumed: a later memo get of it yields a Ref
+// with tag 0 and id -1. Its lists are not passed to Tag; a list under a
+// plan's key is memoized as the Value ScannedRecord leaves in the
+// Record's field (see Record.List), one under another key as a real
+// list.
+type RecordScanner interface {
+	Handler
+	// RecordPlan returns the plan by which dicts about to be stored in
+	// list are read, or nil to leave them to the general path. It is
+	// asked at each EMPTY_DICT whose parent is a tagged list, before the
+	// decoder reads ahead.
+	RecordPlan(list *Container) *RecordPlan
+	// ScannedRecord converts rec, a dict the stack shows will be element
+	// index of list, and returns the Value to push in the dict's place.
+	// rec is the decoder's, valid until ScannedRecord returns. A non-nil
+	// error stops decoding at once; a Handler that reports errors in the
+	// dict's values when Append receives it, as the general path would,
+	// keeps them until then.
+	ScannedRecord(list *Container, index int64, rec *Record) (Value, error)
+}
+
+// MaxRecordFields is the most keys a RecordPlan may name.
+const MaxRecordFields = 16
+
+// maxScanPairs bounds the pairs of a scanned dict, and maxScanItems the
+// elements of its lists, all together; a dict with more is read by the
+// general path.
+const (
+	maxScanPairs = 64
+	maxScanItems = 1024
+)
+
+// RecordPlan names the keys a scan reads into a Record: field f is the
+// f-th key given to NewRecordPlan. A plan remembers where it found each
+// key in the last record, so it belongs to one Decoder.
+type RecordPlan struct {
+	keys []string
+	at   [maxScanPairs]planKey
+}
+
+// planKey is the key a plan found at one pair position of the last
+// record: a memo index (plus one; 0 when none), its field (-1 for a key
+// not in the plan), and the Decoder's memo generation when it was found,
+// since a PUT at an index already set (hand-made pickles) rebinds it.
+type planKey struct {
+	idx   uint32
+	field int8
+	gen   uint64
+}
+
+// NewRecordPlan returns a plan for the given keys (at most
+// MaxRecordFields, else it panics: a programming error).
+func NewRecordPlan(keys ...string) *RecordPlan {
+	if len(keys) > MaxRecordFields {
+		panic("pickle: too many record fields")
+	}
+	return &RecordPlan{keys: keys}
+}
+
+// field returns the field of key k, -1 when k is not in the plan.
+func (p *RecordPlan) field(k string) int8 {
+	for f, key := range p.keys {
+		if key == k {
+			return int8(f)
+		}
+	}
+	return -1
+}
+
+// Record is a dict read by a scan: for each field f of its plan, whether
+// the dict has the key (Set), and its value, as an int (Int, when IsInt)
+// or as a Value (Val) otherwise.
+type Record struct {
+	// Offset is the byte offset of the dict's EMPTY_DICT opcode.
+	Offset int64
+	// Pairs is the number of the dict's pairs, keys not in the plan
+	// included.
+	Pairs int
+	// Set and IsInt have bit f for field f.
+	Set, IsInt uint32
+	// Order lists the fields set, in the order of their keys in the
+	// dict; NOrder is their number.
+	Order  [MaxRecordFields]int8
+	NOrder int
+	// Int holds the value of a field whose value is an int that fits 64
+	// bits (a BININT, BININT1, BININT2 or LONG1 of up to 8 bytes).
+	Int [MaxRecordFields]int64
+	// Val holds the value of the other fields, as a memo get pushes it:
+	// a scalar, a Ref, or a list (see List).
+	Val [MaxRecordFields]Value
+
+	items   []Value // the elements of the lists, one list after another
+	listOff [MaxRecordFields]int64
+}
+
+// List returns the elements of field f's value and the byte offset of
+// its EMPTY_LIST, when that value is a list the scan read; ok is false
+// otherwise. Such a list has no container: ScannedRecord must set Val[f]
+// to what the memo is to yield in the list's place (say, a Ref to what it
+// converted it to); if it leaves Val[f] as it is, the list is made and
+// memoized as it is.
+func (r *Record) List(f int) (items []Value, off int64, ok bool) {
+	v := r.Val[f]
+	if r.Set&(1<<f) == 0 || r.IsInt&(1<<f) != 0 || v.kind != List || v.p != nil {
+		return nil, 0, false
+	}
+	return r.items[int(uint32(v.n)):int(v.n>>32)], r.listOff[f], true
+}
+
+// scanState is scanRecord's state besides its position.
+type scanState struct {
+	items []Value   // the elements of the lists, one after another
+	puts  []scanPut // the memo puts, in order
+	next  int64     // the memo index of the next put
+	strs  int64     // bytes of strs made
+}
+
+// scanPut is a memo put a scan found, done when the scan is taken.
+type scanPut struct {
+	what     uint8 // putDict, putValue, putList
+	field    int8  // putList: the field the list is the value of, -1 for none
+	from, to int32 // putList: its elements in Record.items
+	off      int64 // putList: the offset of its EMPTY_LIST
+	v        Value // putValue
+}
+
+const (
+	putDict = iota
+	putValue
+	putList
+)
+
+// memoPut reads an optional memo put at b[p:] numbered next: n is the
+// bytes it takes (0 when there is none), ok false when it is a put a scan
+// does not take (another index, or cut by the buffer's end).
+func memoPut(b []byte, p int, next int64) (n int, ok bool) {
+	if p >= len(b) {
+		return 0, false
+	}
+	switch b[p] {
+	case opMEMOIZE:
+		return 1, true
+	case opBINPUT:
+		if p+2 > len(b) || int64(b[p+1]) != next {
+			return 0, false
+		}
+		return 2, true
+	case opLONG_BINPUT:
+		if p+5 > len(b) || int64(binary.LittleEndian.Uint32(b[p+1:])) != next {
+			return 0, false
+		}
+		return 5, true
+	}
+	return 0, true
+}
+
+// scanGet returns memo entry i as a memo get would push it, when it is a
+// scalar or a Ref set before the dict being scanned.
+func (d *Decoder) scanGet(i int64) (Value, bool) {
+	if i >= d.memoIdx.n {
+		return Value{}, false
+	}
+	slot := d.memoIdx.at(i)
+	if slot <= consumedSlot {
+		return Value{kind: Ref, n: -1}, slot == consumedSlot
+	}
+	v := d.vals[slot]
+	if v.kind < List || v.kind == Ref {
+		return v, true
+	}
+	if c := v.cont(); c != nil && c.consumed {
+		return Value{kind: Ref, tag: c.Tag, n: -1}, true
+	}
+	return Value{}, false
+}
+
+// getArg reads the memo index of a memo get at b[p:]: n is the bytes
+// the get takes, 0 when there is none whole.
+func getArg(b []byte, p int) (i int64, n int) {
+	switch {
+	case b[p] == opLONG_BINGET && p+5 <= len(b):
+		return int64(binary.LittleEndian.Uint32(b[p+1:])), 5
+	case b[p] == opBINGET && p+2 <= len(b):
+		return int64(b[p+1]), 2
+	}
+	return 0, 0
+}
+
+// scanRecord tries to read the dict whose EMPTY_DICT is at the buffer's
+// pos, as RecordScanner describes. taken is false when the general path
+// must run it; nothing has changed then.
+func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (taken bool, err error) {
+	s := &d.src
+	b := s.buf[s.pos:s.end] // b[0] is the EMPTY_DICT
+	rec := &d.rec
+	rec.Pairs, rec.Set, rec.IsInt, rec.NOrder = 0, 0, 0, 0
+	// Rarely used state lives in sc, not in registers the loop needs.
+	sc := &d.sc
+	sc.items = sc.items[:0]
+	sc.puts = append(sc.puts[:0], scanPut{what: putDict})
+	sc.next = d.memoIdx.n
+	sc.strs = 0
+	p := 1
+	n, ok := memoPut(b, p, sc.next)
+	if !ok || n == 0 {
+		return false, nil
+	}
+	p += n
+	sc.next++
+	if p >= len(b) || b[p] != opMARK {
+		return false, nil
+	}
+	p++
+	for {
+		if p >= len(b) {
+			return false, nil
+		}
+		op := b[p]
+		if op == opSETITEMS {
+			p++
+			break
+		}
+		pos := rec.Pairs
+		if pos >= maxScanPairs {
+			return false, nil
+		}
+		// The key: a memo get, mostly of the index found at this
+		// position in the last record, or a str.
+		var f int8
+		switch op {
+		case opBINGET, opLONG_BINGET:
+			var i int64
+			if op == opBINGET {
+				if p+2 > len(b) {
+					return false, nil
+				}
+				i = int64(b[p+1])
+				p += 2
+			} else {
+				if p+5 > len(b) {
+					return false, nil
+				}
+				i = int64(binary.LittleEndian.Uint32(b[p+1:]))
+				p += 5
+			}
+			if k := &plan.at[pos]; int64(k.idx) == i+1 && k.gen == d.memoGen {
+				f = k.field
+			} else {
+				kv, ok := d.scanGet(i)
+				if !ok || kv.kind != Str || i >= 1<<32-1 {
+					return false, nil
+				}
+				f = plan.field(kv.str())
+				*k = planKey{idx: uint32(i + 1), field: f, gen: d.memoGen}
+			}
+		case opSHORT_BINUNICODE:
+			if p+2 > len(b) || p+2+int(b[p+1]) > len(b) {
+				return false, nil
+			}
+			text := b[p+2 : p+2+int(b[p+1])]
+			p += 2 + len(text)
+			sc.strs += int64(len(text))
+			f = plan.field(unsafe.String(unsafe.SliceData(text), len(text)))
+			if n, ok = memoPut(b, p, sc.next); !ok {
+				return false, nil
+			} else if n > 0 {
+				p += n
+				sc.next++
+				sc.puts = append(sc.puts, scanPut{what: putValue, v: strValue(Str, d.shortStr(text))})
+			}
+		default:
+			return false, nil
+		}
+		bit := uint32(1) << (uint(f) & 31)
+		if f >= 0 && rec.Set&bit != 0 {
+			return false, nil // a key twice: the general path keeps the later
+		}
+		if p >= len(b) {
+			return false, nil
+		}
+		// The value.
+		var v Value
+		isInt := false
+		switch op = b[p]; op {
+		case opBININT1:
+			if p+2 > len(b) {
+				return false, nil
+			}
+			v, isInt = Value{kind: Int, n: int64(b[p+1])}, true
+			p += 2
+		case opBININT2:
+			if p+3 > len(b) {
+				return false, nil
+			}
+			v, isInt = Value{kind: Int, n: int64(binary.LittleEndian.Uint16(b[p+1:]))}, true
+			p += 3
+		case opBININT:
+			if p+5 > len(b) {
+				return false, nil
+			}
+			v, isInt = Value{kind: Int, n: int64(int32(binary.LittleEndian.Uint32(b[p+1:])))}, true
+			p += 5
+		case opLONG1:
+			if p+2 > len(b) {
+				return false, nil
+			}
+			n := int(b[p+1])
+			if n > 8 || p+2+n > len(b) {
+				return false, nil
+			}
+			var u uint64
+			if n > 0 && p+10 <= len(b) {
+				shift := 64 - 8*uint(n)
+				u = uint64(int64(binary.LittleEndian.Uint64(b[p+2:])<<shift) >> shift)
+			} else if n > 0 {
+				for i := n - 1; i >= 0; i-- {
+					u = u<<8 | uint64(b[p+2+i])
+				}
+				shift := 64 - 8*uint(n)
+				u = uint64(int64(u<<shift) >> shift)
+			}
+			v, isInt = Value{kind: Int, n: int64(u)}, true
+			p += 2 + n
+		case opBINGET, opLONG_BINGET:
+			i, m := getArg(b, p)
+			if m == 0 {
+				return false, nil
+			}
+			p += m
+			// scanGet, its common case inlined.
+			ok = false
+			if i < d.memoIdx.n {
+				if slot := d.memoIdx.at(i); slot > consumedSlot {
+					v = d.vals[slot]
+					ok = v.kind < List || v.kind == Ref
+				}
+			}
+			if !ok {
+				if v, ok = d.scanGet(i); !ok {
+					return false, nil
+				}
+			}
+		case opNONE:
+			p++
+		case opNEWTRUE, opNEWFALSE:
+			v = Value{kind: Bool, n: b2i(op == opNEWTRUE)}
+			p++
+		case opBINFLOAT:
+			if p+9 > len(b) {
+				return false, nil
+			}
+			v = Value{kind: Float, n: int64(binary.BigEndian.Uint64(b[p+1:]))}
+			p += 9
+		case opSHORT_BINUNICODE:
+			if p+2 > len(b) || p+2+int(b[p+1]) > len(b) {
+				return false, nil
+			}
+			text := b[p+2 : p+2+int(b[p+1])]
+			p += 2 + len(text)
+			sc.strs += int64(len(text))
+			v = strValue(Str, d.shortStr(text))
+		case opEMPTY_LIST:
+			// Its elements follow (MARK gets APPENDS, or get APPEND);
+			// then a key or SETITEMS, which the loop checks, so nothing
+			// more is added.
+			off := s.base + int64(s.pos+p)
+			p++
+			if n, ok = memoPut(b, p, sc.next); !ok {
+				return false, nil
+			}
+			p += n
+			from := len(sc.items)
+			if p < len(b) && b[p] == opMARK {
+				p++
+				for p < len(b) && b[p] != opAPPENDS {
+					i, m := getArg(b, p)
+					if m == 0 || len(sc.items) >= maxScanItems {
+						return false, nil
+					}
+					p += m
+					// scanGet, its common case inlined.
+					var it Value
+					ok = false
+					if i < d.memoIdx.n {
+						if slot := d.memoIdx.at(i); slot > consumedSlot {
+							it = d.vals[slot]
+							ok = it.kind < List || it.kind == Ref
+						}
+					}
+					if !ok {
+						if it, ok = d.scanGet(i); !ok {
+							return false, nil
+						}
+					}
+					sc.items = append(sc.items, it)
+				}
+				if p >= len(b) {
+					return false, nil
+				}
+				p++
+			} else if p < len(b) {
+				// An element and APPEND, or the sc.next key.
+				if i, m := getArg(b, p); m > 0 && p+m < len(b) && b[p+m] == opAPPEND {
+					it, ok := d.scanGet(i)
+					if !ok {
+						return false, nil
+					}
+					sc.items = append(sc.items, it)
+					p += m + 1
+				}
+			}
+			if len(sc.items) > maxScanItems {
+				return false, nil
+			}
+			v = Value{kind: List, n: int64(from) | int64(len(sc.items))<<32}
+			if n > 0 {
+				sc.next++
+				sc.puts = append(sc.puts, scanPut{what: putList, field: f, from: int32(from), to: int32(len(sc.items)), off: off})
+			}
+			if f >= 0 {
+				rec.listOff[f] = off
+			}
+			n = 0 // memoized above
+		default:
+			return false, nil
+		}
+		if op != opEMPTY_LIST {
+			if n, ok = memoPut(b, p, sc.next); !ok {
+				return false, nil
+			} else if n > 0 {
+				p += n
+				sc.next++
+				sc.puts = append(sc.puts, scanPut{what: putValue, v: v})
+			}
+		}
+		if f >= 0 {
+			rec.Set |= bit
+			rec.Order[rec.NOrder] = f
+			rec.NOrder++
+			if isInt {
+				rec.Int[f] = v.n
+				rec.IsInt |= bit
+			} else {
+				rec.Val[f] = v
+			}
+		}
+		rec.Pairs++
+	}
+	if rec.Pairs == 0 || p >= len(b) {
+		return false, nil
+	}
+	switch b[p] {
+	case opEMPTY_DICT, opAPPEND, opAPPENDS:
+	default:
+		return false, nil
+	}
+	// The general path's stack would hold the dict, its pairs and a
+	// list's elements, under two MARKs.
+	if len(d.stack)+2*rec.Pairs+len(sc.items)+2 > d.lim.MaxStack || len(d.marks)+2 > d.lim.MaxStack || sc.next-1 > d.lim.MaxMemo || d.stringBytes+sc.strs > d.lim.MaxStringBytes ||
+		int64(len(sc.items)) > d.lim.MaxItems || d.held+int64(len(sc.items)) > d.lim.MaxValues {
+		return false, nil // the general path reports it
+	}
+	// Taken.
+	d.stringBytes += sc.strs
+	d.op = s.base + int64(s.pos)
+	d.curOp = opEMPTY_DICT
+	rec.Offset = d.op
+	rec.items = sc.items
+	v, err := d.rs.ScannedRecord(parent, index, rec)
+	if err != nil {
+		return true, err
+	}
+	idx := d.memoIdx.n
+	for i := range sc.puts {
+		pt := &sc.puts[i]
+		switch pt.what {
+		case putDict:
+			d.memoIdx.add(consumedSlot)
+		case putValue:
+			if pt.v.kind == Str && d.lastSlot != 0 && pt.v.str() == d.lastStr {
+				d.memoIdx.add(d.lastSlot) // as Run's MEMOIZE
+			} else if err := d.put(idx, pt.v); err != nil {
+				return true, err
+			}
+		case putList:
+			lv := Value{kind: List, n: -1}
+			if pt.field >= 0 {
+				lv = rec.Val[pt.field]
+			}
+			if lv.kind == List && lv.p == nil {
+				// Not converted: the list itself.
+				c := d.newContainer(List)
+				c.Offset = pt.off
+				c.Items = append(c.Items, sc.items[pt.from:pt.to]...)
+				c.n = int64(pt.to - pt.from)
+				d.held += c.n
+				lv = containerValue(List, c)
+			}
+			if err := d.put(idx, lv); err != nil {
+				return true, err
+			}
+		}
+		idx++
+	}
+	s.pos += p
+	d.stack = append(d.stack, v)
+	return true, nil
+}
+
+// newContainer makes an empty container, reusing a consumed one as
+// pushContainer does, without a Tag call.
+func (d *Decoder) newContainer(k Kind) *Container {
+	if n := len(d.pool); n > 0 {
+		c := d.pool[n-1]
+		d.pool = d.pool[:n-1]
+		items := c.Items[:0]
+		if m := len(d.spare); cap(items) == 0 && m > 0 {
+			items = d.spare[m-1]
+			d.spare = d.spare[:m-1]
+		}
+		*c = Container{Kind: k, Items: items, Offset: d.op}
+		return c
+	}
+	if n := len(d.spare); n > 0 {
+		c := &Container{Kind: k, Items: d.spare[n-1], Offset: d.op}
+		d.spare = d.spare[:n-1]
+		return c
+	}
+	return &Container{Kind: k, Offset: d.op}
+}
+
+// shortStr returns b as a string, made once for a short str seen again
+// (readStr's cache of recent short strings).
+func (d *Decoder) shortStr(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > maxShortStr {
+		return string(b)
+	}
+	h := (len(b) + 31*int(b[0]) + 7*int(b[len(b)-1])) & (len(d.short) - 1)
+	if t := d.short[h]; t == unsafe.String(unsafe.SliceData(b), len(b)) {
+		return t
+	}
+	t := string(b)
+	d.short[h] = t
+	return t
+}

@@ -1,0 +1,253 @@
+package pickle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// recordReader reads the dicts of the list tagged 1 (the root list's
+// first element) into rows: with scan set, through a RecordPlan
+// (RecordScanner); without, from the dicts Append receives.
+type recordReader struct {
+	plan *RecordPlan
+	scan bool
+	rows [][]any
+	// pending holds the scanned records until Append takes them.
+	pending [][]any
+	// scanned counts the records the scan took.
+	scanned int
+	tagged  bool
+}
+
+var recordKeys = []string{"a", "b", "s", "l", "x"}
+
+func (r *recordReader) Tag(c, parent *Container, key Value, index int64) {
+	if !r.tagged && parent != nil && parent.Kind == List && c.Kind == List {
+		c.Tag, r.tagged = 1, true
+	}
+}
+
+func (r *recordReader) Append(l *Container, index int64, item Value) (bool, error) {
+	if l.Tag != 1 {
+		return false, nil
+	}
+	if tag, id, ok := item.Ref(); ok && tag == 9 {
+		if id < 0 || int(id) >= len(r.pending) || r.pending[id] == nil {
+			return false, fmt.Errorf("record %d appended twice", id)
+		}
+		r.rows = append(r.rows, r.pending[id])
+		r.pending[id] = nil
+		return true, nil
+	}
+	if item.Kind() != Dict {
+		r.rows = append(r.rows, []any{canon(item)})
+		return true, nil
+	}
+	row := make([]any, len(recordKeys))
+	for f, k := range recordKeys {
+		if v, ok := item.Container().Get(k); ok {
+			row[f] = canon(v)
+		}
+	}
+	r.rows = append(r.rows, row)
+	return true, nil
+}
+
+func (r *recordReader) RecordPlan(list *Container) *RecordPlan {
+	if !r.scan {
+		return nil
+	}
+	return r.plan
+}
+
+func (r *recordReader) ScannedRecord(list *Container, index int64, rec *Record) (Value, error) {
+	row := make([]any, len(recordKeys))
+	for _, f := range rec.Order[:rec.NOrder] {
+		if rec.IsInt&(1<<f) != 0 {
+			row[f] = canon(IntValue(rec.Int[f]))
+		} else if items, _, ok := rec.List(int(f)); ok {
+			l := make([]any, len(items), len(items)+1)
+			for i, it := range items {
+				l[i] = canon(it)
+			}
+			row[f] = map[string]any{"list": l} // left as it is: the decoder makes the list
+		} else {
+			row[f] = canon(rec.Val[f])
+		}
+	}
+	r.pending = append(r.pending, row)
+	r.scanned++
+	return RefValue(9, int64(len(r.pending)-1)), nil
+}
+
+// recordPickle writes [records, memo gets...] as Python's pickler would
+// (protocol 4, MEMOIZE), with varied values: ints of every width, None,
+// bools, floats, strs memoized and not, memo gets, empty lists and lists
+// of memo gets, a key not in the plan; then memo gets of a str, a list and
+// a record made inside the records.
+func recordPickle(n int) []byte {
+	var b bytes.Buffer
+	memo := 0
+	put := func() int { b.WriteByte(opMEMOIZE); memo++; return memo - 1 }
+	get := func(i int) {
+		if i < 256 {
+			b.WriteByte(opBINGET)
+			b.WriteByte(byte(i))
+		} else {
+			b.WriteByte(opLONG_BINGET)
+			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
+		}
+	}
+	keys := map[string]int{}
+	key := func(k string) {
+		if i, ok := keys[k]; ok {
+			get(i)
+			return
+		}
+		b.WriteByte(opSHORT_BINUNICODE)
+		b.WriteByte(byte(len(k)))
+		b.WriteString(k)
+		keys[k] = put()
+	}
+	long1 := func(x int64) {
+		var le []byte
+		for v := x; ; v >>= 8 {
+			le = append(le, byte(v))
+			if (v >= -128 && v < 128) && len(le) > 0 && (v < 0) == (le[len(le)-1]&0x80 != 0) {
+				break
+			}
+		}
+		b.WriteByte(opLONG1)
+		b.WriteByte(byte(len(le)))
+		b.Write(le)
+	}
+	b.WriteString("\x80\x04]")
+	put()
+	b.WriteByte(opMARK)
+	b.WriteString("]") // the records
+	put()
+	b.WriteByte(opMARK)
+	var strMemo, listMemo, dictMemo int
+	frame := -1
+	for i := 0; i < n; i++ {
+		b.WriteByte(opEMPTY_DICT)
+		m := put()
+		if i == n/2 {
+			dictMemo = m
+		}
+		b.WriteByte(opMARK)
+		key("a")
+		switch i % 5 {
+		case 0:
+			b.WriteByte(opBININT1)
+			b.WriteByte(byte(i))
+		case 1:
+			b.WriteByte(opBININT2)
+			b.Write(binary.LittleEndian.AppendUint16(nil, uint16(i*37))) // 32768 and up too
+		case 2:
+			b.WriteByte(opBININT)
+			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(int32(-i))))
+		case 3:
+			long1(int64(i) << (i % 60))
+		case 4:
+			long1(-int64(i) << (i % 58))
+		}
+		key("b")
+		switch i % 4 {
+		case 0:
+			b.WriteByte(opNONE)
+		case 1:
+			b.WriteByte(opNEWTRUE)
+		case 2:
+			b.WriteByte(opBINFLOAT)
+			b.Write(binary.BigEndian.AppendUint64(nil, math.Float64bits(float64(i)/3)))
+		case 3:
+			get(keys["a"]) // a str from the memo
+		}
+		key("s")
+		b.WriteByte(opSHORT_BINUNICODE)
+		s := fmt.Sprintf("v%d", i%7)
+		b.WriteByte(byte(len(s)))
+		b.WriteString(s)
+		if m := put(); i == n/3 {
+			strMemo = m
+		}
+		if i%3 == 0 {
+			key("x") // not in the plan
+			b.WriteString("]")
+			put()
+		}
+		key("l")
+		b.WriteString("]")
+		if m := put(); i == n/4 {
+			listMemo = m
+		}
+		switch {
+		case i%4 == 1 && frame >= 0:
+			get(frame)
+			b.WriteByte(opAPPEND)
+		case i%4 == 2 && frame >= 0:
+			b.WriteByte(opMARK)
+			get(frame)
+			get(keys["s"])
+			get(frame)
+			b.WriteByte(opAPPENDS)
+		}
+		b.WriteByte(opSETITEMS)
+		if i == 0 {
+			b.WriteString("\x8c\x05frame")
+			frame = put()
+			b.WriteByte('0') // POP
+		}
+		if i%1000 == 999 {
+			b.WriteString("e(")
+		}
+	}
+	b.WriteByte(opAPPENDS)
+	get(strMemo)
+	get(listMemo)
+	get(dictMemo)
+	b.WriteString("e.")
+	return b.Bytes()
+}
+
+// TestRecordScanMatchesGeneral decodes the same pickle with and without
+// the record scan: the same rows, and the same values from memo gets of
+// what the records memoized (a str, a list, a record).
+func TestRecordScanMatchesGeneral(t *testing.T) {
+	data := recordPickle(3000)
+	read := func(scan bool) (*recordReader, Value) {
+		r := &recordReader{plan: NewRecordPlan(recordKeys...), scan: scan}
+		v, err := Decode(bytes.NewReader(data), "records", r, Limits{})
+		if err != nil {
+			t.Fatalf("scan %v: %v", scan, err)
+		}
+		return r, v
+	}
+	general, gv := read(false)
+	scanned, sv := read(true)
+	if scanned.scanned < 2900 {
+		t.Errorf("the scan took %d of 3000 records", scanned.scanned)
+	}
+	if !reflect.DeepEqual(general.rows, scanned.rows) {
+		for i := range general.rows {
+			if i < len(scanned.rows) && !reflect.DeepEqual(general.rows[i], scanned.rows[i]) {
+				t.Fatalf("row %d: general %v, scanned %v", i, general.rows[i], scanned.rows[i])
+			}
+		}
+		t.Fatalf("%d rows, general %d", len(scanned.rows), len(general.rows))
+	}
+	gi, si := gv.Container().Items, sv.Container().Items
+	if len(gi) != 4 || len(si) != 4 {
+		t.Fatalf("results: %v, %v", gv, sv)
+	}
+	for i := 1; i < 4; i++ {
+		if g, s := canon(gi[i]), canon(si[i]); !reflect.DeepEqual(g, s) {
+			t.Errorf("memo get %d: general %v, scanned %v", i, g, s)
+		}
+	}
+}
