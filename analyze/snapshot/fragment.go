@@ -272,9 +272,10 @@ type FragmentResult struct {
 // free gap when the rest could not have been split off; such blocks are
 // counted in PoolState.EstimatedBlocks.
 type FragmentAnalyzer struct {
-	segs   []fragSegRow
-	blocks []fragBlockRow
-	devs   map[int32]*fragDevice
+	segs     []fragSegRow
+	blocks   []fragBlockRow
+	devs     map[int32]*fragDevice
+	rowCodes []uint8 // the action code of each row of the batch (addEvents)
 }
 
 type fragSegRow struct {
@@ -427,6 +428,7 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 	for i := range codes {
 		codes[i] = fragAction(dict.Value(i))
 	}
+	a.rowCodes = rowCodes(action, codes, a.rowCodes)
 	addr := rec.Column(pytorch.EvAddr).(*array.Uint64)
 	size := rec.Column(pytorch.EvSize).(*array.Int64)
 	stream := rec.Column(pytorch.EvStream).(*array.Int64)
@@ -442,7 +444,7 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 				a.devs[dv] = d
 			}
 		}
-		code := codes[action.GetValueIndex(i)]
+		code := a.rowCodes[i]
 		if code == fOOM {
 			d.seenOOM = true
 		}

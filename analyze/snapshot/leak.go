@@ -212,6 +212,7 @@ type OOMEntry struct {
 // order per device) with Add, then call Finalize once.
 type LeakAnalyzer struct {
 	opt      LeakOptions
+	rowCodes []int          // the action code of each row of the batch (addEvents)
 	anchorOK map[int32]int8 // stack id -> anchorClass
 	devs     map[int32]*deviceState
 	frames   []callsite.Frame
@@ -395,6 +396,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 	for i := range codes {
 		codes[i] = actionCode(dict.Value(i))
 	}
+	a.rowCodes = rowCodes(action, codes, a.rowCodes)
 	addr := rec.Column(pytorch.EvAddr).(*array.Uint64)
 	size := rec.Column(pytorch.EvSize).(*array.Int64)
 	stack := rec.Column(pytorch.EvStackID).(*array.Int32)
@@ -425,7 +427,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		} else {
 			a.untimed = true
 		}
-		code := codes[action.GetValueIndex(i)]
+		code := a.rowCodes[i]
 		switch code {
 		case actAlloc:
 			ad := addr.Value(i)

@@ -140,10 +140,16 @@ func (r *Record) List(f int) (items []Value, off int64, ok bool) {
 
 // scanState is scanRecord's state besides its position.
 type scanState struct {
-	items []Value   // the elements of the lists, one after another
-	puts  []scanPut // the memo puts, in order
-	next  int64     // the memo index of the next put
-	strs  int64     // bytes of strs made
+	plan  *RecordPlan
+	items []Value // the elements of the lists, one after another
+	// put holds the memo puts, in order; nput, their number. An array
+	// whose fields are set one by one: appending a struct literal
+	// copies it through the stack, a store the CPU cannot forward, which
+	// took 6% of big_real's decoding.
+	put  [2*maxScanPairs + 1]scanPut
+	nput int
+	next int64 // the memo index of the next put
+	strs int64 // bytes of strs made
 }
 
 // scanPut is a memo put a scan found, done when the scan is taken.
@@ -223,21 +229,22 @@ func getArg(b []byte, p int) (i int64, n int) {
 func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (taken bool, err error) {
 	s := &d.src
 	b := s.buf[s.pos:s.end] // b[0] is the EMPTY_DICT
-	rec := &d.rec
-	rec.Pairs, rec.Set, rec.IsInt, rec.NOrder = 0, 0, 0, 0
-	// Rarely used state lives in sc, not in registers the loop needs.
-	sc := &d.sc
-	sc.items = sc.items[:0]
-	sc.puts = append(sc.puts[:0], scanPut{what: putDict})
-	sc.next = d.memoIdx.n
-	sc.strs = 0
+	// The loop keeps d, b and p in registers; the rest is reached
+	// through d (a pointer apiece would be spilled and reloaded).
+	d.sc.plan = plan
+	d.rec.Pairs, d.rec.Set, d.rec.IsInt, d.rec.NOrder = 0, 0, 0, 0
+	d.sc.items = d.sc.items[:0]
+	d.sc.put[0].what = putDict
+	d.sc.nput = 1
+	d.sc.next = d.memoIdx.n
+	d.sc.strs = 0
 	p := 1
-	n, ok := memoPut(b, p, sc.next)
+	n, ok := memoPut(b, p, d.sc.next)
 	if !ok || n == 0 {
 		return false, nil
 	}
 	p += n
-	sc.next++
+	d.sc.next++
 	if p >= len(b) || b[p] != opMARK {
 		return false, nil
 	}
@@ -251,10 +258,75 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			p++
 			break
 		}
-		pos := rec.Pairs
+		pos := d.rec.Pairs
 		if pos >= maxScanPairs {
 			return false, nil
 		}
+		// Most pairs: the key found at this position in the last
+		// record (LONG_BINGET), and an int or a memo get of a scalar,
+		// not memoized. Taken here with few checks; the loop below
+		// reads every other pair, and these too when cut short.
+		if op == opLONG_BINGET && p+24 <= len(b) {
+			k := &d.sc.plan.at[pos]
+			if int64(k.idx) == int64(binary.LittleEndian.Uint32(b[p+1:]))+1 && k.gen == d.memoGen && k.field >= 0 {
+				f := k.field
+				bit := uint32(1) << uint(f)
+				q := p + 5
+				var v Value
+				isInt := true
+				switch b[q] {
+				case opLONG1:
+					n := uint(b[q+1])
+					if n-1 >= 8 { // 0 or above 8
+						goto general
+					}
+					shift := 64 - 8*n
+					v.n = int64(binary.LittleEndian.Uint64(b[q+2:])<<shift) >> shift
+					q += 2 + int(n)
+				case opBININT1:
+					v.n = int64(b[q+1])
+					q += 2
+				case opBININT2:
+					v.n = int64(binary.LittleEndian.Uint16(b[q+1:]))
+					q += 3
+				case opBININT:
+					v.n = int64(int32(binary.LittleEndian.Uint32(b[q+1:])))
+					q += 5
+				case opLONG_BINGET:
+					i := int64(binary.LittleEndian.Uint32(b[q+1:]))
+					if i >= d.memoIdx.n {
+						goto general
+					}
+					slot := d.memoIdx.at(i)
+					if slot <= consumedSlot {
+						goto general
+					}
+					if v = d.vals[slot]; v.kind >= List && v.kind != Ref {
+						goto general
+					}
+					isInt = false
+					q += 5
+				default:
+					goto general
+				}
+				if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT || d.rec.Set&bit != 0 {
+					goto general
+				}
+				d.rec.Set |= bit
+				d.rec.Order[d.rec.NOrder] = f
+				d.rec.NOrder++
+				if isInt {
+					d.rec.Int[f] = v.n
+					d.rec.IsInt |= bit
+				} else {
+					d.rec.Val[f] = v
+				}
+				d.rec.Pairs++
+				p = q
+				continue
+			}
+		}
+	general:
 		// The key: a memo get, mostly of the index found at this
 		// position in the last record, or a str.
 		var f int8
@@ -274,14 +346,14 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				i = int64(binary.LittleEndian.Uint32(b[p+1:]))
 				p += 5
 			}
-			if k := &plan.at[pos]; int64(k.idx) == i+1 && k.gen == d.memoGen {
+			if k := &d.sc.plan.at[pos]; int64(k.idx) == i+1 && k.gen == d.memoGen {
 				f = k.field
 			} else {
 				kv, ok := d.scanGet(i)
 				if !ok || kv.kind != Str || i >= 1<<32-1 {
 					return false, nil
 				}
-				f = plan.field(kv.str())
+				f = d.sc.plan.field(kv.str())
 				*k = planKey{idx: uint32(i + 1), field: f, gen: d.memoGen}
 			}
 		case opSHORT_BINUNICODE:
@@ -290,20 +362,22 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			}
 			text := b[p+2 : p+2+int(b[p+1])]
 			p += 2 + len(text)
-			sc.strs += int64(len(text))
-			f = plan.field(unsafe.String(unsafe.SliceData(text), len(text)))
-			if n, ok = memoPut(b, p, sc.next); !ok {
+			d.sc.strs += int64(len(text))
+			f = d.sc.plan.field(unsafe.String(unsafe.SliceData(text), len(text)))
+			if n, ok = memoPut(b, p, d.sc.next); !ok {
 				return false, nil
 			} else if n > 0 {
 				p += n
-				sc.next++
-				sc.puts = append(sc.puts, scanPut{what: putValue, v: strValue(Str, d.shortStr(text))})
+				d.sc.next++
+				pt := &d.sc.put[d.sc.nput]
+				d.sc.nput++
+				pt.what, pt.v = putValue, strValue(Str, d.shortStr(text))
 			}
 		default:
 			return false, nil
 		}
 		bit := uint32(1) << (uint(f) & 31)
-		if f >= 0 && rec.Set&bit != 0 {
+		if f >= 0 && d.rec.Set&bit != 0 {
 			return false, nil // a key twice: the general path keeps the later
 		}
 		if p >= len(b) {
@@ -388,7 +462,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			}
 			text := b[p+2 : p+2+int(b[p+1])]
 			p += 2 + len(text)
-			sc.strs += int64(len(text))
+			d.sc.strs += int64(len(text))
 			v = strValue(Str, d.shortStr(text))
 		case opEMPTY_LIST:
 			// Its elements follow (MARK gets APPENDS, or get APPEND);
@@ -396,16 +470,16 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			// more is added.
 			off := s.base + int64(s.pos+p)
 			p++
-			if n, ok = memoPut(b, p, sc.next); !ok {
+			if n, ok = memoPut(b, p, d.sc.next); !ok {
 				return false, nil
 			}
 			p += n
-			from := len(sc.items)
+			from := len(d.sc.items)
 			if p < len(b) && b[p] == opMARK {
 				p++
 				for p < len(b) && b[p] != opAPPENDS {
 					i, m := getArg(b, p)
-					if m == 0 || len(sc.items) >= maxScanItems {
+					if m == 0 || len(d.sc.items) >= maxScanItems {
 						return false, nil
 					}
 					p += m
@@ -423,61 +497,65 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 							return false, nil
 						}
 					}
-					sc.items = append(sc.items, it)
+					d.sc.items = append(d.sc.items, it)
 				}
 				if p >= len(b) {
 					return false, nil
 				}
 				p++
 			} else if p < len(b) {
-				// An element and APPEND, or the sc.next key.
+				// An element and APPEND, or the d.sc.next key.
 				if i, m := getArg(b, p); m > 0 && p+m < len(b) && b[p+m] == opAPPEND {
 					it, ok := d.scanGet(i)
 					if !ok {
 						return false, nil
 					}
-					sc.items = append(sc.items, it)
+					d.sc.items = append(d.sc.items, it)
 					p += m + 1
 				}
 			}
-			if len(sc.items) > maxScanItems {
+			if len(d.sc.items) > maxScanItems {
 				return false, nil
 			}
-			v = Value{kind: List, n: int64(from) | int64(len(sc.items))<<32}
+			v = Value{kind: List, n: int64(from) | int64(len(d.sc.items))<<32}
 			if n > 0 {
-				sc.next++
-				sc.puts = append(sc.puts, scanPut{what: putList, field: f, from: int32(from), to: int32(len(sc.items)), off: off})
+				d.sc.next++
+				pt := &d.sc.put[d.sc.nput]
+				d.sc.nput++
+				pt.what, pt.field, pt.from, pt.to, pt.off = putList, f, int32(from), int32(len(d.sc.items)), off
 			}
 			if f >= 0 {
-				rec.listOff[f] = off
+				d.rec.listOff[f] = off
 			}
 			n = 0 // memoized above
 		default:
 			return false, nil
 		}
 		if op != opEMPTY_LIST {
-			if n, ok = memoPut(b, p, sc.next); !ok {
+			if n, ok = memoPut(b, p, d.sc.next); !ok {
 				return false, nil
 			} else if n > 0 {
 				p += n
-				sc.next++
-				sc.puts = append(sc.puts, scanPut{what: putValue, v: v})
+				d.sc.next++
+				pt := &d.sc.put[d.sc.nput]
+				d.sc.nput++
+				pt.what, pt.v = putValue, v
 			}
 		}
 		if f >= 0 {
-			rec.Set |= bit
-			rec.Order[rec.NOrder] = f
-			rec.NOrder++
+			d.rec.Set |= bit
+			d.rec.Order[d.rec.NOrder] = f
+			d.rec.NOrder++
 			if isInt {
-				rec.Int[f] = v.n
-				rec.IsInt |= bit
+				d.rec.Int[f] = v.n
+				d.rec.IsInt |= bit
 			} else {
-				rec.Val[f] = v
+				d.rec.Val[f] = v
 			}
 		}
-		rec.Pairs++
+		d.rec.Pairs++
 	}
-	if rec.Pairs == 0 || p >= len(b) {
+	if d.rec.Pairs == 0 || p >= len(b) {
 		return false, nil
 	}
 	switch b[p] {
@@ -487,23 +565,23 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	}
 	// The general path's stack would hold the dict, its pairs and a
 	// list's elements, under two MARKs.
-	if len(d.stack)+2*rec.Pairs+len(sc.items)+2 > d.lim.MaxStack || len(d.marks)+2 > d.lim.MaxStack || sc.next-1 > d.lim.MaxMemo || d.stringBytes+sc.strs > d.lim.MaxStringBytes ||
-		int64(len(sc.items)) > d.lim.MaxItems || d.held+int64(len(sc.items)) > d.lim.MaxValues {
+	if len(d.stack)+2*d.rec.Pairs+len(d.sc.items)+2 > d.lim.MaxStack || len(d.marks)+2 > d.lim.MaxStack || d.sc.next-1 > d.lim.MaxMemo || d.stringBytes+d.sc.strs > d.lim.MaxStringBytes ||
+		int64(len(d.sc.items)) > d.lim.MaxItems || d.held+int64(len(d.sc.items)) > d.lim.MaxValues {
 		return false, nil // the general path reports it
 	}
 	// Taken.
-	d.stringBytes += sc.strs
+	d.stringBytes += d.sc.strs
 	d.op = s.base + int64(s.pos)
 	d.curOp = opEMPTY_DICT
-	rec.Offset = d.op
-	rec.items = sc.items
-	v, err := d.rs.ScannedRecord(parent, index, rec)
+	d.rec.Offset = d.op
+	d.rec.items = d.sc.items
+	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
 	if err != nil {
 		return true, err
 	}
 	idx := d.memoIdx.n
-	for i := range sc.puts {
-		pt := &sc.puts[i]
+	for i := range d.sc.put[:d.sc.nput] {
+		pt := &d.sc.put[i]
 		switch pt.what {
 		case putDict:
 			d.memoIdx.add(consumedSlot)
@@ -516,13 +594,13 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 		case putList:
 			lv := Value{kind: List, n: -1}
 			if pt.field >= 0 {
-				lv = rec.Val[pt.field]
+				lv = d.rec.Val[pt.field]
 			}
 			if lv.kind == List && lv.p == nil {
 				// Not converted: the list itself.
 				c := d.newContainer(List)
 				c.Offset = pt.off
-				c.Items = append(c.Items, sc.items[pt.from:pt.to]...)
+				c.Items = append(c.Items, d.sc.items[pt.from:pt.to]...)
 				c.n = int64(pt.to - pt.from)
 				d.held += c.n
 				lv = containerValue(List, c)
