@@ -232,7 +232,10 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	// The loop keeps d, b and p in registers; the rest is reached
 	// through d (a pointer apiece would be spilled and reloaded).
 	d.sc.plan = plan
-	d.rec.Pairs, d.rec.Set, d.rec.IsInt, d.rec.NOrder = 0, 0, 0, 0
+	// The counts and masks the loop carries stay in registers (through
+	// d they would wait on the store of the last pair) until the end.
+	var pairs, norder int
+	var set, isInts uint32
 	d.sc.items = d.sc.items[:0]
 	d.sc.put[0].what = putDict
 	d.sc.nput = 1
@@ -258,7 +261,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			p++
 			break
 		}
-		pos := d.rec.Pairs
+		pos := pairs
 		if pos >= maxScanPairs {
 			return false, nil
 		}
@@ -309,19 +312,19 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				default:
 					goto general
 				}
-				if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT || d.rec.Set&bit != 0 {
+				if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT || set&bit != 0 {
 					goto general
 				}
-				d.rec.Set |= bit
-				d.rec.Order[d.rec.NOrder] = f
-				d.rec.NOrder++
+				set |= bit
+				d.rec.Order[norder&(MaxRecordFields-1)] = f
+				norder++
 				if isInt {
 					d.rec.Int[f] = v.n
-					d.rec.IsInt |= bit
+					isInts |= bit
 				} else {
 					d.rec.Val[f] = v
 				}
-				d.rec.Pairs++
+				pairs++
 				p = q
 				continue
 			}
@@ -377,7 +380,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			return false, nil
 		}
 		bit := uint32(1) << (uint(f) & 31)
-		if f >= 0 && d.rec.Set&bit != 0 {
+		if f >= 0 && set&bit != 0 {
 			return false, nil // a key twice: the general path keeps the later
 		}
 		if p >= len(b) {
@@ -543,19 +546,20 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			}
 		}
 		if f >= 0 {
-			d.rec.Set |= bit
-			d.rec.Order[d.rec.NOrder] = f
-			d.rec.NOrder++
+			set |= bit
+			d.rec.Order[norder&(MaxRecordFields-1)] = f
+			norder++
 			if isInt {
 				d.rec.Int[f] = v.n
-				d.rec.IsInt |= bit
+				isInts |= bit
 			} else {
 				d.rec.Val[f] = v
 			}
 		}
-		d.rec.Pairs++
+		pairs++
 	}
-	if d.rec.Pairs == 0 || p >= len(b) {
+	d.rec.Pairs, d.rec.Set, d.rec.IsInt, d.rec.NOrder = pairs, set, isInts, norder
+	if pairs == 0 || p >= len(b) {
 		return false, nil
 	}
 	switch b[p] {
