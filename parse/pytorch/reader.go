@@ -824,12 +824,62 @@ func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.
 	return pickle.RefValue(tagScanned, r.serial<<earlyBits|(id-1)), nil
 }
 
+// cleanRecord reports whether a scanned trace entry has only the fields
+// record reads, each of which but the frames in range: an action that
+// is not an int, and ints for addr (not negative), size (0 to maxSize),
+// stream and time_us.
+func (r *Reader) cleanRecord(rec *pickle.Record) bool {
+	const (
+		action = 1 << (fieldAction - 1)
+		addr   = 1 << (fieldAddr - 1)
+		size   = 1 << (fieldSize - 1)
+		ints   = addr | size | 1<<(fieldStream-1) | 1<<(fieldTime-1)
+		frames = 1 << (fieldFrames - 1)
+	)
+	return rec.Set&^(action|ints|frames) == 0 && rec.IsInt&(ints|action) == rec.Set&ints &&
+		(rec.Set&addr == 0 || rec.Int[fieldAddr-1] >= 0) &&
+		(rec.Set&size == 0 || rec.Int[fieldSize-1] >= 0 && rec.Int[fieldSize-1] <= maxSize)
+}
+
 // record converts a scanned trace entry to e, as pairs converts its
 // dict's pairs: the same values are taken and the same errors reported,
 // the first in the dict's order.
 func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 	const what = "trace entry"
 	off := rec.Offset
+	if r.cleanRecord(rec) {
+		// What PyTorch writes: no field can be in error but the frames,
+		// so the dict's order does not matter.
+		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
+		if rec.Set&(1<<action) != 0 {
+			e.action, e.hasAction = rec.Val[action].Str()
+		}
+		if rec.Set&(1<<addr) != 0 {
+			e.addr, e.hasAddr = uint64(rec.Int[addr]), true
+		}
+		if rec.Set&(1<<size) != 0 {
+			e.size = rec.Int[size]
+		}
+		if rec.Set&(1<<stream) != 0 {
+			e.stream = rec.Int[stream]
+		}
+		if rec.Set&(1<<timeUs) != 0 {
+			e.timeUs, e.hasTime = rec.Int[timeUs], true
+		}
+		if rec.Set&(1<<frames) == 0 {
+			return nil
+		}
+		var err error
+		if items, listOff, ok := rec.List(int(frames)); ok {
+			e.stack, err = r.internStack(items, off, listOff)
+			rec.Val[frames] = pickle.RefValue(tagStack, int64(e.stack))
+		} else if rec.IsInt&(1<<frames) == 0 {
+			e.stack, err = r.stackID(rec.Val[frames], off)
+		} else {
+			e.stack, err = r.stackID(pickle.IntValue(rec.Int[frames]), off)
+		}
+		return err
+	}
 	for _, f := range rec.Order[:rec.NOrder] {
 		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
 		v := rec.Val[f]
