@@ -157,13 +157,15 @@ type Decoder struct {
 	// memoizes a "N/A" str and a frames list in each trace entry, so
 	// without sharing the memo holds a slot per entry. Shared slots are
 	// never freed or overwritten.
-	same     map[scalarKey]uint32
-	sameStr  map[string]uint32 // strs, by text
-	sameRef  map[refKey]uint32 // Refs
-	sameID   map[uint64]uint32 // Refs with a small id (most), keyed by refID
-	sameN    int               // entries of the three maps
-	lastStr  string            // the str last found in sameStr, and its slot
-	lastSlot uint32
+	same        map[scalarKey]uint32
+	sameStr     map[string]uint32 // strs, by text
+	sameRef     map[refKey]uint32 // Refs
+	sameID      map[uint64]uint32 // Refs with a small id (most), keyed by refID
+	sameN       int               // entries of the three maps
+	lastStr     string            // the str last found in sameStr, and its slot
+	lastSlot    uint32
+	lastRef     Value // the Ref last found in sameID or sameRef, and its slot
+	lastRefSlot uint32
 
 	spare [][]Value // item storage of released containers, for reuse
 
@@ -341,29 +343,14 @@ func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 		d.lastStr, d.lastSlot = t, s
 		return s, true
 	case Ref:
-		if id, small := refID(v); small {
-			if s, ok := d.sameID[id]; ok {
-				return s, true
-			}
-			s, ok := d.newSame(v)
-			if ok {
-				if d.sameID == nil {
-					d.sameID = make(map[uint64]uint32)
-				}
-				d.sameID[id] = s
-			}
-			return s, ok
+		// The same Ref entry after entry (an empty frames list, once
+		// converted): found without hashing.
+		if d.lastRefSlot != 0 && v == d.lastRef {
+			return d.lastRefSlot, true
 		}
-		k := refKey{v.tag, v.n}
-		if s, ok := d.sameRef[k]; ok {
-			return s, true
-		}
-		s, ok := d.newSame(v)
+		s, ok := d.sameRefSlot(v)
 		if ok {
-			if d.sameRef == nil {
-				d.sameRef = make(map[refKey]uint32)
-			}
-			d.sameRef[k] = s
+			d.lastRef, d.lastRefSlot = v, s
 		}
 		return s, ok
 	}
@@ -377,6 +364,35 @@ func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 			d.same = make(map[scalarKey]uint32)
 		}
 		d.same[k] = s
+	}
+	return s, ok
+}
+
+// sameRefSlot is sameSlot for a Ref.
+func (d *Decoder) sameRefSlot(v Value) (uint32, bool) {
+	if id, small := refID(v); small {
+		if s, ok := d.sameID[id]; ok {
+			return s, true
+		}
+		s, ok := d.newSame(v)
+		if ok {
+			if d.sameID == nil {
+				d.sameID = make(map[uint64]uint32)
+			}
+			d.sameID[id] = s
+		}
+		return s, ok
+	}
+	k := refKey{v.tag, v.n}
+	if s, ok := d.sameRef[k]; ok {
+		return s, true
+	}
+	s, ok := d.newSame(v)
+	if ok {
+		if d.sameRef == nil {
+			d.sameRef = make(map[refKey]uint32)
+		}
+		d.sameRef[k] = s
 	}
 	return s, ok
 }
