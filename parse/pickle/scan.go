@@ -265,56 +265,101 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 		if pos >= maxScanPairs {
 			return false, nil
 		}
-		// Most pairs: the key found at this position in the last
-		// record (LONG_BINGET), and an int or a memo get of a scalar,
-		// not memoized. Taken here with few checks; the loop below
-		// reads every other pair, and these too when cut short.
-		if op == opLONG_BINGET && p+24 <= len(b) {
+		// Most pairs: the key found at this position in the last record
+		// (a memo get), and an int, a memo get of a scalar, the str
+		// memoized last again (PyTorch's "N/A") or an empty list before
+		// SETITEMS (no frames). Taken here with few checks; the code
+		// below reads every other pair, and these too when cut short.
+		if p+24 <= len(b) {
+			var i int64
+			var q int
+			switch op {
+			case opLONG_BINGET:
+				i, q = int64(binary.LittleEndian.Uint32(b[p+1:])), p+5
+			case opBINGET:
+				i, q = int64(b[p+1]), p+2
+			default:
+				goto general
+			}
 			k := &d.sc.plan.at[pos]
-			if int64(k.idx) == int64(binary.LittleEndian.Uint32(b[p+1:]))+1 && k.gen == d.memoGen && k.field >= 0 {
-				f := k.field
-				bit := uint32(1) << uint(f)
-				q := p + 5
-				var v Value
-				isInt := true
-				switch b[q] {
-				case opLONG1:
-					n := uint(b[q+1])
-					if n-1 >= 8 { // 0 or above 8
-						goto general
-					}
-					shift := 64 - 8*n
-					v.n = int64(binary.LittleEndian.Uint64(b[q+2:])<<shift) >> shift
-					q += 2 + int(n)
-				case opBININT1:
-					v.n = int64(b[q+1])
-					q += 2
-				case opBININT2:
-					v.n = int64(binary.LittleEndian.Uint16(b[q+1:]))
-					q += 3
-				case opBININT:
-					v.n = int64(int32(binary.LittleEndian.Uint32(b[q+1:])))
-					q += 5
-				case opLONG_BINGET:
-					i := int64(binary.LittleEndian.Uint32(b[q+1:]))
-					if i >= d.memoIdx.n {
-						goto general
-					}
-					slot := d.memoIdx.at(i)
-					if slot <= consumedSlot {
-						goto general
-					}
-					if v = d.vals[slot]; v.kind >= List && v.kind != Ref {
-						goto general
-					}
-					isInt = false
-					q += 5
-				default:
+			if int64(k.idx) != i+1 || k.gen != d.memoGen {
+				goto general
+			}
+			f := k.field
+			bit := uint32(1) << (uint(f) & 31)
+			if f >= 0 && set&bit != 0 {
+				goto general
+			}
+			var v Value
+			isInt, memoized := true, false
+			switch b[q] {
+			case opLONG1:
+				n := uint(b[q+1])
+				if n-1 >= 8 { // 0 or above 8
 					goto general
 				}
-				if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT || set&bit != 0 {
+				shift := 64 - 8*n
+				v.n = int64(binary.LittleEndian.Uint64(b[q+2:])<<shift) >> shift
+				q += 2 + int(n)
+			case opBININT1:
+				v.n = int64(b[q+1])
+				q += 2
+			case opBININT2:
+				v.n = int64(binary.LittleEndian.Uint16(b[q+1:]))
+				q += 3
+			case opBININT:
+				v.n = int64(int32(binary.LittleEndian.Uint32(b[q+1:])))
+				q += 5
+			case opLONG_BINGET, opBINGET:
+				i, m := getArg(b, q)
+				if i >= d.memoIdx.n {
 					goto general
 				}
+				slot := d.memoIdx.at(i)
+				if slot <= consumedSlot {
+					goto general
+				}
+				if v = d.vals[slot]; v.kind >= List && v.kind != Ref {
+					goto general
+				}
+				isInt = false
+				q += m
+			case opSHORT_BINUNICODE:
+				n := int(b[q+1])
+				if d.lastSlot == 0 || q+3+n > len(b) || b[q+2+n] != opMEMOIZE || string(b[q+2:q+2+n]) != d.lastStr {
+					goto general
+				}
+				v = strValue(Str, d.lastStr)
+				d.sc.strs += int64(n)
+				isInt, memoized = false, true
+				q += 3 + n
+				pt := &d.sc.put[d.sc.nput]
+				d.sc.nput++
+				pt.what, pt.v = putValue, v
+			case opEMPTY_LIST:
+				if b[q+1] != opMEMOIZE || b[q+2] != opSETITEMS {
+					goto general
+				}
+				from := len(d.sc.items)
+				off := s.base + int64(s.pos+q)
+				v = Value{kind: List, n: int64(from) | int64(from)<<32}
+				isInt, memoized = false, true
+				q += 2
+				pt := &d.sc.put[d.sc.nput]
+				d.sc.nput++
+				pt.what, pt.field, pt.from, pt.to, pt.off = putList, f, int32(from), int32(from), off
+				if f >= 0 {
+					d.rec.listOff[f] = off
+				}
+			default:
+				goto general
+			}
+			if memoized {
+				d.sc.next++
+			} else if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT {
+				goto general
+			}
+			if f >= 0 {
 				set |= bit
 				d.rec.Order[norder&(MaxRecordFields-1)] = f
 				norder++
@@ -324,10 +369,10 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				} else {
 					d.rec.Val[f] = v
 				}
-				pairs++
-				p = q
-				continue
 			}
+			pairs++
+			p = q
+			continue
 		}
 	general:
 		// The key: a memo get, mostly of the index found at this
