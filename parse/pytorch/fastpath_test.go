@@ -89,7 +89,7 @@ func readBoth(t *testing.T, path string, opts ...Option) (*Snapshot, error) {
 // the trace entries of snapshots PyTorch wrote: else the differential
 // test would compare the general path with itself.
 func TestRecordScanTaken(t *testing.T) {
-	for _, name := range []string{"leak_train_loop.pickle", "stacks_all.pickle", "hf_gpt2_leak.pickle.gz", "protocol5.pickle.gz", "oom_other_process.pickle"} {
+	for _, name := range []string{"leak_train_loop.pickle", "stacks_all.pickle", "hf_gpt2_leak.pickle.gz", "protocol5.pickle.gz", "oom_other_process.pickle", "scanseeds/entries_p4.pickle", "scanseeds/entries_p2.pickle"} {
 		t.Run(name, func(t *testing.T) {
 			in := openFile(t, dir+name)
 			r := NewReader(in.Reader(), name, WithAllocator(memory.NewGoAllocator()))
@@ -121,8 +121,11 @@ func TestRecordScanTaken(t *testing.T) {
 // path or take with care: a memo index set again, a DUP of a record, a
 // memo get of a record, a key twice, a record with a nested dict.
 func FuzzRecordScanDifferential(f *testing.F) {
-	for _, name := range []string{"oom_other_process.pickle", "side_stream_pending.pickle"} {
-		b, err := os.ReadFile(dir + name)
+	// Small seeds fuzz fastest: snapshot-shaped pickles Python's pickler
+	// wrote (scanseeds/gen.py), and one snapshot PyTorch wrote.
+	seeds, _ := filepath.Glob(dir + "scanseeds/*.pickle")
+	for _, name := range append(seeds, dir+"oom_other_process.pickle") {
+		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
 		}
