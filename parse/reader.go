@@ -47,6 +47,26 @@ func TableSchema[T ~int](schemas []*arrow.Schema, t T) *arrow.Schema {
 // distinct values (kinds, actions, states): dictionary<int16, utf8>.
 var DictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
 
+// DictRowCodes returns, for each row of a dictionary column, codes[its
+// dictionary index], in buf's storage (buf may be nil): one pass over the
+// column's typed indices (DictString's are int16) rather than a
+// GetValueIndex per row, which switches on the index type each time. A
+// null row gets the code of the index its slot holds; codes must cover
+// the column's dictionary.
+func DictRowCodes[T any](col *array.Dictionary, codes []T, buf []T) []T {
+	buf = buf[:0]
+	if ix, ok := col.Indices().(*array.Int16); ok {
+		for _, k := range ix.Int16Values() {
+			buf = append(buf, codes[k])
+		}
+		return buf
+	}
+	for i := 0; i < col.Len(); i++ {
+		buf = append(buf, codes[col.GetValueIndex(i)])
+	}
+	return buf
+}
+
 // ReaderOptions are the options every streaming reader takes. A family's
 // options struct embeds it, which lets WithAllocator and WithBatchSize set
 // it.

@@ -138,3 +138,40 @@ func TestTableNames(t *testing.T) {
 		t.Error("out-of-range tables")
 	}
 }
+
+// TestDictRowCodes maps rows of dictionary columns to codes: int16
+// indices (DictString's) through the typed fast path, other index types
+// through GetValueIndex, and a sliced column from its offset.
+func TestDictRowCodes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	rows := []string{"alloc", "free", "alloc", "oom", "free", "free"}
+	for _, idx := range []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint8} {
+		b := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: idx, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+		for _, r := range rows {
+			if err := b.AppendString(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		col := b.NewDictionaryArray()
+		b.Release()
+		dict := col.Dictionary().(*array.String)
+		codes := make([]string, dict.Len())
+		for k := range codes {
+			codes[k] = "<" + dict.Value(k) + ">"
+		}
+		got := DictRowCodes(col, codes, nil)
+		for i, r := range rows {
+			if got[i] != "<"+r+">" {
+				t.Errorf("%v indices: row %d is %q, want <%s>", idx, i, got[i], r)
+			}
+		}
+		sliced := array.NewSlice(col, 2, 5).(*array.Dictionary)
+		got = DictRowCodes(sliced, codes, got)
+		if len(got) != 3 || got[0] != "<alloc>" || got[1] != "<oom>" || got[2] != "<free>" {
+			t.Errorf("%v indices, rows 2 to 4: %q", idx, got)
+		}
+		sliced.Release()
+		col.Release()
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
@@ -27,7 +28,8 @@ import (
 // segment_free, segment_map and segment_unmap entries before it. Feed it
 // the snapshot's batches (Add), as to the LeakAnalyzer.
 type ReservedCollector struct {
-	devs map[int32]*reservedDev
+	devs  map[int32]*reservedDev
+	signs []int8 // each row's change of reserved memory: 1, -1 or 0 (Add)
 }
 
 type reservedDev struct {
@@ -79,6 +81,17 @@ func (c *ReservedCollector) Add(t pytorch.Table, rec arrow.RecordBatch) {
 		action := rec.Column(pytorch.EvAction).(*array.Dictionary)
 		dict := action.Dictionary().(*array.String)
 		size := rec.Column(pytorch.EvSize).(*array.Int64)
+		// The sign of each action's change of reserved memory, by row.
+		signs := make([]int8, dict.Len())
+		for k := range signs {
+			switch dict.Value(k) {
+			case pytorch.ActionSegmentAlloc, pytorch.ActionSegmentMap:
+				signs[k] = 1
+			case pytorch.ActionSegmentFree, pytorch.ActionSegmentUnmap:
+				signs[k] = -1
+			}
+		}
+		c.signs = parse.DictRowCodes(action, signs, c.signs)
 		for i := 0; i < int(rec.NumRows()); i++ {
 			d := c.dev(dev.Value(i))
 			if !tm.IsValid(i) {
@@ -90,13 +103,8 @@ func (c *ReservedCollector) Add(t pytorch.Table, rec arrow.RecordBatch) {
 			}
 			d.last = max(d.last, t)
 			d.timed = true
-			var sign int64
-			switch dict.Value(action.GetValueIndex(i)) {
-			case pytorch.ActionSegmentAlloc, pytorch.ActionSegmentMap:
-				sign = 1
-			case pytorch.ActionSegmentFree, pytorch.ActionSegmentUnmap:
-				sign = -1
-			default:
+			sign := int64(c.signs[i])
+			if sign == 0 {
 				continue
 			}
 			if len(d.changes) < maxReservedChanges {

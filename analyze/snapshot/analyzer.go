@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
@@ -117,22 +116,4 @@ func (a *LeakAnalyzer) sitesAtOOM(dev int32, seq int64, blocks []StateBlock, gro
 	sites, _ := a.groupSites(in, groupOf)
 	rankSites(sites)
 	return sites, true
-}
-
-// rowCodes returns, for each row of a dictionary column, codes[its
-// dictionary index], in buf's storage: one pass over the column's typed
-// indices (parse.DictString's are int16) rather than a GetValueIndex per
-// row, which switches on the index type each time.
-func rowCodes[T any](col *array.Dictionary, codes []T, buf []T) []T {
-	buf = buf[:0]
-	if ix, ok := col.Indices().(*array.Int16); ok {
-		for _, k := range ix.Int16Values() {
-			buf = append(buf, codes[k])
-		}
-		return buf
-	}
-	for i := 0; i < col.Len(); i++ {
-		buf = append(buf, codes[col.GetValueIndex(i)])
-	}
-	return buf
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
 
@@ -428,7 +429,7 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 	for i := range codes {
 		codes[i] = fragAction(dict.Value(i))
 	}
-	a.rowCodes = rowCodes(action, codes, a.rowCodes)
+	a.rowCodes = parse.DictRowCodes(action, codes, a.rowCodes)
 	addr := rec.Column(pytorch.EvAddr).(*array.Uint64)
 	size := rec.Column(pytorch.EvSize).(*array.Int64)
 	stream := rec.Column(pytorch.EvStream).(*array.Int64)

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 )
 
@@ -396,7 +397,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 	for i := range codes {
 		codes[i] = actionCode(dict.Value(i))
 	}
-	a.rowCodes = rowCodes(action, codes, a.rowCodes)
+	a.rowCodes = parse.DictRowCodes(action, codes, a.rowCodes)
 	addr := rec.Column(pytorch.EvAddr).(*array.Uint64)
 	size := rec.Column(pytorch.EvSize).(*array.Int64)
 	stack := rec.Column(pytorch.EvStackID).(*array.Int32)
