@@ -14,9 +14,12 @@
 //
 // Decoding streams: a Handler sees each element as it is added to a list
 // and may consume it (convert it and let it go) instead of storing it, so a
-// list of a million records need not be held in memory. Allocation is
-// bounded by Limits, and a length field never makes the decoder allocate
-// more than the input actually holds.
+// list of a million records need not be held in memory. A RecordScanner
+// goes further: the flat dicts of the lists it names are read straight
+// from the input bytes into typed fields, without a Value or a container
+// being made for them (scan.go). Allocation is bounded by Limits, and a
+// length field never makes the decoder allocate more than the input
+// actually holds.
 package pickle
 
 import (
