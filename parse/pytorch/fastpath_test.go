@@ -141,10 +141,25 @@ func FuzzRecordScanDifferential(f *testing.F) {
 		}
 		fast, errFast := read()
 		general, errGeneral := read(withGeneralPath())
-		if (errFast == nil) != (errGeneral == nil) || errFast != nil && errFast.Error() != errGeneral.Error() {
-			t.Fatalf("record scan: %v; general path: %v", errFast, errGeneral)
-		}
-		if errFast != nil {
+		switch {
+		case errGeneral != nil && errFast == nil:
+			t.Fatalf("the general path refuses the input (%v); the record scan reads it", errGeneral)
+		case errGeneral != nil:
+			// Both refuse it. The messages may differ where the scan's
+			// placeholder (a Ref) stands for a dict the general path
+			// made.
+			return
+		case errFast != nil:
+			// The scan refuses what the general path reads only for a
+			// pickle that uses a record again after making it (a memo
+			// get of it, a DUP, a SETITEM into it before its list takes
+			// it), which Python's picklers never write: see
+			// pickle.RecordScanner. TestRecordScanMutations holds that
+			// on known shapes; here the error must still be positioned.
+			var pe *parse.Error
+			if !errors.As(errFast, &pe) {
+				t.Fatalf("error is not a *parse.Error: %v", errFast)
+			}
 			return
 		}
 		defer fast.Release()
@@ -195,4 +210,43 @@ func recordMutations(b []byte) [][]byte {
 		at = end + next
 	}
 	return out
+}
+
+// TestRecordScanMutations reads each of recordMutations' shapes with the
+// record scan and without: none uses a record again after making it, so
+// the two must agree exactly, errors word for word.
+func TestRecordScanMutations(t *testing.T) {
+	seeds, _ := filepath.Glob(dir + "scanseeds/*.pickle")
+	n := 0
+	for _, name := range append(seeds, dir+"oom_other_process.pickle") {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range recordMutations(b) {
+			n++
+			read := func(opts ...Option) (*Snapshot, error) {
+				return ReadAll(bytes.NewReader(m), "m", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64))...)
+			}
+			fast, errFast := read()
+			general, errGeneral := read(withGeneralPath())
+			if (errFast == nil) != (errGeneral == nil) || errFast != nil && errFast.Error() != errGeneral.Error() {
+				t.Errorf("%s, mutation %d: record scan: %v; general path: %v", filepath.Base(name), i, errFast, errGeneral)
+				continue
+			}
+			if errFast != nil {
+				continue
+			}
+			for tb := Table(0); tb < numTables; tb++ {
+				if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+					t.Errorf("%s, mutation %d: table %v differs", filepath.Base(name), i, tb)
+				}
+			}
+			fast.Release()
+			general.Release()
+		}
+	}
+	if n < 50 {
+		t.Errorf("%d mutations, want 50 or more", n)
+	}
 }
