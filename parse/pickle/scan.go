@@ -278,13 +278,17 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 		// SETITEMS (no frames). Taken here with few checks; the code
 		// below reads every other pair, and these too when cut short.
 		if p+24 <= len(b) {
+			// w: the pair's first 24 bytes, enough for all but a str; its
+			// fixed offsets need no bounds checks. o is the offset of
+			// the value, then of what follows it.
+			w := (*[24]byte)(b[p : p+24])
 			var i int64
-			var q int
+			var o int
 			switch op {
 			case opLONG_BINGET:
-				i, q = int64(binary.LittleEndian.Uint32(b[p+1:])), p+5
+				i, o = int64(binary.LittleEndian.Uint32(w[1:5])), 5
 			case opBINGET:
-				i, q = int64(b[p+1]), p+2
+				i, o = int64(w[1]), 2
 			default:
 				goto general
 			}
@@ -299,26 +303,30 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			}
 			var v Value
 			isInt, memoized := true, false
-			switch b[q] {
+			x := w[o : o+10 : o+10] // the value's first 10 bytes
+			switch x[0] {
 			case opLONG1:
-				n := uint(b[q+1])
+				n := uint(x[1])
 				if n-1 >= 8 { // 0 or above 8
 					goto general
 				}
 				shift := 64 - 8*n
-				v.n = int64(binary.LittleEndian.Uint64(b[q+2:])<<shift) >> shift
-				q += 2 + int(n)
+				v.n = int64(binary.LittleEndian.Uint64(x[2:10])<<shift) >> shift
+				o += 2 + int(n)
 			case opBININT1:
-				v.n = int64(b[q+1])
-				q += 2
+				v.n = int64(x[1])
+				o += 2
 			case opBININT2:
-				v.n = int64(binary.LittleEndian.Uint16(b[q+1:]))
-				q += 3
+				v.n = int64(binary.LittleEndian.Uint16(x[1:3]))
+				o += 3
 			case opBININT:
-				v.n = int64(int32(binary.LittleEndian.Uint32(b[q+1:])))
-				q += 5
+				v.n = int64(int32(binary.LittleEndian.Uint32(x[1:5])))
+				o += 5
 			case opLONG_BINGET, opBINGET:
-				i, m := getArg(b, q)
+				i, m := int64(binary.LittleEndian.Uint32(x[1:5])), 5
+				if x[0] == opBINGET {
+					i, m = int64(x[1]), 2
+				}
 				if i >= d.memoIdx.n {
 					goto general
 				}
@@ -330,28 +338,29 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 					goto general
 				}
 				isInt = false
-				q += m
+				o += m
 			case opSHORT_BINUNICODE:
-				n := int(b[q+1])
+				q := p + o
+				n := int(x[1])
 				if d.lastSlot == 0 || q+3+n > len(b) || b[q+2+n] != opMEMOIZE || string(b[q+2:q+2+n]) != d.lastStr {
 					goto general
 				}
 				v = strValue(Str, d.lastStr)
 				d.sc.strs += int64(n)
 				isInt, memoized = false, true
-				q += 3 + n
+				o += 3 + n
 				pt := &d.sc.put[d.sc.nput]
 				d.sc.nput++
 				pt.what, pt.v = putValue, v
 			case opEMPTY_LIST:
-				if b[q+1] != opMEMOIZE || b[q+2] != opSETITEMS {
+				if x[1] != opMEMOIZE || x[2] != opSETITEMS {
 					goto general
 				}
 				from := len(d.sc.items)
-				off := s.base + int64(s.pos+q)
+				off := s.base + int64(s.pos+p+o)
 				v = Value{kind: List, n: int64(from) | int64(from)<<32}
 				isInt, memoized = false, true
-				q += 2
+				o += 2
 				pt := &d.sc.put[d.sc.nput]
 				d.sc.nput++
 				pt.what, pt.field, pt.from, pt.to, pt.off = putList, f, int32(from), int32(from), off
@@ -361,6 +370,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			default:
 				goto general
 			}
+			q := p + o
 			if memoized {
 				d.sc.next++
 			} else if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT {
