@@ -1,6 +1,10 @@
 package pytorch
 
-import "github.com/apache/arrow-go/v18/arrow/array"
+import (
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
 
 // Typed views of each table's RecordBuilder fields, so that appending a row
 // does no type assertions.
@@ -103,6 +107,19 @@ type dictColumn struct {
 	b       *array.BinaryDictionaryBuilder
 	index   map[string]int
 	pending []int
+	// recent holds the strings last found, by the address of their
+	// bytes: a snapshot's actions are memoized strs, the same few
+	// strings entry after entry, so most are found without hashing. A
+	// held pointer keeps its bytes, which never change: equal address and
+	// length mean equal text.
+	recent [4]recentString
+	next   int
+}
+
+type recentString struct {
+	p *byte
+	n int
+	i int // the dictionary index
 }
 
 // maxDictIndex bounds the strings remembered; more distinct ones (only a
@@ -110,8 +127,20 @@ type dictColumn struct {
 const maxDictIndex = 1024
 
 func (d *dictColumn) append(s string) error {
+	if p := unsafe.StringData(s); p != nil {
+		for k := range d.recent {
+			if r := &d.recent[k]; r.p == p && r.n == len(s) {
+				d.pending = append(d.pending, r.i)
+				return nil
+			}
+		}
+	}
 	if i, ok := d.index[s]; ok {
 		d.pending = append(d.pending, i)
+		if p := unsafe.StringData(s); p != nil {
+			d.recent[d.next] = recentString{p, len(s), i}
+			d.next = (d.next + 1) % len(d.recent)
+		}
 		return nil
 	}
 	d.flush()
