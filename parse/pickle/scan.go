@@ -157,6 +157,9 @@ type scanState struct {
 	nput int
 	next int64 // the memo index of the next put
 	strs int64 // bytes of strs made
+	// longest is the length of the longest str read, checked against
+	// Limits.MaxString as readStr checks each.
+	longest int
 }
 
 // scanPut is a memo put a scan found, done when the scan is taken.
@@ -248,6 +251,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	d.sc.nput = 1
 	d.sc.next = d.memoIdx.n
 	d.sc.strs = 0
+	d.sc.longest = 0
 	p := 1
 	n, ok := memoPut(b, p, d.sc.next)
 	if !ok || n == 0 {
@@ -347,6 +351,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				}
 				v = strValue(Str, d.lastStr)
 				d.sc.strs += int64(n)
+				d.sc.longest = max(d.sc.longest, n)
 				isInt, memoized = false, true
 				o += 3 + n
 				pt := &d.sc.put[d.sc.nput]
@@ -428,6 +433,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			text := b[p+2 : p+2+int(b[p+1])]
 			p += 2 + len(text)
 			d.sc.strs += int64(len(text))
+			d.sc.longest = max(d.sc.longest, len(text))
 			f = d.sc.plan.field(unsafe.String(unsafe.SliceData(text), len(text)))
 			if n, ok = memoPut(b, p, d.sc.next); !ok {
 				return false, nil
@@ -528,6 +534,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			text := b[p+2 : p+2+int(b[p+1])]
 			p += 2 + len(text)
 			d.sc.strs += int64(len(text))
+			d.sc.longest = max(d.sc.longest, len(text))
 			v = strValue(Str, d.shortStr(text))
 		case opEMPTY_LIST:
 			// Its elements follow (MARK gets APPENDS, or get APPEND);
@@ -631,8 +638,11 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	}
 	// The general path's stack would hold the dict, its pairs and a
 	// list's elements, under two MARKs.
+	// Its dict would hold 2*Pairs values and its lists their elements
+	// against MaxValues, and each str would be checked against MaxString.
 	if len(d.stack)+2*d.rec.Pairs+len(d.sc.items)+2 > d.lim.MaxStack || len(d.marks)+2 > d.lim.MaxStack || d.sc.next-1 > d.lim.MaxMemo || d.stringBytes+d.sc.strs > d.lim.MaxStringBytes ||
-		int64(len(d.sc.items)) > d.lim.MaxItems || d.held+int64(len(d.sc.items)) > d.lim.MaxValues {
+		int64(len(d.sc.items)) > d.lim.MaxItems || int64(d.rec.Pairs) > d.lim.MaxItems || int64(d.sc.longest) > d.lim.MaxString ||
+		d.held+int64(len(d.sc.items))+2*int64(d.rec.Pairs) > d.lim.MaxValues {
 		return false, nil // the general path reports it
 	}
 	// Taken.
@@ -641,10 +651,27 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	d.curOp = opEMPTY_DICT
 	d.rec.Offset = d.op
 	d.rec.items = d.sc.items
+	// The lists under the plan's keys, which ScannedRecord may convert.
+	var lists [MaxRecordFields]int32
+	for _, f := range d.rec.Order[:d.rec.NOrder] {
+		if v := d.rec.Val[f]; d.rec.IsInt&(1<<f) == 0 && v.kind == List && v.p == nil {
+			lists[f] = int32(v.n>>32) - int32(uint32(v.n))
+		}
+	}
 	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
 	if err != nil {
 		return true, err
 	}
+	// What the general path's dict and lists would hold until the dict
+	// is consumed (ReleaseRecord): its pairs, and the elements of its
+	// lists but those a Handler converted (and so released).
+	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
+	for f, n := range lists {
+		if v := d.rec.Val[f]; n > 0 && !(v.kind == List && v.p == nil) {
+			held -= int64(n)
+		}
+	}
+	d.held += held
 	idx := d.memoIdx.n
 	for i := range d.sc.put[:d.sc.nput] {
 		pt := &d.sc.put[i]
@@ -667,8 +694,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				c := d.newContainer(List)
 				c.Offset = pt.off
 				c.Items = append(c.Items, d.sc.items[pt.from:pt.to]...)
-				c.n = int64(pt.to - pt.from)
-				d.held += c.n
+				c.n = int64(pt.to - pt.from) // held above
 				lv = containerValue(List, c)
 			}
 			if err := d.put(idx, lv); err != nil {
@@ -680,6 +706,14 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	s.pos += p
 	d.stack = append(d.stack, v)
 	return true, nil
+}
+
+// ReleaseRecord is Release for a dict a scan read (RecordScanner): a
+// Handler calls it with the Record's Pairs when Append consumes the Value
+// ScannedRecord returned, as the general path releases a consumed dict's
+// pairs, so that they no longer count against Limits.MaxValues.
+func (d *Decoder) ReleaseRecord(pairs int) {
+	d.held -= 2 * int64(pairs)
 }
 
 // newContainer makes an empty container, reusing a consumed one as

@@ -820,7 +820,7 @@ func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.
 	// entry: a dict that never reaches its list is no error there.
 	e.err = r.record(e, rec)
 	r.serial++
-	e.serial, e.off = r.serial, rec.Offset
+	e.serial, e.off, e.pairs = r.serial, rec.Offset, int32(rec.Pairs)
 	return pickle.RefValue(tagScanned, r.serial<<earlyBits|(id-1)), nil
 }
 
@@ -871,8 +871,11 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 		}
 		var err error
 		if items, listOff, ok := rec.List(int(frames)); ok {
-			e.stack, err = r.internStack(items, off, listOff)
-			rec.Val[frames] = pickle.RefValue(tagStack, int64(e.stack))
+			// Converted (the memo yields the Ref) unless it failed, as
+			// stackID replaces the list only then.
+			if e.stack, err = r.internStack(items, off, listOff); err == nil {
+				rec.Val[frames] = pickle.RefValue(tagStack, int64(e.stack))
+			}
 		} else if rec.IsInt&(1<<frames) == 0 {
 			e.stack, err = r.stackID(rec.Val[frames], off)
 		} else {
@@ -921,10 +924,11 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 			e.hasFree = true
 		case fieldFrames:
 			if frames, listOff, ok := rec.List(int(f)); ok {
-				e.stack, err = r.internStack(frames, off, listOff)
 				// The memo yields this in the list's place, as stackID's
-				// Replace makes it.
-				rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+				// Replace makes it (when the list converts).
+				if e.stack, err = r.internStack(frames, off, listOff); err == nil {
+					rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+				}
 			} else {
 				e.stack, err = r.stackID(v, off)
 			}
@@ -960,6 +964,7 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 		e := r.early[i]
 		r.early[i] = eventRow{stack: -1}
 		r.earlyFree = append(r.earlyFree, int32(i))
+		r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
 		if e.err != nil {
 			return e.err
 		}
