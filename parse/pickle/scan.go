@@ -651,11 +651,14 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	d.curOp = opEMPTY_DICT
 	d.rec.Offset = d.op
 	d.rec.items = d.sc.items
-	// The lists under the plan's keys, which ScannedRecord may convert.
+	// The lists under the plan's keys, which ScannedRecord may convert:
+	// their elements, by field (only when there are any).
 	var lists [MaxRecordFields]int32
-	for _, f := range d.rec.Order[:d.rec.NOrder] {
-		if v := d.rec.Val[f]; d.rec.IsInt&(1<<f) == 0 && v.kind == List && v.p == nil {
-			lists[f] = int32(v.n>>32) - int32(uint32(v.n))
+	if len(d.sc.items) > 0 {
+		for _, f := range d.rec.Order[:d.rec.NOrder] {
+			if v := d.rec.Val[f]; d.rec.IsInt&(1<<f) == 0 && v.kind == List && v.p == nil {
+				lists[f] = int32(v.n>>32) - int32(uint32(v.n))
+			}
 		}
 	}
 	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
@@ -666,9 +669,11 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	// is consumed (ReleaseRecord): its pairs, and the elements of its
 	// lists but those a Handler converted (and so released).
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
-	for f, n := range lists {
-		if v := d.rec.Val[f]; n > 0 && !(v.kind == List && v.p == nil) {
-			held -= int64(n)
+	if len(d.sc.items) > 0 {
+		for f, n := range lists {
+			if v := d.rec.Val[f]; n > 0 && !(v.kind == List && v.p == nil) {
+				held -= int64(n)
+			}
 		}
 	}
 	d.held += held
