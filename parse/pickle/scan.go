@@ -53,7 +53,8 @@ type RecordScanner interface {
 	// rec is the decoder's, valid until ScannedRecord returns. A non-nil
 	// error stops decoding at once; a Handler that reports errors in the
 	// dict's values when Append receives it, as the general path would,
-	// keeps them until then.
+	// keeps them until then. Append must consume the Value (and call
+	// ReleaseRecord), as the general path consumes the dict.
 	ScannedRecord(list *Container, index int64, rec *Record) (Value, error)
 }
 

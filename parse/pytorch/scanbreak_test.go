@@ -144,3 +144,71 @@ func TestScanLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestScanValues holds the record scan to the general path on values at
+// the edges of what it reads: LONG1 of 0 and 8 bytes, negative ints, a
+// BININT2 of 32768 and more, a size above 1 PiB, a negative addr, a bool
+// for an int, None for time_us, keys not in the plan, a key twice.
+func TestScanValues(t *testing.T) {
+	pair := func(k, v string) string { return sstr(k) + "\x94" + v }
+	rec := func(pairs ...string) string { return "}\x94(" + join(pairs) + "u" }
+	long1 := func(b ...byte) string { return "\x8a" + string([]byte{byte(len(b))}) + string(b) }
+	act := pair("action", sstr("alloc")+"\x94")
+	cases := map[string][]string{
+		"LONG1 of 0 bytes": {rec(act, pair("addr", long1()), pair("size", long1()))},
+		"LONG1 of 8 bytes": {rec(act, pair("addr", long1(1, 2, 3, 4, 5, 6, 7, 0x7f)), pair("time_us", long1(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)))},
+		"negative addr":    {rec(act, pair("addr", long1(0xff)), pair("size", "K\x01"))},
+		"negative size":    {rec(act, pair("size", "J\xff\xff\xff\xff"))},
+		"size above 1 PiB": {rec(act, pair("size", long1(0, 0, 0, 0, 0, 0, 5)))},
+		"BININT2 of 40000": {rec(act, pair("stream", "M\x40\x9c"), pair("size", "M\x00\x80"))},
+		"bools for ints":   {rec(act, pair("addr", "\x88"), pair("size", "\x89"), pair("stream", "\x88"), pair("time_us", "\x88"))},
+		"None for time_us": {rec(act, pair("time_us", "N"))},
+		"device_free":      {rec(act, pair("device_free", "K\x05")), rec(act, pair("device_free", "N"))},
+		"keys not in plan": {rec(act, pair("zz", "K\x01"), pair("frames_x", "]\x94(h\x01e"))},
+		"a key twice":      {rec(act, pair("size", "K\x01"), pair("size", "K\x02"))},
+		"action an int":    {rec(pair("action", "K\x01"))},
+		"frames an int":    {rec(act, pair("frames", "K\x01"))},
+		// Memo 1 is the str "device_traces": frames of strs.
+		"frames of strs":     {rec(act, pair("frames", "]\x94(h\x01h\x01e"))},
+		"frames get APPEND":  {rec(act, pair("frames", "]\x94h\x01a"))},
+		"error after frames": {rec(act, pair("frames", "]\x94"), pair("size", "\x8c\x01s"))},
+	}
+	for name, entries := range cases {
+		t.Run(name, func(t *testing.T) {
+			two := append(append([]string{}, entries...), entries...)
+			for _, chunk := range []int{0, 5} {
+				n := diffScan(t, snap(two...), pickle.Limits{}, chunk)
+				// Whole in the buffer, each is scanned but the dict with
+				// a key twice (the general path keeps the later value).
+				if chunk == 0 && name != "a key twice" && n != int64(len(two)) {
+					t.Errorf("%d of %d scanned: the scan is not what is compared", n, len(two))
+				}
+			}
+		})
+	}
+}
+
+// TestScanLongBatches reads batches longer than the decoder's buffer,
+// and one of more trace entries than early rows: the scan and the
+// general path agree, and the scan still takes most entries of a batch
+// that fits.
+func TestScanLongBatches(t *testing.T) {
+	e := entry("alloc", 1, 2)
+	for _, n := range []int{4000, 6000, maxEarly + 100} {
+		entries := make([]string, n)
+		for i := range entries {
+			entries[i] = e
+		}
+		data := snap(entries...)
+		for _, chunk := range []int{0, 4096} {
+			scanned := diffScan(t, data, pickle.Limits{}, chunk)
+			// A batch of 4000 (50 bytes each: 200 KB) fits the 256 KiB
+			// buffer once it is filled from its first dict; one of 6000
+			// does not, and its first dicts go the general way.
+			if n == 4000 && scanned < int64(n)*9/10 {
+				t.Errorf("%d entries, reads of %d bytes: %d scanned, want 90%% or more", n, chunk, scanned)
+			}
+			t.Logf("%d entries (%d bytes), reads of %d: %d scanned", n, len(data), chunk, scanned)
+		}
+	}
+}
