@@ -3,6 +3,7 @@ package pytorch
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -136,6 +137,9 @@ func TestScanLimits(t *testing.T) {
 		{"MaxItems", snap(e, e), pickle.Limits{MaxItems: 3}},
 		{"MaxValues", snap(e, e, e, e), pickle.Limits{MaxValues: 20}},
 		{"MaxIntBytes", snap(e), pickle.Limits{MaxIntBytes: 1}},
+		{"MaxStack", snap(e, e), pickle.Limits{MaxStack: 12}},
+		{"MaxMemo", snap(e, e), pickle.Limits{MaxMemo: 12}},
+		{"MaxStringBytes", snap(e, e), pickle.Limits{MaxStringBytes: 40}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -210,5 +214,51 @@ func TestScanLongBatches(t *testing.T) {
 			}
 			t.Logf("%d entries (%d bytes), reads of %d: %d scanned", n, len(data), chunk, scanned)
 		}
+	}
+}
+
+// TestScanSmallBatches reads a device's trace stored one entry a batch
+// (a MARK, an entry, APPENDS): the same tables either way, nearly every
+// entry scanned.
+func TestScanSmallBatches(t *testing.T) {
+	e := entry("alloc", 1, 2)
+	data := []byte("\x80\x04}\x94(\x8c\x0ddevice_traces\x94]\x94(]\x94(" + e + "e" + strings.Repeat("("+e+"e", 20000) + "eu.")
+	for _, chunk := range []int{0, 4096} {
+		// All but the few cut by the read buffer's end.
+		if n := diffScan(t, data, pickle.Limits{}, chunk); chunk == 0 && n < 20001*99/100 {
+			t.Errorf("%d of 20001 entries scanned", n)
+		}
+	}
+}
+
+// TestScanMemo holds the record scan to the general path where the memo
+// changes under it: a key's memo index bound again between batches (the
+// plan remembers keys by index), protocol 2's BINPUT, and an empty list
+// followed by a key fetched from the memo.
+func TestScanMemo(t *testing.T) {
+	e := entry("alloc", 1, 2)
+	// The memo after e: 4 the dict, 5 "action", 6 "alloc", 7 "addr",
+	// 8 "size", 9 "frames", 10 its list.
+	get := "}\x94(h\x05h\x06h\x07K\x01h\x08K\x02h\x09]\x94u"
+	framesFirst := "}\x94(h\x05h\x06h\x09]\x94h\x07K\x03h\x08K\x04u"
+	head := "\x80\x04}\x94(\x8c\x0ddevice_traces\x94]\x94(]\x94("
+	// Protocol 2: BINPUT at each next index, from 0.
+	p2 := "\x80\x02}q\x00(\x8c\x0ddevice_traces" + "q\x01]q\x02(]q\x03(" +
+		"}q\x04(" + sstr("action") + "q\x05" + sstr("alloc") + "q\x06" + sstr("size") + "q\x07K\x05u" +
+		"}q\x08(h\x05h\x06h\x07K\x06ueeu."
+	cases := map[string][]byte{
+		// "size" (8) bound again to "stream" between two batches.
+		"a key rebound":      []byte(head + e + get + get + "e" + sstr("stream") + "q\x080(" + get + get + "eeu."),
+		"protocol 2":         []byte(p2),
+		"a key after a list": snap(e, framesFirst, framesFirst),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, chunk := range []int{0, 3} {
+				if n := diffScan(t, data, pickle.Limits{}, chunk); chunk == 0 && n < 2 {
+					t.Errorf("%d scanned: the scan is not what is compared", n)
+				}
+			}
+		})
 	}
 }
