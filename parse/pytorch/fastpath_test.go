@@ -130,7 +130,7 @@ func FuzzRecordScanDifferential(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
-		for _, m := range recordMutations(b) {
+		for _, m := range append(recordMutations(b), recordTouches(b)...) {
 			f.Add(m)
 		}
 	}
@@ -178,14 +178,34 @@ func FuzzRecordScanDifferential(f *testing.F) {
 // recordMutations returns copies of a snapshot with one record changed
 // at the opcode level, each a case the scan must get right.
 func recordMutations(b []byte) [][]byte {
+	return mutateRecords(b, false)
+}
+
+// recordTouches returns copies of a snapshot in which opcodes after a
+// trace entry touch it once a dict after it is made (a SETITEM on it, an
+// APPEND onto it, a SETITEMS on it, a TUPLE1 of it): the general path sees
+// the dict, the scan its Value. pickle.RecordScanner allows the scan to
+// refuse such a pickle where the general path reads it (r18's review
+// found these shapes).
+func recordTouches(b []byte) [][]byte { return mutateRecords(b, true) }
+
+func mutateRecords(b []byte, touch bool) [][]byte {
 	var out [][]byte
-	// The trace entries' dicts: "}\x94(" (EMPTY_DICT MEMOIZE MARK).
-	at := bytes.Index(b, []byte("}\x94(\x94"))
-	if at < 0 {
-		at = bytes.Index(b, []byte("}\x94("))
+	// The trace entries' dicts: "}\x94(" (EMPTY_DICT MEMOIZE MARK) after
+	// the key "device_traces" (the first such dict of a file is the
+	// root's), each ended by a SETITEMS the next dict follows
+	// ("u}\x94("). (r18's review: the first "}\x94(" and the first 'u'
+	// after it were the root dict's and a key's.)
+	dt := bytes.Index(b, []byte("device_traces"))
+	if dt < 0 {
+		return nil
+	}
+	at := bytes.Index(b[dt:], []byte("}\x94("))
+	if at >= 0 {
+		at += dt
 	}
 	for i := 0; i < 3 && at >= 0; i++ {
-		end := bytes.IndexByte(b[at:], 'u') // its SETITEMS, most likely
+		end := bytes.Index(b[at:], []byte("u}\x94(")) // its SETITEMS
 		if end < 0 {
 			break
 		}
@@ -194,15 +214,22 @@ func recordMutations(b []byte) [][]byte {
 			m := append(append(append([]byte{}, b[:pos]...), ins...), b[pos:]...)
 			out = append(out, m)
 		}
-		with(end+1, "2")                    // DUP the record
-		with(end+1, "0")                    // POP it: never reaches its list
-		with(end+1, "h\x01")                // a memo get after it
-		with(at+1, "\x94")                  // memoized twice
-		with(at+3, "\x8c\x04size\x4b\x07")  // a key twice
-		with(at+3, "\x8c\x01x}\x94")        // a nested dict
-		with(at+3, "\x8c\x01x]\x94(h\x02e") // a list under another key
-		with(at+3, "q\x02")                 // a PUT at a set index
-		with(at+3, "\x8c\x04size\x8c\x01s") // a size that is a str
+		if touch {
+			with(end+1, "}K\x01s")        // a SETITEM on it
+			with(end+1, "}a")             // an APPEND onto it
+			with(end+1, "}0(K\x01K\x02u") // a SETITEMS on it
+			with(end+1, "}0\x85")         // a TUPLE1 of it
+		} else {
+			with(end+1, "2")                    // DUP the record
+			with(end+1, "0")                    // POP it: never reaches its list
+			with(end+1, "h\x01")                // a memo get after it
+			with(at+1, "\x94")                  // memoized twice
+			with(at+3, "\x8c\x04size\x4b\x07")  // a key twice
+			with(at+3, "\x8c\x01x}\x94")        // a nested dict
+			with(at+3, "\x8c\x01x]\x94(h\x02e") // a list under another key
+			with(at+3, "q\x02")                 // a PUT at a set index
+			with(at+3, "\x8c\x04size\x8c\x01s") // a size that is a str
+		}
 		next := bytes.Index(b[end:], []byte("}\x94("))
 		if next < 0 {
 			break
@@ -249,4 +276,54 @@ func TestRecordScanMutations(t *testing.T) {
 	if n < 50 {
 		t.Errorf("%d mutations, want 50 or more", n)
 	}
+}
+
+// TestRecordScanTouches reads recordTouches' shapes both ways and holds
+// them to what pickle.RecordScanner promises for a pickle that uses a
+// record again: what the general path refuses, the scan refuses; what
+// the scan reads, the general path reads to the same tables; the scan
+// may refuse, with a positioned error, what the general path reads.
+func TestRecordScanTouches(t *testing.T) {
+	seeds, _ := filepath.Glob(dir + "scanseeds/*.pickle")
+	var n, refused int
+	for _, name := range append(seeds, dir+"oom_other_process.pickle") {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range recordTouches(b) {
+			n++
+			read := func(opts ...Option) (*Snapshot, error) {
+				return ReadAll(bytes.NewReader(m), "m", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64))...)
+			}
+			fast, errFast := read()
+			general, errGeneral := read(withGeneralPath())
+			switch {
+			case errGeneral != nil && errFast == nil:
+				t.Errorf("%s, touch %d: the general path refuses it (%v), the scan reads it", filepath.Base(name), i, errGeneral)
+			case errFast != nil && errGeneral == nil:
+				refused++
+				var pe *parse.Error
+				if !errors.As(errFast, &pe) {
+					t.Errorf("%s, touch %d: %v is not a *parse.Error", filepath.Base(name), i, errFast)
+				}
+			case errFast == nil:
+				for tb := Table(0); tb < numTables; tb++ {
+					if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+						t.Errorf("%s, touch %d: table %v differs", filepath.Base(name), i, tb)
+					}
+				}
+			}
+			if fast != nil {
+				fast.Release()
+			}
+			if general != nil {
+				general.Release()
+			}
+		}
+	}
+	if n < 12 {
+		t.Errorf("%d touches, want 12 or more", n)
+	}
+	t.Logf("%d touches; the scan refused %d the general path read", n, refused)
 }
