@@ -382,6 +382,9 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 			} else if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT {
 				goto general
 			}
+			// The same store as the general path's below: one block
+			// reached by goto from both cost 3.7% of big_real's Reader
+			// instructions (the pair's variables no longer in registers).
 			if f >= 0 {
 				set |= bit
 				d.rec.Order[norder&(MaxRecordFields-1)] = f
