@@ -42,7 +42,11 @@ func (s *Snapshot) Release() {
 
 // ReadAll reads a whole snapshot into tables. Errors are those of Reader.
 func ReadAll(r io.Reader, name string, opts ...Option) (*Snapshot, error) {
-	rd := NewReader(r, name, opts...)
+	return readAllFrom(NewReader(r, name, opts...))
+}
+
+// readAllFrom is ReadAll on a Reader made by the caller; it releases rd.
+func readAllFrom(rd *Reader) (*Snapshot, error) {
 	defer rd.Release()
 	var recs [numTables][]arrow.RecordBatch
 	release := func() {

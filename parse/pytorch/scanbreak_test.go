@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -63,34 +62,6 @@ func diffScan(t *testing.T, data []byte, lim pickle.Limits, chunk int) (scanned 
 		t.Fatalf("metadata differs: %+v, %+v", fast.Metadata, general.Metadata)
 	}
 	return n
-}
-
-// readAllFrom is ReadAll on a Reader made by the caller.
-func readAllFrom(rd *Reader) (*Snapshot, error) {
-	defer rd.Release()
-	var recs [numTables][]arrow.RecordBatch
-	defer func() {
-		for _, rs := range recs {
-			for _, rec := range rs {
-				rec.Release()
-			}
-		}
-	}()
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		rec.Retain()
-		recs[rd.Table()] = append(recs[rd.Table()], rec)
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	s := &Snapshot{Metadata: *rd.Metadata()}
-	s.Segments = array.NewTableFromRecords(SegmentsSchema, recs[TableSegments])
-	s.Blocks = array.NewTableFromRecords(BlocksSchema, recs[TableBlocks])
-	s.Events = array.NewTableFromRecords(EventsSchema, recs[TableEvents])
-	s.Frames = array.NewTableFromRecords(FramesSchema, recs[TableFrames])
-	s.Stacks = array.NewTableFromRecords(StacksSchema, recs[TableStacks])
-	return s, nil
 }
 
 // Hand-made protocol 4 pieces. snap wraps trace entries (their bytes,
