@@ -239,39 +239,64 @@ func mutateRecords(b []byte, touch bool) [][]byte {
 	return out
 }
 
-// TestRecordScanMutations reads each of recordMutations' shapes with the
-// record scan and without: none uses a record again after making it, so
-// the two must agree exactly, errors word for word.
-func TestRecordScanMutations(t *testing.T) {
+// shape is one changed copy of a seed snapshot.
+type shape struct {
+	name string // the seed's file
+	i    int    // its index among the seed's shapes
+	data []byte
+}
+
+// seedShapes returns gen's shapes of each small seed snapshot
+// (scanseeds and oom_other_process.pickle).
+func seedShapes(t *testing.T, gen func([]byte) [][]byte) []shape {
+	t.Helper()
 	seeds, _ := filepath.Glob(dir + "scanseeds/*.pickle")
-	n := 0
+	var out []shape
 	for _, name := range append(seeds, dir+"oom_other_process.pickle") {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, m := range recordMutations(b) {
-			n++
-			read := func(opts ...Option) (*Snapshot, error) {
-				return ReadAll(bytes.NewReader(m), "m", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64))...)
-			}
-			fast, errFast := read()
-			general, errGeneral := read(withGeneralPath())
-			if (errFast == nil) != (errGeneral == nil) || errFast != nil && errFast.Error() != errGeneral.Error() {
-				t.Errorf("%s, mutation %d: record scan: %v; general path: %v", filepath.Base(name), i, errFast, errGeneral)
-				continue
-			}
-			if errFast != nil {
-				continue
-			}
-			for tb := Table(0); tb < numTables; tb++ {
-				if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
-					t.Errorf("%s, mutation %d: table %v differs", filepath.Base(name), i, tb)
-				}
-			}
-			fast.Release()
-			general.Release()
+		for i, m := range gen(b) {
+			out = append(out, shape{name, i, m})
 		}
+	}
+	return out
+}
+
+// readBothWays reads data with the record scan and without it.
+func readBothWays(data []byte) (fast *Snapshot, errFast error, general *Snapshot, errGeneral error) {
+	read := func(opts ...Option) (*Snapshot, error) {
+		return ReadAll(bytes.NewReader(data), "m", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64))...)
+	}
+	fast, errFast = read()
+	general, errGeneral = read(withGeneralPath())
+	return
+}
+
+// TestRecordScanMutations reads each of recordMutations' shapes with the
+// record scan and without: none uses a record again after making it, so
+// the two must agree exactly, errors word for word.
+func TestRecordScanMutations(t *testing.T) {
+	n := 0
+	for _, sh := range seedShapes(t, recordMutations) {
+		name, i := sh.name, sh.i
+		n++
+		fast, errFast, general, errGeneral := readBothWays(sh.data)
+		if (errFast == nil) != (errGeneral == nil) || errFast != nil && errFast.Error() != errGeneral.Error() {
+			t.Errorf("%s, mutation %d: record scan: %v; general path: %v", name, i, errFast, errGeneral)
+			continue
+		}
+		if errFast != nil {
+			continue
+		}
+		for tb := Table(0); tb < numTables; tb++ {
+			if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+				t.Errorf("%s, mutation %d: table %v differs", name, i, tb)
+			}
+		}
+		fast.Release()
+		general.Release()
 	}
 	if n < 50 {
 		t.Errorf("%d mutations, want 50 or more", n)
@@ -284,42 +309,32 @@ func TestRecordScanMutations(t *testing.T) {
 // the scan reads, the general path reads to the same tables; the scan
 // may refuse, with a positioned error, what the general path reads.
 func TestRecordScanTouches(t *testing.T) {
-	seeds, _ := filepath.Glob(dir + "scanseeds/*.pickle")
 	var n, refused int
-	for _, name := range append(seeds, dir+"oom_other_process.pickle") {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
+	for _, sh := range seedShapes(t, recordTouches) {
+		name, i := sh.name, sh.i
+		n++
+		fast, errFast, general, errGeneral := readBothWays(sh.data)
+		switch {
+		case errGeneral != nil && errFast == nil:
+			t.Errorf("%s, touch %d: the general path refuses it (%v), the scan reads it", name, i, errGeneral)
+		case errFast != nil && errGeneral == nil:
+			refused++
+			var pe *parse.Error
+			if !errors.As(errFast, &pe) {
+				t.Errorf("%s, touch %d: %v is not a *parse.Error", name, i, errFast)
+			}
+		case errFast == nil:
+			for tb := Table(0); tb < numTables; tb++ {
+				if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+					t.Errorf("%s, touch %d: table %v differs", name, i, tb)
+				}
+			}
 		}
-		for i, m := range recordTouches(b) {
-			n++
-			read := func(opts ...Option) (*Snapshot, error) {
-				return ReadAll(bytes.NewReader(m), "m", append(opts, WithAllocator(memory.NewGoAllocator()), WithBatchSize(64))...)
-			}
-			fast, errFast := read()
-			general, errGeneral := read(withGeneralPath())
-			switch {
-			case errGeneral != nil && errFast == nil:
-				t.Errorf("%s, touch %d: the general path refuses it (%v), the scan reads it", filepath.Base(name), i, errGeneral)
-			case errFast != nil && errGeneral == nil:
-				refused++
-				var pe *parse.Error
-				if !errors.As(errFast, &pe) {
-					t.Errorf("%s, touch %d: %v is not a *parse.Error", filepath.Base(name), i, errFast)
-				}
-			case errFast == nil:
-				for tb := Table(0); tb < numTables; tb++ {
-					if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
-						t.Errorf("%s, touch %d: table %v differs", filepath.Base(name), i, tb)
-					}
-				}
-			}
-			if fast != nil {
-				fast.Release()
-			}
-			if general != nil {
-				general.Release()
-			}
+		if fast != nil {
+			fast.Release()
+		}
+		if general != nil {
+			general.Release()
 		}
 	}
 	if n < 12 {
