@@ -26,8 +26,9 @@ import (
 // ScannedRecord returns is pushed in the dict's place: Append later
 // receives it as the list's element. Anything else (a nested dict, a long
 // str, a second SETITEMS, a memo get of a container not consumed, a FRAME
-// opcode inside the dict, a dict cut by the end of the buffer) is left to
-// the general path, the same pickle giving the same tables either way.
+// opcode inside the dict, a dict cut by the end of the buffer, one past a
+// Limit, which the general path then reports) is left to the general
+// path, the same pickle giving the same tables either way.
 //
 // A scanned dict counts as consumed from the start: a memo get of it
 // yields a Ref with tag 0 and id -1, and what the stack holds in its
@@ -37,10 +38,11 @@ import (
 // picklers never write, may be refused where the general path reads it;
 // and where both refuse a pickle, a message may name that Value's kind
 // where the general path names a dict. A pickle the general path refuses
-// is refused. Its lists are not passed to Tag; a list under a
-// plan's key is memoized as the Value ScannedRecord leaves in the
-// Record's field (see Record.List), one under another key as a real
-// list.
+// is refused.
+//
+// A scanned dict's lists are not passed to Tag: a list under a plan's key
+// is memoized as the Value ScannedRecord leaves in the Record's field (see
+// Record.List), one under another key as a real list.
 type RecordScanner interface {
 	Handler
 	// RecordPlan returns the plan by which dicts about to be stored in
