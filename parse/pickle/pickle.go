@@ -325,77 +325,51 @@ func (d *Decoder) Recycle(c *Container) {
 // a slot of its own.
 func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 	// Strs and Refs, the scalars snapshots memoize by the million, have
-	// maps of their own with cheaper keys; a str repeated entry after
-	// entry ("N/A") is found without hashing.
+	// maps of their own with cheaper keys; a str or a Ref repeated entry
+	// after entry ("N/A", an empty frames list once converted) is found
+	// without hashing.
 	switch v.kind {
 	case Str:
 		t := v.str()
 		if d.lastSlot != 0 && t == d.lastStr {
 			return d.lastSlot, true
 		}
-		s, ok := d.sameStr[t]
-		if !ok {
-			if s, ok = d.newSame(v); !ok {
-				return 0, false
-			}
-			if d.sameStr == nil {
-				d.sameStr = make(map[string]uint32)
-			}
-			d.sameStr[t] = s
+		s, ok := sameIn(d, &d.sameStr, t, v)
+		if ok {
+			d.lastStr, d.lastSlot = t, s
 		}
-		d.lastStr, d.lastSlot = t, s
-		return s, true
+		return s, ok
 	case Ref:
-		// The same Ref entry after entry (an empty frames list, once
-		// converted): found without hashing.
 		if d.lastRefSlot != 0 && v == d.lastRef {
 			return d.lastRefSlot, true
 		}
-		s, ok := d.sameRefSlot(v)
+		var s uint32
+		var ok bool
+		if id, small := refID(v); small {
+			s, ok = sameIn(d, &d.sameID, id, v)
+		} else {
+			s, ok = sameIn(d, &d.sameRef, refKey{v.tag, v.n}, v)
+		}
 		if ok {
 			d.lastRef, d.lastRefSlot = v, s
 		}
 		return s, ok
 	}
-	k := d.scalarKey(v)
-	if s, ok := d.same[k]; ok {
-		return s, true
-	}
-	s, ok := d.newSame(v)
-	if ok {
-		if d.same == nil {
-			d.same = make(map[scalarKey]uint32)
-		}
-		d.same[k] = s
-	}
-	return s, ok
+	return sameIn(d, &d.same, d.scalarKey(v), v)
 }
 
-// sameRefSlot is sameSlot for a Ref.
-func (d *Decoder) sameRefSlot(v Value) (uint32, bool) {
-	if id, small := refID(v); small {
-		if s, ok := d.sameID[id]; ok {
-			return s, true
-		}
-		s, ok := d.newSame(v)
-		if ok {
-			if d.sameID == nil {
-				d.sameID = make(map[uint64]uint32)
-			}
-			d.sameID[id] = s
-		}
-		return s, ok
-	}
-	k := refKey{v.tag, v.n}
-	if s, ok := d.sameRef[k]; ok {
+// sameIn returns the slot that *m holds for key k of scalar v, making one
+// (newSame) and the map when there is none yet.
+func sameIn[K comparable](d *Decoder, m *map[K]uint32, k K, v Value) (uint32, bool) {
+	if s, ok := (*m)[k]; ok {
 		return s, true
 	}
 	s, ok := d.newSame(v)
 	if ok {
-		if d.sameRef == nil {
-			d.sameRef = make(map[refKey]uint32)
+		if *m == nil {
+			*m = make(map[K]uint32)
 		}
-		d.sameRef[k] = s
+		(*m)[k] = s
 	}
 	return s, ok
 }
