@@ -841,6 +841,26 @@ func (r *Reader) cleanRecord(rec *pickle.Record) bool {
 		(rec.Set&size == 0 || rec.Int[fieldSize-1] >= 0 && rec.Int[fieldSize-1] <= maxSize)
 }
 
+// recordFrames interns the stack of a scanned trace entry's frames,
+// field f, as stackID does a dict's: a list the scan read is
+// interned from its elements and, when that succeeds, replaced by the
+// stack's Ref, which the memo then yields in its place.
+func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, f int, off int64) error {
+	var err error
+	if items, listOff, ok := rec.List(f); ok {
+		if e.stack, err = r.internStack(items, off, listOff); err == nil {
+			rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+		}
+		return err
+	}
+	v := rec.Val[f]
+	if rec.IsInt&(1<<f) != 0 {
+		v = pickle.IntValue(rec.Int[f])
+	}
+	e.stack, err = r.stackID(v, off)
+	return err
+}
+
 // record converts a scanned trace entry to e, as pairs converts its
 // dict's pairs: the same values are taken and the same errors reported,
 // the first in the dict's order.
@@ -869,19 +889,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 		if rec.Set&(1<<frames) == 0 {
 			return nil
 		}
-		var err error
-		if items, listOff, ok := rec.List(int(frames)); ok {
-			// Converted (the memo yields the Ref) unless it failed, as
-			// stackID replaces the list only then.
-			if e.stack, err = r.internStack(items, off, listOff); err == nil {
-				rec.Val[frames] = pickle.RefValue(tagStack, int64(e.stack))
-			}
-		} else if rec.IsInt&(1<<frames) == 0 {
-			e.stack, err = r.stackID(rec.Val[frames], off)
-		} else {
-			e.stack, err = r.stackID(pickle.IntValue(rec.Int[frames]), off)
-		}
-		return err
+		return r.recordFrames(e, rec, int(frames), off)
 	}
 	for _, f := range rec.Order[:rec.NOrder] {
 		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
@@ -923,15 +931,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 			e.devFree, err = r.sizeField(v, off, what, "device_free")
 			e.hasFree = true
 		case fieldFrames:
-			if frames, listOff, ok := rec.List(int(f)); ok {
-				// The memo yields this in the list's place, as stackID's
-				// Replace makes it (when the list converts).
-				if e.stack, err = r.internStack(frames, off, listOff); err == nil {
-					rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
-				}
-			} else {
-				e.stack, err = r.stackID(v, off)
-			}
+			err = r.recordFrames(e, rec, int(f), off)
 		}
 		if err != nil {
 			return err
