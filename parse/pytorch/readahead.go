@@ -30,9 +30,14 @@ type chunk struct {
 	err error
 }
 
+// Eight chunks (2 MiB) rather than three: with the analysis also busy, the
+// inflating goroutine gets a core in bursts, and the deeper queue lets it
+// fill more in each, so the decoder waits on it less. On big_real, 2 cores
+// of the device host, 30 interleaved rounds: 0.425 s against 0.474 s for
+// three chunks (and -10% and -16% in two shorter runs), for 2-4 MB more RSS.
 const (
 	readAheadChunk  = 256 << 10
-	readAheadChunks = 3
+	readAheadChunks = 8
 )
 
 func newReadAhead(src io.Reader) *readAhead {
