@@ -54,27 +54,6 @@ func (s *blockBuilders) init(b *array.RecordBuilder) {
 	s.stack = b.Field(BlkStackID).(*array.Int32Builder)
 }
 
-type eventBuilders struct {
-	device                   *array.Int32Builder
-	seq, timeUs              *array.Int64Builder
-	action                   dictColumn
-	addr                     *array.Uint64Builder
-	size, stream, deviceFree *array.Int64Builder
-	stack                    *array.Int32Builder
-}
-
-func (s *eventBuilders) init(b *array.RecordBuilder) {
-	s.device = b.Field(EvDevice).(*array.Int32Builder)
-	s.seq = b.Field(EvSeq).(*array.Int64Builder)
-	s.timeUs = b.Field(EvTimeUs).(*array.Int64Builder)
-	s.action = dictColumn{b: b.Field(EvAction).(*array.BinaryDictionaryBuilder), index: map[string]int{}}
-	s.addr = b.Field(EvAddr).(*array.Uint64Builder)
-	s.size = b.Field(EvSize).(*array.Int64Builder)
-	s.stream = b.Field(EvStream).(*array.Int64Builder)
-	s.stack = b.Field(EvStackID).(*array.Int32Builder)
-	s.deviceFree = b.Field(EvDeviceFree).(*array.Int64Builder)
-}
-
 type frameBuilders struct {
 	id             *array.Int32Builder
 	filename, name *array.StringBuilder

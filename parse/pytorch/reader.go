@@ -98,7 +98,7 @@ type Reader struct {
 	out *parse.TableBuilder[Table]
 	seg segmentBuilders
 	blk blockBuilders
-	ev  eventBuilders
+	ev  eventColumns
 	fr  frameBuilders
 	st  stackBuilders
 
@@ -178,10 +178,9 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
 	rd.blk.init(rd.out.Builder(TableBlocks))
-	rd.ev.init(rd.out.Builder(TableEvents))
+	rd.ev.init(rd.out.Builder(TableEvents), o.Allocator, o.BatchSize)
 	rd.fr.init(rd.out.Builder(TableFrames))
 	rd.st.init(rd.out.Builder(TableStacks))
-	rd.out.Builder(TableEvents).Reserve(o.BatchSize)
 	rd.src = r
 	if o.readAhead {
 		rd.ra = newReadAhead(r)
@@ -203,7 +202,9 @@ func (r *Reader) step() error {
 	if err := r.finish(); err != nil {
 		return err
 	}
-	r.ev.action.flush()
+	for t := range numTables { // in table order, as End would
+		r.flush(t)
+	}
 	r.out.End()
 	return nil
 }
@@ -222,21 +223,30 @@ func (r *Reader) Release() {
 		r.ra.Close()
 	}
 	r.tableReader.Release()
+	r.ev.release()
 }
 
+// full reports whether table t holds a batch's worth of rows.
+func (r *Reader) full(t Table) bool {
+	if t == TableEvents {
+		return r.ev.n >= r.ev.rows
+	}
+	return r.out.Full(t)
+}
+
+// flush makes table t's rows a batch, queued for Next.
 func (r *Reader) flush(t Table) {
 	if t == TableEvents {
-		r.ev.action.flush()
+		if rec := r.ev.batch(); rec != nil {
+			r.out.Push(t, rec)
+		}
+		return
 	}
-	if r.out.Flush(t) && t == TableEvents {
-		// Trace entries come by the million: size the next batch at once
-		// rather than letting each column double its way up.
-		r.out.Builder(t).Reserve(r.out.Options().BatchSize)
-	}
+	r.out.Flush(t)
 }
 
 func (r *Reader) maybeFlush(t Table) {
-	if r.out.Full(t) {
+	if r.full(t) {
 		r.flush(t)
 		r.dec.Pause()
 	}
@@ -997,37 +1007,44 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	if !e.hasAction {
 		return r.errAt(off, "trace entry %d of device %d has no str \"action\"", seq, dev)
 	}
-	// The events columns hold a whole batch (reserved at each flush), so
-	// rows are appended without capacity checks.
-	b := &r.ev
-	b.device.UnsafeAppend(dev)
-	b.seq.UnsafeAppend(seq)
+	c := &r.ev
+	if c.device == nil {
+		c.alloc()
+	}
+	i := c.n
+	c.device[i] = dev
+	c.seq[i] = seq
 	if e.hasTime {
-		b.timeUs.UnsafeAppend(e.timeUs)
+		c.timeUs[i] = e.timeUs
+		c.setValid(evNullTime, i)
 		r.meta.TimedEntries++
 	} else {
-		b.timeUs.UnsafeAppendBoolToBitmap(false)
+		c.nulls[evNullTime]++
 	}
-	if err := b.action.append(e.action); err != nil {
+	if err := c.action.append(e.action); err != nil {
 		return err
 	}
 	if e.hasAddr {
-		b.addr.UnsafeAppend(e.addr)
+		c.addr[i] = e.addr
+		c.setValid(evNullAddr, i)
 	} else {
-		b.addr.UnsafeAppendBoolToBitmap(false)
+		c.nulls[evNullAddr]++
 	}
-	b.size.UnsafeAppend(e.size)
-	b.stream.UnsafeAppend(e.stream)
+	c.size[i] = e.size
+	c.stream[i] = e.stream
 	if e.stack >= 0 {
-		b.stack.UnsafeAppend(e.stack)
+		c.stack[i] = e.stack
+		c.setValid(evNullStack, i)
 	} else {
-		b.stack.UnsafeAppendBoolToBitmap(false)
+		c.nulls[evNullStack]++
 	}
 	if e.hasFree {
-		b.deviceFree.UnsafeAppend(e.devFree)
+		c.deviceFree[i] = e.devFree
+		c.setValid(evNullFree, i)
 	} else {
-		b.deviceFree.UnsafeAppendBoolToBitmap(false)
+		c.nulls[evNullFree]++
 	}
+	c.n = i + 1
 	r.maybeFlush(TableEvents)
 	return nil
 }
