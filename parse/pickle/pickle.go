@@ -145,7 +145,8 @@ type Decoder struct {
 
 	rec     Record // scanRecord's
 	sc      scanState
-	memoGen uint64 // counts memo indices set again (PUT), which invalidates a RecordPlan's keys
+	lc      listCache // the record scan's lists, by their bytes
+	memoGen uint64    // counts memo indices set again (PUT), which invalidates a RecordPlan's keys
 	lim     Limits
 
 	stack []Value

@@ -132,6 +132,7 @@ type Record struct {
 
 	items   []Value // the elements of the lists, one list after another
 	listOff [MaxRecordFields]int64
+	listKey [MaxRecordFields]uint64
 }
 
 // List returns the elements of field f's value and the byte offset of
@@ -146,6 +147,114 @@ func (r *Record) List(f int) (items []Value, off int64, ok bool) {
 		return nil, 0, false
 	}
 	return r.items[int(uint32(v.n)):int(v.n>>32)], r.listOff[f], true
+}
+
+// ListKey identifies the elements of field f's list (see List): two lists
+// of one Decoder with the same nonzero key hold the same elements, so what
+// a Handler made of one it may take for the other. It is 0 for a list the
+// decoder does not key (an empty one, one of elements not all found in
+// the memo, one past the cache's bounds) and for a field that is not such
+// a list.
+func (r *Record) ListKey(f int) uint64 {
+	v := r.Val[f]
+	if r.Set&(1<<f) == 0 || r.IsInt&(1<<f) != 0 || v.kind != List || v.p != nil || int(v.n>>32) == int(uint32(v.n)) {
+		return 0
+	}
+	return r.listKey[f]
+}
+
+// listCache remembers the elements of the lists the record scan read, by
+// their bytes: a snapshot's trace entries carry a new frames list each,
+// but the lists are memo gets of the same frames, so few byte strings
+// recur (45 among big_real's 270 thousand lists). A list whose bytes are
+// known gets its elements by one copy and its key, instead of a memo
+// lookup per element. Sound because an element kept here was a memo get
+// of a live slot holding a scalar or a Ref, and what a memo index yields
+// then changes only when an index is set again (PUT), which moves
+// memoGen: an entry of another generation is made again. Bounded: past
+// maxListCacheLists lists or maxListCacheItems elements the cache starts
+// over (keys are never reused).
+type listCache struct {
+	index map[string]int32 // by the bytes between MARK and APPENDS
+	lists []cachedList
+	items []Value
+	bytes int    // of the index's keys
+	key   uint64 // the last key given
+}
+
+type cachedList struct {
+	gen      uint64 // memoGen when made
+	from, to int32  // in items
+	key      uint64
+}
+
+const (
+	maxListCacheLists = 4096
+	maxListCacheItems = 1 << 16 // 1 MiB of Values
+	maxListCacheBytes = 1 << 20
+)
+
+// scanListItems appends the elements of the list whose gets are body (a
+// run of whole BINGETs and LONG_BINGETs) to d.sc.items and returns the
+// list's key (0: none); ok is false when the record must go to the
+// general path, as when an element is not in the memo or too many are.
+func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
+	c := &d.lc
+	if i, hit := c.index[string(body)]; hit {
+		if l := &c.lists[i]; l.gen == d.memoGen {
+			if len(d.sc.items)+int(l.to-l.from) > maxScanItems {
+				return 0, false
+			}
+			d.sc.items = append(d.sc.items, c.items[l.from:l.to]...)
+			return l.key, true
+		}
+	}
+	from := len(d.sc.items)
+	cacheable := true
+	for p := 0; p < len(body); {
+		i, m := getArg(body, p)
+		p += m
+		if len(d.sc.items) >= maxScanItems {
+			return 0, false
+		}
+		// scanGet, its common case inlined.
+		var it Value
+		ok = false
+		if i < d.memoIdx.n {
+			if slot := d.memoIdx.at(i); slot > consumedSlot {
+				it = d.vals[slot]
+				ok = it.kind < List || it.kind == Ref
+			}
+		}
+		if !ok {
+			cacheable = false // what it yields may change (a record consumed)
+			if it, ok = d.scanGet(i); !ok {
+				return 0, false
+			}
+		}
+		d.sc.items = append(d.sc.items, it)
+	}
+	n := len(d.sc.items) - from
+	if !cacheable || n == 0 || n > maxListCacheItems {
+		return 0, true
+	}
+	if c.index == nil || len(c.lists) >= maxListCacheLists || len(c.items)+n > maxListCacheItems || c.bytes+len(body) > maxListCacheBytes {
+		c.index = make(map[string]int32)
+		c.lists = c.lists[:0]
+		c.items = c.items[:0]
+		c.bytes = 0
+	}
+	c.key++
+	l := cachedList{gen: d.memoGen, from: int32(len(c.items)), to: int32(len(c.items) + n), key: c.key}
+	c.items = append(c.items, d.sc.items[from:]...)
+	if i, hit := c.index[string(body)]; hit { // of another generation
+		c.lists[i] = l
+	} else {
+		c.index[string(body)] = int32(len(c.lists))
+		c.lists = append(c.lists, l)
+		c.bytes += len(body)
+	}
+	return c.key, true
 }
 
 // scanState is scanRecord's state besides its position.
@@ -712,31 +821,21 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		}
 		p += n
 		from := len(d.sc.items)
+		var key uint64
 		if p < len(b) && b[p] == opMARK {
 			p++
+			start := p
 			for p < len(b) && b[p] != opAPPENDS {
-				i, m := getArg(b, p)
-				if m == 0 || len(d.sc.items) >= maxScanItems {
+				_, m := getArg(b, p)
+				if m == 0 || p-start >= 5*maxScanItems {
 					return p, st, false
 				}
 				p += m
-				// scanGet, its common case inlined.
-				var it Value
-				ok = false
-				if i < d.memoIdx.n {
-					if slot := d.memoIdx.at(i); slot > consumedSlot {
-						it = d.vals[slot]
-						ok = it.kind < List || it.kind == Ref
-					}
-				}
-				if !ok {
-					if it, ok = d.scanGet(i); !ok {
-						return p, st, false
-					}
-				}
-				d.sc.items = append(d.sc.items, it)
 			}
 			if p >= len(b) {
+				return p, st, false
+			}
+			if key, ok = d.scanListItems(b[start:p]); !ok {
 				return p, st, false
 			}
 			p++
@@ -763,6 +862,7 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		}
 		if f >= 0 {
 			d.rec.listOff[f] = off
+			d.rec.listKey[f] = key
 		}
 		n = 0 // memoized above
 	default:

@@ -102,9 +102,15 @@ type Reader struct {
 	fr  frameBuilders
 	st  stackBuilders
 
-	frames  map[frameKey]int32
-	stacks  map[string]int32
-	nstacks int32
+	frames map[frameKey]int32
+	stacks map[string]int32
+	// listStacks holds the stacks of the frames lists the record scan
+	// keyed (pickle.Record.ListKey), by key modulo its length. Keys are
+	// given in turn and the decoder keeps at most 4,096 lists, so a key
+	// is mostly still here when it recurs; when not, the list is
+	// interned again.
+	listStacks *[8192]listStack
+	nstacks    int32
 	// stackRefs counts the frames of the distinct stacks interned so far.
 	stackRefs int64
 	keybuf    []byte
@@ -126,6 +132,11 @@ type frameKey struct {
 	filename string
 	line     int64
 	name     string
+}
+
+type listStack struct {
+	key   uint64
+	stack int32
 }
 
 // Bounds on stacks, so that a small pickle of memoised frames cannot
@@ -168,12 +179,13 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		f(&o)
 	}
 	rd := &Reader{
-		name:    name,
-		frames:  make(map[frameKey]int32),
-		stacks:  make(map[string]int32),
-		meta:    Metadata{Warnings: parse.NewWarnings(name)},
-		general: o.general,
-		plan:    pickle.NewRecordPlan("action", "addr", "size", "stream", "time_us", "device_free", "frames"),
+		name:       name,
+		frames:     make(map[frameKey]int32),
+		stacks:     make(map[string]int32),
+		listStacks: new([8192]listStack),
+		meta:       Metadata{Warnings: parse.NewWarnings(name)},
+		general:    o.general,
+		plan:       pickle.NewRecordPlan("action", "addr", "size", "stream", "time_us", "device_free", "frames"),
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
@@ -858,10 +870,18 @@ func (r *Reader) cleanRecord(rec *pickle.Record) bool {
 func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, f int, off int64) error {
 	var err error
 	if items, listOff, ok := rec.List(f); ok {
-		if e.stack, err = r.internStack(items, off, listOff); err == nil {
-			rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+		// A list with the elements of one converted before (ListKey) is
+		// the same stack: most trace entries repeat one of a few lists.
+		key := rec.ListKey(f)
+		if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
+			e.stack = ls.stack
+		} else if e.stack, err = r.internStack(items, off, listOff); err != nil {
+			return err
+		} else if key != 0 {
+			*ls = listStack{key, e.stack}
 		}
-		return err
+		rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+		return nil
 	}
 	v := rec.Val[f]
 	if rec.IsInt&(1<<f) != 0 {
