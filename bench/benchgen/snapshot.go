@@ -87,6 +87,7 @@ type (
 	pyDict struct {
 		items []any // key, value, key, value...
 		memo  int64
+		index map[any]int // key (string or int64) -> position in items, once big
 	}
 	pyList struct {
 		items []any
@@ -363,12 +364,14 @@ func addTo(c any, items []any) error {
 			return errors.New("SETITEMS with an odd number of items")
 		}
 		// A key set twice keeps its first place, as in a Python dict.
-	next:
 		for i := 0; i < len(items); i += 2 {
-			for j := 0; j < len(c.items); j += 2 {
-				if sameKey(c.items[j], items[i]) {
-					c.items[j+1] = items[i+1]
-					continue next
+			if j, ok := c.find(items[i]); ok {
+				c.items[j+1] = items[i+1]
+				continue
+			}
+			if c.index != nil {
+				if k, ok := hashKey(items[i]); ok {
+					c.index[k] = len(c.items)
 				}
 			}
 			c.items = append(c.items, items[i], items[i+1])
@@ -379,9 +382,45 @@ func addTo(c any, items []any) error {
 	return nil
 }
 
+// find returns the position in d.items of key k: by scanning while d is
+// small, by an index of its string and int keys once it is not, so that
+// building a big dict stays linear.
+func (d *pyDict) find(k any) (int, bool) {
+	if d.index == nil && len(d.items) >= 64 {
+		d.index = map[any]int{}
+		for j := 0; j < len(d.items); j += 2 {
+			if h, ok := hashKey(d.items[j]); ok {
+				if _, dup := d.index[h]; !dup {
+					d.index[h] = j
+				}
+			}
+		}
+	}
+	if h, ok := hashKey(k); ok && d.index != nil {
+		j, ok := d.index[h]
+		return j, ok
+	}
+	for j := 0; j < len(d.items); j += 2 {
+		if sameKey(d.items[j], k) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// hashKey is k as a Go map key when it is a string or an int.
+func hashKey(k any) (any, bool) {
+	switch k := k.(type) {
+	case *pyStr:
+		return k.s, true
+	case int64:
+		return k, true
+	}
+	return nil, false
+}
+
 // sameKey reports whether two keys are equal in Python, for the key
-// kinds a snapshot uses (strings and ints); a dict is checked only when it
-// is small, as a snapshot's are, so the cost stays linear in practice.
+// kinds a snapshot uses (strings and ints); other keys by identity.
 func sameKey(a, b any) bool {
 	switch a := a.(type) {
 	case *pyStr:

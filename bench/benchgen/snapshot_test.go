@@ -144,3 +144,29 @@ func decodeBytes(t *testing.T, b []byte) *pyDict {
 	}
 	return d
 }
+
+// A key set again keeps its first place and takes the new value, in a
+// small dict (scanned) as in a big one (indexed), as in a Python dict.
+func TestDecodeDictKeys(t *testing.T) {
+	for _, n := range []int{10, 200} {
+		b := []byte{0x80, 4, '}', '('}
+		for i := 0; i < n; i++ {
+			b = append(b, 'K', byte(i), 'K', byte(i))
+		}
+		b = append(b, 'u', '(', 'K', 5, 'K', 99, 'K', 255, 'K', 1, 'u', '.')
+		v, err := decodePickle(bufio.NewReader(bytes.NewReader(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := v.(*pyDict)
+		if len(d.items) != 2*(n+1) {
+			t.Fatalf("n=%d: %d keys, want %d", n, len(d.items)/2, n+1)
+		}
+		if d.items[10] != int64(5) || d.items[11] != int64(99) {
+			t.Errorf("n=%d: key 5 at %v -> %v, want in place 5 -> 99", n, d.items[10], d.items[11])
+		}
+		if d.items[2*n] != int64(255) || d.items[2*n+1] != int64(1) {
+			t.Errorf("n=%d: the new key is not last", n)
+		}
+	}
+}
