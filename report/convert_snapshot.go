@@ -172,7 +172,17 @@ func siteMessage(s snapshot.Site) string {
 		if s.Repeated {
 			suspect = fmt.Sprintf("; %d allocations of one size from one site is the pattern a leak leaves", s.Count)
 		}
-		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when they were allocated (before recording started, or before the ring buffer's oldest entry), so growth cannot be judged%s", held, where, suspect)
+		// A live site may mix allocations older than the trace with ones
+		// made during it (classify): say which the trace cannot date.
+		which, others := "they were", ""
+		if n := s.Count - s.NotInTrace; s.NotInTrace > 0 && n > 0 {
+			which = fmt.Sprintf("%d of them were", s.NotInTrace)
+			others = fmt.Sprintf("; the other %d were made during the trace", n)
+			if n == 1 {
+				others = "; the other one was made during the trace"
+			}
+		}
+		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when %s allocated (before recording started, or before the ring buffer's oldest entry%s), so growth cannot be judged%s", held, where, which, others, suspect)
 	}
 	return fmt.Sprintf("retained: %s %s held at the end%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g))
 }
