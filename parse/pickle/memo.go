@@ -19,7 +19,12 @@ type memoIndex struct {
 	chunks [][]uint32     // nil where packed
 	packed []*packedChunk // by chunk; nil where not packed
 	n      int64
-	rest   []uint32 // pack's scratch
+	// cur is the last chunk, whole (the first chunk: as far as it has
+	// grown); its entries from n on are not set yet. curBase is the index
+	// of cur[0].
+	cur     []uint32
+	curBase int64
+	rest    []uint32 // pack's scratch
 }
 
 const memoChunkBits = 16
@@ -62,18 +67,33 @@ func (m *memoIndex) set(i int64, slot uint32) {
 }
 
 func (m *memoIndex) add(slot uint32) {
-	// The first chunk grows as a slice does, so that small pickles (and
-	// fuzz inputs) do not each take 256 KiB; later ones are made whole.
-	if len(m.chunks) == 0 {
-		m.chunks = append(m.chunks, make([]uint32, 0, 64))
+	// Small enough to be inlined: it runs for every memo put.
+	if c, j := m.cur, uint64(m.n-m.curBase); j < uint64(len(c)) {
+		c[j] = slot
+		m.n++
+		return
+	}
+	m.grow(slot)
+}
+
+// grow makes room in cur for entry n and adds slot there. The first chunk
+// doubles from 64 entries, so that small pickles (and fuzz inputs) do not
+// each take 256 KiB; later chunks are made whole.
+func (m *memoIndex) grow(slot uint32) {
+	switch {
+	case len(m.chunks) == 0:
+		m.cur = make([]uint32, 64)
+		m.chunks = append(m.chunks, m.cur)
 		m.packed = append(m.packed, nil)
-	}
-	c := &m.chunks[len(m.chunks)-1]
-	if len(*c) == memoChunk {
+	case len(m.cur) < memoChunk: // the first chunk
+		c := make([]uint32, 2*len(m.cur))
+		copy(c, m.cur)
+		m.cur, m.chunks[0] = c, c
+	default:
 		m.newChunk()
-		c = &m.chunks[len(m.chunks)-1]
+		m.cur, m.curBase = m.chunks[len(m.chunks)-1], m.n
 	}
-	*c = append(*c, slot)
+	m.cur[m.n-m.curBase] = slot
 	m.n++
 }
 
@@ -85,7 +105,7 @@ func (m *memoIndex) newChunk() {
 			m.chunks[k], m.packed[k] = nil, p
 		}
 	}
-	m.chunks = append(m.chunks, make([]uint32, 0, memoChunk))
+	m.chunks = append(m.chunks, make([]uint32, memoChunk))
 	m.packed = append(m.packed, nil)
 }
 
