@@ -2,6 +2,7 @@ package pickle
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -261,6 +262,7 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 type scanState struct {
 	plan  *RecordPlan
 	items []Value // the elements of the lists, one after another
+	lists uint32  // the fields (bit f) whose value is a list with elements
 	// put holds the memo puts, in order; nput, their number. An array
 	// whose fields are set one by one: appending a struct literal
 	// copies it through the stack, a store the CPU cannot forward, which
@@ -359,6 +361,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	var pairs, norder int
 	var set, isInts uint32
 	d.sc.items = d.sc.items[:0]
+	d.sc.lists = 0
 	d.sc.put[0].what = putDict
 	d.sc.nput = 1
 	d.sc.next = d.memoIdx.n
@@ -546,12 +549,10 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	// The lists under the plan's keys, which ScannedRecord may convert:
 	// their elements, by field (only when there are any).
 	var lists [MaxRecordFields]int32
-	if len(d.sc.items) > 0 {
-		for _, f := range d.rec.Order[:d.rec.NOrder] {
-			if v := d.rec.Val[f]; d.rec.IsInt&(1<<f) == 0 && v.kind == List && v.p == nil {
-				lists[f] = int32(v.n>>32) - int32(uint32(v.n))
-			}
-		}
+	for m := d.sc.lists; m != 0; m &= m - 1 {
+		f := bits.TrailingZeros32(m)
+		v := d.rec.Val[f]
+		lists[f] = int32(v.n>>32) - int32(uint32(v.n))
 	}
 	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
 	if err != nil {
@@ -561,11 +562,10 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	// is consumed (ReleaseRecord): its pairs, and the elements of its
 	// lists but those a Handler converted (and so released).
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
-	if len(d.sc.items) > 0 {
-		for f, n := range lists {
-			if v := d.rec.Val[f]; n > 0 && !(v.kind == List && v.p == nil) {
-				held -= int64(n)
-			}
+	for m := d.sc.lists; m != 0; m &= m - 1 {
+		f := bits.TrailingZeros32(m)
+		if v := d.rec.Val[f]; !(v.kind == List && v.p == nil) {
+			held -= int64(lists[f])
 		}
 	}
 	d.held += held
@@ -863,6 +863,9 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		if f >= 0 {
 			d.rec.listOff[f] = off
 			d.rec.listKey[f] = key
+			if len(d.sc.items) > from {
+				d.sc.lists |= 1 << f
+			}
 		}
 		n = 0 // memoized above
 	default:
