@@ -59,7 +59,8 @@ Causes:
   accumulation     memory grew from one or a few call sites until the limit
   memory-limit     the process hit its own cap (set_per_process_memory_fraction)
                    while the GPU had room
-  capacity         the working set is larger than the GPU
+  capacity         the working set is larger than the GPU, or (the fallback)
+                   the GPU was full and no cause above explains it alone
   outside-process  from a snapshot alone: the request exceeded all this process
                    held plus the GPU's free memory, so the memory was held
                    outside it (other processes, or a GPU too small)

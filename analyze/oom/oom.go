@@ -24,7 +24,8 @@ const (
 	// CauseMemoryLimit: the process hit its own cap
 	// (set_per_process_memory_fraction) while the GPU had room.
 	CauseMemoryLimit = "memory-limit"
-	// CauseCapacity: the process's working set is larger than the GPU.
+	// CauseCapacity: the process's working set is larger than the GPU, or
+	// (the fallback) the GPU was full and no other cause explains it.
 	CauseCapacity = "capacity"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
@@ -895,7 +896,7 @@ func (r *Report) findCauses() {
 			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
 				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
 		} else if marginOnly {
-			ev += fmt.Sprintf(" (barely more than the request: %s short of the %s cudaMalloc needs of its own)", size(shortfall), size(tightSlack))
+			ev += fmt.Sprintf(" (only %s above the request: %s short of the %s of room gpuleak allows cudaMalloc for its own page tables and granularity)", size(r.DeviceFreeBytes-seg), size(shortfall), size(tightSlack))
 		} else if shortfall > 0 {
 			ev += fmt.Sprintf(" (%s short)", size(shortfall))
 		}
@@ -911,9 +912,16 @@ func (r *Report) findCauses() {
 		case others >= 0 && !othersEstimated:
 			ev += fmt.Sprintf(", other processes %s", size(others))
 		}
+		// Only when the live memory and the request exceed the GPU is the
+		// working set larger than it; else the GPU was full of what this
+		// process and others held, which no other cause explains alone.
+		advice := "the GPU was full and no cause above explains it alone: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
+		if tooBig {
+			advice = "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"
+		}
 		return Cause{Name: CauseCapacity, Evidence: ev,
 			Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg, "allocated_bytes": r.AllocatedBytes},
-			Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"}
+			Advice:  advice}
 	}
 	switch {
 	case tooBig:

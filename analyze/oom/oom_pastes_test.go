@@ -190,6 +190,16 @@ func TestRealPastes(t *testing.T) {
 			if c.first == "" && len(r.Notes) == 0 {
 				t.Error("no cause and no note saying why")
 			}
+			// Capacity's advice says the working set is larger than the GPU
+			// only when the message's allocated memory and the request are
+			// (clear of the rounding either way).
+			if cz := hasCause(r, CauseCapacity); cz != nil && r.DeviceTotalBytes > 0 {
+				live := r.AllocatedBytes + r.RequestedBytes
+				says := strings.Contains(cz.Advice, "larger than the GPU")
+				if live > r.DeviceTotalBytes+r.DeviceTotalBytes/100 && !says || live < r.DeviceTotalBytes-r.DeviceTotalBytes/100 && says {
+					t.Errorf("allocated %d + requested %d of a %d GPU, yet capacity's advice: %q", r.AllocatedBytes, r.RequestedBytes, r.DeviceTotalBytes, cz.Advice)
+				}
+			}
 		})
 	}
 }
