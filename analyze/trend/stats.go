@@ -394,7 +394,7 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 	sse := func(a, b int) float64 { // [a, b)
 		m := float64(b - a)
 		s := s1[b] - s1[a]
-		return math.Max(0, s2[b]-s2[a]-s*s/m)
+		return max(0, s2[b]-s2[a]-s*s/m) // the builtin: math.Max is not inlined
 	}
 	mean := func(a, b int) float64 { return (s1[b] - s1[a]) / float64(b-a) }
 	type seg struct {

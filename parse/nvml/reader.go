@@ -551,13 +551,13 @@ func (d *dictColumn) add(v []byte) {
 		d.idx.add(0, false)
 		return
 	}
-	if d.hasLast && string(v) == d.last {
+	if d.hasLast && sameText(v, d.last) {
 		d.idx.add(d.lastIdx, true)
 		return
 	}
 	// Rows of a few GPUs (or processes) take turns: the value after the
 	// last one, or the first, saves hashing the value.
-	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && string(v) == d.values[n] {
+	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && sameText(v, d.values[n]) {
 		d.last, d.lastIdx = d.values[n], n
 		d.idx.add(n, true)
 		return
@@ -578,6 +578,13 @@ func (d *dictColumn) add(v []byte) {
 	}
 	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
 	d.idx.add(i, true)
+}
+
+// sameText is string(v) == s, its last bytes compared first: values that
+// take turns (GPU UUIDs "GPU-...-f58c08f17770", "...71") often differ only
+// there.
+func sameText(v []byte, s string) bool {
+	return len(v) == len(s) && (len(v) == 0 || v[len(v)-1] == s[len(s)-1]) && string(v) == s
 }
 
 // batch builds a record batch of the accumulated rows and resets the

@@ -2,7 +2,9 @@ package nvml
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -240,6 +242,10 @@ func (d *smiDecoder) line(b []byte, n int) error {
 // into s, and reports whether it could; split and row then read any
 // other row, and say what is wrong with it. Where plainRow reads a row,
 // split and row read the same sample (FuzzPlainRow checks it).
+//
+// Fields are found by their offsets in b, sizes and indexes read as they
+// are scanned, the rest cut at their comma (bytes.IndexByte): a row costs
+// a few instructions a byte.
 func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 	if bytes.IndexByte(b, '"') >= 0 {
 		return false
@@ -248,31 +254,37 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 	if d.apps {
 		s.conv = Process
 	}
-	rest := b
-	last := len(d.cols) - 1
-	for i := range d.cols {
-		c := &d.cols[i]
-		if isSize(c.role) {
+	cols := d.cols // a local: kept in a register across the calls below
+	pos, last := 0, len(cols)-1
+	for i := range cols {
+		c := &cols[i]
+		switch {
+		case isSize(c.role):
 			// The common size ("4907 MiB", "4907") read as the field is cut.
-			if x, tail, ok := scanSize(rest, c.unit, i == last); ok {
-				rest = tail
+			if x, next, ok := scanSize(b, pos, c.unit, i == last); ok {
+				pos = next
 				s.setSize(c.role, x)
 				continue
 			}
+		case c.role == roleIndex:
+			if x, next, ok := scanIndex(b, pos, i == last); ok {
+				pos = next
+				s.gpu, s.hasGPU = x, true
+				continue
+			}
 		}
-		var v []byte
+		end := len(b)
 		if i < last {
-			j := bytes.IndexByte(rest, ',')
+			j := bytes.IndexByte(b[pos:], ',')
 			if j < 0 {
 				return false
 			}
-			v, rest = rest[:j], rest[j+1:]
-		} else {
-			if bytes.IndexByte(rest, ',') >= 0 {
-				return false
-			}
-			v = rest
+			end = pos + j
+		} else if bytes.IndexByte(b[pos:], ',') >= 0 {
+			return false
 		}
+		v := b[pos:end]
+		pos = end + 1
 		if c.role == roleIgnore {
 			continue
 		}
@@ -529,44 +541,93 @@ func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 	return s, nil
 }
 
-// scanSize reads a field at the start of rest that holds a size of at
-// most 12 digits, in MiB ("4907 MiB") or, when unit is at most MiB, in
-// unit ("4907"), with white space around, up to the comma that ends it
-// (or the end of the row when last); tail is what follows the comma. ok
-// is false for any other field, which parseSize then reads: where scanSize
-// reads a field, parseSize reads the same bytes.
-func scanSize(rest []byte, unit int64, last bool) (x int64, tail []byte, ok bool) {
-	i := 0
-	for i < len(rest) && isSpace(rest[i]) {
-		i++
+// scanSize reads the field at b[pos:] when it holds a size of at most
+// 12 digits, in MiB ("4907 MiB") or, when unit is at most MiB, in unit
+// ("4907"), with white space around, up to the comma that ends it (or
+// the end of the row when last); next is the offset after the comma. ok
+// is false for any other field, which parseSize then reads: where
+// scanSize reads a field, parseSize reads the same bytes.
+func scanSize(b []byte, pos int, unit int64, last bool) (x int64, next int, ok bool) {
+	i := skipSpace(b, pos)
+	v, n := leadDigits(b[i:min(i+12, len(b))])
+	i += n
+	if n == 0 || i < len(b) && (b[i]-'0' <= 9 || b[i] == '.') {
+		return 0, 0, false
 	}
-	start := i
-	var v int64
-	for i < len(rest) && i-start < 12 && rest[i] >= '0' && rest[i] <= '9' {
-		v = v*10 + int64(rest[i]-'0')
-		i++
-	}
-	if i == start || i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-		return 0, nil, false
-	}
-	for i < len(rest) && isSpace(rest[i]) {
-		i++
-	}
+	i = skipSpace(b, i)
 	switch {
-	case i+3 <= len(rest) && rest[i] == 'M' && rest[i+1] == 'i' && rest[i+2] == 'B':
+	case len(b)-i >= 3 && string(b[i:i+3]) == "MiB":
 		unit = MiB
-		for i += 3; i < len(rest) && isSpace(rest[i]); i++ {
-		}
+		i = skipSpace(b, i+3)
 	case unit > MiB: // 12 digits of a larger unit may overflow: parseSize checks
-		return 0, nil, false
+		return 0, 0, false
 	}
-	switch {
-	case i == len(rest) && last:
-		return v * unit, nil, true
-	case i < len(rest) && !last && rest[i] == ',':
-		return v * unit, rest[i+1:], true
+	return v * unit, i + 1, fieldEnd(b, i, last)
+}
+
+// scanIndex reads the field at b[pos:] when it holds a GPU index of at
+// most 9 digits with white space around, as scanSize does; parseInt and
+// setField read any other (a sign, a placeholder, more digits).
+func scanIndex(b []byte, pos int, last bool) (x int32, next int, ok bool) {
+	i := skipSpace(b, pos)
+	v, n := leadDigits(b[i:min(i+9, len(b))])
+	i += n
+	if n == 0 || i < len(b) && b[i]-'0' <= 9 {
+		return 0, 0, false
 	}
-	return 0, nil, false
+	i = skipSpace(b, i)
+	return int32(v), i + 1, fieldEnd(b, i, last)
+}
+
+// leadDigits reads the decimal digits b starts with: their value and
+// how many (at most 18 in b, so that the value cannot overflow). Eight
+// bytes at a time when b holds them: the digits found by their bytes'
+// values (a byte x = c^'0' is a digit when x+0x76 keeps the top bit
+// clear; a carry out of a byte that is not a digit reaches only the bytes
+// after it), then joined pairwise by multiplication.
+func leadDigits(b []byte) (v int64, n int) {
+	if len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b) ^ 0x3030303030303030
+		stop := (x + 0x7676767676767676 | x) & 0x8080808080808080
+		if stop != 0 {
+			n = bits.TrailingZeros64(stop) >> 3
+			if n == 0 {
+				return 0, 0
+			}
+			x <<= 64 - 8*uint(n) // the digits to the top bytes, zeros (leading 0s) below
+			x = (x * 10) + (x >> 8)
+			x = ((x & 0x00ff00ff00ff00ff) * 6553601) >> 16
+			x = ((x & 0x0000ffff0000ffff) * 42949672960001) >> 32
+			return int64(x), n
+		}
+	}
+	for n < len(b) {
+		c := b[n] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + int64(c)
+		n++
+	}
+	return v, n
+}
+
+// skipSpace is the offset of the first byte at or after i in b that is
+// not white space (len(b) when none).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// fieldEnd reports whether a field's value ends at offset i of the row:
+// at the end when last, else at a comma.
+func fieldEnd(b []byte, i int, last bool) bool {
+	if last {
+		return i == len(b)
+	}
+	return i < len(b) && b[i] == ','
 }
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.

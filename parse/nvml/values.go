@@ -8,7 +8,11 @@ import (
 // MiB is 2^20 bytes, the unit of nvidia-smi, dmon, pmon, gpustat and DCGM.
 const MiB = 1 << 20
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+// isSpace: ' ', '\t', '\r', '\v' or '\f' (one comparison for the bytes
+// above ' ', nearly all).
+func isSpace(c byte) bool {
+	return c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f')
+}
 
 func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)
