@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -140,4 +141,33 @@ func FuzzLeadDigits(f *testing.F) {
 			t.Fatalf("leadDigits(%q) = %d, %d; want %d, %d", b, got, gn, want, n)
 		}
 	})
+}
+
+// TestNullableAdd: a column keeps each row's value and validity however
+// its nulls fall (leading, after values, none, all).
+func TestNullableAdd(t *testing.T) {
+	for _, pattern := range []string{"", "v", "n", "nnn", "vvv", "nvv", "vnv", "vvn", "nnvnv", "vvvnnv", "vnnnnn"} {
+		var c nullable[int64]
+		for i, p := range pattern {
+			c.add(int64(i+1), p == 'v')
+		}
+		nulls := strings.Count(pattern, "n")
+		if c.nulls != nulls {
+			t.Errorf("%q: %d nulls, want %d", pattern, c.nulls, nulls)
+		}
+		if c.lead > 0 {
+			if c.lead != len(pattern) || nulls != len(pattern) || len(c.v) != 0 {
+				t.Errorf("%q: lead %d with %d values", pattern, c.lead, len(c.v))
+			}
+			continue
+		}
+		if len(c.v) != len(pattern) || (c.validity() == nil) != (nulls == 0) {
+			t.Fatalf("%q: %d values, validity %v", pattern, len(c.v), c.validity())
+		}
+		for i, p := range pattern {
+			if c.isValid(i) != (p == 'v') || p == 'v' && c.v[i] != int64(i+1) {
+				t.Errorf("%q: row %d: %d valid %v", pattern, i, c.v[i], c.isValid(i))
+			}
+		}
+	}
 }

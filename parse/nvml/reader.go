@@ -484,7 +484,9 @@ func (c *columns) len() int { return len(c.time) }
 
 // nullable is a column of values and their validity. A column null in
 // every row so far (most of the 16 in a --query-gpu log: no pid, host,
-// process or Kubernetes labels) only counts its rows, in lead.
+// process or Kubernetes labels) only counts its rows, in lead; a column
+// without a null keeps no validity (valid is empty while nulls is 0, and
+// as long as v once nulls > 0).
 type nullable[T int32 | int64] struct {
 	v     []T
 	valid []bool
@@ -493,6 +495,15 @@ type nullable[T int32 | int64] struct {
 }
 
 func (n *nullable[T]) add(v T, ok bool) {
+	if ok && n.nulls == 0 { // small enough to be inlined: most adds
+		n.v = append(n.v, v)
+		return
+	}
+	n.addNull(v, ok)
+}
+
+// addNull is add where a null is added or was.
+func (n *nullable[T]) addNull(v T, ok bool) {
 	if !ok && len(n.v) == 0 {
 		n.lead++
 		n.nulls++
@@ -502,12 +513,23 @@ func (n *nullable[T]) add(v T, ok bool) {
 		n.v = append(n.v, 0)
 		n.valid = append(n.valid, false)
 	}
+	if !ok && n.nulls == 0 {
+		// The first null after values: they were all valid.
+		for range n.v {
+			n.valid = append(n.valid, true)
+		}
+	}
 	n.v = append(n.v, v)
-	n.valid = append(n.valid, ok)
 	if !ok {
 		n.nulls++
 	}
+	if n.nulls > 0 {
+		n.valid = append(n.valid, ok)
+	}
 }
+
+// isValid reports whether value i of v is valid.
+func (n *nullable[T]) isValid(i int) bool { return n.nulls == 0 || n.valid[i] }
 
 func (n *nullable[T]) reset() { n.v, n.valid, n.nulls, n.lead = n.v[:0], n.valid[:0], 0, 0 }
 
@@ -636,7 +658,7 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 		b.Reserve(len(d.idx.v) + d.idx.lead)
 		b.AppendNulls(d.idx.lead)
 		for i, v := range d.idx.v {
-			if d.idx.valid[i] {
+			if d.idx.isValid(i) {
 				b.UnsafeAppend(int8(v))
 			} else {
 				b.UnsafeAppendBoolToBitmap(false)
