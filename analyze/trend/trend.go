@@ -381,14 +381,17 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 		}
 		s.raw++
+		// The interned values themselves (copies already): the next row's
+		// equal value is then the same string, compared without reading
+		// its bytes.
 		if g := gname.at(i); g != "" && g != s.gpuName {
-			s.gpuName = strings.Clone(g)
+			s.gpuName = g
 		}
 		if p := proc.at(i); p != "" && p != s.process {
-			s.process = strings.Clone(p)
+			s.process = p
 		}
 		if c := conv.at(i); c != s.conv {
-			s.conv = strings.Clone(c)
+			s.conv = c
 		}
 		if !k.hasPID {
 			var capacity float64
