@@ -171,3 +171,55 @@ func TestNullableAdd(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFastRow: a log read with smiDecoder's fastRow (which skips step's
+// tests for prompts, terminal noise and elisions on plain rows of a log
+// whose first column is the timestamp) gives the same samples, metadata
+// and error as one read the general way, line by line.
+func FuzzFastRow(f *testing.F) {
+	row := "2026/11/30 08:06:12.696, 0, GPU-a, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %, 0 %\n"
+	for _, body := range []string{
+		row + row,
+		row + "$ nvidia-smi --query-gpu=timestamp,index --format=csv\ntimestamp, index, memory.used [MiB]\n2026/11/30 08:06:13.000, 1, 7 MiB\n",
+		row + "^C\n" + row + "...\n" + row,
+		row + "2026/11/30 08:06:12.696 $ nvidia-smi\n" + row,
+		row + "[...]\n\n   \n" + row + "No devices were found\n",
+		row + `2026/11/30 08:06:12.696, 0, "GPU-a", n, b, 1 MiB, 2 MiB, 3 MiB, 4 MiB, 0 %, 0 %` + "\n",
+		row + "2026/11/30 08:06:12.696, 0, GPU-a, n, b, 1 MiB, 2 MiB\n",
+		row + "2026/11/30 08:06:12.7, 0, GPU-a, n, b, 1 MiB, 2 MiB, 3 MiB, 4 MiB, 0 %, 0 %", // no line end
+		"2026/11/30 08:06:12.696, 0, GPU-a, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %, 0 %\r\n",
+	} {
+		for h := range plainRowHeaders {
+			f.Add(h, body)
+		}
+	}
+	f.Fuzz(func(t *testing.T, h int, body string) {
+		if h < 0 || h >= len(plainRowHeaders) {
+			return
+		}
+		hd := plainRowHeaders[h]
+		input := body
+		if hd.header != "" {
+			input = hd.header + "\n" + body
+		}
+		format := FormatQueryGPU
+		if hd.apps {
+			format = FormatQueryApps
+		}
+		fast, fm, ferr := readRows(t, "fuzz", input, WithFormat(format))
+		slow, sm, serr := readRows(t, "fuzz", input, WithFormat(format), func(o *options) { o.general = true })
+		if (ferr == nil) != (serr == nil) || ferr != nil && ferr.Error() != serr.Error() {
+			t.Fatalf("errors: fast %v, general %v", ferr, serr)
+		}
+		if ferr != nil {
+			return
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("rows: fast\n%+v\ngeneral\n%+v", fast, slow)
+		}
+		if fm.Rows != sm.Rows || fm.FirstUs != sm.FirstUs || fm.LastUs != sm.LastUs || fm.Ticks != sm.Ticks ||
+			fm.Skipped != sm.Skipped || !reflect.DeepEqual(fm.Warnings.Strings(), sm.Warnings.Strings()) {
+			t.Fatalf("metadata: fast %+v\ngeneral %+v", fm, sm)
+		}
+	})
+}

@@ -86,6 +86,9 @@ type options struct {
 	start    time.Time
 	hasStart bool
 	interval time.Duration
+	// general reads every line the general way, without smiDecoder's
+	// fastRow: tests hold the fast path to it.
+	general bool
 }
 
 // WithAllocator sets the Arrow allocator of the record batches (default
@@ -231,6 +234,13 @@ func (r *Reader) step() error {
 	}
 	if line != nil {
 		r.line++
+		if d, ok := r.dec.(*smiDecoder); ok && err == nil && !r.opt.general {
+			if done, derr := d.fastRow(line, r.line); done || derr != nil {
+				r.nonEmpty = true
+				r.segLines++
+				return derr
+			}
+		}
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}

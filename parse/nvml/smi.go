@@ -237,6 +237,30 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	return d.row(n)
 }
 
+// fastRow reads line as step and line would, when it is a plain row of a
+// log whose first column is the timestamp, and reports whether it did;
+// step then skips its tests for a prompt, terminal noise or an elision,
+// none of which such a row can be: its first field is a timestamp (digits
+// and "/-:. T+Z", never a prompt's '$', '#', '%' or '>' before the
+// comma promptChar stops at), it starts with a digit (not "^C" or
+// "real"), and it holds a comma (an elision is brackets and dots alone).
+// Nor is it a header or a message (which start with a letter or hold no
+// comma).
+func (d *smiDecoder) fastRow(line []byte, n int) (bool, error) {
+	if len(d.cols) < 2 || d.cols[0].role != roleTime {
+		return false, nil
+	}
+	b := trimSpace(line)
+	if len(b) == 0 || b[0]-'0' > 9 {
+		return false, nil
+	}
+	var s sample
+	if !d.plainRow(b, &s) {
+		return false, nil
+	}
+	return true, d.finish(&s, n)
+}
+
 // plainRow reads the common row in one pass (nvidia-smi's own output: no
 // quotes, as many fields as columns, every value well formed) straight
 // into s, and reports whether it could; split and row then read any
