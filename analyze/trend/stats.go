@@ -180,14 +180,18 @@ func bandStrict(x, y []float64, lower, upper float64, band []float64) bandPass {
 	below, atLower, atUpper := 0, 0, 0
 	for i := 0; i < n-1; i++ {
 		xi, yi := x[i], y[i]
+		xs := x[i+1:]
 		ys := y[i+1:]
-		for j, xj := range x[i+1:] {
+		ys = ys[:len(xs)] // no bounds check on ys[j] below
+		for j, xj := range xs {
+			// Equal to lower first: the common slope of a straight run of
+			// whole-MiB samples, which brackets the band from both sides.
 			switch s := (ys[j] - yi) / (xj - xi); {
+			case s == lower:
+				atLower++
 			case s < lower:
 				below++
 			case !(s <= upper): // above the band (or NaN, which no rank holds)
-			case s == lower:
-				atLower++
 			case s == upper:
 				atUpper++
 			default:
@@ -205,19 +209,21 @@ func bandAny(x, y []float64, lower, upper float64, band []float64) bandPass {
 	N, below, atLower, atUpper := 0, 0, 0, 0
 	for i := 0; i < n-1; i++ {
 		xi, yi := x[i], y[i]
+		xs := x[i+1:]
 		ys := y[i+1:]
-		for j, xj := range x[i+1:] {
+		ys = ys[:len(xs)]
+		for j, xj := range xs {
 			dx := xj - xi
 			if dx == 0 {
 				continue
 			}
 			N++
 			switch s := (ys[j] - yi) / dx; {
+			case s == lower:
+				atLower++
 			case s < lower:
 				below++
 			case !(s <= upper):
-			case s == lower:
-				atLower++
 			case s == upper:
 				atUpper++
 			default:
@@ -415,25 +421,79 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 		}
 		return sg
 	}
+	// The segment to split next is the one of greatest gain, the first in
+	// segs among equal gains: found in a heap of the candidates (gain
+	// above the penalty), not by a scan of every segment per split.
 	segs := []seg{best(0, n)}
+	var q splitQueue
+	push := func(i int) {
+		if s := segs[i]; s.split >= 0 && s.gain > penalty {
+			q.push(i, s.gain)
+		}
+	}
+	push(0)
 	var cps []int
-	for len(cps) < maxChanges {
-		bi := -1
-		for i, s := range segs {
-			if s.split >= 0 && s.gain > penalty && (bi < 0 || s.gain > segs[bi].gain) {
-				bi = i
-			}
-		}
-		if bi < 0 {
-			break
-		}
+	for len(cps) < maxChanges && len(q) > 0 {
+		bi := q.pop()
 		s := segs[bi]
 		cps = append(cps, s.split)
 		segs[bi] = best(s.a, s.split)
 		segs = append(segs, best(s.split, s.b))
+		push(bi)
+		push(len(segs) - 1)
 	}
 	sort.Ints(cps)
 	return cps
+}
+
+// splitQueue is a binary heap of segments (their index in changePoints'
+// segs and their gain), greatest gain first, then lowest index.
+type splitQueue []splitCand
+
+type splitCand struct {
+	i    int
+	gain float64
+}
+
+func (c splitCand) before(d splitCand) bool {
+	return c.gain > d.gain || c.gain == d.gain && c.i < d.i
+}
+
+func (q *splitQueue) push(i int, gain float64) {
+	h := append(*q, splitCand{i, gain})
+	for k := len(h) - 1; k > 0; {
+		p := (k - 1) / 2
+		if !h[k].before(h[p]) {
+			break
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
+	}
+	*q = h
+}
+
+func (q *splitQueue) pop() int {
+	h := *q
+	top := h[0].i
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1].before(h[c]) {
+			c++
+		}
+		if !h[c].before(h[k]) {
+			break
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+	*q = h
+	return top
 }
 
 func clampInt(v, lo, hi int) int {
