@@ -454,8 +454,8 @@ func (r *Reader) emit(s *sample) {
 	c.text[ColPod].add(s.pod)
 	c.text[ColNamespace].add(s.namespace)
 	c.text[ColContainer].add(s.container)
-	c.text[ColSource].add(r.source)
-	c.text[ColConvention].add(conventionBytes(conv))
+	c.text[ColSource].addFixed(r.source)
+	c.text[ColConvention].addFixed(conventionBytes(conv))
 	r.meta.Rows++
 	r.tick(s.timeUs)
 }
@@ -576,9 +576,12 @@ type dictColumn struct {
 	last    string
 	lastIdx int32
 	hasLast bool
+	// lastFixed is the last value addFixed added, nil after add.
+	lastFixed []byte
 }
 
 func (d *dictColumn) add(v []byte) {
+	d.lastFixed = nil
 	if len(v) == 0 {
 		d.idx.add(0, false)
 		return
@@ -610,6 +613,18 @@ func (d *dictColumn) add(v []byte) {
 	}
 	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
 	d.idx.add(i, true)
+}
+
+// addFixed is add for values whose bytes never change once added (the
+// format's name, the conventions' constants): the same slice as the last
+// value is that value, known without comparing its bytes.
+func (d *dictColumn) addFixed(v []byte) {
+	if len(v) > 0 && d.hasLast && len(v) == len(d.lastFixed) && &v[0] == &d.lastFixed[0] {
+		d.idx.add(d.lastIdx, true)
+		return
+	}
+	d.add(v)
+	d.lastFixed = v
 }
 
 // sameText is string(v) == s, its last bytes compared first: values that

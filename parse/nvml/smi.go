@@ -263,7 +263,8 @@ func (d *smiDecoder) fastRow(line []byte, n int) (bool, error) {
 
 // plainRow reads the common row in one pass (nvidia-smi's own output: no
 // quotes, as many fields as columns, every value well formed) straight
-// into s, and reports whether it could; split and row then read any
+// into s, which must be zero, and reports whether it could (s is then
+// partly filled); split and row then read any
 // other row, and say what is wrong with it. Where plainRow reads a row,
 // split and row read the same sample (FuzzPlainRow checks it).
 //
@@ -274,7 +275,7 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 	if bytes.IndexByte(b, '"') >= 0 {
 		return false
 	}
-	*s = sample{conv: ExcludesReserved}
+	s.conv = ExcludesReserved // s is zero: both callers' fresh sample
 	if d.apps {
 		s.conv = Process
 	}
