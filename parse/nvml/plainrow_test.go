@@ -96,6 +96,14 @@ func FuzzTimestampCache(f *testing.F) {
 		if got != want || gotOK != wantOK {
 			t.Fatalf("%q after %q: %d %v, alone %d %v", b, a, got, gotOK, want, wantOK)
 		}
+		// Milliseconds (23 bytes) take a short path; a fourth digit 0
+		// takes the general one, to the same instant.
+		if _, ms := digits([]byte(b), 20, 3); len(b) == 23 && (b[19] == '.' || b[19] == ',') && ms {
+			longer := civilCache{loc: time.UTC}
+			if l, lOK := parseTimestamp([]byte(b+"0"), &longer); l != want || lOK != wantOK {
+				t.Fatalf("%q: %d %v, with a digit 0 more %d %v", b, want, wantOK, l, lOK)
+			}
+		}
 	})
 }
 

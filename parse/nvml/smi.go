@@ -308,11 +308,12 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 		} else if bytes.IndexByte(b[pos:], ',') >= 0 {
 			return false
 		}
-		v := b[pos:end]
-		pos = end + 1
 		if c.role == roleIgnore {
+			pos = end + 1
 			continue
 		}
+		v := b[pos:end]
+		pos = end + 1
 		if _, ok := d.setField(s, c, trimSpace(v)); !ok {
 			return false
 		}
@@ -576,6 +577,9 @@ func scanSize(b []byte, pos int, unit int64, last bool) (x int64, next int, ok b
 	i := skipSpace(b, pos)
 	v, n := leadDigits(b[i:min(i+12, len(b))])
 	i += n
+	if n > 0 && !last && len(b)-i >= 5 && string(b[i:i+5]) == " MiB," {
+		return v * MiB, i + 5, true // nvidia-smi's own: what follows reads it the same
+	}
 	if n == 0 || i < len(b) && (b[i]-'0' <= 9 || b[i] == '.') {
 		return 0, 0, false
 	}
