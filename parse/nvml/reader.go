@@ -581,7 +581,9 @@ type dictColumn struct {
 }
 
 func (d *dictColumn) add(v []byte) {
-	d.lastFixed = nil
+	if d.lastFixed != nil { // (a test, not a store: a store of a pointer costs a write barrier check)
+		d.lastFixed = nil
+	}
 	if len(v) == 0 {
 		d.idx.add(0, false)
 		return
