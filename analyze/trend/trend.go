@@ -329,6 +329,15 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		hasGPU, hasPID                bool
 	}
 	cache := map[rowKey]*series{}
+	// Before the map: the series of the row period rows back (of the last
+	// 16 rows with a value, in ring), period learned from the rows: the
+	// GPUs of a --query-gpu log take turns, each row the next GPU's.
+	type recent struct {
+		k rowKey
+		s *series
+	}
+	var ring [16]recent
+	period, rows := 1, 0
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if used.IsNull(i) {
 			continue
@@ -340,7 +349,20 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		if pid.IsValid(i) {
 			rk.pid, rk.hasPID = pid.Value(i), true
 		}
-		s := cache[rk]
+		var s *series
+		if r := ring[(rows-period)&15]; rows >= period && r.k == rk {
+			s = r.s
+		} else {
+			s = cache[rk]
+			for p := 1; p <= min(rows, 16); p++ {
+				if ring[(rows-p)&15].k == rk {
+					period = p
+					break
+				}
+			}
+		}
+		ring[rows&15] = recent{rk, s} // s nil: set below
+		rows++
 		if s == nil {
 			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i), pod: pod.at(i), namespace: ns.at(i), container: ctr.at(i),
 				gpu: rk.gpu, hasGPU: rk.hasGPU, pid: rk.pid, hasPID: rk.hasPID}
@@ -356,6 +378,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				}
 			}
 			cache[rk] = s
+			ring[(rows-1)&15].s = s
 		}
 		a.last = s
 		k := &s.key
