@@ -314,6 +314,9 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 		}
 		v := b[pos:end]
 		pos = end + 1
+		if len(v) > 0 && v[0] == ' ' {
+			v = v[1:] // the space after the comma: trimSpace then has nothing to do
+		}
 		if _, ok := d.setField(s, c, trimSpace(v)); !ok {
 			return false
 		}

@@ -15,6 +15,17 @@ func isSpace(c byte) bool {
 }
 
 func trimSpace(b []byte) []byte {
+	// Small enough to be inlined: most fields need no trimming, or only
+	// the space after the comma (cut off by plainRow).
+	if n := len(b); n == 0 || min(b[0], b[n-1]) > ' ' {
+		return b
+	}
+	return trimSpaces(b)
+}
+
+// trimSpaces is trimSpace where b starts or ends with a byte that may be
+// white space.
+func trimSpaces(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
