@@ -97,7 +97,9 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 	}
 	// Every step-th pair (i < j), in the order i then j: stepping
 	// straight from pair to pair, not through the ones between.
-	sample := make([]float64, 0, bandSample+1)
+	sbuf := sampleBufs.Get().(*[]float64)
+	defer sampleBufs.Put(sbuf)
+	sample := (*sbuf)[:0]
 	step := pairs / bandSample
 	for i, j := 0, 1; i < n-1; {
 		if dx := x[j] - x[i]; dx != 0 {
@@ -108,6 +110,7 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 			j -= n - i - 1 // row i holds the pairs (i, i+1) .. (i, n-1)
 		}
 	}
+	*sbuf = sample
 	m := len(sample)
 	if m < bandSample/4 {
 		return theilSen{}, false
@@ -281,6 +284,9 @@ func (p *bandPass) rankBefore(r int) float64 {
 // slopeBufs recycles fitTheilSen's slopes (1 MiB for 512 points): a
 // series split into runs is fitted many times.
 var slopeBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// sampleBufs recycles slopesBanded's samples of slopes (32 KiB each).
+var sampleBufs = sync.Pool{New: func() any { b := make([]float64, 0, bandSample+1); return &b }}
 
 // orderStat is the value sort.Float64s would put at index k of a, which
 // nth has partitioned at index s (a[:s] <= a[s] <= a[s+1:]).
