@@ -2,6 +2,7 @@ package trend
 
 import (
 	"math"
+	"slices"
 )
 
 // Constants of the trend classification. Sizes are bytes.
@@ -52,7 +53,11 @@ func (b burst) delta() float64 { return b.to - b.from }
 // fitSeries classifies a series of used bytes y at times t (µs, sorted)
 // and fits its trend.
 func fitSeries(t []int64, y []float64) fit {
-	x := make([]float64, len(t))
+	// x (and rx, which may be x) is used here alone: its buffer is recycled.
+	xbuf := slopeBufs.Get().(*[]float64)
+	defer slopeBufs.Put(xbuf)
+	x := slices.Grow((*xbuf)[:0], len(t))[:len(t)]
+	*xbuf = x
 	for i := range t {
 		x[i] = float64(t[i]-t[0]) / 1e6
 	}
