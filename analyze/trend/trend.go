@@ -308,12 +308,14 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		for j := range vals {
 			vals[j] = a.names.Get(dict.Value(j))
 		}
-		c := dictText{d: d, vals: vals, same: -2}
+		c := dictText{vals: vals, same: -2}
 		switch {
 		case d.NullN() == d.Len():
 			c.same = -1
 		case d.NullN() == 0 && len(vals) == 1:
 			c.same = 0
+		default:
+			c.rows = dictRows(d)
 		}
 		return c
 	}
@@ -441,11 +443,45 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 
 // dictText reads a dictionary-encoded text column of a batch.
 type dictText struct {
-	d    *array.Dictionary
 	vals []string // the dictionary, interned
 	// same is every row's index when the batch has one (-1: all null),
 	// else -2: most text columns hold one value, or none, in a whole log.
 	same int32
+	// rows are the rows' indices when same is -2 (-1: null).
+	rows []int32
+}
+
+// dictRows is each row's dictionary index in d, -1 for a null: read in
+// one pass over the typed indices, where GetValueIndex switches on their
+// type for each row.
+func dictRows(d *array.Dictionary) []int32 {
+	rows := make([]int32, d.Len())
+	switch ix := d.Indices().(type) {
+	case *array.Int8:
+		for i, k := range ix.Int8Values() {
+			rows[i] = int32(k)
+		}
+	case *array.Int16:
+		for i, k := range ix.Int16Values() {
+			rows[i] = int32(k)
+		}
+	case *array.Int32:
+		copy(rows, ix.Int32Values())
+	default:
+		for i := range rows {
+			if d.IsValid(i) {
+				rows[i] = int32(d.GetValueIndex(i))
+			}
+		}
+	}
+	if d.NullN() > 0 {
+		for i := range rows {
+			if d.IsNull(i) {
+				rows[i] = -1
+			}
+		}
+	}
+	return rows
 }
 
 // index is row i's index into vals, -1 when null.
@@ -453,10 +489,7 @@ func (c dictText) index(i int) int32 {
 	if c.same >= -1 {
 		return c.same
 	}
-	if c.d.IsNull(i) {
-		return -1
-	}
-	return int32(c.d.GetValueIndex(i))
+	return c.rows[i]
 }
 
 // at is row i's value, "" when null.
