@@ -128,29 +128,6 @@ func TestPromptClass(t *testing.T) {
 	}
 }
 
-// FuzzLeadDigits: leadDigits, eight bytes at a time, reads what a loop
-// over the bytes reads.
-func FuzzLeadDigits(f *testing.F) {
-	for _, s := range []string{"143771 MiB, 0", "0 MiB", "12345678", "1234567 ", "99999999999999999999", "", "7", "0123456,x", "x1234567"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b := []byte(s)
-		if len(b) > 18 {
-			b = b[:18]
-		}
-		var want int64
-		n := 0
-		for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-			want = want*10 + int64(b[n]-'0')
-			n++
-		}
-		if got, gn := leadDigits(b); got != want || gn != n {
-			t.Fatalf("leadDigits(%q) = %d, %d; want %d, %d", b, got, gn, want, n)
-		}
-	})
-}
-
 // TestNullableAdd: a column keeps each row's value and validity however
 // its nulls fall (leading, after values, none, all).
 func TestNullableAdd(t *testing.T) {
