@@ -2,6 +2,7 @@ package trend
 
 import (
 	"math"
+	"slices"
 )
 
 // Constants of the trend classification. Sizes are bytes.
@@ -52,7 +53,11 @@ func (b burst) delta() float64 { return b.to - b.from }
 // fitSeries classifies a series of used bytes y at times t (µs, sorted)
 // and fits its trend.
 func fitSeries(t []int64, y []float64) fit {
-	x := make([]float64, len(t))
+	// x (and rx, which may be x) is used here alone: its buffer is recycled.
+	xbuf := slopeBufs.Get().(*[]float64)
+	defer slopeBufs.Put(xbuf)
+	x := slices.Grow((*xbuf)[:0], len(t))[:len(t)]
+	*xbuf = x
 	for i := range t {
 		x[i] = float64(t[i]-t[0]) / 1e6
 	}
@@ -75,8 +80,8 @@ func fitSeries(t []int64, y []float64) fit {
 	}
 	lo, hi, peak := levels[0].value, levels[0].value, 0.0
 	for _, l := range levels {
-		lo, hi = math.Min(lo, l.value), math.Max(hi, l.value)
-		peak = math.Max(peak, math.Abs(l.value))
+		lo, hi = min(lo, l.value), max(hi, l.value)
+		peak = max(peak, math.Abs(l.value))
 	}
 	rng := hi - lo
 	flatBand := math.Max(math.Max(trendFlatAbs, 4*f.sigma), trendFlatRel*peak)
@@ -190,7 +195,7 @@ func fitSeries(t []int64, y []float64) fit {
 			if levels[k].a > a {
 				if d := levels[k].value - levels[k-1].value; d > 0 {
 					upSum += d
-					upMax = math.Max(upMax, d)
+					upMax = max(upMax, d)
 				} else if -d >= significantRise {
 					upSum = -1 // a significant fall in the tail: not steady growth
 					break
@@ -264,7 +269,7 @@ func trendWindow(x []float64, levels []level, bursts []burst, rng float64) int {
 func maxOf(v []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range v {
-		m = math.Max(m, x)
+		m = max(m, x) // the builtin, inlined: math.Max is not
 	}
 	return m
 }

@@ -53,7 +53,7 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 	}
 	base, peak := y[0], y[0]
 	for _, v := range y {
-		base, peak = math.Min(base, v), math.Max(peak, v)
+		base, peak = min(base, v), max(peak, v) // the builtins (inlined), as math.Min and math.Max
 	}
 	rng := peak - base
 	if rng < runMinRise {
@@ -69,7 +69,7 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 		}
 		j, top := i, y[i]
 		for j < n && y[j] > base+band {
-			top = math.Max(top, y[j])
+			top = max(top, y[j])
 			j++
 		}
 		if top-base >= rise {

@@ -92,6 +92,15 @@ func TestBandedSlopesAgainstAll(t *testing.T) {
 		"sawtooth":   func(i int) (float64, float64) { return float64(i), float64(i%37) * mib },
 		"equal x":    func(i int) (float64, float64) { return float64(i / 3), float64(i%5) * mib },
 		"one x":      func(i int) (float64, float64) { return 7, float64(i) },
+		// A whole-MiB ramp with a few spikes: most slopes equal one value,
+		// which both brackets of the band then are.
+		"ramp, spikes": func(i int) (float64, float64) {
+			if i%97 == 0 {
+				return float64(i) * 0.25, float64(i+4000) * mib
+			}
+			return float64(i) * 0.25, float64(i) * mib
+		},
+		"ramp, one repeated time": func(i int) (float64, float64) { return float64(max(i, 1)) * 0.25, float64(i) * mib },
 	} {
 		for _, n := range []int{100, 200, 511, 512} {
 			x, y := make([]float64, n), make([]float64, n)
@@ -130,7 +139,10 @@ func FuzzBandedSlopes(f *testing.F) {
 		levels := 1 + int(kind&7)*int(kind&7)*8
 		t0 := 0.0
 		for i := range x {
-			if kind&8 == 0 || rng.IntN(3) == 0 {
+			switch {
+			case kind&8 == 0:
+				t0 += float64(1 + rng.IntN(4)) // strictly increasing: bandStrict
+			case rng.IntN(3) == 0:
 				t0 += float64(rng.IntN(4))
 			}
 			x[i] = t0

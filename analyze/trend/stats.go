@@ -83,8 +83,9 @@ const bandSample = 4096
 // ranks it needs (the median and Sen's bounds) lie in a narrow band
 // around the middle (±3,800 of 130,816 slopes for 512 points). A sample
 // of the slopes brackets that band by two values with a wide margin;
-// one pass over all slopes then counts those below the band and keeps
-// those in it, where the ranks are selected. The values are exactly
+// one pass over all slopes then counts those below the band and those
+// equal to either bracket, and keeps those strictly between, where the
+// ranks are selected (see bandPass). The values are exactly
 // slopesAll's (order statistics do not depend on how they are found);
 // ok is false, and slopesAll must be used, when the series is short or
 // the sample's bracket missed a rank.
@@ -96,7 +97,9 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 	}
 	// Every step-th pair (i < j), in the order i then j: stepping
 	// straight from pair to pair, not through the ones between.
-	sample := make([]float64, 0, bandSample+1)
+	sbuf := sampleBufs.Get().(*[]float64)
+	defer sampleBufs.Put(sbuf)
+	sample := (*sbuf)[:0]
 	step := pairs / bandSample
 	for i, j := 0, 1; i < n-1; {
 		if dx := x[j] - x[i]; dx != 0 {
@@ -107,6 +110,7 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 			j -= n - i - 1 // row i holds the pairs (i, i+1) .. (i, n-1)
 		}
 	}
+	*sbuf = sample
 	m := len(sample)
 	if m < bandSample/4 {
 		return theilSen{}, false
@@ -129,53 +133,160 @@ func slopesBanded(x, y []float64, c float64) (theilSen, bool) {
 	}
 	buf := slopeBufs.Get().(*[]float64)
 	defer slopeBufs.Put(buf)
-	band := (*buf)[:0]
-	below, N := 0, 0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			dx := x[j] - x[i]
-			if dx == 0 {
-				continue
-			}
-			N++
-			switch s := (y[j] - y[i]) / dx; {
-			case s < lower:
-				below++
-			case s <= upper:
-				band = append(band, s)
-			}
-		}
+	var p bandPass
+	if increasing(x) {
+		p = bandStrict(x, y, lower, upper, (*buf)[:0])
+	} else {
+		p = bandAny(x, y, lower, upper, (*buf)[:0])
 	}
-	*buf = band
+	*buf = p.band
+	N := p.n
 	lo, hi := senRanks(N, c)
 	med := N / 2
 	first := med
 	if N%2 == 0 {
 		first = med - 1
 	}
-	if min(lo, first) < below || max(hi, med) >= below+len(band) {
+	if min(lo, first) < p.below || max(hi, med) >= p.below+p.atLower+len(p.band)+p.atUpper {
 		return theilSen{}, false
 	}
-	ts := theilSen{ok: true}
-	k := med - below
-	ts.Slope = nth(band, k)
+	ts := theilSen{ok: true, Slope: p.rank(med)}
 	if N%2 == 0 {
-		// As median: the mean of the two middle values; the lower is the
-		// greatest of those nth put before k (k >= 1: first >= below).
-		prev := band[0]
-		for _, v := range band[1:k] {
-			prev = max(prev, v)
-		}
-		ts.Slope = (prev + ts.Slope) / 2
+		// As median: the mean of the two middle values.
+		ts.Slope = (p.rankBefore(med) + ts.Slope) / 2
 	}
-	ts.Low = orderStat(band, k, lo-below)
-	ts.High = orderStat(band, k, hi-below)
+	ts.Low = p.rank(lo)
+	ts.High = p.rank(hi)
 	return ts, true
+}
+
+// bandPass is slopesBanded's pass over every slope: n slopes (pairs of
+// distinct x), below of them less than lower, atLower equal to lower and
+// atUpper equal to upper (when upper > lower), and band, the slopes
+// strictly between. Slopes equal to a bound are counted, not kept: the
+// many equal slopes of a straight or flat stretch of whole-MiB samples
+// would otherwise fill the band and be selected among.
+type bandPass struct {
+	lower, upper               float64
+	n, below, atLower, atUpper int
+	band                       []float64
+	// sel is the band's rank nth last partitioned at, -1 before.
+	sel int
+}
+
+// bandStrict is the pass for strictly increasing x: every pair counts
+// (x[j] - x[i] > 0 for j > i). The counts are kept in locals, not in p:
+// the loop then holds them in registers.
+func bandStrict(x, y []float64, lower, upper float64, band []float64) bandPass {
+	n := len(x)
+	y = y[:n]
+	below, atLower, atUpper := 0, 0, 0
+	for i := 0; i < n-1; i++ {
+		xi, yi := x[i], y[i]
+		xs := x[i+1:]
+		ys := y[i+1:]
+		ys = ys[:len(xs)] // no bounds check on ys[j] below
+		for j, xj := range xs {
+			// Equal to lower first: the common slope of a straight run of
+			// whole-MiB samples, which brackets the band from both sides.
+			switch s := (ys[j] - yi) / (xj - xi); {
+			case s == lower:
+				atLower++
+			case s < lower:
+				below++
+			case !(s <= upper): // above the band (or NaN, which no rank holds)
+			case s == upper:
+				atUpper++
+			default:
+				band = append(band, s)
+			}
+		}
+	}
+	return bandPass{lower: lower, upper: upper, n: n * (n - 1) / 2, below: below, atLower: atLower, atUpper: atUpper, band: band, sel: -1}
+}
+
+// bandAny is bandStrict for any x: pairs of equal x are left out.
+func bandAny(x, y []float64, lower, upper float64, band []float64) bandPass {
+	n := len(x)
+	y = y[:n]
+	N, below, atLower, atUpper := 0, 0, 0, 0
+	for i := 0; i < n-1; i++ {
+		xi, yi := x[i], y[i]
+		xs := x[i+1:]
+		ys := y[i+1:]
+		ys = ys[:len(xs)]
+		for j, xj := range xs {
+			dx := xj - xi
+			if dx == 0 {
+				continue
+			}
+			N++
+			switch s := (ys[j] - yi) / dx; {
+			case s == lower:
+				atLower++
+			case s < lower:
+				below++
+			case !(s <= upper):
+			case s == upper:
+				atUpper++
+			default:
+				band = append(band, s)
+			}
+		}
+	}
+	return bandPass{lower: lower, upper: upper, n: N, below: below, atLower: atLower, atUpper: atUpper, band: band, sel: -1}
+}
+
+// increasing reports whether x is strictly increasing.
+func increasing(x []float64) bool {
+	for i := 1; i < len(x); i++ {
+		if !(x[i] > x[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rank is the value sort.Float64s would put at index r among all the
+// pass's slopes; r must fall among those counted at or inside the
+// bounds.
+func (p *bandPass) rank(r int) float64 {
+	r -= p.below
+	if r < p.atLower {
+		return p.lower
+	}
+	r -= p.atLower
+	if r >= len(p.band) {
+		return p.upper
+	}
+	if p.sel < 0 {
+		p.sel = r
+		return nth(p.band, r)
+	}
+	return orderStat(p.band, p.sel, r)
+}
+
+// rankBefore is rank(r-1) right after rank(r) was the first rank
+// asked: when r fell inside the band, the greatest of the values nth put
+// before it.
+func (p *bandPass) rankBefore(r int) float64 {
+	k := r - p.below - p.atLower
+	if k < 1 || k != p.sel {
+		return p.rank(r - 1)
+	}
+	prev := p.band[0]
+	for _, v := range p.band[1:k] {
+		prev = max(prev, v)
+	}
+	return prev
 }
 
 // slopeBufs recycles fitTheilSen's slopes (1 MiB for 512 points): a
 // series split into runs is fitted many times.
 var slopeBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// sampleBufs recycles slopesBanded's samples of slopes (32 KiB each).
+var sampleBufs = sync.Pool{New: func() any { b := make([]float64, 0, bandSample+1); return &b }}
 
 // orderStat is the value sort.Float64s would put at index k of a, which
 // nth has partitioned at index s (a[:s] <= a[s] <= a[s+1:]).
@@ -295,7 +406,7 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 	sse := func(a, b int) float64 { // [a, b)
 		m := float64(b - a)
 		s := s1[b] - s1[a]
-		return math.Max(0, s2[b]-s2[a]-s*s/m)
+		return max(0, s2[b]-s2[a]-s*s/m) // the builtin: math.Max is not inlined
 	}
 	mean := func(a, b int) float64 { return (s1[b] - s1[a]) / float64(b-a) }
 	type seg struct {
@@ -316,25 +427,79 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 		}
 		return sg
 	}
+	// The segment to split next is the one of greatest gain, the first in
+	// segs among equal gains: found in a heap of the candidates (gain
+	// above the penalty), not by a scan of every segment per split.
 	segs := []seg{best(0, n)}
+	var q splitQueue
+	push := func(i int) {
+		if s := segs[i]; s.split >= 0 && s.gain > penalty {
+			q.push(i, s.gain)
+		}
+	}
+	push(0)
 	var cps []int
-	for len(cps) < maxChanges {
-		bi := -1
-		for i, s := range segs {
-			if s.split >= 0 && s.gain > penalty && (bi < 0 || s.gain > segs[bi].gain) {
-				bi = i
-			}
-		}
-		if bi < 0 {
-			break
-		}
+	for len(cps) < maxChanges && len(q) > 0 {
+		bi := q.pop()
 		s := segs[bi]
 		cps = append(cps, s.split)
 		segs[bi] = best(s.a, s.split)
 		segs = append(segs, best(s.split, s.b))
+		push(bi)
+		push(len(segs) - 1)
 	}
 	sort.Ints(cps)
 	return cps
+}
+
+// splitQueue is a binary heap of segments (their index in changePoints'
+// segs and their gain), greatest gain first, then lowest index.
+type splitQueue []splitCand
+
+type splitCand struct {
+	i    int
+	gain float64
+}
+
+func (c splitCand) before(d splitCand) bool {
+	return c.gain > d.gain || c.gain == d.gain && c.i < d.i
+}
+
+func (q *splitQueue) push(i int, gain float64) {
+	h := append(*q, splitCand{i, gain})
+	for k := len(h) - 1; k > 0; {
+		p := (k - 1) / 2
+		if !h[k].before(h[p]) {
+			break
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
+	}
+	*q = h
+}
+
+func (q *splitQueue) pop() int {
+	h := *q
+	top := h[0].i
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1].before(h[c]) {
+			c++
+		}
+		if !h[c].before(h[k]) {
+			break
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+	*q = h
+	return top
 }
 
 func clampInt(v, lo, hi int) int {

@@ -308,12 +308,14 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		for j := range vals {
 			vals[j] = a.names.Get(dict.Value(j))
 		}
-		c := dictText{d: d, vals: vals, same: -2}
+		c := dictText{vals: vals, same: -2}
 		switch {
 		case d.NullN() == d.Len():
 			c.same = -1
 		case d.NullN() == 0 && len(vals) == 1:
 			c.same = 0
+		default:
+			c.rows = dictRows(d)
 		}
 		return c
 	}
@@ -329,6 +331,15 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		hasGPU, hasPID                bool
 	}
 	cache := map[rowKey]*series{}
+	// Before the map: the series of the row period rows back (of the last
+	// 16 rows with a value, in ring), period learned from the rows: the
+	// GPUs of a --query-gpu log take turns, each row the next GPU's.
+	type recent struct {
+		k rowKey
+		s *series
+	}
+	var ring [16]recent
+	period, rows := 1, 0
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if used.IsNull(i) {
 			continue
@@ -340,7 +351,20 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		if pid.IsValid(i) {
 			rk.pid, rk.hasPID = pid.Value(i), true
 		}
-		s := cache[rk]
+		var s *series
+		if r := ring[(rows-period)&15]; rows >= period && r.k == rk {
+			s = r.s
+		} else {
+			s = cache[rk]
+			for p := 1; p <= min(rows, 16); p++ {
+				if ring[(rows-p)&15].k == rk {
+					period = p
+					break
+				}
+			}
+		}
+		ring[rows&15] = recent{rk, s} // s nil: set below
+		rows++
 		if s == nil {
 			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i), pod: pod.at(i), namespace: ns.at(i), container: ctr.at(i),
 				gpu: rk.gpu, hasGPU: rk.hasGPU, pid: rk.pid, hasPID: rk.hasPID}
@@ -356,6 +380,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				}
 			}
 			cache[rk] = s
+			ring[(rows-1)&15].s = s
 		}
 		a.last = s
 		k := &s.key
@@ -381,14 +406,17 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 		}
 		s.raw++
+		// The interned values themselves (copies already): the next row's
+		// equal value is then the same string, compared without reading
+		// its bytes.
 		if g := gname.at(i); g != "" && g != s.gpuName {
-			s.gpuName = strings.Clone(g)
+			s.gpuName = g
 		}
 		if p := proc.at(i); p != "" && p != s.process {
-			s.process = strings.Clone(p)
+			s.process = p
 		}
 		if c := conv.at(i); c != s.conv {
-			s.conv = strings.Clone(c)
+			s.conv = c
 		}
 		if !k.hasPID {
 			var capacity float64
@@ -415,11 +443,45 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 
 // dictText reads a dictionary-encoded text column of a batch.
 type dictText struct {
-	d    *array.Dictionary
 	vals []string // the dictionary, interned
 	// same is every row's index when the batch has one (-1: all null),
 	// else -2: most text columns hold one value, or none, in a whole log.
 	same int32
+	// rows are the rows' indices when same is -2 (-1: null).
+	rows []int32
+}
+
+// dictRows is each row's dictionary index in d, -1 for a null: read in
+// one pass over the typed indices, where GetValueIndex switches on their
+// type for each row.
+func dictRows(d *array.Dictionary) []int32 {
+	rows := make([]int32, d.Len())
+	switch ix := d.Indices().(type) {
+	case *array.Int8:
+		for i, k := range ix.Int8Values() {
+			rows[i] = int32(k)
+		}
+	case *array.Int16:
+		for i, k := range ix.Int16Values() {
+			rows[i] = int32(k)
+		}
+	case *array.Int32:
+		copy(rows, ix.Int32Values())
+	default:
+		for i := range rows {
+			if d.IsValid(i) {
+				rows[i] = int32(d.GetValueIndex(i))
+			}
+		}
+	}
+	if d.NullN() > 0 {
+		for i := range rows {
+			if d.IsNull(i) {
+				rows[i] = -1
+			}
+		}
+	}
+	return rows
 }
 
 // index is row i's index into vals, -1 when null.
@@ -427,10 +489,7 @@ func (c dictText) index(i int) int32 {
 	if c.same >= -1 {
 		return c.same
 	}
-	if c.d.IsNull(i) {
-		return -1
-	}
-	return int32(c.d.GetValueIndex(i))
+	return c.rows[i]
 }
 
 // at is row i's value, "" when null.

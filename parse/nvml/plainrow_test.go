@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,6 +96,14 @@ func FuzzTimestampCache(f *testing.F) {
 		if got != want || gotOK != wantOK {
 			t.Fatalf("%q after %q: %d %v, alone %d %v", b, a, got, gotOK, want, wantOK)
 		}
+		// Milliseconds (23 bytes) take a short path; a fourth digit 0
+		// takes the general one, to the same instant.
+		if _, ms := digits([]byte(b), 20, 3); len(b) == 23 && (b[19] == '.' || b[19] == ',') && ms {
+			longer := civilCache{loc: time.UTC}
+			if l, lOK := parseTimestamp([]byte(b+"0"), &longer); l != want || lOK != wantOK {
+				t.Fatalf("%q: %d %v, with a digit 0 more %d %v", b, want, wantOK, l, lOK)
+			}
+		}
 	})
 }
 
@@ -117,4 +126,85 @@ func TestPromptClass(t *testing.T) {
 			t.Errorf("byte %q: class %d, want %d", rune(c), promptClass[c], want)
 		}
 	}
+}
+
+// TestNullableAdd: a column keeps each row's value and validity however
+// its nulls fall (leading, after values, none, all).
+func TestNullableAdd(t *testing.T) {
+	for _, pattern := range []string{"", "v", "n", "nnn", "vvv", "nvv", "vnv", "vvn", "nnvnv", "vvvnnv", "vnnnnn"} {
+		var c nullable[int64]
+		for i, p := range pattern {
+			c.add(int64(i+1), p == 'v')
+		}
+		nulls := strings.Count(pattern, "n")
+		if c.nulls != nulls {
+			t.Errorf("%q: %d nulls, want %d", pattern, c.nulls, nulls)
+		}
+		if c.lead > 0 {
+			if c.lead != len(pattern) || nulls != len(pattern) || len(c.v) != 0 {
+				t.Errorf("%q: lead %d with %d values", pattern, c.lead, len(c.v))
+			}
+			continue
+		}
+		if len(c.v) != len(pattern) || (c.validity() == nil) != (nulls == 0) {
+			t.Fatalf("%q: %d values, validity %v", pattern, len(c.v), c.validity())
+		}
+		for i, p := range pattern {
+			if c.isValid(i) != (p == 'v') || p == 'v' && c.v[i] != int64(i+1) {
+				t.Errorf("%q: row %d: %d valid %v", pattern, i, c.v[i], c.isValid(i))
+			}
+		}
+	}
+}
+
+// FuzzFastRow: a log read with smiDecoder's fastRow (which skips step's
+// tests for prompts, terminal noise and elisions on plain rows of a log
+// whose first column is the timestamp) gives the same samples, metadata
+// and error as one read the general way, line by line.
+func FuzzFastRow(f *testing.F) {
+	row := "2026/11/30 08:06:12.696, 0, GPU-a, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %, 0 %\n"
+	for _, body := range []string{
+		row + row,
+		row + "$ nvidia-smi --query-gpu=timestamp,index --format=csv\ntimestamp, index, memory.used [MiB]\n2026/11/30 08:06:13.000, 1, 7 MiB\n",
+		row + "^C\n" + row + "...\n" + row,
+		row + "2026/11/30 08:06:12.696 $ nvidia-smi\n" + row,
+		row + "[...]\n\n   \n" + row + "No devices were found\n",
+		row + `2026/11/30 08:06:12.696, 0, "GPU-a", n, b, 1 MiB, 2 MiB, 3 MiB, 4 MiB, 0 %, 0 %` + "\n",
+		row + "2026/11/30 08:06:12.696, 0, GPU-a, n, b, 1 MiB, 2 MiB\n",
+		row + "2026/11/30 08:06:12.7, 0, GPU-a, n, b, 1 MiB, 2 MiB, 3 MiB, 4 MiB, 0 %, 0 %", // no line end
+		"2026/11/30 08:06:12.696, 0, GPU-a, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %, 0 %\r\n",
+	} {
+		for h := range plainRowHeaders {
+			f.Add(h, body)
+		}
+	}
+	f.Fuzz(func(t *testing.T, h int, body string) {
+		if h < 0 || h >= len(plainRowHeaders) {
+			return
+		}
+		hd := plainRowHeaders[h]
+		input := body
+		if hd.header != "" {
+			input = hd.header + "\n" + body
+		}
+		format := FormatQueryGPU
+		if hd.apps {
+			format = FormatQueryApps
+		}
+		fast, fm, ferr := readRows(t, "fuzz", input, WithFormat(format))
+		slow, sm, serr := readRows(t, "fuzz", input, WithFormat(format), func(o *options) { o.general = true })
+		if (ferr == nil) != (serr == nil) || ferr != nil && ferr.Error() != serr.Error() {
+			t.Fatalf("errors: fast %v, general %v", ferr, serr)
+		}
+		if ferr != nil {
+			return
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("rows: fast\n%+v\ngeneral\n%+v", fast, slow)
+		}
+		if fm.Rows != sm.Rows || fm.FirstUs != sm.FirstUs || fm.LastUs != sm.LastUs || fm.Ticks != sm.Ticks ||
+			fm.Skipped != sm.Skipped || !reflect.DeepEqual(fm.Warnings.Strings(), sm.Warnings.Strings()) {
+			t.Fatalf("metadata: fast %+v\ngeneral %+v", fm, sm)
+		}
+	})
 }

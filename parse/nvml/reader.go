@@ -86,6 +86,9 @@ type options struct {
 	start    time.Time
 	hasStart bool
 	interval time.Duration
+	// general reads every line the general way, without smiDecoder's
+	// fastRow: tests hold the fast path to it.
+	general bool
 }
 
 // WithAllocator sets the Arrow allocator of the record batches (default
@@ -231,6 +234,13 @@ func (r *Reader) step() error {
 	}
 	if line != nil {
 		r.line++
+		if d, ok := r.dec.(*smiDecoder); ok && err == nil && !r.opt.general {
+			if done, derr := d.fastRow(line, r.line); done || derr != nil {
+				r.nonEmpty = true
+				r.segLines++
+				return derr
+			}
+		}
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}
@@ -444,8 +454,8 @@ func (r *Reader) emit(s *sample) {
 	c.text[ColPod].add(s.pod)
 	c.text[ColNamespace].add(s.namespace)
 	c.text[ColContainer].add(s.container)
-	c.text[ColSource].add(r.source)
-	c.text[ColConvention].add(conventionBytes(conv))
+	c.text[ColSource].addFixed(r.source)
+	c.text[ColConvention].addFixed(conventionBytes(conv))
 	r.meta.Rows++
 	r.tick(s.timeUs)
 }
@@ -484,7 +494,9 @@ func (c *columns) len() int { return len(c.time) }
 
 // nullable is a column of values and their validity. A column null in
 // every row so far (most of the 16 in a --query-gpu log: no pid, host,
-// process or Kubernetes labels) only counts its rows, in lead.
+// process or Kubernetes labels) only counts its rows, in lead; a column
+// without a null keeps no validity (valid is empty while nulls is 0, and
+// as long as v once nulls > 0).
 type nullable[T int32 | int64] struct {
 	v     []T
 	valid []bool
@@ -493,6 +505,15 @@ type nullable[T int32 | int64] struct {
 }
 
 func (n *nullable[T]) add(v T, ok bool) {
+	if ok && n.nulls == 0 { // small enough to be inlined: most adds
+		n.v = append(n.v, v)
+		return
+	}
+	n.addNull(v, ok)
+}
+
+// addNull is add where a null is added or was.
+func (n *nullable[T]) addNull(v T, ok bool) {
 	if !ok && len(n.v) == 0 {
 		n.lead++
 		n.nulls++
@@ -502,12 +523,23 @@ func (n *nullable[T]) add(v T, ok bool) {
 		n.v = append(n.v, 0)
 		n.valid = append(n.valid, false)
 	}
+	if !ok && n.nulls == 0 {
+		// The first null after values: they were all valid.
+		for range n.v {
+			n.valid = append(n.valid, true)
+		}
+	}
 	n.v = append(n.v, v)
-	n.valid = append(n.valid, ok)
 	if !ok {
 		n.nulls++
 	}
+	if n.nulls > 0 {
+		n.valid = append(n.valid, ok)
+	}
 }
+
+// isValid reports whether value i of v is valid.
+func (n *nullable[T]) isValid(i int) bool { return n.nulls == 0 || n.valid[i] }
 
 func (n *nullable[T]) reset() { n.v, n.valid, n.nulls, n.lead = n.v[:0], n.valid[:0], 0, 0 }
 
@@ -544,20 +576,25 @@ type dictColumn struct {
 	last    string
 	lastIdx int32
 	hasLast bool
+	// lastFixed is the last value addFixed added, nil after add.
+	lastFixed []byte
 }
 
 func (d *dictColumn) add(v []byte) {
+	if d.lastFixed != nil { // (a test, not a store: a store of a pointer costs a write barrier check)
+		d.lastFixed = nil
+	}
 	if len(v) == 0 {
 		d.idx.add(0, false)
 		return
 	}
-	if d.hasLast && string(v) == d.last {
+	if d.hasLast && sameText(v, d.last) {
 		d.idx.add(d.lastIdx, true)
 		return
 	}
 	// Rows of a few GPUs (or processes) take turns: the value after the
 	// last one, or the first, saves hashing the value.
-	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && string(v) == d.values[n] {
+	if n := d.lastIdx + 1; d.hasLast && int(n) < len(d.values) && sameText(v, d.values[n]) {
 		d.last, d.lastIdx = d.values[n], n
 		d.idx.add(n, true)
 		return
@@ -578,6 +615,25 @@ func (d *dictColumn) add(v []byte) {
 	}
 	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
 	d.idx.add(i, true)
+}
+
+// addFixed is add for values whose bytes never change once added (the
+// format's name, the conventions' constants): the same slice as the last
+// value is that value, known without comparing its bytes.
+func (d *dictColumn) addFixed(v []byte) {
+	if len(v) > 0 && d.hasLast && len(v) == len(d.lastFixed) && &v[0] == &d.lastFixed[0] {
+		d.idx.add(d.lastIdx, true)
+		return
+	}
+	d.add(v)
+	d.lastFixed = v
+}
+
+// sameText is string(v) == s, its last bytes compared first: values that
+// take turns (GPU UUIDs "GPU-...-f58c08f17770", "...71") often differ only
+// there.
+func sameText(v []byte, s string) bool {
+	return len(v) == len(s) && (len(v) == 0 || v[len(v)-1] == s[len(s)-1]) && string(v) == s
 }
 
 // batch builds a record batch of the accumulated rows and resets the
@@ -629,7 +685,7 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 		b.Reserve(len(d.idx.v) + d.idx.lead)
 		b.AppendNulls(d.idx.lead)
 		for i, v := range d.idx.v {
-			if d.idx.valid[i] {
+			if d.idx.isValid(i) {
 				b.UnsafeAppend(int8(v))
 			} else {
 				b.UnsafeAppendBoolToBitmap(false)

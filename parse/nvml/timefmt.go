@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"encoding/binary"
 	"time"
 )
 
@@ -11,11 +12,12 @@ type civilCache struct {
 	key  int64
 	base int64
 	ok   bool
-	// prefix is the "YYYY/MM/DD HH" of the last timestamp parseTimestamp
-	// read, and py to ph its fields, when prefixOK.
-	prefix          [13]byte
-	py, pmo, pd, ph int
-	prefixOK        bool
+	// prefixLo and prefixHi are the "YYYY/MM/DD HH" of the last timestamp
+	// parseTimestamp read (its bytes 0-7 and 5-12, compared as two words),
+	// and py to ph its fields, when prefixOK.
+	prefixLo, prefixHi uint64
+	py, pmo, pd, ph    int
+	prefixOK           bool
 }
 
 // us returns the instant of a civil time in c.loc; the fields must be in
@@ -70,7 +72,7 @@ func parseTimestamp(b []byte, c *civilCache) (int64, bool) {
 		return 0, false
 	}
 	var y, mo, d, h int
-	if c.prefixOK && string(b[:13]) == string(c.prefix[:]) {
+	if c.prefixOK && binary.LittleEndian.Uint64(b[0:8]) == c.prefixLo && binary.LittleEndian.Uint64(b[5:13]) == c.prefixHi {
 		// The date and hour of the row before (a log has thousands of
 		// rows an hour): already read and checked.
 		y, mo, d, h = c.py, c.pmo, c.pd, c.ph
@@ -85,13 +87,19 @@ func parseTimestamp(b []byte, c *civilCache) (int64, bool) {
 			(b[10] != ' ' && b[10] != 'T') || !validCivil(y, mo, d, h, 0, 0) {
 			return 0, false
 		}
-		copy(c.prefix[:], b[:13])
+		c.prefixLo, c.prefixHi = binary.LittleEndian.Uint64(b[0:8]), binary.LittleEndian.Uint64(b[5:13])
 		c.py, c.pmo, c.pd, c.ph, c.prefixOK = y, mo, d, h, true
 	}
 	mi, ok5 := digits(b, 14, 2)
 	s, ok6 := digits(b, 17, 2)
 	if !(ok5 && ok6) || b[13] != ':' || b[16] != ':' || mi > 59 || s > 60 {
 		return 0, false
+	}
+	if len(b) == 23 && (b[19] == '.' || b[19] == ',') {
+		// nvidia-smi's milliseconds, as the loop below reads them.
+		if ms, ok := digits(b, 20, 3); ok {
+			return c.us(y, mo, d, h, mi, s, int64(ms)*1000), true
+		}
 	}
 	i := 19
 	var frac int64

@@ -8,9 +8,24 @@ import (
 // MiB is 2^20 bytes, the unit of nvidia-smi, dmon, pmon, gpustat and DCGM.
 const MiB = 1 << 20
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+// isSpace: ' ', '\t', '\r', '\v' or '\f' (one comparison for the bytes
+// above ' ', nearly all).
+func isSpace(c byte) bool {
+	return c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f')
+}
 
 func trimSpace(b []byte) []byte {
+	// Small enough to be inlined: most fields need no trimming, or only
+	// the space after the comma (cut off by plainRow).
+	if n := len(b); n == 0 || min(b[0], b[n-1]) > ' ' {
+		return b
+	}
+	return trimSpaces(b)
+}
+
+// trimSpaces is trimSpace where b starts or ends with a byte that may be
+// white space.
+func trimSpaces(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
