@@ -51,7 +51,8 @@ content, and shows for every GPU and every process how its used memory moved:
   growing   still rising through the last part of the log (or a sawtooth
             whose floor rises): a leak suspect, with a time to OOM when the
             trend is credible
-  step      one-time growth (a model or cache loaded), then flat
+  step      growth (or a release) that then stays flat: a model or cache
+            loaded, or growth that stopped (at a cap, an OOM)
   sawtooth  memory rises and is given back: allocation churn, normal
   flat      no change beyond the noise
 

@@ -238,16 +238,24 @@ func trendMessage(s trend.SeriesTrend, clock string) string {
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(last.EndUs, clock, s.StartUs))
 		}
-		dir := "one-time growth"
+		dir := "growth"
 		if s.LastBytes < s.FirstBytes {
-			dir = "a one-time release"
+			dir = "a release"
 		}
 		if s.TailSlope > 0 {
 			return fmt.Sprintf("step: %s: %s%s, then still rising by %s (not flat: watch it, a slow leak may follow the step); %s%s",
 				who, dir, change, rate(s.TailSlope), heldNote(s, clock), unattributedNote(s))
 		}
-		return fmt.Sprintf("step: %s: %s%s, then flat: memory allocated once (a model, a cache, a workspace), not a leak; %s%s",
-			who, dir, change, heldNote(s, clock), unattributedNote(s))
+		// Flat after the step is what a one-time allocation leaves, but
+		// also a leak that stopped (at a cap, at an OOM): samples of the
+		// total cannot tell the two apart, so the message does not say
+		// which.
+		after := "then flat: as after memory allocated once (a model, a cache, a workspace); the samples cannot tell that from growth that stopped (at a cap or an OOM)"
+		if dir != "growth" {
+			after = "then flat"
+		}
+		return fmt.Sprintf("step: %s: %s%s, %s; %s%s",
+			who, dir, change, after, heldNote(s, clock), unattributedNote(s))
 	case trend.Sawtooth:
 		drops := 0
 		for _, c := range s.ChangePoints {
