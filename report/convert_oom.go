@@ -203,6 +203,9 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	if fr.At == "end" {
 		d.FreeBlocks, d.InactiveSplitBlocks = ptr(s.FreeBlocks), ptr(s.InactiveSplitBlocks)
 		d.FragmentationRatio = ptr(round(s.Ratio(), 4))
+		if s.LargestSplitBytes >= 0 {
+			d.LargestSplitBlockBytes = ptr(s.LargestSplitBytes)
+		}
 	} else {
 		d.InactiveSplitBlocks = ptr(s.InactiveSplitBlocks)
 	}
@@ -214,13 +217,31 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	if fr.At != "end" {
 		where = "in " + fr.At + "()"
 	}
-	largest := ""
-	if s.LargestFreeBytes >= 0 {
-		largest = fmt.Sprintf(", the largest free block %s (fragmentation ratio %.2f)", IBytes(s.LargestFreeBytes), s.Ratio())
-	}
-	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s: empty_cache() cannot return it and larger requests need new segments; %s",
-		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, largest, fr.Advice)
+	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
+		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s), fr.Advice)
 	return f
+}
+
+// splitBlocks tells what the split free memory can serve and what else is
+// free: the largest split block, and the wholly free segments beside it,
+// which empty_cache() returns and which can take requests up to the
+// largest free block. The fragmentation ratio (over all free memory) is
+// in the JSON only: with whole segments free it says little of the split.
+func splitBlocks(s snapshot.PoolState) string {
+	out := ": empty_cache() cannot return it"
+	if s.LargestSplitBytes >= 0 {
+		out = fmt.Sprintf(", the largest split block %s", IBytes(s.LargestSplitBytes)) + out
+	}
+	whole, n := s.FreeBytes-s.InactiveSplitBytes, s.FreeBlocks-s.InactiveSplitBlocks
+	if s.LargestFreeBytes < 0 || whole <= 0 || n <= 0 {
+		return out + ", and larger requests need new segments"
+	}
+	if s.LargestFreeBytes > s.LargestSplitBytes {
+		return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and requests larger than %s (the largest free block) need new segments",
+			IBytes(whole), plural(n, "segment", "segments"), IBytes(s.LargestFreeBytes))
+	}
+	return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and larger requests need new segments",
+		IBytes(whole), plural(n, "segment", "segments"))
 }
 
 // oomMessage is the one line of an OOM finding.

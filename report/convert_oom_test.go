@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
@@ -81,5 +82,36 @@ func TestSpanString(t *testing.T) {
 	}
 	if got := spanString(0, 52_000); got != "52 ms" {
 		t.Errorf("clock from 0: %q", got)
+	}
+}
+
+// TestSplitBlocks: the fragmentation finding names the largest split block
+// (what the split memory can serve) and, apart, the segments with no live
+// block (which empty_cache() returns and which take requests up to the
+// largest free block). The numbers: 1,024 + 992 MiB split around live
+// blocks (as at oom_caught_retry.pickle's end) and 1,536 MiB in two
+// segments with no live block, the largest free block first 1 GiB (a
+// split one), then 1.5 GiB (a free segment).
+func TestSplitBlocks(t *testing.T) {
+	const MiB = 1 << 20
+	s := snapshot.PoolState{FreeBytes: 2016*MiB + 1536*MiB, FreeBlocks: 2 + 2, InactiveSplitBytes: 2016 * MiB, InactiveSplitBlocks: 2,
+		LargestSplitBytes: 1024 * MiB, LargestFreeBytes: 1024 * MiB}
+	got := splitBlocks(s)
+	for _, want := range []string{"the largest split block 1.0 GiB", "1.5 GiB more is free in 2 segments with no live block", "and larger requests need new segments"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	s.LargestFreeBytes = 1536 * MiB // one free segment larger than any split block
+	if got := splitBlocks(s); !strings.Contains(got, "requests larger than 1.5 GiB (the largest free block) need new segments") {
+		t.Errorf("%q", got)
+	}
+	s = snapshot.PoolState{FreeBytes: 8 * MiB, FreeBlocks: 3, InactiveSplitBytes: 8 * MiB, InactiveSplitBlocks: 3, LargestSplitBytes: 4 * MiB, LargestFreeBytes: 4 * MiB}
+	if got := splitBlocks(s); strings.Contains(got, "no live block") || !strings.Contains(got, "largest split block 4.0 MiB") {
+		t.Errorf("all free memory split: %q", got)
+	}
+	s = snapshot.PoolState{InactiveSplitBytes: 8 * MiB, LargestFreeBytes: -1, LargestSplitBytes: -1} // stats: no blocks
+	if got := splitBlocks(s); strings.Contains(got, "largest") {
+		t.Errorf("stats: %q", got)
 	}
 }

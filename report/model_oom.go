@@ -177,6 +177,10 @@ type FragmentationDetail struct {
 	// FragmentationRatio is 1 - largest free block / free bytes; null
 	// without the largest free block (stats).
 	FragmentationRatio *float64 `json:"fragmentation_ratio"`
+	// LargestSplitBlockBytes is the largest free block among the split
+	// ones (InactiveSplitBytes): the largest request they can serve; null
+	// without blocks (stats).
+	LargestSplitBlockBytes *int64 `json:"largest_split_block_bytes"`
 }
 
 // AllocatorStats are the main numbers of one torch.cuda.memory_stats()

@@ -258,7 +258,13 @@ func writeFragmentation(w io.Writer, f Finding) {
 	}
 	fmt.Fprintf(w, "Fragmentation %s%s\n", where, dev)
 	line := fmt.Sprintf("%s free but split around live blocks, of %s reserved (%s allocated, %d segments)", sz(d.InactiveSplitBytes), szp(m.ReservedBytes), szp(m.AllocatedBytes), d.Segments)
-	if m.LargestFreeBlockBytes != nil {
+	if d.LargestSplitBlockBytes != nil {
+		line += "; largest split block " + sz(*d.LargestSplitBlockBytes)
+	}
+	if d.FreeBlocks != nil && d.InactiveSplitBlocks != nil && *d.FreeBlocks > *d.InactiveSplitBlocks && d.FreeBytes > d.InactiveSplitBytes {
+		line += fmt.Sprintf("; besides, %s free in %d segments with no live block (empty_cache() returns them)", sz(d.FreeBytes-d.InactiveSplitBytes), *d.FreeBlocks-*d.InactiveSplitBlocks)
+	}
+	if m.LargestFreeBlockBytes != nil && (d.LargestSplitBlockBytes == nil || *m.LargestFreeBlockBytes > *d.LargestSplitBlockBytes) {
 		line += "; largest free block " + sz(*m.LargestFreeBlockBytes)
 	}
 	if d.FragmentationRatio != nil {

@@ -1253,7 +1253,7 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 		if !ok1 || !ok2 || !worthReporting(split, reserved) {
 			continue
 		}
-		ps := snapshot.PoolState{PoolKey: snapshot.PoolKey{Device: max(st.Device, 0)}, ReservedBytes: reserved, InactiveSplitBytes: split, LargestFreeBytes: -1}
+		ps := snapshot.PoolState{PoolKey: snapshot.PoolKey{Device: max(st.Device, 0)}, ReservedBytes: reserved, InactiveSplitBytes: split, LargestFreeBytes: -1, LargestSplitBytes: -1}
 		ps.AllocatedBytes, _ = st.Get("allocated_bytes.all.current")
 		ps.ActiveBytes, _ = st.Get("active_bytes.all.current")
 		ps.RequestedBytes, ps.RequestedKnown = st.Get("requested_bytes.all.current")

@@ -117,6 +117,11 @@ type PoolState struct {
 	InactiveSplitBlocks int
 	// LargestFreeBytes is the largest free block.
 	LargestFreeBytes int64
+	// LargestSplitBytes is the largest of the InactiveSplitBlocks: the
+	// largest request the split memory can serve. A larger free block is
+	// a wholly free segment, which empty_cache() would return. -1 when not
+	// known (allocator stats give no blocks).
+	LargestSplitBytes int64
 	// EstimatedBlocks counts blocks whose size was estimated from their
 	// requested size while replaying the trace (see FragmentResult).
 	EstimatedBlocks int
@@ -154,6 +159,7 @@ func (p *PoolState) addUp(o PoolState) {
 	p.InactiveSplitBytes += o.InactiveSplitBytes
 	p.InactiveSplitBlocks += o.InactiveSplitBlocks
 	p.LargestFreeBytes = max(p.LargestFreeBytes, o.LargestFreeBytes)
+	p.LargestSplitBytes = max(p.LargestSplitBytes, o.LargestSplitBytes)
 	p.EstimatedBlocks += o.EstimatedBlocks
 }
 
@@ -702,6 +708,7 @@ func (st *fragState) measure() DeviceMemory {
 			if len(s.blocks) > 0 {
 				p.InactiveSplitBytes += n
 				p.InactiveSplitBlocks++
+				p.LargestSplitBytes = max(p.LargestSplitBytes, n)
 			}
 			p.LargestFreeBytes = max(p.LargestFreeBytes, n)
 		}
