@@ -218,15 +218,7 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 		if len(d.sc.items) >= maxScanItems {
 			return 0, false
 		}
-		// scanGet, its common case inlined.
-		var it Value
-		ok = false
-		if i < d.memoIdx.n {
-			if slot := d.memoIdx.at(i); slot > consumedSlot {
-				it = d.vals[slot]
-				ok = it.kind < List || it.kind == Ref
-			}
-		}
+		it, ok := d.liveGet(i)
 		if !ok {
 			cacheable = false // what it yields may change (a record consumed)
 			if it, ok = d.scanGet(i); !ok {
@@ -317,6 +309,18 @@ func memoPut(b []byte, p int, next int64) (n int, ok bool) {
 
 // scanGet returns memo entry i as a memo get would push it, when it is a
 // scalar or a Ref set before the dict being scanned.
+// liveGet is scanGet's common case, small enough to be inlined: what memo
+// index i yields when its slot is live and holds a scalar or a Ref.
+func (d *Decoder) liveGet(i int64) (Value, bool) {
+	if i < d.memoIdx.n {
+		if slot := d.memoIdx.at(i); slot > consumedSlot {
+			v := d.vals[slot]
+			return v, v.kind < List || v.kind == Ref
+		}
+	}
+	return Value{}, false
+}
+
 func (d *Decoder) scanGet(i int64) (Value, bool) {
 	if i >= d.memoIdx.n {
 		return Value{}, false
@@ -777,15 +781,7 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 			return p, st, false
 		}
 		p += m
-		// scanGet, its common case inlined.
-		ok = false
-		if i < d.memoIdx.n {
-			if slot := d.memoIdx.at(i); slot > consumedSlot {
-				v = d.vals[slot]
-				ok = v.kind < List || v.kind == Ref
-			}
-		}
-		if !ok {
+		if v, ok = d.liveGet(i); !ok {
 			if v, ok = d.scanGet(i); !ok {
 				return p, st, false
 			}
