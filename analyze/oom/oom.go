@@ -900,7 +900,11 @@ func (r *Report) findCauses() {
 		} else if shortfall > 0 {
 			ev += fmt.Sprintf(" (%s short)", size(shortfall))
 		}
-		if r.known(self) {
+		if r.known(self) && !r.known(r.ProcessInUseBytes) {
+			// The message lists no processes: what it gives of this one is
+			// PyTorch's reserved memory, not all the process held.
+			ev += fmt.Sprintf("; PyTorch's allocator held %s", size(self))
+		} else if r.known(self) {
 			ev += fmt.Sprintf("; this process held %s", size(self))
 			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
 				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))

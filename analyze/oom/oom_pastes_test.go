@@ -199,6 +199,11 @@ func TestRealPastes(t *testing.T) {
 				if live > r.DeviceTotalBytes+r.DeviceTotalBytes/100 && !says || live < r.DeviceTotalBytes-r.DeviceTotalBytes/100 && says {
 					t.Errorf("allocated %d + requested %d of a %d GPU, yet capacity's advice: %q", r.AllocatedBytes, r.RequestedBytes, r.DeviceTotalBytes, cz.Advice)
 				}
+				// Without the process's own figure (no process lines) the
+				// message gives PyTorch's memory only: not "this process held".
+				if r.ProcessInUseBytes < 0 && strings.Contains(cz.Evidence, "this process held") {
+					t.Errorf("no process figure, yet: %q", cz.Evidence)
+				}
 			}
 		})
 	}
