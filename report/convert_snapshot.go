@@ -144,6 +144,9 @@ func siteMessage(s snapshot.Site) string {
 		kept := ""
 		if g != nil && g.Allocations > 0 {
 			kept = fmt.Sprintf(" (%d of the %d allocations made there during the trace", g.Kept, g.Allocations)
+			if g.InLastStep > 0 && g.InLastStep < g.Kept {
+				kept += fmt.Sprintf("; %d of them (%s) made in iteration %d, the last, which had not ended: possibly still in use", g.InLastStep, IBytes(g.InLastStepBytes), g.Iterations)
+			}
 			if s.NotInTrace > 0 {
 				kept += fmt.Sprintf(", and %d older than the trace", s.NotInTrace)
 			}

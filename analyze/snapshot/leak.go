@@ -162,6 +162,12 @@ type Growth struct {
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
+	// InLastStep counts the kept allocations made in the last iteration
+	// the trace shows (Iterations, when more than one), InLastStepBytes
+	// their bytes: that iteration had not ended, so they may still be in
+	// use (a loop's variables), not kept by a leak.
+	InLastStep      int
+	InLastStepBytes int64
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
@@ -1264,6 +1270,14 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
 		g.ActiveParts = activeParts(seqs(kept), in.lastSeq)
 		g.FirstStep, g.LastStep = it.stepOf(kept[0].pos), it.stepOf(kept[len(kept)-1].pos)
+		if g.Iterations > 1 && g.LastStep == g.Iterations {
+			for _, k := range kept {
+				if it.stepOf(k.pos) == g.Iterations {
+					g.InLastStep++
+					g.InLastStepBytes = satAdd(g.InLastStepBytes, k.block)
+				}
+			}
+		}
 	}
 	if it.usable() && len(v) == len(it.pos)+1 {
 		n := len(it.pos)
