@@ -353,7 +353,7 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	}
 	res.Leak = la.Finalize()
 	a.fixSummaries(res.Leak)
-	res.Leak.Warnings = a.warnings(res.Leak.Warnings)
+	res.Leak.Warnings = append(a.warnings(res.Leak.Warnings), a.beforeProfiling()...)
 	return res, nil
 }
 
@@ -452,6 +452,63 @@ func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
 			d.ActiveBlocks = d.LiveAtTraceEnd
 		}
 	}
+}
+
+// beforeProfiling says, per device, how much memory was allocated before
+// the trace's first CUDA [memory] event and is still held at its end: no
+// event allocates it, so no finding can name it, yet it is in the devices'
+// active bytes (the last event's Total Allocated). It is the first event's
+// Total Allocated less the event's own bytes, less what the trace frees
+// of addresses it never saw allocated; said only when the last event's
+// Total Allocated agrees (the blocks the trace leaves live plus this, to
+// within 1 MiB) and it is at least 1 MiB. a.mem is in device, time order.
+func (a *KinetoAnalyzer) beforeProfiling() []string {
+	const MiB = 1 << 20
+	var out []string
+	for i := 0; i < len(a.mem); {
+		j := i
+		for j < len(a.mem) && a.mem[j].dev == a.mem[i].dev {
+			j++
+		}
+		ev := a.mem[i:j]
+		i = j
+		first, lastEv := ev[0], ev[len(ev)-1]
+		if first.alloc < 0 || lastEv.alloc < 0 {
+			continue
+		}
+		before := first.alloc - first.bytes
+		live := map[uint64]int64{}
+		var freedBefore, liveEnd int64
+		for _, m := range ev {
+			switch {
+			case m.bytes > 0:
+				live[m.addr] = m.bytes
+			case m.bytes < 0:
+				if _, ok := live[m.addr]; ok {
+					delete(live, m.addr)
+				} else {
+					freedBefore -= m.bytes
+				}
+			}
+		}
+		for _, b := range live {
+			liveEnd += b
+		}
+		held := before - freedBefore
+		if held < MiB || abs64(lastEv.alloc-(liveEnd+held)) > MiB {
+			continue
+		}
+		out = append(out, fmt.Sprintf("device %d: %s was allocated before profiling began and is still held at the end (the first [memory] event's Total Allocated, %s, less its own bytes and what the trace frees of blocks it never saw allocated; the last event's Total Allocated, %s, agrees): no event in the trace allocates it, so no finding names it; profile from the program's start, or record a memory snapshot (torch.cuda.memory._record_memory_history), to see its call sites",
+			first.dev, humanize.IBytes(uint64(held)), humanize.IBytes(uint64(first.alloc)), humanize.IBytes(uint64(lastEv.alloc))))
+	}
+	return out
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // warnings rewrites the snapshot analysis' warnings that would give a
