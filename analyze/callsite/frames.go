@@ -47,7 +47,8 @@ type frameRule struct {
 // DefaultHidden describes the frames hidden by default, for help text.
 const DefaultHidden = `PyTorch internals (files under torch/, functorch/, c10/, aten/; C++ functions
 in the c10::, at::, torch::, caffe2::, pybind11:: and std:: namespaces), the Python
-runtime and standard library (files under lib/pythonX.Y/ outside site-packages,
+runtime and standard library (files under lib/pythonX.Y/, PythonXY\Lib\ or uv's
+cpython-X.Y.Z-*/lib/ outside site-packages,
 <frozen ...>, CPython's C sources and functions such as Py*, _PyEval_*, cfunction_call,
 method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
 (torch.compile's torchinductor_* files, FX graph modules), thread start-up frames
@@ -60,7 +61,10 @@ var defaultRules = []frameRule{
 	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
 	{name: regexp.MustCompile(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
 	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
-	{file: regexp.MustCompile(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]`), except: regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)},
+	// The standard library: lib/python3.X/ (POSIX), Python3XY\Lib\ (the
+	// Windows installer) and cpython-3.X.Y-<platform>\lib\ (uv's and
+	// python-build-standalone's builds, any OS).
+	{file: regexp.MustCompile(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)},
 	{file: regexp.MustCompile(`^<(frozen [^>]*|string)>$`)},
 	{file: regexp.MustCompile(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
 	{name: regexp.MustCompile(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},

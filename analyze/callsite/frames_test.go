@@ -13,6 +13,11 @@ func TestFrameClasses(t *testing.T) {
 		{Frame{Filename: `D:\Dev\proj\.venv\Lib\site-packages\torch\functional.py`, Line: 373, Name: "einsum"}, Framework},
 		{Frame{Filename: `C:\research\DeComFL\.venv\lib\site-packages\torch\nn\modules\module.py`, Line: 1357, Name: "convert"}, Framework},
 		{Frame{Filename: `C:\Users\u\AppData\Local\Programs\Python\Python311\Lib\threading.py`, Line: 1045, Name: "_bootstrap_inner"}, Interpreter},
+		// uv's Python on Windows (field snapshot ZidongLiu__memory.pickle,
+		// whose iterations were anchored at copy.deepcopy), and on Linux.
+		{Frame{Filename: `C:\Users\Zidong\AppData\Roaming\uv\python\cpython-3.10.19-windows-x86_64-none\lib\copy.py`, Line: 153, Name: "deepcopy"}, Interpreter},
+		{Frame{Filename: "/home/u/.local/share/uv/python/cpython-3.12.7-linux-x86_64-gnu/lib/python3.12/copy.py", Line: 153, Name: "deepcopy"}, Interpreter},
+		{Frame{Filename: `C:\Users\u\AppData\Roaming\uv\python\cpython-3.10.19-windows-x86_64-none\lib\site-packages\mylib\train.py`, Line: 9, Name: "step"}, User},
 		{Frame{Filename: "", Line: 0, Name: "cfunction_call"}, Interpreter},
 		{Frame{Filename: "", Line: 0, Name: "method_vectorcall"}, Interpreter},
 		{Frame{Filename: "", Line: 0, Name: "slot_tp_call"}, Interpreter},
