@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,6 +50,17 @@ func TestNonPyTorch(t *testing.T) {
 	}
 	if !strings.Contains(f.Message, "it grew") || !strings.Contains(f.Message, "compute-sanitizer --leak-check full") || !strings.Contains(f.Message, "joined with pid 937") {
 		t.Errorf("message does not say the growth, the advice and the join: %s", f.Message)
+	}
+	// Both growths are measured between the same NVML samples: PyTorch's
+	// reserved memory, flat, changed by nothing, and the rest grew at
+	// CuPy's 64 MiB per 0.5 s (within one block over the window).
+	if !strings.Contains(f.Message, "PyTorch's reserved memory changed +0 B") {
+		t.Errorf("PyTorch's flat reserved memory not measured flat: %s", f.Message)
+	}
+	if m := regexp.MustCompile(`\(([0-9]+) MiB/s\)`).FindStringSubmatch(f.Message); m == nil {
+		t.Errorf("no rate: %s", f.Message)
+	} else if r, _ := strconv.Atoi(m[1]); r < 120 || r > 136 {
+		t.Errorf("%d MiB/s outside PyTorch, want about 128: %s", r, f.Message)
 	}
 
 	// The snapshot alone, or with a log of another time, makes none.

@@ -243,6 +243,15 @@ func Join(snap ReservedSeries, snapPath string, procs []ProcessSamples) (*NonPyT
 	}
 	from := max(snap.StartUs, p.TimesUs[0])
 	to := min(snap.EndUs, p.TimesUs[len(p.TimesUs)-1])
+	// Both growths over the same instants: the first and last samples
+	// inside the window, where the process's memory is known (between
+	// samples it is not: the reserved memory at the trace's end beside
+	// the sample before it counted growth the samples never saw).
+	i0 := sort.Search(len(p.TimesUs), func(i int) bool { return p.TimesUs[i] >= from })
+	i1 := sort.Search(len(p.TimesUs), func(i int) bool { return p.TimesUs[i] > to }) - 1
+	if i0 < i1 {
+		from, to = p.TimesUs[i0], p.TimesUs[i1]
+	}
 	res.FromUs, res.ToUs = from, to
 	_, u0 := p.valueAt(from)
 	_, u1 := p.valueAt(to)
