@@ -362,3 +362,34 @@ func TestOOMTimeZone(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2, bad --tz", code, errOut)
 	}
 }
+
+// TestOOMSitesOlderThanTrace: oom_caught_retry.pickle (testdata/pytorch/h200)
+// holds at its OOM six stack-less blocks: four older than the trace (the
+// snapshot's own warning counts them) and the two 2 GiB allocations the
+// trace makes with empty frames just before the OOM (entries 24 and 26).
+// The JSON says how many of the site's blocks predate the trace, and the
+// table says it beside the "live" row, which holds both kinds.
+func TestOOMSitesOlderThanTrace(t *testing.T) {
+	path := td + "pytorch/h200/oom_caught_retry.pickle"
+	code, out, errOut := run(t, nil, "oom", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, fs := findings(t, out)
+	var live map[string]any
+	for _, f := range fs {
+		sites, _ := f["sites"].([]any)
+		for _, s := range sites {
+			if m, _ := s.(map[string]any); m["kind"] == "live" {
+				live = m
+			}
+		}
+	}
+	if live == nil || live["count"] != 6.0 || live["not_in_trace"] != 4.0 {
+		t.Fatalf("live site %v, want 6 blocks, 4 older than the trace", live)
+	}
+	_, table, _ := run(t, nil, "oom", path)
+	if !strings.Contains(table, "(4 of the 6 blocks older than the trace)") {
+		t.Errorf("the table does not say how many blocks predate the trace:\n%s", table)
+	}
+}

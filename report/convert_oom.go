@@ -149,7 +149,7 @@ func oomFinding(r oom.Report) Finding {
 		mem.Advice = append(mem.Advice, c.Advice)
 	}
 	for _, s := range r.Sites {
-		os := OOMSite{Kind: siteKind(s.Kind), Bytes: s.Bytes, Count: s.Count, Site: frame(s.Frame), Stack: []Frame{}}
+		os := OOMSite{Kind: siteKind(s.Kind), Bytes: s.Bytes, Count: s.Count, NotInTrace: s.NotInTrace, Site: frame(s.Frame), Stack: []Frame{}}
 		for _, fr := range s.Stack {
 			os.Stack = append(os.Stack, frame(fr))
 		}

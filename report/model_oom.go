@@ -141,11 +141,14 @@ type OOMCause struct {
 type OOMSite struct {
 	// Kind is "leak" for a site that grew up to the OOM, "retained" or
 	// "live" as for findings.
-	Kind  Kind    `json:"kind"`
-	Bytes int64   `json:"bytes"`
-	Count int     `json:"count"`
-	Site  Frame   `json:"site"`
-	Stack []Frame `json:"stack"`
+	Kind  Kind  `json:"kind"`
+	Bytes int64 `json:"bytes"`
+	Count int   `json:"count"`
+	// NotInTrace counts the blocks older than the trace (known from the
+	// snapshot's blocks only); a "live" site has at least one.
+	NotInTrace int     `json:"not_in_trace"`
+	Site       Frame   `json:"site"`
+	Stack      []Frame `json:"stack"`
 }
 
 // OOMSource is one input's account of an OOM.

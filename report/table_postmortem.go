@@ -179,7 +179,13 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		fmt.Fprintf(w, "  Memory held at the OOM (%s, %s):\n", plural(blocks, "block", "blocks"), sites)
 		var rows [][]string
 		for _, s := range d.Sites {
-			rows = append(rows, []string{string(s.Kind), sz(s.Bytes), fmt.Sprint(s.Count), s.Site.String()})
+			site := s.Site.String()
+			if n := s.Count - s.NotInTrace; s.NotInTrace > 0 && n > 0 {
+				// A live site may mix blocks older than the trace with
+				// ones it made: say how many the trace cannot date.
+				site += fmt.Sprintf(" (%d of the %d blocks older than the trace)", s.NotInTrace, s.Count)
+			}
+			rows = append(rows, []string{string(s.Kind), sz(s.Bytes), fmt.Sprint(s.Count), site})
 		}
 		textTable(w, "    ", []string{"KIND", "BYTES", "BLOCKS", "SITE"}, rows, []bool{false, true, true, false})
 	}
