@@ -307,8 +307,6 @@ func memoPut(b []byte, p int, next int64) (n int, ok bool) {
 	return 0, true
 }
 
-// scanGet returns memo entry i as a memo get would push it, when it is a
-// scalar or a Ref set before the dict being scanned.
 // liveGet is scanGet's common case, small enough to be inlined: what memo
 // index i yields when its slot is live and holds a scalar or a Ref.
 func (d *Decoder) liveGet(i int64) (Value, bool) {
@@ -321,6 +319,8 @@ func (d *Decoder) liveGet(i int64) (Value, bool) {
 	return Value{}, false
 }
 
+// scanGet returns memo entry i as a memo get would push it, when it is a
+// scalar or a Ref set before the dict being scanned.
 func (d *Decoder) scanGet(i int64) (Value, bool) {
 	if i >= d.memoIdx.n {
 		return Value{}, false
