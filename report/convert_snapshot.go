@@ -144,6 +144,11 @@ func siteMessage(s snapshot.Site) string {
 		kept := ""
 		if g != nil && g.Allocations > 0 {
 			kept = fmt.Sprintf(" (%d of the %d allocations made there during the trace", g.Kept, g.Allocations)
+			if b := s.Bytes; s.NotInTrace == 0 && g.Kept == s.Count && g.KeptTraceBytes > 0 && (g.KeptTraceBytes < b-b/100 || g.KeptTraceBytes > b+b/100) {
+				// The curve counts the trace's sizes (requested), the held
+				// bytes the blocks': say so where they differ.
+				kept += fmt.Sprintf("; the growth above counts the %s the trace records for them, their blocks hold %s", IBytes(g.KeptTraceBytes), IBytes(b))
+			}
 			if g.InLastStep > 0 && g.InLastStep < g.Kept {
 				kept += fmt.Sprintf("; %d of them (%s) made in iteration %d, the last, which had not ended: possibly still in use", g.InLastStep, IBytes(g.InLastStepBytes), g.Iterations)
 			}

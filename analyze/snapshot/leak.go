@@ -168,6 +168,11 @@ type Growth struct {
 	// use (a loop's variables), not kept by a leak.
 	InLastStep      int
 	InLastStepBytes int64
+	// KeptTraceBytes sums the sizes the trace records for the kept
+	// allocations: the curve above counts these, which are the requested
+	// sizes where the trace gives them (PyTorch 2.x), while a site's
+	// Bytes are its blocks'.
+	KeptTraceBytes int64
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
@@ -1265,6 +1270,9 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 	if it != nil {
 		g.Iterations = it.seen
 		g.Every = it.every
+	}
+	for _, k := range kept {
+		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, k.size)
 	}
 	if len(kept) > 0 {
 		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
