@@ -143,7 +143,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 		off += int64(n)
 		return b, nil
 	}
-	uint := func(n int) (uint64, error) {
+	readUint := func(n int) (uint64, error) { // little-endian, n bytes
 		b, err := read(n)
 		if err != nil {
 			return 0, err
@@ -201,7 +201,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 				return nil, err
 			}
 		case 0x95: // FRAME
-			if _, err := uint(8); err != nil {
+			if _, err := readUint(8); err != nil {
 				return nil, err
 			}
 		case '.': // STOP
@@ -274,8 +274,8 @@ func decodePickle(r *bufio.Reader) (any, error) {
 				return nil, fmt.Errorf("pickle: offset %d: %w", at, err)
 			}
 		case 'K', 'M', 'J': // BININT1, BININT2, BININT
-			n := map[byte]int{'K': 1, 'M': 2, 'J': 4}[op]
-			x, err := uint(n)
+			n := argWidth(op)
+			x, err := readUint(n)
 			if err != nil {
 				return nil, err
 			}
@@ -285,7 +285,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 				stack = append(stack, int64(x))
 			}
 		case 0x8a, 0x8b: // LONG1, LONG4
-			n, err := uint(map[byte]int{0x8a: 1, 0x8b: 4}[op])
+			n, err := readUint(argWidth(op))
 			if err != nil {
 				return nil, err
 			}
@@ -310,7 +310,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 		case 0x89:
 			stack = append(stack, false)
 		case 0x8c, 'X', 0x8d, 'C', 'B', 0x8e: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8, SHORT_BINBYTES, BINBYTES, BINBYTES8
-			n, err := uint(map[byte]int{0x8c: 1, 'X': 4, 0x8d: 8, 'C': 1, 'B': 4, 0x8e: 8}[op])
+			n, err := readUint(argWidth(op))
 			if err != nil {
 				return nil, err
 			}
@@ -329,7 +329,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 		case 'q', 'r', 0x94: // BINPUT, LONG_BINPUT, MEMOIZE
 			i := int64(len(memo))
 			if op != 0x94 {
-				x, err := uint(map[byte]int{'q': 1, 'r': 4}[op])
+				x, err := readUint(argWidth(op))
 				if err != nil {
 					return nil, err
 				}
@@ -340,7 +340,7 @@ func decodePickle(r *bufio.Reader) (any, error) {
 			}
 			memo[i] = stack[len(stack)-1]
 		case 'h', 'j': // BINGET, LONG_BINGET
-			x, err := uint(map[byte]int{'h': 1, 'j': 4}[op])
+			x, err := readUint(argWidth(op))
 			if err != nil {
 				return nil, err
 			}
@@ -431,6 +431,22 @@ func sameKey(a, b any) bool {
 		return ok && a == b
 	}
 	return a == b
+}
+
+// argWidth is the byte width of opcode op's length or index argument
+// (BININT1/2/4, LONG1/4, the str and bytes opcodes, PUTs and GETs).
+func argWidth(op byte) int {
+	switch op {
+	case 'K', 0x8a, 0x8c, 'C', 'q', 'h':
+		return 1
+	case 'M':
+		return 2
+	case 'J', 0x8b, 'X', 'B', 'r', 'j':
+		return 4
+	case 0x8d, 0x8e:
+		return 8
+	}
+	return 0
 }
 
 func decodeLong(b []byte) any {
