@@ -307,6 +307,19 @@ func memoPut(b []byte, p int, next int64) (n int, ok bool) {
 	return 0, true
 }
 
+// scanShortStr reads the SHORT_BINUNICODE at b[p:] for scanPair: its
+// text, the offset after it, and its bytes counted against the limits the
+// record is checked against; ok is false when it is cut by the buffer.
+func (d *Decoder) scanShortStr(b []byte, p int) (text []byte, next int, ok bool) {
+	if p+2 > len(b) || p+2+int(b[p+1]) > len(b) {
+		return nil, p, false
+	}
+	text = b[p+2 : p+2+int(b[p+1])]
+	d.sc.strs += int64(len(text))
+	d.sc.longest = max(d.sc.longest, len(text))
+	return text, p + 2 + len(text), true
+}
+
 // liveGet is scanGet's common case, small enough to be inlined: what memo
 // index i yields when its slot is live and holds a scalar or a Ref.
 func (d *Decoder) liveGet(i int64) (Value, bool) {
@@ -705,13 +718,10 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 			*k = planKey{idx: uint32(i + 1), field: f, gen: d.memoGen}
 		}
 	case opSHORT_BINUNICODE:
-		if p+2 > len(b) || p+2+int(b[p+1]) > len(b) {
+		var text []byte
+		if text, p, ok = d.scanShortStr(b, p); !ok {
 			return p, st, false
 		}
-		text := b[p+2 : p+2+int(b[p+1])]
-		p += 2 + len(text)
-		d.sc.strs += int64(len(text))
-		d.sc.longest = max(d.sc.longest, len(text))
 		f = d.sc.plan.field(unsafe.String(unsafe.SliceData(text), len(text)))
 		if n, ok = memoPut(b, p, d.sc.next); !ok {
 			return p, st, false
@@ -798,13 +808,10 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		v = Value{kind: Float, n: int64(binary.BigEndian.Uint64(b[p+1:]))}
 		p += 9
 	case opSHORT_BINUNICODE:
-		if p+2 > len(b) || p+2+int(b[p+1]) > len(b) {
+		var text []byte
+		if text, p, ok = d.scanShortStr(b, p); !ok {
 			return p, st, false
 		}
-		text := b[p+2 : p+2+int(b[p+1])]
-		p += 2 + len(text)
-		d.sc.strs += int64(len(text))
-		d.sc.longest = max(d.sc.longest, len(text))
 		v = strValue(Str, d.shortStr(text))
 	case opEMPTY_LIST:
 		// Its elements follow (MARK gets APPENDS, or get APPEND);
