@@ -143,3 +143,40 @@ func warned(ws []string, s string) bool {
 	}
 	return false
 }
+
+// TestFieldOneForwardPass: silmont2000's memory_forward_* snapshots each
+// record one forward pass of a 12-layer transformer (benchmark.py's
+// run_mode calls the model once; every Python stack in the traces runs
+// through transformer_lm.py's forward and its loop over the layers, and
+// the stacks have no frame of module.py's call). The layers recur evenly,
+// but they are one step: no iterations may be counted, and the report must
+// say that growth cannot be judged.
+func TestFieldOneForwardPass(t *testing.T) {
+	for _, name := range []string{"silmont2000__memory_forward_fp32_128.pickle", "silmont2000__memory_forward_bf16_128.pickle"} {
+		path := filepath.Join(fieldDir, name)
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("the public snapshots are not here (%v)", err)
+		}
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var r struct {
+			Inputs []struct {
+				Devices []struct {
+					Iterations int `json:"iterations"`
+				} `json:"devices"`
+				Warnings []string `json:"warnings"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.Inputs[0].Devices[0].Iterations; n != 0 {
+			t.Errorf("%s: %d iterations counted in one forward pass", name, n)
+		}
+		if !warned(r.Inputs[0].Warnings, "growth across iterations cannot be judged") {
+			t.Errorf("%s: no warning that growth cannot be judged: %q", name, r.Inputs[0].Warnings)
+		}
+	}
+}

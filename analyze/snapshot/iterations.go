@@ -126,8 +126,8 @@ const (
 )
 
 // anchorClass says whether allocations of stack id can mark iterations:
-// the stack must have a Python frame outside the framework and no frame of
-// a module call or of backward. It is anchorOwn when its innermost such
+// the stack must have a Python frame outside the framework, no frame of a
+// module call or of backward, and no forward called within a forward. It is anchorOwn when its innermost such
 // frame is the program's own code, anchorLibrary when it is in an
 // installed package (a loop inside a library may be the steps of one call,
 // such as the tokens of one generate()).
@@ -136,10 +136,20 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 		return v
 	}
 	class := int8(anchorNo)
+	forwards := 0
 	for _, f := range a.frameStack(id) {
 		// Allocations under a module call or backward are parts of a
-		// step, never the step itself.
-		if callsite.IsModuleOrBackward(f) || autogradName.MatchString(f.Name) {
+		// step, never the step itself. So are those of a forward called
+		// within another forward: a layer of a model, even where the
+		// stack has no frame of module.py's call (a model that calls its
+		// layers' forward directly, or a recorder that dropped those
+		// frames: a field snapshot's 12 layers of one forward pass had
+		// only forward frames and were taken for 12 iterations). One
+		// forward alone may be the model's, called once a step.
+		if f.Name == "forward" && callsite.IsPython(f) {
+			forwards++
+		}
+		if callsite.IsModuleOrBackward(f) || autogradName.MatchString(f.Name) || forwards > 1 {
 			class = anchorNo
 			break
 		}
