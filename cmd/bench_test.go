@@ -107,7 +107,7 @@ func benchAnalyzeSnapshot(b *testing.B, path string, size int64) {
 				b.Fatalf("%v: %s", err, out)
 			}
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				maxRSS = max(maxRSS, ru.Maxrss) // KiB on Linux
+				maxRSS = max(maxRSS, int64(ru.Maxrss)) // KiB on Linux (int32 on 32-bit)
 				cpu += tvSeconds(ru.Utime) + tvSeconds(ru.Stime)
 			}
 		}

@@ -84,7 +84,7 @@ func runChildReader(t *testing.T, stdin io.Reader, stdout io.Writer, args ...str
 		}
 	}
 	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-	return c.ProcessState.ExitCode(), errb.String(), ru.Maxrss << 10, wall // Linux: KiB
+	return c.ProcessState.ExitCode(), errb.String(), int64(ru.Maxrss) << 10, wall // Linux: KiB (int32 on 32-bit)
 }
 
 // memoisedStacks is the reproducer of issue 8, item 2: entries trace

@@ -449,7 +449,7 @@ func (failingSource) Close() error { return nil }
 func TestCaptureSamplingFails(t *testing.T) {
 	open := func(capture.Config) (capture.Source, error) { return failingSource{}, nil }
 	code, _, stderr := runCaptureWith(t, open, "-o", filepath.Join(t.TempDir(), "f.jsonl"), "--interval", "10ms",
-		"--", "sh", "-c", "sleep 0.3; exit 4")
+		"--", "sh", "-c", "sleep 1; exit 4") // 1 s: ten 10 ms ticks even on a loaded machine
 	if code != ExitInternal || !strings.Contains(stderr, "10 samples in a row failed") || !strings.Contains(stderr, "sh exited with code 4") {
 		t.Errorf("exit %d, stderr:\n%s\nwant 3, the NVML error and the program's exit", code, stderr)
 	}

@@ -160,10 +160,10 @@ func TestKinetoSynthetic(t *testing.T) {
 		}
 		fmt.Fprintf(&b, s, args...)
 	}
-	const base = 1_700_000_000_000_000
+	const base int64 = 1_700_000_000_000_000
 	ev(`{"ph":"X","cat":"python_function","name":"train.py(1): <module>","pid":1,"tid":1,"ts":%d,"dur":%d}`, base, 7_000_000)
 	for k := 0; k < 6; k++ {
-		t0 := base + 1000 + k*1_000_000
+		t0 := base + 1000 + int64(k)*1_000_000
 		ev(`{"ph":"X","cat":"python_function","name":"train.py(10): step","pid":1,"tid":1,"ts":%d,"dur":900000}`, t0)
 		ev(`{"ph":"X","cat":"python_function","name":"<built-in method zeros of type object at 0x7f%d>","pid":1,"tid":1,"ts":%d,"dur":1000}`, k, t0+10)
 		ev(`{"ph":"X","cat":"cpu_op","name":"aten::zeros","pid":1,"tid":1,"ts":%d,"dur":900}`, t0+20)
@@ -172,10 +172,10 @@ func TestKinetoSynthetic(t *testing.T) {
 		ev(`{"ph":"X","cat":"python_function","name":"<built-in method clone of Tensor object at 0x7f%d>","pid":1,"tid":1,"ts":%d,"dur":1000}`, k, t0+2000)
 		ev(`{"ph":"X","cat":"cpu_op","name":"aten::clone","pid":1,"tid":1,"ts":%d,"dur":900}`, t0+2010)
 		ev(`{"ph":"X","cat":"cpu_op","name":"aten::empty_strided","pid":1,"tid":1,"ts":%d,"dur":100}`, t0+2020)
-		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":4194304,"Device Type":1,"Device Id":0}}`, t0+2030, 1<<32+k<<23)
+		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":4194304,"Device Type":1,"Device Id":0}}`, t0+2030, int64(1)<<32+int64(k)<<23)
 		ev(`{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":%d,"args":{"Addr":%d,"Bytes":-1048576,"Device Type":1,"Device Id":0}}`, t0+5000, 1<<30)
 	}
-	ev(`{"ph":"i","name":"[memory]","pid":1,"tid":99,"ts":%d,"args":{"Addr":%d,"Bytes":512,"Device Type":1,"Device Id":0}}`, base+6_500_000, 1<<40)
+	ev(`{"ph":"i","name":"[memory]","pid":1,"tid":99,"ts":%d,"args":{"Addr":%d,"Bytes":512,"Device Type":1,"Device Id":0}}`, base+6_500_000, int64(1)<<40)
 	b.WriteString("]}")
 	path := filepath.Join(t.TempDir(), "trace.json")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

@@ -378,7 +378,7 @@ func sameIn[K comparable](d *Decoder, m *map[K]uint32, k K, v Value) (uint32, bo
 // newSame makes a slot for v that equal scalars will share, when the
 // tables have room.
 func (d *Decoder) newSame(v Value) (uint32, bool) {
-	if d.sameN >= maxSame || len(d.vals) >= math.MaxUint32 {
+	if d.sameN >= maxSame || uint64(len(d.vals)) >= math.MaxUint32 {
 		return 0, false
 	}
 	d.sameN++
@@ -1288,7 +1288,7 @@ func (d *Decoder) put(i int64, v Value) error {
 		d.free = d.free[:n-1]
 		d.vals[slot] = v
 	} else {
-		if len(d.vals) >= math.MaxUint32 {
+		if uint64(len(d.vals)) >= math.MaxUint32 {
 			return d.Errorf("too many memo entries")
 		}
 		slot = uint32(len(d.vals))

@@ -31,7 +31,7 @@ func TestEventColumnsMatchBuilders(t *testing.T) {
 			e.timeUs, e.hasTime = int64(1000+i), true
 		}
 		if i >= 10 && i < 20 { // addr: null in batches 0, 1 and 4, and none in 2 and 3
-			e.addr, e.hasAddr = uint64(0x7f00_0000_0000+i*4096), true
+			e.addr, e.hasAddr = 0x7f00_0000_0000+uint64(i)*4096, true
 		}
 		if i%7 == 3 {
 			e.stack = int32(i)
