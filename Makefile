@@ -7,8 +7,11 @@ BENCHSNAP := .bench/snapshot_100k.pickle .bench/snapshot_1m.pickle
 
 .PHONY: pgo bench-instructions build build-nvml test test-fleet demo bench bench-data bench-data-10m bench-findings bench-report fuzz lint clean
 
+# Static and cgo-free (CGO_ENABLED=0): with a C compiler present, go build
+# would otherwise link the C library for Go's net package (pulled in by
+# Parquet's and Prometheus's libraries) and the binary would need it.
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
 
 # With NVML live capture (gpuleak capture, gpuleak watch): cgo and a C
 # compiler; libnvidia-ml.so.1 is loaded at run time, not linked. go-nvml's
