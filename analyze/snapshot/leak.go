@@ -173,6 +173,12 @@ type Growth struct {
 	// sizes where the trace gives them (PyTorch 2.x), while a site's
 	// Bytes are its blocks'.
 	KeptTraceBytes int64
+	// Loop is the frame that marks the iterations above when they are the
+	// passes of a second loop that ran after the device's LoopAfter
+	// iterations (a validation loop after the training loop: see
+	// findTail); zero when they are the device's own.
+	Loop      callsite.Frame
+	LoopAfter int
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
@@ -766,12 +772,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	sum.BlocksNotInTrace = st.notInTrace
 	if it := in.iter; it != nil {
 		sum.Iterations = it.seen
-		if it.anchor >= 0 {
-			st := a.userStack(a.frameStack(it.anchor))
-			if i := callsite.InnermostUser(st); i >= 0 {
-				sum.IterationSite = st[i]
-			}
-		}
+		sum.IterationSite = a.loopFrame(it)
 	}
 	nAllocs := 0
 	for _, n := range d.allocs {
@@ -1037,9 +1038,61 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		for _, id := range g.ids {
 			nallocs += in.allocs[id]
 		}
-		sites = append(sites, a.classify(&in, g, nallocs)...)
+		t := in.iter.tailOf(g.allocs)
+		if t == nil {
+			sites = append(sites, a.classify(&in, g, nallocs)...)
+			continue
+		}
+		// Made after the last iteration began, in the loop that ran
+		// then: judged across that loop's passes.
+		tin := in
+		tin.iter = t
+		loop := a.tailFrame(in.iter)
+		for _, s := range a.classify(&tin, g, nallocs) {
+			if s.Growth != nil {
+				s.Growth.Loop, s.Growth.LoopAfter = loop, in.iter.seen
+			}
+			sites = append(sites, s)
+		}
 	}
 	return sites, st
+}
+
+// loopFrame is the frame of the program's own code that marks the
+// iterations it (its innermost user frame), zero when none does.
+func (a *LeakAnalyzer) loopFrame(it *iterations) callsite.Frame {
+	if it == nil || it.anchor < 0 {
+		return callsite.Frame{}
+	}
+	st := a.userStack(a.frameStack(it.anchor))
+	if i := callsite.InnermostUser(st); i >= 0 {
+		return st[i]
+	}
+	return callsite.Frame{}
+}
+
+// tailFrame names the loop that ran after it's iterations (it.tail): the
+// innermost frame of the program's own code on its marker's stack that is
+// not on the stack marking it's iterations (both loops may call one helper,
+// such as the function that makes a batch: the line that calls it tells
+// them apart).
+func (a *LeakAnalyzer) tailFrame(it *iterations) callsite.Frame {
+	t := it.tail
+	if t == nil || t.anchor < 0 {
+		return callsite.Frame{}
+	}
+	main := map[callsite.Frame]bool{}
+	if it.anchor >= 0 {
+		for _, f := range a.userStack(a.frameStack(it.anchor)) {
+			main[f] = true
+		}
+	}
+	for _, f := range a.userStack(a.frameStack(t.anchor)) {
+		if !main[f] && !callsite.IsLibrary(f) && !a.opt.Filter.Hidden(f) {
+			return f
+		}
+	}
+	return a.loopFrame(t)
 }
 
 func containsID(ids []int32, id int32) bool {
