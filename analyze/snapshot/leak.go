@@ -800,8 +800,22 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	if d.reused > 0 {
 		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))
 	}
-	if st.total > 0 && st.noStack*2 > st.total {
-		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, st.noStack, st.total))
+	// Blocks older than the trace have no stack because recording had not
+	// started (their own warning says so): asking for stacks="python" does
+	// not name them. Among the trace's allocations, no stack beside others
+	// that have one means stacks were recorded and these were made on a
+	// thread with no Python frame (autograd runs backward on its own
+	// threads): only stacks="all" shows their C++ frames.
+	noStack, total := st.noStackInTrace, st.totalInTrace
+	if d.entries == 0 {
+		noStack, total = st.noStack, st.total
+	}
+	switch {
+	case total == 0 || noStack*2 <= total:
+	case d.entries > 0 && noStack < total:
+		warns = append(warns, fmt.Sprintf("device %d: %d of the %d live allocations made during the trace have no stack while the others have one: they were made on a thread with no Python frame (autograd's engine runs backward on its own threads); record with torch.cuda.memory._record_memory_history(stacks=\"all\") to see their C++ frames", d.dev, noStack, total))
+	default:
+		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
 	}
 	return sites, warns
 }
@@ -929,6 +943,9 @@ type siteStats struct {
 	notInTrace, notActive int
 	notInTraceBytes       int64
 	noStack, total        int
+	// noStackInTrace and totalInTrace count the same among the
+	// allocations the trace made (not the blocks older than it).
+	noStackInTrace, totalInTrace int
 }
 
 // groupKey returns the site key of a stack id, cached in groupOf.
@@ -1033,6 +1050,14 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		st.total += len(g.allocs)
 		if len(g.stack) == 0 {
 			st.noStack += len(g.allocs)
+		}
+		for _, k := range g.allocs {
+			if k.inTrace {
+				st.totalInTrace++
+				if len(g.stack) == 0 {
+					st.noStackInTrace++
+				}
+			}
 		}
 		nallocs := 0
 		for _, id := range g.ids {
