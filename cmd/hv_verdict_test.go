@@ -242,3 +242,54 @@ func TestHVNoStackAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestInputOfAGrowingStep: the counterpart of TestBufferReplacedByBiggerOne.
+// Each step allocates its input, (i+1) MiB at :33, freeing the previous
+// one, and its 4 layer activations grow with it (2(i+1) MiB each, a batch
+// made bigger every step: a batch-size search, a sequence-length
+// curriculum): the rest of the step allocates 8 MiB more every step, more
+// than the input's 1 MiB. One block held, the step's latest input:
+// retained, not a leak. In TestBufferReplacedByBiggerOne the rest of the
+// step stays the same size, and the buffer is a leak.
+func TestInputOfAGrowingStep(t *testing.T) {
+	s := newSnapBuilder()
+	s.weights()
+	prev := int64(-1)
+	for i := 0; i < 100; i++ {
+		b := s.alloc(1<<20, userAt(20))
+		n := s.alloc(int64(i+1)<<20, userAt(33))
+		if prev >= 0 {
+			s.free(prev)
+		}
+		prev = n
+		var acts []int64
+		for l := 0; l < 4; l++ {
+			acts = append(acts, s.alloc(int64(i+1)<<21, append(append([]snapFrame{}, moduleFrames...), userAt(22)...)))
+		}
+		for _, a := range acts {
+			s.free(a)
+		}
+		s.free(b)
+	}
+	r := analyzeJSON(t, s.write(t, 0))
+	if ls := leaks(r); len(ls) != 0 {
+		t.Errorf("leaks %+v", ls)
+	}
+	f := one(t, r, "retained", "train.py", 33)
+	if f.Bytes != 100<<20 || !strings.Contains(f.Message, "the step itself grew") {
+		t.Errorf("%d bytes: %s", f.Bytes, f.Message)
+	}
+}
+
+// TestHVOOMPeakNoLeak: the batch-size search of oom_peak holds one input
+// block (x, rec.py:273: 16384 x 1024 fp32 = 64 MiB, the failed step's),
+// replaced by a bigger one each step as the whole step grew; main called
+// it a leak (+8 MiB per iteration) beside the OOM. Nothing was kept.
+func TestHVOOMPeakNoLeak(t *testing.T) {
+	r := analyzeJSON(t, hvDir+"oom_peak.pickle")
+	noLeak(t, r)
+	x := one(t, r, "retained", "rec.py", 273)
+	if x.Count != 1 || x.Bytes != 64<<20 || !strings.Contains(x.Message, "the step itself grew") {
+		t.Errorf("input %d blocks, %d bytes: %s", x.Count, x.Bytes, x.Message)
+	}
+}

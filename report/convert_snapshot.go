@@ -254,6 +254,8 @@ func retainedWhy(g *snapshot.Growth) string {
 	}
 	if g.Measured > 0 {
 		switch {
+		case g.StepGrowth > 0:
+			return fmt.Sprintf(", replaced by a bigger block each iteration (its live memory at the start of an iteration went from %s to %s) while the rest of each iteration came to allocate %s more (the last quarter of the iterations against the first): the step itself grew (a batch or sequence made bigger each step), and this is its latest input, not a leak", IBytes(g.FromBytes), IBytes(g.ToBytes), IBytes(g.StepGrowth))
 		case g.FirstStep == g.LastStep && g.FirstStep == 0:
 			return fmt.Sprintf(", allocated before the first of %d iterations%s and not growing across them", g.Iterations, loopNote(g))
 		case g.FirstStep == g.LastStep:

@@ -105,6 +105,57 @@ func (it *iterations) tailOf(allocs []keptAlloc) *iterations {
 	return it.tail
 }
 
+// othersGrowth is how much more the allocations of keys other than own
+// allocated per iteration at the end of the measured iterations than at
+// their start (the medians of the last and the first quarter of them), in
+// block bytes; 0 when it did not grow or there are fewer than two
+// complete iterations. A step whose batch grows allocates more in
+// every layer; a history concatenated onto does not make the rest of the
+// step allocate more.
+func (it *iterations) othersGrowth(d *deviceState, own []int32) int64 {
+	if it == nil || len(it.pos) < 3 {
+		return 0
+	}
+	mine := make(map[int32]bool, len(own))
+	for _, k := range own {
+		mine[k] = true
+	}
+	first, last := it.pos[0], it.pos[len(it.pos)-1]
+	var sum []int64 // per measured interval
+	b := -1
+	log := d.log.iter()
+	for i := 0; i < last; i++ {
+		k, _ := log.next()
+		for b+1 < len(it.pos) && i >= it.pos[b+1] {
+			b++
+			sum = append(sum, 0)
+		}
+		if i < first || k < 0 || mine[k] {
+			continue
+		}
+		sum[b] = satAdd(sum[b], blockSize(d.keys[k].size))
+	}
+	if len(sum) < 2 {
+		return 0
+	}
+	// The first and last quarters' medians: one heavy iteration (an
+	// evaluation, a checkpoint) at either end is not the step growing.
+	q := max(len(sum)/4, 1)
+	lo, hi := medianOf(sum[:q]), medianOf(sum[len(sum)-q:])
+	if hi <= lo {
+		return 0
+	}
+	return hi - lo
+}
+
+// medianOf returns the median of v (the lower of the middle two), sorting
+// a copy.
+func medianOf(v []int64) int64 {
+	c := append([]int64(nil), v...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	return c[(len(c)-1)/2]
+}
+
 // stepOf returns the iteration (1-based; 0 = before the first) the log
 // position p falls in.
 func (it *iterations) stepOf(p int) int {

@@ -173,6 +173,12 @@ type Growth struct {
 	// sizes where the trace gives them (PyTorch 2.x), while a site's
 	// Bytes are its blocks'.
 	KeptTraceBytes int64
+	// StepGrowth is set on a site of fewer than MinKept blocks whose live
+	// bytes rose by replacement (a block freed for a bigger one) while the
+	// bytes the rest of the trace allocated per iteration grew by at least
+	// as much: StepGrowth is that growth (othersGrowth), in bytes. The step grew (a batch or sequence made
+	// longer each step); the site holds its latest input, retained.
+	StepGrowth int64
 	// Loop is the frame that marks the iterations above when they are the
 	// passes of a second loop that ran after the device's LoopAfter
 	// iterations (a validation loop after the training loop: see
@@ -1149,6 +1155,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	it := in.iter
 	var whole []int64
 	var tr trend
+	var stepGrew int64
 	if it.usable() {
 		whole = it.curve(in.keysOf(g.ids))
 		tr = verdict(whole)
@@ -1156,6 +1163,15 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		// a buffer replaced by a bigger one each step (torch.cat onto a
 		// history) keeps one block.
 		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
+		// Fewer blocks than MinKept grow only by replacement; when the rest
+		// of each step grew as much, the step itself grew (a batch or a
+		// sequence made longer each step): its input, not a leak.
+		if tr.grows && len(inT) < a.opt.MinKept {
+			if o := it.othersGrowth(in.d, in.keysOf(g.ids)); o >= tr.to-tr.from {
+				tr.grows = false
+				stepGrew = o
+			}
+		}
 	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
@@ -1170,6 +1186,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		}
 		if kind == callsite.Retained {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
+			s.Growth.StepGrowth = stepGrew
 		}
 		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
 		return []Site{*s.done()}
