@@ -293,3 +293,65 @@ func TestHVOOMPeakNoLeak(t *testing.T) {
 		t.Errorf("input %d blocks, %d bytes: %s", x.Count, x.Bytes, x.Message)
 	}
 }
+
+// TestLoopAfterTheIterations: 60 training steps (the batch at :20 and 8
+// layers' activations, all freed), then a validation loop of 30 passes:
+// a batch at :40 and 2 layers' activations (2 MiB each, in module calls
+// called from :42), about a tenth of the trace, too little to mark the
+// run's iterations. When keep is set, each pass keeps its last activation
+// (a list of outputs never cleared: 30 x 2 MiB, a leak across the
+// validation loop's 30 passes); when not, everything is freed but the
+// last pass's batch, which the loop's variable still holds (retained,
+// made in the last pass). The run's iterations stay the 60 training steps
+// either way.
+func TestLoopAfterTheIterations(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		s := newSnapBuilder()
+		s.weights()
+		for i := 0; i < 60; i++ {
+			s.step(8)
+		}
+		valAct := func() []snapFrame {
+			return append(append([]snapFrame{}, moduleFrames...), snapFrame{"validate", "/home/user/train.py", 42}, snapFrame{"<module>", "/home/user/train.py", 99})
+		}
+		prevBatch := int64(-1)
+		for i := 0; i < 30; i++ {
+			b := s.alloc(1<<20, []snapFrame{{"validate", "/home/user/train.py", 40}, {"<module>", "/home/user/train.py", 99}})
+			if prevBatch >= 0 {
+				s.free(prevBatch)
+			}
+			prevBatch = b
+			var acts []int64
+			for l := 0; l < 2; l++ {
+				acts = append(acts, s.alloc(2<<20, valAct()))
+			}
+			for j, a := range acts {
+				if keep && j == len(acts)-1 {
+					continue
+				}
+				s.free(a)
+			}
+		}
+		r := analyzeJSON(t, s.write(t, 0))
+		if d := r.Inputs[0].Devices[0]; d.Iterations != 60 {
+			t.Errorf("keep=%v: %d iterations, want the 60 training steps", keep, d.Iterations)
+		}
+		ls := leaks(r)
+		if !keep {
+			if len(ls) != 0 {
+				t.Errorf("clean validation: leaks %+v", ls)
+			}
+			b := one(t, r, "retained", "train.py", 40)
+			if b.Count != 1 || b.Growth == nil || b.Growth.FirstIteration != 30 {
+				t.Errorf("clean validation: batch %+v", b)
+			}
+			continue
+		}
+		if len(ls) != 1 || ls[0].Count != 30 || ls[0].Bytes != 30*2<<20 {
+			t.Fatalf("leaks %+v", ls)
+		}
+		if g := ls[0].Growth; g == nil || g.Iterations != 30 || g.GrewIn != 29 || !strings.Contains(ls[0].Message, "of the loop that ran after the run's 60 iterations (its passes start at validate (train.py:40))") {
+			t.Errorf("growth %+v: %s", ls[0].Growth, ls[0].Message)
+		}
+	}
+}
