@@ -32,6 +32,10 @@ type verdictFinding struct {
 		File     string `json:"file"`
 		Line     int    `json:"line"`
 	} `json:"site"`
+	Stack []struct {
+		Function string `json:"function"`
+		Line     int    `json:"line"`
+	} `json:"stack"`
 	Message string `json:"message"`
 	Stream  *int64 `json:"stream"`
 	FreedAt []struct {

@@ -78,6 +78,13 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 					gr.LiveBytes, gr.LiveAtUs = g.Curve, g.CurveClock
 				}
 			}
+			if g.LoopAfter > 0 {
+				gr.AfterIterations = g.LoopAfter
+				if g.Loop != (callsite.Frame{}) {
+					lf := frame(g.Loop)
+					gr.LoopSite = &lf
+				}
+			}
 			f.Growth = gr
 		}
 		out = append(out, f)
@@ -215,7 +222,21 @@ func measured(g *snapshot.Growth) string {
 	if g.Every > 1 {
 		return fmt.Sprintf("%d measurements, one every %d iterations", g.Measured, g.Every)
 	}
-	return plural(g.Measured, "iteration", "iterations")
+	return plural(g.Measured, "iteration", "iterations") + loopNote(g)
+}
+
+// loopNote names the loop whose passes g's iterations are when it is not
+// the one the device's iterations are (a loop that ran after them, such as
+// validation after training); "" otherwise.
+func loopNote(g *snapshot.Growth) string {
+	if g.LoopAfter == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" of the loop that ran after the run's %s", plural(g.LoopAfter, "iteration", "iterations"))
+	if g.Loop != (callsite.Frame{}) {
+		s += " (its passes start at " + frame(g.Loop).String() + ")"
+	}
+	return s
 }
 
 func signedBytes(x float64) string {
@@ -233,16 +254,18 @@ func retainedWhy(g *snapshot.Growth) string {
 	}
 	if g.Measured > 0 {
 		switch {
+		case g.StepGrowth > 0:
+			return fmt.Sprintf(", replaced by a bigger block each iteration (its live memory at the start of an iteration went from %s to %s) while the rest of each iteration came to allocate %s more (the last quarter of the iterations against the first): the step itself grew (a batch or sequence made bigger each step), and this is its latest input, not a leak", IBytes(g.FromBytes), IBytes(g.ToBytes), IBytes(g.StepGrowth))
 		case g.FirstStep == g.LastStep && g.FirstStep == 0:
-			return fmt.Sprintf(", allocated before the first of %d iterations and not growing across them", g.Iterations)
+			return fmt.Sprintf(", allocated before the first of %d iterations%s and not growing across them", g.Iterations, loopNote(g))
 		case g.FirstStep == g.LastStep:
-			return fmt.Sprintf(", allocated in iteration %d of %d and not growing across them", g.FirstStep, g.Iterations)
+			return fmt.Sprintf(", allocated in iteration %d of %d%s and not growing across them", g.FirstStep, g.Iterations, loopNote(g))
 		case g.EndBytes*4 < g.ToBytes*3:
 			return fmt.Sprintf(", not growing at the end: its live memory at the start of an iteration went from %s to %s (rising in %d of %s), then fell to %s", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), IBytes(g.EndBytes))
 		case g.PlateauStep > 0:
-			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations)
+			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d%s", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations, loopNote(g))
 		}
-		return fmt.Sprintf(", allocated in iterations %d to %d of %d and not growing across them", g.FirstStep, g.LastStep, g.Iterations)
+		return fmt.Sprintf(", allocated in iterations %d to %d of %d%s and not growing across them", g.FirstStep, g.LastStep, g.Iterations, loopNote(g))
 	}
 	when := ""
 	if g.Timed {

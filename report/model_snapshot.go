@@ -36,6 +36,12 @@ type Growth struct {
 	// and last kept allocations were made (0 = before the first).
 	FirstIteration int `json:"first_iteration"`
 	LastIteration  int `json:"last_iteration"`
+	// LoopSite and AfterIterations: when the iterations above are the
+	// passes of a second loop that ran after the device's AfterIterations
+	// iterations (a validation loop after the training loop), the frame
+	// that marks its passes; absent otherwise.
+	LoopSite        *Frame `json:"loop_site,omitempty"`
+	AfterIterations int    `json:"after_iterations,omitempty"`
 	// LiveBytes is the site's live bytes at each measured iteration start
 	// and at the end of the trace, LiveAtUs their times (µs since the
 	// epoch); absent without timestamps or iterations. Not in the

@@ -43,6 +43,9 @@ const (
 	// minCover: the anchor's occurrences must span at least this share of
 	// the trace.
 	minCover = 0.4
+	// tailSteps: the trace after the last iteration's start must be longer
+	// than this many median iterations to be searched for a loop of its own.
+	tailSteps = 2
 )
 
 // allocKey is a stack and an allocation size: the unit whose live bytes
@@ -76,10 +79,82 @@ type iterations struct {
 	// changes, per key, the key's live bytes at each boundary where they
 	// differ from the boundary before.
 	changes [][]change
+	// tail is the step structure of a second loop that ran after the last
+	// of these iterations (a validation loop after the training loop), found
+	// in the trace from log position tailFrom (the last iteration's start)
+	// on; nil when the trace has none (see findTail).
+	tail     *iterations
+	tailFrom int
 }
 
 // usable reports whether the trace has enough iterations to judge growth.
 func (it *iterations) usable() bool { return it != nil && len(it.pos) >= minBoundaries }
+
+// tailOf returns the loop that ran after the last iteration (it.tail) when
+// every allocation of allocs was made during the trace in that stretch,
+// else nil: memory made there is judged across that loop's passes.
+func (it *iterations) tailOf(allocs []keptAlloc) *iterations {
+	if it == nil || it.tail == nil || len(allocs) == 0 {
+		return nil
+	}
+	for _, k := range allocs {
+		if !k.inTrace || k.pos < it.tailFrom {
+			return nil
+		}
+	}
+	return it.tail
+}
+
+// othersGrowth is how much more the allocations of keys other than own
+// allocated per iteration at the end of the measured iterations than at
+// their start (the medians of the last and the first quarter of them), in
+// block bytes; 0 when it did not grow or there are fewer than two
+// complete iterations. A step whose batch grows allocates more in
+// every layer; a history concatenated onto does not make the rest of the
+// step allocate more.
+func (it *iterations) othersGrowth(d *deviceState, own []int32) int64 {
+	if it == nil || len(it.pos) < 3 {
+		return 0
+	}
+	mine := make(map[int32]bool, len(own))
+	for _, k := range own {
+		mine[k] = true
+	}
+	first, last := it.pos[0], it.pos[len(it.pos)-1]
+	var sum []int64 // per measured interval
+	b := -1
+	log := d.log.iter()
+	for i := 0; i < last; i++ {
+		k, _ := log.next()
+		for b+1 < len(it.pos) && i >= it.pos[b+1] {
+			b++
+			sum = append(sum, 0)
+		}
+		if i < first || k < 0 || mine[k] {
+			continue
+		}
+		sum[b] = satAdd(sum[b], blockSize(d.keys[k].size))
+	}
+	if len(sum) < 2 {
+		return 0
+	}
+	// The first and last quarters' medians: one heavy iteration (an
+	// evaluation, a checkpoint) at either end is not the step growing.
+	q := max(len(sum)/4, 1)
+	lo, hi := medianOf(sum[:q]), medianOf(sum[len(sum)-q:])
+	if hi <= lo {
+		return 0
+	}
+	return hi - lo
+}
+
+// medianOf returns the median of v (the lower of the middle two), sorting
+// a copy.
+func medianOf(v []int64) int64 {
+	c := append([]int64(nil), v...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	return c[(len(c)-1)/2]
+}
 
 // stepOf returns the iteration (1-based; 0 = before the first) the log
 // position p falls in.
@@ -167,6 +242,59 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 // findIterations finds the iteration structure of device d's trace up to
 // log position upto.
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
+	it := a.iterationsIn(d, 0, upto, timed)
+	a.findTail(d, it, upto, timed)
+	return it
+}
+
+// findTail looks for a loop that ran after the last of it's iterations:
+// a run that trains and then validates, or evaluates after its training
+// loop, leaves the last iteration holding a loop of its own, whose passes
+// are many but span too little of the trace to mark the run's iterations.
+// When the trace from the last iteration's start on is longer than
+// tailSteps median iterations, the same rules (iterationsIn) are applied to
+// it alone; a loop found there with at least minBoundaries passes, marked by
+// another stack, with as many other allocations as passes in that stretch
+// (its work), is it.tail. Memory allocated in that stretch is then judged
+// across the tail's passes, not as made in one unfinished iteration.
+func (a *LeakAnalyzer) findTail(d *deviceState, it *iterations, upto int, timed bool) {
+	if !it.usable() {
+		return
+	}
+	last := it.pos[len(it.pos)-1]
+	gaps := make([]int, len(it.pos)-1)
+	for i := 1; i < len(it.pos); i++ {
+		gaps[i-1] = (it.pos[i] - it.pos[i-1]) / max(it.ord[i]-it.ord[i-1], 1)
+	}
+	sort.Ints(gaps)
+	if med := gaps[len(gaps)/2]; med <= 0 || upto-last <= tailSteps*med {
+		return
+	}
+	t := a.iterationsIn(d, last+1, upto, timed)
+	if !t.usable() || t.anchor == it.anchor {
+		return
+	}
+	// A loop's passes do work besides the allocation that marks them (a
+	// batch, then its forward); a burst of one stack's allocations at the
+	// end (copies saved in a row) is no loop, and cannot mark its own
+	// growth.
+	other := 0
+	log := d.log.iter()
+	for i := 0; i < upto; i++ {
+		k, _ := log.next()
+		if i > last && k >= 0 && d.keys[k].stack != t.anchor {
+			other++
+		}
+	}
+	if other >= t.seen {
+		it.tail, it.tailFrom = t, last
+	}
+}
+
+// iterationsIn finds the iteration structure of the log positions from
+// to upto of device d's trace; live bytes are replayed from the trace's
+// start.
+func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) *iterations {
 	it := &iterations{anchor: -1, every: 1}
 	occ := map[int32][]int{}
 	// The step's work before log position i counts the allocations made
@@ -184,7 +312,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 	log := d.log.iter()
 	for i := 0; i < upto; i++ {
 		k, _ := log.next()
-		if k < 0 {
+		if k < 0 || i < from {
 			continue
 		}
 		st := d.keys[k].stack
@@ -218,7 +346,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto, counts, ownInWork); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(ids, occ, class, upto-from, counts, ownInWork); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -282,7 +410,7 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 // than the step and as regularly, but most of its gaps hold none of the
 // step's compute; the step's own marker, once per step, has it in every
 // gap. Only when no anchor qualifies so are the others considered.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, upto int, counts map[int32][]int32, ownInWork bool) ([]int, int32) {
+func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, n int, counts map[int32][]int32, ownInWork bool) ([]int, int32) {
 	var bestAny []int
 	anchorAny := int32(-1)
 	type cand struct {
@@ -296,13 +424,13 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 			continue
 		}
 		var cands [][]int
-		if regular(ps, upto) {
+		if regular(ps, n) {
 			cands = append(cands, ps)
 		}
 		// Allocations in bursts (one per parameter in each optimizer
 		// step; a loop inside the step; training steps between long
 		// evaluations) mark iterations by the start of each burst.
-		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, upto) {
+		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
 			cands = append(cands, bs)
 		}
 		work := occCounts{pos: ps, n: counts[st]}

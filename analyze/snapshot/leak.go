@@ -173,6 +173,18 @@ type Growth struct {
 	// sizes where the trace gives them (PyTorch 2.x), while a site's
 	// Bytes are its blocks'.
 	KeptTraceBytes int64
+	// StepGrowth is set on a site of fewer than MinKept blocks whose live
+	// bytes rose by replacement (a block freed for a bigger one) while the
+	// bytes the rest of the trace allocated per iteration grew by at least
+	// as much: StepGrowth is that growth (othersGrowth), in bytes. The step grew (a batch or sequence made
+	// longer each step); the site holds its latest input, retained.
+	StepGrowth int64
+	// Loop is the frame that marks the iterations above when they are the
+	// passes of a second loop that ran after the device's LoopAfter
+	// iterations (a validation loop after the training loop: see
+	// findTail); zero when they are the device's own.
+	Loop      callsite.Frame
+	LoopAfter int
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
@@ -766,12 +778,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	sum.BlocksNotInTrace = st.notInTrace
 	if it := in.iter; it != nil {
 		sum.Iterations = it.seen
-		if it.anchor >= 0 {
-			st := a.userStack(a.frameStack(it.anchor))
-			if i := callsite.InnermostUser(st); i >= 0 {
-				sum.IterationSite = st[i]
-			}
-		}
+		sum.IterationSite = a.loopFrame(it)
 	}
 	nAllocs := 0
 	for _, n := range d.allocs {
@@ -799,8 +806,22 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	if d.reused > 0 {
 		warns = append(warns, fmt.Sprintf("device %d: %s at addresses already live (frees missing from the trace)", d.dev, count(d.reused, "allocation", "allocations")))
 	}
-	if st.total > 0 && st.noStack*2 > st.total {
-		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, st.noStack, st.total))
+	// Blocks older than the trace have no stack because recording had not
+	// started (their own warning says so): asking for stacks="python" does
+	// not name them. Among the trace's allocations, no stack beside others
+	// that have one means stacks were recorded and these were made on a
+	// thread with no Python frame (autograd runs backward on its own
+	// threads): only stacks="all" shows their C++ frames.
+	noStack, total := st.noStackInTrace, st.totalInTrace
+	if d.entries == 0 {
+		noStack, total = st.noStack, st.total
+	}
+	switch {
+	case total == 0 || noStack*2 <= total:
+	case d.entries > 0 && noStack < total:
+		warns = append(warns, fmt.Sprintf("device %d: %d of the %d live allocations made during the trace have no stack while the others have one: they were made on a thread with no Python frame (autograd's engine runs backward on its own threads); record with torch.cuda.memory._record_memory_history(stacks=\"all\") to see their C++ frames", d.dev, noStack, total))
+	default:
+		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
 	}
 	return sites, warns
 }
@@ -928,6 +949,9 @@ type siteStats struct {
 	notInTrace, notActive int
 	notInTraceBytes       int64
 	noStack, total        int
+	// noStackInTrace and totalInTrace count the same among the
+	// allocations the trace made (not the blocks older than it).
+	noStackInTrace, totalInTrace int
 }
 
 // groupKey returns the site key of a stack id, cached in groupOf.
@@ -1033,13 +1057,73 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		if len(g.stack) == 0 {
 			st.noStack += len(g.allocs)
 		}
+		for _, k := range g.allocs {
+			if k.inTrace {
+				st.totalInTrace++
+				if len(g.stack) == 0 {
+					st.noStackInTrace++
+				}
+			}
+		}
 		nallocs := 0
 		for _, id := range g.ids {
 			nallocs += in.allocs[id]
 		}
-		sites = append(sites, a.classify(&in, g, nallocs)...)
+		t := in.iter.tailOf(g.allocs)
+		if t == nil {
+			sites = append(sites, a.classify(&in, g, nallocs)...)
+			continue
+		}
+		// Made after the last iteration began, in the loop that ran
+		// then: judged across that loop's passes.
+		tin := in
+		tin.iter = t
+		loop := a.tailFrame(in.iter)
+		for _, s := range a.classify(&tin, g, nallocs) {
+			if s.Growth != nil {
+				s.Growth.Loop, s.Growth.LoopAfter = loop, in.iter.seen
+			}
+			sites = append(sites, s)
+		}
 	}
 	return sites, st
+}
+
+// loopFrame is the frame of the program's own code that marks the
+// iterations it (its innermost user frame), zero when none does.
+func (a *LeakAnalyzer) loopFrame(it *iterations) callsite.Frame {
+	if it == nil || it.anchor < 0 {
+		return callsite.Frame{}
+	}
+	st := a.userStack(a.frameStack(it.anchor))
+	if i := callsite.InnermostUser(st); i >= 0 {
+		return st[i]
+	}
+	return callsite.Frame{}
+}
+
+// tailFrame names the loop that ran after it's iterations (it.tail): the
+// innermost frame of the program's own code on its marker's stack that is
+// not on the stack marking it's iterations (both loops may call one helper,
+// such as the function that makes a batch: the line that calls it tells
+// them apart).
+func (a *LeakAnalyzer) tailFrame(it *iterations) callsite.Frame {
+	t := it.tail
+	if t == nil || t.anchor < 0 {
+		return callsite.Frame{}
+	}
+	main := map[callsite.Frame]bool{}
+	if it.anchor >= 0 {
+		for _, f := range a.userStack(a.frameStack(it.anchor)) {
+			main[f] = true
+		}
+	}
+	for _, f := range a.userStack(a.frameStack(t.anchor)) {
+		if !main[f] && !callsite.IsLibrary(f) && !a.opt.Filter.Hidden(f) {
+			return f
+		}
+	}
+	return a.loopFrame(t)
 }
 
 func containsID(ids []int32, id int32) bool {
@@ -1071,6 +1155,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	it := in.iter
 	var whole []int64
 	var tr trend
+	var stepGrew int64
 	if it.usable() {
 		whole = it.curve(in.keysOf(g.ids))
 		tr = verdict(whole)
@@ -1078,6 +1163,15 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		// a buffer replaced by a bigger one each step (torch.cat onto a
 		// history) keeps one block.
 		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
+		// Fewer blocks than MinKept grow only by replacement; when the rest
+		// of each step grew as much, the step itself grew (a batch or a
+		// sequence made longer each step): its input, not a leak.
+		if tr.grows && len(inT) < a.opt.MinKept {
+			if o := it.othersGrowth(in.d, in.keysOf(g.ids)); o >= tr.to-tr.from {
+				tr.grows = false
+				stepGrew = o
+			}
+		}
 	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
@@ -1092,6 +1186,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		}
 		if kind == callsite.Retained {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
+			s.Growth.StepGrowth = stepGrew
 		}
 		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
 		return []Site{*s.done()}
