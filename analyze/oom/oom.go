@@ -1015,27 +1015,34 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it: the cap did not refuse it", size(r.AllowedBytes), size(r.ReservedBytes), size(seg)))
 		}
 	}
-	if r.backend == "XPU" {
-		r.xpuWords()
-	}
+	r.backendTerms()
 }
 
-// xpuReplacer words CUDA's terms as an Intel GPU's (Level Zero's).
-var xpuReplacer = strings.NewReplacer("cudaMalloc", "the Level Zero allocation", "CUDA context", "Level Zero context",
-	"a MIG slice or ", "", "nvidia-smi", "xpu-smi", "CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
-	"torch.cuda.set_per_process_memory_fraction", "torch.xpu.set_per_process_memory_fraction",
-	"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+)", "PYTORCH_XPU_ALLOC_CONF (expandable segments where the release has them)")
+// backendWords words CUDA's terms as the message's backend's: ROCm's
+// (HIP) and Intel's (XPU, Level Zero). The figures and the reasoning are
+// the caching allocator's, the same on all three.
+var backendWords = map[string]*strings.Replacer{
+	"HIP": strings.NewReplacer("cudaMalloc", "hipMalloc", "CUDA context", "HIP context", "a MIG slice or ", "",
+		"nvidia-smi", "rocm-smi", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "A CUDA call", "A HIP call"),
+	"XPU": strings.NewReplacer("cudaMalloc", "the Level Zero allocation", "CUDA context", "Level Zero context",
+		"a MIG slice or ", "", "nvidia-smi", "xpu-smi", "CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+		"torch.cuda.set_per_process_memory_fraction", "torch.xpu.set_per_process_memory_fraction",
+		"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+)", "PYTORCH_XPU_ALLOC_CONF (expandable segments where the release has them)"),
+}
 
-// xpuWords rewrites the causes and notes of an XPU message in its own
-// terms: the figures and reasoning are the caching allocator's, the same
-// on both.
-func (r *Report) xpuWords() {
+// backendTerms rewrites the causes and notes in the terms of the
+// message's backend (see backendWords).
+func (r *Report) backendTerms() {
+	w := backendWords[r.backend]
+	if w == nil {
+		return
+	}
 	for i := range r.Causes {
-		r.Causes[i].Evidence = xpuReplacer.Replace(r.Causes[i].Evidence)
-		r.Causes[i].Advice = xpuReplacer.Replace(r.Causes[i].Advice)
+		r.Causes[i].Evidence = w.Replace(r.Causes[i].Evidence)
+		r.Causes[i].Advice = w.Replace(r.Causes[i].Advice)
 	}
 	for i := range r.Notes {
-		r.Notes[i] = xpuReplacer.Replace(r.Notes[i])
+		r.Notes[i] = w.Replace(r.Notes[i])
 	}
 }
 

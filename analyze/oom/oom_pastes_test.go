@@ -515,6 +515,17 @@ func TestOtherBackendPastes(t *testing.T) {
 			t.Errorf("%s: CUDA's words: %s", f, text)
 		}
 	}
+	// ROCm's in its own: hipMalloc, rocm-smi, HIP_VISIBLE_DEVICES.
+	for _, f := range []string{"hip_apu_strixhalo3.txt", "hip_therock1054.txt", "hip_comfyui9529.txt"} {
+		r := first(f)
+		text := notes(r)
+		for _, c := range r.Causes {
+			text += c.Evidence + c.Advice
+		}
+		if strings.Contains(text, "CUDA context") || strings.Contains(text, "cudaMalloc") || strings.Contains(text, "nvidia-smi") || strings.Contains(text, "MIG") {
+			t.Errorf("%s: CUDA's words: %s", f, text)
+		}
+	}
 	if r := first("xpu_2x_room_xpuops3011.txt"); !strings.Contains(notes(r), "the estimate PyTorch prints") {
 		t.Errorf("3011: %q", r.Notes)
 	}
