@@ -1054,16 +1054,32 @@ func (r *Report) backendTerms() {
 // message gives neither the device's memory nor what other processes use
 // (unified memory), so nothing is said of them.
 func (r *Report) mpsCauses() {
-	r.Notes = append(r.Notes, "Apple MPS (unified memory): \"MPS allocated\" is PyTorch's MPS heaps (allocated and cached memory together: the message does not split them, so fragmentation cannot be told), \"other allocations\" the rest of this process's Metal memory, \"max allowed\" the high watermark limit; the message gives neither the memory of the machine nor what other processes use")
+	// What the figures are comes after what they say.
+	defer func() {
+		r.Notes = append(r.Notes, "Apple MPS (unified memory): \"MPS allocated\" is PyTorch's MPS heaps (allocated and cached memory together: the message does not split them, so fragmentation cannot be told), \"other allocations\" the rest of this process's Metal memory, \"max allowed\" the high watermark limit; the message gives neither the memory of the machine nor what other processes use")
+	}()
 	req, inUse := r.RequestedBytes, r.ProcessInUseBytes
 	if !r.known(r.AllowedBytes) {
 		r.Notes = append(r.Notes, "no high watermark limit was set (PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0): Metal itself could not allocate, the machine's unified memory was exhausted; the message does not say by what")
 		return
 	}
-	if !r.known(inUse) || !r.known(req) {
+	if !r.known(inUse) {
 		return
 	}
 	other := inUse - r.ReservedBytes
+	if !r.known(req) {
+		// Cut before its request: only a process already over the limit
+		// tells.
+		if inUse > r.AllowedBytes+pytorchtext.SizeTolerance(r.ReservedBytes)+pytorchtext.SizeTolerance(other)+pytorchtext.SizeTolerance(r.AllowedBytes) {
+			r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
+				Evidence: fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, was over the %s max allowed (the high watermark limit) before the request, whatever its size", size(r.ReservedBytes), size(other), size(r.AllowedBytes)),
+				Numbers:  map[string]int64{"allowed_bytes": r.AllowedBytes, "reserved_bytes": r.ReservedBytes, "other_allocations_bytes": other, "shortfall_bytes": inUse - r.AllowedBytes},
+				Advice:   mpsAdvice(r.ReservedBytes, other)})
+			return
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s) before its request: this process's %s of Metal memory (%s of it outside PyTorch's MPS heaps) against %s max allowed, but whether the request passed the limit cannot be told", r.Reason, size(inUse), size(other), size(r.AllowedBytes)))
+		return
+	}
 	tol := pytorchtext.SizeTolerance(r.ReservedBytes) + pytorchtext.SizeTolerance(other) + pytorchtext.SizeTolerance(req) + pytorchtext.SizeTolerance(r.AllowedBytes)
 	need := inUse + req
 	if need+tol < r.AllowedBytes {
@@ -1080,15 +1096,24 @@ func (r *Report) mpsCauses() {
 	default:
 		ev += fmt.Sprintf(", the %s max allowed (the high watermark limit) within the rounding of the printed sizes", size(r.AllowedBytes))
 	}
-	advice := "need less at the peak (a smaller batch or image size, fewer models loaded at once, float16); the limit is PYTORCH_MPS_HIGH_WATERMARK_RATIO (or torch.mps.set_per_process_memory_fraction) times the device's recommended working set: raising it, or 0.0 for none, lets macOS swap and may stall the system"
 	if other > r.ReservedBytes {
 		ev += fmt.Sprintf("; most of it (%s) is outside PyTorch's MPS heaps", size(other))
-		advice += fmt.Sprintf("; %s of this process's Metal memory is outside PyTorch's MPS heaps, which torch.mps.empty_cache() does not release: look for what else in the process holds Metal memory (another framework, models kept from earlier steps)", size(other))
 	}
+	advice := mpsAdvice(r.ReservedBytes, other)
 	r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
 		Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "reserved_bytes": r.ReservedBytes, "other_allocations_bytes": other,
 			"segment_bytes": req, "shortfall_bytes": max(need-r.AllowedBytes, 0)},
 		Advice: advice})
+}
+
+// mpsAdvice is what to change for an MPS message at its limit, given the
+// bytes in PyTorch's MPS heaps and in the process's other Metal memory.
+func mpsAdvice(heaps, other int64) string {
+	advice := "need less at the peak (a smaller batch or image size, fewer models loaded at once, float16); the limit is PYTORCH_MPS_HIGH_WATERMARK_RATIO (or torch.mps.set_per_process_memory_fraction) times the device's recommended working set: raising it, or 0.0 for none, lets macOS swap and may stall the system"
+	if other > heaps {
+		advice += fmt.Sprintf("; %s of this process's Metal memory is outside PyTorch's MPS heaps, which torch.mps.empty_cache() does not release: look for what else in the process holds Metal memory (another framework, models kept from earlier steps)", size(other))
+	}
+	return advice
 }
 
 // checkImpossible notes figures that cannot all hold on one GPU: this

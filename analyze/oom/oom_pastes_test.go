@@ -193,8 +193,10 @@ func TestRealPastes(t *testing.T) {
 		{"mps_other_allocations_pytorch105839.txt", "mps", mib(56362), -1, -1, -1, gib(145), gib(145) + gib(742), CauseMemoryLimit},
 		// In backticks: 2.44 + 4.34 GiB + 10.58 MiB = 6.79 GiB > 6.77 GiB.
 		{"mps_backtick_llamaindex8743.txt", "mps", mib(1058), -1, -1, -1, gib(244), gib(244) + gib(434), CauseMemoryLimit},
-		// An issue title that stops before "Tried to allocate": no cause.
-		{"mps_title_no_request_comfyui11584.txt", "unparsed", -1, -1, -1, -1, -1, -1, ""},
+		// An issue title that stops before "Tried to allocate": its
+		// figures are read (39.50 + 141.24 = 180.74 GiB, under the 182.78
+		// GiB limit), but without the request no cause, a note says why.
+		{"mps_title_no_request_comfyui11584.txt", "mps", -1, -1, -1, -1, gib(3950), gib(3950) + gib(14124), ""},
 
 		// Intel XPU, 2.7+ form: 32 GiB asked of an 11.59 GiB GPU.
 		{"xpu_2x_capacity_xpuops3157.txt", "2.x", 32 * GiB, gib(901), gib(1159), 0, 0, -1, CauseCapacity},
@@ -545,6 +547,15 @@ func TestOtherBackendPastes(t *testing.T) {
 	}
 	if r := first("mps_shared_over_limit_pinokio941.txt"); !strings.Contains(r.Causes[0].Evidence, "over the 18.13 GiB max allowed (the high watermark limit) before the request") {
 		t.Errorf("pinokio941: %+v", r.Causes)
+	}
+	if r := first("mps_title_no_request_comfyui11584.txt"); !strings.Contains(r.Notes[0], "whether the request passed the limit cannot be told") {
+		t.Errorf("comfyui11584: %q", r.Notes)
+	}
+	// Cut before the request, yet already over the limit: the cause holds
+	// whatever the request (pinokio941's figures, cut).
+	cut := "RuntimeError: MPS backend out of memory (MPS allocated: 16.00 GB, other allocations: 3.31 GB, max allowed: 18.13 GB). Tried to allo\n"
+	if r := NewPostmortem([]Input{textInput(t, "cut.log", cut)}, PostmortemOptions{}).OOMs[0]; r.Generation != "mps" || len(r.Causes) != 1 || r.Causes[0].Name != CauseMemoryLimit || r.RequestedBytes != -1 {
+		t.Errorf("cut over the limit: %v %q", causeNames(r), r.Notes)
 	}
 	// Without a limit (ratio 0.0, the form of MPSAllocator.mm's second
 	// branch) or under it, the limit is not the cause.

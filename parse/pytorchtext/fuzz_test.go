@@ -122,8 +122,9 @@ func FuzzParseMessage(f *testing.F) {
 			}
 		case GenMPS:
 			// No device, total or free memory; this process's Metal
-			// memory is PyTorch's heaps and more.
-			if m.Device != -1 || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Requested < 0 && len(m.Warnings) == 0 ||
+			// memory is PyTorch's heaps and more; no request only when cut
+			// before it.
+			if m.Device != -1 || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Requested < 0 && len(m.Warnings) == 0 && m.Reason == "" ||
 				m.ProcessInUse >= 0 && m.ProcessInUse < m.Reserved {
 				t.Fatalf("mps: %+v", m)
 			}

@@ -52,7 +52,8 @@ const (
 	// GenMPS: PyTorch's Apple Metal (MPS) allocator,
 	// aten/src/ATen/mps/MPSAllocator.mm: "MPS backend out of memory (MPS
 	// allocated: R, other allocations: O[, max allowed: L]). Tried to
-	// allocate A on private|shared pool." R is the size of PyTorch's MPS
+	// allocate A on private|shared pool." A text cut after O or L (an issue
+	// title) keeps them, with Requested -1 and a Reason. R is the size of PyTorch's MPS
 	// heaps (Reserved: allocated and cached alike, the message does not
 	// split them); O is the rest of this process's Metal memory
 	// (MTLDevice.currentAllocatedSize - R), so ProcessInUse is R + O; L is
@@ -318,6 +319,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		s.mps = true
 		if err := parseMPS(s, &m); err != nil {
 			m.Reason = err.Error()
+			if strings.HasPrefix(m.Reason, "the message ends at column") && m.ProcessInUse >= 0 {
+				// Cut after its figures (an issue title): keep them.
+				m.Requested = -1
+				m.Warnings = s.huge
+				return m, len(strings.TrimRight(line, " \r\n"))
+			}
 			m.Generation = GenUnparsed
 			m.Device, m.Requested, m.Allowed, m.Reserved, m.ProcessInUse = -1, -1, -1, -1, -1
 			return m, len(strings.TrimRight(line, " \r\n"))
@@ -462,14 +469,14 @@ func parseMPS(s *scanner, m *Message) error {
 			return err
 		}
 	}
+	if m.Reserved >= 0 && other >= 0 {
+		m.ProcessInUse = m.Reserved + other
+	}
 	if err := s.want("). Tried to allocate "); err != nil {
 		return err
 	}
 	if m.Requested, err = s.size(); err != nil {
 		return err
-	}
-	if m.Reserved >= 0 && other >= 0 {
-		m.ProcessInUse = m.Reserved + other
 	}
 	if s.i >= s.end() {
 		return nil

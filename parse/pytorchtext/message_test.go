@@ -298,6 +298,11 @@ func TestMessageOtherBackends(t *testing.T) {
 			with(func(m *Message) {
 				m.Generation, m.Backend, m.Exception, m.Requested, m.Reserved, m.Allowed, m.ProcessInUse = GenMPS, "MPS", "RuntimeError", 768*MiB, gib(556), gib(680), gib(556)+gib(110)
 			})},
+		{"MPS cut before the request (an issue title)", "MPS backend out of memory (MPS allocated: 39.50 GiB, other allocations: 141.24 GiB, max allowed: 182.78 GiB).",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Reserved, m.Allowed, m.ProcessInUse = GenMPS, "MPS", gib(3950), gib(18278), gib(3950)+gib(14124)
+				m.Reason = `the message ends at column 110, where " Tried to allocate " should follow`
+			})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			at := findOOM(c.line, 0)
