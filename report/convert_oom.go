@@ -247,7 +247,16 @@ func splitBlocks(s snapshot.PoolState) string {
 // oomMessage is the one line of an OOM finding.
 func oomMessage(r oom.Report) string {
 	if r.Generation == pytorchtext.GenUnparsed && !hasSnapshot(r) {
-		return "oom: a CUDA out-of-memory message that does not parse (" + r.Reason + "); nothing was read from it"
+		backend := "a CUDA"
+		switch {
+		case strings.HasPrefix(r.Text, "HIP"):
+			backend = "a HIP"
+		case strings.HasPrefix(r.Text, "XPU"):
+			backend = "an XPU"
+		case strings.HasPrefix(r.Text, "MPS"):
+			backend = "an MPS"
+		}
+		return "oom: " + backend + " out-of-memory message that does not parse (" + r.Reason + "); nothing was read from it"
 	}
 	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"

@@ -143,6 +143,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
 			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", szp(m.AllocatedBytes))
 		}
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenMPS) {
+			line = fmt.Sprintf("%s in MPS heaps (allocated and cached: the message does not split them)", szp(m.ReservedBytes))
+		}
 		if d.PrivatePoolBytes != nil {
 			line += fmt.Sprintf(" (%s in private pools)", sz(*d.PrivatePoolBytes))
 		}

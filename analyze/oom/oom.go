@@ -216,6 +216,7 @@ type Report struct {
 
 	accumulated int64                // bytes in growing sites
 	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
+	backend     string               // the message's ("CUDA", "HIP", "XPU", "MPS"); "" without one
 	msg         *pytorchtext.Message // the first message folded in
 	expandable  bool
 	snapshot    bool
@@ -457,7 +458,7 @@ func near(printed, v int64) bool {
 
 // parsed reports whether a message of generation g carries figures.
 func parsed(g pytorchtext.Generation) bool {
-	return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 || g == pytorchtext.GenAsync
+	return g == pytorchtext.Gen1 || g == pytorchtext.Gen2 || g == pytorchtext.GenAsync || g == pytorchtext.GenMPS
 }
 
 // sameNumbers reports whether two parsed messages say the same.
@@ -483,6 +484,16 @@ func matchMessage(reports []*Report, m Message) *Report {
 		for _, r := range reports {
 			if r.msg != nil && r.msg.Generation == m.Generation && r.msg.Text == m.Text {
 				return r
+			}
+		}
+		// A message cut short that repeats the start of one already read
+		// is that one printed again, truncated (pytest's short test
+		// summary, a logger's line limit).
+		if strings.HasPrefix(m.Reason, "the message ends at column") && strings.Contains(m.Text, "Tried to allocate ") {
+			for _, r := range reports {
+				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(m.Text) && strings.HasPrefix(r.msg.Text, m.Text) {
+					return r
+				}
 			}
 		}
 		return nil
@@ -545,6 +556,16 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if r.Device < 0 {
 		r.Device = m.Device
 	}
+	r.backend = m.Backend
+	if m.Generation == pytorchtext.GenMPS {
+		// PyTorch's MPS heaps, this process's Metal memory and the high
+		// watermark limit; nothing of the device (see GenMPS).
+		r.ProcessInUseBytes, r.AllowedBytes = m.ProcessInUse, m.Allowed
+		if !r.snapshot {
+			r.RequestedBytes, r.SegmentBytes, r.ReservedBytes = m.Requested, m.Requested, m.Reserved
+		}
+		return
+	}
 	r.DeviceTotalBytes = m.Total
 	r.ProcessInUseBytes = m.ProcessInUse
 	r.OtherProcesses = m.Processes
@@ -557,6 +578,13 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if !r.snapshot {
 		r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested
 		r.DeviceFreeBytes = m.Free
+		if m.Backend == "XPU" && m.Free >= 0 && m.Total >= 0 && msgReserved >= 0 && near(m.Free, m.Total-msgReserved) {
+			// XPUCachingAllocator prints total - reserved as the free
+			// memory of a device without the ext_intel_free_memory
+			// aspect: no measurement.
+			r.DeviceFreeBytes = -1
+			r.Notes = append(r.Notes, fmt.Sprintf("the %s free printed is the GPU's total less PyTorch's reserved memory, the estimate PyTorch prints on an XPU device that cannot report its free memory: what the GPU really had free, and what else held it, is unknown", size(m.Free)))
+		}
 		r.AllocatedBytes = m.Allocated
 		r.ReservedBytes = msgReserved
 		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
@@ -616,6 +644,10 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
+		return
+	}
+	if r.Generation == pytorchtext.GenMPS && r.msg != nil {
+		r.mpsCauses()
 		return
 	}
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
@@ -974,6 +1006,114 @@ func (r *Report) findCauses() {
 		return order[full[i].Name] < order[full[j].Name]
 	})
 	r.Causes = append(causes, full...)
+	if len(r.Causes) == 0 && fromMessage && !r.snapshot && !r.known(r.DeviceFreeBytes) {
+		if r.msg.Free < 0 {
+			r.Notes = append(r.Notes, "the message gives no free memory (Intel's XPU messages before PyTorch 2.7, and its extension's, do not print it): whether the GPU was full, and what else held it, cannot be told")
+		}
+		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
+		if r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it: the cap did not refuse it", size(r.AllowedBytes), size(r.ReservedBytes), size(seg)))
+		}
+	}
+	r.backendTerms()
+}
+
+// backendWords words CUDA's terms as the message's backend's: ROCm's
+// (HIP) and Intel's (XPU, Level Zero). The figures and the reasoning are
+// the caching allocator's, the same on all three.
+var backendWords = map[string]*strings.Replacer{
+	"HIP": strings.NewReplacer("cudaMalloc", "hipMalloc", "CUDA context", "HIP context", "a MIG slice or ", "",
+		"nvidia-smi", "rocm-smi", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "A CUDA call", "A HIP call"),
+	"XPU": strings.NewReplacer("cudaMalloc", "the Level Zero allocation", "CUDA context", "Level Zero context",
+		"a MIG slice or ", "", "nvidia-smi", "xpu-smi", "CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+		"torch.cuda.set_per_process_memory_fraction", "torch.xpu.set_per_process_memory_fraction",
+		"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+)", "PYTORCH_XPU_ALLOC_CONF (expandable segments where the release has them)"),
+}
+
+// backendTerms rewrites the causes and notes in the terms of the
+// message's backend (see backendWords).
+func (r *Report) backendTerms() {
+	w := backendWords[r.backend]
+	if w == nil {
+		return
+	}
+	for i := range r.Causes {
+		r.Causes[i].Evidence = w.Replace(r.Causes[i].Evidence)
+		r.Causes[i].Advice = w.Replace(r.Causes[i].Advice)
+	}
+	for i := range r.Notes {
+		r.Notes[i] = w.Replace(r.Notes[i])
+	}
+}
+
+// mpsCauses explains an MPS message (pytorchtext.GenMPS). MPSAllocator.mm
+// refuses an allocation when this process's Metal memory
+// (currentAllocatedSize: PyTorch's MPS heaps and its other allocations)
+// plus the request would pass the high watermark limit ("max allowed");
+// without a limit, or under it, Metal itself could not allocate. The
+// message gives neither the device's memory nor what other processes use
+// (unified memory), so nothing is said of them.
+func (r *Report) mpsCauses() {
+	// What the figures are comes after what they say.
+	defer func() {
+		r.Notes = append(r.Notes, "Apple MPS (unified memory): \"MPS allocated\" is PyTorch's MPS heaps (allocated and cached memory together: the message does not split them, so fragmentation cannot be told), \"other allocations\" the rest of this process's Metal memory, \"max allowed\" the high watermark limit; the message gives neither the memory of the machine nor what other processes use")
+	}()
+	req, inUse := r.RequestedBytes, r.ProcessInUseBytes
+	if !r.known(r.AllowedBytes) {
+		r.Notes = append(r.Notes, "no high watermark limit was set (PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0): Metal itself could not allocate, the machine's unified memory was exhausted; the message does not say by what")
+		return
+	}
+	if !r.known(inUse) {
+		return
+	}
+	other := inUse - r.ReservedBytes
+	if !r.known(req) {
+		// Cut before its request: only a process already over the limit
+		// tells.
+		if inUse > r.AllowedBytes+pytorchtext.SizeTolerance(r.ReservedBytes)+pytorchtext.SizeTolerance(other)+pytorchtext.SizeTolerance(r.AllowedBytes) {
+			r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
+				Evidence: fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, was over the %s max allowed (the high watermark limit) before the request, whatever its size", size(r.ReservedBytes), size(other), size(r.AllowedBytes)),
+				Numbers:  map[string]int64{"allowed_bytes": r.AllowedBytes, "reserved_bytes": r.ReservedBytes, "other_allocations_bytes": other, "shortfall_bytes": inUse - r.AllowedBytes},
+				Advice:   mpsAdvice(r.ReservedBytes, other)})
+			return
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s) before its request: this process's %s of Metal memory (%s of it outside PyTorch's MPS heaps) against %s max allowed, but whether the request passed the limit cannot be told", r.Reason, size(inUse), size(other), size(r.AllowedBytes)))
+		return
+	}
+	tol := pytorchtext.SizeTolerance(r.ReservedBytes) + pytorchtext.SizeTolerance(other) + pytorchtext.SizeTolerance(req) + pytorchtext.SizeTolerance(r.AllowedBytes)
+	need := inUse + req
+	if need+tol < r.AllowedBytes {
+		r.Notes = append(r.Notes, fmt.Sprintf("this process's %s of Metal memory and the %s request (%s) stay under the %s max allowed: the limit did not refuse it, Metal itself could not allocate (the machine's unified memory exhausted, or a buffer larger than Metal allows); the message does not say which",
+			size(inUse), size(req), size(need), size(r.AllowedBytes)))
+		return
+	}
+	ev := fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, and the %s request come to %s", size(r.ReservedBytes), size(other), size(req), size(need))
+	switch {
+	case inUse > r.AllowedBytes+tol:
+		ev += fmt.Sprintf(": this process was over the %s max allowed (the high watermark limit) before the request", size(r.AllowedBytes))
+	case need > r.AllowedBytes+tol:
+		ev += fmt.Sprintf(", over the %s max allowed (the high watermark limit)", size(r.AllowedBytes))
+	default:
+		ev += fmt.Sprintf(", the %s max allowed (the high watermark limit) within the rounding of the printed sizes", size(r.AllowedBytes))
+	}
+	if other > r.ReservedBytes {
+		ev += fmt.Sprintf("; most of it (%s) is outside PyTorch's MPS heaps", size(other))
+	}
+	advice := mpsAdvice(r.ReservedBytes, other)
+	r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
+		Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "reserved_bytes": r.ReservedBytes, "other_allocations_bytes": other,
+			"segment_bytes": req, "shortfall_bytes": max(need-r.AllowedBytes, 0)},
+		Advice: advice})
+}
+
+// mpsAdvice is what to change for an MPS message at its limit, given the
+// bytes in PyTorch's MPS heaps and in the process's other Metal memory.
+func mpsAdvice(heaps, other int64) string {
+	advice := "need less at the peak (a smaller batch or image size, fewer models loaded at once, float16); the limit is PYTORCH_MPS_HIGH_WATERMARK_RATIO (or torch.mps.set_per_process_memory_fraction) times the device's recommended working set: raising it, or 0.0 for none, lets macOS swap and may stall the system"
+	if other > heaps {
+		advice += fmt.Sprintf("; %s of this process's Metal memory is outside PyTorch's MPS heaps, which torch.mps.empty_cache() does not release: look for what else in the process holds Metal memory (another framework, models kept from earlier steps)", size(other))
+	}
+	return advice
 }
 
 // checkImpossible notes figures that cannot all hold on one GPU: this

@@ -85,6 +85,9 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 1; 7.93 GiB total capacity; 6.84 GiB already allocated; 15.69 MiB free; 6.89 GiB reserved in total by PyTorch)")
 	f.Add("Allocation on device 0 would exceed allowed memory. (out of memory) Currently allocated : 12.20 GiB Requested : 1.88 GiB Device limit : 16.00 GiB Free (according to CUDA): 0 bytes PyTorch limit (set by user-supplied memory fraction) : 17179869184.00 GiB")
 	f.Add("THCudaCheck FAIL file=/pytorch/torch/lib/THC/generic/THCStorage.cu line=58 error=2 : out of memory")
+	f.Add("MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: 172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0")
+	f.Add("XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 15.11 GiB. Of the allocated memory 8.32 GiB is allocated by PyTorch, and 4.87 GiB is reserved by PyTorch but unallocated.")
+	f.Add("XPU out of memory. Tried to allocate 1.71 GiB (GPU 0; 15.56 GiB total capacity; 176.00 MiB already allocated; 176.00 MiB reserved in total by PyTorch)")
 	f.Fuzz(func(t *testing.T, line string) {
 		at := findOOM(line, 0)
 		if at < 0 {
@@ -101,7 +104,8 @@ func FuzzParseMessage(f *testing.F) {
 			}
 		case Gen1, Gen2:
 			// A figure of 1 PiB or more is unknown, with a warning.
-			if (m.Requested < 0 || m.Total < 0 || m.Free < 0 || m.Allocated < 0) && len(m.Warnings) == 0 || m.Device < 0 {
+			// Intel's XPU forms before 2.7 print no free memory.
+			if (m.Requested < 0 || m.Total < 0 || m.Free < 0 && m.Backend != "XPU" || m.Allocated < 0) && len(m.Warnings) == 0 || m.Device < 0 {
 				t.Fatalf("parsed without a field: %+v", m)
 			}
 			// FormatSize and the size grammar agree: a size printed
@@ -115,6 +119,14 @@ func FuzzParseMessage(f *testing.F) {
 				if d := back - v; err != nil || d > SizeTolerance(v)+1 || -d > SizeTolerance(v)+1 {
 					t.Fatalf("%d prints as %q, read back as %d (%v)", v, FormatSize(v), back, err)
 				}
+			}
+		case GenMPS:
+			// No device, total or free memory; this process's Metal
+			// memory is PyTorch's heaps and more; no request only when cut
+			// before it.
+			if m.Device != -1 || m.Total != -1 || m.Free != -1 || m.Allocated != -1 || m.Requested < 0 && len(m.Warnings) == 0 && m.Reason == "" ||
+				m.ProcessInUse >= 0 && m.ProcessInUse < m.Reserved {
+				t.Fatalf("mps: %+v", m)
 			}
 		}
 	})

@@ -49,6 +49,21 @@ const (
 	// at FILE:LINE" and "THCudaCheck FAIL file=F line=L error=2 : out of
 	// memory"; the message has no sizes.
 	GenTHC Generation = "0.x"
+	// GenMPS: PyTorch's Apple Metal (MPS) allocator,
+	// aten/src/ATen/mps/MPSAllocator.mm: "MPS backend out of memory (MPS
+	// allocated: R, other allocations: O[, max allowed: L]). Tried to
+	// allocate A on private|shared pool." A text cut after O or L (an issue
+	// title) keeps them, with Requested -1 and a Reason. R is the size of PyTorch's MPS
+	// heaps (Reserved: allocated and cached alike, the message does not
+	// split them); O is the rest of this process's Metal memory
+	// (MTLDevice.currentAllocatedSize - R), so ProcessInUse is R + O; L is
+	// the high watermark limit (Allowed; PYTORCH_MPS_HIGH_WATERMARK_RATIO
+	// or torch.mps.set_per_process_memory_fraction times the device's
+	// recommended working set), absent when the ratio is 0. Releases up to
+	// 2.3 print sizes in "KB", "MB", "GB", powers of 1024 like the later
+	// "KiB", "MiB", "GiB". The message has no device index, no total and
+	// no free memory (unified memory): Device, Total and Free are -1.
+	GenMPS Generation = "mps"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -60,7 +75,8 @@ type Message struct {
 	Generation Generation
 	// Typo is true for PyTorch 2.1's "total capacty".
 	Typo bool
-	// Backend is "CUDA" or "HIP" (ROCm builds).
+	// Backend is "CUDA", "HIP" (ROCm builds), "XPU" (Intel GPUs) or "MPS"
+	// (Apple Metal).
 	Backend string
 	// Exception is the exception type written before the message
 	// ("torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError",
@@ -153,7 +169,7 @@ func FormatSize(size int64) string {
 
 // oomPhrases are what a line must contain to hold an out-of-memory
 // message; classify then tells a message from prose that names the error.
-var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate "}
 
@@ -194,7 +210,8 @@ const (
 func classify(line string, at int) int {
 	rest := line[at:]
 	kind := message
-	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory")
+	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory") ||
+		strings.HasPrefix(rest, "XPU out of memory") || strings.HasPrefix(rest, "MPS backend out of memory")
 	if at > 0 && (line[at-1] == '`' || allocator && (line[at-1] == '"' || line[at-1] == '\'')) && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
 		// A backtick quotes in markdown; a quoted allocator message
 		// must parse. A sizeless form in quotes is an exception's repr
@@ -217,7 +234,22 @@ func classify(line string, at int) int {
 		}
 	case strings.HasPrefix(rest, "Tried to allocate "):
 		return weakMessage
-	case strings.HasPrefix(rest, "CUDA out of memory"), strings.HasPrefix(rest, "HIP out of memory"):
+	case strings.HasPrefix(rest, "MPS backend out of memory"):
+		// Its figures follow in parentheses; anything else after the
+		// phrase is a title or a sentence ("... out of memory OSX", "...
+		// out of memory, but works if ..."), unless the phrase ends the
+		// line after an exception type.
+		after := rest[len("MPS backend out of memory"):]
+		switch {
+		case strings.HasPrefix(after, " (MPS allocated: "):
+		case strings.TrimRight(after, " .\r\n\"'`") == "":
+			if prefix, exc := splitPrefix(line[:at]); exc == "" || proseWord(prefix) {
+				return weakMessage
+			}
+		default:
+			return notMessage
+		}
+	case strings.HasPrefix(rest, "CUDA out of memory"), strings.HasPrefix(rest, "HIP out of memory"), strings.HasPrefix(rest, "XPU out of memory"):
 		after := rest[strings.Index(rest, " out of memory")+len(" out of memory"):]
 		closed := strings.TrimLeft(after, ".\"'`)")
 		next := strings.TrimLeft(closed, " \t")
@@ -280,6 +312,25 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		m.Backend = "CUDA"
 	case s.eat("HIP"):
 		m.Backend = "HIP"
+	case s.eat("XPU"):
+		m.Backend = "XPU"
+	case s.eat("MPS backend"):
+		m.Backend, m.Generation = "MPS", GenMPS
+		s.mps = true
+		if err := parseMPS(s, &m); err != nil {
+			m.Reason = err.Error()
+			if strings.HasPrefix(m.Reason, "the message ends at column") && m.ProcessInUse >= 0 {
+				// Cut after its figures (an issue title): keep them.
+				m.Requested = -1
+				m.Warnings = s.huge
+				return m, len(strings.TrimRight(line, " \r\n"))
+			}
+			m.Generation = GenUnparsed
+			m.Device, m.Requested, m.Allowed, m.Reserved, m.ProcessInUse = -1, -1, -1, -1, -1
+			return m, len(strings.TrimRight(line, " \r\n"))
+		}
+		m.Warnings = s.huge
+		return m, s.i
 	case s.eat("Allocation on device "):
 		m.Backend = "CUDA"
 		m.Generation = GenAsync
@@ -395,6 +446,50 @@ func parseAsync(s *scanner, m *Message) error {
 	return nil
 }
 
+// parseMPS reads an MPS message after "MPS backend" (see GenMPS). A text
+// cut after the request (the pool's name lost) is read as whole: the pool
+// plays no part in the figures.
+func parseMPS(s *scanner, m *Message) error {
+	if err := s.want(" out of memory (MPS allocated: "); err != nil {
+		return err
+	}
+	var err error
+	if m.Reserved, err = s.size(); err != nil {
+		return err
+	}
+	if err := s.want(", other allocations: "); err != nil {
+		return err
+	}
+	other, err := s.size()
+	if err != nil {
+		return err
+	}
+	if s.eat(", max allowed: ") {
+		if m.Allowed, err = s.size(); err != nil {
+			return err
+		}
+	}
+	if m.Reserved >= 0 && other >= 0 {
+		m.ProcessInUse = m.Reserved + other
+	}
+	if err := s.want("). Tried to allocate "); err != nil {
+		return err
+	}
+	if m.Requested, err = s.size(); err != nil {
+		return err
+	}
+	if s.i >= s.end() {
+		return nil
+	}
+	if err := s.want(" on "); err != nil {
+		return err
+	}
+	if !s.eat("shared pool") {
+		return s.want("private pool")
+	}
+	return nil
+}
+
 // splitPrefix splits the text before a message into a prefix and an
 // exception type: "[rank0]: torch.OutOfMemoryError: " gives "[rank0]:"
 // and "torch.OutOfMemoryError".
@@ -456,14 +551,18 @@ func parseGen2(s *scanner, m *Message) error {
 	if m.Total, err = s.size(); err != nil {
 		return err
 	}
-	if err := s.want(" of which "); err != nil {
-		return err
-	}
-	if m.Free, err = s.size(); err != nil {
-		return err
-	}
-	if err := s.want(" is free. "); err != nil {
-		return err
+	// XPU in PyTorch 2.5 and 2.6 prints no free memory: "... total
+	// capacity of T. Of the allocated memory ...".
+	if m.Backend != "XPU" || !s.eat(". ") {
+		if err := s.want(" of which "); err != nil {
+			return err
+		}
+		if m.Free, err = s.size(); err != nil {
+			return err
+		}
+		if err := s.want(" is free. "); err != nil {
+			return err
+		}
 	}
 	for {
 		switch {
@@ -572,11 +671,20 @@ func parseGen1(s *scanner, m *Message) error {
 	if err := s.want(" already allocated; "); err != nil {
 		return err
 	}
-	if m.Free, err = s.size(); err != nil {
+	// Intel's extension (IPEX) prints no free memory: "XPU out of memory.
+	// Tried to allocate A (GPU d; T total capacity; X already allocated; R
+	// reserved in total by PyTorch)". Its next size is read below.
+	var next int64 = -1
+	v, err := s.size()
+	switch {
+	case err != nil:
 		return err
-	}
-	if err := s.want(" free; "); err != nil {
-		return err
+	case s.eat(" free; "):
+		m.Free = v
+	case m.Backend == "XPU" && v >= 0:
+		next = v
+	default:
+		return s.want(" free; ")
 	}
 	// The parts after "free; " are "size name" pairs separated by "; ":
 	// "N allowed" (1.8+), then "R reserved in total by PyTorch" (1.4+) or
@@ -584,8 +692,10 @@ func parseGen1(s *scanner, m *Message) error {
 	// "W inactive" (free memory in split blocks). Read them in any order.
 	var cached int64 = -1
 	for {
-		v, err := s.size()
-		if err != nil {
+		v := next
+		if next >= 0 {
+			next = -1
+		} else if v, err = s.size(); err != nil {
 			return err
 		}
 		switch {
@@ -633,6 +743,7 @@ type scanner struct {
 	s    string
 	i    int
 	huge []string // sizes read as unknown (see size)
+	mps  bool     // also "KB", "MB", "GB" (MPS messages up to 2.3, powers of 1024)
 }
 
 func (s *scanner) spaces() {
@@ -773,6 +884,12 @@ func (s *scanner) size() (int64, error) {
 	case s.eat(" MiB"):
 		unit = 1 << 20
 	case s.eat(" GiB"):
+		unit = 1 << 30
+	case s.mps && s.eat(" KB"):
+		unit = 1 << 10
+	case s.mps && s.eat(" MB"):
+		unit = 1 << 20
+	case s.mps && s.eat(" GB"):
 		unit = 1 << 30
 	default:
 		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {

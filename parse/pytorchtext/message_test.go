@@ -250,3 +250,81 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// The forms of the other backends' allocators, written from their sources
+// (the numbers are the real pastes' of testdata/pytorch/pastes): Intel
+// XPU (c10/xpu/XPUCachingAllocator.cpp: 2.7+ prints the free memory, 2.5
+// and 2.6 do not; Intel's extension IPEX prints the 1.x form without
+// "free"), and Apple MPS (aten/src/ATen/mps/MPSAllocator.mm: "KB", "MB",
+// "GB" up to 2.3, "KiB", "MiB", "GiB" after; without "max allowed" when
+// PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0).
+func TestMessageOtherBackends(t *testing.T) {
+	none := Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
+	with := func(f func(m *Message)) Message { m := none; f(&m); return m }
+	for _, c := range []struct {
+		name, line string
+		want       Message
+	}{
+		{"XPU 2.7+", "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 8.11 GiB. GPU 0 has a total capacity of 16.54 GiB of which 16.54 GiB is free. 8.27 GiB allowed; Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. Please use `empty_cache` to release all unoccupied cached memory.",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Device, m.Requested, m.Total, m.Free = Gen2, "XPU", "torch.OutOfMemoryError", 0, gib(811), gib(1654), gib(1654)
+				m.Allowed, m.Allocated, m.ReservedUnallocated = gib(827), 0, 0
+			})},
+		{"XPU 2.5-2.6, no free memory", "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 15.11 GiB. Of the allocated memory 8.32 GiB is allocated by PyTorch, and 4.87 GiB is reserved by PyTorch but unallocated. Please use `empty_cache` to release all unoccupied cached memory.",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Device, m.Requested, m.Total = Gen2, "XPU", "torch.OutOfMemoryError", 0, 4*GiB, gib(1511)
+				m.Allocated, m.ReservedUnallocated = gib(832), gib(487)
+			})},
+		{"IPEX, 1.x form without free", "RuntimeError: XPU out of memory. Tried to allocate 1.71 GiB (GPU 0; 15.56 GiB total capacity; 176.00 MiB already allocated; 176.00 MiB reserved in total by PyTorch)",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Device, m.Requested, m.Total = Gen1, "XPU", "RuntimeError", 0, gib(171), gib(1556)
+				m.Allocated, m.Reserved = 176*MiB, 176*MiB
+			})},
+		{"MPS, GB units (up to 2.3)", "RuntimeError: MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: 172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause system failure).",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Requested, m.Reserved, m.Allowed = GenMPS, "MPS", "RuntimeError", 6553600, gib(889), gib(907)
+				m.ProcessInUse = gib(889) + (17298*MiB+50)/100
+			})},
+		{"MPS, GiB units, shared pool, bytes", "MPS backend out of memory (MPS allocated: 16.00 GiB, other allocations: 3.31 GiB, max allowed: 18.13 GiB). Tried to allocate 256 bytes on shared pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause system failure).",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Requested, m.Reserved, m.Allowed, m.ProcessInUse = GenMPS, "MPS", 256, 16*GiB, gib(1813), 16*GiB+gib(331)
+			})},
+		{"MPS without a limit (ratio 0.0)", "RuntimeError: MPS backend out of memory (MPS allocated: 30.10 GiB, other allocations: 1.20 GiB). Tried to allocate 4.00 GiB on private pool.",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Requested, m.Reserved, m.ProcessInUse = GenMPS, "MPS", "RuntimeError", 4*GiB, gib(3010), gib(3010)+gib(120)
+			})},
+		{"MPS cut after the request", "RuntimeError: MPS backend out of memory (MPS allocated: 5.56 GB, other allocations: 1.10 GB, max allowed: 6.80 GB). Tried to allocate 768.00 MB",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Exception, m.Requested, m.Reserved, m.Allowed, m.ProcessInUse = GenMPS, "MPS", "RuntimeError", 768*MiB, gib(556), gib(680), gib(556)+gib(110)
+			})},
+		{"MPS cut before the request (an issue title)", "MPS backend out of memory (MPS allocated: 39.50 GiB, other allocations: 141.24 GiB, max allowed: 182.78 GiB).",
+			with(func(m *Message) {
+				m.Generation, m.Backend, m.Reserved, m.Allowed, m.ProcessInUse = GenMPS, "MPS", gib(3950), gib(18278), gib(3950)+gib(14124)
+				m.Reason = `the message ends at column 110, where " Tried to allocate " should follow`
+			})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			at := findOOM(c.line, 0)
+			if at < 0 || classify(c.line, at) != message {
+				t.Fatalf("not found as a message (at %d)", at)
+			}
+			got, _ := ParseMessage(c.line, at)
+			got.Text = ""
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got  %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+	// "GB" is MPS's unit only: a CUDA message with it departs from the form.
+	if m, _ := ParseMessage("CUDA out of memory. Tried to allocate 6.25 MB (GPU 0; ", 0); m.Generation != GenUnparsed {
+		t.Errorf("CUDA with MB: %+v", m)
+	}
+	// Titles and sentences naming the MPS error are no messages.
+	for _, prose := range []string{"# MPS backend out of memory OSX", "MPS backend out of memory with SD3.5",
+		"MPS memory issue, MPS backend out of memory, but works if I empty the MPS cache", "# Error MPS backend out of memory"} {
+		if at := findOOM(prose, 0); at < 0 || classify(prose, at) != notMessage && classify(prose, at) != weakMessage {
+			t.Errorf("%q: read as a message", prose)
+		}
+	}
+}

@@ -350,7 +350,7 @@ func (r *Reader) addLine(line string) error {
 
 // complete reports whether a message was read whole.
 func complete(m Message) bool {
-	return m.Generation == Gen1 || m.Generation == Gen2 || (m.Generation == GenAsync && m.Reason == "")
+	return m.Generation == Gen1 || m.Generation == Gen2 || (m.Generation == GenMPS || m.Generation == GenAsync) && m.Reason == ""
 }
 
 // weakKept reports whether a weak mention (see classify) is a message
@@ -378,7 +378,7 @@ type pendingMessage struct {
 // endsCut reports whether a message stopped at the end of its text (not
 // at a departure from the form).
 func endsCut(m Message) bool {
-	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync) && strings.HasPrefix(m.Reason, "the message ends at column")
+	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync || m.Generation == GenMPS) && strings.HasPrefix(m.Reason, "the message ends at column")
 }
 
 // continuePending tries line as the continuation of a message that ended
@@ -472,11 +472,21 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
+	backend := "a " + m.Backend
+	switch m.Backend {
+	case "":
+		backend = "a CUDA" // "Tried to allocate" without the words before
+	case "XPU", "MPS":
+		backend = "an " + m.Backend
+	}
 	if m.Generation == GenCut {
-		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message cut short (%s); only the figures before the cut were read", m.Reason)
+		r.meta.Warnings.Linef(int(line), "%s out-of-memory message cut short (%s); only the figures before the cut were read", backend, m.Reason)
 	}
 	if m.Generation == GenUnparsed {
-		r.meta.Warnings.Linef(int(line), "a CUDA out-of-memory message that does not parse (%s); nothing was read from it", m.Reason)
+		r.meta.Warnings.Linef(int(line), "%s out-of-memory message that does not parse (%s); nothing was read from it", backend, m.Reason)
+	}
+	if m.Generation == GenMPS && m.Reason != "" {
+		r.meta.Warnings.Linef(int(line), "an MPS out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
 	if m.Generation == GenAsync && m.Reason != "" {
 		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)

@@ -71,9 +71,9 @@
 //	message        int32   index of the message in the input, from 0
 //	line           int64   line of the message
 //	generation     dictionary<int16, utf8>: "2.x", "1.x", "async" (cudaMallocAsync),
-//	               "0.x" (THC), "cuda-error", "cut", "unparsed"
+//	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "cut", "unparsed"
 //	typo           bool    PyTorch 2.1's "capacty"
-//	backend        utf8    "CUDA" or "HIP"
+//	backend        utf8    "CUDA", "HIP", "XPU" or "MPS"
 //	exception      utf8    exception type before the message; null when none
 //	prefix         utf8    the line's text before that (a "[rank1]:" tag); "" when none
 //	device         int32   GPU index; null when not said
@@ -93,7 +93,10 @@
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
 // message has requested and the figures printed whole before the cut; an
 // "async" message has requested, total, free, allocated (= reserved) and
-// allowed when a cap was set, and a reason when its lines were cut off.
+// allowed when a cap was set, and a reason when its lines were cut off;
+// an "mps" message has requested, reserved (PyTorch's MPS heaps),
+// process_in_use (reserved + other allocations) and allowed (the high
+// watermark limit) when one was set.
 // A figure of 1 PiB or more (NVML's 2^64-byte overflow) is null, with a
 // warning. Printed sizes are
 // within SizeTolerance of the true ones.
