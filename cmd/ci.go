@@ -127,14 +127,20 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	cmp := &report.BaselineComparison{Path: opts.CI.Baseline, ToleranceBytes: opts.CI.tol.Bytes,
 		TolerancePercent: opts.CI.tol.Percent, Totals: report.DiffTotalsOf(diff), Fixed: []report.DiffEntry{}}
 	for i := range diff {
-		byKey[diff[i].Key] = &diff[i]
+		// A key's sites compared added up (a baseline without lines) are
+		// one entry without lines, that all of the key's findings share.
+		byKey[diff[i].Key+"\x00"+diff[i].Lines] = &diff[i]
 		if diff[i].Status == report.StatusFixed {
 			cmp.Fixed = append(cmp.Fixed, diff[i])
 		}
 	}
 	out := (*kept)[:0:0]
 	for _, f := range *kept {
-		e := byKey[report.SiteKey(&f)]
+		k := report.SiteKey(&f)
+		e := byKey[k+"\x00"+report.SiteLines(&f)]
+		if e == nil {
+			e = byKey[k+"\x00"]
+		}
 		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown) {
 			cmp.LeftOut++
 			continue

@@ -53,7 +53,12 @@ A site is the finding's kind, device and stack with framework frames hidden,
 each frame as function and file without the line number (an edit above the
 site leaves it the same site) and the file's base name (directories change
 from machine to machine). Addresses never enter it. Findings without a stack are one site
-per kind, device and allocator. Each site is:
+per kind, device and allocator. Within a run, findings of one key at other
+lines are other sites, matched across runs by their lines; a key with one
+site in each run at other lines is taken as code that moved (shown with its
+BASE stack and a note). Sites that would show alike say what differs. A
+leak whose traces show different numbers of iterations is judged per
+iteration. Each site is:
 
   new     absent from BASE
   grown   holds more bytes than in BASE, beyond --tolerance

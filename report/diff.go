@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,8 +36,20 @@ type BaselineSite struct {
 	// 16 frames), both as "function (file:line)" with the file's base name.
 	Site  string   `json:"site"`
 	Stack []string `json:"stack,omitempty"`
-	Bytes int64    `json:"bytes"`
-	Count int      `json:"count"`
+	// Lines: the line number of each frame of the stack (0 where the
+	// frame has none), comma-separated. Findings with the same Key but
+	// other Lines are other sites of the same run (two statements of one
+	// function); "" for sites without a stack, and in baselines written
+	// before this member, whose site then stands for all its lines.
+	Lines string `json:"lines,omitempty"`
+	// Allocator: the compute-sanitizer allocator class (see
+	// Finding.Allocator), part of the Key; "" for snapshots.
+	Allocator string `json:"allocator,omitempty"`
+	Bytes     int64  `json:"bytes"`
+	Count     int    `json:"count"`
+	// Iterations: for a leak, the iterations its run's trace shows (see
+	// Growth.Iterations); absent when none were found.
+	Iterations int `json:"iterations,omitempty"`
 }
 
 // maxStackInBaseline bounds the frames a baseline site lists.
@@ -103,18 +116,39 @@ func portableFile(p string) string {
 	return p
 }
 
-// NewBaseline adds up findings and tool errors by site (see SiteKey).
-// summary may be nil.
+// SiteLines is the line number of each frame of a finding's stack
+// (0 where a frame has none), comma-separated: what tells apart two
+// findings of one run with the same SiteKey. "" when no frame has a line.
+func SiteLines(f *Finding) string {
+	var b strings.Builder
+	hasLine := false
+	for i, fr := range f.Stack {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, fr.Line)
+		hasLine = hasLine || fr.Line > 0
+	}
+	if !hasLine {
+		return ""
+	}
+	return b.String()
+}
+
+// NewBaseline adds up findings and tool errors by site: by SiteKey and,
+// within one key, by SiteLines (two statements of one function are two
+// sites). summary may be nil.
 func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline {
 	byKey := map[string]*BaselineSite{}
 	for i := range fs {
 		f := &fs[i]
 		k := SiteKey(f)
-		s := byKey[k]
+		lines := SiteLines(f)
+		s := byKey[k+"\x00"+lines]
 		if s == nil {
-			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String()}
+			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator}
 			if f.Kind == KindTrend {
-				s.Site = trendName(f)
+				s.Site = trendSiteName(f)
 			}
 			for j, fr := range f.Stack {
 				if j == maxStackInBaseline {
@@ -123,10 +157,13 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 				}
 				s.Stack = append(s.Stack, fr.String())
 			}
-			byKey[k] = s
+			byKey[k+"\x00"+lines] = s
 		}
 		s.Bytes += f.Bytes
 		s.Count += max(f.Count, 1)
+		if f.Kind == KindLeak && f.Growth != nil {
+			s.Iterations = max(s.Iterations, f.Growth.Iterations)
+		}
 	}
 	for i := range errs {
 		e := &errs[i]
@@ -142,12 +179,31 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 	for _, s := range byKey {
 		b.Sites = append(b.Sites, *s)
 	}
-	sort.Slice(b.Sites, func(i, j int) bool { return b.Sites[i].Key < b.Sites[j].Key })
+	sort.Slice(b.Sites, func(i, j int) bool {
+		if b.Sites[i].Key != b.Sites[j].Key {
+			return b.Sites[i].Key < b.Sites[j].Key
+		}
+		return b.Sites[i].Lines < b.Sites[j].Lines
+	})
 	if summary != nil {
 		b.LeakSummary = &LeakSummary{}
 		b.LeakSummary.add(summary)
 	}
 	return b
+}
+
+// trendSiteName names an NVML series as a diff shows it: its GPU and
+// process, and the host and container that its key holds too (two hosts'
+// "GPU 0" are two GPUs).
+func trendSiteName(f *Finding) string {
+	name := trendName(f)
+	if f.Host != "" {
+		name += " on " + f.Host
+	}
+	if f.Container != "" {
+		name += " in container " + f.Container
+	}
+	return name
 }
 
 // trendName names an NVML series: its GPU and process.
@@ -214,6 +270,24 @@ type DiffEntry struct {
 	AfterCount   int      `json:"after_count"`
 	DeltaBytes   int64    `json:"delta_bytes"`
 	DeltaPercent *float64 `json:"delta_percent"`
+	// Lines and Allocator: as in BaselineSite (NEW's, or BASE's for a
+	// fixed site); Lines is "" where the sites of a key were compared
+	// added up (a baseline written without lines).
+	Lines     string `json:"lines,omitempty"`
+	Allocator string `json:"allocator,omitempty"`
+	// BeforeSite and BeforeStack: the site as BASE recorded it, where its
+	// lines differ from NEW's (see Compare: the only site with these
+	// functions in both runs, taken as moved); absent otherwise.
+	BeforeSite  string   `json:"before_site,omitempty"`
+	BeforeStack []string `json:"before_stack,omitempty"`
+	// Differs: where another entry of the diff shows the same kind,
+	// device, site and first stack frames, what tells this one apart
+	// ("frame 7: mm_mat2_backward (...)", a key part such as another
+	// function signature); absent otherwise.
+	Differs string `json:"differs,omitempty"`
+	// Note: what the comparison of this site assumed or could not tell
+	// (code that moved, a site that held memory as another kind).
+	Note string `json:"note,omitempty"`
 }
 
 // DiffTotals adds up the entries of one status, or all of them.
@@ -251,36 +325,24 @@ type DiffReport struct {
 // DiffSchema is the value of the "schema" member of a diff report.
 const DiffSchema = "gpuleak.diff/v1"
 
-// Compare compares run with base site by site.
+// Compare compares run with base site by site. Sites match by Key and,
+// where a key holds several sites in a run (statements at other lines of
+// the same functions), by Key and Lines. A key with one site in each run
+// at other lines is taken as one site whose code moved: no other site of
+// either run has those functions and files, and BeforeSite says where it
+// was; with more sites than that, sites at other lines are new and fixed,
+// each with a Note. Sites without lines (a baseline written before
+// lines were recorded) stand for all of their key's sites, added up.
+// Entries that would show the same text say what differs (Differs).
 func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
-	before := map[string]*BaselineSite{}
-	for i := range base.Sites {
-		before[base.Sites[i].Key] = &base.Sites[i]
-	}
+	before, keys := groupByKey(base.Sites, nil)
+	after, keys := groupByKey(run.Sites, keys)
 	var out []DiffEntry
-	seen := map[string]bool{}
-	for i := range run.Sites {
-		a := &run.Sites[i]
-		seen[a.Key] = true
-		e := DiffEntry{Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
-			AfterBytes: a.Bytes, AfterCount: a.Count}
-		b := before[a.Key]
-		if b == nil {
-			e.Status = StatusNew
-		} else {
-			e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
-			e.Status = status(b, a, tol)
-		}
-		out = append(out, finish(e))
+	for _, k := range keys {
+		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
-	for i := range base.Sites {
-		b := &base.Sites[i]
-		if seen[b.Key] {
-			continue
-		}
-		out = append(out, finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device,
-			Site: b.Site, Stack: b.Stack, BeforeBytes: b.Bytes, BeforeCount: b.Count}))
-	}
+	noteKindChanges(out)
+	markLookalikes(out)
 	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusSame: 4}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
@@ -293,9 +355,283 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		if a.AfterBytes != b.AfterBytes {
 			return a.AfterBytes > b.AfterBytes
 		}
-		return a.Key < b.Key
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Lines < b.Lines
 	})
 	return out
+}
+
+// groupByKey groups sites by Key, appending keys first seen to keys.
+// Sites listed twice with the same key and lines (a baseline edited by
+// hand) are added up.
+func groupByKey(sites []BaselineSite, keys []string) (map[string][]*BaselineSite, []string) {
+	g := map[string][]*BaselineSite{}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		seen[k] = true
+	}
+	for i := range sites {
+		s := sites[i]
+		if !seen[s.Key] {
+			seen[s.Key] = true
+			keys = append(keys, s.Key)
+		}
+		if j := slices.IndexFunc(g[s.Key], func(o *BaselineSite) bool { return o.Lines == s.Lines }); j >= 0 {
+			g[s.Key][j].Bytes += s.Bytes
+			g[s.Key][j].Count += s.Count
+			continue
+		}
+		g[s.Key] = append(g[s.Key], &s)
+	}
+	return g, keys
+}
+
+// compareKey compares the sites of one key in both runs (see Compare).
+func compareKey(b, a []*BaselineSite, tol Tolerance) []DiffEntry {
+	var out []DiffEntry
+	if len(b) > 0 && len(a) > 0 && (hasNoLines(b) || hasNoLines(a)) && len(b)+len(a) > 2 {
+		// One side does not tell the lines apart: compare the key's sites
+		// added up.
+		b, a = addUp(b), addUp(a)
+	}
+	switch {
+	case len(b) == 0:
+		for _, s := range a {
+			out = append(out, newEntry(s))
+		}
+		return out
+	case len(a) == 0:
+		for _, s := range b {
+			out = append(out, fixedEntry(s))
+		}
+		return out
+	case len(b) == 1 && len(a) == 1:
+		e := pairEntry(b[0], a[0], tol)
+		if b[0].Lines != a[0].Lines && b[0].Lines != "" && a[0].Lines != "" {
+			e.BeforeSite, e.BeforeStack = b[0].Site, b[0].Stack
+			e.Note = "at other lines than in BASE; compared as one site because no other site of either run has these functions and files: code that moved; if it is another statement, read it as fixed and new"
+		}
+		return append(out, e)
+	}
+	matched := map[string]bool{}
+	byLines := map[string]*BaselineSite{}
+	for _, s := range b {
+		byLines[s.Lines] = s
+	}
+	var newLines, fixedLines []string
+	for _, s := range a {
+		if p := byLines[s.Lines]; p != nil {
+			matched[s.Lines] = true
+			out = append(out, pairEntry(p, s, tol))
+			continue
+		}
+		out = append(out, newEntry(s))
+		newLines = append(newLines, s.Site)
+	}
+	for _, s := range b {
+		if !matched[s.Lines] {
+			out = append(out, fixedEntry(s))
+			fixedLines = append(fixedLines, s.Site)
+		}
+	}
+	if len(newLines) > 0 && len(fixedLines) > 0 {
+		// Both runs have sites with these functions at lines the other
+		// has not: an edit may have moved them, but which went where is
+		// not known.
+		for i := range out {
+			switch out[i].Status {
+			case StatusNew:
+				out[i].Note = "BASE has sites of these functions at other lines: " + strings.Join(fixedLines, ", ") + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+			case StatusFixed:
+				out[i].Note = "NEW has sites of these functions at other lines: " + strings.Join(newLines, ", ") + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+			}
+		}
+	}
+	return out
+}
+
+// hasNoLines says whether a site of ss was recorded without lines.
+func hasNoLines(ss []*BaselineSite) bool {
+	for _, s := range ss {
+		if s.Lines == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// addUp merges the sites of one key into one without lines, shown as
+// its first site.
+func addUp(ss []*BaselineSite) []*BaselineSite {
+	if len(ss) <= 1 {
+		if len(ss) == 1 && ss[0].Lines != "" {
+			s := *ss[0]
+			s.Lines = ""
+			return []*BaselineSite{&s}
+		}
+		return ss
+	}
+	s := *ss[0]
+	s.Lines = ""
+	for _, o := range ss[1:] {
+		s.Bytes += o.Bytes
+		s.Count += o.Count
+	}
+	return []*BaselineSite{&s}
+}
+
+func newEntry(a *BaselineSite) DiffEntry {
+	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
+		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count})
+}
+
+func fixedEntry(b *BaselineSite) DiffEntry {
+	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, Site: b.Site, Stack: b.Stack,
+		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count})
+}
+
+// pairEntry compares a site present in both runs. A leak whose runs'
+// traces show different numbers of iterations is judged per iteration:
+// what it held in BASE scaled to NEW's iterations, as a leak that keeps
+// the same bytes each iteration would hold (a longer run of the same leak
+// is not a grown leak); the Note says so.
+func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
+	e := newEntry(a)
+	e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
+	e.Status = status(b, a, tol)
+	if a.Kind == KindLeak && b.Iterations > 0 && a.Iterations > 0 && b.Iterations != a.Iterations && b.Bytes > 0 {
+		scaled := *b
+		scaled.Bytes = int64(float64(b.Bytes) / float64(b.Iterations) * float64(a.Iterations))
+		e.Status = status(&scaled, a, tol)
+		e.Note = fmt.Sprintf("BASE's trace shows %d iterations, NEW's %d: judged per iteration, %s per iteration -> %s, as if the leak kept the same bytes in each (iterations count within each trace, not before it)",
+			b.Iterations, a.Iterations, IBytes(b.Bytes/int64(b.Iterations)), IBytes(a.Bytes/int64(a.Iterations)))
+	}
+	return finish(e)
+}
+
+// noteKindChanges notes, on a new site and a fixed one that differ only
+// by their kind (memory a run held as retained that the other calls a
+// leak), that the site held memory in the other run too: "new" alone
+// would say the site held nothing in BASE.
+func noteKindChanges(es []DiffEntry) {
+	fixed := map[string]int{}
+	for i, e := range es {
+		if e.Status == StatusFixed {
+			fixed[siteWithoutKind(e)] = i
+		}
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Status != StatusNew {
+			continue
+		}
+		j, ok := fixed[siteWithoutKind(*e)]
+		if !ok || e.Note != "" || es[j].Note != "" {
+			continue
+		}
+		f := &es[j]
+		e.Note = fmt.Sprintf("this site held %s in %s in BASE as %s (listed as fixed): new as %s only", IBytes(f.BeforeBytes),
+			plural(f.BeforeCount, "allocation", "allocations"), f.Kind, e.Kind)
+		f.Note = fmt.Sprintf("this site holds %s in %s in NEW as %s (listed as new): fixed as %s only", IBytes(e.AfterBytes),
+			plural(e.AfterCount, "allocation", "allocations"), e.Kind, f.Kind)
+	}
+}
+
+// siteWithoutKind is an entry's key and lines without its kind.
+func siteWithoutKind(e DiffEntry) string {
+	k := e.Key
+	if i := strings.IndexByte(k, '|'); i >= 0 {
+		k = k[i:]
+	} else {
+		k = ""
+	}
+	return k + "\x00" + e.Lines
+}
+
+// lookalike is what a diff table shows of an entry before its numbers:
+// kind, device, allocator, site and the first frames of its stack.
+func lookalike(e *DiffEntry) string {
+	dev := ""
+	if e.Device != nil {
+		dev = fmt.Sprint(*e.Device)
+	}
+	st := e.Stack[:min(len(e.Stack), shownStackFrames)]
+	more := ""
+	if len(e.Stack) > shownStackFrames {
+		more = "..."
+	}
+	return strings.Join([]string{string(e.Kind), dev, e.Allocator, e.Site, strings.Join(st, "\x00"), more}, "\x01")
+}
+
+// shownStackFrames is how many frames of a stack the diff table shows.
+const shownStackFrames = 6
+
+// markLookalikes fills Differs for entries that show the same (see
+// lookalike): the first frame of the stack where each differs from each
+// of the others, or else the first part of the key (a C++ signature the
+// short name hides, a frame past the 16 a baseline keeps), or the lines.
+func markLookalikes(es []DiffEntry) {
+	groups := map[string][]int{}
+	for i := range es {
+		l := lookalike(&es[i])
+		groups[l] = append(groups[l], i)
+	}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		for _, i := range g {
+			var parts []string
+			for _, j := range g {
+				if j == i {
+					continue
+				}
+				if p := telling(&es[i], &es[j]); p != "" && !slices.Contains(parts, p) {
+					parts = append(parts, p)
+				}
+			}
+			es[i].Differs = strings.Join(parts, "; ")
+		}
+	}
+}
+
+// telling is what tells entry e apart from o, which shows the same.
+func telling(e, o *DiffEntry) string {
+	if n := firstDifference(e.Stack, o.Stack); n >= 0 {
+		if n < len(e.Stack) {
+			return fmt.Sprintf("frame %d: %s", n+1, e.Stack[n])
+		}
+		return fmt.Sprintf("its stack ends after frame %d", n)
+	}
+	ek, ok := strings.Split(e.Key, "|"), strings.Split(o.Key, "|")
+	if n := firstDifference(ek, ok); n >= 0 {
+		if n < len(ek) {
+			if ek[n] == "" {
+				return "key part " + fmt.Sprint(n+1) + " empty"
+			}
+			return "key: " + ek[n]
+		}
+		return "its key ends before " + ok[n]
+	}
+	if e.Lines != o.Lines {
+		if e.Lines == "" {
+			return "all lines, added up"
+		}
+		return "lines " + e.Lines
+	}
+	return ""
+}
+
+// firstDifference is the first index where x and y differ, -1 when equal.
+func firstDifference(x, y []string) int {
+	for i := range max(len(x), len(y)) {
+		if i >= len(x) || i >= len(y) || x[i] != y[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // status compares a site present in both runs. Sites that hold no bytes
