@@ -426,3 +426,14 @@ func TestDiffKindChange(t *testing.T) {
 		t.Errorf("%+v", d.Entries)
 	}
 }
+
+// The same script on another GPU: its sites are other sites (the device
+// is part of the key), and each says what the other run held there.
+func TestDiffDeviceChange(t *testing.T) {
+	dir := t.TempDir()
+	dev1 := strings.NewReplacer("|dev0|", "|dev1|", `"device": 0`, `"device": 1`).Replace(site("leak", 11, 24, 80<<20, 40, ""))
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", site("leak", 11, 24, 80<<20, 40, "")), writeBaseline(t, dir, "b.json", dev1))
+	if len(d.Entries) != 2 || !strings.Contains(d.Entries[0].Note, "held 80 MiB in 40 allocations in BASE on device 0 (listed as fixed): new on device 1 only") {
+		t.Errorf("%+v", d.Entries)
+	}
+}

@@ -512,9 +512,9 @@ func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 }
 
 // noteKindChanges notes, on a new site and a fixed one that differ only
-// by their kind (memory a run held as retained that the other calls a
-// leak), that the site held memory in the other run too: "new" alone
-// would say the site held nothing in BASE.
+// by their kind or device (memory a run held as retained that the other
+// calls a leak; the same script run on another GPU), that the site held
+// memory in the other run too: "new" alone would say it held nothing.
 func noteKindChanges(es []DiffEntry) {
 	fixed := map[string]int{}
 	for i, e := range es {
@@ -532,20 +532,48 @@ func noteKindChanges(es []DiffEntry) {
 			continue
 		}
 		f := &es[j]
-		e.Note = fmt.Sprintf("this site held %s in %s in BASE as %s (listed as fixed): new as %s only", IBytes(f.BeforeBytes),
-			plural(f.BeforeCount, "allocation", "allocations"), f.Kind, e.Kind)
-		f.Note = fmt.Sprintf("this site holds %s in %s in NEW as %s (listed as new): fixed as %s only", IBytes(e.AfterBytes),
-			plural(e.AfterCount, "allocation", "allocations"), e.Kind, f.Kind)
+		e.Note = fmt.Sprintf("this site held %s in %s in BASE%s (listed as fixed): new%s only", IBytes(f.BeforeBytes),
+			plural(f.BeforeCount, "allocation", "allocations"), kindDevice(f, e), kindDevice(e, f))
+		f.Note = fmt.Sprintf("this site holds %s in %s in NEW%s (listed as new): fixed%s only", IBytes(e.AfterBytes),
+			plural(e.AfterCount, "allocation", "allocations"), kindDevice(e, f), kindDevice(f, e))
 	}
 }
 
-// siteWithoutKind is an entry's key and lines without its kind.
+// kindDevice says " as KIND", " on device N" or both, for what e has
+// that o has not.
+func kindDevice(e, o *DiffEntry) string {
+	s := ""
+	if e.Kind != o.Kind {
+		s += " as " + string(e.Kind)
+	}
+	if dev(e.Device) != dev(o.Device) {
+		s += " on " + dev(e.Device)
+	}
+	return s
+}
+
+func dev(d *int) string {
+	if d == nil {
+		return "no device"
+	}
+	return fmt.Sprintf("device %d", *d)
+}
+
+// siteWithoutKind is an entry's key and lines without its kind and
+// device.
 func siteWithoutKind(e DiffEntry) string {
 	k := e.Key
 	if i := strings.IndexByte(k, '|'); i >= 0 {
 		k = k[i:]
 	} else {
 		k = ""
+	}
+	if rest, ok := strings.CutPrefix(k, "|dev"); ok {
+		n := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+		if n < 0 {
+			n = len(rest)
+		}
+		k = rest[n:]
 	}
 	return k + "\x00" + e.Lines
 }
