@@ -333,16 +333,44 @@ func TestDiffLines(t *testing.T) {
 		t.Errorf("moved: %q, %+v", got, d.Entries)
 	}
 	// Two statements in BASE (11: 1 MiB, 15: 2 MiB), one of them again in
-	// NEW with 3 MiB, and another at 20: they are three sites, and the
-	// ones only one run has say the other run has others.
+	// NEW with 3 MiB, the other at 20: one site each run at lines the
+	// other has not, paired as moved (15 -> 20).
 	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 24, 2<<20, 4, "")),
 		writeBaseline(t, dir, "d.json", site("leak", 11, 24, 3<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, "")))
-	want := []string{"new forward (m.py:20) 0->1048576", "grown forward (m.py:11) 1048576->3145728", "fixed forward (m.py:15) 2097152->0"}
-	if got := statuses(d); !reflect.DeepEqual(got, want) {
+	want := []string{"grown forward (m.py:11) 1048576->3145728", "shrunk forward (m.py:20) 2097152->1048576"}
+	if got := statuses(d); !reflect.DeepEqual(got, want) || d.Entries[1].BeforeSite != "forward (m.py:15)" || d.Entries[0].BeforeSite != "" {
 		t.Errorf("two statements: %q, want %q", got, want)
 	}
-	if !strings.Contains(d.Entries[0].Note, "forward (m.py:15)") || !strings.Contains(d.Entries[2].Note, "forward (m.py:20)") || d.Entries[1].Note != "" {
-		t.Errorf("notes: %+v", d.Entries)
+	// Several moved in order (an edit of 3 lines above both, the caller
+	// too): paired in line order.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 24, 2<<20, 4, "")),
+		writeBaseline(t, dir, "d.json", site("leak", 14, 27, 1<<20, 4, ""), site("leak", 18, 27, 2<<20, 4, "")))
+	want = []string{"same forward (m.py:18) 2097152->2097152", "same forward (m.py:14) 1048576->1048576"}
+	if got := statuses(d); !reflect.DeepEqual(got, want) || d.Entries[0].BeforeSite != "forward (m.py:15)" || !strings.Contains(d.Entries[0].Note, "2 sites") {
+		t.Errorf("moved in order: %q, want %q (%+v)", got, want, d.Entries)
+	}
+	// Not as many (a statement added), or not in the same order in every
+	// frame (forward's lines in one order, their callers' in the other):
+	// new and fixed, each naming the other run's sites.
+	for _, next := range [][]string{
+		{site("leak", 11, 24, 1<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, ""), site("leak", 25, 24, 1<<20, 1, "")},
+		{site("leak", 12, 30, 1<<20, 4, ""), site("leak", 16, 24, 2<<20, 4, "")},
+	} {
+		d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 30, 2<<20, 4, "")),
+			writeBaseline(t, dir, "d.json", next...))
+		n := map[string]int{}
+		for _, e := range d.Entries {
+			n[e.Status]++
+			if (e.Status == report.StatusNew || e.Status == report.StatusFixed) && !strings.Contains(e.Note, "which one is not known") {
+				t.Errorf("%s %s: note %q", e.Status, e.Site, e.Note)
+			}
+			if e.BeforeSite != "" {
+				t.Errorf("%s paired as moved", e.Site)
+			}
+		}
+		if n[report.StatusNew] == 0 || n[report.StatusFixed] == 0 {
+			t.Errorf("statuses %v", n)
+		}
 	}
 	// A baseline written before lines were recorded: the key's sites,
 	// added up (4 MiB), against its one site.
@@ -436,4 +464,57 @@ func TestDiffDeviceChange(t *testing.T) {
 	if len(d.Entries) != 2 || !strings.Contains(d.Entries[0].Note, "held 80 MiB in 40 allocations in BASE on device 0 (listed as fixed): new on device 1 only") {
 		t.Errorf("%+v", d.Entries)
 	}
+}
+
+// Two field snapshots of one commit (notHanmin/assignment2-systems
+// bbd29721256d, ../shared/field/README.md): forward and
+// forward_without_mixed were recorded by two versions of
+// benchmarking_script.py (its frames' lines differ) calling the same
+// adapters.py. Sites paired as moved must be so consistently: each
+// (file, line) of BASE goes to one line of NEW in every pair (an edit
+// moves a line one way), and adapters.py, the same file in both, does not
+// move at all.
+func TestDiffMovedFieldPair(t *testing.T) {
+	dir := fieldSnapshots + "/"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/field/snapshots is absent: field inputs not checked")
+	}
+	d := diffJSON(t, dir+"notHanmin__memory_snapshot_forward.pickle", dir+"notHanmin__memory_snapshot_forward_without_mixed.pickle", "--all")
+	fileLine := func(fr string) (string, string) {
+		i, j := strings.LastIndex(fr, " ("), strings.LastIndex(fr, ":")
+		if i < 0 || j < i {
+			return fr, ""
+		}
+		return fr[i+2 : j], strings.TrimSuffix(fr[j+1:], ")")
+	}
+	moves := map[string]string{}
+	paired := 0
+	for _, e := range d.Entries {
+		if e.BeforeStack == nil {
+			continue
+		}
+		paired++
+		if len(e.BeforeStack) != len(e.Stack) || !strings.Contains(e.Note, "edit") {
+			t.Errorf("%s: %d frames before, %d after; note %q", e.Site, len(e.BeforeStack), len(e.Stack), e.Note)
+			continue
+		}
+		for i := range e.Stack {
+			bf, bl := fileLine(e.BeforeStack[i])
+			af, al := fileLine(e.Stack[i])
+			if bf != af {
+				t.Errorf("%s: frame %d is %s in BASE, %s in NEW", e.Site, i+1, bf, af)
+			}
+			if bf == "adapters.py" && bl != al {
+				t.Errorf("%s: adapters.py:%s paired with adapters.py:%s", e.Site, bl, al)
+			}
+			if prev, ok := moves[bf+":"+bl]; ok && prev != al {
+				t.Errorf("%s:%s goes to line %s and to line %s", bf, bl, prev, al)
+			}
+			moves[bf+":"+bl] = al
+		}
+	}
+	if paired == 0 {
+		t.Error("no site paired as moved: benchmarking_script.py's lines differ between the two")
+	}
+	lookalikeEntries(t, "notHanmin", d)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -391,10 +392,10 @@ func groupByKey(sites []BaselineSite, keys []string) (map[string][]*BaselineSite
 // compareKey compares the sites of one key in both runs (see Compare).
 func compareKey(b, a []*BaselineSite, tol Tolerance) []DiffEntry {
 	var out []DiffEntry
-	if len(b) > 0 && len(a) > 0 && (hasNoLines(b) || hasNoLines(a)) && len(b)+len(a) > 2 {
+	if len(b) > 0 && len(a) > 0 && (hasNoLines(b) || hasNoLines(a)) {
 		// One side does not tell the lines apart: compare the key's sites
 		// added up.
-		b, a = addUp(b), addUp(a)
+		return []DiffEntry{pairEntry(addUp(b)[0], addUp(a)[0], tol)}
 	}
 	switch {
 	case len(b) == 0:
@@ -407,49 +408,164 @@ func compareKey(b, a []*BaselineSite, tol Tolerance) []DiffEntry {
 			out = append(out, fixedEntry(s))
 		}
 		return out
-	case len(b) == 1 && len(a) == 1:
-		e := pairEntry(b[0], a[0], tol)
-		if b[0].Lines != a[0].Lines && b[0].Lines != "" && a[0].Lines != "" {
-			e.BeforeSite, e.BeforeStack = b[0].Site, b[0].Stack
-			e.Note = "at other lines than in BASE; compared as one site because no other site of either run has these functions and files: code that moved; if it is another statement, read it as fixed and new"
-		}
-		return append(out, e)
 	}
-	matched := map[string]bool{}
+	// Sites at the same lines in both runs are the same site.
 	byLines := map[string]*BaselineSite{}
 	for _, s := range b {
 		byLines[s.Lines] = s
 	}
-	var newLines, fixedLines []string
+	matched := map[string]bool{}
+	var restB, restA []*BaselineSite
 	for _, s := range a {
 		if p := byLines[s.Lines]; p != nil {
 			matched[s.Lines] = true
 			out = append(out, pairEntry(p, s, tol))
 			continue
 		}
-		out = append(out, newEntry(s))
-		newLines = append(newLines, s.Site)
+		restA = append(restA, s)
 	}
 	for _, s := range b {
 		if !matched[s.Lines] {
-			out = append(out, fixedEntry(s))
-			fixedLines = append(fixedLines, s.Site)
+			restB = append(restB, s)
 		}
 	}
-	if len(newLines) > 0 && len(fixedLines) > 0 {
-		// Both runs have sites with these functions at lines the other
-		// has not: an edit may have moved them, but which went where is
-		// not known.
-		for i := range out {
-			switch out[i].Status {
-			case StatusNew:
-				out[i].Note = "BASE has sites of these functions at other lines: " + strings.Join(fixedLines, ", ") + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
-			case StatusFixed:
-				out[i].Note = "NEW has sites of these functions at other lines: " + strings.Join(newLines, ", ") + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+	if len(restA) == 0 || len(restB) == 0 {
+		for _, s := range restA {
+			out = append(out, newEntry(s))
+		}
+		for _, s := range restB {
+			out = append(out, fixedEntry(s))
+		}
+		return out
+	}
+	if moved := pairInLineOrder(restB, restA); moved != nil {
+		note := fmt.Sprintf("at other lines than in BASE: BASE and NEW each have %s of these functions and files at lines the other has not, paired in line order as statements an edit moved (an edit keeps their order, in every frame)", plural(len(restA), "site", "sites"))
+		if len(b) == 1 && len(a) == 1 {
+			note = "at other lines than in BASE: compared as one site because no other site of either run has these functions and files, as code an edit moved"
+		}
+		note += "; if a statement was removed and another added, read it as fixed and new"
+		for i, bs := range moved {
+			e := pairEntry(bs, restA[i], tol)
+			e.BeforeSite, e.BeforeStack = bs.Site, bs.Stack
+			e.Note = joinNotes(note, e.Note)
+			out = append(out, e)
+		}
+		return out
+	}
+	// Both runs have sites of these functions at lines the other has
+	// not, and no order-keeping pairing: an edit may have moved them, but
+	// which went where is not known.
+	for _, s := range restA {
+		e := newEntry(s)
+		e.Note = "BASE has " + otherSites(s, restB) + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+		out = append(out, e)
+	}
+	for _, s := range restB {
+		e := fixedEntry(s)
+		e.Note = "NEW has " + otherSites(s, restA) + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+		out = append(out, e)
+	}
+	return out
+}
+
+// maxOtherSites bounds the sites a note names.
+const maxOtherSites = 3
+
+// otherSites names the other run's sites of s's functions and files at
+// lines s has not: each by its innermost frame, and by the first frame
+// that differs from s's where that one is the same.
+func otherSites(s *BaselineSite, others []*BaselineSite) string {
+	var names []string
+	for i, o := range others {
+		if i == maxOtherSites {
+			names = append(names, fmt.Sprintf("%d more", len(others)-i))
+			break
+		}
+		name := o.Site
+		if n := firstDifference(s.Stack, o.Stack); n > 0 && n < len(o.Stack) {
+			name += " < ... " + o.Stack[n]
+		}
+		names = append(names, name)
+	}
+	return plural(len(others), "site", "sites") + " of these functions and files at other lines: " + strings.Join(names, ", ")
+}
+
+// maxMovedSites bounds the sites of one key paired in line order.
+const maxMovedSites = 64
+
+// pairInLineOrder pairs the sites of one key that BASE (b) and NEW (a)
+// hold at lines the other has not, when they are as many and in the same
+// order in every frame: sorted by their lines, the i-th of b is listed
+// for the i-th of a (a is sorted in place). nil when they cannot be
+// paired so.
+func pairInLineOrder(b, a []*BaselineSite) []*BaselineSite {
+	if len(a) != len(b) || len(a) > maxMovedSites {
+		return nil
+	}
+	bl, al := make([][]int64, len(b)), make([][]int64, len(a))
+	for i := range b {
+		bl[i], al[i] = parseLines(b[i].Lines), parseLines(a[i].Lines)
+		if bl[i] == nil || al[i] == nil || len(bl[i]) != len(al[0]) || len(al[i]) != len(al[0]) {
+			return nil
+		}
+	}
+	ib, ia := make([]int, len(b)), make([]int, len(a))
+	for i := range ib {
+		ib[i], ia[i] = i, i
+	}
+	sort.SliceStable(ib, func(x, y int) bool { return slices.Compare(bl[ib[x]], bl[ib[y]]) < 0 })
+	sort.SliceStable(ia, func(x, y int) bool { return slices.Compare(al[ia[x]], al[ia[y]]) < 0 })
+	for x := range ia {
+		for y := x + 1; y < len(ia); y++ {
+			for f := range al[0] {
+				if cmpInt(bl[ib[x]][f], bl[ib[y]][f]) != cmpInt(al[ia[x]][f], al[ia[y]][f]) {
+					return nil
+				}
 			}
 		}
 	}
+	sorted := make([]*BaselineSite, len(a))
+	out := make([]*BaselineSite, len(b))
+	for x := range ia {
+		sorted[x], out[x] = a[ia[x]], b[ib[x]]
+	}
+	copy(a, sorted)
 	return out
+}
+
+// parseLines reads BaselineSite.Lines; nil when it is not a list of
+// non-negative numbers.
+func parseLines(s string) []int64 {
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// joinNotes joins notes that are not empty with "; ".
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // hasNoLines says whether a site of ss was recorded without lines.
