@@ -145,7 +145,8 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 			cmp.LeftOut++
 			continue
 		}
-		f.Baseline = &report.FindingBaseline{Status: e.Status, BeforeBytes: e.BeforeBytes, BeforeCount: e.BeforeCount}
+		f.Baseline = &report.FindingBaseline{Status: e.Status, BeforeBytes: e.BeforeBytes, BeforeCount: e.BeforeCount,
+			BeforeSite: e.BeforeSite, Note: baselineWords.Replace(e.Note)}
 		out = append(out, f)
 	}
 	*kept = out
@@ -154,6 +155,10 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	gin.Findings, gin.Diff = out, diff
 	return gin, nil
 }
+
+// baselineWords names the runs of a diff's note as analyze --baseline
+// sees them.
+var baselineWords = strings.NewReplacer("BASE's", "the baseline's", "BASE", "the baseline", "NEW's", "this run's", "NEW", "this run")
 
 // reportTrips prints the gates that tripped, one line each: on standard
 // output with --quiet (they are all it prints), else on standard error

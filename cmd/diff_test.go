@@ -518,3 +518,40 @@ func TestDiffMovedFieldPair(t *testing.T) {
 	}
 	lookalikeEntries(t, "notHanmin", d)
 }
+
+// analyze --baseline compares as diff does: a leak the baseline held as
+// another kind at the same site (live: a snapshot without a trace cannot
+// judge growth) is reported new with what the baseline held. The run
+// also keeps 2 retained allocations at that site (forward, line 11):
+// only the leak's site changes kind.
+func TestBaselineKindChangeNote(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", td+"pytorch/leak_train_loop.pickle")
+	if code != ExitOK {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// The baseline: the run's leak as live, 32 MiB.
+	var sites []string
+	for i := range r.Findings {
+		f := r.Findings[i]
+		if f.Kind != report.KindLeak {
+			continue
+		}
+		f.Kind, f.Bytes, f.Count = report.KindLive, 32<<20, 16
+		b := report.NewBaseline([]report.Finding{f}, nil, nil)
+		raw, _ := json.Marshal(b.Sites[0])
+		sites = append(sites, string(raw))
+	}
+	if len(sites) != 1 {
+		t.Fatalf("%d leaks, want 1 (fixtures README)", len(sites))
+	}
+	base := writeBaseline(t, dir, "base.json", sites...)
+	code, out, _ = run(t, nil, "analyze", "--baseline", base, td+"pytorch/leak_train_loop.pickle")
+	if code != ExitOK || !strings.Contains(out, "new (not in the baseline); this site held 32 MiB in 16 allocations in the baseline as live") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

@@ -856,6 +856,11 @@ type FindingBaseline struct {
 	Status      string `json:"status"`
 	BeforeBytes int64  `json:"before_bytes"`
 	BeforeCount int    `json:"before_count"`
+	// BeforeSite and Note: as in DiffEntry (code that moved, a site the
+	// baseline holds as another kind or device, a leak judged per
+	// iteration); absent when they do not apply.
+	BeforeSite string `json:"before_site,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // SummaryStatus compares two runs' LEAK SUMMARY bytes: "" unless both
