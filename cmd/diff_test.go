@@ -376,7 +376,7 @@ func TestDiffLines(t *testing.T) {
 	// added up (4 MiB), against its one site.
 	old := `{"key": "leak|dev0|forward @ m.py|train @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)", "bytes": 3145728, "count": 8}`
 	d = diffJSON(t, writeBaseline(t, dir, "e.json", old), writeBaseline(t, dir, "f.json", site("leak", 11, 24, 3<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, "")))
-	if got := statuses(d); !reflect.DeepEqual(got, []string{"grown forward (m.py:11) 3145728->4194304"}) {
+	if got := statuses(d); !reflect.DeepEqual(got, []string{"grown forward (m.py:11) 3145728->4194304"}) || !strings.Contains(d.Entries[0].Note, "2 sites of these functions and files at other lines, added up") {
 		t.Errorf("old baseline: %q", got)
 	}
 }

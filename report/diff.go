@@ -395,7 +395,11 @@ func compareKey(b, a []*BaselineSite, tol Tolerance) []DiffEntry {
 	if len(b) > 0 && len(a) > 0 && (hasNoLines(b) || hasNoLines(a)) {
 		// One side does not tell the lines apart: compare the key's sites
 		// added up.
-		return []DiffEntry{pairEntry(addUp(b)[0], addUp(a)[0], tol)}
+		e := pairEntry(addUp(b)[0], addUp(a)[0], tol)
+		if n := max(len(b), len(a)); n > 1 {
+			e.Note = joinNotes(fmt.Sprintf("%s of these functions and files at other lines, added up: one run's sites record no lines (a baseline written before they were), so they are compared as one; the site shown is the first", plural(n, "site", "sites")), e.Note)
+		}
+		return []DiffEntry{e}
 	}
 	switch {
 	case len(b) == 0:
