@@ -555,3 +555,27 @@ func TestBaselineKindChangeNote(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// A baseline is untrusted: many sites of one key, or that show alike,
+// and long lines lists are compared in bounded time. 3000 sites of one
+// key at lines each run has not (not paired: more than 64), one site of
+// another key in each run with 100,001 frames (paired: the only one), and
+// 3000 entries shown alike (h at m.py:1): 6000 new, 3000 fixed, 1 same.
+func TestDiffBoundedBaseline(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 3000 {
+		a = append(a, site("leak", 10+i, 24, 1<<20, 1, ""))
+		b = append(b, site("leak", 20000+i, 24, 1<<20, 1, ""))
+	}
+	long := strings.Repeat("1,", 100000) + "1"
+	a = append(a, fmt.Sprintf(`{"key": "leak|dev0|g @ m.py", "kind": "leak", "device": 0, "site": "g (m.py:1)", "lines": %q, "bytes": 1, "count": 1}`, long))
+	b = append(b, fmt.Sprintf(`{"key": "leak|dev0|g @ m.py", "kind": "leak", "device": 0, "site": "g (m.py:1)", "lines": %q, "bytes": 1, "count": 1}`, long+",2"))
+	for i := range 3000 {
+		b = append(b, fmt.Sprintf(`{"key": "leak|dev0|h%d @ m.py", "kind": "leak", "device": 0, "site": "h (m.py:1)", "bytes": 1, "count": 1}`, i))
+	}
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", a...), writeBaseline(t, dir, "b.json", b...))
+	if d.Totals["new"].Sites != 6000 || d.Totals["fixed"].Sites != 3000 || d.Totals["shrunk"].Sites+d.Totals["grown"].Sites+d.Totals["same"].Sites != 1 {
+		t.Errorf("totals %+v", d.Totals)
+	}
+}

@@ -373,17 +373,19 @@ func groupByKey(sites []BaselineSite, keys []string) (map[string][]*BaselineSite
 	for _, k := range keys {
 		seen[k] = true
 	}
+	byLines := map[[2]string]*BaselineSite{}
 	for i := range sites {
 		s := sites[i]
 		if !seen[s.Key] {
 			seen[s.Key] = true
 			keys = append(keys, s.Key)
 		}
-		if j := slices.IndexFunc(g[s.Key], func(o *BaselineSite) bool { return o.Lines == s.Lines }); j >= 0 {
-			g[s.Key][j].Bytes += s.Bytes
-			g[s.Key][j].Count += s.Count
+		if o := byLines[[2]string{s.Key, s.Lines}]; o != nil {
+			o.Bytes += s.Bytes
+			o.Count += s.Count
 			continue
 		}
+		byLines[[2]string{s.Key, s.Lines}] = &s
 		g[s.Key] = append(g[s.Key], &s)
 	}
 	return g, keys
@@ -494,8 +496,12 @@ func otherSites(s *BaselineSite, others []*BaselineSite) string {
 	return plural(len(others), "site", "sites") + " of these functions and files at other lines: " + strings.Join(names, ", ")
 }
 
-// maxMovedSites bounds the sites of one key paired in line order.
-const maxMovedSites = 64
+// maxMovedSites and maxMovedFrames bound the sites of one key paired in
+// line order, and their frames (a baseline is untrusted input).
+const (
+	maxMovedSites  = 64
+	maxMovedFrames = 256
+)
 
 // pairInLineOrder pairs the sites of one key that BASE (b) and NEW (a)
 // hold at lines the other has not, when they are as many and in the same
@@ -503,7 +509,10 @@ const maxMovedSites = 64
 // for the i-th of a (a is sorted in place). nil when they cannot be
 // paired so.
 func pairInLineOrder(b, a []*BaselineSite) []*BaselineSite {
-	if len(a) != len(b) || len(a) > maxMovedSites {
+	if len(a) == 1 && len(b) == 1 {
+		return b // one each: no order to keep
+	}
+	if len(a) != len(b) || len(a) > maxMovedSites || strings.Count(a[0].Lines, ",") >= maxMovedFrames {
 		return nil
 	}
 	bl, al := make([][]int64, len(b)), make([][]int64, len(a))
@@ -732,7 +741,12 @@ func markLookalikes(es []DiffEntry) {
 		}
 		for _, i := range g {
 			var parts []string
-			for _, j := range g {
+			for n, j := range g {
+				if n == maxLookalikes {
+					// Bounded (a baseline is untrusted input).
+					parts = append(parts, fmt.Sprintf("%d more entries shown alike not compared", len(g)-n))
+					break
+				}
 				if j == i {
 					continue
 				}
@@ -744,6 +758,9 @@ func markLookalikes(es []DiffEntry) {
 		}
 	}
 }
+
+// maxLookalikes bounds the entries an entry is told apart from.
+const maxLookalikes = 64
 
 // telling is what tells entry e apart from o, which shows the same.
 func telling(e, o *DiffEntry) string {
