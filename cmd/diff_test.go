@@ -579,3 +579,19 @@ func TestDiffBoundedBaseline(t *testing.T) {
 		t.Errorf("totals %+v", d.Totals)
 	}
 }
+
+// The diff table, as people read it: sites told apart by a frame past the
+// six shown (the cuBLAS workspace), and compute-sanitizer sites with
+// their allocator.
+func TestDiffGolden(t *testing.T) {
+	for _, c := range []struct{ golden, base, next string }{
+		{"diff_hf_gpt2_leak_stacks_all.table", td + "pytorch/hf_gpt2_leak.pickle.gz", td + "pytorch/stacks_all.pickle"},
+		{"diff_leak_full_leak_with_oob.table", td + "sanitizer/leak_full.txt", td + "sanitizer/leak_with_oob.txt"},
+	} {
+		code, out, errOut := run(t, nil, "diff", c.base, c.next)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d %q", c.golden, code, errOut)
+		}
+		golden(t, c.golden+".stdout", out)
+	}
+}

@@ -768,7 +768,7 @@ func telling(e, o *DiffEntry) string {
 		if n < len(e.Stack) {
 			return fmt.Sprintf("frame %d: %s", n+1, e.Stack[n])
 		}
-		return fmt.Sprintf("its stack ends after frame %d", n)
+		return fmt.Sprintf("stack ending after frame %d", n)
 	}
 	ek, ok := strings.Split(e.Key, "|"), strings.Split(o.Key, "|")
 	if n := firstDifference(ek, ok); n >= 0 {
@@ -778,7 +778,7 @@ func telling(e, o *DiffEntry) string {
 			}
 			return "key: " + ek[n]
 		}
-		return "its key ends before " + ok[n]
+		return "key ending before " + ok[n]
 	}
 	if e.Lines != o.Lines {
 		if e.Lines == "" {
