@@ -142,6 +142,9 @@ func runDiff(opts *DiffOptions) error {
 		runs[i] = b
 		d.Warnings = append(d.Warnings, warns...)
 	}
+	if w := report.DeviceWarning(runs[0], runs[1]); w != "" {
+		d.Warnings = append(d.Warnings, w)
+	}
 	d.Entries = report.Compare(runs[0], runs[1], tol)
 	d.Totals = report.DiffTotalsOf(d.Entries)
 	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary

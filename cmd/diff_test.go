@@ -464,6 +464,14 @@ func TestDiffDeviceChange(t *testing.T) {
 	if len(d.Entries) != 2 || !strings.Contains(d.Entries[0].Note, "held 80 MiB in 40 allocations in BASE on device 0 (listed as fixed): new on device 1 only") {
 		t.Errorf("%+v", d.Entries)
 	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "BASE held memory on device 0 and NEW on device 1, none in common") {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+	// With a device in common, no warning.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 80<<20, 40, ""), dev1), writeBaseline(t, dir, "d.json", dev1))
+	if len(d.Warnings) != 0 {
+		t.Errorf("warnings %q", d.Warnings)
+	}
 }
 
 // Two field snapshots of one commit (notHanmin/assignment2-systems

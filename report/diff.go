@@ -364,6 +364,42 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	return out
 }
 
+// DeviceWarning says when base and run held memory on CUDA devices and
+// on no device in common: sites are compared by device, so none of them
+// matches, and the same code run on another GPU shows as fixed and new.
+// "" otherwise.
+func DeviceWarning(base, run *Baseline) string {
+	devices := func(b *Baseline) []int {
+		var ds []int
+		for _, s := range b.Sites {
+			if s.Device != nil && !slices.Contains(ds, *s.Device) {
+				ds = append(ds, *s.Device)
+			}
+		}
+		slices.Sort(ds)
+		return ds
+	}
+	bd, ad := devices(base), devices(run)
+	if len(bd) == 0 || len(ad) == 0 {
+		return ""
+	}
+	for _, d := range bd {
+		if slices.Contains(ad, d) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("BASE held memory on device %s and NEW on device %s, none in common: sites are compared by device, so the same code run on another GPU is listed as fixed and new (each such entry's note says what the other run held)",
+		joinInts(bd), joinInts(ad))
+}
+
+func joinInts(ns []int) string {
+	var parts []string
+	for _, n := range ns {
+		parts = append(parts, fmt.Sprint(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // groupByKey groups sites by Key, appending keys first seen to keys.
 // Sites listed twice with the same key and lines (a baseline edited by
 // hand) are added up.
