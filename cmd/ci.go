@@ -127,19 +127,26 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	cmp := &report.BaselineComparison{Path: opts.CI.Baseline, ToleranceBytes: opts.CI.tol.Bytes,
 		TolerancePercent: opts.CI.tol.Percent, Totals: report.DiffTotalsOf(diff), Fixed: []report.DiffEntry{}}
 	for i := range diff {
-		byKey[diff[i].Key] = &diff[i]
+		// A key's sites compared added up (a baseline without lines) are
+		// one entry without lines, that all of the key's findings share.
+		byKey[diff[i].Key+"\x00"+diff[i].Lines] = &diff[i]
 		if diff[i].Status == report.StatusFixed {
 			cmp.Fixed = append(cmp.Fixed, diff[i])
 		}
 	}
 	out := (*kept)[:0:0]
 	for _, f := range *kept {
-		e := byKey[report.SiteKey(&f)]
+		k := report.SiteKey(&f)
+		e := byKey[k+"\x00"+report.SiteLines(&f)]
+		if e == nil {
+			e = byKey[k+"\x00"]
+		}
 		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown) {
 			cmp.LeftOut++
 			continue
 		}
-		f.Baseline = &report.FindingBaseline{Status: e.Status, BeforeBytes: e.BeforeBytes, BeforeCount: e.BeforeCount}
+		f.Baseline = &report.FindingBaseline{Status: e.Status, BeforeBytes: e.BeforeBytes, BeforeCount: e.BeforeCount,
+			BeforeSite: e.BeforeSite, Note: baselineWords.Replace(e.Note)}
 		out = append(out, f)
 	}
 	*kept = out
@@ -148,6 +155,10 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	gin.Findings, gin.Diff = out, diff
 	return gin, nil
 }
+
+// baselineWords names the runs of a diff's note as analyze --baseline
+// sees them.
+var baselineWords = strings.NewReplacer("BASE's", "the baseline's", "BASE", "the baseline", "NEW's", "this run's", "NEW", "this run")
 
 // reportTrips prints the gates that tripped, one line each: on standard
 // output with --quiet (they are all it prints), else on standard error

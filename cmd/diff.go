@@ -49,11 +49,17 @@ json" (write it with --top 0: the diff sees only the findings it lists), or
 a baseline written by --write-baseline. "-" reads standard input, as an
 input to analyse.
 
-A site is the finding's kind, device and stack with framework frames hidden,
-each frame as function and file without the line number (an edit above the
-site leaves it the same site) and the file's base name (directories change
-from machine to machine). Addresses never enter it. Findings without a stack are one site
-per kind, device and allocator. Each site is:
+A site's key is the finding's kind, device, allocator class and stack with
+framework frames hidden, each frame as function and file base name without
+the line number (directories change from machine to machine); addresses
+never enter it. Findings without a stack are one site per kind, device and
+allocator. Within a run, findings of one key at other lines are other
+sites, matched across runs by their lines; the sites of a key each run
+holds at lines the other has not are paired as code an edit moved when
+they are as many and in the same order in every frame (shown with their
+BASE stack and a note), else they are new and fixed, each with a note.
+Sites that would show alike say what tells them apart. A leak whose traces
+show different numbers of iterations is judged per iteration. Each site is:
 
   new     absent from BASE
   grown   holds more bytes than in BASE, beyond --tolerance
@@ -135,6 +141,9 @@ func runDiff(opts *DiffOptions) error {
 		}
 		runs[i] = b
 		d.Warnings = append(d.Warnings, warns...)
+	}
+	if w := report.DeviceWarning(runs[0], runs[1]); w != "" {
+		d.Warnings = append(d.Warnings, w)
 	}
 	d.Entries = report.Compare(runs[0], runs[1], tol)
 	d.Totals = report.DiffTotalsOf(d.Entries)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,5 +193,413 @@ func TestDiffErrors(t *testing.T) {
 		if code != ExitInput || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// lookalikeEntries fails the test for entries a user cannot tell apart:
+// the same kind, device, allocator, site and shown stack frames, and no
+// Differs saying what sets them apart.
+func lookalikeEntries(t *testing.T, name string, d *report.DiffReport) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, e := range d.Entries {
+		st := e.Stack[:min(len(e.Stack), 6)]
+		k := fmt.Sprint(e.Kind, e.Device != nil && *e.Device >= 0, e.Allocator, e.Site, st, len(e.Stack) > 6, e.Differs)
+		if e.Device != nil {
+			k += fmt.Sprint(*e.Device)
+		}
+		if prev, ok := seen[k]; ok {
+			t.Errorf("%s: %s and %s entries both show %s %s %q with nothing telling them apart", name, prev, e.Status, e.Kind, e.Allocator, e.Site)
+		}
+		seen[k] = e.Status
+	}
+}
+
+// The cuBLAS workspace (at::cuda::setWorkspaceForHandle, 32 MiB, kept
+// by the handle: retained) is allocated at a run's first GEMM; in the
+// GPT-2 leak run that GEMM is reached from mm_mat2_backward, in
+// stacks_all from mm_mat1_backward (both stacks read with Python's
+// pickle). The two stacks differ at frame 7, past the six frames the
+// table shows: the diff lists one site new and one fixed, and must say
+// which frame tells them apart.
+func TestDiffLookalikeCppStacks(t *testing.T) {
+	base, next := td+"pytorch/hf_gpt2_leak.pickle.gz", td+"pytorch/stacks_all.pickle"
+	d := diffJSON(t, base, next)
+	lookalikeEntries(t, "hf_gpt2_leak -> stacks_all", d)
+	var got []string
+	for _, e := range d.Entries {
+		if e.Site == "at::cuda::setWorkspaceForHandle" {
+			got = append(got, e.Status+" "+e.Differs)
+		}
+	}
+	want := []string{"new frame 7: torch::autograd::generated::details::mm_mat1_backward", "fixed frame 7: torch::autograd::generated::details::mm_mat2_backward"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("workspace entries %q, want %q", got, want)
+	}
+	_, out, _ := run(t, nil, "diff", base, next)
+	if !strings.Contains(out, "differs from the entry shown the same by its frame 7: torch::autograd::generated::details::mm_mat2_backward\n") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+// Sites that differ by a part of their key the site text did not show:
+// NVML series of GPU 0 on the host "vm" (the H200 capture) and of GPU 0
+// of a log that names no host are two GPUs; compute-sanitizer leaks
+// without a backtrace from cudaMallocHost (pinned, in the cut CuPy log)
+// and from unknown allocators are two sites. Each shows what it is.
+func TestDiffLookalikeKeyParts(t *testing.T) {
+	for _, c := range []struct{ base, next, want string }{
+		{td + "nvml/query_gpu.csv", td + "nvml/capture_h200_100ms.jsonl", "GPU 0 on vm"},
+		{td + "sanitizer/leak_nobacktrace.txt", td + "sanitizer/pub_cupy8904_static_cut.txt", "(no stack) [pinned memory]"},
+	} {
+		d := diffJSON(t, c.base, c.next)
+		lookalikeEntries(t, filepath.Base(c.base)+" -> "+filepath.Base(c.next), d)
+		if _, out, _ := run(t, nil, "diff", c.base, c.next); !strings.Contains(out, c.want) {
+			t.Errorf("%s -> %s: want %q in\n%s", c.base, c.next, c.want, out)
+		}
+	}
+	// Within one run too: san_torch.txt keeps 2 MiB of device memory and
+	// 4 bytes of pinned memory at the same Python line.
+	d := diffJSON(t, td+"sanitizer/san_torch.txt", td+"sanitizer/san_torch.txt", "--all")
+	lookalikeEntries(t, "san_torch", d)
+}
+
+// Every pair of real inputs that make sense together: no two entries a
+// user cannot tell apart, in either direction.
+func TestDiffLookalikePairs(t *testing.T) {
+	pairs := [][2]string{
+		{td + "pytorch/clean_train_loop.pickle", td + "pytorch/leak_train_loop.pickle"},
+		{td + "pytorch/hf_gpt2_leak.pickle.gz", td + "pytorch/stacks_all.pickle"},
+		{td + "pytorch/slow_leak_every_k.pickle", td + "pytorch/first_step_growth.pickle"},
+		{td + "pytorch/side_stream.pickle", td + "pytorch/side_stream_synced.pickle"},
+		{td + "sanitizer/leak_full.txt", td + "sanitizer/leak_with_oob.txt"},
+		{td + "sanitizer/leak_save.xml", td + "sanitizer/leak_long_backtrace.txt"},
+		{td + "nvml/pynvml.jsonl", td + "nvml/capture_h200_1s.jsonl"},
+	}
+	field := fieldSnapshots + "/"
+	if _, err := os.Stat(field); err == nil {
+		for _, p := range [][2]string{{"ZijianDu__memory.pickle", "ZijianDu__memory__a632ffb.pickle"},
+			{"Maphsge4__snapshot.pickle", "Maphsge4__snapshot__ec5be11.pickle"},
+			{"notHanmin__memory_snapshot_forward.pickle", "notHanmin__memory_snapshot_forward_without_mixed.pickle"}} {
+			pairs = append(pairs, [2]string{field + p[0], field + p[1]})
+		}
+	} else {
+		t.Logf("%s absent: field pairs not checked", field)
+	}
+	for _, p := range pairs {
+		for _, dir := range [][2]string{p, {p[1], p[0]}} {
+			lookalikeEntries(t, filepath.Base(dir[0])+" -> "+filepath.Base(dir[1]), diffJSON(t, dir[0], dir[1], "--all"))
+		}
+	}
+}
+
+// writeBaseline writes a gpuleak.baseline/v1 file of the given sites
+// (JSON objects) into dir.
+func writeBaseline(t *testing.T, dir, name string, sites ...string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(`{"schema": "gpuleak.baseline/v1", "sites": [`+strings.Join(sites, ",")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// site is a baseline site of key "leak|dev0|forward @ m.py|train @ m.py"
+// (or kind) at the given lines of forward and train.
+func site(kind string, line, caller int, bytes int64, count int, extra string) string {
+	return fmt.Sprintf(`{"key": "%s|dev0|forward @ m.py|train @ m.py", "kind": %q, "device": 0, "site": "forward (m.py:%d)",
+		"stack": ["forward (m.py:%d)", "train (m.py:%d)"], "lines": "%d,%d", "bytes": %d, "count": %d%s}`,
+		kind, kind, line, line, caller, line, caller, bytes, count, extra)
+}
+
+// Sites match by their functions and files; lines tell apart two
+// statements of one function in a run. One site in each run at other
+// lines is the same code moved (no other candidate), shown with where it
+// was; several are new and fixed, each shown by its line with a note. A
+// baseline without lines compares a key's sites added up.
+func TestDiffLines(t *testing.T) {
+	dir := t.TempDir()
+	statuses := func(d *report.DiffReport) []string {
+		var s []string
+		for _, e := range d.Entries {
+			s = append(s, fmt.Sprintf("%s %s %d->%d", e.Status, e.Site, e.BeforeBytes, e.AfterBytes))
+		}
+		return s
+	}
+	// Moved: line 11 -> 14 (an edit above it), the caller 24 -> 27.
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", site("leak", 11, 24, 1<<20, 4, "")), writeBaseline(t, dir, "b.json", site("leak", 14, 27, 1<<20, 4, "")))
+	if got := statuses(d); !reflect.DeepEqual(got, []string{"same forward (m.py:14) 1048576->1048576"}) ||
+		d.Entries[0].BeforeSite != "forward (m.py:11)" || !strings.Contains(d.Entries[0].Note, "no other site") {
+		t.Errorf("moved: %q, %+v", got, d.Entries)
+	}
+	// Two statements in BASE (11: 1 MiB, 15: 2 MiB), one of them again in
+	// NEW with 3 MiB, the other at 20: one site each run at lines the
+	// other has not, paired as moved (15 -> 20).
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 24, 2<<20, 4, "")),
+		writeBaseline(t, dir, "d.json", site("leak", 11, 24, 3<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, "")))
+	want := []string{"grown forward (m.py:11) 1048576->3145728", "shrunk forward (m.py:20) 2097152->1048576"}
+	if got := statuses(d); !reflect.DeepEqual(got, want) || d.Entries[1].BeforeSite != "forward (m.py:15)" || d.Entries[0].BeforeSite != "" {
+		t.Errorf("two statements: %q, want %q", got, want)
+	}
+	// Several moved in order (an edit of 3 lines above both, the caller
+	// too): paired in line order.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 24, 2<<20, 4, "")),
+		writeBaseline(t, dir, "d.json", site("leak", 14, 27, 1<<20, 4, ""), site("leak", 18, 27, 2<<20, 4, "")))
+	want = []string{"same forward (m.py:18) 2097152->2097152", "same forward (m.py:14) 1048576->1048576"}
+	if got := statuses(d); !reflect.DeepEqual(got, want) || d.Entries[0].BeforeSite != "forward (m.py:15)" || !strings.Contains(d.Entries[0].Note, "2 sites") {
+		t.Errorf("moved in order: %q, want %q (%+v)", got, want, d.Entries)
+	}
+	// Not as many (a statement added), or not in the same order in every
+	// frame (forward's lines in one order, their callers' in the other):
+	// new and fixed, each naming the other run's sites.
+	for _, next := range [][]string{
+		{site("leak", 11, 24, 1<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, ""), site("leak", 25, 24, 1<<20, 1, "")},
+		{site("leak", 12, 30, 1<<20, 4, ""), site("leak", 16, 24, 2<<20, 4, "")},
+	} {
+		d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 1<<20, 4, ""), site("leak", 15, 30, 2<<20, 4, "")),
+			writeBaseline(t, dir, "d.json", next...))
+		n := map[string]int{}
+		for _, e := range d.Entries {
+			n[e.Status]++
+			if (e.Status == report.StatusNew || e.Status == report.StatusFixed) && !strings.Contains(e.Note, "which one is not known") {
+				t.Errorf("%s %s: note %q", e.Status, e.Site, e.Note)
+			}
+			if e.BeforeSite != "" {
+				t.Errorf("%s paired as moved", e.Site)
+			}
+		}
+		if n[report.StatusNew] == 0 || n[report.StatusFixed] == 0 {
+			t.Errorf("statuses %v", n)
+		}
+	}
+	// A baseline written before lines were recorded: the key's sites,
+	// added up (4 MiB), against its one site.
+	old := `{"key": "leak|dev0|forward @ m.py|train @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)", "bytes": 3145728, "count": 8}`
+	d = diffJSON(t, writeBaseline(t, dir, "e.json", old), writeBaseline(t, dir, "f.json", site("leak", 11, 24, 3<<20, 4, ""), site("leak", 20, 24, 1<<20, 1, "")))
+	if got := statuses(d); !reflect.DeepEqual(got, []string{"grown forward (m.py:11) 3145728->4194304"}) || !strings.Contains(d.Entries[0].Note, "2 sites of these functions and files at other lines, added up") {
+		t.Errorf("old baseline: %q", got)
+	}
+}
+
+// Real runs whose sites are statements of one function: multi_gpu_leak
+// keeps memory at several lines under <module> (multi_gpu_leak.py); a
+// baseline of the run has a site for each, and the run against it is the
+// same throughout, every finding left out as in the baseline.
+func TestBaselineLinesSameRun(t *testing.T) {
+	in := td + "pytorch/multi_gpu_leak.pickle"
+	base := filepath.Join(t.TempDir(), "base.json")
+	code, out, errOut := run(t, nil, "analyze", "--write-baseline", base, "--format", "json", "--top", "0", in)
+	if code != ExitOK {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]int{}
+	for i := range r.Findings {
+		keys[report.SiteKey(&r.Findings[i])]++
+	}
+	split := false
+	for _, n := range keys {
+		split = split || n > 1
+	}
+	if !split {
+		t.Fatal("no key with two findings: the input no longer tests lines")
+	}
+	code, out, errOut = run(t, nil, "analyze", "--baseline", base, "--format", "json", "--top", "0", in)
+	if code != ExitOK {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	var again report.Report
+	if err := json.Unmarshal([]byte(out), &again); err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Findings) != 0 || again.Baseline.LeftOut != len(r.Findings) || again.Baseline.Totals["same"].Sites != again.Baseline.Totals["all"].Sites {
+		t.Errorf("the run against its own baseline: %d findings, %+v", len(again.Findings), again.Baseline)
+	}
+	d := diffJSON(t, base, in, "--all")
+	for _, e := range d.Entries {
+		if e.Status != report.StatusSame || e.Note != "" {
+			t.Errorf("entry %+v", e)
+		}
+	}
+}
+
+// A leak whose runs' traces show different iterations is judged per
+// iteration: 80 MiB over 200 iterations and 40 MiB over 100 keep the
+// same 409.6 KiB per iteration, the same leak run for fewer iterations,
+// not a shrunk one; 120 MiB over 100 is grown (3x per iteration).
+func TestDiffIterations(t *testing.T) {
+	dir := t.TempDir()
+	base := writeBaseline(t, dir, "a.json", site("leak", 11, 24, 80<<20, 40, `, "iterations": 200`))
+	for _, c := range []struct {
+		bytes int64
+		want  string
+	}{{40 << 20, report.StatusSame}, {120 << 20, report.StatusGrown}, {20 << 20, report.StatusShrunk}} {
+		d := diffJSON(t, base, writeBaseline(t, dir, "b.json", site("leak", 11, 24, c.bytes, 20, `, "iterations": 100`)))
+		if len(d.Entries) != 1 || d.Entries[0].Status != c.want || !strings.Contains(d.Entries[0].Note, "200 iterations, NEW's 100") {
+			t.Errorf("%d bytes over 100 iterations: %+v, want %s", c.bytes, d.Entries, c.want)
+		}
+	}
+}
+
+// A site that held memory as retained in BASE and as a leak in NEW is
+// new and fixed by kind, and each says what the other run held there.
+func TestDiffKindChange(t *testing.T) {
+	dir := t.TempDir()
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", site("retained", 11, 24, 32<<20, 1, "")), writeBaseline(t, dir, "b.json", site("leak", 11, 24, 80<<20, 40, "")))
+	if len(d.Entries) != 2 || !strings.Contains(d.Entries[0].Note, "held 32 MiB in 1 allocation in BASE as retained") ||
+		!strings.Contains(d.Entries[1].Note, "holds 80 MiB in 40 allocations in NEW as leak") {
+		t.Errorf("%+v", d.Entries)
+	}
+}
+
+// The same script on another GPU: its sites are other sites (the device
+// is part of the key), and each says what the other run held there.
+func TestDiffDeviceChange(t *testing.T) {
+	dir := t.TempDir()
+	dev1 := strings.NewReplacer("|dev0|", "|dev1|", `"device": 0`, `"device": 1`).Replace(site("leak", 11, 24, 80<<20, 40, ""))
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", site("leak", 11, 24, 80<<20, 40, "")), writeBaseline(t, dir, "b.json", dev1))
+	if len(d.Entries) != 2 || !strings.Contains(d.Entries[0].Note, "held 80 MiB in 40 allocations in BASE on device 0 (listed as fixed): new on device 1 only") {
+		t.Errorf("%+v", d.Entries)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "BASE held memory on device 0 and NEW on device 1, none in common") {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+	// With a device in common, no warning.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", site("leak", 11, 24, 80<<20, 40, ""), dev1), writeBaseline(t, dir, "d.json", dev1))
+	if len(d.Warnings) != 0 {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+}
+
+// Two field snapshots of one commit (notHanmin/assignment2-systems
+// bbd29721256d, ../shared/field/README.md): forward and
+// forward_without_mixed were recorded by two versions of
+// benchmarking_script.py (its frames' lines differ) calling the same
+// adapters.py. Sites paired as moved must be so consistently: each
+// (file, line) of BASE goes to one line of NEW in every pair (an edit
+// moves a line one way), and adapters.py, the same file in both, does not
+// move at all.
+func TestDiffMovedFieldPair(t *testing.T) {
+	dir := fieldSnapshots + "/"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/field/snapshots is absent: field inputs not checked")
+	}
+	d := diffJSON(t, dir+"notHanmin__memory_snapshot_forward.pickle", dir+"notHanmin__memory_snapshot_forward_without_mixed.pickle", "--all")
+	fileLine := func(fr string) (string, string) {
+		i, j := strings.LastIndex(fr, " ("), strings.LastIndex(fr, ":")
+		if i < 0 || j < i {
+			return fr, ""
+		}
+		return fr[i+2 : j], strings.TrimSuffix(fr[j+1:], ")")
+	}
+	moves := map[string]string{}
+	paired := 0
+	for _, e := range d.Entries {
+		if e.BeforeStack == nil {
+			continue
+		}
+		paired++
+		if len(e.BeforeStack) != len(e.Stack) || !strings.Contains(e.Note, "edit") {
+			t.Errorf("%s: %d frames before, %d after; note %q", e.Site, len(e.BeforeStack), len(e.Stack), e.Note)
+			continue
+		}
+		for i := range e.Stack {
+			bf, bl := fileLine(e.BeforeStack[i])
+			af, al := fileLine(e.Stack[i])
+			if bf != af {
+				t.Errorf("%s: frame %d is %s in BASE, %s in NEW", e.Site, i+1, bf, af)
+			}
+			if bf == "adapters.py" && bl != al {
+				t.Errorf("%s: adapters.py:%s paired with adapters.py:%s", e.Site, bl, al)
+			}
+			if prev, ok := moves[bf+":"+bl]; ok && prev != al {
+				t.Errorf("%s:%s goes to line %s and to line %s", bf, bl, prev, al)
+			}
+			moves[bf+":"+bl] = al
+		}
+	}
+	if paired == 0 {
+		t.Error("no site paired as moved: benchmarking_script.py's lines differ between the two")
+	}
+	lookalikeEntries(t, "notHanmin", d)
+}
+
+// analyze --baseline compares as diff does: a leak the baseline held as
+// another kind at the same site (live: a snapshot without a trace cannot
+// judge growth) is reported new with what the baseline held. The run
+// also keeps 2 retained allocations at that site (forward, line 11):
+// only the leak's site changes kind.
+func TestBaselineKindChangeNote(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", td+"pytorch/leak_train_loop.pickle")
+	if code != ExitOK {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// The baseline: the run's leak as live, 32 MiB.
+	var sites []string
+	for i := range r.Findings {
+		f := r.Findings[i]
+		if f.Kind != report.KindLeak {
+			continue
+		}
+		f.Kind, f.Bytes, f.Count = report.KindLive, 32<<20, 16
+		b := report.NewBaseline([]report.Finding{f}, nil, nil)
+		raw, _ := json.Marshal(b.Sites[0])
+		sites = append(sites, string(raw))
+	}
+	if len(sites) != 1 {
+		t.Fatalf("%d leaks, want 1 (fixtures README)", len(sites))
+	}
+	base := writeBaseline(t, dir, "base.json", sites...)
+	code, out, _ = run(t, nil, "analyze", "--baseline", base, td+"pytorch/leak_train_loop.pickle")
+	if code != ExitOK || !strings.Contains(out, "new (not in the baseline); this site held 32 MiB in 16 allocations in the baseline as live") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// A baseline is untrusted: many sites of one key, or that show alike,
+// and long lines lists are compared in bounded time. 3000 sites of one
+// key at lines each run has not (not paired: more than 64), one site of
+// another key in each run with 100,001 frames (paired: the only one), and
+// 3000 entries shown alike (h at m.py:1): 6000 new, 3000 fixed, 1 same.
+func TestDiffBoundedBaseline(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 3000 {
+		a = append(a, site("leak", 10+i, 24, 1<<20, 1, ""))
+		b = append(b, site("leak", 20000+i, 24, 1<<20, 1, ""))
+	}
+	long := strings.Repeat("1,", 100000) + "1"
+	a = append(a, fmt.Sprintf(`{"key": "leak|dev0|g @ m.py", "kind": "leak", "device": 0, "site": "g (m.py:1)", "lines": %q, "bytes": 1, "count": 1}`, long))
+	b = append(b, fmt.Sprintf(`{"key": "leak|dev0|g @ m.py", "kind": "leak", "device": 0, "site": "g (m.py:1)", "lines": %q, "bytes": 1, "count": 1}`, long+",2"))
+	for i := range 3000 {
+		b = append(b, fmt.Sprintf(`{"key": "leak|dev0|h%d @ m.py", "kind": "leak", "device": 0, "site": "h (m.py:1)", "bytes": 1, "count": 1}`, i))
+	}
+	d := diffJSON(t, writeBaseline(t, dir, "a.json", a...), writeBaseline(t, dir, "b.json", b...))
+	if d.Totals["new"].Sites != 6000 || d.Totals["fixed"].Sites != 3000 || d.Totals["shrunk"].Sites+d.Totals["grown"].Sites+d.Totals["same"].Sites != 1 {
+		t.Errorf("totals %+v", d.Totals)
+	}
+}
+
+// The diff table, as people read it: sites told apart by a frame past the
+// six shown (the cuBLAS workspace), and compute-sanitizer sites with
+// their allocator.
+func TestDiffGolden(t *testing.T) {
+	for _, c := range []struct{ golden, base, next string }{
+		{"diff_hf_gpt2_leak_stacks_all.table", td + "pytorch/hf_gpt2_leak.pickle.gz", td + "pytorch/stacks_all.pickle"},
+		{"diff_leak_full_leak_with_oob.table", td + "sanitizer/leak_full.txt", td + "sanitizer/leak_with_oob.txt"},
+	} {
+		code, out, errOut := run(t, nil, "diff", c.base, c.next)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d %q", c.golden, code, errOut)
+		}
+		golden(t, c.golden+".stdout", out)
 	}
 }

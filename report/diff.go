@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -35,8 +37,20 @@ type BaselineSite struct {
 	// 16 frames), both as "function (file:line)" with the file's base name.
 	Site  string   `json:"site"`
 	Stack []string `json:"stack,omitempty"`
-	Bytes int64    `json:"bytes"`
-	Count int      `json:"count"`
+	// Lines: the line number of each frame of the stack (0 where the
+	// frame has none), comma-separated. Findings with the same Key but
+	// other Lines are other sites of the same run (two statements of one
+	// function); "" for sites without a stack, and in baselines written
+	// before this member, whose site then stands for all its lines.
+	Lines string `json:"lines,omitempty"`
+	// Allocator: the compute-sanitizer allocator class (see
+	// Finding.Allocator), part of the Key; "" for snapshots.
+	Allocator string `json:"allocator,omitempty"`
+	Bytes     int64  `json:"bytes"`
+	Count     int    `json:"count"`
+	// Iterations: for a leak, the iterations its run's trace shows (see
+	// Growth.Iterations); absent when none were found.
+	Iterations int `json:"iterations,omitempty"`
 }
 
 // maxStackInBaseline bounds the frames a baseline site lists.
@@ -103,18 +117,39 @@ func portableFile(p string) string {
 	return p
 }
 
-// NewBaseline adds up findings and tool errors by site (see SiteKey).
-// summary may be nil.
+// SiteLines is the line number of each frame of a finding's stack
+// (0 where a frame has none), comma-separated: what tells apart two
+// findings of one run with the same SiteKey. "" when no frame has a line.
+func SiteLines(f *Finding) string {
+	var b strings.Builder
+	hasLine := false
+	for i, fr := range f.Stack {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, fr.Line)
+		hasLine = hasLine || fr.Line > 0
+	}
+	if !hasLine {
+		return ""
+	}
+	return b.String()
+}
+
+// NewBaseline adds up findings and tool errors by site: by SiteKey and,
+// within one key, by SiteLines (two statements of one function are two
+// sites). summary may be nil.
 func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline {
 	byKey := map[string]*BaselineSite{}
 	for i := range fs {
 		f := &fs[i]
 		k := SiteKey(f)
-		s := byKey[k]
+		lines := SiteLines(f)
+		s := byKey[k+"\x00"+lines]
 		if s == nil {
-			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String()}
+			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator}
 			if f.Kind == KindTrend {
-				s.Site = trendName(f)
+				s.Site = trendSiteName(f)
 			}
 			for j, fr := range f.Stack {
 				if j == maxStackInBaseline {
@@ -123,10 +158,13 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 				}
 				s.Stack = append(s.Stack, fr.String())
 			}
-			byKey[k] = s
+			byKey[k+"\x00"+lines] = s
 		}
 		s.Bytes += f.Bytes
 		s.Count += max(f.Count, 1)
+		if f.Kind == KindLeak && f.Growth != nil {
+			s.Iterations = max(s.Iterations, f.Growth.Iterations)
+		}
 	}
 	for i := range errs {
 		e := &errs[i]
@@ -142,12 +180,31 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 	for _, s := range byKey {
 		b.Sites = append(b.Sites, *s)
 	}
-	sort.Slice(b.Sites, func(i, j int) bool { return b.Sites[i].Key < b.Sites[j].Key })
+	sort.Slice(b.Sites, func(i, j int) bool {
+		if b.Sites[i].Key != b.Sites[j].Key {
+			return b.Sites[i].Key < b.Sites[j].Key
+		}
+		return b.Sites[i].Lines < b.Sites[j].Lines
+	})
 	if summary != nil {
 		b.LeakSummary = &LeakSummary{}
 		b.LeakSummary.add(summary)
 	}
 	return b
+}
+
+// trendSiteName names an NVML series as a diff shows it: its GPU and
+// process, and the host and container that its key holds too (two hosts'
+// "GPU 0" are two GPUs).
+func trendSiteName(f *Finding) string {
+	name := trendName(f)
+	if f.Host != "" {
+		name += " on " + f.Host
+	}
+	if f.Container != "" {
+		name += " in container " + f.Container
+	}
+	return name
 }
 
 // trendName names an NVML series: its GPU and process.
@@ -214,6 +271,24 @@ type DiffEntry struct {
 	AfterCount   int      `json:"after_count"`
 	DeltaBytes   int64    `json:"delta_bytes"`
 	DeltaPercent *float64 `json:"delta_percent"`
+	// Lines and Allocator: as in BaselineSite (NEW's, or BASE's for a
+	// fixed site); Lines is "" where the sites of a key were compared
+	// added up (a baseline written without lines).
+	Lines     string `json:"lines,omitempty"`
+	Allocator string `json:"allocator,omitempty"`
+	// BeforeSite and BeforeStack: the site as BASE recorded it, where its
+	// lines differ from NEW's (see Compare: the only site with these
+	// functions in both runs, taken as moved); absent otherwise.
+	BeforeSite  string   `json:"before_site,omitempty"`
+	BeforeStack []string `json:"before_stack,omitempty"`
+	// Differs: where another entry of the diff shows the same kind,
+	// device, site and first stack frames, what tells this one apart
+	// ("frame 7: mm_mat2_backward (...)", a key part such as another
+	// function signature); absent otherwise.
+	Differs string `json:"differs,omitempty"`
+	// Note: what the comparison of this site assumed or could not tell
+	// (code that moved, a site that held memory as another kind).
+	Note string `json:"note,omitempty"`
 }
 
 // DiffTotals adds up the entries of one status, or all of them.
@@ -251,36 +326,24 @@ type DiffReport struct {
 // DiffSchema is the value of the "schema" member of a diff report.
 const DiffSchema = "gpuleak.diff/v1"
 
-// Compare compares run with base site by site.
+// Compare compares run with base site by site. Sites match by Key and,
+// where a key holds several sites in a run (statements at other lines of
+// the same functions), by Key and Lines. A key with one site in each run
+// at other lines is taken as one site whose code moved: no other site of
+// either run has those functions and files, and BeforeSite says where it
+// was; with more sites than that, sites at other lines are new and fixed,
+// each with a Note. Sites without lines (a baseline written before
+// lines were recorded) stand for all of their key's sites, added up.
+// Entries that would show the same text say what differs (Differs).
 func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
-	before := map[string]*BaselineSite{}
-	for i := range base.Sites {
-		before[base.Sites[i].Key] = &base.Sites[i]
-	}
+	before, keys := groupByKey(base.Sites, nil)
+	after, keys := groupByKey(run.Sites, keys)
 	var out []DiffEntry
-	seen := map[string]bool{}
-	for i := range run.Sites {
-		a := &run.Sites[i]
-		seen[a.Key] = true
-		e := DiffEntry{Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
-			AfterBytes: a.Bytes, AfterCount: a.Count}
-		b := before[a.Key]
-		if b == nil {
-			e.Status = StatusNew
-		} else {
-			e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
-			e.Status = status(b, a, tol)
-		}
-		out = append(out, finish(e))
+	for _, k := range keys {
+		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
-	for i := range base.Sites {
-		b := &base.Sites[i]
-		if seen[b.Key] {
-			continue
-		}
-		out = append(out, finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device,
-			Site: b.Site, Stack: b.Stack, BeforeBytes: b.Bytes, BeforeCount: b.Count}))
-	}
+	noteKindChanges(out)
+	markLookalikes(out)
 	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusSame: 4}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
@@ -293,9 +356,483 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		if a.AfterBytes != b.AfterBytes {
 			return a.AfterBytes > b.AfterBytes
 		}
-		return a.Key < b.Key
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Lines < b.Lines
 	})
 	return out
+}
+
+// DeviceWarning says when base and run held memory on CUDA devices and
+// on no device in common: sites are compared by device, so none of them
+// matches, and the same code run on another GPU shows as fixed and new.
+// "" otherwise.
+func DeviceWarning(base, run *Baseline) string {
+	devices := func(b *Baseline) []int {
+		var ds []int
+		for _, s := range b.Sites {
+			if s.Device != nil && !slices.Contains(ds, *s.Device) {
+				ds = append(ds, *s.Device)
+			}
+		}
+		slices.Sort(ds)
+		return ds
+	}
+	bd, ad := devices(base), devices(run)
+	if len(bd) == 0 || len(ad) == 0 {
+		return ""
+	}
+	for _, d := range bd {
+		if slices.Contains(ad, d) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("BASE held memory on device %s and NEW on device %s, none in common: sites are compared by device, so the same code run on another GPU is listed as fixed and new (each such entry's note says what the other run held)",
+		joinInts(bd), joinInts(ad))
+}
+
+func joinInts(ns []int) string {
+	var parts []string
+	for _, n := range ns {
+		parts = append(parts, fmt.Sprint(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupByKey groups sites by Key, appending keys first seen to keys.
+// Sites listed twice with the same key and lines (a baseline edited by
+// hand) are added up.
+func groupByKey(sites []BaselineSite, keys []string) (map[string][]*BaselineSite, []string) {
+	g := map[string][]*BaselineSite{}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		seen[k] = true
+	}
+	byLines := map[[2]string]*BaselineSite{}
+	for i := range sites {
+		s := sites[i]
+		if !seen[s.Key] {
+			seen[s.Key] = true
+			keys = append(keys, s.Key)
+		}
+		if o := byLines[[2]string{s.Key, s.Lines}]; o != nil {
+			o.Bytes += s.Bytes
+			o.Count += s.Count
+			continue
+		}
+		byLines[[2]string{s.Key, s.Lines}] = &s
+		g[s.Key] = append(g[s.Key], &s)
+	}
+	return g, keys
+}
+
+// compareKey compares the sites of one key in both runs (see Compare).
+func compareKey(b, a []*BaselineSite, tol Tolerance) []DiffEntry {
+	var out []DiffEntry
+	if len(b) > 0 && len(a) > 0 && (hasNoLines(b) || hasNoLines(a)) {
+		// One side does not tell the lines apart: compare the key's sites
+		// added up.
+		e := pairEntry(addUp(b)[0], addUp(a)[0], tol)
+		if n := max(len(b), len(a)); n > 1 {
+			e.Note = joinNotes(fmt.Sprintf("%s of these functions and files at other lines, added up: one run's sites record no lines (a baseline written before they were), so they are compared as one; the site shown is the first", plural(n, "site", "sites")), e.Note)
+		}
+		return []DiffEntry{e}
+	}
+	switch {
+	case len(b) == 0:
+		for _, s := range a {
+			out = append(out, newEntry(s))
+		}
+		return out
+	case len(a) == 0:
+		for _, s := range b {
+			out = append(out, fixedEntry(s))
+		}
+		return out
+	}
+	// Sites at the same lines in both runs are the same site.
+	byLines := map[string]*BaselineSite{}
+	for _, s := range b {
+		byLines[s.Lines] = s
+	}
+	matched := map[string]bool{}
+	var restB, restA []*BaselineSite
+	for _, s := range a {
+		if p := byLines[s.Lines]; p != nil {
+			matched[s.Lines] = true
+			out = append(out, pairEntry(p, s, tol))
+			continue
+		}
+		restA = append(restA, s)
+	}
+	for _, s := range b {
+		if !matched[s.Lines] {
+			restB = append(restB, s)
+		}
+	}
+	if len(restA) == 0 || len(restB) == 0 {
+		for _, s := range restA {
+			out = append(out, newEntry(s))
+		}
+		for _, s := range restB {
+			out = append(out, fixedEntry(s))
+		}
+		return out
+	}
+	if moved := pairInLineOrder(restB, restA); moved != nil {
+		note := fmt.Sprintf("at other lines than in BASE: BASE and NEW each have %s of these functions and files at lines the other has not, paired in line order as statements an edit moved (an edit keeps their order, in every frame)", plural(len(restA), "site", "sites"))
+		if len(b) == 1 && len(a) == 1 {
+			note = "at other lines than in BASE: compared as one site because no other site of either run has these functions and files, as code an edit moved"
+		}
+		note += "; if a statement was removed and another added, read it as fixed and new"
+		for i, bs := range moved {
+			e := pairEntry(bs, restA[i], tol)
+			e.BeforeSite, e.BeforeStack = bs.Site, bs.Stack
+			e.Note = joinNotes(note, e.Note)
+			out = append(out, e)
+		}
+		return out
+	}
+	// Both runs have sites of these functions at lines the other has
+	// not, and no order-keeping pairing: an edit may have moved them, but
+	// which went where is not known.
+	for _, s := range restA {
+		e := newEntry(s)
+		e.Note = "BASE has " + otherSites(s, restB) + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+		out = append(out, e)
+	}
+	for _, s := range restB {
+		e := fixedEntry(s)
+		e.Note = "NEW has " + otherSites(s, restA) + "; if the file was edited between the runs, this may be one of them moved (which one is not known)"
+		out = append(out, e)
+	}
+	return out
+}
+
+// maxOtherSites bounds the sites a note names.
+const maxOtherSites = 3
+
+// otherSites names the other run's sites of s's functions and files at
+// lines s has not: each by its innermost frame, and by the first frame
+// that differs from s's where that one is the same.
+func otherSites(s *BaselineSite, others []*BaselineSite) string {
+	var names []string
+	for i, o := range others {
+		if i == maxOtherSites {
+			names = append(names, fmt.Sprintf("%d more", len(others)-i))
+			break
+		}
+		name := o.Site
+		if n := firstDifference(s.Stack, o.Stack); n > 0 && n < len(o.Stack) {
+			name += " < ... " + o.Stack[n]
+		}
+		names = append(names, name)
+	}
+	return plural(len(others), "site", "sites") + " of these functions and files at other lines: " + strings.Join(names, ", ")
+}
+
+// maxMovedSites and maxMovedFrames bound the sites of one key paired in
+// line order, and their frames (a baseline is untrusted input).
+const (
+	maxMovedSites  = 64
+	maxMovedFrames = 256
+)
+
+// pairInLineOrder pairs the sites of one key that BASE (b) and NEW (a)
+// hold at lines the other has not, when they are as many and in the same
+// order in every frame: sorted by their lines, the i-th of b is listed
+// for the i-th of a (a is sorted in place). nil when they cannot be
+// paired so.
+func pairInLineOrder(b, a []*BaselineSite) []*BaselineSite {
+	if len(a) == 1 && len(b) == 1 {
+		return b // one each: no order to keep
+	}
+	if len(a) != len(b) || len(a) > maxMovedSites || strings.Count(a[0].Lines, ",") >= maxMovedFrames {
+		return nil
+	}
+	bl, al := make([][]int64, len(b)), make([][]int64, len(a))
+	for i := range b {
+		bl[i], al[i] = parseLines(b[i].Lines), parseLines(a[i].Lines)
+		if bl[i] == nil || al[i] == nil || len(bl[i]) != len(al[0]) || len(al[i]) != len(al[0]) {
+			return nil
+		}
+	}
+	ib, ia := make([]int, len(b)), make([]int, len(a))
+	for i := range ib {
+		ib[i], ia[i] = i, i
+	}
+	sort.SliceStable(ib, func(x, y int) bool { return slices.Compare(bl[ib[x]], bl[ib[y]]) < 0 })
+	sort.SliceStable(ia, func(x, y int) bool { return slices.Compare(al[ia[x]], al[ia[y]]) < 0 })
+	for x := range ia {
+		for y := x + 1; y < len(ia); y++ {
+			for f := range al[0] {
+				if cmpInt(bl[ib[x]][f], bl[ib[y]][f]) != cmpInt(al[ia[x]][f], al[ia[y]][f]) {
+					return nil
+				}
+			}
+		}
+	}
+	sorted := make([]*BaselineSite, len(a))
+	out := make([]*BaselineSite, len(b))
+	for x := range ia {
+		sorted[x], out[x] = a[ia[x]], b[ib[x]]
+	}
+	copy(a, sorted)
+	return out
+}
+
+// parseLines reads BaselineSite.Lines; nil when it is not a list of
+// non-negative numbers.
+func parseLines(s string) []int64 {
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// joinNotes joins notes that are not empty with "; ".
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
+// hasNoLines says whether a site of ss was recorded without lines.
+func hasNoLines(ss []*BaselineSite) bool {
+	for _, s := range ss {
+		if s.Lines == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// addUp merges the sites of one key into one without lines, shown as
+// its first site.
+func addUp(ss []*BaselineSite) []*BaselineSite {
+	if len(ss) <= 1 {
+		if len(ss) == 1 && ss[0].Lines != "" {
+			s := *ss[0]
+			s.Lines = ""
+			return []*BaselineSite{&s}
+		}
+		return ss
+	}
+	s := *ss[0]
+	s.Lines = ""
+	for _, o := range ss[1:] {
+		s.Bytes += o.Bytes
+		s.Count += o.Count
+	}
+	return []*BaselineSite{&s}
+}
+
+func newEntry(a *BaselineSite) DiffEntry {
+	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
+		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count})
+}
+
+func fixedEntry(b *BaselineSite) DiffEntry {
+	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, Site: b.Site, Stack: b.Stack,
+		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count})
+}
+
+// pairEntry compares a site present in both runs. A leak whose runs'
+// traces show different numbers of iterations is judged per iteration:
+// what it held in BASE scaled to NEW's iterations, as a leak that keeps
+// the same bytes each iteration would hold (a longer run of the same leak
+// is not a grown leak); the Note says so.
+func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
+	e := newEntry(a)
+	e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
+	e.Status = status(b, a, tol)
+	if a.Kind == KindLeak && b.Iterations > 0 && a.Iterations > 0 && b.Iterations != a.Iterations && b.Bytes > 0 {
+		scaled := *b
+		scaled.Bytes = int64(float64(b.Bytes) / float64(b.Iterations) * float64(a.Iterations))
+		e.Status = status(&scaled, a, tol)
+		e.Note = fmt.Sprintf("BASE's trace shows %d iterations, NEW's %d: judged per iteration, %s per iteration -> %s, as if the leak kept the same bytes in each (iterations count within each trace, not before it)",
+			b.Iterations, a.Iterations, IBytes(b.Bytes/int64(b.Iterations)), IBytes(a.Bytes/int64(a.Iterations)))
+	}
+	return finish(e)
+}
+
+// noteKindChanges notes, on a new site and a fixed one that differ only
+// by their kind or device (memory a run held as retained that the other
+// calls a leak; the same script run on another GPU), that the site held
+// memory in the other run too: "new" alone would say it held nothing.
+func noteKindChanges(es []DiffEntry) {
+	fixed := map[string]int{}
+	for i, e := range es {
+		if e.Status == StatusFixed {
+			fixed[siteWithoutKind(e)] = i
+		}
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Status != StatusNew {
+			continue
+		}
+		j, ok := fixed[siteWithoutKind(*e)]
+		if !ok || e.Note != "" || es[j].Note != "" {
+			continue
+		}
+		f := &es[j]
+		e.Note = fmt.Sprintf("this site held %s in %s in BASE%s (listed as fixed): new%s only", IBytes(f.BeforeBytes),
+			plural(f.BeforeCount, "allocation", "allocations"), kindDevice(f, e), kindDevice(e, f))
+		f.Note = fmt.Sprintf("this site holds %s in %s in NEW%s (listed as new): fixed%s only", IBytes(e.AfterBytes),
+			plural(e.AfterCount, "allocation", "allocations"), kindDevice(e, f), kindDevice(f, e))
+	}
+}
+
+// kindDevice says " as KIND", " on device N" or both, for what e has
+// that o has not.
+func kindDevice(e, o *DiffEntry) string {
+	s := ""
+	if e.Kind != o.Kind {
+		s += " as " + string(e.Kind)
+	}
+	if dev(e.Device) != dev(o.Device) {
+		s += " on " + dev(e.Device)
+	}
+	return s
+}
+
+func dev(d *int) string {
+	if d == nil {
+		return "no device"
+	}
+	return fmt.Sprintf("device %d", *d)
+}
+
+// siteWithoutKind is an entry's key and lines without its kind and
+// device.
+func siteWithoutKind(e DiffEntry) string {
+	k := e.Key
+	if i := strings.IndexByte(k, '|'); i >= 0 {
+		k = k[i:]
+	} else {
+		k = ""
+	}
+	if rest, ok := strings.CutPrefix(k, "|dev"); ok {
+		n := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+		if n < 0 {
+			n = len(rest)
+		}
+		k = rest[n:]
+	}
+	return k + "\x00" + e.Lines
+}
+
+// lookalike is what a diff table shows of an entry before its numbers:
+// kind, device, allocator, site and the first frames of its stack.
+func lookalike(e *DiffEntry) string {
+	dev := ""
+	if e.Device != nil {
+		dev = fmt.Sprint(*e.Device)
+	}
+	st := e.Stack[:min(len(e.Stack), shownStackFrames)]
+	more := ""
+	if len(e.Stack) > shownStackFrames {
+		more = "..."
+	}
+	return strings.Join([]string{string(e.Kind), dev, e.Allocator, e.Site, strings.Join(st, "\x00"), more}, "\x01")
+}
+
+// shownStackFrames is how many frames of a stack the diff table shows.
+const shownStackFrames = 6
+
+// markLookalikes fills Differs for entries that show the same (see
+// lookalike): the first frame of the stack where each differs from each
+// of the others, or else the first part of the key (a C++ signature the
+// short name hides, a frame past the 16 a baseline keeps), or the lines.
+func markLookalikes(es []DiffEntry) {
+	groups := map[string][]int{}
+	for i := range es {
+		l := lookalike(&es[i])
+		groups[l] = append(groups[l], i)
+	}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		for _, i := range g {
+			var parts []string
+			for n, j := range g {
+				if n == maxLookalikes {
+					// Bounded (a baseline is untrusted input).
+					parts = append(parts, fmt.Sprintf("%d more entries shown alike not compared", len(g)-n))
+					break
+				}
+				if j == i {
+					continue
+				}
+				if p := telling(&es[i], &es[j]); p != "" && !slices.Contains(parts, p) {
+					parts = append(parts, p)
+				}
+			}
+			es[i].Differs = strings.Join(parts, "; ")
+		}
+	}
+}
+
+// maxLookalikes bounds the entries an entry is told apart from.
+const maxLookalikes = 64
+
+// telling is what tells entry e apart from o, which shows the same.
+func telling(e, o *DiffEntry) string {
+	if n := firstDifference(e.Stack, o.Stack); n >= 0 {
+		if n < len(e.Stack) {
+			return fmt.Sprintf("frame %d: %s", n+1, e.Stack[n])
+		}
+		return fmt.Sprintf("stack ending after frame %d", n)
+	}
+	ek, ok := strings.Split(e.Key, "|"), strings.Split(o.Key, "|")
+	if n := firstDifference(ek, ok); n >= 0 {
+		if n < len(ek) {
+			if ek[n] == "" {
+				return "key part " + fmt.Sprint(n+1) + " empty"
+			}
+			return "key: " + ek[n]
+		}
+		return "key ending before " + ok[n]
+	}
+	if e.Lines != o.Lines {
+		if e.Lines == "" {
+			return "all lines, added up"
+		}
+		return "lines " + e.Lines
+	}
+	return ""
+}
+
+// firstDifference is the first index where x and y differ, -1 when equal.
+func firstDifference(x, y []string) int {
+	for i := range max(len(x), len(y)) {
+		if i >= len(x) || i >= len(y) || x[i] != y[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // status compares a site present in both runs. Sites that hold no bytes
@@ -376,6 +913,11 @@ type FindingBaseline struct {
 	Status      string `json:"status"`
 	BeforeBytes int64  `json:"before_bytes"`
 	BeforeCount int    `json:"before_count"`
+	// BeforeSite and Note: as in DiffEntry (code that moved, a site the
+	// baseline holds as another kind or device, a leak judged per
+	// iteration); absent when they do not apply.
+	BeforeSite string `json:"before_site,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // SummaryStatus compares two runs' LEAK SUMMARY bytes: "" unless both

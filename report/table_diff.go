@@ -28,16 +28,23 @@ func writeDiffTable(w io.Writer, d *DiffReport, opt Options) error {
 		if e.Device != nil {
 			dev = fmt.Sprintf(" [device %d]", *e.Device)
 		}
+		if e.Allocator != "" {
+			dev += " [" + e.Allocator + " memory]"
+		}
 		fmt.Fprintf(ew, "%-6s %-13s %s%s\n", e.Status, e.Kind, clean(e.Site), dev)
 		fmt.Fprintf(ew, "       %s\n", changeLine(e))
 		if len(e.Stack) > 1 {
 			// Sites differ by their whole stack, not only their frame.
-			st := e.Stack[:min(len(e.Stack), 6)]
-			more := ""
-			if len(e.Stack) > 6 {
-				more = " < ..."
-			}
-			fmt.Fprintf(ew, "       stack: %s%s\n", clean(strings.Join(st, " < ")), more)
+			fmt.Fprintf(ew, "       stack: %s\n", shownStack(e.Stack))
+		}
+		if len(e.BeforeStack) > 0 {
+			fmt.Fprintf(ew, "       in BASE: %s\n", shownStack(e.BeforeStack))
+		}
+		if e.Differs != "" {
+			fmt.Fprintf(ew, "       differs from the entry shown the same by its %s\n", clean(e.Differs))
+		}
+		if e.Note != "" {
+			fmt.Fprintf(ew, "       note: %s\n", clean(e.Note))
 		}
 	}
 	if shown == 0 && len(d.Entries) == 0 {
@@ -58,6 +65,16 @@ func writeDiffTable(w io.Writer, d *DiffReport, opt Options) error {
 		}
 	}
 	return ew.err
+}
+
+// shownStack is a stack's first frames, innermost first.
+func shownStack(stack []string) string {
+	st := stack[:min(len(stack), shownStackFrames)]
+	more := ""
+	if len(stack) > shownStackFrames {
+		more = " < ..."
+	}
+	return clean(strings.Join(st, " < ")) + more
 }
 
 func changeLine(e DiffEntry) string {

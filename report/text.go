@@ -176,10 +176,14 @@ func spanString(startUs, endUs int64) string {
 // findingBaselineLine says what a finding's site held in the baseline.
 func findingBaselineLine(f Finding) string {
 	b := f.Baseline
+	line := fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
 	if b.Status == StatusNew {
-		return "new (not in the baseline)"
+		line = "new (not in the baseline)"
 	}
-	return fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+	if b.Note != "" {
+		line += "; " + clean(b.Note)
+	}
+	return line
 }
 
 // suppressedLine says what one suppression rule left out.
