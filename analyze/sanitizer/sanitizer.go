@@ -1269,7 +1269,17 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	}
 	k := append(a.key[:0], r.kind...)
 	k = append(k, 0)
-	k = appendHexElided(k, r.message)
+	if r.kind == sanitizer.KindRace {
+		// A race is named by the code offsets of its two accesses
+		// ("compress(...)+0x260", "and Write access at ...+0x200"), which
+		// are not addresses: racecheck prints each race once, its hazards
+		// counted in it ("[294291 hazards]"), so two records are two races.
+		k = append(k, r.message...)
+		k = append(k, 0)
+		k = append(k, r.details...)
+	} else {
+		k = appendHexElided(k, r.message)
+	}
 	k = append(k, 0)
 	k = append(k, kernel...)
 	k = append(k, 0)

@@ -710,7 +710,9 @@ func FuzzAppendHexElided(f *testing.F) {
 // batches, as the pipeline reads), every report in testdata/sanitizer
 // gives the result it gives read in one batch of a fresh allocator's.
 func TestAnalyzerRecycledBatches(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "sanitizer", "*"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "sanitizer", "*.*"))
+	field, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "sanitizer", "field", "*"))
+	paths = append(paths, field...)
 	gen, _ := benchgen.SanitizerLeakLog([]string{"../../testdata/sanitizer"}, 256<<10)
 	for _, p := range append(paths, "gen") {
 		data := gen
@@ -744,5 +746,30 @@ func TestAnalyzerRecycledBatches(t *testing.T) {
 		if !reflect.DeepEqual(whole, recycled) {
 			t.Errorf("%s: read in recycled batches of 64 rows:\n%+v\nin one batch:\n%+v", p, recycled, whole)
 		}
+	}
+}
+
+// TestSanitizerRacesField reads racecheck reports pasted in bug reports
+// (testdata/README.md names them). Racecheck prints each race once, its
+// hazards counted in it, and names it by the code offsets of its two
+// accesses: hecbench133's two races in compress(), at +0x260 and +0x270,
+// are two errors, not one seen twice. kokkos6217's run ends in a
+// RACECHECK SUMMARY, racecheck's only summary: the run is whole (no
+// warning that the log was cut), and racecheck checked no leaks.
+func TestSanitizerRacesField(t *testing.T) {
+	data, _ := os.ReadFile("../../testdata/sanitizer/field/hecbench133_racecheck_max_hazards.txt")
+	res := analyzeBytes(t, "hecbench133", data, Options{})
+	if len(res.Errors) != 2 || res.Errors[0].Count != 1 || res.Errors[1].Count != 1 ||
+		!strings.HasSuffix(res.Errors[0].Message, "+0x260") || !strings.HasSuffix(res.Errors[1].Message, "+0x270") {
+		for _, e := range res.Errors {
+			t.Logf("%d x %s", e.Count, e.Message)
+		}
+		t.Errorf("%d error groups: want the two races apart", len(res.Errors))
+	}
+	data, _ = os.ReadFile("../../testdata/sanitizer/field/kokkos6217_racecheck_summary.txt")
+	res = analyzeBytes(t, "kokkos6217", data, Options{})
+	w := strings.Join(res.Warnings, "\n")
+	if len(res.Errors) != 1 || strings.Contains(w, "no ERROR SUMMARY") || strings.Contains(w, "says") || !strings.Contains(w, "leaks were not checked") {
+		t.Errorf("%d errors, warnings %q", len(res.Errors), res.Warnings)
 	}
 }

@@ -72,6 +72,8 @@ type run struct {
 	hasLeak       bool
 	errors        int64
 	hasErrors     bool
+	races         int64 // racecheck's RACECHECK SUMMARY: records it displayed
+	hasRaces      bool
 	notPrinted    int64
 	hasNotPrinted bool
 	targetError   bool
@@ -281,7 +283,13 @@ func (r *Reader) appendRun(id int32, ru *run) {
 	b.records.Append(ru.records)
 	appendOptInt(b.leakBytes, ru.leakBytes, ru.hasLeak)
 	appendOptInt(b.leakAllocs, ru.leakAllocs, ru.hasLeak)
-	appendOptInt(b.errors, ru.errors, ru.hasErrors)
+	if ru.hasErrors {
+		b.errors.Append(ru.errors)
+	} else {
+		// racecheck ends a run with its RACECHECK SUMMARY instead of an
+		// ERROR SUMMARY: its count of records is the run's total.
+		appendOptInt(b.errors, ru.races, ru.hasRaces)
+	}
 	appendOptInt(b.notPrinted, ru.notPrinted, ru.hasNotPrinted)
 	b.targetError.Append(ru.targetError)
 }

@@ -123,7 +123,8 @@
 //	records             int64  records read in the run
 //	leak_bytes          int64  LEAK SUMMARY bytes; null without one
 //	leak_allocations    int64  LEAK SUMMARY allocations; null without one
-//	errors              int64  ERROR SUMMARY errors (leaks count as errors); null without one
+//	errors              int64  ERROR SUMMARY errors (leaks count as errors), or without one racecheck's
+//	                           RACECHECK SUMMARY "N hazards displayed" (its records); null without either
 //	errors_not_printed  int64  "N errors were not printed" (--print-limit); null without one
 //	target_error        bool   "Target application returned an error"
 //

@@ -20,11 +20,12 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = regexp.MustCompile(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Error: Race|Warning: Race)`)
+	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Host API memory access error|Error: Race|Warning: Race|Barrier error|(ERROR|WARN|INFO):\(.*\) Potential )`)
 
 	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
+	raceSummaryRe = regexp.MustCompile(`^RACECHECK SUMMARY: ([\d,]+) hazards? displayed`)
 	apiLegacyRe   = regexp.MustCompile(`^Program hit error (\d+) on CUDA API call to (\w+)`)
 	apiCallRe     = regexp.MustCompile(`on (?:CUDA )?API call to (\w+)`)
 	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
@@ -288,7 +289,7 @@ func hasToolName(text string) bool {
 
 // recordStarts are the literal starts of the records firstRecord
 // learns a prefix from.
-var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error"}
+var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:("}
 
 // hasRecordStart reports whether a line holds the start of a record
 // (anywhere: the prefix comes before it).
@@ -467,6 +468,28 @@ func (s *textSource) top(c string) error {
 			return err
 		}
 		ru.errors, ru.hasErrors = ru.errors+n, true
+		return nil
+	case strings.HasPrefix(c, "RACECHECK SUMMARY:"):
+		// racecheck ends its run with this line instead of an ERROR
+		// SUMMARY: "N hazards displayed (E errors, W warnings)", N the
+		// race records it printed (each may stand for many hazards,
+		// "[4 hazards]"), so N is the run's count of records when it
+		// has no ERROR SUMMARY.
+		m := raceSummaryRe.FindStringSubmatch(c)
+		if m == nil {
+			return s.errf("malformed RACECHECK SUMMARY %q", c)
+		}
+		n, err := s.count(m[1])
+		if err != nil {
+			return err
+		}
+		ru.races, ru.hasRaces = ru.races+n, true
+		return nil
+	case strings.HasPrefix(c, "Warning: Maximum number of "):
+		// The tool's own notice that it stopped recording (racecheck's
+		// NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS): not a record, but
+		// the counts after it are lower bounds.
+		s.rd.meta.Warnings.Once("tool-limit", parse.LineNote(int(s.line), "the tool says: %s: the records after it are not all it found", strings.TrimSuffix(strings.TrimPrefix(c, "Warning: "), ".")))
 		return nil
 	case isOtherSummary(c):
 		return nil
@@ -769,6 +792,11 @@ func classify(c string) string {
 		return KindRace
 	case strings.HasPrefix(c, "Uninitialized "):
 		return KindUninitialized
+	case strings.HasPrefix(c, "Host API memory access error"):
+		// memcheck's and initcheck's record of a host API call (cudaMemcpy)
+		// reading or writing bad memory; a detail line "Uninitialized
+		// access at ..." makes it initcheck's uninitialized read.
+		return KindMemoryAccess
 	case strings.HasPrefix(c, "Unused memory"):
 		return KindUnusedMemory
 	case strings.HasPrefix(c, "Barrier error"):
@@ -876,6 +904,9 @@ func (s *textSource) detail(c string) error {
 			rec.thread, rec.block = m[1], m[2]
 			return nil
 		}
+	}
+	if rec.kind == KindMemoryAccess && strings.HasPrefix(c, "Uninitialized access") {
+		rec.kind = KindUninitialized
 	}
 	if m := addrLineRe.FindStringSubmatch(c); m != nil && !rec.hasAddress {
 		if a, err := strconv.ParseUint(m[1], 0, 64); err == nil {

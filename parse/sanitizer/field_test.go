@@ -1,0 +1,65 @@
+package sanitizer
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestFieldOtherTools reads reports of the tools other than memcheck's
+// leak check, pasted in bug reports (testdata/sanitizer/field, sources in
+// testdata/README.md). What each must give is read off its text:
+// the kind of each record by its first line (initcheck's "Uninitialized
+// __global__ memory read" and "Host API memory access error ...
+// Uninitialized access", racecheck's "Race reported between", old
+// cuda-memcheck racecheck's "WARN:(...) Potential RAW hazard"), and the
+// run's total from racecheck's RACECHECK SUMMARY, which it prints instead
+// of an ERROR SUMMARY.
+func TestFieldOtherTools(t *testing.T) {
+	dir := "../../testdata/sanitizer/field/"
+	cases := []struct {
+		file   string
+		kinds  string // the kinds of the records, in order
+		errors string // the run's summary count ("(null)": none)
+		warn   string // a warning that must be there
+	}{
+		// Quoted without the banner: each was refused as no known format.
+		{"cccl4041_initcheck_cut.txt", "uninitialized", "(null)", ""},
+		{"cudf23900_racecheck_excerpt.txt", "race", "(null)", ""},
+		{"dogqc4_initcheck_host_api.txt", "uninitialized", "(null)", ""},
+		{"gunrock844_memcheck_racecheck_warn.txt", "race", "(null)", ""},
+		// "RACECHECK SUMMARY: 1 hazard displayed": the run is whole.
+		{"kokkos6217_racecheck_summary.txt", "race", "1", ""},
+		// "Warning: Maximum number of hazards reached" is the tool's
+		// notice, not a race: two races follow it.
+		{"hecbench133_racecheck_max_hazards.txt", "race race", "(null)", "Maximum number of hazards reached"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			data, err := os.ReadFile(dir + c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f, ok := Sniff(data); !ok || f != FormatText {
+				t.Fatalf("Sniff = %v, %v: want a text report", f, ok)
+			}
+			tb, meta, err := read(t, c.file, data, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, r := range tb.records {
+				kinds = append(kinds, r["kind"])
+			}
+			if got := strings.Join(kinds, " "); got != c.kinds {
+				t.Errorf("kinds %q, want %q", got, c.kinds)
+			}
+			if len(tb.runs) != 1 || tb.runs[0]["errors"] != c.errors {
+				t.Errorf("runs %v: want errors %s", tb.runs, c.errors)
+			}
+			if c.warn != "" && !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), c.warn) {
+				t.Errorf("warnings %q: want one with %q", meta.Warnings.Strings(), c.warn)
+			}
+		})
+	}
+}
