@@ -95,8 +95,24 @@ func TestFixtures(t *testing.T) {
 		// (testdata/README.md).
 		{"capture_h200_100ms.jsonl", FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
 		{"capture_h200_1s.jsonl", FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
+		// Field pastes (testdata/README.md, "Field pastes of nvidia-smi"):
+		// the Processes box alone, with the GI and CI columns of a MIG
+		// machine: its seven process rows (was refused).
+		{"field/nvitop8_mig_processes.txt", FormatNvidiaSmiText, 7, ClockRowOrder, "process"},
+		// dmon -s pucvmet: four GPUs in one tick, fb among 18 columns.
+		{"field/deepspeech178_dmon_pucvmet.txt", FormatDmon, 4, ClockRowOrder, "excludes-reserved"},
+		// -q -d MEMORY,... of driver 375 (no Reserved line): one GPU.
+		{"field/gnomeapplet356_q_d_memory_2017.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// Driver 450's table, with its MIG M. row: one GPU.
+		{"field/arborx565_table_450_mig_col.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// dmon and pmon "Not supported on the device(s)" after "# nvidia-smi
+		// dmon" (a root prompt), then the table of one GPU.
+		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 	}
-	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true}
+	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
+		// Inputs that hold no memory sample: TestFieldUnreadable.
+		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
+		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -132,8 +148,9 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 	files, _ := filepath.Glob(fixtures + "*")
-	for _, f := range files {
-		if !seen[filepath.Base(f)] {
+	field, _ := filepath.Glob(fixtures + "field/*")
+	for _, f := range append(files, field...) {
+		if !seen[strings.TrimPrefix(f, fixtures)] {
 			t.Errorf("%s: no expectations for this fixture", f)
 		}
 	}
@@ -671,6 +688,33 @@ func TestSniff(t *testing.T) {
 	} {
 		if got := Sniff([]byte(in)); got != want {
 			t.Errorf("Sniff(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFieldUnreadable: pasted nvidia-smi outputs that hold no memory
+// sample are errors naming the line, never an empty log read as clean
+// (testdata/README.md says what each holds).
+func TestFieldUnreadable(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		// The MIG devices box alone (was refused as no known format).
+		{"nvitop8_mig_devices_cut.txt", ":17: only nvidia-smi's MIG devices box"},
+		// -q cut before its FB Memory Usage section.
+		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory"},
+		// dmon -s u: utilization only.
+		{"telegraf5532_dmon_s_u_no_fb.txt", ":1: the dmon log has no fb column"},
+	} {
+		b, err := os.ReadFile(fixtures + "field/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Sniff(b) == parse.FormatUnknown {
+			t.Errorf("%s: not recognised", c.file)
+			continue
+		}
+		_, _, err = readRows(t, c.file, string(b))
+		if err == nil || !strings.Contains(err.Error(), c.file+c.want) {
+			t.Errorf("%s: error %v, want %q", c.file, err, c.want)
 		}
 	}
 }

@@ -33,7 +33,9 @@ import (
 // lines between outputs are skipped. The table's used memory leaves the
 // driver's reservation out on drivers since R510 (ExcludesReserved); the
 // table does not print the reservation, so the GPU's capacity is its total.
-// MIG device rows are not read (their memory is the GPU's).
+// The Processes box pasted alone is read (its process rows). MIG device
+// rows are not read (their memory is the GPU's): the MIG devices box
+// alone is an error.
 
 var (
 	// "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |"
@@ -71,6 +73,7 @@ type smiTextDecoder struct {
 	gpu       int32
 	gpuName   []byte
 	processes bool // inside the Processes box
+	sawMIG    bool // a MIG devices box was seen (its rows are not read)
 	// -q state.
 	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
 	qSection  string
@@ -211,6 +214,11 @@ func (d *smiTextDecoder) gpustatLine(t []byte) error {
 func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
+	}
+	if bytes.Contains(t, []byte("MIG devices:")) {
+		d.cutGPURow(n)
+		d.sawMIG = true
+		return nil
 	}
 	if bytes.Contains(t, []byte("Processes:")) {
 		d.cutGPURow(n)
@@ -388,6 +396,9 @@ func (d *smiTextDecoder) emit(s *sample) {
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
 	d.cutGPURow(n)
+	if d.samples == 0 && d.sawMIG {
+		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")
+	}
 	if d.samples == 0 {
 		return d.r.errorf(n, "no GPU memory in this nvidia-smi output (no \"used MiB / total MiB\" row, no \"FB Memory Usage\" section)")
 	}

@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"time"
 
@@ -87,14 +88,29 @@ func FormatForFields(fields []string) parse.Format {
 
 // isSmiText recognises nvidia-smi's output for people anywhere in head
 // (a shell prompt or other text may come first): the default table's
-// banner box, or the -q report's title with its memory section.
+// banner box, its Processes box or MIG devices box pasted alone (the
+// part of the table a report quotes), or the -q report's title with its
+// memory section.
 func isSmiText(head []byte) bool {
 	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
 		bytes.Contains(head, []byte("\n+--")) {
 		return true
 	}
+	if bytes.Contains(head, []byte("+--")) && (smiProcBoxRe.Match(head) || smiMIGBoxRe.Match(head)) {
+		return true
+	}
 	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
 }
+
+var (
+	// The Processes box's title and column header: "| Processes: |" then
+	// "|  GPU   GI   CI        PID   Type   Process name   GPU Memory |"
+	// (older drivers: "|  GPU       PID   Type   Process name   Usage |").
+	smiProcBoxRe = regexp.MustCompile(`(?m)^\s*\|\s*Processes:.*\|\s*\n\s*\|\s*GPU\s.*\bPID\s+Type\s+Process name\b`)
+	// The MIG devices box's title and header: "| MIG devices: |", then
+	// "| GPU  GI  CI  MIG |         Memory-Usage |".
+	smiMIGBoxRe = regexp.MustCompile(`(?m)^\s*\|\s*MIG devices:.*\|\s*\n(?:.*\n){0,2}\s*\|\s*GPU\s+GI\s+CI\s+MIG\s*\|\s*Memory-Usage`)
+)
 
 func firstLine(b []byte) []byte {
 	for len(b) > 0 {
