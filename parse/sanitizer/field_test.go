@@ -28,6 +28,7 @@ func TestFieldOtherTools(t *testing.T) {
 		{"cudf23900_racecheck_excerpt.txt", "race", "(null)", ""},
 		{"dogqc4_initcheck_host_api.txt", "uninitialized", "(null)", ""},
 		{"gunrock844_memcheck_racecheck_warn.txt", "race", "(null)", ""},
+		{"cudanative61_synccheck_cut.txt", "sync", "(null)", ""},
 		// "RACECHECK SUMMARY: 1 hazard displayed": the run is whole.
 		{"kokkos6217_racecheck_summary.txt", "race", "1", ""},
 		// "Warning: Maximum number of hazards reached" is the tool's
@@ -61,5 +62,21 @@ func TestFieldOtherTools(t *testing.T) {
 				t.Errorf("warnings %q: want one with %q", meta.Warnings.Strings(), c.warn)
 			}
 		})
+	}
+}
+
+// TestFieldLegacyDeviceFrame: cuda-memcheck's device frame repeats the
+// function and gives its offset in parentheses, "synchronization.jl:12:
+// ptxcall_computeBetasAndGradKernel_3 (ptxcall_computeBetasAndGradKernel_3
+// : 0x46c0)" (testdata/sanitizer/field/cudanative61_synccheck_cut.txt):
+// the frame is "file:line:function" (which the analysis splits, as for the
+// "at" line before it), the parenthesis gone, its offset 0x46c0.
+func TestFieldLegacyDeviceFrame(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/field/cudanative61_synccheck_cut.txt")
+	fr := framesOf(tb, "0")
+	if len(fr) < 2 || fr[1]["kind"] != FrameDevice ||
+		fr[1]["function"] != "/home/mhorg/.julia/packages/CUDAnative/Mdd3w/src/device/cuda_intrinsics/synchronization.jl:12:ptxcall_computeBetasAndGradKernel_3" ||
+		fr[1]["func_offset"] != "18112" {
+		t.Errorf("frames %v", fr)
 	}
 }

@@ -35,6 +35,8 @@ var (
 
 	funcOffsetRe = regexp.MustCompile(`^(.*)\+(0x[0-9a-fA-F]+)$`)
 	legacyAtRe   = regexp.MustCompile(`^(.+?):(\d+):(.+)$`)
+	// "synchronization.jl:12:kernel (kernel : 0x46c0)"
+	legacyDevOffsetRe = regexp.MustCompile(`^(.*\S) \((\S+) : (0x[0-9a-fA-F]+)\)$`)
 )
 
 // textSource reads records from a text log.
@@ -1042,6 +1044,15 @@ func (s *textSource) deviceLocation(t string) (frame, error) {
 			f.function = rest
 			return f, nil
 		}
+	}
+	// cuda-memcheck's device frames end in the function and the offset
+	// again: "file.jl:12:kernel (kernel : 0x46c0)".
+	if m := legacyDevOffsetRe.FindStringSubmatch(t); m != nil && strings.HasSuffix(m[1], m[2]) {
+		off, err := s.hex(m[3])
+		if err != nil {
+			return f, err
+		}
+		t, f.offset, f.hasOffset = m[1], off, true
 	}
 	if err := s.funcFileLine(&f, t); err != nil {
 		return f, err
