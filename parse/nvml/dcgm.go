@@ -247,7 +247,7 @@ func (d *dcgmDecoder) label(names ...string) string {
 // seriesKey identifies a GPU (or MIG instance) and its owner.
 func (d *dcgmDecoder) seriesKey() string {
 	var b strings.Builder
-	for _, n := range []string{"Hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container"} {
+	for _, n := range []string{"Hostname", "hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container"} {
 		b.WriteString(d.label(n))
 		b.WriteByte(0)
 	}
@@ -269,7 +269,7 @@ func (d *dcgmDecoder) newRow(t int64, n int) *dcgmRow {
 	if mig := d.label("GPU_I_ID"); mig != "" && uuid != "" {
 		uuid += "/" + mig
 	}
-	s.host, s.uuid, s.gpuName = []byte(d.label("Hostname")), []byte(uuid), []byte(d.label("modelName"))
+	s.host, s.uuid, s.gpuName = []byte(d.label("Hostname", "hostname")), []byte(uuid), []byte(d.label("modelName"))
 	s.pod = []byte(d.label("pod", "exported_pod"))
 	s.namespace = []byte(d.label("namespace", "exported_namespace"))
 	s.container = []byte(d.label("container", "exported_container"))

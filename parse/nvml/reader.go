@@ -177,6 +177,7 @@ type Reader struct {
 	civil    civilCache
 	source   []byte
 	nonEmpty bool
+	usedRows int64 // rows with a used-memory value
 }
 
 // NewReader returns a Reader of the log in r (already decompressed;
@@ -266,7 +267,16 @@ func (r *Reader) step() error {
 		if !r.nonEmpty {
 			return parse.LineErrorf(r.name, max(r.line, 1), "no samples: the input has only blank lines")
 		}
-		return r.dec.end(r.line)
+		if err := r.dec.end(r.line); err != nil {
+			return err
+		}
+		if r.meta.Rows > 0 && r.usedRows == 0 {
+			// Samples were read, but none says how much memory is used
+			// (DCGM's FB_FREE alone, memory.used "[N/A]" in every row):
+			// nothing to judge, which must not read as "no findings".
+			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
+		}
+		return nil
 	}
 	return nil
 }
@@ -444,6 +454,9 @@ func (r *Reader) emit(s *sample) {
 	c.gpu.add(s.gpu, s.hasGPU)
 	c.pid.add(s.pid, s.hasPID)
 	c.used.add(s.used, s.hasUsed)
+	if s.hasUsed {
+		r.usedRows++
+	}
 	c.total.add(s.total, s.hasTotal)
 	c.free.add(s.free, s.hasFree)
 	c.reserved.add(s.reserved, s.hasReserved)

@@ -108,11 +108,14 @@ func TestFixtures(t *testing.T) {
 		// dmon and pmon "Not supported on the device(s)" after "# nvidia-smi
 		// dmon" (a root prompt), then the table of one GPU.
 		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
+		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
 		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
-		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true}
+		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
+		"field/dcgmexporter736_hostname_lower_mig.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -703,6 +706,9 @@ func TestFieldUnreadable(t *testing.T) {
 		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory"},
 		// dmon -s u: utilization only.
 		{"telegraf5532_dmon_s_u_no_fb.txt", ":1: the dmon log has no fb column"},
+		// DCGM's FB_FREE of two GPUs, cut before FB_USED: samples without a
+		// used value, which read as "no findings" before.
+		{"dcgmexporter736_hostname_lower_mig.txt", ":11: no sample holds a used-memory value"},
 	} {
 		b, err := os.ReadFile(fixtures + "field/" + c.file)
 		if err != nil {
@@ -716,5 +722,23 @@ func TestFieldUnreadable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.file+c.want) {
 			t.Errorf("%s: error %v, want %q", c.file, err, c.want)
 		}
+	}
+}
+
+// TestDCGMLowercaseHostname: dcgm-exporter (NVIDIA/dcgm-exporter pull
+// request #736, testdata/nvml/field/dcgmexporter736_hostname_lower_mig.txt)
+// labels the host "hostname", where older versions wrote "Hostname". The
+// line below is its FB_FREE line of GPU 1 with the metric renamed FB_USED
+// (the paste is cut before its FB_USED lines): the host must be read, so
+// that two hosts' GPU 1 stay two series.
+func TestDCGMLowercaseHostname(t *testing.T) {
+	in := `DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-fc60126e-514d-3522-2828-c5daa8e99d85",pci_bus_id="00000000:B1:00.0",device="nvidia1",modelName="NVIDIA RTX 2000 Ada Generation",hostname="dcgm-exporter-wwwjh"} 11275
+`
+	rows, _, err := readRows(t, "dcgm736", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Host != "dcgm-exporter-wwwjh" || val(rows[0].Used) != mib(11275) {
+		t.Errorf("rows %+v", rows)
 	}
 }

@@ -41,7 +41,7 @@
 //     or one per line.
 //   - DCGM exporter Prometheus text (FormatDCGMPrometheus):
 //     DCGM_FI_DEV_FB_USED, _FREE, _TOTAL and _RESERVED (MiB) with the
-//     labels gpu, UUID, modelName, Hostname, pod, namespace and container
+//     labels gpu, UUID, modelName, Hostname (hostname in newer exporters), pod, namespace and container
 //     (or exported_pod, ...); a MIG instance (GPU_I_ID label) is a GPU of its
 //     own whose gpu_uuid is "UUID/GPU_I_ID". Other metrics are skipped. One
 //     scrape or many: samples with timestamps (milliseconds) are grouped by
