@@ -133,6 +133,7 @@ func FuzzDCGM(f *testing.F) {
 		"DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\",pod=\"p\",namespace=\"n\",container=\"c\"} 2136\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 1 1000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 2 2000\n" +
 		"DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",label=\"a\\\"b\\\\c\\n\"} NaN\n"))
+	addFixtures(f, "field/dcgmexporter317_a30_mig_used.txt", "field/dcgmexporter736_hostname_lower_mig.txt")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatDCGMPrometheus) })
 }
 
@@ -156,7 +157,8 @@ func FuzzDetect(f *testing.F) {
 }
 
 func FuzzSmiText(f *testing.F) {
-	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt")
+	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt",
+		"field/nvitop8_mig_processes.txt", "field/nvitop8_mig_devices_cut.txt")
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })

@@ -71,6 +71,7 @@ func addSeeds(f *testing.F, pattern string) {
 
 func FuzzText(f *testing.F) {
 	addSeeds(f, "../../testdata/sanitizer/*.txt")
+	addSeeds(f, "../../testdata/sanitizer/field/*.txt")
 	addSeeds(f, "testdata/*.txt")
 	f.Add([]byte("========= Leaked 1 bytes at 0x1\n=========     Host Frame:x (y + 0x1) [0x2]\n"))
 	f.Add([]byte("### COMPUTE-SANITIZER\n### Program hit error 1 on CUDA API call to f\n###     at 0x1 in a:1:b\n"))
