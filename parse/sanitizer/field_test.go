@@ -29,6 +29,9 @@ func TestFieldOtherTools(t *testing.T) {
 		{"dogqc4_initcheck_host_api.txt", "uninitialized", "(null)", ""},
 		{"gunrock844_memcheck_racecheck_warn.txt", "race", "(null)", ""},
 		{"cudanative61_synccheck_cut.txt", "sync", "(null)", ""},
+		// memcheck's own records, read before too (regression inputs).
+		{"cudf15258_invalid_shared_excerpt.txt", "memory-access", "(null)", ""},
+		{"pytorch196209_program_output_between.txt", "memory-access", "(null)", ""},
 		// "RACECHECK SUMMARY: 1 hazard displayed": the run is whole.
 		{"kokkos6217_racecheck_summary.txt", "race", "1", ""},
 		// "Warning: Maximum number of hazards reached" is the tool's
