@@ -1209,6 +1209,28 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		trends[size] = verdict(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
+	// When no size grows by itself (the site grows by replacement: a KV
+	// cache reallocated bigger each turn), a size made in one burst and
+	// held since (a library workspace made by the first call through the
+	// same line) is no part of the growth: it is retained when the rest of
+	// the site grows without it.
+	burst := map[int64]bool{}
+	if !anyGrows {
+		for _, size := range sizes {
+			if heldSinceOneRise(it.curve(keysBySize[size])) {
+				burst[size] = true
+			}
+		}
+		var rest []int32
+		for _, k := range in.keysOf(g.ids) {
+			if !burst[in.d.keys[k].size] {
+				rest = append(rest, k)
+			}
+		}
+		if len(burst) == 0 || len(burst) == len(sizes) || !verdict(it.curve(rest)).grows {
+			burst = nil
+		}
+	}
 	leak, held, live := newSite(callsite.Leak), newSite(callsite.Retained), newSite(callsite.Live)
 	var leakIn, heldIn []keptAlloc
 	var leakSizes, heldSizes []int64
@@ -1227,7 +1249,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			for _, k := range bySize[size] {
 				live.add(k)
 			}
-		case anyGrows && !trends[size].grows && trends[size].rises <= 1:
+		case anyGrows && !trends[size].grows && trends[size].rises <= 1, burst[size]:
 			for _, k := range bySize[size] {
 				held.add(k)
 			}
@@ -1276,6 +1298,25 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		out = append(out, *live.done())
 	}
 	return out
+}
+
+// heldSinceOneRise reports whether v, live bytes at iteration boundaries
+// followed by those at the end, rose between exactly two boundaries and
+// never fell: memory made once, in one iteration, and held to the end.
+func heldSinceOneRise(v []int64) bool {
+	rises := 0
+	for i := 1; i < len(v); i++ {
+		switch {
+		case v[i] < v[i-1]:
+			return false
+		case v[i] > v[i-1]:
+			if i == len(v)-1 {
+				return false // made after the last boundary: the unfinished iteration's
+			}
+			rises++
+		}
+	}
+	return rises == 1
 }
 
 // satAdd adds sizes, saturating instead of wrapping: a hostile file may
