@@ -169,9 +169,10 @@ type Growth struct {
 	InLastStep      int
 	InLastStepBytes int64
 	// KeptTraceBytes sums the sizes the trace records for the kept
-	// allocations: the curve above counts these, which are the requested
-	// sizes where the trace gives them (PyTorch 2.x), while a site's
-	// Bytes are its blocks'.
+	// allocations, each rounded up as the caching allocator rounds a
+	// request (blockSize: at least 512 B): what the curve above counts.
+	// The trace gives the requested sizes (PyTorch 2.x), while a site's
+	// Bytes are its blocks', which may be bigger (a block not split).
 	KeptTraceBytes int64
 	// StepGrowth is set on a site of fewer than MinKept blocks whose live
 	// bytes rose by replacement (a block freed for a bigger one) while the
@@ -1408,7 +1409,7 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.Every = it.every
 	}
 	for _, k := range kept {
-		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, k.size)
+		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, blockSize(k.size))
 	}
 	if len(kept) > 0 {
 		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
