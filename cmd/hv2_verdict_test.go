@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -168,4 +169,71 @@ func TestHV2FragmentationOOM(t *testing.T) {
 		}
 	}
 	noLeak(t, analyzeJSON(t, hv2Dir+"frag_oom.pickle"))
+}
+
+// TestHV2LateLeak: 3 epochs of 20 steps; from the third epoch (step 40,
+// iteration 41) each step's output is kept (forward rec.py:36 from
+// rec.py:198, 131,072 B): 20 blocks. Before, the site held only the loop's
+// last output (128 KiB) at each iteration start; the kept output of step 40
+// is still that variable at the start of iteration 42, so the growth shows
+// from there: 18 rises in the 18 measured iterations since, 131,072 B
+// each. Main divided the growth by all 59 iterations (+41 KiB per
+// iteration), a third of the rate the leak runs at.
+func TestHV2LateLeak(t *testing.T) {
+	r := analyzeJSON(t, hv2Dir+"late_leak.pickle")
+	ls := leaks(r)
+	if len(ls) != 1 {
+		t.Fatalf("leaks %+v", ls)
+	}
+	l := ls[0]
+	if l.Site.Line != 36 || len(l.Stack) < 2 || l.Stack[1].Line != 198 || l.Count != 20 || l.Bytes != 20*131072 {
+		t.Errorf("leak at line %d, %d blocks, %d bytes, stack %+v", l.Site.Line, l.Count, l.Bytes, l.Stack)
+	}
+	if g := l.Growth; g == nil || g.Iterations != 60 || g.FirstIteration != 41 || g.BytesPerIteration != 131072 {
+		t.Errorf("leak growth %+v", l.Growth)
+	}
+	if !strings.Contains(l.Message, "until iteration 42, then grew in 18 of the 18 measured since") {
+		t.Errorf("message: %s", l.Message)
+	}
+	if on := onsets(t, hv2Dir+"late_leak.pickle"); len(on) != 1 || on[0] != 42 {
+		t.Errorf("onset_iteration %v", on)
+	}
+}
+
+// TestHV2NoOnsetFromTheStart: leaks that grow from the first iterations
+// carry no onset: their rate is over all measured iterations.
+func TestHV2NoOnsetFromTheStart(t *testing.T) {
+	for _, name := range []string{"gan_leak", "slow_leak", "loss_list_leak", "chat_kv_leak"} {
+		if on := onsets(t, hv2Dir+name+".pickle"); len(on) != 1 || on[0] != 0 {
+			t.Errorf("%s: onset_iteration %v", name, on)
+		}
+	}
+}
+
+// onsets returns the onset_iteration of each leak finding of path (0 when
+// absent).
+func onsets(t *testing.T, path string) []int {
+	t.Helper()
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", path)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", path, code, errOut)
+	}
+	var r struct {
+		Findings []struct {
+			Kind   string `json:"kind"`
+			Growth *struct {
+				Onset int `json:"onset_iteration"`
+			} `json:"growth"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var on []int
+	for _, f := range r.Findings {
+		if f.Kind == "leak" && f.Growth != nil {
+			on = append(on, f.Growth.Onset)
+		}
+	}
+	return on
 }

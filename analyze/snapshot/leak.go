@@ -154,6 +154,16 @@ type Growth struct {
 	// PerIteration are then about the least the site held from each
 	// measured start on.
 	Floor bool
+	// OnsetStep is set on a growing site whose live bytes stayed flat at
+	// FromBytes for at least a quarter of the measured iterations before
+	// they began to grow (a bug a later epoch triggers): the iteration
+	// (1-based) from whose start the growth is measured. PerIteration and
+	// Slope are then the rate since that start, OnsetBytes the bytes held
+	// there; the rate over the whole run would understate the leak.
+	// SinceOnset counts the measured iterations from then on, GrewSince
+	// those in which the live bytes rose.
+	OnsetStep, SinceOnset, GrewSince int
+	OnsetBytes                       int64
 	// PlateauStep is the iteration (1-based) since which the site's live
 	// bytes have stayed flat after rising, PlateauClock its start (time or
 	// position, as FirstUs); 0 when they never rose or never settled.
@@ -1301,6 +1311,29 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	return out
 }
 
+// lateOnset returns the last of the boundaries b (live bytes at iteration
+// starts) through which they stayed flat from the start, when that flat
+// start spans at least a quarter of the measured intervals; 0 otherwise.
+// The first iteration may set the level (a loop variable still held at
+// the next start, a buffer made once): the flat run may begin at b[1].
+func lateOnset(b []int64) int {
+	if len(b) < 3 {
+		return 0
+	}
+	start := 0
+	if b[1] != b[0] {
+		start = 1
+	}
+	o := start
+	for o+1 < len(b) && b[o+1] == b[start] {
+		o++
+	}
+	if o == start || o == len(b)-1 || o*4 < len(b)-1 {
+		return 0
+	}
+	return o
+}
+
 // heldSinceOneRise reports whether v, live bytes at iteration boundaries
 // followed by those at the end, rose between exactly two boundaries and
 // never fell: memory made once, in one iteration, and held to the end.
@@ -1430,14 +1463,27 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.GrewIn = tr.rises
 		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
 		g.Floor = tr.floor
-		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
-			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
+		from := 0
+		if tr.grows && !tr.floor {
+			from = lateOnset(v[:n])
+		}
+		if iters := it.ord[n-1] - it.ord[from]; iters > 0 {
+			g.PerIteration = float64(tr.to-v[from]) / float64(iters)
 		}
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
 			g.PlateauClock = it.clock[tr.plateau]
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
+		if from > 0 {
+			g.OnsetStep, g.SinceOnset, g.OnsetBytes = it.ord[from]+1, n-1-from, v[from]
+			for i := from + 1; i < n; i++ {
+				if v[i] > v[i-1] {
+					g.GrewSince++
+				}
+			}
+			g.Slope, g.R2 = fitClocks(it.clock[from:], v[from:], in.timed)
+		}
 		if a.opt.Curves {
 			g.Curve = v
 			g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)
