@@ -62,7 +62,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			gr := &Growth{R2: round(g.R2, 4), Kept: g.Kept, Allocations: g.Allocations, ActiveTenths: g.ActiveParts,
 				Iterations: g.Iterations, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
 				BytesPerIteration: round(g.PerIteration, 1), PlateauIteration: g.PlateauStep,
-				FirstIteration: g.FirstStep, LastIteration: g.LastStep}
+				FirstIteration: g.FirstStep, LastIteration: g.LastStep, OnsetIteration: g.OnsetStep}
 			if s.Kind != callsite.Leak {
 				gr.BytesPerIteration = 0
 			}
@@ -144,6 +144,11 @@ func siteMessage(s snapshot.Site) string {
 			}
 			ev = fmt.Sprintf(": %s grew in %d of %s, %s per iteration (from %s to %s)",
 				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
+			if g.OnsetStep > 0 {
+				// Flat, then growing: the rate is the one since it began.
+				ev = fmt.Sprintf(": %s stayed at %s until iteration %d, then grew in %d of the %d measured since (%s in all), %s per iteration since then (to %s)",
+					what, IBytes(g.OnsetBytes), g.OnsetStep, g.GrewSince, g.SinceOnset, measured(g), signedBytes(g.PerIteration), IBytes(g.ToBytes))
+			}
 			if g.Timed {
 				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
 			}

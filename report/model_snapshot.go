@@ -29,6 +29,12 @@ type Growth struct {
 	Every             int     `json:"every"`
 	GrewIn            int     `json:"grew_in"`
 	BytesPerIteration float64 `json:"bytes_per_iteration"`
+	// OnsetIteration is set on a leak whose live bytes stayed flat for at
+	// least a quarter of the measured iterations before growing (a bug a
+	// later epoch triggers): the iteration (1-based) from whose start
+	// BytesPerIteration and BytesPerSecond are measured; absent otherwise
+	// (they are then over all the measured iterations).
+	OnsetIteration int `json:"onset_iteration,omitempty"`
 	// PlateauIteration is the iteration (1-based) since which the site's
 	// live bytes have stayed flat after rising (bounded); 0 when not.
 	PlateauIteration int `json:"plateau_iteration"`

@@ -786,10 +786,16 @@ func judge(v []int64) trend {
 // fitCurve fits v against the boundaries' clocks by least squares: bytes
 // per second when timed (per trace position otherwise), and R².
 func (it *iterations) fitCurve(v []int64, timed bool) (slope, r2 float64) {
-	if len(v) < 3 || it.clock[len(it.clock)-1] == it.clock[0] {
+	return fitClocks(it.clock, v, timed)
+}
+
+// fitClocks fits v (a value at each of clock's boundaries, then the end's)
+// against clock by least squares, as fitCurve.
+func fitClocks(clock, v []int64, timed bool) (slope, r2 float64) {
+	if len(v) < 3 || len(clock) < 2 || len(v) < len(clock) || clock[len(clock)-1] == clock[0] {
 		return 0, 0
 	}
-	v = v[:len(it.pos)]
+	v = v[:len(clock)]
 	x := make([]float64, len(v))
 	y := make([]float64, len(v))
 	scale := 1.0
@@ -797,7 +803,7 @@ func (it *iterations) fitCurve(v []int64, timed bool) (slope, r2 float64) {
 		scale = 1e6
 	}
 	for i := range v {
-		x[i] = float64(it.clock[i]-it.clock[0]) / scale
+		x[i] = float64(clock[i]-clock[0]) / scale
 		y[i] = float64(v[i])
 	}
 	alpha, beta := stat.LinearRegression(x, y, nil, false)

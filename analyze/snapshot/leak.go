@@ -154,6 +154,16 @@ type Growth struct {
 	// PerIteration are then about the least the site held from each
 	// measured start on.
 	Floor bool
+	// OnsetStep is set on a growing site whose live bytes stayed flat at
+	// FromBytes for at least a quarter of the measured iterations before
+	// they began to grow (a bug a later epoch triggers): the iteration
+	// (1-based) from whose start the growth is measured. PerIteration and
+	// Slope are then the rate since that start, OnsetBytes the bytes held
+	// there; the rate over the whole run would understate the leak.
+	// SinceOnset counts the measured iterations from then on, GrewSince
+	// those in which the live bytes rose.
+	OnsetStep, SinceOnset, GrewSince int
+	OnsetBytes                       int64
 	// PlateauStep is the iteration (1-based) since which the site's live
 	// bytes have stayed flat after rising, PlateauClock its start (time or
 	// position, as FirstUs); 0 when they never rose or never settled.
@@ -169,9 +179,10 @@ type Growth struct {
 	InLastStep      int
 	InLastStepBytes int64
 	// KeptTraceBytes sums the sizes the trace records for the kept
-	// allocations: the curve above counts these, which are the requested
-	// sizes where the trace gives them (PyTorch 2.x), while a site's
-	// Bytes are its blocks'.
+	// allocations, each rounded up as the caching allocator rounds a
+	// request (blockSize: at least 512 B): what the curve above counts.
+	// The trace gives the requested sizes (PyTorch 2.x), while a site's
+	// Bytes are its blocks', which may be bigger (a block not split).
 	KeptTraceBytes int64
 	// StepGrowth is set on a site of fewer than MinKept blocks whose live
 	// bytes rose by replacement (a block freed for a bigger one) while the
@@ -1209,6 +1220,28 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		trends[size] = verdict(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
+	// When no size grows by itself (the site grows by replacement: a KV
+	// cache reallocated bigger each turn), a size made in one burst and
+	// held since (a library workspace made by the first call through the
+	// same line) is no part of the growth: it is retained when the rest of
+	// the site grows without it.
+	burst := map[int64]bool{}
+	if !anyGrows {
+		for _, size := range sizes {
+			if heldSinceOneRise(it.curve(keysBySize[size])) {
+				burst[size] = true
+			}
+		}
+		var rest []int32
+		for _, k := range in.keysOf(g.ids) {
+			if !burst[in.d.keys[k].size] {
+				rest = append(rest, k)
+			}
+		}
+		if len(burst) == 0 || len(burst) == len(sizes) || !verdict(it.curve(rest)).grows {
+			burst = nil
+		}
+	}
 	leak, held, live := newSite(callsite.Leak), newSite(callsite.Retained), newSite(callsite.Live)
 	var leakIn, heldIn []keptAlloc
 	var leakSizes, heldSizes []int64
@@ -1227,7 +1260,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			for _, k := range bySize[size] {
 				live.add(k)
 			}
-		case anyGrows && !trends[size].grows && trends[size].rises <= 1:
+		case anyGrows && !trends[size].grows && trends[size].rises <= 1, burst[size]:
 			for _, k := range bySize[size] {
 				held.add(k)
 			}
@@ -1276,6 +1309,48 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		out = append(out, *live.done())
 	}
 	return out
+}
+
+// lateOnset returns the last of the boundaries b (live bytes at iteration
+// starts) through which they stayed flat from the start, when that flat
+// start spans at least a quarter of the measured intervals; 0 otherwise.
+// The first iteration may set the level (a loop variable still held at
+// the next start, a buffer made once): the flat run may begin at b[1].
+func lateOnset(b []int64) int {
+	if len(b) < 3 {
+		return 0
+	}
+	start := 0
+	if b[1] != b[0] {
+		start = 1
+	}
+	o := start
+	for o+1 < len(b) && b[o+1] == b[start] {
+		o++
+	}
+	if o == start || o == len(b)-1 || o*4 < len(b)-1 {
+		return 0
+	}
+	return o
+}
+
+// heldSinceOneRise reports whether v, live bytes at iteration boundaries
+// followed by those at the end, rose between exactly two boundaries and
+// never fell: memory made once, in one iteration, and held to the end.
+func heldSinceOneRise(v []int64) bool {
+	rises := 0
+	for i := 1; i < len(v); i++ {
+		switch {
+		case v[i] < v[i-1]:
+			return false
+		case v[i] > v[i-1]:
+			if i == len(v)-1 {
+				return false // made after the last boundary: the unfinished iteration's
+			}
+			rises++
+		}
+	}
+	return rises == 1
 }
 
 // satAdd adds sizes, saturating instead of wrapping: a hostile file may
@@ -1367,7 +1442,7 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.Every = it.every
 	}
 	for _, k := range kept {
-		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, k.size)
+		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, blockSize(k.size))
 	}
 	if len(kept) > 0 {
 		g.FirstUs, g.LastUs = kept[0].clock, kept[len(kept)-1].clock
@@ -1388,14 +1463,27 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		g.GrewIn = tr.rises
 		g.FromBytes, g.ToBytes, g.EndBytes = tr.from, tr.to, tr.end
 		g.Floor = tr.floor
-		if iters := it.ord[n-1] - it.ord[0]; iters > 0 {
-			g.PerIteration = float64(tr.to-tr.from) / float64(iters)
+		from := 0
+		if tr.grows && !tr.floor {
+			from = lateOnset(v[:n])
+		}
+		if iters := it.ord[n-1] - it.ord[from]; iters > 0 {
+			g.PerIteration = float64(tr.to-v[from]) / float64(iters)
 		}
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
 			g.PlateauClock = it.clock[tr.plateau]
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
+		if from > 0 {
+			g.OnsetStep, g.SinceOnset, g.OnsetBytes = it.ord[from]+1, n-1-from, v[from]
+			for i := from + 1; i < n; i++ {
+				if v[i] > v[i-1] {
+					g.GrewSince++
+				}
+			}
+			g.Slope, g.R2 = fitClocks(it.clock[from:], v[from:], in.timed)
+		}
 		if a.opt.Curves {
 			g.Curve = v
 			g.CurveClock = append(append(make([]int64, 0, n+1), it.clock...), in.winEnd)

@@ -1,0 +1,51 @@
+package snapshot
+
+import "testing"
+
+// TestHeldSinceOneRise: a size is a one-time burst held to the end only
+// when its live bytes at the iteration starts rose once and never fell,
+// the end included; a buffer replaced by a bigger one falls, and memory
+// made after the last start (the unfinished iteration) is not a burst.
+func TestHeldSinceOneRise(t *testing.T) {
+	for _, c := range []struct {
+		v    []int64
+		want bool
+	}{
+		{[]int64{0, 32, 32, 32, 32}, true},   // a workspace made in the first iteration
+		{[]int64{0, 0, 0, 32, 32, 32}, true}, // made once, later
+		{[]int64{0, 32, 0, 0, 0}, false},     // a cache size replaced by a bigger one
+		{[]int64{0, 0, 0, 0, 32}, false},     // made in the last, unfinished, iteration
+		{[]int64{0, 32, 64, 96, 96}, false},  // grows
+		{[]int64{0, 0, 0, 0}, false},         // never held
+		{[]int64{0, 32, 32, 16}, false},      // partly freed at the end
+	} {
+		if got := heldSinceOneRise(c.v); got != c.want {
+			t.Errorf("heldSinceOneRise(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+// TestLateOnset: a growth measured from the end of a flat start spanning
+// at least a quarter of the measured intervals; the first iteration may
+// set the level. A leak growing from the start, a periodic one, or a
+// curve flat to its end have no onset.
+func TestLateOnset(t *testing.T) {
+	for _, c := range []struct {
+		v    []int64
+		want int
+	}{
+		{[]int64{0, 0, 0, 0, 0, 1, 2, 3, 4}, 4},       // flat for 4 of 8 intervals
+		{[]int64{0, 5, 5, 5, 5, 6, 7, 8, 9}, 4},       // the first iteration set the level
+		{[]int64{0, 0, 1, 2, 3, 4, 5, 6, 7}, 0},       // flat for 1 of 8: from the start
+		{[]int64{0, 1, 2, 3, 4, 5, 6, 7, 8}, 0},       // grows from the start
+		{[]int64{0, 0, 0, 0, 0, 0, 0, 0, 0}, 0},       // never grows
+		{[]int64{0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2}, 0}, // every 6: flat for 1 of 10
+		{[]int64{0, 0}, 0},
+		{[]int64{0, 2, 4, 6, 8}, 0}, // the first rise is no flat start
+		{[]int64{0, 2, 2, 4, 6}, 2}, // flat for 1 of 4 after the first
+	} {
+		if got := lateOnset(c.v); got != c.want {
+			t.Errorf("lateOnset(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
