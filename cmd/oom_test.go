@@ -393,3 +393,21 @@ func TestOOMSitesOlderThanTrace(t *testing.T) {
 		t.Errorf("the table does not say how many blocks predate the trace:\n%s", table)
 	}
 }
+
+// TestOOMReservedFitWording: the "would it fit if contiguous" clause is
+// about PyTorch's reserved but unallocated memory. hip_comfyui9529's GPU
+// had 7.12 GiB free for a 432 MiB request while PyTorch held 321.96 MiB
+// reserved but unallocated: the clause must not read as the GPU's free
+// memory being too little ("too little free memory" did).
+func TestOOMReservedFitWording(t *testing.T) {
+	code, out, errOut := run(t, nil, "oom", td+"pytorch/pastes/hip_comfyui9529.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "too little free memory") {
+		t.Errorf("the GPU had 7.12 GiB free for the 432 MiB request:\n%s", out)
+	}
+	if !strings.Contains(out, "321.96 MiB reserved but unallocated; that reserved but unallocated memory could not have held the request even if contiguous") {
+		t.Errorf("no clause on PyTorch's 321.96 MiB reserved but unallocated:\n%s", out)
+	}
+}

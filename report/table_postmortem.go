@@ -152,11 +152,15 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		if m.LargestFreeBlockBytes != nil {
 			line += "; largest free block " + sz(*m.LargestFreeBlockBytes)
 		}
+		// WouldFitIfContiguous is about PyTorch's reserved but unallocated
+		// memory, not the GPU's free memory (the GPU line above): said of
+		// "the free memory", it read as the GPU's beside a GPU with room.
+		// With none reserved but unallocated there is nothing to say.
 		if d.WouldFitIfContiguous != nil {
 			if *d.WouldFitIfContiguous {
-				line += "; the free memory would have held the request had it been contiguous"
-			} else {
-				line += "; too little free memory to hold the request even if contiguous"
+				line += "; that reserved but unallocated memory would have held the request had it been contiguous"
+			} else if m.ReservedUnallocatedBytes != nil && *m.ReservedUnallocatedBytes > 0 {
+				line += "; that reserved but unallocated memory could not have held the request even if contiguous"
 			}
 		}
 		fmt.Fprintf(w, "  PyTorch:  %s\n", line)
