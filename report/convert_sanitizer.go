@@ -101,6 +101,11 @@ func memoryOf(alloc string) (what, free string) {
 func sanitizerSiteMessage(s sanitizer.Site) string {
 	what, free := memoryOf(s.Allocator)
 	n := plural(s.Count, "allocation", "allocations")
+	if s.Unknown != "" && s.Kind == callsite.Retained {
+		// The pool is known from the frames the log kept, the caller not.
+		return fmt.Sprintf("retained: %s (%s) of %s held at exit by %s, the program's own caller not known (%s): the pool keeps freed blocks for reuse, so this is not a leak of the program; %s",
+			n, IBytes(s.Bytes), what, s.Pool, s.Unknown, s.Hint)
+	}
 	if s.Unknown != "" {
 		of := ""
 		if s.Allocator != "" {

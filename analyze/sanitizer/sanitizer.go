@@ -667,9 +667,31 @@ func newFrameFacts(kind, function, file, module string, line int64) *frameFacts 
 				break
 			}
 		}
+		// An unsymbolised frame of PyTorch's libc10_cuda calling the CUDA
+		// runtime is its caching allocator's: the library's device memory
+		// comes from CUDACachingAllocator (cudaMallocAsync's allocator
+		// calls cudaMallocAsync, which another Pool does not claim).
+		if f.pool < 0 && f.full == "" && c10CUDAModule.MatchString(f.module+" "+f.file) {
+			f.pool = cachingAllocatorPool
+		}
 	}
 	return f
 }
+
+// c10CUDAModule matches the file of PyTorch's c10 CUDA library on Linux
+// and Windows (libc10_cuda.so, c10_cuda.dll).
+var c10CUDAModule = regexp.MustCompile(`(^|[/\\])(lib)?c10_cuda\.(so|dll)\b`)
+
+// cachingAllocatorPool is the index in pools of PyTorch's CUDA caching
+// allocator.
+var cachingAllocatorPool = func() int {
+	for i, p := range pools {
+		if strings.Contains(p.name, "CUDACachingAllocator") {
+			return i
+		}
+	}
+	panic("pools: no CUDACachingAllocator")
+}()
 
 func newBtFrameNames(kind, function, file, module string, line int64) *frameFacts {
 	if kind != sanitizer.FramePython && file == "" && line == 0 {

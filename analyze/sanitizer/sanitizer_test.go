@@ -773,3 +773,24 @@ func TestSanitizerRacesField(t *testing.T) {
 		t.Errorf("%d errors, warnings %q", len(res.Errors), res.Warnings)
 	}
 }
+
+// pytorch/pytorch#52253: cuda-memcheck's 2 MiB "leak" whose backtrace is
+// cut after an unsymbolised frame of torch/lib/libc10_cuda.so calling
+// cudaMalloc. That library's device memory is its caching allocator's
+// (2 MiB is its small-pool segment): memory held at exit by the pool, as
+// CuPy's is, not the program's leak. The caller stays unknown (cut).
+// A program's own frame in a library named alike (libc10_cuda_ext.so) is
+// no such frame.
+func TestSanitizerC10CUDAFrameIsCachingAllocator(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/pytorch52253_cudamemcheck_python_cut.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != callsite.Retained || s.Bytes != 2097152 || !strings.Contains(s.Pool, "CUDACachingAllocator") || !strings.Contains(s.Unknown, "cut") {
+		t.Errorf("site %+v", s)
+	}
+	if !c10CUDAModule.MatchString(`C:\Python311\Lib\site-packages\torch\lib\c10_cuda.dll`) || c10CUDAModule.MatchString("/opt/x/libc10_cuda_ext.so") {
+		t.Error("c10CUDAModule: c10_cuda.dll not matched, or libc10_cuda_ext.so matched")
+	}
+}
