@@ -355,3 +355,17 @@ func TestLoopAfterTheIterations(t *testing.T) {
 		}
 	}
 }
+
+// TestHVOOMPeakLastStep: at rec.py:38 oom_peak holds 4 blocks, 1.03 GiB:
+// two of 512 MiB (16384 x 8192 x 4 B, the activations of the step that hit
+// the OOM, made in its last, unfinished iteration and kept by the caught
+// exception) beside 33 MiB held from iteration 2 on. The plateau, measured
+// at iteration starts, is 33 MiB: the message must not leave the 1 GiB
+// unexplained behind "bounded ... a plateau of 33 MiB".
+func TestHVOOMPeakLastStep(t *testing.T) {
+	r := analyzeJSON(t, hvDir+"oom_peak.pickle")
+	f := one(t, r, "retained", "rec.py", 38)
+	if !strings.Contains(f.Message, "plateau of 33 MiB") || !strings.Contains(f.Message, "2 of the 4 allocations (1.0 GiB) were made in iteration 8, the last, which had not ended") {
+		t.Errorf("message: %s", f.Message)
+	}
+}
