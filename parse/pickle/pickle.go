@@ -1363,7 +1363,7 @@ func (d *Decoder) truncated() error {
 	if d.src.err != nil && !errors.Is(d.src.err, io.EOF) {
 		return &parse.Error{File: d.name, Offset: d.op, Msg: "read error in " + opName(d.curOp), Err: d.src.err}
 	}
-	return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s (at byte %d)", opName(d.curOp), d.src.offset()+int64(d.src.end-d.src.pos)), Err: ErrTruncated}
+	return &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("the file is cut short: it ends inside %s (at byte %d)", opName(d.curOp), d.src.offset()+int64(d.src.end-d.src.pos)), Err: ErrTruncated}
 }
 
 // readBytes reads n bytes. owned is true when b is a buffer of its own
@@ -1412,7 +1412,7 @@ func (d *Decoder) readBytes(n int64) (b []byte, owned bool, err error) {
 				return nil, false, &parse.Error{File: d.name, Offset: d.op, Msg: "read error", Err: err}
 			}
 			s.err = io.EOF
-			return nil, false, &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("input ends inside %s of %d bytes (at byte %d)", opName(d.curOp), n, s.base), Err: ErrTruncated}
+			return nil, false, &parse.Error{File: d.name, Offset: d.op, Msg: fmt.Sprintf("the file is cut short: it ends inside %s of %d bytes (at byte %d)", opName(d.curOp), n, s.base), Err: ErrTruncated}
 		}
 	}
 	return out, true, nil

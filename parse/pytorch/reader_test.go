@@ -473,7 +473,7 @@ func TestBadInput(t *testing.T) {
 		is         error
 	}{
 		{"empty", "empty input", nil, pickle.ErrTruncated},
-		{"truncated", "input ends", real[:len(real)/2], pickle.ErrTruncated},
+		{"truncated", "the file is cut short", real[:len(real)/2], pickle.ErrTruncated},
 		{"random", "byte offset", rnd, nil},
 		{"code opcode", "byte offset 23: refusing pickle opcode STACK_GLOBAL", evil, pickle.ErrCodeOpcode},
 		{"code opcode at end", "refusing pickle opcode STACK_GLOBAL", evilEnd, pickle.ErrCodeOpcode},
