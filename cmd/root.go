@@ -20,11 +20,13 @@ which call sites hold memory that is never released, whether it keeps growing
 and, from NVML samples, which GPU and process grows and when it runs out.
 
 It reads PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot),
-compute-sanitizer leak reports (text or XML) and NVML sample logs (nvidia-smi,
-dmon, pmon, pynvml, gpustat, DCGM exporter). Inputs are recognised by content,
-not by name; gzip-compressed inputs are read transparently; "-" reads standard
-input. Nothing is executed from an input: pickles are decoded with data
-opcodes only.
+out-of-memory messages and the logs around them (CUDA, ROCm, XPU, MPS),
+torch.cuda.memory_summary() tables and memory_stats() JSON, PyTorch profiler
+traces (Kineto JSON, export_memory_timeline), compute-sanitizer leak reports
+(text or XML) and NVML sample logs (nvidia-smi, dmon, pmon, pynvml, gpustat,
+DCGM exporter). Inputs are recognised by content, not by name;
+gzip-compressed inputs are read transparently; "-" reads standard input.
+Nothing is executed from an input: pickles are decoded with data opcodes only.
 
 Built with NVML (make build-nvml), capture samples GPU memory live into a log
 the other commands read, and watch shows it live.`,
