@@ -802,7 +802,12 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
 	default:
 		if !in.iter.usable() {
-			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, memory the trace saw allocated is reported as retained", d.dev, in.iter.why()))
+			// d.live: the trace's allocations still held at its end.
+			held := "memory the trace saw allocated is reported as retained"
+			if len(d.live) == 0 {
+				held = "and none of the memory the trace saw allocated is held at its end"
+			}
+			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, %s", d.dev, in.iter.why(), held))
 		}
 		if d.unmatched > 0 {
 			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
