@@ -1023,7 +1023,11 @@ func (r *Report) findCauses() {
 // the caching allocator's, the same on all three.
 var backendWords = map[string]*strings.Replacer{
 	"HIP": strings.NewReplacer("cudaMalloc", "hipMalloc", "CUDA context", "HIP context", "a MIG slice or ", "",
-		"nvidia-smi", "rocm-smi", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "A CUDA call", "A HIP call"),
+		"nvidia-smi", "rocm-smi", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "A CUDA call", "A HIP call",
+		// ROCm's own messages name PYTORCH_HIP_ALLOC_CONF; expandable
+		// segments came to ROCm later than to CUDA's 2.1.
+		"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+)", "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (as the message's own hint says)",
+		"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"),
 	"XPU": strings.NewReplacer("cudaMalloc", "the Level Zero allocation", "CUDA context", "Level Zero context",
 		"a MIG slice or ", "", "nvidia-smi", "xpu-smi", "CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
 		"torch.cuda.set_per_process_memory_fraction", "torch.xpu.set_per_process_memory_fraction",

@@ -517,14 +517,15 @@ func TestOtherBackendPastes(t *testing.T) {
 			t.Errorf("%s: CUDA's words: %s", f, text)
 		}
 	}
-	// ROCm's in its own: hipMalloc, rocm-smi, HIP_VISIBLE_DEVICES.
-	for _, f := range []string{"hip_apu_strixhalo3.txt", "hip_therock1054.txt", "hip_comfyui9529.txt"} {
+	// ROCm's in its own: hipMalloc, rocm-smi, HIP_VISIBLE_DEVICES, and
+	// PYTORCH_HIP_ALLOC_CONF, which ROCm's messages themselves name.
+	for _, f := range []string{"hip_apu_strixhalo3.txt", "hip_therock1054.txt", "hip_comfyui9529.txt", "hip_privpools_wrap_with_mi.txt"} {
 		r := first(f)
 		text := notes(r)
 		for _, c := range r.Causes {
 			text += c.Evidence + c.Advice
 		}
-		if strings.Contains(text, "CUDA context") || strings.Contains(text, "cudaMalloc") || strings.Contains(text, "nvidia-smi") || strings.Contains(text, "MIG") {
+		if strings.Contains(text, "CUDA context") || strings.Contains(text, "cudaMalloc") || strings.Contains(text, "nvidia-smi") || strings.Contains(text, "MIG") || strings.Contains(text, "PYTORCH_CUDA_ALLOC_CONF") {
 			t.Errorf("%s: CUDA's words: %s", f, text)
 		}
 	}
