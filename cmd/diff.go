@@ -66,6 +66,10 @@ show different numbers of iterations is judged per iteration. Each site is:
   shrunk  holds fewer
   fixed   absent from NEW
   same    holds as many (or more, within --tolerance)
+  unmatched  absent from one run that holds memory with no stack (on the
+          same device and allocator class) that it may be among: neither
+          new nor fixed, and --fail-on new does not count it; the note
+          says what that run recorded no stacks for
 
 compute-sanitizer errors that are not leaks are compared by their counts,
 and the reports' LEAK SUMMARY and ERROR SUMMARY totals are shown side by

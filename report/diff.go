@@ -247,6 +247,10 @@ const (
 	StatusShrunk = "shrunk" // holds less
 	StatusFixed  = "fixed"  // absent from this run
 	StatusSame   = "same"   // holds as much (or more, within the tolerance)
+	// StatusUnmatched: absent from one run, which held memory without a
+	// stack on the same device and allocator class: the site may be
+	// among it, so it is neither new nor fixed (see Compare).
+	StatusUnmatched = "unmatched"
 )
 
 // Tolerance is how much a site may grow and still count as the same:
@@ -343,8 +347,9 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
 	noteKindChanges(out)
+	markUnmatched(base, run, out)
 	markLookalikes(out)
-	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusSame: 4}
+	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusSame: 5}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if order[a.Status] != order[b.Status] {
@@ -363,6 +368,153 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	})
 	return out
 }
+
+// holdsMemory says whether sites of kind k hold memory at a call site
+// (not an NVML series, fragmentation, an OOM or a tool error).
+func holdsMemory(k Kind) bool {
+	switch k {
+	case KindTrend, KindFragmentation, KindOOM, KindNonPyTorch, Kind("sanitizer-error"):
+		return false
+	}
+	return true
+}
+
+// stackless says whether a site holds memory with no stack to name its
+// call site (compute-sanitizer --show-backtrace no, a snapshot recorded
+// without stacks).
+func stackless(s *BaselineSite) bool {
+	return holdsMemory(s.Kind) && len(s.Stack) == 0 && strings.Contains(s.Key, "|no stack|")
+}
+
+// markUnmatched turns new and fixed entries into unmatched where the
+// other run held memory without a stack that they may be part of: on
+// the same device (any device when the runs share none, as the same
+// code run on another GPU) and allocator class (any, where the
+// stack-less memory has none). A new site of NEW may be among the
+// memory BASE recorded no stack for, and BASE's stack-less memory may
+// be NEW's stacked sites; either way neither run tells which, and
+// "new" would trip --fail-on new on a run that only recorded stacks.
+// The Note says what the other run held without a stack.
+func markUnmatched(base, run *Baseline, es []DiffEntry) {
+	noCommon := DeviceWarning(base, run) != ""
+	// Stack-less memory of each run, and whether each run has memory at
+	// a stacked site, by device and allocator class.
+	type pool struct {
+		bytes int64
+		count int
+		dev   *int
+		alloc string
+	}
+	pools := func(b *Baseline) []pool {
+		var ps []pool
+		for i := range b.Sites {
+			s := &b.Sites[i]
+			if !stackless(s) {
+				continue
+			}
+			found := false
+			for j := range ps {
+				if dev(ps[j].dev) == dev(s.Device) && ps[j].alloc == s.Allocator {
+					ps[j].bytes = satAdd(ps[j].bytes, s.Bytes)
+					ps[j].count += s.Count
+					found = true
+					break
+				}
+			}
+			if !found && len(ps) < maxStacklessPools {
+				ps = append(ps, pool{bytes: s.Bytes, count: s.Count, dev: s.Device, alloc: s.Allocator})
+			}
+		}
+		return ps
+	}
+	covers := func(p pool, dv *int, alloc string) bool {
+		return (noCommon || dev(p.dev) == dev(dv)) && (p.alloc == "" || p.alloc == alloc)
+	}
+	// Stack-less memory that the other run holds stack-less too (blocks
+	// allocated before a snapshot's trace began, in both runs) stands
+	// for itself: only what one run holds beyond the other's may be
+	// the other's stacked sites.
+	beyond := func(ps, others []pool) []pool {
+		var out []pool
+		for _, p := range ps {
+			for _, o := range others {
+				if (noCommon || dev(o.dev) == dev(p.dev)) && o.alloc == p.alloc {
+					p.bytes -= o.bytes
+					p.count -= o.count
+				}
+			}
+			if p.bytes > 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	bp0, ap0 := pools(base), pools(run)
+	bp, ap := beyond(bp0, ap0), beyond(ap0, bp0)
+	describe := func(p pool) string {
+		s := IBytes(p.bytes)
+		if p.count > 0 {
+			s += " in " + plural(p.count, "allocation", "allocations")
+		}
+		if p.alloc != "" {
+			s += " of " + p.alloc + " memory"
+		}
+		if p.dev != nil {
+			s += " on " + dev(p.dev)
+		}
+		return s
+	}
+	was := make([]string, len(es))
+	for i := range es {
+		e := &es[i]
+		was[i] = e.Status
+		if !holdsMemory(e.Kind) || (e.Status != StatusNew && e.Status != StatusFixed) {
+			continue
+		}
+		other, side, mine := bp, "BASE", "new"
+		if e.Status == StatusFixed {
+			other, side, mine = ap, "NEW", "fixed"
+		}
+		for _, p := range other {
+			// A site holding more than that memory is not all among it.
+			if covers(p, e.Device, e.Allocator) && max(e.BeforeBytes, e.AfterBytes) <= p.bytes {
+				e.Status = StatusUnmatched
+				e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for %s (beyond what the other run holds without a stack): this site may be among them, so it is not called %s", side, describe(p), mine), e.Note)
+				break
+			}
+		}
+	}
+	// Stack-less memory of one run that the other run's stacked sites,
+	// now unmatched, may be.
+	for i := range es {
+		e := &es[i]
+		if (e.Status != StatusNew && e.Status != StatusFixed) || !strings.Contains(e.Key, "|no stack|") || !holdsMemory(e.Kind) {
+			continue
+		}
+		otherWas, side := StatusFixed, "NEW"
+		if e.Status == StatusFixed {
+			otherWas, side = StatusNew, "BASE"
+		}
+		n, b := 0, int64(0)
+		for j := range es {
+			o := &es[j]
+			if o.Status == StatusUnmatched && was[j] == otherWas && !strings.Contains(o.Key, "|no stack|") &&
+				(noCommon || dev(o.Device) == dev(e.Device)) && (e.Allocator == "" || e.Allocator == o.Allocator) {
+				n++
+				b = satAdd(b, max(o.BeforeBytes, o.AfterBytes))
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		e.Status = StatusUnmatched
+		e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for this memory: it may be the %s (%s) listed as unmatched", side, plural(n, "site", "sites"), IBytes(b)), e.Note)
+	}
+}
+
+// maxStacklessPools bounds the stack-less pools of a run (device and
+// allocator class; a baseline is untrusted input).
+const maxStacklessPools = 64
 
 // DeviceWarning says when base and run held memory on CUDA devices and
 // on no device in common: sites are compared by device, so none of them
@@ -869,6 +1021,18 @@ func abs64(n int64) int64 {
 	return n
 }
 
+// otherStatuses is ", N unmatched" for the statuses a totals line shows
+// only where some site has them: "" when none has.
+func otherStatuses(t map[string]DiffTotals) string {
+	s := ""
+	for _, st := range []string{StatusUnmatched} {
+		if n := t[st].Sites; n > 0 {
+			s += fmt.Sprintf(", %d %s", n, st)
+		}
+	}
+	return s
+}
+
 // DiffTotalsOf adds up entries by status; "all" holds every entry.
 func DiffTotalsOf(es []DiffEntry) map[string]DiffTotals {
 	t := map[string]DiffTotals{}
@@ -907,8 +1071,9 @@ type BaselineComparison struct {
 	LeftOut int `json:"findings_in_baseline"`
 }
 
-// FindingBaseline is a finding's site in the baseline: its status (new or
-// grown) and what it held there.
+// FindingBaseline is a finding's site in the baseline: its status (new,
+// grown, or unmatched: the baseline holds memory without a stack that it
+// may be among, see Compare) and what it held there.
 type FindingBaseline struct {
 	Status      string `json:"status"`
 	BeforeBytes int64  `json:"before_bytes"`
