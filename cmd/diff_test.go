@@ -652,3 +652,54 @@ func TestDiffStacklessRun(t *testing.T) {
 		t.Errorf("Muduard totals %+v", d.Totals)
 	}
 }
+
+// grad_accum_clean calls case_grad_accum_leak's code through one more
+// frame (rec.py:67-68: case_grad_accum_clean calls it), so its sites have
+// the same innermost frames and other outer frames: each is one site
+// called through another path, not a fixed and a new one that look alike.
+// What the leak adds (rec.py:61, kept every step) stays new.
+func TestDiffOtherPath(t *testing.T) {
+	d := diffJSON(t, td+"pytorch/hv/grad_accum_clean.pickle", td+"pytorch/hv/grad_accum_leak.pickle", "--all")
+	seen := map[string]string{}
+	for _, e := range d.Entries {
+		if e.Status == report.StatusNew || e.Status == report.StatusFixed {
+			if s, ok := seen[string(e.Kind)+e.Site]; ok && s != e.Status {
+				t.Errorf("%s %s is both new and fixed", e.Kind, e.Site)
+			}
+			seen[string(e.Kind)+e.Site] = e.Status
+		}
+		if e.Site == "forward (rec.py:38)" {
+			if e.Status != report.StatusSame || e.BeforeBytes != e.AfterBytes || e.BeforeBytes == 0 ||
+				!strings.Contains(e.Note, "another path") || !strings.Contains(e.Note, "case_grad_accum_clean (rec.py:68) in BASE") ||
+				len(e.BeforeStack) != len(e.Stack)+1 {
+				t.Errorf("forward (rec.py:38): %+v", e)
+			}
+		}
+	}
+	if n := d.Totals[report.StatusNew]; n.Sites != 1 || d.Entries[0].Site != "case_grad_accum_leak (rec.py:61)" || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("totals %+v, first %+v", d.Totals, d.Entries[0])
+	}
+	// Two fixed sites and one new with the same innermost frame: which
+	// was which is not known, so none is merged.
+	dir := t.TempDir()
+	other := func(caller string, line int, bytes int64) string {
+		return fmt.Sprintf(`{"key": "leak|dev0|forward @ m.py|%s @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)",
+		"stack": ["forward (m.py:11)", "%s (m.py:%d)"], "lines": "11,%d", "bytes": %d, "count": 1}`, caller, caller, line, line, bytes)
+	}
+	d = diffJSON(t, writeBaseline(t, dir, "a.json", other("a", 5, 1<<20), other("b", 7, 1<<20)), writeBaseline(t, dir, "b.json", other("c", 9, 1<<20)))
+	if d.Totals[report.StatusNew].Sites != 1 || d.Totals[report.StatusFixed].Sites != 2 {
+		t.Errorf("ambiguous: %+v", d.Totals)
+	}
+	// One each, another caller in place of a: other code, not merged.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", other("a", 5, 1<<20)), writeBaseline(t, dir, "d.json", other("c", 9, 1<<20)), "--all")
+	if len(d.Entries) != 2 {
+		t.Errorf("replaced caller: %+v", d.Entries)
+	}
+	// One each, a wrapper w between forward and a: merged, the same bytes.
+	wrapped := `{"key": "leak|dev0|forward @ m.py|w @ m.py|a @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)",
+		"stack": ["forward (m.py:11)", "w (m.py:3)", "a (m.py:5)"], "lines": "11,3,5", "bytes": 1048576, "count": 1}`
+	d = diffJSON(t, writeBaseline(t, dir, "e.json", other("a", 5, 1<<20)), writeBaseline(t, dir, "f.json", wrapped), "--all")
+	if len(d.Entries) != 1 || d.Entries[0].Status != report.StatusSame || !strings.Contains(d.Entries[0].Note, "frame 2, a (m.py:5) in BASE, w (m.py:3) in NEW") {
+		t.Errorf("wrapper: %+v", d.Entries)
+	}
+}

@@ -347,6 +347,7 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
 	noteKindChanges(out)
+	out = mergeOtherPaths(out, tol)
 	markUnmatched(base, run, out)
 	markLookalikes(out)
 	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusSame: 5}
@@ -854,6 +855,95 @@ func noteKindChanges(es []DiffEntry) {
 		f.Note = fmt.Sprintf("this site holds %s in %s in NEW%s (listed as new): fixed%s only", IBytes(e.AfterBytes),
 			plural(e.AfterCount, "allocation", "allocations"), kindDevice(e, f), kindDevice(f, e))
 	}
+}
+
+// mergeOtherPaths merges a fixed entry and a new one of the same kind,
+// device and allocator class whose innermost frame is the same (the
+// site a table shows) and whose stacks differ by outer frames inserted
+// (see insertedFrames): the same code called through another path (one
+// more wrapper function). Only where that innermost frame has one fixed entry and one
+// new entry, neither with a note, are they one site, shown with NEW's
+// stack, BASE's as BeforeStack, and a Note naming the first outer frame
+// that differs; with more, which was which is not known. Keys and
+// stacks are bounded as a baseline's are read (maxLookalikes entries
+// per innermost frame are looked at).
+func mergeOtherPaths(es []DiffEntry, tol Tolerance) []DiffEntry {
+	type pair struct{ fixed, new, n int }
+	groups := map[string]*pair{}
+	var order []string
+	for i := range es {
+		e := &es[i]
+		if (e.Status != StatusFixed && e.Status != StatusNew) || len(e.Stack) < 2 || e.Note != "" {
+			continue
+		}
+		k := strings.Join([]string{string(e.Kind), dev(e.Device), e.Allocator, e.Site, e.Stack[0]}, "\x00")
+		g := groups[k]
+		if g == nil {
+			g = &pair{fixed: -1, new: -1}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.n++
+		if g.n > maxLookalikes {
+			continue
+		}
+		if e.Status == StatusFixed {
+			g.fixed = i
+		} else {
+			g.new = i
+		}
+	}
+	drop := map[int]bool{}
+	for _, k := range order {
+		g := groups[k]
+		if g.n != 2 || g.fixed < 0 || g.new < 0 {
+			continue
+		}
+		f, n := &es[g.fixed], &es[g.new]
+		d := firstDifference(f.Stack, n.Stack)
+		if d < 1 || !insertedFrames(f.Stack, n.Stack, d) {
+			continue
+		}
+		frameOf := func(st []string) string {
+			if d < len(st) {
+				return st[d]
+			}
+			return "nothing (the stack ends)"
+		}
+		m := *n
+		m.BeforeBytes, m.BeforeCount = f.BeforeBytes, f.BeforeCount
+		m.Status = status(&BaselineSite{Bytes: f.BeforeBytes, Count: f.BeforeCount}, &BaselineSite{Bytes: n.AfterBytes, Count: n.AfterCount}, tol)
+		m.BeforeStack = f.Stack
+		m.Note = fmt.Sprintf("the same site called through another path: the stacks differ from frame %d, %s in BASE, %s in NEW", d+1, frameOf(f.Stack), frameOf(n.Stack))
+		*n = finish(m)
+		drop[g.fixed] = true
+	}
+	if len(drop) == 0 {
+		return es
+	}
+	out := es[:0]
+	for i := range es {
+		if !drop[i] {
+			out = append(out, es[i])
+		}
+	}
+	return out
+}
+
+// insertedFrames says whether the longer of x and y is the shorter with
+// frames inserted at d, the first index where they differ: a wrapper
+// added or removed between the same inner and outer frames. Frames
+// replaced (gemm<float> for gemm<BFloat16>, another caller) are another
+// path through other code, left as fixed and new.
+func insertedFrames(x, y []string, d int) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(x) == len(y) {
+		return false
+	}
+	n := len(y) - len(x)
+	return slices.Equal(x[d:], y[d+n:])
 }
 
 // kindDevice says " as KIND", " on device N" or both, for what e has
