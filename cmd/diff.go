@@ -74,6 +74,8 @@ show different numbers of iterations is judged per iteration. Each site is:
           same device and allocator class) that it may be among: neither
           new nor fixed, and --fail-on new does not count it; the note
           says what that run recorded no stacks for
+  unreached  absent from NEW, whose run failed a CUDA call at the same
+          site (compute-sanitizer): the allocation was not made, not fixed
 
 compute-sanitizer errors that are not leaks are compared by their counts,
 and the reports' LEAK SUMMARY and ERROR SUMMARY totals are shown side by

@@ -703,3 +703,45 @@ func TestDiffOtherPath(t *testing.T) {
 		t.Errorf("wrapper: %+v", d.Entries)
 	}
 }
+
+// leak_with_oob.txt is the program of leak_full.txt with an out-of-bounds
+// write (fixtures README): after the fault cudaMallocHost at main
+// (leaky.cu:41) fails with cudaErrorLaunchFailure, so the 1 MiB of pinned
+// memory leak_full.txt leaks there was never allocated: unreached, not
+// fixed. A baseline records where each error happened ("at").
+func TestDiffUnreached(t *testing.T) {
+	d := diffJSON(t, td+"sanitizer/leak_full.txt", td+"sanitizer/leak_with_oob.txt")
+	found := false
+	for _, e := range d.Entries {
+		if e.Site == "main (leaky.cu:41)" && e.Kind == report.KindLeak {
+			found = true
+			if e.Status != report.StatusUnreached || e.BeforeBytes != 1<<20 || !strings.Contains(e.Note, "cudaMallocHost failed with cudaErrorLaunchFailure") {
+				t.Errorf("pinned site: %+v", e)
+			}
+		}
+	}
+	if !found || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("found %v, totals %+v", found, d.Totals)
+	}
+	// A failed call at another site, with an error a kernel fault leaves
+	// behind: the site stays fixed, with a note that the run may have
+	// stopped before it.
+	dir := t.TempDir()
+	leak := `{"key": "leak|device|k @ x.cu", "kind": "leak", "device": null, "site": "k (x.cu:5)", "stack": ["k (x.cu:5)"], "lines": "5", "allocator": "device", "bytes": 4096, "count": 1}`
+	failed := `{"key": "sanitizer-error|api|cudaFree|cudaErrorLaunchFailure||main @ x.cu", "kind": "sanitizer-error", "device": null, "site": "cudaFree failed", "at": "main (x.cu:9)", "bytes": 0, "count": 1}`
+	d = diffJSON(t, writeBaseline(t, dir, "a.json", leak), writeBaseline(t, dir, "n.json", failed))
+	if d.Totals[report.StatusFixed].Sites != 1 {
+		t.Errorf("after a kernel fault: totals %+v", d.Totals)
+	}
+	for _, e := range d.Entries {
+		if e.Kind == report.KindLeak && (e.Status != report.StatusFixed || !strings.Contains(e.Note, "may have stopped before this site")) {
+			t.Errorf("after a kernel fault: %+v", e)
+		}
+	}
+	b := filepath.Join(dir, "b.json")
+	run(t, nil, "analyze", "--write-baseline", b, td+"sanitizer/leak_with_oob.txt")
+	raw, err := os.ReadFile(b)
+	if err != nil || !strings.Contains(string(raw), `"at": "main (leaky.cu:41)"`) {
+		t.Errorf("baseline (%v):\n%s", err, raw)
+	}
+}

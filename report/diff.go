@@ -46,8 +46,12 @@ type BaselineSite struct {
 	// Allocator: the compute-sanitizer allocator class (see
 	// Finding.Allocator), part of the Key; "" for snapshots.
 	Allocator string `json:"allocator,omitempty"`
-	Bytes     int64  `json:"bytes"`
-	Count     int    `json:"count"`
+	// At: for a compute-sanitizer error, where it happened, as
+	// "function (file:line)" (ToolError.Site); absent otherwise, and in
+	// baselines written before this member.
+	At    string `json:"at,omitempty"`
+	Bytes int64  `json:"bytes"`
+	Count int    `json:"count"`
 	// Iterations: for a leak, the iterations its run's trace shows (see
 	// Growth.Iterations); absent when none were found.
 	Iterations int `json:"iterations,omitempty"`
@@ -172,6 +176,9 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		s := byKey[k]
 		if s == nil {
 			s = &BaselineSite{Key: k, Kind: Kind("sanitizer-error"), Site: e.Message}
+			if e.Site != (Frame{}) {
+				s.At = e.Site.String()
+			}
 			byKey[k] = s
 		}
 		s.Count += max(e.Count, 1)
@@ -251,6 +258,10 @@ const (
 	// stack on the same device and allocator class: the site may be
 	// among it, so it is neither new nor fixed (see Compare).
 	StatusUnmatched = "unmatched"
+	// StatusUnreached: absent from NEW, whose run failed a CUDA call at
+	// the same site (a cudaMallocHost that returned an error): not
+	// reached or not done, so not fixed.
+	StatusUnreached = "unreached"
 )
 
 // Tolerance is how much a site may grow and still count as the same:
@@ -349,8 +360,9 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	noteKindChanges(out)
 	out = mergeOtherPaths(out, tol)
 	markUnmatched(base, run, out)
+	markUnreached(run, out)
 	markLookalikes(out)
-	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusSame: 5}
+	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusUnreached: 5, StatusSame: 6}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if order[a.Status] != order[b.Status] {
@@ -512,6 +524,57 @@ func markUnmatched(base, run *Baseline, es []DiffEntry) {
 		e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for this memory: it may be the %s (%s) listed as unmatched", side, plural(n, "site", "sites"), IBytes(b)), e.Note)
 	}
 }
+
+// markUnreached turns fixed sites into unreached where NEW's run failed
+// a CUDA call at the same site (innermost frame, with its line): the
+// allocation was not made, it was not fixed. Where NEW's run failed calls
+// with an error an earlier kernel fault leaves behind (see stickyErrors),
+// its other fixed compute-sanitizer sites keep their status with a note:
+// the run may have stopped before them.
+func markUnreached(run *Baseline, es []DiffEntry) {
+	failedAt := map[string]string{}
+	sticky := ""
+	for i := range run.Sites {
+		s := &run.Sites[i]
+		if s.Kind != Kind("sanitizer-error") {
+			continue
+		}
+		// toolErrorKey: sanitizer-error|kind|API|error|kernel|...
+		parts := strings.SplitN(s.Key, "|", 6)
+		if len(parts) < 6 || parts[2] == "" {
+			continue
+		}
+		if s.At != "" && len(failedAt) < maxFailedSites {
+			if _, ok := failedAt[s.At]; !ok {
+				call := parts[2] + " failed"
+				if parts[3] != "" {
+					call += " with " + parts[3]
+				}
+				failedAt[s.At] = call
+			}
+		}
+		if stickyErrors[parts[3]] && sticky == "" {
+			sticky = parts[3]
+		}
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Status != StatusFixed || !holdsMemory(e.Kind) {
+			continue
+		}
+		if msg, ok := failedAt[e.Site]; ok {
+			e.Status = StatusUnreached
+			e.Note = joinNotes("NEW's run failed a CUDA call at this site ("+msg+"): the allocation was not made, so the site is not fixed", e.Note)
+			continue
+		}
+		if sticky != "" && e.Allocator != "" {
+			e.Note = joinNotes("NEW's run failed CUDA calls with "+sticky+", which an earlier kernel fault leaves behind: it may have stopped before this site, rather than fixed it", e.Note)
+		}
+	}
+}
+
+// maxFailedSites bounds the sites of failed calls looked up.
+const maxFailedSites = 4096
 
 // maxStacklessPools bounds the stack-less pools of a run (device and
 // allocator class; a baseline is untrusted input).
@@ -1115,7 +1178,7 @@ func abs64(n int64) int64 {
 // only where some site has them: "" when none has.
 func otherStatuses(t map[string]DiffTotals) string {
 	s := ""
-	for _, st := range []string{StatusUnmatched} {
+	for _, st := range []string{StatusUnmatched, StatusUnreached} {
 		if n := t[st].Sites; n > 0 {
 			s += fmt.Sprintf(", %d %s", n, st)
 		}
