@@ -488,10 +488,25 @@ func markUnmatched(base, run *Baseline, es []DiffEntry) {
 		if e.Status == StatusFixed {
 			other, side, mine = ap, "NEW", "fixed"
 		}
+		noStack := strings.Contains(e.Key, "|no stack|")
+		if noStack {
+			// Stack-less memory on one device against stack-less memory
+			// on another (runs on no common device): all of it compares.
+			other = bp0
+			if e.Status == StatusFixed {
+				other = ap0
+			}
+		}
 		for _, p := range other {
 			// A site holding more than that memory is not all among it.
-			if covers(p, e.Device, e.Allocator) && max(e.BeforeBytes, e.AfterBytes) <= p.bytes {
+			if covers(p, e.Device, e.Allocator) && (noStack || max(e.BeforeBytes, e.AfterBytes) <= p.bytes) {
 				e.Status = StatusUnmatched
+				if noStack {
+					// In place of noteKindChanges' note, which names
+					// the other entry's status before this pass.
+					e.Note = fmt.Sprintf("%s recorded no stacks for %s: this memory may be the same, so it is not called %s", side, describe(p), mine)
+					break
+				}
 				e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for %s (beyond what the other run holds without a stack): this site may be among them, so it is not called %s", side, describe(p), mine), e.Note)
 				break
 			}
