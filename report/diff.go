@@ -322,8 +322,8 @@ type DiffReport struct {
 	Tool   Tool   `json:"tool"`
 	Base   string `json:"base"`
 	New    string `json:"new"`
-	// Entries: new, grown, fixed, shrunk, then same; by bytes changed,
-	// largest first, then by key.
+	// Entries: new, grown, fixed, shrunk, unmatched, unreached, then
+	// same; by bytes changed, largest first, then by key.
 	Entries []DiffEntry `json:"entries"`
 	// Totals by status, and "all".
 	Totals map[string]DiffTotals `json:"totals"`
@@ -349,7 +349,12 @@ const DiffSchema = "gpuleak.diff/v1"
 // was; with more sites than that, sites at other lines are new and fixed,
 // each with a Note. Sites without lines (a baseline written before
 // lines were recorded) stand for all of their key's sites, added up.
-// Entries that would show the same text say what differs (Differs).
+// A fixed and a new site that are the same code called through another
+// path are one entry (see mergeOtherPaths); sites that may be among the
+// memory the other run recorded no stack for are unmatched (see
+// markUnmatched); a site NEW failed a CUDA call at is unreached (see
+// markUnreached). Entries that would show the same text say what
+// differs (Differs).
 func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	before, keys := groupByKey(base.Sites, nil)
 	after, keys := groupByKey(run.Sites, keys)
