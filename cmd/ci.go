@@ -141,7 +141,7 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 		if e == nil {
 			e = byKey[k+"\x00"]
 		}
-		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown) {
+		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown && e.Status != report.StatusUnmatched) {
 			cmp.LeftOut++
 			continue
 		}

@@ -58,7 +58,11 @@ sites, matched across runs by their lines; the sites of a key each run
 holds at lines the other has not are paired as code an edit moved when
 they are as many and in the same order in every frame (shown with their
 BASE stack and a note), else they are new and fixed, each with a note.
-Sites that would show alike say what tells them apart. A leak whose traces
+A fixed and a new site with the same innermost frame (kind, device and
+allocator too) whose stacks differ only by outer frames one inserts (a
+wrapper) are one site called through another path, shown once with a note naming the first frame that differs,
+when that frame has just one of each. Sites that would show alike say what
+tells them apart. A leak whose traces
 show different numbers of iterations is judged per iteration. Each site is:
 
   new     absent from BASE
@@ -66,6 +70,12 @@ show different numbers of iterations is judged per iteration. Each site is:
   shrunk  holds fewer
   fixed   absent from NEW
   same    holds as many (or more, within --tolerance)
+  unmatched  absent from one run that holds memory with no stack (on the
+          same device and allocator class) that it may be among: neither
+          new nor fixed, and --fail-on new does not count it; the note
+          says what that run recorded no stacks for
+  unreached  absent from NEW, whose run failed a CUDA call at the same
+          site (compute-sanitizer): the allocation was not made, not fixed
 
 compute-sanitizer errors that are not leaks are compared by their counts,
 and the reports' LEAK SUMMARY and ERROR SUMMARY totals are shown side by

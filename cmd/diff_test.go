@@ -603,3 +603,145 @@ func TestDiffGolden(t *testing.T) {
 		golden(t, c.golden+".stdout", out)
 	}
 }
+
+// The same program run with and without --show-backtrace no (fixtures
+// README: 6,677,056 and 5,890,624 bytes leaked, by the same statements):
+// NEW holds its 5.6 MiB with no stack, so BASE's stacked sites may be
+// among it and are not fixed, and NEW's stack-less memory is not new;
+// every entry is unmatched and --fail-on new does not trip. A snapshot
+// recorded without stacks (Muduard's 6241 live allocations) does the
+// same to the other run's sites.
+func TestDiffStacklessRun(t *testing.T) {
+	full, nobt := td+"sanitizer/leak_full.txt", td+"sanitizer/leak_nobacktrace.txt"
+	for _, pair := range [][2]string{{full, nobt}, {nobt, full}} {
+		d := diffJSON(t, pair[0], pair[1])
+		if len(d.Entries) != 5 {
+			t.Errorf("%s -> %s: %d entries, want BASE's 4 sites and 1 stack-less: %+v", pair[0], pair[1], len(d.Entries), d.Entries)
+		}
+		for _, e := range d.Entries {
+			if e.Status != report.StatusUnmatched || !strings.Contains(e.Note, "recorded no stacks") {
+				t.Errorf("%s -> %s: entry %s %s, note %q; want unmatched with a note", pair[0], pair[1], e.Status, e.Site, e.Note)
+			}
+		}
+		if u := d.Totals[report.StatusUnmatched]; u.Sites != 5 || u.BeforeBytes+u.AfterBytes != 2*6677056-786432 {
+			// 6,677,056 bytes with stacks, 5,890,624 without (fixtures
+			// README; the run without leaks 3 of step's 262,144 fewer).
+			t.Errorf("unmatched totals %+v", u)
+		}
+	}
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.json")
+	if code, _, errOut := run(t, nil, "analyze", "--write-baseline", b, full); code != ExitOK && code != ExitFindings {
+		t.Fatalf("write baseline: exit %d %s", code, errOut)
+	}
+	code, out, errOut := run(t, nil, "analyze", "--baseline", b, "--fail-on", "new", "-q", nobt)
+	if code != ExitOK {
+		t.Errorf("--fail-on new on the same leaks without stacks: exit %d, %s %s", code, out, errOut)
+	}
+	dirF := fieldSnapshots + "/"
+	if _, err := os.Stat(dirF); err != nil {
+		t.Skip("../shared/field/snapshots is absent: field inputs not checked")
+	}
+	d := diffJSON(t, dirF+"Muduard__dump_snapshot__3f83a65.pickle", dirF+"Muduard__dump_snapshot.pickle")
+	for _, e := range d.Entries {
+		if e.Status == report.StatusNew || e.Status == report.StatusFixed {
+			t.Errorf("Muduard: %s %s %s, want unmatched: BASE has no stacks", e.Status, e.Kind, e.Site)
+		}
+	}
+	if d.Totals[report.StatusUnmatched].Sites == 0 {
+		t.Errorf("Muduard totals %+v", d.Totals)
+	}
+}
+
+// grad_accum_clean calls case_grad_accum_leak's code through one more
+// frame (rec.py:67-68: case_grad_accum_clean calls it), so its sites have
+// the same innermost frames and other outer frames: each is one site
+// called through another path, not a fixed and a new one that look alike.
+// What the leak adds (rec.py:61, kept every step) stays new.
+func TestDiffOtherPath(t *testing.T) {
+	d := diffJSON(t, td+"pytorch/hv/grad_accum_clean.pickle", td+"pytorch/hv/grad_accum_leak.pickle", "--all")
+	seen := map[string]string{}
+	for _, e := range d.Entries {
+		if e.Status == report.StatusNew || e.Status == report.StatusFixed {
+			if s, ok := seen[string(e.Kind)+e.Site]; ok && s != e.Status {
+				t.Errorf("%s %s is both new and fixed", e.Kind, e.Site)
+			}
+			seen[string(e.Kind)+e.Site] = e.Status
+		}
+		if e.Site == "forward (rec.py:38)" {
+			if e.Status != report.StatusSame || e.BeforeBytes != e.AfterBytes || e.BeforeBytes == 0 ||
+				!strings.Contains(e.Note, "another path") || !strings.Contains(e.Note, "case_grad_accum_clean (rec.py:68) in BASE") ||
+				len(e.BeforeStack) != len(e.Stack)+1 {
+				t.Errorf("forward (rec.py:38): %+v", e)
+			}
+		}
+	}
+	if n := d.Totals[report.StatusNew]; n.Sites != 1 || d.Entries[0].Site != "case_grad_accum_leak (rec.py:61)" || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("totals %+v, first %+v", d.Totals, d.Entries[0])
+	}
+	// Two fixed sites and one new with the same innermost frame: which
+	// was which is not known, so none is merged.
+	dir := t.TempDir()
+	other := func(caller string, line int, bytes int64) string {
+		return fmt.Sprintf(`{"key": "leak|dev0|forward @ m.py|%s @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)",
+		"stack": ["forward (m.py:11)", "%s (m.py:%d)"], "lines": "11,%d", "bytes": %d, "count": 1}`, caller, caller, line, line, bytes)
+	}
+	d = diffJSON(t, writeBaseline(t, dir, "a.json", other("a", 5, 1<<20), other("b", 7, 1<<20)), writeBaseline(t, dir, "b.json", other("c", 9, 1<<20)))
+	if d.Totals[report.StatusNew].Sites != 1 || d.Totals[report.StatusFixed].Sites != 2 {
+		t.Errorf("ambiguous: %+v", d.Totals)
+	}
+	// One each, another caller in place of a: other code, not merged.
+	d = diffJSON(t, writeBaseline(t, dir, "c.json", other("a", 5, 1<<20)), writeBaseline(t, dir, "d.json", other("c", 9, 1<<20)), "--all")
+	if len(d.Entries) != 2 {
+		t.Errorf("replaced caller: %+v", d.Entries)
+	}
+	// One each, a wrapper w between forward and a: merged, the same bytes.
+	wrapped := `{"key": "leak|dev0|forward @ m.py|w @ m.py|a @ m.py", "kind": "leak", "device": 0, "site": "forward (m.py:11)",
+		"stack": ["forward (m.py:11)", "w (m.py:3)", "a (m.py:5)"], "lines": "11,3,5", "bytes": 1048576, "count": 1}`
+	d = diffJSON(t, writeBaseline(t, dir, "e.json", other("a", 5, 1<<20)), writeBaseline(t, dir, "f.json", wrapped), "--all")
+	if len(d.Entries) != 1 || d.Entries[0].Status != report.StatusSame || !strings.Contains(d.Entries[0].Note, "frame 2, a (m.py:5) in BASE, w (m.py:3) in NEW") {
+		t.Errorf("wrapper: %+v", d.Entries)
+	}
+}
+
+// leak_with_oob.txt is the program of leak_full.txt with an out-of-bounds
+// write (fixtures README): after the fault cudaMallocHost at main
+// (leaky.cu:41) fails with cudaErrorLaunchFailure, so the 1 MiB of pinned
+// memory leak_full.txt leaks there was never allocated: unreached, not
+// fixed. A baseline records where each error happened ("at").
+func TestDiffUnreached(t *testing.T) {
+	d := diffJSON(t, td+"sanitizer/leak_full.txt", td+"sanitizer/leak_with_oob.txt")
+	found := false
+	for _, e := range d.Entries {
+		if e.Site == "main (leaky.cu:41)" && e.Kind == report.KindLeak {
+			found = true
+			if e.Status != report.StatusUnreached || e.BeforeBytes != 1<<20 || !strings.Contains(e.Note, "cudaMallocHost failed with cudaErrorLaunchFailure") {
+				t.Errorf("pinned site: %+v", e)
+			}
+		}
+	}
+	if !found || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("found %v, totals %+v", found, d.Totals)
+	}
+	// A failed call at another site, with an error a kernel fault leaves
+	// behind: the site stays fixed, with a note that the run may have
+	// stopped before it.
+	dir := t.TempDir()
+	leak := `{"key": "leak|device|k @ x.cu", "kind": "leak", "device": null, "site": "k (x.cu:5)", "stack": ["k (x.cu:5)"], "lines": "5", "allocator": "device", "bytes": 4096, "count": 1}`
+	failed := `{"key": "sanitizer-error|api|cudaFree|cudaErrorLaunchFailure||main @ x.cu", "kind": "sanitizer-error", "device": null, "site": "cudaFree failed", "at": "main (x.cu:9)", "bytes": 0, "count": 1}`
+	d = diffJSON(t, writeBaseline(t, dir, "a.json", leak), writeBaseline(t, dir, "n.json", failed))
+	if d.Totals[report.StatusFixed].Sites != 1 {
+		t.Errorf("after a kernel fault: totals %+v", d.Totals)
+	}
+	for _, e := range d.Entries {
+		if e.Kind == report.KindLeak && (e.Status != report.StatusFixed || !strings.Contains(e.Note, "may have stopped before this site")) {
+			t.Errorf("after a kernel fault: %+v", e)
+		}
+	}
+	b := filepath.Join(dir, "b.json")
+	run(t, nil, "analyze", "--write-baseline", b, td+"sanitizer/leak_with_oob.txt")
+	raw, err := os.ReadFile(b)
+	if err != nil || !strings.Contains(string(raw), `"at": "main (leaky.cu:41)"`) {
+		t.Errorf("baseline (%v):\n%s", err, raw)
+	}
+}

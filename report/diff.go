@@ -46,8 +46,12 @@ type BaselineSite struct {
 	// Allocator: the compute-sanitizer allocator class (see
 	// Finding.Allocator), part of the Key; "" for snapshots.
 	Allocator string `json:"allocator,omitempty"`
-	Bytes     int64  `json:"bytes"`
-	Count     int    `json:"count"`
+	// At: for a compute-sanitizer error, where it happened, as
+	// "function (file:line)" (ToolError.Site); absent otherwise, and in
+	// baselines written before this member.
+	At    string `json:"at,omitempty"`
+	Bytes int64  `json:"bytes"`
+	Count int    `json:"count"`
 	// Iterations: for a leak, the iterations its run's trace shows (see
 	// Growth.Iterations); absent when none were found.
 	Iterations int `json:"iterations,omitempty"`
@@ -172,6 +176,9 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		s := byKey[k]
 		if s == nil {
 			s = &BaselineSite{Key: k, Kind: Kind("sanitizer-error"), Site: e.Message}
+			if e.Site != (Frame{}) {
+				s.At = e.Site.String()
+			}
 			byKey[k] = s
 		}
 		s.Count += max(e.Count, 1)
@@ -247,6 +254,14 @@ const (
 	StatusShrunk = "shrunk" // holds less
 	StatusFixed  = "fixed"  // absent from this run
 	StatusSame   = "same"   // holds as much (or more, within the tolerance)
+	// StatusUnmatched: absent from one run, which held memory without a
+	// stack on the same device and allocator class: the site may be
+	// among it, so it is neither new nor fixed (see Compare).
+	StatusUnmatched = "unmatched"
+	// StatusUnreached: absent from NEW, whose run failed a CUDA call at
+	// the same site (a cudaMallocHost that returned an error): not
+	// reached or not done, so not fixed.
+	StatusUnreached = "unreached"
 )
 
 // Tolerance is how much a site may grow and still count as the same:
@@ -307,8 +322,8 @@ type DiffReport struct {
 	Tool   Tool   `json:"tool"`
 	Base   string `json:"base"`
 	New    string `json:"new"`
-	// Entries: new, grown, fixed, shrunk, then same; by bytes changed,
-	// largest first, then by key.
+	// Entries: new, grown, fixed, shrunk, unmatched, unreached, then
+	// same; by bytes changed, largest first, then by key.
 	Entries []DiffEntry `json:"entries"`
 	// Totals by status, and "all".
 	Totals map[string]DiffTotals `json:"totals"`
@@ -334,7 +349,12 @@ const DiffSchema = "gpuleak.diff/v1"
 // was; with more sites than that, sites at other lines are new and fixed,
 // each with a Note. Sites without lines (a baseline written before
 // lines were recorded) stand for all of their key's sites, added up.
-// Entries that would show the same text say what differs (Differs).
+// A fixed and a new site that are the same code called through another
+// path are one entry (see mergeOtherPaths); sites that may be among the
+// memory the other run recorded no stack for are unmatched (see
+// markUnmatched); a site NEW failed a CUDA call at is unreached (see
+// markUnreached). Entries that would show the same text say what
+// differs (Differs).
 func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	before, keys := groupByKey(base.Sites, nil)
 	after, keys := groupByKey(run.Sites, keys)
@@ -343,8 +363,11 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
 	noteKindChanges(out)
+	out = mergeOtherPaths(out, tol)
+	markUnmatched(base, run, out)
+	markUnreached(run, out)
 	markLookalikes(out)
-	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusSame: 4}
+	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusUnreached: 5, StatusSame: 6}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if order[a.Status] != order[b.Status] {
@@ -363,6 +386,219 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	})
 	return out
 }
+
+// holdsMemory says whether sites of kind k hold memory at a call site
+// (not an NVML series, fragmentation, an OOM or a tool error).
+func holdsMemory(k Kind) bool {
+	switch k {
+	case KindTrend, KindFragmentation, KindOOM, KindNonPyTorch, Kind("sanitizer-error"):
+		return false
+	}
+	return true
+}
+
+// stackless says whether a site holds memory with no stack to name its
+// call site (compute-sanitizer --show-backtrace no, a snapshot recorded
+// without stacks).
+func stackless(s *BaselineSite) bool {
+	return holdsMemory(s.Kind) && len(s.Stack) == 0 && strings.Contains(s.Key, "|no stack|")
+}
+
+// markUnmatched turns new and fixed entries into unmatched where the
+// other run held memory without a stack that they may be part of: on
+// the same device (any device when the runs share none, as the same
+// code run on another GPU) and allocator class (any, where the
+// stack-less memory has none). A new site of NEW may be among the
+// memory BASE recorded no stack for, and BASE's stack-less memory may
+// be NEW's stacked sites; either way neither run tells which, and
+// "new" would trip --fail-on new on a run that only recorded stacks.
+// The Note says what the other run held without a stack.
+func markUnmatched(base, run *Baseline, es []DiffEntry) {
+	noCommon := DeviceWarning(base, run) != ""
+	// Stack-less memory of each run, and whether each run has memory at
+	// a stacked site, by device and allocator class.
+	type pool struct {
+		bytes int64
+		count int
+		dev   *int
+		alloc string
+	}
+	pools := func(b *Baseline) []pool {
+		var ps []pool
+		for i := range b.Sites {
+			s := &b.Sites[i]
+			if !stackless(s) {
+				continue
+			}
+			found := false
+			for j := range ps {
+				if dev(ps[j].dev) == dev(s.Device) && ps[j].alloc == s.Allocator {
+					ps[j].bytes = satAdd(ps[j].bytes, s.Bytes)
+					ps[j].count += s.Count
+					found = true
+					break
+				}
+			}
+			if !found && len(ps) < maxStacklessPools {
+				ps = append(ps, pool{bytes: s.Bytes, count: s.Count, dev: s.Device, alloc: s.Allocator})
+			}
+		}
+		return ps
+	}
+	covers := func(p pool, dv *int, alloc string) bool {
+		return (noCommon || dev(p.dev) == dev(dv)) && (p.alloc == "" || p.alloc == alloc)
+	}
+	// Stack-less memory that the other run holds stack-less too (blocks
+	// allocated before a snapshot's trace began, in both runs) stands
+	// for itself: only what one run holds beyond the other's may be
+	// the other's stacked sites.
+	beyond := func(ps, others []pool) []pool {
+		var out []pool
+		for _, p := range ps {
+			for _, o := range others {
+				if (noCommon || dev(o.dev) == dev(p.dev)) && o.alloc == p.alloc {
+					p.bytes -= o.bytes
+					p.count -= o.count
+				}
+			}
+			if p.bytes > 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	bp0, ap0 := pools(base), pools(run)
+	bp, ap := beyond(bp0, ap0), beyond(ap0, bp0)
+	describe := func(p pool) string {
+		s := IBytes(p.bytes)
+		if p.count > 0 {
+			s += " in " + plural(p.count, "allocation", "allocations")
+		}
+		if p.alloc != "" {
+			s += " of " + p.alloc + " memory"
+		}
+		if p.dev != nil {
+			s += " on " + dev(p.dev)
+		}
+		return s
+	}
+	was := make([]string, len(es))
+	for i := range es {
+		e := &es[i]
+		was[i] = e.Status
+		if !holdsMemory(e.Kind) || (e.Status != StatusNew && e.Status != StatusFixed) {
+			continue
+		}
+		other, side, mine := bp, "BASE", "new"
+		if e.Status == StatusFixed {
+			other, side, mine = ap, "NEW", "fixed"
+		}
+		noStack := strings.Contains(e.Key, "|no stack|")
+		if noStack {
+			// Stack-less memory on one device against stack-less memory
+			// on another (runs on no common device): all of it compares.
+			other = bp0
+			if e.Status == StatusFixed {
+				other = ap0
+			}
+		}
+		for _, p := range other {
+			// A site holding more than that memory is not all among it.
+			if covers(p, e.Device, e.Allocator) && (noStack || max(e.BeforeBytes, e.AfterBytes) <= p.bytes) {
+				e.Status = StatusUnmatched
+				if noStack {
+					// In place of noteKindChanges' note, which names
+					// the other entry's status before this pass.
+					e.Note = fmt.Sprintf("%s recorded no stacks for %s: this memory may be the same, so it is not called %s", side, describe(p), mine)
+					break
+				}
+				e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for %s (beyond what the other run holds without a stack): this site may be among them, so it is not called %s", side, describe(p), mine), e.Note)
+				break
+			}
+		}
+	}
+	// Stack-less memory of one run that the other run's stacked sites,
+	// now unmatched, may be.
+	for i := range es {
+		e := &es[i]
+		if (e.Status != StatusNew && e.Status != StatusFixed) || !strings.Contains(e.Key, "|no stack|") || !holdsMemory(e.Kind) {
+			continue
+		}
+		otherWas, side := StatusFixed, "NEW"
+		if e.Status == StatusFixed {
+			otherWas, side = StatusNew, "BASE"
+		}
+		n, b := 0, int64(0)
+		for j := range es {
+			o := &es[j]
+			if o.Status == StatusUnmatched && was[j] == otherWas && !strings.Contains(o.Key, "|no stack|") &&
+				(noCommon || dev(o.Device) == dev(e.Device)) && (e.Allocator == "" || e.Allocator == o.Allocator) {
+				n++
+				b = satAdd(b, max(o.BeforeBytes, o.AfterBytes))
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		e.Status = StatusUnmatched
+		e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for this memory: it may be the %s (%s) listed as unmatched", side, plural(n, "site", "sites"), IBytes(b)), e.Note)
+	}
+}
+
+// markUnreached turns fixed sites into unreached where NEW's run failed
+// a CUDA call at the same site (innermost frame, with its line): the
+// allocation was not made, it was not fixed. Where NEW's run failed calls
+// with an error an earlier kernel fault leaves behind (see stickyErrors),
+// its other fixed compute-sanitizer sites keep their status with a note:
+// the run may have stopped before them.
+func markUnreached(run *Baseline, es []DiffEntry) {
+	failedAt := map[string]string{}
+	sticky := ""
+	for i := range run.Sites {
+		s := &run.Sites[i]
+		if s.Kind != Kind("sanitizer-error") {
+			continue
+		}
+		// toolErrorKey: sanitizer-error|kind|API|error|kernel|...
+		parts := strings.SplitN(s.Key, "|", 6)
+		if len(parts) < 6 || parts[2] == "" {
+			continue
+		}
+		if s.At != "" && len(failedAt) < maxFailedSites {
+			if _, ok := failedAt[s.At]; !ok {
+				call := parts[2] + " failed"
+				if parts[3] != "" {
+					call += " with " + parts[3]
+				}
+				failedAt[s.At] = call
+			}
+		}
+		if stickyErrors[parts[3]] && sticky == "" {
+			sticky = parts[3]
+		}
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Status != StatusFixed || !holdsMemory(e.Kind) {
+			continue
+		}
+		if msg, ok := failedAt[e.Site]; ok {
+			e.Status = StatusUnreached
+			e.Note = joinNotes("NEW's run failed a CUDA call at this site ("+msg+"): the allocation was not made, so the site is not fixed", e.Note)
+			continue
+		}
+		if sticky != "" && e.Allocator != "" {
+			e.Note = joinNotes("NEW's run failed CUDA calls with "+sticky+", which an earlier kernel fault leaves behind: it may have stopped before this site, rather than fixed it", e.Note)
+		}
+	}
+}
+
+// maxFailedSites bounds the sites of failed calls looked up.
+const maxFailedSites = 4096
+
+// maxStacklessPools bounds the stack-less pools of a run (device and
+// allocator class; a baseline is untrusted input).
+const maxStacklessPools = 64
 
 // DeviceWarning says when base and run held memory on CUDA devices and
 // on no device in common: sites are compared by device, so none of them
@@ -704,6 +940,95 @@ func noteKindChanges(es []DiffEntry) {
 	}
 }
 
+// mergeOtherPaths merges a fixed entry and a new one of the same kind,
+// device and allocator class whose innermost frame is the same (the
+// site a table shows) and whose stacks differ by outer frames inserted
+// (see insertedFrames): the same code called through another path (one
+// more wrapper function). Only where that innermost frame has one fixed entry and one
+// new entry, neither with a note, are they one site, shown with NEW's
+// stack, BASE's as BeforeStack, and a Note naming the first outer frame
+// that differs; with more, which was which is not known. Keys and
+// stacks are bounded as a baseline's are read (maxLookalikes entries
+// per innermost frame are looked at).
+func mergeOtherPaths(es []DiffEntry, tol Tolerance) []DiffEntry {
+	type pair struct{ fixed, new, n int }
+	groups := map[string]*pair{}
+	var order []string
+	for i := range es {
+		e := &es[i]
+		if (e.Status != StatusFixed && e.Status != StatusNew) || len(e.Stack) < 2 || e.Note != "" {
+			continue
+		}
+		k := strings.Join([]string{string(e.Kind), dev(e.Device), e.Allocator, e.Site, e.Stack[0]}, "\x00")
+		g := groups[k]
+		if g == nil {
+			g = &pair{fixed: -1, new: -1}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.n++
+		if g.n > maxLookalikes {
+			continue
+		}
+		if e.Status == StatusFixed {
+			g.fixed = i
+		} else {
+			g.new = i
+		}
+	}
+	drop := map[int]bool{}
+	for _, k := range order {
+		g := groups[k]
+		if g.n != 2 || g.fixed < 0 || g.new < 0 {
+			continue
+		}
+		f, n := &es[g.fixed], &es[g.new]
+		d := firstDifference(f.Stack, n.Stack)
+		if d < 1 || !insertedFrames(f.Stack, n.Stack, d) {
+			continue
+		}
+		frameOf := func(st []string) string {
+			if d < len(st) {
+				return st[d]
+			}
+			return "nothing (the stack ends)"
+		}
+		m := *n
+		m.BeforeBytes, m.BeforeCount = f.BeforeBytes, f.BeforeCount
+		m.Status = status(&BaselineSite{Bytes: f.BeforeBytes, Count: f.BeforeCount}, &BaselineSite{Bytes: n.AfterBytes, Count: n.AfterCount}, tol)
+		m.BeforeStack = f.Stack
+		m.Note = fmt.Sprintf("the same site called through another path: the stacks differ from frame %d, %s in BASE, %s in NEW", d+1, frameOf(f.Stack), frameOf(n.Stack))
+		*n = finish(m)
+		drop[g.fixed] = true
+	}
+	if len(drop) == 0 {
+		return es
+	}
+	out := es[:0]
+	for i := range es {
+		if !drop[i] {
+			out = append(out, es[i])
+		}
+	}
+	return out
+}
+
+// insertedFrames says whether the longer of x and y is the shorter with
+// frames inserted at d, the first index where they differ: a wrapper
+// added or removed between the same inner and outer frames. Frames
+// replaced (gemm<float> for gemm<BFloat16>, another caller) are another
+// path through other code, left as fixed and new.
+func insertedFrames(x, y []string, d int) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(x) == len(y) {
+		return false
+	}
+	n := len(y) - len(x)
+	return slices.Equal(x[d:], y[d+n:])
+}
+
 // kindDevice says " as KIND", " on device N" or both, for what e has
 // that o has not.
 func kindDevice(e, o *DiffEntry) string {
@@ -869,6 +1194,18 @@ func abs64(n int64) int64 {
 	return n
 }
 
+// otherStatuses is ", N unmatched" for the statuses a totals line shows
+// only where some site has them: "" when none has.
+func otherStatuses(t map[string]DiffTotals) string {
+	s := ""
+	for _, st := range []string{StatusUnmatched, StatusUnreached} {
+		if n := t[st].Sites; n > 0 {
+			s += fmt.Sprintf(", %d %s", n, st)
+		}
+	}
+	return s
+}
+
 // DiffTotalsOf adds up entries by status; "all" holds every entry.
 func DiffTotalsOf(es []DiffEntry) map[string]DiffTotals {
 	t := map[string]DiffTotals{}
@@ -907,8 +1244,9 @@ type BaselineComparison struct {
 	LeftOut int `json:"findings_in_baseline"`
 }
 
-// FindingBaseline is a finding's site in the baseline: its status (new or
-// grown) and what it held there.
+// FindingBaseline is a finding's site in the baseline: its status (new,
+// grown, or unmatched: the baseline holds memory without a stack that it
+// may be among, see Compare) and what it held there.
 type FindingBaseline struct {
 	Status      string `json:"status"`
 	BeforeBytes int64  `json:"before_bytes"`

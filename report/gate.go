@@ -355,7 +355,7 @@ func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, what string) 
 // evalGrown trips on the site that grew most beyond the threshold.
 func (g Gate) evalGrown(in GateInput) (string, bool) {
 	for _, e := range in.Diff {
-		if e.Status == StatusNew || e.Status == StatusFixed || e.AfterBytes <= e.BeforeBytes {
+		if e.Status == StatusNew || e.Status == StatusFixed || e.Status == StatusUnmatched || e.AfterBytes <= e.BeforeBytes {
 			continue
 		}
 		delta := e.AfterBytes - e.BeforeBytes

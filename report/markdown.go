@@ -47,8 +47,8 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	}
 	if r.Baseline != nil {
 		t := r.Baseline.Totals
-		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same; %d findings left out as in the baseline\n",
-			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, r.Baseline.LeftOut)
+		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same%s; %d findings left out as in the baseline\n",
+			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, otherStatuses(t), r.Baseline.LeftOut)
 	}
 	for _, sup := range r.Suppressed {
 		fmt.Fprintf(&b, "- %s\n", mdText(suppressedLine(sup)))

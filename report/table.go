@@ -91,8 +91,8 @@ func writeCILines(w io.Writer, r *Report) {
 		return
 	}
 	t := c.Totals
-	fmt.Fprintf(w, "Compared with %s: %d new, %d grown, %d shrunk, %d fixed, %d same; %s left out as in the baseline\n",
-		clean(c.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
+	fmt.Fprintf(w, "Compared with %s: %d new, %d grown, %d shrunk, %d fixed, %d same%s; %s left out as in the baseline\n",
+		clean(c.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, otherStatuses(t),
 		plural(c.LeftOut, "finding", "findings"))
 }
 

@@ -53,8 +53,8 @@ func writeDiffTable(w io.Writer, d *DiffReport, opt Options) error {
 		fmt.Fprintln(ew, "\nNo site changed.")
 	}
 	t := d.Totals
-	fmt.Fprintf(ew, "\n%d new, %d grown, %d shrunk, %d fixed, %d same; held %s -> %s\n",
-		t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites,
+	fmt.Fprintf(ew, "\n%d new, %d grown, %d shrunk, %d fixed, %d same%s; held %s -> %s\n",
+		t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, otherStatuses(t),
 		IBytes(t["all"].BeforeBytes), IBytes(t["all"].AfterBytes))
 	if d.LeakSummaryBefore != nil || d.LeakSummaryAfter != nil {
 		fmt.Fprintf(ew, "compute-sanitizer summaries: leaked %s -> %s, errors %s -> %s\n",

@@ -177,8 +177,11 @@ func spanString(startUs, endUs int64) string {
 func findingBaselineLine(f Finding) string {
 	b := f.Baseline
 	line := fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
-	if b.Status == StatusNew {
+	switch b.Status {
+	case StatusNew:
 		line = "new (not in the baseline)"
+	case StatusUnmatched:
+		line = "unmatched (neither new nor in the baseline, see the note)"
 	}
 	if b.Note != "" {
 		line += "; " + clean(b.Note)
