@@ -84,7 +84,12 @@ func changeLine(e DiffEntry) string {
 		s = fmt.Sprintf("%d -> %d records", e.BeforeCount, e.AfterCount)
 	}
 	if e.DeltaPercent != nil && e.DeltaBytes != 0 {
-		s += fmt.Sprintf(" (%+.1f%%)", *e.DeltaPercent)
+		if p := *e.DeltaPercent; p > -0.05 && p < 0.05 {
+			// "+0.0%" beside a change: the bytes say how much.
+			s += fmt.Sprintf(" (%s, under 0.1%%)", signedBytes(float64(e.DeltaBytes)))
+		} else {
+			s += fmt.Sprintf(" (%+.1f%%)", p)
+		}
 	}
 	return s
 }
