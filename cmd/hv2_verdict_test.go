@@ -152,20 +152,12 @@ func TestHV2FragmentationOOM(t *testing.T) {
 		{hv2Dir + "frag_oom.pickle", hv2Dir + "frag_oom_error.txt", hv2Dir + "frag_oom_memory_summary.txt"},
 		{hv2Dir + "frag_oom_train.log"},
 	} {
-		code, out, errOut := run(t, nil, append([]string{"oom", "--format", "json"}, files...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d %s", files, code, errOut)
-		}
-		_, fs := findings(t, out)
-		ooms := ofKind(fs, "oom")
-		if len(ooms) != 1 {
-			t.Fatalf("%v: %d oom findings", files, len(ooms))
-		}
-		if c := causes(ooms[0]); !has(c, "fragmentation") || has(c, "leak") {
+		oom := oneOOM(t, files)
+		if c := causes(oom); !has(c, "fragmentation") || has(c, "leak") {
 			t.Errorf("%v: causes %v", files, c)
 		}
-		if !strings.Contains(ooms[0]["message"].(string), "300.00 MiB requested") {
-			t.Errorf("%v: %s", files, ooms[0]["message"])
+		if !strings.Contains(oom["message"].(string), "300.00 MiB requested") {
+			t.Errorf("%v: %s", files, oom["message"])
 		}
 	}
 	noLeak(t, analyzeJSON(t, hv2Dir+"frag_oom.pickle"))

@@ -133,6 +133,22 @@ func TestHVCleanRuns(t *testing.T) {
 	}
 }
 
+// oneOOM runs gpuleak oom --format json on files, which must hold one OOM,
+// and returns its finding.
+func oneOOM(t *testing.T, files []string) map[string]any {
+	t.Helper()
+	code, out, errOut := run(t, nil, append([]string{"oom", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d %s", files, code, errOut)
+	}
+	_, fs := findings(t, out)
+	ooms := ofKind(fs, "oom")
+	if len(ooms) != 1 {
+		t.Fatalf("%v: %d oom findings", files, len(ooms))
+	}
+	return ooms[0]
+}
+
 // TestHVOOMPeak: under set_per_process_memory_fraction (2 GiB allowed),
 // a batch-size search (2048 more rows a step) runs out at step 7 asking
 // for 128 MiB (16384 x 2048 fp32: a hidden activation); the OOM is caught
@@ -146,20 +162,12 @@ func TestHVOOMPeak(t *testing.T) {
 		{hvDir + "oom_peak.pickle", hvDir + "oom_peak_error.txt", hvDir + "oom_peak_memory_summary.txt"},
 		{hvDir + "oom_peak_train.log"},
 	} {
-		code, out, errOut := run(t, nil, append([]string{"oom", "--format", "json"}, files...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d %s", files, code, errOut)
-		}
-		_, fs := findings(t, out)
-		ooms := ofKind(fs, "oom")
-		if len(ooms) != 1 {
-			t.Fatalf("%v: %d oom findings", files, len(ooms))
-		}
-		if c := causes(ooms[0]); !has(c, "memory-limit") || has(c, "fragmentation") || has(c, "other-process") {
+		oom := oneOOM(t, files)
+		if c := causes(oom); !has(c, "memory-limit") || has(c, "fragmentation") || has(c, "other-process") {
 			t.Errorf("%v: causes %v", files, c)
 		}
-		if !strings.Contains(ooms[0]["message"].(string), "128.00 MiB requested") {
-			t.Errorf("%v: %s", files, ooms[0]["message"])
+		if !strings.Contains(oom["message"].(string), "128.00 MiB requested") {
+			t.Errorf("%v: %s", files, oom["message"])
 		}
 	}
 }
