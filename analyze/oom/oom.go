@@ -954,6 +954,10 @@ func (r *Report) findCauses() {
 		advice := "the GPU was full and no cause above explains it alone: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
 		if tooBig {
 			advice = "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"
+		} else if marginOnly {
+			// The free memory exceeded the request: "full" would read as
+			// contradicting the figure above it.
+			advice = strings.Replace(advice, "the GPU was full and", "the GPU had no room beyond the request and", 1)
 		}
 		return Cause{Name: CauseCapacity, Evidence: ev,
 			Numbers: map[string]int64{"device_total_bytes": r.DeviceTotalBytes, "device_free_bytes": r.DeviceFreeBytes, "process_bytes": self, "segment_bytes": seg, "allocated_bytes": r.AllocatedBytes},

@@ -529,6 +529,12 @@ func TestOtherBackendPastes(t *testing.T) {
 			t.Errorf("%s: CUDA's words: %s", f, text)
 		}
 	}
+	// 16.07 GiB free for a 16.00 GiB request: short only of the room the
+	// allocator needs beside it. The advice must not call the GPU full
+	// beside that figure (a reviewer's find).
+	if r := first("xpu_2x_windows_lnl_xpuops5046.txt"); len(r.Causes) != 1 || strings.Contains(r.Causes[0].Advice, "the GPU was full") || !strings.Contains(r.Causes[0].Advice, "no room beyond the request") {
+		t.Errorf("5046: %+v", r.Causes)
+	}
 	if r := first("xpu_2x_room_xpuops3011.txt"); !strings.Contains(notes(r), "the estimate PyTorch prints") {
 		t.Errorf("3011: %q", r.Notes)
 	}
