@@ -411,3 +411,13 @@ func TestOOMReservedFitWording(t *testing.T) {
 		t.Errorf("no clause on PyTorch's 321.96 MiB reserved but unallocated:\n%s", out)
 	}
 }
+
+// TestNvidiaSmiXMLSaysSo: nvidia-smi -q -x output (CPU-X issue #115's
+// paste) is not read; the error says which form it is and what to give
+// instead, at the XML root's byte offset, not "unrecognised input format".
+func TestNvidiaSmiXMLSaysSo(t *testing.T) {
+	code, _, errOut := run(t, nil, "analyze", td+"nvml/field/cpux115_q_x_cut.txt")
+	if code != 2 || !strings.Contains(errOut, "byte offset 79: nvidia-smi's XML (nvidia-smi -q -x) is not read") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

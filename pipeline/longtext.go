@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
@@ -34,6 +35,10 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if looksLikeHeaderlessCSV(head) {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
 			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
+	}
+	if i := bytes.Index(head, []byte("<nvidia_smi_log")); i >= 0 {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: int64(i), Err: parse.ErrUnknownFormat,
+			Msg: "nvidia-smi's XML (nvidia-smi -q -x) is not read: give its text form (nvidia-smi -q) or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
 	}
 	return report.Input{}, nil, unrecognised(path)
 }
