@@ -3,20 +3,8 @@
 # Usage (device, repo root): OUT=DIR bash testdata/gen/hv/run.sh  -> $OUT/hv.tar.gz
 set -u
 cd "$(dirname "$0")"
-HERE=$(pwd)
-export RECOUT=/tmp/rechv PYTHONUNBUFFERED=1
-rm -rf $RECOUT; mkdir -p $RECOUT
-T0=$(date +%s); DEADLINE=$((T0 + ${BUDGET:-200}))
-
-part() {
-  local name=$1 secs=$2; shift 2
-  local now=$(date +%s); local left=$((DEADLINE - now))
-  if [ $left -lt 10 ]; then echo "### SKIP $name (out of time)"; return; fi
-  [ $secs -gt $left ] && secs=$left
-  echo "### $name start $(date -u +%T) limit ${secs}s"
-  timeout -k 5 $secs "$@"
-  echo "### $name rc=$? took $(( $(date +%s) - now ))s"
-}
+export RECOUT=/tmp/rechv
+. ../rec_driver.sh
 
 main() {
   date -u; nvidia-smi -L
@@ -31,7 +19,4 @@ main() {
 }
 
 main 2>&1 | tee $RECOUT/driver.log
-find $RECOUT -type f -print0 | xargs -0 python3 ../h200/neutralize.py "$HERE" > $RECOUT/neutralize.log 2>&1
-ls -la $RECOUT > $RECOUT/files.txt
-tar czf $OUT/hv.tar.gz -C $RECOUT .
-ls -la $OUT; tail -3 $RECOUT/neutralize.log
+finish hv ../h200/neutralize.py

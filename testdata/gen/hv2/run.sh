@@ -4,20 +4,8 @@
 #   -> $OUT/hv2.tar.gz (snapshots, logs, driver.log with each case's NOTE lines)
 set -u
 cd "$(dirname "$0")"
-HERE=$(pwd)
-export RECOUT=/tmp/rechv2 PYTHONUNBUFFERED=1
-rm -rf $RECOUT; mkdir -p $RECOUT
-T0=$(date +%s); DEADLINE=$((T0 + ${BUDGET:-200}))
-
-part() {
-  local name=$1 secs=$2; shift 2
-  local now=$(date +%s); local left=$((DEADLINE - now))
-  if [ $left -lt 10 ]; then echo "### SKIP $name (out of time)"; return; fi
-  [ $secs -gt $left ] && secs=$left
-  echo "### $name start $(date -u +%T) limit ${secs}s"
-  timeout -k 5 $secs "$@"
-  echo "### $name rc=$? took $(( $(date +%s) - now ))s"
-}
+export RECOUT=/tmp/rechv2
+. ../rec_driver.sh
 
 main() {
   date -u; nvidia-smi -L
@@ -30,7 +18,4 @@ main() {
 }
 
 main 2>&1 | tee $RECOUT/driver.log
-find $RECOUT -type f -print0 | xargs -0 python3 ${NEUTRALIZE:-../../testdata/gen/h200/neutralize.py} "$HERE" > $RECOUT/neutralize.log 2>&1
-ls -la $RECOUT > $RECOUT/files.txt
-tar czf $OUT/hv2.tar.gz -C $RECOUT .
-ls -la $OUT; tail -3 $RECOUT/neutralize.log
+finish hv2 "${NEUTRALIZE:-../../testdata/gen/h200/neutralize.py}"
