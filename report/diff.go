@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -803,7 +804,7 @@ func pairInLineOrder(b, a []*BaselineSite) []*BaselineSite {
 	for x := range ia {
 		for y := x + 1; y < len(ia); y++ {
 			for f := range al[0] {
-				if cmpInt(bl[ib[x]][f], bl[ib[y]][f]) != cmpInt(al[ia[x]][f], al[ia[y]][f]) {
+				if cmp.Compare(bl[ib[x]][f], bl[ib[y]][f]) != cmp.Compare(al[ia[x]][f], al[ia[y]][f]) {
 					return nil
 				}
 			}
@@ -830,16 +831,6 @@ func parseLines(s string) []int64 {
 		out = append(out, n)
 	}
 	return out
-}
-
-func cmpInt(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // joinNotes joins notes that are not empty with "; ".
