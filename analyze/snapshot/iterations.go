@@ -46,6 +46,8 @@ const (
 	// tailSteps: the trace after the last iteration's start must be longer
 	// than this many median iterations to be searched for a loop of its own.
 	tailSteps = 2
+	// maxGrowthChecks bounds the log replays of othersGrowth per device.
+	maxGrowthChecks = 64
 )
 
 // allocKey is a stack and an allocation size: the unit whose live bytes
@@ -79,6 +81,8 @@ type iterations struct {
 	// changes, per key, the key's live bytes at each boundary where they
 	// differ from the boundary before.
 	changes [][]change
+	// growthChecks counts the calls of othersGrowth (maxGrowthChecks).
+	growthChecks int
 	// tail is the step structure of a second loop that ran after the last
 	// of these iterations (a validation loop after the training loop), found
 	// in the trace from log position tailFrom (the last iteration's start)
@@ -112,10 +116,16 @@ func (it *iterations) tailOf(allocs []keptAlloc) *iterations {
 // complete iterations. A step whose batch grows allocates more in
 // every layer; a history concatenated onto does not make the rest of the
 // step allocate more.
+//
+// Each call replays the device's log, so a device's trace answers at most
+// maxGrowthChecks of them (a hand-made trace of many such sites would
+// otherwise cost sites times entries); past that it answers 0, and the
+// sites stay leaks, as before the rule.
 func (it *iterations) othersGrowth(d *deviceState, own []int32) int64 {
-	if it == nil || len(it.pos) < 3 {
+	if it == nil || len(it.pos) < 3 || it.growthChecks >= maxGrowthChecks {
 		return 0
 	}
+	it.growthChecks++
 	mine := make(map[int32]bool, len(own))
 	for _, k := range own {
 		mine[k] = true

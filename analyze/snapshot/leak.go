@@ -187,8 +187,9 @@ type Growth struct {
 	// StepGrowth is set on a site of fewer than MinKept blocks whose live
 	// bytes rose by replacement (a block freed for a bigger one) while the
 	// bytes the rest of the trace allocated per iteration grew by at least
-	// as much: StepGrowth is that growth (othersGrowth), in bytes. The step grew (a batch or sequence made
-	// longer each step); the site holds its latest input, retained.
+	// as much: StepGrowth is that growth (othersGrowth), in bytes. The
+	// step grew (a batch or sequence made longer each step); the site holds
+	// its latest input, retained.
 	StepGrowth int64
 	// Loop is the frame that marks the iterations above when they are the
 	// passes of a second loop that ran after the device's LoopAfter
