@@ -377,3 +377,45 @@ func TestHVOOMPeakLastStep(t *testing.T) {
 		t.Errorf("message: %s", f.Message)
 	}
 }
+
+// TestGrowingStepChecksBounded: the growing-step rule replays the log once
+// per site it is asked about, so a device answers at most 64 such checks.
+// 70 sites each replaced by a bigger block every iteration, beside a step
+// whose activations grow: the first 64 asked are its inputs (retained), the
+// other 6 stay leaks, as before the rule.
+func TestGrowingStepChecksBounded(t *testing.T) {
+	s := newSnapBuilder()
+	s.weights()
+	prev := make([]int64, 70)
+	for i := range prev {
+		prev[i] = -1
+	}
+	for i := 0; i < 40; i++ {
+		b := s.alloc(1<<20, userAt(20))
+		for j := range prev {
+			n := s.alloc(int64(i+1)<<16, userAt(100+j))
+			if prev[j] >= 0 {
+				s.free(prev[j])
+			}
+			prev[j] = n
+		}
+		var acts []int64
+		for l := 0; l < 4; l++ {
+			acts = append(acts, s.alloc(int64(i+1)<<22, append(append([]snapFrame{}, moduleFrames...), userAt(22)...)))
+		}
+		for _, a := range acts {
+			s.free(a)
+		}
+		s.free(b)
+	}
+	r := analyzeJSON(t, s.write(t, 0))
+	grew := 0
+	for _, f := range r.Findings {
+		if f.Kind == "retained" && strings.Contains(f.Message, "the step itself grew") {
+			grew++
+		}
+	}
+	if grew != 64 || len(leaks(r)) != 6 {
+		t.Errorf("%d sites judged inputs of the growing step, %d leaks; want 64 and 6", grew, len(leaks(r)))
+	}
+}
