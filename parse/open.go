@@ -183,10 +183,40 @@ type gzipErrReader struct{ zr *gzip.Reader }
 
 func (g gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
+	return n, gzipErr(err)
+}
+
+// WriteTo writes the decompressed bytes to w straight from the inflater's
+// window (through a bufio.Reader's WriteTo, with no copy into its buffer),
+// with Read's errors. A write error of w is returned as it is.
+func (g gzipErrReader) WriteTo(w io.Writer) (int64, error) {
+	ew := &errWriter{w: w}
+	n, err := g.zr.WriteTo(ew)
+	if err != nil && ew.err != nil && errors.Is(err, ew.err) {
+		return n, err
+	}
+	return n, gzipErr(err)
+}
+
+// errWriter remembers its writer's error, to tell it from the inflater's.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+func gzipErr(err error) error {
 	if err != nil && !errors.Is(err, io.EOF) && !strings.HasPrefix(err.Error(), "gzip: ") {
 		err = fmt.Errorf("gzip: %w", err) // io.ErrUnexpectedEOF: a truncated stream
 	}
-	return n, err
+	return err
 }
 
 // utf16Reader decodes UTF-16 (without its byte order mark) to UTF-8. An

@@ -26,6 +26,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x80\x04\x95\x05\x00\x00\x00\x00\x00\x00\x00}\x94(\x8c\x01a\x94K\x01u."))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := Limits{MaxStack: 1 << 12, MaxItems: 1 << 14, MaxString: 1 << 16}
+		decodeBoth(t, data, lim, func() Handler { return &consumer{} })
 		v, err := Decode(bytes.NewReader(data), "fuzz", &consumer{}, lim)
 		if err != nil {
 			var pe *parse.Error

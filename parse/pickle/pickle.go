@@ -244,7 +244,7 @@ func shareable(v Value) bool {
 func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
 	d := &Decoder{
 		name: name,
-		src:  source{r: r, buf: make([]byte, 256<<10)},
+		src:  newSource(r),
 		h:    h,
 		lim:  lim.withDefaults(),
 		vals: make([]Value, 2, 1024),
@@ -1374,7 +1374,7 @@ func (d *Decoder) readBytes(n int64) (b []byte, owned bool, err error) {
 		return nil, false, d.Errorf("string of %d bytes is longer than the limit of %d bytes", n, d.lim.MaxString)
 	}
 	s := &d.src
-	if n <= int64(len(s.buf)) {
+	if n <= ensureMax {
 		if int64(s.end-s.pos) < n && !s.ensure(int(n)) {
 			return nil, false, d.truncated()
 		}
@@ -1404,7 +1404,7 @@ func (d *Decoder) readBytes(n int64) (b []byte, owned bool, err error) {
 			copy(grown, out)
 			out = grown
 		}
-		m, err := s.r.Read(out[len(out):cap(out)])
+		m, err := s.read(out[len(out):cap(out)])
 		out = out[:len(out)+m]
 		s.base += int64(m)
 		if err != nil && int64(len(out)) < n {
