@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -261,7 +261,7 @@ func savedSchema(head []byte) (string, error) {
 	}
 }
 
-var savedSchemaRE = regexp.MustCompile(`"schema"\s*:\s*"(gpuleak\.[a-z]+/v[0-9]+)"`)
+var savedSchemaRE = lazyre.New(`"schema"\s*:\s*"(gpuleak\.[a-z]+/v[0-9]+)"`)
 
 // jsonError positions a JSON decoding error.
 func jsonError(path string, dec *json.Decoder, size int64, err error) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/report/chart"
 )
@@ -55,7 +56,7 @@ func writeDailyHTML(w io.Writer, d *Daily, _ Options) error {
 	for _, f := range v.Frag {
 		page.FragCharts = append(page.FragCharts, barsChart("segments' memory", f.Bars))
 	}
-	return dailyTemplate.Execute(w, page)
+	return dailyTemplate().Execute(w, page)
 }
 
 type htmlPage struct {
@@ -89,7 +90,12 @@ func svgOrNote(draw func() ([]byte, error)) template.HTML {
 	return template.HTML(`<div class="chart">` + string(svg) + `</div>`)
 }
 
-var dailyTemplate = template.Must(template.New("daily").Parse(`<!DOCTYPE html>
+// dailyTemplate is parsed on first use: at start it cost every run 0.5 ms.
+var dailyTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("daily").Parse(dailyHTML))
+})
+
+const dailyHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -172,4 +178,4 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 {{if .V.D.Warnings}}<h2 id="warnings">Warnings</h2><ul>{{range .V.D.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body>
 </html>
-`))
+`

@@ -9,6 +9,7 @@ package callsite
 
 import (
 	"fmt"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ type Frame struct {
 // matches it and no keep pattern does.
 type FrameFilter struct {
 	hide []frameRule
-	keep []*regexp.Regexp
+	keep []*lazyre.Regexp
 
 	// seen memoises Hidden: a deep stack repeats its frames in every
 	// distinct stack, and matching the rules costs about a microsecond.
@@ -41,7 +42,7 @@ const maxFilterMemo = 1 << 16
 // frameRule matches a frame's filename or function name, unless except
 // matches the filename.
 type frameRule struct {
-	file, name, except *regexp.Regexp
+	file, name, except *lazyre.Regexp
 }
 
 // DefaultHidden describes the frames hidden by default, for help text.
@@ -55,20 +56,20 @@ method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
 and unsymbolized C++ frames (file "??"); Windows paths (backslashes) alike.`
 
 var defaultRules = []frameRule{
-	{file: regexp.MustCompile(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
+	{file: lazyre.New(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
 	// C++ frames PyTorch records (stacks="all"): a name in a framework
 	// namespace, after an optional return type ("void torch::...",
 	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
-	{name: regexp.MustCompile(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
-	{name: regexp.MustCompile(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
+	{name: lazyre.New(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
+	{name: lazyre.New(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
 	// The standard library: lib/python3.X/ (POSIX), Python3XY\Lib\ (the
 	// Windows installer) and cpython-3.X.Y-<platform>\lib\ (uv's and
 	// python-build-standalone's builds, any OS).
-	{file: regexp.MustCompile(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)},
-	{file: regexp.MustCompile(`^<(frozen [^>]*|string)>$`)},
-	{file: regexp.MustCompile(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
-	{name: regexp.MustCompile(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
-	{file: regexp.MustCompile(`^\?\?$`)},
+	{file: lazyre.New(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: lazyre.New(`[/\\](site|dist)-packages[/\\]`)},
+	{file: lazyre.New(`^<(frozen [^>]*|string)>$`)},
+	{file: lazyre.New(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
+	{name: lazyre.New(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
+	{file: lazyre.New(`^\?\?$`)},
 	// Generated code: torch.compile's output (torchinductor_<user> in the
 	// temporary directory of any OS) and FX graph modules.
 	{file: generatedFile},
@@ -80,16 +81,16 @@ var defaultRules = []frameRule{
 const firstInterpreterRule, lastInterpreterRule = 3, 6
 
 // generatedFile matches the files of code that PyTorch generates at run time.
-var generatedFile = regexp.MustCompile(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
+var generatedFile = lazyre.New(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
 
 // interpreterName matches CPython's C functions as stacks="all" records
 // them (often with no file, or a file of CPython's sources): the
 // interpreter loop and its call machinery. Only frames that are not Python
 // source are matched by name.
-var interpreterName = regexp.MustCompile(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
+var interpreterName = lazyre.New(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
 
 // interpreterFile matches CPython's own sources and headers.
-var interpreterFile = regexp.MustCompile(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
+var interpreterFile = lazyre.New(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
 
 // Class says whose code a frame is.
 type Class int
@@ -150,7 +151,8 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad --hide-frames pattern %q: %w", p, err)
 		}
-		f.hide = append(f.hide, frameRule{file: re, name: re})
+		l := lazyre.Of(re)
+		f.hide = append(f.hide, frameRule{file: l, name: l})
 	}
 	for _, p := range keep {
 		if p == "" {
@@ -160,7 +162,7 @@ func NewFrameFilter(hide, keep []string) (*FrameFilter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad --keep-frames pattern %q: %w", p, err)
 		}
-		f.keep = append(f.keep, re)
+		f.keep = append(f.keep, lazyre.Of(re))
 	}
 	return f, nil
 }
@@ -222,7 +224,7 @@ func (f *FrameFilter) match(fr Frame) bool {
 // Python interpreter loop and process or thread start-up. A stack made only
 // of framework frames is named by its innermost frame that is none of these
 // (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
-var machinery = regexp.MustCompile(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
+var machinery = lazyre.New(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
 
 // FrameworkSite trims a stack made only of framework frames to the frames
 // worth showing: machinery removed (all of it kept if nothing else is left).
@@ -239,7 +241,7 @@ func FrameworkSite(full []Frame) []Frame {
 	return out
 }
 
-var libraryFile = regexp.MustCompile(`[/\\](site|dist)-packages[/\\]`)
+var libraryFile = lazyre.New(`[/\\](site|dist)-packages[/\\]`)
 
 // IsLibrary reports whether a frame is in an installed package rather than
 // the user's own code.

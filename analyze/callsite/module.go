@@ -1,10 +1,10 @@
 package callsite
 
-import "regexp"
+import "github.com/gpuleak/gpuleak/internal/lazyre"
 
 // moduleOrBackward matches the files of the frames of an nn.Module call
 // and of autograd's backward, in Python, on any OS.
-var moduleOrBackward = regexp.MustCompile(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
+var moduleOrBackward = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
 
 // moduleFile is the file of the frames ModuleCall makes: the file a
 // snapshot's frames of a module call have (torch/nn/modules/module.py),

@@ -2,7 +2,7 @@ package profiler
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -205,13 +205,13 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 }
 
 // profilerStep matches the Python span of prof.step() (torch/profiler/profiler.py).
-var profilerStep = regexp.MustCompile(`(^|[/\\])torch[/\\]profiler[/\\]profiler\.py\(\d+\): step$`)
+var profilerStep = lazyre.New(`(^|[/\\])torch[/\\]profiler[/\\]profiler\.py\(\d+\): step$`)
 
 // pyFunction matches a python_function span's name: "file.py(LINE): function".
-var pyFunction = regexp.MustCompile(`^(.+)\((\d+)\): (.+)$`)
+var pyFunction = lazyre.New(`^(.+)\((\d+)\): (.+)$`)
 
 // objectAddr matches the address CPython prints in a built-in's name.
-var objectAddr = regexp.MustCompile(` at 0x[0-9a-fA-F]+>$`)
+var objectAddr = lazyre.New(` at 0x[0-9a-fA-F]+>$`)
 
 // frameOf turns a span's name into a frame.
 func frameOf(name string, kind int8) callsite.Frame {

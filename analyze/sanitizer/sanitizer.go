@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"maps"
 	"math"
 	"regexp"
@@ -55,12 +56,12 @@ cuda_runtime.h wrappers, kernel launch stubs), the C library and program start-u
 libpython, Py*/_Py* functions), Cython wrappers (__pyx_*) and frames without a name.`
 
 var (
-	runtimeFuncRe   = regexp.MustCompile(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
-	runtimeFileRe   = regexp.MustCompile(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
-	runtimeModuleRe = regexp.MustCompile(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll)[.\d]*$`)
+	runtimeFuncRe   = lazyre.New(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
+	runtimeFileRe   = lazyre.New(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
+	runtimeModuleRe = lazyre.New(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll)[.\d]*$`)
 	// Libraries: kept in stacks, but a site is named by the program's own
 	// frame when there is one.
-	libraryModuleRe = regexp.MustCompile(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
+	libraryModuleRe = lazyre.New(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
 )
 
 // HandlePool is the Pool of memory PyTorch's library handles hold.
@@ -69,32 +70,32 @@ const HandlePool = "PyTorch's per-device library handle pool (cuBLAS, cuDNN hand
 // pools are the caching allocators of frameworks: memory they hold at exit
 // was freed by the program and kept for reuse, not leaked by it.
 var pools = []struct {
-	re         *regexp.Regexp
+	re         *lazyre.Regexp
 	name, hint string
 }{
-	{regexp.MustCompile(`CachingHostAllocator`), "PyTorch's pinned-memory caching allocator (CachingHostAllocator)",
+	{lazyre.New(`CachingHostAllocator`), "PyTorch's pinned-memory caching allocator (CachingHostAllocator)",
 		"torch.cuda.empty_cache() does not release it; it is returned to the driver at exit"},
 	// PyTorch creates one cuBLAS/cuBLASLt/cuSOLVER/cuSPARSE/cuDNN/MIOpen
 	// handle per device and thread on first use (with its workspace) and
 	// keeps it in a pool for the whole process (aten/src/ATen/cuda/CublasHandlePool.cpp,
 	// DeviceThreadHandlePool). A program's own cublasCreate never
 	// destroyed has none of these callers and stays a leak.
-	{regexp.MustCompile(`\bat::cuda::(getCurrentCUDABlas(Lt)?Handle|getCurrentCUDASolverDnHandle|getCurrentCUDASparseHandle|setWorkspaceForHandle|getChosenWorkspaceSize|getCUDABlasLtWorkspace)\b|\bat::native::get(Cudnn|Miopen)Handle\b|\bcreate(CuDNN|Cublas|Cublaslt|Cusparse|Cusolver)Handle\b|DeviceThreadHandlePool`),
+	{lazyre.New(`\bat::cuda::(getCurrentCUDABlas(Lt)?Handle|getCurrentCUDASolverDnHandle|getCurrentCUDASparseHandle|setWorkspaceForHandle|getChosenWorkspaceSize|getCUDABlasLtWorkspace)\b|\bat::native::get(Cudnn|Miopen)Handle\b|\bcreate(CuDNN|Cublas|Cublaslt|Cusparse|Cusolver)Handle\b|DeviceThreadHandlePool`),
 		HandlePool,
 		"PyTorch creates these handles once per device and thread and keeps them until the process ends; nothing to free in the program"},
-	{regexp.MustCompile(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
+	{lazyre.New(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
 		"call torch.cuda.empty_cache() before exit to release its free blocks; to find tensors still referenced, analyse a memory snapshot (torch.cuda.memory._dump_snapshot) with gpuleak"},
-	{regexp.MustCompile(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
+	{lazyre.New(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
 		"call cupy.get_default_pinned_memory_pool().free_all_blocks() before exit to release it"},
-	{regexp.MustCompile(`SingleDeviceMemoryPool`), "CuPy's memory pool (SingleDeviceMemoryPool)",
+	{lazyre.New(`SingleDeviceMemoryPool`), "CuPy's memory pool (SingleDeviceMemoryPool)",
 		"call cupy.get_default_memory_pool().free_all_blocks() before exit to release it"},
-	{regexp.MustCompile(`rmm::mr::.*(pool|arena|binning|fixed_size)_memory_resource|rmm::mr::detail::stream_ordered_memory_resource`), "RMM's pool memory resource",
+	{lazyre.New(`rmm::mr::.*(pool|arena|binning|fixed_size)_memory_resource|rmm::mr::detail::stream_ordered_memory_resource`), "RMM's pool memory resource",
 		"release the pool resource before exit"},
-	{regexp.MustCompile(`(tensorflow|tsl|xla|stream_executor)::.*BFCAllocator`), "the TensorFlow/XLA BFC allocator",
+	{lazyre.New(`(tensorflow|tsl|xla|stream_executor)::.*BFCAllocator`), "the TensorFlow/XLA BFC allocator",
 		"the allocator holds its region until the process ends; set XLA_PYTHON_CLIENT_ALLOCATOR=platform or TF_GPU_ALLOCATOR=cuda_malloc_async to check for real leaks"},
-	{regexp.MustCompile(`CachingDeviceAllocator`), "CUB's CachingDeviceAllocator",
+	{lazyre.New(`CachingDeviceAllocator`), "CUB's CachingDeviceAllocator",
 		"call FreeAllCached() before exit to release it"},
-	{regexp.MustCompile(`mxnet::storage::.*Pooled`), "MXNet's pooled storage manager",
+	{lazyre.New(`mxnet::storage::.*Pooled`), "MXNet's pooled storage manager",
 		"the pool holds memory until the process ends"},
 }
 
@@ -281,7 +282,7 @@ type Result struct {
 
 // toolFailureRe matches the first line of a record in which
 // compute-sanitizer or cuda-memcheck reports that it could not check.
-var toolFailureRe = regexp.MustCompile(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
+var toolFailureRe = lazyre.New(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
 
 // Site is leaked memory from one call site, one allocator class.
 type Site struct {
@@ -652,7 +653,7 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 // fileLineFuncRe is the frame layout "file:line:function" that
 // compute-sanitizer prints for code with line information in some builds
 // (CUDA.jl's libjulia frames, Cython modules): "/src/interpreter.c:127:do_call".
-var fileLineFuncRe = regexp.MustCompile(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
+var fileLineFuncRe = lazyre.New(`^(.*[^:\s]\.[A-Za-z][\w+]{0,7}):(\d{1,9}):([^:\s].*)$`)
 
 // newFrameFacts works out the names and classes of a frame.
 func newFrameFacts(kind, function, file, module string, line int64) *frameFacts {
@@ -680,7 +681,7 @@ func newFrameFacts(kind, function, file, module string, line int64) *frameFacts 
 
 // c10CUDAModule matches the file of PyTorch's c10 CUDA library on Linux
 // and Windows (libc10_cuda.so, c10_cuda.dll).
-var c10CUDAModule = regexp.MustCompile(`(^|[/\\])(lib)?c10_cuda\.(so|dll)\b`)
+var c10CUDAModule = lazyre.New(`(^|[/\\])(lib)?c10_cuda\.(so|dll)\b`)
 
 // cachingAllocatorPool is the index in pools of PyTorch's CUDA caching
 // allocator.
@@ -1224,7 +1225,7 @@ func summaryOnly(r Run, i, n int) (Site, bool) {
 }
 
 // startFrameRe matches the outermost frames of a process or thread.
-var startFrameRe = regexp.MustCompile(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
+var startFrameRe = lazyre.New(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
 
 // hasHostFrames reports whether a record has a host backtrace.
 func hasHostFrames(frames []btFrame) bool {

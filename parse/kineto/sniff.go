@@ -2,7 +2,7 @@ package kineto
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
@@ -12,7 +12,7 @@ import (
 // whose first element is an event with a "ph" phase.
 var (
 	traceKey    = []byte(`"traceEvents"`)
-	arrayOfEvts = regexp.MustCompile(`^\[\s*\{[^{}]*"(ph|cat|ts|pid)"\s*:`)
+	arrayOfEvts = lazyre.New(`^\[\s*\{[^{}]*"(ph|cat|ts|pid)"\s*:`)
 )
 
 // Sniff reports whether head, the first bytes of an input, is a Chrome
@@ -40,8 +40,8 @@ func Sniff(head []byte) bool {
 // timelineHead matches export_memory_timeline's .json ([[t, t, ...],
 // [[n, n, ...], ...]]) and .raw.json ([[t, action, bytes, category], ...]).
 var (
-	timelineHead = regexp.MustCompile(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
-	rawHead      = regexp.MustCompile(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
+	timelineHead = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
+	rawHead      = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
 	htmlTitle    = []byte("<title>GPU Memory Timeline HTML</title>")
 )
 

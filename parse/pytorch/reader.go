@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -1260,7 +1260,7 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 }
 
 // protocol0Re is the start of a protocol-0 pickle of a dict or a list.
-var protocol0Re = regexp.MustCompile(`^\((?:dp|lp)\d+\r?\n`)
+var protocol0Re = lazyre.New(`^\((?:dp|lp)\d+\r?\n`)
 
 // Sniff reports whether head, the first bytes of an input, look like a
 // pickle that may hold a snapshot: a protocol 2-5 pickle (PROTO opcode), or

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -53,7 +53,7 @@ const maxTracebacks = 64
 const maxFrames = 256
 
 // frameRe matches a Python traceback's frame line after its prefix.
-var frameRe = regexp.MustCompile(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
+var frameRe = lazyre.New(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
 
 // traceback is a Python traceback being read: the frames after
 // "Traceback (most recent call last):" on lines starting with prefix.
@@ -186,7 +186,7 @@ func (r *Reader) readLine() (string, error) {
 
 // ansiRe matches terminal escape sequences (colours, cursor moves) that
 // logs captured from a terminal keep.
-var ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansiRe = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 // addText reads one line of the input. A carriage return inside it (a
 // progress bar redrawing itself) starts a new line of text as the terminal

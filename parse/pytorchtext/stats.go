@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +19,7 @@ import (
 const maxStatsSize = 16 << 20
 
 // statsKeyRe matches the keys memory_stats() writes.
-var statsKeyRe = regexp.MustCompile(`^(num_[a-z_]+|max_split_size|[a-z_]+\.(all|large_pool|small_pool)\.(current|peak|allocated|freed)|oversize_(allocations|segments)\.(current|peak|allocated|freed))$`)
+var statsKeyRe = lazyre.New(`^(num_[a-z_]+|max_split_size|[a-z_]+\.(all|large_pool|small_pool)\.(current|peak|allocated|freed)|oversize_(allocations|segments)\.(current|peak|allocated|freed))$`)
 
 // NewStatsReader returns a Reader of torch.cuda.memory_stats() saved as
 // JSON, in r; it emits stats batches only. name names the input in

@@ -1,7 +1,7 @@
 package pytorchtext
 
 import (
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -35,14 +35,14 @@ var summaryMetrics = map[string]struct {
 var summaryColumns = [4]string{"current", "peak", "allocated", "freed"}
 
 var (
-	summaryBannerRe = regexp.MustCompile(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
-	summaryOOMsRe   = regexp.MustCompile(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
-	summaryHeaderRe = regexp.MustCompile(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
-	summaryBorderRe = regexp.MustCompile(`^\|(=+|-+)\|$`)
+	summaryBannerRe = lazyre.New(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
+	summaryOOMsRe   = lazyre.New(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
+	summaryHeaderRe = lazyre.New(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
+	summaryBorderRe = lazyre.New(`^\|(=+|-+)\|$`)
 	// Sizes: "B/KiB/MiB/GiB/TiB/PiB" (1.6 and later) or "B/KB/MB/GB/TB/PB"
 	// (before): _format_size() divides by 1024 in both, so "MB" is MiB.
-	summarySizeRe  = regexp.MustCompile(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
-	summaryCountRe = regexp.MustCompile(`^\s*(\d{1,15}) ?([KM]?)\s*$`)
+	summarySizeRe  = lazyre.New(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
+	summaryCountRe = lazyre.New(`^\s*(\d{1,15}) ?([KM]?)\s*$`)
 )
 
 // summaryUnits are the size units of memory_summary(): powers of 1024,

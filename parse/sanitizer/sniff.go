@@ -2,7 +2,7 @@ package sanitizer
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
@@ -14,7 +14,7 @@ import (
 // and host API access errors, racecheck's races and cuda-memcheck's
 // hazards, synccheck's barrier errors), so that records quoted without
 // the banner (a bug report, a CI excerpt) are read.
-var sniffLineRe = regexp.MustCompile(`(?m)^.{0,200}?[^\sA-Za-z0-9] +(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$|^.{0,200}?[^\sA-Za-z0-9] +(Leaked [\d,]+ bytes at 0x[0-9a-fA-F]+|LEAK SUMMARY: [\d,]+ bytes leaked|ERROR SUMMARY: [\d,]+ error|RACECHECK SUMMARY: [\d,]+ hazards? displayed|Program hit \w+ .*on CUDA API call to |Invalid __\w+__ (read|write|atomic) of size |Uninitialized __\w+__ memory read of size |Host API memory access error at |(Error|Warning): Race reported between |(ERROR|WARN|INFO):\(.*\) Potential \w+ hazard detected at |Barrier error detected)`)
+var sniffLineRe = lazyre.New(`(?m)^.{0,200}?[^\sA-Za-z0-9] +(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$|^.{0,200}?[^\sA-Za-z0-9] +(Leaked [\d,]+ bytes at 0x[0-9a-fA-F]+|LEAK SUMMARY: [\d,]+ bytes leaked|ERROR SUMMARY: [\d,]+ error|RACECHECK SUMMARY: [\d,]+ hazards? displayed|Program hit \w+ .*on CUDA API call to |Invalid __\w+__ (read|write|atomic) of size |Uninitialized __\w+__ memory read of size |Host API memory access error at |(Error|Warning): Race reported between |(ERROR|WARN|INFO):\(.*\) Potential \w+ hazard detected at |Barrier error detected)`)
 
 // Sniff reports whether head, the first bytes of an input, look like a
 // compute-sanitizer report, and which form: FormatXML for

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,25 +18,25 @@ const maxLine = 4 << 20
 
 var (
 	// A banner: whatever prefix, then the tool's name.
-	bannerRe = regexp.MustCompile(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
+	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = regexp.MustCompile(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Host API memory access error|Error: Race|Warning: Race|Barrier error|(ERROR|WARN|INFO):\(.*\) Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Host API memory access error|Error: Race|Warning: Race|Barrier error|(ERROR|WARN|INFO):\(.*\) Potential )`)
 
-	leakSummaryRe = regexp.MustCompile(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
-	notPrintedRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
-	errSummaryRe  = regexp.MustCompile(`^ERROR SUMMARY: ([\d,]+) errors?`)
-	raceSummaryRe = regexp.MustCompile(`^RACECHECK SUMMARY: ([\d,]+) hazards? displayed`)
-	apiLegacyRe   = regexp.MustCompile(`^Program hit error (\d+) on CUDA API call to (\w+)`)
-	apiCallRe     = regexp.MustCompile(`on (?:CUDA )?API call to (\w+)`)
-	hwRe          = regexp.MustCompile(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
+	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
+	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
+	errSummaryRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors?`)
+	raceSummaryRe = lazyre.New(`^RACECHECK SUMMARY: ([\d,]+) hazards? displayed`)
+	apiLegacyRe   = lazyre.New(`^Program hit error (\d+) on CUDA API call to (\w+)`)
+	apiCallRe     = lazyre.New(`on (?:CUDA )?API call to (\w+)`)
+	hwRe          = lazyre.New(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
 
-	threadRe   = regexp.MustCompile(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
-	addrLineRe = regexp.MustCompile(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
+	threadRe   = lazyre.New(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
+	addrLineRe = lazyre.New(`^(?:Address|Access (?:to|at)) (0x[0-9a-fA-F]+)`)
 
-	funcOffsetRe = regexp.MustCompile(`^(.*)\+(0x[0-9a-fA-F]+)$`)
-	legacyAtRe   = regexp.MustCompile(`^(.+?):(\d+):(.+)$`)
+	funcOffsetRe = lazyre.New(`^(.*)\+(0x[0-9a-fA-F]+)$`)
+	legacyAtRe   = lazyre.New(`^(.+?):(\d+):(.+)$`)
 	// "synchronization.jl:12:kernel (kernel : 0x46c0)"
-	legacyDevOffsetRe = regexp.MustCompile(`^(.*\S) \((\S+) : (0x[0-9a-fA-F]+)\)$`)
+	legacyDevOffsetRe = lazyre.New(`^(.*\S) \((\S+) : (0x[0-9a-fA-F]+)\)$`)
 )
 
 // textSource reads records from a text log.
@@ -272,7 +272,7 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 }
 
 // leakStartRe is the start of a leak record.
-var leakStartRe = regexp.MustCompile(`^Leaked [\d,]+ bytes at 0x`)
+var leakStartRe = lazyre.New(`^Leaked [\d,]+ bytes at 0x`)
 
 // isMark reports a byte that may be part of a prefix word: neither ASCII
 // white space nor a letter or digit.

@@ -1,0 +1,95 @@
+// Package lazyre holds regular expressions that compile on first use, not
+// at program start: gpuleak's parsers and analyses declare some eighty at
+// package level, and compiling them all in every run cost about 3 ms of
+// each start (GODEBUG=inittrace=1), though one input family uses a few.
+package lazyre
+
+import (
+	"regexp"
+	"sync"
+)
+
+// Regexp is a regexp.Regexp compiled by its first method call. Its
+// methods are those of regexp.Regexp of the same names; an expression that
+// does not compile panics there, as regexp.MustCompile would at start
+// (each package's tests run its expressions).
+type Regexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// New returns the Regexp of expr (RE2 syntax, as regexp.Compile).
+func New(expr string) *Regexp {
+	l := &Regexp{expr: expr}
+	mu.Lock()
+	made = append(made, l)
+	mu.Unlock()
+	return l
+}
+
+var (
+	mu   sync.Mutex
+	made []*Regexp // every New, for CheckAll
+)
+
+// CheckAll compiles every expression New has made so far and returns the
+// first error: a test of a program that links all its packages runs it,
+// so that an expression used only on a rare input cannot panic there.
+func CheckAll() error {
+	mu.Lock()
+	all := append([]*Regexp(nil), made...)
+	mu.Unlock()
+	for _, l := range all {
+		if _, err := regexp.Compile(l.expr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Count is how many expressions New has made.
+func Count() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(made)
+}
+
+// Re returns the compiled expression.
+func (l *Regexp) Re() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
+
+// String returns the source text of the expression.
+func (l *Regexp) String() string { return l.expr }
+
+func (l *Regexp) Match(b []byte) bool            { return l.Re().Match(b) }
+func (l *Regexp) MatchString(s string) bool      { return l.Re().MatchString(s) }
+func (l *Regexp) FindSubmatch(b []byte) [][]byte { return l.Re().FindSubmatch(b) }
+func (l *Regexp) FindStringSubmatch(s string) []string {
+	return l.Re().FindStringSubmatch(s)
+}
+func (l *Regexp) FindStringSubmatchIndex(s string) []int {
+	return l.Re().FindStringSubmatchIndex(s)
+}
+func (l *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
+	return l.Re().FindAllSubmatch(b, n)
+}
+func (l *Regexp) ReplaceAllString(src, repl string) string {
+	return l.Re().ReplaceAllString(src, repl)
+}
+func (l *Regexp) FindString(s string) string     { return l.Re().FindString(s) }
+func (l *Regexp) FindStringIndex(s string) []int { return l.Re().FindStringIndex(s) }
+func (l *Regexp) FindAllString(s string, n int) []string {
+	return l.Re().FindAllString(s, n)
+}
+func (l *Regexp) SubexpIndex(name string) int { return l.Re().SubexpIndex(name) }
+
+// Of wraps an expression compiled already (a user's pattern, whose error
+// was reported when it was compiled).
+func Of(re *regexp.Regexp) *Regexp {
+	l := &Regexp{expr: re.String(), re: re}
+	l.once.Do(func() {})
+	return l
+}
