@@ -25,6 +25,7 @@ type memoIndex struct {
 	cur     []uint32
 	curBase int64
 	rest    []uint32 // pack's scratch
+	spare   []uint32 // the entries of the chunk packed last, for the next chunk
 }
 
 const memoChunkBits = 16
@@ -97,15 +98,26 @@ func (m *memoIndex) grow(slot uint32) {
 	m.n++
 }
 
-// newChunk starts a chunk, and packs the one two before it.
+// newChunk starts a chunk, and packs the one two before it. The packed
+// chunk's entries become the new chunk's: a chunk a time, they were a
+// third of what decoding a snapshot allocated (big_real: 12.7 of 38.5 MB),
+// garbage that made the collector run more often.
 func (m *memoIndex) newChunk() {
 	if k := len(m.chunks) - 2; k >= 0 && m.chunks[k] != nil {
 		var p *packedChunk
 		if p, m.rest = pack(m.chunks[k], m.rest[:0]); p != nil {
+			m.spare = m.chunks[k]
 			m.chunks[k], m.packed[k] = nil, p
 		}
 	}
-	m.chunks = append(m.chunks, make([]uint32, memoChunk))
+	c := m.spare
+	m.spare = nil
+	if c == nil {
+		c = make([]uint32, memoChunk)
+	} else {
+		clear(c) // entries from n on read 0, as in a new chunk
+	}
+	m.chunks = append(m.chunks, c)
 	m.packed = append(m.packed, nil)
 }
 
