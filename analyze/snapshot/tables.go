@@ -3,7 +3,8 @@ package snapshot
 import "math/rand/v2"
 
 // addrTable maps a block's address to a V: the replay's live allocations
-// and pending frees, looked up, added or removed at every trace entry.
+// and pending frees, looked up, added or removed at every trace entry (and
+// a stack id, as a uint64, to the largest allocation made with it).
 // It replaces a Go map there (five map operations an allocation cost a
 // third of the leak analysis): open addressing with linear probing,
 // entries in the slots, deletion by shifting the entries after back (no
@@ -83,6 +84,15 @@ func (t *addrTable[V]) put(addr uint64, v V) (replaced bool) {
 			return true
 		}
 	}
+}
+
+// ptr returns where addr's value is, nil when addr is not there; it is
+// valid until the next put.
+func (t *addrTable[V]) ptr(addr uint64) *V {
+	if i := t.find(addr); i >= 0 {
+		return &t.slots[i].v
+	}
+	return nil
 }
 
 // take removes addr and returns its value, and whether it was there.

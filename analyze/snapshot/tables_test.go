@@ -7,8 +7,8 @@ import (
 )
 
 // checkAddrTable runs the operations ops encodes (3 bytes each: an
-// operation and an address index) on an addrTable and on a Go map side by
-// side, and fails at the first answer where they differ. Addresses come
+// operation, an address index and a value) on an addrTable and on a Go map
+// side by side, and fails at the first answer where they differ. Addresses come
 // from a small set (many collisions, runs that wrap past the last slot,
 // deletions inside runs) spread over 64 bits, 0 and the largest included.
 func checkAddrTable(t *testing.T, ops []byte) {
@@ -22,7 +22,7 @@ func checkAddrTable(t *testing.T, ops []byte) {
 	var snap addrTable[int]
 	var snapWant map[uint64]int
 	for i := 0; i+2 < len(ops); i += 3 {
-		op, a, v := ops[i]%5, addrs[ops[i+1]], int(ops[i+2])
+		op, a, v := ops[i]%6, addrs[ops[i+1]], int(ops[i+2])
 		switch op {
 		case 0, 1: // put (twice as often, so that the table fills)
 			_, had := want[a]
@@ -41,6 +41,16 @@ func checkAddrTable(t *testing.T, ops []byte) {
 			w, had := want[a]
 			if got, ok := tab.get(a); ok != had || got != w {
 				t.Fatalf("op %d: get(%#x) = %d, %v, want %d, %v", i/3, a, got, ok, w, had)
+			}
+		case 5: // ptr, and a change through it
+			w, had := want[a]
+			p := tab.ptr(a)
+			if (p != nil) != had || p != nil && *p != w {
+				t.Fatalf("op %d: ptr(%#x) = %v, want %d, %v", i/3, a, p, w, had)
+			}
+			if p != nil {
+				*p += v
+				want[a] += v
 			}
 		case 4: // clone, as at an OOM
 			snap, snapWant = tab.clone(), map[uint64]int{}
