@@ -12,39 +12,57 @@ import "encoding/binary"
 // (keys below 2^6, allocations microseconds apart) instead of 8, the
 // largest memory a snapshot's analysis holds that grows with the trace.
 // Keys and times are kept apart, so that the replays, which read only the
-// keys, decode a byte an entry. Chunks of logChunk entries each start from
-// time 0, so that timeAt decodes one chunk, and a long trace neither
-// doubles its memory nor copies it as it grows.
+// keys, decode a byte an entry. Chunks of logChunk entries are kept at
+// their length, so that a long trace neither doubles its memory nor copies
+// it as it grows. The times start again from 0 every timeBlock entries,
+// whose offsets are kept, so that timeAt decodes at most timeBlock of them.
 type replayLog struct {
-	keys  [][]byte // per chunk, the entries' keys
-	times [][]byte // per chunk, the entries' time changes
-	n     int
-	t0    int64 // µs since the epoch of the first timed entry
-	timed bool
-	prev  int64 // the time of the entry added last (0 at a chunk's start)
+	keys  [][]byte // per full chunk, the entries' keys
+	times [][]byte // per full chunk, the entries' time changes
+	// curKeys and curTimes are the chunk being filled.
+	curKeys, curTimes []byte
+	// blockAt is where each timeBlock's times start in its chunk's.
+	blockAt []uint16
+	n       int
+	t0      int64 // µs since the epoch of the first timed entry
+	timed   bool
+	prev    int64 // the time of the entry added last (0 at a block's start)
 }
 
-const logChunk = 1 << 12
+const (
+	logChunk  = 1 << 12
+	timeBlock = 1 << 8 // divides logChunk; a chunk's times fit in 64 KiB (10 bytes an entry at most)
+)
 
 func (l *replayLog) add(key int32, timeUs int64) {
-	if l.n%logChunk == 0 {
-		if len(l.keys) > 0 {
+	if l.n%timeBlock == 0 {
+		if l.n%logChunk == 0 && l.n > 0 {
 			// The chunk is full: keep it at its length.
-			k, t := &l.keys[len(l.keys)-1], &l.times[len(l.times)-1]
-			*k, *t = append(make([]byte, 0, len(*k)), *k...), append(make([]byte, 0, len(*t)), *t...)
+			l.keys = append(l.keys, append([]byte(nil), l.curKeys...))
+			l.times = append(l.times, append([]byte(nil), l.curTimes...))
+			l.curKeys, l.curTimes = l.curKeys[:0], l.curTimes[:0]
 		}
-		l.keys = append(l.keys, make([]byte, 0, logChunk))
-		l.times = append(l.times, make([]byte, 0, 2*logChunk))
+		if l.curKeys == nil {
+			l.curKeys, l.curTimes = make([]byte, 0, logChunk), make([]byte, 0, 2*logChunk)
+		}
+		l.blockAt = append(l.blockAt, uint16(len(l.curTimes)))
 		l.prev = 0
 	}
 	if timeUs != 0 && !l.timed {
 		l.t0, l.timed = timeUs, true
 	}
-	c := len(l.keys) - 1
-	l.keys[c] = appendZigzag(l.keys[c], int64(key))
-	l.times[c] = appendZigzag(l.times[c], timeUs-l.prev)
+	l.curKeys = appendZigzag(l.curKeys, int64(key))
+	l.curTimes = appendZigzag(l.curTimes, timeUs-l.prev)
 	l.prev = timeUs
 	l.n++
+}
+
+// chunk returns chunk c's keys and times (c <= len(l.keys)).
+func (l *replayLog) chunk(c int) (keys, times []byte) {
+	if c == len(l.keys) {
+		return l.curKeys, l.curTimes
+	}
+	return l.keys[c], l.times[c]
 }
 
 // appendZigzag appends v as binary.AppendVarint does; a value of one byte
@@ -124,7 +142,7 @@ func (it *keyIter) next() int32 {
 
 // decode decodes the next chunk's keys.
 func (it *keyIter) decode() {
-	b := it.l.keys[it.c]
+	b, _ := it.l.chunk(it.c)
 	keys := it.keys[:min(logChunk, it.l.n-it.c*logChunk)]
 	p := 0
 	for e := range keys {
@@ -137,31 +155,31 @@ func (it *keyIter) decode() {
 }
 
 // timeReader reads a replay log's times at ascending positions (timeAt),
-// decoding each chunk it reads in once.
+// decoding each block of times it reads in once.
 type timeReader struct {
-	c    int // the chunk decoded into raws, -1 none
-	raws [logChunk]int64
+	b    int // the block decoded into raws, -1 none
+	raws [timeBlock]int64
 }
 
-func (l *replayLog) timeReader() *timeReader { return &timeReader{c: -1} }
+func (l *replayLog) timeReader() *timeReader { return &timeReader{b: -1} }
 
 // timeAt returns entry i's time in µs since the epoch (0 untimed), read
-// with r: each chunk is decoded once for ascending positions.
+// with r: each block is decoded once for ascending positions.
 func (l *replayLog) timeAt(r *timeReader, i int) int64 {
 	if !l.timed {
 		return 0
 	}
-	if c := i / logChunk; r.c != c {
-		b := l.times[c]
+	if b := i / timeBlock; r.b != b {
+		_, times := l.chunk(i / logChunk)
+		p := int(l.blockAt[b])
 		var prev int64
-		p := 0
-		for e := range min(logChunk, l.n-c*logChunk) {
+		for e := range min(timeBlock, l.n-b*timeBlock) {
 			var d int64
-			d, p = zigzagAt(b, p)
+			d, p = zigzagAt(times, p)
 			prev += d
 			r.raws[e] = prev
 		}
-		r.c = c
+		r.b = b
 	}
-	return l.clock(r.raws[i%logChunk])
+	return l.clock(r.raws[i%timeBlock])
 }
