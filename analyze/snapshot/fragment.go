@@ -444,7 +444,7 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 	free := rec.Column(pytorch.EvDeviceFree).(*array.Int64)
 	var d *fragDevice
 	var dv int32 = -1
-	for i := 0; i < int(rec.NumRows()); i++ {
+	for i, n := 0, int(rec.NumRows()); i < n; i++ { // NumRows is an interface call
 		if device.Value(i) != dv || d == nil {
 			dv = device.Value(i)
 			if d = a.devs[dv]; d == nil {

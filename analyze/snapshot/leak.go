@@ -438,7 +438,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 	free := rec.Column(pytorch.EvDeviceFree).(*array.Int64)
 
 	var d *deviceState
-	for i := 0; i < int(rec.NumRows()); i++ {
+	for i, n := 0, int(rec.NumRows()); i < n; i++ { // NumRows is an interface call
 		if dv := device.Value(i); d == nil || d.dev != dv {
 			d = a.dev(dv)
 		}
