@@ -643,7 +643,13 @@ func regular(ps []int, n int) bool {
 	win := make([]int, 0, 2*localWindow+1)
 	for i, g := range gaps {
 		win = append(win[:0], gaps[max(i-localWindow, 0):min(i+localWindow+1, len(gaps))]...)
-		sort.Ints(win)
+		// An insertion sort in place: sort.Ints costs twice as much on
+		// 11 values.
+		for x := 1; x < len(win); x++ {
+			for y := x; y > 0 && win[y] < win[y-1]; y-- {
+				win[y], win[y-1] = win[y-1], win[y]
+			}
+		}
 		if g > 4*win[len(win)/2] {
 			long += g
 		}
