@@ -334,28 +334,35 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	// for the occurrences before the first).
 	var work, all int32
 	log := d.log.keyIterFrom(from)
-	for i := from; i < upto; i++ {
-		k := log.next()
-		if k < 0 {
-			continue
+	for i := from; i < upto; {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			break
 		}
-		if j := slot[k]; j >= 0 {
-			o := &occs[j]
-			o.pos = append(o.pos, i)
-			if work == 0 {
-				o.counts = append(o.counts, all)
-			} else {
-				o.counts = append(o.counts, work)
+		for _, k := range ks[:min(len(ks), upto-i)] {
+			if k < 0 {
+				i++
+				continue
 			}
-		} else {
-			if work == 0 {
-				for j := range occs {
-					clear(occs[j].counts)
+			if j := slot[k]; j >= 0 {
+				o := &occs[j]
+				o.pos = append(o.pos, i)
+				if work == 0 {
+					o.counts = append(o.counts, all)
+				} else {
+					o.counts = append(o.counts, work)
 				}
+			} else {
+				if work == 0 {
+					for j := range occs {
+						clear(occs[j].counts)
+					}
+				}
+				work++
 			}
-			work++
+			all++
+			i++
 		}
-		all++
 	}
 	ownInWork := work == 0
 	// The stacks that occur, by id.
@@ -401,16 +408,30 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	}
 	dirty := make([]bool, len(d.keys))
 	var touched []int32
-	log = d.log.keyIter()
-	i := 0
-	for b := 0; b <= len(it.pos); b++ {
-		// The entries before boundary b (before the end for the last).
-		end := upto
-		if b < len(it.pos) {
-			end = it.pos[b]
+	// flush records, at boundary b, the keys changed since the one before.
+	flush := func(b int) {
+		for _, k := range touched {
+			it.changes[k] = append(it.changes[k], change{b: int32(b), v: live[k]})
+			dirty[k] = false
 		}
-		for ; i < end; i++ {
-			k := log.next()
+		touched = touched[:0]
+	}
+	log = d.log.keyIter()
+	b, next := 0, it.pos[0] // the next boundary and its position
+	for i := 0; i < upto; {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			break
+		}
+		for _, k := range ks[:min(len(ks), upto-i)] {
+			if i == next {
+				flush(b)
+				b++
+				next = -1
+				if b < len(it.pos) {
+					next = it.pos[b]
+				}
+			}
 			if k >= 0 {
 				live[k] = satAdd(live[k], block[k])
 			} else {
@@ -421,13 +442,10 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 				dirty[k] = true
 				touched = append(touched, k)
 			}
+			i++
 		}
-		for _, k := range touched {
-			it.changes[k] = append(it.changes[k], change{b: int32(b), v: live[k]})
-			dirty[k] = false
-		}
-		touched = touched[:0]
 	}
+	flush(len(it.pos)) // the end
 	return it
 }
 

@@ -434,12 +434,25 @@ func TestReplayLog(t *testing.T) {
 			}
 		}
 	}
-	for _, i := range []int{0, 1, logChunk - 1, logChunk, logChunk + 1, 2*logChunk + 5, len(want) - 1} {
+	for _, i := range []int{0, 1, logChunk - 1, logChunk, logChunk + 1, 2*logChunk + 5, len(want) - 1, len(want)} {
 		it := l.keyIterFrom(i)
 		for j := i; j < min(i+3, len(want)); j++ {
 			if k := it.next(); k != want[j].key {
 				t.Fatalf("from %d: entry %d: key %d, want %d", i, j, k, want[j].key)
 			}
+		}
+		// The rest, a chunk at a time.
+		j := min(i+3, len(want))
+		for ks := it.nextKeys(); ks != nil; ks = it.nextKeys() {
+			for _, k := range ks {
+				if j >= len(want) || k != want[j].key {
+					t.Fatalf("from %d: nextKeys gives entry %d as %d", i, j, k)
+				}
+				j++
+			}
+		}
+		if j != len(want) {
+			t.Fatalf("from %d: nextKeys stops at entry %d of %d", i, j, len(want))
 		}
 	}
 	// Ascending positions read on with one reader, as findIterations

@@ -919,7 +919,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 
 // siteSet is what grouping allocations into sites takes: the blocks
 // known to be allocated (the truth, when haveBlocks), the trace's live
-// allocations (which date them), the allocations per stack id made in the
+// allocations (which date them), the allocations per key made in the
 // trace, the trace's window (µs when timed, else trace positions) and
 // last position, and its iterations.
 type siteSet struct {

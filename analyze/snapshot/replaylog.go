@@ -122,7 +122,7 @@ func (l *replayLog) keyIter() *keyIter { return &keyIter{l: l} }
 // keyIterFrom reads the log's keys from entry i on (i <= l.n).
 func (l *replayLog) keyIterFrom(i int) *keyIter {
 	it := &keyIter{l: l, c: i / logChunk}
-	if i < l.n && i%logChunk > 0 {
+	if i%logChunk > 0 { // i's chunk has entries before it
 		it.decode()
 		it.j = i % logChunk
 	}
@@ -138,6 +138,21 @@ func (it *keyIter) next() int32 {
 	k := it.keys[it.j]
 	it.j++
 	return k
+}
+
+// nextKeys returns the keys of the entries up to the end of the current
+// chunk (the next chunk's when it is read), nil at the log's end: a loop
+// over them costs less than next for each.
+func (it *keyIter) nextKeys() []int32 {
+	if it.j == it.n {
+		if it.c*logChunk >= it.l.n {
+			return nil
+		}
+		it.decode()
+	}
+	ks := it.keys[it.j:it.n]
+	it.j = it.n
+	return ks
 }
 
 // decode decodes the next chunk's keys.
