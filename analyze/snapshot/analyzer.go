@@ -101,14 +101,14 @@ func (a *LeakAnalyzer) sitesAtOOM(dev int32, seq int64, blocks []StateBlock, gro
 	if c == nil {
 		return nil, false
 	}
-	in := siteSet{dev: dev, haveBlocks: d.sawSegments, live: c.live, allocs: c.allocs, timed: d.hasTime, winEnd: c.clock, lastSeq: c.seq, d: d}
+	in := siteSet{dev: dev, haveBlocks: d.sawSegments, live: &c.live, allocs: c.allocs, timed: d.hasTime, winEnd: c.clock, lastSeq: c.seq, d: d}
 	in.iter = a.findIterations(d, c.logLen, d.hasTime)
 	if d.hasTime {
 		in.winStart = d.firstUs
 	}
 	for _, b := range blocks {
 		stack := b.Stack
-		if l, ok := c.live[b.Addr]; ok {
+		if l, ok := c.live.get(b.Addr); ok {
 			stack = l.stack
 		}
 		in.blocks = append(in.blocks, blockInfo{addr: b.Addr, size: b.Size, stack: stack})

@@ -306,8 +306,9 @@ type fragBlockRow struct {
 type fragDevice struct {
 	events  []fragEvent
 	seenOOM bool
-	// preMax is the largest allocation by stack before the first OOM.
-	preMax map[int32]int64
+	// preMax is the largest allocation by stack id before the first OOM
+	// (at least 0), for maxStacksTracked stacks.
+	preMax addrTable[int64]
 }
 
 // maxStacksTracked bounds the stacks whose largest allocation is kept.
@@ -443,7 +444,7 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 	free := rec.Column(pytorch.EvDeviceFree).(*array.Int64)
 	var d *fragDevice
 	var dv int32 = -1
-	for i := 0; i < int(rec.NumRows()); i++ {
+	for i, n := 0, int(rec.NumRows()); i < n; i++ { // NumRows is an interface call
 		if device.Value(i) != dv || d == nil {
 			dv = device.Value(i)
 			if d = a.devs[dv]; d == nil {
@@ -457,11 +458,10 @@ func (a *FragmentAnalyzer) addEvents(rec arrow.RecordBatch) {
 		}
 		if !d.seenOOM && code == fAlloc {
 			if st := stackAt(stack, i); st >= 0 {
-				if d.preMax == nil {
-					d.preMax = map[int32]int64{}
-				}
-				if _, ok := d.preMax[st]; ok || len(d.preMax) < maxStacksTracked {
-					d.preMax[st] = max(d.preMax[st], size.Value(i))
+				if p := d.preMax.ptr(uint64(st)); p != nil {
+					*p = max(*p, size.Value(i))
+				} else if d.preMax.len() < maxStacksTracked {
+					d.preMax.put(uint64(st), max(0, size.Value(i)))
 				}
 			}
 		}
@@ -798,8 +798,8 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		// The largest allocation by stack before each of the first OOMs.
 		var before []map[int32]int64
 		run := map[int32]int64{}
-		for k, v := range fd.preMax {
-			run[k] = v
+		for k, v := range fd.preMax.all {
+			run[int32(k)] = v
 		}
 		for _, e := range fd.events {
 			switch {

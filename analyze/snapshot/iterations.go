@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -133,14 +132,14 @@ func (it *iterations) othersGrowth(d *deviceState, own []int32) int64 {
 	first, last := it.pos[0], it.pos[len(it.pos)-1]
 	var sum []int64 // per measured interval
 	b := -1
-	log := d.log.iter()
-	for i := 0; i < last; i++ {
-		k, _ := log.next()
+	log := d.log.keyIterFrom(first)
+	for i := first; i < last; i++ {
+		k := log.next()
 		for b+1 < len(it.pos) && i >= it.pos[b+1] {
 			b++
 			sum = append(sum, 0)
 		}
-		if i < first || k < 0 || mine[k] {
+		if k < 0 || mine[k] {
 			continue
 		}
 		sum[b] = satAdd(sum[b], blockSize(d.keys[k].size))
@@ -289,10 +288,9 @@ func (a *LeakAnalyzer) findTail(d *deviceState, it *iterations, upto int, timed 
 	// end (copies saved in a row) is no loop, and cannot mark its own
 	// growth.
 	other := 0
-	log := d.log.iter()
-	for i := 0; i < upto; i++ {
-		k, _ := log.next()
-		if i > last && k >= 0 && d.keys[k].stack != t.anchor {
+	log := d.log.keyIterFrom(last + 1)
+	for i := last + 1; i < upto; i++ {
+		if k := log.next(); k >= 0 && d.keys[k].stack != t.anchor {
 			other++
 		}
 	}
@@ -306,7 +304,24 @@ func (a *LeakAnalyzer) findTail(d *deviceState, it *iterations, upto int, timed 
 // start.
 func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) *iterations {
 	it := &iterations{anchor: -1, every: 1}
-	occ := map[int32][]int{}
+	// The stacks that may mark iterations, each once, and of each key the
+	// index of its stack among them (-1: cannot mark iterations).
+	var occs []anchorOcc
+	slot := make([]int32, len(d.keys))
+	slotOf := map[int32]int32{}
+	for k, key := range d.keys {
+		slot[k] = -1
+		if key.stack < 0 || a.anchorClass(key.stack) == anchorNo {
+			continue
+		}
+		j, ok := slotOf[key.stack]
+		if !ok {
+			j = int32(len(occs))
+			slotOf[key.stack] = j
+			occs = append(occs, anchorOcc{st: key.stack})
+		}
+		slot[k] = j
+	}
 	// The step's work before log position i counts the allocations made
 	// inside a module call or by backward (or with no stack): the step's
 	// compute, which cannot mark iterations itself but fills them. When
@@ -318,37 +333,46 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	// no allocation of work has been seen, then the work before it (0
 	// for the occurrences before the first).
 	var work, all int32
-	counts := map[int32][]int32{}
-	log := d.log.iter()
-	for i := 0; i < upto; i++ {
-		k, _ := log.next()
-		if k < 0 || i < from {
-			continue
+	log := d.log.keyIterFrom(from)
+	for i := from; i < upto; {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			break
 		}
-		st := d.keys[k].stack
-		if st >= 0 && a.anchorClass(st) != anchorNo {
-			occ[st] = append(occ[st], i)
-			if work == 0 {
-				counts[st] = append(counts[st], all)
-			} else {
-				counts[st] = append(counts[st], work)
+		for _, k := range ks[:min(len(ks), upto-i)] {
+			if k < 0 {
+				i++
+				continue
 			}
-		} else {
-			if work == 0 {
-				for _, c := range counts {
-					clear(c)
+			if j := slot[k]; j >= 0 {
+				o := &occs[j]
+				o.pos = append(o.pos, i)
+				if work == 0 {
+					o.counts = append(o.counts, all)
+				} else {
+					o.counts = append(o.counts, work)
 				}
+			} else {
+				if work == 0 {
+					for j := range occs {
+						clear(occs[j].counts)
+					}
+				}
+				work++
 			}
-			work++
+			all++
+			i++
 		}
-		all++
 	}
 	ownInWork := work == 0
-	ids := make([]int32, 0, len(occ))
-	for st := range occ {
-		ids = append(ids, st)
+	// The stacks that occur, by id.
+	seen := occs[:0]
+	for _, o := range occs {
+		if len(o.pos) > 0 {
+			seen = append(seen, o)
+		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	sort.Slice(seen, func(i, j int) bool { return seen[i].st < seen[j].st })
 	// The program's own loops first; a library's only when the program
 	// shows none.
 	var best []int
@@ -356,7 +380,7 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(ids, occ, class, upto-from, counts, ownInWork); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(seen, class, upto-from, ownInWork); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -365,7 +389,7 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		return it
 	}
 	it.every = (len(best) + maxBoundaries - 1) / maxBoundaries
-	at := d.log.iter()
+	at := d.log.timeReader()
 	for i := 0; i < len(best); i += it.every {
 		it.pos = append(it.pos, best[i])
 		it.ord = append(it.ord, i)
@@ -378,49 +402,72 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	// Replay: each key's live bytes, recorded at a boundary when changed.
 	it.changes = make([][]change, len(d.keys))
 	live := make([]int64, len(d.keys))
+	block := make([]int64, len(d.keys))
+	for k, key := range d.keys {
+		block[k] = blockSize(key.size)
+	}
 	dirty := make([]bool, len(d.keys))
 	var touched []int32
-	b := 0
-	log = d.log.iter()
-	flush := func() {
+	// flush records, at boundary b, the keys changed since the one before.
+	flush := func(b int) {
 		for _, k := range touched {
 			it.changes[k] = append(it.changes[k], change{b: int32(b), v: live[k]})
 			dirty[k] = false
 		}
 		touched = touched[:0]
 	}
-	for i := 0; i < upto; i++ {
-		if b < len(it.pos) && i == it.pos[b] {
-			flush()
-			b++
+	log = d.log.keyIter()
+	b, next := 0, it.pos[0] // the next boundary and its position
+	for i := 0; i < upto; {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			break
 		}
-		k, _ := log.next()
-		if k >= 0 {
-			live[k] = satAdd(live[k], blockSize(d.keys[k].size))
-		} else {
-			k = ^k
-			live[k] -= blockSize(d.keys[k].size)
-		}
-		if !dirty[k] {
-			dirty[k] = true
-			touched = append(touched, k)
+		for _, k := range ks[:min(len(ks), upto-i)] {
+			if i == next {
+				flush(b)
+				b++
+				next = -1
+				if b < len(it.pos) {
+					next = it.pos[b]
+				}
+			}
+			if k >= 0 {
+				live[k] = satAdd(live[k], block[k])
+			} else {
+				k = ^k
+				live[k] -= block[k]
+			}
+			if !dirty[k] {
+				dirty[k] = true
+				touched = append(touched, k)
+			}
+			i++
 		}
 	}
-	flush() // b == len(it.pos): the end
+	flush(len(it.pos)) // the end
 	return it
 }
 
+// anchorOcc is a stack that may mark iterations: the log positions of its
+// allocations, and the step's work counted at each (see iterationsIn).
+type anchorOcc struct {
+	st     int32
+	pos    []int
+	counts []int32
+}
+
 // bestAnchor returns the occurrences (iteration starts) and the stack of
-// the best anchor of class among ids: recurring regularly through the trace
-// (or its bursts do), the most frequent, and of stacks about as frequent
-// (within 5%) the first in the step. When the trace has a step's compute
+// the best anchor of class among occs (sorted by stack id): recurring
+// regularly through the trace (or its bursts do), the most frequent, and of
+// stacks about as frequent (within 5%) the first in the step. When the trace has a step's compute
 // (allocations in module calls or by backward, counted in work), an anchor
 // must have some of it in most of its gaps: a loop inside the step (one
 // temporary per sample, a regulariser over a history) recurs more often
 // than the step and as regularly, but most of its gaps hold none of the
 // step's compute; the step's own marker, once per step, has it in every
 // gap. Only when no anchor qualifies so are the others considered.
-func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, n int, counts map[int32][]int32, ownInWork bool) ([]int, int32) {
+func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork bool) ([]int, int32) {
 	var bestAny []int
 	anchorAny := int32(-1)
 	type cand struct {
@@ -428,8 +475,8 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 		st int32
 	}
 	var good []cand
-	for _, st := range ids {
-		ps := occ[st]
+	for _, o := range occs {
+		st, ps := o.st, o.pos
 		if len(ps) < 2 || a.anchorOK[st] != class {
 			continue
 		}
@@ -443,7 +490,7 @@ func (a *LeakAnalyzer) bestAnchor(ids []int32, occ map[int32][]int, class int8, 
 		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
 			cands = append(cands, bs)
 		}
-		work := occCounts{pos: ps, n: counts[st]}
+		work := occCounts{pos: ps, n: o.counts}
 		if ownInWork {
 			work.own = 1
 		}
@@ -614,7 +661,13 @@ func regular(ps []int, n int) bool {
 	win := make([]int, 0, 2*localWindow+1)
 	for i, g := range gaps {
 		win = append(win[:0], gaps[max(i-localWindow, 0):min(i+localWindow+1, len(gaps))]...)
-		sort.Ints(win)
+		// An insertion sort in place: sort.Ints costs twice as much on
+		// 11 values.
+		for x := 1; x < len(win); x++ {
+			for y := x; y > 0 && win[y] < win[y-1]; y-- {
+				win[y], win[y-1] = win[y-1], win[y]
+			}
+		}
 		if g > 4*win[len(win)/2] {
 			long += g
 		}
@@ -833,126 +886,4 @@ func (it *iterations) why() string {
 		return "the trace covers 1 step"
 	}
 	return fmt.Sprintf("the trace covers %d steps, fewer than the %d needed", it.seen, minBoundaries)
-}
-
-// replayLog is a device's replay log: every allocation (its key index) and
-// every free of an allocation the trace made (^key), with its time. It is
-// read from its start (iter), and its times at a few positions (time).
-//
-// Entries are kept as varints, the key zigzagged and the time as its
-// change from the entry before: about 3 bytes an entry on real traces
-// (keys below 2^13, allocations microseconds apart) instead of 8, the
-// largest memory a snapshot's analysis holds that grows with the trace.
-// Chunks of logChunk entries each start from time 0, so that timeAt
-// decodes one chunk, and a long trace neither doubles its memory nor
-// copies it as it grows.
-type replayLog struct {
-	chunks [][]byte
-	n      int
-	t0     int64 // µs since the epoch of the first timed entry
-	timed  bool
-	prev   int64 // the time of the entry added last (0 at a chunk's start)
-}
-
-const logChunk = 1 << 12
-
-func (l *replayLog) add(key int32, timeUs int64) {
-	if l.n%logChunk == 0 {
-		if len(l.chunks) > 0 {
-			// The chunk is full: keep it at its length.
-			c := &l.chunks[len(l.chunks)-1]
-			*c = append(make([]byte, 0, len(*c)), *c...)
-		}
-		l.chunks = append(l.chunks, nil)
-		l.prev = 0
-	}
-	if timeUs != 0 && !l.timed {
-		l.t0, l.timed = timeUs, true
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = binary.AppendVarint(*c, int64(key))
-	*c = binary.AppendVarint(*c, timeUs-l.prev)
-	l.prev = timeUs
-	l.n++
-}
-
-// clock is the time of an entry whose raw time is raw: µs since the
-// epoch, kept to float32's 7 digits after t0 (as the log kept it when its
-// entries were 8 bytes), 0 untimed.
-func (l *replayLog) clock(raw int64) int64 {
-	if !l.timed {
-		return 0
-	}
-	var dt float32
-	if raw != 0 {
-		dt = float32(raw - l.t0)
-	}
-	return l.t0 + int64(dt)
-}
-
-// logIter reads a replay log from its start, a chunk at a time: a
-// chunk's varints are decoded in one loop, and next hands them out.
-type logIter struct {
-	l    *replayLog
-	i    int // entries handed out
-	j, n int // the next entry of keys and raws, and how many they hold
-	keys [logChunk]int32
-	raws [logChunk]int64
-}
-
-func (l *replayLog) iter() *logIter { return &logIter{l: l} }
-
-// next returns the next entry's key and raw time (µs since the epoch, 0
-// when untimed); it must not be called past the log's end.
-func (it *logIter) next() (key int32, raw int64) {
-	if it.j == it.n {
-		it.decode()
-	}
-	key, raw = it.keys[it.j], it.raws[it.j]
-	it.j++
-	it.i++
-	return key, raw
-}
-
-// decode decodes the chunk of entry it.i from entry it.i on.
-func (it *logIter) decode() {
-	c := it.i / logChunk
-	b := it.l.chunks[c]
-	n := min(logChunk, it.l.n-c*logChunk)
-	var prev int64
-	for e := 0; e < n; e++ {
-		// Most keys and time steps take one byte: decoded here; longer
-		// ones by binary.Varint.
-		var k, d int64
-		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
-			k, d = int64(b[0]>>1)^-int64(b[0]&1), int64(b[1]>>1)^-int64(b[1]&1)
-			b = b[2:]
-		} else {
-			var p, q int
-			k, p = binary.Varint(b)
-			d, q = binary.Varint(b[p:])
-			b = b[p+q:]
-		}
-		prev += d
-		it.keys[e], it.raws[e] = int32(k), prev
-	}
-	it.j, it.n = it.i%logChunk, n
-}
-
-// timeAt returns entry i's time in µs since the epoch (0 untimed), read
-// with it, which it leaves after entry i: each chunk is decoded once for
-// ascending positions (l.iter() for one position).
-func (l *replayLog) timeAt(it *logIter, i int) int64 {
-	if !l.timed {
-		return 0
-	}
-	if it.n == 0 || it.i > i || (it.i-it.j)/logChunk != i/logChunk {
-		// Not i's chunk decoded: decode it.
-		it.i, it.n = i-i%logChunk, 0
-		it.decode()
-	}
-	it.j += i - it.i
-	it.i = i
-	_, raw := it.next()
-	return l.clock(raw)
 }

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/rand"
 	"testing"
 
@@ -381,8 +383,13 @@ func TestReplayLog(t *testing.T) {
 	now := int64(1_764_000_000_000_000)
 	for i := 0; i < 3*logChunk+17; i++ {
 		k := int32(rng.Intn(1 << 20))
-		if rng.Intn(2) == 0 {
+		switch rng.Intn(4) {
+		case 0:
 			k = ^k
+		case 1:
+			k %= 64 // one byte
+		case 2:
+			k = []int32{-1 << 31, 1<<31 - 1, 63, -64, 64, -65, 8191, -8192, 8192}[rng.Intn(9)]
 		}
 		var tu int64
 		switch rng.Intn(10) {
@@ -406,31 +413,75 @@ func TestReplayLog(t *testing.T) {
 	if l.n != len(want) {
 		t.Fatalf("n %d, want %d", l.n, len(want))
 	}
-	it := l.iter()
+	clockOf := func(tu int64) int64 {
+		var dt float32
+		if tu != 0 {
+			dt = float32(tu - t0)
+		}
+		return t0 + int64(dt)
+	}
+	it, every := l.keyIter(), l.timeReader()
 	for i, w := range want {
-		k, raw := it.next()
-		if k != w.key || raw != w.t {
-			t.Fatalf("entry %d: %d at %d, want %d at %d", i, k, raw, w.key, w.t)
+		if k := it.next(); k != w.key {
+			t.Fatalf("entry %d: key %d, want %d", i, k, w.key)
 		}
-		if i%97 == 0 || i%logChunk == 0 || i%logChunk == logChunk-1 {
-			var dt float32
-			if w.t != 0 {
-				dt = float32(w.t - t0)
-			}
-			if got := l.timeAt(l.iter(), i); got != t0+int64(dt) {
-				t.Fatalf("timeAt(%d) = %d, want %d", i, got, t0+int64(dt))
+		if got := l.timeAt(every, i); got != clockOf(w.t) {
+			t.Fatalf("timeAt(%d) = %d, want %d", i, got, clockOf(w.t))
+		}
+		if i%97 == 0 || i%logChunk == logChunk-1 {
+			if got := l.timeAt(l.timeReader(), i); got != clockOf(w.t) {
+				t.Fatalf("timeAt(%d) read afresh = %d, want %d", i, got, clockOf(w.t))
 			}
 		}
 	}
-	// Ascending positions read on with one iterator, as findIterations
+	for _, i := range []int{0, 1, logChunk - 1, logChunk, logChunk + 1, 2*logChunk + 5, len(want) - 1, len(want)} {
+		it := l.keyIterFrom(i)
+		for j := i; j < min(i+3, len(want)); j++ {
+			if k := it.next(); k != want[j].key {
+				t.Fatalf("from %d: entry %d: key %d, want %d", i, j, k, want[j].key)
+			}
+		}
+		// The rest, a chunk at a time.
+		j := min(i+3, len(want))
+		for ks := it.nextKeys(); ks != nil; ks = it.nextKeys() {
+			for _, k := range ks {
+				if j >= len(want) || k != want[j].key {
+					t.Fatalf("from %d: nextKeys gives entry %d as %d", i, j, k)
+				}
+				j++
+			}
+		}
+		if j != len(want) {
+			t.Fatalf("from %d: nextKeys stops at entry %d of %d", i, j, len(want))
+		}
+	}
+	// Ascending positions read on with one reader, as findIterations
 	// reads its boundaries' times.
-	at := l.iter()
+	at := l.timeReader()
 	for i := 3; i < len(want); i += 1 + rng.Intn(3*logChunk/4) {
-		if got, w := l.timeAt(at, i), l.timeAt(l.iter(), i); got != w {
-			t.Fatalf("timeAt(%d) read on = %d, read afresh = %d", i, got, w)
+		if got := l.timeAt(at, i); got != clockOf(want[i].t) {
+			t.Fatalf("timeAt(%d) read on = %d, want %d", i, got, clockOf(want[i].t))
 		}
 	}
-	if bytesPer := float64(len(l.chunks[0])) / logChunk; bytesPer > 12 {
+	if bytesPer := float64(len(l.keys[0])+len(l.times[0])) / logChunk; bytesPer > 12 {
 		t.Errorf("%.1f bytes an entry for keys below 2^20 and times mostly close", bytesPer)
+	}
+}
+
+// TestZigzag: appendZigzag writes what binary.AppendVarint writes, and
+// zigzagAt reads it back, for values of every length.
+func TestZigzag(t *testing.T) {
+	vals := []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 20, -1 << 40, 1<<63 - 1, -1 << 63}
+	for s := 0; s < 63; s++ {
+		vals = append(vals, 1<<s, -(1 << s), 1<<s-1)
+	}
+	for _, v := range vals {
+		got, want := appendZigzag([]byte{9}, v), binary.AppendVarint([]byte{9}, v)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("appendZigzag(%d) = %x, want %x", v, got, want)
+		}
+		if back, n := zigzagAt(append(got, 0x7f), 1); back != v || n != len(got) {
+			t.Fatalf("zigzagAt(%x, 1) = %d, %d, want %d, %d", got, back, n, v, len(got))
+		}
 	}
 }

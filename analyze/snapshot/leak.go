@@ -2,9 +2,9 @@ package snapshot
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -264,18 +264,18 @@ type LeakAnalyzer struct {
 
 type deviceState struct {
 	dev     int32
-	live    map[uint64]liveAlloc
-	pending map[uint64]pendingFree
+	live    addrTable[liveAlloc]
+	pending addrTable[pendingFree]
 	// The replay log: every allocation (key index) and every free of an
 	// allocation the trace made (^key index), with its time (0 untimed).
 	keys  []allocKey
-	keyOf map[allocKey]int32
+	keyOf keyIndex
 	log   replayLog
 	// segStream is the stream of each segment, by address.
 	segStream map[uint64]int64
 	// pendingBlocks are the blocks in state active_pending_free.
 	pendingBlocks []pendingBlock
-	allocs        map[int32]int // allocations per stack id during the trace
+	allocs        []int // allocations per key (index in keys) during the trace
 	entries       int64
 	snapshots     int64 // "snapshot" entries: where _dump_snapshot was called
 	lastSeq       int64
@@ -301,8 +301,8 @@ type oomCapture struct {
 	logLen int
 	seq    int64
 	clock  int64 // the OOM's time (µs) or trace position
-	live   map[uint64]liveAlloc
-	allocs map[int32]int
+	live   addrTable[liveAlloc]
+	allocs []int // per key, as deviceState.allocs
 }
 
 // maxOOMCaptures bounds the live sets kept for OOMs of one device: each is
@@ -311,10 +311,10 @@ const maxOOMCaptures = 32
 
 type liveAlloc struct {
 	pos    int // position in the replay log
-	key    int32
 	seq    int64
 	timeUs int64
 	size   int64
+	key    int32
 	stack  int32
 }
 
@@ -352,8 +352,7 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
 	s, ok := a.devs[d]
 	if !ok {
-		s = &deviceState{dev: d, live: map[uint64]liveAlloc{}, pending: map[uint64]pendingFree{}, allocs: map[int32]int{},
-			keyOf: map[allocKey]int32{}, segStream: map[uint64]int64{}}
+		s = &deviceState{dev: d, segStream: map[uint64]int64{}}
 		a.devs[d] = s
 	}
 	return s
@@ -439,7 +438,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 	free := rec.Column(pytorch.EvDeviceFree).(*array.Int64)
 
 	var d *deviceState
-	for i := 0; i < int(rec.NumRows()); i++ {
+	for i, n := 0, int(rec.NumRows()); i < n; i++ { // NumRows is an interface call
 		if dv := device.Value(i); d == nil || d.dev != dv {
 			d = a.dev(dv)
 		}
@@ -466,32 +465,32 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		code := a.rowCodes[i]
 		switch code {
 		case actAlloc:
-			ad := addr.Value(i)
-			if _, ok := d.live[ad]; ok {
-				d.reused++
-			}
 			st := stackAt(stack, i)
 			k := d.key(allocKey{stack: st, size: size.Value(i)})
-			d.live[ad] = liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}
+			if d.live.put(addr.Value(i), liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}) {
+				d.reused++
+			}
 			d.log.add(k, t)
-			d.allocs[st]++
+			if int(k) == len(d.allocs) {
+				d.allocs = append(d.allocs, 0)
+			}
+			d.allocs[k]++
 		case actFreeRequested:
 			ad := addr.Value(i)
 			p := pendingFree{freeStack: stackAt(stack, i)}
-			if l, ok := d.live[ad]; ok {
-				delete(d.live, ad)
+			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
 				p.alloc, p.known = l, true
 			} else {
 				d.unmatched++
 			}
-			d.pending[ad] = p
+			d.pending.put(ad, p)
 		case actFreeCompleted:
 			ad := addr.Value(i)
-			if _, ok := d.pending[ad]; ok {
-				delete(d.pending, ad)
-			} else if l, ok := d.live[ad]; ok {
-				delete(d.live, ad)
+			if _, ok := d.pending.take(ad); ok {
+				break // its free_requested ended the allocation
+			}
+			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
 			} else {
 				d.unmatched++
@@ -508,7 +507,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				if timeUs.IsValid(i) {
 					clock = t
 				}
-				d.oomLive = append(d.oomLive, oomCapture{logLen: d.log.n, seq: seq.Value(i), clock: clock, live: maps.Clone(d.live), allocs: maps.Clone(d.allocs)})
+				d.oomLive = append(d.oomLive, oomCapture{logLen: d.log.n, seq: seq.Value(i), clock: clock, live: d.live.clone(), allocs: slices.Clone(d.allocs)})
 			}
 		case actOther:
 			a.unknown[strings.Clone(dict.Value(action.GetValueIndex(i)))]++ // a map key outlives the batch
@@ -521,15 +520,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 }
 
 // key returns the index of k in the device's key table.
-func (d *deviceState) key(k allocKey) int32 {
-	if i, ok := d.keyOf[k]; ok {
-		return i
-	}
-	i := int32(len(d.keys))
-	d.keys = append(d.keys, k)
-	d.keyOf[k] = i
-	return i
-}
+func (d *deviceState) key(k allocKey) int32 { return d.keyOf.index(&d.keys, k) }
 
 func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 	device := rec.Column(pytorch.SegDevice).(*array.Int32)
@@ -697,7 +688,7 @@ func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 		Device: int(d.dev), Segments: d.segments, ReservedBytes: d.reserved,
 		ActiveBlocks: len(d.active), TraceEntries: d.entries,
 		HasTime: d.hasTime, TraceStartUs: d.firstUs, TraceEndUs: d.lastUs,
-		UnmatchedFrees: d.unmatched, LiveAtTraceEnd: len(d.live),
+		UnmatchedFrees: d.unmatched, LiveAtTraceEnd: d.live.len(),
 	}
 	for _, b := range d.active {
 		s.ActiveBytes = satAdd(s.ActiveBytes, b.size)
@@ -774,7 +765,7 @@ func siteKey(st []callsite.Frame) string {
 // classifies each group.
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
-	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: d.live, allocs: d.allocs,
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: &d.live, allocs: d.allocs,
 		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
@@ -805,7 +796,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		if !in.iter.usable() {
 			// d.live: the trace's allocations still held at its end.
 			held := "memory the trace saw allocated is reported as retained"
-			if len(d.live) == 0 {
+			if d.live.len() == 0 {
 				held = "and none of the memory the trace saw allocated is held at its end"
 			}
 			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, %s", d.dev, in.iter.why(), held))
@@ -858,7 +849,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 	var keys []string
 	for _, b := range d.pendingBlocks {
 		stack := b.stack
-		p, ok := d.pending[b.addr]
+		p, ok := d.pending.get(b.addr)
 		if ok && p.known {
 			stack = p.alloc.stack
 		}
@@ -928,15 +919,15 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 
 // siteSet is what grouping allocations into sites takes: the blocks
 // known to be allocated (the truth, when haveBlocks), the trace's live
-// allocations (which date them), the allocations per stack id made in the
+// allocations (which date them), the allocations per key made in the
 // trace, the trace's window (µs when timed, else trace positions) and
 // last position, and its iterations.
 type siteSet struct {
 	dev              int32
 	haveBlocks       bool
 	blocks           []blockInfo
-	live             map[uint64]liveAlloc
-	allocs           map[int32]int
+	live             *addrTable[liveAlloc]
+	allocs           []int // per key, as deviceState.allocs
 	timed            bool
 	winStart, winEnd int64
 	lastSeq          int64 // the trace position where the set is taken
@@ -1041,7 +1032,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		activeAt := make(map[uint64]struct{}, len(in.blocks))
 		for _, b := range in.blocks {
 			activeAt[b.addr] = struct{}{}
-			if l, ok := in.live[b.addr]; ok {
+			if l, ok := in.live.get(b.addr); ok {
 				k := kept(l)
 				k.block = b.size
 				add(l.stack, k)
@@ -1051,13 +1042,13 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			st.notInTrace++
 			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
 		}
-		for addr := range in.live {
+		for addr := range in.live.all {
 			if _, ok := activeAt[addr]; !ok {
 				st.notActive++
 			}
 		}
 	} else {
-		for _, l := range in.live {
+		for _, l := range in.live.all {
 			add(l.stack, kept(l))
 		}
 	}
@@ -1083,8 +1074,10 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			}
 		}
 		nallocs := 0
-		for _, id := range g.ids {
-			nallocs += in.allocs[id]
+		for _, k := range in.keysOf(g.ids) {
+			if int(k) < len(in.allocs) { // a key made after the set was taken
+				nallocs += in.allocs[k]
+			}
 		}
 		t := in.iter.tailOf(g.allocs)
 		if t == nil {
