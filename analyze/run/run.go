@@ -315,14 +315,28 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 	proc := rec.Column(nvml.ColProcess).(*array.Dictionary)
 	pd := proc.Dictionary().(*array.String)
 	used := rec.Column(nvml.ColUsed).(*array.Int64)
+	// A UUID's GPU is taken from its first row with an index: once a
+	// dictionary entry has been looked up, its later rows in the batch
+	// change nothing (the map holds the UUID, or was full and still is),
+	// so each entry is looked up once a batch, not each row (a --query-gpu
+	// log's rows all name a UUID).
+	uuidDone := make([]bool, ud.Len())
+	uuidIx, _ := uuid.Indices().(*array.Int32) // the schema's index type; GetValueIndex switches on it each row
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var u string
 		if uuid.IsValid(i) {
-			u = ud.Value(uuid.GetValueIndex(i))
-		}
-		if gpu.IsValid(i) && u != "" {
-			if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
-				c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
+			var j int
+			if uuidIx != nil {
+				j = int(uuidIx.Value(i))
+			} else {
+				j = uuid.GetValueIndex(i)
+			}
+			u = ud.Value(j)
+			if !uuidDone[j] && gpu.IsValid(i) && u != "" {
+				uuidDone[j] = true
+				if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
+					c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
+				}
 			}
 		}
 		if !pid.IsValid(i) || !used.IsValid(i) {
