@@ -323,17 +323,17 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 	uuidDone := make([]bool, ud.Len())
 	uuidIx, _ := uuid.Indices().(*array.Int32) // the schema's index type; GetValueIndex switches on it each row
 	for i := 0; i < int(rec.NumRows()); i++ {
-		var u string
+		j := -1 // the row's UUID entry
 		if uuid.IsValid(i) {
-			var j int
 			if uuidIx != nil {
 				j = int(uuidIx.Value(i))
 			} else {
 				j = uuid.GetValueIndex(i)
 			}
-			u = ud.Value(j)
-			if !uuidDone[j] && gpu.IsValid(i) && u != "" {
-				uuidDone[j] = true
+		}
+		if j >= 0 && !uuidDone[j] && gpu.IsValid(i) {
+			uuidDone[j] = true // (an empty UUID maps nothing, now or later)
+			if u := ud.Value(j); u != "" {
 				if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
 					c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
 				}
@@ -341,6 +341,10 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 		}
 		if !pid.IsValid(i) || !used.IsValid(i) {
 			continue
+		}
+		var u string
+		if j >= 0 {
+			u = ud.Value(j)
 		}
 		k := procKey{source: source, pid: pid.Value(i), uuid: u, gpu: -1}
 		if gpu.IsValid(i) {
