@@ -433,12 +433,10 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 		s1[i+1] = s1[i] + v
 		s2[i+1] = s2[i] + v*v
 	}
-	sse := func(a, b int) float64 { // [a, b)
-		m := float64(b - a)
-		s := s1[b] - s1[a]
-		return max(0, s2[b]-s2[a]-s*s/m) // the builtin: math.Max is not inlined
-	}
-	mean := func(a, b int) float64 { return (s1[b] - s1[a]) / float64(b-a) }
+	// sse and mean are top-level functions of the prefix sums, inlined
+	// into best's loop: as closures they were calls, each reading s1 and
+	// s2 through the closure (a fifth of the trend analysis' time).
+	sse := func(a, b int) float64 { return segSSE(s1, s2, a, b) }
 	type seg struct {
 		a, b  int
 		split int
@@ -448,10 +446,10 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 		sg := seg{a: a, b: b, split: -1}
 		total := sse(a, b)
 		for k := a + 1; k < b; k++ {
-			if math.Abs(mean(k, b)-mean(a, k)) < minJump {
+			if math.Abs(segMean(s1, k, b)-segMean(s1, a, k)) < minJump {
 				continue
 			}
-			if g := total - sse(a, k) - sse(k, b); g > sg.gain {
+			if g := total - segSSE(s1, s2, a, k) - segSSE(s1, s2, k, b); g > sg.gain {
 				sg.gain, sg.split = g, k
 			}
 		}
@@ -481,6 +479,17 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 	sort.Ints(cps)
 	return cps
 }
+
+// segSSE is the squared error about their mean of the values [a, b)
+// whose prefix sums are s1 and, of their squares, s2.
+func segSSE(s1, s2 []float64, a, b int) float64 {
+	m := float64(b - a)
+	s := s1[b] - s1[a]
+	return max(0, s2[b]-s2[a]-s*s/m) // the builtin: math.Max is not inlined
+}
+
+// segMean is the mean of the values [a, b) whose prefix sums are s1.
+func segMean(s1 []float64, a, b int) float64 { return (s1[b] - s1[a]) / float64(b-a) }
 
 // splitQueue is a binary heap of segments (their index in changePoints'
 // segs and their gain), greatest gain first, then lowest index.
