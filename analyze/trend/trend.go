@@ -345,15 +345,19 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	}
 	var ring [16]recent
 	period, rows := 1, 0
+	// Whole columns valid (or null): IsValid's bitmap read once a batch,
+	// not once a row.
+	usedNulls, gpuAll, pidAny := used.NullN() > 0, gpu.NullN() == 0, pid.NullN() < pid.Len()
+	freeAll, totalAll := free.NullN() == 0, total.NullN() == 0
 	for i := 0; i < int(rec.NumRows()); i++ {
-		if used.IsNull(i) {
+		if usedNulls && used.IsNull(i) {
 			continue
 		}
 		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
-		if gpu.IsValid(i) {
+		if gpuAll || gpu.IsValid(i) {
 			rk.gpu, rk.hasGPU = gpu.Value(i), true
 		}
-		if pid.IsValid(i) {
+		if pidAny && pid.IsValid(i) {
 			rk.pid, rk.hasPID = pid.Value(i), true
 		}
 		var s *series
@@ -443,9 +447,9 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			var capacity float64
 			ok := true
 			switch {
-			case free.IsValid(i):
+			case freeAll || free.IsValid(i):
 				capacity = float64(used.Value(i) + free.Value(i))
-			case total.IsValid(i):
+			case totalAll || total.IsValid(i):
 				capacity = float64(total.Value(i))
 				if reserved.IsValid(i) && conv.at(i) != string(nvml.IncludesReservedUnknown) {
 					capacity -= float64(reserved.Value(i))
