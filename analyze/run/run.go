@@ -319,8 +319,14 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 	// dictionary entry has been looked up, its later rows in the batch
 	// change nothing (the map holds the UUID, or was full and still is),
 	// so each entry is looked up once a batch, not each row (a --query-gpu
-	// log's rows all name a UUID).
-	uuidDone := make([]bool, ud.Len())
+	// log's rows all name a UUID). The dictionary spans the whole log:
+	// when it outgrows the batch (a log of ever new UUIDs), rows are
+	// looked up one by one, so that a batch costs its rows, not the
+	// dictionary.
+	var uuidDone []bool
+	if ud.Len() <= int(rec.NumRows()) {
+		uuidDone = make([]bool, ud.Len())
+	}
 	uuidIx, _ := uuid.Indices().(*array.Int32) // the schema's index type; GetValueIndex switches on it each row
 	for i := 0; i < int(rec.NumRows()); i++ {
 		j := -1 // the row's UUID entry
@@ -331,8 +337,10 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 				j = uuid.GetValueIndex(i)
 			}
 		}
-		if j >= 0 && !uuidDone[j] && gpu.IsValid(i) {
-			uuidDone[j] = true // (an empty UUID maps nothing, now or later)
+		if j >= 0 && (uuidDone == nil || !uuidDone[j]) && gpu.IsValid(i) {
+			if uuidDone != nil {
+				uuidDone[j] = true // (an empty UUID maps nothing, now or later)
+			}
 			if u := ud.Value(j); u != "" {
 				if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
 					c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
