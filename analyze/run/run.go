@@ -315,18 +315,44 @@ func (c *ProcessCollector) Add(source string, rec arrow.RecordBatch) {
 	proc := rec.Column(nvml.ColProcess).(*array.Dictionary)
 	pd := proc.Dictionary().(*array.String)
 	used := rec.Column(nvml.ColUsed).(*array.Int64)
+	// A UUID's GPU is taken from its first row with an index: once a
+	// dictionary entry has been looked up, its later rows in the batch
+	// change nothing (the map holds the UUID, or was full and still is),
+	// so each entry is looked up once a batch, not each row (a --query-gpu
+	// log's rows all name a UUID). The dictionary spans the whole log:
+	// when it outgrows the batch (a log of ever new UUIDs), rows are
+	// looked up one by one, so that a batch costs its rows, not the
+	// dictionary.
+	var uuidDone []bool
+	if ud.Len() <= int(rec.NumRows()) {
+		uuidDone = make([]bool, ud.Len())
+	}
+	uuidIx, _ := uuid.Indices().(*array.Int32) // the schema's index type; GetValueIndex switches on it each row
 	for i := 0; i < int(rec.NumRows()); i++ {
-		var u string
+		j := -1 // the row's UUID entry
 		if uuid.IsValid(i) {
-			u = ud.Value(uuid.GetValueIndex(i))
+			if uuidIx != nil {
+				j = int(uuidIx.Value(i))
+			} else {
+				j = uuid.GetValueIndex(i)
+			}
 		}
-		if gpu.IsValid(i) && u != "" {
-			if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
-				c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
+		if j >= 0 && (uuidDone == nil || !uuidDone[j]) && gpu.IsValid(i) {
+			if uuidDone != nil {
+				uuidDone[j] = true // (an empty UUID maps nothing, now or later)
+			}
+			if u := ud.Value(j); u != "" {
+				if _, ok := c.uuidGPU[u]; !ok && len(c.uuidGPU) < maxProcesses {
+					c.uuidGPU[strings.Clone(u)] = gpu.Value(i)
+				}
 			}
 		}
 		if !pid.IsValid(i) || !used.IsValid(i) {
 			continue
+		}
+		var u string
+		if j >= 0 {
+			u = ud.Value(j)
 		}
 		k := procKey{source: source, pid: pid.Value(i), uuid: u, gpu: -1}
 		if gpu.IsValid(i) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -153,6 +154,46 @@ func FuzzBandedSlopes(f *testing.F) {
 			if all := slopesAll(x, y, c); got != all {
 				t.Fatalf("banded %+v, all %+v", got, all)
 			}
+		}
+	})
+}
+
+// FuzzBandStrict holds bandStrict (four slopes at a time) to bandAny
+// (one at a time, the plain loop) on strictly increasing times, where
+// both take every pair: the same counts and the same band, in the same
+// order. The brackets are drawn among the slopes, so that slopes equal
+// to them, below, between and above all occur.
+func FuzzBandStrict(f *testing.F) {
+	f.Add(uint64(1), uint8(0), uint16(37), uint16(3), uint16(9))
+	f.Add(uint64(2), uint8(0x13), uint16(64), uint16(0), uint16(0))
+	f.Add(uint64(3), uint8(0x27), uint16(5), uint16(1), uint16(2))
+	f.Fuzz(func(t *testing.T, seed uint64, kind uint8, n, lo, hi uint16) {
+		if n < 2 || n > 300 {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(kind)))
+		x, y := make([]float64, n), make([]float64, n)
+		levels := 1 + int(kind&7)*int(kind&7)
+		t0 := 0.0
+		for i := range x {
+			t0 += float64(1 + rng.IntN(3))
+			x[i] = t0
+			y[i] = float64(rng.IntN(levels))*mib + float64(i)*float64(kind>>4)*mib
+		}
+		var slopes []float64
+		for i := range x {
+			for j := i + 1; j < len(x); j++ {
+				slopes = append(slopes, (y[j]-y[i])/(x[j]-x[i]))
+			}
+		}
+		lower, upper := slopes[int(lo)%len(slopes)], slopes[int(hi)%len(slopes)]
+		if kind&8 != 0 {
+			upper = math.Inf(1)
+		}
+		got := bandStrict(x, y, lower, upper, nil)
+		want := bandAny(x, y, lower, upper, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("bandStrict %+v\nbandAny %+v", got, want)
 		}
 	})
 }

@@ -192,6 +192,7 @@ type Analyzer struct {
 	// gpusIn and procsIn are each group's GPU and process series, in
 	// order (link).
 	gpusIn, procsIn map[int][]*series
+	batches         uint64 // Add calls
 }
 
 type inputInfo struct {
@@ -233,6 +234,9 @@ type series struct {
 	inputStartUs, inputEndUs   int64
 	unsorted                   bool
 	hasCap                     bool
+	// batch is the last Add (Analyzer.batches) that gave the series a
+	// row: the text that is one value for a whole batch is taken once.
+	batch uint64
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -292,6 +296,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		return fmt.Errorf("analyze: samples batch has schema %s", rec.Schema())
 	}
 	a.input(name)
+	a.batches++
 	tcol := rec.Column(nvml.ColTime).(*array.Timestamp)
 	gpu := rec.Column(nvml.ColGPU).(*array.Int32)
 	pid := rec.Column(nvml.ColPID).(*array.Int64)
@@ -340,15 +345,19 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	}
 	var ring [16]recent
 	period, rows := 1, 0
+	// Whole columns valid (or null): IsValid's bitmap read once a batch,
+	// not once a row.
+	usedNulls, gpuAll, pidAny := used.NullN() > 0, gpu.NullN() == 0, pid.NullN() < pid.Len()
+	freeAll, totalAll := free.NullN() == 0, total.NullN() == 0
 	for i := 0; i < int(rec.NumRows()); i++ {
-		if used.IsNull(i) {
+		if usedNulls && used.IsNull(i) {
 			continue
 		}
 		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
-		if gpu.IsValid(i) {
+		if gpuAll || gpu.IsValid(i) {
 			rk.gpu, rk.hasGPU = gpu.Value(i), true
 		}
-		if pid.IsValid(i) {
+		if pidAny && pid.IsValid(i) {
 			rk.pid, rk.hasPID = pid.Value(i), true
 		}
 		var s *series
@@ -408,23 +417,39 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		s.raw++
 		// The interned values themselves (copies already): the next row's
 		// equal value is then the same string, compared without reading
-		// its bytes.
-		if g := gname.at(i); g != "" && g != s.gpuName {
-			s.gpuName = g
+		// its bytes. A column of one value (or none) in the whole batch
+		// is taken at the series' first row of the batch alone: its
+		// other rows would set what that row set.
+		if s.batch != a.batches {
+			s.batch = a.batches
+			if gname.same >= -1 {
+				s.takeGPUName(gname.at(i))
+			}
+			if proc.same >= -1 {
+				s.takeProcess(proc.at(i))
+			}
+			if conv.same >= -1 {
+				s.conv = conv.at(i)
+			}
 		}
-		if p := proc.at(i); p != "" && p != s.process {
-			s.process = p
+		if gname.same == -2 {
+			s.takeGPUName(gname.at(i))
 		}
-		if c := conv.at(i); c != s.conv {
-			s.conv = c
+		if proc.same == -2 {
+			s.takeProcess(proc.at(i))
+		}
+		if conv.same == -2 {
+			if c := conv.at(i); c != s.conv {
+				s.conv = c
+			}
 		}
 		if !k.hasPID {
 			var capacity float64
 			ok := true
 			switch {
-			case free.IsValid(i):
+			case freeAll || free.IsValid(i):
 				capacity = float64(used.Value(i) + free.Value(i))
-			case total.IsValid(i):
+			case totalAll || total.IsValid(i):
 				capacity = float64(total.Value(i))
 				if reserved.IsValid(i) && conv.at(i) != string(nvml.IncludesReservedUnknown) {
 					capacity -= float64(reserved.Value(i))
@@ -439,6 +464,20 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// takeGPUName and takeProcess keep a row's GPU name or process name
+// (interned) when it has one.
+func (s *series) takeGPUName(g string) {
+	if g != "" && g != s.gpuName {
+		s.gpuName = g
+	}
+}
+
+func (s *series) takeProcess(p string) {
+	if p != "" && p != s.process {
+		s.process = p
+	}
 }
 
 // dictText reads a dictionary-encoded text column of a batch.

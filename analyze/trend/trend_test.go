@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -84,6 +85,7 @@ func analyzeOne(t *testing.T, s synth, opt Options) SeriesTrend {
 	a := NewAnalyzer(opt)
 	s.add(t, a, "synthetic", 1)
 	res := a.Finalize()
+	t.Logf("%q %q", res.Series[0].GPUName, res.Series[0].Convention)
 	if len(res.Series) != 1 {
 		t.Fatalf("%d series", len(res.Series))
 	}
@@ -414,6 +416,50 @@ func TestDuration(t *testing.T) {
 	for sec, want := range map[float64]string{45: "45 s", 720: "12 min", 12600: "3.5 h", 3 * 86400: "3.0 days"} {
 		if got := Duration(sec); got != want {
 			t.Errorf("Duration(%v) = %q, want %q", sec, got, want)
+		}
+	}
+}
+
+// TestBatchText: a series takes the last GPU name and convention its
+// rows gave, whether the batch's dictionary holds one value of them
+// (taken once per series and batch) or several (taken row by row), and a
+// null name leaves the last one.
+func TestBatchText(t *testing.T) {
+	type row struct{ name, used, free string }
+	for _, tc := range []struct {
+		what       string
+		rows       []row
+		name, conv string
+	}{
+		{"one name, one convention", []row{{"A100", "10", "90"}, {"A100", "11", "89"}, {"A100", "12", "88"}, {"A100", "13", "87"}, {"A100", "14", "86"}},
+			"A100", string(nvml.IncludesReservedUnknown)},
+		// Batches of a name and a null, of nulls alone; a reservation
+		// appears (used + free < total), then goes.
+		{"names, nulls, conventions", []row{{"A100", "10", "90"}, {"A100", "11", "89"}, {"H100", "12", "88"}, {"[N/A]", "13", "80"}, {"[N/A]", "14", "86"}, {"[N/A]", "15", "85"}},
+			"H100", string(nvml.IncludesReservedUnknown)},
+	} {
+		log := "timestamp, index, name, memory.total [MiB], memory.used [MiB], memory.free [MiB]\n"
+		for k, r := range tc.rows {
+			log += fmt.Sprintf("2026/11/30 08:00:%02d.000, 0, %s, 100 MiB, %s MiB, %s MiB\n", k, r.name, r.used, r.free)
+		}
+		a := NewAnalyzer(Options{})
+		rd := nvml.NewReader(strings.NewReader(log), "b.csv", nvml.WithBatchSize(2))
+		for rd.Next() {
+			if err := a.Add("b.csv", rd.RecordBatch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rd.Release()
+		a.Input("b.csv", 0, 0)
+		res := a.Finalize()
+		if len(res.Series) != 1 {
+			t.Fatalf("%s: %d series", tc.what, len(res.Series))
+		}
+		if s := res.Series[0]; s.GPUName != tc.name || s.Convention != tc.conv {
+			t.Errorf("%s: GPU name %q, convention %q; want %q, %q", tc.what, s.GPUName, s.Convention, tc.name, tc.conv)
 		}
 	}
 }

@@ -80,13 +80,16 @@ func FuzzPlainRow(f *testing.F) {
 }
 
 // FuzzTimestampCache: parseTimestamp reads a timestamp after another the
-// same with one cache (which keeps the last date and hour read) as with a
-// fresh one.
+// same with one cache (which keeps the last date and hour read, and the
+// last timestamp) as with a fresh one.
 func FuzzTimestampCache(f *testing.F) {
 	f.Add("2026/11/30 08:06:12.696", "2026/11/30 08:59:60.5")
 	f.Add("2026-11-30T08:06:12Z", "2026-11-30T08:61:12Z")
 	f.Add("2026/02/29 08:06:12", "2026/02/29 08:06:12.1")
 	f.Add("2024/02/29 23:06:12.000", "2024/02/29 23:06:12+05:30")
+	f.Add("2026/11/30 08:06:12.696", "2026/11/30 08:06:12.696") // the same: from the last-timestamp cache
+	f.Add("2026/11/30 08:06:12.69", "2026/11/30 08:06:12.690")
+	f.Add("2026/11/30 08:06:12.696", "2026/11/30 08:06:13.696")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		shared := civilCache{loc: time.UTC}
 		parseTimestamp([]byte(a), &shared)

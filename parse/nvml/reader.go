@@ -452,7 +452,12 @@ func (r *Reader) emit(s *sample) {
 	c := &r.col
 	c.time = append(c.time, arrow.Timestamp(s.timeUs))
 	c.gpu.add(s.gpu, s.hasGPU)
-	c.pid.add(s.pid, s.hasPID)
+	if !s.hasPID && len(c.pid.v) == 0 { // addNull's first case, inlined: a GPU log has no pid
+		c.pid.lead++
+		c.pid.nulls++
+	} else {
+		c.pid.add(s.pid, s.hasPID)
+	}
 	c.used.add(s.used, s.hasUsed)
 	if s.hasUsed {
 		r.usedRows++
@@ -460,13 +465,13 @@ func (r *Reader) emit(s *sample) {
 	c.total.add(s.total, s.hasTotal)
 	c.free.add(s.free, s.hasFree)
 	c.reserved.add(s.reserved, s.hasReserved)
-	c.text[ColHost].add(s.host)
-	c.text[ColUUID].add(s.uuid)
-	c.text[ColGPUName].add(s.gpuName)
-	c.text[ColProcess].add(s.process)
-	c.text[ColPod].add(s.pod)
-	c.text[ColNamespace].add(s.namespace)
-	c.text[ColContainer].add(s.container)
+	c.text[ColHost].addOrNull(s.host)
+	c.text[ColUUID].addOrNull(s.uuid)
+	c.text[ColGPUName].addOrNull(s.gpuName)
+	c.text[ColProcess].addOrNull(s.process)
+	c.text[ColPod].addOrNull(s.pod)
+	c.text[ColNamespace].addOrNull(s.namespace)
+	c.text[ColContainer].addOrNull(s.container)
 	c.text[ColSource].addFixed(r.source)
 	c.text[ColConvention].addFixed(conventionBytes(conv))
 	r.meta.Rows++
@@ -591,6 +596,18 @@ type dictColumn struct {
 	hasLast bool
 	// lastFixed is the last value addFixed added, nil after add.
 	lastFixed []byte
+}
+
+// addOrNull is add, its common null case (most text columns of a log
+// are null in every row) inlined; for columns addFixed never serves (whose
+// lastFixed add need not clear).
+func (d *dictColumn) addOrNull(v []byte) {
+	if len(v)|len(d.idx.v) == 0 { // (one test: within the inlining budget)
+		d.idx.lead++
+		d.idx.nulls++
+	} else {
+		d.add(v)
+	}
 }
 
 func (d *dictColumn) add(v []byte) {

@@ -18,6 +18,13 @@ type civilCache struct {
 	prefixLo, prefixHi uint64
 	py, pmo, pd, ph    int
 	prefixOK           bool
+	// lastLen (0: none), lastW and lastUs are the last timestamp of 19 to
+	// 24 bytes parseTimestamp read well, as three words (bytes 0-7, 8-15
+	// and its last 8, which together cover it), and its instant: the rows
+	// of one tick (a row per GPU) carry the same timestamp.
+	lastLen int
+	lastW   [3]uint64
+	lastUs  int64
 }
 
 // us returns the instant of a civil time in c.loc; the fields must be in
@@ -68,6 +75,23 @@ func digits(b []byte, i, n int) (int, bool) {
 // 8601 "YYYY-MM-DD[T ]HH:MM:SS[.ffffff][Z|±HH:MM|±HHMM]". A time without
 // a zone is local to loc (through c). It returns µs since the epoch.
 func parseTimestamp(b []byte, c *civilCache) (int64, bool) {
+	n := len(b)
+	if n < 19 || n > 24 {
+		return readTimestamp(b, c)
+	}
+	w := [3]uint64{binary.LittleEndian.Uint64(b[0:8]), binary.LittleEndian.Uint64(b[8:16]), binary.LittleEndian.Uint64(b[n-8 : n])}
+	if n == c.lastLen && w == c.lastW {
+		return c.lastUs, true // the same bytes as the last: the same instant (the zone is the Reader's)
+	}
+	t, ok := readTimestamp(b, c)
+	if ok {
+		c.lastLen, c.lastW, c.lastUs = n, w, t
+	}
+	return t, ok
+}
+
+// readTimestamp is parseTimestamp without its cache of the last timestamp.
+func readTimestamp(b []byte, c *civilCache) (int64, bool) {
 	if len(b) < 19 {
 		return 0, false
 	}

@@ -427,3 +427,46 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestSniffWords holds mayMatchSniffLine to sniffLineRe: every line of the
+// real logs that the expression matches holds one of sniffWords (were a
+// word missing from the list, the sniffer would turn such a log away), and
+// lines without any are rejected.
+func TestSniffWords(t *testing.T) {
+	var files []string
+	for _, g := range []string{"../../testdata/sanitizer/*.txt", "../../testdata/sanitizer/field/*.txt", "testdata/*.txt", "../../../shared/fixtures/sanitizer/*.txt"} {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	// One line of each alternative of the expression, written here from
+	// its text, beside the real logs' lines.
+	lines := []string{
+		"=== COMPUTE-SANITIZER", "=== CUDA-MEMCHECK", "=== Leaked 8 bytes at 0x7f00", "=== LEAK SUMMARY: 8 bytes leaked",
+		"=== ERROR SUMMARY: 1 error", "=== RACECHECK SUMMARY: 2 hazards displayed", "=== Program hit cudaErrorInvalidValue (error 1) due to x on CUDA API call to cudaMalloc.",
+		"=== Invalid __global__ read of size 4", "=== Uninitialized __global__ memory read of size 4", "=== Host API memory access error at host access to 0x1",
+		"=== Error: Race reported between Write access at k+0x10", "=== ERROR:(x) Potential WAW hazard detected at __shared__ 0x0", "=== Barrier error detected. Divergent thread(s) in block",
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(data), "\n")...)
+	}
+	matched := 0
+	for _, l := range lines {
+		if !sniffLineRe.MatchString(l) {
+			continue
+		}
+		matched++
+		if !mayMatchSniffLine([]byte(l)) {
+			t.Errorf("sniffLineRe matches %q, which holds none of sniffWords", l)
+		}
+	}
+	if matched < 13 {
+		t.Fatalf("only %d lines matched: the expression's alternatives are not all tried", matched)
+	}
+	if mayMatchSniffLine([]byte("timestamp, index, memory.used [MiB]\n2026/11/30 08:06:12.696, 0, 4907 MiB\n")) {
+		t.Error("an NVML CSV log holds a sniff word")
+	}
+}
