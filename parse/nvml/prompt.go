@@ -3,7 +3,7 @@ package nvml
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 
 	"github.com/gpuleak/gpuleak/parse"
 )
@@ -19,7 +19,7 @@ import (
 // promptRe matches a prompt and the command after it: "$ ", "# ", "% ",
 // "> " (alone, or after user@host:dir, "(venv)", "PS C:\dir"), then a
 // command name, after sudo, time or nohup if any.
-var promptRe = regexp.MustCompile(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia)\b`)
+var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia)\b`)
 
 // isPromptLine reports whether b is a shell prompt running a command.
 func isPromptLine(b []byte) bool {
@@ -87,7 +87,7 @@ func isTerminalNoise(b []byte) bool {
 
 // shellTimeRe matches the report of the shell's "time" after a command
 // ("real\t0m0,022s", "user 0m0.001s"; the decimal comma of some locales).
-var shellTimeRe = regexp.MustCompile(`^(?:real|user|sys)\s+\d+m\d+(?:[.,]\d+)?s$`)
+var shellTimeRe = lazyre.New(`^(?:real|user|sys)\s+\d+m\d+(?:[.,]\d+)?s$`)
 
 // skipPrompts drops leading blank, prompt and elision ("...") lines from
 // head, for sniffing.

@@ -2,7 +2,7 @@ package nvml
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"strings"
 	"time"
 )
@@ -39,24 +39,24 @@ import (
 
 var (
 	// "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |"
-	smiTableGPURe = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|N/A)\s*\|`)
+	smiTableGPURe = lazyre.New(`^\|\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|N/A)\s*\|`)
 	// "3693MiB / 143771MiB"
-	smiTableMemRe = regexp.MustCompile(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
+	smiTableMemRe = lazyre.New(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
 	// older drivers without the GI and CI columns.
 	// The start of a process row: "|    0 ".
-	smiTableRowStartRe = regexp.MustCompile(`^\|\s*\d{1,3}\s`)
-	smiTableProcRe     = regexp.MustCompile(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
+	smiTableRowStartRe = lazyre.New(`^\|\s*\d{1,3}\s`)
+	smiTableProcRe     = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
 )
 
 var (
 	// "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB | python/52046(11821M)";
 	// "[0] ... | [||||    ] 10000 / 12212 MB |" with a memory bar.
-	gpustatGPURe  = regexp.MustCompile(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12})\s*/\s*(\d{1,12})\s*MB\s*\|(.*)$`)
-	gpustatProcRe = regexp.MustCompile(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
+	gpustatGPURe  = lazyre.New(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12})\s*/\s*(\d{1,12})\s*MB\s*\|(.*)$`)
+	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
 	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
-	gpustatHeadRe = regexp.MustCompile(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
-	gpustatLineRe = regexp.MustCompile(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?\d+\s*/\s*\d+\s*MB\s*\|`)
+	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
+	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?\d+\s*/\s*\d+\s*MB\s*\|`)
 )
 
 type smiTextDecoder struct {

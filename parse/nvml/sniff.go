@@ -3,7 +3,7 @@ package nvml
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"strings"
 	"time"
 
@@ -106,10 +106,10 @@ var (
 	// The Processes box's title and column header: "| Processes: |" then
 	// "|  GPU   GI   CI        PID   Type   Process name   GPU Memory |"
 	// (older drivers: "|  GPU       PID   Type   Process name   Usage |").
-	smiProcBoxRe = regexp.MustCompile(`(?m)^\s*\|\s*Processes:.*\|\s*\n\s*\|\s*GPU\s.*\bPID\s+Type\s+Process name\b`)
+	smiProcBoxRe = lazyre.New(`(?m)^\s*\|\s*Processes:.*\|\s*\n\s*\|\s*GPU\s.*\bPID\s+Type\s+Process name\b`)
 	// The MIG devices box's title and header: "| MIG devices: |", then
 	// "| GPU  GI  CI  MIG |         Memory-Usage |".
-	smiMIGBoxRe = regexp.MustCompile(`(?m)^\s*\|\s*MIG devices:.*\|\s*\n(?:.*\n){0,2}\s*\|\s*GPU\s+GI\s+CI\s+MIG\s*\|\s*Memory-Usage`)
+	smiMIGBoxRe = lazyre.New(`(?m)^\s*\|\s*MIG devices:.*\|\s*\n(?:.*\n){0,2}\s*\|\s*GPU\s+GI\s+CI\s+MIG\s*\|\s*Memory-Usage`)
 )
 
 func firstLine(b []byte) []byte {
