@@ -79,12 +79,6 @@ func (l *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
 func (l *Regexp) ReplaceAllString(src, repl string) string {
 	return l.Re().ReplaceAllString(src, repl)
 }
-func (l *Regexp) FindString(s string) string     { return l.Re().FindString(s) }
-func (l *Regexp) FindStringIndex(s string) []int { return l.Re().FindStringIndex(s) }
-func (l *Regexp) FindAllString(s string, n int) []string {
-	return l.Re().FindAllString(s, n)
-}
-func (l *Regexp) SubexpIndex(name string) int { return l.Re().SubexpIndex(name) }
 
 // Of wraps an expression compiled already (a user's pattern, whose error
 // was reported when it was compiled).

@@ -191,16 +191,13 @@ func (r *readAhead) NextChunk() ([]byte, int, error) {
 	return c.b, headroom, c.err
 }
 
+// Read copies the chunks out, for a reader that is not the decoder.
 func (r *readAhead) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for len(r.cur) == 0 {
-		if r.last && (r.buf == nil || len(r.cur) == 0) {
-			if r.buf != nil {
-				r.empty <- r.buf[:cap(r.buf)]
-				r.buf = nil
-			}
+		if r.last {
 			return 0, r.err
 		}
 		b, from, _ := r.NextChunk()
