@@ -168,7 +168,8 @@ type Decoder struct {
 	sameN       int               // entries of the three maps
 	lastStr     string            // the str last found in sameStr, and its slot
 	lastSlot    uint32
-	lastRef     Value // the Ref last found in sameID or sameRef, and its slot
+	lastWord    uint64 // lastStr's bytes as a little-endian word, when it has at most 8
+	lastRef     Value  // the Ref last found in sameID or sameRef, and its slot
 	lastRefSlot uint32
 
 	spare [][]Value // item storage of released containers, for reuse
@@ -321,6 +322,19 @@ func (d *Decoder) Recycle(c *Container) {
 	d.pool = append(d.pool, c)
 }
 
+// strWord returns the bytes of t as a little-endian word, 0 when t has
+// more than 8.
+func strWord(t string) uint64 {
+	if len(t) > 8 {
+		return 0
+	}
+	var w uint64
+	for i := len(t) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(t[i])
+	}
+	return w
+}
+
 // sameSlot returns the slot shared by scalars equal to v, making one when
 // there is none yet and the table has room; ok is false when v must take
 // a slot of its own.
@@ -337,7 +351,7 @@ func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 		}
 		s, ok := sameIn(d, &d.sameStr, t, v)
 		if ok {
-			d.lastStr, d.lastSlot = t, s
+			d.lastStr, d.lastSlot, d.lastWord = t, s, strWord(t)
 		}
 		return s, ok
 	case Ref:
@@ -512,8 +526,28 @@ func (d *Decoder) Run() (done bool, err error) {
 					// buffer when it is flat (RecordScanner).
 					if parent, _, index := d.parentAt(len(d.stack)); parent != nil && parent.Kind == List && parent.Tag != 0 {
 						if plan := d.rs.RecordPlan(parent); plan != nil {
-							var taken bool
-							if taken, err = d.scanRecord(plan, parent, index); taken {
+							// A batch's records follow one another under
+							// its MARK (EMPTY_DICT right after the last
+							// dict): the next is the list's next element,
+							// scanned here without the loop's dispatch and
+							// parentAt.
+							m := len(d.marks) - 1
+							chain := m >= 0 && d.marks[m] >= 1 && d.stack[d.marks[m]-1].cont() == parent
+							var taken, some bool
+							for {
+								if taken, err = d.scanRecord(plan, parent, index); !taken {
+									break
+								}
+								some = true
+								if err != nil || !chain || d.pause || s.end-s.pos < 5 || s.buf[s.pos] != opEMPTY_DICT {
+									break
+								}
+								if plan = d.rs.RecordPlan(parent); plan == nil {
+									break
+								}
+								index++
+							}
+							if some {
 								break
 							}
 						}

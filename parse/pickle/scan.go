@@ -78,16 +78,47 @@ const (
 type RecordPlan struct {
 	keys []string
 	at   [maxScanPairs]planKey
+	// gen is the Decoder's memo generation for which at holds: a PUT at
+	// an index already set (hand-made pickles) rebinds it, and the keys
+	// are forgotten at the next record.
+	gen uint64
 }
 
 // planKey is the key a plan found at one pair position of the last
-// record: a memo index (plus one; 0 when none), its field (-1 for a key
-// not in the plan), and the Decoder's memo generation when it was found,
-// since a PUT at an index already set (hand-made pickles) rebinds it.
+// record: the bytes of its memo get (raw, the get's len bytes, read as a
+// little-endian word under mask) and its field (-1 for a key not in the
+// plan). A position with no key has mask 0 and raw 1, which no word
+// matches.
 type planKey struct {
-	idx   uint32
-	field int8
-	gen   uint64
+	raw, mask uint64
+	bit       uint32 // 1 << field, 0 for a key not in the plan
+	len       uint8
+	field     int8
+	_         [10]byte // 32 bytes: plan.at[i] is a shift away
+}
+
+// noKey is a planKey that matches no bytes.
+var noKey = planKey{raw: 1, field: -1}
+
+// keyWord returns the planKey of the memo get at b[p:] (a BINGET or
+// LONG_BINGET, whole), for field f.
+func keyWord(b []byte, p int, f int8) planKey {
+	var bit uint32
+	if f >= 0 {
+		bit = 1 << f
+	}
+	if b[p] == opBINGET {
+		return planKey{raw: uint64(b[p]) | uint64(b[p+1])<<8, mask: 1<<16 - 1, bit: bit, len: 2, field: f}
+	}
+	return planKey{raw: uint64(b[p]) | uint64(binary.LittleEndian.Uint32(b[p+1:]))<<8, mask: 1<<40 - 1, bit: bit, len: 5, field: f}
+}
+
+// forget makes the plan match no key until it learns them again.
+func (p *RecordPlan) forget(gen uint64) {
+	for i := range p.at {
+		p.at[i] = noKey
+	}
+	p.gen = gen
 }
 
 // NewRecordPlan returns a plan for the given keys (at most
@@ -96,7 +127,9 @@ func NewRecordPlan(keys ...string) *RecordPlan {
 	if len(keys) > MaxRecordFields {
 		panic("pickle: too many record fields")
 	}
-	return &RecordPlan{keys: keys}
+	p := &RecordPlan{keys: keys}
+	p.forget(0)
+	return p
 }
 
 // field returns the field of key k, -1 when k is not in the plan.
@@ -281,6 +314,7 @@ const (
 	putDict = iota
 	putValue
 	putList
+	putLast // the str memoized last (Decoder.lastStr) again
 )
 
 // memoPut reads an optional memo put at b[p:] numbered next: n is the
@@ -373,6 +407,9 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	// The loop keeps d, b and p in registers; the rest is reached
 	// through d (a pointer apiece would be spilled and reloaded).
 	d.sc.plan = plan
+	if plan.gen != d.memoGen {
+		plan.forget(d.memoGen)
+	}
 	// The counts and masks the loop carries stay in registers (through
 	// d they would wait on the store of the last pair) until the end.
 	var pairs, norder int
@@ -396,68 +433,75 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	}
 	p++
 	for {
-		if p >= len(b) {
-			return false, nil
-		}
-		op := b[p]
-		if op == opSETITEMS {
-			p++
-			break
-		}
-		pos := pairs
-		if pos >= maxScanPairs {
-			return false, nil
-		}
 		// Most pairs: the key found at this position in the last record
-		// (a memo get), and an int, a memo get of a scalar, the str
-		// memoized last again (PyTorch's "N/A") or an empty list before
-		// SETITEMS (no frames). Taken here with few checks; the code
-		// below reads every other pair, and these too when cut short.
-		if p+24 <= len(b) {
+		// (a memo get, recognised by its bytes), and an int, a memo get
+		// of a scalar, the str memoized last again (PyTorch's "N/A") or
+		// an empty list before SETITEMS (no frames). Taken here with few
+		// checks; scanPair reads every other pair, and these too near
+		// the buffer's end.
+		// A loop of its own with no call in it, so that the compiler
+		// keeps its values in registers (scanPair's call would spill
+		// them at every pair).
+		for p+24 <= len(b) && pairs < maxScanPairs {
 			// w: the pair's first 24 bytes, enough for all but a str; its
-			// fixed offsets need no bounds checks. o is the offset of
-			// the value, then of what follows it.
-			w := (*[24]byte)(b[p : p+24])
-			var i int64
-			var o int
-			switch op {
-			case opLONG_BINGET:
-				i, o = int64(binary.LittleEndian.Uint32(w[1:5])), 5
-			case opBINGET:
-				i, o = int64(w[1]), 2
-			default:
+			// fixed offsets need no bounds checks. (Made by pointer
+			// arithmetic: the condition above is the bounds check,
+			// which the compiler would repeat on a slice expression.)
+			w := (*[24]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), p))
+			k := &plan.at[pairs&(maxScanPairs-1)]
+			if binary.LittleEndian.Uint64(w[0:8])&k.mask != k.raw {
+				// SETITEMS matches no key.
+				if w[0] == opSETITEMS {
+					p++
+					goto end
+				}
 				goto general
 			}
-			k := &d.sc.plan.at[pos]
-			if int64(k.idx) != i+1 || k.gen != d.memoGen {
+			bit := k.bit // 0 for a key not in the plan
+			if set&bit != 0 {
 				goto general
 			}
-			f := k.field
-			bit := uint32(1) << (uint(f) & 31)
-			if f >= 0 && set&bit != 0 {
-				goto general
-			}
-			var v Value
-			isInt, memoized := true, false
-			x := w[o : o+10 : o+10] // the value's first 10 bytes
+			// x: the value's first 16 bytes (k.len is 2 or 5).
+			o := int(k.len & 7)
+			x := (*[16]byte)(w[o : o+16])
+			// A value's memo put is taken only where Python's picklers
+			// write one (the "N/A" str, a list); any other put follows
+			// an int or a memo get, where the next pair's key is to be,
+			// and sends the record to the general path there.
+			var n int64 // an int's value
+			var m int   // the value's bytes
 			switch x[0] {
 			case opLONG1:
-				n := uint(x[1])
-				if n-1 >= 8 { // 0 or above 8
+				l := uint(x[1])
+				if l-1 >= 8 { // 0 or above 8
 					goto general
 				}
-				shift := 64 - 8*n
-				v.n = int64(binary.LittleEndian.Uint64(x[2:10])<<shift) >> shift
-				o += 2 + int(n)
+				shift := 64 - 8*l
+				n = int64(binary.LittleEndian.Uint64(x[2:10])<<shift) >> shift
+				m = 2 + int(l)
 			case opBININT1:
-				v.n = int64(x[1])
-				o += 2
+				n, m = int64(x[1]), 2
 			case opBININT2:
-				v.n = int64(binary.LittleEndian.Uint16(x[1:3]))
-				o += 3
+				n, m = int64(binary.LittleEndian.Uint16(x[1:3])), 3
 			case opBININT:
-				v.n = int64(int32(binary.LittleEndian.Uint32(x[1:5])))
-				o += 5
+				n, m = int64(int32(binary.LittleEndian.Uint32(x[1:5]))), 5
+			default:
+				goto other
+			}
+			if bit != 0 {
+				set |= bit
+				isInts |= bit
+				f := k.field & (MaxRecordFields - 1)
+				d.rec.Order[norder&(MaxRecordFields-1)] = f
+				norder++
+				d.rec.Int[f] = n
+			}
+			pairs++
+			p += o + m
+			continue
+		other:
+			var v Value
+			switch x[0] {
 			case opLONG_BINGET, opBINGET:
 				i, m := int64(binary.LittleEndian.Uint32(x[1:5])), 5
 				if x[0] == opBINGET {
@@ -466,29 +510,36 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				if i >= d.memoIdx.n {
 					goto general
 				}
-				slot := d.memoIdx.at(i)
+				// memoIndex.at, but a packed chunk (a call) is left
+				// to scanPair.
+				c := d.memoIdx.chunks[i>>memoChunkBits]
+				if c == nil {
+					goto general
+				}
+				slot := c[uint16(i)]
 				if slot <= consumedSlot {
 					goto general
 				}
 				if v = d.vals[slot]; v.kind >= List && v.kind != Ref {
 					goto general
 				}
-				isInt = false
-				o += m
+				p += o + m
 			case opSHORT_BINUNICODE:
-				q := p + o
+				// The str memoized last, again, compared as a word (x
+				// holds its 8 bytes and the put after); a longer one
+				// is left to scanPair.
 				n := int(x[1])
-				if d.lastSlot == 0 || q+3+n > len(b) || b[q+2+n] != opMEMOIZE || string(b[q+2:q+2+n]) != d.lastStr {
+				if d.lastSlot == 0 || n != len(d.lastStr) || n > 8 ||
+					binary.LittleEndian.Uint64(x[2:10])&(1<<(8*uint(n))-1) != d.lastWord || x[(2+n)&15] != opMEMOIZE {
 					goto general
 				}
 				v = strValue(Str, d.lastStr)
 				d.sc.strs += int64(n)
 				d.sc.longest = max(d.sc.longest, n)
-				isInt, memoized = false, true
-				o += 3 + n
-				pt := &d.sc.put[d.sc.nput]
+				d.sc.next++
+				p += o + 3 + n
+				d.sc.put[d.sc.nput].what = putLast
 				d.sc.nput++
-				pt.what, pt.v = putValue, v
 			case opEMPTY_LIST:
 				if x[1] != opMEMOIZE || x[2] != opSETITEMS {
 					goto general
@@ -496,40 +547,35 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 				from := len(d.sc.items)
 				off := s.base + int64(s.pos+p+o)
 				v = Value{kind: List, n: int64(from) | int64(from)<<32}
-				isInt, memoized = false, true
-				o += 2
+				d.sc.next++
+				p += o + 2
 				pt := &d.sc.put[d.sc.nput]
 				d.sc.nput++
-				pt.what, pt.field, pt.from, pt.to, pt.off = putList, f, int32(from), int32(from), off
-				if f >= 0 {
-					d.rec.listOff[f] = off
+				pt.what, pt.field, pt.from, pt.to, pt.off = putList, k.field, int32(from), int32(from), off
+				if bit != 0 {
+					d.rec.listOff[k.field&(MaxRecordFields-1)] = off
 				}
 			default:
 				goto general
 			}
-			q := p + o
-			if memoized {
-				d.sc.next++
-			} else if c := b[q]; c == opMEMOIZE || c == opBINPUT || c == opLONG_BINPUT {
-				goto general
-			}
-			// The same store as the general path's below: one block
-			// reached by goto from both cost 3.7% of big_real's Reader
-			// instructions (the pair's variables no longer in registers).
-			if f >= 0 {
+			if bit != 0 {
 				set |= bit
+				f := k.field & (MaxRecordFields - 1)
 				d.rec.Order[norder&(MaxRecordFields-1)] = f
 				norder++
-				if isInt {
-					d.rec.Int[f] = v.n
-					isInts |= bit
-				} else {
-					d.rec.Val[f] = v
-				}
+				d.rec.Val[f] = v
 			}
 			pairs++
-			p = q
-			continue
+		}
+		if p >= len(b) {
+			return false, nil
+		}
+		if b[p] == opSETITEMS {
+			p++
+			break
+		}
+		if pairs >= maxScanPairs {
+			return false, nil
 		}
 	general:
 		var ok bool
@@ -539,6 +585,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 		}
 		pairs, norder, set, isInts = st.pairs, st.norder, st.set, st.isInts
 	}
+end:
 	d.rec.Pairs, d.rec.Set, d.rec.IsInt, d.rec.NOrder = pairs, set, isInts, norder
 	if pairs == 0 || p >= len(b) {
 		return false, nil
@@ -592,6 +639,8 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 		switch pt.what {
 		case putDict:
 			d.memoIdx.add(consumedSlot)
+		case putLast:
+			d.memoIdx.add(d.lastSlot) // as Run's MEMOIZE
 		case putValue:
 			if pt.v.kind == Str && d.lastSlot != 0 && pt.v.str() == d.lastStr {
 				d.memoIdx.add(d.lastSlot) // as Run's MEMOIZE
@@ -693,30 +742,21 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 	var f int8
 	switch op {
 	case opBINGET, opLONG_BINGET:
-		var i int64
-		if op == opBINGET {
-			if p+2 > len(b) {
-				return p, st, false
-			}
-			i = int64(b[p+1])
-			p += 2
-		} else {
-			if p+5 > len(b) {
-				return p, st, false
-			}
-			i = int64(binary.LittleEndian.Uint32(b[p+1:]))
-			p += 5
+		i, m := getArg(b, p)
+		if m == 0 {
+			return p, st, false
 		}
-		if k := &d.sc.plan.at[st.pairs]; int64(k.idx) == i+1 && k.gen == d.memoGen {
+		if k := &d.sc.plan.at[st.pairs]; k.len == uint8(m) && k.raw == keyWord(b, p, 0).raw {
 			f = k.field
 		} else {
 			kv, ok := d.scanGet(i)
-			if !ok || kv.kind != Str || i >= 1<<32-1 {
+			if !ok || kv.kind != Str {
 				return p, st, false
 			}
 			f = d.sc.plan.field(kv.str())
-			*k = planKey{idx: uint32(i + 1), field: f, gen: d.memoGen}
+			*k = keyWord(b, p, f)
 		}
+		p += m
 	case opSHORT_BINUNICODE:
 		var text []byte
 		if text, p, ok = d.scanShortStr(b, p); !ok {

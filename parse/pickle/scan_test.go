@@ -87,8 +87,14 @@ func (r *recordReader) ScannedRecord(list *Container, index int64, rec *Record) 
 // recordPickle writes [records, memo gets...] as Python's pickler would
 // (protocol 4, MEMOIZE), with varied values: ints of every width, None,
 // bools, floats, strs memoized and not, memo gets, empty lists and lists
-// of memo gets, a key not in the plan; then memo gets of a str, a list and
-// a record made inside the records.
+// of memo gets, a key not in the plan; then memo gets of a str, a list, a
+// record and an int made inside the records.
+//
+// Two shapes Python's picklers do not write but a hand-made pickle may:
+// an int memoized (every 11th record), which the scan leaves to the
+// general path; and strs repeated in runs of 50 records, some longer than
+// 8 bytes, which the scan takes as the str memoized last, again, when
+// short, and by scanPair when long.
 func recordPickle(n int) []byte {
 	var b bytes.Buffer
 	memo := 0
@@ -132,6 +138,7 @@ func recordPickle(n int) []byte {
 	put()
 	b.WriteByte(opMARK)
 	var strMemo, listMemo, dictMemo int
+	intMemo := -1
 	frame := -1
 	for i := 0; i < n; i++ {
 		b.WriteByte(opEMPTY_DICT)
@@ -156,6 +163,11 @@ func recordPickle(n int) []byte {
 		case 4:
 			long1(-int64(i) << (i % 58))
 		}
+		if i%11 == 5 {
+			if m := put(); intMemo < 0 {
+				intMemo = m
+			}
+		}
 		key("b")
 		switch i % 4 {
 		case 0:
@@ -170,7 +182,10 @@ func recordPickle(n int) []byte {
 		}
 		key("s")
 		b.WriteByte(opSHORT_BINUNICODE)
-		s := fmt.Sprintf("v%d", i%7)
+		s := fmt.Sprintf("v%d", (i/50)%7)
+		if (i/50)%3 == 2 {
+			s = fmt.Sprintf("value-longer-than-8-bytes-%d", (i/50)%7)
+		}
 		b.WriteByte(byte(len(s)))
 		b.WriteString(s)
 		if m := put(); i == n/3 {
@@ -211,6 +226,7 @@ func recordPickle(n int) []byte {
 	get(strMemo)
 	get(listMemo)
 	get(dictMemo)
+	get(intMemo)
 	b.WriteString("e.")
 	return b.Bytes()
 }
@@ -230,7 +246,9 @@ func TestRecordScanMatchesGeneral(t *testing.T) {
 	}
 	general, gv := read(false)
 	scanned, sv := read(true)
-	if scanned.scanned < 2900 {
+	// All but the first record (its keys inline), the 273 with an int
+	// memoized and a few cut by the read buffer's end.
+	if scanned.scanned < 2700 {
 		t.Errorf("the scan took %d of 3000 records", scanned.scanned)
 	}
 	if !reflect.DeepEqual(general.rows, scanned.rows) {
@@ -242,10 +260,10 @@ func TestRecordScanMatchesGeneral(t *testing.T) {
 		t.Fatalf("%d rows, general %d", len(scanned.rows), len(general.rows))
 	}
 	gi, si := gv.Container().Items, sv.Container().Items
-	if len(gi) != 4 || len(si) != 4 {
+	if len(gi) != 5 || len(si) != 5 {
 		t.Fatalf("results: %v, %v", gv, sv)
 	}
-	for i := 1; i < 4; i++ {
+	for i := 1; i < 5; i++ {
 		if g, s := canon(gi[i]), canon(si[i]); !reflect.DeepEqual(g, s) {
 			t.Errorf("memo get %d: general %v, scanned %v", i, g, s)
 		}
