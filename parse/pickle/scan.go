@@ -214,12 +214,19 @@ type listCache struct {
 	items []Value
 	bytes int    // of the index's keys
 	key   uint64 // the last key given
+	// last is the index in lists of the list last given: a list is
+	// often the last one again (two of three frames lists in big_real),
+	// found by comparing its bytes, without a walk to its APPENDS or a
+	// hash. (After the cache starts over it may name another list,
+	// which is then just the one compared.)
+	last int32
 }
 
 type cachedList struct {
 	gen      uint64 // memoGen when made
 	from, to int32  // in items
 	key      uint64
+	body     string // its key in index
 }
 
 const (
@@ -240,6 +247,7 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 				return 0, false
 			}
 			d.sc.items = append(d.sc.items, c.items[l.from:l.to]...)
+			c.last = i
 			return l.key, true
 		}
 	}
@@ -274,13 +282,36 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	l := cachedList{gen: d.memoGen, from: int32(len(c.items)), to: int32(len(c.items) + n), key: c.key}
 	c.items = append(c.items, d.sc.items[from:]...)
 	if i, hit := c.index[string(body)]; hit { // of another generation
+		l.body = c.lists[i].body
 		c.lists[i] = l
+		c.last = i
 	} else {
-		c.index[string(body)] = int32(len(c.lists))
+		l.body = string(body)
+		c.index[l.body] = int32(len(c.lists))
+		c.last = int32(len(c.lists))
 		c.lists = append(c.lists, l)
 		c.bytes += len(body)
 	}
 	return c.key, true
+}
+
+// lastList appends the elements of the list at b[start:] to d.sc.items
+// when it is the list the cache gave last (the same bytes, then APPENDS,
+// in the same memo generation), and returns the offset of its APPENDS
+// and its key; ok is false otherwise, nothing changed then.
+func (d *Decoder) lastList(b []byte, start int) (end int, key uint64, ok bool) {
+	c := &d.lc
+	if int(c.last) >= len(c.lists) {
+		return 0, 0, false
+	}
+	l := &c.lists[c.last]
+	end = start + len(l.body)
+	if l.gen != d.memoGen || end >= len(b) || b[end] != opAPPENDS || string(b[start:end]) != l.body ||
+		len(d.sc.items)+int(l.to-l.from) > maxScanItems {
+		return 0, 0, false
+	}
+	d.sc.items = append(d.sc.items, c.items[l.from:l.to]...)
+	return end, l.key, true
 }
 
 // scanState is scanRecord's state besides its position.
@@ -868,6 +899,9 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		if p < len(b) && b[p] == opMARK {
 			p++
 			start := p
+			if end, k, hit := d.lastList(b, start); hit {
+				key, p = k, end
+			}
 			for p < len(b) && b[p] != opAPPENDS {
 				_, m := getArg(b, p)
 				if m == 0 || p-start >= 5*maxScanItems {
@@ -878,8 +912,10 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 			if p >= len(b) {
 				return p, st, false
 			}
-			if key, ok = d.scanListItems(b[start:p]); !ok {
-				return p, st, false
+			if key == 0 {
+				if key, ok = d.scanListItems(b[start:p]); !ok {
+					return p, st, false
+				}
 			}
 			p++
 		} else if p < len(b) {

@@ -205,11 +205,20 @@ func recordPickle(n int) []byte {
 		case i%4 == 1 && frame >= 0:
 			get(frame)
 			b.WriteByte(opAPPEND)
-		case i%4 == 2 && frame >= 0:
+		case i%8 == 2 && frame >= 0:
 			b.WriteByte(opMARK)
 			get(frame)
 			get(keys["s"])
 			get(frame)
+			b.WriteByte(opAPPENDS)
+		case i%8 == 6 && frame >= 0:
+			// The list before (i%8 == 2) and one more element: its
+			// bytes begin with that list's.
+			b.WriteByte(opMARK)
+			get(frame)
+			get(keys["s"])
+			get(frame)
+			get(keys["a"])
 			b.WriteByte(opAPPENDS)
 		}
 		b.WriteByte(opSETITEMS)
