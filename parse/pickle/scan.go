@@ -437,7 +437,9 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	b := s.buf[s.pos:s.end] // b[0] is the EMPTY_DICT
 	// The loop keeps d, b and p in registers; the rest is reached
 	// through d (a pointer apiece would be spilled and reloaded).
-	d.sc.plan = plan
+	if d.sc.plan != plan {
+		d.sc.plan = plan
+	}
 	if plan.gen != d.memoGen {
 		plan.forget(d.memoGen)
 	}
@@ -665,16 +667,21 @@ end:
 	}
 	d.held += held
 	idx := d.memoIdx.n
+	// The memo puts, in order at the next indices. The common ones add
+	// their slot to the memo index here (memoIndex.add, written out:
+	// scanRecord is too large for the compiler to inline it).
+	m := &d.memoIdx
 	for i := range d.sc.put[:d.sc.nput] {
 		pt := &d.sc.put[i]
+		var slot uint32
 		switch pt.what {
 		case putDict:
-			d.memoIdx.add(consumedSlot)
+			slot = consumedSlot
 		case putLast:
-			d.memoIdx.add(d.lastSlot) // as Run's MEMOIZE
+			slot = d.lastSlot // as Run's MEMOIZE
 		case putValue:
 			if pt.v.kind == Str && d.lastSlot != 0 && pt.v.str() == d.lastStr {
-				d.memoIdx.add(d.lastSlot) // as Run's MEMOIZE
+				slot = d.lastSlot // as Run's MEMOIZE
 			} else if err := d.put(idx, pt.v); err != nil {
 				return true, err
 			}
@@ -691,8 +698,21 @@ end:
 				c.n = int64(pt.to - pt.from) // held above
 				lv = containerValue(List, c)
 			}
-			if err := d.put(idx, lv); err != nil {
+			if lv.kind == Ref && d.lastRefSlot != 0 && lv == d.lastRef {
+				// What a converted list became, again (the frames
+				// list's stack): the slot put would find for it, idx
+				// being the next index (the scan runs on a dense memo).
+				slot = d.lastRefSlot
+			} else if err := d.put(idx, lv); err != nil {
 				return true, err
+			}
+		}
+		if slot != 0 {
+			if c, j := m.cur, uint64(m.n-m.curBase); j < uint64(len(c)) {
+				c[j] = slot
+				m.n++
+			} else {
+				m.grow(slot)
 			}
 		}
 		idx++
