@@ -19,8 +19,10 @@ import (
 //
 // A nullable column keeps a validity bitmap and a null count; in a batch
 // where it has no nulls its array gets no bitmap (Arrow's form for "all
-// valid"). A null's value slot is left zero, as a builder leaves it: the
-// allocator hands out zeroed buffers.
+// valid"). Only nulls are marked (setNull): a column's first null of a
+// batch sets every bit of its bitmap, and each null clears its own, so a
+// valid value, most rows, costs nothing. A null's value slot is left zero,
+// as a builder leaves it: the allocator hands out zeroed buffers.
 type eventColumns struct {
 	mem  memory.Allocator
 	rows int // the rows of a whole batch
@@ -85,7 +87,7 @@ func (c *eventColumns) alloc() {
 	c.stack = viewAs[int32](c.bufs[EvStackID], c.rows)
 	c.deviceFree = viewAs[int64](c.bufs[EvDeviceFree], c.rows)
 	for k := range c.valid {
-		if c.valid[k] == nil { // kept from the last batch when unused, cleared
+		if c.valid[k] == nil { // else kept from the last batch, unused, zero
 			c.valid[k] = c.mem.Allocate(int(bitutil.BytesForBits(int64(c.rows))))
 		}
 		c.nulls[k] = 0
@@ -98,8 +100,20 @@ func viewAs[T int32 | int64 | uint64](buf []byte, n int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf))), n)
 }
 
-// setValid marks row i of nullable column k valid.
-func (c *eventColumns) setValid(k, i int) { c.valid[k][i>>3] |= 1 << (uint(i) & 7) }
+// setNull marks row i of nullable column k null; the rows not so marked
+// are valid.
+func (c *eventColumns) setNull(k, i int) {
+	b := c.valid[k]
+	if c.nulls[k] == 0 {
+		// The batch's first null in the column: all rows valid but this.
+		b[0] = 0xff
+		for j := 1; j < len(b); j *= 2 {
+			copy(b[j:], b[:j])
+		}
+	}
+	c.nulls[k]++
+	b[i>>3] &^= 1 << (uint(i) & 7)
+}
 
 // batch makes the rows appended so far a record batch of EventsSchema and
 // readies the columns for the next; nil when there are none.
@@ -120,12 +134,18 @@ func (c *eventColumns) batch() arrow.RecordBatch {
 		nulls := 0
 		if v.null >= 0 {
 			if nulls = c.nulls[v.null]; nulls > 0 {
-				valid = memory.NewBufferWithAllocator(c.valid[v.null], c.mem)
-				valid.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
+				// The bits past row n were set with the rest (setNull):
+				// cleared, the bitmap is a builder's, byte for byte.
+				b := c.valid[v.null]
+				used := int(bitutil.BytesForBits(int64(n)))
+				if n%8 != 0 {
+					b[used-1] &= 1<<(n%8) - 1
+				}
+				clear(b[used:])
+				valid = memory.NewBufferWithAllocator(b, c.mem)
+				valid.ResizeNoShrink(used)
 				c.valid[v.null] = nil
-			} else {
-				clear(c.valid[v.null]) // unused, kept for the next batch
-			}
+			} // else unused and still zero: kept for the next batch
 		}
 		d := array.NewData(EventsSchema.Field(v.col).Type, n, []*memory.Buffer{valid, data}, nil, nulls, 0)
 		cols[v.col] = array.MakeFromData(d)

@@ -2,10 +2,12 @@ package pytorch
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -18,7 +20,14 @@ import (
 // batch's buffers are those of an earlier one: a stale value or validity
 // bit would show. The checked allocator catches a buffer not handed back.
 func TestEventColumnsMatchBuilders(t *testing.T) {
-	const rows, batch = 23, 5
+	// A batch of 5 rows has a one-byte bitmap; one of 20 a three-byte
+	// one, of which a short last batch (5 rows) uses one byte only.
+	for _, sz := range []struct{ rows, batch int }{{23, 5}, {45, 20}} {
+		t.Run(fmt.Sprintf("%d_rows_by_%d", sz.rows, sz.batch), func(t *testing.T) { eventColumnsMatch(t, sz.rows, sz.batch) })
+	}
+}
+
+func eventColumnsMatch(t *testing.T, rows, batch int) {
 	type row struct {
 		dev int32
 		seq int64
@@ -73,10 +82,9 @@ func TestEventColumnsMatchBuilders(t *testing.T) {
 		nullable := func(ok bool, k int, set func(), b interface{ AppendNull() }, add func()) {
 			if ok {
 				set()
-				c.setValid(k, i)
 				add()
 			} else {
-				c.nulls[k]++
+				c.setNull(k, i)
 				b.AppendNull()
 			}
 		}
@@ -124,6 +132,18 @@ func checkEventBatch(t *testing.T, b int, g, w arrow.RecordBatch) {
 		}
 		if ga.NullN() == 0 && ga.Data().Buffers()[0] != nil && col != EvAction {
 			t.Errorf("%s: a validity bitmap with no nulls", name)
+		}
+		if ga.NullN() > 0 && col != EvAction {
+			// The bitmap's bytes, the bits past the last row included (a
+			// writer may copy them): the builder leaves those zero.
+			gv, wv := ga.Data().Buffers()[0].Bytes(), wa.Data().Buffers()[0].Bytes()
+			used := int(bitutil.BytesForBits(int64(ga.Len())))
+			if len(gv) < used || len(wv) < used || string(gv[:used]) != string(wv[:used]) {
+				t.Errorf("%s: validity bytes %x, want %x", name, gv, wv[:min(used, len(wv))])
+			}
+			if g := gv[:cap(gv)]; len(g) > used && strings.Trim(string(g[used:]), "\x00") != "" {
+				t.Errorf("%s: validity bytes past the last row %x, want zero", name, g[used:])
+			}
 		}
 		if col == EvAction {
 			continue

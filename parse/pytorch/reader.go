@@ -1036,36 +1036,34 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	c.seq[i] = seq
 	if e.hasTime {
 		c.timeUs[i] = e.timeUs
-		c.setValid(evNullTime, i)
 		r.meta.TimedEntries++
 	} else {
-		c.nulls[evNullTime]++
+		c.setNull(evNullTime, i)
 	}
 	if err := c.action.append(e.action); err != nil {
 		return err
 	}
 	if e.hasAddr {
 		c.addr[i] = e.addr
-		c.setValid(evNullAddr, i)
 	} else {
-		c.nulls[evNullAddr]++
+		c.setNull(evNullAddr, i)
 	}
 	c.size[i] = e.size
 	c.stream[i] = e.stream
 	if e.stack >= 0 {
 		c.stack[i] = e.stack
-		c.setValid(evNullStack, i)
 	} else {
-		c.nulls[evNullStack]++
+		c.setNull(evNullStack, i)
 	}
 	if e.hasFree {
 		c.deviceFree[i] = e.devFree
-		c.setValid(evNullFree, i)
 	} else {
-		c.nulls[evNullFree]++
+		c.setNull(evNullFree, i)
 	}
-	c.n = i + 1
-	r.maybeFlush(TableEvents)
+	if c.n = i + 1; c.n >= c.rows { // maybeFlush, inlined: once an entry
+		r.flush(TableEvents)
+		r.dec.Pause()
+	}
 	return nil
 }
 
