@@ -286,6 +286,7 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 	if parent != nil && parent.Tag >= tagTraceBase && c.Kind == pickle.Dict && c.Tag == 0 {
 		// Most likely a trace entry: convert its pairs as they come.
 		if id := r.newEarly(); id > 0 {
+			r.early[id-1] = eventRow{stack: -1}
 			c.Tag, c.ID = tagEntry, id
 		}
 		return
@@ -839,7 +840,8 @@ func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.
 	}
 	e := &r.early[id-1]
 	// An error waits, as the general path's does, until Append takes the
-	// entry: a dict that never reaches its list is no error there.
+	// entry: a dict that never reaches its list is no error there. record
+	// sets every field of the row: a free row is left as it was.
 	e.err = r.record(e, rec)
 	r.serial++
 	e.serial, e.off, e.pairs = r.serial, rec.Offset, int32(rec.Pairs)
@@ -900,27 +902,31 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 	if r.cleanRecord(rec) {
 		// What PyTorch writes: no field can be in error but the frames,
 		// so the dict's order does not matter.
+		// Every field is set, each once (the row is not reset first);
+		// a value whose has-flag is false is never read.
 		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
-		if rec.Set&(1<<action) != 0 {
+		set := rec.Set
+		e.action, e.hasAction = "", false
+		if set&(1<<action) != 0 {
 			e.action, e.hasAction = rec.Val[action].Str()
 		}
-		if rec.Set&(1<<addr) != 0 {
-			e.addr, e.hasAddr = uint64(rec.Int[addr]), true
-		}
-		if rec.Set&(1<<size) != 0 {
+		e.addr, e.hasAddr = uint64(rec.Int[addr]), set&(1<<addr) != 0
+		e.size, e.stream = 0, 0
+		if set&(1<<size) != 0 {
 			e.size = rec.Int[size]
 		}
-		if rec.Set&(1<<stream) != 0 {
+		if set&(1<<stream) != 0 {
 			e.stream = rec.Int[stream]
 		}
-		if rec.Set&(1<<timeUs) != 0 {
-			e.timeUs, e.hasTime = rec.Int[timeUs], true
-		}
-		if rec.Set&(1<<frames) == 0 {
+		e.timeUs, e.hasTime = rec.Int[timeUs], set&(1<<timeUs) != 0
+		e.hasFree, e.failed = false, false
+		e.stack = -1
+		if set&(1<<frames) == 0 {
 			return nil
 		}
 		return r.recordFrames(e, rec, int(frames), off)
 	}
+	*e = eventRow{stack: -1}
 	for _, f := range rec.Order[:rec.NOrder] {
 		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
 		v := rec.Val[f]
@@ -971,7 +977,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 }
 
 // newEarly returns the id (from 1) of a free early trace entry, 0 when
-// there is none.
+// there is none. The row is as it was left: its taker sets it.
 func (r *Reader) newEarly() int64 {
 	if n := len(r.earlyFree); n > 0 {
 		id := r.earlyFree[n-1]
@@ -991,14 +997,17 @@ func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 		if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
 			return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, seq)
 		}
-		e := r.early[i]
-		r.early[i] = eventRow{stack: -1}
+		// Read in place: the row is freed, and its serial cleared so that
+		// a second Append of the Ref fails the check above, but nothing
+		// takes it before commitEvent returns.
+		e := &r.early[i]
+		e.serial = 0
 		r.earlyFree = append(r.earlyFree, int32(i))
 		r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
 		if e.err != nil {
 			return e.err
 		}
-		return r.commitEvent(dev, seq, e.off, &e)
+		return r.commitEvent(dev, seq, e.off, e)
 	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
