@@ -860,27 +860,48 @@ func (r *Reader) cleanRecord(rec *pickle.Record) bool {
 		ints   = addr | size | 1<<(fieldStream-1) | 1<<(fieldTime-1)
 		frames = 1 << (fieldFrames - 1)
 	)
-	return rec.Set&^(action|ints|frames) == 0 && rec.IsInt&(ints|action) == rec.Set&ints &&
-		(rec.Set&addr == 0 || rec.Int[fieldAddr-1] >= 0) &&
-		(rec.Set&size == 0 || rec.Int[fieldSize-1] >= 0 && rec.Int[fieldSize-1] <= maxSize)
+	set := rec.Set
+	// A size as a uint64 is in range when it is 0 to maxSize.
+	return set&^(action|ints|frames) == 0 && rec.IsInt&(ints|action) == set&ints &&
+		(set&addr == 0 || rec.Int[fieldAddr-1] >= 0) &&
+		(set&size == 0 || uint64(rec.Int[fieldSize-1]) <= maxSize)
 }
 
 // recordFrames interns the stack of a scanned trace entry's frames,
-// field f, as stackID does a dict's: a list the scan read is
+// its field, as stackID does a dict's: a list the scan read is
 // interned from its elements and, when that succeeds, replaced by the
 // stack's Ref, which the memo then yields in its place.
-func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, f int, off int64) error {
+//
+// The usual cases come first, each as stackID or internStack would end
+// it: a memo get of a list converted before (a Ref to its stack; a third
+// of big_real's entries), a list with the elements of one converted
+// before (ListKey: most trace entries repeat one of a few lists), an
+// empty list (no stack).
+func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, off int64) error {
+	const f = int(fieldFrames - 1) // a constant: its shifts and indexing cost no checks
+	if rec.IsInt&(1<<f) == 0 {
+		if tag, id, ok := rec.Val[f].Ref(); ok && tag == tagStack {
+			e.stack = int32(id)
+			return nil
+		}
+	}
+	key := rec.ListKey(f)
+	ls := &r.listStacks[key%uint64(len(r.listStacks))]
+	if ls.key == key && key != 0 {
+		e.stack = ls.stack
+		rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+		return nil
+	}
 	var err error
 	if items, listOff, ok := rec.List(f); ok {
-		// A list with the elements of one converted before (ListKey) is
-		// the same stack: most trace entries repeat one of a few lists.
-		key := rec.ListKey(f)
-		if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
-			e.stack = ls.stack
-		} else if e.stack, err = r.internStack(items, off, listOff); err != nil {
-			return err
-		} else if key != 0 {
-			*ls = listStack{key, e.stack}
+		e.stack = -1
+		if len(items) > 0 {
+			if e.stack, err = r.internStack(items, off, listOff); err != nil {
+				return err
+			}
+			if key != 0 {
+				*ls = listStack{key, e.stack}
+			}
 		}
 		rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
 		return nil
@@ -924,7 +945,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 		if set&(1<<frames) == 0 {
 			return nil
 		}
-		return r.recordFrames(e, rec, int(frames), off)
+		return r.recordFrames(e, rec, off)
 	}
 	*e = eventRow{stack: -1}
 	for _, f := range rec.Order[:rec.NOrder] {
@@ -967,7 +988,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 			e.devFree, err = r.sizeField(v, off, what, "device_free")
 			e.hasFree = true
 		case fieldFrames:
-			err = r.recordFrames(e, rec, int(f), off)
+			err = r.recordFrames(e, rec, off)
 		}
 		if err != nil {
 			return err
