@@ -68,7 +68,7 @@ var evValue = [...]struct {
 
 func (c *eventColumns) init(b *array.RecordBuilder, mem memory.Allocator, rows int) {
 	c.mem, c.rows = mem, rows
-	c.action = dictColumn{b: b.Field(EvAction).(*array.BinaryDictionaryBuilder), index: map[string]int{}}
+	c.action = newDictColumn(b.Field(EvAction).(*array.BinaryDictionaryBuilder), rows)
 	c.action.b.Reserve(rows)
 }
 
@@ -118,7 +118,8 @@ func (c *eventColumns) setNull(k, i int) {
 // batch makes the rows appended so far a record batch of EventsSchema and
 // readies the columns for the next; nil when there are none.
 func (c *eventColumns) batch() arrow.RecordBatch {
-	c.action.flush()
+	c.action.flush(c.n)
+	c.action.given = 0
 	if c.n == 0 {
 		return nil
 	}

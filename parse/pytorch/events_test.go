@@ -73,7 +73,7 @@ func eventColumnsMatch(t *testing.T, rows, batch int) {
 		want.Field(EvSeq).(*array.Int64Builder).Append(r.seq)
 		want.Field(EvSize).(*array.Int64Builder).Append(r.e.size)
 		want.Field(EvStream).(*array.Int64Builder).Append(r.e.stream)
-		if err := c.action.append(r.e.action); err != nil {
+		if err := c.action.append(i, r.e.action); err != nil {
 			t.Fatal(err)
 		}
 		if err := want.Field(EvAction).(*array.BinaryDictionaryBuilder).AppendString(r.e.action); err != nil {

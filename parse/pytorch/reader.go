@@ -1070,7 +1070,7 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	} else {
 		c.setNull(evNullTime, i)
 	}
-	if err := c.action.append(e.action); err != nil {
+	if err := c.action.append(i, e.action); err != nil {
 		return err
 	}
 	if e.hasAddr {
