@@ -31,6 +31,9 @@ type eventColumns struct {
 	device, stack                         []int32
 	seq, timeUs, size, stream, deviceFree []int64
 	addr                                  []uint64
+	// at holds the columns' first values, by schema index: set puts a
+	// row's value through it without a bounds check per column.
+	at [EvDeviceFree + 1]unsafe.Pointer
 	// valid: the bitmaps of the nullable columns, by nullable index
 	// (evNullTime...); nulls, their null counts.
 	valid [evNullable][]byte
@@ -86,6 +89,9 @@ func (c *eventColumns) alloc() {
 	c.stream = viewAs[int64](c.bufs[EvStream], c.rows)
 	c.stack = viewAs[int32](c.bufs[EvStackID], c.rows)
 	c.deviceFree = viewAs[int64](c.bufs[EvDeviceFree], c.rows)
+	for _, v := range evValue {
+		c.at[v.col] = unsafe.Pointer(unsafe.SliceData(c.bufs[v.col]))
+	}
 	for k := range c.valid {
 		if c.valid[k] == nil { // else kept from the last batch, unused, zero
 			c.valid[k] = c.mem.Allocate(int(bitutil.BytesForBits(int64(c.rows))))
@@ -98,6 +104,12 @@ func (c *eventColumns) alloc() {
 // aligned, at least n values long), as a []T.
 func viewAs[T int32 | int64 | uint64](buf []byte, n int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf))), n)
+}
+
+// set stores v in row i of column col, whose values are T: i must be
+// below c.rows, which commitEvent checks once for all its columns.
+func set[T int32 | int64 | uint64](c *eventColumns, col, i int, v T) {
+	*(*T)(unsafe.Add(c.at[col], uintptr(i)*unsafe.Sizeof(v))) = v
 }
 
 // setNull marks row i of nullable column k null; the rows not so marked
@@ -162,6 +174,7 @@ func (c *eventColumns) batch() arrow.RecordBatch {
 	}
 	c.n = 0
 	c.device, c.seq, c.timeUs, c.addr, c.size, c.stream, c.stack, c.deviceFree = nil, nil, nil, nil, nil, nil, nil, nil
+	c.at = [len(c.at)]unsafe.Pointer{}
 	return rec
 }
 

@@ -1062,10 +1062,13 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 		c.alloc()
 	}
 	i := c.n
-	c.device[i] = dev
-	c.seq[i] = seq
+	if i >= c.rows || i < 0 { // never: a full batch is flushed below
+		return r.errAt(off, "internal error: trace entry %d of device %d past its batch's %d rows", seq, dev, c.rows)
+	}
+	set(c, EvDevice, i, dev)
+	set(c, EvSeq, i, seq)
 	if e.hasTime {
-		c.timeUs[i] = e.timeUs
+		set(c, EvTimeUs, i, e.timeUs)
 		r.meta.TimedEntries++
 	} else {
 		c.setNull(evNullTime, i)
@@ -1074,19 +1077,19 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 		return err
 	}
 	if e.hasAddr {
-		c.addr[i] = e.addr
+		set(c, EvAddr, i, e.addr)
 	} else {
 		c.setNull(evNullAddr, i)
 	}
-	c.size[i] = e.size
-	c.stream[i] = e.stream
+	set(c, EvSize, i, e.size)
+	set(c, EvStream, i, e.stream)
 	if e.stack >= 0 {
-		c.stack[i] = e.stack
+		set(c, EvStackID, i, e.stack)
 	} else {
 		c.setNull(evNullStack, i)
 	}
 	if e.hasFree {
-		c.deviceFree[i] = e.devFree
+		set(c, EvDeviceFree, i, e.devFree)
 	} else {
 		c.setNull(evNullFree, i)
 	}
