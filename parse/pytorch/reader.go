@@ -328,20 +328,21 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 // Append implements pickle.Handler: segments and trace entries become
 // table rows as they arrive and are not kept.
 func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bool, error) {
-	switch {
-	case l.Tag == tagSegments:
-		return true, r.addSegment(index, item)
-	case l.Tag == tagAnnotations:
-		// Marks from the profiler (record_function): not used, and
-		// long recordings hold millions of them.
-		return true, nil
-	case l.Tag >= tagTraceBase:
+	if l.Tag >= tagTraceBase { // first: trace entries are most of a snapshot
 		dev := int32(l.Tag - tagTraceBase)
 		for int(dev) >= len(r.meta.TraceEntries) {
 			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
 		}
 		r.meta.TraceEntries[dev] = index + 1
 		return true, r.addEvent(dev, index, item)
+	}
+	switch l.Tag {
+	case tagSegments:
+		return true, r.addSegment(index, item)
+	case tagAnnotations:
+		// Marks from the profiler (record_function): not used, and
+		// long recordings hold millions of them.
+		return true, nil
 	}
 	return false, nil
 }
