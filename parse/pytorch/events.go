@@ -19,10 +19,14 @@ import (
 //
 // A nullable column keeps a validity bitmap and a null count; in a batch
 // where it has no nulls its array gets no bitmap (Arrow's form for "all
-// valid"). Only nulls are marked (setNull): a column's first null of a
-// batch sets every bit of its bitmap, and each null clears its own, so a
-// valid value, most rows, costs nothing. A null's value slot is left zero,
-// as a builder leaves it: the allocator hands out zeroed buffers.
+// valid"). While a column's rows of the batch are all valid or all null
+// its bitmap is not written (setValid, setNull): all zero, it is what
+// the second needs. The first row that breaks the run "mixes" the
+// column: after a run of valid rows their bits are set at once, and from
+// then on each valid row sets its own. So a column that does not mix
+// (most: no time_us, addr always there; device_free never) costs a
+// compare a row. A null's value slot is left zero, as a builder leaves
+// it: the allocator hands out zeroed buffers.
 type eventColumns struct {
 	mem  memory.Allocator
 	rows int // the rows of a whole batch
@@ -38,6 +42,7 @@ type eventColumns struct {
 	// (evNullTime...); nulls, their null counts.
 	valid [evNullable][]byte
 	nulls [evNullable]int
+	mixed [evNullable]bool
 	// bufs: the allocator's buffers behind the value columns, by schema
 	// index (EvAction's unused); nil between batches.
 	bufs [EvDeviceFree + 1][]byte
@@ -96,7 +101,7 @@ func (c *eventColumns) alloc() {
 		if c.valid[k] == nil { // else kept from the last batch, unused, zero
 			c.valid[k] = c.mem.Allocate(int(bitutil.BytesForBits(int64(c.rows))))
 		}
-		c.nulls[k] = 0
+		c.nulls[k], c.mixed[k] = 0, false
 	}
 }
 
@@ -112,19 +117,27 @@ func set[T int32 | int64 | uint64](c *eventColumns, col, i int, v T) {
 	*(*T)(unsafe.Add(c.at[col], uintptr(i)*unsafe.Sizeof(v))) = v
 }
 
-// setNull marks row i of nullable column k null; the rows not so marked
-// are valid.
-func (c *eventColumns) setNull(k, i int) {
-	b := c.valid[k]
-	if c.nulls[k] == 0 {
-		// The batch's first null in the column: all rows valid but this.
-		b[0] = 0xff
-		for j := 1; j < len(b); j *= 2 {
-			copy(b[j:], b[:j])
-		}
+// setValid marks row i of nullable column k valid.
+func (c *eventColumns) setValid(k, i int) {
+	if c.nulls[k] != 0 { // a null before: the column is mixed
+		c.mixed[k] = true
+		c.valid[k][i>>3] |= 1 << (uint(i) & 7)
 	}
-	c.nulls[k]++
-	b[i>>3] &^= 1 << (uint(i) & 7)
+}
+
+// setNull marks row i of nullable column k null.
+func (c *eventColumns) setNull(k, i int) {
+	n := c.nulls[k]
+	c.nulls[k] = n + 1
+	if n != i && !c.mixed[k] {
+		// The first null after valid rows (n is 0): their bits are set.
+		b := c.valid[k]
+		for j := range b[:i>>3] {
+			b[j] = 0xff
+		}
+		b[i>>3] = 1<<(uint(i)&7) - 1
+		c.mixed[k] = true
+	}
 }
 
 // batch makes the rows appended so far a record batch of EventsSchema and
@@ -147,16 +160,10 @@ func (c *eventColumns) batch() arrow.RecordBatch {
 		nulls := 0
 		if v.null >= 0 {
 			if nulls = c.nulls[v.null]; nulls > 0 {
-				// The bits past row n were set with the rest (setNull):
-				// cleared, the bitmap is a builder's, byte for byte.
-				b := c.valid[v.null]
-				used := int(bitutil.BytesForBits(int64(n)))
-				if n%8 != 0 {
-					b[used-1] &= 1<<(n%8) - 1
-				}
-				clear(b[used:])
-				valid = memory.NewBufferWithAllocator(b, c.mem)
-				valid.ResizeNoShrink(used)
+				// Only rows' bits were set: the bitmap is a
+				// builder's, byte for byte.
+				valid = memory.NewBufferWithAllocator(c.valid[v.null], c.mem)
+				valid.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
 				c.valid[v.null] = nil
 			} // else unused and still zero: kept for the next batch
 		}

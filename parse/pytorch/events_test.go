@@ -36,7 +36,7 @@ func eventColumnsMatch(t *testing.T, rows, batch int) {
 	var in []row
 	for i := range rows {
 		e := eventRow{action: []string{"alloc", "free_requested", "free_completed"}[i%3], size: int64(512 * i), stream: int64(i % 2), stack: -1, hasAction: true}
-		if i%4 != 1 { // rows 1, 5, 9...: no time
+		if i%13 < 11 { // rows 11, 12, 24, 25...: no time, the first after 11 rows with one
 			e.timeUs, e.hasTime = int64(1000+i), true
 		}
 		if i >= 10 && i < 20 { // addr: null in batches 0, 1 and 4, and none in 2 and 3
@@ -82,6 +82,7 @@ func eventColumnsMatch(t *testing.T, rows, batch int) {
 		nullable := func(ok bool, k int, set func(), b interface{ AppendNull() }, add func()) {
 			if ok {
 				set()
+				c.setValid(k, i)
 				add()
 			} else {
 				c.setNull(k, i)

@@ -334,6 +334,26 @@ func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bo
 			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
 		}
 		r.meta.TraceEntries[dev] = index + 1
+		if tag, id, ok := item.Ref(); ok && tag == tagScanned {
+			// A scanned entry (ScannedRecord), here rather than in
+			// addEvent: no call for most entries, whatever the profile
+			// the build is optimised by.
+			i := id & (maxEarly - 1)
+			if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
+				return true, r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, index)
+			}
+			// Read in place: the row is freed, and its serial cleared so
+			// that a second Append of the Ref fails the check above, but
+			// nothing takes it before commitEvent returns.
+			e := &r.early[i]
+			e.serial = 0
+			r.earlyFree = append(r.earlyFree, int32(i))
+			r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
+			if e.err != nil {
+				return true, e.err
+			}
+			return true, r.commitEvent(dev, index, e.off, e)
+		}
 		return true, r.addEvent(dev, index, item)
 	}
 	switch l.Tag {
@@ -841,9 +861,37 @@ func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.
 	}
 	e := &r.early[id-1]
 	// An error waits, as the general path's does, until Append takes the
-	// entry: a dict that never reaches its list is no error there. record
-	// sets every field of the row: a free row is left as it was.
-	e.err = r.record(e, rec)
+	// entry: a dict that never reaches its list is no error there. Every
+	// field of the row is set: a free row is left as it was.
+	e.err = nil
+	if r.cleanRecord(rec) {
+		// What PyTorch writes: no field can be in error but the frames,
+		// so the dict's order does not matter. Each field is set once
+		// (here rather than in record: no call); a value whose has-flag
+		// is false is never read.
+		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
+		set := rec.Set
+		e.action, e.hasAction = "", false
+		if set&(1<<action) != 0 {
+			e.action, e.hasAction = rec.Val[action].Str()
+		}
+		e.addr, e.hasAddr = uint64(rec.Int[addr]), set&(1<<addr) != 0
+		e.size, e.stream = 0, 0
+		if set&(1<<size) != 0 {
+			e.size = rec.Int[size]
+		}
+		if set&(1<<stream) != 0 {
+			e.stream = rec.Int[stream]
+		}
+		e.timeUs, e.hasTime = rec.Int[timeUs], set&(1<<timeUs) != 0
+		e.hasFree, e.failed = false, false
+		e.stack = -1
+		if set&(1<<frames) != 0 {
+			e.err = r.recordFrames(e, rec, rec.Offset)
+		}
+	} else {
+		e.err = r.record(e, rec)
+	}
 	r.serial++
 	e.serial, e.off, e.pairs = r.serial, rec.Offset, int32(rec.Pairs)
 	return pickle.RefValue(tagScanned, r.serial<<earlyBits|(id-1)), nil
@@ -915,39 +963,12 @@ func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, off int64) error 
 	return err
 }
 
-// record converts a scanned trace entry to e, as pairs converts its
-// dict's pairs: the same values are taken and the same errors reported,
-// the first in the dict's order.
+// record converts a scanned trace entry that cleanRecord refuses to e,
+// as pairs converts its dict's pairs: the same values are taken and the
+// same errors reported, the first in the dict's order.
 func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 	const what = "trace entry"
 	off := rec.Offset
-	if r.cleanRecord(rec) {
-		// What PyTorch writes: no field can be in error but the frames,
-		// so the dict's order does not matter.
-		// Every field is set, each once (the row is not reset first);
-		// a value whose has-flag is false is never read.
-		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
-		set := rec.Set
-		e.action, e.hasAction = "", false
-		if set&(1<<action) != 0 {
-			e.action, e.hasAction = rec.Val[action].Str()
-		}
-		e.addr, e.hasAddr = uint64(rec.Int[addr]), set&(1<<addr) != 0
-		e.size, e.stream = 0, 0
-		if set&(1<<size) != 0 {
-			e.size = rec.Int[size]
-		}
-		if set&(1<<stream) != 0 {
-			e.stream = rec.Int[stream]
-		}
-		e.timeUs, e.hasTime = rec.Int[timeUs], set&(1<<timeUs) != 0
-		e.hasFree, e.failed = false, false
-		e.stack = -1
-		if set&(1<<frames) == 0 {
-			return nil
-		}
-		return r.recordFrames(e, rec, off)
-	}
 	*e = eventRow{stack: -1}
 	for _, f := range rec.Order[:rec.NOrder] {
 		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
@@ -1013,24 +1034,9 @@ func (r *Reader) newEarly() int64 {
 	return int64(len(r.early))
 }
 
+// addEvent appends trace entry seq of device dev, item, but for a
+// scanned one (Append takes those).
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
-	if tag, id, ok := item.Ref(); ok && tag == tagScanned {
-		i := id & (maxEarly - 1)
-		if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
-			return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, seq)
-		}
-		// Read in place: the row is freed, and its serial cleared so that
-		// a second Append of the Ref fails the check above, but nothing
-		// takes it before commitEvent returns.
-		e := &r.early[i]
-		e.serial = 0
-		r.earlyFree = append(r.earlyFree, int32(i))
-		r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
-		if e.err != nil {
-			return e.err
-		}
-		return r.commitEvent(dev, seq, e.off, e)
-	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
 		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
@@ -1070,6 +1076,7 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	set(c, EvSeq, i, seq)
 	if e.hasTime {
 		set(c, EvTimeUs, i, e.timeUs)
+		c.setValid(evNullTime, i)
 		r.meta.TimedEntries++
 	} else {
 		c.setNull(evNullTime, i)
@@ -1079,6 +1086,7 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	}
 	if e.hasAddr {
 		set(c, EvAddr, i, e.addr)
+		c.setValid(evNullAddr, i)
 	} else {
 		c.setNull(evNullAddr, i)
 	}
@@ -1086,11 +1094,13 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	set(c, EvStream, i, e.stream)
 	if e.stack >= 0 {
 		set(c, EvStackID, i, e.stack)
+		c.setValid(evNullStack, i)
 	} else {
 		c.setNull(evNullStack, i)
 	}
 	if e.hasFree {
 		set(c, EvDeviceFree, i, e.devFree)
+		c.setValid(evNullFree, i)
 	} else {
 		c.setNull(evNullFree, i)
 	}
