@@ -108,19 +108,35 @@ type recentString struct {
 const maxDictIndex = 1024
 
 func newDictColumn(b *array.BinaryDictionaryBuilder, rows int) dictColumn {
-	return dictColumn{b: b, index: map[string]int{}, codes: make([]int, rows)}
+	d := dictColumn{b: b, index: map[string]int{}, codes: make([]int, rows)}
+	for k := range d.recent {
+		d.recent[k].n = -1
+	}
+	return d
 }
 
 // append sets row, the batch's next, to s.
 func (d *dictColumn) append(row int, s string) error {
-	if p := unsafe.StringData(s); p != nil {
-		for k := range d.recent {
-			if r := &d.recent[k]; r.p == p && r.n == len(s) {
-				d.codes[row] = r.i
-				return nil
-			}
-		}
+	if k := d.recentAt(s); k < len(d.recent) {
+		d.codes[row] = d.recent[k].i
+		return nil
 	}
+	return d.appendSlow(row, s)
+}
+
+// recentAt returns the index in recent of s, found by the address and
+// length of its bytes; len(recent) when s is not there.
+func (d *dictColumn) recentAt(s string) int {
+	p, n := unsafe.StringData(s), len(s)
+	k := 0
+	for k < len(d.recent) && (d.recent[k].p != p || d.recent[k].n != n) { // an unused one's n is -1
+		k++
+	}
+	return k
+}
+
+// appendSlow is append for a string not among recent.
+func (d *dictColumn) appendSlow(row int, s string) error {
 	if i, ok := d.index[s]; ok {
 		d.codes[row] = i
 		if p := unsafe.StringData(s); p != nil {

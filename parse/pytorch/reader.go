@@ -1081,7 +1081,9 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	} else {
 		c.setNull(evNullTime, i)
 	}
-	if err := c.action.append(i, e.action); err != nil {
+	if k := c.action.recentAt(e.action); k < len(c.action.recent) {
+		c.action.codes[i] = c.action.recent[k].i // no call (recentAt is inlined)
+	} else if err := c.action.appendSlow(i, e.action); err != nil {
 		return err
 	}
 	if e.hasAddr {
