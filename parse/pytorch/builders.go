@@ -80,12 +80,14 @@ func (s *stackBuilders) init(b *array.RecordBuilder) {
 // dictColumn appends strings to a dictionary column by index: a string
 // seen before costs a map lookup, not a hash-table insert and a copy. The
 // builder's dictionary persists across batches, so an index stays valid.
-// Indices wait in pending until flush, which must run before the batch is
+// A row's index is set in codes, by row; the rows from given on wait
+// there for the builder until flush, which must run before the batch is
 // built.
 type dictColumn struct {
-	b       *array.BinaryDictionaryBuilder
-	index   map[string]int
-	pending []int
+	b     *array.BinaryDictionaryBuilder
+	index map[string]int
+	codes []int // a batch's worth
+	given int
 	// recent holds the strings last found, by the address of their
 	// bytes: a snapshot's actions are memoized strs, the same few
 	// strings entry after entry, so most are found without hashing. A
@@ -105,36 +107,59 @@ type recentString struct {
 // hand-made file has them) go through the builder directly.
 const maxDictIndex = 1024
 
-func (d *dictColumn) append(s string) error {
-	if p := unsafe.StringData(s); p != nil {
-		for k := range d.recent {
-			if r := &d.recent[k]; r.p == p && r.n == len(s) {
-				d.pending = append(d.pending, r.i)
-				return nil
-			}
-		}
+func newDictColumn(b *array.BinaryDictionaryBuilder, rows int) dictColumn {
+	d := dictColumn{b: b, index: map[string]int{}, codes: make([]int, rows)}
+	for k := range d.recent {
+		d.recent[k].n = -1
 	}
+	return d
+}
+
+// append sets row, the batch's next, to s.
+func (d *dictColumn) append(row int, s string) error {
+	if k := d.recentAt(s); k < len(d.recent) {
+		d.codes[row] = d.recent[k].i
+		return nil
+	}
+	return d.appendSlow(row, s)
+}
+
+// recentAt returns the index in recent of s, found by the address and
+// length of its bytes; len(recent) when s is not there.
+func (d *dictColumn) recentAt(s string) int {
+	p, n := unsafe.StringData(s), len(s)
+	k := 0
+	for k < len(d.recent) && (d.recent[k].p != p || d.recent[k].n != n) { // an unused one's n is -1
+		k++
+	}
+	return k
+}
+
+// appendSlow is append for a string not among recent.
+func (d *dictColumn) appendSlow(row int, s string) error {
 	if i, ok := d.index[s]; ok {
-		d.pending = append(d.pending, i)
+		d.codes[row] = i
 		if p := unsafe.StringData(s); p != nil {
 			d.recent[d.next] = recentString{p, len(s), i}
 			d.next = (d.next + 1) % len(d.recent)
 		}
 		return nil
 	}
-	d.flush()
+	d.flush(row)
 	if err := d.b.AppendString(s); err != nil {
 		return err
 	}
+	d.given = row + 1
 	if len(d.index) < maxDictIndex {
 		d.index[s] = d.b.GetValueIndex(d.b.Len() - 1)
 	}
 	return nil
 }
 
-func (d *dictColumn) flush() {
-	if len(d.pending) > 0 {
-		d.b.AppendIndices(d.pending, nil)
-		d.pending = d.pending[:0]
+// flush gives the builder the indices of the rows before n.
+func (d *dictColumn) flush(n int) {
+	if n > d.given {
+		d.b.AppendIndices(d.codes[d.given:n], nil)
+		d.given = n
 	}
 }

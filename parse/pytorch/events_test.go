@@ -2,10 +2,12 @@ package pytorch
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -18,7 +20,14 @@ import (
 // batch's buffers are those of an earlier one: a stale value or validity
 // bit would show. The checked allocator catches a buffer not handed back.
 func TestEventColumnsMatchBuilders(t *testing.T) {
-	const rows, batch = 23, 5
+	// A batch of 5 rows has a one-byte bitmap; one of 20 a three-byte
+	// one, of which a short last batch (5 rows) uses one byte only.
+	for _, sz := range []struct{ rows, batch int }{{23, 5}, {45, 20}} {
+		t.Run(fmt.Sprintf("%d_rows_by_%d", sz.rows, sz.batch), func(t *testing.T) { eventColumnsMatch(t, sz.rows, sz.batch) })
+	}
+}
+
+func eventColumnsMatch(t *testing.T, rows, batch int) {
 	type row struct {
 		dev int32
 		seq int64
@@ -27,7 +36,7 @@ func TestEventColumnsMatchBuilders(t *testing.T) {
 	var in []row
 	for i := range rows {
 		e := eventRow{action: []string{"alloc", "free_requested", "free_completed"}[i%3], size: int64(512 * i), stream: int64(i % 2), stack: -1, hasAction: true}
-		if i%4 != 1 { // rows 1, 5, 9...: no time
+		if i%13 < 11 { // rows 11, 12, 24, 25...: no time, the first after 11 rows with one
 			e.timeUs, e.hasTime = int64(1000+i), true
 		}
 		if i >= 10 && i < 20 { // addr: null in batches 0, 1 and 4, and none in 2 and 3
@@ -64,7 +73,7 @@ func TestEventColumnsMatchBuilders(t *testing.T) {
 		want.Field(EvSeq).(*array.Int64Builder).Append(r.seq)
 		want.Field(EvSize).(*array.Int64Builder).Append(r.e.size)
 		want.Field(EvStream).(*array.Int64Builder).Append(r.e.stream)
-		if err := c.action.append(r.e.action); err != nil {
+		if err := c.action.append(i, r.e.action); err != nil {
 			t.Fatal(err)
 		}
 		if err := want.Field(EvAction).(*array.BinaryDictionaryBuilder).AppendString(r.e.action); err != nil {
@@ -76,7 +85,7 @@ func TestEventColumnsMatchBuilders(t *testing.T) {
 				c.setValid(k, i)
 				add()
 			} else {
-				c.nulls[k]++
+				c.setNull(k, i)
 				b.AppendNull()
 			}
 		}
@@ -124,6 +133,18 @@ func checkEventBatch(t *testing.T, b int, g, w arrow.RecordBatch) {
 		}
 		if ga.NullN() == 0 && ga.Data().Buffers()[0] != nil && col != EvAction {
 			t.Errorf("%s: a validity bitmap with no nulls", name)
+		}
+		if ga.NullN() > 0 && col != EvAction {
+			// The bitmap's bytes, the bits past the last row included (a
+			// writer may copy them): the builder leaves those zero.
+			gv, wv := ga.Data().Buffers()[0].Bytes(), wa.Data().Buffers()[0].Bytes()
+			used := int(bitutil.BytesForBits(int64(ga.Len())))
+			if len(gv) < used || len(wv) < used || string(gv[:used]) != string(wv[:used]) {
+				t.Errorf("%s: validity bytes %x, want %x", name, gv, wv[:min(used, len(wv))])
+			}
+			if g := gv[:cap(gv)]; len(g) > used && strings.Trim(string(g[used:]), "\x00") != "" {
+				t.Errorf("%s: validity bytes past the last row %x, want zero", name, g[used:])
+			}
 		}
 		if col == EvAction {
 			continue

@@ -286,6 +286,7 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 	if parent != nil && parent.Tag >= tagTraceBase && c.Kind == pickle.Dict && c.Tag == 0 {
 		// Most likely a trace entry: convert its pairs as they come.
 		if id := r.newEarly(); id > 0 {
+			r.early[id-1] = eventRow{stack: -1}
 			c.Tag, c.ID = tagEntry, id
 		}
 		return
@@ -327,20 +328,41 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 // Append implements pickle.Handler: segments and trace entries become
 // table rows as they arrive and are not kept.
 func (r *Reader) Append(l *pickle.Container, index int64, item pickle.Value) (bool, error) {
-	switch {
-	case l.Tag == tagSegments:
-		return true, r.addSegment(index, item)
-	case l.Tag == tagAnnotations:
-		// Marks from the profiler (record_function): not used, and
-		// long recordings hold millions of them.
-		return true, nil
-	case l.Tag >= tagTraceBase:
+	if l.Tag >= tagTraceBase { // first: trace entries are most of a snapshot
 		dev := int32(l.Tag - tagTraceBase)
 		for int(dev) >= len(r.meta.TraceEntries) {
 			r.meta.TraceEntries = append(r.meta.TraceEntries, 0)
 		}
 		r.meta.TraceEntries[dev] = index + 1
+		if tag, id, ok := item.Ref(); ok && tag == tagScanned {
+			// A scanned entry (ScannedRecord), here rather than in
+			// addEvent: no call for most entries, whatever the profile
+			// the build is optimised by.
+			i := id & (maxEarly - 1)
+			if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
+				return true, r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, index)
+			}
+			// Read in place: the row is freed, and its serial cleared so
+			// that a second Append of the Ref fails the check above, but
+			// nothing takes it before commitEvent returns.
+			e := &r.early[i]
+			e.serial = 0
+			r.earlyFree = append(r.earlyFree, int32(i))
+			r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
+			if e.err != nil {
+				return true, e.err
+			}
+			return true, r.commitEvent(dev, index, e.off, e)
+		}
 		return true, r.addEvent(dev, index, item)
+	}
+	switch l.Tag {
+	case tagSegments:
+		return true, r.addSegment(index, item)
+	case tagAnnotations:
+		// Marks from the profiler (record_function): not used, and
+		// long recordings hold millions of them.
+		return true, nil
 	}
 	return false, nil
 }
@@ -839,8 +861,37 @@ func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.
 	}
 	e := &r.early[id-1]
 	// An error waits, as the general path's does, until Append takes the
-	// entry: a dict that never reaches its list is no error there.
-	e.err = r.record(e, rec)
+	// entry: a dict that never reaches its list is no error there. Every
+	// field of the row is set: a free row is left as it was.
+	e.err = nil
+	if r.cleanRecord(rec) {
+		// What PyTorch writes: no field can be in error but the frames,
+		// so the dict's order does not matter. Each field is set once
+		// (here rather than in record: no call); a value whose has-flag
+		// is false is never read.
+		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
+		set := rec.Set
+		e.action, e.hasAction = "", false
+		if set&(1<<action) != 0 {
+			e.action, e.hasAction = rec.Val[action].Str()
+		}
+		e.addr, e.hasAddr = uint64(rec.Int[addr]), set&(1<<addr) != 0
+		e.size, e.stream = 0, 0
+		if set&(1<<size) != 0 {
+			e.size = rec.Int[size]
+		}
+		if set&(1<<stream) != 0 {
+			e.stream = rec.Int[stream]
+		}
+		e.timeUs, e.hasTime = rec.Int[timeUs], set&(1<<timeUs) != 0
+		e.hasFree, e.failed = false, false
+		e.stack = -1
+		if set&(1<<frames) != 0 {
+			e.err = r.recordFrames(e, rec, rec.Offset)
+		}
+	} else {
+		e.err = r.record(e, rec)
+	}
 	r.serial++
 	e.serial, e.off, e.pairs = r.serial, rec.Offset, int32(rec.Pairs)
 	return pickle.RefValue(tagScanned, r.serial<<earlyBits|(id-1)), nil
@@ -858,27 +909,48 @@ func (r *Reader) cleanRecord(rec *pickle.Record) bool {
 		ints   = addr | size | 1<<(fieldStream-1) | 1<<(fieldTime-1)
 		frames = 1 << (fieldFrames - 1)
 	)
-	return rec.Set&^(action|ints|frames) == 0 && rec.IsInt&(ints|action) == rec.Set&ints &&
-		(rec.Set&addr == 0 || rec.Int[fieldAddr-1] >= 0) &&
-		(rec.Set&size == 0 || rec.Int[fieldSize-1] >= 0 && rec.Int[fieldSize-1] <= maxSize)
+	set := rec.Set
+	// A size as a uint64 is in range when it is 0 to maxSize.
+	return set&^(action|ints|frames) == 0 && rec.IsInt&(ints|action) == set&ints &&
+		(set&addr == 0 || rec.Int[fieldAddr-1] >= 0) &&
+		(set&size == 0 || uint64(rec.Int[fieldSize-1]) <= maxSize)
 }
 
 // recordFrames interns the stack of a scanned trace entry's frames,
-// field f, as stackID does a dict's: a list the scan read is
+// its field, as stackID does a dict's: a list the scan read is
 // interned from its elements and, when that succeeds, replaced by the
 // stack's Ref, which the memo then yields in its place.
-func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, f int, off int64) error {
+//
+// The usual cases come first, each as stackID or internStack would end
+// it: a memo get of a list converted before (a Ref to its stack; a third
+// of big_real's entries), a list with the elements of one converted
+// before (ListKey: most trace entries repeat one of a few lists), an
+// empty list (no stack).
+func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, off int64) error {
+	const f = int(fieldFrames - 1) // a constant: its shifts and indexing cost no checks
+	if rec.IsInt&(1<<f) == 0 {
+		if tag, id, ok := rec.Val[f].Ref(); ok && tag == tagStack {
+			e.stack = int32(id)
+			return nil
+		}
+	}
+	key := rec.ListKey(f)
+	ls := &r.listStacks[key%uint64(len(r.listStacks))]
+	if ls.key == key && key != 0 {
+		e.stack = ls.stack
+		rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
+		return nil
+	}
 	var err error
 	if items, listOff, ok := rec.List(f); ok {
-		// A list with the elements of one converted before (ListKey) is
-		// the same stack: most trace entries repeat one of a few lists.
-		key := rec.ListKey(f)
-		if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
-			e.stack = ls.stack
-		} else if e.stack, err = r.internStack(items, off, listOff); err != nil {
-			return err
-		} else if key != 0 {
-			*ls = listStack{key, e.stack}
+		e.stack = -1
+		if len(items) > 0 {
+			if e.stack, err = r.internStack(items, off, listOff); err != nil {
+				return err
+			}
+			if key != 0 {
+				*ls = listStack{key, e.stack}
+			}
 		}
 		rec.Val[f] = pickle.RefValue(tagStack, int64(e.stack))
 		return nil
@@ -891,36 +963,13 @@ func (r *Reader) recordFrames(e *eventRow, rec *pickle.Record, f int, off int64)
 	return err
 }
 
-// record converts a scanned trace entry to e, as pairs converts its
-// dict's pairs: the same values are taken and the same errors reported,
-// the first in the dict's order.
+// record converts a scanned trace entry that cleanRecord refuses to e,
+// as pairs converts its dict's pairs: the same values are taken and the
+// same errors reported, the first in the dict's order.
 func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 	const what = "trace entry"
 	off := rec.Offset
-	if r.cleanRecord(rec) {
-		// What PyTorch writes: no field can be in error but the frames,
-		// so the dict's order does not matter.
-		const action, addr, size, stream, timeUs, frames = fieldAction - 1, fieldAddr - 1, fieldSize - 1, fieldStream - 1, fieldTime - 1, fieldFrames - 1
-		if rec.Set&(1<<action) != 0 {
-			e.action, e.hasAction = rec.Val[action].Str()
-		}
-		if rec.Set&(1<<addr) != 0 {
-			e.addr, e.hasAddr = uint64(rec.Int[addr]), true
-		}
-		if rec.Set&(1<<size) != 0 {
-			e.size = rec.Int[size]
-		}
-		if rec.Set&(1<<stream) != 0 {
-			e.stream = rec.Int[stream]
-		}
-		if rec.Set&(1<<timeUs) != 0 {
-			e.timeUs, e.hasTime = rec.Int[timeUs], true
-		}
-		if rec.Set&(1<<frames) == 0 {
-			return nil
-		}
-		return r.recordFrames(e, rec, int(frames), off)
-	}
+	*e = eventRow{stack: -1}
 	for _, f := range rec.Order[:rec.NOrder] {
 		n, isInt := rec.Int[f], rec.IsInt&(1<<f) != 0
 		v := rec.Val[f]
@@ -961,7 +1010,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 			e.devFree, err = r.sizeField(v, off, what, "device_free")
 			e.hasFree = true
 		case fieldFrames:
-			err = r.recordFrames(e, rec, int(f), off)
+			err = r.recordFrames(e, rec, off)
 		}
 		if err != nil {
 			return err
@@ -971,7 +1020,7 @@ func (r *Reader) record(e *eventRow, rec *pickle.Record) error {
 }
 
 // newEarly returns the id (from 1) of a free early trace entry, 0 when
-// there is none.
+// there is none. The row is as it was left: its taker sets it.
 func (r *Reader) newEarly() int64 {
 	if n := len(r.earlyFree); n > 0 {
 		id := r.earlyFree[n-1]
@@ -985,21 +1034,9 @@ func (r *Reader) newEarly() int64 {
 	return int64(len(r.early))
 }
 
+// addEvent appends trace entry seq of device dev, item, but for a
+// scanned one (Append takes those).
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
-	if tag, id, ok := item.Ref(); ok && tag == tagScanned {
-		i := id & (maxEarly - 1)
-		if id < 0 || int(i) >= len(r.early) || r.early[i].serial != id>>earlyBits {
-			return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is a trace entry already stored before (a memo reference or DUP)", dev, seq)
-		}
-		e := r.early[i]
-		r.early[i] = eventRow{stack: -1}
-		r.earlyFree = append(r.earlyFree, int32(i))
-		r.dec.ReleaseRecord(int(e.pairs)) // consumed, as the general path's dict
-		if e.err != nil {
-			return e.err
-		}
-		return r.commitEvent(dev, seq, e.off, &e)
-	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
 		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
@@ -1032,40 +1069,47 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 		c.alloc()
 	}
 	i := c.n
-	c.device[i] = dev
-	c.seq[i] = seq
+	if i >= c.rows || i < 0 { // never: a full batch is flushed below
+		return r.errAt(off, "internal error: trace entry %d of device %d past its batch's %d rows", seq, dev, c.rows)
+	}
+	set(c, EvDevice, i, dev)
+	set(c, EvSeq, i, seq)
 	if e.hasTime {
-		c.timeUs[i] = e.timeUs
+		set(c, EvTimeUs, i, e.timeUs)
 		c.setValid(evNullTime, i)
 		r.meta.TimedEntries++
 	} else {
-		c.nulls[evNullTime]++
+		c.setNull(evNullTime, i)
 	}
-	if err := c.action.append(e.action); err != nil {
+	if k := c.action.recentAt(e.action); k < len(c.action.recent) {
+		c.action.codes[i] = c.action.recent[k].i // no call (recentAt is inlined)
+	} else if err := c.action.appendSlow(i, e.action); err != nil {
 		return err
 	}
 	if e.hasAddr {
-		c.addr[i] = e.addr
+		set(c, EvAddr, i, e.addr)
 		c.setValid(evNullAddr, i)
 	} else {
-		c.nulls[evNullAddr]++
+		c.setNull(evNullAddr, i)
 	}
-	c.size[i] = e.size
-	c.stream[i] = e.stream
+	set(c, EvSize, i, e.size)
+	set(c, EvStream, i, e.stream)
 	if e.stack >= 0 {
-		c.stack[i] = e.stack
+		set(c, EvStackID, i, e.stack)
 		c.setValid(evNullStack, i)
 	} else {
-		c.nulls[evNullStack]++
+		c.setNull(evNullStack, i)
 	}
 	if e.hasFree {
-		c.deviceFree[i] = e.devFree
+		set(c, EvDeviceFree, i, e.devFree)
 		c.setValid(evNullFree, i)
 	} else {
-		c.nulls[evNullFree]++
+		c.setNull(evNullFree, i)
 	}
-	c.n = i + 1
-	r.maybeFlush(TableEvents)
+	if c.n = i + 1; c.n >= c.rows { // maybeFlush, inlined: once an entry
+		r.flush(TableEvents)
+		r.dec.Pause()
+	}
 	return nil
 }
 

@@ -233,3 +233,37 @@ func TestScanMemo(t *testing.T) {
 		})
 	}
 }
+
+// TestScannedEntryTwice appends one scanned trace entry twice (a DUP of
+// its Ref, which the scan pushed in the dict's place): the second Append
+// must be refused, with a positioned error, as pickle.RecordScanner allows,
+// and not taken for another entry from the freed row. The general path
+// reads the dict twice. The third entry is followed by a POP, so that it
+// goes the general way, and the DUP after it copies the second's Ref.
+func TestScannedEntryTwice(t *testing.T) {
+	e := entry("alloc", 1, 2)
+	data := snap(e, e, e+"0", "2")
+	read := func(opts ...Option) (*Snapshot, error, int64) {
+		r := NewReader(bytes.NewReader(data), "x", append(opts, WithAllocator(memory.NewGoAllocator()))...)
+		s, err := readAllFrom(r)
+		return s, err, r.serial
+	}
+	general, err, _ := read(withGeneralPath())
+	if err != nil {
+		t.Fatalf("general path: %v", err)
+	}
+	if n := general.Table(TableEvents).NumRows(); n != 3 {
+		t.Errorf("general path: %d trace entries, want 3 (the second twice)", n)
+	}
+	general.Release()
+	fast, err, scanned := read()
+	if fast != nil {
+		fast.Release()
+	}
+	if scanned < 2 {
+		t.Fatalf("%d entries scanned, want the first two", scanned)
+	}
+	if err == nil || !strings.Contains(err.Error(), "device_traces[0][2] is a trace entry already stored before") {
+		t.Errorf("record scan: %v, want the third entry refused", err)
+	}
+}
