@@ -87,7 +87,8 @@ type options struct {
 	hasStart bool
 	interval time.Duration
 	// general reads every line the general way, without smiDecoder's
-	// fastRow: tests hold the fast path to it.
+	// fastRow and plainRow's cache of repeated columns: tests hold the
+	// fast path to it.
 	general bool
 }
 
