@@ -149,8 +149,19 @@ func FuzzPlainRowCache(f *testing.F) {
 			if err != nil {
 				t.Fatalf("row %d: plainRow read %q, row says %v", k, x, err)
 			}
+			// The dictionary indices the cache knows are those of the
+			// values (row leaves them 0).
+			text := &r.col.text
+			if i := fast.uuidIdx; i > 0 && text[ColUUID].values[i-1] != string(fast.uuid) ||
+				fast.nameIdx > 0 && text[ColGPUName].values[fast.nameIdx-1] != string(fast.gpuName) {
+				t.Fatalf("row %d: %q: indices %d, %d of %q, %q in %q, %q", k, x, fast.uuidIdx, fast.nameIdx, fast.uuid, fast.gpuName, text[ColUUID].values, text[ColGPUName].values)
+			}
+			fast.uuidIdx, fast.nameIdx = 0, 0
 			if !reflect.DeepEqual(fast, slow) {
 				t.Fatalf("row %d: %q: plainRow read\n%+v\nrow read\n%+v", k, x, fast, slow)
+			}
+			if err := d.finish(&slow, 2); err != nil { // emitted: the cache learns the indices
+				t.Fatal(err)
 			}
 		}
 	})

@@ -400,6 +400,9 @@ type sample struct {
 	hasGPU, hasPID                          bool
 	hasUsed, hasTotal, hasFree, hasReserved bool
 	conv                                    Convention // the layout's behaviour when arithmetic cannot tell
+	// uuidIdx and nameIdx are uuid's and gpuName's index + 1 in the
+	// Reader's dictionaries where plainRow's cache knows it, else 0.
+	uuidIdx, nameIdx int32
 }
 
 // reservationTolerance absorbs MiB rounding in total = used + free (+ reserved).
@@ -467,8 +470,16 @@ func (r *Reader) emit(s *sample) {
 	c.free.add(s.free, s.hasFree)
 	c.reserved.add(s.reserved, s.hasReserved)
 	c.text[ColHost].addOrNull(s.host)
-	c.text[ColUUID].addOrNull(s.uuid)
-	c.text[ColGPUName].addOrNull(s.gpuName)
+	if s.uuidIdx > 0 {
+		c.text[ColUUID].addKnown(s.uuidIdx - 1)
+	} else {
+		c.text[ColUUID].addOrNull(s.uuid)
+	}
+	if s.nameIdx > 0 {
+		c.text[ColGPUName].addKnown(s.nameIdx - 1)
+	} else {
+		c.text[ColGPUName].addOrNull(s.gpuName)
+	}
 	c.text[ColProcess].addOrNull(s.process)
 	c.text[ColPod].addOrNull(s.pod)
 	c.text[ColNamespace].addOrNull(s.namespace)
@@ -646,6 +657,27 @@ func (d *dictColumn) add(v []byte) {
 	}
 	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
 	d.idx.add(i, true)
+}
+
+// addKnown is add of the value at index i of the dictionary, known
+// without looking it up: indices never change once given.
+func (d *dictColumn) addKnown(i int32) {
+	if d.lastFixed != nil {
+		d.lastFixed = nil
+	}
+	if !d.hasLast || d.lastIdx != i {
+		d.last, d.lastIdx, d.hasLast = d.values[i], i, true
+	}
+	d.idx.add(i, true)
+}
+
+// lastKnown is the index + 1 of the value the last add added, when
+// added is true (it was not a null), else 0: addKnown's argument + 1.
+func (d *dictColumn) lastKnown(added bool) int32 {
+	if !added {
+		return 0
+	}
+	return d.lastIdx + 1
 }
 
 // addFixed is add for values whose bytes never change once added (the

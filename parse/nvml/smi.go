@@ -307,7 +307,10 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 		m.miss(e, b[from:pos], s)
 	}
 	_, ok = d.plainCols(b, s, pos, m.to, len(d.cols))
-	return ok && (!d.apps || s.hasPID)
+	if ok = ok && (!d.apps || s.hasPID); !ok {
+		m.filled = nil // not emitted: no dictionary index to learn
+	}
+	return ok
 }
 
 // plainCols reads columns [from, to) of a plain row, the first at offset
@@ -396,6 +399,9 @@ type midCache struct {
 	hits   int
 	misses int
 	ents   []midEntry
+	// filled is the entry the row being read filled, until finish gives
+	// it the row's dictionary indices; nil when none.
+	filled *midEntry
 }
 
 // midPlaces bounds the places cached: GPUs of a host (or processes of a
@@ -404,7 +410,7 @@ const midPlaces = 64
 
 type midEntry struct {
 	b []byte // the columns' bytes, each ending with its comma; empty: none yet
-	s sample // what they set, its text pointing into b
+	s sample // what they set, its text pointing into b, with its dictionary indices once emitted
 }
 
 func (m *midCache) reset(to int) {
@@ -446,6 +452,7 @@ func (m *midCache) miss(e *midEntry, b []byte, s *sample) {
 	e.s.uuid = within(s.uuid, b, e.b)
 	e.s.gpuName = within(s.gpuName, b, e.b)
 	e.s.process = within(s.process, b, e.b)
+	m.filled = e
 }
 
 // within is v, a slice of from (or nil), as the same bytes of to, a copy
@@ -467,6 +474,7 @@ func (e *midEntry) apply(s *sample) {
 	s.total, s.hasTotal = c.total, c.hasTotal
 	s.reserved, s.hasReserved = c.reserved, c.hasReserved
 	s.uuid, s.gpuName, s.process = c.uuid, c.gpuName, c.process
+	s.uuidIdx, s.nameIdx = c.uuidIdx, c.nameIdx
 }
 
 // split cuts a row into d.fields, one per column, joining back names
@@ -808,6 +816,12 @@ func (d *smiDecoder) finish(s *sample, n int) error {
 		s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid))
 	}
 	d.r.emit(s)
+	if e := d.mid.filled; e != nil {
+		// The values' indices, for the rows that take the entry.
+		d.mid.filled = nil
+		e.s.uuidIdx = d.r.col.text[ColUUID].lastKnown(len(s.uuid) > 0)
+		e.s.nameIdx = d.r.col.text[ColGPUName].lastKnown(len(s.gpuName) > 0)
+	}
 	return nil
 }
 
