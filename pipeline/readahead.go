@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 	"sync"
 )
@@ -25,9 +27,14 @@ type byteReadAhead struct {
 	wg    sync.WaitGroup
 	once  sync.Once
 
-	cur []byte // what is left of the chunk being read
+	cur []byte // what is left of the chunk being read (or of joined)
 	buf []byte // that chunk's buffer, handed back once read
 	err error  // the source's error, returned once cur is empty
+
+	// For Peek and ReadSlice: bytes of several chunks joined, what Peek
+	// shows (cur is then a slice of joined) and a line across chunks.
+	joined, line []byte
+	size         int // the chunks' size (readAheadChunk; tests make it small)
 }
 
 type readChunk struct {
@@ -44,11 +51,17 @@ const (
 )
 
 func newByteReadAhead(src io.Reader) *byteReadAhead {
+	return newByteReadAheadSize(src, readAheadChunk)
+}
+
+// newByteReadAheadSize is newByteReadAhead with chunks of size bytes.
+func newByteReadAheadSize(src io.Reader, size int) *byteReadAhead {
 	r := &byteReadAhead{
 		src:   src,
 		full:  make(chan readChunk, readAheadChunks),
 		empty: make(chan []byte, readAheadChunks),
 		done:  make(chan struct{}),
+		size:  max(size, 1),
 	}
 	r.wg.Add(1)
 	go r.run()
@@ -61,7 +74,7 @@ func (r *byteReadAhead) run() {
 	for {
 		var b []byte
 		if made < readAheadChunks {
-			b = make([]byte, readAheadChunk)
+			b = make([]byte, r.size)
 			made++
 		} else {
 			select {
@@ -88,29 +101,91 @@ func (r *byteReadAhead) run() {
 	}
 }
 
+// next makes cur the next chunk, handing the last one's buffer back;
+// false, with cur empty, once the source's error is reached (r.err).
+func (r *byteReadAhead) next() bool {
+	if r.buf != nil {
+		r.empty <- r.buf[:cap(r.buf)] // never blocks: at most readAheadChunks exist
+		r.buf = nil
+	}
+	r.cur = nil
+	if r.err != nil {
+		return false
+	}
+	select {
+	case c := <-r.full:
+		r.cur, r.buf, r.err = c.b, c.b, c.err
+	case <-r.done:
+		r.err = io.ErrClosedPipe // read after Close
+	}
+	return true
+}
+
 // Read is io.Reader's.
 func (r *byteReadAhead) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for len(r.cur) == 0 {
-		if r.buf != nil {
-			r.empty <- r.buf[:cap(r.buf)] // never blocks: at most readAheadChunks exist
-			r.buf = nil
-		}
-		if r.err != nil {
+		if !r.next() {
 			return 0, r.err
-		}
-		select {
-		case c := <-r.full:
-			r.cur, r.buf, r.err = c.b, c.b, c.err
-		case <-r.done:
-			return 0, io.ErrClosedPipe // read after Close
 		}
 	}
 	n := copy(p, r.cur)
 	r.cur = r.cur[n:]
 	return n, nil
+}
+
+// ReadSlice is bufio.Reader's, the chunks serving as its buffer (no copy
+// but of a line across two chunks): the bytes up to and including the
+// first delim, valid until the next read; with the source's error at the
+// end, and bufio.ErrBufferFull after a chunk's size of bytes without
+// delim.
+func (r *byteReadAhead) ReadSlice(delim byte) ([]byte, error) {
+	if i := bytes.IndexByte(r.cur, delim); i >= 0 {
+		line := r.cur[:i+1]
+		r.cur = r.cur[i+1:]
+		return line, nil
+	}
+	r.line = append(r.line[:0], r.cur...)
+	for r.next() {
+		if i := bytes.IndexByte(r.cur, delim); i >= 0 {
+			r.line = append(r.line, r.cur[:i+1]...)
+			r.cur = r.cur[i+1:]
+			return r.line, nil
+		}
+		r.line = append(r.line, r.cur...)
+		if len(r.line) >= r.size {
+			r.cur = r.cur[len(r.cur):]
+			return r.line, bufio.ErrBufferFull
+		}
+	}
+	return r.line, r.err
+}
+
+// Peek is bufio.Reader's: the next n bytes (at most a chunk's size),
+// not consumed; fewer, with the source's error, at its end.
+func (r *byteReadAhead) Peek(n int) ([]byte, error) {
+	if n > r.size {
+		return nil, bufio.ErrBufferFull
+	}
+	if len(r.cur) < n && r.err == nil {
+		// Join what is left and the chunks after it into joined, which
+		// is then read as a chunk is.
+		j := append(r.joined[:0], r.cur...)
+		for len(j) < n && r.next() {
+			j = append(j, r.cur...)
+		}
+		if r.buf != nil {
+			r.empty <- r.buf[:cap(r.buf)]
+			r.buf = nil
+		}
+		r.joined, r.cur = j, j
+	}
+	if len(r.cur) < n {
+		return r.cur, r.err
+	}
+	return r.cur[:n], nil
 }
 
 // Close stops the goroutine and waits for it.

@@ -164,7 +164,7 @@ type Reader struct {
 
 	name string
 	opt  options
-	src  *bufio.Reader
+	src  lineSource
 	dec  decoder
 	out  *parse.TableBuilder[Table]
 
@@ -182,7 +182,9 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of the log in r (already decompressed;
-// parse.Open removes gzip). name names the input in errors.
+// parse.Open removes gzip). name names the input in errors. When r has
+// bufio.Reader's Peek and ReadSlice (see lineSource), lines are read
+// through them.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16), loc: time.UTC}
 	for _, f := range opts {
@@ -191,16 +193,34 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	if o.loc == nil {
 		o.loc = time.UTC
 	}
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < parse.SniffLen {
-		br = bufio.NewReaderSize(r, parse.SniffLen)
+	var src lineSource
+	switch lr := r.(type) {
+	case *bufio.Reader:
+		if lr.Size() >= parse.SniffLen {
+			src = lr
+		}
+	case lineSource:
+		src = lr
 	}
-	rd := &Reader{name: name, opt: o, src: br, meta: Metadata{Warnings: parse.NewWarnings(name)}}
+	if src == nil {
+		src = bufio.NewReaderSize(r, parse.SniffLen)
+	}
+	rd := &Reader{name: name, opt: o, src: src, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.civil.loc = o.loc
 	// The samples are gathered in Go slices and made a batch at once (see
 	// columns), not appended to a RecordBuilder: no table builders.
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, 0, rd.fill)
 	return rd
+}
+
+// lineSource is what a Reader reads lines from: bufio.Reader's Peek and
+// ReadSlice, with Peek of at least parse.SniffLen bytes. A reader given
+// to NewReader that has them (a bufio.Reader that large, or a read-ahead
+// that serves lines from its own buffers) is read through them, without
+// a buffer of the Reader's own to copy its bytes into.
+type lineSource interface {
+	Peek(n int) ([]byte, error)
+	ReadSlice(delim byte) ([]byte, error)
 }
 
 // tableReader is the reader shell every family shares.
