@@ -405,8 +405,13 @@ type midCache struct {
 }
 
 // midPlaces bounds the places cached: GPUs of a host (or processes of a
-// tick, in a --query-compute-apps log).
-const midPlaces = 64
+// tick, in a --query-compute-apps log); midBytes the columns' bytes kept
+// at a place (nvidia-smi's are about 100: a long row is read, not kept,
+// so that the cache holds at most 64 KiB whatever the input).
+const (
+	midPlaces = 64
+	midBytes  = 1024
+)
 
 type midEntry struct {
 	b []byte // the columns' bytes, each ending with its comma; empty: none yet
@@ -444,7 +449,7 @@ func (m *midCache) miss(e *midEntry, b []byte, s *sample) {
 		m.to = 0 // more misses than hits: a column there changes from tick to tick
 		return
 	}
-	if e == nil {
+	if e == nil || len(b) > midBytes {
 		return
 	}
 	e.b = append(e.b[:0], b...)
