@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -140,7 +141,13 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	// The analyzers copy what they keep: a batch's buffers serve the next
 	// ones once it is released.
 	mem := parse.NewRecyclingAllocator(64 << 20)
-	r := nvml.NewReader(in.Reader(), in.Name, append([]nvml.Option{nvml.WithAllocator(mem)}, opts...)...)
+	var raw io.Reader = in.Reader()
+	if in.Regular {
+		ra := newByteReadAhead(raw)
+		defer ra.Close() // after the Reader's goroutine stops (deferred below): it reads ra
+		raw = ra
+	}
+	r := nvml.NewReader(raw, in.Name, append([]nvml.Option{nvml.WithAllocator(mem)}, opts...)...)
 	defer r.Release()
 	src, stop := readAhead[nvml.Table](in, r)
 	defer stop() // before r.Release

@@ -197,3 +197,86 @@ func FuzzBandStrict(f *testing.F) {
 		}
 	})
 }
+
+// reduceSelect is reduce as it was before binMedian: every bin's medians
+// selected. FuzzReduce holds reduce to it.
+func reduceSelect(x, y []float64, maxPoints int) ([]float64, []float64) {
+	n := len(x)
+	if n <= maxPoints {
+		return x, y
+	}
+	span := x[n-1] - x[0]
+	var rx, ry, bx, by []float64
+	bin := -1
+	flush := func() {
+		if len(bx) > 0 {
+			rx = append(rx, medianSelect(bx))
+			ry = append(ry, medianSelect(by))
+		}
+		bx, by = bx[:0], by[:0]
+	}
+	for i := range x {
+		b := min(int(float64(maxPoints)*(x[i]-x[0])/span), maxPoints-1)
+		if b != bin {
+			flush()
+			bin = b
+		}
+		bx = append(bx, x[i])
+		by = append(by, y[i])
+	}
+	flush()
+	return rx, ry
+}
+
+// FuzzReduce: reduce, which reads the median of a bin whose values ascend
+// rather than select it, gives reduceSelect's points to the bit, on
+// series of ramps, steps and noise, with ties, signed zeros and times
+// that stand still or go back.
+func FuzzReduce(f *testing.F) {
+	f.Add(uint64(1), uint8(0), uint16(4000), uint8(64))
+	f.Add(uint64(2), uint8(3), uint16(1500), uint8(7))
+	f.Add(uint64(3), uint8(0x97), uint16(900), uint8(200))
+	f.Add(uint64(4), uint8(0xf2), uint16(5000), uint8(16))
+	f.Add(uint64(5), uint8(0x0c), uint16(3000), uint8(100)) // signed zeros
+	f.Fuzz(func(t *testing.T, seed uint64, kind uint8, n uint16, points uint8) {
+		if n > 20000 || points == 0 {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(kind)))
+		x, y := make([]float64, n), make([]float64, n)
+		t0 := 0.0
+		for i := range x {
+			switch kind & 3 {
+			case 0:
+				t0 += 0.25 // nvidia-smi -lms 250
+			case 1:
+				t0 += float64(rng.IntN(3)) // times that stand still
+			case 2:
+				t0 += float64(rng.IntN(5)) - 1 // and go back
+			default:
+				t0 += rng.Float64()
+			}
+			x[i] = t0
+			switch kind >> 2 & 3 {
+			case 0:
+				y[i] = float64(i%4096) * mib // a sawtooth of ramps
+			case 1:
+				y[i] = float64(rng.IntN(4)) * mib // steps with ties
+			case 2:
+				y[i] = rng.NormFloat64()
+			default:
+				y[i] = math.Copysign(0, float64(rng.IntN(2))-0.5) // signed zeros
+			}
+		}
+		gx, gy := reduce(x, y, int(points))
+		wx, wy := reduceSelect(slices.Clone(x), slices.Clone(y), int(points))
+		if len(gx) != len(wx) || len(gy) != len(wy) {
+			t.Fatalf("%d and %d points, want %d and %d", len(gx), len(gy), len(wx), len(wy))
+		}
+		for i := range gx {
+			if math.Float64bits(gx[i]) != math.Float64bits(wx[i]) || math.Float64bits(gy[i]) != math.Float64bits(wy[i]) {
+				t.Fatalf("point %d: (%v, %v), want (%v, %v)", i, gx[i], gy[i], wx[i], wy[i])
+			}
+		}
+	})
+}

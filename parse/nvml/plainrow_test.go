@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,6 +76,93 @@ func FuzzPlainRow(f *testing.F) {
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%q: plainRow read\n%+v\nrow read\n%+v", row, fast, slow)
+		}
+	})
+}
+
+// tick is the rows of one tick of a --query-gpu log at hh:mm:ss.mmm,
+// each GPU's fields up to memory.total given, the rest the same.
+func tick(clock string, gpus ...string) string {
+	var b strings.Builder
+	for i, g := range gpus {
+		fmt.Fprintf(&b, "2026/11/30 %s, %s, %d MiB, %d MiB, 616 MiB, %d %%, 0 %%\n", clock, g, 4+i, 143151-i, 7*i)
+	}
+	return b.String()
+}
+
+// FuzzPlainRowCache: plainRow reads a sequence of rows, with its cache of
+// the columns between the timestamp and memory.used (midCache), as split
+// and row read each. The rows are row and row with edit put at at, in an
+// order that meets the cache at the same place with the same bytes and
+// with others, at the same timestamp and at another.
+func FuzzPlainRowCache(f *testing.F) {
+	rows := []string{
+		"2026/11/30 08:06:12.696, 0, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f17770, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 0 MiB, 143155 MiB, 616 MiB, 0 %, 0 %",
+		"2026/11/30 08:06:12.696, GPU-f7fe13ab-e2ff-251e-34e3-f58c08f17770, 4242, python train.py, 5120 MiB",
+		"2026/11/30 08:06:12, 0, GPU-a, n, b, 80 GB, 1024, 3 KiB, 0 MiB,,",
+	}
+	for _, row := range rows {
+		for h := range plainRowHeaders {
+			f.Add(h, row, "3", 22)   // another timestamp
+			f.Add(h, row, "9", 40)   // another field after it
+			f.Add(h, row, "", 0)     // the same row
+			f.Add(h, row, ",", 30)   // a field more
+			f.Add(h, row, "N/A", 26) // a placeholder
+		}
+	}
+	f.Fuzz(func(t *testing.T, h int, row, edit string, at int) {
+		if h < 0 || h >= len(plainRowHeaders) || len(row) > 4096 || len(edit) > 64 {
+			return
+		}
+		hd := plainRowHeaders[h]
+		r := NewReader(bytes.NewReader(nil), "fuzz")
+		defer r.Release()
+		d := newSmiDecoder(r, hd.apps)
+		var err error
+		if hd.header == "" {
+			err = d.setColumns(DefaultQueryGPUFields, nil, false, 1)
+		} else {
+			names, units, ok := headerFields([]byte(hd.header), hd.apps)
+			if !ok {
+				t.Fatalf("%q is not a header", hd.header)
+			}
+			err = d.setColumns(names, units, true, 1)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = min(max(at, 0), len(row))
+		other := row[:at] + edit + row[min(at+len(edit), len(row)):]
+		for k, x := range []string{row, other, row, other, other, row, row, other} {
+			b := trimSpace([]byte(x))
+			if len(b) == 0 {
+				continue
+			}
+			var fast sample
+			if !d.plainRow(b, &fast) {
+				continue
+			}
+			if err := d.split(b, 2); err != nil {
+				t.Fatalf("row %d: plainRow read %q, split says %v", k, x, err)
+			}
+			slow, err := d.fieldsSample(2)
+			if err != nil {
+				t.Fatalf("row %d: plainRow read %q, row says %v", k, x, err)
+			}
+			// The dictionary indices the cache knows are those of the
+			// values (row leaves them 0).
+			text := &r.col.text
+			if i := fast.uuidIdx; i > 0 && text[ColUUID].values[i-1] != string(fast.uuid) ||
+				fast.nameIdx > 0 && text[ColGPUName].values[fast.nameIdx-1] != string(fast.gpuName) {
+				t.Fatalf("row %d: %q: indices %d, %d of %q, %q in %q, %q", k, x, fast.uuidIdx, fast.nameIdx, fast.uuid, fast.gpuName, text[ColUUID].values, text[ColGPUName].values)
+			}
+			fast.uuidIdx, fast.nameIdx = 0, 0
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("row %d: %q: plainRow read\n%+v\nrow read\n%+v", k, x, fast, slow)
+			}
+			if err := d.finish(&slow, 2); err != nil { // emitted: the cache learns the indices
+				t.Fatal(err)
+			}
 		}
 	})
 }
@@ -176,6 +264,16 @@ func FuzzFastRow(f *testing.F) {
 		row + "2026/11/30 08:06:12.696, 0, GPU-a, n, b, 1 MiB, 2 MiB\n",
 		row + "2026/11/30 08:06:12.7, 0, GPU-a, n, b, 1 MiB, 2 MiB, 3 MiB, 4 MiB, 0 %, 0 %", // no line end
 		"2026/11/30 08:06:12.696, 0, GPU-a, NVIDIA H200, 00000000:18:00.0, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %, 0 %\r\n",
+		// Ticks of two GPUs: rows read from plainRow's cache of the
+		// columns between the timestamp and memory.used, a GPU missing
+		// from a tick, a changed total, a placeholder, a header between.
+		tick("08:06:12.696", "0, GPU-a, H200, 00:18, 143771 MiB", "1, GPU-b, H200, 00:19, 143771 MiB") +
+			tick("08:06:12.946", "0, GPU-a, H200, 00:18, 143771 MiB", "1, GPU-b, H200, 00:19, 143771 MiB") +
+			tick("08:06:13.196", "1, GPU-b, H200, 00:19, 143771 MiB") +
+			tick("08:06:13.446", "0, GPU-a, H200, 00:18, 143770 MiB", "1, GPU-b, H200, 00:19, [N/A]") +
+			tick("08:06:13.696", "0, GPU-a, H200, 00:18, 143770 MiB", "1, GPU-b, H200, 00:19, [N/A]") +
+			"timestamp, index, uuid, name, pci.bus_id, memory.used [MiB], memory.total [MiB]\n" +
+			tick("08:06:13.946", "0, GPU-a, H200, 00:18, 143770 MiB", "1, GPU-b, H200, 00:19, 143771 MiB"),
 	} {
 		for h := range plainRowHeaders {
 			f.Add(h, body)
@@ -210,4 +308,84 @@ func FuzzFastRow(f *testing.F) {
 			t.Fatalf("metadata: fast %+v\ngeneral %+v", fm, sm)
 		}
 	})
+}
+
+// TestMidCache counts the rows plainRow's cache serves in a log of ticks
+// of two GPUs: each row whose columns from index to memory.total are
+// those of the row at its place in the last tick. The rows read are those
+// of the general way (FuzzFastRow compares them over many logs).
+func TestMidCache(t *testing.T) {
+	const header = "timestamp, index, uuid, name, pci.bus_id, memory.total [MiB], memory.used [MiB], memory.free [MiB], memory.reserved [MiB], utilization.gpu [%], utilization.memory [%]\n"
+	ticks := header +
+		tick("08:06:12.696", "0, GPU-a, H200, 00:18, 143771 MiB", "1, GPU-b, H200, 00:19, 143771 MiB") + // 2 misses: nothing cached
+		tick("08:06:12.946", "0, GPU-a, H200, 00:18, 143771 MiB", "1, GPU-b, H200, 00:19, 143771 MiB") + // 2 hits
+		tick("08:06:13.196", "1, GPU-b, H200, 00:19, 143771 MiB") + // a miss: GPU-a's place
+		tick("08:06:13.446", "0, GPU-a, H200, 00:18, 143770 MiB", "1, GPU-b, H200, 00:19, [N/A]") + // 2 misses: GPU-b's place, another total
+		tick("08:06:13.696", "0, GPU-a, H200, 00:18, 143770 MiB", "1, GPU-b, H200, 00:19, [N/A]") // 2 hits
+	relaid := ticks +
+		"timestamp, index, uuid, name, pci.bus_id, memory.used [MiB], memory.total [MiB]\n" + // other columns: the cache starts again
+		"2026/11/30 08:06:14.000, 0, GPU-a, H200, 00:18, 4 MiB, 143770 MiB\n" + // a miss
+		"2026/11/30 08:06:14.250, 0, GPU-a, H200, 00:18, 5 MiB, 143770 MiB\n" // a hit
+	for _, c := range []struct {
+		name, body           string
+		hits, misses, cached int
+	}{{"ticks", ticks, 4, 5, 6}, {"relaid", relaid, 1, 1, 5}} {
+		rd := NewReader(strings.NewReader(c.body), c.name, WithBatchSize(100))
+		defer rd.Release()
+		var got []row
+		for rd.Next() {
+			got = append(got, toRows(rd.RecordBatch())...)
+		}
+		if rd.Err() != nil {
+			t.Fatal(rd.Err())
+		}
+		if m := rd.dec.(*smiDecoder).mid; m.hits != c.hits || m.misses != c.misses || m.to != c.cached {
+			t.Errorf("%s: hits %d, misses %d, cached columns end at %d; want %d, %d and %d", c.name, m.hits, m.misses, m.to, c.hits, c.misses, c.cached)
+		}
+		want, _, err := readRows(t, c.name, c.body, func(o *options) { o.general = true })
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: %v: rows\n%+v\nthe general way\n%+v", c.name, err, got, want)
+		}
+	}
+
+	// Columns longer than midBytes are read, not kept: the cache stays
+	// small whatever the rows.
+	long := header
+	for i := range 3 {
+		long += tick(fmt.Sprintf("08:06:1%d.000", i), "0, GPU-a, "+strings.Repeat("H", midBytes)+", 00:18, 143771 MiB")
+	}
+	rd := NewReader(strings.NewReader(long), "long", WithBatchSize(100))
+	defer rd.Release()
+	var got []row
+	for rd.Next() {
+		got = append(got, toRows(rd.RecordBatch())...)
+	}
+	if m := rd.dec.(*smiDecoder).mid; m.hits != 0 || m.misses != 3 || len(m.ents) != 1 || len(m.ents[0].b) != 0 {
+		t.Errorf("long columns: %d hits, %d misses, %d entries", m.hits, m.misses, len(m.ents))
+	}
+	want, _, err := readRows(t, "long", long, func(o *options) { o.general = true })
+	if err != nil || rd.Err() != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%v, %v: the rows differ from the general way's", err, rd.Err())
+	}
+
+	// A column among them that changes every tick turns the cache off.
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range 1100 {
+		fmt.Fprintf(&b, "2026/11/30 08:%02d:%02d.000, 0, GPU-a, H200, 00:18, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %%, 0 %%\n", i/60, i%60)
+		fmt.Fprintf(&b, "2026/11/30 08:%02d:%02d.000, 1, GPU-b, H200, %d, 143771 MiB, 4 MiB, 143151 MiB, 616 MiB, 0 %%, 0 %%\n", i/60, i%60, i)
+	}
+	rd = NewReader(strings.NewReader(b.String()), "volatile", WithBatchSize(100))
+	defer rd.Release()
+	got = got[:0]
+	for rd.Next() {
+		got = append(got, toRows(rd.RecordBatch())...)
+	}
+	if m := rd.dec.(*smiDecoder).mid; m.to != 0 || m.misses != 1025 {
+		t.Errorf("cache on after %d misses, %d hits (cached columns end at %d)", m.misses, m.hits, m.to)
+	}
+	want, _, err = readRows(t, "volatile", b.String(), func(o *options) { o.general = true })
+	if err != nil || rd.Err() != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%v, %v: the rows differ from the general way's", err, rd.Err())
+	}
 }

@@ -87,7 +87,8 @@ type options struct {
 	hasStart bool
 	interval time.Duration
 	// general reads every line the general way, without smiDecoder's
-	// fastRow: tests hold the fast path to it.
+	// fastRow and plainRow's cache of repeated columns: tests hold the
+	// fast path to it.
 	general bool
 }
 
@@ -163,7 +164,7 @@ type Reader struct {
 
 	name string
 	opt  options
-	src  *bufio.Reader
+	src  lineSource
 	dec  decoder
 	out  *parse.TableBuilder[Table]
 
@@ -181,7 +182,9 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of the log in r (already decompressed;
-// parse.Open removes gzip). name names the input in errors.
+// parse.Open removes gzip). name names the input in errors. When r has
+// bufio.Reader's Peek and ReadSlice (see lineSource), lines are read
+// through them.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16), loc: time.UTC}
 	for _, f := range opts {
@@ -190,16 +193,34 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	if o.loc == nil {
 		o.loc = time.UTC
 	}
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < parse.SniffLen {
-		br = bufio.NewReaderSize(r, parse.SniffLen)
+	var src lineSource
+	switch lr := r.(type) {
+	case *bufio.Reader:
+		if lr.Size() >= parse.SniffLen {
+			src = lr
+		}
+	case lineSource:
+		src = lr
 	}
-	rd := &Reader{name: name, opt: o, src: br, meta: Metadata{Warnings: parse.NewWarnings(name)}}
+	if src == nil {
+		src = bufio.NewReaderSize(r, parse.SniffLen)
+	}
+	rd := &Reader{name: name, opt: o, src: src, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.civil.loc = o.loc
 	// The samples are gathered in Go slices and made a batch at once (see
 	// columns), not appended to a RecordBuilder: no table builders.
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, 0, rd.fill)
 	return rd
+}
+
+// lineSource is what a Reader reads lines from: bufio.Reader's Peek and
+// ReadSlice, with Peek of at least parse.SniffLen bytes. A reader given
+// to NewReader that has them (a bufio.Reader that large, or a read-ahead
+// that serves lines from its own buffers) is read through them, without
+// a buffer of the Reader's own to copy its bytes into.
+type lineSource interface {
+	Peek(n int) ([]byte, error)
+	ReadSlice(delim byte) ([]byte, error)
 }
 
 // tableReader is the reader shell every family shares.
@@ -399,6 +420,9 @@ type sample struct {
 	hasGPU, hasPID                          bool
 	hasUsed, hasTotal, hasFree, hasReserved bool
 	conv                                    Convention // the layout's behaviour when arithmetic cannot tell
+	// uuidIdx and nameIdx are uuid's and gpuName's index + 1 in the
+	// Reader's dictionaries where plainRow's cache knows it, else 0.
+	uuidIdx, nameIdx int32
 }
 
 // reservationTolerance absorbs MiB rounding in total = used + free (+ reserved).
@@ -466,8 +490,16 @@ func (r *Reader) emit(s *sample) {
 	c.free.add(s.free, s.hasFree)
 	c.reserved.add(s.reserved, s.hasReserved)
 	c.text[ColHost].addOrNull(s.host)
-	c.text[ColUUID].addOrNull(s.uuid)
-	c.text[ColGPUName].addOrNull(s.gpuName)
+	if s.uuidIdx > 0 {
+		c.text[ColUUID].addKnown(s.uuidIdx - 1)
+	} else {
+		c.text[ColUUID].addOrNull(s.uuid)
+	}
+	if s.nameIdx > 0 {
+		c.text[ColGPUName].addKnown(s.nameIdx - 1)
+	} else {
+		c.text[ColGPUName].addOrNull(s.gpuName)
+	}
 	c.text[ColProcess].addOrNull(s.process)
 	c.text[ColPod].addOrNull(s.pod)
 	c.text[ColNamespace].addOrNull(s.namespace)
@@ -645,6 +677,27 @@ func (d *dictColumn) add(v []byte) {
 	}
 	d.last, d.lastIdx, d.hasLast = d.values[i], i, true
 	d.idx.add(i, true)
+}
+
+// addKnown is add of the value at index i of the dictionary, known
+// without looking it up: indices never change once given.
+func (d *dictColumn) addKnown(i int32) {
+	if d.lastFixed != nil {
+		d.lastFixed = nil
+	}
+	if !d.hasLast || d.lastIdx != i {
+		d.last, d.lastIdx, d.hasLast = d.values[i], i, true
+	}
+	d.idx.add(i, true)
+}
+
+// lastKnown is the index + 1 of the value the last add added, when
+// added is true (it was not a null), else 0: addKnown's argument + 1.
+func (d *dictColumn) lastKnown(added bool) int32 {
+	if !added {
+		return 0
+	}
+	return d.lastIdx + 1
 }
 
 // addFixed is add for values whose bytes never change once added (the

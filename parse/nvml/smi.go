@@ -84,6 +84,7 @@ type smiDecoder struct {
 	// are told apart by their row's place in each tick (pos).
 	noGPUID bool
 	pos     positioner
+	mid     midCache
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
@@ -151,6 +152,7 @@ func isFieldName(b []byte) bool {
 }
 
 func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error {
+	d.mid.reset(0)
 	d.cols = d.cols[:0]
 	d.text = d.text[:0]
 	d.hasTS = false
@@ -191,6 +193,9 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 		}
 	}
 	d.pos = positioner{}
+	if !d.r.opt.general {
+		d.mid.reset(midColumns(d.cols))
+	}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
 		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
@@ -277,9 +282,45 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 	if d.apps {
 		s.conv = Process
 	}
+	m := &d.mid
+	if m.to == 0 {
+		_, ok := d.plainCols(b, s, 0, 0, len(d.cols))
+		return ok && (!d.apps || s.hasPID)
+	}
+	// Column 0 is the timestamp; columns 1 to m.to-1 are read from the
+	// cache when their bytes are those of the row at the same place in the
+	// last tick (see midCache).
+	pos, ok := d.plainCols(b, s, 0, 0, 1)
+	if !ok {
+		return false
+	}
+	e := m.entry(s.timeUs)
+	if e != nil && len(e.b) > 0 && len(b)-pos >= len(e.b) && string(b[pos:pos+len(e.b)]) == string(e.b) {
+		e.apply(s)
+		m.hits++
+		pos += len(e.b)
+	} else {
+		from := pos
+		if pos, ok = d.plainCols(b, s, pos, 1, m.to); !ok {
+			return false
+		}
+		m.miss(e, b[from:pos], s)
+	}
+	_, ok = d.plainCols(b, s, pos, m.to, len(d.cols))
+	if ok = ok && (!d.apps || s.hasPID); !ok {
+		m.filled = nil // not emitted: no dictionary index to learn
+	}
+	return ok
+}
+
+// plainCols reads columns [from, to) of a plain row, the first at offset
+// pos of b, into s, and returns the offset after the comma that ends
+// column to-1 (past the end of b when to-1 is the last column). ok is
+// false where a field is not plain (see plainRow).
+func (d *smiDecoder) plainCols(b []byte, s *sample, pos, from, to int) (next int, ok bool) {
 	cols := d.cols // a local: kept in a register across the calls below
-	pos, last := 0, len(cols)-1
-	for i := range cols {
+	last := len(cols) - 1
+	for i := from; i < to; i++ {
 		c := &cols[i]
 		switch {
 		case isSize(c.role):
@@ -300,11 +341,11 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 		if i < last {
 			j := bytes.IndexByte(b[pos:], ',')
 			if j < 0 {
-				return false
+				return 0, false
 			}
 			end = pos + j
 		} else if bytes.IndexByte(b[pos:], ',') >= 0 {
-			return false
+			return 0, false
 		}
 		if c.role == roleIgnore {
 			pos = end + 1
@@ -316,10 +357,129 @@ func (d *smiDecoder) plainRow(b []byte, s *sample) bool {
 			v = v[1:] // the space after the comma: trimSpace then has nothing to do
 		}
 		if _, ok := d.setField(s, c, trimSpace(v)); !ok {
-			return false
+			return 0, false
 		}
 	}
-	return !d.apps || s.hasPID
+	return pos, true
+}
+
+// midColumns is where a plain row's cached columns end (see midCache):
+// after column 0, a timestamp, the columns before the first of used or
+// free memory (or another timestamp); 0 when fewer than two such columns.
+func midColumns(cols []smiCol) int {
+	if len(cols) < 3 || cols[0].role != roleTime {
+		return 0
+	}
+	k := 1
+	for k < len(cols) && cols[k].role != roleUsed && cols[k].role != roleFree && cols[k].role != roleTime {
+		k++
+	}
+	if k < 3 || k == len(cols) {
+		return 0
+	}
+	return k
+}
+
+// midCache spares plainRow most of a row of a GPU log: nvidia-smi prints
+// one row per GPU each tick, in the same order, and the fields between the
+// timestamp and the memory used (index, UUID, name, bus id, total memory:
+// the GPU's identity) repeat from tick to tick. The cache keeps, for each
+// place in a tick (the rows of one timestamp), the bytes of those columns
+// in the last row read there and what they set in the sample; a row whose
+// bytes there are the same takes that, as reading them again would (the
+// same bytes, cut at the same commas, under the same columns, read the
+// same: FuzzPlainRowCache holds plainRow to split and row on sequences of
+// rows). A row that differs reads its columns and takes the place. Rows
+// that seldom repeat (a volatile column among those) turn the cache off.
+type midCache struct {
+	to     int // the first column not cached; 0: no cache
+	place  int // the place in the tick of the row being read
+	lastT  int64
+	rows   int
+	hits   int
+	misses int
+	ents   []midEntry
+	// filled is the entry the row being read filled, until finish gives
+	// it the row's dictionary indices; nil when none.
+	filled *midEntry
+}
+
+// midPlaces bounds the places cached: GPUs of a host (or processes of a
+// tick, in a --query-compute-apps log); midBytes the columns' bytes kept
+// at a place (nvidia-smi's are about 100: a long row is read, not kept,
+// so that the cache holds at most 64 KiB whatever the input).
+const (
+	midPlaces = 64
+	midBytes  = 1024
+)
+
+type midEntry struct {
+	b []byte // the columns' bytes, each ending with its comma; empty: none yet
+	s sample // what they set, its text pointing into b, with its dictionary indices once emitted
+}
+
+func (m *midCache) reset(to int) {
+	*m = midCache{to: to, ents: m.ents[:0]}
+}
+
+// entry is the cache entry of a row at time t (µs), nil when its place is
+// past midPlaces.
+func (m *midCache) entry(t int64) *midEntry {
+	if m.rows > 0 && t == m.lastT {
+		m.place++
+	} else {
+		m.place = 0
+	}
+	m.rows++
+	m.lastT = t
+	if m.place >= midPlaces {
+		return nil
+	}
+	for m.place >= len(m.ents) {
+		m.ents = append(m.ents, midEntry{})
+	}
+	return &m.ents[m.place]
+}
+
+// miss records that the row's cached columns held b (their bytes) and
+// set s, at entry e (when not nil).
+func (m *midCache) miss(e *midEntry, b []byte, s *sample) {
+	m.misses++
+	if m.misses > 1024 && m.misses > m.hits {
+		m.to = 0 // more misses than hits: a column there changes from tick to tick
+		return
+	}
+	if e == nil || len(b) > midBytes {
+		return
+	}
+	e.b = append(e.b[:0], b...)
+	e.s = *s
+	e.s.uuid = within(s.uuid, b, e.b)
+	e.s.gpuName = within(s.gpuName, b, e.b)
+	e.s.process = within(s.process, b, e.b)
+	m.filled = e
+}
+
+// within is v, a slice of from (or nil), as the same bytes of to, a copy
+// of from.
+func within(v, from, to []byte) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	off := cap(from) - cap(v) // v starts at from[off]: both are slices of one row
+	return to[off : off+len(v)]
+}
+
+// apply sets in s what the cached columns set (nothing else: s holds the
+// timestamp).
+func (e *midEntry) apply(s *sample) {
+	c := &e.s
+	s.gpu, s.hasGPU = c.gpu, c.hasGPU
+	s.pid, s.hasPID = c.pid, c.hasPID
+	s.total, s.hasTotal = c.total, c.hasTotal
+	s.reserved, s.hasReserved = c.reserved, c.hasReserved
+	s.uuid, s.gpuName, s.process = c.uuid, c.gpuName, c.process
+	s.uuidIdx, s.nameIdx = c.uuidIdx, c.nameIdx
 }
 
 // split cuts a row into d.fields, one per column, joining back names
@@ -661,6 +821,12 @@ func (d *smiDecoder) finish(s *sample, n int) error {
 		s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid))
 	}
 	d.r.emit(s)
+	if e := d.mid.filled; e != nil {
+		// The values' indices, for the rows that take the entry.
+		d.mid.filled = nil
+		e.s.uuidIdx = d.r.col.text[ColUUID].lastKnown(len(s.uuid) > 0)
+		e.s.nameIdx = d.r.col.text[ColGPUName].lastKnown(len(s.gpuName) > 0)
+	}
 	return nil
 }
 
