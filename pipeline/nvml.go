@@ -134,6 +134,15 @@ func (n *nvmlRun) finalize(ins []report.Input) []report.Finding {
 	return fs
 }
 
+// The NVML log's read-ahead: four chunks of 512 KiB. A read-ahead takes
+// the read system calls (and gzip's inflation, for a compressed log) off
+// the parser's goroutine: on the 154.7 MB --query-gpu log they are about a
+// sixth of its time, on a 2-core machine's page cache copy.
+const (
+	readAheadChunk  = 512 << 10
+	readAheadChunks = 4
+)
+
 // readNVML streams one NVML sample log into the trend analyzer (and its
 // per-process samples into procs, when not nil) and describes it for the
 // report.
@@ -143,7 +152,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	var raw io.Reader = in.Reader()
 	if in.Regular {
-		ra := newByteReadAhead(raw)
+		ra := parse.NewLineReadAhead(raw, readAheadChunk, readAheadChunks)
 		defer ra.Close() // after the Reader's goroutine stops (deferred below): it reads ra
 		raw = ra
 	}

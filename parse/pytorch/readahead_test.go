@@ -3,55 +3,82 @@ package pytorch
 import (
 	"bytes"
 	"errors"
-	"io"
-	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
-	"testing/iotest"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
-// The read-ahead delivers the source's bytes in order, across chunk
-// boundaries and from sources that return short reads, then the source's
-// own error after the last byte read before it.
-func TestReadAheadKeepsBytesAndError(t *testing.T) {
-	data := make([]byte, 3*readAheadChunk+12345) // more chunks than buffers
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range data {
-		data[i] = byte(rng.Uint32())
+// The decoder reading through the read-ahead's lent chunks
+// (WithReadAhead, parse.ReadAhead's NextChunk) gets what it gets reading
+// the input itself: the same tables and metadata from every snapshot in
+// testdata, and the same error, at the same offset, from each cut short
+// (the cuts fall inside and across the read-ahead's 256 KiB chunks).
+func TestReadAheadSameAsDirect(t *testing.T) {
+	paths, err := filepath.Glob(dir + "*.pickle*")
+	if err != nil || len(paths) < 10 {
+		t.Fatalf("%d snapshots in testdata, %v; want 10 or more", len(paths), err)
 	}
-	boom := errors.New("boom")
-	for name, src := range map[string]io.Reader{
-		"whole":    bytes.NewReader(data),
-		"halves":   iotest.HalfReader(bytes.NewReader(data)),
-		"then err": io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)),
-	} {
-		ra := newReadAhead(src)
-		got, err := io.ReadAll(iotest.OneByteReader(io.LimitReader(ra, 1000)))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			ahead, errAhead := readBoth(t, path, WithReadAhead())
+			direct, errDirect := readBoth(t, path)
+			sameRead(t, ahead, errAhead, direct, errDirect)
+		})
+	}
+	data, err := os.ReadFile(dir + "leak_train_loop.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{1, 100, readAheadChunk - 1, readAheadChunk + 7, len(data) / 2, len(data) - 1} {
+		if cut >= len(data) {
+			continue
 		}
-		rest, err := io.ReadAll(ra)
-		got = append(got, rest...)
-		ra.Close()
-		if !bytes.Equal(got, data) {
-			t.Fatalf("%s: read %d bytes differing from the %d written", name, len(got), len(data))
+		read := func(opts ...Option) (*Snapshot, error) {
+			mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+			t.Cleanup(func() { mem.AssertSize(t, 0) })
+			return ReadAll(bytes.NewReader(data[:cut]), "cut", append(opts, WithAllocator(mem), WithBatchSize(4096))...)
 		}
-		if name == "then err" && !errors.Is(err, boom) {
-			t.Fatalf("%s: error %v, want boom after every byte", name, err)
+		ahead, errAhead := read(WithReadAhead())
+		direct, errDirect := read()
+		if errDirect == nil {
+			t.Fatalf("cut at %d of %d bytes: no error", cut, len(data))
 		}
-		if name != "then err" && err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		sameRead(t, ahead, errAhead, direct, errDirect)
 	}
 }
 
-// Close in the middle of a stream ends the goroutine (the test would hang
-// otherwise), and Close without any read returns at once.
-func TestReadAheadCloseMidStream(t *testing.T) {
-	ra := newReadAhead(bytes.NewReader(make([]byte, 10*readAheadChunk)))
-	if _, err := ra.Read(make([]byte, 10)); err != nil {
-		t.Fatal(err)
+// sameRead fails t unless the two reads gave the same error, or the same
+// tables and metadata; it releases both.
+func sameRead(t *testing.T, a *Snapshot, errA error, b *Snapshot, errB error) {
+	t.Helper()
+	if a != nil {
+		defer a.Release()
 	}
-	ra.Close()
-	ra.Close()
-	newReadAhead(bytes.NewReader(nil)).Close()
+	if b != nil {
+		defer b.Release()
+	}
+	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+		t.Fatalf("read ahead: %v; read directly: %v", errA, errB)
+	}
+	if errA != nil {
+		var pe *parse.Error
+		if !errors.As(errA, &pe) {
+			t.Errorf("error %v is not a *parse.Error", errA)
+		}
+		return
+	}
+	for tb := Table(0); tb < numTables; tb++ {
+		if !array.TableEqual(a.Table(tb), b.Table(tb)) {
+			t.Errorf("table %v differs between reading ahead and reading directly", tb)
+		}
+	}
+	if a.Metadata.TimedEntries != b.Metadata.TimedEntries || !equalInts(a.Metadata.TraceEntries, b.Metadata.TraceEntries) ||
+		a.Metadata.Protocol != b.Metadata.Protocol {
+		t.Errorf("metadata differs: read ahead %+v, directly %+v", a.Metadata, b.Metadata)
+	}
 }
