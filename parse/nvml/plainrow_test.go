@@ -21,6 +21,28 @@ var plainRowHeaders = []struct {
 	{"", false},
 }
 
+// plainRowDecoder returns a decoder of r set to the columns of
+// plainRowHeaders[h].
+func plainRowDecoder(t *testing.T, r *Reader, h int) *smiDecoder {
+	t.Helper()
+	hd := plainRowHeaders[h]
+	d := newSmiDecoder(r, hd.apps)
+	var err error
+	if hd.header == "" {
+		err = d.setColumns(DefaultQueryGPUFields, nil, false, 1)
+	} else {
+		names, units, ok := headerFields([]byte(hd.header), hd.apps)
+		if !ok {
+			t.Fatalf("%q is not a header", hd.header)
+		}
+		err = d.setColumns(names, units, true, 1)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // FuzzPlainRow checks the one-pass reader of common --query-gpu and
 // --query-compute-apps rows against split and row, which read every
 // row: where plainRow takes a row, they must take it too, as the same
@@ -42,23 +64,9 @@ func FuzzPlainRow(f *testing.F) {
 		if h < 0 || h >= len(plainRowHeaders) {
 			return
 		}
-		hd := plainRowHeaders[h]
 		r := NewReader(bytes.NewReader(nil), "fuzz")
 		defer r.Release()
-		d := newSmiDecoder(r, hd.apps)
-		var err error
-		if hd.header == "" {
-			err = d.setColumns(DefaultQueryGPUFields, nil, false, 1)
-		} else {
-			names, units, ok := headerFields([]byte(hd.header), hd.apps)
-			if !ok {
-				t.Fatalf("%q is not a header", hd.header)
-			}
-			err = d.setColumns(names, units, true, 1)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := plainRowDecoder(t, r, h)
 		b := trimSpace([]byte(row))
 		if len(b) == 0 {
 			return
@@ -114,23 +122,9 @@ func FuzzPlainRowCache(f *testing.F) {
 		if h < 0 || h >= len(plainRowHeaders) || len(row) > 4096 || len(edit) > 64 {
 			return
 		}
-		hd := plainRowHeaders[h]
 		r := NewReader(bytes.NewReader(nil), "fuzz")
 		defer r.Release()
-		d := newSmiDecoder(r, hd.apps)
-		var err error
-		if hd.header == "" {
-			err = d.setColumns(DefaultQueryGPUFields, nil, false, 1)
-		} else {
-			names, units, ok := headerFields([]byte(hd.header), hd.apps)
-			if !ok {
-				t.Fatalf("%q is not a header", hd.header)
-			}
-			err = d.setColumns(names, units, true, 1)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := plainRowDecoder(t, r, h)
 		at = min(max(at, 0), len(row))
 		other := row[:at] + edit + row[min(at+len(edit), len(row)):]
 		for k, x := range []string{row, other, row, other, other, row, row, other} {
