@@ -383,3 +383,23 @@ func TestMidCache(t *testing.T) {
 		t.Fatalf("%v, %v: the rows differ from the general way's", err, rd.Err())
 	}
 }
+
+// TestWithin: a text within the cached columns' bytes is found again in
+// their copy; one that is not (another buffer, or the row past them) is
+// refused, so that the cache never points outside its own bytes.
+func TestWithin(t *testing.T) {
+	row := []byte("0, GPU-1, NVIDIA H200, 143771 MiB")
+	from := row[3:22] // "GPU-1, NVIDIA H200,"
+	to := append([]byte(nil), from...)
+	if v, ok := within(row[3:8], from, to); !ok || string(v) != "GPU-1" || &v[0] != &to[0] {
+		t.Errorf("within(GPU-1) = %q, %v; want the copy's GPU-1", v, ok)
+	}
+	if v, ok := within(nil, from, to); !ok || v != nil {
+		t.Errorf("within(nil) = %q, %v", v, ok)
+	}
+	for _, v := range [][]byte{[]byte("GPU-1"), row[23:29], row[0:5]} {
+		if _, ok := within(v, from, to); ok {
+			t.Errorf("within(%q) accepted a text outside the columns' bytes", v)
+		}
+	}
+}

@@ -454,20 +454,28 @@ func (m *midCache) miss(e *midEntry, b []byte, s *sample) {
 	}
 	e.b = append(e.b[:0], b...)
 	e.s = *s
-	e.s.uuid = within(s.uuid, b, e.b)
-	e.s.gpuName = within(s.gpuName, b, e.b)
-	e.s.process = within(s.process, b, e.b)
+	var ok [3]bool
+	e.s.uuid, ok[0] = within(s.uuid, b, e.b)
+	e.s.gpuName, ok[1] = within(s.gpuName, b, e.b)
+	e.s.process, ok[2] = within(s.process, b, e.b)
+	if ok != [3]bool{true, true, true} {
+		e.b = e.b[:0] // a text not in these columns' bytes: not kept
+		return
+	}
 	m.filled = e
 }
 
-// within is v, a slice of from (or nil), as the same bytes of to, a copy
-// of from.
-func within(v, from, to []byte) []byte {
+// within is v, a slice of from (or empty), as the same bytes of to, a
+// copy of from; ok is false when v is not within from.
+func within(v, from, to []byte) (_ []byte, ok bool) {
 	if len(v) == 0 {
-		return nil
+		return nil, true
 	}
-	off := cap(from) - cap(v) // v starts at from[off]: both are slices of one row
-	return to[off : off+len(v)]
+	off := cap(from) - cap(v) // v starts at from[off] when both are slices of one row
+	if off < 0 || off+len(v) > len(from) || &from[off] != &v[0] {
+		return nil, false
+	}
+	return to[off : off+len(v)], true
 }
 
 // apply sets in s what the cached columns set (nothing else: s holds the
