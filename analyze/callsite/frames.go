@@ -226,12 +226,19 @@ func (f *FrameFilter) match(fr Frame) bool {
 // (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
 var machinery = lazyre.New(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
 
+// IsMachinery says whether a frame is machinery that FrameworkSite removes
+// (the stack capture, the caching allocator, the dispatcher, the
+// interpreter loop, process or thread start-up).
+func IsMachinery(f Frame) bool {
+	return machinery.MatchString(f.Name)
+}
+
 // FrameworkSite trims a stack made only of framework frames to the frames
 // worth showing: machinery removed (all of it kept if nothing else is left).
 func FrameworkSite(full []Frame) []Frame {
 	var out []Frame
 	for _, f := range full {
-		if !machinery.MatchString(f.Name) {
+		if !IsMachinery(f) {
 			out = append(out, f)
 		}
 	}

@@ -66,13 +66,13 @@ func (a *Analyzer) Finalize() *Result {
 	groupOf := map[int32]string{}
 	for _, o := range fr.OOMs {
 		so := OOM{OOMState: o}
-		so.Stack = a.leak.userStack(a.leak.frameStack(o.Stack))
+		so.Stack = a.leak.userStack(o.Stack)
 		if i := callsite.InnermostUser(so.Stack); i >= 0 {
 			so.Frame = so.Stack[i]
 		}
 		so.Sites, so.SitesKnown = a.leak.sitesAtOOM(int32(o.Device), o.Seq, o.Memory.Blocks, groupOf)
 		if o.After.Smaller.Stack >= 0 {
-			st := a.leak.userStack(a.leak.frameStack(o.After.Smaller.Stack))
+			st := a.leak.userStack(o.After.Smaller.Stack)
 			if i := callsite.InnermostUser(st); i >= 0 {
 				so.SmallerFrame = st[i]
 			}

@@ -3,8 +3,8 @@ package snapshot
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"gonum.org/v1/gonum/stat"
@@ -200,7 +200,17 @@ func (it *iterations) curve(keys []int32) []int64 {
 	return v
 }
 
-var autogradName = regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`)
+// isAutograd says whether a frame's name is autograd's engine or the
+// thread entry its workers start from: it holds
+// torch::autograd::Engine, torch::autograd::python::PythonEngine or
+// execute_native_thread_routine. (Substring tests: a regexp of the same
+// three alternatives backtracked through every C++ frame's long name and
+// was a fifth of a small snapshot's analysis.)
+func isAutograd(name string) bool {
+	return strings.Contains(name, "torch::autograd::Engine") ||
+		strings.Contains(name, "torch::autograd::python::PythonEngine") ||
+		strings.Contains(name, "execute_native_thread_routine")
+}
 
 // Anchor classes of a stack (anchorClass).
 const (
@@ -221,31 +231,101 @@ func (a *LeakAnalyzer) anchorClass(id int32) int8 {
 	}
 	class := int8(anchorNo)
 	forwards := 0
-	for _, f := range a.frameStack(id) {
-		// Allocations under a module call or backward are parts of a
-		// step, never the step itself. So are those of a forward called
-		// within another forward: a layer of a model, even where the
-		// stack has no frame of module.py's call (a model that calls its
-		// layers' forward directly, or a recorder that dropped those
-		// frames: a field snapshot's 12 layers of one forward pass had
-		// only forward frames and were taken for 12 iterations). One
-		// forward alone may be the model's, called once a step.
-		if f.Name == "forward" && callsite.IsPython(f) {
-			forwards++
-		}
-		if callsite.IsModuleOrBackward(f) || autogradName.MatchString(f.Name) || forwards > 1 {
-			class = anchorNo
-			break
-		}
-		if class == anchorNo && callsite.IsPython(f) && !a.opt.Filter.Hidden(f) && callsite.ClassOf(f) == callsite.User {
-			class = anchorOwn
-			if callsite.IsLibrary(f) {
-				class = anchorLibrary
+	if id >= 0 && int(id) < len(a.stacks) {
+		for _, fid := range a.stacks[id] {
+			if fid < 0 || int(fid) >= len(a.frames) {
+				continue // as frameStack skips it
+			}
+			ff := a.frameFacts(fid, factsAnchor)
+			// Allocations under a module call or backward are parts of a
+			// step, never the step itself. So are those of a forward called
+			// within another forward: a layer of a model, even where the
+			// stack has no frame of module.py's call (a model that calls its
+			// layers' forward directly, or a recorder that dropped those
+			// frames: a field snapshot's 12 layers of one forward pass had
+			// only forward frames and were taken for 12 iterations). One
+			// forward alone may be the model's, called once a step.
+			if ff&factForward != 0 {
+				forwards++
+			}
+			if ff&(factModuleOrBackward|factAutograd) != 0 || forwards > 1 {
+				class = anchorNo
+				break
+			}
+			if class == anchorNo && a.frameFacts(fid, factsUser)&factUserPython != 0 {
+				class = anchorOwn
+				if a.facts[fid]&factLibrary != 0 {
+					class = anchorLibrary
+				}
 			}
 		}
 	}
 	a.anchorOK[id] = class
 	return class
+}
+
+// Facts about a frame, tested once per frame (frameFacts) rather than once
+// for each stack it is on: each is a regexp or a few substring tests, and
+// a snapshot's stacks share their frames (a few thousand frames on tens of
+// thousands of stacks). They are found in groups, each when first asked
+// for, so that a frame is not tested for what no caller asks of it.
+const (
+	factsAnchor          uint16 = 1 << iota // the next three are known
+	factForward                             // a Python frame named forward
+	factModuleOrBackward                    // callsite.IsModuleOrBackward
+	factAutograd                            // isAutograd(name)
+	factsHidden                             // factHidden is known
+	factHidden                              // the filter hides it (a framework frame)
+	factsUser                               // the next two are known
+	factUserPython                          // a Python frame the filter shows, of the program (callsite.User)
+	factLibrary                             // callsite.IsLibrary
+	factsMachinery                          // factMachinery is known
+	factMachinery                           // callsite.IsMachinery
+)
+
+// frameFacts returns frame fid's facts, those of group known (factsAnchor,
+// factsHidden, factsUser, factsMachinery) among them (fid indexes
+// a.frames).
+func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
+	if len(a.facts) < len(a.frames) {
+		a.facts = append(a.facts, make([]uint16, len(a.frames)-len(a.facts))...)
+	}
+	ff := a.facts[fid]
+	if ff&known != 0 {
+		return ff
+	}
+	f := a.frames[fid]
+	switch known {
+	case factsAnchor:
+		if f.Name == "forward" && callsite.IsPython(f) {
+			ff |= factForward
+		}
+		if callsite.IsModuleOrBackward(f) {
+			ff |= factModuleOrBackward
+		}
+		if isAutograd(f.Name) {
+			ff |= factAutograd
+		}
+	case factsHidden:
+		if a.opt.Filter.Hidden(f) {
+			ff |= factHidden
+		}
+	case factsUser:
+		if callsite.IsPython(f) && a.frameFacts(fid, factsHidden)&factHidden == 0 && callsite.ClassOf(f) == callsite.User {
+			ff |= factUserPython
+		}
+		if callsite.IsLibrary(f) {
+			ff |= factLibrary
+		}
+		ff |= a.facts[fid] // the hidden group just found
+	case factsMachinery:
+		if callsite.IsMachinery(f) {
+			ff |= factMachinery
+		}
+	}
+	ff |= known
+	a.facts[fid] = ff
+	return ff
 }
 
 // findIterations finds the iteration structure of device d's trace up to

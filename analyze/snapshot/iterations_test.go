@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand"
+	"regexp"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -97,6 +98,19 @@ func TestRegular(t *testing.T) {
 	}
 }
 
+// addStack adds frames to a's frames and a stack of them (innermost
+// first) to its stacks, as a snapshot's frames and stacks tables would,
+// and returns the stack's id.
+func addStack(a *LeakAnalyzer, frames []callsite.Frame) int32 {
+	ids := make([]int32, len(frames))
+	for i, f := range frames {
+		ids[i] = int32(len(a.frames))
+		a.frames = append(a.frames, f)
+	}
+	a.stacks = append(a.stacks, ids)
+	return int32(len(a.stacks) - 1)
+}
+
 // TestSiteNames: code torch.compile generated is grouped under the user
 // frame that called it; backward's allocations are "autograd backward"
 // unless a workspace names them; library frames do not split a site.
@@ -108,7 +122,7 @@ func TestSiteNames(t *testing.T) {
 		{Filename: "/opt/venv/lib/python3.12/site-packages/torch/_dynamo/eval_frame.py", Line: 600, Name: "_fn"},
 		user,
 	}
-	if st := a.userStack(compiled); len(st) != 1 || st[0] != user {
+	if st := a.userStack(addStack(a, compiled)); len(st) != 1 || st[0] != user {
 		t.Errorf("compiled code: %+v", st)
 	}
 	backward := []callsite.Frame{
@@ -117,11 +131,11 @@ func TestSiteNames(t *testing.T) {
 		{Filename: "thread.cc", Line: 82, Name: "execute_native_thread_routine"},
 		{Filename: "??", Line: 0, Name: "clone"},
 	}
-	if st := a.userStack(backward); len(st) != 1 || st[0] != autogradBackward {
+	if st := a.userStack(addStack(a, backward)); len(st) != 1 || st[0] != autogradBackward {
 		t.Errorf("backward: %+v", st)
 	}
 	ws := append([]callsite.Frame{{Filename: "", Line: 0, Name: "at::cuda::getNewWorkspace()"}}, backward...)
-	if st := a.userStack(ws); len(st) == 0 || st[0].Name != "at::cuda::getNewWorkspace()" {
+	if st := a.userStack(addStack(a, ws)); len(st) == 0 || st[0].Name != "at::cuda::getNewWorkspace()" {
 		t.Errorf("workspace: %+v", st)
 	}
 	lib := func(line int64) []callsite.Frame {
@@ -482,6 +496,59 @@ func TestZigzag(t *testing.T) {
 		}
 		if back, n := zigzagAt(append(got, 0x7f), 1); back != v || n != len(got) {
 			t.Fatalf("zigzagAt(%x, 1) = %d, %d, want %d, %d", got, back, n, v, len(got))
+		}
+	}
+}
+
+// TestFrameFacts: each fact frameFacts caches is what the predicate it
+// stands for says of the frame, asked in any order of groups, and asked
+// twice.
+func TestFrameFacts(t *testing.T) {
+	frames := []callsite.Frame{
+		{Filename: "/home/u/train.py", Line: 30, Name: "step"},
+		{Filename: "/home/u/model.py", Line: 12, Name: "forward"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1736, Name: "_call_impl"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/transformers/trainer.py", Line: 2200, Name: "training_step"},
+		{Filename: "/opt/venv/lib/python3.12/site-packages/torch/autograd/__init__.py", Line: 200, Name: "backward"},
+		{Name: "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)"},
+		{Name: "torch::autograd::python::PythonEngine::thread_init(int, std::shared_ptr<torch::autograd::ReadyQueue> const&, bool)"},
+		{Filename: "thread.cc", Line: 82, Name: "execute_native_thread_routine"},
+		{Name: "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char, unsigned long, CUstream_st*)"},
+		{Name: "at::cuda::getNewWorkspace()"},
+		{Filename: "??", Name: "_PyEval_EvalFrameDefault"},
+		{Filename: "/tmp/torchinductor_u/ab/cab.py", Line: 88, Name: "call"},
+		{Name: "torch::autograd::EngineX"}, // contains Engine: a substring test says autograd too
+	}
+	for _, order := range [][]uint16{
+		{factsAnchor, factsHidden, factsUser, factsMachinery},
+		{factsMachinery, factsUser, factsHidden, factsAnchor},
+	} {
+		a := NewLeakAnalyzer(LeakOptions{})
+		id := addStack(a, frames)
+		for range 2 {
+			for _, g := range order {
+				for i, f := range frames {
+					ff := a.frameFacts(a.stacks[id][i], g)
+					check := func(name string, bit uint16, want bool) {
+						if got := ff&bit != 0; got != want {
+							t.Errorf("frame %d (%s): %s = %v, want %v", i, f.Name, name, got, want)
+						}
+					}
+					switch g {
+					case factsAnchor:
+						check("forward", factForward, f.Name == "forward" && callsite.IsPython(f))
+						check("module or backward", factModuleOrBackward, callsite.IsModuleOrBackward(f))
+						check("autograd", factAutograd, regexp.MustCompile(`torch::autograd::(Engine|python::PythonEngine)|execute_native_thread_routine`).MatchString(f.Name))
+					case factsHidden:
+						check("hidden", factHidden, a.opt.Filter.Hidden(f))
+					case factsUser:
+						check("user python", factUserPython, callsite.IsPython(f) && !a.opt.Filter.Hidden(f) && callsite.ClassOf(f) == callsite.User)
+						check("library", factLibrary, callsite.IsLibrary(f))
+					case factsMachinery:
+						check("machinery", factMachinery, callsite.IsMachinery(f))
+					}
+				}
+			}
 		}
 	}
 }

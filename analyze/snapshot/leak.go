@@ -252,6 +252,7 @@ type LeakAnalyzer struct {
 	anchorOK map[int32]int8 // stack id -> anchorClass
 	devs     map[int32]*deviceState
 	frames   []callsite.Frame
+	facts    []uint16 // per frame, its facts once known (frameFacts)
 	stacks   [][]int32
 	unknown  map[string]int64
 	timed    bool
@@ -720,25 +721,43 @@ var autogradBackward = callsite.Frame{Name: "autograd backward"}
 // cuDNN): a better name than the pass that asked for it.
 var workspace = regexp.MustCompile(`(?i)workspace`)
 
-// userStack removes framework frames. A stack with no other frame keeps
-// its informative framework frames (FrameworkSite), so that unrelated
-// framework-only stacks are not merged into one site; a stack of
-// autograd's engine is the one site "autograd backward".
-func (a *LeakAnalyzer) userStack(full []callsite.Frame) []callsite.Frame {
+// userStack removes framework frames from stack id's frames. A stack with
+// no other frame keeps its informative framework frames
+// (callsite.FrameworkSite), so that unrelated framework-only stacks are not
+// merged into one site; a stack of autograd's engine is the one site
+// "autograd backward". Its frames' tests are read from frameFacts.
+func (a *LeakAnalyzer) userStack(id int32) []callsite.Frame {
+	if id < 0 || int(id) >= len(a.stacks) {
+		return nil
+	}
+	ids := a.stacks[id]
 	var out []callsite.Frame
-	for _, f := range full {
-		if !a.opt.Filter.Hidden(f) {
-			out = append(out, f)
+	for _, f := range ids {
+		if f >= 0 && int(f) < len(a.frames) && a.frameFacts(f, factsHidden)&factHidden == 0 {
+			out = append(out, a.frames[f])
 		}
 	}
 	if len(out) > 0 {
 		return out
 	}
-	site := callsite.FrameworkSite(full)
-	for _, f := range full {
-		if autogradName.MatchString(f.Name) && !workspace.MatchString(site[0].Name) {
-			return []callsite.Frame{autogradBackward}
+	// Every frame is a framework frame: the site is those that are not
+	// machinery (all of them when every one is), as FrameworkSite.
+	var site []callsite.Frame
+	autograd := false
+	for _, f := range ids {
+		if f < 0 || int(f) >= len(a.frames) {
+			continue
 		}
+		if a.frameFacts(f, factsMachinery)&factMachinery == 0 {
+			site = append(site, a.frames[f])
+		}
+		autograd = autograd || a.frameFacts(f, factsAnchor)&factAutograd != 0
+	}
+	if len(site) == 0 {
+		site = a.frameStack(id)
+	}
+	if autograd && !workspace.MatchString(site[0].Name) {
+		return []callsite.Frame{autogradBackward}
 	}
 	return site
 }
@@ -856,7 +875,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 		key := a.groupKey(stack, groupOf)
 		g := groups[key]
 		if g == nil {
-			st := a.userStack(a.frameStack(stack))
+			st := a.userStack(stack)
 			s := &Site{Kind: callsite.PendingFree, Device: int(d.dev), Stack: st, Stream: -1}
 			if i := callsite.InnermostUser(st); i >= 0 {
 				s.Frame = st[i]
@@ -881,7 +900,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 			pg.FirstStep, pg.LastStep = min(pg.FirstStep, step), max(pg.LastStep, step)
 		}
 		if ok && p.freeStack >= 0 {
-			fs := a.userStack(a.frameStack(p.freeStack))
+			fs := a.userStack(p.freeStack)
 			if i := callsite.InnermostUser(fs); i >= 0 {
 				fk := callsite.StackKey(fs[i : i+1])
 				g.frees[fk]++
@@ -966,7 +985,7 @@ type siteStats struct {
 func (a *LeakAnalyzer) groupKey(stack int32, groupOf map[int32]string) string {
 	key, ok := groupOf[stack]
 	if !ok {
-		key = siteKey(a.userStack(a.frameStack(stack)))
+		key = siteKey(a.userStack(stack))
 		groupOf[stack] = key
 	}
 	return key
@@ -1007,13 +1026,13 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		var key string
 		if in.byFrame {
 			// Without a trace nothing is judged: one finding per site.
-			key = callsite.StackKey([]callsite.Frame{a.siteFrame(a.userStack(a.frameStack(stack)))})
+			key = callsite.StackKey([]callsite.Frame{a.siteFrame(a.userStack(stack))})
 		} else {
 			key = a.groupKey(stack, groupOf)
 		}
 		g := groups[key]
 		if g == nil {
-			g = &siteGroup{stack: a.userStack(a.frameStack(stack))}
+			g = &siteGroup{stack: a.userStack(stack)}
 			groups[key] = g
 		}
 		if !containsID(g.ids, stack) {
@@ -1105,7 +1124,7 @@ func (a *LeakAnalyzer) loopFrame(it *iterations) callsite.Frame {
 	if it == nil || it.anchor < 0 {
 		return callsite.Frame{}
 	}
-	st := a.userStack(a.frameStack(it.anchor))
+	st := a.userStack(it.anchor)
 	if i := callsite.InnermostUser(st); i >= 0 {
 		return st[i]
 	}
@@ -1124,11 +1143,11 @@ func (a *LeakAnalyzer) tailFrame(it *iterations) callsite.Frame {
 	}
 	main := map[callsite.Frame]bool{}
 	if it.anchor >= 0 {
-		for _, f := range a.userStack(a.frameStack(it.anchor)) {
+		for _, f := range a.userStack(it.anchor) {
 			main[f] = true
 		}
 	}
-	for _, f := range a.userStack(a.frameStack(t.anchor)) {
+	for _, f := range a.userStack(t.anchor) {
 		if !main[f] && !callsite.IsLibrary(f) && !a.opt.Filter.Hidden(f) {
 			return f
 		}
