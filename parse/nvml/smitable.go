@@ -113,11 +113,13 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 	if len(f) != 5 || len(f[0]) != 3 || len(f[1]) != 3 {
 		return 0, false
 	}
-	t, err := time.ParseInLocation("Mon Jan 2 15:04:05 2006", strings.Join(f, " "), d.r.opt.loc)
-	if err != nil {
+	t, err := time.Parse("Mon Jan 2 15:04:05 2006", strings.Join(f, " "))
+	if err != nil || !validCivil(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second()) {
 		return 0, false
 	}
-	return t.UnixMicro(), true
+	// The civil time, placed in the zone as every local time is (around
+	// a change of offset too).
+	return d.r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
 }
 
 // newSnapshot starts output k+1, at time t when ok.
@@ -135,6 +137,10 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.gpuRow, d.processes = false, false
 	d.qGPU, d.qSection = -1, ""
 }
+
+// atDate starts an output at t, the time of a line of date(1)'s output
+// before it.
+func (d *smiTextDecoder) atDate(t int64, _ int) { d.newSnapshot(t, true) }
 
 // now is the time of the current snapshot.
 func (d *smiTextDecoder) now() int64 {
