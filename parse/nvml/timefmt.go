@@ -24,8 +24,8 @@ type civilCache struct {
 	key  int64
 	base int64
 	ok   bool
-	// plain: no change of offset lies within two days of the hour of key,
-	// so base plus the minutes and seconds is exact.
+	// plain: no change of offset skips or repeats a wall time of the hour
+	// of key, so base plus the minutes and seconds is exact.
 	plain bool
 	// prevUs is the instant us returned last, when hasPrev; foldAt the
 	// change of offset (µs) the log's wall clock went back across, whose
@@ -60,9 +60,11 @@ func (c *civilCache) us(y, mo, d, h, mi, s int, frac int64) int64 {
 		t := time.Date(y, time.Month(mo), d, h, 0, 0, 0, c.loc)
 		c.base = t.UnixMicro()
 		c.key, c.ok = key, true
-		// No change of offset moves a wall clock by more than a day.
+		// The changes next to the hour's offset period are those that
+		// could skip or repeat its wall times.
+		hour := time.Date(y, time.Month(mo), d, h, 0, 0, 0, time.UTC).Unix()
 		start, end := t.ZoneBounds()
-		c.plain = (start.IsZero() || start.UnixMicro() <= c.base-2*86400e6) && (end.IsZero() || end.UnixMicro() > c.base+2*86400e6)
+		c.plain = !touches(c.loc, start, hour) && !touches(c.loc, end, hour)
 	}
 	var t int64
 	if c.plain {
@@ -72,6 +74,20 @@ func (c *civilCache) us(y, mo, d, h, mi, s int, frac int64) int64 {
 	}
 	c.prevUs, c.hasPrev = t, true
 	return t
+}
+
+// touches reports whether the change of offset at ch (none when zero)
+// skips or repeats a wall time of the hour that starts at wall time hour
+// (seconds of the civil time read as UTC): the wall times from ch on the
+// lesser of the two offsets to ch on the greater.
+func touches(loc *time.Location, ch time.Time, hour int64) bool {
+	if ch.IsZero() {
+		return false
+	}
+	_, before := ch.Add(-time.Second).In(loc).Zone()
+	_, after := ch.In(loc).Zone()
+	lo, hi := ch.Unix()+int64(min(before, after)), ch.Unix()+int64(max(before, after))
+	return lo < hour+3600 && hi > hour
 }
 
 // instants returns the instants (µs, earliest first) at which a clock in
@@ -107,7 +123,7 @@ func instants(loc *time.Location, wall int64) []int64 {
 func (c *civilCache) resolve(y, mo, d, h, mi, s int) int64 {
 	wall := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix()
 	at := instants(c.loc, wall)
-	civil := fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", y, mo, d, h, mi, s)
+	civil := time.Unix(wall, 0).UTC().Format("2006-01-02 15:04:05") // for notes
 	switch len(at) {
 	case 1:
 		return at[0]
