@@ -29,6 +29,23 @@ type dcgmDecoder struct {
 	scrape  int64
 	stamped bool // some sample had a timestamp: hold rows to the end
 	labels  []dcgmLabel
+	// dateUs is the time of the scrapes after a line of date(1)'s output
+	// ("date; curl .../metrics" in a loop), when dated.
+	dateUs int64
+	dated  bool
+}
+
+// atDate starts a scrape at t: samples without a timestamp of their own
+// take it.
+func (d *dcgmDecoder) atDate(t int64, n int) {
+	if !d.stamped {
+		d.flush()
+	}
+	if len(d.seen) > 0 {
+		d.scrape++
+		clear(d.seen)
+	}
+	d.dateUs, d.dated = t, true
 }
 
 type dcgmKey struct {
@@ -109,6 +126,8 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	d.seen[sk] = struct{}{}
 	if hasTS {
 		d.stamped = true
+	} else if d.dated {
+		ts = d.dateUs
 	} else {
 		ts = d.r.tickTime(d.scrape)
 		if d.r.meta.Clock != ClockRowOrder {

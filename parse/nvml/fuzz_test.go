@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -40,14 +41,14 @@ func (c *countingAllocator) Free(b []byte) {
 // what must hold for any input: no panic, no leaked Arrow memory, batches
 // of the samples schema whose row count Metadata agrees with, and errors
 // that are *parse.Error values with a line.
-func fuzzRead(t *testing.T, data []byte, f parse.Format) {
+func fuzzRead(t *testing.T, data []byte, f parse.Format, more ...Option) {
 	mem := &countingAllocator{Allocator: parse.NewRecyclingAllocator(1 << 20)}
 	defer func() {
 		if mem.held != 0 {
 			t.Fatalf("%d bytes of Arrow memory left allocated", mem.held)
 		}
 	}()
-	opts := []Option{WithAllocator(mem), WithBatchSize(16)}
+	opts := append([]Option{WithAllocator(mem), WithBatchSize(16)}, more...)
 	if f != parse.FormatUnknown {
 		opts = append(opts, WithFormat(f))
 	}
@@ -88,7 +89,8 @@ func addFixtures(f *testing.F, names ...string) {
 }
 
 func FuzzQueryGPU(f *testing.F) {
-	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv", "pub_bpytop26_query_gpu_no_index.txt")
+	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv", "pub_bpytop26_query_gpu_no_index.txt",
+		"dst_fallback_berlin_query_gpu.csv")
 	f.Add([]byte("timestamp, index, name, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, A, B, 1 MiB\n"))
 	f.Add([]byte("timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n"))
 	f.Add([]byte("index, memory.used [MiB]\n0, [N/A]\n1, 2 GiB\nNo devices were found\n"))
@@ -133,13 +135,31 @@ func FuzzDCGM(f *testing.F) {
 		"DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"h\",pod=\"p\",namespace=\"n\",container=\"c\"} 2136\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 1 1000\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"3\"} 2 2000\n" +
 		"DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",label=\"a\\\"b\\\\c\\n\"} NaN\n"))
-	addFixtures(f, "field/dcgmexporter317_a30_mig_used.txt", "field/dcgmexporter736_hostname_lower_mig.txt")
+	addFixtures(f, "field/dcgmexporter317_a30_mig_used.txt", "field/dcgmexporter736_hostname_lower_mig.txt", "dcgm_date_curl_loop_5min.txt")
+	f.Add([]byte("Sun Oct 27 02:30:00 CEST 2024\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\nThu 02 May 2024 10:00:00 AM +0530\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatDCGMPrometheus) })
+}
+
+// FuzzLocalTimes reads local times in a zone with changes of offset
+// (Europe/Berlin), across the hour its clocks repeat and the hour they
+// skip: no panic, and the properties fuzzRead checks.
+func FuzzLocalTimes(f *testing.F) {
+	addFixtures(f, "dst_fallback_berlin_query_gpu.csv", "pmon.txt")
+	f.Add([]byte("timestamp, index, memory.used [MiB]\n2024/10/27 02:50:00.000, 0, 1 MiB\n2024/10/27 02:00:00.000, 0, 2 MiB\n2024/03/31 02:30:00.000, 0, 3 MiB\n"))
+	f.Add([]byte("#Date Time gpu pid type fb command\n#YYYYMMDD HH:MM:SS Idx # C/G MB name\n 20241027 02:55:00 0 7 C 1 p\n 20241027 02:05:00 0 7 C 2 p\n"))
+	f.Add([]byte("Sun Oct 27 02:55:00 2024\n|   0  A  On  | x |\n| 1MiB / 2MiB |\nSun Oct 27 02:05:00 CET 2024\n"))
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatUnknown, WithLocation(loc)) })
 }
 
 // FuzzDetect reads inputs of any layout, detected by content.
 func FuzzDetect(f *testing.F) {
-	addFixtures(f, "query_gpu.csv", "query_apps.csv", "dmon.txt", "pmon.txt", "pynvml.jsonl")
+	addFixtures(f, "query_gpu.csv", "query_apps.csv", "dmon.txt", "pmon.txt", "pynvml.jsonl",
+		"field/a10g_query_continued_then_pmon_no_fb.txt", "dcgm_date_curl_loop_5min.txt")
+	f.Add([]byte("$ nvidia-smi pmon -c 1\n# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n$ nvidia-smi \\\n  --query-gpu=index,memory.used \\\n  --format=csv\nindex, memory.used [MiB]\n0, 5 MiB\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n"))
 	f.Add([]byte(`{"query_time": "2026-11-30T08:06:12", "gpus": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -158,7 +178,7 @@ func FuzzDetect(f *testing.F) {
 
 func FuzzSmiText(f *testing.F) {
 	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt",
-		"field/nvitop8_mig_processes.txt", "field/nvitop8_mig_devices_cut.txt")
+		"field/nvitop8_mig_processes.txt", "field/nvitop8_mig_devices_cut.txt", "field/mineru_win_wddm_537_table.txt", "field/cadesign_win_wddm_512_table_indented.txt")
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })

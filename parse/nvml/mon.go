@@ -203,7 +203,7 @@ func (d *monDecoder) header(w []string, n int) error {
 		tool = "pmon"
 	}
 	if d.iFB < 0 {
-		return d.r.errorf(n, "the %s log has no fb column (columns: %s); record memory with nvidia-smi %s %s", tool, strings.Join(w, " "), tool, sel)
+		return d.r.noMemoryf(n, "the %s log has no fb column (columns: %s); record memory with nvidia-smi %s %s", tool, strings.Join(w, " "), tool, sel)
 	}
 	if d.pmon && d.iPID < 0 {
 		return d.r.errorf(n, "a pmon header without a pid column (columns: %s)", strings.Join(w, " "))

@@ -18,8 +18,9 @@ import (
 
 // promptRe matches a prompt and the command after it: "$ ", "# ", "% ",
 // "> " (alone, or after user@host:dir, "(venv)", "PS C:\dir"), then a
-// command name, after sudo, time or nohup if any.
-var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia)\b`)
+// command name, after sudo, time or nohup if any ("date" and "while" for
+// the loops that print a time before each output).
+var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia|date|while)\b`)
 
 // isPromptLine reports whether b is a shell prompt running a command.
 func isPromptLine(b []byte) bool {
@@ -90,20 +91,40 @@ func isTerminalNoise(b []byte) bool {
 var shellTimeRe = lazyre.New(`^(?:real|user|sys)\s+\d+m\d+(?:[.,]\d+)?s$`)
 
 // skipPrompts drops leading blank, prompt and elision ("...") lines from
-// head, for sniffing.
-func skipPrompts(head []byte) []byte {
+// head, for sniffing, and the lines a prompt's command continues on (after
+// a line ending in "\\").
+func skipPrompts(head []byte) []byte { return skipCommand(head, false) }
+
+// skipCommand is skipPrompts of the text after a prompt line, whose
+// command continues in head's first line when cont.
+func skipCommand(head []byte, cont bool) []byte {
 	for len(head) > 0 {
 		i := bytes.IndexByte(head, '\n')
 		if i < 0 {
 			return head
 		}
 		line := head[:i]
-		if t := trimSpace(line); len(t) > 0 && !isPromptLine(line) && !isTerminalNoise(line) && !isElision(t) {
-			return head
+		switch {
+		case cont:
+			cont = continues(line)
+		case isPromptLine(line):
+			cont = continues(line)
+		default:
+			if t := trimSpace(line); len(t) > 0 && !isTerminalNoise(line) && !isElision(t) {
+				return head
+			}
 		}
 		head = head[i+1:]
 	}
 	return head
+}
+
+// continues reports whether a command line goes on in the next line: it
+// ends in the shell's line continuation, a backslash (PowerShell's: a
+// backtick).
+func continues(line []byte) bool {
+	t := trimSpace(line)
+	return len(t) > 0 && (t[len(t)-1] == '\\' || t[len(t)-1] == '`')
 }
 
 // untilPrompt cuts head before its first prompt line: one output.
@@ -130,6 +151,9 @@ type skipDecoder struct{ r *Reader }
 
 func (d skipDecoder) line([]byte, int) error { return nil }
 func (d skipDecoder) end(n int) error {
+	if d.r.meta.Rows == 0 && d.r.skipped != nil {
+		return d.r.skipped // the reason the last output in a layout gave no samples
+	}
 	if d.r.meta.Rows == 0 {
 		return d.r.errorf(n, "no samples: the outputs after the shell prompts are in no layout gpuleak reads")
 	}
@@ -140,6 +164,7 @@ func (d skipDecoder) end(n int) error {
 // picks the decoder of what follows.
 func (r *Reader) newSegment(prompt []byte, n int) error {
 	prompt = append([]byte(nil), trimSpace(prompt)...) // the line's buffer is reused by Peek
+	r.paste = true
 	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
 		if err := r.dec.end(n - 1); err != nil {
 			r.meta.Warnings.Add(parse.InlineNote(n, -1, "the output before line %d was not read whole: %v", n, err))
@@ -151,14 +176,18 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		r.dec = skipDecoder{r}
 		return nil
 	}
-	f := sniffOne(untilPrompt(skipPrompts(head)))
+	f := sniffOne(untilPrompt(skipCommand(head, continues(prompt))))
 	if f == parse.FormatUnknown {
 		r.dec = skipDecoder{r}
 		r.meta.Warnings.Linef(n, "the output of %q is in no layout gpuleak reads: skipped", snippet(prompt))
 		return nil
 	}
+	r.segNote = nil
 	if r.meta.Format != parse.FormatUnknown && r.meta.Format != f {
-		r.meta.Warnings.Linef(n, "another output (%s) after the prompt %q: read too", f, snippet(prompt))
+		// Said once the output is read: an output without a memory
+		// figure is skipped instead (skipOutput).
+		note := parse.LineNote(n, "another output (%s) after the prompt %q: read too", f, snippet(prompt))
+		r.segNote = &note
 	}
 	return r.useFormat(f)
 }

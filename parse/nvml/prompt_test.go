@@ -146,3 +146,57 @@ func FuzzElision(f *testing.F) {
 		}
 	})
 }
+
+// A user's paste (testdata/README.md: a10g_query_continued_then_pmon_no_fb.txt):
+// "nvidia smi -L" (a typo), "nvidia-smi -L", a --query-gpu command split
+// over three lines with "\", its CSV (GPU 0, A10G: 22403 of 23028 MiB
+// used, 215 free), then "nvidia-smi pmon -c 1", whose columns have no fb
+// (its mem is a percentage). The CSV is one sample; the pmon output, with
+// no memory figure, is skipped with a warning, not the end of the input.
+func TestPasteContinuedCommandThenPmonWithoutFB(t *testing.T) {
+	rows, meta := readFile(t, tdata+"field/a10g_query_continued_then_pmon_no_fb.txt")
+	if meta.Format != FormatQueryGPU || len(rows) != 1 {
+		t.Fatalf("%s, %d rows", meta.Format, len(rows))
+	}
+	r := rows[0]
+	if *r.GPU != 0 || r.GPUName != "NVIDIA A10G" || *r.Used != 22403*MiB || *r.Total != 23028*MiB || *r.Free != 215*MiB {
+		t.Errorf("row %+v", r)
+	}
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(w, "line 11: the pmon log has no fb column") || !strings.Contains(w, "skipped") || strings.Contains(w, "read too") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+func TestPasteOutputsWithoutMemory(t *testing.T) {
+	// The continuation lines of a command are not its output.
+	rows, _, err := readRows(t, "cont.txt", "$ nvidia-smi \\\n  --query-gpu=index,memory.used \\\n  --format=csv\nindex, memory.used [MiB]\n0, 5 MiB\n")
+	if err != nil || len(rows) != 1 || *rows[0].Used != 5*MiB {
+		t.Errorf("continued command: %v, %+v", err, rows)
+	}
+	// A --query-gpu CSV without memory.used first, then one with it.
+	rows, meta, err := readRows(t, "q.txt", "$ nvidia-smi --query-gpu=index,name --format=csv\nindex, name\n0, A10G\n"+
+		"$ nvidia-smi --query-gpu=index,memory.used --format=csv\nindex, memory.used [MiB]\n0, 7 MiB\n")
+	if err != nil || len(rows) != 1 || *rows[0].Used != 7*MiB || meta.Format != FormatQueryGPU {
+		t.Errorf("CSV without memory.used first: %v, %s, %+v", err, meta.Format, rows)
+	}
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 2: the log has no memory.used column") {
+		t.Errorf("warnings %q", w)
+	}
+	// A pmon output without fb first, then dmon with it: the input is the dmon log.
+	rows, meta, err = readRows(t, "p.txt", "$ nvidia-smi pmon -c 1\n# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n"+
+		"$ nvidia-smi dmon -s m -c 1\n# gpu fb bar1\n# Idx MB MB\n 0 300 2\n")
+	if err != nil || len(rows) != 1 || *rows[0].Used != 300*MiB || meta.Format != FormatDmon {
+		t.Errorf("pmon without fb first: %v, %s, %+v", err, meta.Format, rows)
+	}
+	// Only outputs without a memory figure: the input's error says why.
+	_, _, err = readRows(t, "only.txt", "$ nvidia-smi pmon -c 1\n# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n")
+	if err == nil || !strings.Contains(err.Error(), "only.txt:2: the pmon log has no fb column") {
+		t.Errorf("only pmon without fb: %v", err)
+	}
+	// Not a paste: the same output alone is an error, as before.
+	_, _, err = readRows(t, "alone.txt", "# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n")
+	if err == nil || !strings.Contains(err.Error(), "alone.txt:1: the pmon log has no fb column") {
+		t.Errorf("pmon without fb alone: %v", err)
+	}
+}

@@ -179,6 +179,74 @@ type Reader struct {
 	source   []byte
 	nonEmpty bool
 	usedRows int64 // rows with a used-memory value
+	// paste: the input holds shell prompt lines (several outputs); cmdCont:
+	// the last line was a command line ending in a line continuation, so
+	// the next one is the command's too; skipped holds the first output
+	// of the paste skipped for want of a memory figure (errNoMemoryFigure).
+	paste   bool
+	cmdCont bool
+	skipped error
+	// segNote is the warning that the output after a prompt is in
+	// another layout, said once its decoder takes a line.
+	segNote *parse.Diagnostic
+}
+
+// dater is a decoder that takes the time of the samples after it from a
+// line of date(1)'s output (a loop of "date; curl .../metrics").
+type dater interface {
+	// atDate is told of a date line n at t (µs since the epoch).
+	atDate(t int64, n int)
+}
+
+// date handles a line of date(1)'s output and reports whether it was one:
+// the decoder that can takes its time; another skips it, with a warning.
+func (r *Reader) date(line []byte) bool {
+	t, ok := r.dateLine(line)
+	if !ok {
+		return false
+	}
+	switch d := r.dec.(type) {
+	case dater:
+		d.atDate(t, r.line)
+	case skipDecoder:
+	default:
+		r.meta.Skipped++
+		r.meta.Warnings.Once("date skipped", parse.LineNote(r.line, "date's output (%q) among the samples is skipped: the %s layout takes no time from it", snippet(trimSpace(line)), r.meta.Format))
+	}
+	return true
+}
+
+// errNoMemoryFigure classifies the error of an output that carries no
+// memory figure at all (dmon or pmon without fb, a --query CSV without
+// memory.used): alone it ends the input, but in a paste of several
+// outputs it is skipped with a warning.
+var errNoMemoryFigure = parse.NewKind("no memory figure")
+
+// noMemoryf returns the *parse.Error, at line n, of an output without a
+// memory figure.
+func (r *Reader) noMemoryf(n int, format string, args ...any) error {
+	e := parse.LineErrorf(r.name, n, format, args...)
+	e.Err = errNoMemoryFigure
+	return e
+}
+
+// skipOutput skips the rest of the output being read, whose decoder
+// failed with err (errNoMemoryFigure) at line n of a paste.
+func (r *Reader) skipOutput(err error, n int) {
+	msg := err.Error()
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg = pe.Msg
+	}
+	r.meta.Warnings.Linef(n, "%s: an output without a memory figure, skipped", msg)
+	r.segNote = nil
+	if r.skipped == nil {
+		r.skipped = err
+	}
+	if r.meta.Rows == 0 {
+		r.meta.Format = parse.FormatUnknown // the next output's layout names the input
+	}
+	r.dec = skipDecoder{r}
 }
 
 // NewReader returns a Reader of the log in r (already decompressed;
@@ -207,6 +275,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	}
 	rd := &Reader{name: name, opt: o, src: src, meta: Metadata{Warnings: parse.NewWarnings(name)}}
 	rd.civil.loc = o.loc
+	rd.civil.warn, rd.civil.line = &rd.meta.Warnings, &rd.line
 	// The samples are gathered in Go slices and made a batch at once (see
 	// columns), not appended to a RecordBuilder: no table builders.
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, 0, rd.fill)
@@ -256,6 +325,12 @@ func (r *Reader) step() error {
 	}
 	if line != nil {
 		r.line++
+		if r.cmdCont {
+			// "  --format=csv" after "$ nvidia-smi \": the command's, not output.
+			r.cmdCont = continues(line)
+			r.nonEmpty = true
+			return r.endAt(err)
+		}
 		if d, ok := r.dec.(*smiDecoder); ok && err == nil && !r.opt.general {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
@@ -268,21 +343,37 @@ func (r *Reader) step() error {
 		}
 		switch {
 		case isPromptLine(line):
+			cont := continues(line) // before newSegment's Peek, which may reuse line's buffer
 			if serr := r.newSegment(line, r.line); serr != nil {
 				return serr
 			}
+			r.cmdCont = cont
 		case isTerminalNoise(line):
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
 			r.meta.Warnings.Linef(r.line, "%q stands for lines left out of the paste: their samples are missing", snippet(trimSpace(line)))
+		case maybeDateLine(line) && r.date(line):
+			// "Thu May  2 10:00:00 UTC 2024": date's, between outputs.
 		default:
 			r.segLines++
 			if derr := r.dec.line(line, r.line); derr != nil {
-				return derr
+				if !r.paste || !errors.Is(derr, errNoMemoryFigure) {
+					return derr
+				}
+				r.skipOutput(derr, r.line)
+			} else if r.segNote != nil {
+				r.meta.Warnings.Add(*r.segNote)
+				r.segNote = nil
 			}
 		}
 	}
+	return r.endAt(err)
+}
+
+// endAt ends the input when err, the error of reading the last line, is
+// io.EOF.
+func (r *Reader) endAt(err error) error {
 	if errors.Is(err, io.EOF) {
 		r.done = true
 		if !r.nonEmpty {
@@ -322,6 +413,7 @@ func (r *Reader) start() error {
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
 		f = FormatForFields(r.opt.fields)
 	}
+	r.paste = len(untilPrompt(head)) < len(head)
 	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
 			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)"}

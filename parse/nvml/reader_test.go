@@ -110,6 +110,18 @@ func TestFixtures(t *testing.T) {
 		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, ClockRowOrder, "excludes-reserved"},
+		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
+		// ctime line, 537.34 none.
+		{"field/mineru_win_wddm_537_table.txt", FormatNvidiaSmiText, 1, ClockRowOrder, "excludes-reserved"},
+		{"field/cadesign_win_wddm_512_table_indented.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		// A paste: --query-gpu (command over three lines, no timestamp) of
+		// one GPU whose used + free (22403 + 215) falls 410 MiB short of
+		// total (23028): the reservation left out; pmon without fb skipped.
+		{"field/a10g_query_continued_then_pmon_no_fb.txt", FormatQueryGPU, 1, ClockRowOrder, "excludes-reserved"},
+		// Four DCGM scrapes, each after a date line.
+		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, ClockAbsolute, "excludes-reserved"},
+		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
+		{"dst_fallback_berlin_query_gpu.csv", FormatQueryGPU, 80, ClockAbsolute, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.

@@ -45,16 +45,23 @@
 //     (or exported_pod, ...); a MIG instance (GPU_I_ID label) is a GPU of its
 //     own whose gpu_uuid is "UUID/GPU_I_ID". Other metrics are skipped. One
 //     scrape or many: samples with timestamps (milliseconds) are grouped by
-//     time; without timestamps a new scrape begins where a series repeats.
+//     time; without timestamps a new scrape begins where a series repeats,
+//     or at a line of date(1)'s output ("Thu May  2 10:00:00 UTC 2024"),
+//     which gives the scrapes after it their time.
 //
 // # Time
 //
 // Timestamps become microseconds since the Unix epoch, UTC. Local times
 // (nvidia-smi's "YYYY/MM/DD HH:MM:SS.mmm", dmon's and pmon's Date and
 // Time, gpustat's query_time) are read in the location WithLocation sets
-// (UTC by default). Logs that lack the date (pmon -o T, dmon -o T) take it
-// from WithDate, or else 1970-01-01, and a time of day that goes backwards
-// by more than a minute starts the next day. Logs without any time
+// (UTC by default). Around a change of the zone's offset, a wall time the
+// clocks skipped is read on the offset before the change (with a
+// warning), and one they showed twice on the earlier offset until the
+// log's wall clock goes back across the change, on the later one from
+// there on (with a warning naming the line). Logs that lack the date
+// (pmon -o T, dmon -o T) take it from WithDate, or else 1970-01-01, and a
+// time of day that goes backwards by more than a minute starts the next
+// day, unless it goes back into the hour the zone repeats. Logs without any time
 // (dmon or pmon without -o, DCGM text without timestamps) are placed by
 // row order: tick k is at WithStart (default the Unix epoch) plus k times
 // WithInterval (default 1 s, the dmon/pmon default period; 30 s for DCGM,

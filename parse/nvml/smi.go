@@ -181,7 +181,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 		if d.apps {
 			what = "used_memory"
 		}
-		return d.r.errorf(n, "the log has no %s column (fields: %s); log it with --query-%s=...,%s",
+		return d.r.noMemoryf(n, "the log has no %s column (fields: %s); log it with --query-%s=...,%s",
 			what, strings.Join(names, ","), map[bool]string{false: "gpu", true: "compute-apps"}[d.apps], what)
 	}
 	d.r.meta.Fields = append([]string(nil), names...)

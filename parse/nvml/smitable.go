@@ -5,6 +5,8 @@ import (
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"strings"
 	"time"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // The text nvidia-smi prints for people, the most pasted of its outputs:
@@ -38,15 +40,20 @@ import (
 // alone is an error.
 
 var (
-	// "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |"
-	smiTableGPURe = lazyre.New(`^\|\s*(\d{1,3})\s+(\S.*?)\s+(On|Off|N/A)\s*\|`)
+	// "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |";
+	// on Windows the first cell ends in the driver model instead of the
+	// persistence mode (its header says "TCC/WDDM"):
+	// "|   0  NVIDIA GeForce RTX 3060 Ti   WDDM  | 00000000:01:00.0  On |".
+	// The name stays within the first cell.
+	smiTableGPURe = lazyre.New(`^\|\s*(\d{1,3})\s+(\S[^|]*?)\s+(On|Off|N/A|TCC|WDDM|MCDM)\s*\|`)
 	// "3693MiB / 143771MiB"
 	smiTableMemRe = lazyre.New(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
-	// older drivers without the GI and CI columns.
+	// older drivers without the GI and CI columns; "N/A" for the memory
+	// where the driver cannot tell a process's (Windows' WDDM).
 	// The start of a process row: "|    0 ".
 	smiTableRowStartRe = lazyre.New(`^\|\s*\d{1,3}\s`)
-	smiTableProcRe     = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d{1,12})\s*MiB\s*\|\s*$`)
+	smiTableProcRe     = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A)\s*\|\s*$`)
 )
 
 var (
@@ -87,6 +94,12 @@ type smiTextDecoder struct {
 	samples   int64
 	samplesAt int64  // samples when the current snapshot started
 	host      []byte // gpustat's host name, from its header
+	// naProcs counts the Processes box's rows whose memory is "N/A" (no
+	// sample comes of them), from line naLine; wddm: a GPU row said its
+	// driver model is WDDM.
+	naProcs int
+	naLine  int
+	wddm    bool
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -100,11 +113,13 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 	if len(f) != 5 || len(f[0]) != 3 || len(f[1]) != 3 {
 		return 0, false
 	}
-	t, err := time.ParseInLocation("Mon Jan 2 15:04:05 2006", strings.Join(f, " "), d.r.opt.loc)
-	if err != nil {
+	t, err := time.Parse("Mon Jan 2 15:04:05 2006", strings.Join(f, " "))
+	if err != nil || !validCivil(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second()) {
 		return 0, false
 	}
-	return t.UnixMicro(), true
+	// The civil time, placed in the zone as every local time is (around
+	// a change of offset too).
+	return d.r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
 }
 
 // newSnapshot starts output k+1, at time t when ok.
@@ -122,6 +137,10 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.gpuRow, d.processes = false, false
 	d.qGPU, d.qSection = -1, ""
 }
+
+// atDate starts an output at t, the time of a line of date(1)'s output
+// before it.
+func (d *smiTextDecoder) atDate(t int64, _ int) { d.newSnapshot(t, true) }
 
 // now is the time of the current snapshot.
 func (d *smiTextDecoder) now() int64 {
@@ -230,6 +249,14 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if len(m[5]) == 0 {
+				// "N/A": the driver gives no memory for this process.
+				if d.naProcs == 0 {
+					d.naLine = n
+				}
+				d.naProcs++
+				return nil
+			}
 			used, _ := parseInt(m[5])
 			d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
 				process: trimSpace(m[4]), used: used * MiB, hasUsed: true})
@@ -255,6 +282,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		g, _ := parseInt(m[1])
 		d.gpu, d.gpuRow = int32(g), true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
+		if string(m[3]) == "WDDM" {
+			d.wddm = true
+		}
 	}
 	return nil
 }
@@ -396,6 +426,13 @@ func (d *smiTextDecoder) emit(s *sample) {
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
 	d.cutGPURow(n)
+	if d.naProcs > 0 {
+		why := "the driver does not report per-process memory here (as under Windows' WDDM driver model)"
+		if d.wddm {
+			why = "the GPU runs under Windows' WDDM driver model, which does not report per-process memory"
+		}
+		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%d process rows of the Processes box (the first at line %d) show their GPU memory as N/A: %s; those processes have no samples, only the GPU's used memory is read", d.naProcs, d.naLine, why))
+	}
 	if d.samples == 0 && d.sawMIG {
 		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")
 	}

@@ -314,3 +314,48 @@ func TestQueryGPUWithoutIndex(t *testing.T) {
 		}
 	}
 }
+
+// Windows tables (testdata/README.md, field pastes): the first cell ends in
+// the driver model (TCC/WDDM), not the persistence mode, so the name is
+// what comes before it. Driver 537.34: "NVIDIA GeForce RTX 3060 Ti", 1489
+// of 8192 MiB, no ctime line. Driver 512.78, indented by 4 spaces: the
+// name cut to "NVIDIA GeForce ...", 3320 of 8192 MiB at the ctime line
+// (2023-01-11 17:54:04, UTC by default), and six process rows (lines
+// 19-24) whose memory is N/A: no sample, but a warning that counts them.
+func TestSmiTextWindowsWDDM(t *testing.T) {
+	rows, meta := readFile(t, tdata+"field/mineru_win_wddm_537_table.txt")
+	if len(rows) != 1 || rows[0].GPUName != "NVIDIA GeForce RTX 3060 Ti" || *rows[0].Used != 1489*MiB || *rows[0].Total != 8192*MiB {
+		t.Errorf("537: %+v", rows)
+	}
+	if meta.Warnings.Len() != 0 {
+		t.Errorf("537: warnings %q", meta.Warnings.Strings())
+	}
+	rows, meta = readFile(t, tdata+"field/cadesign_win_wddm_512_table_indented.txt")
+	if len(rows) != 1 || rows[0].GPUName != "NVIDIA GeForce ..." || *rows[0].Used != 3320*MiB || *rows[0].Total != 8192*MiB ||
+		rows[0].TimeUs != utc(2023, 1, 11, 17, 54, 4, 0) {
+		t.Errorf("512: %+v", rows)
+	}
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(w, "6 process rows of the Processes box (the first at line 19) show their GPU memory as N/A") || !strings.Contains(w, "WDDM") {
+		t.Errorf("512: warnings %q", w)
+	}
+}
+
+// A TCC GPU's row, and an N/A process row where no GPU row says WDDM: the
+// warning gives WDDM only as an example of why.
+func TestSmiTextTCCAndNAProcess(t *testing.T) {
+	in := "+------+\n| NVIDIA-SMI 472.12  Driver Version: 472.12  CUDA Version: 11.4 |\n+------+\n" +
+		"|   0  Tesla T4            TCC  | 00000000:01:00.0 Off |                    0 |\n" +
+		"| N/A   40C    P8    10W /  70W |    100MiB / 15360MiB |      0%      Default |\n" +
+		"+------+\n| Processes: |\n|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |\n" +
+		"|    0   N/A  N/A      4242      C   python.exe                    N/A      |\n" +
+		"|    0   N/A  N/A      4243      C   train.exe                      90MiB   |\n+------+\n"
+	rows, meta, err := readRows(t, "tcc.txt", in)
+	if err != nil || len(rows) != 2 || rows[0].GPUName != "Tesla T4" || *rows[0].Used != 100*MiB || *rows[1].PID != 4243 || *rows[1].Used != 90*MiB {
+		t.Fatalf("%v: %+v", err, rows)
+	}
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(w, "1 process rows of the Processes box (the first at line 9)") || !strings.Contains(w, "as under Windows' WDDM") {
+		t.Errorf("warnings %q", w)
+	}
+}

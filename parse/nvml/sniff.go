@@ -35,6 +35,7 @@ func Sniff(head []byte) parse.Format {
 
 // sniffOne is Sniff of one output (no prompt lines).
 func sniffOne(head []byte) parse.Format {
+	head = skipDateLines(head)
 	first := firstLine(head)
 	if len(first) == 0 {
 		return parse.FormatUnknown
@@ -111,6 +112,23 @@ var (
 	// "| GPU  GI  CI  MIG |         Memory-Usage |".
 	smiMIGBoxRe = lazyre.New(`(?m)^\s*\|\s*MIG devices:.*\|\s*\n(?:.*\n){0,2}\s*\|\s*GPU\s+GI\s+CI\s+MIG\s*\|\s*Memory-Usage`)
 )
+
+// skipDateLines drops the leading blank lines and lines of date(1)'s
+// output ("Thu May  2 10:00:00 UTC 2024") of head: a loop of "date;
+// curl .../metrics" prints one before each output.
+func skipDateLines(head []byte) []byte {
+	for {
+		first := firstLine(head)
+		if first == nil || !maybeDateLine(first) {
+			return head
+		}
+		if _, _, _, _, _, _, _, ok := dateFields(first); !ok {
+			return head
+		}
+		i := bytes.Index(head, first) + len(first)
+		head = head[i:]
+	}
+}
 
 func firstLine(b []byte) []byte {
 	for len(b) > 0 {
