@@ -396,8 +396,8 @@ func classify(line string, at int) int {
 // issue title (weak, never kept: it has no figures); after other words,
 // prose ("I get CUBLAS_STATUS_ALLOC_FAILED when ...").
 func classifyLibrary(line string, at int, lib string, kind int) int {
-	if kind == weakMessage {
-		return weakMessage // quoted in markdown
+	if kind == weakMessage || strings.Count(line[:at], "`")%2 == 1 {
+		return weakMessage // quoted in markdown (a code span opened before it)
 	}
 	if lib == "NCCL" {
 		return message
