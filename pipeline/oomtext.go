@@ -65,7 +65,9 @@ func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pyto
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
-	return a.Finalize(), r.Metadata(), nil
+	res := a.Finalize()
+	res.UnifiedMemory = r.Metadata().UnifiedMemory
+	return res, r.Metadata(), nil
 }
 
 // analyzeOOMText reads a text input about OOMs for gpuleak analyze. Its

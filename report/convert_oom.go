@@ -259,7 +259,13 @@ func oomMessage(r oom.Report) string {
 		return "oom: " + backend + " out-of-memory message that does not parse (" + r.Reason + "); nothing was read from it"
 	}
 	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
+		if lib := pytorchtext.Library(r.Text); lib != "" {
+			return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
+		}
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"
+	}
+	if r.Generation == pytorchtext.GenExa && !hasSnapshot(r) {
+		return "oom: a request of more than 1 EiB (\"Tried to allocate more than 1EB memory\"): a size computed wrong, not a shortage of memory"
 	}
 	var b strings.Builder
 	b.WriteString("oom: ")
@@ -318,4 +324,15 @@ func AddEndPools(in *Input, res *snapshot.FragmentResult) {
 			in.EndPools = append(in.EndPools, poolMemory(p))
 		}
 	}
+}
+
+// clipText shortens text to at most n bytes, at a rune's start, with "...".
+func clipText(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	for n > 0 && text[n]&0xC0 == 0x80 {
+		n--
+	}
+	return text[:n] + "..."
 }

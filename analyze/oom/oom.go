@@ -24,6 +24,11 @@ const (
 	// CauseMemoryLimit: the process hit its own cap
 	// (set_per_process_memory_fraction) while the GPU had room.
 	CauseMemoryLimit = "memory-limit"
+	// CauseUnifiedMemory: on a device whose GPU memory is the machine's
+	// RAM (an APU, DGX Spark, Jetson; named in the log), memory outside
+	// PyTorch's allocator held what the request needed: host memory of
+	// the OS, the page cache, other programs and this process's CPU side.
+	CauseUnifiedMemory = "unified-memory"
 	// CauseCapacity: the process's working set is larger than the GPU, or
 	// (the fallback) the GPU was full and no other cause explains it.
 	CauseCapacity = "capacity"
@@ -218,6 +223,8 @@ type Report struct {
 	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
 	backend     string               // the message's ("CUDA", "HIP", "XPU", "MPS"); "" without one
 	msg         *pytorchtext.Message // the first message folded in
+	unified     *pytorchtext.UnifiedMemory
+	unifiedPath string // the input that names unified
 	expandable  bool
 	snapshot    bool
 }
@@ -298,14 +305,16 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		}
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
-			if r := matchMessage(reports, m); r != nil {
-				r.addMessage(m, src, opt.Filter)
-				continue
+			r := matchMessage(reports, m)
+			if r == nil {
+				r = &Report{Device: -1}
+				r.clear()
+				reports = append(reports, r)
 			}
-			r := &Report{Device: -1}
-			r.clear()
 			r.addMessage(m, src, opt.Filter)
-			reports = append(reports, r)
+			if r.unified == nil && in.Text.UnifiedMemory != nil {
+				r.unified, r.unifiedPath = in.Text.UnifiedMemory, in.Path
+			}
 		}
 	}
 	// Allocator statistics: fold a set taken at an OOM into it, keep the
@@ -635,7 +644,18 @@ func (r *Report) findCauses() {
 	if !parsed(r.Generation) && !r.snapshot {
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
-			r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
+			switch lib := pytorchtext.Library(r.Text); lib {
+			case "":
+				r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
+			case "NCCL":
+				r.Notes = append(r.Notes, "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)")
+			case "the CUDA driver", "the CUDA runtime":
+				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
+			default:
+				r.Notes = append(r.Notes, lib+" could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
+			}
+		case pytorchtext.GenExa:
+			r.Notes = append(r.Notes, "the request was at least 1 EiB (2^60 bytes; PyTorch's allocator refuses such a size before it tries: \"more than 1EB\"), far more than any GPU has: the size was computed wrong (an overflowed or negative size, a corrupted shape, a size received from a collective that went out of step), not a shortage of memory; a smaller batch will not help: look at the size asked for at the traceback's line")
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
@@ -685,6 +705,10 @@ func (r *Report) findCauses() {
 		slack = tightSlack
 	}
 	gpuRoom := r.known(r.DeviceFreeBytes) && r.DeviceFreeBytes+freeTol >= seg-tol+slack
+	// noCap: a message that would print "N allowed" had a cap been set
+	// (1.8 to 2.0 and 2.2+; before 1.8 no cap could be set; 2.1, "total
+	// capacty", sets one without printing it) and prints none.
+	noCap := fromMessage && !r.snapshot && !r.known(r.AllowedBytes) && !r.msg.Typo
 	gpuFull := r.known(r.DeviceFreeBytes) && !gpuRoom
 	var shortfall int64 = -1
 	marginOnly := false // full only for want of cudaMalloc's own room
@@ -754,6 +778,11 @@ func (r *Report) findCauses() {
 		// difference is known to within both roundings.
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved but unallocated is reserved minus allocated, each rounded to two decimals: it lies between %s and %s, so whether it would have held the %s request cannot be told",
 			size(r.ReservedUnallocatedBytes), size(max(r.ReservedUnallocatedBytes-r.ruTol, 0)), size(r.ReservedUnallocatedBytes+r.ruTol), size(req)))
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req && gpuRoom && noCap:
+		// The allocator reserves a new segment when no free block fits:
+		// with room on the GPU and no cap, split blocks did not stop it.
+		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free and the message shows no per-process limit: PyTorch would have reserved a new %s segment instead, so split free blocks do not explain this OOM",
+			size(r.ReservedUnallocatedBytes), size(req), size(r.DeviceFreeBytes), size(seg)))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
 		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
@@ -823,7 +852,13 @@ func (r *Report) findCauses() {
 			}
 		}
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
-		full = append(full, Cause{Name: CauseOtherProcesses, Evidence: ev,
+		name := CauseOtherProcesses
+		if len(r.OtherProcesses) == 0 {
+			// Memory no listed process holds: on a unified-memory
+			// device, host memory (see unifiedMemory).
+			name, ev, advice = r.unifiedMemory(name, ev, advice, others)
+		}
+		full = append(full, Cause{Name: name, Evidence: ev,
 			Numbers: map[string]int64{"other_processes_bytes": others, "device_free_bytes": r.DeviceFreeBytes, "device_total_bytes": r.DeviceTotalBytes, "shortfall_bytes": shortfall},
 			Advice:  advice})
 	}
@@ -911,6 +946,8 @@ func (r *Report) findCauses() {
 			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
 				Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
 				Advice:  memoryLimitAdvice})
+		case r.msg != nil && r.msg.Typo:
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request; PyTorch 2.1's message does not print a per-process limit, so one (set_per_process_memory_fraction) may have refused it, or the allocation failed for another reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
 		default:
 			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
 		}
@@ -981,19 +1018,21 @@ func (r *Report) findCauses() {
 	// constraints (a limit, memory outside this process, capacity); ties
 	// go to the most specific: what a change in this job fixes before
 	// what needs more memory.
-	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
+	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseUnifiedMemory: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
 	held := func(c Cause) int64 {
 		switch c.Name {
 		case CauseFragmentation:
 			return max(c.Numbers["reserved_unallocated_bytes"], c.Numbers["reserved_free_bytes"])
-		case CauseOtherProcesses:
+		case CauseOtherProcesses, CauseUnifiedMemory:
 			return c.Numbers["other_processes_bytes"]
 		case CauseAccumulation:
 			return c.Numbers["accumulated_bytes"]
 		}
 		return 0
 	}
-	estimated := func(c Cause) bool { return c.Name == CauseOtherProcesses && othersEstimated }
+	estimated := func(c Cause) bool {
+		return (c.Name == CauseOtherProcesses || c.Name == CauseUnifiedMemory) && othersEstimated
+	}
 	sort.SliceStable(full, func(i, j int) bool {
 		// Memory outside PyTorch's allocator estimated from the totals
 		// (this process's CUDA context in it) comes after fragmentation
@@ -1020,6 +1059,36 @@ func (r *Report) findCauses() {
 		}
 	}
 	r.backendTerms()
+}
+
+// unifiedMemory rewords the other-processes cause for a device whose GPU
+// memory is (or may be) the machine's RAM. A log that names such a device
+// (pytorchtext.UnifiedMemory, Sure) makes it the unified-memory cause: the
+// memory outside PyTorch is host memory of the OS, the page cache, other
+// programs and this process's CPU side, and no other GPU is to be had. A
+// ROCm message (APUs run ROCm), or a device that shares memory only in
+// some configurations, keeps the cause with a hedge naming unified memory.
+func (r *Report) unifiedMemory(name, ev, advice string, others int64) (string, string, string) {
+	host := "host memory (the OS, the page cache (a model just read from disk stays in it), other programs, and this process's own CPU memory: a CPU copy of the weights, pinned buffers)"
+	hostAdvice := "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root)"
+	amdAdvice := "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
+	u := r.unified
+	switch {
+	case u != nil && u.Sure:
+		ev += fmt.Sprintf("; %s:%d names %s, a device whose GPU memory is the machine's RAM: the %s outside PyTorch's allocator is %s, not only other GPU processes", r.unifiedPath, u.Line, u.Device, size(others), host)
+		advice = hostAdvice
+		if u.Vendor == "AMD" {
+			advice += amdAdvice
+		}
+		return CauseUnifiedMemory, ev, advice
+	case u != nil:
+		ev += fmt.Sprintf("; %s:%d names %s: if the OS used the GPU's memory as system RAM, the %s outside PyTorch's allocator may be %s", r.unifiedPath, u.Line, u.Device, size(others), host)
+		advice += "; if the GPU's memory is shared with the OS, " + hostAdvice
+	case r.backend == "HIP":
+		ev += fmt.Sprintf("; on ROCm the device may be an APU (Strix Halo, MI300A and others share the machine's RAM; the message cannot tell), and there the %s outside PyTorch's allocator is %s", size(others), host)
+		advice += "; on an APU with unified memory no other GPU is to be had: " + hostAdvice + amdAdvice
+	}
+	return name, ev, advice
 }
 
 // backendWords words CUDA's terms as the message's backend's: ROCm's
@@ -1252,6 +1321,8 @@ func (r *Report) growthRefused(gpuRoom bool, seg int64) string {
 	switch {
 	case gpuRoom && r.known(r.AllowedBytes):
 		return fmt.Sprintf("; the %s limit (allowed) kept PyTorch from reserving a new %s segment", size(r.AllowedBytes), size(seg))
+	case gpuRoom && r.msg != nil && r.msg.Typo:
+		return fmt.Sprintf("; the GPU had %s free, so a per-process limit (set_per_process_memory_fraction, which PyTorch 2.1's message does not print) kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
 	case gpuRoom:
 		return fmt.Sprintf("; the GPU had %s free, so a per-process limit kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
 	case r.known(r.DeviceFreeBytes):

@@ -57,7 +57,9 @@ func oomInput(t *testing.T, name string) Input {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return Input{Path: name, Format: string(format), Text: a.Finalize()}
+	res := a.Finalize()
+	res.UnifiedMemory = r.Metadata().UnifiedMemory // as the pipeline does
+	return Input{Path: name, Format: string(format), Text: res}
 }
 
 func postmortem(t *testing.T, names ...string) *Postmortem {
@@ -301,7 +303,9 @@ func textInput(t *testing.T, name, text string) Input {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return Input{Path: name, Format: string(format), Text: a.Finalize()}
+	res := a.Finalize()
+	res.UnifiedMemory = r.Metadata().UnifiedMemory // as the pipeline does
+	return Input{Path: name, Format: string(format), Text: res}
 }
 
 const capacityMsg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.15 GiB of which 500.00 MiB is free. Including non-PyTorch memory, this process has 78.64 GiB memory in use. Of the allocated memory 76.20 GiB is allocated by PyTorch, and 1.10 GiB is reserved by PyTorch but unallocated."

@@ -52,6 +52,10 @@ func (s *AllocatorStats) Get(key string) (int64, bool) {
 type TextResult struct {
 	Messages []Message        // in input order
 	Stats    []AllocatorStats // in input order
+	// UnifiedMemory is a unified-memory device the text names (its
+	// messages' "memory outside PyTorch" is then host memory too); nil
+	// when none. Set by the caller from the reader's metadata.
+	UnifiedMemory *pytorchtext.UnifiedMemory
 }
 
 // TextAnalyzer collects the tables of package pytorchtext into typed
@@ -190,8 +194,14 @@ func (a *TextAnalyzer) Finalize() *TextResult {
 // Verdict says what a memory_stats()/memory_summary() set shows on its own,
 // "" when nothing stands out:
 //   - OOMs or cudaMalloc retries while the free memory split around live
-//     blocks (non-releasable memory; without that row, reserved minus
-//     allocated) is at least the allocated memory: fragmentation;
+//     blocks (non-releasable memory, inactive_split_bytes) is at least the
+//     allocated memory: fragmentation;
+//   - the same, with reserved-but-unallocated memory at least the
+//     allocated, in a set without non-releasable memory (a memory_summary()
+//     cut before its Non-releasable memory row): "cannot tell", as that
+//     memory may as well be whole free segments (tensors freed after the
+//     OOM, the usual picture of a summary printed in an except block); the
+//     peak figures are said where they bound it;
 //   - allocated about equal to reserved after segments were returned to
 //     the GPU (empty_cache, or the allocator's release on OOM): live
 //     tensors hold the memory, not the cache.
@@ -205,15 +215,27 @@ func (s *AllocatorStats) Verdict() string {
 	retries, _ := s.Get("num_alloc_retries")
 	released, _ := s.Get("reserved_bytes.all.freed")
 	unalloc := reserved - alloc
-	split := unalloc // free memory the cache could not return
-	if v, ok := s.Get("inactive_split_bytes.all.current"); ok {
-		split = v // non-releasable memory, where the set gives it
-	}
+	split, haveSplit := s.Get("inactive_split_bytes.all.current")
 	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
 	switch {
-	case (ooms > 0 || retries > 0) && split >= fragmentationMinSplit && split >= alloc:
+	case (ooms > 0 || retries > 0) && haveSplit && split >= fragmentationMinSplit && split >= alloc:
 		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
 			ooms, retries, size(reserved), size(alloc), size(split))
+	case (ooms > 0 || retries > 0) && !haveSplit && unalloc >= fragmentationMinSplit && unalloc >= alloc:
+		v := fmt.Sprintf("cannot tell: %d OOMs and %d cudaMalloc retries with %s reserved and %s allocated, but the set has no non-releasable memory (inactive_split_bytes; a memory_summary() cut before its Non-releasable memory row): whether the %s reserved but unallocated is split around live blocks (fragmentation) or whole free segments (tensors freed after the OOM; empty_cache() returns those) cannot be told",
+			ooms, retries, size(reserved), size(alloc), size(unalloc))
+		peakAlloc, ok1 := s.Get("allocated_bytes.all.peak")
+		peakRes, ok2 := s.Get("reserved_bytes.all.peak")
+		if ok1 && ok2 && peakRes > 0 {
+			// Allocated is never more than reserved: when allocated
+			// peaked, at most peak reserved - peak allocated was free in
+			// the cache.
+			// A summary's figures are truncated to their unit: the
+			// reserved peak may be up to its resolution more.
+			free := max(peakRes+s.Resolution["reserved_bytes.all.peak"]-peakAlloc, 0)
+			v += fmt.Sprintf("; when allocated memory peaked (%s), at most %s of the %s peak reserved was free in the cache", size(peakAlloc), size(free), size(peakRes))
+		}
+		return v
 	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
 		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
 			size(alloc), size(reserved), size(released))

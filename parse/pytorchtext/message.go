@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
 
 // Generation names the form of an out-of-memory message, by the PyTorch
@@ -22,8 +24,19 @@ const (
 	Gen1 Generation = "1.x"
 	// GenCUDAError: "CUDA error: out of memory", a CUDA call outside the
 	// caching allocator failed (cuBLAS or cuDNN handles, NCCL, a CUDA
-	// context); the message has no sizes.
+	// context); or a CUDA library's own out-of-memory status (see
+	// Library): CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_ALLOC_FAILED,
+	// CUFFT_ALLOC_FAILED, CUSOLVER_STATUS_ALLOC_FAILED,
+	// CUSPARSE_STATUS_ALLOC_FAILED, the driver's CUDA_ERROR_OUT_OF_MEMORY,
+	// the runtime's "cudaErrorMemoryAllocation: out of memory", NCCL's
+	// "Cuda failure 'out of memory'". The message has no sizes.
 	GenCUDAError Generation = "cuda-error"
+	// GenExa: "CUDA out of memory. Tried to allocate more than 1EB
+	// memory." (CUDACachingAllocator and CUDAMallocAsyncAllocator's
+	// allocate(), every release since 1.x): the request was at least
+	// 2^60 bytes, a size computed wrong (overflowed, negative, or received
+	// corrupted), not a shortage. The message has no other figures.
+	GenExa Generation = "1eb"
 	// GenUnparsed: a line mentions a CUDA out-of-memory error but not in a
 	// form above (edited, or another program's words). Nothing is read
 	// from it: numbers are never guessed.
@@ -169,20 +182,116 @@ func FormatSize(size int64) string {
 
 // oomPhrases are what a line must contain to hold an out-of-memory
 // message; classify then tells a message from prose that names the error.
-var oomPhrases = []string{"CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
-	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate "}
+	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
+	// CUDA libraries' out-of-memory statuses (libraryOOMs).
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'"}
+
+// libraryOOMs are the out-of-memory words of CUDA libraries and of CUDA
+// itself, as their error strings print them, with the library's name.
+// Each is a failed allocation inside the library (cuBLAS:
+// "Resource allocation failed inside the cuBLAS library. This is usually
+// caused by a cudaMalloc() failure"; cuFFT: "failed to allocate GPU or CPU
+// memory"). Statuses that only follow an OOM sometimes
+// (CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_NOT_INITIALIZED: also a
+// wrong install) are not among them.
+var libraryOOMs = []struct{ phrase, library string }{
+	{"CUBLAS_STATUS_ALLOC_FAILED", "cuBLAS"},
+	{"CUDNN_STATUS_ALLOC_FAILED", "cuDNN"},
+	{"CUFFT_ALLOC_FAILED", "cuFFT"},
+	{"CUSOLVER_STATUS_ALLOC_FAILED", "cuSOLVER"},
+	{"CUSPARSE_STATUS_ALLOC_FAILED", "cuSPARSE"},
+	{"CUDA_ERROR_OUT_OF_MEMORY", "the CUDA driver"},
+	{"cudaErrorMemoryAllocation: out of memory", "the CUDA runtime"},
+	// NCCL's CUDACHECK: "Cuda failure '%s'" (before 2.19), "Cuda
+	// failure %d '%s'" (later); 2 is cudaErrorMemoryAllocation.
+	{"Cuda failure 'out of memory'", "NCCL"},
+	{"Cuda failure 2 'out of memory'", "NCCL"},
+}
+
+// leadInRe matches the words a library error is printed after, at the end
+// of the text before it: PyTorch's "CUDA error: " (cuBLAS, cuSPARSE),
+// "cuDNN error: ", "cuFFT error: ", "cusolver error: ".
+var leadInRe = lazyre.New(`\b(CUDA|cuDNN|cuFFT|cusolver|CUSOLVER|cuSOLVER|cuBLAS|cuSPARSE|HIP) error: ?$`)
+
+// libraryAt returns the library whose out-of-memory status starts s (after
+// an optional lead-in such as "CUDA error: ") and the status's length
+// with it; "" when none does.
+func libraryAt(s string) (library string, n int) {
+	lead := 0
+	if i := strings.Index(s, " error:"); i >= 0 && i <= len("cuSPARSE") && leadInRe.MatchString(s[:i+len(" error:")]) {
+		lead = i + len(" error:")
+		if lead < len(s) && s[lead] == ' ' {
+			lead++
+		}
+	}
+	for _, l := range libraryOOMs {
+		if strings.HasPrefix(s[lead:], l.phrase) {
+			return l.library, lead + len(l.phrase)
+		}
+	}
+	return "", 0
+}
+
+// Library returns the CUDA library that ran out of memory in a
+// GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
+// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime"); "" for
+// PyTorch's own "CUDA error: out of memory", which does not say.
+func Library(text string) string {
+	for _, l := range libraryOOMs {
+		if strings.Contains(text, l.phrase) {
+			return l.library
+		}
+	}
+	return ""
+}
 
 // findOOM returns the index in line of the first out-of-memory phrase at or
 // after from, or -1.
 func findOOM(line string, from int) int {
 	best := -1
 	for _, p := range oomPhrases {
-		if i := strings.Index(line[from:], p); i >= 0 && (best < 0 || from+i < best) {
-			best = from + i
+		for at := from; at < len(line); {
+			i := strings.Index(line[at:], p)
+			if i < 0 {
+				break
+			}
+			j := libraryStart(line, at+i, p)
+			if j < 0 {
+				at += i + 1 // "_ALLOC_FAILED" of no library's status
+				continue
+			}
+			if j >= from && (best < 0 || j < best) {
+				best = j
+			}
+			break
 		}
 	}
 	return best
+}
+
+// libraryStart returns where the phrase p found at line[i] starts its
+// message: for a library's status, at its name or the lead-in before it
+// ("CUDA error: CUBLAS_STATUS_ALLOC_FAILED"); -1 for an "_ALLOC_FAILED"
+// that is no library's out-of-memory status.
+func libraryStart(line string, i int, p string) int {
+	if p == "_ALLOC_FAILED" {
+		j := i
+		for j > 0 && (line[j-1] >= 'A' && line[j-1] <= 'Z' || line[j-1] == '_') {
+			j--
+		}
+		if lib, _ := libraryAt(line[j:]); lib == "" {
+			return -1
+		}
+		i = j
+	}
+	if lib, _ := libraryAt(line[i:]); lib != "" {
+		if m := leadInRe.FindStringSubmatchIndex(line[:i]); m != nil {
+			return m[0]
+		}
+	}
+	return i
 }
 
 // How a phrase found by findOOM reads.
@@ -217,6 +326,9 @@ func classify(line string, at int) int {
 		// must parse. A sizeless form in quotes is an exception's repr
 		// (RuntimeError('CUDA error: out of memory')).
 		kind = weakMessage
+	}
+	if lib, _ := libraryAt(rest); lib != "" {
+		return classifyLibrary(line, at, lib, kind)
 	}
 	switch {
 	case strings.HasPrefix(rest, "Allocation on device "):
@@ -273,6 +385,44 @@ func classify(line string, at int) int {
 	return kind
 }
 
+// classifyLibrary reads a CUDA library's out-of-memory status at line[at]
+// (see libraryOOMs). NCCL's "Cuda failure 'out of memory'" is a log line of
+// its own. A status is an error where it follows a colon ("RuntimeError:
+// CUDA error: CUBLAS_STATUS_ALLOC_FAILED", "Could not create cudnn handle:
+// CUDNN_STATUS_ALLOC_FAILED", "CuFftError: CUFFT_ALLOC_FAILED"), the word
+// "error" ("failed with error CUDA_ERROR_OUT_OF_MEMORY") or "results in"
+// (numba's "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"), or
+// starts the line with its lead-in ("CUDA error: ..."). Alone it is an
+// issue title (weak, never kept: it has no figures); after other words,
+// prose ("I get CUBLAS_STATUS_ALLOC_FAILED when ...").
+func classifyLibrary(line string, at int, lib string, kind int) int {
+	if kind == weakMessage || strings.Count(line[:at], "`")%2 == 1 {
+		return weakMessage // quoted in markdown (a code span opened before it)
+	}
+	if lib == "NCCL" {
+		return message
+	}
+	before := strings.TrimRight(line[:at], " \t")
+	word := before[strings.LastIndexAny(before, " \t")+1:]
+	leadIn := true // "CUDA error: " before the status
+	for _, l := range libraryOOMs {
+		if strings.HasPrefix(line[at:], l.phrase) {
+			leadIn = false
+		}
+	}
+	switch {
+	case strings.HasSuffix(before, "::"):
+		return notMessage // Fortran's or C++'s "::": source code naming it
+	case strings.HasSuffix(before, ":"), word == "error", word == "Error", word == "ERROR", strings.HasSuffix(before, "results in"):
+		return message
+	case before == "" && (leadIn || strings.HasPrefix(line[at:], "cudaErrorMemoryAllocation")):
+		return message
+	case before == "":
+		return weakMessage
+	}
+	return notMessage
+}
+
 // proseWord reports whether text ends with a lower-case word (a sentence
 // leading into what follows) rather than a log prefix's "]", ":", "|" or
 // "-".
@@ -307,8 +457,15 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	m.Text = strings.TrimRight(line[at:], " \r\n")
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	s := &scanner{s: line, i: at}
+	if lib, n := libraryAt(line[at:]); lib != "" {
+		m.Backend, m.Generation = "CUDA", GenCUDAError
+		if strings.HasPrefix(line[at:], "HIP") {
+			m.Backend = "HIP"
+		}
+		return m, at + n
+	}
 	switch {
-	case s.eat("CUDA"):
+	case s.eat("Cuda"), s.eat("CUDA"):
 		m.Backend = "CUDA"
 	case s.eat("HIP"):
 		m.Backend = "HIP"
@@ -519,6 +676,12 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 		if err := s.want(" out of memory. Tried to allocate "); err != nil {
 			return err
 		}
+	}
+	if s.eat("more than 1EB memory") {
+		// allocate()'s check of the size before any figure is known.
+		m.Generation = GenExa
+		s.eat(".")
+		return nil
 	}
 	var err error
 	if m.Requested, err = s.size(); err != nil {

@@ -38,6 +38,9 @@ type Metadata struct {
 	Sets int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
+	// UnifiedMemory is the first unified-memory device the text names
+	// (see UnifiedMemory), nil when none.
+	UnifiedMemory *UnifiedMemory
 }
 
 // maxLine is the longest line read whole; the rest of a longer line is
@@ -267,6 +270,12 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if r.meta.UnifiedMemory == nil {
+		if u, ok := findUnifiedMemory(line); ok {
+			u.Line = r.line
+			r.meta.UnifiedMemory = &u
+		}
+	}
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -282,6 +291,20 @@ func (r *Reader) addLine(line string) error {
 	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
+	}
+	if i := strings.Index(line, "OrderedDict([('"); i >= 0 {
+		// print(torch.cuda.memory_stats()): Python's repr, not JSON.
+		key := line[i+len("OrderedDict([('"):]
+		if j := strings.IndexByte(key, '\''); j > 0 && statsKeyRe.MatchString(key[:j]) {
+			r.meta.Warnings.Linef(int(r.line), "a torch.cuda.memory_stats() dict printed as Python's OrderedDict repr is not read (only JSON is: json.dump(torch.cuda.memory_stats(), f))")
+			return nil
+		}
+	}
+	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
+		// The title without ", device ID N |" after it: a table wrapped
+		// at a terminal's width (the title goes on on the next line).
+		r.meta.Warnings.Linef(int(r.line), "a memory summary whose title is split over lines (%q): the table was wrapped at a width (a terminal, a log viewer) and is not read; print it again unwrapped (or save torch.cuda.memory_stats() as JSON)", clip(line))
+		return nil
 	}
 	// A traceback's lines.
 	if i := strings.Index(line, "Traceback (most recent call last):"); i >= 0 {

@@ -13,7 +13,14 @@ func SniffSummary(head []byte) bool {
 	if len(t) > 1024 {
 		t = t[:1024]
 	}
-	return bytes.HasPrefix(t, []byte("|==")) && bytes.Contains(t, []byte(summaryBanner))
+	if bytes.HasPrefix(t, []byte("|==")) && bytes.Contains(t, []byte(summaryBanner)) {
+		return true
+	}
+	// A table behind a log prefix, or wrapped at a width: its title
+	// between borders within the first lines (the reader says what it
+	// could not read); a log that holds an OOM message too stays one.
+	i := bytes.Index(t, []byte(summaryTitle))
+	return i >= 0 && bytes.Contains(t[:i], []byte("|===")) && !SniffOOM(head)
 }
 
 // SniffStats reports whether head is the start of torch.cuda.memory_stats()

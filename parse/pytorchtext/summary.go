@@ -8,8 +8,12 @@ import (
 	"github.com/gpuleak/gpuleak/parse"
 )
 
-// summaryBanner is the title line of torch.cuda.memory_summary().
-const summaryBanner = "PyTorch CUDA memory summary, device ID "
+// summaryBanner is the title line of torch.cuda.memory_summary();
+// summaryTitle its first words.
+const (
+	summaryBanner = "PyTorch CUDA memory summary, device ID "
+	summaryTitle  = "PyTorch CUDA memory summary"
+)
 
 // summaryMetrics maps memory_summary()'s row names to memory_stats() key
 // families, and says whether the row holds sizes (else counts).
@@ -35,10 +39,11 @@ var summaryMetrics = map[string]struct {
 var summaryColumns = [4]string{"current", "peak", "allocated", "freed"}
 
 var (
-	summaryBannerRe = lazyre.New(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
-	summaryOOMsRe   = lazyre.New(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
-	summaryHeaderRe = lazyre.New(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
-	summaryBorderRe = lazyre.New(`^\|(=+|-+)\|$`)
+	summaryBannerRe     = lazyre.New(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
+	summaryBannerOpenRe = lazyre.New(`^PyTorch CUDA memory summary, device ID \d+\s*$`)
+	summaryOOMsRe       = lazyre.New(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
+	summaryHeaderRe     = lazyre.New(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
+	summaryBorderRe     = lazyre.New(`^\|(=+|-+)\|$`)
 	// Sizes: "B/KiB/MiB/GiB/TiB/PiB" (1.6 and later) or "B/KB/MB/GB/TB/PB"
 	// (before): _format_size() divides by 1024 in both, so "MB" is MiB.
 	summarySizeRe  = lazyre.New(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
@@ -76,6 +81,12 @@ func (r *Reader) startSummary(line string, at int) error {
 	m := summaryBannerRe.FindStringSubmatchIndex(line[at:])
 	bar := strings.LastIndexByte(line[:at], '|')
 	if m == nil || bar < 0 {
+		if bar >= 0 && summaryBannerOpenRe.MatchString(line[at:]) {
+			// The title is whole but its right border is gone: the
+			// table was cut at a width.
+			r.meta.Warnings.Linef(int(r.line), "a memory summary without its right border (%q): the table was cut at a width (a log viewer, a line limit) and is not read; print it again whole (or save torch.cuda.memory_stats() as JSON)", clip(line))
+			return nil
+		}
 		r.meta.Warnings.Linef(int(r.line), "a memory summary title that is not understood (%q); the table is skipped", clip(line))
 		return nil
 	}
