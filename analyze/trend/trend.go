@@ -142,6 +142,10 @@ type SeriesTrend struct {
 	// interval excludes zero and the rise is at least 8 MiB); 0 when they
 	// are flat.
 	TailSlope float64
+	// StepAtEnd: for a step, its last change reaches the series' last
+	// samples (fewer than 3 follow it), so the log shows neither that
+	// memory stayed at the new level nor that it kept changing.
+	StepAtEnd bool
 
 	// Profile is the used memory over the series in up to 48 equal parts
 	// of its time (the highest sample of each), for sparklines.
@@ -782,6 +786,7 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 			c.ToBytes = int64(v)
 		}
 	}
+	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if o.Class == Step && len(o.ChangePoints) > 0 {
 		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
 	}
@@ -975,6 +980,9 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	case Step:
 		o.NoOOMReason = "a one-time step, then no growth"
+		if f.stepAtEnd {
+			o.NoOOMReason = "a step at the end of the log: too few samples after it for a trend"
+		}
 		return
 	case Undetermined:
 		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"
