@@ -90,7 +90,7 @@ func TestFromTrends(t *testing.T) {
 func TestUnattributedThreshold(t *testing.T) {
 	s := growingGPU()
 	s.Unattributed.MedianBytes = 9 * mib
-	if m := trendMessage(s, "absolute"); strings.Contains(m, "no listed process") {
+	if m := trendMessage(s, logClock{clock: "absolute"}); strings.Contains(m, "no listed process") {
 		t.Errorf("9 MiB mentioned: %s", m)
 	}
 }
