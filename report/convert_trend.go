@@ -300,8 +300,12 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.StepAtEnd {
 			// Nothing after the change: neither "then flat" nor "still
 			// rising" is in the data.
-			return fmt.Sprintf("step: %s: %s%s, at the end of the log: too few samples after it to tell whether memory stays there or keeps changing (log for longer: growth that has just started looks the same); %s%s",
-				who, dir, change, heldNote(s, clock), unattributedNote(s))
+			more := ""
+			if !s.HasPID || s.HeldToEnd {
+				more = " (log for longer: growth that has just started looks the same)"
+			}
+			return fmt.Sprintf("step: %s: %s%s, up to its last samples: too few after the change to tell whether memory stays there or keeps changing%s; %s%s",
+				who, dir, change, more, heldNote(s, clock), unattributedNote(s))
 		}
 		if s.TailSlope > 0 {
 			return fmt.Sprintf("step: %s: %s%s, then still rising by %s (not flat: watch it, a slow leak may follow the step); %s%s",

@@ -25,13 +25,15 @@ type Class string
 // Trend classes.
 const (
 	// Growing: still rising through the last part of the series, in many
-	// steps or smoothly, or a sawtooth whose floor keeps rising: a leak
-	// suspect.
+	// steps or smoothly, or rising steadily from its onset to the last
+	// sample however small against the level, or a sawtooth whose floor
+	// keeps rising: a leak suspect.
 	Growing Class = "growing"
 	// Sawtooth: memory rises and is given back, again and again: allocation
 	// churn, normal.
 	Sawtooth Class = "sawtooth"
-	// Flat: no change beyond the noise (within 16 MiB, or 2% of the level).
+	// Flat: no change beyond the noise (within 16 MiB, or 2% of the
+	// level) and no steady growth.
 	Flat Class = "flat"
 	// Step: a one-time change (up, or down), then flat: a model or cache
 	// loaded, not a leak. A step up that never comes back is not churn.
@@ -93,7 +95,7 @@ type SeriesTrend struct {
 	Class Class
 	// The trend is fitted over [WindowStartUs, WindowEndUs]: the whole
 	// series, or, for a growing series, what follows its last abrupt
-	// large step. With RisingFloor it is fitted to the level a sawtooth
+	// large step or the onset of its growth. With RisingFloor it is fitted to the level a sawtooth
 	// falls back to each cycle (WindowSamples counts those).
 	WindowStartUs, WindowEndUs int64
 	WindowSamples              int
@@ -981,7 +983,7 @@ func (a *Analyzer) timeToOOM(s *series) {
 	case Step:
 		o.NoOOMReason = "a one-time step, then no growth"
 		if f.stepAtEnd {
-			o.NoOOMReason = "a step at the end of the log: too few samples after it for a trend"
+			o.NoOOMReason = "a step up to the last samples: too few after it for a trend"
 		}
 		return
 	case Undetermined:
