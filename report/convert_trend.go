@@ -54,7 +54,8 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 			in.StartUs, in.EndUs = &start, &end
 		}
 		c := logClock{clock: ti.Clock}
-		if ti.Clock == "row-order" && ti.IntervalAssumed && ti.Interval > 0 {
+		if ti.Clock == "row-order" && ti.IntervalAssumed && ti.Interval > 0 && ti.EndUs > ti.StartUs {
+			// (One tick, a pasted table, has no times to assume.)
 			c.assumed, c.unit = ti.Interval, sampleUnit(ti.Format)
 			sec := ti.Interval.Seconds()
 			in.AssumedIntervalS = &sec

@@ -163,7 +163,7 @@ func TestTrendTables(t *testing.T) {
 func TestAssumedInterval(t *testing.T) {
 	s := growingGPU()
 	s.Input, s.Source = "dcgm.txt", "dcgm-prometheus"
-	in := TrendInput{Path: "dcgm.txt", Format: "dcgm-prometheus", Samples: 600, Clock: "row-order", Interval: 30e9, IntervalAssumed: true}
+	in := TrendInput{Path: "dcgm.txt", Format: "dcgm-prometheus", Samples: 600, StartUs: 0, EndUs: 599 * 30e6, Clock: "row-order", Interval: 30e9, IntervalAssumed: true}
 	ins, fs := FromTrends([]TrendInput{in}, &trend.Result{Series: []trend.SeriesTrend{s}})
 	if p := ins[0].AssumedIntervalS; p == nil || *p != 30 {
 		t.Errorf("assumed_interval_s %v", p)
