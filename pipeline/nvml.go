@@ -180,6 +180,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	return report.TrendInput{
 		Path: in.Name, Format: string(m.Format), Samples: m.Rows,
 		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
+		Interval: m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
 	}, nil
 }
 

@@ -18,6 +18,20 @@ type TrendInput struct {
 	// Clock: "absolute", "time-of-day" or "row-order" (nvml.Clock).
 	Clock    string
 	Warnings []string
+	// Interval: the period of a "row-order" log; IntervalAssumed, when it
+	// is the default rather than given (--interval).
+	Interval        time.Duration
+	IntervalAssumed bool
+}
+
+// logClock is how an input's samples were placed in time, as its trend
+// messages need it.
+type logClock struct {
+	clock string
+	// assumed is the period of a log without times when it was assumed
+	// (0: given, or the log has times); unit names its samples.
+	assumed time.Duration
+	unit    string
 }
 
 // Unattributed memory worth a sentence: at least this much, and this
@@ -30,7 +44,7 @@ const (
 // FromTrends turns a trend analysis of NVML logs into the report's input
 // entries (in the order given) and one finding of kind trend per series.
 func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
-	clocks := map[string]string{}
+	clocks := map[string]logClock{}
 	var ins []Input
 	for _, ti := range inputs {
 		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock}
@@ -39,7 +53,14 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 		if n > 0 {
 			in.StartUs, in.EndUs = &start, &end
 		}
-		clocks[ti.Path] = ti.Clock
+		c := logClock{clock: ti.Clock}
+		if ti.Clock == "row-order" && ti.IntervalAssumed && ti.Interval > 0 && ti.EndUs > ti.StartUs {
+			// (One tick, a pasted table, has no times to assume.)
+			c.assumed, c.unit = ti.Interval, sampleUnit(ti.Format)
+			sec := ti.Interval.Seconds()
+			in.AssumedIntervalS = &sec
+		}
+		clocks[ti.Path] = c
 		ins = append(ins, in)
 	}
 	if len(ins) > 0 {
@@ -52,7 +73,16 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	return ins, out
 }
 
-func trendFinding(s trend.SeriesTrend, clock string) Finding {
+// sampleUnit names one sample of a log of format f in a rate: "scrape"
+// for DCGM exporter metrics, else "sample".
+func sampleUnit(f string) string {
+	if strings.HasPrefix(f, "dcgm") {
+		return "scrape"
+	}
+	return "sample"
+}
+
+func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 	f := Finding{
 		Kind: KindTrend, Path: s.Input, Source: s.Source, Bytes: s.LastBytes,
 		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
@@ -116,7 +146,7 @@ func trendFinding(s trend.SeriesTrend, clock string) Finding {
 		f.ReleasedUs, f.LastBytes = &rel, &last
 		f.Bytes = s.RunPeakBytes
 	}
-	f.Message = trendMessage(s, clock)
+	f.Message = trendMessage(s, lc)
 	return f
 }
 
@@ -180,8 +210,15 @@ func rate(bps float64) string {
 	return IBytes(int64(bps*3600)) + "/h"
 }
 
+// perSample renders bytes per second at an assumed period as bytes per
+// sample: "60 MiB per scrape".
+func perSample(bps float64, lc logClock) string {
+	return IBytes(int64(math.Round(bps*lc.assumed.Seconds()))) + " per " + lc.unit
+}
+
 // trendMessage is the one line a person acts on.
-func trendMessage(s trend.SeriesTrend, clock string) string {
+func trendMessage(s trend.SeriesTrend, lc logClock) string {
+	clock := lc.clock
 	who := trendSubject(s)
 	span := trend.Duration(float64(s.EndUs-s.StartUs) / 1e6)
 	switch s.Class {
@@ -210,6 +247,25 @@ func trendMessage(s trend.SeriesTrend, clock string) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+		}
+		if lc.assumed > 0 {
+			// The log has no times and its period was not given: the rate
+			// per sample is what the log shows; per second, and the time
+			// to OOM, hold only if the assumed period is right.
+			p := lc.assumed.Seconds()
+			fitted = fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) over %s %d to %d",
+				perSample(s.Slope, lc), perSample(s.SlopeLow, lc), perSample(s.SlopeHigh, lc), perSample(s.OLSSlope, lc), s.R2,
+				lc.unit, sampleIndex(s.WindowStartUs, s.StartUs, p), sampleIndex(s.WindowEndUs, s.StartUs, p))
+			assumed := fmt.Sprintf("the log has no times, so %s apart is assumed, not known; give the period with --interval", trend.Duration(p))
+			if o := s.TimeToOOM; o != nil {
+				oom = fmt.Sprintf("at this rate the GPU runs out of memory in about %.0f %ss (%s only if they are %s apart: %s)",
+					o.Seconds/p, lc.unit, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds), trend.Duration(p), assumed)
+				if s.HasPID {
+					oom = strings.Replace(oom, "the GPU", "its GPU", 1)
+				}
+			} else {
+				oom += " (" + assumed + ")"
+			}
 		}
 		if s.EndUnknown {
 			oom += "; this --query-compute-apps log ends with its last row (the tool prints nothing once no process runs), so whether it exited then is not known: log --query-gpu beside it"
@@ -241,6 +297,16 @@ func trendMessage(s trend.SeriesTrend, clock string) string {
 		dir := "growth"
 		if s.LastBytes < s.FirstBytes {
 			dir = "a release"
+		}
+		if s.StepAtEnd {
+			// Nothing after the change: neither "then flat" nor "still
+			// rising" is in the data.
+			more := ""
+			if !s.HasPID || s.HeldToEnd {
+				more = " (log for longer: growth that has just started looks the same)"
+			}
+			return fmt.Sprintf("step: %s: %s%s, up to its last samples: too few after the change to tell whether memory stays there or keeps changing%s; %s%s",
+				who, dir, change, more, heldNote(s, clock), unattributedNote(s))
 		}
 		if s.TailSlope > 0 {
 			return fmt.Sprintf("step: %s: %s%s, then still rising by %s (not flat: watch it, a slow leak may follow the step); %s%s",
@@ -291,6 +357,12 @@ func trendMessage(s trend.SeriesTrend, clock string) string {
 			who, IBytes(s.LastBytes), of, what)
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// sampleIndex is the 1-based number of the sample at us in a log whose
+// samples were placed period seconds apart from startUs.
+func sampleIndex(us, startUs int64, period float64) int {
+	return int(math.Round(float64(us-startUs)/1e6/period)) + 1
 }
 
 // runsNote counts the series' runs when there are others than the one

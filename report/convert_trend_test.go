@@ -90,7 +90,7 @@ func TestFromTrends(t *testing.T) {
 func TestUnattributedThreshold(t *testing.T) {
 	s := growingGPU()
 	s.Unattributed.MedianBytes = 9 * mib
-	if m := trendMessage(s, "absolute"); strings.Contains(m, "no listed process") {
+	if m := trendMessage(s, logClock{clock: "absolute"}); strings.Contains(m, "no listed process") {
 		t.Errorf("9 MiB mentioned: %s", m)
 	}
 }
@@ -151,5 +151,55 @@ func TestTrendTables(t *testing.T) {
 	}
 	if err := Write(&buf, Document{Kind: DocTrend, Report: rep}, Format("xml"), Options{}); err == nil {
 		t.Error("unknown format accepted")
+	}
+}
+
+// A DCGM log without times, its scrapes placed 30 s apart by default: the
+// verdict gives what the log shows, per scrape, and the time-based figures
+// only as conditional on the assumed period. The growing series of
+// growingGPU at 5 MiB/s is 150 MiB per 30 s scrape; its 1024 s to OOM are
+// 34 scrapes (1024/30 = 34.1). Given with --interval, the same log reads
+// as measured.
+func TestAssumedInterval(t *testing.T) {
+	s := growingGPU()
+	s.Input, s.Source = "dcgm.txt", "dcgm-prometheus"
+	in := TrendInput{Path: "dcgm.txt", Format: "dcgm-prometheus", Samples: 600, StartUs: 0, EndUs: 599 * 30e6, Clock: "row-order", Interval: 30e9, IntervalAssumed: true}
+	ins, fs := FromTrends([]TrendInput{in}, &trend.Result{Series: []trend.SeriesTrend{s}})
+	if p := ins[0].AssumedIntervalS; p == nil || *p != 30 {
+		t.Errorf("assumed_interval_s %v", p)
+	}
+	m := fs[0].Message
+	for _, want := range []string{"grows 150 MiB per scrape", "in about 34 scrapes", "17 min (17 min to 18 min) only if they are 30 s apart", "--interval"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("message %q lacks %q", m, want)
+		}
+	}
+	if strings.Contains(m, "5.0 MiB/s") {
+		t.Errorf("message %q gives a rate per second as if measured", m)
+	}
+	rep := &Report{Inputs: ins, Findings: fs, FindingsTotal: 1}
+	var buf bytes.Buffer
+	if err := Write(&buf, Document{Kind: DocTrend, Report: rep}, FormatTable, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "+150 MiB/scrape") || !strings.Contains(out, "34 scrapes") || !strings.Contains(out, "30 s apart assumed") {
+		t.Errorf("trend table:\n%s", out)
+	}
+
+	in.IntervalAssumed = false
+	ins, fs = FromTrends([]TrendInput{in}, &trend.Result{Series: []trend.SeriesTrend{s}})
+	if ins[0].AssumedIntervalS != nil || !strings.Contains(fs[0].Message, "5.0 MiB/s") || strings.Contains(fs[0].Message, "per scrape") {
+		t.Errorf("given interval: %v %q", ins[0].AssumedIntervalS, fs[0].Message)
+	}
+}
+
+// A step whose change reaches the last samples claims no flat part.
+func TestStepAtEndMessage(t *testing.T) {
+	s := trend.SeriesTrend{Input: "gpu.csv", GPU: 0, HasGPU: true, Samples: 60, StartUs: 1e15, EndUs: 1e15 + 59*60e6,
+		FirstBytes: 20 << 30, LastBytes: 22 << 30, PeakBytes: 22 << 30, Class: trend.Step, StepAtEnd: true,
+		ChangePoints: []trend.ChangePoint{{StartUs: 1e15 + 57*60e6, EndUs: 1e15 + 58*60e6, FromBytes: 20 << 30, ToBytes: 22 << 30}}}
+	m := trendMessage(s, logClock{clock: "absolute"})
+	if strings.Contains(m, "then flat") || !strings.Contains(m, "up to its last samples") || !strings.Contains(m, "log for longer") {
+		t.Errorf("message %q", m)
 	}
 }

@@ -129,6 +129,10 @@ type Input struct {
 	// Clock says how samples were placed in time: "absolute",
 	// "time-of-day" (no dates in the log) or "row-order" (no times).
 	Clock string `json:"clock,omitempty"`
+	// AssumedIntervalS: for a log without times ("row-order") whose period
+	// was not given (--interval), the seconds between its samples that
+	// were assumed; every time and rate of its trends rests on it.
+	AssumedIntervalS *float64 `json:"assumed_interval_s,omitempty"`
 
 	// --- OOM postmortem (report/model_oom.go) ---
 

@@ -106,6 +106,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 	left := tw.AlignLeft
 	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
 	var rows [][]string
+	assumed := assumedPeriods(r)
 	for i, f := range r.Findings {
 		dev := "-"
 		if f.Device != nil {
@@ -114,6 +115,9 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
 		if f.Kind == KindTrend {
 			gpu, growth, site := trendCells(f)
+			if in, ok := assumed[f.Path]; ok && f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
+				growth = "+" + perSampleCell(*f.SlopeBytesPerS, in)
+			}
 			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
 		}
 		if multiInput {

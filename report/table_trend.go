@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
@@ -46,11 +47,13 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	l, rt := tw.AlignLeft, tw.AlignRight
 	aligns := []tw.Align{rt, rt, rt, l, l, rt, rt, rt, rt, rt, l, l}[:len(header)]
 	var rows [][]string
+	assumed := assumedPeriods(r)
 	for i, f := range r.Findings {
 		if f.Kind != KindTrend {
 			continue
 		}
 		gpu, _, _ := trendCells(f)
+		in, guessed := assumed[f.Path]
 		gpu = strings.TrimPrefix(gpu, "gpu ")
 		pid, proc := "-", "-"
 		if f.PID != nil {
@@ -62,6 +65,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		slope, r2 := "-", "-"
 		if s, ok := trendSlope(&f); ok {
 			slope = rate(s)
+			if guessed {
+				slope = perSampleCell(s, in)
+			}
 			if s > 0 {
 				slope = "+" + slope
 			}
@@ -72,6 +78,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		oom := "-"
 		if f.TimeToOOMS != nil && len(f.TimeToOOMRangeS) == 2 {
 			oom = oomRange(*f.TimeToOOMS, f.TimeToOOMRangeS[0], f.TimeToOOMRangeS[1])
+			if guessed {
+				oom = fmt.Sprintf("%.0f %ss", *f.TimeToOOMS / *in.AssumedIntervalS, sampleUnit(in.Format))
+			}
 		}
 		peak := "-"
 		if f.PeakBytes != nil {
@@ -147,4 +156,24 @@ func trendSlope(f *Finding) (float64, bool) {
 		return 0, false
 	}
 	return *f.SlopeBytesPerS, true
+}
+
+// assumedPeriods are the inputs of r whose samples carry no time and
+// whose period was assumed (Input.AssumedIntervalS), by path: their
+// trends' rates and times to OOM are shown per sample, as the log shows
+// them.
+func assumedPeriods(r *Report) map[string]Input {
+	m := map[string]Input{}
+	for _, in := range r.Inputs {
+		if in.AssumedIntervalS != nil && *in.AssumedIntervalS > 0 {
+			m[in.Path] = in
+		}
+	}
+	return m
+}
+
+// perSampleCell renders a slope (bytes per second) of a log with an
+// assumed period as bytes per sample: "60 MiB/scrape".
+func perSampleCell(bps float64, in Input) string {
+	return IBytes(int64(math.Round(bps**in.AssumedIntervalS))) + "/" + sampleUnit(in.Format)
 }

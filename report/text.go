@@ -134,6 +134,9 @@ func describeLog(in Input) string {
 	dur := trend.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
 	switch in.Clock {
 	case "row-order":
+		if p := in.AssumedIntervalS; p != nil {
+			return fmt.Sprintf("%s over %s (no times in the log: placed by row order, %s apart assumed)", s, dur, trend.Duration(*p))
+		}
 		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
 	case "time-of-day":
 		return fmt.Sprintf("%s from %s to %s (%s; no dates in the log)", s, start.Format("15:04:05"), end.Format("15:04:05"), dur)

@@ -33,7 +33,15 @@ type fit struct {
 	sigma                float64
 	changes              []ChangePoint
 	endLevel             float64 // the level to measure headroom from: the fitted level at the end, or a sawtooth's recent peak
+	// stepAtEnd: a step whose last change reaches the last points (fewer
+	// than stepMinAfter after it): nothing shows it stopped.
+	stepAtEnd bool
 }
+
+// stepMinAfter is the fewest points after a step's last change that can
+// show the level it reached (one point is also a spike; two, the start of
+// a ramp).
+const stepMinAfter = 3
 
 // level is a run of points at one level: [a, b) in reduced points.
 type level struct {
@@ -100,8 +108,10 @@ func fitSeries(t []int64, y []float64) fit {
 		}
 		bursts = append(bursts, burst{first: k, last: k, from: levels[k-1].value, to: levels[k].value})
 	}
+	lastChange := -1 // the point where the last significant change ends
 	for _, b := range bursts {
 		if math.Abs(b.delta()) >= significantRise {
+			lastChange = levels[b.last].a
 			f.changes = append(f.changes, ChangePoint{
 				StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
 				FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
@@ -171,7 +181,18 @@ func fitSeries(t []int64, y []float64) fit {
 					ups++
 				}
 			}
-			if ts.Low > 0 && ty[len(ty)-1]-ty[0] >= math.Max(significantRise, 0.1*rng) && float64(ups) >= 0.6*float64(len(ty)-1) {
+			// The floor's rise must stand out from the spikes (a tenth of
+			// the range), unless it rises cycle after cycle and by more
+			// than the noise: then it is a leak whatever the spike's
+			// height. Cycle after cycle: in each of 4 to 6 cycles, or in
+			// 80% of 7 or more. Floors drawn at random (iid) would do so
+			// in fewer than 1% of logs (the Eulerian numbers count the
+			// orders with k rises: 1 of 5! for 4 rises of 4; 248 of 8!
+			// for 6 or more of 7; less for more cycles).
+			rise, m := ty[len(ty)-1]-ty[0], float64(len(ty)-1)
+			everyCycle := (m >= 4 && float64(ups) == m || m >= 7 && float64(ups) >= 0.8*m) &&
+				rise >= math.Max(steadyRiseAbs, 4*f.sigma)
+			if ts.Low > 0 && float64(ups) >= 0.6*m && (rise >= math.Max(significantRise, 0.1*rng) || everyCycle) {
 				f.class, f.floor, f.ts = Growing, true, ts
 				f.olsSlope, f.r2 = ols(tx, ty)
 				f.winSamples = len(ty)
@@ -186,42 +207,36 @@ func fitSeries(t []int64, y []float64) fit {
 	}
 
 	// Growing: still rising through the last part of the series, in more
-	// than one step, with a growth rate whose interval excludes zero.
+	// than one step, with a growth rate whose interval excludes zero (and
+	// a rise of at least significantRise, which scales with the level);
+	// or rising steadily from the growth's onset to the last sample
+	// (steadyRise), however small against the level.
+	penalty := 3 * f.sigma * f.sigma * math.Log(float64(n))
+	w := onset(rx, ry, trendWindow(rx, levels, bursts, rng), penalty)
+	grows := false
 	if a := tailStart(rx, trendTail); n-a >= 4 {
 		ts := fitTheilSen(rx[a:], ry[a:], trendConfidence)
 		rise := ts.Slope * (rx[n-1] - rx[a])
-		var upSum, upMax float64
-		for k := 1; k < len(levels); k++ {
-			if levels[k].a > a {
-				if d := levels[k].value - levels[k-1].value; d > 0 {
-					upSum += d
-					upMax = max(upMax, d)
-				} else if -d >= significantRise {
-					upSum = -1 // a significant fall in the tail: not steady growth
-					break
-				}
+		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, a, significantRise)
+	}
+	if grows || steadyRise(rx, ry, levels, w, f.sigma) {
+		f.class = Growing
+		f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
+		f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
+		f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
+		if w > 0 {
+			// The window starts at the first sample of the reduced point w.
+			from := rx[w-1] + (rx[w]-rx[w-1])/2
+			if n == len(t) {
+				from = rx[w]
 			}
-		}
-		if ts.Low > 0 && rise >= significantRise && upSum >= 0 && (upSum == 0 || upMax <= 0.6*upSum) {
-			f.class = Growing
-			w := trendWindow(rx, levels, bursts, rng)
-			f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
-			f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
-			f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
-			if w > 0 {
-				// The window starts at the first sample of the reduced point w.
-				from := rx[w-1] + (rx[w]-rx[w-1])/2
-				if n == len(t) {
-					from = rx[w]
-				}
-				k := 0
-				for k < len(x) && x[k] < from {
-					k++
-				}
-				f.winStartUs, f.winSamples = t[k], len(t)-k
+			k := 0
+			for k < len(x) && x[k] < from {
+				k++
 			}
-			return f
+			f.winStartUs, f.winSamples = t[k], len(t)-k
 		}
+		return f
 	}
 	whole()
 	switch net := levels[len(levels)-1].value - levels[0].value; {
@@ -229,6 +244,7 @@ func fitSeries(t []int64, y []float64) fit {
 		f.class = Flat
 	case math.Abs(net) >= 0.5*rng || len(drops) == 0:
 		f.class = Step
+		f.stepAtEnd = lastChange >= 0 && n-lastChange < stepMinAfter
 	default:
 		f.class = Sawtooth
 	}
@@ -266,10 +282,135 @@ func trendWindow(x []float64, levels []level, bursts []burst, rng float64) int {
 	return 0
 }
 
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
 func maxOf(v []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range v {
 		m = max(m, x) // the builtin, inlined: math.Max is not
 	}
 	return m
+}
+
+// manySteps reports whether the level shifts of a series after point a
+// make a rise in more than one step (no one shift is more than 60% of
+// their sum; a smooth rise, with no shift at all, counts) and no fall of
+// fall bytes or more: growth, not a one-time step.
+func manySteps(levels []level, a int, fall float64) bool {
+	var upSum, upMax float64
+	for k := 1; k < len(levels); k++ {
+		if levels[k].a <= a {
+			continue
+		}
+		d := levels[k].value - levels[k-1].value
+		switch {
+		case d > 0:
+			upSum += d
+			upMax = max(upMax, d)
+		case -d >= fall:
+			return false
+		}
+	}
+	return upSum == 0 || upMax <= 0.6*upSum
+}
+
+// Constants of steadyRise.
+const (
+	steadyMinPoints = 4 // points in the window
+	steadyRiseAbs   = 16 * mib
+	steadyMinR2     = 0.8 // of the least-squares line over the window
+)
+
+// steadyRise reports whether the points [w, n) of a series of used bytes
+// ry at times rx (s) rise steadily up to the last one: at least 4 points;
+// a Theil–Sen slope whose 95% interval excludes zero; a rise over the
+// window of at least 16 MiB and 4σ; a straight line explaining at least
+// 80% of the variance (R² ≥ 0.8); in more than one step and with no fall
+// of 16 MiB (or 4σ); and still rising over the window's last 40% (at
+// least its last 3 points: Sen's interval there excludes zero).
+//
+// No threshold scales with the level: a leak of 2 MiB/min is a leak on a
+// 70 GiB job as on a 2 GiB one. Noise is kept out by what a straight line
+// through noise lacks: a slope interval clear of zero, a good fit, and a
+// rise that lasts to the end; a one-off bump fails the fit (or, left
+// standing at the end, the many-steps rule), jitter fails the slope.
+func steadyRise(rx, ry []float64, levels []level, w int, sigma float64) bool {
+	n := len(rx)
+	if n-w < steadyMinPoints {
+		return false
+	}
+	x, y := rx[w:], ry[w:]
+	floor := math.Max(steadyRiseAbs, 4*sigma)
+	if maxOf(y)-minOf(y) < floor {
+		return false // a range under the rise asked for: the fits need not be made
+	}
+	ts := fitTheilSen(x, y, trendConfidence)
+	if !ts.ok || ts.Low <= 0 || ts.Slope*(x[len(x)-1]-x[0]) < floor {
+		return false
+	}
+	if _, r2 := ols(x, y); r2 < steadyMinR2 {
+		return false
+	}
+	if !manySteps(levels, w, floor) {
+		return false
+	}
+	a := min(tailStart(x, trendTail), len(x)-3)
+	end := fitTheilSen(x[a:], y[a:], trendConfidence)
+	return end.ok && end.Low > 0
+}
+
+// onset is where the growth of a series that was flat before it begins:
+// the k in (from, n-4] at which a level over [from, k) followed by a
+// straight line over [k, n) fits the points (x in s, y in bytes) best,
+// when that fit's squared error is less than half a single line's over
+// [from, n) and less by more than penalty (the change-point search's);
+// else from. A gradual onset (a kink) leaves no abrupt step for the
+// change points to find, and a line through the flat part before it would
+// understate the rate.
+func onset(x, y []float64, from int, penalty float64) int {
+	n := len(x) - from
+	if n < 2*steadyMinPoints {
+		return from
+	}
+	x, y = x[from:], y[from:]
+	// Sums from the first point, centred on it for precision: prefix sums
+	// of y and y² for the level, suffix sums for the line.
+	x0, y0 := x[0], y[0]
+	s1 := make([]float64, n+1)
+	s2 := make([]float64, n+1)
+	for i := range n {
+		v := y[i] - y0
+		s1[i+1], s2[i+1] = s1[i]+v, s2[i]+v*v
+	}
+	var sx, sy, sxx, sxy, syy float64
+	lineSSE := make([]float64, n) // of [k, n)
+	for k := n - 1; k >= 0; k-- {
+		u, v := x[k]-x0, y[k]-y0
+		sx, sy, sxx, sxy, syy = sx+u, sy+v, sxx+u*u, sxy+u*v, syy+v*v
+		m := float64(n - k)
+		vyy := syy - sy*sy/m
+		vxx := sxx - sx*sx/m
+		vxy := sxy - sx*sy/m
+		e := vyy
+		if vxx > 0 {
+			e -= vxy * vxy / vxx
+		}
+		lineSSE[k] = max(e, 0)
+	}
+	best, bestK := lineSSE[0], 0
+	for k := 1; k <= n-steadyMinPoints; k++ {
+		if e := segSSE(s1, s2, 0, k) + lineSSE[k]; e < best {
+			best, bestK = e, k
+		}
+	}
+	if bestK == 0 || lineSSE[0]-best <= penalty || best >= 0.5*lineSSE[0] {
+		return from
+	}
+	return from + bestK
 }

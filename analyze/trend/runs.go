@@ -89,7 +89,9 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 // fit (the most recent such run): a leak suspect with its own window and
 // rate, released at the run's end when memory came back to the baseline.
 // Runs that repeat (three or more that came back to the baseline, most of
-// them growing) are the series' own rhythm: churn, judged on the whole.
+// them growing) are the series' own rhythm: churn, judged on the whole;
+// so is a sawtooth whose floor rises over the whole series (its last run
+// still growing is the floor's rise, seen over fewer cycles).
 func (a *Analyzer) fitRuns(s *series) {
 	base, spans := splitRuns(s.y)
 	if len(spans) == 0 {
@@ -125,10 +127,17 @@ func (a *Analyzer) fitRuns(s *series) {
 	if key < 0 || releasedRuns >= 3 && 3*growing >= 2*releasedRuns {
 		return
 	}
+	if s.fit.class == Growing && s.fit.floor && !spans[key].released {
+		// A sawtooth whose floor rises over the whole series splits into
+		// spikes back to the baseline, then one run from where the floor
+		// left the baseline's band: that run's fit sees only the last
+		// cycles of what the whole series' floor shows.
+		return
+	}
 	f := fits[key]
 	s.fit = f
 	r := o.Runs[key]
-	o.Class, o.RisingFloor, o.TailSlope = Growing, f.floor, 0
+	o.Class, o.RisingFloor, o.TailSlope, o.StepAtEnd = Growing, f.floor, 0, false
 	o.WindowStartUs, o.WindowEndUs, o.WindowSamples = f.winStartUs, f.winEndUs, f.winSamples
 	o.Slope, o.SlopeLow, o.SlopeHigh, o.OLSSlope, o.R2 = r.Slope, r.SlopeLow, r.SlopeHigh, r.OLSSlope, r.R2
 	o.Noise = finite(f.sigma)

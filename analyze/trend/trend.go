@@ -25,13 +25,15 @@ type Class string
 // Trend classes.
 const (
 	// Growing: still rising through the last part of the series, in many
-	// steps or smoothly, or a sawtooth whose floor keeps rising: a leak
-	// suspect.
+	// steps or smoothly, or rising steadily from its onset to the last
+	// sample however small against the level, or a sawtooth whose floor
+	// keeps rising: a leak suspect.
 	Growing Class = "growing"
 	// Sawtooth: memory rises and is given back, again and again: allocation
 	// churn, normal.
 	Sawtooth Class = "sawtooth"
-	// Flat: no change beyond the noise (within 16 MiB, or 2% of the level).
+	// Flat: no change beyond the noise (within 16 MiB, or 2% of the
+	// level) and no steady growth.
 	Flat Class = "flat"
 	// Step: a one-time change (up, or down), then flat: a model or cache
 	// loaded, not a leak. A step up that never comes back is not churn.
@@ -93,7 +95,7 @@ type SeriesTrend struct {
 	Class Class
 	// The trend is fitted over [WindowStartUs, WindowEndUs]: the whole
 	// series, or, for a growing series, what follows its last abrupt
-	// large step. With RisingFloor it is fitted to the level a sawtooth
+	// large step or the onset of its growth. With RisingFloor it is fitted to the level a sawtooth
 	// falls back to each cycle (WindowSamples counts those).
 	WindowStartUs, WindowEndUs int64
 	WindowSamples              int
@@ -142,6 +144,10 @@ type SeriesTrend struct {
 	// interval excludes zero and the rise is at least 8 MiB); 0 when they
 	// are flat.
 	TailSlope float64
+	// StepAtEnd: for a step, its last change reaches the series' last
+	// samples (fewer than 3 follow it), so the log shows neither that
+	// memory stayed at the new level nor that it kept changing.
+	StepAtEnd bool
 
 	// Profile is the used memory over the series in up to 48 equal parts
 	// of its time (the highest sample of each), for sparklines.
@@ -782,6 +788,7 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 			c.ToBytes = int64(v)
 		}
 	}
+	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if o.Class == Step && len(o.ChangePoints) > 0 {
 		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
 	}
@@ -975,6 +982,9 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	case Step:
 		o.NoOOMReason = "a one-time step, then no growth"
+		if f.stepAtEnd {
+			o.NoOOMReason = "a step up to the last samples: too few after it for a trend"
+		}
 		return
 	case Undetermined:
 		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"

@@ -61,6 +61,10 @@ type Metadata struct {
 	Clock     Clock
 	DateGiven bool
 	Interval  time.Duration
+	// IntervalAssumed: Interval is the default (1 s; 30 s for DCGM text),
+	// not given with WithInterval: under ClockRowOrder the log's times,
+	// and every rate and duration from them, rest on a guess.
+	IntervalAssumed bool
 	// Fields are a CSV log's columns as read (from its header, WithFields
 	// or the default order), or a dmon/pmon log's column names.
 	Fields []string
@@ -427,6 +431,7 @@ func (r *Reader) start() error {
 		}
 	}
 	if r.opt.interval == 0 {
+		r.meta.IntervalAssumed = true
 		r.opt.interval = time.Second
 		if f == FormatDCGMPrometheus {
 			r.opt.interval = 30 * time.Second

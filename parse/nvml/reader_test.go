@@ -122,6 +122,22 @@ func TestFixtures(t *testing.T) {
 		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, ClockAbsolute, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
 		{"dst_fallback_berlin_query_gpu.csv", FormatQueryGPU, 80, ClockAbsolute, "excludes-reserved"},
+		// The tester's logs with a known answer (testdata/README.md, "NVML
+		// trend logs with a known answer"): one row per sample of the
+		// generators (120 or 240 samples, 6 by hand); 12 DCGM scrapes
+		// without timestamps. nvidia-smi's memory.used and DCGM's FB_USED
+		// leave the reservation out.
+		{"hunt_late_leak_last10pct.csv", FormatQueryGPU, 120, ClockAbsolute, "excludes-reserved"},
+		{"hunt_late_leak_last50pct.csv", FormatQueryGPU, 120, ClockAbsolute, "excludes-reserved"},
+		{"hunt_short_monotonic_100MiBpermin.csv", FormatQueryGPU, 6, ClockAbsolute, "excludes-reserved"},
+		{"hunt_sawtooth_floor_50MiB_per_cycle.csv", FormatQueryGPU, 240, ClockAbsolute, "excludes-reserved"},
+		// gen_trend.py writes memory.free as total - used: used + free =
+		// total reads as the reservation counted in used, without a
+		// memory.reserved column to subtract.
+		{"hunt_warmup_flat.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_eval_sawtooth.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_restart.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
