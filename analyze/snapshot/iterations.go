@@ -200,6 +200,49 @@ func (it *iterations) curve(keys []int32) []int64 {
 	return v
 }
 
+// changing returns those of keys whose live bytes change across the
+// iteration starts after the first iteration: it leaves out each key that
+// the first iteration settled, whose live bytes at every start from the
+// second on are those at the second (not below those at the first), and
+// at the end no more. Such a key holds memory made once (a cuBLAS
+// workspace made by the first matmul) or a step's variable replaced by
+// its like every step (freed at the end, or not); neither grows across
+// iterations, so whether it is still held at the end says nothing about
+// whether a site's growth is. A key whose only rise is in a later
+// iteration stays (a leak whose every block has a size of its own rises
+// once per key), and so does one made after the last start (the newest
+// of a buffer replaced by a bigger one each step).
+func (it *iterations) changing(keys []int32) []int32 {
+	n := len(it.pos)
+	var out []int32
+	for _, k := range keys {
+		if int(k) >= len(it.changes) || !settledInFirst(it.changes[k], n) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// settledInFirst reports whether a key whose live bytes change as ch says
+// (see iterations.changes: a value recorded at a boundary where the key
+// was touched, perhaps unchanged) over n boundaries and then the end
+// (boundary n) holds at boundaries 2 to n-1 what it held at boundary 1, at
+// least what it held at boundary 0, and at the end no more.
+func settledInFirst(ch []change, n int) bool {
+	var at0, at1 int64 // the bytes at boundaries 0 and 1
+	for _, c := range ch {
+		switch {
+		case c.b == 0:
+			at0, at1 = c.v, c.v
+		case c.b == 1:
+			at1 = c.v
+		case c.v != at1 && int(c.b) < n, c.v > at1:
+			return false
+		}
+	}
+	return at1 >= at0
+}
+
 // isAutograd says whether a frame's name is autograd's engine or the
 // thread entry its workers start from: it holds
 // torch::autograd::Engine, torch::autograd::python::PythonEngine or

@@ -1186,8 +1186,19 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var tr trend
 	var stepGrew int64
 	if it.usable() {
-		whole = it.curve(in.keysOf(g.ids))
+		keys := in.keysOf(g.ids)
+		whole = it.curve(keys)
 		tr = verdict(whole)
+		// The growth must be what is held at the end. Judged on the whole
+		// site, a one-time rise (the cuBLAS workspace the first matmul
+		// through the line makes, held to the end) counts as "one rise"
+		// of the end's slack (judge), and growth that was freed before the
+		// end (a list released when its function returned) passed for
+		// held. Without the keys the first iteration settled, the
+		// growth must hold by itself.
+		if ch := it.changing(keys); tr.grows && len(ch) < len(keys) && !verdict(it.curve(ch)).grows {
+			tr.grows = false
+		}
 		// A site keeps MinKept allocations, or grew in MinKept iterations:
 		// a buffer replaced by a bigger one each step (torch.cat onto a
 		// history) keeps one block.
