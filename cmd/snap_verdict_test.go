@@ -50,3 +50,36 @@ func TestSnapReleasedLeakIsNotALeak(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapRateOfAnOccasionalLeak: a leak that does not happen every
+// iteration is measured between its own rises. g2.py:accum(1) runs 30
+// AdamW steps of 4 micro-batches (the micro-batches are the 120
+// iterations, g2.py:9 making each one's batch) and keeps one clone of the
+// output (64x1024 fp32, 262,144 B) per step (g2.py:12): 262,144 / 4 =
+// 65,536 B per iteration; it also keeps each micro-batch's loss (L, g2.py:10),
+// the 0-d tensor made at g2.py:9, one 512 B block per iteration.
+// g2.py:val_graph keeps, every 5th of 60 steps, a validation loss with its
+// graph (g2.py:108): the saved activations, 1 MiB (Linear(1024,4096) out)
+// + 1 MiB (GELU out) + 256 KiB (the output, saved by **2) + the 512 B
+// loss = 2,359,808 B, and the 262,144 B input made by X (g2.py:4): per
+// iteration 471,961.6 B and 52,428.8 B. Main measured from the first
+// iteration to the last, diluting them (62, 430 and 48 KiB).
+func TestSnapRateOfAnOccasionalLeak(t *testing.T) {
+	for _, c := range []struct {
+		file        string
+		line, count int
+		bytes       int64
+		perIter     float64
+	}{
+		{"ga_leak.pickle.gz", 12, 30, 30 * 262144, 65536},
+		{"ga_leak.pickle.gz", 9, 120, 120 * 512, 512},
+		{"val_graph.pickle.gz", 108, 48, 12 * 2359808, 471961.6},
+		{"val_graph.pickle.gz", 4, 12, 12 * 262144, 52428.8},
+	} {
+		r := analyzeJSON(t, snapDir+c.file)
+		l := one(t, r, "leak", "g2.py", c.line)
+		if l.Count != c.count || l.Bytes != c.bytes || l.Growth == nil || l.Growth.BytesPerIteration != c.perIter {
+			t.Errorf("%s:%d: %d blocks, %d bytes, growth %+v", c.file, c.line, l.Count, l.Bytes, l.Growth)
+		}
+	}
+}

@@ -76,3 +76,23 @@ func TestSettledInFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestRiseSpan: the second and the last boundary at which the curve rose,
+// after from.
+func TestRiseSpan(t *testing.T) {
+	for _, c := range []struct {
+		v            []int64
+		from         int
+		second, last int
+	}{
+		{[]int64{0, 9, 10, 11, 12}, 0, 2, 4},                         // every iteration; the first rise carried 8 more
+		{[]int64{0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12}, 0, 7, 11}, // every 4th
+		{[]int64{0, 1, 1, 1, 2, 3, 4}, 3, 5, 6},                      // from a late onset
+		{[]int64{0, 5, 5, 5}, 0, 0, 0},                               // one rise
+		{[]int64{3, 2, 1}, 0, 0, 0},                                  // none
+	} {
+		if s, l := riseSpan(c.v, c.from); s != c.second || l != c.last {
+			t.Errorf("riseSpan(%v, %d) = %d, %d, want %d, %d", c.v, c.from, s, l, c.second, c.last)
+		}
+	}
+}

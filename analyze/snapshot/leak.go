@@ -142,7 +142,11 @@ type Growth struct {
 	// GrewIn counts the measured iterations in which the site's live
 	// bytes rose; FromBytes and ToBytes are its live bytes at the first and
 	// last measured start; PerIteration is (ToBytes-FromBytes) per
-	// iteration.
+	// iteration, or, on a growing site (not a floor), the growth from the
+	// second measured iteration in which the live bytes rose to the last,
+	// per iteration between them (a leak every k-th iteration is not
+	// diluted by the iterations before its first rise and after its last,
+	// nor raised by what the first rise carried once).
 	GrewIn             int
 	FromBytes, ToBytes int64
 	// EndBytes is the site's live bytes at the end of the trace (or the
@@ -1363,6 +1367,26 @@ func lateOnset(b []int64) int {
 	return o
 }
 
+// riseSpan returns the second and the last boundary after from at which
+// the live bytes v (at the boundaries) are higher than at the one before;
+// 0, 0 when there are fewer than two.
+func riseSpan(v []int64, from int) (second, last int) {
+	rises := 0
+	for i := from + 1; i < len(v); i++ {
+		if v[i] > v[i-1] {
+			rises++
+			if rises == 2 {
+				second = i
+			}
+			last = i
+		}
+	}
+	if rises < 2 {
+		return 0, 0
+	}
+	return second, last
+}
+
 // heldSinceOneRise reports whether v, live bytes at iteration boundaries
 // followed by those at the end, rose between exactly two boundaries and
 // never fell: memory made once, in one iteration, and held to the end.
@@ -1498,6 +1522,17 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		}
 		if iters := it.ord[n-1] - it.ord[from]; iters > 0 {
 			g.PerIteration = float64(tr.to-v[from]) / float64(iters)
+		}
+		if i, j := riseSpan(v[:n], from); tr.grows && !tr.floor && j > i {
+			// From the second rise to the last: a leak that happens every
+			// k-th iteration (gradient accumulation's micro-batches, an
+			// evaluation every few steps) adds nothing in the iterations
+			// before its first rise and after its last, which would lower
+			// its rate; and the first rise may carry what the site made
+			// once (the first iteration's temporaries, a workspace), which
+			// would raise it. Between two of its own rises, a leak of B
+			// bytes every k iterations measures B/k.
+			g.PerIteration = float64(v[j]-v[i]) / float64(it.ord[j]-it.ord[i])
 		}
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
