@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -81,5 +82,34 @@ func TestSnapRateOfAnOccasionalLeak(t *testing.T) {
 		if l.Count != c.count || l.Bytes != c.bytes || l.Growth == nil || l.Growth.BytesPerIteration != c.perIter {
 			t.Errorf("%s:%d: %d blocks, %d bytes, growth %+v", c.file, c.line, l.Count, l.Bytes, l.Growth)
 		}
+	}
+}
+
+// TestSnapCompiledBackwardIsOneSite: g2.py:comp_clean trains a
+// torch.compile'd MLP (Linear(1024,4096), GELU, Linear(4096,1024)) 40
+// Adam steps. Its gradients are made by the compiled backward, which
+// autograd's engine runs on its own thread: the stack has no frame of the
+// program, only torch's and the generated file's
+// (/tmp/torchinductor_root/.../<hash>.py), whose name changes on every
+// recompile. Main named five sites after the generated file's lines. They
+// are one site, autograd backward: the 4 gradients (16 MiB, 16 MiB,
+// 16 KiB, 4 KiB) and the backward thread's cuBLAS workspace (32 MiB),
+// 67,129,344 B in 5 blocks, made in the first step and held: retained.
+func TestSnapCompiledBackwardIsOneSite(t *testing.T) {
+	r := analyzeJSON(t, snapDir+"compile_clean.pickle.gz")
+	var bw []verdictFinding
+	for _, f := range r.Findings {
+		if strings.Contains(f.Site.File, "torchinductor") || strings.Contains(f.Message, "torchinductor") {
+			t.Errorf("a site named by generated code: %+v", f)
+		}
+		if f.Site.Function == "autograd backward" {
+			bw = append(bw, f)
+		}
+	}
+	if len(bw) != 1 || bw[0].Kind != "retained" || bw[0].Count != 5 || bw[0].Bytes != 32<<20+2*16<<20+16<<10+4<<10 {
+		t.Errorf("autograd backward sites %+v", bw)
+	}
+	if ls := leaks(r); len(ls) != 0 {
+		t.Errorf("leaks %+v", ls)
 	}
 }

@@ -322,8 +322,9 @@ const (
 	factsUser                               // the next two are known
 	factUserPython                          // a Python frame the filter shows, of the program (callsite.User)
 	factLibrary                             // callsite.IsLibrary
-	factsMachinery                          // factMachinery is known
+	factsMachinery                          // factMachinery and factGenerated are known
 	factMachinery                           // callsite.IsMachinery
+	factGenerated                           // code generated at run time (callsite.Generated)
 )
 
 // frameFacts returns frame fid's facts, those of group known (factsAnchor,
@@ -364,6 +365,9 @@ func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
 	case factsMachinery:
 		if callsite.IsMachinery(f) {
 			ff |= factMachinery
+		}
+		if callsite.ClassOf(f) == callsite.Generated {
+			ff |= factGenerated
 		}
 	}
 	ff |= known

@@ -745,17 +745,30 @@ func (a *LeakAnalyzer) userStack(id int32) []callsite.Frame {
 		return out
 	}
 	// Every frame is a framework frame: the site is those that are not
-	// machinery (all of them when every one is), as FrameworkSite.
+	// machinery (all of them when every one is), as FrameworkSite, nor
+	// generated code: torch.compile's files are named by a hash that
+	// changes on every recompile, so a site named by one would be new to
+	// every baseline. A stack of autograd's engine (its C++ frames, or,
+	// with Python frames only, an outermost Python frame of autograd's:
+	// the engine entered Python to run a compiled graph's backward) is
+	// autograd backward.
 	var site []callsite.Frame
 	autograd := false
+	outer := int32(-1) // the outermost Python frame
 	for _, f := range ids {
 		if f < 0 || int(f) >= len(a.frames) {
 			continue
 		}
-		if a.frameFacts(f, factsMachinery)&factMachinery == 0 {
+		if a.frameFacts(f, factsMachinery)&(factMachinery|factGenerated) == 0 {
 			site = append(site, a.frames[f])
 		}
 		autograd = autograd || a.frameFacts(f, factsAnchor)&factAutograd != 0
+		if callsite.IsPython(a.frames[f]) {
+			outer = f
+		}
+	}
+	if outer >= 0 && callsite.IsAutogradPython(a.frames[outer]) {
+		autograd = true
 	}
 	if len(site) == 0 {
 		site = a.frameStack(id)
