@@ -113,3 +113,31 @@ func TestSnapCompiledBackwardIsOneSite(t *testing.T) {
 		t.Errorf("leaks %+v", ls)
 	}
 }
+
+// TestSnapOneLineStepHasIterations: g3.py:f1(0) runs 120 SGD steps on
+// sequences of a length drawn each step from {256, 512, 768, 1024} (a
+// seeded generator), with a mask cache keyed by length (g3.py:8), the step
+// written on one line (g3.py:9). g2.py:shape_cache2 is the same loop, the
+// same lengths, its statements on lines of their own. Both have 120
+// iterations; main found none in the one-line form (its 8 allocations a
+// step split into uneven bursts), so nothing in it could be judged. The
+// cache holds one mask per length, L*L fp32: 256 KiB + 1 MiB + 2.25 MiB +
+// 4 MiB = 7,864,320 B in 4 blocks, full from the step that first drew the
+// last of the 4 lengths, the same step in both: bounded.
+func TestSnapOneLineStepHasIterations(t *testing.T) {
+	cache := func(file, script string, line int) verdictFinding {
+		r := analyzeJSON(t, snapDir+file)
+		if n := r.Inputs[0].Devices[0].Iterations; n != 120 {
+			t.Errorf("%s: %d iterations, want 120", file, n)
+		}
+		if ls := leaks(r); len(ls) != 0 {
+			t.Errorf("%s: leaks %+v", file, ls)
+		}
+		return one(t, r, "retained", script, line)
+	}
+	oneLine, split := cache("varlen_oneline.pickle.gz", "g3.py", 8), cache("varlen_split.pickle.gz", "g2.py", 121)
+	if oneLine.Count != 4 || oneLine.Bytes != 7864320 || oneLine.Growth == nil || split.Growth == nil ||
+		oneLine.Growth.PlateauIteration == 0 || oneLine.Growth.PlateauIteration != split.Growth.PlateauIteration {
+		t.Errorf("cache %+v %+v, control %+v", oneLine, oneLine.Growth, split.Growth)
+	}
+}

@@ -617,6 +617,16 @@ func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork
 		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
 			cands = append(cands, bs)
 		}
+		// A step whose allocations on this stack are many, at uneven
+		// spacing (the statements of a step written on one line, on
+		// batches of varying length), splits at twice the median gap into
+		// bursts of uneven length; the gaps between steps stand apart
+		// from those within by a clear break.
+		if len(cands) == 0 {
+			if bs := breakStarts(ps, n); bs != nil {
+				cands = append(cands, bs)
+			}
+		}
 		work := occCounts{pos: ps, n: o.counts}
 		if ownInWork {
 			work.own = 1
@@ -826,6 +836,46 @@ func burstStarts(ps []int) []int {
 		return ps
 	}
 	return out
+}
+
+// breakStarts returns the first position of each burst of ps when the
+// gaps between bursts stand apart from the gaps within them: the sorted
+// distinct gaps have a break, a gap more than 4 times the next shorter one
+// (regular's "far longer"), and the positions that follow a gap above the
+// break recur regularly (regular, over a trace of n positions). Of several
+// breaks, the lowest whose bursts are regular is taken (a long evaluation
+// between some steps makes a higher break, whose bursts are too few). It
+// returns nil when there is none, or the bursts are fewer than
+// minBoundaries. Allocations evenly spaced (one pass of a model's layers)
+// have no break.
+func breakStarts(ps []int, n int) []int {
+	if len(ps) < 2 {
+		return nil
+	}
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	sort.Ints(gaps)
+	for i := 1; i < len(gaps); i++ {
+		lo := gaps[i-1]
+		if gaps[i] <= 4*max(lo, 1) {
+			continue
+		}
+		out := []int{ps[0]}
+		for j := 1; j < len(ps); j++ {
+			if ps[j]-ps[j-1] > lo {
+				out = append(out, ps[j])
+			}
+		}
+		if len(out) < minBoundaries {
+			return nil // a higher break makes fewer bursts
+		}
+		if regular(out, n) {
+			return out
+		}
+	}
+	return nil
 }
 
 // blockSize is the size of the block the caching allocator gives a
