@@ -1536,7 +1536,7 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		if iters := it.ord[n-1] - it.ord[from]; iters > 0 {
 			g.PerIteration = float64(tr.to-v[from]) / float64(iters)
 		}
-		if i, j := riseSpan(v[:n], from); tr.grows && !tr.floor && j > i {
+		if i, j := riseSpan(v[:n], from); tr.grows && !tr.floor && j > i && v[j] > v[i] {
 			// From the second rise to the last: a leak that happens every
 			// k-th iteration (gradient accumulation's micro-batches, an
 			// evaluation every few steps) adds nothing in the iterations
@@ -1544,7 +1544,8 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 			// its rate; and the first rise may carry what the site made
 			// once (the first iteration's temporaries, a workspace), which
 			// would raise it. Between two of its own rises, a leak of B
-			// bytes every k iterations measures B/k.
+			// bytes every k iterations measures B/k. (Noise that left no
+			// more at the last rise than at the second keeps the net rate.)
 			g.PerIteration = float64(v[j]-v[i]) / float64(it.ord[j]-it.ord[i])
 		}
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
