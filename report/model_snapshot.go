@@ -23,7 +23,8 @@ type Growth struct {
 	// Iterations counts the iterations the trace shows (starts of its
 	// repeating step; 0: none found). The site's live bytes were measured
 	// at Measured+1 of them (every Every-th) and rose in GrewIn;
-	// BytesPerIteration is their net change per iteration.
+	// BytesPerIteration is, on a leak, their growth per iteration from the
+	// second iteration they rose in to the last (0 on other kinds).
 	Iterations        int     `json:"iterations"`
 	Measured          int     `json:"measured_iterations"`
 	Every             int     `json:"every"`

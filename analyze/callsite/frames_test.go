@@ -70,3 +70,23 @@ func TestModuleCall(t *testing.T) {
 		t.Errorf("ModuleCall = %+v", m)
 	}
 }
+
+// TestIsAutogradPython: autograd's own Python files, on any OS, where its
+// engine enters Python to run a backward; not module.py, not a C++ frame
+// of the engine (told by name in analyze/snapshot), not the program.
+func TestIsAutogradPython(t *testing.T) {
+	for _, c := range []struct {
+		fr   Frame
+		want bool
+	}{
+		{Frame{Filename: "/usr/local/lib/python3.12/dist-packages/torch/autograd/function.py", Line: 317, Name: "apply"}, true},
+		{Frame{Filename: `C:\venv\Lib\site-packages\torch\autograd\function.py`, Line: 317, Name: "apply"}, true},
+		{Frame{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1751, Name: "_call_impl"}, false},
+		{Frame{Filename: "torch/csrc/autograd/engine.cpp", Line: 1, Name: "torch::autograd::Engine::thread_main"}, false},
+		{Frame{Filename: "/home/u/autograd/train.py", Line: 3, Name: "step"}, false},
+	} {
+		if got := IsAutogradPython(c.fr); got != c.want {
+			t.Errorf("IsAutogradPython(%+v) = %v, want %v", c.fr, got, c.want)
+		}
+	}
+}

@@ -26,3 +26,16 @@ func ModuleCall(name string) Frame {
 func IsModuleOrBackward(f Frame) bool {
 	return moduleOrBackward.MatchString(f.Filename)
 }
+
+// autogradFile matches the files of autograd's Python code, on any OS.
+var autogradFile = lazyre.New(`[/\\]torch[/\\]autograd[/\\]`)
+
+// IsAutogradPython reports whether f is a Python frame of autograd's own
+// code (torch/autograd/). The outermost Python frame of a stack that
+// autograd's engine ran on its own thread is one: the engine enters Python
+// there to run a custom Function's backward (BackwardCFunction.apply in
+// torch/autograd/function.py), a compiled graph's among them; a stack of
+// the main thread starts in the program's code instead.
+func IsAutogradPython(f Frame) bool {
+	return IsPython(f) && autogradFile.MatchString(f.Filename)
+}

@@ -200,6 +200,49 @@ func (it *iterations) curve(keys []int32) []int64 {
 	return v
 }
 
+// changing returns those of keys whose live bytes change across the
+// iteration starts after the first iteration: it leaves out each key that
+// the first iteration settled, whose live bytes at every start from the
+// second on are those at the second (not below those at the first), and
+// at the end no more. Such a key holds memory made once (a cuBLAS
+// workspace made by the first matmul) or a step's variable replaced by
+// its like every step (freed at the end, or not); neither grows across
+// iterations, so whether it is still held at the end says nothing about
+// whether a site's growth is. A key whose only rise is in a later
+// iteration stays (a leak whose every block has a size of its own rises
+// once per key), and so does one made after the last start (the newest
+// of a buffer replaced by a bigger one each step).
+func (it *iterations) changing(keys []int32) []int32 {
+	n := len(it.pos)
+	var out []int32
+	for _, k := range keys {
+		if int(k) >= len(it.changes) || !settledInFirst(it.changes[k], n) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// settledInFirst reports whether a key whose live bytes change as ch says
+// (see iterations.changes: a value recorded at a boundary where the key
+// was touched, perhaps unchanged) over n boundaries and then the end
+// (boundary n) holds at boundaries 2 to n-1 what it held at boundary 1, at
+// least what it held at boundary 0, and at the end no more.
+func settledInFirst(ch []change, n int) bool {
+	var at0, at1 int64 // the bytes at boundaries 0 and 1
+	for _, c := range ch {
+		switch {
+		case c.b == 0:
+			at0, at1 = c.v, c.v
+		case c.b == 1:
+			at1 = c.v
+		case c.v != at1 && int(c.b) < n, c.v > at1:
+			return false
+		}
+	}
+	return at1 >= at0
+}
+
 // isAutograd says whether a frame's name is autograd's engine or the
 // thread entry its workers start from: it holds
 // torch::autograd::Engine, torch::autograd::python::PythonEngine or
@@ -279,8 +322,9 @@ const (
 	factsUser                               // the next two are known
 	factUserPython                          // a Python frame the filter shows, of the program (callsite.User)
 	factLibrary                             // callsite.IsLibrary
-	factsMachinery                          // factMachinery is known
+	factsMachinery                          // factMachinery and factGenerated are known
 	factMachinery                           // callsite.IsMachinery
+	factGenerated                           // code generated at run time (callsite.Generated)
 )
 
 // frameFacts returns frame fid's facts, those of group known (factsAnchor,
@@ -321,6 +365,9 @@ func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
 	case factsMachinery:
 		if callsite.IsMachinery(f) {
 			ff |= factMachinery
+		}
+		if callsite.ClassOf(f) == callsite.Generated {
+			ff |= factGenerated
 		}
 	}
 	ff |= known
@@ -570,6 +617,16 @@ func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork
 		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
 			cands = append(cands, bs)
 		}
+		// A step whose allocations on this stack are many, at uneven
+		// spacing (the statements of a step written on one line, on
+		// batches of varying length), splits at twice the median gap into
+		// bursts of uneven length; the gaps between steps stand apart
+		// from those within by a clear break.
+		if len(cands) == 0 {
+			if bs := breakStarts(ps, n); bs != nil {
+				cands = append(cands, bs)
+			}
+		}
 		work := occCounts{pos: ps, n: o.counts}
 		if ownInWork {
 			work.own = 1
@@ -779,6 +836,46 @@ func burstStarts(ps []int) []int {
 		return ps
 	}
 	return out
+}
+
+// breakStarts returns the first position of each burst of ps when the
+// gaps between bursts stand apart from the gaps within them: the sorted
+// distinct gaps have a break, a gap more than 4 times the next shorter one
+// (regular's "far longer"), and the positions that follow a gap above the
+// break recur regularly (regular, over a trace of n positions). Of several
+// breaks, the lowest whose bursts are regular is taken (a long evaluation
+// between some steps makes a higher break, whose bursts are too few). It
+// returns nil when there is none, or the bursts are fewer than
+// minBoundaries. Allocations evenly spaced (one pass of a model's layers)
+// have no break.
+func breakStarts(ps []int, n int) []int {
+	if len(ps) < 2 {
+		return nil
+	}
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	sort.Ints(gaps)
+	for i := 1; i < len(gaps); i++ {
+		lo := gaps[i-1]
+		if gaps[i] <= 4*max(lo, 1) {
+			continue
+		}
+		out := []int{ps[0]}
+		for j := 1; j < len(ps); j++ {
+			if ps[j]-ps[j-1] > lo {
+				out = append(out, ps[j])
+			}
+		}
+		if len(out) < minBoundaries {
+			return nil // a higher break makes fewer bursts
+		}
+		if regular(out, n) {
+			return out
+		}
+	}
+	return nil
 }
 
 // blockSize is the size of the block the caching allocator gives a

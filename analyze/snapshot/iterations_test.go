@@ -552,3 +552,48 @@ func TestFrameFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakStarts: a step written on one line allocates many times at
+// uneven spacing (gaps 1 to 4 within a step, about 30 between steps, as
+// testdata/pytorch/snap/varlen_oneline.pickle.gz's line 9): twice the
+// median gap (1) splits each step into uneven bursts, but the gaps between
+// steps stand apart by a break, and the bursts above it are the steps.
+// One pass of evenly spaced layers has no break; a long evaluation every
+// 10 steps makes a higher break, passed over for the steps' own.
+func TestBreakStarts(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	within := []int{4, 1, 2, 2, 1, 1, 1}
+	var oneLine, steps []int
+	p := 0
+	for s := 0; s < 120; s++ {
+		steps = append(steps, p)
+		oneLine = append(oneLine, p)
+		for _, g := range within {
+			p += g
+			oneLine = append(oneLine, p)
+		}
+		p += 28 + rng.Intn(9) // the step's compute, longer with longer sequences
+		if s%10 == 9 {
+			p += 200 // an evaluation
+		}
+	}
+	if burstStarts(oneLine) != nil && regular(burstStarts(oneLine), p) {
+		t.Fatal("the test's steps split regularly at twice the median gap: it tests nothing")
+	}
+	got := breakStarts(oneLine, p)
+	if len(got) != len(steps) {
+		t.Fatalf("%d bursts, want %d", len(got), len(steps))
+	}
+	for i := range got {
+		if got[i] != steps[i] {
+			t.Fatalf("burst %d starts at %d, want %d", i, got[i], steps[i])
+		}
+	}
+	var layers []int
+	for l := 0; l < 48; l++ {
+		layers = append(layers, 10+l*25+rng.Intn(3))
+	}
+	if bs := breakStarts(layers, layers[len(layers)-1]+10); bs != nil {
+		t.Errorf("one pass of layers split into %d bursts", len(bs))
+	}
+}

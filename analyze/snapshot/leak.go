@@ -142,7 +142,11 @@ type Growth struct {
 	// GrewIn counts the measured iterations in which the site's live
 	// bytes rose; FromBytes and ToBytes are its live bytes at the first and
 	// last measured start; PerIteration is (ToBytes-FromBytes) per
-	// iteration.
+	// iteration, or, on a growing site (not a floor), the growth from the
+	// second measured iteration in which the live bytes rose to the last,
+	// per iteration between them (a leak every k-th iteration is not
+	// diluted by the iterations before its first rise and after its last,
+	// nor raised by what the first rise carried once).
 	GrewIn             int
 	FromBytes, ToBytes int64
 	// EndBytes is the site's live bytes at the end of the trace (or the
@@ -741,17 +745,30 @@ func (a *LeakAnalyzer) userStack(id int32) []callsite.Frame {
 		return out
 	}
 	// Every frame is a framework frame: the site is those that are not
-	// machinery (all of them when every one is), as FrameworkSite.
+	// machinery (all of them when every one is), as FrameworkSite, nor
+	// generated code: torch.compile's files are named by a hash that
+	// changes on every recompile, so a site named by one would be new to
+	// every baseline. A stack of autograd's engine (its C++ frames, or,
+	// with Python frames only, an outermost Python frame of autograd's:
+	// the engine entered Python to run a compiled graph's backward) is
+	// autograd backward.
 	var site []callsite.Frame
 	autograd := false
+	outer := int32(-1) // the outermost Python frame
 	for _, f := range ids {
 		if f < 0 || int(f) >= len(a.frames) {
 			continue
 		}
-		if a.frameFacts(f, factsMachinery)&factMachinery == 0 {
+		if a.frameFacts(f, factsMachinery)&(factMachinery|factGenerated) == 0 {
 			site = append(site, a.frames[f])
 		}
 		autograd = autograd || a.frameFacts(f, factsAnchor)&factAutograd != 0
+		if callsite.IsPython(a.frames[f]) {
+			outer = f
+		}
+	}
+	if outer >= 0 && callsite.IsAutogradPython(a.frames[outer]) {
+		autograd = true
 	}
 	if len(site) == 0 {
 		site = a.frameStack(id)
@@ -1186,8 +1203,19 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var tr trend
 	var stepGrew int64
 	if it.usable() {
-		whole = it.curve(in.keysOf(g.ids))
+		keys := in.keysOf(g.ids)
+		whole = it.curve(keys)
 		tr = verdict(whole)
+		// The growth must be what is held at the end. Judged on the whole
+		// site, a one-time rise (the cuBLAS workspace the first matmul
+		// through the line makes, held to the end) counts as "one rise"
+		// of the end's slack (judge), and growth that was freed before the
+		// end (a list released when its function returned) passed for
+		// held. Without the keys the first iteration settled, the
+		// growth must hold by itself.
+		if ch := it.changing(keys); tr.grows && len(ch) < len(keys) && !verdict(it.curve(ch)).grows {
+			tr.grows = false
+		}
 		// A site keeps MinKept allocations, or grew in MinKept iterations:
 		// a buffer replaced by a bigger one each step (torch.cat onto a
 		// history) keeps one block.
@@ -1352,6 +1380,26 @@ func lateOnset(b []int64) int {
 	return o
 }
 
+// riseSpan returns the second and the last boundary after from at which
+// the live bytes v (at the boundaries) are higher than at the one before;
+// 0, 0 when there are fewer than two.
+func riseSpan(v []int64, from int) (second, last int) {
+	rises := 0
+	for i := from + 1; i < len(v); i++ {
+		if v[i] > v[i-1] {
+			rises++
+			if rises == 2 {
+				second = i
+			}
+			last = i
+		}
+	}
+	if rises < 2 {
+		return 0, 0
+	}
+	return second, last
+}
+
 // heldSinceOneRise reports whether v, live bytes at iteration boundaries
 // followed by those at the end, rose between exactly two boundaries and
 // never fell: memory made once, in one iteration, and held to the end.
@@ -1487,6 +1535,18 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		}
 		if iters := it.ord[n-1] - it.ord[from]; iters > 0 {
 			g.PerIteration = float64(tr.to-v[from]) / float64(iters)
+		}
+		if i, j := riseSpan(v[:n], from); tr.grows && !tr.floor && j > i && v[j] > v[i] {
+			// From the second rise to the last: a leak that happens every
+			// k-th iteration (gradient accumulation's micro-batches, an
+			// evaluation every few steps) adds nothing in the iterations
+			// before its first rise and after its last, which would lower
+			// its rate; and the first rise may carry what the site made
+			// once (the first iteration's temporaries, a workspace), which
+			// would raise it. Between two of its own rises, a leak of B
+			// bytes every k iterations measures B/k. (Noise that left no
+			// more at the last rise than at the second keeps the net rate.)
+			g.PerIteration = float64(v[j]-v[i]) / float64(it.ord[j]-it.ord[i])
 		}
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
