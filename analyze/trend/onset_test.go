@@ -8,7 +8,7 @@ import (
 
 // A leak that starts part way through a flat log: flat at 30000 MiB, then
 // rate bytes/s from onset (s) until the last sample, every 180 s for
-// 120 samples (the tester's layout, /work/hunt/nvml/gen/gen_late.py, with
+// 120 samples (the tester's layout, testdata/gen/nvml_hunt/gen_late.py, with
 // normal noise of 1 MiB instead of ±2 MiB). Truth: growing at rate; the
 // window starts at the onset (within two samples: the kink's sample lies
 // on both the level and the line); the time to OOM is (capacity - the
