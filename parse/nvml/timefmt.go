@@ -309,36 +309,10 @@ func readTimestamp(b []byte, c *civilCache) (int64, bool) {
 			return 0, false
 		}
 	case '+', '-':
-		sign := 1
-		if b[i] == '-' {
-			sign = -1
-		}
-		rest := b[i+1:]
-		oh, ok := digits(rest, 0, 2)
-		if !ok {
+		var ok bool
+		if off, ok = zoneOffset(b[i:]); !ok {
 			return 0, false
 		}
-		om := 0
-		switch len(rest) {
-		case 2:
-		case 4:
-			if om, ok = digits(rest, 2, 2); !ok {
-				return 0, false
-			}
-		case 5:
-			if rest[2] != ':' {
-				return 0, false
-			}
-			if om, ok = digits(rest, 3, 2); !ok {
-				return 0, false
-			}
-		default:
-			return 0, false
-		}
-		if oh > 23 || om > 59 {
-			return 0, false
-		}
-		off = sign * (oh*3600 + om*60)
 	default:
 		return 0, false
 	}
@@ -557,7 +531,7 @@ func dateFields(b []byte) (y, mo, d, h, mi, s int, zone string, ok bool) {
 // ("+03", "-0330").
 func isZoneName(z string) bool {
 	if len(z) >= 3 && (z[0] == '+' || z[0] == '-') {
-		_, ok := zoneOffset(z)
+		_, ok := zoneOffset([]byte(z))
 		return ok
 	}
 	if len(z) < 2 || len(z) > 6 {
@@ -571,27 +545,43 @@ func isZoneName(z string) bool {
 	return true
 }
 
-// zoneOffset reads "+03", "+0530" or "-03:30" into seconds east of UTC.
-func zoneOffset(z string) (int, bool) {
+// zoneOffset reads a numeric zone, "+HH", "+HHMM" or "+HH:MM" (or with
+// '-'; HH at most 23, MM at most 59), into seconds east of UTC: the
+// zones of ISO timestamps and of date(1)'s %z.
+func zoneOffset(z []byte) (int, bool) {
+	if len(z) < 3 || z[0] != '+' && z[0] != '-' {
+		return 0, false
+	}
 	sign := 1
 	if z[0] == '-' {
 		sign = -1
 	}
-	r := strings.ReplaceAll(z[1:], ":", "")
-	h, ok := digits([]byte(r), 0, 2)
-	m := 0
-	switch {
-	case !ok || h > 23:
+	rest := z[1:]
+	oh, ok := digits(rest, 0, 2)
+	if !ok {
 		return 0, false
-	case len(r) == 2:
-	case len(r) == 4:
-		if m, ok = digits([]byte(r), 2, 2); !ok || m > 59 {
+	}
+	om := 0
+	switch len(rest) {
+	case 2:
+	case 4:
+		if om, ok = digits(rest, 2, 2); !ok {
+			return 0, false
+		}
+	case 5:
+		if rest[2] != ':' {
+			return 0, false
+		}
+		if om, ok = digits(rest, 3, 2); !ok {
 			return 0, false
 		}
 	default:
 		return 0, false
 	}
-	return sign * (h*3600 + m*60), true
+	if oh > 23 || om > 59 {
+		return 0, false
+	}
+	return sign * (oh*3600 + om*60), true
 }
 
 // dateLine returns the instant of a line of date(1)'s output (see
@@ -609,7 +599,7 @@ func (r *Reader) dateLine(b []byte) (int64, bool) {
 	case zone == "UTC" || zone == "GMT" || zone == "UT" || zone == "Z":
 		return wall * 1e6, true
 	case zone[0] == '+' || zone[0] == '-':
-		off, _ := zoneOffset(zone)
+		off, _ := zoneOffset([]byte(zone))
 		return (wall - int64(off)) * 1e6, true
 	}
 	for _, at := range instants(r.opt.loc, wall) {
