@@ -2,9 +2,12 @@ package callsite
 
 import "github.com/gpuleak/gpuleak/internal/lazyre"
 
+// autogradDir is the directory of autograd's Python code, on any OS.
+const autogradDir = `[/\\]torch[/\\]autograd[/\\]`
+
 // moduleOrBackward matches the files of the frames of an nn.Module call
 // and of autograd's backward, in Python, on any OS.
-var moduleOrBackward = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|[/\\]torch[/\\]autograd[/\\]`)
+var moduleOrBackward = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|` + autogradDir)
 
 // moduleFile is the file of the frames ModuleCall makes: the file a
 // snapshot's frames of a module call have (torch/nn/modules/module.py),
@@ -27,8 +30,8 @@ func IsModuleOrBackward(f Frame) bool {
 	return moduleOrBackward.MatchString(f.Filename)
 }
 
-// autogradFile matches the files of autograd's Python code, on any OS.
-var autogradFile = lazyre.New(`[/\\]torch[/\\]autograd[/\\]`)
+// autogradFile matches the files of autograd's Python code.
+var autogradFile = lazyre.New(autogradDir)
 
 // IsAutogradPython reports whether f is a Python frame of autograd's own
 // code (torch/autograd/). The outermost Python frame of a stack that
