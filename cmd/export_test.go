@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -237,4 +240,160 @@ func TestExportSamplesNameDmonGPUByUUID(t *testing.T) {
 	if dmonRows == 0 || named != dmonRows {
 		t.Errorf("%d of %d dmon sample rows name GPU %s; want all", named, dmonRows, uuid)
 	}
+}
+
+// TestExportParquetMatchesArrowIPC: the Parquet writer (parquet-go) and
+// the Arrow IPC writer (arrow-go) are handed the same record batches, so
+// an export of the fleet in either format holds the same tables: the same
+// columns in the same order, of the same types, and the same rows in each
+// partition, nulls where the other has nulls. The Parquet parts are read
+// with arrow-go's reader (pqarrow), independent of the writer. The fleet's
+// inputs give every kind of column a parser makes: dictionaries of int8
+// (NVML's host), int16 (a snapshot's actions) and int32 indices (NVML's
+// gpu_uuid), timestamp[us, UTC], uint64 addresses, a fixed-size list (a
+// segment's pool id), nullable columns with nulls.
+func TestExportParquetMatchesArrowIPC(t *testing.T) {
+	root := fleet(t)
+	tables := map[string]map[string]string{} // format -> table -> canonical text
+	var nulls int
+	kinds := map[arrow.Type]bool{}
+	for _, format := range []string{"parquet", "arrow"} {
+		out := t.TempDir()
+		if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", format, "--group-by", "{host}/{job}/..."); code != 0 {
+			t.Fatal(errs)
+		}
+		tables[format] = map[string]string{}
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			table := strings.TrimPrefix(e.Name(), "table=")
+			var rows []string
+			var schema string
+			for _, p := range parts(t, out, table) {
+				part, _ := filepath.Rel(out, filepath.Dir(p))
+				for _, rec := range readPart(t, p) {
+					var cols []string
+					for _, f := range rec.Schema().Fields() {
+						cols = append(cols, f.Name+" "+canonicalType(f.Type)+fmt.Sprintf(" nullable=%v", f.Nullable))
+						kinds[f.Type.ID()] = true
+					}
+					schema = strings.Join(cols, ", ")
+					for i := 0; i < int(rec.NumRows()); i++ {
+						var cells []string
+						for _, c := range rec.Columns() {
+							if c.IsNull(i) {
+								nulls++
+							}
+							cells = append(cells, exportCell(c, i))
+						}
+						rows = append(rows, part+": "+strings.Join(cells, " | "))
+					}
+					rec.Release()
+				}
+			}
+			slices.Sort(rows)
+			tables[format][table] = schema + "\n" + strings.Join(rows, "\n")
+		}
+	}
+	if len(tables["parquet"]) != len(tables["arrow"]) || len(tables["parquet"]) < 5 {
+		t.Errorf("tables: parquet %d, arrow %d; want the same, at least 5", len(tables["parquet"]), len(tables["arrow"]))
+	}
+	for table, want := range tables["arrow"] {
+		if got := tables["parquet"][table]; got != want {
+			t.Errorf("table %s differs between Parquet and Arrow IPC:\nparquet %.2000s\narrow   %.2000s", table, got, want)
+		}
+	}
+	for _, k := range []arrow.Type{arrow.DICTIONARY, arrow.TIMESTAMP, arrow.UINT64, arrow.FIXED_SIZE_LIST, arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL} {
+		if !kinds[k] {
+			t.Errorf("no column of type %s in the export: the comparison does not cover it", k)
+		}
+	}
+	if nulls == 0 {
+		t.Error("no null in the export: the comparison does not cover nulls")
+	}
+}
+
+// readPart reads every record batch of a part, Parquet (with pqarrow) or
+// Arrow IPC; the caller releases them.
+func readPart(t *testing.T, p string) []arrow.RecordBatch {
+	t.Helper()
+	var recs []arrow.RecordBatch
+	if strings.HasSuffix(p, ".arrow") {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for i := 0; i < r.NumRecords(); i++ {
+			rec, err := r.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Retain()
+			recs = append(recs, rec)
+		}
+		return recs
+	}
+	pf, err := file.OpenParquetFile(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	tr := array.NewTableReader(tbl, 1<<16)
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// canonicalType: a type as both readers must give it, but for a list's
+// element name (Parquet's "element", Arrow's "item").
+func canonicalType(t arrow.DataType) string {
+	if l, ok := t.(*arrow.FixedSizeListType); ok {
+		return fmt.Sprintf("fixed_size_list<%s nullable=%v>[%d]", l.Elem(), l.ElemField().Nullable, l.Len())
+	}
+	return t.String()
+}
+
+// exportCell renders row i of a column: dictionaries resolved, lists
+// listed, nulls as "null", strings quoted (so "" and null differ).
+func exportCell(a arrow.Array, i int) string {
+	if a.IsNull(i) {
+		return "null"
+	}
+	switch a := a.(type) {
+	case *array.Dictionary:
+		return strconv.Quote(a.Dictionary().(*array.String).Value(a.GetValueIndex(i)))
+	case *array.String:
+		return strconv.Quote(a.Value(i))
+	case *array.FixedSizeList:
+		lo, hi := a.ValueOffsets(i)
+		var es []string
+		for j := lo; j < hi; j++ {
+			es = append(es, exportCell(a.ListValues(), int(j)))
+		}
+		return "[" + strings.Join(es, " ") + "]"
+	case *array.Timestamp:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	}
+	return a.ValueStr(i)
 }

@@ -38,9 +38,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/gpuleak/gpuleak/daily"
 	"github.com/gpuleak/gpuleak/parse"
@@ -409,7 +406,7 @@ func constant(s string, n int) arrow.Array {
 type partWriter struct {
 	f    *os.File
 	path string
-	pq   *pqarrow.FileWriter
+	pq   *parquetWriter
 	ipc  *ipc.FileWriter
 }
 
@@ -441,8 +438,7 @@ func (e *exporter) newPart(table, date, host string, schema *arrow.Schema) (*par
 	if e.opt.Format == Arrow {
 		w.ipc, err = ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithZstd())
 	} else {
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true))
-		w.pq, err = pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		w.pq, err = newParquetWriter(f, schema)
 	}
 	if err != nil {
 		f.Close()
@@ -457,7 +453,7 @@ func (w *partWriter) write(rec arrow.RecordBatch) error {
 	if w.ipc != nil {
 		err = w.ipc.Write(rec)
 	} else {
-		err = w.pq.WriteBuffered(rec)
+		err = w.pq.write(rec)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
@@ -470,12 +466,10 @@ func (w *partWriter) close() error {
 	if w.ipc != nil {
 		err = w.ipc.Close()
 	} else {
-		err = w.pq.Close() // closes the file too
+		err = w.pq.close()
 	}
-	if w.ipc != nil {
-		if cerr := w.f.Close(); err == nil {
-			err = cerr
-		}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		os.Remove(w.f.Name())
@@ -512,9 +506,8 @@ func (w *partWriter) abort() {
 	}
 	if w.ipc != nil {
 		w.ipc.Close()
-	} else if w.pq != nil {
-		w.pq.Close()
 	}
+	// A Parquet part is dropped unfinished: its footer is never written.
 	w.f.Close()
 	os.Remove(w.f.Name())
 	w.f = nil
