@@ -4,8 +4,10 @@
 // NVML log's samples; a compute-sanitizer report's records; an OOM
 // message's facts; a profiler trace's tables) with two columns added, job
 // and path, and a findings table, one row per finding. Files are Parquet
-// (Zstd; arrow-go's pqarrow writer; time columns are timestamp[us, UTC]
-// where the parsers give them) or Arrow IPC, laid out in Hive partitions:
+// (written with parquet-go: Zstd, the tables' column order, strings
+// dictionary-encoded, the Arrow schema under "ARROW:schema"; parquet.go
+// gives the type mapping; time columns are timestamp[us, UTC] where the
+// parsers give them) or Arrow IPC, laid out in Hive partitions:
 //
 //	OUT/table=TABLE/date=YYYY-MM-DD/host=HOST/part-RUN-N.parquet
 //
