@@ -85,8 +85,8 @@ func newParquetWriter(out io.Writer, schema *arrow.Schema) (_ *parquetWriter, er
 		parquet.NewSchema("schema", orderedGroup(fields)),
 		parquet.Compression(&parquet.Zstd),
 		parquet.DictionaryMaxBytes(parquetDictionaryMaxBytes),
-		// Version 1 data pages, as Arrow's writer writes by default:
-		// every engine reads them (some older ones misread version 2).
+		// Version 1 data pages, as Arrow's writer writes by default
+		// (parquet-go's default is 2, which fewer readers support).
 		parquet.DataPageVersion(1),
 		parquet.KeyValueMetadata("ARROW:schema", meta),
 	)
@@ -101,7 +101,9 @@ func parquetNode(f arrow.Field) (parquet.Node, int, error) {
 	def := 0
 	if err == nil && f.Type.ID() == arrow.FIXED_SIZE_LIST {
 		lt := f.Type.(*arrow.FixedSizeListType)
-		n, err = parquetLeaf(lt.Elem())
+		if n, err = parquetLeaf(lt.Elem()); err == nil && n == nil {
+			err = fmt.Errorf("type %s has no Parquet mapping in the export", f.Type) // a list of lists
+		}
 		def = 1 // the repeated group
 		if err == nil && lt.ElemField().Nullable {
 			n = parquet.Optional(n)

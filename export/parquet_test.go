@@ -323,9 +323,14 @@ func TestParquetColumnTypes(t *testing.T) {
 // TestParquetRefuses: a type without a mapping is refused when the part
 // starts, naming its column; a null in a non-nullable column when written.
 func TestParquetRefuses(t *testing.T) {
-	bin := arrow.NewSchema([]arrow.Field{{Name: "blob", Type: arrow.BinaryTypes.Binary}}, nil)
-	if _, err := newParquetWriter(&bytes.Buffer{}, bin); err == nil || !strings.Contains(err.Error(), "column blob: type binary") {
-		t.Errorf("binary column: %v; want an error naming column blob and its type", err)
+	for _, f := range []arrow.Field{
+		{Name: "blob", Type: arrow.BinaryTypes.Binary},
+		{Name: "nested", Type: arrow.FixedSizeListOf(2, arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int64))},
+	} {
+		_, err := newParquetWriter(&bytes.Buffer{}, arrow.NewSchema([]arrow.Field{f}, nil))
+		if want := "column " + f.Name + ": type " + f.Type.String(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s column: %v; want an error containing %q", f.Type, err, want)
+		}
 	}
 
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
