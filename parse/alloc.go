@@ -70,6 +70,16 @@ func (a *RecyclingAllocator) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
+// Purge drops the buffers kept for reuse, for the garbage collector to
+// reclaim: for when no more batches will be built. Allocate still works
+// after it.
+func (a *RecyclingAllocator) Purge() {
+	a.mu.Lock()
+	clear(a.free)
+	a.held = 0
+	a.mu.Unlock()
+}
+
 // Free keeps b for reuse when it is one of this allocator's buffers and the
 // pool has room.
 func (a *RecyclingAllocator) Free(b []byte) {

@@ -54,6 +54,30 @@ func TestRecyclingAllocator(t *testing.T) {
 	}
 }
 
+// TestRecyclingAllocatorPurge: after Purge the pool holds nothing, so a
+// freed buffer is not handed out again (the GC may reclaim it) and the
+// pool's count of held bytes starts again from zero.
+func TestRecyclingAllocatorPurge(t *testing.T) {
+	a := NewRecyclingAllocator(1 << 20)
+	b := a.Allocate(4096)
+	a.Free(b)
+	if a.held != 4096 {
+		t.Fatalf("held %d after one free of 4096", a.held)
+	}
+	a.Purge()
+	if a.held != 0 || len(a.free[4096]) != 0 {
+		t.Fatalf("after Purge: held %d, %d pooled", a.held, len(a.free[4096]))
+	}
+	c := a.Allocate(4096)
+	if &c[0] == &b[0] {
+		t.Fatal("a purged buffer was handed out again")
+	}
+	a.Free(c) // the pool still works
+	if d := a.Allocate(4000); &d[0] != &c[0] {
+		t.Fatal("buffer freed after Purge not reused")
+	}
+}
+
 func TestBatchQueue(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)

@@ -77,7 +77,7 @@ const (
 // memory.DefaultAllocator).
 func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[options](mem) }
 
-// WithBatchSize sets the most rows in one record batch (default 16384).
+// WithBatchSize sets the most rows in one record batch (default 4096).
 func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
 
 // WithLimits sets the pickle decoder's allocation limits.
@@ -187,7 +187,11 @@ const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
 // NewReader returns a Reader of the snapshot pickle in r (already
 // decompressed; parse.Open removes gzip). name names the input in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
-	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 14)}
+	// 4096 rows rather than 16384: the batches in flight (one being built,
+	// two prefetched, one analysed) and the pooled buffers they recycle
+	// hold 2-3 MiB less on big_real (peak RSS 49.4 -> 46.6 MB, page cache
+	// dropped before each run).
+	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 12)}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -236,19 +240,32 @@ func (r *Reader) step() error {
 
 // Metadata describes the snapshot; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata {
-	r.meta.Protocol = r.dec.Protocol()
+	if r.dec != nil {
+		r.meta.Protocol = r.dec.Protocol()
+	}
 	return &r.meta
 }
 
 // Release frees the current batch, batches not yet read, and the builders,
-// and stops reading ahead (WithReadAhead). The input must not be closed
-// before Release.
+// and stops reading ahead (WithReadAhead). It also drops what only decoding
+// needs (the pickle memo index, the read-ahead chunks, the interned frames
+// and stacks): a caller that analyses after the last batch releases first,
+// so that the analysis's working memory reuses the decoder's rather than
+// adding to it (on big_real, 949k trace entries: 6-8 MiB). Metadata stays
+// readable. The input must not be closed before Release; a second Release
+// does nothing.
 func (r *Reader) Release() {
 	if r.ra != nil {
 		r.ra.Close()
 	}
 	r.tableReader.Release()
 	r.ev.release()
+	if r.dec != nil {
+		r.meta.Protocol = r.dec.Protocol()
+	}
+	r.ra, r.src, r.dec = nil, nil, nil
+	r.frames, r.stacks, r.listStacks, r.rootKeys = nil, nil, nil, nil
+	r.early, r.earlyFree, r.keybuf = nil, nil, nil
 }
 
 // full reports whether table t holds a batch's worth of rows.

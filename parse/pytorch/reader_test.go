@@ -263,6 +263,34 @@ func TestStreamingBatches(t *testing.T) {
 	}
 }
 
+// TestReleaseDropsDecoder: Release lets go of what only decoding needs
+// (pipeline.analyzeSnapshot releases before Finalize so that Finalize
+// reuses that memory), keeps the metadata readable, and may be called twice.
+func TestReleaseDropsDecoder(t *testing.T) {
+	in := openFile(t, dir+"multi_gpu_leak.pickle")
+	r := NewReader(in.Reader(), "multi", WithReadAhead())
+	for r.Next() {
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := *r.Metadata()
+	if before.Protocol == 0 || len(r.frames) == 0 || len(r.stacks) == 0 {
+		t.Fatalf("before Release: protocol %d, %d frames, %d stacks", before.Protocol, len(r.frames), len(r.stacks))
+	}
+	r.Release()
+	if r.dec != nil || r.ra != nil || r.src != nil || r.frames != nil || r.stacks != nil || r.listStacks != nil || r.early != nil {
+		t.Fatal("Release kept decoding state")
+	}
+	if m := r.Metadata(); m.Protocol != before.Protocol || m.Warnings.Len() != before.Warnings.Len() {
+		t.Fatalf("metadata after Release: protocol %d warnings %d, before %d %d", m.Protocol, m.Warnings.Len(), before.Protocol, before.Warnings.Len())
+	}
+	r.Release()
+	if r.Next() {
+		t.Fatal("Next after Release")
+	}
+}
+
 func TestOOMEntries(t *testing.T) {
 	in := openFile(t, dir+"fragmentation_oom.pickle")
 	s, err := ReadAll(in.Reader(), "frag")
