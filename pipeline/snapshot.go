@@ -2,6 +2,9 @@ package pipeline
 
 import (
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	anrun "github.com/gpuleak/gpuleak/analyze/run"
@@ -60,7 +63,7 @@ func analyzeSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Format) 
 		return report.Input{}, nil, err
 	}
 	warnings := pr.Metadata().Warnings.Strings()
-	freeDecoder(stop, pr, mem)
+	defer freeDecoder(stop, pr, mem)()
 	res := a.Finalize()
 	r.join.addSnapshot(in.Name, reserved.Series())
 	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Snapshot: res})
@@ -84,7 +87,7 @@ func postmortemSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Forma
 		return report.Input{}, anoom.Input{}, err
 	}
 	warnings := pr.Metadata().Warnings.Strings()
-	freeDecoder(func() {}, pr, mem)
+	defer freeDecoder(func() {}, pr, mem)()
 	res := a.Finalize()
 	rin, _ := report.FromLeaks(in.Name, string(format), append(warnings, res.Fragment.Warnings...), res.Leak)
 	report.AddEndPools(&rin, res.Fragment)
@@ -93,12 +96,72 @@ func postmortemSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Forma
 
 // freeDecoder ends reading a snapshot before its analysis's last pass: it
 // stops the prefetch, releases the reader (its memo index, read-ahead
-// chunks and interned stacks) and empties the batch buffers' pool, so that
-// Finalize's working memory (on big_real 5 MiB) reuses theirs instead of
-// raising the peak. The deferred stop and Release that follow do nothing.
-func freeDecoder(stop func(), pr *pytorch.Reader, mem *parse.RecyclingAllocator) {
+// chunks and interned stacks), empties the batch buffers' pool and
+// collects, so that Finalize's working memory (on big_real 5 MiB) reuses
+// theirs instead of raising the peak. The deferred stop and Release that
+// follow do nothing.
+//
+// With the decoder's memory gone the collector's goal would fall to twice
+// the small live heap, and Finalize, which allocates as it replays, would
+// run more cycles than before (on the scaler's 10M-entry snapshot 12
+// instead of 10, +0.2 CPU-s). So until the returned function is called the
+// goal is kept where decoding had taken it (keepHeapGoal): the heap may
+// grow back to that, no further.
+func freeDecoder(stop func(), pr *pytorch.Reader, mem *parse.RecyclingAllocator) (restore func()) {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	goal := s[0].Value.Uint64()
 	stop()
 	pr.Release()
 	mem.Purge()
 	runtime.GC()
+	metrics.Read(s)
+	return keepHeapGoal(goal, s[1].Value.Uint64())
+}
+
+// gcKeep counts the analyses that hold a raised GC percentage, and keeps
+// the one to restore when the last ends: snapshots may be analysed on
+// several goroutines at once, and the percentage is the process's.
+var gcKeep struct {
+	sync.Mutex
+	holders int
+	percent int // in force while holders > 0
+	orig    int // to restore when holders falls to 0
+}
+
+// keepHeapGoal sets the GC percentage so that, with live bytes live, the
+// next goal is goal bytes (never below the percentage in force: GOGC or an
+// earlier holder's), until the returned function is called. With the
+// collector off (GOGC=off), or a goal not above twice live, it does
+// nothing.
+func keepHeapGoal(goal, live uint64) (restore func()) {
+	if live == 0 || goal <= 2*live {
+		return func() {}
+	}
+	want := int(min(100*(goal-live)/live, 1<<20))
+	gcKeep.Lock()
+	defer gcKeep.Unlock()
+	if gcKeep.holders == 0 {
+		cur := debug.SetGCPercent(-1)
+		debug.SetGCPercent(cur)
+		if cur < 0 {
+			return func() {}
+		}
+		gcKeep.orig, gcKeep.percent = cur, cur
+	}
+	if want > gcKeep.percent {
+		gcKeep.percent = want
+		debug.SetGCPercent(want)
+	}
+	gcKeep.holders++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			gcKeep.Lock()
+			defer gcKeep.Unlock()
+			if gcKeep.holders--; gcKeep.holders == 0 {
+				debug.SetGCPercent(gcKeep.orig)
+			}
+		})
+	}
 }
