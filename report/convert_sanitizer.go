@@ -123,7 +123,7 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 	}
 	procs := ""
 	if s.Processes > 1 {
-		procs = fmt.Sprintf(" in %d processes", s.Processes)
+		procs = fmt.Sprintf(" in %d leak reports (processes, or device resets)", s.Processes)
 	}
 	at := frame(s.Frame).String()
 	if s.NoLineInfo {

@@ -313,7 +313,9 @@ type Site struct {
 	Frame callsite.Frame
 	// Sizes are the distinct allocation sizes, largest first (at most 8).
 	Sizes []int64
-	// Processes counts the distinct (run, process) pairs that leaked here.
+	// Processes counts the distinct (run, process) pairs that leaked here:
+	// leak reports, each of a process or of a cudaDeviceReset in one (see
+	// parse/sanitizer's process column).
 	Processes int
 	// Unknown says why the site is not known when the records do not name
 	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
@@ -1547,7 +1549,11 @@ func checkRun(r *Run, i, n int) []string {
 		out = append(out, fmt.Sprintf("%sno LEAK SUMMARY and no leak record: unless the program ran under compute-sanitizer --leak-check full, leaks were not checked", name))
 	}
 	if r.Processes > 1 {
-		out = append(out, fmt.Sprintf("%sthe reports of %d processes (--target-processes all) share one summary; sites add them up", name, r.Processes))
+		// Each leak report is printed at a CUDA context's teardown: a
+		// process's exit (several with --target-processes all) or a
+		// cudaDeviceReset in one process. The text log names no process:
+		// which of the two it was cannot be told.
+		out = append(out, fmt.Sprintf("%sthe log holds %d leak reports that share one summary (one at each CUDA context teardown: the exit of each process under --target-processes all, or a cudaDeviceReset within one process; the log does not say which); sites add them up", name, r.Processes))
 	}
 	if r.TargetError {
 		out = append(out, fmt.Sprintf("%sthe target application returned an error", name))

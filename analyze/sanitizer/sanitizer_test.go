@@ -945,3 +945,17 @@ func TestSanitizerAPINamePadded(t *testing.T) {
 		t.Errorf("errors %+v", res.Errors)
 	}
 }
+
+// One gtest process that calls cudaDeviceReset between its cases prints a
+// leak report at each reset, with its output between them and the same
+// address leaked twice (0x7f1c8a000000): two leak reports. The text names
+// no process, so the warning must not claim two processes: it says two
+// leak reports, which a reset or another process may have made.
+func TestSanitizerDeviceResetTwice(t *testing.T) {
+	res := analyzeSan(t, "san_device_reset_twice.txt", Options{})
+	checkSites(t, res, "leak device 2,048 1 Alloc_Second_Test::TestBody alloc_test.cu:22", "leak device 1,024 1 Alloc_First_Test::TestBody alloc_test.cu:12")
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, "2 leak reports") || !strings.Contains(w, "cudaDeviceReset") || strings.Contains(w, "reports of 2 processes") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

@@ -58,8 +58,11 @@
 // they are kept in the runs table for the analysis to check. With
 // --target-processes all, the leak reports of several processes share one
 // run and one summary; a leak at an address already reported leaked in
-// the run means a new process (one process cannot leak one address twice),
-// and is numbered so.
+// the run, or after program output that followed a leak report, starts a
+// new leak report and is numbered so (the "process" column). A process
+// that calls cudaDeviceReset prints a leak report at each reset too: the
+// text names no process, so a new number is a new report, of another
+// process or of the same one.
 //
 // # XML
 //
