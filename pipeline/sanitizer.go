@@ -72,16 +72,6 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
-	var oomWarnings []string
-	if program != nil {
-		// An OOM message of the program's, amid the tool's lines (a
-		// PyTorch script that ran out of memory under the tool): an OOM
-		// finding, from the postmortem of all inputs, as for a log.
-		if text, meta := program.result(); text != nil && (len(text.Messages) > 0 || len(text.Stats) > 0) {
-			r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
-			oomWarnings = meta.Warnings.Strings()
-		}
-	}
 	if res.ToolFailure != "" && res.Records == 0 {
 		// Nothing was checked, or nothing that was is in the log:
 		// reporting "no findings" would read as a clean run. Records read
@@ -93,6 +83,16 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		}
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
 			in.Name, at, res.ToolFailure)}
+	}
+	var oomWarnings []string
+	if program != nil {
+		// An OOM message of the program's, amid the tool's lines (a
+		// PyTorch script that ran out of memory under the tool): an OOM
+		// finding, from the postmortem of all inputs, as for a log.
+		if text, meta := program.result(); text != nil && (len(text.Messages) > 0 || len(text.Stats) > 0) {
+			r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
+			oomWarnings = meta.Warnings.Strings()
+		}
 	}
 	rin, fs, errs := report.FromSanitizer(in.Name, string(format), append(sr.Metadata().Warnings.Strings(), oomWarnings...), res)
 	if res.ToolFailure != "" && !failureExplained(res) {
