@@ -123,7 +123,9 @@ func TestAnalyzeSanitizerInputs(t *testing.T) {
 		{"leak_nobacktrace.txt", "compute-sanitizer", 4, "without a host backtrace"},
 		{"leak_cupy.txt", "compute-sanitizer", 3, ""},
 		{"san_print_limit.txt", "compute-sanitizer", 3, "5 errors were not printed"},
-		{"san_two_processes.txt", "compute-sanitizer", 4, "2 processes"},
+		// Two processes (--target-processes all), but the text names no
+		// process, and a cudaDeviceReset makes the same log: 2 leak reports.
+		{"san_two_processes.txt", "compute-sanitizer", 4, "2 leak reports"},
 		{"san_torch.txt", "compute-sanitizer", 2, ""},
 		{"san_oob.xml", "compute-sanitizer-xml", 3, ""},
 	} {
@@ -298,5 +300,65 @@ func TestAnalyzeSanitizerTerminatedBeforeCUDA(t *testing.T) {
 	code, _, errOut := run(t, "", "analyze", san("pub_cudajl2204_terminated.txt"))
 	if code != cmd.ExitInput || !strings.Contains(errOut, "line 20: the tool failed") || !strings.Contains(errOut, "Target application terminated") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// cuda-memcheck 11's deprecation notice is not an error record: a clean
+// run (ERROR SUMMARY: 0 errors) passes --fail-on sanitizer-errors>0.
+func TestAnalyzeSanitizerDeprecationNoticeClean(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--fail-on", "sanitizer-errors>0", san("pub_gpujoin_memcheck11_deprecated.txt"))
+	if code != 0 || !strings.Contains(out, "No findings") || strings.Contains(out, "This tool is deprecated") || strings.Contains(out, "Warnings") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+// A PyTorch OOM printed amid compute-sanitizer's lines (line 15 of the
+// log: "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate
+// 20.00 MiB. GPU 0 ...") is an oom finding of analyze, as in a log without
+// the tool's lines, at the traceback's frame (train.py:12); --fail-on oom
+// trips on it.
+func TestAnalyzeSanitizerProgramOOM(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", san("san_torch_oom_in_log.txt"))
+	if code != cmd.ExitFindings {
+		t.Fatalf("exit %d\nstderr %s", code, errOut)
+	}
+	r := decode(t, out)
+	var ooms []report.Finding
+	for _, f := range r.Findings {
+		if f.Kind == report.KindOOM {
+			ooms = append(ooms, f)
+		}
+	}
+	if len(ooms) != 1 || ooms[0].Site.Line != 12 || !strings.HasSuffix(ooms[0].Site.File, "train.py") ||
+		!strings.HasPrefix(ooms[0].Message, "oom: 20.00 MiB requested on GPU 0") {
+		t.Errorf("oom findings %+v", ooms)
+	}
+	// The tool's own record of the failed cudaMalloc is still an error.
+	if len(r.Errors) != 1 || r.Errors[0].API != "cudaMalloc" {
+		t.Errorf("errors %+v", r.Errors)
+	}
+}
+
+// harp-lab/GPUJoin: a cuda-memcheck run that crashed on an OOM printed two
+// API records before "No CUDA-MEMCHECK results found": they are reported
+// (exit 0, not 2), with a warning that the summary is missing; the
+// program's own "cudaErrorMemoryAllocation: out of memory" makes an oom
+// finding, so --fail-on oom trips.
+func TestAnalyzeSanitizerOOMNoResults(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", san("pub_gpujoin_oom_noresults.txt"))
+	if code != 0 || !strings.Contains(out, "cudaMalloc failed with cudaErrorMemoryAllocation") ||
+		!strings.Contains(out, "no ERROR SUMMARY: the process ended early") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "", "analyze", "--fail-on", "oom", san("pub_gpujoin_oom_noresults.txt")); code != cmd.ExitFindings {
+		t.Errorf("--fail-on oom: exit %d: %s", code, errOut)
+	}
+}
+
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1: tensors left at exit are leaks, and
+// --fail-on leak trips.
+func TestAnalyzeSanitizerUncachedTorchLeak(t *testing.T) {
+	if code, out, errOut := run(t, "", "analyze", "--fail-on", "leak", san("san_torch_uncached_leak.txt")); code != cmd.ExitFindings || strings.Contains(out, "retained") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }

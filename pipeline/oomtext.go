@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"io"
+
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
@@ -48,12 +50,17 @@ func init() {
 // readOOMText reads a log or traceback (pytorchtext.FormatOOMMessage), a
 // memory_summary() text or memory_stats() JSON.
 func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
+	return readOOMTextFrom(in.Reader(), in.Name, format)
+}
+
+// readOOMTextFrom is readOOMText of the text in rd, named name.
+func readOOMTextFrom(rd io.Reader, name string, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
 	mem := parse.NewRecyclingAllocator(1 << 20)
 	var r *pytorchtext.Reader
 	if format == pytorchtext.FormatMemoryStats {
-		r = pytorchtext.NewStatsReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
+		r = pytorchtext.NewStatsReader(rd, name, pytorchtext.WithAllocator(mem))
 	} else {
-		r = pytorchtext.NewReader(in.Reader(), in.Name, pytorchtext.WithAllocator(mem))
+		r = pytorchtext.NewReader(rd, name, pytorchtext.WithAllocator(mem))
 	}
 	defer r.Release()
 	a := anoom.NewTextAnalyzer()

@@ -1,10 +1,14 @@
 package pipeline
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	ansanitizer "github.com/gpuleak/gpuleak/analyze/sanitizer"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -49,10 +53,13 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 	mem := sanitizer.WithAllocator(parse.NewRecyclingAllocator(8 << 20))
 	batch := sanitizer.WithBatchSize(8192)
 	var sr *sanitizer.Reader
+	var program *programOOM
 	if format == sanitizer.FormatXML {
 		sr = sanitizer.NewXMLReader(in.Reader(), in.Name, mem, batch)
 	} else {
-		sr = sanitizer.NewReader(in.Reader(), in.Name, mem, batch)
+		program = startProgramOOM(in.Name)
+		defer program.stop()
+		sr = sanitizer.NewReader(in.Reader(), in.Name, mem, batch, sanitizer.WithProgramOutput(program))
 	}
 	defer sr.Release()
 	a := ansanitizer.NewAnalyzer(ansanitizer.Options{Filter: r.o.Filter, Suppressions: r.o.Suppressions})
@@ -65,9 +72,11 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
-	if res.ToolFailure != "" && res.Leaks == 0 {
-		// Nothing was checked: reporting "no findings" would read as a
-		// clean run.
+	if res.ToolFailure != "" && res.Records == 0 {
+		// Nothing was checked, or nothing that was is in the log:
+		// reporting "no findings" would read as a clean run. Records read
+		// before the failure (API errors of a process that then crashed)
+		// are reported, with the warnings of the run.
 		at := ""
 		if res.ToolFailureLine > 0 {
 			at = fmt.Sprintf(": line %d", res.ToolFailureLine)
@@ -75,10 +84,83 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
 			in.Name, at, res.ToolFailure)}
 	}
-	rin, fs, errs := report.FromSanitizer(in.Name, string(format), sr.Metadata().Warnings.Strings(), res)
-	if res.ToolFailure != "" {
+	var oomWarnings []string
+	if program != nil {
+		// An OOM message of the program's, amid the tool's lines (a
+		// PyTorch script that ran out of memory under the tool): an OOM
+		// finding, from the postmortem of all inputs, as for a log.
+		if text, meta := program.result(); text != nil && (len(text.Messages) > 0 || len(text.Stats) > 0) {
+			r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
+			oomWarnings = meta.Warnings.Strings()
+		}
+	}
+	rin, fs, errs := report.FromSanitizer(in.Name, string(format), append(sr.Metadata().Warnings.Strings(), oomWarnings...), res)
+	if res.ToolFailure != "" && !failureExplained(res) {
 		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool reported a failure of its own (%q): what follows it was not checked; the findings may be incomplete", res.ToolFailure))
 	}
 	r.toolErrors = append(r.toolErrors, errs...)
 	return rin, fs, nil
+}
+
+// failureExplained reports whether a run's warnings already say what the
+// tool's failure left unchecked: a run that failed before its summary.
+func failureExplained(res *ansanitizer.Result) bool {
+	for _, r := range res.Runs {
+		if r.Failure != "" && !r.HasErrorSummary {
+			return true
+		}
+	}
+	return false
+}
+
+// programOOM reads the program's output of a compute-sanitizer log as
+// the sanitizer's reader hands it out (sanitizer.WithProgramOutput), with
+// the OOM-text family's reader, in a goroutine: one pass over the input.
+// The tool's lines come blanked, so the lines it names are the log's.
+type programOOM struct {
+	w    *bufio.Writer
+	pw   *io.PipeWriter
+	done chan struct{}
+	text *anoom.TextResult
+	meta *pytorchtext.Metadata
+	err  error
+}
+
+// startProgramOOM starts reading; write the output to it, then call
+// result (or stop, when the read failed).
+func startProgramOOM(name string) *programOOM {
+	pr, pw := io.Pipe()
+	p := &programOOM{pw: pw, done: make(chan struct{}), w: bufio.NewWriterSize(pw, 64<<10)}
+	go func() {
+		defer close(p.done)
+		p.text, p.meta, p.err = readOOMTextFrom(pr, name, pytorchtext.FormatOOMMessage)
+		// A reader that stopped early (a line too long for it) must not
+		// block the writer: what is left is read and dropped.
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	return p
+}
+
+func (p *programOOM) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// result ends the output and returns what the reader found: nil when it
+// failed (the program's output is not the tool's report, whose analysis
+// stands without it).
+func (p *programOOM) result() (*anoom.TextResult, *pytorchtext.Metadata) {
+	p.stop()
+	if p.err != nil {
+		return nil, nil
+	}
+	return p.text, p.meta
+}
+
+// stop ends the output and waits for the reader; calling it again does
+// nothing.
+func (p *programOOM) stop() {
+	if p.w != nil {
+		_ = p.w.Flush()
+		_ = p.pw.Close()
+		p.w = nil
+		<-p.done
+	}
 }

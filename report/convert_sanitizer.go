@@ -123,11 +123,20 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 	}
 	procs := ""
 	if s.Processes > 1 {
-		procs = fmt.Sprintf(" in %d processes", s.Processes)
+		procs = fmt.Sprintf(" in %d leak reports (processes, or device resets)", s.Processes)
 	}
 	at := frame(s.Frame).String()
 	if s.NoLineInfo {
 		at += " (no line information: rebuild with nvcc -lineinfo or -g to see file:line)"
+	}
+	if s.NoSymbols {
+		// NVIDIA's compute-sanitizer manual: host backtraces name
+		// functions when the host compiler is given -rdynamic.
+		innermost := ""
+		if len(s.Stack) > 0 && s.Stack[0] == s.Frame {
+			innermost = ", and the innermost, named here, may be the statically linked CUDA runtime's code"
+		}
+		at += fmt.Sprintf(" (the program's frames in %s have no symbols, only return addresses%s: link with -rdynamic (nvcc -Xcompiler -rdynamic) to see function names, and build with -lineinfo or -g for file:line)", s.Frame.Filename, innermost)
 	}
 	if s.Kind == callsite.Retained {
 		why := "the pool keeps freed blocks for reuse, so this is not a leak of the program"
@@ -188,6 +197,10 @@ var stickyErrors = map[string]bool{
 	"cudaErrorInvalidAddressSpace": true, "cudaErrorInvalidPc": true, "cudaErrorLaunchTimeout": true,
 }
 
+// outOfMemoryErrors are the CUDA runtime's and driver's out-of-memory
+// errors.
+var outOfMemoryErrors = map[string]bool{"cudaErrorMemoryAllocation": true, "CUDA_ERROR_OUT_OF_MEMORY": true}
+
 // toolErrorMessage is the one line a person acts on for a tool error.
 func toolErrorMessage(e sanitizer.Error) string {
 	times := ""
@@ -211,9 +224,12 @@ func toolErrorMessage(e sanitizer.Error) string {
 			fmt.Fprintf(&b, " at %s", site)
 		}
 		b.WriteString(times)
-		if stickyErrors[e.Error] {
+		switch {
+		case stickyErrors[e.Error]:
 			b.WriteString("; this error is left by an earlier kernel fault: fix the first error reported")
-		} else {
+		case outOfMemoryErrors[e.Error]:
+			b.WriteString("; out of GPU memory: an allocation failed (this call's, or an earlier one whose error this call returns), not a bad argument")
+		default:
 			b.WriteString("; check the call's arguments and its return value")
 		}
 		return b.String()

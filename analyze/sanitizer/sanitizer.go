@@ -53,12 +53,14 @@ var allocAPIs = map[string]string{
 const DefaultHidden = `the CUDA driver and runtime (libcuda, libcudart, cuda*/cu* API functions,
 cuda_runtime.h wrappers, kernel launch stubs), the C library and program start-up
 (libc, __libc_start_main, _start, thread start), the Python interpreter (python3,
-libpython, Py*/_Py* functions), Cython wrappers (__pyx_*) and frames without a name.`
+libpython, Py*/_Py* functions), Cython wrappers (__pyx_*), compute-sanitizer's own
+modules (sanitizer-collection, sanitizer-public) and frames without a name (unless
+no frame of the program has one: then its own, by module and return address).`
 
 var (
 	runtimeFuncRe   = lazyre.New(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
 	runtimeFileRe   = lazyre.New(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
-	runtimeModuleRe = lazyre.New(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll)[.\d]*$`)
+	runtimeModuleRe = lazyre.New(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll|sanitizer-collection\.dll|sanitizer-public\.dll|libsanitizer-collection\.so|libsanitizer-public\.so)[.\d]*$`)
 	// Libraries: kept in stacks, but a site is named by the program's own
 	// frame when there is one.
 	libraryModuleRe = lazyre.New(`(^|[/\\])lib(cublas|cublasLt|cudnn\w*|cufft\w*|curand|cusparse\w*|cusolver\w*|nccl|nvrtc\w*|nvJitLink|cupti|nvToolsExt|cutensor\w*|nvinfer\w*|torch\w*|c10\w*|tensorflow\w*|xla\w*|jax\w*|rmm|cudf)[\w.-]*\.so|\.cpython-[\w.-]*\.so|\.pyd$|[/\\](site|dist)-packages[/\\]`)
@@ -83,7 +85,15 @@ var pools = []struct {
 	{lazyre.New(`\bat::cuda::(getCurrentCUDABlas(Lt)?Handle|getCurrentCUDASolverDnHandle|getCurrentCUDASparseHandle|setWorkspaceForHandle|getChosenWorkspaceSize|getCUDABlasLtWorkspace)\b|\bat::native::get(Cudnn|Miopen)Handle\b|\bcreate(CuDNN|Cublas|Cublaslt|Cusparse|Cusolver)Handle\b|DeviceThreadHandlePool`),
 		HandlePool,
 		"PyTorch creates these handles once per device and thread and keeps them until the process ends; nothing to free in the program"},
-	{lazyre.New(`CUDACachingAllocator`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
+	// Only the pool's own allocation path: its per-device allocator
+	// (DeviceCachingAllocator::malloc, alloc_block; THCCachingAllocator
+	// before PyTorch 2), NativeCachingAllocator::malloc, which calls it,
+	// expandable segments, and the cudaMallocAsync backend. With
+	// PYTORCH_NO_CUDA_MEMORY_CACHING=1 (which PyTorch advises under
+	// cuda-memcheck) NativeCachingAllocator::allocate calls cudaMalloc
+	// itself (uncached_allocate) and frees with cudaFree: what is left
+	// at exit was never freed, a leak.
+	{lazyre.New(`CUDACachingAllocator::.*\b(DeviceCachingAllocator::|THCCachingAllocator::|NativeCachingAllocator::malloc\b|ExpandableSegment::|CudaMallocAsync::)`), "PyTorch's CUDA caching allocator (c10::cuda::CUDACachingAllocator)",
 		"call torch.cuda.empty_cache() before exit to release its free blocks; to find tensors still referenced, analyse a memory snapshot (torch.cuda.memory._dump_snapshot) with gpuleak"},
 	{lazyre.New(`PinnedMemoryPool`), "CuPy's pinned memory pool (PinnedMemoryPool)",
 		"call cupy.get_default_pinned_memory_pool().free_all_blocks() before exit to release it"},
@@ -262,7 +272,8 @@ type Result struct {
 	// Runs are the sanitizer runs in the report, with their summaries.
 	Runs []Run
 	// Leaks and LeakBytes count the leak records read (retained included,
-	// suppressed ones too); Records counts all records.
+	// suppressed ones too); Records counts all records but the tool's own
+	// notices (sanitizer.KindNotice), which ERROR SUMMARY does not count.
 	Leaks     int
 	LeakBytes int64
 	Records   int
@@ -270,18 +281,19 @@ type Result struct {
 	// (rules that matched nothing are omitted).
 	Suppressed []SuppressedCount
 	Warnings   []string
-	// ToolFailure is the first record in which the tool reports its own
+	// ToolFailure is the first notice in which the tool reports its own
 	// failure ("Internal Memcheck Error: Initialization failed", "Internal
 	// error (7)", "No CUDA-MEMCHECK results found", ...), ToolFailureLine
 	// its line (0 when unknown); empty when the tool did not fail. A run
-	// whose tool failed checked nothing after the failure: no leak records
+	// whose tool failed checked nothing after the failure: no records
 	// does not mean a clean run.
 	ToolFailure     string
 	ToolFailureLine int64
 }
 
-// toolFailureRe matches the first line of a record in which
-// compute-sanitizer or cuda-memcheck reports that it could not check.
+// toolFailureRe matches the first line of a notice (or, in XML, a record)
+// in which compute-sanitizer or cuda-memcheck reports that it could not
+// check.
 var toolFailureRe = lazyre.New(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
 
 // Site is leaked memory from one call site, one allocator class.
@@ -301,7 +313,9 @@ type Site struct {
 	Frame callsite.Frame
 	// Sizes are the distinct allocation sizes, largest first (at most 8).
 	Sizes []int64
-	// Processes counts the distinct (run, process) pairs that leaked here.
+	// Processes counts the distinct (run, process) pairs that leaked here:
+	// leak reports, each of a process or of a cudaDeviceReset in one (see
+	// parse/sanitizer's process column).
 	Processes int
 	// Unknown says why the site is not known when the records do not name
 	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
@@ -311,6 +325,13 @@ type Site struct {
 	// source file (built without -lineinfo or -g); sites at other
 	// addresses of the same function are kept apart.
 	NoLineInfo bool
+	// NoSymbols: the program's own frames have no function names, only
+	// their module and return address ("./leak [0x3113]": linked without
+	// -rdynamic). The site is the innermost of them, which in a program
+	// linked with the static CUDA runtime may be the runtime's code; when
+	// several such sites share it, each is named by the first frame where
+	// its stack parts from theirs.
+	NoSymbols bool
 }
 
 // Error is a group of non-leak records: one kind, message and place.
@@ -355,6 +376,14 @@ type Run struct {
 	SummaryErrors   int64
 	NotPrinted      int64
 	TargetError     bool
+	// Failure is the first notice of the tool's own failure in the run
+	// ("No CUDA-MEMCHECK results found"), FailureLine its line; Terminated
+	// the tool's notice that the target did not end normally ("Error:
+	// process didn't terminate successfully"), TerminatedLine its line and
+	// TerminatedWhy the reason the tool gave with it, if any. Empty when
+	// the run has none.
+	Failure, Terminated, TerminatedWhy string
+	FailureLine, TerminatedLine        int64
 	// Agrees is true when the summaries match the records read (leaks and
 	// errors, counting those not printed); false when they do not or are
 	// missing.
@@ -428,10 +457,14 @@ type idFrame struct {
 	id int32
 }
 
-// runCount is what the records of one run add up to.
+// runCount is what the records of one run add up to, and what its notices
+// said (see Run).
 type runCount struct {
 	records, leaks int
 	bytes          int64
+
+	failure, terminated, terminatedWhy string
+	failureLine, terminatedLine        int64
 }
 
 // frameKey is a frame as the frames table gives it, without its pc.
@@ -751,6 +784,14 @@ func (f btFrame) noLineInfo() bool {
 		!f.runtime() && !isLibraryFrame(f)
 }
 
+// unsymbolized reports whether f is a native frame of the program's own
+// without a symbol: a return address in a module that is not the CUDA
+// runtime's or driver's, the C library's, the interpreter's, the tool's
+// or a known library's.
+func (f btFrame) unsymbolized() bool {
+	return f.kind == sanitizer.FrameHost && f.short == "" && f.pc != 0 && f.module != "" && !f.runtime() && !isLibraryFrame(f)
+}
+
 // runtime reports whether f is a frame of the CUDA driver or runtime, the C
 // library, the Python interpreter or a Cython wrapper.
 func (f btFrame) runtime() bool { return f.isRT }
@@ -850,6 +891,18 @@ func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site calls
 			siteF = &vis[0]
 		}
 		if siteF == nil {
+			// No named frame of the program's: its frames may be there
+			// without symbols (a binary linked without -rdynamic:
+			// "Host Frame:./leak [0x3113]"). Each keeps its return
+			// address, so two call sites stay two.
+			for _, f := range native {
+				if f.unsymbolized() {
+					stack = append(stack, f.frame())
+				}
+			}
+			if len(stack) > 0 {
+				return stack, stack[0], true
+			}
 			// Only runtime and framework frames: name the site by the
 			// innermost framework frame that is not allocator machinery.
 			var fw []callsite.Frame
@@ -1026,12 +1079,16 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 		return
 	}
 	res := &a.res
-	res.Records++
 	rc := a.perRun[r.run]
 	if rc == nil {
 		rc = &runCount{}
 		a.perRun[r.run] = rc
 	}
+	if r.kind == sanitizer.KindNotice {
+		a.notice(r, rc)
+		return
+	}
+	res.Records++
 	rc.records++
 	kind := r.kind
 	alloc := ""
@@ -1082,6 +1139,31 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 	if p := [2]int32{r.run, r.process}; p != acc.lastProc {
 		acc.lastProc = p
 		acc.site.Processes++
+	}
+}
+
+// notice takes one of the tool's own notices (sanitizer.KindNotice): not
+// a record of the program's, but a failure of the tool's or the end of the
+// target process, which say what was not checked. Others (cuda-memcheck
+// 11's deprecation notice) say nothing of the run.
+func (a *Analyzer) notice(r *record, rc *runCount) {
+	switch {
+	case toolFailureRe.MatchString(r.message):
+		if a.res.ToolFailure == "" {
+			a.res.ToolFailure, a.res.ToolFailureLine = strings.Clone(r.message), r.line
+		}
+		if rc.failure == "" {
+			rc.failure, rc.failureLine = strings.Clone(r.message), r.line
+		}
+	case strings.HasPrefix(r.message, "Error: process didn't terminate successfully"):
+		if rc.terminated == "" {
+			rc.terminated, rc.terminatedLine = strings.Clone(r.message), r.line
+			// The tool's reason, when it gives one ("The application may
+			// have hit an error when dereferencing Unified Memory ...").
+			if r.details != "" {
+				rc.terminatedWhy = strings.Clone(strings.SplitN(r.details, "\n", 2)[0])
+			}
+		}
 	}
 }
 
@@ -1137,6 +1219,7 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	for _, f := range frames {
 		if f.kind == sanitizer.FrameHost && f.frame() == site && site != (callsite.Frame{}) {
 			lf.site.NoLineInfo = f.noLineInfo()
+			lf.site.NoSymbols = f.unsymbolized()
 			break
 		}
 	}
@@ -1161,6 +1244,7 @@ func (a *Analyzer) Finalize() *Result {
 		s.Sizes = acc.sizes
 		res.Sites = append(res.Sites, s)
 	}
+	nameUnsymbolized(res.Sites)
 	sort.SliceStable(res.Sites, func(i, j int) bool {
 		a, b := &res.Sites[i], &res.Sites[j]
 		if a.Kind != b.Kind {
@@ -1189,6 +1273,8 @@ func (a *Analyzer) Finalize() *Result {
 			rc = &runCount{}
 		}
 		run.Records, run.Leaks, run.LeakBytes = rc.records, rc.leaks, rc.bytes
+		run.Failure, run.FailureLine = rc.failure, rc.failureLine
+		run.Terminated, run.TerminatedLine, run.TerminatedWhy = rc.terminated, rc.terminatedLine, rc.terminatedWhy
 		res.Warnings = append(res.Warnings, checkRun(&run, i, len(a.runs))...)
 		res.Runs = append(res.Runs, run)
 		if s, ok := summaryOnly(run, i, len(a.runs)); ok {
@@ -1196,6 +1282,41 @@ func (a *Analyzer) Finalize() *Result {
 		}
 	}
 	return res
+}
+
+// nameUnsymbolized renames the sites of unsymbolized frames (NoSymbols)
+// that share their innermost frame, the code that called the allocation
+// for all of them (the static CUDA runtime's, a wrapper of the program's):
+// each is named by its innermost frame that the others do not have at the
+// same depth, the first return address where their stacks part.
+func nameUnsymbolized(sites []Site) {
+	byFrame := map[callsite.Frame][]int{}
+	for i := range sites {
+		if sites[i].NoSymbols {
+			byFrame[sites[i].Frame] = append(byFrame[sites[i].Frame], i)
+		}
+	}
+	for _, group := range byFrame {
+		if len(group) < 2 {
+			continue
+		}
+		for _, i := range group {
+			s := &sites[i]
+			for d, f := range s.Stack {
+				shared := false
+				for _, j := range group {
+					if j != i && d < len(sites[j].Stack) && sites[j].Stack[d] == f {
+						shared = true
+						break
+					}
+				}
+				if !shared {
+					s.Frame = f
+					break
+				}
+			}
+		}
+	}
 }
 
 // summaryOnly is the part of a run's LEAK SUMMARY that no record in the
@@ -1396,6 +1517,24 @@ func checkRun(r *Run, i, n int) []string {
 	}
 	switch {
 	case r.HasErrorSummary:
+		if r.Terminated != "" {
+			out = append(out, fmt.Sprintf("%sthe tool says the process did not end normally (line %d: %q%s): it may have crashed, so what it would have done after that point was not run nor checked",
+				name, r.TerminatedLine, r.Terminated, theToolAdds(r.TerminatedWhy)))
+		}
+	case r.Terminated != "" || r.Failure != "":
+		// A process that crashed (on an OOM, an exception) before its exit
+		// handlers ran: the tool printed what it found up to then, but no
+		// leak check (it runs when the context is torn down) nor summary.
+		r.Agrees = false
+		var why []string
+		if r.Terminated != "" {
+			why = append(why, fmt.Sprintf("the process ended early (line %d: %q%s)", r.TerminatedLine, r.Terminated, theToolAdds(r.TerminatedWhy)))
+		}
+		if r.Failure != "" {
+			why = append(why, fmt.Sprintf("the tool printed no results at the end (line %d: %q)", r.FailureLine, r.Failure))
+		}
+		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: %s, so the run has no summary: the %s printed before that are reported, but leaks were not checked (the leak check runs at the process's exit) and the totals cannot be checked",
+			name, strings.Join(why, " and "), count(int64(r.Records), "record", "records")))
 	case r.Line > 0:
 		r.Agrees = false
 		out = append(out, fmt.Sprintf("%sno ERROR SUMMARY: the log was cut short or the tool did not finish, so totals cannot be checked", name))
@@ -1410,12 +1549,24 @@ func checkRun(r *Run, i, n int) []string {
 		out = append(out, fmt.Sprintf("%sno LEAK SUMMARY and no leak record: unless the program ran under compute-sanitizer --leak-check full, leaks were not checked", name))
 	}
 	if r.Processes > 1 {
-		out = append(out, fmt.Sprintf("%sthe reports of %d processes (--target-processes all) share one summary; sites add them up", name, r.Processes))
+		// Each leak report is printed at a CUDA context's teardown: a
+		// process's exit (several with --target-processes all) or a
+		// cudaDeviceReset in one process. The text log names no process:
+		// which of the two it was cannot be told.
+		out = append(out, fmt.Sprintf("%sthe log holds %d leak reports that share one summary (one at each CUDA context teardown: the exit of each process under --target-processes all, or a cudaDeviceReset within one process; the log does not say which); sites add them up", name, r.Processes))
 	}
 	if r.TargetError {
 		out = append(out, fmt.Sprintf("%sthe target application returned an error", name))
 	}
 	return out
+}
+
+// theToolAdds quotes the reason the tool gave with a notice, if any.
+func theToolAdds(why string) string {
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("; the tool adds: %q", why)
 }
 
 // maxSizes is the most distinct allocation sizes a Site lists.

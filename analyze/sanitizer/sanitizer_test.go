@@ -794,3 +794,168 @@ func TestSanitizerC10CUDAFrameIsCachingAllocator(t *testing.T) {
 		t.Error("c10CUDAModule: c10_cuda.dll not matched, or libc10_cuda_ext.so matched")
 	}
 }
+
+// harp-lab/GPUJoin: cuda-memcheck 11.x prints "This tool is deprecated
+// ..." and "Please use the compute-sanitizer tool ..." under its banner in
+// every run. They are the tool's notices, not records: the run's own
+// ERROR SUMMARY says 0 errors, and 0 records must be read so that it
+// agrees (no mismatch warning, nothing for --fail-on sanitizer-errors>0).
+func TestSanitizerDeprecationNotice(t *testing.T) {
+	res := analyzeSan(t, "pub_gpujoin_memcheck11_deprecated.txt", Options{})
+	if res.Records != 0 || len(res.Errors) != 0 || len(res.Sites) != 0 || res.ToolFailure != "" {
+		t.Errorf("records %d, errors %+v, sites %d, tool failure %q", res.Records, res.Errors, len(res.Sites), res.ToolFailure)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if len(res.Runs) != 1 || !res.Runs[0].Agrees {
+		t.Errorf("runs %+v", res.Runs)
+	}
+}
+
+// A public compute-sanitizer paste (a multigrid solver's README): "Error:
+// process didn't terminate successfully" (line 2) with the tool's reason
+// on the line under it, then "ERROR SUMMARY: 0 errors". The tool does not
+// count its notice: 0 records, the summary agrees, and a warning says the
+// process did not end normally, quoting the reason.
+func TestSanitizerNotTerminated(t *testing.T) {
+	res := analyzeSan(t, "pub_multigrid_not_terminated.txt", Options{})
+	if res.Records != 0 || len(res.Errors) != 0 {
+		t.Errorf("records %d, errors %+v", res.Records, res.Errors)
+	}
+	if len(res.Runs) != 1 {
+		t.Fatalf("runs %+v", res.Runs)
+	}
+	r := res.Runs[0]
+	if r.Terminated != "Error: process didn't terminate successfully" || r.TerminatedLine != 2 ||
+		!strings.HasPrefix(r.TerminatedWhy, "The application may have hit an error when dereferencing Unified Memory") {
+		t.Errorf("terminated %q at line %d, why %q", r.Terminated, r.TerminatedLine, r.TerminatedWhy)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, "did not end normally (line 2") || strings.Contains(w, "ERROR SUMMARY says") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// Kitware/CMake's cuda-memcheck test log: the leak's backtrace is
+// libcuda's cuMemAlloc_v2, five frames of ./leak with return addresses only
+// (no symbols: linked without -rdynamic), and __libc_start_main between the
+// last two. The ./leak frames are the program's (not the runtime's), so
+// the site is the innermost of them, 0x2bab3 in ./leak, flagged NoSymbols;
+// its stack is the five ./leak frames, innermost first.
+func TestSanitizerUnsymbolizedProgramFrames(t *testing.T) {
+	res := analyzeSan(t, "pub_cmake_memcheck_unsymbolized.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Kind != callsite.Leak || s.Bytes != 10 || s.Count != 1 || s.Unknown != "" || !s.NoSymbols ||
+		s.Frame != (callsite.Frame{Name: "0x2bab3", Filename: "./leak"}) {
+		t.Errorf("site %+v", s)
+	}
+	var names []string
+	for _, f := range s.Stack {
+		names = append(names, f.Name+"@"+f.Filename)
+	}
+	if got, want := strings.Join(names, " "), "0x2bab3@./leak 0x708b@./leak 0x3c72f@./leak 0x3113@./leak 0x3174@./leak"; got != want {
+		t.Errorf("stack %s, want %s", got, want)
+	}
+	// The same record twice, but called from 0x3201 (4096 bytes) and
+	// 0x3113 (10 bytes): two sites, not one. Their innermost three frames
+	// are shared (the allocation path both go through), so each is named
+	// by the first frame where the stacks part.
+	res = analyzeSan(t, "memcheck_unsymbolized_two_sites.txt", Options{})
+	checkSites(t, res, "leak device 4,096 1 0x3201 leak:0", "leak device 10 1 0x3113 leak:0")
+}
+
+// harp-lab/GPUJoin's cuda-memcheck run that ran out of memory: two API
+// records (cudaMalloc and cudaGetLastError, cudaErrorMemoryAllocation),
+// the program's bad_alloc, then "Error: process didn't terminate
+// successfully" (line 41) and "No CUDA-MEMCHECK results found" (line 42).
+// The two records are read and kept; the notices are not records. The
+// failure is known, and the run's warning says the summary is missing
+// because the process ended early.
+func TestSanitizerOOMNoResults(t *testing.T) {
+	res := analyzeSan(t, "pub_gpujoin_oom_noresults.txt", Options{})
+	if res.Records != 2 || len(res.Errors) != 2 || res.Errors[0].API != "cudaMalloc" || res.Errors[1].API != "cudaGetLastError" ||
+		res.Errors[0].Error != "cudaErrorMemoryAllocation" {
+		t.Fatalf("records %d, errors %+v", res.Records, res.Errors)
+	}
+	// The launch site is the program's first frame (no symbols): 0x5dbdb.
+	if res.Errors[0].Frame != (callsite.Frame{Name: "0x5dbdb", Filename: "./tc_cuda.out"}) {
+		t.Errorf("site %+v", res.Errors[0].Frame)
+	}
+	if res.ToolFailure != "No CUDA-MEMCHECK results found" || res.ToolFailureLine != 42 {
+		t.Errorf("tool failure %q at %d", res.ToolFailure, res.ToolFailureLine)
+	}
+	if len(res.Runs) != 1 || res.Runs[0].TerminatedLine != 41 || res.Runs[0].FailureLine != 42 {
+		t.Fatalf("runs %+v", res.Runs)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, "no ERROR SUMMARY: the process ended early (line 41") || !strings.Contains(w, "leaks were not checked") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1: NativeCachingAllocator::allocate calls
+// cudaMalloc itself, without the pool's DeviceCachingAllocator frames,
+// and frees with cudaFree. Three 4,000,000-byte tensors from step
+// (train.py:9) left at exit are a leak of 12,000,000 bytes, not memory
+// retained by the pool.
+func TestSanitizerUncachedTorchLeak(t *testing.T) {
+	res := analyzeSan(t, "san_torch_uncached_leak.txt", Options{})
+	checkSites(t, res, "leak device 12,000,000 3 step train.py:9")
+	// The cached path (san_torch.txt: DeviceCachingAllocator::malloc and
+	// alloc_block on the stack) stays retained.
+	for _, s := range analyzeSan(t, "san_torch.txt", Options{}).Sites {
+		if s.Kind != callsite.Retained {
+			t.Errorf("san_torch.txt: %+v", s)
+		}
+	}
+}
+
+// COM4521's Windows paste (compute-sanitizer of CUDA 11.1): above the
+// driver's frames are compute-sanitizer's own DLLs (GlobalInitializer in
+// sanitizer-collection.dll, sanitizerUnsubscribe in sanitizer-public.dll).
+// They are the tool's, hidden like the driver: the kernel was launched
+// from main (exercise01_sln.cu:78).
+func TestSanitizerOwnModulesHidden(t *testing.T) {
+	res := analyzeSan(t, "pub_com4521_windows_sanitizer_dlls.txt", Options{})
+	if len(res.Errors) == 0 {
+		t.Fatal("no errors")
+	}
+	e := res.Errors[0]
+	if e.Launch.Name != "main" || e.Launch.Line != 78 || !strings.HasSuffix(e.Launch.Filename, "exercise01_sln.cu") {
+		t.Errorf("launch %+v", e.Launch)
+	}
+	for _, f := range e.Stack {
+		if strings.Contains(f.Filename, "sanitizer-") || f.Name == "GlobalInitializer" || f.Name == "sanitizerUnsubscribe" {
+			t.Errorf("tool frame in stack: %+v", f)
+		}
+	}
+}
+
+// CudaSteps (capter4): cuda-memcheck on Windows pads the API's name
+// ("on CUDA API call to     cudaLaunchKernel."); the API and the error
+// are read all the same.
+func TestSanitizerAPINamePadded(t *testing.T) {
+	res := analyzeSan(t, "pub_cudasteps_windows_api_spaces.txt", Options{})
+	if len(res.Errors) != 2 || res.Errors[0].API != "cudaLaunchKernel" || res.Errors[1].API != "cudaGetLastError" ||
+		res.Errors[0].Error != "cudaErrorInvalidConfiguration" || res.Errors[0].Result != 9 {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}
+
+// One gtest process that calls cudaDeviceReset between its cases prints a
+// leak report at each reset, with its output between them and the same
+// address leaked twice (0x7f1c8a000000): two leak reports. The text names
+// no process, so the warning must not claim two processes: it says two
+// leak reports, which a reset or another process may have made.
+func TestSanitizerDeviceResetTwice(t *testing.T) {
+	res := analyzeSan(t, "san_device_reset_twice.txt", Options{})
+	checkSites(t, res, "leak device 2,048 1 Alloc_Second_Test::TestBody alloc_test.cu:22", "leak device 1,024 1 Alloc_First_Test::TestBody alloc_test.cu:12")
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, "2 leak reports") || !strings.Contains(w, "cudaDeviceReset") || strings.Contains(w, "reports of 2 processes") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

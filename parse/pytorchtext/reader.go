@@ -133,6 +133,13 @@ func (r *Reader) step() error {
 		return nil
 	}
 	line, err := r.readLine()
+	if line == "" && err == nil && r.pending == nil && r.summary == nil && len(r.tbs) == 0 {
+		// An empty line with nothing open (a message that may go on, a
+		// summary, a traceback) changes nothing: counted only. Logs hold
+		// many (compute-sanitizer's lines come blanked: see
+		// sanitizer.WithProgramOutput).
+		return nil
+	}
 	if line != "" || err == nil {
 		if perr := r.addText(line); perr != nil {
 			return perr

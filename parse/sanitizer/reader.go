@@ -117,12 +117,17 @@ type Reader struct {
 	ru   runBuilders
 	nrec int32
 	meta Metadata
+
+	programOutput io.Writer // WithProgramOutput's; nil without
 }
 
 // Option configures a Reader.
 type Option func(*options)
 
-type options = parse.ReaderOptions
+type options struct {
+	parse.ReaderOptions
+	programOutput io.Writer
+}
 
 // WithAllocator sets the Arrow allocator of the record batches (default
 // memory.DefaultAllocator).
@@ -130,6 +135,15 @@ func WithAllocator(mem memory.Allocator) Option { return parse.WithAllocator[opt
 
 // WithBatchSize sets the most rows in one record batch (default 65536).
 func WithBatchSize(n int) Option { return parse.WithBatchSize[options](n) }
+
+// WithProgramOutput has a text log's reader write the program's own
+// output, the lines without the tool's prefix, to w as it reads them, each
+// with a line feed; every line of the tool's is written as an empty line,
+// so that line N of w is line N of the log. A program's messages printed
+// amid the tool's (a PyTorch out-of-memory error, a traceback) can be read
+// from w by another parser. Write errors stop the Reader with an error. The
+// XML reader ignores it.
+func WithProgramOutput(w io.Writer) Option { return func(o *options) { o.programOutput = w } }
 
 // NewReader returns a Reader of the text log in r (already decompressed;
 // parse.Open removes gzip). name names the input in errors.
@@ -152,12 +166,12 @@ func NewXMLReader(r io.Reader, name string, opts ...Option) *Reader {
 type tableReader = parse.TableReader[Table]
 
 func newReader(name string, opts []Option) *Reader {
-	o := parse.DefaultReaderOptions(1 << 16)
+	o := options{ReaderOptions: parse.DefaultReaderOptions(1 << 16)}
 	for _, f := range opts {
 		f(&o)
 	}
-	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}}
-	rd.out = parse.StartTables(&rd.tableReader, o, numTables, rd.step)
+	rd := &Reader{name: name, meta: Metadata{Warnings: parse.NewWarnings(name)}, programOutput: o.programOutput}
+	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.rec.init(rd.out.Builder(TableRecords))
 	rd.fr.init(rd.out.Builder(TableFrames))
 	rd.ru.init(rd.out.Builder(TableRuns))

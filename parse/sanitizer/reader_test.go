@@ -470,3 +470,58 @@ func TestSniffWords(t *testing.T) {
 		t.Error("an NVML CSV log holds a sniff word")
 	}
 }
+
+// WithProgramOutput hands out the program's lines with the tool's
+// blanked: line N of what it writes is line N of the log. In this log
+// lines 2 and 4 are the program's ("step 1", "done"); lines 1, 3 and 5
+// are the tool's, written as empty lines.
+func TestProgramOutput(t *testing.T) {
+	log := "========= COMPUTE-SANITIZER\nstep 1\n========= Leaked 4 bytes at 0x10\ndone\n========= ERROR SUMMARY: 1 error\n"
+	var out bytes.Buffer
+	tb, _, err := read(t, "log", []byte(log), false, WithProgramOutput(&out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "\nstep 1\n\ndone\n\n"; got != want {
+		t.Errorf("program output %q, want %q", got, want)
+	}
+	if len(tb.records) != 1 {
+		t.Errorf("records %v", tb.records)
+	}
+}
+
+// The tool's own notices are records of kind notice, which the run's
+// count of records leaves out: cuda-memcheck 11's two deprecation lines
+// (lines 2 and 3), a failure of its own, the target's abnormal end. A
+// leak record among them is still a leak, and an unknown line is still
+// "other".
+func TestNotices(t *testing.T) {
+	log := `========= CUDA-MEMCHECK
+========= This tool is deprecated and will be removed in a future release of the CUDA toolkit
+========= Please use the compute-sanitizer tool as a drop-in replacement
+========= Leaked 4 bytes at 0x10
+=========
+========= Something the tool says that is not known
+========= Error: process didn't terminate successfully
+=========     The application may have hit an error when dereferencing Unified Memory from the host.
+========= No CUDA-MEMCHECK results found
+`
+	tb, _, err := read(t, "log", []byte(log), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, r := range tb.records {
+		kinds = append(kinds, r["kind"]+":"+r["line"])
+	}
+	if got, want := strings.Join(kinds, " "), "notice:2 notice:3 leak:4 other:6 notice:7 notice:9"; got != want {
+		t.Errorf("kinds %s, want %s", got, want)
+	}
+	if d := tb.records[4]["details"]; !strings.HasPrefix(d, "The application may have hit") {
+		t.Errorf("notice details %q", d)
+	}
+	// The leak and the unknown line: 2 records.
+	if tb.runs[0]["records"] != "2" {
+		t.Errorf("run %v", tb.runs[0])
+	}
+}

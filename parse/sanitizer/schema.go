@@ -28,6 +28,9 @@
 //	Unused memory in allocation ...                                 ("unused-memory")
 //	Barrier error detected. ...                                     ("sync")
 //	Warp Illegal Address, Illegal Instruction, ...                  ("hardware-exception")
+//	This tool is deprecated ..., Internal error (7),                 ("notice": the tool's own status,
+//	No CUDA-MEMCHECK results found, Error: process didn't            not a finding; ERROR SUMMARY
+//	terminate successfully, ...                                      does not count it)
 //	anything else                                                   ("other", kept by its first line)
 //
 // with these detail lines:
@@ -55,8 +58,11 @@
 // they are kept in the runs table for the analysis to check. With
 // --target-processes all, the leak reports of several processes share one
 // run and one summary; a leak at an address already reported leaked in
-// the run means a new process (one process cannot leak one address twice),
-// and is numbered so.
+// the run, or after program output that followed a leak report, starts a
+// new leak report and is numbered so (the "process" column). A process
+// that calls cudaDeviceReset prints a leak report at each reset too: the
+// text names no process, so a new number is a new report, of another
+// process or of the same one.
 //
 // # XML
 //
@@ -82,7 +88,7 @@
 //	process        int32    process within the run, from 0 (see above)
 //	record         int32    record index in the input, from 0; frames refer to it
 //	kind           dictionary<int16, utf8>  leak, memory-access, api, malloc-free, race,
-//	               uninitialized, unused-memory, sync, hardware-exception, other
+//	               uninitialized, unused-memory, sync, hardware-exception, other, notice
 //	size           int64    bytes leaked, or bytes accessed; null when not said
 //	address        uint64   leaked or accessed address; null when not said
 //	memory_type    utf8     leak: XML <type>, or "device heap" for "on the device heap"; else null
@@ -120,7 +126,7 @@
 //	prefix              utf8   the line prefix ("=========")
 //	line                int64  the banner's line (text), null without a banner or for XML
 //	processes           int32  processes seen (at least 1)
-//	records             int64  records read in the run
+//	records             int64  records read in the run (notices not counted)
 //	leak_bytes          int64  LEAK SUMMARY bytes; null without one
 //	leak_allocations    int64  LEAK SUMMARY allocations; null without one
 //	errors              int64  ERROR SUMMARY errors (leaks count as errors), or without one racecheck's
@@ -274,6 +280,12 @@ const (
 	KindSync              = "sync"
 	KindHardwareException = "hardware-exception"
 	KindOther             = "other"
+	// KindNotice is the tool's own status line, not a finding about the
+	// program: its deprecation notice, a failure of its own ("Internal
+	// error", "No CUDA-MEMCHECK results found"), the target's abnormal end
+	// ("Error: process didn't terminate successfully"). ERROR SUMMARY
+	// does not count them.
+	KindNotice = "notice"
 )
 
 // Frame kinds (the frames table's "kind").

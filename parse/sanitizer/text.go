@@ -26,8 +26,8 @@ var (
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
 	errSummaryRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors?`)
 	raceSummaryRe = lazyre.New(`^RACECHECK SUMMARY: ([\d,]+) hazards? displayed`)
-	apiLegacyRe   = lazyre.New(`^Program hit error (\d+) on CUDA API call to (\w+)`)
-	apiCallRe     = lazyre.New(`on (?:CUDA )?API call to (\w+)`)
+	apiLegacyRe   = lazyre.New(`^Program hit error (\d+) on CUDA API call to\s+(\w+)`)
+	apiCallRe     = lazyre.New(`on (?:CUDA )?API call to\s+(\w+)`)
 	hwRe          = lazyre.New(`^(Warp|Lane|Device) .*(Address|Instruction|Exception|Error|PC)|^(Illegal Instruction|Illegal Address|Invalid PC|Out-of-range|Misaligned|Hardware Exception|Stack overflow)`)
 
 	threadRe   = lazyre.New(`^by thread (\([\d, ]+\)) in block (\([\d, ]+\))`)
@@ -79,6 +79,12 @@ type textSource struct {
 	// over when full.
 	lines      map[string]string
 	hostFrames map[string]parsedFrame
+
+	// program receives the program's output lines, the tool's blanked
+	// (WithProgramOutput); nil when not asked for. isProgram says whether
+	// the line just handled was the program's.
+	program   io.Writer
+	isProgram bool
 }
 
 // parsedFrame is a host frame as hostFrame parsed it, and whether it was
@@ -97,7 +103,7 @@ const (
 )
 
 func newTextSource(r io.Reader, name string, rd *Reader) *textSource {
-	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(crReader{bufio.NewReaderSize(r, 64<<10)}, 64<<10)}
+	return &textSource{name: name, rd: rd, br: bufio.NewReaderSize(crReader{bufio.NewReaderSize(r, 64<<10)}, 64<<10), program: rd.programOutput}
 }
 
 func (s *textSource) runs() []*run { return s.allRuns }
@@ -172,7 +178,14 @@ func (s *textSource) next() (*record, error) {
 			}
 			continue
 		}
-		if err := s.handle(text); err != nil {
+		s.isProgram = false
+		err = s.handle(text)
+		if s.program != nil {
+			if werr := s.writeProgram(text); werr != nil {
+				return nil, &parse.Error{File: s.name, Offset: -1, Line: int(s.line), Msg: "writing the program's output", Err: werr}
+			}
+		}
+		if err != nil {
 			var pe *parse.Error
 			if s.cut && errors.As(err, &pe) {
 				// The last line of a log cut short (a job killed, a
@@ -187,6 +200,21 @@ func (s *textSource) next() (*record, error) {
 	s.out, s.spare = nil, r
 	return r, nil
 }
+
+// writeProgram writes the line just handled to s.program: its text when it
+// was the program's, else nothing; then a line feed.
+func (s *textSource) writeProgram(text string) error {
+	if s.isProgram {
+		if _, err := io.WriteString(s.program, text); err != nil {
+			return err
+		}
+	}
+	_, err := s.program.Write(lineFeed)
+	return err
+}
+
+// lineFeed is what writeProgram ends each line with (never written to).
+var lineFeed = []byte{'\n'}
 
 // checkUnmatched keeps a log whose records do not match its prefix from
 // reading as clean: lines that read like leak records or summaries but do
@@ -379,6 +407,7 @@ func (s *textSource) handle(text string) error {
 	}
 	content, spaces, ok := s.split(text)
 	if !ok {
+		s.isProgram = true
 		s.rd.meta.ProgramLines++
 		if s.core != "" && looksLikeRecord(text) {
 			if s.unmatched == 0 {
@@ -563,7 +592,7 @@ func (s *textSource) top(c string) error {
 }
 
 // matchAPI splits an API error's first line as the regular expression
-// ^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to (\w+)
+// ^Program hit (\w+) \(error (\d+)\) due to "(.*)" on CUDA API call to\s+(\w+)
 // would (by hand: a regexp backtracking over the quoted message cost
 // microseconds a record): the error, its number, its message and the API.
 func matchAPI(c string) (m [5]string, ok bool) {
@@ -592,14 +621,17 @@ func matchAPI(c string) (m [5]string, ok bool) {
 	if i := strings.IndexByte(t, '\n'); i >= 0 {
 		t = t[:i]
 	}
+	// Windows logs may pad the API's name with spaces ("API call to
+	// cudaLaunchKernel."): \s+ before the name.
 	const sep = "\" on CUDA API call to "
 	for end := len(t); ; {
 		i := strings.LastIndex(t[:end], sep)
 		if i < 0 {
 			return m, false
 		}
-		if w := wordLen(t[i+len(sep):]); w > 0 {
-			m[3], m[4] = t[:i], t[i+len(sep):i+len(sep)+w]
+		name := strings.TrimLeft(t[i+len(sep):], " \t")
+		if w := wordLen(name); w > 0 {
+			m[3], m[4] = t[:i], name[:w]
 			return m, true
 		}
 		end = i + len(sep) - 1
@@ -779,6 +811,16 @@ func (s *textSource) newRecord() *record {
 	return &record{}
 }
 
+// noticeRe matches the first line of the tool's own notices: about
+// itself (cuda-memcheck 11's deprecation, which it prints under its
+// banner in every run), its failures ("Internal error (7)", "No
+// CUDA-MEMCHECK results found", "Error: No attachable process found"),
+// and the end of the target process ("Error: process didn't terminate
+// successfully", which ERROR SUMMARY does not count: "ERROR SUMMARY: 0
+// errors" follows it). A notice holds no finding of the tool's about the
+// program.
+var noticeRe = lazyre.New(`^(This tool is deprecated\b|Please use the compute-sanitizer tool\b|Error: process didn't terminate successfully|The application may have hit an error when dereferencing Unified Memory|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Tracking kernels launched by child processes requires\b|Default timeout can be adjusted with --launch-timeout|Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not)\b)`)
+
 // classify returns the record kind of a record's first line.
 func classify(c string) string {
 	switch {
@@ -788,6 +830,8 @@ func classify(c string) string {
 		return KindAPI
 	case strings.HasPrefix(c, "Invalid "):
 		return KindMemoryAccess
+	case isNotice(c):
+		return KindNotice
 	case strings.HasPrefix(c, "Malloc/Free error"):
 		return KindMallocFree
 	case strings.Contains(c, "Race reported") || strings.Contains(c, "hazard"):
@@ -809,6 +853,18 @@ func classify(c string) string {
 	return KindOther
 }
 
+// isNotice reports whether c is the first line of one of the tool's own
+// notices (noticeRe), testing the words its alternatives start with before
+// the regular expression.
+func isNotice(c string) bool {
+	for _, w := range []string{"This ", "Please ", "Error: ", "The application ", "No ", "Tracking ", "Default ", "Internal "} {
+		if strings.HasPrefix(c, w) {
+			return noticeRe.MatchString(c)
+		}
+	}
+	return false
+}
+
 // closeRecord finishes the open record, if any, and queues it.
 func (s *textSource) closeRecord() {
 	rec := s.rec
@@ -828,7 +884,9 @@ func (s *textSource) closeRecord() {
 	}
 	ru := s.run()
 	rec.process = ru.processes - 1
-	ru.records++
+	if rec.kind != KindNotice {
+		ru.records++
+	}
 	s.lastWasLeak = rec.kind == KindLeak
 	s.out = rec
 }
