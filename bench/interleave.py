@@ -12,6 +12,12 @@ Usage: bench/interleave.py ROUNDS FILE... -- BIN...
   e.g. taskset -c 0,1 bench/interleave.py 5 big_real.pickle.gz -- ./old ./new
 A .gz file is unpacked by each program (gpuleak reads gzip; pickle.load
 through the gzip module). --no-python leaves pickle.load out.
+--drop-caches drops the page cache before each run (root only: `sync`, then
+3 to /proc/sys/vm/drop_caches), so that the binary's mapped pages are read
+anew each time: RSS from them otherwise depends on how the binary reached
+the cache (the kernel maps a whole large folio, or a 64 KiB window, around
+each page touched), and the cold figure is the reproducible one. Wall time
+then includes reading the binary and the file from disk.
 """
 import os
 import statistics
@@ -48,7 +54,8 @@ def run(argv):
 def main():
     args = sys.argv[1:]
     python = "--no-python" not in args
-    args = [a for a in args if a != "--no-python"]
+    drop = "--drop-caches" in args
+    args = [a for a in args if a not in ("--no-python", "--drop-caches")]
     rounds = int(args[0])
     sep = args.index("--")
     files, bins = args[1:sep], args[sep + 1:]
@@ -58,6 +65,10 @@ def main():
         for f in files:
             for b in progs:
                 argv = [sys.executable, "-c", PY, f] if b == "python" else [b, "analyze", "--format", "json", "--top", "0", f]
+                if drop:
+                    os.sync()
+                    with open("/proc/sys/vm/drop_caches", "w") as dc:
+                        dc.write("3\n")
                 m = run(argv)
                 res.setdefault((os.path.basename(f), b), []).append(m)
                 print(r, os.path.basename(f), b, " ".join(f"{x:.3f}" for x in m), flush=True)
