@@ -150,6 +150,14 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 		return fmt.Sprintf("leak: %s (%s) of %s at %s%s, made by %s for %s, never destroyed; call %s when it is no longer needed (create it once and reuse it: one created per call or iteration is the usual cause)",
 			n, IBytes(s.Bytes), what, at, procs, h.call, h.what, h.destroy)
 	}
+	if s.Hint != "" {
+		were := "were"
+		if s.Count == 1 {
+			were = "was"
+		}
+		return fmt.Sprintf("leak: %s (%s) of %s at %s%s %s never freed; %s",
+			n, IBytes(s.Bytes), what, at, procs, were, s.Hint)
+	}
 	if s.Count == 1 {
 		return fmt.Sprintf("leak: 1 allocation (%s) of %s at %s%s was never freed; release it with %s when it is no longer needed",
 			IBytes(s.Bytes), what, at, procs, free)

@@ -301,7 +301,8 @@ type Site struct {
 	Kind      callsite.Kind // Leak or Retained
 	Allocator string        // AllocDevice, AllocAsync, ...; "" when the record has no stack
 	// Pool names the caching allocator holding Retained memory; Hint says
-	// how to release it.
+	// how to release it, or, for a Leak a framework made for the program
+	// (PyTorch's tensors with its pool off), what the program must do.
 	Pool, Hint string
 	Bytes      int64
 	Count      int
@@ -710,6 +711,28 @@ func newFrameFacts(kind, function, file, module string, line int64) *frameFacts 
 		}
 	}
 	return f
+}
+
+// uncachedTorchRe matches a frame of PyTorch's CUDA allocator outside its
+// pool's allocation path (which pools claims first): with
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1, NativeCachingAllocator::allocate calls
+// cudaMalloc itself (uncached_allocate) and the tensor's deleter calls
+// cudaFree when its last reference goes.
+var uncachedTorchRe = lazyre.New(`\bc10::cuda::CUDACachingAllocator::`)
+
+// uncachedTorchHint is what to do about a leak PyTorch allocated without
+// its pool: the program never calls cudaFree on a tensor, it drops it.
+const uncachedTorchHint = "these are PyTorch tensors allocated with the caching allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1), which PyTorch frees with cudaFree when their last reference goes: drop what still references them at exit (a list, dict, cache or attribute never cleared, or a tensor kept with its graph: store loss.item() or .detach())"
+
+// uncachedTorch reports whether a leak's backtrace went through PyTorch's
+// CUDA allocator without its pool (poolOf found none).
+func uncachedTorch(frames []btFrame) bool {
+	for _, f := range frames {
+		if f.kind != sanitizer.FramePython && uncachedTorchRe.MatchString(f.full) {
+			return true
+		}
+	}
+	return false
 }
 
 // c10CUDAModule matches the file of PyTorch's c10 CUDA library on Linux
@@ -1226,6 +1249,8 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	if pool >= 0 {
 		lf.site.Kind = callsite.Retained
 		lf.site.Pool, lf.site.Hint = pools[pool].name, pools[pool].hint
+	} else if uncachedTorch(frames) {
+		lf.site.Hint = uncachedTorchHint
 	}
 	if a.leakMemo == nil || len(a.leakMemo) >= maxLeakMemo {
 		a.leakMemo = make(map[string]*leakFacts)

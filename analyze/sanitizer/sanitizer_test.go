@@ -905,6 +905,12 @@ func TestSanitizerOOMNoResults(t *testing.T) {
 func TestSanitizerUncachedTorchLeak(t *testing.T) {
 	res := analyzeSan(t, "san_torch_uncached_leak.txt", Options{})
 	checkSites(t, res, "leak device 12,000,000 3 step train.py:9")
+	// The program frees a tensor by dropping it, not with cudaFree: the
+	// site carries what to do (NativeCachingAllocator::allocate, outside
+	// the pool's path, is on every stack).
+	if h := res.Sites[0].Hint; h != uncachedTorchHint {
+		t.Errorf("hint %q", h)
+	}
 	// The cached path (san_torch.txt: DeviceCachingAllocator::malloc and
 	// alloc_block on the stack) stays retained.
 	for _, s := range analyzeSan(t, "san_torch.txt", Options{}).Sites {
