@@ -1534,8 +1534,8 @@ func checkRun(r *Run, i, n int) []string {
 	}
 	if r.HasErrorSummary && r.SummaryErrors != int64(r.Records)+r.NotPrinted {
 		r.Agrees = false
-		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s were read (%d not printed)",
-			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record", "records"), r.NotPrinted))
+		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s read (%d not printed)",
+			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record was", "records were"), r.NotPrinted))
 	} else if r.NotPrinted > 0 && !(r.HasLeakSummary && r.SummaryAllocations != int64(r.Leaks)) {
 		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
 			name, count(r.NotPrinted, "error was", "errors were")))
