@@ -910,22 +910,37 @@ func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site calls
 				break
 			}
 		}
-		if siteF == nil && len(vis) > 0 {
-			siteF = &vis[0]
-		}
 		if siteF == nil {
 			// No named frame of the program's: its frames may be there
 			// without symbols (a binary linked without -rdynamic:
-			// "Host Frame:./leak [0x3113]"). Each keeps its return
-			// address, so two call sites stay two.
+			// "Host Frame:./leak [0x3113]"), even below a library's
+			// named frame ("cublasCreate_v2" called from
+			// "./server [0x199ee2]"). They are the program's: the site
+			// is the innermost of them, and the stack keeps them, in
+			// their place among the visible frames, with their return
+			// addresses, so that two call sites stay two.
+			site, n := -1, 0
 			for _, f := range native {
-				if f.unsymbolized() {
-					stack = append(stack, f.frame())
+				switch {
+				case f.unsymbolized():
+					if site < 0 {
+						site = n
+					}
+				case !a.visible(f):
+					continue
 				}
+				stack = append(stack, f.frame())
+				n++
 			}
-			if len(stack) > 0 {
-				return stack, stack[0], true
+			if site >= 0 {
+				return stack, stack[site], true
 			}
+			stack = stack[:0]
+			if len(vis) > 0 {
+				siteF = &vis[0]
+			}
+		}
+		if siteF == nil {
 			// Only runtime and framework frames: name the site by the
 			// innermost framework frame that is not allocator machinery.
 			var fw []callsite.Frame

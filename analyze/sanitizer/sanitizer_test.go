@@ -868,6 +868,38 @@ func TestSanitizerUnsymbolizedProgramFrames(t *testing.T) {
 	checkSites(t, res, "leak device 4,096 1 0x3201 leak:0", "leak device 10 1 0x3113 leak:0")
 }
 
+// A program without symbols calling a library that has them
+// (llama.cpp#5576's cublasCreate_v2 record, its ./bin/server frames left
+// as return addresses): cublasCreate_v2 is cuBLAS's, a library frame,
+// and the unnamed server frames under it are the program's. The two
+// records are called from different return addresses (0x199ee2 and
+// 0x1a7310), so they are two sites of 8,388,608 bytes each, named by the
+// program's innermost frame and flagged NoSymbols. The allocator class is
+// unknown: the backtraces start in libcuda without a cuMemAlloc name. The
+// stack keeps the library's call above the program's frames: the
+// unsymbolized libcuda and libcublas frames and __libc_start_main are not
+// the program's.
+func TestSanitizerUnsymbolizedProgramUnderLibrary(t *testing.T) {
+	res := analyzeSan(t, "mixed_cublas_unsym_two_sites.txt", Options{})
+	checkSites(t, res, "leak  8,388,608 1 0x199ee2 server:0", "leak  8,388,608 1 0x1a7310 server:0")
+	for i, pc := range []string{"0x199ee2", "0x1a7310"} {
+		if i >= len(res.Sites) {
+			break
+		}
+		s := res.Sites[i]
+		if !s.NoSymbols {
+			t.Errorf("site %d: NoSymbols not set", i)
+		}
+		var names []string
+		for _, f := range s.Stack {
+			names = append(names, f.Name+"@"+filepath.Base(f.Filename))
+		}
+		if got, want := strings.Join(names, " "), "cublasCreate_v2@libcublas.so.12 "+pc+"@server 0x159070@server"; got != want {
+			t.Errorf("site %d stack %s, want %s", i, got, want)
+		}
+	}
+}
+
 // harp-lab/GPUJoin's cuda-memcheck run that ran out of memory: two API
 // records (cudaMalloc and cudaGetLastError, cudaErrorMemoryAllocation),
 // the program's bad_alloc, then "Error: process didn't terminate
