@@ -355,6 +355,32 @@ func TestAnalyzeSanitizerOOMNoResults(t *testing.T) {
 	}
 }
 
+// The same tool failure ("No CUDA-MEMCHECK results found", line 7) with no
+// record, but the program's output holds a libtorch OOM (line 5: "CUDA out
+// of memory. Tried to allocate 20.00 MiB (GPU 0; ...)"): the OOM is
+// reported, not dropped with an exit 2, and --fail-on oom trips on it; a
+// warning says the sanitizer itself checked nothing.
+func TestAnalyzeSanitizerOOMNoResultsNoRecords(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", san("memcheck_libtorch_oom_noresults_norecords.txt"))
+	if code != cmd.ExitFindings {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	r := decode(t, out)
+	if len(r.Findings) != 1 || r.Findings[0].Kind != report.KindOOM || !strings.HasPrefix(r.Findings[0].Message, "oom: 20.00 MiB requested on GPU 0") {
+		t.Errorf("findings %+v", r.Findings)
+	}
+	if len(r.Errors) != 0 {
+		t.Errorf("errors %+v", r.Errors)
+	}
+	var w []string
+	for _, in := range r.Inputs {
+		w = append(w, in.Warnings...)
+	}
+	if ws := strings.Join(w, "\n"); !strings.Contains(ws, `"No CUDA-MEMCHECK results found" at line 7`) || !strings.Contains(ws, "the sanitizer checked nothing") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
 // PYTORCH_NO_CUDA_MEMORY_CACHING=1: tensors left at exit are leaks, and
 // --fail-on leak trips.
 func TestAnalyzeSanitizerUncachedTorchLeak(t *testing.T) {

@@ -72,30 +72,45 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		return report.Input{}, nil, err
 	}
 	res := a.Finalize()
-	if res.ToolFailure != "" && res.Records == 0 {
-		// Nothing was checked, or nothing that was is in the log:
-		// reporting "no findings" would read as a clean run. Records read
-		// before the failure (API errors of a process that then crashed)
-		// are reported, with the warnings of the run.
-		at := ""
-		if res.ToolFailureLine > 0 {
-			at = fmt.Sprintf(": line %d", res.ToolFailureLine)
+	// An OOM message of the program's, amid the tool's lines (a PyTorch
+	// script that ran out of memory under the tool): an OOM finding, from
+	// the postmortem of all inputs, as for a log.
+	var text *anoom.TextResult
+	var oomWarnings []string
+	if program != nil {
+		if t, meta := program.result(); t != nil && (len(t.Messages) > 0 || len(t.Stats) > 0) {
+			text, oomWarnings = t, meta.Warnings.Strings()
 		}
+	}
+	at := ""
+	if res.ToolFailureLine > 0 {
+		at = fmt.Sprintf(": line %d", res.ToolFailureLine)
+	}
+	checkedNothing := res.ToolFailure != "" && res.Records == 0
+	if checkedNothing && text == nil {
+		// Nothing was checked, or nothing that was is in the log, and the
+		// program's output holds no OOM: reporting "no findings" would
+		// read as a clean run. Records read before the failure (API
+		// errors of a process that then crashed) are reported, with the
+		// warnings of the run.
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
 			in.Name, at, res.ToolFailure)}
 	}
-	var oomWarnings []string
-	if program != nil {
-		// An OOM message of the program's, amid the tool's lines (a
-		// PyTorch script that ran out of memory under the tool): an OOM
-		// finding, from the postmortem of all inputs, as for a log.
-		if text, meta := program.result(); text != nil && (len(text.Messages) > 0 || len(text.Stats) > 0) {
-			r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
-			oomWarnings = meta.Warnings.Strings()
-		}
+	if text != nil {
+		r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
 	}
 	rin, fs, errs := report.FromSanitizer(in.Name, string(format), append(sr.Metadata().Warnings.Strings(), oomWarnings...), res)
-	if res.ToolFailure != "" && !failureExplained(res) {
+	switch {
+	case checkedNothing:
+		// The program's OOM is reported (a crash the tool did not follow
+		// through: "No CUDA-MEMCHECK results found"), but the tool's own
+		// checks gave nothing: no finding of theirs means nothing.
+		where := ""
+		if res.ToolFailureLine > 0 {
+			where = fmt.Sprintf(" at line %d", res.ToolFailureLine)
+		}
+		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool failed (%q%s) and reported no results: the sanitizer checked nothing that is in the log (no leak check ran, no record was printed), which is not a clean run; only the program's out-of-memory message is reported", res.ToolFailure, where))
+	case res.ToolFailure != "" && !failureExplained(res):
 		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool reported a failure of its own (%q): what follows it was not checked; the findings may be incomplete", res.ToolFailure))
 	}
 	r.toolErrors = append(r.toolErrors, errs...)
