@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -523,5 +524,43 @@ func TestNotices(t *testing.T) {
 	// The leak and the unknown line: 2 records.
 	if tb.runs[0]["records"] != "2" {
 		t.Errorf("run %v", tb.runs[0])
+	}
+}
+
+// A cuda-memcheck paste (testdata/README.md) where the program's stderr,
+// "CUDA error = 719 at obj_render.cu:771 'cudaDeviceSynchronize()'", is
+// written without line endings amid the tool's lines: the record start
+// (line 18, after "CUDA error = ") and four of its five host frames (lines
+// 21-24, after "719", " at ", "obj_render.cu:" and "771") follow program
+// text on their lines. All five frames belong to the record, in order:
+// libcuda 0x37a373, ./obj 0x59799, ./obj 0x257e1, libc 0x270b3, ./obj
+// 0x8d4e. A frame line glued after program text while no record is open
+// is not taken as the tool's.
+func TestGluedFrames(t *testing.T) {
+	tb := readFile(t, "../../testdata/sanitizer/pub_raytracer_glued_frames.txt")
+	if len(tb.records) < 2 || tb.records[1]["line"] != "18" || !strings.HasPrefix(tb.records[1]["message"], "Program hit cudaErrorLaunchFailure") {
+		t.Fatalf("records %v", tb.records)
+	}
+	var pcs []string
+	for _, f := range framesOf(tb, "1") {
+		pcs = append(pcs, f["pc"]+"@"+f["module"])
+	}
+	want := []string{
+		strconv.Itoa(0x37a373) + "@/lib/x86_64-linux-gnu/libcuda.so.1",
+		strconv.Itoa(0x59799) + "@./obj",
+		strconv.Itoa(0x257e1) + "@./obj",
+		strconv.Itoa(0x270b3) + "@/lib/x86_64-linux-gnu/libc.so.6",
+		strconv.Itoa(0x8d4e) + "@./obj",
+	}
+	if got := strings.Join(pcs, " "); got != strings.Join(want, " ") {
+		t.Errorf("frames %s, want %s", got, strings.Join(want, " "))
+	}
+	log := "========= COMPUTE-SANITIZER\nx=========     Host Frame:./a [0x10]\n========= ERROR SUMMARY: 0 errors\n"
+	tb2, _, err := read(t, "log", []byte(log), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb2.frames) != 0 || len(tb2.records) != 0 {
+		t.Errorf("frame outside a record taken: records %v, frames %v", tb2.records, tb2.frames)
 	}
 }

@@ -391,10 +391,21 @@ func (s *textSource) split(text string) (string, int, bool) {
 		n++
 	}
 	content := rest[n:]
-	if i > 0 && !s.lead && !recordStartRe.MatchString(content) {
+	if i > 0 && !s.lead && !recordStartRe.MatchString(content) && !s.gluedFrame(content, n) {
 		return "", 0, false
 	}
 	return content, n, true
+}
+
+// gluedFrame reports whether content, found after other text on its line,
+// is a frame line of the open record: program output without a line
+// ending glued before the tool's line ("719=========     Host
+// Frame:./obj [0x59799]"), as a record start may be. Only frame lines, at
+// a detail's indentation, are taken: other detail text after program
+// output is too loose a sign of the tool's line.
+func (s *textSource) gluedFrame(content string, spaces int) bool {
+	return s.rec != nil && spaces > s.base &&
+		(strings.HasPrefix(content, "Host Frame:") || strings.HasPrefix(content, "Device Frame:"))
 }
 
 func (s *textSource) handle(text string) error {
