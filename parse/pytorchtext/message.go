@@ -449,6 +449,9 @@ func classify(line string, at int) int {
 		if !strings.HasSuffix(before, ":") {
 			return notMessage
 		}
+		if strings.Count(before, "`")%2 == 1 {
+			return weakMessage // quoted in markdown: a code span opened before it
+		}
 		before = strings.TrimRight(before[:len(before)-1], " ")
 		for _, a := range frameworkOOMs[k].after {
 			if strings.HasSuffix(before, a) {
