@@ -388,3 +388,55 @@ func TestAnalyzeSanitizerUncachedTorchLeak(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
+
+// TensorFlow's INFO-level "failed to allocate 7.81G (8387559424 bytes)
+// from device: CUDA_ERROR_OUT_OF_MEMORY" (tensorflow/tensorflow#52123: its
+// start-up probe, retried smaller; the log goes on) is no OOM, in a plain
+// log or amid compute-sanitizer's lines: --fail-on oom passes (exit 0),
+// and the plain log says why in a warning.
+func TestAnalyzeLoggedOOMNotAFinding(t *testing.T) {
+	for _, f := range []string{san("san_tf_info_cuda_driver_oom.txt"), filepath.Join("..", "testdata", "pytorch", "pastes", "tf52123_info_cuda_driver_oom.log")} {
+		code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", f)
+		if code != 0 || !strings.Contains(out, "No findings") {
+			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", f, code, out, errOut)
+		}
+		if strings.HasSuffix(f, ".log") && !strings.Contains(out, "at INFO level reports an allocation of 8387559424 bytes") {
+			t.Errorf("%s: no warning of the INFO record\n%s", f, out)
+		}
+	}
+}
+
+// CuPy's OutOfMemoryError (cupy/cupy#2537: "Out of memory allocating
+// 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).") printed by a
+// program under compute-sanitizer is an oom finding of 25600000 bytes
+// (24.41 MiB), with CuPy's note and no PyTorch advice; --fail-on oom trips.
+// The traceback alone is read as OOM text by analyze and oom.
+func TestAnalyzeSanitizerCuPyOOM(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", san("san_cupy_oom.txt"))
+	if code != cmd.ExitFindings {
+		t.Fatalf("exit %d\nstderr %s", code, errOut)
+	}
+	r := decode(t, out)
+	var ooms []report.Finding
+	for _, f := range r.Findings {
+		if f.Kind == report.KindOOM {
+			ooms = append(ooms, f)
+		}
+	}
+	if len(ooms) != 1 || !strings.HasPrefix(ooms[0].Message, "oom: 24.41 MiB requested") || !strings.Contains(ooms[0].Message, "CuPy's memory pool") ||
+		strings.Contains(ooms[0].Message, "PYTORCH_CUDA_ALLOC_CONF") {
+		t.Errorf("oom findings %+v", ooms)
+	}
+	tb := filepath.Join("..", "testdata", "pytorch", "pastes", "cupy2537_oom_traceback.log")
+	if code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", tb); code != cmd.ExitFindings || !strings.Contains(out, "24.41 MiB requested") {
+		t.Errorf("analyze traceback: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := run(t, "", "oom", tb); code != 0 || !strings.Contains(out, "OOM 1 of 1, 24.41 MiB requested") || strings.Contains(out, "PyTorch:") {
+		t.Errorf("oom traceback: exit %d\n%s\n%s", code, out, errOut)
+	}
+	jax := filepath.Join("..", "testdata", "pytorch", "pastes", "jax_afprofile8_resource_exhausted.log")
+	// 4770354232 bytes is 4.44 GiB (4770354232 / 2^30 = 4.4427).
+	if code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", jax); code != cmd.ExitFindings || !strings.Contains(out, "4.44 GiB requested") || !strings.Contains(out, "XLA") {
+		t.Errorf("analyze jax: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -146,6 +146,11 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenMPS) {
 			line = fmt.Sprintf("%s in MPS heaps (allocated and cached: the message does not split them)", szp(m.ReservedBytes))
 		}
+		label := "PyTorch: "
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCuPy) {
+			// CuPy's "allocated so far": the pool's bytes from CUDA.
+			label, line = "CuPy:    ", fmt.Sprintf("%s held by the memory pool (in use and cached)", szp(m.ReservedBytes))
+		}
 		if d.PrivatePoolBytes != nil {
 			line += fmt.Sprintf(" (%s in private pools)", sz(*d.PrivatePoolBytes))
 		}
@@ -163,7 +168,7 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 				line += "; that reserved but unallocated memory could not have held the request even if contiguous"
 			}
 		}
-		fmt.Fprintf(w, "  PyTorch:  %s\n", line)
+		fmt.Fprintf(w, "  %s %s\n", label, line)
 	}
 	if len(d.CauseEvidence) == 0 {
 		fmt.Fprintln(w, "  Cause:    not determined")

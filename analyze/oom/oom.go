@@ -552,6 +552,12 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Requested > 0 && !r.snapshot {
 			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
 		}
+		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
+			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
+		}
+		if m.Generation == pytorchtext.GenTF && r.Device < 0 {
+			r.Device = m.Device
+		}
 		if m.Generation == pytorchtext.GenCut && !r.snapshot {
 			// The figures printed whole before the cut.
 			if r.Device < 0 {
@@ -650,7 +656,11 @@ func (r *Report) findCauses() {
 			case "NCCL":
 				r.Notes = append(r.Notes, "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)")
 			case "the CUDA driver", "the CUDA runtime":
-				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
+				sizes := "the message has no sizes"
+				if r.known(r.RequestedBytes) {
+					sizes = "the line gives only the size asked for" // TensorFlow's "failed to allocate 7.81G (8387559424 bytes)"
+				}
+				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): "+sizes+"; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
 			default:
 				r.Notes = append(r.Notes, lib+" could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
 			}
@@ -661,6 +671,19 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenCut:
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
 			r.checkImpossible()
+		case pytorchtext.GenCuPy:
+			held := ""
+			if r.known(r.ReservedBytes) {
+				held = "; the pool held " + size(r.ReservedBytes) + " from CUDA (\"allocated so far\": in use and cached; some releases count the request in it)"
+			}
+			if r.known(r.AllowedBytes) {
+				held += ", against the limit of " + size(r.AllowedBytes) + " set on it (MemoryPool.set_limit)"
+			}
+			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
+		case pytorchtext.GenXLA:
+			r.Notes = append(r.Notes, "XLA (JAX, or TensorFlow's XLA) could not allocate the request (RESOURCE_EXHAUSTED): the message gives no other figures; JAX takes 75% of the GPU's memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed")
+		case pytorchtext.GenTF:
+			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}

@@ -77,6 +77,30 @@ const (
 	// "KiB", "MiB", "GiB". The message has no device index, no total and
 	// no free memory (unified memory): Device, Total and Free are -1.
 	GenMPS Generation = "mps"
+	// GenCuPy: CuPy's memory pool, cupy/cuda/memory.pyx
+	// OutOfMemoryError: "Out of memory allocating N bytes (allocated so
+	// far: T bytes)." with an optional ", limit set to: L bytes" (sizes
+	// with thousands separators, "{:,}"), the "(allocated so far ...)"
+	// part absent when the pool does not know it (total -1, CuPy 13); CuPy
+	// before 5 (cupy/cupy#1912) printed "out of memory to allocate N bytes
+	// (total T bytes)". N is Requested; T is the pool's bytes from CUDA,
+	// used and cached (total_bytes(); releases add N to it), read as
+	// Reserved; L is Allowed (set_limit). No device, total or free.
+	GenCuPy Generation = "cupy"
+	// GenXLA: XLA's allocator adapter (JAX, TensorFlow's XLA),
+	// xla/stream_executor/integrations/tf_allocator_adapter.cc:
+	// "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N
+	// bytes." (older TensorFlow: "Resource exhausted: ..."); PJRT's BFC
+	// prints the size in HumanReadableNumBytes form ("16.00GiB"). N is
+	// Requested; nothing else is given.
+	GenXLA Generation = "xla"
+	// GenTF: TensorFlow's OpKernelContext::allocate_tensor,
+	// tensorflow/core/framework/op_kernel.cc: "OOM when allocating tensor
+	// with shape[S] and type T on DEVICE by allocator A" (a
+	// ResourceExhaustedError, "Resource exhausted: " in TF 1.x). The
+	// message gives a shape, not bytes: no sizes are read; Device is the
+	// GPU index in "/device:GPU:d".
+	GenTF Generation = "tensorflow"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -186,7 +210,48 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'"}
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	// Other frameworks' (see frameworkOOMs).
+	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "OOM when allocating tensor"}
+
+// frameworkOOMs are other frameworks' out-of-memory messages: the words
+// that start one, the framework, its generation, and the exception names
+// or status words one of which must end the text before it (followed by a
+// colon). Without them the words are anybody's ("Out of memory while
+// trying to allocate" is also many C programs' malloc failure).
+var frameworkOOMs = []struct {
+	phrase, framework string
+	gen               Generation
+	after             []string
+}{
+	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
+	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
+	{"Out of memory while trying to allocate ", "XLA", GenXLA, []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError"}},
+	{"OOM when allocating tensor", "TensorFlow", GenTF, []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError"}},
+}
+
+// frameworkAt returns the entry of frameworkOOMs whose words start s, or
+// -1.
+func frameworkAt(s string) int {
+	for k, f := range frameworkOOMs {
+		if strings.HasPrefix(s, f.phrase) {
+			return k
+		}
+	}
+	return -1
+}
+
+// Framework names the framework a generation's messages come from:
+// "CuPy", "XLA" (JAX, or TensorFlow's XLA), "TensorFlow"; "" for
+// PyTorch's and CUDA's own.
+func Framework(g Generation) string {
+	for _, f := range frameworkOOMs {
+		if f.gen == g {
+			return f.framework
+		}
+	}
+	return ""
+}
 
 // libraryOOMs are the out-of-memory words of CUDA libraries and of CUDA
 // itself, as their error strings print them, with the library's name.
@@ -208,6 +273,52 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// failure %d '%s'" (later); 2 is cudaErrorMemoryAllocation.
 	{"Cuda failure 'out of memory'", "NCCL"},
 	{"Cuda failure 2 'out of memory'", "NCCL"},
+}
+
+// logRecordRe matches the header of a framework's own log record, with
+// its level letter: TensorFlow's C++ logging ("2021-09-24
+// 16:22:13.020179: I tensorflow/stream_executor/cuda/cuda_driver.cc:801] "),
+// glog's and absl's ("I0924 16:22:13.020179 12345 cuda_driver.cc:801] ",
+// "I20240101 ...", "I0000 00:00:1711234567.123456   12345 gpu_device.cc:1928] ").
+// I is INFO, W WARNING, E ERROR, F FATAL.
+var logRecordRe = lazyre.New(`(?:^|[\s\]|:])([IWEF])(?:\d{4,8} \d{2}:\d{2}:\d+(?:\.\d+)?\s+\d+)?\s+[\w./\\-]+\.(?:cc|cpp|cu|h|c|py):\d+\]\s`)
+
+// logLevel returns the level letter ('I', 'W', 'E', 'F') of the framework
+// log record whose header is in prefix, the text before a message; 0 when
+// there is none.
+func logLevel(prefix string) byte {
+	if m := logRecordRe.FindStringSubmatch(prefix); m != nil {
+		return m[1][0]
+	}
+	return 0
+}
+
+// loggedOnly reports whether the message at line[at] is inside a
+// framework's log record at INFO or WARNING level: the program logged the
+// failure and went on (TensorFlow's cuda_driver.cc logs "failed to
+// allocate ... CUDA_ERROR_OUT_OF_MEMORY" at INFO when it probes how much
+// it can take at start-up and retries smaller; its BFC allocator's
+// WARNING "ran out of memory trying to allocate" says "The caller
+// indicates that this is not a failure"). An ERROR or FATAL record is an
+// error.
+func loggedOnly(line string, at int) bool {
+	l := logLevel(line[:at])
+	return l == 'I' || l == 'W'
+}
+
+// driverBytesRe reads the size TensorFlow's cuda_driver.cc gives before the
+// driver's error: "failed to allocate 7.81G (8387559424 bytes) from
+// device: ".
+var driverBytesRe = lazyre.New(`failed to allocate [^()]*\((\d{1,18}) bytes\) from device: $`)
+
+// driverBytes returns the bytes that prefix says failed to allocate, -1
+// when it does not say.
+func driverBytes(prefix string) int64 {
+	if m := driverBytesRe.FindStringSubmatch(prefix); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		return n
+	}
+	return -1
 }
 
 // leadInRe matches the words a library error is printed after, at the end
@@ -329,6 +440,25 @@ func classify(line string, at int) int {
 	}
 	if lib, _ := libraryAt(rest); lib != "" {
 		return classifyLibrary(line, at, lib, kind)
+	}
+	if k := frameworkAt(rest); k >= 0 {
+		// After its exception or status and a colon
+		// ("cupy.cuda.memory.OutOfMemoryError: ", "XlaRuntimeError:
+		// RESOURCE_EXHAUSTED: "); else prose or another program's words.
+		before := strings.TrimRight(line[:at], " \t")
+		if !strings.HasSuffix(before, ":") {
+			return notMessage
+		}
+		if strings.Count(before, "`")%2 == 1 {
+			return weakMessage // quoted in markdown: a code span opened before it
+		}
+		before = strings.TrimRight(before[:len(before)-1], " ")
+		for _, a := range frameworkOOMs[k].after {
+			if strings.HasSuffix(before, a) {
+				return kind
+			}
+		}
+		return notMessage
 	}
 	switch {
 	case strings.HasPrefix(rest, "Allocation on device "):
@@ -457,6 +587,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	m.Text = strings.TrimRight(line[at:], " \r\n")
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	s := &scanner{s: line, i: at}
+	if k := frameworkAt(line[at:]); k >= 0 {
+		return parseFramework(s, &m, k)
+	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
 		if strings.HasPrefix(line[at:], "HIP") {
@@ -540,6 +673,125 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	m.Warnings = s.huge
 	return m, s.i
+}
+
+// parseFramework reads another framework's message (frameworkOOMs[k]) at
+// s.i. A message that departs from the form keeps the generation with no
+// sizes and a Reason.
+func parseFramework(s *scanner, m *Message, k int) (Message, int) {
+	f := frameworkOOMs[k]
+	m.Generation, m.Backend = f.gen, "CUDA"
+	s.i += len(f.phrase)
+	var err error
+	switch f.phrase {
+	case "Out of memory allocating ":
+		// "N bytes (allocated so far: T bytes[, limit set to: L bytes])."
+		if m.Requested, err = s.groupedBytes(); err == nil && s.eat(" (allocated so far: ") {
+			if m.Reserved, err = s.groupedBytes(); err == nil && s.eat(", limit set to: ") {
+				m.Allowed, err = s.groupedBytes()
+			}
+		}
+	case "out of memory to allocate ":
+		// "N bytes (total T bytes)", CuPy before 5.
+		if m.Requested, err = s.groupedBytes(); err == nil && s.eat(" (total ") {
+			m.Reserved, err = s.groupedBytes()
+		}
+	case "Out of memory while trying to allocate ":
+		// "N bytes." (tf_allocator_adapter.cc) or "16.00GiB" (PJRT's
+		// HumanReadableNumBytes).
+		at := s.i
+		if m.Requested, err = s.groupedBytes(); err != nil {
+			s.i = at
+			m.Requested, err = s.humanBytes()
+		}
+	case "OOM when allocating tensor":
+		m.Backend = ""
+		if i := strings.Index(m.Text, "/device:GPU:"); i >= 0 {
+			m.Backend = "CUDA"
+			d := &scanner{s: m.Text, i: i + len("/device:GPU:")}
+			if n, e := d.int(); e == nil {
+				m.Device = n
+			}
+		}
+	}
+	if err != nil {
+		m.Reason = err.Error()
+		m.Requested, m.Reserved, m.Allowed = -1, -1, -1
+	}
+	if f.phrase == "Out of memory while trying to allocate " {
+		m.Backend = "" // XLA on a GPU or a TPU: the message does not say
+	}
+	return *m, len(strings.TrimRight(s.s, " \r\n"))
+}
+
+// groupedBytes reads "N bytes" where N may have thousands separators
+// ("25,600,000 bytes", Python's "{:,}").
+func (s *scanner) groupedBytes() (int64, error) {
+	at := s.i
+	var n int64
+	digits := 0
+	for s.i < len(s.s) {
+		c := s.s[s.i]
+		switch {
+		case c >= '0' && c <= '9':
+			if digits >= 18 {
+				return -1, fmt.Errorf("column %d: size out of range", at+1)
+			}
+			n = n*10 + int64(c-'0')
+			digits++
+		case c == ',' && digits > 0 && s.i+1 < len(s.s) && s.s[s.i+1] >= '0' && s.s[s.i+1] <= '9':
+		default:
+			goto done
+		}
+		s.i++
+	}
+done:
+	if digits == 0 {
+		return -1, s.expected("a size")
+	}
+	if err := s.want(" bytes"); err != nil {
+		return -1, err
+	}
+	return n, nil
+}
+
+// humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
+// "D.DD" then "B", "KiB", "MiB", "GiB", "TiB" with no space ("16.00GiB");
+// within half a hundredth of the unit.
+func (s *scanner) humanBytes() (int64, error) {
+	at := s.i
+	whole := s.digits()
+	if whole == "" || len(whole) > 6 {
+		return -1, s.expected("a size")
+	}
+	frac := ""
+	if s.eat(".") {
+		frac = s.digits()
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	if len(frac) > 2 {
+		s.i = at
+		return -1, s.expected("a size with two decimals")
+	}
+	var unit int64
+	switch {
+	case s.eat("KiB"):
+		unit = 1 << 10
+	case s.eat("MiB"):
+		unit = 1 << 20
+	case s.eat("GiB"):
+		unit = 1 << 30
+	case s.eat("TiB"):
+		unit = 1 << 40
+	case s.eat("B"):
+		unit = 1
+	default:
+		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
+	}
+	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
 }
 
 // thcField reads "name=value" up to the next space in a THCudaCheck line.

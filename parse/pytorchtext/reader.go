@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
 	"strconv"
@@ -362,7 +363,14 @@ func (r *Reader) addLine(line string) error {
 			from = i + 1
 			continue
 		}
+		if loggedOnly(line, i) {
+			r.noteLogged(line, i)
+			break
+		}
 		m, end := ParseMessage(line, i)
+		if m.Generation == GenCUDAError && m.Requested < 0 {
+			m.Requested = driverBytes(line[:i])
+		}
 		if endsCut(m) && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
@@ -376,6 +384,20 @@ func (r *Reader) addLine(line string) error {
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// noteLogged warns of an out-of-memory error that a framework logged at
+// INFO or WARNING level (see loggedOnly): it is not counted as an OOM.
+func (r *Reader) noteLogged(line string, at int) {
+	level := "INFO"
+	if logLevel(line[:at]) == 'W' {
+		level = "WARNING"
+	}
+	size := ""
+	if n := driverBytes(line[:at]); n >= 0 {
+		size = fmt.Sprintf(" of %d bytes", n)
+	}
+	r.meta.Warnings.Linef(int(r.line), "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (TensorFlow probes how much GPU memory it can take and retries smaller), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be", level, size, clip(strings.TrimRight(line[at:], " \r\n")))
 }
 
 // complete reports whether a message was read whole.

@@ -71,7 +71,8 @@
 //	message        int32   index of the message in the input, from 0
 //	line           int64   line of the message
 //	generation     dictionary<int16, utf8>: "2.x", "1.x", "async" (cudaMallocAsync),
-//	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "cut", "unparsed"
+//	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "1eb", "cut", "unparsed";
+//	               other frameworks': "cupy", "xla" (JAX), "tensorflow"
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA", "HIP", "XPU" or "MPS"
 //	exception      utf8    exception type before the message; null when none
@@ -94,6 +95,9 @@
 // message has requested and the figures printed whole before the cut; an
 // "async" message has requested, total, free, allocated (= reserved) and
 // allowed when a cap was set, and a reason when its lines were cut off;
+// a "cupy" message has requested, reserved (the pool's bytes from CUDA,
+// "allocated so far") and allowed (its limit) as printed; an "xla"
+// message has requested; a "tensorflow" message no size, only the device;
 // an "mps" message has requested, reserved (PyTorch's MPS heaps),
 // process_in_use (reserved + other allocations) and allowed (the high
 // watermark limit) when one was set.

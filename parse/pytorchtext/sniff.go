@@ -65,6 +65,8 @@ func SniffOOM(head []byte) bool {
 		line := text[start:end]
 		switch classify(line, i-start) {
 		case message:
+			// A record logged at INFO or WARNING level too: the reader
+			// says it is not an OOM.
 			return true
 		case weakMessage:
 			if m, _ := ParseMessage(line, i-start); weakKept(m) {

@@ -1,0 +1,136 @@
+package pytorchtext
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Other frameworks' out-of-memory messages, in the words of their sources
+// (see frameworkOOMs): what each reads. Sizes: CuPy prints bytes with
+// thousands separators ("{:,}"), so 25,600,000 is 25600000;
+// tf_allocator_adapter.cc prints plain bytes; PJRT's "16.00GiB" is 16 *
+// 2^30. The TF message gives a shape, not bytes: no request; its device is
+// the index after "/device:GPU:".
+func TestFrameworkMessages(t *testing.T) {
+	for _, c := range []struct {
+		line, gen           string
+		requested, reserved int64
+		allowed             int64
+		device              int32
+	}{
+		// cupy/cupy#2537.
+		{"cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).", "cupy", 25600000, 3635267072, -1, -1},
+		// memory.pyx with a limit (MemoryPool.set_limit).
+		{"cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,024 bytes (allocated so far: 2,048 bytes, limit set to: 2,560 bytes).", "cupy", 1024, 2048, 2560, -1},
+		// CuPy 13, the pool's total unknown (total == -1): no "(allocated so far".
+		{"cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 512 bytes", "cupy", 512, -1, -1, -1},
+		// CuPy before 5 (cupy/cupy#1912).
+		{"cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)", "cupy", 1073741824, 12373894656, -1, -1},
+		// patrickbryant1/AFProfile#8.
+		{"jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "xla", 4770354232, -1, -1, -1},
+		{"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 16.00GiB.", "xla", 16 << 30, -1, -1, -1},
+		// op_kernel.cc's words, as TF 2.x raises them.
+		{"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc", "tensorflow", -1, -1, -1, 1},
+		// TF 1.x's status text.
+		{"  (0) Resource exhausted: OOM when allocating tensor with shape[1,512,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "tensorflow", -1, -1, -1, 0},
+	} {
+		rs, err := readText(t, "x.log", c.line+"\n", false)
+		if err != nil || len(rs.msgs) != 1 {
+			t.Errorf("%q: %+v %v", c.line, rs, err)
+			continue
+		}
+		m := rs.msgs[0]
+		get := func(k string) int64 {
+			if v, ok := m.sizes[k]; ok {
+				return v
+			}
+			return -1
+		}
+		if m.gen != c.gen || get("requested") != c.requested || get("reserved") != c.reserved || get("allowed") != c.allowed || m.device != c.device || m.reason != "" {
+			t.Errorf("%q: %+v", c.line, m)
+		}
+		if Framework(Generation(m.gen)) == "" {
+			t.Errorf("%q: no framework named", c.line)
+		}
+	}
+}
+
+// The frameworks' words without their exception or status before them are
+// prose or another program's ("Out of memory while trying to allocate" is
+// also a C program's malloc failure): nothing is read.
+func TestFrameworkWordsAlone(t *testing.T) {
+	for _, line := range []string{
+		`fprintf (stderr, "Out of memory while trying to allocate %u bytes", size);`,
+		"I get Out of memory allocating 25,600,000 bytes with cupy",
+		"W0924 warning: OOM when allocating tensor is printed",
+		// Quoted in markdown (a README's table): a code span is prose.
+		"| CuPy | `cupy.cuda.memory.OutOfMemoryError: Out of memory allocating N bytes` | ... |",
+	} {
+		rs, err := readText(t, "x.log", line+"\n", false)
+		if err != nil || len(rs.msgs) != 0 {
+			t.Errorf("%q: %+v %v", line, rs.msgs, err)
+		}
+	}
+}
+
+// A CUDA out-of-memory error inside a framework's own log record at INFO
+// or WARNING level is not an OOM: the program logged it and went on
+// (tensorflow/tensorflow#52123: TF's start-up probe "failed to allocate
+// 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY", then
+// "Successfully opened dynamic library"). The file is still read (sniffed
+// as OOM text) and each line gets a warning naming its level and size. The
+// same words at ERROR level are an OOM, whose request is the line's bytes.
+func TestLoggedOOMIsNotACrash(t *testing.T) {
+	rs := readFile(t, "pastes/tf52123_info_cuda_driver_oom.log", false)
+	if len(rs.msgs) != 0 {
+		t.Errorf("messages %+v", rs.msgs)
+	}
+	ws := rs.meta.Warnings.Diagnostics()
+	n := 0
+	for _, w := range ws {
+		if strings.Contains(w.Msg, "at INFO level") && strings.Contains(w.Msg, "8387559424 bytes") {
+			n++
+			if w.Line != n {
+				t.Errorf("warning at line %d, want %d", w.Line, n)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("warnings %q", rs.meta.Warnings.Strings())
+	}
+	for _, line := range []string{
+		"2021-09-24 16:22:13.020179: W tensorflow/stream_executor/cuda/cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		"I0924 16:22:13.020179 12345 cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+		"W0000 00:00:1711234567.123456   12345 op_kernel.cc:1827] OP_REQUIRES failed at conv_ops.cc:1068 : RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+	} {
+		if rs, err := readText(t, "x.log", line+"\n", false); err != nil || len(rs.msgs) != 0 {
+			t.Errorf("%q: %+v %v", line, rs.msgs, err)
+		}
+	}
+	if !SniffOOM([]byte("2021-09-24 16:22:13.020179: I tensorflow/stream_executor/cuda/cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")) {
+		t.Error("an INFO record of an OOM is not sniffed as OOM text: the file would be refused rather than read")
+	}
+	line := "2021-09-24 16:22:13.020179: E tensorflow/stream_executor/cuda/cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory"
+	rs, err := readText(t, "x.log", line+"\n", false)
+	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].gen != string(GenCUDAError) || rs.msgs[0].sizes["requested"] != 8387559424 {
+		t.Errorf("ERROR record: %+v %v", rs.msgs, err)
+	}
+}
+
+// The traceback-only pastes of CuPy and JAX are sniffed as OOM text.
+func TestFrameworkPastesSniffed(t *testing.T) {
+	for _, f := range []string{"pastes/cupy2537_oom_traceback.log", "pastes/jax_afprofile8_resource_exhausted.log"} {
+		rs := readFile(t, f, false)
+		if len(rs.msgs) != 1 {
+			t.Errorf("%s: %+v", f, rs.msgs)
+		}
+		b, err := os.ReadFile(dir + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !SniffOOM(b) {
+			t.Errorf("%s: not sniffed as OOM text", f)
+		}
+	}
+}
