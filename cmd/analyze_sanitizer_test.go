@@ -318,17 +318,7 @@ func TestAnalyzeSanitizerDeprecationNoticeClean(t *testing.T) {
 // the tool's lines, at the traceback's frame (train.py:12); --fail-on oom
 // trips on it.
 func TestAnalyzeSanitizerProgramOOM(t *testing.T) {
-	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", san("san_torch_oom_in_log.txt"))
-	if code != cmd.ExitFindings {
-		t.Fatalf("exit %d\nstderr %s", code, errOut)
-	}
-	r := decode(t, out)
-	var ooms []report.Finding
-	for _, f := range r.Findings {
-		if f.Kind == report.KindOOM {
-			ooms = append(ooms, f)
-		}
-	}
+	r, ooms := analyzeOOMFailOn(t, san("san_torch_oom_in_log.txt"))
 	if len(ooms) != 1 || ooms[0].Site.Line != 12 || !strings.HasSuffix(ooms[0].Site.File, "train.py") ||
 		!strings.HasPrefix(ooms[0].Message, "oom: 20.00 MiB requested on GPU 0") {
 		t.Errorf("oom findings %+v", ooms)
@@ -412,17 +402,7 @@ func TestAnalyzeLoggedOOMNotAFinding(t *testing.T) {
 // (24.41 MiB), with CuPy's note and no PyTorch advice; --fail-on oom trips.
 // The traceback alone is read as OOM text by analyze and oom.
 func TestAnalyzeSanitizerCuPyOOM(t *testing.T) {
-	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", san("san_cupy_oom.txt"))
-	if code != cmd.ExitFindings {
-		t.Fatalf("exit %d\nstderr %s", code, errOut)
-	}
-	r := decode(t, out)
-	var ooms []report.Finding
-	for _, f := range r.Findings {
-		if f.Kind == report.KindOOM {
-			ooms = append(ooms, f)
-		}
-	}
+	_, ooms := analyzeOOMFailOn(t, san("san_cupy_oom.txt"))
 	if len(ooms) != 1 || !strings.HasPrefix(ooms[0].Message, "oom: 24.41 MiB requested") || !strings.Contains(ooms[0].Message, "CuPy's memory pool") ||
 		strings.Contains(ooms[0].Message, "PYTORCH_CUDA_ALLOC_CONF") {
 		t.Errorf("oom findings %+v", ooms)
@@ -439,4 +419,23 @@ func TestAnalyzeSanitizerCuPyOOM(t *testing.T) {
 	if code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", jax); code != cmd.ExitFindings || !strings.Contains(out, "4.44 GiB requested") || !strings.Contains(out, "XLA") {
 		t.Errorf("analyze jax: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// analyzeOOMFailOn runs "analyze --format json --fail-on oom" on path,
+// which must exit with findings, and returns the report and its oom
+// findings.
+func analyzeOOMFailOn(t *testing.T, path string) (report.Report, []report.Finding) {
+	t.Helper()
+	code, out, errOut := run(t, "", "analyze", "--format", "json", "--fail-on", "oom", path)
+	if code != cmd.ExitFindings {
+		t.Fatalf("exit %d\nstderr %s", code, errOut)
+	}
+	r := decode(t, out)
+	var ooms []report.Finding
+	for _, f := range r.Findings {
+		if f.Kind == report.KindOOM {
+			ooms = append(ooms, f)
+		}
+	}
+	return r, ooms
 }
