@@ -11,7 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/gpuleak/gpuleak/parse/gunzip"
 )
 
 // SniffLen is how many leading bytes of an input detection looks at.
@@ -80,12 +80,11 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	br := bufio.NewReaderSize(in.count, 256<<10)
 	head, _ := br.Peek(len(gzipMagic))
 	if bytes.Equal(head, gzipMagic) {
-		zr, err := gzip.NewReader(br)
+		zr, err := gunzip.NewReader(br)
 		if err != nil {
 			in.Close()
 			return nil, &Error{File: path, Offset: 0, Msg: "damaged gzip header", Err: err}
 		}
-		zr.Multistream(true)
 		in.Gzip = true
 		in.closer = append(in.closer, zr)
 		br = bufio.NewReaderSize(gzipErrReader{zr}, 256<<10)
@@ -179,37 +178,13 @@ func (in *Input) Close() error {
 // gzipErrReader says "gzip" in decompression errors, so that a parser's
 // positioned error tells a damaged compressed stream from a damaged
 // payload. A truncated gzip stream is io.ErrUnexpectedEOF, kept in the chain.
-type gzipErrReader struct{ zr *gzip.Reader }
+// It has no WriteTo: a read-ahead's chunks are filled by Read, which
+// inflates straight into them.
+type gzipErrReader struct{ zr *gunzip.Reader }
 
 func (g gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	return n, gzipErr(err)
-}
-
-// WriteTo writes the decompressed bytes to w straight from the inflater's
-// window (through a bufio.Reader's WriteTo, with no copy into its buffer),
-// with Read's errors. A write error of w is returned as it is.
-func (g gzipErrReader) WriteTo(w io.Writer) (int64, error) {
-	ew := &errWriter{w: w}
-	n, err := g.zr.WriteTo(ew)
-	if err != nil && ew.err != nil && errors.Is(err, ew.err) {
-		return n, err
-	}
-	return n, gzipErr(err)
-}
-
-// errWriter remembers its writer's error, to tell it from the inflater's.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	n, err := e.w.Write(p)
-	if err != nil {
-		e.err = err
-	}
-	return n, err
 }
 
 func gzipErr(err error) error {

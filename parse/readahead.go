@@ -21,9 +21,10 @@ import (
 //
 // It lends whole chunks (NextChunk, a pickle.ChunkReader) rather than
 // copying them out, and fills them through the source's WriteTo where it
-// has one (gzip's writes straight from its window; a bufio.Reader's
-// hands its buffered bytes, then the reader under it to the chunks'
-// ReadFrom), else by Read: no copy through a bufio.Reader's buffer.
+// has one (a bufio.Reader's hands its buffered bytes, then the reader
+// under it to the chunks' ReadFrom), else by Read: no copy through a
+// bufio.Reader's buffer, and gzip (parse/gunzip) inflates straight into
+// the chunk.
 //
 // A ReadAhead is read from one goroutine; Close is called from that
 // goroutine too, or after it stops reading. Only for sources whose Read
@@ -136,8 +137,8 @@ func (f *filler) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// ReadFrom reads a source with no WriteTo (a plain file, through the
-// bufio.Reader's WriteTo) straight into the chunks.
+// ReadFrom reads a source with no WriteTo (a plain file or gzip, through
+// the bufio.Reader's WriteTo) straight into the chunks.
 func (f *filler) ReadFrom(src io.Reader) (int64, error) {
 	var total int64
 	for {
