@@ -129,6 +129,25 @@ func TestMultistream(t *testing.T) {
 	if err != nil || !bytes.Equal(got, append(a, b...)) {
 		t.Fatalf("%d bytes, %v", len(got), err)
 	}
+	// A later member cut inside its header is a truncated file (the
+	// reader gpuleak used before took it as a clean end; compress/gzip
+	// and gzip -t do not).
+	cut := append(gzipped(t, a, 6), 0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 3, 'n', 'a')
+	if _, err := inflate(cut, 1000, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("cut second header: %v, want io.ErrUnexpectedEOF", err)
+	}
+	// A file name of any length is read (streamed, not kept): RFC 1952
+	// sets no limit, and GNU gzip writes long ones.
+	var long bytes.Buffer
+	zw := stdgzip.NewWriter(&long)
+	zw.Write(a)
+	zw.Close()
+	named := long.Bytes()
+	named[3] |= 8 // FNAME
+	named = append(named[:10:10], append(append(bytes.Repeat([]byte("n"), 4000), 0), named[10:]...)...)
+	if got, err := inflate(named, 1000, nil); err != nil || !bytes.Equal(got, a) {
+		t.Fatalf("4000-byte file name: %q, %v", got, err)
+	}
 	// Bytes after a member that are not a header.
 	if _, err := inflate(append(gzipped(t, a, 6), "junk after the member"...), 1000, nil); !errors.Is(err, ErrHeader) {
 		t.Fatalf("trailing junk: %v, want ErrHeader", err)
@@ -234,26 +253,41 @@ func BenchmarkInflateBigReal(b *testing.B) {
 		b.Fatal(err)
 	}
 	buf := make([]byte, 256<<10)
+	// drain reads r to its end and fails unless it gave every byte.
+	drain := func(b *testing.B, r io.Reader) {
+		var n int64
+		for {
+			m, err := r.Read(buf)
+			n += int64(m)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != size {
+			b.Fatalf("%d bytes, want %d", n, size)
+		}
+	}
 	b.Run("gunzip", func(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
-			zr, _ := NewReader(bytes.NewReader(gz))
-			for {
-				if _, err := zr.Read(buf); err != nil {
-					break
-				}
+			zr, err := NewReader(bytes.NewReader(gz))
+			if err != nil {
+				b.Fatal(err)
 			}
+			drain(b, zr)
 		}
 	})
 	b.Run("klauspost", func(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
-			zr, _ := kgzip.NewReader(bytes.NewReader(gz))
-			for {
-				if _, err := zr.Read(buf); err != nil {
-					break
-				}
+			zr, err := kgzip.NewReader(bytes.NewReader(gz))
+			if err != nil {
+				b.Fatal(err)
 			}
+			drain(b, zr)
 		}
 	})
 }
