@@ -248,7 +248,11 @@ func FrameworkSite(full []Frame) []Frame {
 	return out
 }
 
-var libraryFile = lazyre.New(`[/\\](site|dist)-packages[/\\]`)
+// libraryFile: an installed package's file; also a compiled Cython
+// module's source as its traceback frames name it, a relative path ending
+// in .pyx ("cupy/cuda/memory.pyx": the path it was built from, with no
+// site-packages), and CuPy's files named the same way.
+var libraryFile = lazyre.New(`[/\\](site|dist)-packages[/\\]|^[A-Za-z_][\w.-]*[/\\][^:<>]*\.pyx$|^(cupy|cupyx|cupy_backends)[/\\]`)
 
 // IsLibrary reports whether a frame is in an installed package rather than
 // the user's own code.

@@ -90,3 +90,32 @@ func TestIsAutogradPython(t *testing.T) {
 		}
 	}
 }
+
+// TestIsLibrary: installed packages' files, on any OS, and compiled
+// Cython modules as their traceback frames name them (CuPy 13's OOM
+// traceback, testdata/pytorch/pastes/cupy2537_oom_traceback.log): a
+// relative .pyx path, and CuPy's relative paths. The program's own files,
+// a notebook cell and a .pyx under an absolute path are not.
+func TestIsLibrary(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want bool
+	}{
+		{"/usr/lib/python3/dist-packages/numpy/core/numeric.py", true},
+		{`C:\venv\Lib\site-packages\transformers\trainer.py`, true},
+		{"cupy/cuda/memory.pyx", true},
+		{"cupy/_core/core.pyx", true},
+		{`cupy_backends\cuda\api\runtime.pyx`, true},
+		{"cupy/_creation/basic.py", true},
+		{"sklearn/utils/_cython_blas.pyx", true},
+		{"/home/user/cupy_oom.py", false},
+		{"train.py", false},
+		{"/home/user/proj/fast.pyx", false},
+		{"<ipython-input-3-abc>", false},
+		{"cupyish/model.py", false},
+	} {
+		if got := IsLibrary(Frame{Filename: c.file}); got != c.want {
+			t.Errorf("IsLibrary(%q) = %v, want %v", c.file, got, c.want)
+		}
+	}
+}
