@@ -423,6 +423,27 @@ func TestAnalyzeSanitizerCuPyOOM(t *testing.T) {
 	}
 }
 
+// TestAnalyzeStreamExecutorErrorRecord: TensorFlow's cuda_driver.cc line
+// at ERROR level (the same line at INFO is a probe, tensorflow#52123) is an
+// OOM of the 8387559424 bytes it names (7.81 GiB), said to be
+// StreamExecutor's, not an allocation "outside PyTorch's caching
+// allocator" with "no sizes".
+func TestAnalyzeStreamExecutorErrorRecord(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "tf.log")
+	line := "2021-09-24 16:22:13.020179: E tensorflow/stream_executor/cuda/cuda_driver.cc:801] failed to allocate 7.81G (8387559424 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+	if err := os.WriteFile(log, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ooms := analyzeOOMFailOn(t, log)
+	if len(ooms) != 1 || !strings.HasPrefix(ooms[0].Message, "oom: 7.81 GiB requested: StreamExecutor") ||
+		strings.Contains(ooms[0].Message, "PyTorch") || strings.Contains(ooms[0].Message, "no sizes") {
+		t.Errorf("oom findings %+v", ooms)
+	}
+	if code, out, errOut := run(t, "", "oom", log); code != 0 || !strings.Contains(out, "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate 7.81 GiB") || strings.Contains(out, "PyTorch held") {
+		t.Errorf("oom: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
 // analyzeOOMFailOn runs "analyze --format json --fail-on oom" on path,
 // which must exit with findings, and returns the report and its oom
 // findings.

@@ -260,6 +260,11 @@ func oomMessage(r oom.Report) string {
 	}
 	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
 		if lib := pytorchtext.Library(r.Text); lib != "" {
+			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime") {
+				// StreamExecutor's "failed to allocate 7.81G (8387559424
+				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
+				return "oom: " + pytorchtext.FormatSize(r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
+			}
 			return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
 		}
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"

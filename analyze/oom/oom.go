@@ -656,11 +656,14 @@ func (r *Report) findCauses() {
 			case "NCCL":
 				r.Notes = append(r.Notes, "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)")
 			case "the CUDA driver", "the CUDA runtime":
-				sizes := "the message has no sizes"
 				if r.known(r.RequestedBytes) {
-					sizes = "the line gives only the size asked for" // TensorFlow's "failed to allocate 7.81G (8387559424 bytes)"
+					// StreamExecutor's cuda_driver.cc: "failed to allocate
+					// 7.81G (8387559424 bytes) from device", in an ERROR
+					// record (INFO and WARNING ones are probes, not OOMs).
+					r.Notes = append(r.Notes, "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate "+size(r.RequestedBytes)+" from the device ("+lib+"'s out-of-memory error), in an ERROR record: the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory")
+					break
 				}
-				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): "+sizes+"; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
+				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
 			default:
 				r.Notes = append(r.Notes, lib+" could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
 			}
