@@ -39,6 +39,11 @@ type Metadata struct {
 	Sets int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
+	// LoggedOnly holds, among Warnings, those of out-of-memory errors a
+	// framework logged at INFO or WARNING level and went on (not OOMs):
+	// a reader of a program's output shown amid another tool's lines (a
+	// compute-sanitizer log) reports these alone when there is no OOM.
+	LoggedOnly parse.Warnings
 	// UnifiedMemory is the first unified-memory device the text names
 	// (see UnifiedMemory), nil when none.
 	UnifiedMemory *UnifiedMemory
@@ -397,7 +402,10 @@ func (r *Reader) noteLogged(line string, at int) {
 	if n := driverBytes(line[:at]); n >= 0 {
 		size = fmt.Sprintf(" of %d bytes", n)
 	}
-	r.meta.Warnings.Linef(int(r.line), "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (TensorFlow probes how much GPU memory it can take and retries smaller), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be", level, size, clip(strings.TrimRight(line[at:], " \r\n")))
+	const format = "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (TensorFlow probes how much GPU memory it can take and retries smaller), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be"
+	text := clip(strings.TrimRight(line[at:], " \r\n"))
+	r.meta.Warnings.Linef(int(r.line), format, level, size, text)
+	r.meta.LoggedOnly.Linef(int(r.line), format, level, size, text)
 }
 
 // complete reports whether a message was read whole.
