@@ -582,6 +582,25 @@ func (z *Reader) copyMatch(p []byte, n, dist, length int) int {
 	return n
 }
 
+// lookup returns the entry of table (primary index bits wide) for the
+// code at the bottom of bits, through its subtable when it is longer.
+func lookup(table []uint32, bits uint64, primary uint) uint32 {
+	e := table[bits&(1<<primary-1)]
+	if e&entrySub != 0 {
+		e = table[(e>>16)+uint32(bits>>primary)&(1<<((e>>8)&0x1f)-1)]
+	}
+	return e
+}
+
+// invalidCode is the error for bits that no code of the table starts:
+// the input's end when fewer than a code's bits are left, else corrupt.
+func (z *Reader) invalidCode() error {
+	if z.nb < maxCodeLen && z.eof {
+		return z.eofErr()
+	}
+	return z.corrupt()
+}
+
 // huffman decodes a Huffman block's symbols into p[n:] until the block
 // ends or p is full.
 func (z *Reader) huffman(p []byte, n int) (int, error) {
@@ -606,10 +625,7 @@ func (z *Reader) fast(p []byte, n int) (int, bool, error) {
 		bits |= binary.LittleEndian.Uint64(in[ip:]) << nb
 		ip += int((63 - nb) >> 3)
 		nb |= 56
-		e := lit[bits&(1<<litBits-1)]
-		if e&entrySub != 0 {
-			e = lit[(e>>16)+uint32(bits>>litBits)&(1<<((e>>8)&0x1f)-1)]
-		}
+		e := lookup(lit, bits, litBits)
 		l := uint(e & 0xff)
 		bits >>= l
 		nb -= l
@@ -631,10 +647,7 @@ func (z *Reader) fast(p []byte, n int) (int, bool, error) {
 		length := int(e>>16) + int(bits&(1<<x-1))
 		bits >>= x
 		nb -= x
-		d := dist[bits&(1<<distBits-1)]
-		if d&entrySub != 0 {
-			d = dist[(d>>16)+uint32(bits>>distBits)&(1<<((d>>8)&0x1f)-1)]
-		}
+		d := lookup(dist, bits, distBits)
 		dl := uint(d & 0xff)
 		if dl == 0 {
 			z.bits, z.nb, z.ip = bits, nb, ip
@@ -695,16 +708,10 @@ func (z *Reader) slow(p []byte, n int) (int, error) {
 		if z.nb < 48 {
 			z.refillSlow()
 		}
-		e := z.lit[z.bits&(1<<litBits-1)]
-		if e&entrySub != 0 {
-			e = z.lit[(e>>16)+uint32(z.bits>>litBits)&(1<<((e>>8)&0x1f)-1)]
-		}
+		e := lookup(z.lit, z.bits, litBits)
 		l := uint(e & 0xff)
 		if l == 0 {
-			if z.nb < maxCodeLen && z.eof {
-				return n, z.eofErr()
-			}
-			return n, z.corrupt()
+			return n, z.invalidCode()
 		}
 		if l > z.nb {
 			return n, z.eofErr()
@@ -726,16 +733,10 @@ func (z *Reader) slow(p []byte, n int) (int, error) {
 		}
 		z.take(l)
 		length := int(e>>16) + int(z.take(x))
-		d := z.dist[z.bits&(1<<distBits-1)]
-		if d&entrySub != 0 {
-			d = z.dist[(d>>16)+uint32(z.bits>>distBits)&(1<<((d>>8)&0x1f)-1)]
-		}
+		d := lookup(z.dist, z.bits, distBits)
 		dl := uint(d & 0xff)
 		if dl == 0 {
-			if z.nb < maxCodeLen && z.eof {
-				return n, z.eofErr()
-			}
-			return n, z.corrupt()
+			return n, z.invalidCode()
 		}
 		x = uint((d >> 8) & 0x1f)
 		if dl+x > z.nb {
