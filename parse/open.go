@@ -85,8 +85,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			in.Close()
 			return nil, &Error{File: path, Offset: 0, Msg: "damaged gzip header", Err: err}
 		}
-		in.Gzip = true
-		in.closer = append(in.closer, zr)
+		in.Gzip = true // zr holds no resource: nothing to close
 		br = bufio.NewReaderSize(gzipErrReader{zr}, 256<<10)
 	}
 	// A UTF-8 byte order mark, which some editors and Windows tools put

@@ -109,9 +109,6 @@ func NewReader(r io.Reader) (*Reader, error) {
 	return z, nil
 }
 
-// Close releases nothing and returns nil; the source is the caller's.
-func (z *Reader) Close() error { return nil }
-
 // InputOffset returns the compressed bytes consumed so far.
 func (z *Reader) InputOffset() int64 { return z.inBase + int64(z.ip) - int64(z.nb>>3) }
 
