@@ -30,6 +30,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"unsafe"
 
@@ -172,7 +173,7 @@ type Decoder struct {
 	lastRef     Value  // the Ref last found in sameID or sameRef, and its slot
 	lastRefSlot uint32
 
-	spare [][]Value // item storage of released containers, for reuse
+	spare spareStore // item storage of released containers, for reuse
 
 	short [16]string // recent short strings, by a hash of their bytes (readStr)
 
@@ -196,13 +197,6 @@ const (
 	maxPool        = 4096
 	maxPooledItems = 256
 )
-
-// maxSpare bounds the item storage kept from released containers, as
-// maxPool bounds the pool (25 MiB at most each). Fewer is slower: on a real
-// snapshot the pool of consumed dicts serves new frames lists for long
-// stretches while released ones pile up here; with 256 kept, big_real
-// allocated 316 MB per run instead of 101 MB.
-const maxSpare = maxPool
 
 // maxShortStr is the longest string readStr looks for among recent ones.
 const maxShortStr = 32
@@ -296,10 +290,92 @@ func (d *Decoder) Replace(c *Container, v Value) {
 // storage serves later containers.
 func (d *Decoder) Release(c *Container) {
 	d.held -= int64(len(c.Items))
-	if cap(c.Items) > 0 && cap(c.Items) <= maxPooledItems && len(d.spare) < maxSpare {
-		d.spare = append(d.spare, c.Items[:0])
-	}
+	d.spare.put(c.Items)
 	c.Items = nil
+}
+
+// spareStore keeps the item storage of released containers by size
+// class, class k holding capacities 2^k to 2^(k+1)-1, so that a container
+// that needs room for n items (known at its first APPENDS or SETITEMS)
+// gets storage that holds them. Handed out in release order instead, as
+// it was, a frames list of 46 items mostly got a dict's 20 and grew by a
+// new allocation: on a snapshot of many blocks (each with a frames list)
+// that was 120 MB allocated per 36 MB read.
+//
+// Each class keeps at most maxSpareClass storages: with one bound for all
+// (maxSpare), storage of sizes rarely asked for (a consumed dict's, kept
+// with it in the pool, or a long list's) filled the store and a frames
+// list's could no longer be kept.
+type spareStore struct {
+	by [spareClasses][][]Value
+	n  int // storages held
+}
+
+// spareClasses covers capacities up to maxPooledItems.
+const spareClasses = 9 // bits.Len(maxPooledItems)
+
+// maxSpareClass bounds the storages of one class. Python's pickler
+// appends a list's elements 1,000 at a time, so a batch of segments
+// (each a dict with a blocks list, block dicts and frames lists) releases
+// 8,000 containers at once on a snapshot of many blocks; 512 a class kept
+// too few of them. What the store holds never exceeds what the decoder
+// held at once before (Limits.MaxValues bounds that).
+const maxSpareClass = 4096
+
+// put keeps s's storage, unless it is empty, too large or its class full.
+func (p *spareStore) put(s []Value) {
+	c := cap(s)
+	if c == 0 || c > maxPooledItems {
+		return
+	}
+	k := bits.Len(uint(c)) - 1
+	if len(p.by[k]) >= maxSpareClass {
+		return
+	}
+	p.by[k] = append(p.by[k], s[:0])
+	p.n++
+}
+
+// take returns empty storage for at least need items (1 to
+// maxPooledItems), nil when none is kept.
+func (p *spareStore) take(need int) []Value {
+	k := bits.Len(uint(need - 1)) // the class whose every capacity is at least need
+	if k > 0 {
+		// The class below holds some that fit: its latest is looked at.
+		if b := p.by[k-1]; len(b) > 0 && cap(b[len(b)-1]) >= need {
+			s := b[len(b)-1]
+			p.by[k-1] = b[:len(b)-1]
+			p.n--
+			return s
+		}
+	}
+	for ; k < spareClasses; k++ {
+		if b := p.by[k]; len(b) > 0 {
+			s := b[len(b)-1]
+			p.by[k] = b[:len(b)-1]
+			p.n--
+			return s
+		}
+	}
+	return nil
+}
+
+// room makes c's storage hold n more items: from the spare store when it
+// has storage that fits, else newly allocated with a power-of-two
+// capacity (so that, released, it serves any container of its class).
+// Past maxPooledItems append grows it as usual.
+func (d *Decoder) room(c *Container, n int) {
+	need := len(c.Items) + n
+	if need > maxPooledItems || n <= 0 {
+		return
+	}
+	s := d.spare.take(need)
+	if s == nil {
+		s = make([]Value, 0, 1<<bits.Len(uint(need-1)))
+	}
+	s = append(s, c.Items...)
+	d.spare.put(c.Items)
+	c.Items = s
 }
 
 // Recycle takes back a container a Handler has converted, released
@@ -996,21 +1072,14 @@ func (d *Decoder) pushContainer(k Kind, items []Value) error {
 	var c *Container
 	if n := len(d.pool); n > 0 && items == nil {
 		// Reuse a consumed container and its item storage: a stream of a
-		// million records then allocates almost nothing per record.
+		// million records then allocates almost nothing per record. (A
+		// recycled container, Recycle, comes without storage: it gets
+		// storage from the spare store when its first items come, room.)
 		c = d.pool[n-1]
 		d.pool = d.pool[:n-1]
-		items := c.Items[:0]
-		if m := len(d.spare); cap(items) == 0 && m > 0 {
-			// A recycled container (Recycle) comes without storage.
-			items = d.spare[m-1]
-			d.spare = d.spare[:m-1]
-		}
-		*c = Container{Kind: k, Items: items, Offset: d.op}
-	} else if n := len(d.spare); n > 0 && items == nil {
-		// A container a Handler converted and released (a frames list)
-		// left its item storage behind.
-		c = &Container{Kind: k, Items: d.spare[n-1], Offset: d.op}
-		d.spare = d.spare[:n-1]
+		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
+	} else if items == nil {
+		c = &Container{Kind: k, Offset: d.op}
 	} else {
 		if err := d.hold(len(items)); err != nil {
 			return err
@@ -1127,6 +1196,9 @@ func (d *Decoder) appendTo(l *Container, item Value) error {
 		return err
 	}
 	l.n++
+	if len(l.Items) == cap(l.Items) {
+		d.room(l, 1)
+	}
 	l.Items = append(l.Items, item)
 	return nil
 }
@@ -1158,6 +1230,9 @@ func (d *Decoder) appendsOp() error {
 		// No Handler call and no limit reached: store them at once.
 		d.held += n
 		l.n += n
+		if cap(l.Items)-len(l.Items) < len(items) {
+			d.room(l, len(items))
+		}
 		l.Items = append(l.Items, items...)
 	} else {
 		for _, it := range items {
@@ -1219,6 +1294,9 @@ func (d *Decoder) addPairs(t *Container, kv []Value) error {
 	}
 	if err := d.hold(len(kv)); err != nil {
 		return err
+	}
+	if cap(t.Items)-len(t.Items) < len(kv) {
+		d.room(t, len(kv))
 	}
 	t.Items = append(t.Items, kv...)
 	if t.Tag != 0 && d.ph != nil {

@@ -620,12 +620,62 @@ func TestRecycle(t *testing.T) {
 	if len(d.pool) != 1 || d.pool[0] != free {
 		t.Fatalf("pool %v after recycling one container twice, want it once", d.pool)
 	}
-	// Reused with item storage a released container left behind.
-	d.spare = append(d.spare, make([]Value, 0, 8))
+	// Reused, then given item storage a released container left behind
+	// when its first items come.
+	d.spare.put(make([]Value, 0, 8))
 	if err := d.pushContainer(List, nil); err != nil {
 		t.Fatal(err)
 	}
-	if c := d.stack[len(d.stack)-1].cont(); c != free || cap(c.Items) != 8 || c.consumed {
-		t.Errorf("reused container %p (cap %d, consumed %v), want %p with the spare storage", c, cap(c.Items), c.consumed, free)
+	c := d.stack[len(d.stack)-1].cont()
+	if c != free || c.consumed {
+		t.Fatalf("reused container %p (consumed %v), want %p", c, c.consumed, free)
+	}
+	d.room(c, 5)
+	if cap(c.Items) != 8 || d.spare.n != 0 {
+		t.Errorf("room for 5 items: cap %d, %d spare storages left; want the spare storage of 8", cap(c.Items), d.spare.n)
+	}
+}
+
+// TestSpareStore checks that released item storage is handed to a
+// container that it can hold, whatever the order of release: a frames
+// list of 46 items gets a released list's 64, not a dict's 20.
+func TestSpareStore(t *testing.T) {
+	var p spareStore
+	for _, c := range []int{64, 20, 3, 1, 256, 257, 0} {
+		p.put(make([]Value, min(2, c), c))
+	}
+	if p.n != 5 {
+		t.Fatalf("%d storages kept, want 5 (none empty or above %d)", p.n, maxPooledItems)
+	}
+	for _, tc := range []struct{ need, want int }{{46, 64}, {17, 20}, {2, 3}, {1, 1}, {100, 256}, {1, 0}} {
+		s := p.take(tc.need)
+		if cap(s) != tc.want || len(s) != 0 {
+			t.Errorf("take(%d): len %d cap %d, want an empty storage of cap %d", tc.need, len(s), cap(s), tc.want)
+		}
+	}
+	// Bounded: past maxSpareClass storages of a class nothing more of
+	// it is kept, while other classes still are.
+	for range maxSpareClass + 10 {
+		p.put(make([]Value, 0, 4))
+	}
+	p.put(make([]Value, 0, 64))
+	if p.n != maxSpareClass+1 || len(p.by[2]) != maxSpareClass || len(p.by[6]) != 1 {
+		t.Errorf("%d storages kept (%d of cap 4, %d of 64), want the bound %d and one", p.n, len(p.by[2]), len(p.by[6]), maxSpareClass)
+	}
+	p = spareStore{}
+	// Every storage taken holds what was asked, for every need.
+	for need := 1; need <= maxPooledItems; need++ {
+		p.put(make([]Value, 0, need))
+	}
+	for need := maxPooledItems; need >= 1; need-- {
+		if s := p.take(need); s != nil && cap(s) < need {
+			t.Fatalf("take(%d) gave cap %d", need, cap(s))
+		}
+	}
+	var d Decoder
+	c := &Container{Kind: List, Items: []Value{IntValue(1)}}
+	d.room(c, 45)
+	if cap(c.Items) != 64 || len(c.Items) != 1 || c.Items[0] != IntValue(1) {
+		t.Errorf("room(45) on one item: len %d cap %d, want the item kept and a new storage of 64", len(c.Items), cap(c.Items))
 	}
 }

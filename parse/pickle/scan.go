@@ -695,6 +695,9 @@ end:
 				// Not converted: the list itself.
 				c := d.newContainer(List)
 				c.Offset = pt.off
+				if cap(c.Items) < int(pt.to-pt.from) {
+					d.room(c, int(pt.to-pt.from))
+				}
 				c.Items = append(c.Items, d.sc.items[pt.from:pt.to]...)
 				c.n = int64(pt.to - pt.from) // held above
 				lv = containerValue(List, c)
@@ -737,17 +740,7 @@ func (d *Decoder) newContainer(k Kind) *Container {
 	if n := len(d.pool); n > 0 {
 		c := d.pool[n-1]
 		d.pool = d.pool[:n-1]
-		items := c.Items[:0]
-		if m := len(d.spare); cap(items) == 0 && m > 0 {
-			items = d.spare[m-1]
-			d.spare = d.spare[:m-1]
-		}
-		*c = Container{Kind: k, Items: items, Offset: d.op}
-		return c
-	}
-	if n := len(d.spare); n > 0 {
-		c := &Container{Kind: k, Items: d.spare[n-1], Offset: d.op}
-		d.spare = d.spare[:n-1]
+		*c = Container{Kind: k, Items: c.Items[:0], Offset: d.op}
 		return c
 	}
 	return &Container{Kind: k, Offset: d.op}
