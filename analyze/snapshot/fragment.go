@@ -3,7 +3,6 @@ package snapshot
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -293,13 +292,15 @@ type fragSegRow struct {
 	stack int32
 }
 
+// fragBlockRow is an active block, as addBlocks keeps it until Finalize:
+// no pointers, so that the collector need not scan a row for each block of
+// a snapshot that has hundreds of thousands.
 type fragBlockRow struct {
-	dev       int32
-	seg, addr uint64
-	size, req int64
-	hasReq    bool
-	state     string
-	stack     int32
+	dev             int32
+	seg, addr       uint64
+	size, req       int64
+	hasReq, pending bool // pending: active_pending_free
+	stack           int32
 }
 
 // fragDevice keeps a device's trace from its first OOM on.
@@ -399,7 +400,7 @@ func (a *FragmentAnalyzer) addSegments(rec arrow.RecordBatch) {
 		if pool.IsValid(i) {
 			k.PoolID = [2]int64{poolValues.Value(2 * i), poolValues.Value(2*i + 1)}
 		}
-		a.segs = append(a.segs, fragSegRow{dev: device.Value(i), addr: addr.Value(i), size: total.Value(i), key: k, stack: stackAt(stack, i)})
+		a.segs = appendRow(a.segs, fragSegRow{dev: device.Value(i), addr: addr.Value(i), size: total.Value(i), key: k, stack: stackAt(stack, i)})
 	}
 }
 
@@ -412,17 +413,21 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
 	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
-	states := make([]string, dict.Len()) // kept in fragBlockRow past the batch
-	for i := range states {
-		states[i] = strings.Clone(dict.Value(i))
+	// Of a state, by its dictionary index: whether it is inactive (free
+	// space is what the active blocks leave: not kept) or pending free.
+	inactive := make([]bool, dict.Len())
+	pending := make([]bool, dict.Len())
+	for i := range inactive {
+		inactive[i] = dict.Value(i) == pytorch.StateInactive
+		pending[i] = dict.Value(i) == pytorch.StateActivePendingFree
 	}
 	for i := 0; i < int(rec.NumRows()); i++ {
-		st := states[state.GetValueIndex(i)]
-		if st == pytorch.StateInactive {
-			continue // free space is what the active blocks leave
+		k := state.GetValueIndex(i)
+		if inactive[k] {
+			continue
 		}
-		a.blocks = append(a.blocks, fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
-			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), state: st, stack: stackAt(stack, i)})
+		a.blocks = appendRow(a.blocks, fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
+			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: pending[k], stack: stackAt(stack, i)})
 	}
 }
 
@@ -767,7 +772,7 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 			continue
 		}
 		s.blocks = append(s.blocks, fragBlock{addr: b.addr, size: b.size, req: b.req, hasReq: b.hasReq,
-			pending: b.state == pytorch.StateActivePendingFree, stack: b.stack})
+			pending: b.pending, stack: b.stack})
 	}
 	if orphans > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d blocks name a segment the snapshot does not have; ignored", orphans))

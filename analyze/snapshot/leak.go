@@ -561,7 +561,7 @@ func (a *LeakAnalyzer) addBlocks(rec arrow.RecordBatch) {
 			continue
 		}
 		d := a.dev(device.Value(i))
-		d.active = append(d.active, blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)})
+		d.active = appendRow(d.active, blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)})
 	}
 }
 
@@ -1039,11 +1039,19 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		return l.seq
 	}
 	groups := map[string]*siteGroup{}
+	// Without a trace, the key of each stack: worked out once (its
+	// frames' classification), not once per block (on a snapshot of
+	// 6,644 blocks and no trace that was 60% of the run).
+	frameKeyOf := map[int32]string{}
 	add := func(stack int32, k keptAlloc) {
 		var key string
 		if in.byFrame {
 			// Without a trace nothing is judged: one finding per site.
-			key = callsite.StackKey([]callsite.Frame{a.siteFrame(a.userStack(stack))})
+			var ok bool
+			if key, ok = frameKeyOf[stack]; !ok {
+				key = callsite.StackKey([]callsite.Frame{a.siteFrame(a.userStack(stack))})
+				frameKeyOf[stack] = key
+			}
 		} else {
 			key = a.groupKey(stack, groupOf)
 		}
@@ -1055,7 +1063,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		if !containsID(g.ids, stack) {
 			g.ids = append(g.ids, stack)
 		}
-		g.allocs = append(g.allocs, k)
+		g.allocs = appendRow(g.allocs, k)
 	}
 	kept := func(l liveAlloc) keptAlloc {
 		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}

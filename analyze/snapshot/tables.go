@@ -1,6 +1,9 @@
 package snapshot
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // addrTable maps a block's address to a V: the replay's live allocations
 // and pending frees, looked up, added or removed at every trace entry (and
@@ -224,4 +227,15 @@ func (x *keyIndex) grow(keys []allocKey) {
 		}
 		x.slots[i] = int32(j) + 1
 	}
+}
+
+// appendRow appends v to s, doubling s's capacity when it is full. append
+// grows a large slice by a quarter at a time, which allocates and copies
+// each row about five times on the way to the hundreds of thousands of
+// blocks a snapshot of many segments holds; doubling, about twice.
+func appendRow[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 256))
+	}
+	return append(s, v)
 }
