@@ -2,6 +2,7 @@ package pickle
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/bits"
 	"unsafe"
 )
@@ -17,8 +18,9 @@ import (
 //
 // with each key a str (SHORT_BINUNICODE, or a memo get of a str) and each
 // value a scalar (None, a bool, an int of up to 8 bytes, a float, a short
-// str, a memo get of a scalar or a Ref) or a list of memo gets of scalars
-// and Refs (EMPTY_LIST [memo put] [MARK gets APPENDS | get APPEND]), each
+// str, a memo get of a scalar or a Ref), a memo get of a list not
+// consumed (the list itself: Val holds it) or a list of memo gets of
+// scalars and Refs (EMPTY_LIST [memo put] [MARK gets APPENDS | get APPEND]), each
 // memo put numbered next in turn, no key twice, and followed by an opcode
 // that cannot add to the dict (EMPTY_DICT, APPEND, APPENDS). When all of
 // that is buffered, the plan's keys are read into a Record without any
@@ -26,8 +28,8 @@ import (
 // the decoder memoizes what the general path would, and the Value
 // ScannedRecord returns is pushed in the dict's place: Append later
 // receives it as the list's element. Anything else (a nested dict, a long
-// str, a second SETITEMS, a memo get of a container not consumed, a FRAME
-// opcode inside the dict, a dict cut by the end of the buffer, one past a
+// str, a second SETITEMS, a memo get of a container not consumed other
+// than a list under a key, a FRAME opcode inside the dict, a dict cut by the end of the buffer, one past a
 // Limit, which the general path then reports) is left to the general
 // path, the same pickle giving the same tables either way.
 //
@@ -57,9 +59,17 @@ type RecordScanner interface {
 	// error stops decoding at once; a Handler that reports errors in the
 	// dict's values when Append receives it, as the general path would,
 	// keeps them until then. Append must consume the Value (and call
-	// ReleaseRecord), as the general path consumes the dict.
+	// ReleaseRecord), as the general path consumes the dict, or a Handler
+	// that has Append keep it in its list must, when it takes it from
+	// there. ErrNotScanned leaves the dict to the general path instead, as
+	// if no plan had been given: ScannedRecord must then have changed
+	// nothing, rec included.
 	ScannedRecord(list *Container, index int64, rec *Record) (Value, error)
 }
+
+// ErrNotScanned is what ScannedRecord returns to leave a dict to the
+// general path (a value it would rather the general path judged).
+var ErrNotScanned = errors.New("pickle: record left to the general path")
 
 // MaxRecordFields is the most keys a RecordPlan may name.
 const MaxRecordFields = 16
@@ -417,6 +427,25 @@ func (d *Decoder) scanGet(i int64) (Value, bool) {
 	return Value{}, false
 }
 
+// listGet returns memo entry i when it is a list not consumed (a frames
+// list that a dict made before refers to again), marked shared as a memo
+// get marks it: the general path, if the record goes there after all,
+// gets it again and marks it the same.
+func (d *Decoder) listGet(i int64) (Value, bool) {
+	if i >= d.memoIdx.n {
+		return Value{}, false
+	}
+	if slot := d.memoIdx.at(i); slot > consumedSlot {
+		if v := d.vals[slot]; v.kind == List {
+			if c := v.cont(); c != nil && !c.consumed {
+				c.shared = true
+				return v, true
+			}
+		}
+	}
+	return Value{}, false
+}
+
 // getArg reads the memo index of a memo get at b[p:]: n is the bytes
 // the get takes, 0 when there is none whole.
 func getArg(b []byte, p int) (i int64, n int) {
@@ -638,8 +667,7 @@ end:
 		d.held+int64(len(d.sc.items))+2*int64(d.rec.Pairs) > d.lim.MaxValues {
 		return false, nil // the general path reports it
 	}
-	// Taken.
-	d.stringBytes += d.sc.strs
+	// Taken, unless ScannedRecord declines it.
 	d.op = s.base + int64(s.pos)
 	d.curOp = opEMPTY_DICT
 	d.rec.Offset = d.op
@@ -654,8 +682,12 @@ end:
 	}
 	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
 	if err != nil {
+		if err == ErrNotScanned {
+			return false, nil
+		}
 		return true, err
 	}
+	d.stringBytes += d.sc.strs
 	// What the general path's dict and lists would hold until the dict
 	// is consumed (ReleaseRecord): its pairs, and the elements of its
 	// lists but those a Handler converted (and so released).
@@ -878,7 +910,9 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		p += m
 		if v, ok = d.liveGet(i); !ok {
 			if v, ok = d.scanGet(i); !ok {
-				return p, st, false
+				if v, ok = d.listGet(i); !ok {
+					return p, st, false
+				}
 			}
 		}
 	case opNONE:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,7 +26,7 @@ const fieldSnapshots = "../../../shared/field/snapshots"
 // real snapshot holds fails here.
 func TestFastPathsDifferential(t *testing.T) {
 	var paths []string
-	for _, pat := range []string{dir + "*.pickle", dir + "*.pickle.gz", dir + "repickled/*", dir + "h200/*.pickle"} {
+	for _, pat := range []string{dir + "*.pickle", dir + "*.pickle.gz", dir + "repickled/*", dir + "h200/*.pickle", dir + "blockscan/*.pickle"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
@@ -106,10 +107,44 @@ func TestRecordScanTaken(t *testing.T) {
 			// The first entry defines the keys inline, a record cut by
 			// the read buffer's end or holding a new frame goes the
 			// general way: most are scanned.
-			if entries < 10 || r.serial < entries*7/10 {
-				t.Errorf("%d of %d trace entries scanned, want 70%% or more", r.serial, entries)
+			scanned := r.serial - r.blocksScanned
+			if entries < 10 || scanned < entries*7/10 {
+				t.Errorf("%d of %d trace entries scanned, want 70%% or more", scanned, entries)
 			}
-			t.Logf("%d of %d trace entries scanned", r.serial, entries)
+			t.Logf("%d of %d trace entries scanned", scanned, entries)
+		})
+	}
+}
+
+// TestBlockScanTaken checks that the record scan reads the block dicts of
+// snapshots PyTorch wrote (those whose frames are already converted: a
+// block that brings new frames, or refers to frames that a block of the
+// same batch of segments brought, goes the general way), so that the
+// differential test compares the block scan with the general path; and
+// that blocks/segments_p4.pickle reaches the frames lists interned when
+// first used (pendingStack).
+func TestBlockScanTaken(t *testing.T) {
+	for _, name := range []string{"fragmentation_oom.pickle", "forward_many_layers.pickle", "blockscan/segments_p4.pickle"} {
+		t.Run(name, func(t *testing.T) {
+			in := openFile(t, dir+name)
+			r := NewReader(in.Reader(), name, WithAllocator(memory.NewGoAllocator()))
+			defer r.Release()
+			blocks := 0
+			for r.Next() {
+				if r.Table() == TableBlocks {
+					blocks += int(r.RecordBatch().NumRows())
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if blocks < 10 || r.blocksScanned < int64(blocks)/2 {
+				t.Errorf("%d of %d blocks scanned, want half or more", r.blocksScanned, blocks)
+			}
+			if strings.HasPrefix(name, "blockscan/") && len(r.pending) == 0 {
+				t.Errorf("no frames list of a scanned block was left to intern when first used")
+			}
+			t.Logf("%d of %d blocks scanned, %d frames lists interned when first used", r.blocksScanned, blocks, len(r.pending))
 		})
 	}
 }

@@ -135,10 +135,24 @@ type Reader struct {
 	// (SetItems), until their lists take them; earlyFree, its free rows.
 	early     []eventRow
 	earlyFree []int32
-	serial    int64              // scanned trace entries so far
+	serial    int64              // scanned trace entries and blocks so far
 	plan      *pickle.RecordPlan // trace entries' keys, by entryField - 1
-	keyAt     [16]keyMemo        // the keys of the last trace entry, by position
-	general   bool               // options.general
+	// blockRows holds the blocks the record scan read, until their
+	// segment is appended (addSegment); blockFree, its free rows.
+	blockRows []blockRow
+	blockFree []int32
+	blockPlan *pickle.RecordPlan // blocks' keys, by blockField
+	// pending holds the frames lists of scanned blocks, whose stacks are
+	// interned when first used, as the general path interns a list when
+	// its block is appended or a later dict refers to it: the stacks
+	// table's order is then the same either way. pendingFrames holds the
+	// frame ids of those not yet interned (pendingOpen of them).
+	pending       []pendingStack
+	pendingFrames []int32
+	pendingOpen   int
+	blocksScanned int64       // for tests
+	keyAt         [16]keyMemo // the keys of the last trace entry, by position
+	general       bool        // options.general
 }
 
 type frameKey struct {
@@ -177,9 +191,13 @@ const (
 	tagFrame
 	tagDone
 	tagAnnotations
-	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
-	tagScanned   // Ref to a trace entry read by a scan (pickle.DictScanner): serial<<earlyBits | its eventRow
-	tagTraceBase // + device index
+	tagEntry        // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
+	tagScanned      // Ref to a trace entry read by a scan (pickle.RecordScanner): serial<<earlyBits | its eventRow
+	tagSegment      // a segment's dict
+	tagBlocks       // a segment's "blocks" list, whose flat block dicts the record scan reads
+	tagBlock        // Ref to a block read by a scan: serial<<blockBits | its blockRow
+	tagPendingStack // Ref to the frames list of a scanned block: pending[id], interned when first used
+	tagTraceBase    // + device index
 )
 
 const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
@@ -203,6 +221,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		meta:       Metadata{Warnings: parse.NewWarnings(name)},
 		general:    o.general,
 		plan:       pickle.NewRecordPlan("action", "addr", "size", "stream", "time_us", "device_free", "frames"),
+		blockPlan:  pickle.NewRecordPlan("address", "size", "requested_size", "state", "frames", "history"),
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments))
@@ -266,6 +285,7 @@ func (r *Reader) Release() {
 	r.ra, r.src, r.dec = nil, nil, nil
 	r.frames, r.stacks, r.listStacks, r.rootKeys = nil, nil, nil, nil
 	r.early, r.earlyFree, r.keybuf = nil, nil, nil
+	r.blockRows, r.blockFree, r.pending, r.pendingFrames = nil, nil, nil, nil
 }
 
 // full reports whether table t holds a batch's worth of rows.
@@ -321,10 +341,18 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		}
 		return
 	}
+	if parent != nil && parent.Tag == tagSegments && c.Kind == pickle.Dict && c.Tag == 0 {
+		c.Tag = tagSegment
+		return
+	}
 	if parent == nil || c.Kind != pickle.List {
 		return
 	}
 	switch parent.Tag {
+	case tagSegment:
+		if k, _ := key.Str(); k == "blocks" {
+			c.Tag = tagBlocks
+		}
 	case tagRoot:
 		k, _ := key.Str()
 		switch k {
@@ -561,8 +589,12 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	case pickle.None:
 		return -1, nil
 	case pickle.Ref:
-		if tag, id, _ := v.Ref(); tag == tagStack {
+		tag, id, _ := v.Ref()
+		switch {
+		case tag == tagStack:
 			return int32(id), nil
+		case tag == tagPendingStack && id >= 0 && id < int64(len(r.pending)):
+			return r.pendingStack(int32(id))
 		}
 		return -1, r.errAt(off, "frames refer to an object that is not a list of frames")
 	case pickle.List, pickle.Tuple:
@@ -586,7 +618,6 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 // internStack interns the stack of frames, the items of a frames list at
 // listOff in a trace entry or block at off; -1 means no stack (no frames).
 func (r *Reader) internStack(frames []pickle.Value, off, listOff int64) (int32, error) {
-	var id int32 = -1
 	if len(frames) > MaxStackFrames {
 		return -1, r.errAt(listOff, "a stack of %s frames (more than %s, a limit that protects memory; real stacks have at most a few hundred)",
 			humanize.Comma(int64(len(frames))), humanize.Comma(MaxStackFrames))
@@ -601,25 +632,32 @@ func (r *Reader) internStack(frames []pickle.Value, off, listOff int64) (int32, 
 			key = binary.LittleEndian.AppendUint32(key, uint32(fid))
 		}
 		r.keybuf = key
-		var ok bool
-		if id, ok = r.stacks[string(key)]; !ok {
-			// Each distinct stack costs its frames again, in the reader's
-			// key, the stacks table and the analyzer: bound their sum.
-			if r.stackRefs += int64(len(frames)); r.stackRefs > MaxStackFrameRefs {
-				return -1, r.errAt(listOff, "the snapshot's distinct stacks hold more than %s frame references (a limit that protects memory)",
-					humanize.Comma(MaxStackFrameRefs))
-			}
-			id = r.nstacks
-			r.nstacks++
-			r.stacks[string(key)] = id
-			for depth := 0; depth < len(key)/4; depth++ {
-				r.st.id.Append(id)
-				r.st.depth.Append(int32(depth))
-				r.st.frame.Append(int32(binary.LittleEndian.Uint32(key[4*depth:])))
-			}
-			r.maybeFlush(TableStacks)
-		}
+		return r.internKey(key, listOff)
 	}
+	return -1, nil
+}
+
+// internKey interns the stack whose frame ids are key (4 bytes each, at
+// least one), of the frames list at listOff.
+func (r *Reader) internKey(key []byte, listOff int64) (int32, error) {
+	if id, ok := r.stacks[string(key)]; ok {
+		return id, nil
+	}
+	// Each distinct stack costs its frames again, in the reader's key, the
+	// stacks table and the analyzer: bound their sum.
+	if r.stackRefs += int64(len(key) / 4); r.stackRefs > MaxStackFrameRefs {
+		return -1, r.errAt(listOff, "the snapshot's distinct stacks hold more than %s frame references (a limit that protects memory)",
+			humanize.Comma(MaxStackFrameRefs))
+	}
+	id := r.nstacks
+	r.nstacks++
+	r.stacks[string(key)] = id
+	for depth := 0; depth < len(key)/4; depth++ {
+		r.st.id.Append(id)
+		r.st.depth.Append(int32(depth))
+		r.st.frame.Append(int32(binary.LittleEndian.Uint32(key[4*depth:])))
+	}
+	r.maybeFlush(TableStacks)
 	return id, nil
 }
 
@@ -871,10 +909,20 @@ func (r *Reader) SetItems(c *pickle.Container, pairs []pickle.Value) {
 }
 
 // RecordPlan implements pickle.RecordScanner: the dicts of a device's
-// trace are read straight from the input when they are flat, as PyTorch
-// writes them, while an early row is free for them.
+// trace, and the block dicts of a segment's blocks list, are read
+// straight from the input when they are flat, as PyTorch writes them,
+// while a row is free for them.
 func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
-	if r.general || list.Tag < tagTraceBase || len(r.earlyFree) == 0 && len(r.early) >= maxEarly {
+	if r.general {
+		return nil
+	}
+	if list.Tag < tagTraceBase {
+		if list.Tag == tagBlocks && (len(r.blockFree) > 0 || len(r.blockRows) < maxBlockRows) {
+			return r.blockPlan
+		}
+		return nil
+	}
+	if len(r.earlyFree) == 0 && len(r.early) >= maxEarly {
 		return nil
 	}
 	return r.plan
@@ -882,8 +930,13 @@ func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
 
 // ScannedRecord implements pickle.RecordScanner: a trace entry becomes an
 // early row, converted as pairs converts a dict's pairs, and the Ref
-// pushed in the dict's place names it for Append (addEvent).
+// pushed in the dict's place names it for Append (addEvent); a block
+// becomes a blockRow (scannedBlock), whose Ref its blocks list keeps until
+// its segment is appended.
 func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.Record) (pickle.Value, error) {
+	if list.Tag < tagTraceBase {
+		return r.scannedBlock(rec)
+	}
 	id := r.newEarly()
 	if id <= 0 {
 		// RecordPlan said a row was free.
@@ -1257,6 +1310,9 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 }
 
 func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, item pickle.Value) error {
+	if tag, id, ok := item.Ref(); ok && tag == tagBlock {
+		return r.addScannedBlock(dev, segAddr, next, index, id)
+	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
 		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is %s, want a dict", index, segAddr, article(item.Kind()))
@@ -1314,6 +1370,15 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 		}
 	}
 	*next = address + uint64(size)
+	if err := r.appendBlock(dev, segAddr, address, size, req, hasReq, state, stack); err != nil {
+		return err
+	}
+	r.forget(c)
+	return nil
+}
+
+// appendBlock appends a block of segment segAddr to the blocks table.
+func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64, hasReq bool, state string, stack int32) error {
 	b := &r.blk
 	b.device.Append(dev)
 	b.segment.Append(segAddr)
@@ -1329,8 +1394,212 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 	}
 	appendStack(b.stack, stack)
 	r.maybeFlush(TableBlocks)
-	r.forget(c)
 	return nil
+}
+
+// blockRow is a block dict the record scan read (scannedBlock), kept
+// until its segment's dict is appended: its row needs the segment's
+// device and address, which come in pairs the segment's dict receives
+// after its blocks list is made.
+type blockRow struct {
+	address   uint64
+	size, req int64
+	state     string
+	frames    pickle.Value // a frames list made before (not a Ref): interned when appended
+	off       int64        // the block dict's EMPTY_DICT
+	stack     int32        // -1: none
+	pending   int32        // pending + 1 of its frames list, 0 when stack or frames holds the stack
+	pairs     int32
+	hasAddr   bool
+	hasReq    bool
+	serial    int64 // its Ref id's serial; 0 when free
+}
+
+// pendingStack is a scanned block's frames list (tagPendingStack): the
+// frame ids pendingFrames[from:to] until interned, then its stack.
+type pendingStack struct {
+	from, to int32
+	stack    int32  // unresolvedStack until interned
+	listOff  int64  // the list's EMPTY_LIST
+	key      uint64 // its pickle.Record.ListKey
+}
+
+const unresolvedStack = -2
+
+// maxBlockRows bounds the scanned blocks waiting for their segments
+// (Python's pickler appends 1,000 segments at a time); past it blocks
+// take the general path.
+const (
+	blockBits    = 15
+	maxBlockRows = 1 << blockBits
+)
+
+// Fields of the block plan (blockPlan), by key.
+const (
+	blockAddress = iota
+	blockSize
+	blockRequested
+	blockState
+	blockFrames
+	blockHistory
+)
+
+// scannedBlock keeps a block dict the record scan read as a blockRow and
+// returns the Ref that its blocks list then holds in its place. Only
+// blocks as PyTorch writes them are taken: an address, sizes in range, a
+// str state, and frames that are None, a stack already interned, another
+// scanned block's list, or a list of frames already converted. Anything
+// else, and a block with a history (PyTorch before 2.1), goes to the
+// general path (pickle.ErrNotScanned), which reports what is wrong.
+func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
+	set, ints := rec.Set, rec.IsInt
+	row := blockRow{stack: -1}
+	if set&(1<<blockHistory) != 0 {
+		return pickle.Value{}, pickle.ErrNotScanned
+	}
+	if set&(1<<blockAddress) != 0 {
+		if ints&(1<<blockAddress) == 0 || rec.Int[blockAddress] < 0 {
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+		row.address, row.hasAddr = uint64(rec.Int[blockAddress]), true
+	}
+	for _, f := range [2]int{blockSize, blockRequested} {
+		if set&(1<<f) == 0 {
+			continue
+		}
+		if n := rec.Int[f]; ints&(1<<f) == 0 || n < 0 || n > maxSize {
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+	}
+	if set&(1<<blockSize) != 0 {
+		row.size = rec.Int[blockSize]
+	}
+	if set&(1<<blockRequested) != 0 {
+		row.req, row.hasReq = rec.Int[blockRequested], true
+	}
+	if set&(1<<blockState) != 0 {
+		st, ok := rec.Val[blockState].Str()
+		if ints&(1<<blockState) != 0 || !ok {
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+		row.state = st
+	}
+	if set&(1<<blockFrames) != 0 {
+		if ints&(1<<blockFrames) != 0 {
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+		v := rec.Val[blockFrames]
+		items, listOff, isList := rec.List(blockFrames)
+		tag, id, isRef := v.Ref()
+		switch {
+		case v.IsNone():
+		case isRef && tag == tagStack:
+			row.stack = int32(id)
+		case isRef && tag == tagPendingStack && id >= 0 && id < int64(len(r.pending)):
+			row.pending = int32(id) + 1
+		case v.Kind() == pickle.List && v.Container() != nil:
+			// A list made before, not yet converted (the segment's
+			// frames, say): converted when the block is appended, as the
+			// general path converts it there.
+			row.frames = v
+		case isList && len(items) == 0:
+			rec.Val[blockFrames] = pickle.RefValue(tagStack, -1)
+		case isList:
+			key := rec.ListKey(blockFrames)
+			if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
+				// The same elements as a list interned before.
+				row.stack = ls.stack
+				rec.Val[blockFrames] = pickle.RefValue(tagStack, int64(ls.stack))
+				break
+			}
+			for _, it := range items {
+				if tag, _, ok := it.Ref(); !ok || tag != tagFrame {
+					return pickle.Value{}, pickle.ErrNotScanned
+				}
+			}
+			p := pendingStack{from: int32(len(r.pendingFrames)), stack: unresolvedStack, listOff: listOff, key: key}
+			for _, it := range items {
+				_, fid, _ := it.Ref()
+				r.pendingFrames = append(r.pendingFrames, int32(fid))
+			}
+			p.to = int32(len(r.pendingFrames))
+			row.pending = int32(len(r.pending)) + 1
+			rec.Val[blockFrames] = pickle.RefValue(tagPendingStack, int64(len(r.pending)))
+			r.pending = append(r.pending, p)
+			r.pendingOpen++
+		default:
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+	}
+	var i int32
+	if n := len(r.blockFree); n > 0 {
+		i = r.blockFree[n-1]
+		r.blockFree = r.blockFree[:n-1]
+	} else {
+		i = int32(len(r.blockRows))
+		r.blockRows = append(r.blockRows, blockRow{})
+	}
+	r.serial++
+	r.blocksScanned++
+	row.serial, row.pairs, row.off = r.serial, int32(rec.Pairs), rec.Offset
+	r.blockRows[i] = row
+	return pickle.RefValue(tagBlock, r.serial<<blockBits|int64(i)), nil
+}
+
+// addScannedBlock appends the block the record scan read (scannedBlock)
+// whose Ref id is id, as addBlock appends a block's dict.
+func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index int, id int64) error {
+	i := id & (maxBlockRows - 1)
+	if id < 0 || int(i) >= len(r.blockRows) || r.blockRows[i].serial != id>>blockBits {
+		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is a block already stored before (a memo reference or DUP)", index, segAddr)
+	}
+	b := r.blockRows[i]
+	r.blockRows[i] = blockRow{}
+	r.blockFree = append(r.blockFree, int32(i))
+	r.dec.ReleaseRecord(int(b.pairs)) // consumed, as the general path's dict
+	stack := b.stack
+	var err error
+	switch {
+	case b.pending != 0:
+		stack, err = r.pendingStack(b.pending - 1)
+	case b.frames.Kind() == pickle.List:
+		stack, err = r.stackID(b.frames, b.off)
+	}
+	if err != nil {
+		return err
+	}
+	address := *next
+	if b.hasAddr {
+		address = b.address
+	}
+	*next = address + uint64(b.size)
+	return r.appendBlock(dev, segAddr, address, b.size, b.req, b.hasReq, b.state, stack)
+}
+
+// pendingStack returns the stack of scanned block frames list i
+// (tagPendingStack), interning it the first time.
+func (r *Reader) pendingStack(i int32) (int32, error) {
+	p := &r.pending[i]
+	if p.stack != unresolvedStack {
+		return p.stack, nil
+	}
+	key := r.keybuf[:0]
+	for _, fid := range r.pendingFrames[p.from:p.to] {
+		key = binary.LittleEndian.AppendUint32(key, uint32(fid))
+	}
+	r.keybuf = key
+	id, err := r.internKey(key, p.listOff)
+	if err != nil {
+		return -1, err
+	}
+	p.stack = id
+	if p.key != 0 {
+		r.listStacks[p.key%uint64(len(r.listStacks))] = listStack{p.key, id}
+	}
+	if r.pendingOpen--; r.pendingOpen == 0 {
+		r.pendingFrames = r.pendingFrames[:0] // those interned are not read again
+	}
+	return id, nil
 }
 
 // protocol0Re is the start of a protocol-0 pickle of a dict or a list.

@@ -33,3 +33,35 @@ with open("two_devices_p4.pickle", "wb") as f:
     s = snapshot(6)
     s["device_traces"].append(snapshot(5, frames_every=2)["device_traces"][0])
     pickle.dump(s, f, protocol=4)
+
+# Segments appended 2 at a time (Python's pickler appends 1,000 at a time;
+# its pure-Python twin takes the batch size from _BATCHSIZE), so that the
+# blocks of later batches hold frames already converted: the block scan
+# takes them.
+class SmallBatches(pickle._Pickler):
+    _BATCHSIZE = 2
+
+    def _batch_setitems(self, *args):
+        # Dicts in one SETITEMS, as the C pickler writes records.
+        old, self._BATCHSIZE = self._BATCHSIZE, 1000
+        try:
+            super()._batch_setitems(*args)
+        finally:
+            self._BATCHSIZE = old
+
+f1 = {"filename": "train.py", "line": 10, "name": "step"}
+f2 = {"filename": "model.py", "line": 42, "name": "forward"}
+segs = []
+for i in range(5):
+    fl = [f2, f1] if i % 2 else [f1]
+    blocks = [{"address": 4096 * (8 * i + j), "size": 4096, "requested_size": 4000,
+               "state": "active_allocated" if j == 0 else "inactive", "frames": list(fl) if j == 0 else []}
+              for j in range(2)]
+    segs.append({"device": 0, "address": 4096 * 8 * i, "total_size": 8192, "allocated_size": 4096,
+                 "active_size": 4096, "requested_size": 4000, "stream": 0, "segment_type": "small",
+                 "segment_pool_id": (0, 0), "is_expandable": False,
+                 "frames": blocks[0]["frames"] if i % 2 else [f1, f2], "blocks": blocks})
+with open("segments_batched_p4.pickle", "wb") as f:
+    SmallBatches(f, protocol=4).dump({"segments": segs, "device_traces": [[
+        {"action": "alloc", "addr": 4096 * 8, "size": 4096, "stream": 0, "time_us": 1, "frames": segs[1]["blocks"][0]["frames"]}]],
+        "allocator_settings": {}})
