@@ -18,6 +18,8 @@ anew each time: RSS from them otherwise depends on how the binary reached
 the cache (the kernel maps a whole large folio, or a 64 KiB window, around
 each page touched), and the cold figure is the reproducible one. Wall time
 then includes reading the binary and the file from disk.
+--no-sample waits for each run without sampling RssAnon (reported as 0):
+the sampling polls every 5 ms, too coarse a wall clock for small files.
 """
 import os
 import statistics
@@ -29,10 +31,16 @@ PY = ('import gzip, pickle, sys; f = open(sys.argv[1], "rb"); gz = f.read(2) == 
       'f.seek(0); pickle.load(gzip.GzipFile(fileobj=f) if gz else f)')
 
 
-def run(argv):
+def run(argv, sample=True):
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     anon = 0
+    if not sample:
+        pid, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if status != 0:
+            sys.exit(f"{argv}: exit status {status}")
+        return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, 0.0
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
@@ -55,7 +63,8 @@ def main():
     args = sys.argv[1:]
     python = "--no-python" not in args
     drop = "--drop-caches" in args
-    args = [a for a in args if a not in ("--no-python", "--drop-caches")]
+    sample = "--no-sample" not in args
+    args = [a for a in args if a not in ("--no-python", "--drop-caches", "--no-sample")]
     rounds = int(args[0])
     sep = args.index("--")
     files, bins = args[1:sep], args[sep + 1:]
@@ -69,7 +78,7 @@ def main():
                     os.sync()
                     with open("/proc/sys/vm/drop_caches", "w") as dc:
                         dc.write("3\n")
-                m = run(argv)
+                m = run(argv, sample)
                 res.setdefault((os.path.basename(f), b), []).append(m)
                 print(r, os.path.basename(f), b, " ".join(f"{x:.3f}" for x in m), flush=True)
     print("file program: wall s; user+sys s; max RSS MB; max RssAnon MB (median [range])")
