@@ -230,12 +230,14 @@ func (x *keyIndex) grow(keys []allocKey) {
 }
 
 // appendRow appends v to s, doubling s's capacity when it is full. append
-// grows a large slice by a quarter at a time, which allocates and copies
-// each row about five times on the way to the hundreds of thousands of
-// blocks a snapshot of many segments holds; doubling, about twice.
+// grows a slice past 256 elements by a quarter at a time, which allocates
+// and copies each row about five times on the way to the hundreds of
+// thousands of blocks a snapshot of many segments holds; doubling, about
+// twice. (Below that append doubles too: small slices, such as a site's
+// allocations, stay small.)
 func appendRow[T any](s []T, v T) []T {
-	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 256))
+	if len(s) == cap(s) && len(s) >= 256 {
+		s = slices.Grow(s, len(s))
 	}
 	return append(s, v)
 }
