@@ -142,13 +142,19 @@ type Reader struct {
 	blockRows []blockRow
 	blockFree []int32
 	blockPlan *pickle.RecordPlan // blocks' keys, by blockField
-	// pending holds the frames lists of scanned blocks, whose stacks are
-	// interned when first used, as the general path interns a list when
-	// its block is appended or a later dict refers to it: the stacks
-	// table's order is then the same either way. pendingFrames holds the
-	// frame ids of those not yet interned (pendingOpen of them).
-	pending       []pendingStack
+	// The frames lists of scanned blocks (tagPendingStack), whose stacks
+	// are interned when first used, as the general path interns a list
+	// when its block is appended or a later dict refers to it: the stacks
+	// table's order is then the same either way. pending holds each one's
+	// stack (unresolvedStack until interned: 4 bytes a list for the rest
+	// of the read); pendingLists the frames of those from pendingBase on,
+	// pendingOpen of them not yet interned, their frame ids in
+	// pendingFrames. Both are emptied whenever all are interned (after
+	// each batch of segments, in practice).
+	pending       []int32
+	pendingLists  []pendingList
 	pendingFrames []int32
+	pendingBase   int
 	pendingOpen   int
 	blocksScanned int64       // for tests
 	keyAt         [16]keyMemo // the keys of the last trace entry, by position
@@ -285,7 +291,7 @@ func (r *Reader) Release() {
 	r.ra, r.src, r.dec = nil, nil, nil
 	r.frames, r.stacks, r.listStacks, r.rootKeys = nil, nil, nil, nil
 	r.early, r.earlyFree, r.keybuf = nil, nil, nil
-	r.blockRows, r.blockFree, r.pending, r.pendingFrames = nil, nil, nil, nil
+	r.blockRows, r.blockFree, r.pending, r.pendingLists, r.pendingFrames = nil, nil, nil, nil, nil
 }
 
 // full reports whether table t holds a batch's worth of rows.
@@ -1415,11 +1421,10 @@ type blockRow struct {
 	serial    int64 // its Ref id's serial; 0 when free
 }
 
-// pendingStack is a scanned block's frames list (tagPendingStack): the
-// frame ids pendingFrames[from:to] until interned, then its stack.
-type pendingStack struct {
+// pendingList is a scanned block's frames list not yet interned
+// (tagPendingStack): its frame ids are pendingFrames[from:to].
+type pendingList struct {
 	from, to int32
-	stack    int32  // unresolvedStack until interned
 	listOff  int64  // the list's EMPTY_LIST
 	key      uint64 // its pickle.Record.ListKey
 }
@@ -1517,7 +1522,7 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 					return pickle.Value{}, pickle.ErrNotScanned
 				}
 			}
-			p := pendingStack{from: int32(len(r.pendingFrames)), stack: unresolvedStack, listOff: listOff, key: key}
+			p := pendingList{from: int32(len(r.pendingFrames)), listOff: listOff, key: key}
 			for _, it := range items {
 				_, fid, _ := it.Ref()
 				r.pendingFrames = append(r.pendingFrames, int32(fid))
@@ -1525,7 +1530,8 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 			p.to = int32(len(r.pendingFrames))
 			row.pending = int32(len(r.pending)) + 1
 			rec.Val[blockFrames] = pickle.RefValue(tagPendingStack, int64(len(r.pending)))
-			r.pending = append(r.pending, p)
+			r.pending = append(r.pending, unresolvedStack)
+			r.pendingLists = append(r.pendingLists, p)
 			r.pendingOpen++
 		default:
 			return pickle.Value{}, pickle.ErrNotScanned
@@ -1579,10 +1585,10 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 // pendingStack returns the stack of scanned block frames list i
 // (tagPendingStack), interning it the first time.
 func (r *Reader) pendingStack(i int32) (int32, error) {
-	p := &r.pending[i]
-	if p.stack != unresolvedStack {
-		return p.stack, nil
+	if st := r.pending[i]; st != unresolvedStack {
+		return st, nil
 	}
+	p := &r.pendingLists[int(i)-r.pendingBase] // not interned: listed since the last emptying
 	key := r.keybuf[:0]
 	for _, fid := range r.pendingFrames[p.from:p.to] {
 		key = binary.LittleEndian.AppendUint32(key, uint32(fid))
@@ -1592,12 +1598,14 @@ func (r *Reader) pendingStack(i int32) (int32, error) {
 	if err != nil {
 		return -1, err
 	}
-	p.stack = id
+	r.pending[i] = id
 	if p.key != 0 {
 		r.listStacks[p.key%uint64(len(r.listStacks))] = listStack{p.key, id}
 	}
 	if r.pendingOpen--; r.pendingOpen == 0 {
-		r.pendingFrames = r.pendingFrames[:0] // those interned are not read again
+		// Every list is interned: their frames are not read again.
+		r.pendingLists, r.pendingFrames = r.pendingLists[:0], r.pendingFrames[:0]
+		r.pendingBase = len(r.pending)
 	}
 	return id, nil
 }
