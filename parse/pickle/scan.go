@@ -694,7 +694,7 @@ end:
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
 	for m := d.sc.lists; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros32(m)
-		if v := d.rec.Val[f]; !(v.kind == List && v.p == nil) {
+		if d.rec.Val[f].kind != List { // made as it is, or by ListContainer: held
 			held -= int64(lists[f])
 		}
 	}
@@ -756,6 +756,30 @@ end:
 	s.pos += p
 	d.stack = append(d.stack, v)
 	return true, nil
+}
+
+// ListContainer makes field f's list, one the scan read (Record.List), as
+// the container the general path would have made and sets rec.Val[f] to
+// it, for a Handler that keeps it to convert later, as the general path's
+// dict would hold it: the memo yields it, and its elements count against
+// Limits.MaxValues until the Handler releases it (Release). ok is false
+// when f holds no such list. Only ScannedRecord may call it, with its
+// Record.
+func (d *Decoder) ListContainer(rec *Record, f int) (v Value, ok bool) {
+	items, off, ok := rec.List(f)
+	if !ok {
+		return Value{}, false
+	}
+	c := d.newContainer(List)
+	c.Offset = off
+	if cap(c.Items) < len(items) {
+		d.room(c, len(items))
+	}
+	c.Items = append(c.Items, items...)
+	c.n = int64(len(items))
+	v = containerValue(List, c)
+	rec.Val[f] = v
+	return v, true
 }
 
 // ReleaseRecord is Release for a dict a scan read (RecordScanner): a

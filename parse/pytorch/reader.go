@@ -139,26 +139,12 @@ type Reader struct {
 	plan      *pickle.RecordPlan // trace entries' keys, by entryField - 1
 	// blockRows holds the blocks the record scan read, until their
 	// segment is appended (addSegment); blockFree, its free rows.
-	blockRows []blockRow
-	blockFree []int32
-	blockPlan *pickle.RecordPlan // blocks' keys, by blockField
-	// The frames lists of scanned blocks (tagPendingStack), whose stacks
-	// are interned when first used, as the general path interns a list
-	// when its block is appended or a later dict refers to it: the stacks
-	// table's order is then the same either way. pending holds each one's
-	// stack (unresolvedStack until interned: 4 bytes a list for the rest
-	// of the read); pendingLists the frames of those from pendingBase on,
-	// pendingOpen of them not yet interned, their frame ids in
-	// pendingFrames. Both are emptied whenever all are interned (after
-	// each batch of segments, in practice).
-	pending       []int32
-	pendingLists  []pendingList
-	pendingFrames []int32
-	pendingBase   int
-	pendingOpen   int
-	blocksScanned int64       // for tests
-	keyAt         [16]keyMemo // the keys of the last trace entry, by position
-	general       bool        // options.general
+	blockRows     []blockRow
+	blockFree     []int32
+	blockPlan     *pickle.RecordPlan // blocks' keys, by blockField
+	blocksScanned int64              // for tests
+	keyAt         [16]keyMemo        // the keys of the last trace entry, by position
+	general       bool               // options.general
 }
 
 type frameKey struct {
@@ -197,13 +183,12 @@ const (
 	tagFrame
 	tagDone
 	tagAnnotations
-	tagEntry        // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
-	tagScanned      // Ref to a trace entry read by a scan (pickle.RecordScanner): serial<<earlyBits | its eventRow
-	tagSegment      // a segment's dict
-	tagBlocks       // a segment's "blocks" list, whose flat block dicts the record scan reads
-	tagBlock        // Ref to a block read by a scan: serial<<blockBits | its blockRow
-	tagPendingStack // Ref to the frames list of a scanned block: pending[id], interned when first used
-	tagTraceBase    // + device index
+	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
+	tagScanned   // Ref to a trace entry read by a scan (pickle.RecordScanner): serial<<earlyBits | its eventRow
+	tagSegment   // a segment's dict
+	tagBlocks    // a segment's "blocks" list, whose flat block dicts the record scan reads
+	tagBlock     // Ref to a block read by a scan: serial<<blockBits | its blockRow
+	tagTraceBase // + device index
 )
 
 const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
@@ -291,7 +276,7 @@ func (r *Reader) Release() {
 	r.ra, r.src, r.dec = nil, nil, nil
 	r.frames, r.stacks, r.listStacks, r.rootKeys = nil, nil, nil, nil
 	r.early, r.earlyFree, r.keybuf = nil, nil, nil
-	r.blockRows, r.blockFree, r.pending, r.pendingLists, r.pendingFrames = nil, nil, nil, nil, nil
+	r.blockRows, r.blockFree = nil, nil
 }
 
 // full reports whether table t holds a batch's worth of rows.
@@ -595,12 +580,8 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	case pickle.None:
 		return -1, nil
 	case pickle.Ref:
-		tag, id, _ := v.Ref()
-		switch {
-		case tag == tagStack:
+		if tag, id, _ := v.Ref(); tag == tagStack {
 			return int32(id), nil
-		case tag == tagPendingStack && id >= 0 && id < int64(len(r.pending)):
-			return r.pendingStack(int32(id))
 		}
 		return -1, r.errAt(off, "frames refer to an object that is not a list of frames")
 	case pickle.List, pickle.Tuple:
@@ -1411,25 +1392,17 @@ type blockRow struct {
 	address   uint64
 	size, req int64
 	state     string
-	frames    pickle.Value // a frames list made before (not a Ref): interned when appended
-	off       int64        // the block dict's EMPTY_DICT
-	stack     int32        // -1: none
-	pending   int32        // pending + 1 of its frames list, 0 when stack or frames holds the stack
-	pairs     int32
-	hasAddr   bool
-	hasReq    bool
-	serial    int64 // its Ref id's serial; 0 when free
+	// frames is the block's frames list, a container as the general
+	// path's dict would hold it (pickle.Decoder.ListContainer), converted
+	// when the block is appended, as there; else stack holds the stack.
+	frames  pickle.Value
+	off     int64 // the block dict's EMPTY_DICT
+	stack   int32 // -1: none
+	pairs   int32
+	hasAddr bool
+	hasReq  bool
+	serial  int64 // its Ref id's serial; 0 when free
 }
-
-// pendingList is a scanned block's frames list not yet interned
-// (tagPendingStack): its frame ids are pendingFrames[from:to].
-type pendingList struct {
-	from, to int32
-	listOff  int64  // the list's EMPTY_LIST
-	key      uint64 // its pickle.Record.ListKey
-}
-
-const unresolvedStack = -2
 
 // maxBlockRows bounds the scanned blocks waiting for their segments
 // (Python's pickler appends 1,000 segments at a time); past it blocks
@@ -1452,10 +1425,13 @@ const (
 // scannedBlock keeps a block dict the record scan read as a blockRow and
 // returns the Ref that its blocks list then holds in its place. Only
 // blocks as PyTorch writes them are taken: an address, sizes in range, a
-// str state, and frames that are None, a stack already interned, another
-// scanned block's list, or a list of frames already converted. Anything
-// else, and a block with a history (PyTorch before 2.1), goes to the
-// general path (pickle.ErrNotScanned), which reports what is wrong.
+// str state, and frames that are None, a stack already interned or a list
+// (made as the container the general path makes, and converted, as there,
+// when the block is appended: what the memo yields for the list until
+// then, and the values held against the decoder's limits, are the general
+// path's). Anything else, and a block with a history (PyTorch before
+// 2.1), goes to the general path (pickle.ErrNotScanned), which reports
+// what is wrong.
 func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 	set, ints := rec.Set, rec.IsInt
 	row := blockRow{stack: -1}
@@ -1494,45 +1470,19 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 			return pickle.Value{}, pickle.ErrNotScanned
 		}
 		v := rec.Val[blockFrames]
-		items, listOff, isList := rec.List(blockFrames)
+		_, _, isList := rec.List(blockFrames)
 		tag, id, isRef := v.Ref()
 		switch {
 		case v.IsNone():
 		case isRef && tag == tagStack:
 			row.stack = int32(id)
-		case isRef && tag == tagPendingStack && id >= 0 && id < int64(len(r.pending)):
-			row.pending = int32(id) + 1
 		case v.Kind() == pickle.List && v.Container() != nil:
 			// A list made before, not yet converted (the segment's
-			// frames, say): converted when the block is appended, as the
-			// general path converts it there.
+			// frames, say).
 			row.frames = v
-		case isList && len(items) == 0:
-			rec.Val[blockFrames] = pickle.RefValue(tagStack, -1)
 		case isList:
-			key := rec.ListKey(blockFrames)
-			if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
-				// The same elements as a list interned before.
-				row.stack = ls.stack
-				rec.Val[blockFrames] = pickle.RefValue(tagStack, int64(ls.stack))
-				break
-			}
-			for _, it := range items {
-				if tag, _, ok := it.Ref(); !ok || tag != tagFrame {
-					return pickle.Value{}, pickle.ErrNotScanned
-				}
-			}
-			p := pendingList{from: int32(len(r.pendingFrames)), listOff: listOff, key: key}
-			for _, it := range items {
-				_, fid, _ := it.Ref()
-				r.pendingFrames = append(r.pendingFrames, int32(fid))
-			}
-			p.to = int32(len(r.pendingFrames))
-			row.pending = int32(len(r.pending)) + 1
-			rec.Val[blockFrames] = pickle.RefValue(tagPendingStack, int64(len(r.pending)))
-			r.pending = append(r.pending, unresolvedStack)
-			r.pendingLists = append(r.pendingLists, p)
-			r.pendingOpen++
+			// The last step: nothing is declined after the list is made.
+			row.frames, _ = r.dec.ListContainer(rec, blockFrames)
 		default:
 			return pickle.Value{}, pickle.ErrNotScanned
 		}
@@ -1564,15 +1514,11 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 	r.blockFree = append(r.blockFree, int32(i))
 	r.dec.ReleaseRecord(int(b.pairs)) // consumed, as the general path's dict
 	stack := b.stack
-	var err error
-	switch {
-	case b.pending != 0:
-		stack, err = r.pendingStack(b.pending - 1)
-	case b.frames.Kind() == pickle.List:
-		stack, err = r.stackID(b.frames, b.off)
-	}
-	if err != nil {
-		return err
+	if b.frames.Kind() == pickle.List {
+		var err error
+		if stack, err = r.stackID(b.frames, b.off); err != nil {
+			return err
+		}
 	}
 	address := *next
 	if b.hasAddr {
@@ -1580,34 +1526,6 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 	}
 	*next = address + uint64(b.size)
 	return r.appendBlock(dev, segAddr, address, b.size, b.req, b.hasReq, b.state, stack)
-}
-
-// pendingStack returns the stack of scanned block frames list i
-// (tagPendingStack), interning it the first time.
-func (r *Reader) pendingStack(i int32) (int32, error) {
-	if st := r.pending[i]; st != unresolvedStack {
-		return st, nil
-	}
-	p := &r.pendingLists[int(i)-r.pendingBase] // not interned: listed since the last emptying
-	key := r.keybuf[:0]
-	for _, fid := range r.pendingFrames[p.from:p.to] {
-		key = binary.LittleEndian.AppendUint32(key, uint32(fid))
-	}
-	r.keybuf = key
-	id, err := r.internKey(key, p.listOff)
-	if err != nil {
-		return -1, err
-	}
-	r.pending[i] = id
-	if p.key != 0 {
-		r.listStacks[p.key%uint64(len(r.listStacks))] = listStack{p.key, id}
-	}
-	if r.pendingOpen--; r.pendingOpen == 0 {
-		// Every list is interned: their frames are not read again.
-		r.pendingLists, r.pendingFrames = r.pendingLists[:0], r.pendingFrames[:0]
-		r.pendingBase = len(r.pending)
-	}
-	return id, nil
 }
 
 // protocol0Re is the start of a protocol-0 pickle of a dict or a list.

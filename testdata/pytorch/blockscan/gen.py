@@ -48,3 +48,28 @@ for i in range(1100):
     segs.append(seg)
 with open("segments_p4.pickle", "wb") as f:
     pickle.dump({"segments": segs, "device_traces": [entries], "allocator_settings": {}}, f, protocol=4)
+
+# Edges where the block scan once differed from the general path (a
+# tester's reproducers): TestBlockScanEdges reads them both ways.
+seg = lambda addr, blocks: {"device": 0, "address": addr, "total_size": 8192, "allocated_size": 0,
+                            "active_size": 0, "stream": 0, "blocks": blocks}
+# An empty frames list that the next segment has as its "blocks".
+e = []
+with open("edge_empty_frames_as_blocks.pickle", "wb") as f:
+    pickle.dump({"segments": [seg(0, [{"address": 0, "size": 4096, "state": "inactive", "frames": e}]), seg(8192, e)],
+                 "device_traces": []}, f, protocol=4)
+# A block's frames list that the next segment has as its "device".
+fr = {"filename": "a.py", "line": 1, "name": "f"}
+fl = [fr]
+with open("edge_list_as_device.pickle", "wb") as f:
+    pickle.dump({"device_traces": [[{"action": "alloc", "addr": 0, "size": 1, "frames": [fr]}]],
+                 "segments": [seg(0, [{"address": 0, "size": 4096, "state": "active_allocated", "frames": fl}]),
+                              dict(seg(8192, []), device=fl)]}, f, protocol=4)
+# One segment of 10 blocks of 40 frames each: past a limit of 300 values
+# held while the segment is read.
+F = [{"filename": "a.py", "line": k, "name": "f"} for k in range(5)]
+with open("edge_values_held.pickle", "wb") as f:
+    pickle.dump({"device_traces": [[{"action": "alloc", "addr": 0, "size": 1, "frames": list(F)}]],
+                 "segments": [seg(0, [{"address": 4096 * j, "size": 4096, "state": "active_allocated",
+                                       "frames": [F[(j + k) % 5] for k in range(40)]} for j in range(10)])]},
+                f, protocol=4)

@@ -34,20 +34,25 @@ with open("two_devices_p4.pickle", "wb") as f:
     s["device_traces"].append(snapshot(5, frames_every=2)["device_traces"][0])
     pickle.dump(s, f, protocol=4)
 
-# Segments appended 2 at a time (Python's pickler appends 1,000 at a time;
-# its pure-Python twin takes the batch size from _BATCHSIZE), so that the
-# blocks of later batches hold frames already converted: the block scan
-# takes them.
+# Segments appended 2 at a time (Python's pickler appends 1,000 at a time),
+# so that the blocks of later batches hold frames already converted: the
+# block scan takes them. Only the segments list is batched so (the pure-
+# Python pickler's _batch_appends, written out with a batch size of its
+# own: a nested list's saving would otherwise change a shared one).
 class SmallBatches(pickle._Pickler):
-    _BATCHSIZE = 2
-
-    def _batch_setitems(self, *args):
-        # Dicts in one SETITEMS, as the C pickler writes records.
-        old, self._BATCHSIZE = self._BATCHSIZE, 1000
-        try:
-            super()._batch_setitems(*args)
-        finally:
-            self._BATCHSIZE = old
+    def _batch_appends(self, items, *rest):
+        items = list(items)
+        size = 2 if items and isinstance(items[0], dict) and "blocks" in items[0] else 1000
+        for i in range(0, len(items), size):
+            batch = items[i:i + size]
+            if len(batch) > 1:
+                self.write(pickle.MARK)
+                for x in batch:
+                    self.save(x)
+                self.write(pickle.APPENDS)
+            else:
+                self.save(batch[0])
+                self.write(pickle.APPEND)
 
 f1 = {"filename": "train.py", "line": 10, "name": "step"}
 f2 = {"filename": "model.py", "line": 42, "name": "forward"}
