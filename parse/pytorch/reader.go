@@ -1396,8 +1396,9 @@ type blockRow struct {
 	// path's dict would hold it (pickle.Decoder.ListContainer), converted
 	// when the block is appended, as there; else stack holds the stack.
 	frames  pickle.Value
-	off     int64 // the block dict's EMPTY_DICT
-	stack   int32 // -1: none
+	listKey uint64 // frames' pickle.Record.ListKey, when the scan read the list
+	off     int64  // the block dict's EMPTY_DICT
+	stack   int32  // -1: none
 	pairs   int32
 	hasAddr bool
 	hasReq  bool
@@ -1482,6 +1483,7 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 			row.frames = v
 		case isList:
 			// The last step: nothing is declined after the list is made.
+			row.listKey = rec.ListKey(blockFrames)
 			row.frames, _ = r.dec.ListContainer(rec, blockFrames)
 		default:
 			return pickle.Value{}, pickle.ErrNotScanned
@@ -1502,6 +1504,30 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 	return pickle.RefValue(tagBlock, r.serial<<blockBits|int64(i)), nil
 }
 
+// blockStack converts a scanned block's frames list, v, as stackID does.
+// A list with the elements of one converted before (its ListKey, key, as
+// the trace entries' lists are keyed: most blocks repeat a few lists)
+// takes that list's stack without interning its frames again.
+func (r *Reader) blockStack(v pickle.Value, key uint64, off int64) (int32, error) {
+	c := v.Container()
+	ls := &r.listStacks[key%uint64(len(r.listStacks))]
+	if key == 0 || c.Tag == tagStack {
+		return r.stackID(v, off)
+	}
+	if ls.key == key {
+		// What stackID would do, the stack being interned already.
+		c.Tag, c.ID = tagStack, int64(ls.stack)
+		r.dec.Release(c)
+		r.dec.Replace(c, pickle.RefValue(tagStack, int64(ls.stack)))
+		return ls.stack, nil
+	}
+	id, err := r.stackID(v, off)
+	if err == nil {
+		*ls = listStack{key, id}
+	}
+	return id, err
+}
+
 // addScannedBlock appends the block the record scan read (scannedBlock)
 // whose Ref id is id, as addBlock appends a block's dict.
 func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index int, id int64) error {
@@ -1516,7 +1542,7 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 	stack := b.stack
 	if b.frames.Kind() == pickle.List {
 		var err error
-		if stack, err = r.stackID(b.frames, b.off); err != nil {
+		if stack, err = r.blockStack(b.frames, b.listKey, b.off); err != nil {
 			return err
 		}
 	}
