@@ -20,8 +20,8 @@ import (
 // value a scalar (None, a bool, an int of up to 8 bytes, a float, a short
 // str, a memo get of a scalar or a Ref), a memo get of a list not
 // consumed (the list itself: Val holds it) or a list of memo gets of
-// scalars and Refs (EMPTY_LIST [memo put] [MARK gets APPENDS | get APPEND]), each
-// memo put numbered next in turn, no key twice, and followed by an opcode
+// scalars and Refs (EMPTY_LIST [memo put] [MARK gets APPENDS | get
+// APPEND]), each memo put numbered next in turn, no key twice, and followed by an opcode
 // that cannot add to the dict (EMPTY_DICT, APPEND, APPENDS). When all of
 // that is buffered, the plan's keys are read into a Record without any
 // Value or container being made for the dict, ScannedRecord converts it,
@@ -29,9 +29,10 @@ import (
 // ScannedRecord returns is pushed in the dict's place: Append later
 // receives it as the list's element. Anything else (a nested dict, a long
 // str, a second SETITEMS, a memo get of a container not consumed other
-// than a list under a key, a FRAME opcode inside the dict, a dict cut by the end of the buffer, one past a
-// Limit, which the general path then reports) is left to the general
-// path, the same pickle giving the same tables either way.
+// than a list under a key, a FRAME opcode inside the dict, a dict cut by
+// the end of the buffer, one past a Limit, which the general path then
+// reports) is left to the general path, the same pickle giving the same
+// tables either way.
 //
 // A scanned dict counts as consumed from the start: a memo get of it
 // yields a Ref with tag 0 and id -1, and what the stack holds in its
@@ -724,15 +725,8 @@ end:
 				lv = d.rec.Val[pt.field]
 			}
 			if lv.kind == List && lv.p == nil {
-				// Not converted: the list itself.
-				c := d.newContainer(List)
-				c.Offset = pt.off
-				if cap(c.Items) < int(pt.to-pt.from) {
-					d.room(c, int(pt.to-pt.from))
-				}
-				c.Items = append(c.Items, d.sc.items[pt.from:pt.to]...)
-				c.n = int64(pt.to - pt.from) // held above
-				lv = containerValue(List, c)
+				// Not converted: the list itself (held above).
+				lv = d.scannedList(pt.off, d.sc.items[pt.from:pt.to])
 			}
 			if lv.kind == Ref && d.lastRefSlot != 0 && lv == d.lastRef {
 				// What a converted list became, again (the frames
@@ -770,6 +764,15 @@ func (d *Decoder) ListContainer(rec *Record, f int) (v Value, ok bool) {
 	if !ok {
 		return Value{}, false
 	}
+	v = d.scannedList(off, items)
+	rec.Val[f] = v
+	return v, true
+}
+
+// scannedList makes a list the scan read, of items, whose EMPTY_LIST is
+// at off, as the container the general path makes (its elements are
+// counted as held by the scan).
+func (d *Decoder) scannedList(off int64, items []Value) Value {
 	c := d.newContainer(List)
 	c.Offset = off
 	if cap(c.Items) < len(items) {
@@ -777,9 +780,7 @@ func (d *Decoder) ListContainer(rec *Record, f int) (v Value, ok bool) {
 	}
 	c.Items = append(c.Items, items...)
 	c.n = int64(len(items))
-	v = containerValue(List, c)
-	rec.Val[f] = v
-	return v, true
+	return containerValue(List, c)
 }
 
 // ReleaseRecord is Release for a dict a scan read (RecordScanner): a
