@@ -1389,9 +1389,7 @@ func (d *Decoder) put(i int64, v Value) error {
 		// A PUT again at an index (hand-made pickles; Python's picklers
 		// never do): the slot is this index's alone, overwrite it.
 		d.vals[old] = v
-		if c := v.cont(); c != nil {
-			c.memo = i + 1
-		}
+		d.memoize(v, i)
 		return nil
 	}
 	var slot uint32
@@ -1407,10 +1405,20 @@ func (d *Decoder) put(i int64, v Value) error {
 		d.vals = append(d.vals, v)
 	}
 	d.setMemoNext(i, slot)
+	d.memoize(v, i)
+	return nil
+}
+
+// memoize notes on a container v that memo index i yields it. One that
+// another index yields as well is shared: Replace and Recycle see only the
+// last index, so a Handler must not reuse it.
+func (d *Decoder) memoize(v Value, i int64) {
 	if c := v.cont(); c != nil {
+		if c.memo != 0 && c.memo != i+1 {
+			c.shared = true
+		}
 		c.memo = i + 1
 	}
-	return nil
 }
 
 // setMemoNext is setMemoSlot, faster for the next index (MEMOIZE).

@@ -73,3 +73,18 @@ with open("edge_values_held.pickle", "wb") as f:
                  "segments": [seg(0, [{"address": 4096 * j, "size": 4096, "state": "active_allocated",
                                        "frames": [F[(j + k) % 5] for k in range(40)]} for j in range(10)])]},
                 f, protocol=4)
+
+# A trace entry's frames list memoized at two indices (hand-assembled: no
+# pickler writes it), then used again through the first index by later
+# entries: the decoder once reused the list's container after converting
+# it, as only the second index was known to yield it. pickletools.dis
+# shows it whole.
+with open("edge_list_memoized_twice.pickle", "wb") as f:
+    f.write(bytes.fromhex(
+    "80047d94288c0d6465766963655f747261636573945d94285d94287d94288c06616374696f6e"
+    "948c05616c6c6f63948c0461646472944b008c0473697a65944b018c066672616d6573945d94"
+    "710b287d94288c0866696c656e616d65948c04612e7079948c046c696e65944b018c046e616d"
+    "65948c016694757d9428680d8c04622e707994680f4b0268108c01679475658c0178947d9475"
+    "7d94286805680668074b0168084b0168095d942868126568157d94757d94286805680668074b"
+    "0268084b016809680a68157d94757d94286805680668074b0368084b016809680a7565658c08"
+    "7365676d656e7473945d94752e"))
