@@ -273,6 +273,19 @@ func (z *Reader) readByte() (byte, error) {
 	return b, nil
 }
 
+// readFull fills b with whole bytes (readByte), for the fixed fields of
+// headers and trailers.
+func (z *Reader) readFull(b []byte) error {
+	for i := range b {
+		c, err := z.readByte()
+		if err != nil {
+			return err
+		}
+		b[i] = c
+	}
+	return nil
+}
+
 // header reads a member header (RFC 1952, 2.3.1). io.EOF: no byte at all.
 func (z *Reader) header() error {
 	z.byteAligned()
@@ -285,10 +298,8 @@ func (z *Reader) header() error {
 	}
 	var h [10]byte
 	h[0] = b
-	for i := 1; i < 10; i++ {
-		if h[i], err = z.readByte(); err != nil {
-			return err
-		}
+	if err := z.readFull(h[1:]); err != nil {
+		return err
 	}
 	if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
 		return ErrHeader
@@ -310,10 +321,8 @@ func (z *Reader) header() error {
 	}
 	if flg&4 != 0 { // FEXTRA
 		var x [2]byte
-		for i := range x {
-			if x[i], err = z.readByte(); err != nil {
-				return err
-			}
+		if err := z.readFull(x[:]); err != nil {
+			return err
 		}
 		crc = crc32.Update(crc, crc32.IEEETable, x[:])
 		if err := read(int(binary.LittleEndian.Uint16(x[:]))); err != nil {
@@ -336,15 +345,11 @@ func (z *Reader) header() error {
 		}
 	}
 	if flg&2 != 0 { // FHCRC: the header's CRC-32, low 16 bits
-		lo, err := z.readByte()
-		if err != nil {
+		var x [2]byte
+		if err := z.readFull(x[:]); err != nil {
 			return err
 		}
-		hi, err := z.readByte()
-		if err != nil {
-			return err
-		}
-		if uint16(lo)|uint16(hi)<<8 != uint16(crc) {
+		if binary.LittleEndian.Uint16(x[:]) != uint16(crc) {
 			return ErrHeader
 		}
 	}
@@ -358,12 +363,8 @@ func (z *Reader) header() error {
 func (z *Reader) trailer() error {
 	z.byteAligned()
 	var t [8]byte
-	for i := range t {
-		c, err := z.readByte()
-		if err != nil {
-			return err
-		}
-		t[i] = c
+	if err := z.readFull(t[:]); err != nil {
+		return err
 	}
 	if binary.LittleEndian.Uint32(t[:4]) != z.crc || binary.LittleEndian.Uint32(t[4:]) != z.size {
 		return ErrChecksum
@@ -383,12 +384,8 @@ func (z *Reader) blockHeader() error {
 	case 0: // stored
 		z.byteAligned()
 		var b [4]byte
-		for i := range b {
-			c, err := z.readByte()
-			if err != nil {
-				return err
-			}
-			b[i] = c
+		if err := z.readFull(b[:]); err != nil {
+			return err
 		}
 		n, nn := binary.LittleEndian.Uint16(b[:2]), binary.LittleEndian.Uint16(b[2:])
 		if n != ^nn {
