@@ -141,7 +141,7 @@ type Reader struct {
 	// segment is appended (addSegment); blockFree, its free rows.
 	blockRows     []blockRow
 	blockFree     []int32
-	blockPlan     *pickle.RecordPlan // blocks' keys, by blockField
+	blockPlan     *pickle.RecordPlan // blocks' keys, field blockAddress and on
 	blocksScanned int64              // for tests
 	keyAt         [16]keyMemo        // the keys of the last trace entry, by position
 	general       bool               // options.general
@@ -596,10 +596,17 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	if err != nil {
 		return -1, err
 	}
+	r.convertedList(c, id)
+	return id, nil
+}
+
+// convertedList marks frames list c as converted to stack id: later
+// readings of it (its Tag, or the memo's Ref in its place) take the stack,
+// and its items are released.
+func (r *Reader) convertedList(c *pickle.Container, id int32) {
 	c.Tag, c.ID = tagStack, int64(id)
 	r.dec.Release(c)
 	r.dec.Replace(c, pickle.RefValue(tagStack, int64(id)))
-	return id, nil
 }
 
 // internStack interns the stack of frames, the items of a frames list at
@@ -1510,15 +1517,13 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 // takes that list's stack without interning its frames again.
 func (r *Reader) blockStack(v pickle.Value, key uint64, off int64) (int32, error) {
 	c := v.Container()
-	ls := &r.listStacks[key%uint64(len(r.listStacks))]
 	if key == 0 || c.Tag == tagStack {
 		return r.stackID(v, off)
 	}
+	ls := &r.listStacks[key%uint64(len(r.listStacks))]
 	if ls.key == key {
 		// What stackID would do, the stack being interned already.
-		c.Tag, c.ID = tagStack, int64(ls.stack)
-		r.dec.Release(c)
-		r.dec.Replace(c, pickle.RefValue(tagStack, int64(ls.stack)))
+		r.convertedList(c, ls.stack)
 		return ls.stack, nil
 	}
 	id, err := r.stackID(v, off)
