@@ -308,7 +308,6 @@ func (d *Decoder) Release(c *Container) {
 // list's could no longer be kept.
 type spareStore struct {
 	by [spareClasses][][]Value
-	n  int // storages held
 }
 
 // spareClasses covers capacities up to maxPooledItems.
@@ -333,7 +332,6 @@ func (p *spareStore) put(s []Value) {
 		return
 	}
 	p.by[k] = append(p.by[k], s[:0])
-	p.n++
 }
 
 // take returns empty storage for at least need items (1 to
@@ -343,21 +341,22 @@ func (p *spareStore) take(need int) []Value {
 	if k > 0 {
 		// The class below holds some that fit: its latest is looked at.
 		if b := p.by[k-1]; len(b) > 0 && cap(b[len(b)-1]) >= need {
-			s := b[len(b)-1]
-			p.by[k-1] = b[:len(b)-1]
-			p.n--
-			return s
+			return p.pop(k - 1)
 		}
 	}
 	for ; k < spareClasses; k++ {
-		if b := p.by[k]; len(b) > 0 {
-			s := b[len(b)-1]
-			p.by[k] = b[:len(b)-1]
-			p.n--
-			return s
+		if len(p.by[k]) > 0 {
+			return p.pop(k)
 		}
 	}
 	return nil
+}
+
+// pop takes the storage class k kept last (it has one).
+func (p *spareStore) pop(k int) []Value {
+	b := p.by[k]
+	p.by[k] = b[:len(b)-1]
+	return b[len(b)-1]
 }
 
 // room makes c's storage hold n more items: from the spare store when it

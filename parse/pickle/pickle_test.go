@@ -631,8 +631,8 @@ func TestRecycle(t *testing.T) {
 		t.Fatalf("reused container %p (consumed %v), want %p", c, c.consumed, free)
 	}
 	d.room(c, 5)
-	if cap(c.Items) != 8 || d.spare.n != 0 {
-		t.Errorf("room for 5 items: cap %d, %d spare storages left; want the spare storage of 8", cap(c.Items), d.spare.n)
+	if cap(c.Items) != 8 || d.spare.held() != 0 {
+		t.Errorf("room for 5 items: cap %d, %d spare storages left; want the spare storage of 8", cap(c.Items), d.spare.held())
 	}
 }
 
@@ -644,8 +644,8 @@ func TestSpareStore(t *testing.T) {
 	for _, c := range []int{64, 20, 3, 1, 256, 257, 0} {
 		p.put(make([]Value, min(2, c), c))
 	}
-	if p.n != 5 {
-		t.Fatalf("%d storages kept, want 5 (none empty or above %d)", p.n, maxPooledItems)
+	if p.held() != 5 {
+		t.Fatalf("%d storages kept, want 5 (none empty or above %d)", p.held(), maxPooledItems)
 	}
 	for _, tc := range []struct{ need, want int }{{46, 64}, {17, 20}, {2, 3}, {1, 1}, {100, 256}, {1, 0}} {
 		s := p.take(tc.need)
@@ -659,8 +659,8 @@ func TestSpareStore(t *testing.T) {
 		p.put(make([]Value, 0, 4))
 	}
 	p.put(make([]Value, 0, 64))
-	if p.n != maxSpareClass+1 || len(p.by[2]) != maxSpareClass || len(p.by[6]) != 1 {
-		t.Errorf("%d storages kept (%d of cap 4, %d of 64), want the bound %d and one", p.n, len(p.by[2]), len(p.by[6]), maxSpareClass)
+	if p.held() != maxSpareClass+1 || len(p.by[2]) != maxSpareClass || len(p.by[6]) != 1 {
+		t.Errorf("%d storages kept (%d of cap 4, %d of 64), want the bound %d and one", p.held(), len(p.by[2]), len(p.by[6]), maxSpareClass)
 	}
 	p = spareStore{}
 	// Every storage taken holds what was asked, for every need.
@@ -678,4 +678,13 @@ func TestSpareStore(t *testing.T) {
 	if cap(c.Items) != 64 || len(c.Items) != 1 || c.Items[0] != IntValue(1) {
 		t.Errorf("room(45) on one item: len %d cap %d, want the item kept and a new storage of 64", len(c.Items), cap(c.Items))
 	}
+}
+
+// held counts the storages p keeps.
+func (p *spareStore) held() int {
+	n := 0
+	for _, b := range p.by {
+		n += len(b)
+	}
+	return n
 }
