@@ -357,3 +357,34 @@ func TestAllocSizes(t *testing.T) {
 		}
 	}
 }
+
+// The end state does not depend on the order the segments and blocks
+// come in (PyTorch writes them by address; a hand-made or merged file
+// need not), and a block whose segment is missing is counted, not
+// placed. Segment A (4 MiB, large) holds 1 MiB blocks at A and A+2 MiB,
+// segment B (2 MiB, small) a 512 KiB block at B: 2.5 MiB allocated, and
+// free gaps of 1 MiB, 1 MiB (A) and 1.5 MiB (B), each beside a block.
+func TestEndStateInAnyOrder(t *testing.T) {
+	const A, B, C = 0x10000000, 0x30000000, 0x50000000
+	segs := []seg{{addr: A, size: 4 * MiB}, {addr: B, size: 2 * MiB, small: true}}
+	blks := []blk{{A, A, MiB, "active_allocated"}, {A, A + 2*MiB, MiB, "active_allocated"},
+		{B, B, 512 << 10, "active_allocated"}, {C, C, MiB, "active_allocated"}}
+	inOrder := syntheticSnapshot(t, segs, blks, nil)
+	shuffled := syntheticSnapshot(t, []seg{segs[1], segs[0]}, []blk{blks[3], blks[1], blks[2], blks[0]}, nil)
+	for name, res := range map[string]*snapshot.Result{"in order": inOrder, "shuffled": shuffled} {
+		if len(res.Fragment.End) != 1 {
+			t.Fatalf("%s: %d devices", name, len(res.Fragment.End))
+		}
+		tot := res.Fragment.End[0].Total
+		if tot.Segments != 2 || tot.ReservedBytes != 6*MiB || tot.AllocatedBytes != 5*MiB/2 || tot.AllocatedBlocks != 3 ||
+			tot.FreeBytes != 7*MiB/2 || tot.FreeBlocks != 3 || tot.LargestFreeBytes != 3*MiB/2 || tot.InactiveSplitBlocks != 3 {
+			t.Errorf("%s: %+v", name, tot)
+		}
+		if len(res.Fragment.End[0].Pools) != 2 {
+			t.Errorf("%s: pools %+v", name, res.Fragment.End[0].Pools)
+		}
+		if w := res.Fragment.Warnings; len(w) != 1 || !strings.HasPrefix(w[0], "1 blocks name a segment the snapshot does not have") {
+			t.Errorf("%s: warnings %q", name, w)
+		}
+	}
+}

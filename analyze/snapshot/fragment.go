@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -174,7 +176,9 @@ type DeviceMemory struct {
 	// Fixed sums the pools of fixed (not expandable) segments, whose free
 	// memory can be fragmented.
 	Fixed PoolState
-	// Blocks are the allocated blocks, in address order.
+	// Blocks are the allocated blocks, in address order: at an OOM
+	// (OOMState.Memory) only; nil in FragmentResult.End, whose blocks
+	// are the snapshot's own.
 	Blocks []StateBlock
 }
 
@@ -279,17 +283,21 @@ type FragmentResult struct {
 // counted in PoolState.EstimatedBlocks.
 type FragmentAnalyzer struct {
 	segs     []fragSegRow
+	keys     []PoolKey         // the segments' pools, by fragSegRow.key
+	keyIdx   map[PoolKey]int32 // index of each in keys
 	blocks   []fragBlockRow
 	devs     map[int32]*fragDevice
 	rowCodes []uint8 // the action code of each row of the batch (addEvents)
 }
 
+// fragSegRow is a segment, as addSegments keeps it until Finalize: no
+// pointers, its pool an index in FragmentAnalyzer.keys (24 bytes, not
+// 72, on a snapshot of many segments).
 type fragSegRow struct {
-	dev   int32
-	addr  uint64
-	size  int64
-	key   PoolKey
-	stack int32
+	dev  int32
+	key  int32
+	addr uint64
+	size int64
 }
 
 // fragBlockRow is an active block, as addBlocks keeps it until Finalize:
@@ -363,7 +371,7 @@ func fragAction(s string) uint8 {
 
 // NewFragmentAnalyzer returns an empty analyzer.
 func NewFragmentAnalyzer() *FragmentAnalyzer {
-	return &FragmentAnalyzer{devs: map[int32]*fragDevice{}}
+	return &FragmentAnalyzer{devs: map[int32]*fragDevice{}, keyIdx: map[PoolKey]int32{}}
 }
 
 // Add feeds one record batch of table t. It returns an error when the
@@ -393,14 +401,22 @@ func (a *FragmentAnalyzer) addSegments(rec arrow.RecordBatch) {
 	pool := rec.Column(pytorch.SegPoolID).(*array.FixedSizeList)
 	poolValues := pool.ListValues().(*array.Int64)
 	exp := rec.Column(pytorch.SegExpandable).(*array.Boolean)
-	stack := rec.Column(pytorch.SegStackID).(*array.Int32)
+	ki := int32(-1)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		k := PoolKey{Device: int(device.Value(i)), Small: typDict.Value(typ.GetValueIndex(i)) == "small",
 			Stream: stream.Value(i), Expandable: exp.Value(i)}
 		if pool.IsValid(i) {
 			k.PoolID = [2]int64{poolValues.Value(2 * i), poolValues.Value(2*i + 1)}
 		}
-		a.segs = appendRow(a.segs, fragSegRow{dev: device.Value(i), addr: addr.Value(i), size: total.Value(i), key: k, stack: stackAt(stack, i)})
+		if ki < 0 || a.keys[ki] != k { // segments of one pool mostly come together
+			var ok bool
+			if ki, ok = a.keyIdx[k]; !ok {
+				ki = int32(len(a.keys))
+				a.keys = append(a.keys, k)
+				a.keyIdx[k] = ki
+			}
+		}
+		a.segs = appendRow(a.segs, fragSegRow{dev: device.Value(i), key: ki, addr: addr.Value(i), size: total.Value(i)})
 	}
 }
 
@@ -690,8 +706,9 @@ func (st *fragState) mapRange(addr uint64, size int64, stream int64) {
 	st.insertSeg(s)
 }
 
-// measure returns the device's memory by pool.
-func (st *fragState) measure() DeviceMemory {
+// measure returns the device's memory by pool, with its allocated blocks
+// when withBlocks is set.
+func (st *fragState) measure(withBlocks bool) DeviceMemory {
 	pools := map[PoolKey]*PoolState{}
 	dm := DeviceMemory{Device: st.dev}
 	for _, s := range st.segs {
@@ -728,7 +745,9 @@ func (st *fragState) measure() DeviceMemory {
 				p.AllocatedBlocks++
 				p.RequestedBytes += b.req
 				p.RequestedKnown = p.RequestedKnown && b.hasReq
-				dm.Blocks = append(dm.Blocks, StateBlock{Addr: b.addr, Size: b.size, Stack: b.stack})
+				if withBlocks {
+					dm.Blocks = append(dm.Blocks, StateBlock{Addr: b.addr, Size: b.size, Stack: b.stack})
+				}
 			}
 			next = max(next, b.addr+uint64(b.size))
 		}
@@ -757,23 +776,46 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		}
 		return states[d]
 	}
-	bySeg := map[[2]uint64]*fragSeg{}
-	for _, r := range a.segs {
-		s := &fragSeg{addr: r.addr, size: r.size, key: r.key}
+	// Segments by (device, address) and blocks by (device, segment,
+	// address), stably: PyTorch writes them so (one device after
+	// another, each sorted by address), and then nothing moves. Each
+	// segment's blocks are then a run of the one array they are copied
+	// to, and no map or slice is made per segment.
+	segs, blocks := a.segs, a.blocks
+	a.segs, a.blocks = nil, nil
+	segCmp := func(x, y fragSegRow) int { return cmp.Or(cmp.Compare(x.dev, y.dev), cmp.Compare(x.addr, y.addr)) }
+	if !slices.IsSortedFunc(segs, segCmp) {
+		slices.SortStableFunc(segs, segCmp)
+	}
+	blockCmp := func(x, y fragBlockRow) int {
+		return cmp.Or(cmp.Compare(x.dev, y.dev), cmp.Compare(x.seg, y.seg), cmp.Compare(x.addr, y.addr))
+	}
+	if !slices.IsSortedFunc(blocks, blockCmp) {
+		slices.SortStableFunc(blocks, blockCmp)
+	}
+	all := make([]fragSeg, len(segs))
+	kept := make([]fragBlock, 0, len(blocks))
+	orphans, j := 0, 0
+	for i, r := range segs {
+		s := &all[i]
+		*s = fragSeg{addr: r.addr, size: r.size, key: a.keys[r.key]}
 		st := state(r.dev)
 		st.segs = append(st.segs, s)
-		bySeg[[2]uint64{uint64(r.dev), r.addr}] = s
-	}
-	orphans := 0
-	for _, b := range a.blocks {
-		s := bySeg[[2]uint64{uint64(b.dev), b.seg}]
-		if s == nil {
-			orphans++
-			continue
+		if i+1 < len(segs) && segs[i+1].dev == r.dev && segs[i+1].addr == r.addr {
+			continue // a segment listed twice: its blocks go to the last
 		}
-		s.blocks = append(s.blocks, fragBlock{addr: b.addr, size: b.size, req: b.req, hasReq: b.hasReq,
-			pending: b.pending, stack: b.stack})
+		for ; j < len(blocks) && (blocks[j].dev < r.dev || blocks[j].dev == r.dev && blocks[j].seg < r.addr); j++ {
+			orphans++
+		}
+		from := len(kept)
+		for ; j < len(blocks) && blocks[j].dev == r.dev && blocks[j].seg == r.addr; j++ {
+			b := &blocks[j]
+			kept = append(kept, fragBlock{addr: b.addr, size: b.size, req: b.req, hasReq: b.hasReq,
+				pending: b.pending, stack: b.stack})
+		}
+		s.blocks = kept[from:len(kept):len(kept)] // full: the replay's appends copy it
 	}
+	orphans += len(blocks) - j
 	if orphans > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d blocks name a segment the snapshot does not have; ignored", orphans))
 	}
@@ -781,17 +823,13 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		state(d)
 	}
 	devs := make([]int32, 0, len(states))
-	for d, st := range states {
+	for d := range states {
 		devs = append(devs, d)
-		sort.Slice(st.segs, func(i, j int) bool { return st.segs[i].addr < st.segs[j].addr })
-		for _, s := range st.segs {
-			sort.Slice(s.blocks, func(i, j int) bool { return s.blocks[i].addr < s.blocks[j].addr })
-		}
 	}
 	sort.Slice(devs, func(i, j int) bool { return devs[i] < devs[j] })
 	for _, d := range devs {
 		st := states[d]
-		res.End = append(res.End, st.measure())
+		res.End = append(res.End, st.measure(false))
 		fd := a.devs[d]
 		if fd == nil {
 			continue
@@ -848,7 +886,7 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 				continue
 			}
 			o := OOMState{Device: int(d), Seq: e.seq, TimeUs: e.timeUs, Requested: e.size, DeviceFree: e.free,
-				Stream: e.stream, Stack: e.stack, Memory: st.measure(), Mismatches: st.mismatches, Expandable: expandable, After: after}
+				Stream: e.stream, Stack: e.stack, Memory: st.measure(true), Mismatches: st.mismatches, Expandable: expandable, After: after}
 			if e.stack >= 0 {
 				o.After.SameSiteLargest = siteMax[e.stack]
 			}
