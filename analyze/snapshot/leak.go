@@ -1043,7 +1043,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	// frames' classification), not once per block (on a snapshot of
 	// 6,644 blocks and no trace that was 60% of the run).
 	frameKeyOf := map[int32]string{}
-	add := func(stack int32, k keptAlloc) {
+	groupOfStack := func(stack int32) *siteGroup {
 		var key string
 		if in.byFrame {
 			// Without a trace nothing is judged: one finding per site.
@@ -1063,38 +1063,68 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		if !containsID(g.ids, stack) {
 			g.ids = append(g.ids, stack)
 		}
-		g.allocs = appendRow(g.allocs, k)
+		return g
 	}
 	kept := func(l liveAlloc) keptAlloc {
 		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}
 	}
-
+	// each calls fn with every allocation live at the end, in one order.
 	// The snapshot's active blocks are the truth about the end; the trace
 	// says when each was allocated. Blocks the trace does not cover were
 	// allocated before it began.
-	if in.haveBlocks {
-		activeAt := make(map[uint64]struct{}, len(in.blocks))
+	each := func(fn func(stack int32, k keptAlloc)) {
+		if !in.haveBlocks {
+			for _, l := range in.live.all {
+				fn(l.stack, kept(l))
+			}
+			return
+		}
 		for _, b := range in.blocks {
-			activeAt[b.addr] = struct{}{}
 			if l, ok := in.live.get(b.addr); ok {
 				k := kept(l)
 				k.block = b.size
-				add(l.stack, k)
+				fn(l.stack, k)
 				continue
 			}
-			add(b.stack, keptAlloc{size: b.size, block: b.size})
+			fn(b.stack, keptAlloc{size: b.size, block: b.size})
+		}
+	}
+	// Two passes: the first finds each allocation's group and counts
+	// them, the second fills every group's rows, carved from one array
+	// of the exact size (appending grew them by copies, which on a
+	// snapshot of many blocks cost more than the grouping).
+	n := in.live.len()
+	if in.haveBlocks {
+		n = len(in.blocks)
+	}
+	order := make([]*siteGroup, 0, n) // the group of each allocation, in each's order
+	count := map[*siteGroup]int{}
+	each(func(stack int32, k keptAlloc) {
+		g := groupOfStack(stack)
+		order = append(order, g)
+		count[g]++
+	})
+	rows := make([]keptAlloc, len(order))
+	for g, n := range count {
+		g.allocs, rows = rows[:0:n], rows[n:]
+	}
+	i := 0
+	each(func(_ int32, k keptAlloc) {
+		g := order[i]
+		g.allocs = append(g.allocs, k)
+		i++
+	})
+	if in.haveBlocks {
+		matched := map[uint64]struct{}{} // the live allocations that are active blocks
+		for _, b := range in.blocks {
+			if _, ok := in.live.get(b.addr); ok {
+				matched[b.addr] = struct{}{}
+				continue
+			}
 			st.notInTrace++
 			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
 		}
-		for addr := range in.live.all {
-			if _, ok := activeAt[addr]; !ok {
-				st.notActive++
-			}
-		}
-	} else {
-		for _, l := range in.live.all {
-			add(l.stack, kept(l))
-		}
+		st.notActive = in.live.len() - len(matched)
 	}
 
 	keys := make([]string, 0, len(groups))
