@@ -106,12 +106,13 @@ func (a *LeakAnalyzer) sitesAtOOM(dev int32, seq int64, blocks []StateBlock, gro
 	if d.hasTime {
 		in.winStart = d.firstUs
 	}
+	in.blocks = &rowList[blockInfo]{}
 	for _, b := range blocks {
 		stack := b.Stack
 		if l, ok := c.live.get(b.Addr); ok {
 			stack = l.stack
 		}
-		in.blocks = append(in.blocks, blockInfo{addr: b.Addr, size: b.Size, stack: stack})
+		in.blocks.add(blockInfo{addr: b.Addr, size: b.Size, stack: stack})
 	}
 	sites, _ := a.groupSites(in, groupOf)
 	rankSites(sites)

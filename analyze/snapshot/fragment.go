@@ -285,7 +285,7 @@ type FragmentAnalyzer struct {
 	segs     []fragSegRow
 	keys     []PoolKey         // the segments' pools, by fragSegRow.key
 	keyIdx   map[PoolKey]int32 // index of each in keys
-	blocks   []fragBlockRow
+	blocks   rowList[fragBlockRow]
 	devs     map[int32]*fragDevice
 	rowCodes []uint8 // the action code of each row of the batch (addEvents)
 }
@@ -442,7 +442,7 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 		if inactive[k] {
 			continue
 		}
-		a.blocks = appendRow(a.blocks, fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
+		a.blocks.add(fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
 			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: pending[k], stack: stackAt(stack, i)})
 	}
 }
@@ -781,20 +781,30 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	// another, each sorted by address), and then nothing moves. Each
 	// segment's blocks are then a run of the one array they are copied
 	// to, and no map or slice is made per segment.
-	segs, blocks := a.segs, a.blocks
-	a.segs, a.blocks = nil, nil
+	segs, rows := a.segs, &a.blocks
+	a.segs = nil
 	segCmp := func(x, y fragSegRow) int { return cmp.Or(cmp.Compare(x.dev, y.dev), cmp.Compare(x.addr, y.addr)) }
 	if !slices.IsSortedFunc(segs, segCmp) {
 		slices.SortStableFunc(segs, segCmp)
 	}
-	blockCmp := func(x, y fragBlockRow) int {
+	blockCmp := func(x, y *fragBlockRow) int {
 		return cmp.Or(cmp.Compare(x.dev, y.dev), cmp.Compare(x.seg, y.seg), cmp.Compare(x.addr, y.addr))
 	}
-	if !slices.IsSortedFunc(blocks, blockCmp) {
-		slices.SortStableFunc(blocks, blockCmp)
+	nb := rows.len()
+	block := rows.at
+	for j := 1; j < nb; j++ {
+		if blockCmp(rows.at(j-1), rows.at(j)) > 0 { // sort a copy
+			sorted := make([]fragBlockRow, 0, nb)
+			for b := range rows.all {
+				sorted = append(sorted, b)
+			}
+			slices.SortStableFunc(sorted, func(x, y fragBlockRow) int { return blockCmp(&x, &y) })
+			block = func(j int) *fragBlockRow { return &sorted[j] }
+			break
+		}
 	}
 	all := make([]fragSeg, len(segs))
-	kept := make([]fragBlock, 0, len(blocks))
+	kept := make([]fragBlock, 0, nb)
 	orphans, j := 0, 0
 	for i, r := range segs {
 		s := &all[i]
@@ -804,18 +814,19 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		if i+1 < len(segs) && segs[i+1].dev == r.dev && segs[i+1].addr == r.addr {
 			continue // a segment listed twice: its blocks go to the last
 		}
-		for ; j < len(blocks) && (blocks[j].dev < r.dev || blocks[j].dev == r.dev && blocks[j].seg < r.addr); j++ {
+		for ; j < nb && (block(j).dev < r.dev || block(j).dev == r.dev && block(j).seg < r.addr); j++ {
 			orphans++
 		}
 		from := len(kept)
-		for ; j < len(blocks) && blocks[j].dev == r.dev && blocks[j].seg == r.addr; j++ {
-			b := &blocks[j]
+		for ; j < nb && block(j).dev == r.dev && block(j).seg == r.addr; j++ {
+			b := block(j)
 			kept = append(kept, fragBlock{addr: b.addr, size: b.size, req: b.req, hasReq: b.hasReq,
 				pending: b.pending, stack: b.stack})
 		}
 		s.blocks = kept[from:len(kept):len(kept)] // full: the replay's appends copy it
 	}
-	orphans += len(blocks) - j
+	orphans += nb - j
+	a.blocks = rowList[fragBlockRow]{}
 	if orphans > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d blocks name a segment the snapshot does not have; ignored", orphans))
 	}

@@ -294,7 +294,7 @@ type deviceState struct {
 	segments      int
 	reserved      int64
 	sawSegments   bool
-	active        []blockInfo
+	active        rowList[blockInfo]
 	ooms          []OOMEntry
 	// oomLive holds, for the first maxOOMCaptures OOMs, the allocations
 	// live at the OOM and the allocation counts up to it.
@@ -550,18 +550,29 @@ func (a *LeakAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
 	segment := rec.Column(pytorch.BlkSegmentAddress).(*array.Uint64)
+	// Of a state, by its dictionary index: whether it is active_allocated
+	// or active_pending_free.
+	allocated := make([]bool, dict.Len())
+	pending := make([]bool, dict.Len())
+	for k := range allocated {
+		allocated[k] = dict.Value(k) == pytorch.StateActiveAllocated
+		pending[k] = dict.Value(k) == pytorch.StateActivePendingFree
+	}
+	var d *deviceState
 	for i := 0; i < int(rec.NumRows()); i++ {
-		st := dict.Value(state.GetValueIndex(i))
-		if st == pytorch.StateActivePendingFree {
-			d := a.dev(device.Value(i))
-			d.pendingBlocks = append(d.pendingBlocks, pendingBlock{blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)}, segment.Value(i)})
+		k := state.GetValueIndex(i)
+		if !allocated[k] && !pending[k] {
 			continue
 		}
-		if st != pytorch.StateActiveAllocated {
+		if d == nil || d.dev != device.Value(i) {
+			d = a.dev(device.Value(i))
+		}
+		b := blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)}
+		if pending[k] {
+			d.pendingBlocks = append(d.pendingBlocks, pendingBlock{b, segment.Value(i)})
 			continue
 		}
-		d := a.dev(device.Value(i))
-		d.active = appendRow(d.active, blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)})
+		d.active.add(b)
 	}
 }
 
@@ -691,11 +702,11 @@ func sortedKeys[V any](m map[string]V) []string {
 func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 	s := DeviceSummary{
 		Device: int(d.dev), Segments: d.segments, ReservedBytes: d.reserved,
-		ActiveBlocks: len(d.active), TraceEntries: d.entries,
+		ActiveBlocks: d.active.len(), TraceEntries: d.entries,
 		HasTime: d.hasTime, TraceStartUs: d.firstUs, TraceEndUs: d.lastUs,
 		UnmatchedFrees: d.unmatched, LiveAtTraceEnd: d.live.len(),
 	}
-	for _, b := range d.active {
+	for b := range d.active.all {
 		s.ActiveBytes = satAdd(s.ActiveBytes, b.size)
 	}
 	return s
@@ -801,7 +812,7 @@ func siteKey(st []callsite.Frame) string {
 // classifies each group.
 func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum *DeviceSummary) ([]Site, []string) {
 	var warns []string
-	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: d.active, live: &d.live, allocs: d.allocs,
+	in := siteSet{dev: d.dev, haveBlocks: d.sawSegments || a.segments, blocks: &d.active, live: &d.live, allocs: d.allocs,
 		timed: d.hasTime, winStart: 0, winEnd: d.lastSeq, lastSeq: d.lastSeq, d: d}
 	if d.hasTime {
 		in.winStart, in.winEnd = d.firstUs, d.lastUs
@@ -824,7 +835,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 		nAllocs += n
 	}
 	switch {
-	case d.entries == 0 && len(d.active) > 0:
+	case d.entries == 0 && d.active.len() > 0:
 		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
 	case d.entries > 0 && nAllocs == 0:
 		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
@@ -961,7 +972,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 type siteSet struct {
 	dev              int32
 	haveBlocks       bool
-	blocks           []blockInfo
+	blocks           *rowList[blockInfo]
 	live             *addrTable[liveAlloc]
 	allocs           []int // per key, as deviceState.allocs
 	timed            bool
@@ -1079,7 +1090,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			}
 			return
 		}
-		for _, b := range in.blocks {
+		for b := range in.blocks.all {
 			if l, ok := in.live.get(b.addr); ok {
 				k := kept(l)
 				k.block = b.size
@@ -1095,7 +1106,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	// snapshot of many blocks cost more than the grouping).
 	n := in.live.len()
 	if in.haveBlocks {
-		n = len(in.blocks)
+		n = in.blocks.len()
 	}
 	order := make([]*siteGroup, 0, n) // the group of each allocation, in each's order
 	count := map[*siteGroup]int{}
@@ -1116,7 +1127,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	})
 	if in.haveBlocks {
 		matched := map[uint64]struct{}{} // the live allocations that are active blocks
-		for _, b := range in.blocks {
+		for b := range in.blocks.all {
 			if _, ok := in.live.get(b.addr); ok {
 				matched[b.addr] = struct{}{}
 				continue

@@ -241,3 +241,55 @@ func appendRow[T any](s []T, v T) []T {
 	}
 	return append(s, v)
 }
+
+// rowChunkBits sets the size of a rowList's chunks: 4,096 rows.
+const rowChunkBits = 12
+
+// rowList is a list of rows kept in chunks of 1<<rowChunkBits rows, so
+// that appending never copies the rows already kept: a snapshot of many
+// segments has hundreds of thousands of active blocks, which two analyses
+// keep until Finalize, and growing one slice for them allocated and copied
+// each row about twice (with doubling) and left up to half of the last
+// slice unused. Only the first chunk grows (by appendRow), to a full
+// chunk, so that a small snapshot allocates little. The zero value is an
+// empty list.
+type rowList[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+func (l *rowList[T]) add(v T) {
+	const size = 1 << rowChunkBits
+	k := len(l.chunks) - 1
+	switch {
+	case k < 0:
+		l.chunks = append(l.chunks, make([]T, 0, 16))
+		k = 0
+	case len(l.chunks[k]) == size:
+		l.chunks = append(l.chunks, make([]T, 0, size))
+		k++
+	case len(l.chunks[k]) == cap(l.chunks[k]): // the first chunk, small
+		l.chunks[k] = slices.Grow(l.chunks[k], min(len(l.chunks[k]), size-len(l.chunks[k])))
+	}
+	l.chunks[k] = append(l.chunks[k], v)
+	l.n++
+}
+
+// len is the number of rows.
+func (l *rowList[T]) len() int { return l.n }
+
+// at returns row i (0 <= i < len).
+func (l *rowList[T]) at(i int) *T {
+	return &l.chunks[i>>rowChunkBits][i&(1<<rowChunkBits-1)]
+}
+
+// all yields the rows in the order they were added.
+func (l *rowList[T]) all(yield func(T) bool) {
+	for _, c := range l.chunks {
+		for _, v := range c {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}

@@ -148,3 +148,39 @@ func TestKeyIndexLikeMap(t *testing.T) {
 		}
 	}
 }
+
+// A rowList gives back every row, by index and in order, across the
+// first chunk's growth and the chunk boundaries, and no chunk but the
+// last is short (at's index arithmetic relies on it).
+func TestRowList(t *testing.T) {
+	const size = 1 << rowChunkBits
+	for _, n := range []int{0, 1, 16, 17, size - 1, size, size + 1, 3*size + 5} {
+		var l rowList[blockInfo]
+		for i := 0; i < n; i++ {
+			l.add(blockInfo{addr: uint64(i), size: int64(2 * i)})
+		}
+		if l.len() != n {
+			t.Fatalf("n %d: len %d", n, l.len())
+		}
+		for k, c := range l.chunks {
+			if k < len(l.chunks)-1 && len(c) != size {
+				t.Errorf("n %d: chunk %d of %d holds %d rows", n, k, len(l.chunks), len(c))
+			}
+		}
+		for i := 0; i < n; i++ {
+			if b := l.at(i); b.addr != uint64(i) || b.size != int64(2*i) {
+				t.Fatalf("n %d: at(%d) = %+v", n, i, *b)
+			}
+		}
+		i := 0
+		for b := range l.all {
+			if b.addr != uint64(i) {
+				t.Fatalf("n %d: row %d is %+v", n, i, b)
+			}
+			i++
+		}
+		if i != n {
+			t.Errorf("n %d: all yielded %d rows", n, i)
+		}
+	}
+}
