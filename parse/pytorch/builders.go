@@ -14,14 +14,14 @@ type segmentBuilders struct {
 	address                             *array.Uint64Builder
 	total, allocated, active, requested *array.Int64Builder
 	stream                              *array.Int64Builder
-	segType                             *array.BinaryDictionaryBuilder
+	segType                             dictColumn
 	pool                                *array.FixedSizeListBuilder
 	poolValues                          *array.Int64Builder
 	expandable                          *array.BooleanBuilder
 	stack                               *array.Int32Builder
 }
 
-func (s *segmentBuilders) init(b *array.RecordBuilder) {
+func (s *segmentBuilders) init(b *array.RecordBuilder, rows int) {
 	s.device = b.Field(SegDevice).(*array.Int32Builder)
 	s.address = b.Field(SegAddress).(*array.Uint64Builder)
 	s.total = b.Field(SegTotalSize).(*array.Int64Builder)
@@ -29,7 +29,7 @@ func (s *segmentBuilders) init(b *array.RecordBuilder) {
 	s.active = b.Field(SegActiveSize).(*array.Int64Builder)
 	s.requested = b.Field(SegRequestedSize).(*array.Int64Builder)
 	s.stream = b.Field(SegStream).(*array.Int64Builder)
-	s.segType = b.Field(SegType).(*array.BinaryDictionaryBuilder)
+	s.segType = newDictColumn(b.Field(SegType).(*array.BinaryDictionaryBuilder), rows)
 	s.pool = b.Field(SegPoolID).(*array.FixedSizeListBuilder)
 	s.poolValues = s.pool.ValueBuilder().(*array.Int64Builder)
 	s.expandable = b.Field(SegExpandable).(*array.BooleanBuilder)
@@ -40,17 +40,17 @@ type blockBuilders struct {
 	device           *array.Int32Builder
 	segment, address *array.Uint64Builder
 	size, requested  *array.Int64Builder
-	state            *array.BinaryDictionaryBuilder
+	state            dictColumn
 	stack            *array.Int32Builder
 }
 
-func (s *blockBuilders) init(b *array.RecordBuilder) {
+func (s *blockBuilders) init(b *array.RecordBuilder, rows int) {
 	s.device = b.Field(BlkDevice).(*array.Int32Builder)
 	s.segment = b.Field(BlkSegmentAddress).(*array.Uint64Builder)
 	s.address = b.Field(BlkAddress).(*array.Uint64Builder)
 	s.size = b.Field(BlkSize).(*array.Int64Builder)
 	s.requested = b.Field(BlkRequestedSize).(*array.Int64Builder)
-	s.state = b.Field(BlkState).(*array.BinaryDictionaryBuilder)
+	s.state = newDictColumn(b.Field(BlkState).(*array.BinaryDictionaryBuilder), rows)
 	s.stack = b.Field(BlkStackID).(*array.Int32Builder)
 }
 
@@ -154,6 +154,23 @@ func (d *dictColumn) appendSlow(row int, s string) error {
 		d.index[s] = d.b.GetValueIndex(d.b.Len() - 1)
 	}
 	return nil
+}
+
+// appendRow sets the next row of the table whose dictionary column this is
+// to s, row being the table's row count before the row (a table whose
+// RecordBuilder flushes at a batch's worth of rows).
+func (d *dictColumn) appendRow(row int, s string) error {
+	if row >= len(d.codes) { // never: the table is flushed when full
+		d.codes = append(d.codes, make([]int, row+1-len(d.codes))...)
+	}
+	return d.append(row, s)
+}
+
+// flushBatch gives the builder the indices of a batch of n rows, before
+// the batch is built, and starts the next at row 0.
+func (d *dictColumn) flushBatch(n int) {
+	d.flush(n)
+	d.given = 0
 }
 
 // flush gives the builder the indices of the rows before n.

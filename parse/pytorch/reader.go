@@ -215,8 +215,8 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		blockPlan:  pickle.NewRecordPlan("address", "size", "requested_size", "state", "frames", "history"),
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
-	rd.seg.init(rd.out.Builder(TableSegments))
-	rd.blk.init(rd.out.Builder(TableBlocks))
+	rd.seg.init(rd.out.Builder(TableSegments), rd.out.Options().BatchSize)
+	rd.blk.init(rd.out.Builder(TableBlocks), rd.out.Options().BatchSize)
 	rd.ev.init(rd.out.Builder(TableEvents), o.Allocator, o.BatchSize)
 	rd.fr.init(rd.out.Builder(TableFrames))
 	rd.st.init(rd.out.Builder(TableStacks))
@@ -294,6 +294,12 @@ func (r *Reader) flush(t Table) {
 			r.out.Push(t, rec)
 		}
 		return
+	}
+	switch t { // dictionary columns hold their rows' indices until now
+	case TableSegments:
+		r.seg.segType.flushBatch(r.seg.device.Len())
+	case TableBlocks:
+		r.blk.state.flushBatch(r.blk.device.Len())
 	}
 	r.out.Flush(t)
 }
@@ -1267,6 +1273,9 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		return r.errAt(c.Offset, "segment: device %d out of range", device)
 	}
 	b := &r.seg
+	if err := b.segType.appendRow(b.device.Len(), segType); err != nil {
+		return err
+	}
 	b.device.Append(int32(device))
 	b.address.Append(address)
 	b.total.Append(total)
@@ -1278,9 +1287,6 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		b.requested.AppendNull()
 	}
 	b.stream.Append(stream)
-	if err := b.segType.AppendString(segType); err != nil {
-		return err
-	}
 	if hasPool {
 		b.pool.Append(true)
 		b.poolValues.Append(pool[0])
@@ -1374,6 +1380,9 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 // appendBlock appends a block of segment segAddr to the blocks table.
 func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64, hasReq bool, state string, stack int32) error {
 	b := &r.blk
+	if err := b.state.appendRow(b.device.Len(), state); err != nil {
+		return err
+	}
 	b.device.Append(dev)
 	b.segment.Append(segAddr)
 	b.address.Append(address)
@@ -1382,9 +1391,6 @@ func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64
 		b.requested.Append(req)
 	} else {
 		b.requested.AppendNull()
-	}
-	if err := b.state.AppendString(state); err != nil {
-		return err
 	}
 	appendStack(b.stack, stack)
 	r.maybeFlush(TableBlocks)

@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -675,6 +676,48 @@ func TestEarlyConversion(t *testing.T) {
 		}
 		if got != w.action || size.Value(i) != w.size || a != w.addr {
 			t.Errorf("row %d: %s size %d addr %d, want %+v", i, got, size.Value(i), a, w)
+		}
+	}
+}
+
+// The blocks' state and the segments' segment_type, dictionary columns
+// whose indices wait in the Reader until a batch is built, read the same
+// row by row whether a batch holds 7 rows (a new string, or none, at every
+// batch boundary) or 4,096.
+func TestDictColumnsAcrossBatches(t *testing.T) {
+	strs := func(tab arrow.Table, col int) []string {
+		var out []string
+		for _, ch := range tab.Column(col).Data().Chunks() {
+			d := ch.(*array.Dictionary)
+			vals := d.Dictionary().(*array.String)
+			for i := 0; i < d.Len(); i++ {
+				out = append(out, strings.Clone(vals.Value(d.GetValueIndex(i)))) // the table is released
+			}
+		}
+		return out
+	}
+	for _, name := range []string{"fragmentation_oom.pickle", "blockscan/segments_p4.pickle", "cuda_graph_pool.pickle"} {
+		read := func(batch int) ([]string, []string) {
+			mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
+			defer mem.AssertSize(t, 0)
+			s, err := ReadAll(openFile(t, dir+name).Reader(), name, WithAllocator(mem), WithBatchSize(batch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Release()
+			return strs(s.Blocks, BlkState), strs(s.Segments, SegType)
+		}
+		states, types := read(4096)
+		states7, types7 := read(7)
+		if len(states) < 20 || !slices.Equal(states, states7) || !slices.Equal(types, types7) {
+			t.Errorf("%s: %d states, %d types; with 7-row batches they differ", name, len(states), len(types))
+		}
+		seen := map[string]bool{}
+		for _, s := range append(states, types...) {
+			seen[s] = true
+		}
+		if !seen[StateActiveAllocated] || !seen["large"] && !seen["small"] {
+			t.Errorf("%s: values %v", name, seen)
 		}
 	}
 }
