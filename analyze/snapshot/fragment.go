@@ -369,6 +369,16 @@ func fragAction(s string) uint8 {
 	return fOther
 }
 
+// sawOOM reports whether any "oom" trace entry has been fed.
+func (a *FragmentAnalyzer) sawOOM() bool {
+	for _, d := range a.devs {
+		if d.seenOOM {
+			return true
+		}
+	}
+	return false
+}
+
 // NewFragmentAnalyzer returns an empty analyzer.
 func NewFragmentAnalyzer() *FragmentAnalyzer {
 	return &FragmentAnalyzer{devs: map[int32]*fragDevice{}, keyIdx: map[PoolKey]int32{}}
