@@ -596,6 +596,8 @@ func (d *Decoder) Run() (done bool, err error) {
 				k := Dict
 				if op == opEMPTY_LIST {
 					k = List
+				} else if err = d.appendEarly(); err != nil {
+					break
 				} else if d.rs != nil && d.sparse == nil {
 					// A record of a stream, read straight from the
 					// buffer when it is flat (RecordScanner).
@@ -924,6 +926,9 @@ func (d *Decoder) step() error {
 	case opNEWFALSE:
 		return d.push(Value{kind: Bool})
 	case opEMPTY_DICT:
+		if err := d.appendEarly(); err != nil {
+			return err
+		}
 		return d.pushContainer(Dict, nil)
 	case opEMPTY_LIST:
 		return d.pushContainer(List, nil)
@@ -1213,6 +1218,46 @@ func (d *Decoder) appendOp() error {
 	}
 	d.stack = d.stack[:len(d.stack)-1]
 	return d.appendTo(t.cont(), item)
+}
+
+// appendEarly hands a list its element as soon as the next one begins,
+// rather than at the APPENDS that closes the batch: when an EMPTY_DICT
+// starts while the stack holds, above the MARK of a list the Handler
+// tagged and marked Early, one dict that the Handler tagged too (Python's picklers
+// write a list's elements "list MARK elem elem ... APPENDS", one after the
+// other, in batches of 1,000). The Handler then reads each element while
+// its values are still in the CPU's cache, and a consumed element's
+// values are no longer held (on a snapshot of 57,000 segments, a fifth of
+// the CPU time and of the memory allocated). A MARK that two marks share
+// (the list's and a tuple's, "list MARK MARK elem ... TUPLE") is left
+// alone; a hand-made pickle that builds such a container on a tagged list
+// without APPENDS ("list MARK dict dict TUPLE APPEND", or one whose MARK
+// the dicts are later dropped from by POP_MARK) has its first dict stored
+// in the list, where Python would store the container: its elements are
+// then not the ones Python reads, as Handler.Tag's guesses are not, and
+// a Handler that checks what it receives refuses it.
+func (d *Decoder) appendEarly() error {
+	n := len(d.marks)
+	if d.h == nil || n == 0 {
+		return nil
+	}
+	m := d.marks[n-1]
+	if m < 1 || len(d.stack) != m+1 || n >= 2 && d.marks[n-2] == m {
+		return nil
+	}
+	l, x := d.stack[m-1], d.stack[m]
+	if l.kind != List || x.kind != Dict {
+		return nil
+	}
+	lc, xc := l.cont(), x.cont()
+	if lc == nil || !lc.Early || lc.Tag == 0 || xc == nil || xc.Tag == 0 {
+		return nil
+	}
+	if err := d.appendTo(lc, x); err != nil {
+		return err
+	}
+	d.stack = d.stack[:m]
+	return nil
 }
 
 func (d *Decoder) appendsOp() error {

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -687,4 +689,97 @@ func (p *spareStore) held() int {
 		n += len(b)
 	}
 	return n
+}
+
+// earlyHandler tags the root list (Early as set) and the dicts the stack
+// shows are its elements, and records where the decoder was at each Append.
+type earlyHandler struct {
+	d     *Decoder
+	early bool
+	at    []int64 // the decoder's offset at each Append
+	kinds []Kind
+}
+
+func (h *earlyHandler) Tag(c, parent *Container, key Value, index int64) {
+	switch {
+	case parent == nil && c.Kind == List:
+		c.Tag, c.Early = 1, h.early
+	case parent != nil && parent.Tag == 1 && c.Kind == Dict:
+		c.Tag = 2
+	}
+}
+
+func (h *earlyHandler) Append(l *Container, index int64, item Value) (bool, error) {
+	if l.Tag != 1 {
+		return false, nil
+	}
+	if int64(len(h.at)) != index {
+		return false, fmt.Errorf("element %d appended as %d", len(h.at), index)
+	}
+	h.at = append(h.at, h.d.Offset())
+	h.kinds = append(h.kinds, item.Kind())
+	return true, nil
+}
+
+// A list marked Early gets each dict element when the next begins, before
+// the APPENDS that closes the batch; the last at the APPENDS. Unmarked, all
+// come at the APPENDS. A MARK that the list shares with a tuple's ("list
+// MARK MARK dict dict dict dict TUPLE APPENDS") is no batch of the list's:
+// the tuple is its one element.
+func TestAppendEarly(t *testing.T) {
+	dicts := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString("}\x94")
+			if i == 0 {
+				b.WriteString("\x8c\x01n\x94") // the key "n" is memo 2
+			} else {
+				b.WriteString("h\x02")
+			}
+			b.WriteString("K" + string(rune(i)) + "s")
+		}
+		return b.String()
+	}
+	batch := "\x80\x04]\x94(" + dicts(4) + "e."
+	tuple := "\x80\x04]\x94((" + dicts(4) + "te."
+	appendsAt := int64(strings.LastIndexByte(batch, 'e'))
+	for _, tc := range []struct {
+		name, in string
+		early    bool
+		kinds    []Kind
+		beforeAt int // how many Appends come before the APPENDS opcode
+	}{
+		{"early", batch, true, []Kind{Dict, Dict, Dict, Dict}, 3},
+		{"not early", batch, false, []Kind{Dict, Dict, Dict, Dict}, 0},
+		{"tuple", tuple, true, []Kind{Tuple}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &earlyHandler{early: tc.early}
+			h.d = NewDecoder(strings.NewReader(tc.in), "e", h, Limits{})
+			for {
+				done, err := h.d.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if done {
+					break
+				}
+			}
+			if !slices.Equal(h.kinds, tc.kinds) {
+				t.Fatalf("appended %v, want %v", h.kinds, tc.kinds)
+			}
+			before := 0
+			for _, off := range h.at {
+				if off < appendsAt {
+					before++
+				}
+			}
+			if tc.name != "tuple" && before != tc.beforeAt {
+				t.Errorf("%d of %d appended before the APPENDS (offsets %v, APPENDS at %d), want %d", before, len(h.at), h.at, appendsAt, tc.beforeAt)
+			}
+			if l := h.d.Result().Container(); l.Len() != int64(len(tc.kinds)) || len(l.Items) != 0 {
+				t.Errorf("list Len %d, %d items kept", l.Len(), len(l.Items))
+			}
+		})
+	}
 }

@@ -93,6 +93,11 @@ type Container struct {
 	ID  int64
 	// Offset is the byte offset of the opcode that created the container.
 	Offset int64
+	// Early, set by a Handler in Tag on a list it tagged, has the list's
+	// dict elements handed to Append as soon as the next one begins,
+	// rather than at the APPENDS that closes their batch (see
+	// Decoder.appendEarly).
+	Early bool
 
 	n        int64 // elements added, consumed ones included
 	memo     int64 // memo index + 1; 0 when not memoized

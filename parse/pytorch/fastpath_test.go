@@ -148,19 +148,21 @@ func TestBlockScanTaken(t *testing.T) {
 // TestBlockScanEdges reads, with the record scan and without it, pickles
 // where the block scan once differed from the general path (a tester's
 // reproducers, blockscan/gen.py): a block's empty frames list that the next
-// segment has as its blocks (read either way), a block's frames list that
-// the next segment has as its device (the same error), and a segment whose
-// blocks' frames lists pass a low MaxValues while it is read (refused
-// either way: the lists are held until the segment is appended, as the
-// general path holds them).
+// segment has as its blocks, and a block's frames list that the next
+// segment has as its device (refused either way, with the same message:
+// a segment is read when the next begins, its blocks' frames lists then
+// converted, whichever batch of the pickler's each segment is in), and a
+// segment whose blocks' frames lists pass a low MaxValues while it is read
+// (refused either way: the lists are held until the segment is appended,
+// as the general path holds them).
 func TestBlockScanEdges(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		lim     pickle.Limits
 		wantErr string
 	}{
-		{"edge_empty_frames_as_blocks.pickle", pickle.Limits{}, ""},
-		{"edge_list_as_device.pickle", pickle.Limits{}, `"device" is <list of 1>, want an int`},
+		{"edge_empty_frames_as_blocks.pickle", pickle.Limits{}, `"blocks" is a frames list already read as a stack, want a list`},
+		{"edge_list_as_device.pickle", pickle.Limits{}, `"device" is a frames list already read as a stack, want an int`},
 		{"edge_values_held.pickle", pickle.Limits{}, ""},
 		{"edge_values_held.pickle", pickle.Limits{MaxValues: 300}, "more than 300 values"},
 	} {

@@ -325,7 +325,7 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		case pickle.Dict:
 			c.Tag = tagRoot
 		case pickle.List:
-			c.Tag = tagSegments
+			c.Tag, c.Early = tagSegments, true
 			r.meta.Legacy = true
 		}
 		return
@@ -367,7 +367,9 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		}
 		switch k {
 		case "segments":
-			c.Tag = tagSegments
+			// Each segment is read when the next begins, while its
+			// blocks and their frames lists are in the CPU's cache.
+			c.Tag, c.Early = tagSegments, true
 		case "device_traces":
 			c.Tag = tagTraces
 		case "external_annotations":
@@ -511,6 +513,36 @@ func article(k pickle.Kind) string {
 	}
 }
 
+// describe is article for v's kind, naming the Refs that stand for what
+// was read before, as a memo get yields them: a frames list converted to
+// its stack, a segment, block or trace entry consumed ("a ref" would mean
+// nothing to a user).
+func describe(v pickle.Value) string {
+	if tag, _, ok := v.Ref(); ok {
+		switch {
+		case tag == tagStack:
+			return "a frames list already read as a stack"
+		case tag == tagSegment:
+			return "a segment read before"
+		case tag == tagBlock:
+			return "a block read before"
+		case tag == tagEntry || tag == tagScanned || tag >= tagTraceBase:
+			return "a trace entry read before"
+		case tag == tagFrame:
+			return "a frame"
+		}
+	}
+	return article(v.Kind())
+}
+
+// valueText is v for a message: its text, or what a Ref stands for.
+func valueText(v pickle.Value) string {
+	if _, _, ok := v.Ref(); ok {
+		return describe(v)
+	}
+	return v.String()
+}
+
 func keyList(c *pickle.Container) string {
 	var keys []string
 	for i := 0; i+1 < len(c.Items) && len(keys) < 8; i += 2 {
@@ -592,7 +624,7 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 		return -1, r.errAt(off, "frames refer to an object that is not a list of frames")
 	case pickle.List, pickle.Tuple:
 	default:
-		return -1, r.errAt(off, "frames is %s, want a list", article(v.Kind()))
+		return -1, r.errAt(off, "frames is %s, want a list", describe(v))
 	}
 	c := v.Container()
 	if c.Tag == tagStack {
@@ -670,7 +702,7 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 	}
 	c := v.Container()
 	if v.Kind() != pickle.Dict {
-		return 0, r.errAt(off, "a frame is %s, want a dict", article(v.Kind()))
+		return 0, r.errAt(off, "a frame is %s, want a dict", describe(v))
 	}
 	if c.Tag == tagFrame {
 		return int32(c.ID), nil
@@ -714,7 +746,7 @@ func (r *Reader) intField(v pickle.Value, off int64, what, key string) (int64, e
 		u, _ := v.Uint64()
 		return int64(u), nil // a cudaStream_t above 2^63 keeps its bits
 	}
-	return 0, r.errAt(off, "%s: %q is %s, want an int", what, key, v)
+	return 0, r.errAt(off, "%s: %q is %s, want an int", what, key, valueText(v))
 }
 
 // maxSize bounds a size in bytes: 1 PiB, more than any GPU holds, so that
@@ -734,7 +766,7 @@ func (r *Reader) addrField(v pickle.Value, off int64, what, key string) (uint64,
 	if u, ok := v.Uint64(); ok {
 		return u, nil
 	}
-	return 0, r.errAt(off, "%s: %q is %s, want an address (an int from 0 to 2^64-1)", what, key, v)
+	return 0, r.errAt(off, "%s: %q is %s, want an address (an int from 0 to 2^64-1)", what, key, valueText(v))
 }
 
 // eventRow is a trace entry read from its dict's pairs, but for its
@@ -1122,7 +1154,7 @@ func (r *Reader) newEarly() int64 {
 func (r *Reader) addEvent(dev int32, seq int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, article(item.Kind()))
+		return r.errAt(r.dec.Offset(), "device_traces[%d][%d] is %s, want a dict", dev, seq, describe(item))
 	}
 	if c.Tag == tagEntry && c.ID > 0 {
 		// Converted early (SetItems): taken when it covers the dict.
@@ -1207,7 +1239,7 @@ func appendStack(b *array.Int32Builder, id int32) {
 func (r *Reader) addSegment(index int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "segments[%d] is %s, want a dict", index, article(item.Kind()))
+		return r.errAt(r.dec.Offset(), "segments[%d] is %s, want a dict", index, describe(item))
 	}
 	const what = "segment"
 	var (
@@ -1261,7 +1293,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 			stack, err = r.stackID(v, c.Offset)
 		case "blocks":
 			if v.Kind() != pickle.List {
-				return r.errAt(c.Offset, "segment: \"blocks\" is %s, want a list", article(v.Kind()))
+				return r.errAt(c.Offset, "segment: \"blocks\" is %s, want a list", describe(v))
 			}
 			blocks = v.Container()
 		}
@@ -1315,7 +1347,7 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 	}
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
-		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is %s, want a dict", index, segAddr, article(item.Kind()))
+		return r.errAt(r.dec.Offset(), "block %d of segment 0x%x is %s, want a dict", index, segAddr, describe(item))
 	}
 	const what = "block"
 	var (
