@@ -118,10 +118,12 @@ func TestRecordScanTaken(t *testing.T) {
 }
 
 // TestBlockScanTaken checks that the record scan reads the block dicts of
-// snapshots PyTorch wrote (those whose frames are already converted: a
-// block that brings new frames, or refers to frames that a block of the
-// same batch of segments brought, goes the general way), so that the
-// differential test compares the block scan with the general path.
+// snapshots PyTorch wrote, so that the differential test compares the
+// block scan with the general path: 90% or more of them (a block that
+// brings frames not converted yet goes the general way; since each segment
+// is read when the next begins, the frames an earlier segment of the same
+// pickler batch brought are converted by then, where before only about
+// half of segments_p4's were).
 func TestBlockScanTaken(t *testing.T) {
 	for _, name := range []string{"fragmentation_oom.pickle", "forward_many_layers.pickle", "blockscan/segments_p4.pickle"} {
 		t.Run(name, func(t *testing.T) {
@@ -137,8 +139,8 @@ func TestBlockScanTaken(t *testing.T) {
 			if err := r.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if blocks < 10 || r.blocksScanned < int64(blocks)/2 {
-				t.Errorf("%d of %d blocks scanned, want half or more", r.blocksScanned, blocks)
+			if blocks < 10 || r.blocksScanned < int64(blocks)*9/10 {
+				t.Errorf("%d of %d blocks scanned, want 90%% or more", r.blocksScanned, blocks)
 			}
 			t.Logf("%d of %d blocks scanned", r.blocksScanned, blocks)
 		})
