@@ -627,6 +627,7 @@ type siteGroup struct {
 	stack  []callsite.Frame
 	ids    []int32 // stack ids that map to this group
 	allocs []keptAlloc
+	n      int // len(allocs) to come (groupSites' first pass)
 }
 
 // Finalize ends the analysis. The analyzer must not be used afterwards.
@@ -1054,7 +1055,11 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	// frames' classification), not once per block (on a snapshot of
 	// 6,644 blocks and no trace that was 60% of the run).
 	frameKeyOf := map[int32]string{}
+	byStack := map[int32]*siteGroup{} // the group of each stack seen
 	groupOfStack := func(stack int32) *siteGroup {
+		if g, ok := byStack[stack]; ok {
+			return g
+		}
 		var key string
 		if in.byFrame {
 			// Without a trace nothing is judged: one finding per site.
@@ -1074,6 +1079,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		if !containsID(g.ids, stack) {
 			g.ids = append(g.ids, stack)
 		}
+		byStack[stack] = g
 		return g
 	}
 	kept := func(l liveAlloc) keptAlloc {
@@ -1109,15 +1115,14 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		n = in.blocks.len()
 	}
 	order := make([]*siteGroup, 0, n) // the group of each allocation, in each's order
-	count := map[*siteGroup]int{}
 	each(func(stack int32, k keptAlloc) {
 		g := groupOfStack(stack)
 		order = append(order, g)
-		count[g]++
+		g.n++
 	})
 	rows := make([]keptAlloc, len(order))
-	for g, n := range count {
-		g.allocs, rows = rows[:0:n], rows[n:]
+	for _, g := range groups {
+		g.allocs, rows = rows[:0:g.n], rows[g.n:]
 	}
 	i := 0
 	each(func(_ int32, k keptAlloc) {
