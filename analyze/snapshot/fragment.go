@@ -524,9 +524,11 @@ type fragBlock struct {
 
 // fragSeg is a segment in the replay, its active blocks in address order.
 type fragSeg struct {
-	addr   uint64
-	size   int64
-	key    PoolKey
+	addr uint64
+	size int64
+	// key is the segment's pool, shared by the segments of one pool (a
+	// snapshot's are the FragmentAnalyzer's keys): never changed.
+	key    *PoolKey
 	blocks []fragBlock
 }
 
@@ -655,7 +657,7 @@ func (st *fragState) undo(e fragEvent) {
 			st.mismatches++
 			return
 		}
-		st.insertSeg(&fragSeg{addr: e.addr, size: e.size, key: PoolKey{Device: st.dev, Small: e.size <= allocSmallBuffer, Stream: e.stream}})
+		st.insertSeg(&fragSeg{addr: e.addr, size: e.size, key: &PoolKey{Device: st.dev, Small: e.size <= allocSmallBuffer, Stream: e.stream}})
 	case fSegmentMap:
 		st.unmap(e.addr, e.size)
 	case fSegmentUnmap:
@@ -699,7 +701,7 @@ func (st *fragState) mapRange(addr uint64, size int64, stream int64) {
 		st.mismatches++
 		return
 	}
-	s := &fragSeg{addr: addr, size: size, key: PoolKey{Device: st.dev, Stream: stream, Expandable: true}}
+	s := &fragSeg{addr: addr, size: size, key: &PoolKey{Device: st.dev, Stream: stream, Expandable: true}}
 	if l := st.segAt(addr - 1); addr > 0 && l != nil && l.key.Expandable {
 		st.removeSeg(l)
 		s.key = l.key
@@ -721,11 +723,15 @@ func (st *fragState) mapRange(addr uint64, size int64, stream int64) {
 func (st *fragState) measure(withBlocks bool) DeviceMemory {
 	pools := map[PoolKey]*PoolState{}
 	dm := DeviceMemory{Device: st.dev}
+	var p *PoolState
+	var pk *PoolKey // p's key, as the last segment had it
 	for _, s := range st.segs {
-		p := pools[s.key]
-		if p == nil {
-			p = &PoolState{PoolKey: s.key, RequestedKnown: true}
-			pools[s.key] = p
+		if s.key != pk { // segments of one pool mostly come together
+			pk = s.key
+			if p = pools[*pk]; p == nil {
+				p = &PoolState{PoolKey: *pk, RequestedKnown: true}
+				pools[*pk] = p
+			}
 		}
 		p.Segments++
 		p.ReservedBytes += s.size
@@ -818,7 +824,7 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	orphans, j := 0, 0
 	for i, r := range segs {
 		s := &all[i]
-		*s = fragSeg{addr: r.addr, size: r.size, key: a.keys[r.key]}
+		*s = fragSeg{addr: r.addr, size: r.size, key: &a.keys[r.key]}
 		st := state(r.dev)
 		st.segs = append(st.segs, s)
 		if i+1 < len(segs) && segs[i+1].dev == r.dev && segs[i+1].addr == r.addr {
