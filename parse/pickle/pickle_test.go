@@ -783,3 +783,11 @@ func TestAppendEarly(t *testing.T) {
 		})
 	}
 }
+
+// A list a record scan read has no container (Record.List): its String,
+// which error messages print, names its kind and does not panic.
+func TestStringOfScannedList(t *testing.T) {
+	if got := (Value{kind: List}).String(); got != "<list>" {
+		t.Errorf("got %q", got)
+	}
+}

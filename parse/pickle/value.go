@@ -232,6 +232,9 @@ func (v Value) String() string {
 	case Bytes:
 		return fmt.Sprintf("b<%d bytes>", v.n)
 	case List, Tuple, Dict, Set, FrozenSet:
+		if v.cont() == nil { // a list a record scan read (Record.List)
+			return fmt.Sprintf("<%s>", v.kind)
+		}
 		return fmt.Sprintf("<%s of %d>", v.kind, v.cont().Len())
 	case Ref:
 		return fmt.Sprintf("<ref %d:%d>", v.tag, v.n)
