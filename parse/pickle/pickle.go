@@ -101,7 +101,9 @@ type Handler interface {
 	// in Append that a container really is where it expected.
 	Tag(c, parent *Container, key Value, index int64)
 	// Append is called before item is stored at position index of a list
-	// the Handler tagged (list.Tag != 0; APPEND, APPENDS, LIST): untagged
+	// the Handler tagged (list.Tag != 0; APPEND, APPENDS, LIST, or, for a
+	// dict element of a list marked Early, the EMPTY_DICT that begins the
+	// next element: Decoder.appendEarly): untagged
 	// lists, such as the frames list of each trace entry, are filled
 	// without a call per element. Returning consume=true keeps the item out of
 	// the list; later memo references to a consumed container yield a Ref

@@ -1450,9 +1450,10 @@ type blockRow struct {
 	serial  int64 // its Ref id's serial; 0 when free
 }
 
-// maxBlockRows bounds the scanned blocks waiting for their segments
-// (Python's pickler appends 1,000 segments at a time); past it blocks
-// take the general path.
+// maxBlockRows bounds the scanned blocks waiting for their segments (a
+// segment is read when the next begins, the segments list being Early,
+// so only the blocks of one segment wait, unless a hand-made pickle
+// writes its segments otherwise); past it blocks take the general path.
 const (
 	blockBits    = 15
 	maxBlockRows = 1 << blockBits
