@@ -146,11 +146,15 @@ type Decoder struct {
 	ph   PairHandler   // h, when it is one
 	rs   RecordScanner // h, when it is one
 
-	rec     Record // scanRecord's
-	sc      scanState
-	lc      listCache // the record scan's lists, by their bytes
-	memoGen uint64    // counts memo indices set again (PUT), which invalidates a RecordPlan's keys
-	lim     Limits
+	rec Record // scanRecord's
+	sc  scanState
+	// earlyDepth is len(marks) when appendEarly handed on an element
+	// above the top MARK, 0 when it has not since that MARK came: only
+	// APPENDS may then close it (dropMark).
+	earlyDepth int
+	lc         listCache // the record scan's lists, by their bytes
+	memoGen    uint64    // counts memo indices set again (PUT), which invalidates a RecordPlan's keys
+	lim        Limits
 
 	stack []Value
 	marks []int // stack length at each MARK
@@ -999,6 +1003,9 @@ func (d *Decoder) step() error {
 		if len(d.marks) == 0 {
 			return d.Errorf("POP with an empty stack")
 		}
+		if err := d.dropMark(op); err != nil {
+			return err
+		}
 		d.marks = d.marks[:len(d.marks)-1]
 		return nil
 	case opPOP_MARK:
@@ -1140,6 +1147,9 @@ func (d *Decoder) popMark(op byte) ([]Value, error) {
 	if len(d.marks) == 0 {
 		return nil, d.Errorf("%s without a MARK", opName(op))
 	}
+	if err := d.dropMark(op); err != nil {
+		return nil, err
+	}
 	m := d.marks[len(d.marks)-1]
 	d.marks = d.marks[:len(d.marks)-1]
 	items := make([]Value, len(d.stack)-m)
@@ -1225,26 +1235,29 @@ func (d *Decoder) appendOp() error {
 // appendEarly hands a list its element as soon as the next one begins,
 // rather than at the APPENDS that closes the batch: when an EMPTY_DICT
 // starts while the stack holds, above the MARK of a list the Handler
-// tagged and marked Early, one dict that the Handler tagged too (Python's picklers
-// write a list's elements "list MARK elem elem ... APPENDS", one after the
-// other, in batches of 1,000). The Handler then reads each element while
-// its values are still in the CPU's cache, and a consumed element's
-// values are no longer held (on a snapshot of 57,000 segments, a fifth of
-// the CPU time and of the memory allocated). A MARK that two marks share
-// (the list's and a tuple's, "list MARK MARK elem ... TUPLE") is left
-// alone; a hand-made pickle that builds such a container on a tagged list
-// without APPENDS ("list MARK dict dict TUPLE APPEND", or one whose MARK
-// the dicts are later dropped from by POP_MARK) has its first dict stored
-// in the list, where Python would store the container: its elements are
-// then not the ones Python reads, as Handler.Tag's guesses are not, and
-// a Handler that checks what it receives refuses it.
+// tagged and marked Early, one dict that the Handler tagged too (Python's
+// picklers write a list's elements "list MARK elem elem ... APPENDS", one
+// after the other, in batches of 1,000). The Handler then reads each
+// element while its values are still in the CPU's cache, and a consumed
+// element's values are no longer held (on a snapshot of 57,000 segments,
+// a fifth of the CPU time and of the memory allocated). A MARK that two
+// marks share (the list's and a tuple's, "list MARK MARK elem ... TUPLE")
+// is left alone, and so is a second Early list while the first holds a
+// MARK. Once an element is handed on, only APPENDS may close that MARK
+// (dropMark): a hand-made pickle that closes it otherwise ("list MARK dict
+// dict TUPLE APPEND", "list MARK dict dict POP_MARK", which Python reads
+// as a list without those dicts) is refused rather than read with elements
+// Python would not store. A memo get of a handed-on element yields what a
+// consumed container's does (a Ref): a pickle that stores the same dict
+// again after the next began ([s0, s1, s0]) or changes it then is refused
+// by a Handler that checks what it receives, as across APPENDS batches.
 func (d *Decoder) appendEarly() error {
 	n := len(d.marks)
 	if d.h == nil || n == 0 {
 		return nil
 	}
 	m := d.marks[n-1]
-	if m < 1 || len(d.stack) != m+1 || n >= 2 && d.marks[n-2] == m {
+	if m < 1 || len(d.stack) != m+1 || n >= 2 && d.marks[n-2] == m || d.earlyDepth != 0 && d.earlyDepth != n {
 		return nil
 	}
 	l, x := d.stack[m-1], d.stack[m]
@@ -1259,6 +1272,23 @@ func (d *Decoder) appendEarly() error {
 		return err
 	}
 	d.stack = d.stack[:m]
+	d.earlyDepth = n
+	return nil
+}
+
+// dropMark checks that op may close the top MARK: not when appendEarly
+// handed on elements above it, which only APPENDS, storing the rest in the
+// same list, may close (Python's picklers write nothing else there). A
+// pickle that drops them or builds another container of them is refused,
+// not read with elements Python would not store.
+func (d *Decoder) dropMark(op byte) error {
+	if d.earlyDepth == 0 || len(d.marks) != d.earlyDepth {
+		return nil
+	}
+	if op != opAPPENDS {
+		return d.Errorf("%s closes a MARK whose first elements were already stored in the list below it, as the APPENDS that Python's pickler writes there would store them", opName(op))
+	}
+	d.earlyDepth = 0
 	return nil
 }
 
@@ -1290,6 +1320,7 @@ func (d *Decoder) appendsOp() error {
 	// Popped slots are not cleared: the next pushes overwrite them, and
 	// what they still point to is bounded by the stack's high-water mark.
 	d.stack = d.stack[:m]
+	d.dropMark(opAPPENDS) // nil: it only ends appendEarly's hold on the MARK
 	d.marks = d.marks[:len(d.marks)-1]
 	return nil
 }

@@ -725,7 +725,9 @@ func (h *earlyHandler) Append(l *Container, index int64, item Value) (bool, erro
 // the APPENDS that closes the batch; the last at the APPENDS. Unmarked, all
 // come at the APPENDS. A MARK that the list shares with a tuple's ("list
 // MARK MARK dict dict dict dict TUPLE APPENDS") is no batch of the list's:
-// the tuple is its one element.
+// the tuple is its one element. A MARK whose first elements were handed
+// on may be closed only by APPENDS: hand-made pickles that drop them
+// (POP_MARK) or build a tuple of them are refused, not misread.
 func TestAppendEarly(t *testing.T) {
 	dicts := func(n int) string {
 		var b strings.Builder
@@ -742,22 +744,43 @@ func TestAppendEarly(t *testing.T) {
 	}
 	batch := "\x80\x04]\x94(" + dicts(4) + "e."
 	tuple := "\x80\x04]\x94((" + dicts(4) + "te."
+	// Hand-made: Python reads a list of one dict (POP_MARK drops three),
+	// and a list of one tuple (APPEND, no batch MARK).
+	popMark := "\x80\x04]\x94(" + dicts(3) + "1(" + dicts(1) + "e."
+	tupleAppend := "\x80\x04]\x94(" + dicts(2) + "ta."
 	appendsAt := int64(strings.LastIndexByte(batch, 'e'))
 	for _, tc := range []struct {
 		name, in string
 		early    bool
 		kinds    []Kind
 		beforeAt int // how many Appends come before the APPENDS opcode
+		wantErr  string
 	}{
-		{"early", batch, true, []Kind{Dict, Dict, Dict, Dict}, 3},
-		{"not early", batch, false, []Kind{Dict, Dict, Dict, Dict}, 0},
-		{"tuple", tuple, true, []Kind{Tuple}, 0},
+		{"early", batch, true, []Kind{Dict, Dict, Dict, Dict}, 3, ""},
+		{"not early", batch, false, []Kind{Dict, Dict, Dict, Dict}, 0, ""},
+		{"tuple", tuple, true, []Kind{Tuple}, 0, ""},
+		{"pop mark", popMark, true, nil, 0, "POP_MARK closes a MARK whose first elements were already stored"},
+		{"pop mark, not early", popMark, false, []Kind{Dict}, 0, ""},
+		{"tuple appended", tupleAppend, true, nil, 0, "TUPLE closes a MARK whose first elements were already stored"},
+		{"tuple appended, not early", tupleAppend, false, []Kind{Tuple}, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &earlyHandler{early: tc.early}
 			h.d = NewDecoder(strings.NewReader(tc.in), "e", h, Limits{})
 			for {
 				done, err := h.d.Run()
+				if tc.wantErr != "" {
+					if err == nil && done {
+						t.Fatalf("read, want an error %q", tc.wantErr)
+					}
+					if err != nil {
+						if !strings.Contains(err.Error(), tc.wantErr) {
+							t.Fatalf("error %v, want %q", err, tc.wantErr)
+						}
+						return
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -774,7 +797,7 @@ func TestAppendEarly(t *testing.T) {
 					before++
 				}
 			}
-			if tc.name != "tuple" && before != tc.beforeAt {
+			if tc.in == batch && before != tc.beforeAt {
 				t.Errorf("%d of %d appended before the APPENDS (offsets %v, APPENDS at %d), want %d", before, len(h.at), h.at, appendsAt, tc.beforeAt)
 			}
 			if l := h.d.Result().Container(); l.Len() != int64(len(tc.kinds)) || len(l.Items) != 0 {

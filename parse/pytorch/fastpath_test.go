@@ -151,9 +151,11 @@ func TestBlockScanTaken(t *testing.T) {
 // where the block scan once differed from the general path (a tester's
 // reproducers, blockscan/gen.py): a block's empty frames list that the next
 // segment has as its blocks, and a block's frames list that the next
-// segment has as its device (refused either way, with the same message:
-// a segment is read when the next begins, its blocks' frames lists then
-// converted, whichever batch of the pickler's each segment is in), and a
+// segment has as its device, the same segment dict stored twice apart
+// ([s0, s1, s0]) and two segments sharing one blocks list (all refused
+// either way, with the same message: a segment is read, and released,
+// when the next begins, its blocks' frames lists then converted,
+// whichever batch of the pickler's each segment is in), and a
 // segment whose blocks' frames lists pass a low MaxValues while it is read
 // (refused either way: the lists are held until the segment is appended,
 // as the general path holds them).
@@ -165,6 +167,8 @@ func TestBlockScanEdges(t *testing.T) {
 	}{
 		{"edge_empty_frames_as_blocks.pickle", pickle.Limits{}, `"blocks" is a frames list already read as a stack, want a list`},
 		{"edge_list_as_device.pickle", pickle.Limits{}, `"device" is a frames list already read as a stack, want an int`},
+		{"edge_segment_twice.pickle", pickle.Limits{}, "segments[2] is a reference to a dict already read and released"},
+		{"edge_shared_blocks.pickle", pickle.Limits{}, `"blocks" is a reference to a list already read and released`},
 		{"edge_values_held.pickle", pickle.Limits{}, ""},
 		{"edge_values_held.pickle", pickle.Limits{MaxValues: 300}, "more than 300 values"},
 	} {

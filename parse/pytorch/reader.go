@@ -530,6 +530,11 @@ func describe(v pickle.Value) string {
 			return "a trace entry read before"
 		case tag == tagFrame:
 			return "a frame"
+		case tag == tagDone:
+			return "a reference to a list already read and released"
+		case tag == 0:
+			// A consumed dict: a segment read, or a record scanned.
+			return "a reference to a dict already read and released (stored twice?)"
 		}
 	}
 	return article(v.Kind())

@@ -74,6 +74,17 @@ with open("edge_values_held.pickle", "wb") as f:
                                        "frames": [F[(j + k) % 5] for k in range(40)]} for j in range(10)])]},
                 f, protocol=4)
 
+# The same segment dict twice, apart ([s0, s1, s0]: Python's pickler
+# writes the second as a memo get), and two segments sharing one blocks
+# list: a segment is read, and released, when the next begins, so the
+# second use is a reference to what was released, refused either way.
+s0 = seg(0, [{"address": 0, "size": 4096, "state": "active_allocated", "frames": []}])
+with open("edge_segment_twice.pickle", "wb") as f:
+    pickle.dump({"segments": [s0, seg(8192, []), s0], "device_traces": []}, f, protocol=4)
+shared = [{"address": 0, "size": 4096, "state": "inactive", "frames": []}]
+with open("edge_shared_blocks.pickle", "wb") as f:
+    pickle.dump({"segments": [seg(0, shared), seg(0, shared)], "device_traces": []}, f, protocol=4)
+
 # A trace entry's frames list memoized at two indices (hand-assembled: no
 # pickler writes it), then used again through the first index by later
 # entries: the decoder once reused the list's container after converting
