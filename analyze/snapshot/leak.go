@@ -1085,14 +1085,15 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	kept := func(l liveAlloc) keptAlloc {
 		return keptAlloc{seq: l.seq, pos: l.pos, clock: clockOf(l), size: l.size, block: l.size, inTrace: true}
 	}
-	// each calls fn with every allocation live at the end, in one order.
-	// The snapshot's active blocks are the truth about the end; the trace
-	// says when each was allocated. Blocks the trace does not cover were
-	// allocated before it began.
-	each := func(fn func(stack int32, k keptAlloc)) {
+	// each calls fn with every allocation live at the end (its address,
+	// stack and row), in one order. The snapshot's active blocks are the
+	// truth about the end; the trace says when each was allocated. Blocks
+	// the trace does not cover (inTrace false) were allocated before it
+	// began.
+	each := func(fn func(addr uint64, stack int32, k keptAlloc)) {
 		if !in.haveBlocks {
-			for _, l := range in.live.all {
-				fn(l.stack, kept(l))
+			for addr, l := range in.live.all {
+				fn(addr, l.stack, kept(l))
 			}
 			return
 		}
@@ -1100,10 +1101,10 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			if l, ok := in.live.get(b.addr); ok {
 				k := kept(l)
 				k.block = b.size
-				fn(l.stack, k)
+				fn(b.addr, l.stack, k)
 				continue
 			}
-			fn(b.stack, keptAlloc{size: b.size, block: b.size})
+			fn(b.addr, b.stack, keptAlloc{size: b.size, block: b.size})
 		}
 	}
 	// Two passes: the first finds each allocation's group and counts
@@ -1115,31 +1116,31 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		n = in.blocks.len()
 	}
 	order := make([]*siteGroup, 0, n) // the group of each allocation, in each's order
-	each(func(stack int32, k keptAlloc) {
+	matched := map[uint64]struct{}{}  // the live allocations that are active blocks
+	each(func(addr uint64, stack int32, k keptAlloc) {
 		g := groupOfStack(stack)
 		order = append(order, g)
 		g.n++
+		switch {
+		case !in.haveBlocks:
+		case k.inTrace:
+			matched[addr] = struct{}{}
+		default:
+			st.notInTrace++
+			st.notInTraceBytes = satAdd(st.notInTraceBytes, k.block)
+		}
 	})
 	rows := make([]keptAlloc, len(order))
 	for _, g := range groups {
 		g.allocs, rows = rows[:0:g.n], rows[g.n:]
 	}
 	i := 0
-	each(func(_ int32, k keptAlloc) {
+	each(func(_ uint64, _ int32, k keptAlloc) {
 		g := order[i]
 		g.allocs = append(g.allocs, k)
 		i++
 	})
 	if in.haveBlocks {
-		matched := map[uint64]struct{}{} // the live allocations that are active blocks
-		for b := range in.blocks.all {
-			if _, ok := in.live.get(b.addr); ok {
-				matched[b.addr] = struct{}{}
-				continue
-			}
-			st.notInTrace++
-			st.notInTraceBytes = satAdd(st.notInTraceBytes, b.size)
-		}
 		st.notActive = in.live.len() - len(matched)
 	}
 
