@@ -287,7 +287,7 @@ type FragmentAnalyzer struct {
 	keyIdx   map[PoolKey]int32 // index of each in keys
 	blocks   rowList[fragBlockRow]
 	devs     map[int32]*fragDevice
-	rowCodes []uint8 // the action code of each row of the batch (addEvents)
+	rowCodes []uint8 // the code of each row of the batch: its action (addEvents) or state (addBlocks)
 }
 
 // fragSegRow is a segment, as addSegments keeps it until Finalize: no
@@ -369,6 +369,33 @@ func fragAction(s string) uint8 {
 	return fOther
 }
 
+// Block states, as blockStates codes them.
+const (
+	blockOther     uint8 = iota // a state this version does not know
+	blockInactive               // inactive: free space inside a segment
+	blockAllocated              // active_allocated
+	blockPending                // active_pending_free
+)
+
+// blockStates returns the state code of each row of a blocks batch's
+// state column, in buf's storage: its dictionary is coded once, then the
+// rows through parse.DictRowCodes.
+func blockStates(col *array.Dictionary, buf []uint8) []uint8 {
+	dict := col.Dictionary().(*array.String)
+	codes := make([]uint8, dict.Len())
+	for k := range codes {
+		switch dict.Value(k) {
+		case pytorch.StateInactive:
+			codes[k] = blockInactive
+		case pytorch.StateActiveAllocated:
+			codes[k] = blockAllocated
+		case pytorch.StateActivePendingFree:
+			codes[k] = blockPending
+		}
+	}
+	return parse.DictRowCodes(col, codes, buf)
+}
+
 // sawOOM reports whether any "oom" trace entry has been fed.
 func (a *FragmentAnalyzer) sawOOM() bool {
 	for _, d := range a.devs {
@@ -436,24 +463,14 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	addr := rec.Column(pytorch.BlkAddress).(*array.Uint64)
 	size := rec.Column(pytorch.BlkSize).(*array.Int64)
 	req := rec.Column(pytorch.BlkRequestedSize).(*array.Int64)
-	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
-	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
-	// Of a state, by its dictionary index: whether it is inactive (free
-	// space is what the active blocks leave: not kept) or pending free.
-	inactive := make([]bool, dict.Len())
-	pending := make([]bool, dict.Len())
-	for i := range inactive {
-		inactive[i] = dict.Value(i) == pytorch.StateInactive
-		pending[i] = dict.Value(i) == pytorch.StateActivePendingFree
-	}
-	for i := 0; i < int(rec.NumRows()); i++ {
-		k := state.GetValueIndex(i)
-		if inactive[k] {
+	a.rowCodes = blockStates(rec.Column(pytorch.BlkState).(*array.Dictionary), a.rowCodes)
+	for i, st := range a.rowCodes {
+		if st == blockInactive { // free space is what the active blocks leave: not kept
 			continue
 		}
 		a.blocks.add(fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
-			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: pending[k], stack: stackAt(stack, i)})
+			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: st == blockPending, stack: stackAt(stack, i)})
 	}
 }
 

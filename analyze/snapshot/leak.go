@@ -251,16 +251,17 @@ type OOMEntry struct {
 // every record batch of a snapshot (in any order of tables; events in trace
 // order per device) with Add, then call Finalize once.
 type LeakAnalyzer struct {
-	opt      LeakOptions
-	rowCodes []int          // the action code of each row of the batch (addEvents)
-	anchorOK map[int32]int8 // stack id -> anchorClass
-	devs     map[int32]*deviceState
-	frames   []callsite.Frame
-	facts    []uint16 // per frame, its facts once known (frameFacts)
-	stacks   [][]int32
-	unknown  map[string]int64
-	timed    bool
-	untimed  bool
+	opt        LeakOptions
+	rowCodes   []int          // the action code of each row of the batch (addEvents)
+	stateCodes []uint8        // the state code of each row of a blocks batch (addBlocks)
+	anchorOK   map[int32]int8 // stack id -> anchorClass
+	devs       map[int32]*deviceState
+	frames     []callsite.Frame
+	facts      []uint16 // per frame, its facts once known (frameFacts)
+	stacks     [][]int32
+	unknown    map[string]int64
+	timed      bool
+	untimed    bool
 	// segments is set when the snapshot holds a segment on any device:
 	// then the segments are the truth about every device's end, and a
 	// device with a trace but no segment holds nothing.
@@ -546,29 +547,19 @@ func (a *LeakAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	device := rec.Column(pytorch.BlkDevice).(*array.Int32)
 	addr := rec.Column(pytorch.BlkAddress).(*array.Uint64)
 	size := rec.Column(pytorch.BlkSize).(*array.Int64)
-	state := rec.Column(pytorch.BlkState).(*array.Dictionary)
-	dict := state.Dictionary().(*array.String)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
 	segment := rec.Column(pytorch.BlkSegmentAddress).(*array.Uint64)
-	// Of a state, by its dictionary index: whether it is active_allocated
-	// or active_pending_free.
-	allocated := make([]bool, dict.Len())
-	pending := make([]bool, dict.Len())
-	for k := range allocated {
-		allocated[k] = dict.Value(k) == pytorch.StateActiveAllocated
-		pending[k] = dict.Value(k) == pytorch.StateActivePendingFree
-	}
+	a.stateCodes = blockStates(rec.Column(pytorch.BlkState).(*array.Dictionary), a.stateCodes)
 	var d *deviceState
-	for i := 0; i < int(rec.NumRows()); i++ {
-		k := state.GetValueIndex(i)
-		if !allocated[k] && !pending[k] {
+	for i, st := range a.stateCodes {
+		if st != blockAllocated && st != blockPending {
 			continue
 		}
 		if d == nil || d.dev != device.Value(i) {
 			d = a.dev(device.Value(i))
 		}
 		b := blockInfo{addr: addr.Value(i), size: size.Value(i), stack: stackAt(stack, i)}
-		if pending[k] {
+		if st == blockPending {
 			d.pendingBlocks = append(d.pendingBlocks, pendingBlock{b, segment.Value(i)})
 			continue
 		}
