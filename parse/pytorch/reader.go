@@ -526,8 +526,10 @@ func describe(v pickle.Value) string {
 			return "a segment read before"
 		case tag == tagBlock:
 			return "a block read before"
-		case tag == tagEntry || tag == tagScanned || tag >= tagTraceBase:
+		case tag == tagEntry || tag == tagScanned:
 			return "a trace entry read before"
+		case tag >= tagTraceBase:
+			return "a device's trace read before"
 		case tag == tagFrame:
 			return "a frame"
 		case tag == tagDone:
