@@ -178,7 +178,17 @@ type Record struct {
 	items   []Value // the elements of the lists, one list after another
 	listOff [MaxRecordFields]int64
 	listKey [MaxRecordFields]uint64
+	keep    uint32 // bit f: field f's list stays held (KeepHeld)
 }
+
+// KeepHeld keeps the elements of field f's list (see List), which
+// ScannedRecord replaced by a Value of its own, counted against
+// Limits.MaxValues as the general path's list would be until its Handler
+// converted it: the Handler releases them later with ReleaseItems. A
+// Handler that converts a list at once, where the general path's Handler
+// would convert it only when the record is consumed, so holds what the
+// general path holds.
+func (r *Record) KeepHeld(f int) { r.keep |= 1 << f }
 
 // List returns the elements of field f's value and the byte offset of
 // its EMPTY_LIST, when that value is a list the scan read; ok is false
@@ -480,6 +490,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	var set, isInts uint32
 	d.sc.items = d.sc.items[:0]
 	d.sc.lists = 0
+	d.rec.keep = 0
 	d.sc.put[0].what = putDict
 	d.sc.nput = 1
 	d.sc.next = d.memoIdx.n
@@ -695,7 +706,7 @@ end:
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
 	for m := d.sc.lists; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros32(m)
-		if d.rec.Val[f].kind != List { // made as it is, or by ListContainer: held
+		if d.rec.Val[f].kind != List && d.rec.keep&(1<<f) == 0 { // made as it is, or by ListContainer, or kept (KeepHeld): held
 			held -= int64(lists[f])
 		}
 	}
@@ -789,6 +800,12 @@ func (d *Decoder) scannedList(off int64, items []Value) Value {
 // pairs, so that they no longer count against Limits.MaxValues.
 func (d *Decoder) ReleaseRecord(pairs int) {
 	d.held -= 2 * int64(pairs)
+}
+
+// ReleaseItems releases n elements of a scanned record's list kept held
+// (Record.KeepHeld), as Release would the list's container.
+func (d *Decoder) ReleaseItems(n int) {
+	d.held -= int64(n)
 }
 
 // newContainer makes an empty container, reusing a consumed one as

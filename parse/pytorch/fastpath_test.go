@@ -158,7 +158,8 @@ func TestBlockScanTaken(t *testing.T) {
 // whichever batch of the pickler's each segment is in), and a
 // segment whose blocks' frames lists pass a low MaxValues while it is read
 // (refused either way: the lists are held until the segment is appended,
-// as the general path holds them).
+// as the general path holds them), also where the scan converts them at
+// once, their stacks interned from the segment before.
 func TestBlockScanEdges(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -171,6 +172,8 @@ func TestBlockScanEdges(t *testing.T) {
 		{"edge_shared_blocks.pickle", pickle.Limits{}, `"blocks" is a reference to a list already read and released`},
 		{"edge_values_held.pickle", pickle.Limits{}, ""},
 		{"edge_values_held.pickle", pickle.Limits{MaxValues: 300}, "more than 300 values"},
+		{"edge_values_held_again.pickle", pickle.Limits{}, ""},
+		{"edge_values_held_again.pickle", pickle.Limits{MaxValues: 300}, "more than 300 values"},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.name, tc.lim.MaxValues), func(t *testing.T) {
 			path := dir + "blockscan/" + tc.name

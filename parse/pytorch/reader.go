@@ -1452,6 +1452,7 @@ type blockRow struct {
 	off     int64  // the block dict's EMPTY_DICT
 	stack   int32  // -1: none
 	pairs   int32
+	held    int32 // the elements of a frames list converted when scanned, still held (pickle.Record.KeepHeld)
 	hasAddr bool
 	hasReq  bool
 	serial  int64 // its Ref id's serial; 0 when free
@@ -1535,8 +1536,25 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 			// frames, say).
 			row.frames = v
 		case isList:
-			// The last step: nothing is declined after the list is made.
-			row.listKey = rec.ListKey(blockFrames)
+			// The last step: nothing is declined after the list is made
+			// or converted.
+			key := rec.ListKey(blockFrames)
+			if ls := &r.listStacks[key%uint64(len(r.listStacks))]; ls.key == key && key != 0 {
+				// The elements of a list converted before: its stack,
+				// interned already, so taken now (no container made)
+				// rather than when the block is appended. The stacks
+				// table is the same either way; the memo yields the
+				// stack's Ref for the list meanwhile (where the general
+				// path yields the list, which a later block or the
+				// segment would convert to the same stack), and its
+				// elements stay held until then, as there.
+				items, _, _ := rec.List(blockFrames)
+				row.stack, row.held = ls.stack, int32(len(items))
+				rec.Val[blockFrames] = pickle.RefValue(tagStack, int64(ls.stack))
+				rec.KeepHeld(blockFrames)
+				break
+			}
+			row.listKey = key
 			row.frames, _ = r.dec.ListContainer(rec, blockFrames)
 		default:
 			return pickle.Value{}, pickle.ErrNotScanned
@@ -1590,6 +1608,9 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 	r.blockRows[i] = blockRow{}
 	r.blockFree = append(r.blockFree, int32(i))
 	r.dec.ReleaseRecord(int(b.pairs)) // consumed, as the general path's dict
+	if b.held > 0 {
+		r.dec.ReleaseItems(int(b.held)) // its frames list, converted when scanned
+	}
 	stack := b.stack
 	if b.frames.Kind() == pickle.List {
 		var err error

@@ -73,6 +73,18 @@ with open("edge_values_held.pickle", "wb") as f:
                  "segments": [seg(0, [{"address": 4096 * j, "size": 4096, "state": "active_allocated",
                                        "frames": [F[(j + k) % 5] for k in range(40)]} for j in range(10)])]},
                 f, protocol=4)
+# Two segments whose blocks' frames lists repeat, the second's being the
+# first's again: their stacks are interned when the second is read, so
+# the block scan converts them at once; they count against the limit
+# until the second segment is appended all the same (past 300 values
+# there, not in the first).
+blk = lambda addr, j: {"address": addr + 4096 * j, "size": 4096, "state": "active_allocated",
+                       "frames": [F[(j + k) % 5] for k in range(40)]}  # list j % 5
+with open("edge_values_held_again.pickle", "wb") as f:
+    pickle.dump({"device_traces": [[{"action": "alloc", "addr": 0, "size": 1, "frames": list(F)}]],
+                 "segments": [dict(seg(0, [blk(0, j) for j in range(5)]), total_size=5 * 4096),
+                              dict(seg(1 << 20, [blk(1 << 20, j) for j in range(10)]), total_size=10 * 4096)]},
+                f, protocol=4)
 
 # The same segment dict twice, apart ([s0, s1, s0]: Python's pickler
 # writes the second as a memo get), and two segments sharing one blocks
