@@ -1260,6 +1260,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		hasPool                       bool
 		stack                         int32 = -1
 		blocks                        *pickle.Container
+		blocksAt                      int // its value's index in c.Items
 		err                           error
 	)
 	for i := 0; i+1 < len(c.Items); i += 2 {
@@ -1297,12 +1298,20 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		case "is_expandable":
 			expandable, _ = v.Bool()
 		case "frames":
+			fc := v.Container()
 			stack, err = r.stackID(v, c.Offset)
+			if err == nil && fc != nil && !r.general {
+				// Converted: the dict holds the stack's Ref instead, and
+				// the list, which nothing else refers to unless it is
+				// shared (Recycle checks), serves a later container.
+				c.Items[i+1] = pickle.RefValue(tagStack, int64(stack))
+				r.dec.Recycle(fc)
+			}
 		case "blocks":
 			if v.Kind() != pickle.List {
 				return r.errAt(c.Offset, "segment: \"blocks\" is %s, want a list", describe(v))
 			}
-			blocks = v.Container()
+			blocks, blocksAt = v.Container(), i+1
 		}
 		if err != nil {
 			return err
@@ -1344,6 +1353,12 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 			}
 		}
 		r.forget(blocks)
+		if !r.general {
+			// As the frames list above: its blocks are read, and it
+			// serves a later container.
+			c.Items[blocksAt] = pickle.RefValue(tagDone, -1)
+			r.dec.Recycle(blocks)
+		}
 	}
 	return nil
 }
@@ -1617,6 +1632,9 @@ func (r *Reader) addScannedBlock(dev int32, segAddr uint64, next *uint64, index 
 		if stack, err = r.blockStack(b.frames, b.listKey, b.off); err != nil {
 			return err
 		}
+		// Converted, and held by nothing else unless shared (Recycle
+		// checks): it serves a later container.
+		r.dec.Recycle(b.frames.Container())
 	}
 	address := *next
 	if b.hasAddr {
