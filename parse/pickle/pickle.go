@@ -224,10 +224,15 @@ type refKey struct {
 	n   int64
 }
 
-// refID packs a Ref's tag and id into one word when the id is from 0 to
-// 2^47-1 (a Handler's ids count up from 0): a map with a word key is
-// about four times faster than one with a struct key.
+// refID packs a Ref's tag and id into one word when the id is from -1 to
+// 2^47-1 (a Handler's ids count up from 0; -1 says "none", as for a
+// container read and done with): a map with a word key is about four
+// times faster than one with a struct key. -1 takes the top bit, which no
+// other id's word sets.
 func refID(v Value) (uint64, bool) {
+	if v.n == -1 {
+		return 1<<63 | uint64(v.tag), true
+	}
 	if v.n < 0 || v.n >= 1<<47 {
 		return 0, false
 	}
