@@ -145,6 +145,8 @@ type Decoder struct {
 	h    Handler
 	ph   PairHandler   // h, when it is one
 	rs   RecordScanner // h, when it is one
+	// noFill turns fillList off (SetListFill).
+	noFill bool
 
 	rec Record // scanRecord's
 	sc  scanState
@@ -262,6 +264,12 @@ func NewDecoder(r io.Reader, name string, h Handler, lim Limits) *Decoder {
 
 // Protocol is the protocol named by the PROTO opcode (0 before one is seen).
 func (d *Decoder) Protocol() int { return d.proto }
+
+// SetListFill turns on or off (it is on) the reading of a list of memo
+// gets at once, keyed by its elements (Container.ListKey), which a
+// Decoder whose Handler is a RecordScanner does; off, each opcode runs
+// on its own, for comparing the two.
+func (d *Decoder) SetListFill(on bool) { d.noFill = !on }
 
 // Offset is the byte offset of the opcode being run, or of the end of the
 // pickle once decoding is done.
@@ -642,7 +650,9 @@ func (d *Decoder) Run() (done bool, err error) {
 					}
 				}
 				s.pos++
-				err = d.pushContainer(k, nil)
+				if err = d.pushContainer(k, nil); err == nil && k == List && d.rs != nil && !d.noFill {
+					d.fillList() // its memo gets at once, when that is all it holds
+				}
 			case fSETITEMS:
 				d.curOp = op
 				s.pos++

@@ -1065,3 +1065,63 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 	st.pairs++
 	return p, st, true
 }
+
+// fillList reads, when it is all buffered, the rest of the making of the
+// untagged list the general path has just pushed (its EMPTY_LIST at the
+// buffer's pos-1) in the shape Python's picklers write a list of memo gets
+// of scalars and Refs (a frames list of frame Refs, outside the records a
+// scan takes: a segment's, say):
+//
+//	[memo put] MARK (BINGET | LONG_BINGET)... APPENDS
+//
+// It does what those opcodes would one by one (the memo put, the elements
+// stored at once as appendsOp stores a MARK's items in an untagged list,
+// counted as held), without pushing them, and keys the list by its
+// elements' bytes as the scan's lists are keyed (Container.ListKey), so
+// that a Handler converting it takes what it made of the same elements
+// before. Anything else, or a limit the general path would report, is left
+// to the general path: nothing has changed then.
+func (d *Decoder) fillList() {
+	s := &d.src
+	c := d.stack[len(d.stack)-1].cont()
+	if c == nil || c.Tag != 0 || d.sparse != nil || d.memoIdx.n > d.lim.MaxMemo {
+		return
+	}
+	b := s.buf[s.pos:s.end]
+	p, ok := memoPut(b, 0, d.memoIdx.n)
+	if !ok || p == 0 || p >= len(b) || b[p] != opMARK || len(d.marks) >= d.lim.MaxStack {
+		return
+	}
+	p++
+	start, n := p, 0
+	for p < len(b) && b[p] != opAPPENDS {
+		_, m := getArg(b, p)
+		if m == 0 || n >= maxScanItems {
+			return
+		}
+		p += m
+		n++
+	}
+	if p >= len(b) || n == 0 || len(d.stack)+n > d.lim.MaxStack ||
+		int64(len(c.Items)+n) > d.lim.MaxItems || d.held+int64(n) > d.lim.MaxValues {
+		return
+	}
+	d.sc.items = d.sc.items[:0]
+	key, ok := d.scanListItems(b[start:p])
+	if !ok {
+		return
+	}
+	// Taken: the memo put, then the elements.
+	d.op, d.curOp = s.base+int64(s.pos), b[0]
+	if err := d.put(d.memoIdx.n, d.stack[len(d.stack)-1]); err != nil {
+		return // not reached: the index was checked; the general path reports it
+	}
+	d.held += int64(n)
+	c.n += int64(n)
+	if cap(c.Items)-len(c.Items) < n {
+		d.room(c, n)
+	}
+	c.Items = append(c.Items, d.sc.items...)
+	c.key, c.keyN = key, c.n
+	s.pos += p + 1
+}

@@ -278,3 +278,89 @@ func TestRecordScanMatchesGeneral(t *testing.T) {
 		}
 	}
 }
+
+// fillHandler is a RecordScanner that tags nothing and plans nothing: the
+// decoder then fills untagged lists of memo gets at once (fillList).
+type fillHandler struct{}
+
+func (fillHandler) Tag(c, parent *Container, key Value, index int64) {}
+func (fillHandler) Append(*Container, int64, Value) (bool, error)    { return false, nil }
+func (fillHandler) RecordPlan(*Container) *RecordPlan                { return nil }
+func (fillHandler) ScannedRecord(*Container, int64, *Record) (Value, error) {
+	return Value{}, ErrNotScanned
+}
+
+// TestFillList decodes, with fillList on and off, a list of lists Python's
+// pickler writes ([a, b, a] twice, from memo gets), a list given another
+// element after it was made (a memo get of it, then APPEND: hand-made) and
+// a list that holds itself (its memo get comes before the memo has it, so
+// fillList leaves it to the general path). The values are the same either
+// way; with fillList on, the two equal lists share a nonzero ListKey, and
+// the grown and the self-holding lists have none.
+func TestFillList(t *testing.T) {
+	var b bytes.Buffer
+	b.Write([]byte{opPROTO, 4, opEMPTY_LIST, opMEMOIZE, opMARK}) // memo 0: the root
+	for _, s := range []string{"a", "b", "c"} {                  // memo 1, 2, 3
+		b.Write([]byte{opSHORT_BINUNICODE, 1, s[0], opMEMOIZE})
+	}
+	aba := []byte{opMARK, opBINGET, 1, opBINGET, 2, opBINGET, 1, opAPPENDS}
+	b.Write(append([]byte{opEMPTY_LIST, opMEMOIZE}, aba...)) // memo 4: [a, b, a]
+	b.Write(append([]byte{opEMPTY_LIST, opMEMOIZE}, aba...)) // memo 5: the same
+	b.Write([]byte{opEMPTY_LIST, opMEMOIZE, opMARK, opBINGET, 2, opAPPENDS,
+		opBINGET, 6, opBINGET, 3, opAPPEND}) // memo 6: [b], then c appended through a memo get
+	b.Write([]byte{opEMPTY_LIST, opMEMOIZE, opMARK, opBINGET, 7, opAPPENDS}) // memo 7: [itself]
+	b.Write([]byte{opAPPENDS, opSTOP})
+	data := b.Bytes()
+
+	read := func(fill bool) []*Container {
+		d := NewDecoder(bytes.NewReader(data), "fill", fillHandler{}, Limits{})
+		d.SetListFill(fill)
+		for {
+			done, err := d.Run()
+			if err != nil {
+				t.Fatalf("fill %v: %v", fill, err)
+			}
+			if done {
+				break
+			}
+		}
+		root := d.Result().Container()
+		// a, b, c, [a b a], [a b a], [b c], [b c] (the memo get), [itself]
+		if root == nil || len(root.Items) != 8 {
+			t.Fatalf("fill %v: root %v", fill, d.Result())
+		}
+		var ls []*Container
+		for _, it := range root.Items[3:] {
+			ls = append(ls, it.Container())
+		}
+		return ls
+	}
+	on, off := read(true), read(false)
+	for i := 0; i < 4; i++ { // the lists without the self-holding one
+		if g, f := canon(containerValue(List, off[i])), canon(containerValue(List, on[i])); !reflect.DeepEqual(g, f) {
+			t.Errorf("list %d: general %v, filled %v", i, g, f)
+		}
+	}
+	for _, ls := range [][]*Container{on, off} {
+		if self := ls[4]; len(self.Items) != 1 || self.Items[0].Container() != self {
+			t.Errorf("the self-holding list: %v", self.Items)
+		}
+	}
+	if k := on[0].ListKey(); k == 0 || on[1].ListKey() != k {
+		t.Errorf("equal lists: keys %d and %d, want one nonzero key", k, on[1].ListKey())
+	}
+	if on[0] == on[1] {
+		t.Error("the two equal lists are one container")
+	}
+	if k := on[2].ListKey(); k != 0 || len(on[2].Items) != 2 {
+		t.Errorf("the list grown after it was keyed: key %d, items %v", k, on[2].Items)
+	}
+	if k := on[4].ListKey(); k != 0 {
+		t.Errorf("the self-holding list: key %d", k)
+	}
+	for i, l := range off {
+		if l.ListKey() != 0 {
+			t.Errorf("list %d keyed with fillList off", i)
+		}
+	}
+}

@@ -99,8 +99,10 @@ type Container struct {
 	// Decoder.appendEarly).
 	Early bool
 
-	n        int64 // elements added, consumed ones included
-	memo     int64 // memo index + 1; 0 when not memoized
+	n        int64  // elements added, consumed ones included
+	memo     int64  // memo index + 1; 0 when not memoized
+	key      uint64 // the list cache's key of its elements when it had keyN (fillList)
+	keyN     int64
 	consumed bool
 	shared   bool // fetched from the memo or duplicated: may be referenced elsewhere
 }
@@ -112,6 +114,19 @@ func (c *Container) Len() int64 {
 		return int64(len(c.Items) / 2)
 	}
 	return c.n
+}
+
+// ListKey identifies the elements of a list the decoder keyed as it read
+// them (a list of memo gets of scalars and Refs, in the shape Python's
+// picklers write): two lists of one Decoder with the same nonzero key hold
+// the same elements, as Record.ListKey's do (the keys are one space), so
+// what a Handler made of one it may take for the other. It is 0 for a
+// list not keyed, and for one that has had elements added since.
+func (c *Container) ListKey() uint64 {
+	if c == nil || c.key == 0 || c.keyN != c.n || int64(len(c.Items)) != c.n {
+		return 0
+	}
+	return c.key
 }
 
 // Consumed reports whether a Handler consumed this container (it was not

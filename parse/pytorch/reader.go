@@ -226,6 +226,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		rd.src = rd.ra
 	}
 	rd.dec = pickle.NewDecoder(rd.src, name, rd, o.limits)
+	rd.dec.SetListFill(!o.general)
 	return rd
 }
 
@@ -637,9 +638,20 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	if c.Tag == tagStack {
 		return int32(c.ID), nil
 	}
+	// A list the decoder keyed by its elements (pickle.Container.ListKey):
+	// the stack of one with the same elements, as blockStack takes it.
+	key := c.ListKey()
+	ls := &r.listStacks[key%uint64(len(r.listStacks))]
+	if key != 0 && ls.key == key {
+		r.convertedList(c, ls.stack)
+		return ls.stack, nil
+	}
 	id, err := r.internStack(c.Items, off, c.Offset)
 	if err != nil {
 		return -1, err
+	}
+	if key != 0 {
+		*ls = listStack{key, id}
 	}
 	r.convertedList(c, id)
 	return id, nil
