@@ -57,3 +57,106 @@ func TestLibraryMessages(t *testing.T) {
 		}
 	}
 }
+
+// One memory_summary() (s31's summary_dev1_frag.txt, recorded on an H200)
+// and copies of it whose cells were reflowed: runs of spaces collapsed to
+// one (a chat client, HTML), copied from a rendered table (tabs between
+// cells, no borders), and re-indented here (tabs and wide gaps in the
+// cells, a prefix). The cells are what the table says, so every copy reads
+// the same values, with the same resolutions, as the original, and
+// without a warning. The numbers: 1062 MiB allocated, 12420 MiB reserved,
+// 1 OOM, 3 retries (the file's own rows).
+func TestSummaryReflowed(t *testing.T) {
+	orig := readFile(t, "s31/summary_dev1_frag.txt", false)
+	if v, ok := orig.stat(0, "allocated_bytes.all.current"); !ok || v.value != 1062*MiB {
+		t.Fatalf("original: allocated %+v", v)
+	}
+	if v, ok := orig.stat(0, "reserved_bytes.all.current"); !ok || v.value != 12420*MiB {
+		t.Fatalf("original: reserved %+v", v)
+	}
+	b, err := os.ReadFile(dir + "s31/summary_dev1_frag.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reindented strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		reindented.WriteString("  [rank1]:\t" + strings.ReplaceAll(strings.ReplaceAll(l, " | ", "\t|\t"), "  ", "      ") + "\n")
+	}
+	texts := map[string]string{"re-indented": reindented.String()}
+	for _, f := range []string{"s31/summary_collapsed.txt", "s31/summary_tabs.txt"} {
+		b, err := os.ReadFile(dir + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+	}
+	for name, text := range texts {
+		rs, err := readText(t, name, text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.stats) != len(orig.stats) || len(rs.meta.Warnings.Strings()) != 0 {
+			t.Errorf("%s: %d values (original %d), warnings %q", name, len(rs.stats), len(orig.stats), rs.meta.Warnings.Strings())
+			continue
+		}
+		for i := range rs.stats {
+			a, o := rs.stats[i], orig.stats[i]
+			if a.key != o.key || a.value != o.value || a.res != o.res || a.device != 1 {
+				t.Errorf("%s: %+v, original %+v", name, a, o)
+			}
+		}
+	}
+}
+
+// Reflowed tables cut or unreadable are never "0 rows" in silence: a
+// collapsed table cut inside a row keeps the rows before it, partial at
+// that line; a table without borders cut before its last row is partial
+// where it stopped; a bare title followed by prose says the table is not
+// read. A table wrapped at 72 columns says it was cut or wrapped.
+func TestSummaryReflowedDamaged(t *testing.T) {
+	read := func(f string) []string {
+		b, err := os.ReadFile(dir + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.SplitAfter(string(b), "\n")
+	}
+	col, tabs := read("s31/summary_collapsed.txt"), read("s31/summary_tabs.txt")
+	for _, c := range []struct {
+		name, text string
+		partialAt  int64
+		values     int // values kept besides the partial marker
+		warning    string
+	}{
+		// Lines 1-9 of the collapsed table: OOMs row (2 values), the
+		// header, Allocated memory (4 values); line 10 is Active memory
+		// cut after its name.
+		{"collapsed, cut in a row", strings.Join(col[:9], "") + col[9][:20] + "\n", 10, 2 + 4, "is cut at line 10"},
+		// Lines 1-6 of the tabbed table: title, OOMs row, header,
+		// Allocated, Active, Requested (3 x 4 values); then prose.
+		{"tabs, cut before its last row", strings.Join(tabs[:6], "") + "loss 0.31\n", 7, 2 + 3*4, "ends before its last row"},
+		{"tabs, title then prose", tabs[0] + "loss 0.31\n", 2, 0, "before any row of it: the table is not read"},
+	} {
+		rs, err := readText(t, "in", c.text, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p, ok := rs.stat(0, PartialKey)
+		if !ok || p.value != c.partialAt || len(rs.stats)-1 != c.values {
+			t.Errorf("%s: partial %+v %v, %d values; want line %d, %d values", c.name, p, ok, len(rs.stats)-1, c.partialAt, c.values)
+		}
+		if ws := rs.meta.Warnings.Strings(); len(ws) != 1 || !strings.Contains(ws[0], c.warning) {
+			t.Errorf("%s: warnings %q, want %q", c.name, ws, c.warning)
+		}
+	}
+	rs := readFile(t, "s31/summary_wrapped72.txt", false)
+	if ds := rs.meta.Warnings.Diagnostics(); len(ds) != 1 || ds[0].Line != 3 || !strings.Contains(ds[0].Msg, "cut or wrapped at a width") || len(rs.stats) != 0 {
+		t.Errorf("wrapped72: %d values, warnings %q", len(rs.stats), rs.meta.Warnings.Strings())
+	}
+	for _, f := range []string{"s31/summary_collapsed.txt", "s31/summary_tabs.txt", "s31/summary_wrapped72.txt"} {
+		b, _ := os.ReadFile(dir + f)
+		if !SniffSummary(b) {
+			t.Errorf("%s: not sniffed as a summary", f)
+		}
+	}
+}

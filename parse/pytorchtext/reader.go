@@ -156,7 +156,7 @@ func (r *Reader) step() error {
 			return &parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err}
 		}
 		if r.summary != nil {
-			r.summary.stop(r, "ends early (no closing border)")
+			r.summary.end(r)
 			r.summary = nil
 		}
 		r.flushPending()

@@ -2,6 +2,8 @@ package pytorchtext
 
 import (
 	"bytes"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,8 +22,17 @@ func SniffSummary(head []byte) bool {
 	// between borders within the first lines (the reader says what it
 	// could not read); a log that holds an OOM message too stays one.
 	i := bytes.Index(t, []byte(summaryTitle))
-	return i >= 0 && bytes.Contains(t[:i], []byte("|===")) && !SniffOOM(head)
+	if i >= 0 && bytes.Contains(t[:i], []byte("|===")) && !SniffOOM(head) {
+		return true
+	}
+	// A table copied from a rendered page: the title alone on its line,
+	// no borders, its header row a few lines below.
+	return i >= 0 && summaryBareSniffRe.Match(t) && !SniffOOM(head)
 }
+
+// summaryBareSniffRe matches the title and header of a table without
+// borders (see summary).
+var summaryBareSniffRe = lazyre.New(`(?m)^[ \t]*PyTorch CUDA memory summary, device ID \d+[ \t\r]*\n(?:[^\n]*\n){0,3}?[ \t]*Metric[ \t]+Cur Usage[ \t]+Peak Usage[ \t]+Tot Alloc[ \t]+Tot Freed[ \t\r]*$`)
 
 // SniffStats reports whether head is the start of torch.cuda.memory_stats()
 // saved as JSON: an object or list whose text names memory_stats() keys.

@@ -41,14 +41,25 @@ var summaryColumns = [4]string{"current", "peak", "allocated", "freed"}
 var (
 	summaryBannerRe     = lazyre.New(`PyTorch CUDA memory summary, device ID (\d+)\s*\|`)
 	summaryBannerOpenRe = lazyre.New(`^PyTorch CUDA memory summary, device ID \d+\s*$`)
-	summaryOOMsRe       = lazyre.New(`^\|\s*CUDA OOMs: (\d+)\s*\|\s*cudaMalloc retries: (\d+)\s*\|$`)
-	summaryHeaderRe     = lazyre.New(`^\|\s*Metric\s*\|\s*Cur Usage\s*\|\s*Peak Usage\s*\|\s*Tot Alloc\s*\|\s*Tot Freed\s*\|$`)
-	summaryBorderRe     = lazyre.New(`^\|(=+|-+)\|$`)
+	// A title alone on its line, no border anywhere on it: a table copied
+	// from a rendered page (cells between tabs, no borders).
+	summaryBannerBareRe = lazyre.New(`^\s*PyTorch CUDA memory summary, device ID (\d+)\s*$`)
+	summaryOOMsCellRe   = lazyre.New(`^\s*CUDA OOMs:\s*(\d+)\s*$`)
+	summaryRetryCellRe  = lazyre.New(`^\s*cudaMalloc retries:\s*(\d+)\s*$`)
+	summaryOOMsBareRe   = lazyre.New(`^\s*CUDA OOMs:\s*(\d+)\s+cudaMalloc retries:\s*(\d+)\s*$`)
+	summaryHeaderBareRe = lazyre.New(`^\s*Metric\s+Cur Usage\s+Peak Usage\s+Tot Alloc\s+Tot Freed\s*$`)
+	// A value of a row without borders: a size ("1062 MiB") or a count
+	// ("37", "12 K").
+	summaryBareValueRe = lazyre.New(`^\s*(\d{1,15}(?: ?(?:B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB|K|M))?)(?:\s|$)`)
 	// Sizes: "B/KiB/MiB/GiB/TiB/PiB" (1.6 and later) or "B/KB/MB/GB/TB/PB"
 	// (before): _format_size() divides by 1024 in both, so "MB" is MiB.
-	summarySizeRe  = lazyre.New(`^\s*(\d{1,15}) (B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
+	// The space before the unit may be gone (a reflowed copy).
+	summarySizeRe  = lazyre.New(`^\s*(\d{1,15}) ?(B|KiB|MiB|GiB|TiB|PiB|KB|MB|GB|TB|PB)\s*$`)
 	summaryCountRe = lazyre.New(`^\s*(\d{1,15}) ?([KM]?)\s*$`)
 )
+
+// summaryHeader is the header row's cells.
+var summaryHeader = [5]string{"Metric", "Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"}
 
 // summaryUnits are the size units of memory_summary(): powers of 1024,
 // whichever way a release labels them.
@@ -60,31 +71,59 @@ var summaryUnits = map[string]int64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB
 // reading stopped. The set holds the rows read before it.
 const PartialKey = "gpuleak.partial_at_line"
 
-// summary is a memory_summary() table being read. Its rows are found by
-// width: every row of the table is as wide as its title row, so whatever a
-// logger wrote before each row (a timestamp, a process tag) is skipped,
-// and a title glued to the border above it ("|====||  PyTorch CUDA memory
-// summary...") is read as well.
+// summary is a memory_summary() table being read. Its rows are read by
+// their cells, between the '|' of its borders, from the end of each line:
+// whatever a logger wrote before each row (a timestamp, a process tag) is
+// skipped, rows glued together ("|====||  PyTorch CUDA memory summary...")
+// are split where two borders meet, and neither the widths of the columns
+// nor the runs of spaces in the cells matter (a copy whose spaces were
+// collapsed, or whose columns were re-indented, reads as the table).
+// A table copied from a rendered page has no borders: its title is alone
+// on its line and its cells are split by tabs or spaces (bare).
 type summary struct {
-	width   int
 	device  int
 	start   int64 // the banner's line
 	set     int32
+	bare    bool
 	header  bool
 	metric  string // key family of the current metric
+	last    string // name of the last metric row read
 	pool    bool
 	rows    int
 	sawOOMs bool
 }
 
+// rowKind says what a row of the table is.
+type rowKind int
+
+const (
+	rowNone   rowKind = iota
+	rowRuler          // "|=====|" or "|-----|"
+	rowOOMs           // "| CUDA OOMs: 1 | cudaMalloc retries: 3 |"
+	rowHeader         // "| Metric | Cur Usage | ... |"
+	rowData           // "| Allocated memory | 1062 MiB | ... |"
+)
+
+// summaryRow is one row of the table: its kind and its cells, without
+// the borders (a ruler's one cell is its '=' or '-').
+type summaryRow struct {
+	kind  rowKind
+	cells []string
+}
+
 func (r *Reader) startSummary(line string, at int) error {
 	m := summaryBannerRe.FindStringSubmatchIndex(line[at:])
 	bar := strings.LastIndexByte(line[:at], '|')
+	if m == nil && bar < 0 && strings.IndexByte(line, '|') < 0 {
+		if mb := summaryBannerBareRe.FindStringSubmatch(line[at:]); mb != nil {
+			return r.startBareSummary(line, mb[1])
+		}
+	}
 	if m == nil || bar < 0 {
 		if bar >= 0 && summaryBannerOpenRe.MatchString(line[at:]) {
 			// The title is whole but its right border is gone: the
-			// table was cut at a width.
-			r.meta.Warnings.Linef(int(r.line), "a memory summary without its right border (%q): the table was cut at a width (a log viewer, a line limit) and is not read; print it again whole (or save torch.cuda.memory_stats() as JSON)", clip(line))
+			// table was cut or wrapped at a width.
+			r.meta.Warnings.Linef(int(r.line), "a memory summary without its right border (%q): the table was cut or wrapped at a width (a log viewer, a terminal, a line limit), so its rows are not whole lines, and it is not read; print it again whole (or save torch.cuda.memory_stats() as JSON)", clip(line))
 			return nil
 		}
 		r.meta.Warnings.Linef(int(r.line), "a memory summary title that is not understood (%q); the table is skipped", clip(line))
@@ -95,14 +134,14 @@ func (r *Reader) startSummary(line string, at int) error {
 		r.meta.Warnings.Linef(int(r.line), "memory summary device ID %s out of range; the table is skipped", line[at+m[2]:at+m[3]])
 		return nil
 	}
-	s := &summary{width: at + m[1] - bar, device: dev, start: r.line, set: int32(r.meta.Sets)}
+	s := &summary{device: dev, start: r.line, set: int32(r.meta.Sets)}
 	r.summary = s
 	r.meta.Sets++
 	// Rows glued after the title on its line ("...device ID 0 ||----|").
 	if rest := strings.TrimRight(line[at+m[1]:], " \t"); rest != "" {
-		if rows := s.rowsOf(rest); len(rows)*s.width == len(rest) {
+		if rows, before := barRows(rest); before == "" {
 			for _, row := range rows {
-				if done, _ := s.addRow(r, row); done {
+				if done, _ := s.addRow(r, row, line); done {
 					r.summary = nil
 					break
 				}
@@ -112,33 +151,143 @@ func (r *Reader) startSummary(line string, at int) error {
 	return nil
 }
 
+// startBareSummary starts a table whose title is alone on its line (see
+// summary).
+func (r *Reader) startBareSummary(line, id string) error {
+	dev, err := strconv.Atoi(id)
+	if err != nil || dev > 1<<20 {
+		r.meta.Warnings.Linef(int(r.line), "memory summary device ID %s out of range; the table is skipped", id)
+		return nil
+	}
+	r.summary = &summary{device: dev, start: r.line, set: int32(r.meta.Sets), bare: true}
+	r.meta.Sets++
+	return nil
+}
+
 // maxGluedRows bounds the rows read from one line.
 const maxGluedRows = 64
 
-// rowsOf returns the table rows at the end of line, left to right: one
+// barRows returns the table rows at the end of line, left to right (one
 // row, or several glued together when a logger lost the line ends between
-// them. It returns none when the line does not end with a row.
-func (s *summary) rowsOf(line string) []string {
+// them), and the text before them: a log prefix, or the whole line when
+// it does not end with a row.
+func barRows(line string) (rows []summaryRow, before string) {
 	t := strings.TrimRight(line, " \t")
-	var rows []string
-	for end := len(t); end >= s.width && len(rows) < maxGluedRows; end -= s.width {
-		row := t[end-s.width : end]
-		if row[0] != '|' || row[len(row)-1] != '|' {
+	for len(rows) < maxGluedRows && strings.HasSuffix(t, "|") {
+		row, n := lastBarRow(t)
+		if n == 0 {
 			break
 		}
 		rows = append(rows, row)
+		t = t[:len(t)-n]
 	}
 	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
 		rows[i], rows[j] = rows[j], rows[i]
 	}
-	return rows
+	return rows, t
 }
+
+// lastBarRow returns the row that ends t (t ends with '|') and its length
+// in bytes, or 0 when t does not end with one. Cells are taken from the
+// right, at most five (a row has one, two or five); an empty cell ("||")
+// is where two glued rows meet, never a cell.
+func lastBarRow(t string) (summaryRow, int) {
+	var cells []string
+	end := len(t) - 1 // the right border of the cell being taken
+	for len(cells) < len(summaryHeader) {
+		j := strings.LastIndexByte(t[:end], '|')
+		if j < 0 || j == end-1 {
+			break
+		}
+		cells = append(cells, t[j+1:end])
+		end = j
+		switch {
+		case len(cells) == 1 && isRuler(cells[0]):
+			return summaryRow{rowRuler, cells}, len(t) - j
+		case len(cells) == 2 && summaryRetryCellRe.MatchString(cells[0]) && summaryOOMsCellRe.MatchString(cells[1]):
+			return summaryRow{rowOOMs, []string{cells[1], cells[0]}}, len(t) - j
+		}
+	}
+	if len(cells) != len(summaryHeader) {
+		return summaryRow{}, 0
+	}
+	for i, j := 0, len(cells)-1; i < j; i, j = i+1, j-1 {
+		cells[i], cells[j] = cells[j], cells[i]
+	}
+	kind := rowHeader
+	for i, c := range cells {
+		if strings.Join(strings.Fields(c), " ") != summaryHeader[i] {
+			kind = rowData
+			break
+		}
+	}
+	return summaryRow{kind, cells}, len(t) - end
+}
+
+// isRuler reports whether cell is a ruler's: all '=' or all '-'.
+func isRuler(cell string) bool {
+	return cell != "" && (strings.Trim(cell, "=") == "" || strings.Trim(cell, "-") == "")
+}
+
+// bareRow reads a row of a table without borders (see summary): the OOMs
+// row, the header, or a row whose name is one memory_summary() prints
+// followed by four values, however its cells are split (tabs, spaces).
+func bareRow(line string) (summaryRow, bool) {
+	t := strings.TrimSpace(line)
+	if m := summaryOOMsBareRe.FindStringSubmatch(t); m != nil {
+		return summaryRow{rowOOMs, []string{"CUDA OOMs: " + m[1], "cudaMalloc retries: " + m[2]}}, true
+	}
+	if summaryHeaderBareRe.MatchString(t) {
+		return summaryRow{rowHeader, summaryHeader[:]}, true
+	}
+	name := ""
+	for _, n := range summaryRowNames() {
+		if strings.HasPrefix(t, n) && len(n) > len(name) && (len(t) == len(n) || t[len(n)] == ' ' || t[len(n)] == '\t') {
+			name = n
+		}
+	}
+	if name == "" {
+		return summaryRow{}, false
+	}
+	cells := []string{name}
+	rest := t[len(name):]
+	for len(cells) < 5 {
+		m := summaryBareValueRe.FindStringSubmatchIndex(rest)
+		if m == nil {
+			return summaryRow{}, false
+		}
+		cells = append(cells, rest[m[2]:m[3]])
+		rest = rest[m[1]:]
+	}
+	if strings.TrimSpace(rest) != "" {
+		return summaryRow{}, false
+	}
+	return summaryRow{rowData, cells}, true
+}
+
+// summaryRowNames are the names a row of memory_summary() may have.
+func summaryRowNames() []string {
+	names := []string{"from large pool", "from small pool"}
+	for n := range summaryMetrics {
+		names = append(names, n)
+	}
+	return names
+}
+
+// lastSummaryRows are the names of the last metric of a table: without
+// borders, the table ends after its rows (Oversize rows came in later
+// releases).
+var lastSummaryRows = map[string]bool{"Non-releasable allocs": true, "Oversize GPU segments": true}
 
 // stop ends a table that broke off at the current line: the rows read are
 // kept, marked partial, and the line is read again as text (an OOM message
-// printed right after a cut table is not lost).
-func (s *summary) stop(r *Reader, why string) {
-	r.meta.Warnings.Add(parse.InlineNote(int(r.line), -1, "memory summary (from line %d) %s at line %d; the %d rows before are kept, marked partial", s.start, why, r.line, s.rows))
+// printed right after a cut table is not lost). line is the line at fault.
+func (s *summary) stop(r *Reader, why, line string) {
+	if s.rows == 0 && !s.sawOOMs {
+		r.meta.Warnings.Add(parse.InlineNote(int(r.line), -1, "memory summary (from line %d) %s at line %d (%q), before any row of it: the table is not read", s.start, why, r.line, clip(strings.TrimSpace(line))))
+	} else {
+		r.meta.Warnings.Add(parse.InlineNote(int(r.line), -1, "memory summary (from line %d) %s at line %d; the %d rows before are kept, marked partial", s.start, why, r.line, s.rows))
+	}
 	r.addStat(s.set, s.start, SourceMemorySummary, s.device, PartialKey, r.line, 0, r.line)
 }
 
@@ -146,43 +295,75 @@ func (s *summary) stop(r *Reader, why string) {
 // or when the table broke off (then reread is true: the line is not the
 // table's).
 func (s *summary) add(r *Reader, line string) (done, reread bool) {
-	rows := s.rowsOf(line)
+	if s.bare {
+		return s.addBare(r, line)
+	}
+	rows, _ := barRows(line)
 	if len(rows) == 0 {
-		s.stop(r, "is cut")
+		s.stop(r, "is cut", line)
 		return true, true
 	}
 	for _, row := range rows {
-		if done, reread := s.addRow(r, row); done {
+		if done, reread := s.addRow(r, row, line); done {
 			return true, reread
 		}
 	}
 	return false, false
 }
 
-// addRow reads one row of the table (see add).
-func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
-	switch {
-	case summaryBorderRe.MatchString(row):
-		if row[1] == '=' && s.header && s.rows > 0 {
+// addBare reads one line of a table without borders. Its end is the
+// first line that is not a row: after its last metric the table is
+// whole, before it cut.
+func (s *summary) addBare(r *Reader, line string) (done, reread bool) {
+	if strings.TrimSpace(line) == "" && !s.header && !s.sawOOMs {
+		return false, false // blank lines under the title
+	}
+	row, ok := bareRow(line)
+	if !ok {
+		switch {
+		case s.header && s.rows > 0 && lastSummaryRows[s.last]:
+		case s.header && s.rows > 0:
+			s.stop(r, "ends before its last row", line)
+		default:
+			s.stop(r, "has no borders and its line is not a row of it", line)
+		}
+		return true, true
+	}
+	return s.addRow(r, row, line)
+}
+
+// end ends the table at the end of the input.
+func (s *summary) end(r *Reader) {
+	if s.bare && s.header && s.rows > 0 && lastSummaryRows[s.last] {
+		return
+	}
+	s.stop(r, "ends early (no closing border)", "")
+}
+
+// addRow reads one row of the table, found on line (see add).
+func (s *summary) addRow(r *Reader, row summaryRow, line string) (done, reread bool) {
+	switch row.kind {
+	case rowRuler:
+		if row.cells[0][0] == '=' && s.header && s.rows > 0 {
 			return true, false
 		}
 		return false, false
-	case summaryHeaderRe.MatchString(row):
+	case rowHeader:
 		if s.header {
-			s.stop(r, "repeats its header")
+			s.stop(r, "repeats its header", line)
 			return true, true
 		}
 		s.header = true
 		return false, false
-	}
-	if m := summaryOOMsRe.FindStringSubmatch(row); m != nil {
+	case rowOOMs:
 		if s.header || s.sawOOMs {
 			r.meta.Warnings.Linef(int(r.line), "the memory summary's CUDA OOMs row is out of place; skipped")
 			return false, false
 		}
 		s.sawOOMs = true
-		for i, key := range []string{"num_ooms", "num_alloc_retries"} {
-			v, err := strconv.ParseInt(m[i+1], 10, 64)
+		for i, re := range []*lazyre.Regexp{summaryOOMsCellRe, summaryRetryCellRe} {
+			key := []string{"num_ooms", "num_alloc_retries"}[i]
+			v, err := strconv.ParseInt(re.FindStringSubmatch(row.cells[i])[1], 10, 64)
 			if err != nil {
 				r.meta.Warnings.Linef(int(r.line), "memory summary: number out of range; skipped")
 				continue
@@ -191,12 +372,12 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 		}
 		return false, false
 	}
-	cells := strings.Split(row, "|")
-	if len(cells) != 7 || cells[0] != "" || cells[6] != "" || !s.header {
-		s.stop(r, "has a row it does not understand")
+	if row.kind != rowData || !s.header {
+		s.stop(r, "has a row it does not understand", line)
 		return true, true
 	}
-	name := strings.TrimSpace(cells[1])
+	cells := row.cells
+	name := strings.Join(strings.Fields(cells[0]), " ")
 	level := "all"
 	switch name {
 	case "from large pool":
@@ -210,7 +391,7 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 			s.metric = ""
 			return false, false
 		}
-		s.metric, s.pool = mt.key, mt.pool
+		s.metric, s.pool, s.last = mt.key, mt.pool, name
 	}
 	if s.metric == "" {
 		return false, false // a pool row of a skipped metric
@@ -223,9 +404,9 @@ func (s *summary) addRow(r *Reader, row string) (done, reread bool) {
 	type val struct{ v, res int64 }
 	var vals [4]val
 	for i := range summaryColumns {
-		v, res, ok := summaryValue(cells[2+i], isSize)
+		v, res, ok := summaryValue(cells[1+i], isSize)
 		if !ok {
-			r.meta.Warnings.Linef(int(r.line), "memory summary value %q not understood; the row is skipped", strings.TrimSpace(cells[2+i]))
+			r.meta.Warnings.Linef(int(r.line), "memory summary value %q not understood; the row is skipped", strings.TrimSpace(cells[1+i]))
 			return false, false
 		}
 		vals[i] = val{v, res}
