@@ -81,6 +81,8 @@ func TestFixtures(t *testing.T) {
 		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
 		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
+		// pid 571's memory cut to "12339...": kept, memory unknown.
+		{"s31_nvidia_smi_truncated_proc.txt", FormatNvidiaSmiText, 3, ClockAbsolute, "excludes-reserved,process"},
 		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
 		// --query-gpu without timestamp, index or uuid after "~ $  time
 		// nvidia-smi ...", with time's report after it: two GPUs.

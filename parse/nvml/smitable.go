@@ -53,7 +53,10 @@ var (
 	// where the driver cannot tell a process's (Windows' WDDM).
 	// The start of a process row: "|    0 ".
 	smiTableRowStartRe = lazyre.New(`^\|\s*\d{1,3}\s`)
-	smiTableProcRe     = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A)\s*\|\s*$`)
+	// nvidia-smi cuts a cell too long for its column with "...": a long
+	// process name ("...conda/bin/python"), and, in some releases, the
+	// memory itself when a long name pushes it ("12339..."): group 6.
+	smiTableProcRe = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
 )
 
 var (
@@ -249,6 +252,14 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if len(m[6]) > 0 {
+				// The memory cut by nvidia-smi: the process is there,
+				// its memory unknown (not 0).
+				d.r.meta.Warnings.Linef(n, "pid %d's memory %q is cut by nvidia-smi; record with --query-compute-apps=pid,used_memory --format=csv for exact figures", pid, m[6])
+				d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
+					process: trimSpace(m[4])})
+				return nil
+			}
 			if len(m[5]) == 0 {
 				// "N/A": the driver gives no memory for this process.
 				if d.naProcs == 0 {

@@ -359,3 +359,31 @@ func TestSmiTextTCCAndNAProcess(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// nvidia-smi cuts a cell too long for its column with "...": on the
+// tester's H200 (s31, driver 580) the long name of pid 571 pushed its
+// memory to "12339..." (it held 120.51 GiB, the OOM message says). The
+// process is kept, name as shown and memory unknown (nil, not 0), with a
+// warning naming its line; pid 542's whole row reads as before (11060
+// MiB). The other cut forms, a memory cut to "..." alone and a unicode
+// ellipsis, are kept the same way.
+func TestSmiTextCutMemory(t *testing.T) {
+	rows, meta := readFile(t, tdata+"s31_nvidia_smi_truncated_proc.txt")
+	if len(rows) != 3 || *rows[1].PID != 542 || *rows[1].Used != 11060*MiB || *rows[2].PID != 571 || rows[2].Used != nil || rows[2].Process != "/opt/torch/.venv/bin/python3" {
+		t.Fatalf("%+v", rows)
+	}
+	if w := meta.Warnings.Strings(); len(w) != 1 || !strings.Contains(w[0], `line 20: pid 571's memory "12339..." is cut by nvidia-smi`) {
+		t.Errorf("warnings %q", w)
+	}
+	for _, cell := range []string{"...", "12339…"} {
+		in := "+------+\n| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n+------+\n" +
+			"|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |\n" +
+			"| N/A   42C    P0            127W /  700W |  134473MiB / 143771MiB |      5%      Default |\n" +
+			"| Processes:                                                                              |\n" +
+			"|    0   N/A  N/A             571      C   /opt/torch/.venv/bin/python3          " + cell + " |\n"
+		rows, meta, err := readRows(t, "c.txt", in)
+		if err != nil || len(rows) != 2 || *rows[1].PID != 571 || rows[1].Used != nil || len(meta.Warnings.Strings()) != 1 {
+			t.Errorf("%q: %v %+v %q", cell, err, rows, meta.Warnings.Strings())
+		}
+	}
+}
