@@ -23,13 +23,17 @@ func init() {
 // <testsuite> of gates, one test case per --fail-on gate, and one of
 // inputs, one test case per input. Every test case has a non-empty
 // classname; a failure's text is in the element's body, its first line in
-// the message attribute.
+// the message attribute. An input that could not be read is an <error>
+// (the test could not run), not a <failure> (a gate tripped), and is
+// counted in the suite's errors attribute: a CI page must not show it as
+// passed.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -37,6 +41,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -44,6 +49,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -57,7 +63,9 @@ type junitFailure struct {
 // gate tripped. An input's test case fails when a tripped gate matched one
 // of its findings (or counted its compute-sanitizer errors); without
 // --fail-on, when it holds a leak or an OOM or the tool reported errors.
-// Passing input cases list their findings in <system-out>.
+// An input that could not be read is an error, with classname
+// gpuleak.inputs.not-read (its format is not known). Passing input cases
+// list their findings in <system-out>.
 func writeJUnit(w io.Writer, r *Report, _ Options) error {
 	r = cleaned(r)
 	doc := junitSuites{Name: "gpuleak"}
@@ -76,6 +84,11 @@ func writeJUnit(w io.Writer, r *Report, _ Options) error {
 	}
 	s := junitSuite{Name: "gpuleak inputs"}
 	for _, in := range r.Inputs {
+		if in.Error != "" {
+			s.add(junitCase{Classname: "gpuleak.inputs." + junitNotRead, Name: in.Path,
+				Error: &junitFailure{Message: "NOT READ: " + in.Error, Type: "not-read", Body: in.Error}})
+			continue
+		}
 		var failing, all []string
 		for i := range r.Findings {
 			f := &r.Findings[i]
@@ -134,12 +147,16 @@ func (s *junitSuite) add(c junitCase) {
 	if c.Failure != nil {
 		s.Failures++
 	}
+	if c.Error != nil {
+		s.Errors++
+	}
 }
 
 func (d *junitSuites) add(s junitSuite) {
 	d.Suites = append(d.Suites, s)
 	d.Tests += s.Tests
 	d.Failures += s.Failures
+	d.Errors += s.Errors
 }
 
 // inputFails: a tripped gate matched f; without gates, f is a leak or an OOM.
@@ -168,10 +185,14 @@ func errorsFail(r *Report) bool {
 	return false
 }
 
+// junitNotRead is the classname part of an input that could not be read:
+// its format is not known, and a part such as "input" would read as one.
+const junitNotRead = "not-read"
+
 // junitClass turns an input format into a classname part.
 func junitClass(format string) string {
 	if format == "" {
-		return "input"
+		return "unknown-format"
 	}
 	return strings.NewReplacer(".", "-", " ", "-").Replace(format)
 }

@@ -124,7 +124,8 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	return err
 }
 
-// mdSummary is the one summary line: what tripped, then the totals by kind.
+// mdSummary is the one summary line: the inputs not read, what tripped,
+// then the totals by kind.
 func mdSummary(r *Report) string {
 	var parts []string
 	tripped := 0
@@ -168,6 +169,11 @@ func mdSummary(r *Report) string {
 	}
 	parts = append(parts, strings.Join(kinds, ", "))
 	parts = append(parts, "in "+plural(len(r.Inputs), "input", "inputs"))
+	if n := notRead(r); n > 0 {
+		// First, before the gates: the findings and gates cover only the
+		// inputs read, and the run exits 2 whatever the gates say.
+		parts = append([]string{fmt.Sprintf("**%d of %d inputs not read**", n, len(r.Inputs))}, parts...)
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -201,4 +207,15 @@ func mdCell(s string) string { return mdText(s) }
 // mdCode makes s safe inside a `code span`: no backticks, one line.
 func mdCode(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+}
+
+// notRead counts the inputs that could not be read.
+func notRead(r *Report) int {
+	n := 0
+	for _, in := range r.Inputs {
+		if in.Error != "" {
+			n++
+		}
+	}
+	return n
 }

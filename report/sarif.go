@@ -43,12 +43,40 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool sarifTool `json:"tool"`
+	// Invocations holds the one run of gpuleak: whether it read every
+	// input, and a notification for each it could not read.
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
 	// OriginalURIBaseIDs documents SRCROOT when --source-root is given.
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
 	Properties         map[string]any                   `json:"properties,omitempty"`
 }
+
+// sarifInvocation is SARIF's invocation object (3.20): executionSuccessful
+// is false when an input could not be read, so that a consumer does not
+// take a partial run's results for a clean one; toolExecutionNotifications
+// (3.20.21) then names each such input and why.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// sarifNotification is SARIF's notification object (3.58).
+type sarifNotification struct {
+	Descriptor *sarifDescriptorRef `json:"descriptor,omitempty"`
+	Level      string              `json:"level"`
+	Message    sarifText           `json:"message"`
+	Locations  []sarifLocation     `json:"locations,omitempty"`
+}
+
+// sarifDescriptorRef is SARIF's reportingDescriptorReference (3.52).
+type sarifDescriptorRef struct {
+	ID string `json:"id"`
+}
+
+// sarifNotReadID identifies the notification of an input not read.
+const sarifNotReadID = "gpuleak/input-not-read"
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -225,6 +253,7 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 		res.RelatedLocations = relatedFrames(e.Stack, e.Site, root)
 		run.Results = append(run.Results, res)
 	}
+	run.Invocations = []sarifInvocation{invocation(r)}
 	if r.FindingsTotal > len(r.Findings) {
 		run.Properties = map[string]any{"findingsNotShown": r.FindingsTotal - len(r.Findings)}
 	}
@@ -233,6 +262,26 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(&log)
+}
+
+// invocation says whether every input was read: an error notification
+// per input that was not (its message names the file and the byte offset
+// or line), at the input as given (a relative path stays relative).
+func invocation(r *Report) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: true}
+	for _, in := range r.Inputs {
+		if in.Error == "" {
+			continue
+		}
+		inv.ExecutionSuccessful = false
+		n := sarifNotification{Descriptor: &sarifDescriptorRef{ID: sarifNotReadID}, Level: "error",
+			Message: sarifText{Text: "NOT READ: " + clean(in.Error)}}
+		if in.Path != "-" {
+			n.Locations = []sarifLocation{{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactLocation(in.Path, "")}}}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	return inv
 }
 
 func findingRule(kind string) sarifRule {
