@@ -108,13 +108,17 @@ func loadBaselineFlag(opts *AnalyzeOptions) (*report.Baseline, error) {
 	return b, nil
 }
 
-// compareWithBaseline writes --write-baseline, then, with a baseline,
-// leaves out of *kept the findings whose site did not grow beyond the
-// tolerance and marks the others. It returns what the gates look at.
+// compareWithBaseline writes --write-baseline (unless an input was not
+// read), then, with a baseline, leaves out of *kept the findings whose
+// site did not grow beyond the tolerance and marks the others. It returns
+// what the gates look at.
 func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]report.Finding, base *report.Baseline) (report.GateInput, error) {
 	gin := report.GateInput{Findings: *kept, Errors: rep.Errors, Tolerance: opts.CI.tol}
 	run := report.NewBaseline(*kept, rep.Errors, report.SummaryOf(rep.Inputs))
-	if opts.CI.WriteBaseline != "" {
+	if opts.CI.WriteBaseline != "" && refuseBaseline(opts, rep) {
+		// The run exits 2 for the unread inputs (runAnalyze); FILE is
+		// left as it was.
+	} else if opts.CI.WriteBaseline != "" {
 		if err := writeFileAtomic(opts.CI.WriteBaseline, func(w io.Writer) error { return report.WriteBaseline(w, run) }); err != nil {
 			return gin, fmt.Errorf("--write-baseline: %w", err)
 		}
@@ -154,6 +158,33 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	rep.Baseline = cmp
 	gin.Findings, gin.Diff = out, diff
 	return gin, nil
+}
+
+// refuseBaseline reports whether --write-baseline must not be written
+// because an input could not be read, and says so on standard error. A
+// baseline is committed and trusted: one written without an input's sites
+// would call them new in every later run (and --write-baseline is used
+// with -q, which prints no report to show the gap), and overwriting the
+// committed one would lose them. Leaving the input out of the command
+// line is the way to write a baseline without it: the choice is then the
+// user's, visible in the command.
+func refuseBaseline(opts *AnalyzeOptions, rep *report.Report) bool {
+	var names []string
+	for _, in := range rep.Inputs {
+		if in.Error != "" {
+			names = append(names, in.Path)
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	what := "1 input was"
+	if len(names) > 1 {
+		what = fmt.Sprintf("%d inputs were", len(names))
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "gpuleak: --write-baseline %s not written (left as it was): %s not read (%s), and a baseline without its sites would report them as new in every later run; fix the input, or leave it out of the command line to write a baseline without it\n",
+		report.Clean(opts.CI.WriteBaseline), what, report.Clean(strings.Join(names, ", ")))
+	return true
 }
 
 // baselineWords names the runs of a diff's note as analyze --baseline

@@ -196,3 +196,38 @@ func TestMarkdownHeadlineInputsNotRead(t *testing.T) {
 		t.Errorf("all inputs read, yet the summary says %q", out)
 	}
 }
+
+// --write-baseline with an input not read writes nothing: the committed
+// baseline (here a stand-in holding "committed") is left byte for byte, the
+// run exits 2, and standard error says why and how to write one without
+// the input. The same command without the unread inputs writes it.
+func TestWriteBaselineRefusesInputsNotRead(t *testing.T) {
+	read, cut, empty := notReadInputs(t)
+	base := filepath.Join(t.TempDir(), "base.json")
+	committed := []byte(`"committed"`)
+	if err := os.WriteFile(base, committed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, nil, "analyze", "-q", "--write-baseline", base, read, cut, empty)
+	if code != ExitInput {
+		t.Errorf("exit %d, want %d", code, ExitInput)
+	}
+	if out != "" {
+		t.Errorf("-q printed %q", out)
+	}
+	got, err := os.ReadFile(base)
+	if err != nil || string(got) != string(committed) {
+		t.Errorf("baseline now %q (%v), want it left as %q", got, err, committed)
+	}
+	want := "--write-baseline " + base + " not written (left as it was): 2 inputs were not read (" + cut + ", " + empty + ")"
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, "leave it out of the command line") {
+		t.Errorf("stderr %q, want it to contain %q and how to write one without them", errOut, want)
+	}
+
+	if code, _, errOut := run(t, nil, "analyze", "-q", "--write-baseline", base, read); code != ExitOK {
+		t.Fatalf("all read: exit %d %q", code, errOut)
+	}
+	if got, _ := os.ReadFile(base); !strings.Contains(string(got), `"schema": "gpuleak.baseline/v1"`) {
+		t.Errorf("all read: baseline %.80q, want one written", got)
+	}
+}
