@@ -458,3 +458,44 @@ func TestReportWarnsOfFindingsDatedOutsideWindow(t *testing.T) {
 		t.Errorf("no window: %d OOMs, warnings %v", d.Summary.OOMs, d.Warnings)
 	}
 }
+
+// Every file the report counts as skipped is named with why, in the JSON,
+// the HTML page and the Markdown page: the fleet's README (no input) and a
+// JSON file of no layout gpuleak knows (a stand-in for a trace gpuleak
+// fails to recognise), which is pointed out as named like an input.
+// Sorted by path: README.md < run.trace.json.
+func TestReportNamesSkippedFiles(t *testing.T) {
+	root := fleet(t)
+	odd := filepath.Join(root, "host-b/notes/run.trace.json")
+	if err := os.WriteFile(odd, []byte(`{"schemaVersion": 1, "somethingElse": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readme := filepath.Join(root, "host-b/notes/README.md")
+	d := dailyOf(t, root, "--group-by", "{host}/{job}/...")
+	if d.Summary.Skipped != 2 || len(d.Skipped) != 2 {
+		t.Fatalf("skipped %d, listed %+v; want 2, both listed", d.Summary.Skipped, d.Skipped)
+	}
+	for i, want := range []string{readme, odd} {
+		s := d.Skipped[i]
+		if s.Path != want || s.Host != "host-b" || s.Job != "notes" || !strings.Contains(s.Reason, "no format gpuleak reads") {
+			t.Errorf("skipped[%d] = %+v; want %s of host-b/notes, no format gpuleak reads", i, s, want)
+		}
+		// Only the .json is named like an input.
+		if hint := strings.Contains(s.Reason, "named like an input (.json)"); hint != (want == odd) {
+			t.Errorf("%s: reason %q; named like an input: %v", want, s.Reason, hint)
+		}
+	}
+	for _, page := range []string{"r.html", "r.md"} {
+		out := filepath.Join(t.TempDir(), page)
+		if code, _, errs := run(t, nil, "report", root, "-o", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", page, code, errs)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "Skipped files") || !strings.Contains(string(b), odd) || !strings.Contains(string(b), readme) {
+			t.Errorf("%s does not name the skipped files under Skipped files", page)
+		}
+	}
+}

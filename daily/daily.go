@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -204,7 +205,7 @@ const maxCurveCands = 256
 func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
 		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
-		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{},
+		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, Skipped: []report.DailySkipped{},
 		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
 	d.Summary.Worst = []report.DailyFinding{}
 	if !opt.From.IsZero() {
@@ -240,7 +241,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		switch {
 		case !bad:
 		case errors.Is(e, parse.ErrUnknownFormat):
-			f.d.Summary.Skipped++
+			f.skip(report.DailySkipped{Host: g.Host, Job: g.Job, Path: fl.Path, Reason: unrecognisedReason(fl.Path)})
 		default:
 			f.unreadable(g, fl.Path, e)
 		}
@@ -338,7 +339,7 @@ func (f *folder) skipped(w *WalkResult) {
 			f.unreadable(Group{}, s.Path, errors.New(s.Reason))
 			continue
 		}
-		f.d.Summary.Skipped++
+		f.skip(report.DailySkipped{Path: s.Path, Reason: s.Reason})
 		if warned++; warned <= 20 {
 			f.d.Warnings = append(f.d.Warnings, "skipped "+s.Path+": "+s.Reason)
 		}
@@ -350,6 +351,42 @@ func (f *folder) skipped(w *WalkResult) {
 		f.d.Summary.Unreadable += unlisted
 		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("the walk skipped %d more entries (links, unreadable directories) than it lists", unlisted))
 	}
+}
+
+// skip counts a file not read as an input and names it: the list keeps
+// the first DailyMaxItems by path, whatever order the workers finish in.
+func (f *folder) skip(s report.DailySkipped) {
+	f.d.Summary.Skipped++
+	f.d.Skipped = insertSkipped(f.d.Skipped, s)
+}
+
+// insertSkipped adds s to xs, sorted by path, keeping at most
+// report.DailyMaxItems.
+func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.DailySkipped {
+	i := sort.Search(len(xs), func(i int) bool { return s.Path < xs[i].Path })
+	if i >= report.DailyMaxItems {
+		return xs
+	}
+	xs = slices.Insert(xs, i, s)
+	if len(xs) > report.DailyMaxItems {
+		xs = xs[:report.DailyMaxItems]
+	}
+	return xs
+}
+
+// unrecognisedReason says why a file was skipped: its content is none of
+// the formats gpuleak reads. A name that inputs carry (a .json trace or
+// timeline, a .pickle snapshot) is pointed out: such a file is more
+// likely an input in a layout gpuleak does not know than a bystander.
+func unrecognisedReason(path string) string {
+	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
+	name := strings.ToLower(path)
+	for _, ext := range []string{".json", ".json.gz", ".pickle", ".pkl"} {
+		if strings.HasSuffix(name, ext) {
+			return why + "; named like an input (" + ext + "): if it is a profiler trace, memory timeline, snapshot or memory_stats(), gpuleak did not recognise its layout"
+		}
+	}
+	return why
 }
 
 func (f *folder) unreadable(g Group, path string, err error) {
@@ -783,6 +820,9 @@ func (f *folder) finish() *report.Daily {
 	}
 	if d.Summary.Unreadable > len(d.Unreadable) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
+	}
+	if d.Summary.Skipped > len(d.Skipped) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d files were skipped; the first %d by path are listed", d.Summary.Skipped, len(d.Skipped)))
 	}
 	return d
 }

@@ -48,6 +48,9 @@ func (f *folder) mergeDaily(path string) {
 	}
 	f.d.Summary.Read++
 	f.d.Summary.Skipped += d.Summary.Skipped
+	for _, sk := range d.Skipped {
+		f.d.Skipped = insertSkipped(f.d.Skipped, sk)
+	}
 	f.d.Summary.Unreadable += d.Summary.Unreadable
 	for _, u := range d.Unreadable {
 		if len(f.d.Unreadable) < report.DailyMaxItems {

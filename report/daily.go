@@ -37,6 +37,11 @@ type Daily struct {
 	Fragmentation []DailyFinding `json:"fragmentation"`
 	// Unreadable inputs with their positioned errors.
 	Unreadable []DailyInput `json:"unreadable"`
+	// Skipped names each file Summary.Skipped counts, with why: its
+	// content is no format gpuleak reads, or it is a second name of a file
+	// read under its first. Sorted by path, at most DailyMaxItems: a file
+	// meant as an input never leaves the report without its name.
+	Skipped []DailySkipped `json:"skipped"`
 	// Baseline compares with --baseline; absent without one.
 	Baseline *DailyBaseline `json:"baseline,omitempty"`
 	// Warnings about the run as a whole (limits reached, dates taken from
@@ -162,6 +167,14 @@ type DailyInput struct {
 	Job   string `json:"job"`
 	Path  string `json:"path"`
 	Error string `json:"error"`
+}
+
+// DailySkipped is a file the report did not read as an input, and why.
+type DailySkipped struct {
+	Host   string `json:"host"`
+	Job    string `json:"job"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // DailyCount is a count for one date and key.

@@ -102,6 +102,13 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	for _, u := range d.Unreadable {
 		p("- `%s`: %s\n", mdCode(u.Path), mdText(u.Error))
 	}
+	p("\n## Skipped files\n\n")
+	if len(d.Skipped) == 0 {
+		p("None.\n")
+	}
+	for _, sk := range d.Skipped {
+		p("- `%s`: %s\n", mdCode(sk.Path), mdText(sk.Reason))
+	}
 	if len(d.Warnings) > 0 {
 		p("\n## Warnings\n\n")
 		for _, s := range d.Warnings {

@@ -175,6 +175,9 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 <h2 id="unreadable">Unreadable inputs</h2>
 {{if not .V.D.Unreadable}}<p>None.</p>{{end}}
 <ul>{{range .V.D.Unreadable}}<li><code>{{.Path}}</code>: {{.Error}}</li>{{end}}</ul>
+<h2 id="skipped">Skipped files</h2>
+{{if not .V.D.Skipped}}<p>None.</p>{{end}}
+<ul>{{range .V.D.Skipped}}<li><code>{{.Path}}</code>: {{.Reason}}</li>{{end}}</ul>
 {{if .V.D.Warnings}}<h2 id="warnings">Warnings</h2><ul>{{range .V.D.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body>
 </html>
