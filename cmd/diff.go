@@ -155,6 +155,9 @@ func runDiff(opts *DiffOptions) error {
 	if w := report.DeviceWarning(runs[0], runs[1]); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
+	if w := report.FamilyWarning(runs[0], runs[1]); w != "" {
+		d.Warnings = append(d.Warnings, w)
+	}
 	d.Entries = report.Compare(runs[0], runs[1], tol)
 	d.Totals = report.DiffTotalsOf(d.Entries)
 	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary
@@ -203,5 +206,7 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 			warns = append(warns, path+": "+w)
 		}
 	}
-	return report.NewBaseline(kept, rep.Errors, report.SummaryOf(rep.Inputs)), warns, nil
+	b = report.NewBaseline(kept, rep.Errors, report.SummaryOf(rep.Inputs))
+	b.Formats = report.InputFormats(rep.Inputs)
+	return b, warns, nil
 }

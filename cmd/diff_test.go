@@ -745,3 +745,65 @@ func TestDiffUnreached(t *testing.T) {
 		t.Errorf("baseline (%v):\n%s", err, raw)
 	}
 }
+
+// A profiler trace and the memory timeline of the same run (testdata's
+// profile_keep_outputs) hold sites keyed differently: ops with stacks and
+// categories. Diffing them claims nothing fixed or new: every memory entry
+// is unmatched, with a note, and a warning says why. A timeline category
+// records no allocations: its count stays 0 (as in the JSON report) and
+// the table says its bytes alone, never "in 1 allocation". The same
+// timeline against itself still compares (all same): only mixed inputs
+// are left unmatched.
+func TestDiffAcrossInputKinds(t *testing.T) {
+	trace := td + "kineto/profile_keep_outputs_trace.json.gz"
+	timeline := td + "kineto/profile_keep_outputs_memory_timeline.json"
+	code, out, errOut := run(t, nil, "diff", "--format", "json", trace, timeline)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d report.DiffReport
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Entries) == 0 {
+		t.Fatal("no entries")
+	}
+	sawTimeline := false
+	for _, e := range d.Entries {
+		if e.Status != report.StatusUnmatched || !strings.Contains(e.Note, "cannot match it") {
+			t.Errorf("%s %s: status %s note %q; want unmatched, saying why", e.Kind, e.Site, e.Status, e.Note)
+		}
+		if e.Device == nil { // a timeline category: no device
+			sawTimeline = true
+			if e.AfterCount != 0 || e.AfterBytes == 0 {
+				t.Errorf("timeline %s: %d bytes in %d; want its bytes in count 0", e.Site, e.AfterBytes, e.AfterCount)
+			}
+		}
+	}
+	if !sawTimeline {
+		t.Error("no timeline category among the entries")
+	}
+	if len(d.Warnings) == 0 || !strings.Contains(strings.Join(d.Warnings, "\n"), "BASE is read from a PyTorch profiler trace and NEW from a PyTorch memory timeline") {
+		t.Errorf("warnings %q; want one saying the inputs' sites cannot be matched", d.Warnings)
+	}
+	if d.Totals[report.StatusNew].Sites != 0 || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("totals %+v; want no new, no fixed", d.Totals)
+	}
+
+	_, table, _ := run(t, nil, "diff", trace, timeline)
+	if strings.Contains(table, "-> 65 MiB in 1 allocation") || !strings.Contains(table, "0 B in 0 allocations -> 65 MiB\n") {
+		t.Errorf("the timeline's 65 MiB of unknown: want its bytes alone\n%s", table)
+	}
+
+	code, out, errOut = run(t, nil, "diff", "--format", "json", timeline, timeline)
+	if code != ExitOK {
+		t.Fatalf("timeline against itself: exit %d: %s", code, errOut)
+	}
+	d = report.DiffReport{}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if all := d.Totals["all"].Sites; all == 0 || d.Totals[report.StatusSame].Sites != all {
+		t.Errorf("timeline against itself: totals %+v; want every site same", d.Totals)
+	}
+}

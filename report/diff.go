@@ -23,6 +23,10 @@ type Baseline struct {
 	// LeakSummary adds up the compute-sanitizer LEAK SUMMARY and ERROR
 	// SUMMARY lines of the run's inputs; absent when none had one.
 	LeakSummary *LeakSummary `json:"leak_summary,omitempty"`
+	// Formats: the formats of the inputs read (sorted, each once; see
+	// InputFormats), so that a run without findings still says what it
+	// was; absent in baselines written before this member.
+	Formats []string `json:"formats,omitempty"`
 }
 
 // BaselineSite is the memory one call site held in one run, or the
@@ -56,6 +60,12 @@ type BaselineSite struct {
 	// Iterations: for a leak, the iterations its run's trace shows (see
 	// Growth.Iterations); absent when none were found.
 	Iterations int `json:"iterations,omitempty"`
+	// Source: the format of the input the site's findings came from
+	// (Finding.Source); absent in baselines written before this member.
+	// Sites of a snapshot, a profiler trace, a memory timeline and a
+	// compute-sanitizer report are keyed differently and never match
+	// one another (see markOtherFamilies).
+	Source string `json:"source,omitempty"`
 }
 
 // maxStackInBaseline bounds the frames a baseline site lists.
@@ -152,7 +162,7 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		lines := SiteLines(f)
 		s := byKey[k+"\x00"+lines]
 		if s == nil {
-			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator}
+			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator, Source: f.Source}
 			if f.Kind == KindTrend {
 				s.Site = trendSiteName(f)
 			}
@@ -166,7 +176,13 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 			byKey[k+"\x00"+lines] = s
 		}
 		s.Bytes += f.Bytes
-		s.Count += max(f.Count, 1)
+		if siteFamily(f.Source) == familyTimeline {
+			// A timeline's categories hold bytes, not allocations: its
+			// count is 0 (unknown), and stays so.
+			s.Count += f.Count
+		} else {
+			s.Count += max(f.Count, 1)
+		}
 		if f.Kind == KindLeak && f.Growth != nil {
 			s.Iterations = max(s.Iterations, f.Growth.Iterations)
 		}
@@ -230,7 +246,137 @@ func trendName(f *Finding) string {
 // BaselineOf is the baseline of a whole report: every finding it lists
 // and its tool errors, with the compute-sanitizer summaries of its inputs.
 func BaselineOf(r *Report) *Baseline {
-	return NewBaseline(r.Findings, r.Errors, SummaryOf(r.Inputs))
+	b := NewBaseline(r.Findings, r.Errors, SummaryOf(r.Inputs))
+	b.Formats = InputFormats(r.Inputs)
+	return b
+}
+
+// InputFormats lists the formats of the inputs read, sorted, each once.
+func InputFormats(ins []Input) []string {
+	var fs []string
+	for _, in := range ins {
+		if in.Error == "" && in.Format != "" && !slices.Contains(fs, in.Format) {
+			fs = append(fs, in.Format)
+		}
+	}
+	slices.Sort(fs)
+	return fs
+}
+
+// Families of memory sites: inputs whose sites are keyed alike. A
+// snapshot's sites are user frames, a profiler trace's are ops (aten::...)
+// with the Python stack that called them (lines where functions start), a
+// memory timeline's are categories (activation, parameter, ...) without a
+// stack or device, compute-sanitizer's carry their allocator. Sites of two
+// families never share a key, so that "new" and "fixed" across families
+// would only say that the inputs differ.
+const (
+	familySnapshot  = "a PyTorch memory snapshot"
+	familyTrace     = "a PyTorch profiler trace"
+	familyTimeline  = "a PyTorch memory timeline"
+	familySanitizer = "a compute-sanitizer report"
+)
+
+// siteFamily is the family of memory sites an input format gives; ""
+// for the others (NVML logs, OOM messages, memory_summary(), ...), which
+// are compared as before.
+func siteFamily(format string) string {
+	switch format {
+	case "pytorch-snapshot":
+		return familySnapshot
+	case "pytorch-profiler-trace":
+		return familyTrace
+	case "pytorch-memory-timeline", "pytorch-memory-timeline-raw":
+		return familyTimeline
+	case "compute-sanitizer", "compute-sanitizer-xml":
+		return familySanitizer
+	}
+	return ""
+}
+
+// families lists the site families of a run: from its inputs' formats
+// and its memory sites' sources; empty when neither says (a baseline
+// written before they were recorded).
+func families(b *Baseline) []string {
+	var out []string
+	add := func(format string) {
+		if f := siteFamily(format); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range b.Formats {
+		add(f)
+	}
+	for i := range b.Sites {
+		if holdsMemory(b.Sites[i].Kind) {
+			add(b.Sites[i].Source)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// FamilyWarning says when BASE and NEW hold memory sites of families the
+// other run has none of (a profiler trace against the memory timeline of
+// the same run): those sites cannot be matched, and are unmatched rather
+// than new or fixed. "" when the runs share their families, or one does
+// not say.
+func FamilyWarning(base, run *Baseline) string {
+	bf, af := families(base), families(run)
+	if len(bf) == 0 || len(af) == 0 || slices.Equal(bf, af) {
+		return ""
+	}
+	onlyB, onlyA := without(bf, af), without(af, bf)
+	if len(onlyB) == 0 && len(onlyA) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("BASE is read from %s and NEW from %s: memory sites of different inputs (a snapshot's call sites, a trace's ops, a timeline's categories, compute-sanitizer's allocations) cannot be matched, so those only one side's inputs can give are listed as unmatched, neither new nor fixed; compare a run with a run of the same kind of input",
+		strings.Join(bf, " and "), strings.Join(af, " and "))
+}
+
+func without(xs, ys []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(ys, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// markOtherFamilies turns a new site whose family BASE was not read from
+// (and a fixed site whose family NEW was not read from) into unmatched,
+// with a Note: BASE never could have held it as such, so "new" would trip
+// --fail-on new on a change of input, and "fixed" would claim a fix. Runs
+// that do not say their families are left as they are.
+func markOtherFamilies(base, run *Baseline, es []DiffEntry) {
+	bf, af := families(base), families(run)
+	if len(bf) == 0 || len(af) == 0 {
+		return
+	}
+	for i := range es {
+		e := &es[i]
+		fam := siteFamily(e.source)
+		if fam == "" || !holdsMemory(e.Kind) {
+			continue
+		}
+		var other string
+		var otherFams []string
+		switch e.Status {
+		case StatusNew:
+			other, otherFams = "BASE", bf
+		case StatusFixed:
+			other, otherFams = "NEW", af
+		default:
+			continue
+		}
+		if slices.Contains(otherFams, fam) {
+			continue
+		}
+		e.Status = StatusUnmatched
+		e.Note = joinNotes(e.Note, fmt.Sprintf("a site of %s, and %s is read from %s, whose sites cannot match it: neither new nor fixed",
+			fam, other, strings.Join(otherFams, " and ")))
+	}
 }
 
 // SummaryOf adds up the compute-sanitizer summaries of inputs; nil when
@@ -305,6 +451,9 @@ type DiffEntry struct {
 	// Note: what the comparison of this site assumed or could not tell
 	// (code that moved, a site that held memory as another kind).
 	Note string `json:"note,omitempty"`
+
+	// source: the format of the site's input (BaselineSite.Source).
+	source string
 }
 
 // DiffTotals adds up the entries of one status, or all of them.
@@ -367,6 +516,7 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	out = mergeOtherPaths(out, tol)
 	markUnmatched(base, run, out)
 	markUnreached(run, out)
+	markOtherFamilies(base, run, out)
 	markLookalikes(out)
 	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusUnreached: 5, StatusSame: 6}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -876,12 +1026,12 @@ func addUp(ss []*BaselineSite) []*BaselineSite {
 
 func newEntry(a *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
-		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count})
+		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, source: a.Source})
 }
 
 func fixedEntry(b *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, Site: b.Site, Stack: b.Stack,
-		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count})
+		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, source: b.Source})
 }
 
 // pairEntry compares a site present in both runs. A leak whose runs'

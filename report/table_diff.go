@@ -78,8 +78,7 @@ func shownStack(stack []string) string {
 }
 
 func changeLine(e DiffEntry) string {
-	s := fmt.Sprintf("%s in %s -> %s in %s", IBytes(e.BeforeBytes), plural(e.BeforeCount, "allocation", "allocations"),
-		IBytes(e.AfterBytes), plural(e.AfterCount, "allocation", "allocations"))
+	s := bytesIn(e.BeforeBytes, e.BeforeCount) + " -> " + bytesIn(e.AfterBytes, e.AfterCount)
 	if e.BeforeBytes == 0 && e.AfterBytes == 0 {
 		s = fmt.Sprintf("%d -> %d records", e.BeforeCount, e.AfterCount)
 	}
@@ -113,4 +112,14 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// bytesIn is "12 MiB in 12 allocations"; bytes held in no counted
+// allocation (a memory timeline's category, whose count is unknown) are
+// the bytes alone, never "in 0 allocations".
+func bytesIn(bytes int64, count int) string {
+	if count == 0 && bytes != 0 {
+		return IBytes(bytes)
+	}
+	return fmt.Sprintf("%s in %s", IBytes(bytes), plural(count, "allocation", "allocations"))
 }
