@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +119,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 	if u := s.Unattributed; u != nil {
 		m, e := u.MedianBytes, u.EndBytes
 		f.UnattributedBytes, f.UnattributedEndBytes = &m, &e
+		f.UnattributedUnknownPIDs = u.UnknownPIDs
 	}
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
@@ -393,6 +395,14 @@ func unattributedNote(s trend.SeriesTrend) string {
 	u := s.Unattributed
 	if u == nil || u.MedianBytes < unattributedMinBytes || float64(u.MedianBytes) < unattributedMinShare*float64(s.PeakBytes) {
 		return ""
+	}
+	if len(u.UnknownPIDs) > 0 {
+		pids := make([]string, len(u.UnknownPIDs))
+		for i, p := range u.UnknownPIDs {
+			pids[i] = strconv.FormatInt(p, 10)
+		}
+		return fmt.Sprintf("; %s of it is used by no process whose memory is known (median of %d samples): pid %s, listed with its memory cut by nvidia-smi, may hold it",
+			IBytes(u.MedianBytes), u.Samples, strings.Join(pids, ", "))
 	}
 	return fmt.Sprintf("; %s of it is used by no listed process (median of %d samples): a process NVML cannot see (another container or PID namespace) or memory the driver holds",
 		IBytes(u.MedianBytes), u.Samples)

@@ -203,3 +203,17 @@ func TestStepAtEndMessage(t *testing.T) {
 		t.Errorf("message %q", m)
 	}
 }
+
+// Unattributed memory with a process listed whose memory is unknown: the
+// note names that process as what may hold it, rather than blaming a
+// process NVML cannot see; without one, the note is as before.
+func TestUnattributedNoteUnknownPIDs(t *testing.T) {
+	s := trend.SeriesTrend{PeakBytes: 2 << 30, Unattributed: &trend.Unattributed{MedianBytes: 1 << 30, Samples: 3, UnknownPIDs: []int64{571, 600}}}
+	if n := unattributedNote(s); !strings.Contains(n, "1.0 GiB of it is used by no process whose memory is known") || !strings.Contains(n, "pid 571, 600") || strings.Contains(n, "cannot see") {
+		t.Errorf("note %q", n)
+	}
+	s.Unattributed.UnknownPIDs = nil
+	if n := unattributedNote(s); !strings.Contains(n, "no listed process") {
+		t.Errorf("note %q", n)
+	}
+}

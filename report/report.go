@@ -321,6 +321,10 @@ type Finding struct {
 	// at the end.
 	UnattributedBytes    *int64 `json:"unattributed_bytes,omitempty"`
 	UnattributedEndBytes *int64 `json:"unattributed_end_bytes,omitempty"`
+	// UnattributedUnknownPIDs: processes listed on the GPU in those
+	// samples with their memory unknown (nvidia-smi cut it), which may
+	// hold the unattributed memory.
+	UnattributedUnknownPIDs []int64 `json:"unattributed_unknown_pids,omitempty"`
 	// Runs: the series' stretches between returns to its baseline
 	// (BaselineBytes), when memory came back to it at least once (a process
 	// exited, a job freed what it built up). ReleasedUs: the growing run

@@ -179,7 +179,25 @@ type OOMEstimate struct {
 type Unattributed struct {
 	MedianBytes, EndBytes int64
 	Samples               int
+	// UnknownPIDs are processes of the GPU listed in those samples with
+	// their memory unknown (nvidia-smi cut it): they may hold what no
+	// process accounts for. At most maxUnknownPIDs, ascending.
+	UnknownPIDs []int64
 }
+
+// unknownProc is a process row with no memory (nvml's used null).
+type unknownProc struct {
+	input, host string
+	gpu         int32
+	pid, tUs    int64
+}
+
+// maxUnknownProcs bounds the process rows with unknown memory kept (the
+// first ones); maxUnknownPIDs, the pids an Unattributed names.
+const (
+	maxUnknownProcs = 4096
+	maxUnknownPIDs  = 8
+)
 
 // Analyzer builds the trends of NVML sample logs: feed it every
 // record batch of the samples tables (nvml.Schema) with Add, declare
@@ -198,7 +216,8 @@ type Analyzer struct {
 	// gpusIn and procsIn are each group's GPU and process series, in
 	// order (link).
 	gpusIn, procsIn map[int][]*series
-	batches         uint64 // Add calls
+	unknownProcs    []unknownProc // process rows with their memory unknown
+	batches         uint64        // Add calls
 }
 
 type inputInfo struct {
@@ -357,6 +376,13 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	freeAll, totalAll := free.NullN() == 0, total.NullN() == 0
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if usedNulls && used.IsNull(i) {
+			if pidAny && pid.IsValid(i) && (gpuAll || gpu.IsValid(i)) && len(a.unknownProcs) < maxUnknownProcs {
+				// A process listed with its memory unknown (cut by
+				// nvidia-smi): no sample, but the GPU's memory that no
+				// listed process accounts for may be its.
+				a.unknownProcs = append(a.unknownProcs, unknownProc{input: name, host: host.at(i), gpu: gpu.Value(i),
+					pid: pid.Value(i), tUs: int64(tcol.Value(i))})
+			}
 			continue
 		}
 		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
@@ -965,6 +991,13 @@ func (a *Analyzer) unattributed(g *series) {
 		return
 	}
 	u.Samples = len(diffs)
+	for _, p := range a.unknownProcs {
+		if p.input == g.key.input && p.host == g.key.host && g.key.hasGPU && p.gpu == g.key.gpu &&
+			p.tUs >= max(from, g.startUs) && p.tUs <= min(to, g.endUs) && !slices.Contains(u.UnknownPIDs, p.pid) && len(u.UnknownPIDs) < maxUnknownPIDs {
+			u.UnknownPIDs = append(u.UnknownPIDs, p.pid)
+		}
+	}
+	slices.Sort(u.UnknownPIDs)
 	u.MedianBytes = int64(medianOf(diffs))
 	u.EndBytes = int64(medianOf(diffs[max(0, len(diffs)-5):]))
 	g.out.Unattributed = u

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -460,6 +461,35 @@ func TestBatchText(t *testing.T) {
 		}
 		if s := res.Series[0]; s.GPUName != tc.name || s.Convention != tc.conv {
 			t.Errorf("%s: GPU name %q, convention %q; want %q, %q", tc.what, s.GPUName, s.Convention, tc.name, tc.conv)
+		}
+	}
+}
+
+// An nvidia-smi table whose pid 571 row has its memory cut ("12339...",
+// s31): the GPU row says 134473 MiB used and pid 542 holds 11060 MiB, so
+// 123413 MiB is used by no process whose memory is known; pid 571, listed
+// with its memory unknown, is named as what may hold it (the OOM message
+// of that run gives it 120.51 GiB), not left out as if no process were
+// there.
+func TestUnattributedNamesUnknownProcesses(t *testing.T) {
+	all := trends(t, "s31_nvidia_smi_truncated_proc.txt")
+	var gpu *SeriesTrend
+	for i := range all {
+		if !all[i].HasPID {
+			gpu = &all[i]
+		}
+	}
+	if gpu == nil || gpu.Unattributed == nil {
+		t.Fatalf("no GPU series with unattributed memory: %+v", all)
+	}
+	u := gpu.Unattributed
+	if u.MedianBytes != (134473-11060)*mib || !slices.Equal(u.UnknownPIDs, []int64{571}) {
+		t.Errorf("unattributed %+v, want %d bytes and pid 571", u, (134473-11060)*mib)
+	}
+	// A log whose processes all have their memory: none named.
+	for _, s := range trends(t, "query_gpu.csv", "query_apps.csv") {
+		if s.Unattributed != nil && len(s.Unattributed.UnknownPIDs) > 0 {
+			t.Errorf("%s: unknown pids %v", s.Input, s.Unattributed.UnknownPIDs)
 		}
 	}
 }
