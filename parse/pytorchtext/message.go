@@ -125,7 +125,8 @@ type Message struct {
 	// Device is the GPU index, -1 when the message does not say.
 	Device int
 	// Requested is the allocation that failed, as the caching allocator
-	// rounded it (a 3 MiB request shows as the 20 MiB block it needed).
+	// rounded it (a 3 MiB request shows as the 20 MiB block it needed),
+	// as printed however large (see scanner.request); -1 when unknown.
 	Requested int64
 	// Total and Free are the GPU's memory and what CUDA reported free.
 	Total, Free int64
@@ -836,7 +837,11 @@ func parseAsync(s *scanner, m *Message) error {
 		}
 		s.spaces()
 		n := len(s.huge)
-		if *f.v, err = s.size(); err != nil {
+		read := s.size
+		if f.v == &m.Requested {
+			read = s.request
+		}
+		if *f.v, err = read(); err != nil {
 			return err
 		}
 		if f.v == &limit {
@@ -884,7 +889,7 @@ func parseMPS(s *scanner, m *Message) error {
 	if err := s.want("). Tried to allocate "); err != nil {
 		return err
 	}
-	if m.Requested, err = s.size(); err != nil {
+	if m.Requested, err = s.request(); err != nil {
 		return err
 	}
 	if s.i >= s.end() {
@@ -936,7 +941,7 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 		return nil
 	}
 	var err error
-	if m.Requested, err = s.size(); err != nil {
+	if m.Requested, err = s.request(); err != nil {
 		return err
 	}
 	switch {
@@ -1149,8 +1154,8 @@ func parseGen1(s *scanner, m *Message) error {
 	return nil
 }
 
-// maxSize is the largest size read as a figure: 1 PiB, far above any
-// GPU's memory.
+// maxSize bounds the counters read as figures (see scanner.size): 1 PiB,
+// far above any GPU's memory. Requests have their own bound (maxRequest).
 const maxSize = 1 << 50
 
 // scanner reads a message left to right; its errors name the column.
@@ -1260,9 +1265,32 @@ func (s *scanner) int() (int, error) {
 	return int(n), err
 }
 
-// size reads a size as format_size() prints it: "N bytes" (N <= 1024) or
-// "D.DD KiB|MiB|GiB".
-func (s *scanner) size() (int64, error) {
+// size reads a counter's size as format_size() prints it: "N bytes"
+// (N <= 1024) or "D.DD KiB|MiB|GiB". A figure of maxSize or more is read as
+// unknown (-1), with a warning: the GPU's total and free memory, this and
+// other processes' memory in use, the limit and PyTorch's allocated and
+// reserved memory are counters that no GPU fills that far, but that
+// overflow (cudaMallocAsync's unset limit is SIZE_MAX, 2^64 bytes).
+func (s *scanner) size() (int64, error) { return s.sizeBelow(false) }
+
+// maxRequest is the largest request a message can print: the caching
+// allocators' allocate() (c10/cuda/CUDACachingAllocator.cpp,
+// CUDAMallocAsyncAllocator.cpp) refuse a size of 1 EB (2^60 bytes) or
+// more with "Tried to allocate more than 1EB memory" (GenExa) before
+// format_size() prints one, and format_size() prints every smaller size
+// in GiB, however large; 2^60 - 1 bytes rounds up to 1073741824.00 GiB.
+const maxRequest = 1 << 60
+
+// request reads the size of the allocation that failed ("Tried to
+// allocate", "Requested :") as size does, but as the number printed,
+// however large: a request is no counter that overflows, and PyTorch
+// prints every size it tries (1048576.00 GiB for torch.empty(1<<50)).
+// Only a figure above maxRequest, which PyTorch never prints for a
+// request, is read as unknown, with a warning.
+func (s *scanner) request() (int64, error) { return s.sizeBelow(true) }
+
+// sizeBelow is size (request false) or request (true).
+func (s *scanner) sizeBelow(request bool) (int64, error) {
 	at := s.i
 	whole := s.digits()
 	if whole == "" {
@@ -1313,12 +1341,17 @@ func (s *scanner) size() (int64, error) {
 		return -1, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
-	if hundredths/100 >= maxSize/unit {
+	if request && hundredths > maxRequest/unit*100 {
+		s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no request PyTorch prints (its allocators refuse 1 EiB and more before printing a size: \"more than 1EB\"); it is read as unknown", s.s[at:s.i], at+1))
+		return -1, nil
+	}
+	if !request && hundredths/100 >= maxSize/unit {
 		// No GPU has this much: NVML's figure overflowed (2^64 bytes is
 		// printed 17179869184.00 GiB). Unknown, like "0 bytes in use".
 		s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no real size (at least %d TiB: a counter that overflowed); it is read as unknown", s.s[at:s.i], at+1, maxSize>>40))
 		return -1, nil
 	}
-	// hundredths < 10^11 and unit <= 2^30: split to stay within int64.
+	// hundredths/100*unit <= 2^60 and unit <= 2^30: split to stay within
+	// int64.
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
 }

@@ -105,6 +105,24 @@ func TestMessageProcesses(t *testing.T) {
 	}
 }
 
+// A real 1 PiB request (PyTorch 2.11, torch.empty(1<<50) on an H200, s31)
+// is read as the 2^50 bytes printed, with no warning; the counters beside
+// it are read as ever.
+func TestMessageHugeRequest(t *testing.T) {
+	line := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1048576.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 137.72 GiB is free. Including non-PyTorch memory, this process has 2.07 GiB memory in use. 1.40 GiB allowed; Of the allocated memory 1.32 GiB is allocated by PyTorch, and 17.00 MiB is reserved by PyTorch but unallocated."
+	m, _ := ParseMessage(line, findOOM(line, 0))
+	if m.Generation != Gen2 || m.Requested != 1<<50 || m.Total != gib(13980) || m.Allowed != gib(140) || len(m.Warnings) != 0 {
+		t.Errorf("%+v", m)
+	}
+	// cudaMallocAsync's "Requested :" line is a request too; its unset
+	// limit (2^64 bytes) stays a counter read as unknown, with no warning.
+	async := "Allocation on device 0 would exceed allowed memory. (out of memory) Currently allocated : 1.00 GiB Requested : 1048576.00 GiB Device limit : 139.80 GiB Free (according to CUDA): 137.00 GiB PyTorch limit (set by user-supplied memory fraction) : 17179869184.00 GiB"
+	m, _ = ParseMessage(async, 0)
+	if m.Generation != GenAsync || m.Requested != 1<<50 || m.Allowed != -1 || len(m.Warnings) != 0 {
+		t.Errorf("async: %+v", m)
+	}
+}
+
 func TestMessageSizes(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -130,6 +148,25 @@ func TestMessageSizes(t *testing.T) {
 		s := &scanner{s: huge}
 		if v, err := s.size(); err != nil || v != -1 || len(s.huge) != 1 || s.i != len(huge) {
 			t.Errorf("%q: %d, %v, %q", huge, v, err, s.huge)
+		}
+	}
+	// A request is read as printed, however large: PyTorch's
+	// format_size() prints every size below 1 EB in GiB (torch.empty(1<<50)
+	// prints 1048576.00 GiB), and allocate() refuses 1 EB (2^60 bytes) and
+	// more with "more than 1EB" before printing one. 2^60 - 1 bytes rounds
+	// to 1073741824.00 GiB, the largest a request can print; one hundredth
+	// more is no request PyTorch prints, read as unknown with a warning.
+	for _, c := range []struct {
+		text string
+		want int64
+	}{
+		{"8192.00 GiB", 1 << 43}, {"1048576.00 GiB", 1 << 50}, {"1073741824.00 GiB", 1 << 60},
+		{"1073741824.01 GiB", -1}, {"17179869184.00 GiB", -1}, {"999999999999999.99 GiB", -1},
+	} {
+		s := &scanner{s: c.text}
+		got, err := s.request()
+		if err != nil || got != c.want || s.i != len(c.text) || (len(s.huge) == 1) != (c.want < 0) {
+			t.Errorf("request %q: %d, %v, %q; want %d", c.text, got, err, s.huge, c.want)
 		}
 	}
 	for _, bad := range []string{"1.5 MiB", "12 MiB", "1.00 TiB", "1.000 GiB", "x", "9999999999999999.00 GiB"} {
