@@ -67,6 +67,12 @@ const (
 	// PyTorch 1.1 (kSmallAlloc in CUDACachingAllocator.cpp) it was 1 MiB.
 	smallSegment    = 2 << 20
 	oldSmallSegment = 1 << 20
+	// beyondAnyGPU: one request larger than this is more than any GPU
+	// holds (the largest, B300 and MI355X, have 288 GB, 268 GiB; on a
+	// Grace superchip cudaMalloc takes only the GPU's own HBM): a size
+	// computed wrong, not memory held elsewhere, even where the inputs do
+	// not give the GPU's total (a snapshot alone).
+	beyondAnyGPU = 1 << 40
 	// oomTopSites is how many sites an OOM report keeps.
 	oomTopSites = 5
 )
@@ -612,7 +618,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.ReservedUnallocatedBytes = -1
 		}
 		ru := r.ReservedUnallocatedBytes
-		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
+		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && r.known(r.RequestedBytes) && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
 			// Unknown when the request lies within the rounding.
 			fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
 			r.WouldFitIfContiguous = &fit
@@ -707,6 +713,14 @@ func (r *Report) findCauses() {
 	}
 	r.checkImpossible()
 	req := r.RequestedBytes
+	if !r.known(req) {
+		// Every cause below weighs the request against free memory.
+		if r.Reason == "" {
+			r.Notes = append(r.Notes, "the message gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
+		}
+		r.backendTerms()
+		return
+	}
 	block, seg := req, r.SegmentBytes
 	tol := int64(0)
 	if r.snapshot {
@@ -749,11 +763,16 @@ func (r *Report) findCauses() {
 	var full []Cause // causes that alone explain the shortfall
 
 	// Capacity that nothing else can fix: the live memory and the request
-	// are more than the whole GPU.
-	tooBig := false
+	// are more than the whole GPU. alone: the request by itself is more
+	// than the whole GPU, or than any GPU (beyondAnyGPU) where the inputs
+	// do not give its total.
+	alone := block > beyondAnyGPU
+	tooBig := alone
 	if r.known(r.DeviceTotalBytes) {
 		live := max(r.AllocatedBytes, 0)
-		tooBig = live+block > r.DeviceTotalBytes+tol+pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+		totalTol := tol + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+		alone = alone || block > r.DeviceTotalBytes+totalTol
+		tooBig = alone || live+block > r.DeviceTotalBytes+totalTol
 	}
 
 	// Fragmentation: enough free memory in PyTorch's segments, no block
@@ -893,7 +912,7 @@ func (r *Report) findCauses() {
 	// a request larger than all this process held plus the GPU's free
 	// memory could not have fit whatever this process released.
 	outside := false
-	if gpuFull && !r.known(r.DeviceTotalBytes) && r.known(r.ReservedBytes) && seg > r.ReservedBytes+r.DeviceFreeBytes {
+	if gpuFull && !alone && !r.known(r.DeviceTotalBytes) && r.known(r.ReservedBytes) && seg > r.ReservedBytes+r.DeviceFreeBytes {
 		outside = true
 		full = append(full, Cause{Name: CauseOutsideProcess,
 			Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together: the rest of the GPU was held outside this process (other processes), or the GPU is too small; the OOM message or nvidia-smi tells which",
@@ -987,6 +1006,9 @@ func (r *Report) findCauses() {
 	}
 	capacity := func() Cause {
 		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
+		if alone {
+			return r.aloneCapacity(req)
+		}
 		if tooBig {
 			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
 				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
@@ -1032,7 +1054,7 @@ func (r *Report) findCauses() {
 	case len(full) == 0 && gpuFull && r.known(r.DeviceTotalBytes):
 		full = append(full, capacity())
 	}
-	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside {
+	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
 		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
 	}
 	if len(full) == 0 && len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
@@ -1085,6 +1107,36 @@ func (r *Report) findCauses() {
 		}
 	}
 	r.backendTerms()
+}
+
+// aloneCapacity is the capacity cause of a request larger by itself than
+// the whole GPU, or than any GPU (beyondAnyGPU) where the inputs do not
+// give the GPU's total: no release of memory, by this process or others,
+// and no limit could have made room. Beyond any GPU, the size was computed
+// wrong, as with a request of 1 EB and more (pytorchtext.GenExa); larger
+// than this GPU only, it may be meant, so both are said.
+func (r *Report) aloneCapacity(req int64) Cause {
+	nums := map[string]int64{"requested_bytes": req}
+	var ev string
+	if r.known(r.DeviceTotalBytes) {
+		nums["device_total_bytes"] = r.DeviceTotalBytes
+		ev = fmt.Sprintf("the %s request alone is more than the GPU's %s total", size(req), size(r.DeviceTotalBytes))
+		if r.DeviceTotalBytes > 0 && req >= 2*r.DeviceTotalBytes {
+			ev += fmt.Sprintf(" (%d times it)", req/r.DeviceTotalBytes)
+		}
+	} else {
+		ev = fmt.Sprintf("the %s request alone is more than any GPU holds (the largest hold 268 GiB), though the inputs do not give this GPU's total", size(req))
+	}
+	ev += ": no release of cached memory, by this process or others, and no limit could have made room"
+	if r.known(r.DeviceFreeBytes) {
+		nums["device_free_bytes"] = r.DeviceFreeBytes
+		ev += fmt.Sprintf("; the GPU had %s free", size(r.DeviceFreeBytes))
+	}
+	advice := "one allocation larger than the GPU: check the size asked for at the traceback's line (a shape, a dtype or a count computed wrong); if it is meant, a smaller batch of everything else will not make room: split this tensor (chunk the operation, shard it across GPUs) or use a GPU with more memory"
+	if req > beyondAnyGPU {
+		advice = "one allocation larger than the GPU, and than any GPU made: the size was most likely computed wrong (an overflowed or negative size, a corrupted shape, a size received from a collective that went out of step), not a shortage of memory; a smaller batch will not help: look at the size asked for at the traceback's line"
+	}
+	return Cause{Name: CauseCapacity, Evidence: ev, Numbers: nums, Advice: advice}
 }
 
 // unifiedMemory rewords the other-processes cause for a device whose GPU

@@ -1,0 +1,126 @@
+package oom
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// allText is every sentence a report says: notes, evidence, advice.
+func allText(r Report) string {
+	s := strings.Join(r.Notes, "\n")
+	for _, c := range r.Causes {
+		s += "\n" + c.Evidence + "\n" + c.Advice
+	}
+	return s
+}
+
+// Huge requests recorded with PyTorch 2.11 on an H200 (testdata/pytorch/
+// s31, a tester's, finding 1 and 12). PyTorch prints every request below
+// 1 EB, so "1048576.00 GiB" is 2^50 bytes asked for, not an overflowed
+// counter; each is more than the 139.80 GiB GPU by itself, so no free
+// memory, release or cap explains it: capacity, with the advice that the
+// size was computed wrong (both are beyond any GPU's 268 GiB), never
+// fragmentation, never "-1 bytes", never "would have held".
+func TestHugeRequests(t *testing.T) {
+	total := gib(13980)
+	for _, c := range []struct {
+		file  string
+		req   int64
+		times string // the request over the GPU's total, whole
+	}{
+		// 2^50 / (139.80 GiB) = 1048576 / 139.80 = 7500.5.
+		{"s31/oom_1pib_request.txt", 1 << 50, "(7500 times it)"},
+		// The same with "1.40 GiB allowed": 17 MiB reserved but
+		// unallocated cannot hold 1 PiB, so the cap makes no
+		// fragmentation of it.
+		{"s31/oom_1pib_request_allowed.txt", 1 << 50, "(7500 times it)"},
+		// 8192 / 139.80 = 58.6.
+		{"s31/oom_8tib_request.txt", 1 << 43, "(58 times it)"},
+	} {
+		pm := NewPostmortem([]Input{oomInput(t, c.file)}, PostmortemOptions{})
+		if len(pm.OOMs) != 1 {
+			t.Fatalf("%s: %d OOMs", c.file, len(pm.OOMs))
+		}
+		r := pm.OOMs[0]
+		if r.RequestedBytes != c.req || r.DeviceTotalBytes != total {
+			t.Errorf("%s: requested %d, total %d", c.file, r.RequestedBytes, r.DeviceTotalBytes)
+		}
+		if names := causeNames(r); len(names) != 1 || names[0] != CauseCapacity {
+			t.Errorf("%s: causes %v, want [capacity]; %q", c.file, names, allText(r))
+			continue
+		}
+		if r.WouldFitIfContiguous == nil || *r.WouldFitIfContiguous {
+			t.Errorf("%s: would fit if contiguous: %v", c.file, r.WouldFitIfContiguous)
+		}
+		cz := r.Causes[0]
+		if !strings.Contains(cz.Evidence, "request alone is more than the GPU's 139.80 GiB total "+c.times) ||
+			!strings.Contains(cz.Advice, "most likely computed wrong") || strings.Contains(cz.Advice, "smaller batch,") ||
+			cz.Numbers["requested_bytes"] != c.req {
+			t.Errorf("%s: %+v", c.file, cz)
+		}
+		if s := allText(r); strings.Contains(s, "-1 bytes") || strings.Contains(s, "would have held") {
+			t.Errorf("%s: %q", c.file, s)
+		}
+	}
+}
+
+// A request larger than this GPU but not than every GPU may be meant: the
+// advice asks to check the size, then to split the tensor, and does not
+// say it was computed wrong. 150 GiB on a 139.80 GiB GPU, nothing else
+// allocated.
+func TestRequestLargerThanTheGPU(t *testing.T) {
+	msg := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 150.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 138.89 GiB is free. Including non-PyTorch memory, this process has 920.00 MiB memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.\n"
+	r := NewPostmortem([]Input{textInput(t, "a.log", msg)}, PostmortemOptions{}).OOMs[0]
+	if names := causeNames(r); len(names) != 1 || names[0] != CauseCapacity {
+		t.Fatalf("causes %v; %q", names, allText(r))
+	}
+	cz := r.Causes[0]
+	// 150 / 139.80 < 2: no "times it".
+	if !strings.Contains(cz.Evidence, "the 150.00 GiB request alone is more than the GPU's 139.80 GiB total:") ||
+		strings.Contains(cz.Advice, "most likely computed wrong") || !strings.Contains(cz.Advice, "if it is meant") {
+		t.Errorf("%+v", cz)
+	}
+}
+
+// A request whose size is not known (a figure above 1 EB, which PyTorch
+// never prints for a request: an edited message) makes no claim that
+// compares it: no cause, no "would fit", a note that says why; with a cap
+// too, not fragmentation.
+func TestUnknownRequest(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/pytorch/s31/oom_1pib_request_allowed.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{string(raw), strings.Replace(string(raw), "1.40 GiB allowed; ", "", 1)} {
+		text = strings.Replace(text, "Tried to allocate 1048576.00 GiB", "Tried to allocate 2000000000.00 GiB", 1)
+		in := textInput(t, "edited.txt", text)
+		r := NewPostmortem([]Input{in}, PostmortemOptions{}).OOMs[0]
+		if r.RequestedBytes != -1 || len(r.Causes) != 0 || r.WouldFitIfContiguous != nil {
+			t.Errorf("requested %d, causes %v, fit %v", r.RequestedBytes, causeNames(r), r.WouldFitIfContiguous)
+		}
+		s := allText(r)
+		if strings.Contains(s, "-1 bytes") || !strings.Contains(s, "no size for the request") {
+			t.Errorf("%q", s)
+		}
+	}
+}
+
+// A snapshot gives no GPU total: its 1 PiB OOM (the first of
+// s31/oom_1pib_then_fraction.pickle) is more than any GPU holds, so
+// capacity, not memory "held outside this process"; the second, 3 GiB
+// under a 1.40 GiB cap with 137.72 GiB free, stays memory-limit.
+func TestHugeRequestInSnapshot(t *testing.T) {
+	pm := postmortem(t, "s31/oom_1pib_then_fraction.pickle", "s31/oom_1pib_then_fraction.txt")
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if r.RequestedBytes != 1<<50 || len(r.Causes) != 1 || r.Causes[0].Name != CauseCapacity ||
+		!strings.Contains(r.Causes[0].Evidence, "more than any GPU holds") || !strings.Contains(r.Causes[0].Advice, "most likely computed wrong") {
+		t.Errorf("OOM 1: requested %d, %+v", r.RequestedBytes, r.Causes)
+	}
+	if names := causeNames(pm.OOMs[1]); len(names) != 1 || names[0] != CauseMemoryLimit {
+		t.Errorf("OOM 2: %v", names)
+	}
+}
