@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/analyze/profiler"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
@@ -58,5 +59,15 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
 	}
 	rin, fs := report.FromLeaks(in.Name, string(format), warns, res.Leak)
+	// Each [OutOfMemory] event is an OOM: its postmortem comes later, from
+	// all inputs together (a message in the job's log fills it in).
+	if len(res.OOMs) > 0 {
+		fact := anoom.Input{Path: in.Name, Format: string(format)}
+		for _, o := range res.OOMs {
+			fact.TraceOOMs = append(fact.TraceOOMs, anoom.TraceOOM{Device: o.Device, TimeUs: o.TimeUs,
+				Requested: o.Requested, Allocated: o.TotalAllocated, Reserved: o.TotalReserved})
+		}
+		r.oom.add(fact)
+	}
 	return rin, fs, nil
 }

@@ -172,9 +172,10 @@ func oomFinding(r oom.Report) Finding {
 	}
 	for _, s := range r.Sources {
 		src := OOMSource{Path: s.Path, Format: s.Format}
-		if s.Seq >= 0 {
+		switch {
+		case s.Seq >= 0:
 			src.TraceSeq = ptr(s.Seq)
-		} else {
+		case !s.Event: // a profiler trace's [OutOfMemory] event has neither
 			src.Line = ptr(s.Line)
 		}
 		d.Sources = append(d.Sources, src)

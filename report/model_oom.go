@@ -156,7 +156,8 @@ type OOMSource struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
 	// Line of the message (text) or TraceSeq of the "oom" trace entry
-	// (snapshot); the other is null.
+	// (snapshot); the other is null. Both are null for a profiler
+	// trace's [OutOfMemory] event (format pytorch-profiler-trace).
 	Line     *int64 `json:"line"`
 	TraceSeq *int64 `json:"trace_seq"`
 }

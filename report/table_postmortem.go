@@ -96,6 +96,8 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 			from = append(from, fmt.Sprintf("%s (trace entry %d)", s.Path, *s.TraceSeq))
 		case s.Line != nil:
 			from = append(from, fmt.Sprintf("%s:%d", s.Path, *s.Line))
+		default: // a profiler trace's [OutOfMemory] event
+			from = append(from, s.Path+" ([OutOfMemory] event)")
 		}
 	}
 	src := "  from:     " + strings.Join(from, ", ")

@@ -124,3 +124,33 @@ func TestHugeRequestInSnapshot(t *testing.T) {
 		t.Errorf("OOM 2: %v", names)
 	}
 }
+
+// A profiler trace's [OutOfMemory] event is an OOM. Its numbers are those
+// of s31's trace (testdata/pytorch/s31/oom_8tib_request_trace.json.gz:
+// 2^43 bytes requested, 161.06 MiB allocated, 166 MiB reserved, device 0).
+// Alone it gives no GPU total or free memory: a request beyond any GPU is
+// capacity, a small one gets no cause (a note says why, and nothing is
+// said of reserved-but-unallocated memory it cannot place); with the
+// message of the same OOM it is one OOM with both sources.
+func TestTraceOOMEvent(t *testing.T) {
+	ev := func(req int64) Input {
+		return Input{Path: "t.json", Format: "pytorch-profiler-trace",
+			TraceOOMs: []TraceOOM{{Device: 0, TimeUs: 1, Requested: req, Allocated: 168882176, Reserved: 174063616}}}
+	}
+	r := NewPostmortem([]Input{ev(1 << 43)}, PostmortemOptions{}).OOMs[0]
+	if names := causeNames(r); len(names) != 1 || names[0] != CauseCapacity || !strings.Contains(r.Causes[0].Evidence, "more than any GPU holds") {
+		t.Errorf("8 TiB alone: %v %q", names, allText(r))
+	}
+	r = NewPostmortem([]Input{ev(64 << 20)}, PostmortemOptions{}).OOMs[0]
+	if len(r.Causes) != 0 || r.WouldFitIfContiguous != nil || !strings.Contains(allText(r), "[OutOfMemory] event alone") {
+		t.Errorf("64 MiB alone: %v %v %q", causeNames(r), r.WouldFitIfContiguous, allText(r))
+	}
+	pm := NewPostmortem([]Input{ev(1 << 43), oomInput(t, "s31/oom_8tib_request.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 || pm.OOMs[0].DeviceTotalBytes != gib(13980) || causeNames(pm.OOMs[0])[0] != CauseCapacity {
+		t.Errorf("with the message: %d OOMs, %+v", len(pm.OOMs), pm.OOMs)
+	}
+	// Another request is another OOM.
+	if pm := NewPostmortem([]Input{ev(1 << 30), oomInput(t, "s31/oom_8tib_request.txt")}, PostmortemOptions{}); len(pm.OOMs) != 2 {
+		t.Errorf("different requests: %d OOMs", len(pm.OOMs))
+	}
+}

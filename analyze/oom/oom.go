@@ -91,6 +91,19 @@ type Input struct {
 	// --query-compute-apps, pmon, pynvml): they name the processes an
 	// OOM message lists by PID.
 	Processes []GPUProcess
+	// TraceOOMs are a PyTorch profiler trace's [OutOfMemory] events.
+	TraceOOMs []TraceOOM
+}
+
+// TraceOOM is a profiler trace's [OutOfMemory] event (Kineto's
+// reportOutOfMemory): the request and PyTorch's allocated and reserved
+// memory at the failure; not the GPU's total or free memory.
+type TraceOOM struct {
+	Device int
+	TimeUs int64 // µs since the epoch, 0 when unknown
+	// Requested, Allocated and Reserved are bytes; Allocated and Reserved
+	// -1 when the event lacks them.
+	Requested, Allocated, Reserved int64
 }
 
 // GPUProcess is one sample of a process's memory on a GPU, from an NVML
@@ -143,6 +156,9 @@ type Source struct {
 	Line int64
 	// Seq is the "oom" trace entry of a snapshot; -1 for text.
 	Seq int64
+	// Event is set for a profiler trace's [OutOfMemory] event (Line 0,
+	// Seq -1).
+	Event bool
 }
 
 // Report is the postmortem of one out-of-memory error. Sizes are bytes,
@@ -233,6 +249,7 @@ type Report struct {
 	unifiedPath string // the input that names unified
 	expandable  bool
 	snapshot    bool
+	event       bool // from a profiler trace's [OutOfMemory] event
 }
 
 // Cause is one reason for an OOM, with the numbers that show it.
@@ -300,6 +317,13 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		}
 		for _, so := range in.Snapshot.OOMs {
 			reports = append(reports, fromSnapshotOOM(in, so))
+		}
+	}
+	// Profiler traces' [OutOfMemory] events: messages are matched
+	// against them too.
+	for _, in := range inputs {
+		for _, e := range in.TraceOOMs {
+			reports = append(reports, fromTraceOOM(in, e))
 		}
 	}
 	for _, in := range inputs {
@@ -462,6 +486,20 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 	return r
 }
 
+// fromTraceOOM is the report of a profiler trace's [OutOfMemory] event:
+// the request and PyTorch's allocated and reserved memory. Reserved less
+// allocated is not taken for free memory a block could have held: the
+// event does not say which pool or stream it was in, nor whether the GPU
+// had room, so no cause rests on it; a message matched later gives those.
+func fromTraceOOM(in Input, e TraceOOM) *Report {
+	r := &Report{Device: e.Device, TimeUs: e.TimeUs, event: true}
+	r.clear()
+	r.Sources = []Source{{Path: in.Path, Format: in.Format, Seq: -1, Event: true}}
+	r.RequestedBytes, r.SegmentBytes = e.Requested, e.Requested
+	r.AllocatedBytes, r.ReservedBytes = e.Allocated, e.Reserved
+	return r
+}
+
 // near reports whether a size printed in a message is v.
 func near(printed, v int64) bool {
 	d := printed - v
@@ -515,6 +553,16 @@ func matchMessage(reports []*Report, m Message) *Report {
 	}
 	for _, r := range reports {
 		if r.msg != nil && sameNumbers(r.msg, &m.Message) {
+			return r
+		}
+	}
+	for _, r := range reports {
+		if !r.event || r.msg != nil || (m.Device >= 0 && m.Device != r.Device) {
+			continue
+		}
+		// A trace's [OutOfMemory] event: the same request, and the
+		// allocated memory the message prints.
+		if near(m.Requested, r.RequestedBytes) && (r.AllocatedBytes < 0 || near(m.Allocated, r.AllocatedBytes)) {
 			return r
 		}
 	}
@@ -653,7 +701,10 @@ func size(b int64) string { return pytorchtext.FormatSize(b) }
 
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
-	if !parsed(r.Generation) && !r.snapshot {
+	if r.event && r.msg == nil {
+		r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, not the GPU's total or free memory nor where the free memory was, so only a request larger than any GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
+	}
+	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
 			switch lib := pytorchtext.Library(r.Text); lib {
