@@ -52,6 +52,11 @@ Inputs, recognised by content (several about one run make one postmortem):
   - logs and tracebacks holding the OOM message, in any form PyTorch has
     printed (1.x to 2.x), anywhere in the file
   - torch.cuda.memory_summary() text and torch.cuda.memory_stats() JSON
+  - NVML logs and nvidia-smi's table: they name the processes a message lists
+  - PyTorch profiler traces: each [OutOfMemory] event is an OOM (the message
+    beside it gives the cause)
+  Other inputs are read as "gpuleak analyze" reads them and listed by their
+  format; one that cannot be read exits 2, as for analyze.
 
 Causes:
   fragmentation    PyTorch held enough free memory, but no free block was large enough

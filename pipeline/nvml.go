@@ -14,6 +14,7 @@ import (
 	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -195,11 +196,31 @@ func trendSamples(r *runner, in *parse.Input) (report.TrendInput, error) {
 }
 
 // postmortemNVML reads an NVML log for gpuleak oom: its process samples
-// name the processes an OOM message lists. Text tables are read as logs
-// that may hold the OOM message.
+// name the processes an OOM message lists. A text table (nvidia-smi's,
+// gpustat's) is first scanned whole as a log that may hold the OOM message
+// (a job's log that printed the table, then died), as gpuleak analyze
+// does; without one its process rows are read.
 func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format) (report.Input, anoom.Input, error) {
 	if isTextTable(format) {
-		return postmortemLog(r, in, head, format)
+		rr, err := newRereader(in, in.Name)
+		if err != nil {
+			return report.Input{}, anoom.Input{}, err
+		}
+		defer rr.Close()
+		res, meta, err := readOOMText(in, pytorchtext.FormatOOMMessage)
+		if err != nil {
+			return report.Input{}, anoom.Input{}, err
+		}
+		if len(res.Messages) > 0 || len(res.Stats) > 0 {
+			return report.FromOOMText(in.Name, string(pytorchtext.FormatOOMMessage), meta.Warnings.Strings(), res),
+				anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: res}, nil
+		}
+		again, err := rr.again()
+		if err != nil {
+			return report.Input{}, anoom.Input{}, err
+		}
+		defer again.Close()
+		in = again
 	}
 	procs, warnings, err := readGPUProcesses(in, format, r.o)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
+	anrun "github.com/gpuleak/gpuleak/analyze/run"
+	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -28,10 +30,15 @@ func (o *oomFacts) postmortem(inputs []report.Input, filter *callsite.FrameFilte
 // postmortemAll reads every input for gpuleak oom and makes one
 // postmortem of each OOM from what they all say.
 func (r *runner) postmortemAll(ctx context.Context, paths []string) (*Result, error) {
+	// Families without a postmortem reader of their own are read as
+	// analyze reads them (postmortemFile): NVML samples and processes go
+	// to these.
+	r.nvml = &nvmlRun{a: antrend.NewAnalyzer(r.o.NVML.Trend)}
+	r.join.procs = anrun.NewProcessCollector()
 	err := r.each(ctx, paths, func(path string) (report.Input, error) {
 		in, fact, err := r.postmortemFile(path)
-		if err == nil {
-			r.oom.add(fact)
+		if err == nil && fact != nil {
+			r.oom.add(*fact)
 		}
 		return in, err
 	})
@@ -51,22 +58,36 @@ func (r *runner) postmortemAll(ctx context.Context, paths []string) (*Result, er
 	return &Result{Report: rep, Unread: r.unread.err(), Errors: r.unread.byPath}, nil
 }
 
-// postmortemFile reads one input for the postmortem. Text that no family
-// reads for it is read as a log: a log without an OOM message says so, it
-// is not an error.
-func (r *runner) postmortemFile(path string) (report.Input, anoom.Input, error) {
+// postmortemFile reads one input for the postmortem, its format
+// recognised as gpuleak analyze recognises it. A family without a
+// postmortem reader (profiler traces, memory timelines, compute-sanitizer
+// reports) is read as analyze reads it, errors included: the OOM facts it
+// holds (a trace's [OutOfMemory] events, a program's OOM message amid a
+// sanitizer's lines) go to r.oom, its other findings are not the
+// postmortem's subject. Text that no family claims is read as a log: a
+// log without an OOM message says so, it is not an error. fact is nil
+// when the input's facts went to r.oom already.
+func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error) {
 	in, head, err := r.open(path)
 	if err != nil {
-		return report.Input{}, anoom.Input{}, err
+		return report.Input{}, nil, err
 	}
 	defer in.Close()
 	if len(head) == 0 {
-		return report.Input{}, anoom.Input{}, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
+		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Msg: "empty input"}
 	}
 	defer r.progress(in)()
-	format := Detect(head)
-	if f := byFormat[format]; f != nil && f.postmortem != nil {
-		return f.postmortem(r, in, head, format)
+	format := r.o.detect(head)
+	var rin report.Input
+	var fact anoom.Input
+	switch f := byFormat[format]; {
+	case f != nil && f.postmortem != nil:
+		rin, fact, err = f.postmortem(r, in, head, format)
+	case f != nil:
+		rin, _, err = f.analyze(r, in, head, format)
+		return rin, nil, err
+	default:
+		rin, fact, err = postmortemLog(r, in, head, format)
 	}
-	return postmortemLog(r, in, head, format)
+	return rin, &fact, err
 }

@@ -1,0 +1,114 @@
+package cmd
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// s31 holds a tester's recordings (PyTorch 2.11 on an H200, s31; see
+// testdata/README.md).
+const s31 = pt + "s31/"
+
+// gpuleak oom recognises its inputs as analyze does (finding 4 of s31): a
+// profiler trace is read as one, and its [OutOfMemory] event is an OOM,
+// not "No out-of-memory error"; the trace's run asked torch.empty(1<<43),
+// 2^43 bytes, on a GPU of 139.80 GiB: capacity, the request alone (58
+// times the GPU, beyond any GPU: the size computed wrong).
+func TestOOMReadsProfilerTraceOOM(t *testing.T) {
+	trace := s31 + "oom_8tib_request_trace.json.gz"
+	code, out, _ := run(t, nil, "oom", "--format", "json", trace)
+	ins, fs := findings(t, out)
+	ooms := ofKind(fs, "oom")
+	if code != ExitOK || len(ins) != 1 || ins[0]["format"] != "pytorch-profiler-trace" || len(ooms) != 1 {
+		t.Fatalf("exit %d, inputs %v, %d OOMs", code, ins, len(ooms))
+	}
+	if num(t, ooms[0], "requested_bytes") != 1<<43 || !has(causes(ooms[0]), "capacity") {
+		t.Errorf("requested %v, causes %v", ooms[0]["requested_bytes"], causes(ooms[0]))
+	}
+	_, out, _ = run(t, nil, "oom", trace)
+	if strings.Contains(out, "No out-of-memory error") || !strings.Contains(out, "([OutOfMemory] event)") || !strings.Contains(out, "most likely computed wrong") {
+		t.Errorf("table:\n%s", out)
+	}
+	// With the message the job printed: one OOM, both sources, the
+	// message's GPU total (139.80 GiB).
+	code, out, _ = run(t, nil, "oom", "--format", "json", s31+"oom_8tib_request.txt", trace)
+	_, fs = findings(t, out)
+	ooms = ofKind(fs, "oom")
+	if code != ExitOK || len(ooms) != 1 || len(ooms[0]["sources"].([]any)) != 2 || !strings.Contains(out, "139.80 GiB total (58 times it)") {
+		t.Errorf("exit %d, %d OOMs:\n%s", code, len(ooms), out)
+	}
+	// analyze makes the same oom finding, so --fail-on oom trips on it.
+	if code, _, errOut := run(t, nil, "analyze", "--fail-on", "oom", trace); code != ExitFindings {
+		t.Errorf("analyze --fail-on oom: exit %d %s", code, errOut)
+	}
+}
+
+// A profiler trace cut short is an unreadable input for oom as for
+// analyze: exit 2, the byte offset named, nothing on standard output.
+func TestOOMTruncatedTrace(t *testing.T) {
+	f, err := os.Open(s31 + "oom_8tib_request_trace.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.trace.json")
+	os.WriteFile(cut, whole[:len(whole)/2], 0o644)
+	for _, cmd := range []string{"analyze", "oom"} {
+		code, out, errOut := run(t, nil, cmd, cut)
+		if code != ExitInput || out != "" || !strings.Contains(errOut, "byte offset") || !strings.Contains(errOut, "ends early") {
+			t.Errorf("%s: exit %d %q %q", cmd, code, out, errOut)
+		}
+	}
+}
+
+// Inputs that hold no OOM are named by their real format, not as an OOM
+// message: a memory timeline, nvidia-smi's table, a compute-sanitizer leak
+// report.
+func TestOOMNamesOtherFormats(t *testing.T) {
+	for _, c := range []struct{ file, format string }{
+		{td + "kineto/profile_keep_outputs_memory_timeline.json", "pytorch-memory-timeline"},
+		{s31 + "oom_other_process_nvidia_smi.txt", "nvidia-smi-text"},
+		{td + "sanitizer/leak_full.txt", "compute-sanitizer"},
+	} {
+		code, out, _ := run(t, nil, "oom", "--format", "json", c.file)
+		ins, fs := findings(t, out)
+		if code != ExitOK || len(ins) != 1 || ins[0]["format"] != c.format || len(ofKind(fs, "oom")) != 0 {
+			t.Errorf("%s: exit %d, inputs %v", c.file, code, ins)
+		}
+	}
+}
+
+// nvidia-smi's table given beside the OOM message names the process the
+// message lists, as a --query-compute-apps log does. The tester's table
+// has pid 571's memory cut to "12339..." (s31 finding 7: such a row is not
+// read yet), so the row is written whole here, with the 120.51 GiB
+// (123402 MiB) the message gives.
+func TestOOMNamesProcessesFromNvidiaSmiTable(t *testing.T) {
+	smi, err := os.ReadFile(s31 + "oom_other_process_nvidia_smi.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := bytes.Replace(smi, []byte("          12339... |"), []byte("          123402MiB |"), 1)
+	if bytes.Equal(whole, smi) {
+		t.Fatal("the row of pid 571 was not found")
+	}
+	path := filepath.Join(t.TempDir(), "smi.txt")
+	os.WriteFile(path, whole, 0o644)
+	code, out, _ := run(t, nil, "oom", s31+"oom_other_process.txt", path)
+	if code != ExitOK || !strings.Contains(out, "smi.txt: nvidia-smi-text") || !strings.Contains(out, "process 571, /opt/torch/.venv/bin/python3: 120.51 GiB") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
