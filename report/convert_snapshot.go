@@ -21,6 +21,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
+			IterationMarker: d.IterationMarker,
 		}
 		if d.Iterations > 0 && d.IterationSite != (callsite.Frame{}) {
 			fr := frame(d.IterationSite)
@@ -227,7 +228,16 @@ func measured(g *snapshot.Growth) string {
 	if g.Every > 1 {
 		return fmt.Sprintf("%d measurements, one every %d iterations", g.Measured, g.Every)
 	}
-	return plural(g.Measured, "iteration", "iterations") + loopNote(g)
+	return plural(g.Measured, "iteration", "iterations") + markerNote(g) + loopNote(g)
+}
+
+// markerNote says which spans marked g's iterations when the tracer's
+// recorded steps did ("" when a stack did).
+func markerNote(g *snapshot.Growth) string {
+	if g.Marker == "" {
+		return ""
+	}
+	return " (" + g.Marker + ")"
 }
 
 // loopNote names the loop whose passes g's iterations are when it is not

@@ -172,6 +172,10 @@ type DeviceSummary struct {
 	// IterationSite is the frame whose allocations mark the iterations;
 	// absent when none.
 	IterationSite *Frame `json:"iteration_site,omitempty"`
+	// IterationMarker names the step spans the tracer recorded that mark
+	// the iterations when no stack does ("ProfilerStep#N spans" of a
+	// profiler trace); absent otherwise.
+	IterationMarker string `json:"iteration_marker,omitempty"`
 }
 
 // Frame is one stack frame.

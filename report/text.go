@@ -78,8 +78,11 @@ func describeInput(in Input) string {
 			}
 			if d.Iterations >= 2 {
 				s += fmt.Sprintf(", %d iterations", d.Iterations)
-				if d.IterationSite != nil {
+				switch {
+				case d.IterationSite != nil:
 					s += " (starts at " + d.IterationSite.String() + ")"
+				case d.IterationMarker != "":
+					s += " (" + d.IterationMarker + ")"
 				}
 			}
 		}

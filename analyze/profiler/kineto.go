@@ -66,6 +66,10 @@ type KinetoAnalyzer struct {
 
 	nspans, droppedSpans, droppedMem int64
 	pySpans                          int64
+	// steps are the ProfilerStep#N spans, [start, end) in ns;
+	// stepsOverlap is set when two of them overlap (setSteps).
+	steps        [][2]int64
+	stepsOverlap bool
 }
 
 // maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
@@ -190,6 +194,7 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				k = spanAnnotation
 				if kineto.IsStep(name.Value(i)) {
 					a.res.ProfilerSteps++
+					a.steps = append(a.steps, [2]int64{st.Value(i), st.Value(i) + du.Value(i)})
 				}
 			}
 			if a.nspans >= maxKinetoSpans {
@@ -348,6 +353,7 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 		return a.mem[i].t < a.mem[j].t
 	})
 	la := snapshot.NewLeakAnalyzer(a.opt)
+	a.setSteps(la)
 	if err := a.feed(la, stacks); err != nil {
 		return nil, err
 	}
@@ -355,6 +361,43 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	a.fixSummaries(res.Leak)
 	res.Leak.Warnings = append(a.warnings(res.Leak.Warnings), a.beforeProfiling()...)
 	return res, nil
+}
+
+// stepLabel names the ProfilerStep#N spans when they mark iterations.
+const stepLabel = "ProfilerStep#N spans"
+
+// setSteps gives the leak analysis each device's ProfilerStep#N starts as
+// the sequence numbers feed gives its events (a.mem in device, time
+// order): a step starts at the device's first event at or after its span's
+// start. The profiler records a step where prof.step() is called, so they
+// are the iterations exactly; the analysis uses them when the allocations'
+// stacks mark none (a trace without with_stack=True has no Python frame to
+// mark them). Spans that overlap are not one run's steps (two processes'
+// traces merged): then none is used, and a warning says so.
+func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer) {
+	if len(a.steps) == 0 {
+		return
+	}
+	sort.Slice(a.steps, func(i, j int) bool { return a.steps[i][0] < a.steps[j][0] })
+	for i := 1; i < len(a.steps); i++ {
+		if a.steps[i][0] < a.steps[i-1][1] {
+			a.stepsOverlap = true
+			return
+		}
+	}
+	for i := 0; i < len(a.mem); {
+		j := i
+		for j < len(a.mem) && a.mem[j].dev == a.mem[i].dev {
+			j++
+		}
+		ev := a.mem[i:j]
+		seqs := make([]int64, len(a.steps))
+		for k, sp := range a.steps {
+			seqs[k] = int64(sort.Search(len(ev), func(e int) bool { return ev[e].t >= sp[0] }))
+		}
+		la.SetSteps(a.mem[i].dev, seqs, stepLabel)
+		i = j
+	}
 }
 
 // feed hands the trace to the leak analysis as a snapshot's frames,
@@ -526,10 +569,24 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 			continue // said by the caller for a trace: which [memory] events it has
 		case strings.Contains(w, "_record_memory_history"):
 			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
+		case strings.Contains(w, "the trace shows no repeating step") && !res.WithPython && res.ProfilerSteps == 0:
+			// Nothing in such a trace can mark a step: its stacks have
+			// no Python frame, and it has no ProfilerStep#N span.
+			w += "; without with_stack=True and without ProfilerStep#N spans (torch.profiler.schedule with prof.step()) a trace has nothing that marks its steps"
 		}
 		out = append(out, w)
 	}
+	marked := false
+	if res.Leak != nil {
+		for _, d := range res.Leak.Devices {
+			marked = marked || d.IterationMarker != ""
+		}
+	}
 	switch {
+	case res.ProfilerSteps > 0 && a.stepsOverlap:
+		out = append(out, fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", res.ProfilerSteps))
+	case res.ProfilerSteps > 0 && marked:
+		out = append(out, fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", res.ProfilerSteps))
 	case res.ProfilerSteps > 0:
 		out = append(out, fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); iterations are found from the allocations' stacks", res.ProfilerSteps))
 	case res.StepCalls > 0:

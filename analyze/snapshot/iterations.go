@@ -88,6 +88,10 @@ type iterations struct {
 	// on; nil when the trace has none (see findTail).
 	tail     *iterations
 	tailFrom int
+	// marker names the step spans that mark the iterations when the
+	// tracer's recorded steps (SetSteps) stand in for an anchor ("" when
+	// the anchor, a stack, marks them).
+	marker string
 }
 
 // usable reports whether the trace has enough iterations to judge growth.
@@ -511,6 +515,14 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 			best, it.anchor = b, anchor
 		}
 	}
+	// Without a stack that marks them, the steps the tracer recorded
+	// (ProfilerStep#N) are the iterations: they are exact, and growth is
+	// judged across them by the same rules.
+	if from == 0 && len(best) < minBoundaries {
+		if sp := d.stepStarts(upto); len(sp) > len(best) {
+			best, it.anchor, it.marker = sp, -1, d.steps.label
+		}
+	}
 	it.seen = len(best)
 	if len(best) < minBoundaries {
 		return it
@@ -574,6 +586,25 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	}
 	flush(len(it.pos)) // the end
 	return it
+}
+
+// stepStarts returns the distinct log positions below upto at which the
+// device's recorded steps (SetSteps) start, ascending; a step in which the
+// log has no entry starts where the next does, and is one with it.
+func (d *deviceState) stepStarts(upto int) []int {
+	if d.steps == nil {
+		return nil
+	}
+	var out []int
+	for _, p := range d.steps.pos {
+		if p >= upto {
+			break
+		}
+		if len(out) == 0 || out[len(out)-1] != p {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // anchorOcc is a stack that may mark iterations: the log positions of its
@@ -1056,11 +1087,15 @@ func fitClocks(clock, v []int64, timed bool) (slope, r2 float64) {
 
 // why says why the trace cannot show growth across iterations.
 func (it *iterations) why() string {
+	by := ""
+	if it != nil && it.marker != "" {
+		by = " (" + it.marker + ")"
+	}
 	switch {
 	case it == nil || it.seen == 0:
 		return "the trace shows no repeating step (one pass, or steps whose allocations are all made inside module calls or by backward)"
 	case it.seen == 1:
-		return "the trace covers 1 step"
+		return "the trace covers 1 step" + by
 	}
-	return fmt.Sprintf("the trace covers %d steps, fewer than the %d needed", it.seen, minBoundaries)
+	return fmt.Sprintf("the trace covers %d steps%s, fewer than the %d needed", it.seen, by, minBoundaries)
 }

@@ -76,6 +76,10 @@ type DeviceSummary struct {
 	// allocations mark them.
 	Iterations    int
 	IterationSite callsite.Frame
+	// IterationMarker names the step spans the tracer recorded that mark
+	// the iterations when no stack does (SetSteps: "ProfilerStep#N
+	// spans"); "" when a stack marks them or there are none.
+	IterationMarker string
 }
 
 // Site is memory one call site holds at the end, of one kind.
@@ -201,6 +205,10 @@ type Growth struct {
 	// findTail); zero when they are the device's own.
 	Loop      callsite.Frame
 	LoopAfter int
+	// Marker names the step spans the tracer recorded that mark the
+	// iterations above when no stack does (DeviceSummary.IterationMarker);
+	// "" otherwise.
+	Marker string
 	// Curve is the site's live bytes at each measured iteration start and
 	// then at the end of the trace; CurveClock their times (µs since the
 	// epoch when Timed, else trace positions). Empty without iterations.
@@ -266,6 +274,32 @@ type LeakAnalyzer struct {
 	// then the segments are the truth about every device's end, and a
 	// device with a trace but no segment holds nothing.
 	segments bool
+	// steps are the step starts given by SetSteps, by device.
+	steps map[int32]*stepMarks
+}
+
+// stepMarks are a device's iteration starts recorded by the tracer itself
+// (SetSteps): the sequence numbers of the first event of each step, and,
+// as the events arrive, the replay log position each starts at.
+type stepMarks struct {
+	seqs  []int64 // ascending
+	next  int     // the first of seqs not yet reached
+	pos   []int   // log positions of seqs[:next]
+	label string
+}
+
+// SetSteps gives device dev's iteration starts as the tracer recorded
+// them (a profiler's ProfilerStep#N spans): seqs are the sequence numbers
+// (the events table's seq) of the first event of each step, ascending;
+// label names them in output ("ProfilerStep#N spans"). They mark the
+// iterations when the allocations' stacks mark fewer (no Python frames,
+// or every allocation inside a module call); growth is judged across them
+// by the same rules. Call before the events are added.
+func (a *LeakAnalyzer) SetSteps(dev int32, seqs []int64, label string) {
+	if a.steps == nil {
+		a.steps = map[int32]*stepMarks{}
+	}
+	a.steps[dev] = &stepMarks{seqs: slices.Clone(seqs), label: label}
 }
 
 type deviceState struct {
@@ -300,6 +334,9 @@ type deviceState struct {
 	// oomLive holds, for the first maxOOMCaptures OOMs, the allocations
 	// live at the OOM and the allocation counts up to it.
 	oomLive []oomCapture
+	// steps are the iteration starts the tracer recorded (SetSteps); nil
+	// when none were given.
+	steps *stepMarks
 }
 
 // oomCapture is the trace's live set at an "oom" entry.
@@ -358,7 +395,7 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
 	s, ok := a.devs[d]
 	if !ok {
-		s = &deviceState{dev: d, segStream: map[uint64]int64{}}
+		s = &deviceState{dev: d, segStream: map[uint64]int64{}, steps: a.steps[d]}
 		a.devs[d] = s
 	}
 	return s
@@ -447,6 +484,12 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 	for i, n := 0, int(rec.NumRows()); i < n; i++ { // NumRows is an interface call
 		if dv := device.Value(i); d == nil || d.dev != dv {
 			d = a.dev(dv)
+		}
+		if sm := d.steps; sm != nil {
+			for sm.next < len(sm.seqs) && sm.seqs[sm.next] <= seq.Value(i) {
+				sm.pos = append(sm.pos, d.log.n)
+				sm.next++
+			}
 		}
 		d.entries++
 		d.lastSeq = seq.Value(i)
@@ -821,6 +864,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	if it := in.iter; it != nil {
 		sum.Iterations = it.seen
 		sum.IterationSite = a.loopFrame(it)
+		sum.IterationMarker = it.marker
 	}
 	nAllocs := 0
 	for _, n := range d.allocs {
@@ -1555,6 +1599,7 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 	if it != nil {
 		g.Iterations = it.seen
 		g.Every = it.every
+		g.Marker = it.marker
 	}
 	for _, k := range kept {
 		g.KeptTraceBytes = satAdd(g.KeptTraceBytes, blockSize(k.size))

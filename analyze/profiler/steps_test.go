@@ -1,0 +1,176 @@
+package profiler
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+)
+
+// stepTrace writes a Chrome trace of n steps as torch.profiler records
+// them with profile_memory=True and a schedule: each step a ProfilerStep#k
+// span (when spans), a 4 KiB temporary (aten::empty) allocated and freed,
+// and a 1 MiB aten::clone kept forever (a new address each step). With
+// python, each step's work runs under "train.py(9): step" called from
+// "train.py(20): <module>" (with_stack=True); without, no Python span.
+// overlap makes each ProfilerStep span last 1.5 steps.
+func stepTrace(t *testing.T, n int, spans, python, overlap bool) string {
+	t.Helper()
+	const t0 = 1790857026000000.0 // µs since the epoch
+	var ev []string
+	alloc := int64(160 << 20)
+	mem := func(ts float64, addr uint64, b int64) {
+		alloc += b
+		ev = append(ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, 512<<20, alloc, b, addr))
+	}
+	span := func(cat, name string, ts, dur float64) {
+		ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
+	}
+	if python {
+		span("python_function", "train.py(20): <module>", t0-10, float64(n)*1000+20)
+	}
+	for k := 0; k < n; k++ {
+		s := t0 + float64(k)*1000
+		if spans {
+			d := 900.0
+			if overlap {
+				d = 1500
+			}
+			span("user_annotation", fmt.Sprintf("ProfilerStep#%d", k+2), s, d)
+		}
+		if python {
+			span("python_function", "train.py(9): step", s+50, 800)
+		}
+		span("cpu_op", "aten::empty", s+100, 20)
+		mem(s+105, 0x7f0000000000, 4096)
+		mem(s+200, 0x7f0000000000, -4096)
+		span("cpu_op", "aten::clone", s+300, 100)
+		mem(s+350, 0x7f1000000000+uint64(k)<<20, 1<<20)
+	}
+	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
+	p := filepath.Join(t.TempDir(), "steps.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func hasWarning(ws []string, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestProfilerStepsMarkIterations: without Python frames no stack can mark
+// a step, so the ten ProfilerStep#N spans are the iterations. The clone's
+// live bytes at the ten step starts are 0, 1, ..., 9 MiB: it rose in each
+// of the 9 measured iterations, +1 MiB per iteration, and all 10 blocks
+// are held at the end: a leak by the same rules a stack-marked trace gets.
+func TestProfilerStepsMarkIterations(t *testing.T) {
+	res := kinetoResult(t, stepTrace(t, 10, true, false, false))
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 {
+		t.Fatalf("%d leaks, want 1: %+v (warnings %q)", len(ls), res.Leak.Sites, res.Leak.Warnings)
+	}
+	l := ls[0]
+	if l.Frame.Name != "aten::clone" || l.Count != 10 || l.Bytes != 10<<20 {
+		t.Errorf("leak %v: %d allocations, %d bytes; want aten::clone, 10, 10 MiB", l.Frame, l.Count, l.Bytes)
+	}
+	g := l.Growth
+	if g == nil || g.Iterations != 10 || g.Measured != 9 || g.GrewIn != 9 || g.PerIteration != 1<<20 || g.Marker != "ProfilerStep#N spans" {
+		t.Errorf("growth %+v; want 10 iterations, 9 measured, grew in 9, 1 MiB per iteration, marked by ProfilerStep#N spans", g)
+	}
+	if d := res.Leak.Devices[0]; d.Iterations != 10 || d.IterationMarker != "ProfilerStep#N spans" {
+		t.Errorf("device iterations %d marked by %q; want 10, ProfilerStep#N spans", d.Iterations, d.IterationMarker)
+	}
+	if !hasWarning(res.Leak.Warnings, "these steps are the iterations") || hasWarning(res.Leak.Warnings, "no repeating step") ||
+		hasWarning(res.Leak.Warnings, "iterations are found from the allocations' stacks") {
+		t.Errorf("warnings %q: want the steps named as the iterations, and no contradiction", res.Leak.Warnings)
+	}
+}
+
+// TestProfilerStepsTooFew: two steps measure one iteration, fewer than the
+// 4 starts growth needs: the clone's blocks are retained and the warning
+// says the trace covers 2 steps, counted from the ProfilerStep#N spans.
+func TestProfilerStepsTooFew(t *testing.T) {
+	res := kinetoResult(t, stepTrace(t, 2, true, false, false))
+	if ls := kinetoLeaks(res); len(ls) != 0 {
+		t.Errorf("leaks %+v; want none from 2 steps", ls)
+	}
+	if !hasWarning(res.Leak.Warnings, "the trace covers 2 steps (ProfilerStep#N spans), fewer than the 4 needed") {
+		t.Errorf("warnings %q: want the 2 steps said too few", res.Leak.Warnings)
+	}
+}
+
+// TestProfilerStepsAbsent: without ProfilerStep#N spans and without
+// Python frames nothing marks a step: growth cannot be judged, and the
+// warning says what to record.
+func TestProfilerStepsAbsent(t *testing.T) {
+	res := kinetoResult(t, stepTrace(t, 10, false, false, false))
+	if ls := kinetoLeaks(res); len(ls) != 0 {
+		t.Errorf("leaks %+v; want none without steps", ls)
+	}
+	if !hasWarning(res.Leak.Warnings, "no repeating step") || !hasWarning(res.Leak.Warnings, "nothing that marks its steps") {
+		t.Errorf("warnings %q: want growth said not judged, with what to record", res.Leak.Warnings)
+	}
+}
+
+// TestProfilerStepsOverlapping: spans that overlap are not one loop's
+// steps (two processes' traces merged); they are not used, and say so.
+func TestProfilerStepsOverlapping(t *testing.T) {
+	res := kinetoResult(t, stepTrace(t, 10, true, false, true))
+	if ls := kinetoLeaks(res); len(ls) != 0 {
+		t.Errorf("leaks %+v; want none: overlapping steps mark nothing", ls)
+	}
+	if !hasWarning(res.Leak.Warnings, "overlapping") {
+		t.Errorf("warnings %q: want the overlap said", res.Leak.Warnings)
+	}
+}
+
+// TestProfilerStepsWithStacks: with Python frames the stacks mark the
+// iterations as before (the step's aten::empty under train.py's step, once
+// a step); the ProfilerStep#N spans are counted beside them. The leak is
+// the same, its iterations marked by the stack, not the spans.
+func TestProfilerStepsWithStacks(t *testing.T) {
+	res := kinetoResult(t, stepTrace(t, 10, true, true, false))
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 || ls[0].Growth.Marker != "" {
+		t.Fatalf("leaks %+v; want 1, grown in 9 iterations marked by a stack", ls)
+	}
+	d := res.Leak.Devices[0]
+	if d.IterationMarker != "" || d.IterationSite == (callsite.Frame{}) {
+		t.Errorf("device marked by %q at %v; want a stack's frame", d.IterationMarker, d.IterationSite)
+	}
+	if !hasWarning(res.Leak.Warnings, "iterations are found from the allocations' stacks") {
+		t.Errorf("warnings %q", res.Leak.Warnings)
+	}
+}
+
+// TestKinetoNoStackSchedule: the tester's recording (s31) of a schedule
+// with 10 active steps, profile_memory=True and with_stack left at its
+// default (False), keeping y.detach().clone() (1 MiB) each step. The
+// clone's live bytes at ProfilerStep#2..#11's starts are 0..9 MiB: a leak
+// at aten::clone grown in 9 of 9 iterations, +1 MiB each, 10 blocks held.
+func TestKinetoNoStackSchedule(t *testing.T) {
+	res := kinetoResult(t, "../../testdata/kineto/s31_tb_nostack_sched.pt.trace.json.gz")
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 {
+		t.Fatalf("%d leaks, want 1: %+v", len(ls), res.Leak.Sites)
+	}
+	l := ls[0]
+	if l.Frame.Name != "aten::clone" || l.Count != 10 || l.Bytes != 10<<20 {
+		t.Errorf("leak %v: %d allocations, %d bytes; want aten::clone, 10, 10 MiB", l.Frame, l.Count, l.Bytes)
+	}
+	if g := l.Growth; g == nil || g.GrewIn != 9 || g.Measured != 9 || g.PerIteration != 1<<20 {
+		t.Errorf("growth %+v; want grown in 9 of 9, 1 MiB per iteration", g)
+	}
+	if res.ProfilerSteps != 10 || res.WithPython {
+		t.Errorf("ProfilerStep spans %d, Python %v; want 10, false", res.ProfilerSteps, res.WithPython)
+	}
+}
