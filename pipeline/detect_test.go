@@ -24,7 +24,10 @@ func TestDetect(t *testing.T) {
 		"../testdata/pytorch/memory_timeline.json":                            kineto.FormatMemoryTimeline,
 		"../testdata/kineto/profile_keep_outputs_trace.json.gz":               kineto.FormatTrace,
 		"../testdata/kineto/profile_keep_outputs_memory_timeline.raw.json.gz": kineto.FormatMemoryTimelineRaw,
-		"../testdata/README.md":                                               parse.FormatUnknown,
+		// traceEvents at byte 72,686, after a distributedInfo of 14
+		// process groups: Kineto's first keys say it is a trace.
+		"../testdata/kineto/s31_trace_big_distinfo.json.gz": kineto.FormatTrace,
+		"../testdata/README.md":                             parse.FormatUnknown,
 		// Text starting with "(" is never a protocol-0 pickle: vLLM's
 		// per-line "(VllmWorkerProcess pid=N)" prefix, and "segments" in it.
 		"../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   pytorchtext.FormatOOMMessage,

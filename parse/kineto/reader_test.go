@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -159,6 +160,17 @@ func TestSniff(t *testing.T) {
 		{"<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory Timeline HTML</title></head>", FormatMemoryTimelineHTML},
 		{`{"active.all.current": 3}`, parse.FormatUnknown},
 		{`{"note": "traceEvents"}`, parse.FormatUnknown},
+		// traceEvents beyond the head: Kineto's first keys say it is a
+		// trace, even with a value cut by the head's end.
+		{`{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H200"`, FormatTrace},
+		{`{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "pg_config": [{"ranks": [0, 1, 2`, FormatTrace},
+		{`{"distributedInfo": {"backend": "nccl", "rank": 0, "pg_config": [{"ranks": [0, 1`, FormatTrace},
+		{`{"schemaVersion": 1, "record_shapes": 1, "profile_memory": 1, "with_stack": 0, "distributedInfo": {`, FormatTrace},
+		// schemaVersion alone is many formats' key: another of Kineto's
+		// must follow it.
+		{`{"schemaVersion": 2, "name": "config", "items": [`, parse.FormatUnknown},
+		{`{"schemaVersion": 1}`, parse.FormatUnknown},
+		{`{"version": 1, "deviceProperties": [`, parse.FormatUnknown},
 	} {
 		if got := SniffFormat([]byte(c.head)); got != c.want {
 			t.Errorf("%.40q: %q, want %q", c.head, got, c.want)
@@ -216,4 +228,47 @@ func FuzzTimeline(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBigHeader: a trace whose header (distributedInfo of 14 process
+// groups of 1024 ranks each, as a large job's every rank records them)
+// puts traceEvents past the 64 KiB head is recognised and read whole:
+// the header is skipped key by key, and the one [memory] event after it
+// is read.
+func TestBigHeader(t *testing.T) {
+	doc := bigHeaderTrace(14, 1024)
+	if i := strings.Index(doc, `"traceEvents"`); i < parse.SniffLen {
+		t.Fatalf("traceEvents at byte %d: the test needs it past %d", i, parse.SniffLen)
+	}
+	if got := SniffFormat([]byte(doc[:parse.SniffLen])); got != FormatTrace {
+		t.Fatalf("head sniffed as %q", got)
+	}
+	mem, _, cuda, meta, err := counts(t, strings.NewReader(doc))
+	if err != nil || mem != 1 || cuda != 1 || meta.ProfileMemory == nil || !*meta.ProfileMemory {
+		t.Errorf("memory %d (cuda %d), meta %+v, err %v; want 1 (1), profile_memory read", mem, cuda, meta, err)
+	}
+}
+
+// bigHeaderTrace is a trace whose distributedInfo holds groups process
+// groups of ranks ranks each, before one [memory] event.
+func bigHeaderTrace(groups, ranks int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320}], "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": %d, "pg_count": %d, "pg_config": [`, ranks, groups)
+	for g := 0; g < groups; g++ {
+		if g > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"pg_name": "%d", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": %d, "ranks": [`, g, ranks)
+		for r := 0; r < ranks; r++ {
+			if r > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, r)
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString(`], "nccl_version": "2.27.3"}, "record_shapes": 1, "profile_memory": 1, "with_stack": 1, "traceEvents": [`)
+	b.WriteString(`{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1790857026000000.5, "args": {"Total Reserved": 2097152, "Total Allocated": 512, "Bytes": 512, "Device Id": 0, "Device Type": 1, "Addr": 139610607234688}}`)
+	b.WriteString(`], "traceName": "t.json"}`)
+	return b.String()
 }

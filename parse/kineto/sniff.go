@@ -2,6 +2,8 @@ package kineto
 
 import (
 	"bytes"
+	"encoding/json"
+
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -26,7 +28,11 @@ func Sniff(head []byte) bool {
 	case '{':
 		i := bytes.Index(h, traceKey)
 		if i < 0 {
-			return false
+			// A large job's header (distributedInfo's process groups
+			// with every rank, deviceProperties of many GPUs) may push
+			// traceEvents past the head: Kineto's own first keys say
+			// it then.
+			return kinetoHeader(h)
 		}
 		// The key must be followed by a colon and an array.
 		rest := bytes.TrimLeft(h[i+len(traceKey):], " \t\r\n")
@@ -35,6 +41,56 @@ func Sniff(head []byte) bool {
 		return arrayOfEvts.Match(h) && bytes.Contains(h, []byte(`"ph"`))
 	}
 	return false
+}
+
+// kinetoKeys are the top-level keys Kineto and torch.profiler write
+// before traceEvents: Kineto's schemaVersion, deviceProperties and
+// distributedInfo (torch.distributed's process groups), then the
+// profiler's metadata (PyTorch 1.8 to 2.x traces).
+var kinetoKeys = map[string]bool{
+	"schemaVersion": true, "deviceProperties": true, "distributedInfo": true,
+	"record_shapes": true, "profile_memory": true, "with_stack": true, "with_flops": true,
+	"with_modules": true, "trace_id": true, "displayTimeUnit": true, "baseTimeNanoseconds": true,
+	"cuda_driver_version": true, "cuda_runtime_version": true, "cupti_version": true,
+	"hip_runtime_version": true, "roctracer_version": true, "traceName": true,
+}
+
+// kinetoHeader reports whether h, an object's start without traceEvents
+// in it, opens as Kineto writes a trace: its first key deviceProperties
+// or distributedInfo (names no other format uses at the top), or
+// schemaVersion followed by another of Kineto's keys (schemaVersion
+// alone is common to many formats). A value cut by the head's end is
+// enough when its key is one of those two.
+func kinetoHeader(h []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(h))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	first, ok := nextKey(dec)
+	switch {
+	case !ok:
+		return false
+	case first == "deviceProperties" || first == "distributedInfo":
+		return true
+	case first != "schemaVersion":
+		return false
+	}
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return false
+	}
+	second, ok := nextKey(dec)
+	return ok && kinetoKeys[second]
+}
+
+// nextKey reads an object's next key.
+func nextKey(dec *json.Decoder) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false
+	}
+	k, ok := tok.(string)
+	return k, ok
 }
 
 // timelineHead matches export_memory_timeline's .json ([[t, t, ...],
