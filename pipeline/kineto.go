@@ -55,7 +55,7 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 		return report.Input{}, nil, err
 	}
 	warns := meta.Warnings.Strings()
-	if res.CUDAEvents == 0 {
+	if res.DeviceEvents == 0 && res.OtherEvents == 0 {
 		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
 	}
 	rin, fs := report.FromLeaks(in.Name, string(format), warns, res.Leak)

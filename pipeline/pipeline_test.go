@@ -311,3 +311,23 @@ func TestRunCancelled(t *testing.T) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
+
+// TestRunXPUTrace: a profiler trace of an Intel GPU (Device Type 12) is
+// analysed, not called all CPU memory: the leak of the CUDA original is
+// reported, and a warning names the XPU.
+func TestRunXPUTrace(t *testing.T) {
+	res, err := Run(context.Background(), testOptions(t, Analyze), []string{"../testdata/kineto/s31_trace_xpu_devtype12.json.gz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaks := 0
+	for _, f := range res.Report.Findings {
+		if f.Kind == report.KindLeak {
+			leaks++
+		}
+	}
+	ws := strings.Join(res.Report.Inputs[0].Warnings, "\n")
+	if leaks != 1 || strings.Contains(ws, "all of CPU memory") || !strings.Contains(ws, "XPU") {
+		t.Errorf("%d leaks, warnings %q; want 1 leak, the XPU named, no claim of CPU memory only", leaks, ws)
+	}
+}

@@ -29,10 +29,18 @@ import (
 
 // KinetoResult is the outcome of the analysis of one profiler trace.
 type KinetoResult struct {
-	// Leak is the snapshot analysis of the trace's CUDA [memory] events.
+	// Leak is the snapshot analysis of the trace's [memory] events of
+	// one accelerator type (DeviceType).
 	Leak *snapshot.LeakResult
+	// DeviceType is the c10::DeviceType whose [memory] events were
+	// analysed (kineto.DeviceTypeName): CUDA when the trace has any, else
+	// the accelerator type with the most events (XPU, MPS, ...); their
+	// allocator's events have the same form. DeviceEvents counts them.
+	DeviceType   int
+	DeviceEvents int64
 	// CUDAEvents, CPUEvents and OtherEvents count [memory] events by
-	// device type; OOMs are the [OutOfMemory] events.
+	// device type: OtherEvents those of accelerator types other than
+	// DeviceType, not analysed. OOMs are the [OutOfMemory] events.
 	CUDAEvents, CPUEvents, OtherEvents int64
 	OOMs                               []KinetoOOM
 	// ProfilerSteps counts ProfilerStep#N spans; StepCalls counts calls of
@@ -66,6 +74,8 @@ type KinetoAnalyzer struct {
 
 	nspans, droppedSpans, droppedMem int64
 	pySpans                          int64
+	// byType counts the [memory] events of each device type but the CPU.
+	byType map[int32]int64
 	// steps are the ProfilerStep#N spans, [start, end) in ns;
 	// stepsOverlap is set when two of them overlap (setSteps).
 	steps        [][2]int64
@@ -103,6 +113,7 @@ type kMem struct {
 	alloc      int64 // Total Allocated, -1 absent
 	reserved   int64 // Total Reserved, -1 absent
 	dev        int32
+	dtype      int32 // c10::DeviceType
 	order      int32 // file order within equal times (bounded by the sort)
 	stack      int32
 	seqInTrace int
@@ -110,7 +121,7 @@ type kMem struct {
 
 // NewKinetoAnalyzer returns an analyzer with the snapshot analysis' options.
 func NewKinetoAnalyzer(opt snapshot.LeakOptions) *KinetoAnalyzer {
-	return &KinetoAnalyzer{opt: opt, names: map[string]int32{}, spans: map[thread][]kSpan{}}
+	return &KinetoAnalyzer{opt: opt, names: map[string]int32{}, spans: map[thread][]kSpan{}, byType: map[int32]int64{}}
 }
 
 func (a *KinetoAnalyzer) intern(s string) int32 {
@@ -154,22 +165,24 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				a.res.OOMs = append(a.res.OOMs, KinetoOOM{Device: int(di.Value(i)), TimeUs: tm.Value(i) / 1000, Requested: b.Value(i), TotalAllocated: alloc, TotalReserved: reserved})
 				continue
 			}
-			switch dt.Value(i) {
-			case kineto.DeviceCUDA:
-				a.res.CUDAEvents++
+			dtype := dt.Value(i)
+			switch dtype {
 			case kineto.DeviceCPU:
 				a.res.CPUEvents++
 				continue
-			default:
-				a.res.OtherEvents++
-				continue
+			case kineto.DeviceCUDA:
+				a.res.CUDAEvents++
+			}
+			a.byType[dtype]++
+			if dtype == kineto.DeviceMeta {
+				continue // no memory; counted among the others
 			}
 			if len(a.mem) >= maxKinetoEvents {
 				a.droppedMem++
 				continue
 			}
 			a.mem = append(a.mem, kMem{t: tm.Value(i), th: thread{pid.Value(i), tid.Value(i)}, addr: addr.Value(i), bytes: b.Value(i),
-				alloc: alloc, reserved: reserved, dev: di.Value(i), order: int32(len(a.mem) & 0x7fffffff), stack: -1})
+				alloc: alloc, reserved: reserved, dev: di.Value(i), dtype: dtype, order: int32(len(a.mem) & 0x7fffffff), stack: -1})
 		}
 	case kineto.TableSpans:
 		st := rec.Column(kineto.SpStartNs).(*array.Int64)
@@ -287,6 +300,7 @@ const maxKinetoDepth = 128
 // leak analysis.
 func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	res := &a.res
+	a.pickDeviceType()
 	// Stacks: per thread, sweep the spans (by start, longest first) and
 	// the thread's memory events in time order.
 	byThread := map[thread][]int{}
@@ -361,6 +375,41 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	a.fixSummaries(res.Leak)
 	res.Leak.Warnings = append(a.warnings(res.Leak.Warnings), a.beforeProfiling()...)
 	return res, nil
+}
+
+// pickDeviceType chooses the accelerator type whose [memory] events are
+// analysed: CUDA when the trace has any, else the type with the most
+// events (the lower number of two as many). Device ids are per type (an
+// XPU's device 0 is not CUDA's), so one type is analysed; the others'
+// events are counted in OtherEvents and dropped from a.mem.
+func (a *KinetoAnalyzer) pickDeviceType() {
+	res := &a.res
+	res.DeviceType = kineto.DeviceCUDA
+	if a.byType[kineto.DeviceCUDA] == 0 {
+		best := int64(0)
+		for t, n := range a.byType {
+			if t == kineto.DeviceMeta {
+				continue
+			}
+			if n > best || n == best && int(t) < res.DeviceType {
+				res.DeviceType, best = int(t), n
+			}
+		}
+	}
+	for t, n := range a.byType {
+		if int(t) == res.DeviceType {
+			res.DeviceEvents = n
+		} else {
+			res.OtherEvents += n
+		}
+	}
+	kept := a.mem[:0]
+	for _, m := range a.mem {
+		if int(m.dtype) == res.DeviceType {
+			kept = append(kept, m)
+		}
+	}
+	a.mem = kept
 }
 
 // stepLabel names the ProfilerStep#N spans when they mark iterations.
@@ -592,24 +641,39 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 	case res.StepCalls > 0:
 		out = append(out, fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", res.StepCalls))
 	}
-	if !res.WithPython && res.CUDAEvents > 0 && a.pySpans > 0 {
+	if !res.WithPython && res.DeviceEvents > 0 && a.pySpans > 0 {
 		out = append(out, fmt.Sprintf("the trace has %s Python function spans, but none encloses an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", humanize.Comma(a.pySpans)))
-	} else if !res.WithPython && res.CUDAEvents > 0 {
+	} else if !res.WithPython && res.DeviceEvents > 0 {
 		out = append(out, "the trace has no Python functions around its allocations (recorded without with_stack=True): sites are named by the op that allocated; profile with with_stack=True to see the Python lines")
-	} else if res.CUDAEvents > 0 {
+	} else if res.DeviceEvents > 0 {
 		out = append(out, "Python lines in a profiler trace are where each function starts (or where it was when profiling began), not the line of the call: the op beside it says which call allocated")
 	}
 	if a.droppedSpans > 0 {
 		out = append(out, fmt.Sprintf("%s spans beyond the first %s were not kept: the stacks of later allocations may be incomplete", humanize.Comma(a.droppedSpans), humanize.Comma(maxKinetoSpans)))
 	}
 	if a.droppedMem > 0 {
-		out = append(out, fmt.Sprintf("%s CUDA [memory] events beyond the first %s were not analysed: the analysis covers the start of the trace only", humanize.Comma(a.droppedMem), humanize.Comma(maxKinetoEvents)))
+		out = append(out, fmt.Sprintf("%s device [memory] events beyond the first %s were not analysed: the analysis covers the start of the trace only", humanize.Comma(a.droppedMem), humanize.Comma(maxKinetoEvents)))
+	}
+	if res.DeviceType != kineto.DeviceCUDA && res.DeviceEvents > 0 {
+		name := kineto.DeviceTypeName(res.DeviceType)
+		out = append(out, fmt.Sprintf("the trace's device memory is %s's (c10 DeviceType %d): its %s [memory] events are analysed as CUDA's are, and the devices above are %s devices", name, res.DeviceType, humanize.Comma(res.DeviceEvents), name))
 	}
 	if res.CPUEvents > 0 {
 		out = append(out, fmt.Sprintf("%s [memory] events of CPU memory not analysed", humanize.Comma(res.CPUEvents)))
 	}
 	if res.OtherEvents > 0 {
-		out = append(out, fmt.Sprintf("%s [memory] events of devices other than CPU and CUDA not analysed", humanize.Comma(res.OtherEvents)))
+		var types []int
+		for t := range a.byType {
+			if int(t) != res.DeviceType {
+				types = append(types, int(t))
+			}
+		}
+		sort.Ints(types)
+		var names []string
+		for _, t := range types {
+			names = append(names, fmt.Sprintf("%s of %s (c10 DeviceType %d)", humanize.Comma(a.byType[int32(t)]), kineto.DeviceTypeName(t), t))
+		}
+		out = append(out, fmt.Sprintf("%s [memory] events of devices other than %s not analysed (%s): one accelerator type is analysed per trace", humanize.Comma(res.OtherEvents), kineto.DeviceTypeName(res.DeviceType), strings.Join(names, ", ")))
 	}
 	for _, o := range res.OOMs {
 		out = append(out, fmt.Sprintf("device %d: an [OutOfMemory] event: %s requested, %s allocated, %s reserved", o.Device, humanize.IBytes(uint64(max(o.Requested, 0))), ibytesOrUnknown(o.TotalAllocated), ibytesOrUnknown(o.TotalReserved)))

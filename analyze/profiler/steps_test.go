@@ -174,3 +174,79 @@ func TestKinetoNoStackSchedule(t *testing.T) {
 		t.Errorf("ProfilerStep spans %d, Python %v; want 10, false", res.ProfilerSteps, res.WithPython)
 	}
 }
+
+// retype rewrites the Device Type of every CUDA [memory] event of the
+// trace at path to to.
+func retype(t *testing.T, path string, to int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(b), `"Device Type":1,`, fmt.Sprintf(`"Device Type":%d,`, to))
+	p := filepath.Join(t.TempDir(), "retyped.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestKinetoXPU: the same 10-step leak recorded on an Intel GPU carries
+// Device Type 12 (c10's XPU): its events have the form of CUDA's, so the
+// same leak is found (10 blocks, grown in 9 of 9 steps), and a warning
+// names the device type; none says the events are all of CPU memory.
+func TestKinetoXPU(t *testing.T) {
+	res := kinetoResult(t, retype(t, stepTrace(t, 10, true, false, false), 12))
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || ls[0].Count != 10 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 {
+		t.Fatalf("leaks %+v; want the clone's, 10 blocks, grown in 9", ls)
+	}
+	// 10 steps x (a temporary's alloc and free, a clone's alloc) = 30.
+	if res.DeviceType != 12 || res.DeviceEvents != 30 || res.CUDAEvents != 0 || res.OtherEvents != 0 {
+		t.Errorf("type %d, %d device events, %d CUDA, %d other; want 12, 30, 0, 0", res.DeviceType, res.DeviceEvents, res.CUDAEvents, res.OtherEvents)
+	}
+	if !hasWarning(res.Leak.Warnings, "XPU's (c10 DeviceType 12): its 30 [memory] events are analysed") {
+		t.Errorf("warnings %q: want the XPU named", res.Leak.Warnings)
+	}
+}
+
+// TestKinetoTwoDeviceTypes: a trace with CUDA and XPU events analyses
+// CUDA's (their device ids are another numbering) and says how many XPU
+// events were not analysed. Here the temporaries are on the XPU (20
+// events) and the clones on CUDA (10): the leak is still found.
+func TestKinetoTwoDeviceTypes(t *testing.T) {
+	b, err := os.ReadFile(stepTrace(t, 10, true, false, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(b), `"Bytes":4096,"Device Id":0,"Device Type":1,`, `"Bytes":4096,"Device Id":0,"Device Type":12,`)
+	doc = strings.ReplaceAll(doc, `"Bytes":-4096,"Device Id":0,"Device Type":1,`, `"Bytes":-4096,"Device Id":0,"Device Type":12,`)
+	p := filepath.Join(t.TempDir(), "mixed.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	if res.DeviceType != 1 || res.DeviceEvents != 10 || res.OtherEvents != 20 {
+		t.Errorf("type %d, %d device events, %d other; want 1, 10, 20", res.DeviceType, res.DeviceEvents, res.OtherEvents)
+	}
+	if ls := kinetoLeaks(res); len(ls) != 1 || ls[0].Count != 10 {
+		t.Errorf("leaks %+v; want the clone's 10 blocks", ls)
+	}
+	if !hasWarning(res.Leak.Warnings, "20 [memory] events of devices other than CUDA not analysed (20 of XPU (c10 DeviceType 12))") {
+		t.Errorf("warnings %q", res.Leak.Warnings)
+	}
+}
+
+// TestKinetoXPUTester: the s31 tester's leak12 recording (12 steps, 1 MiB
+// clone kept each) with its 564 GPU events set to Device Type 12: the
+// leak found in the CUDA original (12 blocks, grown in 11 of 11) is found.
+func TestKinetoXPUTester(t *testing.T) {
+	res := kinetoResult(t, "../../testdata/kineto/s31_trace_xpu_devtype12.json.gz")
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || ls[0].Frame.Name != "aten::clone" || ls[0].Count != 12 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 11 {
+		t.Fatalf("leaks %+v; want aten::clone, 12 blocks, grown in 11", ls)
+	}
+	if res.DeviceType != 12 || res.DeviceEvents != 564 || res.CPUEvents != 72 {
+		t.Errorf("type %d, %d device events, %d CPU; want 12, 564, 72", res.DeviceType, res.DeviceEvents, res.CPUEvents)
+	}
+}

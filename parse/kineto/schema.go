@@ -38,7 +38,7 @@
 //	bytes            int64   allocated (>0) or freed (<0); an oom's request
 //	total_allocated  int64   the device's allocated bytes after the event; null when absent
 //	total_reserved   int64   the device's reserved bytes after the event; null when absent
-//	device_type      int32   0 CPU, 1 CUDA (c10::DeviceType)
+//	device_type      int32   0 CPU, 1 CUDA, 12 XPU, 13 MPS, ... (c10::DeviceType, DeviceTypeName)
 //	device_id        int32   -1 for the CPU
 //
 // spans (SpansSchema): one row per cpu_op, python_function or
@@ -54,6 +54,8 @@
 package kineto
 
 import (
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -147,4 +149,36 @@ const (
 const (
 	DeviceCPU  = 0
 	DeviceCUDA = 1
+	DeviceMeta = 14 // tensors with no data: no memory
 )
+
+// DeviceTypeName names a c10::DeviceType (c10/core/DeviceType.h): CUDA
+// (ROCm's HIP builds record theirs as CUDA too), XPU (Intel GPUs), MPS
+// (Apple GPUs) and the other accelerators; "device type N" for a number
+// it does not know. 19 is MTIA since PyTorch 2.1 (PrivateUse1 before,
+// now 20).
+func DeviceTypeName(t int) string {
+	switch t {
+	case DeviceCPU:
+		return "CPU"
+	case DeviceCUDA:
+		return "CUDA"
+	case 6:
+		return "HIP"
+	case 9:
+		return "XLA"
+	case 12:
+		return "XPU"
+	case 13:
+		return "MPS"
+	case 15:
+		return "HPU"
+	case 18:
+		return "IPU"
+	case 19:
+		return "MTIA"
+	case 20:
+		return "PrivateUse1"
+	}
+	return "device type " + strconv.Itoa(t)
+}
