@@ -331,3 +331,20 @@ func TestRunXPUTrace(t *testing.T) {
 		t.Errorf("%d leaks, warnings %q; want 1 leak, the XPU named, no claim of CPU memory only", leaks, ws)
 	}
 }
+
+// TestRunUnknownTotals: a trace without Total Allocated and Total
+// Reserved (PyTorch 1.8/1.9) gives null active and reserved bytes in
+// the report, not 0; a snapshot's stay numbers.
+func TestRunUnknownTotals(t *testing.T) {
+	res, err := Run(context.Background(), testOptions(t, Analyze), []string{"../testdata/kineto/s31_trace_pt19_style.json.gz", "../testdata/pytorch/leak_train_loop.pickle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, snap := res.Report.Inputs[0].Devices[0], res.Report.Inputs[1].Devices[0]
+	if old.ActiveBytes != nil || old.ReservedBytes != nil {
+		t.Errorf("trace: active %v, reserved %v; want both unknown (nil)", old.ActiveBytes, old.ReservedBytes)
+	}
+	if snap.ActiveBytes == nil || snap.ReservedBytes == nil || *snap.ReservedBytes == 0 {
+		t.Errorf("snapshot: active %v, reserved %v; want its segments' figures", snap.ActiveBytes, snap.ReservedBytes)
+	}
+}

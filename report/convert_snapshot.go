@@ -16,8 +16,8 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
 	for _, d := range res.Devices {
 		ds := DeviceSummary{
-			Device: d.Device, Segments: d.Segments, ReservedBytes: d.ReservedBytes,
-			ActiveBytes: d.ActiveBytes, ActiveBlocks: d.ActiveBlocks, TraceEntries: d.TraceEntries,
+			Device: d.Device, Segments: d.Segments, ReservedBytes: knownBytes(d.ReservedBytes),
+			ActiveBytes: knownBytes(d.ActiveBytes), ActiveBlocks: d.ActiveBlocks, TraceEntries: d.TraceEntries,
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
@@ -103,6 +103,14 @@ func siteKind(k callsite.Kind) Kind {
 		return KindLive
 	}
 	return KindRetained
+}
+
+// knownBytes is n, nil when negative (unknown).
+func knownBytes(n int64) *int64 {
+	if n < 0 {
+		return nil
+	}
+	return &n
 }
 
 func frame(f callsite.Frame) Frame {

@@ -151,10 +151,12 @@ type Input struct {
 // DeviceSummary is the state of one device at the end of a snapshot.
 // Sizes are in bytes, times in microseconds since the Unix epoch.
 type DeviceSummary struct {
-	Device           int    `json:"device"`
-	Segments         int    `json:"segments"`
-	ReservedBytes    int64  `json:"reserved_bytes"`
-	ActiveBytes      int64  `json:"active_bytes"`
+	Device   int `json:"device"`
+	Segments int `json:"segments"`
+	// ReservedBytes and ActiveBytes are null when the input does not
+	// say (a profiler trace of PyTorch 1.8 or 1.9 has no totals).
+	ReservedBytes    *int64 `json:"reserved_bytes"`
+	ActiveBytes      *int64 `json:"active_bytes"`
 	ActiveBlocks     int    `json:"active_blocks"`
 	TraceEntries     int64  `json:"trace_entries"`
 	TraceStartUs     *int64 `json:"trace_start_us"`

@@ -61,7 +61,7 @@ func describeInput(in Input) string {
 	}
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
-			d.Device, IBytes(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), IBytes(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+			d.Device, bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
 		if d.PendingFreeBlocks > 0 {
 			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
 		}
@@ -205,4 +205,12 @@ func suppressedLine(s SuppressedFindings) string {
 		line += " (" + clean(s.Reason) + ")"
 	}
 	return line
+}
+
+// bytesOrUnknown prints a size the input may not give: "unknown" for nil.
+func bytesOrUnknown(n *int64) string {
+	if n == nil {
+		return "unknown"
+	}
+	return IBytes(*n)
 }

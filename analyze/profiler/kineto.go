@@ -80,6 +80,9 @@ type KinetoAnalyzer struct {
 	// stepsOverlap is set when two of them overlap (setSteps).
 	steps        [][2]int64
 	stepsOverlap bool
+	// noTotals are the devices whose last [memory] event has no Total
+	// Allocated or Total Reserved (fixSummaries).
+	noTotals []int
 }
 
 // maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
@@ -526,7 +529,9 @@ func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Fra
 
 // fixSummaries fills what a snapshot's segments would give from the
 // trace's running totals: the last event's Total Reserved and Total
-// Allocated of each device.
+// Allocated of each device, -1 (unknown) where the event has none
+// (PyTorch 1.8 and 1.9 wrote neither): the trace's live blocks leave out
+// what was allocated before profiling, and it has no segments.
 func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
 	last := map[int]kMem{}
 	for _, m := range a.mem {
@@ -535,11 +540,9 @@ func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
 	for i := range res.Devices {
 		d := &res.Devices[i]
 		if m, ok := last[d.Device]; ok {
-			if m.reserved >= 0 {
-				d.ReservedBytes = m.reserved
-			}
-			if m.alloc >= 0 {
-				d.ActiveBytes = m.alloc
+			d.ReservedBytes, d.ActiveBytes = m.reserved, m.alloc
+			if m.reserved < 0 || m.alloc < 0 {
+				a.noTotals = append(a.noTotals, d.Device)
 			}
 			d.ActiveBlocks = d.LiveAtTraceEnd
 		}
@@ -657,6 +660,9 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 	if res.DeviceType != kineto.DeviceCUDA && res.DeviceEvents > 0 {
 		name := kineto.DeviceTypeName(res.DeviceType)
 		out = append(out, fmt.Sprintf("the trace's device memory is %s's (c10 DeviceType %d): its %s [memory] events are analysed as CUDA's are, and the devices above are %s devices", name, res.DeviceType, humanize.Comma(res.DeviceEvents), name))
+	}
+	for _, d := range a.noTotals {
+		out = append(out, fmt.Sprintf("device %d: the trace's [memory] events carry no Total Allocated or Total Reserved (PyTorch 1.8 and 1.9 wrote neither): the device's active and reserved bytes are unknown, and memory allocated before profiling cannot be sized; the findings count the blocks the trace saw", d))
 	}
 	if res.CPUEvents > 0 {
 		out = append(out, fmt.Sprintf("%s [memory] events of CPU memory not analysed", humanize.Comma(res.CPUEvents)))

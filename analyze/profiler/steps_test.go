@@ -250,3 +250,26 @@ func TestKinetoXPUTester(t *testing.T) {
 		t.Errorf("type %d, %d device events, %d CPU; want 12, 564, 72", res.DeviceType, res.DeviceEvents, res.CPUEvents)
 	}
 }
+
+// TestKinetoPT19: the tester's s31 rewrite of the no-stack schedule trace
+// in PyTorch 1.8/1.9's layout ("Operator" spans, string tids, [memory]
+// args without Total Allocated or Total Reserved). Its "Operator" ops
+// name the site (aten::clone), its ProfilerStep#2..#11 mark the 10
+// iterations (the leak: 10 blocks, grown in 9 of 9); the device's active
+// and reserved bytes are unknown (-1), and a warning says so.
+func TestKinetoPT19(t *testing.T) {
+	res := kinetoResult(t, "../../testdata/kineto/s31_trace_pt19_style.json.gz")
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || ls[0].Frame.Name != "aten::clone" || ls[0].Count != 10 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 {
+		t.Fatalf("leaks %+v; want aten::clone, 10 blocks, grown in 9", ls)
+	}
+	if res.ProfilerSteps != 10 {
+		t.Errorf("%d ProfilerStep spans, want 10", res.ProfilerSteps)
+	}
+	if d := res.Leak.Devices[0]; d.ActiveBytes != -1 || d.ReservedBytes != -1 || d.ActiveBlocks != 10 {
+		t.Errorf("device: active %d in %d blocks, reserved %d; want unknown (-1) in 10, unknown", d.ActiveBytes, d.ActiveBlocks, d.ReservedBytes)
+	}
+	if !hasWarning(res.Leak.Warnings, "device 0: the trace's [memory] events carry no Total Allocated or Total Reserved") {
+		t.Errorf("warnings %q", res.Leak.Warnings)
+	}
+}

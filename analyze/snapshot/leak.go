@@ -51,8 +51,8 @@ type LeakResult struct {
 type DeviceSummary struct {
 	Device        int
 	Segments      int
-	ReservedBytes int64 // sum of segments' total_size
-	ActiveBytes   int64 // sum of active_allocated blocks' size
+	ReservedBytes int64 // sum of segments' total_size; -1 when unknown
+	ActiveBytes   int64 // sum of active_allocated blocks' size; -1 when unknown
 	ActiveBlocks  int
 	TraceEntries  int64
 	// HasTime is true when the trace's entries carry time_us; then

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -290,12 +291,15 @@ func (r *Reader) event() error {
 	if te != nil {
 		// A field of an unexpected type (a string pid on metadata events
 		// is normal): skip the event unless it is one that is read.
-		if e.Name == "[memory]" || e.Name == "[OutOfMemory]" || (e.Ph == "X" && (e.Cat == CategoryCPUOp || e.Cat == CategoryPythonFunction || e.Cat == CategoryUserAnnotation)) {
+		if e.Name == "[memory]" || e.Name == "[OutOfMemory]" || (e.Ph == "X" && (e.Cat == CategoryCPUOp || e.Cat == CategoryPythonFunction || e.Cat == CategoryUserAnnotation || e.Cat == CategoryOperator)) {
 			return parse.Errorf(r.name, start, "bad %s event: %v", e.Name, err)
 		}
 		return nil
 	}
 	r.meta.ByCategory[e.Cat]++
+	if e.Cat == CategoryOperator {
+		e.Cat = legacyCategory(e.Name)
+	}
 	switch {
 	case e.Ph == "i" && (e.Name == "[memory]" || e.Name == "[OutOfMemory]"):
 		return r.memoryRow(&e, start)
@@ -314,8 +318,25 @@ func (r *Reader) timeNs(n json.Number) (int64, bool) {
 	return int64(math.Round(f*1000)) + r.meta.BaseTimeNs, true
 }
 
+// legacyCategory is the category of a span PyTorch 1.8 and 1.9 wrote as
+// "Operator", which they used for ops and record_function ranges alike:
+// an op's name is namespaced (aten::clone, autograd::engine::...), a
+// range's is not (ProfilerStep#N, enumerate(DataLoader)#...).
+func legacyCategory(name string) string {
+	if strings.Contains(name, "::") && !isStep(name) {
+		return CategoryCPUOp
+	}
+	return CategoryUserAnnotation
+}
+
+// idOf reads a pid or tid: a number, or a number in a string (PyTorch 1.8
+// and 1.9 wrote tids as strings); -1 for anything else ("stream 7").
 func idOf(v json.RawMessage) int64 {
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+	v = bytes.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		return -1
 	}

@@ -272,3 +272,54 @@ func bigHeaderTrace(groups, ranks int) string {
 	b.WriteString(`], "traceName": "t.json"}`)
 	return b.String()
 }
+
+// TestOperatorCategory: PyTorch 1.8 and 1.9 wrote "Operator" for ops and
+// record_function ranges alike (kineto's tb_plugin tests model it:
+// aten::to and ProfilerStep#1 both "Operator"), and tids as strings. The
+// namespaced names are cpu_op spans, the others user_annotation, one of
+// them a step; the string tid "123" is thread 123, "stream 7" none (-1).
+func TestOperatorCategory(t *testing.T) {
+	doc := `[{"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 13721, "tid": "123", "ts": 50, "dur": 400},
+	{"ph": "X", "cat": "Operator", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 13721, "tid": "123", "ts": 100, "dur": 180},
+	{"ph": "X", "cat": "Operator", "name": "aten::to", "pid": 13721, "tid": "123", "ts": 200, "dur": 60},
+	{"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7", "ts": 430, "dur": 15},
+	{"ph": "i", "s": "t", "name": "[memory]", "pid": 13721, "tid": "123", "ts": 210, "args": {"Bytes": 512, "Device Id": 0, "Device Type": 1, "Addr": 4096}}]`
+	k := NewReader(strings.NewReader(doc), "test")
+	defer k.Release()
+	cats := map[string]string{}
+	var tids []int64
+	for k.Next() {
+		rec := k.RecordBatch()
+		switch k.Table() {
+		case TableSpans:
+			cat := rec.Column(SpCategory).(*array.Dictionary)
+			cd := cat.Dictionary().(*array.String)
+			name := rec.Column(SpName).(*array.String)
+			tid := rec.Column(SpTid).(*array.Int64)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				cats[name.Value(i)] = cd.Value(cat.GetValueIndex(i))
+				tids = append(tids, tid.Value(i))
+			}
+		case TableMemory:
+			if tid := rec.Column(MemTid).(*array.Int64).Value(0); tid != 123 {
+				t.Errorf("memory event's tid %d, want 123", tid)
+			}
+			if rec.Column(MemTotalAllocated).IsValid(0) {
+				t.Error("Total Allocated read where the event has none")
+			}
+		}
+	}
+	if err := k.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ProfilerStep#1": CategoryUserAnnotation, "aten::to": CategoryCPUOp,
+		"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__": CategoryUserAnnotation}
+	if fmt.Sprint(cats) != fmt.Sprint(want) || k.Metadata().Steps != 1 {
+		t.Errorf("categories %v, steps %d; want %v, 1", cats, k.Metadata().Steps, want)
+	}
+	for _, id := range tids {
+		if id != 123 {
+			t.Errorf("span tid %d, want 123", id)
+		}
+	}
+}

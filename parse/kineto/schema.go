@@ -20,7 +20,12 @@
 //   - spans of categories cpu_op (an ATen or autograd op), python_function
 //     (with_stack=True: "file.py(LINE): function", "<built-in method ...>",
 //     "nn.Module: Name") and user_annotation (record_function ranges,
-//     "ProfilerStep#N" among them).
+//     "ProfilerStep#N" among them). PyTorch 1.8 and 1.9 wrote "Operator"
+//     for ops and ranges alike: a span of that category is read as a
+//     cpu_op when its name is namespaced ("aten::clone"), else as a
+//     user_annotation ("ProfilerStep#N"); their tids are strings of
+//     digits, read as numbers, and their [memory] events have no Total
+//     Allocated or Total Reserved.
 //
 // Other events (kernels, runtime calls, flows) are counted, not kept. A
 // ts in a trace with baseTimeNanoseconds is relative to it (PyTorch 2.1
@@ -143,6 +148,10 @@ const (
 	CategoryCPUOp          = "cpu_op"
 	CategoryPythonFunction = "python_function"
 	CategoryUserAnnotation = "user_annotation"
+	// CategoryOperator is PyTorch 1.8 and 1.9's category of ops and
+	// record_function ranges alike; the reader files such a span under
+	// cpu_op or user_annotation by its name.
+	CategoryOperator = "Operator"
 )
 
 // Device types of [memory] events (c10::DeviceType).
