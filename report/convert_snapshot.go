@@ -61,7 +61,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		}
 		if g := s.Growth; g != nil {
 			gr := &Growth{R2: round(g.R2, 4), Kept: g.Kept, Allocations: g.Allocations, ActiveTenths: g.ActiveParts,
-				Iterations: g.Iterations, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
+				Iterations: g.Iterations, IterationMarker: g.Marker, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
 				BytesPerIteration: round(g.PerIteration, 1), PlateauIteration: g.PlateauStep,
 				FirstIteration: g.FirstStep, LastIteration: g.LastStep, OnsetIteration: g.OnsetStep}
 			if s.Kind != callsite.Leak {

@@ -25,7 +25,11 @@ type Growth struct {
 	// at Measured+1 of them (every Every-th) and rose in GrewIn;
 	// BytesPerIteration is, on a leak, their growth per iteration from the
 	// second iteration they rose in to the last (0 on other kinds).
-	Iterations        int     `json:"iterations"`
+	Iterations int `json:"iterations"`
+	// IterationMarker names the step spans the tracer recorded that mark
+	// the iterations when no stack does ("ProfilerStep#N spans");
+	// absent otherwise.
+	IterationMarker   string  `json:"iteration_marker,omitempty"`
 	Measured          int     `json:"measured_iterations"`
 	Every             int     `json:"every"`
 	GrewIn            int     `json:"grew_in"`

@@ -432,7 +432,8 @@ func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer) {
 	}
 	sort.Slice(a.steps, func(i, j int) bool { return a.steps[i][0] < a.steps[j][0] })
 	for i := 1; i < len(a.steps); i++ {
-		if a.steps[i][0] < a.steps[i-1][1] {
+		// Within a microsecond is a rounding of ts and dur, not overlap.
+		if a.steps[i][0] < a.steps[i-1][1]-1000 {
 			a.stepsOverlap = true
 			return
 		}

@@ -273,3 +273,22 @@ func TestKinetoPT19(t *testing.T) {
 		t.Errorf("warnings %q", res.Leak.Warnings)
 	}
 }
+
+// TestProfilerStepsContiguous: steps that end where the next begins, a
+// nanosecond over from the rounding of ts and dur, are one loop's steps:
+// they still mark the iterations (the leak, grown in 9 of 9).
+func TestProfilerStepsContiguous(t *testing.T) {
+	b, err := os.ReadFile(stepTrace(t, 10, true, false, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(b), `"dur":900.000`, `"dur":1000.001`)
+	p := filepath.Join(t.TempDir(), "contiguous.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	if ls := kinetoLeaks(res); len(ls) != 1 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 {
+		t.Errorf("leaks %+v, warnings %q; want the clone's, grown in 9", ls, res.Leak.Warnings)
+	}
+}
