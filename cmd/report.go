@@ -221,11 +221,24 @@ func runReport(opts *ReportOptions) error {
 	if base != nil {
 		daily.Compare(d, base, opts.Baseline, tol)
 	}
+	// Unreadable inputs do not fail the report (a fleet's day has some),
+	// but each is named on standard error too, as analyze names one.
+	for i, u := range d.Unreadable {
+		if i == maxStderrUnreadable {
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: %d more unreadable inputs: see the report's unreadable list\n", d.Summary.Unreadable-i)
+			break
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s\n", u.Error)
+	}
 	if opts.Output == "-" {
 		return report.WriteDaily(opts.IO.Out, d, format)
 	}
 	return writeFileAtomically(opts.Output, func(w io.Writer) error { return report.WriteDaily(w, d, format) })
 }
+
+// maxStderrUnreadable bounds the unreadable inputs report names on
+// standard error; the report itself lists up to report.DailyMaxItems.
+const maxStderrUnreadable = 20
 
 // AnalyzeGroup is the daily report's seam (daily.AnalyzeFunc): the files
 // of one group are read and analysed together through the pipeline, as by

@@ -499,3 +499,17 @@ func TestReportNamesSkippedFiles(t *testing.T) {
 		}
 	}
 }
+
+// An unreadable file does not fail the daily report (exit 0: the page
+// lists it), but it is named on standard error as analyze names one, with
+// its byte offset, so that a cron job's mail shows it.
+func TestReportNamesUnreadableOnStderr(t *testing.T) {
+	root := fleet(t)
+	code, _, errs := run(t, nil, "report", "-o", "-", "--format", "json", root, "--group-by", "{host}/{job}/...")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "gpuleak report: unreadable: ") || !strings.Contains(errs, "cut.pickle: byte offset ") || strings.Count(errs, "unreadable: ") != 1 {
+		t.Errorf("stderr %q: want one line naming cut.pickle and its offset", errs)
+	}
+}
