@@ -30,6 +30,11 @@ func TestOOMReadsProfilerTraceOOM(t *testing.T) {
 	if num(t, ooms[0], "requested_bytes") != 1<<43 || !has(causes(ooms[0]), "capacity") {
 		t.Errorf("requested %v, causes %v", ooms[0]["requested_bytes"], causes(ooms[0]))
 	}
+	// The trace's deviceProperties give the GPU's total, 150,109,880,320
+	// bytes (139.80 GiB): the event alone compares the request with it.
+	if !strings.Contains(out, "more than the GPU's 139.80 GiB total (58 times it)") {
+		t.Errorf("the trace's GPU total not used:\n%s", out)
+	}
 	_, out, _ = run(t, nil, "oom", trace)
 	if strings.Contains(out, "No out-of-memory error") || !strings.Contains(out, "([OutOfMemory] event)") || !strings.Contains(out, "most likely computed wrong") {
 		t.Errorf("table:\n%s", out)

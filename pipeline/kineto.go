@@ -64,8 +64,14 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 	if len(res.OOMs) > 0 {
 		fact := anoom.Input{Path: in.Name, Format: string(format)}
 		for _, o := range res.OOMs {
+			total := int64(-1)
+			for _, d := range meta.Devices {
+				if d.ID == o.Device && d.TotalMemory > 0 {
+					total = d.TotalMemory
+				}
+			}
 			fact.TraceOOMs = append(fact.TraceOOMs, anoom.TraceOOM{Device: o.Device, TimeUs: o.TimeUs,
-				Requested: o.Requested, Allocated: o.TotalAllocated, Reserved: o.TotalReserved})
+				Requested: o.Requested, Allocated: o.TotalAllocated, Reserved: o.TotalReserved, Total: total})
 		}
 		r.oom.add(fact)
 	}

@@ -154,3 +154,29 @@ func TestTraceOOMEvent(t *testing.T) {
 		t.Errorf("different requests: %d OOMs", len(pm.OOMs))
 	}
 }
+
+// A trace's deviceProperties give the GPU's total (totalGlobalMem): the
+// event alone then judges a request larger than that GPU (s32: 200 GiB on
+// an H200's 150,109,880,320 bytes, 139.80 GiB), which without the total
+// it could not (below any GPU's size); a request that fits the GPU still
+// gets no cause, the free memory being unknown.
+func TestTraceOOMEventWithGPUTotal(t *testing.T) {
+	ev := func(req int64) Input {
+		return Input{Path: "t.json", Format: "pytorch-profiler-trace",
+			TraceOOMs: []TraceOOM{{Device: 0, TimeUs: 1, Requested: req, Allocated: 168882176, Reserved: 174063616, Total: 150109880320}}}
+	}
+	r := NewPostmortem([]Input{ev(200 << 30)}, PostmortemOptions{}).OOMs[0]
+	if names := causeNames(r); len(names) != 1 || names[0] != CauseCapacity || !strings.Contains(r.Causes[0].Evidence, "more than the GPU's 139.80 GiB total") || r.DeviceTotalBytes != 150109880320 {
+		t.Errorf("200 GiB on 139.80 GiB: %v %q", names, allText(r))
+	}
+	r = NewPostmortem([]Input{ev(64 << 30)}, PostmortemOptions{}).OOMs[0]
+	if len(r.Causes) != 0 || !strings.Contains(allText(r), "the trace the GPU's total") {
+		t.Errorf("64 GiB on 139.80 GiB: %v %q", causeNames(r), allText(r))
+	}
+	// Without the total (0: not given), 200 GiB is below any GPU's size.
+	in := ev(200 << 30)
+	in.TraceOOMs[0].Total = 0
+	if r := NewPostmortem([]Input{in}, PostmortemOptions{}).OOMs[0]; len(r.Causes) != 0 {
+		t.Errorf("200 GiB, no total: %v", causeNames(r))
+	}
+}

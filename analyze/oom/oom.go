@@ -104,6 +104,9 @@ type TraceOOM struct {
 	// Requested, Allocated and Reserved are bytes; Allocated and Reserved
 	// -1 when the event lacks them.
 	Requested, Allocated, Reserved int64
+	// Total is the GPU's memory in bytes from the trace's
+	// deviceProperties (totalGlobalMem), -1 when the trace does not give it.
+	Total int64
 }
 
 // GPUProcess is one sample of a process's memory on a GPU, from an NVML
@@ -497,6 +500,12 @@ func fromTraceOOM(in Input, e TraceOOM) *Report {
 	r.Sources = []Source{{Path: in.Path, Format: in.Format, Seq: -1, Event: true}}
 	r.RequestedBytes, r.SegmentBytes = e.Requested, e.Requested
 	r.AllocatedBytes, r.ReservedBytes = e.Allocated, e.Reserved
+	if e.Total > 0 {
+		// The GPU's size, from the trace's deviceProperties: enough to
+		// tell a request (or the live memory and it) larger than the GPU;
+		// its free memory stays unknown.
+		r.DeviceTotalBytes = e.Total
+	}
 	return r
 }
 
@@ -702,7 +711,11 @@ func size(b int64) string { return pytorchtext.FormatSize(b) }
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
 	if r.event && r.msg == nil {
-		r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, not the GPU's total or free memory nor where the free memory was, so only a request larger than any GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
+		if r.known(r.DeviceTotalBytes) {
+			r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, and the trace the GPU's total (deviceProperties), not the GPU's free memory nor where the free memory was, so only a request that with the memory in use is larger than the GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
+		} else {
+			r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, not the GPU's total or free memory nor where the free memory was, so only a request larger than any GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
+		}
 	}
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
 		switch r.Generation {
