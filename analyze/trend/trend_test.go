@@ -483,8 +483,9 @@ func TestUnattributedNamesUnknownProcesses(t *testing.T) {
 		t.Fatalf("no GPU series with unattributed memory: %+v", all)
 	}
 	u := gpu.Unattributed
-	if u.MedianBytes != (134473-11060)*mib || !slices.Equal(u.UnknownPIDs, []int64{571}) {
-		t.Errorf("unattributed %+v, want %d bytes and pid 571", u, (134473-11060)*mib)
+	const want int64 = (134473 - 11060) * mib
+	if u.MedianBytes != want || !slices.Equal(u.UnknownPIDs, []int64{571}) {
+		t.Errorf("unattributed %+v, want %d bytes and pid 571", u, want)
 	}
 	// A log whose processes all have their memory: none named.
 	for _, s := range trends(t, "query_gpu.csv", "query_apps.csv") {
