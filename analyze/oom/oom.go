@@ -738,6 +738,13 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, lib+" could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
 			}
 		case pytorchtext.GenExa:
+			// The size is not printed, but at least 2^60 bytes is more
+			// than any GPU holds: capacity, as a request beyond any GPU
+			// with its size printed is (beyondAnyGPU).
+			r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+				Evidence: "the request was at least 1 EiB (\"more than 1EB\": PyTorch prints no size above it), more than any GPU holds",
+				Numbers:  map[string]int64{"requested_at_least_bytes": 1 << 60},
+				Advice:   "the size was most likely computed wrong; a smaller batch will not help: look at the size asked for at the traceback's line"})
 			r.Notes = append(r.Notes, "the request was at least 1 EiB (2^60 bytes; PyTorch's allocator refuses such a size before it tries: \"more than 1EB\"), far more than any GPU has: the size was computed wrong (an overflowed or negative size, a corrupted shape, a size received from a collective that went out of step), not a shortage of memory; a smaller batch will not help: look at the size asked for at the traceback's line")
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")

@@ -53,15 +53,18 @@ func TestLibraryOOMs(t *testing.T) {
 }
 
 // "Tried to allocate more than 1EB memory." is allocate()'s check for a
-// size of 2^60 bytes or more: no shortage, no cause; the note says the size
-// was computed wrong.
+// size of 2^60 bytes or more: the size is not printed (RequestedBytes
+// unknown), but at least 2^60 bytes is beyond any GPU, so the cause is
+// capacity, as for a printed request beyond any GPU (1 PiB, s31), and the
+// note says the size was computed wrong.
 func TestMoreThan1EB(t *testing.T) {
 	pm := NewPostmortem([]Input{oomInput(t, "pastes/pt2.x_more_than_1eb_nccl1284.txt")}, PostmortemOptions{})
 	if len(pm.OOMs) != 1 {
 		t.Fatalf("%d OOMs", len(pm.OOMs))
 	}
 	r := pm.OOMs[0]
-	if r.Generation != pytorchtext.GenExa || r.RequestedBytes != -1 || len(r.Causes) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "not a shortage of memory") {
+	if r.Generation != pytorchtext.GenExa || r.RequestedBytes != -1 || len(r.Causes) != 1 || r.Causes[0].Name != CauseCapacity ||
+		r.Causes[0].Numbers["requested_at_least_bytes"] != 1<<60 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "not a shortage of memory") {
 		t.Errorf("%s %d %v %q", r.Generation, r.RequestedBytes, causeNames(r), r.Notes)
 	}
 }
