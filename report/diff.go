@@ -326,22 +326,8 @@ func FamilyWarning(base, run *Baseline) string {
 	if len(bf) == 0 || len(af) == 0 || slices.Equal(bf, af) {
 		return ""
 	}
-	onlyB, onlyA := without(bf, af), without(af, bf)
-	if len(onlyB) == 0 && len(onlyA) == 0 {
-		return ""
-	}
 	return fmt.Sprintf("BASE is read from %s and NEW from %s: memory sites of different inputs (a snapshot's call sites, a trace's ops, a timeline's categories, compute-sanitizer's allocations) cannot be matched, so those only one side's inputs can give are listed as unmatched, neither new nor fixed; compare a run with a run of the same kind of input",
 		strings.Join(bf, " and "), strings.Join(af, " and "))
-}
-
-func without(xs, ys []string) []string {
-	var out []string
-	for _, x := range xs {
-		if !slices.Contains(ys, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // markOtherFamilies turns a new site whose family BASE was not read from
