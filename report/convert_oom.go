@@ -49,6 +49,14 @@ func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResul
 	in.Warnings = append(in.Warnings, parseWarnings...)
 	for _, s := range res.Stats {
 		in.AllocatorStats = append(in.AllocatorStats, fromStats(s, nil))
+		if why := s.Inconsistent(); why != "" {
+			// Said where the text report shows it, not only in the
+			// verdict (whose header line keeps its first words).
+			if s.Line > 0 {
+				why = fmt.Sprintf("line %d: %s", s.Line, why)
+			}
+			in.Warnings = append(in.Warnings, why)
+		}
 	}
 	return in
 }

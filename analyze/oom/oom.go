@@ -1622,8 +1622,8 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 		st := &s.Stats
 		split, ok1 := st.Get("inactive_split_bytes.all.current")
 		reserved, ok2 := st.Get("reserved_bytes.all.current")
-		if !ok1 || !ok2 || !worthReporting(split, reserved) {
-			continue
+		if !ok1 || !ok2 || !worthReporting(split, reserved) || st.Inconsistent() != "" {
+			continue // an inconsistent set's verdict says why it is not judged
 		}
 		ps := snapshot.PoolState{PoolKey: snapshot.PoolKey{Device: max(st.Device, 0)}, ReservedBytes: reserved, InactiveSplitBytes: split, LargestFreeBytes: -1, LargestSplitBytes: -1}
 		ps.AllocatedBytes, _ = st.Get("allocated_bytes.all.current")

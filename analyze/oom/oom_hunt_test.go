@@ -135,3 +135,36 @@ func TestUnifiedMemory(t *testing.T) {
 		t.Errorf("CUDA: %v %+v", causeNames(r), c)
 	}
 }
+
+// A memory_summary() whose current figures contradict each other (s32,
+// made from s31's device-1 table by editing one cell) gets no verdict
+// drawn from them, and no fragmentation report: allocated 1062 MiB with
+// only 420 MiB reserved (PyTorch reserves all it allocates), and
+// non-releasable 13358 MiB where reserved less allocated is 12420 - 1062
+// = 11358 MiB. The unedited table (11358 MiB non-releasable, exactly
+// reserved less allocated) is consistent and keeps its fragmentation.
+func TestSummaryInconsistent(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"s31/summary_reserved_lt_alloc.txt", "1.04 GiB allocated but only 420.00 MiB reserved"},
+		{"s31/summary_nonrel_gt_reserved.txt", "13.04 GiB non-releasable (free, split around live blocks) but only 11.09 GiB reserved and not allocated"},
+	} {
+		in := oomInput(t, c.name)
+		st := in.Text.Stats[0]
+		if why := st.Inconsistent(); !strings.Contains(why, c.want) {
+			t.Errorf("%s: %q", c.name, why)
+		}
+		if v := st.Verdict(); !strings.HasPrefix(v, "cannot tell: the set's figures contradict") {
+			t.Errorf("%s: verdict %q", c.name, v)
+		}
+		if frs := NewPostmortem([]Input{in}, PostmortemOptions{}).Fragmentation; len(frs) != 0 {
+			t.Errorf("%s: %d fragmentation reports", c.name, len(frs))
+		}
+	}
+	in := oomInput(t, "s31/summary_dev1_frag.txt")
+	if st := in.Text.Stats[0]; st.Inconsistent() != "" || !strings.HasPrefix(st.Verdict(), "fragmentation:") {
+		t.Errorf("the unedited table: %q %q", st.Inconsistent(), st.Verdict())
+	}
+	if frs := NewPostmortem([]Input{in}, PostmortemOptions{}).Fragmentation; len(frs) != 1 {
+		t.Errorf("the unedited table: %d fragmentation reports", len(frs))
+	}
+}

@@ -191,6 +191,37 @@ func (a *TextAnalyzer) Finalize() *TextResult {
 	return res
 }
 
+// Inconsistent says how the set's current figures contradict one another,
+// "" when they do not (or are not there to compare): PyTorch's caching
+// allocator reserves the memory it allocates, so allocated and active
+// memory are at most the reserved, and the non-releasable memory
+// (inactive split blocks) is free memory of the reserved segments, at
+// most reserved less allocated. Each figure is taken with its resolution
+// (a memory_summary() truncates to its unit). A table edited by hand, or
+// two devices' or two moments' rows joined, breaks these; no verdict is
+// drawn from it.
+func (s *AllocatorStats) Inconsistent() string {
+	reserved, ok := s.Get("reserved_bytes.all.current")
+	if !ok {
+		return ""
+	}
+	res := func(k string) int64 { return max(s.Resolution[k], 0) }
+	tolR := res("reserved_bytes.all.current")
+	for _, k := range []string{"allocated_bytes.all.current", "active_bytes.all.current"} {
+		if v, ok := s.Get(k); ok && v > reserved+tolR+res(k) {
+			return fmt.Sprintf("the set's figures contradict each other: %s %s but only %s reserved (PyTorch reserves all it allocates); it is not judged (a table edited, or rows of two devices or moments joined?)",
+				size(v), strings.SplitN(k, "_bytes", 2)[0], size(reserved))
+		}
+	}
+	split, ok1 := s.Get("inactive_split_bytes.all.current")
+	alloc, ok2 := s.Get("allocated_bytes.all.current")
+	if ok1 && ok2 && split > reserved-alloc+tolR+res("allocated_bytes.all.current")+res("inactive_split_bytes.all.current") {
+		return fmt.Sprintf("the set's figures contradict each other: %s non-releasable (free, split around live blocks) but only %s reserved and not allocated (%s reserved, %s allocated); it is not judged (a table edited, or rows of two devices or moments joined?)",
+			size(split), size(reserved-alloc), size(reserved), size(alloc))
+	}
+	return ""
+}
+
 // Verdict says what a memory_stats()/memory_summary() set shows on its own,
 // "" when nothing stands out:
 //   - OOMs or cudaMalloc retries while the free memory split around live
@@ -210,6 +241,9 @@ func (s *AllocatorStats) Verdict() string {
 	reserved, ok2 := s.Get("reserved_bytes.all.current")
 	if !ok1 || !ok2 || reserved <= 0 {
 		return ""
+	}
+	if why := s.Inconsistent(); why != "" {
+		return "cannot tell: " + why
 	}
 	ooms, _ := s.Get("num_ooms")
 	retries, _ := s.Get("num_alloc_retries")
