@@ -807,3 +807,35 @@ func TestDiffAcrossInputKinds(t *testing.T) {
 		t.Errorf("timeline against itself: totals %+v; want every site same", d.Totals)
 	}
 }
+
+// A memory_summary() against a profiler trace (s32): the summary's
+// fragmentation cannot be "fixed" by a run that read only a trace, which
+// gives no fragmentation finding, and the trace's leak is not "new" to a
+// run that read only a summary, which gives no sites: both unmatched,
+// saying why.
+func TestDiffSummaryAgainstTrace(t *testing.T) {
+	summary := td + "pytorch/s31/summary_dev1_frag.txt"
+	trace := td + "kineto/profile_keep_outputs_trace.json.gz"
+	code, out, errOut := run(t, nil, "diff", "--format", "json", summary, trace)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d report.DiffReport
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	sawFrag, sawLeak := false, false
+	for _, e := range d.Entries {
+		if e.Status != report.StatusUnmatched || !strings.Contains(e.Note, "cannot match it") {
+			t.Errorf("%s %s: status %s note %q; want unmatched, saying why", e.Kind, e.Site, e.Status, e.Note)
+		}
+		sawFrag = sawFrag || e.Kind == report.KindFragmentation
+		sawLeak = sawLeak || e.Kind == report.KindLeak
+	}
+	if !sawFrag || !sawLeak {
+		t.Errorf("entries %+v: want the summary's fragmentation and the trace's leak", d.Entries)
+	}
+	if d.Totals[report.StatusNew].Sites != 0 || d.Totals[report.StatusFixed].Sites != 0 {
+		t.Errorf("totals %+v; want no new, no fixed", d.Totals)
+	}
+}

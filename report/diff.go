@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/parse/nvml"
 )
 
 // BaselineSchema is the value of the "schema" member of a baseline file
@@ -330,39 +332,89 @@ func FamilyWarning(base, run *Baseline) string {
 		strings.Join(bf, " and "), strings.Join(af, " and "))
 }
 
-// markOtherFamilies turns a new site whose family BASE was not read from
-// (and a fixed site whose family NEW was not read from) into unmatched,
-// with a Note: BASE never could have held it as such, so "new" would trip
-// --fail-on new on a change of input, and "fixed" would claim a fix. Runs
-// that do not say their families are left as they are.
+// markOtherFamilies turns a new entry that BASE's inputs could not have
+// given (and a fixed one that NEW's could not have given) into unmatched,
+// with a Note: "new" would trip --fail-on new on a change of input, and
+// "fixed" would claim a fix. A memory site needs an input of its family
+// (siteFamily); a fragmentation finding, a snapshot or PyTorch's
+// allocator stats (memory_summary(), memory_stats()); a trend, an NVML
+// log. Other findings (OOMs, which many inputs give) are left as they
+// are, and so are runs that do not say what they read (a baseline written
+// before Baseline.Formats).
 func markOtherFamilies(base, run *Baseline, es []DiffEntry) {
-	bf, af := families(base), families(run)
-	if len(bf) == 0 || len(af) == 0 {
-		return
-	}
 	for i := range es {
 		e := &es[i]
-		fam := siteFamily(e.source)
-		if fam == "" || !holdsMemory(e.Kind) {
-			continue
-		}
 		var other string
-		var otherFams []string
+		var formats []string
 		switch e.Status {
 		case StatusNew:
-			other, otherFams = "BASE", bf
+			other, formats = "BASE", runFormats(base)
 		case StatusFixed:
-			other, otherFams = "NEW", af
+			other, formats = "NEW", runFormats(run)
 		default:
 			continue
 		}
-		if slices.Contains(otherFams, fam) {
+		what, ok := producers(e.Kind, e.source)
+		if !ok || len(formats) == 0 || slices.ContainsFunc(formats, func(f string) bool { return slices.Contains(what.formats, f) }) {
 			continue
 		}
 		e.Status = StatusUnmatched
-		e.Note = joinNotes(e.Note, fmt.Sprintf("a site of %s, and %s is read from %s, whose sites cannot match it: neither new nor fixed",
-			fam, other, strings.Join(otherFams, " and ")))
+		e.Note = joinNotes(e.Note, fmt.Sprintf("%s, and %s is read from %s, whose inputs cannot match it (none gives one): neither new nor fixed",
+			what.name, other, strings.Join(formats, ", ")))
 	}
+}
+
+// producer names the inputs that can give a finding, and their formats.
+type producer struct {
+	name    string
+	formats []string
+}
+
+// producers says which input formats can give a finding of kind k read
+// from an input of format source; ok is false when any may (or it cannot
+// be told).
+func producers(k Kind, source string) (producer, bool) {
+	if fam := siteFamily(source); fam != "" && holdsMemory(k) {
+		var fs []string
+		for _, f := range allFormats {
+			if siteFamily(f) == fam {
+				fs = append(fs, f)
+			}
+		}
+		return producer{"a site of " + fam, fs}, true
+	}
+	switch k {
+	case KindFragmentation:
+		return producer{"a fragmentation finding, which a snapshot or PyTorch's allocator stats give",
+			[]string{"pytorch-snapshot", "pytorch-memory-summary", "pytorch-memory-stats"}}, true
+	case KindTrend:
+		fs := make([]string, len(nvml.Formats))
+		for i, f := range nvml.Formats {
+			fs[i] = string(f)
+		}
+		return producer{"a trend, which an NVML log gives", fs}, true
+	}
+	return producer{}, false
+}
+
+// allFormats are the formats siteFamily names.
+var allFormats = []string{"pytorch-snapshot", "pytorch-profiler-trace", "pytorch-memory-timeline",
+	"pytorch-memory-timeline-raw", "compute-sanitizer", "compute-sanitizer-xml"}
+
+// runFormats are the formats of the inputs a run read: Baseline.Formats,
+// or, in a baseline written before them, its memory sites' sources.
+func runFormats(b *Baseline) []string {
+	if len(b.Formats) > 0 {
+		return b.Formats
+	}
+	var fs []string
+	for i := range b.Sites {
+		if s := b.Sites[i].Source; s != "" && !slices.Contains(fs, s) {
+			fs = append(fs, s)
+		}
+	}
+	slices.Sort(fs)
+	return fs
 }
 
 // SummaryOf adds up the compute-sanitizer summaries of inputs; nil when

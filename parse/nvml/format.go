@@ -30,3 +30,7 @@ const (
 	// FormatGpustatText is gpustat's text output, one or more.
 	FormatGpustatText parse.Format = "gpustat-text"
 )
+
+// Formats lists every format of this package.
+var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatPynvmlJSONL,
+	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText}
