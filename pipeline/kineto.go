@@ -44,7 +44,10 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 	meta := kr.Metadata()
 	if meta.MemoryEvents == 0 && meta.OOMEvents == 0 {
 		why := "it was recorded without profile_memory=True"
-		if meta.ProfileMemory != nil && *meta.ProfileMemory {
+		switch {
+		case meta.NoTraceEvents:
+			why = "the file has no traceEvents member, only a trace's header (cut before its events, or saved without them)"
+		case meta.ProfileMemory != nil && *meta.ProfileMemory:
 			why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
 		}
 		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,

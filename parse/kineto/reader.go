@@ -29,6 +29,9 @@ type Metadata struct {
 	// Events counts every event of the trace; MemoryEvents, OOMEvents and
 	// Spans count the rows of the tables; Steps counts ProfilerStep#N spans.
 	Events, MemoryEvents, OOMEvents, Spans, Steps int64
+	// NoTraceEvents: the document is an object without a traceEvents
+	// member (a trace's header alone).
+	NoTraceEvents bool
 	// ByCategory counts events by cat (the empty string for none).
 	ByCategory map[string]int64
 	// Warnings are things the reader tolerated, with their positions.
@@ -213,6 +216,7 @@ func (r *Reader) objectKeys() error {
 	if _, err := r.dec.Token(); err != nil { // '}'
 		return r.wrap(err)
 	}
+	r.meta.NoTraceEvents = r.state == 0
 	if r.meta.Events == 0 && r.meta.ProfileMemory == nil && r.meta.WithStack == nil && r.meta.Devices == nil {
 		return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace: no traceEvents", Err: parse.ErrNotMine}
 	}

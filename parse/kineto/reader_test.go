@@ -323,3 +323,18 @@ func TestOperatorCategory(t *testing.T) {
 		}
 	}
 }
+
+// A trace's header alone (deviceProperties, no traceEvents member: s32's
+// "devprops_only") is told from a trace whose traceEvents is empty: the
+// message says the events are missing, not that profile_memory was off.
+func TestHeaderWithoutTraceEvents(t *testing.T) {
+	const props = `"deviceProperties": [{"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320}]`
+	_, _, _, meta, err := counts(t, strings.NewReader(`{"schemaVersion": 1, `+props+`}`))
+	if err != nil || meta == nil || !meta.NoTraceEvents || meta.Events != 0 {
+		t.Errorf("header alone: %v %+v", err, meta)
+	}
+	_, _, _, meta, err = counts(t, strings.NewReader(`{"schemaVersion": 1, `+props+`, "traceEvents": []}`))
+	if err != nil || meta == nil || meta.NoTraceEvents {
+		t.Errorf("empty traceEvents: %v %+v", err, meta)
+	}
+}
