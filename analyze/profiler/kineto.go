@@ -3,6 +3,7 @@ package profiler
 import (
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,8 +82,11 @@ type KinetoAnalyzer struct {
 	steps        [][2]int64
 	stepsOverlap bool
 	// noTotals are the devices whose last [memory] event has no Total
-	// Allocated or Total Reserved (fixSummaries).
+	// Allocated or Total Reserved (fixSummaries); multiPID, the number of
+	// processes of each device whose [memory] events come from more than
+	// one (traces merged).
 	noTotals []int
+	multiPID map[int]int
 }
 
 // maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
@@ -533,16 +537,36 @@ func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Fra
 // Allocated of each device, -1 (unknown) where the event has none
 // (PyTorch 1.8 and 1.9 wrote neither): the trace's live blocks leave out
 // what was allocated before profiling, and it has no segments.
+//
+// Each process's allocator keeps its own totals: for a device whose events
+// come from several processes (traces merged into one file), the last
+// event's are one process's, so the device's are unknown (-1) too.
 func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
 	last := map[int]kMem{}
+	pids := map[int][]int64{}
 	for _, m := range a.mem {
-		last[int(m.dev)] = m
+		dev := int(m.dev)
+		last[dev] = m
+		if !slices.Contains(pids[dev], m.th.pid) {
+			pids[dev] = append(pids[dev], m.th.pid)
+		}
+	}
+	for dev, ps := range pids {
+		if len(ps) > 1 {
+			if a.multiPID == nil {
+				a.multiPID = map[int]int{}
+			}
+			a.multiPID[dev] = len(ps)
+		}
 	}
 	for i := range res.Devices {
 		d := &res.Devices[i]
 		if m, ok := last[d.Device]; ok {
 			d.ReservedBytes, d.ActiveBytes = m.reserved, m.alloc
-			if m.reserved < 0 || m.alloc < 0 {
+			switch {
+			case a.multiPID[d.Device] > 1:
+				d.ReservedBytes, d.ActiveBytes = -1, -1
+			case m.reserved < 0 || m.alloc < 0:
 				a.noTotals = append(a.noTotals, d.Device)
 			}
 			d.ActiveBlocks = d.LiveAtTraceEnd
@@ -569,8 +593,8 @@ func (a *KinetoAnalyzer) beforeProfiling() []string {
 		ev := a.mem[i:j]
 		i = j
 		first, lastEv := ev[0], ev[len(ev)-1]
-		if first.alloc < 0 || lastEv.alloc < 0 {
-			continue
+		if first.alloc < 0 || lastEv.alloc < 0 || a.multiPID[int(first.dev)] > 1 {
+			continue // no totals, or several processes' (fixSummaries)
 		}
 		before := first.alloc - first.bytes
 		live := map[uint64]int64{}
@@ -661,6 +685,14 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 	if res.DeviceType != kineto.DeviceCUDA && res.DeviceEvents > 0 {
 		name := kineto.DeviceTypeName(res.DeviceType)
 		out = append(out, fmt.Sprintf("the trace's device memory is %s's (c10 DeviceType %d): its %s [memory] events are analysed as CUDA's are, and the devices above are %s devices", name, res.DeviceType, humanize.Comma(res.DeviceEvents), name))
+	}
+	devs := make([]int, 0, len(a.multiPID))
+	for d := range a.multiPID {
+		devs = append(devs, d)
+	}
+	slices.Sort(devs)
+	for _, d := range devs {
+		out = append(out, fmt.Sprintf("device %d: the trace's [memory] events come from %d processes (traces merged into one file), each of whose allocators keeps its own totals: the device's active and reserved bytes are unknown, and its findings add up the processes' blocks", d, a.multiPID[d]))
 	}
 	for _, d := range a.noTotals {
 		out = append(out, fmt.Sprintf("device %d: the trace's [memory] events carry no Total Allocated or Total Reserved (PyTorch 1.8 and 1.9 wrote neither): the device's active and reserved bytes are unknown, and memory allocated before profiling cannot be sized; the findings count the blocks the trace saw", d))

@@ -292,3 +292,24 @@ func TestProfilerStepsContiguous(t *testing.T) {
 		t.Errorf("leaks %+v, warnings %q; want the clone's, grown in 9", ls, res.Leak.Warnings)
 	}
 }
+
+// Two processes' traces merged into one file (s32's twopid.json,
+// synthetic: pid 100 keeps 1 MiB each of 10 steps, pid 200 allocates and
+// frees 4 MiB each step; the last [memory] event is pid 200's, Total
+// Allocated 0). Each process's allocator keeps its own totals, so the
+// device's active and reserved bytes are unknown (-1), not the last
+// process's 0, and a warning says why; the blocks the trace leaves live
+// are still counted (10).
+func TestKinetoMergedProcesses(t *testing.T) {
+	res := kinetoResult(t, "../../testdata/kineto/s32_twopid.json")
+	if len(res.Leak.Devices) != 1 {
+		t.Fatalf("devices %+v", res.Leak.Devices)
+	}
+	d := res.Leak.Devices[0]
+	if d.ActiveBytes != -1 || d.ReservedBytes != -1 || d.ActiveBlocks != 10 {
+		t.Errorf("device %+v: want unknown active and reserved bytes, 10 blocks", d)
+	}
+	if w := strings.Join(res.Leak.Warnings, "\n"); !strings.Contains(w, "come from 2 processes") {
+		t.Errorf("warnings %q", w)
+	}
+}
