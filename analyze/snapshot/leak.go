@@ -659,9 +659,27 @@ type keptAlloc struct {
 
 type siteGroup struct {
 	stack  []callsite.Frame
-	ids    []int32 // stack ids that map to this group
-	allocs []keptAlloc
-	n      int // len(allocs) to come (groupSites' first pass)
+	ids    []int32     // stack ids that map to this group
+	allocs []keptAlloc // the allocations the trace covers (inTrace)
+	// outside holds the block sizes of the active blocks the trace does
+	// not cover: all a keptAlloc of one would say (8 bytes, not 48: on a
+	// snapshot of 128,000 blocks and a short trace, 5 MB less).
+	outside []int64
+	n, nOut int // len(allocs) and len(outside) to come (groupSites' first pass)
+}
+
+// count is the number of the group's allocations.
+func (g *siteGroup) count() int { return len(g.allocs) + len(g.outside) }
+
+// each calls fn with each of the group's allocations: the ones the trace
+// covers, then the others (as keptAlloc, inTrace false).
+func (g *siteGroup) each(fn func(keptAlloc)) {
+	for _, k := range g.allocs {
+		fn(k)
+	}
+	for _, z := range g.outside {
+		fn(keptAlloc{size: z, block: z})
+	}
 }
 
 // Finalize ends the analysis. The analyzer must not be used afterwards.
@@ -1171,7 +1189,11 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			}
 			g := groupOfStack(stack)
 			order = append(order, g)
-			g.n++
+			if inLive[i/64]&(1<<(i%64)) != 0 {
+				g.n++
+			} else {
+				g.nOut++
+			}
 			i++
 		}
 	} else {
@@ -1183,18 +1205,22 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	}
 	for _, g := range groups {
 		g.allocs = make([]keptAlloc, 0, g.n)
+		if g.nOut > 0 {
+			g.outside = make([]int64, 0, g.nOut)
+		}
 	}
 	if in.haveBlocks {
 		i := 0
 		for b := range in.blocks.all {
-			k := keptAlloc{size: b.size, block: b.size}
+			g := order[i]
 			if inLive[i/64]&(1<<(i%64)) != 0 {
 				l, _ := in.live.get(b.addr)
-				k = kept(l)
+				k := kept(l)
 				k.block = b.size
+				g.allocs = append(g.allocs, k)
+			} else {
+				g.outside = append(g.outside, b.size)
 			}
-			g := order[i]
-			g.allocs = append(g.allocs, k)
 			i++
 		}
 	} else {
@@ -1217,9 +1243,9 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 	var sites []Site
 	for _, k := range keys {
 		g := groups[k]
-		st.total += len(g.allocs)
+		st.total += g.count()
 		if len(g.stack) == 0 {
-			st.noStack += len(g.allocs)
+			st.noStack += g.count()
 		}
 		for _, k := range g.allocs {
 			if k.inTrace {
@@ -1235,7 +1261,10 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 				nallocs += in.allocs[k]
 			}
 		}
-		t := in.iter.tailOf(g.allocs)
+		var t *iterations
+		if len(g.outside) == 0 {
+			t = in.iter.tailOf(g.allocs)
+		}
 		if t == nil {
 			sites = append(sites, a.classify(&in, g, nallocs)...)
 			continue
@@ -1354,13 +1383,11 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		// Held without growth across iterations. When part of the site's
 		// allocations predate the trace, its history is unknown: live.
 		kind := callsite.Retained
-		if len(inT) < len(g.allocs) {
+		if len(inT) < g.count() {
 			kind = callsite.Live
 		}
 		s := newSite(kind)
-		for _, k := range g.allocs {
-			s.add(k)
-		}
+		g.each(s.add)
 		if kind == callsite.Retained {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 			s.Growth.StepGrowth = stepGrew
@@ -1371,9 +1398,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 
 	// Partition by size.
 	bySize := map[int64][]keptAlloc{}
-	for _, k := range g.allocs {
-		bySize[k.size] = append(bySize[k.size], k)
-	}
+	g.each(func(k keptAlloc) { bySize[k.size] = append(bySize[k.size], k) })
 	sizes := sortedSizes(bySize)
 	keysBySize := map[int64][]int32{}
 	for _, k := range in.keysOf(g.ids) {
