@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/analyze/profiler"
@@ -43,15 +44,23 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 	}
 	meta := kr.Metadata()
 	if meta.MemoryEvents == 0 && meta.OOMEvents == 0 {
-		why := "it was recorded without profile_memory=True"
+		const record = "record with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True, with_stack=True) and export_chrome_trace, or take a snapshot with torch.cuda.memory._record_memory_history()"
+		var msg string
 		switch {
 		case meta.NoTraceEvents:
-			why = "the file has no traceEvents member, only a trace's header (cut before its events, or saved without them)"
-		case meta.ProfileMemory != nil && *meta.ProfileMemory:
-			why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
+			// A header alone: nothing says how the events were recorded.
+			msg = fmt.Sprintf("no traceEvents member: the file holds a PyTorch profiler trace's header (%s) and no events (a trace cut before its events, or saved without them); give the whole trace, as export_chrome_trace wrote it", strings.Join(meta.HeaderKeys, ", "))
+		case meta.Events == 0:
+			// No event of any kind: nothing shows how it was recorded.
+			msg = "a PyTorch profiler trace that holds no events (its traceEvents is empty): nothing was recorded, so nothing shows how the profiler was set up; " + record
+		default:
+			why := "it was recorded without profile_memory=True"
+			if meta.ProfileMemory != nil && *meta.ProfileMemory {
+				why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
+			}
+			msg = fmt.Sprintf("a PyTorch profiler trace of %d events with no [memory] events: %s; %s", meta.Events, why, record)
 		}
-		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1,
-			Msg: fmt.Sprintf("a PyTorch profiler trace of %d events with no [memory] events: %s; record with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True, with_stack=True) and export_chrome_trace, or take a snapshot with torch.cuda.memory._record_memory_history()", meta.Events, why)}
+		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1, Msg: msg}
 	}
 	res, err := a.Finalize()
 	if err != nil {
@@ -62,18 +71,32 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
 	}
 	rin, fs := report.FromLeaks(in.Name, string(format), warns, res.Leak)
+	if res.DeviceType != kineto.DeviceCUDA && res.DeviceEvents > 0 {
+		// Another accelerator's devices (xpu:0), as the trace names them.
+		typ := kineto.DeviceString(res.DeviceType)
+		for i := range rin.Devices {
+			rin.Devices[i].DeviceType = typ
+		}
+		for i := range fs {
+			fs[i].DeviceType = typ
+		}
+	}
 	// Each [OutOfMemory] event is an OOM: its postmortem comes later, from
 	// all inputs together (a message in the job's log fills it in).
 	if len(res.OOMs) > 0 {
 		fact := anoom.Input{Path: in.Name, Format: string(format)}
 		for _, o := range res.OOMs {
+			// deviceProperties lists the trace's accelerators by id, not
+			// by type: they size an event of the type the trace's memory
+			// is of (or of a trace with no device memory), never the CPU.
+			sized := o.DeviceType != kineto.DeviceCPU && (o.DeviceType == res.DeviceType || res.DeviceEvents == 0)
 			total := int64(-1)
 			for _, d := range meta.Devices {
-				if d.ID == o.Device && d.TotalMemory > 0 {
+				if d.ID == o.Device && d.TotalMemory > 0 && sized {
 					total = d.TotalMemory
 				}
 			}
-			fact.TraceOOMs = append(fact.TraceOOMs, anoom.TraceOOM{Device: o.Device, TimeUs: o.TimeUs,
+			fact.TraceOOMs = append(fact.TraceOOMs, anoom.TraceOOM{Device: o.Device, DeviceType: kineto.DeviceString(o.DeviceType), TimeUs: o.TimeUs,
 				Requested: o.Requested, Allocated: o.TotalAllocated, Reserved: o.TotalReserved, Total: total})
 		}
 		r.oom.add(fact)

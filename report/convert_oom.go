@@ -111,7 +111,7 @@ func FromPostmortem(pm *oom.Postmortem) []Finding {
 }
 
 func oomFinding(r oom.Report) Finding {
-	f := Finding{Kind: KindOOM, Path: r.Sources[0].Path, Source: r.Sources[0].Format, Site: frame(r.Frame)}
+	f := Finding{Kind: KindOOM, Path: r.Sources[0].Path, Source: r.Sources[0].Format, Site: frame(r.Frame), DeviceType: r.DeviceType}
 	if r.Device >= 0 {
 		f.Device = ptr(r.Device)
 	}
@@ -283,12 +283,29 @@ func oomMessage(r oom.Report) string {
 	}
 	var b strings.Builder
 	b.WriteString("oom: ")
+	if r.Host() {
+		// The CPU allocator's failure, not a GPU's: what it is, no GPU
+		// verdict.
+		if r.RequestedBytes >= 0 {
+			fmt.Fprintf(&b, "%s of host memory (RAM) requested", pytorchtext.FormatSize(r.RequestedBytes))
+		} else {
+			b.WriteString("a host-memory (RAM) allocation failed")
+		}
+		if r.AllocatedBytes >= 0 {
+			fmt.Fprintf(&b, " (%s allocated by PyTorch's CPU allocator)", pytorchtext.FormatSize(r.AllocatedBytes))
+		}
+		b.WriteString("; " + r.Notes[0])
+		return b.String()
+	}
 	if r.RequestedBytes >= 0 {
 		fmt.Fprintf(&b, "%s requested", pytorchtext.FormatSize(r.RequestedBytes))
 	} else {
 		b.WriteString("an allocation failed")
 	}
-	if r.Device >= 0 {
+	switch {
+	case r.Device >= 0 && r.DeviceType != "":
+		fmt.Fprintf(&b, " on %s:%d", r.DeviceType, r.Device)
+	case r.Device >= 0:
 		fmt.Fprintf(&b, " on GPU %d", r.Device)
 	}
 	if r.Frame != (callsite.Frame{}) {

@@ -21,7 +21,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
-			IterationMarker: d.IterationMarker,
+			IterationMarker: d.IterationMarker, PID: d.PID,
 		}
 		if d.Iterations > 0 && d.IterationSite != (callsite.Frame{}) {
 			fr := frame(d.IterationSite)
@@ -46,6 +46,13 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			Site:    frame(s.Frame),
 			Message: siteMessage(s),
 			Sizes:   s.Sizes,
+			PID:     s.PID,
+		}
+		if s.PID != nil {
+			// One process's of several (a merged profiler trace): the
+			// verdict says whose.
+			kind, rest, _ := strings.Cut(f.Message, ": ")
+			f.Message = fmt.Sprintf("%s: in process %d, %s", kind, *s.PID, rest)
 		}
 		for _, fr := range s.Stack {
 			f.Stack = append(f.Stack, frame(fr))

@@ -178,6 +178,13 @@ type DeviceSummary struct {
 	// the iterations when no stack does ("ProfilerStep#N spans" of a
 	// profiler trace); absent otherwise.
 	IterationMarker string `json:"iteration_marker,omitempty"`
+	// DeviceType names the device's type as PyTorch names devices ("xpu",
+	// "mps": a profiler trace of another accelerator than CUDA); absent
+	// for a CUDA device.
+	DeviceType string `json:"device_type,omitempty"`
+	// PID is the process whose memory this is, in a profiler trace merged
+	// from several processes' (each analysed on its own); absent otherwise.
+	PID *int64 `json:"pid,omitempty"`
 }
 
 // Frame is one stack frame.
@@ -228,6 +235,11 @@ type Finding struct {
 	Source string `json:"source"`
 	// Device is the CUDA device index, null when the input does not say.
 	Device *int `json:"device"`
+	// DeviceType names Device's type as PyTorch names devices when it is
+	// not CUDA: "xpu", "mps" (a profiler trace of another accelerator),
+	// "cpu" (an [OutOfMemory] event of host memory: Device is then null);
+	// absent for CUDA.
+	DeviceType string `json:"device_type,omitempty"`
 	// Bytes live at the end, Count allocations holding them.
 	Bytes int64 `json:"bytes"`
 	Count int   `json:"count"`
@@ -275,7 +287,9 @@ type Finding struct {
 	GPUUUID string `json:"gpu_uuid,omitempty"`
 	GPUName string `json:"gpu_name,omitempty"`
 	Host    string `json:"host,omitempty"`
-	// PID and Process: the process; absent for the whole GPU.
+	// PID and Process: the process; absent for the whole GPU. PID is
+	// also set on a profiler trace's findings when the trace was merged
+	// from several processes' (each analysed on its own).
 	PID     *int64 `json:"pid,omitempty"`
 	Process string `json:"process,omitempty"`
 	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels.

@@ -230,6 +230,9 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 		if f.Device != nil {
 			res.Properties["device"] = *f.Device
 		}
+		if f.DeviceType != "" {
+			res.Properties["device_type"] = f.DeviceType
+		}
 		if f.Baseline != nil {
 			res.Properties["baseline"] = f.Baseline.Status
 		}

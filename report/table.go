@@ -111,6 +111,11 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		dev := "-"
 		if f.Device != nil {
 			dev = fmt.Sprint(*f.Device)
+			if f.DeviceType != "" {
+				dev = f.DeviceType + ":" + dev
+			}
+		} else if f.DeviceType != "" {
+			dev = f.DeviceType
 		}
 		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
 		if f.Kind == KindTrend {
@@ -212,6 +217,10 @@ func siteCell(f Finding) string {
 	}
 	if f.SiteUnknown != "" && f.Site == (Frame{}) {
 		return "(site unknown)"
+	}
+	if f.PID != nil && f.Kind != KindTrend {
+		// One process's of a merged profiler trace.
+		return fmt.Sprintf("%s (process %d)", f.Site.String(), *f.PID)
 	}
 	return f.Site.String()
 }

@@ -73,7 +73,12 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 func writeOOM(w io.Writer, n, of int, f Finding) {
 	d, m := f.OOMDetail, f.AllocatorMemory
 	title := fmt.Sprintf("OOM %d of %d", n, of)
-	if f.Device != nil {
+	switch {
+	case f.DeviceType == "cpu":
+		title += ": host memory (CPU)"
+	case f.Device != nil && f.DeviceType != "":
+		title += fmt.Sprintf(": %s:%d", f.DeviceType, *f.Device)
+	case f.Device != nil:
 		title += fmt.Sprintf(": GPU %d", *f.Device)
 	}
 	switch {
@@ -140,7 +145,10 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	if len(gpu) > 0 {
 		fmt.Fprintf(w, "  GPU:      %s\n", strings.Join(gpu, "; "))
 	}
-	if m.ReservedBytes != nil || m.AllocatedBytes != nil {
+	if f.DeviceType == "cpu" && m.AllocatedBytes != nil {
+		// The CPU allocator keeps no cache: what it had allocated.
+		fmt.Fprintf(w, "  PyTorch:  %s allocated by the CPU allocator\n", sz(*m.AllocatedBytes))
+	} else if m.ReservedBytes != nil || m.AllocatedBytes != nil {
 		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", szp(m.ReservedBytes), szp(m.AllocatedBytes), szp(m.ReservedUnallocatedBytes))
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
 			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", szp(m.AllocatedBytes))

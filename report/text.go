@@ -60,8 +60,8 @@ func describeInput(in Input) string {
 		parts[0] += ", " + describeLog(in)
 	}
 	for _, d := range in.Devices {
-		s := fmt.Sprintf("device %d: %s active in %s, %s reserved in %s",
-			d.Device, bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+		s := fmt.Sprintf("%s: %s active in %s, %s reserved in %s",
+			deviceName(d), bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
 		if d.PendingFreeBlocks > 0 {
 			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
 		}
@@ -90,6 +90,20 @@ func describeInput(in Input) string {
 	}
 	parts = append(parts, describeAllocatorStats(in)...)
 	return strings.Join(parts, "; ")
+}
+
+// deviceName names a device of an input's line: "device 0", "device
+// xpu:0" (another accelerator than CUDA), "process 100, device 0" (one
+// process's of a merged profiler trace).
+func deviceName(d DeviceSummary) string {
+	name := fmt.Sprintf("device %d", d.Device)
+	if d.DeviceType != "" {
+		name = fmt.Sprintf("device %s:%d", d.DeviceType, d.Device)
+	}
+	if d.PID != nil {
+		name = fmt.Sprintf("process %d, %s", *d.PID, name)
+	}
+	return name
 }
 
 // describeAllocatorStats summarises an input's memory_stats() and

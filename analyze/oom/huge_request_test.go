@@ -180,3 +180,36 @@ func TestTraceOOMEventWithGPUTotal(t *testing.T) {
 		t.Errorf("200 GiB, no total: %v", causeNames(r))
 	}
 }
+
+// An [OutOfMemory] event of the CPU (s32's oom_cpu: Device Type 0, Device
+// Id -1) is host memory, the CPU allocator's failure: no device, no GPU
+// total (even one given), no GPU cause (not capacity, however large the
+// request), a note saying what it is; a CUDA message of the same request
+// is not folded into it, nor are memory_stats() of the same numbers. An
+// event of an XPU keeps its type and device, in XPU's words.
+func TestTraceOOMEventOfHostMemory(t *testing.T) {
+	host := Input{Path: "t.json", Format: "pytorch-profiler-trace",
+		TraceOOMs: []TraceOOM{{Device: -1, DeviceType: "cpu", TimeUs: 1, Requested: 1 << 43, Allocated: 168882176, Reserved: 0, Total: 150109880320}}}
+	pm := NewPostmortem([]Input{host, oomInput(t, "s31/oom_8tib_request.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs, want the host's and the message's", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if !r.Host() || r.Device != -1 || len(r.Causes) != 0 || r.DeviceTotalBytes != -1 || r.ReservedBytes != -1 || len(r.Sources) != 1 ||
+		!strings.Contains(allText(r), "host-memory allocation failure") || strings.Contains(allText(r), "any GPU") {
+		t.Errorf("host OOM: %+v %q", r, allText(r))
+	}
+	xpu := host
+	xpu.TraceOOMs = []TraceOOM{{Device: 0, DeviceType: "xpu", TimeUs: 1, Requested: 1 << 43, Allocated: 168882176, Reserved: 174063616}}
+	r = NewPostmortem([]Input{xpu}, PostmortemOptions{}).OOMs[0]
+	if r.Host() || r.DeviceType != "xpu" || r.Device != 0 || causeNames(r)[0] != CauseCapacity {
+		t.Errorf("XPU OOM: %+v", r)
+	}
+	// An unknown request (a negative Bytes) is said to be the event's.
+	neg := host
+	neg.TraceOOMs = []TraceOOM{{Device: 0, TimeUs: 1, Requested: -1, Allocated: 168882176, Reserved: 174063616}}
+	r = NewPostmortem([]Input{neg}, PostmortemOptions{}).OOMs[0]
+	if len(r.Causes) != 0 || !strings.Contains(allText(r), "the [OutOfMemory] event gives no size") || strings.Contains(allText(r), "the message gives no size") {
+		t.Errorf("unknown request: %q", allText(r))
+	}
+}

@@ -100,7 +100,11 @@ type Input struct {
 // memory at the failure; not the GPU's total or free memory.
 type TraceOOM struct {
 	Device int
-	TimeUs int64 // µs since the epoch, 0 when unknown
+	// DeviceType names the device's type as PyTorch names devices: "" or
+	// "cuda" for CUDA, "xpu", "mps", ..., and "cpu" for host memory (the
+	// CPU allocator's failure, not a GPU's: Device is then -1).
+	DeviceType string
+	TimeUs     int64 // µs since the epoch, 0 when unknown
 	// Requested, Allocated and Reserved are bytes; Allocated and Reserved
 	// -1 when the event lacks them.
 	Requested, Allocated, Reserved int64
@@ -172,6 +176,10 @@ type Report struct {
 	Sources []Source
 	// Device is the GPU index, -1 when unknown.
 	Device int
+	// DeviceType names Device's type when a profiler trace's event gives
+	// one other than CUDA: "xpu", "mps", ..., or "cpu" for a host-memory
+	// allocation failure (Host); "" otherwise.
+	DeviceType string
 	// TimeUs is when it happened (µs since the epoch), 0 when unknown.
 	TimeUs int64
 	// Generation of the message, "" without one. Unparsed messages
@@ -301,6 +309,12 @@ type StatsReport struct {
 
 func (r *Report) known(v int64) bool { return v >= 0 }
 
+// Host reports whether the OOM is of host memory: a profiler trace's
+// [OutOfMemory] event of the CPU (PyTorch's CPU allocator could not get
+// the request from the machine's RAM), not a GPU's. No GPU cause is
+// judged for it, and no GPU message or statistics are folded into it.
+func (r *Report) Host() bool { return r.DeviceType == "cpu" }
+
 // NewPostmortem combines inputs about one run: snapshots' OOMs, OOM messages
 // (one OOM printed in several files, or several times, is one), tracebacks
 // and allocator statistics, and finds the causes of each OOM.
@@ -393,10 +407,17 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		r.findCauses()
 		pm.OOMs = append(pm.OOMs, *r)
 	}
-	// Counted OOMs without a report.
+	// Counted OOMs without a report (the GPU allocator's count: host
+	// memory's are not in it).
+	gpuOOMs := 0
+	for i := range pm.OOMs {
+		if !pm.OOMs[i].Host() {
+			gpuOOMs++
+		}
+	}
 	for _, s := range pm.Stats {
-		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > len(pm.OOMs) {
-			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %d out-of-memory errors (num_ooms); the inputs describe %d", n, len(pm.OOMs))})
+		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > gpuOOMs {
+			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %d out-of-memory errors (num_ooms); the inputs describe %d", n, gpuOOMs)})
 		}
 	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
@@ -500,6 +521,16 @@ func fromTraceOOM(in Input, e TraceOOM) *Report {
 	r.Sources = []Source{{Path: in.Path, Format: in.Format, Seq: -1, Event: true}}
 	r.RequestedBytes, r.SegmentBytes = e.Requested, e.Requested
 	r.AllocatedBytes, r.ReservedBytes = e.Allocated, e.Reserved
+	if e.DeviceType != "" && e.DeviceType != "cuda" {
+		r.DeviceType = e.DeviceType
+		r.backend = strings.ToUpper(e.DeviceType) // XPU's terms for an XPU (backendWords)
+	}
+	if r.Host() {
+		// The CPU allocator's: no device, no cache (PyTorch reports 0
+		// reserved), nothing of a GPU.
+		r.Device, r.ReservedBytes, r.backend = -1, -1, ""
+		return r
+	}
 	if e.Total > 0 {
 		// The GPU's size, from the trace's deviceProperties: enough to
 		// tell a request (or the live memory and it) larger than the GPU;
@@ -566,7 +597,7 @@ func matchMessage(reports []*Report, m Message) *Report {
 		}
 	}
 	for _, r := range reports {
-		if !r.event || r.msg != nil || (m.Device >= 0 && m.Device != r.Device) {
+		if !r.event || r.msg != nil || r.Host() || (m.Device >= 0 && m.Device != r.Device) {
 			continue
 		}
 		// A trace's [OutOfMemory] event: the same request, and the
@@ -710,6 +741,17 @@ func size(b int64) string { return pytorchtext.FormatSize(b) }
 
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
+	if r.Host() {
+		req := "the request"
+		if r.known(r.RequestedBytes) {
+			req = "the " + size(r.RequestedBytes) + " request"
+		}
+		r.Notes = append(r.Notes, "a host-memory allocation failure the profiler recorded (an [OutOfMemory] event of the CPU, c10 DeviceType 0): PyTorch's CPU allocator could not get "+req+" from the machine's RAM (the job's log says \"DefaultCPUAllocator: not enough memory\"); not a GPU out-of-memory error, so no GPU cause is judged; the machine's memory (the container's limit, other processes, the kernel's OOM killer in dmesg) tells what held it")
+		if !r.known(r.RequestedBytes) {
+			r.Notes = append(r.Notes, "the event gives no size for the request that failed (see the warnings)")
+		}
+		return
+	}
 	if r.event && r.msg == nil {
 		if r.known(r.DeviceTotalBytes) {
 			r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, and the trace the GPU's total (deviceProperties), not the GPU's free memory nor where the free memory was, so only a request that with the memory in use is larger than the GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
@@ -786,7 +828,10 @@ func (r *Report) findCauses() {
 	req := r.RequestedBytes
 	if !r.known(req) {
 		// Every cause below weighs the request against free memory.
-		if r.Reason == "" {
+		switch {
+		case r.event && r.msg == nil:
+			r.Notes = append(r.Notes, "the [OutOfMemory] event gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
+		case r.Reason == "":
 			r.Notes = append(r.Notes, "the message gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
 		}
 		r.backendTerms()
@@ -1518,7 +1563,7 @@ func statsAtOOM(reports []*Report, s *AllocatorStats) *Report {
 	}
 	var found *Report
 	for _, r := range reports {
-		if r.Stats != nil || !r.known(r.AllocatedBytes) || !r.known(r.ReservedBytes) || (s.Device >= 0 && r.Device >= 0 && s.Device != r.Device) {
+		if r.Stats != nil || r.Host() || !r.known(r.AllocatedBytes) || !r.known(r.ReservedBytes) || (s.Device >= 0 && r.Device >= 0 && s.Device != r.Device) {
 			continue
 		}
 		tol := int64(0)

@@ -31,7 +31,11 @@ import (
 // KinetoResult is the outcome of the analysis of one profiler trace.
 type KinetoResult struct {
 	// Leak is the snapshot analysis of the trace's [memory] events of
-	// one accelerator type (DeviceType).
+	// one accelerator type (DeviceType). A trace merged from several
+	// processes' (its [memory] events carry several pids) is analysed one
+	// process at a time, each across its own ProfilerStep#N spans and with
+	// its own totals: Leak then holds every process's devices and sites,
+	// each with its PID.
 	Leak *snapshot.LeakResult
 	// DeviceType is the c10::DeviceType whose [memory] events were
 	// analysed (kineto.DeviceTypeName): CUDA when the trace has any, else
@@ -55,9 +59,15 @@ type KinetoResult struct {
 
 // KinetoOOM is an [OutOfMemory] event.
 type KinetoOOM struct {
-	Device         int
-	TimeUs         int64
+	// Device is the event's Device Id (-1 for the CPU), DeviceType its
+	// Device Type (c10::DeviceType: 1 CUDA, 0 CPU, 12 XPU, ...).
+	Device     int
+	DeviceType int
+	TimeUs     int64
+	// Requested is the event's Bytes, -1 when it is negative (no size:
+	// BytesArg keeps what the event wrote).
 	Requested      int64 // bytes
+	BytesArg       int64
 	TotalAllocated int64 // bytes, -1 when absent
 	TotalReserved  int64 // bytes, -1 when absent
 }
@@ -77,16 +87,41 @@ type KinetoAnalyzer struct {
 	pySpans                          int64
 	// byType counts the [memory] events of each device type but the CPU.
 	byType map[int32]int64
-	// steps are the ProfilerStep#N spans, [start, end) in ns;
-	// stepsOverlap is set when two of them overlap (setSteps).
-	steps        [][2]int64
-	stepsOverlap bool
-	// noTotals are the devices whose last [memory] event has no Total
-	// Allocated or Total Reserved (fixSummaries); multiPID, the number of
-	// processes of each device whose [memory] events come from more than
-	// one (traces merged).
+	// steps are the ProfilerStep#N spans.
+	steps []kStep
+}
+
+// kStep is a ProfilerStep#N span: [start, end) in ns, and its process.
+type kStep struct {
+	pid        int64
+	start, end int64
+}
+
+// process is what is analysed on its own: the trace's device [memory]
+// events (in device, time order) and its ProfilerStep#N spans, or, in a
+// trace merged from several processes' (each event and span carries its
+// pid), one process's. Each process's allocator keeps its own totals and
+// its profiler its own steps.
+type process struct {
+	pid   int64
+	multi bool // one of several: pid names it in output
+	mem   []kMem
+	steps []kStep
+	// overlap is set when two of the steps overlap (setSteps); noTotals
+	// are the devices whose last [memory] event has no Total Allocated or
+	// Total Reserved (fixSummaries).
+	overlap  bool
 	noTotals []int
-	multiPID map[int]int
+	leak     *snapshot.LeakResult
+}
+
+// prefix is what starts the process's lines in output: "" for a trace of
+// one process, "process N: " for one of several.
+func (p *process) prefix() string {
+	if !p.multi {
+		return ""
+	}
+	return fmt.Sprintf("process %d: ", p.pid)
 }
 
 // maxKinetoSpans and maxKinetoEvents bound what is kept of a trace (about
@@ -169,7 +204,12 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				reserved = tr.Value(i)
 			}
 			if kd.Value(kind.GetValueIndex(i)) == kineto.KindOOM {
-				a.res.OOMs = append(a.res.OOMs, KinetoOOM{Device: int(di.Value(i)), TimeUs: tm.Value(i) / 1000, Requested: b.Value(i), TotalAllocated: alloc, TotalReserved: reserved})
+				o := KinetoOOM{Device: int(di.Value(i)), DeviceType: int(dt.Value(i)), TimeUs: tm.Value(i) / 1000,
+					Requested: b.Value(i), BytesArg: b.Value(i), TotalAllocated: alloc, TotalReserved: reserved}
+				if o.Requested < 0 {
+					o.Requested = -1 // not a size: unknown
+				}
+				a.res.OOMs = append(a.res.OOMs, o)
 				continue
 			}
 			dtype := dt.Value(i)
@@ -214,7 +254,7 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				k = spanAnnotation
 				if kineto.IsStep(name.Value(i)) {
 					a.res.ProfilerSteps++
-					a.steps = append(a.steps, [2]int64{st.Value(i), st.Value(i) + du.Value(i)})
+					a.steps = append(a.steps, kStep{pid: pid.Value(i), start: st.Value(i), end: st.Value(i) + du.Value(i)})
 				}
 			}
 			if a.nspans >= maxKinetoSpans {
@@ -373,15 +413,95 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 		}
 		return a.mem[i].t < a.mem[j].t
 	})
-	la := snapshot.NewLeakAnalyzer(a.opt)
-	a.setSteps(la)
-	if err := a.feed(la, stacks); err != nil {
-		return nil, err
+	procs := a.processes()
+	for _, p := range procs {
+		la := snapshot.NewLeakAnalyzer(a.opt)
+		a.setSteps(la, p)
+		if err := a.feed(la, p.mem, stacks); err != nil {
+			return nil, err
+		}
+		p.leak = la.Finalize()
+		a.fixSummaries(p)
 	}
-	res.Leak = la.Finalize()
-	a.fixSummaries(res.Leak)
-	res.Leak.Warnings = append(a.warnings(res.Leak.Warnings), a.beforeProfiling()...)
+	res.Leak = merge(procs)
+	res.Leak.Warnings = a.warnings(procs)
 	return res, nil
+}
+
+// processes splits the trace's device [memory] events by process. A
+// trace of one process (the usual) is one, with the steps of that
+// process, or every step when none carries its pid; a trace merged from
+// several processes' is one per process, each with its own steps. a.mem
+// is in device, time order, and so is each process's.
+func (a *KinetoAnalyzer) processes() []*process {
+	var pids []int64
+	for _, m := range a.mem {
+		if !slices.Contains(pids, m.th.pid) {
+			pids = append(pids, m.th.pid)
+		}
+	}
+	stepsOf := func(pid int64) []kStep {
+		var out []kStep
+		for _, s := range a.steps {
+			if s.pid == pid {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if len(pids) <= 1 {
+		p := &process{mem: a.mem, steps: a.steps}
+		if len(pids) == 1 {
+			p.pid = pids[0]
+			if own := stepsOf(p.pid); len(own) > 0 {
+				p.steps = own
+			}
+		}
+		return []*process{p}
+	}
+	slices.Sort(pids)
+	procs := make([]*process, len(pids))
+	for i, pid := range pids {
+		procs[i] = &process{pid: pid, multi: true, steps: stepsOf(pid)}
+	}
+	for _, m := range a.mem {
+		p := procs[slices.Index(pids, m.th.pid)]
+		p.mem = append(p.mem, m)
+	}
+	return procs
+}
+
+// merge is the leak result of the trace: its one process's, or, for a
+// trace of several, the processes' devices and sites, each marked with
+// its process, the sites ranked together as one analysis ranks its own.
+func merge(procs []*process) *snapshot.LeakResult {
+	if len(procs) == 1 {
+		return procs[0].leak
+	}
+	out := &snapshot.LeakResult{}
+	for _, p := range procs {
+		pid := p.pid
+		for _, d := range p.leak.Devices {
+			d.PID = &pid
+			out.Devices = append(out.Devices, d)
+		}
+		for _, s := range p.leak.Sites {
+			s.PID = &pid
+			out.Sites = append(out.Sites, s)
+		}
+		out.OOMs = append(out.OOMs, p.leak.OOMs...)
+	}
+	sort.SliceStable(out.Sites, func(i, j int) bool {
+		a, b := out.Sites[i], out.Sites[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return a.Device < b.Device
+	})
+	return out
 }
 
 // pickDeviceType chooses the accelerator type whose [memory] events are
@@ -423,43 +543,45 @@ func (a *KinetoAnalyzer) pickDeviceType() {
 const stepLabel = "ProfilerStep#N spans"
 
 // setSteps gives the leak analysis each device's ProfilerStep#N starts as
-// the sequence numbers feed gives its events (a.mem in device, time
-// order): a step starts at the device's first event at or after its span's
-// start. The profiler records a step where prof.step() is called, so they
-// are the iterations exactly; the analysis uses them when the allocations'
-// stacks mark none (a trace without with_stack=True has no Python frame to
-// mark them). Spans that overlap are not one run's steps (two processes'
-// traces merged): then none is used, and a warning says so.
-func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer) {
-	if len(a.steps) == 0 {
+// the sequence numbers feed gives its events (p.mem in device, time
+// order): a step starts at the device's first event at or after its
+// span's start. The profiler records a step where prof.step() is called,
+// so they are the iterations exactly; the analysis uses them when the
+// allocations' stacks mark none (a trace without with_stack=True has no
+// Python frame to mark them). Spans that overlap are not one run's steps
+// (two threads stepped the profiler, or processes' traces merged without
+// their pids): then none is used, and a warning says so.
+func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer, p *process) {
+	if len(p.steps) == 0 {
 		return
 	}
-	sort.Slice(a.steps, func(i, j int) bool { return a.steps[i][0] < a.steps[j][0] })
-	for i := 1; i < len(a.steps); i++ {
+	steps := slices.Clone(p.steps)
+	sort.Slice(steps, func(i, j int) bool { return steps[i].start < steps[j].start })
+	for i := 1; i < len(steps); i++ {
 		// Within a microsecond is a rounding of ts and dur, not overlap.
-		if a.steps[i][0] < a.steps[i-1][1]-1000 {
-			a.stepsOverlap = true
+		if steps[i].start < steps[i-1].end-1000 {
+			p.overlap = true
 			return
 		}
 	}
-	for i := 0; i < len(a.mem); {
+	for i := 0; i < len(p.mem); {
 		j := i
-		for j < len(a.mem) && a.mem[j].dev == a.mem[i].dev {
+		for j < len(p.mem) && p.mem[j].dev == p.mem[i].dev {
 			j++
 		}
-		ev := a.mem[i:j]
-		seqs := make([]int64, len(a.steps))
-		for k, sp := range a.steps {
-			seqs[k] = int64(sort.Search(len(ev), func(e int) bool { return ev[e].t >= sp[0] }))
+		ev := p.mem[i:j]
+		seqs := make([]int64, len(steps))
+		for k, sp := range steps {
+			seqs[k] = int64(sort.Search(len(ev), func(e int) bool { return ev[e].t >= sp.start }))
 		}
-		la.SetSteps(a.mem[i].dev, seqs, stepLabel)
+		la.SetSteps(p.mem[i].dev, seqs, stepLabel)
 		i = j
 	}
 }
 
 // feed hands the trace to the leak analysis as a snapshot's frames,
 // stacks and events tables.
-func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Frame) error {
+func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, events []kMem, stacks [][]callsite.Frame) error {
 	mem := memory.DefaultAllocator
 	fb := array.NewRecordBuilder(mem, pytorch.FramesSchema)
 	defer fb.Release()
@@ -502,7 +624,7 @@ func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Fra
 		defer rec.Release()
 		return la.Add(pytorch.TableEvents, rec)
 	}
-	for i, m := range a.mem {
+	for i, m := range events {
 		eb.Field(pytorch.EvDevice).(*array.Int32Builder).Append(m.dev)
 		eb.Field(pytorch.EvSeq).(*array.Int64Builder).Append(seq[m.dev])
 		seq[m.dev]++
@@ -536,38 +658,20 @@ func (a *KinetoAnalyzer) feed(la *snapshot.LeakAnalyzer, stacks [][]callsite.Fra
 // trace's running totals: the last event's Total Reserved and Total
 // Allocated of each device, -1 (unknown) where the event has none
 // (PyTorch 1.8 and 1.9 wrote neither): the trace's live blocks leave out
-// what was allocated before profiling, and it has no segments.
-//
-// Each process's allocator keeps its own totals: for a device whose events
-// come from several processes (traces merged into one file), the last
-// event's are one process's, so the device's are unknown (-1) too.
-func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
+// what was allocated before profiling, and it has no segments. Each
+// process's allocator keeps its own totals: a process's are its own last
+// event's (processes).
+func (a *KinetoAnalyzer) fixSummaries(p *process) {
 	last := map[int]kMem{}
-	pids := map[int][]int64{}
-	for _, m := range a.mem {
-		dev := int(m.dev)
-		last[dev] = m
-		if !slices.Contains(pids[dev], m.th.pid) {
-			pids[dev] = append(pids[dev], m.th.pid)
-		}
+	for _, m := range p.mem {
+		last[int(m.dev)] = m
 	}
-	for dev, ps := range pids {
-		if len(ps) > 1 {
-			if a.multiPID == nil {
-				a.multiPID = map[int]int{}
-			}
-			a.multiPID[dev] = len(ps)
-		}
-	}
-	for i := range res.Devices {
-		d := &res.Devices[i]
+	for i := range p.leak.Devices {
+		d := &p.leak.Devices[i]
 		if m, ok := last[d.Device]; ok {
 			d.ReservedBytes, d.ActiveBytes = m.reserved, m.alloc
-			switch {
-			case a.multiPID[d.Device] > 1:
-				d.ReservedBytes, d.ActiveBytes = -1, -1
-			case m.reserved < 0 || m.alloc < 0:
-				a.noTotals = append(a.noTotals, d.Device)
+			if m.reserved < 0 || m.alloc < 0 {
+				p.noTotals = append(p.noTotals, d.Device)
 			}
 			d.ActiveBlocks = d.LiveAtTraceEnd
 		}
@@ -581,20 +685,21 @@ func (a *KinetoAnalyzer) fixSummaries(res *snapshot.LeakResult) {
 // Total Allocated less the event's own bytes, less what the trace frees
 // of addresses it never saw allocated; said only when the last event's
 // Total Allocated agrees (the blocks the trace leaves live plus this, to
-// within 1 MiB) and it is at least 1 MiB. a.mem is in device, time order.
-func (a *KinetoAnalyzer) beforeProfiling() []string {
+// within 1 MiB) and it is at least 1 MiB. events are one process's, in
+// device, time order.
+func beforeProfiling(events []kMem) []string {
 	const MiB = 1 << 20
 	var out []string
-	for i := 0; i < len(a.mem); {
+	for i := 0; i < len(events); {
 		j := i
-		for j < len(a.mem) && a.mem[j].dev == a.mem[i].dev {
+		for j < len(events) && events[j].dev == events[i].dev {
 			j++
 		}
-		ev := a.mem[i:j]
+		ev := events[i:j]
 		i = j
 		first, lastEv := ev[0], ev[len(ev)-1]
-		if first.alloc < 0 || lastEv.alloc < 0 || a.multiPID[int(first.dev)] > 1 {
-			continue // no totals, or several processes' (fixSummaries)
+		if first.alloc < 0 || lastEv.alloc < 0 {
+			continue // no totals (fixSummaries)
 		}
 		before := first.alloc - first.bytes
 		live := map[uint64]int64{}
@@ -631,43 +736,20 @@ func abs64(x int64) int64 {
 	return x
 }
 
-// warnings rewrites the snapshot analysis' warnings that would give a
-// snapshot's advice, and adds what only a profiler trace shows.
-func (a *KinetoAnalyzer) warnings(in []string) []string {
+// warnings are the trace's: each process's leak analysis' warnings, with
+// those that would give a snapshot's advice rewritten, then what only a
+// profiler trace shows. In a trace of several processes a process's own
+// lines start with "process N: ".
+func (a *KinetoAnalyzer) warnings(procs []*process) []string {
 	res := &a.res
 	var out []string
-	for _, w := range in {
-		switch {
-		case strings.Contains(w, "ring buffer wrapped"):
-			if i := strings.Index(w, " of addresses never seen allocated"); i > 0 {
-				w = w[:i] + " of blocks allocated before profiling started (their allocations are not in the trace)"
-			}
-		case strings.HasPrefix(w, "the snapshot holds no segments"):
-			continue // said by the caller for a trace: which [memory] events it has
-		case strings.Contains(w, "_record_memory_history"):
-			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
-		case strings.Contains(w, "the trace shows no repeating step") && !res.WithPython && res.ProfilerSteps == 0:
-			// Nothing in such a trace can mark a step: its stacks have
-			// no Python frame, and it has no ProfilerStep#N span.
-			w += "; without with_stack=True and without ProfilerStep#N spans (torch.profiler.schedule with prof.step()) a trace has nothing that marks its steps"
+	for _, p := range procs {
+		for _, w := range a.rewrite(p.leak.Warnings, p) {
+			out = append(out, a.named(p.prefix()+w))
 		}
-		out = append(out, w)
-	}
-	marked := false
-	if res.Leak != nil {
-		for _, d := range res.Leak.Devices {
-			marked = marked || d.IterationMarker != ""
+		if w := a.stepWarning(p); w != "" {
+			out = append(out, p.prefix()+w)
 		}
-	}
-	switch {
-	case res.ProfilerSteps > 0 && a.stepsOverlap:
-		out = append(out, fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", res.ProfilerSteps))
-	case res.ProfilerSteps > 0 && marked:
-		out = append(out, fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", res.ProfilerSteps))
-	case res.ProfilerSteps > 0:
-		out = append(out, fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); iterations are found from the allocations' stacks", res.ProfilerSteps))
-	case res.StepCalls > 0:
-		out = append(out, fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", res.StepCalls))
 	}
 	if !res.WithPython && res.DeviceEvents > 0 && a.pySpans > 0 {
 		out = append(out, fmt.Sprintf("the trace has %s Python function spans, but none encloses an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", humanize.Comma(a.pySpans)))
@@ -686,16 +768,17 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 		name := kineto.DeviceTypeName(res.DeviceType)
 		out = append(out, fmt.Sprintf("the trace's device memory is %s's (c10 DeviceType %d): its %s [memory] events are analysed as CUDA's are, and the devices above are %s devices", name, res.DeviceType, humanize.Comma(res.DeviceEvents), name))
 	}
-	devs := make([]int, 0, len(a.multiPID))
-	for d := range a.multiPID {
-		devs = append(devs, d)
+	if len(procs) > 1 {
+		pids := make([]string, len(procs))
+		for i, p := range procs {
+			pids[i] = strconv.FormatInt(p.pid, 10)
+		}
+		out = append(out, fmt.Sprintf("the trace's [memory] events come from %d processes (pids %s: traces merged into one file): each process is analysed on its own, across its own ProfilerStep#N spans, with its own allocator's totals (its last event's Total Allocated and Total Reserved), and each finding and device line names its process", len(procs), strings.Join(pids, ", ")))
 	}
-	slices.Sort(devs)
-	for _, d := range devs {
-		out = append(out, fmt.Sprintf("device %d: the trace's [memory] events come from %d processes (traces merged into one file), each of whose allocators keeps its own totals: the device's active and reserved bytes are unknown, and its findings add up the processes' blocks", d, a.multiPID[d]))
-	}
-	for _, d := range a.noTotals {
-		out = append(out, fmt.Sprintf("device %d: the trace's [memory] events carry no Total Allocated or Total Reserved (PyTorch 1.8 and 1.9 wrote neither): the device's active and reserved bytes are unknown, and memory allocated before profiling cannot be sized; the findings count the blocks the trace saw", d))
+	for _, p := range procs {
+		for _, d := range p.noTotals {
+			out = append(out, a.named(p.prefix()+fmt.Sprintf("device %d: the trace's [memory] events carry no Total Allocated or Total Reserved (PyTorch 1.8 and 1.9 wrote neither): the device's active and reserved bytes are unknown, and memory allocated before profiling cannot be sized; the findings count the blocks the trace saw", d)))
+		}
 	}
 	if res.CPUEvents > 0 {
 		out = append(out, fmt.Sprintf("%s [memory] events of CPU memory not analysed", humanize.Comma(res.CPUEvents)))
@@ -715,14 +798,83 @@ func (a *KinetoAnalyzer) warnings(in []string) []string {
 		out = append(out, fmt.Sprintf("%s [memory] events of devices other than %s not analysed (%s): one accelerator type is analysed per trace", humanize.Comma(res.OtherEvents), kineto.DeviceTypeName(res.DeviceType), strings.Join(names, ", ")))
 	}
 	for _, o := range res.OOMs {
-		out = append(out, fmt.Sprintf("device %d: an [OutOfMemory] event: %s requested, %s allocated, %s reserved", o.Device, humanize.IBytes(uint64(max(o.Requested, 0))), ibytesOrUnknown(o.TotalAllocated), ibytesOrUnknown(o.TotalReserved)))
+		// Each event is an oom finding (its postmortem), which says the
+		// rest; only why its request is unknown is said here.
+		if o.Requested < 0 {
+			dev := fmt.Sprintf("device %d", o.Device)
+			if o.DeviceType != kineto.DeviceCUDA {
+				dev = fmt.Sprintf("device %s:%d", kineto.DeviceString(o.DeviceType), o.Device)
+			}
+			if o.DeviceType == kineto.DeviceCPU {
+				dev = "the CPU"
+			}
+			out = append(out, fmt.Sprintf("%s: an [OutOfMemory] event's Bytes is %d, not a size: the request that failed is unknown", dev, o.BytesArg))
+		}
+	}
+	for _, p := range procs {
+		for _, w := range beforeProfiling(p.mem) {
+			out = append(out, a.named(p.prefix()+w))
+		}
 	}
 	return out
 }
 
-func ibytesOrUnknown(n int64) string {
-	if n < 0 {
-		return "unknown"
+// named names the device that starts a warning about the analysed
+// devices ("device 0: ...") as the report's device lines do: "device
+// xpu:0" for another accelerator than CUDA.
+func (a *KinetoAnalyzer) named(w string) string {
+	if a.res.DeviceType == kineto.DeviceCUDA {
+		return w
 	}
-	return humanize.IBytes(uint64(n))
+	return deviceLine.ReplaceAllString(w, "${1}device "+kineto.DeviceString(a.res.DeviceType)+":${2}:")
+}
+
+// deviceLine matches "device N:" that starts a warning, or a process's.
+var deviceLine = lazyre.New(`^(process -?\d+: )?device (\d+):`)
+
+// rewrite rewrites the snapshot analysis' warnings of a process that
+// would give a snapshot's advice.
+func (a *KinetoAnalyzer) rewrite(in []string, p *process) []string {
+	var out []string
+	for _, w := range in {
+		switch {
+		case strings.Contains(w, "ring buffer wrapped"):
+			if i := strings.Index(w, " of addresses never seen allocated"); i > 0 {
+				w = w[:i] + " of blocks allocated before profiling started (their allocations are not in the trace)"
+			}
+		case strings.HasPrefix(w, "the snapshot holds no segments"):
+			continue // said by the caller for a trace: which [memory] events it has
+		case strings.Contains(w, "_record_memory_history"):
+			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
+		case strings.Contains(w, "the trace shows no repeating step") && !a.res.WithPython && len(p.steps) == 0:
+			// Nothing in such a trace can mark a step: its stacks have
+			// no Python frame, and it has no ProfilerStep#N span.
+			w += "; without with_stack=True and without ProfilerStep#N spans (torch.profiler.schedule with prof.step()) a trace has nothing that marks its steps"
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// stepWarning says what a process's ProfilerStep#N spans (or its calls of
+// prof.step()) did for the iterations; "" when it has neither.
+func (a *KinetoAnalyzer) stepWarning(p *process) string {
+	marked := false
+	for _, d := range p.leak.Devices {
+		marked = marked || d.IterationMarker != ""
+	}
+	n := len(p.steps)
+	switch {
+	case n > 0 && p.overlap:
+		return fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", n)
+	case n > 0 && marked:
+		return fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", n)
+	case n > 0:
+		return fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); iterations are found from the allocations' stacks", n)
+	case a.res.StepCalls > 0 && !p.multi:
+		return fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", a.res.StepCalls)
+	case a.res.ProfilerSteps > 0:
+		return fmt.Sprintf("none of the trace's %d ProfilerStep#N spans is this process's: iterations are found from the allocations' stacks", a.res.ProfilerSteps)
+	}
+	return ""
 }

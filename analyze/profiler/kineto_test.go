@@ -202,3 +202,45 @@ func TestKinetoSynthetic(t *testing.T) {
 		t.Errorf("%d CUDA events, want 19", res.CUDAEvents)
 	}
 }
+
+// [OutOfMemory] events keep their device type; a negative Bytes is no
+// size (Requested -1, BytesArg as written). Each event is an oom finding
+// downstream, so the warnings add only why a request is unknown (s32:
+// "0 B requested" beside an OOM of no size).
+func TestKinetoOOMEvents(t *testing.T) {
+	oom := func(bytes int64, dtype, dev int) string {
+		return fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[OutOfMemory]","pid":1,"tid":1,"ts":1790857026000900,"args":{"Total Reserved":174063616,"Total Allocated":168882176,"Bytes":%d,"Device Id":%d,"Device Type":%d}}`, bytes, dev, dtype)
+	}
+	doc := `{"traceEvents":[{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":1790857026000000,"args":{"Total Reserved":2097152,"Total Allocated":512,"Bytes":512,"Device Id":0,"Device Type":1,"Addr":4096}},` +
+		oom(1<<43, 1, 0) + "," + oom(-1, 1, 0) + "," + oom(1<<33, 0, -1) + "," + oom(-7, 12, 0) + `]}`
+	p := filepath.Join(t.TempDir(), "oom.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	want := []KinetoOOM{
+		{Device: 0, DeviceType: 1, Requested: 1 << 43, BytesArg: 1 << 43},
+		{Device: 0, DeviceType: 1, Requested: -1, BytesArg: -1},
+		{Device: -1, DeviceType: 0, Requested: 1 << 33, BytesArg: 1 << 33},
+		{Device: 0, DeviceType: 12, Requested: -1, BytesArg: -7},
+	}
+	if len(res.OOMs) != len(want) {
+		t.Fatalf("OOMs %+v", res.OOMs)
+	}
+	for i, w := range want {
+		o := res.OOMs[i]
+		if o.Device != w.Device || o.DeviceType != w.DeviceType || o.Requested != w.Requested || o.BytesArg != w.BytesArg || o.TotalAllocated != 168882176 {
+			t.Errorf("OOM %d: %+v, want %+v", i, o, w)
+		}
+	}
+	var about []string
+	for _, w := range res.Leak.Warnings {
+		if strings.Contains(w, "[OutOfMemory]") {
+			about = append(about, w)
+		}
+	}
+	if len(about) != 2 || about[0] != "device 0: an [OutOfMemory] event's Bytes is -1, not a size: the request that failed is unknown" ||
+		about[1] != "device xpu:0: an [OutOfMemory] event's Bytes is -7, not a size: the request that failed is unknown" {
+		t.Errorf("warnings about the events: %q", about)
+	}
+}

@@ -1,13 +1,16 @@
 package profiler
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // stepTrace writes a Chrome trace of n steps as torch.profiler records
@@ -295,21 +298,167 @@ func TestProfilerStepsContiguous(t *testing.T) {
 
 // Two processes' traces merged into one file (s32's twopid.json,
 // synthetic: pid 100 keeps 1 MiB each of 10 steps, pid 200 allocates and
-// frees 4 MiB each step; the last [memory] event is pid 200's, Total
-// Allocated 0). Each process's allocator keeps its own totals, so the
-// device's active and reserved bytes are unknown (-1), not the last
-// process's 0, and a warning says why; the blocks the trace leaves live
-// are still counted (10).
+// frees 4 MiB each step, at the same times; the last [memory] event is
+// pid 200's, Total Allocated 0). The spans of each pid do not overlap
+// within that pid: each process is analysed on its own, across its own
+// ProfilerStep#N spans, so pid 100's clone is a leak (grown in 9 of 9),
+// not merely retained, and says it is pid 100's; each process's device
+// has its own allocator's totals (pid 100: 10 MiB active in 10 blocks;
+// pid 200: 0 B in 0), not the last event's.
 func TestKinetoMergedProcesses(t *testing.T) {
 	res := kinetoResult(t, "../../testdata/kineto/s32_twopid.json")
-	if len(res.Leak.Devices) != 1 {
+	if len(res.Leak.Devices) != 2 {
 		t.Fatalf("devices %+v", res.Leak.Devices)
 	}
-	d := res.Leak.Devices[0]
-	if d.ActiveBytes != -1 || d.ReservedBytes != -1 || d.ActiveBlocks != 10 {
-		t.Errorf("device %+v: want unknown active and reserved bytes, 10 blocks", d)
+	for i, want := range []struct {
+		pid          int64
+		active       int64
+		blocks, iter int
+	}{{100, 10 << 20, 10, 10}, {200, 0, 0, 10}} {
+		d := res.Leak.Devices[i]
+		if d.PID == nil || *d.PID != want.pid || d.ActiveBytes != want.active || d.ReservedBytes != 1<<30 || d.ActiveBlocks != want.blocks || d.Iterations != want.iter {
+			t.Errorf("device %d: %+v (pid %v); want pid %d, %d active bytes in %d blocks, 1 GiB reserved, %d iterations", i, d, d.PID, want.pid, want.active, want.blocks, want.iter)
+		}
 	}
-	if w := strings.Join(res.Leak.Warnings, "\n"); !strings.Contains(w, "come from 2 processes") {
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || len(res.Leak.Sites) != 1 || ls[0].PID == nil || *ls[0].PID != 100 || ls[0].Frame.Name != "aten::clone" ||
+		ls[0].Bytes != 10<<20 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 || ls[0].Growth.Marker != stepLabel {
+		t.Fatalf("sites %+v; want one leak, pid 100's clone, 10 MiB grown in 9 of 9 steps", res.Leak.Sites)
+	}
+	w := strings.Join(res.Leak.Warnings, "\n")
+	if !strings.Contains(w, "come from 2 processes (pids 100, 200") || strings.Contains(w, "overlapping") ||
+		!strings.Contains(w, "process 100: the trace marks 10 profiler steps") || !strings.Contains(w, "process 200: the trace marks 10 profiler steps") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// A real trace (s31's tb_nostack_sched: 10 ProfilerStep#N spans, the
+// clone keeping 1 MiB each step) merged with a leak-free copy of itself
+// under another pid, at the same times (s32's real_twoproc.json: the copy
+// frees each block it allocates 1 µs later). The original's process gets
+// the verdict the trace gets alone, the copy none.
+func TestKinetoMergedRealTrace(t *testing.T) {
+	path := "../../testdata/kineto/s31_tb_nostack_sched.pt.trace.json.gz"
+	alone := kinetoResult(t, path)
+	in, err := parse.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	err = json.NewDecoder(in.Reader()).Decode(&doc)
+	in.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := doc["traceEvents"].([]any)
+	const other = 1542
+	// The allocations the trace leaves live (replayed in time order: the
+	// allocator reuses addresses): the copy frees them.
+	var mem []map[string]any
+	for _, e := range events {
+		if ev := e.(map[string]any); ev["name"] == "[memory]" {
+			mem = append(mem, ev)
+		}
+	}
+	sort.SliceStable(mem, func(i, j int) bool { return mem[i]["ts"].(float64) < mem[j]["ts"].(float64) })
+	live := map[string]map[string]any{}
+	for _, ev := range mem {
+		args := ev["args"].(map[string]any)
+		if addr := fmt.Sprint(args["Addr"]); args["Bytes"].(float64) > 0 {
+			live[addr] = ev
+		} else {
+			delete(live, addr)
+		}
+	}
+	key := func(ev map[string]any) string { return fmt.Sprint(ev["ts"], ev["args"].(map[string]any)["Addr"]) }
+	leftLive := map[string]bool{}
+	for _, ev := range live {
+		leftLive[key(ev)] = true
+	}
+	var pid any
+	for _, e := range events {
+		ev := e.(map[string]any)
+		if ev["name"] != "[memory]" && ev["cat"] != "cpu_op" && ev["cat"] != "user_annotation" {
+			continue
+		}
+		pid = ev["pid"]
+		cp := map[string]any{}
+		for k, v := range ev {
+			cp[k] = v
+		}
+		cp["pid"], cp["tid"] = other, other
+		events = append(events, cp)
+		args, _ := ev["args"].(map[string]any)
+		if ev["name"] == "[memory]" && args["Device Type"].(float64) == 1 && leftLive[key(ev)] {
+			free := map[string]any{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": other, "tid": other,
+				"ts": ev["ts"].(float64) + 1, "args": map[string]any{"Addr": args["Addr"], "Bytes": -args["Bytes"].(float64),
+					"Total Allocated": args["Total Allocated"].(float64) - args["Bytes"].(float64), "Total Reserved": args["Total Reserved"],
+					"Device Type": 1, "Device Id": args["Device Id"]}}
+			events = append(events, free)
+		}
+	}
+	doc["traceEvents"] = events
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(t.TempDir(), "twoproc.json")
+	if err := os.WriteFile(merged, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, merged)
+	want, got := kinetoLeaks(alone), kinetoLeaks(res)
+	if len(want) != 1 || len(got) != 1 || got[0].PID == nil || fmt.Sprint(*got[0].PID) != fmt.Sprint(pid) ||
+		got[0].Bytes != want[0].Bytes || got[0].Count != want[0].Count || got[0].Growth.GrewIn != want[0].Growth.GrewIn {
+		t.Fatalf("leaks %+v; want the original's alone %+v, of pid %v", got, want, pid)
+	}
+	for _, s := range res.Leak.Sites {
+		if *s.PID == other && s.Kind != callsite.Retained {
+			t.Errorf("the leak-free copy has a %v site: %+v", s.Kind, s)
+		}
+	}
+	if len(res.Leak.Devices) != 2 || res.Leak.Devices[0].ActiveBytes != alone.Leak.Devices[0].ActiveBytes || res.Leak.Devices[0].Iterations != 10 || res.Leak.Devices[1].Iterations != 10 {
+		t.Errorf("devices %+v; want the original's %+v and the copy's, 10 iterations each", res.Leak.Devices, alone.Leak.Devices)
+	}
+}
+
+// Another process's ProfilerStep#N spans in the trace (merged from one
+// that recorded no memory) overlap this one's: each process's own steps
+// are its iterations, so the leak is judged across pid 1's, and the other
+// process's spans are not taken for overlap.
+func TestProfilerStepsOfAnotherProcess(t *testing.T) {
+	b, err := os.ReadFile(stepTrace(t, 10, true, false, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra []string
+	for k := 0; k < 10; k++ {
+		extra = append(extra, fmt.Sprintf(`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#%d","pid":2,"tid":2,"ts":%.3f,"dur":900,"args":{}}`, k, 1790857026000000.0+float64(k)*1000+450))
+	}
+	doc := strings.Replace(string(b), `"traceEvents": [`, `"traceEvents": [`+strings.Join(extra, ",")+",", 1)
+	p := filepath.Join(t.TempDir(), "other.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	if ls := kinetoLeaks(res); len(ls) != 1 || ls[0].PID != nil || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 || hasWarning(res.Leak.Warnings, "overlapping") {
+		t.Errorf("leaks %+v, warnings %q; want the clone's, grown in 9, no overlap", ls, res.Leak.Warnings)
+	}
+}
+
+// The devices of an XPU trace are named as PyTorch names them in the
+// warnings ("device xpu:0:"), as the report's device lines do.
+func TestXPUWarningsNameDevice(t *testing.T) {
+	b, err := os.ReadFile(stepTrace(t, 10, true, false, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "xpu.trace.json")
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(b), `"Device Type":1`, `"Device Type":12`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	if res.DeviceType != 12 || !hasWarning(res.Leak.Warnings, "device xpu:0: 160 MiB was allocated before profiling") || hasWarning(res.Leak.Warnings, "device 0:") {
+		t.Errorf("type %d, warnings %q", res.DeviceType, res.Leak.Warnings)
 	}
 }

@@ -80,6 +80,10 @@ type DeviceSummary struct {
 	// the iterations when no stack does (SetSteps: "ProfilerStep#N
 	// spans"); "" when a stack marks them or there are none.
 	IterationMarker string
+	// PID is the process whose events these are, where the input holds
+	// several processes' (a profiler trace merged from several, each
+	// analysed on its own: profiler.KinetoAnalyzer); nil otherwise.
+	PID *int64
 }
 
 // Site is memory one call site holds at the end, of one kind.
@@ -115,6 +119,9 @@ type Site struct {
 	// MinKept allocations of one size: the pattern a leak leaves, which the
 	// trace could not confirm.
 	Repeated bool
+	// PID is the process that holds the site's memory, where the input
+	// holds several processes' (DeviceSummary.PID); nil otherwise.
+	PID *int64
 }
 
 // Growth is how a site's kept allocations built up during the trace.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,8 +31,12 @@ type Metadata struct {
 	// Spans count the rows of the tables; Steps counts ProfilerStep#N spans.
 	Events, MemoryEvents, OOMEvents, Spans, Steps int64
 	// NoTraceEvents: the document is an object without a traceEvents
-	// member (a trace's header alone).
+	// member (a trace's header alone); HeaderKeys are its top-level keys
+	// that only a PyTorch profiler trace has (TraceOnlyKeys), in file
+	// order. An object without traceEvents and without such a key is not
+	// a trace (an error wrapping parse.ErrNotMine).
 	NoTraceEvents bool
+	HeaderKeys    []string
 	// ByCategory counts events by cat (the empty string for none).
 	ByCategory map[string]int64
 	// Warnings are things the reader tolerated, with their positions.
@@ -87,6 +92,10 @@ type Reader struct {
 	spanB    *array.RecordBuilder
 	kindDict *array.BinaryDictionaryBuilder
 	catDict  *array.BinaryDictionaryBuilder
+
+	// key is the top-level key whose value is being read ("" between
+	// keys), for the message of a trace cut there.
+	key string
 }
 
 // NewReader returns a Reader of the trace in r; name is used in errors.
@@ -139,9 +148,26 @@ func (r *Reader) wrap(err error) error {
 		return &parse.Error{File: r.name, Offset: se.Offset, Msg: "invalid JSON", Err: err}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &parse.Error{File: r.name, Offset: r.cr.n, Msg: "the trace ends early (truncated?)", Err: io.ErrUnexpectedEOF}
+		return &parse.Error{File: r.name, Offset: r.cr.n, Msg: "the trace ends early (truncated?)" + r.where(), Err: io.ErrUnexpectedEOF}
 	}
 	return &parse.Error{File: r.name, Offset: r.dec.InputOffset(), Err: err}
+}
+
+// where says where in the document a cut fell: in the header before
+// traceEvents (which key's value), or after the events; "" within them
+// (the offset says where).
+func (r *Reader) where() string {
+	in := ""
+	if r.key != "" {
+		in = ", in " + strconv.Quote(r.key)
+	}
+	switch {
+	case r.state == 0 && r.inObject:
+		return ", inside its header" + in + ", before traceEvents"
+	case r.state == 2:
+		return ", after traceEvents" + in
+	}
+	return ""
 }
 
 // step reads up to one batch of events, or the keys around traceEvents.
@@ -180,6 +206,7 @@ func (r *Reader) step() error {
 			return r.wrap(err)
 		}
 		if r.inObject {
+			r.state = 2
 			return r.objectKeys()
 		}
 		return r.finish()
@@ -188,7 +215,9 @@ func (r *Reader) step() error {
 }
 
 // objectKeys reads the top-level keys until traceEvents' array opens, or
-// the object ends.
+// the object ends. An object that ends without traceEvents is a trace's
+// header alone when it has a key only a trace has (NoTraceEvents), else
+// not a trace; one whose traceEvents is empty is a trace of no events.
 func (r *Reader) objectKeys() error {
 	for r.dec.More() {
 		tok, err := r.dec.Token()
@@ -196,6 +225,7 @@ func (r *Reader) objectKeys() error {
 			return r.wrap(err)
 		}
 		key, _ := tok.(string)
+		r.key = key
 		if key == "traceEvents" {
 			tok, err := r.dec.Token()
 			if err != nil {
@@ -204,23 +234,38 @@ func (r *Reader) objectKeys() error {
 			if tok != json.Delim('[') {
 				return r.errorf("traceEvents is not an array")
 			}
-			r.state = 1
+			r.state, r.key = 1, ""
 			return nil
 		}
 		var v json.RawMessage
 		if err := r.dec.Decode(&v); err != nil {
 			return r.wrap(err)
 		}
+		r.key = ""
 		r.metaKey(key, v)
 	}
 	if _, err := r.dec.Token(); err != nil { // '}'
 		return r.wrap(err)
 	}
-	r.meta.NoTraceEvents = r.state == 0
-	if r.meta.Events == 0 && r.meta.ProfileMemory == nil && r.meta.WithStack == nil && r.meta.Devices == nil {
-		return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace: no traceEvents", Err: parse.ErrNotMine}
+	if r.state == 0 {
+		r.meta.NoTraceEvents = true
+		if len(r.meta.HeaderKeys) == 0 {
+			return &parse.Error{File: r.name, Offset: 0, Msg: "not a Chrome trace: no traceEvents", Err: parse.ErrNotMine}
+		}
 	}
 	return r.finish()
+}
+
+// TraceOnlyKeys are the top-level keys that Kineto and torch.profiler
+// write in a trace and no other JSON this tool reads has: a document with
+// one of them but no traceEvents is a trace's header without its events
+// (Metadata.NoTraceEvents). schemaVersion and displayTimeUnit are not
+// among them: other formats (Chrome's own traces) have them too.
+var TraceOnlyKeys = map[string]bool{
+	"deviceProperties": true, "distributedInfo": true, "baseTimeNanoseconds": true, "traceName": true, "trace_id": true,
+	"record_shapes": true, "profile_memory": true, "with_stack": true, "with_flops": true, "with_modules": true,
+	"cuda_driver_version": true, "cuda_runtime_version": true, "cupti_version": true,
+	"hip_runtime_version": true, "roctracer_version": true,
 }
 
 func (r *Reader) metaKey(key string, v json.RawMessage) {
@@ -228,6 +273,9 @@ func (r *Reader) metaKey(key string, v json.RawMessage) {
 		s := string(bytes.TrimSpace(v))
 		b := s == "1" || s == "true"
 		return &b
+	}
+	if TraceOnlyKeys[key] && !slices.Contains(r.meta.HeaderKeys, key) && len(r.meta.HeaderKeys) < 16 {
+		r.meta.HeaderKeys = append(r.meta.HeaderKeys, key)
 	}
 	switch key {
 	case "profile_memory":

@@ -338,3 +338,61 @@ func TestHeaderWithoutTraceEvents(t *testing.T) {
 		t.Errorf("empty traceEvents: %v %+v", err, meta)
 	}
 }
+
+// Every object without a traceEvents member but with a key only a trace
+// has is a header alone, whatever that key's value (s32: deviceProperties
+// of 1,000 GPUs, an empty one, distributedInfo alone); one whose keys a
+// trace need not have (schemaVersion, displayTimeUnit) is not a trace. An
+// empty traceEvents is a trace of no events, with or without a header.
+func TestHeaderKeys(t *testing.T) {
+	for _, c := range []struct {
+		doc      string
+		notMine  bool
+		noEvents bool
+		keys     string
+	}{
+		{`{"deviceProperties": [], "foo": [1, 2]}`, false, true, "deviceProperties"},
+		{`{"deviceProperties": "odd"}`, false, true, "deviceProperties"},
+		{`{"distributedInfo": {"backend": "nccl"}, "results": {"loss": [1, 2]}}`, false, true, "distributedInfo"},
+		{`{"schemaVersion": 1, "distributedInfo": {}, "with_stack": 1, "traceName": "t.json"}`, false, true, "distributedInfo,with_stack,traceName"},
+		{`{"schemaVersion": 1, "displayTimeUnit": "ms", "rows": []}`, true, false, ""},
+		{`{"traceEvents": []}`, false, false, ""},
+		{`{"schemaVersion": 1, "distributedInfo": {}, "traceEvents": []}`, false, false, "distributedInfo"},
+	} {
+		_, _, _, meta, err := counts(t, strings.NewReader(c.doc))
+		if errors.Is(err, parse.ErrNotMine) != c.notMine {
+			t.Errorf("%s: error %v, want not-mine %v", c.doc, err, c.notMine)
+			continue
+		}
+		if c.notMine {
+			continue
+		}
+		if err != nil || meta.NoTraceEvents != c.noEvents || meta.Events != 0 || strings.Join(meta.HeaderKeys, ",") != c.keys {
+			t.Errorf("%s: %v, no traceEvents %v, keys %q; want %v, %q", c.doc, err, meta.NoTraceEvents, meta.HeaderKeys, c.noEvents, c.keys)
+		}
+	}
+}
+
+// A trace cut before its events ends early as one cut among them does,
+// at the cut's byte offset, and says where: in which header key, or after
+// the events (s32's "cut_in_header": a header of more than 64 KiB).
+func TestCutInHeader(t *testing.T) {
+	doc := bigHeaderTrace(14, 1024)
+	ev := strings.Index(doc, `"traceEvents"`)
+	for _, c := range []struct {
+		at   int
+		want string
+	}{
+		{70980, `, inside its header, in "distributedInfo", before traceEvents`},
+		{ev - 3, `, inside its header, in "with_stack", before traceEvents`},
+		{ev + 20, ""},
+		{len(doc) - 5, `, after traceEvents, in "traceName"`},
+		{len(doc) - 1, `, after traceEvents`},
+	} {
+		_, _, _, _, err := counts(t, strings.NewReader(doc[:c.at]))
+		var pe *parse.Error
+		if !errors.As(err, &pe) || pe.Offset != int64(c.at) || pe.Msg != "the trace ends early (truncated?)"+c.want || errors.Is(err, parse.ErrNotMine) {
+			t.Errorf("cut at %d: %v; want offset %d, %q", c.at, err, c.at, c.want)
+		}
+	}
+}

@@ -60,6 +60,7 @@ package kineto
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -190,4 +191,20 @@ func DeviceTypeName(t int) string {
 		return "PrivateUse1"
 	}
 	return "device type " + strconv.Itoa(t)
+}
+
+// DeviceString names a c10::DeviceType as PyTorch names devices, in lower
+// case ("cuda", "xpu", "mps": torch.device("xpu:0")); "type N" for a number
+// it does not know.
+func DeviceString(t int) string {
+	switch t {
+	case 2:
+		return "mkldnn"
+	case 20:
+		return "privateuseone" // unless the backend renamed itself
+	}
+	if n := DeviceTypeName(t); !strings.HasPrefix(n, "device type ") {
+		return strings.ToLower(n)
+	}
+	return "type " + strconv.Itoa(t)
 }
