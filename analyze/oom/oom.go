@@ -706,7 +706,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.ReservedUnallocatedBytes = -1
 		}
 		ru := r.ReservedUnallocatedBytes
-		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && r.known(r.RequestedBytes) && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
+		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && r.RequestedBytes > 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
 			// Unknown when the request lies within the rounding.
 			fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
 			r.WouldFitIfContiguous = &fit
@@ -734,6 +734,25 @@ func oomUserStack(full []callsite.Frame, filter *callsite.FrameFilter) []callsit
 		return callsite.FrameworkSite(full)
 	}
 	return out
+}
+
+// zeroRequestNote says why a request of 0 bytes gives no cause. PyTorch
+// never tries to allocate 0 bytes: allocate() and raw_alloc() of its CUDA
+// allocators (c10/cuda/CUDACachingAllocator.cpp, CUDAMallocAsyncAllocator
+// .cpp) return a null pointer for size 0 without calling malloc, and the
+// caching allocator's message prints the segment it needed, 2 MiB at the
+// least (a request is rounded up to 512 bytes, a small one to a 2 MiB
+// segment). A 0 is therefore no request that failed: free memory, a
+// block or a segment of 0 bytes explains nothing.
+func (r *Report) zeroRequestNote() string {
+	what := "the message says \"Tried to allocate 0 bytes\""
+	switch {
+	case r.event && r.msg == nil:
+		what = "the [OutOfMemory] event gives 0 bytes requested"
+	case r.snapshot:
+		what = "the snapshot's oom entry gives 0 bytes requested"
+	}
+	return what + ", a request PyTorch never fails: its allocators return no memory for 0 bytes without trying to allocate any, and the caching allocator prints the segment it needed, at least 2 MiB; the input was edited or garbled, so the request that failed, and the cause, cannot be told (the job's own log, or a snapshot at the OOM, gives them)"
 }
 
 // size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
@@ -784,7 +803,7 @@ func (r *Report) findCauses() {
 			// than any GPU holds: capacity, as a request beyond any GPU
 			// with its size printed is (beyondAnyGPU).
 			r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
-				Evidence: "the request was at least 1 EiB (\"more than 1EB\": PyTorch prints no size above it), more than any GPU holds",
+				Evidence: "the request was at least 1 EiB (\"more than 1EB\": allocate() prints no size that large), more than any GPU holds",
 				Numbers:  map[string]int64{"requested_at_least_bytes": 1 << 60},
 				Advice:   "the size was most likely computed wrong; a smaller batch will not help: look at the size asked for at the traceback's line"})
 			r.Notes = append(r.Notes, "the request was at least 1 EiB (2^60 bytes; PyTorch's allocator refuses such a size before it tries: \"more than 1EB\"), far more than any GPU has: the size was computed wrong (an overflowed or negative size, a corrupted shape, a size received from a collective that went out of step), not a shortage of memory; a smaller batch will not help: look at the size asked for at the traceback's line")
@@ -834,6 +853,12 @@ func (r *Report) findCauses() {
 		case r.Reason == "":
 			r.Notes = append(r.Notes, "the message gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
 		}
+		r.backendTerms()
+		return
+	}
+	if req == 0 {
+		// No allocation of 0 bytes fails: see zeroRequestNote.
+		r.Notes = append(r.Notes, r.zeroRequestNote())
 		r.backendTerms()
 		return
 	}

@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -1273,20 +1274,28 @@ func (s *scanner) int() (int, error) {
 // overflow (cudaMallocAsync's unset limit is SIZE_MAX, 2^64 bytes).
 func (s *scanner) size() (int64, error) { return s.sizeBelow(false) }
 
-// maxRequest is the largest request a message can print: the caching
-// allocators' allocate() (c10/cuda/CUDACachingAllocator.cpp,
-// CUDAMallocAsyncAllocator.cpp) refuse a size of 1 EB (2^60 bytes) or
-// more with "Tried to allocate more than 1EB memory" (GenExa) before
-// format_size() prints one, and format_size() prints every smaller size
-// in GiB, however large; 2^60 - 1 bytes rounds up to 1073741824.00 GiB.
-const maxRequest = 1 << 60
+// Requests printed beyond 1 EB. allocate() of the caching allocators
+// (c10/cuda/CUDACachingAllocator.cpp, CUDAMallocAsyncAllocator.cpp)
+// refuses a size of 1 EB (2^60 bytes) or more with "Tried to allocate more
+// than 1EB memory" (GenExa) before format_size() prints one, but
+// raw_alloc() and raw_alloc_with_stream() (torch.cuda.
+// caching_allocator_alloc, libraries' workspaces) call malloc() without
+// that check, and format_size() prints every size in GiB, however large:
+// a request is a size_t, so at most 2^64 bytes (17179869184.00 GiB)
+// prints. Up to maxRequest (4 EiB) it is read as printed; above it, the
+// sums a postmortem makes of it would overflow int64, so it is read as
+// unknown, with a warning; above 2^64 bytes (maxPrintedShift) no PyTorch
+// prints it, and it is unknown too, with a warning that says so.
+const (
+	maxRequest      = 1 << 62
+	maxPrintedShift = 64
+)
 
 // request reads the size of the allocation that failed ("Tried to
 // allocate", "Requested :") as size does, but as the number printed,
 // however large: a request is no counter that overflows, and PyTorch
 // prints every size it tries (1048576.00 GiB for torch.empty(1<<50)).
-// Only a figure above maxRequest, which PyTorch never prints for a
-// request, is read as unknown, with a warning.
+// Only a figure above maxRequest is read as unknown, with a warning.
 func (s *scanner) request() (int64, error) { return s.sizeBelow(true) }
 
 // sizeBelow is size (request false) or request (true).
@@ -1342,7 +1351,14 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
 	if request && hundredths > maxRequest/unit*100 {
-		s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no request PyTorch prints (its allocators refuse 1 EiB and more before printing a size: \"more than 1EB\"); it is read as unknown", s.s[at:s.i], at+1))
+		// Hundredths of the unit in 2^64 bytes: unit is 2^10, 2^20 or
+		// 2^30, so this stays within int64.
+		printable := int64(1) << (maxPrintedShift - bits.TrailingZeros64(uint64(unit))) * 100
+		if hundredths > printable {
+			s.huge = append(s.huge, fmt.Sprintf("%q at column %d is no request PyTorch prints (a request is a size_t: format_size() prints at most 17179869184.00 GiB, 2^64 bytes); it is read as unknown", s.s[at:s.i], at+1))
+		} else {
+			s.huge = append(s.huge, fmt.Sprintf("%q at column %d is more than 4 EiB, a request only a raw allocation prints (torch.cuda.caching_allocator_alloc, a library's workspace: allocate() refuses 1 EiB and more with \"more than 1EB\"), and more than gpuleak reads as a size; it is read as unknown, but it is far beyond any GPU: a size computed wrong", s.s[at:s.i], at+1))
+		}
 		return -1, nil
 	}
 	if !request && hundredths/100 >= maxSize/unit {

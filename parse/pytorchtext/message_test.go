@@ -151,22 +151,34 @@ func TestMessageSizes(t *testing.T) {
 		}
 	}
 	// A request is read as printed, however large: PyTorch's
-	// format_size() prints every size below 1 EB in GiB (torch.empty(1<<50)
-	// prints 1048576.00 GiB), and allocate() refuses 1 EB (2^60 bytes) and
-	// more with "more than 1EB" before printing one. 2^60 - 1 bytes rounds
-	// to 1073741824.00 GiB, the largest a request can print; one hundredth
-	// more is no request PyTorch prints, read as unknown with a warning.
+	// format_size() prints every size in GiB (torch.empty(1<<50) prints
+	// 1048576.00 GiB). allocate() refuses 1 EB (2^60 bytes) and more with
+	// "more than 1EB", but raw_alloc() (caching_allocator_alloc, library
+	// workspaces) skips that check, so any size_t prints, up to 2^64
+	// bytes: 17179869184.00 GiB. Up to 4 EiB it is read as printed; above,
+	// unknown with a warning that PyTorch can print it; above 2^64 bytes
+	// (s32's oom/s8, 1099511627776.00 GiB, is 2^70), unknown with a
+	// warning that no PyTorch prints it. 2^60 - 1 bytes prints
+	// 1073741824.00 GiB (s32's oom/s7), as does every size within 5.4 MB
+	// below 2^60.
 	for _, c := range []struct {
-		text string
-		want int64
+		text      string
+		want      int64
+		printable bool // the warning, when want is -1
 	}{
-		{"8192.00 GiB", 1 << 43}, {"1048576.00 GiB", 1 << 50}, {"1073741824.00 GiB", 1 << 60},
-		{"1073741824.01 GiB", -1}, {"17179869184.00 GiB", -1}, {"999999999999999.99 GiB", -1},
+		{"8192.00 GiB", 1 << 43, true}, {"1048576.00 GiB", 1 << 50, true}, {"1073741824.00 GiB", 1 << 60, true},
+		{"1073741824.01 GiB", 1<<60 + (1<<30+50)/100, true}, {"4294967296.00 GiB", 1 << 62, true},
+		{"4294967296.01 GiB", -1, true}, {"17179869184.00 GiB", -1, true},
+		{"17179869184.01 GiB", -1, false}, {"1099511627776.00 GiB", -1, false}, {"999999999999999.99 GiB", -1, false},
 	} {
 		s := &scanner{s: c.text}
 		got, err := s.request()
 		if err != nil || got != c.want || s.i != len(c.text) || (len(s.huge) == 1) != (c.want < 0) {
 			t.Errorf("request %q: %d, %v, %q; want %d", c.text, got, err, s.huge, c.want)
+			continue
+		}
+		if c.want < 0 && strings.Contains(s.huge[0], "no request PyTorch prints") == c.printable {
+			t.Errorf("request %q: %q", c.text, s.huge[0])
 		}
 	}
 	for _, bad := range []string{"1.5 MiB", "12 MiB", "1.00 TiB", "1.000 GiB", "x", "9999999999999999.00 GiB"} {
