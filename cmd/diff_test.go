@@ -839,3 +839,84 @@ func TestDiffSummaryAgainstTrace(t *testing.T) {
 		t.Errorf("totals %+v; want no new, no fixed", d.Totals)
 	}
 }
+
+// An OOM message without its traceback against the snapshot, or the
+// traceback, of the same OOM (the fixtures' oom_error.txt,
+// oom_traceback.txt and oom_observer.pickle; s32 diffed s31's 1 PiB
+// message against its snapshot): the message's OOM has no stack, so its
+// key is the device alone, and was "fixed" beside a "new" OOM at grow
+// (oom.py:12). Which of the other run's OOMs it is, the inputs do not
+// tell: both unmatched. The traceback and the snapshot match by stack,
+// and the message's rounding of PyTorch's allocated memory (4.19 GiB) is
+// no "shrunk".
+func TestDiffOOMMessageAgainstSnapshot(t *testing.T) {
+	msg, tb, snap := td+"pytorch/oom_error.txt", td+"pytorch/oom_traceback.txt", td+"pytorch/oom_observer.pickle"
+	for _, c := range [][2]string{{msg, snap}, {snap, msg}, {msg, tb}, {td + "pytorch/fragmentation_oom_error.txt", td + "pytorch/fragmentation_oom.pickle"}} {
+		d := diffJSON(t, c[0], c[1])
+		ooms := 0
+		for _, e := range d.Entries {
+			if e.Kind != report.KindOOM {
+				continue
+			}
+			ooms++
+			if e.Status != report.StatusUnmatched || !strings.Contains(e.Note, "without a stack") && !strings.Contains(e.Note, "has no stack") {
+				t.Errorf("%s -> %s: oom %s %s, note %q; want unmatched, saying why", c[0], c[1], e.Site, e.Status, e.Note)
+			}
+			if strings.Contains(e.Note, "as live") || strings.Contains(e.Note, "as oom") {
+				t.Errorf("%s -> %s: oom %s: note %q pairs an OOM with memory", c[0], c[1], e.Site, e.Note)
+			}
+		}
+		if ooms < 2 || d.Totals[report.StatusNew].Sites != 0 || d.Totals[report.StatusFixed].Sites != 0 {
+			t.Errorf("%s -> %s: %d OOM entries, totals %+v; want both OOMs, no new, no fixed", c[0], c[1], ooms, d.Totals)
+		}
+	}
+	d := diffJSON(t, tb, snap)
+	for _, e := range d.Entries {
+		if e.Kind == report.KindOOM && (e.Status != report.StatusSame || e.Site != "grow (oom.py:12)" || !strings.Contains(e.Note, "rounding")) {
+			t.Errorf("traceback -> snapshot: oom %s %s, note %q; want same, within the message's rounding", e.Site, e.Status, e.Note)
+		}
+	}
+	if d.Totals[report.StatusSame].Sites != 1 {
+		t.Errorf("traceback -> snapshot: totals %+v; want the OOM same", d.Totals)
+	}
+}
+
+// The same leak recorded with with_stack=False and with_stack=True (s32:
+// s31's nostack_leak and leak12 traces): without Python stacks the sites
+// are the ops alone, so the keys differ. Matched by op: a leak at
+// aten::clone in both (the schedule's ProfilerStep#N spans let the
+// nostack trace judge growth) is one entry, same per iteration; a trace
+// without stacks or steps calls it retained, and then both are
+// unmatched, never "fixed retained" beside "new leak".
+func TestDiffTraceWithAndWithoutStacks(t *testing.T) {
+	stacked := td + "kineto/s31_trace_big_distinfo.json.gz"
+	for _, c := range []struct {
+		nostack string
+		same    bool // a leak in both: one entry
+	}{
+		{td + "kineto/s31_tb_nostack_sched.pt.trace.json.gz", true},
+		{td + "kineto/s32_nostack_leak.trace.json.gz", false},
+	} {
+		for _, pair := range [][2]string{{c.nostack, stacked}, {stacked, c.nostack}} {
+			d := diffJSON(t, pair[0], pair[1])
+			if d.Totals[report.StatusNew].Sites != 0 || d.Totals[report.StatusFixed].Sites != 0 {
+				t.Errorf("%s -> %s: totals %+v; want no new, no fixed", pair[0], pair[1], d.Totals)
+			}
+			if c.same {
+				if len(d.Entries) != 1 || d.Entries[0].Status != report.StatusSame || d.Entries[0].Kind != report.KindLeak ||
+					!strings.Contains(d.Entries[0].Note, "matched by the op that allocated, aten::clone") || len(d.Entries[0].Stack) < 3 {
+					t.Errorf("%s -> %s: %+v; want one leak, same, matched by op, with the Python stack", pair[0], pair[1], d.Entries)
+				}
+				continue
+			}
+			if len(d.Entries) != 2 {
+				t.Fatalf("%s -> %s: %+v; want the leak and the retained", pair[0], pair[1], d.Entries)
+			}
+			for _, e := range d.Entries {
+				if e.Status != report.StatusUnmatched || e.Site != "aten::clone" || !strings.Contains(e.Note, "no Python stacks (recorded without with_stack=True)") {
+					t.Errorf("%s -> %s: %s %s %s, note %q; want unmatched, saying why", pair[0], pair[1], e.Kind, e.Site, e.Status, e.Note)
+				}
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpuleak/gpuleak/parse/nvml"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
 // BaselineSchema is the value of the "schema" member of a baseline file
@@ -490,8 +491,11 @@ type DiffEntry struct {
 	// (code that moved, a site that held memory as another kind).
 	Note string `json:"note,omitempty"`
 
-	// source: the format of the site's input (BaselineSite.Source).
-	source string
+	// source: the format of the site's input (BaselineSite.Source);
+	// iterations: its leak's iterations (BaselineSite.Iterations), NEW's
+	// or, for a fixed site, BASE's.
+	source     string
+	iterations int
 }
 
 // DiffTotals adds up the entries of one status, or all of them.
@@ -550,9 +554,11 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	for _, k := range keys {
 		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
+	out = matchTraceOps(base, run, out, tol)
 	noteKindChanges(out)
 	out = mergeOtherPaths(out, tol)
 	markUnmatched(base, run, out)
+	markStacklessOOMs(base, run, out)
 	markUnreached(run, out)
 	markOtherFamilies(base, run, out)
 	markLookalikes(out)
@@ -1064,12 +1070,12 @@ func addUp(ss []*BaselineSite) []*BaselineSite {
 
 func newEntry(a *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
-		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, source: a.Source})
+		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, source: a.Source, iterations: a.Iterations})
 }
 
 func fixedEntry(b *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, Site: b.Site, Stack: b.Stack,
-		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, source: b.Source})
+		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, source: b.Source, iterations: b.Iterations})
 }
 
 // pairEntry compares a site present in both runs. A leak whose runs'
@@ -1081,6 +1087,14 @@ func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 	e := newEntry(a)
 	e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
 	e.Status = status(b, a, tol)
+	if a.Kind == KindOOM && b.Kind == KindOOM && e.Status != StatusSame && (printedSizes(b.Source) || printedSizes(a.Source)) &&
+		abs64(a.Bytes-b.Bytes) <= pytorchtext.SizeTolerance(b.Bytes)+pytorchtext.SizeTolerance(a.Bytes) {
+		// An OOM message prints PyTorch's allocated memory to two
+		// decimals of its unit: the snapshot of the same OOM differs by
+		// that rounding, which is no change.
+		e.Status = StatusSame
+		e.Note = "the bytes differ by no more than the rounding of the sizes an OOM message prints (two decimals of their unit): the same"
+	}
 	if a.Kind == KindLeak && b.Iterations > 0 && a.Iterations > 0 && b.Iterations != a.Iterations && b.Bytes > 0 {
 		scaled := *b
 		scaled.Bytes = int64(float64(b.Bytes) / float64(b.Iterations) * float64(a.Iterations))
@@ -1089,6 +1103,12 @@ func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 			b.Iterations, a.Iterations, IBytes(b.Bytes/int64(b.Iterations)), IBytes(a.Bytes/int64(a.Iterations)))
 	}
 	return finish(e)
+}
+
+// printedSizes says whether an input format gives sizes as PyTorch's
+// format_size() prints them, rounded (an OOM message).
+func printedSizes(format string) bool {
+	return format == string(pytorchtext.FormatOOMMessage)
 }
 
 // noteKindChanges notes, on a new site and a fixed one that differ only
@@ -1109,6 +1129,11 @@ func noteKindChanges(es []DiffEntry) {
 		}
 		j, ok := fixed[siteWithoutKind(*e)]
 		if !ok || e.Note != "" || es[j].Note != "" {
+			continue
+		}
+		if es[j].Kind != e.Kind && (!holdsMemory(es[j].Kind) || !holdsMemory(e.Kind)) {
+			// An OOM, a fragmentation finding or a trend is no
+			// memory a site held as another kind.
 			continue
 		}
 		f := &es[j]
