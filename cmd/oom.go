@@ -56,7 +56,9 @@ Inputs, recognised by content (several about one run make one postmortem):
   - PyTorch profiler traces: each [OutOfMemory] event is an OOM (the message
     beside it gives the cause)
   Other inputs are read as "gpuleak analyze" reads them and listed by their
-  format; one that cannot be read exits 2, as for analyze.
+  format; one that cannot be read exits 2, as for analyze. An input whose
+  kind cannot show an OOM (a memory timeline, an NVML sample log,
+  memory_stats() JSON) is said to be so, not "searched, no OOM".
 
 Causes:
   fragmentation    PyTorch held enough free memory, but no free block was large enough

@@ -117,3 +117,45 @@ func TestOOMNamesProcessesFromNvidiaSmiTable(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// An input whose kind cannot hold an out-of-memory error (s32 gave oom a
+// memory timeline and got "No out-of-memory error in the inputs", as if it
+// had been searched): a memory timeline, an NVML sample log, memory_stats()
+// JSON, compute-sanitizer's XML. oom reads them (exit 0: the report was
+// written), and the headline says that their kind cannot show an OOM,
+// each with why; a log without an OOM beside them is the input that was
+// searched. JSON carries the same sentence in the input's warnings.
+func TestOOMInputsThatCannotShowOne(t *testing.T) {
+	for _, c := range []struct{ path, format, says string }{
+		{td + "kineto/profile_keep_outputs_memory_timeline.json", "pytorch-memory-timeline", "a memory timeline (export_memory_timeline)"},
+		{td + "kineto/profile_keep_outputs_memory_timeline.raw.json.gz", "pytorch-memory-timeline-raw", "a memory timeline (export_memory_timeline)"},
+		{td + "nvml/query_gpu.csv", "nvidia-smi-query-gpu", "an NVML log samples memory"},
+		{pt + "memory_stats.json", "pytorch-memory-stats", "memory_stats() JSON holds the allocator's counters"},
+		{td + "sanitizer/leak_save.xml", "compute-sanitizer-xml", "compute-sanitizer's XML holds the tool's records"},
+	} {
+		code, out, errOut := run(t, nil, "oom", c.path)
+		if code != ExitOK || !strings.Contains(out, "No out-of-memory error can be told from these inputs: none of their kinds can show one.") ||
+			!strings.Contains(out, c.says) || strings.Contains(out, "No out-of-memory error in the inputs.") || strings.Count(out, c.says) != 1 {
+			t.Errorf("%s: exit %d %q\n%s", c.path, code, errOut, out)
+		}
+		_, out, _ = run(t, nil, "oom", "--format", "json", c.path)
+		ins, _ := findings(t, out)
+		if len(ins) != 1 || ins[0]["format"] != c.format || !strings.Contains(out, c.says) {
+			t.Errorf("%s: json %v", c.path, ins)
+		}
+	}
+	// Beside a log without an OOM: the log was searched, the timeline
+	// cannot show one.
+	code, out, _ := run(t, nil, "oom", td+"README.md", td+"kineto/profile_keep_outputs_memory_timeline.json")
+	if code != ExitOK || !strings.Contains(out, "No out-of-memory error in the inputs that can show one ("+td+"README.md); these cannot show one:") ||
+		!strings.Contains(out, "a memory timeline (export_memory_timeline)") {
+		t.Errorf("log and timeline: exit %d\n%s", code, out)
+	}
+	// A snapshot without an OOM entry, a log, and nvidia-smi's table
+	// (read as a log) can show one: the headline is unchanged.
+	for _, p := range []string{pt + "leak_train_loop.pickle", td + "README.md"} {
+		if _, out, _ := run(t, nil, "oom", p); !strings.Contains(out, "No out-of-memory error in the inputs.") {
+			t.Errorf("%s:\n%s", p, out)
+		}
+	}
+}

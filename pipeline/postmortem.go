@@ -85,9 +85,20 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 		rin, fact, err = f.postmortem(r, in, head, format)
 	case f != nil:
 		rin, _, err = f.analyze(r, in, head, format)
-		return rin, nil, err
+		return blindToOOMs(rin, err), nil, err
 	default:
 		rin, fact, err = postmortemLog(r, in, head, format)
 	}
-	return rin, &fact, err
+	return blindToOOMs(rin, err), &fact, err
+}
+
+// blindToOOMs adds to an input read that cannot show an out-of-memory
+// error (report.OOMBlind: a memory timeline, an NVML sample log,
+// memory_stats() JSON) a warning that says so: the postmortem's "no
+// out-of-memory error" is then no claim that it was searched.
+func blindToOOMs(in report.Input, err error) report.Input {
+	if why := report.OOMBlind(in.Format); err == nil && why != "" {
+		in.Warnings = append(in.Warnings, why)
+	}
+	return in
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,8 +38,29 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 			frags = append(frags, f)
 		}
 	}
+	blind := map[int]bool{} // inputs whose kind cannot show an OOM, said in the headline
 	if len(ooms) == 0 {
-		fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
+		var can, cannot []string
+		for i, in := range r.Inputs {
+			switch why := OOMBlind(in.Format); {
+			case in.Error != "":
+			case why != "" && slices.Contains(in.Warnings, why):
+				blind[i] = true
+				cannot = append(cannot, fmt.Sprintf("  %s: %s", in.Path, why))
+			default:
+				can = append(can, in.Path)
+			}
+		}
+		switch {
+		case len(cannot) == 0:
+			fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
+		case len(can) == 0:
+			fmt.Fprintln(ew, "\nNo out-of-memory error can be told from these inputs: none of their kinds can show one.")
+			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
+		default:
+			fmt.Fprintf(ew, "\nNo out-of-memory error in the inputs that can show one (%s); these cannot show one:\n", strings.Join(can, ", "))
+			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
+		}
 	}
 	for i, f := range ooms {
 		fmt.Fprintln(ew)
@@ -65,6 +87,16 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 			}
 			fmt.Fprintf(ew, "  %s: %s\n", statsWhere(in.Path, s), statsLine(s))
 		}
+	}
+	if len(blind) > 0 {
+		// What the headline said is not repeated among the warnings.
+		c := *r
+		c.Inputs = slices.Clone(r.Inputs)
+		for i := range blind {
+			why := OOMBlind(c.Inputs[i].Format)
+			c.Inputs[i].Warnings = slices.DeleteFunc(slices.Clone(c.Inputs[i].Warnings), func(w string) bool { return w == why })
+		}
+		r = &c
 	}
 	writeWarnings(ew, r)
 	return ew.err
