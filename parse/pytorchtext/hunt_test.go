@@ -160,3 +160,59 @@ func TestSummaryReflowedDamaged(t *testing.T) {
 		}
 	}
 }
+
+// s31's summary_dev1_frag.txt with its "|===|" and "|---|" lines removed
+// (s32's ms/noseps.txt: a copy that kept only the rows with text) was
+// called an OOM log and its table "ends early (no closing border)",
+// partial. It is a memory_summary(): sniffed as one (with a log prefix on
+// each line too; followed by an OOM message, a log), and whole after its last metric row, as a table without
+// borders is, with every value the original has; followed by text, the
+// text is read after it. Cut before its last metric, it is partial.
+func TestSummaryWithoutRulers(t *testing.T) {
+	orig := readFile(t, "s31/summary_dev1_frag.txt", false)
+	b, err := os.ReadFile(dir + "s31/summary_dev1_frag.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines, prefixed []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if t := strings.TrimSpace(l); t == "" || isRuler(strings.Trim(t, "|")) {
+			continue
+		}
+		lines = append(lines, l)
+		prefixed = append(prefixed, "[rank1]: "+l)
+	}
+	noseps := strings.Join(lines, "")
+	oom := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 1 has a total capacity of 139.80 GiB of which 126.29 GiB is free. Including non-PyTorch memory, this process has 13.11 GiB memory in use. Of the allocated memory 1.04 GiB is allocated by PyTorch, and 11.09 GiB is reserved by PyTorch but unallocated.\n"
+	for name, text := range map[string]string{"noseps": noseps, "prefixed": strings.Join(prefixed, ""), "then a message": noseps + oom} {
+		// A log that holds an OOM message too is sniffed as a log (whose
+		// reader reads the table in it).
+		if hasMsg := strings.Contains(text, "Tried to allocate"); SniffSummary([]byte(text)) == hasMsg || SniffOOM([]byte(text)) != hasMsg {
+			t.Errorf("%s: sniffed as a summary %v, as an OOM %v", name, SniffSummary([]byte(text)), SniffOOM([]byte(text)))
+		}
+		rs, err := readText(t, name, text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.stats) != len(orig.stats) || len(rs.meta.Warnings.Strings()) != 0 {
+			t.Errorf("%s: %d values (original %d), warnings %q", name, len(rs.stats), len(orig.stats), rs.meta.Warnings.Strings())
+			continue
+		}
+		for i := range rs.stats {
+			if a, o := rs.stats[i], orig.stats[i]; a.key != o.key || a.value != o.value || a.res != o.res || a.device != 1 {
+				t.Errorf("%s: %+v, original %+v", name, a, o)
+			}
+		}
+		if want := strings.Count(text, "Tried to allocate"); len(rs.msgs) != want {
+			t.Errorf("%s: %d messages, want %d", name, len(rs.msgs), want)
+		}
+	}
+	// Cut after its Allocations row (line 9): partial at line 10.
+	rs, err := readText(t, "cut", strings.Join(lines[:9], "")+"loss 0.31\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := rs.stat(0, PartialKey); !ok || p.value != 10 {
+		t.Errorf("cut: partial %+v %v; warnings %q", p, ok, rs.meta.Warnings.Strings())
+	}
+}

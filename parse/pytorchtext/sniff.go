@@ -26,9 +26,19 @@ func SniffSummary(head []byte) bool {
 		return true
 	}
 	// A table copied from a rendered page: the title alone on its line,
-	// no borders, its header row a few lines below.
-	return i >= 0 && summaryBareSniffRe.Match(t) && !SniffOOM(head)
+	// no borders, its header row a few lines below; or one whose ruler
+	// lines were removed: the title in its cell, the header row's cells a
+	// few lines below.
+	return i >= 0 && (summaryBareSniffRe.Match(t) || summaryNoRulersSniffRe.Match(t)) && !SniffOOM(head)
 }
+
+// summaryNoRulersSniffRe matches the title and header of a table without
+// its "|===|" and "|---|" lines (see summary), after any log prefix.
+var summaryNoRulersSniffRe = lazyre.New(`(?m)\|[ 	]*PyTorch CUDA memory summary, device ID \d+[ 	]*\|[ 	]*
+(?:[^
+]*
+){0,3}?[^
+]*\|[ 	]*Metric[ 	]*\|[ 	]*Cur Usage[ 	]*\|[ 	]*Peak Usage[ 	]*\|[ 	]*Tot Alloc[ 	]*\|[ 	]*Tot Freed[ 	]*\|`)
 
 // summaryBareSniffRe matches the title and header of a table without
 // borders (see summary).

@@ -91,6 +91,16 @@ type summary struct {
 	pool    bool
 	rows    int
 	sawOOMs bool
+	// rulers counts the "|===|" and "|---|" lines read: a table that has
+	// none had them removed (a copy that kept only the rows with text),
+	// and is whole after its last metric, as a table without borders is.
+	rulers int
+}
+
+// whole says whether a table without a closing border is complete where
+// it stops: one without borders or rulers, after its last metric.
+func (s *summary) whole() bool {
+	return (s.bare || s.rulers == 0) && s.header && s.rows > 0 && lastSummaryRows[s.last]
 }
 
 // rowKind says what a row of the table is.
@@ -300,7 +310,9 @@ func (s *summary) add(r *Reader, line string) (done, reread bool) {
 	}
 	rows, _ := barRows(line)
 	if len(rows) == 0 {
-		s.stop(r, "is cut", line)
+		if !s.whole() {
+			s.stop(r, "is cut", line)
+		}
 		return true, true
 	}
 	for _, row := range rows {
@@ -334,7 +346,7 @@ func (s *summary) addBare(r *Reader, line string) (done, reread bool) {
 
 // end ends the table at the end of the input.
 func (s *summary) end(r *Reader) {
-	if s.bare && s.header && s.rows > 0 && lastSummaryRows[s.last] {
+	if s.whole() {
 		return
 	}
 	s.stop(r, "ends early (no closing border)", "")
@@ -344,6 +356,7 @@ func (s *summary) end(r *Reader) {
 func (s *summary) addRow(r *Reader, row summaryRow, line string) (done, reread bool) {
 	switch row.kind {
 	case rowRuler:
+		s.rulers++
 		if row.cells[0][0] == '=' && s.header && s.rows > 0 {
 			return true, false
 		}
