@@ -70,3 +70,29 @@ func TestKinetoGoldens(t *testing.T) {
 		})
 	}
 }
+
+// s32's syn/plateau10.json (a cache that keeps 1 MiB in each of its first 5
+// of 10 ProfilerStep#N steps, then nothing) was "leak ... keeps growing
+// across iterations ... grew in 5 of 9", untrue for the last 4; its
+// plateau20.json (3 of 20 steps) is retained with a plateau. One rule
+// judges both (the plateau rule looks at the halves of the iterations):
+// the leak's message states the evidence, that it stopped, and why the
+// rule still calls it a leak; JSON gives stopped_iteration.
+func TestPlateauLeakMessage(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"kineto/s32_plateau10.json")
+	if code != ExitOK || strings.Contains(out, "keeps growing") ||
+		!strings.Contains(out, "grew across iterations, then stopped: its live memory at the start of an iteration grew in 5 of 9 iterations (ProfilerStep#N spans)") ||
+		!strings.Contains(out, "then flat in the last 4 iterations (since iteration 6); still a leak by the plateau rule") ||
+		!strings.Contains(out, "it rose in the second half, to 5.0 MiB, above the first half's highest, 4.0 MiB") {
+		t.Errorf("plateau10: exit %d %s\n%s", code, errOut, out)
+	}
+	_, out, _ = run(t, nil, "analyze", "--format", "json", td+"kineto/s32_plateau10.json")
+	_, fs := findings(t, out)
+	if g := fs[0]["growth"].(map[string]any); len(fs) != 1 || fs[0]["kind"] != "leak" || g["stopped_iteration"] != 6.0 || g["plateau_iteration"] != 0.0 {
+		t.Errorf("plateau10 json: %v", fs)
+	}
+	_, out, _ = run(t, nil, "analyze", td+"kineto/s32_plateau20.json")
+	if !strings.Contains(out, "retained: 3 allocations (3.0 MiB)") || !strings.Contains(out, "rose to a plateau of 3.0 MiB by iteration 4 and stayed there to iteration 20") {
+		t.Errorf("plateau20:\n%s", out)
+	}
+}

@@ -73,6 +73,10 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 				FirstIteration: g.FirstStep, LastIteration: g.LastStep, OnsetIteration: g.OnsetStep}
 			if s.Kind != callsite.Leak {
 				gr.BytesPerIteration = 0
+			} else {
+				// A leak is not bounded: where it stopped rising, if it
+				// did, is stopped_iteration.
+				gr.PlateauIteration, gr.StoppedIteration = 0, g.StoppedStep
 			}
 			if g.Timed {
 				// Only a leak has a rate: the slope of one burst is not growth.
@@ -168,6 +172,7 @@ func siteMessage(s snapshot.Site) string {
 			if g.Timed {
 				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
 			}
+			ev += stoppedNote(g)
 		}
 		kept := ""
 		if g != nil && g.Allocations > 0 {
@@ -185,8 +190,12 @@ func siteMessage(s snapshot.Site) string {
 			}
 			kept += ")"
 		}
-		return fmt.Sprintf("leak: memory allocated %s keeps growing across iterations%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
-			where, ev, held, kept)
+		grows := "keeps growing across iterations"
+		if g != nil && g.StoppedStep > 0 {
+			grows = "grew across iterations, then stopped"
+		}
+		return fmt.Sprintf("leak: memory allocated %s %s%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
+			where, grows, ev, held, kept)
 	case callsite.PendingFree:
 		stream := ""
 		if s.Stream >= 0 {
@@ -221,6 +230,28 @@ func siteMessage(s snapshot.Site) string {
 		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when %s allocated (before recording started, or before the ring buffer's oldest entry%s), so growth cannot be judged%s", held, where, which, others, suspect)
 	}
 	return fmt.Sprintf("retained: %s %s held at the end%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g))
+}
+
+// stoppedNote says, on a leak whose growth stopped before the end (see
+// snapshot.Growth.StoppedStep), for how long, and why the plateau rule
+// calls it a leak all the same: the rule that calls a curve bounded when
+// it rose and then stayed flat (a cache that filled up) looks at the
+// halves of the iterations, whatever their number, and this one still rose
+// in the second half. "" otherwise.
+func stoppedNote(g *snapshot.Growth) string {
+	if g.StoppedStep == 0 {
+		return ""
+	}
+	how := "no rise"
+	if g.StoppedFlat {
+		how = "flat"
+	}
+	unit := plural(g.StoppedFor, "iteration", "iterations")
+	if g.Every > 1 {
+		unit = plural(g.StoppedFor, "measurement", "measurements")
+	}
+	return fmt.Sprintf(", then %s in the last %s (since iteration %d); still a leak by the plateau rule, which calls memory that stops rising bounded only when it stopped in the first half of the iterations: it rose in the second half, to %s, above the first half's highest, %s; a longer trace would tell whether it stays flat (a cache that filled up)",
+		how, unit, g.StoppedStep, IBytes(g.SecondHalfMax), IBytes(g.FirstHalfMax))
 }
 
 // pendingWhen says whether a pending-free site's blocks build up over the

@@ -40,6 +40,12 @@ type Growth struct {
 	// BytesPerIteration and BytesPerSecond are measured; absent otherwise
 	// (they are then over all the measured iterations).
 	OnsetIteration int `json:"onset_iteration,omitempty"`
+	// StoppedIteration is set on a leak whose live bytes stopped rising
+	// before the end, for longer than between any two of its rises: the
+	// iteration (1-based) at whose start they last rose; the plateau rule
+	// calls it a leak because that was in the second half of the
+	// iterations (the message says so). Absent otherwise.
+	StoppedIteration int `json:"stopped_iteration,omitempty"`
 	// PlateauIteration is the iteration (1-based) since which the site's
 	// live bytes have stayed flat after rising (bounded); 0 when not.
 	PlateauIteration int `json:"plateau_iteration"`

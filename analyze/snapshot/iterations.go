@@ -938,6 +938,10 @@ type trend struct {
 	// floor is set when the verdict is on the curve's floor (see
 	// verdict): rises, from and to are then the floor's.
 	floor bool
+	// firstMax and lastMax are the highest bytes at the boundaries of the
+	// first and the second half of the iterations (the plateau rule
+	// compares them); 0 with fewer than minBoundaries.
+	firstMax, lastMax int64
 }
 
 // floorParts is how many windows of iterations windowMinima takes the
@@ -1048,6 +1052,7 @@ func judge(v []int64) trend {
 	for i := mid + 1; i < n; i++ {
 		lastMax = max(lastMax, v[i])
 	}
+	t.firstMax, t.lastMax = firstMax, lastMax
 	net := t.to - t.from
 	kept := t.end >= lastMax-noise-step || (t.end-t.from)/3 >= (lastMax-t.from)/4
 	t.grows = t.rises >= MinRises && net > 0 && net*2 >= up && lastMax-noise > firstMax && kept

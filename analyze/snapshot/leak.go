@@ -184,6 +184,19 @@ type Growth struct {
 	// position, as FirstUs); 0 when they never rose or never settled.
 	PlateauStep  int
 	PlateauClock int64
+	// StoppedStep is set on a leak whose live bytes stopped rising before
+	// the end: the iteration (1-based) at whose start they were last
+	// higher than at the one before, when the StoppedFor measured
+	// iterations since, to the last, are more than any run of iterations
+	// without a rise between two of its rises (a leak every k-th
+	// iteration is not stopped between two of its own) and at least
+	// minStopped. StoppedFlat says the bytes stayed the same since (else
+	// they fell, within the noise). The plateau rule still calls it a
+	// leak: it rose in the second half of the iterations to SecondHalfMax,
+	// above FirstHalfMax, the highest of the first half (see judge).
+	StoppedStep, StoppedFor     int
+	StoppedFlat                 bool
+	FirstHalfMax, SecondHalfMax int64
 	// FirstStep and LastStep are the iterations (1-based; 0 = before the
 	// first) in which the first and last kept allocations were made.
 	FirstStep, LastStep int
@@ -1532,6 +1545,41 @@ func lateOnset(b []int64) int {
 	return o
 }
 
+// minStopped is the fewest measured iterations without a rise, at the
+// end of a leak's curve, that say its growth stopped (see
+// Growth.StoppedStep).
+const minStopped = 2
+
+// stoppedRising returns, for live bytes v at the iteration boundaries,
+// the last boundary at which they rose and the measured iterations since
+// (to the last boundary), when those are at least minStopped and more
+// than any run without a rise between two rises; flat says v stayed the
+// same since. since is 0 otherwise (still rising, or a leak every k-th
+// iteration between two of its rises).
+func stoppedRising(v []int64) (last, since int, flat bool) {
+	last, gap := -1, 0
+	for i := 1; i < len(v); i++ {
+		if v[i] > v[i-1] {
+			if last >= 0 {
+				gap = max(gap, i-last-1)
+			}
+			last = i
+		}
+	}
+	if last < 0 {
+		return 0, 0, false
+	}
+	since = len(v) - 1 - last
+	if since < minStopped || since <= gap {
+		return 0, 0, false
+	}
+	flat = true
+	for _, x := range v[last+1:] {
+		flat = flat && x == v[last]
+	}
+	return last, since, flat
+}
+
 // riseSpan returns the second and the last boundary after from at which
 // the live bytes v (at the boundaries) are higher than at the one before;
 // 0, 0 when there are fewer than two.
@@ -1704,6 +1752,12 @@ func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []
 		if tr.rises > 0 && tr.plateau > 0 && tr.plateau < n-1 && !tr.floor {
 			g.PlateauStep = it.ord[tr.plateau] + 1
 			g.PlateauClock = it.clock[tr.plateau]
+		}
+		if tr.grows && !tr.floor {
+			if last, since, flat := stoppedRising(v[:n]); since > 0 {
+				g.StoppedStep, g.StoppedFor, g.StoppedFlat = it.ord[last]+1, since, flat
+				g.FirstHalfMax, g.SecondHalfMax = tr.firstMax, tr.lastMax
+			}
 		}
 		g.Slope, g.R2 = it.fitCurve(v, in.timed)
 		if from > 0 {
