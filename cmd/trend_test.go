@@ -30,6 +30,7 @@ type trendReport struct {
 		Path     string   `json:"path"`
 		Format   string   `json:"format"`
 		Samples  *int64   `json:"samples"`
+		Rows     *int64   `json:"rows"`
 		StartUs  *int64   `json:"start_us"`
 		EndUs    *int64   `json:"end_us"`
 		Clock    string   `json:"clock"`
@@ -570,5 +571,96 @@ func TestAnalyzeNVMLFailedInputLeavesNoSamples(t *testing.T) {
 	}
 	if len(r.Findings) != 1 || r.Findings[0].GPU == nil || *r.Findings[0].GPU != 0 {
 		t.Errorf("findings %+v: want GPU 0 of the readable log only", r.Findings)
+	}
+}
+
+// An input's samples are its sampling instants, as a finding's are its
+// series' (s32): one nvidia-smi table of a GPU and two processes is "1
+// sample", not 3 (its rows); four such tables are 4 samples, as each of
+// their series says. A GPU whose memory cell nvidia-smi's table cut is
+// kept with what is whole: cut_total's 134473 MiB used, its total
+// unknown (no capacity); cut_used's used unknown, so no GPU finding
+// rather than one of 0 bytes.
+func TestAnalyzeSmiTableSamples(t *testing.T) {
+	b, err := os.ReadFile(nvmlData + "s31_nvidia_smi_truncated_proc.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := string(b)
+	var four strings.Builder
+	for i, used := range []string{"100000", "115000", "130000", "134473"} {
+		table := strings.Replace(one, "08:59:58", fmt.Sprintf("09:0%d:58", i), 1)
+		four.WriteString(strings.Replace(table, "134473MiB /", used+"MiB /", 1))
+	}
+	const mem = "134473MiB / 143771MiB"
+	dir := t.TempDir()
+	files := map[string]string{
+		"one.txt":       one,
+		"four.txt":      four.String(),
+		"cut_total.txt": strings.Replace(one, mem, "134473MiB / 1437...", 1),
+		"cut_used.txt":  strings.Replace(one, mem, "1344...   / 143771MiB", 1),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	analyze := func(name string) (string, trendReport) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		code, out, errOut := runIO(t, "", false, "analyze", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		code, js, errOut := runIO(t, "", false, "analyze", "--format", "json", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		return out, decodeTrend(t, js)
+	}
+
+	out, r := analyze("one.txt")
+	if !strings.Contains(out, "nvidia-smi-text, 1 sample at 2026-12-02 08:59:58 UTC\n") || !strings.Contains(out, "one sample: no trend can be judged") {
+		t.Errorf("one table:\n%s", out)
+	}
+	if in := r.Inputs[0]; *in.Samples != 1 || *in.Rows != 3 {
+		t.Errorf("one table: %d samples, %d rows; want 1, 3", *in.Samples, *in.Rows)
+	}
+
+	out, r = analyze("four.txt")
+	if !strings.Contains(out, "nvidia-smi-text, 4 samples from 2026-12-02 09:00:58 to 09:03:58 UTC (3 min)") {
+		t.Errorf("four tables:\n%s", out)
+	}
+	if in := r.Inputs[0]; *in.Samples != 4 || *in.Rows != 12 {
+		t.Errorf("four tables: %d samples, %d rows; want 4, 12", *in.Samples, *in.Rows)
+	}
+	for _, f := range r.Findings {
+		if f.Samples != 4 {
+			t.Errorf("four tables: %s %v: %d samples, want the input's 4", f.Classification, f.PID, f.Samples)
+		}
+	}
+
+	_, r = analyze("cut_total.txt")
+	var gpu bool
+	for _, f := range r.Findings {
+		if f.PID == nil {
+			gpu = true
+			if f.Bytes != 134473*mib || f.CapacityBytes != nil || strings.Contains(f.Message, " of ") {
+				t.Errorf("cut_total: GPU finding %+v: want 134473 MiB used and no total", f)
+			}
+		}
+	}
+	if w := strings.Join(r.Inputs[0].Warnings, "\n"); !gpu || !strings.Contains(w, "line 10: GPU 0's memory cell is cut") || strings.Contains(w, "missing") {
+		t.Errorf("cut_total: GPU finding %v, warnings %q", gpu, r.Inputs[0].Warnings)
+	}
+
+	_, r = analyze("cut_used.txt")
+	for _, f := range r.Findings {
+		if f.PID == nil {
+			t.Errorf("cut_used: a GPU finding from an unknown used memory: %+v", f)
+		}
+	}
+	if w := strings.Join(r.Inputs[0].Warnings, "\n"); !strings.Contains(w, "line 10: GPU 0's memory cell is cut") || !strings.Contains(w, "used memory is unknown (not 0)") {
+		t.Errorf("cut_used: warnings %q", r.Inputs[0].Warnings)
 	}
 }

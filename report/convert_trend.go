@@ -13,8 +13,11 @@ import (
 // TrendInput describes one NVML sample log for the report.
 type TrendInput struct {
 	Path, Format string
-	// Samples read; the time the log covers (µs since the epoch).
-	Samples        int64
+	// Samples: the sampling instants read (one nvidia-smi table, one
+	// --query-gpu tick of every GPU, one DCGM scrape: nvml.Metadata's
+	// Instants); Rows, the readings in them (one per GPU or process per
+	// instant); the time the log covers (µs since the epoch).
+	Samples, Rows  int64
 	StartUs, EndUs int64
 	// Clock: "absolute", "time-of-day" or "row-order" (nvml.Clock).
 	Clock    string
@@ -49,8 +52,8 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	var ins []Input
 	for _, ti := range inputs {
 		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock}
-		n, start, end := ti.Samples, ti.StartUs, ti.EndUs
-		in.Samples = &n
+		n, rows, start, end := ti.Samples, ti.Rows, ti.StartUs, ti.EndUs
+		in.Samples, in.Rows = &n, &rows
 		if n > 0 {
 			in.StartUs, in.EndUs = &start, &end
 		}

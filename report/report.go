@@ -121,8 +121,14 @@ type Input struct {
 
 	// ---- NVML sample logs (findings of kind "trend") ----
 
-	// Samples counts the samples read (GPU and process rows).
+	// Samples counts the sampling instants read: the times the log was
+	// taken (one nvidia-smi table, one --query-gpu, dmon or pynvml tick
+	// of every GPU, one DCGM scrape), as a finding's samples count its
+	// series' (a series has at most this many).
 	Samples *int64 `json:"samples,omitempty"`
+	// Rows counts the readings in them: one per GPU or process per
+	// instant (the rows of the exported samples table).
+	Rows *int64 `json:"rows,omitempty"`
 	// StartUs and EndUs bound the time the log covers.
 	StartUs *int64 `json:"start_us,omitempty"`
 	EndUs   *int64 `json:"end_us,omitempty"`

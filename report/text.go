@@ -141,7 +141,9 @@ func describeAllocatorStats(in Input) []string {
 }
 
 // describeLog summarises an NVML log: "459 samples from 08:06:12 to
-// 08:08:08 UTC (116 s)".
+// 08:08:08 UTC (116 s)", "1 sample at 2026-12-02 08:59:58 UTC". A sample
+// is a sampling instant (one table, one tick of every GPU), as a
+// finding's samples are its series'.
 func describeLog(in Input) string {
 	s := plural(int(*in.Samples), "sample", "samples")
 	if in.StartUs == nil || in.EndUs == nil {
@@ -149,14 +151,24 @@ func describeLog(in Input) string {
 	}
 	start, end := time.UnixMicro(*in.StartUs).UTC(), time.UnixMicro(*in.EndUs).UTC()
 	dur := trend.Duration(float64(*in.EndUs-*in.StartUs) / 1e6)
+	one := *in.Samples == 1 && *in.StartUs == *in.EndUs
 	switch in.Clock {
 	case "row-order":
+		if one {
+			return s + " (no time in the log)"
+		}
 		if p := in.AssumedIntervalS; p != nil {
 			return fmt.Sprintf("%s over %s (no times in the log: placed by row order, %s apart assumed)", s, dur, trend.Duration(*p))
 		}
 		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
 	case "time-of-day":
+		if one {
+			return fmt.Sprintf("%s at %s (no date in the log)", s, start.Format("15:04:05"))
+		}
 		return fmt.Sprintf("%s from %s to %s (%s; no dates in the log)", s, start.Format("15:04:05"), end.Format("15:04:05"), dur)
+	}
+	if one {
+		return fmt.Sprintf("%s at %s UTC", s, start.Format("2006-01-02 15:04:05"))
 	}
 	layout := "15:04:05"
 	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {

@@ -69,8 +69,13 @@ func fuzzRead(t *testing.T, data []byte, f parse.Format, more ...Option) {
 		}
 		return
 	}
-	if rows != rd.Metadata().Rows || rows == 0 && rd.Metadata().Ticks == 0 && rd.Format() != FormatQueryApps {
-		t.Fatalf("%d rows, metadata says %d (%d ticks), and no error", rows, rd.Metadata().Rows, rd.Metadata().Ticks)
+	m := rd.Metadata()
+	if rows != m.Rows || rows == 0 && m.Ticks == 0 && rd.Format() != FormatQueryApps {
+		t.Fatalf("%d rows, metadata says %d (%d ticks), and no error", rows, m.Rows, m.Ticks)
+	}
+	// A sampling instant holds a row or a tick; every row is in one.
+	if m.Instants > m.Ticks || (m.Ticks > 0) != (m.Instants > 0) {
+		t.Fatalf("%d instants of %d ticks (%d rows)", m.Instants, m.Ticks, m.Rows)
 	}
 }
 
@@ -180,6 +185,8 @@ func FuzzSmiText(f *testing.F) {
 	addFixtures(f, "leak_exit_nvidia_smi_default.txt", "leak_exit_nvidia_smi_q_memory.txt", "pub_pytorch910_nvidia_smi.txt", "pub_gpuoperator348_cut_gpu_row.txt",
 		"field/nvitop8_mig_processes.txt", "field/nvitop8_mig_devices_cut.txt", "field/mineru_win_wddm_537_table.txt", "field/cadesign_win_wddm_512_table_indented.txt")
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n+--+\n|   0  A  On  | x |\n| 1MiB / 2MiB |\n| Processes: |\n|  0  7  C  p  3MiB |\n"))
+	// GPU rows cut in their cells (s32): "1344... / 2MiB", a line cut in the name.
+	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n|   0  A  On  | x |\n| N/A | 1344... / 2MiB | 5% |\n|   1  NVIDIA H2\n| N/A | 1MiB / 14\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })
 }

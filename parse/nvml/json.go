@@ -343,7 +343,7 @@ func (r *Reader) gpustatSample(g *gpustatDoc, n int) error {
 	if !ok {
 		return r.errorf(n, "query_time: %q is not an ISO 8601 time", *g.QueryTime)
 	}
-	r.tick(t)
+	r.tick(t, 0, false)
 	host := text(g.Hostname)
 	for _, gpu := range g.GPUs {
 		s := sample{timeUs: t, host: host, uuid: text(gpu.UUID), gpuName: text(gpu.Name), conv: IncludesReservedUnknown}

@@ -109,7 +109,7 @@ func (d *monDecoder) line(b []byte, n int) error {
 	}
 	s.timeUs = t
 	if d.pmon && !s.hasPID {
-		d.r.tick(t) // no process on this GPU now: no sample, but the log goes on
+		d.r.tick(t, 0, false) // no process on this GPU now: no sample, but the log goes on
 		return nil
 	}
 	if v := word(d.iFB); !dash(v) {

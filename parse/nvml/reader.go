@@ -47,8 +47,15 @@ func (c Clock) String() string {
 type Metadata struct {
 	// Format is the layout read.
 	Format parse.Format
-	// Rows counts the samples emitted.
+	// Rows counts the samples emitted: one per GPU or process per
+	// instant (the rows of the samples table).
 	Rows int64
+	// Instants counts the sampling instants: the times the log was taken,
+	// each a run of rows (or pmon's lines without a process) carrying one
+	// time. One nvidia-smi table or gpustat output, one DCGM scrape, one
+	// --query-gpu or dmon tick of every GPU is one instant, whatever its
+	// GPUs and processes; a series has at most this many samples.
+	Instants int64
 	// FirstUs and LastUs bound the times the log covers (µs since the Unix
 	// epoch, UTC), including ticks that yielded no sample (pmon rows
 	// without a process); valid when Rows > 0 or Ticks > 0.
@@ -183,6 +190,13 @@ type Reader struct {
 	source   []byte
 	nonEmpty bool
 	usedRows int64 // rows with a used-memory value
+	// lastTickUs is the time tick was last given; newInstant, that the
+	// decoder started an output (a table) whose rows are another instant
+	// even at the same time as the last; instantGPUs, the GPUs (0 to 63)
+	// with a row in the current instant, a bit each.
+	lastTickUs  int64
+	newInstant  bool
+	instantGPUs uint64
 	// paste: the input holds shell prompt lines (several outputs); cmdCont:
 	// the last line was a command line ending in a line continuation, so
 	// the next one is the command's too; skipped holds the first output
@@ -494,15 +508,45 @@ func (r *Reader) errorf(n int, format string, args ...any) error {
 }
 
 // tick records that the log covers time t (µs) even when no sample
-// comes of it.
-func (r *Reader) tick(t int64) {
+// comes of it: a row of GPU gpu's own memory when gpuRow, else a process
+// row or a line without a sample.
+//
+// It also counts the sampling instants (Metadata.Instants): rows at the
+// time of the row before are of its instant; so is a GPU's row at
+// another time when that GPU has none in the instant yet (a tool that
+// stamps each GPU's row as it reads it, a few ms apart; GPUs 0 to 63);
+// any other row starts an instant, as does an output the decoder starts
+// (newInstant).
+func (r *Reader) tick(t int64, gpu int32, gpuRow bool) {
 	if r.meta.Ticks == 0 || t < r.meta.FirstUs {
 		r.meta.FirstUs = t
 	}
 	if r.meta.Ticks == 0 || t > r.meta.LastUs {
 		r.meta.LastUs = t
 	}
+	var bit uint64 // the GPU's bit in instantGPUs; 0: none
+	if gpuRow && uint32(gpu) < 64 {
+		bit = 1 << uint32(gpu)
+	}
+	switch {
+	case r.meta.Ticks == 0 || r.newInstant:
+		r.startInstant(t, bit)
+	case t == r.lastTickUs:
+		r.instantGPUs |= bit
+	case bit != 0 && r.instantGPUs != 0 && r.instantGPUs&bit == 0:
+		r.instantGPUs |= bit
+		r.lastTickUs = t
+	default:
+		r.startInstant(t, bit)
+	}
 	r.meta.Ticks++
+}
+
+// startInstant counts a sampling instant starting at time t, with a row
+// of the GPU of bit (0: none) in it.
+func (r *Reader) startInstant(t int64, bit uint64) {
+	r.meta.Instants++
+	r.lastTickUs, r.newInstant, r.instantGPUs = t, false, bit
 }
 
 // sample is one row being assembled. Byte slices may point into the
@@ -604,7 +648,7 @@ func (r *Reader) emit(s *sample) {
 	c.text[ColSource].addFixed(r.source)
 	c.text[ColConvention].addFixed(conventionBytes(conv))
 	r.meta.Rows++
-	r.tick(s.timeUs)
+	r.tick(s.timeUs, s.gpu, s.hasGPU && !s.hasPID)
 }
 
 // conventionBytes is c as bytes, without a conversion per row.

@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,100 +47,106 @@ func peak(rows []row) (int64, int64) {
 // provenance (testdata/README.md) implies.
 func TestFixtures(t *testing.T) {
 	tests := []struct {
-		file        string
-		format      parse.Format
-		rows        int64
+		file   string
+		format parse.Format
+		rows   int64
+		// instants: the sampling instants (Metadata.Instants), what the
+		// report calls the log's samples: one per table, tick or scrape,
+		// whatever its GPUs and processes; pmon's ticks without a process
+		// count.
+		instants    int64
 		clock       Clock
 		conventions string // the set of used_convention values, sorted
 	}{
 		// 459 samples: ../shared/fixtures/README.md; the file has a header and 459 rows.
-		{"query_gpu.csv", FormatQueryGPU, 459, ClockAbsolute, "excludes-reserved"},
-		{"query_gpu_noheader_nounits.csv", FormatQueryGPU, 313, ClockAbsolute, "excludes-reserved"},
+		{"query_gpu.csv", FormatQueryGPU, 459, 459, ClockAbsolute, "excludes-reserved"},
+		{"query_gpu_noheader_nounits.csv", FormatQueryGPU, 313, 313, ClockAbsolute, "excludes-reserved"},
 		// 127 lines: the header and 126 rows.
-		{"query_gpu_reordered.csv", FormatQueryGPU, 126, ClockAbsolute, "excludes-reserved"},
-		{"query_apps.csv", FormatQueryApps, 295, ClockAbsolute, "process"},
-		{"query_apps_noheader.csv", FormatQueryApps, 68, ClockAbsolute, "process"},
+		{"query_gpu_reordered.csv", FormatQueryGPU, 126, 126, ClockAbsolute, "excludes-reserved"},
+		{"query_apps.csv", FormatQueryApps, 295, 295, ClockAbsolute, "process"},
+		{"query_apps_noheader.csv", FormatQueryApps, 68, 58, ClockAbsolute, "process"},
 		// 122 lines, of which 6 are the header pair repeated three times.
-		{"dmon.txt", FormatDmon, 116, ClockAbsolute, "excludes-reserved"},
-		{"dmon_mu.txt", FormatDmon, 64, ClockRowOrder, "excludes-reserved"},
+		{"dmon.txt", FormatDmon, 116, 116, ClockAbsolute, "excludes-reserved"},
+		{"dmon_mu.txt", FormatDmon, 64, 64, ClockRowOrder, "excludes-reserved"},
 		// pmon rows with pid "-" (no process) give no sample.
-		{"pmon.txt", FormatPmon, 71, ClockAbsolute, "process"},
-		{"pmon_mu_T.txt", FormatPmon, 32, ClockTimeOfDay, "process"},
+		{"pmon.txt", FormatPmon, 71, 116, ClockAbsolute, "process"},
+		{"pmon_mu_T.txt", FormatPmon, 32, 61, ClockTimeOfDay, "process"},
 		// One device row per line plus one row per listed process.
-		{"pynvml.jsonl", FormatPynvmlJSONL, 461 + 295, ClockAbsolute, "includes-reserved,process"},
-		{"pynvml_2.jsonl", FormatPynvmlJSONL, 250 + 138, ClockAbsolute, "includes-reserved,process"},
+		{"pynvml.jsonl", FormatPynvmlJSONL, 461 + 295, 461, ClockAbsolute, "includes-reserved,process"},
+		{"pynvml_2.jsonl", FormatPynvmlJSONL, 250 + 138, 250, ClockAbsolute, "includes-reserved,process"},
 		// The H200 recording of issue 12 (testdata/README.md): 167 --query-gpu
 		// rows, 122 --query-compute-apps rows, dmon once a second over 43 s,
 		// 31 pmon rows of pid 878, 166 pynvml ticks with 122 process rows.
-		{"leak_exit_query_gpu.csv", FormatQueryGPU, 167, ClockAbsolute, "excludes-reserved"},
-		{"leak_exit_query_apps.csv", FormatQueryApps, 122, ClockAbsolute, "process"},
-		{"leak_exit_dmon_mu_TD.txt", FormatDmon, 43, ClockAbsolute, "excludes-reserved"},
-		{"leak_exit_pmon_m_TD.txt", FormatPmon, 31, ClockAbsolute, "process"},
-		{"leak_exit_pynvml.jsonl", FormatPynvmlJSONL, 166 + 122, ClockAbsolute, "includes-reserved,process"},
+		{"leak_exit_query_gpu.csv", FormatQueryGPU, 167, 167, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_query_apps.csv", FormatQueryApps, 122, 122, ClockAbsolute, "process"},
+		{"leak_exit_dmon_mu_TD.txt", FormatDmon, 43, 43, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_pmon_m_TD.txt", FormatPmon, 31, 42, ClockAbsolute, "process"},
+		{"leak_exit_pynvml.jsonl", FormatPynvmlJSONL, 166 + 122, 166, ClockAbsolute, "includes-reserved,process"},
 		// One GPU and one process; -q: one GPU with Reserved.
-		{"leak_exit_nvidia_smi_default.txt", FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved,process"},
-		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"leak_exit_nvidia_smi_default.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
-		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, ClockAbsolute, "excludes-reserved"},
+		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
 		// pid 571's memory cut to "12339...": kept, memory unknown.
-		{"s31_nvidia_smi_truncated_proc.txt", FormatNvidiaSmiText, 3, ClockAbsolute, "excludes-reserved,process"},
-		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"s31_nvidia_smi_truncated_proc.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// --query-gpu without timestamp, index or uuid after "~ $  time
 		// nvidia-smi ...", with time's report after it: two GPUs.
-		{"pub_bpytop26_query_gpu_no_index.txt", FormatQueryGPU, 2, ClockRowOrder, "excludes-reserved"},
-		// Two GPUs, cut inside the second's memory cell: only GPU 0 is read.
-		{"pub_gpuoperator348_cut_gpu_row.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_bpytop26_query_gpu_no_index.txt", FormatQueryGPU, 2, 1, ClockRowOrder, "excludes-reserved"},
+		// Two GPUs, cut inside the second's memory cell after its
+		// figures ("0MiB / 81920Mi"): both are read.
+		{"pub_gpuoperator348_cut_gpu_row.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
-		{"pub_gpustat97_line.txt", FormatGpustatText, 2, ClockRowOrder, "includes-reserved-unknown,process"},
+		{"pub_gpustat97_line.txt", FormatGpustatText, 2, 1, ClockRowOrder, "includes-reserved-unknown,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
 		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
 		// (testdata/README.md).
-		{"capture_h200_100ms.jsonl", FormatPynvmlJSONL, 270 + 220, ClockAbsolute, "excludes-reserved,process"},
-		{"capture_h200_1s.jsonl", FormatPynvmlJSONL, 25 + 21, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_100ms.jsonl", FormatPynvmlJSONL, 270 + 220, 270, ClockAbsolute, "excludes-reserved,process"},
+		{"capture_h200_1s.jsonl", FormatPynvmlJSONL, 25 + 21, 25, ClockAbsolute, "excludes-reserved,process"},
 		// Field pastes (testdata/README.md, "Field pastes of nvidia-smi"):
 		// the Processes box alone, with the GI and CI columns of a MIG
 		// machine: its seven process rows (was refused).
-		{"field/nvitop8_mig_processes.txt", FormatNvidiaSmiText, 7, ClockRowOrder, "process"},
+		{"field/nvitop8_mig_processes.txt", FormatNvidiaSmiText, 7, 1, ClockRowOrder, "process"},
 		// dmon -s pucvmet: four GPUs in one tick, fb among 18 columns.
-		{"field/deepspeech178_dmon_pucvmet.txt", FormatDmon, 4, ClockRowOrder, "excludes-reserved"},
+		{"field/deepspeech178_dmon_pucvmet.txt", FormatDmon, 4, 1, ClockRowOrder, "excludes-reserved"},
 		// -q -d MEMORY,... of driver 375 (no Reserved line): one GPU.
-		{"field/gnomeapplet356_q_d_memory_2017.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"field/gnomeapplet356_q_d_memory_2017.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// Driver 450's table, with its MIG M. row: one GPU.
-		{"field/arborx565_table_450_mig_col.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/arborx565_table_450_mig_col.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// dmon and pmon "Not supported on the device(s)" after "# nvidia-smi
 		// dmon" (a root prompt), then the table of one GPU.
-		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
-		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, ClockRowOrder, "excludes-reserved"},
+		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
 		// ctime line, 537.34 none.
-		{"field/mineru_win_wddm_537_table.txt", FormatNvidiaSmiText, 1, ClockRowOrder, "excludes-reserved"},
-		{"field/cadesign_win_wddm_512_table_indented.txt", FormatNvidiaSmiText, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/mineru_win_wddm_537_table.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
+		{"field/cadesign_win_wddm_512_table_indented.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// A paste: --query-gpu (command over three lines, no timestamp) of
 		// one GPU whose used + free (22403 + 215) falls 410 MiB short of
 		// total (23028): the reservation left out; pmon without fb skipped.
-		{"field/a10g_query_continued_then_pmon_no_fb.txt", FormatQueryGPU, 1, ClockRowOrder, "excludes-reserved"},
+		{"field/a10g_query_continued_then_pmon_no_fb.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Four DCGM scrapes, each after a date line.
-		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, ClockAbsolute, "excludes-reserved"},
+		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, 4, ClockAbsolute, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
-		{"dst_fallback_berlin_query_gpu.csv", FormatQueryGPU, 80, ClockAbsolute, "excludes-reserved"},
+		{"dst_fallback_berlin_query_gpu.csv", FormatQueryGPU, 80, 80, ClockAbsolute, "excludes-reserved"},
 		// The tester's logs with a known answer (testdata/README.md, "NVML
 		// trend logs with a known answer"): one row per sample of the
 		// generators (120 or 240 samples, 6 by hand); 12 DCGM scrapes
 		// without timestamps. nvidia-smi's memory.used and DCGM's FB_USED
 		// leave the reservation out.
-		{"hunt_late_leak_last10pct.csv", FormatQueryGPU, 120, ClockAbsolute, "excludes-reserved"},
-		{"hunt_late_leak_last50pct.csv", FormatQueryGPU, 120, ClockAbsolute, "excludes-reserved"},
-		{"hunt_short_monotonic_100MiBpermin.csv", FormatQueryGPU, 6, ClockAbsolute, "excludes-reserved"},
-		{"hunt_sawtooth_floor_50MiB_per_cycle.csv", FormatQueryGPU, 240, ClockAbsolute, "excludes-reserved"},
+		{"hunt_late_leak_last10pct.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
+		{"hunt_late_leak_last50pct.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
+		{"hunt_short_monotonic_100MiBpermin.csv", FormatQueryGPU, 6, 6, ClockAbsolute, "excludes-reserved"},
+		{"hunt_sawtooth_floor_50MiB_per_cycle.csv", FormatQueryGPU, 240, 240, ClockAbsolute, "excludes-reserved"},
 		// gen_trend.py writes memory.free as total - used: used + free =
 		// total reads as the reservation counted in used, without a
 		// memory.reserved column to subtract.
-		{"hunt_warmup_flat.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
-		{"hunt_eval_sawtooth.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
-		{"hunt_restart.csv", FormatQueryGPU, 120, ClockAbsolute, "includes-reserved-unknown"},
-		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, ClockRowOrder, "excludes-reserved"},
+		{"hunt_warmup_flat.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_eval_sawtooth.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_restart.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
+		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, 12, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -155,6 +162,9 @@ func TestFixtures(t *testing.T) {
 			}
 			if meta.Rows != tt.rows || int64(len(rows)) != tt.rows {
 				t.Errorf("%d rows (meta %d), want %d", len(rows), meta.Rows, tt.rows)
+			}
+			if meta.Instants != tt.instants {
+				t.Errorf("%d instants, want %d", meta.Instants, tt.instants)
 			}
 			if meta.Clock != tt.clock {
 				t.Errorf("clock %v, want %v", meta.Clock, tt.clock)
@@ -770,5 +780,49 @@ func TestDCGMLowercaseHostname(t *testing.T) {
 	}
 	if len(rows) != 1 || rows[0].Host != "dcgm-exporter-wwwjh" || val(rows[0].Used) != mib(11275) {
 		t.Errorf("rows %+v", rows)
+	}
+}
+
+// A log's sampling instants (what the report calls its samples) count
+// the times it was taken, not its rows: two GPUs of one tick are one
+// instant whether their rows carry one timestamp or each its own a few
+// ms apart (a sampler that stamps each GPU as it reads it); processes
+// listed together are one; a process log's rows at new times are new
+// instants, whatever process they are of.
+func TestInstants(t *testing.T) {
+	gpuCSV := func(skewMs int) string {
+		var b strings.Builder
+		b.WriteString("timestamp, index, memory.used [MiB], memory.total [MiB]\n")
+		for i := 0; i < 5; i++ {
+			for g := 0; g < 2; g++ {
+				fmt.Fprintf(&b, "2026/11/30 10:00:0%d.%03d, %d, %d MiB, 81920 MiB\n", i, g*skewMs, g, 1000+i)
+			}
+		}
+		return b.String()
+	}
+	var pynvml strings.Builder
+	for i := 0; i < 3; i++ {
+		for g := 0; g < 2; g++ {
+			fmt.Fprintf(&pynvml, `{"ts": %d.%03d, "gpu": %d, "total": 85899345920, "used": 1073741824, "processes": [{"pid": %d, "used": 536870912}]}`+"\n", 1796025972+i, 3*g, g, 100+g)
+		}
+	}
+	apps := "timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]\n" +
+		"2026/11/30 10:00:00.100, GPU-a, 1, python3, 10 MiB\n" +
+		"2026/11/30 10:00:00.100, GPU-a, 2, python3, 20 MiB\n" +
+		"2026/11/30 10:00:01.100, GPU-a, 1, python3, 10 MiB\n" +
+		"2026/11/30 10:00:02.100, GPU-a, 3, python3, 30 MiB\n"
+	for _, tt := range []struct {
+		name, in       string
+		rows, instants int64
+	}{
+		{"query-gpu, one timestamp a tick", gpuCSV(0), 10, 5},
+		{"query-gpu, each GPU stamped", gpuCSV(2), 10, 5},
+		{"pynvml, a record per GPU", pynvml.String(), 12, 3},
+		{"query-apps", apps, 4, 3},
+	} {
+		rows, meta, err := readRows(t, "x", tt.in)
+		if err != nil || int64(len(rows)) != tt.rows || meta.Instants != tt.instants {
+			t.Errorf("%s: %v, %d rows, %d instants; want %d, %d", tt.name, err, len(rows), meta.Instants, tt.rows, tt.instants)
+		}
 	}
 }

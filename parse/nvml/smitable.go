@@ -2,10 +2,11 @@ package nvml
 
 import (
 	"bytes"
-	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 )
 
@@ -46,8 +47,20 @@ var (
 	// "|   0  NVIDIA GeForce RTX 3060 Ti   WDDM  | 00000000:01:00.0  On |".
 	// The name stays within the first cell.
 	smiTableGPURe = lazyre.New(`^\|\s*(\d{1,3})\s+(\S[^|]*?)\s+(On|Off|N/A|TCC|WDDM|MCDM)\s*\|`)
+	// A GPU row whose first cell lost the persistence mode to a cut, by
+	// nvidia-smi ("|   0  NVIDIA H2...  | 00000000:00:06.0 Off |") or by
+	// the paste ("|   0  NVIDIA H2"): the index (right-aligned: at most
+	// three spaces after the border, where a process row has four) and
+	// the name, from its first letter, as far as it goes. Tried after
+	// smiTableGPURe, outside the MIG and Processes boxes, on a line
+	// without "MiB" that is no process row.
+	smiTableGPUAnyRe = lazyre.New(`^\| {1,3}(\d{1,3}) {1,4}([A-Za-z][^|]*?)\s*(\||$)`)
 	// "3693MiB / 143771MiB"
 	smiTableMemRe = lazyre.New(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
+	// One side of a memory cell whose figure is whole: "134473MiB", or
+	// its unit cut ("81920Mi", "143771M..."): the digits end where the
+	// unit starts. "1437..." or "1437" at a cut is not whole.
+	smiMemFigureRe = lazyre.New(`^(\d{1,12})\s*M(?:iB?)?(?:\.\.\.|…)?$`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
 	// older drivers without the GI and CI columns; "N/A" for the memory
 	// where the driver cannot tell a process's (Windows' WDDM).
@@ -84,6 +97,7 @@ type smiTextDecoder struct {
 	gpuName   []byte
 	processes bool // inside the Processes box
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
+	mig       bool // inside the MIG devices box
 	// -q state.
 	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
 	qSection  string
@@ -137,8 +151,9 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.host = d.host[:0]
 	d.snapTime, d.hasSnapTime = t, ok
 	d.seenTime = d.seenTime || ok
-	d.gpuRow, d.processes = false, false
+	d.gpuRow, d.processes, d.mig = false, false, false
 	d.qGPU, d.qSection = -1, ""
+	d.r.newInstant = true // one output, one sampling instant
 }
 
 // atDate starts an output at t, the time of a line of date(1)'s output
@@ -239,12 +254,12 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	}
 	if bytes.Contains(t, []byte("MIG devices:")) {
 		d.cutGPURow(n)
-		d.sawMIG = true
+		d.sawMIG, d.mig = true, true
 		return nil
 	}
 	if bytes.Contains(t, []byte("Processes:")) {
 		d.cutGPURow(n)
-		d.processes = true
+		d.processes, d.mig = true, false
 		return nil
 	}
 	cut := t[len(t)-1] != '|' && t[len(t)-1] != '+'
@@ -278,6 +293,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		}
 		return nil
 	}
+	if d.mig {
+		return nil // a MIG device's memory is its GPU's
+	}
 	if d.gpuRow {
 		if m := smiTableMemRe.FindSubmatch(t); m != nil {
 			d.gpuRow = false
@@ -287,17 +305,142 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 				used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true})
 			return nil
 		}
+		if !isGPURow(t) && d.gpuMemRow(t, n, cut) {
+			return nil
+		}
 		d.cutGPURow(n)
 	}
-	if m := smiTableGPURe.FindSubmatch(t); m != nil && !bytes.Contains(t, []byte("MiB")) {
+	if bytes.Contains(t, []byte("MiB")) {
+		if smiTableMemRe.Match(t) {
+			d.r.meta.Warnings.Linef(n, "a GPU's memory row (%q) without the GPU's first row (index, name) before it: that GPU is not read", snippet(t))
+		}
+		return nil
+	}
+	if m := smiTableGPURe.FindSubmatch(t); m != nil {
 		g, _ := parseInt(m[1])
 		d.gpu, d.gpuRow = int32(g), true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if string(m[3]) == "WDDM" {
 			d.wddm = true
 		}
+		return nil
+	}
+	if m := smiTableGPUAnyRe.FindSubmatch(t); m != nil && !smiTableProcRe.Match(t) {
+		// A first cell without its persistence mode: the name cut by
+		// nvidia-smi, or the row cut inside the cell by the paste (the
+		// index and the name as far as it goes). Its memory is on the
+		// next row.
+		g, _ := parseInt(m[1])
+		d.gpu, d.gpuRow = int32(g), true
+		d.gpuName = append(d.gpuName[:0], m[2]...)
+		if len(m[3]) == 0 && cut {
+			d.r.meta.Warnings.Linef(n, "GPU %d's first row is cut short (%q): its name is read as %q", g, snippet(t), m[2])
+		}
 	}
 	return nil
+}
+
+// isGPURow: line t is a GPU's first row (index, name), not the second row
+// of the GPU before it.
+func isGPURow(t []byte) bool {
+	return !bytes.Contains(t, []byte("MiB")) && (smiTableGPURe.Match(t) || isCutGPURow(t))
+}
+
+// isCutGPURow: t is a GPU's first row that smiTableGPURe does not read
+// (see smiTableGPUAnyRe).
+func isCutGPURow(t []byte) bool {
+	return smiTableGPUAnyRe.Match(t) && !smiTableProcRe.Match(t)
+}
+
+// isBorder: a line of the box's borders alone ("+---+", "|===|", "|---+").
+func isBorder(t []byte) bool {
+	for _, c := range t {
+		if c != '|' && c != '+' && c != '-' && c != '=' && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// gpuMemRow reads line n, cut short when cut, as the second row of the
+// GPU whose first row came before it, when its memory cell (the second
+// cell: "134473MiB / 143771MiB") is not whole, and reports whether the
+// line is that row. A cell cut by nvidia-smi or by the paste ("134473MiB
+// / 1437...", "1344...   / 143771MiB", a line that stops inside it or
+// before it), or one without figures (GB10's "Not Supported"), keeps the
+// GPU in the samples with what is whole and the rest unknown (null, not
+// 0), and a warning names the line and what is cut.
+func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
+	if t[0] != '|' || isBorder(t) {
+		return false
+	}
+	// The row's cells: a whole second row has three (fan to power,
+	// memory, utilisation), the last closed by '|'.
+	cells := bytes.Split(t, []byte{'|'})[1:]
+	if !cut {
+		cells = cells[:len(cells)-1]
+	}
+	const record = "; record with --query-gpu=timestamp,index,memory.used,memory.total --format=csv for exact figures"
+	s := sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName}
+	var cell []byte
+	if len(cells) >= 2 {
+		cell = trimSpace(cells[1])
+	}
+	pasteCut := cut && len(cells) == 2 // the line stops inside the memory cell
+	switch {
+	case len(cells) < 2 || pasteCut && len(cell) == 0:
+		if !cut && len(cells) == 0 {
+			return false
+		}
+		d.r.meta.Warnings.Linef(n, "GPU %d's second row is cut short before its memory cell (%q): its used and total memory are unknown in this output%s", d.gpu, snippet(t), record)
+		d.gpuRow = false
+		d.emit(&s)
+		return true
+	case len(cell) == 0:
+		return false // a whole row with an empty memory cell: not the GPU's second row
+	}
+	d.gpuRow = false
+	usedB, totalB, _ := bytes.Cut(cell, []byte{'/'})
+	if v, ok := memFigure(trimSpace(usedB)); ok {
+		s.used, s.hasUsed = v, true
+	}
+	if v, ok := memFigure(trimSpace(totalB)); ok {
+		s.total, s.hasTotal = v, true
+	}
+	var what string
+	switch {
+	case s.hasUsed && s.hasTotal:
+		what = fmt.Sprintf("its figures are whole: %d MiB used of %d MiB", s.used/MiB, s.total/MiB)
+	case s.hasUsed:
+		what = fmt.Sprintf("its used memory, %d MiB, is read; its total is unknown", s.used/MiB)
+	case s.hasTotal:
+		what = fmt.Sprintf("its used memory is unknown (not 0) in this output; its total is %d MiB", s.total/MiB)
+	default:
+		what = "its used and total memory are unknown in this output"
+	}
+	if pasteCut || bytes.Contains(cell, []byte("...")) || bytes.Contains(cell, []byte("…")) {
+		if !(s.hasUsed && s.hasTotal) {
+			what += record
+		}
+		d.r.meta.Warnings.Linef(n, "GPU %d's memory cell is cut (%q): %s", d.gpu, snippet(cell), what)
+	} else {
+		// Not cut: no figure there ("Not Supported": GB10's unified
+		// memory), or not nvidia-smi's "used MiB / total MiB".
+		d.r.meta.Warnings.Linef(n, "GPU %d's memory cell reads %q, not \"used MiB / total MiB\": %s", d.gpu, snippet(cell), what)
+	}
+	d.emit(&s)
+	return true
+}
+
+// memFigure reads one side of a GPU's memory cell when its figure is
+// whole (see smiMemFigureRe), in bytes.
+func memFigure(b []byte) (int64, bool) {
+	m := smiMemFigureRe.FindSubmatch(b)
+	if m == nil {
+		return 0, false
+	}
+	v, ok := parseInt(m[1])
+	return v * MiB, ok
 }
 
 // cutGPURow warns, at line n, when the GPU row just read has no memory

@@ -75,18 +75,22 @@ func TestSmiTextPublicPastes(t *testing.T) {
 }
 
 // A paste cut inside a GPU's rows (NVIDIA/gpu-operator#348: the second
-// A100's memory cell stops at "0MiB / 81920Mi") reads the GPU before it
-// and names the one it cannot read, rather than show one GPU as the whole
-// table; a Processes box cut before its rows (pytorch#910) says its
-// processes are not read.
+// A100's memory cell stops at "0MiB / 81920Mi", its figures whole) reads
+// both GPUs and names the cut line; a Processes box cut before its rows
+// (pytorch#910) says its processes are not read.
 func TestSmiTextCutRowsWarn(t *testing.T) {
 	rows, meta := readFile(t, tdata+"pub_gpuoperator348_cut_gpu_row.txt")
 	at := time.Date(2022, 4, 26, 15, 29, 49, 0, time.UTC).UnixMicro()
-	if len(rows) != 1 || rows[0].TimeUs != at || *rows[0].GPU != 0 || *rows[0].Used != 0 || *rows[0].Total != 81920*MiB {
-		t.Fatalf("gpu-operator#348: %+v", rows)
+	if len(rows) != 2 || meta.Instants != 1 {
+		t.Fatalf("gpu-operator#348: %d instants, %+v", meta.Instants, rows)
 	}
-	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 16:") || !strings.Contains(w, "GPU 1 is not read") {
-		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", meta.Warnings.Strings())
+	for i, r := range rows {
+		if r.TimeUs != at || *r.GPU != int32(i) || *r.Used != 0 || *r.Total != 81920*MiB {
+			t.Errorf("gpu-operator#348 GPU %d: %+v", i, r)
+		}
+	}
+	if w := meta.Warnings.Strings(); len(w) != 1 || !strings.Contains(w[0], `line 16: GPU 1's memory cell is cut ("0MiB / 81920Mi"): its figures are whole: 0 MiB used of 81920 MiB`) {
+		t.Errorf("gpu-operator#348 warnings %q: want line 16 and GPU 1 named", w)
 	}
 	_, meta = readFile(t, tdata+"pub_pytorch910_nvidia_smi.txt")
 	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 18:") || !strings.Contains(w, "processes are not read") {
@@ -384,6 +388,170 @@ func TestSmiTextCutMemory(t *testing.T) {
 		rows, meta, err := readRows(t, "c.txt", in)
 		if err != nil || len(rows) != 2 || *rows[1].PID != 571 || rows[1].Used != nil || len(meta.Warnings.Strings()) != 1 {
 			t.Errorf("%q: %v %+v %q", cell, err, rows, meta.Warnings.Strings())
+		}
+	}
+}
+
+// A GPU's two-line box with one cell cut (s32: the tester's cut_total and
+// cut_used, made from s31's table): the row is there, so the GPU is kept
+// with what is whole and the rest unknown (nil, not 0), and a warning
+// names the line and what is cut; never "the used / total MiB row is
+// missing". The neighbours of the fault: a line that stops inside the
+// memory cell or before it, GB10's "Not Supported", a name cut (by
+// nvidia-smi, or by the paste inside the first cell), a cut bus id or
+// utilisation cell (not read: no warning).
+func TestSmiTextCutGPUCells(t *testing.T) {
+	b, err := os.ReadFile(tdata + "s31_nvidia_smi_truncated_proc.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(b)
+	const row1 = "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |"
+	const row2 = "| N/A   42C    P0            127W /  700W |  134473MiB / 143771MiB |      5%      Default |"
+	if !strings.Contains(base, row1+"\n"+row2+"\n") {
+		t.Fatal("s31's GPU rows changed")
+	}
+	n := func(v int64) *int64 { return &v }
+	tests := []struct {
+		name, row1, row2 string
+		used, total      *int64 // MiB; nil: unknown
+		gpuName          string
+		warn             string // in the warning of line 9 or 10; "" none
+	}{
+		{"cut_total", row1, "| N/A   42C    P0            127W /  700W |  134473MiB / 1437... |      5%      Default |",
+			n(134473), nil, "NVIDIA H200", `line 10: GPU 0's memory cell is cut ("134473MiB / 1437..."): its used memory, 134473 MiB, is read; its total is unknown`},
+		{"cut_used", row1, "| N/A   42C    P0            127W /  700W |  1344...   / 143771MiB |      5%      Default |",
+			nil, n(143771), "NVIDIA H200", `line 10: GPU 0's memory cell is cut ("1344...   / 143771MiB"): its used memory is unknown (not 0) in this output; its total is 143771 MiB`},
+		{"both cut", row1, "| N/A   42C    P0            127W /  700W |  1344...   / 1437...   |      5%      Default |",
+			nil, nil, "NVIDIA H200", `line 10: GPU 0's memory cell is cut ("1344...   / 1437..."): its used and total memory are unknown`},
+		{"unicode ellipsis", row1, "| N/A   42C    P0            127W /  700W |  134473MiB / 1437…   |      5%      Default |",
+			n(134473), nil, "NVIDIA H200", `its used memory, 134473 MiB, is read; its total is unknown`},
+		{"unit cut", row1, "| N/A   42C    P0            127W /  700W |  134473MiB / 143771M... |      5%      Default |",
+			n(134473), n(143771), "NVIDIA H200", `its figures are whole: 134473 MiB used of 143771 MiB`},
+		{"line stops in the total", row1, "| N/A   42C    P0            127W /  700W |  134473MiB / 1437",
+			n(134473), nil, "NVIDIA H200", `line 10: GPU 0's memory cell is cut ("134473MiB / 1437"): its used memory, 134473 MiB, is read`},
+		{"line stops in the used", row1, "| N/A   42C    P0            127W /  700W |  1344",
+			nil, nil, "NVIDIA H200", `line 10: GPU 0's memory cell is cut ("1344"): its used and total memory are unknown`},
+		{"line stops before the memory", row1, "| N/A   42C    P0            127W /  7",
+			nil, nil, "NVIDIA H200", `line 10: GPU 0's second row is cut short before its memory cell`},
+		{"line stops at the memory", row1, "| N/A   42C    P0            127W /  700W |",
+			nil, nil, "NVIDIA H200", `line 10: GPU 0's second row is cut short before its memory cell`},
+		{"utilisation cut", row1, "| N/A   42C    P0            127W /  700W |  134473MiB / 143771MiB |      5",
+			n(134473), n(143771), "NVIDIA H200", ""},
+		{"bus id cut", "|   0  NVIDIA H200                    On  |   00000000:0... |                    0 |", row2,
+			n(134473), n(143771), "NVIDIA H200", ""},
+		{"line stops in the bus id", "|   0  NVIDIA H200                    On  |   00000000:0", row2,
+			n(134473), n(143771), "NVIDIA H200", ""},
+		{"name cut by nvidia-smi", "|   0  NVIDIA H2...                 |   00000000:00:06.0 Off |                    0 |", row2,
+			n(134473), n(143771), "NVIDIA H2...", ""},
+		{"line stops in the name", "|   0  NVIDIA H2", row2,
+			n(134473), n(143771), "NVIDIA H2", `line 9: GPU 0's first row is cut short ("|   0  NVIDIA H2"): its name is read as "NVIDIA H2"`},
+	}
+	for _, tt := range tests {
+		in := strings.Replace(base, row1+"\n"+row2+"\n", tt.row1+"\n"+tt.row2+"\n", 1)
+		rows, meta, err := readRows(t, "c.txt", in)
+		if err != nil || len(rows) != 3 || meta.Instants != 1 {
+			t.Errorf("%s: %v, %d instants, %+v", tt.name, err, meta.Instants, rows)
+			continue
+		}
+		g := rows[0]
+		mib := func(p *int64) *int64 {
+			if p == nil {
+				return nil
+			}
+			v := *p / MiB
+			return &v
+		}
+		if *g.GPU != 0 || g.PID != nil || g.GPUName != tt.gpuName || !sameInt(mib(g.Used), tt.used) || !sameInt(mib(g.Total), tt.total) {
+			t.Errorf("%s: GPU row %+v (used %v, total %v MiB)", tt.name, g, show(mib(g.Used)), show(mib(g.Total)))
+		}
+		if *rows[1].PID != 542 || *rows[1].Used != 11060*MiB || *rows[2].PID != 571 || rows[2].Used != nil {
+			t.Errorf("%s: process rows %+v", tt.name, rows[1:])
+		}
+		var ours []string // the warnings besides s31's on pid 571
+		for _, w := range meta.Warnings.Strings() {
+			if !strings.Contains(w, "pid 571") {
+				ours = append(ours, w)
+			}
+		}
+		switch {
+		case tt.warn == "" && len(ours) > 0:
+			t.Errorf("%s: warnings %q, want none", tt.name, ours)
+		case tt.warn != "" && (len(ours) != 1 || !strings.Contains(ours[0], tt.warn)):
+			t.Errorf("%s: warnings %q, want one with %q", tt.name, ours, tt.warn)
+		case tt.warn != "" && strings.Contains(ours[0], "missing"):
+			t.Errorf("%s: %q calls the row missing", tt.name, ours[0])
+		}
+	}
+}
+
+func sameInt(a, b *int64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+func show(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// DGX Spark's GB10 (unified memory) prints "Not Supported" in the memory
+// cell (driver 580.95.05, NVIDIA/k8s-device-plugin#1482): the GPU is kept
+// with its memory unknown, its processes are read, and the warning says
+// what the cell reads rather than calling the table cut.
+func TestSmiTextMemoryNotSupported(t *testing.T) {
+	in := "Mon Oct 27 10:00:00 2025\n" +
+		"+-----------------------------------------------------------------------------------------+\n" +
+		"| NVIDIA-SMI 580.95.05              Driver Version: 580.95.05      CUDA Version: 13.0     |\n" +
+		"+-----------------------------------------+------------------------+----------------------+\n" +
+		"| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n" +
+		"| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n" +
+		"|                                         |                        |               MIG M. |\n" +
+		"|=========================================+========================+======================|\n" +
+		"|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |\n" +
+		"| N/A   40C    P8              4W /  N/A  | Not Supported          |      0%      Default |\n" +
+		"|                                         |                        |                  N/A |\n" +
+		"+-----------------------------------------+------------------------+----------------------+\n" +
+		"| Processes:                                                                              |\n" +
+		"|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n" +
+		"|        ID   ID                                                               Usage      |\n" +
+		"|=========================================================================================|\n" +
+		"|    0   N/A  N/A            4242      C   python3                               63931MiB |\n" +
+		"+-----------------------------------------------------------------------------------------+\n"
+	rows, meta, err := readRows(t, "gb10.txt", in)
+	if err != nil || len(rows) != 2 || rows[0].Used != nil || rows[0].Total != nil || rows[0].GPUName != "NVIDIA GB10" || *rows[1].Used != 63931*MiB {
+		t.Fatalf("%v: %+v", err, rows)
+	}
+	if w := meta.Warnings.Strings(); len(w) != 1 || !strings.Contains(w[0], `line 10: GPU 0's memory cell reads "Not Supported"`) || strings.Contains(w[0], "cut") {
+		t.Errorf("warnings %q", w)
+	}
+
+}
+
+// Several tables, each one sampling instant whatever its GPUs and
+// processes: the s32 tester's four tables of one GPU and two processes
+// are 4 instants (12 rows), and two tables with the same ctime are two.
+func TestSmiTextInstants(t *testing.T) {
+	b, err := os.ReadFile(tdata + "s31_nvidia_smi_truncated_proc.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := string(b)
+	var four strings.Builder
+	for i := 0; i < 4; i++ {
+		four.WriteString(strings.Replace(one, "08:59:58", fmt.Sprintf("09:0%d:58", i), 1))
+	}
+	for _, tt := range []struct {
+		name           string
+		in             string
+		rows, instants int64
+	}{
+		{"one", one, 3, 1},
+		{"four", four.String(), 12, 4},
+		{"same ctime", one + one, 6, 2},
+	} {
+		rows, meta, err := readRows(t, tt.name, tt.in)
+		if err != nil || int64(len(rows)) != tt.rows || meta.Rows != tt.rows || meta.Instants != tt.instants {
+			t.Errorf("%s: %v, %d rows (meta %d), %d instants; want %d rows, %d instants", tt.name, err, len(rows), meta.Rows, meta.Instants, tt.rows, tt.instants)
 		}
 	}
 }
