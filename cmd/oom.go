@@ -69,8 +69,9 @@ Causes:
   capacity         the working set is larger than the GPU, or (the fallback)
                    the GPU was full and no cause above explains it alone
   outside-process  from a snapshot alone: the request exceeded all this process
-                   held plus the GPU's free memory, so the memory was held
-                   outside it (other processes, or a GPU too small)
+                   held plus the GPU's free memory, and another OOM of the trace
+                   shows the GPU large enough, so the memory was held outside
+                   it (other processes); without that, the cause is not told
 
 Sizes are printed as PyTorch prints them (two decimals of KiB, MiB, GiB);
 --format json writes the gpuleak.report/v1 document with one "oom" finding

@@ -34,8 +34,10 @@ const (
 	CauseCapacity = "capacity"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
-	// plus the GPU's free memory: other processes held the rest, or the
-	// GPU is too small.
+	// plus the GPU's free memory, and another OOM of the same trace shows
+	// the GPU holding the request beside what this process held: other
+	// processes held the rest. Without such an OOM the GPU may as well be
+	// too small, and no cause is given.
 	CauseOutsideProcess = "outside-process"
 )
 
@@ -261,6 +263,12 @@ type Report struct {
 	expandable  bool
 	snapshot    bool
 	event       bool // from a profiler trace's [OutOfMemory] event
+	// gpuAtLeast is the least the GPU holds by another OOM of the same
+	// snapshot and device: the GPU's free memory and PyTorch's reserved
+	// memory there, the most of any (at trace entry gpuAtLeastSeq); -1
+	// when none says.
+	gpuAtLeast    int64
+	gpuAtLeastSeq int64
 }
 
 // Cause is one reason for an OOM, with the numbers that show it.
@@ -333,7 +341,13 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			pm.WithoutOOM = append(pm.WithoutOOM, in.Path)
 		}
 		for _, so := range in.Snapshot.OOMs {
-			reports = append(reports, fromSnapshotOOM(in, so))
+			r := fromSnapshotOOM(in, so)
+			r.gpuAtLeast, r.gpuAtLeastSeq = gpuAtLeast(in.Snapshot.OOMs, so)
+			if same := sameSnapshotOOM(reports, r); same != nil {
+				same.addSnapshotView(r)
+				continue
+			}
+			reports = append(reports, r)
 		}
 	}
 	// Profiler traces' [OutOfMemory] events: messages are matched
@@ -430,7 +444,75 @@ func (r *Report) clear() {
 	r.ProcessInUseBytes, r.UnlistedBytes, r.AllowedBytes = -1, -1, -1
 	r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes, r.ActiveBytes, r.PrivatePoolBytes = -1, -1, -1, -1, -1
 	r.LargestFreeBlockBytes, r.LiveBlocks = -1, -1
+	r.gpuAtLeast, r.gpuAtLeastSeq = -1, -1
 }
+
+// gpuAtLeast is a floor on the total memory of so's GPU from the other
+// OOMs of its snapshot on that device: at each, CUDA's free memory and
+// PyTorch's segments were both on the GPU. It returns the highest, and the
+// trace entry that gives it; -1, -1 when no other OOM gives both.
+func gpuAtLeast(all []snapshot.OOM, so snapshot.OOM) (int64, int64) {
+	best, seq := int64(-1), int64(-1)
+	for _, o := range all {
+		if o.Seq == so.Seq || o.Device != so.Device || o.DeviceFree < 0 || o.Memory.Total.ReservedBytes < 0 {
+			continue
+		}
+		if v := o.DeviceFree + o.Memory.Total.ReservedBytes; v > best {
+			best, seq = v, o.Seq
+		}
+	}
+	return best, seq
+}
+
+// sameSnapshotOOM finds the report of an OOM another snapshot already
+// recorded as r's: the OOM observer's snapshot and one dumped after the
+// except block hold the same "oom" trace entry. The entry has no address;
+// it is the same when its device, time, request and the GPU's free memory
+// are. Without a time (PyTorch before 2.1) two OOMs of one request cannot
+// be told from one seen twice, and are kept apart; so are two entries of
+// one snapshot.
+func sameSnapshotOOM(reports []*Report, r *Report) *Report {
+	if r.TimeUs == 0 {
+		return nil
+	}
+	for _, o := range reports {
+		if !o.snapshot || o.Device != r.Device || o.TimeUs != r.TimeUs || o.RequestedBytes != r.RequestedBytes ||
+			o.DeviceFreeBytes != r.DeviceFreeBytes || o.event || o.msg != nil {
+			continue
+		}
+		seen := false
+		for _, s := range o.Sources {
+			seen = seen || s.Path == r.Sources[0].Path
+		}
+		if !seen {
+			return o
+		}
+	}
+	return nil
+}
+
+// addSnapshotView folds o, the same OOM as seen by a later snapshot, into
+// r: its source, and what happened after the OOM where only o's trace goes
+// on past it (the observer's snapshot ends at the OOM; the one dumped
+// after the except block tells whether the run survived it). The state at
+// the OOM is r's: a snapshot that ends there holds it as is, one that goes
+// on rebuilt it by undoing the later entries.
+func (r *Report) addSnapshotView(o *Report) {
+	r.Sources = append(r.Sources, o.Sources...)
+	if r.Survived != nil || o.Survived == nil {
+		return
+	}
+	r.Survived, r.SmallerFrame = o.Survived, o.SmallerFrame
+	for _, n := range o.Notes {
+		if strings.HasPrefix(n, survivedNote) {
+			r.Notes = append(r.Notes, n)
+		}
+	}
+}
+
+// survivedNote begins the note of an OOM whose snapshot's trace goes on
+// after it.
+const survivedNote = "the OOM was survived"
 
 func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 	r := &Report{Device: so.Device, TimeUs: so.TimeUs, snapshot: true}
@@ -465,7 +547,7 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 	r.Stack, r.Frame = so.Stack, so.Frame
 	if a := so.After; a.Entries > 0 {
 		r.Survived, r.SmallerFrame = &a, so.SmallerFrame
-		note := fmt.Sprintf("the OOM was survived: the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
+		note := fmt.Sprintf(survivedNote+": the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
 		if a.Allocs > 0 {
 			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
 		}
@@ -1051,15 +1133,25 @@ func (r *Report) findCauses() {
 
 	// Outside this process: from a snapshot alone (no total capacity),
 	// a request larger than all this process held plus the GPU's free
-	// memory could not have fit whatever this process released.
+	// memory could not have fit whatever this process released. The rest
+	// of the GPU may be memory other processes held or memory the GPU does
+	// not have: only where the same trace shows the GPU holding the
+	// request beside what this process held (another OOM's free and
+	// reserved memory) did others hold it. Else the cause cannot be told,
+	// and a note, first, says what would tell.
 	outside := false
 	if gpuFull && !alone && !r.known(r.DeviceTotalBytes) && r.known(r.ReservedBytes) && seg > r.ReservedBytes+r.DeviceFreeBytes {
 		outside = true
-		full = append(full, Cause{Name: CauseOutsideProcess,
-			Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together: the rest of the GPU was held outside this process (other processes), or the GPU is too small; the OOM message or nvidia-smi tells which",
-				size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes)),
-			Numbers: map[string]int64{"segment_bytes": seg, "reserved_bytes": r.ReservedBytes, "device_free_bytes": r.DeviceFreeBytes, "shortfall_bytes": shortfall},
-			Advice:  "run nvidia-smi (or keep the OOM message) to see what else holds the GPU: free it or give this job a GPU of its own; if nothing else does, the GPU is too small for this step: a smaller batch, activation checkpointing, mixed precision, sharding"})
+		if held := r.gpuAtLeast - r.DeviceFreeBytes - r.ReservedBytes; r.gpuAtLeast >= 0 && held >= shortfall {
+			full = append(full, Cause{Name: CauseOutsideProcess,
+				Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together; the GPU holds at least %s (free and reserved at the OOM of trace entry %d), so at least %s was held outside this process (other processes), more than the %s that was missing",
+					size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes), size(r.gpuAtLeast), r.gpuAtLeastSeq, size(held), size(shortfall)),
+				Numbers: map[string]int64{"segment_bytes": seg, "reserved_bytes": r.ReservedBytes, "device_free_bytes": r.DeviceFreeBytes, "device_at_least_bytes": r.gpuAtLeast, "outside_bytes": held, "shortfall_bytes": shortfall},
+				Advice:  "run nvidia-smi (or keep the OOM message) to see what else holds the GPU: free it or give this job a GPU of its own"})
+		} else {
+			r.Notes = append([]string{fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together, so nothing this process could release would have made room; the snapshot does not record the GPU's total memory, so whether the GPU is smaller than the request (one allocation larger than the GPU: check the size asked for at the traceback's line, or split the tensor) or other processes held the rest (free them, or give this job a GPU of its own) cannot be told: the OOM message (its total capacity and process lines) or nvidia-smi tells which",
+				size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes))}, r.Notes...)
+		}
 	}
 
 	// Accumulation: growing call sites hold most of the memory, and

@@ -340,10 +340,12 @@ func TestH200Recordings(t *testing.T) {
 		t.Errorf("survived %+v notes %q", r.Survived, r.Notes)
 	}
 	// From the snapshot alone, the 200 GiB request is more than all this
-	// process held plus the GPU's free memory: outside this process, not
-	// accumulation.
+	// process held plus the GPU's free memory; the snapshot does not give
+	// the GPU's total (139.80 GiB), so whether the GPU is too small or
+	// other processes held the rest cannot be told: no cause (s33 finding
+	// 7; main said outside-process), never accumulation.
 	r = postmortem(t, "h200/oom_capacity.pickle").OOMs[0]
-	if names := causeNames(r); len(names) == 0 || names[0] != CauseOutsideProcess || hasCause(r, CauseAccumulation) != nil {
+	if names := causeNames(r); len(names) != 0 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "cannot be told") {
 		t.Errorf("capacity, snapshot alone: %v %q", names, r.Notes)
 	}
 	// An OOM that did not end the run: no message; the fill loop's first

@@ -124,7 +124,7 @@ func (a *LeakAnalyzer) sitesAtOOM(dev int32, seq int64, blocks []StateBlock, gro
 	for _, b := range blocks {
 		stack := b.Stack
 		if l, ok := c.live.get(b.Addr); ok {
-			stack = l.stack
+			stack = allocStack(l.stack, b.Stack)
 		}
 		in.blocks.add(blockInfo{addr: b.Addr, size: b.Size, stack: stack})
 	}

@@ -336,6 +336,10 @@ type deviceState struct {
 	// pendingBlocks are the blocks in state active_pending_free.
 	pendingBlocks []pendingBlock
 	allocs        []int // allocations per key (index in keys) during the trace
+	// stackedAllocs counts the trace's allocations that carry a stack:
+	// none in a trace recorded with context="state" (stacks only for the
+	// blocks live at the snapshot) or context=None (no stack at all).
+	stackedAllocs int64
 	entries       int64
 	snapshots     int64 // "snapshot" entries: where _dump_snapshot was called
 	lastSeq       int64
@@ -535,6 +539,9 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		switch code {
 		case actAlloc:
 			st := stackAt(stack, i)
+			if st >= 0 {
+				d.stackedAllocs++
+			}
 			k := d.key(allocKey{stack: st, size: size.Value(i)})
 			if d.live.put(addr.Value(i), liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}) {
 				d.reused++
@@ -908,6 +915,10 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	for _, n := range d.allocs {
 		nAllocs += n
 	}
+	// A snapshot's trace whose allocations carry no stack was recorded
+	// with context="state" or context=None: iterations cannot be found
+	// from it, and whatever stacks there are come from the blocks.
+	noTraceStacks := a.segments && nAllocs > 0 && d.stackedAllocs == 0
 	switch {
 	case d.entries == 0 && d.active.len() > 0:
 		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
@@ -920,7 +931,11 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 			if d.live.len() == 0 {
 				held = "and none of the memory the trace saw allocated is held at its end"
 			}
-			warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, %s", d.dev, in.iter.why(), held))
+			if noTraceStacks {
+				warns = append(warns, noTraceStacksWarning(d.dev, held, st))
+			} else {
+				warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, %s", d.dev, in.iter.why(), held))
+			}
 		}
 		if d.unmatched > 0 {
 			warns = append(warns, fmt.Sprintf("device %d: %s of addresses never seen allocated: the trace's ring buffer wrapped or recording started late (raise max_entries of torch.cuda.memory._record_memory_history)", d.dev, count(d.unmatched, "free", "frees")))
@@ -947,12 +962,29 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	}
 	switch {
 	case total == 0 || noStack*2 <= total:
+	case noTraceStacks:
+		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack: neither the trace nor the snapshot's blocks recorded one, as with torch.cuda.memory._record_memory_history(context=None); record with context=\"all\" (the default) or \"alloc\" to name their call sites", d.dev, noStack, total))
 	case d.entries > 0 && noStack < total:
 		warns = append(warns, fmt.Sprintf("device %d: %d of the %d live allocations made during the trace have no stack while the others have one: they were made on a thread with no Python frame (autograd's engine runs backward on its own threads); record with torch.cuda.memory._record_memory_history(stacks=\"all\") to see their C++ frames", d.dev, noStack, total))
 	default:
 		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
 	}
 	return sites, warns
+}
+
+// noTraceStacksWarning says why the trace of device dev, whose
+// allocations carry no stack (deviceState.stackedAllocs 0), shows no
+// iterations: they are found from the stacks of the trace's allocations.
+// held says what became of the memory the trace saw allocated; st tells
+// whether the snapshot's blocks named the live allocations instead.
+func noTraceStacksWarning(dev int32, held string, st siteStats) string {
+	w := fmt.Sprintf("device %d: the trace's allocations carry no stacks, so its iterations cannot be found: growth across iterations cannot be judged, %s; ", dev, held)
+	if st.noStackInTrace < st.totalInTrace {
+		w += "torch.cuda.memory._record_memory_history(context=\"state\") records stacks only for the blocks live at the snapshot (they name the sites), context=None none at all"
+	} else {
+		w += "torch.cuda.memory._record_memory_history(context=None) records no stacks, context=\"state\" only those of the blocks live at the snapshot"
+	}
+	return w + ": record with context=\"all\" (the default) or \"alloc\" to judge growth (PyTorch 2.0: _record_memory_history(True, trace_alloc_max_entries=N, trace_alloc_record_context=True))"
 }
 
 // pendingSites groups the device's blocks in state active_pending_free by
@@ -972,7 +1004,7 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 		stack := b.stack
 		p, ok := d.pending.get(b.addr)
 		if ok && p.known {
-			stack = p.alloc.stack
+			stack = allocStack(p.alloc.stack, b.stack)
 		}
 		key := a.groupKey(stack, groupOf)
 		g := groups[key]
@@ -1081,6 +1113,19 @@ type siteStats struct {
 	// noStackInTrace and totalInTrace count the same among the
 	// allocations the trace made (not the blocks older than it).
 	noStackInTrace, totalInTrace int
+}
+
+// allocStack is the stack of a block the trace's live allocation covers,
+// given the trace entry's stack and the block's: the entry's, or the
+// block's where the entry has none. Both are the one stack captured at the
+// allocation when both are recorded; a trace recorded with
+// context="state" gives its entries none, while the snapshot's blocks keep
+// theirs.
+func allocStack(entry, block int32) int32 {
+	if entry < 0 {
+		return block
+	}
+	return entry
 }
 
 // groupKey returns the site key of a stack id, cached in groupOf.
@@ -1200,7 +1245,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 		for b := range in.blocks.all {
 			stack := b.stack
 			if l, ok := in.live.get(b.addr); ok {
-				stack = l.stack
+				stack = allocStack(l.stack, b.stack)
 				inLive[i/64] |= 1 << (i % 64)
 				matched[b.addr] = struct{}{}
 			} else {

@@ -238,6 +238,33 @@ func TestNoTraceIsLive(t *testing.T) {
 	}
 }
 
+// TestTraceWithoutStacks: a snapshot recorded with context="state" (s33
+// kcl) has a trace whose entries carry no stack and blocks that carry
+// theirs: the blocks name the trace's live allocations (70 at step
+// (g.py:26), 4 at <module> (g.py:19); only the backward thread's 32 MiB
+// workspace has none). With context=None (knl) neither has one. Each
+// warning says the trace has no stacks and advises context="all", never
+// stacks="python" (set in both runs).
+func TestTraceWithoutStacks(t *testing.T) {
+	res := analyzeSnapshot(t, "s33/kcl.pickle.gz", LeakOptions{})
+	byLine := map[int64]int{}
+	for _, s := range res.Sites {
+		if s.Kind != callsite.Retained {
+			t.Errorf("%s at %v: growth cannot be judged without the trace's stacks", s.Kind, s.Frame)
+		}
+		byLine[s.Frame.Line] += s.Count
+	}
+	if byLine[26] != 70 || byLine[19] != 4 || byLine[0] != 1 {
+		t.Errorf("allocations by line %v; want 70 at 26, 4 at 19, 1 without a stack", byLine)
+	}
+	for name, want := range map[string]string{"s33/kcl.pickle.gz": "they name the sites", "s33/knl.pickle.gz": "75 of 75 live allocations have no stack: neither the trace nor the snapshot's blocks"} {
+		w := strings.Join(analyzeSnapshot(t, name, LeakOptions{}).Warnings, "\n")
+		if !strings.Contains(w, want) || !strings.Contains(w, "the trace's allocations carry no stacks") || strings.Contains(w, `stacks="python"`) {
+			t.Errorf("%s: warnings %q", name, w)
+		}
+	}
+}
+
 // TestActiveParts: the tenths of the span from the first kept allocation
 // to the end of the trace that hold one.
 func TestActiveParts(t *testing.T) {
