@@ -16,7 +16,7 @@ import (
 //
 //	host-a/leak-job:  leak_train_loop.pickle (the leak at forward, leak_train_loop.py:11)
 //	host-a/oom-job:   oom_observer.pickle + oom_error.txt (one OOM: accumulation + memory-limit)
-//	host-b/frag-job:  fragmentation_oom.pickle + its error (OOMs: accumulation + fragmentation, fragmentation + memory-limit)
+//	host-b/frag-job:  fragmentation_oom.pickle + its error (OOMs: fragmentation, fragmentation + memory-limit)
 //	host-b/nvml-job:  query_gpu.csv + query_apps.csv (one H200: processes that step up, the GPU a sawtooth)
 //	host-b/notes:     a README that is no artifact (skipped), a truncated snapshot (unreadable)
 func fleet(t *testing.T) string {

@@ -214,8 +214,11 @@ func siteMessage(s snapshot.Site) string {
 			held, where, freed, pendingWhen(s.Pending))
 	case callsite.Live:
 		suspect := ""
-		if s.Repeated {
+		switch {
+		case s.Repeated && s.RepeatedCount == s.Count:
 			suspect = fmt.Sprintf("; %d allocations of one size from one site is the pattern a leak leaves", s.Count)
+		case s.Repeated:
+			suspect = fmt.Sprintf("; %d of them are of one size (%s): many allocations of one size from one site is the pattern a leak leaves", s.RepeatedCount, IBytes(s.RepeatedSize))
 		}
 		// A live site may mix allocations older than the trace with ones
 		// made during it (classify): say which the trace cannot date.

@@ -455,14 +455,12 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	}
 	// The step's work before log position i counts the allocations made
 	// inside a module call or by backward (or with no stack): the step's
-	// compute, which cannot mark iterations itself but fills them. When
-	// the trace has none (functions of tensors, no nn.Module), it counts
-	// every allocation, and an anchor's own are subtracted. Both counts
-	// are kept at each anchor's occurrences only (filled reads them
-	// there): a count per log position cost 8 bytes a trace entry.
-	// counts holds, at each occurrence, every allocation before it while
-	// no allocation of work has been seen, then the work before it (0
-	// for the occurrences before the first).
+	// compute, which cannot mark iterations itself but fills them. Every
+	// allocation is counted too, for when the step's compute fills no
+	// marker's gaps (a trace with no module call, or whose only ones came
+	// before the loop: the model moved to the GPU). Both counts are kept
+	// at each anchor's occurrences only (filled reads them there): a
+	// count per log position cost 8 bytes a trace entry.
 	var work, all int32
 	log := d.log.keyIterFrom(from)
 	for i := from; i < upto; {
@@ -478,24 +476,15 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 			if j := slot[k]; j >= 0 {
 				o := &occs[j]
 				o.pos = append(o.pos, i)
-				if work == 0 {
-					o.counts = append(o.counts, all)
-				} else {
-					o.counts = append(o.counts, work)
-				}
+				o.counts = append(o.counts, work)
+				o.allocs = append(o.allocs, all)
 			} else {
-				if work == 0 {
-					for j := range occs {
-						clear(occs[j].counts)
-					}
-				}
 				work++
 			}
 			all++
 			i++
 		}
 	}
-	ownInWork := work == 0
 	// The stacks that occur, by id.
 	seen := occs[:0]
 	for _, o := range occs {
@@ -511,7 +500,7 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		if len(best) >= minBoundaries {
 			break
 		}
-		if b, anchor := a.bestAnchor(seen, class, upto-from, ownInWork); len(b) > len(best) {
+		if b, anchor := a.bestAnchor(seen, class, upto-from, work > 0); len(b) > len(best) {
 			best, it.anchor = b, anchor
 		}
 	}
@@ -608,26 +597,46 @@ func (d *deviceState) stepStarts(upto int) []int {
 }
 
 // anchorOcc is a stack that may mark iterations: the log positions of its
-// allocations, and the step's work counted at each (see iterationsIn).
+// allocations, and at each the step's work (counts) and every allocation
+// (allocs) made before it (see iterationsIn).
 type anchorOcc struct {
 	st     int32
 	pos    []int
 	counts []int32
+	allocs []int32
 }
 
 // bestAnchor returns the occurrences (iteration starts) and the stack of
 // the best anchor of class among occs (sorted by stack id): recurring
 // regularly through the trace (or its bursts do), the most frequent, and of
-// stacks about as frequent (within 5%) the first in the step. When the trace has a step's compute
-// (allocations in module calls or by backward, counted in work), an anchor
-// must have some of it in most of its gaps: a loop inside the step (one
-// temporary per sample, a regulariser over a history) recurs more often
-// than the step and as regularly, but most of its gaps hold none of the
-// step's compute; the step's own marker, once per step, has it in every
-// gap. Only when no anchor qualifies so are the others considered.
-func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork bool) ([]int, int32) {
-	var bestAny []int
-	anchorAny := int32(-1)
+// stacks about as frequent (within 5%) the first in the step. An anchor
+// must have some of the step's work in most of its gaps: a loop inside the
+// step (one temporary per sample, a regulariser over a history, the
+// matmuls of a fixed inner loop) recurs more often than the step and as
+// regularly, but most of its gaps hold none of the step's work; the step's
+// own marker, once per step, has it in every gap. The step's work is its
+// compute (allocations in module calls or by backward) when the trace has
+// some (hasWork) and it fills some anchor's gaps so; else (a trace without
+// module calls, or whose only ones came before the loop, as moving the
+// model to the GPU does) any other allocation. Only when no anchor
+// qualifies either way is one of no other allocation taken (loneAnchor).
+func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, hasWork bool) ([]int, int32) {
+	if hasWork {
+		if best, anchor := a.filledAnchor(occs, class, n, false); best != nil {
+			return best, anchor
+		}
+	}
+	if best, anchor := a.filledAnchor(occs, class, n, true); best != nil {
+		return best, anchor
+	}
+	return a.loneAnchor(occs, class, n)
+}
+
+// filledAnchor returns the best anchor of class among occs whose
+// occurrences (or their bursts) have the step's work in two thirds of
+// their gaps (filled): the compute counted in counts, or, when
+// ownInWork, every other allocation; nil when there is none.
+func (a *LeakAnalyzer) filledAnchor(occs []anchorOcc, class int8, n int, ownInWork bool) ([]int, int32) {
 	type cand struct {
 		ps []int
 		st int32
@@ -638,37 +647,14 @@ func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork
 		if len(ps) < 2 || a.anchorOK[st] != class {
 			continue
 		}
-		var cands [][]int
-		if regular(ps, n) {
-			cands = append(cands, ps)
-		}
-		// Allocations in bursts (one per parameter in each optimizer
-		// step; a loop inside the step; training steps between long
-		// evaluations) mark iterations by the start of each burst.
-		if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
-			cands = append(cands, bs)
-		}
-		// A step whose allocations on this stack are many, at uneven
-		// spacing (the statements of a step written on one line, on
-		// batches of varying length), splits at twice the median gap into
-		// bursts of uneven length; the gaps between steps stand apart
-		// from those within by a clear break.
-		if len(cands) == 0 {
-			if bs := breakStarts(ps, n); bs != nil {
-				cands = append(cands, bs)
-			}
-		}
 		work := occCounts{pos: ps, n: o.counts}
 		if ownInWork {
-			work.own = 1
+			work = occCounts{pos: ps, n: o.allocs, own: 1}
 		}
-		for _, c := range cands {
+		for _, c := range anchorCands(ps, n) {
 			if filled(c, ps, work, ownInWork) {
 				good = append(good, cand{c, st})
 				break
-			}
-			if betterAnchor(c, bestAny) {
-				bestAny, anchorAny = c, st
 			}
 		}
 	}
@@ -692,10 +678,87 @@ func (a *LeakAnalyzer) bestAnchor(occs []anchorOcc, class int8, n int, ownInWork
 			best, anchor = c.ps, c.st
 		}
 	}
-	if len(best) >= minBoundaries || len(best) >= len(bestAny) {
-		return best, anchor
+	return best, anchor
+}
+
+// anchorCands returns the ways the sorted log positions ps of one stack
+// may mark iterations through a trace of n positions: ps itself when
+// regular, the starts of its bursts when those are, or, when neither is,
+// the bursts split at a break (breakStarts).
+func anchorCands(ps []int, n int) [][]int {
+	var cands [][]int
+	if regular(ps, n) {
+		cands = append(cands, ps)
 	}
-	return bestAny, anchorAny
+	// Allocations in bursts (one per parameter in each optimizer
+	// step; a loop inside the step; training steps between long
+	// evaluations) mark iterations by the start of each burst.
+	if bs := burstStarts(ps); len(bs) >= 2 && len(bs) < len(ps) && regular(bs, n) {
+		cands = append(cands, bs)
+	}
+	// A step whose allocations on this stack are many, at uneven
+	// spacing (the statements of a step written on one line, on
+	// batches of varying length), splits at twice the median gap into
+	// bursts of uneven length; the gaps between steps stand apart
+	// from those within by a clear break.
+	if len(cands) == 0 {
+		if bs := breakStarts(ps, n); bs != nil {
+			cands = append(cands, bs)
+		}
+	}
+	return cands
+}
+
+// loneAnchor returns the anchor of class among occs for a trace in which
+// no stack's gaps hold other allocations (filledAnchor found none): the
+// most frequent regular one, as bestAnchor ranks them, of at least
+// minBoundaries occurrences, else nil. Allocations of a stack made back to
+// back, with no other allocation or free between them in the trace, are
+// one operation and count once: the buffers of a list comprehension
+// (`[torch.empty(n) for _ in range(16)]`), or a loop that only fills a
+// list, are made in one burst, not in iterations of a step. A loop that
+// replaces its tensor each pass frees the old one between (a CUDA graph's
+// input refilled every replay), and marks its passes.
+func (a *LeakAnalyzer) loneAnchor(occs []anchorOcc, class int8, n int) ([]int, int32) {
+	var best []int
+	anchor := int32(-1)
+	for _, o := range occs {
+		if len(o.pos) < 2 || a.anchorOK[o.st] != class {
+			continue
+		}
+		ps := runStarts(o.pos)
+		if len(ps) < minBoundaries {
+			continue
+		}
+		for _, c := range anchorCands(ps, n) {
+			if len(c) >= minBoundaries && betterAnchor(c, best) {
+				best, anchor = c, o.st
+			}
+		}
+	}
+	return best, anchor
+}
+
+// runStarts returns the sorted log positions ps less those that directly
+// follow the one before (ps[i] == ps[i-1]+1): the first of each run of
+// allocations made back to back. It returns ps itself when there is none.
+func runStarts(ps []int) []int {
+	var out []int
+	for i, p := range ps {
+		if i > 0 && p == ps[i-1]+1 {
+			if out == nil {
+				out = append(make([]int, 0, len(ps)), ps[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, p)
+		}
+	}
+	if out == nil {
+		return ps
+	}
+	return out
 }
 
 // maxNestChecks bounds the candidate anchors compared pairwise by

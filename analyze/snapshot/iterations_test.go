@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"math/rand"
 	"regexp"
+	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
@@ -595,5 +597,143 @@ func TestBreakStarts(t *testing.T) {
 	}
 	if bs := breakStarts(layers, layers[len(layers)-1]+10); bs != nil {
 		t.Errorf("one pass of layers split into %d bursts", len(bs))
+	}
+}
+
+// namedStacks adds one frame and a one-frame stack per name (stack i is
+// names[i], at /u/app.py line 10+i), as framesAndStacks does for two.
+func namedStacks(t *testing.T, mem memory.Allocator, a *LeakAnalyzer, names ...string) {
+	fb := array.NewRecordBuilder(mem, pytorch.FramesSchema)
+	defer fb.Release()
+	sb := array.NewRecordBuilder(mem, pytorch.StacksSchema)
+	defer sb.Release()
+	for i, name := range names {
+		fb.Field(0).(*array.Int32Builder).Append(int32(i))
+		fb.Field(1).(*array.StringBuilder).Append("/u/app.py")
+		fb.Field(2).(*array.Int64Builder).Append(int64(10 + i))
+		fb.Field(3).(*array.StringBuilder).Append(name)
+		sb.Field(0).(*array.Int32Builder).Append(int32(i))
+		sb.Field(1).(*array.Int32Builder).Append(0)
+		sb.Field(2).(*array.Int32Builder).Append(int32(i))
+	}
+	for _, x := range []struct {
+		t pytorch.Table
+		b *array.RecordBuilder
+	}{{pytorch.TableFrames, fb}, {pytorch.TableStacks, sb}} {
+		rec := x.b.NewRecordBatch()
+		if err := a.Add(x.t, rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+}
+
+// analyzeEvents runs a LeakAnalyzer with stacks names over evs.
+func analyzeEvents(t *testing.T, names []string, evs []ev) *LeakResult {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	a := NewLeakAnalyzer(LeakOptions{})
+	namedStacks(t, mem, a, names...)
+	rec := eventsBatch(t, mem, 0, evs)
+	if err := a.Add(pytorch.TableEvents, rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	return a.Finalize()
+}
+
+// TestInnerLoopAfterSetup: the only allocations made inside module calls
+// (no stack here) are the model's, moved to the GPU before the loop; the
+// loop (s33's stp.pickle) allocates x, runs 8 matmuls whose outputs are
+// dropped at once (an inner loop with nothing between its allocations),
+// makes y, and keeps one tensor a step. The step's compute fills no
+// marker's gaps, so any other allocation counts: x marks the 40 steps,
+// not the 320 matmuls, and the kept tensor leaks across them.
+func TestInnerLoopAfterSetup(t *testing.T) {
+	var evs []ev
+	addr := uint64(0x10000)
+	next := func() uint64 { addr += 0x1000; return addr }
+	for i := 0; i < 4; i++ { // model.to("cuda")
+		evs = append(evs, ev{"alloc", next(), 4 << 20, 0, -1})
+	}
+	for step := 0; step < 40; step++ {
+		x := next()
+		evs = append(evs, ev{"alloc", x, 4 << 20, 0, 1})
+		for m := 0; m < 8; m++ {
+			w := next()
+			evs = append(evs, ev{"alloc", w, 64 << 20, 0, 2}, ev{"free_requested", w, 64 << 20, 0, 2}, ev{"free_completed", w, 64 << 20, 0, 2})
+		}
+		y := next()
+		evs = append(evs, ev{"alloc", y, 4 << 20, 0, 3}, ev{"alloc", next(), 1 << 20, 0, 0})
+		evs = append(evs, ev{"free_completed", y, 4 << 20, 0, 3}, ev{"free_completed", x, 4 << 20, 0, 1})
+	}
+	res := analyzeEvents(t, []string{"leaky", "loadx", "matmul", "double"}, evs)
+	if d := res.Devices[0]; d.Iterations != 40 || d.IterationSite.Name != "loadx" {
+		t.Errorf("%d iterations at %+v, want 40 at loadx", d.Iterations, d.IterationSite)
+	}
+	if l := sitesOf(res, callsite.Leak, 0); len(l) != 1 || l[0].Count != 40 || l[0].Frame.Name != "leaky" {
+		t.Errorf("leaks %+v (warnings %q)", l, res.Warnings)
+	}
+}
+
+// TestBurstIsOneOperation: buffers made in one statement, back to back
+// with nothing else between them (`A = [torch.empty(n) for _ in
+// range(16)]`, half of them kept; s33's fbm.pickle), after a model moved
+// to the GPU, are one operation: the trace shows no repeating step, and
+// what is kept is retained, not a leak. A loop that frees its tensor each
+// pass (the free comes between) still marks its passes.
+func TestBurstIsOneOperation(t *testing.T) {
+	var evs []ev
+	addr := uint64(0x10000)
+	next := func() uint64 { addr += 0x1000; return addr }
+	for i := 0; i < 4; i++ {
+		evs = append(evs, ev{"alloc", next(), 4 << 20, 0, -1})
+	}
+	big := next()
+	evs = append(evs, ev{"alloc", big, 512 << 20, 0, 0}, ev{"free_completed", big, 512 << 20, 0, 0})
+	var made []uint64
+	for i := 0; i < 16; i++ {
+		made = append(made, next())
+		evs = append(evs, ev{"alloc", made[i], 32 << 20, 0, 0})
+	}
+	for i := 1; i < 16; i += 2 {
+		evs = append(evs, ev{"free_completed", made[i], 32 << 20, 0, 0})
+	}
+	evs = append(evs, ev{"alloc", next(), 128 << 20, 0, 0})
+	res := analyzeEvents(t, []string{"E"}, evs)
+	if d := res.Devices[0]; d.Iterations != 0 {
+		t.Errorf("%d iterations at %+v, want none", d.Iterations, d.IterationSite)
+	}
+	if l := sitesOf(res, callsite.Leak, 0); len(l) != 0 {
+		t.Errorf("leaks %+v", l)
+	}
+	if r := sitesOf(res, callsite.Retained, 0); len(r) == 0 || r[0].Frame.Name != "E" {
+		t.Errorf("retained %+v", r)
+	}
+
+	// The same model, then 60 passes that each make an input, copy it
+	// into a CUDA graph's static input and drop it (s33's cgc.pickle:
+	// the replay allocates nothing).
+	evs = evs[:4]
+	for step := 0; step < 60; step++ {
+		x := next()
+		evs = append(evs, ev{"alloc", x, 1 << 20, 0, 0}, ev{"free_completed", x, 1 << 20, 0, 0})
+	}
+	res = analyzeEvents(t, []string{"refill"}, evs)
+	if d := res.Devices[0]; d.Iterations != 60 || d.IterationSite.Name != "refill" {
+		t.Errorf("%d iterations at %+v, want 60 at refill", d.Iterations, d.IterationSite)
+	}
+}
+
+// TestRunStarts: the first of each run of consecutive positions.
+func TestRunStarts(t *testing.T) {
+	for _, c := range []struct{ in, want []int }{
+		{[]int{1, 3, 5}, []int{1, 3, 5}},
+		{[]int{1, 2, 3, 7, 8, 10}, []int{1, 7, 10}},
+		{[]int{4, 5}, []int{4}},
+	} {
+		if got := runStarts(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("runStarts(%v) = %v, want %v", c.in, got, c.want)
+		}
 	}
 }

@@ -116,9 +116,15 @@ type Site struct {
 	// otherwise.
 	Pending *PendingGrowth
 	// Repeated is set on a live or retained site that holds at least
-	// MinKept allocations of one size: the pattern a leak leaves, which the
-	// trace could not confirm.
-	Repeated bool
+	// MinKept allocations of one size, and of that size three quarters of
+	// its allocations or more: the pattern a leak leaves, which the trace
+	// could not confirm. A step written on one line holds its other
+	// buffers (a workspace, optimizer state) at the site beside the kept
+	// tensors. RepeatedCount and RepeatedSize are how many of that size,
+	// and the size (block bytes).
+	Repeated      bool
+	RepeatedCount int
+	RepeatedSize  int64
 	// PID is the process that holds the site's memory, where the input
 	// holds several processes' (DeviceSummary.PID); nil otherwise.
 	PID *int64
@@ -1457,7 +1463,9 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 			s.Growth.StepGrowth = stepGrew
 		}
-		s.Repeated = s.Count >= a.opt.MinKept && len(s.Sizes) == 1
+		var blocks []int64
+		g.each(func(k keptAlloc) { blocks = append(blocks, k.block) })
+		s.repeated(blocks, a.opt.MinKept)
 		return []Site{*s.done()}
 	}
 
@@ -1499,8 +1507,10 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		}
 	}
 	leak, held, live := newSite(callsite.Leak), newSite(callsite.Retained), newSite(callsite.Live)
+	var liveBlocks []int64 // the block sizes of live's allocations
 	var leakIn, heldIn []keptAlloc
 	var leakSizes, heldSizes []int64
+	var firstOnce int64 // bytes of the blocks madeOnce peeled off
 	for _, size := range sizes {
 		var pin []keptAlloc
 		for _, k := range bySize[size] {
@@ -1515,6 +1525,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		case len(pin) == 0:
 			for _, k := range bySize[size] {
 				live.add(k)
+				liveBlocks = append(liveBlocks, k.block)
 			}
 		case anyGrows && !trends[size].grows && trends[size].rises <= 1, burst[size]:
 			for _, k := range bySize[size] {
@@ -1523,10 +1534,25 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			heldIn = append(heldIn, pin...)
 			heldSizes = append(heldSizes, size)
 		default:
+			// Blocks the first iteration made beyond what every later
+			// one keeps (a library's 1 MiB buffer made by the first call
+			// through the line, beside the tensor kept every step) were
+			// made once: retained, as a size made in one burst is.
+			once := it.madeOnce(pin)
 			for _, k := range bySize[size] {
-				leak.add(k)
+				if !once[k.seq] {
+					leak.add(k)
+				}
 			}
-			leakIn = append(leakIn, pin...)
+			for _, k := range pin {
+				if once[k.seq] {
+					held.add(k)
+					heldIn = append(heldIn, k)
+					firstOnce = satAdd(firstOnce, blockSize(k.size))
+				} else {
+					leakIn = append(leakIn, k)
+				}
+			}
 			leakSizes = append(leakSizes, size)
 		}
 	}
@@ -1548,6 +1574,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			}
 		}
 		v := it.curve(keys)
+		shiftFrom(v, 1, -firstOnce)
 		leak.Growth = a.growthOf(in, leakIn, nallocs, v, verdict(v))
 		out = append(out, *leak.done())
 	}
@@ -1557,14 +1584,67 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			keys = append(keys, keysBySize[size]...)
 		}
 		v := it.curve(keys)
+		shiftFrom(v, 1, firstOnce)
 		held.Growth = a.growthOf(in, heldIn, nallocs, v, verdict(v))
 		out = append(out, *held.done())
 	}
 	if live.Count > 0 {
-		live.Repeated = live.Count >= a.opt.MinKept && len(live.Sizes) == 1
+		live.repeated(liveBlocks, a.opt.MinKept)
 		out = append(out, *live.done())
 	}
 	return out
+}
+
+// shiftFrom adds d to v[i:] (live bytes: not below 0, and saturating).
+func shiftFrom(v []int64, i int, d int64) {
+	for j := i; j < len(v) && d != 0; j++ {
+		if d < 0 {
+			v[j] = max(v[j]+d, 0)
+		} else {
+			v[j] = satAdd(v[j], d)
+		}
+	}
+}
+
+// madeOnce returns, by seq, those of a leaking size's live blocks pin
+// (sorted by seq) that the first iteration made beyond what each later
+// one keeps: when every complete iteration after the first keeps the
+// same number c (at least 1) of them, over at least minBoundaries-1
+// iterations, and the first keeps c+e, its first e. Such blocks were made
+// once (a buffer the first call through the line makes beside the tensor
+// kept every step: the same stack and size, so no key of their own tells
+// them apart); the growth is the c a step. A leak whose count varies
+// (every k-th step, gradient accumulation's micro-batches) peels nothing.
+// nil when there is none.
+func (it *iterations) madeOnce(pin []keptAlloc) map[int64]bool {
+	if !it.usable() || len(pin) == 0 {
+		return nil
+	}
+	n := len(it.pos)
+	// Blocks per interval: interval i runs from boundary i-1 to boundary
+	// i; n-1, after the last boundary, has not ended.
+	per := make([]int, n)
+	for _, k := range pin {
+		if i := sort.SearchInts(it.pos, k.pos+1) - 1; i >= 0 && i < n-1 {
+			per[i]++
+		}
+	}
+	c := per[1]
+	if c == 0 || per[0] <= c || n-2 < minBoundaries-1 {
+		return nil
+	}
+	for _, m := range per[2 : n-1] {
+		if m != c {
+			return nil
+		}
+	}
+	once := map[int64]bool{}
+	for _, k := range pin {
+		if i := sort.SearchInts(it.pos, k.pos+1) - 1; i == 0 && len(once) < per[0]-c {
+			once[k.seq] = true
+		}
+	}
+	return once
 }
 
 // lateOnset returns the last of the boundaries b (live bytes at iteration
@@ -1671,6 +1751,23 @@ func satAdd(a, b int64) int64 {
 		return c
 	}
 	return math.MaxInt64
+}
+
+// repeated sets s.Repeated, RepeatedCount and RepeatedSize from the block
+// sizes of s's allocations: the commonest size (the larger of two as
+// common) when it has at least minKept of them and three quarters of all.
+func (s *Site) repeated(blocks []int64, minKept int) {
+	n := map[int64]int{}
+	var size int64
+	for _, b := range blocks {
+		n[b]++
+		if n[b] > n[size] || n[b] == n[size] && b > size {
+			size = b
+		}
+	}
+	if c := n[size]; c >= minKept && c*4 >= len(blocks)*3 {
+		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, c, size
+	}
 }
 
 func (s *Site) add(k keptAlloc) {
