@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
@@ -35,6 +36,10 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 		NumOOMs: get("num_ooms"), NumAllocRetries: get("num_alloc_retries"), SameAs: sameAs, PartialAtLine: s.PartialAtLine, Verdict: s.Verdict()}
 	if out.SameAs == nil {
 		out.SameAs = []string{}
+	}
+	out.ExpandableSegments = s.ExpandableReserved() > 0
+	if s.SplitUnmeasured() {
+		out.InactiveSplitBytes = nil
 	}
 	if s.Device >= 0 {
 		out.Device = ptr(s.Device)
@@ -81,7 +86,60 @@ func AddPostmortemNotes(inputs []Input, pm *oom.Postmortem) {
 				}
 			}
 		}
+		for _, at := range pm.StatsAtOOM {
+			if at.Path != in.Path || at.OOM < 0 || at.OOM >= len(pm.OOMs) {
+				continue
+			}
+			for k := range in.AllocatorStats {
+				if st := &in.AllocatorStats[k]; st.Line == at.Line {
+					st.source = in.Path
+					noteStatsAtOOM(st, pm.OOMs[at.OOM])
+				}
+			}
+		}
 	}
+}
+
+// noteStatsAtOOM says, of a stats set taken at an OOM (its allocated and
+// reserved memory are the OOM's), which OOM it is; where the set alone
+// cannot tell, what that OOM's postmortem found: a set of the OOM's own
+// figures was taken after the release that precedes an OOM, not after
+// tensors were freed, and a snapshot shows the blocks.
+func noteStatsAtOOM(st *AllocatorStats, r oom.Report) {
+	var snap, oomName string
+	for _, src := range r.Sources {
+		if src.Seq >= 0 {
+			snap, oomName = src.Path, fmt.Sprintf("the OOM at trace entry %d of %s", src.Seq, src.Path)
+			break
+		}
+	}
+	for _, src := range r.Sources {
+		if oomName == "" && src.Seq < 0 && !src.Event && (src.Path != st.source || src.Line != st.Line) {
+			oomName = fmt.Sprintf("the OOM message at %s:%d", src.Path, src.Line)
+		}
+	}
+	if oomName == "" {
+		return
+	}
+	if !slices.Contains(st.SameAs, oomName) {
+		st.SameAs = append(st.SameAs, oomName)
+	}
+	if !strings.HasPrefix(st.Verdict, "cannot tell:") {
+		return
+	}
+	var causes []string
+	for _, c := range r.Causes {
+		causes = append(causes, c.Name)
+	}
+	found := "no cause either"
+	if len(causes) > 0 {
+		found = strings.Join(causes, " and ")
+	}
+	if snap != "" {
+		st.Verdict += fmt.Sprintf("; these are the figures at %s, whose snapshot shows the blocks: its postmortem finds %s", oomName, found)
+		return
+	}
+	st.Verdict += fmt.Sprintf("; these are the figures of %s (the same allocated and reserved memory: taken at that OOM, not after tensors were freed): its postmortem finds %s", oomName, found)
 }
 
 func poolMemory(p snapshot.PoolState) PoolMemory {
@@ -226,31 +284,54 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	if fr.At != "end" {
 		where = "in " + fr.At + "()"
 	}
+	if fr.Expandable {
+		where += " (in expandable segments: the free part of the pages that live blocks also use)"
+	}
 	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
-		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s), fr.Advice)
+		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
 	return f
 }
 
 // splitBlocks tells what the split free memory can serve and what else is
-// free: the largest split block, and the wholly free segments beside it,
-// which empty_cache() returns and which can take requests up to the
-// largest free block. The fragmentation ratio (over all free memory) is
-// in the JSON only: with whole segments free it says little of the split.
-func splitBlocks(s snapshot.PoolState) string {
+// free: the largest split block, and the wholly free segments (or, in
+// expandable segments, runs of whole free pages) beside it, which
+// empty_cache() returns and which can take requests up to the largest
+// free block. The fragmentation ratio (over all free memory) is in the
+// JSON only: with whole segments free it says little of the split.
+func splitBlocks(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState) string {
 	out := ": empty_cache() cannot return it"
+	grow := "larger requests need new segments"
+	if expandable {
+		out += " (it unmaps only whole free pages)"
+		grow = "larger requests need more pages mapped"
+		for _, p := range pools {
+			if !p.Expandable && p.InactiveSplitBytes > 0 {
+				grow = "larger requests need new segments or more pages mapped"
+			}
+		}
+	}
 	if s.LargestSplitBytes >= 0 {
 		out = fmt.Sprintf(", the largest split block %s", IBytes(s.LargestSplitBytes)) + out
 	}
-	whole, n := s.FreeBytes-s.InactiveSplitBytes, s.FreeBlocks-s.InactiveSplitBlocks
+	whole, n := s.FreeBytes-s.InactiveSplitBytes, s.WholeFreeBlocks
 	if s.LargestFreeBytes < 0 || whole <= 0 || n <= 0 {
-		return out + ", and larger requests need new segments"
+		return out + ", and " + grow
+	}
+	unit := plural(n, "segment", "segments")
+	for _, p := range pools {
+		if p.Expandable && p.WholeFreeBlocks > 0 {
+			unit = plural(n, "segment or run of whole pages", "segments or runs of whole pages")
+			if p.WholeFreeBlocks == n {
+				unit = plural(n, "run of whole pages", "runs of whole pages")
+			}
+		}
 	}
 	if s.LargestFreeBytes > s.LargestSplitBytes {
-		return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and requests larger than %s (the largest free block) need new segments",
-			IBytes(whole), plural(n, "segment", "segments"), IBytes(s.LargestFreeBytes))
+		return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and requests larger than %s (the largest free block) need %s",
+			IBytes(whole), unit, IBytes(s.LargestFreeBytes), strings.TrimPrefix(grow, "larger requests need "))
 	}
-	return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and larger requests need new segments",
-		IBytes(whole), plural(n, "segment", "segments"))
+	return out + fmt.Sprintf("; %s more is free in %s with no live block, which empty_cache() would return, and %s",
+		IBytes(whole), unit, grow)
 }
 
 // oomMessage is the one line of an OOM finding.

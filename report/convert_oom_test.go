@@ -95,23 +95,35 @@ func TestSpanString(t *testing.T) {
 func TestSplitBlocks(t *testing.T) {
 	const MiB = 1 << 20
 	s := snapshot.PoolState{FreeBytes: 2016*MiB + 1536*MiB, FreeBlocks: 2 + 2, InactiveSplitBytes: 2016 * MiB, InactiveSplitBlocks: 2,
-		LargestSplitBytes: 1024 * MiB, LargestFreeBytes: 1024 * MiB}
-	got := splitBlocks(s)
+		WholeFreeBlocks: 2, LargestSplitBytes: 1024 * MiB, LargestFreeBytes: 1024 * MiB}
+	got := splitBlocks(s, false, nil)
 	for _, want := range []string{"the largest split block 1.0 GiB", "1.5 GiB more is free in 2 segments with no live block", "and larger requests need new segments"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
 	}
 	s.LargestFreeBytes = 1536 * MiB // one free segment larger than any split block
-	if got := splitBlocks(s); !strings.Contains(got, "requests larger than 1.5 GiB (the largest free block) need new segments") {
+	if got := splitBlocks(s, false, nil); !strings.Contains(got, "requests larger than 1.5 GiB (the largest free block) need new segments") {
 		t.Errorf("%q", got)
 	}
 	s = snapshot.PoolState{FreeBytes: 8 * MiB, FreeBlocks: 3, InactiveSplitBytes: 8 * MiB, InactiveSplitBlocks: 3, LargestSplitBytes: 4 * MiB, LargestFreeBytes: 4 * MiB}
-	if got := splitBlocks(s); strings.Contains(got, "no live block") || !strings.Contains(got, "largest split block 4.0 MiB") {
+	if got := splitBlocks(s, false, nil); strings.Contains(got, "no live block") || !strings.Contains(got, "largest split block 4.0 MiB") {
 		t.Errorf("all free memory split: %q", got)
 	}
 	s = snapshot.PoolState{InactiveSplitBytes: 8 * MiB, LargestFreeBytes: -1, LargestSplitBytes: -1} // stats: no blocks
-	if got := splitBlocks(s); strings.Contains(got, "largest") {
+	if got := splitBlocks(s, false, nil); strings.Contains(got, "largest") {
 		t.Errorf("stats: %q", got)
+	}
+	// Expandable segments: the split memory is the free part of pages
+	// shared with live blocks; beside it, 60 MiB in one run of whole free
+	// pages (one free block that also has a split piece at its start:
+	// counted by WholeFreeBlocks, not FreeBlocks - InactiveSplitBlocks).
+	s = snapshot.PoolState{PoolKey: snapshot.PoolKey{Expandable: true}, FreeBytes: 80 * MiB, FreeBlocks: 2, InactiveSplitBytes: 20 * MiB,
+		InactiveSplitBlocks: 2, WholeFreeBlocks: 1, LargestSplitBytes: 12 * MiB, LargestFreeBytes: 68 * MiB}
+	got = splitBlocks(s, true, []snapshot.PoolState{s})
+	for _, want := range []string{"(it unmaps only whole free pages)", "60 MiB more is free in 1 run of whole pages with no live block", "need more pages mapped"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("expandable: %q lacks %q", got, want)
+		}
 	}
 }

@@ -28,8 +28,9 @@ type PoolMemory struct {
 	PoolID  [2]int64 `json:"pool_id"`
 	Private bool     `json:"private"`
 	Stream  int64    `json:"stream"`
-	// Expandable segments remap free pages; their free memory is not
-	// fragmentation.
+	// Expandable segments map and unmap pages (20 MiB, 2 MiB in the
+	// small pool): only their free memory in pages shared with live
+	// blocks (InactiveSplitBytes) is fragmentation.
 	Expandable     bool  `json:"expandable"`
 	Segments       int   `json:"segments"`
 	ReservedBytes  int64 `json:"reserved_bytes"`
@@ -195,10 +196,17 @@ type AllocatorStats struct {
 	Line   int64  `json:"line"`
 	Device *int   `json:"device"`
 
-	AllocatedBytes     *int64 `json:"allocated_bytes"`
-	ReservedBytes      *int64 `json:"reserved_bytes"`
-	ActiveBytes        *int64 `json:"active_bytes"`
+	AllocatedBytes *int64 `json:"allocated_bytes"`
+	ReservedBytes  *int64 `json:"reserved_bytes"`
+	ActiveBytes    *int64 `json:"active_bytes"`
+	// InactiveSplitBytes is the non-releasable memory; null when all the
+	// reserved memory is in expandable segments, which PyTorch leaves out
+	// of it (its 0 then measures nothing).
 	InactiveSplitBytes *int64 `json:"inactive_split_bytes"`
+	// ExpandableSegments: some of the reserved memory is in expandable
+	// segments (reserved with no segment counted); InactiveSplitBytes
+	// covers only the other segments.
+	ExpandableSegments bool   `json:"expandable_segments,omitempty"`
 	PeakAllocatedBytes *int64 `json:"peak_allocated_bytes"`
 	PeakReservedBytes  *int64 `json:"peak_reserved_bytes"`
 	Segments           *int64 `json:"segments"`
@@ -215,6 +223,8 @@ type AllocatorStats struct {
 	// and retries; live references after the cache was emptied); absent
 	// when nothing stands out.
 	Verdict string `json:"verdict,omitempty"`
+
+	source string // the input's path, while notes are added
 }
 
 // Survived is what a snapshot's trace holds after an OOM the program

@@ -66,11 +66,32 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 			}
 		}
 	}
+	writeStatsVerdicts(ew, r)
 	if len(r.Errors) > 0 {
 		writeToolErrors(ew, r)
 	}
 	writeWarnings(ew, r)
 	return ew.err
+}
+
+// writeStatsVerdicts writes the verdict of each memory_stats() or
+// memory_summary() set that has one, whole: the line of its input shows
+// only its first words ("verdict: cannot tell"), and a set's verdict is
+// no finding unless it is fragmentation.
+func writeStatsVerdicts(w io.Writer, r *Report) {
+	head := false
+	for _, in := range r.Inputs {
+		for _, s := range in.AllocatorStats {
+			if s.Verdict == "" {
+				continue
+			}
+			if !head {
+				fmt.Fprintln(w, "\nAllocator statistics:")
+				head = true
+			}
+			fmt.Fprintf(w, "  %s: %s\n", clean(statsWhere(in.Path, s)), clean(s.Verdict))
+		}
+	}
 }
 
 // writeInputs writes one line per input: its path and what it holds.

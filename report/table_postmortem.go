@@ -321,7 +321,16 @@ func writeFragmentation(w io.Writer, f Finding) {
 	if d.LargestSplitBlockBytes != nil {
 		line += "; largest split block " + sz(*d.LargestSplitBlockBytes)
 	}
-	if d.FreeBlocks != nil && d.InactiveSplitBlocks != nil && *d.FreeBlocks > *d.InactiveSplitBlocks && d.FreeBytes > d.InactiveSplitBytes {
+	expandable := false
+	for _, p := range m.Pools {
+		expandable = expandable || p.Expandable
+	}
+	switch {
+	case expandable && d.FreeBlocks != nil && d.FreeBytes > d.InactiveSplitBytes:
+		// A free block of an expandable segment may be split at one end
+		// and hold whole free pages: the blocks do not count the pieces.
+		line += fmt.Sprintf("; besides, %s free with no live block in its segment or page (empty_cache() returns it)", sz(d.FreeBytes-d.InactiveSplitBytes))
+	case d.FreeBlocks != nil && d.InactiveSplitBlocks != nil && *d.FreeBlocks > *d.InactiveSplitBlocks && d.FreeBytes > d.InactiveSplitBytes:
 		line += fmt.Sprintf("; besides, %s free in %d segments with no live block (empty_cache() returns them)", sz(d.FreeBytes-d.InactiveSplitBytes), *d.FreeBlocks-*d.InactiveSplitBlocks)
 	}
 	if m.LargestFreeBlockBytes != nil && (d.LargestSplitBlockBytes == nil || *m.LargestFreeBlockBytes > *d.LargestSplitBlockBytes) {
@@ -366,7 +375,14 @@ func statsLine(s AllocatorStats) string {
 	}
 	add(s.AllocatedBytes, "allocated")
 	add(s.ReservedBytes, "reserved")
-	add(s.InactiveSplitBytes, "free but split (non-releasable)")
+	switch {
+	case s.ExpandableSegments && s.InactiveSplitBytes == nil:
+		parts = append(parts, "non-releasable not measured (expandable segments, which PyTorch leaves out of it)")
+	case s.ExpandableSegments:
+		add(s.InactiveSplitBytes, "free but split (non-releasable) in the segments that are not expandable")
+	default:
+		add(s.InactiveSplitBytes, "free but split (non-releasable)")
+	}
 	add(s.PeakAllocatedBytes, "peak allocated")
 	add(s.PeakReservedBytes, "peak reserved")
 	if s.NumOOMs != nil {

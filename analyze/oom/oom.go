@@ -2,6 +2,7 @@ package oom
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -144,6 +145,9 @@ type Postmortem struct {
 	// Stats are the memory_stats()/memory_summary() sets not folded into
 	// an OOM.
 	Stats []StatsReport
+	// StatsAtOOM are the sets folded into an OOM (and the summaries of
+	// their numbers), each with the OOM's index in OOMs.
+	StatsAtOOM []StatsAt
 	// Notes say, per input, what it did not have ("no OOM message").
 	Notes []InputNote
 	// WithoutOOM are the snapshots whose trace has no "oom" entry (most
@@ -292,14 +296,28 @@ type FragmentationReport struct {
 	Device       int // -1 when unknown
 	// At is "end" for the end of a snapshot, or the stats' source.
 	At string
-	// State sums the fixed (not expandable) segments; from stats, only
-	// reserved, allocated, active, requested and inactive split are known
-	// (LargestFreeBytes is -1).
+	// State sums the device's segments, fixed and expandable (whose split
+	// memory is the free memory in pages shared with live blocks); from
+	// stats, only reserved, allocated, active, requested and inactive
+	// split are known (LargestFreeBytes is -1), and those of fixed
+	// segments only (PyTorch leaves expandable ones out of
+	// inactive_split).
 	State snapshot.PoolState
+	// Expandable is true when some of the split memory is in expandable
+	// segments.
+	Expandable bool
 	// Pools by pool, snapshot only.
 	Pools []snapshot.PoolState
 	// Advice says what to change.
 	Advice string
+}
+
+// StatsAt is a memory_stats()/memory_summary() set, by its input and
+// line, taken at OOMs[OOM].
+type StatsAt struct {
+	Path string
+	Line int64
+	OOM  int
 }
 
 // StatsReport is one memory_stats()/memory_summary() set.
@@ -313,6 +331,9 @@ type StatsReport struct {
 	SameAs []string
 	// SnapshotEnd is true when a snapshot's end is that moment.
 	SnapshotEnd bool
+	// summaries are the memory_summary() sets dropped as showing this
+	// set's numbers (dedupeStats).
+	summaries []StatsAt
 }
 
 func (r *Report) known(v int64) bool { return v >= 0 }
@@ -395,6 +416,12 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		if r := statsAtOOM(reports, &s.Stats); r != nil {
 			r.Stats = &s.Stats
 			r.Sources = append(r.Sources, Source{Path: s.Path, Format: s.Format, Line: s.Stats.Line, Seq: -1})
+			k := slices.Index(reports, r)
+			pm.StatsAtOOM = append(pm.StatsAtOOM, StatsAt{Path: s.Path, Line: s.Stats.Line, OOM: k})
+			for _, d := range s.summaries {
+				d.OOM = k
+				pm.StatsAtOOM = append(pm.StatsAtOOM, d)
+			}
 			continue
 		}
 		for _, in := range inputs {
@@ -1010,6 +1037,14 @@ func (r *Report) findCauses() {
 		}
 		full = append(full, Cause{Name: CauseFragmentation, Evidence: ev, Numbers: nums, Advice: advice})
 	}
+	// Statistics taken at this OOM that count no segment for reserved
+	// memory show expandable segments: a message's reserved but
+	// unallocated memory is then what the OOM's release could not unmap
+	// (pages shared with live blocks), and setting them is no advice.
+	msgExp, msgAdvice := "", fragmentationAdvice
+	if r.Memory == nil && r.Stats != nil && r.Stats.ExpandableReserved() > 0 {
+		msgExp, msgAdvice = "expandable segments were already on (the allocator statistics at this OOM count no segment for the reserved memory): ", expandableFragmentationAdvice
+	}
 	switch {
 	case tooBig:
 	case r.Memory != nil && r.expandable:
@@ -1052,14 +1087,14 @@ func (r *Report) findCauses() {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free and the message shows no per-process limit: PyTorch would have reserved a new %s segment instead, so split free blocks do not explain this OOM",
 			size(r.ReservedUnallocatedBytes), size(req), size(r.DeviceFreeBytes), size(seg)))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
-		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
-			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
+		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
 		// Smaller than the request, but the GPU would have had room had
 		// PyTorch's split free blocks been free on the GPU.
-		addFrag(fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
+		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
 			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall), size(tightSlack)),
-			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, fragmentationAdvice)
+			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	}
 
 	// Other processes: the GPU lacked room and others held it.
@@ -1695,13 +1730,15 @@ func statsAtOOM(reports []*Report, s *AllocatorStats) *Report {
 }
 
 // statsMatchState reports whether a stats set describes a snapshot state.
+// PyTorch counts a segment per cudaMalloc: the fixed segments, not the
+// mapped ranges of expandable ones that a snapshot lists.
 func statsMatchState(s *AllocatorStats, dm snapshot.DeviceMemory) bool {
 	if s.Device >= 0 && s.Device != dm.Device {
 		return false
 	}
 	return statsNear(s, "allocated_bytes.all.current", dm.Total.AllocatedBytes, 0) &&
 		statsNear(s, "reserved_bytes.all.current", dm.Total.ReservedBytes, 0) &&
-		statsNear(s, "segment.all.current", int64(dm.Total.Segments), 0)
+		statsNear(s, "segment.all.current", int64(dm.Fixed.Segments), 0)
 }
 
 // dedupeStats drops a memory_summary() set that shows the numbers of a
@@ -1720,6 +1757,7 @@ func dedupeStats(in []StatsReport) []StatsReport {
 			if summaryShows(&a.Stats, &b.Stats) {
 				dup[i] = true
 				in[j].SameAs = append(in[j].SameAs, a.Path)
+				in[j].summaries = append(in[j].summaries, StatsAt{Path: a.Path, Line: a.Stats.Line})
 				break
 			}
 		}
@@ -1764,14 +1802,19 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 			continue
 		}
 		for _, dm := range in.Snapshot.Fragment.End {
-			f := dm.Fixed
+			// Fixed and expandable segments alike: an expandable
+			// segment's split memory is what stays mapped in pages
+			// shared with live blocks, which empty_cache() does not
+			// unmap and a larger request cannot use.
+			f := dm.Total
 			if !worthReporting(f.InactiveSplitBytes, f.ReservedBytes) {
 				continue
 			}
-			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice}
-			for _, p := range dm.Pools {
-				if !p.Expandable {
-					fr.Pools = append(fr.Pools, p)
+			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice, Pools: dm.Pools}
+			if exp := f.InactiveSplitBytes - dm.Fixed.InactiveSplitBytes; exp > 0 {
+				fr.Expandable = true
+				if exp >= dm.Fixed.InactiveSplitBytes {
+					fr.Advice = expandableFragmentationAdvice
 				}
 			}
 			out = append(out, fr)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -222,11 +223,81 @@ func (s *AllocatorStats) Inconsistent() string {
 	return ""
 }
 
+// ExpandableReserved is the reserved memory of the pools (large, small)
+// whose segments are expandable (PYTORCH_CUDA_ALLOC_CONF=
+// expandable_segments:True), 0 when none or when the set does not say.
+// PyTorch counts a segment (segment.*) only for a cudaMalloc: memory that
+// an expandable segment maps is reserved with no segment counted. It also
+// leaves expandable segments out of inactive_split (non-releasable
+// memory), so the set's split figures cover only the other pools. A
+// cudaMallocAsync backend's set is not taken for one: it fills in only
+// the all-pool figures.
+func (s *AllocatorStats) ExpandableReserved() int64 {
+	var n int64
+	for _, pool := range []string{"large_pool", "small_pool"} {
+		reserved, ok1 := s.Get("reserved_bytes." + pool + ".current")
+		segs, ok2 := s.Get("segment." + pool + ".current")
+		if ok1 && ok2 && reserved > 0 && segs == 0 {
+			n += reserved
+		}
+	}
+	return n
+}
+
+// SplitUnmeasured reports whether the set's non-releasable memory
+// (inactive_split_bytes) says nothing: all its reserved memory is in
+// expandable segments, which PyTorch leaves out of it.
+func (s *AllocatorStats) SplitUnmeasured() bool {
+	reserved, ok := s.Get("reserved_bytes.all.current")
+	exp := s.ExpandableReserved()
+	return ok && exp > 0 && exp+s.Resolution["reserved_bytes.all.current"]+s.Resolution["reserved_bytes.large_pool.current"]+s.Resolution["reserved_bytes.small_pool.current"] >= reserved
+}
+
+// expandableSplitBound is the most free memory the expandable pools can
+// hold in pages shared with live blocks, -1 when the set does not say, and
+// their active blocks: a block leaves free memory only in its first and
+// last page (snapshot.ExpandablePage: 20 MiB in the large pool, 2 MiB in
+// the small one), so the pages it shares hold less than two pages of free
+// memory.
+func (s *AllocatorStats) expandableSplitBound() (bound, n int64) {
+	for _, pool := range []string{"large_pool", "small_pool"} {
+		reserved, ok1 := s.Get("reserved_bytes." + pool + ".current")
+		segs, ok2 := s.Get("segment." + pool + ".current")
+		if !ok1 || !ok2 || reserved <= 0 || segs > 0 {
+			continue
+		}
+		blocks, ok := s.Get("active." + pool + ".current")
+		if !ok {
+			if blocks, ok = s.Get("allocation." + pool + ".current"); !ok {
+				return -1, 0
+			}
+		}
+		active, ok := s.Get("active_bytes." + pool + ".current")
+		if !ok {
+			if active, ok = s.Get("allocated_bytes." + pool + ".current"); !ok {
+				return -1, 0
+			}
+		}
+		free := max(reserved+s.Resolution["reserved_bytes."+pool+".current"]-active, 0)
+		bound += min(free, 2*snapshot.ExpandablePage(pool == "small_pool")*blocks)
+		n += blocks
+	}
+	return bound, n
+}
+
 // Verdict says what a memory_stats()/memory_summary() set shows on its own,
 // "" when nothing stands out:
 //   - OOMs or cudaMalloc retries while the free memory split around live
 //     blocks (non-releasable memory, inactive_split_bytes) is at least the
 //     allocated memory: fragmentation;
+//   - the same, with reserved-but-unallocated memory at least the
+//     allocated, in expandable segments (which PyTorch leaves out of the
+//     non-releasable memory): "cannot tell", as that memory may be the
+//     free part of pages shared with live blocks (fragmentation: the OOM's
+//     release unmapped every whole free page) or whole free pages of
+//     tensors freed after the OOM; unless the live blocks are too few to
+//     share that much (each shares at most two pages), which is not
+//     fragmentation;
 //   - the same, with reserved-but-unallocated memory at least the
 //     allocated, in a set without non-releasable memory (a memory_summary()
 //     cut before its Non-releasable memory row): "cannot tell", as that
@@ -250,11 +321,26 @@ func (s *AllocatorStats) Verdict() string {
 	released, _ := s.Get("reserved_bytes.all.freed")
 	unalloc := reserved - alloc
 	split, haveSplit := s.Get("inactive_split_bytes.all.current")
+	expandable := s.ExpandableReserved() > 0
+	if s.SplitUnmeasured() {
+		haveSplit = false
+	}
 	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
 	switch {
 	case (ooms > 0 || retries > 0) && haveSplit && split >= fragmentationMinSplit && split >= alloc:
 		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
 			ooms, retries, size(reserved), size(alloc), size(split))
+	case (ooms > 0 || retries > 0) && expandable && unalloc >= fragmentationMinSplit && unalloc >= alloc:
+		bound, blocks := s.expandableSplitBound()
+		if bound >= 0 && max(split, 0)+bound < max(fragmentationMinSplit, alloc) {
+			return "" // too few live blocks to share that much: whole free pages
+		}
+		v := fmt.Sprintf("cannot tell: %d OOMs and %d cudaMalloc retries with %s reserved and %s allocated in expandable segments, which PyTorch leaves out of the non-releasable memory (inactive_split_bytes): the %s reserved but unallocated is fragmentation if it lies in pages that live blocks also use (an OOM's release unmaps every whole free page), or whole free pages of tensors freed since (empty_cache() unmaps those); the set cannot tell which",
+			ooms, retries, size(reserved), size(alloc), size(unalloc))
+		if bound >= 0 && bound < unalloc {
+			v += fmt.Sprintf(" (at most %s of it can share pages with the %d live blocks: a block leaves free memory only in its first and last page, 20 MiB each, 2 MiB in the small pool)", size(bound), blocks)
+		}
+		return v
 	case (ooms > 0 || retries > 0) && !haveSplit && unalloc >= fragmentationMinSplit && unalloc >= alloc:
 		v := fmt.Sprintf("cannot tell: %d OOMs and %d cudaMalloc retries with %s reserved and %s allocated, but the set has no non-releasable memory (inactive_split_bytes; a memory_summary() cut before its Non-releasable memory row): whether the %s reserved but unallocated is split around live blocks (fragmentation) or whole free segments (tensors freed after the OOM; empty_cache() returns those) cannot be told",
 			ooms, retries, size(reserved), size(alloc), size(unalloc))

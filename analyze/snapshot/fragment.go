@@ -23,6 +23,16 @@ const (
 	allocRoundLarge  = 2 << 20  // kRoundLarge: larger segments are rounded to it
 )
 
+// ExpandablePage is the page an expandable segment maps and unmaps: the
+// segment_size of its ExpandableSegment, kSmallBuffer (2 MiB) for the
+// small pool and kLargeBuffer (20 MiB) for the large one.
+func ExpandablePage(small bool) int64 {
+	if small {
+		return allocSmallBuffer
+	}
+	return allocLargeBuffer
+}
+
 // AllocRoundSize is the block size the caching allocator gives a request
 // of size bytes: a multiple of 512, at least 512 (round_size without
 // roundup_power2_divisions).
@@ -61,9 +71,12 @@ type PoolKey struct {
 	// Stream is the cudaStream_t the pool's segments serve.
 	Stream int64
 	// Expandable is true for expandable segments
-	// (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): their free pages
-	// are unmapped and mapped again where needed, so their free memory is
-	// not fragmented the way a fixed segment's is.
+	// (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): one virtual
+	// range per pool and stream, into which the allocator maps physical
+	// pages (ExpandablePage bytes) where blocks need them and unmaps whole
+	// free pages (empty_cache, or its release before an OOM). Free memory
+	// in a page that also holds a live block stays mapped: the only
+	// fragmentation such a segment has.
 	Expandable bool
 }
 
@@ -113,9 +126,17 @@ type PoolState struct {
 	FreeBlocks int
 	// InactiveSplitBytes is free memory in segments that also hold active
 	// blocks: it cannot be returned to CUDA (empty_cache) and serves only
-	// requests that fit a free block (external fragmentation).
+	// requests that fit a free block (external fragmentation). In an
+	// expandable segment it is the free memory in pages that also hold
+	// active bytes (empty_cache unmaps only whole free pages), in
+	// InactiveSplitBlocks pieces: a free block that spans whole free pages
+	// gives a piece on each side of them, one that does not is one piece.
 	InactiveSplitBytes  int64
 	InactiveSplitBlocks int
+	// WholeFreeBlocks counts the free memory that empty_cache() returns
+	// (FreeBytes - InactiveSplitBytes): wholly free fixed segments, and
+	// runs of whole free pages of expandable segments.
+	WholeFreeBlocks int
 	// LargestFreeBytes is the largest free block.
 	LargestFreeBytes int64
 	// LargestSplitBytes is the largest of the InactiveSplitBlocks: the
@@ -159,6 +180,7 @@ func (p *PoolState) addUp(o PoolState) {
 	p.FreeBlocks += o.FreeBlocks
 	p.InactiveSplitBytes += o.InactiveSplitBytes
 	p.InactiveSplitBlocks += o.InactiveSplitBlocks
+	p.WholeFreeBlocks += o.WholeFreeBlocks
 	p.LargestFreeBytes = max(p.LargestFreeBytes, o.LargestFreeBytes)
 	p.LargestSplitBytes = max(p.LargestSplitBytes, o.LargestSplitBytes)
 	p.EstimatedBlocks += o.EstimatedBlocks
@@ -173,8 +195,10 @@ type DeviceMemory struct {
 	// Total sums the pools (its PoolKey has only Device set; its
 	// LargestFreeBytes is the largest of any pool).
 	Total PoolState
-	// Fixed sums the pools of fixed (not expandable) segments, whose free
-	// memory can be fragmented.
+	// Fixed sums the pools of fixed (not expandable) segments: those
+	// PyTorch counts (segment.*), and whose free blocks are all a request
+	// that does not fit them can use (an expandable segment maps more
+	// pages).
 	Fixed PoolState
 	// Blocks are the allocated blocks, in address order: at an OOM
 	// (OOMState.Memory) only; nil in FragmentResult.End, whose blocks
@@ -760,10 +784,13 @@ func (st *fragState) measure(withBlocks bool) DeviceMemory {
 			n := int64(to - next)
 			p.FreeBytes += n
 			p.FreeBlocks++
-			if len(s.blocks) > 0 {
-				p.InactiveSplitBytes += n
-				p.InactiveSplitBlocks++
-				p.LargestSplitBytes = max(p.LargestSplitBytes, n)
+			switch {
+			case s.key.Expandable:
+				p.addExpandableGap(s, next, to)
+			case len(s.blocks) > 0:
+				p.addSplit(n)
+			default:
+				p.WholeFreeBlocks++
 			}
 			p.LargestFreeBytes = max(p.LargestFreeBytes, n)
 		}
@@ -797,6 +824,40 @@ func (st *fragState) measure(withBlocks bool) DeviceMemory {
 	}
 	sort.Slice(dm.Pools, func(i, j int) bool { return dm.Pools[i].less(dm.Pools[j].PoolKey) })
 	return dm
+}
+
+// addSplit counts a free piece of n bytes that cannot be returned.
+func (p *PoolState) addSplit(n int64) {
+	p.InactiveSplitBytes += n
+	p.InactiveSplitBlocks++
+	p.LargestSplitBytes = max(p.LargestSplitBytes, n)
+}
+
+// addExpandableGap counts the free bytes [g0, g1) of the expandable
+// segment s, whose other bytes are active blocks. The segment maps and
+// unmaps whole pages (ExpandablePage), counted from its start: a range
+// the snapshot lists is one run of mapped pages. What lies in the pages at
+// either end of the gap that also hold a block stays mapped (split); the
+// whole pages between are what empty_cache() unmaps.
+func (p *PoolState) addExpandableGap(s *fragSeg, g0, g1 uint64) {
+	page := ExpandablePage(s.key.Small)
+	o0, o1 := int64(g0-s.addr), int64(g1-s.addr)
+	up := (o0 + page - 1) / page * page // the first whole page's start
+	down := o1 / page * page            // the last whole page's end
+	if g1 == s.end() {
+		down = o1 // no block after: the segment's last page is free to its end
+	}
+	if up >= down { // no whole page: the gap shares its pages with blocks
+		p.addSplit(o1 - o0)
+		return
+	}
+	if up > o0 {
+		p.addSplit(up - o0)
+	}
+	if o1 > down {
+		p.addSplit(o1 - down)
+	}
+	p.WholeFreeBlocks++
 }
 
 // keptChunk is the blocks (or segments) of a chunk Finalize copies the
