@@ -1041,7 +1041,7 @@ func (r *Report) findCauses() {
 	// memory show expandable segments: a message's reserved but
 	// unallocated memory is then what the OOM's release could not unmap
 	// (pages shared with live blocks), and setting them is no advice.
-	msgExp, msgAdvice := "", fragmentationAdvice
+	msgExp, msgAdvice := "", r.fragmentationAdvice()
 	if r.Memory == nil && r.Stats != nil && r.Stats.ExpandableReserved() > 0 {
 		msgExp, msgAdvice = "expandable segments were already on (the allocator statistics at this OOM count no segment for the reserved memory): ", expandableFragmentationAdvice
 	}
@@ -1066,7 +1066,7 @@ func (r *Report) findCauses() {
 			addFrag(fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
 				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes)),
 				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
-				fragmentationAdvice)
+				r.fragmentationAdvice())
 		}
 	case fromMessage && (req == smallSegment || req == oldSmallSegment):
 		// A printed 2 MiB is a small-pool segment (requests up to
@@ -1333,32 +1333,29 @@ func (r *Report) findCauses() {
 	// other processes: theirs; accumulation: the growth), then the
 	// constraints (a limit, memory outside this process, capacity); ties
 	// go to the most specific: what a change in this job fixes before
-	// what needs more memory.
+	// what needs more memory. Memory outside PyTorch's allocator estimated
+	// from the totals (no process listed) includes this process's own CUDA
+	// context and libraries: it counts for what is left once the most
+	// those may hold (otherEstimatedMin) is taken off, the least other
+	// processes can have held. So a 2-3 GiB estimate ranks after the
+	// fragmentation the message states, and 30 GiB outside PyTorch
+	// before 22 MiB of it.
 	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseUnifiedMemory: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
 	held := func(c Cause) int64 {
 		switch c.Name {
 		case CauseFragmentation:
 			return max(c.Numbers["reserved_unallocated_bytes"], c.Numbers["reserved_free_bytes"])
 		case CauseOtherProcesses, CauseUnifiedMemory:
+			if othersEstimated {
+				return max(0, c.Numbers["other_processes_bytes"]-otherEstimatedMin)
+			}
 			return c.Numbers["other_processes_bytes"]
 		case CauseAccumulation:
 			return c.Numbers["accumulated_bytes"]
 		}
 		return 0
 	}
-	estimated := func(c Cause) bool {
-		return (c.Name == CauseOtherProcesses || c.Name == CauseUnifiedMemory) && othersEstimated
-	}
 	sort.SliceStable(full, func(i, j int) bool {
-		// Memory outside PyTorch's allocator estimated from the totals
-		// (this process's CUDA context in it) comes after fragmentation
-		// the message states.
-		if estimated(full[i]) && full[j].Name == CauseFragmentation {
-			return false
-		}
-		if estimated(full[j]) && full[i].Name == CauseFragmentation {
-			return true
-		}
 		if a, b := held(full[i]), held(full[j]); a != b {
 			return a > b
 		}
@@ -1678,6 +1675,36 @@ func (r *Report) growthRefused(gpuRoom bool, seg int64) string {
 }
 
 const fragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) so that freed memory is mapped again contiguously; before 2.1, max_split_size_mb (e.g. 128) keeps large cached blocks from being split; or allocate the large, long-lived buffers first, before many small ones interleave with them"
+
+// The allocator's settings against fragmentation came late:
+// max_split_size_mb (pull request 44742, PYTORCH_CUDA_ALLOC_CONF) in
+// PyTorch 1.10, expandable_segments (pull request 96995, April 2023) in
+// 2.1. A message's form tells the release: 1.0-1.3 ("cached") has
+// neither, 1.4-2.0 ("reserved in total by PyTorch") may have the first,
+// and has it when its message names it (the hint "try setting
+// max_split_size_mb" of later 1.x releases).
+const (
+	cachedFragmentationAdvice = "this message's form is PyTorch 1.0-1.3's, whose allocator has no setting against fragmentation (max_split_size_mb came in 1.10, expandable_segments in 2.1: upgrading gives them): allocate the large, long-lived buffers first, before many small ones interleave with them, or lower the peak (a smaller batch, activation checkpointing)"
+	namedFragmentationAdvice  = "set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128 (this release has it: its message names it) so that large cached blocks are not split; or allocate the large, long-lived buffers first, before many small ones interleave with them; expandable_segments:True, which maps freed memory again contiguously, needs PyTorch 2.1+ (upgrading gives it)"
+	gen1FragmentationAdvice   = "this message's form is PyTorch 1.4-2.0's: from 1.10 on, set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128 so that large cached blocks are not split (earlier releases do not have it); or allocate the large, long-lived buffers first, before many small ones interleave with them; expandable_segments:True, which maps freed memory again contiguously, needs PyTorch 2.1+ (upgrading gives both)"
+)
+
+// fragmentationAdvice is the fragmentation cause's advice for the release
+// the OOM message's form tells (see cachedFragmentationAdvice): a CUDA
+// message of the 1.x forms gets what its releases have; a 2.x message or
+// a snapshot (2.1+ has all) the general advice.
+func (r *Report) fragmentationAdvice() string {
+	if r.snapshot || r.msg == nil || r.backend != "CUDA" || r.msg.Generation != pytorchtext.Gen1 {
+		return fragmentationAdvice
+	}
+	switch {
+	case r.msg.Cached:
+		return cachedFragmentationAdvice
+	case strings.Contains(r.msg.Text, "max_split_size_mb"):
+		return namedFragmentationAdvice
+	}
+	return gen1FragmentationAdvice
+}
 
 const expandableFragmentationAdvice = "expandable segments were already on, so the free memory is in partial pages between long-lived blocks: allocate the large, long-lived buffers first (or in a torch.cuda.MemPool of their own), free the short-lived ones sooner, or lower the peak (smaller batch, activation checkpointing); max_split_size_mb does not apply to expandable segments"
 

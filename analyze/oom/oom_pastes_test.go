@@ -26,13 +26,15 @@ func TestRealPastes(t *testing.T) {
 		// reserved. 787.74 MiB free in split blocks would hold 1.12 MiB;
 		// 22.37 - 16.64 = 5.73 GiB was in use outside PyTorch's
 		// allocator, an estimate that includes this process's CUDA
-		// context (no processes listed): both explain the shortfall, the
-		// fragmentation the message states first.
-		{"pt1.3_cached_neurosim28.txt", "1.x", mib(112), mib(356), gib(2237), gib(1587), gib(1587) + mib(78774), -1, CauseFragmentation},
+		// context (no processes listed): both explain the shortfall. Less
+		// the 2 GiB the context and libraries may hold, other processes
+		// held at least 3.73 GiB, more than the 787.74 MiB split: first.
+		{"pt1.3_cached_neurosim28.txt", "1.x", mib(112), mib(356), gib(2237), gib(1587), gib(1587) + mib(78774), -1, CauseOtherProcesses},
 		// A message wrapped over three comment lines: 57.65 MiB split
-		// would hold 36 MiB (fragmentation, stated); 7.70 GiB of the 7.93
-		// GiB GPU was in use outside PyTorch's allocator (estimated).
-		{"wrapped_camerayolo.txt", "1.x", mib(3600), mib(4706), gib(793), mib(13035), mib(18800), -1, CauseFragmentation},
+		// would hold 36 MiB (fragmentation, stated), but 7.70 GiB of the
+		// 7.93 GiB GPU was in use outside PyTorch's allocator (estimated;
+		// at least 5.70 GiB of it other processes'): other-processes first.
+		{"wrapped_camerayolo.txt", "1.x", mib(3600), mib(4706), gib(793), mib(13035), mib(18800), -1, CauseOtherProcesses},
 		// 8.13 GiB asked with 8.20 GiB free, no limit: a full GPU (70 MiB
 		// spare); 1.9 GiB outside PyTorch is under the 2 GiB that would be
 		// put on other processes: capacity.
@@ -135,12 +137,15 @@ func TestRealPastes(t *testing.T) {
 		// with 128 MiB to spare: fragmentation.
 		{"pt1.x_blanklines_webui3203.txt", "1.x", gib(1200), gib(865), gib(2400), gib(833), gib(1289), -1, CauseFragmentation},
 		// Wrapped right after "with" (before the private pools): 1.36 GiB
-		// unallocated >= 962 MiB asked: fragmentation, stated, before the
-		// 287.98 - 0.78 - 278.16 = 9.04 GiB estimated outside PyTorch.
-		{"hip_privpools_wrap_with_mi.txt", "2.x", mib(96200), mib(79800), gib(28798), gib(27680), gib(27680) + gib(136), -1, CauseFragmentation},
+		// unallocated >= 962 MiB asked: fragmentation, stated; 287.98 -
+		// 0.78 - 278.16 = 9.04 GiB estimated outside PyTorch, at least
+		// 7.04 GiB of it not this process's context and libraries: more
+		// than the split memory, so other-processes first.
+		{"hip_privpools_wrap_with_mi.txt", "2.x", mib(96200), mib(79800), gib(28798), gib(27680), gib(27680) + gib(136), -1, CauseOtherProcesses},
 		// 19.00 - 16.12 = 2.88 GiB unallocated >= 2.81 GiB asked (stated)
 		// ranks before 23.69 - 0.37 - 19.00 = 4.32 GiB outside PyTorch's
-		// allocator, an estimate with this process's CUDA context in it.
+		// allocator, an estimate with this process's CUDA context in it:
+		// less the 2 GiB that may be, 2.32 GiB < 2.88 GiB.
 		{"pt1.x_estimated_vs_frag_appa3.txt", "1.x", gib(281), mib(37494), gib(2369), gib(1612), gib(1900), -1, CauseFragmentation},
 		// PyTorch 1.0 (kSmallAlloc = 1 MiB): "1024.00 KiB" is a small-pool
 		// segment, so the 30.96 MiB cached may be in the large pool: no
@@ -250,6 +255,16 @@ func TestRealPastes(t *testing.T) {
 		// 4.00 - 0.04 - 3.44 = 0.52 GiB in use by no listed process covers
 		// the 118 MiB short (32 MiB + 128 MiB - 41.56 MiB).
 		{"pt2.1_unlisted_use_mygirlgpt11.txt", "2.x", mib(3200), mib(4156), gib(400), gib(258), gib(258) + mib(190), gib(344), CauseOtherProcesses},
+		// 31.75 - 0.0085 - 0.885 = 30.86 GiB of the GPU in use outside
+		// PyTorch's allocator (DataParallel; no process listed), at least
+		// 28.86 GiB of it beyond what this process's context could hold,
+		// against 22.64 MiB reserved but unallocated that would hold the
+		// 16 MiB: both explain the 7.25 MiB short, other-processes first.
+		{"pt1.x_outside_30GiB_cyclegan1499.txt", "1.x", mib(1600), mib(875), gib(3175), mib(88336), mib(90600), -1, CauseOtherProcesses},
+		// VSCode's "Exception has occurred:" layout, PyTorch 1.6: 7.93 -
+		// 0.02 - 3.06 = 4.85 GiB outside PyTorch (at least 2.85 GiB other
+		// processes') before 256 MiB split.
+		{"pt1.x_vscode_outside_monodepth2_236.txt", "1.x", mib(2000), mib(2538), gib(793), gib(281), gib(306), -1, CauseOtherProcesses},
 		// "`RuntimeError:CUDA" (no space): 276 MiB unallocated >= 20 MiB.
 		{"pt1.x_nospace_backtick_dcrnn6.txt", "1.x", mib(2000), mib(669), gib(580), gib(436), gib(463), -1, CauseFragmentation},
 	} {
@@ -610,5 +625,48 @@ func TestCutRepeatIsSameOOM(t *testing.T) {
 	msg = strings.Replace(msg, "allocate 8.11\n", "allocate 9.11\n", 1)
 	if pm := NewPostmortem([]Input{textInput(t, "pytest.log", msg)}, PostmortemOptions{}); len(pm.OOMs) != 2 {
 		t.Errorf("%d OOMs", len(pm.OOMs))
+	}
+}
+
+// Causes that each explain the shortfall rank by the memory behind them;
+// memory outside PyTorch's allocator estimated from a message without
+// process lines counts less the 2 GiB this process's own CUDA context and
+// libraries may hold (otherEstimatedMin). 30.86 GiB outside against
+// 22.64 MiB split puts other processes first, fragmentation second;
+// 4.32 GiB outside (2.32 GiB after the context) against 2.88 GiB split,
+// and 2.17 GiB (0.17 GiB) against 4.17 GiB, keep fragmentation first.
+// The fragmentation advice names what the message's release has: 1.0-1.3
+// ("cached") neither max_split_size_mb (1.10) nor expandable_segments
+// (2.1); 1.4-2.0 max_split_size_mb from 1.10, or surely when its message
+// names it; 2.x both.
+func TestRankAndAdviceByRelease(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		causes []string
+		advice string // in the fragmentation cause's advice
+		not    string // not in it
+	}{
+		{"pt1.x_outside_30GiB_cyclegan1499.txt", []string{CauseOtherProcesses, CauseFragmentation}, "from 1.10 on, set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb", "before 2.1, max_split_size_mb"},
+		{"pt1.x_vscode_outside_monodepth2_236.txt", []string{CauseOtherProcesses, CauseFragmentation}, "needs PyTorch 2.1+", "before 2.1, max_split_size_mb"},
+		{"pt1.x_estimated_vs_frag_appa3.txt", []string{CauseFragmentation, CauseOtherProcesses}, "this release has it: its message names it", "from 1.10 on"},
+		{"pt1.x_free_equals_request_hint8.txt", []string{CauseFragmentation, CauseOtherProcesses}, "this release has it", "before 2.1, max_split_size_mb"},
+		{"pt1.3_cached_neurosim28.txt", []string{CauseOtherProcesses, CauseFragmentation}, "PyTorch 1.0-1.3's, whose allocator has no setting against fragmentation", "PYTORCH_CUDA_ALLOC_CONF="},
+		{"pt1.0_docs_prose_fastai.txt", []string{CauseFragmentation}, "upgrading gives them", "set PYTORCH_CUDA_ALLOC_CONF"},
+		{"pt2.x_pytorch16417.txt", []string{CauseFragmentation}, "expandable_segments:True (PyTorch 2.1+)", "1.10"},
+	} {
+		pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
+		if len(pm.OOMs) != 1 {
+			t.Fatalf("%s: %d OOMs", c.file, len(pm.OOMs))
+		}
+		r := pm.OOMs[0]
+		if got := causeNames(r); strings.Join(got, ",") != strings.Join(c.causes, ",") {
+			t.Errorf("%s: causes %v, want %v", c.file, got, c.causes)
+		}
+		f := hasCause(r, CauseFragmentation)
+		if f == nil {
+			t.Errorf("%s: no fragmentation cause", c.file)
+		} else if !strings.Contains(f.Advice, c.advice) || strings.Contains(f.Advice, c.not) {
+			t.Errorf("%s: fragmentation advice %q, want %q and not %q", c.file, f.Advice, c.advice, c.not)
+		}
 	}
 }

@@ -124,6 +124,7 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 			m.Reserved = size(pytorchtext.MsgReserved, i)
 			m.Reason = str(pytorchtext.MsgReason, i)
 			m.Text = str(pytorchtext.MsgText, i)
+			m.Cached = rec.Column(pytorchtext.MsgCached).(*array.Boolean).Value(i)
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}
 	case pytorchtext.TableProcesses:

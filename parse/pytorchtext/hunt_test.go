@@ -214,5 +214,53 @@ func TestSummaryWithoutRulers(t *testing.T) {
 	}
 	if p, ok := rs.stat(0, PartialKey); !ok || p.value != 10 {
 		t.Errorf("cut: partial %+v %v; warnings %q", p, ok, rs.meta.Warnings.Strings())
+
+	}
+}
+
+// A memory_summary() whose rows carry comments after their right border
+// (a blog's annotated copy, testdata/README.md names it): the comments are
+// not the table's, so the whole table reads, without a warning and not
+// partial: 512 B allocated, 2048 KB (2 MiB) reserved, 2047 KB
+// non-releasable. A closing border followed by an OOM message on the same
+// line (its line end lost) still ends the table, and the message is read.
+func TestSummaryTrailingComments(t *testing.T) {
+	rs := readFile(t, "pastes/summary_trailing_comments_blog_zh.txt", false)
+	if ws := rs.meta.Warnings.Strings(); len(ws) != 0 {
+		t.Errorf("warnings %q", ws)
+	}
+	if _, ok := rs.stat(0, PartialKey); ok {
+		t.Error("read as partial")
+	}
+	for key, want := range map[string]int64{
+		"allocated_bytes.all.current":      512,
+		"reserved_bytes.all.current":       2048 << 10,
+		"inactive_split_bytes.all.current": 2047 << 10,
+		"allocation.all.current":           1,
+		"oversize_segments.current":        0,
+		"num_ooms":                         0,
+	} {
+		if v, ok := rs.stat(0, key); !ok || v.value != want {
+			t.Errorf("%s: %+v %v, want %d", key, v, ok, want)
+		}
+	}
+	b, err := os.ReadFile(dir + "pastes/summary_trailing_comments_blog_zh.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "|===========================================================================|\n```",
+		"|===========================================================================|RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 2.81 GiB already allocated; 25.38 MiB free; 3.06 GiB reserved in total by PyTorch)\n```", 1)
+	if text == string(b) {
+		t.Fatal("closing border not found")
+	}
+	rs, err = readText(t, "glued", text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rs.stat(0, PartialKey); ok || len(rs.msgs) != 1 || rs.msgs[0].gen != string(Gen1) {
+		t.Errorf("glued message: %d messages %+v, warnings %q", len(rs.msgs), rs.msgs, rs.meta.Warnings.Strings())
+	}
+	if v, ok := rs.stat(0, "allocated_bytes.all.current"); !ok || v.value != 512 {
+		t.Errorf("glued message: allocated %+v %v", v, ok)
 	}
 }

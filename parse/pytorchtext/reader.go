@@ -588,6 +588,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgReason).AppendNull()
 	}
 	b.Field(MsgText).(*array.StringBuilder).Append(m.Text)
+	b.Field(MsgCached).(*array.BooleanBuilder).Append(m.Cached)
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)

@@ -89,6 +89,7 @@
 //	reserved       int64   reserved by PyTorch in all (1.x; 1.0-1.3: allocated + cached)
 //	reason         utf8    why an unparsed, cut or async message was not read whole; else null
 //	text           utf8    the message, from "CUDA" to the end of the line
+//	cached         bool    a 1.0-1.3 message ("C cached)": reserved_unallocated printed, not derived)
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -190,6 +191,7 @@ var (
 		nullableInt64("reserved"),
 		{Name: "reason", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "text", Type: arrow.BinaryTypes.String},
+		{Name: "cached", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -240,6 +242,7 @@ const (
 	MsgReserved
 	MsgReason
 	MsgText
+	MsgCached
 )
 
 // Columns of the processes table.

@@ -309,7 +309,22 @@ func (s *summary) add(r *Reader, line string) (done, reread bool) {
 		return s.addBare(r, line)
 	}
 	rows, _ := barRows(line)
+	trail := ""
 	if len(rows) == 0 {
+		// Text after the right border (a comment someone wrote beside a
+		// row: "|  # bytes handed out") is not the table's: the row is
+		// read up to its last '|'.
+		if k := strings.LastIndexByte(line, '|'); k >= 0 {
+			rows, _ = barRows(line[:k+1])
+			trail = line[k+1:]
+		}
+	}
+	// A tail that holds an OOM message or another table is no comment
+	// but the next line, its line end lost: unless the table ends on this
+	// line, it broke off here. A table without rulers is whole after its
+	// last metric row.
+	foreign := findOOM(trail, 0) >= 0 || strings.Contains(trail, summaryTitle)
+	if len(rows) == 0 || foreign && !closes(rows[len(rows)-1]) {
 		if !s.whole() {
 			s.stop(r, "is cut", line)
 		}
@@ -317,10 +332,24 @@ func (s *summary) add(r *Reader, line string) (done, reread bool) {
 	}
 	for _, row := range rows {
 		if done, reread := s.addRow(r, row, line); done {
-			return true, reread
+			// The table's last border: what follows it on the line is
+			// read as text.
+			return true, reread || strings.TrimSpace(trail) != ""
 		}
 	}
+	if foreign {
+		if !s.whole() {
+			s.stop(r, "is cut", line)
+		}
+		return true, true
+	}
 	return false, false
+}
+
+// closes reports whether row is a ruler of '=', the border that closes a
+// table (or the one under its OOMs row).
+func closes(row summaryRow) bool {
+	return row.kind == rowRuler && row.cells[0][0] == '='
 }
 
 // addBare reads one line of a table without borders. Its end is the
