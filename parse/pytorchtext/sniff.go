@@ -34,11 +34,7 @@ func SniffSummary(head []byte) bool {
 
 // summaryNoRulersSniffRe matches the title and header of a table without
 // its "|===|" and "|---|" lines (see summary), after any log prefix.
-var summaryNoRulersSniffRe = lazyre.New(`(?m)\|[ 	]*PyTorch CUDA memory summary, device ID \d+[ 	]*\|[ 	]*
-(?:[^
-]*
-){0,3}?[^
-]*\|[ 	]*Metric[ 	]*\|[ 	]*Cur Usage[ 	]*\|[ 	]*Peak Usage[ 	]*\|[ 	]*Tot Alloc[ 	]*\|[ 	]*Tot Freed[ 	]*\|`)
+var summaryNoRulersSniffRe = lazyre.New(`(?m)\|[ \t]*PyTorch CUDA memory summary, device ID \d+[ \t]*\|[ \t\r]*\n(?:[^\n]*\n){0,3}?[^\n]*\|[ \t]*Metric[ \t]*\|[ \t]*Cur Usage[ \t]*\|[ \t]*Peak Usage[ \t]*\|[ \t]*Tot Alloc[ \t]*\|[ \t]*Tot Freed[ \t]*\|`)
 
 // summaryBareSniffRe matches the title and header of a table without
 // borders (see summary).
