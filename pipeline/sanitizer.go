@@ -81,10 +81,10 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		if t, meta := program.result(); t != nil && (len(t.Messages) > 0 || len(t.Stats) > 0) {
 			text, oomWarnings = t, meta.Warnings.Strings()
 		} else if meta != nil {
-			// No OOM, but out-of-memory errors the program logged and
-			// went on from (TensorFlow's INFO probes): say why they are
+			// No OOM, but out-of-memory errors that are not GPU OOMs
+			// (TensorFlow's INFO probes, host memory): say why they are
 			// not findings, as for a log read alone.
-			oomWarnings = meta.LoggedOnly.Strings()
+			oomWarnings = meta.NotOOMs.Strings()
 		}
 	}
 	at := ""

@@ -355,7 +355,14 @@ func oomMessage(r oom.Report) string {
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
 				return "oom: " + pytorchtext.FormatSize(r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
 			}
-			return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
+			switch c := r.Caller(); {
+			case r.ByPyTorch():
+				return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
+			case c != "":
+				// numba's, CuPy's, a Java program's: no PyTorch in it.
+				return "oom: " + lib + " ran out of memory in " + c + " (" + clipText(r.Text, 80) + "); the message has no sizes"
+			}
+			return "oom: " + lib + " ran out of memory (" + clipText(r.Text, 80) + "); the message has no sizes"
 		}
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"
 	}
@@ -386,6 +393,8 @@ func oomMessage(r oom.Report) string {
 	switch {
 	case r.Device >= 0 && r.DeviceType != "":
 		fmt.Fprintf(&b, " on %s:%d", r.DeviceType, r.Device)
+	case r.Device >= 0 && r.Generation == pytorchtext.GenXLA:
+		fmt.Fprintf(&b, " on device %d", r.Device) // XLA's ordinal: a GPU or a TPU
 	case r.Device >= 0:
 		fmt.Fprintf(&b, " on GPU %d", r.Device)
 	}

@@ -110,6 +110,8 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		title += ": host memory (CPU)"
 	case f.Device != nil && f.DeviceType != "":
 		title += fmt.Sprintf(": %s:%d", f.DeviceType, *f.Device)
+	case f.Device != nil && d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenXLA):
+		title += fmt.Sprintf(": device %d", *f.Device) // XLA's ordinal: a GPU or a TPU
 	case f.Device != nil:
 		title += fmt.Sprintf(": GPU %d", *f.Device)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/analyze/snapshot"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -264,6 +265,7 @@ type Report struct {
 	msg         *pytorchtext.Message // the first message folded in
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
+	caller      string // the program a figureless message came from (callerOf)
 	expandable  bool
 	snapshot    bool
 	event       bool // from a profiler trace's [OutOfMemory] event
@@ -681,10 +683,19 @@ func sameNumbers(a, b *pytorchtext.Message) bool {
 // matchMessage finds the report a message belongs to: one that already
 // holds the same message (printed again, or in another file), or a
 // snapshot's OOM with the same device, request and free memory.
+//
+// Messages on pytest's result lines of two different tests ("FAILED
+// tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: ...") are two
+// failures, however alike their words.
 func matchMessage(reports []*Report, m Message) *Report {
+	test := testID(m.Prefix)
+	other := func(r *Report) bool {
+		t := testID(r.msg.Prefix)
+		return t != "" && test != "" && t != test
+	}
 	if !parsed(m.Generation) {
 		for _, r := range reports {
-			if r.msg != nil && r.msg.Generation == m.Generation && r.msg.Text == m.Text {
+			if r.msg != nil && r.msg.Generation == m.Generation && r.msg.Text == m.Text && !other(r) {
 				return r
 			}
 		}
@@ -693,7 +704,7 @@ func matchMessage(reports []*Report, m Message) *Report {
 		// summary, a logger's line limit).
 		if strings.HasPrefix(m.Reason, "the message ends at column") && strings.Contains(m.Text, "Tried to allocate ") {
 			for _, r := range reports {
-				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(m.Text) && strings.HasPrefix(r.msg.Text, m.Text) {
+				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(m.Text) && strings.HasPrefix(r.msg.Text, m.Text) && !other(r) {
 					return r
 				}
 			}
@@ -701,7 +712,7 @@ func matchMessage(reports []*Report, m Message) *Report {
 		return nil
 	}
 	for _, r := range reports {
-		if r.msg != nil && sameNumbers(r.msg, &m.Message) {
+		if r.msg != nil && sameNumbers(r.msg, &m.Message) && !other(r) {
 			return r
 		}
 	}
@@ -732,12 +743,28 @@ func matchMessage(reports []*Report, m Message) *Report {
 	return nil
 }
 
+// testIDRe reads the test a pytest result line names: "FAILED
+// tests/core_test.py::CoreTest::test_jit_42 - ", "ERROR x.py::t - ",
+// "FAILED [0.0956s] test_x.py::T::test_fraction - ".
+var testIDRe = lazyre.New(`(?:^|\s)(?:FAILED|ERROR)(?: \[[^\]]*\])? (\S+::\S+) -(?:\s|$)`)
+
+// testID returns the pytest test a message's prefix names, "" when none.
+func testID(prefix string) string {
+	if m := testIDRe.FindStringSubmatch(prefix); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // addMessage folds a message into the report.
 func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter) {
 	r.Sources = append(r.Sources, src)
 	r.Occurrences++
 	if r.Exception == "" {
 		r.Exception = m.Exception
+	}
+	if r.caller == "" {
+		r.caller = callerOf(m)
 	}
 	if len(r.Stack) == 0 && len(m.Frames) > 0 {
 		r.Stack = oomUserStack(m.Frames, filter)
@@ -758,8 +785,8 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
 		}
-		if m.Generation == pytorchtext.GenTF && r.Device < 0 {
-			r.Device = m.Device
+		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA) && r.Device < 0 {
+			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d"
 		}
 		if m.Generation == pytorchtext.GenCut && !r.snapshot {
 			// The figures printed whole before the cut.
@@ -890,23 +917,7 @@ func (r *Report) findCauses() {
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
-			switch lib := pytorchtext.Library(r.Text); lib {
-			case "":
-				r.Notes = append(r.Notes, "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was")
-			case "NCCL":
-				r.Notes = append(r.Notes, "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)")
-			case "the CUDA driver", "the CUDA runtime":
-				if r.known(r.RequestedBytes) {
-					// StreamExecutor's cuda_driver.cc: "failed to allocate
-					// 7.81G (8387559424 bytes) from device", in an ERROR
-					// record (INFO and WARNING ones are probes, not OOMs).
-					r.Notes = append(r.Notes, "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate "+size(r.RequestedBytes)+" from the device ("+lib+"'s out-of-memory error), in an ERROR record: the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory")
-					break
-				}
-				r.Notes = append(r.Notes, "a CUDA allocation outside PyTorch's caching allocator ran out of memory ("+lib+"'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
-			default:
-				r.Notes = append(r.Notes, lib+" could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held")
-			}
+			r.Notes = append(r.Notes, r.cudaErrorNote())
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -931,8 +942,13 @@ func (r *Report) findCauses() {
 			}
 			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
 		case pytorchtext.GenXLA:
-			r.Notes = append(r.Notes, "XLA (JAX, or TensorFlow's XLA) could not allocate the request (RESOURCE_EXHAUSTED): the message gives no other figures; JAX takes 75% of the GPU's memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed")
+			r.Notes = append(r.Notes, r.xlaNote())
 		case pytorchtext.GenTF:
+			if strings.HasPrefix(r.Text, "failed to allocate memory") {
+				// TF 2's eager form: the op's name only.
+				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
+				break
+			}
 			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
@@ -1372,6 +1388,145 @@ func (r *Report) findCauses() {
 		}
 	}
 	r.backendTerms()
+}
+
+// cudaErrorNote is the note of a message without sizes from a CUDA call
+// outside an allocator's message (pytorchtext.GenCUDAError), in the terms
+// of the program that made the call: PyTorch's snapshot and
+// memory_summary() are named only where PyTorch made it (its "CUDA
+// error: " lead-in, or its exception or files); a driver status in
+// numba's, CuPy's or a Java program's words is theirs.
+func (r *Report) cudaErrorNote() string {
+	lib := pytorchtext.Library(r.Text)
+	pytorch := r.ByPyTorch()
+	by := ""
+	if r.caller != "" && !pytorch {
+		by = " (called by " + r.caller + ")"
+	}
+	switch lib {
+	case "":
+		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+	case "NCCL":
+		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+	case "the CUDA driver", "the CUDA runtime":
+		if r.known(r.RequestedBytes) {
+			// StreamExecutor's cuda_driver.cc: "failed to allocate 7.81G
+			// (8387559424 bytes) from device"; INFO and WARNING records
+			// are probes, not OOMs (the reader does not count them).
+			record := ", in an ERROR record:"
+			switch pytorchtext.LogLevel(r.msg.Prefix) {
+			case 'F':
+				record = ", in a FATAL record:"
+			case 0:
+				record = "; the line has no log level (an issue title, a copied line), and TensorFlow logs these words at INFO level when it probes how much memory it can take and retries smaller (no OOM) as well as at ERROR level when the allocation failed;"
+			}
+			return "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate " + size(r.RequestedBytes) + " from the device (" + lib + "'s out-of-memory error)" + record + " the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory"
+		}
+		switch {
+		case pytorch:
+			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
+		case r.caller != "":
+			call := "call to the CUDA driver (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
+			if lib == "the CUDA runtime" {
+				call = "call to the CUDA runtime (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
+			}
+			if fn := driverCallRe.FindStringSubmatch(r.msg.Prefix); fn != nil {
+				switch {
+				case strings.HasPrefix(fn[1], "cuMemAlloc"), strings.HasPrefix(fn[1], "cuMemCreate"), strings.HasPrefix(fn[1], "cuMemHostAlloc"):
+					call = "call to " + fn[1] + " (an allocation)"
+				case strings.HasPrefix(fn[1], "cuCtxCreate"), strings.HasPrefix(fn[1], "cuDevicePrimaryCtx"):
+					call = "call to " + fn[1] + " (creating a context, which needs memory of its own)"
+				default:
+					call = "call to " + fn[1]
+				}
+			}
+			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"
+		}
+		return "a CUDA call ran out of memory (" + lib + "'s out-of-memory error) in a program or library that calls CUDA itself (numba, CuPy, PyCUDA, a CUDA extension; the message does not say which, nor whether it was an allocation or a context's creation): the message has no sizes; nvidia-smi at the time would tell what held the GPU, and, if the program is PyTorch's, a snapshot or memory_summary() taken at the error what PyTorch held"
+	}
+	if pytorch {
+		return lib + " could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
+	}
+	return lib + " could not allocate the memory it needed" + by + " (an ALLOC_FAILED status: a handle, a plan or a workspace; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; nvidia-smi at the time, or the framework's own memory report, would tell what held the GPU"
+}
+
+// driverCallRe finds the CUDA driver function a message names before its
+// status (numba's "Call to cuMemAlloc results in").
+var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
+
+// smallXLARequest: a request below this that XLA's BFC allocator refuses
+// says nothing of what filled the memory (24, 16 and 4 bytes in
+// jax-ml/jax#4994's CPU tests).
+const smallXLARequest = 64 << 10
+
+// xlaNote is the note of an XLA message (pytorchtext.GenXLA), by the
+// allocator its words name (see GenXLA): none of them says what else held
+// the memory, and only the StreamExecutor allocator's names the device.
+func (r *Report) xlaNote() string {
+	req := "the request"
+	if r.known(r.RequestedBytes) {
+		req = "a request of " + size(r.RequestedBytes)
+	}
+	switch {
+	case strings.HasPrefix(r.Text, "Failed to allocate request for "):
+		dev := "the device"
+		if r.Device >= 0 {
+			dev = fmt.Sprintf("device %d", r.Device)
+		}
+		return "XLA's StreamExecutor allocator could not get " + req + " from " + dev + " (RESOURCE_EXHAUSTED: an allocation made on the device directly, outside XLA's BFC pool: every allocation under JAX's XLA_PYTHON_CLIENT_ALLOCATOR=platform, else XLA's own direct ones, such as the compiler's, which get only what the pool left: JAX preallocates 75% of a GPU by default, XLA_PYTHON_CLIENT_MEM_FRACTION): the device had no room for it; the message gives no other figures, nor whether the device is a GPU or a TPU; nvidia-smi at the time would tell what else held a GPU, and the \"BufferAssignment stats\" XLA prints after the error, when present, what the program needed"
+	case strings.HasPrefix(r.Text, "Out of memory allocating "):
+		return "XLA could not allocate " + req + " (RESOURCE_EXHAUSTED: \"Out of memory allocating\", the words of XLA's CPU client, whose buffers are host memory from an aligned malloc, and of the TFRT GPU client of recent releases): the message names no device; if JAX ran on the CPU (jax.devices() lists CpuDevice: a jaxlib without CUDA, or no GPU visible), the machine's memory (or the process's limit) ran out, not a GPU's; the message gives no other figures"
+	case r.known(r.RequestedBytes) && r.RequestedBytes < smallXLARequest:
+		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): a request this small fails only when the allocator has nothing left at all, or fails for a reason of its own (a build for a new platform, a container's memory limit), so its size tells nothing of what filled the memory; the message names no device (XLA's CPU client printed the same words in older jaxlib) and gives no other figures"
+	}
+	return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): the message gives no other figures and names no device; on a GPU, JAX takes 75% of its memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed"
+}
+
+// ByPyTorch reports whether a message without figures
+// (pytorchtext.GenCUDAError) is PyTorch's to explain: its exception or
+// files say PyTorch, or nothing names another program and the words are
+// PyTorch's ("CUDA error: out of memory"; a library's ALLOC_FAILED status
+// after the "CUDA error: " lead-in of PyTorch's c10 checks, or cuDNN's,
+// cuFFT's, cuSOLVER's). A bare driver or runtime status is anybody's.
+func (r Report) ByPyTorch() bool {
+	switch {
+	case r.caller == "PyTorch":
+		return true
+	case r.caller != "":
+		return false
+	case pytorchtext.Library(r.Text) == "":
+		return true
+	}
+	i := strings.Index(r.Text, "_ALLOC_FAILED")
+	return i >= 0 && strings.Contains(r.Text[:i], " error:")
+}
+
+// Caller names the program or library the report's messages came from,
+// as far as their words and tracebacks say (see callerOf): "numba",
+// "PyCUDA", "JCuda", "CuPy", "TensorFlow", "JAX", "PyTorch", or "".
+func (r Report) Caller() string { return r.caller }
+
+// callerOf names the program or library a message came from, by the words
+// of its exception, the text before it, the message and its traceback's
+// files, innermost first: "numba", "PyCUDA", "JCuda", "CuPy",
+// "TensorFlow", "JAX", "PyTorch"; "" when none says.
+func callerOf(m Message) string {
+	hay := []string{m.Exception, m.Prefix, m.Text}
+	for i := len(m.Frames) - 1; i >= 0; i-- {
+		hay = append(hay, m.Frames[i].Filename)
+	}
+	for _, h := range hay {
+		h = strings.ToLower(h)
+		for _, c := range []struct{ word, name string }{
+			{"numba", "numba"}, {"pycuda", "PyCUDA"}, {"jcuda", "JCuda"}, {"cupy", "CuPy"},
+			{"tensorflow", "TensorFlow"}, {"jax", "JAX"}, {"torch", "PyTorch"},
+		} {
+			if strings.Contains(h, c.word) {
+				return c.name
+			}
+		}
+	}
+	return ""
 }
 
 // aloneCapacity is the capacity cause of a request larger by itself than

@@ -88,6 +88,12 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add("MPS backend out of memory (MPS allocated: 8.89 GB, other allocations: 172.98 MB, max allowed: 9.07 GB). Tried to allocate 6.25 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0")
 	f.Add("XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 15.11 GiB. Of the allocated memory 8.32 GiB is allocated by PyTorch, and 4.87 GiB is reserved by PyTorch but unallocated.")
 	f.Add("XPU out of memory. Tried to allocate 1.71 GiB (GPU 0; 15.56 GiB total capacity; 176.00 MiB already allocated; 176.00 MiB reserved in total by PyTorch)")
+	// Other frameworks' forms and a message inside a JSON string.
+	f.Add("XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device ordinal 0")
+	f.Add("ResourceExhaustedError: {{function_node __wrapped__Cast_device_/job:localhost/replica:0/task:0/device:CPU:0}} failed to allocate memory [Op:Cast]")
+	f.Add("ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[16,19,19,1024] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
+	f.Add(`"error_message": "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 5 has a total capacity of 23.52 GiB of which 6.62 GiB is free.",`)
+	f.Add("exception=CudaAPIError(2, 'Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY')>)")
 	f.Fuzz(func(t *testing.T, line string) {
 		at := findOOM(line, 0)
 		if at < 0 {

@@ -88,19 +88,36 @@ const (
 	// used and cached (total_bytes(); releases add N to it), read as
 	// Reserved; L is Allowed (set_limit). No device, total or free.
 	GenCuPy Generation = "cupy"
-	// GenXLA: XLA's allocator adapter (JAX, TensorFlow's XLA),
-	// xla/stream_executor/integrations/tf_allocator_adapter.cc:
-	// "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N
-	// bytes." (older TensorFlow: "Resource exhausted: ..."); PJRT's BFC
-	// prints the size in HumanReadableNumBytes form ("16.00GiB"). N is
-	// Requested; nothing else is given.
+	// GenXLA: XLA's allocators (JAX, TensorFlow's XLA), each after the
+	// status "RESOURCE_EXHAUSTED: " ("Resource exhausted: " in older
+	// releases): the BFC allocator's adapter,
+	// xla/stream_executor/integrations/tf_allocator_adapter.cc, "Out of
+	// memory while trying to allocate N bytes." (PJRT's BFC prints the
+	// size in HumanReadableNumBytes form, "16.00GiB"); the StreamExecutor
+	// allocator without a pool,
+	// xla/stream_executor/device_memory_allocator.cc, "Failed to allocate
+	// request for 32.00MiB (33554432B) on device ordinal 0" (Device is the
+	// ordinal); the PJRT CPU client's host buffers (and the TFRT GPU
+	// client's), "Out of memory allocating N bytes." (%d: no separators;
+	// after a status, not CuPy's OutOfMemoryError). N is Requested;
+	// nothing else is given. Text is the message as far as it was read
+	// (a closing markdown "**" or a quote after it left out), so that the
+	// same message printed twice reads the same.
 	GenXLA Generation = "xla"
-	// GenTF: TensorFlow's OpKernelContext::allocate_tensor,
-	// tensorflow/core/framework/op_kernel.cc: "OOM when allocating tensor
-	// with shape[S] and type T on DEVICE by allocator A" (a
-	// ResourceExhaustedError, "Resource exhausted: " in TF 1.x). The
-	// message gives a shape, not bytes: no sizes are read; Device is the
-	// GPU index in "/device:GPU:d".
+	// GenTF: TensorFlow's, after ResourceExhaustedError (also "... (see
+	// above for traceback):", TF 1.x's OpError.__str__) or the status
+	// "RESOURCE_EXHAUSTED: " ("Resource exhausted: " in TF 1.x):
+	// OpKernelContext::allocate_tensor, tensorflow/core/framework/
+	// op_kernel.cc, "OOM when allocating tensor with shape[S] and type T on
+	// DEVICE by allocator A" (TF 1.0 stops after the shape); a device's
+	// MakeTensorFromProto, gpu_device.cc, "OOM when allocating tensor of
+	// shape [S] and type T"; TF 2's eager form, "failed to allocate memory
+	// [Op:NAME]", after a "{{function_node __wrapped__NAME_device_DEVICE}}"
+	// annotation from TF 2.11. The message gives a shape or nothing, not
+	// bytes: no sizes are read; Device is the GPU index in
+	// "/device:GPU:d" (TF 1.x: "/gpu:d"). A message that names the CPU
+	// ("/device:CPU:0", "/cpu:0") is a host-memory failure: Host is set,
+	// and the reader does not count it as an OOM.
 	GenTF Generation = "tensorflow"
 )
 
@@ -168,6 +185,9 @@ type Message struct {
 	// Warnings are figures read as unknown because no GPU has them (NVML
 	// overflowing to 2^64 bytes), one sentence each.
 	Warnings []string
+	// Host is true for a TensorFlow message whose device is the CPU
+	// ("/device:CPU:0"): the machine's memory ran out, not a GPU's.
+	Host bool
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -214,13 +234,18 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	// Other frameworks' (see frameworkOOMs).
-	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "OOM when allocating tensor"}
+	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
+	"OOM when allocating tensor", "failed to allocate memory"}
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
 // or status words one of which must end the text before it (followed by a
 // colon). Without them the words are anybody's ("Out of memory while
-// trying to allocate" is also many C programs' malloc failure).
+// trying to allocate" is also many C programs' malloc failure, "Failed to
+// allocate request for" the Linux crypto tests', "failed to allocate
+// memory" everyone's). The same words may start two frameworks' messages
+// (CuPy's and XLA's "Out of memory allocating "): what ends the text
+// before them tells which.
 var frameworkOOMs = []struct {
 	phrase, framework string
 	gen               Generation
@@ -228,19 +253,53 @@ var frameworkOOMs = []struct {
 }{
 	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
 	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
-	{"Out of memory while trying to allocate ", "XLA", GenXLA, []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError"}},
-	{"OOM when allocating tensor", "TensorFlow", GenTF, []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError"}},
+	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords},
+	{"Failed to allocate request for ", "XLA", GenXLA, statusWords},
+	{"Out of memory allocating ", "XLA", GenXLA, statusWords},
+	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords},
+	{"failed to allocate memory", "TensorFlow", GenTF, statusWords},
 }
 
-// frameworkAt returns the entry of frameworkOOMs whose words start s, or
-// -1.
-func frameworkAt(s string) int {
+// statusWords end the text before an XLA or TensorFlow message: the
+// status code's name as absl prints it, TF 1.x's, and the Python
+// exception of both (XlaRuntimeError prints the status).
+var statusWords = []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError"}
+
+// seeAbove is what TF 1.x's OpError.__str__ writes between the exception's
+// name and its message when the op's creation stack came before: "%s (see
+// above for traceback): %s" (ResourceExhaustedError (see above for
+// traceback): OOM when allocating tensor ...).
+const seeAbove = " (see above for traceback)"
+
+// functionNodeRe matches TensorFlow 2.11+'s annotation of an eager op's
+// error before its message: "{{function_node
+// __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:GPU:0}}".
+var functionNodeRe = lazyre.New(`\{\{function_node [^{}]*\}\}$`)
+
+// frameworkAt returns the entry of frameworkOOMs whose words start
+// line[at:] and whose exception or status ends the text before them
+// (then a colon; TF 1.x's seeAbove and TF 2's function_node annotation
+// may come between), or -1; found says whether any entry's words start
+// line[at:].
+func frameworkAt(line string, at int) (k int, found bool) {
+	before := strings.TrimRight(line[:at], " \t")
+	if loc := functionNodeRe.Re().FindStringIndex(before); loc != nil {
+		before = strings.TrimRight(before[:loc[0]], " \t")
+	}
+	colon := strings.HasSuffix(before, ":")
+	before = strings.TrimSuffix(strings.TrimRight(strings.TrimSuffix(before, ":"), " "), seeAbove)
 	for k, f := range frameworkOOMs {
-		if strings.HasPrefix(s, f.phrase) {
-			return k
+		if !strings.HasPrefix(line[at:], f.phrase) {
+			continue
+		}
+		found = true
+		for _, a := range f.after {
+			if colon && strings.HasSuffix(before, a) {
+				return k, true
+			}
 		}
 	}
-	return -1
+	return -1, found
 }
 
 // Framework names the framework a generation's messages come from:
@@ -282,8 +341,10 @@ var libraryOOMs = []struct{ phrase, library string }{
 // 16:22:13.020179: I tensorflow/stream_executor/cuda/cuda_driver.cc:801] "),
 // glog's and absl's ("I0924 16:22:13.020179 12345 cuda_driver.cc:801] ",
 // "I20240101 ...", "I0000 00:00:1711234567.123456   12345 gpu_device.cc:1928] ").
-// I is INFO, W WARNING, E ERROR, F FATAL.
-var logRecordRe = lazyre.New(`(?:^|[\s\]|:])([IWEF])(?:\d{4,8} \d{2}:\d{2}:\d+(?:\.\d+)?\s+\d+)?\s+[\w./\\-]+\.(?:cc|cpp|cu|h|c|py):\d+\]\s`)
+// I is INFO, W WARNING, E ERROR, F FATAL. The file may be a Windows path
+// with its drive ("E C:\tf_jenkins\...\cuda_driver.cc:924] ", TF's
+// Windows builds).
+var logRecordRe = lazyre.New(`(?:^|[\s\]|:])([IWEF])(?:\d{4,8} \d{2}:\d{2}:\d+(?:\.\d+)?\s+\d+)?\s+(?:[A-Za-z]:)?[\w./\\-]+\.(?:cc|cpp|cu|h|c|py):\d+\]\s`)
 
 // logLevel returns the level letter ('I', 'W', 'E', 'F') of the framework
 // log record whose header is in prefix, the text before a message; 0 when
@@ -294,6 +355,11 @@ func logLevel(prefix string) byte {
 	}
 	return 0
 }
+
+// LogLevel returns the level letter ('I', 'W', 'E', 'F') of the framework
+// log record whose header is in prefix (a Message's Prefix); 0 when the
+// text has none (an issue title, a line copied without its header).
+func LogLevel(prefix string) byte { return logLevel(prefix) }
 
 // loggedOnly reports whether the message at line[at] is inside a
 // framework's log record at INFO or WARNING level: the program logged the
@@ -443,24 +509,17 @@ func classify(line string, at int) int {
 	if lib, _ := libraryAt(rest); lib != "" {
 		return classifyLibrary(line, at, lib, kind)
 	}
-	if k := frameworkAt(rest); k >= 0 {
+	if k, found := frameworkAt(line, at); found {
 		// After its exception or status and a colon
 		// ("cupy.cuda.memory.OutOfMemoryError: ", "XlaRuntimeError:
 		// RESOURCE_EXHAUSTED: "); else prose or another program's words.
-		before := strings.TrimRight(line[:at], " \t")
-		if !strings.HasSuffix(before, ":") {
+		if k < 0 {
 			return notMessage
 		}
-		if strings.Count(before, "`")%2 == 1 {
+		if strings.Count(line[:at], "`")%2 == 1 {
 			return weakMessage // quoted in markdown: a code span opened before it
 		}
-		before = strings.TrimRight(before[:len(before)-1], " ")
-		for _, a := range frameworkOOMs[k].after {
-			if strings.HasSuffix(before, a) {
-				return kind
-			}
-		}
-		return notMessage
+		return kind
 	}
 	switch {
 	case strings.HasPrefix(rest, "Allocation on device "):
@@ -583,13 +642,24 @@ func isLowerOrDigitWord(s string) bool { return s != "" && s[0] >= 'a' && s[0] <
 // always returns a Message; one that does not follow a known form has
 // Generation GenUnparsed and a Reason, and no sizes. end is where the
 // message's last part ends in line.
+//
+// A message inside a quoted string (a JSON value, a Python repr: the
+// quote opened before it on the line) ends with the string: what follows
+// the closing quote (`",` and the next key, `')>)` of a repr) is not read
+// as the message's, so a message cut short inside the string reads as cut
+// and a status token keeps no quote.
 func ParseMessage(line string, at int) (m Message, end int) {
+	if lim := literalEnd(line, at); lim < len(line) {
+		if lib, n := libraryAt(line[at:]); lib == "" || at+n <= lim {
+			line = line[:lim]
+		}
+	}
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
 	m.Text = strings.TrimRight(line[at:], " \r\n")
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	s := &scanner{s: line, i: at}
-	if k := frameworkAt(line[at:]); k >= 0 {
+	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
@@ -677,28 +747,57 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	return m, s.i
 }
 
+// literalEnd returns where the quoted string that holds the message at
+// line[at] ends: the first unescaped quote after at of the kind that
+// opened the string, the last quote of its kind before at, which opens
+// one only at the line's start or after a space, a tab or one of "([{:=,"
+// (an apostrophe inside a word, "I'm", opens nothing; nor does the
+// closing quote of a string before the message). len(line) when the
+// message is in no string, or its string does not close on the line.
+func literalEnd(line string, at int) int {
+	end := len(line)
+	for _, q := range []byte{'"', '\''} {
+		open := strings.LastIndexByte(line[:at], q)
+		if open < 0 || open > 0 && strings.IndexByte(" \t([{:=,", line[open-1]) < 0 {
+			continue
+		}
+		for j := at; j < end; j++ {
+			if line[j] == '\\' {
+				j++
+				continue
+			}
+			if line[j] == q {
+				end = j
+				break
+			}
+		}
+	}
+	return end
+}
+
 // parseFramework reads another framework's message (frameworkOOMs[k]) at
 // s.i. A message that departs from the form keeps the generation with no
 // sizes and a Reason.
 func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 	f := frameworkOOMs[k]
 	m.Generation, m.Backend = f.gen, "CUDA"
+	start := s.i
 	s.i += len(f.phrase)
 	var err error
-	switch f.phrase {
-	case "Out of memory allocating ":
+	switch {
+	case f.gen == GenCuPy && f.phrase == "Out of memory allocating ":
 		// "N bytes (allocated so far: T bytes[, limit set to: L bytes])."
 		if m.Requested, err = s.groupedBytes(); err == nil && s.eat(" (allocated so far: ") {
 			if m.Reserved, err = s.groupedBytes(); err == nil && s.eat(", limit set to: ") {
 				m.Allowed, err = s.groupedBytes()
 			}
 		}
-	case "out of memory to allocate ":
+	case f.phrase == "out of memory to allocate ":
 		// "N bytes (total T bytes)", CuPy before 5.
 		if m.Requested, err = s.groupedBytes(); err == nil && s.eat(" (total ") {
 			m.Reserved, err = s.groupedBytes()
 		}
-	case "Out of memory while trying to allocate ":
+	case f.phrase == "Out of memory while trying to allocate ":
 		// "N bytes." (tf_allocator_adapter.cc) or "16.00GiB" (PJRT's
 		// HumanReadableNumBytes).
 		at := s.i
@@ -706,25 +805,74 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			s.i = at
 			m.Requested, err = s.humanBytes()
 		}
-	case "OOM when allocating tensor":
-		m.Backend = ""
-		if i := strings.Index(m.Text, "/device:GPU:"); i >= 0 {
-			m.Backend = "CUDA"
-			d := &scanner{s: m.Text, i: i + len("/device:GPU:")}
-			if n, e := d.int(); e == nil {
-				m.Device = n
+	case f.phrase == "Out of memory allocating ":
+		// XLA's "N bytes." (absl's %d of a size_t).
+		m.Requested, err = s.groupedBytes()
+	case f.phrase == "Failed to allocate request for ":
+		// "%s (%uB) on device ordinal %d": HumanReadableNumBytes, then the
+		// exact bytes.
+		if m.Requested, err = s.humanBytes(); err == nil && s.eat(" (") {
+			at := s.i
+			if d := s.digits(); d != "" && len(d) <= 18 && s.eat("B)") {
+				m.Requested, _ = strconv.ParseInt(d, 10, 64)
+			} else {
+				s.i = at
+				err = s.expected(`the size in bytes, "NB)"`)
+			}
+			if err == nil {
+				if err = s.want(" on device ordinal "); err == nil {
+					m.Device, err = s.int()
+				}
 			}
 		}
+	case f.gen == GenTF:
+		// The device is in the message ("... on /job:localhost/replica:0/
+		// task:0/device:GPU:0 by allocator GPU_0_bfc") or, for the eager
+		// form, in the function_node annotation before it.
+		m.Backend = ""
+		where := m.Text
+		if f.phrase == "failed to allocate memory" {
+			where = functionNodeRe.Re().FindString(strings.TrimRight(s.s[:start], " \t"))
+			// "[Op:AddV2]" ends it; " name: ..." after it is Python's.
+			if s.eat(" [Op:") {
+				if j := strings.IndexByte(s.s[s.i:], ']'); j >= 0 {
+					s.i += j + 1
+					m.Text = s.s[start:s.i]
+				}
+			}
+		}
+		if d := tfDeviceRe.FindStringSubmatch(where); d != nil {
+			n, _ := strconv.Atoi(d[2])
+			switch strings.ToUpper(d[1]) {
+			case "GPU":
+				m.Backend, m.Device = "CUDA", n
+			case "CPU":
+				m.Host = true
+			}
+		}
+		return *m, len(strings.TrimRight(s.s, " \r\n"))
 	}
 	if err != nil {
 		m.Reason = err.Error()
-		m.Requested, m.Reserved, m.Allowed = -1, -1, -1
+		m.Requested, m.Reserved, m.Allowed, m.Device = -1, -1, -1, -1
 	}
-	if f.phrase == "Out of memory while trying to allocate " {
-		m.Backend = "" // XLA on a GPU or a TPU: the message does not say
+	if f.gen == GenXLA {
+		m.Backend = "" // XLA on a GPU, a TPU or the CPU: the message does not say
+		if err == nil {
+			// The message as read: a markdown "**" or other text glued
+			// after it is not the message's (one message printed twice,
+			// in bold and in a log record, reads the same).
+			s.eat(".")
+			m.Text = s.s[start:s.i]
+		}
 	}
 	return *m, len(strings.TrimRight(s.s, " \r\n"))
 }
+
+// tfDeviceRe matches the device a TensorFlow message names, its type and
+// index: "/device:GPU:0", "/device:CPU:0", TF 1.x's "/gpu:0" and "/cpu:0",
+// "/device:XLA_GPU:0".
+var tfDeviceRe = lazyre.New(`/(?:device:)?(?:XLA_)?([CG]PU|[cg]pu):(\d+)`)
 
 // groupedBytes reads "N bytes" where N may have thousands separators
 // ("25,600,000 bytes", Python's "{:,}").
@@ -908,10 +1056,23 @@ func parseMPS(s *scanner, m *Message) error {
 // splitPrefix splits the text before a message into a prefix and an
 // exception type: "[rank0]: torch.OutOfMemoryError: " gives "[rank0]:"
 // and "torch.OutOfMemoryError".
+// TF 1.x's " (see above for traceback)" between the exception and its
+// colon, and TF 2's function_node annotation after it, are neither.
 func splitPrefix(before string) (prefix, exception string) {
 	t := strings.TrimRight(before, " ")
+	if loc := functionNodeRe.Re().FindStringIndex(t); loc != nil {
+		t = strings.TrimRight(t[:loc[0]], " ")
+	}
 	if strings.HasSuffix(t, ":") {
-		body := t[:len(t)-1]
+		body := strings.TrimSuffix(t[:len(t)-1], seeAbove)
+		// XLA's and TF's status word after the exception
+		// ("XlaRuntimeError: RESOURCE_EXHAUSTED: ") is not one.
+		for _, w := range statusWords[:2] {
+			if rest := strings.TrimRight(strings.TrimSuffix(body, w), " "); rest != body && strings.HasSuffix(rest, ":") {
+				body = rest[:len(rest)-1]
+				break
+			}
+		}
 		start := len(body)
 		for start > 0 && isIdentByte(body[start-1]) {
 			start--

@@ -39,11 +39,13 @@ type Metadata struct {
 	Sets int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
-	// LoggedOnly holds, among Warnings, those of out-of-memory errors a
-	// framework logged at INFO or WARNING level and went on (not OOMs):
-	// a reader of a program's output shown amid another tool's lines (a
-	// compute-sanitizer log) reports these alone when there is no OOM.
-	LoggedOnly parse.Warnings
+	// NotOOMs holds, among Warnings, those of out-of-memory errors that
+	// are not counted as GPU OOMs: a framework's log record at INFO or
+	// WARNING level (it went on), and a failure in host memory
+	// (TensorFlow's on /device:CPU:0). A reader of a program's output
+	// shown amid another tool's lines (a compute-sanitizer log) reports
+	// these alone when there is no OOM.
+	NotOOMs parse.Warnings
 	// UnifiedMemory is the first unified-memory device the text names
 	// (see UnifiedMemory), nil when none.
 	UnifiedMemory *UnifiedMemory
@@ -376,7 +378,15 @@ func (r *Reader) addLine(line string) error {
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
 		}
-		if endsCut(m) && findOOM(line, max(end, i+1)) < 0 {
+		if m.Host {
+			r.noteHost(m, line)
+			from = max(end, i+1)
+			continue
+		}
+		// A message in a string that closes on this line (a JSON value
+		// followed by `",`) cannot go on on the next.
+		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
+		if endsCut(m) && open && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
 			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
@@ -405,7 +415,23 @@ func (r *Reader) noteLogged(line string, at int) {
 	const format = "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (TensorFlow probes how much GPU memory it can take and retries smaller), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be"
 	text := clip(strings.TrimRight(line[at:], " \r\n"))
 	r.meta.Warnings.Linef(int(r.line), format, level, size, text)
-	r.meta.LoggedOnly.Linef(int(r.line), format, level, size, text)
+	r.meta.NotOOMs.Linef(int(r.line), format, level, size, text)
+}
+
+// noteHost warns of an out-of-memory error in host memory (see
+// Message.Host): the machine's RAM, not a GPU's, so it is not counted as
+// an OOM.
+func (r *Reader) noteHost(m Message, line string) {
+	const format = "TensorFlow could not allocate a tensor in host memory (%s): the device is the CPU, so the machine's RAM (or the process's memory limit) ran out, not a GPU's; it is not counted as a GPU OOM. A smaller batch or input needs less; if the job was meant to run on a GPU, this op ran on the CPU (a TensorFlow build without GPU support, no GPU visible, or the op placed there)"
+	text := m.Text
+	if len(text) > 240 {
+		text = clip(text)
+	}
+	if device := tfDeviceRe.Re().FindString(line); !strings.Contains(text, device) {
+		text += ", on " + device // the eager form's device is in the annotation before it
+	}
+	r.meta.Warnings.Linef(int(r.line), format, text)
+	r.meta.NotOOMs.Linef(int(r.line), format, text)
 }
 
 // complete reports whether a message was read whole.

@@ -1,0 +1,45 @@
+package cmd_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// paste is a file of testdata/pytorch/pastes.
+func paste(name string) string { return filepath.Join("..", "testdata", "pytorch", "pastes", name) }
+
+// TensorFlow's and XLA's OOMs in the forms real pastes show (TF 1.x's
+// "ResourceExhaustedError (see above for traceback): OOM when allocating
+// tensor", XLA's "Failed to allocate request for ... on device ordinal
+// 0", PJRT's "Out of memory allocating N bytes.", TF 2's "failed to
+// allocate memory [Op:AddV2]") are oom findings: --fail-on oom trips on
+// a CI log that holds one. A TensorFlow OOM on /device:CPU:0 ran out of
+// host memory: no finding, --fail-on oom passes, and a warning says what
+// it is (the file is read, not refused).
+func TestAnalyzeTFXLAPastesFailOn(t *testing.T) {
+	for _, c := range []struct{ file, says string }{
+		{"tf1_see_above_tensorflow4735.txt", "TensorFlow's allocator could not allocate a tensor"},
+		{"xla_failed_request_graphcast18.txt", "oom: 2.99 GiB requested on device 0"},
+		{"xla_allocating_llnerf9.txt", "oom: 18.65 GiB requested"},
+		{"tf2_eager_failed_to_allocate_kerasocr195.txt", "[Op:AddV2]"},
+	} {
+		_, ooms := analyzeOOMFailOn(t, paste(c.file))
+		if len(ooms) != 1 || !strings.Contains(ooms[0].Message, c.says) || strings.Contains(ooms[0].Message, "PyTorch") {
+			t.Errorf("%s: %+v", c.file, ooms)
+		}
+	}
+	code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", paste("tf_cpu_host_darkflow873.txt"))
+	if code != 0 || !strings.Contains(out, "No findings") || !strings.Contains(out, "line 1: TensorFlow could not allocate a tensor in host memory") {
+		t.Errorf("darkflow: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// numba's OOM printed by tornado's logger and by its traceback is one
+// finding, in numba's words: no garbled status token, no PyTorch.
+func TestAnalyzeNumbaOOMOnce(t *testing.T) {
+	_, ooms := analyzeOOMFailOn(t, paste("numba_tornado_repr_daskcuda225.txt"))
+	if len(ooms) != 1 || ooms[0].Message != "oom: the CUDA driver ran out of memory in numba (CUDA_ERROR_OUT_OF_MEMORY); the message has no sizes" {
+		t.Errorf("%+v", ooms)
+	}
+}
