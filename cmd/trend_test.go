@@ -645,7 +645,7 @@ func TestAnalyzeSmiTableSamples(t *testing.T) {
 	for _, f := range r.Findings {
 		if f.PID == nil {
 			gpu = true
-			if f.Bytes != 134473*mib || f.CapacityBytes != nil || strings.Contains(f.Message, " of ") {
+			if f.Bytes != 134473*mib || f.CapacityBytes != nil || !strings.Contains(f.Message, "131 GiB used;") {
 				t.Errorf("cut_total: GPU finding %+v: want 134473 MiB used and no total", f)
 			}
 		}
@@ -662,5 +662,54 @@ func TestAnalyzeSmiTableSamples(t *testing.T) {
 	}
 	if w := strings.Join(r.Inputs[0].Warnings, "\n"); !strings.Contains(w, "line 10: GPU 0's memory cell is cut") || !strings.Contains(w, "used memory is unknown (not 0)") {
 		t.Errorf("cut_used: warnings %q", r.Inputs[0].Warnings)
+	}
+}
+
+// An nvidia-smi table whose Processes box lists no process (the CrossE
+// issue: 12799 MiB used, "No processes seem to be using it") says that
+// nvidia-smi listed none, with its limits, and gives the memory as
+// unattributed; with one 20 MiB row, the rest is said to be used by no
+// listed process.
+func TestAnalyzeSmiTableNoProcesses(t *testing.T) {
+	const table = `+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 410.48                 Driver Version: 410.48                    |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |
+| N/A   36C    P0    41W / 300W |  12799MiB / 16280MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| Processes:                                                       GPU Memory |
+|  GPU       PID   Type   Process name                             Usage      |
+|=============================================================================|
+ROWS+-----------------------------------------------------------------------------+
+`
+	dir := t.TempDir()
+	for _, c := range []struct{ name, rows, want string }{
+		{"none.txt", "", "nvidia-smi listed no process on this GPU, so no listed process accounts for 12 GiB of it (one sample): this does not show that another process holds it"},
+		{"norun.txt", "|  No running processes found                                                 |\n", "nvidia-smi listed no process on this GPU"},
+		{"one.txt", "|    0     12345      C   python                                        20MiB |\n", "12 GiB of it is used by no listed process (one sample)"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(strings.Replace(table, "ROWS", c.rows, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runIO(t, "", false, "analyze", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s: want %q in:\n%s", c.name, c.want, out)
+		}
+		if listed := strings.Contains(out, "nvidia-smi listed no process"); listed != (c.rows != "" && !strings.Contains(c.rows, "python")) && c.name != "none.txt" {
+			t.Errorf("%s: 'listed no process' said: %v:\n%s", c.name, listed, out)
+		}
+		_, js, _ := runIO(t, "", false, "analyze", "--format", "json", path)
+		if !strings.Contains(js, `"unattributed_bytes"`) {
+			t.Errorf("%s: no unattributed_bytes in JSON:\n%s", c.name, js)
+		}
 	}
 }

@@ -174,6 +174,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	}
 	m := r.Metadata()
 	a.Input(in.Name, m.FirstUs, m.LastUs)
+	a.ProcessesListed(in.Name, m.ProcessesListedUs)
 	clock := m.Clock.String()
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()

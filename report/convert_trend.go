@@ -123,6 +123,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		m, e := u.MedianBytes, u.EndBytes
 		f.UnattributedBytes, f.UnattributedEndBytes = &m, &e
 		f.UnattributedUnknownPIDs = u.UnknownPIDs
+		f.UnattributedNoneListed = u.NoneListed
 	}
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
@@ -358,8 +359,8 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.CapacityBytes > 0 {
 			of = " of " + IBytes(s.CapacityBytes)
 		}
-		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)",
-			who, IBytes(s.LastBytes), of, what)
+		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)%s",
+			who, IBytes(s.LastBytes), of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
@@ -404,11 +405,23 @@ func unattributedNote(s trend.SeriesTrend) string {
 		for i, p := range u.UnknownPIDs {
 			pids[i] = strconv.FormatInt(p, 10)
 		}
-		return fmt.Sprintf("; %s of it is used by no process whose memory is known (median of %d samples): pid %s, listed with its memory cut by nvidia-smi, may hold it",
-			IBytes(u.MedianBytes), u.Samples, strings.Join(pids, ", "))
+		return fmt.Sprintf("; %s of it is used by no process whose memory is known (%s): pid %s, listed with its memory cut by nvidia-smi, may hold it",
+			IBytes(u.MedianBytes), samplesNote(u.Samples), strings.Join(pids, ", "))
 	}
-	return fmt.Sprintf("; %s of it is used by no listed process (median of %d samples): a process NVML cannot see (another container or PID namespace) or memory the driver holds",
-		IBytes(u.MedianBytes), u.Samples)
+	if u.NoneListed {
+		return fmt.Sprintf("; nvidia-smi listed no process on this GPU, so no listed process accounts for %s of it (%s): this does not show that another process holds it: nvidia-smi lists only the processes it can see (in a container, not those of other containers or PID namespaces, and it prints \"No running processes found\" then), some drivers and virtualised setups list none or no per-process memory, and the driver itself holds some; run nvidia-smi on the host to see who holds it",
+			IBytes(u.MedianBytes), samplesNote(u.Samples))
+	}
+	return fmt.Sprintf("; %s of it is used by no listed process (%s): a process NVML cannot see (another container or PID namespace) or memory the driver holds",
+		IBytes(u.MedianBytes), samplesNote(u.Samples))
+}
+
+// samplesNote says over how many samples an unattributed figure was taken.
+func samplesNote(n int) string {
+	if n == 1 {
+		return "one sample"
+	}
+	return fmt.Sprintf("median of %d samples", n)
 }
 
 // trendRank orders trend findings: leak suspects first.

@@ -351,6 +351,10 @@ type Finding struct {
 	// samples with their memory unknown (nvidia-smi cut it), which may
 	// hold the unattributed memory.
 	UnattributedUnknownPIDs []int64 `json:"unattributed_unknown_pids,omitempty"`
+	// UnattributedNoneListed: the GPU's nvidia-smi tables listed no
+	// process on it (an empty Processes box), so UnattributedBytes is all
+	// its used memory; nvidia-smi lists only the processes it can see.
+	UnattributedNoneListed bool `json:"unattributed_none_listed,omitempty"`
 	// Runs: the series' stretches between returns to its baseline
 	// (BaselineBytes), when memory came back to it at least once (a process
 	// exited, a job freed what it built up). ReleasedUs: the growing run

@@ -183,6 +183,10 @@ type Unattributed struct {
 	// their memory unknown (nvidia-smi cut it): they may hold what no
 	// process accounts for. At most maxUnknownPIDs, ascending.
 	UnknownPIDs []int64
+	// NoneListed: no process of the GPU was listed with its memory in
+	// those samples (nvidia-smi tables whose Processes box lists none for
+	// it): what is unattributed is all the GPU's used memory.
+	NoneListed bool
 }
 
 // unknownProc is a process row with no memory (nvml's used null).
@@ -224,6 +228,9 @@ type inputInfo struct {
 	order          int
 	startUs, endUs int64
 	hasSpan        bool
+	// listedUs: times at which the input lists every process of its GPUs
+	// (ProcessesListed), ascending.
+	listedUs []int64
 }
 
 type seriesKey struct {
@@ -294,6 +301,16 @@ func (a *Analyzer) input(name string) *inputInfo {
 func (a *Analyzer) Input(name string, startUs, endUs int64) {
 	in := a.input(name)
 	in.startUs, in.endUs, in.hasSpan = startUs, endUs, true
+}
+
+// ProcessesListed declares the times at which input name lists every
+// process nvidia-smi saw on its GPUs (nvml.Metadata's ProcessesListedUs):
+// a GPU sample of the input at one of them with no process listed is
+// memory no listed process accounts for, all of it.
+func (a *Analyzer) ProcessesListed(name string, times []int64) {
+	in := a.input(name)
+	in.listedUs = append(in.listedUs, times...)
+	slices.Sort(in.listedUs)
 }
 
 // Drop forgets every sample of input name: an input that failed part way
@@ -945,7 +962,9 @@ func (a *Analyzer) processEnd(s *series) {
 // GPU sample taken while processes were logged, and while the GPU held
 // memory or a process was listed, the GPU's used memory less the sum of
 // the processes' (each counted once: from the GPU's own input when it
-// lists processes, else from the input that samples it most often).
+// lists processes, else from the input that samples it most often); and
+// at each sample of the GPU's own input at a time it lists every process
+// (ProcessesListed), with none listed for the GPU, all its used memory.
 func (a *Analyzer) unattributed(g *series) {
 	byPID := map[int64]*series{}
 	var from, to int64 = math.MaxInt64, math.MinInt64
@@ -964,13 +983,28 @@ func (a *Analyzer) unattributed(g *series) {
 		}
 		byPID[p.key.pid] = p
 	}
-	if len(byPID) == 0 {
+	// Times at which g's own input (an nvidia-smi table) lists every
+	// process it saw: a GPU sample then with no process is unattributed
+	// whole.
+	var listedUs []int64
+	if in := a.inputs[g.key.input]; in != nil {
+		listedUs = in.listedUs
+	}
+	if len(byPID) == 0 && len(listedUs) == 0 {
 		return
 	}
+	isListed := func(t int64) bool {
+		_, ok := slices.BinarySearch(listedUs, t)
+		return ok
+	}
+	pFrom, pTo := from, to
+	if len(listedUs) > 0 {
+		from, to = min(from, listedUs[0]), max(to, listedUs[len(listedUs)-1])
+	}
 	var diffs []float64
-	u := &Unattributed{}
+	u := &Unattributed{NoneListed: true}
 	for i, t := range g.t {
-		if t < from || t > to {
+		if (t < pFrom || t > pTo) && !isListed(t) {
 			continue
 		}
 		sum, listed := 0.0, false
@@ -984,6 +1018,9 @@ func (a *Analyzer) unattributed(g *series) {
 		}
 		if !listed && g.y[i] == 0 {
 			continue
+		}
+		if listed {
+			u.NoneListed = false
 		}
 		diffs = append(diffs, g.y[i]-sum)
 	}

@@ -82,6 +82,12 @@ type Metadata struct {
 	Skipped int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
+	// ProcessesListedUs are the times of nvidia-smi tables whose
+	// Processes box was read whole (its closing border reached, no row
+	// cut, none with its memory N/A, none not read): at those times the
+	// table lists every process nvidia-smi saw on its GPUs, none on a GPU
+	// with no row. In order of the tables.
+	ProcessesListedUs []int64
 }
 
 // Option configures a Reader.

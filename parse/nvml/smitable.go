@@ -117,6 +117,11 @@ type smiTextDecoder struct {
 	naProcs int
 	naLine  int
 	wddm    bool
+	// procRule: the Processes box's "|===|" rule was read (its rows
+	// follow); procBad: a row of the box was cut, showed its memory as
+	// N/A or was not read, so the box does not list every process with
+	// its memory.
+	procRule, procBad bool
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -260,10 +265,24 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if bytes.Contains(t, []byte("Processes:")) {
 		d.cutGPURow(n)
 		d.processes, d.mig = true, false
+		d.procRule, d.procBad = false, false
 		return nil
 	}
 	cut := t[len(t)-1] != '|' && t[len(t)-1] != '+'
 	if d.processes {
+		switch {
+		case bytes.HasPrefix(t, []byte("|=")):
+			d.procRule = true
+			return nil
+		case t[0] == '+' && d.procRule && !cut:
+			// The box's closing border: read whole, it listed every
+			// process nvidia-smi saw (none, maybe).
+			d.procRule = false
+			if !d.procBad {
+				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
+			}
+			return nil
+		}
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
@@ -280,6 +299,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 				if d.naProcs == 0 {
 					d.naLine = n
 				}
+				d.procBad = true
 				d.naProcs++
 				return nil
 			}
@@ -287,9 +307,13 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 			d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
 				process: trimSpace(m[4]), used: used * MiB, hasUsed: true})
 		} else if cut && smiTableRowStartRe.Match(t) {
+			d.procBad = true
 			d.r.meta.Warnings.Linef(n, "a row of the Processes box is cut short (%q): that process's memory is missing", snippet(t))
 		} else if cut {
+			d.procBad = true
 			d.r.meta.Warnings.Linef(n, "the Processes box is cut short before its rows: the processes are not read")
+		} else if d.procRule && !bytes.Contains(t, []byte("No running processes found")) {
+			d.procBad = true // a row not read: a process may be missing
 		}
 		return nil
 	}

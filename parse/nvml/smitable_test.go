@@ -555,3 +555,47 @@ func TestSmiTextInstants(t *testing.T) {
 		}
 	}
 }
+
+// TestSmiTextProcessesListed: a table whose Processes box is read whole,
+// rows or none, records its time; one with a row N/A or not read does not.
+func TestSmiTextProcessesListed(t *testing.T) {
+	table := func(rows ...string) string {
+		s := "+-----------------------------------------------------------------------------+\n" +
+			"| NVIDIA-SMI 410.48                 Driver Version: 410.48                    |\n" +
+			"|-------------------------------+----------------------+----------------------+\n" +
+			"| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n" +
+			"| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n" +
+			"|===============================+======================+======================|\n" +
+			"|   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |\n" +
+			"| N/A   36C    P0    41W / 300W |  12799MiB / 16280MiB |      0%      Default |\n" +
+			"+-------------------------------+----------------------+----------------------+\n" +
+			"\n" +
+			"+-----------------------------------------------------------------------------+\n" +
+			"| Processes:                                                       GPU Memory |\n" +
+			"|  GPU       PID   Type   Process name                             Usage      |\n" +
+			"|=============================================================================|\n"
+		for _, r := range rows {
+			s += r + "\n"
+		}
+		return s + "+-----------------------------------------------------------------------------+\n"
+	}
+	for _, c := range []struct {
+		name, in string
+		listed   int
+	}{
+		{"empty", table(), 1},
+		{"no running", table("|  No running processes found                                                 |"), 1},
+		{"one row", table("|    0     12345      C   python                                        20MiB |"), 1},
+		{"N/A row", table("|    0     12345      C   python                                        N/A   |"), 0},
+		{"row not read", table("|  something else                                                             |"), 0},
+		{"box not closed", strings.TrimSuffix(table(), "+-----------------------------------------------------------------------------+\n"), 0},
+	} {
+		_, meta, err := readRows(t, "t.txt", c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(meta.ProcessesListedUs) != c.listed {
+			t.Errorf("%s: ProcessesListedUs = %v, want %d", c.name, meta.ProcessesListedUs, c.listed)
+		}
+	}
+}
