@@ -116,6 +116,7 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 	gin := report.GateInput{Findings: *kept, Errors: rep.Errors, Tolerance: opts.CI.tol}
 	run := report.NewBaseline(*kept, rep.Errors, report.SummaryOf(rep.Inputs))
 	run.Formats = report.InputFormats(rep.Inputs)
+	run.GrowthUnjudged = report.UnjudgedOf(rep.Inputs)
 	if opts.CI.WriteBaseline != "" && refuseBaseline(opts, rep) {
 		// The run exits 2 for the unread inputs (runAnalyze); FILE is
 		// left as it was.

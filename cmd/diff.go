@@ -73,7 +73,9 @@ show different numbers of iterations is judged per iteration. Each site is:
   unmatched  absent from one run that holds memory with no stack (on the
           same device and allocator class) that it may be among: neither
           new nor fixed, and --fail-on new does not count it; the note
-          says what that run recorded no stacks for
+          says what that run recorded no stacks for; also a leak against
+          a run that could not judge growth on its device (a snapshot
+          recorded with context="state") and held the site as retained
   unreached  absent from NEW, whose run failed a CUDA call at the same
           site (compute-sanitizer): the allocation was not made, not fixed
 
@@ -208,5 +210,6 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 	}
 	b = report.NewBaseline(kept, rep.Errors, report.SummaryOf(rep.Inputs))
 	b.Formats = report.InputFormats(rep.Inputs)
+	b.GrowthUnjudged = report.UnjudgedOf(rep.Inputs)
 	return b, warns, nil
 }

@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,8 +75,68 @@ func TestDiffContextStateAgainstAll(t *testing.T) {
 		same = same || e.Status == report.StatusSame && e.Site == "<module> (g.py:19)"
 		step = step || e.Status != report.StatusUnmatched && e.Site == "step (g.py:26)"
 	}
-	if !same || !step || d.Totals[report.StatusUnmatched].Sites > 2 {
+	if !same || !step || d.Totals[report.StatusUnmatched].Sites > 3 {
 		t.Errorf("entries %+v totals %+v: want <module> (g.py:19) same, step (g.py:26) matched", d.Entries, d.Totals)
+	}
+}
+
+// TestDiffUnjudgedGrowth: BASE (context="state") could not judge growth,
+// so its leak at step (g.py:26) is retained; NEW (context="all") calls
+// it a leak. The leak is unmatched, not new, with a note naming why, in
+// both directions (not fixed either), and the retained part compares
+// with the leak added: the same. A baseline written from BASE records
+// the device, so analyze --baseline does not call the leak new either;
+// one written before that member cannot tell, and compares as before.
+func TestDiffUnjudgedGrowth(t *testing.T) {
+	check := func(base, head, mine string) {
+		t.Helper()
+		d := diffJSON(t, base, head)
+		leak, retained := false, false
+		for _, e := range d.Entries {
+			if e.Site != "step (g.py:26)" {
+				continue
+			}
+			switch e.Kind {
+			case report.KindLeak:
+				leak = e.Status == report.StatusUnmatched && strings.Contains(e.Note, "could not judge growth on device 0: its trace's allocations carry no stacks") &&
+					strings.Contains(e.Note, "not called "+mine)
+			case report.KindRetained:
+				retained = e.Status == report.StatusSame && strings.Contains(e.Note, "with it added, 109 MiB -> 109 MiB, same")
+			}
+		}
+		if !leak || !retained || d.Totals[report.StatusNew].Sites+d.Totals[report.StatusFixed].Sites+d.Totals[report.StatusGrown].Sites+d.Totals[report.StatusShrunk].Sites > 0 {
+			t.Errorf("%s -> %s: entries %+v: want the leak unmatched (not %s) and the retained part the same", base, head, d.Entries, mine)
+		}
+	}
+	check(s33Dir+"kcl.pickle.gz", s33Dir+"kal.pickle.gz", "new")
+	check(s33Dir+"kal.pickle.gz", s33Dir+"kcl.pickle.gz", "fixed")
+
+	dir := t.TempDir()
+	bl := filepath.Join(dir, "kcl.json")
+	if code, _, errOut := run(t, nil, "analyze", "-q", "--write-baseline", bl, s33Dir+"kcl.pickle.gz"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(bl)
+	if err != nil || !strings.Contains(string(data), `"growth_unjudged"`) {
+		t.Fatalf("baseline %s (%v): want growth_unjudged", data, err)
+	}
+	check(bl, s33Dir+"kal.pickle.gz", "new")
+	if code, out, errOut := run(t, nil, "analyze", "-q", "--baseline", bl, "--fail-on", "new", s33Dir+"kal.pickle.gz"); code != ExitOK {
+		t.Errorf("--baseline --fail-on new: exit %d: %s%s", code, out, errOut)
+	}
+	var b map[string]any
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	delete(b, "growth_unjudged")
+	old, _ := json.Marshal(b)
+	oldPath := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(oldPath, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := diffJSON(t, oldPath, s33Dir+"kal.pickle.gz")
+	if d.Totals[report.StatusNew].Sites != 1 {
+		t.Errorf("a baseline without growth_unjudged: totals %+v: want the leak new, as before", d.Totals)
 	}
 }
 

@@ -21,7 +21,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			UnmatchedFrees: d.UnmatchedFrees, LiveAtTraceEnd: d.LiveAtTraceEnd,
 			BlocksNotInTrace: d.BlocksNotInTrace, PendingFreeBytes: d.PendingFreeBytes,
 			PendingFreeBlocks: d.PendingFreeBlocks, Iterations: d.Iterations,
-			IterationMarker: d.IterationMarker, PID: d.PID,
+			IterationMarker: d.IterationMarker, GrowthUnjudged: d.Unjudged, PID: d.PID,
 		}
 		if d.Iterations > 0 && d.IterationSite != (callsite.Frame{}) {
 			fr := frame(d.IterationSite)

@@ -30,6 +30,44 @@ type Baseline struct {
 	// InputFormats), so that a run without findings still says what it
 	// was; absent in baselines written before this member.
 	Formats []string `json:"formats,omitempty"`
+	// GrowthUnjudged: the devices on which an input of the run (a
+	// snapshot or profiler trace) could not judge growth across
+	// iterations (see DeviceSummary.GrowthUnjudged): memory that leaks
+	// there could only be retained or live, so a leak of the other run at
+	// such a site is neither new nor fixed (see markUnjudged). Sorted;
+	// absent when none, and in baselines written before this member,
+	// which cannot tell and compare as before.
+	GrowthUnjudged []UnjudgedDevice `json:"growth_unjudged,omitempty"`
+}
+
+// UnjudgedDevice is a device on which growth could not be judged: by the
+// input of format Source, for the reason Why.
+type UnjudgedDevice struct {
+	Device int    `json:"device"`
+	Source string `json:"source"`
+	Why    string `json:"why"`
+}
+
+// UnjudgedOf lists the devices on which the inputs read could not judge
+// growth, by device and format, sorted (the first input's reason where
+// several say).
+func UnjudgedOf(ins []Input) []UnjudgedDevice {
+	var out []UnjudgedDevice
+	for _, in := range ins {
+		if in.Error != "" {
+			continue
+		}
+		for _, d := range in.Devices {
+			if d.GrowthUnjudged == "" || slices.ContainsFunc(out, func(u UnjudgedDevice) bool { return u.Device == d.Device && u.Source == in.Format }) {
+				continue
+			}
+			out = append(out, UnjudgedDevice{Device: d.Device, Source: in.Format, Why: d.GrowthUnjudged})
+		}
+	}
+	slices.SortFunc(out, func(a, b UnjudgedDevice) int {
+		return cmp.Or(cmp.Compare(a.Device, b.Device), cmp.Compare(a.Source, b.Source))
+	})
+	return out
 }
 
 // BaselineSite is the memory one call site held in one run, or the
@@ -251,6 +289,7 @@ func trendName(f *Finding) string {
 func BaselineOf(r *Report) *Baseline {
 	b := NewBaseline(r.Findings, r.Errors, SummaryOf(r.Inputs))
 	b.Formats = InputFormats(r.Inputs)
+	b.GrowthUnjudged = UnjudgedOf(r.Inputs)
 	return b
 }
 
@@ -555,6 +594,7 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		out = append(out, compareKey(before[k], after[k], tol)...)
 	}
 	out = matchTraceOps(base, run, out, tol)
+	markUnjudged(base, run, out, tol)
 	noteKindChanges(out)
 	out = mergeOtherPaths(out, tol)
 	markUnmatched(base, run, out)
@@ -739,6 +779,155 @@ func markUnmatched(base, run *Baseline, es []DiffEntry) {
 		e.Note = joinNotes(fmt.Sprintf("%s recorded no stacks for this memory: it may be the %s (%s) listed as unmatched", side, plural(n, "site", "sites"), IBytes(b)), e.Note)
 	}
 }
+
+// markUnjudged turns a new leak into unmatched where BASE could not judge
+// growth on its device (a snapshot recorded with context="state", whose
+// trace has no stacks to find iterations by; a trace without a repeating
+// step) and held memory at the same site as another kind (retained, live):
+// BASE could only report a leak there as that, so "new" would trip
+// --fail-on new on a change of recording, and a kind change would claim
+// one. A fixed leak where NEW could not judge is unmatched alike. The
+// other run's entry at the site as another kind, a fixed or new one
+// (the same memory called another kind), is unmatched too; one present in
+// both runs is compared with the unmatched leaks' bytes added to the side
+// that judged growth, and its Note says so. Runs that do not say where
+// they could not judge (baselines written before
+// Baseline.GrowthUnjudged) are left as they are.
+func markUnjudged(base, run *Baseline, es []DiffEntry, tol Tolerance) {
+	whyOf := func(b *Baseline) map[string]string {
+		m := map[string]string{}
+		for i, u := range b.GrowthUnjudged {
+			if i == maxUnjudged {
+				break // bounded: a baseline is untrusted input
+			}
+			k := fmt.Sprintf("%d\x00%s", u.Device, siteFamily(u.Source))
+			if _, ok := m[k]; !ok {
+				m[k] = u.Why
+			}
+		}
+		return m
+	}
+	bw, aw := whyOf(base), whyOf(run)
+	if len(bw) == 0 && len(aw) == 0 {
+		return
+	}
+	lookup := func(m map[string]string, e *DiffEntry) (string, bool) {
+		if e.Device == nil {
+			return "", false
+		}
+		why, ok := m[fmt.Sprintf("%d\x00%s", *e.Device, siteFamily(e.source))]
+		return why, ok
+	}
+	bySite := map[string][]int{}
+	for i := range es {
+		if holdsMemory(es[i].Kind) {
+			k := dev(es[i].Device) + "\x00" + siteWithoutKind(es[i])
+			bySite[k] = append(bySite[k], i)
+		}
+	}
+	type mark struct {
+		i      int
+		status string
+		note   string
+	}
+	var marks []mark
+	// Per entry present in both runs: the leaks' bytes and counts to add
+	// to the side that judged growth, and what they are.
+	type addition struct {
+		bytes  int64
+		count  int
+		leakOf string // "BASE" or "NEW"
+		why    string
+	}
+	adds := map[int]*addition{}
+	for i := range es {
+		e := &es[i]
+		if e.Kind != KindLeak || (e.Status != StatusNew && e.Status != StatusFixed) {
+			continue
+		}
+		un, side, mine, judged := bw, "BASE", "new", "NEW"
+		if e.Status == StatusFixed {
+			un, side, mine, judged = aw, "NEW", "fixed", "BASE"
+		}
+		why, ok := lookup(un, e)
+		if !ok {
+			continue
+		}
+		held := func(o *DiffEntry) (int64, int) {
+			if side == "BASE" {
+				return o.BeforeBytes, o.BeforeCount
+			}
+			return o.AfterBytes, o.AfterCount
+		}
+		var parts []string
+		var others []int
+		for _, j := range bySite[dev(e.Device)+"\x00"+siteWithoutKind(*e)] {
+			o := &es[j]
+			if o.Kind == KindLeak {
+				continue
+			}
+			b, c := held(o)
+			if b == 0 && c == 0 {
+				continue
+			}
+			others = append(others, j)
+			if len(parts) < maxOtherSites {
+				parts = append(parts, fmt.Sprintf("%s in %s as %s", IBytes(b), plural(c, "allocation", "allocations"), o.Kind))
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		could := fmt.Sprintf("%s could not judge growth on %s: %s; a leak there could only be reported as retained or live", side, dev(e.Device), why)
+		verb := "held"
+		if side == "NEW" {
+			verb = "holds"
+		}
+		marks = append(marks, mark{i, StatusUnmatched, fmt.Sprintf("%s, and %s %s %s at this site: this may be the same leak, so it is not called %s",
+			could, side, verb, strings.Join(parts, ", "), mine)})
+		for _, j := range others {
+			o := &es[j]
+			switch o.Status {
+			case StatusNew, StatusFixed:
+				// The same memory, called another kind by the run that
+				// could not judge.
+				marks = append(marks, mark{j, StatusUnmatched, fmt.Sprintf("%s; %s holds %s at this site as a leak (listed as unmatched): this may be that leak, so it is not called %s",
+					could, judged, IBytes(max(e.AfterBytes, e.BeforeBytes)), o.Status)})
+			case StatusUnmatched, StatusUnreached:
+			default:
+				a := adds[j]
+				if a == nil {
+					a = &addition{leakOf: judged, why: could}
+					adds[j] = a
+				}
+				a.bytes = satAdd(a.bytes, max(e.AfterBytes, e.BeforeBytes))
+				a.count += max(e.AfterCount, e.BeforeCount)
+			}
+		}
+	}
+	for _, m := range marks {
+		es[m.i].Status = m.status
+		es[m.i].Note = joinNotes(m.note, es[m.i].Note)
+	}
+	for j, a := range adds {
+		o := &es[j]
+		b := &BaselineSite{Bytes: o.BeforeBytes, Count: o.BeforeCount}
+		r := &BaselineSite{Bytes: o.AfterBytes, Count: o.AfterCount}
+		with := r
+		if a.leakOf == "BASE" {
+			with = b
+		}
+		with.Bytes = satAdd(with.Bytes, a.bytes)
+		with.Count += a.count
+		st := status(b, r, tol)
+		o.Status = st
+		o.Note = joinNotes(fmt.Sprintf("%s; %s's leak at this site (%s, listed as unmatched) may be part of this memory: with it added, %s -> %s, %s",
+			a.why, a.leakOf, IBytes(a.bytes), IBytes(b.Bytes), IBytes(r.Bytes), st), o.Note)
+	}
+}
+
+// maxUnjudged bounds the devices a run's GrowthUnjudged is read for.
+const maxUnjudged = 4096
 
 // markUnreached turns fixed sites into unreached where NEW's run failed
 // a CUDA call at the same site (innermost frame, with its line): the

@@ -184,6 +184,12 @@ type DeviceSummary struct {
 	// the iterations when no stack does ("ProfilerStep#N spans" of a
 	// profiler trace); absent otherwise.
 	IterationMarker string `json:"iteration_marker,omitempty"`
+	// GrowthUnjudged says why growth across iterations could not be
+	// judged on the device (no trace, a trace whose allocations carry no
+	// stacks, too few steps): its memory could only be retained or live,
+	// never a leak. Absent when it could be (and in reports written
+	// before this member).
+	GrowthUnjudged string `json:"growth_unjudged,omitempty"`
 	// DeviceType names the device's type as PyTorch names devices ("xpu",
 	// "mps": a profiler trace of another accelerator than CUDA); absent
 	// for a CUDA device.

@@ -80,6 +80,11 @@ type DeviceSummary struct {
 	// the iterations when no stack does (SetSteps: "ProfilerStep#N
 	// spans"); "" when a stack marks them or there are none.
 	IterationMarker string
+	// Unjudged says why growth across iterations could not be judged on
+	// the device (no trace, a trace without stacks, too few steps): its
+	// memory could only be retained or live, never a leak. "" when it
+	// could be, or the device holds nothing to judge.
+	Unjudged string
 	// PID is the process whose events these are, where the input holds
 	// several processes' (a profiler trace merged from several, each
 	// analysed on its own: profiler.KinetoAnalyzer); nil otherwise.
@@ -927,8 +932,10 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	noTraceStacks := a.segments && nAllocs > 0 && d.stackedAllocs == 0
 	switch {
 	case d.entries == 0 && d.active.len() > 0:
+		sum.Unjudged = "it has no trace (history was not recorded)"
 		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
 	case d.entries > 0 && nAllocs == 0:
+		sum.Unjudged = "its trace records no allocations"
 		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
 	default:
 		if !in.iter.usable() {
@@ -938,8 +945,13 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 				held = "and none of the memory the trace saw allocated is held at its end"
 			}
 			if noTraceStacks {
+				sum.Unjudged = "its trace's allocations carry no stacks (recorded with context=\"state\" or None), so no iterations can be found"
 				warns = append(warns, noTraceStacksWarning(d.dev, held, st))
 			} else {
+				sum.Unjudged = in.iter.why()
+				if strings.HasPrefix(sum.Unjudged, "the trace ") {
+					sum.Unjudged = "its trace " + strings.TrimPrefix(sum.Unjudged, "the trace ")
+				}
 				warns = append(warns, fmt.Sprintf("device %d: %s: growth across iterations cannot be judged, %s", d.dev, in.iter.why(), held))
 			}
 		}
