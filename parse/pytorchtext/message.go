@@ -246,18 +246,29 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 // memory" everyone's). The same words may start two frameworks' messages
 // (CuPy's and XLA's "Out of memory allocating "): what ends the text
 // before them tells which.
+//
+// A status word is no proof: RESOURCE_EXHAUSTED is absl's and gRPC's
+// status for any exhausted resource (a stream limit, a quota, a message
+// buffer: "RESOURCE_EXHAUSTED: Failed to allocate request for stream 7").
+// For the words others use too, form is the whole form the framework
+// prints (from its source), which the text after the words must match.
 var frameworkOOMs = []struct {
 	phrase, framework string
 	gen               Generation
 	after             []string
+	form              *lazyre.Regexp
 }{
-	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
-	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}},
-	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords},
-	{"Failed to allocate request for ", "XLA", GenXLA, statusWords},
-	{"Out of memory allocating ", "XLA", GenXLA, statusWords},
-	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords},
-	{"failed to allocate memory", "TensorFlow", GenTF, statusWords},
+	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
+	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
+	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords, nil},
+	// device_memory_allocator.cc: "Failed to allocate request for %s (%uB)
+	// on device ordinal %d" (HumanReadableNumBytes, then the bytes).
+	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`)},
+	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
+	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`)},
+	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil},
+	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
+	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
 }
 
 // statusWords end the text before an XLA or TensorFlow message: the
@@ -293,6 +304,9 @@ func frameworkAt(line string, at int) (k int, found bool) {
 			continue
 		}
 		found = true
+		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
+			continue
+		}
 		for _, a := range f.after {
 			if colon && strings.HasSuffix(before, a) {
 				return k, true

@@ -105,6 +105,15 @@ func TestTFXLAGrammar(t *testing.T) {
 		"I get failed to allocate memory when the batch is large",
 		`snprintf(result->error_message, sizeof(result->error_message), "Failed to allocate memory");`,
 		"| TF | `ResourceExhaustedError: failed to allocate memory [Op:AddV2]` | eager |",
+		// RESOURCE_EXHAUSTED is gRPC's and absl's status for any
+		// exhausted resource (hunt s35): only the frameworks' whole forms
+		// are their OOMs.
+		"RPC failed: RESOURCE_EXHAUSTED: Failed to allocate request for stream 7: too many pending streams",
+		"grpc: RESOURCE_EXHAUSTED: Failed to allocate request for 4.00MiB (4194304B) in the receive buffer",
+		"F1201 tpu_driver.cc:12] RESOURCE_EXHAUSTED: Failed to allocate request for 2.0KiB (2048B) on host",
+		"RESOURCE_EXHAUSTED: Out of memory allocating 4096 bytes for the message buffer (grpc max receive size)",
+		"redis: RESOURCE_EXHAUSTED: Out of memory allocating 4096 bytes",
+		"RESOURCE_EXHAUSTED: failed to allocate memory for the sidecar cache",
 	} {
 		if rs, err := readText(t, "x.log", line+"\n", false); err != nil || len(rs.msgs) != 0 {
 			t.Errorf("%q: %+v %v", line, rs.msgs, err)
