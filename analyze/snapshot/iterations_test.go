@@ -732,8 +732,21 @@ func TestRunStarts(t *testing.T) {
 		{[]int{1, 2, 3, 7, 8, 10}, []int{1, 7, 10}},
 		{[]int{4, 5}, []int{4}},
 	} {
-		if got := runStarts(c.in); !slices.Equal(got, c.want) {
+		if got := runStarts(c.in, nil); !slices.Equal(got, c.want) {
 			t.Errorf("runStarts(%v) = %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+// TestRunStartsTimed: with times, positions back to back stay one run
+// only while they follow within burstGapUs: a burst 20 µs apart, then
+// three 50 ms apart (a loop doing other work between).
+func TestRunStartsTimed(t *testing.T) {
+	var l replayLog
+	for _, us := range []int64{1_000_000, 1_000_020, 1_000_040, 1_050_040, 1_100_040, 1_150_040} {
+		l.add(0, us)
+	}
+	if got, want := runStarts([]int{0, 1, 2, 3, 4, 5}, &l), []int{0, 3, 4, 5}; !slices.Equal(got, want) {
+		t.Errorf("runStarts = %v, want %v", got, want)
 	}
 }
