@@ -11,7 +11,7 @@ import (
 )
 
 // Recordings of testdata/pytorch/s33/, made by a tester (s33) with PyTorch
-// 2.11 on an H200 by testdata/pytorch/s33/g.py (testdata/README.md). Each
+// 2.11 on an H200 by testdata/gen/s33/g.py (testdata/README.md). Each
 // run keeps y.detach() (1 MiB) in each of 60 steps at step (g.py:26).
 
 const s33Dir = td + "pytorch/s33/"
