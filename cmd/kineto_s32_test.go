@@ -15,19 +15,7 @@ import (
 // Device Id 0), with the event's args edited by the replacer.
 func s31Trace(t *testing.T, edit *strings.Replacer) string {
 	t.Helper()
-	f, err := os.Open(s31 + "oom_8tib_request_trace.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := gunzipped(t, s31+"oom_8tib_request_trace.json.gz")
 	const event = `"Bytes": 8796093022208, "Device Id": 0, "Device Type": 1`
 	if bytes.Count(whole, []byte(event)) != 1 {
 		t.Fatalf("the trace's [OutOfMemory] event is not as expected")
@@ -194,4 +182,23 @@ func TestTraceWithoutEvents(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gunzipped returns the unpacked bytes of the gzipped file at path.
+func gunzipped(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return whole
 }

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,19 +54,7 @@ func TestOOMReadsProfilerTraceOOM(t *testing.T) {
 // A profiler trace cut short is an unreadable input for oom as for
 // analyze: exit 2, the byte offset named, nothing on standard output.
 func TestOOMTruncatedTrace(t *testing.T) {
-	f, err := os.Open(s31 + "oom_8tib_request_trace.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := gunzipped(t, s31+"oom_8tib_request_trace.json.gz")
 	cut := filepath.Join(t.TempDir(), "cut.trace.json")
 	os.WriteFile(cut, whole[:len(whole)/2], 0o644)
 	for _, cmd := range []string{"analyze", "oom"} {
