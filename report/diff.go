@@ -1394,16 +1394,7 @@ func mergeOtherPaths(es []DiffEntry, tol Tolerance) []DiffEntry {
 		*n = finish(m)
 		drop[g.fixed] = true
 	}
-	if len(drop) == 0 {
-		return es
-	}
-	out := es[:0]
-	for i := range es {
-		if !drop[i] {
-			out = append(out, es[i])
-		}
-	}
-	return out
+	return withoutDropped(es, drop)
 }
 
 // insertedFrames says whether the longer of x and y is the shorter with
@@ -1669,4 +1660,19 @@ func SummaryStatus(before, after *LeakSummary) string {
 		return StatusGrown
 	}
 	return StatusShrunk
+}
+
+// withoutDropped returns es less the entries whose indices drop holds, in
+// es's order (reusing its array).
+func withoutDropped(es []DiffEntry, drop map[int]bool) []DiffEntry {
+	if len(drop) == 0 {
+		return es
+	}
+	out := es[:0]
+	for i := range es {
+		if !drop[i] {
+			out = append(out, es[i])
+		}
+	}
+	return out
 }

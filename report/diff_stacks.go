@@ -199,16 +199,7 @@ func matchTraceOps(base, run *Baseline, es []DiffEntry, tol Tolerance) []DiffEnt
 			}
 		}
 	}
-	if len(drop) == 0 {
-		return es
-	}
-	out := es[:0]
-	for i := range es {
-		if !drop[i] {
-			out = append(out, es[i])
-		}
-	}
-	return out
+	return withoutDropped(es, drop)
 }
 
 // maxOpGroups bounds the ops and devices matchTraceOps looks at.
