@@ -56,20 +56,20 @@ method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
 and unsymbolized C++ frames (file "??"); Windows paths (backslashes) alike.`
 
 var defaultRules = []frameRule{
-	{file: lazyre.New(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
+	{file: lazyre.NewMemo(`(^|[/\\])(torch|functorch|c10|aten)[/\\]`)},
 	// C++ frames PyTorch records (stacks="all"): a name in a framework
 	// namespace, after an optional return type ("void torch::...",
 	// "at::Tensor at::_sum_to<...>"), but not a user function taking at::Tensor.
-	{name: lazyre.New(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
-	{name: lazyre.New(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
+	{name: lazyre.NewMemo(`^(?:[A-Za-z_][\w:<>, *&]*\s+)?(c10|at|torch|caffe2|pybind11|std|__gnu_cxx)::`)},
+	{name: lazyre.NewMemo(`^(pthread_|start_thread$|__clone|clone3?$|execute_native_thread_routine)`)},
 	// The standard library: lib/python3.X/ (POSIX), Python3XY\Lib\ (the
 	// Windows installer) and cpython-3.X.Y-<platform>\lib\ (uv's and
 	// python-build-standalone's builds, any OS).
-	{file: lazyre.New(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: lazyre.New(`[/\\](site|dist)-packages[/\\]`)},
-	{file: lazyre.New(`^<(frozen [^>]*|string)>$`)},
-	{file: lazyre.New(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
-	{name: lazyre.New(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
-	{file: lazyre.New(`^\?\?$`)},
+	{file: lazyre.NewMemo(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: lazyre.New(`[/\\](site|dist)-packages[/\\]`)},
+	{file: lazyre.NewMemo(`^<(frozen [^>]*|string)>$`)},
+	{file: lazyre.NewMemo(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
+	{name: lazyre.NewMemo(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
+	{file: lazyre.NewMemo(`^\?\?$`)},
 	// Generated code: torch.compile's output (torchinductor_<user> in the
 	// temporary directory of any OS) and FX graph modules.
 	{file: generatedFile},
@@ -81,16 +81,16 @@ var defaultRules = []frameRule{
 const firstInterpreterRule, lastInterpreterRule = 3, 6
 
 // generatedFile matches the files of code that PyTorch generates at run time.
-var generatedFile = lazyre.New(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
+var generatedFile = lazyre.NewMemo(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_key>|^<torch_package_|[/\\]torch_compile_debug[/\\]`)
 
 // interpreterName matches CPython's C functions as stacks="all" records
 // them (often with no file, or a file of CPython's sources): the
 // interpreter loop and its call machinery. Only frames that are not Python
 // source are matched by name.
-var interpreterName = lazyre.New(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
+var interpreterName = lazyre.NewMemo(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
 
 // interpreterFile matches CPython's own sources and headers.
-var interpreterFile = lazyre.New(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
+var interpreterFile = lazyre.NewMemo(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)
 
 // Class says whose code a frame is.
 type Class int
@@ -224,7 +224,7 @@ func (f *FrameFilter) match(fr Frame) bool {
 // Python interpreter loop and process or thread start-up. A stack made only
 // of framework frames is named by its innermost frame that is none of these
 // (for example at::cuda::setWorkspaceForHandle for a cuBLAS workspace).
-var machinery = lazyre.New(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
+var machinery = lazyre.NewMemo(`(torch::unwind::|CapturedTraceback|gather_with_cpp|CUDACachingAllocator|CachingAllocator::|at::detail::empty_|c10::impl::wrap_kernel_functor|c10::impl::make_boxed|c10::Dispatcher|at::_ops::|^_?Py[A-Z_]|^(__libc_|_start$|__clone|clone3?$|start_thread$|pthread_)|std::error_code)`)
 
 // IsMachinery says whether a frame is machinery that FrameworkSite removes
 // (the stack capture, the caching allocator, the dispatcher, the
@@ -252,7 +252,7 @@ func FrameworkSite(full []Frame) []Frame {
 // module's source as its traceback frames name it, a relative path ending
 // in .pyx ("cupy/cuda/memory.pyx": the path it was built from, with no
 // site-packages), and CuPy's files named the same way.
-var libraryFile = lazyre.New(`[/\\](site|dist)-packages[/\\]|^[A-Za-z_][\w.-]*[/\\][^:<>]*\.pyx$|^(cupy|cupyx|cupy_backends)[/\\]`)
+var libraryFile = lazyre.NewMemo(`[/\\](site|dist)-packages[/\\]|^[A-Za-z_][\w.-]*[/\\][^:<>]*\.pyx$|^(cupy|cupyx|cupy_backends)[/\\]`)
 
 // IsLibrary reports whether a frame is in an installed package rather than
 // the user's own code.

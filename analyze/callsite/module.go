@@ -7,7 +7,7 @@ const autogradDir = `[/\\]torch[/\\]autograd[/\\]`
 
 // moduleOrBackward matches the files of the frames of an nn.Module call
 // and of autograd's backward, in Python, on any OS.
-var moduleOrBackward = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|` + autogradDir)
+var moduleOrBackward = lazyre.NewMemo(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$|` + autogradDir)
 
 // moduleFile is the file of the frames ModuleCall makes: the file a
 // snapshot's frames of a module call have (torch/nn/modules/module.py),
@@ -31,7 +31,7 @@ func IsModuleOrBackward(f Frame) bool {
 }
 
 // autogradFile matches the files of autograd's Python code.
-var autogradFile = lazyre.New(autogradDir)
+var autogradFile = lazyre.NewMemo(autogradDir)
 
 // IsAutogradPython reports whether f is a Python frame of autograd's own
 // code (torch/autograd/). The outermost Python frame of a stack that

@@ -17,7 +17,18 @@ type Regexp struct {
 	expr string
 	once sync.Once
 	re   *regexp.Regexp
+	memo *memo // MatchString's results, when made by NewMemo
 }
+
+// memo remembers MatchString's result for up to maxMemo distinct strings.
+type memo struct {
+	mu sync.RWMutex
+	m  map[string]bool
+}
+
+// maxMemo bounds the strings a memoising Regexp remembers (about 6 MB of
+// keys at 100 bytes each); past it, strings are matched each time.
+const maxMemo = 1 << 16
 
 // New returns the Regexp of expr (RE2 syntax, as regexp.Compile).
 func New(expr string) *Regexp {
@@ -25,6 +36,17 @@ func New(expr string) *Regexp {
 	mu.Lock()
 	made = append(made, l)
 	mu.Unlock()
+	return l
+}
+
+// NewMemo is New for an expression matched many times against a few
+// distinct strings (the file and function names of stack frames: a
+// snapshot's 100,000 stacks share a few hundred of each): MatchString
+// remembers each string's result, so the expression runs once per
+// distinct string. It is safe for concurrent use.
+func NewMemo(expr string) *Regexp {
+	l := New(expr)
+	l.memo = &memo{m: map[string]bool{}}
 	return l
 }
 
@@ -64,8 +86,26 @@ func (l *Regexp) Re() *regexp.Regexp {
 // String returns the source text of the expression.
 func (l *Regexp) String() string { return l.expr }
 
-func (l *Regexp) Match(b []byte) bool            { return l.Re().Match(b) }
-func (l *Regexp) MatchString(s string) bool      { return l.Re().MatchString(s) }
+func (l *Regexp) Match(b []byte) bool { return l.Re().Match(b) }
+func (l *Regexp) MatchString(s string) bool {
+	m := l.memo
+	if m == nil {
+		return l.Re().MatchString(s)
+	}
+	m.mu.RLock()
+	v, ok := m.m[s]
+	m.mu.RUnlock()
+	if ok {
+		return v
+	}
+	v = l.Re().MatchString(s)
+	m.mu.Lock()
+	if len(m.m) < maxMemo {
+		m.m[s] = v
+	}
+	m.mu.Unlock()
+	return v
+}
 func (l *Regexp) FindSubmatch(b []byte) [][]byte { return l.Re().FindSubmatch(b) }
 func (l *Regexp) FindStringSubmatch(s string) []string {
 	return l.Re().FindStringSubmatch(s)

@@ -1,6 +1,7 @@
 package lazyre
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -32,4 +33,28 @@ func TestCheckAllFindsABadExpression(t *testing.T) {
 	mu.Lock()
 	made = made[:len(made)-1]
 	mu.Unlock()
+}
+
+// TestMemoMatchesAsRegexp: a memoising expression answers as the
+// compiled one, the first time and from its memo, and remembers no more
+// than maxMemo strings.
+func TestMemoMatchesAsRegexp(t *testing.T) {
+	const expr = `(^|/)torch/|^_?Py[A-Z]`
+	m, re := NewMemo(expr), regexp.MustCompile(expr)
+	for _, s := range []string{"/opt/venv/torch/nn/module.py", "train.py", "PyObject_Call", "_PyEval", "xtorch/a", ""} {
+		for round := 0; round < 2; round++ {
+			if got, want := m.MatchString(s), re.MatchString(s); got != want {
+				t.Errorf("round %d: MatchString(%q) = %v, want %v", round, s, got, want)
+			}
+		}
+	}
+	for i := 0; i < maxMemo+10; i++ {
+		m.MatchString(fmt.Sprint("f", i))
+	}
+	if n := len(m.memo.m); n != maxMemo {
+		t.Errorf("memo holds %d strings, want the bound %d", n, maxMemo)
+	}
+	if !m.MatchString("/torch/x") || m.MatchString("f1torch/") {
+		t.Error("wrong answer past the bound")
+	}
 }
