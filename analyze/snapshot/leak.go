@@ -1475,7 +1475,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 			s.Growth.StepGrowth = stepGrew
 		}
-		var blocks []int64
+		blocks := make([]int64, 0, g.count())
 		g.each(func(k keptAlloc) { blocks = append(blocks, k.block) })
 		s.repeated(blocks, a.opt.MinKept)
 		return []Site{*s.done()}
