@@ -713,3 +713,55 @@ ROWS+---------------------------------------------------------------------------
 		}
 	}
 }
+
+// nvidia-smi -q says per GPU whether it saw a process: "Processes : None"
+// is the table's empty Processes box. The H100 NVL report (two GPUs,
+// "Processes : None" each) with its Used raised from 0 to 530 MiB (Free
+// lowered to match; at 0 MiB there is nothing unattributed to speak of)
+// gets the "listed no process" note for 530 MiB on each GPU, as the table
+// does; -q -d MEMORY (the gnome applet paste: 1934 MiB used, no Processes
+// section) says nothing of processes: not known, no note. s35's table with
+// its process rows N/A keeps GPU 3's note (no row there) and names pids
+// 12345 and 12346 on GPUs 0 and 2, whose used memory (39 and 59 GiB) no
+// process with a known memory accounts for.
+func TestAnalyzeSmiQProcessesNone(t *testing.T) {
+	b, err := os.ReadFile(nvmlData + "field/thamada_h100nvl_q_processes_none.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := strings.ReplaceAll(string(b), "        Used                              : 0 MiB\n        Free                              : 95235 MiB",
+		"        Used                              : 530 MiB\n        Free                              : 94705 MiB")
+	if strings.Count(q, ": 530 MiB") != 2 {
+		t.Fatal("the report's FB Memory Usage sections were not found")
+	}
+	path := filepath.Join(t.TempDir(), "q530.txt")
+	if err := os.WriteFile(path, []byte(q), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runIO(t, "", false, "analyze", path)
+	if n := strings.Count(out, "nvidia-smi listed no process on this GPU, so no listed process accounts for 530 MiB of it"); n != 2 {
+		t.Errorf("-q Processes None: %d notes, want 2:\n%s", n, out)
+	}
+	_, js, _ := runIO(t, "", false, "analyze", "--format", "json", path)
+	if n := strings.Count(js, `"unattributed_none_listed": true`); n != 2 {
+		t.Errorf("-q Processes None: %d unattributed_none_listed, want 2", n)
+	}
+	_, out, _ = runIO(t, "", false, "analyze", nvmlData+"field/gnomeapplet356_q_d_memory_2017.txt")
+	if strings.Contains(out, "listed no process") || strings.Contains(out, "no listed process") {
+		t.Errorf("-q -d MEMORY: a claim about processes it does not list:\n%s", out)
+	}
+	_, out, _ = runIO(t, "", false, "analyze", nvmlData+"s35_nvidia_smi_na_procs.txt")
+	for _, want := range []string{
+		"GPU 3 (NVIDIA H100 80GB HBM3): 530 MiB of 80 GiB used",
+		"nvidia-smi listed no process on this GPU, so no listed process accounts for 530 MiB",
+		"39 GiB of it is used by no process whose memory is known (one sample): pid 12345, listed with its memory unknown",
+		"59 GiB of it is used by no process whose memory is known (one sample): pid 12346, listed with its memory unknown",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("N/A table: want %q in:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "listed no process") != 1 {
+		t.Errorf("N/A table: 'listed no process' said of a GPU with a listed process:\n%s", out)
+	}
+}

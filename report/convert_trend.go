@@ -405,7 +405,7 @@ func unattributedNote(s trend.SeriesTrend) string {
 		for i, p := range u.UnknownPIDs {
 			pids[i] = strconv.FormatInt(p, 10)
 		}
-		return fmt.Sprintf("; %s of it is used by no process whose memory is known (%s): pid %s, listed with its memory cut by nvidia-smi, may hold it",
+		return fmt.Sprintf("; %s of it is used by no process whose memory is known (%s): pid %s, listed with its memory unknown (cut or N/A in nvidia-smi's output, a placeholder or null in a log), may hold it: that memory is counted for no process, not as 0",
 			IBytes(u.MedianBytes), samplesNote(u.Samples), strings.Join(pids, ", "))
 	}
 	if u.NoneListed {

@@ -354,12 +354,14 @@ type Finding struct {
 	UnattributedBytes    *int64 `json:"unattributed_bytes,omitempty"`
 	UnattributedEndBytes *int64 `json:"unattributed_end_bytes,omitempty"`
 	// UnattributedUnknownPIDs: processes listed on the GPU in those
-	// samples with their memory unknown (nvidia-smi cut it), which may
-	// hold the unattributed memory.
+	// samples with their memory unknown (nvidia-smi cut it or showed N/A,
+	// a CSV or JSON log has a placeholder or null), which may hold the
+	// unattributed memory; their memory is in no sum.
 	UnattributedUnknownPIDs []int64 `json:"unattributed_unknown_pids,omitempty"`
-	// UnattributedNoneListed: the GPU's nvidia-smi tables listed no
-	// process on it (an empty Processes box), so UnattributedBytes is all
-	// its used memory; nvidia-smi lists only the processes it can see.
+	// UnattributedNoneListed: the GPU's nvidia-smi outputs listed no
+	// process on it (an empty Processes box, -q's "Processes : None"), not
+	// even one with its memory unknown, so UnattributedBytes is all its
+	// used memory; nvidia-smi lists only the processes it can see.
 	UnattributedNoneListed bool `json:"unattributed_none_listed,omitempty"`
 	// Runs: the series' stretches between returns to its baseline
 	// (BaselineBytes), when memory came back to it at least once (a process

@@ -180,20 +180,25 @@ type Unattributed struct {
 	MedianBytes, EndBytes int64
 	Samples               int
 	// UnknownPIDs are processes of the GPU listed in those samples with
-	// their memory unknown (nvidia-smi cut it): they may hold what no
-	// process accounts for. At most maxUnknownPIDs, ascending.
+	// their memory unknown (nvidia-smi cut it or showed N/A; a
+	// placeholder or null in a CSV or JSON log): they may hold what no
+	// process accounts for. Their memory is in no sum: unknown is not 0.
+	// At most maxUnknownPIDs, ascending.
 	UnknownPIDs []int64
-	// NoneListed: no process of the GPU was listed with its memory in
-	// those samples (nvidia-smi tables whose Processes box lists none for
-	// it): what is unattributed is all the GPU's used memory.
+	// NoneListed: no process of the GPU was listed in those samples, with
+	// its memory or without (nvidia-smi outputs that list none for it: an
+	// empty Processes box, -q's "Processes : None"): what is unattributed
+	// is all the GPU's used memory.
 	NoneListed bool
 }
 
-// unknownProc is a process row with no memory (nvml's used null).
+// unknownProc is a process row with no memory (nvml's used null), on
+// its GPU's index (hasGPU) or UUID.
 type unknownProc struct {
-	input, host string
-	gpu         int32
-	pid, tUs    int64
+	input, host, uuid string
+	gpu               int32
+	hasGPU            bool
+	pid, tUs          int64
 }
 
 // maxUnknownProcs bounds the process rows with unknown memory kept (the
@@ -393,12 +398,18 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	freeAll, totalAll := free.NullN() == 0, total.NullN() == 0
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if usedNulls && used.IsNull(i) {
-			if pidAny && pid.IsValid(i) && (gpuAll || gpu.IsValid(i)) && len(a.unknownProcs) < maxUnknownProcs {
+			if pidAny && pid.IsValid(i) && len(a.unknownProcs) < maxUnknownProcs {
 				// A process listed with its memory unknown (cut by
-				// nvidia-smi): no sample, but the GPU's memory that no
-				// listed process accounts for may be its.
-				a.unknownProcs = append(a.unknownProcs, unknownProc{input: name, host: host.at(i), gpu: gpu.Value(i),
-					pid: pid.Value(i), tUs: int64(tcol.Value(i))})
+				// nvidia-smi, N/A, a placeholder): no sample, but the
+				// GPU's memory that no listed process accounts for may
+				// be its.
+				u := unknownProc{input: name, host: host.at(i), uuid: uuid.at(i), pid: pid.Value(i), tUs: int64(tcol.Value(i))}
+				if gpuAll || gpu.IsValid(i) {
+					u.gpu, u.hasGPU = gpu.Value(i), true
+				}
+				if u.hasGPU || u.uuid != "" {
+					a.unknownProcs = append(a.unknownProcs, u)
+				}
 			}
 			continue
 		}
@@ -990,7 +1001,19 @@ func (a *Analyzer) unattributed(g *series) {
 	if in := a.inputs[g.key.input]; in != nil {
 		listedUs = in.listedUs
 	}
-	if len(byPID) == 0 && len(listedUs) == 0 {
+	// Processes listed on g with their memory unknown: in g's own input
+	// on its index, or in any input on its UUID (a --query-compute-apps
+	// log beside a --query-gpu log), while g was sampled.
+	var unknown []unknownProc
+	for _, p := range a.unknownProcs {
+		onG := p.input == g.key.input && p.host == g.key.host && p.hasGPU && g.key.hasGPU && p.gpu == g.key.gpu ||
+			p.uuid != "" && p.uuid == g.key.uuid
+		if onG && p.tUs >= g.startUs && p.tUs <= g.endUs {
+			unknown = append(unknown, p)
+			from, to = min(from, p.tUs), max(to, p.tUs)
+		}
+	}
+	if len(byPID) == 0 && len(listedUs) == 0 && len(unknown) == 0 {
 		return
 	}
 	isListed := func(t int64) bool {
@@ -1002,7 +1025,9 @@ func (a *Analyzer) unattributed(g *series) {
 		from, to = min(from, listedUs[0]), max(to, listedUs[len(listedUs)-1])
 	}
 	var diffs []float64
-	u := &Unattributed{NoneListed: true}
+	// A process listed with its memory unknown is listed: the GPU is not
+	// one with none listed, though that memory counts in no sum.
+	u := &Unattributed{NoneListed: len(unknown) == 0}
 	for i, t := range g.t {
 		if (t < pFrom || t > pTo) && !isListed(t) {
 			continue
@@ -1028,9 +1053,8 @@ func (a *Analyzer) unattributed(g *series) {
 		return
 	}
 	u.Samples = len(diffs)
-	for _, p := range a.unknownProcs {
-		if p.input == g.key.input && p.host == g.key.host && g.key.hasGPU && p.gpu == g.key.gpu &&
-			p.tUs >= max(from, g.startUs) && p.tUs <= min(to, g.endUs) && !slices.Contains(u.UnknownPIDs, p.pid) && len(u.UnknownPIDs) < maxUnknownPIDs {
+	for _, p := range unknown {
+		if !slices.Contains(u.UnknownPIDs, p.pid) && len(u.UnknownPIDs) < maxUnknownPIDs {
 			u.UnknownPIDs = append(u.UnknownPIDs, p.pid)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -309,6 +310,7 @@ func readNVML(t *testing.T, a *Analyzer, path string) {
 	}
 	m := rd.Metadata()
 	a.Input(path, m.FirstUs, m.LastUs)
+	a.ProcessesListed(path, m.ProcessesListedUs) // as pipeline/nvml.go does
 }
 
 func trends(t *testing.T, paths ...string) []SeriesTrend {
@@ -491,6 +493,101 @@ func TestUnattributedNamesUnknownProcesses(t *testing.T) {
 	for _, s := range trends(t, "query_gpu.csv", "query_apps.csv") {
 		if s.Unattributed != nil && len(s.Unattributed.UnknownPIDs) > 0 {
 			t.Errorf("%s: unknown pids %v", s.Input, s.Unattributed.UnknownPIDs)
+		}
+	}
+}
+
+// s35's four-GPU table whose process rows show their memory as N/A
+// (testdata/nvml/s35_nvidia_smi_na_procs.txt; GPU 0 40123 MiB used with
+// pid 12345, GPU 2 60200 MiB with pid 12346, GPU 1 4 MiB and GPU 3 530
+// MiB with no row). The N/A processes are listed: GPU 0 and GPU 2 are not
+// "none listed", their whole used memory is used by no process whose
+// memory is known (an unknown memory counts as nothing in the sum, never
+// as 0 bytes of a process: the difference is the GPU's used memory), and
+// the pids are named as what may hold it. GPU 3 has none listed, as in
+// the same table with the memory shown (multi.txt): its 530 MiB are
+// unattributed with NoneListed.
+func TestUnattributedNAProcesses(t *testing.T) {
+	want := map[int32]struct {
+		bytes int64
+		pids  []int64
+		none  bool
+	}{
+		0: {40123 * mib, []int64{12345}, false},
+		2: {60200 * mib, []int64{12346}, false},
+		3: {530 * mib, nil, true},
+	}
+	seen := 0
+	for _, s := range trends(t, "s35_nvidia_smi_na_procs.txt") {
+		if s.HasPID {
+			t.Errorf("pid %d has a series: its memory is unknown, so it has no samples", s.PID)
+			continue
+		}
+		w, ok := want[s.GPU]
+		if !ok {
+			continue
+		}
+		seen++
+		u := s.Unattributed
+		if u == nil || u.MedianBytes != w.bytes || !slices.Equal(u.UnknownPIDs, w.pids) || u.NoneListed != w.none {
+			t.Errorf("GPU %d: unattributed %+v, want %d bytes, pids %v, none listed %v", s.GPU, u, w.bytes, w.pids, w.none)
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%d of GPUs 0, 2 and 3 found", seen)
+	}
+}
+
+// The same fault in the other layouts: a process whose memory a
+// --query-compute-apps CSV gives as [N/A] (beside a --query-gpu log that
+// names the GPU by UUID), or a pynvml sampler as null, is named on its
+// GPU, not dropped. GPU 0 (GPU-aaaa) has 40123 MiB used and only pid
+// 12345, memory unknown: all 40123 MiB is used by no process whose memory
+// is known. GPU 1 (GPU-bbbb): pid 12346 holds 60188 of its 60200 MiB.
+func TestUnattributedUnknownAcrossLayouts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gpu := write("gpu.csv", "timestamp, index, uuid, name, memory.total [MiB], memory.used [MiB], memory.free [MiB]\n"+
+		"2026/12/02 10:00:00.000, 0, GPU-aaaa, NVIDIA H100, 81559 MiB, 40123 MiB, 40821 MiB\n"+
+		"2026/12/02 10:00:00.000, 1, GPU-bbbb, NVIDIA H100, 81559 MiB, 60200 MiB, 20744 MiB\n"+
+		"2026/12/02 10:00:01.000, 0, GPU-aaaa, NVIDIA H100, 81559 MiB, 40123 MiB, 40821 MiB\n"+
+		"2026/12/02 10:00:01.000, 1, GPU-bbbb, NVIDIA H100, 81559 MiB, 60200 MiB, 20744 MiB\n")
+	apps := write("apps.csv", "timestamp, gpu_uuid, pid, process_name, used_memory [MiB]\n"+
+		"2026/12/02 10:00:00.000, GPU-aaaa, 12345, python, [N/A]\n"+
+		"2026/12/02 10:00:00.000, GPU-bbbb, 12346, python, 60188 MiB\n"+
+		"2026/12/02 10:00:01.000, GPU-aaaa, 12345, python, [N/A]\n"+
+		"2026/12/02 10:00:01.000, GPU-bbbb, 12346, python, 60188 MiB\n")
+	// pynvml: used 42072014848 B (40123 MiB) with reserved 0, so used_bytes
+	// is 40123 MiB as logged.
+	pyn := write("p.jsonl", `{"ts": 1764669600, "gpu": 0, "total": 85520809984, "used": 42072014848, "free": 43448795136, "reserved": 0, "processes": [{"pid": 12345, "usedGpuMemory": null}]}`+"\n"+
+		`{"ts": 1764669601, "gpu": 0, "total": 85520809984, "used": 42072014848, "free": 43448795136, "reserved": 0, "processes": [{"pid": 12345, "usedGpuMemory": null}]}`+"\n")
+	for _, c := range []struct {
+		name  string
+		paths []string
+	}{{"query-gpu + query-apps", []string{gpu, apps}}, {"pynvml", []string{pyn}}} {
+		a := NewAnalyzer(Options{})
+		for _, p := range c.paths {
+			readNVML(t, a, p)
+		}
+		found := false
+		for _, s := range a.Finalize().Series {
+			if s.HasPID || s.GPU != 0 {
+				continue
+			}
+			found = true
+			u := s.Unattributed
+			if u == nil || u.MedianBytes != 40123*mib || !slices.Equal(u.UnknownPIDs, []int64{12345}) || u.NoneListed {
+				t.Errorf("%s: GPU 0 unattributed %+v, want 40123 MiB, pid 12345, not none listed", c.name, u)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no GPU 0 series", c.name)
 		}
 	}
 }

@@ -82,11 +82,13 @@ type Metadata struct {
 	Skipped int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
-	// ProcessesListedUs are the times of nvidia-smi tables whose
-	// Processes box was read whole (its closing border reached, no row
-	// cut, none with its memory N/A, none not read): at those times the
-	// table lists every process nvidia-smi saw on its GPUs, none on a GPU
-	// with no row. In order of the tables.
+	// ProcessesListedUs are the times of nvidia-smi outputs that list
+	// every process nvidia-smi saw on their GPUs: tables whose Processes
+	// box was read whole (its closing border reached, no row cut, none
+	// not read), and -q reports in which every GPU section has its
+	// Processes section ("Processes : None" for none). At those times a
+	// GPU without a process has none listed; a process listed with its
+	// memory N/A is listed, its memory unknown. In order of the outputs.
 	ProcessesListedUs []int64
 }
 
@@ -196,6 +198,10 @@ type Reader struct {
 	source   []byte
 	nonEmpty bool
 	usedRows int64 // rows with a used-memory value
+	// unknownProcs counts process rows without a used-memory value (a
+	// placeholder: "[N/A]", "[Not Supported]", null, "-"), the first at
+	// line unknownProcLine: kept with their memory unknown, said once.
+	unknownProcs, unknownProcLine int
 	// lastTickUs is the time tick was last given; newInstant, that the
 	// decoder started an output (a table) whose rows are another instant
 	// even at the same time as the last; instantGPUs, the GPUs (0 to 63)
@@ -405,6 +411,13 @@ func (r *Reader) endAt(err error) error {
 		}
 		if err := r.dec.end(r.line); err != nil {
 			return err
+		}
+		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
+			what := fmt.Sprintf("%d process rows (the first at line %d) give", r.unknownProcs, r.unknownProcLine)
+			if r.unknownProcs == 1 {
+				what = fmt.Sprintf("1 process row (line %d) gives", r.unknownProcLine)
+			}
+			r.meta.Warnings.Add(parse.InlineNote(r.unknownProcLine, -1, "%s no memory for its process (a placeholder such as [N/A] or [Not Supported], or null): the driver does not report per-process memory there (Windows' WDDM driver model, some vGPU and container setups); those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what))
 		}
 		if r.meta.Rows > 0 && r.usedRows == 0 {
 			// Samples were read, but none says how much memory is used
@@ -632,6 +645,11 @@ func (r *Reader) emit(s *sample) {
 	c.used.add(s.used, s.hasUsed)
 	if s.hasUsed {
 		r.usedRows++
+	} else if s.hasPID {
+		if r.unknownProcs == 0 {
+			r.unknownProcLine = max(r.line, 1)
+		}
+		r.unknownProcs++
 	}
 	c.total.add(s.total, s.hasTotal)
 	c.free.add(s.free, s.hasFree)

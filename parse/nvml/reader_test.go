@@ -110,6 +110,11 @@ func TestFixtures(t *testing.T) {
 		{"field/nvitop8_mig_processes.txt", FormatNvidiaSmiText, 7, 1, ClockRowOrder, "process"},
 		// dmon -s pucvmet: four GPUs in one tick, fb among 18 columns.
 		{"field/deepspeech178_dmon_pucvmet.txt", FormatDmon, 4, 1, ClockRowOrder, "excludes-reserved"},
+		// -q of driver 550 on two H100 NVL, each "Processes : None": two GPUs.
+		{"field/thamada_h100nvl_q_processes_none.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		// s35's table with its two process rows N/A: four GPUs and the
+		// two processes, their memory null.
+		{"s35_nvidia_smi_na_procs.txt", FormatNvidiaSmiText, 6, 1, ClockAbsolute, "excludes-reserved,process"},
 		// -q -d MEMORY,... of driver 375 (no Reserved line): one GPU.
 		{"field/gnomeapplet356_q_d_memory_2017.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// Driver 450's table, with its MIG M. row: one GPU.
@@ -122,7 +127,8 @@ func TestFixtures(t *testing.T) {
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
 		// ctime line, 537.34 none.
 		{"field/mineru_win_wddm_537_table.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
-		{"field/cadesign_win_wddm_512_table_indented.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		// 512.78's six process rows show their memory as N/A: kept, memory null.
+		{"field/cadesign_win_wddm_512_table_indented.txt", FormatNvidiaSmiText, 7, 1, ClockAbsolute, "excludes-reserved,process"},
 		// A paste: --query-gpu (command over three lines, no timestamp) of
 		// one GPU whose used + free (22403 + 215) falls 410 MiB short of
 		// total (23028): the reservation left out; pmon without fb skipped.
@@ -823,6 +829,46 @@ func TestInstants(t *testing.T) {
 		rows, meta, err := readRows(t, "x", tt.in)
 		if err != nil || int64(len(rows)) != tt.rows || meta.Instants != tt.instants {
 			t.Errorf("%s: %v, %d rows, %d instants; want %d, %d", tt.name, err, len(rows), meta.Instants, tt.rows, tt.instants)
+		}
+	}
+}
+
+// TestUnknownProcessMemoryKept: a process whose memory a CSV or JSON log
+// gives as a placeholder ("[N/A]", "[Not Supported]", null: what NVML
+// gives under WDDM, some vGPU and container setups) is a row with its
+// memory null, never 0 and never dropped, and one warning counts them.
+func TestUnknownProcessMemoryKept(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		// procs: the process rows; unknown: of them, with used null.
+		procs, unknown int
+	}{
+		{"apps.csv", "timestamp, gpu_uuid, pid, process_name, used_memory [MiB]\n" +
+			"2026/12/02 10:00:00.000, GPU-aaaa, 12345, python, [N/A]\n" +
+			"2026/12/02 10:00:00.000, GPU-bbbb, 12346, python, 60188 MiB\n" +
+			"2026/12/02 10:00:01.000, GPU-aaaa, 12345, python, [Not Supported]\n", 3, 2},
+		{"pynvml.jsonl", `{"ts": 1764669600, "gpu": 0, "total": 85520809984, "used": 42072408064, "free": 43448401920, "processes": [{"pid": 12345, "usedGpuMemory": null}, {"pid": 12346, "usedGpuMemory": 1048576}]}` + "\n", 2, 1},
+		{"gpustat.json", `{"hostname": "h", "query_time": "2026-12-02T10:00:00.000000", "gpus": [{"index": 0, "name": "NVIDIA H100", "memory.used": 40123, "memory.total": 81559, "processes": [{"pid": 12345, "command": "python", "gpu_memory_usage": null}]}]}` + "\n", 1, 1},
+	} {
+		rows, meta, err := readRows(t, c.name, c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		procs, unknown := 0, 0
+		for _, r := range rows {
+			if r.PID != nil {
+				procs++
+				if r.Used == nil {
+					unknown++
+				}
+			}
+		}
+		if procs != c.procs || unknown != c.unknown {
+			t.Errorf("%s: %d process rows, %d with used null; want %d, %d", c.name, procs, unknown, c.procs, c.unknown)
+		}
+		w := strings.Join(meta.Warnings.Strings(), "\n")
+		if !strings.Contains(w, map[bool]string{true: "1 process row (line", false: fmt.Sprintf("%d process rows (the first at line", c.unknown)}[c.unknown == 1]) || !strings.Contains(w, "kept with their memory unknown, not 0") {
+			t.Errorf("%s: warnings %q", c.name, w)
 		}
 	}
 }

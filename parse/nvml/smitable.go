@@ -20,7 +20,14 @@ import (
 //   - "nvidia-smi -q" (or -q -d MEMORY): "Timestamp : <ctime>", one "GPU
 //     <bus id>" section per GPU, in index order, whose "FB Memory Usage"
 //     has Total, Reserved (recent drivers), Used and Free in MiB, and
-//     whose "Processes" list "Process ID", "Name" and "Used GPU Memory".
+//     whose "Processes" list "Process ID", "Name" and "Used GPU Memory",
+//     or say "Processes : None" (no process seen on that GPU; -q -d
+//     MEMORY has no Processes section: whether a process was seen is not
+//     known).
+//
+// A process whose memory nvidia-smi shows as "N/A" (Windows' WDDM, some
+// vGPU and container setups) is a process row with used_bytes null:
+// listed, its memory unknown, never 0.
 //
 //   - gpustat's text (plain "gpustat", "watch gpustat" saved): a header
 //     "host  Mon Aug 22 15:23:57 2022  515.65.01", then one line per GPU
@@ -108,19 +115,26 @@ type smiTextDecoder struct {
 	qPID      int64
 	qHasPID   bool
 	qProcName []byte
-	samples   int64
-	samplesAt int64  // samples when the current snapshot started
-	host      []byte // gpustat's host name, from its header
-	// naProcs counts the Processes box's rows whose memory is "N/A" (no
-	// sample comes of them), from line naLine; wddm: a GPU row said its
+	// qProcLists counts the GPU sections of the current -q report whose
+	// Processes were read ("Processes : None", or a list whose every
+	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
+	// the current GPU section's Processes list is being read, its last
+	// process not finished (qHasPID).
+	qProcLists int
+	qProcOpen  bool
+	qProcCut   bool // a process of the list had no memory line
+	samples    int64
+	samplesAt  int64  // samples when the current snapshot started
+	host       []byte // gpustat's host name, from its header
+	// naProcs counts the Processes box's rows whose memory is "N/A" (their
+	// samples have no used memory), from line naLine; wddm: a GPU row said its
 	// driver model is WDDM.
 	naProcs int
 	naLine  int
 	wddm    bool
 	// procRule: the Processes box's "|===|" rule was read (its rows
-	// follow); procBad: a row of the box was cut, showed its memory as
-	// N/A or was not read, so the box does not list every process with
-	// its memory.
+	// follow); procBad: a row of the box was cut or was not read, so the
+	// box may not list every process.
 	procRule, procBad bool
 }
 
@@ -147,6 +161,7 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 // newSnapshot starts output k+1, at time t when ok.
 func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.flushQ()
+	d.endQReport()
 	d.cutGPURow(d.r.line)
 	if d.started {
 		d.snapshot++
@@ -158,7 +173,30 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.seenTime = d.seenTime || ok
 	d.gpuRow, d.processes, d.mig = false, false, false
 	d.qGPU, d.qSection = -1, ""
+	d.qProcLists, d.qProcOpen = 0, false
 	d.r.newInstant = true // one output, one sampling instant
+}
+
+// endQReport ends the current -q report: when each of its GPU sections
+// had its Processes read, the report lists every process nvidia-smi saw,
+// as a table's whole Processes box does (Metadata.ProcessesListedUs); a
+// report without them (-q -d MEMORY, or one cut short) says nothing of
+// the processes.
+func (d *smiTextDecoder) endQReport() {
+	d.closeQProcs()
+	if d.qGPU >= 0 && d.qProcLists == int(d.qGPU)+1 {
+		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
+	}
+	d.qGPU, d.qProcLists = -1, 0
+}
+
+// closeQProcs ends the current GPU section's Processes list: read whole
+// when its last process had its memory line.
+func (d *smiTextDecoder) closeQProcs() {
+	if d.qProcOpen && !d.qHasPID && !d.qProcCut {
+		d.qProcLists++
+	}
+	d.qProcOpen, d.qHasPID, d.qProcCut = false, false, false
 }
 
 // atDate starts an output at t, the time of a line of date(1)'s output
@@ -295,12 +333,17 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 				return nil
 			}
 			if len(m[5]) == 0 {
-				// "N/A": the driver gives no memory for this process.
+				// "N/A": the driver gives no memory for this process
+				// (WDDM, vGPU, some containers). The process is there,
+				// its memory unknown (not 0); the box still lists every
+				// process nvidia-smi saw, so it does not make the box
+				// partial (procBad): a GPU without a row has none listed.
 				if d.naProcs == 0 {
 					d.naLine = n
 				}
-				d.procBad = true
 				d.naProcs++
+				d.emit(&sample{timeUs: d.now(), gpu: int32(gpu), hasGPU: true, pid: pid, hasPID: true,
+					process: trimSpace(m[4])})
 				return nil
 			}
 			used, _ := parseInt(m[5])
@@ -500,6 +543,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 				d.newSnapshot(0, false)
 			}
 			d.flushQ()
+			d.closeQProcs()
 			d.qGPU++
 			d.qUUID, d.qName = d.qUUID[:0], d.qName[:0]
 			d.qSection = ""
@@ -518,9 +562,14 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 				d.qSection, d.qIndent = "fb", indent
 				d.qMem = sample{}
 			case "Processes":
+				d.closeQProcs()
 				d.qSection, d.qIndent = "processes", indent
+				d.qProcOpen = true
 			default:
 				if indent <= d.qIndent {
+					if d.qSection == "processes" {
+						d.closeQProcs()
+					}
 					d.qSection = ""
 				}
 			}
@@ -539,6 +588,21 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 	}
 	if d.qGPU < 0 {
 		return nil
+	}
+	if string(key) == "Processes" && indent > 0 && indent <= 4 {
+		// "    Processes                             : None": nvidia-smi
+		// saw no process on this GPU.
+		d.flushQ()
+		d.closeQProcs()
+		d.qSection = ""
+		if string(val) == "None" {
+			d.qProcLists++
+		}
+		return nil
+	}
+	if d.qSection == "processes" && indent <= d.qIndent {
+		d.closeQProcs() // a key of the GPU section after its Processes
+		d.qSection = ""
 	}
 	switch d.qSection {
 	case "fb":
@@ -559,14 +623,26 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 	case "processes":
 		switch string(key) {
 		case "Process ID":
+			d.qProcCut = d.qProcCut || d.qHasPID // the last one had no memory line
 			d.qPID, d.qHasPID = parseInt(val)
 			d.qProcName = d.qProcName[:0]
 		case "Name", "Process Name":
 			d.qProcName = append(d.qProcName[:0], val...)
 		case "Used GPU Memory":
-			if v, ok := parseSize(val, MiB); ok && d.qHasPID {
-				d.emit(&sample{timeUs: d.now(), gpu: d.qGPU, hasGPU: true, uuid: d.qUUID,
-					pid: d.qPID, hasPID: true, process: d.qProcName, used: v, hasUsed: true})
+			if d.qHasPID {
+				s := sample{timeUs: d.now(), gpu: d.qGPU, hasGPU: true, uuid: d.qUUID,
+					pid: d.qPID, hasPID: true, process: d.qProcName}
+				if v, ok := parseSize(val, MiB); ok {
+					s.used, s.hasUsed = v, true
+				} else {
+					// "N/A" (WDDM, vGPU): the process is listed, its
+					// memory unknown, not 0.
+					if d.naProcs == 0 {
+						d.naLine = d.r.line
+					}
+					d.naProcs++
+				}
+				d.emit(&s)
 			}
 			d.qHasPID = false
 		}
@@ -603,13 +679,18 @@ func (d *smiTextDecoder) emit(s *sample) {
 
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
+	d.endQReport()
 	d.cutGPURow(n)
 	if d.naProcs > 0 {
 		why := "the driver does not report per-process memory here (as under Windows' WDDM driver model)"
 		if d.wddm {
 			why = "the GPU runs under Windows' WDDM driver model, which does not report per-process memory"
 		}
-		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%d process rows of the Processes box (the first at line %d) show their GPU memory as N/A: %s; those processes have no samples, only the GPU's used memory is read", d.naProcs, d.naLine, why))
+		what := fmt.Sprintf("%d processes listed (the first at line %d) show their", d.naProcs, d.naLine)
+		if d.naProcs == 1 {
+			what = fmt.Sprintf("1 process listed (at line %d) shows its", d.naLine)
+		}
+		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%s GPU memory as N/A: %s; those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what, why))
 	}
 	if d.samples == 0 && d.sawMIG {
 		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")

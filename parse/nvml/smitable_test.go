@@ -325,7 +325,8 @@ func TestQueryGPUWithoutIndex(t *testing.T) {
 // of 8192 MiB, no ctime line. Driver 512.78, indented by 4 spaces: the
 // name cut to "NVIDIA GeForce ...", 3320 of 8192 MiB at the ctime line
 // (2023-01-11 17:54:04, UTC by default), and six process rows (lines
-// 19-24) whose memory is N/A: no sample, but a warning that counts them.
+// 19-24) whose memory is N/A: each a row of GPU 0 with its memory null
+// (unknown, not 0), and a warning that counts them.
 func TestSmiTextWindowsWDDM(t *testing.T) {
 	rows, meta := readFile(t, tdata+"field/mineru_win_wddm_537_table.txt")
 	if len(rows) != 1 || rows[0].GPUName != "NVIDIA GeForce RTX 3060 Ti" || *rows[0].Used != 1489*MiB || *rows[0].Total != 8192*MiB {
@@ -335,18 +336,24 @@ func TestSmiTextWindowsWDDM(t *testing.T) {
 		t.Errorf("537: warnings %q", meta.Warnings.Strings())
 	}
 	rows, meta = readFile(t, tdata+"field/cadesign_win_wddm_512_table_indented.txt")
-	if len(rows) != 1 || rows[0].GPUName != "NVIDIA GeForce ..." || *rows[0].Used != 3320*MiB || *rows[0].Total != 8192*MiB ||
+	if len(rows) != 7 || rows[0].GPUName != "NVIDIA GeForce ..." || *rows[0].Used != 3320*MiB || *rows[0].Total != 8192*MiB ||
 		rows[0].TimeUs != utc(2023, 1, 11, 17, 54, 4, 0) {
 		t.Errorf("512: %+v", rows)
 	}
+	for _, r := range rows[1:] {
+		if r.PID == nil || r.Used != nil || r.GPU == nil || *r.GPU != 0 {
+			t.Errorf("512: process row %+v, want a pid on GPU 0 with used null", r)
+		}
+	}
 	w := strings.Join(meta.Warnings.Strings(), "\n")
-	if !strings.Contains(w, "6 process rows of the Processes box (the first at line 19) show their GPU memory as N/A") || !strings.Contains(w, "WDDM") {
+	if !strings.Contains(w, "6 processes listed (the first at line 19) show their GPU memory as N/A") || !strings.Contains(w, "WDDM") {
 		t.Errorf("512: warnings %q", w)
 	}
 }
 
 // A TCC GPU's row, and an N/A process row where no GPU row says WDDM: the
-// warning gives WDDM only as an example of why.
+// warning gives WDDM only as an example of why. The N/A process is a row
+// with its memory null (unknown, not 0).
 func TestSmiTextTCCAndNAProcess(t *testing.T) {
 	in := "+------+\n| NVIDIA-SMI 472.12  Driver Version: 472.12  CUDA Version: 11.4 |\n+------+\n" +
 		"|   0  Tesla T4            TCC  | 00000000:01:00.0 Off |                    0 |\n" +
@@ -355,11 +362,12 @@ func TestSmiTextTCCAndNAProcess(t *testing.T) {
 		"|    0   N/A  N/A      4242      C   python.exe                    N/A      |\n" +
 		"|    0   N/A  N/A      4243      C   train.exe                      90MiB   |\n+------+\n"
 	rows, meta, err := readRows(t, "tcc.txt", in)
-	if err != nil || len(rows) != 2 || rows[0].GPUName != "Tesla T4" || *rows[0].Used != 100*MiB || *rows[1].PID != 4243 || *rows[1].Used != 90*MiB {
+	if err != nil || len(rows) != 3 || rows[0].GPUName != "Tesla T4" || *rows[0].Used != 100*MiB ||
+		*rows[1].PID != 4242 || rows[1].Used != nil || *rows[2].PID != 4243 || *rows[2].Used != 90*MiB {
 		t.Fatalf("%v: %+v", err, rows)
 	}
 	w := strings.Join(meta.Warnings.Strings(), "\n")
-	if !strings.Contains(w, "1 process rows of the Processes box (the first at line 9)") || !strings.Contains(w, "as under Windows' WDDM") {
+	if !strings.Contains(w, "1 process listed (at line 9) shows its GPU memory as N/A") || !strings.Contains(w, "as under Windows' WDDM") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -557,7 +565,10 @@ func TestSmiTextInstants(t *testing.T) {
 }
 
 // TestSmiTextProcessesListed: a table whose Processes box is read whole,
-// rows or none, records its time; one with a row N/A or not read does not.
+// rows or none, records its time; one with a row not read does not. A row
+// whose memory is N/A (WDDM, vGPU, some containers) still lists its
+// process: the box lists every process nvidia-smi saw, one of them with
+// its memory unknown.
 func TestSmiTextProcessesListed(t *testing.T) {
 	table := func(rows ...string) string {
 		s := "+-----------------------------------------------------------------------------+\n" +
@@ -586,7 +597,7 @@ func TestSmiTextProcessesListed(t *testing.T) {
 		{"empty", table(), 1},
 		{"no running", table("|  No running processes found                                                 |"), 1},
 		{"one row", table("|    0     12345      C   python                                        20MiB |"), 1},
-		{"N/A row", table("|    0     12345      C   python                                        N/A   |"), 0},
+		{"N/A row", table("|    0     12345      C   python                                        N/A   |"), 1},
 		{"row not read", table("|  something else                                                             |"), 0},
 		{"box not closed", strings.TrimSuffix(table(), "+-----------------------------------------------------------------------------+\n"), 0},
 	} {
@@ -596,6 +607,135 @@ func TestSmiTextProcessesListed(t *testing.T) {
 		}
 		if len(meta.ProcessesListedUs) != c.listed {
 			t.Errorf("%s: ProcessesListedUs = %v, want %d", c.name, meta.ProcessesListedUs, c.listed)
+		}
+	}
+}
+
+// TestSmiTextNAProcessKept: s35's table of four GPUs whose two process
+// rows show their memory as N/A (/work/hunt/s35/smi/na.txt, kept as
+// testdata/nvml/s35_nvidia_smi_na_procs.txt). Each process is a row of its
+// GPU with its memory null (unknown, never 0), the box still lists every
+// process (its time recorded: GPU 3, without a row, has none listed), and
+// a warning names the N/A rows.
+func TestSmiTextNAProcessKept(t *testing.T) {
+	rows, meta := readFile(t, tdata+"s35_nvidia_smi_na_procs.txt")
+	// 4 GPU rows + 2 process rows.
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(rows))
+	}
+	want := map[int64]int32{12345: 0, 12346: 2}
+	for _, r := range rows {
+		if r.PID == nil {
+			if r.Used == nil {
+				t.Errorf("GPU %d: used null", *r.GPU)
+			}
+			continue
+		}
+		g, ok := want[*r.PID]
+		if !ok || r.GPU == nil || *r.GPU != g {
+			t.Errorf("pid %d on GPU %v, want GPU %d", *r.PID, r.GPU, g)
+		}
+		if r.Used != nil {
+			t.Errorf("pid %d: used %d, want null (N/A is unknown, not 0)", *r.PID, *r.Used)
+		}
+		if r.Process != "python" {
+			t.Errorf("pid %d: process %q", *r.PID, r.Process)
+		}
+		delete(want, *r.PID)
+	}
+	if len(want) != 0 {
+		t.Errorf("missing pids %v", want)
+	}
+	if len(meta.ProcessesListedUs) != 1 {
+		t.Errorf("ProcessesListedUs = %v, want the table's time", meta.ProcessesListedUs)
+	}
+	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "2 processes listed (the first at line 31) show their GPU memory as N/A") {
+		t.Errorf("warnings %q", meta.Warnings.Strings())
+	}
+}
+
+// TestSmiQProcessesListed: "nvidia-smi -q" says per GPU whether it saw a
+// process. The H100 NVL report of thamada/nvidia-smi (two GPUs, each
+// "Processes : None"; testdata/README.md) lists them all: its time is
+// recorded, as a table's empty Processes box is. "-q -d MEMORY" (the gnome
+// applet paste, no Processes section) says nothing: no time. A process
+// whose "Used GPU Memory" is N/A is a row with its memory null; a list cut
+// before a process's memory line is not whole.
+func TestSmiQProcessesListed(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"field/thamada_h100nvl_q_processes_none.txt")
+	// Two GPUs, 0 MiB used each (FB Memory Usage: Used 0 MiB).
+	if len(rows) != 2 || rows[0].Used == nil || *rows[0].Used != 0 {
+		t.Fatalf("rows %+v", rows)
+	}
+	// Timestamp : Thu Nov 14 15:35:07 2024, read as UTC.
+	at := time.Date(2024, 11, 14, 15, 35, 7, 0, time.UTC).UnixMicro()
+	if len(meta.ProcessesListedUs) != 1 || meta.ProcessesListedUs[0] != at {
+		t.Errorf("ProcessesListedUs = %v, want [%d]", meta.ProcessesListedUs, at)
+	}
+	_, meta = readFile(t, fixtures+"field/gnomeapplet356_q_d_memory_2017.txt")
+	if len(meta.ProcessesListedUs) != 0 {
+		t.Errorf("-q -d MEMORY: ProcessesListedUs = %v, want none (no Processes section: not known)", meta.ProcessesListedUs)
+	}
+
+	q := func(procs string) string {
+		return "==============NVSMI LOG==============\n\n" +
+			"Timestamp                                 : Thu Nov 14 15:35:07 2024\n" +
+			"Driver Version                            : 550.54.14\n\n" +
+			"Attached GPUs                             : 1\n" +
+			"GPU 00000000:AD:00.0\n" +
+			"    Product Name                          : NVIDIA H100 NVL\n" +
+			"    FB Memory Usage\n" +
+			"        Total                             : 95830 MiB\n" +
+			"        Reserved                          : 594 MiB\n" +
+			"        Used                              : 20000 MiB\n" +
+			"        Free                              : 75235 MiB\n" +
+			"    Compute Mode                          : Default\n" + procs
+	}
+	proc := func(pid, mem string) string {
+		return "        GPU instance ID                   : N/A\n" +
+			"        Compute instance ID               : N/A\n" +
+			"        Process ID                        : " + pid + "\n" +
+			"            Type                          : C\n" +
+			"            Name                          : python\n" +
+			mem
+	}
+	used := func(v string) string { return "            Used GPU Memory               : " + v + "\n" }
+	for _, c := range []struct {
+		name, in string
+		listed   int
+		// procs: pid -> used MiB, -1 for null (unknown).
+		procs map[int64]int64
+	}{
+		{"none", q("    Processes                             : None\n"), 1, map[int64]int64{}},
+		{"one", q("    Processes\n" + proc("4242", used("19990 MiB"))), 1, map[int64]int64{4242: 19990}},
+		{"N/A", q("    Processes\n" + proc("4242", used("N/A"))), 1, map[int64]int64{4242: -1}},
+		// Followed by another GPU-level section: still whole.
+		{"then capabilities", q("    Processes\n" + proc("4242", used("19990 MiB")) + "    Capabilities\n        EGM                               : disabled\n"), 1, map[int64]int64{4242: 19990}},
+		// The first process has no memory line: the list is not whole.
+		{"cut", q("    Processes\n" + proc("4242", "") + proc("4243", used("10 MiB"))), 0, map[int64]int64{4243: 10}},
+		// Ends inside the last process: not whole.
+		{"cut at end", q("    Processes\n" + proc("4242", "")), 0, map[int64]int64{}},
+		{"no section", q(""), 0, map[int64]int64{}},
+	} {
+		rows, meta, err := readRows(t, "q.txt", c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(meta.ProcessesListedUs) != c.listed {
+			t.Errorf("%s: ProcessesListedUs = %v, want %d", c.name, meta.ProcessesListedUs, c.listed)
+		}
+		got := map[int64]int64{}
+		for _, r := range rows {
+			if r.PID == nil {
+				continue
+			}
+			got[*r.PID] = -1
+			if r.Used != nil {
+				got[*r.PID] = *r.Used / MiB
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.procs) {
+			t.Errorf("%s: processes %v, want %v", c.name, got, c.procs)
 		}
 	}
 }
