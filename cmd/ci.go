@@ -141,8 +141,9 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 		}
 	}
 	out := (*kept)[:0:0]
-	for _, f := range *kept {
-		k := report.SiteKey(&f)
+	keys := report.SiteKeys(*kept) // as run's sites were keyed
+	for i, f := range *kept {
+		k := keys[i]
 		e := byKey[k+"\x00"+report.SiteLines(&f)]
 		if e == nil {
 			e = byKey[k+"\x00"]

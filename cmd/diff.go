@@ -49,11 +49,15 @@ json" (write it with --top 0: the diff sees only the findings it lists), or
 a baseline written by --write-baseline. "-" reads standard input, as an
 input to analyse.
 
-A site's key is the finding's kind, device, allocator class and stack with
+A site's key is the finding's kind, device (type and index: cuda:0, xpu:0
+and host memory differ), allocator class and stack with
 framework frames hidden, each frame as function and file base name without
 the line number (directories change from machine to machine); addresses
 never enter it. Findings without a stack are one site per kind, device and
-allocator. Within a run, findings of one key at other lines are other
+allocator; an NVML series is one site per GPU and process name. Process
+ids never enter a key (they change from run to run): within a run,
+processes of one key are other sites, numbered by when they start (then
+by pid), and the Nth is matched with the Nth of the other run. Within a run, findings of one key at other lines are other
 sites, matched across runs by their lines; the sites of a key each run
 holds at lines the other has not are paired as code an edit moved when
 they are as many and in the same order in every frame (shown with their

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -79,6 +80,9 @@ type BaselineSite struct {
 	Kind Kind   `json:"kind"`
 	// Device is the CUDA device index, null when the input does not say.
 	Device *int `json:"device"`
+	// DeviceType: Device's type when it is not CUDA ("xpu", "mps"; "cpu"
+	// for host memory, Device null), as Finding.DeviceType; part of Key.
+	DeviceType string `json:"device_type,omitempty"`
 	// Site is the innermost user frame, Stack the visible stack (at most
 	// 16 frames), both as "function (file:line)" with the file's base name.
 	Site  string   `json:"site"`
@@ -113,17 +117,26 @@ type BaselineSite struct {
 const maxStackInBaseline = 16
 
 // SiteKey identifies a finding's call site across runs: its kind, device
-// allocator class (compute-sanitizer: device, pinned, ...) and visible
-// stack, each frame as function and file without the line
+// (its type and index: cuda:0, xpu:0 and the host's memory are three
+// devices), allocator class (compute-sanitizer: device, pinned, ...) and
+// visible stack, each frame as function and file without the line
 // number (an edit above the site must not make it new) and the file's
 // base name (directories change from machine to machine, and
 // compute-sanitizer --strip-paths drops them). Addresses are never part of it. Findings without a stack are keyed by
 // their site, trend findings by GPU and process name (PIDs change from run
-// to run), fragmentation by device.
+// to run), fragmentation by device. Findings of one run that differ only
+// in their process id share a SiteKey: SiteKeys tells them apart.
 func SiteKey(f *Finding) string {
 	var b strings.Builder
 	b.WriteString(string(f.Kind))
-	if f.Device != nil {
+	switch {
+	case f.DeviceType != "" && f.Device != nil:
+		// Another accelerator's (a profiler trace of XPU or MPS): never
+		// CUDA device N's site. CUDA keeps "|devN", as baselines hold it.
+		fmt.Fprintf(&b, "|%s:%d", f.DeviceType, *f.Device)
+	case f.DeviceType != "":
+		b.WriteString("|" + f.DeviceType) // "cpu": host memory, no index
+	case f.Device != nil:
 		fmt.Fprintf(&b, "|dev%d", *f.Device)
 	}
 	switch {
@@ -173,6 +186,79 @@ func portableFile(p string) string {
 	return p
 }
 
+// SiteKeys is the SiteKey of each finding of one run, with the findings
+// that differ only in their process id told apart.
+//
+// A process id is not a site: it changes from run to run of the same job,
+// so it never enters a key, and across runs a process is matched by what
+// the key holds (its name and GPU for NVML series, its stack for a
+// profiler trace merged from several processes). But within one run two
+// processes are two sites: two "python" processes on GPU 0, or two ranks
+// of a trace with the same stack, must not be added up into one site of a
+// baseline, nor share one SARIF fingerprint. So among the findings of one
+// SiteKey, the processes are ordered by when their series starts (NVML),
+// then by pid (ranks start in order, so pid order is launch order), and
+// the second and later take "|process N" after the key: the first keeps
+// the plain key, so a run with one process per key keys as before, and
+// the Nth process of a name in one run is matched with the Nth of the
+// other run.
+func SiteKeys(fs []Finding) []string {
+	keys := make([]string, len(fs))
+	type proc struct {
+		pid, start int64
+	}
+	procs := map[string][]proc{}
+	for i := range fs {
+		f := &fs[i]
+		keys[i] = SiteKey(f)
+		if f.PID == nil {
+			continue
+		}
+		start := int64(math.MaxInt64)
+		if f.SeriesStartUs != nil {
+			start = *f.SeriesStartUs
+		}
+		ps := procs[keys[i]]
+		if j := slices.IndexFunc(ps, func(p proc) bool { return p.pid == *f.PID }); j >= 0 {
+			ps[j].start = min(ps[j].start, start)
+			continue
+		}
+		procs[keys[i]] = append(ps, proc{pid: *f.PID, start: start})
+	}
+	rank := map[string]map[int64]int{}
+	for k, ps := range procs {
+		if len(ps) < 2 {
+			continue
+		}
+		slices.SortFunc(ps, func(a, b proc) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.pid, b.pid)) })
+		rank[k] = map[int64]int{}
+		for n, p := range ps {
+			rank[k][p.pid] = n
+		}
+	}
+	for i := range fs {
+		if f := &fs[i]; f.PID != nil {
+			if n := rank[keys[i]][*f.PID]; n > 0 {
+				keys[i] += fmt.Sprintf("|process %d", n+1)
+			}
+		}
+	}
+	return keys
+}
+
+// processOrdinal is the N of a key's "|process N" (SiteKeys), 0 without.
+func processOrdinal(key string) int {
+	i := strings.LastIndex(key, "|process ")
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(key[i+len("|process "):])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // SiteLines is the line number of each frame of a finding's stack
 // (0 where a frame has none), comma-separated: what tells apart two
 // findings of one run with the same SiteKey. "" when no frame has a line.
@@ -197,15 +283,19 @@ func SiteLines(f *Finding) string {
 // sites). summary may be nil.
 func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline {
 	byKey := map[string]*BaselineSite{}
+	keys := SiteKeys(fs)
 	for i := range fs {
 		f := &fs[i]
-		k := SiteKey(f)
+		k := keys[i]
 		lines := SiteLines(f)
 		s := byKey[k+"\x00"+lines]
 		if s == nil {
-			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator, Source: f.Source}
+			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, DeviceType: f.DeviceType, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator, Source: f.Source}
 			if f.Kind == KindTrend {
 				s.Site = trendSiteName(f)
+			}
+			if n := processOrdinal(k); n > 0 {
+				s.Site += fmt.Sprintf(" (process %d of this site in the run, by start)", n)
 			}
 			for j, fr := range f.Stack {
 				if j == maxStackInBaseline {
@@ -503,6 +593,7 @@ type DiffEntry struct {
 	Key          string   `json:"key"`
 	Kind         Kind     `json:"kind"`
 	Device       *int     `json:"device"`
+	DeviceType   string   `json:"device_type,omitempty"`
 	Site         string   `json:"site"`
 	Stack        []string `json:"stack,omitempty"`
 	BeforeBytes  int64    `json:"before_bytes"`
@@ -1258,12 +1349,12 @@ func addUp(ss []*BaselineSite) []*BaselineSite {
 }
 
 func newEntry(a *BaselineSite) DiffEntry {
-	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, Site: a.Site, Stack: a.Stack,
+	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, DeviceType: a.DeviceType, Site: a.Site, Stack: a.Stack,
 		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, source: a.Source, iterations: a.Iterations})
 }
 
 func fixedEntry(b *BaselineSite) DiffEntry {
-	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, Site: b.Site, Stack: b.Stack,
+	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, DeviceType: b.DeviceType, Site: b.Site, Stack: b.Stack,
 		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, source: b.Source, iterations: b.Iterations})
 }
 

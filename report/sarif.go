@@ -218,13 +218,14 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, want[id])
 	}
 
+	keys := SiteKeys(r.Findings)
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		id := sarifRuleID(string(f.Kind))
 		res := sarifResult{
 			RuleID: id, RuleIndex: ruleIndex[id], Level: want[id].DefaultConfiguration.Level,
 			Message:             sarifText{Text: clean(f.Message)},
-			PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(SiteKey(f))},
+			PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(keys[i])},
 			Properties:          map[string]any{"bytes": f.Bytes, "count": f.Count, "input": f.Path, "source": f.Source},
 		}
 		if f.Device != nil {

@@ -25,7 +25,12 @@ func writeDiffTable(w io.Writer, d *DiffReport, opt Options) error {
 		}
 		shown++
 		dev := ""
-		if e.Device != nil {
+		switch {
+		case e.DeviceType != "" && e.Device != nil:
+			dev = fmt.Sprintf(" [%s device %d]", e.DeviceType, *e.Device)
+		case e.DeviceType != "":
+			dev = " [" + e.DeviceType + "]"
+		case e.Device != nil:
 			dev = fmt.Sprintf(" [device %d]", *e.Device)
 		}
 		if e.Allocator != "" {
