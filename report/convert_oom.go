@@ -266,7 +266,7 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	for _, p := range fr.Pools {
 		mem.Pools = append(mem.Pools, poolMemory(p))
 	}
-	d := &FragmentationDetail{At: fr.At, Segments: s.Segments, FreeBytes: s.FreeBytes, InactiveSplitBytes: s.InactiveSplitBytes}
+	d := &FragmentationDetail{At: fr.At, Segments: s.Segments, FreeBytes: s.FreeBytes, InactiveSplitBytes: s.InactiveSplitBytes, MisfitSegments: s.MisfitSegments}
 	if fr.At == "end" {
 		d.FreeBlocks, d.InactiveSplitBlocks = ptr(s.FreeBlocks), ptr(s.InactiveSplitBlocks)
 		d.FragmentationRatio = ptr(round(s.Ratio(), 4))
@@ -289,6 +289,13 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	}
 	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
 		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
+	if s.MisfitSegments > 0 {
+		which := "one segment do not fit it"
+		if s.MisfitSegments > 1 {
+			which = fmt.Sprintf("%d segments do not fit them", s.MisfitSegments)
+		}
+		f.Message += fmt.Sprintf(" (the snapshot is inconsistent: the blocks of %s, see the warnings; the free memory counted is what the active blocks leave within their segments, a bound and not a measurement)", which)
+	}
 	return f
 }
 

@@ -169,7 +169,7 @@ type FragmentationDetail struct {
 	// At is "end" (a snapshot's end), "memory_stats" or "memory_summary".
 	At       string `json:"at"`
 	Segments int    `json:"segments"`
-	// FreeBytes is reserved minus active memory.
+	// FreeBytes is reserved minus active memory (see MisfitSegments).
 	FreeBytes  int64 `json:"free_bytes"`
 	FreeBlocks *int  `json:"free_blocks"`
 	// InactiveSplitBytes is free memory split around active blocks.
@@ -186,6 +186,12 @@ type FragmentationDetail struct {
 	// ones (InactiveSplitBytes): the largest request they can serve; null
 	// without blocks (stats).
 	LargestSplitBlockBytes *int64 `json:"largest_split_block_bytes"`
+	// MisfitSegments counts segments whose blocks do not fit them (outside
+	// the segment, or adding up past its total_size): an inconsistent
+	// snapshot, named in the input's warnings. FreeBytes then counts what
+	// the active blocks leave within their segments: a bound, never more
+	// than reserved. Absent when every segment's blocks fit it.
+	MisfitSegments int `json:"misfit_segments,omitempty"`
 }
 
 // AllocatorStats are the main numbers of one torch.cuda.memory_stats()

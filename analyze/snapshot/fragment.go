@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -147,6 +150,13 @@ type PoolState struct {
 	// EstimatedBlocks counts blocks whose size was estimated from their
 	// requested size while replaying the trace (see FragmentResult).
 	EstimatedBlocks int
+	// MisfitSegments counts segments whose blocks, as the snapshot gives
+	// them, do not fit them (outside the segment, or adding up past its
+	// total_size: an inconsistent snapshot; FragmentResult.Warnings names
+	// them). Their free memory is what their active blocks leave within
+	// them, so FreeBytes never exceeds ReservedBytes, but it is a bound,
+	// not a measurement.
+	MisfitSegments int
 }
 
 // InternalBytes is internal fragmentation: allocated block sizes minus
@@ -184,6 +194,7 @@ func (p *PoolState) addUp(o PoolState) {
 	p.LargestFreeBytes = max(p.LargestFreeBytes, o.LargestFreeBytes)
 	p.LargestSplitBytes = max(p.LargestSplitBytes, o.LargestSplitBytes)
 	p.EstimatedBlocks += o.EstimatedBlocks
+	p.MisfitSegments += o.MisfitSegments
 }
 
 // DeviceMemory is the state of one device's caching allocator at one
@@ -312,6 +323,16 @@ type FragmentAnalyzer struct {
 	blocks   rowList[fragBlockRow]
 	devs     map[int32]*fragDevice
 	rowCodes []uint8 // the code of each row of the batch: its action (addEvents) or state (addBlocks)
+	// blockBytes adds up the sizes of each segment's blocks, inactive
+	// ones too, by device and segment address: blocks tile their segment,
+	// so more than its total_size says the snapshot is inconsistent.
+	blockBytes map[segRef]int64
+}
+
+// segRef names a segment: its device and address.
+type segRef struct {
+	dev  int32
+	addr uint64
 }
 
 // fragSegRow is a segment, as addSegments keeps it until Finalize: no
@@ -489,12 +510,27 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	req := rec.Column(pytorch.BlkRequestedSize).(*array.Int64)
 	stack := rec.Column(pytorch.BlkStackID).(*array.Int32)
 	a.rowCodes = blockStates(rec.Column(pytorch.BlkState).(*array.Dictionary), a.rowCodes)
+	if a.blockBytes == nil {
+		a.blockBytes = map[segRef]int64{}
+	}
+	var last segRef
+	sum := int64(0) // last's blocks in this batch so far: one map update per run of a segment's blocks
 	for i, st := range a.rowCodes {
+		if r := (segRef{device.Value(i), seg.Value(i)}); r != last {
+			if sum != 0 {
+				a.blockBytes[last] += sum
+			}
+			last, sum = r, 0
+		}
+		sum += max(size.Value(i), 0)
 		if st == blockInactive { // free space is what the active blocks leave: not kept
 			continue
 		}
 		a.blocks.add(fragBlockRow{dev: device.Value(i), seg: seg.Value(i), addr: addr.Value(i),
 			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: st == blockPending, stack: stackAt(stack, i)})
+	}
+	if sum != 0 {
+		a.blockBytes[last] += sum
 	}
 }
 
@@ -571,9 +607,39 @@ type fragSeg struct {
 	// snapshot's are the FragmentAnalyzer's keys): never changed.
 	key    *PoolKey
 	blocks []fragBlock
+	// misfit: the snapshot's blocks of this segment do not fit it (see
+	// misfitWhy).
+	misfit bool
 }
 
 func (s *fragSeg) end() uint64 { return s.addr + uint64(s.size) }
+
+// maxMisfitWarnings bounds the segments named by misfit's warnings.
+const maxMisfitWarnings = 3
+
+// misfitWhy says how the segment's blocks, as the snapshot gives them, do
+// not fit it: an active block that starts before it or ends past its end,
+// or all its blocks (sum bytes, inactive ones too) larger than its
+// total_size; "" when they fit.
+func (s *fragSeg) misfitWhy(sum int64) string {
+	out, first := 0, -1
+	for i, b := range s.blocks {
+		if b.addr < s.addr || b.size < 0 || b.addr+uint64(b.size) > s.end() {
+			if out++; first < 0 {
+				first = i
+			}
+		}
+	}
+	var why []string
+	if out > 0 {
+		b := s.blocks[first]
+		why = append(why, fmt.Sprintf("%d active blocks lie outside it (the first at 0x%x, %d bytes)", out, b.addr, b.size))
+	}
+	if sum > s.size {
+		why = append(why, fmt.Sprintf("its blocks add up to %d bytes (%s), more than its total_size", sum, humanize.IBytes(uint64(sum))))
+	}
+	return strings.Join(why, "; ")
+}
 
 // blockAt returns the index of the first block at or after addr.
 func (s *fragSeg) blockAt(addr uint64) int {
@@ -776,6 +842,9 @@ func (st *fragState) measure(withBlocks bool) DeviceMemory {
 		}
 		p.Segments++
 		p.ReservedBytes += s.size
+		if s.misfit {
+			p.MisfitSegments++
+		}
 		next := s.addr
 		gap := func(to uint64) {
 			if to <= next {
@@ -794,8 +863,11 @@ func (st *fragState) measure(withBlocks bool) DeviceMemory {
 			}
 			p.LargestFreeBytes = max(p.LargestFreeBytes, n)
 		}
+		// A block outside the segment (an inconsistent snapshot, see
+		// misfitWhy) is clipped to it: the free pieces lie within the
+		// segment, so they never add up past its size.
 		for _, b := range s.blocks {
-			gap(b.addr)
+			gap(min(b.addr, s.end()))
 			p.ActiveBytes += b.size
 			if b.estimated {
 				p.EstimatedBlocks++
@@ -809,7 +881,7 @@ func (st *fragState) measure(withBlocks bool) DeviceMemory {
 					dm.Blocks = append(dm.Blocks, StateBlock{Addr: b.addr, Size: b.size, Stack: b.stack})
 				}
 			}
-			next = max(next, b.addr+uint64(b.size))
+			next = max(next, min(b.addr+uint64(b.size), s.end()))
 		}
 		gap(s.end())
 	}
@@ -909,6 +981,8 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	// chunks, and most of this loop's time).
 	var kept []fragBlock
 	orphans, j := 0, 0
+	var bad []string // segments whose blocks do not fit them
+	nbad := 0
 	for i, r := range segs {
 		if len(all) == cap(all) {
 			all = make([]fragSeg, 0, min(len(segs)-i, keptChunk))
@@ -935,6 +1009,18 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 				pending: b.pending, stack: b.stack})
 		}
 		s.blocks = kept[from:len(kept):len(kept)] // full: the replay's appends copy it
+		if why := s.misfitWhy(a.blockBytes[segRef{r.dev, r.addr}]); why != "" {
+			s.misfit = true
+			if nbad++; len(bad) < maxMisfitWarnings {
+				bad = append(bad, fmt.Sprintf("device %d: segment at 0x%x (total_size %d bytes, %s): %s", r.dev, r.addr, r.size, humanize.IBytes(uint64(max(r.size, 0))), why))
+			}
+		}
+	}
+	for _, w := range bad {
+		res.Warnings = append(res.Warnings, w+": the snapshot is inconsistent (edited, or written by another tool); its free and fragmentation figures count only the part of the segment its active blocks leave free within it, and say nothing reliable of this segment")
+	}
+	if nbad > len(bad) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d more segments whose blocks do not fit them", nbad-len(bad)))
 	}
 	orphans += nb - j
 	a.blocks = rowList[fragBlockRow]{}
