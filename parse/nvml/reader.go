@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -202,6 +204,7 @@ type Reader struct {
 	// placeholder: "[N/A]", "[Not Supported]", null, "-"), the first at
 	// line unknownProcLine: kept with their memory unknown, said once.
 	unknownProcs, unknownProcLine int
+	unknownPIDs                   []int64 // the first few of them, each once
 	// lastTickUs is the time tick was last given; newInstant, that the
 	// decoder started an output (a table) whose rows are another instant
 	// even at the same time as the last; instantGPUs, the GPUs (0 to 63)
@@ -401,6 +404,29 @@ func (r *Reader) step() error {
 	return r.endAt(err)
 }
 
+// maxNamedPIDs bounds the pids a warning about processes names.
+const maxNamedPIDs = 8
+
+// pidList names pids, "pid 12345" or "pids 12345, 12346", with "..."
+// when n rows had more.
+func pidList(pids []int64, n int) string {
+	var b strings.Builder
+	b.WriteString("pid")
+	if len(pids) > 1 {
+		b.WriteByte('s')
+	}
+	for i, p := range pids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %d", p)
+	}
+	if len(pids) == maxNamedPIDs && n > len(pids) {
+		b.WriteString(", ...")
+	}
+	return b.String()
+}
+
 // endAt ends the input when err, the error of reading the last line, is
 // io.EOF.
 func (r *Reader) endAt(err error) error {
@@ -413,11 +439,12 @@ func (r *Reader) endAt(err error) error {
 			return err
 		}
 		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
-			what := fmt.Sprintf("%d process rows (the first at line %d) give", r.unknownProcs, r.unknownProcLine)
+			pids := pidList(r.unknownPIDs, r.unknownProcs)
+			what := fmt.Sprintf("%d process rows (the first at line %d; %s) give no memory for their process", r.unknownProcs, r.unknownProcLine, pids)
 			if r.unknownProcs == 1 {
-				what = fmt.Sprintf("1 process row (line %d) gives", r.unknownProcLine)
+				what = fmt.Sprintf("1 process row (line %d; %s) gives no memory for its process", r.unknownProcLine, pids)
 			}
-			r.meta.Warnings.Add(parse.InlineNote(r.unknownProcLine, -1, "%s no memory for its process (a placeholder such as [N/A] or [Not Supported], or null): the driver does not report per-process memory there (Windows' WDDM driver model, some vGPU and container setups); those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what))
+			r.meta.Warnings.Add(parse.InlineNote(r.unknownProcLine, -1, "%s (a placeholder such as [N/A] or [Not Supported], or null): the driver does not report per-process memory there (Windows' WDDM driver model, some vGPU and container setups); those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what))
 		}
 		if r.meta.Rows > 0 && r.usedRows == 0 {
 			// Samples were read, but none says how much memory is used
@@ -650,6 +677,9 @@ func (r *Reader) emit(s *sample) {
 			r.unknownProcLine = max(r.line, 1)
 		}
 		r.unknownProcs++
+		if len(r.unknownPIDs) < maxNamedPIDs && !slices.Contains(r.unknownPIDs, s.pid) {
+			r.unknownPIDs = append(r.unknownPIDs, s.pid)
+		}
 	}
 	c.total.add(s.total, s.hasTotal)
 	c.free.add(s.free, s.hasFree)

@@ -840,15 +840,21 @@ func TestInstants(t *testing.T) {
 func TestUnknownProcessMemoryKept(t *testing.T) {
 	for _, c := range []struct {
 		name, in string
-		// procs: the process rows; unknown: of them, with used null.
+		// procs: the process rows; unknown: of them, with used null;
+		// warn: what the warning must say (the rows, the first's line and
+		// the pids).
 		procs, unknown int
+		warn           string
 	}{
 		{"apps.csv", "timestamp, gpu_uuid, pid, process_name, used_memory [MiB]\n" +
 			"2026/12/02 10:00:00.000, GPU-aaaa, 12345, python, [N/A]\n" +
 			"2026/12/02 10:00:00.000, GPU-bbbb, 12346, python, 60188 MiB\n" +
-			"2026/12/02 10:00:01.000, GPU-aaaa, 12345, python, [Not Supported]\n", 3, 2},
-		{"pynvml.jsonl", `{"ts": 1764669600, "gpu": 0, "total": 85520809984, "used": 42072408064, "free": 43448401920, "processes": [{"pid": 12345, "usedGpuMemory": null}, {"pid": 12346, "usedGpuMemory": 1048576}]}` + "\n", 2, 1},
-		{"gpustat.json", `{"hostname": "h", "query_time": "2026-12-02T10:00:00.000000", "gpus": [{"index": 0, "name": "NVIDIA H100", "memory.used": 40123, "memory.total": 81559, "processes": [{"pid": 12345, "command": "python", "gpu_memory_usage": null}]}]}` + "\n", 1, 1},
+			"2026/12/02 10:00:01.000, GPU-aaaa, 12345, python, [Not Supported]\n", 3, 2,
+			"2 process rows (the first at line 2; pid 12345) give no memory for their process"},
+		{"pynvml.jsonl", `{"ts": 1764669600, "gpu": 0, "total": 85520809984, "used": 42072408064, "free": 43448401920, "processes": [{"pid": 12345, "usedGpuMemory": null}, {"pid": 12346, "usedGpuMemory": 1048576}]}` + "\n", 2, 1,
+			"1 process row (line 1; pid 12345) gives no memory for its process"},
+		{"gpustat.json", `{"hostname": "h", "query_time": "2026-12-02T10:00:00.000000", "gpus": [{"index": 0, "name": "NVIDIA H100", "memory.used": 40123, "memory.total": 81559, "processes": [{"pid": 12345, "command": "python", "gpu_memory_usage": null}]}]}` + "\n", 1, 1,
+			"1 process row (line 1; pid 12345) gives no memory for its process"},
 	} {
 		rows, meta, err := readRows(t, c.name, c.in)
 		if err != nil {
@@ -867,7 +873,7 @@ func TestUnknownProcessMemoryKept(t *testing.T) {
 			t.Errorf("%s: %d process rows, %d with used null; want %d, %d", c.name, procs, unknown, c.procs, c.unknown)
 		}
 		w := strings.Join(meta.Warnings.Strings(), "\n")
-		if !strings.Contains(w, map[bool]string{true: "1 process row (line", false: fmt.Sprintf("%d process rows (the first at line", c.unknown)}[c.unknown == 1]) || !strings.Contains(w, "kept with their memory unknown, not 0") {
+		if !strings.Contains(w, c.warn) || !strings.Contains(w, "kept with their memory unknown, not 0") {
 			t.Errorf("%s: warnings %q", c.name, w)
 		}
 	}

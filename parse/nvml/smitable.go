@@ -690,7 +690,7 @@ func (d *smiTextDecoder) end(n int) error {
 		if d.naProcs == 1 {
 			what = fmt.Sprintf("1 process listed (at line %d) shows its", d.naLine)
 		}
-		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%s GPU memory as N/A: %s; those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what, why))
+		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%s GPU memory as N/A (%s): %s; those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what, pidList(d.r.unknownPIDs, d.naProcs), why))
 	}
 	if d.samples == 0 && d.sawMIG {
 		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")

@@ -367,7 +367,7 @@ func TestSmiTextTCCAndNAProcess(t *testing.T) {
 		t.Fatalf("%v: %+v", err, rows)
 	}
 	w := strings.Join(meta.Warnings.Strings(), "\n")
-	if !strings.Contains(w, "1 process listed (at line 9) shows its GPU memory as N/A") || !strings.Contains(w, "as under Windows' WDDM") {
+	if !strings.Contains(w, "1 process listed (at line 9) shows its GPU memory as N/A (pid 4242)") || !strings.Contains(w, "as under Windows' WDDM") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -649,7 +649,7 @@ func TestSmiTextNAProcessKept(t *testing.T) {
 	if len(meta.ProcessesListedUs) != 1 {
 		t.Errorf("ProcessesListedUs = %v, want the table's time", meta.ProcessesListedUs)
 	}
-	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "2 processes listed (the first at line 31) show their GPU memory as N/A") {
+	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "2 processes listed (the first at line 31) show their GPU memory as N/A (pids 12345, 12346)") {
 		t.Errorf("warnings %q", meta.Warnings.Strings())
 	}
 }
