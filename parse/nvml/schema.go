@@ -94,7 +94,10 @@
 //	source           dictionary<int8, utf8>   the layout (a parse.Format string)
 //	used_convention  dictionary<int8, utf8>   how the log counted used (Convention)
 //
-// Memory columns are null where the log has a placeholder or no column.
+// Memory columns are null where the log has a placeholder or no column. A
+// process row whose used_bytes is null is a process the log lists with its
+// memory unknown (nvidia-smi's "N/A" or a cut cell, "[N/A]", "[Not
+// Supported]", null): it is kept, never read as 0.
 //
 // # The driver's reservation
 //
