@@ -43,3 +43,19 @@ func TestAnalyzeNumbaOOMOnce(t *testing.T) {
 		t.Errorf("%+v", ooms)
 	}
 }
+
+// PyTorch's CPU allocator's errors (Fooocus#237's Windows words, mxfold2#20's
+// Linux words) are host memory: the file is read, not refused as
+// unrecognised (exit 0, not 2), no finding, --fail-on oom passes, and a
+// warning gives the request in bytes (26214400, 132426121216 as printed).
+func TestAnalyzeCPUAllocatorIsHostMemory(t *testing.T) {
+	for _, c := range []struct{ file, says string }{
+		{"cpu_allocator_windows_fooocus237.txt", "line 1: PyTorch's CPU allocator (DefaultCPUAllocator) could not allocate 26214400 bytes"},
+		{"cpu_allocator_linux_mxfold2_20.txt", "line 1: PyTorch's CPU allocator (DefaultCPUAllocator) could not allocate 132426121216 bytes"},
+	} {
+		code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", paste(c.file))
+		if code != 0 || !strings.Contains(out, "No findings") || !strings.Contains(out, c.says) || !strings.Contains(out, "of host memory") {
+			t.Errorf("%s: exit %d\n%s\n%s", c.file, code, out, errOut)
+		}
+	}
+}

@@ -119,6 +119,11 @@ const (
 	// ("/device:CPU:0", "/cpu:0") is a host-memory failure: Host is set,
 	// and the reader does not count it as an OOM.
 	GenTF Generation = "tensorflow"
+	// GenCPU: PyTorch's CPU allocator (DefaultCPUAllocator, TH's THAlloc)
+	// could not allocate host memory (see host.go for the forms): Host is
+	// always set, so the reader warns and makes no row. Requested is the
+	// request where printed.
+	GenCPU Generation = "cpu"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -186,8 +191,15 @@ type Message struct {
 	// overflowing to 2^64 bytes), one sentence each.
 	Warnings []string
 	// Host is true for a TensorFlow message whose device is the CPU
-	// ("/device:CPU:0"): the machine's memory ran out, not a GPU's.
+	// ("/device:CPU:0") and for PyTorch's CPU allocator's (GenCPU): the
+	// machine's memory ran out, not a GPU's.
 	Host bool
+
+	// Of a GenCPU message (see parseHost): the upper bound of a request
+	// printed in whole GiB, the error code's text, and whose words these
+	// are ("Windows", "Linux").
+	requestedBelow    int64
+	hostError, hostOS string
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -235,7 +247,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory"}
+	"OOM when allocating tensor", "failed to allocate memory",
+	// PyTorch's CPU allocator's (host memory; see host.go).
+	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
@@ -523,6 +537,14 @@ func classify(line string, at int) int {
 	if lib, _ := libraryAt(rest); lib != "" {
 		return classifyLibrary(line, at, lib, kind)
 	}
+	if hostPhraseAt(line, at) {
+		// Host memory: never counted, so a quoted one is warned of too;
+		// only the whole form is one (not prose naming the allocator).
+		if hostForm.Re().MatchString(rest) {
+			return message
+		}
+		return notMessage
+	}
 	if k, found := frameworkAt(line, at); found {
 		// After its exception or status and a colon
 		// ("cupy.cuda.memory.OutOfMemoryError: ", "XlaRuntimeError:
@@ -673,6 +695,11 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	m.Text = strings.TrimRight(line[at:], " \r\n")
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	s := &scanner{s: line, i: at}
+	if hostPhraseAt(line, at) {
+		if end, ok := parseHost(line, at, &m); ok {
+			return m, end
+		}
+	}
 	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
 	}

@@ -422,16 +422,9 @@ func (r *Reader) noteLogged(line string, at int) {
 // Message.Host): the machine's RAM, not a GPU's, so it is not counted as
 // an OOM.
 func (r *Reader) noteHost(m Message, line string) {
-	const format = "TensorFlow could not allocate a tensor in host memory (%s): the device is the CPU, so the machine's RAM (or the process's memory limit) ran out, not a GPU's; it is not counted as a GPU OOM. A smaller batch or input needs less; if the job was meant to run on a GPU, this op ran on the CPU (a TensorFlow build without GPU support, no GPU visible, or the op placed there)"
-	text := m.Text
-	if len(text) > 240 {
-		text = clip(text)
-	}
-	if device := tfDeviceRe.Re().FindString(line); !strings.Contains(text, device) {
-		text += ", on " + device // the eager form's device is in the annotation before it
-	}
-	r.meta.Warnings.Linef(int(r.line), format, text)
-	r.meta.NotOOMs.Linef(int(r.line), format, text)
+	note := hostNote(m, line)
+	r.meta.Warnings.Linef(int(r.line), "%s", note)
+	r.meta.NotOOMs.Linef(int(r.line), "%s", note)
 }
 
 // complete reports whether a message was read whole.

@@ -190,3 +190,58 @@ func TestMessageEndsWithItsString(t *testing.T) {
 		t.Errorf("numba: %+v", rs.msgs)
 	}
 }
+
+// PyTorch's CPU allocator's errors ran out of host memory: no message is
+// read (no GPU OOM), a warning gives the request, and the file is sniffed
+// as OOM text (read, not refused as unrecognised). The real pastes:
+// Fooocus#237, the Windows words of alloc_cpu.cpp ("not enough memory",
+// 26214400 bytes = 25 MiB exactly, 25<<20); mxfold2#20, the Linux words
+// ("can't allocate memory", 132426121216 bytes, error code 12). Then each
+// generation's words from PyTorch's sources (see host.go): 1.2-1.12's
+// Windows " Buy new RAM!", Android's CPUAllocator.cpp:73, 1.0-1.1's
+// posix_memalign enforce (no size), TH's whole GiB (64GB: 64 to 65 GiB,
+// since THAlloc divides by 2^30 rounding down; 0GB: under 1 GiB). Prose
+// naming the allocator, or a message cut before its size, is no message.
+func TestCPUAllocatorIsHostMemory(t *testing.T) {
+	for _, c := range []struct {
+		file, says string
+	}{
+		{"pastes/cpu_allocator_windows_fooocus237.txt", "could not allocate 26214400 bytes (25.00 MiB) of host memory"},
+		{"pastes/cpu_allocator_linux_mxfold2_20.txt", "could not allocate 132426121216 bytes (123.33 GiB) of host memory"},
+	} {
+		rs := readFile(t, c.file, false)
+		ws := rs.meta.Warnings.Diagnostics()
+		if len(rs.msgs) != 0 || len(ws) == 0 || ws[0].Line != 1 || !strings.Contains(ws[0].Msg, c.says) || !strings.Contains(ws[0].Msg, "not counted as a GPU OOM") || len(rs.meta.NotOOMs.Strings()) != 1 {
+			t.Errorf("%s: messages %+v, warnings %q", c.file, rs.msgs, rs.meta.Warnings.Strings())
+		}
+		b, err := os.ReadFile(dir + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !SniffOOM(b) {
+			t.Errorf("%s: not sniffed as OOM text", c.file)
+		}
+	}
+	for _, c := range []struct {
+		line, says string // says is "" where no warning is due
+	}{
+		{`RuntimeError: [enforce fail at ..\c10\core\CPUAllocator.cpp:72] data. DefaultCPUAllocator: not enough memory: you tried to allocate 113246208 bytes. Buy new RAM!`, "113246208 bytes (108.00 MiB)"},
+		{"`RuntimeError: [enforce fail at CPUAllocator.cpp:73] data. DefaultCPUAllocator: not enough memory: you tried to allocate 473909280 bytes. Buy new RAM!`", "473909280 bytes (451.96 MiB)"},
+		{`RuntimeError:[enforce fail at CPUAllocator.cpp:64] . DefaultCPUAllocator: can't allocate memory: you tried to allocate 6576668672 bytes. Error code 12 (Cannot allocate memory)`, "6576668672 bytes (6.12 GiB)"}, // 6576668672 / 2^30 = 6.1249...,
+		{`RuntimeError: [enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0`, "could not allocate host memory (PyTorch 1.0-1.1 print the failed posix_memalign call, not the size), error code 12 (ENOMEM)"},
+		{`RuntimeError: $ Torch: not enough memory: you tried to allocate 64GB. Buy new RAM! at /opt/conda/conda-bld/pytorch-nightly_1540719301766/work/aten/src/TH/THGeneral.cpp:204`, "could not allocate 64 to 65 GiB of host memory"},
+		{`RuntimeError: $ Torch: not enough memory: you tried to allocate 0GB. Buy new RAM! at ..\aten\src\TH\THGeneral.cpp:204`, "could not allocate under 1 GiB of host memory"},
+		{`[Bug]: DefaultCPUAllocator: not enough memory`, ""},
+		{`I keep hitting DefaultCPUAllocator: not enough memory: you tried to allocate a lot`, ""},
+		{`RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 1324`, ""},
+	} {
+		rs, err := readText(t, "x.log", c.line+"\n", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(rs.meta.Warnings.Strings(), " | ")
+		if len(rs.msgs) != 0 || (c.says == "") != (len(rs.meta.NotOOMs.Strings()) == 0) || !strings.Contains(got, c.says) {
+			t.Errorf("%s: messages %+v, warnings %q", c.line, rs.msgs, got)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package pytorchtext
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
+
+// PyTorch's CPU allocator's out-of-memory errors: host memory (the
+// machine's RAM, or the process's limit), never a GPU's. Each generation,
+// from its source:
+//
+//   - c10/core/impl/alloc_cpu.cpp (1.13+) and c10/core/CPUAllocator.cpp
+//     (1.2-1.12), raised through CAFFE_ENFORCE, so after "[enforce fail at
+//     FILE:LINE] COND. ": on Linux and macOS posix_memalign's error,
+//     "DefaultCPUAllocator: can't allocate memory: you tried to allocate N
+//     bytes. Error code E (STRERROR)"; on Windows (_aligned_malloc) and
+//     Android (memalign) a null pointer, "DefaultCPUAllocator: not enough
+//     memory: you tried to allocate N bytes." (" Buy new RAM!" after it
+//     before 1.13).
+//   - c10/core/CPUAllocator.cpp of 1.0-1.1 on Linux:
+//     CAFFE_ENFORCE_EQ(posix_memalign(&data, gAlignment, nbytes), 0), which
+//     prints "posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0" (12
+//     is ENOMEM; Caffe2's allocator.h named it gCaffe2Alignment): no size.
+//   - TH's THAlloc (aten/src/TH/THGeneral.cpp, PyTorch 0.x-1.x; Lua
+//     Torch): "$ Torch: not enough memory: you tried to allocate NGB. Buy
+//     new RAM!", N the request in GiB rounded down (size/1073741824).
+//
+// These phrases start such a message; hostForm must match from there.
+const (
+	cpuAllocatorPhrase  = "DefaultCPUAllocator: "
+	posixMemalignPhrase = "posix_memalign(&data, g"
+	thAllocPhrase       = "$ Torch: not enough memory: "
+)
+
+// hostForm matches a host allocator's message at its phrase (see above):
+// 1 "not enough memory" or "can't allocate memory", 2 the bytes, 3 the
+// error code, 4 its strerror text; 5 posix_memalign's error code; 6 TH's
+// whole GiB.
+var hostForm = lazyre.New(`^(?:DefaultCPUAllocator: (not enough memory|can't allocate memory): you tried to allocate (\d{1,20}) bytes\.?(?: Error code (\d+) \(([^)]*)\))?(?: Buy new RAM!)?` +
+	`|posix_memalign\(&data, g(?:Caffe2)?Alignment, nbytes\) == 0\. (\d+) vs 0` +
+	`|\$ Torch: not enough memory: you tried to allocate (\d{1,12})GB\. Buy new RAM!)`)
+
+// hostPhraseAt reports whether line[at:] starts with a host allocator's
+// phrase.
+func hostPhraseAt(line string, at int) bool {
+	rest := line[at:]
+	return strings.HasPrefix(rest, cpuAllocatorPhrase) || strings.HasPrefix(rest, posixMemalignPhrase) || strings.HasPrefix(rest, thAllocPhrase)
+}
+
+// parseHost reads a host allocator's message at line[at] (see
+// hostPhraseAt) into m: Generation GenCPU, Host set, Requested the exact
+// bytes where printed (TH's whole GiB give the lower bound, with
+// requestedBelow the upper); hostError is posix_memalign's error code
+// where the message gives nothing else, hostOS
+// "Windows" (Windows' or Android's words) or "Linux" (Linux's or macOS's). ok is false when the text
+// after the phrase is not the whole form (prose naming the allocator).
+func parseHost(line string, at int, m *Message) (end int, ok bool) {
+	g := hostForm.Re().FindStringSubmatchIndex(line[at:])
+	if g == nil {
+		return at, false
+	}
+	sub := func(k int) string {
+		if g[2*k] < 0 {
+			return ""
+		}
+		return line[at+g[2*k] : at+g[2*k+1]]
+	}
+	m.Generation, m.Host, m.Backend = GenCPU, true, ""
+	m.Text = line[at : at+g[1]]
+	switch {
+	case sub(2) != "":
+		if n, err := strconv.ParseInt(sub(2), 10, 64); err == nil {
+			m.Requested = n
+		}
+		if sub(1) == "not enough memory" {
+			m.hostOS = "Windows"
+		} else {
+			m.hostOS = "Linux"
+		}
+	case sub(5) != "":
+		m.hostOS = "Linux"
+		m.hostError = "error code " + sub(5)
+		if sub(5) == "12" {
+			m.hostError += " (ENOMEM)"
+		}
+	case sub(6) != "":
+		if n, err := strconv.ParseInt(sub(6), 10, 64); err == nil && n < 1<<33 {
+			m.Requested, m.requestedBelow = n<<30, (n+1)<<30
+		}
+	}
+	return at + g[1], true
+}
+
+// hostNote is the warning for a host-memory message (Message.Host, see
+// Reader.noteHost): what ran out, the request, and what the words tell.
+func hostNote(m Message, line string) string {
+	if m.Generation == GenTF {
+		const format = "TensorFlow could not allocate a tensor in host memory (%s): the device is the CPU, so the machine's RAM (or the process's memory limit) ran out, not a GPU's; it is not counted as a GPU OOM. A smaller batch or input needs less; if the job was meant to run on a GPU, this op ran on the CPU (a TensorFlow build without GPU support, no GPU visible, or the op placed there)"
+		text := m.Text
+		if len(text) > 240 {
+			text = clip(text)
+		}
+		if device := tfDeviceRe.Re().FindString(line); !strings.Contains(text, device) {
+			text += ", on " + device // the eager form's device is in the annotation before it
+		}
+		return fmt.Sprintf(format, text)
+	}
+	var b strings.Builder
+	who := "PyTorch's CPU allocator (DefaultCPUAllocator)"
+	if strings.HasPrefix(m.Text, thAllocPhrase) {
+		who = "Torch's TH allocator (THAlloc: PyTorch 0.x-1.x, Lua Torch)"
+	}
+	switch {
+	case m.requestedBelow > 0 && m.Requested == 0:
+		fmt.Fprintf(&b, "%s could not allocate under 1 GiB of host memory (the message rounds down to whole GiB)", who)
+	case m.requestedBelow > 0:
+		fmt.Fprintf(&b, "%s could not allocate %d to %d GiB of host memory (the message rounds down to whole GiB)", who, m.Requested>>30, m.requestedBelow>>30)
+	case m.Requested >= 0:
+		fmt.Fprintf(&b, "%s could not allocate %d bytes (%s) of host memory", who, m.Requested, FormatSize(m.Requested))
+	default:
+		fmt.Fprintf(&b, "%s could not allocate host memory (PyTorch 1.0-1.1 print the failed posix_memalign call, not the size)", who)
+	}
+	if m.hostError != "" {
+		fmt.Fprintf(&b, ", %s", m.hostError)
+	}
+	fmt.Fprintf(&b, ": %q. This is the machine's memory, not a GPU's; it is not counted as a GPU OOM. The message gives the request alone, not what the process held nor what was free", m.Text)
+	switch m.hostOS {
+	case "Windows":
+		b.WriteString(". These words are Windows' (and Android's): on Windows an allocation fails when the memory committed would pass the commit limit, RAM plus the page file, so a larger page file (virtual memory) or fewer other programs make room too, not only a smaller request")
+	case "Linux":
+		b.WriteString(". These words are Linux's (or macOS's): the kernel refused the request (ENOMEM), which its default overcommit policy does to a request beyond RAM plus swap, and a ulimit -v or -d to one beyond the limit; memory used up gradually instead gets the OOM killer, which prints nothing here")
+	}
+	b.WriteString(". A smaller batch or input needs less; if the tensor was meant for the GPU, it was made or loaded on the CPU first")
+	return b.String()
+}
