@@ -59,3 +59,14 @@ func TestAnalyzeCPUAllocatorIsHostMemory(t *testing.T) {
 		}
 	}
 }
+
+// A Rich traceback's frame names the OOM's site (maybleMyers/H1111#23: the
+// panel's last frame, C:\H1111\modules\custom_offloading_utils.py:105 in
+// weighs_to_device, before "RuntimeError: CUDA error: out of memory"), as
+// a Python traceback's "File ..., line 105, in weighs_to_device" would.
+func TestAnalyzeRichTracebackSite(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", paste("rich_square_windows_subprocess_h1111_23.txt"))
+	if code != 0 || !strings.Contains(out, "weighs_to_device (custom_offloading_utils.py:105)") || strings.Contains(out, "where it was asked is not known") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -54,6 +54,8 @@ func checkBatches(t *testing.T, r *Reader) {
 func FuzzReader(f *testing.F) {
 	f.Add([]byte("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 1.00 GiB total capacity; 512 bytes already allocated; 0 bytes free; 3.00 KiB cached)\n"))
 	f.Add([]byte("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    g()\nRuntimeError: CUDA error: out of memory\n"))
+	f.Add([]byte("x: ╭── Traceback (most recent call last) ──╮\nx: │ C:\\p\\a.py:3 in │\nx: │ f │\nx: │ ❱ 3 g() │\nx: ╰─────╯\nx: RuntimeError: CUDA error: out of memory\n"))
+	f.Add([]byte("RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 132426121216 bytes. Error code 12 (Cannot allocate memory)\n"))
 	f.Add([]byte("|===|\n|  PyTorch CUDA memory summary, device ID 0  |\n| CUDA OOMs: 1 | cudaMalloc retries: 2 |\n| Metric | Cur Usage | Peak Usage | Tot Alloc | Tot Freed |\n| Allocations | 4 | 5 | 6 | 7 |\n|===|\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
@@ -94,6 +96,7 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add("ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[16,19,19,1024] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
 	f.Add(`"error_message": "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 5 has a total capacity of 23.52 GiB of which 6.62 GiB is free.",`)
 	f.Add("exception=CudaAPIError(2, 'Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY')>)")
+	f.Add("RuntimeError: $ Torch: not enough memory: you tried to allocate 64GB. Buy new RAM! at THGeneral.cpp:204")
 	f.Fuzz(func(t *testing.T, line string) {
 		at := findOOM(line, 0)
 		if at < 0 {

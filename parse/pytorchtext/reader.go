@@ -67,10 +67,25 @@ const maxFrames = 256
 var frameRe = lazyre.New(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
 
 // traceback is a Python traceback being read: the frames after
-// "Traceback (most recent call last):" on lines starting with prefix.
+// "Traceback (most recent call last):" on lines starting with prefix, or
+// in a Rich traceback's panel (rich; see rich.go).
 type traceback struct {
 	prefix string
 	frames []tbFrame
+	rich   bool
+	// para is the text of a Rich panel's lines since its last blank
+	// line (a frame's header, maybe wrapped); paraDone says it was read.
+	para     string
+	paraDone bool
+}
+
+// addFrame appends a frame, keeping the innermost maxFrames.
+func (tb *traceback) addFrame(f tbFrame) {
+	if len(tb.frames) == maxFrames {
+		copy(tb.frames, tb.frames[1:])
+		tb.frames = tb.frames[:maxFrames-1]
+	}
+	tb.frames = append(tb.frames, f)
 }
 
 type tbFrame struct {
@@ -326,6 +341,10 @@ func (r *Reader) addLine(line string) error {
 		r.startTraceback(line[:i])
 		return nil
 	}
+	if prefix, ok := richTitleAt(line); ok {
+		r.startTraceback(prefix).rich = true
+		return nil
+	}
 	var frames []tbFrame
 	k, rest := r.tracebackOf(line)
 	if k < 0 {
@@ -337,20 +356,24 @@ func (r *Reader) addLine(line string) error {
 				r.startTraceback(line[:j])
 				k, rest = len(r.tbs)-1, line[j:]
 			}
+		} else if prefix, f, ok := richFrameStart(line); ok {
+			tb := r.startTraceback(prefix)
+			tb.rich, tb.paraDone = true, true
+			tb.addFrame(f)
+			return nil
 		}
 	}
 	if k >= 0 {
 		tb := r.tbs[k]
-		if m := frameRe.FindStringSubmatch(rest); m != nil {
-			n, _ := strconv.ParseInt(m[2], 10, 64)
-			if len(tb.frames) == maxFrames {
-				copy(tb.frames, tb.frames[1:])
-				tb.frames = tb.frames[:maxFrames-1]
+		if tb.rich {
+			if tb.addRich(rest) {
+				return nil
 			}
-			tb.frames = append(tb.frames, tbFrame{file: m[1], line: n, name: m[3]})
+		} else if m := frameRe.FindStringSubmatch(rest); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			tb.addFrame(tbFrame{file: m[1], line: n, name: m[3]})
 			return nil
-		}
-		if strings.HasPrefix(rest, "  ") || strings.TrimSpace(rest) == "" {
+		} else if strings.HasPrefix(rest, "  ") || strings.TrimSpace(rest) == "" {
 			// Source lines, carets, "[Previous line repeated N more
 			// times]": the traceback goes on. A source line may quote
 			// "CUDA out of memory" without being the error.
@@ -534,7 +557,9 @@ func sameButDigits(a, b string) bool {
 	return true
 }
 
-func (r *Reader) startTraceback(prefix string) {
+// startTraceback opens a traceback on the lines that start with prefix
+// (closing the one open there) and returns it.
+func (r *Reader) startTraceback(prefix string) *traceback {
 	for k, tb := range r.tbs {
 		if tb.prefix == prefix {
 			r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
@@ -544,7 +569,9 @@ func (r *Reader) startTraceback(prefix string) {
 	if len(r.tbs) == maxTracebacks {
 		r.tbs = r.tbs[1:]
 	}
-	r.tbs = append(r.tbs, &traceback{prefix: prefix})
+	tb := &traceback{prefix: prefix}
+	r.tbs = append(r.tbs, tb)
+	return tb
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
