@@ -70,3 +70,14 @@ func TestAnalyzeRichTracebackSite(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// "X of Y" never reads as 100% when X < Y: gnome-shell-system-monitor-
+// applet#356's nvidia-smi -q shows 1934 of 1995 MiB used (97%), which
+// one decimal of GiB prints as "1.9 GiB of 1.9 GiB"; two decimals tell
+// them apart: 1934/1024 = 1.889 -> 1.89, 1995/1024 = 1.948 -> 1.95.
+func TestAnalyzeUsedOfCapacityNotRoundedAlike(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", filepath.Join("..", "testdata", "nvml", "field", "gnomeapplet356_q_d_memory_2017.txt"))
+	if code != 0 || !strings.Contains(out, "GPU 0: 1.89 GiB of 1.95 GiB used") || strings.Contains(out, "1.9 GiB of 1.9 GiB") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

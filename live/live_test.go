@@ -189,3 +189,18 @@ func pidLabel(r Row) string {
 	}
 	return strconv.FormatInt(r.PID, 10)
 }
+
+// The watch's USED and OF columns tell a nearly full GPU from a full one:
+// 1934 of 1995 MiB prints "1.9 GiB" twice in humanize's one decimal, and
+// "1.89 GiB" and "1.95 GiB" with two (1934/1024 = 1.889, 1995/1024 =
+// 1.948); a process row has no OF and keeps humanize's form.
+func TestScreenUsedOfCapacity(t *testing.T) {
+	nan := math.NaN()
+	var b strings.Builder
+	Screen(&b, []Row{{GPU: 0, UsedBytes: 1934 << 20, CapacityBytes: 1995 << 20, OOMSeconds: nan},
+		{GPU: 0, HasPID: true, PID: 7, UsedBytes: 1934 << 20, OOMSeconds: nan}}, ByGPU, time.Unix(0, 0), time.Second, 1, "")
+	out := b.String()
+	if !strings.Contains(out, "1.89 GiB   1.95 GiB") || !strings.Contains(out, "   1.9 GiB") {
+		t.Errorf("screen:\n%s", out)
+	}
+}

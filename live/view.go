@@ -12,6 +12,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/internal/sizes"
 )
 
 // Row is one GPU or process of the live view. Sizes are bytes, Rate bytes
@@ -195,15 +196,15 @@ func Screen(w io.Writer, rows []Row, key SortKey, now time.Time, interval time.D
 	fmt.Fprintf(w, "%-28s %10s %10s  %-24s %-9s %12s %10s\r\n", "GPU / PROCESS", "USED", "OF", "TREND", "CLASS", "RATE", "OOM IN")
 	for i := range rows {
 		r := &rows[i]
-		of := ""
+		used, of := ibytes(r.UsedBytes), ""
 		if !r.HasPID && r.CapacityBytes > 0 {
-			of = ibytes(r.CapacityBytes)
+			used, of = sizes.Of(r.UsedBytes, r.CapacityBytes, ibytes)
 		}
 		mark := ""
 		if r.Suspect() {
 			mark = "  <- leak suspect"
 		}
-		fmt.Fprintf(w, "%-28.28s %10s %10s  %-24s %-9s %12s %10s%s\r\n", label(r), ibytes(r.UsedBytes), of,
+		fmt.Fprintf(w, "%-28.28s %10s %10s  %-24s %-9s %12s %10s%s\r\n", label(r), used, of,
 			Sparkline(shrink(r.Profile, 24)), r.Class, rate(r.Rate), oom(r.OOMSeconds), mark)
 	}
 	if status != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/internal/sizes"
 )
 
 // TrendInput describes one NVML sample log for the report.
@@ -355,12 +356,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.Samples > 1 {
 			what = fmt.Sprintf("%d samples, all at one time", s.Samples)
 		}
-		of := ""
+		used, of := IBytes(s.LastBytes), ""
 		if s.CapacityBytes > 0 {
-			of = " of " + IBytes(s.CapacityBytes)
+			var capacity string
+			used, capacity = sizes.Of(s.LastBytes, s.CapacityBytes, IBytes)
+			of = " of " + capacity
 		}
 		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)%s",
-			who, IBytes(s.LastBytes), of, what, unattributedNote(s))
+			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/internal/sizes"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -319,7 +320,11 @@ func writeFragmentation(w io.Writer, f Finding) {
 		dev = fmt.Sprintf(", GPU %d", *f.Device)
 	}
 	fmt.Fprintf(w, "Fragmentation %s%s\n", where, dev)
-	line := fmt.Sprintf("%s free but split around live blocks, of %s reserved (%s allocated, %d segments)", sz(d.InactiveSplitBytes), szp(m.ReservedBytes), szp(m.AllocatedBytes), d.Segments)
+	split, reserved := sz(d.InactiveSplitBytes), szp(m.ReservedBytes)
+	if m.ReservedBytes != nil {
+		split, reserved = sizes.Of(d.InactiveSplitBytes, *m.ReservedBytes, sz)
+	}
+	line := fmt.Sprintf("%s free but split around live blocks, of %s reserved (%s allocated, %d segments)", split, reserved, szp(m.AllocatedBytes), d.Segments)
 	if d.LargestSplitBlockBytes != nil {
 		line += "; largest split block " + sz(*d.LargestSplitBlockBytes)
 	}

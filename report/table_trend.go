@@ -9,6 +9,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/internal/sizes"
 )
 
 // writeTrendTable renders the trend document for people: one line per
@@ -128,11 +129,13 @@ func sparklines(w io.Writer, r *Report) {
 			first = false
 		}
 		gpu, _, _ := trendCells(f)
-		of := ""
+		peak, of := IBytes(*f.PeakBytes), ""
 		if f.CapacityBytes != nil {
-			of = " of " + IBytes(*f.CapacityBytes)
+			var capacity string
+			peak, capacity = sizes.Of(*f.PeakBytes, *f.CapacityBytes, IBytes)
+			of = " of " + capacity
 		}
-		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", clean(gpu), sparkline(f.ProfileBytes, *f.PeakBytes), IBytes(*f.PeakBytes), of, clean(f.Path))
+		fmt.Fprintf(w, "%-8s %s  peak %s%s  (%s)\n", clean(gpu), sparkline(f.ProfileBytes, *f.PeakBytes), peak, of, clean(f.Path))
 	}
 }
 

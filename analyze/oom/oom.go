@@ -9,6 +9,7 @@ import (
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"github.com/gpuleak/gpuleak/internal/sizes"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -894,6 +895,10 @@ func (r *Report) zeroRequestNote() string {
 // size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
 func size(b int64) string { return pytorchtext.FormatSize(b) }
 
+// sizeOf renders a part and its whole as size does, with the decimals
+// that tell them apart where they differ (see sizes.Of).
+func sizeOf(part, whole int64) (string, string) { return sizes.Of(part, whole, size) }
+
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
 	if r.Host() {
@@ -1158,9 +1163,10 @@ func (r *Report) findCauses() {
 		if marginOnly {
 			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", size(shortfall), size(tightSlack))
 		}
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
+		free, total := sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", free, total, size(seg), short, size(others))
 		if othersEstimated {
-			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg), short, size(others))
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", free, total, size(seg), short, size(others))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
 		}
@@ -1229,8 +1235,9 @@ func (r *Report) findCauses() {
 					parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
 				}
 			}
-			ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%.0f%%)", strings.Join(parts, ", "),
-				size(r.accumulated), size(r.AllocatedBytes), 100*float64(r.accumulated)/float64(r.AllocatedBytes))
+			grew, allocated := sizeOf(r.accumulated, r.AllocatedBytes)
+			ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%s)", strings.Join(parts, ", "),
+				grew, allocated, sizes.Percent(r.accumulated, r.AllocatedBytes))
 			if need >= 0 {
 				ev += fmt.Sprintf(", more than the %s that was missing", size(need))
 			}
@@ -1289,7 +1296,8 @@ func (r *Report) findCauses() {
 		self = r.ReservedBytes
 	}
 	capacity := func() Cause {
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", size(r.DeviceFreeBytes), size(r.DeviceTotalBytes), size(seg))
+		free, total := sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", free, total, size(seg))
 		if alone {
 			return r.aloneCapacity(req)
 		}

@@ -354,12 +354,14 @@ func (s *AllocatorStats) Verdict() string {
 			// A summary's figures are truncated to their unit: the
 			// reserved peak may be up to its resolution more.
 			free := max(peakRes+s.Resolution["reserved_bytes.all.peak"]-peakAlloc, 0)
-			v += fmt.Sprintf("; when allocated memory peaked (%s), at most %s of the %s peak reserved was free in the cache", size(peakAlloc), size(free), size(peakRes))
+			freeS, peakS := sizeOf(free, peakRes)
+			v += fmt.Sprintf("; when allocated memory peaked (%s), at most %s of the %s peak reserved was free in the cache", size(peakAlloc), freeS, peakS)
 		}
 		return v
 	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
+		allocS, reservedS := sizeOf(alloc, reserved)
 		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
-			size(alloc), size(reserved), size(released))
+			allocS, reservedS, size(released))
 	}
 	return ""
 }
