@@ -53,10 +53,10 @@ func hostPhraseAt(line string, at int) bool {
 // parseHost reads a host allocator's message at line[at] (see
 // hostPhraseAt) into m: Generation GenCPU, Host set, Requested the exact
 // bytes where printed (TH's whole GiB give the lower bound, with
-// requestedBelow the upper); hostError is posix_memalign's error code
-// where the message gives nothing else, hostOS
-// "Windows" (Windows' or Android's words) or "Linux" (Linux's or macOS's). ok is false when the text
-// after the phrase is not the whole form (prose naming the allocator).
+// requestedBelow the upper); hostErrno is posix_memalign's error code
+// where printed, hostOS "Windows" (Windows' or Android's words) or
+// "Linux" (Linux's or macOS's). ok is false when the text after the
+// phrase is not the whole form (prose naming the allocator).
 func parseHost(line string, at int, m *Message) (end int, ok bool) {
 	g := hostForm.Re().FindStringSubmatchIndex(line[at:])
 	if g == nil {
@@ -78,14 +78,10 @@ func parseHost(line string, at int, m *Message) (end int, ok bool) {
 		if sub(1) == "not enough memory" {
 			m.hostOS = "Windows"
 		} else {
-			m.hostOS = "Linux"
+			m.hostOS, m.hostErrno = "Linux", sub(3)
 		}
 	case sub(5) != "":
-		m.hostOS = "Linux"
-		m.hostError = "error code " + sub(5)
-		if sub(5) == "12" {
-			m.hostError += " (ENOMEM)"
-		}
+		m.hostOS, m.hostErrno = "Linux", sub(5)
 	case sub(6) != "":
 		if n, err := strconv.ParseInt(sub(6), 10, 64); err == nil && n < 1<<33 {
 			m.Requested, m.requestedBelow = n<<30, (n+1)<<30
@@ -123,15 +119,21 @@ func hostNote(m Message, line string) string {
 	default:
 		fmt.Fprintf(&b, "%s could not allocate host memory (PyTorch 1.0-1.1 print the failed posix_memalign call, not the size)", who)
 	}
-	if m.hostError != "" {
-		fmt.Fprintf(&b, ", %s", m.hostError)
+	if m.hostErrno != "" && m.hostErrno != "12" {
+		// posix_memalign fails with ENOMEM (12) for want of memory,
+		// EINVAL (22) for a bad alignment: another code is no shortage.
+		fmt.Fprintf(&b, ": %q. The error code is %s, not ENOMEM (12): posix_memalign refused the request for another reason than a shortage of memory (EINVAL, 22, is a bad alignment), so memory did not run out; it is not counted as a GPU OOM", m.Text, m.hostErrno)
+		return b.String()
+	}
+	if m.Requested < 0 && m.hostErrno == "12" {
+		b.WriteString(", error code 12 (ENOMEM)")
 	}
 	fmt.Fprintf(&b, ": %q. This is the machine's memory, not a GPU's; it is not counted as a GPU OOM. The message gives the request alone, not what the process held nor what was free", m.Text)
 	switch m.hostOS {
 	case "Windows":
 		b.WriteString(". These words are Windows' (and Android's): on Windows an allocation fails when the memory committed would pass the commit limit, RAM plus the page file, so a larger page file (virtual memory) or fewer other programs make room too, not only a smaller request")
 	case "Linux":
-		b.WriteString(". These words are Linux's (or macOS's): the kernel refused the request (ENOMEM), which its default overcommit policy does to a request beyond RAM plus swap, and a ulimit -v or -d to one beyond the limit; memory used up gradually instead gets the OOM killer, which prints nothing here")
+		b.WriteString(". These words are Linux's (and macOS's): posix_memalign returned ENOMEM; Linux's default overcommit policy refuses a request beyond RAM plus swap, and a ulimit -v or -d one beyond the limit, while memory used up gradually gets the OOM killer instead, which prints nothing here")
 	}
 	b.WriteString(". A smaller batch or input needs less; if the tensor was meant for the GPU, it was made or loaded on the CPU first")
 	return b.String()

@@ -196,10 +196,10 @@ type Message struct {
 	Host bool
 
 	// Of a GenCPU message (see parseHost): the upper bound of a request
-	// printed in whole GiB, the error code's text, and whose words these
-	// are ("Windows", "Linux").
+	// printed in whole GiB, posix_memalign's error code, and whose words
+	// these are ("Windows", "Linux").
 	requestedBelow    int64
-	hostError, hostOS string
+	hostErrno, hostOS string
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.

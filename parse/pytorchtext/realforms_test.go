@@ -231,6 +231,9 @@ func TestCPUAllocatorIsHostMemory(t *testing.T) {
 		{`RuntimeError: [enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0`, "could not allocate host memory (PyTorch 1.0-1.1 print the failed posix_memalign call, not the size), error code 12 (ENOMEM)"},
 		{`RuntimeError: $ Torch: not enough memory: you tried to allocate 64GB. Buy new RAM! at /opt/conda/conda-bld/pytorch-nightly_1540719301766/work/aten/src/TH/THGeneral.cpp:204`, "could not allocate 64 to 65 GiB of host memory"},
 		{`RuntimeError: $ Torch: not enough memory: you tried to allocate 0GB. Buy new RAM! at ..\aten\src\TH\THGeneral.cpp:204`, "could not allocate under 1 GiB of host memory"},
+		// posix_memalign's EINVAL (22, a bad alignment) is no shortage:
+		// still no GPU OOM, but the note must not say memory ran out.
+		{`RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4096 bytes. Error code 22 (Invalid argument)`, "not ENOMEM (12)"},
 		{`[Bug]: DefaultCPUAllocator: not enough memory`, ""},
 		{`I keep hitting DefaultCPUAllocator: not enough memory: you tried to allocate a lot`, ""},
 		{`RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 1324`, ""},
