@@ -216,8 +216,8 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	rep.Findings = kept
 	if !opts.CI.Quiet {
-		if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocAnalysis, Report: rep}, opts.format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}); err != nil {
-			return fmt.Errorf("writing the report: %w", err)
+		if err := writeFailed(report.Write(opts.IO.Out, report.Document{Kind: report.DocAnalysis, Report: rep}, opts.format, report.Options{Terminal: opts.IO.OutTTY, SourceRoot: opts.CI.SourceRoot}), "the report"); err != nil {
+			return err
 		}
 	}
 	tripped := reportTrips(opts.IO, &opts.CI, rep.Gates)

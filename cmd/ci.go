@@ -208,8 +208,8 @@ func reportTrips(ios *IOStreams, o *CIOptions, gates []report.GateResult) error 
 			continue
 		}
 		tripped = true
-		if _, err := fmt.Fprintf(w, "gpuleak: --fail-on %s tripped: %s\n", g.Gate, report.Clean(g.Why)); err != nil && o.Quiet {
-			return fmt.Errorf("writing the report: %w", err)
+		if _, err := fmt.Fprintf(w, "gpuleak: --fail-on %s tripped: %s\n", g.Gate, report.Clean(g.Why)); o.Quiet && writeFailed(err, "the report") != nil {
+			return writeFailed(err, "the report")
 		}
 	}
 	if tripped {

@@ -426,6 +426,36 @@ type epipeWriter struct{}
 
 func (epipeWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 
+// A reader that leaves early (| head) fails nothing, but it does not
+// decide the outcome either: a tripped gate is still exit 1 and an
+// unreadable input still exit 2, each named on standard error. Before, the
+// report's EPIPE was returned before the gates and the unread inputs were
+// looked at, and Main mapped it to exit 0 in silence.
+func TestClosedStdoutKeepsOutcome(t *testing.T) {
+	empty := writeTemp(t, "empty.txt", nil)
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		// leak_full.txt: 8 leaks (../shared/fixtures/README.md): the gate trips.
+		{[]string{"analyze", "--fail-on", "leak", san("leak_full.txt")}, 1, "--fail-on leak tripped"},
+		{[]string{"analyze", "-q", "--fail-on", "leak", san("leak_full.txt")}, 1, ""},
+		// An empty file is unreadable for every command (README, Exit codes).
+		{[]string{"analyze", san("leak_full.txt"), empty}, 2, "empty.txt: byte offset 0: empty input"},
+		{[]string{"analyze", "--fail-on", "leak", san("leak_full.txt"), empty}, 2, "empty.txt: byte offset 0: empty input"},
+		{[]string{"oom", "../testdata/pytorch/oom_error.txt", empty}, 2, "empty.txt: byte offset 0: empty input"},
+		// query_apps.csv: pid 538 climbs to 4.8 GiB, then stays flat: a step.
+		{[]string{"trend", "--fail-on", "step", "../testdata/nvml/query_apps.csv"}, 1, "--fail-on step tripped"},
+	} {
+		var errOut bytes.Buffer
+		code := cmd.Main(c.args, &cmd.IOStreams{In: strings.NewReader(""), Out: epipeWriter{}, ErrOut: &errOut}, "test")
+		if code != c.code || !strings.Contains(errOut.String(), c.stderr) {
+			t.Errorf("%q with its standard output closed: exit %d, stderr %q; want exit %d naming %q", c.args, code, errOut.String(), c.code, c.stderr)
+		}
+	}
+}
+
 // A closed standard output (| head) ends the run quietly with exit 0, in
 // process and in a real pipe (before: killed by SIGPIPE, exit 141).
 func TestClosedStdout(t *testing.T) {

@@ -13,8 +13,10 @@ import (
 // Main runs gpuleak with args and returns the process exit code. Errors go
 // to ios.ErrOut as one "gpuleak: ..." line each; a panic is reported as an
 // internal error rather than a crash. A write to ios.Out that fails with
-// EPIPE (its reader closed the pipe, as head does) ends the run quietly
-// with ExitOK; main ignores SIGPIPE so that such a write returns EPIPE.
+// EPIPE (its reader closed the pipe, as head does) fails nothing: the
+// commands that write a document go on to their outcome (see
+// writeFailed); elsewhere it ends the run quietly with ExitOK. main
+// ignores SIGPIPE so that such a write returns EPIPE.
 func Main(args []string, ios *IOStreams, version string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -66,4 +68,19 @@ func isCobraUsage(msg string) bool {
 		}
 	}
 	return false
+}
+
+// writeFailed is the error of a command's write of its document to
+// standard output, what: nil when the write succeeded or when its reader
+// closed the pipe (| head) and took what it wanted. Such a reader fails
+// nothing, but it must not decide the run's outcome either: the command
+// goes on to its gates and unread inputs, so that a tripped gate is still
+// exit 1 and an unreadable input still exit 2, named on standard error
+// (analyze --fail-on leak snap.pickle | head exited 0, in silence). Any
+// other write error is the run's own (exit 3).
+func writeFailed(err error, what string) error {
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return fmt.Errorf("writing %s: %w", what, err)
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,8 +120,8 @@ func runOOM(opts *OOMOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocPostmortem, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+	if err := writeFailed(report.Write(opts.IO.Out, report.Document{Kind: report.DocPostmortem, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}), "the report"); err != nil {
+		return err
 	}
 	return res.Unread
 }

@@ -170,8 +170,8 @@ func runTrend(opts *TrendOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+	if err := writeFailed(report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}), "the report"); err != nil {
+		return err
 	}
 	failOn, findings := opts.failOn, res.Report.Findings
 	// Name each class that tripped, as analyze names its gates.
