@@ -212,7 +212,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	rep.Gates = report.Evaluate(opts.gates, gin)
 	if opts.Top > 0 && len(kept) > opts.Top {
-		kept = kept[:opts.Top]
+		rep.Ranked, kept = kept, kept[:opts.Top]
 	}
 	rep.Findings = kept
 	if !opts.CI.Quiet {

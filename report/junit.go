@@ -89,9 +89,13 @@ func writeJUnit(w io.Writer, r *Report, _ Options) error {
 				Error: &junitFailure{Message: "NOT READ: " + in.Error, Type: "not-read", Body: in.Error}})
 			continue
 		}
+		// Every finding of the input, --top's cut or not: the gates
+		// judged them all, so an input whose findings rank below --top
+		// fails as the gate that counted them did.
 		var failing, all []string
-		for i := range r.Findings {
-			f := &r.Findings[i]
+		fs := r.whole()
+		for i := range fs {
+			f := &fs[i]
 			if f.Path != in.Path {
 				continue
 			}

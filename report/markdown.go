@@ -68,8 +68,12 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), IBytes(f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
 		}
-		if n := r.FindingsTotal - min(len(r.Findings), markdownRows); n > 0 {
+		if n := len(r.Findings) - min(len(r.Findings), markdownRows); n > 0 {
 			fmt.Fprintf(&b, "\n%d more findings in the details and the JSON report.\n", n)
+		}
+		if n := r.FindingsTotal - len(r.Findings); n > 0 {
+			// Not in the details: --top left them out of this report.
+			fmt.Fprintf(&b, "\n%s left out by --top (--top 0 lists them).\n", plural(n, "more finding", "more findings"))
 		}
 		b.WriteString("\n")
 	}
@@ -147,7 +151,7 @@ func mdSummary(r *Report) string {
 	}
 	byKind := map[Kind]*tot{}
 	var order []Kind
-	for _, f := range r.Findings {
+	for _, f := range r.whole() { // the totals of the run, as the gates count them
 		t := byKind[f.Kind]
 		if t == nil {
 			t = &tot{}

@@ -86,6 +86,11 @@ type Report struct {
 	FindingsTotal int `json:"findings_total"`
 	// BelowMinBytes counts findings --min-bytes left out.
 	BelowMinBytes int `json:"findings_below_min_bytes"`
+	// Ranked holds the findings before --top cut the list, for the
+	// writers that judge or total the whole run (JUnit's failing inputs,
+	// Markdown's totals by kind), as the gates do; nil when --top cut
+	// nothing. It is never written: Findings is the list shown.
+	Ranked []Finding `json:"-"`
 	// Errors are the errors a checking tool reported besides leaks
 	// (compute-sanitizer: invalid accesses, API errors, races, ...), in
 	// input order; absent when there are none.
@@ -394,4 +399,13 @@ type Finding struct {
 	*OOMDetail
 	// FragmentationDetail is the measure of a "fragmentation" finding.
 	*FragmentationDetail
+}
+
+// whole is every finding of the run, --top's cut or not: Ranked when
+// --top cut the list, else Findings.
+func (r *Report) whole() []Finding {
+	if r.Ranked != nil {
+		return r.Ranked
+	}
+	return r.Findings
 }
