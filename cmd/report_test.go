@@ -513,3 +513,52 @@ func TestReportNamesUnreadableOnStderr(t *testing.T) {
 		t.Errorf("stderr %q: want one line naming cut.pickle and its offset", errs)
 	}
 }
+
+// "Nothing leaked, ran out of memory or grew." is a verdict on the files
+// read: over none it read as a clean day. A root whose artifacts are all
+// unreadable (an empty upload, a cut snapshot), an empty root (a mount that
+// failed) and a root with some unreadable files say what was read instead,
+// on the page and in Markdown.
+func TestReportSaysWhenNothingWasRead(t *testing.T) {
+	snap, err := os.ReadFile(td + "pytorch/leak_train_loop.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir()
+	for name, data := range map[string][]byte{"empty.pickle": nil, "cut.pickle": snap[:100000]} {
+		if err := os.WriteFile(filepath.Join(bad, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mixed := t.TempDir()
+	for name, data := range map[string][]byte{"empty.pickle": nil, "clean.pickle": mustRead(t, td+"pytorch/clean_train_loop.pickle")} {
+		if err := os.WriteFile(filepath.Join(mixed, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ root, want string }{
+		{bad, "No artifact was read of the 2 files found (2 could not be read): nothing was analysed."},
+		{t.TempDir(), "No file was found under the roots: nothing was analysed."},
+		// clean_train_loop: no leak (../shared/fixtures/README.md).
+		{mixed, "Nothing leaked, ran out of memory or grew in the 1 file read; 1 could not be read, and nothing is known of them."},
+	} {
+		for _, format := range []string{"markdown", "html"} {
+			code, out, errs := run(t, nil, "report", "-o", "-", "--format", format, c.root)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if !strings.Contains(out, c.want) || strings.Contains(out, "grew.") {
+				t.Errorf("%s of %s: want %q, and no clean verdict:\n%s", format, c.root, c.want, out)
+			}
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -31,7 +31,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	}
 	p("\n")
 	if len(v.Worst) == 0 {
-		p("Nothing leaked, ran out of memory or grew.\n")
+		p("%s\n", mdText(v.Nothing))
 	}
 	for i, s := range v.Worst {
 		p("%d. %s\n", i+1, mdText(s))

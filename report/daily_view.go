@@ -35,11 +35,14 @@ func writeDailyJSON(w io.Writer, d *Daily, _ Options) error {
 // The view: what both the page and the Markdown show, computed once.
 
 type dailyView struct {
-	D        *Daily
-	Title    string
-	Window   string
-	Cards    []card
-	Worst    []string
+	D      *Daily
+	Title  string
+	Window string
+	Cards  []card
+	Worst  []string
+	// Nothing is the summary's sentence when no finding is worth a line
+	// (Worst empty): what the files read show, and how many there were.
+	Nothing  string
 	Leaks    []leakView
 	OOMs     []oomView
 	OOMDays  [][]string // date, cause, count
@@ -101,7 +104,7 @@ func clockUs(us int64) string {
 }
 
 func newDailyView(d *Daily) *dailyView {
-	v := &dailyView{D: d, Title: "GPU memory report"}
+	v := &dailyView{D: d, Title: "GPU memory report", Nothing: nothingSentence(d.Summary)}
 	switch {
 	case len(d.Days) == 1:
 		v.Title += " — " + d.Days[0]
@@ -127,7 +130,7 @@ func newDailyView(d *Daily) *dailyView {
 		{"OOMs", fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{"growing GPUs and processes", fmt.Sprint(s.Growing), s.Growing > 0},
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},
-		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), false},
+		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), s.Read == 0},
 		{"unreadable", fmt.Sprint(s.Unreadable), s.Unreadable > 0},
 	}
 	if s.Hosts > 0 {
@@ -279,4 +282,30 @@ func baseOf(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// nothingSentence is the summary's sentence when no finding is worth a
+// line. "Nothing leaked" is a verdict on the files read: over none (an
+// empty or unmounted root, a day of truncated artifacts, a window that
+// holds none) it would read as a clean day, so it says what was read.
+func nothingSentence(s DailySummary) string {
+	switch {
+	case s.Read == 0 && s.Files == 0:
+		return "No file was found under the roots: nothing was analysed."
+	case s.Read == 0:
+		var why []string
+		if s.Unreadable > 0 {
+			why = append(why, fmt.Sprintf("%d could not be read", s.Unreadable))
+		}
+		if s.Skipped > 0 {
+			why = append(why, fmt.Sprintf("%d skipped", s.Skipped))
+		}
+		if s.OutsideWindow > 0 {
+			why = append(why, fmt.Sprintf("%d outside the window", s.OutsideWindow))
+		}
+		return fmt.Sprintf("No artifact was read of the %s found (%s): nothing was analysed.", plural(s.Files, "file", "files"), strings.Join(why, ", "))
+	case s.Unreadable > 0:
+		return fmt.Sprintf("Nothing leaked, ran out of memory or grew in the %s read; %d could not be read, and nothing is known of them.", plural(s.Read, "file", "files"), s.Unreadable)
+	}
+	return "Nothing leaked, ran out of memory or grew."
 }

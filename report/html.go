@@ -129,7 +129,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 
 <h2 id="summary">Summary</h2>
 <div class="cards">{{range .V.Cards}}<div class="card{{if .Alert}} alert{{end}}"><b>{{.Value}}</b>{{.Label}}</div>{{end}}</div>
-{{if .V.Worst}}<ol>{{range .V.Worst}}<li>{{.}}</li>{{end}}</ol>{{else}}<p>Nothing leaked, ran out of memory or grew.</p>{{end}}
+{{if .V.Worst}}<ol>{{range .V.Worst}}<li>{{.}}</li>{{end}}</ol>{{else}}<p>{{.V.Nothing}}</p>{{end}}
 {{if .V.Baseline}}
 <h2 id="baseline">Since {{.V.D.Baseline.Path}}</h2>
 <ul>{{range .V.Baseline}}<li>{{.}}</li>{{end}}</ul>
