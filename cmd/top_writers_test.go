@@ -61,3 +61,13 @@ func TestTopCutsTheListNotTheVerdict(t *testing.T) {
 		t.Errorf("markdown: the finding --top cut is not in the details; want it said so:\n%s", out)
 	}
 }
+
+// A gate on an NVML class names what it counted in words: "series" is its
+// own plural (it read "5 step NVML seriess"). query_apps.csv: pid 538
+// climbs to 4.8 GiB and stays flat, a step (../shared/fixtures/README.md).
+func TestGateNamesSeries(t *testing.T) {
+	code, out, errOut := run(t, "", "analyze", "-q", "--fail-on", "step", "../testdata/nvml/query_apps.csv")
+	if code != 1 || !strings.Contains(out, "step NVML series holding ") || strings.Contains(out, "seriess") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want 1 and the step series named", code, out, errOut)
+	}
+}

@@ -327,14 +327,15 @@ func (g Gate) eval(in GateInput) (string, bool) {
 	case g.Name == gateGrown:
 		return g.evalGrown(in)
 	case trendClasses[g.Name]:
+		// "series" is its own plural.
 		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == g.Name },
-			g.Name+" NVML series")
+			g.Name+" NVML series", g.Name+" NVML series")
 	}
-	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name }, g.Name+" finding")
+	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name }, g.Name+" finding", g.Name+" findings")
 }
 
 // sumFindings gates the findings match selects: any, or their bytes together.
-func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, what string) (string, bool) {
+func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, one, many string) (string, bool) {
 	n, b := 0, int64(0)
 	for i := range fs {
 		if match(&fs[i]) {
@@ -345,7 +346,7 @@ func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, what string) 
 	if n == 0 {
 		return "", false
 	}
-	why := fmt.Sprintf("%s holding %s", plural(n, what, what+"s"), sizeWhy(b))
+	why := fmt.Sprintf("%s holding %s", plural(n, one, many), sizeWhy(b))
 	if g.Op == OpAny {
 		return why, true
 	}
