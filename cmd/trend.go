@@ -188,6 +188,11 @@ func runTrend(opts *TrendOptions) error {
 	for _, c := range order {
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak: --fail-on %s tripped: %d series classified %s\n", c, tripped[c], c)
 	}
+	// An unreadable input (listed in the report) outranks a tripped class,
+	// as in analyze.
+	if res.Unread != nil {
+		return res.Unread
+	}
 	if len(order) > 0 {
 		return ErrFindings
 	}

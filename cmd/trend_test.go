@@ -765,3 +765,57 @@ func TestAnalyzeSmiQProcessesNone(t *testing.T) {
 		t.Errorf("N/A table: 'listed no process' said of a GPU with a listed process:\n%s", out)
 	}
 }
+
+// An input trend cannot read costs only itself, as analyze's do (README,
+// Exit codes: "with several inputs the report of the others is written
+// first"): the others are judged and written, it is listed NOT READ, and
+// the exit code is 2, over a tripped --fail-on too. A log cut mid-row
+// (nvidia-smi killed with the job) leaves none of the samples read before
+// its error behind: the others' findings are those they give alone.
+// Before, one bad input gave no report at all.
+func TestTrendUnreadInputCostsOnlyItself(t *testing.T) {
+	apps := td + "nvml/query_apps.csv"
+	gpu, err := os.ReadFile(td + "nvml/query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := writeCut(t, "cut_gpu.csv", gpu[:len(gpu)*6/10])
+	code, alone, errs := run(t, nil, "trend", "--format", "json", apps)
+	if code != 0 {
+		t.Fatalf("apps alone: exit %d: %s", code, errs)
+	}
+	code, both, errs := run(t, nil, "trend", "--format", "json", apps, cut)
+	if code != 2 || !strings.Contains(errs, "cut_gpu.csv:") {
+		t.Fatalf("exit %d, stderr %q: want 2 naming cut_gpu.csv", code, errs)
+	}
+	var a, b struct {
+		Inputs   []map[string]any  `json:"inputs"`
+		Findings []json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(alone), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(both), &b); err != nil {
+		t.Fatalf("%v: %q", err, both)
+	}
+	if len(b.Inputs) != 2 || b.Inputs[0]["path"] != apps || b.Inputs[1]["path"] != cut || b.Inputs[1]["error"] == nil {
+		t.Errorf("inputs %v: want %s, then %s with its error", b.Inputs, apps, cut)
+	}
+	if len(a.Findings) == 0 || fmt.Sprint(a.Findings) != fmt.Sprint(b.Findings) {
+		t.Errorf("findings beside the cut log differ from apps.csv's alone:\n%s\nwant\n%s", b.Findings, a.Findings)
+	}
+	// query_apps.csv: pid 538 is a step (../shared/fixtures/README.md).
+	code, out, _ := run(t, nil, "trend", "--fail-on", "step", apps, cut)
+	if code != 2 || !strings.Contains(out, "NOT READ: ") {
+		t.Errorf("--fail-on step beside the cut log: exit %d, stdout %q; want 2 and the report", code, out)
+	}
+}
+
+func writeCut(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

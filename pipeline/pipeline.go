@@ -111,8 +111,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // Run reads every path ("-" is Options.Stdin) once, recognising its
 // family by content, and analyses them for o.Use. An input that cannot be
 // read costs only itself (Result.Unread), unless it is the only one given
-// or every input failed, or the use is Trend: then Run returns an
-// *InputError and no result. Run stops between inputs when ctx is done.
+// or every input failed: then Run returns an *InputError and no result. Run stops between inputs when ctx is done.
 func Run(ctx context.Context, o Options, paths []string) (*Result, error) {
 	r := &runner{o: &o, rep: &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: o.Version}}}
 	switch o.Use {

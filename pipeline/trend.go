@@ -11,20 +11,42 @@ import (
 // judges them together; any input that cannot be read stops the run.
 func (r *runner) trendAll(ctx context.Context, paths []string) (*Result, error) {
 	r.nvml = &nvmlRun{a: antrend.NewAnalyzer(r.o.NVML.Trend)}
+	// An input that cannot be read costs only itself, as for analyze: its
+	// samples read before the error are dropped (none of it is judged),
+	// it is listed with its error in command-line order, and the others
+	// are judged together. A single input, or every input, failing gives
+	// no report.
 	var inputs []report.TrendInput
-	for _, path := range paths {
+	failed := map[int]report.Input{} // by position among paths
+	for i, path := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		ti, err := r.trendFile(path)
 		if err != nil {
-			return nil, &InputError{Err: err}
+			if len(paths) == 1 {
+				return nil, &InputError{Err: err}
+			}
+			r.nvml.a.Drop(path)
+			failed[i] = r.unread.add(path, err)
+			continue
 		}
 		inputs = append(inputs, ti)
 	}
+	if r.unread.n == len(paths) {
+		return nil, r.unread.err()
+	}
 	ins, findings := report.FromTrends(inputs, r.nvml.a.Finalize())
-	r.rep.Inputs, r.rep.Findings, r.rep.FindingsTotal = ins, findings, len(findings)
-	return &Result{Report: r.rep}, nil
+	all := make([]report.Input, 0, len(paths))
+	for i := range paths {
+		if in, ok := failed[i]; ok {
+			all = append(all, in)
+			continue
+		}
+		all, ins = append(all, ins[0]), ins[1:]
+	}
+	r.rep.Inputs, r.rep.Findings, r.rep.FindingsTotal = all, findings, len(findings)
+	return &Result{Report: r.rep, Unread: r.unread.err(), Errors: r.unread.byPath}, nil
 }
 
 // trendFile reads one input into the run's trend analyzer: a family with
