@@ -135,7 +135,7 @@ func TestMergedTraceNamesProcess(t *testing.T) {
 	trace := td + "kineto/s32_twopid.json"
 	code, out, errOut := run(t, nil, "analyze", trace)
 	for _, want := range []string{
-		"process 100, device 0: 10 MiB active in 10 blocks, 1.0 GiB reserved in 0 segments, 10 trace entries, 10 iterations (ProfilerStep#N spans); process 200, device 0: 0 B active in 0 blocks",
+		"process 100, device 0: 10 MiB active in 10 blocks, 1.0 GiB reserved, 10 trace entries, 10 iterations (ProfilerStep#N spans); process 200, device 0: 0 B active in 0 blocks",
 		" 1  leak       0  10 MiB      10  10 kept  aten::clone (process 100)",
 		"1. leak: in process 100, memory allocated from C++ with no Python caller, in aten::clone keeps growing across iterations: its live memory at the start of an iteration grew in 9 of 9 iterations (ProfilerStep#N spans)",
 	} {

@@ -60,8 +60,14 @@ func describeInput(in Input) string {
 		parts[0] += ", " + describeLog(in)
 	}
 	for _, d := range in.Devices {
-		s := fmt.Sprintf("%s: %s active in %s, %s reserved in %s",
-			deviceName(d), bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes), plural(d.Segments, "segment", "segments"))
+		s := fmt.Sprintf("%s: %s active in %s, %s reserved",
+			deviceName(d), bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes))
+		// Reserved memory is in segments: none counted beside some
+		// reserved is an input that does not list segments (a profiler
+		// trace's Total Reserved), not "0 segments".
+		if d.Segments > 0 || d.ReservedBytes == nil || *d.ReservedBytes == 0 {
+			s += " in " + plural(d.Segments, "segment", "segments")
+		}
 		if d.PendingFreeBlocks > 0 {
 			s += fmt.Sprintf(", %s pending free in %s", IBytes(d.PendingFreeBytes), plural(d.PendingFreeBlocks, "block", "blocks"))
 		}
