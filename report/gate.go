@@ -123,7 +123,7 @@ func parseGate(arg, part string, col int) (Gate, error) {
 		return g, at(0, "want a name (a finding kind, growing, non-pytorch, sanitizer-errors, new or grown), not %q", s[:1])
 	}
 	if !knownGate(name) {
-		return g, at(0, "unknown name %q: %s", name, "want a finding kind ("+kindList()+"), growing, step, sawtooth, flat, non-pytorch, sanitizer-errors, new or grown")
+		return g, at(0, "unknown name %q: %s", name, "want a finding kind ("+kindList()+"), growing, step, sawtooth, flat, sanitizer-errors, new or grown")
 	}
 	rest := strings.TrimLeft(s[n:], " ")
 	off := len(s) - len(rest)

@@ -46,3 +46,17 @@ func FuzzSuppressionRules(f *testing.F) {
 		}
 	})
 }
+
+// An unknown gate's error lists each name it takes once (it listed
+// non-pytorch twice: among the kinds, and again after the NVML classes).
+func TestUnknownGateListsEachNameOnce(t *testing.T) {
+	_, err := ParseGates([]string{"bogus"})
+	if err == nil {
+		t.Fatal("bogus parsed")
+	}
+	for _, name := range []string{"non-pytorch", "sanitizer-errors", "pending-free", "sawtooth"} {
+		if n := strings.Count(err.Error(), name); n != 1 {
+			t.Errorf("%q names %s %d times, want once", err, name, n)
+		}
+	}
+}
