@@ -71,3 +71,14 @@ func TestGateNamesSeries(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q: want 1 and the step series named", code, out, errOut)
 	}
 }
+
+// Every command that reads inputs says its exit codes in --help, as the
+// README's table does (trend, with its --fail-on, and oom did not).
+func TestHelpNamesExitCodes(t *testing.T) {
+	for _, c := range []string{"analyze", "oom", "trend", "diff", "report", "export"} {
+		code, out, _ := run(t, "", c, "--help")
+		if code != 0 || !strings.Contains(out, "Exit codes: 0 ") {
+			t.Errorf("gpuleak %s --help: exit %d, no \"Exit codes: 0 ...\"", c, code)
+		}
+	}
+}

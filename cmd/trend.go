@@ -70,7 +70,11 @@ Times without a zone (nvidia-smi's, dmon's, gpustat's) are read in --tz. Logs
 with times of day only (pmon -o T) take their date from --date; logs without
 times (dmon or pmon without -o, DCGM text without timestamps) are placed by
 row order, --interval apart from --start. Sizes in tables use IEC units (KiB,
-MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.`,
+MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.
+
+An input that cannot be read costs only itself: the others are reported,
+it is listed with its error, and the exit code is 2. Exit codes: 0 done,
+1 a series has a --fail-on class, 2 bad usage or input, 3 internal error.`,
 		Example: `  # a job's nvidia-smi loop, and its processes
   gpuleak trend gpu.csv apps.csv
 
