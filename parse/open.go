@@ -50,8 +50,10 @@ type Input struct {
 // compression when the content starts with the gzip magic bytes (the name
 // does not matter). The caller must Close the Input.
 //
-// Errors: the *os.PathError of a file that cannot be opened, or an *Error
-// when a gzip header is damaged.
+// Errors: an *Error naming path first (path: no such file or directory,
+// as every other input error reads; it wraps the system's error, so
+// errors.Is(err, fs.ErrNotExist) holds) for a file that cannot be opened,
+// or an *Error when a gzip header is damaged.
 func Open(path string, stdin io.Reader) (*Input, error) {
 	in := &Input{Name: path, Size: -1}
 	var raw io.Reader
@@ -63,7 +65,12 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			// Not the *os.PathError's "open PATH: ...": the file first.
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &Error{File: path, Offset: -1, Err: err}
 		}
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {

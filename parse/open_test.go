@@ -3,6 +3,8 @@ package parse
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -35,5 +37,16 @@ func TestTruncatedGzipHead(t *testing.T) {
 	_, err = in.Head()
 	if err == nil || !regexp.MustCompile(`^byte offset \d+ of the decompressed content \(compressed bytes read: 3000\): gzip: unexpected EOF$`).MatchString(err.Error()) {
 		t.Errorf("Head: %v", err)
+	}
+}
+
+// A file that cannot be opened is named first, as every other input error
+// is ("gpuleak: missing.pickle: no such file or directory"), not with Go's
+// "open missing.pickle: ..."; the system's error stays underneath.
+func TestOpenMissingNamesFileFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.pickle")
+	_, err := Open(path, nil)
+	if err == nil || err.Error() != path+": no such file or directory" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %v: want %q, wrapping fs.ErrNotExist", err, path+": no such file or directory")
 	}
 }
