@@ -1,12 +1,52 @@
 package cmd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Recordings of testdata/pytorch/s36b/, made on an H200 (PyTorch 2.11) by
 // testdata/gen/s36b/rec.py, each case in its own process (testdata/README.md
 // gives each case's truth). Lines are those of rec.py as it ran.
 
 const s36bDir = td + "pytorch/s36b/"
+
+// TestS36bCacheAtCapacity: 100 AdamW steps; each looks up a feature block
+// (256 x 512 fp32 = 524,288 B, made at feat, rec.py:218) for a key drawn by
+// random.Random(1).randrange. cache_lru_late is an LRU of 48 entries over
+// 400 keys: replaying the draws in Python (the same generator, seed and
+// calls) fills it at the 48th miss, in step 51 of 100 (0-based step 50),
+// and then nearly every step misses and evicts the oldest entry: 44 of the
+// 48 blocks held at the end were inserted after step 51. Its live memory
+// rises for the first half of the run and is flat for the second while
+// the line keeps allocating: a cache at its capacity, retained, not a
+// leak (it had been called a leak that "stopped", by the plateau rule).
+// cache_lru_early (8 entries over 24 keys, full in step 9) was already
+// bounded; cache_dict_leak (a dict keyed by the step, never evicted: 100
+// blocks) is the leak.
+func TestS36bCacheAtCapacity(t *testing.T) {
+	const block = 256 * 512 * 4
+	r := analyzeJSON(t, s36bDir+"cache_lru_late.pickle.gz")
+	noLeak(t, r)
+	f := one(t, r, "retained", "rec.py", 218)
+	if f.Count != 48 || f.Bytes != 48*block {
+		t.Errorf("lru_late: retained %d blocks, %d bytes; want 48 blocks of %d", f.Count, f.Bytes, block)
+	}
+	if !strings.Contains(f.Message, "bounded") || !strings.Contains(f.Message, "44 of the 48 allocations") {
+		t.Errorf("lru_late: the message should say it is bounded and that 44 of the 48 blocks were made at the plateau: %s", f.Message)
+	}
+
+	r = analyzeJSON(t, s36bDir+"cache_lru_early.pickle.gz")
+	noLeak(t, r)
+	if f := one(t, r, "retained", "rec.py", 218); f.Count != 8 {
+		t.Errorf("lru_early: retained %d blocks, want 8", f.Count)
+	}
+
+	r = analyzeJSON(t, s36bDir+"cache_dict_leak.pickle.gz")
+	if f := one(t, r, "leak", "rec.py", 218); f.Count != 100 || f.Bytes != 100*block {
+		t.Errorf("dict_leak: leak of %d blocks, %d bytes; want 100 blocks of %d", f.Count, f.Bytes, block)
+	}
+}
 
 // TestS36bLeaks: the planted leaks of the other cases, each the number of
 // blocks the script's NOTE line counts (testdata/gen/s36b/driver.log).

@@ -70,7 +70,8 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			gr := &Growth{R2: round(g.R2, 4), Kept: g.Kept, Allocations: g.Allocations, ActiveTenths: g.ActiveParts,
 				Iterations: g.Iterations, IterationMarker: g.Marker, Measured: g.Measured, Every: g.Every, GrewIn: g.GrewIn,
 				BytesPerIteration: round(g.PerIteration, 1), PlateauIteration: g.PlateauStep,
-				FirstIteration: g.FirstStep, LastIteration: g.LastStep, OnsetIteration: g.OnsetStep}
+				FirstIteration: g.FirstStep, LastIteration: g.LastStep, OnsetIteration: g.OnsetStep,
+				ReplacedAtPlateau: g.Replaced}
 			if s.Kind != callsite.Leak {
 				gr.BytesPerIteration = 0
 			} else {
@@ -327,7 +328,7 @@ func retainedWhy(g *snapshot.Growth) string {
 		case g.EndBytes*4 < g.ToBytes*3:
 			return fmt.Sprintf(", not growing at the end: its live memory at the start of an iteration went from %s to %s (rising in %d of %s), then fell to %s", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), IBytes(g.EndBytes))
 		case g.PlateauStep > 0:
-			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d%s", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations, loopNote(g)) + lastStepNote(g)
+			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d%s", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations, loopNote(g)) + replacedNote(g) + lastStepNote(g)
 		}
 		return fmt.Sprintf(", allocated in iterations %d to %d of %d%s and not growing across them", g.FirstStep, g.LastStep, g.Iterations, loopNote(g)) + lastStepNote(g)
 	}
@@ -360,6 +361,16 @@ func lastStepNote(g *snapshot.Growth) string {
 		verb = "was"
 	}
 	return fmt.Sprintf("; %d of the %d allocations (%s) %s made in iteration %d, the last, which had not ended: memory of that step (possibly still in use), on top of what the iterations measured", g.InLastStep, g.Kept, IBytes(g.InLastStepBytes), verb, g.Iterations)
+}
+
+// replacedNote says, for a bounded site that kept allocating at its
+// plateau, why a plateau reached late in the run is not a leak that
+// stopped: what it holds was made since, in place of what it held.
+func replacedNote(g *snapshot.Growth) string {
+	if g.Replaced == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" while it kept allocating: %d of the %s it holds at the end (%s) were made after iteration %d's start, in %d iterations, each in place of memory held since an earlier one (a cache at its capacity evicting as it adds); a leak that stopped would still hold what it made while rising", g.Replaced, plural(g.Kept, "allocation", "allocations"), IBytes(g.ReplacedBytes), g.CapStep, g.ReplacedIn)
 }
 
 // clockAt renders " (12.3 s into the trace)" for a time, "" untimed.

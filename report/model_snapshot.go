@@ -49,6 +49,12 @@ type Growth struct {
 	// PlateauIteration is the iteration (1-based) since which the site's
 	// live bytes have stayed flat after rising (bounded); 0 when not.
 	PlateauIteration int `json:"plateau_iteration"`
+	// ReplacedAtPlateau is set on a bounded site that kept allocating
+	// while its live bytes stayed at their plateau: how many of its
+	// allocations held at the end were made since the plateau began, each
+	// in place of memory held before (a cache at its capacity evicting its
+	// oldest entries); absent otherwise.
+	ReplacedAtPlateau int `json:"replaced_at_plateau,omitempty"`
 	// FirstIteration and LastIteration: the iterations in which the first
 	// and last kept allocations were made (0 = before the first).
 	FirstIteration int `json:"first_iteration"`

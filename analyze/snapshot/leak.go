@@ -230,6 +230,15 @@ type Growth struct {
 	// step grew (a batch or sequence made longer each step); the site holds
 	// its latest input, retained.
 	StepGrowth int64
+	// Replaced is set on a retained site whose live bytes stopped rising
+	// at the start of iteration CapStep (1-based) but which kept
+	// allocating and freeing while they stayed there: of its allocations
+	// held at the end, Replaced (ReplacedBytes) were made after that
+	// start, in ReplacedIn distinct iterations, each in place of memory
+	// held since an earlier one (a cache at its capacity evicting its
+	// oldest entries; see replacedSince). 0 otherwise.
+	CapStep, Replaced, ReplacedIn int
+	ReplacedBytes                 int64
 	// Loop is the frame that marks the iterations above when they are the
 	// passes of a second loop that ran after the device's LoopAfter
 	// iterations (a validation loop after the training loop: see
@@ -1462,6 +1471,15 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			}
 		}
 	}
+	// A curve that stopped rising while the site kept replacing the
+	// memory it held (a cache at its capacity, evicting an old entry for
+	// each new one) is bounded, however late it reached the capacity.
+	var repl replacement
+	if tr.grows && !tr.floor {
+		if repl = it.replacedSince(whole, inT, a.opt.MinKept); repl.count > 0 {
+			tr.grows = false
+		}
+	}
 	if !tr.grows {
 		// Held without growth across iterations. When part of the site's
 		// allocations predate the trace, its history is unknown: live.
@@ -1474,6 +1492,9 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		if kind == callsite.Retained {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 			s.Growth.StepGrowth = stepGrew
+			if repl.count > 0 {
+				s.Growth.CapStep, s.Growth.Replaced, s.Growth.ReplacedIn, s.Growth.ReplacedBytes = repl.since, repl.count, repl.iters, repl.bytes
+			}
 		}
 		blocks := make([]int64, 0, g.count())
 		g.each(func(k keptAlloc) { blocks = append(blocks, k.block) })
@@ -1715,6 +1736,54 @@ func stoppedRising(v []int64) (last, since int, flat bool) {
 		flat = flat && x == v[last]
 	}
 	return last, since, flat
+}
+
+// replacement is what replacedSince found: the kept allocations (count,
+// bytes) made in iters distinct iterations after the iteration since
+// (1-based) whose start was the last to see the live bytes rise.
+type replacement struct {
+	since, count, iters int
+	bytes               int64
+}
+
+// replacedSince tells a bounded cache that reached its capacity late from
+// a leak that stopped. v is a site's live bytes at the iteration
+// boundaries (then at the end), kept its allocations made during the
+// trace and held at the end. When the live bytes stopped rising
+// (stoppedRising) and yet the allocations held at the end include, made
+// after the last rise, ones from at least minKept distinct iterations
+// (the last, unfinished iteration left out: its variables are in use)
+// holding at least a quarter of the growth, the site replaced what it
+// held while holding no more: each survivor of those iterations took the
+// place of memory that had survived earlier ones (an LRU evicting its
+// oldest entry, a window of the last N results). A leak that stopped
+// holds what it made while rising; a step's variable replaced by its
+// like each step survives from one iteration only. The zero replacement
+// otherwise.
+func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int) replacement {
+	if !it.usable() || len(v) != len(it.pos)+1 {
+		return replacement{}
+	}
+	n := len(it.pos)
+	last, since, _ := stoppedRising(v[:n])
+	if since == 0 {
+		return replacement{}
+	}
+	r := replacement{since: it.ord[last] + 1}
+	seen := map[int]bool{}
+	for _, k := range kept {
+		if k.pos < it.pos[last] || k.pos >= it.pos[n-1] {
+			continue
+		}
+		r.count++
+		r.bytes = satAdd(r.bytes, blockSize(k.size))
+		seen[it.stepOf(k.pos)] = true
+	}
+	r.iters = len(seen)
+	if grew := v[last] - v[0]; r.iters < minKept || grew <= 0 || r.bytes < grew/4 {
+		return replacement{}
+	}
+	return r
 }
 
 // riseSpan returns the second and the last boundary after from at which

@@ -632,3 +632,76 @@ func TestRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheAtCapacityAgainstStoppedLeak: 60 steps, each marked by a
+// temporary at "step"; "cache" keeps a 1 MiB block a step for the first
+// 32 steps (its live memory rises through the first half and stops in
+// the second: the plateau rule alone calls it a leak that stopped). Then:
+//   - evict: each later step adds a block and frees the oldest (an LRU at
+//     its capacity): the live memory reaches 32 MiB at the start of
+//     iteration 33 (after 32 steps of 1 MiB) and stays there; the 32
+//     blocks held at the end are the last 32 made, 27 of them in complete
+//     iterations since (33 to 59; 60 is unfinished): bounded, retained;
+//   - stop: the site makes nothing more: a leak that stopped;
+//   - consolidate: in step 50 the 32 blocks are replaced by one 32 MiB
+//     block (torch.cat of the list): the same bytes, made in one
+//     iteration, not a cache turning over: still a leak;
+//   - ring: the site also keeps a 512 B block a step in a window of the
+//     last 4 (survivors of 4 iterations, 2 KiB against 32 MiB of growth):
+//     still a leak.
+func TestCacheAtCapacityAgainstStoppedLeak(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		leak      bool
+		replaced  int
+		plateauAt int
+	}{{"evict", false, 27, 33}, {"stop", true, 0, 0}, {"consolidate", true, 0, 0}, {"ring", true, 0, 0}} {
+		var evs []ev
+		addr := uint64(0x10000)
+		next := func() uint64 { addr += 0x100000; return addr }
+		var held, ring []uint64
+		for step := 0; step < 60; step++ {
+			x := next()
+			evs = append(evs, ev{"alloc", x, 4096, 0, 1})
+			if step < 32 || c.name == "evict" {
+				b := next()
+				evs = append(evs, ev{"alloc", b, 1 << 20, 0, 0})
+				held = append(held, b)
+				if len(held) > 32 {
+					evs = append(evs, ev{"free_completed", held[0], 1 << 20, 0, 0})
+					held = held[1:]
+				}
+			}
+			if c.name == "consolidate" && step == 50 {
+				evs = append(evs, ev{"alloc", next(), 32 << 20, 0, 0})
+				for _, b := range held {
+					evs = append(evs, ev{"free_completed", b, 1 << 20, 0, 0})
+				}
+				held = nil
+			}
+			if c.name == "ring" {
+				r := next()
+				evs = append(evs, ev{"alloc", r, 512, 0, 0})
+				if ring = append(ring, r); len(ring) > 4 {
+					evs = append(evs, ev{"free_completed", ring[0], 512, 0, 0})
+					ring = ring[1:]
+				}
+			}
+			evs = append(evs, ev{"free_completed", x, 4096, 0, 1})
+		}
+		res := analyzeEvents(t, []string{"cache", "step"}, evs)
+		l, r := sitesOf(res, callsite.Leak, 0), sitesOf(res, callsite.Retained, 0)
+		if c.leak {
+			if len(l) != 1 || l[0].Frame.Name != "cache" || l[0].Growth.Replaced != 0 {
+				t.Errorf("%s: want a leak at cache; leaks %+v, retained %+v", c.name, l, r)
+			}
+			continue
+		}
+		if len(l) != 0 || len(r) != 1 || r[0].Count != 32 {
+			t.Fatalf("%s: want 32 blocks retained at cache; leaks %+v, retained %+v", c.name, l, r)
+		}
+		if g := r[0].Growth; g.Replaced != c.replaced || g.ReplacedIn != c.replaced || g.CapStep != c.plateauAt || g.PlateauStep != c.plateauAt {
+			t.Errorf("%s: replaced %d in %d iterations since %d (plateau %d); want %d in %d since %d", c.name, g.Replaced, g.ReplacedIn, g.CapStep, g.PlateauStep, c.replaced, c.replaced, c.plateauAt)
+		}
+	}
+}
