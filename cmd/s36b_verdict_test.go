@@ -89,3 +89,19 @@ func TestS36bCleanRuns(t *testing.T) {
 		noLeak(t, analyzeJSON(t, s36bDir+c+".pickle.gz"))
 	}
 }
+
+// TestS36bGraphReplayLoop: graph_step_clean warms a model up on a side
+// stream and captures a whole training step in a CUDA graph (the capture's
+// allocations carry no frames), then replays it 60 times, each time
+// making a batch (batch, rec.py:31, from rec.py:190), copying it into the
+// static input and dropping it. The 60 passes made 180 of the trace's 538
+// entries, less than the share of the whole trace a marker must span, but
+// they run to the trace's end: they are the run's 60 iterations (the
+// trace showed "no repeating step"), and nothing grows across them.
+func TestS36bGraphReplayLoop(t *testing.T) {
+	r := analyzeJSON(t, s36bDir+"graph_step_clean.pickle.gz")
+	noLeak(t, r)
+	if n := r.Inputs[0].Devices[0].Iterations; n != 60 {
+		t.Errorf("%d iterations, want the 60 replays", n)
+	}
+}

@@ -383,8 +383,44 @@ func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
 // log position upto.
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
 	it := a.iterationsIn(d, 0, upto, timed)
+	if !it.usable() {
+		if last := a.lastLoop(d, upto, timed); last != nil {
+			it = last
+		}
+	}
 	a.findTail(d, it, upto, timed)
 	return it
+}
+
+// lastLoop looks, in a trace whose whole shows no repeating step, for a
+// loop that ran to its end after a setup that made more allocations than
+// the loop's passes (a model warmed up and a CUDA graph captured, then
+// replayed 60 times with a new input each time): its passes span too
+// little of the whole trace to mark iterations (minCover), though they
+// are the run's steps. The same rules (iterationsIn) are applied to the
+// trace's last half, then its last quarter, and so on while the stretch
+// holds at least 4*minBoundaries entries; a loop found there marks the
+// iterations when it runs to the end: the trace after its last pass is no
+// longer than tailSteps median passes (a loop in the middle of the run,
+// followed by other work, is a phase, not the run's steps). What the
+// setup made is then made before the first iteration. nil when there is
+// none.
+func (a *LeakAnalyzer) lastLoop(d *deviceState, upto int, timed bool) *iterations {
+	for from := upto / 2; upto-from >= 4*minBoundaries; from += (upto - from) / 2 {
+		it := a.iterationsIn(d, from, upto, timed)
+		if !it.usable() || it.anchor < 0 {
+			continue
+		}
+		gaps := make([]int, len(it.pos)-1)
+		for i := 1; i < len(it.pos); i++ {
+			gaps[i-1] = (it.pos[i] - it.pos[i-1]) / max(it.ord[i]-it.ord[i-1], 1)
+		}
+		sort.Ints(gaps)
+		if med := gaps[len(gaps)/2]; med > 0 && upto-it.pos[len(it.pos)-1] <= tailSteps*med {
+			return it
+		}
+	}
+	return nil
 }
 
 // findTail looks for a loop that ran after the last of it's iterations:

@@ -750,3 +750,49 @@ func TestRunStartsTimed(t *testing.T) {
 		t.Errorf("runStarts = %v, want %v", got, want)
 	}
 }
+
+// TestLoopAfterALongerSetup: a run warms a model up and captures a CUDA
+// graph (200 allocations made and freed, without frames: s36b's
+// graph_step_clean.pickle.gz), then replays it 60 times, each pass making
+// an input, copying it in and dropping it, and keeping a 512 B result at
+// "keep". The passes are 180 of the trace's 580 entries: too little of the
+// whole trace to mark iterations, but they run to its end: they are the
+// iterations, and the kept results leak across them (60 blocks). The same
+// 60 passes followed by as much work again (a phase in the middle of the
+// run) mark nothing: no leak is claimed from a loop that is not the run's
+// steps.
+func TestLoopAfterALongerSetup(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		var evs []ev
+		addr := uint64(0x10000)
+		next := func() uint64 { addr += 0x100000; return addr }
+		setup := func() {
+			for i := 0; i < 200; i++ {
+				a := next()
+				evs = append(evs, ev{"alloc", a, 1 << 20, 0, -1}, ev{"free_completed", a, 1 << 20, 0, -1})
+			}
+		}
+		setup()
+		for step := 0; step < 60; step++ {
+			x := next()
+			evs = append(evs, ev{"alloc", x, 4096, 0, 1}, ev{"free_completed", x, 4096, 0, 1})
+			evs = append(evs, ev{"alloc", next(), 512, 0, 0})
+		}
+		if after {
+			setup()
+		}
+		res := analyzeEvents(t, []string{"keep", "batch"}, evs)
+		l := sitesOf(res, callsite.Leak, 0)
+		if d := res.Devices[0]; after {
+			if d.Iterations != 0 || len(l) != 0 {
+				t.Errorf("a phase in the middle: %d iterations at %+v, leaks %+v; want none", d.Iterations, d.IterationSite, l)
+			}
+			continue
+		} else if d.Iterations != 60 || d.IterationSite.Name != "batch" {
+			t.Errorf("%d iterations at %+v, want 60 at batch", d.Iterations, d.IterationSite)
+		}
+		if len(l) != 1 || l[0].Count != 60 || l[0].Frame.Name != "keep" {
+			t.Errorf("leaks %+v, want 60 blocks at keep", l)
+		}
+	}
+}
