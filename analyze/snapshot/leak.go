@@ -1476,7 +1476,13 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	// each new one) is bounded, however late it reached the capacity.
 	var repl replacement
 	if tr.grows && !tr.floor {
-		if repl = it.replacedSince(whole, inT, a.opt.MinKept); repl.count > 0 {
+		bySize := map[int64][]int32{}
+		for _, k := range in.keysOf(g.ids) {
+			z := in.d.keys[k].size
+			bySize[z] = append(bySize[z], k)
+		}
+		curveOf := func(size int64) []int64 { return it.curve(bySize[size]) }
+		if repl = it.replacedSince(whole, inT, a.opt.MinKept, curveOf); repl.count > 0 {
 			tr.grows = false
 		}
 	}
@@ -1749,18 +1755,21 @@ type replacement struct {
 // replacedSince tells a bounded cache that reached its capacity late from
 // a leak that stopped. v is a site's live bytes at the iteration
 // boundaries (then at the end), kept its allocations made during the
-// trace and held at the end. When the live bytes stopped rising
-// (stoppedRising) and yet the allocations held at the end include, made
-// after the last rise, ones from at least minKept distinct iterations
-// (the last, unfinished iteration left out: its variables are in use)
-// holding at least a quarter of the growth, the site replaced what it
-// held while holding no more: each survivor of those iterations took the
-// place of memory that had survived earlier ones (an LRU evicting its
-// oldest entry, a window of the last N results). A leak that stopped
-// holds what it made while rising; a step's variable replaced by its
-// like each step survives from one iteration only. The zero replacement
-// otherwise.
-func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int) replacement {
+// trace and held at the end, curveOf the live bytes of its allocations of
+// one size (as v). When the live bytes stopped rising (stoppedRising) and
+// yet the allocations held at the end include, made after the last rise,
+// ones from at least minKept distinct iterations (the last, unfinished
+// iteration left out: its variables are in use) holding at least a
+// quarter of the growth, the site replaced what it held while holding no
+// more: each survivor of those iterations took the place of memory that
+// had survived earlier ones (an LRU evicting its oldest entry, a window of
+// the last N results). Only sizes whose live bytes rose in the second half
+// of the iterations count, with their growth: that rise is what the
+// plateau rule calls a leak, and a window of another size filled early
+// beside it does not make it bounded. A leak that stopped holds what it
+// made while rising; a step's variable replaced by its like each step
+// survives from one iteration only. The zero replacement otherwise.
+func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int, curveOf func(size int64) []int64) replacement {
 	if !it.usable() || len(v) != len(it.pos)+1 {
 		return replacement{}
 	}
@@ -1769,10 +1778,26 @@ func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int) re
 	if since == 0 {
 		return replacement{}
 	}
+	mid := (n - 1) / 2 // the first half's last boundary, as judge's
+	// By size of the site's kept allocations: its growth when it rose
+	// late, else 0.
+	grew := map[int64]int64{}
+	var growth int64
+	for _, k := range kept {
+		if _, ok := grew[k.size]; ok {
+			continue
+		}
+		var g int64
+		if c := curveOf(k.size); c[last] > c[mid] {
+			g = max(c[last]-c[0], 0)
+			growth = satAdd(growth, g)
+		}
+		grew[k.size] = g
+	}
 	r := replacement{since: it.ord[last] + 1}
 	seen := map[int]bool{}
 	for _, k := range kept {
-		if k.pos < it.pos[last] || k.pos >= it.pos[n-1] {
+		if k.pos < it.pos[last] || k.pos >= it.pos[n-1] || grew[k.size] == 0 {
 			continue
 		}
 		r.count++
@@ -1780,7 +1805,7 @@ func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int) re
 		seen[it.stepOf(k.pos)] = true
 	}
 	r.iters = len(seen)
-	if grew := v[last] - v[0]; r.iters < minKept || grew <= 0 || r.bytes < grew/4 {
+	if r.iters < minKept || growth <= 0 || r.bytes < growth/4 {
 		return replacement{}
 	}
 	return r
