@@ -42,3 +42,22 @@ var autogradFile = lazyre.NewMemo(autogradDir)
 func IsAutogradPython(f Frame) bool {
 	return IsPython(f) && autogradFile.MatchString(f.Filename)
 }
+
+// moduleCallFile matches the file of an nn.Module call's frames, on any
+// OS.
+var moduleCallFile = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$`)
+
+// IsModuleCall reports whether f is a Python frame of an nn.Module's call
+// (module(x), which runs its forward): _wrapped_call_impl and _call_impl
+// (__call__ before PyTorch 1.6), or ModuleCall's frame. The module's other
+// methods in module.py (cuda, to, _apply) are not calls.
+func IsModuleCall(f Frame) bool {
+	if f.Filename == moduleFile {
+		return true
+	}
+	switch f.Name {
+	case "_call_impl", "_wrapped_call_impl", "__call__":
+		return moduleCallFile.MatchString(f.Filename)
+	}
+	return false
+}

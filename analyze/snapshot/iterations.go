@@ -88,6 +88,11 @@ type iterations struct {
 	// on; nil when the trace has none (see findTail).
 	tail     *iterations
 	tailFrom int
+	// byCall is set when the iterations are the calls of a module made
+	// from one line of the program (callPasses); caller is that line's
+	// frame id.
+	byCall bool
+	caller int32
 	// marker names the step spans that mark the iterations when the
 	// tracer's recorded steps (SetSteps) stand in for an anchor ("" when
 	// the anchor, a stack, marks them).
@@ -546,6 +551,14 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	if from == 0 && len(best) < minBoundaries {
 		if sp := d.stepStarts(upto); len(sp) > len(best) {
 			best, it.anchor, it.marker = sp, -1, d.steps.label
+		}
+	}
+	// Without either, the calls of a module made from one line of the
+	// program, when their allocations repeat pass after pass.
+	if len(best) < minBoundaries {
+		if ps, anchor, caller := a.callPasses(d, from, upto); len(ps) > len(best) {
+			best, it.anchor, it.marker = ps, anchor, ""
+			it.byCall, it.caller = true, caller
 		}
 	}
 	it.seen = len(best)

@@ -303,6 +303,10 @@ type LeakAnalyzer struct {
 	rowCodes   []int          // the action code of each row of the batch (addEvents)
 	stateCodes []uint8        // the state code of each row of a blocks batch (addBlocks)
 	anchorOK   map[int32]int8 // stack id -> anchorClass
+	// callOK and callGroups are callPasses's: each stack's callInfo, and
+	// the callers' stacks (as frame ids) by group.
+	callOK     map[int32]callInfo
+	callGroups map[string]int32
 	devs       map[int32]*deviceState
 	frames     []callsite.Frame
 	facts      []uint16 // per frame, its facts once known (frameFacts)
@@ -433,7 +437,8 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 	if opt.MinKept <= 0 {
 		opt.MinKept = defaultMinKept
 	}
-	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{}}
+	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{},
+		callOK: map[int32]callInfo{}, callGroups: map[string]int32{}}
 }
 
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
@@ -1381,6 +1386,9 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 func (a *LeakAnalyzer) loopFrame(it *iterations) callsite.Frame {
 	if it == nil || it.anchor < 0 {
 		return callsite.Frame{}
+	}
+	if it.byCall {
+		return a.frames[it.caller]
 	}
 	st := a.userStack(it.anchor)
 	if i := callsite.InnermostUser(st); i >= 0 {

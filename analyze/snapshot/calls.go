@@ -1,0 +1,242 @@
+package snapshot
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+)
+
+// A loop whose every allocation is made inside a call of an nn.Module (an
+// evaluation over batches already on the GPU: `outs.append(model(x))`)
+// has no stack of its own to mark its steps: anchorClass refuses stacks
+// under a module call, since the layers of one forward pass recur evenly
+// too. Its passes are still seen in the trace as the calls made from one
+// line of the program: the allocations made under calls from that line
+// repeat, exactly, one call's sequence after another. callPasses finds
+// them so, with these limits:
+//
+//   - the stack must show the call (a frame of module.py's call between
+//     the program's line and the module's forward) and no backward;
+//   - the line that makes the call must be the program's own code;
+//   - the sequence of (stack, size) of the allocations made under calls
+//     from that line must repeat exactly, from its first allocation to its
+//     last, at least minBoundaries times: one forward pass of a model has
+//     allocations before and after its layers (embeddings, a head, a last
+//     layer of another width), which break the repetition, and a pass cut
+//     short at the end is not taken as one (so a snapshot taken in the
+//     middle of a forward pass is not cut into its layers); allocations
+//     made once, in the first pass only (a cuBLAS workspace made by the
+//     first matmul), are left out;
+//   - when every allocation of a pass is made in a module called within
+//     the outer one, the pass must call at least two distinct modules'
+//     forward there: the blocks of a model (a ModuleList, a Sequential of
+//     one block class) each call the same forward, and a trace that lost
+//     its start (the ring buffer wrapped) repeats exactly over them.
+//
+// What cannot be told apart: a Sequential of repeating different layers
+// (Linear, ReLU, Linear, ReLU...) whose trace holds one forward pass that
+// ends with a whole repeat is indistinguishable from as many passes of a
+// model of those two layers.
+
+// callInfo is what callPasses needs of one stack.
+type callInfo struct {
+	// group is the index of the caller (the stack from the program's line
+	// that makes the outermost module call outward) in
+	// LeakAnalyzer.callGroups; -1 when the stack cannot mark calls.
+	group int32
+	// caller is the frame id of that line.
+	caller int32
+	// child names the forward that the outermost module's forward called
+	// through a module call, when the allocation was made inside one
+	// (nested); "" when the outermost module's own code made it.
+	child string
+}
+
+// callInfoOf returns stack id's callInfo (cached).
+func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
+	if c, ok := a.callOK[id]; ok {
+		return c
+	}
+	c := callInfo{group: -1, caller: -1}
+	defer func() { a.callOK[id] = c }()
+	if id < 0 || int(id) >= len(a.stacks) {
+		return c
+	}
+	st := a.stacks[id] // innermost first
+	// The Python frames, outermost first, and their indices in st.
+	var py []int
+	for i := len(st) - 1; i >= 0; i-- {
+		fid := st[i]
+		if fid < 0 || int(fid) >= len(a.frames) {
+			continue
+		}
+		if a.frameFacts(fid, factsAnchor)&factAutograd != 0 || callsite.IsAutogradPython(a.frames[fid]) {
+			return c // backward
+		}
+		if callsite.IsPython(a.frames[fid]) {
+			py = append(py, i)
+		}
+	}
+	// The entries of module calls: runs of module.py frames among the
+	// Python frames.
+	entries := 0
+	first := -1
+	for j := 0; j < len(py); j++ {
+		if !callsite.IsModuleCall(a.frames[st[py[j]]]) {
+			continue
+		}
+		if j > 0 && callsite.IsModuleCall(a.frames[st[py[j-1]]]) {
+			continue // the same call's next frame
+		}
+		entries++
+		switch entries {
+		case 1:
+			first = j
+		case 2:
+			// The forward the outermost module's code called: the
+			// first Python frame inside this call.
+			for k := j + 1; k < len(py); k++ {
+				if f := a.frames[st[py[k]]]; !callsite.IsModuleCall(f) {
+					c.child = f.Filename + "\x00" + f.Name
+					break
+				}
+			}
+		}
+	}
+	if first <= 0 {
+		return c // no module call, or no Python frame outside it
+	}
+	caller := st[py[first-1]]
+	if ff := a.frameFacts(caller, factsUser); ff&factUserPython == 0 || ff&factLibrary != 0 {
+		return c // called by a library (a trainer, generate) or by torch
+	}
+	var key strings.Builder
+	for _, fid := range st[py[first-1]:] {
+		key.WriteString(strconv.Itoa(int(fid)))
+		key.WriteByte(',')
+	}
+	g, ok := a.callGroups[key.String()]
+	if !ok {
+		g = int32(len(a.callGroups))
+		a.callGroups[key.String()] = g
+	}
+	c.group, c.caller = g, caller
+	return c
+}
+
+// callPasses returns the log positions at which the passes of the best
+// loop of module calls start (see above) in the log positions from to
+// upto of device d's trace, with the stack of each pass's first
+// allocation and the frame of the line that makes the calls; nil when
+// there is none.
+func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32, int32) {
+	type group struct {
+		pos  []int
+		keys []int32
+	}
+	groups := map[int32]*group{}
+	log := d.log.keyIterFrom(from)
+	for i := from; i < upto; {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			break
+		}
+		for _, k := range ks[:min(len(ks), upto-i)] {
+			if k >= 0 {
+				if c := a.callInfoOf(d.keys[k].stack); c.group >= 0 {
+					g := groups[c.group]
+					if g == nil {
+						g = &group{}
+						groups[c.group] = g
+					}
+					g.pos = append(g.pos, i)
+					g.keys = append(g.keys, k)
+				}
+			}
+			i++
+		}
+	}
+	var best []int
+	anchor, caller := int32(-1), int32(-1)
+	for _, g := range groups {
+		ps, at := a.passesOf(d, g.pos, g.keys)
+		if len(ps) < minBoundaries || !regular(ps, upto-from) {
+			continue
+		}
+		if len(ps) > len(best) || len(ps) == len(best) && ps[0] < best[0] {
+			best, anchor = ps, d.keys[at].stack
+			caller = a.callInfoOf(anchor).caller
+		}
+	}
+	return best, anchor, caller
+}
+
+// passesOf returns the starts of the passes of one caller's allocations
+// (log positions pos, keys keys), and the key of each pass's first
+// allocation; nil when they do not repeat as callPasses requires.
+func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int, int32) {
+	if len(keys) < minBoundaries {
+		return nil, -1
+	}
+	count := map[int32]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	if count[keys[0]] < 2 {
+		return nil, -1
+	}
+	// Leave out the allocations made once within the first pass (before
+	// the first allocation's key recurs).
+	second := 1
+	for keys[second] != keys[0] {
+		second++
+	}
+	var p []int
+	var s []int32
+	for i, k := range keys {
+		if i > 0 && i < second && count[k] == 1 {
+			continue
+		}
+		p = append(p, pos[i])
+		s = append(s, k)
+	}
+	n := len(s)
+	// The shortest period of s (the prefix function's): s repeats whole
+	// when it divides n.
+	pi := make([]int, n)
+	for i := 1; i < n; i++ {
+		j := pi[i-1]
+		for j > 0 && s[i] != s[j] {
+			j = pi[j-1]
+		}
+		if s[i] == s[j] {
+			j++
+		}
+		pi[i] = j
+	}
+	per := n - pi[n-1]
+	if n%per != 0 || n/per < minBoundaries {
+		return nil, -1
+	}
+	// A pass wholly inside modules called by the outer one must call more
+	// than one module's forward.
+	children := map[string]bool{}
+	direct := false
+	for _, k := range s[:per] {
+		c := a.callInfoOf(d.keys[k].stack)
+		if c.child == "" {
+			direct = true
+			break
+		}
+		children[c.child] = true
+	}
+	if !direct && len(children) < 2 {
+		return nil, -1
+	}
+	out := make([]int, 0, n/per)
+	for i := 0; i < n; i += per {
+		out = append(out, p[i])
+	}
+	return out, s[0]
+}

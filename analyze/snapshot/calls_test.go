@@ -1,0 +1,134 @@
+package snapshot
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+)
+
+// callFrames are the frames of the stacks TestCallInfo and TestPassesOf
+// build: an evaluation loop's line, module.py's call, and the forwards of
+// the modules called.
+var callFrames = []callsite.Frame{
+	{Filename: "/home/u/eval.py", Line: 50, Name: "evaluate"},                                                               // 0
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1773, Name: "_wrapped_call_impl"}, // 1
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1784, Name: "_call_impl"},         // 2
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/container.py", Line: 250, Name: "forward"},          // 3
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/linear.py", Line: 125, Name: "forward"},             // 4
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/activation.py", Line: 144, Name: "forward"},         // 5
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", Line: 1343, Name: "cuda"},               // 6
+	{Filename: "/opt/venv/lib/python3.12/site-packages/torch/autograd/graph.py", Line: 829, Name: "_engine_run_backward"},   // 7
+	{Filename: "/opt/venv/lib/python3.12/site-packages/transformers/generation/utils.py", Line: 2500, Name: "_sample"},      // 8
+	{Filename: "/home/u/model.py", Line: 30, Name: "forward"},                                                               // 9
+	{Filename: "/home/u/model.py", Line: 12, Name: "forward"},                                                               // 10
+}
+
+// callStacks, innermost first: 0 a Linear in a Sequential called at
+// eval.py:50; 1 a ReLU in it; 2 a Linear called directly; 3 .cuda(), a
+// method of module.py but no call; 4 backward; 5 a call by a library
+// (generate); 6 no module call; 7 a block of a user model (model.py:30
+// calls each block, whose forward is model.py:12) called from eval.py:50.
+var callStacks = [][]int32{
+	{4, 2, 1, 3, 2, 1, 0},
+	{5, 2, 1, 3, 2, 1, 0},
+	{4, 2, 1, 0},
+	{6, 0},
+	{4, 7, 0},
+	{4, 2, 1, 8, 0},
+	{0},
+	{4, 2, 1, 10, 2, 1, 9, 2, 1, 0},
+}
+
+// TestCallInfo: a stack can mark the calls of a module when it shows the
+// call (module.py's _call_impl, not any method there), no backward, and
+// the program's line outside it; the forward its outer module called is
+// its child when it was made inside that.
+func TestCallInfo(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	a.frames, a.stacks = callFrames, callStacks
+	linear, relu := callFrames[4].Filename+"\x00forward", callFrames[5].Filename+"\x00forward"
+	block := callFrames[10].Filename + "\x00forward"
+	for id, want := range []struct {
+		ok    bool
+		child string
+	}{{true, linear}, {true, relu}, {true, ""}, {false, ""}, {false, ""}, {false, ""}, {false, ""}, {true, block}} {
+		c := a.callInfoOf(int32(id))
+		if (c.group >= 0) != want.ok || c.child != want.child {
+			t.Errorf("stack %d: %+v, want marking %v, child %q", id, c, want.ok, want.child)
+		}
+		if c.group >= 0 && c.caller != 0 {
+			t.Errorf("stack %d: caller frame %d, want 0 (eval.py:50)", id, c.caller)
+		}
+	}
+	if a.callInfoOf(0).group != a.callInfoOf(1).group || a.callInfoOf(0).group != a.callInfoOf(2).group {
+		t.Error("calls from one line are in different groups")
+	}
+}
+
+// TestPassesOf: the passes of the calls from one line are the starts of
+// the repeats of their (stack, size) sequence, which must repeat whole.
+func TestPassesOf(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	a.frames, a.stacks = callFrames, callStacks
+	d := &deviceState{keys: []allocKey{
+		{0, 2 << 20},   // 0 Linear's output in a Sequential
+		{1, 2 << 20},   // 1 ReLU's
+		{0, 512 << 10}, // 2 the last Linear's
+		{0, 32 << 20},  // 3 a cuBLAS workspace, made once
+		{2, 8 << 20},   // 4 a Linear called directly: a temporary
+		{2, 1 << 20},   // 5 and its output
+		{7, 2 << 20},   // 6 a block's allocation
+		{7, 4 << 20},   // 7 another
+	}}
+	seq := func(pass []int32, n int, extra ...int32) []int32 {
+		var s []int32
+		for i := 0; i < n; i++ {
+			s = append(s, pass...)
+			if i == 0 {
+				s = append(s, extra...)
+			}
+		}
+		return s
+	}
+	pos := func(n int) []int {
+		p := make([]int, n)
+		for i := range p {
+			p[i] = 3 * i
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		keys []int32
+		want int // passes; 0 none
+	}{
+		// Sequential(Linear, ReLU, Linear), 6 passes.
+		{"sequential", seq([]int32{0, 1, 2}, 6), 6},
+		// The same with a workspace made in the first pass only.
+		{"first pass's workspace", seq([]int32{0, 1, 2}, 6, 3), 6},
+		// A pass cut short at the end: not taken.
+		{"last pass cut", append(seq([]int32{0, 1, 2}, 6), 0, 1), 0},
+		// One forward of a model: layers between an embedding-like first
+		// allocation and a head of its own size do not repeat whole.
+		{"one forward", append(append([]int32{2}, seq([]int32{0, 1}, 8)...), 2), 0},
+		// Too few passes.
+		{"3 passes", seq([]int32{0, 1, 2}, 3), 0},
+		// A Linear called directly, temporary and output, 5 passes.
+		{"direct", seq([]int32{4, 5}, 5), 5},
+		// Blocks of one class (a trace that lost its start): every
+		// allocation is in the same child, so no pass.
+		{"blocks", seq([]int32{6, 7}, 12), 0},
+	} {
+		got, _ := a.passesOf(d, pos(len(c.keys)), c.keys)
+		if len(got) != c.want {
+			t.Errorf("%s: %d passes %v, want %d", c.name, len(got), got, c.want)
+		}
+	}
+	// The passes start at the first allocation of each: with the
+	// workspace (index 3, position 9) left out, at indices 0, 4, 7, 10.
+	got, first := a.passesOf(d, pos(13), seq([]int32{0, 1, 2}, 4, 3))
+	if want := []int{0, 12, 21, 30}; !slices.Equal(got, want) || first != 0 {
+		t.Errorf("passes at %v (first key %d), want %v (key 0)", got, first, want)
+	}
+}
