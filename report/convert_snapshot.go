@@ -336,6 +336,10 @@ func retainedWhy(g *snapshot.Growth) string {
 	if g.Timed {
 		when = ", allocated " + span(g)
 	}
+	switch {
+	case g.Iterations == 0 && g.Burst != nil:
+		return when + "; the " + g.Burst.At("at this line") + ", so growth across iterations cannot be judged"
+	}
 	switch g.Iterations {
 	case 0:
 		return when + "; the trace shows no repeating step, so growth across iterations cannot be judged"

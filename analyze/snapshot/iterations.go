@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"gonum.org/v1/gonum/stat"
 )
@@ -93,6 +94,10 @@ type iterations struct {
 	// frame id.
 	byCall bool
 	caller int32
+	// burst is set when no step was found and one stack's allocations
+	// would have marked steps but were made back to back (runStarts): the
+	// evidence the finding and the warning give; nil otherwise.
+	burst *Burst
 	// marker names the step spans that mark the iterations when the
 	// tracer's recorded steps (SetSteps) stand in for an anchor ("" when
 	// the anchor, a stack, marks them).
@@ -563,6 +568,9 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	}
 	it.seen = len(best)
 	if len(best) < minBoundaries {
+		if from == 0 {
+			it.burst = a.burstOf(d, seen, upto)
+		}
 		return it
 	}
 	it.every = (len(best) + maxBoundaries - 1) / maxBoundaries
@@ -1232,10 +1240,148 @@ func (it *iterations) why() string {
 		by = " (" + it.marker + ")"
 	}
 	switch {
+	case it != nil && it.seen == 0 && it.burst != nil:
+		return "the trace shows no repeating step (" + it.burst.String() + ")"
 	case it == nil || it.seen == 0:
 		return "the trace shows no repeating step (one pass, or steps whose allocations are all made inside module calls or by backward)"
 	case it.seen == 1:
 		return "the trace covers 1 step" + by
 	}
 	return fmt.Sprintf("the trace covers %d steps%s, fewer than the %d needed", it.seen, by, minBoundaries)
+}
+
+// Burst is the evidence that a trace's steps could not be told from one
+// statement: Count allocations at one line (one stack), made back to back (nothing else allocated or freed between two of them, and,
+// in a timed trace, each within burstGapUs of the one before) in Runs
+// runs. A list comprehension makes them so, and so does a loop whose only
+// work on the GPU is the tensor it keeps, when its passes take less than
+// burstGapUs: the trace holds nothing else that tells them apart (the
+// stack, its line, the sizes are the same; a loop's other work leaves no
+// trace entry).
+type Burst struct {
+	Count, Runs int
+	// Sizes: the one size of the allocations (block bytes), 0 when they
+	// differ; Bytes their sum.
+	Size, Bytes int64
+	// Timed: SpanUs is the time from the first to the last of them.
+	Timed  bool
+	SpanUs int64
+	// Comprehension is the name of the comprehension's own frame
+	// (<listcomp>, <genexpr>...) on their stack, "" when there is none
+	// (Python 3.12 runs a list comprehension in its function's frame).
+	Comprehension string
+	stack         int32
+}
+
+// String says what b shows and what it does not, of "one line".
+func (b *Burst) String() string { return b.At("at one line") }
+
+// At says what b shows and what it does not, at says where ("at this
+// line").
+func (b *Burst) At(at string) string {
+	what := fmt.Sprintf("%d allocations", b.Count)
+	if b.Size > 0 {
+		what += " of " + bytesText(b.Size)
+	} else {
+		what += fmt.Sprintf(" (%s)", bytesText(b.Bytes))
+	}
+	runs := ""
+	if b.Runs > 1 {
+		runs = fmt.Sprintf(" in %d runs", b.Runs)
+	}
+	within := ""
+	if b.Timed {
+		within = " within " + durationText(b.SpanUs)
+	}
+	if b.Comprehension != "" {
+		return fmt.Sprintf("%s made back to back%s %s%s by a comprehension (its %s frame): one statement, not iterations", what, runs, at, within, b.Comprehension)
+	}
+	return fmt.Sprintf("%s made back to back%s %s%s, nothing else allocated or freed between them: one statement (a list comprehension) or a loop too fast to tell apart", what, runs, at, within)
+}
+
+// burstAt returns it.burst when no step was found and the burst's stack
+// is among ids (a site's stacks), else nil.
+func (it *iterations) burstAt(ids []int32) *Burst {
+	if it == nil || it.burst == nil || it.seen > 0 || !containsID(ids, it.burst.stack) {
+		return nil
+	}
+	return it.burst
+}
+
+// comprehensions are the names of the frames Python gives a
+// comprehension's code.
+var comprehensions = map[string]bool{"<listcomp>": true, "<genexpr>": true, "<dictcomp>": true, "<setcomp>": true}
+
+// burstOf returns the Burst of the stack among occs (own code first) whose
+// allocations recur regularly through a trace of n positions, at least
+// minBoundaries of them, but would mark fewer than minBoundaries steps
+// once those made back to back count once (runStarts): the most
+// allocations of those; nil when there is none.
+func (a *LeakAnalyzer) burstOf(d *deviceState, occs []anchorOcc, n int) *Burst {
+	log := &d.log
+	for _, class := range []int8{anchorOwn, anchorLibrary} {
+		var best *anchorOcc
+		runs := 0
+		for i := range occs {
+			o := &occs[i]
+			if a.anchorOK[o.st] != class || len(o.pos) < minBoundaries || best != nil && len(o.pos) <= len(best.pos) {
+				continue
+			}
+			rs := runStarts(o.pos, log)
+			if len(rs) >= minBoundaries || len(anchorCands(o.pos, n)) == 0 {
+				continue
+			}
+			best, runs = o, len(rs)
+		}
+		if best == nil {
+			continue
+		}
+		b := &Burst{Count: len(best.pos), Runs: runs, stack: best.st, Timed: log.timed, Size: -1}
+		j := 0
+		keys := log.keyIter()
+		for i := 0; i < n && j < len(best.pos); i++ {
+			k := keys.next()
+			if i != best.pos[j] {
+				continue
+			}
+			j++
+			size := blockSize(d.keys[k].size)
+			b.Bytes = satAdd(b.Bytes, size)
+			if b.Size == -1 || b.Size == size {
+				b.Size = size
+			} else {
+				b.Size = 0
+			}
+		}
+		if b.Timed {
+			r := log.timeReader()
+			first := log.timeAt(r, best.pos[0])
+			b.SpanUs = log.timeAt(r, best.pos[len(best.pos)-1]) - first
+		}
+		for _, fid := range a.stacks[best.st] {
+			if fid >= 0 && int(fid) < len(a.frames) && comprehensions[a.frames[fid].Name] && callsite.IsPython(a.frames[fid]) {
+				b.Comprehension = a.frames[fid].Name
+				break
+			}
+		}
+		return b
+	}
+	return nil
+}
+
+// bytesText formats a size with IEC units ("4.0 MiB").
+func bytesText(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
+
+// durationText formats a time in µs with the precision its length needs
+// ("37 µs", "4.7 ms", "52 ms", "1.25 s").
+func durationText(us int64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%d µs", us)
+	case us < 10_000:
+		return fmt.Sprintf("%.1f ms", float64(us)/1e3)
+	case us < 1_000_000:
+		return fmt.Sprintf("%.0f ms", float64(us)/1e3)
+	}
+	return fmt.Sprintf("%.2f s", float64(us)/1e6)
 }

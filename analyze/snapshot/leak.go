@@ -245,6 +245,10 @@ type Growth struct {
 	// findTail); zero when they are the device's own.
 	Loop      callsite.Frame
 	LoopAfter int
+	// Burst is set on a site whose allocations would have marked the
+	// device's steps but were made back to back (Burst says what that
+	// shows), when no step was found.
+	Burst *Burst
 	// Marker names the step spans the tracer recorded that mark the
 	// iterations above when no stack does (DeviceSummary.IterationMarker);
 	// "" otherwise.
@@ -1508,6 +1512,9 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 			s.Growth.StepGrowth = stepGrew
 			if repl.count > 0 {
 				s.Growth.CapStep, s.Growth.Replaced, s.Growth.ReplacedIn, s.Growth.ReplacedBytes = repl.since, repl.count, repl.iters, repl.bytes
+			}
+			if b := in.iter.burstAt(g.ids); b != nil {
+				s.Growth.Burst = b
 			}
 		}
 		blocks := make([]int64, 0, g.count())
