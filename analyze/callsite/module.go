@@ -61,3 +61,9 @@ func IsModuleCall(f Frame) bool {
 	}
 	return false
 }
+
+// InModuleFile reports whether f is a Python frame of module.py, a call's
+// or another (inner, which runs hooks; _apply; cuda).
+func InModuleFile(f Frame) bool {
+	return f.Filename == moduleFile || IsPython(f) && moduleCallFile.MatchString(f.Filename)
+}

@@ -95,9 +95,10 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 			first = j
 		case 2:
 			// The forward the outermost module's code called: the
-			// first Python frame inside this call.
+			// first Python frame inside this call not of module.py
+			// (whose inner runs a module's hooks).
 			for k := j + 1; k < len(py); k++ {
-				if f := a.frames[st[py[k]]]; !callsite.IsModuleCall(f) {
+				if f := a.frames[st[py[k]]]; !callsite.InModuleFile(f) {
 					c.child = f.Filename + "\x00" + f.Name
 					break
 				}

@@ -28,7 +28,9 @@ var callFrames = []callsite.Frame{
 // eval.py:50; 1 a ReLU in it; 2 a Linear called directly; 3 .cuda(), a
 // method of module.py but no call; 4 backward; 5 a call by a library
 // (generate); 6 no module call; 7 a block of a user model (model.py:30
-// calls each block, whose forward is model.py:12) called from eval.py:50.
+// calls each block, whose forward is model.py:12) called from eval.py:50;
+// 8 stack 0 with forward hooks (module.py's inner between the call and the
+// forward).
 var callStacks = [][]int32{
 	{4, 2, 1, 3, 2, 1, 0},
 	{5, 2, 1, 3, 2, 1, 0},
@@ -38,6 +40,7 @@ var callStacks = [][]int32{
 	{4, 2, 1, 8, 0},
 	{0},
 	{4, 2, 1, 10, 2, 1, 9, 2, 1, 0},
+	{4, 11, 2, 1, 3, 11, 2, 1, 0},
 }
 
 // TestCallInfo: a stack can mark the calls of a module when it shows the
@@ -52,7 +55,7 @@ func TestCallInfo(t *testing.T) {
 	for id, want := range []struct {
 		ok    bool
 		child string
-	}{{true, linear}, {true, relu}, {true, ""}, {false, ""}, {false, ""}, {false, ""}, {false, ""}, {true, block}} {
+	}{{true, linear}, {true, relu}, {true, ""}, {false, ""}, {false, ""}, {false, ""}, {false, ""}, {true, block}, {true, linear}} {
 		c := a.callInfoOf(int32(id))
 		if (c.group >= 0) != want.ok || c.child != want.child {
 			t.Errorf("stack %d: %+v, want marking %v, child %q", id, c, want.ok, want.child)
