@@ -135,3 +135,24 @@ func TestPassesOf(t *testing.T) {
 		t.Errorf("passes at %v (first key %d), want %v (key 0)", got, first, want)
 	}
 }
+
+// TestBurstText: what a burst of allocations shows, and what not: a
+// comprehension's own frame makes it one statement; without one, a loop
+// too fast to tell from one statement.
+func TestBurstText(t *testing.T) {
+	for _, c := range []struct {
+		b    Burst
+		want string
+	}{
+		{Burst{Count: 24, Runs: 1, Size: 4 << 20, Bytes: 96 << 20, Timed: true, SpanUs: 180},
+			"24 allocations of 4.0 MiB made back to back at one line within 180 µs, nothing else allocated or freed between them: one statement (a list comprehension) or a loop too fast to tell apart"},
+		{Burst{Count: 20, Runs: 3, Bytes: 37 << 20},
+			"20 allocations (37 MiB) made back to back in 3 runs at one line, nothing else allocated or freed between them: one statement (a list comprehension) or a loop too fast to tell apart"},
+		{Burst{Count: 16, Runs: 1, Size: 1 << 20, Timed: true, SpanUs: 4700, Comprehension: "<genexpr>"},
+			"16 allocations of 1.0 MiB made back to back at one line within 4.7 ms by a comprehension (its <genexpr> frame): one statement, not iterations"},
+	} {
+		if got := c.b.String(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
