@@ -27,7 +27,8 @@ import (
 //     short at the end is not taken as one (so a snapshot taken in the
 //     middle of a forward pass is not cut into its layers); allocations
 //     made once, in the first pass only (a cuBLAS workspace made by the
-//     first matmul), are left out;
+//     first matmul, a buffer a module makes on its first call), are left
+//     out;
 //   - when every allocation of a pass is made in a module called within
 //     the outer one, the pass must call at least two distinct modules'
 //     forward there: the blocks of a model (a ModuleList, a Sequential of
@@ -184,19 +185,24 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	for _, k := range keys {
 		count[k]++
 	}
-	if count[keys[0]] < 2 {
+	// Leave out the allocations made once within the first pass: those
+	// before the first allocation of a key that recurs, and those between
+	// it and that key's next allocation.
+	start := 0
+	for start < len(keys) && count[keys[start]] < 2 {
+		start++
+	}
+	if start == len(keys) {
 		return nil, -1
 	}
-	// Leave out the allocations made once within the first pass (before
-	// the first allocation's key recurs).
-	second := 1
-	for keys[second] != keys[0] {
+	second := start + 1
+	for keys[second] != keys[start] {
 		second++
 	}
 	var p []int
 	var s []int32
 	for i, k := range keys {
-		if i > 0 && i < second && count[k] == 1 {
+		if i < second && i != start && count[k] == 1 {
 			continue
 		}
 		p = append(p, pos[i])

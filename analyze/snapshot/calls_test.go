@@ -110,6 +110,12 @@ func TestPassesOf(t *testing.T) {
 		{"sequential", seq([]int32{0, 1, 2}, 6), 6},
 		// The same with a workspace made in the first pass only.
 		{"first pass's workspace", seq([]int32{0, 1, 2}, 6, 3), 6},
+		// The workspace made before the first pass's first allocation.
+		{"workspace first", append([]int32{3}, seq([]int32{0, 1, 2}, 6)...), 6},
+		// One forward whose first layer is made once (an embedding) and
+		// whose last is a head of its own size: the head breaks the
+		// repetition.
+		{"one forward after a one-off", append(append([]int32{3}, seq([]int32{0, 1}, 8)...), 2), 0},
 		// A pass cut short at the end: not taken.
 		{"last pass cut", append(seq([]int32{0, 1, 2}, 6), 0, 1), 0},
 		// One forward of a model: layers between an embedding-like first
