@@ -45,7 +45,7 @@ func IsAutogradPython(f Frame) bool {
 
 // moduleCallFile matches the file of an nn.Module call's frames, on any
 // OS.
-var moduleCallFile = lazyre.New(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$`)
+var moduleCallFile = lazyre.NewMemo(`[/\\]torch[/\\]nn[/\\]modules[/\\]module\.py$`)
 
 // IsModuleCall reports whether f is a Python frame of an nn.Module's call
 // (module(x), which runs its forward): _wrapped_call_impl and _call_impl
