@@ -370,29 +370,7 @@ func eventsBatch(t *testing.T, mem memory.Allocator, dev int32, evs []ev) arrow.
 }
 
 func framesAndStacks(t *testing.T, mem memory.Allocator, a *LeakAnalyzer) {
-	fb := array.NewRecordBuilder(mem, pytorch.FramesSchema)
-	defer fb.Release()
-	sb := array.NewRecordBuilder(mem, pytorch.StacksSchema)
-	defer sb.Release()
-	for i, name := range []string{"leaky", "steady"} {
-		fb.Field(0).(*array.Int32Builder).Append(int32(i))
-		fb.Field(1).(*array.StringBuilder).Append("/u/app.py")
-		fb.Field(2).(*array.Int64Builder).Append(int64(10 + i))
-		fb.Field(3).(*array.StringBuilder).Append(name)
-		sb.Field(0).(*array.Int32Builder).Append(int32(i))
-		sb.Field(1).(*array.Int32Builder).Append(0)
-		sb.Field(2).(*array.Int32Builder).Append(int32(i))
-	}
-	for _, x := range []struct {
-		t pytorch.Table
-		b *array.RecordBuilder
-	}{{pytorch.TableFrames, fb}, {pytorch.TableStacks, sb}} {
-		rec := x.b.NewRecordBatch()
-		if err := a.Add(x.t, rec); err != nil {
-			t.Fatal(err)
-		}
-		rec.Release()
-	}
+	namedStacks(t, mem, a, "leaky", "steady")
 }
 
 // TestSyntheticTrace: stack 0 keeps one allocation every tenth step of 100;
