@@ -35,7 +35,17 @@ import (
 //     one block class) each call the same forward, and a trace that lost
 //     its start (the ring buffer wrapped) repeats exactly over them.
 //
-// What cannot be told apart: a Sequential of repeating different layers
+//   - each pass frees something the trace saw allocated: an evaluation
+//     frees a pass's intermediate results (or the last pass's output it
+//     replaced), where one forward pass in training mode keeps every
+//     layer's output for backward and frees nothing between its layers,
+//     so that a Sequential of repeating layers (Linear, ReLU, Linear,
+//     ReLU...) is not cut into passes. The cost: a loop that keeps the
+//     whole graph of each pass (model(x) kept with grad enabled, freeing
+//     nothing) is not seen either, and its memory is reported as retained.
+//
+// What cannot be told apart (with frees between the layers, as the
+// frees rule above lets through): a Sequential of repeating different layers
 // (Linear, ReLU, Linear, ReLU...) whose trace holds one forward pass that
 // ends with a whole repeat is indistinguishable from as many passes of a
 // model of those two layers.
@@ -163,7 +173,7 @@ func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32,
 	anchor, caller := int32(-1), int32(-1)
 	for _, g := range groups {
 		ps, at := a.passesOf(d, g.pos, g.keys)
-		if len(ps) < minBoundaries || !regular(ps, upto-from) {
+		if len(ps) < minBoundaries || !regular(ps, upto-from) || !freesInEach(d, ps) {
 			continue
 		}
 		if len(ps) > len(best) || len(ps) == len(best) && ps[0] < best[0] {
@@ -246,4 +256,34 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 		out = append(out, p[i])
 	}
 	return out, s[0]
+}
+
+// freesInEach reports whether the log frees an allocation between each
+// pass boundary and the next (ps: the boundaries' log positions, in
+// order).
+func freesInEach(d *deviceState, ps []int) bool {
+	log := d.log.keyIterFrom(ps[0])
+	j, freed := 1, false // pass j-1 spans ps[j-1] up to ps[j]
+	for i := ps[0]; j < len(ps); {
+		ks := log.nextKeys()
+		if len(ks) == 0 {
+			return false
+		}
+		for _, k := range ks {
+			for j < len(ps) && i >= ps[j] {
+				if !freed {
+					return false
+				}
+				j, freed = j+1, false
+			}
+			if j == len(ps) {
+				return true
+			}
+			if k < 0 {
+				freed = true
+			}
+			i++
+		}
+	}
+	return true
 }

@@ -162,3 +162,35 @@ func TestBurstText(t *testing.T) {
 		}
 	}
 }
+
+// TestFreesInEach: passes are taken only when each frees an allocation
+// between its boundary and the next. A log of three passes of
+// "allocate key 0, allocate key 1, free the first" (boundaries at 0, 3, 6)
+// frees in each; the same without the frees (one training-mode forward of
+// a Sequential keeping every layer's output) frees in none; a free only
+// in the first pass is not enough; a free in the last pass (after the last
+// boundary) is not asked for.
+func TestFreesInEach(t *testing.T) {
+	logOf := func(keys ...int32) *deviceState {
+		d := &deviceState{}
+		for i, k := range keys {
+			d.log.add(k, int64(i))
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		keys []int32
+		ps   []int
+		want bool
+	}{
+		{"a free in each", []int32{0, 1, ^0, 0, 1, ^0, 0, 1, ^0}, []int{0, 3, 6}, true},
+		{"no frees", []int32{0, 1, 0, 1, 0, 1}, []int{0, 2, 4}, false},
+		{"the first pass only", []int32{0, 1, ^0, 0, 1, 0, 1}, []int{0, 3, 5}, false},
+		{"none in the last", []int32{0, ^0, 0, ^0, 0, 1}, []int{0, 2, 4}, true},
+	} {
+		if got := freesInEach(logOf(c.keys...), c.ps); got != c.want {
+			t.Errorf("%s: freesInEach = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
