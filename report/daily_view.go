@@ -126,7 +126,7 @@ func newDailyView(d *Daily) *dailyView {
 	v.Cards = []card{
 		{"jobs", fmt.Sprint(s.Jobs), false},
 		{"GPUs", fmt.Sprint(s.GPUs), false},
-		{"leaks", fmt.Sprintf("%d at %d sites", s.Leaks, s.LeakSites), s.Leaks > 0},
+		{"leaks", fmt.Sprintf("%d at %s", s.Leaks, plural(s.LeakSites, "site", "sites")), s.Leaks > 0},
 		{"OOMs", fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{"growing GPUs and processes", fmt.Sprint(s.Growing), s.Growing > 0},
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},

@@ -582,7 +582,11 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
 		}
 		if a.SegmentsReleased > 0 {
-			note += fmt.Sprintf(", %d segments were returned to the GPU (empty_cache, or the allocator releasing its cache to retry)", a.SegmentsReleased)
+			segs := fmt.Sprintf("%d segments were", a.SegmentsReleased)
+			if a.SegmentsReleased == 1 {
+				segs = "1 segment was"
+			}
+			note += ", " + segs + " returned to the GPU (empty_cache, or the allocator releasing its cache to retry)"
 		}
 		switch {
 		case a.SameSiteLargest > 0 && a.SameSiteLargest < so.Requested:
@@ -591,7 +595,11 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 			note += fmt.Sprintf("; %s allocated at most %s after it, %s before: a retry with a smaller batch fit", frameString(so.SmallerFrame), size(a.Smaller.After), size(a.Smaller.Before))
 		}
 		if a.LaterOOMs > 0 {
-			note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)
+			if a.LaterOOMs == 1 {
+				note += "; 1 more OOM followed"
+			} else {
+				note += fmt.Sprintf("; %d more OOMs followed", a.LaterOOMs)
+			}
 		} else {
 			note += "; no later OOM"
 		}
