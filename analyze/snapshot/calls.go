@@ -263,26 +263,14 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 // order).
 func freesInEach(d *deviceState, ps []int) bool {
 	log := d.log.keyIterFrom(ps[0])
-	j, freed := 1, false // pass j-1 spans ps[j-1] up to ps[j]
-	for i := ps[0]; j < len(ps); {
-		ks := log.nextKeys()
-		if len(ks) == 0 {
-			return false
+	i := ps[0]
+	for _, end := range ps[1:] { // a pass: i up to end
+		freed := false
+		for ; i < end; i++ {
+			freed = log.next() < 0 || freed
 		}
-		for _, k := range ks {
-			for j < len(ps) && i >= ps[j] {
-				if !freed {
-					return false
-				}
-				j, freed = j+1, false
-			}
-			if j == len(ps) {
-				return true
-			}
-			if k < 0 {
-				freed = true
-			}
-			i++
+		if !freed {
+			return false
 		}
 	}
 	return true
