@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -179,6 +180,27 @@ type Record struct {
 	listOff [MaxRecordFields]int64
 	listKey [MaxRecordFields]uint64
 	keep    uint32 // bit f: field f's list stays held (KeepHeld)
+	// pend holds the elements of lists the list cache gave, not yet
+	// copied to their place in items: most Handlers take a known list's
+	// key and never read its elements. Copied when read (List) or made
+	// (a list not converted), by fillPending.
+	pend []pendingItems
+}
+
+// pendingItems is a run of a Record's items still to be copied: src to
+// items[at:].
+type pendingItems struct {
+	at  int
+	src []Value
+}
+
+// fillPending copies the pending elements to items, the Record's items
+// or the scan's being gathered (the same array).
+func (r *Record) fillPending(items []Value) {
+	for _, p := range r.pend {
+		copy(items[p.at:p.at+len(p.src)], p.src)
+	}
+	r.pend = r.pend[:0]
 }
 
 // KeepHeld keeps the elements of field f's list (see List), which
@@ -201,7 +223,20 @@ func (r *Record) List(f int) (items []Value, off int64, ok bool) {
 	if r.Set&(1<<f) == 0 || r.IsInt&(1<<f) != 0 || v.kind != List || v.p != nil {
 		return nil, 0, false
 	}
+	if len(r.pend) > 0 {
+		r.fillPending(r.items)
+	}
 	return r.items[int(uint32(v.n)):int(v.n>>32)], r.listOff[f], true
+}
+
+// ListLen is the number of elements of field f's list, when List's ok
+// would be true; ok is false otherwise. It reads no element.
+func (r *Record) ListLen(f int) (n int, ok bool) {
+	v := r.Val[f]
+	if r.Set&(1<<f) == 0 || r.IsInt&(1<<f) != 0 || v.kind != List || v.p != nil {
+		return 0, false
+	}
+	return int(v.n>>32) - int(uint32(v.n)), true
 }
 
 // ListKey identifies the elements of field f's list (see List): two lists
@@ -241,6 +276,42 @@ type listCache struct {
 	// hash. (After the cache starts over it may name another list,
 	// which is then just the one compared.)
 	last int32
+	// head and lens give the lengths of the bodies stored that begin
+	// alike: head holds, by a hash of the headBytes bytes a body begins
+	// with (headSlot), 1 + the index in lens of the length stored last
+	// in that slot, 0 for none; its prev names the one before it. A
+	// list that is not the last one is most often one given before
+	// (99% of big_real's and of deep stacks'), and lists of many stacks
+	// begin alike (their innermost frames) but have few lengths: where
+	// the byte after a length's bytes is APPENDS, the index is asked for
+	// those bytes, without walking the gets one by one. Cleared when
+	// the cache starts over.
+	head [headSlots]int32
+	lens []headLen
+}
+
+// headLen is a body length of a listCache.head slot.
+type headLen struct {
+	n, prev int32 // prev: 1 + the index in lens of the slot's length before it; 0 for none
+}
+
+const (
+	headSlots = 1 << 12 // listCache.head's slots
+	headBytes = 16      // the bytes of a body hashed for its slot
+	// maxHeadLens is the most lengths of one slot tried, or kept.
+	maxHeadLens = 32
+)
+
+// headSlot returns the head slot of the list whose body begins at
+// b[start:], when headBytes bytes are there; ok is false otherwise.
+// Only a body of headBytes or more is stored by its slot: the slot of a
+// shorter one would hash what follows its APPENDS, and its walk is short.
+func headSlot(b []byte, start int) (slot int, ok bool) {
+	if start < 0 || start+headBytes > len(b) {
+		return 0, false
+	}
+	x := (binary.LittleEndian.Uint64(b[start:]) * 0x9E3779B97F4A7C15) ^ binary.LittleEndian.Uint64(b[start+8:])
+	return int((x * 0x9E3779B97F4A7C15) >> (64 - 12)), true
 }
 
 type cachedList struct {
@@ -296,8 +367,12 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	if c.index == nil || len(c.lists) >= maxListCacheLists || len(c.items)+n > maxListCacheItems || c.bytes+len(body) > maxListCacheBytes {
 		c.index = make(map[string]int32)
 		c.lists = c.lists[:0]
-		c.items = c.items[:0]
+		// A new array: the record's pending elements (Record.pend) may
+		// be the old one's.
+		c.items = make([]Value, 0, cap(c.items))
 		c.bytes = 0
+		c.head = [headSlots]int32{}
+		c.lens = c.lens[:0]
 	}
 	c.key++
 	l := cachedList{gen: d.memoGen, from: int32(len(c.items)), to: int32(len(c.items) + n), key: c.key}
@@ -308,31 +383,81 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 		c.last = i
 	} else {
 		l.body = string(body)
-		c.index[l.body] = int32(len(c.lists))
-		c.last = int32(len(c.lists))
+		i = int32(len(c.lists))
+		c.addLen(body)
+		c.index[l.body] = i
+		c.last = i
 		c.lists = append(c.lists, l)
 		c.bytes += len(body)
 	}
 	return c.key, true
 }
 
-// lastList appends the elements of the list at b[start:] to d.sc.items
-// when it is the list the cache gave last (the same bytes, then APPENDS,
-// in the same memo generation), and returns the offset of its APPENDS
-// and its key; ok is false otherwise, nothing changed then.
-func (d *Decoder) lastList(b []byte, start int) (end int, key uint64, ok bool) {
+// knownList finds the list at b[start:] among those the cache holds, the
+// last one given or one of its head slot's: the same bytes, then APPENDS,
+// in the same memo generation. Those bytes being whole gets, a walk from
+// start would stop at the same APPENDS. It returns the offset of that
+// APPENDS, the list's elements (the cache's: a copy must be made before
+// the cache starts over) and its key; ok is false otherwise.
+func (d *Decoder) knownList(b []byte, start int) (end int, items []Value, key uint64, ok bool) {
 	c := &d.lc
-	if int(c.last) >= len(c.lists) {
-		return 0, 0, false
+	if end, items, key, ok = d.cachedListAt(b, start, c.last); ok {
+		return end, items, key, ok
 	}
-	l := &c.lists[c.last]
+	slot, ok := headSlot(b, start)
+	if !ok {
+		return 0, nil, 0, false
+	}
+	j := c.head[slot] - 1
+	for n := 0; j >= 0 && n < maxHeadLens; n++ {
+		h := c.lens[j]
+		if end = start + int(h.n); end < len(b) && b[end] == opAPPENDS {
+			if i, hit := c.index[string(b[start:end])]; hit && i != c.last {
+				// The same bytes: only the generation and the count
+				// are left to check.
+				if l := &c.lists[i]; l.gen == d.memoGen && len(d.sc.items)+int(l.to-l.from) <= maxScanItems {
+					c.last = i
+					return end, c.items[l.from:l.to:l.to], l.key, true
+				}
+				return 0, nil, 0, false
+			}
+		}
+		j = h.prev - 1
+	}
+	return 0, nil, 0, false
+}
+
+// addLen adds the length of body, a list's stored in the cache, to its
+// head slot's, unless the slot has it or holds maxHeadLens.
+func (c *listCache) addLen(body []byte) {
+	slot, ok := headSlot(body, 0)
+	if !ok {
+		return
+	}
+	j := c.head[slot] - 1
+	for n := 0; j >= 0; n++ {
+		if int(c.lens[j].n) == len(body) || n >= maxHeadLens-1 {
+			return
+		}
+		j = c.lens[j].prev - 1
+	}
+	c.lens = append(c.lens, headLen{n: int32(len(body)), prev: c.head[slot]})
+	c.head[slot] = int32(len(c.lens))
+}
+
+// cachedListAt is knownList for the cache's list i.
+func (d *Decoder) cachedListAt(b []byte, start int, i int32) (end int, items []Value, key uint64, ok bool) {
+	c := &d.lc
+	if uint(i) >= uint(len(c.lists)) {
+		return 0, nil, 0, false
+	}
+	l := &c.lists[i]
 	end = start + len(l.body)
-	if l.gen != d.memoGen || end >= len(b) || b[end] != opAPPENDS || string(b[start:end]) != l.body ||
+	if end >= len(b) || b[end] != opAPPENDS || l.gen != d.memoGen || string(b[start:end]) != l.body ||
 		len(d.sc.items)+int(l.to-l.from) > maxScanItems {
-		return 0, 0, false
+		return 0, nil, 0, false
 	}
-	d.sc.items = append(d.sc.items, c.items[l.from:l.to]...)
-	return end, l.key, true
+	return end, c.items[l.from:l.to:l.to], l.key, true
 }
 
 // scanState is scanRecord's state besides its position.
@@ -489,6 +614,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	var pairs, norder int
 	var set, isInts uint32
 	d.sc.items = d.sc.items[:0]
+	d.rec.pend = d.rec.pend[:0]
 	d.sc.lists = 0
 	d.rec.keep = 0
 	d.sc.put[0].what = putDict
@@ -737,6 +863,9 @@ end:
 			}
 			if lv.kind == List && lv.p == nil {
 				// Not converted: the list itself (held above).
+				if len(d.rec.pend) > 0 {
+					d.rec.fillPending(d.sc.items)
+				}
 				lv = d.scannedList(pt.off, d.sc.items[pt.from:pt.to])
 			}
 			if lv.kind == Ref && d.lastRefSlot != 0 && lv == d.lastRef {
@@ -989,8 +1118,16 @@ func (d *Decoder) scanPair(b []byte, p int, st pairState) (int, pairState, bool)
 		if p < len(b) && b[p] == opMARK {
 			p++
 			start := p
-			if end, k, hit := d.lastList(b, start); hit {
+			if end, items, k, hit := d.knownList(b, start); hit {
 				key, p = k, end
+				if f >= 0 {
+					// Room for them, copied if they are read.
+					at := len(d.sc.items)
+					d.sc.items = slices.Grow(d.sc.items, len(items))[:at+len(items)]
+					d.rec.pend = append(d.rec.pend, pendingItems{at, items})
+				} else {
+					d.sc.items = append(d.sc.items, items...)
+				}
 			}
 			for p < len(b) && b[p] != opAPPENDS {
 				_, m := getArg(b, p)
@@ -1107,6 +1244,7 @@ func (d *Decoder) fillList() {
 		return
 	}
 	d.sc.items = d.sc.items[:0]
+	d.rec.pend = d.rec.pend[:0]
 	key, ok := d.scanListItems(b[start:p])
 	if !ok {
 		return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,10 @@ type recordReader struct {
 	// scanned counts the records the scan took.
 	scanned int
 	tagged  bool
+	// unread: ScannedRecord reads no list's elements (ListLen only),
+	// as a Handler taking known lists by their key does, and leaves
+	// each list to be made as it is.
+	unread bool
 }
 
 var recordKeys = []string{"a", "b", "s", "l", "x"}
@@ -69,6 +74,8 @@ func (r *recordReader) ScannedRecord(list *Container, index int64, rec *Record) 
 	for _, f := range rec.Order[:rec.NOrder] {
 		if rec.IsInt&(1<<f) != 0 {
 			row[f] = canon(IntValue(rec.Int[f]))
+		} else if n, ok := rec.ListLen(int(f)); ok && r.unread {
+			row[f] = map[string]any{"unread list": n}
 		} else if items, _, ok := rec.List(int(f)); ok {
 			l := make([]any, len(items), len(items)+1)
 			for i, it := range items {
@@ -361,6 +368,170 @@ func TestFillList(t *testing.T) {
 	for i, l := range off {
 		if l.ListKey() != 0 {
 			t.Errorf("list %d keyed with fillList off", i)
+		}
+	}
+}
+
+// headListsPickle writes a list of n records {"a": i, "x": [memo gets],
+// "l": [memo gets]} whose lists are drawn from variants sharing their
+// first 20 bytes (ten BINGETs of the same frames, as lists of stacks with
+// the same innermost frames do), more variants than maxHeadLens lengths,
+// one a prefix of the others, for l's, from 20,000 of 10 to 60 elements
+// (so the cache starts over now and then); x's list is one of other
+// frames (so it is known to the cache, its elements waiting to be copied
+// when the cache starts over, and stored right after it did), but
+// halfway, where it is the list before. Halfway, two of the
+// frames' memo slots are set again (BINPUT), so that a list of the same
+// bytes then yields other elements. The root list ends with memo gets of
+// every 97th record's lists.
+func headListsPickle(n int) []byte {
+	var b bytes.Buffer
+	memo := 0
+	put := func() int { b.WriteByte(opMEMOIZE); memo++; return memo - 1 }
+	str := func(s string) {
+		b.WriteByte(opSHORT_BINUNICODE)
+		b.WriteByte(byte(len(s)))
+		b.WriteString(s)
+	}
+	get := func(i int) {
+		if i < 256 {
+			b.WriteByte(opBINGET)
+			b.WriteByte(byte(i))
+		} else {
+			b.WriteByte(opLONG_BINGET)
+			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
+		}
+	}
+	b.WriteString("\x80\x04]")
+	put()
+	b.WriteByte(opMARK)
+	const frames = 40
+	for k := 0; k < frames; k++ { // memo slots 1..frames
+		str(fmt.Sprintf("frame-%d", k))
+		put()
+		b.WriteByte(opPOP)
+	}
+	keys := map[string]int{}
+	for _, k := range []string{"a", "x", "l"} {
+		str(k)
+		keys[k] = put()
+		b.WriteByte(opPOP)
+	}
+	b.WriteString("]") // the records
+	put()
+	b.WriteByte(opMARK)
+	variant := func(v int) []int {
+		l := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10} // 20 bytes: one head slot
+		if v == 0 {
+			return l
+		}
+		l = append(l, 11+v%29, 11+(v/29)%29, 11+(v/841)%29, 11+v%7)
+		for k := 0; k < (v/100)%47; k++ { // of many lengths
+			l = append(l, 11+k%29)
+		}
+		return l
+	}
+	list := func(gets []int) int {
+		b.WriteString("]")
+		m := put()
+		b.WriteByte(opMARK)
+		for _, g := range gets {
+			get(g)
+		}
+		b.WriteByte(opAPPENDS)
+		return m
+	}
+	var lists []int
+	x, last := uint32(12345), 0
+	for i := 0; i < n; i++ {
+		if i == n/2 {
+			str("frame-2-again")
+			b.WriteByte(opBINPUT)
+			b.WriteByte(2)
+			b.WriteByte(opPOP)
+			str("frame-15-again")
+			b.WriteByte(opBINPUT)
+			b.WriteByte(15)
+			b.WriteByte(opPOP)
+		}
+		b.WriteByte(opEMPTY_DICT)
+		put()
+		b.WriteByte(opMARK)
+		get(keys["a"])
+		b.WriteByte(opBININT2)
+		b.Write(binary.LittleEndian.AppendUint16(nil, uint16(i)))
+		xl := []int{30, 29, 28, 27, 26, 25, 24, 23, 22, 21}
+		if i == n/2 {
+			// The list before the memo slots were set: the cache's
+			// last list, of the same bytes, another generation.
+			xl = variant(last)
+		}
+		get(keys["x"])
+		mx := list(xl)
+		x = x*1103515245 + 12345
+		last = int(x>>8) % 20000
+		get(keys["l"])
+		ml := list(variant(last))
+		if i%97 == 0 {
+			lists = append(lists, mx, ml)
+		}
+		b.WriteByte(opSETITEMS)
+		if i%500 == 499 {
+			b.WriteString("e(")
+		}
+	}
+	b.WriteByte(opAPPENDS)
+	for _, m := range lists {
+		get(m)
+	}
+	b.WriteString("e.")
+	return b.Bytes()
+}
+
+// TestRecordScanHeadSlots decodes headListsPickle with and without the
+// record scan: the lists the scan finds among those of their head slot
+// (knownList), or walks to, hold the same elements as the general
+// path's, also after the memo slots of some of their elements are set
+// again, and after the cache starts over with elements not yet copied.
+// The same pickle's lists, made as they are by a Handler that reads
+// none of them, are the same as the general path's too (the root's
+// memo gets of them).
+func TestRecordScanHeadSlots(t *testing.T) {
+	const n = 6000
+	data := headListsPickle(n)
+	read := func(scan, unread bool) (*recordReader, Value) {
+		r := &recordReader{plan: NewRecordPlan(recordKeys...), scan: scan, unread: unread}
+		v, err := Decode(bytes.NewReader(data), "head lists", r, Limits{})
+		if err != nil {
+			t.Fatalf("scan %v: %v", scan, err)
+		}
+		return r, v
+	}
+	general, gv := read(false, false)
+	scanned, sv := read(true, false)
+	if scanned.scanned < n-100 {
+		t.Errorf("the scan took %d of %d records", scanned.scanned, n)
+	}
+	if len(general.rows) != n || len(scanned.rows) != n {
+		t.Fatalf("rows: general %d, scanned %d, want %d", len(general.rows), len(scanned.rows), n)
+	}
+	for i := range general.rows {
+		if !reflect.DeepEqual(general.rows[i], scanned.rows[i]) {
+			t.Fatalf("row %d: general %v, scanned %v", i, general.rows[i], scanned.rows[i])
+		}
+	}
+	// The memo slots set again show in the rows after them.
+	if got := fmt.Sprint(scanned.rows[n-1][3]); !strings.Contains(got, "frame-2-again") {
+		t.Errorf("the last row's list %s lacks the frame set again", got)
+	}
+	// The root's memo gets of every 97th record's lists: 2 per record.
+	want := canon(gv).(map[string]any)["list"].([]any)
+	if len(want) != 1+2*((n+96)/97) {
+		t.Fatalf("the root holds %d values", len(want))
+	}
+	for _, v := range []Value{sv, func() Value { _, v := read(true, true); return v }()} {
+		if got := canon(v); !reflect.DeepEqual(got, canon(gv)) {
+			t.Errorf("memo gets of the lists: scanned %v, general %v", got, want[1:])
 		}
 	}
 }

@@ -1552,7 +1552,7 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 			return pickle.Value{}, pickle.ErrNotScanned
 		}
 		v := rec.Val[blockFrames]
-		_, _, isList := rec.List(blockFrames)
+		_, isList := rec.ListLen(blockFrames)
 		tag, id, isRef := v.Ref()
 		switch {
 		case v.IsNone():
@@ -1575,8 +1575,8 @@ func (r *Reader) scannedBlock(rec *pickle.Record) (pickle.Value, error) {
 				// path yields the list, which a later block or the
 				// segment would convert to the same stack), and its
 				// elements stay held until then, as there.
-				items, _, _ := rec.List(blockFrames)
-				row.stack, row.held = ls.stack, int32(len(items))
+				n, _ := rec.ListLen(blockFrames)
+				row.stack, row.held = ls.stack, int32(n)
 				rec.Val[blockFrames] = pickle.RefValue(tagStack, int64(ls.stack))
 				rec.KeepHeld(blockFrames)
 				break
