@@ -148,13 +148,8 @@ func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32,
 		keys []int32
 	}
 	groups := map[int32]*group{}
-	log := d.log.keyIterFrom(from)
-	for i := from; i < upto; {
-		ks := log.nextKeys()
-		if len(ks) == 0 {
-			break
-		}
-		for _, k := range ks[:min(len(ks), upto-i)] {
+	for at, ks := range d.log.keyRuns(from, upto) {
+		for j, k := range ks {
 			if k >= 0 {
 				if c := a.callInfoOf(d.keys[k].stack); c.group >= 0 {
 					g := groups[c.group]
@@ -162,11 +157,10 @@ func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32,
 						g = &group{}
 						groups[c.group] = g
 					}
-					g.pos = append(g.pos, i)
+					g.pos = append(g.pos, at+j)
 					g.keys = append(g.keys, k)
 				}
 			}
-			i++
 		}
 	}
 	var best []int

@@ -508,27 +508,20 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 	// at each anchor's occurrences only (filled reads them there): a
 	// count per log position cost 8 bytes a trace entry.
 	var work, all int32
-	log := d.log.keyIterFrom(from)
-	for i := from; i < upto; {
-		ks := log.nextKeys()
-		if len(ks) == 0 {
-			break
-		}
-		for _, k := range ks[:min(len(ks), upto-i)] {
+	for at, ks := range d.log.keyRuns(from, upto) {
+		for e, k := range ks {
 			if k < 0 {
-				i++
 				continue
 			}
 			if j := slot[k]; j >= 0 {
 				o := &occs[j]
-				o.pos = append(o.pos, i)
+				o.pos = append(o.pos, at+e)
 				o.counts = append(o.counts, work)
 				o.allocs = append(o.allocs, all)
 			} else {
 				work++
 			}
 			all++
-			i++
 		}
 	}
 	// The stacks that occur, by id.
@@ -601,15 +594,10 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		}
 		touched = touched[:0]
 	}
-	log = d.log.keyIter()
 	b, next := 0, it.pos[0] // the next boundary and its position
-	for i := 0; i < upto; {
-		ks := log.nextKeys()
-		if len(ks) == 0 {
-			break
-		}
-		for _, k := range ks[:min(len(ks), upto-i)] {
-			if i == next {
+	for at, ks := range d.log.keyRuns(0, upto) {
+		for e, k := range ks {
+			if at+e == next {
 				flush(b)
 				b++
 				next = -1
@@ -627,7 +615,6 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 				dirty[k] = true
 				touched = append(touched, k)
 			}
-			i++
 		}
 	}
 	flush(len(it.pos)) // the end

@@ -1,6 +1,9 @@
 package snapshot
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"iter"
+)
 
 // replayLog is a device's replay log: every allocation (its key index) and
 // every free of an allocation the trace made (^key), with its time. Its
@@ -153,6 +156,27 @@ func (it *keyIter) nextKeys() []int32 {
 	ks := it.keys[it.j:it.n]
 	it.j = it.n
 	return ks
+}
+
+// keyRuns yields the keys of the log's entries from to upto (from <=
+// upto <= the log's length) a run at a time, each with the position of
+// its first entry: a caller's loop over a run's keys costs less than next
+// for each, and the run, a chunk's at most, is reused for the next one.
+func (l *replayLog) keyRuns(from, upto int) iter.Seq2[int, []int32] {
+	return func(yield func(int, []int32) bool) {
+		it := l.keyIterFrom(from)
+		for i := from; i < upto; {
+			ks := it.nextKeys()
+			if len(ks) == 0 {
+				return
+			}
+			ks = ks[:min(len(ks), upto-i)]
+			if !yield(i, ks) {
+				return
+			}
+			i += len(ks)
+		}
+	}
 }
 
 // decode decodes the next chunk's keys.
