@@ -68,8 +68,15 @@ func (r *runner) analyzeFile(path string) (report.Input, []report.Finding, error
 	}
 	defer r.progress(in)()
 	format := r.o.detect(head)
+	var rin report.Input
+	var fs []report.Finding
 	if f := byFormat[format]; f != nil {
-		return f.analyze(r, in, head, format)
+		rin, fs, err = f.analyze(r, in, head, format)
+	} else {
+		rin, fs, err = analyzeUnclaimed(r, in, head)
 	}
-	return analyzeUnclaimed(r, in, head)
+	if err != nil {
+		return report.Input{Format: string(format)}, nil, err
+	}
+	return rin, fs, nil
 }

@@ -141,7 +141,9 @@ func (r *runner) leakOptions() snapshot.LeakOptions {
 }
 
 // each reads every path with read: an input that cannot be read is listed
-// with its error (when paths has more than one), or stops the run.
+// with its error (when paths has more than one), or stops the run. read
+// returns, with its error, an input whose Format is what the content was
+// recognised as (empty when it was not).
 func (r *runner) each(ctx context.Context, paths []string, read func(path string) (report.Input, error)) error {
 	for _, path := range paths {
 		if err := ctx.Err(); err != nil {
@@ -152,7 +154,7 @@ func (r *runner) each(ctx context.Context, paths []string, read func(path string
 			if len(paths) == 1 {
 				return &InputError{Err: err}
 			}
-			r.rep.Inputs = append(r.rep.Inputs, r.unread.add(path, err))
+			r.rep.Inputs = append(r.rep.Inputs, r.unread.add(path, in.Format, err))
 			continue
 		}
 		r.rep.Inputs = append(r.rep.Inputs, in)
@@ -194,8 +196,10 @@ type unread struct {
 	byPath map[string]error
 }
 
-// add records a failed input and returns its report entry.
-func (u *unread) add(path string, err error) report.Input {
+// add records a failed input and returns its report entry: its path,
+// the format its content was recognised as ("" when it was not: a file
+// that cannot be opened, or content no family claims) and the error.
+func (u *unread) add(path, format string, err error) report.Input {
 	if u.first == nil {
 		u.first = err
 	}
@@ -204,7 +208,7 @@ func (u *unread) add(path string, err error) report.Input {
 		u.byPath = map[string]error{}
 	}
 	u.byPath[path] = err
-	return report.Input{Path: path, Error: err.Error(), Warnings: []string{}}
+	return report.Input{Path: path, Format: format, Error: err.Error(), Warnings: []string{}}
 }
 
 // err is nil when every input was read, else an *InputError naming the

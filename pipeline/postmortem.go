@@ -85,9 +85,16 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 		rin, fact, err = f.postmortem(r, in, head, format)
 	case f != nil:
 		rin, _, err = f.analyze(r, in, head, format)
+		if err != nil {
+			return report.Input{Format: string(format)}, nil, err
+		}
 		return blindToOOMs(rin, err), nil, err
 	default:
 		rin, fact, err = postmortemLog(r, in, head, format)
+	}
+	if err != nil {
+		// What the content was recognised as, for the unread input's entry.
+		return report.Input{Format: string(format)}, nil, err
 	}
 	return blindToOOMs(rin, err), &fact, err
 }

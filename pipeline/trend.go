@@ -28,7 +28,7 @@ func (r *runner) trendAll(ctx context.Context, paths []string) (*Result, error) 
 				return nil, &InputError{Err: err}
 			}
 			r.nvml.a.Drop(path)
-			failed[i] = r.unread.add(path, err)
+			failed[i] = r.unread.add(path, ti.Format, err)
 			continue
 		}
 		inputs = append(inputs, ti)
@@ -59,8 +59,16 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 	}
 	defer in.Close()
 	format := Detect(head)
+	var ti report.TrendInput
 	if f := byFormat[format]; f != nil && f.trend != nil {
-		return f.trend(r, in, format)
+		ti, err = f.trend(r, in, format)
+	} else {
+		ti, err = trendSamples(r, in)
 	}
-	return trendSamples(r, in)
+	if err != nil {
+		// What the content was recognised as, for the unread input's
+		// entry (a snapshot refused, a log cut inside a row).
+		return report.TrendInput{Format: string(r.o.detect(head))}, err
+	}
+	return ti, nil
 }

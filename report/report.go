@@ -113,7 +113,10 @@ type Tool struct {
 
 // Input describes one input file and what was read from it.
 type Input struct {
-	Path   string `json:"path"`
+	Path string `json:"path"`
+	// Format is what the content was recognised as (pytorch-snapshot,
+	// nvidia-smi-query-gpu, ...), also for an input that could not be
+	// read (a snapshot cut short); "" when it was not recognised.
 	Format string `json:"format"`
 	// Error is why the input could not be read (file and byte offset or
 	// line); the report then holds the other inputs, and the run exits
