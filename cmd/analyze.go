@@ -102,10 +102,9 @@ text and torch.cuda.memory_stats() JSON are read too; what all inputs say about
 one OOM makes one "oom" finding ("gpuleak oom" prints the full postmortem).
 
 Sizes in tables use IEC units (KiB, MiB, GiB); JSON gives bytes. The JSON
-report's schema is gpuleak.report/v1 (README.md documents it). An input that
-cannot be read costs only itself: the others are reported, it is listed with
-its error, and the exit code is 2. Exit codes: 0 done, 1 findings matched
---fail-on, 2 bad usage or input, 3 internal error.`,
+report's schema is gpuleak.report/v1 (README.md documents it).
+
+` + exitCodesHelp(helpUnreadCostsItself, exitHelpDone, exitHelp{ExitFindings, "findings matched --fail-on"}, exitHelpInput, exitHelpInternal),
 		Example: `  # a postmortem of one snapshot
   gpuleak analyze snapshot.pickle
 

@@ -83,7 +83,12 @@ gives the samples taken, the interval achieved and what sampling cost.
 
 Capture needs a gpuleak built with NVML (make build-nvml, or go build -tags
 nvml: cgo) and the NVIDIA driver's libnvidia-ml.so.1 at run time; without
-them it says so and exits with code 2.`,
+them it says so.
+
+` + exitCodesHelp("With -- CMD, capture exits with the program's exit code (128 + N when signal N ended it), unless it exits 2 or 3.",
+			exitHelp{ExitOK, "sampling stopped as asked"},
+			exitHelp{ExitInput, "bad usage, a build without NVML, no NVML library or driver, or a program that cannot be started (nothing is sampled then)"},
+			exitHelpSamples),
 		Example: `  # follow a training run, sampling every second; print the trends at the end
   gpuleak capture -o train.jsonl --analyze -- python3 train.py --epochs 3
 

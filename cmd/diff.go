@@ -85,7 +85,9 @@ show different numbers of iterations is judged per iteration. Each site is:
 
 compute-sanitizer errors that are not leaks are compared by their counts,
 and the reports' LEAK SUMMARY and ERROR SUMMARY totals are shown side by
-side. Exit codes: 0 done, 2 bad usage or input, 3 internal error.`,
+side.
+
+` + exitCodesHelp("", exitHelpDone, exitHelpInput, exitHelpInternal),
 		Example: `  # what the leak adds to a clean run of the same script
   gpuleak diff clean.pickle leak.pickle
 

@@ -55,8 +55,9 @@ README.md documents the schemas and shows DuckDB and Spark SQL queries.
 Inputs are paths, walked as "gpuleak report" walks them (links followed);
 "-" (standard input) is not supported: save the input to a file first.
 
-Exit codes: 0 done (unreadable inputs are counted on standard error), 2 bad
-usage or a root that cannot be walked, 3 a file that cannot be written.`,
+` + exitCodesHelp("", exitHelp{ExitOK, "done (unreadable inputs are counted on standard error)"},
+			exitHelp{ExitInput, "bad usage or a root that cannot be walked"},
+			exitHelp{ExitInternal, "a file that cannot be written"}),
 		Example: `  gpuleak export /mnt/artifacts -o /mnt/fleet --group-by '{host}/{job}/...'
   duckdb -c "SELECT kind, count(*) FROM read_parquet('/mnt/fleet/table=findings/**/*.parquet', hive_partitioning=true) GROUP BY kind"`,
 		Args: func(c *cobra.Command, args []string) error {

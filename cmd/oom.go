@@ -76,10 +76,10 @@ Sizes are printed as PyTorch prints them (two decimals of KiB, MiB, GiB);
 --format json writes the gpuleak.report/v1 document with one "oom" finding
 per OOM and "fragmentation" findings (README.md documents them).
 
-Exit codes: 0 done (an input without an OOM included: the postmortem says
-so), 2 bad usage or an input that cannot be read (the others are still
-reported), 3 internal error. To fail a CI job on an OOM, use
-gpuleak analyze --fail-on oom.`,
+` + exitCodesHelp("To fail a CI job on an OOM, use gpuleak analyze --fail-on oom.",
+			exitHelp{ExitOK, "done (an input without an OOM included: the postmortem says so)"},
+			exitHelp{ExitInput, "bad usage or an input that cannot be read (the others are still reported)"},
+			exitHelpInternal),
 		Example: `  # the snapshot an OOM observer wrote, with the job's log
   gpuleak oom oom_snapshot.pickle train.log
 

@@ -86,9 +86,9 @@ Inputs are paths: "-" (standard input) is not read, as a directory walk
 cannot be; save a pasted log to a file first. -o - writes to standard
 output.
 
-Exit codes: 0 done (also with unreadable inputs: the report lists them),
-2 bad usage or a root that cannot be walked, 3 the report could not be
-written, or an internal error.`,
+` + exitCodesHelp("", exitHelp{ExitOK, "done (also with unreadable inputs: the report lists them)"},
+			exitHelp{ExitInput, "bad usage or a root that cannot be walked"},
+			exitHelp{ExitInternal, "the report could not be written, or an internal error"}),
 		Example: `  # this morning's page from yesterday's artifacts
   gpuleak report /mnt/artifacts --since 24h -o report.html
 

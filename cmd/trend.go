@@ -72,9 +72,7 @@ times (dmon or pmon without -o, DCGM text without timestamps) are placed by
 row order, --interval apart from --start. Sizes in tables use IEC units (KiB,
 MiB, GiB); JSON (gpuleak.report/v1, findings of kind "trend") gives bytes.
 
-An input that cannot be read costs only itself: the others are reported,
-it is listed with its error, and the exit code is 2. Exit codes: 0 done,
-1 a series has a --fail-on class, 2 bad usage or input, 3 internal error.`,
+` + exitCodesHelp(helpUnreadCostsItself, exitHelpDone, exitHelp{ExitFindings, "a series has a --fail-on class"}, exitHelpInput, exitHelpInternal),
 		Example: `  # a job's nvidia-smi loop, and its processes
   gpuleak trend gpu.csv apps.csv
 

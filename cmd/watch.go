@@ -63,7 +63,11 @@ at a short interval), refreshes are spaced out; every sample is still taken.
 default: give an explicit address such as 0.0.0.0:9400 to serve others);
 --textfile PATH writes them for node_exporter's textfile collector,
 replaced atomically (rename) every interval. -o also writes the samples,
-as capture does. Needs a gpuleak built with NVML (make build-nvml).`,
+as capture does. Needs a gpuleak built with NVML (make build-nvml).
+
+` + exitCodesHelp("", exitHelp{ExitOK, "watching stopped as asked (q, SIGINT, SIGTERM or --duration)"},
+			exitHelp{ExitInput, "bad usage, a build without NVML, or no NVML library or driver (nothing is sampled then)"},
+			exitHelpSamples),
 		Example: `  gpuleak watch
   gpuleak watch --gpu 0 --interval 500ms --window 5m
   gpuleak watch --prometheus 127.0.0.1:9400 > /dev/null     # an exporter, one line per interval
