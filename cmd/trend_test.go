@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuleak/gpuleak/report"
 )
 
 const nvmlData = "../testdata/nvml/"
@@ -818,4 +821,37 @@ func writeCut(t *testing.T, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// s37: NVML samples whose used memory exceeds the GPU's total (the
+// tester's log, 10,000,000,000 MiB and up on a 143771 MiB H200) gave
+// "runs out of memory in about 0 s" and no warning. testdata/README.md
+// gives each file's rows: in the first every sample (12) is above the
+// total, in the second only sample 8 (900000 MiB). Each gets a warning
+// naming its input and the first such sample, and no time to OOM.
+func TestTrendUsedAboveTotal(t *testing.T) {
+	for file, want := range map[string]string{
+		"s37_used_above_total.csv":       "GPU 0: sample 1 (2026-11-30 08:06:10 UTC) has used memory 9.3 PiB, more than the GPU's total memory in its row (140 GiB), and so do 11 more samples",
+		"s37_one_sample_above_total.csv": "GPU 0: sample 8 (2026-11-30 08:06:17 UTC) has used memory 879 GiB, more than the GPU's total memory in its row (140 GiB):",
+	} {
+		path := td + "nvml/" + file
+		code, out, errOut := run(t, nil, "trend", "--format", "json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", file, code, errOut)
+		}
+		var rep report.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Inputs) != 1 || len(rep.Findings) != 1 {
+			t.Fatalf("%s: %d inputs, %d findings", file, len(rep.Inputs), len(rep.Findings))
+		}
+		if !slices.ContainsFunc(rep.Inputs[0].Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("%s: warnings %q, want one with %q", file, rep.Inputs[0].Warnings, want)
+		}
+		f := rep.Findings[0]
+		if f.TimeToOOMS != nil || !strings.Contains(f.TimeToOOMReason, "above the GPU's total") {
+			t.Errorf("%s: time to OOM %v (%q): want none, for the samples above the total", file, f.TimeToOOMS, f.TimeToOOMReason)
+		}
+	}
 }

@@ -71,6 +71,9 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	if len(ins) > 0 {
 		ins[0].Warnings = append(ins[0].Warnings, res.Warnings...)
 	}
+	for i := range ins {
+		ins[i].Warnings = append(ins[i].Warnings, res.InputWarnings[ins[i].Path]...)
+	}
 	var out []Finding
 	for _, s := range res.Series {
 		out = append(out, trendFinding(s, clocks[s.Input]))

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dustin/go-humanize"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/parse/nvml"
@@ -65,6 +67,9 @@ type Result struct {
 	// before its processes', processes by pid.
 	Series   []SeriesTrend
 	Warnings []string
+	// InputWarnings are warnings about one input's samples, by its name
+	// (a sample whose used memory exceeds its GPU's total).
+	InputWarnings map[string][]string
 }
 
 // SeriesTrend is the trend of one GPU's used memory (PID unset) or one
@@ -271,6 +276,15 @@ type series struct {
 	inputStartUs, inputEndUs   int64
 	unsorted                   bool
 	hasCap                     bool
+	// peakN is the peak's sample number (1-based, in the order added);
+	// maxTotal the largest GPU total memory its rows gave (-1: none).
+	peakN    int
+	maxTotal float64
+	// over is the first sample whose used memory exceeds its GPU's
+	// total (the row's, GPUMemoryBytes, or for a process its GPU's
+	// series'); overN counts such samples (0: none).
+	over  overTotal
+	overN int
 	// batch is the last Add (Analyzer.batches) that gave the series a
 	// row: the text that is one value for a whole batch is taken once.
 	batch uint64
@@ -462,6 +476,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		switch {
 		case s.raw == 0:
 			s.firstT, s.firstV, s.lastT, s.lastV, s.minV, s.peakT, s.peakV = t, v, t, v, v, t, v
+			s.peakN, s.maxTotal = 1, -1
 		default:
 			if t < s.firstT {
 				s.firstT, s.firstV = t, v
@@ -471,10 +486,23 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 			s.minV = min(s.minV, v)
 			if v > s.peakV {
-				s.peakT, s.peakV = t, v
+				s.peakT, s.peakV, s.peakN = t, v, s.raw+1
 			}
 		}
 		s.raw++
+		// Used memory above the GPU's total is no reading of a real GPU: a
+		// damaged row, or figures in units that do not match (a MIG
+		// instance's against its whole GPU's).
+		switch {
+		case totalAll || total.IsValid(i):
+			tot := float64(total.Value(i))
+			s.maxTotal = max(s.maxTotal, tot)
+			if v > tot {
+				s.noteOver(overTotal{n: s.raw, t: t, used: v, total: tot, of: "the GPU's total memory in its row"})
+			}
+		case !k.hasPID && a.opt.GPUMemoryBytes > 0 && v > float64(a.opt.GPUMemoryBytes):
+			s.noteOver(overTotal{n: s.raw, t: t, used: v, total: float64(a.opt.GPUMemoryBytes), of: "the GPU memory given (--gpu-memory)"})
+		}
 		// The interned values themselves (copies already): the next row's
 		// equal value is then the same string, compared without reading
 		// its bytes. A column of one value (or none) in the whole batch
@@ -624,6 +652,15 @@ func (a *Analyzer) Finalize() *Result {
 		}
 	}
 	a.fitAll()
+	a.checkProcessTotals()
+	for _, s := range a.order {
+		if w := overTotalWarning(s); w != "" {
+			if res.InputWarnings == nil {
+				res.InputWarnings = map[string][]string{}
+			}
+			res.InputWarnings[s.key.input] = append(res.InputWarnings[s.key.input], w)
+		}
+	}
 	for _, s := range a.order {
 		if g, ok := index[s.group]; ok && !s.out.HasGPU {
 			s.out.GPU, s.out.HasGPU = g, true
@@ -1067,6 +1104,12 @@ func (a *Analyzer) unattributed(g *series) {
 // timeToOOM estimates when a growing series exhausts its GPU, or says why not.
 func (a *Analyzer) timeToOOM(s *series) {
 	o, f := s.out, s.fit
+	if s.overN > 0 {
+		// First: samples no GPU could give shaped the class too.
+		o.NoOOMReason = fmt.Sprintf("used memory above the GPU's total in %d of %d samples (the first: sample %d): the samples cannot give a time to OOM",
+			s.overN, s.raw, s.over.n)
+		return
+	}
 	switch f.class {
 	case Flat:
 		o.NoOOMReason = "flat: no growth"
@@ -1178,4 +1221,66 @@ func Duration(sec float64) string {
 		return fmt.Sprintf("%.1f h", sec/3600)
 	}
 	return fmt.Sprintf("%.1f days", sec/86400)
+}
+
+// overTotal is a sample whose used memory exceeds the total memory of its
+// GPU: n its sample number in its series (1-based), t its time (µs),
+// used and total in bytes, of where total comes from.
+type overTotal struct {
+	n           int
+	t           int64
+	used, total float64
+	of          string
+}
+
+// noteOver counts a sample above its GPU's total, keeping the first.
+func (s *series) noteOver(o overTotal) {
+	if s.overN == 0 {
+		s.over = o
+	}
+	s.overN++
+}
+
+// checkProcessTotals finds the process series whose peak exceeds the
+// total memory of their GPU, as a GPU log of the same group gives it (or
+// GPUMemoryBytes): their rows carry no total of their own.
+func (a *Analyzer) checkProcessTotals() {
+	for g, procs := range a.procsIn {
+		tot, of := -1.0, ""
+		for _, gs := range a.gpusIn[g] {
+			if gs.maxTotal > tot {
+				tot, of = gs.maxTotal, "its GPU's total memory in "+gs.key.input
+			}
+		}
+		if tot < 0 && a.opt.GPUMemoryBytes > 0 {
+			tot, of = float64(a.opt.GPUMemoryBytes), "the GPU memory given (--gpu-memory)"
+		}
+		for _, p := range procs {
+			if tot >= 0 && p.overN == 0 && p.peakV > tot {
+				p.noteOver(overTotal{n: p.peakN, t: p.peakT, used: p.peakV, total: tot, of: of})
+			}
+		}
+	}
+}
+
+// overTotalWarning says, naming the series and the sample (the input is
+// the warning's), that a series has used memory above its GPU's total,
+// and that no time to OOM is given for it; "" when none.
+func overTotalWarning(s *series) string {
+	if s.overN == 0 {
+		return ""
+	}
+	name := seriesName(s)
+	if !s.key.hasPID && s.key.hasGPU {
+		name = fmt.Sprintf("GPU %d", s.key.gpu)
+	}
+	o := s.over
+	more := ""
+	if s.overN > 1 {
+		more = fmt.Sprintf(", and so do %d more samples", s.overN-1)
+	}
+	return fmt.Sprintf("%s: sample %d (%s) has used memory %s, more than %s (%s)%s: a damaged sample, or figures in units that do not match "+
+		"(a MIG instance's against its whole GPU's); the series' class and peak count it; no time to OOM is given for the series",
+		name, o.n, time.UnixMicro(o.t).UTC().Format("2006-01-02 15:04:05 UTC"),
+		humanize.IBytes(uint64(o.used)), o.of, humanize.IBytes(uint64(max(o.total, 0))), more)
 }

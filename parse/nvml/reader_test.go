@@ -153,6 +153,11 @@ func TestFixtures(t *testing.T) {
 		{"hunt_eval_sawtooth.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
 		{"hunt_restart.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
 		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, 12, ClockRowOrder, "excludes-reserved"},
+		// s37 (testdata/README.md): 12 rows of one GPU, 1 s apart, in
+		// query_gpu.csv's columns (memory.reserved among them); used
+		// above the total is the trend analysis's to warn about.
+		{"s37_used_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
+		{"s37_one_sample_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
