@@ -87,7 +87,7 @@ cannot be; save a pasted log to a file first. -o - writes to standard
 output.
 
 ` + exitCodesHelp("", exitHelp{ExitOK, "done (also with unreadable inputs: the report lists them)"},
-			exitHelp{ExitInput, "bad usage or a root that cannot be walked"},
+			exitHelp{ExitInput, "bad usage, a root that cannot be walked, or no input read at all (an empty root; the report is still written)"},
 			exitHelp{ExitInternal, "the report could not be written, or an internal error"}),
 		Example: `  # this morning's page from yesterday's artifacts
   gpuleak report /mnt/artifacts --since 24h -o report.html
@@ -230,10 +230,58 @@ func runReport(opts *ReportOptions) error {
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s\n", u.Error)
 	}
-	if opts.Output == "-" {
-		return report.WriteDaily(opts.IO.Out, d, format)
+	if s := d.Summary; s.Read == 0 && s.OutsideWindow > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: no artifact in the window: the %s dated outside it\n",
+			counted(s.OutsideWindow, "file read is", "files read are"))
 	}
-	return writeFileAtomically(opts.Output, func(w io.Writer) error { return report.WriteDaily(w, d, format) })
+	if opts.Output == "-" {
+		err = report.WriteDaily(opts.IO.Out, d, format)
+	} else {
+		err = writeFileAtomically(opts.Output, func(w io.Writer) error { return report.WriteDaily(w, d, format) })
+	}
+	if err != nil {
+		return err
+	}
+	return noInputRead(opts.Roots, d.Summary)
+}
+
+// reportLooksFor is what gpuleak report looks for in the files under its
+// roots, said when it found none.
+const reportLooksFor = "PyTorch memory snapshots, logs with an out-of-memory message, memory_summary() and memory_stats() output, " +
+	"profiler traces, compute-sanitizer reports and NVML sample logs (nvidia-smi, dmon, pmon, pynvml, gpustat, DCGM)"
+
+// noInputRead is the outcome of a report that read no artifact: an empty
+// or unmounted root, files of no format gpuleak reads, files it cannot
+// read. Exit code 2, the code of an input that cannot be read (README,
+// Exit codes), as analyze when every input fails; its page, already
+// written, says nothing was analysed. Files read but dated outside the
+// window are a quiet window (nil: runReport says so on standard error).
+func noInputRead(roots []string, s report.DailySummary) error {
+	if s.Read > 0 || s.OutsideWindow > 0 {
+		return nil
+	}
+	where := strings.Join(roots, ", ")
+	if s.Files == 0 {
+		return &InputError{Err: fmt.Errorf("report: no input found under %s: looked, by content, in every file below (links followed) for %s; there was none",
+			where, reportLooksFor)}
+	}
+	var why []string
+	if s.Skipped > 0 {
+		why = append(why, counted(s.Skipped, "holds", "hold")+" no format gpuleak reads")
+	}
+	if s.Unreadable > 0 {
+		why = append(why, fmt.Sprintf("%d could not be read (named above)", s.Unreadable))
+	}
+	return &InputError{Err: fmt.Errorf("report: no input read under %s: of the %s found, %s; gpuleak reads %s, recognised by content",
+		where, counted(s.Files, "file", "files"), strings.Join(why, ", "), reportLooksFor)}
+}
+
+// counted is n with the words for one or for more: "1 file", "2 files".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // maxStderrUnreadable bounds the unreadable inputs report names on

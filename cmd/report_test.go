@@ -536,16 +536,21 @@ func TestReportSaysWhenNothingWasRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []struct{ root, want string }{
-		{bad, "No artifact was read of the 2 files found (2 could not be read): nothing was analysed."},
-		{t.TempDir(), "No file was found under the roots: nothing was analysed."},
+	// A run that read nothing exits 2 after writing the page
+	// (TestReportNoInputRead); one that read a file, 0.
+	for _, c := range []struct {
+		root, want string
+		code       int
+	}{
+		{bad, "No artifact was read of the 2 files found (2 could not be read): nothing was analysed.", 2},
+		{t.TempDir(), "No file was found under the roots: nothing was analysed.", 2},
 		// clean_train_loop: no leak (../shared/fixtures/README.md).
-		{mixed, "Nothing leaked, ran out of memory or grew in the 1 file read; 1 could not be read, and nothing is known of them."},
+		{mixed, "Nothing leaked, ran out of memory or grew in the 1 file read; 1 could not be read, and nothing is known of them.", 0},
 	} {
 		for _, format := range []string{"markdown", "html"} {
 			code, out, errs := run(t, nil, "report", "-o", "-", "--format", format, c.root)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errs)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errs)
 			}
 			if !strings.Contains(out, c.want) || strings.Contains(out, "grew.") {
 				t.Errorf("%s of %s: want %q, and no clean verdict:\n%s", format, c.root, c.want, out)
@@ -561,4 +566,59 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// s37: gpuleak report over a root where it read nothing (an empty or
+// unmounted artifact directory, files of no format it reads, files it
+// cannot read) exited 0 with nothing on standard error: a cron job's mail
+// showed nothing. It now writes the page (which says nothing was
+// analysed), then names on standard error the roots and what it looked
+// for, and exits 2, the code of "no input read" (README, Exit codes: as
+// analyze when every input fails). Files read but dated outside the
+// window are a quiet window, not a failure: exit 0, said on standard
+// error.
+func TestReportNoInputRead(t *testing.T) {
+	empty := t.TempDir()
+	skipped := t.TempDir()
+	if err := os.WriteFile(filepath.Join(skipped, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unreadable := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unreadable, "empty.pickle"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := t.TempDir()
+	oldLog := filepath.Join(old, "oom_error.txt")
+	if err := os.WriteFile(oldLog, mustRead(t, td+"pytorch/oom_error.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(oldLog, then, then); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		root  string
+		args  []string
+		code  int
+		wants []string
+	}{
+		{empty, nil, 2, []string{"gpuleak: report: no input found under " + empty + ":", "snapshots", "NVML sample logs", "by content"}},
+		{skipped, nil, 2, []string{"gpuleak: report: no input read under " + skipped + ": of the 1 file found, 1 holds no format gpuleak reads;", "by content"}},
+		{unreadable, nil, 2, []string{"gpuleak report: unreadable: " + filepath.Join(unreadable, "empty.pickle"), "gpuleak: report: no input read under " + unreadable + ": of the 1 file found, 1 could not be read"}},
+		{old, []string{"--since", "24h"}, 0, []string{"gpuleak report: no artifact in the window: the 1 file read is dated outside it"}},
+	} {
+		page := filepath.Join(t.TempDir(), "page.md")
+		code, _, errs := run(t, nil, append([]string{"report", "-o", page, c.root}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d: %s", c.root, code, c.code, errs)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: standard error %q, want %q in it", c.root, errs, w)
+			}
+		}
+		if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "nothing was analysed") {
+			t.Errorf("%s: page %v: want it written, saying nothing was analysed", c.root, err)
+		}
+	}
 }
