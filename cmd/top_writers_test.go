@@ -57,8 +57,8 @@ func TestTopCutsTheListNotTheVerdict(t *testing.T) {
 	}
 	first, _, _ := strings.Cut(out, "\n")
 	// 80 MiB + 768 MiB = 848 MiB.
-	if !strings.Contains(first, "2 leak (848 MiB)") {
-		t.Errorf("markdown summary %q: want the run's totals, 2 leak (848 MiB)", first)
+	if !strings.Contains(first, "2 leaks (848 MiB)") {
+		t.Errorf("markdown summary %q: want the run's totals, 2 leaks (848 MiB)", first)
 	}
 	if strings.Contains(out, "in the details") || !strings.Contains(out, "left out by --top (--top 0 lists them)") {
 		t.Errorf("markdown: the finding --top cut is not in the details; want it said so:\n%s", out)

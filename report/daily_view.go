@@ -146,7 +146,8 @@ func newDailyView(d *Daily) *dailyView {
 		if l.MaxBytesPerS > 0 {
 			rate = fmt.Sprintf(", up to %s/s", IBytes(int64(l.MaxBytesPerS)))
 		}
-		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %d allocations held at the end, from %d finding(s) in %d job(s)%s", IBytes(l.Bytes), l.Count, l.Findings, l.JobCount, rate))
+		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %s held at the end, from %s in %s%s", IBytes(l.Bytes),
+			plural(l.Count, "allocation", "allocations"), plural(l.Findings, "finding", "findings"), plural(l.JobCount, "job", "jobs"), rate))
 		jobs := "jobs: " + strings.Join(l.Jobs, ", ")
 		if more := l.JobCount - len(l.Jobs); more > 0 {
 			jobs += fmt.Sprintf(" and %d more", more)

@@ -24,3 +24,22 @@ func TestDailyLeakCardCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestDailyLeakSiteCounts: a leak site's line on the daily page counts
+// in words that agree with the numbers, where it said "from 1 finding(s)
+// in 1 job(s)" and "1 allocations" (s37: counts read in English).
+func TestDailyLeakSiteCounts(t *testing.T) {
+	for _, c := range []struct {
+		count, findings, jobs int
+		want                  string
+	}{
+		{1, 1, 1, "80 MiB in 1 allocation held at the end, from 1 finding in 1 job"},
+		{40, 4, 2, "80 MiB in 40 allocations held at the end, from 4 findings in 2 jobs"},
+	} {
+		d := &Daily{LeakSites: []DailyLeakSite{{Bytes: 80 << 20, Count: c.count, Findings: c.findings, JobCount: c.jobs}}}
+		v := newDailyView(d)
+		if len(v.Leaks) != 1 || len(v.Leaks[0].Lines) == 0 || v.Leaks[0].Lines[0] != c.want {
+			t.Errorf("leak site lines %+v, want the first %q", v.Leaks, c.want)
+		}
+	}
+}

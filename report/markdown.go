@@ -163,7 +163,7 @@ func mdSummary(r *Report) string {
 	}
 	var kinds []string
 	for _, k := range order {
-		kinds = append(kinds, fmt.Sprintf("%d %s (%s)", byKind[k].n, k, IBytes(byKind[k].bytes)))
+		kinds = append(kinds, fmt.Sprintf("%s (%s)", kindCount(k, byKind[k].n), IBytes(byKind[k].bytes)))
 	}
 	if len(kinds) == 0 {
 		kinds = append(kinds, "no findings")

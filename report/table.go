@@ -53,7 +53,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 			return err
 		}
 		if left := r.FindingsTotal - len(r.Findings); left > 0 {
-			fmt.Fprintf(ew, "... %d more finding(s) not shown (--top 0 shows all)\n", left)
+			fmt.Fprintf(ew, "... %s not shown (--top 0 shows all)\n", plural(left, "more finding", "more findings"))
 		}
 		fmt.Fprintln(ew)
 		for i, f := range r.Findings {

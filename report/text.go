@@ -36,6 +36,22 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// kindCount counts n findings of kind k in English: a kind that is a
+// noun counts itself ("1 leak", "2 leaks", "2 OOMs"), trend findings are
+// NVML series ("series" is its own plural), and a kind that is an
+// adjective counts findings ("2 retained findings").
+func kindCount(k Kind, n int) string {
+	switch k {
+	case KindLeak:
+		return plural(n, "leak", "leaks")
+	case KindOOM:
+		return plural(n, "OOM", "OOMs")
+	case KindTrend:
+		return plural(n, "NVML series", "NVML series")
+	}
+	return plural(n, string(k)+" finding", string(k)+" findings")
+}
+
 // stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
 func stackLine(st []Frame, n int) string {
 	parts := make([]string, 0, n+1)
