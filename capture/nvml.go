@@ -73,7 +73,10 @@ func openNVML(lib nvml.Interface, cfg Config) (*nvmlSource, error) {
 	for _, i := range idx {
 		if i < 0 || i >= n {
 			lib.Shutdown()
-			return nil, fmt.Errorf("no GPU %d: NVML sees %d GPU(s), indices 0 to %d", i, n, n-1)
+			if n == 1 {
+				return nil, fmt.Errorf("no GPU %d: NVML sees one GPU, index 0", i)
+			}
+			return nil, fmt.Errorf("no GPU %d: NVML sees %d GPUs, indices 0 to %d", i, n, n-1)
 		}
 		dev, ret := lib.DeviceGetHandleByIndex(i)
 		if ret != nvml.SUCCESS {

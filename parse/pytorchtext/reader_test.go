@@ -346,6 +346,15 @@ func TestStatsShapes(t *testing.T) {
 	if err != nil || len(rs.stats) != 3 || rs.stats[2].device != 1 || len(rs.meta.Warnings.Strings()) != 1 {
 		t.Errorf("list: %+v %v %q", rs.stats, err, rs.meta.Warnings.Strings())
 	}
+	// The skipped values are counted in English: "note" is one.
+	if ws := rs.meta.Warnings.Strings(); len(ws) == 1 && !strings.Contains(ws[0], `1 value that is not a whole number skipped (first: "note")`) {
+		t.Errorf("list: warning %q", ws[0])
+	}
+	two := `{"num_ooms": 1, "note": "x", "when": "today"}`
+	rs, err = readText(t, "two.json", two, true)
+	if ws := rs.meta.Warnings.Strings(); err != nil || len(ws) != 1 || !strings.Contains(ws[0], "2 values that are not whole numbers skipped") {
+		t.Errorf("two skipped: %v %q", err, ws)
+	}
 }
 
 func TestBadInputs(t *testing.T) {

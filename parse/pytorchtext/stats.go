@@ -92,7 +92,11 @@ func (r *Reader) readStats() error {
 			r.addStat(set, int64(setLine), SourceMemoryStats, st.device, k, v, 0, int64(line))
 		}
 		if len(skipped) > 0 {
-			r.meta.Warnings.Addf("memory_stats: %d value(s) that are not whole numbers skipped (first: %q)", len(skipped), skipped[0])
+			what := "values that are not whole numbers"
+			if len(skipped) == 1 {
+				what = "value that is not a whole number"
+			}
+			r.meta.Warnings.Addf("memory_stats: %d %s skipped (first: %q)", len(skipped), what, skipped[0])
 		}
 	}
 	if known == 0 {
