@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,7 +57,7 @@ Inputs are paths, walked as "gpuleak report" walks them (links followed);
 "-" (standard input) is not supported: save the input to a file first.
 
 ` + exitCodesHelp("", exitHelp{ExitOK, "done (unreadable inputs are counted on standard error)"},
-			exitHelp{ExitInput, "bad usage or a root that cannot be walked"},
+			exitHelp{ExitInput, "bad usage, a root that cannot be walked, or no file exported at all (an empty root)"},
 			exitHelp{ExitInternal, "a file that cannot be written"}),
 		Example: `  gpuleak export /mnt/artifacts -o /mnt/fleet --group-by '{host}/{job}/...'
   duckdb -c "SELECT kind, count(*) FROM read_parquet('/mnt/fleet/table=findings/**/*.parquet', hive_partitioning=true) GROUP BY kind"`,
@@ -118,13 +119,24 @@ func runExport(opts *ExportOptions) error {
 		tables = append(tables, t)
 	}
 	sort.Strings(tables)
-	fmt.Fprintf(opts.IO.ErrOut, "gpuleak export: %d files: %d exported, %d skipped (no artifact), %d unreadable; %d parts in %s\n",
-		sum.Files, sum.Exported, sum.Skipped, sum.Unreadable, sum.Parts, opts.Out)
+	fmt.Fprintf(opts.IO.ErrOut, "gpuleak export: %s: %d exported, %d skipped (no artifact), %d unreadable; %s in %s\n",
+		counted(sum.Files, "file", "files"), sum.Exported, sum.Skipped, sum.Unreadable, counted(sum.Parts, "part", "parts"), opts.Out)
 	for _, t := range tables {
 		fmt.Fprintf(opts.IO.ErrOut, "  %-20s %d rows\n", t, sum.Rows[t])
 	}
 	for _, e := range sum.Errors {
 		fmt.Fprintf(opts.IO.ErrOut, "  not read: %s\n", e)
+	}
+	if sum.Exported == 0 {
+		// An empty or unmounted root, or nothing gpuleak reads: exit 2,
+		// as report (noInputRead), so that a job's status shows it.
+		where := strings.Join(opts.Roots, ", ")
+		if sum.Files == 0 {
+			return &InputError{Err: fmt.Errorf("export: no input found under %s: looked, by content, in every file below (links followed) for %s; there was none",
+				where, reportLooksFor)}
+		}
+		return &InputError{Err: fmt.Errorf("export: nothing exported under %s: of the %s found, %d without a format gpuleak reads, %d unreadable (named above)",
+			where, counted(sum.Files, "file", "files"), sum.Skipped, sum.Unreadable)}
 	}
 	return nil
 }

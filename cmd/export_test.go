@@ -397,3 +397,47 @@ func exportCell(a arrow.Array, i int) string {
 	}
 	return a.ValueStr(i)
 }
+
+// TestExportNothingExported: an export that exported no file (an empty
+// or unmounted root, only files of no format gpuleak reads, only files it
+// cannot read) exits 2 and says where it looked, as report does; one
+// readable file beside an unreadable one is an export (exit 0, the
+// unreadable one counted, as --help says).
+func TestExportNothingExported(t *testing.T) {
+	empty := t.TempDir()
+	skipped := t.TempDir()
+	if err := os.WriteFile(filepath.Join(skipped, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unreadable := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unreadable, "empty.pickle"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mixed := t.TempDir()
+	if err := os.WriteFile(filepath.Join(mixed, "empty.pickle"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mixed, "oom_error.txt"), mustRead(t, td+"pytorch/oom_error.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		root  string
+		code  int
+		wants []string
+	}{
+		{empty, 2, []string{"gpuleak export: 0 files: 0 exported", "gpuleak: export: no input found under " + empty + ":", "NVML sample logs"}},
+		{skipped, 2, []string{"gpuleak export: 1 file: 0 exported, 1 skipped", "gpuleak: export: nothing exported under " + skipped + ": of the 1 file found, 1 without a format gpuleak reads, 0 unreadable"}},
+		{unreadable, 2, []string{"gpuleak: export: nothing exported under " + unreadable + ": of the 1 file found, 0 without a format gpuleak reads, 1 unreadable"}},
+		{mixed, 0, []string{"gpuleak export: 2 files: 1 exported, 0 skipped (no artifact), 1 unreadable"}},
+	} {
+		code, _, errs := run(t, nil, "export", "-o", t.TempDir(), c.root)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d: %s", c.root, code, c.code, errs)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: standard error %q, want %q in it", c.root, errs, w)
+			}
+		}
+	}
+}
