@@ -298,8 +298,11 @@ type headLen struct {
 const (
 	headSlots = 1 << 12 // listCache.head's slots
 	headBytes = 16      // the bytes of a body hashed for its slot
-	// maxHeadLens is the most lengths of one slot tried, or kept.
-	maxHeadLens = 32
+	// maxHeadLens is the most lengths of one slot tried, or kept, the
+	// first ones stored: a slot may hold a hundred (the deep stacks of
+	// cranberrii's trace, one innermost frame, 94 to 685 bytes), and a
+	// length tried costs a byte's compare.
+	maxHeadLens = 128
 )
 
 // headSlot returns the head slot of the list whose body begins at
