@@ -123,9 +123,17 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 	if ff := a.frameFacts(caller, factsUser); ff&factUserPython == 0 || ff&factLibrary != 0 {
 		return c // called by a library (a trainer, generate) or by torch
 	}
+	// The caller is known by its Python frames from the program's line
+	// outward. A recording with C++ frames (stacks="all") places the
+	// Python frames among the interpreter's by counting its evaluation
+	// frames, and puts those it could not place at the end of the
+	// stack: the same line's calls then carry the interpreter's frames in
+	// one place on one allocation and in another on the next (one
+	// operator reached through another C entry point), and keyed with
+	// them they would split one loop into a group per entry point.
 	var key strings.Builder
-	for _, fid := range st[py[first-1]:] {
-		key.WriteString(strconv.Itoa(int(fid)))
+	for _, j := range py[:first] {
+		key.WriteString(strconv.Itoa(int(st[j])))
 		key.WriteByte(',')
 	}
 	g, ok := a.callGroups[key.String()]
