@@ -1,6 +1,9 @@
 package cmd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Recordings of testdata/pytorch/s36/ and testdata/pytorch/s38/, made on an
 // H200 (PyTorch 2.11.0+cu130) by testdata/gen/s36/record.py and
@@ -68,6 +71,28 @@ func TestS36OtherLoops(t *testing.T) {
 	r = analyzeJSON(t, s36Dir+"train_keep_loss.pickle")
 	if f := one(t, r, "leak", "record.py", 59); f.Count != 24 || f.Bytes != 24*524288 {
 		t.Errorf("train_keep_loss: leak of %d blocks, %d bytes; want 24 of 524,288", f.Count, f.Bytes)
+	}
+}
+
+// TestS38CacheFullLateRareMisses: 30 steps, each reading a 1 MiB feature
+// block (feature, record.py:45) through an LRU of 16. The script's keys
+// miss in steps 0-18 except 4, 9 and 14 (16 misses: full in step 18,
+// 0-based) and afterwards only in steps 22 and 26, each evicting the
+// least recently used entry. Its live memory rises 16 times, the last in
+// step 18, and stays at 16 MiB while two of the blocks it holds at the
+// end are made after that, in two iterations, neither the last ones: a
+// cache at its capacity, retained, not a leak that stopped (it was one:
+// the rule asked for replacements in 4 iterations holding a quarter of
+// the growth, which a cache that rarely misses never makes).
+func TestS38CacheFullLateRareMisses(t *testing.T) {
+	r := analyzeJSON(t, s38Dir+"lru_late_rare.pickle")
+	noLeak(t, r)
+	f := one(t, r, "retained", "record.py", 45)
+	if f.Count != 16 || f.Bytes != 16<<20 {
+		t.Errorf("retained %d blocks, %d bytes; want 16 of 1 MiB", f.Count, f.Bytes)
+	}
+	if !strings.Contains(f.Message, "bounded") || !strings.Contains(f.Message, "2 of the 16 allocations") {
+		t.Errorf("the message should say it is bounded and that 2 of the 16 blocks were made at the plateau: %s", f.Message)
 	}
 }
 

@@ -1783,13 +1783,15 @@ type replacement struct {
 // plateau rule calls a leak, and a window of another size filled early
 // beside it does not make it bounded. A leak that stopped holds what it
 // made while rising; a step's variable replaced by its like each step
-// survives from one iteration only. The zero replacement otherwise.
+// survives from one iteration only. Fewer survivors do when the live
+// bytes stayed exactly flat (a cache that rarely misses; see below). The
+// zero replacement otherwise.
 func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int, curveOf func(size int64) []int64) replacement {
 	if !it.usable() || len(v) != len(it.pos)+1 {
 		return replacement{}
 	}
 	n := len(it.pos)
-	last, since, _ := stoppedRising(v[:n])
+	last, since, flat := stoppedRising(v[:n])
 	if since == 0 {
 		return replacement{}
 	}
@@ -1810,20 +1812,40 @@ func (it *iterations) replacedSince(v []int64, kept []keptAlloc, minKept int, cu
 		grew[k.size] = g
 	}
 	r := replacement{since: it.ord[last] + 1}
-	seen := map[int]bool{}
+	seen := map[int]bool{} // the boundaries that start the survivors' iterations
 	for _, k := range kept {
 		if k.pos < it.pos[last] || k.pos >= it.pos[n-1] || grew[k.size] == 0 {
 			continue
 		}
 		r.count++
 		r.bytes = satAdd(r.bytes, blockSize(k.size))
-		seen[it.stepOf(k.pos)] = true
+		seen[sort.SearchInts(it.pos, k.pos+1)-1] = true
 	}
 	r.iters = len(seen)
-	if r.iters < minKept || growth <= 0 || r.bytes < growth/4 {
+	if growth <= 0 || r.iters < 2 {
 		return replacement{}
 	}
-	return r
+	if r.iters >= minKept && r.bytes >= growth/4 {
+		return r
+	}
+	// A cache that rarely misses once full replaces little of what it
+	// holds: an entry now and then, each in place of another. That still
+	// tells it from a leak that stopped when the live bytes stayed
+	// exactly the same since the last rise (each survivor took the place
+	// of memory that had been held), for at least minKept iterations, the
+	// survivors come from two iterations or more (a step's variable
+	// replaced by its like survives from one), and not all from the
+	// iterations just before the last (a window of the last N results
+	// kept beside a leak that stopped holds those).
+	if !flat || since < minKept {
+		return replacement{}
+	}
+	for b := n - 1 - r.iters; b < n-1; b++ {
+		if !seen[b] {
+			return r
+		}
+	}
+	return replacement{}
 }
 
 // riseSpan returns the second and the last boundary after from at which
