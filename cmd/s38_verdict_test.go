@@ -129,3 +129,24 @@ func TestS38GraphRecapture(t *testing.T) {
 		t.Errorf("leak of %d blocks, %d bytes; want 30 of 1 MiB", f.Count, f.Bytes)
 	}
 }
+
+// TestS38GraphReplayThenLongTeardown: the same replay loop (30 passes, a
+// batch copied in at teardown_long.py:31) followed by a teardown about
+// three times as long in trace entries (the loop's passes span 27% of
+// the trace, less than a marker must, and do not run to its end): the
+// graph and the model deleted, the state dict cloned, four statements of
+// 64 buffers each made and freed, a concatenation made and freed. The
+// teardown does no compute and leaves nothing held, so the loop before it
+// is the run's repeating step; with leak each replay keeps sy.clone()
+// (teardown_long.py:35, 512 KiB): 30 blocks, 15 MiB, which had been
+// retained with "no repeating step". Without the clone, no leak.
+func TestS38GraphReplayThenLongTeardown(t *testing.T) {
+	r := analyzeJSON(t, s38Dir+"graph_teardown_long_leak.pickle")
+	if n := r.Inputs[0].Devices[0].Iterations; n != 30 {
+		t.Errorf("leak: %d iterations, want the 30 replays", n)
+	}
+	if f := one(t, r, "leak", "teardown_long.py", 35); f.Count != 30 || f.Bytes != 30*524288 {
+		t.Errorf("leak of %d blocks, %d bytes; want 30 of 524,288", f.Count, f.Bytes)
+	}
+	noLeak(t, analyzeJSON(t, s38Dir+"graph_teardown_long_clean.pickle"))
+}

@@ -398,8 +398,128 @@ func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *ite
 			it = last
 		}
 	}
+	if !it.usable() {
+		if w := a.beforeTeardown(d, upto, timed); w != nil {
+			it = w
+		}
+	}
 	a.findTail(d, it, upto, timed)
 	return it
+}
+
+// beforeTeardown looks, in a trace that shows no repeating step, for a
+// loop followed by a teardown that outlasted it (a CUDA graph replayed
+// 30 times, then the graph and the model deleted, the state dict copied,
+// buffers made and freed, in more allocator entries than the loop): the
+// passes span too little of the trace to mark iterations, and the loop
+// does not run to the trace's end. The teardown is the longest stretch at
+// the trace's end that does no compute (no allocation inside a module
+// call, by backward, or without a stack, which backward's are) and leaves
+// no key's live count above where it found it (what it allocates it
+// frees, so that it adds nothing held at the end to any site: it can only
+// release what the loop made, which the leak rules already weigh). The
+// same rules (iterationsIn, then lastLoop) are applied to the trace before
+// it; a loop found there, marked by a stack of the program (not by the
+// calls of a module), marks the iterations when it runs to the
+// teardown (what follows its last pass, up to it, is no longer than
+// tailSteps median passes). The live bytes are then replayed to the
+// trace's end, so that memory the teardown released is not held. nil
+// when there is none.
+func (a *LeakAnalyzer) beforeTeardown(d *deviceState, upto int, timed bool) *iterations {
+	t := a.teardownStart(d, upto)
+	if t >= upto || t < 4*minBoundaries {
+		return nil
+	}
+	w := a.iterationsIn(d, 0, t, timed)
+	if !w.usable() {
+		w = a.lastLoop(d, t, timed)
+	}
+	// The passes must be marked by a stack of the program's own: the
+	// calls of a module are compute, and what ends at the last compute
+	// may be one forward pass of repeating layers (a model captured in a
+	// CUDA graph before a loop that left nothing held, which the teardown
+	// then takes in).
+	if !w.usable() || w.anchor < 0 || w.byCall {
+		return nil
+	}
+	gaps := make([]int, len(w.pos)-1)
+	for i := 1; i < len(w.pos); i++ {
+		gaps[i-1] = (w.pos[i] - w.pos[i-1]) / max(w.ord[i]-w.ord[i-1], 1)
+	}
+	sort.Ints(gaps)
+	if med := gaps[len(gaps)/2]; med <= 0 || t-w.pos[len(w.pos)-1] > tailSteps*med {
+		return nil
+	}
+	w.replay(d, upto)
+	return w
+}
+
+// teardownStart returns the log position at which the teardown (see
+// beforeTeardown) of the log positions below upto starts: the smallest
+// after the last allocation that does compute from which on no key is
+// allocated more often than freed. upto when there is none.
+func (a *LeakAnalyzer) teardownStart(d *deviceState, upto int) int {
+	net := make([]int32, len(d.keys)) // allocations less frees, whole log
+	lastWork := -1
+	for at, ks := range d.log.keyRuns(0, upto) {
+		for e, k := range ks {
+			if k >= 0 {
+				net[k]++
+				if st := d.keys[k].stack; st < 0 || a.doesCompute(st) {
+					lastWork = at + e
+				}
+			} else {
+				net[^k]--
+			}
+		}
+	}
+	// Walking forward, a key is short while the allocations less frees
+	// before position i are below its whole log's: from i on it would be
+	// allocated more often than freed.
+	short := 0
+	for _, n := range net {
+		if n > 0 {
+			short++
+		}
+	}
+	seen := make([]int32, len(d.keys))
+	for at, ks := range d.log.keyRuns(0, upto) {
+		for e, k := range ks {
+			if i := at + e; short == 0 && i > lastWork {
+				return i
+			}
+			if k >= 0 {
+				seen[k]++
+				if seen[k] == net[k] {
+					short--
+				}
+			} else {
+				k = ^k
+				if seen[k] == net[k] {
+					short++
+				}
+				seen[k]--
+			}
+		}
+	}
+	return upto
+}
+
+// doesCompute reports whether stack id's allocation was made inside a
+// module call or by backward.
+func (a *LeakAnalyzer) doesCompute(id int32) bool {
+	if int(id) >= len(a.stacks) {
+		return true
+	}
+	for _, fid := range a.stacks[id] {
+		if fid < 0 || int(fid) >= len(a.frames) {
+			continue
+		}
+		if a.frameFacts(fid, factsAnchor)&(factModuleOrBackward|factAutograd) != 0 || callsite.IsAutogradPython(a.frames[fid]) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastLoop looks, in a trace whose whole shows no repeating step, for a
@@ -577,7 +697,13 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 			it.clock = append(it.clock, int64(best[i]))
 		}
 	}
-	// Replay: each key's live bytes, recorded at a boundary when changed.
+	it.replay(d, upto)
+	return it
+}
+
+// replay records each key's live bytes at it's boundaries where they
+// changed, and at log position upto (the end).
+func (it *iterations) replay(d *deviceState, upto int) {
 	it.changes = make([][]change, len(d.keys))
 	live := make([]int64, len(d.keys))
 	block := make([]int64, len(d.keys))
@@ -618,7 +744,6 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		}
 	}
 	flush(len(it.pos)) // the end
-	return it
 }
 
 // stepStarts returns the distinct log positions below upto at which the

@@ -796,3 +796,74 @@ func TestLoopAfterALongerSetup(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopBeforeATeardown: a setup of 100 allocations made by compute (no
+// stack, as backward's), then 30 passes each making an input (batch,
+// freed) and keeping a 512 B result (keep), then six statements of the
+// program at six lines, each making 50 buffers back to back and freeing
+// them (a teardown): the passes are 90 of the trace's 790 entries, and
+// the teardown, longer than the loop, follows them. It does no compute and leaves nothing held, so the loop is the
+// run's last work: its 30 passes are the iterations and keep leaks across
+// them (30 blocks). Not so when what follows computes (allocations by
+// backward) or leaves memory held (4 buffers of the last statement kept):
+// a phase in the middle, no iterations. Nor when the teardown frees the
+// kept results: the loop then leaves nothing held either, and cannot be
+// told from the teardown; no iterations, and nothing leaks.
+func TestLoopBeforeATeardown(t *testing.T) {
+	for _, c := range []string{"teardown", "compute after", "held after", "frees the kept"} {
+		var evs []ev
+		addr := uint64(0x10000)
+		next := func() uint64 { addr += 0x100000; return addr }
+		for i := 0; i < 50; i++ {
+			a := next()
+			evs = append(evs, ev{"alloc", a, 1 << 20, 0, -1}, ev{"free_completed", a, 1 << 20, 0, -1})
+		}
+		var kept []uint64
+		for step := 0; step < 30; step++ {
+			x := next()
+			evs = append(evs, ev{"alloc", x, 4096, 0, 1}, ev{"free_completed", x, 4096, 0, 1})
+			k := next()
+			kept = append(kept, k)
+			evs = append(evs, ev{"alloc", k, 512, 0, 0})
+		}
+		for line := int32(2); line < 8; line++ { // six statements
+			st := line
+			if c == "compute after" {
+				st = -1
+			}
+			var made []uint64
+			for i := 0; i < 50; i++ {
+				a := next()
+				made = append(made, a)
+				evs = append(evs, ev{"alloc", a, 1 << 20, 0, st})
+			}
+			if c == "held after" && line == 7 {
+				made = made[4:]
+			}
+			for _, a := range made {
+				evs = append(evs, ev{"free_completed", a, 1 << 20, 0, st})
+			}
+		}
+		if c == "frees the kept" {
+			for _, k := range kept {
+				evs = append(evs, ev{"free_completed", k, 512, 0, 0})
+			}
+		}
+		res := analyzeEvents(t, []string{"keep", "batch", "sd", "del_a", "b", "del_b", "c", "del_c"}, evs)
+		l := sitesOf(res, callsite.Leak, 0)
+		d := res.Devices[0]
+		switch c {
+		case "teardown":
+			if d.Iterations != 30 || d.IterationSite.Name != "batch" {
+				t.Errorf("%s: %d iterations at %+v, want 30 at batch", c, d.Iterations, d.IterationSite)
+			}
+			if len(l) != 1 || l[0].Count != 30 || l[0].Frame.Name != "keep" {
+				t.Errorf("%s: leaks %+v, want 30 blocks at keep", c, l)
+			}
+		default:
+			if d.Iterations != 0 || len(l) != 0 {
+				t.Errorf("%s: %d iterations at %+v, leaks %+v; want none", c, d.Iterations, d.IterationSite, l)
+			}
+		}
+	}
+}
