@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compare `gpuleak analyze --format json --top 0` of every PyTorch snapshot the
-# project has (testdata/pytorch, ../shared/fixtures/pytorch, ../shared/field/snapshots,
-# ../shared/bench/big_real.pickle.gz) between a baseline binary and a new one,
+# project has (testdata/pytorch and its folders, ../shared/fixtures/pytorch,
+# ../shared/field/snapshots, ../shared/bench/big_real.pickle.gz) between a baseline binary and a new one,
 # byte for byte. A change in any finding is a failure.
 #
 # Usage: bench/compare_findings.sh save BASELINE_BIN DIR     # write DIR/<name>.json
@@ -10,7 +10,7 @@
 set -u
 mode=$1 bin=$2 dir=$3
 inputs=()
-for f in testdata/pytorch/*.pickle testdata/pytorch/*.pickle.gz testdata/pytorch/repickled/* testdata/pytorch/h200/*.pickle \
+for f in testdata/pytorch/*.pickle testdata/pytorch/*.pickle.gz testdata/pytorch/*/*.pickle testdata/pytorch/*/*.pickle.gz \
          ../shared/fixtures/pytorch/*.pickle ../shared/field/snapshots/* ../shared/bench/big_real.pickle.gz; do
   [ -f "$f" ] && inputs+=("$f")
 done
