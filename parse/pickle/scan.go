@@ -303,6 +303,9 @@ const (
 	// cranberrii's trace, one innermost frame, 94 to 685 bytes), and a
 	// length tried costs a byte's compare.
 	maxHeadLens = 128
+	// maxHeadAsks is the most lengths of a slot whose bytes are looked
+	// up in the index for one list.
+	maxHeadAsks = 4
 )
 
 // headSlot returns the head slot of the list whose body begins at
@@ -411,10 +414,16 @@ func (d *Decoder) knownList(b []byte, start int) (end int, items []Value, key ui
 	if !ok {
 		return 0, nil, 0, false
 	}
-	j := c.head[slot] - 1
+	j, asked := c.head[slot]-1, 0
 	for n := 0; j >= 0 && n < maxHeadLens; n++ {
 		h := c.lens[j]
 		if end = start + int(h.n); end < len(b) && b[end] == opAPPENDS {
+			// An APPENDS byte may be an argument's: the index is asked
+			// at most maxHeadAsks times (each hashes the bytes), so
+			// that a list costs a few walks' time at most.
+			if asked++; asked > maxHeadAsks {
+				break
+			}
 			if i, hit := c.index[string(b[start:end])]; hit && i != c.last {
 				// The same bytes: only the generation and the count
 				// are left to check.
