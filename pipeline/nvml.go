@@ -26,7 +26,7 @@ func init() {
 		name:  "nvml",
 		order: 50,
 		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
-			nvml.FormatPmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
+			nvml.FormatPmon, nvml.FormatDcgmiDmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
 			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,

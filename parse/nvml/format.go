@@ -15,6 +15,9 @@ const (
 	FormatDmon parse.Format = "nvidia-smi-dmon"
 	// FormatPmon is nvidia-smi pmon text (-s m, -s mu, ...; -o DT, -o T or none).
 	FormatPmon parse.Format = "nvidia-smi-pmon"
+	// FormatDcgmiDmon is DCGM's dcgmi dmon text with the frame buffer
+	// fields (-e 252 for FBUSD; 250 FBTTL, 251 FBFRE, 253 FBRSV).
+	FormatDcgmiDmon parse.Format = "dcgmi-dmon"
 	// FormatPynvmlJSONL is a pynvml sampler's JSON lines: ts, gpu, uuid,
 	// total, used, free, reserved, processes.
 	FormatPynvmlJSONL parse.Format = "pynvml-jsonl"
@@ -32,5 +35,5 @@ const (
 )
 
 // Formats lists every format of this package.
-var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatPynvmlJSONL,
+var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatPynvmlJSONL,
 	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText}

@@ -199,6 +199,8 @@ func (r *Reader) useFormat(f parse.Format) error {
 		r.dec = newSmiDecoder(r, f == FormatQueryApps)
 	case FormatDmon, FormatPmon:
 		r.dec = newMonDecoder(r, f == FormatPmon)
+	case FormatDcgmiDmon:
+		r.dec = newDcgmiDecoder(r)
 	case FormatPynvmlJSONL:
 		r.dec = newJSONDecoder(r, r.pynvmlDoc)
 	case FormatGpustatJSON:

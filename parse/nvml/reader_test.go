@@ -122,6 +122,11 @@ func TestFixtures(t *testing.T) {
 		// dmon and pmon "Not supported on the device(s)" after "# nvidia-smi
 		// dmon" (a root prompt), then the table of one GPU.
 		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		// dcgmi dmon -e 203,204,155,150,310,311,252 -c 5 -d 1 on an RTX
+		// 2080 Ti: five rows of GPU 0, FBUSD 0 (was refused as no known
+		// format). Each row repeats GPU 0, so each is its own tick; FBUSD
+		// is DCGM_FI_DEV_FB_USED, which leaves the reservation out.
+		{"field/agihpc_dcgmi_dmon_rtx2080ti.txt", FormatDcgmiDmon, 5, 5, ClockRowOrder, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
@@ -163,7 +168,7 @@ func TestFixtures(t *testing.T) {
 		// Inputs that hold no memory sample: TestFieldUnreadable.
 		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
-		"field/dcgmexporter736_hostname_lower_mig.txt": true}
+		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -738,6 +743,7 @@ func TestSniff(t *testing.T) {
 		`{"traceEvents": []}`: parse.FormatUnknown,
 		"# HELP go_goroutines x\ngo_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n": FormatDCGMPrometheus,
 		"go_goroutines 5\nDCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n":                         FormatDCGMPrometheus,
+		"#Entity   GPUTL   FBUSD\nID\nGPU 0     0       0\n":                          FormatDcgmiDmon,
 		"========= COMPUTE-SANITIZER\n":                                               parse.FormatUnknown,
 	} {
 		if got := Sniff([]byte(in)); got != want {
@@ -757,6 +763,9 @@ func TestFieldUnreadable(t *testing.T) {
 		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory"},
 		// dmon -s u: utilization only.
 		{"telegraf5532_dmon_s_u_no_fb.txt", ":1: the dmon log has no fb column"},
+		// dcgmi dmon -e of GPUTL and SMACT: no frame buffer field (was
+		// refused as no known format, which did not say what to record).
+		{"ddii_dcgmi_dmon_no_fb.txt", ":1: the dcgmi dmon log has no FBUSD column"},
 		// DCGM's FB_FREE of two GPUs, cut before FB_USED: samples without a
 		// used value, which read as "no findings" before.
 		{"dcgmexporter736_hostname_lower_mig.txt", ":11: no sample holds a used-memory value"},
@@ -881,5 +890,59 @@ func TestUnknownProcessMemoryKept(t *testing.T) {
 		if !strings.Contains(w, c.warn) || !strings.Contains(w, "kept with their memory unknown, not 0") {
 			t.Errorf("%s: warnings %q", c.name, w)
 		}
+	}
+}
+
+// TestDcgmiDmonLayout: dcgmi dmon's output as DCGM's dcgmi/DeviceMonitor.cpp
+// prints it: "#Entity" and the short field names, then a units line
+// starting with "ID" (both repeated every 14 rows), each row the entity
+// group and id ("GPU 1", "GPU-I 3": DCGM's MIG instance entity) and the
+// values, "N/A" where DCGM has none. FBUSD, FBFRE and FBTTL are MiB
+// (DCGM_FI_DEV_FB_USED, _FREE, _TOTAL). Two GPUs over three ticks: a tick
+// ends where a GPU id does not increase; rows are 1 s apart (dcgmi's
+// default -d 1000); the MIG instance's rows are not read, and the warning
+// says so; used + free falls 512 MiB short of total on GPU 0 (16384 -
+// 12000 - 3872): the reservation, left out of FBUSD.
+func TestDcgmiDmonLayout(t *testing.T) {
+	in := `#Entity   FBUSD             FBFRE             FBTTL
+ID
+GPU 0     12000             3872              16384
+GPU 1     N/A               N/A               16384
+GPU-I 3   100               900               1024
+GPU 0     12100             3772              16384
+GPU 1     200               15672             16384
+#Entity   FBUSD             FBFRE             FBTTL
+ID
+GPU 0     12200             3672              16384
+GPU 1     300               15572             16384
+`
+	rows, meta, err := readRows(t, "dmon.txt", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Format != FormatDcgmiDmon || meta.Clock != ClockRowOrder || meta.Instants != 3 {
+		t.Errorf("format %q clock %v instants %d, want dcgmi-dmon, row order, 3", meta.Format, meta.Clock, meta.Instants)
+	}
+	type want struct {
+		t    int64
+		gpu  int32
+		used *int64
+	}
+	u := func(m int64) *int64 { v := mib(m); return &v }
+	wants := []want{{0, 0, u(12000)}, {0, 1, nil}, {1e6, 0, u(12100)}, {1e6, 1, u(200)}, {2e6, 0, u(12200)}, {2e6, 1, u(300)}}
+	if len(rows) != len(wants) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(wants), rows)
+	}
+	for i, w := range wants {
+		r := rows[i]
+		if r.TimeUs != w.t || r.GPU == nil || *r.GPU != w.gpu || (r.Used == nil) != (w.used == nil) || r.Used != nil && *r.Used != *w.used {
+			t.Errorf("row %d: %+v, want t=%d gpu=%d used=%v", i, r, w.t, w.gpu, w.used)
+		}
+	}
+	if r := rows[0]; val(r.Reserved) != mib(512) || r.Convention != "excludes-reserved" {
+		t.Errorf("GPU 0: reserved %d, convention %q; want 512 MiB, excludes-reserved", val(r.Reserved), r.Convention)
+	}
+	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "1 GPU-I row not read") {
+		t.Errorf("warnings %q: want the GPU-I row counted", meta.Warnings.Strings())
 	}
 }

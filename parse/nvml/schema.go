@@ -27,6 +27,14 @@
 //     says MB but holds MiB, like nvidia-smi's memory.used. pmon rows with
 //     pid "-" mean no process on that GPU: they yield no sample but extend
 //     the log's time span (Metadata.FirstUs, LastUs).
+//   - DCGM's dcgmi dmon text (FormatDcgmiDmon): the "#Entity" line names
+//     the columns by DCGM's short field names (FBUSD used, FBTTL total,
+//     FBFRE free, FBRSV reserved, MiB), a units line starting "ID"
+//     follows, and both repeat every 14 rows; each row starts with its
+//     entity ("GPU 0"); "N/A" is no value. Rows of other entities (MIG
+//     instances "GPU-I 3", "GPU-CI 5": DCGM's entity id does not name the
+//     GPU; NVSwitches) are counted in a warning. No times: row order, a
+//     tick ending where a GPU id does not increase.
 //   - pynvml sampler JSON lines (FormatPynvmlJSONL): one object per
 //     GPU per tick, {"ts": Unix seconds, "gpu": index, "uuid", "total",
 //     "used", "free", "reserved" (bytes), "processes": [{"pid", "used"}]};

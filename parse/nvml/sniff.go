@@ -51,6 +51,9 @@ func sniffOne(head []byte) parse.Format {
 		if bytes.HasPrefix(first, []byte("# HELP DCGM_")) || bytes.HasPrefix(first, []byte("# TYPE DCGM_")) {
 			return FormatDCGMPrometheus
 		}
+		if bytes.HasPrefix(first, []byte("#Entity")) {
+			return FormatDcgmiDmon
+		}
 		w := words(first[1:])
 		if containsFold(w, "gpu") && (containsFold(w, "fb") || containsFold(w, "sm") || containsFold(w, "pid")) {
 			if containsFold(w, "pid") {
