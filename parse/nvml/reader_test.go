@@ -127,6 +127,9 @@ func TestFixtures(t *testing.T) {
 		// format). Each row repeats GPU 0, so each is its own tick; FBUSD
 		// is DCGM_FI_DEV_FB_USED, which leaves the reservation out.
 		{"field/agihpc_dcgmi_dmon_rtx2080ti.txt", FormatDcgmiDmon, 5, 5, ClockRowOrder, "excludes-reserved"},
+		// --query-gpu=name,memory.used,memory.total in a HAMi pod: one
+		// row, then HAMi-core's two exit messages (TestTaggedMessages).
+		{"field/hami_t4_query_gpu_msgs.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
@@ -944,5 +947,31 @@ GPU 1     300               15572             16384
 	}
 	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "1 GPU-I row not read") {
 		t.Errorf("warnings %q: want the GPU-I row counted", meta.Warnings.Strings())
+	}
+}
+
+// TestTaggedMessages: in a Kubernetes pod under HAMi, HAMi-core is
+// preloaded into every process, nvidia-smi included, and prints its exit
+// messages into nvidia-smi's output
+// (testdata/nvml/field/hami_t4_query_gpu_msgs.txt). They are not rows:
+// the log's one row (Tesla T4, 2150 of 4096 MiB, the pod's limit as
+// HAMi-core reports it) is read, the two message lines are skipped and
+// counted, and a warning names the first (was: an error at line 3, "1
+// fields, but the header names 3", and no report). A row whose first
+// field is a placeholder ("[N/A], 2150 MiB") is still a row.
+func TestTaggedMessages(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"field/hami_t4_query_gpu_msgs.txt")
+	if len(rows) != 1 || val(rows[0].Used) != mib(2150) || val(rows[0].Total) != mib(4096) || rows[0].GPUName != "Tesla T4" {
+		t.Fatalf("rows %+v, want one of Tesla T4 at 2150 of 4096 MiB", rows)
+	}
+	if meta.Skipped != 2 {
+		t.Errorf("%d lines skipped, want HAMi-core's 2", meta.Skipped)
+	}
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 3: \"[HAMI-core Msg(") {
+		t.Errorf("warnings %q: want line 3's message named", w)
+	}
+	rows, _, err := readRows(t, "na.csv", "name, memory.used [MiB], memory.total [MiB]\n[N/A], 2150 MiB, 4096 MiB\n")
+	if err != nil || len(rows) != 1 || val(rows[0].Used) != mib(2150) {
+		t.Errorf("a row whose first field is [N/A]: %+v, %v", rows, err)
 	}
 }

@@ -16,7 +16,10 @@
 //     surplus fields are joined back into the one name column. Rows of
 //     several GPUs may interleave. Lines nvidia-smi prints instead of rows
 //     ("No devices were found", "Unable to determine the device handle
-//     ...") are skipped and counted in Metadata.Skipped.
+//     ...") are skipped and counted in Metadata.Skipped, as are lines
+//     another program printed among the rows behind a bracketed tag
+//     ("[HAMI-core Msg(...)]: ...": HAMi-core is preloaded into nvidia-smi
+//     in a HAMi pod).
 //   - nvidia-smi --query-compute-apps=... --format=csv[,noheader][,nounits]
 //     (FormatQueryApps): one row per process; without a
 //     header DefaultQueryAppsFields. "name" is the process name here.

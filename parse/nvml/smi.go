@@ -111,6 +111,22 @@ func isSmiMessage(b []byte) bool {
 	return false
 }
 
+// isTaggedMessage reports a line that starts with a bracketed tag
+// followed by text ("[HAMI-core Msg(62:...)]: Cleanup on exit for PID
+// 62", "[rank0]: ..."): a log line of another program, never a row, whose
+// first field, even a placeholder ("[N/A]"), ends at a comma.
+func isTaggedMessage(b []byte) bool {
+	if len(b) == 0 || b[0] != '[' {
+		return false
+	}
+	i := bytes.IndexByte(b, ']')
+	if i < 0 {
+		return false
+	}
+	rest := trimSpace(b[i+1:])
+	return len(rest) > 0 && rest[0] != ','
+}
+
 // headerFields splits a CSV header line into field names and their
 // bracketed units, or reports that the line is not a header: every field
 // must look like a field name ("memory.used [MiB]"), and one must be a
@@ -211,6 +227,11 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	if isSmiMessage(b) {
 		d.r.meta.Skipped++
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
+		return nil
+	}
+	if isTaggedMessage(b) {
+		d.r.meta.Skipped++
+		d.r.meta.Warnings.Once("tagged message", parse.LineNote(n, "%q is not nvidia-smi's: another program printed it among the rows (a library preloaded into nvidia-smi, such as HAMi-core, or the job's own log); lines like it are skipped", snippet(b)))
 		return nil
 	}
 	if b[0] >= 'a' && b[0] <= 'z' { // a header starts with a field name; rows rarely do
