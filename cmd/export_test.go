@@ -441,3 +441,43 @@ func TestExportNothingExported(t *testing.T) {
 		}
 	}
 }
+
+// The findings of a log without times go to its file's date, not to
+// 1970-01-01 by their times counted from the Unix epoch (report_test.go,
+// undatedJob), and their time column is null: unknown.
+func TestExportDatesLogsWithoutTimesByFile(t *testing.T) {
+	root := undatedJob(t)
+	out := t.TempDir()
+	if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", "arrow"); code != 0 {
+		t.Fatal(errs)
+	}
+	ps := parts(t, out, "findings")
+	if len(ps) == 0 {
+		t.Fatal("no findings part")
+	}
+	for _, p := range ps {
+		if !strings.Contains(p, "date=2026-12-05") {
+			t.Errorf("%s: want the files' date, 2026-12-05", p)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < r.NumRecords(); i++ {
+			rec, err := r.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := rec.Column(rec.Schema().FieldIndices("time")[0])
+			if col.NullN() != col.Len() {
+				t.Errorf("%s: %d of %d findings with a time; want none (unknown)", p, col.Len()-col.NullN(), col.Len())
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+}

@@ -622,3 +622,60 @@ func TestReportNoInputRead(t *testing.T) {
 		}
 	}
 }
+
+// undatedJob lays out two NVML logs without times, their files dated
+// 2026-12-05 08:00 UTC: DCGM scrapes without timestamps of a GPU that
+// grows 60 MiB a scrape (testdata/nvml/hunt_dcgm_no_times_5min.txt), and
+// dcgmi dmon's five rows of an idle RTX 2080 Ti
+// (nvml/field/agihpc_dcgmi_dmon_rtx2080ti.txt). Both are placed by row
+// order from the Unix epoch: their times say how far apart the samples
+// are, not when they were taken.
+func undatedJob(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	job := filepath.Join(root, "node-a")
+	if err := os.MkdirAll(job, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"nvml/hunt_dcgm_no_times_5min.txt", "nvml/field/agihpc_dcgmi_dmon_rtx2080ti.txt"} {
+		b, err := os.ReadFile(td + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(job, filepath.Base(f))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// A log without times is dated by its file, as an OOM message is, and so
+// are its findings: its samples' times count from the Unix epoch (was: the
+// report spanned "1970-01-01 to ...", and a window such as --since 7d
+// dropped the logs as outside it, the growing GPU with them, and said
+// "Nothing leaked, ran out of memory or grew").
+func TestReportDatesLogsWithoutTimesByFile(t *testing.T) {
+	root := undatedJob(t)
+	d := dailyOf(t, root, "--from", "2026-12-04", "--to", "2026-12-06")
+	if d.Summary.Read != 2 || d.Summary.OutsideWindow != 0 {
+		t.Errorf("%d read, %d outside the window; want both logs read in it", d.Summary.Read, d.Summary.OutsideWindow)
+	}
+	// The DCGM log's GPU grows (60 MiB a scrape, every scrape).
+	if d.Summary.Growing != 1 {
+		t.Errorf("%d growing; want the DCGM log's GPU", d.Summary.Growing)
+	}
+	if len(d.Days) != 1 || d.Days[0] != "2026-12-05" {
+		t.Errorf("days %v; want the files' 2026-12-05", d.Days)
+	}
+	d = dailyOf(t, root)
+	for _, day := range d.Days {
+		if strings.HasPrefix(day, "1970") {
+			t.Errorf("days %v: a log without times dated by its relative times", d.Days)
+		}
+	}
+}

@@ -252,10 +252,12 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	// When each input happened: its own latest timestamp, else its file's
 	// modification time.
 	inputUs := map[string]int64{}
+	undated := map[string]bool{} // inputs whose findings' times are not dates either
 	for _, in := range a.Report.Inputs {
 		if in.Error != "" {
 			continue
 		}
+		undated[in.Path] = !ContentDated(in)
 		us, ok := inputTime(in)
 		if !ok {
 			us = modUs[in.Path]
@@ -288,7 +290,10 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			f.outsideOfJob(g, fd.Kind)
 			continue
 		}
-		us := findingTime(&fd, in)
+		us := in
+		if !undated[fd.Path] {
+			us = findingTime(&fd, in)
+		}
 		if !f.inWindow(us) {
 			f.outsideOfJob(g, fd.Kind)
 			continue
@@ -407,8 +412,12 @@ func (f *folder) inWindow(us int64) bool {
 }
 
 // inputTime is the latest time an input's content gives: a snapshot's
-// trace end, an NVML log's last sample.
+// trace end, an NVML log's last sample. A log whose times are not dates
+// (ContentDated) gives none.
 func inputTime(in report.Input) (int64, bool) {
+	if !ContentDated(in) {
+		return 0, false
+	}
 	var us int64
 	ok := false
 	pick := func(p *int64) {
@@ -421,6 +430,23 @@ func inputTime(in report.Input) (int64, bool) {
 		pick(d.TraceEndUs)
 	}
 	return us, ok
+}
+
+// ContentDated reports whether an input's own times are dates. An NVML
+// log without times (clock "row-order": dmon without -o, dcgmi dmon, DCGM
+// scrapes or a CSV without timestamps) is placed from the Unix epoch
+// unless --start gave its first time, and one with times of day only
+// ("time-of-day") has its dates unknown, shown as 1970-01-01: neither
+// says when it was taken, and neither do its findings' times; its file's
+// modification time does.
+func ContentDated(in report.Input) bool {
+	switch in.Clock {
+	case "time-of-day":
+		return false
+	case "row-order":
+		return in.StartUs != nil && *in.StartUs > 0
+	}
+	return true
 }
 
 // findingTime is when a finding happened: an OOM's time, a trend's last

@@ -204,17 +204,19 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 	var uuidOf map[string]string
 	if a.Report != nil {
 		dates := map[string]string{}
+		undated := map[string]bool{} // a log without dates: its findings take its file's date
 		for _, in := range a.Report.Inputs {
 			if in.Error != "" {
 				continue
 			}
 			dates[in.Path] = daily.InputDate(in, modUs[in.Path])
+			undated[in.Path] = !daily.ContentDated(in)
 		}
 		// A GPU index of one log (dmon, pmon) is named by the UUID
 		// another log of the job gives it (--query-gpu), as the daily
 		// report names it: in the findings and the samples tables.
 		uuidOf = daily.GPUUUIDs(a.Report.Findings)
-		if err := e.findings(g, a.Report.Findings, dates, uuidOf, rows); err != nil {
+		if err := e.findings(g, a.Report.Findings, dates, undated, uuidOf, rows); err != nil {
 			return err
 		}
 		for _, in := range a.Report.Inputs {

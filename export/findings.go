@@ -60,10 +60,12 @@ var FindingsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "message", Type: arrow.BinaryTypes.String},
 }, nil)
 
-// findings writes a group's findings, one part per date and host.
+// findings writes a group's findings, one part per date and host: the
+// date of the finding's own time, or of its input (dates) when it has
+// none or its input's times are not dates (undated: daily.ContentDated).
 // uuidOf (daily.GPUUUIDs) names a trend's GPU by its UUID where its log
 // gives only the index.
-func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, uuidOf map[string]string, rows map[string]int64) error {
+func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, undated map[string]bool, uuidOf map[string]string, rows map[string]int64) error {
 	type key struct{ date, host string }
 	builders := map[key]*array.RecordBuilder{}
 	var order []key
@@ -79,6 +81,7 @@ func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string
 			continue
 		}
 		us, timed := daily.FindingTime(f)
+		timed = timed && !undated[f.Path] // times from the epoch: no time, not 1970's
 		if timed {
 			d = daily.Date(us)
 		}
