@@ -130,6 +130,10 @@ func TestFixtures(t *testing.T) {
 		// --query-gpu=name,memory.used,memory.total in a HAMi pod: one
 		// row, then HAMi-core's two exit messages (TestTaggedMessages).
 		{"field/hami_t4_query_gpu_msgs.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
+		// Mila's Slurm epilog "GPU REPORT", indented 6 spaces as its docs
+		// quote it: -q -d ACCOUNTING, then the table of two idle L40S
+		// (TestAccountedProcesses).
+		{"field/mila_slurm_gpu_report_accounting.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
@@ -974,4 +978,84 @@ func TestTaggedMessages(t *testing.T) {
 	if err != nil || len(rows) != 1 || val(rows[0].Used) != mib(2150) {
 		t.Errorf("a row whose first field is [N/A]: %+v, %v", rows, err)
 	}
+}
+
+// TestAccountedProcesses: a Slurm epilog's GPU report
+// (testdata/nvml/field/mila_slurm_gpu_report_accounting.txt, Mila's
+// docs) prints nvidia-smi -q -d ACCOUNTING after the job: each process's
+// "Max memory usage" over its life (pids 3072883 and 3072884, 998 MiB
+// each, lines 17 and 28), then the table, both GPUs at 0 MiB. The table
+// is read; the peaks are not samples (no time of their own), and were
+// dropped without a word: a warning now gives their count and the
+// largest, at the first's line. The quote is indented 6 spaces, the -q
+// report's sections with it (TestIndentedQReport).
+func TestAccountedProcesses(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"field/mila_slurm_gpu_report_accounting.txt")
+	if len(rows) != 2 || val(rows[0].Used) != 0 || val(rows[1].Total) != mib(46068) {
+		t.Errorf("rows %+v: want GPUs 0 and 1 at 0 of 46068 MiB", rows)
+	}
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	for _, want := range []string{"line 17:", "2 processes' largest memory use", "at most 998 MiB, pid 3072883 on GPU 0", "not read as samples"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings %q: want %q", w, want)
+		}
+	}
+}
+
+// TestIndentedQReport: an nvidia-smi -q report quoted indented (a
+// Markdown block, a list item, a CI log's prefix; Mila's docs indent
+// theirs 6 spaces) reads as it does flush left: its sections' depths are
+// taken from its "NVSMI LOG" line's indentation (was: "no GPU memory in
+// this nvidia-smi output", exit 2). The field's -q outputs of driver 375
+// (FB Memory Usage without Reserved) and 550 (two H100 NVL, "Processes :
+// None"), indented here.
+func TestIndentedQReport(t *testing.T) {
+	for _, f := range []string{"field/gnomeapplet356_q_d_memory_2017.txt", "field/thamada_h100nvl_q_processes_none.txt"} {
+		b, err := os.ReadFile(fixtures + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := readRows(t, f, string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pad := range []string{"      ", "\t"} {
+			var in strings.Builder
+			for _, line := range strings.SplitAfter(string(b), "\n") {
+				if line != "" {
+					in.WriteString(pad + line)
+				}
+			}
+			got, _, err := readRows(t, f, in.String())
+			if err != nil {
+				t.Errorf("%s indented %q: %v", f, pad, err)
+				continue
+			}
+			if rowsString(got) != rowsString(want) {
+				t.Errorf("%s indented %q: rows %s, want %s", f, pad, rowsString(got), rowsString(want))
+			}
+		}
+	}
+}
+
+// rowsString renders rows with their nullable values dereferenced.
+func rowsString(rows []row) string {
+	var b strings.Builder
+	p32 := func(p *int32) string {
+		if p == nil {
+			return "null"
+		}
+		return fmt.Sprint(*p)
+	}
+	p64 := func(p *int64) string {
+		if p == nil {
+			return "null"
+		}
+		return fmt.Sprint(*p)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&b, "{t=%d host=%q uuid=%q name=%q gpu=%s pid=%s process=%q used=%s total=%s free=%s reserved=%s %s %s}",
+			r.TimeUs, r.Host, r.UUID, r.GPUName, p32(r.GPU), p64(r.PID), r.Process, p64(r.Used), p64(r.Total), p64(r.Free), p64(r.Reserved), r.Source, r.Convention)
+	}
+	return b.String()
 }

@@ -131,7 +131,22 @@ type smiTextDecoder struct {
 	// driver model is WDDM.
 	naProcs int
 	naLine  int
-	wddm    bool
+	// acct*: -q's "Accounted Processes" (-d ACCOUNTING, a Slurm epilog's
+	// GPU report): each process's largest memory use over its life, a
+	// peak and not a sample, counted for a warning: acctProcs processes
+	// from line acctLine, the largest acctMax, of pid acctPID on GPU
+	// acctGPU.
+	// qBase is the indentation of the -q report's "NVSMI LOG" line (or
+	// of its first GPU section title when the excerpt starts there): a
+	// report pasted indented (a Markdown block, a CI log's prefix) keeps
+	// its sections' depths relative to it.
+	qBase               int
+	qBaseSet            bool
+	acctProcs, acctLine int
+	acctMax, acctPID    int64
+	acctGPU             int32
+	acctCurPID          int64
+	wddm                bool
 	// procRule: the Processes box's "|===|" rule was read (its rows
 	// follow); procBad: a row of the box was cut or was not read, so the
 	// box may not list every process.
@@ -243,6 +258,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	switch {
 	case bytes.Contains(t, []byte("NVSMI LOG")):
 		d.newSnapshot(0, false)
+		d.qBase, d.qBaseSet = leadingSpace(b), true
 		return nil
 	case bytes.HasPrefix(t, []byte("| NVIDIA-SMI ")):
 		// The banner of a table not preceded by its ctime line.
@@ -521,13 +537,23 @@ func (d *smiTextDecoder) cutGPURow(n int) {
 	d.r.meta.Warnings.Linef(n, "the table is cut after GPU %d's first row: its used / total MiB row is missing, so GPU %d is not read in this output", d.gpu, d.gpu)
 }
 
+// leadingSpace counts b's leading spaces and tabs.
+func leadingSpace(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
 // qLine reads a line of "nvidia-smi -q": "Key : value" under indented
 // section titles.
 func (d *smiTextDecoder) qLine(b, t []byte) error {
-	indent := 0
-	for indent < len(b) && (b[indent] == ' ' || b[indent] == '\t') {
-		indent++
+	indent := leadingSpace(b)
+	if !d.qBaseSet && bytes.HasPrefix(t, []byte("GPU ")) && bytes.IndexByte(t, ':') > 0 {
+		d.qBase, d.qBaseSet = indent, true // "GPU 00000000:61:00.0", the excerpt's first section
 	}
+	indent = max(indent-d.qBase, 0)
 	key, val, isKV := bytes.Cut(t, []byte(" : "))
 	if !isKV {
 		key, val, isKV = bytes.Cut(t, []byte(":"))
@@ -565,6 +591,10 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 				d.closeQProcs()
 				d.qSection, d.qIndent = "processes", indent
 				d.qProcOpen = true
+			case "Accounted Processes":
+				d.closeQProcs()
+				d.qSection, d.qIndent = "accounted", indent
+				d.acctCurPID = -1
 			default:
 				if indent <= d.qIndent {
 					if d.qSection == "processes" {
@@ -604,6 +634,9 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 		d.closeQProcs() // a key of the GPU section after its Processes
 		d.qSection = ""
 	}
+	if d.qSection == "accounted" && indent <= d.qIndent {
+		d.qSection = ""
+	}
 	switch d.qSection {
 	case "fb":
 		v, ok := parseSize(val, MiB)
@@ -619,6 +652,23 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 			d.qMem.used, d.qMem.hasUsed = v, true
 		case "Free":
 			d.qMem.free, d.qMem.hasFree = v, true
+		}
+	case "accounted":
+		switch string(key) {
+		case "Process ID":
+			if v, ok := parseInt(val); ok {
+				d.acctCurPID = v
+			}
+		case "Max memory usage":
+			if v, ok := parseSize(val, MiB); ok {
+				if d.acctProcs == 0 {
+					d.acctLine = d.r.line
+				}
+				d.acctProcs++
+				if v > d.acctMax || d.acctProcs == 1 {
+					d.acctMax, d.acctPID, d.acctGPU = v, d.acctCurPID, d.qGPU
+				}
+			}
 		}
 	case "processes":
 		switch string(key) {
@@ -691,6 +741,13 @@ func (d *smiTextDecoder) end(n int) error {
 			what = fmt.Sprintf("1 process listed (at line %d) shows its", d.naLine)
 		}
 		d.r.meta.Warnings.Add(parse.InlineNote(d.naLine, -1, "%s GPU memory as N/A (%s): %s; those processes are kept with their memory unknown, not 0, and count in no sum of process memory", what, pidList(d.r.unknownPIDs, d.naProcs), why))
+	}
+	if d.acctProcs > 0 {
+		what := fmt.Sprintf("%d processes' largest memory use over their lives", d.acctProcs)
+		if d.acctProcs == 1 {
+			what = "1 process's largest memory use over its life"
+		}
+		d.r.meta.Warnings.Linef(d.acctLine, "nvidia-smi -q's Accounted Processes list %s (at most %d MiB, pid %d on GPU %d): peaks, not samples at the report's time, so they are not read as samples; the job's processes held that much at some time", what, d.acctMax/MiB, d.acctPID, d.acctGPU)
 	}
 	if d.samples == 0 && d.sawMIG {
 		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")
