@@ -134,6 +134,9 @@ func TestFixtures(t *testing.T) {
 		// quote it: -q -d ACCOUNTING, then the table of two idle L40S
 		// (TestAccountedProcesses).
 		{"field/mila_slurm_gpu_report_accounting.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		// A script's "# GPU memory log" line before nvidia-smi's CSV
+		// (TestCommentLines): three rows of a V100.
+		{"field/gpulog_comment_then_query_gpu.csv", FormatQueryGPU, 3, 3, ClockAbsolute, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
@@ -1058,4 +1061,33 @@ func rowsString(rows []row) string {
 			r.TimeUs, r.Host, r.UUID, r.GPUName, p32(r.GPU), p64(r.PID), r.Process, p64(r.Used), p64(r.Total), p64(r.Free), p64(r.Reserved), r.Source, r.Convention)
 	}
 	return b.String()
+}
+
+// TestCommentLines: a logging script that writes a comment before
+// nvidia-smi's output (echo "# GPU memory log" > gpu.log; nvidia-smi
+// --query-gpu=... -l 5 >> gpu.log) leaves a CSV log whose first line is
+// no header (testdata/nvml/field/gpulog_comment_then_query_gpu.csv: that
+// line, then a course's V100 log). It is recognised and read, the comment
+// skipped with a warning (was: "not an NVML sample log", exit 2), and so
+// is a comment between two appended logs.
+func TestCommentLines(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "field/gpulog_comment_then_query_gpu.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Sniff(b); f != FormatQueryGPU {
+		t.Fatalf("Sniff = %q, want %q", f, FormatQueryGPU)
+	}
+	rows, meta, err := readRows(t, "gpu.log", string(b)+"# run 2\n"+strings.SplitN(string(b), "\n", 2)[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 rows, then the same 3 again after the second comment (the log
+	// appended twice); used 1, 4 and 4 MiB.
+	if len(rows) != 6 || val(rows[0].Used) != mib(1) || val(rows[5].Used) != mib(4) {
+		t.Errorf("rows %s: want 6, 1 MiB first, 4 MiB last", rowsString(rows))
+	}
+	if meta.Skipped != 2 || !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), `line 1: "# GPU memory log" is a comment`) {
+		t.Errorf("%d skipped, warnings %q: want both comments skipped, the first named", meta.Skipped, meta.Warnings.Strings())
+	}
 }

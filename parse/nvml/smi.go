@@ -229,6 +229,14 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
 		return nil
 	}
+	if b[0] == '#' {
+		// A comment a script wrote among the rows ("# GPU memory log"
+		// before the output of nvidia-smi --query-gpu ... >> gpu.log):
+		// neither a header (field names) nor a row (a timestamp or value).
+		d.r.meta.Skipped++
+		d.r.meta.Warnings.Once("comment line", parse.LineNote(n, "%q is a comment, not nvidia-smi's: lines starting with \"#\" are skipped", snippet(b)))
+		return nil
+	}
 	if isTaggedMessage(b) {
 		d.r.meta.Skipped++
 		d.r.meta.Warnings.Once("tagged message", parse.LineNote(n, "%q is not nvidia-smi's: another program printed it among the rows (a library preloaded into nvidia-smi, such as HAMi-core, or the job's own log); lines like it are skipped", snippet(b)))

@@ -64,6 +64,9 @@ func sniffOne(head []byte) parse.Format {
 		if hasDCGMLine(head) {
 			return FormatDCGMPrometheus
 		}
+		if f := sniffAfterComments(head); f != parse.FormatUnknown {
+			return f
+		}
 	case first[0] == '{' || first[0] == '[':
 		return sniffJSON(head)
 	case bytes.HasPrefix(first, []byte("DCGM_FI_")):
@@ -191,6 +194,24 @@ func sniffCSV(first []byte) parse.Format {
 		}
 	}
 	return FormatQueryGPU
+}
+
+// sniffAfterComments recognises an nvidia-smi CSV log after "#" comment
+// lines a script wrote before it (echo "# GPU memory log" > gpu.log, then
+// nvidia-smi --query-gpu=... >> gpu.log): the CSV decoder skips them.
+func sniffAfterComments(head []byte) parse.Format {
+	for range 16 {
+		first := firstLine(head)
+		if len(first) == 0 || first[0] != '#' {
+			break
+		}
+		head = head[bytes.Index(head, first)+len(first):]
+	}
+	first := firstLine(head)
+	if len(first) == 0 || first[0] == '#' || bytes.IndexByte(first, ',') < 0 {
+		return parse.FormatUnknown
+	}
+	return sniffCSV(first)
 }
 
 // sniffJSON looks at the keys of the first JSON document.
