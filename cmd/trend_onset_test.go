@@ -97,3 +97,37 @@ func TestTrendAssumedInterval(t *testing.T) {
 		t.Errorf("--interval 5m:\n%s", out)
 	}
 }
+
+// A "before" and an "after" --query-gpu of eight H200s
+// (testdata/nvml/field/exp23_before_after_query_gpu.txt, cut from an
+// experiment note: GPUs 2, 4, 5 and 6 released, 105851 -> 0, 106091 ->
+// 244, 105851 -> 4 and 106139 -> 292 MiB; the others unchanged). Two
+// samples: the release is between them and nothing follows it, so the
+// verdict is a step up to the last samples, never "then flat" (was "step:
+// GPU 2: a release, then flat", a flat part no sample shows); the
+// unchanged GPUs are flat.
+func TestTrendTwoSamplesStepAtEnd(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "trend", "--format", "json", nvmlData+"field/exp23_before_after_query_gpu.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	released := map[int]bool{2: true, 4: true, 5: true, 6: true}
+	fs := decodeTrend(t, out).Findings
+	if len(fs) != 8 {
+		t.Fatalf("%d findings, want the 8 GPUs", len(fs))
+	}
+	for _, f := range fs {
+		if f.GPU == nil {
+			t.Fatalf("finding without a GPU: %s", f.Message)
+		}
+		switch {
+		case released[*f.GPU]:
+			if f.Classification != "step" || !strings.Contains(f.Message, "a release from") ||
+				!strings.Contains(f.Message, "too few after the change") || strings.Contains(f.Message, "then flat") {
+				t.Errorf("GPU %d: %s: %s; want a release at the last samples, no flat part", *f.GPU, f.Classification, f.Message)
+			}
+		case f.Classification != "flat":
+			t.Errorf("GPU %d: %s, want flat: %s", *f.GPU, f.Classification, f.Message)
+		}
+	}
+}

@@ -314,6 +314,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			more := ""
 			if !s.HasPID || s.HeldToEnd {
 				more = " (log for longer: growth that has just started looks the same)"
+				if dir != "growth" {
+					more = " (log for longer)"
+				}
 			}
 			return fmt.Sprintf("step: %s: %s%s, up to its last samples: too few after the change to tell whether memory stays there or keeps changing%s; %s%s",
 				who, dir, change, more, heldNote(s, clock), unattributedNote(s))

@@ -133,7 +133,12 @@ func fitSeries(t []int64, y []float64) fit {
 	if n < 3 {
 		f.class = Flat
 		if rng >= flatBand || math.Abs(ry[n-1]-ry[0]) >= flatBand {
-			f.class = Step
+			// Two points (a "before" and an "after" nvidia-smi): the
+			// change is between them and nothing comes after it, so
+			// nothing says whether memory stays there.
+			f.class, f.stepAtEnd = Step, true
+			f.changes = append(f.changes, ChangePoint{StartUs: at(0), EndUs: at(n - 1),
+				FromBytes: int64(math.Round(ry[0])), ToBytes: int64(math.Round(ry[n-1]))})
 		}
 		whole()
 		return f

@@ -137,6 +137,9 @@ func TestFixtures(t *testing.T) {
 		// A script's "# GPU memory log" line before nvidia-smi's CSV
 		// (TestCommentLines): three rows of a V100.
 		{"field/gpulog_comment_then_query_gpu.csv", FormatQueryGPU, 3, 3, ClockAbsolute, "excludes-reserved"},
+		// A "before" and an "after" --query-gpu of eight H200s without
+		// timestamps (cmd's TestTrendTwoSamplesStepAtEnd): two ticks.
+		{"field/exp23_before_after_query_gpu.txt", FormatQueryGPU, 16, 2, ClockRowOrder, "excludes-reserved"},
 		// dcgm-exporter on two A30s in MIG mode: FB_USED of six instances.
 		{"field/dcgmexporter317_a30_mig_used.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// Windows tables (TCC/WDDM column): one GPU each; 512.78 has its
