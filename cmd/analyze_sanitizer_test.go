@@ -467,3 +467,22 @@ func analyzeOOMFailOn(t *testing.T, path string) (report.Report, []report.Findin
 	}
 	return r, ooms
 }
+
+// HAMi-core's refusals (testdata/pytorch/pastes/hami_greedy_kubectl_logs.txt,
+// a HAMi tutorial's `kubectl logs greedy`: "Device 0 OOM 4401922048 /
+// 4294967296" twice, the program having caught PyTorch's error) are one
+// OOM on GPU 0 whose cause is the pod's memory limit: 4401922048 bytes is
+// 4.10 GiB (4401922048 / 2^30 = 4.0997), the limit 4294967296 bytes 4.00
+// GiB. Was: `oom` said "No out-of-memory error in the inputs" (exit 0) and
+// `analyze` "unrecognised input format" (exit 2).
+func TestAnalyzeHAMiCoreOOM(t *testing.T) {
+	log := filepath.Join("..", "testdata", "pytorch", "pastes", "hami_greedy_kubectl_logs.txt")
+	code, out, errOut := run(t, "", "oom", log)
+	if code != 0 || !strings.Contains(out, "OOM 1 of 1: GPU 0") || !strings.Contains(out, "memory-limit: HAMi-core refused the allocation on device 0") ||
+		!strings.Contains(out, "would have been 4.10 GiB, over the pod's limit of 4.00 GiB") || strings.Contains(out, "PYTORCH_CUDA_ALLOC_CONF") {
+		t.Errorf("oom: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := run(t, "", "analyze", "--fail-on", "oom", log); code != cmd.ExitFindings || !strings.Contains(out, "cause: memory-limit") {
+		t.Errorf("analyze: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -797,6 +797,12 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d"
 		}
+		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
+			r.AllowedBytes = m.Allowed // the pod's limit
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+		}
 		if m.Generation == pytorchtext.GenCut && !r.snapshot {
 			// The figures printed whole before the cut.
 			if r.Device < 0 {
@@ -956,6 +962,15 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
 		case pytorchtext.GenXLA:
 			r.Notes = append(r.Notes, r.xlaNote())
+		case pytorchtext.GenHAMi:
+			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
+				would, limit := sizeOf(u, r.AllowedBytes)
+				r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
+					Evidence: fmt.Sprintf("HAMi-core refused the allocation on device %d: with it, the pod's GPU memory would have been %s, over the pod's limit of %s (nvidia.com/gpumem); the GPU itself may have had memory free", r.Device, would, limit),
+					Numbers:  map[string]int64{"would_use_bytes": u, "allowed_bytes": r.AllowedBytes, "over_by_bytes": u - r.AllowedBytes},
+					Advice:   "the pod reached the GPU memory HAMi gives it, not the GPU's: raise the pod's nvidia.com/gpumem (or gpumem-percentage), or reduce what its processes need"})
+			}
+			r.Notes = append(r.Notes, "HAMi-core (libvgpu.so, the library HAMi preloads into the pod's processes) counts every process of the pod on the device against the limit, the CUDA context included, and reports the limit as the GPU's total to nvidia-smi and PyTorch; its line gives the usage with the request, not the request alone; the program may have caught the CUDA error (no traceback then)")
 		case pytorchtext.GenTF:
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {
 				// TF 2's eager form: the op's name only.

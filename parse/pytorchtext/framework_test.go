@@ -134,3 +134,44 @@ func TestFrameworkPastesSniffed(t *testing.T) {
 		}
 	}
 }
+
+// HAMi-core's refusal of an allocation over a pod's memory limit
+// (pastes/hami_greedy_kubectl_logs.txt: a HAMi tutorial's `kubectl logs
+// greedy`, verbatim): "[HAMI-core ERROR (pid:1 thread=...
+// allocator.c:52)]: Device 0 OOM 4401922048 / 4294967296", twice, then the
+// program's own line (it caught PyTorch's OutOfMemoryError). HAMi-core's
+// allocator.c prints LOG_ERROR("Device %d OOM %lu / %lu", d,
+// new_allocated, limit): device 0, the pod's usage with the request
+// 4401922048 bytes, its limit 4294967296 bytes (4 GiB, read as allowed).
+// Was: no OOM at all. The same words without HAMi-core's ERROR prefix, or
+// other text after "]: Device", are not a message.
+func TestHAMiCoreOOM(t *testing.T) {
+	rs := readFile(t, "pastes/hami_greedy_kubectl_logs.txt", false)
+	if len(rs.msgs) != 2 {
+		t.Fatalf("%d messages, want HAMi-core's 2: %+v", len(rs.msgs), rs.msgs)
+	}
+	for _, m := range rs.msgs {
+		if m.gen != string(GenHAMi) || m.device != 0 || m.sizes["allowed"] != 4294967296 || m.reason != "" {
+			t.Errorf("%+v: want hami, device 0, 4294967296 allowed", m)
+		}
+		if u := HAMiWouldUse(m.text); u != 4401922048 {
+			t.Errorf("%q: would use %d, want 4401922048", m.text, u)
+		}
+	}
+	b, err := os.ReadFile(dir + "pastes/hami_greedy_kubectl_logs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !SniffOOM(b) {
+		t.Error("not sniffed as OOM text")
+	}
+	for _, line := range []string{
+		"[INFO]: Device 0 OOM 4401922048 / 4294967296",
+		"[HAMI-core Msg(62:132856292957248:multiprocess_memory_limit.c:862)]: Device 0 ready",
+		"[HAMI-core ERROR (pid:1 thread=1 allocator.c:52)]: Device 0 OOM 4401922048 of 4294967296",
+	} {
+		if rs, err := readText(t, "x.log", line+"\n", false); err != nil || len(rs.msgs) != 0 {
+			t.Errorf("%q: %+v %v; want no message", line, rs.msgs, err)
+		}
+	}
+}

@@ -124,6 +124,17 @@ const (
 	// always set, so the reader warns and makes no row. Requested is the
 	// request where printed.
 	GenCPU Generation = "cpu"
+	// GenHAMi: HAMi-core (libvgpu.so, preloaded into every process of a
+	// Kubernetes pod that HAMi shares a GPU with) refused an allocation
+	// over the pod's memory limit (nvidia.com/gpumem), before CUDA saw it:
+	// "[HAMI-core ERROR (pid:1 thread=... allocator.c:52)]: Device d OOM
+	// U / L" (src/allocator/allocator.c: LOG_ERROR("Device %d OOM %lu /
+	// %lu", d, new_allocated, limit)). U is the pod's usage on the device
+	// with the request added (HAMiWouldUse of Text), L the limit (Allowed); the
+	// request alone is not printed. The caller gets
+	// CUDA_ERROR_OUT_OF_MEMORY (PyTorch then raises OutOfMemoryError,
+	// unless the program catches it).
+	GenHAMi Generation = "hami"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -248,6 +259,8 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory",
+	// HAMi-core's, after its log prefix (hamiPrefix).
+	hamiPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
 	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
@@ -478,11 +491,40 @@ func findOOM(line string, from int) int {
 	return best
 }
 
+// hamiPhrase ends HAMi-core's log prefix and starts its out-of-memory
+// message ("[HAMI-core ERROR (pid:1 thread=... allocator.c:52)]: Device 0
+// OOM 4401922048 / 4294967296"); the message starts after "]: ".
+const hamiPhrase = "]: Device "
+
+// hamiRe is the whole of HAMi-core's out-of-memory line: its ERROR prefix,
+// the device, the usage with the request, the limit.
+var hamiRe = lazyre.New(`\[HAMI-core ERROR[^\]]*\]: (Device (\d+) OOM (\d+) / (\d+))`)
+
+// HAMiWouldUse reads a GenHAMi message's text ("Device 0 OOM 4401922048 /
+// 4294967296"): the pod's usage on the device with the request added, in
+// bytes; -1 when text is no such message.
+func HAMiWouldUse(text string) int64 {
+	m := hamiTextRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+var hamiTextRe = lazyre.New(`^Device \d+ OOM (\d+) / \d+$`)
+
 // libraryStart returns where the phrase p found at line[i] starts its
 // message: for a library's status, at its name or the lead-in before it
 // ("CUDA error: CUBLAS_STATUS_ALLOC_FAILED"); -1 for an "_ALLOC_FAILED"
 // that is no library's out-of-memory status.
 func libraryStart(line string, i int, p string) int {
+	if p == hamiPhrase {
+		return i + len("]: ")
+	}
 	if p == "_ALLOC_FAILED" {
 		j := i
 		for j > 0 && (line[j-1] >= 'A' && line[j-1] <= 'Z' || line[j-1] == '_') {
@@ -533,6 +575,13 @@ func classify(line string, at int) int {
 		// must parse. A sizeless form in quotes is an exception's repr
 		// (RuntimeError('CUDA error: out of memory')).
 		kind = weakMessage
+	}
+	if strings.HasPrefix(rest, "Device ") && at >= len("]: ") && line[at-3:at] == "]: " {
+		// HAMi-core's line, whole, or another program's words.
+		if m := hamiRe.Re().FindStringSubmatchIndex(line); m != nil && m[2] == at {
+			return message
+		}
+		return notMessage
 	}
 	if lib, _ := libraryAt(rest); lib != "" {
 		return classifyLibrary(line, at, lib, kind)
@@ -702,6 +751,14 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
+	}
+	if x := hamiRe.Re().FindStringSubmatchIndex(line); x != nil && x[2] == at {
+		// HAMi-core: figures printed with %d and %lu, exact.
+		m.Backend, m.Generation = "CUDA", GenHAMi
+		m.Text = line[x[2]:x[3]]
+		m.Device, _ = strconv.Atoi(line[x[4]:x[5]])
+		m.Allowed, _ = strconv.ParseInt(line[x[8]:x[9]], 10, 64)
+		return m, x[3]
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
