@@ -27,6 +27,10 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			fr := frame(d.IterationSite)
 			ds.IterationSite = &fr
 		}
+		if source == "pytorch-profiler-trace" && d.ActiveBytes >= 0 {
+			lb := d.LiveBytes
+			ds.LiveBytes = &lb
+		}
 		if d.HasTime {
 			start, end := d.TraceStartUs, d.TraceEndUs
 			ds.TraceStartUs, ds.TraceEndUs = &start, &end

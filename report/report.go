@@ -169,14 +169,18 @@ type DeviceSummary struct {
 	Segments int `json:"segments"`
 	// ReservedBytes and ActiveBytes are null when the input does not
 	// say (a profiler trace of PyTorch 1.8 or 1.9 has no totals).
-	ReservedBytes    *int64 `json:"reserved_bytes"`
-	ActiveBytes      *int64 `json:"active_bytes"`
-	ActiveBlocks     int    `json:"active_blocks"`
-	TraceEntries     int64  `json:"trace_entries"`
-	TraceStartUs     *int64 `json:"trace_start_us"`
-	TraceEndUs       *int64 `json:"trace_end_us"`
-	UnmatchedFrees   int64  `json:"unmatched_frees"`
-	LiveAtTraceEnd   int    `json:"live_allocations"`
+	ReservedBytes  *int64 `json:"reserved_bytes"`
+	ActiveBytes    *int64 `json:"active_bytes"`
+	ActiveBlocks   int    `json:"active_blocks"`
+	TraceEntries   int64  `json:"trace_entries"`
+	TraceStartUs   *int64 `json:"trace_start_us"`
+	TraceEndUs     *int64 `json:"trace_end_us"`
+	UnmatchedFrees int64  `json:"unmatched_frees"`
+	LiveAtTraceEnd int    `json:"live_allocations"`
+	// LiveBytes: for a profiler trace, the bytes of the allocations it
+	// leaves live (active_bytes, the allocator's Total Allocated, also
+	// counts memory allocated before profiling); absent for a snapshot.
+	LiveBytes        *int64 `json:"live_bytes,omitempty"`
 	BlocksNotInTrace int    `json:"blocks_not_in_trace"`
 	// PendingFreeBytes and PendingFreeBlocks: blocks in state
 	// active_pending_free, freed by the program but not yet reusable.

@@ -78,6 +78,13 @@ func describeInput(in Input) string {
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("%s: %s active in %s, %s reserved",
 			deviceName(d), bytesOrUnknown(d.ActiveBytes), plural(d.ActiveBlocks, "block", "blocks"), bytesOrUnknown(d.ReservedBytes))
+		if d.LiveBytes != nil && d.ActiveBytes != nil && *d.ActiveBytes-*d.LiveBytes >= 1<<20 {
+			// A profiler trace's total counts memory allocated before
+			// profiling, in blocks the trace never saw: the blocks it left
+			// live hold only part of it.
+			s = fmt.Sprintf("%s: %s active (%s of it in the %s the trace left live), %s reserved",
+				deviceName(d), IBytes(*d.ActiveBytes), IBytes(*d.LiveBytes), plural(d.ActiveBlocks, "allocation", "allocations"), bytesOrUnknown(d.ReservedBytes))
+		}
 		// Reserved memory is in segments: none counted beside some
 		// reserved is an input that does not list segments (a profiler
 		// trace's Total Reserved), not "0 segments".

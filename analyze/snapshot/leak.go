@@ -64,6 +64,10 @@ type DeviceSummary struct {
 	UnmatchedFrees int64
 	// LiveAtTraceEnd counts allocations the trace leaves live.
 	LiveAtTraceEnd int
+	// LiveBytes is what those allocations hold (a profiler trace's
+	// ActiveBytes is the allocator's Total Allocated, which also counts
+	// memory allocated before profiling).
+	LiveBytes int64
 	// BlocksNotInTrace counts active blocks the trace does not cover,
 	// taken from the snapshot's segments instead.
 	BlocksNotInTrace int
@@ -817,6 +821,9 @@ func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 	}
 	for b := range d.active.all {
 		s.ActiveBytes = satAdd(s.ActiveBytes, b.size)
+	}
+	for _, l := range d.live.all {
+		s.LiveBytes = satAdd(s.LiveBytes, l.size)
 	}
 	return s
 }
