@@ -210,3 +210,29 @@ func TestOnset(t *testing.T) {
 		t.Errorf("flat from 3: onset %d, want 3", k)
 	}
 }
+
+// s37's F10: used memory above the GPU's capacity (a unit mix-up, a
+// total that is not this GPU's) cannot be; a series growing past it got
+// "runs out of memory in about 0 s". 40000 MiB rising 1000 MiB a minute
+// for 19 minutes on a GPU of 32768 MiB: growing, but no time to OOM, and
+// the reason says the figures are wrong. The same growth below capacity
+// (10000 MiB + 1000 MiB/min up to 29000 of 32768) keeps its time to OOM:
+// (32768 - 29000) MiB / 1000 MiB/min = 3.8 min.
+func TestUsedAboveCapacityNoTimeToOOM(t *testing.T) {
+	for _, c := range []struct {
+		from  float64
+		above bool
+	}{{40000 * mib, true}, {10000 * mib, false}} {
+		used := func(x float64) float64 { return c.from + x/60*1000*mib }
+		got := analyzeOne(t, synth{seconds: 19 * 60, step: 60, noise: 0, capacity: 32768 * mib, used: used}, Options{})
+		if got.Class != Growing {
+			t.Fatalf("from %.0f MiB: %s, want growing", c.from/mib, got.Class)
+		}
+		switch {
+		case c.above && (got.TimeToOOM != nil || !strings.Contains(got.NoOOMReason, "above the GPU's capacity")):
+			t.Errorf("above capacity: time to OOM %+v, reason %q", got.TimeToOOM, got.NoOOMReason)
+		case !c.above && (got.TimeToOOM == nil || !within(got.TimeToOOM.Seconds, 3768.0/1000*60, 0.05)):
+			t.Errorf("below capacity: time to OOM %+v (%q), want about 226 s", got.TimeToOOM, got.NoOOMReason)
+		}
+	}
+}

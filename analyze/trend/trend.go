@@ -1152,6 +1152,13 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = "the logs do not give this GPU's total memory"
 		return
 	}
+	if over := -headroom; over > math.Max(16*mib, 0.01*math.Abs(f.endLevel)) {
+		// Used memory above what the GPU holds cannot be: a figure of the
+		// log is wrong (a unit, a total that is not this GPU's), and the
+		// time to OOM would be "0 s".
+		o.NoOOMReason = fmt.Sprintf("the used memory at the end is %.0f MiB above the GPU's capacity, which cannot be: a figure of the log is wrong (a unit, or a total that is not this GPU's)", over/mib)
+		return
+	}
 	est := &OOMEstimate{HeadroomBytes: int64(headroom)}
 	if headroom > 0 {
 		// The range: the slope's interval, and the uncertainty of the level
