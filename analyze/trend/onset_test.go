@@ -220,16 +220,28 @@ func TestOnset(t *testing.T) {
 // (32768 - 29000) MiB / 1000 MiB/min = 3.8 min.
 func TestUsedAboveCapacityNoTimeToOOM(t *testing.T) {
 	for _, c := range []struct {
-		from  float64
-		above bool
-	}{{40000 * mib, true}, {10000 * mib, false}} {
-		used := func(x float64) float64 { return c.from + x/60*1000*mib }
+		from, rate float64 // MiB, MiB/min
+		above      bool
+		reason     string
+	}{
+		{40000 * mib, 1000 * mib, true, "above the GPU's total"},
+		{10000 * mib, 1000 * mib, false, ""},
+		// Above the capacity, not the total (synth's is capacity + 616
+		// MiB reserved): 32300 + 50 x 19 = 33250 MiB at the end, 482
+		// MiB above capacity (more than 1% of the level), 134 below the
+		// total, so no sample is above it.
+		{32300 * mib, 50 * mib, true, "above the GPU's capacity"},
+	} {
+		used := func(x float64) float64 { return c.from + x/60*c.rate }
 		got := analyzeOne(t, synth{seconds: 19 * 60, step: 60, noise: 0, capacity: 32768 * mib, used: used}, Options{})
 		if got.Class != Growing {
 			t.Fatalf("from %.0f MiB: %s, want growing", c.from/mib, got.Class)
 		}
 		switch {
-		case c.above && (got.TimeToOOM != nil || !strings.Contains(got.NoOOMReason, "above the GPU's capacity")):
+		// Above the total in every sample: overTotalWarning's reason
+		// comes first (TestUsedAboveTotal); above the capacity only
+		// (total less reserved), timeToOOM's.
+		case c.above && (got.TimeToOOM != nil || !strings.Contains(got.NoOOMReason, c.reason)):
 			t.Errorf("above capacity: time to OOM %+v, reason %q", got.TimeToOOM, got.NoOOMReason)
 		case !c.above && (got.TimeToOOM == nil || !within(got.TimeToOOM.Seconds, 3768.0/1000*60, 0.05)):
 			t.Errorf("below capacity: time to OOM %+v (%q), want about 226 s", got.TimeToOOM, got.NoOOMReason)
