@@ -506,20 +506,31 @@ func (a *LeakAnalyzer) teardownStart(d *deviceState, upto int) int {
 }
 
 // doesCompute reports whether stack id's allocation was made inside a
-// module call or by backward.
+// module call or by backward. Each stack's answer is kept (a.computes):
+// teardownStart asks for every allocation of the trace, and a stack's
+// frames are many (55 a stack in cranberrii's trace).
 func (a *LeakAnalyzer) doesCompute(id int32) bool {
 	if int(id) >= len(a.stacks) {
 		return true
 	}
+	if len(a.computes) < len(a.stacks) {
+		a.computes = append(a.computes, make([]int8, len(a.stacks)-len(a.computes))...)
+	}
+	if c := a.computes[id]; c != 0 {
+		return c > 0
+	}
+	c := int8(-1)
 	for _, fid := range a.stacks[id] {
 		if fid < 0 || int(fid) >= len(a.frames) {
 			continue
 		}
 		if a.frameFacts(fid, factsAnchor)&(factModuleOrBackward|factAutograd) != 0 || callsite.IsAutogradPython(a.frames[fid]) {
-			return true
+			c = 1
+			break
 		}
 	}
-	return false
+	a.computes[id] = c
+	return c > 0
 }
 
 // lastLoop looks, in a trace whose whole shows no repeating step, for a

@@ -318,6 +318,7 @@ type LeakAnalyzer struct {
 	devs       map[int32]*deviceState
 	frames     []callsite.Frame
 	facts      []uint16 // per frame, its facts once known (frameFacts)
+	computes   []int8   // per stack, doesCompute's answer once known: 1 yes, -1 no
 	stacks     [][]int32
 	unknown    map[string]int64
 	timed      bool
