@@ -1546,6 +1546,65 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		trends[size] = verdict(it.curve(keysBySize[size]))
 		anyGrows = anyGrows || trends[size].grows
 	}
+	// A size that rose once looks like a burst, but a tensor kept every
+	// step whose shape follows the step's batch (padded sequences, a
+	// server's batches of varying size, dynamic shapes) has a new size in
+	// many iterations, each rising once: such sizes, taken together, grow
+	// across iterations, and are the leak's, not bursts. Only those the
+	// first iteration made and held unchanged since (a workspace) stay
+	// bursts then, unless the site's count of blocks tells them apart:
+	// when every later iteration keeps the same number of the site's
+	// blocks, those the first made beyond that number are its bursts
+	// (madeOnce), and a size made in the first iteration with none of
+	// them is the first step's kept tensor. When the count cannot tell
+	// (a leak every k-th step), a size of the first iteration joins the
+	// leak when unsure is true, else stays a burst.
+	recurring := func(cand []int64, unsure bool) map[int64]bool {
+		var later, first []int64
+		var keys []int32
+		for _, size := range cand {
+			if len(it.changing(keysBySize[size])) > 0 {
+				later = append(later, size)
+				keys = append(keys, keysBySize[size]...)
+			} else {
+				first = append(first, size)
+			}
+		}
+		if len(later) < 2 || !verdict(it.curve(keys)).grows {
+			return nil
+		}
+		out := make(map[int64]bool, len(cand))
+		for _, size := range later {
+			out[size] = true
+		}
+		once := it.madeOnce(inT)
+		for _, size := range first {
+			if once == nil {
+				out[size] = unsure
+				continue
+			}
+			n, made := 0, 0
+			for _, k := range bySize[size] {
+				if k.inTrace {
+					n++
+					if once[k.seq] {
+						made++
+					}
+				}
+			}
+			if n > 0 && made == 0 {
+				out[size] = true
+			}
+		}
+		return out
+	}
+	var onceCand []int64
+	for _, size := range sizes {
+		if anyGrows && !trends[size].grows && trends[size].rises <= 1 {
+			onceCand = append(onceCand, size)
+		}
+	}
+	varying := recurring(onceCand, false)
 	// When no size grows by itself (the site grows by replacement: a KV
 	// cache reallocated bigger each turn), a size made in one burst and
 	// held since (a library workspace made by the first call through the
@@ -1553,8 +1612,18 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	// the site grows without it.
 	burst := map[int64]bool{}
 	if !anyGrows {
+		var cand []int64
 		for _, size := range sizes {
 			if heldSinceOneRise(it.curve(keysBySize[size])) {
+				cand = append(cand, size)
+			}
+		}
+		// Every allocation of its own size, with none of them told
+		// apart as a burst by the count: the growth is the site's as a
+		// whole, as it was before any size was peeled off.
+		varying := recurring(cand, true)
+		for _, size := range cand {
+			if !varying[size] {
 				burst[size] = true
 			}
 		}
@@ -1589,7 +1658,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 				live.add(k)
 				liveBlocks = append(liveBlocks, k.block)
 			}
-		case anyGrows && !trends[size].grows && trends[size].rises <= 1, burst[size]:
+		case anyGrows && !trends[size].grows && trends[size].rises <= 1 && !varying[size], burst[size]:
 			for _, k := range bySize[size] {
 				held.add(k)
 			}
