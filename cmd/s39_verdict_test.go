@@ -108,6 +108,22 @@ func TestS39TraceWithoutStacks(t *testing.T) {
 			if strings.Contains(f.Message, "not growing") {
 				t.Errorf("%s: %s", name, f.Message)
 			}
+			// The trace may have had a repeating step: its entries have
+			// no stack to find one by.
+			if f.Kind == "retained" && (strings.Contains(f.Message, "no repeating step") || !strings.Contains(f.Message, "carry no stacks")) {
+				t.Errorf("%s: %s", name, f.Message)
+			}
+		}
+		// The table's GROWTH cell (fields: #, KIND, DEVICE, BYTES as number
+		// and unit, BLOCKS, GROWTH): "?" (cannot tell), never "none".
+		code, out, _ := run(t, nil, "analyze", s39Dir+name)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if fs := strings.Fields(line); len(fs) > 6 && fs[1] == "retained" && fs[6] != "?" {
+				t.Errorf("%s: GROWTH %q in %q, want ?", name, fs[6], line)
+			}
 		}
 	}
 }

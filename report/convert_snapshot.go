@@ -343,6 +343,8 @@ func retainedWhy(g *snapshot.Growth) string {
 	switch {
 	case g.Iterations == 0 && g.Burst != nil:
 		return when + "; the " + g.Burst.At("at this line") + ", so growth across iterations cannot be judged"
+	case g.Iterations == 0 && g.NoTraceStacks:
+		return when + "; the trace's allocations carry no stacks, so its iterations cannot be found and growth across iterations cannot be judged"
 	}
 	switch g.Iterations {
 	case 0:

@@ -201,8 +201,10 @@ func renderTable(w io.Writer, header []string, aligns []tw.Align, rows [][]strin
 	return t.Render()
 }
 
-// growthCell shows a leak's rate, "none" for memory held without growing,
-// and "?" where the input cannot tell.
+// growthCell shows a leak's rate, "none" for memory held without growing
+// across the iterations measured, and "?" where the input cannot tell:
+// memory no trace covers, or one that shows too few iterations to measure
+// (no repeating step, a trace without stacks, fewer than 4 steps).
 func growthCell(f Finding) string {
 	g := f.Growth
 	switch {
@@ -210,7 +212,7 @@ func growthCell(f Finding) string {
 		return "at exit"
 	case f.Kind == KindOOM || f.Kind == KindFragmentation || f.Kind == KindPendingFree:
 		return "-"
-	case g == nil:
+	case g == nil, f.Kind != KindLeak && g.Measured == 0:
 		return "?"
 	case f.Kind != KindLeak:
 		return "none"

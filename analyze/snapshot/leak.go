@@ -253,6 +253,12 @@ type Growth struct {
 	// device's steps but were made back to back (Burst says what that
 	// shows), when no step was found.
 	Burst *Burst
+	// NoTraceStacks is set, when no iterations were found, on a snapshot
+	// whose trace's allocations carry no stack (context="state", or the
+	// pre-2.1 _record_memory_history(True, ...) without
+	// trace_alloc_record_context): the iterations cannot be found, not
+	// "no repeating step" (the run may have had one).
+	NoTraceStacks bool
 	// Marker names the step spans the tracer recorded that mark the
 	// iterations above when no stack does (DeviceSummary.IterationMarker);
 	// "" otherwise.
@@ -2065,6 +2071,7 @@ func activeParts(ts []int64, end int64) int {
 func (a *LeakAnalyzer) growthOf(in *siteSet, kept []keptAlloc, nallocs int, v []int64, tr trend) *Growth {
 	g := &Growth{Timed: in.timed, Kept: len(kept), Allocations: nallocs, WindowStart: in.winStart, WindowEnd: in.winEnd}
 	it := in.iter
+	g.NoTraceStacks = a.segments && in.d.stackedAllocs == 0 && !it.usable()
 	if it != nil {
 		g.Iterations = it.seen
 		g.Every = it.every
