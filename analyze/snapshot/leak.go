@@ -977,7 +977,7 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 				held = "and none of the memory the trace saw allocated is held at its end"
 			}
 			if noTraceStacks {
-				sum.Unjudged = "its trace's allocations carry no stacks (recorded with context=\"state\" or None), so no iterations can be found"
+				sum.Unjudged = "its trace's allocations carry no stacks (recorded with context=\"state\" or None, or PyTorch 2.0's _record_memory_history(True, ...) without trace_alloc_record_context=True), so no iterations can be found"
 				warns = append(warns, noTraceStacksWarning(d.dev, held, st))
 			} else {
 				sum.Unjudged = in.iter.why()
