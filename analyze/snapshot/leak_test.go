@@ -691,3 +691,58 @@ func TestCacheAtCapacityAgainstStoppedLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakOfVaryingSizes: every step keeps one tensor whose size follows
+// the step's batch (4 KiB times a length that differs from step to step:
+// every size comes once, so each rose in one iteration only); the first
+// call through the line also made a 32 MiB workspace before it. The sizes
+// together grow across the 40 iterations: a leak of the 40 kept tensors,
+// the workspace retained (the count tells it apart: the first step keeps
+// 2, every later one 1). Kept every other step, the count varies and
+// cannot tell the workspace from the first kept tensor: the site is one
+// leak, as before sizes were peeled off (21 blocks: 20 kept tensors and
+// the workspace). With one repeated size among them (lengths 1..20 twice,
+// so each size rises twice and grows by itself), the other sizes rose once
+// each and were peeled off as bursts: the same leak.
+func TestLeakOfVaryingSizes(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		every            int
+		length           func(step int) int64
+		wantLeak, wantWS int
+	}{
+		{"distinct", 1, func(s int) int64 { return int64(s*7%40 + 1) }, 40, 1},
+		{"distinct every other", 2, func(s int) int64 { return int64(s*7%40 + 1) }, 21, 0},
+		{"one repeated", 1, func(s int) int64 {
+			if s%4 == 0 {
+				return 100
+			}
+			return int64(s*7%40 + 1)
+		}, 40, 1},
+	} {
+		var evs []ev
+		addr := uint64(0x10000)
+		next := func(size int64) uint64 { a := addr; addr += uint64(size) + 0x1000; return a }
+		for step := 0; step < 40; step++ {
+			x := next(4096)
+			evs = append(evs, ev{"alloc", x, 4096, 0, 1})
+			for i := 0; i < 5; i++ { // the step's compute
+				w := next(512)
+				evs = append(evs, ev{"alloc", w, 512, 0, -1}, ev{"free_completed", w, 512, 0, -1})
+			}
+			if step == 0 {
+				evs = append(evs, ev{"alloc", next(32 << 20), 32 << 20, 0, 0})
+			}
+			if step%c.every == 0 {
+				n := 4096 * c.length(step)
+				evs = append(evs, ev{"alloc", next(n), n, 0, 0})
+			}
+			evs = append(evs, ev{"free_completed", x, 4096, 0, 1})
+		}
+		res := analyzeEvents(t, []string{"leaky", "steady"}, evs)
+		l, r := sitesOf(res, callsite.Leak, 0), sitesOf(res, callsite.Retained, 0)
+		if len(l) != 1 || l[0].Count != c.wantLeak || len(r) != c.wantWS || c.wantWS == 1 && (r[0].Count != 1 || r[0].Bytes != 32<<20) {
+			t.Errorf("%s: leaks %+v, retained %+v", c.name, l, r)
+		}
+	}
+}
