@@ -459,25 +459,12 @@ func TestExportDatesLogsWithoutTimesByFile(t *testing.T) {
 		if !strings.Contains(p, "date=2026-12-05") {
 			t.Errorf("%s: want the files' date, 2026-12-05", p)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < r.NumRecords(); i++ {
-			rec, err := r.Record(i)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, rec := range readPart(t, p) {
 			col := rec.Column(rec.Schema().FieldIndices("time")[0])
 			if col.NullN() != col.Len() {
 				t.Errorf("%s: %d of %d findings with a time; want none (unknown)", p, col.Len()-col.NullN(), col.Len())
 			}
+			rec.Release()
 		}
-		r.Close()
-		f.Close()
 	}
 }
