@@ -404,15 +404,7 @@ func exportCell(a arrow.Array, i int) string {
 // readable file beside an unreadable one is an export (exit 0, the
 // unreadable one counted, as --help says).
 func TestExportNothingExported(t *testing.T) {
-	empty := t.TempDir()
-	skipped := t.TempDir()
-	if err := os.WriteFile(filepath.Join(skipped, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	unreadable := t.TempDir()
-	if err := os.WriteFile(filepath.Join(unreadable, "empty.pickle"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty, skipped, unreadable := nothingReadRoots(t) // report_test.go
 	mixed := t.TempDir()
 	if err := os.WriteFile(filepath.Join(mixed, "empty.pickle"), nil, 0o644); err != nil {
 		t.Fatal(err)

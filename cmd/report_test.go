@@ -568,6 +568,21 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
+// nothingReadRoots makes three roots of which gpuleak reads nothing: an
+// empty one, one of a file of no format it reads (notes.txt) and one of
+// an unreadable file (an empty empty.pickle).
+func nothingReadRoots(t *testing.T) (empty, skipped, unreadable string) {
+	t.Helper()
+	empty, skipped, unreadable = t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(skipped, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(unreadable, "empty.pickle"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return empty, skipped, unreadable
+}
+
 // s37: gpuleak report over a root where it read nothing (an empty or
 // unmounted artifact directory, files of no format it reads, files it
 // cannot read) exited 0 with nothing on standard error: a cron job's mail
@@ -578,15 +593,7 @@ func mustRead(t *testing.T, path string) []byte {
 // window are a quiet window, not a failure: exit 0, said on standard
 // error.
 func TestReportNoInputRead(t *testing.T) {
-	empty := t.TempDir()
-	skipped := t.TempDir()
-	if err := os.WriteFile(filepath.Join(skipped, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	unreadable := t.TempDir()
-	if err := os.WriteFile(filepath.Join(unreadable, "empty.pickle"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty, skipped, unreadable := nothingReadRoots(t)
 	old := t.TempDir()
 	oldLog := filepath.Join(old, "oom_error.txt")
 	if err := os.WriteFile(oldLog, mustRead(t, td+"pytorch/oom_error.txt"), 0o644); err != nil {
