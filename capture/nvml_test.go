@@ -111,8 +111,12 @@ func TestNVMLSelectGPUs(t *testing.T) {
 		t.Errorf("samples %+v: want GPU 1 only", got)
 	}
 	_, err := openNVML(fakeLib(fakeGPU(0)), Config{GPUs: []int{3}})
-	if err == nil || !strings.Contains(err.Error(), "no GPU 3") || !strings.Contains(err.Error(), "1 GPU(s)") {
-		t.Errorf("err %v: want no GPU 3 among 1", err)
+	if err == nil || !strings.Contains(err.Error(), "no GPU 3: NVML sees one GPU, index 0") {
+		t.Errorf("err %v: want no GPU 3 among one", err)
+	}
+	_, err = openNVML(fakeLib(fakeGPU(0), fakeGPU(1)), Config{GPUs: []int{3}})
+	if err == nil || !strings.Contains(err.Error(), "no GPU 3: NVML sees 2 GPUs, indices 0 to 1") {
+		t.Errorf("err %v: want no GPU 3 among 2", err)
 	}
 }
 
