@@ -55,6 +55,9 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 	if bytes.HasPrefix(b, []byte("#Entity")) {
 		return d.header(words(b[len("#Entity"):]), n)
 	}
+	if d.r.skipTagged(b, n, "dcgmi") {
+		return nil
+	}
 	if d.names == nil {
 		return d.r.errorf(n, "a row before the \"#Entity\" header line that names the columns")
 	}

@@ -64,6 +64,9 @@ func (d *monDecoder) line(b []byte, n int) error {
 	if b[0] == '#' {
 		return d.header(words(b[1:]), n)
 	}
+	if d.r.skipTagged(b, n, "nvidia-smi") {
+		return nil
+	}
 	if d.names == nil {
 		return d.r.errorf(n, "a row before the \"#\" header line that names the columns")
 	}

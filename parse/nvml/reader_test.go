@@ -130,6 +130,8 @@ func TestFixtures(t *testing.T) {
 		// --query-gpu=name,memory.used,memory.total in a HAMi pod: one
 		// row, then HAMi-core's two exit messages (TestTaggedMessages).
 		{"field/hami_t4_query_gpu_msgs.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
+		// The same behind HAMi-core's start message (TestTaggedMessageFirst).
+		{"field/hami_init_then_query_gpu_msgs.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Mila's Slurm epilog "GPU REPORT", indented 6 spaces as its docs
 		// quote it: -q -d ACCOUNTING, then the table of two idle L40S
 		// (TestAccountedProcesses).
@@ -983,6 +985,67 @@ func TestTaggedMessages(t *testing.T) {
 	rows, _, err := readRows(t, "na.csv", "name, memory.used [MiB], memory.total [MiB]\n[N/A], 2150 MiB, 4096 MiB\n")
 	if err != nil || len(rows) != 1 || val(rows[0].Used) != mib(2150) {
 		t.Errorf("a row whose first field is [N/A]: %+v, %v", rows, err)
+	}
+}
+
+// TestTaggedMessageFirst: HAMi-core prints its start message
+// ("[HAMI-core Msg(...libvgpu.c:836)]: Initializing.....") when it loads
+// into a process, before nvidia-smi writes its header, so a --query-gpu
+// log of a HAMi pod starts with another program's line
+// (testdata/nvml/field/hami_init_then_query_gpu_msgs.txt: the T4 log of
+// TestTaggedMessages behind that line). The layout is still recognised
+// by the header after it, and the log read as the T4 log is: one row of
+// 2150 of 4096 MiB, now three message lines skipped, the warning naming
+// line 1 (was: "not an NVML sample log" at line 1). A JSON array's first
+// line ("[{...}]") is not taken for such a message.
+func TestTaggedMessageFirst(t *testing.T) {
+	path := fixtures + "field/hami_init_then_query_gpu_msgs.txt"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Sniff(b); got != FormatQueryGPU {
+		t.Fatalf("Sniff: %q, want %q", got, FormatQueryGPU)
+	}
+	rows, meta := readFile(t, path)
+	if len(rows) != 1 || val(rows[0].Used) != mib(2150) || val(rows[0].Total) != mib(4096) {
+		t.Fatalf("rows %+v, want one at 2150 of 4096 MiB", rows)
+	}
+	if meta.Skipped != 3 {
+		t.Errorf("%d lines skipped, want HAMi-core's 3", meta.Skipped)
+	}
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, "line 1: \"[HAMI-core Msg(") {
+		t.Errorf("warnings %q: want line 1's message named", w)
+	}
+	if got := Sniff([]byte(`[{"gpu": 0, "used": [1, 2]}, {"gpu": 1}]` + "\n")); got == FormatQueryGPU {
+		t.Errorf("a JSON array taken for a tagged message: %q", got)
+	}
+	// HAMi-core is preloaded into nvidia-smi dmon and dcgmi dmon as well:
+	// with its start message before them and its exit message after, the
+	// real logs dmon.txt and the RTX 2080 Ti's dcgmi dmon log read as they
+	// do alone, in the same layout, with the two lines skipped.
+	const start = "[HAMI-core Msg(28:140561996502848:libvgpu.c:836)]: Initializing.....\n"
+	const exit = "[HAMI-core Msg(28:140561996502848:multiprocess_memory_limit.c:434)]: Calling exit handler 28\n"
+	for _, f := range []struct {
+		file string
+		want parse.Format
+	}{{"dmon.txt", FormatDmon}, {"field/agihpc_dcgmi_dmon_rtx2080ti.txt", FormatDcgmiDmon}} {
+		b, err := os.ReadFile(fixtures + f.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, _, err := readRows(t, f.file, string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := start + string(b) + exit
+		if got := Sniff([]byte(in)); got != f.want {
+			t.Errorf("%s behind HAMi-core's message: Sniff %q, want %q", f.file, got, f.want)
+		}
+		rows, meta, err := readRows(t, f.file, in)
+		if err != nil || len(rows) != len(alone) || meta.Skipped != 2 {
+			t.Errorf("%s between HAMi-core's messages: %d rows, %d skipped, %v; want %d rows, 2 skipped", f.file, len(rows), meta.Skipped, err, len(alone))
+		}
 	}
 }
 

@@ -127,6 +127,21 @@ func isTaggedMessage(b []byte) bool {
 	return len(rest) > 0 && rest[0] != ','
 }
 
+// skipTagged skips line b (number n) of a log written by tool when it is
+// another program's tagged message (isTaggedMessage): it is counted in
+// Metadata.Skipped, the first named in a warning. HAMi-core, preloaded
+// into every process of a HAMi pod, prints such lines into the output of
+// nvidia-smi and dcgmi alike, before it (when it loads) and after it (when
+// the process exits).
+func (r *Reader) skipTagged(b []byte, n int, tool string) bool {
+	if !isTaggedMessage(b) {
+		return false
+	}
+	r.meta.Skipped++
+	r.meta.Warnings.Once("tagged message", parse.LineNote(n, "%q is not %s's: another program printed it among the rows (a library preloaded into %s, such as HAMi-core, or the job's own log); lines like it are skipped", snippet(b), tool, tool))
+	return true
+}
+
 // headerFields splits a CSV header line into field names and their
 // bracketed units, or reports that the line is not a header: every field
 // must look like a field name ("memory.used [MiB]"), and one must be a
@@ -237,9 +252,7 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		d.r.meta.Warnings.Once("comment line", parse.LineNote(n, "%q is a comment, not nvidia-smi's: lines starting with \"#\" are skipped", snippet(b)))
 		return nil
 	}
-	if isTaggedMessage(b) {
-		d.r.meta.Skipped++
-		d.r.meta.Warnings.Once("tagged message", parse.LineNote(n, "%q is not nvidia-smi's: another program printed it among the rows (a library preloaded into nvidia-smi, such as HAMi-core, or the job's own log); lines like it are skipped", snippet(b)))
+	if d.r.skipTagged(b, n, "nvidia-smi") {
 		return nil
 	}
 	if b[0] >= 'a' && b[0] <= 'z' { // a header starts with a field name; rows rarely do

@@ -35,7 +35,7 @@ func Sniff(head []byte) parse.Format {
 
 // sniffOne is Sniff of one output (no prompt lines).
 func sniffOne(head []byte) parse.Format {
-	head = skipDateLines(head)
+	head = skipDateLines(skipTaggedLines(skipDateLines(head)))
 	first := firstLine(head)
 	if len(first) == 0 {
 		return parse.FormatUnknown
@@ -135,6 +135,26 @@ func skipDateLines(head []byte) []byte {
 		head = head[i:]
 	}
 }
+
+// skipTaggedLines drops the leading lines of head that another program
+// printed behind a bracketed tag: HAMi-core, preloaded into every process
+// of a HAMi pod, nvidia-smi included, prints "[HAMI-core
+// Msg(28:...:libvgpu.c:836)]: Initializing....." when it loads, before
+// nvidia-smi's header. The CSV decoder skips such lines wherever they are
+// (isTaggedMessage); the layout is the output's after them. A tag starts
+// with a letter, so that a JSON array ("[{", "[1,", "[\"") is never one.
+func skipTaggedLines(head []byte) []byte {
+	for range 16 {
+		first := firstLine(head)
+		if len(first) < 2 || first[0] != '[' || !isLetter(first[1]) || !isTaggedMessage(first) {
+			return head
+		}
+		head = head[bytes.Index(head, first)+len(first):]
+	}
+	return head
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func firstLine(b []byte) []byte {
 	for len(b) > 0 {
