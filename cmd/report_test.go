@@ -679,6 +679,13 @@ func TestReportDatesLogsWithoutTimesByFile(t *testing.T) {
 	if len(d.Days) != 1 || d.Days[0] != "2026-12-05" {
 		t.Errorf("days %v; want the files' 2026-12-05", d.Days)
 	}
+	// The warning that says so names what was dated by its file: the two
+	// NVML logs' formats (was: "2 inputs carry no timestamps of their own
+	// (OOM messages, memory_stats, sanitizer reports)", neither of them).
+	want := "2 inputs carry no dates of their own (dcgm-prometheus, dcgmi-dmon): dated by their file's modification time"
+	if w := strings.Join(d.Warnings, "\n"); !strings.Contains(w, want) {
+		t.Errorf("warnings %q: want %q", w, want)
+	}
 	d = dailyOf(t, root)
 	for _, day := range d.Days {
 		if strings.HasPrefix(day, "1970") {

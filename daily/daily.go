@@ -148,6 +148,7 @@ type folder struct {
 	days     map[string]bool
 	moreOOMs int
 	dated    int             // inputs dated by their file's modification time
+	datedAs  map[string]bool // their formats (Input.Format)
 	merged   int             // daily reports merged (the weekly review)
 	siteJob  map[string]bool // leak sites seen in the group being folded
 	jobSeen  map[string]bool // jobs counted (host/job), each once
@@ -262,6 +263,10 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		if !ok {
 			us = modUs[in.Path]
 			f.dated++
+			if f.datedAs == nil {
+				f.datedAs = map[string]bool{}
+			}
+			f.datedAs[in.Format] = true
 		}
 		if !f.inWindow(us) {
 			f.d.Summary.OutsideWindow++
@@ -842,7 +847,19 @@ func (f *folder) finish() *report.Daily {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series and fragmentation are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
 	}
 	if f.dated > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs carry no timestamps of their own (OOM messages, memory_stats, sanitizer reports): dated by their file's modification time", f.dated))
+		// Name the formats dated so: OOM messages, memory_stats and
+		// sanitizer reports, but also NVML logs without dates (dcgmi
+		// dmon, a CSV without a timestamp column, dmon -o T).
+		formats := make([]string, 0, len(f.datedAs))
+		for k := range f.datedAs {
+			formats = append(formats, k)
+		}
+		sort.Strings(formats)
+		text := "%d inputs carry no dates of their own (%s): dated by their file's modification time"
+		if f.dated == 1 {
+			text = "%d input carries no dates of its own (%s): dated by its file's modification time"
+		}
+		d.Warnings = append(d.Warnings, fmt.Sprintf(text, f.dated, strings.Join(formats, ", ")))
 	}
 	if d.Summary.Unreadable > len(d.Unreadable) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
