@@ -555,6 +555,14 @@ func TestReportSaysWhenNothingWasRead(t *testing.T) {
 			if !strings.Contains(out, c.want) || strings.Contains(out, "grew.") {
 				t.Errorf("%s of %s: want %q, and no clean verdict:\n%s", format, c.root, c.want, out)
 			}
+			// Nor in a section: over no file read, "No leak." and "No
+			// OOM." would read as a clean day too; those read nothing
+			// (exit 2) say so in each section instead.
+			for _, clean := range []string{"No leak.", "No OOM.", "No NVML sample log.", "No fragmented segments."} {
+				if has := strings.Contains(out, clean); has != (c.code != 2) {
+					t.Errorf("%s of %s: %q in it is %v, want %v", format, c.root, clean, has, !has)
+				}
+			}
 		}
 	}
 }

@@ -44,7 +44,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	}
 	p("\n## Leaks by site across jobs\n\n")
 	if len(v.Leaks) == 0 {
-		p("No leak.\n")
+		p("%s\n", mdText(v.NoLeak))
 	}
 	for _, l := range v.Leaks {
 		p("### %s\n\n", mdText(l.Title))
@@ -58,7 +58,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	}
 	p("\n## Out-of-memory errors\n\n")
 	if len(v.OOMs) == 0 {
-		p("No OOM.\n")
+		p("%s\n", mdText(v.NoOOM))
 	}
 	for _, o := range v.OOMs {
 		barsSection(o.Title, o.Lines, o.Bars)
@@ -71,7 +71,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	}
 	p("\n## GPU and process memory (NVML)\n\n")
 	if len(v.GPUs) == 0 {
-		p("No NVML sample log.\n")
+		p("%s\n", mdText(v.NoGPU))
 	}
 	for _, g := range v.GPUs {
 		p("### %s\n\n", mdText(g.Title))
@@ -90,7 +90,7 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	}
 	p("\n## Fragmentation\n\n")
 	if len(v.Frag) == 0 {
-		p("No fragmented segments.\n")
+		p("%s\n", mdText(v.NoFrag))
 	}
 	for _, f := range v.Frag {
 		barsSection(f.Title, f.Lines, f.Bars)

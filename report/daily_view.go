@@ -42,13 +42,17 @@ type dailyView struct {
 	Worst  []string
 	// Nothing is the summary's sentence when no finding is worth a line
 	// (Worst empty): what the files read show, and how many there were.
-	Nothing  string
-	Leaks    []leakView
-	OOMs     []oomView
-	OOMDays  [][]string // date, cause, count
-	GPUs     []gpuView
-	Frag     []fragView
-	Baseline []string
+	Nothing string
+	// NoLeak, NoOOM, NoGPU and NoFrag are what an empty section says:
+	// "No leak." over the files read, but when none was read, that
+	// nothing was (a section's "No leak." would read as a clean day).
+	NoLeak, NoOOM, NoGPU, NoFrag string
+	Leaks                        []leakView
+	OOMs                         []oomView
+	OOMDays                      [][]string // date, cause, count
+	GPUs                         []gpuView
+	Frag                         []fragView
+	Baseline                     []string
 }
 
 type card struct {
@@ -104,7 +108,12 @@ func clockUs(us int64) string {
 }
 
 func newDailyView(d *Daily) *dailyView {
-	v := &dailyView{D: d, Title: "GPU memory report", Nothing: nothingSentence(d.Summary)}
+	v := &dailyView{D: d, Title: "GPU memory report", Nothing: nothingSentence(d.Summary),
+		NoLeak: "No leak.", NoOOM: "No OOM.", NoGPU: "No NVML sample log.", NoFrag: "No fragmented segments."}
+	if d.Summary.Read == 0 {
+		const none = "Nothing was read (see the summary): nothing is known."
+		v.NoLeak, v.NoOOM, v.NoGPU, v.NoFrag = none, none, none, none
+	}
 	switch {
 	case len(d.Days) == 1:
 		v.Title += " — " + d.Days[0]

@@ -135,7 +135,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 <ul>{{range .V.Baseline}}<li>{{.}}</li>{{end}}</ul>
 {{end}}
 <h2 id="leaks">Leaks by site across jobs</h2>
-{{if not .V.Leaks}}<p>No leak.</p>{{end}}
+{{if not .V.Leaks}}<p>{{.V.NoLeak}}</p>{{end}}
 {{range $i, $l := .V.Leaks}}<div class="item">
 <h3>{{$l.Title}}</h3>
 {{range $l.Lines}}<p>{{.}}</p>{{end}}
@@ -144,7 +144,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 </div>{{end}}
 
 <h2 id="ooms">Out-of-memory errors</h2>
-{{if not .V.OOMs}}<p>No OOM.</p>{{end}}
+{{if not .V.OOMs}}<p>{{.V.NoOOM}}</p>{{end}}
 {{range $i, $o := .V.OOMs}}<div class="item">
 <h3>{{$o.Title}}</h3>
 {{range $o.Lines}}<p>{{.}}</p>{{end}}
@@ -155,7 +155,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 {{range .V.OOMDays}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table></div>{{end}}
 
 <h2 id="trends">GPU and process memory (NVML)</h2>
-{{if not .V.GPUs}}<p>No NVML sample log.</p>{{end}}
+{{if not .V.GPUs}}<p>{{.V.NoGPU}}</p>{{end}}
 {{range $i, $g := .V.GPUs}}<div class="item">
 <h3>{{$g.Title}}</h3>
 {{range $g.Lines}}<p>{{.}}</p>{{end}}
@@ -165,7 +165,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 </div>{{end}}
 
 <h2 id="fragmentation">Fragmentation</h2>
-{{if not .V.Frag}}<p>No fragmented segments.</p>{{end}}
+{{if not .V.Frag}}<p>{{.V.NoFrag}}</p>{{end}}
 {{range $i, $f := .V.Frag}}<div class="item">
 <h3>{{$f.Title}}</h3>
 {{range $f.Lines}}<p>{{.}}</p>{{end}}
