@@ -132,10 +132,14 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	v.Window = strings.Join(win, " ") + "; " + strings.Join(d.Roots, ", ")
 	s := d.Summary
+	leaks := "0" // not "0 at 0 sites"
+	if s.Leaks > 0 {
+		leaks = fmt.Sprintf("%d at %s", s.Leaks, plural(s.LeakSites, "site", "sites"))
+	}
 	v.Cards = []card{
 		{"jobs", fmt.Sprint(s.Jobs), false},
 		{"GPUs", fmt.Sprint(s.GPUs), false},
-		{"leaks", fmt.Sprintf("%d at %s", s.Leaks, plural(s.LeakSites, "site", "sites")), s.Leaks > 0},
+		{"leaks", leaks, s.Leaks > 0},
 		{"OOMs", fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{"growing GPUs and processes", fmt.Sprint(s.Growing), s.Growing > 0},
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},

@@ -4,12 +4,12 @@ import "testing"
 
 // TestDailyLeakCardCounts: the leaks card counts its sites in words that
 // agree with the number ("1 at 1 site", "3 at 2 sites"), as the tester
-// found "1 at 1 sites".
+// found "1 at 1 sites"; no leak is "0", not "0 at 0 sites" (s39t).
 func TestDailyLeakCardCounts(t *testing.T) {
 	for _, c := range []struct {
 		leaks, sites int
 		want         string
-	}{{1, 1, "1 at 1 site"}, {3, 2, "3 at 2 sites"}} {
+	}{{1, 1, "1 at 1 site"}, {3, 2, "3 at 2 sites"}, {0, 0, "0"}} {
 		d := &Daily{}
 		d.Summary.Leaks, d.Summary.LeakSites = c.leaks, c.sites
 		v := newDailyView(d)
