@@ -228,7 +228,7 @@ func runReport(opts *ReportOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: %d more unreadable inputs: see the report's unreadable list\n", d.Summary.Unreadable-i)
 			break
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s\n", u.Error)
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s: %s\n", u.Path, u.Error)
 	}
 	if s := d.Summary; s.Read == 0 && s.OutsideWindow > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: no artifact in the window: the %s dated outside it\n",

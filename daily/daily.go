@@ -402,7 +402,11 @@ func unrecognisedReason(path string) string {
 func (f *folder) unreadable(g Group, path string, err error) {
 	f.d.Summary.Unreadable++
 	if len(f.d.Unreadable) < report.DailyMaxItems {
-		f.d.Unreadable = append(f.d.Unreadable, report.DailyInput{Host: g.Host, Job: g.Job, Path: path, Error: err.Error()})
+		// The entry names the file (Path): its error, which begins with
+		// the file's name as every input error does, is kept without it,
+		// so that the page does not say the path twice.
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		f.d.Unreadable = append(f.d.Unreadable, report.DailyInput{Host: g.Host, Job: g.Job, Path: path, Error: msg})
 	}
 }
 

@@ -163,9 +163,11 @@ type DailyGPU struct {
 
 // DailyInput is an input that could not be read.
 type DailyInput struct {
-	Host  string `json:"host"`
-	Job   string `json:"job"`
-	Path  string `json:"path"`
+	Host string `json:"host"`
+	Job  string `json:"job"`
+	Path string `json:"path"`
+	// Error is the read's positioned error (byte offset or line), the
+	// path, which Path gives, left out.
 	Error string `json:"error"`
 }
 
