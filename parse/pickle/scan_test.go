@@ -91,6 +91,18 @@ func (r *recordReader) ScannedRecord(list *Container, index int64, rec *Record) 
 	return RefValue(9, int64(len(r.pending)-1)), nil
 }
 
+// writeGet writes a memo get of index i as Python's pickler does:
+// BINGET below 256, LONG_BINGET from there.
+func writeGet(b *bytes.Buffer, i int) {
+	if i < 256 {
+		b.WriteByte(opBINGET)
+		b.WriteByte(byte(i))
+		return
+	}
+	b.WriteByte(opLONG_BINGET)
+	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
+}
+
 // recordPickle writes [records, memo gets...] as Python's pickler would
 // (protocol 4, MEMOIZE), with varied values: ints of every width, None,
 // bools, floats, strs memoized and not, memo gets, empty lists and lists
@@ -106,15 +118,7 @@ func recordPickle(n int) []byte {
 	var b bytes.Buffer
 	memo := 0
 	put := func() int { b.WriteByte(opMEMOIZE); memo++; return memo - 1 }
-	get := func(i int) {
-		if i < 256 {
-			b.WriteByte(opBINGET)
-			b.WriteByte(byte(i))
-		} else {
-			b.WriteByte(opLONG_BINGET)
-			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
-		}
-	}
+	get := func(i int) { writeGet(&b, i) }
 	keys := map[string]int{}
 	key := func(k string) {
 		if i, ok := keys[k]; ok {
@@ -393,15 +397,7 @@ func headListsPickle(n int) []byte {
 		b.WriteByte(byte(len(s)))
 		b.WriteString(s)
 	}
-	get := func(i int) {
-		if i < 256 {
-			b.WriteByte(opBINGET)
-			b.WriteByte(byte(i))
-		} else {
-			b.WriteByte(opLONG_BINGET)
-			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(i)))
-		}
-	}
+	get := func(i int) { writeGet(&b, i) }
 	b.WriteString("\x80\x04]")
 	put()
 	b.WriteByte(opMARK)
