@@ -296,8 +296,9 @@ type headLen struct {
 }
 
 const (
-	headSlots = 1 << 12 // listCache.head's slots
-	headBytes = 16      // the bytes of a body hashed for its slot
+	headSlotBits = 12
+	headSlots    = 1 << headSlotBits // listCache.head's slots
+	headBytes    = 16                // the bytes of a body hashed for its slot
 	// maxHeadLens is the most lengths of one slot tried, or kept, the
 	// first ones stored: a slot may hold a hundred (the deep stacks of
 	// cranberrii's trace, one innermost frame, 94 to 685 bytes), and a
@@ -317,7 +318,7 @@ func headSlot(b []byte, start int) (slot int, ok bool) {
 		return 0, false
 	}
 	x := (binary.LittleEndian.Uint64(b[start:]) * 0x9E3779B97F4A7C15) ^ binary.LittleEndian.Uint64(b[start+8:])
-	return int((x * 0x9E3779B97F4A7C15) >> (64 - 12)), true
+	return int((x * 0x9E3779B97F4A7C15) >> (64 - headSlotBits)), true
 }
 
 type cachedList struct {
