@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,30 +158,12 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 // allocation and the frame of the line that makes the calls; nil when
 // there is none.
 func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32, int32) {
-	type group struct {
-		pos  []int
-		keys []int32
-	}
-	groups := map[int32]*group{}
-	for at, ks := range d.log.keyRuns(from, upto) {
-		for j, k := range ks {
-			if k >= 0 {
-				if c := a.callInfoOf(d.keys[k].stack); c.group >= 0 {
-					g := groups[c.group]
-					if g == nil {
-						g = &group{}
-						groups[c.group] = g
-					}
-					g.pos = append(g.pos, at+j)
-					g.keys = append(g.keys, k)
-				}
-			}
-		}
-	}
 	var best []int
 	anchor, caller := int32(-1), int32(-1)
-	for _, g := range groups {
-		ps, at := a.passesOf(d, g.pos, g.keys)
+	for _, g := range a.callRuns(d) {
+		lo, _ := slices.BinarySearch(g.pos, from)
+		hi, _ := slices.BinarySearch(g.pos, upto)
+		ps, at := a.passesOf(d, g.pos[lo:hi], g.keys[lo:hi])
 		if len(ps) < minBoundaries || !regular(ps, upto-from) || !freesInEach(d, ps) {
 			continue
 		}
@@ -190,6 +173,54 @@ func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32,
 		}
 	}
 	return best, anchor, caller
+}
+
+// callRun is the allocations of device d's whole trace made under the
+// calls of one caller (callInfo.group): their log positions, in order,
+// and their keys.
+type callRun struct {
+	pos  []int
+	keys []int32
+}
+
+// callRuns returns device d's callRuns, by caller group, made once: the
+// search for iterations asks callPasses for many stretches of one trace
+// (its whole, then its last half, last quarter..., then again before a
+// teardown), and each stretch's are the positions of the whole's that lie
+// in it. The caller's group is found once a key, not once an allocation.
+// findIterations drops them when it is done (d.calls = nil).
+func (a *LeakAnalyzer) callRuns(d *deviceState) []callRun {
+	if d.calls != nil {
+		return d.calls
+	}
+	groupOf := make([]int32, len(d.keys)) // of each key; -2 not yet asked
+	for k := range groupOf {
+		groupOf[k] = -2
+	}
+	runs := []callRun{}
+	for at, ks := range d.log.keyRuns(0, d.log.n) {
+		for j, k := range ks {
+			if k < 0 {
+				continue
+			}
+			g := groupOf[k]
+			if g == -2 {
+				g = a.callInfoOf(d.keys[k].stack).group
+				groupOf[k] = g
+			}
+			if g < 0 {
+				continue
+			}
+			for int(g) >= len(runs) {
+				runs = append(runs, callRun{})
+			}
+			r := &runs[g]
+			r.pos = append(r.pos, at+j)
+			r.keys = append(r.keys, k)
+		}
+	}
+	d.calls = runs
+	return runs
 }
 
 // passesOf returns the starts of the passes of one caller's allocations
@@ -217,8 +248,8 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	for keys[second] != keys[start] {
 		second++
 	}
-	var p []int
-	var s []int32
+	p := make([]int, 0, len(keys))
+	s := make([]int32, 0, len(keys))
 	for i, k := range keys {
 		if i < second && i != start && count[k] == 1 {
 			continue

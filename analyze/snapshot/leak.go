@@ -400,6 +400,8 @@ type deviceState struct {
 	// steps are the iteration starts the tracer recorded (SetSteps); nil
 	// when none were given.
 	steps *stepMarks
+	// calls are callRuns' while findIterations runs; nil otherwise.
+	calls []callRun
 }
 
 // oomCapture is the trace's live set at an "oom" entry.
