@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/capture"
+	"github.com/gpuleak/gpuleak/internal/startgc"
 )
 
 // CaptureOptions are the flags and dependencies of "gpuleak capture".
@@ -130,6 +131,7 @@ func stdinTTY(ios *IOStreams) bool {
 }
 
 func runCapture(opts *CaptureOptions) error {
+	startgc.Settle(false) // many inputs, or a long run: the collector's default
 	if opts.Interval < 10*time.Millisecond {
 		return usageErrorf("--interval must be at least 10ms, not %v", opts.Interval)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/daily"
 	"github.com/gpuleak/gpuleak/export"
+	"github.com/gpuleak/gpuleak/internal/startgc"
 	"github.com/gpuleak/gpuleak/pipeline"
 )
 
@@ -85,6 +86,7 @@ Inputs are paths, walked as "gpuleak report" walks them (links followed);
 }
 
 func runExport(opts *ExportOptions) error {
+	startgc.Settle(false) // many inputs, or a long run: the collector's default
 	if opts.Out == "" {
 		return usageErrorf("export needs -o DIR")
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/daily"
+	"github.com/gpuleak/gpuleak/internal/startgc"
 	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -130,6 +131,7 @@ output.
 }
 
 func runReport(opts *ReportOptions) error {
+	startgc.Settle(false) // many inputs, or a long run: the collector's default
 	if opts.Output == "" {
 		return usageErrorf("report needs -o FILE (report.html, report.md, report.json; \"-\" for standard output with --format)")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
+	"github.com/gpuleak/gpuleak/internal/startgc"
 	"github.com/gpuleak/gpuleak/live"
 )
 
@@ -102,6 +103,7 @@ const maxWindowTicks = 3600
 const maxRefreshLoad = 10
 
 func runWatch(opts *WatchOptions) error {
+	startgc.Settle(false) // many inputs, or a long run: the collector's default
 	if opts.Interval < 10*time.Millisecond {
 		return usageErrorf("--interval must be at least 10ms, not %v", opts.Interval)
 	}

@@ -113,6 +113,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // read costs only itself (Result.Unread), unless it is the only one given
 // or every input failed: then Run returns an *InputError and no result. Run stops between inputs when ctx is done.
 func Run(ctx context.Context, o Options, paths []string) (*Result, error) {
+	settleGC(paths)
 	r := &runner{o: &o, rep: &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "gpuleak", Version: o.Version}}}
 	switch o.Use {
 	case Trend:
