@@ -43,19 +43,28 @@ import (
 //     that each save their input (Linear, Linear...) is not cut into
 //     passes. It does not stop pairs whose second layer saves its output
 //     instead (Linear, ReLU: the Linear's output is freed once the ReLU
-//     made its own); see below. The cost: a loop that keeps the whole
+//     made its own); the last rule does. The cost: a loop that keeps the whole
 //     graph of each pass (model(x) kept with grad enabled, freeing
 //     nothing) is not seen either, and its memory is reported as retained.
 //
-// What cannot be told apart (with frees between the layers, as the
-// frees rule above lets through): a Sequential of repeating different layers
-// (Linear, ReLU, Linear, ReLU...) whose trace holds one forward pass that
-// ends with a whole repeat is indistinguishable from as many passes of a
-// model of those two layers. A snapshot taken during such a forward (an
-// OOM in it) ends with a whole repeat whenever it is cut at a pair's end
-// (s36/mlp_forward.pickle cut at 80%, 90% or 95% of its trace, its
-// blocks as they were there: the pairs' saved ReLU outputs are a "leak"
-// of 1 MiB an iteration at the model's call).
+//   - the program is seen outside the calls once the first pass began: a
+//     pass calls two outermost modules from the line (crit(model(x), y):
+//     the line runs between the two calls), or the trace holds an
+//     allocation, or a free with a stack, whose stack is not under a
+//     module call from that line, after the first pass's start (between
+//     passes, or after the last: the loop ended and the program went on).
+//     A Sequential of repeating different layers (Linear, ReLU, Linear,
+//     ReLU...) whose trace holds one forward pass that ends with a whole
+//     repeat is otherwise indistinguishable from as many passes of a
+//     model of those two layers: a snapshot taken during such a forward
+//     (an OOM in it) ends with a whole repeat whenever it is cut at a
+//     pair's end (s40/mlp_forward_tail90.pickle), and the pairs' saved
+//     ReLU outputs were a "leak" of 1 MiB an iteration at the model's
+//     call. What happened before the first pass does not count: an OOM in
+//     a step's forward follows the step's input. The cost: a loop of calls
+//     that is all the trace holds from its first pass to the snapshot is
+//     not seen (its outputs are retained), and one whole forward of such
+//     pairs followed by other work is still taken for passes.
 
 // callInfo is what callPasses needs of one stack.
 type callInfo struct {
@@ -69,6 +78,9 @@ type callInfo struct {
 	// through a module call, when the allocation was made inside one
 	// (nested); "" when the outermost module's own code made it.
 	child string
+	// outer numbers the outermost module's forward (its file and
+	// function, in LeakAnalyzer.callOuters); -1 when the stack has none.
+	outer int32
 }
 
 // callInfoOf returns stack id's callInfo (cached).
@@ -76,7 +88,7 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 	if c, ok := a.callOK[id]; ok {
 		return c
 	}
-	c := callInfo{group: -1, caller: -1}
+	c := callInfo{group: -1, caller: -1, outer: -1}
 	defer func() { a.callOK[id] = c }()
 	if id < 0 || int(id) >= len(a.stacks) {
 		return c
@@ -111,6 +123,18 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 		switch entries {
 		case 1:
 			first = j
+			for k := j + 1; k < len(py); k++ {
+				if f := a.frames[st[py[k]]]; !callsite.InModuleFile(f) {
+					o := f.Filename + "\x00" + f.Name
+					id, ok := a.callOuters[o]
+					if !ok {
+						id = int32(len(a.callOuters))
+						a.callOuters[o] = id
+					}
+					c.outer = id
+					break
+				}
+			}
 		case 2:
 			// The forward the outermost module's code called: the
 			// first Python frame inside this call not of module.py
@@ -160,12 +184,16 @@ func (a *LeakAnalyzer) callInfoOf(id int32) callInfo {
 func (a *LeakAnalyzer) callPasses(d *deviceState, from, upto int) ([]int, int32, int32) {
 	var best []int
 	anchor, caller := int32(-1), int32(-1)
-	for _, g := range a.callRuns(d) {
+	runs := a.callRuns(d)
+	for gi, g := range runs {
 		lo, _ := slices.BinarySearch(g.pos, from)
 		hi, _ := slices.BinarySearch(g.pos, upto)
-		ps, at := a.passesOf(d, g.pos[lo:hi], g.keys[lo:hi])
+		ps, at, calls := a.passesOf(d, g.pos[lo:hi], g.keys[lo:hi])
 		if len(ps) < minBoundaries || !regular(ps, upto-from) || !freesInEach(d, ps) {
 			continue
+		}
+		if !calls && d.lastOut.outside(int32(gi)) <= ps[0] {
+			continue // nothing shows the program between or after them
 		}
 		if len(ps) > len(best) || len(ps) == len(best) && ps[0] < best[0] {
 			best, anchor = ps, d.keys[at].stack
@@ -198,6 +226,7 @@ func (a *LeakAnalyzer) callRuns(d *deviceState) []callRun {
 		groupOf[k] = -2
 	}
 	runs := []callRun{}
+	d.lastOut = lastGroups{{-2, -1}, {-2, -1}}
 	for at, ks := range d.log.keyRuns(0, d.log.n) {
 		for j, k := range ks {
 			if k < 0 {
@@ -207,6 +236,9 @@ func (a *LeakAnalyzer) callRuns(d *deviceState) []callRun {
 			if g == -2 {
 				g = a.callInfoOf(d.keys[k].stack).group
 				groupOf[k] = g
+			}
+			if d.keys[k].stack >= 0 {
+				d.lastOut.note(g, at+j)
 			}
 			if g < 0 {
 				continue
@@ -219,16 +251,50 @@ func (a *LeakAnalyzer) callRuns(d *deviceState) []callRun {
 			r.keys = append(r.keys, k)
 		}
 	}
+	for st, p := range d.freedAt {
+		if p > 0 {
+			d.lastOut.note(a.callInfoOf(int32(st)).group, int(p)-1)
+		}
+	}
 	d.calls = runs
 	return runs
 }
 
+// note records that group g made an entry at log position p.
+func (l *lastGroups) note(g int32, p int) {
+	switch {
+	case l[0].group == g:
+		l[0].pos = max(l[0].pos, p)
+	case l[1].group == g:
+		l[1].pos = max(l[1].pos, p)
+	default:
+		if p <= l[1].pos {
+			return
+		}
+		l[1] = groupPos{g, p}
+	}
+	if l[1].pos > l[0].pos {
+		l[0], l[1] = l[1], l[0]
+	}
+}
+
+// outside returns the last log position of an entry of l's trace that is
+// not of caller group g (-1 when none).
+func (l *lastGroups) outside(g int32) int {
+	if l[0].group != g {
+		return l[0].pos
+	}
+	return l[1].pos
+}
+
 // passesOf returns the starts of the passes of one caller's allocations
-// (log positions pos, keys keys), and the key of each pass's first
-// allocation; nil when they do not repeat as callPasses requires.
-func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int, int32) {
+// (log positions pos, keys keys), the key of each pass's first
+// allocation, and whether a pass calls more than one module from the line
+// (two outermost forwards: the line runs between them); nil when they do
+// not repeat as callPasses requires.
+func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int, int32, bool) {
 	if len(keys) < minBoundaries {
-		return nil, -1
+		return nil, -1, false
 	}
 	count := map[int32]int{}
 	for _, k := range keys {
@@ -242,7 +308,7 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 		start++
 	}
 	if start == len(keys) {
-		return nil, -1
+		return nil, -1, false
 	}
 	second := start + 1
 	for keys[second] != keys[start] {
@@ -273,28 +339,30 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	}
 	per := n - pi[n-1]
 	if n%per != 0 || n/per < minBoundaries {
-		return nil, -1
+		return nil, -1, false
 	}
 	// A pass wholly inside modules called by the outer one must call more
 	// than one module's forward.
 	children := map[string]bool{}
-	direct := false
+	direct, calls := false, false
+	outer := a.callInfoOf(d.keys[s[0]].stack).outer
 	for _, k := range s[:per] {
 		c := a.callInfoOf(d.keys[k].stack)
+		calls = calls || c.outer != outer
 		if c.child == "" {
 			direct = true
-			break
+		} else {
+			children[c.child] = true
 		}
-		children[c.child] = true
 	}
 	if !direct && len(children) < 2 {
-		return nil, -1
+		return nil, -1, false
 	}
 	out := make([]int, 0, n/per)
 	for i := 0; i < n; i += per {
 		out = append(out, p[i])
 	}
-	return out, s[0]
+	return out, s[0], calls
 }
 
 // freesInEach reports whether the log frees an allocation between each

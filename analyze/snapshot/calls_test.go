@@ -129,14 +129,14 @@ func TestPassesOf(t *testing.T) {
 		// allocation is in the same child, so no pass.
 		{"blocks", seq([]int32{6, 7}, 12), 0},
 	} {
-		got, _ := a.passesOf(d, pos(len(c.keys)), c.keys)
+		got, _, _ := a.passesOf(d, pos(len(c.keys)), c.keys)
 		if len(got) != c.want {
 			t.Errorf("%s: %d passes %v, want %d", c.name, len(got), got, c.want)
 		}
 	}
 	// The passes start at the first allocation of each: with the
 	// workspace (index 3, position 9) left out, at indices 0, 4, 7, 10.
-	got, first := a.passesOf(d, pos(13), seq([]int32{0, 1, 2}, 4, 3))
+	got, first, _ := a.passesOf(d, pos(13), seq([]int32{0, 1, 2}, 4, 3))
 	if want := []int{0, 12, 21, 30}; !slices.Equal(got, want) || first != 0 {
 		t.Errorf("passes at %v (first key %d), want %v (key 0)", got, first, want)
 	}
@@ -191,6 +191,29 @@ func TestFreesInEach(t *testing.T) {
 	} {
 		if got := freesInEach(logOf(c.keys...), c.ps); got != c.want {
 			t.Errorf("%s: freesInEach = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLastGroups: lastGroups keeps the last positions of the two groups
+// seen last, so that outside(g) is the last entry of any other group: a
+// loop of group 0 whose program ran (group -1) at position 4 and again
+// at 9, with group 1 at 7 and group 0 up to 12: outside(0) is 9,
+// outside(-1) 12, outside(1) 12.
+func TestLastGroups(t *testing.T) {
+	l := lastGroups{{-2, -1}, {-2, -1}}
+	if got := l.outside(0); got != -1 {
+		t.Errorf("empty: outside(0) = %d, want -1", got)
+	}
+	for _, e := range []groupPos{{0, 0}, {0, 1}, {-1, 4}, {0, 5}, {1, 7}, {-1, 9}, {0, 10}, {0, 12}} {
+		l.note(e.group, e.pos)
+	}
+	for _, c := range []struct {
+		g    int32
+		want int
+	}{{0, 9}, {-1, 12}, {1, 12}} {
+		if got := l.outside(c.g); got != c.want {
+			t.Errorf("outside(%d) = %d, want %d", c.g, got, c.want)
 		}
 	}
 }

@@ -321,6 +321,7 @@ type LeakAnalyzer struct {
 	// the callers' stacks (as frame ids) by group.
 	callOK     map[int32]callInfo
 	callGroups map[string]int32
+	callOuters map[string]int32
 	devs       map[int32]*deviceState
 	frames     []callsite.Frame
 	facts      []uint16 // per frame, its facts once known (frameFacts)
@@ -402,6 +403,25 @@ type deviceState struct {
 	steps *stepMarks
 	// calls are callRuns' while findIterations runs; nil otherwise.
 	calls []callRun
+	// freedAt holds, by the stack id of a free_requested (or of a free
+	// with no free_requested before it), 1 + the log position of the last
+	// such free (0: none): where the program was seen freeing outside a
+	// module's calls (callRuns).
+	freedAt []int32
+	// lastOut is callRuns': the last log positions of the trace's entries
+	// (allocations, frees with a stack) of the two caller groups (callInfo.group,
+	// -1 for a stack under no caller's module call) seen last, latest first.
+	lastOut lastGroups
+}
+
+// lastGroups holds the last log positions of two caller groups' entries,
+// latest first.
+type lastGroups [2]groupPos
+
+// groupPos is a caller group and a log position.
+type groupPos struct {
+	group int32
+	pos   int
 }
 
 // oomCapture is the trace's live set at an "oom" entry.
@@ -455,7 +475,7 @@ func NewLeakAnalyzer(opt LeakOptions) *LeakAnalyzer {
 		opt.MinKept = defaultMinKept
 	}
 	return &LeakAnalyzer{opt: opt, devs: map[int32]*deviceState{}, unknown: map[string]int64{}, anchorOK: map[int32]int8{},
-		callOK: map[int32]callInfo{}, callGroups: map[string]int32{}}
+		callOK: map[int32]callInfo{}, callGroups: map[string]int32{}, callOuters: map[string]int32{}}
 }
 
 func (a *LeakAnalyzer) dev(d int32) *deviceState {
@@ -596,6 +616,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		case actFreeRequested:
 			ad := addr.Value(i)
 			p := pendingFree{freeStack: stackAt(stack, i)}
+			d.freed(p.freeStack)
 			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
 				p.alloc, p.known = l, true
@@ -608,6 +629,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			if _, ok := d.pending.take(ad); ok {
 				break // its free_requested ended the allocation
 			}
+			d.freed(stackAt(stack, i))
 			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
 			} else {
@@ -635,6 +657,17 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			}
 		}
 	}
+}
+
+// freed notes a free with stack st at the log's current position.
+func (d *deviceState) freed(st int32) {
+	if st < 0 {
+		return // no stack: a free that says nothing of where
+	}
+	if int(st) >= len(d.freedAt) {
+		d.freedAt = append(d.freedAt, make([]int32, int(st)+1-len(d.freedAt))...)
+	}
+	d.freedAt[st] = int32(d.log.n) + 1
 }
 
 // key returns the index of k in the device's key table.

@@ -1,0 +1,38 @@
+package cmd
+
+import (
+	"testing"
+)
+
+// Inputs of testdata/pytorch/s40/ (testdata/README.md gives each one's
+// truth): cuts of real recordings made by testdata/gen/cut/cut_trace.py,
+// and recordings of testdata/gen/s40/record.py (H200, PyTorch
+// 2.11.0+cu130).
+
+const s40Dir = td + "pytorch/s40/"
+
+// TestS40OneForwardCutIsNoLoop: s36/mlp_forward.pickle is one
+// training-mode forward of 12 (Linear(1024, 1024), ReLU) pairs called at
+// record.py:102; each ReLU output (1 MiB) is saved for the next Linear's
+// backward, each Linear output freed once the ReLU made its own. Cut at a
+// pair's end (83%, 90%, 98% of its trace, the blocks as they were then:
+// an OOM inside that forward), the trace repeats pair after pair, as a
+// loop of calls of a (Linear, ReLU) model would; it was read as passes
+// of line 102 and the saved outputs as a leak. Every entry of the trace
+// is inside that one call: nothing shows the program between or after
+// the "passes", so none are taken: no iterations, no leak. The 90% cut
+// (54 entries: 24 allocations, 11 frees) holds 13 of the trace's blocks
+// at line 102: the 32 MiB cuBLAS workspace and 12 of 1 MiB.
+func TestS40OneForwardCutIsNoLoop(t *testing.T) {
+	for _, name := range []string{"mlp_forward_tail83", "mlp_forward_tail90", "mlp_forward_tail98"} {
+		r := analyzeJSON(t, s40Dir+name+".pickle")
+		noLeak(t, r)
+		if n := r.Inputs[0].Devices[0].Iterations; n != 0 {
+			t.Errorf("%s: %d iterations, want none (one forward)", name, n)
+		}
+	}
+	r := analyzeJSON(t, s40Dir+"mlp_forward_tail90.pickle")
+	if f := one(t, r, "retained", "record.py", 102); f.Count != 13 || f.Bytes != 32<<20+12<<20 {
+		t.Errorf("retained %d blocks, %d bytes; want 13, 44 MiB", f.Count, f.Bytes)
+	}
+}
