@@ -36,3 +36,24 @@ func TestS40OneForwardCutIsNoLoop(t *testing.T) {
 		t.Errorf("retained %d blocks, %d bytes; want 13, 44 MiB", f.Count, f.Bytes)
 	}
 }
+
+// TestS40WrappedCacheIsNoLeak: s38/lru_late_rare.pickle (an LRU of 16
+// feature blocks of 1 MiB at record.py:45, full in step 18 of 30, then
+// missing only in steps 22 and 26, each miss evicting the oldest entry)
+// with the first 10% or 30% of its trace dropped, as a ring buffer that
+// wrapped would lose them; the snapshot's blocks are unchanged. The two
+// late misses free blocks made before the trace's first entry: counted by
+// the trace's allocations alone, the site rose at each of them and was
+// "a leak that keeps growing". A site that holds blocks older than the
+// trace made such blocks before it, so the frees of older blocks of its
+// size are its own: its live memory is flat after step 18, and its 16
+// blocks (some older than the trace) are live, not a leak.
+func TestS40WrappedCacheIsNoLeak(t *testing.T) {
+	for _, name := range []string{"lru_late_rare_head10", "lru_late_rare_head30"} {
+		r := analyzeJSON(t, s40Dir+name+".pickle")
+		noLeak(t, r)
+		if f := one(t, r, "live", "record.py", 45); f.Count != 16 || f.Bytes != 16<<20 {
+			t.Errorf("%s: live %d blocks, %d bytes; want 16 of 1 MiB", name, f.Count, f.Bytes)
+		}
+	}
+}

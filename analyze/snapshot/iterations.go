@@ -98,6 +98,9 @@ type iterations struct {
 	// would have marked steps but were made back to back (runStarts): the
 	// evidence the finding and the warning give; nil otherwise.
 	burst *Burst
+	// upto is the log position the iterations were taken up to (the
+	// end's boundary).
+	upto int
 	// marker names the step spans that mark the iterations when the
 	// tracer's recorded steps (SetSteps) stand in for an anchor ("" when
 	// the anchor, a stack, marks them).
@@ -212,6 +215,49 @@ func (it *iterations) curve(keys []int32) []int64 {
 		}
 	}
 	return v
+}
+
+// charge takes bytes off key k's live bytes at every boundary at or after
+// each of the log positions at (in order): frees of blocks older than the
+// trace that k's site made (see chargeOrphans). A boundary counts the
+// entries before its position, so a free before position p counts at the
+// boundary at p; one after upto counts nowhere.
+func (it *iterations) charge(k int32, at []int, bytes int64) {
+	if int(k) >= len(it.changes) || len(at) == 0 {
+		return
+	}
+	n := len(it.pos)
+	v := make([]int64, n+1) // k's live bytes at each boundary, then the end
+	for j, c := range it.changes[k] {
+		end := int32(n + 1)
+		if j+1 < len(it.changes[k]) {
+			end = it.changes[k][j+1].b
+		}
+		for b := c.b; b < end; b++ {
+			v[b] = c.v
+		}
+	}
+	var off int64
+	b := 0
+	for _, p := range at {
+		if p > it.upto {
+			break
+		}
+		for ; b < n && it.pos[b] < p; b++ {
+			v[b] -= off
+		}
+		off += bytes
+	}
+	for ; b <= n; b++ {
+		v[b] -= off
+	}
+	var ch []change
+	for b, x := range v {
+		if b == 0 && x != 0 || b > 0 && x != v[b-1] {
+			ch = append(ch, change{b: int32(b), v: x})
+		}
+	}
+	it.changes[k] = ch
 }
 
 // changing returns those of keys whose live bytes change across the
@@ -716,6 +762,7 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 // replay records each key's live bytes at it's boundaries where they
 // changed, and at log position upto (the end).
 func (it *iterations) replay(d *deviceState, upto int) {
+	it.upto = upto
 	it.changes = make([][]change, len(d.keys))
 	live := make([]int64, len(d.keys))
 	block := make([]int64, len(d.keys))

@@ -408,10 +408,20 @@ type deviceState struct {
 	// such free (0: none): where the program was seen freeing outside a
 	// module's calls (callRuns).
 	freedAt []int32
+	// orphans are the frees of addresses the trace never saw allocated
+	// (blocks older than the trace), in log order.
+	orphans []orphanFree
 	// lastOut is callRuns': the last log positions of the trace's entries
 	// (allocations, frees with a stack) of the two caller groups (callInfo.group,
 	// -1 for a stack under no caller's module call) seen last, latest first.
 	lastOut lastGroups
+}
+
+// orphanFree is a free of a block older than the trace: the log position
+// it came before and the block's bytes.
+type orphanFree struct {
+	pos   int
+	block int64
 }
 
 // lastGroups holds the last log positions of two caller groups' entries,
@@ -605,8 +615,11 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				d.stackedAllocs++
 			}
 			k := d.key(allocKey{stack: st, size: size.Value(i)})
-			if d.live.put(addr.Value(i), liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}) {
+			if old, ok := d.live.swap(addr.Value(i), liveAlloc{pos: d.log.n, key: k, seq: seq.Value(i), timeUs: t, size: size.Value(i), stack: st}); ok {
+				// The block at this address was freed and the trace lost
+				// its free: what it held is no longer live.
 				d.reused++
+				d.log.add(^old.key, t)
 			}
 			d.log.add(k, t)
 			if int(k) == len(d.allocs) {
@@ -622,6 +635,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				p.alloc, p.known = l, true
 			} else {
 				d.unmatched++
+				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
 			}
 			d.pending.put(ad, p)
 		case actFreeCompleted:
@@ -634,6 +648,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				d.log.add(^l.key, t)
 			} else {
 				d.unmatched++
+				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
 			}
 		case actOOM:
 			var df int64
@@ -760,9 +775,11 @@ type keptAlloc struct {
 }
 
 type siteGroup struct {
-	stack  []callsite.Frame
-	ids    []int32     // stack ids that map to this group
-	allocs []keptAlloc // the allocations the trace covers (inTrace)
+	// charged: chargeOrphans has charged its keys.
+	charged bool
+	stack   []callsite.Frame
+	ids     []int32     // stack ids that map to this group
+	allocs  []keptAlloc // the allocations the trace covers (inTrace)
 	// outside holds the block sizes of the active blocks the trace does
 	// not cover: all a keptAlloc of one would say (8 bytes, not 48: on a
 	// snapshot of 128,000 blocks and a short trace, 5 MB less).
@@ -1483,6 +1500,50 @@ func containsID(ids []int32, id int32) bool {
 	return false
 }
 
+// chargeOrphans takes the frees of blocks older than the trace off the
+// live bytes of site g's keys, when g holds blocks older than the trace.
+// A trace that lost its start (the ring buffer wrapped, or recording
+// began late) frees blocks it never saw allocated, and cannot say whose
+// they were; counted by the trace's allocations alone, a site that
+// replaces what it made before the trace (a cache at its capacity
+// evicting an old entry for each new one) rises at every replacement
+// and seems to keep growing. A site that holds blocks of a size older
+// than the trace at its end made such blocks before it: each free of an
+// older block of that size is charged to it, at one of its keys of that
+// size (whose curve then falls at the free). When the free was another
+// site's, this site's growth is taken for less than it was: a leak may
+// be missed, none is made up. Sizes the site did not allocate during the
+// trace have no curve to charge.
+func (a *LeakAnalyzer) chargeOrphans(in *siteSet, g *siteGroup) {
+	d, it := in.d, in.iter
+	if len(d.orphans) == 0 || len(g.outside) == 0 || g.charged {
+		return
+	}
+	g.charged = true
+	older := map[int64]bool{}
+	for _, z := range g.outside {
+		older[blockSize(z)] = true
+	}
+	if len(older) == 0 {
+		return
+	}
+	done := map[int64]bool{}
+	for _, k := range in.keysOf(g.ids) {
+		z := blockSize(d.keys[k].size)
+		if !older[z] || done[z] {
+			continue
+		}
+		done[z] = true
+		var at []int
+		for _, o := range d.orphans {
+			if o.block == z {
+				at = append(at, o.pos)
+			}
+		}
+		it.charge(k, at, z)
+	}
+}
+
 // classify splits a site's live allocations into findings. A site whose
 // live bytes grew across the trace's iterations (judge) is a leak; within
 // it, allocation sizes made in one burst (a workspace made in the first
@@ -1505,6 +1566,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var tr trend
 	var stepGrew int64
 	if it.usable() {
+		a.chargeOrphans(in, g)
 		keys := in.keysOf(g.ids)
 		whole = it.curve(keys)
 		tr = verdict(whole)

@@ -71,6 +71,13 @@ func (t *addrTable[V]) get(addr uint64) (V, bool) {
 
 // put sets addr's value; it reports whether addr was there already.
 func (t *addrTable[V]) put(addr uint64, v V) (replaced bool) {
+	_, replaced = t.swap(addr, v)
+	return replaced
+}
+
+// swap is put that also returns the value addr held before (the zero
+// value when it held none).
+func (t *addrTable[V]) swap(addr uint64, v V) (old V, replaced bool) {
 	if (t.n+1)*4 > len(t.slots)*3 {
 		t.grow()
 	}
@@ -80,11 +87,11 @@ func (t *addrTable[V]) put(addr uint64, v V) (replaced bool) {
 		if !s.used {
 			*s = addrSlot[V]{addr: addr, used: true, v: v}
 			t.n++
-			return false
+			return old, false
 		}
 		if s.addr == addr {
-			s.v = v
-			return true
+			old, s.v = s.v, v
+			return old, true
 		}
 	}
 }
