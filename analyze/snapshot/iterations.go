@@ -217,11 +217,12 @@ func (it *iterations) curve(keys []int32) []int64 {
 	return v
 }
 
-// charge takes bytes off key k's live bytes at every boundary at or after
-// each of the log positions at (in order): frees of blocks older than the
-// trace that k's site made (see chargeOrphans). A boundary counts the
-// entries before its position, so a free before position p counts at the
-// boundary at p; one after upto counts nowhere.
+// charge adds to key k's live bytes the blocks older than the trace that
+// k's site made and the trace frees before the log positions at (in
+// order; bytes each: see chargeOrphans): each is held at the boundaries
+// before its free, none after. A boundary counts the entries before its
+// position, so a free before position p is gone at the boundary at p; one
+// after upto counts nowhere.
 func (it *iterations) charge(k int32, at []int, bytes int64) {
 	if int(k) >= len(it.changes) || len(at) == 0 {
 		return
@@ -237,19 +238,27 @@ func (it *iterations) charge(k int32, at []int, bytes int64) {
 			v[b] = c.v
 		}
 	}
-	var off int64
+	// The older blocks are held until their frees: at each boundary, k
+	// holds those not yet freed beside what the trace made (so that its
+	// bytes never fall below zero).
+	var left int64
+	for _, p := range at {
+		if p <= it.upto {
+			left += bytes
+		}
+	}
 	b := 0
 	for _, p := range at {
 		if p > it.upto {
 			break
 		}
 		for ; b < n && it.pos[b] < p; b++ {
-			v[b] -= off
+			v[b] += left
 		}
-		off += bytes
+		left -= bytes
 	}
 	for ; b <= n; b++ {
-		v[b] -= off
+		v[b] += left
 	}
 	var ch []change
 	for b, x := range v {

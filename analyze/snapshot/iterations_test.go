@@ -868,17 +868,17 @@ func TestLoopBeforeATeardown(t *testing.T) {
 	}
 }
 
-// TestCharge: frees of blocks older than the trace taken off a key's live
-// bytes at the boundaries at or after them. Boundaries at log positions
-// 0, 10, 20, 30, the end at 40; the key holds 0, 1, 2, 2 MiB at them and
-// 2 at the end; frees of 1 MiB before positions 15 and 25 leave 0, 1, 1,
-// 0 and 0; one past the end counts nowhere.
+// TestCharge: blocks older than the trace held by a key until the trace
+// frees them. Boundaries at log positions 0, 10, 20, 30, the end at 40;
+// the key holds 0, 1, 2, 2 MiB at them and 2 at the end; with frees of
+// two older 1 MiB blocks before positions 15 and 25 it held 2, 3, 3, 2
+// and 2; a free past the end counts nowhere.
 func TestCharge(t *testing.T) {
 	const mib = 1 << 20
 	it := &iterations{pos: []int{0, 10, 20, 30}, upto: 40,
 		changes: [][]change{{{b: 1, v: mib}, {b: 2, v: 2 * mib}}}}
 	it.charge(0, []int{15, 25, 41}, mib)
-	if got, want := it.curve([]int32{0}), []int64{0, mib, mib, 0, 0}; !slices.Equal(got, want) {
+	if got, want := it.curve([]int32{0}), []int64{2 * mib, 3 * mib, 3 * mib, 2 * mib, 2 * mib}; !slices.Equal(got, want) {
 		t.Errorf("curve %v, want %v", got, want)
 	}
 }
