@@ -29,7 +29,9 @@ import (
 //     middle of a forward pass is not cut into its layers); allocations
 //     made once, in the first pass only (a cuBLAS workspace made by the
 //     first matmul, a buffer a module makes on its first call), are left
-//     out;
+//     out; when the sizes differ from pass to pass (an evaluation over
+//     batches of different sizes), the sequence of stacks must repeat so
+//     (stackPasses);
 //   - when every allocation of a pass is made in a module called within
 //     the outer one, the pass must call at least two distinct modules'
 //     forward there: the blocks of a model (a ModuleList, a Sequential of
@@ -296,6 +298,15 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	if len(keys) < minBoundaries {
 		return nil, -1, false
 	}
+	if ps, first, calls := a.keyPasses(d, pos, keys); ps != nil {
+		return ps, first, calls
+	}
+	return a.stackPasses(d, pos, keys)
+}
+
+// keyPasses is passesOf for passes whose allocations repeat in stack and
+// size.
+func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32) ([]int, int32, bool) {
 	count := map[int32]int{}
 	for _, k := range keys {
 		count[k]++
@@ -341,12 +352,137 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	if n%per != 0 || n/per < minBoundaries {
 		return nil, -1, false
 	}
+	out := make([]int, 0, n/per)
+	for i := 0; i < n; i += per {
+		out = append(out, p[i])
+	}
+	calls, ok := a.passCalls(d, s[:per])
+	if !ok {
+		return nil, -1, false
+	}
+	return out, s[0], calls
+}
+
+// stackPasses is passesOf for passes whose allocations repeat in stack
+// but not in size: an evaluation over batches of different sizes makes
+// each pass's allocations the size of its batch. The stacks of the
+// allocations repeat exactly, pass after pass, from some pass to the
+// last (whole: the last ends the sequence); what comes before them is
+// the first pass, which holds the same stacks in the same order beside
+// allocations made once (their stack and size seen nowhere else: a
+// cuBLAS workspace the first matmul made). Of the periods that do so,
+// the shortest.
+func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32) ([]int, int32, bool) {
+	n := len(keys)
+	st := make([]int32, n)
+	count := map[int32]int{}
+	for i, k := range keys {
+		st[i] = d.keys[k].stack
+		count[k]++
+	}
+	// The periods of the sequence's suffixes, from the prefix function
+	// of the reversed sequence: the shortest period of a suffix does not
+	// shrink as the suffix grows, so each period comes with the longest
+	// suffix it holds (O(n), where trying every period would be O(n²)).
+	pi := make([]int, n)
+	for i := 1; i < n; i++ {
+		j := pi[i-1]
+		for j > 0 && st[n-1-i] != st[n-1-j] {
+			j = pi[j-1]
+		}
+		if st[n-1-i] == st[n-1-j] {
+			j++
+		}
+		pi[i] = j
+	}
+	type cand struct{ per, length int }
+	var cands []cand
+	for l := 1; l <= n; l++ {
+		per := l - pi[l-1]
+		if len(cands) > 0 && cands[len(cands)-1].per == per {
+			cands[len(cands)-1].length = l
+		} else {
+			cands = append(cands, cand{per, l})
+		}
+	}
+	ones := 0 // allocations made once: a first pass holds at most these beside its own
+	for _, c := range count {
+		if c == 1 {
+			ones++
+		}
+	}
+	for _, c := range cands {
+		per, lo := c.per, n-c.length
+		if per*(minBoundaries-1) > c.length {
+			continue
+		}
+		// h: where the whole passes start (n - m*per, m passes, at or
+		// after lo); st[:h] is the first pass. The first pass's extra
+		// allocations can repeat the stacks of its own (a workspace made
+		// by a layer): the most passes whose head is a first pass.
+		m := (n - lo) / per
+		h := n - m*per
+		for h > 0 && m > 0 && h <= per+ones && !firstPass(st[:h], st[h:h+per], keys[:h], count) {
+			m--
+			h += per
+		}
+		if m == 0 || h > per+ones || h > 0 && !firstPass(st[:h], st[h:h+per], keys[:h], count) {
+			continue
+		}
+		np := m
+		if h > 0 {
+			np++
+		}
+		if np < minBoundaries {
+			continue
+		}
+		calls, ok := a.passCalls(d, keys[h:h+per])
+		if !ok {
+			continue
+		}
+		out := make([]int, 0, np)
+		if h > 0 {
+			out = append(out, pos[0])
+		}
+		for i := h; i < n; i += per {
+			out = append(out, pos[i])
+		}
+		return out, keys[0], calls
+	}
+	return nil, -1, false
+}
+
+// firstPass reports whether head (the stacks of a first pass, hk their
+// keys) holds the stacks of pass, in order, from its first, and beside
+// them only allocations whose key occurs once (count).
+func firstPass(head, pass []int32, hk []int32, count map[int32]int) bool {
+	if len(head) < len(pass) || head[0] != pass[0] {
+		return false
+	}
+	j := 0
+	for i, x := range head {
+		if j < len(pass) && x == pass[j] {
+			j++
+			continue
+		}
+		if count[hk[i]] != 1 {
+			return false
+		}
+	}
+	return j == len(pass)
+}
+
+// passCalls checks the keys of one pass (ks): when every allocation is
+// made in a module called within the outer one, the pass must call more
+// than one module's forward (ok). calls reports whether it calls more
+// than one outermost module from the line.
+func (a *LeakAnalyzer) passCalls(d *deviceState, ks []int32) (calls, ok bool) {
 	// A pass wholly inside modules called by the outer one must call more
 	// than one module's forward.
 	children := map[string]bool{}
-	direct, calls := false, false
-	outer := a.callInfoOf(d.keys[s[0]].stack).outer
-	for _, k := range s[:per] {
+	direct := false
+	outer := a.callInfoOf(d.keys[ks[0]].stack).outer
+	for _, k := range ks {
 		c := a.callInfoOf(d.keys[k].stack)
 		calls = calls || c.outer != outer
 		if c.child == "" {
@@ -355,14 +491,7 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 			children[c.child] = true
 		}
 	}
-	if !direct && len(children) < 2 {
-		return nil, -1, false
-	}
-	out := make([]int, 0, n/per)
-	for i := 0; i < n; i += per {
-		out = append(out, p[i])
-	}
-	return out, s[0], calls
+	return calls, direct || len(children) >= 2
 }
 
 // freesInEach reports whether the log frees an allocation between each

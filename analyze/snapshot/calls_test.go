@@ -217,3 +217,43 @@ func TestLastGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestStackPasses: passes whose allocations repeat in stack but not in
+// size (batches of different sizes: Linear, ReLU, Linear, each the size
+// of its batch), the first pass with a workspace made once between its
+// first two allocations, are found by their stacks: 5 passes, starting at
+// the first allocation of each. A pass cut short at the end is not taken,
+// nor a sequence whose first pass lacks a stack of the others'.
+func TestStackPasses(t *testing.T) {
+	a := NewLeakAnalyzer(LeakOptions{})
+	a.frames, a.stacks = callFrames, callStacks
+	d := &deviceState{}
+	var keys []int32
+	key := func(stack int32, size int64) int32 { return d.key(allocKey{stack: stack, size: size}) }
+	pass := func(rows int64, first bool) {
+		keys = append(keys, key(0, rows<<12))
+		if first {
+			keys = append(keys, key(0, 32<<20))
+		}
+		keys = append(keys, key(1, rows<<12), key(0, rows<<12))
+	}
+	for i, rows := range []int64{64, 16, 128, 40, 96} {
+		pass(rows, i == 0)
+	}
+	pos := make([]int, len(keys))
+	for i := range pos {
+		pos[i] = 3 * i
+	}
+	got, _, _ := a.passesOf(d, pos, keys)
+	if want := []int{0, 12, 21, 30, 39}; !slices.Equal(got, want) {
+		t.Errorf("passes at %v, want %v", got, want)
+	}
+	cut := append(slices.Clone(keys), key(0, 8<<12))
+	if got, _, _ := a.passesOf(d, append(pos, 48), cut); got != nil {
+		t.Errorf("a pass cut short: passes at %v, want none", got)
+	}
+	lack := append(slices.Clone(keys[:2]), keys[3:]...) // the first ReLU's left out
+	if got, _, _ := a.passesOf(d, pos[1:], lack); got != nil {
+		t.Errorf("a first pass without the ReLU: passes at %v, want none", got)
+	}
+}
