@@ -95,3 +95,27 @@ func TestS40EvalVaryingBatches(t *testing.T) {
 		noLeak(t, analyzeJSON(t, s40Dir+name+".pickle"))
 	}
 }
+
+// TestS40VaryingSizesBesideWorkspace: s39/compile_dyn_leak.pickle.gz (30
+// steps of a torch.compile'd MLP on batches of 8 x L x 256, L varying,
+// each keeping out.detach() made at record.py:124, a size per step) cut
+// at 75% of its trace, the blocks as they were then. The compile phase
+// before the first optimizer step is long, and the iterations are marked
+// from opt.step (record.py:128): the cuBLAS workspaces the first matmul
+// made at line 124 (32 MiB and 1 MiB) come before the first iteration and
+// stay the same to the end. No size of the kept outputs grows by itself
+// (each came once or twice), so the site grows as a whole; the
+// workspaces, held unchanged from before the first iteration, were taken
+// into the leak as sizes seen once (40 MiB). They are retained; the leak
+// is the 17 outputs the steps kept and the 3 blocks the step in flight at
+// the cut had made at that line: 20.
+func TestS40VaryingSizesBesideWorkspace(t *testing.T) {
+	r := analyzeJSON(t, s40Dir+"compile_dyn_leak_tail75.pickle.gz")
+	f := one(t, r, "leak", "record.py", 124)
+	if f.Count != 20 || f.Bytes >= 32<<20 {
+		t.Errorf("leak of %d blocks, %d bytes; want 20, without the workspaces", f.Count, f.Bytes)
+	}
+	if w := one(t, r, "retained", "record.py", 124); w.Count != 2 || w.Bytes != 32<<20+1<<20 {
+		t.Errorf("retained %d blocks, %d bytes; want the 2 workspaces, 33 MiB", w.Count, w.Bytes)
+	}
+}

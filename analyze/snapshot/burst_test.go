@@ -3,8 +3,8 @@ package snapshot
 import "testing"
 
 // TestHeldSinceOneRise: a size is a one-time burst held to the end only
-// when its live bytes at the iteration starts rose once and never fell,
-// the end included; a buffer replaced by a bigger one falls, and memory
+// when its live bytes at the iteration starts rose once, or were made
+// before the first start, and never fell, the end included; a buffer replaced by a bigger one falls, and memory
 // made after the last start (the unfinished iteration) is not a burst.
 func TestHeldSinceOneRise(t *testing.T) {
 	for _, c := range []struct {
@@ -18,6 +18,8 @@ func TestHeldSinceOneRise(t *testing.T) {
 		{[]int64{0, 32, 64, 96, 96}, false},  // grows
 		{[]int64{0, 0, 0, 0}, false},         // never held
 		{[]int64{0, 32, 32, 16}, false},      // partly freed at the end
+		{[]int64{32, 32, 32, 32}, true},      // made before the first iteration, held
+		{[]int64{32, 32, 32, 16}, false},     // the same, partly freed at the end
 	} {
 		if got := heldSinceOneRise(c.v); got != c.want {
 			t.Errorf("heldSinceOneRise(%v) = %v, want %v", c.v, got, c.want)

@@ -1841,10 +1841,11 @@ func shiftFrom(v []int64, i int, d int64) {
 }
 
 // madeOnce returns, by seq, those of a leaking size's live blocks pin
-// (sorted by seq) that the first iteration made beyond what each later
-// one keeps: when every complete iteration after the first keeps the
-// same number c (at least 1) of them, over at least minBoundaries-1
-// iterations, and the first keeps c+e, its first e. Such blocks were made
+// (sorted by seq) that the first iteration, or the stretch before it,
+// made beyond what each later one keeps: when every complete iteration
+// after the first keeps the same number c (at least 1) of them, over at
+// least minBoundaries-1 iterations, and the first (or the stretch before
+// it) keeps c+e, its first e. Such blocks were made
 // once (a buffer the first call through the line makes beside the tensor
 // kept every step: the same stack and size, so no key of their own tells
 // them apart); the growth is the c a step. A leak whose count varies
@@ -1855,16 +1856,22 @@ func (it *iterations) madeOnce(pin []keptAlloc) map[int64]bool {
 		return nil
 	}
 	n := len(it.pos)
-	// Blocks per interval: interval i runs from boundary i-1 to boundary
-	// i; n-1, after the last boundary, has not ended.
+	// Blocks per interval: interval i runs from boundary i to boundary
+	// i+1; n-1, after the last boundary, has not ended; pre counts those
+	// made before the first boundary (the setup, or the first step's
+	// part before its marker when the marker is not its first line).
 	per := make([]int, n)
+	pre := 0
 	for _, k := range pin {
-		if i := sort.SearchInts(it.pos, k.pos+1) - 1; i >= 0 && i < n-1 {
+		switch i := sort.SearchInts(it.pos, k.pos+1) - 1; {
+		case i < 0:
+			pre++
+		case i < n-1:
 			per[i]++
 		}
 	}
 	c := per[1]
-	if c == 0 || per[0] <= c || n-2 < minBoundaries-1 {
+	if c == 0 || per[0] <= c && pre <= c || n-2 < minBoundaries-1 {
 		return nil
 	}
 	for _, m := range per[2 : n-1] {
@@ -1872,10 +1879,20 @@ func (it *iterations) madeOnce(pin []keptAlloc) map[int64]bool {
 			return nil
 		}
 	}
+	// The stretch before the first boundary is a step, or part of one: of
+	// what it keeps beyond a step's c, its first were made once too (the
+	// workspaces the first matmul through the line made, before the
+	// step's tensor).
 	once := map[int64]bool{}
+	e0, ePre := per[0]-c, pre-c
 	for _, k := range pin {
-		if i := sort.SearchInts(it.pos, k.pos+1) - 1; i == 0 && len(once) < per[0]-c {
+		switch i := sort.SearchInts(it.pos, k.pos+1) - 1; {
+		case i == 0 && e0 > 0:
 			once[k.seq] = true
+			e0--
+		case i < 0 && ePre > 0:
+			once[k.seq] = true
+			ePre--
 		}
 	}
 	return once
@@ -2050,7 +2067,8 @@ func riseSpan(v []int64, from int) (second, last int) {
 
 // heldSinceOneRise reports whether v, live bytes at iteration boundaries
 // followed by those at the end, rose between exactly two boundaries and
-// never fell: memory made once, in one iteration, and held to the end.
+// never fell, or held the same bytes from the first boundary on: memory
+// made once, in one iteration or before the first, and held to the end.
 func heldSinceOneRise(v []int64) bool {
 	rises := 0
 	for i := 1; i < len(v); i++ {
@@ -2064,7 +2082,7 @@ func heldSinceOneRise(v []int64) bool {
 			rises++
 		}
 	}
-	return rises == 1
+	return rises == 1 || rises == 0 && len(v) > 0 && v[0] > 0
 }
 
 // satAdd adds sizes, saturating instead of wrapping: a hostile file may
