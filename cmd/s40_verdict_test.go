@@ -119,3 +119,18 @@ func TestS40VaryingSizesBesideWorkspace(t *testing.T) {
 		t.Errorf("retained %d blocks, %d bytes; want the 2 workspaces, 33 MiB", w.Count, w.Bytes)
 	}
 }
+
+// TestS40LostFreesAreNoGrowth: s38/lru_late_rare.pickle with the frees of
+// its two late evictions (record.py:37, steps 22 and 26) left out of the
+// trace, as a recording that lost them would have it. Each new feature
+// block (record.py:45) then lands at an address the trace still holds
+// live: the block there was freed. Counted as held, the site rose in the
+// second half and was a leak; counted freed, it is the cache of 16 blocks
+// of 1 MiB it was, bounded: retained.
+func TestS40LostFreesAreNoGrowth(t *testing.T) {
+	r := analyzeJSON(t, s40Dir+"lru_late_rare_lostfrees.pickle")
+	noLeak(t, r)
+	if f := one(t, r, "retained", "record.py", 45); f.Count != 16 || f.Bytes != 16<<20 {
+		t.Errorf("retained %d blocks, %d bytes; want 16 of 1 MiB", f.Count, f.Bytes)
+	}
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cut a real PyTorch memory snapshot's trace as another recording would have it.
 
-Usage: cut_trace.py IN.pickle OUT.pickle [--head FRAC] [--tail FRAC]
+Usage: cut_trace.py IN.pickle OUT.pickle [--head FRAC] [--tail FRAC] [--lose-frees FILE:LINE]
 
 --tail FRAC: the snapshot is taken after the first FRAC of each device's trace
   (an OOM or a _dump_snapshot in the middle of the run): the trace stops there
@@ -14,6 +14,9 @@ Usage: cut_trace.py IN.pickle OUT.pickle [--head FRAC] [--tail FRAC]
 --head FRAC: the first FRAC of each device's trace is dropped (a ring buffer,
   max_entries, that wrapped: the oldest entries are lost); the segments and
   blocks, the state at the snapshot, are unchanged.
+--lose-frees FILE:LINE: the free_requested and free_completed entries whose
+  frames hold FILE (its base name) at LINE are dropped, as a recording that lost
+  those frees would have them; the blocks are unchanged.
 Only the Python standard library is used; the pickle is data only.
 """
 import argparse, pickle
@@ -22,6 +25,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("src"); ap.add_argument("dst")
 ap.add_argument("--head", type=float, default=0.0)
 ap.add_argument("--tail", type=float, default=1.0)
+ap.add_argument("--lose-frees", default="")
 a = ap.parse_args()
 
 with open(a.src, "rb") as f:
@@ -83,5 +87,12 @@ for dev, trace in enumerate(snap["device_traces"]):
         segments = [s for s in segments if s["device"] != dev] + cut_tail(dev, trace, hi)
     snap["device_traces"][dev] = trace[lo:hi]
 snap["segments"] = segments
+if a.lose_frees:
+    file, line = a.lose_frees.rsplit(":", 1)
+
+    def lost(e):
+        return e["action"] in ("free_requested", "free_completed") and any(
+            f["filename"].endswith("/" + file) and f["line"] == int(line) for f in e.get("frames", []))
+    snap["device_traces"] = [[e for e in t if not lost(e)] for t in snap["device_traces"]]
 with open(a.dst, "wb") as f:
     pickle.dump(snap, f, protocol=4)
