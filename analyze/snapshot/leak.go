@@ -1500,8 +1500,8 @@ func containsID(ids []int32, id int32) bool {
 	return false
 }
 
-// chargeOrphans takes the frees of blocks older than the trace off the
-// live bytes of site g's keys, when g holds blocks older than the trace.
+// chargeOrphans counts in the live bytes of site g's keys the blocks older
+// than the trace that the trace frees, when g holds blocks older than it.
 // A trace that lost its start (the ring buffer wrapped, or recording
 // began late) frees blocks it never saw allocated, and cannot say whose
 // they were; counted by the trace's allocations alone, a site that
@@ -1510,10 +1510,11 @@ func containsID(ids []int32, id int32) bool {
 // and seems to keep growing. A site that holds blocks of a size older
 // than the trace at its end made such blocks before it: each free of an
 // older block of that size is charged to it, at one of its keys of that
-// size (whose curve then falls at the free). When the free was another
-// site's, this site's growth is taken for less than it was: a leak may
-// be missed, none is made up. Sizes the site did not allocate during the
-// trace have no curve to charge.
+// size, which holds the block from the trace's start to the free (its
+// curve falls there, where it rose at the replacement). When the free was
+// another site's, this site's growth is taken for less than it was: a
+// leak may be missed, none is made up. Sizes the site did not allocate
+// during the trace have no curve to charge.
 func (a *LeakAnalyzer) chargeOrphans(in *siteSet, g *siteGroup) {
 	d, it := in.d, in.iter
 	if len(d.orphans) == 0 || len(g.outside) == 0 || g.charged {
