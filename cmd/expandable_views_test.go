@@ -35,7 +35,8 @@ func TestExpandableFragmentationCommands(t *testing.T) {
 		t.Errorf("exit %d, stats %+v", code, st)
 	}
 	_, out, _ = run(t, "", "analyze", dir+"esf.json")
-	if !strings.Contains(out, "\nAllocator statistics:\n  "+dir+"esf.json (memory_stats): cannot tell: 1 OOMs") {
+	if !strings.Contains(out, "\nAllocator statistics:\n  "+dir+"esf.json (memory_stats): cannot tell: 1 OOM and 1 cudaMalloc retry with") ||
+		!strings.Contains(out, "the allocator counted 1 out-of-memory error (num_ooms); the inputs describe 0") {
 		t.Errorf("analyze table lacks the verdict:\n%s", out)
 	}
 	_, out, _ = run(t, "", "oom", dir+"esf.sum")

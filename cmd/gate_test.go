@@ -244,7 +244,7 @@ func TestBaselineOfLeakingRun(t *testing.T) {
 	}
 
 	code, out, errOut = run(t, nil, "analyze", "--baseline", base, "--fail-on", "leak", "--format", "json", leakRun, td+"pytorch/model_reload.pickle")
-	if code != ExitFindings || !strings.Contains(errOut, "--fail-on leak tripped: 1 leak finding holding 768 MiB") {
+	if code != ExitFindings || !strings.Contains(errOut, "--fail-on leak tripped: 1 leak holding 768 MiB") {
 		t.Fatalf("one more leaking site: exit %d, stderr %q", code, errOut)
 	}
 	r = report.Report{}

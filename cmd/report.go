@@ -227,7 +227,11 @@ func runReport(opts *ReportOptions) error {
 	// but each is named on standard error too, as analyze names one.
 	for i, u := range d.Unreadable {
 		if i == maxStderrUnreadable {
-			fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: %d more unreadable inputs: see the report's unreadable list\n", d.Summary.Unreadable-i)
+			more := "1 more unreadable input"
+			if n := d.Summary.Unreadable - i; n != 1 {
+				more = fmt.Sprintf("%d more unreadable inputs", n)
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: %s: see the report's unreadable list\n", more)
 			break
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s: %s\n", u.Path, u.Error)

@@ -230,6 +230,9 @@ func siteMessage(s snapshot.Site) string {
 		which, others := "they were", ""
 		if n := s.Count - s.NotInTrace; s.NotInTrace > 0 && n > 0 {
 			which = fmt.Sprintf("%d of them were", s.NotInTrace)
+			if s.NotInTrace == 1 {
+				which = "one of them was"
+			}
 			others = fmt.Sprintf("; the other %d were made during the trace", n)
 			if n == 1 {
 				others = "; the other one was made during the trace"
@@ -380,7 +383,11 @@ func replacedNote(g *snapshot.Growth) string {
 	if g.Replaced == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" while it kept allocating: %d of the %s it holds at the end (%s) were made after iteration %d's start, in %d iterations, each in place of memory held since an earlier one (a cache at its capacity evicting as it adds); a leak that stopped would still hold what it made while rising", g.Replaced, plural(g.Kept, "allocation", "allocations"), IBytes(g.ReplacedBytes), g.CapStep, g.ReplacedIn)
+	were := "were"
+	if g.Replaced == 1 {
+		were = "was"
+	}
+	return fmt.Sprintf(" while it kept allocating: %d of the %s it holds at the end (%s) %s made after iteration %d's start, in %s, each in place of memory held since an earlier one (a cache at its capacity evicting as it adds); a leak that stopped would still hold what it made while rising", g.Replaced, plural(g.Kept, "allocation", "allocations"), IBytes(g.ReplacedBytes), were, g.CapStep, plural(g.ReplacedIn, "iteration", "iterations"))
 }
 
 // clockAt renders " (12.3 s into the trace)" for a time, "" untimed.

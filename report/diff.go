@@ -1580,7 +1580,7 @@ func markLookalikes(es []DiffEntry) {
 			for n, j := range g {
 				if n == maxLookalikes {
 					// Bounded (a baseline is untrusted input).
-					parts = append(parts, fmt.Sprintf("%d more entries shown alike not compared", len(g)-n))
+					parts = append(parts, plural(len(g)-n, "more entry", "more entries")+" shown alike not compared")
 					break
 				}
 				if j == i {

@@ -284,7 +284,7 @@ func (g Gate) eval(in GateInput) (string, bool) {
 		if n == 0 {
 			return "", false // as for every gate: nothing found, nothing trips
 		}
-		return fmt.Sprintf("%d compute-sanitizer error records (not leaks)", n), g.crosses(n)
+		return plural(int(n), "compute-sanitizer error record", "compute-sanitizer error records") + " (not leaks)", g.crosses(n)
 	case g.Name == gateNonPyTorch:
 		most, found := int64(0), false
 		for i := range in.Findings {
@@ -329,13 +329,17 @@ func (g Gate) eval(in GateInput) (string, bool) {
 	case trendClasses[g.Name]:
 		// "series" is its own plural.
 		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == g.Name },
-			g.Name+" NVML series", g.Name+" NVML series")
+			func(n int) string { return plural(n, g.Name+" NVML series", g.Name+" NVML series") })
 	}
-	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name }, g.Name+" finding", g.Name+" findings")
+	// Counted as the summary counts them: "1 leak", "4 leaks", "2 OOMs",
+	// "3 retained findings".
+	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name },
+		func(n int) string { return kindCount(Kind(g.Name), n) })
 }
 
-// sumFindings gates the findings match selects: any, or their bytes together.
-func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, one, many string) (string, bool) {
+// sumFindings gates the findings match selects: any, or their bytes
+// together; count words n of them.
+func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, count func(n int) string) (string, bool) {
 	n, b := 0, int64(0)
 	for i := range fs {
 		if match(&fs[i]) {
@@ -346,7 +350,7 @@ func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, one, many str
 	if n == 0 {
 		return "", false
 	}
-	why := fmt.Sprintf("%s holding %s", plural(n, one, many), sizeWhy(b))
+	why := fmt.Sprintf("%s holding %s", count(n), sizeWhy(b))
 	if g.Op == OpAny {
 		return why, true
 	}

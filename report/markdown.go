@@ -47,8 +47,8 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	}
 	if r.Baseline != nil {
 		t := r.Baseline.Totals
-		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same%s; %d findings left out as in the baseline\n",
-			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, otherStatuses(t), r.Baseline.LeftOut)
+		fmt.Fprintf(&b, "- against baseline `%s`: %d new, %d grown, %d shrunk, %d fixed, %d same%s; %s left out as in the baseline\n",
+			mdCode(r.Baseline.Path), t[StatusNew].Sites, t[StatusGrown].Sites, t[StatusShrunk].Sites, t[StatusFixed].Sites, t[StatusSame].Sites, otherStatuses(t), plural(r.Baseline.LeftOut, "finding", "findings"))
 	}
 	for _, sup := range r.Suppressed {
 		fmt.Fprintf(&b, "- %s\n", mdText(suppressedLine(sup)))
@@ -69,7 +69,7 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), IBytes(f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
 		}
 		if n := len(r.Findings) - min(len(r.Findings), markdownRows); n > 0 {
-			fmt.Fprintf(&b, "\n%d more findings in the details and the JSON report.\n", n)
+			fmt.Fprintf(&b, "\n%s in the details and the JSON report.\n", plural(n, "more finding", "more findings"))
 		}
 		if n := r.FindingsTotal - len(r.Findings); n > 0 {
 			// Not in the details: --top left them out of this report.
@@ -121,7 +121,7 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 		}
 	}
 	if left > 0 {
-		fmt.Fprintf(&b, "\n%d more items left out to stay under GitHub's 1 MiB job-summary limit: see the JSON report.\n", left)
+		fmt.Fprintf(&b, "\n%s left out to stay under GitHub's 1 MiB job-summary limit: see the JSON report.\n", plural(left, "more item", "more items"))
 	}
 	b.WriteString("\n</details>\n")
 	_, err := w.Write(b.Bytes())

@@ -102,7 +102,7 @@ func summaryBytes(s *LeakSummary) string {
 	if s == nil || s.Bytes == nil {
 		return "(no LEAK SUMMARY)"
 	}
-	return fmt.Sprintf("%s in %d allocations", IBytes(*s.Bytes), deref(s.Allocations))
+	return fmt.Sprintf("%s in %s", IBytes(*s.Bytes), plural(int(deref(s.Allocations)), "allocation", "allocations"))
 }
 
 func summaryErrors(s *LeakSummary) string {

@@ -338,7 +338,7 @@ func writeFragmentation(w io.Writer, f Finding) {
 		// and hold whole free pages: the blocks do not count the pieces.
 		line += fmt.Sprintf("; besides, %s free with no live block in its segment or page (empty_cache() returns it)", sz(d.FreeBytes-d.InactiveSplitBytes))
 	case d.FreeBlocks != nil && d.InactiveSplitBlocks != nil && *d.FreeBlocks > *d.InactiveSplitBlocks && d.FreeBytes > d.InactiveSplitBytes:
-		line += fmt.Sprintf("; besides, %s free in %d segments with no live block (empty_cache() returns them)", sz(d.FreeBytes-d.InactiveSplitBytes), *d.FreeBlocks-*d.InactiveSplitBlocks)
+		line += fmt.Sprintf("; besides, %s free in %s with no live block (empty_cache() returns them)", sz(d.FreeBytes-d.InactiveSplitBytes), plural(int(*d.FreeBlocks-*d.InactiveSplitBlocks), "segment", "segments"))
 	}
 	if m.LargestFreeBlockBytes != nil && (d.LargestSplitBlockBytes == nil || *m.LargestFreeBlockBytes > *d.LargestSplitBlockBytes) {
 		line += "; largest free block " + sz(*m.LargestFreeBlockBytes)
@@ -393,10 +393,10 @@ func statsLine(s AllocatorStats) string {
 	add(s.PeakAllocatedBytes, "peak allocated")
 	add(s.PeakReservedBytes, "peak reserved")
 	if s.NumOOMs != nil {
-		parts = append(parts, fmt.Sprintf("%d OOMs", *s.NumOOMs))
+		parts = append(parts, plural(int(*s.NumOOMs), "OOM", "OOMs"))
 	}
 	if s.NumAllocRetries != nil {
-		parts = append(parts, fmt.Sprintf("%d cudaMalloc retries", *s.NumAllocRetries))
+		parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries"))
 	}
 	if s.PartialAtLine > 0 {
 		parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d", s.PartialAtLine))

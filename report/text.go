@@ -151,10 +151,10 @@ func describeAllocatorStats(in Input) []string {
 			parts = append(parts, IBytes(*s.ReservedBytes)+" reserved,")
 		}
 		if s.NumOOMs != nil {
-			parts = append(parts, fmt.Sprintf("%d OOMs,", *s.NumOOMs))
+			parts = append(parts, plural(int(*s.NumOOMs), "OOM", "OOMs")+",")
 		}
 		if s.NumAllocRetries != nil {
-			parts = append(parts, fmt.Sprintf("%d cudaMalloc retries,", *s.NumAllocRetries))
+			parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries")+",")
 		}
 		if s.PartialAtLine > 0 {
 			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))

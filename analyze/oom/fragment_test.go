@@ -386,7 +386,7 @@ func TestEndStateInAnyOrder(t *testing.T) {
 		if len(res.Fragment.End[0].Pools) != 2 {
 			t.Errorf("%s: pools %+v", name, res.Fragment.End[0].Pools)
 		}
-		if w := res.Fragment.Warnings; len(w) != 1 || !strings.HasPrefix(w[0], "1 blocks name a segment the snapshot does not have") {
+		if w := res.Fragment.Warnings; len(w) != 1 || !strings.HasPrefix(w[0], "1 block names a segment the snapshot does not have") {
 			t.Errorf("%s: warnings %q", name, w)
 		}
 	}

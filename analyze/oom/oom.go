@@ -461,7 +461,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	}
 	for _, s := range pm.Stats {
 		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > gpuOOMs {
-			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %d out-of-memory errors (num_ooms); the inputs describe %d", n, gpuOOMs)})
+			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %s (num_ooms); the inputs describe %d", counted(n, "out-of-memory error", "out-of-memory errors"), gpuOOMs)})
 		}
 	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
@@ -577,7 +577,7 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 	r.Stack, r.Frame = so.Stack, so.Frame
 	if a := so.After; a.Entries > 0 {
 		r.Survived, r.SmallerFrame = &a, so.SmallerFrame
-		note := fmt.Sprintf(survivedNote+": the trace goes on for %d entries after it, %d of them allocations", a.Entries, a.Allocs)
+		note := fmt.Sprintf(survivedNote+": the trace goes on for %s after it, %d of them allocations", counted(a.Entries, "entry", "entries"), a.Allocs)
 		if a.Allocs > 0 {
 			note += fmt.Sprintf(" (the largest %s)", size(a.LargestAlloc))
 		}
@@ -622,10 +622,10 @@ func fromSnapshotOOM(in Input, so snapshot.OOM) *Report {
 		r.Notes = append(r.Notes, "the call sites at this OOM are not known: only the first 32 OOMs of a device keep them")
 	}
 	if so.Mismatches > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d later trace entries did not agree with the snapshot's final state: the state at the OOM is approximate", so.Mismatches))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s with the snapshot's final state: the state at the OOM is approximate", counted(so.Mismatches, "later trace entry did not agree", "later trace entries did not agree")))
 	}
 	if t.EstimatedBlocks > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d blocks freed after the OOM are sized by the allocator's rounding of their requested size (a trace entry does not give the block's size): each may have been up to 1 MiB larger", t.EstimatedBlocks))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s sized by the allocator's rounding of their requested size (a trace entry does not give the block's size): each may have been up to 1 MiB larger", counted(t.EstimatedBlocks, "block freed after the OOM is", "blocks freed after the OOM are")))
 	}
 	return r
 }
@@ -908,6 +908,14 @@ func (r *Report) zeroRequestNote() string {
 
 // size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
 func size(b int64) string { return pytorchtext.FormatSize(b) }
+
+// counted counts n things in English: "1 block", "2 blocks".
+func counted[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
 
 // sizeOf renders a part and its whole as size does, with the decimals
 // that tell them apart where they differ (see sizes.Of).
@@ -1255,7 +1263,7 @@ func (r *Report) findCauses() {
 					top = s
 				}
 				if len(parts) < 3 {
-					parts = append(parts, fmt.Sprintf("%d blocks (%s) from %s", s.Count, size(s.Bytes), frameString(s.Frame)))
+					parts = append(parts, fmt.Sprintf("%s (%s) from %s", counted(s.Count, "block", "blocks"), size(s.Bytes), frameString(s.Frame)))
 				}
 			}
 			grew, allocated := sizeOf(r.accumulated, r.AllocatedBytes)

@@ -495,6 +495,11 @@ func TestSummaryVerdicts(t *testing.T) {
 	if s.PartialAtLine != 17 || s.Values["reserved_bytes.all.current"] != 12420<<20 || s.Values["allocated_bytes.all.current"] != 1062<<20 || s.Values["num_ooms"] != 1 {
 		t.Errorf("%+v", s)
 	}
+	// Its verdict counts the one OOM and the one retry in the singular
+	// (it said "1 OOMs and 1 cudaMalloc retries").
+	if v := s.Verdict(); !strings.HasPrefix(v, "cannot tell: 1 OOM and 1 cudaMalloc retry with ") {
+		t.Errorf("verdict %q", v)
+	}
 }
 
 // A cap that was not reached is not the cause: 10 GiB allowed, 5 GiB

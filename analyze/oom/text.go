@@ -329,22 +329,22 @@ func (s *AllocatorStats) Verdict() string {
 	tol := max(s.Resolution["allocated_bytes.all.current"], s.Resolution["reserved_bytes.all.current"], 1<<20)
 	switch {
 	case (ooms > 0 || retries > 0) && haveSplit && split >= fragmentationMinSplit && split >= alloc:
-		return fmt.Sprintf("fragmentation: %d OOMs and %d cudaMalloc retries with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
-			ooms, retries, size(reserved), size(alloc), size(split))
+		return fmt.Sprintf("fragmentation: %s and %s with %s reserved but only %s allocated: %s is free but split around live blocks (non-releasable; a retry releases every whole free segment first)",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), size(reserved), size(alloc), size(split))
 	case (ooms > 0 || retries > 0) && expandable && unalloc >= fragmentationMinSplit && unalloc >= alloc:
 		bound, blocks := s.expandableSplitBound()
 		if bound >= 0 && max(split, 0)+bound < max(fragmentationMinSplit, alloc) {
 			return "" // too few live blocks to share that much: whole free pages
 		}
-		v := fmt.Sprintf("cannot tell: %d OOMs and %d cudaMalloc retries with %s reserved and %s allocated in expandable segments, which PyTorch leaves out of the non-releasable memory (inactive_split_bytes): the %s reserved but unallocated is fragmentation if it lies in pages that live blocks also use (an OOM's release unmaps every whole free page), or whole free pages of tensors freed since (empty_cache() unmaps those); the set cannot tell which",
-			ooms, retries, size(reserved), size(alloc), size(unalloc))
+		v := fmt.Sprintf("cannot tell: %s and %s with %s reserved and %s allocated in expandable segments, which PyTorch leaves out of the non-releasable memory (inactive_split_bytes): the %s reserved but unallocated is fragmentation if it lies in pages that live blocks also use (an OOM's release unmaps every whole free page), or whole free pages of tensors freed since (empty_cache() unmaps those); the set cannot tell which",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), size(reserved), size(alloc), size(unalloc))
 		if bound >= 0 && bound < unalloc {
 			v += fmt.Sprintf(" (at most %s of it can share pages with the %d live blocks: a block leaves free memory only in its first and last page, 20 MiB each, 2 MiB in the small pool)", size(bound), blocks)
 		}
 		return v
 	case (ooms > 0 || retries > 0) && !haveSplit && unalloc >= fragmentationMinSplit && unalloc >= alloc:
-		v := fmt.Sprintf("cannot tell: %d OOMs and %d cudaMalloc retries with %s reserved and %s allocated, but the set has no non-releasable memory (inactive_split_bytes; a memory_summary() cut before its Non-releasable memory row): whether the %s reserved but unallocated is split around live blocks (fragmentation) or whole free segments (tensors freed after the OOM; empty_cache() returns those) cannot be told",
-			ooms, retries, size(reserved), size(alloc), size(unalloc))
+		v := fmt.Sprintf("cannot tell: %s and %s with %s reserved and %s allocated, but the set has no non-releasable memory (inactive_split_bytes; a memory_summary() cut before its Non-releasable memory row): whether the %s reserved but unallocated is split around live blocks (fragmentation) or whole free segments (tensors freed after the OOM; empty_cache() returns those) cannot be told",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), size(reserved), size(alloc), size(unalloc))
 		peakAlloc, ok1 := s.Get("allocated_bytes.all.peak")
 		peakRes, ok2 := s.Get("reserved_bytes.all.peak")
 		if ok1 && ok2 && peakRes > 0 {

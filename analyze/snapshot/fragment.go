@@ -1042,7 +1042,7 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	a.blocks = rowList[fragBlockRow]{}
 	a.blockBytes = nil
 	if orphans > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d blocks name a segment the snapshot does not have; ignored", orphans))
+		res.Warnings = append(res.Warnings, count(int64(orphans), "block names", "blocks name")+" a segment the snapshot does not have; ignored")
 	}
 	for d := range a.devs {
 		state(d)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
 	"strconv"
@@ -225,13 +226,19 @@ func (s *textSource) checkUnmatched() error {
 	if s.unmatched == 0 {
 		return nil
 	}
+	lines, first := fmt.Sprintf("%d lines", s.unmatched), fmt.Sprintf("%d lines (the first at line %d)", s.unmatched, s.unmatchedLine)
+	verb, pronoun := "read like compute-sanitizer records but do not", "they were"
+	if s.unmatched == 1 {
+		lines, first = "1 line", fmt.Sprintf("1 line (line %d)", s.unmatchedLine)
+		verb, pronoun = "reads like a compute-sanitizer record but does not", "it was"
+	}
 	if s.toolLines == 0 {
 		return parse.LineErrorf(s.name, int(s.unmatchedLine),
-			"%d lines read like compute-sanitizer records but do not start with the prefix %q learned at line %d: the report cannot be read (a damaged log, or another tool's prefix?)",
-			s.unmatched, s.core, s.coreLine)
+			"%s %s start with the prefix %q learned at line %d: the report cannot be read (a damaged log, or another tool's prefix?)",
+			lines, verb, s.core, s.coreLine)
 	}
-	s.rd.meta.Warnings.Once("unmatched", parse.InlineNote(int(s.unmatchedLine), -1, "%d lines (the first at line %d) read like compute-sanitizer records but do not start with the prefix %q learned at line %d: they were not read, and the findings may be incomplete",
-		s.unmatched, s.unmatchedLine, s.core, s.coreLine))
+	s.rd.meta.Warnings.Once("unmatched", parse.InlineNote(int(s.unmatchedLine), -1, "%s %s start with the prefix %q learned at line %d: %s not read, and the findings may be incomplete",
+		first, verb, s.core, s.coreLine, pronoun))
 	return nil
 }
 
