@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -44,7 +43,9 @@ in Hive partitions:
 
 RUN names this export (its UTC start time and random bits): an export into a
 directory that already holds parts adds its own beside them and never
-replaces one. Parts are mode 0644.
+replaces one. Parts are mode 0644. Directories the export made and left
+empty (nothing written: no input read, or an error) are removed again; one
+that existed before stays.
 
 Tables: findings (one row per finding); snapshot_segments, snapshot_blocks,
 snapshot_events, snapshot_frames, snapshot_stacks (PyTorch snapshots);
@@ -109,7 +110,13 @@ func runExport(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	// Made before the walk, so that an output that cannot be made is
+	// said at once; taken away again, with every parent this run made,
+	// when nothing is written into it (a directory that was there before
+	// stays).
+	var dirs export.Dirs
+	defer dirs.RemoveEmpty()
+	if err := dirs.MkdirAll(opts.Out, 0o755); err != nil {
 		return outputError(opts.Out, err) // exit 3: the export could not be written
 	}
 	sum, err := export.Run(context.Background(), eopt, AnalyzeGroup(opts.Version, nv, false), ExportTables(nv))

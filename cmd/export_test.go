@@ -460,3 +460,33 @@ func TestExportDatesLogsWithoutTimesByFile(t *testing.T) {
 		}
 	}
 }
+
+// An export that writes nothing (no input read, or an error) takes away
+// the directories it made for -o, parents included, and keeps one that
+// was there before, as it was (empty).
+func TestExportWritingNothingLeavesNoDirectory(t *testing.T) {
+	empty, skipped, unreadable := nothingReadRoots(t) // report_test.go
+	missing := filepath.Join(t.TempDir(), "no-such-root")
+	for _, root := range []string{empty, skipped, unreadable, missing} {
+		base := t.TempDir()
+		out := filepath.Join(base, "fleet", "day", "out")
+		code, _, errs := run(t, nil, "export", "-o", out, root)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2: %s", root, code, errs)
+		}
+		// base existed before: it stays; fleet/day/out were made by the
+		// export: none of them stays.
+		if _, err := os.Stat(base); err != nil {
+			t.Errorf("%s: %v: the directory that held -o was removed", root, err)
+		}
+		if _, err := os.Stat(filepath.Join(base, "fleet")); !os.IsNotExist(err) {
+			t.Errorf("%s: %s left behind (%v)", root, filepath.Join(base, "fleet"), err)
+		}
+		// An -o that existed before stays, empty as it was.
+		pre := t.TempDir()
+		code, _, _ = run(t, nil, "export", "-o", pre, root)
+		if ents, err := os.ReadDir(pre); code != 2 || err != nil || len(ents) != 0 {
+			t.Errorf("%s: exit %d, -o that existed before: %v %v, want it there and empty", root, code, ents, err)
+		}
+	}
+}

@@ -99,14 +99,18 @@ func Run(ctx context.Context, opt Options, analyze daily.AnalyzeFunc, tables Tab
 		return nil, err
 	}
 	groups := walked.Groups
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	e := &exporter{opt: opt, run: runID(), sum: Summary{Rows: map[string]int64{}}}
+	// Every directory this export made and left empty goes again: a part
+	// that failed midway leaves no empty partition, and an export that
+	// wrote nothing leaves no trace.
+	defer e.dirs.RemoveEmpty()
+	if err := e.dirs.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &exporter{opt: opt, run: runID(), sum: Summary{Rows: map[string]int64{}}}
 	// What the walk skipped is counted and listed, never silent: a
 	// dangling link or an unreadable directory as unreadable, a directory
 	// reached again by another path as skipped.
@@ -156,6 +160,8 @@ type exporter struct {
 	// random bits.
 	run  string
 	part atomic.Int64
+	// dirs made by this export, removed again where left empty.
+	dirs Dirs
 	mu   sync.Mutex
 	sum  Summary
 	err  error
@@ -419,7 +425,7 @@ func (e *exporter) newPart(table, date, host string, schema *arrow.Schema) (*par
 		host = "unknown"
 	}
 	dir := filepath.Join(e.opt.Out, "table="+Escape(table), "date="+Escape(date), "host="+Escape(host))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := e.dirs.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	ext := ".parquet"
