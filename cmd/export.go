@@ -136,6 +136,12 @@ func runExport(opts *ExportOptions) error {
 	for _, e := range sum.Errors {
 		fmt.Fprintf(opts.IO.ErrOut, "  not read: %s\n", e)
 	}
+	for _, e := range sum.InPart {
+		fmt.Fprintf(opts.IO.ErrOut, "  read in part: %s\n", e)
+	}
+	if n := sum.ReadInPart - len(sum.InPart); n > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "  read in part: %s more\n", counted(n, "input", "inputs"))
+	}
 	if sum.Exported == 0 {
 		// An empty or unmounted root, or nothing gpuleak reads: exit 2,
 		// as report (noInputRead), so that a job's status shows it.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuleak/gpuleak/pipeline"
+	"github.com/gpuleak/gpuleak/report"
 )
 
 // runInputs reads paths through the pipeline with o (validated flags),
@@ -16,7 +17,22 @@ func runInputs(ios *IOStreams, version string, o pipeline.Options, paths []strin
 	o.Progress = func(name string, size int64, read func() int64) func() {
 		return startProgress(ios.ErrOut, ios.ErrTTY, name, size, read).Stop
 	}
-	return pipeline.Run(context.Background(), o, paths)
+	res, err := pipeline.Run(context.Background(), o, paths)
+	if res != nil && res.Report != nil {
+		warnReadInPart(ios, "gpuleak", res.Report.Inputs)
+	}
+	return res, err
+}
+
+// warnReadInPart names on standard error each input read in part (lines
+// that could not be read skipped, its findings from the rest), as an
+// unreadable one is named: a partial read must not pass for a whole one.
+func warnReadInPart(ios *IOStreams, prog string, ins []report.Input) {
+	for _, in := range ins {
+		if note := report.ReadInPart(in); note != "" {
+			fmt.Fprintf(ios.ErrOut, "%s: warning: %s: read in part: %s; what is reported of it comes from the rest\n", prog, report.Clean(in.Path), note)
+		}
+	}
 }
 
 // needFiles is the Args check of a command that reads at least one FILE.

@@ -236,6 +236,13 @@ func runReport(opts *ReportOptions) error {
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: unreadable: %s: %s\n", u.Path, u.Error)
 	}
+	for i, u := range d.ReadInPart {
+		if i == maxStderrUnreadable {
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: %s read in part: see the report's list of inputs read in part\n", counted(d.Summary.ReadInPart-i, "more input", "more inputs"))
+			break
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: warning: %s: read in part: %s\n", u.Path, u.Error)
+	}
 	if s := d.Summary; s.Read == 0 && s.OutsideWindow > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "gpuleak report: no artifact in the window: the %s dated outside it\n",
 			counted(s.OutsideWindow, "file read is", "files read are"))

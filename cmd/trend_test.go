@@ -350,7 +350,9 @@ func TestTrendErrors(t *testing.T) {
 	}
 	garbage := write("garbage.txt", "hello\nworld\n")
 	empty := write("empty.csv", "")
-	trunc := write("trunc.csv", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, 1 MiB\n2026/01/02 03:04:06.000, 0")
+	// A log whose only row is cut: nothing to read (one with rows beside
+	// a cut one is read in part: TestReadInPart).
+	trunc := write("trunc.csv", "timestamp, index, memory.used [MiB]\n2026/01/02 03:04:06.000, 0")
 	tests := []struct {
 		args []string
 		code int
@@ -358,8 +360,8 @@ func TestTrendErrors(t *testing.T) {
 	}{
 		{[]string{"trend", garbage}, ExitInput, garbage + ":1: not an NVML sample log"},
 		{[]string{"trend", empty}, ExitInput, empty + ":1: empty input"},
-		{[]string{"trend", trunc}, ExitInput, trunc + ":3: 2 fields, but the header names 3"},
-		{[]string{"analyze", trunc}, ExitInput, trunc + ":3:"},
+		{[]string{"trend", trunc}, ExitInput, trunc + ":2: 2 fields, but the header names 3"},
+		{[]string{"analyze", trunc}, ExitInput, trunc + ":2:"},
 		{[]string{"trend", "../testdata/pytorch/leak_train_loop.pickle"}, ExitInput, "use gpuleak analyze"},
 		{[]string{"trend", "--tz", "Mars/Olympus", nvmlData + "dmon.txt"}, ExitInput, "bad --tz"},
 		{[]string{"trend", "--date", "30.11.2026", nvmlData + "dmon.txt"}, ExitInput, "bad --date"},
@@ -556,7 +558,9 @@ func TestAnalyzeNVMLFailedInputLeavesNoSamples(t *testing.T) {
 	for i := range rows {
 		fmt.Fprintf(&data, "%s, 1, %d MiB, 143771 MiB\n", start.Add(time.Duration(i)*time.Second).Format("2006/01/02 15:04:05.000"), 100+i/100)
 	}
-	data.WriteString("2026/12/02 00:00:00.000, 1\n")
+	// A second header without memory.used: no row after it can give a
+	// sample, and the log fails there (a cut row would be skipped).
+	data.WriteString("timestamp, index, utilization.gpu [%]\n")
 	if err := os.WriteFile(bad, []byte(data.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -772,9 +776,8 @@ func TestAnalyzeSmiQProcessesNone(t *testing.T) {
 // An input trend cannot read costs only itself, as analyze's do (README,
 // Exit codes: "with several inputs the report of the others is written
 // first"): the others are judged and written, it is listed NOT READ, and
-// the exit code is 2, over a tripped --fail-on too. A log cut mid-row
-// (nvidia-smi killed with the job) leaves none of the samples read before
-// its error behind: the others' findings are those they give alone.
+// the exit code is 2, over a tripped --fail-on too. A log that fails part
+// way through leaves none of the samples read before its error behind: the others' findings are those they give alone.
 // Before, one bad input gave no report at all.
 func TestTrendUnreadInputCostsOnlyItself(t *testing.T) {
 	apps := td + "nvml/query_apps.csv"
@@ -782,7 +785,10 @@ func TestTrendUnreadInputCostsOnlyItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := writeCut(t, "cut_gpu.csv", gpu[:len(gpu)*6/10])
+	// Cut mid-row, then a header without memory.used (another query
+	// appended to the file): a log that fails there. A cut row alone is
+	// skipped, the log read in part (TestReadInPart).
+	cut := writeCut(t, "cut_gpu.csv", append(gpu[:len(gpu)*6/10:len(gpu)*6/10], "\ntimestamp, index, utilization.gpu [%]\n"...))
 	code, alone, errs := run(t, nil, "trend", "--format", "json", apps)
 	if code != 0 {
 		t.Fatalf("apps alone: exit %d: %s", code, errs)

@@ -206,7 +206,7 @@ const maxCurveCands = 256
 func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
 		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
-		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, Skipped: []report.DailySkipped{},
+		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, ReadInPart: []report.DailyInput{}, Skipped: []report.DailySkipped{},
 		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
 	d.Summary.Worst = []report.DailyFinding{}
 	if !opt.From.IsZero() {
@@ -275,6 +275,9 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		inputUs[in.Path] = us
 		job.Files++
 		f.d.Summary.Read++
+		if note := report.ReadInPart(in); note != "" {
+			f.readInPart(report.DailyInput{Host: g.Host, Job: g.Job, Path: in.Path, Error: note})
+		}
 	}
 	if job.Files == 0 {
 		return
@@ -407,6 +410,15 @@ func (f *folder) unreadable(g Group, path string, err error) {
 		// so that the page does not say the path twice.
 		msg := strings.TrimPrefix(err.Error(), path+": ")
 		f.d.Unreadable = append(f.d.Unreadable, report.DailyInput{Host: g.Host, Job: g.Job, Path: path, Error: msg})
+	}
+}
+
+// readInPart counts an input read with unreadable lines skipped and
+// names it (the first DailyMaxItems).
+func (f *folder) readInPart(in report.DailyInput) {
+	f.d.Summary.ReadInPart++
+	if len(f.d.ReadInPart) < report.DailyMaxItems {
+		f.d.ReadInPart = append(f.d.ReadInPart, in)
 	}
 }
 
@@ -847,6 +859,7 @@ func (f *folder) finish() *report.Daily {
 		return d.Jobs[i].Job < d.Jobs[j].Job
 	})
 	sort.Slice(d.Unreadable, func(i, j int) bool { return d.Unreadable[i].Path < d.Unreadable[j].Path })
+	sort.Slice(d.ReadInPart, func(i, j int) bool { return d.ReadInPart[i].Path < d.ReadInPart[j].Path })
 	if f.merged > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series and fragmentation are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
 	}

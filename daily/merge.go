@@ -57,6 +57,12 @@ func (f *folder) mergeDaily(path string) {
 			f.d.Unreadable = append(f.d.Unreadable, u)
 		}
 	}
+	f.d.Summary.ReadInPart += d.Summary.ReadInPart
+	for _, u := range d.ReadInPart {
+		if len(f.d.ReadInPart) < report.DailyMaxItems {
+			f.d.ReadInPart = append(f.d.ReadInPart, u)
+		}
+	}
 	f.merged++
 	for _, day := range d.Days {
 		if f.dayInWindow(day) {

@@ -83,6 +83,11 @@ type Summary struct {
 	Parts int
 	// Errors: the first unreadable inputs (at most 20), with their errors.
 	Errors []string
+	// ReadInPart counts the inputs exported with lines skipped that could
+	// not be read (report.ReadInPart); InPart names the first (at most
+	// 20), with what was skipped.
+	ReadInPart int
+	InPart     []string
 }
 
 // Run exports every artifact under the roots: the findings of each group
@@ -194,7 +199,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 		return err
 	}
 	var skipped, unreadable int
-	var errs []string
+	var errs, inPart []string
 	for _, p := range paths {
 		if err, bad := a.Errors[p]; bad {
 			if errors.Is(err, parse.ErrUnknownFormat) {
@@ -243,6 +248,9 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 				return err
 			}
 			exported++
+			if note := report.ReadInPart(in); note != "" {
+				inPart = append(inPart, in.Path+": "+note)
+			}
 		}
 	}
 	e.mu.Lock()
@@ -257,6 +265,12 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 	for _, s := range errs {
 		if len(e.sum.Errors) < 20 {
 			e.sum.Errors = append(e.sum.Errors, s)
+		}
+	}
+	e.sum.ReadInPart += len(inPart)
+	for _, s := range inPart {
+		if len(e.sum.InPart) < 20 {
+			e.sum.InPart = append(e.sum.InPart, s)
 		}
 	}
 	return nil

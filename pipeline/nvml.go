@@ -183,6 +183,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 		Path: in.Name, Format: string(m.Format), Samples: m.Instants, Rows: m.Rows,
 		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
 		Interval: m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
+		SkippedLines: m.SkippedLines, SkippedAt: m.SkippedAt,
 	}, nil
 }
 

@@ -27,6 +27,11 @@ type TrendInput struct {
 	// is the default rather than given (--interval).
 	Interval        time.Duration
 	IntervalAssumed bool
+	// SkippedLines: the lines of rows or records that could not be read
+	// and were skipped (nvml.Metadata's): the log was read in part;
+	// SkippedAt, the first line of each of the first of them.
+	SkippedLines int
+	SkippedAt    []int
 }
 
 // logClock is how an input's samples were placed in time, as its trend
@@ -52,7 +57,8 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	clocks := map[string]logClock{}
 	var ins []Input
 	for _, ti := range inputs {
-		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock}
+		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock,
+			SkippedLines: ti.SkippedLines, SkippedAt: ti.SkippedAt}
 		n, rows, start, end := ti.Samples, ti.Rows, ti.StartUs, ti.EndUs
 		in.Samples, in.Rows = &n, &rows
 		if n > 0 {

@@ -37,6 +37,12 @@ type Daily struct {
 	Fragmentation []DailyFinding `json:"fragmentation"`
 	// Unreadable inputs with their positioned errors.
 	Unreadable []DailyInput `json:"unreadable"`
+	// ReadInPart: inputs read with lines skipped that could not be read
+	// (an NVML log with a line pasted among its rows, a truncated last
+	// row); Error says which lines. Their findings are on the page, from
+	// the rest of each input. At most DailyMaxItems; Summary.ReadInPart
+	// counts all.
+	ReadInPart []DailyInput `json:"read_in_part"`
 	// Skipped names each file Summary.Skipped counts, with why: its
 	// content is no format gpuleak reads, or it is a second name of a file
 	// read under its first. Sorted by path, at most DailyMaxItems: a file
@@ -66,9 +72,12 @@ type DailySummary struct {
 	Skipped       int `json:"skipped"`
 	Unreadable    int `json:"unreadable"`
 	OutsideWindow int `json:"outside_window"`
-	Jobs          int `json:"jobs"`
-	Hosts         int `json:"hosts"`
-	GPUs          int `json:"gpus"`
+	// ReadInPart counts the inputs read (in Read) with unreadable lines
+	// skipped.
+	ReadInPart int `json:"read_in_part"`
+	Jobs       int `json:"jobs"`
+	Hosts      int `json:"hosts"`
+	GPUs       int `json:"gpus"`
 	// Leaks counts leak findings, LeakSites the distinct sites among them.
 	Leaks     int   `json:"leaks"`
 	LeakSites int   `json:"leak_sites"`

@@ -102,6 +102,12 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	for _, u := range d.Unreadable {
 		p("- `%s`: %s\n", mdCode(u.Path), mdText(u.Error))
 	}
+	if len(d.ReadInPart) > 0 {
+		p("\n## Inputs read in part\n\nLines of these inputs could not be read and were skipped; what is shown of them comes from the rest.\n\n")
+		for _, u := range d.ReadInPart {
+			p("- `%s`: read in part: %s\n", mdCode(u.Path), mdText(u.Error))
+		}
+	}
 	p("\n## Skipped files\n\n")
 	if len(d.Skipped) == 0 {
 		p("None.\n")

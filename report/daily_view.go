@@ -146,6 +146,10 @@ func newDailyView(d *Daily) *dailyView {
 		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), s.Read == 0},
 		{"unreadable", fmt.Sprint(s.Unreadable), s.Unreadable > 0},
 	}
+	if s.ReadInPart > 0 {
+		// Not a whole read: the page says so beside the files read.
+		v.Cards = append(v.Cards, card{"read in part (lines skipped)", fmt.Sprint(s.ReadInPart), true})
+	}
 	if s.Hosts > 0 {
 		v.Cards = append(v.Cards[:1], append([]card{{"hosts", fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
 	}
@@ -221,6 +225,10 @@ func newDailyView(d *Daily) *dailyView {
 	for _, c := range d.OOMsByDay {
 		v.OOMDays = append(v.OOMDays, []string{c.Date, c.Key, fmt.Sprint(c.Count)})
 	}
+	inPartPaths := map[string]bool{} // a series from such a log is no whole log's
+	for _, u := range d.ReadInPart {
+		inPartPaths[u.Path] = true
+	}
 	for i := range d.GPUs {
 		g := &d.GPUs[i]
 		gv := gpuView{G: g, Title: fmt.Sprintf("%s — %s", jobOf(g.Host, g.Job), g.GPU)}
@@ -247,7 +255,11 @@ func newDailyView(d *Daily) *dailyView {
 			if f.PeakBytes != nil {
 				peak = IBytes(*f.PeakBytes)
 			}
-			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(f.Bytes), peak, slope, tto, baseOf(f.Path)})
+			log := baseOf(f.Path)
+			if inPartPaths[f.Path] {
+				log += " (read in part)"
+			}
+			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(f.Bytes), peak, slope, tto, log})
 		}
 		v.GPUs = append(v.GPUs, gv)
 	}
@@ -319,7 +331,25 @@ func nothingSentence(s DailySummary) string {
 		}
 		return fmt.Sprintf("No artifact was read of the %s found (%s): nothing was analysed.", plural(s.Files, "file", "files"), strings.Join(why, ", "))
 	case s.Unreadable > 0:
-		return fmt.Sprintf("Nothing leaked, ran out of memory or grew in the %s read; %d could not be read, and nothing is known of them.", plural(s.Read, "file", "files"), s.Unreadable)
+		return fmt.Sprintf("Nothing leaked, ran out of memory or grew in the %s read%s; %d could not be read, and nothing is known of them.", plural(s.Read, "file", "files"), inPart(s), s.Unreadable)
+	case s.ReadInPart > 0:
+		return fmt.Sprintf("Nothing leaked, ran out of memory or grew in the %s read%s.", plural(s.Read, "file", "files"), inPart(s))
 	}
 	return "Nothing leaked, ran out of memory or grew."
+}
+
+// inPart says how many of the files read were read in part: ", 1 of them
+// in part (lines that could not be read were skipped)"; "" for none.
+func inPart(s DailySummary) string {
+	if s.ReadInPart == 0 {
+		return ""
+	}
+	of := fmt.Sprintf("%d of them", s.ReadInPart)
+	switch {
+	case s.ReadInPart == s.Read && s.Read == 1:
+		of = "which was read"
+	case s.ReadInPart == s.Read:
+		of = "all of them"
+	}
+	return ", " + of + " in part (lines that could not be read were skipped, and nothing is known of them)"
 }

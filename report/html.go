@@ -175,6 +175,9 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 <h2 id="unreadable">Unreadable inputs</h2>
 {{if not .V.D.Unreadable}}<p>None.</p>{{end}}
 <ul>{{range .V.D.Unreadable}}<li><code>{{.Path}}</code>: {{.Error}}</li>{{end}}</ul>
+{{if .V.D.ReadInPart}}<h2 id="read-in-part">Inputs read in part</h2>
+<p>Lines of these inputs could not be read and were skipped; what is shown of them comes from the rest.</p>
+<ul>{{range .V.D.ReadInPart}}<li><code>{{.Path}}</code>: read in part: {{.Error}}</li>{{end}}</ul>{{end}}
 <h2 id="skipped">Skipped files</h2>
 {{if not .V.D.Skipped}}<p>None.</p>{{end}}
 <ul>{{range .V.D.Skipped}}<li><code>{{.Path}}</code>: {{.Reason}}</li>{{end}}</ul>

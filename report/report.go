@@ -147,6 +147,14 @@ type Input struct {
 	// was not given (--interval), the seconds between its samples that
 	// were assumed; every time and rate of its trends rests on it.
 	AssumedIntervalS *float64 `json:"assumed_interval_s,omitempty"`
+	// SkippedLines counts the lines of rows or records the log held that
+	// could not be read (a line pasted among the rows, a truncated last
+	// row, a value that is no size): they were skipped and the rest read,
+	// so the input was read in part (a warning names them). Absent when
+	// none was skipped. SkippedAt: the first line of each skipped row or
+	// record, the first 10 of them.
+	SkippedLines int   `json:"skipped_lines,omitempty"`
+	SkippedAt    []int `json:"skipped_at_lines,omitempty"`
 
 	// --- OOM postmortem (report/model_oom.go) ---
 

@@ -52,6 +52,34 @@ func kindCount(k Kind, n int) string {
 	return plural(n, string(k)+" finding", string(k)+" findings")
 }
 
+// ReadInPart says what of an input was skipped as unreadable ("3 lines
+// could not be read and were skipped (lines 12, 40, 41)"); "" when the
+// input was read whole.
+func ReadInPart(in Input) string {
+	if in.SkippedLines == 0 {
+		return ""
+	}
+	at := make([]string, len(in.SkippedAt))
+	for i, n := range in.SkippedAt {
+		at[i] = fmt.Sprint(n)
+	}
+	where := ""
+	switch {
+	case len(at) == 1:
+		where = " (line " + at[0] + ")"
+	case len(at) > 1:
+		where = " (lines " + strings.Join(at, ", ")
+		if in.SkippedLines > len(at) && len(at) >= 10 {
+			where += ", ..."
+		}
+		where += ")"
+	}
+	if in.SkippedLines == 1 {
+		return "1 line could not be read and was skipped" + where
+	}
+	return fmt.Sprintf("%d lines could not be read and were skipped%s", in.SkippedLines, where)
+}
+
 // stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
 func stackLine(st []Frame, n int) string {
 	parts := make([]string, 0, n+1)
@@ -74,6 +102,9 @@ func describeInput(in Input) string {
 	parts := []string{in.Format}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
+	}
+	if note := ReadInPart(in); note != "" {
+		parts[0] += "; READ IN PART: " + note
 	}
 	for _, d := range in.Devices {
 		s := fmt.Sprintf("%s: %s active in %s, %s reserved",

@@ -83,29 +83,29 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	}
 	name, rest, ok := metricName(b)
 	if !ok {
-		return d.r.errorf(n, "not a Prometheus sample line: %q", snippet(b))
+		return d.r.rowErrorf(n, "not a Prometheus sample line: %q", snippet(b))
 	}
 	d.labels = d.labels[:0]
 	if len(rest) > 0 && rest[0] == '{' {
 		var err error
 		if d.labels, rest, err = parseLabels(rest[1:], d.labels); err != nil {
-			return d.r.errorf(n, "%s: %v", name, err)
+			return d.r.rowErrorf(n, "%s: %v", name, err)
 		}
 	}
 	f := bytes.Fields(rest)
 	if len(f) < 1 || len(f) > 2 {
-		return d.r.errorf(n, "%s: expected a value and an optional timestamp after the name, found %q", name, snippet(rest))
+		return d.r.rowErrorf(n, "%s: expected a value and an optional timestamp after the name, found %q", name, snippet(rest))
 	}
 	v, err := strconv.ParseFloat(string(f[0]), 64)
 	if err != nil {
-		return d.r.errorf(n, "%s: %q is not a number", name, f[0])
+		return d.r.rowErrorf(n, "%s: %q is not a number", name, f[0])
 	}
 	var ts int64
 	hasTS := len(f) == 2
 	if hasTS {
 		ms, ok := parseInt(f[1])
 		if !ok || ms < 0 {
-			return d.r.errorf(n, "%s: %q is not a timestamp in milliseconds", name, f[1])
+			return d.r.rowErrorf(n, "%s: %q is not a timestamp in milliseconds", name, f[1])
 		}
 		ts = ms * 1000
 	}

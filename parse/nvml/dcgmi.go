@@ -70,15 +70,15 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 	d.spans = wordSpans(b, d.spans[:0])
 	word := func(i int) []byte { return b[d.spans[i][0]:d.spans[i][1]] }
 	if len(d.spans) < 2 {
-		return d.r.errorf(n, "%q is not a dcgmi dmon row (an entity, such as \"GPU 0\", then the values)", snippet(b))
+		return d.r.rowErrorf(n, "%q is not a dcgmi dmon row (an entity, such as \"GPU 0\", then the values)", snippet(b))
 	}
 	group := string(word(0))
 	id, ok := parseInt(word(1))
 	if !ok || id < 0 || id > 1<<31-1 {
-		return d.r.errorf(n, "%q is not a dcgmi dmon row: %q is not an entity id", snippet(b), word(1))
+		return d.r.rowErrorf(n, "%q is not a dcgmi dmon row: %q is not an entity id", snippet(b), word(1))
 	}
 	if got := len(d.spans) - 2; got != len(d.names) {
-		return d.r.errorf(n, "%d values, but the header names %d (%s): truncated or damaged row", got, len(d.names), strings.Join(d.names, " "))
+		return d.r.rowErrorf(n, "%d values, but the header names %d (%s): truncated or damaged row", got, len(d.names), strings.Join(d.names, " "))
 	}
 	if group != "GPU" {
 		// DCGM names a MIG instance (GPU-I, GPU-CI) by its own entity id,
@@ -109,7 +109,7 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 		}
 		x, ok := parseSize(v, MiB)
 		if !ok {
-			return d.r.errorf(n, "%s: %q is not a size in MiB", d.names[c.i], v)
+			return d.r.rowErrorf(n, "%s: %q is not a size in MiB", d.names[c.i], v)
 		}
 		*c.v, *c.has = x, true
 	}

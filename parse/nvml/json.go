@@ -43,14 +43,16 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 				return nil
 			}
 			if b[i] != '{' && b[i] != '[' {
-				return d.r.errorf(n, "expected a JSON object, found %q", snippet(b[i:]))
+				return d.r.rowErrorf(n, "expected a JSON object, found %q", snippet(b[i:]))
 			}
 			d.start = n
 			d.doc = d.doc[:0]
 		}
 		j, done, err := d.scan(b[i:])
 		if err != nil {
-			return d.r.errorf(n, "%v", err)
+			// The record is skipped; the next starts afresh.
+			d.depth, d.inStr, d.esc = 0, false, false
+			return asRowError(d.r.errorf(n, "%v", err), d.start, n)
 		}
 		d.doc = append(d.doc, b[i:i+j]...)
 		if len(d.doc) > maxDoc {
@@ -61,6 +63,10 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 			return nil
 		}
 		if err := d.handle(d.doc, d.start); err != nil {
+			var bad *rowError
+			if errors.As(err, &bad) {
+				bad.first, bad.last = d.start, n // the record's lines
+			}
 			return err
 		}
 		i += j
@@ -103,7 +109,8 @@ func (d *jsonDecoder) scan(b []byte) (int, bool, error) {
 
 func (d *jsonDecoder) end(n int) error {
 	if d.depth > 0 {
-		return d.r.errorf(n, "truncated: the JSON document that starts at line %d does not end", d.start)
+		d.depth = 0
+		return asRowError(d.r.errorf(n, "truncated: the JSON document that starts at line %d does not end", d.start), d.start, n)
 	}
 	if d.r.meta.Rows == 0 && d.r.meta.Ticks == 0 {
 		return d.r.errorf(n, "no samples")
@@ -234,12 +241,12 @@ func (r *Reader) pynvmlDoc(doc []byte, start int) error {
 func eachElement[T any](r *Reader, doc []byte, start int, what string, handle func(*T, int) error) error {
 	els, err := r.elements(doc, start)
 	if err != nil {
-		return err
+		return asRowError(err, start, start)
 	}
 	for _, el := range els {
 		var v T
 		if err := r.unmarshal(el, start, &v, what); err != nil {
-			return err
+			return asRowError(err, start, start)
 		}
 		if err := handle(&v, start); err != nil {
 			return err

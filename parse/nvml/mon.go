@@ -72,11 +72,11 @@ func (d *monDecoder) line(b []byte, n int) error {
 	}
 	d.spans = wordSpans(b, d.spans[:0])
 	if len(d.spans) < len(d.names) {
-		return d.r.errorf(n, "%d columns, but the header names %d (%s): truncated or damaged row", len(d.spans), len(d.names), strings.Join(d.names, " "))
+		return d.r.rowErrorf(n, "%d columns, but the header names %d (%s): truncated or damaged row", len(d.spans), len(d.names), strings.Join(d.names, " "))
 	}
 	if len(d.spans) > len(d.names) {
 		if d.iCmd != len(d.names)-1 {
-			return d.r.errorf(n, "%d columns, but the header names %d (%s)", len(d.spans), len(d.names), strings.Join(d.names, " "))
+			return d.r.rowErrorf(n, "%d columns, but the header names %d (%s)", len(d.spans), len(d.names), strings.Join(d.names, " "))
 		}
 		// A command name with spaces: the last column takes the rest.
 		d.spans[d.iCmd][1] = d.spans[len(d.spans)-1][1]
@@ -88,7 +88,7 @@ func (d *monDecoder) line(b []byte, n int) error {
 	s := sample{conv: ExcludesReserved}
 	gpu, ok := parseInt(word(d.iGPU))
 	if !ok || gpu < 0 || gpu > 1<<31-1 {
-		return d.r.errorf(n, "gpu: %q is not a GPU index", word(d.iGPU))
+		return d.r.rowErrorf(n, "gpu: %q is not a GPU index", word(d.iGPU))
 	}
 	s.gpu, s.hasGPU = int32(gpu), true
 	pid := int64(-1)
@@ -96,7 +96,7 @@ func (d *monDecoder) line(b []byte, n int) error {
 		s.conv = Process
 		if v := word(d.iPID); !dash(v) {
 			if pid, ok = parseInt(v); !ok || pid < 0 {
-				return d.r.errorf(n, "pid: %q is not a process id", v)
+				return d.r.rowErrorf(n, "pid: %q is not a process id", v)
 			}
 			s.pid, s.hasPID = pid, true
 		}
@@ -118,7 +118,7 @@ func (d *monDecoder) line(b []byte, n int) error {
 	if v := word(d.iFB); !dash(v) {
 		x, ok := parseSize(v, d.fbUnit)
 		if !ok {
-			return d.r.errorf(n, "fb: %q is not a size", v)
+			return d.r.rowErrorf(n, "fb: %q is not a size", v)
 		}
 		s.used, s.hasUsed = x, true
 	}
@@ -133,12 +133,12 @@ func (d *monDecoder) time(word func(int) []byte, gpu int32, pid int64, n int) (i
 	var ok bool
 	if d.iDate >= 0 {
 		if y, mo, dd, ok = parseDate8(word(d.iDate)); !ok {
-			return 0, d.r.errorf(n, "Date: %q is not YYYYMMDD", word(d.iDate))
+			return 0, d.r.rowErrorf(n, "Date: %q is not YYYYMMDD", word(d.iDate))
 		}
 	}
 	if d.iTime >= 0 {
 		if sec, ok = parseClock(word(d.iTime)); !ok {
-			return 0, d.r.errorf(n, "Time: %q is not HH:MM:SS", word(d.iTime))
+			return 0, d.r.rowErrorf(n, "Time: %q is not HH:MM:SS", word(d.iTime))
 		}
 	}
 	switch {

@@ -82,6 +82,13 @@ type Metadata struct {
 	// Skipped counts lines that were neither samples nor headers but
 	// messages a tool prints in their place ("No devices were found").
 	Skipped int
+	// SkippedLines counts the lines of rows or records that could not be
+	// read and were skipped (a line pasted among the rows, a truncated
+	// last row or record, a value that is no size): the log was read in
+	// part. SkippedAt holds the first line of each skipped row or record
+	// (at most MaxSkippedAt of them), in order; a warning names them.
+	SkippedLines int
+	SkippedAt    []int
 	// Warnings about the input, in the order found, with their positions.
 	Warnings parse.Warnings
 	// ProcessesListedUs are the times of nvidia-smi outputs that list
@@ -175,9 +182,13 @@ const maxLine = 16 << 20
 //
 // Errors are *parse.Error values with the 1-based line at fault. An input
 // in none of the layouts fails on its first batch with an error that wraps
-// parse.ErrNotMine; empty input, a truncated last line or record, and a
-// line that fits no row of the layout end the stream with an error, and
-// batches already returned must then be treated as incomplete.
+// parse.ErrNotMine; empty input ends the stream with an error, and
+// batches already returned must then be treated as incomplete. A row or
+// record that cannot be read (a line that fits no row of the layout, a
+// truncated last line or record) is skipped and the rest read: Metadata's
+// SkippedLines and SkippedAt count and place them, and a warning says the
+// log was read in part; only a log none of whose rows can be read fails,
+// with the first one's error.
 //
 // Next, Table, RecordBatch, Err and Release are parse.TableReader's.
 type Reader struct {
@@ -222,6 +233,11 @@ type Reader struct {
 	// segNote is the warning that the output after a prompt is in
 	// another layout, said once its decoder takes a line.
 	segNote *parse.Diagnostic
+	// firstBad is the first row skipped as unreadable (rowError), the
+	// error of a log none of whose rows could be read; skippedRows counts
+	// the rows and records skipped.
+	firstBad    *rowError
+	skippedRows int
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -247,6 +263,78 @@ func (r *Reader) date(line []byte) bool {
 		r.meta.Warnings.Once("date skipped", parse.LineNote(r.line, "date's output (%q) among the samples is skipped: the %s layout takes no time from it", snippet(trimSpace(line)), r.meta.Format))
 	}
 	return true
+}
+
+// rowError is the error of one row or record that cannot be read (a line
+// pasted among the rows, a truncated last row, a value that is not one):
+// the Reader skips the row, counts its lines (Metadata.SkippedLines) and
+// reads on, block by block; only a log none of whose rows could be read
+// fails, with the first such error. Lines are the row's or record's
+// first and last lines.
+type rowError struct {
+	err         *parse.Error
+	first, last int
+}
+
+func (e *rowError) Error() string { return e.err.Error() }
+func (e *rowError) Unwrap() error { return e.err }
+
+// rowErrorf returns the rowError of the row at line n.
+func (r *Reader) rowErrorf(n int, format string, args ...any) error {
+	return &rowError{err: parse.LineErrorf(r.name, n, format, args...), first: n, last: n}
+}
+
+// asRowError makes err, a *parse.Error about the record on lines first
+// to last, a rowError; other errors are returned as they are.
+func asRowError(err error, first, last int) error {
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		var re *rowError
+		if errors.As(err, &re) {
+			return err
+		}
+		return &rowError{err: pe, first: first, last: last}
+	}
+	return err
+}
+
+// MaxSkippedAt bounds the line numbers of skipped rows Metadata keeps.
+const MaxSkippedAt = 10
+
+// skipRow skips the row or record of e: counted, its first line kept.
+func (r *Reader) skipRow(e *rowError) {
+	if r.firstBad == nil {
+		r.firstBad = e
+	}
+	r.meta.SkippedLines += max(e.last-e.first+1, 1)
+	r.skippedRows++
+	if len(r.meta.SkippedAt) < MaxSkippedAt {
+		r.meta.SkippedAt = append(r.meta.SkippedAt, e.first)
+	}
+}
+
+// skippedNote says which rows were skipped, once the input is read.
+func (r *Reader) skippedNote() {
+	if r.firstBad == nil {
+		return
+	}
+	at := make([]string, len(r.meta.SkippedAt))
+	for i, n := range r.meta.SkippedAt {
+		at[i] = fmt.Sprint(n)
+	}
+	where := "line " + at[0]
+	if len(at) > 1 {
+		where = "lines " + strings.Join(at, ", ")
+		if len(r.meta.SkippedAt) == MaxSkippedAt && r.skippedRows > MaxSkippedAt {
+			where += ", ..."
+		}
+	}
+	lines := "1 line that could not be read as samples was"
+	if r.meta.SkippedLines != 1 {
+		lines = fmt.Sprintf("%d lines that could not be read as samples were", r.meta.SkippedLines)
+	}
+	r.meta.Warnings.Add(parse.InlineNote(r.meta.SkippedAt[0], -1, "read in part: %s skipped (%s; the first: %s); the samples are those of the rest of the log",
+		lines, where, r.firstBad.err.Msg))
 }
 
 // errNoMemoryFigure classifies the error of an output that carries no
@@ -391,10 +479,15 @@ func (r *Reader) step() error {
 		default:
 			r.segLines++
 			if derr := r.dec.line(line, r.line); derr != nil {
-				if !r.paste || !errors.Is(derr, errNoMemoryFigure) {
+				var bad *rowError
+				switch {
+				case errors.As(derr, &bad):
+					r.skipRow(bad)
+				case r.paste && errors.Is(derr, errNoMemoryFigure):
+					r.skipOutput(derr, r.line)
+				default:
 					return derr
 				}
-				r.skipOutput(derr, r.line)
 			} else if r.segNote != nil {
 				r.meta.Warnings.Add(*r.segNote)
 				r.segNote = nil
@@ -436,8 +529,21 @@ func (r *Reader) endAt(err error) error {
 			return parse.LineErrorf(r.name, max(r.line, 1), "no samples: the input has only blank lines")
 		}
 		if err := r.dec.end(r.line); err != nil {
-			return err
+			var bad *rowError
+			switch {
+			case errors.As(err, &bad):
+				r.skipRow(bad) // a truncated last record
+			case r.firstBad != nil && r.meta.Rows == 0:
+				// "a header without rows": none could be read.
+				return r.firstBad.err
+			default:
+				return err
+			}
 		}
+		if r.firstBad != nil && r.meta.Rows == 0 && r.meta.Ticks == 0 {
+			return r.firstBad.err // nothing could be read: the first row's error
+		}
+		r.skippedNote()
 		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
 			pids := pidList(r.unknownPIDs, r.unknownProcs)
 			what := fmt.Sprintf("%d process rows (the first at line %d; %s) give no memory for their process", r.unknownProcs, r.unknownProcLine, pids)

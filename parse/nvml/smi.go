@@ -647,13 +647,13 @@ func (d *smiDecoder) splitQuoted(b []byte, n int) error {
 				i++
 			}
 			if !closed {
-				return d.r.errorf(n, "unterminated quoted field")
+				return d.r.rowErrorf(n, "unterminated quoted field")
 			}
 			for i < len(b) && isSpace(b[i]) {
 				i++
 			}
 			if i < len(b) && b[i] != ',' {
-				return d.r.errorf(n, "text after a quoted field")
+				return d.r.rowErrorf(n, "text after a quoted field")
 			}
 		} else {
 			j := bytes.IndexByte(b[i:], ',')
@@ -685,9 +685,9 @@ func (d *smiDecoder) fieldCountError(got, n int) error {
 		names[i] = c.name
 	}
 	if d.header {
-		return d.r.errorf(n, "%d fields, but the header names %d (%s): truncated or damaged row", got, len(d.cols), strings.Join(names, ", "))
+		return d.r.rowErrorf(n, "%d fields, but the header names %d (%s): truncated or damaged row", got, len(d.cols), strings.Join(names, ", "))
 	}
-	return d.r.errorf(n, "%d fields, but the header-less log is read as %d (%s): a truncated row, or name the fields with --fields", got, len(d.cols), strings.Join(names, ","))
+	return d.r.rowErrorf(n, "%d fields, but the header-less log is read as %d (%s): a truncated row, or name the fields with --fields", got, len(d.cols), strings.Join(names, ","))
 }
 
 // row turns d.fields into a sample and emits it.
@@ -773,7 +773,7 @@ func (d *smiDecoder) fieldsSample(n int) (sample, error) {
 		}
 	}
 	if d.apps && !s.hasPID {
-		return s, d.r.errorf(n, "a process row without a pid")
+		return s, d.r.rowErrorf(n, "a process row without a pid")
 	}
 	return s, nil
 }
@@ -885,7 +885,7 @@ func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
 	if !d.header {
 		msg += fmt.Sprintf(" (the header-less log is read with the fields %s; name them with --fields)", strings.Join(d.r.meta.Fields, ","))
 	}
-	return &parse.Error{File: d.r.name, Offset: -1, Line: n, Msg: msg}
+	return d.r.rowErrorf(n, "%s", msg)
 }
 
 func (d *smiDecoder) end(n int) error {

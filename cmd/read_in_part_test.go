@@ -1,0 +1,135 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An NVML log with a line pasted among its rows and its last row cut is
+// read in part: exit 0, the two lines skipped and counted (skipped_lines,
+// skipped_at_lines in JSON), a warning on standard error naming the file
+// and the lines, and the same findings as the log without those two lines
+// (they held no sample: nothing is lost but the lines). Before, the first
+// bad line made the whole log unreadable (exit 2).
+func TestReadInPart(t *testing.T) {
+	gpu := string(mustRead(t, td+"nvml/query_gpu.csv"))
+	lines := strings.SplitAfter(gpu, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	n := len(lines) // the header and its rows, each ending in "\n"
+	// The whole log without its last row, as nvidia-smi would have left it
+	// killed one row earlier: the reference.
+	ref := strings.Join(lines[:n-1], "")
+	// A line pasted as line 100 (the rows after it move down one), and
+	// the last row cut to its first 40 bytes (no line feed): line n+1.
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:99], ""))
+	b.WriteString("Traceback (most recent call last):\n")
+	b.WriteString(strings.Join(lines[99:n-1], ""))
+	b.WriteString(lines[n-1][:40])
+	dir := t.TempDir()
+	refPath, badPath := filepath.Join(dir, "ref.csv"), filepath.Join(dir, "bad.csv")
+	for p, s := range map[string]string{refPath: ref, badPath: b.String()} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type out struct {
+		Inputs []struct {
+			Error        *string `json:"error"`
+			SkippedLines int     `json:"skipped_lines"`
+			SkippedAt    []int   `json:"skipped_at_lines"`
+			Samples      int     `json:"samples"`
+		} `json:"inputs"`
+		Findings []json.RawMessage `json:"findings"`
+	}
+	read := func(p string) (out, string) {
+		code, stdout, stderr := run(t, nil, "analyze", "--format", "json", p)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", p, code, stderr)
+		}
+		var o out
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatal(err)
+		}
+		return o, stderr
+	}
+	r, refErr := read(refPath)
+	g, badErr := read(badPath)
+	if refErr != "" || r.Inputs[0].SkippedLines != 0 {
+		t.Errorf("the whole log: stderr %q, %d lines skipped", refErr, r.Inputs[0].SkippedLines)
+	}
+	in := g.Inputs[0]
+	if in.Error != nil || in.SkippedLines != 2 || len(in.SkippedAt) != 2 || in.SkippedAt[0] != 100 || in.SkippedAt[1] != n+1 {
+		t.Errorf("input %+v: want 2 lines skipped, at 100 and %d", in, n+1)
+	}
+	if in.Samples != r.Inputs[0].Samples {
+		t.Errorf("%d samples, want the %d of the log without those lines", in.Samples, r.Inputs[0].Samples)
+	}
+	want := "gpuleak: warning: " + badPath + ": read in part: 2 lines could not be read and were skipped (lines 100, " + itoa(n+1) + ")"
+	if !strings.Contains(badErr, want) {
+		t.Errorf("stderr %q, want %q", badErr, want)
+	}
+	if len(g.Findings) != len(r.Findings) {
+		t.Fatalf("%d findings, want the %d of the log without the two lines", len(g.Findings), len(r.Findings))
+	}
+	for i := range g.Findings {
+		// The findings name their input: the same but for its name.
+		if a, b := strings.ReplaceAll(string(g.Findings[i]), "bad.csv", "x"), strings.ReplaceAll(string(r.Findings[i]), "ref.csv", "x"); a != b {
+			t.Errorf("finding %d:\n%s\nwant\n%s", i, a, b)
+		}
+	}
+	// The table says it beside the input, not as a whole read.
+	_, table, _ := run(t, nil, "analyze", badPath)
+	if !strings.Contains(table, "; READ IN PART: 2 lines could not be read and were skipped") {
+		t.Errorf("table lacks the partial read:\n%s", table)
+	}
+	// The daily page: a card, the input listed, its series marked, and
+	// no "Nothing leaked ..." over a whole read.
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "h1", "j1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "h1", "j1", "gpu.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, md, errs := run(t, nil, "report", "-o", "-", "--format", "markdown", root, "--group-by", "{host}/{job}/...")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	for _, w := range []string{"- **1** read in part (lines skipped)", "## Inputs read in part", "gpu.csv`: read in part: 2 lines could not be read and were skipped", "| gpu.csv (read in part) |"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("daily page lacks %q:\n%s", w, md)
+		}
+	}
+	if !strings.Contains(errs, "gpuleak report: warning: "+filepath.Join(root, "h1", "j1", "gpu.csv")+": read in part: 2 lines") {
+		t.Errorf("report stderr %q", errs)
+	}
+	code, js, _ := run(t, nil, "report", "-o", "-", "--format", "json", root)
+	var d struct {
+		Summary struct {
+			Read       int `json:"read"`
+			ReadInPart int `json:"read_in_part"`
+		} `json:"summary"`
+		ReadInPart []struct {
+			Path string `json:"path"`
+		} `json:"read_in_part"`
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	if d.Summary.Read != 1 || d.Summary.ReadInPart != 1 || len(d.ReadInPart) != 1 {
+		t.Errorf("daily JSON: %+v", d)
+	}
+	// export writes the samples read, and names the input read in part.
+	code, _, errs = run(t, nil, "export", "-o", t.TempDir(), root)
+	if want := "  read in part: " + filepath.Join(root, "h1", "j1", "gpu.csv") + ": 2 lines could not be read and were skipped"; code != 0 || !strings.Contains(errs, want) {
+		t.Errorf("export: exit %d, stderr %q, want %q", code, errs, want)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
