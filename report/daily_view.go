@@ -136,12 +136,14 @@ func newDailyView(d *Daily) *dailyView {
 	if s.Leaks > 0 {
 		leaks = fmt.Sprintf("%d at %s", s.Leaks, plural(s.LeakSites, "site", "sites"))
 	}
+	// A card's label is the noun its count counts, in number with it
+	// ("1 job", "2 jobs"), as the Markdown page reads it: "**1** job".
 	v.Cards = []card{
-		{"jobs", fmt.Sprint(s.Jobs), false},
-		{"GPUs", fmt.Sprint(s.GPUs), false},
-		{"leaks", leaks, s.Leaks > 0},
-		{"OOMs", fmt.Sprint(s.OOMs), s.OOMs > 0},
-		{"growing GPUs and processes", fmt.Sprint(s.Growing), s.Growing > 0},
+		{noun(s.Jobs, "job", "jobs"), fmt.Sprint(s.Jobs), false},
+		{noun(s.GPUs, "GPU", "GPUs"), fmt.Sprint(s.GPUs), false},
+		{noun(s.Leaks, "leak", "leaks"), leaks, s.Leaks > 0},
+		{noun(s.OOMs, "OOM", "OOMs"), fmt.Sprint(s.OOMs), s.OOMs > 0},
+		{noun(s.Growing, "growing GPU or process", "growing GPUs and processes"), fmt.Sprint(s.Growing), s.Growing > 0},
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},
 		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), s.Read == 0},
 		{"unreadable", fmt.Sprint(s.Unreadable), s.Unreadable > 0},
@@ -151,7 +153,7 @@ func newDailyView(d *Daily) *dailyView {
 		v.Cards = append(v.Cards, card{"read in part (lines skipped)", fmt.Sprint(s.ReadInPart), true})
 	}
 	if s.Hosts > 0 {
-		v.Cards = append(v.Cards[:1], append([]card{{"hosts", fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
+		v.Cards = append(v.Cards[:1], append([]card{{noun(s.Hosts, "host", "hosts"), fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
 	}
 	for _, f := range s.Worst {
 		v.Worst = append(v.Worst, fmt.Sprintf("[%s] %s", jobOf(f.Host, f.Job), f.Message))
@@ -308,6 +310,14 @@ func baseOf(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// noun is one when n is 1, else many.
+func noun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // nothingSentence is the summary's sentence when no finding is worth a

@@ -15,7 +15,7 @@ func TestDailyLeakCardCounts(t *testing.T) {
 		v := newDailyView(d)
 		got := ""
 		for _, cd := range v.Cards {
-			if cd.Label == "leaks" {
+			if cd.Label == "leaks" || cd.Label == "leak" {
 				got = cd.Value
 			}
 		}
@@ -40,6 +40,33 @@ func TestDailyLeakSiteCounts(t *testing.T) {
 		v := newDailyView(d)
 		if len(v.Leaks) != 1 || len(v.Leaks[0].Lines) == 0 || v.Leaks[0].Lines[0] != c.want {
 			t.Errorf("leak site lines %+v, want the first %q", v.Leaks, c.want)
+		}
+	}
+}
+
+// TestDailyCardLabelsAgree: a card's label agrees with its count, as the
+// Markdown page prints it ("- **1** jobs" was the tester's s40 find).
+func TestDailyCardLabelsAgree(t *testing.T) {
+	d := &Daily{}
+	d.Summary = DailySummary{Jobs: 1, Hosts: 1, GPUs: 1, Leaks: 1, LeakSites: 1, OOMs: 1, Growing: 1}
+	want := map[string]string{"job": "1", "host": "1", "GPU": "1", "leak": "1 at 1 site", "OOM": "1", "growing GPU or process": "1"}
+	got := map[string]string{}
+	for _, c := range newDailyView(d).Cards {
+		got[c.Label] = c.Value
+	}
+	for l, v := range want {
+		if got[l] != v {
+			t.Errorf("card %q = %q, want %q (cards %v)", l, got[l], v, got)
+		}
+	}
+	d.Summary = DailySummary{Jobs: 2, Hosts: 3, GPUs: 0, OOMs: 2}
+	got = map[string]string{}
+	for _, c := range newDailyView(d).Cards {
+		got[c.Label] = c.Value
+	}
+	for l, v := range map[string]string{"jobs": "2", "hosts": "3", "GPUs": "0", "OOMs": "2", "leaks": "0"} {
+		if got[l] != v {
+			t.Errorf("card %q = %q, want %q (cards %v)", l, got[l], v, got)
 		}
 	}
 }
