@@ -26,11 +26,16 @@ func runInputs(ios *IOStreams, version string, o pipeline.Options, paths []strin
 
 // warnReadInPart names on standard error each input read in part (lines
 // that could not be read skipped, its findings from the rest), as an
-// unreadable one is named: a partial read must not pass for a whole one.
+// unreadable one is named, and each NVML log with samples above their
+// GPU's total left out: a partial read must not pass for a whole one.
 func warnReadInPart(ios *IOStreams, prog string, ins []report.Input) {
 	for _, in := range ins {
 		if note := report.ReadInPart(in); note != "" {
 			fmt.Fprintf(ios.ErrOut, "%s: warning: %s: read in part: %s; what is reported of it comes from the rest\n", prog, report.Clean(in.Path), note)
+		}
+		if n := in.SamplesAboveTotal; n > 0 {
+			fmt.Fprintf(ios.ErrOut, "%s: warning: %s: %s used memory above the GPU's total memory (damaged rows, or units that do not match), left out of the trends\n",
+				prog, report.Clean(in.Path), counted(n, "sample has", "samples have"))
 		}
 	}
 }

@@ -831,33 +831,51 @@ func writeCut(t *testing.T, name string, data []byte) string {
 
 // s37: NVML samples whose used memory exceeds the GPU's total (the
 // tester's log, 10,000,000,000 MiB and up on a 143771 MiB H200) gave
-// "runs out of memory in about 0 s" and no warning. testdata/README.md
-// gives each file's rows: in the first every sample (12) is above the
-// total, in the second only sample 8 (900000 MiB). Each gets a warning
-// naming its input and the first such sample, and no time to OOM.
+// "runs out of memory in about 0 s" and no warning; then they were kept
+// in the series with a warning, so that the first file still made a
+// "growing" trend of 954 TiB/s. testdata/README.md gives each file's
+// rows: in the first every sample (12) is above the total, in the second
+// only sample 8 (900000 MiB). Such samples are left out of the series
+// and counted (samples_above_total on the input and on the finding), with
+// a warning naming the first and one on standard error: the first file
+// gives no series at all; the second, GPU 0's 11 good samples, 20000 +
+// 100 i MiB: growing 100 MiB/s to a peak of 21100 MiB (not 900000).
 func TestTrendUsedAboveTotal(t *testing.T) {
-	for file, want := range map[string]string{
-		"s37_used_above_total.csv":       "GPU 0: sample 1 (2026-11-30 08:06:10 UTC) has used memory 9.3 PiB, more than the GPU's total memory in its row (140 GiB), and so do 11 more samples",
-		"s37_one_sample_above_total.csv": "GPU 0: sample 8 (2026-11-30 08:06:17 UTC) has used memory 879 GiB, more than the GPU's total memory in its row (140 GiB):",
+	for _, c := range []struct {
+		file, warn string
+		left       int
+		findings   int
+	}{
+		{"s37_used_above_total.csv", "GPU 0: sample 1 (2026-11-30 08:06:10 UTC) has used memory 9.3 PiB, more than the GPU's total memory in its row (140 GiB), and so do 11 more samples", 12, 0},
+		{"s37_one_sample_above_total.csv", "GPU 0: sample 8 (2026-11-30 08:06:17 UTC) has used memory 879 GiB, more than the GPU's total memory in its row (140 GiB):", 1, 1},
 	} {
-		path := td + "nvml/" + file
+		path := td + "nvml/" + c.file
 		code, out, errOut := run(t, nil, "trend", "--format", "json", path)
 		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", file, code, errOut)
+			t.Fatalf("%s: exit %d: %s", c.file, code, errOut)
 		}
 		var rep report.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Inputs) != 1 || len(rep.Findings) != 1 {
-			t.Fatalf("%s: %d inputs, %d findings", file, len(rep.Inputs), len(rep.Findings))
+		if len(rep.Inputs) != 1 || len(rep.Findings) != c.findings || rep.Inputs[0].SamplesAboveTotal != c.left {
+			t.Fatalf("%s: %d inputs, %d findings, %d samples above the total; want 1, %d, %d", c.file, len(rep.Inputs), len(rep.Findings), rep.Inputs[0].SamplesAboveTotal, c.findings, c.left)
 		}
-		if !slices.ContainsFunc(rep.Inputs[0].Warnings, func(w string) bool { return strings.Contains(w, want) }) {
-			t.Errorf("%s: warnings %q, want one with %q", file, rep.Inputs[0].Warnings, want)
+		if !slices.ContainsFunc(rep.Inputs[0].Warnings, func(w string) bool { return strings.Contains(w, c.warn) }) {
+			t.Errorf("%s: warnings %q, want one with %q", c.file, rep.Inputs[0].Warnings, c.warn)
+		}
+		if want := fmt.Sprintf("gpuleak: warning: %s: %s used memory above the GPU's total memory", path, counted(c.left, "sample has", "samples have")); !strings.Contains(errOut, want) {
+			t.Errorf("%s: stderr %q, want %q", c.file, errOut, want)
+		}
+		if c.findings == 0 {
+			continue
 		}
 		f := rep.Findings[0]
-		if f.TimeToOOMS != nil || !strings.Contains(f.TimeToOOMReason, "above the GPU's total") {
-			t.Errorf("%s: time to OOM %v (%q): want none, for the samples above the total", file, f.TimeToOOMS, f.TimeToOOMReason)
+		const mib = 1 << 20
+		if f.Classification != "growing" || f.Samples != 11 || f.SamplesAboveTotal != 1 || f.PeakBytes == nil || *f.PeakBytes != 21100*mib ||
+			f.SlopeBytesPerS == nil || *f.SlopeBytesPerS != 100*mib {
+			t.Errorf("%s: %s, %d samples (%d left out), peak %v, slope %v; want growing, 11 (1), 21100 MiB, 100 MiB/s",
+				c.file, f.Classification, f.Samples, f.SamplesAboveTotal, f.PeakBytes, f.SlopeBytesPerS)
 		}
 	}
 }

@@ -79,6 +79,7 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	}
 	for i := range ins {
 		ins[i].Warnings = append(ins[i].Warnings, res.InputWarnings[ins[i].Path]...)
+		ins[i].SamplesAboveTotal = res.AboveTotal[ins[i].Path]
 	}
 	var out []Finding
 	for _, s := range res.Series {
@@ -101,7 +102,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		Kind: KindTrend, Path: s.Input, Source: s.Source, Bytes: s.LastBytes,
 		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
 		Pod: s.Pod, Namespace: s.Namespace, Container: s.Container,
-		Classification: string(s.Class), Samples: s.Samples, UsedConvention: s.Convention,
+		Classification: string(s.Class), Samples: s.Samples, SamplesAboveTotal: s.AboveTotal, UsedConvention: s.Convention,
 		TimeToOOMReason: s.NoOOMReason,
 	}
 	if s.HasGPU {

@@ -155,6 +155,10 @@ type Input struct {
 	// record, the first 10 of them.
 	SkippedLines int   `json:"skipped_lines,omitempty"`
 	SkippedAt    []int `json:"skipped_at_lines,omitempty"`
+	// SamplesAboveTotal counts the NVML log's samples whose used memory
+	// exceeded their GPU's total memory (damaged or mis-parsed rows): left
+	// out of their series, with a warning. Absent when none.
+	SamplesAboveTotal int `json:"samples_above_total,omitempty"`
 
 	// --- OOM postmortem (report/model_oom.go) ---
 
@@ -350,10 +354,14 @@ type Finding struct {
 	WindowStartUs *int64 `json:"window_start_us,omitempty"`
 	WindowEndUs   *int64 `json:"window_end_us,omitempty"`
 	// Samples in the series; its first and last time; its peak.
-	Samples       int    `json:"samples,omitempty"`
-	SeriesStartUs *int64 `json:"series_start_us,omitempty"`
-	SeriesEndUs   *int64 `json:"series_end_us,omitempty"`
-	PeakBytes     *int64 `json:"peak_bytes,omitempty"`
+	Samples int `json:"samples,omitempty"`
+	// SamplesAboveTotal: samples of the series whose used memory exceeded
+	// their GPU's total (damaged or mis-parsed rows), left out of it (not
+	// in Samples); absent when none.
+	SamplesAboveTotal int    `json:"samples_above_total,omitempty"`
+	SeriesStartUs     *int64 `json:"series_start_us,omitempty"`
+	SeriesEndUs       *int64 `json:"series_end_us,omitempty"`
+	PeakBytes         *int64 `json:"peak_bytes,omitempty"`
 	// CapacityBytes: what the GPU's used memory can reach (total less the
 	// driver's reservation), when known.
 	CapacityBytes *int64 `json:"capacity_bytes,omitempty"`

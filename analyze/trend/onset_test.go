@@ -215,7 +215,9 @@ func TestOnset(t *testing.T) {
 // total that is not this GPU's) cannot be; a series growing past it got
 // "runs out of memory in about 0 s". 40000 MiB rising 1000 MiB a minute
 // for 19 minutes on a GPU of 32768 MiB: growing, but no time to OOM, and
-// the reason says the figures are wrong. The same growth below capacity
+// the reason says the figures are wrong; its samples, all above the GPU's
+// total (capacity + 616 MiB), are now left out, so it is no series at all
+// (TestUsedAboveTotal). The same growth below capacity
 // (10000 MiB + 1000 MiB/min up to 29000 of 32768) keeps its time to OOM:
 // (32768 - 29000) MiB / 1000 MiB/min = 3.8 min.
 func TestUsedAboveCapacityNoTimeToOOM(t *testing.T) {
@@ -233,7 +235,16 @@ func TestUsedAboveCapacityNoTimeToOOM(t *testing.T) {
 		{32300 * mib, 50 * mib, true, "above the GPU's capacity"},
 	} {
 		used := func(x float64) float64 { return c.from + x/60*c.rate }
-		got := analyzeOne(t, synth{seconds: 19 * 60, step: 60, noise: 0, capacity: 32768 * mib, used: used}, Options{})
+		sy := synth{seconds: 19 * 60, step: 60, noise: 0, capacity: 32768 * mib, used: used}
+		if c.from > 32768*mib+616*mib {
+			a := NewAnalyzer(Options{})
+			sy.add(t, a, "synthetic", 1)
+			if res := a.Finalize(); len(res.Series) != 0 || res.AboveTotal["synthetic"] != 20 {
+				t.Errorf("from %.0f MiB: %d series, %d samples left out; want none and all 20", c.from/mib, len(res.Series), res.AboveTotal["synthetic"])
+			}
+			continue
+		}
+		got := analyzeOne(t, sy, Options{})
 		if got.Class != Growing {
 			t.Fatalf("from %.0f MiB: %s, want growing", c.from/mib, got.Class)
 		}

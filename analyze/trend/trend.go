@@ -70,6 +70,10 @@ type Result struct {
 	// InputWarnings are warnings about one input's samples, by its name
 	// (a sample whose used memory exceeds its GPU's total).
 	InputWarnings map[string][]string
+	// AboveTotal counts, by input, the samples left out of their series
+	// because their used memory exceeded their GPU's total memory (the
+	// row's, or Options.GPUMemoryBytes): damaged or mis-parsed rows.
+	AboveTotal map[string]int
 }
 
 // SeriesTrend is the trend of one GPU's used memory (PID unset) or one
@@ -89,7 +93,10 @@ type SeriesTrend struct {
 	Container     string
 	Convention    string // nvml.Convention of the series' last sample
 
-	Samples                                    int
+	Samples int
+	// AboveTotal counts the samples left out of the series because their
+	// used memory exceeded their GPU's total (not in Samples).
+	AboveTotal                                 int
 	StartUs, EndUs                             int64
 	FirstBytes, LastBytes, MinBytes, PeakBytes int64
 	PeakUs                                     int64
@@ -285,6 +292,12 @@ type series struct {
 	// series'); overN counts such samples (0: none).
 	over  overTotal
 	overN int
+	// left counts the samples above their GPU's total (the row's, or
+	// GPUMemoryBytes) left out of the series (not in raw): the first of
+	// them is over when left > 0. A process series above its GPU's total
+	// (found only once every log is read) keeps its samples: overN > 0,
+	// left 0.
+	left int
 	// batch is the last Add (Analyzer.batches) that gave the series a
 	// row: the text that is one value for a whole batch is taken once.
 	batch uint64
@@ -457,7 +470,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				if s == nil {
 					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
 					k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
-					s = &series{key: k, source: strings.Clone(source.at(i))}
+					s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
 					a.series[k] = s
 					a.order = append(a.order, s)
 				}
@@ -469,6 +482,23 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		k := &s.key
 		t := int64(tcol.Value(i))
 		v := float64(used.Value(i))
+		// Used memory above the GPU's total is no reading of a real GPU: a
+		// damaged row, or figures in units that do not match (a MIG
+		// instance's against its whole GPU's). Such a sample is left out
+		// of the series (it would make a trend of its own: a "growth" of
+		// PiB/s, a peak no GPU has), counted, and said.
+		switch {
+		case totalAll || total.IsValid(i):
+			tot := float64(total.Value(i))
+			s.maxTotal = max(s.maxTotal, tot)
+			if v > tot {
+				s.leaveOut(overTotal{n: s.raw + s.overN + 1, t: t, used: v, total: tot, of: "the GPU's total memory in its row"})
+				continue
+			}
+		case !k.hasPID && a.opt.GPUMemoryBytes > 0 && v > float64(a.opt.GPUMemoryBytes):
+			s.leaveOut(overTotal{n: s.raw + s.overN + 1, t: t, used: v, total: float64(a.opt.GPUMemoryBytes), of: "the GPU memory given (--gpu-memory)"})
+			continue
+		}
 		if s.raw > 0 && t < s.lastT {
 			s.unsorted = true
 		}
@@ -476,7 +506,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		switch {
 		case s.raw == 0:
 			s.firstT, s.firstV, s.lastT, s.lastV, s.minV, s.peakT, s.peakV = t, v, t, v, v, t, v
-			s.peakN, s.maxTotal = 1, -1
+			s.peakN = s.overN + 1
 		default:
 			if t < s.firstT {
 				s.firstT, s.firstV = t, v
@@ -486,23 +516,10 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 			s.minV = min(s.minV, v)
 			if v > s.peakV {
-				s.peakT, s.peakV, s.peakN = t, v, s.raw+1
+				s.peakT, s.peakV, s.peakN = t, v, s.raw+s.overN+1
 			}
 		}
 		s.raw++
-		// Used memory above the GPU's total is no reading of a real GPU: a
-		// damaged row, or figures in units that do not match (a MIG
-		// instance's against its whole GPU's).
-		switch {
-		case totalAll || total.IsValid(i):
-			tot := float64(total.Value(i))
-			s.maxTotal = max(s.maxTotal, tot)
-			if v > tot {
-				s.noteOver(overTotal{n: s.raw, t: t, used: v, total: tot, of: "the GPU's total memory in its row"})
-			}
-		case !k.hasPID && a.opt.GPUMemoryBytes > 0 && v > float64(a.opt.GPUMemoryBytes):
-			s.noteOver(overTotal{n: s.raw, t: t, used: v, total: float64(a.opt.GPUMemoryBytes), of: "the GPU memory given (--gpu-memory)"})
-		}
 		// The interned values themselves (copies already): the next row's
 		// equal value is then the same string, compared without reading
 		// its bytes. A column of one value (or none) in the whole batch
@@ -630,6 +647,30 @@ func (c dictText) at(i int) string {
 // Finalize fits every series and links GPUs and processes across inputs.
 func (a *Analyzer) Finalize() *Result {
 	res := &Result{}
+	// Samples above their GPU's total were left out (Add): counted by
+	// input, said in a warning; a series left with none is no series.
+	kept := a.order[:0]
+	for _, s := range a.order {
+		if s.left > 0 {
+			if res.AboveTotal == nil {
+				res.AboveTotal = map[string]int{}
+			}
+			res.AboveTotal[s.key.input] += s.left
+		}
+		if s.raw == 0 {
+			if w := overTotalWarning(s); w != "" {
+				if res.InputWarnings == nil {
+					res.InputWarnings = map[string][]string{}
+				}
+				res.InputWarnings[s.key.input] = append(res.InputWarnings[s.key.input], w)
+			}
+			delete(a.series, s.key)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	clear(a.order[len(kept):])
+	a.order = kept
 	for _, s := range a.order {
 		s.used.flush()
 		s.capacity.flush()
@@ -696,7 +737,8 @@ func (a *Analyzer) Finalize() *Result {
 	for _, s := range sorted {
 		res.Series = append(res.Series, *s.out)
 	}
-	if len(a.order) == 0 {
+	if len(a.order) == 0 && len(res.AboveTotal) == 0 {
+		// (Samples all above their GPU's total have their own warning.)
 		res.Warnings = append(res.Warnings, "no samples with a used-memory value")
 	}
 	return res
@@ -858,7 +900,7 @@ func sameGPU(x, y *series) bool {
 // describe turns a series and its fit into a SeriesTrend.
 func (a *Analyzer) describe(s *series) *SeriesTrend {
 	k, f := s.key, s.fit
-	o := &SeriesTrend{
+	o := &SeriesTrend{AboveTotal: s.left,
 		Input: k.input, Source: s.source, Host: k.host, GPU: k.gpu, HasGPU: k.hasGPU, UUID: k.uuid, GPUName: s.gpuName,
 		PID: k.pid, HasPID: k.hasPID, Process: s.process, Pod: k.pod, Namespace: k.namespace, Container: k.container,
 		Convention: s.conv, Samples: s.raw, StartUs: s.startUs, EndUs: s.endUs,
@@ -1104,8 +1146,9 @@ func (a *Analyzer) unattributed(g *series) {
 // timeToOOM estimates when a growing series exhausts its GPU, or says why not.
 func (a *Analyzer) timeToOOM(s *series) {
 	o, f := s.out, s.fit
-	if s.overN > 0 {
-		// First: samples no GPU could give shaped the class too.
+	if s.overN > s.left {
+		// First: samples no GPU could give (a process's above its GPU's
+		// total, found once every log was read) shaped the class too.
 		o.NoOOMReason = fmt.Sprintf("used memory above the GPU's total in %d of %d samples (the first: sample %d): the samples cannot give a time to OOM",
 			s.overN, s.raw, s.over.n)
 		return
@@ -1248,6 +1291,12 @@ func (s *series) noteOver(o overTotal) {
 	s.overN++
 }
 
+// leaveOut counts a sample above its GPU's total left out of the series.
+func (s *series) leaveOut(o overTotal) {
+	s.noteOver(o)
+	s.left++
+}
+
 // checkProcessTotals finds the process series whose peak exceeds the
 // total memory of their GPU, as a GPU log of the same group gives it (or
 // GPUMemoryBytes): their rows carry no total of their own.
@@ -1286,8 +1335,17 @@ func overTotalWarning(s *series) string {
 	if s.overN > 1 {
 		more = fmt.Sprintf(", and so do %d more samples", s.overN-1)
 	}
+	what := "the series' class and peak count it; no time to OOM is given for the series"
+	switch {
+	case s.left > 0 && s.raw == 0:
+		what = "left out: no sample of the series is left, and it is not judged"
+	case s.left == 1:
+		what = fmt.Sprintf("left out of the series, which is judged on its other %d", s.raw)
+	case s.left > 1:
+		what = fmt.Sprintf("all %d left out of the series, which is judged on its other %d", s.left, s.raw)
+	}
 	return fmt.Sprintf("%s: sample %d (%s) has used memory %s, more than %s (%s)%s: a damaged sample, or figures in units that do not match "+
-		"(a MIG instance's against its whole GPU's); the series' class and peak count it; no time to OOM is given for the series",
+		"(a MIG instance's against its whole GPU's); %s",
 		name, o.n, time.UnixMicro(o.t).UTC().Format("2006-01-02 15:04:05 UTC"),
-		humanize.IBytes(uint64(o.used)), o.of, humanize.IBytes(uint64(max(o.total, 0))), more)
+		humanize.IBytes(uint64(o.used)), o.of, humanize.IBytes(uint64(max(o.total, 0))), more, what)
 }
