@@ -287,9 +287,9 @@ func frameOf(name string, kind int8) callsite.Frame {
 		}
 		if m, ok := strings.CutPrefix(name, moduleSpan); ok {
 			// A module call: hidden, and it keeps the allocations
-			// inside from marking iterations. The module's name goes
+			// inside from marking iterations. The module's class goes
 			// on the op (stackOf).
-			return callsite.ModuleCall(m)
+			return callsite.ModuleCall(moduleClass(m))
 		}
 		return callsite.Frame{Name: objectAddr.ReplaceAllString(name, ">")}
 	}
@@ -299,6 +299,25 @@ func frameOf(name string, kind int8) callsite.Frame {
 // moduleSpan starts the name of the python_function span of an nn.Module
 // call ("nn.Module: Linear_1").
 const moduleSpan = "nn.Module: "
+
+// moduleClass is the class of the module a span names: its name without
+// the instance number the profiler appends ("Linear_110" is the 111th
+// Linear it saw called: Linear). A site is an op in a module class, not
+// in each instance: a model's 24 layers of one class make one site, not
+// 24 (one finding per GELU_0 ... GELU_23 was the field traces' 195
+// findings).
+func moduleClass(name string) string {
+	i := strings.LastIndexByte(name, '_')
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
 
 // stackOf returns the frames, innermost first, of the spans enclosing an
 // allocation (outermost first in chain): the op that the innermost Python
@@ -319,12 +338,13 @@ func stackOf(chain []kSpan, names []string) []callsite.Frame {
 		}
 	}
 	if op >= 0 {
-		// The op's frame has no file; the innermost module that called
-		// it stands in its place: "aten::linear (nn.Module: Linear_1)".
+		// The op's frame has no file; the class of the innermost module
+		// that called it stands in its place: "aten::linear (nn.Module:
+		// Linear)", for the op in every Linear.
 		f := callsite.Frame{Name: names[chain[op].name]}
 		for i := op - 1; i >= 0; i-- {
 			if n := names[chain[i].name]; chain[i].kind == spanPython && strings.HasPrefix(n, moduleSpan) {
-				f.Filename = n
+				f.Filename = moduleSpan + moduleClass(n[len(moduleSpan):])
 				break
 			}
 		}
