@@ -369,7 +369,11 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	res := &a.res
 	a.pickDeviceType()
 	// Stacks: per thread, sweep the spans (by start, longest first) and
-	// the thread's memory events in time order.
+	// the thread's memory events in time order. Spans of the same start
+	// and duration (a Python call and its op timed to the same
+	// microsecond) keep their file order, the first the parent: a stable
+	// sort (an unstable one swapped some pairs, making a child its own
+	// parent's parent, and one site two).
 	byThread := map[thread][]int{}
 	for i := range a.mem {
 		byThread[a.mem[i].th] = append(byThread[a.mem[i].th], i)
@@ -378,7 +382,7 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 	var stacks [][]callsite.Frame
 	for th, idx := range byThread {
 		sp := a.spans[th]
-		sort.Slice(sp, func(i, j int) bool {
+		sort.SliceStable(sp, func(i, j int) bool {
 			if sp[i].start != sp[j].start {
 				return sp[i].start < sp[j].start
 			}
