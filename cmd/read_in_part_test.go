@@ -125,6 +125,19 @@ func TestReadInPart(t *testing.T) {
 	if d.Summary.Read != 1 || d.Summary.ReadInPart != 1 || len(d.ReadInPart) != 1 {
 		t.Errorf("daily JSON: %+v", d)
 	}
+	// gpuleak oom reads a process log beside an OOM message in part too,
+	// and says so as analyze does.
+	apps := string(mustRead(t, td+"nvml/query_apps.csv"))
+	al := strings.SplitAfter(apps, "\n")
+	appsPath := filepath.Join(dir, "apps.csv")
+	// A line pasted as line 5 of the log.
+	if err := os.WriteFile(appsPath, []byte(strings.Join(al[:4], "")+"garbage here\n"+strings.Join(al[4:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(t, nil, "oom", td+"pytorch/oom_error.txt", appsPath)
+	if want := "gpuleak: warning: " + appsPath + ": read in part: 1 line could not be read and was skipped (line 5)"; code != 0 || !strings.Contains(errs, want) {
+		t.Errorf("oom: exit %d, stderr %q, want %q", code, errs, want)
+	}
 	// export writes the samples read, and names the input read in part.
 	code, _, errs = run(t, nil, "export", "-o", t.TempDir(), root)
 	if want := "  read in part: " + filepath.Join(root, "h1", "j1", "gpu.csv") + ": 2 lines could not be read and were skipped"; code != 0 || !strings.Contains(errs, want) {

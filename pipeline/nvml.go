@@ -224,11 +224,12 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 		defer again.Close()
 		in = again
 	}
-	procs, warnings, err := readGPUProcesses(in, format, r.o)
+	procs, meta, err := readGPUProcesses(in, format, r.o)
 	if err != nil {
 		return report.Input{}, anoom.Input{}, err
 	}
-	return report.Input{Path: in.Name, Format: string(format), Warnings: warnings},
+	return report.Input{Path: in.Name, Format: string(format), Warnings: meta.Warnings.Strings(),
+			SkippedLines: meta.SkippedLines, SkippedAt: meta.SkippedAt},
 		anoom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil
 }
 
@@ -237,7 +238,7 @@ const maxGPUProcessSamples = 1 << 20
 
 // readGPUProcesses reads the per-process samples of an NVML log, its
 // times without a zone in o.Location (UTC when nil).
-func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom.GPUProcess, []string, error) {
+func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom.GPUProcess, *nvml.Metadata, error) {
 	loc := o.Location
 	if loc == nil {
 		loc = time.UTC
@@ -273,5 +274,5 @@ func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
-	return out, r.Metadata().Warnings.Strings(), nil
+	return out, r.Metadata(), nil
 }
