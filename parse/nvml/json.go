@@ -265,10 +265,10 @@ func (r *Reader) pynvmlRecord(rec *pynvmlRecord, n int) error {
 	}
 	t, ok, err := r.jsonTime(raw)
 	if err != nil {
-		return r.errorf(n, "ts: %v", err)
+		return r.rowErrorf(n, "ts: %v", err)
 	}
 	if !ok {
-		return r.errorf(n, "a record without a time (ts)")
+		return r.rowErrorf(n, "a record without a time (ts)")
 	}
 	s := sample{timeUs: t, conv: IncludesReserved, uuid: text(rec.UUID), gpuName: text(rec.Name), host: text(rec.Host)}
 	if s.host == nil {
@@ -279,12 +279,12 @@ func (r *Reader) pynvmlRecord(rec *pynvmlRecord, n int) error {
 			g = rec.Index
 		}
 		if *g < 0 {
-			return r.errorf(n, "gpu: %d is not a GPU index", *g)
+			return r.rowErrorf(n, "gpu: %d is not a GPU index", *g)
 		}
 		s.gpu, s.hasGPU = *g, true
 	}
 	if !s.hasGPU && len(s.uuid) == 0 {
-		return r.errorf(n, "a record without gpu or uuid")
+		return r.rowErrorf(n, "a record without gpu or uuid")
 	}
 	for _, f := range []struct {
 		name string
@@ -294,9 +294,11 @@ func (r *Reader) pynvmlRecord(rec *pynvmlRecord, n int) error {
 	}{{"total", rec.Total, &s.total, &s.hasTotal}, {"used", rec.Used, &s.used, &s.hasUsed},
 		{"free", rec.Free, &s.free, &s.hasFree}, {"reserved", rec.Reserved, &s.reserved, &s.hasReserved}} {
 		if *f.v, *f.ok, err = jsonSize(f.n, 1); err != nil {
-			return r.errorf(n, "%s: %v", f.name, err)
+			return r.rowErrorf(n, "%s: %v", f.name, err)
 		}
 	}
+	// Up to here a record that cannot be read is skipped whole (a
+	// rowError); after, part of it is emitted, and an error ends the log.
 	dev := s
 	r.emit(&dev)
 	for _, p := range rec.Processes {
@@ -344,12 +346,14 @@ func (r *Reader) gpustatDoc(doc []byte, start int) error {
 
 func (r *Reader) gpustatSample(g *gpustatDoc, n int) error {
 	if g.QueryTime == nil {
-		return r.errorf(n, "a gpustat document without query_time")
+		return r.rowErrorf(n, "a gpustat document without query_time")
 	}
 	t, ok := parseTimestamp([]byte(*g.QueryTime), &r.civil)
 	if !ok {
-		return r.errorf(n, "query_time: %q is not an ISO 8601 time", *g.QueryTime)
+		return r.rowErrorf(n, "query_time: %q is not an ISO 8601 time", *g.QueryTime)
 	}
+	// Up to here a document that cannot be read is skipped whole (a
+	// rowError); after, part of it is emitted, and an error ends the log.
 	r.tick(t, 0, false)
 	host := text(g.Hostname)
 	for _, gpu := range g.GPUs {

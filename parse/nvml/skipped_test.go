@@ -17,6 +17,9 @@ func TestSkippedRows(t *testing.T) {
 	good := func(sec int) string { return "2026/01/02 03:04:0" + string(rune('0'+sec)) + ".000, 0, 1 MiB\n" }
 	const js1 = `{"ts": 1, "gpu": 0, "used": 1}` + "\n"
 	const js3 = `{"ts": 3, "gpu": 0, "used": 1}` + "\n"
+	gpustat := func(at string) string {
+		return "{\n \"query_time\": \"" + at + "\",\n \"gpus\": [{\"index\": 0, \"memory.used\": 5, \"memory.total\": 10}]\n}\n"
+	}
 	for _, c := range []struct {
 		name string
 		in   string
@@ -38,10 +41,16 @@ func TestSkippedRows(t *testing.T) {
 		// pynvml: a record (1), one cut at the end of the log (2).
 		{"json truncated", js1 + `{"ts": 2, "gpu": 0,` + "\n", 1, 1, []int{2}, "does not end"},
 		{"json bad type", js1 + `{"ts": 2, "gpu": "zero", "used": 1}` + "\n" + js3, 2, 1, []int{2}, "not a pynvml sample record"},
+		// A record without a time: skipped whole.
+		{"json record without a time", js1 + `{"gpu": 0, "used": 1}` + "\n" + js3, 2, 1, []int{2}, "a record without a time"},
 		{"json pasted line", js1 + "Traceback (most recent call last):\n" + js3, 2, 1, []int{2}, "expected a JSON object"},
 		// A record over lines 2 and 3 with a value of the wrong type: both
 		// of its lines are skipped, the record counted once, at line 2.
 		{"json record over two lines", js1 + `{"ts": 2,` + "\n" + `"gpu": "x", "used": 1}` + "\n" + js3, 2, 2, []int{2}, "not a pynvml sample record"},
+		// gpustat --json, pretty: a document (lines 1-4), one without
+		// query_time (5-8: its 4 lines skipped, counted once at 5), one more
+		// (9-12).
+		{"gpustat document without a time", gpustat("2026-01-01T00:00:00") + "{\n \"hostname\": \"h\",\n \"gpus\": []\n}\n" + gpustat("2026-01-01T00:00:01"), 2, 4, []int{5}, "without query_time"},
 		{"dcgm bad value", "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\nDCGM_FI_DEV_FB_USED{gpu=\"1\"} lots\n", 1, 1, []int{2}, `"lots" is not a number`},
 		{"dcgmi truncated", "#Entity   FBUSD\nID\nGPU 0     10\nGPU 1\n", 1, 1, []int{4}, "values, but the header names"},
 	} {
