@@ -58,7 +58,7 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 			if meta.ProfileMemory != nil && *meta.ProfileMemory {
 				why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
 			}
-			msg = fmt.Sprintf("a PyTorch profiler trace of %d events with no [memory] events: %s; %s", meta.Events, why, record)
+			msg = fmt.Sprintf("a PyTorch profiler trace of %s with no [memory] events: %s; %s", counted(int(meta.Events), "event", "events"), why, record)
 		}
 		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1, Msg: msg}
 	}

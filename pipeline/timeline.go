@@ -52,10 +52,10 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
 				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
 		case g.Windows == 0:
-			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; the timeline has %d points, too few to judge growth", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), len(tl.TimesUs))
+			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; the timeline has %s, too few to judge growth", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), counted(len(tl.TimesUs), "point", "points"))
 		default:
-			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %d windows; %s at the end, %s at most",
-				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), g.Windows, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %s; %s at the end, %s at most",
+				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		}
 		if f.Kind == report.KindRetained && g.EndBytes == 0 {
 			continue // nothing held at the end: not worth a finding
@@ -64,4 +64,12 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %d points over %.2f s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6))
 	return rin, fs, nil
+}
+
+// counted counts n things in English: "1 point", "2 points".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

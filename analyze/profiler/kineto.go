@@ -776,7 +776,11 @@ func (a *KinetoAnalyzer) warnings(procs []*process) []string {
 		}
 	}
 	if !res.WithPython && res.DeviceEvents > 0 && a.pySpans > 0 {
-		out = append(out, fmt.Sprintf("the trace has %s Python function spans, but none encloses an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", humanize.Comma(a.pySpans)))
+		spans := humanize.Comma(a.pySpans) + " Python function spans, but none encloses"
+		if a.pySpans == 1 {
+			spans = "1 Python function span, but it does not enclose"
+		}
+		out = append(out, fmt.Sprintf("the trace has %s an allocation on the allocation's thread (this PyTorch version may give Python spans other thread ids): sites are named by the op that allocated", spans))
 	} else if !res.WithPython && res.DeviceEvents > 0 {
 		out = append(out, "the trace has no Python functions around its allocations (recorded without with_stack=True): sites are named by the op that allocated; profile with with_stack=True to see the Python lines")
 	} else if res.DeviceEvents > 0 {
@@ -892,13 +896,21 @@ func (a *KinetoAnalyzer) stepWarning(p *process) string {
 	case n > 0 && p.overlap:
 		return fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", n)
 	case n > 0 && marked:
-		return fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", n)
+		return fmt.Sprintf("the trace marks %s (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", counted(n, "profiler step", "profiler steps"))
 	case n > 0:
-		return fmt.Sprintf("the trace marks %d profiler steps (ProfilerStep#N); iterations are found from the allocations' stacks", n)
+		return fmt.Sprintf("the trace marks %s (ProfilerStep#N); iterations are found from the allocations' stacks", counted(n, "profiler step", "profiler steps"))
 	case a.res.StepCalls > 0 && !p.multi:
-		return fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %d times; iterations are found from the allocations' stacks", a.res.StepCalls)
+		return fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %s; iterations are found from the allocations' stacks", counted(a.res.StepCalls, "time", "times"))
 	case a.res.ProfilerSteps > 0:
 		return fmt.Sprintf("none of the trace's %d ProfilerStep#N spans is this process's: iterations are found from the allocations' stacks", a.res.ProfilerSteps)
 	}
 	return ""
+}
+
+// counted counts n things in English: "1 step", "2 steps".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -1062,14 +1062,20 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	if d.entries == 0 {
 		noStack, total = st.noStack, st.total
 	}
+	// "1 of 1 live allocations have" read wrong: a count agrees with its
+	// noun and verb.
+	have := fmt.Sprintf("%d of %d live allocations have", noStack, total)
+	if total == 1 {
+		have = "the 1 live allocation has"
+	}
 	switch {
 	case total == 0 || noStack*2 <= total:
 	case noTraceStacks:
-		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack: neither the trace nor the snapshot's blocks recorded one, as with torch.cuda.memory._record_memory_history(context=None); record with context=\"all\" (the default) or \"alloc\" to name their call sites", d.dev, noStack, total))
+		warns = append(warns, fmt.Sprintf("device %d: %s no stack: neither the trace nor the snapshot's blocks recorded one, as with torch.cuda.memory._record_memory_history(context=None); record with context=\"all\" (the default) or \"alloc\" to name their call sites", d.dev, have))
 	case d.entries > 0 && noStack < total:
 		warns = append(warns, fmt.Sprintf("device %d: %d of the %d live allocations made during the trace have no stack while the others have one: they were made on a thread with no Python frame (autograd's engine runs backward on its own threads); record with torch.cuda.memory._record_memory_history(stacks=\"all\") to see their C++ frames", d.dev, noStack, total))
 	default:
-		warns = append(warns, fmt.Sprintf("device %d: %d of %d live allocations have no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, noStack, total))
+		warns = append(warns, fmt.Sprintf("device %d: %s no stack; record with torch.cuda.memory._record_memory_history(stacks=\"python\") to name their call sites", d.dev, have))
 	}
 	return sites, warns
 }

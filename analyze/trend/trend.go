@@ -1179,7 +1179,7 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	if f.winSamples < a.opt.MinSamples {
-		o.NoOOMReason = fmt.Sprintf("only %d samples in the trend (%d needed)", f.winSamples, a.opt.MinSamples)
+		o.NoOOMReason = fmt.Sprintf("only %s in the trend (%d needed)", counted(f.winSamples, "sample", "samples"), a.opt.MinSamples)
 		return
 	}
 	if f.ts.Low <= 0 {
@@ -1348,4 +1348,12 @@ func overTotalWarning(s *series) string {
 		"(a MIG instance's against its whole GPU's); %s",
 		name, o.n, time.UnixMicro(o.t).UTC().Format("2006-01-02 15:04:05 UTC"),
 		humanize.IBytes(uint64(o.used)), o.of, humanize.IBytes(uint64(max(o.total, 0))), more, what)
+}
+
+// counted counts n things in English: "1 sample", "2 samples".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
