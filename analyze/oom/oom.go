@@ -725,6 +725,21 @@ func matchMessage(reports []*Report, m Message) *Report {
 			return r
 		}
 	}
+	if m.Requested < 0 && m.Generation != pytorchtext.GenMPS {
+		// A message read from its GPU on (its first words cut off) that
+		// says what one already read says but the request: that message
+		// quoted again in part (a comment quoting the figures).
+		bare := m.Message
+		for _, r := range reports {
+			if r.msg == nil || r.msg.Requested < 0 || other(r) {
+				continue
+			}
+			bare.Requested = r.msg.Requested
+			if sameNumbers(r.msg, &bare) {
+				return r
+			}
+		}
+	}
 	for _, r := range reports {
 		if !r.event || r.msg != nil || r.Host() || (m.Device >= 0 && m.Device != r.Device) {
 			continue
@@ -810,6 +825,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			}
 			r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes = m.Total, m.Free, m.ProcessInUse
 			r.OtherProcesses, r.AllowedBytes = m.Processes, m.Allowed
+			r.AllocatedBytes = m.Allocated // 1.x prints it right after the total
 		}
 		return
 	}
@@ -957,6 +973,9 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
+			if r.cutTooBig() {
+				break
+			}
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
 			r.checkImpossible()
 		case pytorchtext.GenCuPy:
@@ -1013,6 +1032,11 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "the [OutOfMemory] event gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
 		case r.Reason == "":
 			r.Notes = append(r.Notes, "the message gives no size for the request that failed (see the warnings): whether free memory would have held it, and so the cause, cannot be told")
+		}
+		if r.msg != nil && parsed(r.msg.Generation) {
+			// A message read from its GPU on (cut before its request):
+			// its processes are read as in a whole one.
+			r.reconcileProcesses()
 		}
 		r.backendTerms()
 		return
@@ -1728,6 +1752,30 @@ func mpsAdvice(heaps, other int64) string {
 		advice += fmt.Sprintf("; %s of this process's Metal memory is outside PyTorch's MPS heaps, which torch.mps.empty_cache() does not release: look for what else in the process holds Metal memory (another framework, models kept from earlier steps)", size(other))
 	}
 	return advice
+}
+
+// cutTooBig judges a message cut after the memory PyTorch had allocated
+// (a 1.x message, "... 7.21 GiB already allocated" and no more): that
+// memory is in use by tensors, so when it and the request are more than
+// the GPU's total (clear of the rounding), no free, cached or other
+// process's memory could have made room: capacity, as for a whole
+// message. It adds the cause and the note and reports whether it did.
+func (r *Report) cutTooBig() bool {
+	if !r.known(r.RequestedBytes) || r.RequestedBytes == 0 || !r.known(r.AllocatedBytes) || !r.known(r.DeviceTotalBytes) {
+		return false
+	}
+	tol := pytorchtext.SizeTolerance(r.RequestedBytes) + pytorchtext.SizeTolerance(r.AllocatedBytes) + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+	if r.RequestedBytes+r.AllocatedBytes <= r.DeviceTotalBytes+tol {
+		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s): it gives the request (%s) and the %s PyTorch had allocated, which together fit the GPU's %s; the figures that would tell why it failed (free memory, reserved memory) were cut, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it",
+			r.Reason, size(r.RequestedBytes), size(r.AllocatedBytes), size(r.DeviceTotalBytes)))
+		return true
+	}
+	ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room (the message was cut after its allocated memory: %s)",
+		size(r.RequestedBytes), size(r.AllocatedBytes), size(r.DeviceTotalBytes), r.Reason)
+	r.Causes = append(r.Causes, Cause{Name: CauseCapacity, Evidence: ev,
+		Numbers: map[string]int64{"requested_bytes": r.RequestedBytes, "allocated_bytes": r.AllocatedBytes, "device_total_bytes": r.DeviceTotalBytes},
+		Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
+	return true
 }
 
 // checkImpossible notes figures that cannot all hold on one GPU: this

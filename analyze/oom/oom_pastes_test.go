@@ -267,6 +267,63 @@ func TestRealPastes(t *testing.T) {
 		{"pt1.x_vscode_outside_monodepth2_236.txt", "1.x", mib(2000), mib(2538), gib(793), gib(281), gib(306), -1, CauseOtherProcesses},
 		// "`RuntimeError:CUDA" (no space): 276 MiB unallocated >= 20 MiB.
 		{"pt1.x_nospace_backtick_dcrnn6.txt", "1.x", mib(2000), mib(669), gib(580), gib(436), gib(463), -1, CauseFragmentation},
+
+		// Branch hC's hunt (testdata/README.md, "Pastes of branch hC").
+		// A comment quoting only the parentheses, "(GPU 0; ...)": read
+		// from its GPU on, no request, so no cause; a note says why.
+		{"pt1.x_body_only_gpt2chinese215.txt", "1.x", -1, mib(362), gib(1575), mib(7911), mib(8600), -1, ""},
+		// The whole message, then a comment quoting its figures without
+		// "(": one OOM. 3.47 - 3.08 = 399 MiB split >= 192 MiB; 4.00 - 0
+		// - 3.47 = 0.53 GiB outside PyTorch (a context): fragmentation.
+		{"pt1.x_body_quoted_again_compvis702.txt", "1.x", mib(19200), 0, gib(400), gib(308), gib(347), -1, CauseFragmentation},
+		// A guide's shortened message, ")" right after "already
+		// allocated": cut there. 2.00 GiB asked + 7.21 GiB allocated (in
+		// use by tensors) = 9.21 GiB > the 8.00 GiB GPU: capacity, whatever
+		// the figures left out say.
+		{"pt1.x_abridged_paren_llmconfigurator.txt", "cut", gib(200), -1, gib(800), gib(721), -1, -1, CauseCapacity},
+		// "is free...." : cut at the ellipsis; request, total and free
+		// read; PyTorch's memory not given: no cause.
+		{"pt2.x_ellipsis_after_free_ko_blog.txt", "cut", mib(27000), mib(14281), gib(4434), -1, -1, -1, ""},
+		// The exception line and the same text in an absl W record: one
+		// OOM. 8.28 - 1.54 = 6.74 GiB split >= 6.05 GiB asked.
+		{"pt1.x_absl_warning_repeat_mlcommons182.txt", "1.x", gib(605), gib(605), gib(1578), gib(154), gib(828), -1, CauseFragmentation},
+		// Cut inside "unallocated": 270 MiB + 20.08 GiB allocated fit the
+		// 21.67 GiB GPU, so the cut figures would tell: no cause.
+		{"pt2.x_cut_unallocated_zh_log.txt", "cut", mib(27000), mib(25575), gib(2167), gib(2008), -1, -1, ""},
+		// Cut after the total (the process line under it is a reflowed
+		// abridgment): no cause.
+		{"pt2.x_cut_after_total_ru_doc.txt", "cut", mib(27000), -1, gib(2197), -1, -1, -1, ""},
+		// "[rank0]: " prefix; process 21422 (23.57 GiB) is this one
+		// (23.03 GiB reserved + 23.57 > 23.58 GiB in use); 910.35 MiB
+		// split >= 158 MiB.
+		{"pt2.x_rank0_prefix_cobra24.txt", "2.x", mib(15800), mib(11569), gib(2369), gib(2214), gib(2214) + mib(91035), gib(2357), CauseFragmentation},
+		// 124.68 GiB asked of a 95.22 GiB GPU; of two listed processes
+		// 734147 (29.07 GiB) holds the 28.64 GiB reserved: this one.
+		{"pt2.x_two_procs_toolarge_qwenomni240.txt", "2.x", gib(12468), gib(5123), gib(9522), gib(2550), gib(2550) + gib(314), gib(2907), CauseCapacity},
+		// The docs URL wrapped after "(": 8.71 GiB split >= 7.50 GiB.
+		{"pt2.x_url_wrapped_tftpu1058.txt", "2.x", gib(750), gib(662), gib(2199), gib(615), gib(615) + gib(871), gib(1535), CauseFragmentation},
+		// 13.98 GiB allocated on an 8 GiB GPU (WDDM's shared memory): 1002
+		// MiB + 13.98 GiB > 8 GiB: capacity.
+		{"pt2.x_wddm_alloc_over_total_meshgen7.txt", "2.x", mib(100200), 0, gib(800), gib(1398), gib(1398) + mib(12948), -1, CauseCapacity},
+		// Wrapped before "free;" (GPU 2): 31.25 + 54.11 = 85.36 GiB > 79.15.
+		{"pt1.x_wrapped_before_free_fastchat_gpu2.txt", "1.x", gib(3125), gib(2295), gib(7915), gib(5411), gib(5466), -1, CauseCapacity},
+		// Indented lines under a log's "[DEBUG]" line: 79.15 - 1.50 - 70
+		// = 7.65 GiB outside PyTorch, at least 5.65 GiB beyond a context,
+		// more than the 4.50 GiB split: other-processes first.
+		{"pt1.x_indented_wrapped_zh_debuglog.txt", "1.x", gib(200), gib(150), gib(7915), gib(6550), gib(7000), -1, CauseOtherProcesses},
+		// Lines ending in a space: 2.14 + 77.82 = 79.96 GiB > 79.25 GiB.
+		{"pt1.x_trailing_space_wrap_crashlog_gpu3.txt", "1.x", gib(214), mib(85000), gib(7925), gib(7782), gib(7840), -1, CauseCapacity},
+		// In a markdown quote: 2.05 GiB free for 2.05 GiB; the 1.71 GiB
+		// split could not hold it but, were it free, 3.76 GiB would.
+		{"pt1.x_blockquote_free_eq_req_zh_notes.txt", "1.x", gib(205), gib(205), gib(600), mib(53178), gib(223), -1, CauseFragmentation},
+		// In double quotes mid-sentence: 3.35 + 14.23 > 15.78 GiB.
+		{"pt1.x_quoted_in_sentence_colab2001.txt", "1.x", gib(335), mib(21075), gib(1578), gib(1423), gib(1428), -1, CauseCapacity},
+		// 14.56 - 1.31 - 1.01 = 12.24 GiB outside PyTorch.
+		{"pt1.x_outside_12GiB_one2345_25.txt", "1.x", gib(169), gib(131), gib(1456), mib(64997), gib(101), -1, CauseOtherProcesses},
+		// vLLM's engine log, private pools; 736.86 MiB split >= 546 MiB.
+		{"pt2.4_vllm_engine_privpools_kaito976.txt", "2.x", mib(54600), mib(51419), gib(1577), gib(1373), gib(1373) + mib(73686), gib(1525), CauseFragmentation},
+		// 22.78 + 9.08 = 31.86 GiB > 31.47 GiB; then a chained exception.
+		{"pt2.x_this_process_capacity_cads4.txt", "2.x", gib(2278), gib(1273), gib(3147), gib(908), gib(908) + gib(935), gib(1873), CauseCapacity},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})

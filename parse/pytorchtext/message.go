@@ -254,6 +254,9 @@ func FormatSize(size int64) string {
 var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
+	// A message whose first words, the request with them, were cut off
+	// (see bodyStart): its figures' first words.
+	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	// Other frameworks' (see frameworkOOMs).
@@ -517,6 +520,43 @@ func HAMiWouldUse(text string) int64 {
 
 var hamiTextRe = lazyre.New(`^Device \d+ OOM (\d+) / \d+$`)
 
+// The words after a GPU's index that start the figures of a message cut
+// before them ("(GPU 0; 15.75 GiB total capacity; ...", "GPU 0 has a
+// total capacity of ..."): a paste that begins mid-message (a comment
+// quoting only the part in parentheses, a log cut at its start).
+const (
+	gen1Body     = " total capacity; "
+	gen2Body     = " has a total capacity of "
+	gen2BodyTypo = " has a total capacty of "
+)
+
+// gen1BodyRe and gen2BodyRe match what must come before gen1Body and
+// gen2Body in a message cut before its request: the GPU, and for the 1.x
+// form its total capacity, as PyTorch prints them (format_size).
+var (
+	gen1BodyRe = lazyre.New(`(^|[^.\w])\(?GPU \d+; \d+(\.\d+)? (bytes|KiB|MiB|GiB|TiB)$`)
+	gen2BodyRe = lazyre.New(`(^|[^.\w])GPU \d+$`)
+)
+
+// bodyStart returns where a message cut before its request starts, for
+// the phrase p found at line[i] (gen1Body, gen2Body): at "(GPU" or "GPU";
+// -1 when the words before the phrase are not a GPU's.
+func bodyStart(line string, i int, p string) int {
+	re := gen2BodyRe
+	if p == gen1Body {
+		re = gen1BodyRe
+	}
+	m := re.Re().FindStringIndex(line[:i])
+	if m == nil {
+		return -1
+	}
+	j := strings.LastIndex(line[m[0]:i], "GPU ") + m[0]
+	if j > 0 && line[j-1] == '(' {
+		j--
+	}
+	return j
+}
+
 // libraryStart returns where the phrase p found at line[i] starts its
 // message: for a library's status, at its name or the lead-in before it
 // ("CUDA error: CUBLAS_STATUS_ALLOC_FAILED"); -1 for an "_ALLOC_FAILED"
@@ -524,6 +564,9 @@ var hamiTextRe = lazyre.New(`^Device \d+ OOM (\d+) / \d+$`)
 func libraryStart(line string, i int, p string) int {
 	if p == hamiPhrase {
 		return i + len("]: ")
+	}
+	if p == gen1Body || p == gen2Body || p == gen2BodyTypo {
+		return bodyStart(line, i, p)
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -620,7 +663,8 @@ func classify(line string, at int) int {
 		if !strings.Contains(rest, " error=2 : out of memory") {
 			return notMessage
 		}
-	case strings.HasPrefix(rest, "Tried to allocate "):
+	case strings.HasPrefix(rest, "Tried to allocate "), strings.HasPrefix(rest, "(GPU "), strings.HasPrefix(rest, "GPU "):
+		// The words before lost: a message only if it parses whole.
 		return weakMessage
 	case strings.HasPrefix(rest, "MPS backend out of memory"):
 		// Its figures follow in parentheses; anything else after the
@@ -841,7 +885,7 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		}
 		return bad, len(strings.TrimRight(line, " \r\n"))
 	}
-	m.Warnings = s.huge
+	m.Warnings = append(m.Warnings, s.huge...)
 	return m, s.i
 }
 
@@ -1186,9 +1230,28 @@ func isIdentByte(c byte) bool {
 	return c == '.' || c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
+// bodyOnly is the warning for a message read from its GPU on: the words
+// before, with the size asked for, are not in the text.
+const bodyOnly = "an out-of-memory message that starts at its GPU (its first words, \"CUDA out of memory. Tried to allocate N\", are not in the text: a paste or a log cut at its start): the size asked for is not in it; its other figures were read"
+
 // parseAllocatorMessage reads " out of memory. Tried to allocate ..." in
 // either generation.
 func parseAllocatorMessage(s *scanner, m *Message) error {
+	if s.eat("(GPU ") || s.eat("GPU ") {
+		// Cut before "Tried to allocate": the request is unknown. The
+		// 1.x figures follow "GPU d; ", the 2.x ones "GPU d has".
+		m.Warnings = append(m.Warnings, bodyOnly)
+		j := s.i
+		for j < len(s.s) && s.s[j] >= '0' && s.s[j] <= '9' {
+			j++
+		}
+		if strings.HasPrefix(s.s[j:], "; ") {
+			m.Generation = Gen1
+			return parseGen1(s, m)
+		}
+		m.Generation = Gen2
+		return parseGen2(s, m)
+	}
 	if !s.eat("Tried to allocate ") {
 		if err := s.want(" out of memory. Tried to allocate "); err != nil {
 			return err
@@ -1348,7 +1411,13 @@ func parseGen1(s *scanner, m *Message) error {
 	if m.Allocated, err = s.size(); err != nil {
 		return err
 	}
-	if err := s.want(" already allocated; "); err != nil {
+	if err := s.want(" already allocated"); err != nil {
+		return err
+	}
+	if err := s.abridged(); err != nil {
+		return err
+	}
+	if err := s.want("; "); err != nil {
 		return err
 	}
 	// Intel's extension (IPEX) prints no free memory: "XPU out of memory.
@@ -1359,6 +1428,10 @@ func parseGen1(s *scanner, m *Message) error {
 	switch {
 	case err != nil:
 		return err
+	case s.eat(" free)"):
+		m.Free = v
+		s.i--
+		return s.abridged()
 	case s.eat(" free; "):
 		m.Free = v
 	case m.Backend == "XPU" && v >= 0:
@@ -1453,6 +1526,11 @@ func (s *scanner) want(lit string) error {
 	if s.i+k >= end {
 		return fmt.Errorf("the message ends at column %d, where %q should follow", end+1, lit[min(k, len(lit)):])
 	}
+	if rest := s.s[s.i+k:]; strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…") {
+		// An ellipsis where the next part should be: the rest was left
+		// out ("... 142.81 MiB is free...."), so it reads as cut there.
+		return fmt.Errorf("the message ends at column %d, where an ellipsis stands for the rest", s.i+k+1)
+	}
 	got := s.s[s.i+k:]
 	if len(got) > 24 {
 		got = got[:24] + "..."
@@ -1464,6 +1542,17 @@ func (s *scanner) want(lit string) error {
 // A closing quote at the end is not text of the message: a Python string
 // literal, a markdown backtick, a JSON string (the next line may go on).
 func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
+
+// abridged reports a 1.x message whose parentheses close early, at s.i
+// ("(GPU 0; 8.00 GiB total capacity; 7.21 GiB already allocated)"): the
+// figures after were left out of the paste (a guide's or a reporter's
+// shortening), so it reads as cut there, the figures before it kept.
+func (s *scanner) abridged() error {
+	if s.i < len(s.s) && s.s[s.i] == ')' {
+		return fmt.Errorf("the message ends at column %d, where its parentheses close with the figures after left out", s.i+1)
+	}
+	return nil
+}
 
 // cutInside reports a text that ends partway into one of lits.
 func (s *scanner) cutInside(lits ...string) error {

@@ -435,10 +435,32 @@ func (r *Reader) noteLogged(line string, at int) {
 	if n := driverBytes(line[:at]); n >= 0 {
 		size = fmt.Sprintf(" of %d bytes", n)
 	}
-	const format = "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (TensorFlow probes how much GPU memory it can take and retries smaller), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be"
+	// Why a program logs an OOM and goes on: TensorFlow probes how much
+	// GPU memory it can take; a PyTorch program catches the exception
+	// (an evaluation loop that skips the batch, a runner that retries)
+	// and logs its text, which may repeat an exception printed above.
+	why := "TensorFlow probes how much GPU memory it can take and retries smaller"
+	if pytorchAllocatorAt(line, at) {
+		why = "a PyTorch allocator's message, caught and logged by the program: the same OOM may be printed as an exception nearby"
+	}
+	const format = "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (%s), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be"
 	text := clip(strings.TrimRight(line[at:], " \r\n"))
-	r.meta.Warnings.Linef(int(r.line), format, level, size, text)
-	r.meta.NotOOMs.Linef(int(r.line), format, level, size, text)
+	r.meta.Warnings.Linef(int(r.line), format, level, size, text, why)
+	r.meta.NotOOMs.Linef(int(r.line), format, level, size, text, why)
+}
+
+// pytorchAllocatorAt reports whether the out-of-memory message at line[at]
+// is a PyTorch caching allocator's ("CUDA out of memory. Tried to
+// allocate", the HIP, XPU and MPS forms, or one cut before its first
+// words), not a framework's or a library's.
+func pytorchAllocatorAt(line string, at int) bool {
+	rest := line[at:]
+	for _, p := range []string{"CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "Tried to allocate ", "(GPU ", "GPU "} {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteHost warns of an out-of-memory error in host memory (see

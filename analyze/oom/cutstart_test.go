@@ -1,0 +1,59 @@
+package oom
+
+import (
+	"strings"
+	"testing"
+)
+
+// A message quoted again from its GPU on (github.com/CompVis/stable-diffusion
+// issue 702: the whole message, then a comment quoting its figures in a
+// code span) is the same OOM: one report with both lines as its sources,
+// the request and the cause the whole message's.
+func TestBodyQuotedAgainIsOneOOM(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/pt1.x_body_quoted_again_compvis702.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if len(r.Sources) != 2 || r.Sources[0].Line != 1 || r.Sources[1].Line != 5 || r.RequestedBytes != 192<<20 {
+		t.Errorf("sources %+v, requested %d", r.Sources, r.RequestedBytes)
+	}
+}
+
+// A 2.3+ message read from its GPU on (github.com/Tianhao-Qi/Mask2DiT
+// issue 4's, its first sentence cut off by this test): no request, so no
+// cause, but its process line is read as in a whole message: process 76883
+// (53.16 GiB) with PyTorch's 11.97 + 40.69 = 52.66 GiB reserved would be
+// more than the 79.33 - 26.16 = 53.17 GiB in use, so it is this process,
+// not another.
+func TestBodyOnlyReadsItsProcesses(t *testing.T) {
+	const text = "GPU 0 has a total capacity of 79.33 GiB of which 26.16 GiB is free. Process 76883 has 53.16 GiB memory in use. Of the allocated memory 11.97 GiB is allocated by PyTorch, and 40.69 GiB is reserved by PyTorch but unallocated.\n"
+	pm := NewPostmortem([]Input{textInput(t, "mask2dit4_cut.txt", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if r.RequestedBytes >= 0 || len(r.Causes) != 0 || len(r.OtherProcesses) != 0 || !near(r.ProcessInUseBytes, gib(5316)) {
+		t.Errorf("requested %d, causes %v, other processes %+v, this process %d", r.RequestedBytes, causeNames(r), r.OtherProcesses, r.ProcessInUseBytes)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "no size for the request") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
+
+// A message cut after the memory PyTorch had allocated says what it gives:
+// the 2.x paste cut inside "unallocated" (270 MiB + 20.08 GiB allocated
+// fit the 21.67 GiB GPU: no cause, and the note does not say PyTorch's
+// memory is missing, as it did); the 1.x one whose parentheses close after
+// "already allocated" (2 + 7.21 GiB > 8 GiB: capacity).
+func TestCutAfterAllocated(t *testing.T) {
+	r := NewPostmortem([]Input{oomInput(t, "pastes/pt2.x_cut_unallocated_zh_log.txt")}, PostmortemOptions{}).OOMs[0]
+	notes := strings.Join(r.Notes, "\n")
+	if len(r.Causes) != 0 || !strings.Contains(notes, "which together fit the GPU's 21.67 GiB") || strings.Contains(notes, "PyTorch's memory is not among them") {
+		t.Errorf("causes %v, notes %q", causeNames(r), r.Notes)
+	}
+	r = NewPostmortem([]Input{oomInput(t, "pastes/pt1.x_abridged_paren_llmconfigurator.txt")}, PostmortemOptions{}).OOMs[0]
+	if c := hasCause(r, CauseCapacity); c == nil || !strings.Contains(c.Evidence, "cut after its allocated memory") {
+		t.Errorf("causes %+v", r.Causes)
+	}
+}
