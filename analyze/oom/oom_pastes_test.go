@@ -324,6 +324,14 @@ func TestRealPastes(t *testing.T) {
 		{"pt2.4_vllm_engine_privpools_kaito976.txt", "2.x", mib(54600), mib(51419), gib(1577), gib(1373), gib(1373) + mib(73686), gib(1525), CauseFragmentation},
 		// 22.78 + 9.08 = 31.86 GiB > 31.47 GiB; then a chained exception.
 		{"pt2.x_this_process_capacity_cads4.txt", "2.x", gib(2278), gib(1273), gib(3147), gib(908), gib(908) + gib(935), gib(1873), CauseCapacity},
+		// A Kaggle notebook's IPython traceback; process 3047950 (47.50
+		// GiB) is this one (47.15 GiB reserved + 47.50 > 47.51 GiB in use);
+		// 291.83 MiB split >= 44 MiB.
+		{"jupyter_ipykernel_old_tb_kaggle.txt", "2.x", mib(4400), mib(2088), gib(4753), gib(4687), gib(4687) + mib(29183), gib(4750), CauseFragmentation},
+		// IPython 8, DataParallel's replica traceback, PyTorch 2.9's
+		// PYTORCH_ALLOC_CONF: process 2493055 holds 12.02 GiB, this one
+		// 1.38 GiB; 1.95 GiB asked with 1.15 GiB free: other processes.
+		{"jupyter_ipython8_replica_alloc_conf.txt", "2.x", gib(195), gib(115), gib(1457), gib(117), gib(117) + mib(1083), gib(138), CauseOtherProcesses},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})

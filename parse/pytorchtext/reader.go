@@ -77,6 +77,11 @@ type traceback struct {
 	// line (a frame's header, maybe wrapped); paraDone says it was read.
 	para     string
 	paraDone bool
+	// ipython says the traceback is IPython's (see ipython.go);
+	// ipyPending is a frame whose header gave no line, waiting for its
+	// arrow.
+	ipython    bool
+	ipyPending *tbFrame
 }
 
 // addFrame appends a frame, keeping the innermost maxFrames.
@@ -345,6 +350,10 @@ func (r *Reader) addLine(line string) error {
 		r.startTraceback(prefix).rich = true
 		return nil
 	}
+	if prefix, ok := ipythonTitleAt(line); ok {
+		r.startTraceback(prefix).ipython = true
+		return nil
+	}
 	var frames []tbFrame
 	k, rest := r.tracebackOf(line)
 	if k < 0 {
@@ -367,6 +376,10 @@ func (r *Reader) addLine(line string) error {
 		tb := r.tbs[k]
 		if tb.rich {
 			if tb.addRich(rest) {
+				return nil
+			}
+		} else if tb.ipython {
+			if tb.addIPython(rest) {
 				return nil
 			}
 		} else if m := frameRe.FindStringSubmatch(rest); m != nil {

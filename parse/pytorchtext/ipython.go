@@ -1,0 +1,96 @@
+package pytorchtext
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
+
+// IPython's and Jupyter's tracebacks (ultratb): a title line with the
+// exception's name and "Traceback (most recent call last)" (no colon),
+// then for each frame a header and numbered source lines, the current one
+// marked with an arrow. The headers, by IPython release:
+//
+//	8.x:   File ~/lib/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)
+//	       Cell In[12], line 3          (a cell; "..., in f(x)" for a function defined in one)
+//	7.3x:  Input In [5], in <cell line: 3>()
+//	older: /usr/lib/python3/site-packages/fastai/learner.py in fit(self, n_epoch)
+//	       <ipython-input-5-abc> in <module>()
+//	       /tmp/ipykernel_56/2211991504.py in <cell line: 0>()
+//
+// and the arrow "---> 43 code" ("-> 1750 ..." for wider numbers). Where a
+// header gives no line (older releases), the arrow's is the frame's.
+var (
+	ipythonTitleRe = lazyre.New(`^(\s*)[A-Za-z_][\w.]*\s{2,}Traceback \(most recent call last\)\s*$`)
+	ipyFileRe      = lazyre.New(`^File (.+):(\d+), in ([^(]+)`)
+	ipyCellRe      = lazyre.New(`^(Cell In ?\[\d*\]), line (\d+)(?:, in ([^(]+))?`)
+	ipyInputRe     = lazyre.New(`^(Input In \[\d*\]), in ([^(]+)`)
+	ipyOldRe       = lazyre.New(`^(\S.*?) in (<[^>]*>|[^\s(]+)\(.*\)\s*$`)
+	ipyArrowRe     = lazyre.New(`^-*> ?(\d+)(?:\s|$)`)
+	ipySourceRe    = lazyre.New(`^\s*\d+(?:\s|$)`)
+)
+
+// ipythonTitleAt reports whether line is an IPython traceback's title, and
+// the prefix its frame lines start with.
+func ipythonTitleAt(line string) (prefix string, ok bool) {
+	m := ipythonTitleRe.Re().FindStringSubmatch(line)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// addIPython reads one line of an IPython traceback (after its prefix):
+// false when the line is none of its (the exception's line ends it).
+func (tb *traceback) addIPython(line string) bool {
+	s := strings.TrimRight(line, " \t\r\n")
+	switch {
+	case s == "", strings.HasPrefix(s, "[... skipping"), strings.HasPrefix(s, "..."), ipySourceRe.MatchString(s):
+		return true
+	case strings.HasPrefix(s, "-"):
+		if m := ipyArrowRe.Re().FindStringSubmatch(s); m != nil {
+			if tb.ipyPending != nil {
+				f := *tb.ipyPending
+				f.line, _ = strconv.ParseInt(m[1], 10, 64)
+				tb.addFrame(f)
+				tb.ipyPending = nil
+			}
+			return true
+		}
+		return strings.Trim(s, "-") == "" // a rule of dashes
+	}
+	if m := ipyFileRe.Re().FindStringSubmatch(s); m != nil {
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		tb.addFrame(tbFrame{file: m[1], line: n, name: strings.TrimSpace(m[3])})
+		tb.ipyPending = nil
+		return true
+	}
+	if m := ipyCellRe.Re().FindStringSubmatch(s); m != nil {
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		name := strings.TrimSpace(m[3])
+		if name == "" {
+			name = "<module>"
+		}
+		tb.addFrame(tbFrame{file: m[1], line: n, name: name})
+		tb.ipyPending = nil
+		return true
+	}
+	if m := ipyInputRe.Re().FindStringSubmatch(s); m != nil {
+		name := strings.TrimSpace(m[2])
+		if strings.HasPrefix(name, "<cell line:") {
+			name = "<module>"
+		}
+		tb.ipyPending = &tbFrame{file: m[1], name: name}
+		return true
+	}
+	if m := ipyOldRe.Re().FindStringSubmatch(s); m != nil && !strings.Contains(m[1], ": ") {
+		name := m[2]
+		if strings.HasPrefix(name, "<cell") {
+			name = "<module>"
+		}
+		tb.ipyPending = &tbFrame{file: m[1], name: name}
+		return true
+	}
+	return false
+}
