@@ -708,6 +708,15 @@ func matchMessage(reports []*Report, m Message) *Report {
 				return r
 			}
 		}
+		// A message read from its GPU on and cut that a message already
+		// read holds is that one quoted in part.
+		if m.Generation == pytorchtext.GenCut && m.Requested < 0 {
+			for _, r := range reports {
+				if r.msg != nil && parsed(r.msg.Generation) && strings.Contains(r.msg.Text, m.Text) && !other(r) {
+					return r
+				}
+			}
+		}
 		// A message cut short that repeats the start of one already read
 		// is that one printed again, truncated (pytest's short test
 		// summary, a logger's line limit).
@@ -974,6 +983,12 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
 			if r.cutTooBig() {
+				break
+			}
+			if !r.known(r.RequestedBytes) {
+				// Read from its GPU on and cut: neither end is there.
+				r.Notes = append(r.Notes, "the message was cut at both ends ("+r.Reason+"; it starts at its GPU, without the size asked for): only the figures between were read, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
+				r.checkImpossible()
 				break
 			}
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures printed before the cut were read, PyTorch's memory is not among them, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
@@ -1755,26 +1770,52 @@ func mpsAdvice(heaps, other int64) string {
 }
 
 // cutTooBig judges a message cut after the memory PyTorch had allocated
-// (a 1.x message, "... 7.21 GiB already allocated" and no more): that
-// memory is in use by tensors, so when it and the request are more than
-// the GPU's total (clear of the rounding), no free, cached or other
-// process's memory could have made room: capacity, as for a whole
-// message. It adds the cause and the note and reports whether it did.
+// (a 1.x message shortened after "already allocated", a 2.x one cut after
+// "Of the allocated memory A is allocated by PyTorch"): that memory is in
+// use by tensors, so when it and the request are more than the GPU's
+// total, no free, cached or other process's memory could have made room
+// (capacity, as for a whole message); when they are more than the limit
+// the message gives ("N allowed"), the limit refused it (memory-limit).
+// Else the note says which figures are there and that PyTorch's reserved
+// memory, which would tell the rest, was cut. It reports whether it judged.
 func (r *Report) cutTooBig() bool {
-	if !r.known(r.RequestedBytes) || r.RequestedBytes == 0 || !r.known(r.AllocatedBytes) || !r.known(r.DeviceTotalBytes) {
+	if !r.known(r.RequestedBytes) || r.RequestedBytes == 0 || !r.known(r.AllocatedBytes) {
 		return false
 	}
-	tol := pytorchtext.SizeTolerance(r.RequestedBytes) + pytorchtext.SizeTolerance(r.AllocatedBytes) + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
-	if r.RequestedBytes+r.AllocatedBytes <= r.DeviceTotalBytes+tol {
-		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s): it gives the request (%s) and the %s PyTorch had allocated, which together fit the GPU's %s; the figures that would tell why it failed (free memory, reserved memory) were cut, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it",
-			r.Reason, size(r.RequestedBytes), size(r.AllocatedBytes), size(r.DeviceTotalBytes)))
+	req, alloc := r.RequestedBytes, r.AllocatedBytes
+	tol := pytorchtext.SizeTolerance(req) + pytorchtext.SizeTolerance(alloc)
+	cut := fmt.Sprintf(" (the message was cut after its allocated memory: %s)", r.Reason)
+	switch {
+	case r.known(r.DeviceTotalBytes) && req+alloc > r.DeviceTotalBytes+tol+pytorchtext.SizeTolerance(r.DeviceTotalBytes):
+		ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
+			size(req), size(alloc), size(r.DeviceTotalBytes))
+		r.Causes = append(r.Causes, Cause{Name: CauseCapacity, Evidence: ev + cut,
+			Numbers: map[string]int64{"requested_bytes": req, "allocated_bytes": alloc, "device_total_bytes": r.DeviceTotalBytes},
+			Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
+		return true
+	case r.known(r.AllowedBytes) && req+alloc > r.AllowedBytes+tol+pytorchtext.SizeTolerance(r.AllowedBytes):
+		ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the %s allowed (torch.cuda.set_per_process_memory_fraction): the limit refused it",
+			size(req), size(alloc), size(r.AllowedBytes))
+		if r.known(r.DeviceFreeBytes) {
+			ev += fmt.Sprintf(", with %s free on the GPU", size(r.DeviceFreeBytes))
+		}
+		r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit, Evidence: ev + cut,
+			Numbers: map[string]int64{"requested_bytes": req, "allocated_bytes": alloc, "allowed_bytes": r.AllowedBytes},
+			Advice:  memoryLimitAdvice})
 		return true
 	}
-	ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room (the message was cut after its allocated memory: %s)",
-		size(r.RequestedBytes), size(r.AllocatedBytes), size(r.DeviceTotalBytes), r.Reason)
-	r.Causes = append(r.Causes, Cause{Name: CauseCapacity, Evidence: ev,
-		Numbers: map[string]int64{"requested_bytes": r.RequestedBytes, "allocated_bytes": r.AllocatedBytes, "device_total_bytes": r.DeviceTotalBytes},
-		Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
+	given := []string{fmt.Sprintf("the request (%s)", size(req)), fmt.Sprintf("the %s PyTorch had allocated", size(alloc))}
+	if r.known(r.DeviceTotalBytes) {
+		given = append(given, "the GPU's total ("+size(r.DeviceTotalBytes)+")")
+	}
+	if r.known(r.DeviceFreeBytes) {
+		given = append(given, "its free memory ("+size(r.DeviceFreeBytes)+")")
+	}
+	if r.known(r.AllowedBytes) {
+		given = append(given, "the limit ("+size(r.AllowedBytes)+" allowed)")
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s): it gives %s, and the request with the allocated memory fits them; PyTorch's reserved memory, which would tell whether cached or split blocks held the rest, was cut, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it",
+		r.Reason, strings.Join(given, ", ")))
 	return true
 }
 

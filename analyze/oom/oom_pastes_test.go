@@ -324,6 +324,16 @@ func TestRealPastes(t *testing.T) {
 		{"pt2.4_vllm_engine_privpools_kaito976.txt", "2.x", mib(54600), mib(51419), gib(1577), gib(1373), gib(1373) + mib(73686), gib(1525), CauseFragmentation},
 		// 22.78 + 9.08 = 31.86 GiB > 31.47 GiB; then a chained exception.
 		{"pt2.x_this_process_capacity_cads4.txt", "2.x", gib(2278), gib(1273), gib(3147), gib(908), gib(908) + gib(935), gib(1873), CauseCapacity},
+		// Wrapped and cut after "is allocated by PyTorch": 512 MiB + 19.01
+		// GiB allocated = 19.51 GiB > 19.19 GiB allowed, with 3.42 GiB free:
+		// the limit refused it, whatever the cut figures say.
+		{"pt2.x_cut_after_allocated_allowed_report.txt", "cut", mib(51200), gib(342), gib(2399), gib(1901), -1, -1, CauseMemoryLimit},
+		// Wrapped over indented lines (Windows paths): 21.15 GiB asked of
+		// an 8 GiB GPU.
+		{"pt2.x_wrapped_indented_allowed_toolarge_windows.txt", "2.x", gib(2115), gib(670), gib(800), mib(16326), mib(16326) + mib(1874), -1, CauseCapacity},
+		// Read from its GPU on and cut after the allocated memory: no
+		// request, no cause.
+		{"pt2.x_body_cut_both_ends_tenants.txt", "cut", -1, 0, gib(19169), gib(958), -1, -1, ""},
 		// A Kaggle notebook's IPython traceback; process 3047950 (47.50
 		// GiB) is this one (47.15 GiB reserved + 47.50 > 47.51 GiB in use);
 		// 291.83 MiB split >= 44 MiB.

@@ -878,9 +878,11 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			// ("GPU 。" then the reporter's words): cut there.
 			bad.Reason = fmt.Sprintf("the message ends at column %d, where other text follows", s.i+1)
 		}
-		if strings.HasPrefix(bad.Reason, "the message ends at column") && m.Requested > 0 {
-			// Keep every figure printed whole before the cut.
-			m.Generation, m.Reason, m.Warnings = GenCut, bad.Reason, s.huge
+		bodyCut := (strings.HasPrefix(line[at:], "(GPU ") || strings.HasPrefix(line[at:], "GPU ")) && m.Free >= 0
+		if strings.HasPrefix(bad.Reason, "the message ends at column") && (m.Requested > 0 || bodyCut) {
+			// Keep every figure printed whole before the cut; of a message
+			// read from its GPU on, once it has given the free memory.
+			m.Generation, m.Reason, m.Warnings = GenCut, bad.Reason, append(m.Warnings, s.huge...)
 			return m, len(strings.TrimRight(line, " \r\n"))
 		}
 		return bad, len(strings.TrimRight(line, " \r\n"))

@@ -494,7 +494,7 @@ func complete(m Message) bool {
 // after all: read whole, or cut after it named the GPU ("Tried to allocate
 // 20.00 MiB (GPU 0; 1.96 GiB total capa").
 func weakKept(m Message) bool {
-	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ")))
+	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.
