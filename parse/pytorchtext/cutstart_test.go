@@ -111,3 +111,18 @@ func TestLoggedPyTorchMessageNotTensorFlow(t *testing.T) {
 		t.Errorf("warnings %q", ws)
 	}
 }
+
+// Prose quoting the form with an ellipsis, without an exception type or
+// "CUDA out of memory" before it (testdata/README.md describing a file:
+// "`Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 4.00 GiB
+// ...`"), is no message; the same shortening after "torch.OutOfMemoryError:
+// CUDA out of memory." is one, cut there (TestMessageAbridged).
+func TestEllipsisInProseIsNoMessage(t *testing.T) {
+	rs, err := readText(t, "prose", "the OOM message (`Tried to allocate 20.00\n  MiB. GPU 0 has a total capacity of 4.00 GiB ...`, line 15), then the summaries.\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 0 {
+		t.Errorf("messages %+v", rs.msgs)
+	}
+}

@@ -1531,7 +1531,7 @@ func (s *scanner) want(lit string) error {
 	if rest := s.s[s.i+k:]; strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…") {
 		// An ellipsis where the next part should be: the rest was left
 		// out ("... 142.81 MiB is free...."), so it reads as cut there.
-		return fmt.Errorf("the message ends at column %d, where an ellipsis stands for the rest", s.i+k+1)
+		return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, ellipsisCut)
 	}
 	got := s.s[s.i+k:]
 	if len(got) > 24 {
@@ -1544,6 +1544,9 @@ func (s *scanner) want(lit string) error {
 // A closing quote at the end is not text of the message: a Python string
 // literal, a markdown backtick, a JSON string (the next line may go on).
 func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
+
+// ellipsisCut ends the reason of a message shortened with an ellipsis.
+const ellipsisCut = "where an ellipsis stands for the rest"
 
 // abridged reports a 1.x message whose parentheses close early, at s.i
 // ("(GPU 0; 8.00 GiB total capacity; 7.21 GiB already allocated)"): the

@@ -494,6 +494,12 @@ func complete(m Message) bool {
 // after all: read whole, or cut after it named the GPU ("Tried to allocate
 // 20.00 MiB (GPU 0; 1.96 GiB total capa").
 func weakKept(m Message) bool {
+	if m.Generation == GenCut && strings.Contains(m.Reason, ellipsisCut) {
+		// Shortened with "..." where no exception type or "CUDA out of
+		// memory" leads into it: prose or docs quoting the form
+		// ("`Tried to allocate 20.00 MiB. GPU 0 has ... ...`").
+		return false
+	}
 	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
 }
 
