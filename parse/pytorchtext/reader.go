@@ -327,6 +327,10 @@ func (r *Reader) addLine(line string) error {
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
 	}
+	if row, ok := headlessRow(line); ok {
+		r.startHeadlessSummary(row, line)
+		return nil
+	}
 	if i := strings.Index(line, "OrderedDict([('"); i >= 0 {
 		// print(torch.cuda.memory_stats()): Python's repr, not JSON.
 		key := line[i+len("OrderedDict([('"):]

@@ -29,8 +29,18 @@ func SniffSummary(head []byte) bool {
 	// no borders, its header row a few lines below; or one whose ruler
 	// lines were removed: the title in its cell, the header row's cells a
 	// few lines below.
+	if i < 0 && summaryHeadlessSniffRe.Match(t) && !SniffOOM(head) {
+		// A table pasted without its title: a metric's row and its
+		// "from large pool" row under it.
+		return true
+	}
 	return i >= 0 && (summaryBareSniffRe.Match(t) || summaryNoRulersSniffRe.Match(t)) && !SniffOOM(head)
 }
+
+// summaryHeadlessSniffRe matches a row of one of memory_summary()'s pooled
+// metrics and the "from large pool" row under it, between borders: a table
+// whose title and header were cut off.
+var summaryHeadlessSniffRe = lazyre.New(`(?m)^[^|\n]*\|[ \t]*(?:Allocated memory|Active memory|Requested memory|GPU reserved memory|Non-releasable memory|Allocations|Active allocs|GPU reserved segments|Non-releasable allocs)[ \t]*\|[^\n]*\|[ \t\r]*\n[^|\n]*\|[ \t]*from large pool[ \t]*\|`)
 
 // summaryNoRulersSniffRe matches the title and header of a table without
 // its "|===|" and "|---|" lines (see summary), after any log prefix.

@@ -511,3 +511,43 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// headlessRow reports whether line starts a memory_summary() table pasted
+// without its title (cut at its start): its header row, or a row of one of
+// its metrics whose four values all read as the table prints them.
+func headlessRow(line string) (summaryRow, bool) {
+	rows, _ := barRows(line)
+	if len(rows) != 1 {
+		return summaryRow{}, false
+	}
+	row := rows[0]
+	switch row.kind {
+	case rowHeader:
+		return row, true
+	case rowData:
+		mt, ok := summaryMetrics[strings.Join(strings.Fields(row.cells[0]), " ")]
+		if !ok {
+			return summaryRow{}, false
+		}
+		for _, c := range row.cells[1:] {
+			if _, _, ok := summaryValue(c, mt.size); !ok {
+				return summaryRow{}, false
+			}
+		}
+		return row, true
+	}
+	return summaryRow{}, false
+}
+
+// startHeadlessSummary starts a table from its first row read, the title
+// (and with it the device) cut off: the device is unknown, and rows that
+// came before are missing.
+func (r *Reader) startHeadlessSummary(row summaryRow, line string) {
+	s := &summary{device: -1, start: r.line, set: int32(r.meta.Sets), header: row.kind == rowData}
+	r.summary = s
+	r.meta.Sets++
+	r.meta.Warnings.Linef(int(r.line), "a memory summary without its title (the table starts at line %d, cut before it: %q): its device is not given, and the rows above are missing; the rows from here are read", r.line, clip(strings.TrimSpace(line)))
+	if done, _ := s.addRow(r, row, line); done {
+		r.summary = nil
+	}
+}
