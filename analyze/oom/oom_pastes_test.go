@@ -268,7 +268,7 @@ func TestRealPastes(t *testing.T) {
 		// "`RuntimeError:CUDA" (no space): 276 MiB unallocated >= 20 MiB.
 		{"pt1.x_nospace_backtick_dcrnn6.txt", "1.x", mib(2000), mib(669), gib(580), gib(436), gib(463), -1, CauseFragmentation},
 
-		// Branch hC's hunt (testdata/README.md, "Pastes of branch hC").
+		// A hunt for pastes in the field (testdata/README.md, "Pastes found in the field").
 		// A comment quoting only the parentheses, "(GPU 0; ...)": read
 		// from its GPU on, no request, so no cause; a note says why.
 		{"pt1.x_body_only_gpt2chinese215.txt", "1.x", -1, mib(362), gib(1575), mib(7911), mib(8600), -1, ""},

@@ -9,7 +9,7 @@ import (
 // in parentheses, a log cut at its start. From its GPU on the message is
 // PyTorch's and nobody else's, so it is read (the request unknown) when it
 // parses whole; the same words in a sentence, or cut at both ends, are no
-// message. (Branch hC's hunt; testdata/README.md names the sources.)
+// message. (testdata/README.md, "Pastes found in the field", names the sources.)
 func TestMessageCutBeforeItsRequest(t *testing.T) {
 	const MiB, GiB = 1 << 20, 1 << 30
 	hund := func(h, unit int64) int64 { return (h*unit + 50) / 100 }
