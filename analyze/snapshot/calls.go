@@ -298,19 +298,31 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	if len(keys) < minBoundaries {
 		return nil, -1, false
 	}
-	if ps, first, calls := a.keyPasses(d, pos, keys); ps != nil {
-		return ps, first, calls
+	// How often each key occurs among keys, in a slice by key kept for
+	// the next call and cleared after this one: the search asks passesOf
+	// for every caller group in every stretch it tries, and a map here
+	// was a fifth of the module-call rule's instructions.
+	if len(d.keyCount) < len(d.keys) {
+		d.keyCount = make([]int32, len(d.keys))
 	}
-	return a.stackPasses(d, pos, keys)
-}
-
-// keyPasses is passesOf for passes whose allocations repeat in stack and
-// size.
-func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32) ([]int, int32, bool) {
-	count := map[int32]int{}
+	count := d.keyCount
 	for _, k := range keys {
 		count[k]++
 	}
+	defer func() {
+		for _, k := range keys {
+			count[k] = 0
+		}
+	}()
+	if ps, first, calls := a.keyPasses(d, pos, keys, count); ps != nil {
+		return ps, first, calls
+	}
+	return a.stackPasses(d, pos, keys, count)
+}
+
+// keyPasses is passesOf for passes whose allocations repeat in stack and
+// size; count holds how often each key occurs among keys.
+func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32, count []int32) ([]int, int32, bool) {
 	// Leave out the allocations made once within the first pass: those
 	// before the first allocation of a key that recurs, and those between
 	// it and that key's next allocation.
@@ -372,13 +384,15 @@ func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32) ([]int
 // allocations made once (their stack and size seen nowhere else: a
 // cuBLAS workspace the first matmul made). Of the periods that do so,
 // the shortest.
-func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32) ([]int, int32, bool) {
+func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32, count []int32) ([]int, int32, bool) {
 	n := len(keys)
 	st := make([]int32, n)
-	count := map[int32]int{}
+	ones := 0 // allocations made once: a first pass holds at most these beside its own
 	for i, k := range keys {
 		st[i] = d.keys[k].stack
-		count[k]++
+		if count[k] == 1 {
+			ones++
+		}
 	}
 	// The periods of the sequence's suffixes, from the prefix function
 	// of the reversed sequence: the shortest period of a suffix does not
@@ -403,12 +417,6 @@ func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32) ([]i
 			cands[len(cands)-1].length = l
 		} else {
 			cands = append(cands, cand{per, l})
-		}
-	}
-	ones := 0 // allocations made once: a first pass holds at most these beside its own
-	for _, c := range count {
-		if c == 1 {
-			ones++
 		}
 	}
 	for _, c := range cands {
@@ -455,7 +463,7 @@ func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32) ([]i
 // firstPass reports whether head (the stacks of a first pass, hk their
 // keys) holds the stacks of pass, in order, from its first, and beside
 // them only allocations whose key occurs once (count).
-func firstPass(head, pass []int32, hk []int32, count map[int32]int) bool {
+func firstPass(head, pass []int32, hk []int32, count []int32) bool {
 	if len(head) < len(pass) || head[0] != pass[0] {
 		return false
 	}
