@@ -2,8 +2,10 @@ package oom
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
@@ -264,6 +266,7 @@ type Report struct {
 	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
 	backend     string               // the message's ("CUDA", "HIP", "XPU", "MPS"); "" without one
 	msg         *pytorchtext.Message // the first message folded in
+	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
 	caller      string // the program a figureless message came from (callerOf)
@@ -449,6 +452,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, r := range reports {
 		r.nameProcesses(procs)
 		r.findCauses()
+		r.judgeCoarse(procs, opt.Filter)
 		pm.OOMs = append(pm.OOMs, *r)
 	}
 	// Counted OOMs without a report (the GPU allocator's count: host
@@ -810,6 +814,10 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	}
 	mm := m.Message
 	r.msg = &mm
+	if len(m.Coarse) > 0 && !r.snapshot {
+		c := m
+		r.coarse = &c
+	}
 	r.Generation, r.Text, r.Reason = m.Generation, m.Text, m.Reason
 	if !parsed(m.Generation) {
 		if m.Requested > 0 && !r.snapshot {
@@ -2154,4 +2162,128 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 		out = append(out, FragmentationReport{Path: s.Path, Format: s.Format, Device: st.Device, At: st.Source, State: ps, Advice: endFragmentationAdvice})
 	}
 	return out
+}
+
+// maxCoarse bounds the coarse figures judgeCoarse moves independently
+// (2^maxCoarse variants); more are moved together with the last.
+const maxCoarse = 10
+
+// judgeCoarse keeps the causes of a message whose figures were typed
+// coarser than PyTorch prints them ("2 GiB", Message.Coarse) only when they
+// hold at that precision: the message is judged again with every coarse
+// figure at either end of its rounding allowance (half a unit of its last
+// digit), every combination; where any gives other causes, or another
+// answer to whether the request would have fit if contiguous, the causes
+// (and that answer) are dropped and a note says the figures are too coarse
+// to decide. Figures are only moved within what was typed: the truth lies
+// in that box, so a cause that holds at all its corners holds.
+func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter) {
+	m := r.coarse
+	if m == nil || r.snapshot || len(r.Sources) == 0 {
+		return
+	}
+	figs := m.Coarse
+	typed := make([]string, 0, len(figs))
+	for _, f := range figs {
+		mm := m.Message
+		if v := figure(&mm, f.Field); v != nil && *v >= 0 {
+			typed = append(typed, fmt.Sprintf("%s %s ±%s", strings.ReplaceAll(f.Field, "_", " "), size(*v), size(f.Tolerance)))
+		}
+	}
+	verdict := func(q *Report) string {
+		names := make([]string, 0, len(q.Causes))
+		for _, c := range q.Causes {
+			names = append(names, c.Name)
+		}
+		slices.Sort(names)
+		fit := "?"
+		if q.WouldFitIfContiguous != nil {
+			fit = strconv.FormatBool(*q.WouldFitIfContiguous)
+		}
+		return strings.Join(names, ",") + "|" + fit
+	}
+	nominal := verdict(r)
+	seen := map[string]bool{nominal: true}
+	var others []string
+	n := min(len(figs), maxCoarse)
+	for mask := 0; mask < 1<<n; mask++ {
+		mm := m.Message
+		mm.Processes = slices.Clone(m.Processes)
+		for i, f := range figs {
+			d := f.Tolerance
+			if mask&(1<<min(i, n-1)) == 0 {
+				d = -d
+			}
+			moveFigure(&mm, f.Field, d)
+		}
+		q := &Report{Device: -1}
+		q.clear()
+		q.addMessage(Message{Message: mm, Line: m.Line, Frames: m.Frames}, r.Sources[0], filter)
+		q.unified, q.unifiedPath = r.unified, r.unifiedPath
+		q.nameProcesses(procs)
+		q.findCauses()
+		if v := verdict(q); !seen[v] {
+			seen[v] = true
+			others = append(others, v)
+		}
+	}
+	if len(others) == 0 {
+		r.Notes = append(r.Notes, "some figures were typed with fewer decimals than PyTorch prints ("+strings.Join(typed, ", ")+"): "+
+			"the verdict holds anywhere within that rounding")
+		return
+	}
+	causes := map[string]bool{}
+	for _, v := range append([]string{nominal}, others...) {
+		names, _, _ := strings.Cut(v, "|")
+		if names == "" {
+			names = "no cause"
+		}
+		names = strings.ReplaceAll(names, ",", " with ")
+		causes[names] = true
+	}
+	alts := slices.Sorted(maps.Keys(causes))
+	r.Causes, r.WouldFitIfContiguous = nil, nil
+	r.Notes = append(r.Notes, "some figures were typed with fewer decimals than PyTorch prints ("+strings.Join(typed, ", ")+"), "+
+		"too coarse to decide the cause: within that rounding the figures give "+strings.Join(alts, " or ")+
+		"; the message as PyTorch printed it, with two decimals (the job's own log, or str(e)), tells")
+}
+
+// moveFigure adds d bytes to the figure field of m (a CoarseFigure's
+// Field), keeping a known figure at 0 or more and an unknown one unknown.
+func moveFigure(m *pytorchtext.Message, field string, d int64) {
+	if v := figure(m, field); v != nil && *v >= 0 {
+		*v = max(*v+d, 0)
+	}
+}
+
+// figure is the figure field of m (a CoarseFigure's Field), nil for a
+// field m does not have.
+func figure(m *pytorchtext.Message, field string) *int64 {
+	var v *int64
+	switch field {
+	case "requested":
+		v = &m.Requested
+	case "total":
+		v = &m.Total
+	case "free":
+		v = &m.Free
+	case "process_in_use":
+		v = &m.ProcessInUse
+	case "allowed":
+		v = &m.Allowed
+	case "allocated":
+		v = &m.Allocated
+	case "private_pools":
+		v = &m.PrivatePools
+	case "reserved_unallocated":
+		v = &m.ReservedUnallocated
+	case "reserved":
+		v = &m.Reserved
+	default:
+		var i int
+		if _, err := fmt.Sscanf(field, "process %d", &i); err == nil && i >= 0 && i < len(m.Processes) {
+			v = &m.Processes[i].Bytes
+		}
+	}
+	return v
 }

@@ -125,6 +125,7 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 			m.Reason = str(pytorchtext.MsgReason, i)
 			m.Text = str(pytorchtext.MsgText, i)
 			m.Cached = rec.Column(pytorchtext.MsgCached).(*array.Boolean).Value(i)
+			m.Coarse = pytorchtext.ParseCoarse(str(pytorchtext.MsgCoarse, i))
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}
 	case pytorchtext.TableProcesses:

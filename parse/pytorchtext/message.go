@@ -201,6 +201,12 @@ type Message struct {
 	// Warnings are figures read as unknown because no GPU has them (NVML
 	// overflowing to 2^64 bytes), one sentence each.
 	Warnings []string
+	// Coarse lists the figures typed with fewer decimals than PyTorch
+	// prints ("2 GiB", "7.8 GiB": a message retyped or shortened by hand),
+	// each with the rounding allowance its precision gives (half a unit
+	// of its last digit: 0.5 GiB for "2 GiB"); nil when every figure is as
+	// format_size() prints it (SizeTolerance holds then).
+	Coarse []CoarseFigure
 	// Host is true for a TensorFlow message whose device is the CPU
 	// ("/device:CPU:0") and for PyTorch's CPU allocator's (GenCPU): the
 	// machine's memory ran out, not a GPU's.
@@ -211,6 +217,45 @@ type Message struct {
 	// these are ("Windows", "Linux").
 	requestedBelow    int64
 	hostErrno, hostOS string
+}
+
+// CoarseFigure is a figure of a message typed coarser than PyTorch prints
+// it. Field is its column in the messages table ("requested", "total",
+// "free", "process_in_use", "allowed", "allocated", "private_pools",
+// "reserved_unallocated", "reserved"), or "process N" for the Nth of
+// Processes, from 0. Tolerance is how far from the true size the figure
+// may be, in bytes.
+type CoarseFigure struct {
+	Field     string
+	Tolerance int64
+}
+
+// FormatCoarse writes figures as the messages table's coarse column holds
+// them: "field=allowance" pairs joined by ";".
+func FormatCoarse(figs []CoarseFigure) string {
+	var b strings.Builder
+	for i, f := range figs {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, "%s=%d", f.Field, f.Tolerance)
+	}
+	return b.String()
+}
+
+// ParseCoarse reads the coarse column (FormatCoarse); nil for "" and for
+// pairs it cannot read.
+func ParseCoarse(s string) []CoarseFigure {
+	var figs []CoarseFigure
+	for _, kv := range strings.Split(s, ";") {
+		k, v, ok := strings.Cut(kv, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil || n <= 0 {
+			continue
+		}
+		figs = append(figs, CoarseFigure{k, n})
+	}
+	return figs
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -1114,11 +1159,11 @@ func parseAsync(s *scanner, m *Message) error {
 	}
 	var limit int64 = -1
 	for _, f := range []struct {
-		label string
-		v     *int64
+		label, field string
+		v            *int64
 	}{
-		{"Currently allocated", &m.Allocated}, {"Requested", &m.Requested}, {"Device limit", &m.Total},
-		{"Free (according to CUDA)", &m.Free}, {"PyTorch limit (set by user-supplied memory fraction)", &limit},
+		{"Currently allocated", "allocated", &m.Allocated}, {"Requested", "requested", &m.Requested}, {"Device limit", "total", &m.Total},
+		{"Free (according to CUDA)", "free", &m.Free}, {"PyTorch limit (set by user-supplied memory fraction)", "allowed", &limit},
 	} {
 		s.spaces()
 		if err := s.want(f.label); err != nil {
@@ -1136,6 +1181,10 @@ func parseAsync(s *scanner, m *Message) error {
 		}
 		if *f.v, err = read(); err != nil {
 			return err
+		}
+		s.note(m, f.field)
+		if f.v == &m.Allocated {
+			s.note(m, "reserved")
 		}
 		if f.v == &limit {
 			s.huge = s.huge[:n] // the unset limit is not a figure gone wrong
@@ -1164,6 +1213,8 @@ func parseMPS(s *scanner, m *Message) error {
 	if m.Reserved, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "reserved")
+	reservedTol := s.tol
 	if err := s.want(", other allocations: "); err != nil {
 		return err
 	}
@@ -1171,10 +1222,14 @@ func parseMPS(s *scanner, m *Message) error {
 	if err != nil {
 		return err
 	}
+	if reservedTol+s.tol > 0 {
+		m.Coarse = append(m.Coarse, CoarseFigure{"process_in_use", max(reservedTol, SizeTolerance(m.Reserved)) + max(s.tol, SizeTolerance(other))})
+	}
 	if s.eat(", max allowed: ") {
 		if m.Allowed, err = s.size(); err != nil {
 			return err
 		}
+		s.note(m, "allowed")
 	}
 	if m.Reserved >= 0 && other >= 0 {
 		m.ProcessInUse = m.Reserved + other
@@ -1185,6 +1240,7 @@ func parseMPS(s *scanner, m *Message) error {
 	if m.Requested, err = s.request(); err != nil {
 		return err
 	}
+	s.note(m, "requested")
 	if s.i >= s.end() {
 		return nil
 	}
@@ -1269,6 +1325,7 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 	if m.Requested, err = s.request(); err != nil {
 		return err
 	}
+	s.note(m, "requested")
 	switch {
 	case s.eat(". GPU "):
 		m.Generation = Gen2
@@ -1296,6 +1353,10 @@ func parseGen2(s *scanner, m *Message) error {
 	if m.Total, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "total")
+	if err := processesAfterTotal(s, m); err != nil {
+		return err
+	}
 	// XPU in PyTorch 2.5 and 2.6 prints no free memory: "... total
 	// capacity of T. Of the allocated memory ...".
 	if m.Backend != "XPU" || !s.eat(". ") {
@@ -1305,6 +1366,7 @@ func parseGen2(s *scanner, m *Message) error {
 		if m.Free, err = s.size(); err != nil {
 			return err
 		}
+		s.note(m, "free")
 		if err := s.want(" is free. "); err != nil {
 			return err
 		}
@@ -1322,6 +1384,7 @@ func parseGen2(s *scanner, m *Message) error {
 			if p.Bytes, err = s.size(); err != nil {
 				return err
 			}
+			s.note(m, fmt.Sprintf("process %d", len(m.Processes)))
 			if err := s.want(" memory in use."); err != nil {
 				return err
 			}
@@ -1340,6 +1403,7 @@ func parseGen2(s *scanner, m *Message) error {
 			if err != nil {
 				return err
 			}
+			s.note(m, "process_in_use")
 			if err := s.want(" memory in use."); err != nil {
 				return err
 			}
@@ -1358,6 +1422,7 @@ func parseGen2(s *scanner, m *Message) error {
 		if m.Allowed, err = s.size(); err != nil {
 			return err
 		}
+		s.note(m, "allowed")
 		if err := s.want(" allowed; "); err != nil {
 			return err
 		}
@@ -1368,6 +1433,7 @@ func parseGen2(s *scanner, m *Message) error {
 	if m.Allocated, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "allocated")
 	if err := s.want(" is allocated by PyTorch, "); err != nil {
 		return err
 	}
@@ -1375,6 +1441,7 @@ func parseGen2(s *scanner, m *Message) error {
 		if m.PrivatePools, err = s.size(); err != nil {
 			return err
 		}
+		s.note(m, "private_pools")
 		if !s.eat(" allocated in private pools (e.g., HIP Graphs), ") {
 			if err := s.want(" allocated in private pools (e.g., CUDA Graphs), "); err != nil {
 				return err
@@ -1390,10 +1457,52 @@ func parseGen2(s *scanner, m *Message) error {
 	if m.ReservedUnallocated, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "reserved_unallocated")
 	if err := s.want(" is reserved by PyTorch but unallocated."); err != nil {
 		return err
 	}
 	return nil
+}
+
+// processesAfterTotal reads a 2.x message cut after its total whose
+// paste keeps the "Process P has M memory in use" parts after the cut (on
+// the lines under it: "... total capacity of 21.97 GiB" then "Process
+// 1185086 has 21.77 GiB memory in use"): the processes are read, and the
+// message is reported cut where " of which " should have followed. nil
+// when the text goes on otherwise.
+func processesAfterTotal(s *scanner, m *Message) error {
+	if s.i >= len(s.s) || strings.HasPrefix(s.s[s.i:], " of which ") {
+		return nil
+	}
+	rest := strings.TrimLeft(s.s[s.i:], ". \t")
+	if !strings.HasPrefix(rest, "Process ") {
+		return nil
+	}
+	cut := s.i
+	s.i = len(s.s) - len(rest)
+	for s.eat("Process ") {
+		var p Process
+		var err error
+		if p.PID, err = s.int64(); err != nil {
+			return err
+		}
+		if err := s.want(" has "); err != nil {
+			return err
+		}
+		if p.Bytes, err = s.size(); err != nil {
+			return err
+		}
+		s.note(m, fmt.Sprintf("process %d", len(m.Processes)))
+		if err := s.want(" memory in use"); err != nil {
+			return err
+		}
+		if p.Bytes >= 0 {
+			m.Processes = append(m.Processes, p)
+		}
+		s.eat(".")
+		s.spaces()
+	}
+	return fmt.Errorf("the message ends at column %d, where \" of which \" should follow (the free memory and PyTorch's are left out; the process lines after the cut were read)", cut+1)
 }
 
 func parseGen1(s *scanner, m *Message) error {
@@ -1407,12 +1516,14 @@ func parseGen1(s *scanner, m *Message) error {
 	if m.Total, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "total")
 	if err := s.want(" total capacity; "); err != nil {
 		return err
 	}
 	if m.Allocated, err = s.size(); err != nil {
 		return err
 	}
+	s.note(m, "allocated")
 	if err := s.want(" already allocated"); err != nil {
 		return err
 	}
@@ -1432,10 +1543,12 @@ func parseGen1(s *scanner, m *Message) error {
 		return err
 	case s.eat(" free)"):
 		m.Free = v
+		s.note(m, "free")
 		s.i--
 		return s.abridged()
 	case s.eat(" free; "):
 		m.Free = v
+		s.note(m, "free")
 	case m.Backend == "XPU" && v >= 0:
 		next = v
 	default:
@@ -1456,10 +1569,14 @@ func parseGen1(s *scanner, m *Message) error {
 		switch {
 		case s.eat(" allowed"):
 			m.Allowed = v
+			s.note(m, "allowed")
 		case s.eat(" reserved in total by PyTorch"):
 			m.Reserved = v
+			s.note(m, "reserved")
 		case s.eat(" cached"):
 			cached = v
+			s.note(m, "reserved_unallocated")
+			s.note(m, "reserved")
 		case s.eat(" inactive"):
 			m.Inactive = v
 		default:
@@ -1499,6 +1616,16 @@ type scanner struct {
 	i    int
 	huge []string // sizes read as unknown (see size)
 	mps  bool     // also "KB", "MB", "GB" (MPS messages up to 2.3, powers of 1024)
+	// tol is the rounding allowance of the last size read when it was
+	// typed with fewer than two decimals ("2 GiB"), 0 otherwise.
+	tol int64
+}
+
+// note records the last size read as field's when it was typed coarse.
+func (s *scanner) note(m *Message, field string) {
+	if s.tol > 0 {
+		m.Coarse = append(m.Coarse, CoarseFigure{field, s.tol})
+	}
 }
 
 func (s *scanner) spaces() {
@@ -1654,6 +1781,7 @@ func (s *scanner) request() (int64, error) { return s.sizeBelow(true) }
 // sizeBelow is size (request false) or request (true).
 func (s *scanner) sizeBelow(request bool) (int64, error) {
 	at := s.i
+	s.tol = 0
 	whole := s.digits()
 	if whole == "" {
 		return -1, s.expected("a size")
@@ -1671,16 +1799,29 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		n, _ := strconv.ParseInt(whole, 10, 64)
 		return n, nil
 	}
-	if !s.eat(".") {
-		return -1, s.expected(`" bytes" or two decimals`)
+	// format_size() prints two decimals; a size retyped or shortened by
+	// hand may have none or one ("2 GiB", "7.8 GiB"): read it, with the
+	// allowance its precision gives (s.tol). More than two are read as
+	// two would be: their allowance is within SizeTolerance.
+	frac := ""
+	if s.eat(".") {
+		if frac = s.digits(); frac == "" {
+			if s.i >= s.end() {
+				return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+			}
+			s.i = at
+			return -1, fmt.Errorf("column %d: size %q has a decimal point but no decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1)])
+		}
+		if len(frac) < 2 && s.i >= s.end() {
+			return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		}
 	}
-	frac := s.digits()
-	if len(frac) < 2 && s.i >= s.end() {
-		return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+	decimals := len(frac)
+	if len(frac) > 2 {
+		frac = frac[:2] // below format_size()'s own rounding
 	}
-	if len(frac) != 2 {
-		s.i = at
-		return -1, fmt.Errorf("column %d: size %q does not have two decimals", at+1, s.s[at:min(len(s.s), at+len(whole)+1+len(frac))])
+	for len(frac) < 2 {
+		frac += "0"
 	}
 	var unit int64
 	switch {
@@ -1703,6 +1844,13 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		return -1, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	s.tol = 0
+	switch decimals {
+	case 0:
+		s.tol = unit / 2
+	case 1:
+		s.tol = unit / 20
+	}
 	if request && hundredths > maxRequest/unit*100 {
 		// Hundredths of the unit in 2^64 bytes: unit is 2^10, 2^20 or
 		// 2^30, so this stays within int64.

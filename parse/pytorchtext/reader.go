@@ -233,6 +233,16 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
+	if ls := webLines(line); len(ls) > 1 {
+		for _, l := range ls {
+			if err := r.addText(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	} else {
+		line = ls[0]
+	}
 	if escapedText(line) {
 		// A traceback or log inside a JSON string (an HTTP error body, a
 		// JSON log record): its lines are "\n"-separated on one line.
@@ -680,6 +690,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	}
 	b.Field(MsgText).(*array.StringBuilder).Append(m.Text)
 	b.Field(MsgCached).(*array.BooleanBuilder).Append(m.Cached)
+	if len(m.Coarse) > 0 {
+		b.Field(MsgCoarse).(*array.StringBuilder).Append(FormatCoarse(m.Coarse))
+	} else {
+		b.Field(MsgCoarse).AppendNull()
+	}
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)

@@ -90,6 +90,9 @@
 //	reason         utf8    why an unparsed, cut or async message was not read whole; else null
 //	text           utf8    the message, from "CUDA" to the end of the line
 //	cached         bool    a 1.0-1.3 message ("C cached)": reserved_unallocated printed, not derived)
+//	coarse         utf8    the figures typed with fewer decimals than PyTorch prints ("2 GiB"),
+//	               "field=allowance" pairs in bytes joined by ";" ("requested=536870912;process 0=5242880",
+//	               see Message.Coarse and ParseCoarse); null when every figure has two decimals
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -192,6 +195,7 @@ var (
 		{Name: "reason", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "text", Type: arrow.BinaryTypes.String},
 		{Name: "cached", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "coarse", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -243,6 +247,7 @@ const (
 	MsgReason
 	MsgText
 	MsgCached
+	MsgCoarse
 )
 
 // Columns of the processes table.
