@@ -211,6 +211,13 @@ type Reader struct {
 	source   []byte
 	nonEmpty bool
 	usedRows int64 // rows with a used-memory value
+	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
+	// memory.used ("[N/A]"); totalPlaceholders counts its memory.total
+	// placeholders; gpuName is the first GPU's name a GPU row gave. They
+	// tell a unified-memory GPU (see unifiedNoMemory).
+	usedPlaceholder   string
+	totalPlaceholders int64
+	gpuName           string
 	// unknownProcs counts process rows without a used-memory value (a
 	// placeholder: "[N/A]", "[Not Supported]", null, "-"), the first at
 	// line unknownProcLine: kept with their memory unknown, said once.
@@ -556,6 +563,9 @@ func (r *Reader) endAt(err error) error {
 			// Samples were read, but none says how much memory is used
 			// (DCGM's FB_FREE alone, memory.used "[N/A]" in every row):
 			// nothing to judge, which must not read as "no findings".
+			if msg := r.unifiedNoMemory(); msg != "" {
+				return r.errorf(r.line, "%s", msg)
+			}
 			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
 		}
 		return nil
@@ -774,6 +784,9 @@ func (r *Reader) emit(s *sample) {
 		c.pid.nulls++
 	} else {
 		c.pid.add(s.pid, s.hasPID)
+	}
+	if !s.hasPID && r.gpuName == "" && len(s.gpuName) > 0 {
+		r.gpuName = string(s.gpuName)
 	}
 	c.used.add(s.used, s.hasUsed)
 	if s.hasUsed {
@@ -1091,4 +1104,55 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 	defer dict.Release()
 	d.idx.reset()
 	return array.NewDictionaryArray(typ, indices, dict)
+}
+
+// unifiedNames are words in the names of NVIDIA GPUs with unified memory
+// (the system's memory, shared with the CPU), for which NVML reports no
+// device memory: DGX Spark's "NVIDIA GB10", Jetson modules (Orin,
+// Xavier, Thor; Tegra).
+var unifiedNames = []string{"GB10", "Jetson", "Orin", "Xavier", "Thor", "Tegra"}
+
+// unifiedNoMemory explains an nvidia-smi CSV whose every memory.used is a
+// placeholder such as "[N/A]" ("[Insufficient Permissions]" is another
+// story) when the GPU is one with unified memory by its name, or its
+// memory.total is a placeholder in every row too (a GPU without memory of
+// its own); "" otherwise. NVIDIA's DGX Spark known issues list
+// nvidia-smi's memory fields as not available on GB10; the per-process
+// used_memory of --query-compute-apps is reported there (unsloth PR 10283,
+// a GB10 owner's test), not on every such device.
+func (r *Reader) unifiedNoMemory() string {
+	ph := r.usedPlaceholder
+	if ph != "" && !strings.EqualFold(ph, "[N/A]") && !strings.EqualFold(ph, "[Not Supported]") {
+		return "" // permissions, a lost GPU: not the device's kind
+	}
+	named := ""
+	for _, w := range unifiedNames {
+		if strings.Contains(strings.ToLower(r.gpuName), strings.ToLower(w)) {
+			named = r.gpuName
+			break
+		}
+	}
+	noTotal := r.totalPlaceholders > 0 && r.totalPlaceholders >= r.meta.Rows
+	what := "memory.used is " + ph + " in every sample"
+	if ph == "" {
+		what = "the log has no memory.used"
+	}
+	switch {
+	case named == "" && !noTotal && ph != "":
+		// Nothing tells the device: say what would.
+		return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, NVML gave no figure; a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson) reports none, and so does a driver that cannot see the GPU's memory; log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it", r.meta.Rows, what)
+	case named == "" && !noTotal:
+		return ""
+	}
+	who := what + " and memory.total is " + ph + " too, as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
+	if ph == "" {
+		who = what + " and its memory.total is a placeholder in every sample, as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
+	}
+	if named != "" {
+		who = "the " + named + " has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (" + what + ")"
+	}
+	return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log. "+
+		"Record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 "+
+		"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), "+
+		"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())", r.meta.Rows, who)
 }

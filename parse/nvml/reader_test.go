@@ -183,7 +183,8 @@ func TestFixtures(t *testing.T) {
 		// Inputs that hold no memory sample: TestFieldUnreadable.
 		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
-		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true}
+		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
+		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -786,6 +787,15 @@ func TestFieldUnreadable(t *testing.T) {
 		// DCGM's FB_FREE of two GPUs, cut before FB_USED: samples without a
 		// used value, which read as "no findings" before.
 		{"dcgmexporter736_hostname_lower_mig.txt", ":11: no sample holds a used-memory value"},
+		// DGX Spark (GB10, unified memory): memory.free, memory.total and
+		// memory.used all [N/A]. Was the generic "no sample holds a
+		// used-memory value (... missing or a placeholder)"; now it says
+		// the GPU reports no device memory and what to record instead.
+		{"unsloth10283_gb10_free_total_used_na.csv", ":2: no sample holds a used-memory value (1 samples read): memory.used is [N/A] in every sample and memory.total is [N/A] too, as on a GPU with unified memory"},
+		// The same GPU logged without its name or total: nothing tells the
+		// device, so the error says what [N/A] may mean and what to log
+		// to tell.
+		{"sonar460_gb10_used_na.csv", ":6: no sample holds a used-memory value (5 samples read): memory.used is [N/A] in every sample, NVML gave no figure; a GPU with unified memory"},
 	} {
 		b, err := os.ReadFile(fixtures + "field/" + c.file)
 		if err != nil {
@@ -1157,5 +1167,20 @@ func TestCommentLines(t *testing.T) {
 	}
 	if meta.Skipped != 2 || !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), `line 1: "# GPU memory log" is a comment`) {
 		t.Errorf("%d skipped, warnings %q: want both comments skipped, the first named", meta.Skipped, meta.Warnings.Strings())
+	}
+}
+
+// A GPU row that names a unified-memory GPU (hand-made: the field logs
+// found name none beside a memory.used column) is explained by its name;
+// "[Insufficient Permissions]" is not a device's kind and keeps the
+// generic error.
+func TestUnifiedMemoryNamed(t *testing.T) {
+	_, _, err := readRows(t, "jetson.csv", "timestamp, name, memory.used [MiB]\n2025/11/24 14:08:55.751, Orin, [N/A]\n")
+	if err == nil || !strings.Contains(err.Error(), "the Orin has unified memory") || !strings.Contains(err.Error(), "--query-compute-apps=") {
+		t.Errorf("%v", err)
+	}
+	_, _, err = readRows(t, "perm.csv", "timestamp, name, memory.total [MiB], memory.used [MiB]\n2025/11/24 14:08:55.751, NVIDIA A100, [Insufficient Permissions], [Insufficient Permissions]\n")
+	if err == nil || strings.Contains(err.Error(), "unified") || !strings.Contains(err.Error(), "missing or a placeholder") {
+		t.Errorf("%v", err)
 	}
 }

@@ -715,6 +715,12 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 		return "", true
 	}
 	if isPlaceholder(v) {
+		switch {
+		case c.role == roleUsed && d.r.usedPlaceholder == "":
+			d.r.usedPlaceholder = string(v)
+		case c.role == roleTotal:
+			d.r.totalPlaceholders++
+		}
 		return "", true
 	}
 	switch c.role {
