@@ -226,7 +226,7 @@ func (d *monDecoder) header(w []string, n int) error {
 		}
 	default:
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order; give the first sample's time with --start and the period with --interval", tool, d.r.opt.interval)
+		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order (%s); give the first sample's time with --start", tool, d.r.opt.interval, d.r.rowOrderPeriod())
 	}
 	return nil
 }

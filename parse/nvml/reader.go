@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 )
 
@@ -218,6 +220,9 @@ type Reader struct {
 	usedPlaceholder   string
 	totalPlaceholders int64
 	gpuName           string
+	// intervalCmd is the command in the input whose period placed the
+	// rows of a log without times (commandInterval); "" when none did.
+	intervalCmd string
 	// unknownProcs counts process rows without a used-memory value (a
 	// placeholder: "[N/A]", "[Not Supported]", null, "-"), the first at
 	// line unknownProcLine: kept with their memory unknown, said once.
@@ -604,6 +609,12 @@ func (r *Reader) start() error {
 		r.dec = skipDecoder{r}
 		if !isPromptLine(firstLine(head)) { // else the prompt's segment says so
 			r.meta.Warnings.Addf("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
+		}
+	}
+	if r.opt.interval == 0 {
+		if d, cmd := commandInterval(head); d > 0 {
+			// The paste's own command line gives the period.
+			r.opt.interval, r.intervalCmd = d, cmd
 		}
 	}
 	if r.opt.interval == 0 {
@@ -1155,4 +1166,50 @@ func (r *Reader) unifiedNoMemory() string {
 		"Record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 "+
 		"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), "+
 		"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())", r.meta.Rows, who)
+}
+
+// intervalRe matches a sampling command's period in a paste: nvidia-smi's
+// "-l N" / "--loop=N" (seconds), "-lms N" / "--loop-ms=N" (milliseconds),
+// dmon's and pmon's "-d N" (seconds).
+var intervalRe = lazyre.New(`(?m)\bnvidia-smi\b[^\n]*?\s(?:(-l|--loop)(?:\s+|=)([0-9]{1,6})|(-lms|--loop-ms)(?:\s+|=)([0-9]{1,9})|(-d)\s+([0-9]{1,6}))(?:\s|$)`)
+
+// commandInterval returns the sampling period that a command line in head
+// (the input's start, a shell prompt's command or the command written
+// above the output) gives, and that command; 0 when none does. dmon's and
+// pmon's -d counts only in a dmon or pmon command.
+func commandInterval(head []byte) (time.Duration, string) {
+	m := intervalRe.Re().FindSubmatchIndex(head)
+	if m == nil {
+		return 0, ""
+	}
+	line := head[m[0]:m[1]]
+	var d time.Duration
+	switch {
+	case m[4] >= 0:
+		n, _ := strconv.Atoi(string(head[m[4]:m[5]]))
+		d = time.Duration(n) * time.Second
+	case m[8] >= 0:
+		n, _ := strconv.Atoi(string(head[m[8]:m[9]]))
+		d = time.Duration(n) * time.Millisecond
+	case m[12] >= 0:
+		if !bytes.Contains(line, []byte(" dmon")) && !bytes.Contains(line, []byte(" pmon")) {
+			return 0, ""
+		}
+		n, _ := strconv.Atoi(string(head[m[12]:m[13]]))
+		d = time.Duration(n) * time.Second
+	}
+	return d, strings.TrimSpace(string(line))
+}
+
+// rowOrderPeriod says where the period that places a log's rows without
+// times came from: "the period of the command in the input (...)", or, assumed,
+// that every rate rests on it.
+func (r *Reader) rowOrderPeriod() string {
+	if r.intervalCmd != "" {
+		return fmt.Sprintf("the period of the command in the input, %s; --interval overrides it", r.intervalCmd)
+	}
+	if r.meta.IntervalAssumed {
+		return "an assumption: no command in the input gives the period, so every rate (bytes/s) and time to OOM rests on it and is only relative, per sample, until the period is given with --interval"
+	}
+	return "the period given with --interval"
 }

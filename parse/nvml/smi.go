@@ -229,7 +229,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (set the period with --interval)", d.r.opt.interval)
+		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (%s)", d.r.opt.interval, d.r.rowOrderPeriod())
 	}
 	return nil
 }
