@@ -47,6 +47,10 @@ func TestIntervalFromCommand(t *testing.T) {
 	if w := strings.Join(meta.Warnings.Strings(), " "); !strings.Contains(w, "every rate (bytes/s) and time to OOM rests on it and is only relative") {
 		t.Errorf("warnings %q", w)
 	}
+	// A command continued over lines, as a shell prints it.
+	if d, cmd := commandInterval([]byte("$ nvidia-smi \\\n  --query-gpu=index,memory.used \\\n  --format=csv -l 5\nindex, memory.used [MiB]\n")); d != 5*time.Second || !strings.HasSuffix(cmd, "-l 5") {
+		t.Errorf("continued: %v %q", d, cmd)
+	}
 	// dmon's -d is dmon's period; in a --query-gpu command it is nothing.
 	if d, _ := commandInterval([]byte("$ nvidia-smi dmon -s m -d 2\n")); d != 2*time.Second {
 		t.Errorf("dmon -d: %v", d)

@@ -1178,6 +1178,11 @@ var intervalRe = lazyre.New(`(?m)\bnvidia-smi\b[^\n]*?\s(?:(-l|--loop)(?:\s+|=)(
 // above the output) gives, and that command; 0 when none does. dmon's and
 // pmon's -d counts only in a dmon or pmon command.
 func commandInterval(head []byte) (time.Duration, string) {
+	if bytes.Contains(head, []byte("\\\n")) || bytes.Contains(head, []byte("\\\r\n")) {
+		// A command continued over lines ("nvidia-smi \" then
+		// "  --format=csv -l 5"): one line.
+		head = bytes.ReplaceAll(bytes.ReplaceAll(head, []byte("\\\r\n"), []byte(" ")), []byte("\\\n"), []byte(" "))
+	}
 	m := intervalRe.Re().FindSubmatchIndex(head)
 	if m == nil {
 		return 0, ""

@@ -1502,7 +1502,7 @@ func processesAfterTotal(s *scanner, m *Message) error {
 		s.eat(".")
 		s.spaces()
 	}
-	return fmt.Errorf("the message ends at column %d, where \" of which \" should follow (the free memory and PyTorch's are left out; the process lines after the cut were read)", cut+1)
+	return fmt.Errorf("the message ends at column %d, where \" of which \" should follow; the free memory and PyTorch's are left out, the process lines under the cut were read", cut+1)
 }
 
 func parseGen1(s *scanner, m *Message) error {
