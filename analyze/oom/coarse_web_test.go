@@ -54,7 +54,7 @@ func TestHTMLCoarsePaste(t *testing.T) {
 	if got := causeNames(r); !slices.Equal(got, []string{CauseOtherProcesses}) {
 		t.Errorf("causes %v", got)
 	}
-	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "total 24.00 GiB ±512.00 MiB") || !strings.Contains(notes, "holds anywhere within that rounding") {
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "total 24.00 GiB ±512.00 MiB") || !strings.Contains(notes, "holds at every end of that rounding") {
 		t.Errorf("notes %q", r.Notes)
 	}
 }
@@ -87,7 +87,7 @@ func TestCoarseFiguresUndecided(t *testing.T) {
 	// last digit; capacity at every corner (±0.05 GiB each).
 	pm = textPostmortem(t, "RuntimeError: CUDA out of memory. Tried to allocate 2.5 GiB (GPU 0; 23.7 GiB total capacity; 23.4 GiB already allocated; 0.1 GiB free; 23.5 GiB reserved in total by PyTorch)\n")
 	r = pm.OOMs[0]
-	if len(r.Causes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "holds anywhere within that rounding") {
+	if len(r.Causes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "holds at every end of that rounding") {
 		t.Errorf("causes %v, notes %q", causeNames(r), r.Notes)
 	}
 }

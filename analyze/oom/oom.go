@@ -449,10 +449,11 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
 		r.nameProcesses(procs)
 		r.findCauses()
-		r.judgeCoarse(procs, opt.Filter)
+		r.judgeCoarse(procs, opt.Filter, &coarseBudget)
 		pm.OOMs = append(pm.OOMs, *r)
 	}
 	// Counted OOMs without a report (the GPU allocator's count: host
@@ -2166,7 +2167,13 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 
 // maxCoarse bounds the coarse figures judgeCoarse moves independently
 // (2^maxCoarse variants); more are moved together with the last.
-const maxCoarse = 10
+// maxCoarseVariants bounds the variants judged in one postmortem (a log of
+// thousands of retyped messages): past it, fewer figures move
+// independently, down to all together (2 variants).
+const (
+	maxCoarse         = 10
+	maxCoarseVariants = 1 << 18
+)
 
 // judgeCoarse keeps the causes of a message whose figures were typed
 // coarser than PyTorch prints them ("2 GiB", Message.Coarse) only when they
@@ -2176,8 +2183,10 @@ const maxCoarse = 10
 // answer to whether the request would have fit if contiguous, the causes
 // (and that answer) are dropped and a note says the figures are too coarse
 // to decide. Figures are only moved within what was typed: the truth lies
-// in that box, so a cause that holds at all its corners holds.
-func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter) {
+// in that box, and a cause that holds at all its corners is taken to hold.
+// budget bounds the variants tried across a postmortem (maxCoarseVariants);
+// past it, the last figures move together.
+func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, budget *int) {
 	m := r.coarse
 	if m == nil || r.snapshot || len(r.Sources) == 0 {
 		return
@@ -2206,6 +2215,10 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter) {
 	seen := map[string]bool{nominal: true}
 	var others []string
 	n := min(len(figs), maxCoarse)
+	for n > 1 && 1<<n > *budget {
+		n--
+	}
+	*budget = max(*budget-1<<n, 0)
 	for mask := 0; mask < 1<<n; mask++ {
 		mm := m.Message
 		mm.Processes = slices.Clone(m.Processes)
@@ -2228,8 +2241,12 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter) {
 		}
 	}
 	if len(others) == 0 {
+		together := ""
+		if n < len(figs) {
+			together = fmt.Sprintf(" (the last %d moved together, not each on its own: too many to try every combination)", len(figs)-n+1)
+		}
 		r.Notes = append(r.Notes, "some figures were typed with fewer decimals than PyTorch prints ("+strings.Join(typed, ", ")+"): "+
-			"the verdict holds anywhere within that rounding")
+			"the verdict holds at every end of that rounding"+together)
 		return
 	}
 	causes := map[string]bool{}
