@@ -1162,10 +1162,35 @@ func (r *Reader) unifiedNoMemory() string {
 	if named != "" {
 		who = "the " + named + " has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (" + what + ")"
 	}
-	return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log. "+
-		"Record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 "+
-		"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), "+
-		"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())", r.meta.Rows, who)
+	return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, unifiedAdvice)
+}
+
+// unifiedAdvice says what to record from a GPU that reports no device
+// memory through NVML.
+const unifiedAdvice = "record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 " +
+	"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), " +
+	"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())"
+
+// unifiedNextRow returns the name of a unified-memory GPU (unifiedNames)
+// that the next line of the input names as a whole field ("0, NVIDIA
+// GB10, [N/A], [N/A]"), "" when it names none. It looks ahead without
+// reading.
+func (r *Reader) unifiedNextRow() string {
+	b, _ := r.src.Peek(512) // a row; in the error path only, so waiting on a stream costs nothing
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	for _, f := range strings.Split(string(b), ",") {
+		f = strings.TrimSpace(f)
+		for _, w := range unifiedNames {
+			for _, word := range strings.Fields(f) {
+				if strings.EqualFold(word, w) {
+					return f
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // intervalRe matches a sampling command's period in a paste: nvidia-smi's

@@ -184,7 +184,8 @@ func TestFixtures(t *testing.T) {
 		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
-		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true}
+		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
+		"field/unsloth10703_gb10_no_used_column.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -796,6 +797,10 @@ func TestFieldUnreadable(t *testing.T) {
 		// device, so the error says what [N/A] may mean and what to log
 		// to tell.
 		{"sonar460_gb10_used_na.csv", ":6: no sample holds a used-memory value (5 samples read): memory.used is [N/A] in every sample, NVML gave no figure; a GPU with unified memory"},
+		// GB10 logged without memory.used: was "log it with
+		// --query-gpu=...,memory.used", which gives [N/A] there too; now
+		// the row's name says why it would not help, and what would.
+		{"unsloth10703_gb10_no_used_column.txt", ":2: the log has no memory.used column (fields: index,name,memory.total,memory.free), and it would not help: the NVIDIA GB10 has unified memory"},
 	} {
 		b, err := os.ReadFile(fixtures + "field/" + c.file)
 		if err != nil {
