@@ -26,6 +26,9 @@ type jsonDecoder struct {
 	inStr bool
 	esc   bool
 	start int
+	// last is the last byte of the document so far outside its strings
+	// and white space: what may follow it.
+	last byte
 }
 
 func newJSONDecoder(r *Reader, handle func([]byte, int) error) *jsonDecoder {
@@ -34,6 +37,18 @@ func newJSONDecoder(r *Reader, handle func([]byte, int) error) *jsonDecoder {
 
 func (d *jsonDecoder) line(b []byte, n int) error {
 	i := 0
+	if d.depth > 0 && d.cutBefore(b) {
+		// The document that started at d.start was cut at the end of
+		// the line before (a truncated record among whole ones, a line
+		// another program printed): it is skipped, and this line is
+		// read afresh, rather than taken into it - which would take
+		// every record after it too, since the cut document never closes.
+		err := asRowError(d.r.errorf(d.start, "truncated: the JSON document that starts at line %d is cut at the end of line %d (%q follows it)", d.start, n-1, snippet(trimSpace(b))), d.start, n-1)
+		if bad := (*rowError)(nil); errors.As(err, &bad) {
+			d.r.skipRow(bad)
+		}
+		d.depth, d.inStr, d.esc = 0, false, false
+	}
 	for i < len(b) {
 		if d.depth == 0 {
 			for i < len(b) && isSpace(b[i]) {
@@ -59,6 +74,12 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 			return d.r.errorf(d.start, "a JSON document longer than %d MiB", maxDoc>>20)
 		}
 		if !done {
+			if d.inStr {
+				// A JSON string cannot hold a line end: the line was cut
+				// inside one (a record truncated among whole ones).
+				d.depth, d.inStr, d.esc = 0, false, false
+				return asRowError(d.r.errorf(n, "truncated: the JSON document that starts at line %d is cut inside a string", d.start), d.start, n)
+			}
 			d.doc = append(d.doc, '\n')
 			return nil
 		}
@@ -74,6 +95,33 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 	return nil
 }
 
+// cutBefore reports whether line b, which comes while a document is open,
+// cannot continue it: the document so far ends with a whole value or a
+// key's ':' (a pretty-printer breaks lines after ',' and opening brackets
+// only, never between a key and its value) and b starts with anything but
+// the ',' or closing bracket that must follow a value inside a document.
+func (d *jsonDecoder) cutBefore(b []byte) bool {
+	if d.inStr {
+		return false
+	}
+	b = trimSpace(b)
+	if len(b) == 0 {
+		return false
+	}
+	switch d.last {
+	case ',', '{', '[':
+		return false
+	}
+	if d.last == ':' {
+		return true
+	}
+	switch b[0] {
+	case ',', '}', ']':
+		return false
+	}
+	return true
+}
+
 // scan follows the nesting of b; it returns where the current document
 // ends (just past its closing bracket) and whether it did end in b.
 func (d *jsonDecoder) scan(b []byte) (int, bool, error) {
@@ -86,8 +134,12 @@ func (d *jsonDecoder) scan(b []byte) (int, bool, error) {
 				d.esc = true
 			case c == '"':
 				d.inStr = false
+				d.last = c
 			}
 			continue
+		}
+		if !isSpace(c) {
+			d.last = c
 		}
 		switch c {
 		case '"':

@@ -74,6 +74,11 @@ func TestFixtures(t *testing.T) {
 		// One device row per line plus one row per listed process.
 		{"pynvml.jsonl", FormatPynvmlJSONL, 461 + 295, 461, ClockAbsolute, "includes-reserved,process"},
 		{"pynvml_2.jsonl", FormatPynvmlJSONL, 250 + 138, 250, ClockAbsolute, "includes-reserved,process"},
+		// pynvml.jsonl's records 201-230 with record 213 cut at 70 bytes
+		// before it whole (a sampler killed mid-line, restarted): 30
+		// records, 7 processes among them; the cut line alone skipped (it
+		// took the 18 records after it).
+		{"pynvml_cut_record_mid_log.jsonl", FormatPynvmlJSONL, 30 + 7, 30, ClockAbsolute, "includes-reserved,process"},
 		// The H200 recording of issue 12 (testdata/README.md): 167 --query-gpu
 		// rows, 122 --query-compute-apps rows, dmon once a second over 43 s,
 		// 31 pmon rows of pid 878, 166 pynvml ticks with 122 process rows.

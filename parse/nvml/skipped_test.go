@@ -43,6 +43,13 @@ func TestSkippedRows(t *testing.T) {
 		{"json bad type", js1 + `{"ts": 2, "gpu": "zero", "used": 1}` + "\n" + js3, 2, 1, []int{2}, "not a pynvml sample record"},
 		// A record without a time: skipped whole.
 		{"json record without a time", js1 + `{"gpu": 0, "used": 1}` + "\n" + js3, 2, 1, []int{2}, "a record without a time"},
+		// A record cut among whole ones (a writer killed mid-line, then
+		// restarted): it never closes, and used to swallow every record
+		// after it, the log read as its first lines only.
+		{"json record cut inside a string", js1 + `{"ts": 2, "gpu": 0, "uu` + "\n" + js3 + js3, 3, 1, []int{2}, "cut inside a string"},
+		{"json record cut after a key", js1 + `{"ts": 2, "gpu":` + "\n" + js3 + js3, 3, 1, []int{2}, "is cut at the end of line 2"},
+		{"json record cut after a value", js1 + `{"ts": 2, "gpu": 0` + "\n" + js3 + js3, 3, 1, []int{2}, "is cut at the end of line 2"},
+		{"json record cut before a pasted line", js1 + `{"ts": 2, "gpu": 0` + "\nKilled\n" + js3, 2, 2, []int{2, 3}, "is cut at the end of line 2"},
 		{"json pasted line", js1 + "Traceback (most recent call last):\n" + js3, 2, 1, []int{2}, "expected a JSON object"},
 		// A record over lines 2 and 3 with a value of the wrong type: both
 		// of its lines are skipped, the record counted once, at line 2.
