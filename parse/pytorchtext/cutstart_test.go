@@ -126,3 +126,17 @@ func TestEllipsisInProseIsNoMessage(t *testing.T) {
 		t.Errorf("messages %+v", rs.msgs)
 	}
 }
+
+// A traceback whose last line was cut inside "Tried to allocate"
+// (pastes/cut_inside_tried_to_allocate.txt: a collector's line limit) is
+// an OOM that does not parse, not prose: it was dropped, and the log read
+// as one without an OOM.
+func TestMessageCutInsideRequestWords(t *testing.T) {
+	rs := readFile(t, "pastes/cut_inside_tried_to_allocate.txt", false)
+	if len(rs.msgs) != 1 {
+		t.Fatalf("%d messages, want the cut one", len(rs.msgs))
+	}
+	if m := rs.msgs[0]; m.gen != "unparsed" || !strings.Contains(m.reason, "ends at column 48") {
+		t.Errorf("%+v", m)
+	}
+}

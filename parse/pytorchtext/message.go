@@ -732,6 +732,9 @@ func classify(line string, at int) int {
 		next := strings.TrimLeft(closed, " \t")
 		switch {
 		case strings.HasPrefix(next, "Tried"):
+		case next != "" && strings.HasPrefix("Tried to allocate ", strings.TrimRight(next, " \t\r\n")):
+			// Cut inside "Tried to allocate" (a collector's line limit):
+			// the message's next words, not a sentence's.
 		case next == "":
 			// Alone at the end: a message only after an exception type
 			// that no sentence leads into ("... w/ RuntimeError: CUDA out

@@ -285,6 +285,11 @@ func TestClassify(t *testing.T) {
 		{"the CUDA out of memory error persists", notMessage},
 		{"# CUDA out of memory", weakMessage},
 		{"RuntimeError: CUDA out of memory", message},
+		// Cut inside "Tried to allocate": the message's words, not a
+		// sentence's (it read as prose, the log as one without an OOM).
+		{"torch.OutOfMemoryError: CUDA out of memory. Tri", message},
+		{"CUDA out of memory. Tried to a", message},
+		{"CUDA out of memory. The model is too large", notMessage},
 		{"x = f() # fails w/ RuntimeError: CUDA out of memory", weakMessage},
 		{"without \"CUDA out of memory.\" before it", notMessage},
 		{"Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity", weakMessage},
