@@ -29,6 +29,9 @@ type jsonDecoder struct {
 	// last is the last byte of the document so far outside its strings
 	// and white space: what may follow it.
 	last byte
+	// indented: a line of the document so far (after its first) starts
+	// with white space: it is pretty-printed with indentation.
+	indented bool
 }
 
 func newJSONDecoder(r *Reader, handle func([]byte, int) error) *jsonDecoder {
@@ -62,6 +65,7 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 			}
 			d.start = n
 			d.doc = d.doc[:0]
+			d.indented = false
 		}
 		j, done, err := d.scan(b[i:])
 		if err != nil {
@@ -96,13 +100,22 @@ func (d *jsonDecoder) line(b []byte, n int) error {
 }
 
 // cutBefore reports whether line b, which comes while a document is open,
-// cannot continue it: the document so far ends with a whole value or a
+// cannot continue it: an opening bracket at the start of the line after
+// indented lines, or the document so far ends with a whole value or a
 // key's ':' (a pretty-printer breaks lines after ',' and opening brackets
 // only, never between a key and its value) and b starts with anything but
 // the ',' or closing bracket that must follow a value inside a document.
 func (d *jsonDecoder) cutBefore(b []byte) bool {
 	if d.inStr {
 		return false
+	}
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') && d.indented {
+		// An indenting printer puts only a document's own brackets at
+		// the start of a line: this one starts the next document.
+		return true
+	}
+	if len(b) > 0 && isSpace(b[0]) {
+		d.indented = true
 	}
 	b = trimSpace(b)
 	if len(b) == 0 {

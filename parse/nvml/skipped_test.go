@@ -58,6 +58,10 @@ func TestSkippedRows(t *testing.T) {
 		// query_time (5-8: its 4 lines skipped, counted once at 5), one more
 		// (9-12).
 		{"gpustat document without a time", gpustat("2026-01-01T00:00:00") + "{\n \"hostname\": \"h\",\n \"gpus\": []\n}\n" + gpustat("2026-01-01T00:00:01"), 2, 4, []int{5}, "without query_time"},
+		// A gpustat document cut after a whole line ending in ','
+		// (lines 5-6), the next document at line 7: its '{' at the start
+		// of a line, after indented lines, starts a document.
+		{"gpustat document cut", gpustat("2026-01-01T00:00:00") + "{\n \"query_time\": \"2026-01-01T00:00:01\",\n" + gpustat("2026-01-01T00:00:02"), 2, 2, []int{5}, "is cut at the end of line 6"},
 		{"dcgm bad value", "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\nDCGM_FI_DEV_FB_USED{gpu=\"1\"} lots\n", 1, 1, []int{2}, `"lots" is not a number`},
 		{"dcgmi truncated", "#Entity   FBUSD\nID\nGPU 0     10\nGPU 1\n", 1, 1, []int{4}, "values, but the header names"},
 	} {
