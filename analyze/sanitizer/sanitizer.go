@@ -489,6 +489,9 @@ type record struct {
 	thread, block    string
 	details          string
 	line             int64 // 1-based line of a text report; 0 when unknown
+	// saved: the record says its host backtrace was saved ("Saved host
+	// backtrace up to driver entry point", XML's <saveLocation>).
+	saved bool
 }
 
 // btFrame is a frame of a backtrace with its names worked out: the facts
@@ -1093,6 +1096,7 @@ func (a *Analyzer) fold() {
 			block:      view(cols[sanitizer.RecBlock], i),
 			details:    view(cols[sanitizer.RecDetails], i),
 			line:       int64At(cols[sanitizer.RecLine], i),
+			saved:      view(cols[sanitizer.RecSaveLocation], i) != "",
 		}
 		for len(frames) > 0 && frames[0].id < r.id {
 			frames = frames[1:] // cannot happen: addFrames checked the ids
@@ -1226,6 +1230,9 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	if r.memoryType == "device heap" {
 		sig[0] = 1
 	}
+	if r.saved && len(frames) == 0 {
+		sig[0] |= 2
+	}
 	for _, f := range frames {
 		sig = binary.LittleEndian.AppendUint32(sig, f.id)
 		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
@@ -1246,6 +1253,12 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	switch {
 	case !ok && hasHostFrames(frames):
 		lf.site.Unknown = cutBacktrace(frames)
+		key += "cut\x00" + lf.site.Unknown
+	case !ok && r.saved && len(frames) == 0:
+		// Backtraces were on (the record says its backtrace was saved),
+		// but none of it is there: the log ends, or was cut, before its
+		// first frame. Not --show-backtrace no.
+		lf.site.Unknown = "the record says its host backtrace was saved, but no frame of it follows: the log was cut before them"
 		key += "cut\x00" + lf.site.Unknown
 	case !ok:
 		lf.noStack = true

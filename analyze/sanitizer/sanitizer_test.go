@@ -997,3 +997,29 @@ func TestSanitizerDeviceResetTwice(t *testing.T) {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 }
+
+// A log cut right after a leak record's "Saved host backtrace" line
+// (leak_full_cut_after_saved_line.txt, leak_full.txt's first 10 lines):
+// backtraces were on, the frames were lost to the cut. The record's site
+// is unknown because of the cut; it used to be blamed on
+// --show-backtrace no, with a warning to rerun with backtraces.
+func TestSanitizerCutAfterSavedLine(t *testing.T) {
+	res := analyzeSan(t, "leak_full_cut_after_saved_line.txt", Options{})
+	if len(res.Sites) != 2 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	var cut *Site
+	for i := range res.Sites {
+		if len(res.Sites[i].Stack) == 0 {
+			cut = &res.Sites[i]
+		}
+	}
+	if cut == nil || cut.Bytes != 262144 || !strings.Contains(cut.Unknown, "cut before") {
+		t.Errorf("sites %+v", res.Sites)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "show-backtrace no") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}
