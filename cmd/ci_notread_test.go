@@ -176,6 +176,19 @@ func TestSARIFInputsNotRead(t *testing.T) {
 	if inv.ExecutionSuccessful == nil || !*inv.ExecutionSuccessful || len(inv.Notifications) != 0 {
 		t.Errorf("all inputs read: %+v, want executionSuccessful true and no notifications", inv)
 	}
+	// An input read in part (a line skipped): a warning notification
+	// naming it and the line, so that its results are not taken for the
+	// whole log's (it had none; JSON, table, Markdown and JUnit said so).
+	partial := td + "nvml/pynvml_cut_record_mid_log.jsonl"
+	inv = sarif(ExitOK, read, partial)
+	if inv.ExecutionSuccessful == nil || !*inv.ExecutionSuccessful || len(inv.Notifications) != 1 {
+		t.Fatalf("an input read in part: %+v, want executionSuccessful true and one notification", inv)
+	}
+	if n := inv.Notifications[0]; n.Level != "warning" || n.Descriptor.ID != "gpuleak/input-read-in-part" ||
+		!strings.HasPrefix(n.Message.Text, "READ IN PART: "+partial+": 1 line could not be read and was skipped (line 13)") ||
+		len(n.Locations) != 1 || !strings.HasSuffix(n.Locations[0].PhysicalLocation.ArtifactLocation.URI, filepath.Base(partial)) {
+		t.Errorf("notification %+v, want a warning naming %s and line 13", n, partial)
+	}
 }
 
 // Markdown: the headline, the one line a PR reader sees, says how many

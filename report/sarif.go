@@ -78,6 +78,10 @@ type sarifDescriptorRef struct {
 // sarifNotReadID identifies the notification of an input not read.
 const sarifNotReadID = "gpuleak/input-not-read"
 
+// sarifReadInPartID identifies the notification of an input read in part
+// (lines that could not be read skipped): its results come from the rest.
+const sarifReadInPartID = "gpuleak/input-read-in-part"
+
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
 }
@@ -270,7 +274,8 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 
 // invocation says whether every input was read: an error notification
 // per input that was not (its message names the file and the byte offset
-// or line), at the input as given (a relative path stays relative).
+// or line), at the input as given (a relative path stays relative), and a
+// warning notification per input read in part.
 func invocation(r *Report) sarifInvocation {
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	for _, in := range r.Inputs {
@@ -280,6 +285,20 @@ func invocation(r *Report) sarifInvocation {
 		inv.ExecutionSuccessful = false
 		n := sarifNotification{Descriptor: &sarifDescriptorRef{ID: sarifNotReadID}, Level: "error",
 			Message: sarifText{Text: "NOT READ: " + clean(in.Error)}}
+		if in.Path != "-" {
+			n.Locations = []sarifLocation{{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactLocation(in.Path, "")}}}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	for _, in := range r.Inputs {
+		note := ReadInPart(in)
+		if in.Error != "" || note == "" {
+			continue
+		}
+		// Read, but not whole: a warning, so that the results are not
+		// taken for those of the whole input.
+		n := sarifNotification{Descriptor: &sarifDescriptorRef{ID: sarifReadInPartID}, Level: "warning",
+			Message: sarifText{Text: "READ IN PART: " + in.Path + ": " + note + "; what is reported of it comes from the rest"}}
 		if in.Path != "-" {
 			n.Locations = []sarifLocation{{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactLocation(in.Path, "")}}}
 		}
