@@ -269,6 +269,18 @@ func loadSavedRun(path string, stdin io.Reader) (*report.Baseline, []string, err
 		if r.Baseline != nil {
 			warns = append(warns, fmt.Sprintf("%s was itself compared with a baseline: it lists only new and grown sites", path))
 		}
+		for _, in := range r.Inputs {
+			// A report written while an input could not be read (exit 2),
+			// or from one read in part, holds none or only some of that
+			// input's sites: a comparison with it must not read as one of
+			// whole runs.
+			switch {
+			case in.Error != "":
+				warns = append(warns, fmt.Sprintf("%s was written while an input could not be read (%s): it holds none of that input's sites, so the comparison sees only the others'", path, in.Error))
+			case report.ReadInPart(in) != "":
+				warns = append(warns, fmt.Sprintf("%s was written from %s read in part (%s): it holds only the sites of the rest of it", path, in.Path, report.ReadInPart(in)))
+			}
+		}
 		return report.BaselineOf(&r), warns, nil
 	}
 }

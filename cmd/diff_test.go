@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,6 +164,33 @@ func TestDiffSavedRuns(t *testing.T) {
 	}
 	if d := diffJSON(t, cut, saved[1]); len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "--top") {
 		t.Errorf("warnings %q", d.Warnings)
+	}
+	// A report written while an input could not be read (exit 2), or from
+	// one read in part, warns that it holds none or only some of that
+	// input's sites; it used to compare as a whole run, silently.
+	empty := filepath.Join(dir, "empty.pickle")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		inputs []string
+		code   int
+		want   string
+	}{
+		{[]string{td + "pytorch/leak_train_loop.pickle", empty}, ExitInput, "was written while an input could not be read (" + empty + ": byte offset 0: empty input)"},
+		{[]string{td + "nvml/pynvml_cut_record_mid_log.jsonl"}, ExitOK, "pynvml_cut_record_mid_log.jsonl read in part (1 line could not be read and was skipped (line 13))"},
+	} {
+		code, out, _ := run(t, nil, append([]string{"analyze", "--format", "json", "--top", "0"}, c.inputs...)...)
+		if code != c.code {
+			t.Fatalf("%v: exit %d", c.inputs, code)
+		}
+		p := filepath.Join(dir, "partial.json")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d := diffJSON(t, p, p); !slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, c.want) }) {
+			t.Errorf("%v: warnings %q, want one saying %q", c.inputs, d.Warnings, c.want)
+		}
 	}
 }
 
