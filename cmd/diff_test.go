@@ -948,3 +948,32 @@ func TestDiffTraceWithAndWithoutStacks(t *testing.T) {
 		}
 	}
 }
+
+// gpuleak's own JSON output given as an input (a CI artifact directory
+// holds gpuleak.json beside the logs): an error that says what it is and
+// where it goes, for every command. gpuleak oom read an OOM report as a
+// log and said "No out-of-memory error in the inputs", exit 0; analyze
+// called it an unrecognised format.
+func TestOwnDocumentNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	code, rep, _ := run(t, nil, "analyze", "--format", "json", td+"pytorch/oom_traceback.txt")
+	if code != ExitOK {
+		t.Fatal(code)
+	}
+	reportPath := filepath.Join(dir, "gpuleak.json")
+	if err := os.WriteFile(reportPath, []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base.json")
+	if code, _, _ := run(t, nil, "analyze", "-q", "--write-baseline", base, td+"pytorch/leak_train_loop.pickle"); code != ExitOK {
+		t.Fatal(code)
+	}
+	for _, c := range []struct{ path, schema string }{{reportPath, "gpuleak.report/v1"}, {base, "gpuleak.baseline/v1"}} {
+		for _, cmd := range []string{"analyze", "oom", "trend"} {
+			code, _, stderr := run(t, nil, cmd, c.path)
+			if code != ExitInput || !strings.Contains(stderr, c.path+": byte offset 0: a "+c.schema+" document, gpuleak's own output, not an input") {
+				t.Errorf("%s %s: exit %d, stderr %q", cmd, filepath.Base(c.path), code, stderr)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/gpuleak/gpuleak/analyze/sanitizer"
 	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	antrend "github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/report"
@@ -177,8 +179,33 @@ func (r *runner) open(path string) (*parse.Input, []byte, error) {
 		in.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if schema := ownSchema(head); schema != "" {
+		// gpuleak's own output: not an input. Read as text, the messages
+		// it quotes would pass for a log's (an OOM report for an OOM log
+		// that "has no OOM", or one counted twice).
+		in.Close()
+		return nil, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
+			Msg: fmt.Sprintf("a %s document, gpuleak's own output, not an input: give it to gpuleak diff or --baseline (a report or baseline), or analyse the inputs it was written from", schema)}
+	}
 	return in, head, nil
 }
+
+// ownSchema returns the schema of gpuleak's own JSON documents (a report,
+// a baseline, a diff, a daily report) when head is one, else "".
+func ownSchema(head []byte) string {
+	h := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(h) == 0 || h[0] != '{' {
+		return ""
+	}
+	if m := ownSchemaRE.Re().FindSubmatch(h); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// ownSchemaRE finds a gpuleak schema member among the first bytes of a
+// JSON object, wherever it stands (jq -S moves it), as diff reads them.
+var ownSchemaRE = lazyre.New(`"schema"\s*:\s*"(gpuleak\.[a-z]+/v[0-9]+)"`)
 
 // progress starts the progress callback for in; call the result when in
 // is done.
