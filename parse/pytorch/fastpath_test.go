@@ -170,6 +170,9 @@ func TestBlockScanEdges(t *testing.T) {
 		{"edge_list_as_device.pickle", pickle.Limits{}, `"device" is a frames list already read as a stack, want an int`},
 		{"edge_segment_twice.pickle", pickle.Limits{}, "segments[2] is a reference to a dict already read and released"},
 		{"edge_shared_blocks.pickle", pickle.Limits{}, `"blocks" is a reference to a list already read and released`},
+		// Two devices' traces one list (a memo reference): said so, not
+		// "is a list, want a list".
+		{"edge_shared_trace.pickle", pickle.Limits{}, "device_traces[1] is a list that is not its own"},
 		{"edge_values_held.pickle", pickle.Limits{}, ""},
 		{"edge_values_held.pickle", pickle.Limits{MaxValues: 300}, "more than 300 values"},
 		{"edge_values_held_again.pickle", pickle.Limits{}, ""},

@@ -465,8 +465,13 @@ func (r *Reader) finish() error {
 			if int64(i) >= maxDevices {
 				return r.errAt(tc.Offset, "malformed snapshot: more than %d device traces", maxDevices)
 			}
-			if t.Container() == nil || t.Kind() != pickle.List || t.Container().Tag != tagTraceBase+uint16(i) {
+			if t.Container() == nil || t.Kind() != pickle.List {
 				return r.errAt(tc.Offset, "malformed snapshot: device_traces[%d] is %s, want a list", i, article(t.Kind()))
+			}
+			if t.Container().Tag != tagTraceBase+uint16(i) {
+				// A list, but one read elsewhere: the pickle refers back to
+				// an earlier object (its memo), which PyTorch never does.
+				return r.errAt(tc.Offset, "malformed snapshot: device_traces[%d] is a list that is not its own (the pickle refers back to a list it made earlier), want each device's own trace", i)
 			}
 		}
 		for len(r.meta.TraceEntries) < len(tc.Items) {

@@ -111,3 +111,9 @@ with open("edge_list_memoized_twice.pickle", "wb") as f:
     "7d94286805680668074b0168084b0168095d942868126568157d94757d94286805680668074b"
     "0268084b016809680a68157d94757d94286805680668074b0368084b016809680a7565658c08"
     "7365676d656e7473945d94752e"))
+
+# Two devices' traces that are one list (the second a memo reference to
+# the first): refused, saying the list is not its own.
+trace = []
+with open("edge_shared_trace.pickle", "wb") as f:
+    pickle.dump({"segments": [], "device_traces": [trace, trace]}, f, protocol=4)
