@@ -184,8 +184,15 @@ func (r *runner) open(path string) (*parse.Input, []byte, error) {
 		// it quotes would pass for a log's (an OOM report for an OOM log
 		// that "has no OOM", or one counted twice).
 		in.Close()
+		where := "give it to gpuleak diff or --baseline (a report or baseline)"
+		switch schema {
+		case report.DailySchema:
+			where = "give it to gpuleak report --baseline"
+		case report.DiffSchema:
+			where = "a diff is read by nothing"
+		}
 		return nil, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
-			Msg: fmt.Sprintf("a %s document, gpuleak's own output, not an input: give it to gpuleak diff or --baseline (a report or baseline), or analyse the inputs it was written from", schema)}
+			Msg: fmt.Sprintf("a %s document, gpuleak's own output, not an input: %s, or analyse the inputs it was written from", schema, where)}
 	}
 	return in, head, nil
 }
