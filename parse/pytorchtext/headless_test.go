@@ -49,3 +49,22 @@ func TestSummaryWithoutTitle(t *testing.T) {
 		}
 	}
 }
+
+// A summary pasted from its "CUDA OOMs" row on (the title and the rulers
+// around it cut; pastes/summary_from_ooms_row_evofill.txt): the table
+// starts there, and the row's counts (1 OOM, 1 retry) are read. The row
+// used to be passed over, the table started at its header, the counts lost.
+func TestSummaryFromOOMsRow(t *testing.T) {
+	rs := readFile(t, "pastes/summary_from_ooms_row_evofill.txt", false)
+	for key, want := range map[string]int64{"num_ooms": 1, "num_alloc_retries": 1} {
+		if s, ok := rs.stat(0, key); !ok || s.value != want || s.device != -1 {
+			t.Errorf("%s: %+v (found %v), want %d on no device", key, s, ok, want)
+		}
+	}
+	if _, ok := rs.stat(0, PartialKey); ok {
+		t.Error("marked partial: the table is whole from its OOMs row to its closing border")
+	}
+	if ws := strings.Join(rs.meta.Warnings.Strings(), "\n"); !strings.Contains(ws, "without its title (the table starts at line 1") {
+		t.Errorf("warnings %q", ws)
+	}
+}

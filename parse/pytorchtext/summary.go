@@ -513,8 +513,9 @@ func clip(s string) string {
 }
 
 // headlessRow reports whether line starts a memory_summary() table pasted
-// without its title (cut at its start): its header row, or a row of one of
-// its metrics whose four values all read as the table prints them.
+// without its title (cut at its start): its CUDA OOMs row, its header row,
+// or a row of one of its metrics whose four values all read as the table
+// prints them.
 func headlessRow(line string) (summaryRow, bool) {
 	rows, _ := barRows(line)
 	if len(rows) != 1 {
@@ -522,7 +523,9 @@ func headlessRow(line string) (summaryRow, bool) {
 	}
 	row := rows[0]
 	switch row.kind {
-	case rowHeader:
+	case rowHeader, rowOOMs:
+		// The OOMs row comes right after the title: a paste cut at the
+		// title keeps it, and its counts.
 		return row, true
 	case rowData:
 		mt, ok := summaryMetrics[strings.Join(strings.Fields(row.cells[0]), " ")]
