@@ -140,3 +140,34 @@ func TestMessageCutInsideRequestWords(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// A message shortened with an ellipsis partway into an optional phrase
+// ("Including non-PyTorch …", a chat or dashboard's shortening;
+// pastes/cut_unicode_ellipsis_inside_phrase.txt) is cut there, the
+// request, total and free memory kept. It did not parse ("want \"Of the
+// allocated memory \""), and nothing was read from it.
+func TestMessageEllipsisInsidePhrase(t *testing.T) {
+	rs := readFile(t, "pastes/cut_unicode_ellipsis_inside_phrase.txt", false)
+	if len(rs.msgs) != 1 {
+		t.Fatalf("%d messages", len(rs.msgs))
+	}
+	m := rs.msgs[0]
+	if m.gen != "cut" || !strings.Contains(m.reason, "where an ellipsis stands for the rest") {
+		t.Errorf("%+v", m)
+	}
+	for _, k := range []string{"requested", "total", "free"} {
+		if _, ok := m.sizes[k]; !ok {
+			t.Errorf("%s not read: %+v", k, m.sizes)
+		}
+	}
+	for _, text := range []string{"Including non-PyTorch ...", "Includ...", "Including non-PyTorch memory, this process has 4.78 GiB memory in use. Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unall…"} {
+		line := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. " + text + "\n"
+		rs, err := readText(t, "in", line, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != 1 || rs.msgs[0].gen != "cut" {
+			t.Errorf("%q: %+v", text, rs.msgs)
+		}
+	}
+}

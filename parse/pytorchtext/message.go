@@ -1689,7 +1689,8 @@ func (s *scanner) abridged() error {
 	return nil
 }
 
-// cutInside reports a text that ends partway into one of lits.
+// cutInside reports a text that ends partway into one of lits, or that
+// an ellipsis cuts partway into one.
 func (s *scanner) cutInside(lits ...string) error {
 	if s.i >= s.end() {
 		return nil // nothing of them: the next part says what is missing
@@ -1698,6 +1699,15 @@ func (s *scanner) cutInside(lits ...string) error {
 	for _, lit := range lits {
 		if len(rest) < len(lit) && strings.HasPrefix(lit, rest) {
 			return fmt.Errorf("the message ends at column %d, inside %q", s.end()+1, lit)
+		}
+		// An ellipsis inside it ("Including non-PyTorch ...", "Includ…"):
+		// the rest was left out there, as where a part should start.
+		k := 0
+		for k < len(lit) && k < len(rest) && rest[k] == lit[k] {
+			k++
+		}
+		if k > 0 && k < len(lit) && (strings.HasPrefix(rest[k:], "...") || strings.HasPrefix(rest[k:], "…")) {
+			return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, ellipsisCut)
 		}
 	}
 	return nil
