@@ -735,8 +735,9 @@ func classify(line string, at int) int {
 		case next != "" && strings.HasPrefix("Tried to allocate ", strings.TrimRight(next, " \t\r\n")):
 			// Cut inside "Tried to allocate" (a collector's line limit):
 			// the message's next words, not a sentence's.
-		case next == "":
-			// Alone at the end: a message only after an exception type
+		case next == "" || strings.HasPrefix(next, "...") || strings.HasPrefix(next, "…"):
+			// Alone at the end (or before an ellipsis that stands for the
+			// rest: "... CUDA out of memory. ..."): a message only after an exception type
 			// that no sentence leads into ("... w/ RuntimeError: CUDA out
 			// of memory" in a comment is prose).
 			if prefix, exc := splitPrefix(line[:at]); exc == "" || proseWord(prefix) {

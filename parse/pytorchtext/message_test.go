@@ -290,6 +290,11 @@ func TestClassify(t *testing.T) {
 		{"torch.OutOfMemoryError: CUDA out of memory. Tri", message},
 		{"CUDA out of memory. Tried to a", message},
 		{"CUDA out of memory. The model is too large", notMessage},
+		// An ellipsis right after the phrase stands for the rest: a
+		// message after an exception type, as at the line's end.
+		{"torch.OutOfMemoryError: CUDA out of memory. ...", message},
+		{"torch.OutOfMemoryError: CUDA out of memory. …", message},
+		{"I keep seeing CUDA out of memory. ...", weakMessage},
 		{"x = f() # fails w/ RuntimeError: CUDA out of memory", weakMessage},
 		{"without \"CUDA out of memory.\" before it", notMessage},
 		{"Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity", weakMessage},
