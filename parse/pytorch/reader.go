@@ -3,6 +3,7 @@ package pytorch
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
@@ -499,7 +500,13 @@ func (r *Reader) drain() error {
 	end := r.dec.Offset()
 	n, err := io.Copy(io.Discard, r.src)
 	if err != nil {
-		return &parse.Error{File: r.name, Offset: end, Msg: "after the snapshot's end", Err: err}
+		msg := "after the snapshot's end"
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The pickle ended (STOP read) but the gzip stream did not: its
+			// checksum, which is what says its bytes are whole, is cut off.
+			msg = "the snapshot's pickle ended, but its gzip stream is cut short after it (its checksum missing: the file was not written or copied whole, and what was read cannot be verified)"
+		}
+		return &parse.Error{File: r.name, Offset: end, Msg: msg, Err: err}
 	}
 	if trailing := n + int64(r.dec.Buffered()); trailing > 0 {
 		r.meta.Warnings.Once("trailing", parse.InlineNote(0, end, "%s after the snapshot's end (byte offset %d) were ignored: only the first pickle in a file is read", humanize.Comma(trailing)+" bytes", end))

@@ -572,6 +572,14 @@ func TestGzipTransparent(t *testing.T) {
 	if _, err := ReadAll(in2.Reader(), tmp); err == nil || !strings.Contains(err.Error(), "gzip") {
 		t.Fatalf("truncated gzip: %v", err)
 	}
+	// Cut in its 8-byte trailer, after the whole pickle: still an error
+	// (the bytes cannot be verified), but one that says the pickle ended
+	// and the checksum is what is missing, not a bare "unexpected EOF".
+	os.WriteFile(tmp, buf.Bytes()[:buf.Len()-4], 0o644)
+	in3 := openFile(t, tmp)
+	if _, err := ReadAll(in3.Reader(), tmp); err == nil || !strings.Contains(err.Error(), "pickle ended, but its gzip stream is cut short after it (its checksum missing") {
+		t.Fatalf("gzip cut in its trailer: %v", err)
+	}
 }
 
 func TestSniff(t *testing.T) {
