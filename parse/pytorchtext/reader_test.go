@@ -524,6 +524,12 @@ func TestSniff(t *testing.T) {
 			t.Errorf("%s: summary %v stats %v oom %v", c.name, SniffSummary(b), SniffStats(b), SniffOOM(b))
 		}
 	}
+	// memory_stats() JSON cut before its "allocated_bytes" keys (its
+	// first 300 bytes hold only "active.*" ones): still known as one, so
+	// that the error says it ends early rather than "unrecognised".
+	if b := read("memory_stats.json")[:300]; !SniffStats(b) {
+		t.Error("memory_stats.json's first 300 bytes not sniffed as memory_stats()")
+	}
 	if SniffOOM([]byte("Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n")) {
 		t.Error("a Java OutOfMemoryError taken for a CUDA one")
 	}

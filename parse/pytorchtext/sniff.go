@@ -57,7 +57,10 @@ func SniffStats(head []byte) bool {
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		return false
 	}
-	for _, k := range [][]byte{[]byte(`"allocated_bytes.all.`), []byte(`"reserved_bytes.all.`), []byte(`"num_alloc_retries"`), []byte(`"inactive_split_bytes`)} {
+	// "active.all." and "active_bytes.all." come first in the sorted
+	// keys: a file cut before "allocated_bytes" is still known by them.
+	for _, k := range [][]byte{[]byte(`"allocated_bytes.all.`), []byte(`"reserved_bytes.all.`), []byte(`"num_alloc_retries"`), []byte(`"inactive_split_bytes`),
+		[]byte(`"active.all.`), []byte(`"active_bytes.all.`)} {
 		if bytes.Contains(head, k) {
 			return true
 		}
