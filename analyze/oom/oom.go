@@ -726,8 +726,14 @@ func matchMessage(reports []*Report, m Message) *Report {
 		// is that one printed again, truncated (pytest's short test
 		// summary, a logger's line limit).
 		if strings.HasPrefix(m.Reason, "the message ends at column") && strings.Contains(m.Text, "Tried to allocate ") {
+			// Without the ellipsis that shortened it ("... of which 1..."):
+			// the text before it is the start of the whole one.
+			start := strings.TrimRight(strings.TrimSuffix(strings.TrimRight(m.Text, " "), "…"), ".")
+			if !strings.HasSuffix(m.Text, "...") && !strings.HasSuffix(m.Text, "…") {
+				start = m.Text
+			}
 			for _, r := range reports {
-				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(m.Text) && strings.HasPrefix(r.msg.Text, m.Text) && !other(r) {
+				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(start) && strings.HasPrefix(r.msg.Text, start) && !other(r) {
 					return r
 				}
 			}

@@ -708,6 +708,34 @@ func TestCutRepeatIsSameOOM(t *testing.T) {
 	}
 }
 
+// The summary line cut at the terminal's width with an ellipsis inside a
+// size ("... of which 1...", pastes/pytest_summary_cut_at_ellipsis_*.txt,
+// oom_traceback.txt's message): after the traceback it is the same OOM
+// (it did not parse, and was a second one); before it, it no longer takes
+// the traceback and its whole message in as its continuation (they were
+// lost, the postmortem the cut line's alone, "cause not determined").
+func TestCutAtEllipsisRepeat(t *testing.T) {
+	read := func(name string) *Postmortem {
+		b, err := os.ReadFile("../../testdata/pytorch/pastes/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewPostmortem([]Input{textInput(t, name, string(b))}, PostmortemOptions{})
+	}
+	pm := read("pytest_summary_cut_at_ellipsis_after_traceback.txt")
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 || pm.OOMs[0].Generation != "2.x" {
+		t.Errorf("after: %d OOMs: %+v", len(pm.OOMs), pm.OOMs)
+	}
+	pm = read("pytest_summary_cut_at_ellipsis_before_traceback.txt")
+	whole := false
+	for _, r := range pm.OOMs {
+		whole = whole || r.Generation == "2.x" && len(r.Stack) > 0 && len(causeNames(r)) > 0
+	}
+	if !whole {
+		t.Errorf("before: the whole message is not among the OOMs: %+v", pm.OOMs)
+	}
+}
+
 // Causes that each explain the shortfall rank by the memory behind them;
 // memory outside PyTorch's allocator estimated from a message without
 // process lines counts less the 2 GiB this process's own CUDA context and

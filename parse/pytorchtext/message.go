@@ -1676,6 +1676,12 @@ func (s *scanner) want(lit string) error {
 // literal, a markdown backtick, a JSON string (the next line may go on).
 func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
 
+// ellipsisAt reports whether an ellipsis ("..." or "…") stands at s.i.
+func (s *scanner) ellipsisAt() bool {
+	rest := s.s[s.i:]
+	return strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…")
+}
+
 // ellipsisCut ends the reason of a message shortened with an ellipsis.
 const ellipsisCut = "where an ellipsis stands for the rest"
 
@@ -1806,6 +1812,9 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	if len(whole) > 15 {
 		return -1, fmt.Errorf("column %d: size %s out of range", at+1, whole)
 	}
+	if s.ellipsisAt() {
+		return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, ellipsisCut)
+	}
 	if err := s.cutInside(" bytes"); err != nil {
 		return -1, err
 	}
@@ -1819,6 +1828,7 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	// two would be: their allowance is within SizeTolerance.
 	frac := ""
 	if s.eat(".") {
+		// ("1...": the ellipsis after the whole part ended it above.)
 		if frac = s.digits(); frac == "" {
 			if s.i >= s.end() {
 				return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
@@ -1828,6 +1838,9 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		}
 		if len(frac) < 2 && s.i >= s.end() {
 			return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
+		}
+		if len(frac) < 2 && s.ellipsisAt() {
+			return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, ellipsisCut)
 		}
 	}
 	decimals := len(frac)

@@ -436,7 +436,7 @@ func (r *Reader) addLine(line string) error {
 		// A message in a string that closes on this line (a JSON value
 		// followed by `",`) cannot go on on the next.
 		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
-		if endsCut(m) && open && findOOM(line, max(end, i+1)) < 0 {
+		if endsCut(m) && !shortened(m) && open && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
 			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
@@ -538,6 +538,12 @@ func endsCut(m Message) bool {
 	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync || m.Generation == GenMPS) && strings.HasPrefix(m.Reason, "the message ends at column")
 }
 
+// shortened reports a message cut where an ellipsis stands for the rest:
+// it was shortened there on purpose and does not go on on the next line
+// (taking the lines after it in, a full traceback among them, as its
+// continuation: each "progressed", the text longer and still cut).
+func shortened(m Message) bool { return strings.HasSuffix(m.Reason, ellipsisCut) }
+
 // continuePending tries line as the continuation of a message that ended
 // with the previous line; it reports whether the line was used.
 func (r *Reader) continuePending(line string) bool {
@@ -565,7 +571,7 @@ func (r *Reader) continuePending(line string) bool {
 			continue
 		}
 		p.text, p.msg, p.joined, p.blank = text, m, p.joined+1, 0
-		if !endsCut(m) {
+		if !endsCut(m) || shortened(m) {
 			r.flushPending()
 		}
 		return true
