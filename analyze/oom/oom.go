@@ -726,12 +726,7 @@ func matchMessage(reports []*Report, m Message) *Report {
 		// is that one printed again, truncated (pytest's short test
 		// summary, a logger's line limit).
 		if strings.HasPrefix(m.Reason, "the message ends at column") && strings.Contains(m.Text, "Tried to allocate ") {
-			// Without the ellipsis that shortened it ("... of which 1..."):
-			// the text before it is the start of the whole one.
-			start := strings.TrimRight(strings.TrimSuffix(strings.TrimRight(m.Text, " "), "…"), ".")
-			if !strings.HasSuffix(m.Text, "...") && !strings.HasSuffix(m.Text, "…") {
-				start = m.Text
-			}
+			start := cutStart(m.Text)
 			for _, r := range reports {
 				if r.msg != nil && parsed(r.msg.Generation) && len(r.msg.Text) > len(start) && strings.HasPrefix(r.msg.Text, start) && !other(r) {
 					return r
@@ -742,6 +737,14 @@ func matchMessage(reports []*Report, m Message) *Report {
 	}
 	for _, r := range reports {
 		if r.msg != nil && sameNumbers(r.msg, &m.Message) && !other(r) {
+			return r
+		}
+	}
+	// The whole message after one cut short that repeats its start (the
+	// cut one printed first: a summary line above the traceback): the same
+	// OOM, which the whole message then describes (see addMessage).
+	for _, r := range reports {
+		if repeatsStart(r, m) {
 			return r
 		}
 	}
@@ -787,6 +790,30 @@ func matchMessage(reports []*Report, m Message) *Report {
 	return nil
 }
 
+// cutStart is the text of a message cut short without the ellipsis that
+// shortened it ("... of which 1..."): the start of the whole message.
+func cutStart(text string) string {
+	t := strings.TrimRight(text, " ")
+	if !strings.HasSuffix(t, "...") && !strings.HasSuffix(t, "…") {
+		return text
+	}
+	return strings.TrimRight(strings.TrimSuffix(t, "…"), ".")
+}
+
+// repeatsStart reports whether r holds only a message cut short (no
+// snapshot, no trace event) whose start the whole message m begins with:
+// m is that message printed whole.
+func repeatsStart(r *Report, m Message) bool {
+	if r.msg == nil || r.snapshot || r.event || r.msg.Generation != pytorchtext.GenCut || !parsed(m.Generation) {
+		return false
+	}
+	if t, u := testID(r.msg.Prefix), testID(m.Prefix); t != "" && u != "" && t != u {
+		return false
+	}
+	start := cutStart(r.msg.Text)
+	return strings.Contains(start, "Tried to allocate ") && len(m.Text) > len(start) && strings.HasPrefix(m.Text, start)
+}
+
 // testIDRe reads the test a pytest result line names: "FAILED
 // tests/core_test.py::CoreTest::test_jit_42 - ", "ERROR x.py::t - ",
 // "FAILED [0.0956s] test_x.py::T::test_fraction - ".
@@ -816,7 +843,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.Frame = r.Stack[i]
 		}
 	}
-	if r.msg != nil {
+	if r.msg != nil && !repeatsStart(r, m) {
 		return
 	}
 	mm := m.Message

@@ -713,7 +713,8 @@ func TestCutRepeatIsSameOOM(t *testing.T) {
 // oom_traceback.txt's message): after the traceback it is the same OOM
 // (it did not parse, and was a second one); before it, it no longer takes
 // the traceback and its whole message in as its continuation (they were
-// lost, the postmortem the cut line's alone, "cause not determined").
+// lost, the postmortem the cut line's alone, "cause not determined"), and
+// the whole message read after it is that OOM.
 func TestCutAtEllipsisRepeat(t *testing.T) {
 	read := func(name string) *Postmortem {
 		b, err := os.ReadFile("../../testdata/pytorch/pastes/" + name)
@@ -726,13 +727,18 @@ func TestCutAtEllipsisRepeat(t *testing.T) {
 	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 || pm.OOMs[0].Generation != "2.x" {
 		t.Errorf("after: %d OOMs: %+v", len(pm.OOMs), pm.OOMs)
 	}
+	// Before: the whole message, read after, describes the OOM the cut
+	// line began (its stack, figures and cause), both its sources.
 	pm = read("pytest_summary_cut_at_ellipsis_before_traceback.txt")
-	whole := false
-	for _, r := range pm.OOMs {
-		whole = whole || r.Generation == "2.x" && len(r.Stack) > 0 && len(causeNames(r)) > 0
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 || pm.OOMs[0].Generation != "2.x" || len(pm.OOMs[0].Stack) == 0 || len(causeNames(pm.OOMs[0])) == 0 {
+		t.Errorf("before: %d OOMs: %+v", len(pm.OOMs), pm.OOMs)
 	}
-	if !whole {
-		t.Errorf("before: the whole message is not among the OOMs: %+v", pm.OOMs)
+	// A whole message that the cut one does not begin (another request)
+	// stays apart.
+	b, _ := os.ReadFile("../../testdata/pytorch/pastes/pytest_summary_cut_at_ellipsis_before_traceback.txt")
+	other := strings.Replace(string(b), "test_grow - torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB", "test_grow - torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB", 1)
+	if pm := NewPostmortem([]Input{textInput(t, "other", other)}, PostmortemOptions{}); len(pm.OOMs) != 2 {
+		t.Errorf("another request: %d OOMs", len(pm.OOMs))
 	}
 }
 
