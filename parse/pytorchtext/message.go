@@ -1378,18 +1378,11 @@ func parseGen2(s *scanner, m *Message) error {
 	for {
 		switch {
 		case s.eat("Process "):
-			var p Process
-			if p.PID, err = s.int64(); err != nil {
-				return err
+			p, err := s.process(m)
+			if err == nil {
+				err = s.want(".")
 			}
-			if err := s.want(" has "); err != nil {
-				return err
-			}
-			if p.Bytes, err = s.size(); err != nil {
-				return err
-			}
-			s.note(m, fmt.Sprintf("process %d", len(m.Processes)))
-			if err := s.want(" memory in use."); err != nil {
+			if err != nil {
 				return err
 			}
 			if p.Bytes >= 0 {
@@ -1485,19 +1478,8 @@ func processesAfterTotal(s *scanner, m *Message) error {
 	cut := s.i
 	s.i = len(s.s) - len(rest)
 	for s.eat("Process ") {
-		var p Process
-		var err error
-		if p.PID, err = s.int64(); err != nil {
-			return err
-		}
-		if err := s.want(" has "); err != nil {
-			return err
-		}
-		if p.Bytes, err = s.size(); err != nil {
-			return err
-		}
-		s.note(m, fmt.Sprintf("process %d", len(m.Processes)))
-		if err := s.want(" memory in use"); err != nil {
+		p, err := s.process(m)
+		if err != nil {
 			return err
 		}
 		if p.Bytes >= 0 {
@@ -1644,6 +1626,25 @@ func (s *scanner) eat(lit string) bool {
 		return true
 	}
 	return false
+}
+
+// process reads a "Process N has SIZE memory in use" line after its
+// "Process ": the process's figures, noted in m; what follows the words
+// (a full stop, or a cut) is the caller's to read.
+func (s *scanner) process(m *Message) (Process, error) {
+	var p Process
+	var err error
+	if p.PID, err = s.int64(); err != nil {
+		return p, err
+	}
+	if err := s.want(" has "); err != nil {
+		return p, err
+	}
+	if p.Bytes, err = s.size(); err != nil {
+		return p, err
+	}
+	s.note(m, fmt.Sprintf("process %d", len(m.Processes)))
+	return p, s.want(" memory in use")
 }
 
 // want eats lit, or says where the text departs from it.
