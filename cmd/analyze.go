@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -209,6 +210,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	gin.Families = readFamilies(rep.Inputs)
 	rep.Gates = report.Evaluate(opts.gates, gin)
 	if opts.Top > 0 && len(kept) > opts.Top {
 		rep.Ranked, kept = kept, kept[:opts.Top]
@@ -225,7 +227,41 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if res.Unread != nil {
 		return res.Unread
 	}
+	// A gate no input could answer (sanitizer-errors over snapshots only:
+	// the wrong artifacts) is not a pass: exit 2 as for an input not read.
+	if err := unjudged(rep.Gates); err != nil {
+		return err
+	}
 	return tripped
+}
+
+// readFamilies names the input families of the inputs read, in whole or
+// in part.
+func readFamilies(ins []report.Input) map[string]bool {
+	fams := map[string]bool{}
+	for _, in := range ins {
+		if in.Error == "" {
+			if f := pipeline.FamilyOf(in.Format); f != "" {
+				fams[f] = true
+			}
+		}
+	}
+	return fams
+}
+
+// unjudged returns an *InputError naming the gates no input could answer,
+// nil when every gate was judged.
+func unjudged(gates []report.GateResult) error {
+	var msgs []string
+	for _, g := range gates {
+		if g.Unjudged {
+			msgs = append(msgs, fmt.Sprintf("--fail-on %s %s", g.Gate, g.Why))
+		}
+	}
+	if msgs == nil {
+		return nil
+	}
+	return &InputError{Err: errors.New(strings.Join(msgs, "\ngpuleak: "))}
 }
 
 // parseSize reads a size such as 64MiB, 1.5GiB, 512KB (1000-byte units) or

@@ -107,7 +107,8 @@ func TestGatesTripAtThreshold(t *testing.T) {
 		t.Errorf("leak>79.99MiB: exit %d", code)
 	}
 	// Plain kinds keep their meaning: any finding of the kind.
-	for gate, want := range map[string]int{"leak": ExitFindings, "oom": ExitOK, "sanitizer-errors": ExitOK, "oom,leak": ExitFindings} {
+	// sanitizer-errors over a snapshot alone could not be judged: exit 2.
+	for gate, want := range map[string]int{"leak": ExitFindings, "oom": ExitOK, "sanitizer-errors": ExitInput, "oom,leak": ExitFindings} {
 		if code, _, _ := run(t, nil, "analyze", "-q", "--fail-on", gate, leakRun); code != want {
 			t.Errorf("%s on the leaking run: exit %d, want %d", gate, code, want)
 		}
@@ -359,5 +360,42 @@ func TestMarkdownBounded(t *testing.T) {
 	}
 	if strings.Contains(out, "<script>") || strings.Contains(out, "<module>") || strings.Contains(out, "run|") {
 		t.Error("input text not escaped")
+	}
+}
+
+// A gate whose findings no input given could produce (sanitizer-errors
+// over a snapshot, leak over an NVML log, trend over a snapshot: a CI job
+// pointed at the wrong artifacts) is not a pass: it is named on standard
+// error and the run exits 2, as for an input not read; the JSON report
+// marks it unjudged. With an input that can answer it, it is judged.
+func TestGateNoInputCanAnswer(t *testing.T) {
+	const td = "../testdata/"
+	snap, nvmlLog, san := td+"pytorch/clean_train_loop.pickle", td+"nvml/dmon.txt", td+"sanitizer/leak_full.txt"
+	for _, c := range []struct {
+		gate, path, want string
+	}{
+		{"sanitizer-errors>0", snap, "compute-sanitizer report"},
+		{"leak", nvmlLog, "PyTorch memory snapshot"},
+		{"trend", snap, "NVML sample log"},
+		{"growing", san, "NVML sample log"},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "oom,"+c.gate, c.path)
+		if code != ExitInput {
+			t.Errorf("%s on %s: exit %d, want %d; stderr %q", c.gate, c.path, code, ExitInput, errOut)
+		}
+		if !strings.Contains(errOut, "--fail-on "+c.gate+" could not be judged: no input is") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s on %s: stderr %q does not name the gate and the input it needs", c.gate, c.path, errOut)
+		}
+		if !strings.Contains(out, `"unjudged": true`) {
+			t.Errorf("%s on %s: JSON report does not mark the gate unjudged", c.gate, c.path)
+		}
+	}
+	// The same gates, given an input that can answer them, are judged.
+	for _, c := range []struct{ gate, path string }{
+		{"sanitizer-errors>0", san}, {"leak>1TiB", snap}, {"trend>1TiB", nvmlLog},
+	} {
+		if code, _, errOut := run(t, nil, "analyze", "-q", "--fail-on", c.gate, c.path); code != ExitOK {
+			t.Errorf("%s on %s: exit %d, want 0; stderr %q", c.gate, c.path, code, errOut)
+		}
 	}
 }

@@ -115,3 +115,13 @@ func (o *Options) detect(head []byte) parse.Format {
 	}
 	return parse.FormatUnknown
 }
+
+// FamilyOf names the input family (compute-sanitizer, nvml,
+// pytorch-snapshot, ...) that reads format, as a report's Input.Format
+// names it; "" for a format no family claims.
+func FamilyOf(format string) string {
+	if f := byFormat[parse.Format(format)]; f != nil {
+		return f.name
+	}
+	return ""
+}

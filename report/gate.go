@@ -200,6 +200,11 @@ type GateInput struct {
 	Diff     []DiffEntry
 	// Tolerance decides plain "grown".
 	Tolerance Tolerance
+	// Families names the input families (pipeline's: compute-sanitizer,
+	// nvml, ...) of the inputs read, in whole or in part; a gate that only
+	// some families can answer, and none of these is, is unjudged. Nil
+	// leaves every gate judged.
+	Families map[string]bool
 }
 
 // GateResult is one --fail-on gate and what it measured; the report
@@ -210,6 +215,10 @@ type GateResult struct {
 	Tripped bool   `json:"tripped"`
 	// Why says what was measured against the threshold, in one line.
 	Why string `json:"why"`
+	// Unjudged is true when no input read is of a family that can give
+	// what the gate counts (sanitizer-errors over snapshots only): the gate
+	// could not trip, and says so rather than pass.
+	Unjudged bool `json:"unjudged,omitempty"`
 
 	g Gate
 }
@@ -218,6 +227,11 @@ type GateResult struct {
 func Evaluate(gs []Gate, in GateInput) []GateResult {
 	var out []GateResult
 	for _, g := range gs {
+		if fams := g.families(); in.Families != nil && fams != nil && !anyOf(in.Families, fams) {
+			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
+				Why: "could not be judged: no input is " + gateSources[g.sources()] + ", the only inputs that give what it counts"})
+			continue
+		}
 		why, ok := g.eval(in)
 		if why == "" {
 			why = "nothing to measure: " + g.nothing()
@@ -225,6 +239,40 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 		out = append(out, GateResult{Gate: g.Text, Tripped: ok, Why: why, g: g})
 	}
 	return out
+}
+
+// gateSources says in words which inputs give what a gate counts, keyed
+// by the first family of Gate.families.
+var gateSources = map[string]string{
+	"compute-sanitizer": "a compute-sanitizer report",
+	"nvml":              "an NVML sample log",
+	"pytorch-snapshot":  "a PyTorch memory snapshot, a compute-sanitizer report, a PyTorch profiler trace or memory timeline",
+}
+
+// families names the input families whose findings the gate counts, for
+// the gates only some families can answer; nil for a gate any input can
+// (an OOM is in logs, snapshots, traces and NVML logs alike).
+func (g Gate) families() []string {
+	switch {
+	case g.Name == gateSanitizerErrors:
+		return []string{"compute-sanitizer"}
+	case trendClasses[g.Name] || g.Name == string(KindTrend):
+		return []string{"nvml"}
+	case g.Name == string(KindLeak):
+		return []string{"pytorch-snapshot", "compute-sanitizer", "pytorch-profiler-trace", "pytorch-memory-timeline"}
+	}
+	return nil
+}
+
+func (g Gate) sources() string { return g.families()[0] }
+
+func anyOf(set map[string]bool, names []string) bool {
+	for _, n := range names {
+		if set[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // nothing says what a gate found none of.
