@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -146,3 +148,41 @@ func TestReadInPart(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A gzipped NVML log cut short (an upload stopped) is read up to the cut,
+// as the plain log cut short is: exit 0, its samples before the cut, and
+// the input marked read in part with where the stream was cut (in the
+// table's input line, the warning on standard error and JSON's "cut").
+// Before, it was exit 2 with no report. Two cuts: inside the first 64 KiB
+// (the bytes read to recognise the format) and after them.
+func TestGzipCutNVMLReadInPart(t *testing.T) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
+	zw.Write(mustRead(t, td+"nvml/query_gpu.csv"))
+	zw.Close()
+	late := filepath.Join(t.TempDir(), "late.csv.gz")
+	if err := os.WriteFile(late, gz.Bytes()[:68000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{td + "nvml/hunt_eval_sawtooth_gzip_cut.csv.gz", late} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d, want 0; stderr %q", path, code, errOut)
+		}
+		if !strings.Contains(errOut, "read in part") || !strings.Contains(errOut, "the gzip stream is cut short at byte offset") {
+			t.Errorf("%s: stderr %q does not say it was read in part where the stream was cut", path, errOut)
+		}
+		var doc struct {
+			Inputs []struct {
+				Cut     string `json:"cut"`
+				Samples int64  `json:"samples"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Inputs) != 1 || !strings.HasPrefix(doc.Inputs[0].Cut, "the gzip stream is cut short") || doc.Inputs[0].Samples == 0 {
+			t.Errorf("%s: inputs %+v, want the samples before the cut and where it came", path, doc.Inputs)
+		}
+	}
+}

@@ -158,6 +158,44 @@ func (in *Input) Head() ([]byte, error) {
 	return b, nil
 }
 
+// GzipCut reads an input's bytes up to where its gzip stream is cut short,
+// and ends there as at the end of the input (io.EOF), for a log read line
+// by line whose lines before the cut are whole; Cut says then where the
+// cut came. Other errors are passed on.
+type GzipCut struct {
+	in *Input
+	r  io.Reader
+	n  int64
+	// Cut is true once the stream was found cut short.
+	Cut bool
+	// At is the byte offset of the decompressed content where inflation
+	// stopped (after leading NULs); Compressed, the compressed bytes read.
+	At, Compressed int64
+}
+
+// UpToGzipCut returns a GzipCut over the input's reader.
+func (in *Input) UpToGzipCut() *GzipCut { return &GzipCut{in: in, r: in.r} }
+
+func (c *GzipCut) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && c.in.Gzip && errors.Is(err, io.ErrUnexpectedEOF) && strings.HasPrefix(err.Error(), "gzip: ") {
+		c.Cut, c.At, c.Compressed = true, c.in.LeadingNULs+c.n, c.in.count.n.Load()
+		err = io.EOF
+	}
+	return n, err
+}
+
+// String says where the stream was cut, for a warning.
+func (c *GzipCut) String() string {
+	return fmt.Sprintf("the gzip stream is cut short at byte offset %d of the decompressed content (compressed bytes read: %d)", c.At, c.Compressed)
+}
+
+// IsGzipCut reports whether err, from Head, is a gzip stream cut short.
+func IsGzipCut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "gzip: ")
+}
+
 // Tee makes every byte read from now on (the bytes Head shows included)
 // also be written to w, for an input that must be read twice but can be
 // read only once (see Regular). A write error of w ends reading with it.

@@ -42,6 +42,13 @@ func init() {
 	})
 }
 
+// readsUpToCut reports whether inputs of format f are read up to where a
+// gzip stream is cut short (NVML logs, line by line; not the text
+// tables, which are first read whole as job logs), rather than refused.
+func readsUpToCut(f parse.Format) bool {
+	return byFormat[f] != nil && byFormat[f].name == "nvml" && !isTextTable(f)
+}
+
 // headerlessCSV claims comma-separated values without a header as the
 // nvidia-smi query the --fields given name.
 func headerlessCSV(head []byte, o *Options) parse.Format {
@@ -152,6 +159,13 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	// ones once it is released.
 	mem := parse.NewRecyclingAllocator(64 << 20)
 	var raw io.Reader = in.Reader()
+	var cut *parse.GzipCut
+	if in.Gzip {
+		// A compressed log cut short (an upload or copy stopped) is read
+		// up to the cut, as a plain one is: marked read in part.
+		cut = in.UpToGzipCut()
+		raw = cut
+	}
 	if in.Regular {
 		ra := parse.NewLineReadAhead(raw, readAheadChunk, readAheadChunks)
 		defer ra.Close() // after the Reader's goroutine stops (deferred below): it reads ra
@@ -173,6 +187,12 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 		return report.TrendInput{}, err
 	}
 	m := r.Metadata()
+	warnings := m.Warnings.Strings()
+	var cutWhy string
+	if cut != nil && cut.Cut {
+		cutWhy = cut.String()
+		warnings = append(warnings, "read in part: "+cutWhy+"; the samples are those before the cut")
+	}
 	a.Input(in.Name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(in.Name, m.ProcessesListedUs)
 	clock := m.Clock.String()
@@ -181,9 +201,9 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	}
 	return report.TrendInput{
 		Path: in.Name, Format: string(m.Format), Samples: m.Instants, Rows: m.Rows,
-		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: m.Warnings.Strings(),
+		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: warnings,
 		Interval: m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
-		SkippedLines: m.SkippedLines, SkippedAt: m.SkippedAt,
+		SkippedLines: m.SkippedLines, SkippedAt: m.SkippedAt, Cut: cutWhy,
 	}, nil
 }
 

@@ -32,6 +32,9 @@ type TrendInput struct {
 	// SkippedAt, the first line of each of the first of them.
 	SkippedLines int
 	SkippedAt    []int
+	// Cut says where a compressed log's stream was cut short: it was
+	// read up to there, in part; "" when it was not.
+	Cut string
 }
 
 // logClock is how an input's samples were placed in time, as its trend
@@ -58,7 +61,7 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	var ins []Input
 	for _, ti := range inputs {
 		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock,
-			SkippedLines: ti.SkippedLines, SkippedAt: ti.SkippedAt}
+			SkippedLines: ti.SkippedLines, SkippedAt: ti.SkippedAt, Cut: ti.Cut}
 		n, rows, start, end := ti.Samples, ti.Rows, ti.StartUs, ti.EndUs
 		in.Samples, in.Rows = &n, &rows
 		if n > 0 {

@@ -155,6 +155,10 @@ type Input struct {
 	// record, the first 10 of them.
 	SkippedLines int   `json:"skipped_lines,omitempty"`
 	SkippedAt    []int `json:"skipped_at_lines,omitempty"`
+	// Cut says where a compressed input's gzip stream was cut short ("the
+	// gzip stream is cut short at byte offset N of the decompressed
+	// content ..."): it was read up to there, so in part. Absent when not.
+	Cut string `json:"cut,omitempty"`
 	// SamplesAboveTotal counts the NVML log's samples whose used memory
 	// exceeded their GPU's total memory (damaged or mis-parsed rows): left
 	// out of their series, with a warning. Absent when none.

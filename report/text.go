@@ -57,7 +57,10 @@ func kindCount(k Kind, n int) string {
 // input was read whole.
 func ReadInPart(in Input) string {
 	if in.SkippedLines == 0 {
-		return ""
+		return in.Cut
+	}
+	if in.Cut != "" {
+		in.Cut = "; " + in.Cut
 	}
 	at := make([]string, len(in.SkippedAt))
 	for i, n := range in.SkippedAt {
@@ -75,9 +78,9 @@ func ReadInPart(in Input) string {
 		where += ")"
 	}
 	if in.SkippedLines == 1 {
-		return "1 line could not be read and was skipped" + where
+		return "1 line could not be read and was skipped" + where + in.Cut
 	}
-	return fmt.Sprintf("%d lines could not be read and were skipped%s", in.SkippedLines, where)
+	return fmt.Sprintf("%d lines could not be read and were skipped%s%s", in.SkippedLines, where, in.Cut)
 }
 
 // stackLine renders up to n frames, innermost first: "f (a.py:1) < g (b.py:2)".
