@@ -236,10 +236,17 @@ func TestAnalyzeSanitizerBroken(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "cut.xml")
 	data, _ := os.ReadFile(san("leak_save.xml"))
+	// Cut after whole records: read in part (see TestXMLCutAfterRecords);
+	// cut before the first: nothing could be read, exit 2.
 	os.WriteFile(p, data[:len(data)/2], 0o644)
-	code, _, errOut := run(t, "", "analyze", p)
+	code, out, errOut := run(t, "", "analyze", p)
+	if code != cmd.ExitOK || !strings.Contains(out, "cut.xml: read in part: byte offset") || !strings.Contains(out, "truncated XML") {
+		t.Errorf("XML cut after records: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	os.WriteFile(p, data[:300], 0o644)
+	code, _, errOut = run(t, "", "analyze", p)
 	if code != cmd.ExitInput || !strings.Contains(errOut, "cut.xml: byte offset") || !strings.Contains(errOut, "truncated XML") {
-		t.Errorf("truncated XML: exit %d, %q", code, errOut)
+		t.Errorf("XML cut before any record: exit %d, %q", code, errOut)
 	}
 	p = filepath.Join(dir, "big.txt")
 	os.WriteFile(p, []byte("========= COMPUTE-SANITIZER\n========= Leaked 99999999999999999999 bytes at 0x1\n"), 0o644)

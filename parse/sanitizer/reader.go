@@ -157,7 +157,9 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 // compute-sanitizer --xml --save, in r. name names the input in errors.
 func NewXMLReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd := newReader(name, opts)
-	rd.src = newXMLSource(r, name)
+	src := newXMLSource(r, name)
+	src.warnings = &rd.meta.Warnings
+	rd.src = src
 	rd.xml = true
 	return rd
 }

@@ -75,6 +75,8 @@ type xmlSource struct {
 	closed  bool
 	depth   int // elements open inside the root
 	ru      *run
+	// warnings takes the note of a file cut short after whole records.
+	warnings *parse.Warnings
 }
 
 func newXMLSource(r io.Reader, name string) *xmlSource {
@@ -134,6 +136,22 @@ func (s *xmlSource) token(inRecord bool) (xml.Token, int64, error) {
 }
 
 func (s *xmlSource) next() (*record, error) {
+	rec, err := s.nextRecord()
+	// A file cut short (a job killed, an upload stopped) after whole
+	// records is read up to the cut, as the text form is: the records
+	// before it stand, and a warning says the report was read in part.
+	// Cut before any record, it is an error: nothing could be read.
+	var pe *parse.Error
+	if err != nil && s.ru.records > 0 && s.warnings != nil && errors.Is(err, io.ErrUnexpectedEOF) && errors.As(err, &pe) {
+		s.warnings.Once("cut", parse.Note("read in part: byte offset %d: %s; the whole records before it (%d) are read, what came after the cut is missing",
+			pe.Offset, strings.TrimSuffix(pe.Msg, ": unexpected EOF"), s.ru.records))
+		s.closed = true
+		return nil, nil
+	}
+	return rec, err
+}
+
+func (s *xmlSource) nextRecord() (*record, error) {
 	for {
 		tok, off, err := s.token(false)
 		if errors.Is(err, io.EOF) {
