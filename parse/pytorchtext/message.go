@@ -739,7 +739,15 @@ func classify(line string, at int) int {
 			// Alone at the end (or before an ellipsis that stands for the
 			// rest: "... CUDA out of memory. ..."): a message only after an exception type
 			// that no sentence leads into ("... w/ RuntimeError: CUDA out
-			// of memory" in a comment is prose).
+			// of memory" in a comment is prose). The phrase with PyTorch's
+			// period as the whole line ("CUDA out of memory.") is the
+			// message's first sentence, the rest cut (a collector keeping
+			// one sentence): a message whose figures are missing, as
+			// after an exception type; a title or sentence has no period
+			// there or words before it.
+			if strings.TrimSpace(line[:at]) == "" && strings.HasPrefix(after, ".") && strings.TrimSpace(after) == "." {
+				return kind
+			}
 			if prefix, exc := splitPrefix(line[:at]); exc == "" || proseWord(prefix) {
 				return weakMessage
 			}
