@@ -73,3 +73,23 @@ func TestOOMFirstSentenceOnly(t *testing.T) {
 		}
 	}
 }
+
+// A log shipper's truncation mark ("[truncated]", "...[truncated]",
+// "<truncated N bytes>", "(truncated)") cuts an OOM message as an
+// ellipsis does: the figures before it are read, the message is cut
+// short there (not a message that does not parse, with nothing read),
+// and it does not take the next line in.
+func TestOOMShipperTruncationMark(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", td+"pytorch/oom_shipper_truncated.log")
+	if code != ExitOK || !strings.Contains(out, "where a truncation mark stands for the rest") || !strings.Contains(out, `"requested_bytes": 20971520`) {
+		t.Errorf("oom_shipper_truncated.log: exit %d, stderr %q, report %s", code, errOut, out)
+	}
+	const head = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 10.2"
+	for _, mark := range []string{"...", "[truncated]", "...[truncated]", "<truncated 2048 bytes>", "(truncated)", " [TRUNCATED]"} {
+		code, n, ws := oomFindings(t, head+mark+"\n")
+		w := strings.Join(ws, "\n")
+		if code != ExitOK || n != 1 || !strings.Contains(w, "cut short") || !strings.Contains(w, "inside a size") || strings.Contains(w, "does not parse") {
+			t.Errorf("%q: exit %d, %d OOMs, warnings %q; want one OOM cut short inside a size", mark, code, n, ws)
+		}
+	}
+}

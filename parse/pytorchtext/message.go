@@ -735,7 +735,7 @@ func classify(line string, at int) int {
 		case next != "" && strings.HasPrefix("Tried to allocate ", strings.TrimRight(next, " \t\r\n")):
 			// Cut inside "Tried to allocate" (a collector's line limit):
 			// the message's next words, not a sentence's.
-		case next == "" || strings.HasPrefix(next, "...") || strings.HasPrefix(next, "…"):
+		case next == "" || cutMark(next) != "":
 			// Alone at the end (or before an ellipsis that stands for the
 			// rest: "... CUDA out of memory. ..."): a message only after an exception type
 			// that no sentence leads into ("... w/ RuntimeError: CUDA out
@@ -1668,10 +1668,11 @@ func (s *scanner) want(lit string) error {
 	if s.i+k >= end {
 		return fmt.Errorf("the message ends at column %d, where %q should follow", end+1, lit[min(k, len(lit)):])
 	}
-	if rest := s.s[s.i+k:]; strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…") {
-		// An ellipsis where the next part should be: the rest was left
-		// out ("... 142.81 MiB is free...."), so it reads as cut there.
-		return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, ellipsisCut)
+	if mark := cutMark(s.s[s.i+k:]); mark != "" {
+		// An ellipsis (or a truncation mark) where the next part should
+		// be: the rest was left out ("... 142.81 MiB is free...."), so it
+		// reads as cut there.
+		return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, mark)
 	}
 	got := s.s[s.i+k:]
 	if len(got) > 24 {
@@ -1685,14 +1686,38 @@ func (s *scanner) want(lit string) error {
 // literal, a markdown backtick, a JSON string (the next line may go on).
 func (s *scanner) end() int { return len(strings.TrimRight(s.s, " \r\n\"'`")) }
 
-// ellipsisAt reports whether an ellipsis ("..." or "…") stands at s.i.
-func (s *scanner) ellipsisAt() bool {
-	rest := s.s[s.i:]
-	return strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…")
-}
+// ellipsisAt returns the reason's ending (ellipsisCut, markCut) when an
+// ellipsis or a truncation mark stands at s.i; "" when none does.
+func (s *scanner) ellipsisAt() string { return cutMark(s.s[s.i:]) }
 
 // ellipsisCut ends the reason of a message shortened with an ellipsis.
 const ellipsisCut = "where an ellipsis stands for the rest"
+
+// markCut ends the reason of a message a log shipper cut with a mark of
+// its own ("[truncated]", "<truncated 2048 bytes>"): a cut, as an
+// ellipsis is.
+const markCut = "where a truncation mark stands for the rest"
+
+// cutMark returns ellipsisCut when rest starts with an ellipsis ("...",
+// "…"), markCut when it starts (after spaces) with a log shipper's
+// truncation mark ("[truncated]", "(truncated)", "<truncated N bytes>",
+// any case; "...[truncated]" is an ellipsis), and "" otherwise.
+func cutMark(rest string) string {
+	if strings.HasPrefix(rest, "...") || strings.HasPrefix(rest, "…") {
+		return ellipsisCut
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if len(rest) >= 10 && strings.IndexByte("[(<", rest[0]) >= 0 && strings.EqualFold(rest[1:10], "truncated") {
+		return markCut
+	}
+	return ""
+}
+
+// shortenedReason reports whether a reason ends where an ellipsis or a
+// truncation mark stands for the rest.
+func shortenedReason(reason string) bool {
+	return strings.HasSuffix(reason, ellipsisCut) || strings.HasSuffix(reason, markCut)
+}
 
 // abridged reports a 1.x message whose parentheses close early, at s.i
 // ("(GPU 0; 8.00 GiB total capacity; 7.21 GiB already allocated)"): the
@@ -1722,8 +1747,8 @@ func (s *scanner) cutInside(lits ...string) error {
 		for k < len(lit) && k < len(rest) && rest[k] == lit[k] {
 			k++
 		}
-		if k > 0 && k < len(lit) && (strings.HasPrefix(rest[k:], "...") || strings.HasPrefix(rest[k:], "…")) {
-			return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, ellipsisCut)
+		if mark := cutMark(rest[k:]); k > 0 && k < len(lit) && mark != "" {
+			return fmt.Errorf("the message ends at column %d, %s", s.i+k+1, mark)
 		}
 	}
 	return nil
@@ -1821,8 +1846,8 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	if len(whole) > 15 {
 		return -1, fmt.Errorf("column %d: size %s out of range", at+1, whole)
 	}
-	if s.ellipsisAt() {
-		return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, ellipsisCut)
+	if mark := s.ellipsisAt(); mark != "" {
+		return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, mark)
 	}
 	if err := s.cutInside(" bytes"); err != nil {
 		return -1, err
@@ -1848,8 +1873,8 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		if len(frac) < 2 && s.i >= s.end() {
 			return -1, fmt.Errorf("the message ends at column %d, inside a size", s.end()+1)
 		}
-		if len(frac) < 2 && s.ellipsisAt() {
-			return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, ellipsisCut)
+		if mark := s.ellipsisAt(); len(frac) < 2 && mark != "" {
+			return -1, fmt.Errorf("the message ends at column %d, inside a size, %s", s.i+1, mark)
 		}
 	}
 	decimals := len(frac)

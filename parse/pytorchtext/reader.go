@@ -508,7 +508,7 @@ func complete(m Message) bool {
 // after all: read whole, or cut after it named the GPU ("Tried to allocate
 // 20.00 MiB (GPU 0; 1.96 GiB total capa").
 func weakKept(m Message) bool {
-	if m.Generation == GenCut && strings.Contains(m.Reason, ellipsisCut) {
+	if m.Generation == GenCut && shortenedReason(m.Reason) {
 		// Shortened with "..." where no exception type or "CUDA out of
 		// memory" leads into it: prose or docs quoting the form
 		// ("`Tried to allocate 20.00 MiB. GPU 0 has ... ...`").
@@ -542,7 +542,7 @@ func endsCut(m Message) bool {
 // it was shortened there on purpose and does not go on on the next line
 // (taking the lines after it in, a full traceback among them, as its
 // continuation: each "progressed", the text longer and still cut).
-func shortened(m Message) bool { return strings.HasSuffix(m.Reason, ellipsisCut) }
+func shortened(m Message) bool { return shortenedReason(m.Reason) }
 
 // continuePending tries line as the continuation of a message that ended
 // with the previous line; it reports whether the line was used.
