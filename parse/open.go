@@ -38,7 +38,8 @@ type Input struct {
 	// bytes come once.
 	Regular bool
 	// UTF16 is "UTF-16LE" or "UTF-16BE" for text that began with a UTF-16
-	// byte order mark, decoded to UTF-8 as it is read; "" otherwise.
+	// byte order mark, or whose every other byte is NUL (UTF-16 without
+	// one), decoded to UTF-8 as it is read; "" otherwise.
 	UTF16 string
 
 	r      *bufio.Reader
@@ -111,6 +112,18 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 		}
 		br.Discard(2)
 		br = bufio.NewReaderSize(&utf16Reader{r: br, be: head[0] == 0xfe}, 256<<10)
+	}
+	// UTF-16 without a byte order mark (Out-File -Encoding Unicode piped
+	// on, a tool that drops it): text whose every other byte is NUL. Read
+	// as text it is no format's (an nvidia-smi CSV would be "needs
+	// --fields"): decode it as the marked form is.
+	if in.UTF16 == "" {
+		if head, _ := br.Peek(512); len(head) >= 8 {
+			if enc := utf16NoBOM(head); enc != "" {
+				in.UTF16 = enc
+				br = bufio.NewReaderSize(&utf16Reader{r: br, be: enc == "UTF-16BE"}, 256<<10)
+			}
+		}
 	}
 	// NUL bytes before the content are the hole logrotate's copytruncate
 	// leaves when the writer goes on at its old offset (often megabytes):
@@ -236,6 +249,37 @@ func gzipErr(err error) error {
 		err = fmt.Errorf("gzip: %w", err) // io.ErrUnexpectedEOF: a truncated stream
 	}
 	return err
+}
+
+// utf16NoBOM returns "UTF-16LE" or "UTF-16BE" when head reads as UTF-16
+// text without a byte order mark: its first character and at least 9 in
+// 10 of its others ASCII text (printable, tab, line ends) with the other
+// byte of each NUL; "" otherwise (binary data, NULs of a hole, UTF-8).
+func utf16NoBOM(head []byte) string {
+	isText := func(c byte) bool { return c >= 0x20 && c < 0x7f || c == '\t' || c == '\r' || c == '\n' }
+	pairs := len(head) / 2
+	for _, be := range []bool{false, true} {
+		lo, hi := 0, 1 // the byte of the character, and the NUL beside it
+		if be {
+			lo, hi = 1, 0
+		}
+		if head[hi] != 0 || !isText(head[lo]) {
+			continue
+		}
+		n := 0
+		for i := 0; i < pairs; i++ {
+			if head[2*i+hi] == 0 && isText(head[2*i+lo]) {
+				n++
+			}
+		}
+		if n*10 >= pairs*9 {
+			if be {
+				return "UTF-16BE"
+			}
+			return "UTF-16LE"
+		}
+	}
+	return ""
 }
 
 // utf16Reader decodes UTF-16 (without its byte order mark) to UTF-8. An

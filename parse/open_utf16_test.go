@@ -44,3 +44,53 @@ func TestOpenUTF16(t *testing.T) {
 		}
 	}
 }
+
+// UTF-16 without a byte order mark (every other byte NUL) is recognised
+// and decoded as the marked form is; before, an nvidia-smi CSV so written
+// was "not an NVML log ... needs --fields". NULs of a hole before text,
+// UTF-8 text and binary data are left as they are.
+func TestOpenUTF16NoBOM(t *testing.T) {
+	const text = "timestamp, index, name, memory.used [MiB]\r\n2026/11/30 08:06:12.345, 0, NVIDIA H200, 0 MiB\n"
+	for _, be := range []bool{false, true} {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(text)) {
+			if be {
+				b = append(b, byte(u>>8), byte(u))
+			} else {
+				b = append(b, byte(u), byte(u>>8))
+			}
+		}
+		got, enc := openBytes(t, b)
+		if got != text || enc != map[bool]string{false: "UTF-16LE", true: "UTF-16BE"}[be] {
+			t.Errorf("big-endian %v: %q as %q", be, got, enc)
+		}
+	}
+	for name, b := range map[string][]byte{
+		"hole then text": append(make([]byte, 600), text...),
+		"utf-8":          []byte(text),
+		"binary":         {0x80, 0x02, 0x7d, 0x00, 0x28, 0x00, 0x58, 0x00, 0x01, 0x00, 0xff, 0x00},
+		"int32s":         {1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0},
+	} {
+		if _, enc := openBytes(t, b); enc != "" {
+			t.Errorf("%s: read as %s", name, enc)
+		}
+	}
+}
+
+func openBytes(t *testing.T, b []byte) (string, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	got, err := io.ReadAll(in.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got), in.UTF16
+}
