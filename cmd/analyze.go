@@ -255,7 +255,7 @@ func unjudged(gates []report.GateResult) error {
 	var msgs []string
 	for _, g := range gates {
 		if g.Unjudged {
-			msgs = append(msgs, fmt.Sprintf("--fail-on %s %s", g.Gate, g.Why))
+			msgs = append(msgs, fmt.Sprintf("--fail-on %s could not be judged: %s", g.Gate, g.Why))
 		}
 	}
 	if msgs == nil {

@@ -399,3 +399,17 @@ func TestGateNoInputCanAnswer(t *testing.T) {
 		}
 	}
 }
+
+// An unjudged gate is not shown as passed in the Markdown summary or the
+// JUnit report: "not judged", and a JUnit error.
+func TestGateNotJudgedInCIFormats(t *testing.T) {
+	snap := "../testdata/pytorch/clean_train_loop.pickle"
+	code, out, _ := run(t, nil, "analyze", "--format", "markdown", "--fail-on", "sanitizer-errors>0", snap)
+	if code != ExitInput || !strings.Contains(out, "gate `sanitizer-errors>0` **not judged**") || strings.Contains(out, "passed 1 gate") {
+		t.Errorf("markdown: exit %d, %s", code, out)
+	}
+	code, out, _ = run(t, nil, "analyze", "--format", "junit", "--fail-on", "sanitizer-errors>0", snap)
+	if code != ExitInput || !strings.Contains(out, `type="not-judged"`) {
+		t.Errorf("junit: exit %d, %s", code, out)
+	}
+}

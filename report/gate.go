@@ -229,7 +229,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 	for _, g := range gs {
 		if fams := g.families(); in.Families != nil && fams != nil && !anyOf(in.Families, fams) {
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
-				Why: "could not be judged: no input is " + gateSources[g.sources()] + ", the only inputs that give what it counts"})
+				Why: "no input is " + gateSources[g.sources()] + ", the only inputs that give what it counts"})
 			continue
 		}
 		why, ok := g.eval(in)

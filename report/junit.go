@@ -73,9 +73,13 @@ func writeJUnit(w io.Writer, r *Report, _ Options) error {
 		s := junitSuite{Name: "gpuleak gates"}
 		for _, g := range r.Gates {
 			c := junitCase{Classname: "gpuleak.gates", Name: g.Gate}
-			if g.Tripped {
+			switch {
+			case g.Tripped:
 				c.Failure = &junitFailure{Message: "--fail-on " + g.Gate + " tripped", Type: "gate", Body: g.Why}
-			} else {
+			case g.Unjudged:
+				// Not a pass: no input could answer it (exit 2).
+				c.Error = &junitFailure{Message: "--fail-on " + g.Gate + " not judged", Type: "not-judged", Body: g.Why}
+			default:
 				c.SystemOut = g.Why
 			}
 			s.add(c)

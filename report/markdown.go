@@ -40,8 +40,11 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	fmt.Fprintf(&b, "### gpuleak: %s\n\n", mdSummary(r))
 	for _, g := range r.Gates {
 		mark := "passed"
-		if g.Tripped {
+		switch {
+		case g.Tripped:
 			mark = "**tripped**"
+		case g.Unjudged:
+			mark = "**not judged**"
 		}
 		fmt.Fprintf(&b, "- gate `%s` %s: %s\n", mdCode(g.Gate), mark, mdText(g.Why))
 	}
@@ -132,16 +135,22 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 // then the totals by kind.
 func mdSummary(r *Report) string {
 	var parts []string
-	tripped := 0
+	tripped, unjudged := 0, 0
 	for _, g := range r.Gates {
-		if g.Tripped {
+		switch {
+		case g.Tripped:
 			tripped++
+		case g.Unjudged:
+			unjudged++
 		}
 	}
 	if len(r.Gates) > 0 {
-		if tripped > 0 {
+		switch {
+		case tripped > 0:
 			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates tripped", tripped, len(r.Gates)))
-		} else {
+		case unjudged > 0:
+			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates not judged (no input could answer them)", unjudged, len(r.Gates)))
+		default:
 			parts = append(parts, fmt.Sprintf("passed %s", plural(len(r.Gates), "gate", "gates")))
 		}
 	}
