@@ -35,7 +35,11 @@ any gate trips. NAME is:
                      grown>1MiB any site grown by more than 1 MiB
 VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
 (sanitizer-errors) or a percent (grown). ">" trips above VALUE, ">=" at it:
-leak>64MiB passes at exactly 64 MiB and trips one byte over.`
+leak>64MiB passes at exactly 64 MiB and trips one byte over. A gate no
+input can answer (sanitizer-errors with no compute-sanitizer report; trend
+and the NVML classes with no NVML log; leak with no snapshot, sanitizer
+report, profiler trace or memory timeline) is not judged: the run says so
+and exits with code 2, as for an input it could not read.`
 
 // GateOp compares a gate's measure with its threshold.
 type GateOp string
