@@ -2228,7 +2228,7 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, b
 	typed := make([]string, 0, len(figs))
 	for _, f := range figs {
 		mm := m.Message
-		if v := figure(&mm, f.Field); v != nil && *v >= 0 {
+		if v := f.In(&mm); v != nil && *v >= 0 {
 			typed = append(typed, fmt.Sprintf("%s %s ±%s", strings.ReplaceAll(f.Field, "_", " "), size(*v), size(f.Tolerance)))
 		}
 	}
@@ -2260,7 +2260,7 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, b
 			if mask&(1<<min(i, n-1)) == 0 {
 				d = -d
 			}
-			moveFigure(&mm, f.Field, d)
+			moveFigure(&mm, f, d)
 		}
 		q := &Report{Device: -1}
 		q.clear()
@@ -2298,42 +2298,10 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, b
 		"; the message as PyTorch printed it, with two decimals (the job's own log, or str(e)), tells")
 }
 
-// moveFigure adds d bytes to the figure field of m (a CoarseFigure's
-// Field), keeping a known figure at 0 or more and an unknown one unknown.
-func moveFigure(m *pytorchtext.Message, field string, d int64) {
-	if v := figure(m, field); v != nil && *v >= 0 {
+// moveFigure adds d bytes to m's figure f, keeping a known figure at 0
+// or more and an unknown one unknown.
+func moveFigure(m *pytorchtext.Message, f pytorchtext.CoarseFigure, d int64) {
+	if v := f.In(m); v != nil && *v >= 0 {
 		*v = max(*v+d, 0)
 	}
-}
-
-// figure is the figure field of m (a CoarseFigure's Field), nil for a
-// field m does not have.
-func figure(m *pytorchtext.Message, field string) *int64 {
-	var v *int64
-	switch field {
-	case "requested":
-		v = &m.Requested
-	case "total":
-		v = &m.Total
-	case "free":
-		v = &m.Free
-	case "process_in_use":
-		v = &m.ProcessInUse
-	case "allowed":
-		v = &m.Allowed
-	case "allocated":
-		v = &m.Allocated
-	case "private_pools":
-		v = &m.PrivatePools
-	case "reserved_unallocated":
-		v = &m.ReservedUnallocated
-	case "reserved":
-		v = &m.Reserved
-	default:
-		var i int
-		if _, err := fmt.Sscanf(field, "process %d", &i); err == nil && i >= 0 && i < len(m.Processes) {
-			v = &m.Processes[i].Bytes
-		}
-	}
-	return v
 }

@@ -230,6 +230,37 @@ type CoarseFigure struct {
 	Tolerance int64
 }
 
+// In returns the field of m that f names, nil for a name m has no field
+// for (a process beyond Processes).
+func (f CoarseFigure) In(m *Message) *int64 {
+	switch f.Field {
+	case "requested":
+		return &m.Requested
+	case "total":
+		return &m.Total
+	case "free":
+		return &m.Free
+	case "process_in_use":
+		return &m.ProcessInUse
+	case "allowed":
+		return &m.Allowed
+	case "allocated":
+		return &m.Allocated
+	case "private_pools":
+		return &m.PrivatePools
+	case "reserved_unallocated":
+		return &m.ReservedUnallocated
+	case "reserved":
+		return &m.Reserved
+	}
+	if n, ok := strings.CutPrefix(f.Field, "process "); ok {
+		if i, err := strconv.Atoi(n); err == nil && i >= 0 && i < len(m.Processes) {
+			return &m.Processes[i].Bytes
+		}
+	}
+	return nil
+}
+
 // FormatCoarse writes figures as the messages table's coarse column holds
 // them: "field=allowance" pairs joined by ";".
 func FormatCoarse(figs []CoarseFigure) string {
