@@ -19,6 +19,10 @@ const SniffLen = 64 << 10
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// IsGzip reports whether head, an input's first bytes, begins a gzip
+// stream (RFC 1952's magic bytes), as Open recognises one.
+func IsGzip(head []byte) bool { return bytes.HasPrefix(head, gzipMagic) }
+
 // Input is an opened input: a buffered reader over its (decompressed)
 // bytes, able to show its first SniffLen bytes without consuming them.
 type Input struct {
@@ -87,7 +91,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	in.count = &countingReader{r: raw}
 	br := bufio.NewReaderSize(in.count, 256<<10)
 	head, _ := br.Peek(len(gzipMagic))
-	if bytes.Equal(head, gzipMagic) {
+	if IsGzip(head) {
 		zr, err := gunzip.NewReader(br)
 		if err != nil {
 			in.Close()

@@ -1,11 +1,11 @@
 package pipeline
 
 import (
-	"bytes"
 	"io"
 	"os"
 
 	"github.com/gpuleak/gpuleak/internal/startgc"
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // smallRunBytes is the most a run's inputs may hold in all for it to keep
@@ -54,5 +54,5 @@ func gzipped(path string) bool {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return err != io.EOF && err != io.ErrUnexpectedEOF
 	}
-	return bytes.Equal(head, []byte{0x1f, 0x8b})
+	return parse.IsGzip(head)
 }
