@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"testing/iotest"
@@ -209,4 +210,83 @@ func FuzzReadAheadLines(f *testing.F) {
 			t.Fatalf("chunks of %d, peeks of %d every %d lines:\n%q, %v\nbufio:\n%q, %v", chunk, p, e, got, gerr, want, werr)
 		}
 	})
+}
+
+// gatedSource returns n bytes a read, each read only once the test lets
+// it through gate; closed gate: reads run free.
+type gatedSource struct {
+	gate chan struct{}
+	left int
+	n    int
+}
+
+func (g *gatedSource) Read(p []byte) (int, error) {
+	if g.left == 0 {
+		return 0, io.EOF
+	}
+	<-g.gate
+	m := min(len(p), g.n, g.left)
+	g.left -= m
+	return m, nil
+}
+
+// A reader the source keeps ahead of gets eagerChunks chunks made, not
+// the read-ahead's most: each chunk more is memory touched for nothing.
+// Once the reader has waited for a chunk, the source is the slower side
+// and more chunks are made, up to the most.
+func TestReadAheadMakesChunksWhenTheReaderWaits(t *testing.T) {
+	const size, chunks = 1 << 10, 8
+	// The source runs free; before each NextChunk the test waits until
+	// a chunk is queued, so the reader never waits.
+	gate := make(chan struct{})
+	close(gate)
+	src := &gatedSource{gate: gate, left: 40 * size, n: size}
+	r := NewReadAhead(onlyReader{src}, size, chunks, 0)
+	total := 0
+	for {
+		if r.taken {
+			for len(r.full) == 0 && r.made.Load() < chunks {
+				runtime.Gosched()
+			}
+		}
+		b, from, err := r.NextChunk()
+		total += len(b) - from
+		if err != nil {
+			break
+		}
+	}
+	r.Close()
+	if total != 40*size {
+		t.Fatalf("read %d bytes, want %d", total, 40*size)
+	}
+	if got := r.made.Load(); got != eagerChunks {
+		t.Errorf("a reader that never waited: %d chunks made, want %d", got, eagerChunks)
+	}
+
+	// The source gives a chunk only when let through: the reader asks
+	// for its second chunk before it is there, so it waits.
+	gate = make(chan struct{})
+	src = &gatedSource{gate: gate, left: 40 * size, n: size}
+	r = NewReadAhead(onlyReader{src}, size, chunks, 0)
+	defer r.Close()
+	go func() { gate <- struct{}{} }()
+	if _, _, err := r.NextChunk(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.NextChunk() // waits: nothing is queued
+	}()
+	for !r.waited.Load() {
+		runtime.Gosched()
+	}
+	close(gate) // the source runs free; the reader reads no more
+	<-done
+	for r.made.Load() < chunks {
+		runtime.Gosched()
+	}
+	if got := r.made.Load(); got != chunks {
+		t.Errorf("after the reader waited: %d chunks made, want %d", got, chunks)
+	}
 }
