@@ -320,6 +320,32 @@ func (a *LeakAnalyzer) passesOf(d *deviceState, pos []int, keys []int32) ([]int,
 	return a.stackPasses(d, pos, keys, count)
 }
 
+// passBuf holds keyPasses' and stackPasses' slices between calls: the
+// search for iterations asks them for every caller group in every
+// stretch of the trace it tries, and their slices made anew each time
+// were most of a small snapshot's analysis memory, each byte a page the
+// process touched for the first time.
+type passBuf struct {
+	pos   []int
+	seq   []int32
+	pi    []int32
+	cands []passCand
+}
+
+// passCand is a period of a suffix of stackPasses' sequence with the
+// length of the longest suffix it holds.
+type passCand struct{ per, length int }
+
+// prefix returns a slice of n elements, to be overwritten, for a prefix
+// function (each element below n, so an int32).
+func (b *passBuf) prefix(n int) []int32 {
+	b.pi = slices.Grow(b.pi[:0], n)[:n]
+	if n > 0 {
+		b.pi[0] = 0
+	}
+	return b.pi
+}
+
 // keyPasses is passesOf for passes whose allocations repeat in stack and
 // size; count holds how often each key occurs among keys.
 func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32, count []int32) ([]int, int32, bool) {
@@ -337,8 +363,8 @@ func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32, count 
 	for keys[second] != keys[start] {
 		second++
 	}
-	p := make([]int, 0, len(keys))
-	s := make([]int32, 0, len(keys))
+	buf := &d.passBuf
+	p, s := buf.pos[:0], buf.seq[:0]
 	for i, k := range keys {
 		if i < second && i != start && count[k] == 1 {
 			continue
@@ -346,21 +372,22 @@ func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32, count 
 		p = append(p, pos[i])
 		s = append(s, k)
 	}
+	buf.pos, buf.seq = p, s
 	n := len(s)
 	// The shortest period of s (the prefix function's): s repeats whole
 	// when it divides n.
-	pi := make([]int, n)
+	pi := buf.prefix(n)
 	for i := 1; i < n; i++ {
-		j := pi[i-1]
+		j := int(pi[i-1])
 		for j > 0 && s[i] != s[j] {
-			j = pi[j-1]
+			j = int(pi[j-1])
 		}
 		if s[i] == s[j] {
 			j++
 		}
-		pi[i] = j
+		pi[i] = int32(j)
 	}
-	per := n - pi[n-1]
+	per := n - int(pi[n-1])
 	if n%per != 0 || n/per < minBoundaries {
 		return nil, -1, false
 	}
@@ -386,7 +413,9 @@ func (a *LeakAnalyzer) keyPasses(d *deviceState, pos []int, keys []int32, count 
 // the shortest.
 func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32, count []int32) ([]int, int32, bool) {
 	n := len(keys)
-	st := make([]int32, n)
+	buf := &d.passBuf
+	st := slices.Grow(buf.seq[:0], n)[:n]
+	buf.seq = st
 	ones := 0 // allocations made once: a first pass holds at most these beside its own
 	for i, k := range keys {
 		st[i] = d.keys[k].stack
@@ -398,25 +427,25 @@ func (a *LeakAnalyzer) stackPasses(d *deviceState, pos []int, keys []int32, coun
 	// of the reversed sequence: the shortest period of a suffix does not
 	// shrink as the suffix grows, so each period comes with the longest
 	// suffix it holds (O(n), where trying every period would be O(n²)).
-	pi := make([]int, n)
+	pi := buf.prefix(n)
 	for i := 1; i < n; i++ {
-		j := pi[i-1]
+		j := int(pi[i-1])
 		for j > 0 && st[n-1-i] != st[n-1-j] {
-			j = pi[j-1]
+			j = int(pi[j-1])
 		}
 		if st[n-1-i] == st[n-1-j] {
 			j++
 		}
-		pi[i] = j
+		pi[i] = int32(j)
 	}
-	type cand struct{ per, length int }
-	var cands []cand
+	cands := buf.cands[:0]
+	defer func() { buf.cands = cands }()
 	for l := 1; l <= n; l++ {
-		per := l - pi[l-1]
+		per := l - int(pi[l-1])
 		if len(cands) > 0 && cands[len(cands)-1].per == per {
 			cands[len(cands)-1].length = l
 		} else {
-			cands = append(cands, cand{per, l})
+			cands = append(cands, passCand{per, l})
 		}
 	}
 	for _, c := range cands {

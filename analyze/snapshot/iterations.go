@@ -447,7 +447,7 @@ func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
 // findIterations finds the iteration structure of device d's trace up to
 // log position upto.
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
-	defer func() { d.calls, d.keyCount = nil, nil }()
+	defer func() { d.calls, d.keyCount, d.passBuf = nil, nil, passBuf{} }()
 	it := a.iterationsIn(d, 0, upto, timed)
 	if !it.usable() {
 		if last := a.lastLoop(d, upto, timed); last != nil {

@@ -406,6 +406,9 @@ type deviceState struct {
 	// keyCount is passesOf's count of each key (by index in keys), all
 	// zero between calls.
 	keyCount []int32
+	// passBuf is keyPasses' and stackPasses' working memory, kept
+	// between their calls as keyCount is.
+	passBuf passBuf
 	// freedAt holds, by the stack id of a free_requested (or of a free
 	// with no free_requested before it), 1 + the log position of the last
 	// such free (0: none): where the program was seen freeing outside a
