@@ -267,9 +267,15 @@ func (r *Record) ListKey(f int) uint64 {
 type listCache struct {
 	index map[string]int32 // by the bytes between MARK and APPENDS
 	lists []cachedList
-	items []Value
-	bytes int    // of the index's keys
-	key   uint64 // the last key given
+	// items is the chunk the elements of the lists stored last are in,
+	// nitems the elements stored since the cache started over. A list's
+	// elements stay where they were put, so a chunk fills without the
+	// copies of a growing slice (each a page first touched, a fault a
+	// page in a small run).
+	items  []Value
+	nitems int
+	bytes  int    // of the index's keys
+	key    uint64 // the last key given
 	// last is the index in lists of the list last given: a list is
 	// often the last one again (two of three frames lists in big_real),
 	// found by comparing its bytes, without a walk to its APPENDS or a
@@ -322,16 +328,17 @@ func headSlot(b []byte, start int) (slot int, ok bool) {
 }
 
 type cachedList struct {
-	gen      uint64 // memoGen when made
-	from, to int32  // in items
-	key      uint64
-	body     string // its key in index
+	gen   uint64  // memoGen when made
+	items []Value // its elements, in one of the cache's chunks (cap = len)
+	key   uint64
+	body  string // its key in index
 }
 
 const (
 	maxListCacheLists = 4096
-	maxListCacheItems = 1 << 16 // 1 MiB of Values
+	maxListCacheItems = 1 << 16 // 1.5 MiB of Values
 	maxListCacheBytes = 1 << 20
+	listCacheChunk    = 4096 // Values a chunk of listCache.items holds, unless a list needs more
 )
 
 // scanListItems appends the elements of the list whose gets are body (a
@@ -342,10 +349,10 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	c := &d.lc
 	if i, hit := c.index[string(body)]; hit {
 		if l := &c.lists[i]; l.gen == d.memoGen {
-			if len(d.sc.items)+int(l.to-l.from) > maxScanItems {
+			if len(d.sc.items)+len(l.items) > maxScanItems {
 				return 0, false
 			}
-			d.sc.items = append(d.sc.items, c.items[l.from:l.to]...)
+			d.sc.items = append(d.sc.items, l.items...)
 			c.last = i
 			return l.key, true
 		}
@@ -371,19 +378,25 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	if !cacheable || n == 0 || n > maxListCacheItems {
 		return 0, true
 	}
-	if c.index == nil || len(c.lists) >= maxListCacheLists || len(c.items)+n > maxListCacheItems || c.bytes+len(body) > maxListCacheBytes {
+	if c.index == nil || len(c.lists) >= maxListCacheLists || c.nitems+n > maxListCacheItems || c.bytes+len(body) > maxListCacheBytes {
 		c.index = make(map[string]int32)
 		c.lists = c.lists[:0]
-		// A new array: the record's pending elements (Record.pend) may
+		// A new chunk: the record's pending elements (Record.pend) may
 		// be the old one's.
-		c.items = make([]Value, 0, cap(c.items))
+		c.items = nil
+		c.nitems = 0
 		c.bytes = 0
 		c.head = [headSlots]int32{}
 		c.lens = c.lens[:0]
 	}
 	c.key++
-	l := cachedList{gen: d.memoGen, from: int32(len(c.items)), to: int32(len(c.items) + n), key: c.key}
+	if cap(c.items)-len(c.items) < n {
+		c.items = make([]Value, 0, max(listCacheChunk, n))
+	}
+	at := len(c.items)
 	c.items = append(c.items, d.sc.items[from:]...)
+	c.nitems += n
+	l := cachedList{gen: d.memoGen, items: c.items[at:len(c.items):len(c.items)], key: c.key}
 	if i, hit := c.index[string(body)]; hit { // of another generation
 		l.body = c.lists[i].body
 		c.lists[i] = l
@@ -428,9 +441,9 @@ func (d *Decoder) knownList(b []byte, start int) (end int, items []Value, key ui
 			if i, hit := c.index[string(b[start:end])]; hit && i != c.last {
 				// The same bytes: only the generation and the count
 				// are left to check.
-				if l := &c.lists[i]; l.gen == d.memoGen && len(d.sc.items)+int(l.to-l.from) <= maxScanItems {
+				if l := &c.lists[i]; l.gen == d.memoGen && len(d.sc.items)+len(l.items) <= maxScanItems {
 					c.last = i
-					return end, c.items[l.from:l.to:l.to], l.key, true
+					return end, l.items, l.key, true
 				}
 				return 0, nil, 0, false
 			}
@@ -467,10 +480,10 @@ func (d *Decoder) cachedListAt(b []byte, start int, i int32) (end int, items []V
 	l := &c.lists[i]
 	end = start + len(l.body)
 	if end >= len(b) || b[end] != opAPPENDS || l.gen != d.memoGen || string(b[start:end]) != l.body ||
-		len(d.sc.items)+int(l.to-l.from) > maxScanItems {
+		len(d.sc.items)+len(l.items) > maxScanItems {
 		return 0, nil, 0, false
 	}
-	return end, c.items[l.from:l.to:l.to], l.key, true
+	return end, l.items, l.key, true
 }
 
 // scanState is scanRecord's state besides its position.
