@@ -665,8 +665,25 @@ func (r *Reader) stackID(v pickle.Value, off int64) (int32, error) {
 	if key != 0 {
 		*ls = listStack{key, id}
 	}
+	if !r.general {
+		r.recycleFrames(c.Items)
+	}
 	r.convertedList(c, id)
 	return id, nil
+}
+
+// recycleFrames hands the frame dicts of a converted frames list back to
+// the decoder for reuse, each replaced in the list by its Ref. PyTorch
+// 2.0's blocks each make their own frame dicts (in their "history"), one
+// allocation each otherwise: 60% of the decoder's allocations on such a
+// snapshot. Recycle leaves alone a dict the pickle may refer to again.
+func (r *Reader) recycleFrames(items []pickle.Value) {
+	for i, f := range items {
+		if fc := f.Container(); fc != nil && fc.Tag == tagFrame && f.Kind() == pickle.Dict {
+			items[i] = pickle.RefValue(tagFrame, fc.ID)
+			r.dec.Recycle(fc)
+		}
+	}
 }
 
 // convertedList marks frames list c as converted to stack id: later

@@ -729,3 +729,89 @@ func TestDictColumnsAcrossBatches(t *testing.T) {
 		}
 	}
 }
+
+// PyTorch 2.0's blocks each carry their own frame dicts, in a history
+// entry: the decoder reuses each frame dict's container once the frame
+// is interned (Reader.recycleFrames), where the general path allocates
+// one per frame. The pickle memoizes every container, as Python's
+// pickler does (BINPUT after EMPTY_DICT and EMPTY_LIST), so the memo's
+// hold on each dict is what the Reader must release first. The tables
+// are the general path's.
+func TestHistoryFramesReused(t *testing.T) {
+	memo := 0
+	put := func(b *bytes.Buffer) {
+		b.WriteByte('r') // LONG_BINPUT
+		b.Write(le32(uint32(memo)))
+		memo++
+	}
+	mdict := func(kv ...any) pv {
+		return func(b *bytes.Buffer) {
+			b.WriteByte('}')
+			put(b)
+			b.WriteByte('(')
+			for i := 0; i < len(kv); i += 2 {
+				str(kv[i].(string))(b)
+				kv[i+1].(pv)(b)
+			}
+			b.WriteByte('u')
+		}
+	}
+	mlist := func(items ...pv) pv {
+		return func(b *bytes.Buffer) {
+			b.WriteByte(']')
+			put(b)
+			b.WriteByte('(')
+			for _, it := range items {
+				it(b)
+			}
+			b.WriteByte('e')
+		}
+	}
+	// Blocks are converted with their segment, so the dicts of one
+	// segment's blocks are all made before any is reused: many segments
+	// of two blocks, as PyTorch's small-block pool holds them.
+	const segments, perSeg, depth = 100, 2, 10
+	var segs []pv
+	for si := range segments {
+		var bl []pv
+		base := int64(4096 + si<<22)
+		for bi := range perSeg {
+			var frames []pv
+			for d := range depth {
+				frames = append(frames, mdict("filename", str("/u/model.py"), "line", i64(int64(10*d+bi)), "name", str("forward")))
+			}
+			bl = append(bl, mdict("size", i64(1<<20), "requested_size", i64(1000), "state", str("active_allocated"),
+				"history", mlist(mdict("addr", i64(base+int64(bi)<<20), "real_size", i64(1000), "frames", mlist(frames...)))))
+		}
+		segs = append(segs, mdict("device", i64(0), "address", i64(base), "total_size", i64(perSeg<<20),
+			"allocated_size", i64(perSeg<<20), "active_size", i64(perSeg<<20), "stream", i64(0),
+			"segment_type", str("large"), "blocks", mlist(bl...)))
+	}
+	data := pickleBytes(mdict("segments", mlist(segs...), "device_traces", mlist()))
+
+	read := func(opts ...Option) *Snapshot {
+		s, err := ReadAll(bytes.NewReader(data), "hist", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	fast, general := read(), read(withGeneralPath())
+	defer fast.Release()
+	defer general.Release()
+	for tb := Table(0); tb < numTables; tb++ {
+		if !array.TableEqual(fast.Table(tb), general.Table(tb)) {
+			t.Errorf("table %v differs between the fast and the general path", tb)
+		}
+	}
+	if n := general.Frames.NumRows(); n != perSeg*depth {
+		t.Errorf("%d frames interned, want %d", n, perSeg*depth)
+	}
+	fastAllocs := testing.AllocsPerRun(5, func() { read().Release() })
+	generalAllocs := testing.AllocsPerRun(5, func() { read(withGeneralPath()).Release() })
+	// The frame dicts of every segment after the first are reused.
+	if want := float64((segments - 1) * perSeg * depth); generalAllocs-fastAllocs < want {
+		t.Errorf("fast path %.0f allocations, general %.0f: %.0f saved, want at least %.0f (a frame dict a frame after the first segment)",
+			fastAllocs, generalAllocs, generalAllocs-fastAllocs, want)
+	}
+}
