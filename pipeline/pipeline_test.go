@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -341,5 +343,53 @@ func TestRunUnknownTotals(t *testing.T) {
 	}
 	if snap.ActiveBytes == nil || snap.ReservedBytes == nil || *snap.ReservedBytes == 0 {
 		t.Errorf("snapshot: active %v, reserved %v; want its segments' figures", snap.ActiveBytes, snap.ReservedBytes)
+	}
+}
+
+// TestRunWindowsTrace: the fixture's trace as Kineto wrote it on Windows
+// before mid-2023, its Python frames' paths with unescaped backslashes
+// (pytorch/kineto#617), is the same run: it gives the same findings (kind,
+// bytes, allocations, site function and base name), not an invalid-JSON
+// error. The rewrite changes only the python_function names.
+func TestRunWindowsTrace(t *testing.T) {
+	src, err := os.ReadFile("../testdata/pytorch/kineto_trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := regexp.MustCompile(`"cat": "python_function", "name": "([^"(]*)\(`)
+	n := 0
+	win := name.ReplaceAllFunc(src, func(m []byte) []byte {
+		n++
+		path := name.FindSubmatch(m)[1]
+		p := `C:\Users\me\train\` + strings.ReplaceAll(string(path), "/", `\`)
+		if bytes.HasPrefix(path, []byte("torch/")) {
+			p = `C:\Python310\lib\site-packages\` + strings.ReplaceAll(string(path), "/", `\`)
+		}
+		return []byte(`"cat": "python_function", "name": "` + p + `(`)
+	})
+	if n < 100 {
+		t.Fatalf("%d python_function names rewritten; the fixture holds 1886", n)
+	}
+	path := filepath.Join(t.TempDir(), "win_trace.json")
+	if err := os.WriteFile(path, win, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(p string) []string {
+		res, err := Run(context.Background(), testOptions(t, Analyze), []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := res.Report.Inputs[0].Error; e != "" {
+			t.Fatalf("%s not read: %s", p, e)
+		}
+		var out []string
+		for _, f := range res.Report.Findings {
+			out = append(out, fmt.Sprintf("%s %d %d %s %s", f.Kind, f.Bytes, f.Count, f.Site.Function, filepath.Base(strings.ReplaceAll(f.Site.File, `\`, "/"))))
+		}
+		return out
+	}
+	linux, windows := sum("../testdata/pytorch/kineto_trace.json"), sum(path)
+	if len(linux) == 0 || strings.Join(linux, "\n") != strings.Join(windows, "\n") {
+		t.Errorf("Windows trace's findings\n%s\nwant the Linux trace's\n%s", strings.Join(windows, "\n"), strings.Join(linux, "\n"))
 	}
 }

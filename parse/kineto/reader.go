@@ -80,6 +80,7 @@ type Reader struct {
 
 	name      string
 	cr        *countReader
+	raw       *rawStrings
 	dec       *json.Decoder
 	batch     int
 	maxEvents int64
@@ -105,7 +106,8 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		f(&o)
 	}
 	cr := &countReader{r: r}
-	k := &Reader{name: name, cr: cr, dec: json.NewDecoder(cr), batch: o.BatchSize, maxEvents: o.maxEvents}
+	raw := newRawStrings(cr)
+	k := &Reader{name: name, cr: cr, raw: raw, dec: json.NewDecoder(raw), batch: o.BatchSize, maxEvents: o.maxEvents}
 	k.meta.ByCategory = map[string]int64{}
 	k.meta.Warnings = parse.NewWarnings(name)
 	k.dec.UseNumber()
@@ -519,6 +521,12 @@ func IsStep(name string) bool { return isStep(name) }
 func (r *Reader) finish() error {
 	r.out.End()
 	r.state = 3
+	if n := r.raw.Repaired; n > 0 {
+		r.meta.Warnings.Addf("%s held backslashes written without JSON escaping (Windows paths, as Kineto wrote event names before mid-2023: pytorch/kineto#617): each is read as '/', as later Kineto writes it", plural(n, "string", "strings"))
+	}
+	if n := r.raw.Controls; n > 0 {
+		r.meta.Warnings.Addf("%s inside strings (written without JSON escaping) read as spaces", plural(n, "control character", "control characters"))
+	}
 	// Anything after the document is not ours to judge, but a second
 	// document means a damaged or concatenated file.
 	if _, err := r.dec.Token(); err == nil {
