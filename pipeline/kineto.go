@@ -68,6 +68,13 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 	}
 	warns := meta.Warnings.Strings()
 	if res.DeviceEvents == 0 && res.OtherEvents == 0 {
+		// Host memory alone says nothing of a GPU's: no finding could
+		// come from it, so it is not read as a trace with none (a gate
+		// passed on it, a diff of every site as new), but said so, as a
+		// trace without [memory] events is.
+		if meta.OOMEvents == 0 {
+			return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1, Msg: fmt.Sprintf("a PyTorch profiler trace whose %s all of CPU memory (Device Type 0): no GPU allocation was recorded, so no GPU memory can be judged from it; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and profile_memory=True, or take a snapshot with torch.cuda.memory._record_memory_history()", counted(int(meta.MemoryEvents), "[memory] event is", "[memory] events are"))}
+		}
 		warns = append(warns, fmt.Sprintf("the trace's %d [memory] events are all of CPU memory: no GPU allocation was recorded; profile a run that uses the GPU with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", meta.MemoryEvents))
 	}
 	rin, fs := report.FromLeaks(in.Name, string(format), warns, res.Leak)
