@@ -52,13 +52,14 @@ var allocAPIs = map[string]string{
 // hides (DefaultHidden) are hidden too.
 const DefaultHidden = `the CUDA driver and runtime (libcuda, libcudart, cuda*/cu* API functions,
 cuda_runtime.h wrappers, kernel launch stubs), the C library and program start-up
-(libc, __libc_start_main, _start, thread start), the Python interpreter (python3,
+(libc, __libc_start_main, _start, thread start; MSVC's mainCRTStartup,
+__scrt_common_main, invoke_main), the Python interpreter (python3,
 libpython, Py*/_Py* functions), Cython wrappers (__pyx_*), compute-sanitizer's own
 modules (sanitizer-collection, sanitizer-public) and frames without a name (unless
 no frame of the program has one: then its own, by module and return address).`
 
 var (
-	runtimeFuncRe   = lazyre.New(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup|__scrt_common_main_seh|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
+	runtimeFuncRe   = lazyre.New(`^(cuda[A-Z]\w*|cu(Mem|Launch|Ctx|Stream|Event|Module|Graph|Array|Array3D|Tex|Surf|Device|Init|Func|Pointer|Library|Kernel|Get|Ipc|Occupancy|Profiler|Link|Mipmapped|Import|External|Signal|Wait|Driver|Coredump|Multicast|Tensor|Green|Log|Checkpoint|UserObject)\w*|__cuda\w*|__device_stub\w*|libcudart_static_\w+|_cudaGetProcAddress|__libc_start_main|__libc_start_call_main|_start|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|(w?main|w?WinMain|_?_tmain|_?_tWinMain)CRTStartup|__scrt_common_main(_seh)?|invoke_main|_?Py[A-Z]\w*|__pyx_\w+|__Pyx_\w+)$`)
 	runtimeFileRe   = lazyre.New(`(^|[/\\])(cuda_runtime\.h|cuda_runtime_api\.h|crt[/\\][\w.]+\.h|device_functions\.h|[\w.-]+\.cudafe1\.stub\.c)$`)
 	runtimeModuleRe = lazyre.New(`(^|[/\\])(libcuda\.so|libcudart\.so|libcudadebugger\.so|libnvidia-[\w-]+\.so|nvcuda\w*\.dll|cudart\w*\.dll|nvcudart\w*\.dll|libc\.so|libc-[\d.]+\.so|libpthread[\w-]*\.so|libdl[\w-]*\.so|ld-linux[\w-]*\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|kernel32\.dll|ntdll\.dll|KERNELBASE\.dll|ucrtbase\w*\.dll|vcruntime\w*\.dll|msvcp\w*\.dll|python[\d.]*|python[\d.]*\.exe|libpython[\d.]*\.so|python\d+\.dll|sanitizer-collection\.dll|sanitizer-public\.dll|libsanitizer-collection\.so|libsanitizer-public\.so)[.\d]*$`)
 	// Libraries: kept in stacks, but a site is named by the program's own
@@ -1399,7 +1400,7 @@ func summaryOnly(r Run, i, n int) (Site, bool) {
 }
 
 // startFrameRe matches the outermost frames of a process or thread.
-var startFrameRe = lazyre.New(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|mainCRTStartup)$`)
+var startFrameRe = lazyre.New(`^(_start|__libc_start_main|__libc_start_call_main|start_thread|clone3?|__clone3?|BaseThreadInitThunk|RtlUserThreadStart|(w?main|w?WinMain|_?_tmain|_?_tWinMain)CRTStartup)$`)
 
 // hasHostFrames reports whether a record has a host backtrace.
 func hasHostFrames(frames []btFrame) bool {

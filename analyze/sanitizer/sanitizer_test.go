@@ -971,6 +971,59 @@ func TestSanitizerOwnModulesHidden(t *testing.T) {
 			t.Errorf("tool frame in stack: %+v", f)
 		}
 	}
+	// Below main are the MSVC C runtime's start-up frames (invoke_main,
+	// __scrt_common_main_seh, __scrt_common_main in exe_common.inl), as
+	// _start and __libc_start_main are glibc's: hidden, so the stack ends
+	// at main and a site's key does not hold the CRT's.
+	if n := len(e.Stack); n == 0 || e.Stack[n-1].Name != "main" {
+		t.Errorf("stack %+v: want it to end at main", e.Stack)
+	}
+}
+
+// The MSVC C runtime starts a program through one of its CRTStartup
+// functions (mainCRTStartup, wmainCRTStartup, WinMainCRTStartup,
+// wWinMainCRTStartup; __tmainCRTStartup before Visual Studio 2015) and
+// __scrt_common_main(_seh) and invoke_main: none is the program's, so a
+// leak's stack on Windows ends at main (or WinMain), as on Linux.
+func TestSanitizerMSVCStartupHidden(t *testing.T) {
+	for _, start := range []string{"mainCRTStartup", "wmainCRTStartup", "WinMainCRTStartup", "wWinMainCRTStartup", "__tmainCRTStartup"} {
+		log := `========= COMPUTE-SANITIZER
+========= Leaked 1048576 bytes at 0x702a00000
+=========     Saved host backtrace up to driver entry point at allocation time
+=========     Host Frame:cudaMalloc [0x7ff8d6bad1c4]
+=========                in U:\proj\x64\Debug\cudart64_110.dll
+=========     Host Frame:U:\proj\leaky.cu:14:make_workspace [0x7ff769fe1992]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:U:\proj\leaky.cu:27:main [0x7ff769fe1af0]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:D:\a\_work\1\s\src\vctools\crt\vcstartup\src\startup\exe_common.inl:79:invoke_main [0x7ff769fe4879]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:D:\a\_work\1\s\src\vctools\crt\vcstartup\src\startup\exe_common.inl:288:__scrt_common_main_seh [0x7ff769fe475e]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:D:\a\_work\1\s\src\vctools\crt\vcstartup\src\startup\exe_common.inl:331:__scrt_common_main [0x7ff769fe461e]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:D:\a\_work\1\s\src\vctools\crt\vcstartup\src\startup\exe_main.cpp:17:` + start + ` [0x7ff769fe490e]
+=========                in U:\proj\x64\Debug\leaky.exe
+=========     Host Frame:BaseThreadInitThunk [0x7ff8f6cd7034]
+=========                in C:\Windows\System32\KERNEL32.DLL
+=========     Host Frame:RtlUserThreadStart [0x7ff8f7e62651]
+=========                in C:\Windows\SYSTEM32\ntdll.dll
+========= 
+========= LEAK SUMMARY: 1048576 bytes leaked in 1 allocations
+========= ERROR SUMMARY: 1 error
+`
+		res := analyzeBytes(t, "win_leak.txt", []byte(log), Options{})
+		if len(res.Sites) != 1 {
+			t.Fatalf("%s: %d sites", start, len(res.Sites))
+		}
+		var names []string
+		for _, f := range res.Sites[0].Stack {
+			names = append(names, f.Name)
+		}
+		if strings.Join(names, " < ") != "make_workspace < main" {
+			t.Errorf("%s: stack %s; want make_workspace < main", start, strings.Join(names, " < "))
+		}
+	}
 }
 
 // CudaSteps (capter4): cuda-memcheck on Windows pads the API's name
