@@ -178,3 +178,29 @@ func TestSARIF(t *testing.T) {
 		t.Error("leak_with_oob.txt: no compute-sanitizer error results")
 	}
 }
+
+// A profiler trace's site is the op that allocated (aten::linear), which
+// has no file; the Python frame that called it does. The fixture's leak
+// is 8 blocks at aten::linear called from <module> (profile_mem.py:8):
+// its result sits there, with the op as its logical location, so that
+// code scanning can place it. A memory timeline's categories have no
+// frame at all: a logical location only.
+func TestSARIFOpSiteAtItsCaller(t *testing.T) {
+	schema := sarifSchema(t)
+	d := analyzeSARIF(t, schema, td+"pytorch/kineto_trace.json")
+	res := d.Runs[0].Results[0]
+	if res.RuleID != "gpuleak/leak" {
+		t.Fatalf("first result %s, want the leak", res.RuleID)
+	}
+	loc := res.Locations[0]
+	if loc.PhysicalLocation == nil || loc.PhysicalLocation.ArtifactLocation.URI != "profile_mem.py" || loc.PhysicalLocation.Region.StartLine != 8 ||
+		len(loc.LogicalLocations) == 0 || loc.LogicalLocations[0].FullyQualifiedName != "aten::linear" {
+		t.Errorf("leak at %+v, logical %+v; want profile_mem.py:8, aten::linear", loc.PhysicalLocation, loc.LogicalLocations)
+	}
+	tl := analyzeSARIF(t, schema, td+"kineto/profile_keep_outputs_memory_timeline.json")
+	for _, r := range tl.Runs[0].Results {
+		if r.Locations[0].PhysicalLocation != nil || len(r.Locations[0].LogicalLocations) == 0 {
+			t.Errorf("timeline result %s at %+v", r.RuleID, r.Locations[0])
+		}
+	}
+}

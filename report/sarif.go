@@ -244,8 +244,7 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 		if f.Kind == KindTrend && f.Classification == "growing" {
 			res.Level = "warning"
 		}
-		res.Locations = []sarifLocation{frameLocation(f.Site, root, f.Path)}
-		res.RelatedLocations = relatedFrames(f.Stack, f.Site, root)
+		res.Locations, res.RelatedLocations = resultLocations(f.Site, f.Stack, root, f.Path)
 		run.Results = append(run.Results, res)
 	}
 	for i := range r.Errors {
@@ -257,8 +256,7 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 			PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(toolErrorKey(e))},
 			Properties:          map[string]any{"count": e.Count, "input": e.Path, "source": e.Source},
 		}
-		res.Locations = []sarifLocation{frameLocation(e.Site, root, e.Path)}
-		res.RelatedLocations = relatedFrames(e.Stack, e.Site, root)
+		res.Locations, res.RelatedLocations = resultLocations(e.Site, e.Stack, root, e.Path)
 		run.Results = append(run.Results, res)
 	}
 	run.Invocations = []sarifInvocation{invocation(r)}
@@ -377,6 +375,28 @@ func frameLocation(f Frame, root, input string) sarifLocation {
 		loc.LogicalLocations = []sarifLogicalLocation{{Name: "(no stack)", FullyQualifiedName: input, Kind: "module"}}
 	}
 	return loc
+}
+
+// resultLocations places a result at its site; a site without a source
+// file (a profiler trace's op, aten::linear; a compute-sanitizer frame
+// built without line information) keeps its function as the logical
+// location and takes the file and line of the innermost frame of its
+// stack that has them (the Python line that called the op), which code
+// scanning needs to show it. The other framed callers are related
+// locations.
+func resultLocations(site Frame, stack []Frame, root, input string) ([]sarifLocation, []sarifLocation) {
+	loc := frameLocation(site, root, input)
+	at := site
+	if loc.PhysicalLocation == nil {
+		for _, fr := range stack {
+			if fr != site && hasSourceFile(fr) {
+				loc.PhysicalLocation = frameLocation(fr, root, input).PhysicalLocation
+				at = fr
+				break
+			}
+		}
+	}
+	return []sarifLocation{loc}, relatedFrames(stack, at, root)
 }
 
 // artifactLocation turns a recorded path into a URI: relative to SRCROOT
