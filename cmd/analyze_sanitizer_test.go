@@ -493,3 +493,43 @@ func TestAnalyzeHAMiCoreOOM(t *testing.T) {
 		t.Errorf("analyze: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A log that holds the tool's banner and the program's output but no
+// record and no summary (the job was killed, the upload stopped, before
+// the process exited): the leak check runs at exit and printed nothing,
+// so nothing the tool checked is in it. That is not a clean run: an error
+// naming the file (exit 2), never "No findings" nor a passed leak gate.
+// An OOM in the program's output is still reported, with a warning that
+// the tool's checks are not in the log.
+func TestSanitizerLogEndedBeforeSummary(t *testing.T) {
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.txt")
+	if err := os.WriteFile(cut, []byte("========= COMPUTE-SANITIZER\nepoch 1 loss 0.31\nepoch 2 loss 0.27\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"analyze", cut}, {"analyze", "--fail-on", "leak", "--format", "markdown", cut}} {
+		code, out, errOut := run(t, "", args...)
+		if code != cmd.ExitInput || !strings.Contains(errOut, cut+": ") || !strings.Contains(errOut, "ERROR SUMMARY") ||
+			strings.Contains(out, "No findings") || strings.Contains(out, "passed") {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s", args, code, errOut, out)
+		}
+	}
+	oom := filepath.Join(dir, "oom.txt")
+	log := "========= COMPUTE-SANITIZER\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 135.01 GiB is free. Including non-PyTorch memory, this process has 4.78 GiB memory in use. Of the allocated memory 4.19 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.\n"
+	if err := os.WriteFile(oom, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "analyze", oom)
+	if code != cmd.ExitOK || !strings.Contains(out, " oom ") || !strings.Contains(out, "ERROR SUMMARY") {
+		t.Errorf("with an OOM: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	// An XML report has no summary: one without a record is a clean run.
+	clean := filepath.Join(dir, "clean.xml")
+	if err := os.WriteFile(clean, []byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<ComputeSanitizerOutput>\n</ComputeSanitizerOutput>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "", "analyze", clean); code != cmd.ExitOK || !strings.Contains(out, "No findings") {
+		t.Errorf("clean XML: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}

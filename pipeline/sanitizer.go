@@ -101,6 +101,17 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
 			in.Name, at, res.ToolFailure)}
 	}
+	// A text log that ends before any run's summary and holds no record
+	// (the job killed, the upload stopped, before the process exited):
+	// the leak check, which runs at exit, printed nothing, and whatever
+	// the tool found is not in the log. No finding of its would read as a
+	// clean run. (An XML report has no summary: one of no record is a
+	// clean run; one cut short is an error of the reader.)
+	unfinished := format != sanitizer.FormatXML && res.ToolFailure == "" && res.Records == 0 && !anySummary(res.Runs)
+	if unfinished && text == nil {
+		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s: the log ends before compute-sanitizer's ERROR SUMMARY and holds no record: the tool did not finish (the process was killed, or the log was cut short), so nothing it checked is in the log (the leak check runs when the process exits); this is not a clean run: give the whole log, or rerun to the end",
+			in.Name)}
+	}
 	if text != nil {
 		r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
 	}
@@ -120,6 +131,17 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 	}
 	r.toolErrors = append(r.toolErrors, errs...)
 	return rin, fs, nil
+}
+
+// anySummary reports whether a run of the log printed its ERROR SUMMARY
+// or LEAK SUMMARY.
+func anySummary(runs []ansanitizer.Run) bool {
+	for _, r := range runs {
+		if r.HasErrorSummary || r.HasLeakSummary {
+			return true
+		}
+	}
+	return false
 }
 
 // failureExplained reports whether a run's warnings already say what the
