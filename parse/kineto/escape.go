@@ -176,12 +176,39 @@ func (s *rawStrings) fix(b []byte) {
 	if !raw && !(hasBackslash && bytes.Contains(b, []byte(".py("))) {
 		return
 	}
+	if !raw && escapedBackslashesOnly(b) {
+		// Written by a JSON writer (a trace saved again by Python's json
+		// module): each escaped backslash (a backslash pair) is one
+		// backslash, read as '/' too, through the escape of '/' (a
+		// backslash and '/'), of the same length.
+		for k := 0; k+1 < len(b); k++ {
+			if b[k] == '\\' {
+				b[k+1] = '/'
+				k++
+			}
+		}
+		return
+	}
 	s.Repaired++
 	for k := 0; k < len(b); k++ {
 		if b[k] == '\\' && (k+1 >= len(b) || b[k+1] != '"') {
 			b[k] = '/'
 		}
 	}
+}
+
+// escapedBackslashesOnly reports whether every backslash of b is one of
+// a pair, an escaped backslash.
+func escapedBackslashesOnly(b []byte) bool {
+	for k := 0; k < len(b); k++ {
+		if b[k] == '\\' {
+			if k+1 >= len(b) || b[k+1] != '\\' {
+				return false
+			}
+			k++
+		}
+	}
+	return true
 }
 
 func isHex4(b []byte) bool {

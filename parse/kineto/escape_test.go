@@ -89,3 +89,32 @@ func TestRawStringsKeepOffsets(t *testing.T) {
 		t.Errorf("raw %q, written with '/' %q: want the same error", raw, slash)
 	}
 }
+
+// A Windows trace saved again by a JSON writer (Python's json.dump) has
+// its backslashes escaped, each a pair: each is one backslash, read as
+// '/' like the raw ones, not as two; and no string counts as repaired.
+func TestWindowsEscapedNames(t *testing.T) {
+	trace := `{"traceEvents": [
+{"ph": "X", "cat": "python_function", "name": "C:\\Users\\me\\train.py(12): step", "pid": 1, "tid": 1, "ts": 10, "dur": 100, "args": {}},
+{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 13, "args": {"Addr": 4096, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2097152, "Device Type": 1, "Device Id": 0}}
+]}`
+	k := NewReader(strings.NewReader(trace), "resaved.json")
+	var names []string
+	for k.Next() {
+		if k.Table() == TableSpans {
+			col := k.RecordBatch().Column(SpName).(*array.String)
+			for i := 0; i < col.Len(); i++ {
+				names = append(names, col.Value(i))
+			}
+		}
+	}
+	if err := k.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "C:/Users/me/train.py(12): step"; len(names) != 1 || names[0] != want {
+		t.Errorf("names %q, want [%q]", names, want)
+	}
+	if k.raw.Repaired != 0 {
+		t.Errorf("%d strings counted as written raw, want 0", k.raw.Repaired)
+	}
+}
