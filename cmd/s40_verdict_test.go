@@ -92,7 +92,26 @@ func TestS40EvalVaryingBatches(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"eval_varbatch_clean", "eval_gpu_varbatch_clean"} {
-		noLeak(t, analyzeJSON(t, s40Dir+name+".pickle"))
+		r := analyzeJSON(t, s40Dir+name+".pickle")
+		noLeak(t, r)
+		// The sum read each step (record.py:28) makes one scalar, and two
+		// just after each other for some batch sizes: those steps are one
+		// each, not two (26 iterations were counted).
+		if n := r.Inputs[0].Devices[0].Iterations; n != 24 {
+			t.Errorf("%s: %d iterations, want the 24 batches", name, n)
+		}
+	}
+}
+
+// TestRepeatedAnchorCountsOnce: testdata/gen/snap/g2.py's kv_clean runs
+// 12 sequences of 32 tokens through 4 layers, each layer's attention
+// allocating at g2.py:92 once: 1,536 passes. One allocation there came
+// right after another in one pass, and was counted as a pass of its own
+// (1,537).
+func TestRepeatedAnchorCountsOnce(t *testing.T) {
+	r := analyzeJSON(t, "../testdata/pytorch/snap/kv_clean.pickle.gz")
+	if n := r.Inputs[0].Devices[0].Iterations; n != 12*32*4 {
+		t.Errorf("%d iterations, want %d", n, 12*32*4)
 	}
 }
 

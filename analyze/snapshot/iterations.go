@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -880,13 +881,14 @@ func (a *LeakAnalyzer) filledAnchor(occs []anchorOcc, class int8, n int, ownInWo
 	}
 	var good []cand
 	for _, o := range occs {
-		st, ps := o.st, o.pos
-		if len(ps) < 2 || a.anchorOK[st] != class {
+		if len(o.pos) < 2 || a.anchorOK[o.st] != class {
 			continue
 		}
-		work := occCounts{pos: ps, n: o.counts}
+		st := o.st
+		ps, counts, allocs := withoutRepeats(o.pos, o.counts, o.allocs)
+		work := occCounts{pos: ps, n: counts}
 		if ownInWork {
-			work = occCounts{pos: ps, n: o.allocs, own: 1}
+			work = occCounts{pos: ps, n: allocs, own: 1}
 		}
 		for _, c := range anchorCands(ps, n) {
 			if filled(c, ps, work, ownInWork) {
@@ -944,6 +946,53 @@ func anchorCands(ps []int, n int) [][]int {
 		}
 	}
 	return cands
+}
+
+// withoutRepeats returns the occurrences of one stack (sorted log
+// positions ps, with counts and allocs as anchorOcc holds them) less each
+// that follows the one before by under a quarter of their median gap
+// with nothing but allocations between: a stack that a step allocates on
+// again just after (a reduction's second scalar, made only for some batch
+// sizes) marks that step once, not two steps, one of them a few
+// allocations long. A step, however short, frees something (the batch
+// before, its temporaries) by the time the next begins. It returns its
+// arguments when there is none, or fewer than minBoundaries gaps.
+func withoutRepeats(ps []int, counts, allocs []int32) ([]int, []int32, []int32) {
+	if len(ps) <= minBoundaries {
+		return ps, counts, allocs
+	}
+	gaps := make([]int, len(ps)-1)
+	for i := 1; i < len(ps); i++ {
+		gaps[i-1] = ps[i] - ps[i-1]
+	}
+	slices.Sort(gaps)
+	med := gaps[len(gaps)/2]
+	var keep []int
+	for i := 1; i < len(ps); i++ {
+		g := ps[i] - ps[i-1]
+		// allocs counts the allocations before each occurrence, its
+		// predecessor's included: g entries of which that many allocate.
+		if 4*g < med && g == int(allocs[i]-allocs[i-1]) {
+			if keep == nil {
+				keep = make([]int, 0, len(ps))
+				for j := range i {
+					keep = append(keep, j)
+				}
+			}
+			continue
+		}
+		if keep != nil {
+			keep = append(keep, i)
+		}
+	}
+	if keep == nil {
+		return ps, counts, allocs
+	}
+	p, c, a := make([]int, len(keep)), make([]int32, len(keep)), make([]int32, len(keep))
+	for j, i := range keep {
+		p[j], c[j], a[j] = ps[i], counts[i], allocs[i]
+	}
+	return p, c, a
 }
 
 // loneAnchor returns the anchor of class among occs for a trace in which
