@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/gpuleak/gpuleak/export"
 )
 
 // An NVML log with a line pasted among its rows and its last row cut is
@@ -185,4 +190,122 @@ func TestGzipCutNVMLReadInPart(t *testing.T) {
 			t.Errorf("%s: inputs %+v, want the samples before the cut and where it came", path, doc.Inputs)
 		}
 	}
+}
+
+// What analyze reads in part, the other commands over NVML logs read in
+// part too: export writes the samples before a gzip stream's cut (the same
+// rows analyze counts), says on standard error that the input was read in
+// part and where, exits 0 (as for analyze: what was read is written, and
+// says what it lacks), and marks the parts that hold the input's rows in
+// their metadata (export.ReadInPartKey: Parquet key-value metadata, Arrow
+// schema metadata); oom reads the log's processes up to the cut. Before,
+// export wrote the findings, counted the log unreadable, wrote no samples
+// and exited 2 ("no file exported"), and oom refused the log (exit 2).
+func TestGzipCutNVMLExportAndOOM(t *testing.T) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
+	zw.Write(mustRead(t, td+"nvml/query_gpu.csv"))
+	zw.Close()
+	late := filepath.Join(t.TempDir(), "late.csv.gz")
+	if err := os.WriteFile(late, gz.Bytes()[:68000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{td + "nvml/hunt_eval_sawtooth_gzip_cut.csv.gz", late} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", path)
+		var doc struct {
+			Inputs []struct {
+				Cut  string `json:"cut"`
+				Rows int64  `json:"rows"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil || len(doc.Inputs) != 1 || doc.Inputs[0].Rows == 0 {
+			t.Fatalf("%s: analyze exit %d (%v): %s", path, code, err, errOut)
+		}
+		cut := doc.Inputs[0].Cut
+		for _, to := range []string{"parquet", "arrow"} {
+			root, dir := t.TempDir(), t.TempDir()
+			if err := os.WriteFile(filepath.Join(root, "gpu.csv.gz"), mustRead(t, path), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := run(t, nil, "export", root, "-o", dir, "--to", to)
+			if code != ExitOK {
+				t.Fatalf("%s --to %s: exit %d, want 0: %s", path, to, code, errOut)
+			}
+			if !strings.Contains(errOut, "1 exported") || !strings.Contains(errOut, "read in part: ") || !strings.Contains(errOut, cut) {
+				t.Errorf("%s --to %s: stderr %q does not say the input was read in part, cut where analyze says (%s)", path, to, errOut, cut)
+			}
+			var rows int64
+			for _, table := range []string{"samples", "findings"} {
+				ps := parts(t, dir, table)
+				if len(ps) == 0 {
+					t.Fatalf("%s --to %s: no %s part", path, to, table)
+				}
+				for _, p := range ps {
+					note := partMetadata(t, p, export.ReadInPartKey)
+					var m map[string]string
+					if err := json.Unmarshal([]byte(note), &m); err != nil || !strings.Contains(m[filepath.Join(root, "gpu.csv.gz")], cut) {
+						t.Errorf("%s: metadata %s = %q, want the input's path and %q", p, export.ReadInPartKey, note, cut)
+					}
+					if table == "samples" {
+						for _, rec := range readPart(t, p) {
+							rows += rec.NumRows()
+							rec.Release()
+						}
+					}
+				}
+			}
+			if rows != doc.Inputs[0].Rows {
+				t.Errorf("%s --to %s: %d sample rows exported, analyze read %d", path, to, rows, doc.Inputs[0].Rows)
+			}
+		}
+		code, _, errOut = run(t, nil, "oom", path)
+		if code != ExitOK || !strings.Contains(errOut, "read in part") || !strings.Contains(errOut, cut) {
+			t.Errorf("%s: oom exit %d, stderr %q; want 0 and the input read in part where it was cut", path, code, errOut)
+		}
+	}
+	// A log read whole has no such key.
+	root, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "gpu.csv.gz"), gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, nil, "export", root, "-o", dir); code != ExitOK || strings.Contains(errOut, "read in part") {
+		t.Fatalf("whole log: exit %d: %s", code, errOut)
+	}
+	for _, p := range parts(t, dir, "samples") {
+		if note := partMetadata(t, p, export.ReadInPartKey); note != "" {
+			t.Errorf("%s: a log read whole has %s = %q", p, export.ReadInPartKey, note)
+		}
+	}
+}
+
+// partMetadata is the value of key in a part's metadata: a Parquet file's
+// key-value metadata, an Arrow IPC file's schema metadata; "" when absent.
+func partMetadata(t *testing.T, p, key string) string {
+	t.Helper()
+	if strings.HasSuffix(p, ".arrow") {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := ipc.NewFileReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		md := r.Schema().Metadata()
+		if i := md.FindKey(key); i >= 0 {
+			return md.Values()[i]
+		}
+		return ""
+	}
+	pf, err := file.OpenParquetFile(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if v := pf.MetaData().KeyValueMetadata().FindValue(key); v != nil {
+		return *v
+	}
+	return ""
 }

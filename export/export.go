@@ -25,6 +25,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -227,7 +228,16 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 		// another log of the job gives it (--query-gpu), as the daily
 		// report names it: in the findings and the samples tables.
 		uuidOf = daily.GPUUUIDs(a.Report.Findings)
-		if err := e.findings(g, a.Report.Findings, dates, undated, uuidOf, rows); err != nil {
+		// What an input read in part left out (lines skipped, a gzip
+		// stream cut short) is said in the metadata of every part that
+		// holds its rows, so that a query engine's reader sees it too.
+		partial := map[string]string{}
+		for _, in := range a.Report.Inputs {
+			if note := report.ReadInPart(in); in.Error == "" && note != "" {
+				partial[in.Path] = note
+			}
+		}
+		if err := e.findings(g, a.Report.Findings, dates, undated, uuidOf, partial, rows); err != nil {
 			return err
 		}
 		for _, in := range a.Report.Inputs {
@@ -238,7 +248,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			if h := hostOf(a.Report.Findings, in.Path); host == "" && h != "" {
 				host = h
 			}
-			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, tables, rows); err != nil {
+			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, partial, tables, rows); err != nil {
 				var pe *parse.Error
 				if errors.As(err, &pe) {
 					unreadable++
@@ -288,8 +298,9 @@ func hostOf(fs []report.Finding, path string) string {
 
 // tables writes one input's parsed tables, one part file per table.
 // uuidOf (daily.GPUUUIDs) fills the samples' gpu_uuid where a log gives
-// only the index.
-func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf map[string]string, tables TablesFunc, rows map[string]int64) error {
+// only the index; partial marks the parts of an input read in part
+// (ReadInPartKey).
+func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf, partial map[string]string, tables TablesFunc, rows map[string]int64) error {
 	ws := map[string]*partWriter{}
 	defer func() {
 		for _, w := range ws {
@@ -300,7 +311,7 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 		w := ws[table]
 		if w == nil {
 			var err error
-			if w, err = e.newPart(table, date, host, withColumns(rec.Schema())); err != nil {
+			if w, err = e.newPart(table, date, host, markReadInPart(withColumns(rec.Schema()), []string{path}, partial)); err != nil {
 				return err
 			}
 			ws[table] = w
@@ -395,6 +406,38 @@ func withUUIDs(rec arrow.RecordBatch, uuidOf map[string]string) arrow.RecordBatc
 	cols := append([]arrow.Array(nil), rec.Columns()...)
 	cols[sc.FieldIndices("gpu_uuid")[0]] = named
 	return array.NewRecordBatch(sc, cols, int64(n))
+}
+
+// ReadInPartKey is the key, in a part's schema metadata (and so in a
+// Parquet file's key-value metadata beside ARROW:schema), under which an
+// export says that inputs whose rows the part holds were read in part: a
+// JSON object from each such input's path to what was left out ("1 line
+// could not be read and was skipped (line 72); the gzip stream is cut
+// short at byte offset 5956 ..."). Absent when every input was read whole.
+// In DuckDB: SELECT * FROM parquet_kv_metadata('part.parquet').
+const ReadInPartKey = "gpuleak:read_in_part"
+
+// markReadInPart is s with ReadInPartKey set for those of paths that
+// partial names; s itself when none.
+func markReadInPart(s *arrow.Schema, paths []string, partial map[string]string) *arrow.Schema {
+	notes := map[string]string{}
+	for _, p := range paths {
+		if n, ok := partial[p]; ok {
+			notes[p] = n
+		}
+	}
+	if len(notes) == 0 {
+		return s
+	}
+	v, err := json.Marshal(notes) // sorted keys: the same input, the same bytes
+	if err != nil {
+		return s
+	}
+	md := s.Metadata()
+	keys := append(md.Keys(), ReadInPartKey)
+	vals := append(md.Values(), string(v))
+	m := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(s.Fields(), &m)
 }
 
 // withColumns is a table's schema with job and path added.

@@ -64,10 +64,12 @@ var FindingsSchema = arrow.NewSchema([]arrow.Field{
 // date of the finding's own time, or of its input (dates) when it has
 // none or its input's times are not dates (undated: daily.ContentDated).
 // uuidOf (daily.GPUUUIDs) names a trend's GPU by its UUID where its log
-// gives only the index.
-func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, undated map[string]bool, uuidOf map[string]string, rows map[string]int64) error {
+// gives only the index; partial marks the parts holding findings of an
+// input read in part (ReadInPartKey).
+func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, undated map[string]bool, uuidOf, partial map[string]string, rows map[string]int64) error {
 	type key struct{ date, host string }
 	builders := map[key]*array.RecordBuilder{}
+	paths := map[key][]string{} // the inputs of each part's findings
 	var order []key
 	defer func() {
 		for _, b := range builders {
@@ -96,6 +98,9 @@ func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string
 			builders[k] = b
 			order = append(order, k)
 		}
+		if ps := paths[k]; len(ps) == 0 || ps[len(ps)-1] != f.Path {
+			paths[k] = append(ps, f.Path)
+		}
 		if f.GPUUUID == "" && f.GPU != nil {
 			if u, ok := uuidOf[f.Host+"|"+fmt.Sprint(*f.GPU)]; ok {
 				c := *f
@@ -107,7 +112,7 @@ func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string
 	}
 	for _, k := range order {
 		rec := builders[k].NewRecordBatch()
-		w, err := e.newPart("findings", k.date, k.host, FindingsSchema)
+		w, err := e.newPart("findings", k.date, k.host, markReadInPart(FindingsSchema, paths[k], partial))
 		if err == nil {
 			err = w.write(rec)
 			if err == nil {

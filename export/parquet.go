@@ -81,7 +81,7 @@ func newParquetWriter(out io.Writer, schema *arrow.Schema) (_ *parquetWriter, er
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewWriter(out,
+	opts := []parquet.WriterOption{
 		parquet.NewSchema("schema", orderedGroup(fields)),
 		parquet.Compression(&parquet.Zstd),
 		parquet.DictionaryMaxBytes(parquetDictionaryMaxBytes),
@@ -89,7 +89,15 @@ func newParquetWriter(out io.Writer, schema *arrow.Schema) (_ *parquetWriter, er
 		// (parquet-go's default is 2, which fewer readers support).
 		parquet.DataPageVersion(1),
 		parquet.KeyValueMetadata("ARROW:schema", meta),
-	)
+	}
+	// The schema's own metadata (ReadInPartKey) is key-value metadata of
+	// the file too, for readers that do not decode ARROW:schema (DuckDB's
+	// parquet_kv_metadata, Spark).
+	md := schema.Metadata()
+	for i, k := range md.Keys() {
+		opts = append(opts, parquet.KeyValueMetadata(k, md.Values()[i]))
+	}
+	w := parquet.NewWriter(out, opts...)
 	return &parquetWriter{schema: schema, w: w, cols: w.ColumnWriters(), maxDef: maxDef,
 		groupRows: parquetRowGroupRows, chunk: parquetChunk}, nil
 }

@@ -36,7 +36,8 @@ func init() {
 			if f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText {
 				return nil // text tables: their findings are exported
 			}
-			r := nvml.NewReader(in.Reader(), in.Name, append(append([]nvml.Option(nil), o.NVML.Reader...), nvml.WithFormat(f))...)
+			raw, _ := upToCut(in)
+			r := nvml.NewReader(raw, in.Name, append(append([]nvml.Option(nil), o.NVML.Reader...), nvml.WithFormat(f))...)
 			return drain(r, func() string { return "samples" }, emit)
 		},
 	})
@@ -47,6 +48,19 @@ func init() {
 // tables, which are first read whole as job logs), rather than refused.
 func readsUpToCut(f parse.Format) bool {
 	return byFormat[f] != nil && byFormat[f].name == "nvml" && !isTextTable(f)
+}
+
+// upToCut is the reader of an NVML log: for a compressed one, reading up
+// to where its gzip stream is cut short (an upload or copy stopped), as a
+// plain log cut short is read; cut (nil for a plain log) says then where.
+// Every reader of NVML logs (analyze, trend, oom, export's tables) reads
+// through it, so that none refuses what another reads in part.
+func upToCut(in *parse.Input) (io.Reader, *parse.GzipCut) {
+	if !in.Gzip {
+		return in.Reader(), nil
+	}
+	cut := in.UpToGzipCut()
+	return cut, cut
 }
 
 // headerlessCSV claims comma-separated values without a header as the
@@ -158,14 +172,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	// The analyzers copy what they keep: a batch's buffers serve the next
 	// ones once it is released.
 	mem := parse.NewRecyclingAllocator(64 << 20)
-	var raw io.Reader = in.Reader()
-	var cut *parse.GzipCut
-	if in.Gzip {
-		// A compressed log cut short (an upload or copy stopped) is read
-		// up to the cut, as a plain one is: marked read in part.
-		cut = in.UpToGzipCut()
-		raw = cut
-	}
+	raw, cut := upToCut(in)
 	if in.Regular {
 		ra := parse.NewLineReadAhead(raw, readAheadChunk, readAheadChunks)
 		defer ra.Close() // after the Reader's goroutine stops (deferred below): it reads ra
@@ -244,12 +251,17 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 		defer again.Close()
 		in = again
 	}
-	procs, meta, err := readGPUProcesses(in, format, r.o)
+	procs, meta, cut, err := readGPUProcesses(in, format, r.o)
 	if err != nil {
 		return report.Input{}, anoom.Input{}, err
 	}
-	return report.Input{Path: in.Name, Format: string(format), Warnings: meta.Warnings.Strings(),
-			SkippedLines: meta.SkippedLines, SkippedAt: meta.SkippedAt},
+	warnings, cutWhy := meta.Warnings.Strings(), ""
+	if cut != nil && cut.Cut {
+		cutWhy = cut.String()
+		warnings = append(warnings, "read in part: "+cutWhy+"; the processes are those sampled before the cut")
+	}
+	return report.Input{Path: in.Name, Format: string(format), Warnings: warnings,
+			SkippedLines: meta.SkippedLines, SkippedAt: meta.SkippedAt, Cut: cutWhy},
 		anoom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil
 }
 
@@ -257,13 +269,15 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 const maxGPUProcessSamples = 1 << 20
 
 // readGPUProcesses reads the per-process samples of an NVML log, its
-// times without a zone in o.Location (UTC when nil).
-func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom.GPUProcess, *nvml.Metadata, error) {
+// times without a zone in o.Location (UTC when nil); cut, for a
+// compressed log, says whether and where its stream was cut short.
+func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom.GPUProcess, *nvml.Metadata, *parse.GzipCut, error) {
 	loc := o.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	r := nvml.NewReader(in.Reader(), in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
+	raw, cut := upToCut(in)
+	r := nvml.NewReader(raw, in.Name, nvml.WithFormat(format), nvml.WithLocation(loc))
 	defer r.Release()
 	var out []anoom.GPUProcess
 	for r.Next() {
@@ -292,7 +306,7 @@ func readGPUProcesses(in *parse.Input, format parse.Format, o *Options) ([]anoom
 		}
 	}
 	if err := r.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return out, r.Metadata(), nil
+	return out, r.Metadata(), cut, nil
 }
