@@ -233,6 +233,10 @@ type Analyzer struct {
 	inputs map[string]*inputInfo
 	nin    int
 	last   *series
+	// scoped lists the series by scopeOf their key; alias gives the series
+	// of a key that sameDevice found to be another's.
+	scoped map[seriesKey][]*series
+	alias  map[seriesKey]*series
 	names  callsite.Interner // dictionary values kept in series keys, copied out of the batches
 	// gpusIn and procsIn are each group's GPU and process series, in
 	// order (link).
@@ -301,6 +305,10 @@ type series struct {
 	// batch is the last Add (Analyzer.batches) that gave the series a
 	// row: the text that is one value for a whole batch is taken once.
 	batch uint64
+	// renamedBy: rows of its input named its device in two ways (with
+	// its UUID and without, with its index and without), matched by this
+	// ("its UUID", ...): sameDevice; "" when they did not.
+	renamedBy string
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -314,7 +322,7 @@ func NewAnalyzer(opt Options) *Analyzer {
 	if opt.MaxExtrapolation <= 0 {
 		opt.MaxExtrapolation = 20
 	}
-	return &Analyzer{opt: opt, series: map[seriesKey]*series{}, inputs: map[string]*inputInfo{}, names: callsite.Interner{}}
+	return &Analyzer{opt: opt, series: map[seriesKey]*series{}, scoped: map[seriesKey][]*series{}, inputs: map[string]*inputInfo{}, names: callsite.Interner{}}
 }
 
 func (a *Analyzer) input(name string) *inputInfo {
@@ -353,9 +361,15 @@ func (a *Analyzer) Drop(name string) {
 	for _, s := range a.order {
 		if s.key.input == name {
 			delete(a.series, s.key)
+			delete(a.scoped, scopeOf(s.key))
 			continue
 		}
 		kept = append(kept, s)
+	}
+	for k := range a.alias {
+		if k.input == name {
+			delete(a.alias, k)
+		}
 	}
 	clear(a.order[len(kept):])
 	a.order = kept
@@ -468,11 +482,18 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			if s == nil || s.key != k {
 				s = a.series[k]
 				if s == nil {
+					s = a.alias[k]
+				}
+				if s == nil {
 					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
 					k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
-					s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
-					a.series[k] = s
-					a.order = append(a.order, s)
+					if s = a.sameDevice(k, gname.at(i), proc.at(i)); s == nil {
+						s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
+						a.series[k] = s
+						a.order = append(a.order, s)
+						sk := scopeOf(k)
+						a.scoped[sk] = append(a.scoped[sk], s)
+					}
 				}
 			}
 			cache[rk] = s
@@ -569,6 +590,81 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// scopeOf is the part of a series key that rows of one device always
+// share, whatever names the device: its input, host, Kubernetes labels
+// and pid (none for a GPU).
+func scopeOf(k seriesKey) seriesKey {
+	k.uuid, k.gpu, k.hasGPU = "", 0, false
+	return k
+}
+
+// sameDevice is the series of input k.input that a row of key k (and GPU
+// name gname, process name proc) belongs to though its key differs, or
+// nil: rows of one log that name a GPU in two ways, with its UUID and
+// without (a logger restarted with another --query-gpu list and appended
+// to the same file; a UUID that is a placeholder in some rows). It is
+// the one series of k's scope (scopeOf) whose identity agrees with the
+// row's: no UUID, index, GPU name or process name that both give differs,
+// and one way to identify it that both give is the same - a GPU by its
+// UUID, or by its index and name; a process by its pid (in the scope).
+// The series takes the row's UUID or index where it had none (its rows so
+// far are of the same device), and a note for the input says so.
+func (a *Analyzer) sameDevice(k seriesKey, gname, proc string) *series {
+	var found *series
+	by := ""
+	for _, c := range a.scoped[scopeOf(k)] {
+		ck := &c.key
+		switch {
+		case ck.uuid != "" && k.uuid != "" && ck.uuid != k.uuid,
+			ck.hasGPU && k.hasGPU && ck.gpu != k.gpu,
+			c.gpuName != "" && gname != "" && c.gpuName != gname,
+			c.process != "" && proc != "" && c.process != proc:
+			continue // another device
+		}
+		same := k.hasPID || // the pid, in the scope
+			ck.uuid != "" && ck.uuid == k.uuid ||
+			ck.hasGPU && k.hasGPU && c.gpuName != "" && gname != ""
+		if !same {
+			continue
+		}
+		if found != nil {
+			return nil // two could be it: none is
+		}
+		found = c
+		switch {
+		case k.hasPID:
+			by = "its pid"
+		case ck.uuid != "" && ck.uuid == k.uuid:
+			by = "its UUID"
+		default:
+			by = "its index and name"
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	if a.alias == nil {
+		a.alias = map[seriesKey]*series{}
+	}
+	a.alias[k] = found
+	was := found.key
+	if was.uuid == "" && k.uuid != "" || !was.hasGPU && k.hasGPU {
+		delete(a.series, was)
+		a.alias[was] = found
+		if was.uuid == "" {
+			found.key.uuid = k.uuid
+		}
+		if !was.hasGPU && k.hasGPU {
+			found.key.gpu, found.key.hasGPU = k.gpu, true
+		}
+		a.series[found.key] = found
+	}
+	if found.renamedBy == "" {
+		found.renamedBy = by
+	}
+	return found
 }
 
 // takeGPUName and takeProcess keep a row's GPU name or process name
@@ -695,7 +791,10 @@ func (a *Analyzer) Finalize() *Result {
 	a.fitAll()
 	a.checkProcessTotals()
 	for _, s := range a.order {
-		if w := overTotalWarning(s); w != "" {
+		for _, w := range []string{overTotalWarning(s), renamedWarning(s)} {
+			if w == "" {
+				continue
+			}
 			if res.InputWarnings == nil {
 				res.InputWarnings = map[string][]string{}
 			}
@@ -1322,6 +1421,32 @@ func (a *Analyzer) checkProcessTotals() {
 // overTotalWarning says, naming the series and the sample (the input is
 // the warning's), that a series has used memory above its GPU's total,
 // and that no time to OOM is given for it; "" when none.
+// renamedWarning says that a series holds rows that named its device in
+// two ways (sameDevice), "" when none did.
+func renamedWarning(s *series) string {
+	if s.renamedBy == "" {
+		return ""
+	}
+	k := s.key
+	var id []string
+	if k.hasGPU {
+		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
+	}
+	if k.uuid != "" {
+		id = append(id, k.uuid)
+	}
+	what := "some rows give its UUID or index, others do not"
+	switch {
+	case k.hasPID:
+		id = append([]string{fmt.Sprintf("pid %d", k.pid)}, id...)
+		what = "some rows give its GPU's UUID or index, others do not"
+	case s.gpuName != "":
+		id = append(id, s.gpuName)
+	}
+	return fmt.Sprintf("%s: %s (a log restarted with other fields, or a placeholder in some rows); read as one series, matched by %s",
+		strings.Join(id, ", "), what, s.renamedBy)
+}
+
 func overTotalWarning(s *series) string {
 	if s.overN == 0 {
 		return ""

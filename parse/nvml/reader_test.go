@@ -183,6 +183,11 @@ func TestFixtures(t *testing.T) {
 		// above the total is the trend analysis's to warn about.
 		{"s37_used_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
 		{"s37_one_sample_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
+		// query_gpu.csv restarted with fewer fields for its first 200 rows:
+		// every row read, as the whole log's 459; without memory.free
+		// (and reserved) the first 200 are excludes-reserved as nvidia-smi's
+		// memory.used is.
+		{"query_gpu_restarted_new_fields.csv", FormatQueryGPU, 459, 459, ClockAbsolute, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.

@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -183,6 +184,12 @@ func isFieldName(b []byte) bool {
 }
 
 func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error {
+	if before := d.r.meta.Fields; header && d.header && len(d.cols) > 0 && !slices.Equal(before, names) {
+		// Once for each change: two loggers appending to one file
+		// alternate their headers.
+		d.r.meta.Warnings.Once("layout "+strings.Join(before, ",")+" > "+strings.Join(names, ","),
+			parse.LineNote(n, "%s", layoutChange(before, names, d.apps)))
+	}
 	d.mid.reset(0)
 	d.cols = d.cols[:0]
 	d.text = d.text[:0]
@@ -237,6 +244,64 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (%s)", d.r.opt.interval, d.r.rowOrderPeriod())
 	}
 	return nil
+}
+
+// layoutChange says what a header with other fields than the one before
+// it (a logger restarted with another --query-gpu list, its output
+// appended to the same file) changes: the rows after it are read in its
+// layout, and a GPU (a process) is one series across the change when both
+// layouts identify it the same way - by UUID, or by index and name (by
+// pid) - as the trend analysis matches them (analyze/trend).
+func layoutChange(before, after []string, apps bool) string {
+	has := func(fields []string, role smiRole) bool {
+		for _, f := range fields {
+			if smiRoleOf(f, apps) == role {
+				return true
+			}
+		}
+		return false
+	}
+	ids := func(fields []string) string {
+		var id []string
+		if has(fields, roleUUID) {
+			id = append(id, "UUID")
+		}
+		if has(fields, roleIndex) {
+			id = append(id, "index")
+		}
+		if has(fields, roleGPUName) {
+			id = append(id, "name")
+		}
+		if len(id) == 0 {
+			return "nothing (the place of their row)"
+		}
+		return strings.Join(id, ", ")
+	}
+	query := func(fields []string) string {
+		if apps || has(fields, rolePID) {
+			return "--query-compute-apps"
+		}
+		return "--query-gpu"
+	}
+	if query(before) != query(after) {
+		// A GPU's rows and its processes' in one file: two loggers
+		// appending to it, or one restarted with the other query.
+		return fmt.Sprintf("a header of %s fields (%s) after %s rows (fields: %s): another nvidia-smi appends to this file, or the logger was restarted with the other query; the rows from here on are read in the new layout, until the next header",
+			query(after), strings.Join(after, ","), query(before), strings.Join(before, ","))
+	}
+	msg := fmt.Sprintf("a header with other fields (%s; before: %s): the log was restarted with another %s list and appended to; the rows from here on are read in the new layout",
+		strings.Join(after, ","), strings.Join(before, ","), query(after))
+	switch {
+	case has(before, rolePID) && has(after, rolePID):
+		return msg + "; a process is one series across the change by its pid (and name)"
+	case query(after) == "--query-compute-apps":
+		return msg + "; processes cannot be matched across the change (a pid is missing on one side): those before and after it are separate series"
+	case has(before, roleUUID) && has(after, roleUUID):
+		return msg + "; a GPU is one series across the change by its UUID"
+	case has(before, roleIndex) && has(before, roleGPUName) && has(after, roleIndex) && has(after, roleGPUName):
+		return msg + "; a GPU is one series across the change by its index and name"
+	}
+	return fmt.Sprintf("%s; GPUs cannot be matched across the change (named by %s before it, by %s after it: neither UUID nor index and name on both sides): those before and after it are separate series, though they may be the same GPUs", msg, ids(before), ids(after))
 }
 
 func (d *smiDecoder) line(b []byte, n int) error {
