@@ -1,6 +1,8 @@
 package nvml
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +59,71 @@ func TestIntervalFromCommand(t *testing.T) {
 	}
 	if d, _ := commandInterval([]byte("$ nvidia-smi -i 0 -d MEMORY -q\n")); d != 0 {
 		t.Errorf("-q -d: %v", d)
+	}
+}
+
+// A command line further on in a paste gives the period of the output
+// after it, not the whole log's (a logger restarted with "-l 1" where it
+// had "-l 5"), and the ticks of an output without times continue where
+// the output before it ended (one period, the new output's, on: the time
+// between the two commands is not in the log). Before, the first command
+// in the first 64 KiB placed every row, and each output's ticks started
+// again at 0, so two outputs overlapped in time (a steady rise read as a
+// sawtooth).
+func TestIntervalPerStretch(t *testing.T) {
+	const hdr = "memory.used [MiB], memory.total [MiB]\n"
+	rows := func(from int) string {
+		var b strings.Builder
+		for i := range 3 {
+			b.WriteString(strconv.Itoa(from+100*i) + " MiB, 24564 MiB\n")
+		}
+		return b.String()
+	}
+	const s, ms = int64(time.Second / time.Microsecond), int64(time.Millisecond / time.Microsecond)
+	for _, c := range []struct {
+		name, log string
+		opts      []Option
+		times     []int64 // µs from the start
+		assumed   bool
+		note      string // in the warnings ("" : no period note)
+	}{
+		{"prompts, -l 5 then -l 1",
+			"$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 5\n" + hdr + rows(1000) + "^C\n" +
+				"$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 1\n" + hdr + rows(1300),
+			nil, []int64{0, 5 * s, 10 * s, 11 * s, 12 * s, 13 * s}, false,
+			`line 7: the command "nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 1" gives the period of the output after it: rows without times are placed 1s apart from here on (before: 5s, the period of`},
+		// A script's echo of the command, or the shell's trace of it (set -x).
+		{"commands without prompts, -lms 500 then -l 2",
+			"nvidia-smi --query-gpu=memory.used,memory.total --format=csv -lms 500\n" + hdr + rows(1000) +
+				"+ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 2\n" + hdr + rows(1300),
+			nil, []int64{0, 500 * ms, 1000 * ms, 3 * s, 5 * s, 7 * s}, false, "line 6: the command"},
+		// The first output's period assumed; the second's given by its command.
+		{"no command, then -l 5",
+			hdr + rows(1000) + "$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 5\n" + hdr + rows(1300),
+			nil, []int64{0, s, 2 * s, 7 * s, 12 * s, 17 * s}, true, "(before: 1s, assumed)"},
+		// --interval places every row; commands do not override it.
+		{"--interval", "$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 5\n" + hdr + rows(1000) +
+			"$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 1\n" + hdr + rows(1300),
+			[]Option{WithInterval(2 * time.Second)}, []int64{0, 2 * s, 4 * s, 6 * s, 8 * s, 10 * s}, false, ""},
+		// Two outputs of one command: the second goes on after the first.
+		{"same command twice", "$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 5\n" + hdr + rows(1000) +
+			"$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv -l 5\n" + hdr + rows(1300),
+			nil, []int64{0, 5 * s, 10 * s, 15 * s, 20 * s, 25 * s}, false, ""},
+	} {
+		got, meta, err := readRows(t, "l.txt", c.log, c.opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var times []int64
+		for _, r := range got {
+			times = append(times, r.TimeUs)
+		}
+		if !slices.Equal(times, c.times) || meta.IntervalAssumed != c.assumed {
+			t.Errorf("%s: times %v, assumed %v; want %v, %v", c.name, times, meta.IntervalAssumed, c.times, c.assumed)
+		}
+		w := strings.Join(meta.Warnings.Strings(), "\n")
+		if c.note == "" && strings.Contains(w, "gives the period of the output after it") || c.note != "" && !strings.Contains(w, c.note) {
+			t.Errorf("%s: warnings %q, want %q", c.name, w, c.note)
+		}
 	}
 }

@@ -22,14 +22,34 @@ import (
 // the loops that print a time before each output).
 var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia|date|while)\b`)
 
-// isPromptLine reports whether b is a shell prompt running a command.
+// isPromptLine reports whether b is a shell prompt running a command, or
+// an nvidia-smi command line without a prompt (isCommandLine).
 func isPromptLine(b []byte) bool {
 	// promptChar first: it rules out a data row at its first comma,
 	// where looking for '|' reads the whole row.
 	if len(b) > 512 || !promptChar(b) || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
-		return false
+		return len(b) <= 512 && isCommandLine(b)
 	}
 	return promptRe.Match(b)
+}
+
+// commandRe matches an nvidia-smi command line without a prompt: as a
+// shell traces it ("+ nvidia-smi ..." under set -x, in a CI or Slurm job
+// log) or as a script writes it above the output it starts
+// (echo "nvidia-smi --query-gpu=... -l 5" >> gpu.log): nvidia-smi, after
+// sudo, time or nohup if any, then an option, a subcommand or nothing.
+var commandRe = lazyre.New(`^\s*(?:\++\s+)?(?:(?:sudo|time|nohup|exec)\s+)*nvidia-smi(?:\s+(?:-|dmon|pmon|mig|topo|nvlink|clocks)|\s*$)`)
+
+// isCommandLine reports whether b is an nvidia-smi command line without
+// a prompt (commandRe). No row starts so: a row's first byte is a digit,
+// a space, '{', '[', '|' or a name's letter; "nvidia-smi has failed ..."
+// has no option after the name.
+func isCommandLine(b []byte) bool {
+	t := trimSpace(b)
+	if len(t) < 10 || t[0] != '+' && t[0] != 'n' && t[0] != 's' && t[0] != 't' && t[0] != 'e' {
+		return false
+	}
+	return commandRe.Match(b)
 }
 
 // promptChar reports whether the first byte of b that promptRe's text
@@ -172,6 +192,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	}
 	r.segLines = 0
 	head, err := r.src.Peek(parse.SniffLen)
+	r.segmentPeriod(prompt, head, n)
 	if len(head) == 0 && err != nil {
 		r.dec = skipDecoder{r}
 		return nil
@@ -190,6 +211,42 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		r.segNote = &note
 	}
 	return r.useFormat(f)
+}
+
+// segmentPeriod starts the ticks of the output after the command line
+// prompt (line n; head, the text after it) where those of the output
+// before it ended, and takes the command's period, when it gives one (a
+// logger restarted with "-l 1" where it had "-l 5"), for the rows of a
+// log without times from here on; --interval (WithInterval) stays. A
+// command without a period leaves the one in force.
+func (r *Reader) segmentPeriod(prompt, head []byte, n int) {
+	cmd := prompt
+	for cont := continues(prompt); cont && len(head) > 0; {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		cmd = append(append(cmd, '\n'), line...)
+		cont, head = continues(line), rest
+	}
+	d, c := commandInterval(cmd)
+	if r.intervalGiven || d == 0 {
+		d = r.opt.interval
+	}
+	if r.ticked {
+		// The time between the two commands is not known: the next tick
+		// is one period on, as within an output.
+		r.tickBase = r.tickLast + d.Microseconds()
+	}
+	if r.intervalGiven || c == "" || d == r.opt.interval && !r.periodAssumed {
+		return
+	}
+	was := fmt.Sprintf("%v, the period of %s", r.opt.interval, r.intervalCmd)
+	if r.periodAssumed {
+		was = fmt.Sprintf("%v, assumed", r.opt.interval)
+	}
+	if len(c) > 200 {
+		c = c[:200] + "..."
+	}
+	r.meta.Warnings.Linef(n, "the command %q gives the period of the output after it: rows without times are placed %v apart from here on (before: %s)", c, d, was)
+	r.opt.interval, r.intervalCmd, r.periodAssumed = d, c, false
 }
 
 // useFormat picks the decoder of layout f.

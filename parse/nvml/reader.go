@@ -68,13 +68,16 @@ type Metadata struct {
 	Ticks int64
 	// Clock says how samples were placed in time; DateGiven, whether a
 	// date was supplied (WithDate or WithStart) for ClockTimeOfDay or
-	// ClockRowOrder; Interval, the tick period of ClockRowOrder.
+	// ClockRowOrder; Interval, the tick period of ClockRowOrder (of its
+	// last output: a command line before an output gives that output's
+	// period, see Reader; the assumed one when IntervalAssumed).
 	Clock     Clock
 	DateGiven bool
 	Interval  time.Duration
-	// IntervalAssumed: Interval is the default (1 s; 30 s for DCGM text),
-	// not given with WithInterval: under ClockRowOrder the log's times,
-	// and every rate and duration from them, rest on a guess.
+	// IntervalAssumed: rows were placed by the default period (1 s; 30 s
+	// for DCGM text), given neither with WithInterval nor by a command
+	// line before their output: under ClockRowOrder the log's times, and
+	// every rate and duration from them, rest on a guess.
 	IntervalAssumed bool
 	// Fields are a CSV log's columns as read (from its header, WithFields
 	// or the default order), or a dmon/pmon log's column names.
@@ -220,9 +223,21 @@ type Reader struct {
 	usedPlaceholder   string
 	totalPlaceholders int64
 	gpuName           string
-	// intervalCmd is the command in the input whose period placed the
-	// rows of a log without times (commandInterval); "" when none did.
-	intervalCmd string
+	// intervalCmd is the command in the input whose period places the
+	// rows of a log without times (commandInterval) from here on; "" when
+	// none does. intervalGiven: the period is WithInterval's, which no
+	// command overrides; periodAssumed: the period in force is the 1 s (30
+	// s) assumed, no command having given one; assumedInterval is that
+	// period once a row was placed by it.
+	intervalCmd     string
+	intervalGiven   bool
+	periodAssumed   bool
+	assumedInterval time.Duration
+	// Ticks of a log without times continue across its outputs: an
+	// output's tick k is at tickBase + k periods; tickLast is the last
+	// tick's time (both from the start), ticked whether there was one.
+	tickBase, tickLast int64
+	ticked             bool
 	// unknownProcs counts process rows without a used-memory value (a
 	// placeholder: "[N/A]", "[Not Supported]", null, "-"), the first at
 	// line unknownProcLine: kept with their memory unknown, said once.
@@ -611,14 +626,17 @@ func (r *Reader) start() error {
 			r.meta.Warnings.Addf("the text before the first output in a layout gpuleak reads (%s) was skipped", f)
 		}
 	}
-	if r.opt.interval == 0 {
-		if d, cmd := commandInterval(head); d > 0 {
-			// The paste's own command line gives the period.
+	r.intervalGiven = r.opt.interval > 0
+	if !r.intervalGiven {
+		// The command lines before the first output (a shell prompt's, one
+		// written above it) give its period; a command further on gives
+		// the period of the output after it (newSegment).
+		if d, cmd := commandInterval(head[:len(head)-len(skipPrompts(head))]); d > 0 {
 			r.opt.interval, r.intervalCmd = d, cmd
 		}
 	}
 	if r.opt.interval == 0 {
-		r.meta.IntervalAssumed = true
+		r.periodAssumed = true
 		r.opt.interval = time.Second
 		if f == FormatDCGMPrometheus {
 			r.opt.interval = 30 * time.Second
@@ -667,6 +685,11 @@ func (r *Reader) Format() parse.Format { return r.meta.Format }
 // Metadata describes the log; it is complete after the last batch.
 func (r *Reader) Metadata() *Metadata {
 	r.meta.Interval = r.opt.interval
+	if r.meta.IntervalAssumed {
+		// Rows placed by an assumed period: rates per sample are given
+		// in it.
+		r.meta.Interval = r.assumedInterval
+	}
 	if r.done && r.Err() == nil && r.meta.Rows > 0 && (r.opt.hasDate || r.opt.hasStart) && r.meta.Clock == ClockAbsolute {
 		// WithDate and WithStart serve logs without dates or times: say
 		// so when the log's own timestamps made them unused.
@@ -1238,7 +1261,7 @@ func (r *Reader) rowOrderPeriod() string {
 	if r.intervalCmd != "" {
 		return fmt.Sprintf("the period of the command in the input, %s; --interval overrides it", r.intervalCmd)
 	}
-	if r.meta.IntervalAssumed {
+	if r.periodAssumed {
 		return "an assumption: no command in the input gives the period, so every rate (bytes/s) and time to OOM rests on it and is only relative, per sample, until the period is given with --interval"
 	}
 	return "the period given with --interval"

@@ -421,14 +421,22 @@ func (dc *dayClock) foldsBack(sec int) bool {
 	return len(at) == 2 && at[0] < dc.civil.prevUs && at[1] >= dc.civil.prevUs-rolloverSlack*1e6
 }
 
-// tickTime is the time of tick k of a log without times.
+// tickTime is the time of tick k of the current output of a log without
+// times: k periods after the output's first tick, which is one period
+// (the output's) after the last tick of the output before it.
 func (r *Reader) tickTime(k int64) int64 {
 	var start int64
 	if r.opt.hasStart {
 		start = r.opt.start.UnixMicro()
 		r.meta.DateGiven = true
 	}
-	return start + k*r.opt.interval.Microseconds()
+	if r.periodAssumed {
+		r.meta.IntervalAssumed = true
+		r.assumedInterval = r.opt.interval
+	}
+	t := r.tickBase + k*r.opt.interval.Microseconds()
+	r.tickLast, r.ticked = max(r.tickLast, t), true
+	return start + t
 }
 
 // unixNumber turns a Unix time of unknown unit into µs: seconds below
