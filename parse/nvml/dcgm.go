@@ -33,6 +33,9 @@ type dcgmDecoder struct {
 	// ("date; curl .../metrics" in a loop), when dated.
 	dateUs int64
 	dated  bool
+	// model is the first modelName label of a metric the decoder does
+	// not read: the GPU a scrape without framebuffer metrics is of.
+	model string
 }
 
 // atDate starts a scrape at t: samples without a timestamp of their own
@@ -111,6 +114,9 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	}
 	slot, ok := dcgmMetrics[string(name)]
 	if !ok {
+		if d.model == "" {
+			d.model = d.label("modelName")
+		}
 		return nil
 	}
 	series := d.seriesKey()
@@ -315,6 +321,11 @@ func (d *dcgmDecoder) flush() {
 
 func (d *dcgmDecoder) end(n int) error {
 	d.flush()
+	if d.r.meta.Rows == 0 && unifiedName(d.model) {
+		// DCGM registers no framebuffer field for such a GPU: the
+		// exporter exports its other metrics alone.
+		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples: the %s has unified memory (the system's RAM, shared with the CPU), for which DCGM, as NVML, reports no device memory (its framebuffer fields are not there), so no GPU memory trend can be read from these metrics: %s", d.model, unifiedAdvice)
+	}
 	if d.r.meta.Rows == 0 {
 		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples (DCGM exporter's framebuffer metrics)")
 	}

@@ -105,6 +105,12 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 		}
 		v := word(c.i + 2)
 		if isPlaceholder(v) {
+			switch {
+			case c.i == d.iTotal:
+				d.r.totalPlaceholders++ // see unifiedNoMemory
+			case c.i == d.iUsed && d.r.usedPlaceholder == "":
+				d.r.usedPlaceholder, d.r.usedField = string(v), "FBUSD"
+			}
 			continue
 		}
 		x, ok := parseSize(v, MiB)

@@ -229,6 +229,27 @@ func (r *Reader) elements(doc []byte, start int) ([]json.RawMessage, error) {
 // (nil) is no value. Sizes are float64 in the records so that a value of
 // the wrong type fails with the offset of the error (json.UnmarshalTypeError),
 // hence its line; float64 holds sizes below 8 PiB exactly.
+// jsonNum is a JSON number that tells null (the member given, with no
+// figure: a sampler's None where NVML reported none) from absent.
+type jsonNum struct {
+	v    *float64
+	null bool
+}
+
+// UnmarshalJSON reads a number or null.
+func (n *jsonNum) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		n.null = true
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a number", snippet(b))
+	}
+	n.v = &f
+	return nil
+}
+
 func jsonSize(n *float64, unit int64) (int64, bool, error) {
 	if n == nil {
 		return 0, false, nil
@@ -284,7 +305,7 @@ type pynvmlRecord struct {
 	Name      *string         `json:"name"`
 	Host      *string         `json:"host"`
 	Hostname  *string         `json:"hostname"`
-	Total     *float64        `json:"total"`
+	Total     jsonNum         `json:"total"`
 	Used      *float64        `json:"used"`
 	Free      *float64        `json:"free"`
 	Reserved  *float64        `json:"reserved"`
@@ -356,11 +377,17 @@ func (r *Reader) pynvmlRecord(rec *pynvmlRecord, n int) error {
 		n    *float64
 		v    *int64
 		ok   *bool
-	}{{"total", rec.Total, &s.total, &s.hasTotal}, {"used", rec.Used, &s.used, &s.hasUsed},
+	}{{"total", rec.Total.v, &s.total, &s.hasTotal}, {"used", rec.Used, &s.used, &s.hasUsed},
 		{"free", rec.Free, &s.free, &s.hasFree}, {"reserved", rec.Reserved, &s.reserved, &s.hasReserved}} {
 		if *f.v, *f.ok, err = jsonSize(f.n, 1); err != nil {
 			return r.rowErrorf(n, "%s: %v", f.name, err)
 		}
+	}
+	if rec.Total.null {
+		r.totalPlaceholders++ // given, but no figure: see unifiedNoMemory
+	}
+	if rec.Used == nil && r.usedPlaceholder == "" {
+		r.usedPlaceholder, r.usedField = "null", "used"
 	}
 	// Up to here a record that cannot be read is skipped whole (a
 	// rowError); after, part of it is emitted, and an error ends the log.
@@ -396,7 +423,7 @@ type gpustatDoc struct {
 		UUID        *string  `json:"uuid"`
 		Name        *string  `json:"name"`
 		MemoryUsed  *float64 `json:"memory.used"`
-		MemoryTotal *float64 `json:"memory.total"`
+		MemoryTotal jsonNum  `json:"memory.total"`
 		Processes   []struct {
 			PID            *int64   `json:"pid"`
 			Command        *string  `json:"command"`
@@ -433,8 +460,14 @@ func (r *Reader) gpustatSample(g *gpustatDoc, n int) error {
 		if s.used, s.hasUsed, err = jsonSize(gpu.MemoryUsed, MiB); err != nil {
 			return r.errorf(n, "memory.used: %v", err)
 		}
-		if s.total, s.hasTotal, err = jsonSize(gpu.MemoryTotal, MiB); err != nil {
+		if s.total, s.hasTotal, err = jsonSize(gpu.MemoryTotal.v, MiB); err != nil {
 			return r.errorf(n, "memory.total: %v", err)
+		}
+		if gpu.MemoryTotal.null {
+			r.totalPlaceholders++ // given, but no figure: see unifiedNoMemory
+		}
+		if gpu.MemoryUsed == nil && r.usedPlaceholder == "" {
+			r.usedPlaceholder, r.usedField = "null", "memory.used"
 		}
 		dev := s
 		r.emit(&dev)

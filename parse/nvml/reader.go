@@ -217,12 +217,19 @@ type Reader struct {
 	nonEmpty bool
 	usedRows int64 // rows with a used-memory value
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
-	// memory.used ("[N/A]"); totalPlaceholders counts its memory.total
-	// placeholders; gpuName is the first GPU's name a GPU row gave. They
+	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
+	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
+	// (noFigures) or "Not Supported" (the table); gpuName is the first GPU's name a GPU row gave. They
 	// tell a unified-memory GPU (see unifiedNoMemory).
 	usedPlaceholder   string
+	usedField         string // the field usedPlaceholder is of ("" : memory.used)
 	totalPlaceholders int64
 	gpuName           string
+	// gpuRows counts the GPU rows (no pid), gpuUsedRows those with a
+	// used-memory value; zeroMemory the rows whose 0 figures were read as
+	// no figure (noFigures). totalPlaceholders counts the GPU rows whose
+	// total memory the log gives as no figure, in any layout.
+	gpuRows, gpuUsedRows, zeroMemory int64
 	// intervalCmd is the command in the input whose period places the
 	// rows of a log without times (commandInterval) from here on; "" when
 	// none does. intervalGiven: the period is WithInterval's, which no
@@ -583,10 +590,17 @@ func (r *Reader) endAt(err error) error {
 			// Samples were read, but none says how much memory is used
 			// (DCGM's FB_FREE alone, memory.used "[N/A]" in every row):
 			// nothing to judge, which must not read as "no findings".
-			if msg := r.unifiedNoMemory(); msg != "" {
-				return r.errorf(r.line, "%s", msg)
+			if who := r.unifiedNoMemory(); who != "" {
+				return r.errorf(r.line, "no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, r.unifiedWhatNext())
 			}
 			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
+		}
+		if r.gpuRows > 0 && r.gpuUsedRows == 0 {
+			// The processes' memory was read, the GPU's own was not (a
+			// GB10's table: "Not Supported", its processes in MiB).
+			if who := r.unifiedNoMemory(); who != "" {
+				r.meta.Warnings.Addf("no GPU sample holds the GPU's used memory: %s: its processes' memory is read (a trend of each), but not the GPU's own, its free memory or what no process accounts for", who)
+			}
 		}
 		return nil
 	}
@@ -807,8 +821,42 @@ func (s *sample) normalise() Convention {
 	return s.conv
 }
 
+// noFigures reads as no figure the 0s a sampler writes for GPU memory
+// that NVML did not report (nvmlDeviceGetMemoryInfo's NOT_SUPPORTED on a
+// GPU with unified memory, caught and logged as 0): a total of 0 (no GPU
+// has no memory), with a used memory of 0 beside it; and a used memory of
+// 0 without a total on a GPU that has unified memory by its name. A 0
+// read as a figure would make a flat line at 0 B, "no growth", of a GPU
+// whose memory no sample saw.
+func (r *Reader) noFigures(s *sample) {
+	zero := false
+	if s.hasTotal && s.total == 0 {
+		s.hasTotal, zero = false, true
+		r.totalPlaceholders++
+		if s.hasUsed && s.used == 0 {
+			s.hasUsed = false
+			s.hasFree = s.hasFree && s.free != 0
+		}
+	}
+	if s.hasUsed && s.used == 0 && !s.hasTotal && len(s.gpuName) > 0 && unifiedName(string(s.gpuName)) {
+		s.hasUsed, zero = false, true
+	}
+	if zero {
+		r.zeroMemory++
+	}
+}
+
 // emit appends s as a row.
 func (r *Reader) emit(s *sample) {
+	if !s.hasPID {
+		if s.hasTotal && s.total == 0 || s.hasUsed && s.used == 0 && !s.hasTotal {
+			r.noFigures(s)
+		}
+		r.gpuRows++
+		if s.hasUsed {
+			r.gpuUsedRows++
+		}
+	}
 	conv := s.normalise()
 	c := &r.col
 	c.time = append(c.time, arrow.Timestamp(s.timeUs))
@@ -1146,46 +1194,79 @@ func (d *dictColumn) array(mem memory.Allocator, typ *arrow.DictionaryType) arro
 // Xavier, Thor; Tegra).
 var unifiedNames = []string{"GB10", "Jetson", "Orin", "Xavier", "Thor", "Tegra"}
 
-// unifiedNoMemory explains an nvidia-smi CSV whose every memory.used is a
-// placeholder such as "[N/A]" ("[Insufficient Permissions]" is another
-// story) when the GPU is one with unified memory by its name, or its
-// memory.total is a placeholder in every row too (a GPU without memory of
-// its own); "" otherwise. NVIDIA's DGX Spark known issues list
-// nvidia-smi's memory fields as not available on GB10; the per-process
-// used_memory of --query-compute-apps is reported there (unsloth PR 10283,
-// a GB10 owner's test), not on every such device.
+// unifiedName reports whether a GPU's name is one of unifiedNames'.
+func unifiedName(name string) bool {
+	low := strings.ToLower(name)
+	for _, w := range unifiedNames {
+		if strings.Contains(low, strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unifiedNoMemory explains a log whose GPU rows give no used memory (an
+// nvidia-smi CSV's memory.used "[N/A]" in every row, a table's "Not
+// Supported", null in JSON, N/A in dcgmi dmon, the 0s noFigures drops;
+// "[Insufficient Permissions]" is another story) when the GPU is one with
+// unified memory by its name, or no row gives its total memory either (a
+// GPU without memory of its own): what the device is and what to record
+// instead; "" otherwise. NVIDIA's DGX Spark known issues list nvidia-smi's
+// memory fields as not available on GB10; the per-process used_memory of
+// --query-compute-apps is reported there (unsloth PR 10283, a GB10
+// owner's test), not on every such device.
 func (r *Reader) unifiedNoMemory() string {
 	ph := r.usedPlaceholder
-	if ph != "" && !strings.EqualFold(ph, "[N/A]") && !strings.EqualFold(ph, "[Not Supported]") {
+	switch strings.ToLower(strings.Trim(ph, "[]")) {
+	case "", "n/a", "not supported", "null", "??":
+	default:
 		return "" // permissions, a lost GPU: not the device's kind
 	}
 	named := ""
-	for _, w := range unifiedNames {
-		if strings.Contains(strings.ToLower(r.gpuName), strings.ToLower(w)) {
-			named = r.gpuName
-			break
-		}
+	if unifiedName(r.gpuName) {
+		named = r.gpuName
 	}
-	noTotal := r.totalPlaceholders > 0 && r.totalPlaceholders >= r.meta.Rows
-	what := "memory.used is " + ph + " in every sample"
-	if ph == "" {
-		what = "the log has no memory.used"
+	noTotal := r.gpuRows > 0 && r.totalPlaceholders >= r.gpuRows
+	field := r.usedField
+	if field == "" {
+		field = "memory.used"
+	}
+	var what string
+	switch {
+	case ph != "":
+		what = field + " is " + ph + " in every sample"
+	case r.zeroMemory > 0:
+		what = "every sample gives its memory as 0, the figure a sampler writes where NVML reports none"
+	default:
+		what = "no sample gives its used memory"
 	}
 	switch {
 	case named == "" && !noTotal && ph != "":
 		// Nothing tells the device: say what would.
-		return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, NVML gave no figure; a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson) reports none, and so does a driver that cannot see the GPU's memory; log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it", r.meta.Rows, what)
+		return fmt.Sprintf("%s, NVML gave no figure; a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson) reports none, and so does a driver that cannot see the GPU's memory", what)
 	case named == "" && !noTotal:
 		return ""
+	case named != "":
+		return "the " + named + " has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (" + what + ")"
 	}
-	who := what + " and memory.total is " + ph + " too, as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
-	if ph == "" {
-		who = what + " and its memory.total is a placeholder in every sample, as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
+	total := ", nor its total memory"
+	switch {
+	case field == "memory.used" && ph != "":
+		total = " and memory.total is " + ph + " too"
+	case ph != "":
+		total = " and so is its total memory"
 	}
-	if named != "" {
-		who = "the " + named + " has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (" + what + ")"
+	return what + total + ", as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
+}
+
+// unifiedWhatNext says what to record instead of a log unifiedNoMemory
+// explains: the unified-memory advice, or, when nothing in the log tells
+// the device, the fields that would tell.
+func (r *Reader) unifiedWhatNext() string {
+	if !unifiedName(r.gpuName) && !(r.gpuRows > 0 && r.totalPlaceholders >= r.gpuRows) {
+		return "log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it"
 	}
-	return fmt.Sprintf("no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, unifiedAdvice)
+	return unifiedAdvice
 }
 
 // unifiedAdvice says what to record from a GPU that reports no device

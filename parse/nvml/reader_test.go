@@ -195,7 +195,7 @@ func TestFixtures(t *testing.T) {
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
-		"field/unsloth10703_gb10_no_used_column.txt": true,
+		"field/unsloth10703_gb10_no_used_column.txt": true, "field/arctictraining345_gb10_table_not_supported.txt": true,
 		// Forms parse.Open decodes before this reader sees them (a gzip
 		// stream cut short, UTF-16 without a byte order mark): cmd's
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
@@ -815,6 +815,9 @@ func TestFieldUnreadable(t *testing.T) {
 		// --query-gpu=...,memory.used", which gives [N/A] there too; now
 		// the row's name says why it would not help, and what would.
 		{"unsloth10703_gb10_no_used_column.txt", ":2: the log has no memory.used column (fields: index,name,memory.total,memory.free), and it would not help: the NVIDIA GB10 has unified memory"},
+		// The same GPU's plain table: "Not Supported" in its memory cell.
+		// Was the generic error; now the same explanation as its CSV's.
+		{"arctictraining345_gb10_table_not_supported.txt", ":12: no sample holds a used-memory value (1 samples read): the NVIDIA GB10 has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (the memory cell is Not Supported in every sample), so no GPU memory trend can be read from this log: record the processes' GPU memory instead"},
 	} {
 		b, err := os.ReadFile(fixtures + "field/" + c.file)
 		if err != nil {

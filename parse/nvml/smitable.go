@@ -82,11 +82,11 @@ var (
 var (
 	// "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB | python/52046(11821M)";
 	// "[0] ... | [||||    ] 10000 / 12212 MB |" with a memory bar.
-	gpustatGPURe  = lazyre.New(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12})\s*/\s*(\d{1,12})\s*MB\s*\|(.*)$`)
+	gpustatGPURe  = lazyre.New(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12}|\?\?)\s*/\s*(\d{1,12}|\?\?)\s*MB\s*\|(.*)$`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
 	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
 	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
-	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?\d+\s*/\s*\d+\s*MB\s*\|`)
+	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?(?:\d+|\?\?)\s*/\s*(?:\d+|\?\?)\s*MB\s*\|`)
 )
 
 type smiTextDecoder struct {
@@ -106,15 +106,19 @@ type smiTextDecoder struct {
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
 	mig       bool // inside the MIG devices box
 	// -q state.
-	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
-	qSection  string
-	qIndent   int
-	qMem      sample
-	qUUID     []byte
-	qName     []byte
-	qPID      int64
-	qHasPID   bool
-	qProcName []byte
+	qGPU     int32 // index of the current "GPU <bus id>" section, -1 before the first
+	qSection string
+	qIndent  int
+	qMem     sample
+	// qMemNoUsed is FB Memory Usage's Used when it is no figure ("N/A");
+	// qMemNoTotal, that its Total is none either.
+	qMemNoUsed  string
+	qMemNoTotal bool
+	qUUID       []byte
+	qName       []byte
+	qPID        int64
+	qHasPID     bool
+	qProcName   []byte
 	// qProcLists counts the GPU sections of the current -q report whose
 	// Processes were read ("Processes : None", or a list whose every
 	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
@@ -290,10 +294,18 @@ func (d *smiTextDecoder) gpustatLine(t []byte) error {
 		d.newSnapshot(0, false)
 	}
 	g, _ := parseInt(m[1])
-	used, _ := parseInt(m[3])
-	total, _ := parseInt(m[4])
+	// "??" is gpustat's None: NVML gave no memory figure (a GPU with
+	// unified memory): no figure, not 0.
+	used, hasUsed := parseInt(m[3])
+	total, hasTotal := parseInt(m[4])
+	if !hasTotal {
+		d.r.totalPlaceholders++ // see unifiedNoMemory
+	}
+	if !hasUsed && d.r.usedPlaceholder == "" {
+		d.r.usedPlaceholder, d.r.usedField = "??", "gpustat's used memory"
+	}
 	d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, gpuName: trimSpace(m[2]),
-		used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true, conv: IncludesReservedUnknown})
+		used: used * MiB, hasUsed: hasUsed, total: total * MiB, hasTotal: hasTotal, conv: IncludesReservedUnknown})
 	for _, p := range gpustatProcRe.FindAllSubmatch(m[5], -1) {
 		pid, _ := parseInt(p[2])
 		pu, _ := parseInt(p[3])
@@ -509,6 +521,12 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 	} else {
 		// Not cut: no figure there ("Not Supported": GB10's unified
 		// memory), or not nvidia-smi's "used MiB / total MiB".
+		if !s.hasTotal {
+			d.r.totalPlaceholders++ // see unifiedNoMemory
+		}
+		if !s.hasUsed && d.r.usedPlaceholder == "" {
+			d.r.usedPlaceholder, d.r.usedField = string(trimSpace(cell)), "the memory cell"
+		}
 		d.r.meta.Warnings.Linef(n, "GPU %d's memory cell reads %q, not \"used MiB / total MiB\": %s", d.gpu, snippet(cell), what)
 	}
 	d.emit(&s)
@@ -586,7 +604,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 					return nil
 				}
 				d.qSection, d.qIndent = "fb", indent
-				d.qMem = sample{}
+				d.qMem, d.qMemNoUsed, d.qMemNoTotal = sample{}, "", false
 			case "Processes":
 				d.closeQProcs()
 				d.qSection, d.qIndent = "processes", indent
@@ -641,6 +659,16 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 	case "fb":
 		v, ok := parseSize(val, MiB)
 		if !ok {
+			if isPlaceholder(val) || bytes.EqualFold(val, []byte("Not Supported")) {
+				// No figure (a GPU with unified memory: "N/A"): the GPU
+				// is kept, its memory unknown (flushQ).
+				switch string(key) {
+				case "Used":
+					d.qMemNoUsed = string(val)
+				case "Total":
+					d.qMemNoTotal = true
+				}
+			}
 			return nil
 		}
 		switch string(key) {
@@ -709,11 +737,17 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 
 // flushQ emits the FB memory of the current -q GPU section, once.
 func (d *smiTextDecoder) flushQ() {
-	if d.qSection != "fb" || !d.qMem.hasUsed {
+	if d.qSection != "fb" || !d.qMem.hasUsed && d.qMemNoUsed == "" {
 		if d.qSection == "fb" {
 			d.qSection = ""
 		}
 		return
+	}
+	if !d.qMem.hasUsed && d.r.usedPlaceholder == "" {
+		d.r.usedPlaceholder, d.r.usedField = d.qMemNoUsed, "FB Memory Usage's Used"
+	}
+	if !d.qMem.hasTotal && d.qMemNoTotal {
+		d.r.totalPlaceholders++ // see unifiedNoMemory
 	}
 	s := d.qMem
 	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName

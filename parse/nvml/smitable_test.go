@@ -505,7 +505,8 @@ func show(p *int64) any {
 // DGX Spark's GB10 (unified memory) prints "Not Supported" in the memory
 // cell (driver 580.95.05, NVIDIA/k8s-device-plugin#1482): the GPU is kept
 // with its memory unknown, its processes are read, and the warning says
-// what the cell reads rather than calling the table cut.
+// what the cell reads rather than calling the table cut, and why: the
+// GPU has unified memory.
 func TestSmiTextMemoryNotSupported(t *testing.T) {
 	in := "Mon Oct 27 10:00:00 2025\n" +
 		"+-----------------------------------------------------------------------------------------+\n" +
@@ -529,7 +530,10 @@ func TestSmiTextMemoryNotSupported(t *testing.T) {
 	if err != nil || len(rows) != 2 || rows[0].Used != nil || rows[0].Total != nil || rows[0].GPUName != "NVIDIA GB10" || *rows[1].Used != 63931*MiB {
 		t.Fatalf("%v: %+v", err, rows)
 	}
-	if w := meta.Warnings.Strings(); len(w) != 1 || !strings.Contains(w[0], `line 10: GPU 0's memory cell reads "Not Supported"`) || strings.Contains(w[0], "cut") {
+	// The second warning says why, as the error of a log without the
+	// processes does (TestUnifiedMemoryAcrossLayouts).
+	if w := meta.Warnings.Strings(); len(w) != 2 || !strings.Contains(w[0], `line 10: GPU 0's memory cell reads "Not Supported"`) || strings.Contains(w[0], "cut") ||
+		!strings.Contains(w[1], "the NVIDIA GB10 has unified memory") || !strings.Contains(w[1], "its processes' memory is read") {
 		t.Errorf("warnings %q", w)
 	}
 
