@@ -257,6 +257,10 @@ type Reader struct {
 	lastTickUs  int64
 	newInstant  bool
 	instantGPUs uint64
+	// latestUs is the latest time a row gave; backs counts the rows more
+	// than backStep behind it, the first at line backLine (timeBack).
+	latestUs, backFrom, backTo int64
+	backs, backLine            int
 	// paste: the input holds shell prompt lines (several outputs); cmdCont:
 	// the last line was a command line ending in a line continuation, so
 	// the next one is the command's too; skipped holds the first output
@@ -578,6 +582,7 @@ func (r *Reader) endAt(err error) error {
 			return r.firstBad.err // nothing could be read: the first row's error
 		}
 		r.skippedNote()
+		r.backNote()
 		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
 			pids := pidList(r.unknownPIDs, r.unknownProcs)
 			what := fmt.Sprintf("%d process rows (the first at line %d; %s) give no memory for their process", r.unknownProcs, r.unknownProcLine, pids)
@@ -728,6 +733,12 @@ func (r *Reader) errorf(n int, format string, args ...any) error {
 // any other row starts an instant, as does an output the decoder starts
 // (newInstant).
 func (r *Reader) tick(t int64, gpu int32, gpuRow bool) {
+	if r.meta.Ticks > 0 && t < r.latestUs-backStep && r.meta.Clock != ClockRowOrder {
+		r.timeBack(t)
+	}
+	if r.meta.Ticks == 0 || t > r.latestUs {
+		r.latestUs = t
+	}
 	if r.meta.Ticks == 0 || t < r.meta.FirstUs {
 		r.meta.FirstUs = t
 	}
@@ -750,6 +761,38 @@ func (r *Reader) tick(t int64, gpu int32, gpuRow bool) {
 		r.startInstant(t, bit)
 	}
 	r.meta.Ticks++
+}
+
+// backStep is how far a row's time may fall behind the latest time read
+// before the log's time is said to go back: rows of one tick carry times a
+// few ms apart, not always in order.
+const backStep = int64(time.Second / time.Microsecond)
+
+// timeBack notes a row whose time t falls behind the latest time read:
+// the log's time went back (a clock stepped back: NTP, a daylight saving
+// time change in a log of local times; or another log appended to this
+// one, another host's or an earlier run's). Its rows are placed by their
+// times all the same, so samples before and after the step interleave;
+// the warning (at the first such row, with the count) says so.
+func (r *Reader) timeBack(t int64) {
+	if r.backs == 0 {
+		r.backLine, r.backFrom, r.backTo = max(r.line, 1), r.latestUs, t
+	}
+	r.backs++
+}
+
+// backNote is timeBack's warning, once the log is read.
+func (r *Reader) backNote() {
+	if r.backs == 0 {
+		return
+	}
+	f := func(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-02 15:04:05.000") }
+	more := ""
+	if r.backs > 1 {
+		more = fmt.Sprintf(" (%d rows fall behind an earlier time, this the first)", r.backs)
+	}
+	r.meta.Warnings.Add(parse.LineNote(r.backLine, "the log's time goes back here by %v, from %s to %s%s: a clock stepped back (NTP, a daylight saving time change in local times: give --tz), or another log appended to this one (another host's, an earlier run's: nvidia-smi's CSV names no host); rows are placed by their times, so those before and after the step interleave and the trends mix them: give each log as a file of its own",
+		time.Duration(r.backFrom-r.backTo)*time.Microsecond, f(r.backFrom), f(r.backTo), more))
 }
 
 // startInstant counts a sampling instant starting at time t, with a row
