@@ -211,11 +211,15 @@ type Reader struct {
 	line     int
 	segLines int // lines the current decoder has read
 	long     []byte
-	meta     Metadata
-	civil    civilCache
-	source   []byte
-	nonEmpty bool
-	usedRows int64 // rows with a used-memory value
+	// ansi holds the last line without its terminal escape sequences;
+	// ansiLines counts the lines that had some.
+	ansi      []byte
+	ansiLines int
+	meta      Metadata
+	civil     civilCache
+	source    []byte
+	nonEmpty  bool
+	usedRows  int64 // rows with a used-memory value
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
@@ -693,6 +697,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
+	}
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		// A terminal's escape sequences (colours; the screen codes of a
+		// "script" capture of watch nvidia-smi): the text without them.
+		r.ansi = stripANSI(r.ansi[:0], b)
+		b = r.ansi
+		if r.ansiLines == 0 {
+			r.meta.Warnings.Linef(r.line+1, "terminal escape sequences (colours, or the screen codes of a terminal capture) were removed from the text before reading it")
+		}
+		r.ansiLines++
 	}
 	return b, err
 }

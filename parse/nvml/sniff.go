@@ -22,6 +22,9 @@ import (
 // gpuleak reads decides.
 func Sniff(head []byte) parse.Format {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(head, 0x1b) >= 0 {
+		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
+	}
 	for range 8 {
 		head = skipPrompts(head)
 		seg := untilPrompt(head)
@@ -286,4 +289,50 @@ func firstDoc(head []byte) []byte {
 		return nil
 	}
 	return head[i : i+j]
+}
+
+// stripANSI appends b to dst without its terminal escape sequences: CSI
+// ("\x1b[1;32m" colours, "\x1b[H\x1b[2J" a screen cleared by watch, as a
+// "script" capture or "gpustat --force-color" leaves them), OSC (a window
+// title, ended by BEL or ESC \\), character set selections ("\x1b(B") and
+// other two-byte escapes. A sequence cut at the end of b is dropped.
+func stripANSI(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c != 0x1b {
+			j := bytes.IndexByte(b[i:], 0x1b)
+			if j < 0 {
+				return append(dst, b[i:]...)
+			}
+			dst = append(dst, b[i:i+j]...)
+			i += j
+			continue
+		}
+		i++
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case '[': // CSI: parameters and intermediates, then a final byte
+			i++
+			for i < len(b) && (b[i] < 0x40 || b[i] > 0x7e) {
+				i++
+			}
+			i++
+		case ']': // OSC: to BEL or ST
+			i++
+			for i < len(b) && b[i] != 0x07 && !(b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\') {
+				i++
+			}
+			if i < len(b) && b[i] == 0x1b {
+				i++
+			}
+			i++
+		case '(', ')', '*', '+': // character set: one more byte
+			i += 2
+		default:
+			i++
+		}
+	}
+	return dst
 }
