@@ -72,7 +72,8 @@ Causes:
                    shows the GPU large enough, so the memory was held outside
                    it (other processes); without that, the cause is not told
 
-Sizes are printed as PyTorch prints them (two decimals of KiB, MiB, GiB);
+Sizes are printed as PyTorch prints them (two decimals of KiB, MiB, GiB),
+except a figure a paste typed with fewer ("24 GiB"): it is printed as typed;
 --format json writes the gpuleak.report/v1 document with one "oom" finding
 per OOM and "fragmentation" findings (README.md documents them).
 

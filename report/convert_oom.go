@@ -249,8 +249,11 @@ func oomFinding(r oom.Report) Finding {
 	if r.Stats != nil {
 		d.StatsAtOOM = ptr(fromStats(*r.Stats, nil))
 	}
+	for _, c := range r.Coarse {
+		d.CoarseFigures = append(d.CoarseFigures, CoarseFigure{Figure: c.Figure, Bytes: c.Bytes, AsTyped: c.Typed, ToleranceBytes: c.Tolerance})
+	}
 	f.AllocatorMemory, f.OOMDetail = mem, d
-	f.Message = oomMessage(r)
+	f.Message = oomMessage(r, d)
 	return f
 }
 
@@ -341,8 +344,9 @@ func splitBlocks(s snapshot.PoolState, expandable bool, pools []snapshot.PoolSta
 		IBytes(whole), unit, grow)
 }
 
-// oomMessage is the one line of an OOM finding.
-func oomMessage(r oom.Report) string {
+// oomMessage is the one line of an OOM finding; d gives the figures
+// typed coarse (OOMDetail.size).
+func oomMessage(r oom.Report, d *OOMDetail) string {
 	if r.Generation == pytorchtext.GenUnparsed && !hasSnapshot(r) {
 		backend := "a CUDA"
 		switch {
@@ -360,7 +364,7 @@ func oomMessage(r oom.Report) string {
 			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime") {
 				// StreamExecutor's "failed to allocate 7.81G (8387559424
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
-				return "oom: " + pytorchtext.FormatSize(r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
+				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
 			}
 			switch c := r.Caller(); {
 			case r.ByPyTorch():
@@ -382,18 +386,18 @@ func oomMessage(r oom.Report) string {
 		// The CPU allocator's failure, not a GPU's: what it is, no GPU
 		// verdict.
 		if r.RequestedBytes >= 0 {
-			fmt.Fprintf(&b, "%s of host memory (RAM) requested", pytorchtext.FormatSize(r.RequestedBytes))
+			fmt.Fprintf(&b, "%s of host memory (RAM) requested", d.size("requested_bytes", r.RequestedBytes))
 		} else {
 			b.WriteString("a host-memory (RAM) allocation failed")
 		}
 		if r.AllocatedBytes >= 0 {
-			fmt.Fprintf(&b, " (%s allocated by PyTorch's CPU allocator)", pytorchtext.FormatSize(r.AllocatedBytes))
+			fmt.Fprintf(&b, " (%s allocated by PyTorch's CPU allocator)", d.size("allocated_bytes", r.AllocatedBytes))
 		}
 		b.WriteString("; " + r.Notes[0])
 		return b.String()
 	}
 	if r.RequestedBytes >= 0 {
-		fmt.Fprintf(&b, "%s requested", pytorchtext.FormatSize(r.RequestedBytes))
+		fmt.Fprintf(&b, "%s requested", d.size("requested_bytes", r.RequestedBytes))
 	} else {
 		b.WriteString("an allocation failed")
 	}
@@ -410,13 +414,13 @@ func oomMessage(r oom.Report) string {
 	}
 	var state []string
 	if r.ReservedBytes >= 0 {
-		state = append(state, pytorchtext.FormatSize(r.ReservedBytes)+" reserved")
+		state = append(state, d.size("reserved_bytes", r.ReservedBytes)+" reserved")
 	}
 	if r.AllocatedBytes >= 0 {
-		state = append(state, pytorchtext.FormatSize(r.AllocatedBytes)+" allocated")
+		state = append(state, d.size("allocated_bytes", r.AllocatedBytes)+" allocated")
 	}
 	if r.DeviceFreeBytes >= 0 {
-		state = append(state, pytorchtext.FormatSize(r.DeviceFreeBytes)+" free on the GPU")
+		state = append(state, d.size("device_free_bytes", r.DeviceFreeBytes)+" free on the GPU")
 	}
 	if len(state) > 0 {
 		b.WriteString(" (" + strings.Join(state, ", ") + ")")

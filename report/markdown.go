@@ -69,7 +69,7 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 			if f.Kind == KindTrend {
 				site = trendName(&f)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), IBytes(f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
+			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), f.OOMDetail.cell("allocated_bytes", f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
 		}
 		if n := len(r.Findings) - min(len(r.Findings), markdownRows); n > 0 {
 			fmt.Fprintf(&b, "\n%s in the details and the JSON report.\n", plural(n, "more finding", "more findings"))

@@ -1,5 +1,7 @@
 package report
 
+import "github.com/gpuleak/gpuleak/parse/pytorchtext"
+
 // AllocatorMemory is PyTorch's caching allocator's memory at an OOM, or
 // where a "fragmentation" finding measured it. Sizes are bytes; null when
 // the inputs do not say.
@@ -110,8 +112,81 @@ type OOMDetail struct {
 	Survived *Survived `json:"survived,omitempty"`
 	// Notes say what could not be decided, and disagreements.
 	Notes []string `json:"notes"`
+	// CoarseFigures are the figures above that the OOM's message gave with
+	// fewer decimals than PyTorch prints (a paste retyped by hand: "24
+	// GiB" where PyTorch printed "23.69 GiB"), and those computed from
+	// them: their bytes are the figure as typed, true only to within its
+	// tolerance. Absent when every figure is as PyTorch prints it.
+	CoarseFigures []CoarseFigure `json:"coarse_figures,omitempty"`
 	// StatsAtOOM are the allocator statistics taken at this OOM.
 	StatsAtOOM *AllocatorStats `json:"stats_at_oom"`
+}
+
+// CoarseFigure is a figure of an OOMDetail (or its AllocatorMemory) known
+// only to the precision its message gave it.
+type CoarseFigure struct {
+	// Figure is the figure's JSON name in the finding ("requested_bytes",
+	// "device_total_bytes", "reserved_bytes", ...), or
+	// "other_processes[i].bytes".
+	Figure string `json:"figure"`
+	// Bytes is the figure's value in the finding.
+	Bytes int64 `json:"bytes"`
+	// AsTyped is the figure as the message had it ("24 GiB"); absent for
+	// one the message does not print but that gpuleak computed from
+	// coarse figures (2.x's reserved = allocated + reserved but
+	// unallocated).
+	AsTyped string `json:"as_typed,omitempty"`
+	// ToleranceBytes is how far the true size may be from Bytes: half a
+	// unit of the last digit typed (0.5 GiB for "24 GiB"), the sum of the
+	// figures' for one computed.
+	ToleranceBytes int64 `json:"tolerance_bytes"`
+}
+
+// Text renders the figure as its message gave it: as typed, or with no
+// more decimals than its tolerance leaves true.
+func (c CoarseFigure) Text() string {
+	if c.AsTyped != "" {
+		return c.AsTyped
+	}
+	return pytorchtext.FormatWithin(c.Bytes, c.ToleranceBytes)
+}
+
+// size renders b, the finding's figure named figure, as PyTorch's
+// messages do ("24.00 GiB"), or as its message gave it where that figure
+// is coarse ("24 GiB"): two decimals would claim a precision the message
+// did not have.
+func (d *OOMDetail) size(figure string, b int64) string {
+	if d != nil {
+		for _, c := range d.CoarseFigures {
+			if c.Figure == figure && c.Bytes == b {
+				return c.Text()
+			}
+		}
+	}
+	return sz(b)
+}
+
+// cell renders b, the finding's figure named figure, as the findings
+// tables do (IBytes), or as its message gave it where that figure is
+// coarse: IBytes's "2.0 GiB" would claim a tenth of a GiB the message
+// did not have. d may be nil (a finding without an OOM).
+func (d *OOMDetail) cell(figure string, b int64) string {
+	if d != nil {
+		for _, c := range d.CoarseFigures {
+			if c.Figure == figure && c.Bytes == b {
+				return c.Text()
+			}
+		}
+	}
+	return IBytes(b)
+}
+
+// sizep is size for a figure that may be unknown ("?").
+func (d *OOMDetail) sizep(figure string, b *int64) string {
+	if b == nil {
+		return "?"
+	}
+	return d.size(figure, *b)
 }
 
 // PoolRef names a pool.

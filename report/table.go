@@ -256,7 +256,7 @@ func bytesCell(f Finding) string {
 		if f.OOMDetail.RequestedBytes == nil {
 			return "?"
 		}
-		return IBytes(*f.OOMDetail.RequestedBytes)
+		return f.OOMDetail.cell("requested_bytes", *f.OOMDetail.RequestedBytes)
 	}
 	return IBytes(f.Bytes)
 }

@@ -120,7 +120,7 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	case d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenUnparsed) && d.RequestedBytes == nil:
 		title += ", a message that does not parse"
 	case d.RequestedBytes != nil:
-		title += ", " + sz(*d.RequestedBytes) + " requested"
+		title += ", " + d.size("requested_bytes", *d.RequestedBytes) + " requested"
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
 			title += " (a message cut short)"
 		}
@@ -160,44 +160,44 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	}
 	var gpu []string
 	if d.DeviceTotalBytes != nil {
-		gpu = append(gpu, sz(*d.DeviceTotalBytes)+" total")
+		gpu = append(gpu, d.size("device_total_bytes", *d.DeviceTotalBytes)+" total")
 	}
 	if d.DeviceFreeBytes != nil {
-		gpu = append(gpu, sz(*d.DeviceFreeBytes)+" free")
+		gpu = append(gpu, d.size("device_free_bytes", *d.DeviceFreeBytes)+" free")
 	}
 	if d.ProcessInUseBytes != nil {
-		gpu = append(gpu, "this process "+sz(*d.ProcessInUseBytes))
+		gpu = append(gpu, "this process "+d.size("process_in_use_bytes", *d.ProcessInUseBytes))
 	}
-	for _, p := range d.OtherProcesses {
-		gpu = append(gpu, fmt.Sprintf("process %d %s", p.PID, sz(p.Bytes)))
+	for i, p := range d.OtherProcesses {
+		gpu = append(gpu, fmt.Sprintf("process %d %s", p.PID, d.size(fmt.Sprintf("other_processes[%d].bytes", i), p.Bytes)))
 	}
 	if d.UnlistedBytes != nil && *d.UnlistedBytes >= 256<<20 {
 		gpu = append(gpu, sz(*d.UnlistedBytes)+" not attributed to a process")
 	}
 	if d.AllowedBytes != nil {
-		gpu = append(gpu, sz(*d.AllowedBytes)+" allowed")
+		gpu = append(gpu, d.size("allowed_bytes", *d.AllowedBytes)+" allowed")
 	}
 	if len(gpu) > 0 {
 		fmt.Fprintf(w, "  GPU:      %s\n", strings.Join(gpu, "; "))
 	}
 	if f.DeviceType == "cpu" && m.AllocatedBytes != nil {
 		// The CPU allocator keeps no cache: what it had allocated.
-		fmt.Fprintf(w, "  PyTorch:  %s allocated by the CPU allocator\n", sz(*m.AllocatedBytes))
+		fmt.Fprintf(w, "  PyTorch:  %s allocated by the CPU allocator\n", d.size("allocated_bytes", *m.AllocatedBytes))
 	} else if m.ReservedBytes != nil || m.AllocatedBytes != nil {
-		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", szp(m.ReservedBytes), szp(m.AllocatedBytes), szp(m.ReservedUnallocatedBytes))
+		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", d.sizep("reserved_bytes", m.ReservedBytes), d.sizep("allocated_bytes", m.AllocatedBytes), d.sizep("reserved_unallocated_bytes", m.ReservedUnallocatedBytes))
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
-			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", szp(m.AllocatedBytes))
+			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", d.sizep("allocated_bytes", m.AllocatedBytes))
 		}
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenMPS) {
-			line = fmt.Sprintf("%s in MPS heaps (allocated and cached: the message does not split them)", szp(m.ReservedBytes))
+			line = fmt.Sprintf("%s in MPS heaps (allocated and cached: the message does not split them)", d.sizep("reserved_bytes", m.ReservedBytes))
 		}
 		label := "PyTorch: "
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCuPy) {
 			// CuPy's "allocated so far": the pool's bytes from CUDA.
-			label, line = "CuPy:    ", fmt.Sprintf("%s held by the memory pool (in use and cached)", szp(m.ReservedBytes))
+			label, line = "CuPy:    ", fmt.Sprintf("%s held by the memory pool (in use and cached)", d.sizep("reserved_bytes", m.ReservedBytes))
 		}
 		if d.PrivatePoolBytes != nil {
-			line += fmt.Sprintf(" (%s in private pools)", sz(*d.PrivatePoolBytes))
+			line += fmt.Sprintf(" (%s in private pools)", d.size("private_pool_bytes", *d.PrivatePoolBytes))
 		}
 		if m.LargestFreeBlockBytes != nil {
 			line += "; largest free block " + sz(*m.LargestFreeBlockBytes)

@@ -54,7 +54,7 @@ func TestHTMLCoarsePaste(t *testing.T) {
 	if got := causeNames(r); !slices.Equal(got, []string{CauseOtherProcesses}) {
 		t.Errorf("causes %v", got)
 	}
-	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "total 24.00 GiB ±512.00 MiB") || !strings.Contains(notes, "holds at every end of that rounding") {
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "total 24 GiB ±0.5 GiB") || !strings.Contains(notes, "holds at every end of that rounding") {
 		t.Errorf("notes %q", r.Notes)
 	}
 }
@@ -78,7 +78,7 @@ func TestCoarseFiguresUndecided(t *testing.T) {
 	if len(r.Causes) != 0 || r.WouldFitIfContiguous != nil {
 		t.Errorf("causes %v, fit %v", causeNames(r), r.WouldFitIfContiguous)
 	}
-	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "too coarse to decide the cause") || !strings.Contains(notes, "requested 2.00 GiB ±512.00 MiB") {
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "too coarse to decide the cause") || !strings.Contains(notes, "requested 2 GiB ±0.5 GiB") {
 		t.Errorf("notes %q", r.Notes)
 	}
 	// One decimal where it decides nothing: a 2.5 GiB request against
@@ -138,5 +138,48 @@ func TestWebTextMessages(t *testing.T) {
 	pm = textPostmortem(t, "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    x = torch.empty(1 << 40, device=\"cuda\")\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4096.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 78.69 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.\n")
 	if len(pm.OOMs) != 1 || pm.OOMs[0].Frame.Name != "<module>" {
 		t.Errorf("%+v", pm.OOMs)
+	}
+}
+
+// A coarse figure is printed back as typed ("24 GiB", it was "24.00 GiB",
+// a precision the paste did not have), and a size computed from it with
+// no more decimals than its allowance leaves true: the memory outside
+// PyTorch on the Discourse paste is 24 - 2.42 - 4.51 = 17.07 GiB ±0.5
+// GiB, "17 GiB"; the 1.64 GiB short (4.06 - 2.42, both as PyTorch prints
+// them) keeps its two decimals. r.Coarse names the figure as JSON does.
+func TestCoarseFiguresPrintedAsTyped(t *testing.T) {
+	pm := postmortem(t, "pastes/html_br_link_coarse_slicer32555.txt")
+	r := pm.OOMs[0]
+	want := []CoarseFigure{{Figure: "device_total_bytes", Bytes: 24 * GiB, Tolerance: GiB / 2, Typed: "24 GiB"}}
+	if !slices.Equal(r.Coarse, want) {
+		t.Errorf("coarse %+v", r.Coarse)
+	}
+	ev := r.Causes[0].Evidence
+	if !strings.Contains(ev, "2.42 GiB free of 24 GiB for a 4.06 GiB request (1.64 GiB short); 17 GiB was in use outside") || strings.Contains(ev, "24.00") {
+		t.Errorf("evidence %q", ev)
+	}
+	// 2.x, process line typed whole, allocated to one decimal: PyTorch's
+	// reserved is summed (19.5 GiB + 10.00 MiB, ±0.05 GiB): "19.5 GiB",
+	// and named a figure computed, not typed.
+	pm = textPostmortem(t, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 23.6 GiB of which 100.00 MiB is free. Process 77 has 3 GiB memory in use. Of the allocated memory 19.5 GiB is allocated by PyTorch, and 10.00 MiB is reserved by PyTorch but unallocated.\n")
+	r = pm.OOMs[0]
+	figs := map[string]CoarseFigure{}
+	for _, f := range r.Coarse {
+		figs[f.Figure] = f
+	}
+	if len(figs) != 4 || figs["other_processes[0].bytes"].Typed != "3 GiB" || figs["device_total_bytes"].Typed != "23.6 GiB" ||
+		figs["allocated_bytes"].Typed != "19.5 GiB" || figs["reserved_bytes"].Typed != "" || figs["reserved_bytes"].Text() != "19.5 GiB" {
+		t.Errorf("coarse %+v", r.Coarse)
+	}
+	if ev := r.Causes[0].Evidence; !strings.Contains(ev, "100.00 MiB free of 23.6 GiB") || !strings.Contains(ev, "other processes held 3 GiB (process 77: 3 GiB)") {
+		t.Errorf("evidence %q", ev)
+	}
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "total 23.6 GiB ±0.05 GiB, process 77 3 GiB ±0.5 GiB, allocated 19.5 GiB ±0.05 GiB") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	// As PyTorch prints it: nothing coarse, two decimals.
+	pm = textPostmortem(t, "RuntimeError: CUDA out of memory. Tried to allocate 4.06 GiB (GPU 0; 24.00 GiB total capacity; 4.37 GiB already allocated; 2.42 GiB free; 4.51 GiB reserved in total by PyTorch)\n")
+	if r = pm.OOMs[0]; r.Coarse != nil || !strings.Contains(r.Causes[0].Evidence, "of 24.00 GiB") || !strings.Contains(r.Causes[0].Evidence, "17.07 GiB was in use") {
+		t.Errorf("coarse %+v, evidence %q", r.Coarse, r.Causes[0].Evidence)
 	}
 }

@@ -256,6 +256,11 @@ type Report struct {
 	Stats *AllocatorStats
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
+	// Coarse are the figures above that the OOM's message gave with fewer
+	// decimals than PyTorch prints (a paste retyped by hand: "24 GiB"),
+	// and those summed from them; nil when none. Text about the OOM
+	// prints them as given, not with two decimals (see Report.size).
+	Coarse []CoarseFigure
 	// Survived is set when the snapshot's trace goes on after this OOM:
 	// the program caught the error and went on. SmallerFrame names
 	// Survived.Smaller's stack.
@@ -279,6 +284,33 @@ type Report struct {
 	// when none says.
 	gpuAtLeast    int64
 	gpuAtLeastSeq int64
+}
+
+// CoarseFigure is a figure of a Report known only to the precision a
+// message's text gave it (see pytorchtext.CoarseFigure).
+type CoarseFigure struct {
+	// Figure names the Report's figure as JSON names it:
+	// "requested_bytes", "device_total_bytes", "device_free_bytes",
+	// "process_in_use_bytes", "allowed_bytes", "allocated_bytes",
+	// "private_pool_bytes", "reserved_unallocated_bytes",
+	// "reserved_bytes", or "other_processes[i].bytes" for OtherProcesses[i].
+	Figure string
+	// Bytes is the figure as read; Tolerance how far the true size may be
+	// from it, in bytes (half a unit of the last digit typed).
+	Bytes, Tolerance int64
+	// Typed is the figure as the text has it ("24 GiB"); "" for one the
+	// text does not print but that sums or subtracts coarse figures (2.x's
+	// reserved, 1.x's reserved but unallocated, MPS's Metal memory).
+	Typed string
+}
+
+// Text renders the figure as given: as typed, or, for one summed, with
+// the decimals its allowance leaves true (pytorchtext.FormatWithin).
+func (f CoarseFigure) Text() string {
+	if f.Typed != "" {
+		return f.Typed
+	}
+	return pytorchtext.FormatWithin(f.Bytes, f.Tolerance)
 }
 
 // Cause is one reason for an OOM, with the numbers that show it.
@@ -451,6 +483,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	}
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
+		r.noteCoarse()
 		r.nameProcesses(procs)
 		r.findCauses()
 		r.judgeCoarse(procs, opt.Filter, &coarseBudget)
@@ -910,7 +943,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// memory of a device without the ext_intel_free_memory
 			// aspect: no measurement.
 			r.DeviceFreeBytes = -1
-			r.Notes = append(r.Notes, fmt.Sprintf("the %s free printed is the GPU's total less PyTorch's reserved memory, the estimate PyTorch prints on an XPU device that cannot report its free memory: what the GPU really had free, and what else held it, is unknown", size(m.Free)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the %s free printed is the GPU's total less PyTorch's reserved memory, the estimate PyTorch prints on an XPU device that cannot report its free memory: what the GPU really had free, and what else held it, is unknown", r.size(m.Free)))
 		}
 		r.AllocatedBytes = m.Allocated
 		r.ReservedBytes = msgReserved
@@ -976,6 +1009,112 @@ func (r *Report) zeroRequestNote() string {
 // size renders bytes as PyTorch's messages do ("4.19 GiB", "0 bytes").
 func size(b int64) string { return pytorchtext.FormatSize(b) }
 
+// size renders bytes as PyTorch's messages do, except a size that is one
+// of r's coarse figures (r.Coarse), which is printed as its message gave
+// it ("24 GiB", not "24.00 GiB"). Sizes are told by value: text about an
+// OOM names its figures, and a derived size that equals one is that
+// size to the same precision.
+func (r *Report) size(b int64) string {
+	for _, f := range r.Coarse {
+		if f.Bytes == b {
+			return f.Text()
+		}
+	}
+	return size(b)
+}
+
+// sizeFrom renders v, a size r computed from the figures from, as
+// Report.size does; where some of those are coarse (r.Coarse), with no
+// more decimals than their allowances together leave true: 24 GiB less
+// 6.93 GiB is "17 GiB", not "17.07 GiB".
+func (r *Report) sizeFrom(v int64, from ...int64) string {
+	var tol int64
+	for _, b := range from {
+		for _, f := range r.Coarse {
+			if f.Bytes == b && b >= 0 {
+				tol += f.Tolerance
+				break
+			}
+		}
+	}
+	if tol == 0 {
+		return r.size(v)
+	}
+	return pytorchtext.FormatWithin(v, tol+pytorchtext.SizeTolerance(v))
+}
+
+// sizeOf is the package's sizeOf with r's sizes (see Report.size).
+func (r *Report) sizeOf(part, whole int64) (string, string) { return sizes.Of(part, whole, r.size) }
+
+// noteCoarse sets r.Coarse from the coarse figures of the message whose
+// figures r holds (r.coarse): each as the report holds it, where it still
+// has the message's value (a snapshot's or stats' exact figure replaces
+// it), and the reserved or reserved-but-unallocated memory r derived from
+// a coarse figure, with the allowances added.
+func (r *Report) noteCoarse() {
+	r.Coarse = nil
+	m := r.coarse
+	if m == nil || r.snapshot {
+		return
+	}
+	fields := map[string]struct {
+		name string
+		v    *int64
+	}{"requested": {"requested_bytes", &r.RequestedBytes}, "total": {"device_total_bytes", &r.DeviceTotalBytes},
+		"free": {"device_free_bytes", &r.DeviceFreeBytes}, "process_in_use": {"process_in_use_bytes", &r.ProcessInUseBytes},
+		"allowed": {"allowed_bytes", &r.AllowedBytes}, "allocated": {"allocated_bytes", &r.AllocatedBytes},
+		"private_pools": {"private_pool_bytes", &r.PrivatePoolBytes}, "reserved_unallocated": {"reserved_unallocated_bytes", &r.ReservedUnallocatedBytes},
+		"reserved": {"reserved_bytes", &r.ReservedBytes}}
+	tol := map[string]int64{} // the allowance of each coarse figure of the message, by field
+	for _, f := range m.Coarse {
+		mm := m.Message
+		mv := f.In(&mm)
+		if mv == nil || *mv < 0 {
+			continue
+		}
+		tol[f.Field] = f.Tolerance
+		name, v := "", (*int64)(nil)
+		if to, ok := fields[f.Field]; ok {
+			name, v = to.name, to.v
+		} else if n, ok := strings.CutPrefix(f.Field, "process "); ok {
+			if i, err := strconv.Atoi(n); err == nil && i < len(r.OtherProcesses) && r.OtherProcesses[i].PID == m.Processes[i].PID {
+				name, v = fmt.Sprintf("other_processes[%d].bytes", i), &r.OtherProcesses[i].Bytes
+			}
+		}
+		if v != nil && *v == *mv {
+			r.Coarse = append(r.Coarse, CoarseFigure{Figure: name, Bytes: *v, Tolerance: f.Tolerance, Typed: f.Typed})
+		}
+	}
+	// A figure the report derives from two of the message's, one of them
+	// coarse: as coarse as their allowances together.
+	allowance := func(field string, v int64) int64 {
+		if t, ok := tol[field]; ok {
+			return t
+		}
+		return pytorchtext.SizeTolerance(v)
+	}
+	derived := func(name string, v, t int64) {
+		if v < 0 || t <= pytorchtext.SizeTolerance(v) {
+			return
+		}
+		for _, f := range r.Coarse {
+			if f.Figure == name {
+				return
+			}
+		}
+		r.Coarse = append(r.Coarse, CoarseFigure{Figure: name, Bytes: v, Tolerance: t})
+	}
+	_, a := tol["allocated"]
+	_, ru := tol["reserved_unallocated"]
+	_, res := tol["reserved"]
+	switch {
+	case m.Generation == pytorchtext.Gen2 && (a || ru) && r.ReservedBytes == m.Allocated+m.ReservedUnallocated:
+		derived("reserved_bytes", r.ReservedBytes, allowance("allocated", m.Allocated)+allowance("reserved_unallocated", m.ReservedUnallocated))
+	case m.Generation == pytorchtext.Gen1 && !m.Cached && (a || res) && r.ReservedUnallocatedBytes == m.Reserved-m.Allocated:
+		derived("reserved_unallocated_bytes", r.ReservedUnallocatedBytes, allowance("reserved", m.Reserved)+allowance("allocated", m.Allocated))
+	}
+}
+
 // counted counts n things in English: "1 block", "2 blocks".
 func counted[N int | int64](n N, one, many string) string {
 	if n == 1 {
@@ -993,7 +1132,7 @@ func (r *Report) findCauses() {
 	if r.Host() {
 		req := "the request"
 		if r.known(r.RequestedBytes) {
-			req = "the " + size(r.RequestedBytes) + " request"
+			req = "the " + r.size(r.RequestedBytes) + " request"
 		}
 		r.Notes = append(r.Notes, "a host-memory allocation failure the profiler recorded (an [OutOfMemory] event of the CPU, c10 DeviceType 0): PyTorch's CPU allocator could not get "+req+" from the machine's RAM (the job's log says \"DefaultCPUAllocator: not enough memory\"); not a GPU out-of-memory error, so no GPU cause is judged; the machine's memory (the container's limit, other processes, the kernel's OOM killer in dmesg) tells what held it")
 		if !r.known(r.RequestedBytes) {
@@ -1038,17 +1177,17 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenCuPy:
 			held := ""
 			if r.known(r.ReservedBytes) {
-				held = "; the pool held " + size(r.ReservedBytes) + " from CUDA (\"allocated so far\": in use and cached; some releases count the request in it)"
+				held = "; the pool held " + r.size(r.ReservedBytes) + " from CUDA (\"allocated so far\": in use and cached; some releases count the request in it)"
 			}
 			if r.known(r.AllowedBytes) {
-				held += ", against the limit of " + size(r.AllowedBytes) + " set on it (MemoryPool.set_limit)"
+				held += ", against the limit of " + r.size(r.AllowedBytes) + " set on it (MemoryPool.set_limit)"
 			}
 			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
 		case pytorchtext.GenXLA:
 			r.Notes = append(r.Notes, r.xlaNote())
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
-				would, limit := sizeOf(u, r.AllowedBytes)
+				would, limit := r.sizeOf(u, r.AllowedBytes)
 				r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
 					Evidence: fmt.Sprintf("HAMi-core refused the allocation on device %d: with it, the pod's GPU memory would have been %s, over the pod's limit of %s (nvidia.com/gpumem); the GPU itself may have had memory free", r.Device, would, limit),
 					Numbers:  map[string]int64{"would_use_bytes": u, "allowed_bytes": r.AllowedBytes, "over_by_bytes": u - r.AllowedBytes},
@@ -1188,16 +1327,16 @@ func (r *Report) findCauses() {
 		// limit refused more pages).
 		if free >= block && r.LargestFreeBlockBytes < block {
 			addFrag(fmt.Sprintf("expandable segments were already on, yet %s stayed free inside them in pieces between live blocks (the largest where the request could go: %s) and the %s request found no room",
-				size(free), size(r.LargestFreeBlockBytes), size(req)),
+				r.size(free), r.size(r.LargestFreeBlockBytes), r.size(req)),
 				map[string]int64{"reserved_free_bytes": free, "largest_free_block_bytes": r.LargestFreeBlockBytes}, expandableFragmentationAdvice)
 		} else if free >= block {
-			r.Notes = append(r.Notes, fmt.Sprintf("expandable segments: the %s free in PyTorch's segments is unmapped and mapped again where a request needs it, so it is not fragmentation", size(free)))
+			r.Notes = append(r.Notes, fmt.Sprintf("expandable segments: the %s free in PyTorch's segments is unmapped and mapped again where a request needs it, so it is not fragmentation", r.size(free)))
 		}
 	case r.Memory != nil:
 		fixed := r.Memory.Fixed
 		if fixed.FreeBytes >= block && r.LargestFreeBlockBytes < block {
 			addFrag(fmt.Sprintf("%s reserved but free in PyTorch's segments (%d free blocks in %d segments) would have held the %s request had it been contiguous; the largest free block where it could go was %s",
-				size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, size(req), size(r.LargestFreeBlockBytes)),
+				r.size(fixed.FreeBytes), fixed.FreeBlocks, fixed.Segments, r.size(req), r.size(r.LargestFreeBlockBytes)),
 				map[string]int64{"reserved_free_bytes": fixed.FreeBytes, "largest_free_block_bytes": r.LargestFreeBlockBytes, "free_blocks": int64(fixed.FreeBlocks)},
 				r.fragmentationAdvice())
 		}
@@ -1207,85 +1346,91 @@ func (r *Report) findCauses() {
 		// unallocated memory may all be in the large pool, which small
 		// requests never use.
 		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a %s segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", size(req), size(r.ReservedUnallocatedBytes)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a %s segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", r.size(req), r.size(r.ReservedUnallocatedBytes)))
 		}
 	case r.known(r.ReservedUnallocatedBytes) && r.ruTol > 0 && r.ReservedUnallocatedBytes+r.ruTol >= req && r.ReservedUnallocatedBytes-r.ruTol < req:
 		// 1.x prints reserved and allocated, each rounded: their
 		// difference is known to within both roundings.
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved but unallocated is reserved minus allocated, each rounded to two decimals: it lies between %s and %s, so whether it would have held the %s request cannot be told",
-			size(r.ReservedUnallocatedBytes), size(max(r.ReservedUnallocatedBytes-r.ruTol, 0)), size(r.ReservedUnallocatedBytes+r.ruTol), size(req)))
+			r.size(r.ReservedUnallocatedBytes), r.size(max(r.ReservedUnallocatedBytes-r.ruTol, 0)), r.size(r.ReservedUnallocatedBytes+r.ruTol), r.size(req)))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req && gpuRoom && noCap:
 		// The allocator reserves a new segment when no free block fits:
 		// with room on the GPU and no cap, split blocks did not stop it.
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free and the message shows no per-process limit: PyTorch would have reserved a new %s segment instead, so split free blocks do not explain this OOM",
-			size(r.ReservedUnallocatedBytes), size(req), size(r.DeviceFreeBytes), size(seg)))
+			r.size(r.ReservedUnallocatedBytes), r.size(req), r.size(r.DeviceFreeBytes), r.size(seg)))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
-		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", size(r.ReservedUnallocatedBytes), size(req)),
+		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", r.size(r.ReservedUnallocatedBytes), r.size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
 		// Smaller than the request, but the GPU would have had room had
 		// PyTorch's split free blocks been free on the GPU.
 		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
-			size(r.ReservedUnallocatedBytes), size(r.DeviceFreeBytes), size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), size(seg), size(shortfall), size(tightSlack)),
+			r.size(r.ReservedUnallocatedBytes), r.size(r.DeviceFreeBytes), r.size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), r.size(seg), r.size(shortfall), r.size(tightSlack)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	}
 
 	// Other processes: the GPU lacked room and others held it.
 	var others int64 = -1
 	othersEstimated := false
+	// The figures others and UnlistedBytes are computed from (sizeFrom).
+	var othersFrom, unlistedFrom []int64
 	if gpuFull && r.known(r.DeviceTotalBytes) {
 		used := r.DeviceTotalBytes - r.DeviceFreeBytes
 		var listed int64
 		for _, p := range r.OtherProcesses {
 			listed += p.Bytes
+			othersFrom = append(othersFrom, p.Bytes)
 		}
 		switch {
 		case r.known(r.ProcessInUseBytes):
 			// What no listed process accounts for; below
 			// otherProcessesMin it is the rounding of the message.
 			r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
+			unlistedFrom = append([]int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes}, othersFrom...)
 			others = listed
 			if r.UnlistedBytes >= otherProcessesMin {
 				others += r.UnlistedBytes
+				othersFrom = unlistedFrom
 			}
 		case len(r.OtherProcesses) > 0:
 			others = listed
 		case r.known(r.ReservedBytes):
 			others, othersEstimated = max(0, used-r.ReservedBytes), true
+			othersFrom = []int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ReservedBytes}
 		}
 	}
 	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
 		var who []string
 		for _, p := range r.OtherProcesses {
-			w := fmt.Sprintf("process %d: %s", p.PID, size(p.Bytes))
+			w := fmt.Sprintf("process %d: %s", p.PID, r.size(p.Bytes))
 			if q, ok := r.ProcessNames[p.PID]; ok {
 				if q.Name != "" {
-					w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, size(p.Bytes))
+					w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, r.size(p.Bytes))
 				}
 				if q.UsedBytes >= 0 {
-					w += fmt.Sprintf(", %s in %s", size(q.UsedBytes), q.Source)
+					w += fmt.Sprintf(", %s in %s", r.size(q.UsedBytes), q.Source)
 				}
 			}
 			who = append(who, w)
 		}
 		if r.UnlistedBytes > otherProcessesMin {
-			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", size(r.UnlistedBytes)))
+			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...)))
 		}
-		short := fmt.Sprintf("%s short", size(shortfall))
+		short := fmt.Sprintf("%s short", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		if marginOnly {
-			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", size(shortfall), size(tightSlack))
+			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", r.size(shortfall), r.size(tightSlack))
 		}
-		free, total := sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", free, total, size(seg), short, size(others))
+		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
 		if othersEstimated {
-			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", free, total, size(seg), short, size(others))
+			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
 		}
 		if r.known(r.ProcessInUseBytes) {
-			ev += fmt.Sprintf(", this process %s", size(r.ProcessInUseBytes))
+			ev += fmt.Sprintf(", this process %s", r.size(r.ProcessInUseBytes))
 			if out := r.ProcessInUseBytes - r.ReservedBytes; r.known(r.ReservedBytes) && out >= otherProcessesMin {
-				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(out))
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", r.sizeFrom(out, r.ProcessInUseBytes, r.ReservedBytes))
 			}
 		}
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
@@ -1314,12 +1459,12 @@ func (r *Report) findCauses() {
 		if held := r.gpuAtLeast - r.DeviceFreeBytes - r.ReservedBytes; r.gpuAtLeast >= 0 && held >= shortfall {
 			full = append(full, Cause{Name: CauseOutsideProcess,
 				Evidence: fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together; the GPU holds at least %s (free and reserved at the OOM of trace entry %d), so at least %s was held outside this process (other processes), more than the %s that was missing",
-					size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes), size(r.gpuAtLeast), r.gpuAtLeastSeq, size(held), size(shortfall)),
+					r.size(seg), r.size(r.ReservedBytes), r.size(r.DeviceFreeBytes), r.size(r.gpuAtLeast), r.gpuAtLeastSeq, r.size(held), r.size(shortfall)),
 				Numbers: map[string]int64{"segment_bytes": seg, "reserved_bytes": r.ReservedBytes, "device_free_bytes": r.DeviceFreeBytes, "device_at_least_bytes": r.gpuAtLeast, "outside_bytes": held, "shortfall_bytes": shortfall},
 				Advice:  "run nvidia-smi (or keep the OOM message) to see what else holds the GPU: free it or give this job a GPU of its own"})
 		} else {
 			r.Notes = append([]string{fmt.Sprintf("the %s request is more than all this process held (%s reserved) and the GPU's %s free together, so nothing this process could release would have made room; the snapshot does not record the GPU's total memory, so whether the GPU is smaller than the request (one allocation larger than the GPU: check the size asked for at the traceback's line, or split the tensor) or other processes held the rest (free them, or give this job a GPU of its own) cannot be told: the OOM message (its total capacity and process lines) or nvidia-smi tells which",
-				size(seg), size(r.ReservedBytes), size(r.DeviceFreeBytes))}, r.Notes...)
+				r.size(seg), r.size(r.ReservedBytes), r.size(r.DeviceFreeBytes))}, r.Notes...)
 		}
 	}
 
@@ -1344,14 +1489,14 @@ func (r *Report) findCauses() {
 					top = s
 				}
 				if len(parts) < 3 {
-					parts = append(parts, fmt.Sprintf("%s (%s) from %s", counted(s.Count, "block", "blocks"), size(s.Bytes), frameString(s.Frame)))
+					parts = append(parts, fmt.Sprintf("%s (%s) from %s", counted(s.Count, "block", "blocks"), r.size(s.Bytes), frameString(s.Frame)))
 				}
 			}
-			grew, allocated := sizeOf(r.accumulated, r.AllocatedBytes)
+			grew, allocated := r.sizeOf(r.accumulated, r.AllocatedBytes)
 			ev := fmt.Sprintf("memory grew from %s until the OOM: %s of the %s allocated (%s)", strings.Join(parts, ", "),
 				grew, allocated, sizes.Percent(r.accumulated, r.AllocatedBytes))
 			if need >= 0 {
-				ev += fmt.Sprintf(", more than the %s that was missing", size(need))
+				ev += fmt.Sprintf(", more than the %s that was missing", r.size(need))
 			}
 			if g := top.Growth; g != nil && g.Allocations > 0 {
 				ev += fmt.Sprintf("; %d of the %d allocations made at %s were still held", g.Kept, g.Allocations, frameString(top.Frame))
@@ -1379,25 +1524,25 @@ func (r *Report) findCauses() {
 				break
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
-				size(r.AllowedBytes), size(r.ReservedBytes), size(seg), size(r.DeviceFreeBytes)))
+				r.size(r.AllowedBytes), r.size(r.ReservedBytes), r.size(seg), r.size(r.DeviceFreeBytes)))
 		case r.known(r.AllowedBytes):
-			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", size(r.AllowedBytes), size(r.DeviceFreeBytes))
+			ev := fmt.Sprintf("%s allowed (torch.cuda.set_per_process_memory_fraction) while the GPU had %s free", r.size(r.AllowedBytes), r.size(r.DeviceFreeBytes))
 			if r.known(r.ReservedBytes) {
-				ev += fmt.Sprintf(": PyTorch had %s reserved and needed %s more", size(r.ReservedBytes), size(seg))
+				ev += fmt.Sprintf(": PyTorch had %s reserved and needed %s more", r.size(r.ReservedBytes), r.size(seg))
 			}
 			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
 				Numbers: map[string]int64{"allowed_bytes": r.AllowedBytes, "device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
 				Advice:  memoryLimitAdvice})
 		case r.snapshot:
 			ev := fmt.Sprintf("the GPU had %s free, yet PyTorch could not reserve %s more than its %s: a per-process limit refused it (torch.cuda.set_per_process_memory_fraction; the OOM message gives it as \"N allowed\")",
-				size(r.DeviceFreeBytes), size(seg), size(r.ReservedBytes))
+				r.size(r.DeviceFreeBytes), r.size(seg), r.size(r.ReservedBytes))
 			full = append(full, Cause{Name: CauseMemoryLimit, Evidence: ev,
 				Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "reserved_bytes": r.ReservedBytes, "segment_bytes": seg},
 				Advice:  memoryLimitAdvice})
 		case r.msg != nil && r.msg.Typo:
-			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request; PyTorch 2.1's message does not print a per-process limit, so one (set_per_process_memory_fraction) may have refused it, or the allocation failed for another reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request; PyTorch 2.1's message does not print a per-process limit, so one (set_per_process_memory_fraction) may have refused it, or the allocation failed for another reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
 		default:
-			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", size(r.DeviceFreeBytes), size(seg)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
 		}
 	}
 
@@ -1408,34 +1553,34 @@ func (r *Report) findCauses() {
 		self = r.ReservedBytes
 	}
 	capacity := func() Cause {
-		free, total := sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
-		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", free, total, size(seg))
+		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", free, total, r.size(seg))
 		if alone {
 			return r.aloneCapacity(req)
 		}
 		if tooBig {
 			ev = fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
-				size(req), size(max(r.AllocatedBytes, 0)), size(r.DeviceTotalBytes))
+				r.size(req), r.size(max(r.AllocatedBytes, 0)), r.size(r.DeviceTotalBytes))
 		} else if marginOnly {
-			ev += fmt.Sprintf(" (only %s above the request: %s short of the %s of room gpuleak allows cudaMalloc for its own page tables and granularity)", size(r.DeviceFreeBytes-seg), size(shortfall), size(tightSlack))
+			ev += fmt.Sprintf(" (only %s above the request: %s short of the %s of room gpuleak allows cudaMalloc for its own page tables and granularity)", r.size(r.DeviceFreeBytes-seg), r.size(shortfall), r.size(tightSlack))
 		} else if shortfall > 0 {
-			ev += fmt.Sprintf(" (%s short)", size(shortfall))
+			ev += fmt.Sprintf(" (%s short)", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		}
 		if r.known(self) && !r.known(r.ProcessInUseBytes) {
 			// The message lists no processes: what it gives of this one is
 			// PyTorch's reserved memory, not all the process held.
-			ev += fmt.Sprintf("; PyTorch's allocator held %s", size(self))
+			ev += fmt.Sprintf("; PyTorch's allocator held %s", r.size(self))
 		} else if r.known(self) {
-			ev += fmt.Sprintf("; this process held %s", size(self))
+			ev += fmt.Sprintf("; this process held %s", r.size(self))
 			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
-				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", size(self-r.ReservedBytes))
+				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", r.sizeFrom(self-r.ReservedBytes, self, r.ReservedBytes))
 			}
 		}
 		switch {
 		case others > 0 && othersEstimated:
-			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", size(others))
+			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", r.sizeFrom(others, othersFrom...))
 		case others >= 0 && !othersEstimated:
-			ev += fmt.Sprintf(", other processes %s", size(others))
+			ev += fmt.Sprintf(", other processes %s", r.sizeFrom(others, othersFrom...))
 		}
 		// Only when the live memory and the request exceed the GPU is the
 		// working set larger than it; else the GPU was full of what this
@@ -1459,7 +1604,7 @@ func (r *Report) findCauses() {
 		full = append(full, capacity())
 	}
 	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
-		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", size(r.DeviceFreeBytes), size(seg)))
+		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", r.size(r.DeviceFreeBytes), r.size(seg)))
 	}
 	if len(full) == 0 && len(causes) == 0 && r.snapshot && !gpuFull && !gpuRoom {
 		r.Notes = append(r.Notes, "the trace entry does not give the GPU's free memory: the cause cannot be told")
@@ -1504,7 +1649,7 @@ func (r *Report) findCauses() {
 		}
 		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
 		if r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it: the cap did not refuse it", size(r.AllowedBytes), size(r.ReservedBytes), size(seg)))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it: the cap did not refuse it", r.size(r.AllowedBytes), r.size(r.ReservedBytes), r.size(seg)))
 		}
 	}
 	r.backendTerms()
@@ -1540,7 +1685,7 @@ func (r *Report) cudaErrorNote() string {
 			case 0:
 				record = "; the line has no log level (an issue title, a copied line), and TensorFlow logs these words at INFO level when it probes how much memory it can take and retries smaller (no OOM) as well as at ERROR level when the allocation failed;"
 			}
-			return "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate " + size(r.RequestedBytes) + " from the device (" + lib + "'s out-of-memory error)" + record + " the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory"
+			return "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate " + r.size(r.RequestedBytes) + " from the device (" + lib + "'s out-of-memory error)" + record + " the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory"
 		}
 		switch {
 		case pytorch:
@@ -1585,7 +1730,7 @@ const smallXLARequest = 64 << 10
 func (r *Report) xlaNote() string {
 	req := "the request"
 	if r.known(r.RequestedBytes) {
-		req = "a request of " + size(r.RequestedBytes)
+		req = "a request of " + r.size(r.RequestedBytes)
 	}
 	switch {
 	case strings.HasPrefix(r.Text, "Failed to allocate request for "):
@@ -1660,17 +1805,17 @@ func (r *Report) aloneCapacity(req int64) Cause {
 	var ev string
 	if r.known(r.DeviceTotalBytes) {
 		nums["device_total_bytes"] = r.DeviceTotalBytes
-		ev = fmt.Sprintf("the %s request alone is more than the GPU's %s total", size(req), size(r.DeviceTotalBytes))
+		ev = fmt.Sprintf("the %s request alone is more than the GPU's %s total", r.size(req), r.size(r.DeviceTotalBytes))
 		if r.DeviceTotalBytes > 0 && req >= 2*r.DeviceTotalBytes {
 			ev += fmt.Sprintf(" (%d times it)", req/r.DeviceTotalBytes)
 		}
 	} else {
-		ev = fmt.Sprintf("the %s request alone is more than any GPU holds (the largest hold 268 GiB), though the inputs do not give this GPU's total", size(req))
+		ev = fmt.Sprintf("the %s request alone is more than any GPU holds (the largest hold 268 GiB), though the inputs do not give this GPU's total", r.size(req))
 	}
 	ev += ": no release of cached memory, by this process or others, and no limit could have made room"
 	if r.known(r.DeviceFreeBytes) {
 		nums["device_free_bytes"] = r.DeviceFreeBytes
-		ev += fmt.Sprintf("; the GPU had %s free", size(r.DeviceFreeBytes))
+		ev += fmt.Sprintf("; the GPU had %s free", r.size(r.DeviceFreeBytes))
 	}
 	advice := "one allocation larger than the GPU: check the size asked for at the traceback's line (a shape, a dtype or a count computed wrong); if it is meant, a smaller batch of everything else will not make room: split this tensor (chunk the operation, shard it across GPUs) or use a GPU with more memory"
 	if req > beyondAnyGPU {
@@ -1693,17 +1838,17 @@ func (r *Report) unifiedMemory(name, ev, advice string, others int64) (string, s
 	u := r.unified
 	switch {
 	case u != nil && u.Sure:
-		ev += fmt.Sprintf("; %s:%d names %s, a device whose GPU memory is the machine's RAM: the %s outside PyTorch's allocator is %s, not only other GPU processes", r.unifiedPath, u.Line, u.Device, size(others), host)
+		ev += fmt.Sprintf("; %s:%d names %s, a device whose GPU memory is the machine's RAM: the %s outside PyTorch's allocator is %s, not only other GPU processes", r.unifiedPath, u.Line, u.Device, r.size(others), host)
 		advice = hostAdvice
 		if u.Vendor == "AMD" {
 			advice += amdAdvice
 		}
 		return CauseUnifiedMemory, ev, advice
 	case u != nil:
-		ev += fmt.Sprintf("; %s:%d names %s: if the OS used the GPU's memory as system RAM, the %s outside PyTorch's allocator may be %s", r.unifiedPath, u.Line, u.Device, size(others), host)
+		ev += fmt.Sprintf("; %s:%d names %s: if the OS used the GPU's memory as system RAM, the %s outside PyTorch's allocator may be %s", r.unifiedPath, u.Line, u.Device, r.size(others), host)
 		advice += "; if the GPU's memory is shared with the OS, " + hostAdvice
 	case r.backend == "HIP":
-		ev += fmt.Sprintf("; on ROCm the device may be an APU (Strix Halo, MI300A and others share the machine's RAM; the message cannot tell), and there the %s outside PyTorch's allocator is %s", size(others), host)
+		ev += fmt.Sprintf("; on ROCm the device may be an APU (Strix Halo, MI300A and others share the machine's RAM; the message cannot tell), and there the %s outside PyTorch's allocator is %s", r.size(others), host)
 		advice += "; on an APU with unified memory no other GPU is to be had: " + hostAdvice + amdAdvice
 	}
 	return name, ev, advice
@@ -1767,32 +1912,32 @@ func (r *Report) mpsCauses() {
 		// tells.
 		if inUse > r.AllowedBytes+pytorchtext.SizeTolerance(r.ReservedBytes)+pytorchtext.SizeTolerance(other)+pytorchtext.SizeTolerance(r.AllowedBytes) {
 			r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
-				Evidence: fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, was over the %s max allowed (the high watermark limit) before the request, whatever its size", size(r.ReservedBytes), size(other), size(r.AllowedBytes)),
+				Evidence: fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, was over the %s max allowed (the high watermark limit) before the request, whatever its size", r.size(r.ReservedBytes), r.size(other), r.size(r.AllowedBytes)),
 				Numbers:  map[string]int64{"allowed_bytes": r.AllowedBytes, "reserved_bytes": r.ReservedBytes, "other_allocations_bytes": other, "shortfall_bytes": inUse - r.AllowedBytes},
 				Advice:   mpsAdvice(r.ReservedBytes, other)})
 			return
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s) before its request: this process's %s of Metal memory (%s of it outside PyTorch's MPS heaps) against %s max allowed, but whether the request passed the limit cannot be told", r.Reason, size(inUse), size(other), size(r.AllowedBytes)))
+		r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s) before its request: this process's %s of Metal memory (%s of it outside PyTorch's MPS heaps) against %s max allowed, but whether the request passed the limit cannot be told", r.Reason, r.size(inUse), r.size(other), r.size(r.AllowedBytes)))
 		return
 	}
 	tol := pytorchtext.SizeTolerance(r.ReservedBytes) + pytorchtext.SizeTolerance(other) + pytorchtext.SizeTolerance(req) + pytorchtext.SizeTolerance(r.AllowedBytes)
 	need := inUse + req
 	if need+tol < r.AllowedBytes {
 		r.Notes = append(r.Notes, fmt.Sprintf("this process's %s of Metal memory and the %s request (%s) stay under the %s max allowed: the limit did not refuse it, Metal itself could not allocate (the machine's unified memory exhausted, or a buffer larger than Metal allows); the message does not say which",
-			size(inUse), size(req), size(need), size(r.AllowedBytes)))
+			r.size(inUse), r.size(req), r.sizeFrom(need, inUse, req), r.size(r.AllowedBytes)))
 		return
 	}
-	ev := fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, and the %s request come to %s", size(r.ReservedBytes), size(other), size(req), size(need))
+	ev := fmt.Sprintf("this process's Metal memory, %s in PyTorch's MPS heaps and %s of other allocations, and the %s request come to %s", r.size(r.ReservedBytes), r.size(other), r.size(req), r.sizeFrom(need, inUse, req))
 	switch {
 	case inUse > r.AllowedBytes+tol:
-		ev += fmt.Sprintf(": this process was over the %s max allowed (the high watermark limit) before the request", size(r.AllowedBytes))
+		ev += fmt.Sprintf(": this process was over the %s max allowed (the high watermark limit) before the request", r.size(r.AllowedBytes))
 	case need > r.AllowedBytes+tol:
-		ev += fmt.Sprintf(", over the %s max allowed (the high watermark limit)", size(r.AllowedBytes))
+		ev += fmt.Sprintf(", over the %s max allowed (the high watermark limit)", r.size(r.AllowedBytes))
 	default:
-		ev += fmt.Sprintf(", the %s max allowed (the high watermark limit) within the rounding of the printed sizes", size(r.AllowedBytes))
+		ev += fmt.Sprintf(", the %s max allowed (the high watermark limit) within the rounding of the printed sizes", r.size(r.AllowedBytes))
 	}
 	if other > r.ReservedBytes {
-		ev += fmt.Sprintf("; most of it (%s) is outside PyTorch's MPS heaps", size(other))
+		ev += fmt.Sprintf("; most of it (%s) is outside PyTorch's MPS heaps", r.size(other))
 	}
 	advice := mpsAdvice(r.ReservedBytes, other)
 	r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit, Evidence: ev,
@@ -1830,31 +1975,31 @@ func (r *Report) cutTooBig() bool {
 	switch {
 	case r.known(r.DeviceTotalBytes) && req+alloc > r.DeviceTotalBytes+tol+pytorchtext.SizeTolerance(r.DeviceTotalBytes):
 		ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the GPU's %s: no release of cached memory or other processes could have made room",
-			size(req), size(alloc), size(r.DeviceTotalBytes))
+			r.size(req), r.size(alloc), r.size(r.DeviceTotalBytes))
 		r.Causes = append(r.Causes, Cause{Name: CauseCapacity, Evidence: ev + cut,
 			Numbers: map[string]int64{"requested_bytes": req, "allocated_bytes": alloc, "device_total_bytes": r.DeviceTotalBytes},
 			Advice:  "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"})
 		return true
 	case r.known(r.AllowedBytes) && req+alloc > r.AllowedBytes+tol+pytorchtext.SizeTolerance(r.AllowedBytes):
 		ev := fmt.Sprintf("the %s request and the %s PyTorch had allocated are more than the %s allowed (torch.cuda.set_per_process_memory_fraction): the limit refused it",
-			size(req), size(alloc), size(r.AllowedBytes))
+			r.size(req), r.size(alloc), r.size(r.AllowedBytes))
 		if r.known(r.DeviceFreeBytes) {
-			ev += fmt.Sprintf(", with %s free on the GPU", size(r.DeviceFreeBytes))
+			ev += fmt.Sprintf(", with %s free on the GPU", r.size(r.DeviceFreeBytes))
 		}
 		r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit, Evidence: ev + cut,
 			Numbers: map[string]int64{"requested_bytes": req, "allocated_bytes": alloc, "allowed_bytes": r.AllowedBytes},
 			Advice:  memoryLimitAdvice})
 		return true
 	}
-	given := []string{fmt.Sprintf("the request (%s)", size(req)), fmt.Sprintf("the %s PyTorch had allocated", size(alloc))}
+	given := []string{fmt.Sprintf("the request (%s)", r.size(req)), fmt.Sprintf("the %s PyTorch had allocated", r.size(alloc))}
 	if r.known(r.DeviceTotalBytes) {
-		given = append(given, "the GPU's total ("+size(r.DeviceTotalBytes)+")")
+		given = append(given, "the GPU's total ("+r.size(r.DeviceTotalBytes)+")")
 	}
 	if r.known(r.DeviceFreeBytes) {
-		given = append(given, "its free memory ("+size(r.DeviceFreeBytes)+")")
+		given = append(given, "its free memory ("+r.size(r.DeviceFreeBytes)+")")
 	}
 	if r.known(r.AllowedBytes) {
-		given = append(given, "the limit ("+size(r.AllowedBytes)+" allowed)")
+		given = append(given, "the limit ("+r.size(r.AllowedBytes)+" allowed)")
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("the message was cut short (%s): it gives %s, and the request with the allocated memory fits them; PyTorch's reserved memory, which would tell whether cached or split blocks held the rest, was cut, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it",
 		r.Reason, strings.Join(given, ", ")))
@@ -1879,7 +2024,7 @@ func (r *Report) checkImpossible() {
 		v    int64
 	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
 		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, size(f.v), size(r.DeviceTotalBytes)))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, r.size(f.v), r.size(r.DeviceTotalBytes)))
 			return
 		}
 	}
@@ -1968,10 +2113,10 @@ func (r *Report) reconcileProcesses() {
 		r.ProcessInUseBytes = p.Bytes
 	}
 	note := fmt.Sprintf("process %d (%s) is taken for this process, seen from outside its PID namespace: with PyTorch's %s reserved, the processes listed would hold more than the %s in use on the GPU, and it is the smallest listed process that holds PyTorch's reserved memory",
-		p.PID, size(p.Bytes), size(r.ReservedBytes), size(used))
+		p.PID, r.size(p.Bytes), r.size(r.ReservedBytes), r.size(used))
 	if k2 >= 0 {
 		if q := r.OtherProcesses[k2-btoi(k2 > k)]; q.Bytes-r.ReservedBytes < otherEstimatedMin {
-			note += fmt.Sprintf("; process %d (%s) could be it as well: the message cannot tell which", q.PID, size(q.Bytes))
+			note += fmt.Sprintf("; process %d (%s) could be it as well: the message cannot tell which", q.PID, r.size(q.Bytes))
 		}
 	}
 	r.Notes = append(r.Notes, note)
@@ -1988,13 +2133,13 @@ func btoi(b bool) int {
 func (r *Report) growthRefused(gpuRoom bool, seg int64) string {
 	switch {
 	case gpuRoom && r.known(r.AllowedBytes):
-		return fmt.Sprintf("; the %s limit (allowed) kept PyTorch from reserving a new %s segment", size(r.AllowedBytes), size(seg))
+		return fmt.Sprintf("; the %s limit (allowed) kept PyTorch from reserving a new %s segment", r.size(r.AllowedBytes), r.size(seg))
 	case gpuRoom && r.msg != nil && r.msg.Typo:
-		return fmt.Sprintf("; the GPU had %s free, so a per-process limit (set_per_process_memory_fraction, which PyTorch 2.1's message does not print) kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
+		return fmt.Sprintf("; the GPU had %s free, so a per-process limit (set_per_process_memory_fraction, which PyTorch 2.1's message does not print) kept PyTorch from reserving a new %s segment", r.size(r.DeviceFreeBytes), r.size(seg))
 	case gpuRoom:
-		return fmt.Sprintf("; the GPU had %s free, so a per-process limit kept PyTorch from reserving a new %s segment", size(r.DeviceFreeBytes), size(seg))
+		return fmt.Sprintf("; the GPU had %s free, so a per-process limit kept PyTorch from reserving a new %s segment", r.size(r.DeviceFreeBytes), r.size(seg))
 	case r.known(r.DeviceFreeBytes):
-		return fmt.Sprintf("; the GPU had only %s free for a new %s segment", size(r.DeviceFreeBytes), size(seg))
+		return fmt.Sprintf("; the GPU had only %s free for a new %s segment", r.size(r.DeviceFreeBytes), r.size(seg))
 	}
 	return ""
 }
@@ -2229,7 +2374,18 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, b
 	for _, f := range figs {
 		mm := m.Message
 		if v := f.In(&mm); v != nil && *v >= 0 {
-			typed = append(typed, fmt.Sprintf("%s %s ±%s", strings.ReplaceAll(f.Field, "_", " "), size(*v), size(f.Tolerance)))
+			text := f.Typed
+			if text == "" {
+				text = pytorchtext.FormatWithin(*v, f.Tolerance)
+			}
+			name := strings.ReplaceAll(f.Field, "_", " ")
+			if n, ok := strings.CutPrefix(f.Field, "process "); ok {
+				// The Nth process line: named by its PID, as printed.
+				if i, err := strconv.Atoi(n); err == nil && i < len(m.Processes) {
+					name = fmt.Sprintf("process %d", m.Processes[i].PID)
+				}
+			}
+			typed = append(typed, fmt.Sprintf("%s %s ±%s", name, text, pytorchtext.FormatTolerance(f.Tolerance, text)))
 		}
 	}
 	verdict := func(q *Report) string {

@@ -224,10 +224,15 @@ type Message struct {
 // "free", "process_in_use", "allowed", "allocated", "private_pools",
 // "reserved_unallocated", "reserved"), or "process N" for the Nth of
 // Processes, from 0. Tolerance is how far from the true size the figure
-// may be, in bytes.
+// may be, in bytes. Typed is the figure as the text has it ("24 GiB",
+// "7.8 GiB"), to be printed back as given: FormatSize's two decimals would
+// claim a precision the text did not have; "" for a figure the message
+// does not print but sums from coarse ones (MPS: this process's Metal
+// memory), which FormatWithin renders.
 type CoarseFigure struct {
 	Field     string
 	Tolerance int64
+	Typed     string
 }
 
 // In returns the field of m that f names, nil for a name m has no field
@@ -262,7 +267,9 @@ func (f CoarseFigure) In(m *Message) *int64 {
 }
 
 // FormatCoarse writes figures as the messages table's coarse column holds
-// them: "field=allowance" pairs joined by ";".
+// them: "field=allowance=typed" triples joined by ";" ("=typed" left out
+// for a figure without Typed). Neither a field name nor a typed size has
+// "=" or ";".
 func FormatCoarse(figs []CoarseFigure) string {
 	var b strings.Builder
 	for i, f := range figs {
@@ -270,23 +277,85 @@ func FormatCoarse(figs []CoarseFigure) string {
 			b.WriteByte(';')
 		}
 		fmt.Fprintf(&b, "%s=%d", f.Field, f.Tolerance)
+		if f.Typed != "" {
+			b.WriteString("=" + f.Typed)
+		}
 	}
 	return b.String()
 }
 
 // ParseCoarse reads the coarse column (FormatCoarse); nil for "" and for
-// pairs it cannot read.
+// entries it cannot read.
 func ParseCoarse(s string) []CoarseFigure {
 	var figs []CoarseFigure
 	for _, kv := range strings.Split(s, ";") {
 		k, v, ok := strings.Cut(kv, "=")
+		v, typed, _ := strings.Cut(v, "=")
 		n, err := strconv.ParseInt(v, 10, 64)
 		if !ok || err != nil || n <= 0 {
 			continue
 		}
-		figs = append(figs, CoarseFigure{k, n})
+		figs = append(figs, CoarseFigure{k, n, typed})
 	}
 	return figs
+}
+
+// FormatWithin renders size as FormatSize does, but with no more
+// decimals than an allowance of tol bytes leaves true: a decimal place is
+// printed only where tol is less than one of its units, so one decimal
+// for "7.8 GiB" (±0.05 GiB), none for "24 GiB" (±0.5 GiB); FormatSize's
+// two where tol is within SizeTolerance. Where tol is a whole unit or
+// more, the size is told in the next unit up ("1 GiB" for 1024 MiB
+// ±1 GiB, not "1024 MiB"). It is for a figure known only to ±tol (one
+// typed coarse, or computed from such figures).
+func FormatWithin(size, tol int64) string {
+	if tol <= SizeTolerance(size) || size <= 1024 {
+		return FormatSize(size)
+	}
+	unit, name := withinUnit(size, tol)
+	d := 0
+	switch {
+	case tol < unit/100:
+		d = 2
+	case tol < unit/10:
+		d = 1
+	}
+	return fmt.Sprintf("%.*f %s", d, float64(size)/float64(unit), name)
+}
+
+// withinUnit is the unit FormatWithin tells size in: FormatSize's, or a
+// larger one while tol is a whole unit or more.
+func withinUnit(size, tol int64) (int64, string) {
+	units := []struct {
+		n    int64
+		name string
+	}{{1 << 10, "KiB"}, {1 << 20, "MiB"}, {1 << 30, "GiB"}}
+	u := 2
+	switch {
+	case size <= 1<<20:
+		u = 0
+	case size <= 1<<30:
+		u = 1
+	}
+	for u < len(units)-1 && tol >= units[u].n {
+		u++
+	}
+	return units[u].n, units[u].name
+}
+
+// FormatTolerance renders an allowance in the unit of figure, a size as
+// FormatSize, FormatWithin or a message prints it ("0.5 GiB" beside
+// "24 GiB", "0.05 GiB" beside "7.8 GiB"), with three significant digits
+// at most (an allowance is stored in whole bytes); in bytes beside a
+// figure in bytes.
+func FormatTolerance(tol int64, figure string) string {
+	unit := map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+	_, name, _ := strings.Cut(figure, " ")
+	n, ok := unit[name]
+	if !ok || tol <= 0 {
+		return fmt.Sprintf("%d bytes", max(tol, 0))
+	}
+	return strconv.FormatFloat(float64(tol)/float64(n), 'g', 3, 64) + " " + name
 }
 
 // Process is another process's memory on the GPU, from a 2.x message.
@@ -1266,7 +1335,7 @@ func parseMPS(s *scanner, m *Message) error {
 		return err
 	}
 	if reservedTol+s.tol > 0 {
-		m.Coarse = append(m.Coarse, CoarseFigure{"process_in_use", max(reservedTol, SizeTolerance(m.Reserved)) + max(s.tol, SizeTolerance(other))})
+		m.Coarse = append(m.Coarse, CoarseFigure{"process_in_use", max(reservedTol, SizeTolerance(m.Reserved)) + max(s.tol, SizeTolerance(other)), ""})
 	}
 	if s.eat(", max allowed: ") {
 		if m.Allowed, err = s.size(); err != nil {
@@ -1642,14 +1711,16 @@ type scanner struct {
 	huge []string // sizes read as unknown (see size)
 	mps  bool     // also "KB", "MB", "GB" (MPS messages up to 2.3, powers of 1024)
 	// tol is the rounding allowance of the last size read when it was
-	// typed with fewer than two decimals ("2 GiB"), 0 otherwise.
-	tol int64
+	// typed with fewer than two decimals ("2 GiB"), 0 otherwise; typed is
+	// then that size as the text has it.
+	tol   int64
+	typed string
 }
 
 // note records the last size read as field's when it was typed coarse.
 func (s *scanner) note(m *Message, field string) {
 	if s.tol > 0 {
-		m.Coarse = append(m.Coarse, CoarseFigure{field, s.tol})
+		m.Coarse = append(m.Coarse, CoarseFigure{field, s.tol, s.typed})
 	}
 }
 
@@ -1916,6 +1987,7 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		frac += "0"
 	}
 	var unit int64
+	number := s.s[at:s.i]
 	switch {
 	case s.eat(" KiB"):
 		unit = 1 << 10
@@ -1936,12 +2008,16 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 		return -1, s.expected(`" KiB", " MiB" or " GiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
-	s.tol = 0
+	s.tol, s.typed = 0, ""
 	switch decimals {
 	case 0:
 		s.tol = unit / 2
 	case 1:
 		s.tol = unit / 20
+	}
+	if s.tol > 0 {
+		// As typed, with the unit by its IEC name (MPS's "GB" is GiB).
+		s.typed = number + " " + map[int64]string{1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB"}[unit]
 	}
 	if request && hundredths > maxRequest/unit*100 {
 		// Hundredths of the unit in 2^64 bytes: unit is 2^10, 2^20 or

@@ -91,8 +91,9 @@
 //	text           utf8    the message, from "CUDA" to the end of the line
 //	cached         bool    a 1.0-1.3 message ("C cached)": reserved_unallocated printed, not derived)
 //	coarse         utf8    the figures typed with fewer decimals than PyTorch prints ("2 GiB"),
-//	               "field=allowance" pairs in bytes joined by ";" ("requested=536870912;process 0=5242880",
-//	               see Message.Coarse and ParseCoarse); null when every figure has two decimals
+//	               "field=allowance=typed" in bytes joined by ";" ("requested=536870912=1 GiB;process 0=53687091=3.5 GiB",
+//	               "=typed" absent for a figure summed, not typed; see Message.Coarse and ParseCoarse);
+//	               null when every figure has two decimals
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
