@@ -65,6 +65,8 @@ func FuzzReader(f *testing.F) {
 	// A page's HTML around a message with a coarse total, web spaces.
 	f.Add([]byte("<p>(<a href=\"x\">CUDA out of memory</a>)</p>\n<p>RuntimeError: CUDA out of memory. Tried to allocate 4.06 GiB (GPU 0; 24 GiB total capacity; 4.37 GiB already allocated; 2.42 GiB free;<br>\n4.51\u00a0GiB reserved in total by PyTorch) &gt;&gt;</p>\n"))
 	f.Add([]byte("CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 21.97 GiB\nProcess 1185086 has 21.77 GiB memory in use\n"))
+	// A Jupyter notebook: a stream, a markdown cell, an error output.
+	f.Add([]byte(`{"cells": [{"cell_type": "markdown", "source": ["a\n"]}, {"cell_type": "code", "outputs": [{"output_type": "stream", "text": ["x", "y\n"]}, {"output_type": "error", "ename": "OutOfMemoryError", "evalue": "v", "traceback": ["\u001b[0;31mOutOfMemoryError\u001b[0m   Traceback (most recent call last)", "Cell \u001b[0;32mIn[2], line 1\u001b[0m\n----> 1 f()\n", "\u001b[0;31mOutOfMemoryError\u001b[0m: CUDA out of memory. Tried to allocate 2 GiB (GPU 0; 24 GiB total capacity; 20 GiB already allocated; 1 GiB free; 21 GiB reserved in total by PyTorch)"]}]}], "nbformat": 4}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)

@@ -122,12 +122,16 @@ type Reader struct {
 	src  io.Reader     // memory_stats() JSON
 	out  *parse.TableBuilder[Table]
 
-	line    int64
-	nmsg    int32
-	tbs     []*traceback
-	summary *summary
-	pending *pendingMessage // a message that may go on on the next line
-	meta    Metadata
+	line int64
+	nmsg int32
+	// nb holds the lines a Jupyter notebook showed, not yet read (see
+	// notebook.go); notebook says the input is one.
+	nb       []nbLine
+	notebook bool
+	tbs      []*traceback
+	summary  *summary
+	pending  *pendingMessage // a message that may go on on the next line
+	meta     Metadata
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -135,6 +139,9 @@ type Reader struct {
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd := newReader(name, opts)
 	rd.br = bufio.NewReaderSize(r, 64<<10)
+	if head, _ := rd.br.Peek(4096); SniffNotebook(head) {
+		rd.notebook = true
+	}
 	return rd
 }
 
@@ -160,7 +167,16 @@ func (r *Reader) step() error {
 		r.out.End()
 		return nil
 	}
-	line, err := r.readLine()
+	var line string
+	var err error
+	if r.notebook {
+		line, err = r.notebookLine()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		line, err = r.readLine()
+	}
 	if line == "" && err == nil && r.pending == nil && r.summary == nil && len(r.tbs) == 0 {
 		// An empty line with nothing open (a message that may go on, a
 		// summary, a traceback) changes nothing: counted only. Logs hold

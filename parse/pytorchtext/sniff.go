@@ -57,6 +57,11 @@ func SniffStats(head []byte) bool {
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		return false
 	}
+	if SniffNotebook(head) {
+		// A notebook that printed memory_stats() in an output: its
+		// outputs are read as text (see notebook.go).
+		return false
+	}
 	// "active.all." and "active_bytes.all." come first in the sorted
 	// keys: a file cut before "allocated_bytes" is still known by them.
 	for _, k := range [][]byte{[]byte(`"allocated_bytes.all.`), []byte(`"reserved_bytes.all.`), []byte(`"num_alloc_retries"`), []byte(`"inactive_split_bytes`),

@@ -1,0 +1,26 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// A Jupyter notebook saved with its OOM (an error output whose traceback
+// is IPython's ANSI-coloured list) gives the postmortem the plain paste of
+// the same traceback gives: where it was asked (the cell's <module> at
+// 2211991504.py:43 down to forward at 350219730.py:350), from one source,
+// the traceback's last string on line 26 (before: no stack, and the
+// output's "evalue" on line 11 as a second source).
+func TestOOMNotebook(t *testing.T) {
+	code, out, errOut := run(t, nil, "oom", pt+"pastes/jupyter_ipynb_ipykernel7_kaggle.ipynb")
+	if code != 0 || !strings.Contains(out, "OOM 1 of 1: GPU 0, 44.00 MiB requested at forward (350219730.py:350)\n") ||
+		!strings.Contains(out, "  from:     ../testdata/pytorch/pastes/jupyter_ipynb_ipykernel7_kaggle.ipynb:26 (OutOfMemoryError)\n") ||
+		!strings.Contains(out, "< <module> (2211991504.py:43)\n") || !strings.Contains(out, "fragmentation: ") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, paste, _ := run(t, nil, "oom", pt+"pastes/jupyter_ipykernel_old_tb_kaggle.txt")
+	cut := func(s string) string { return s[strings.Index(s, "  stack:"):] }
+	if cut(out) != cut(paste) {
+		t.Errorf("the notebook's postmortem differs from the paste's:\n%s\n---\n%s", cut(out), cut(paste))
+	}
+}
