@@ -24,3 +24,25 @@ func TestOOMNotebook(t *testing.T) {
 		t.Errorf("the notebook's postmortem differs from the paste's:\n%s\n---\n%s", cut(out), cut(paste))
 	}
 }
+
+// A library's status line (spconv's "cuda execution failed with error 2")
+// is an OOM for --fail-on oom (before: none, and tensorview's paste was
+// "unrecognised input format", exit 2); pinned host memory
+// (StreamExecutor's "failed to alloc N bytes on host") is not (before:
+// tripped).
+func TestLibraryStatusFailOn(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		code int
+	}{
+		{"spconv2_tensorview_error2_cmt15.txt", ExitFindings},
+		{"spconv1_exec_error2_mmdet3d80.txt", ExitFindings},
+		{"tf_pinned_host_craiyon1.txt", ExitOK},
+		{"spconv_other_errors_not_oom.txt", ExitInput},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.file, code, c.code, out, errOut)
+		}
+	}
+}

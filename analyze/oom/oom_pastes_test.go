@@ -128,6 +128,27 @@ func TestRealPastes(t *testing.T) {
 		// process: the smallest holding 802 MiB, 6456 (802 MiB + ~200 MiB
 		// of context). 20.94 GiB held by 6583 covers the 7 MiB short.
 		{"pt2.3_pidns_wrapped_deepgram.txt", "2.x", mib(2000), mib(1300), gib(2195), mib(78804), mib(80200), mib(100600), CauseOtherProcesses},
+		// Hunt of 2026-12-03 (testdata/README.md), each read right:
+		// HIP, the exception and loguru's "ERROR | date | module:fn:line -
+		// " record of it: one OOM. 554.47 MiB free for 124 MiB, more
+		// than cudaMalloc's 128 MiB of its own besides, no limit: the
+		// message cannot tell (a note).
+		{"hip_autotrain737_loguru.txt", "2.x", mib(12400), mib(55447), gib(1994), gib(1587), gib(1587) + mib(16529), -1, ""},
+		// HIP on a 287.98 GiB GPU (an MI325X), 203.49 GiB free for a 2 MiB
+		// small-pool segment: the message cannot tell.
+		{"hip_mi300_free_pytorch175431.txt", "2.x", 2 * MiB, gib(20349), gib(28798), gib(6863), gib(6863) + gib(1493), -1, ""},
+		// "this process" between two process lines: 264 MiB free for
+		// 86 MiB (178 MiB over it, past cudaMalloc's 128 MiB): no cause.
+		{"pt2.x_procs_around_self_rlinf255.txt", "2.x", mib(8600), mib(26400), gib(2364), gib(763), gib(763) + mib(4011), gib(804), ""},
+		// 0 bytes free; 2.30 GiB unallocated >= 1.70 GiB asked.
+		{"pt2.x_zero_free_split_mgfn35.txt", "2.x", gib(170), 0, gib(600), gib(293), gib(293) + gib(230), -1, CauseFragmentation},
+		// Two other processes, 618 MiB + 1.28 GiB, cover the 16.19 MiB
+		// short (26 - 9.81 MiB); 163.19 MiB split would too (second).
+		{"pt2.x_two_procs_fireredtts17.txt", "2.x", mib(2600), mib(981), gib(1166), gib(930), gib(930) + mib(16319), gib(974), CauseOtherProcesses},
+		// Issue titles cut at ". GPU" (GitHub's title length): the request
+		// alone is read; no cause, a note.
+		{"title_cut_at_gpu_cogstudio25.txt", "cut", gib(5650), -1, -1, -1, -1, -1, ""},
+		{"title_cut_at_gpu_hallo143.txt", "cut", mib(19200), -1, -1, -1, -1, -1, ""},
 		// Four processes, 39.40 GiB listed of 39.43 GiB in use, 5.01 GiB
 		// reserved: 2213429 (5.49 GiB) is this one, the others hold 4.63 +
 		// 18.89 + 10.39 = 33.91 GiB.

@@ -404,6 +404,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory",
@@ -523,6 +524,19 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// failure %d '%s'" (later); 2 is cudaErrorMemoryAllocation.
 	{"Cuda failure 'out of memory'", "NCCL"},
 	{"Cuda failure 2 'out of memory'", "NCCL"},
+	// tensorview's TV_CHECK_CUDA_ERR (spconv 2, cumm): "cuda failed with
+	// error %d %s" (cudaGetErrorString); spconv 1's: "cuda execution
+	// failed with error %d", no string. 2 is cudaErrorMemoryAllocation.
+	{"cuda failed with error 2 out of memory", "the CUDA runtime"},
+	{"cuda execution failed with error 2", "the CUDA runtime"},
+}
+
+// wholeStatusLine reports whether a library's status phrase is a
+// program's whole error line, not a bare status token: at the start of a
+// line it is a message (tensorview's lines start the line after the
+// exception's first, "RuntimeError: .../tensor.h 168").
+func wholeStatusLine(phrase string) bool {
+	return strings.HasPrefix(phrase, "cudaErrorMemoryAllocation") || strings.HasPrefix(phrase, "cuda failed with error ") || strings.HasPrefix(phrase, "cuda execution failed with error ")
 }
 
 // logRecordRe matches the header of a framework's own log record, with
@@ -563,6 +577,13 @@ func loggedOnly(line string, at int) bool {
 	return l == 'I' || l == 'W'
 }
 
+// hostAllocRe matches what StreamExecutor's cuda_driver.cc (TensorFlow's,
+// and XLA's in JAX) logs before the driver's error when cuMemHostAlloc
+// fails: "failed to alloc N bytes on host: ". That is page-locked
+// (pinned) host memory for copies to and from the GPU, the machine's
+// memory, not the GPU's: its CUDA_ERROR_OUT_OF_MEMORY is no GPU OOM.
+var hostAllocRe = lazyre.New(`failed to alloc (\d{1,18}) bytes on host: $`)
+
 // driverBytesRe reads the size TensorFlow's cuda_driver.cc gives before the
 // driver's error: "failed to allocate 7.81G (8387559424 bytes) from
 // device: ".
@@ -596,11 +617,16 @@ func libraryAt(s string) (library string, n int) {
 	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
+			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
+				continue // "error 20", "error 201": another status
+			}
 			return l.library, lead + len(l.phrase)
 		}
 	}
 	return "", 0
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Library returns the CUDA library that ran out of memory in a
 // GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
@@ -774,6 +800,11 @@ func classify(line string, at int) int {
 	if lib, _ := libraryAt(rest); lib != "" {
 		return classifyLibrary(line, at, lib, kind)
 	}
+	for _, l := range libraryOOMs {
+		if strings.HasPrefix(rest, l.phrase) {
+			return notMessage // another status that starts alike ("error 222")
+		}
+	}
 	if hostPhraseAt(line, at) {
 		// Host memory: never counted, so a quoted one is warned of too;
 		// only the whole form is one (not prose naming the allocator).
@@ -881,10 +912,10 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	}
 	before := strings.TrimRight(line[:at], " \t")
 	word := before[strings.LastIndexAny(before, " \t")+1:]
-	leadIn := true // "CUDA error: " before the status
+	leadIn, whole := true, false // "CUDA error: " before the status; a whole status line
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(line[at:], l.phrase) {
-			leadIn = false
+			leadIn, whole = false, wholeStatusLine(l.phrase)
 		}
 	}
 	switch {
@@ -892,7 +923,7 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		return notMessage // Fortran's or C++'s "::": source code naming it
 	case strings.HasSuffix(before, ":"), word == "error", word == "Error", word == "ERROR", strings.HasSuffix(before, "results in"):
 		return message
-	case before == "" && (leadIn || strings.HasPrefix(line[at:], "cudaErrorMemoryAllocation")):
+	case before == "" && (leadIn || whole):
 		return message
 	case before == "":
 		return weakMessage
@@ -965,6 +996,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
 		if strings.HasPrefix(line[at:], "HIP") {
 			m.Backend = "HIP"
+		}
+		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && lib == "the CUDA driver" {
+			// Pinned host memory (see hostAllocRe): not the GPU's.
+			m.Host, m.Backend = true, ""
+			m.Requested, _ = strconv.ParseInt(h[1], 10, 64)
+			m.Text = strings.TrimRight(line[strings.LastIndex(line[:at], "failed to alloc "):at+n], " ")
 		}
 		return m, at + n
 	}

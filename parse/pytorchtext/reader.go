@@ -122,8 +122,10 @@ type Reader struct {
 	src  io.Reader     // memory_stats() JSON
 	out  *parse.TableBuilder[Table]
 
-	line int64
-	nmsg int32
+	line  int64
+	nline int64    // lines read by addLine
+	tail  *excTail // the traceback ended by the exception on the line before, its OOM not found
+	nmsg  int32
 	// nb holds the lines a Jupyter notebook showed, not yet read (see
 	// notebook.go); notebook says the input is one.
 	nb       []nbLine
@@ -425,11 +427,27 @@ func (r *Reader) addLine(line string) error {
 		// The exception line ends the traceback.
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
+		defer func() {
+			if frames != nil {
+				// No OOM on the exception's line took them: its text may
+				// go on on the next (see excTail).
+				r.tail = &excTail{frames: frames, prefix: tb.prefix, at: r.nline, line: r.line}
+			}
+		}()
 	}
+	tail := r.tail
+	r.tail = nil
+	r.nline++
 	for from := 0; ; {
 		i := findOOM(line, from)
 		if i < 0 {
 			break
+		}
+		if frames == nil && tail != nil && tail.at == r.nline-1 && r.line <= tail.line+1 && strings.HasPrefix(line, tail.prefix) && strings.TrimSpace(line[len(tail.prefix):i]) == "" {
+			// The exception's message goes on on this line, and the
+			// OOM starts it (tensorview's "RuntimeError: .../tensor.h
+			// 168" then "cuda failed with error 2 out of memory").
+			frames, tail = tail.frames, nil
 		}
 		kind := classify(line, i)
 		if kind == notMessage {
@@ -620,6 +638,18 @@ func (r *Reader) tracebackOf(line string) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// excTail is a traceback whose exception line held no OOM message: an
+// exception's text may go on over lines, the status on the next
+// ("RuntimeError: /io/include/tensorview/tensor.h 168" then "cuda failed
+// with error 2 out of memory"). An OOM that starts the very next line
+// (after the traceback's prefix) is that exception's, with its frames.
+type excTail struct {
+	frames []tbFrame
+	prefix string
+	at     int64 // Reader.nline of the exception's line (a blank line skipped between is not counted there)
+	line   int64 // and its line in the input (a notebook's lines of one string share it)
 }
 
 // sameButDigits reports whether a and b, of the same length, differ only
