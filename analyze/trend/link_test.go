@@ -24,7 +24,7 @@ func TestLinkAgainstPairwise(t *testing.T) {
 				hasGPU: rng.Intn(4) != 0,
 				hasPID: rng.Intn(2) == 0,
 				pid:    int64(i),
-			}, inputStartUs: sp[0], inputEndUs: sp[1]}
+			}, gpuName: []string{"", "A100", "H100"}[rng.Intn(3)], inputStartUs: sp[0], inputEndUs: sp[1]}
 			a.order = append(a.order, s)
 		}
 		a.link()
@@ -67,6 +67,7 @@ func pairwiseGroups(order []*series) []int {
 			same := x.key.uuid != "" && x.key.uuid == y.key.uuid
 			if !same && x.key.hasGPU && y.key.hasGPU && x.key.gpu == y.key.gpu && x.key.host == y.key.host &&
 				(x.key.uuid == "" || y.key.uuid == "" || x.key.uuid == y.key.uuid) &&
+				(x.gpuName == "" || y.gpuName == "" || x.gpuName == y.gpuName) &&
 				x.inputStartUs <= y.inputEndUs && y.inputStartUs <= x.inputEndUs {
 				same = true
 			}
@@ -80,4 +81,21 @@ func pairwiseGroups(order []*series) []int {
 		g[i] = find(i)
 	}
 	return g
+}
+
+// TestLinkKeepsNamedGPUsApart: two logs of GPU index 0 on hosts neither
+// names, over the same hours, one with UUIDs (an A100) and one without
+// (an H100), are two GPUs; a third without a UUID or a name is either.
+func TestLinkKeepsNamedGPUsApart(t *testing.T) {
+	mk := func(uuid, name string) *series {
+		return &series{key: seriesKey{uuid: uuid, gpu: 0, hasGPU: true}, gpuName: name, inputStartUs: 0, inputEndUs: 100}
+	}
+	a := &Analyzer{order: []*series{mk("GPU-1", "NVIDIA A100-SXM4-80GB"), mk("", "NVIDIA H100 80GB HBM3"), mk("", "NVIDIA A100-SXM4-80GB")}}
+	a.link()
+	if a.order[0].group == a.order[1].group {
+		t.Error("an A100's series and an H100's were linked by their index")
+	}
+	if a.order[0].group != a.order[2].group {
+		t.Error("an A100's series with its UUID and one without were not linked")
+	}
 }

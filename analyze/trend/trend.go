@@ -906,7 +906,8 @@ func (a *Analyzer) prepare(s *series) {
 }
 
 // link puts series of one GPU in one group: the same UUID, or the same
-// host and index over overlapping times when one of them lacks a UUID.
+// host and index over overlapping times when one of them lacks a UUID and
+// their GPU names (where both give one) agree.
 func (a *Analyzer) link() {
 	parent := make([]int, len(a.order))
 	for i := range parent {
@@ -944,7 +945,7 @@ func (a *Analyzer) link() {
 		gpu  int32
 	}
 	type class struct {
-		uuid       string
+		uuid, name string
 		start, end int64
 	}
 	reps := map[slot][]int{}
@@ -955,7 +956,7 @@ func (a *Analyzer) link() {
 		}
 		sl := slot{x.key.host, x.key.gpu}
 		if x.inputStartUs <= x.inputEndUs {
-			c := class{x.key.uuid, x.inputStartUs, x.inputEndUs}
+			c := class{x.key.uuid, x.gpuName, x.inputStartUs, x.inputEndUs}
 			if repOf[sl] == nil {
 				repOf[sl] = map[class]int{}
 			}
@@ -989,10 +990,13 @@ func (a *Analyzer) link() {
 
 // sameGPU reports whether x and y, both with a GPU index, are one GPU by
 // their host and index: over overlapping times, when one lacks a UUID or
-// both have the same.
+// both have the same, and one lacks a GPU name or both have the same (two
+// logs of index 0 on hosts that neither names, an A100's and an H100's,
+// are two GPUs).
 func sameGPU(x, y *series) bool {
 	return x.key.gpu == y.key.gpu && x.key.host == y.key.host &&
 		(x.key.uuid == "" || y.key.uuid == "" || x.key.uuid == y.key.uuid) &&
+		(x.gpuName == "" || y.gpuName == "" || x.gpuName == y.gpuName) &&
 		x.inputStartUs <= y.inputEndUs && y.inputStartUs <= x.inputEndUs
 }
 
