@@ -161,14 +161,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // Before, it was exit 2 with no report. Two cuts: inside the first 64 KiB
 // (the bytes read to recognise the format) and after them.
 func TestGzipCutNVMLReadInPart(t *testing.T) {
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
-	zw.Write(mustRead(t, td+"nvml/query_gpu.csv"))
-	zw.Close()
-	late := filepath.Join(t.TempDir(), "late.csv.gz")
-	if err := os.WriteFile(late, gz.Bytes()[:68000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, late := gzipCut(t)
 	for _, path := range []string{td + "nvml/hunt_eval_sawtooth_gzip_cut.csv.gz", late} {
 		code, out, errOut := run(t, nil, "analyze", "--format", "json", path)
 		if code != ExitOK {
@@ -202,14 +195,7 @@ func TestGzipCutNVMLReadInPart(t *testing.T) {
 // export wrote the findings, counted the log unreadable, wrote no samples
 // and exited 2 ("no file exported"), and oom refused the log (exit 2).
 func TestGzipCutNVMLExportAndOOM(t *testing.T) {
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
-	zw.Write(mustRead(t, td+"nvml/query_gpu.csv"))
-	zw.Close()
-	late := filepath.Join(t.TempDir(), "late.csv.gz")
-	if err := os.WriteFile(late, gz.Bytes()[:68000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	whole, late := gzipCut(t)
 	for _, path := range []string{td + "nvml/hunt_eval_sawtooth_gzip_cut.csv.gz", late} {
 		code, out, errOut := run(t, nil, "analyze", "--format", "json", path)
 		var doc struct {
@@ -265,7 +251,7 @@ func TestGzipCutNVMLExportAndOOM(t *testing.T) {
 	}
 	// A log read whole has no such key.
 	root, dir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "gpu.csv.gz"), gz.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "gpu.csv.gz"), whole, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, errOut := run(t, nil, "export", root, "-o", dir); code != ExitOK || strings.Contains(errOut, "read in part") {
@@ -308,4 +294,20 @@ func partMetadata(t *testing.T, p, key string) string {
 		return *v
 	}
 	return ""
+}
+
+// gzipCut returns the fixture query_gpu.csv gzipped (stored, not
+// compressed), and a file of it cut at byte 68,000: past the 64 KiB read
+// to recognise the format.
+func gzipCut(t *testing.T) (whole []byte, late string) {
+	t.Helper()
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
+	zw.Write(mustRead(t, td+"nvml/query_gpu.csv"))
+	zw.Close()
+	late = filepath.Join(t.TempDir(), "late.csv.gz")
+	if err := os.WriteFile(late, gz.Bytes()[:68000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return gz.Bytes(), late
 }

@@ -156,14 +156,23 @@ func (c CoarseFigure) Text() string {
 // is coarse ("24 GiB"): two decimals would claim a precision the message
 // did not have.
 func (d *OOMDetail) size(figure string, b int64) string {
+	if t, ok := d.coarse(figure, b); ok {
+		return t
+	}
+	return sz(b)
+}
+
+// coarse returns figure's text as the message gave it when that figure,
+// of b bytes, is coarse; d may be nil.
+func (d *OOMDetail) coarse(figure string, b int64) (string, bool) {
 	if d != nil {
 		for _, c := range d.CoarseFigures {
 			if c.Figure == figure && c.Bytes == b {
-				return c.Text()
+				return c.Text(), true
 			}
 		}
 	}
-	return sz(b)
+	return "", false
 }
 
 // cell renders b, the finding's figure named figure, as the findings
@@ -171,12 +180,8 @@ func (d *OOMDetail) size(figure string, b int64) string {
 // coarse: IBytes's "2.0 GiB" would claim a tenth of a GiB the message
 // did not have. d may be nil (a finding without an OOM).
 func (d *OOMDetail) cell(figure string, b int64) string {
-	if d != nil {
-		for _, c := range d.CoarseFigures {
-			if c.Figure == figure && c.Bytes == b {
-				return c.Text()
-			}
-		}
+	if t, ok := d.coarse(figure, b); ok {
+		return t
 	}
 	return IBytes(b)
 }
