@@ -210,7 +210,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	gin.Families = readFamilies(rep.Inputs)
+	gin.Sources = readSources(rep.Inputs)
 	rep.Gates = report.Evaluate(opts.gates, gin)
 	if opts.Top > 0 && len(kept) > opts.Top {
 		rep.Ranked, kept = kept, kept[:opts.Top]
@@ -221,6 +221,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 			return err
 		}
 	}
+	notJudgedOn(opts.IO, rep.Gates)
 	tripped := reportTrips(opts.IO, &opts.CI, rep.Gates)
 	// An unreadable input (listed in the report) outranks a tripped gate:
 	// exit 2, so that CI notices the input it could not judge.
@@ -235,18 +236,18 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	return tripped
 }
 
-// readFamilies names the input families of the inputs read, in whole or
-// in part.
-func readFamilies(ins []report.Input) map[string]bool {
-	fams := map[string]bool{}
+// readSources lists the inputs read, in whole or in part, for the gates:
+// each with its family and whether it could judge leaks.
+func readSources(ins []report.Input) []report.Source {
+	srcs := []report.Source{}
 	for _, in := range ins {
 		if in.Error == "" {
 			if f := pipeline.FamilyOf(in.Format); f != "" {
-				fams[f] = true
+				srcs = append(srcs, report.Source{Path: in.Path, Family: f, LeaksUnjudged: in.LeaksUnjudged})
 			}
 		}
 	}
-	return fams
+	return srcs
 }
 
 // unjudged returns an *InputError naming the gates no input could answer,
@@ -262,6 +263,21 @@ func unjudged(gates []report.GateResult) error {
 		return nil
 	}
 	return &InputError{Err: errors.New(strings.Join(msgs, "\ngpuleak: "))}
+}
+
+// notJudgedOn warns, on standard error, of each judged gate that could
+// not be judged on some inputs (leak over a snapshot without a trace,
+// beside one with a trace): its verdict stands on the others only.
+func notJudgedOn(ios *IOStreams, gates []report.GateResult) {
+	for _, g := range gates {
+		if g.Unjudged || g.Tripped {
+			continue // named with the error after the report, or in its why
+		}
+		for _, n := range g.NotJudgedOn {
+			fmt.Fprintf(ios.ErrOut, "gpuleak: warning: --fail-on %s was not judged on %s: %s; it was judged on the other inputs only\n",
+				g.Gate, report.Clean(n.Path), report.Clean(n.Why))
+		}
+	}
 }
 
 // parseSize reads a size such as 64MiB, 1.5GiB, 512KB (1000-byte units) or

@@ -413,3 +413,122 @@ func TestGateNotJudgedInCIFormats(t *testing.T) {
 		t.Errorf("junit: exit %d, %s", code, out)
 	}
 }
+
+// The leak gate needs an input that can judge leaks as it was recorded: a
+// snapshot without a trace, or whose trace's allocations carry no stacks
+// (context="state"), a profiler trace with neither Python frames nor
+// ProfilerStep#N spans, a memory timeline too short to cut into windows,
+// a compute-sanitizer log of a run without the leak check: none can hold
+// a leak finding, so "no leak" from them is no verdict. Alone, each makes
+// the gate not judged (exit 2); beside an input that can judge, the gate
+// is judged on that one, names the other (JSON not_judged_on, standard
+// error, Markdown, a skipped JUnit case) and exits as that one's verdict.
+// A snapshot whose trace was judged clean passes, as before.
+func TestLeakGateNeedsInputThatCanJudge(t *testing.T) {
+	dir := t.TempDir()
+	// The first 10 points of a real memory timeline: too few for the 4
+	// windows of 4 points that growth is judged across.
+	var tl [2][]json.RawMessage
+	data, err := os.ReadFile(td + "kineto/profile_keep_outputs_memory_timeline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &tl); err != nil {
+		t.Fatal(err)
+	}
+	short, err := json.Marshal([2][]json.RawMessage{tl[0][:10], tl[1][:10]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shortTL := filepath.Join(dir, "short_memory_timeline.json")
+	if err := os.WriteFile(shortTL, short, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, why string }{
+		{td + "pytorch/s39/state_server_leak.pickle", `context=\"state\"`},
+		{td + "pytorch/s33/kcl.pickle.gz", `context=\"state\"`},
+		{td + "pytorch/no_trace.pickle", "it has no trace"},
+		{td + "pytorch/memory_snapshot_list.pickle", "it has no trace"},
+		{td + "pytorch/state_only.pickle", "records no allocations"},
+		{td + "kineto/s32_nostack_leak.trace.json.gz", "with_stack=True"},
+		{shortTL, "10 points, too few"},
+		{td + "sanitizer/field/cudf23900_racecheck_excerpt.txt", "--leak-check full"},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "leak", c.path)
+		if code != ExitInput {
+			t.Errorf("%s: exit %d, want %d; stderr %q", c.path, code, ExitInput, errOut)
+		}
+		if !strings.Contains(errOut, "--fail-on leak could not be judged: no input given could judge leaks: "+c.path) {
+			t.Errorf("%s: stderr %q does not name the input that could not judge", c.path, errOut)
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Gates) != 1 || !r.Gates[0].Unjudged || r.Gates[0].Tripped || len(r.Gates[0].NotJudgedOn) != 1 {
+			t.Errorf("%s: gates %+v: want leak unjudged, naming the input", c.path, r.Gates)
+		}
+		if len(r.Inputs) != 1 || !strings.Contains(r.Inputs[0].LeaksUnjudged, strings.ReplaceAll(c.why, `\"`, `"`)) {
+			t.Errorf("%s: leaks_unjudged %q, want %q", c.path, r.Inputs[0].LeaksUnjudged, c.why)
+		}
+	}
+
+	clean, leaky, state := td+"pytorch/clean_train_loop.pickle", td+"pytorch/leak_train_loop.pickle", td+"pytorch/s39/state_server_leak.pickle"
+	// Judged on the one that can: passed, or tripped, naming the other.
+	for _, c := range []struct {
+		paths []string
+		code  int
+	}{
+		{[]string{clean, state}, ExitOK},
+		{[]string{state, leaky}, ExitFindings},
+	} {
+		code, out, errOut := run(t, nil, append([]string{"analyze", "--format", "json", "--fail-on", "leak"}, c.paths...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d; stderr %q", c.paths, code, c.code, errOut)
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		g := r.Gates[0]
+		if g.Unjudged || len(g.NotJudgedOn) != 1 || g.NotJudgedOn[0].Path != state || !strings.Contains(g.Why, "judged on 1 input only, not on "+state) {
+			t.Errorf("%v: gate %+v: want judged on one input, not on %s", c.paths, g, state)
+		}
+		if c.code == ExitOK && !strings.Contains(errOut, "warning: --fail-on leak was not judged on "+state) {
+			t.Errorf("%v: stderr %q: want a warning naming %s", c.paths, errOut, state)
+		}
+	}
+	code, out, _ := run(t, nil, "analyze", "--format", "markdown", "--fail-on", "leak", clean, state)
+	if code != ExitOK || !strings.Contains(out, "passed, **not judged on 1 input**") || !strings.Contains(out, "1 gate not judged on every input") {
+		t.Errorf("markdown: exit %d, %s", code, out)
+	}
+	code, out, _ = run(t, nil, "analyze", "--format", "junit", "--fail-on", "leak", clean, state)
+	var doc struct {
+		Suites []struct {
+			Skipped int `xml:"skipped,attr"`
+			Cases   []struct {
+				Name    string `xml:"name,attr"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || len(doc.Suites) != 2 {
+		t.Fatalf("junit: exit %d, %v, %s", code, err, out)
+	}
+	for _, c := range doc.Suites[1].Cases {
+		if (c.Skipped != nil) != (c.Name == state) {
+			t.Errorf("junit: input %s skipped %+v; want only %s skipped", c.Name, c.Skipped, state)
+		}
+	}
+	// Inputs that could judge, clean (or under the threshold: san_oob.xml
+	// leaks 4.9 MiB): passed, as before; an XML report has no summary,
+	// so one is taken as a leak check.
+	for _, p := range []string{clean, td + "sanitizer/leak_fixed.txt", td + "sanitizer/san_oob.xml"} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "leak>1TiB", p)
+		if code != ExitOK || strings.Contains(out, "leaks_unjudged") || strings.Contains(out, "not_judged_on") || errOut != "" {
+			t.Errorf("%s: exit %d, stderr %q; want a pass, judged", p, code, errOut)
+		}
+	}
+}

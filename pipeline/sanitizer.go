@@ -116,6 +116,12 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
 	}
 	rin, fs, errs := report.FromSanitizer(in.Name, string(format), append(sr.Metadata().Warnings.Strings(), oomWarnings...), res)
+	if format != sanitizer.FormatXML && res.Leaks == 0 && !anyLeakSummary(res.Runs) {
+		// An XML report has no summary: one without a leak record is
+		// taken as a clean leak check, the text log's summary is the
+		// evidence one ran.
+		rin.LeaksUnjudged = "no run in the log ran the leak check: it has no LEAK SUMMARY and no leak record, which compute-sanitizer prints only with --leak-check full, when the process exits (a run that ended early, or a tool other than memcheck, prints neither)"
+	}
 	switch {
 	case checkedNothing:
 		// The program's OOM is reported (a crash the tool did not follow
@@ -138,6 +144,16 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 func anySummary(runs []ansanitizer.Run) bool {
 	for _, r := range runs {
 		if r.HasErrorSummary || r.HasLeakSummary {
+			return true
+		}
+	}
+	return false
+}
+
+// anyLeakSummary reports whether a run of the log printed its LEAK SUMMARY.
+func anyLeakSummary(runs []ansanitizer.Run) bool {
+	for _, r := range runs {
+		if r.HasLeakSummary {
 			return true
 		}
 	}

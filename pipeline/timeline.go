@@ -38,10 +38,15 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	rin := report.Input{Path: in.Name, Format: string(format)}
 	if len(tl.TimesUs) == 0 {
 		rin.Warnings = append(rin.Warnings, "the memory timeline is empty: no tensor was seen on the device (was it exported for the right device, e.g. device=\"cuda:0\"?)")
+		rin.LeaksUnjudged = "the memory timeline is empty"
 		return rin, nil, nil
 	}
 	var fs []report.Finding
 	gs := profiler.AnalyzeTimeline(tl)
+	if len(gs) > 0 && gs[0].Windows == 0 {
+		// Every category is cut into the same windows, or none.
+		rin.LeaksUnjudged = fmt.Sprintf("the timeline has %s, too few to judge growth", counted(len(tl.TimesUs), "point", "points"))
+	}
 	for _, g := range gs {
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
 			Site: report.Frame{Function: g.Category}}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
@@ -37,6 +38,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		}
 		in.Devices = append(in.Devices, ds)
 	}
+	in.LeaksUnjudged = leaksUnrecorded(res.Devices)
 	var out []Finding
 	for _, s := range res.Sites {
 		dev := s.Device
@@ -107,6 +109,34 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		out = append(out, f)
 	}
 	return in, out
+}
+
+// leaksUnrecorded says why a snapshot's or profiler trace's devices could
+// not judge leaks when none of them could as it was recorded
+// (snapshot.DeviceSummary.Unrecorded): "" when one could, or there is no
+// device (nothing held, nothing to leak). The devices' reasons, one when
+// they agree, else each with its device.
+func leaksUnrecorded(ds []snapshot.DeviceSummary) string {
+	var whys []string
+	for _, d := range ds {
+		if !d.Unrecorded {
+			return ""
+		}
+		whys = append(whys, d.Unjudged)
+	}
+	if len(whys) == 0 {
+		return ""
+	}
+	if slices.Equal(slices.Compact(slices.Clone(whys)), whys[:1]) {
+		return whys[0]
+	}
+	for i, d := range ds {
+		whys[i] = fmt.Sprintf("device %d: %s", d.Device, whys[i])
+		if d.PID != nil {
+			whys[i] = fmt.Sprintf("process %d, %s", *d.PID, whys[i])
+		}
+	}
+	return strings.Join(whys, "; ")
 }
 
 func siteKind(k callsite.Kind) Kind {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,8 +39,11 @@ VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
 leak>64MiB passes at exactly 64 MiB and trips one byte over. A gate no
 input can answer (sanitizer-errors with no compute-sanitizer report; trend
 and the NVML classes with no NVML log; leak with no snapshot, sanitizer
-report, profiler trace or memory timeline) is not judged: the run says so
-and exits with code 2, as for an input it could not read.`
+report, profiler trace or memory timeline, or none recorded so that it can
+judge leaks: a snapshot without a trace or without stacks in it, a
+sanitizer log without --leak-check full) is not judged: the run says so
+and exits with code 2, as for an input it could not read. leak judged on
+some inputs only names the others and exits as their verdict.`
 
 // GateOp compares a gate's measure with its threshold.
 type GateOp string
@@ -204,11 +208,30 @@ type GateInput struct {
 	Diff     []DiffEntry
 	// Tolerance decides plain "grown".
 	Tolerance Tolerance
-	// Families names the input families (pipeline's: compute-sanitizer,
-	// nvml, ...) of the inputs read, in whole or in part; a gate that only
-	// some families can answer, and none of these is, is unjudged. Nil
+	// Sources are the inputs read, in whole or in part, each with its
+	// family. A gate that only some families can answer, and no source is
+	// of, is unjudged; so is the leak gate when no source of its families
+	// could judge leaks (Input.LeaksUnjudged), and when some could, it is
+	// judged on them and names the others (GateResult.NotJudgedOn). Nil
 	// leaves every gate judged.
-	Families map[string]bool
+	Sources []Source
+}
+
+// Source is an input read, as the gates see it.
+type Source struct {
+	Path string
+	// Family is the input's family (pipeline's: pytorch-snapshot,
+	// compute-sanitizer, nvml, ...).
+	Family string
+	// LeaksUnjudged is Input.LeaksUnjudged: why the input could not judge
+	// leaks; "" when it could, or shows no leaks of any kind.
+	LeaksUnjudged string
+}
+
+// NotJudged is an input a gate could not be judged on, and why.
+type NotJudged struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
 }
 
 // GateResult is one --fail-on gate and what it measured; the report
@@ -220,9 +243,15 @@ type GateResult struct {
 	// Why says what was measured against the threshold, in one line.
 	Why string `json:"why"`
 	// Unjudged is true when no input read is of a family that can give
-	// what the gate counts (sanitizer-errors over snapshots only): the gate
-	// could not trip, and says so rather than pass.
+	// what the gate counts (sanitizer-errors over snapshots only), or none
+	// of those could (leak over snapshots without a trace): the gate could
+	// not trip, and says so rather than pass.
 	Unjudged bool `json:"unjudged,omitempty"`
+	// NotJudgedOn lists the inputs of a family the gate counts that could
+	// not give what it counts, when others could (leak over a snapshot
+	// with a trace and one without): the gate was judged on the others
+	// only, and Why says so. Absent otherwise.
+	NotJudgedOn []NotJudged `json:"not_judged_on,omitempty"`
 
 	g Gate
 }
@@ -231,18 +260,64 @@ type GateResult struct {
 func Evaluate(gs []Gate, in GateInput) []GateResult {
 	var out []GateResult
 	for _, g := range gs {
-		if fams := g.families(); in.Families != nil && fams != nil && !anyOf(in.Families, fams) {
+		can, cannot := g.judging(in.Sources)
+		switch {
+		case in.Sources == nil || g.families() == nil:
+		case can == 0 && len(cannot) == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
 				Why: "no input is " + gateSources[g.sources()] + ", the only inputs that give what it counts"})
+			continue
+		case can == 0:
+			out = append(out, GateResult{Gate: g.Text, Unjudged: true, NotJudgedOn: cannot, g: g,
+				Why: "no input given could judge " + g.Name + "s: " + notJudgedList(cannot)})
 			continue
 		}
 		why, ok := g.eval(in)
 		if why == "" {
 			why = "nothing to measure: " + g.nothing()
 		}
-		out = append(out, GateResult{Gate: g.Text, Tripped: ok, Why: why, g: g})
+		if len(cannot) > 0 {
+			why += fmt.Sprintf("; judged on %s only, not on %s", plural(can, "input", "inputs"), notJudgedList(cannot))
+		}
+		out = append(out, GateResult{Gate: g.Text, Tripped: ok, Why: why, NotJudgedOn: cannot, g: g})
 	}
 	return out
+}
+
+// judging counts the sources of the gate's families that can give what
+// it counts, and lists those that cannot (a leak gate's snapshot without
+// a trace).
+func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
+	fams := g.families()
+	for _, s := range srcs {
+		if !slices.Contains(fams, s.Family) {
+			continue
+		}
+		if g.Name == string(KindLeak) && s.LeaksUnjudged != "" {
+			cannot = append(cannot, NotJudged{Path: s.Path, Why: s.LeaksUnjudged})
+			continue
+		}
+		can++
+	}
+	return can, cannot
+}
+
+// maxNotJudgedListed bounds the inputs a gate's why names; the JSON
+// report's not_judged_on lists them all.
+const maxNotJudgedListed = 3
+
+// notJudgedList names the inputs a gate could not be judged on, each with
+// why: "a.pickle: it has no trace ...; b.pickle: ...".
+func notJudgedList(ns []NotJudged) string {
+	var parts []string
+	for i, n := range ns {
+		if i == maxNotJudgedListed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ns)-i))
+			break
+		}
+		parts = append(parts, n.Path+": "+n.Why)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // gateSources says in words which inputs give what a gate counts, keyed
@@ -269,15 +344,6 @@ func (g Gate) families() []string {
 }
 
 func (g Gate) sources() string { return g.families()[0] }
-
-func anyOf(set map[string]bool, names []string) bool {
-	for _, n := range names {
-		if set[n] {
-			return true
-		}
-	}
-	return false
-}
 
 // nothing says what a gate found none of.
 func (g Gate) nothing() string {

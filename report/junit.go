@@ -42,6 +42,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -50,7 +51,14 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped marks an input a gate could not be judged on: its test
+// was not run in full.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -64,8 +72,9 @@ type junitFailure struct {
 // of its findings (or counted its compute-sanitizer errors); without
 // --fail-on, when it holds a leak or an OOM or the tool reported errors.
 // An input that could not be read is an error, with classname
-// gpuleak.inputs.not-read (its format is not known). Passing input cases
-// list their findings in <system-out>.
+// gpuleak.inputs.not-read (its format is not known); one a gate could not
+// be judged on (GateResult.NotJudgedOn) and that fails none is skipped.
+// Passing input cases list their findings in <system-out>.
 func writeJUnit(w io.Writer, r *Report, _ Options) error {
 	r = cleaned(r)
 	doc := junitSuites{Name: "gpuleak"}
@@ -131,6 +140,11 @@ func writeJUnit(w io.Writer, r *Report, _ Options) error {
 		} else {
 			c.SystemOut = "no findings: " + describeInput(in)
 		}
+		if c.Failure == nil {
+			if nj := notJudgedBy(r.Gates, in.Path); nj != "" {
+				c.Skipped = &junitSkipped{Message: nj}
+			}
+		}
 		for _, wn := range in.Warnings {
 			c.SystemOut += "\nwarning: " + wn
 		}
@@ -158,6 +172,9 @@ func (s *junitSuite) add(c junitCase) {
 	if c.Error != nil {
 		s.Errors++
 	}
+	if c.Skipped != nil {
+		s.Skipped++
+	}
 }
 
 func (d *junitSuites) add(s junitSuite) {
@@ -165,6 +182,20 @@ func (d *junitSuites) add(s junitSuite) {
 	d.Tests += s.Tests
 	d.Failures += s.Failures
 	d.Errors += s.Errors
+}
+
+// notJudgedBy says which gates could not be judged on the input at path
+// (leak over a snapshot without a trace), and why; "" when none.
+func notJudgedBy(gates []GateResult, path string) string {
+	var parts []string
+	for _, g := range gates {
+		for _, n := range g.NotJudgedOn {
+			if n.Path == path {
+				parts = append(parts, fmt.Sprintf("--fail-on %s not judged on this input: %s", g.Gate, n.Why))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // inputFails: a tripped gate matched f; without gates, f is a leak or an OOM.

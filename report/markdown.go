@@ -45,6 +45,8 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 			mark = "**tripped**"
 		case g.Unjudged:
 			mark = "**not judged**"
+		case len(g.NotJudgedOn) > 0:
+			mark = fmt.Sprintf("passed, **not judged on %s**", plural(len(g.NotJudgedOn), "input", "inputs"))
 		}
 		fmt.Fprintf(&b, "- gate `%s` %s: %s\n", mdCode(g.Gate), mark, mdText(g.Why))
 	}
@@ -131,6 +133,17 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	return err
 }
 
+// partlyJudged counts the gates judged on some inputs only.
+func partlyJudged(gs []GateResult) int {
+	n := 0
+	for _, g := range gs {
+		if !g.Unjudged && len(g.NotJudgedOn) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // mdSummary is the one summary line: the inputs not read, what tripped,
 // then the totals by kind.
 func mdSummary(r *Report) string {
@@ -152,6 +165,9 @@ func mdSummary(r *Report) string {
 			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates not judged (no input could answer them)", unjudged, len(r.Gates)))
 		default:
 			parts = append(parts, fmt.Sprintf("passed %s", plural(len(r.Gates), "gate", "gates")))
+			if n := partlyJudged(r.Gates); n > 0 {
+				parts[len(parts)-1] += fmt.Sprintf(" (%s not judged on every input)", plural(n, "gate", "gates"))
+			}
 		}
 	}
 	type tot struct {

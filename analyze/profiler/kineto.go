@@ -446,6 +446,7 @@ func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {
 		}
 		p.leak = la.Finalize()
 		a.fixSummaries(p)
+		a.markUnrecorded(p)
 	}
 	res.Leak = merge(procs)
 	res.Leak.Warnings = a.warnings(procs)
@@ -698,6 +699,22 @@ func (a *KinetoAnalyzer) fixSummaries(p *process) {
 				p.noTotals = append(p.noTotals, d.Device)
 			}
 			d.ActiveBlocks = d.LiveAtTraceEnd
+		}
+	}
+}
+
+// markUnrecorded marks the devices whose growth could not be judged
+// because nothing in the trace marks its steps: no Python frame
+// (with_stack=False) and no ProfilerStep#N span. That is how it was
+// recorded, not what the run did (see snapshot.DeviceSummary.Unrecorded).
+func (a *KinetoAnalyzer) markUnrecorded(p *process) {
+	if a.res.WithPython || len(p.steps) > 0 {
+		return
+	}
+	for i := range p.leak.Devices {
+		if d := &p.leak.Devices[i]; d.Unjudged != "" {
+			d.Unjudged = "nothing in its trace marks the steps: no Python frame (recorded without with_stack=True) and no ProfilerStep#N span (no torch.profiler.schedule with prof.step())"
+			d.Unrecorded = true
 		}
 	}
 }
