@@ -704,3 +704,59 @@ func TestReportDatesLogsWithoutTimesByFile(t *testing.T) {
 		}
 	}
 }
+
+// The page keeps what gpuleak analyze warns of each input (a ring buffer
+// that wrapped, growth that cannot be judged): the evidence and the limits
+// of its verdicts. Each input with warnings is listed with the warnings
+// analyze gives it alone; an input without any is not; the HTML and
+// Markdown pages show them.
+func TestReportShowsInputWarnings(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"wrapped": "pytorch/wrapped_ring.pickle",
+		"state":   "pytorch/s39/state_server_leak.pickle",
+		"clean":   "pytorch/clean_train_loop.pickle",
+	}
+	want := map[string][]string{}
+	for job, src := range files {
+		if err := os.MkdirAll(filepath.Join(root, job), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(td + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(root, job, filepath.Base(src))); err != nil {
+			t.Fatal(err)
+		}
+		if ws := analyzeReport(t, td+src).Inputs[0].Warnings; len(ws) > 0 {
+			want[job] = ws
+		}
+	}
+	if len(want) != 2 {
+		t.Fatalf("analyze warns of %d of the inputs; the test wants the wrapped and state snapshots' warnings", len(want))
+	}
+	d := dailyOf(t, root)
+	if d.Summary.InputsWithWarnings != 2 || len(d.InputWarnings) != 2 {
+		t.Fatalf("inputs with warnings %d, listed %+v; want 2", d.Summary.InputsWithWarnings, d.InputWarnings)
+	}
+	for _, w := range d.InputWarnings {
+		if strings.Join(w.Warnings, "\n") != strings.Join(want[w.Job], "\n") || w.WarningsTotal != len(want[w.Job]) || w.Format != "pytorch-snapshot" {
+			t.Errorf("%s: %+v; want analyze's warnings %q", w.Job, w, want[w.Job])
+		}
+	}
+	for _, format := range []string{"markdown", "html"} {
+		code, out, errs := run(t, nil, "report", "-o", "-", "--format", format, root)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		for _, s := range []string{"Inputs' warnings", "ring buffer wrapped", "growth across iterations cannot be judged", "inputs with warnings"} {
+			if !strings.Contains(out, s) {
+				t.Errorf("%s page: no %q", format, s)
+			}
+		}
+		if strings.Contains(out, "clean_train_loop.pickle</code> <span") || strings.Contains(out, "clean_train_loop.pickle` (") {
+			t.Errorf("%s page lists the clean snapshot among inputs with warnings", format)
+		}
+	}
+}

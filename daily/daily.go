@@ -207,7 +207,8 @@ func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
 		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
 		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, ReadInPart: []report.DailyInput{}, Skipped: []report.DailySkipped{},
-		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
+		InputWarnings: []report.DailyInputWarnings{},
+		Jobs:          []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
 	d.Summary.Worst = []report.DailyFinding{}
 	if !opt.From.IsZero() {
 		us := opt.From.UnixMicro()
@@ -277,6 +278,11 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		f.d.Summary.Read++
 		if note := report.ReadInPart(in); note != "" {
 			f.readInPart(report.DailyInput{Host: g.Host, Job: g.Job, Path: in.Path, Error: note})
+		}
+		if len(in.Warnings) > 0 {
+			n := min(len(in.Warnings), report.DailyMaxInputWarnings)
+			f.inputWarnings(report.DailyInputWarnings{Host: g.Host, Job: g.Job, Path: in.Path, Format: in.Format, Date: date(us),
+				Warnings: slices.Clone(in.Warnings[:n]), WarningsTotal: len(in.Warnings)})
 		}
 	}
 	if job.Files == 0 {
@@ -420,6 +426,23 @@ func (f *folder) readInPart(in report.DailyInput) {
 	if len(f.d.ReadInPart) < report.DailyMaxItems {
 		f.d.ReadInPart = append(f.d.ReadInPart, in)
 	}
+}
+
+// inputWarnings counts an input whose reading or analysis warned and
+// lists it: the first DailyMaxItems by path, whatever order the workers
+// finish in.
+func (f *folder) inputWarnings(w report.DailyInputWarnings) {
+	f.d.Summary.InputsWithWarnings++
+	xs := f.d.InputWarnings
+	i := sort.Search(len(xs), func(i int) bool { return w.Path < xs[i].Path })
+	if i >= report.DailyMaxItems {
+		return
+	}
+	xs = slices.Insert(xs, i, w)
+	if len(xs) > report.DailyMaxItems {
+		xs = xs[:report.DailyMaxItems]
+	}
+	f.d.InputWarnings = xs
 }
 
 func (f *folder) inWindow(us int64) bool {
@@ -861,7 +884,7 @@ func (f *folder) finish() *report.Daily {
 	sort.Slice(d.Unreadable, func(i, j int) bool { return d.Unreadable[i].Path < d.Unreadable[j].Path })
 	sort.Slice(d.ReadInPart, func(i, j int) bool { return d.ReadInPart[i].Path < d.ReadInPart[j].Path })
 	if f.merged > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series and fragmentation are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series, fragmentation and inputs' warnings are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
 	}
 	if f.dated > 0 {
 		// Name the formats dated so: OOM messages, memory_stats and
@@ -880,6 +903,9 @@ func (f *folder) finish() *report.Daily {
 	}
 	if d.Summary.Unreadable > len(d.Unreadable) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
+	}
+	if d.Summary.InputsWithWarnings > len(d.InputWarnings) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs have warnings; the first %d by path are listed", d.Summary.InputsWithWarnings, len(d.InputWarnings)))
 	}
 	if d.Summary.Skipped > len(d.Skipped) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d files were skipped; the first %d by path are listed", d.Summary.Skipped, len(d.Skipped)))

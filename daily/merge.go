@@ -33,7 +33,8 @@ func isDailyReport(path string) bool {
 // mergeDaily folds an earlier daily report into this one: its findings
 // dated inside the window, its leak sites (their days and jobs joined with
 // this report's), its OOMs and their counts per day, its GPUs' series and
-// lowest memory per day, its fragmentation and unreadable inputs.
+// lowest memory per day, its fragmentation, unreadable inputs and inputs'
+// warnings.
 func (f *folder) mergeDaily(path string) {
 	in, err := parse.Open(path, nil)
 	if err != nil {
@@ -61,6 +62,14 @@ func (f *folder) mergeDaily(path string) {
 	for _, u := range d.ReadInPart {
 		if len(f.d.ReadInPart) < report.DailyMaxItems {
 			f.d.ReadInPart = append(f.d.ReadInPart, u)
+		}
+	}
+	// Those the earlier report counts but does not list cannot be dated:
+	// counted, as its unreadable inputs are.
+	f.d.Summary.InputsWithWarnings += max(d.Summary.InputsWithWarnings-len(d.InputWarnings), 0)
+	for _, w := range d.InputWarnings {
+		if f.dayInWindow(w.Date) {
+			f.inputWarnings(w)
 		}
 	}
 	f.merged++

@@ -43,6 +43,13 @@ type Daily struct {
 	// the rest of each input. At most DailyMaxItems; Summary.ReadInPart
 	// counts all.
 	ReadInPart []DailyInput `json:"read_in_part"`
+	// InputWarnings: each input read (in the window) whose reading or
+	// analysis warned: a ring buffer that wrapped, growth that cannot be
+	// judged, an input read in part. They are the evidence and the limits
+	// of what the page says of it. Sorted by path, at most DailyMaxItems
+	// inputs, each with at most DailyMaxInputWarnings warnings;
+	// Summary.InputsWithWarnings counts all.
+	InputWarnings []DailyInputWarnings `json:"input_warnings"`
 	// Skipped names each file Summary.Skipped counts, with why: its
 	// content is no format gpuleak reads, or it is a second name of a file
 	// read under its first. Sorted by path, at most DailyMaxItems: a file
@@ -58,6 +65,10 @@ type Daily struct {
 // DailyMaxItems bounds each listed section of a daily report; the summary
 // counts every item.
 const DailyMaxItems = 200
+
+// DailyMaxInputWarnings bounds the warnings listed of one input; its
+// WarningsTotal counts them all.
+const DailyMaxInputWarnings = 6
 
 // DailyMaxSiteJobs bounds the jobs a leak site lists.
 const DailyMaxSiteJobs = 50
@@ -75,9 +86,12 @@ type DailySummary struct {
 	// ReadInPart counts the inputs read (in Read) with unreadable lines
 	// skipped.
 	ReadInPart int `json:"read_in_part"`
-	Jobs       int `json:"jobs"`
-	Hosts      int `json:"hosts"`
-	GPUs       int `json:"gpus"`
+	// InputsWithWarnings counts the inputs read (in Read) whose reading
+	// or analysis warned (InputWarnings).
+	InputsWithWarnings int `json:"inputs_with_warnings"`
+	Jobs               int `json:"jobs"`
+	Hosts              int `json:"hosts"`
+	GPUs               int `json:"gpus"`
 	// Leaks counts leak findings, LeakSites the distinct sites among them.
 	Leaks     int   `json:"leaks"`
 	LeakSites int   `json:"leak_sites"`
@@ -178,6 +192,21 @@ type DailyInput struct {
 	// Error is the read's positioned error (byte offset or line), the
 	// path, which Path gives, left out.
 	Error string `json:"error"`
+}
+
+// DailyInputWarnings is an input read and what its reading and analysis
+// warned of, in the order gpuleak analyze lists them.
+type DailyInputWarnings struct {
+	Host   string `json:"host"`
+	Job    string `json:"job"`
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	// Date is the input's: of its own latest timestamp, else of its
+	// file's modification time.
+	Date string `json:"date"`
+	// Warnings: the first DailyMaxInputWarnings; WarningsTotal counts all.
+	Warnings      []string `json:"warnings"`
+	WarningsTotal int      `json:"warnings_total"`
 }
 
 // DailySkipped is a file the report did not read as an input, and why.

@@ -108,6 +108,15 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 			p("- `%s`: read in part: %s\n", mdCode(u.Path), mdText(u.Error))
 		}
 	}
+	if len(v.InputWarnings) > 0 {
+		p("\n## Inputs' warnings\n\nWhat reading and analysing these inputs warned of: the evidence and the limits of what this page says of them.\n\n")
+		for _, w := range v.InputWarnings {
+			p("- `%s` (%s)\n", mdCode(w.Path), mdText(w.Title))
+			for _, l := range w.Lines {
+				p("  - %s\n", mdText(l))
+			}
+		}
+	}
 	p("\n## Skipped files\n\n")
 	if len(d.Skipped) == 0 {
 		p("None.\n")

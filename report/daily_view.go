@@ -53,6 +53,16 @@ type dailyView struct {
 	GPUs                         []gpuView
 	Frag                         []fragView
 	Baseline                     []string
+	// InputWarnings: each input's warnings, the inputs in path order.
+	InputWarnings []inputWarnView
+}
+
+// inputWarnView is one input's warnings: Title names it (path, job,
+// format), Lines are its warnings and, when it has more than are listed,
+// a line that says how many more and where to see them.
+type inputWarnView struct {
+	Path, Title string
+	Lines       []string
 }
 
 type card struct {
@@ -151,6 +161,9 @@ func newDailyView(d *Daily) *dailyView {
 	if s.ReadInPart > 0 {
 		// Not a whole read: the page says so beside the files read.
 		v.Cards = append(v.Cards, card{"read in part (lines skipped)", fmt.Sprint(s.ReadInPart), true})
+	}
+	if s.InputsWithWarnings > 0 {
+		v.Cards = append(v.Cards, card{noun(s.InputsWithWarnings, "input with warnings", "inputs with warnings"), fmt.Sprint(s.InputsWithWarnings), false})
 	}
 	if s.Hosts > 0 {
 		v.Cards = append(v.Cards[:1], append([]card{{noun(s.Hosts, "host", "hosts"), fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
@@ -283,6 +296,14 @@ func newDailyView(d *Daily) *dailyView {
 			add("largest free block", m.LargestFreeBlockBytes)
 		}
 		v.Frag = append(v.Frag, fv)
+	}
+	for _, w := range d.InputWarnings {
+		iv := inputWarnView{Path: w.Path, Title: fmt.Sprintf("%s, %s, %s", jobOf(w.Host, w.Job), w.Format, plural(w.WarningsTotal, "warning", "warnings"))}
+		iv.Lines = append(iv.Lines, w.Warnings...)
+		if more := w.WarningsTotal - len(w.Warnings); more > 0 {
+			iv.Lines = append(iv.Lines, fmt.Sprintf("and %d more: gpuleak analyze %s lists them all", more, w.Path))
+		}
+		v.InputWarnings = append(v.InputWarnings, iv)
 	}
 	if b := d.Baseline; b != nil {
 		for _, e := range b.Leaks {

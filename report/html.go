@@ -178,6 +178,10 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 {{if .V.D.ReadInPart}}<h2 id="read-in-part">Inputs read in part</h2>
 <p>Lines of these inputs could not be read and were skipped; what is shown of them comes from the rest.</p>
 <ul>{{range .V.D.ReadInPart}}<li><code>{{.Path}}</code>: read in part: {{.Error}}</li>{{end}}</ul>{{end}}
+{{if .V.InputWarnings}}<h2 id="input-warnings">Inputs' warnings</h2>
+<p>What reading and analysing these inputs warned of: the evidence and the limits of what this page says of them.</p>
+{{range .V.InputWarnings}}<details><summary><code>{{.Path}}</code> <span class="muted">({{.Title}})</span></summary>
+<ul>{{range .Lines}}<li>{{.}}</li>{{end}}</ul></details>{{end}}{{end}}
 <h2 id="skipped">Skipped files</h2>
 {{if not .V.D.Skipped}}<p>None.</p>{{end}}
 <ul>{{range .V.D.Skipped}}<li><code>{{.Path}}</code>: {{.Reason}}</li>{{end}}</ul>
