@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -758,5 +759,112 @@ func TestReportShowsInputWarnings(t *testing.T) {
 		if strings.Contains(out, "clean_train_loop.pickle</code> <span") || strings.Contains(out, "clean_train_loop.pickle` (") {
 			t.Errorf("%s page lists the clean snapshot among inputs with warnings", format)
 		}
+	}
+}
+
+// compute-sanitizer's errors that are not leaks (an out-of-bounds write
+// and the API errors it left) have their section on the page, as analyze
+// lists them: leak_with_oob.txt holds 1 invalid __global__ write and 3 API
+// errors (fixtures README), the write first, as the tool reported it. A
+// report without such errors says over how many reports none was found;
+// a page without any report says none was read. Earlier daily reports'
+// errors are merged by date.
+func TestReportShowsSanitizerErrors(t *testing.T) {
+	root := t.TempDir()
+	for job, src := range map[string]string{"oob": "sanitizer/leak_with_oob.txt", "fixed": "sanitizer/leak_fixed.txt", "snap": "pytorch/clean_train_loop.pickle"} {
+		if err := os.MkdirAll(filepath.Join(root, job), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(td + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(root, job, filepath.Base(src))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := analyzeReport(t, td+"sanitizer/leak_with_oob.txt").Errors
+	if len(want) != 4 {
+		t.Fatalf("analyze: %d error groups in leak_with_oob.txt; want 4", len(want))
+	}
+	d := dailyOf(t, root)
+	if d.Summary.ToolErrors != 4 || d.Summary.SanitizerReports != 2 || len(d.ToolErrors) != 4 {
+		t.Fatalf("summary: %d error records in %d reports, listed %d; want 4 in 2, 4 listed", d.Summary.ToolErrors, d.Summary.SanitizerReports, len(d.ToolErrors))
+	}
+	for i, e := range d.ToolErrors {
+		if e.Job != "oob" || e.Index != i || e.Message != want[i].Message || e.Kind != want[i].Kind {
+			t.Errorf("error %d: %s %d %s %q; want job oob, analyze's %s %q", i, e.Job, e.Index, e.Kind, e.Message, want[i].Kind, want[i].Message)
+		}
+	}
+	if d.ToolErrors[0].Kind != "memory-access" {
+		t.Errorf("first error %s; want the out-of-bounds write, reported first", d.ToolErrors[0].Kind)
+	}
+	for _, j := range d.Jobs {
+		if (j.Job == "oob") != (j.ToolErrors == 4) || j.Job != "oob" && j.ToolErrors != 0 {
+			t.Errorf("job %s: %d tool errors", j.Job, j.ToolErrors)
+		}
+	}
+	for _, format := range []string{"markdown", "html"} {
+		code, out, errs := run(t, nil, "report", "-o", "-", "--format", format, root)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		if !strings.Contains(out, "compute-sanitizer errors (not leaks)</h2>") && !strings.Contains(out, "## compute-sanitizer errors (not leaks)") {
+			t.Errorf("%s page: no section of compute-sanitizer errors", format)
+		}
+		if i, j := strings.Index(out, "memory-access at fill"), strings.Index(out, "api at main"); i < 0 || j < i {
+			t.Errorf("%s page: the write (at %d) is not listed before the API errors (at %d)", format, i, j)
+		}
+	}
+	// Without errors: over how many reports; without a report: none read.
+	if err := os.RemoveAll(filepath.Join(root, "oob")); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, nil, "report", "-o", "-", "--format", "markdown", root)
+	if !strings.Contains(out, "No error other than leaks in the 1 compute-sanitizer report read.") {
+		t.Errorf("markdown, a clean report: %s", out)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "fixed")); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = run(t, nil, "report", "-o", "-", "--format", "markdown", root)
+	if !strings.Contains(out, "No compute-sanitizer report was read.") {
+		t.Errorf("markdown, no report: %s", out)
+	}
+}
+
+// The weekly review merges the errors of earlier daily reports dated in
+// its window.
+func TestReportWeeklyMergesSanitizerErrors(t *testing.T) {
+	root := t.TempDir()
+	abs, err := filepath.Abs(td + "sanitizer/leak_with_oob.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(root, "leak_with_oob.txt")); err != nil {
+		t.Fatal(err)
+	}
+	code, day, errs := run(t, nil, "report", "-o", "-", "--format", "json", root)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var d1 report.Daily
+	if err := json.Unmarshal([]byte(day), &d1); err != nil || len(d1.ToolErrors) != 4 {
+		t.Fatalf("%v: %d errors", err, len(d1.ToolErrors))
+	}
+	date := d1.ToolErrors[0].Date
+	week := t.TempDir()
+	for i, next := range []string{date, "2099-01-02"} {
+		if err := os.WriteFile(filepath.Join(week, fmt.Sprintf("day%d.json", i)), []byte(strings.ReplaceAll(day, `"date": "`+date+`"`, `"date": "`+next+`"`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := dailyOf(t, week)
+	if d.Summary.ToolErrors != 8 || len(d.ToolErrors) != 8 || d.Summary.SanitizerReports != 2 {
+		t.Errorf("two days: %d records, %d listed, %d reports; want 8, 8, 2", d.Summary.ToolErrors, len(d.ToolErrors), d.Summary.SanitizerReports)
+	}
+	d = dailyOf(t, week, "--from", "2099-01-02", "--to", "2099-01-03")
+	if d.Summary.ToolErrors != 4 || len(d.ToolErrors) != 4 {
+		t.Errorf("the second day: %d records, %d listed; want 4, 4", d.Summary.ToolErrors, len(d.ToolErrors))
 	}
 }

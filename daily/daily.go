@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -150,8 +151,10 @@ type folder struct {
 	dated    int             // inputs dated by their file's modification time
 	datedAs  map[string]bool // their formats (Input.Format)
 	merged   int             // daily reports merged (the weekly review)
-	siteJob  map[string]bool // leak sites seen in the group being folded
-	jobSeen  map[string]bool // jobs counted (host/job), each once
+	// toolErrorGroups counts the groups of tool errors listed or not
+	toolErrorGroups int
+	siteJob         map[string]bool // leak sites seen in the group being folded
+	jobSeen         map[string]bool // jobs counted (host/job), each once
 	// findings of jobs read in the window but dated outside it, by kind,
 	// and the first such jobs
 	outside     map[report.Kind]int
@@ -207,8 +210,8 @@ func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
 		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
 		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, ReadInPart: []report.DailyInput{}, Skipped: []report.DailySkipped{},
-		InputWarnings: []report.DailyInputWarnings{},
-		Jobs:          []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
+		InputWarnings: []report.DailyInputWarnings{}, ToolErrors: []report.DailyToolError{},
+		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
 	d.Summary.Worst = []report.DailyFinding{}
 	if !opt.From.IsZero() {
 		us := opt.From.UnixMicro()
@@ -276,6 +279,9 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		inputUs[in.Path] = us
 		job.Files++
 		f.d.Summary.Read++
+		if in.Format == string(sanitizer.FormatText) || in.Format == string(sanitizer.FormatXML) {
+			f.d.Summary.SanitizerReports++
+		}
 		if note := report.ReadInPart(in); note != "" {
 			f.readInPart(report.DailyInput{Host: g.Host, Job: g.Job, Path: in.Path, Error: note})
 		}
@@ -343,6 +349,17 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		if worthListing(&fd) {
 			f.worst(df)
 		}
+	}
+	index := map[string]int{} // each input's errors, counted in its order
+	for _, e := range a.Report.Errors {
+		us, ok := inputUs[e.Path]
+		if !ok {
+			f.outsideOfJob(g, "compute-sanitizer error")
+			continue
+		}
+		job.ToolErrors += max(e.Count, 1)
+		f.toolError(report.DailyToolError{Host: g.Host, Job: g.Job, Date: date(us), Index: index[e.Path], ToolError: e})
+		index[e.Path]++
 	}
 	f.d.Jobs = appendJob(f.d.Jobs, job)
 }
@@ -426,6 +443,37 @@ func (f *folder) readInPart(in report.DailyInput) {
 	if len(f.d.ReadInPart) < report.DailyMaxItems {
 		f.d.ReadInPart = append(f.d.ReadInPart, in)
 	}
+}
+
+// toolError counts a group of compute-sanitizer error records and lists
+// it: the first DailyMaxItems by input path and place in the input,
+// whatever order the workers finish in.
+func (f *folder) toolError(e report.DailyToolError) {
+	f.d.Summary.ToolErrors += max(e.Count, 1)
+	f.toolErrorGroups++
+	xs := f.d.ToolErrors
+	i := sort.Search(len(xs), func(i int) bool { return toolErrorLess(&e, &xs[i]) })
+	if i >= report.DailyMaxItems {
+		return
+	}
+	xs = slices.Insert(xs, i, e)
+	if len(xs) > report.DailyMaxItems {
+		xs = xs[:report.DailyMaxItems]
+	}
+	f.d.ToolErrors = xs
+}
+
+// toolErrorLess orders tool errors by input path, then in the tool's
+// order within an input (the first reported first), then by date (one
+// path in daily reports of several days).
+func toolErrorLess(a, b *report.DailyToolError) bool {
+	switch {
+	case a.Path != b.Path:
+		return a.Path < b.Path
+	case a.Index != b.Index:
+		return a.Index < b.Index
+	}
+	return a.Date < b.Date
 }
 
 // inputWarnings counts an input whose reading or analysis warned and
@@ -884,7 +932,7 @@ func (f *folder) finish() *report.Daily {
 	sort.Slice(d.Unreadable, func(i, j int) bool { return d.Unreadable[i].Path < d.Unreadable[j].Path })
 	sort.Slice(d.ReadInPart, func(i, j int) bool { return d.ReadInPart[i].Path < d.ReadInPart[j].Path })
 	if f.merged > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series, fragmentation and inputs' warnings are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d earlier daily reports merged: their leak sites, OOMs, GPU series, fragmentation, compute-sanitizer errors and inputs' warnings are counted; their charts' data and findings outside the leak, OOM, trend and fragmentation sections are not", f.merged))
 	}
 	if f.dated > 0 {
 		// Name the formats dated so: OOM messages, memory_stats and
@@ -903,6 +951,9 @@ func (f *folder) finish() *report.Daily {
 	}
 	if d.Summary.Unreadable > len(d.Unreadable) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs could not be read; the first %d are listed", d.Summary.Unreadable, len(d.Unreadable)))
+	}
+	if f.toolErrorGroups > len(d.ToolErrors) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d compute-sanitizer error records in %d groups; the first %d groups, by input path, are listed", d.Summary.ToolErrors, f.toolErrorGroups, len(d.ToolErrors)))
 	}
 	if d.Summary.InputsWithWarnings > len(d.InputWarnings) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d inputs have warnings; the first %d by path are listed", d.Summary.InputsWithWarnings, len(d.InputWarnings)))
@@ -1042,7 +1093,7 @@ func addBounded(xs []string, x string, n int) []string {
 // appendJob keeps the DailyMaxItems jobs with the most leaks, OOMs and
 // growing series, then the most findings, then by name.
 func appendJob(js []report.DailyJob, j report.DailyJob) []report.DailyJob {
-	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.Growing }
+	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.Growing + j.ToolErrors }
 	less := func(a, b *report.DailyJob) bool {
 		if score(a) != score(b) {
 			return score(a) > score(b)

@@ -33,8 +33,8 @@ func isDailyReport(path string) bool {
 // mergeDaily folds an earlier daily report into this one: its findings
 // dated inside the window, its leak sites (their days and jobs joined with
 // this report's), its OOMs and their counts per day, its GPUs' series and
-// lowest memory per day, its fragmentation, unreadable inputs and inputs'
-// warnings.
+// lowest memory per day, its fragmentation, compute-sanitizer errors,
+// unreadable inputs and inputs' warnings.
 func (f *folder) mergeDaily(path string) {
 	in, err := parse.Open(path, nil)
 	if err != nil {
@@ -64,6 +64,17 @@ func (f *folder) mergeDaily(path string) {
 			f.d.ReadInPart = append(f.d.ReadInPart, u)
 		}
 	}
+	// Its tool errors dated in the window; those it counts but does not
+	// list (over its bound) cannot be dated, and are added.
+	f.d.Summary.SanitizerReports += d.Summary.SanitizerReports
+	listed := 0
+	for _, e := range d.ToolErrors {
+		listed += max(e.Count, 1)
+		if f.dayInWindow(e.Date) {
+			f.toolError(e)
+		}
+	}
+	f.d.Summary.ToolErrors += max(d.Summary.ToolErrors-listed, 0)
 	// Those the earlier report counts but does not list cannot be dated:
 	// counted, as its unreadable inputs are.
 	f.d.Summary.InputsWithWarnings += max(d.Summary.InputsWithWarnings-len(d.InputWarnings), 0)

@@ -31,6 +31,13 @@ type Daily struct {
 	OOMs []DailyFinding `json:"ooms"`
 	// OOMsByDay counts OOMs per date and cause (the causes joined with "+").
 	OOMsByDay []DailyCount `json:"ooms_by_day"`
+	// ToolErrors: what compute-sanitizer reported that is not a leak
+	// (invalid accesses, API errors, races, ...), as gpuleak.report/v1's
+	// errors, each with its job and its report's date; by input path,
+	// each input's in the tool's order (the first reported first: later
+	// errors are often its consequences). At most DailyMaxItems;
+	// Summary.ToolErrors counts the records of all.
+	ToolErrors []DailyToolError `json:"tool_errors"`
 	// GPUs: each GPU's and its processes' NVML trends, the worst first.
 	GPUs []DailyGPU `json:"gpus"`
 	// Fragmentation findings, the most free bytes first.
@@ -102,6 +109,11 @@ type DailySummary struct {
 	Growing          int `json:"growing"`
 	GrowingProcesses int `json:"growing_processes"`
 	Fragmentation    int `json:"fragmentation"`
+	// SanitizerReports counts the compute-sanitizer reports read (in
+	// Read); ToolErrors the records of their errors that are not leaks
+	// (alike records each counted).
+	SanitizerReports int `json:"sanitizer_reports"`
+	ToolErrors       int `json:"tool_errors"`
 	// Worst: one line per most important finding, worst first (at most 10).
 	Worst []DailyFinding `json:"worst"`
 }
@@ -115,6 +127,22 @@ type DailyJob struct {
 	OOMs     int    `json:"ooms"`
 	Growing  int    `json:"growing"`
 	Findings int    `json:"findings"`
+	// ToolErrors counts the records of its compute-sanitizer errors that
+	// are not leaks.
+	ToolErrors int `json:"tool_errors"`
+}
+
+// DailyToolError is one group of alike compute-sanitizer error records of
+// one job: the gpuleak.report/v1 error with where it came from and its
+// report's date.
+type DailyToolError struct {
+	Host string `json:"host"`
+	Job  string `json:"job"`
+	Date string `json:"date"`
+	// Index is its place among its input's errors, 0 first, in the
+	// order the tool reported them.
+	Index int `json:"index"`
+	ToolError
 }
 
 // DailyFinding is one finding of one job: the gpuleak.report/v1 finding

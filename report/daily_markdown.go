@@ -56,6 +56,20 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 		}
 		p("\n")
 	}
+	p("\n## compute-sanitizer errors (not leaks)\n\n")
+	if len(v.Errors) == 0 {
+		p("%s\n", mdText(v.NoErrors))
+	}
+	for _, e := range v.Errors {
+		p("### %s\n\n", mdText(e.Title))
+		for _, s := range e.Lines {
+			p("- %s\n", mdText(s))
+		}
+		if e.Stack != "" {
+			p("- stack: `%s`\n", mdCode(e.Stack))
+		}
+		p("\n")
+	}
 	p("\n## Out-of-memory errors\n\n")
 	if len(v.OOMs) == 0 {
 		p("%s\n", mdText(v.NoOOM))

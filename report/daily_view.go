@@ -47,12 +47,16 @@ type dailyView struct {
 	// "No leak." over the files read, but when none was read, that
 	// nothing was (a section's "No leak." would read as a clean day).
 	NoLeak, NoOOM, NoGPU, NoFrag string
-	Leaks                        []leakView
-	OOMs                         []oomView
-	OOMDays                      [][]string // date, cause, count
-	GPUs                         []gpuView
-	Frag                         []fragView
-	Baseline                     []string
+	// NoErrors is what the compute-sanitizer errors section says when it
+	// lists none: over how many reports, or that none was read.
+	NoErrors string
+	Leaks    []leakView
+	Errors   []errView
+	OOMs     []oomView
+	OOMDays  [][]string // date, cause, count
+	GPUs     []gpuView
+	Frag     []fragView
+	Baseline []string
 	// InputWarnings: each input's warnings, the inputs in path order.
 	InputWarnings []inputWarnView
 }
@@ -72,6 +76,14 @@ type card struct {
 
 type leakView struct {
 	S     *DailyLeakSite
+	Title string
+	Lines []string
+	Stack string
+}
+
+// errView is one group of alike compute-sanitizer error records.
+type errView struct {
+	E     *DailyToolError
 	Title string
 	Lines []string
 	Stack string
@@ -120,9 +132,20 @@ func clockUs(us int64) string {
 func newDailyView(d *Daily) *dailyView {
 	v := &dailyView{D: d, Title: "GPU memory report", Nothing: nothingSentence(d.Summary),
 		NoLeak: "No leak.", NoOOM: "No OOM.", NoGPU: "No NVML sample log.", NoFrag: "No fragmented segments."}
+	switch n := d.Summary.SanitizerReports; {
+	case n == 0:
+		v.NoErrors = "No compute-sanitizer report was read."
+	default:
+		v.NoErrors = fmt.Sprintf("No error other than leaks in the %s read.", plural(n, "compute-sanitizer report", "compute-sanitizer reports"))
+	}
 	if d.Summary.Read == 0 {
 		const none = "Nothing was read (see the summary): nothing is known."
-		v.NoLeak, v.NoOOM, v.NoGPU, v.NoFrag = none, none, none, none
+		v.NoLeak, v.NoOOM, v.NoGPU, v.NoFrag, v.NoErrors = none, none, none, none, none
+	}
+	if s := d.Summary; s.ToolErrors > 0 {
+		// "Nothing leaked" is true of findings; the errors are beside them.
+		v.Nothing += fmt.Sprintf(" compute-sanitizer reported %s that %s not leaks (see below).",
+			plural(s.ToolErrors, "error record", "error records"), noun(s.ToolErrors, "is", "are"))
 	}
 	switch {
 	case len(d.Days) == 1:
@@ -157,6 +180,9 @@ func newDailyView(d *Daily) *dailyView {
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},
 		{fmt.Sprintf("files read (%d skipped, %d outside the window)", s.Skipped, s.OutsideWindow), fmt.Sprintf("%d of %d", s.Read, s.Files), s.Read == 0},
 		{"unreadable", fmt.Sprint(s.Unreadable), s.Unreadable > 0},
+	}
+	if s.SanitizerReports > 0 || s.ToolErrors > 0 {
+		v.Cards = append(v.Cards, card{noun(s.ToolErrors, "compute-sanitizer error (not a leak)", "compute-sanitizer errors (not leaks)"), fmt.Sprint(s.ToolErrors), s.ToolErrors > 0})
 	}
 	if s.ReadInPart > 0 {
 		// Not a whole read: the page says so beside the files read.
@@ -202,6 +228,26 @@ func newDailyView(d *Daily) *dailyView {
 		}
 		lv.Stack = strings.Join(st, " < ")
 		v.Leaks = append(v.Leaks, lv)
+	}
+	for i := range d.ToolErrors {
+		e := &d.ToolErrors[i]
+		ev := errView{E: e, Title: fmt.Sprintf("%s: %s", jobOf(e.Host, e.Job), e.Kind)}
+		if s := e.Site.String(); e.Site != (Frame{}) {
+			ev.Title += " at " + s
+		}
+		ev.Lines = append(ev.Lines, fmt.Sprintf("%s, %s, %s", plural(max(e.Count, 1), "record", "records"), e.Date, e.Path), e.Message)
+		if e.Text != "" && e.Text != e.Message {
+			ev.Lines = append(ev.Lines, "the tool: "+e.Text)
+		}
+		if e.Launch != nil {
+			ev.Lines = append(ev.Lines, "launched at "+e.Launch.String())
+		}
+		var st []string
+		for _, fr := range e.Stack {
+			st = append(st, fr.String())
+		}
+		ev.Stack = strings.Join(st, " < ")
+		v.Errors = append(v.Errors, ev)
 	}
 	for i := range d.OOMs {
 		f := &d.OOMs[i]

@@ -143,6 +143,14 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 {{index $.LeakCharts $i}}
 </div>{{end}}
 
+<h2 id="sanitizer-errors">compute-sanitizer errors (not leaks)</h2>
+{{if not .V.Errors}}<p>{{.V.NoErrors}}</p>{{end}}
+{{range .V.Errors}}<div class="item">
+<h3>{{.Title}}</h3>
+{{range .Lines}}<p>{{.}}</p>{{end}}
+{{if .Stack}}<p class="muted"><code>{{.Stack}}</code></p>{{end}}
+</div>{{end}}
+
 <h2 id="ooms">Out-of-memory errors</h2>
 {{if not .V.OOMs}}<p>{{.V.NoOOM}}</p>{{end}}
 {{range $i, $o := .V.OOMs}}<div class="item">
