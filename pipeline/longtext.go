@@ -32,6 +32,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if rin, fs, ok, err := analyzeLongText(r, in, head, rr); ok || err != nil {
 		return rin, fs, err
 	}
+	if err := toolErrorIn(path, head); err != nil {
+		return report.Input{}, nil, err
+	}
 	if looksLikeHeaderlessCSV(head) {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
 			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
@@ -39,6 +42,11 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if i := bytes.Index(head, []byte("<nvidia_smi_log")); i >= 0 {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: int64(i), Err: parse.ErrUnknownFormat,
 			Msg: "nvidia-smi's XML (nvidia-smi -q -x) is not read: give its text form (nvidia-smi -q) or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
+	}
+	if hint := toolErrorHint(head); hint != "" {
+		e := unrecognised(path).(*parse.Error)
+		e.Msg += hint
+		return report.Input{}, nil, e
 	}
 	return report.Input{}, nil, unrecognised(path)
 }
@@ -55,7 +63,7 @@ func analyzeLongText(r *runner, in *parse.Input, head []byte, rr *rereader) (rep
 		return report.Input{}, nil, false, err
 	}
 	defer again.Close()
-	rin, fs, err := analyzeSanitizer(r, again, sanitizer.FormatText)
+	rin, fs, err := analyzeSanitizer(r, again, head, sanitizer.FormatText)
 	if errors.Is(err, parse.ErrNotMine) {
 		return report.Input{}, nil, false, nil
 	}

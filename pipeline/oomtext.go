@@ -104,7 +104,15 @@ func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (rep
 	if !isText(head) {
 		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
 	}
-	return postmortemText(in, pytorchtext.FormatOOMMessage)
+	rin, fact, err := postmortemText(in, pytorchtext.FormatOOMMessage)
+	if err == nil && fact.Text != nil && len(fact.Text.Messages) == 0 && len(fact.Text.Stats) == 0 {
+		// No OOM, and in its place a tool's error: not a log that ran
+		// without one.
+		if terr := toolErrorIn(in.Name, head); terr != nil {
+			return report.Input{}, anoom.Input{}, terr
+		}
+	}
+	return rin, fact, err
 }
 
 // isText reports whether an input's first bytes are text.

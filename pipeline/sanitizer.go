@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	ansanitizer "github.com/gpuleak/gpuleak/analyze/sanitizer"
@@ -26,8 +27,8 @@ func init() {
 			}
 			return parse.FormatUnknown
 		},
-		analyze: func(r *runner, in *parse.Input, _ []byte, f parse.Format) (report.Input, []report.Finding, error) {
-			return analyzeSanitizer(r, in, f)
+		analyze: func(r *runner, in *parse.Input, head []byte, f parse.Format) (report.Input, []report.Finding, error) {
+			return analyzeSanitizer(r, in, head, f)
 		},
 		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
 			var r *sanitizer.Reader
@@ -43,8 +44,10 @@ func init() {
 
 // analyzeSanitizer streams a compute-sanitizer report (text or XML)
 // through the sanitizer analysis. Its tool errors are added to
-// r.toolErrors, for the report's errors section.
-func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
+// r.toolErrors, for the report's errors section. head is the input's
+// first bytes: a log that checked nothing is explained by the tool's own
+// error line there, when it has one.
+func analyzeSanitizer(r *runner, in *parse.Input, head []byte, format parse.Format) (report.Input, []report.Finding, error) {
 	// Batches after the first few reuse the buffers of those released
 	// before them: no Arrow garbage per record for the collector. The
 	// analysis copies what it keeps out of them. Batches of 8192 rows
@@ -98,8 +101,12 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 		// read as a clean run. Records read before the failure (API
 		// errors of a process that then crashed) are reported, with the
 		// warnings of the run.
-		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it",
-			in.Name, at, res.ToolFailure)}
+		do := "fix what the message says (the tool's setup, or a program that ended before using CUDA) and rerun it"
+		if _, _, te := findToolError([]byte(res.ToolFailure)); te != nil {
+			do = strings.TrimSuffix(te.Means, ", so nothing was checked") + "; " + te.Do
+		}
+		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s%s: the tool failed (%q) and reported no results: nothing was checked, so the analysis is impossible (this is not a clean run); %s",
+			in.Name, at, res.ToolFailure, do)}
 	}
 	// A text log that ends before any run's summary and holds no record
 	// (the job killed, the upload stopped, before the process exited):
@@ -109,6 +116,12 @@ func analyzeSanitizer(r *runner, in *parse.Input, format parse.Format) (report.I
 	// clean run; one cut short is an error of the reader.)
 	unfinished := format != sanitizer.FormatXML && res.ToolFailure == "" && res.Records == 0 && !anySummary(res.Runs)
 	if unfinished && text == nil {
+		// The tool said why in a line of its own, which it does not
+		// count as a failure ("--xml was enabled but no save location
+		// was specified"): say what it means.
+		if err := toolErrorAt(in.Name, head); err != nil {
+			return report.Input{}, nil, err
+		}
 		return report.Input{}, nil, &InputError{Err: fmt.Errorf("%s: the log ends before compute-sanitizer's ERROR SUMMARY and holds no record: the tool did not finish (the process was killed, or the log was cut short), so nothing it checked is in the log (the leak check runs when the process exits); this is not a clean run: give the whole log, or rerun to the end",
 			in.Name)}
 	}

@@ -295,7 +295,7 @@ type Result struct {
 // toolFailureRe matches the first line of a notice (or, in XML, a record)
 // in which compute-sanitizer or cuda-memcheck reports that it could not
 // check.
-var toolFailureRe = lazyre.New(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not))`)
+var toolFailureRe = lazyre.New(`^(Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not)|(Error: )?--xml was enabled but no save location was specified)`)
 
 // Site is leaked memory from one call site, one allocator class.
 type Site struct {

@@ -832,12 +832,13 @@ func (s *textSource) newRecord() *record {
 // noticeRe matches the first line of the tool's own notices: about
 // itself (cuda-memcheck 11's deprecation, which it prints under its
 // banner in every run), its failures ("Internal error (7)", "No
-// CUDA-MEMCHECK results found", "Error: No attachable process found"),
+// CUDA-MEMCHECK results found", "Error: No attachable process found",
+// "--xml was enabled but no save location was specified"),
 // and the end of the target process ("Error: process didn't terminate
 // successfully", which ERROR SUMMARY does not count: "ERROR SUMMARY: 0
 // errors" follows it). A notice holds no finding of the tool's about the
 // program.
-var noticeRe = lazyre.New(`^(This tool is deprecated\b|Please use the compute-sanitizer tool\b|Error: process didn't terminate successfully|The application may have hit an error when dereferencing Unified Memory|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Tracking kernels launched by child processes requires\b|Default timeout can be adjusted with --launch-timeout|Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not)\b)`)
+var noticeRe = lazyre.New(`^(This tool is deprecated\b|Please use the compute-sanitizer tool\b|Error: process didn't terminate successfully|The application may have hit an error when dereferencing Unified Memory|No (CUDA-MEMCHECK|COMPUTE-SANITIZER|compute-sanitizer) results found|Tracking kernels launched by child processes requires\b|Default timeout can be adjusted with --launch-timeout|Internal (Memcheck |Sanitizer |Racecheck |Initcheck |Synccheck )?[Ee]rror\b|Error: (No attachable process|Target application terminated before|Device not supported|Unable to|Failed to|Could not)\b|(Error: )?--xml was enabled but no save location was specified)`)
 
 // classify returns the record kind of a record's first line.
 func classify(c string) string {
@@ -875,7 +876,7 @@ func classify(c string) string {
 // notices (noticeRe), testing the words its alternatives start with before
 // the regular expression.
 func isNotice(c string) bool {
-	for _, w := range []string{"This ", "Please ", "Error: ", "The application ", "No ", "Tracking ", "Default ", "Internal "} {
+	for _, w := range []string{"This ", "Please ", "Error: ", "The application ", "No ", "Tracking ", "Default ", "Internal ", "--xml "} {
 		if strings.HasPrefix(c, w) {
 			return noticeRe.MatchString(c)
 		}
