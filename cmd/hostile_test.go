@@ -268,8 +268,9 @@ func TestSanitizerXMLTokenBound(t *testing.T) {
 	if code != 2 || out != "" {
 		t.Fatalf("exit %d, stdout %q: want exit 2 and no report", code, out)
 	}
-	// The token starts after the head's "<text>".
-	want := fmt.Sprintf("%s: byte offset %d: an XML token (text, tag or comment) of 4 MiB or more", p, len(head))
+	// The token starts after the head's "<text>", in the decompressed
+	// content (the file is gzipped).
+	want := fmt.Sprintf("%s: byte offset %d of the decompressed content: an XML token (text, tag or comment) of 4 MiB or more", p, len(head))
 	if !strings.Contains(errOut, want) {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
@@ -284,7 +285,7 @@ func TestSanitizerXMLTokenBound(t *testing.T) {
 	p = gzipFile(t, "many_elements.xml.gz", `<ComputeSanitizerOutput><record><kind>Leak</kind>`, []byte("<x/>"), 100000,
 		"</record></ComputeSanitizerOutput>")
 	code, _, errOut = run(t, "", "analyze", p)
-	if code != 2 || !strings.Contains(errOut, "byte offset 24: a <record> of more than 65536 elements") {
+	if code != 2 || !strings.Contains(errOut, "byte offset 24 of the decompressed content: a <record> of more than 65536 elements") {
 		t.Errorf("exit %d, stderr %q: want exit 2 at the record's offset, 24", code, errOut)
 	}
 }

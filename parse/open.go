@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -49,6 +50,10 @@ type Input struct {
 	r      *bufio.Reader
 	closer []io.Closer
 	count  *countingReader
+	// gzipCut is set once the gzip stream was found cut short (its
+	// reader's io.ErrUnexpectedEOF), for Locate: a parser may report the
+	// cut as its own "unexpected EOF" without the gzip in the chain.
+	gzipCut atomic.Bool
 }
 
 // Open opens the file at path, or stdin when path is "-", and removes gzip
@@ -98,7 +103,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			return nil, &Error{File: path, Offset: 0, Msg: "damaged gzip header", Err: err}
 		}
 		in.Gzip = true // zr holds no resource: nothing to close
-		br = bufio.NewReaderSize(gzipErrReader{zr}, 256<<10)
+		br = bufio.NewReaderSize(gzipErrReader{zr: zr, cut: &in.gzipCut}, 256<<10)
 	}
 	// A UTF-8 byte order mark, which some editors and Windows tools put
 	// before text, is not part of any format: drop it. Offsets in errors
@@ -208,6 +213,27 @@ func (c *GzipCut) String() string {
 	return fmt.Sprintf("the gzip stream is cut short at byte offset %d of the decompressed content (compressed bytes read: %d)", c.At, c.Compressed)
 }
 
+// Locate marks the *Error in err's chain, when in is gzip-compressed and
+// the error is at a byte offset, as placed in the decompressed content
+// (Error.Gzip), with the compressed bytes read when the gzip stream was cut
+// short. It returns err. Every error of a family's reader of in goes
+// through it, so that every offset of a gzipped input says what it counts.
+func (in *Input) Locate(err error) error {
+	var pe *Error
+	if err == nil || !in.Gzip || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
+		return err
+	}
+	pe.Gzip = true
+	if in.gzipCut.Load() {
+		pe.Compressed = in.count.n.Load()
+		if pe.Err == io.ErrUnexpectedEOF {
+			// The parser's own "unexpected EOF" was the stream's cut.
+			pe.Err = gzipErr(pe.Err)
+		}
+	}
+	return err
+}
+
 // IsGzipCut reports whether err, from Head, is a gzip stream cut short.
 func IsGzipCut(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) && strings.Contains(err.Error(), "gzip: ")
@@ -241,10 +267,16 @@ func (in *Input) Close() error {
 // payload. A truncated gzip stream is io.ErrUnexpectedEOF, kept in the chain.
 // It has no WriteTo: a read-ahead's chunks are filled by Read, which
 // inflates straight into them.
-type gzipErrReader struct{ zr *gunzip.Reader }
+type gzipErrReader struct {
+	zr  *gunzip.Reader
+	cut *atomic.Bool // set when the stream is cut short
+}
 
 func (g gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		g.cut.Store(true)
+	}
 	return n, gzipErr(err)
 }
 

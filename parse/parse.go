@@ -51,6 +51,15 @@ type Error struct {
 	Line   int
 	Msg    string
 	Err    error
+	// Gzip is true when the input is gzip-compressed: Offset counts bytes
+	// of its decompressed content, and the message says so ("byte offset
+	// N of the decompressed content"), as a reader of the file on disk
+	// would otherwise look for it there. Compressed, when above 0, is how
+	// many bytes of the file had been read (where its gzip stream was cut
+	// short). Input.Locate sets both: a family's reader, given the
+	// decompressed bytes, does not know.
+	Gzip       bool
+	Compressed int64
 }
 
 func (e *Error) Error() string {
@@ -58,6 +67,10 @@ func (e *Error) Error() string {
 	switch {
 	case e.Line > 0:
 		pos = fmt.Sprintf("%s:%d", e.File, e.Line)
+	case e.Offset >= 0 && e.Gzip && e.Compressed > 0:
+		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content (compressed bytes read: %d)", e.File, e.Offset, e.Compressed)
+	case e.Offset >= 0 && e.Gzip:
+		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content", e.File, e.Offset)
 	case e.Offset >= 0:
 		pos = fmt.Sprintf("%s: byte offset %d", e.File, e.Offset)
 	default:

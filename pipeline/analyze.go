@@ -76,7 +76,7 @@ func (r *runner) analyzeFile(path string) (report.Input, []report.Finding, error
 		rin, fs, err = analyzeUnclaimed(r, in, head)
 	}
 	if err != nil {
-		return report.Input{Format: string(format)}, nil, err
+		return report.Input{Format: string(format)}, nil, in.Locate(err)
 	}
 	return rin, fs, nil
 }

@@ -86,7 +86,7 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 	case f != nil:
 		rin, _, err = f.analyze(r, in, head, format)
 		if err != nil {
-			return report.Input{Format: string(format)}, nil, err
+			return report.Input{Format: string(format)}, nil, in.Locate(err)
 		}
 		return blindToOOMs(rin, err), nil, err
 	default:
@@ -94,7 +94,7 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 	}
 	if err != nil {
 		// What the content was recognised as, for the unread input's entry.
-		return report.Input{Format: string(format)}, nil, err
+		return report.Input{Format: string(format)}, nil, in.Locate(err)
 	}
 	return blindToOOMs(rin, err), &fact, err
 }

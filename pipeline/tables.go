@@ -39,7 +39,7 @@ func Tables(ctx context.Context, o Options, path string, emit Emit) error {
 	if fam == nil || fam.tables == nil {
 		return nil
 	}
-	return fam.tables(&o, in, f, emit)
+	return in.Locate(fam.tables(&o, in, f, emit))
 }
 
 // batches is what every family's reader offers: its record batches, in

@@ -68,7 +68,7 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 	if err != nil {
 		// What the content was recognised as, for the unread input's
 		// entry (a snapshot refused, a log cut inside a row).
-		return report.TrendInput{Format: string(r.o.detect(head))}, err
+		return report.TrendInput{Format: string(r.o.detect(head))}, in.Locate(err)
 	}
 	return ti, nil
 }
