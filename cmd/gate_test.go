@@ -532,3 +532,23 @@ func TestLeakGateNeedsInputThatCanJudge(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot without a trace says so in its live sites' verdicts: its
+// history was not recorded, not begun late or wrapped (the words for a
+// trace that lost its start).
+func TestLiveWithoutTraceSaysNotRecorded(t *testing.T) {
+	r := analyzeJSON(t, td+"pytorch/no_trace.pickle")
+	n := 0
+	for _, f := range r.Findings {
+		if f.Kind != "live" {
+			continue
+		}
+		n++
+		if !strings.Contains(f.Message, "the snapshot has no trace (history was not recorded") || strings.Contains(f.Message, "ring buffer") {
+			t.Errorf("live finding %q: want 'no trace (history was not recorded', no ring buffer", f.Message)
+		}
+	}
+	if n == 0 {
+		t.Error("no live finding")
+	}
+}

@@ -39,6 +39,14 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		in.Devices = append(in.Devices, ds)
 	}
 	in.LeaksUnjudged = leaksUnrecorded(res.Devices)
+	// The devices whose snapshot holds no trace entry: their live sites'
+	// messages say the history was not recorded, not that it began late.
+	untraced := map[int]bool{}
+	for _, d := range res.Devices {
+		if d.TraceEntries == 0 {
+			untraced[d.Device] = true
+		}
+	}
 	var out []Finding
 	for _, s := range res.Sites {
 		dev := s.Device
@@ -50,7 +58,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			Bytes:   s.Bytes,
 			Count:   s.Count,
 			Site:    frame(s.Frame),
-			Message: siteMessage(s),
+			Message: siteMessage(s, untraced[s.Device]),
 			Sizes:   s.Sizes,
 			PID:     s.PID,
 		}
@@ -177,7 +185,7 @@ func round(x float64, digits int) float64 {
 // siteMessage is the one line a person acts on. Its numbers are the
 // finding's: the allocations and bytes held at the end, and the growth
 // evidence the verdict rests on.
-func siteMessage(s snapshot.Site) string {
+func siteMessage(s snapshot.Site, untraced bool) string {
 	where := "with no stack recorded"
 	switch {
 	case s.Frame.Name == "autograd backward" && s.Frame.Filename == "":
@@ -267,6 +275,9 @@ func siteMessage(s snapshot.Site) string {
 			if n == 1 {
 				others = "; the other one was made during the trace"
 			}
+		}
+		if untraced {
+			return fmt.Sprintf("live: %s %s held at the end; the snapshot has no trace (history was not recorded: call torch.cuda.memory._record_memory_history() before the run), so when they were allocated, and whether they grew, cannot be told%s", held, where, suspect)
 		}
 		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when %s allocated (before recording started, or before the ring buffer's oldest entry%s), so growth cannot be judged%s", held, where, which, others, suspect)
 	}

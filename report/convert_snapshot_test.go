@@ -18,11 +18,11 @@ func TestLeakMessageSizes(t *testing.T) {
 	s := snapshot.Site{Kind: callsite.Leak, Bytes: 6 * 2 * MiB, Count: 6,
 		Frame:  callsite.Frame{Filename: "big_real.py", Line: 21, Name: "<module>"},
 		Growth: &snapshot.Growth{Kept: 6, Allocations: 6, KeptTraceBytes: 6 * 1608224}}
-	if m := siteMessage(s); !strings.Contains(m, "the growth above counts the 9.2 MiB the trace records for them, their blocks hold 12 MiB") {
+	if m := siteMessage(s, false); !strings.Contains(m, "the growth above counts the 9.2 MiB the trace records for them, their blocks hold 12 MiB") {
 		t.Errorf("sizes not told apart: %s", m)
 	}
 	s.Growth.KeptTraceBytes = s.Bytes
-	if m := siteMessage(s); strings.Contains(m, "the trace records") {
+	if m := siteMessage(s, false); strings.Contains(m, "the trace records") {
 		t.Errorf("sizes that agree told apart: %s", m)
 	}
 }
