@@ -41,8 +41,15 @@ func SniffNotebook(head []byte) bool {
 	return bytes.Contains(t, []byte(`"cell_type"`)) || bytes.Contains(t, []byte(`"nbformat"`))
 }
 
-// maxNotebook bounds the notebook read (its images' base64 included).
-const maxNotebook = 1 << 30
+// maxNotebook bounds the notebook read (its images' base64 included);
+// maxNotebookDepth the nesting of its JSON (a notebook's cells and
+// outputs are 5 levels down, an output's JSON data a few more): each
+// level costs the reader memory, and a file of brackets alone would
+// cost gigabytes.
+const (
+	maxNotebook      = 1 << 30
+	maxNotebookDepth = 512
+)
 
 // nbLine is a line of text a notebook showed, at the line of the JSON
 // string it came from.
@@ -135,6 +142,12 @@ func notebookLines(r io.Reader) (lines []nbLine, total int64, broke error) {
 			}
 			if d == '{' && len(stack) == 4 && key == "outputs" {
 				out, inOutput = nbOutput{}, true
+			}
+			if len(stack) >= maxNotebookDepth {
+				if inOutput {
+					emit(out.shown(), "")
+				}
+				return lines, total, fmt.Errorf("line %d: the notebook's JSON nests deeper than %d levels here (no notebook does; a bound that protects memory): the outputs before it were read", line, maxNotebookDepth)
 			}
 			stack = append(stack, level{object: d == '{', wantKey: d == '{'})
 			continue

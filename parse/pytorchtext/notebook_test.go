@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -174,5 +175,27 @@ func TestSniffNotebook(t *testing.T) {
 	}
 	if SniffNotebook(b) || !SniffStats(b) {
 		t.Error("memory_stats.json")
+	}
+}
+
+// A notebook whose JSON nests deeper than any notebook (brackets alone,
+// millions deep) is refused at the bound, at its line, with what came
+// before it read, rather than read level by level into memory (5 million
+// levels took 800 MB).
+func TestNotebookNestingBounded(t *testing.T) {
+	n := 5_000_000
+	s := "{\"cells\": [{\"cell_type\": \"code\", \"outputs\": [{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": \"torch.OutOfMemoryError: CUDA out of memory.\"},\n{\"output_type\": \"stream\", \"text\": " + strings.Repeat("[", n) + strings.Repeat("]", n) + "}]}]}"
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	lines, _, err := notebookLines(strings.NewReader(s))
+	runtime.ReadMemStats(&m1)
+	if err == nil || !strings.Contains(err.Error(), "line 2: the notebook's JSON nests deeper than") {
+		t.Errorf("error %v, want the nesting bound at line 2", err)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0].text, "CUDA out of memory") {
+		t.Errorf("lines %+v, want the output before the nesting", lines)
+	}
+	if mb := (m1.TotalAlloc - m0.TotalAlloc) >> 20; mb > 200 {
+		t.Errorf("%d MB allocated for a %d MB file", mb, len(s)>>20)
 	}
 }
