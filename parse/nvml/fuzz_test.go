@@ -163,7 +163,7 @@ func FuzzLocalTimes(f *testing.F) {
 // FuzzDetect reads inputs of any layout, detected by content.
 func FuzzDetect(f *testing.F) {
 	addFixtures(f, "query_gpu.csv", "query_apps.csv", "dmon.txt", "pmon.txt", "pynvml.jsonl",
-		"field/a10g_query_continued_then_pmon_no_fb.txt", "dcgm_date_curl_loop_5min.txt")
+		"field/a10g_query_continued_then_pmon_no_fb.txt", "dcgm_date_curl_loop_5min.txt", "fleet_pdsh_query_gpu.txt", "fleet_pssh_i_query_gpu.txt")
 	f.Add([]byte("$ nvidia-smi pmon -c 1\n# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n$ nvidia-smi \\\n  --query-gpu=index,memory.used \\\n  --format=csv\nindex, memory.used [MiB]\n0, 5 MiB\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n"))
 	f.Add([]byte(`{"query_time": "2026-11-30T08:06:12", "gpus": []}`))
@@ -179,6 +179,16 @@ func FuzzDetect(f *testing.F) {
 		}
 		fuzzRead(t, data, parse.FormatUnknown)
 	})
+}
+
+// FuzzFleet reads fleet logs: pdsh and clush prefixes, clush -b,
+// parallel-ssh -i and ansible block headers (fleetDecoder).
+func FuzzFleet(f *testing.F) {
+	addFixtures(f, "fleet_pdsh_query_gpu.txt", "fleet_clush_b_query_gpu.txt", "fleet_pssh_i_query_gpu.txt")
+	f.Add([]byte("node[01-02]: 2024/05/01 10:00:00.000, GPU-a, 42, python, 100 MiB\npdsh@login: node03: ssh exited with exit code 255\nstray\n"))
+	f.Add([]byte("node01 | CHANGED | rc=0 >>\n2024/05/01 10:00:00.000, 0, 1 MiB\nnode02 | UNREACHABLE! => {\n}\n"))
+	f.Add([]byte("---------------\nn[1-3]x[1-2] (6)\n---------------\ntimestamp, memory.used [MiB]\n2024/05/01 10:00:00.000, 1 MiB\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatUnknown) })
 }
 
 func FuzzSmiText(f *testing.F) {

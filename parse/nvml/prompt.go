@@ -19,8 +19,9 @@ import (
 // promptRe matches a prompt and the command after it: "$ ", "# ", "% ",
 // "> " (alone, or after user@host:dir, "(venv)", "PS C:\dir"), then a
 // command name, after sudo, time or nohup if any ("date" and "while" for
-// the loops that print a time before each output).
-var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia|date|while)\b`)
+// the loops that print a time before each output; pdsh, clush, pssh and
+// ansible, which run nvidia-smi on many hosts: see fleetDecoder).
+var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]\s*(?:(?:sudo|time|nohup|exec)\s+)*(?:nvidia-smi|gpustat|nvitop|dcgmi|curl|wget|watch|cat|zcat|tail|head|less|more|python3?|py|ls|pip3?|conda|docker|kubectl|compute-sanitizer|cuda-memcheck|julia|date|while|pdsh|clush|pssh|parallel-ssh|ansible)\b`)
 
 // isPromptLine reports whether b is a shell prompt running a command, or
 // an nvidia-smi command line without a prompt (isCommandLine).
@@ -204,6 +205,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		return nil
 	}
 	r.segNote = nil
+	defer r.useFleet(f, untilPrompt(skipCommand(head, continues(prompt))))
 	if r.meta.Format != parse.FormatUnknown && r.meta.Format != f {
 		// Said once the output is read: an output without a memory
 		// figure is skipped instead (skipOutput).

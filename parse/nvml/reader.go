@@ -641,6 +641,7 @@ func (r *Reader) start() error {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
 			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)"}
 	}
+	r.useFleet(f, untilPrompt(skipPrompts(head)))
 	if body := skipPrompts(head); len(untilPrompt(body)) < len(body) && sniffOne(untilPrompt(body)) == parse.FormatUnknown {
 		// A paste whose first output, before another prompt, is in no
 		// layout: skip it; the outputs after the prompts are read.

@@ -188,6 +188,11 @@ func TestFixtures(t *testing.T) {
 		// (and reserved) the first 200 are excludes-reserved as nvidia-smi's
 		// memory.used is.
 		{"query_gpu_restarted_new_fields.csv", FormatQueryGPU, 459, 459, ClockAbsolute, "excludes-reserved"},
+		// Fleet logs (TestFleetPdsh, TestFleetPsshInline): two hosts of
+		// two GPUs, four ticks each (a host's ticks, not one per change
+		// of host); two hosts of one GPU, three ticks each.
+		{"fleet_pdsh_query_gpu.txt", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
+		{"fleet_pssh_i_query_gpu.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -199,7 +204,9 @@ func TestFixtures(t *testing.T) {
 		// Forms parse.Open decodes before this reader sees them (a gzip
 		// stream cut short, UTF-16 without a byte order mark): cmd's
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
-		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true}
+		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true,
+		// Header-less in fields of its own: TestFleetClushGathered names them.
+		"fleet_clush_b_query_gpu.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {

@@ -86,6 +86,9 @@ type smiDecoder struct {
 	noGPUID bool
 	pos     positioner
 	mid     midCache
+	// host is the host of every row, from a fleet log's prefix or block
+	// header (fleetDecoder); nil when the log names none.
+	host []byte
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
@@ -933,6 +936,7 @@ func fieldEnd(b []byte, i int, last bool) bool {
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
 func (d *smiDecoder) finish(s *sample, n int) error {
+	s.host = d.host
 	if d.noGPUID {
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
 		if s.gpu > 0 {

@@ -38,6 +38,9 @@ func Sniff(head []byte) parse.Format {
 
 // sniffOne is Sniff of one output (no prompt lines).
 func sniffOne(head []byte) parse.Format {
+	if f := sniffFleet(head); f != parse.FormatUnknown {
+		return f // before skipTaggedLines: pssh -i's "[1] ... [SUCCESS] host" is a host's header
+	}
 	head = skipDateLines(skipTaggedLines(skipDateLines(head)))
 	first := firstLine(head)
 	if len(first) == 0 {
