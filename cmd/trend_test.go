@@ -879,3 +879,49 @@ func TestTrendUsedAboveTotal(t *testing.T) {
 		}
 	}
 }
+
+// A fleet's --query-gpu collected with pdsh (testdata/nvml/fleet_pdsh_query_gpu.txt):
+// node01 and node02 both have a GPU 0, their lines interleaved. Each is a
+// series of its own: node01's grows 1000 MiB a second (1000 to 4000 MiB
+// over 3 s), node02's stays at 5000 MiB. Without their hosts the rows
+// would make one GPU 0 that jumps between the two hosts' figures. The table names the host; the
+// failed node03 is named in a warning.
+func TestTrendFleetPdsh(t *testing.T) {
+	path := nvmlData + "fleet_pdsh_query_gpu.txt"
+	code, out, errOut := runIO(t, "", false, "trend", "--format", "json", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	gpu0 := map[string]report.Finding{}
+	for _, f := range rep.Findings {
+		if f.GPU != nil && *f.GPU == 0 {
+			gpu0[f.Host] = f
+		}
+	}
+	if len(rep.Findings) != 4 || len(gpu0) != 2 {
+		t.Fatalf("%d findings, GPU 0 of %d hosts; want 4, 2", len(rep.Findings), len(gpu0))
+	}
+	if f := gpu0["node01"]; f.Classification != "growing" || f.SlopeBytesPerS == nil || *f.SlopeBytesPerS != 1000*mib || f.Samples != 4 {
+		t.Errorf("node01 GPU 0: %s, slope %v, %d samples; want growing, 1000 MiB/s, 4", f.Classification, f.SlopeBytesPerS, f.Samples)
+	}
+	if f := gpu0["node02"]; f.Classification != "flat" || f.Bytes != 5000*mib || f.Samples != 4 {
+		t.Errorf("node02 GPU 0: %s, %d bytes, %d samples; want flat, 5000 MiB, 4", f.Classification, f.Bytes, f.Samples)
+	}
+	if len(rep.Inputs) != 1 || !slices.ContainsFunc(rep.Inputs[0].Warnings, func(w string) bool {
+		return strings.Contains(w, "line 8: host node03 failed (pdsh says \"ssh exited with exit code 255\")")
+	}) {
+		t.Errorf("warnings do not name node03: %+v", rep.Inputs)
+	}
+	_, out, _ = runIO(t, "", false, "trend", path)
+	if !strings.Contains(out, " #  HOST    GPU ") || !strings.Contains(out, "GPU 0 of node01") {
+		t.Errorf("table:\n%s", out)
+	}
+	_, out, _ = runIO(t, "", false, "analyze", path)
+	if !strings.Contains(out, "trend  node01 gpu 0  3.9 GiB") || !strings.Contains(out, "trend  node02 gpu 0  4.9 GiB") {
+		t.Errorf("analyze table:\n%s", out)
+	}
+}

@@ -128,6 +128,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 	aligns := []tw.Align{right, left, right, right, right, right, left, left}[:len(header)]
 	var rows [][]string
 	assumed := assumedPeriods(r)
+	byHost := severalHosts(r)
 	for i, f := range r.Findings {
 		dev := "-"
 		if f.Device != nil {
@@ -141,6 +142,9 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 		row := []string{fmt.Sprint(i + 1), string(f.Kind), dev, bytesCell(f), blocksCell(f), growthCell(f), siteCell(f)}
 		if f.Kind == KindTrend {
 			gpu, growth, site := trendCells(f)
+			if byHost && f.Host != "" {
+				gpu = f.Host + " " + gpu // GPU 0 of one host is not GPU 0 of another
+			}
 			if in, ok := assumed[f.Path]; ok && f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
 				growth = "+" + perSampleCell(*f.SlopeBytesPerS, in)
 			}

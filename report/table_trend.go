@@ -47,6 +47,14 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	}
 	l, rt := tw.AlignLeft, tw.AlignRight
 	aligns := []tw.Align{rt, rt, rt, l, l, rt, rt, rt, rt, rt, l, l}[:len(header)]
+	// A HOST column where the findings name several hosts (a fleet's log
+	// collected with pdsh or clush, DCGM scrapes of several nodes): GPU 0
+	// of one host is not GPU 0 of another.
+	byHost := severalHosts(r)
+	if byHost {
+		header = append(header[:1], append([]string{"HOST"}, header[1:]...)...)
+		aligns = append(aligns[:1], append([]tw.Align{l}, aligns[1:]...)...)
+	}
 	var rows [][]string
 	assumed := assumedPeriods(r)
 	for i, f := range r.Findings {
@@ -92,6 +100,13 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 			end = *f.LastBytes
 		}
 		row := []string{fmt.Sprint(i + 1), gpu, pid, proc, f.Classification, fmt.Sprint(f.Samples), IBytes(end), peak, slope, r2, oom}
+		if byHost {
+			host := f.Host
+			if host == "" {
+				host = "-"
+			}
+			row = append(row[:1], append([]string{host}, row[1:]...)...)
+		}
 		if multi {
 			row = append(row, f.Path)
 		}
@@ -117,9 +132,28 @@ func sparkline(values []int64, top int64) string {
 	return b.String()
 }
 
+// severalHosts reports whether r's trend findings name more than one
+// host (a fleet's log, DCGM scrapes of several nodes): the tables then
+// name the host of each GPU, GPU 0 of one host not being GPU 0 of
+// another.
+func severalHosts(r *Report) bool {
+	first, seen := "", false
+	for _, f := range r.Findings {
+		if f.Kind != KindTrend {
+			continue
+		}
+		if seen && f.Host != first {
+			return true
+		}
+		first, seen = f.Host, true
+	}
+	return false
+}
+
 // sparklines draws each GPU's used memory over its log.
 func sparklines(w io.Writer, r *Report) {
 	first := true
+	byHost := severalHosts(r)
 	for _, f := range r.Findings {
 		if f.Kind != KindTrend || f.PID != nil || len(f.ProfileBytes) == 0 || f.PeakBytes == nil {
 			continue
@@ -129,6 +163,9 @@ func sparklines(w io.Writer, r *Report) {
 			first = false
 		}
 		gpu, _, _ := trendCells(f)
+		if byHost && f.Host != "" {
+			gpu = f.Host + " " + gpu
+		}
 		peak, of := IBytes(*f.PeakBytes), ""
 		if f.CapacityBytes != nil {
 			var capacity string
