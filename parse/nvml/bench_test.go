@@ -141,3 +141,35 @@ func BenchmarkFormats(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryGPUFleet reads BenchmarkQueryGPU's log as pdsh would
+// print it from four hosts: each line behind "nodeNN: ", a tick's eight
+// rows from one host, the hosts taking turns (fleetDecoder's path).
+func BenchmarkQueryGPUFleet(b *testing.B) {
+	data := queryGPULog(b)
+	var buf bytes.Buffer
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for h := range 4 {
+		fmt.Fprintf(&buf, "node%02d: %s", h+1, lines[0])
+	}
+	for i, l := range lines[1:] {
+		if len(l) > 0 {
+			fmt.Fprintf(&buf, "node%02d: %s", (i/8)%4+1, l)
+		}
+	}
+	fleet := buf.Bytes()
+	b.SetBytes(int64(len(fleet)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rd := NewReader(bytes.NewReader(fleet), "fleet.txt")
+		var rows int64
+		for rd.Next() {
+			rows += rd.RecordBatch().NumRows()
+		}
+		if err := rd.Err(); err != nil || rows != benchRows {
+			b.Fatalf("%d rows: %v", rows, err)
+		}
+		rd.Release()
+	}
+}

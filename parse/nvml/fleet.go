@@ -48,10 +48,6 @@ const (
 )
 
 var (
-	// hostPrefixRe matches the host pdsh or clush puts before a line: a
-	// host name (letters, digits, '.', '-', '_'; an IP address) or a
-	// ClusterShell node set ("node[01-02,05]", "gpu1,gpu3"), then ": ".
-	hostPrefixRe = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9._\-\[\],]*):(?: |$)`)
 	// pdshMessageRe matches pdsh's and clush's own lines about a host:
 	// "pdsh@login: node03: ssh exited with exit code 255",
 	// "pdsh@login: node04: command timeout", "clush: node03: exited with
@@ -69,6 +65,49 @@ var (
 	// "---------------- node[01-02] ----------------".
 	oneLineHeaderRe = lazyre.New(`^-{4,} ([A-Za-z0-9][A-Za-z0-9._\-\[\],]*)(?: \(\d+\))? -{4,}$`)
 )
+
+// hostPrefix splits the host pdsh or clush puts before a line from the
+// line: a host name (letters, digits, '.', '-', '_'; an IP address) or a
+// ClusterShell node set ("node[01-02,05]", "gpu1,gpu3"), then ": " (or
+// ":" ending an empty line). A scan, not a regular expression: it runs on
+// every line of a fleet log.
+func hostPrefix(b []byte) (host, rest []byte, ok bool) {
+	if len(b) == 0 || !isAlnum(b[0]) {
+		return nil, nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case isAlnum(c) || c == '.' || c == '-' || c == '_' || c == '[' || c == ']' || c == ',':
+		case c == ':':
+			if i+1 == len(b) {
+				return b[:i], nil, true
+			}
+			if b[i+1] == ' ' {
+				return b[:i], b[i+2:], true
+			}
+			return nil, nil, false
+		default:
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
+}
+
+func isAlnum(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' }
+
+// maybePdshMessage is a cheap test before pdshMessageRe.
+func maybePdshMessage(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("pdsh@")) || bytes.HasPrefix(b, []byte("pdcp@")) || bytes.HasPrefix(b, []byte("clush: "))
+}
+
+// pdshMessage returns pdshMessageRe's submatches of b, nil when b is not
+// such a line.
+func pdshMessage(b []byte) [][]byte {
+	if !maybePdshMessage(b) {
+		return nil
+	}
+	return pdshMessageRe.Re().FindSubmatch(b)
+}
 
 // isDashes reports a line of dashes alone (at least 8), the rule above
 // and below a clush -b or dshbak -c header.
@@ -128,9 +167,9 @@ func detectFleet(seg []byte, loose bool) (fleetMode, parse.Format) {
 		case isDashes(b):
 			rule = 1
 			continue
-		case pdshMessageRe.Match(b):
+		case maybePdshMessage(b) && pdshMessageRe.Match(b):
 			continue // a host that failed first
-		case oneLineHeaderRe.Match(b) || psshHeaderRe.Match(b) || bytes.Contains(b, []byte(" | ")) && ansibleHeaderRe.Match(b):
+		case oneLineHeaderRe.Match(b) || psshHeaderRe.Match(b) || ansibleHeaderRe.Match(b):
 			header = true
 			continue
 		}
@@ -140,8 +179,8 @@ func detectFleet(seg []byte, loose bool) (fleetMode, parse.Format) {
 			}
 			continue // a failed host's message, Stderr: lines
 		}
-		if m := hostPrefixRe.Re().FindSubmatchIndex(b); m != nil {
-			if f := csv(b[m[1]:]); f != parse.FormatUnknown {
+		if _, rest, ok := hostPrefix(b); ok {
+			if f := csv(rest); f != parse.FormatUnknown {
 				return fleetPrefix, f
 			}
 			continue // "node03: ssh: connect to host ...": another host may say more
@@ -157,9 +196,11 @@ func sniffFleet(head []byte) parse.Format {
 	return f
 }
 
-// maxFleetHosts bounds the hosts of one log (and a node set's expansion):
-// a larger count is not a fleet but damage, and the map stays bounded.
-const maxFleetHosts = 1 << 16
+// maxFleetHosts bounds the hosts of one log (and a node set's expansion),
+// and with them the decoders kept (a few KiB each): the largest clusters
+// have about 10,000 nodes; lines of hosts past the bound are skipped and
+// counted.
+const maxFleetHosts = 1 << 14
 
 // maxNamedHosts bounds the failures named one by one in warnings.
 const maxNamedHosts = 8
@@ -168,6 +209,7 @@ const maxNamedHosts = 8
 // Reader's instant state while another host's lines are read.
 type fleetHost struct {
 	name    string
+	self    []*fleetHost // the host alone, as hostsOf returns it
 	dec     *smiDecoder
 	lastRow int // the last line that gave one of its samples
 	// The Reader's per-host time state (see Reader.tick), kept here while
@@ -193,11 +235,20 @@ type fleetDecoder struct {
 	// one); failed, that its header reported a failure (its lines are
 	// the failure's, skipped); header, 1 after a clush -b header's first
 	// line of dashes, 2 after its node set line.
-	block    []*fleetHost
-	failed   bool
-	header   int
-	pending  []*fleetHost // the node set of a header being read
-	failures int          // hosts reported failed
+	block   []*fleetHost
+	failed  bool
+	header  int
+	pending []*fleetHost // the node set of a header being read
+	// lastName and lastHosts are hostsOf's last answer.
+	lastName  string
+	lastHosts []*fleetHost
+	failures  int // hosts reported failed
+	// noisy counts the hosts that printed messages instead of rows;
+	// overflow, the lines of hosts past maxFleetHosts, skipped.
+	noisy, overflow int
+	// base is the Reader's instant count when this decoder started (the
+	// outputs before it in a paste): each host's count starts there.
+	base int64
 	// stray lines belong to no host: before the first block, or without
 	// a prefix in a prefixed log (and not pdsh's own).
 	stray, strayLine int
@@ -205,7 +256,7 @@ type fleetDecoder struct {
 }
 
 func newFleetDecoder(r *Reader, apps bool, mode fleetMode) *fleetDecoder {
-	return &fleetDecoder{r: r, apps: apps, mode: mode, hosts: map[string]*fleetHost{}}
+	return &fleetDecoder{r: r, apps: apps, mode: mode, hosts: map[string]*fleetHost{}, base: r.meta.Instants}
 }
 
 // host returns the host of name, made on first use; nil past maxFleetHosts.
@@ -218,22 +269,39 @@ func (d *fleetDecoder) host(name string) *fleetHost {
 	}
 	dec := newSmiDecoder(d.r, d.apps)
 	dec.host = []byte(name)
-	h := &fleetHost{name: name, dec: dec, newInstant: true}
+	h := &fleetHost{name: name, dec: dec, newInstant: true, instants: d.base}
+	h.self = []*fleetHost{h}
 	d.hosts[name] = h
 	d.order = append(d.order, h)
 	return h
 }
 
 // hostsOf returns the hosts a prefix or header names: a host, or each
-// host of a node set.
-func (d *fleetDecoder) hostsOf(name string) []*fleetHost {
-	names := expandNodeset(name)
+// host of a node set. The last name's hosts are kept: a host's lines
+// often come in runs (a tick's rows), and a line costs no allocation.
+func (d *fleetDecoder) hostsOf(name []byte) []*fleetHost {
+	if d.lastHosts != nil && string(name) == d.lastName {
+		return d.lastHosts
+	}
+	if bytes.IndexByte(name, '[') < 0 && bytes.IndexByte(name, ',') < 0 {
+		h := d.hosts[string(name)] // a host's name: no node set to expand
+		if h == nil {
+			h = d.host(string(name))
+		}
+		if h == nil {
+			return nil
+		}
+		d.lastName, d.lastHosts = h.name, h.self
+		return h.self
+	}
+	names := expandNodeset(string(name))
 	out := make([]*fleetHost, 0, len(names))
 	for _, n := range names {
 		if h := d.host(n); h != nil {
 			out = append(out, h)
 		}
 	}
+	d.lastName, d.lastHosts = string(name), out
 	return out
 }
 
@@ -245,7 +313,7 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 	if d.blockHeader(t, n) {
 		return nil
 	}
-	if m := pdshMessageRe.Re().FindSubmatch(t); m != nil {
+	if m := pdshMessage(t); m != nil {
 		tool, host, msg := string(t[:bytes.IndexByte(t, '@')]), m[1], m[2]
 		if len(host) == 0 {
 			tool, host, msg = "clush", m[3], m[4]
@@ -254,12 +322,12 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 		return nil
 	}
 	if d.mode == fleetPrefix {
-		m := hostPrefixRe.Re().FindSubmatchIndex(t)
-		if m == nil {
+		host, rest, ok := hostPrefix(t)
+		if !ok {
 			d.skipStray(t, n)
 			return nil
 		}
-		return d.dispatch(d.hostsOf(string(t[m[2]:m[3]])), t[m[1]:], n)
+		return d.dispatch(d.hostsOf(host), rest, n)
 	}
 	switch {
 	case d.failed:
@@ -278,7 +346,7 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 	switch d.header {
 	case 1:
 		if m := nodesetHeaderRe.Re().FindSubmatch(t); m != nil {
-			d.pending, d.header = d.hostsOf(string(m[1])), 2
+			d.pending, d.header = d.hostsOf(m[1]), 2
 			return true
 		}
 		d.header = 0
@@ -296,25 +364,25 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 			return true
 		}
 		if m := oneLineHeaderRe.Re().FindSubmatch(t); m != nil {
-			d.startBlock(d.hostsOf(string(m[1])), false)
+			d.startBlock(d.hostsOf(m[1]), false)
 			return true
 		}
 	case '[':
 		if m := psshHeaderRe.Re().FindSubmatch(t); m != nil {
 			host := psshHost(string(m[2]))
 			failed := string(m[1]) == "FAILURE"
-			d.startBlock(d.hostsOf(host), failed)
+			d.startBlock(d.hostsOf([]byte(host)), failed)
 			if failed {
 				d.hostFailed("parallel-ssh", host, string(m[3]), n)
 			}
 			return true
 		}
 	}
-	if bytes.Contains(t, []byte(" | ")) {
+	if bytes.HasSuffix(t, []byte(">>")) || bytes.HasSuffix(t, []byte("=> {")) {
 		if m := ansibleHeaderRe.Re().FindSubmatch(t); m != nil {
 			status := string(m[2])
 			failed := strings.HasPrefix(status, "FAILED") || strings.HasPrefix(status, "UNREACHABLE")
-			d.startBlock(d.hostsOf(string(m[1])), failed)
+			d.startBlock(d.hostsOf(m[1]), failed)
 			if failed {
 				why := strings.TrimSuffix(strings.ToLower(status), "!")
 				if len(m[3]) > 0 {
@@ -381,6 +449,11 @@ func (d *fleetDecoder) skipStray(t []byte, n int) {
 
 // dispatch reads rest, a line of the output of hosts, as each one's.
 func (d *fleetDecoder) dispatch(hosts []*fleetHost, rest []byte, n int) error {
+	if len(hosts) == 0 {
+		d.r.meta.Skipped++
+		d.overflow++ // hosts past maxFleetHosts
+		return nil
+	}
 	for _, h := range hosts {
 		if err := d.lineOf(h, rest, n); err != nil {
 			var bad *rowError
@@ -406,7 +479,10 @@ func (d *fleetDecoder) lineOf(h *fleetHost, rest []byte, n int) error {
 		// not found", nvidia-smi's "No devices were found").
 		d.r.meta.Skipped++
 		if h.messages == 0 {
-			d.r.meta.Warnings.Linef(n, "host %s printed %q instead of samples: skipped", h.name, snippet(rest))
+			if d.noisy < maxNamedHosts {
+				d.r.meta.Warnings.Linef(n, "host %s printed %q instead of samples: skipped", h.name, snippet(rest))
+			}
+			d.noisy++
 		}
 		h.messages++
 		return nil
@@ -449,13 +525,19 @@ func (d *fleetDecoder) end(n int) error {
 		d.switchTo(&fleetHost{}) // saves the active host's state
 		d.active = nil
 	}
-	var instants int64
+	instants := d.base
 	for _, h := range d.order {
 		instants = max(instants, h.instants) // a series has at most this many samples
 	}
 	d.r.meta.Instants = instants
 	if d.failures > maxNamedHosts {
 		d.r.meta.Warnings.Addf("%d hosts failed in all (the first %d are named on their lines)", d.failures, maxNamedHosts)
+	}
+	if d.noisy > maxNamedHosts {
+		d.r.meta.Warnings.Addf("%d hosts printed messages instead of samples (the first %d are named on their lines)", d.noisy, maxNamedHosts)
+	}
+	if d.overflow > 0 {
+		d.r.meta.Warnings.Addf("%d lines of hosts past the first %d were skipped: read the log in parts of fewer hosts", d.overflow, maxFleetHosts)
 	}
 	if d.stray > 0 {
 		what := "without a host prefix"

@@ -266,3 +266,43 @@ func TestFleetAfterPrompt(t *testing.T) {
 		t.Errorf("rows %+v, %d skipped; want 2 of node01, 1 of node02, none skipped", rows, meta.Skipped)
 	}
 }
+
+// A paste of one host's output, then a fleet's: the instants of both
+// count (the fleet's hosts go on from the first output's), not the
+// fleet's alone.
+func TestFleetAfterPlainOutput(t *testing.T) {
+	in := "$ nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader\n" +
+		"2024/05/01 09:00:00.000, 0, 10 MiB\n" +
+		"2024/05/01 09:00:01.000, 0, 10 MiB\n" +
+		"$ pdsh -w node[01-02] nvidia-smi --query-gpu=timestamp,index,memory.used --format=csv,noheader\n" +
+		"node01: 2024/05/01 10:00:00.000, 0, 100 MiB\n" +
+		"node02: 2024/05/01 10:00:00.000, 0, 900 MiB\n"
+	rows, meta, err := readRows(t, "paste.txt", in, WithFields([]string{"timestamp", "index", "memory.used"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 || rows[0].Host != "" || rows[2].Host != "node01" || rows[3].Host != "node02" || meta.Instants != 3 {
+		t.Errorf("rows %+v, %d instants; want 4 rows (2 without a host, node01, node02), 3 instants", rows, meta.Instants)
+	}
+}
+
+func TestHostPrefix(t *testing.T) {
+	for _, c := range []struct{ in, host, rest string }{
+		{"node01: 2024/05/01 10:00:00.000, 0, 1 MiB", "node01", "2024/05/01 10:00:00.000, 0, 1 MiB"},
+		{"node[01-02]: x", "node[01-02]", "x"},
+		{"10.0.0.1: x", "10.0.0.1", "x"},
+		{"gpu-a_1.example.org: x", "gpu-a_1.example.org", "x"},
+		{"node01:", "node01", ""},
+	} {
+		host, rest, ok := hostPrefix([]byte(c.in))
+		if !ok || string(host) != c.host || string(rest) != c.rest {
+			t.Errorf("hostPrefix(%q) = %q, %q, %v; want %q, %q", c.in, host, rest, ok, c.host, c.rest)
+		}
+	}
+	for _, in := range []string{"2024/05/01 10:00:00.000, 0, 1 MiB", "node01:x", "pdsh@login: node03: ssh exited with exit code 255",
+		"-a: x", "timestamp, index, memory.used [MiB]", "2024-05-01T10:00:00.000, 0", "[1] 10:00:00 [SUCCESS] node01", ""} {
+		if _, _, ok := hostPrefix([]byte(in)); ok {
+			t.Errorf("hostPrefix(%q) found a host", in)
+		}
+	}
+}

@@ -50,6 +50,17 @@ func isCommandLine(b []byte) bool {
 	if len(t) < 10 || t[0] != '+' && t[0] != 'n' && t[0] != 's' && t[0] != 't' && t[0] != 'e' {
 		return false
 	}
+	// The first word after any "+" must be one commandRe starts with: a
+	// fleet log's "node01: ..." lines are told without the expression.
+	w := bytes.TrimLeft(t, "+ \t")
+	if i := bytes.IndexAny(w, " \t"); i >= 0 {
+		w = w[:i]
+	}
+	switch string(w) {
+	case "nvidia-smi", "sudo", "time", "nohup", "exec":
+	default:
+		return false
+	}
 	return commandRe.Match(b)
 }
 
