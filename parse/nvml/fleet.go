@@ -318,7 +318,7 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 		if len(host) == 0 {
 			tool, host, msg = "clush", m[3], m[4]
 		}
-		d.hostFailed(tool, string(host), string(msg), n)
+		d.hostFailed(tool, string(host), string(msg), n, false)
 		return nil
 	}
 	if d.mode == fleetPrefix {
@@ -331,7 +331,10 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 	}
 	switch {
 	case d.failed:
-		d.r.meta.Skipped++
+		d.r.meta.Skipped++ // ansible's JSON report of a failure
+		if t[0] == '}' {
+			d.block, d.failed = nil, false
+		}
 		return nil
 	case d.block == nil:
 		d.skipStray(t, n)
@@ -370,10 +373,11 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 	case '[':
 		if m := psshHeaderRe.Re().FindSubmatch(t); m != nil {
 			host := psshHost(string(m[2]))
-			failed := string(m[1]) == "FAILURE"
-			d.startBlock(d.hostsOf([]byte(host)), failed)
-			if failed {
-				d.hostFailed("parallel-ssh", host, string(m[3]), n)
+			// A failed command's output is printed all the same (one
+			// stopped by a timeout: its samples until then): read.
+			d.startBlock(d.hostsOf([]byte(host)), false)
+			if string(m[1]) == "FAILURE" {
+				d.hostFailed("parallel-ssh", host, string(m[3]), n, true)
 			}
 			return true
 		}
@@ -381,14 +385,18 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 	if bytes.HasSuffix(t, []byte(">>")) || bytes.HasSuffix(t, []byte("=> {")) {
 		if m := ansibleHeaderRe.Re().FindSubmatch(t); m != nil {
 			status := string(m[2])
-			failed := strings.HasPrefix(status, "FAILED") || strings.HasPrefix(status, "UNREACHABLE")
-			d.startBlock(d.hostsOf(m[1]), failed)
-			if failed {
+			// "=> {": a JSON report (unreachable, a module's failure),
+			// skipped to its closing brace; ">>": the command's output,
+			// read even when it failed (rc=124 of a timeout: its samples
+			// until then).
+			report := bytes.HasSuffix(t, []byte("{"))
+			d.startBlock(d.hostsOf(m[1]), report)
+			if strings.HasPrefix(status, "FAILED") || strings.HasPrefix(status, "UNREACHABLE") {
 				why := strings.TrimSuffix(strings.ToLower(status), "!")
 				if len(m[3]) > 0 {
 					why += ", rc=" + string(m[3])
 				}
-				d.hostFailed("ansible", string(m[1]), why, n)
+				d.hostFailed("ansible", string(m[1]), why, n, !report)
 			}
 			return true
 		}
@@ -411,7 +419,7 @@ func psshHost(h string) string {
 }
 
 // startBlock starts the block of hosts; failed, a block that holds a
-// failure's report, not output.
+// failure's report (ansible's JSON), not output.
 func (d *fleetDecoder) startBlock(hosts []*fleetHost, failed bool) {
 	d.block, d.failed, d.pending = hosts, failed, nil
 	if d.mode != fleetBlocks {
@@ -421,8 +429,9 @@ func (d *fleetDecoder) startBlock(hosts []*fleetHost, failed bool) {
 
 // hostFailed notes that tool (the parallel shell) reported host (a host
 // or a node set) failed with msg at line n: the line is skipped, and a
-// warning names the host and where its samples end.
-func (d *fleetDecoder) hostFailed(tool, host, msg string, n int) {
+// warning names the host and where its samples end; before, that the
+// report comes before the host's output (a block's header), which is read.
+func (d *fleetDecoder) hostFailed(tool, host, msg string, n int, before bool) {
 	d.r.meta.Skipped++
 	d.failures++
 	if d.failures > maxNamedHosts {
@@ -432,10 +441,13 @@ func (d *fleetDecoder) hostFailed(tool, host, msg string, n int) {
 		msg = "failed"
 	}
 	what := fmt.Sprintf("no sample of %s was read: it has no series", host)
-	if h := d.hosts[host]; h != nil && h.lastRow > 0 {
+	switch h := d.hosts[host]; {
+	case before:
+		what = "its output after this line is read as far as it goes (a command stopped by a timeout printed its samples until then); its series end where the output ends, cut by the failure, not by the GPU"
+	case h != nil && h.lastRow > 0:
 		what = fmt.Sprintf("its last sample is on line %d: its series end there, cut short by the failure, not by the GPU", h.lastRow)
 	}
-	d.r.meta.Warnings.Linef(n, "host %s failed (%s says %q): the line is skipped; %s", host, tool, snippet([]byte(msg)), what)
+	d.r.meta.Warnings.Linef(n, "host %s failed (%s says %q): %s", host, tool, snippet([]byte(msg)), what)
 }
 
 // skipStray skips a line that names no host.

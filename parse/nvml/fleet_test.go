@@ -306,3 +306,25 @@ func TestHostPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A command stopped by a timeout fails, its samples until then printed
+// all the same: parallel-ssh's [FAILURE] block and ansible's FAILED
+// block with rc=124 (timeout's) are read, the host named as failed.
+func TestFleetFailedWithOutput(t *testing.T) {
+	fields := WithFields([]string{"timestamp", "index", "memory.used"})
+	for name, in := range map[string]string{
+		"pssh": "[1] 10:00:10 [FAILURE] node01 Timed out, Killed by signal 9\n" +
+			"2024/05/01 10:00:00.000, 0, 100 MiB\n2024/05/01 10:00:01.000, 0, 200 MiB\n" +
+			"Stderr: Killed by signal 9.\n",
+		"ansible": "node01 | FAILED | rc=124 >>\n" +
+			"2024/05/01 10:00:00.000, 0, 100 MiB\n2024/05/01 10:00:01.000, 0, 200 MiB\nnon-zero return code\n",
+	} {
+		rows, meta, err := readRows(t, name, in, fields)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := usedOf(rows, "node01", 0); len(got) != 2 || !hasWarning(meta, "line 1:", "host node01 failed", "its output after this line is read") {
+			t.Errorf("%s: rows %q, warnings %q; want 2 rows, node01 named as failed", name, got, meta.Warnings.Strings())
+		}
+	}
+}
