@@ -51,8 +51,9 @@ var (
 	// pdshMessageRe matches pdsh's and clush's own lines about a host:
 	// "pdsh@login: node03: ssh exited with exit code 255",
 	// "pdsh@login: node04: command timeout", "clush: node03: exited with
-	// exit code 255".
-	pdshMessageRe = lazyre.New(`^(?:pdsh|pdcp)@[^:\s]+: ([^:\s]+): (.*)$|^clush: ([^:\s]+): (.*)$`)
+	// exit code 255", "clush: node[03-04] (2): exited with exit code 1",
+	// "clush: node05: command timeout" (ClusterShell's Clush.py).
+	pdshMessageRe = lazyre.New(`^(?:pdsh|pdcp)@[^:\s]+: ([^:\s]+): (.*)$|^clush: ([^:\s]+)(?: \(\d+\))?: (.*)$`)
 	// psshHeaderRe matches parallel-ssh -i's line before a host's output.
 	psshHeaderRe = lazyre.New(`^\[\d+\] \d\d:\d\d:\d\d \[(SUCCESS|FAILURE)\] (\S+)(?: (.*))?$`)
 	// ansibleHeaderRe matches ansible's line before a host's output (ad
@@ -314,9 +315,9 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 		return nil
 	}
 	if m := pdshMessage(t); m != nil {
-		tool, host, msg := string(t[:bytes.IndexByte(t, '@')]), m[1], m[2]
-		if len(host) == 0 {
-			tool, host, msg = "clush", m[3], m[4]
+		tool, host, msg := "clush", m[3], m[4]
+		if len(m[1]) > 0 {
+			tool, host, msg = string(t[:bytes.IndexByte(t, '@')]), m[1], m[2] // pdsh or pdcp
 		}
 		d.hostFailed(tool, string(host), string(msg), n, false)
 		return nil
@@ -337,6 +338,11 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 		}
 		return nil
 	case d.block == nil:
+		if host, rest, ok := hostPrefix(t); ok {
+			// clush -b prints standard error at once, "node03: ssh: ...",
+			// the gathered output at the end.
+			return d.dispatch(d.hostsOf(host), rest, n)
+		}
 		d.skipStray(t, n)
 		return nil
 	}

@@ -120,6 +120,22 @@ func TestFleetStrayLine(t *testing.T) {
 	}
 }
 
+// clush -b prints a host's standard error at once, its own report of a
+// failed node set after the gathered output (ClusterShell's Clush.py).
+func TestFleetClushStderr(t *testing.T) {
+	in := "node05: ssh: connect to host node05 port 22: Connection timed out\n" +
+		"---------------\nnode01\n---------------\n" +
+		"2024/05/01 10:00:00.000, 0, 100 MiB\n" +
+		"clush: node[05-06] (2): exited with exit code 255\n"
+	rows, meta, err := readRows(t, "clush.txt", in, WithFields([]string{"timestamp", "index", "memory.used"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !hasWarning(meta, "line 1:", "host node05 printed") || !hasWarning(meta, "line 6:", "host node[05-06] failed", "exit code 255") {
+		t.Errorf("%d rows, warnings %q; want 1 row, node05's message and node[05-06]'s failure named", len(rows), meta.Warnings.Strings())
+	}
+}
+
 // clush -b gathers each host's output under a header; a node set's
 // header ("node[03-04] (2)") stands for hosts that printed the same.
 func TestFleetClushGathered(t *testing.T) {

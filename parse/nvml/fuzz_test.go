@@ -186,6 +186,7 @@ func FuzzDetect(f *testing.F) {
 func FuzzFleet(f *testing.F) {
 	addFixtures(f, "fleet_pdsh_query_gpu.txt", "fleet_clush_b_query_gpu.txt", "fleet_pssh_i_query_gpu.txt")
 	f.Add([]byte("node[01-02]: 2024/05/01 10:00:00.000, GPU-a, 42, python, 100 MiB\npdsh@login: node03: ssh exited with exit code 255\nstray\n"))
+	f.Add([]byte("node05: ssh: connect\n---------------\nnode01\n---------------\n2024/05/01 10:00:00.000, 0, GPU-1, A, 1 MiB, 1 MiB, 1 MiB\nclush: node[05-06] (2): exited with exit code 255\n"))
 	f.Add([]byte("node01 | CHANGED | rc=0 >>\n2024/05/01 10:00:00.000, 0, 1 MiB\nnode02 | UNREACHABLE! => {\n}\n"))
 	f.Add([]byte("---------------\nn[1-3]x[1-2] (6)\n---------------\ntimestamp, memory.used [MiB]\n2024/05/01 10:00:00.000, 1 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, parse.FormatUnknown) })
