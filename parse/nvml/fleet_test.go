@@ -344,3 +344,21 @@ func TestFleetFailedWithOutput(t *testing.T) {
 		}
 	}
 }
+
+// dshbak -c's header (16 dashes, the node set without a count) and a
+// header on one line are read as clush -b's.
+func TestFleetOtherHeaders(t *testing.T) {
+	fields := WithFields([]string{"timestamp", "index", "memory.used"})
+	for name, in := range map[string]string{
+		"dshbak":   "----------------\nnode[01-02]\n----------------\n2024/05/01 10:00:00.000, 0, 100 MiB\n",
+		"one line": "---------------- node[01-02] ----------------\n2024/05/01 10:00:00.000, 0, 100 MiB\n",
+	} {
+		rows, _, err := readRows(t, name, in, fields)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(usedOf(rows, "node01", 0)) != 1 || len(usedOf(rows, "node02", 0)) != 1 || len(rows) != 2 {
+			t.Errorf("%s: rows %+v; want one of node01, one of node02", name, rows)
+		}
+	}
+}
