@@ -784,7 +784,12 @@ func classify(line string, at int) int {
 	kind := message
 	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory") ||
 		strings.HasPrefix(rest, "XPU out of memory") || strings.HasPrefix(rest, "MPS backend out of memory")
-	if at > 0 && (line[at-1] == '`' || allocator && (line[at-1] == '"' || line[at-1] == '\'')) && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
+	// PyTorch's sizeless form is a status line: in a code span of its
+	// own it is the error quoted ("I got `CUDA error: out of memory`"),
+	// as a library's status is (classifyLibrary).
+	sizeless := (strings.HasPrefix(rest, "CUDA error: out of memory") || strings.HasPrefix(rest, "HIP error: out of memory") ||
+		strings.HasPrefix(rest, "CUDA error:out of memory") || strings.HasPrefix(rest, "HIP error:out of memory")) && at > 0 && codeSpanQuotesError(line, at-1)
+	if at > 0 && (line[at-1] == '`' && !sizeless || allocator && (line[at-1] == '"' || line[at-1] == '\'')) && !strings.HasSuffix(strings.TrimRight(line[:at-1], " "), ":") {
 		// A backtick quotes in markdown; a quoted allocator message
 		// must parse. A sizeless form in quotes is an exception's repr
 		// (RuntimeError('CUDA error: out of memory')).
@@ -904,13 +909,24 @@ func classify(line string, at int) int {
 // issue title (weak, never kept: it has no figures); after other words,
 // prose ("I get CUBLAS_STATUS_ALLOC_FAILED when ...").
 func classifyLibrary(line string, at int, lib string, kind int) int {
+	start := 0 // where the text the status is read after begins
 	if kind == weakMessage || strings.Count(line[:at], "`")%2 == 1 {
-		return weakMessage // quoted in markdown (a code span opened before it)
+		// Quoted in markdown (a code span opened before it): an error
+		// line in it is one as on a line of its own ("I get error:
+		// `/spconv/src/spconv/indice.cu 125 cuda execution failed with
+		// error 2`"), a status token alone is prose ("the
+		// `CUDNN_STATUS_ALLOC_FAILED` section"), and a table row's cell
+		// quotes one (documentation).
+		open := strings.LastIndexByte(line[:at], '`')
+		if open < 0 || !codeSpanQuotesError(line, open) {
+			return weakMessage
+		}
+		start = open + 1
 	}
 	if lib == "NCCL" {
 		return message
 	}
-	before := strings.TrimRight(line[:at], " \t")
+	before := strings.TrimRight(line[start:at], " \t")
 	word := before[strings.LastIndexAny(before, " \t")+1:]
 	leadIn, whole := true, false // "CUDA error: " before the status; a whole status line
 	for _, l := range libraryOOMs {
@@ -925,11 +941,40 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		return message
 	case before == "" && (leadIn || whole):
 		return message
-	case before == "":
+	case whole && sourceLineRe.MatchString(before):
+		// The file and line the check names, then its status: the
+		// exception's two lines joined into one (an issue title,
+		// "RuntimeError: .../indice_cuda.cu 124 cuda execution failed
+		// with error 2").
+		return message
+	case before == "" || start > 0:
 		return weakMessage
 	}
 	return notMessage
 }
+
+// codeSpanQuotesError reports whether the markdown code span that opens
+// at line[open] (a backtick) quotes an error the writer got: it starts the
+// line (after a quote's or a list's marker) or follows a colon or the word
+// "error" ("I get error: `...`", "I got the same error `...`"). After
+// other words it names one in prose or documentation ("the program's
+// `...`", "ending `...`"), and a markdown table's cell quotes one.
+func codeSpanQuotesError(line string, open int) bool {
+	if open >= len(line) || line[open] != '`' || strings.HasPrefix(strings.TrimLeft(line, " \t"), "|") {
+		return false
+	}
+	before := strings.TrimRight(line[:open], " \t")
+	if strings.Trim(before, " \t>*-") == "" || strings.HasSuffix(before, ":") {
+		return true
+	}
+	word := before[strings.LastIndexAny(before, " \t")+1:]
+	return word == "error" || word == "Error" || word == "ERROR"
+}
+
+// sourceLineRe matches the end of the text before a whole status line
+// when it names a source file and line, as tensorview's and spconv 1's
+// checks print them ("indice_cuda.cu 124", "tensor.h 168").
+var sourceLineRe = lazyre.New(`\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp)[ :]\d{1,6}$`)
 
 // proseWord reports whether text ends with a lower-case word (a sentence
 // leading into what follows) rather than a log prefix's "]", ":", "|" or

@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,56 @@ func TestLibraryStatusLines(t *testing.T) {
 	rs, err := readText(t, "gap", text, false)
 	if err != nil || len(rs.msgs) != 1 || len(rs.frames[rs.msgs[0].id]) != 0 {
 		t.Errorf("a line apart: %+v %v, %v", rs.msgs, rs.frames, err)
+	}
+}
+
+// The same statuses with the exception's two lines joined (an issue
+// title or a sentence: "RuntimeError indice_cuda.cu 124 cuda execution
+// failed with error 2") and quoted in a markdown code span (futr3d issue
+// 24, Det3D issue 155, verbatim) are the error, as on lines of their own:
+// the file and line the check names lead into them. Before: no message.
+// A status token alone in a code span ("the `CUDNN_STATUS_ALLOC_FAILED`
+// section") and a table row's cell stay prose (library_ooms_prose.txt),
+// and another code after the file and line stays another error.
+func TestLibraryStatusJoinedOrQuoted(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		lines []int
+	}{
+		{"pastes/spconv1_backtick_oneline_futr3d24.txt", []int{2}},
+		{"pastes/spconv1_backtick_path_det3d155.txt", []int{2, 14}},
+		{"pastes/spconv1_bold_twolines_bevfusion41.txt", []int{4}},
+		{"pastes/library_ooms_prose.txt", nil},
+		{"pastes/spconv_other_errors_not_oom.txt", nil},
+	} {
+		rs := readFile(t, c.file, false)
+		var lines []int
+		for _, m := range rs.msgs {
+			if m.gen != string(GenCUDAError) || Library(m.text) != "the CUDA runtime" {
+				t.Errorf("%s: %+v", c.file, m)
+			}
+			lines = append(lines, int(m.line))
+		}
+		if fmt.Sprint(lines) != fmt.Sprint(c.lines) {
+			t.Errorf("%s: messages on lines %v, want %v", c.file, lines, c.lines)
+		}
+	}
+	for text, want := range map[string]bool{
+		"RuntimeError: /home/user/spconv/src/spconv/indice_cuda.cu 124 cuda execution failed with error 2\n":        true,
+		"`RuntimeError: /io/include/tensorview/tensor.h 168 cuda failed with error 2 out of memory`\n":              true,
+		"Error: `RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate(handle)`\n":         true,
+		"Error: `CUDA error: out of memory` after 3 epochs\n":                                                       true,
+		"the program's `std::bad_alloc: cudaErrorMemoryAllocation: out of memory`, then\n":                          false,
+		"| `CUDA error: out of memory` | after a traceback |\n":                                                     false,
+		"I get `cuda execution failed with error 2` when training\n":                                                false,
+		"RuntimeError: /spconv/src/spconv/indice.cu 125 cuda execution failed with error 222\n":                     false,
+		"the manual says indice_cuda.cu lines cuda execution failed with error 2 may be\n":                          false,
+		"| `RuntimeError: /io/include/tensorview/tensor.h 168 cuda failed with error 2 out of memory` | quoted |\n": false,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
+		}
 	}
 }
 
