@@ -37,6 +37,12 @@ const (
 	// CauseCapacity: the process's working set is larger than the GPU, or
 	// (the fallback) the GPU was full and no other cause explains it.
 	CauseCapacity = "capacity"
+	// CauseAllocationLimit: the device's runtime refused one allocation
+	// larger than it allows in one piece while the GPU had room for it:
+	// on Intel GPUs (XPU), Level Zero's maxMemAllocSize, 4 GiB on Arc and
+	// integrated GPUs unless relaxed allocation limits are asked for (see
+	// xpuSingleAllocation).
+	CauseAllocationLimit = "allocation-limit"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
 	// plus the GPU's free memory, and another OOM of the same trace shows
@@ -80,6 +86,23 @@ const (
 	// computed wrong, not memory held elsewhere, even where the inputs do
 	// not give the GPU's total (a snapshot alone).
 	beyondAnyGPU = 1 << 40
+	// xpuSingleAllocation is the most Intel's GPU runtime allocates in one
+	// piece by default on Arc and integrated GPUs: the "stateful
+	// addressing model" limits one allocation to 4 GiB (compute-runtime's
+	// programmers-guide/ALLOCATIONS_GREATER_THAN_4GB.md), and since
+	// Unified Runtime pull request 1245 (January 2024) the Level Zero
+	// adapter goes beyond the device's maxMemAllocSize only when
+	// UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1 is set. Some devices report
+	// a little less (an A770 refuses a 4.00 GiB request: IPEX issue 846,
+	// intel-xpu-backend-for-triton issue 7477), Data Center GPU Max
+	// allocates more natively. PyTorch's XPU allocator reports the
+	// refusal as "XPU out of memory" (pytorch/pytorch pull request 176868).
+	xpuSingleAllocation = 4 << 30
+	// othersMoveRatio: a GPU that reported room for the request after the
+	// failure is put down to other processes when the processes the
+	// message lists held at least this many times the room beyond the
+	// request (see othersWithRoom).
+	othersMoveRatio = 2
 	// oomTopSites is how many sites an OOM report keeps.
 	oomTopSites = 5
 )
@@ -1510,6 +1533,13 @@ func (r *Report) findCauses() {
 		}
 	}
 
+	// One allocation larger than an Intel GPU allows in one piece, with
+	// room for it on the GPU.
+	limit, overLimit := r.xpuAllocationLimit(block, seg, tol, alone)
+	if overLimit {
+		full = append(full, limit)
+	}
+
 	// Memory limit: the GPU had room, the process's cap refused. Only a
 	// message's "allowed", or a snapshot (whose trace entry reports the
 	// GPU's free memory at the failed cudaMalloc), shows a cap.
@@ -1520,7 +1550,7 @@ func (r *Report) findCauses() {
 		switch {
 		case frag && !r.known(r.AllowedBytes):
 		case r.known(r.AllowedBytes) && r.known(r.ReservedBytes) && r.ReservedBytes+seg+capTol < r.AllowedBytes:
-			if frag {
+			if frag || overLimit {
 				break
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("%s allowed, yet PyTorch's %s reserved and the %s segment fit under it, and the GPU had %s free: the allocation failed for a reason the message does not show",
@@ -1541,6 +1571,9 @@ func (r *Report) findCauses() {
 				Advice:  memoryLimitAdvice})
 		case r.msg != nil && r.msg.Typo:
 			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request; PyTorch 2.1's message does not print a per-process limit, so one (set_per_process_memory_fraction) may have refused it, or the allocation failed for another reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
+		case overLimit:
+		case r.msg != nil && len(r.OtherProcesses) > 0 && r.othersWithRoom(seg) != nil:
+			full = append(full, *r.othersWithRoom(seg))
 		default:
 			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
 		}
@@ -1588,6 +1621,9 @@ func (r *Report) findCauses() {
 		advice := "the GPU was full and no cause above explains it alone: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
 		if tooBig {
 			advice = "the working set is larger than the GPU: a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, or sharding across GPUs (FSDP, DeepSpeed ZeRO)"
+		} else if overLimit {
+			// Second to the allocation limit, which explains it alone.
+			advice = "if the allocation limit above is not the cause, the GPU had no room beyond the request: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
 		} else if marginOnly {
 			// The free memory exceeded the request: "full" would read as
 			// contradicting the figure above it.
@@ -1600,7 +1636,9 @@ func (r *Report) findCauses() {
 	switch {
 	case tooBig:
 		causes = append(causes, capacity())
-	case len(full) == 0 && gpuFull && r.known(r.DeviceTotalBytes):
+	case (len(full) == 0 || overLimit && len(full) == 1) && gpuFull && r.known(r.DeviceTotalBytes):
+		// Beside an allocation limit, the GPU was full all the same
+		// (free memory only just above the request).
 		full = append(full, capacity())
 	}
 	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
@@ -1621,7 +1659,7 @@ func (r *Report) findCauses() {
 	// processes can have held. So a 2-3 GiB estimate ranks after the
 	// fragmentation the message states, and 30 GiB outside PyTorch
 	// before 22 MiB of it.
-	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseUnifiedMemory: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
+	order := map[string]int{CauseFragmentation: 0, CauseOtherProcesses: 1, CauseUnifiedMemory: 1, CauseAccumulation: 2, CauseMemoryLimit: 3, CauseAllocationLimit: 3, CauseOutsideProcess: 4, CauseCapacity: 5}
 	held := func(c Cause) int64 {
 		switch c.Name {
 		case CauseFragmentation:
@@ -1643,8 +1681,8 @@ func (r *Report) findCauses() {
 		return order[full[i].Name] < order[full[j].Name]
 	})
 	r.Causes = append(causes, full...)
-	if len(r.Causes) == 0 && fromMessage && !r.snapshot && !r.known(r.DeviceFreeBytes) {
-		if r.msg.Free < 0 {
+	if fromMessage && !r.snapshot && !r.known(r.DeviceFreeBytes) {
+		if r.msg.Free < 0 && len(r.Causes) == 0 {
 			r.Notes = append(r.Notes, "the message gives no free memory (Intel's XPU messages before PyTorch 2.7, and its extension's, do not print it): whether the GPU was full, and what else held it, cannot be told")
 		}
 		capTol := pytorchtext.SizeTolerance(r.AllowedBytes) + pytorchtext.SizeTolerance(max(r.ReservedBytes, 0)) + tol
@@ -1822,6 +1860,93 @@ func (r *Report) aloneCapacity(req int64) Cause {
 		advice = "one allocation larger than the GPU, and than any GPU made: the size was most likely computed wrong (an overflowed or negative size, a corrupted shape, a size received from a collective that went out of step), not a shortage of memory; a smaller batch will not help: look at the size asked for at the traceback's line"
 	}
 	return Cause{Name: CauseCapacity, Evidence: ev, Numbers: nums, Advice: advice}
+}
+
+// othersWithRoom is the other-processes cause of a message that reports
+// room for the segment on the GPU, no per-process cap, and other
+// processes: PyTorch reads the GPU's free memory (cudaMemGetInfo) after
+// its last attempt failed, once it had released its cached blocks, so
+// memory free in the message was in use at the failure a moment before.
+// Where the listed processes held at least othersMoveRatio times the room
+// beyond the segment (and at least otherProcessesMin), their own
+// allocations and frees between the two moments are the likely cause (a
+// co-located inference engine or trainer does that); else nil, and the
+// message does not show the cause.
+func (r *Report) othersWithRoom(seg int64) *Cause {
+	if !r.known(r.DeviceFreeBytes) || !r.known(r.DeviceTotalBytes) {
+		return nil
+	}
+	var others int64
+	var who []string
+	var froms []int64
+	for _, p := range r.OtherProcesses {
+		others += p.Bytes
+		froms = append(froms, p.Bytes)
+		w := fmt.Sprintf("process %d: %s", p.PID, r.size(p.Bytes))
+		if q, ok := r.ProcessNames[p.PID]; ok && q.Name != "" {
+			w = fmt.Sprintf("process %d, %s: %s", p.PID, q.Name, r.size(p.Bytes))
+		}
+		who = append(who, w)
+	}
+	margin := r.DeviceFreeBytes - seg
+	if margin <= 0 || others < otherProcessesMin || others < othersMoveRatio*margin {
+		return nil
+	}
+	free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+	ev := fmt.Sprintf("the GPU reported %s free of %s, %s more than the %s request, yet the allocation failed: PyTorch reads the free memory after its last attempt failed (having released its cached blocks), so that memory was in use at the failure and free a moment later; other processes held %s (%s), %d times that margin, so their own allocations and frees between the two moments explain it",
+		free, total, r.sizeFrom(margin, r.DeviceFreeBytes, seg), r.size(seg), r.sizeFrom(others, froms...), strings.Join(who, "; "), others/margin)
+	if r.known(r.ProcessInUseBytes) {
+		ev += fmt.Sprintf("; this process held %s", r.size(r.ProcessInUseBytes))
+	}
+	ev += fmt.Sprintf("; without them the GPU would have had %s free (the message cannot rule out a driver or runtime fault instead)", r.sizeFrom(r.DeviceFreeBytes+others, append([]int64{r.DeviceFreeBytes}, froms...)...))
+	return &Cause{Name: CauseOtherProcesses, Evidence: ev,
+		Numbers: map[string]int64{"other_processes_bytes": others, "device_free_bytes": r.DeviceFreeBytes, "device_total_bytes": r.DeviceTotalBytes, "segment_bytes": seg, "room_beyond_request_bytes": margin},
+		Advice:  "other processes share this GPU and their memory moves: free the GPU from them (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode); where they are this job's own (a co-located inference engine or trainer), cap theirs (gpu_memory_utilization, mem_fraction_static) so that the sum leaves room"}
+}
+
+// xpuAllocationLimit is the allocation-limit cause of an XPU message
+// whose request is one allocation of 4 GiB or more (xpuSingleAllocation)
+// where the GPU had room for it: the free memory printed, or, where the
+// message prints none or only PyTorch's estimate (the total less its
+// reserved memory, which leaves other processes out), the GPU's total
+// less PyTorch's reserved memory. A request larger than the GPU (alone)
+// or over the per-process cap the message gives is explained by those
+// instead.
+func (r *Report) xpuAllocationLimit(block, seg, tol int64, alone bool) (Cause, bool) {
+	if r.backend != "XPU" || r.snapshot || r.msg == nil || !parsed(r.msg.Generation) || alone || block+tol < xpuSingleAllocation {
+		return Cause{}, false
+	}
+	reserved := max(r.ReservedBytes, 0)
+	if r.known(r.AllowedBytes) && reserved+seg > r.AllowedBytes+pytorchtext.SizeTolerance(r.AllowedBytes)+tol {
+		return Cause{}, false // the cap refused it (memory-limit)
+	}
+	var room int64
+	var ev string
+	nums := map[string]int64{"requested_bytes": r.RequestedBytes, "segment_bytes": seg, "single_allocation_limit_bytes": xpuSingleAllocation}
+	switch {
+	case r.known(r.DeviceFreeBytes):
+		room = r.DeviceFreeBytes + pytorchtext.SizeTolerance(r.DeviceFreeBytes)
+		ev = fmt.Sprintf("the GPU had %s free", r.size(r.DeviceFreeBytes))
+		nums["device_free_bytes"] = r.DeviceFreeBytes
+	case r.known(r.DeviceTotalBytes):
+		room = r.DeviceTotalBytes - reserved + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
+		left, total := r.size(r.DeviceTotalBytes-reserved), r.size(r.DeviceTotalBytes)
+		how := "the message prints no free memory"
+		if r.msg.Free >= 0 {
+			how = "the free memory printed is PyTorch's estimate, the same"
+		}
+		ev = fmt.Sprintf("the GPU's %s total less PyTorch's %s reserved left %s (%s: memory of other processes, if any, is not counted)", total, r.size(reserved), left, how)
+		nums["device_total_bytes"], nums["reserved_bytes"] = r.DeviceTotalBytes, reserved
+	default:
+		return Cause{}, false
+	}
+	if room < seg-tol {
+		return Cause{}, false
+	}
+	nums["room_bytes"] = room
+	ev = fmt.Sprintf("the %s request is one allocation of 4 GiB or more on an Intel GPU, and %s, enough for it: Intel's GPU runtime refuses one allocation larger than the device's maxMemAllocSize (Level Zero's limit, 4 GiB or a little less on Arc and integrated GPUs; Data Center GPU Max allocates more) unless the process was started with UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1, and PyTorch reports the refusal as an out-of-memory error; the message does not give the device's limit nor whether that variable was set (if it was, or the GPU is a Data Center GPU Max, this is not the cause)", r.size(r.RequestedBytes), ev)
+	return Cause{Name: CauseAllocationLimit, Evidence: ev, Numbers: nums,
+		Advice: "set UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1 in the environment before the process starts (the runtime reads it once; kernels are then built for 64-bit addressing, which can be slower), or split the tensor into pieces under 4 GiB (chunk the operation, a smaller batch for this allocation)"}, true
 }
 
 // unifiedMemory rewords the other-processes cause for a device whose GPU
