@@ -39,6 +39,12 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		{"spconv1_exec_error2_mmdet3d80.txt", ExitFindings},
 		{"tf_pinned_host_craiyon1.txt", ExitOK},
 		{"spconv_other_errors_not_oom.txt", ExitInput},
+		// Joined into one line in a code span (branch hK: was exit 2).
+		{"spconv1_backtick_path_det3d155.txt", ExitFindings},
+		// An engine's KV cache that did not fit at start-up ends the run
+		// as an OOM does (branch hK: was "unrecognised input format").
+		{"kvcache_vllm_compose_10439.txt", ExitFindings},
+		{"kvcache_sglang_between_errors_sglang4330.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

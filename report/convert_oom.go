@@ -377,6 +377,14 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 		}
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"
 	}
+	if r.Generation == pytorchtext.GenKVCache && !hasSnapshot(r) && len(r.Notes) > 0 {
+		// No allocation failed: the engine's own sizing (see the note).
+		at := ""
+		if r.Frame != (callsite.Frame{}) {
+			at = fmt.Sprintf(" at %s", frame(r.Frame))
+		}
+		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + "'s KV cache did not fit at start-up" + at + "; " + r.Notes[0]
+	}
 	if r.Generation == pytorchtext.GenExa && !hasSnapshot(r) {
 		return "oom: a request of more than 1 EiB (\"Tried to allocate more than 1EB memory\"): a size computed wrong, not a shortage of memory"
 	}

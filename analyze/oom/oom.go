@@ -1224,6 +1224,8 @@ func (r *Report) findCauses() {
 				break
 			}
 			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
+		case pytorchtext.GenKVCache:
+			r.Notes = append(r.Notes, r.kvCacheNote())
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
@@ -1691,6 +1693,37 @@ func (r *Report) findCauses() {
 		}
 	}
 	r.backendTerms()
+}
+
+// kvCacheNote is the note of an LLM serving engine's KV cache failure at
+// start-up (pytorchtext.GenKVCache): no allocation failed; the engine
+// measured what its weights and a profiling run took of the GPU memory it
+// may use and found too little left for its KV cache. The message gives
+// none of the GPU's figures (V1's gives the KV cache needed and left).
+func (r *Report) kvCacheNote() string {
+	engine := pytorchtext.KVCacheEngine(r.Text)
+	maxLen, needed, available, estimated := pytorchtext.KVCacheFigures(r.Text)
+	if engine == "SGLang" {
+		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
+	}
+	what := "vLLM found no memory left for its KV cache at start-up (ValueError, raised before serving): no allocation failed; the KV cache gets what is left of gpu_memory_utilization × the GPU's total memory once the weights and a profiling run's peak (activations, memory outside PyTorch such as the CUDA context, and in recent releases CUDA graphs) are taken off, and nothing was left"
+	advice := "raise gpu_memory_utilization where the GPU has room (it is a share of the whole GPU, the weights included), lower max_num_seqs or max_num_batched_tokens (a smaller profiling peak), use a quantized model, or split the model across GPUs (tensor_parallel_size); the start-up log's memory profiling lines give the figures"
+	switch {
+	case needed >= 0 && available >= 0:
+		what = fmt.Sprintf("vLLM found too little memory left for its KV cache at start-up (ValueError, raised before serving): no allocation failed; one request of the model's max_model_len (%d tokens) needs %.2f GiB of KV cache, and %.2f GiB was left for it (what remains of gpu_memory_utilization × the GPU's total once the weights and a profiling run's peak are taken off)", maxLen, float64(needed)/(1<<30), float64(available)/(1<<30))
+		advice = "lower max_model_len"
+		if estimated > 0 {
+			advice += fmt.Sprintf(" (vLLM estimated that %d tokens fit)", estimated)
+		}
+		advice += ", or raise gpu_memory_utilization where the GPU has room, use a quantized model or KV cache (kv_cache_dtype=fp8), or split the model across GPUs (tensor_parallel_size)"
+	case maxLen >= 0:
+		what = fmt.Sprintf("vLLM's KV cache, sized at start-up (ValueError, raised before serving), holds fewer tokens (%d) than the model's max_model_len (%d): no allocation failed; the KV cache gets what is left of gpu_memory_utilization × the GPU's total memory once the weights and a profiling run's peak are taken off", estimated, maxLen)
+		advice = "lower max_model_len to what the KV cache holds, or raise gpu_memory_utilization where the GPU has room, use a quantized model, or split the model across GPUs (tensor_parallel_size)"
+	case strings.HasPrefix(r.Text, "To serve") || strings.HasPrefix(r.Text, "The model's"):
+		what = "vLLM found too little memory left for its KV cache to serve one request of the model's max_model_len at start-up (ValueError, raised before serving; the message was cut before its figures): no allocation failed; the KV cache gets what is left of gpu_memory_utilization × the GPU's total memory once the weights and a profiling run's peak are taken off"
+		advice = "lower max_model_len, or raise gpu_memory_utilization where the GPU has room, use a quantized model or KV cache (kv_cache_dtype=fp8), or split the model across GPUs (tensor_parallel_size)"
+	}
+	return what + "; the message gives none of the GPU's figures: " + advice
 }
 
 // cudaErrorNote is the note of a message without sizes from a CUDA call

@@ -298,6 +298,24 @@ func TestRealPastes(t *testing.T) {
 		// "`RuntimeError:CUDA" (no space): 276 MiB unallocated >= 20 MiB.
 		{"pt1.x_nospace_backtick_dcrnn6.txt", "1.x", mib(2000), mib(669), gib(580), gib(436), gib(463), -1, CauseFragmentation},
 
+		// Branch hK's hunt (testdata/README.md, "Hunt of branch hK").
+		// A chatbot's "csharp / Copy code" before the fence: 30 MiB asked
+		// and 16.98 GiB allocated on an 11.00 GiB GPU (WDDM spilling into
+		// shared memory): capacity, with the impossible-figures note.
+		{"pt2.x_wddm_copycode_kohya2217.txt", "2.x", mib(3000), 0, gib(1100), gib(1698), gib(1698) + mib(69675), -1, CauseCapacity},
+		// In a markdown quote among DeepSpeed's launcher records: 2.72 -
+		// 1.68 = 1.04 GiB split >= 978 MiB asked; 4.00 - 0 - 2.72 = 1.28
+		// GiB outside PyTorch, under the 2 GiB put on other processes.
+		{"pt1.x_quoted_deepspeed_launch_ds3869.txt", "1.x", mib(97800), 0, gib(400), gib(168), gib(272), -1, CauseFragmentation},
+		// "(EngineCore_DP0 pid=N) " prefix; 2.5+ private pools (660 MiB,
+		// inside the 68.83 GiB allocated): reserved 68.83 GiB + 331.08
+		// MiB. Process 3270336 (78.96 GiB) is this one; 331.08 MiB split
+		// < 786 MiB and does not cover the 645.25 MiB short: capacity.
+		{"pt2.5_enginecore_dp0_privpools_vllm27508.txt", "2.x", mib(78600), mib(14075), gib(7911), gib(6883), gib(6883) + mib(33108), gib(7896), CauseCapacity},
+		// "(EngineCore pid=112) ERROR date [core.py:1131] " prefix: 275.38
+		// MiB split >= 50 MiB asked, 21.75 MiB free: fragmentation.
+		{"pt2.5_enginecore_log_privpools_club3090_16.txt", "2.x", mib(5000), mib(2175), gib(2356), gib(2288), gib(2288) + mib(27538), gib(2350), CauseFragmentation},
+
 		// A hunt for pastes in the field (testdata/README.md, "Pastes found in the field").
 		// A comment quoting only the parentheses, "(GPU 0; ...)": read
 		// from its GPU on, no request, so no cause; a note says why.

@@ -127,3 +127,25 @@ func TestOtherProcessesWithRoom(t *testing.T) {
 		}
 	}
 }
+
+// pytest-xdist workers on one GPU (lightning-thunder pull request 115): two
+// FAILED lines, nine process lines and no "this process" line. 23.31 MiB
+// free for 24 MiB; the listed processes other than the one taken for this
+// process (604672, 556 MiB: with PyTorch's 388 MiB reserved the list would
+// pass the memory in use) held 23.09 GiB: other processes first, the 39.18
+// MiB split second. The second message, cut after "Process 604675", keeps
+// its request, total, free memory and whole process line, and no cause.
+func TestPytestXdistWorkers(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/pytest_xdist_procs_thunder115.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if c := hasCause(r, CauseOtherProcesses); len(r.Causes) != 2 || r.Causes[0].Name != CauseOtherProcesses || r.Causes[1].Name != CauseFragmentation || r.ProcessInUseBytes != 556<<20 || len(r.OtherProcesses) != 8 || c == nil {
+		t.Errorf("OOM 1: causes %v, this process %d, %d others", causeNames(r), r.ProcessInUseBytes, len(r.OtherProcesses))
+	}
+	r = pm.OOMs[1]
+	if r.Generation != "cut" || r.RequestedBytes != 394<<20 || r.DeviceFreeBytes != (6731<<20+50)/100 || len(r.OtherProcesses) != 1 || len(r.Causes) != 0 {
+		t.Errorf("OOM 2: %+v", r)
+	}
+}

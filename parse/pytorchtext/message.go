@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -135,6 +136,24 @@ const (
 	// CUDA_ERROR_OUT_OF_MEMORY (PyTorch then raises OutOfMemoryError,
 	// unless the program catches it).
 	GenHAMi Generation = "hami"
+	// GenKVCache: an LLM serving engine found, at start-up, too little of
+	// the GPU memory it may use left for its KV cache, after loading the
+	// weights and a profiling run (a ValueError or RuntimeError, not an
+	// allocator's failure): vLLM's "No available memory for the cache
+	// blocks. Try increasing `gpu_memory_utilization` when initializing
+	// the engine." (worker.py raise_if_cache_size_invalid, and V1's
+	// kv_cache_utils.py), V0's "The model's max seq len (N) is larger than
+	// the maximum number of tokens that can be stored in KV cache (M).",
+	// V1's "To serve at least one request with the model's max seq len
+	// (N), (X GiB KV cache is needed, which is larger than the available
+	// KV cache memory (Y GiB). Based on the available memory, the
+	// estimated maximum model length is E." ("models's" in early
+	// releases; X and Y printed "%.2f" of GiB, read by KVCacheFigures:
+	// neither is an allocation's request), and SGLang's "Not enough memory. Please try to
+	// increase --mem-fraction-static." (model_runner.py). Read after an
+	// exception's colon or at a line's start, never in source code. No
+	// device, total or free memory is printed.
+	GenKVCache Generation = "kv-cache"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -410,6 +429,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"OOM when allocating tensor", "failed to allocate memory",
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
+	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
+	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
+	"Not enough memory. Please try to increase --mem-fraction-static",
 	// PyTorch's CPU allocator's (host memory; see host.go).
 	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
@@ -810,6 +832,22 @@ func classify(line string, at int) int {
 			return notMessage // another status that starts alike ("error 222")
 		}
 	}
+	if _, found := kvCacheAt(line, at); found {
+		// After an exception's colon ("ValueError: ", a log prefix before
+		// it), at a line's start, or quoted so in a code span; never a
+		// source line's string ("raise ValueError(\"No available ...").
+		before := strings.TrimRight(line[:at], " \t")
+		switch {
+		case strings.Count(line[:at], "`")%2 == 1:
+			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
+				return message
+			}
+			return notMessage
+		case before == "" || strings.HasSuffix(before, ":"):
+			return message
+		}
+		return notMessage
+	}
 	if hostPhraseAt(line, at) {
 		// Host memory: never counted, so a quoted one is warned of too;
 		// only the whole form is one (not prose naming the allocator).
@@ -953,6 +991,72 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	return notMessage
 }
 
+// kvCacheOOMs are the engines' KV cache failures of GenKVCache: the words
+// that start one and the engine. Their words are the engines' own; what
+// follows them is read for figures where it is whole (KVCacheFigures), a
+// line cut or wrapped inside them keeps the failure without figures.
+var kvCacheOOMs = []struct{ phrase, engine string }{
+	{"No available memory for the cache blocks", "vLLM"},
+	{"The model's max seq len (", "vLLM"},
+	{"To serve at least one request with the model", "vLLM"},
+	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
+}
+
+// kvCacheAt returns the engine whose KV cache failure starts line[at:],
+// and whether one does.
+func kvCacheAt(line string, at int) (engine string, found bool) {
+	for _, k := range kvCacheOOMs {
+		if strings.HasPrefix(line[at:], k.phrase) {
+			return k.engine, true
+		}
+	}
+	return "", false
+}
+
+// KVCacheEngine names the engine of a GenKVCache message's text ("vLLM",
+// "SGLang"); "" for another text.
+func KVCacheEngine(text string) string {
+	e, _ := kvCacheAt(text, 0)
+	return e
+}
+
+// kvCacheRe reads V1's figures: the KV cache one request of max_model_len
+// needs, the memory left for the KV cache (GiB, "%.2f"), max_model_len
+// and the estimated maximum length.
+var kvCacheRe = lazyre.New(`max seq len \((\d+)\), \((\d+(?:\.\d+)?) GiB KV cache is needed, which is larger than the available KV cache memory \((-?\d+(?:\.\d+)?) GiB\)(?:\. Based on the available memory, the estimated maximum model length is (-?\d+))?`)
+
+// KVCacheFigures reads a GenKVCache message's text: the model's max seq
+// len, the KV cache bytes one such request needs, the bytes available for
+// the KV cache (both GiB to two decimals: within SizeTolerance), and the
+// maximum length the engine estimated from them; -1 for each it does not
+// print. V0's form gives the max seq len and the tokens the KV cache holds
+// (as estimated).
+func KVCacheFigures(text string) (maxLen, needed, available, estimated int64) {
+	maxLen, needed, available, estimated = -1, -1, -1, -1
+	gib := func(s string) int64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return -1
+		}
+		return int64(math.Round(f * (1 << 30)))
+	}
+	if m := kvCacheRe.Re().FindStringSubmatch(text); m != nil {
+		maxLen, _ = strconv.ParseInt(m[1], 10, 64)
+		needed, available = gib(m[2]), gib(m[3])
+		if m[4] != "" {
+			estimated, _ = strconv.ParseInt(m[4], 10, 64)
+		}
+		return
+	}
+	if m := kvCacheV0Re.Re().FindStringSubmatch(text); m != nil {
+		maxLen, _ = strconv.ParseInt(m[1], 10, 64)
+		estimated, _ = strconv.ParseInt(m[2], 10, 64)
+	}
+	return
+}
+
+var kvCacheV0Re = lazyre.New(`^The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((-?\d+)\)`)
+
 // codeSpanQuotesError reports whether the markdown code span that opens
 // at line[open] (a backtick) quotes an error the writer got: it starts the
 // line (after a quote's or a list's marker) or follows a colon or the word
@@ -1028,6 +1132,13 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
+	}
+	if engine, _ := kvCacheAt(line, at); engine != "" {
+		// The engine's sentences up to the line's end (less a quote or
+		// code span that closes there).
+		m.Generation = GenKVCache
+		m.Text = strings.TrimRight(line[at:], " \r\n`\"'")
+		return m, at + len(m.Text)
 	}
 	if x := hamiRe.Re().FindStringSubmatchIndex(line); x != nil && x[2] == at {
 		// HAMi-core: figures printed with %d and %lu, exact.

@@ -1,0 +1,59 @@
+package pytorchtext
+
+import (
+	"testing"
+)
+
+// LLM serving engines' KV cache failures at start-up (GenKVCache): vLLM's
+// "No available memory for the cache blocks" behind docker compose's and
+// vLLM's log prefixes (vllm issue 10439), V1's "To serve at least one
+// request ..." with its figures (tpu-inference pull request 223) and wrapped
+// mid-word by a terminal (intel-arc-pro-b70-inference-cookbook issue 4),
+// SGLang's "Not enough memory" (sglang issue 4330). Before: no message
+// ("no CUDA out-of-memory message in it"). The source line quoting the
+// words in vLLM's traceback, and prose naming them, are not messages.
+func TestKVCacheFailures(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		lines []int64
+	}{
+		{"pastes/kvcache_vllm_compose_10439.txt", []int64{4, 17}},
+		{"pastes/kvcache_vllm_v1_tpu223.txt", []int64{5}},
+		{"pastes/kvcache_vllm_v1_wrapped_b70cookbook4.txt", []int64{18}},
+		{"pastes/kvcache_sglang_between_errors_sglang4330.txt", []int64{3}},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != len(c.lines) {
+			t.Fatalf("%s: %+v", c.file, rs.msgs)
+		}
+		for i, m := range rs.msgs {
+			if m.gen != string(GenKVCache) || m.line != c.lines[i] {
+				t.Errorf("%s: %+v", c.file, m)
+			}
+		}
+	}
+	// V1's figures: 131072 tokens need 16.00 GiB, 0.71 GiB left (0.71 x 2^30
+	// = 762356695 bytes, rounded), 5632
+	// estimated; V0's: the max seq len and the tokens the cache holds.
+	maxLen, needed, available, estimated := KVCacheFigures("To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (0.71 GiB). Based on the available memory, the estimated maximum model length is 5632. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+	if maxLen != 131072 || needed != 16<<30 || available != 762356695 || estimated != 5632 {
+		t.Errorf("V1 figures %d %d %d %d", maxLen, needed, available, estimated)
+	}
+	maxLen, needed, available, estimated = KVCacheFigures("The model's max seq len (163840) is larger than the maximum number of tokens that can be stored in KV cache (13360). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+	if maxLen != 163840 || needed != -1 || available != -1 || estimated != 13360 {
+		t.Errorf("V0 figures %d %d %d %d", maxLen, needed, available, estimated)
+	}
+	for text, want := range map[string]bool{
+		"ValueError: The model's max seq len (163840) is larger than the maximum number of tokens that can be stored in KV cache (13360).\n": true,
+		"No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n":                  true,
+		"    raise ValueError(\"No available memory for the cache blocks. \"\n":                                                              false,
+		"If you see `No available memory for the cache blocks`, raise gpu_memory_utilization.\n":                                             false,
+		"vLLM said No available memory for the cache blocks when I started it\n":                                                             false,
+		"SGLang printed Not enough memory. Please try to increase --mem-fraction-static and stopped\n":                                       false,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
+		}
+	}
+}
