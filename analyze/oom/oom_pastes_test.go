@@ -315,6 +315,14 @@ func TestRealPastes(t *testing.T) {
 		// "(EngineCore pid=112) ERROR date [core.py:1131] " prefix: 275.38
 		// MiB split >= 50 MiB asked, 21.75 MiB free: fragmentation.
 		{"pt2.5_enginecore_log_privpools_club3090_16.txt", "2.x", mib(5000), mib(2175), gib(2356), gib(2288), gib(2288) + mib(27538), gib(2350), CauseFragmentation},
+		// TGI's router ("Server error: " after its span prefix), 2.1
+		// "capacty", cut at "See documenta": process 862944 (39.17 GiB) is
+		// this one; 1.57 GiB split >= 222 MiB asked, 217.94 MiB free.
+		{"pt2.1_tgi_router_server_error_tgi1374.txt", "2.x", mib(22200), mib(21794), gib(3939), gib(3710), gib(3710) + gib(157), gib(3917), CauseFragmentation},
+		// WSL2 (sysmem fallback let a first 30 GiB through on a 15.99 GiB
+		// GPU): the second 30 GiB alone is more than the GPU; "this process
+		// has 17179869184.00 GiB" (2^64) is read as unknown.
+		{"pt2.1_wsl2_2pow64_sysmem_wsl11050.txt", "2.x", 30 * GiB, 0, gib(1599), 30 * GiB, 30 * GiB, -1, CauseCapacity},
 
 		// A hunt for pastes in the field (testdata/README.md, "Pastes found in the field").
 		// A comment quoting only the parentheses, "(GPU 0; ...)": read

@@ -1058,18 +1058,29 @@ func KVCacheFigures(text string) (maxLen, needed, available, estimated int64) {
 var kvCacheV0Re = lazyre.New(`^The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((-?\d+)\)`)
 
 // codeSpanQuotesError reports whether the markdown code span that opens
-// at line[open] (a backtick) quotes an error the writer got: it starts the
-// line (after a quote's or a list's marker) or follows a colon or the word
-// "error" ("I get error: `...`", "I got the same error `...`"). After
-// other words it names one in prose or documentation ("the program's
-// `...`", "ending `...`"), and a markdown table's cell quotes one.
+// at line[open] (a backtick) quotes an error the writer got: it follows a
+// colon or the word "error" ("I get error: `...`", "I got the same error
+// `...`"), or it starts the line (after a quote's or a list's marker) and
+// ends it or a clause ("`...error 2`, It seems ..."). After other words
+// it names one in prose or documentation ("the program's `...`", "ending
+// `...`"), as it does at the start of a line that a sentence goes on
+// after (prose wrapped at a width: "`...` of a library)"); a markdown
+// table's cell quotes one.
 func codeSpanQuotesError(line string, open int) bool {
 	if open >= len(line) || line[open] != '`' || strings.HasPrefix(strings.TrimLeft(line, " \t"), "|") {
 		return false
 	}
 	before := strings.TrimRight(line[:open], " \t")
-	if strings.Trim(before, " \t>*-") == "" || strings.HasSuffix(before, ":") {
+	if strings.HasSuffix(before, ":") {
 		return true
+	}
+	if strings.Trim(before, " \t>*-") == "" {
+		end := strings.IndexByte(line[open+1:], '`')
+		if end < 0 {
+			return true // the span goes on past the line: a wrapped paste
+		}
+		after := strings.TrimLeft(line[open+1+end+1:], " \t")
+		return after == "" || strings.IndexByte(",.;:!?", after[0]) >= 0
 	}
 	word := before[strings.LastIndexAny(before, " \t")+1:]
 	return word == "error" || word == "Error" || word == "ERROR"

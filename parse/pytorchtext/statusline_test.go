@@ -78,6 +78,8 @@ func TestLibraryStatusJoinedOrQuoted(t *testing.T) {
 		"Error: `CUDA error: out of memory` after 3 epochs\n":                                                       true,
 		"the program's `std::bad_alloc: cudaErrorMemoryAllocation: out of memory`, then\n":                          false,
 		"| `CUDA error: out of memory` | after a traceback |\n":                                                     false,
+		"`cudaErrorMemoryAllocation: out of memory` of a library) is an oom finding\n":                              false,
+		"`CudaException: CUDA_ERROR_OUT_OF_MEMORY` JCuda's driver call\n":                                           false,
 		"I get `cuda execution failed with error 2` when training\n":                                                false,
 		"RuntimeError: /spconv/src/spconv/indice.cu 125 cuda execution failed with error 222\n":                     false,
 		"the manual says indice_cuda.cu lines cuda execution failed with error 2 may be\n":                          false,
