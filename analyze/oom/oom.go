@@ -778,6 +778,20 @@ func matchMessage(reports []*Report, m Message) *Report {
 				}
 			}
 		}
+		// A message shortened by a writer (an ellipsis, a placeholder:
+		// "Tried to allocate 18.84 GiB. GPU X ... only a few hundred MiB
+		// free") whose figures before the shortening are those of one
+		// already read is that one quoted.
+		if m.Generation == pytorchtext.GenCut && m.Requested > 0 && pytorchtext.Shortened(m.Reason) {
+			for _, r := range reports {
+				if r.msg == nil || !parsed(r.msg.Generation) || other(r) || !near(m.Requested, r.msg.Requested) {
+					continue
+				}
+				if (m.Device < 0 || m.Device == r.msg.Device) && (m.Total < 0 || near(m.Total, r.msg.Total)) && (m.Free < 0 || near(m.Free, r.msg.Free)) {
+					return r
+				}
+			}
+		}
 		// A message cut short that repeats the start of one already read
 		// is that one printed again, truncated (pytest's short test
 		// summary, a logger's line limit).

@@ -2019,6 +2019,11 @@ func cutMark(rest string) string {
 	return ""
 }
 
+// Shortened reports whether a cut message's reason (Message.Reason) says
+// an ellipsis, a placeholder with one or a truncation mark stands for the
+// rest: a shortening by a writer or a shipper, not a line's end.
+func Shortened(reason string) bool { return shortenedReason(reason) }
+
 // shortenedReason reports whether a reason ends where an ellipsis or a
 // truncation mark stands for the rest.
 func shortenedReason(reason string) bool {
@@ -2064,12 +2069,22 @@ func (s *scanner) expected(what string) error {
 	if s.i >= s.end() {
 		return fmt.Errorf("the message ends at column %d, where %s should follow", s.i+1, what)
 	}
+	if m := placeholderRe.Re().FindStringIndex(s.s[s.i:]); m != nil {
+		// A writer's abridgment: a placeholder where the figure was,
+		// then an ellipsis ("GPU X ... only a few hundred MiB free"): cut
+		// there, as at an ellipsis.
+		return fmt.Errorf("the message ends at column %d, %s", s.i+1, ellipsisCut)
+	}
 	got := s.s[s.i:]
 	if len(got) > 24 {
 		got = got[:24] + "..."
 	}
 	return fmt.Errorf("column %d: want %s, found %q", s.i+1, what, got)
 }
+
+// placeholderRe matches a placeholder for a figure followed by an
+// ellipsis: one or two letters or a "<...>" name, then "..." or "…".
+var placeholderRe = lazyre.New(`^(?:[A-Za-z]{1,2}|<[^<> ]{1,12}>) ?(?:\.\.\.|…)`)
 
 func (s *scanner) digits() string {
 	j := s.i
