@@ -315,6 +315,9 @@ func TestRealPastes(t *testing.T) {
 		// "(EngineCore pid=112) ERROR date [core.py:1131] " prefix: 275.38
 		// MiB split >= 50 MiB asked, 21.75 MiB free: fragmentation.
 		{"pt2.5_enginecore_log_privpools_club3090_16.txt", "2.x", mib(5000), mib(2175), gib(2356), gib(2288), gib(2288) + mib(27538), gib(2350), CauseFragmentation},
+		// Printed plain before torchrun's "[rank0]: Traceback": 2.57 GiB
+		// split >= 388 MiB asked, 95.75 MiB free: fragmentation.
+		{"pt2.x_then_rank0_traceback_trl3436.txt", "2.x", mib(38800), mib(9575), gib(968), gib(661), gib(661) + gib(257), gib(954), CauseFragmentation},
 		// TGI's router ("Server error: " after its span prefix), 2.1
 		// "capacty", cut at "See documenta": process 862944 (39.17 GiB) is
 		// this one; 1.57 GiB split >= 222 MiB asked, 217.94 MiB free.
