@@ -315,6 +315,14 @@ func TestRealPastes(t *testing.T) {
 		// "(EngineCore pid=112) ERROR date [core.py:1131] " prefix: 275.38
 		// MiB split >= 50 MiB asked, 21.75 MiB free: fragmentation.
 		{"pt2.5_enginecore_log_privpools_club3090_16.txt", "2.x", mib(5000), mib(2175), gib(2356), gib(2288), gib(2288) + mib(27538), gib(2350), CauseFragmentation},
+		// Twice behind a launcher's "[Error] (Process) (EngineCore
+		// pid=N)" prefix (once more after vLLM's "ERROR ... [core.py]"):
+		// one OOM. 18.55 GiB free for 12.95 GiB and no cap: the message
+		// cannot tell.
+		{"hip_apu_twice_prefixed_vllmrocm5.txt", "2.x", gib(1295), gib(1855), gib(12700), gib(9937), gib(9937) + mib(12180), -1, ""},
+		// Glued to the engine's traceback on one line (line ends lost):
+		// 92.65 MiB split >= 64 MiB asked, 22 MiB free: fragmentation.
+		{"hip_glued_engine_log_gfx906_14.txt", "2.x", mib(6400), mib(2200), gib(1598), gib(1569), gib(1569) + mib(9265), -1, CauseFragmentation},
 		// Printed plain before torchrun's "[rank0]: Traceback": 2.57 GiB
 		// split >= 388 MiB asked, 95.75 MiB free: fragmentation.
 		{"pt2.x_then_rank0_traceback_trl3436.txt", "2.x", mib(38800), mib(9575), gib(968), gib(661), gib(661) + gib(257), gib(954), CauseFragmentation},

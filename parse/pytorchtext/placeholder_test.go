@@ -24,3 +24,15 @@ func TestPlaceholderAbridgment(t *testing.T) {
 		}
 	}
 }
+
+// Lines glued into one (a paste that lost its line ends): a message, then
+// spaces, then a log record's "Traceback (most recent call last):" was
+// read as the traceback's first line only, the message lost (vllm-gfx906
+// issue 14: "no CUDA out-of-memory message in it"). The message is read,
+// and the traceback after it still starts.
+func TestMessageGluedBeforeTraceback(t *testing.T) {
+	rs := readFile(t, "pastes/hip_glued_engine_log_gfx906_14.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].gen != string(Gen2) || rs.msgs[0].line != 6 || rs.msgs[0].sizes["requested"] != 64<<20 {
+		t.Errorf("%+v", rs.msgs)
+	}
+}

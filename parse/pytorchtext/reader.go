@@ -375,7 +375,20 @@ func (r *Reader) addLine(line string) error {
 	}
 	// A traceback's lines.
 	if i := strings.Index(line, "Traceback (most recent call last):"); i >= 0 {
-		r.startTraceback(line[:i])
+		prefix := line[:i]
+		if findOOM(prefix, 0) >= 0 {
+			// Lines glued into one (a paste that lost its line ends):
+			// the message before the traceback's first line is read as a
+			// line of its own, and the traceback's prefix is what follows
+			// the last run of spaces that stood for a line end.
+			if err := r.addLine(strings.TrimRight(prefix, " \t")); err != nil {
+				return err
+			}
+			if k := strings.LastIndex(prefix, "  "); k >= 0 {
+				prefix = strings.TrimLeft(prefix[k:], " ")
+			}
+		}
+		r.startTraceback(prefix)
 		return nil
 	}
 	if prefix, ok := richTitleAt(line); ok {
