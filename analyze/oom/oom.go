@@ -1960,7 +1960,17 @@ func (r *Report) othersWithRoom(seg int64) *Cause {
 // or over the per-process cap the message gives is explained by those
 // instead.
 func (r *Report) xpuAllocationLimit(block, seg, tol int64, alone bool) (Cause, bool) {
-	if r.backend != "XPU" || r.snapshot || r.msg == nil || !parsed(r.msg.Generation) || alone || block+tol < xpuSingleAllocation {
+	if r.backend != "XPU" || r.snapshot || r.msg == nil || !parsed(r.msg.Generation) {
+		return Cause{}, false
+	}
+	if pytorchtext.IPEXLimitRefused(r.Text) {
+		// Refused by Intel's extension itself, before any allocation.
+		return Cause{Name: CauseAllocationLimit,
+			Evidence: fmt.Sprintf("Intel's extension for PyTorch (IPEX) refused the %s request itself (\"Current platform can NOT allocate memory block with size larger than 4GB!\"): one allocation over the 4 GB the device allows in one piece, checked before any allocation; no memory ran short (PyTorch held %s reserved of the GPU's %s)", r.size(r.RequestedBytes), r.size(max(r.ReservedBytes, 0)), r.size(r.DeviceTotalBytes)),
+			Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes, "single_allocation_limit_bytes": xpuSingleAllocation},
+			Advice:   "split the tensor into pieces under 4 GB (chunk the operation, a smaller batch for this allocation); PyTorch's own XPU backend (torch 2.5+) makes no such check of its own: there Level Zero's limit applies, which UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1 lifts"}, true
+	}
+	if alone || block+tol < xpuSingleAllocation {
 		return Cause{}, false
 	}
 	reserved := max(r.ReservedBytes, 0)

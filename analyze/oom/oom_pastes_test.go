@@ -666,12 +666,19 @@ func TestCapNotReached(t *testing.T) {
 func TestOtherBackendPastes(t *testing.T) {
 	notes := func(r Report) string { return strings.Join(r.Notes, " ") }
 	// IPEX prints no free memory; two OOMs in one REPL session (0 and
-	// 176 MiB allocated): neither gets a cause, each says why.
+	// 176 MiB allocated): neither gets a cause, each says why. Before
+	// them IPEX refused 6.85 GiB itself ("Current platform can NOT
+	// allocate memory block with size larger than 4GB!", "GPU  0" with
+	// two spaces): an allocation failure whose cause the message states,
+	// allocation-limit (branch hK; it was read as no OOM).
 	pm := NewPostmortem([]Input{oomInput(t, "pastes/xpu_ipex_nofree_ipex629.txt")}, PostmortemOptions{})
-	if len(pm.OOMs) != 2 || pm.OOMs[1].AllocatedBytes != 176<<20 || pm.OOMs[1].ReservedBytes != 176<<20 {
+	if len(pm.OOMs) != 3 || pm.OOMs[2].AllocatedBytes != 176<<20 || pm.OOMs[2].ReservedBytes != 176<<20 {
 		t.Fatalf("ipex629: %+v", pm.OOMs)
 	}
-	for _, r := range pm.OOMs {
+	if r := pm.OOMs[0]; r.RequestedBytes != gib(685) || r.DeviceTotalBytes != gib(1556) || r.Device != 0 || len(r.Causes) != 1 || r.Causes[0].Name != CauseAllocationLimit || !strings.Contains(r.Causes[0].Evidence, "refused the 6.85 GiB request itself") {
+		t.Errorf("ipex629 refusal: %+v", r)
+	}
+	for _, r := range pm.OOMs[1:] {
 		if r.Generation != "1.x" || r.RequestedBytes != gib(171) || r.DeviceTotalBytes != gib(1556) || r.DeviceFreeBytes != -1 || len(r.Causes) != 0 || !strings.Contains(notes(r), "gives no free memory") {
 			t.Errorf("ipex629: %+v", r)
 		}

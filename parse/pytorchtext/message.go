@@ -429,6 +429,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"OOM when allocating tensor", "failed to allocate memory",
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
+	// Intel's extension's refusal of one allocation over 4 GB
+	// (ipexLimitPhrase).
+	ipexLimitPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
 	"Not enough memory. Please try to increase --mem-fraction-static",
@@ -832,6 +835,13 @@ func classify(line string, at int) int {
 			return notMessage // another status that starts alike ("error 222")
 		}
 	}
+	if strings.HasPrefix(rest, ipexLimitPhrase) {
+		// After its exception ("RuntimeError: ") or starting the line.
+		if before := strings.TrimRight(line[:at], " \t"); before == "" || strings.HasSuffix(before, ":") {
+			return message
+		}
+		return notMessage
+	}
 	if _, found := kvCacheAt(line, at); found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
@@ -991,6 +1001,19 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	return notMessage
 }
 
+// ipexLimitPhrase starts Intel's extension for PyTorch's (IPEX) refusal of
+// one allocation larger than the device allows in one piece, before it
+// tries: "Current platform can NOT allocate memory block with size larger
+// than 4GB! Tried to allocate 6.85 GiB (GPU  0; 15.56 GiB total capacity;
+// 0 bytes already allocated; 0 bytes reserved in total by PyTorch)" (the
+// 1.x form, two spaces after "GPU"): read as that form of an XPU message,
+// its Text keeping the phrase (IPEXLimitRefused).
+const ipexLimitPhrase = "Current platform can NOT allocate memory block with size larger than 4GB!"
+
+// IPEXLimitRefused reports whether a message's text is IPEX's refusal of
+// one allocation over 4 GB (ipexLimitPhrase): no memory ran short.
+func IPEXLimitRefused(text string) bool { return strings.HasPrefix(text, ipexLimitPhrase) }
+
 // kvCacheOOMs are the engines' KV cache failures of GenKVCache: the words
 // that start one and the engine. Their words are the engines' own; what
 // follows them is read for figures where it is whole (KVCacheFigures), a
@@ -1143,6 +1166,22 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
+	}
+	if strings.HasPrefix(line[at:], ipexLimitPhrase) {
+		// The 1.x form of Intel's extension after the refusal.
+		m.Backend = "XPU"
+		s.i = at + len(ipexLimitPhrase)
+		for s.i < len(line) && line[s.i] == ' ' {
+			s.i++
+		}
+		if err := parseAllocatorMessage(s, &m); err != nil || m.Generation != Gen1 {
+			m.Generation, m.Reason = GenUnparsed, "IPEX's refusal of an allocation over 4 GB without the figures it prints"
+			if err != nil {
+				m.Reason = err.Error()
+			}
+			return m, len(strings.TrimRight(line, " \r\n"))
+		}
+		return m, s.i
 	}
 	if engine, _ := kvCacheAt(line, at); engine != "" {
 		// The engine's sentences up to the line's end (less a quote or
@@ -1805,6 +1844,9 @@ func processesAfterTotal(s *scanner, m *Message) error {
 
 func parseGen1(s *scanner, m *Message) error {
 	var err error
+	for s.i < len(s.s) && s.s[s.i] == ' ' {
+		s.i++ // IPEX's "(GPU  0; "
+	}
 	if m.Device, err = s.int(); err != nil {
 		return err
 	}
