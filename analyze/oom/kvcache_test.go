@@ -35,3 +35,19 @@ func TestKVCacheNotes(t *testing.T) {
 		}
 	}
 }
+
+// The MPS allocator's refusal of one buffer over Metal's maxBufferLength
+// ("Invalid buffer size: 19.45 GB") is an OOM whose cause it states: one
+// report of two lines (the sentence quoting it, the traceback's), cause
+// allocation-limit, no other figure made up.
+func TestMPSInvalidBufferSize(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/mps_invalid_buffer_bmm_pytorch141909.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if len(r.Sources) != 2 || r.RequestedBytes != 20884278477 || len(r.Causes) != 1 || r.Causes[0].Name != CauseAllocationLimit ||
+		r.ReservedBytes != -1 || r.AllowedBytes != -1 || !strings.Contains(r.Causes[0].Evidence, "maxBufferLength") || !strings.Contains(r.Causes[0].Advice, "PYTORCH_MPS_HIGH_WATERMARK_RATIO is another limit") {
+		t.Errorf("%d sources, %d bytes, causes %+v, reserved %d", len(r.Sources), r.RequestedBytes, r.Causes, r.ReservedBytes)
+	}
+}

@@ -2076,6 +2076,14 @@ func (r *Report) backendTerms() {
 // message gives neither the device's memory nor what other processes use
 // (unified memory), so nothing is said of them.
 func (r *Report) mpsCauses() {
+	if pytorchtext.MPSBufferRefused(r.Text) {
+		// Refused before any allocation: one buffer over Metal's limit.
+		r.Causes = append(r.Causes, Cause{Name: CauseAllocationLimit,
+			Evidence: fmt.Sprintf("PyTorch's MPS allocator refused the %s buffer itself (\"%s\"): one buffer larger than Metal allows on this Mac (the device's maxBufferLength), checked before any allocation; no memory ran short, and the message gives no other figure", r.size(r.RequestedBytes), r.Text),
+			Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+			Advice:   "PyTorch has no setting that raises Metal's per-buffer limit (PYTORCH_MPS_HIGH_WATERMARK_RATIO is another limit, on the total): split the operation so that no single tensor is that large (a smaller batch or resolution for this step, chunking the operation: an attention or matmul output is often the large one), or run this step on the CPU"})
+		return
+	}
 	// What the figures are comes after what they say.
 	defer func() {
 		r.Notes = append(r.Notes, "Apple MPS (unified memory): \"MPS allocated\" is PyTorch's MPS heaps (allocated and cached memory together: the message does not split them, so fragmentation cannot be told), \"other allocations\" the rest of this process's Metal memory, \"max allowed\" the high watermark limit; the message gives neither the memory of the machine nor what other processes use")

@@ -430,8 +430,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
-	// (ipexLimitPhrase).
-	ipexLimitPhrase,
+	// (ipexLimitPhrase), and the MPS allocator's of one buffer over
+	// Metal's maxBufferLength (mpsBufferPhrase).
+	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
 	"Not enough memory. Please try to increase --mem-fraction-static",
@@ -835,6 +836,15 @@ func classify(line string, at int) int {
 			return notMessage // another status that starts alike ("error 222")
 		}
 	}
+	if strings.HasPrefix(rest, mpsBufferPhrase) {
+		// The whole form, after its exception ("RuntimeError: ", a
+		// report's "Exception Message:** ") or starting the line.
+		before := strings.TrimRight(line[:at], " \t*")
+		if mpsBufferRe.Re().MatchString(rest) && (before == "" || strings.HasSuffix(before, ":")) {
+			return message
+		}
+		return notMessage
+	}
 	if strings.HasPrefix(rest, ipexLimitPhrase) {
 		// After its exception ("RuntimeError: ") or starting the line.
 		if before := strings.TrimRight(line[:at], " \t"); before == "" || strings.HasSuffix(before, ":") {
@@ -1010,6 +1020,24 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 // its Text keeping the phrase (IPEXLimitRefused).
 const ipexLimitPhrase = "Current platform can NOT allocate memory block with size larger than 4GB!"
 
+// mpsBufferPhrase starts PyTorch's MPS allocator's refusal of one buffer
+// larger than the device allows (MPSAllocator.mm alloc_buffer_block:
+// TORCH_CHECK(size < m_max_buffer_size, "Invalid buffer size: ",
+// format_size(size)), the limit being Metal's MTLDevice maxBufferLength),
+// before any allocation. Other programs print the words too, with a
+// count: only the whole form with a size in format_size's units
+// (mpsBufferRe), after an exception's colon or at a line's start, is
+// read, as an MPS message whose Requested is the size and whose Text is
+// the form (MPSBufferRefused).
+const mpsBufferPhrase = "Invalid buffer size: "
+
+var mpsBufferRe = lazyre.New(`^Invalid buffer size: \d+(?:\.\d+)? (?:bytes|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\b`)
+
+// MPSBufferRefused reports whether a message's text is the MPS
+// allocator's refusal of one buffer over Metal's maxBufferLength
+// (mpsBufferPhrase): no memory ran short.
+func MPSBufferRefused(text string) bool { return mpsBufferRe.Re().MatchString(text) }
+
 // IPEXLimitRefused reports whether a message's text is IPEX's refusal of
 // one allocation over 4 GB (ipexLimitPhrase): no memory ran short.
 func IPEXLimitRefused(text string) bool { return strings.HasPrefix(text, ipexLimitPhrase) }
@@ -1166,6 +1194,14 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if k, _ := frameworkAt(line, at); k >= 0 {
 		return parseFramework(s, &m, k)
+	}
+	if loc := mpsBufferRe.Re().FindStringIndex(line[at:]); loc != nil {
+		// The MPS allocator's refusal of one buffer: its size only.
+		m.Backend, m.Generation = "MPS", GenMPS
+		s.i, s.mps = at+len(mpsBufferPhrase), true
+		m.Requested, _ = s.size()
+		m.Text = line[at : at+loc[1]]
+		return m, at + loc[1]
 	}
 	if strings.HasPrefix(line[at:], ipexLimitPhrase) {
 		// The 1.x form of Intel's extension after the refusal.

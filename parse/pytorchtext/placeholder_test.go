@@ -36,3 +36,31 @@ func TestMessageGluedBeforeTraceback(t *testing.T) {
 		t.Errorf("%+v", rs.msgs)
 	}
 }
+
+// The MPS allocator refuses one buffer over Metal's maxBufferLength:
+// "Invalid buffer size: 19.45 GB" (pytorch issue 141909, after a traceback
+// and quoted in a sentence, the same OOM; 19.45 x 2^30 = 20884278477
+// bytes, rounded), "... 19.38 GiB" in a ComfyUI
+// error report (ComfyUI-SUPIR issue 151). Before: no message. Other
+// programs' "Invalid buffer size: " with a count, and source code, are not.
+func TestMPSInvalidBufferSize(t *testing.T) {
+	rs := readFile(t, "pastes/mps_invalid_buffer_bmm_pytorch141909.txt", false)
+	if len(rs.msgs) != 2 || rs.msgs[1].line != 17 || rs.msgs[1].gen != string(GenMPS) || rs.msgs[1].sizes["requested"] != 20884278477 {
+		t.Errorf("141909: %+v", rs.msgs)
+	}
+	rs = readFile(t, "pastes/mps_invalid_buffer_report_supir151.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 12 || !MPSBufferRefused(rs.msgs[0].text) {
+		t.Errorf("supir151: %+v", rs.msgs)
+	}
+	for _, text := range []string{
+		"E/Audio: Invalid buffer size: 512\n",
+		"                Log.e(TAG, \"Invalid buffer size: \" + minBufferSize);\n",
+		"I'm stuck with the same \"Invalid buffer size\" error.\n",
+		"the check prints Invalid buffer size: 2.00 GB when the tensor is too large\n",
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || len(rs.msgs) != 0 {
+			t.Errorf("%q: %+v %v", text, rs.msgs, err)
+		}
+	}
+}
