@@ -571,9 +571,11 @@ const stepLabel = "ProfilerStep#N spans"
 // the sequence numbers feed gives its events (p.mem in device, time
 // order): a step starts at the device's first event at or after its
 // span's start. The profiler records a step where prof.step() is called,
-// so they are the iterations exactly; the analysis uses them when the
-// allocations' stacks mark none (a trace without with_stack=True has no
-// Python frame to mark them). Spans that overlap are not one run's steps
+// so they are the iterations exactly; the analysis uses them before any
+// loop the allocations' stacks could mark (a trace without
+// with_stack=True has no Python frame to mark one, and one with it names
+// each function by its first line, so two calls of an op in one step look
+// alike and a stack-found loop counts the step twice). Spans that overlap are not one run's steps
 // (two threads stepped the profiler, or processes' traces merged without
 // their pids): then none is used, and a warning says so.
 func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer, p *process) {
@@ -912,6 +914,8 @@ func (a *KinetoAnalyzer) stepWarning(p *process) string {
 	switch {
 	case n > 0 && p.overlap:
 		return fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", n)
+	case n > 0 && marked && a.res.WithPython:
+		return fmt.Sprintf("the trace marks %s (ProfilerStep#N): these steps are the iterations growth is judged across, not a loop found from the allocations' Python stacks (a trace's Python lines are where each function starts, so two calls of one op in a step look alike)", counted(n, "profiler step", "profiler steps"))
 	case n > 0 && marked:
 		return fmt.Sprintf("the trace marks %s (ProfilerStep#N); the allocations' stacks mark no iterations, so these steps are the iterations growth is judged across", counted(n, "profiler step", "profiler steps"))
 	case n > 0:

@@ -136,22 +136,22 @@ func TestProfilerStepsOverlapping(t *testing.T) {
 	}
 }
 
-// TestProfilerStepsWithStacks: with Python frames the stacks mark the
-// iterations as before (the step's aten::empty under train.py's step, once
-// a step); the ProfilerStep#N spans are counted beside them. The leak is
-// the same, its iterations marked by the stack, not the spans.
+// TestProfilerStepsWithStacks: with Python frames too, the ProfilerStep#N
+// spans are the iterations (the program's own steps), not a loop found
+// from the stacks; the leak is the same, its iterations marked by the
+// spans, and the warning says the steps are the iterations.
 func TestProfilerStepsWithStacks(t *testing.T) {
 	res := kinetoResult(t, stepTrace(t, 10, true, true, false))
 	ls := kinetoLeaks(res)
-	if len(ls) != 1 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 || ls[0].Growth.Marker != "" {
-		t.Fatalf("leaks %+v; want 1, grown in 9 iterations marked by a stack", ls)
+	if len(ls) != 1 || ls[0].Growth == nil || ls[0].Growth.GrewIn != 9 || ls[0].Growth.Marker != "ProfilerStep#N spans" {
+		t.Fatalf("leaks %+v; want 1, grown in 9 iterations marked by the ProfilerStep#N spans", ls)
 	}
 	d := res.Leak.Devices[0]
-	if d.IterationMarker != "" || d.IterationSite == (callsite.Frame{}) {
-		t.Errorf("device marked by %q at %v; want a stack's frame", d.IterationMarker, d.IterationSite)
+	if d.IterationMarker != "ProfilerStep#N spans" || d.Iterations != 10 {
+		t.Errorf("device: %d iterations marked by %q; want 10, ProfilerStep#N spans", d.Iterations, d.IterationMarker)
 	}
-	if !hasWarning(res.Leak.Warnings, "iterations are found from the allocations' stacks") {
-		t.Errorf("warnings %q", res.Leak.Warnings)
+	if !hasWarning(res.Leak.Warnings, "these steps are the iterations") || hasWarning(res.Leak.Warnings, "found from the allocations' stacks") {
+		t.Errorf("warnings %q: want the steps named as the iterations", res.Leak.Warnings)
 	}
 }
 

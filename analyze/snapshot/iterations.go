@@ -449,6 +449,18 @@ func (a *LeakAnalyzer) frameFacts(fid int32, known uint16) uint16 {
 // log position upto.
 func (a *LeakAnalyzer) findIterations(d *deviceState, upto int, timed bool) *iterations {
 	defer func() { d.calls, d.keyCount, d.passBuf = nil, nil, passBuf{} }()
+	// The steps the tracer recorded (a profiler's ProfilerStep#N spans)
+	// are the program's own: where there are any, they are the iterations,
+	// however few (too few to judge growth is said so), and no stack is
+	// asked. A profiler trace's Python frames carry each function's first
+	// line, not the calling line: two calls of one op in a step (the batch
+	// and a validation batch, both torch.randn) have one stack, and a
+	// stack-found loop would count each step twice.
+	if sp := d.stepStarts(upto); len(sp) > 0 {
+		it := &iterations{anchor: -1, every: 1, marker: d.steps.label}
+		a.fill(d, it, sp, upto, timed)
+		return it
+	}
 	it := a.iterationsIn(d, 0, upto, timed)
 	if !it.usable() {
 		if last := a.lastLoop(d, upto, timed); last != nil {
@@ -731,14 +743,6 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 			best, it.anchor = b, anchor
 		}
 	}
-	// Without a stack that marks them, the steps the tracer recorded
-	// (ProfilerStep#N) are the iterations: they are exact, and growth is
-	// judged across them by the same rules.
-	if from == 0 && len(best) < minBoundaries {
-		if sp := d.stepStarts(upto); len(sp) > len(best) {
-			best, it.anchor, it.marker = sp, -1, d.steps.label
-		}
-	}
 	// Without either, the calls of a module made from one line of the
 	// program, when their allocations repeat pass after pass.
 	if len(best) < minBoundaries {
@@ -747,12 +751,22 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 			it.byCall, it.caller = true, caller
 		}
 	}
+	if len(best) < minBoundaries && from == 0 {
+		it.burst = a.burstOf(d, seen, upto)
+	}
+	a.fill(d, it, best, upto, timed)
+	return it
+}
+
+// fill makes it's boundaries of best, the log positions at which the
+// iterations start (ascending): every k-th when there are more than
+// maxBoundaries, with their times (or positions, untimed), and replays the
+// live bytes across them. With fewer than minBoundaries it only counts
+// them (it.seen): too few to judge growth.
+func (a *LeakAnalyzer) fill(d *deviceState, it *iterations, best []int, upto int, timed bool) {
 	it.seen = len(best)
 	if len(best) < minBoundaries {
-		if from == 0 {
-			it.burst = a.burstOf(d, seen, upto)
-		}
-		return it
+		return
 	}
 	it.every = (len(best) + maxBoundaries - 1) / maxBoundaries
 	at := d.log.timeReader()
@@ -766,7 +780,6 @@ func (a *LeakAnalyzer) iterationsIn(d *deviceState, from, upto int, timed bool) 
 		}
 	}
 	it.replay(d, upto)
-	return it
 }
 
 // replay records each key's live bytes at it's boundaries where they

@@ -358,10 +358,11 @@ type stepMarks struct {
 // SetSteps gives device dev's iteration starts as the tracer recorded
 // them (a profiler's ProfilerStep#N spans): seqs are the sequence numbers
 // (the events table's seq) of the first event of each step, ascending;
-// label names them in output ("ProfilerStep#N spans"). They mark the
-// iterations when the allocations' stacks mark fewer (no Python frames,
-// or every allocation inside a module call); growth is judged across them
-// by the same rules. Call before the events are added.
+// label names them in output ("ProfilerStep#N spans"). Where any step
+// starts in the device's trace, the steps are its iterations, not a loop
+// found from the allocations' stacks (see findIterations): growth is
+// judged across them by the same rules, and fewer than 4 are too few.
+// Call before the events are added.
 func (a *LeakAnalyzer) SetSteps(dev int32, seqs []int64, label string) {
 	if a.steps == nil {
 		a.steps = map[int32]*stepMarks{}
