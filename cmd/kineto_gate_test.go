@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +49,40 @@ func TestLeakGateStepsTooFew(t *testing.T) {
 		if c.unjudged && (!strings.Contains(errOut, "hm_train_s3_") || !strings.Contains(errOut, "3 steps") || !strings.Contains(g.Why, "3 steps")) {
 			t.Errorf("%v: stderr %q, why %q; want the 3-step trace named", c.paths, errOut, g.Why)
 		}
+	}
+}
+
+// TestKinetoNoAllocationInSteps: a training step captured in a CUDA graph
+// and replayed in 8 profiled steps (hm_cudagraph_s8_clean, profile_memory
+// on, its input copied from batches made before profiling) allocates and
+// frees nothing: the trace has no [memory] event. That is what a clean
+// replay looks like, not a trace recorded without profile_memory: it is
+// read, with no finding, the leak gate judged and passed (exit 0), and a
+// warning says what the 8 steps show and what a trace cannot. The same
+// trace cut to 2 steps is too few to show it: exit 2, saying so.
+func TestKinetoNoAllocationInSteps(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "leak", td+"kineto/hm_cudagraph_s8_clean.trace.json.gz")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0: %s", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	ws := strings.Join(r.Inputs[0].Warnings, "\n")
+	if len(r.Findings) != 0 || r.Gates[0].Unjudged || r.Gates[0].Tripped || !strings.Contains(ws, "8 profiler steps") || !strings.Contains(ws, "allocated and freed nothing") {
+		t.Errorf("findings %+v, gate %+v, warnings %q; want none, a passed gate, the 8 steps said", r.Findings, r.Gates[0], ws)
+	}
+	two := filepath.Join(t.TempDir(), "two.json")
+	doc := `{"schemaVersion":1,"profile_memory":1,"traceEvents":[` +
+		`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":10,"dur":5},` +
+		`{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":11,"dur":2},` +
+		`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":20,"dur":5}]}`
+	if err := os.WriteFile(two, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = run(t, nil, "analyze", two)
+	if code != 2 || !strings.Contains(errOut, "2 profiler steps are too few") || strings.Contains(errOut, "recorded without profile_memory") {
+		t.Errorf("2 steps: exit %d, %q; want 2, the steps said too few", code, errOut)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/analyze/profiler"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/report"
@@ -53,12 +54,17 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 		case meta.Events == 0:
 			// No event of any kind: nothing shows how it was recorded.
 			msg = "a PyTorch profiler trace that holds no events (its traceEvents is empty): nothing was recorded, so nothing shows how the profiler was set up; " + record
+		case meta.ProfileMemory != nil && *meta.ProfileMemory && a.ProfilerSteps() >= snapshot.MinIterations:
+			// The allocator's every allocation and free is an event: with
+			// none in steps enough to judge growth, nothing it manages
+			// grew (a CUDA graph replayed in memory it already held).
+			w := fmt.Sprintf("profile_memory was on, and the trace's %d profiler steps (ProfilerStep#N) hold no [memory] event: PyTorch's caching allocator allocated and freed nothing while profiling (as when a CUDA graph replays in memory it already holds), so no memory it manages grew; how much it held is unknown (a trace records only what changes), and memory allocated outside it (a library's own cudaMalloc, NCCL's buffers) is never in a trace", a.ProfilerSteps())
+			return report.Input{Path: in.Name, Format: string(format), Warnings: append(meta.Warnings.Strings(), w)}, nil, nil
+		case meta.ProfileMemory != nil && *meta.ProfileMemory:
+			msg = fmt.Sprintf("a PyTorch profiler trace of %s with no [memory] events: profile_memory was on, but PyTorch's caching allocator allocated and freed nothing while profiling (or the events were filtered out), and its %s too few to show that nothing grew (%d needed); profile more steps (torch.profiler.schedule(wait=1, warmup=1, active=%d) with prof.step() each step), or take a snapshot with torch.cuda.memory._record_memory_history()",
+				counted(int(meta.Events), "event", "events"), counted(a.ProfilerSteps(), "profiler step is", "profiler steps are"), snapshot.MinIterations, snapshot.MinIterations)
 		default:
-			why := "it was recorded without profile_memory=True"
-			if meta.ProfileMemory != nil && *meta.ProfileMemory {
-				why = "profile_memory was on, but no allocation happened while profiling (or the events were filtered out)"
-			}
-			msg = fmt.Sprintf("a PyTorch profiler trace of %s with no [memory] events: %s; %s", counted(int(meta.Events), "event", "events"), why, record)
+			msg = fmt.Sprintf("a PyTorch profiler trace of %s with no [memory] events: it was recorded without profile_memory=True; %s", counted(int(meta.Events), "event", "events"), record)
 		}
 		return report.Input{}, nil, &parse.Error{File: in.Name, Offset: -1, Msg: msg}
 	}

@@ -363,6 +363,10 @@ func stackOf(chain []kSpan, names []string) []callsite.Frame {
 
 const maxKinetoDepth = 128
 
+// ProfilerSteps counts the ProfilerStep#N spans added so far (of every
+// process), as KinetoResult.ProfilerSteps does after Finalize.
+func (a *KinetoAnalyzer) ProfilerSteps() int { return a.res.ProfilerSteps }
+
 // Finalize rebuilds each CUDA allocation's stack and runs the snapshot
 // leak analysis.
 func (a *KinetoAnalyzer) Finalize() (*KinetoResult, error) {

@@ -32,6 +32,9 @@ const (
 	// minBoundaries is the fewest anchor occurrences (iteration starts)
 	// that can show growth: three iterations measured.
 	minBoundaries = 4
+	// MinIterations is minBoundaries for other packages: the fewest
+	// iteration starts (profiler steps) across which growth is judged.
+	MinIterations = minBoundaries
 	// MinRises is the fewest measured iterations in which a leaking site's
 	// live bytes must rise.
 	MinRises = 3
