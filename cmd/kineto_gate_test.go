@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,65 @@ func TestKinetoNoAllocationInSteps(t *testing.T) {
 	code, _, errOut = run(t, nil, "analyze", two)
 	if code != 2 || !strings.Contains(errOut, "2 profiler steps are too few") || strings.Contains(errOut, "recorded without profile_memory") {
 		t.Errorf("2 steps: exit %d, %q; want 2, the steps said too few", code, errOut)
+	}
+}
+
+// TestRecordedKinetoVerdicts: every hm_* recording (testdata/README.md) gets
+// the verdict its program earns, exit code of --fail-on leak included.
+// Sizes from the model: an output or input 256x1024 fp32 = 1 MiB, the
+// hidden 2 MiB, a 0-dim loss one 512 B block; the 8-step traces keep one
+// of each a step (the runs' logs: memory_allocated +1,048,576, +512 and
+// +4,194,816 B a step). The timelines' parameters are the two Linears'
+// weights and biases (8 MiB + 8 KiB + 8 MiB + 4 KiB = 16,789,504 B),
+// Adam's state twice that. A clean run has no finding; a 3-step trace is
+// not judged (exit 2), its kept blocks retained.
+func TestRecordedKinetoVerdicts(t *testing.T) {
+	type f struct {
+		kind, site   string
+		bytes, count int64
+	}
+	const mib = 1 << 20
+	for _, c := range []struct {
+		file string
+		code int
+		want []f
+	}{
+		{"hm_train_s8_clean.trace.json.gz", 0, nil},
+		{"hm_train_s8_act.trace.json.gz", 1, []f{{"leak", "aten::linear", 8 * mib, 8}}},
+		{"hm_train_s8_loss.trace.json.gz", 1, []f{{"leak", "aten::mean", 8 * 512, 8}}},
+		{"hm_train_s8_valloss_stack.trace.json.gz", 1, []f{{"leak", "aten::relu", 16 * mib, 8}, {"leak", "aten::randn", 8 * mib, 8}, {"leak", "aten::linear", 8 * mib, 8}, {"leak", "aten::mean", 8 * 512, 8}}},
+		{"hm_train_s3_clean.trace.json.gz", 2, nil},
+		{"hm_train_s3_act.trace.json.gz", 2, []f{{"retained", "aten::linear", 3 * mib, 3}}},
+		{"hm_eval_s8_keep.trace.json.gz", 1, []f{{"leak", "aten::linear", 8 * mib, 8}}},
+		{"hm_eval_s8_clean.trace.json.gz", 0, nil},
+		{"hm_compile_s8_clean.trace.json.gz", 0, nil},
+		{"hm_cudagraph_s8_clean.trace.json.gz", 0, nil},
+		{"hm_cudagraph_s8_randn_clean.trace.json.gz", 0, nil},
+		{"hm_timeline_keep.timeline.json.gz", 1, []f{{"leak", "activation", 6 * mib, 0}, {"retained", "optimizer_state", 2 * 16789504, 0}, {"retained", "parameter", 16789504, 0}}},
+		{"hm_timeline_clean.timeline.json.gz", 0, []f{{"retained", "optimizer_state", 2 * 16789504, 0}, {"retained", "parameter", 16789504, 0}}},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "leak", td+"kineto/"+c.file)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d: %s", c.file, code, c.code, errOut)
+			continue
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		var got []f
+		for _, x := range r.Findings {
+			got = append(got, f{string(x.Kind), x.Site.Function, x.Bytes, int64(x.Count)})
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: findings %v, want %v", c.file, got, c.want)
+		}
+		for _, x := range r.Findings {
+			// A ProfilerStep#N span ends at prof.step(): the last step
+			// recorded had ended, unlike a snapshot's last iteration.
+			if strings.Contains(x.Message, "had not ended") {
+				t.Errorf("%s: %q: the last ProfilerStep#N step ended", c.file, x.Message)
+			}
+		}
 	}
 }

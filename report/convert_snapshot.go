@@ -226,7 +226,7 @@ func siteMessage(s snapshot.Site, untraced bool) string {
 				kept += fmt.Sprintf("; the growth above counts the %s the trace records for them, their blocks hold %s", IBytes(g.KeptTraceBytes), IBytes(b))
 			}
 			if g.InLastStep > 0 && g.InLastStep < g.Kept {
-				kept += fmt.Sprintf("; %d of them (%s) made in iteration %d, the last, which had not ended: possibly still in use", g.InLastStep, IBytes(g.InLastStepBytes), g.Iterations)
+				kept += fmt.Sprintf("; %d of them (%s) made in iteration %d, %s", g.InLastStep, IBytes(g.InLastStepBytes), g.Iterations, lastStep(g, "possibly still in use", "possibly still in use by the next step"))
 			}
 			if s.NotInTrace > 0 {
 				kept += fmt.Sprintf(", and %d older than the trace", s.NotInTrace)
@@ -414,7 +414,20 @@ func lastStepNote(g *snapshot.Growth) string {
 	if g.InLastStep == 1 {
 		verb = "was"
 	}
-	return fmt.Sprintf("; %d of the %d allocations (%s) %s made in iteration %d, the last, which had not ended: memory of that step (possibly still in use), on top of what the iterations measured", g.InLastStep, g.Kept, IBytes(g.InLastStepBytes), verb, g.Iterations)
+	return fmt.Sprintf("; %d of the %d allocations (%s) %s made in iteration %d, %s, on top of what the iterations measured", g.InLastStep, g.Kept, IBytes(g.InLastStepBytes), verb, g.Iterations, lastStep(g, "memory of that step (possibly still in use)", "memory of that step, possibly still in use by the next step"))
+}
+
+// lastStep says what the last iteration was, and then unended or ended:
+// in a snapshot (or a trace whose stacks mark the iterations) one that had
+// not ended when the trace did; where the tracer's own steps mark them (a
+// profiler's ProfilerStep#N spans), the last step it recorded, which ended
+// (prof.step() ends a step) but may have handed what it made to the next,
+// unrecorded.
+func lastStep(g *snapshot.Growth, unended, ended string) string {
+	if g.Marker != "" {
+		return "the last step the profiler recorded: " + ended + ", which the trace does not show"
+	}
+	return "the last, which had not ended: " + unended
 }
 
 // replacedNote says, for a bounded site that kept allocating at its
