@@ -897,6 +897,9 @@ func (a *KinetoAnalyzer) rewrite(in []string, p *process) []string {
 			continue // said by the caller for a trace: which [memory] events it has
 		case strings.Contains(w, "_record_memory_history"):
 			w = strings.SplitN(w, ";", 2)[0] + "; profile with torch.profiler.profile(profile_memory=True, with_stack=True) to name their call sites"
+		case strings.Contains(w, "("+stepLabel+"), fewer than the"):
+			// A schedule's active steps are all a trace holds.
+			w += fmt.Sprintf("; profile %d or more active steps (torch.profiler.schedule(wait=1, warmup=1, active=%d), prof.step() after each)", snapshot.MinIterations, snapshot.MinIterations)
 		case strings.Contains(w, "the trace shows no repeating step") && !a.res.WithPython && len(p.steps) == 0:
 			// Nothing in such a trace can mark a step: its stacks have
 			// no Python frame, and it has no ProfilerStep#N span.
@@ -918,6 +921,8 @@ func (a *KinetoAnalyzer) stepWarning(p *process) string {
 	switch {
 	case n > 0 && p.overlap:
 		return fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", n)
+	case n > 0 && marked && n < snapshot.MinIterations:
+		return fmt.Sprintf("the trace marks %s (ProfilerStep#N): they are its iterations, too few to judge growth across", counted(n, "profiler step", "profiler steps"))
 	case n > 0 && marked && a.res.WithPython:
 		return fmt.Sprintf("the trace marks %s (ProfilerStep#N): these steps are the iterations growth is judged across, not a loop found from the allocations' Python stacks (a trace's Python lines are where each function starts, so two calls of one op in a step look alike)", counted(n, "profiler step", "profiler steps"))
 	case n > 0 && marked:

@@ -100,7 +100,8 @@ func TestProfilerStepsMarkIterations(t *testing.T) {
 
 // TestProfilerStepsTooFew: two steps measure one iteration, fewer than the
 // 4 starts growth needs: the clone's blocks are retained and the warning
-// says the trace covers 2 steps, counted from the ProfilerStep#N spans.
+// says the trace covers 2 steps, counted from the ProfilerStep#N spans,
+// and how to record enough.
 func TestProfilerStepsTooFew(t *testing.T) {
 	res := kinetoResult(t, stepTrace(t, 2, true, false, false))
 	if ls := kinetoLeaks(res); len(ls) != 0 {
@@ -108,6 +109,10 @@ func TestProfilerStepsTooFew(t *testing.T) {
 	}
 	if !hasWarning(res.Leak.Warnings, "the trace covers 2 steps (ProfilerStep#N spans), fewer than the 4 needed") {
 		t.Errorf("warnings %q: want the 2 steps said too few", res.Leak.Warnings)
+	}
+	// What to record instead, and no word that growth was judged.
+	if !hasWarning(res.Leak.Warnings, "active=4") || hasWarning(res.Leak.Warnings, "growth is judged across") {
+		t.Errorf("warnings %q: want how to record more steps, and no claim growth was judged", res.Leak.Warnings)
 	}
 }
 
