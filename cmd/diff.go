@@ -43,8 +43,9 @@ func NewCmdDiff(ios *IOStreams, version string, runF func(*DiffOptions) error) *
 		Use:   "diff BASE NEW",
 		Short: "Compare two runs call site by call site: what is new, grown, shrunk or fixed",
 		Long: `Diff compares what two runs held, call site by call site. BASE and NEW are
-each a snapshot, a compute-sanitizer report or an NVML log (analysed as
-gpuleak analyze would), a JSON report written by "gpuleak analyze --format
+each a snapshot, a PyTorch profiler trace or memory timeline, a
+compute-sanitizer report or an NVML log (analysed as gpuleak analyze
+would), a JSON report written by "gpuleak analyze --format
 json" (write it with --top 0: the diff sees only the findings it lists), or
 a baseline written by --write-baseline. "-" reads standard input, as an
 input to analyse.
