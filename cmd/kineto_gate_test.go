@@ -147,3 +147,13 @@ func TestRecordedKinetoVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestKinetoCleanDeviceLine: a clean run's trace frees all it allocated;
+// the device line says the 113 MiB active were all allocated before
+// profiling, not "0 B of it in the 0 allocations the trace left live".
+func TestKinetoCleanDeviceLine(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"kineto/hm_train_s8_clean.trace.json.gz")
+	if code != 0 || !strings.Contains(out, "device 0: 113 MiB active (none of it allocated while profiling: the trace left no allocation live), 172 MiB reserved") || strings.Contains(out, "0 B of it") {
+		t.Errorf("exit %d, %q (%s); want the clean device line", code, out, errOut)
+	}
+}

@@ -118,6 +118,11 @@ func describeInput(in Input) string {
 			// live hold only part of it.
 			s = fmt.Sprintf("%s: %s active (%s of it in the %s the trace left live), %s reserved",
 				deviceName(d), IBytes(*d.ActiveBytes), IBytes(*d.LiveBytes), plural(d.ActiveBlocks, "allocation", "allocations"), bytesOrUnknown(d.ReservedBytes))
+			if d.ActiveBlocks == 0 {
+				// A clean run frees all it allocated while profiling.
+				s = fmt.Sprintf("%s: %s active (none of it allocated while profiling: the trace left no allocation live), %s reserved",
+					deviceName(d), IBytes(*d.ActiveBytes), bytesOrUnknown(d.ReservedBytes))
+			}
 		}
 		// Reserved memory is in segments: none counted beside some
 		// reserved is an input that does not list segments (a profiler
