@@ -214,6 +214,8 @@ func growthCell(f Finding) string {
 	switch {
 	case g == nil && fromLeakCheck(f):
 		return "at exit"
+	case g == nil && fromTimeline(f) && f.Kind == KindLeak:
+		return "rising" // its rate is in the message, over the timeline's windows
 	case f.Kind == KindOOM || f.Kind == KindFragmentation || f.Kind == KindPendingFree:
 		return "-"
 	case g == nil, f.Kind != KindLeak && g.Measured == 0:
@@ -225,6 +227,10 @@ func growthCell(f Finding) string {
 	}
 	return fmt.Sprintf("%d kept", g.Kept)
 }
+
+// fromTimeline reports whether a finding is a memory timeline's category
+// (export_memory_timeline), which counts no blocks and no iterations.
+func fromTimeline(f Finding) bool { return strings.HasPrefix(f.Source, "pytorch-memory-timeline") }
 
 // fromLeakCheck reports whether a finding comes from a leak check at exit
 // (compute-sanitizer), where growth is not a question.
@@ -268,6 +274,9 @@ func bytesCell(f Finding) string {
 func blocksCell(f Finding) string {
 	if f.OOMDetail != nil && f.OOMDetail.LiveBlocks == nil {
 		return "?"
+	}
+	if fromTimeline(f) {
+		return "-" // a memory timeline sums tensors by category: no blocks
 	}
 	return fmt.Sprint(f.Count)
 }
