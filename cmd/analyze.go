@@ -86,8 +86,10 @@ Inputs, gzip-compressed or not:
     dmon, pmon, pynvml JSON lines, gpustat --json, DCGM exporter metrics
     (gpuleak trend shows them per GPU and process).
   - PyTorch profiler outputs: export_chrome_trace JSON recorded with
-    profile_memory=True (with_stack=True names the Python callers), and
-    export_memory_timeline's .json and .raw.json.gz (memory by category).
+    profile_memory=True (with_stack=True names the Python callers; a
+    schedule with prof.step() marks the steps, 4 or more of them to judge
+    growth), and export_memory_timeline's .json and .raw.json.gz (memory by
+    category).
 
 A snapshot given with an nvidia-smi --query-compute-apps log of the same run
 adds a non-pytorch finding: the process's memory outside PyTorch's caching
