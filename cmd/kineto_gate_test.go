@@ -157,3 +157,33 @@ func TestKinetoCleanDeviceLine(t *testing.T) {
 		t.Errorf("exit %d, %q (%s); want the clean device line", code, out, errOut)
 	}
 }
+
+// TestDiffStackedModuleOpAgainstOpOnly: the same 1 MiB-a-step leak at the
+// second Linear's output, recorded with with_stack=True (the validation
+// graph run, whose trace names the op "aten::linear (nn.Module: Linear)")
+// and without (the activation run: "aten::linear" alone), is one site
+// matched by the op that allocated: same (8 MiB in 8 blocks on both
+// sides), not fixed in one and new in the other. The stacked run's other
+// leaks (relu, randn, mean) are fixed: the other run has no such op held.
+func TestDiffStackedModuleOpAgainstOpOnly(t *testing.T) {
+	code, out, errOut := run(t, nil, "diff", "--all", "--format", "json", td+"kineto/hm_train_s8_valloss_stack.trace.json.gz", td+"kineto/hm_train_s8_act.trace.json.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d report.DiffReport
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range d.Entries {
+		got[e.Site] = e.Status
+		if e.Status == report.StatusSame && (e.BeforeBytes != 8<<20 || e.AfterBytes != 8<<20) {
+			t.Errorf("%s: %d -> %d B; want 8 MiB on both sides", e.Site, e.BeforeBytes, e.AfterBytes)
+		}
+	}
+	want := map[string]string{"aten::linear (nn.Module: Linear)": report.StatusSame, "aten::relu (nn.Module: ReLU)": report.StatusFixed,
+		"aten::randn": report.StatusFixed, "aten::mean": report.StatusFixed}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("entries %v; want %v", got, want)
+	}
+}

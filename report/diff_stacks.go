@@ -91,7 +91,12 @@ func matchTraceOps(base, run *Baseline, es []DiffEntry, tol Tolerance) []DiffEnt
 		if len(fr) == 0 {
 			continue
 		}
-		k := dev(e.Device) + "\x00" + fr[0]
+		// The op alone: a stacked trace names an op called inside a
+		// module with the module's class where a file would be
+		// ("aten::linear @ nn.Module: Linear"); a trace without stacks has
+		// no module to name ("aten::linear @ ").
+		op, _, _ := strings.Cut(fr[0], " @ ")
+		k := dev(e.Device) + "\x00" + op
 		g := groups[k]
 		if g == nil {
 			if len(groups) == maxOpGroups {
