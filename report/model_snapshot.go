@@ -26,8 +26,8 @@ type Growth struct {
 	// BytesPerIteration is, on a leak, their growth per iteration from the
 	// second iteration they rose in to the last (0 on other kinds).
 	Iterations int `json:"iterations"`
-	// IterationMarker names the step spans the tracer recorded that mark
-	// the iterations when no stack does ("ProfilerStep#N spans");
+	// IterationMarker names the steps the tracer recorded when they mark
+	// the iterations ("ProfilerStep#N spans", "prof.step() calls");
 	// absent otherwise.
 	IterationMarker   string  `json:"iteration_marker,omitempty"`
 	Measured          int     `json:"measured_iterations"`

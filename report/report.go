@@ -218,8 +218,8 @@ type DeviceSummary struct {
 	// IterationSite is the frame whose allocations mark the iterations;
 	// absent when none.
 	IterationSite *Frame `json:"iteration_site,omitempty"`
-	// IterationMarker names the step spans the tracer recorded that mark
-	// the iterations when no stack does ("ProfilerStep#N spans" of a
+	// IterationMarker names the steps the tracer recorded when they mark
+	// the iterations ("ProfilerStep#N spans" or "prof.step() calls" of a
 	// profiler trace); absent otherwise.
 	IterationMarker string `json:"iteration_marker,omitempty"`
 	// GrowthUnjudged says why growth across iterations could not be

@@ -3,6 +3,7 @@ package profiler
 import (
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -87,8 +88,9 @@ type KinetoAnalyzer struct {
 	pySpans                          int64
 	// byType counts the [memory] events of each device type but the CPU.
 	byType map[int32]int64
-	// steps are the ProfilerStep#N spans.
-	steps []kStep
+	// steps are the ProfilerStep#N spans; calls the Python spans of
+	// prof.step() (with_stack=True), each ending a step.
+	steps, calls []kStep
 }
 
 // kStep is a ProfilerStep#N span: [start, end) in ns, and its process.
@@ -107,6 +109,9 @@ type process struct {
 	multi bool // one of several: pid names it in output
 	mem   []kMem
 	steps []kStep
+	// byCalls is set when steps are made from the process's prof.step()
+	// calls, the trace having no ProfilerStep#N span (no schedule).
+	byCalls bool
 	// overlap is set when two of the steps overlap (setSteps); noTotals
 	// are the devices whose last [memory] event has no Total Allocated or
 	// Total Reserved (fixSummaries).
@@ -249,6 +254,7 @@ func (a *KinetoAnalyzer) Add(t kineto.Table, rec arrow.RecordBatch) error {
 				a.pySpans++
 				if profilerStep.MatchString(name.Value(i)) {
 					a.res.StepCalls++
+					a.calls = append(a.calls, kStep{pid: pid.Value(i), start: st.Value(i), end: st.Value(i) + du.Value(i)})
 				}
 			default:
 				k = spanAnnotation
@@ -469,35 +475,64 @@ func (a *KinetoAnalyzer) processes() []*process {
 			pids = append(pids, m.th.pid)
 		}
 	}
-	stepsOf := func(pid int64) []kStep {
+	of := func(all []kStep, pid int64) []kStep {
 		var out []kStep
-		for _, s := range a.steps {
+		for _, s := range all {
 			if s.pid == pid {
 				out = append(out, s)
 			}
 		}
 		return out
 	}
+	// Without ProfilerStep#N spans, the process's prof.step() calls end
+	// its steps.
+	byCalls := func(p *process, calls []kStep) {
+		if len(p.steps) == 0 && len(calls) > 0 {
+			p.steps, p.byCalls = stepsOfCalls(calls), true
+		}
+	}
 	if len(pids) <= 1 {
 		p := &process{mem: a.mem, steps: a.steps}
+		calls := a.calls
 		if len(pids) == 1 {
 			p.pid = pids[0]
-			if own := stepsOf(p.pid); len(own) > 0 {
+			if own := of(a.steps, p.pid); len(own) > 0 {
 				p.steps = own
 			}
+			if own := of(a.calls, p.pid); len(own) > 0 {
+				calls = own
+			}
 		}
+		byCalls(p, calls)
 		return []*process{p}
 	}
 	slices.Sort(pids)
 	procs := make([]*process, len(pids))
 	for i, pid := range pids {
-		procs[i] = &process{pid: pid, multi: true, steps: stepsOf(pid)}
+		procs[i] = &process{pid: pid, multi: true, steps: of(a.steps, pid)}
+		byCalls(procs[i], of(a.calls, pid))
 	}
 	for _, m := range a.mem {
 		p := procs[slices.Index(pids, m.th.pid)]
 		p.mem = append(p.mem, m)
 	}
 	return procs
+}
+
+// stepsOfCalls makes steps of the calls of prof.step() (their spans, in
+// any order): each call ends a step and starts the next, the first step
+// starting with the trace, the last running to its end (a step in which no
+// event falls is one with the next: see setSteps).
+func stepsOfCalls(calls []kStep) []kStep {
+	cs := slices.Clone(calls)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].start < cs[j].start })
+	out := make([]kStep, 0, len(cs)+1)
+	from := int64(math.MinInt64)
+	for _, c := range cs {
+		out = append(out, kStep{pid: c.pid, start: from, end: c.start})
+		from = c.start
+	}
+	return append(out, kStep{pid: cs[len(cs)-1].pid, start: from, end: math.MaxInt64})
 }
 
 // merge is the leak result of the trace: its one process's, or, for a
@@ -571,6 +606,10 @@ func (a *KinetoAnalyzer) pickDeviceType() {
 // stepLabel names the ProfilerStep#N spans when they mark iterations.
 const stepLabel = "ProfilerStep#N spans"
 
+// callLabel names the calls of prof.step() when they mark iterations (a
+// trace with Python stacks and no schedule).
+const callLabel = "prof.step() calls"
+
 // setSteps gives the leak analysis each device's ProfilerStep#N starts as
 // the sequence numbers feed gives its events (p.mem in device, time
 // order): a step starts at the device's first event at or after its
@@ -605,7 +644,11 @@ func (a *KinetoAnalyzer) setSteps(la *snapshot.LeakAnalyzer, p *process) {
 		for k, sp := range steps {
 			seqs[k] = int64(sort.Search(len(ev), func(e int) bool { return ev[e].t >= sp.start }))
 		}
-		la.SetSteps(p.mem[i].dev, seqs, stepLabel)
+		label := stepLabel
+		if p.byCalls {
+			label = callLabel
+		}
+		la.SetSteps(p.mem[i].dev, seqs, label)
 		i = j
 	}
 }
@@ -913,12 +956,17 @@ func (a *KinetoAnalyzer) rewrite(in []string, p *process) []string {
 // stepWarning says what a process's ProfilerStep#N spans (or its calls of
 // prof.step()) did for the iterations; "" when it has neither.
 func (a *KinetoAnalyzer) stepWarning(p *process) string {
-	marked := false
+	marked, iters := false, 0
 	for _, d := range p.leak.Devices {
 		marked = marked || d.IterationMarker != ""
+		iters = max(iters, d.Iterations)
 	}
 	n := len(p.steps)
 	switch {
+	case p.byCalls && marked && iters < snapshot.MinIterations:
+		return fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %s: each call ends a step, and they are its iterations, too few to judge growth across", counted(a.res.StepCalls, "time", "times"))
+	case p.byCalls && marked:
+		return fmt.Sprintf("the trace has no ProfilerStep#N spans (no schedule), but prof.step() was called %s: each call ends a step, and these steps are the iterations growth is judged across, not a loop found from the allocations' Python stacks (a trace's Python lines are where each function starts, so two calls of one op in a step look alike)", counted(a.res.StepCalls, "time", "times"))
 	case n > 0 && p.overlap:
 		return fmt.Sprintf("the trace has %d ProfilerStep#N spans, some of them overlapping (more than one process or thread stepped the profiler): they are not used as iterations; iterations are found from the allocations' stacks", n)
 	case n > 0 && marked && n < snapshot.MinIterations:

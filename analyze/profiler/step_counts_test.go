@@ -20,7 +20,7 @@ func TestStepWarningCountsOne(t *testing.T) {
 		span, want string
 	}{
 		{fmt.Sprintf(`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":%d,"dur":1000}`, base), "the trace marks 1 profiler step (ProfilerStep#N)"},
-		{fmt.Sprintf(`{"ph":"X","cat":"python_function","name":"torch/profiler/profiler.py(700): step","pid":1,"tid":1,"ts":%d,"dur":10}`, base+900), "prof.step() was called 1 time;"},
+		{fmt.Sprintf(`{"ph":"X","cat":"python_function","name":"torch/profiler/profiler.py(700): step","pid":1,"tid":1,"ts":%d,"dur":10}`, base+900), "prof.step() was called 1 time:"},
 		// The same trace: its one allocation has no stack, and its one
 		// Python span does not enclose it.
 		{fmt.Sprintf(`{"ph":"X","cat":"python_function","name":"torch/profiler/profiler.py(700): step","pid":1,"tid":1,"ts":%d,"dur":10}`, base+900), "device 0: the 1 live allocation has no stack;"},

@@ -512,3 +512,55 @@ func TestProfilerStepsAccumulation(t *testing.T) {
 		t.Errorf("growth %+v; want 10 iterations (ProfilerStep#N spans), grown in 9 of 9, 4 MiB each", ls[0].Growth)
 	}
 }
+
+// TestProfStepCallsMarkIterations: no schedule (no ProfilerStep#N span),
+// with_stack=True, prof.step() called after each of 10 steps; each step
+// makes a batch and a validation batch with the same op under the same
+// function ("train.py(9): step": a trace names a function by its first
+// line, so both have one stack), frees the first and keeps the second (1
+// MiB). The prof.step() calls end the steps: 10 iterations, the leak grown
+// in 9 of 9, +1 MiB each, not 20 iterations of +512 KiB.
+func TestProfStepCallsMarkIterations(t *testing.T) {
+	const t0 = 1790857026000000.0
+	var ev []string
+	alloc := int64(160 << 20)
+	mem := func(ts float64, addr uint64, b int64) {
+		alloc += b
+		ev = append(ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, 1<<30, alloc, b, addr))
+	}
+	span := func(cat, name string, ts, dur float64) {
+		ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
+	}
+	span("python_function", "train.py(20): <module>", t0-10, 10*1000+20)
+	for k := 0; k < 10; k++ {
+		s := t0 + float64(k)*1000
+		span("python_function", "train.py(9): step", s+10, 800)
+		span("cpu_op", "aten::randn", s+100, 20)
+		mem(s+105, 0x7f0000000000, 1<<20)
+		// The forward, inside a module call: no stack of it marks steps.
+		span("python_function", "nn.Module: Linear_0", s+190, 40)
+		span("cpu_op", "aten::mm", s+200, 20)
+		mem(s+205, 0x7e0000000000, 4096)
+		mem(s+250, 0x7e0000000000, -4096)
+		mem(s+300, 0x7f0000000000, -(1 << 20))
+		span("cpu_op", "aten::randn", s+400, 20)
+		mem(s+405, 0x7f1000000000+uint64(k)<<20, 1<<20)
+		span("python_function", "torch/profiler/profiler.py(812): step", s+900, 30)
+	}
+	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
+	p := filepath.Join(t.TempDir(), "calls.trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := kinetoResult(t, p)
+	ls := kinetoLeaks(res)
+	if len(ls) != 1 || ls[0].Count != 10 || ls[0].Bytes != 10<<20 {
+		t.Fatalf("leaks %+v; want 1 of 10 blocks, 10 MiB", ls)
+	}
+	if g := ls[0].Growth; g == nil || g.Iterations != 10 || g.Measured != 9 || g.GrewIn != 9 || g.PerIteration != 1<<20 || g.Marker != "prof.step() calls" {
+		t.Errorf("growth %+v; want 10 iterations (prof.step() calls), grown in 9 of 9, 1 MiB each", ls[0].Growth)
+	}
+	if !hasWarning(res.Leak.Warnings, "each call ends a step") {
+		t.Errorf("warnings %q: want the calls said to end the steps", res.Leak.Warnings)
+	}
+}

@@ -80,9 +80,9 @@ type DeviceSummary struct {
 	// allocations mark them.
 	Iterations    int
 	IterationSite callsite.Frame
-	// IterationMarker names the step spans the tracer recorded that mark
-	// the iterations when no stack does (SetSteps: "ProfilerStep#N
-	// spans"); "" when a stack marks them or there are none.
+	// IterationMarker names the steps the tracer recorded when they mark
+	// the iterations (SetSteps: "ProfilerStep#N spans", "prof.step()
+	// calls"); "" when a stack marks them or there are none.
 	IterationMarker string
 	// Unjudged says why growth across iterations could not be judged on
 	// the device (no trace, a trace without stacks, too few steps): its
