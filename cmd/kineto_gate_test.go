@@ -187,3 +187,42 @@ func TestDiffStackedModuleOpAgainstOpOnly(t *testing.T) {
 		t.Errorf("entries %v; want %v", got, want)
 	}
 }
+
+// TestLockstepLeaksNamed: a loss kept with its graph leaks from every op
+// whose output the graph saved, each a site of its own. The validation
+// graph trace's four leaks (input, ReLU output, output, loss; all 8 kept
+// in iterations 1 to 8) and the snapshot's (g2.py's validation graph and
+// its input, kept every 5th step) each name the others kept in the same
+// iterations; a run keeping one activation a step has one leak and no
+// such note.
+func TestLockstepLeaksNamed(t *testing.T) {
+	for _, c := range []struct {
+		path  string
+		leaks int
+		note  string
+	}{
+		{td + "kineto/hm_train_s8_valloss_stack.trace.json.gz", 4, "in the same iterations (1 to 8) as the leaks at"},
+		{td + "pytorch/snap/val_graph.pickle.gz", 2, "in the same iterations"},
+		{td + "kineto/hm_train_s8_act.trace.json.gz", 1, ""},
+	} {
+		_, out, errOut := run(t, nil, "analyze", "--format", "json", c.path)
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s: %v (%s)", c.path, err, errOut)
+		}
+		n := 0
+		for _, f := range r.Findings {
+			if f.Kind != report.KindLeak {
+				continue
+			}
+			n++
+			has := strings.Contains(f.Message, "same iterations")
+			if c.note == "" && has || c.note != "" && (!strings.Contains(f.Message, c.note) || !strings.Contains(f.Message, "loss kept without .item()")) {
+				t.Errorf("%s: %s: %q; want note %q", c.path, f.Site.Function, f.Message, c.note)
+			}
+		}
+		if n != c.leaks {
+			t.Errorf("%s: %d leaks, want %d", c.path, n, c.leaks)
+		}
+	}
+}

@@ -116,6 +116,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		}
 		out = append(out, f)
 	}
+	lockstep(out)
 	return in, out
 }
 
@@ -146,6 +147,58 @@ func leaksUnrecorded(ds []snapshot.DeviceSummary) string {
 	}
 	return strings.Join(whys, "; ")
 }
+
+// lockstep notes, on each leak whose allocations were kept in the same
+// iterations as one or more other leaks' of its device and process (the
+// same first and last, grown in as many of as many), which they are: one
+// object kept each step can hold them all (a loss kept without .item()
+// holds the tensors its graph saved, each from its own op). The verdicts
+// stand; the note says where to look first. At most maxLockstep are named.
+func lockstep(fs []Finding) {
+	type key struct {
+		dev, pid                 string
+		iters, grew, first, last int
+	}
+	keyOf := func(f *Finding) (key, bool) {
+		g := f.Growth
+		if f.Kind != KindLeak || g == nil || g.Kept < 2 || g.GrewIn < 2 {
+			return key{}, false
+		}
+		k := key{dev: dev(f.Device), iters: g.Iterations, grew: g.GrewIn, first: g.FirstIteration, last: g.LastIteration}
+		if f.PID != nil {
+			k.pid = fmt.Sprint(*f.PID)
+		}
+		return k, true
+	}
+	groups := map[key][]int{}
+	for i := range fs {
+		if k, ok := keyOf(&fs[i]); ok {
+			groups[k] = append(groups[k], i)
+		}
+	}
+	for _, idx := range groups {
+		if len(idx) < 2 {
+			continue
+		}
+		for _, i := range idx {
+			var others []string
+			for _, j := range idx {
+				if j != i && len(others) < maxLockstep {
+					others = append(others, fs[j].Site.String())
+				}
+			}
+			if n := len(idx) - 1; n > len(others) {
+				others = append(others, fmt.Sprintf("%d more", n-len(others)))
+			}
+			g := fs[i].Growth
+			fs[i].Message += fmt.Sprintf("; its allocations were kept in the same iterations (%d to %d) as the leaks at %s: one object kept each step can hold them all, as a loss kept without .item() holds the tensors its graph saved",
+				g.FirstIteration, g.LastIteration, strings.Join(others, ", "))
+		}
+	}
+}
+
+// maxLockstep bounds the sites a lockstep note names.
+const maxLockstep = 4
 
 func siteKind(k callsite.Kind) Kind {
 	switch k {
