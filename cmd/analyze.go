@@ -231,7 +231,9 @@ func runAnalyze(opts *AnalyzeOptions) error {
 		return res.Unread
 	}
 	// A gate no input could answer (sanitizer-errors over snapshots only:
-	// the wrong artifacts) is not a pass: exit 2 as for an input not read.
+	// the wrong artifacts), or a leak gate an input could not judge growth
+	// for (a 3-step profiler trace), is not a pass: exit 2 as for an
+	// input not read.
 	if err := unjudged(rep.Gates); err != nil {
 		return err
 	}

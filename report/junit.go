@@ -86,7 +86,8 @@ func writeJUnit(w io.Writer, r *Report, _ Options) error {
 			case g.Tripped:
 				c.Failure = &junitFailure{Message: "--fail-on " + g.Gate + " tripped", Type: "gate", Body: g.Why}
 			case g.Unjudged:
-				// Not a pass: no input could answer it (exit 2).
+				// Not a pass: no input could answer it, or one could not
+				// judge growth for a leak gate (exit 2).
 				c.Error = &junitFailure{Message: "--fail-on " + g.Gate + " not judged", Type: "not-judged", Body: g.Why}
 			default:
 				c.SystemOut = g.Why

@@ -162,7 +162,7 @@ func mdSummary(r *Report) string {
 		case tripped > 0:
 			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates tripped", tripped, len(r.Gates)))
 		case unjudged > 0:
-			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates not judged (no input could answer them)", unjudged, len(r.Gates)))
+			parts = append(parts, fmt.Sprintf("**failed**: %d of %d gates not judged (the inputs could not answer them: why is beside each)", unjudged, len(r.Gates)))
 		default:
 			parts = append(parts, fmt.Sprintf("passed %s", plural(len(r.Gates), "gate", "gates")))
 			if n := partlyJudged(r.Gates); n > 0 {
