@@ -226,3 +226,18 @@ func TestLockstepLeaksNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestTooFewStepsKeptOneEach: the 3-step trace of a run that kept 1 MiB a
+// step holds 3 blocks at aten::linear, as many as its ProfilerStep#N
+// steps: the retained verdict says so (what a leak leaves, which more
+// steps would tell), beside the 3 steps being too few.
+func TestTooFewStepsKeptOneEach(t *testing.T) {
+	_, out, errOut := run(t, nil, "analyze", "--format", "json", td+"kineto/hm_train_s3_act.trace.json.gz")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v (%s)", err, errOut)
+	}
+	if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "too few to judge") || !strings.Contains(r.Findings[0].Message, "3 of its allocations kept, as many as the steps") {
+		t.Errorf("findings %+v; want the retained blocks said as many as the steps", r.Findings)
+	}
+}

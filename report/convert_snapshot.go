@@ -449,7 +449,13 @@ func retainedWhy(g *snapshot.Growth) string {
 	case 1:
 		return when + "; the trace covers 1 step, so growth across iterations cannot be judged"
 	}
-	return fmt.Sprintf("%s; the trace covers %d steps, too few to judge growth across iterations", when, g.Iterations)
+	few := fmt.Sprintf("%s; the trace covers %d steps, too few to judge growth across iterations", when, g.Iterations)
+	if g.Kept == g.Iterations && g.Marker != "" {
+		// As many kept as the tracer's own steps: one a step, the
+		// pattern a leak leaves, which more steps would judge.
+		few += fmt.Sprintf(" (%d of its allocations kept, as many as the steps: one kept a step is what a leak leaves; profile more steps to tell)", g.Kept)
+	}
+	return few
 }
 
 // lastStepNote names the part of a retained site made in the last
