@@ -14,24 +14,27 @@ import (
 // TestLeakGateStepsTooFew: torch.profiler's schedule(wait=1, warmup=1,
 // active=3) records 3 ProfilerStep#N spans, too few to judge growth
 // (testdata/README.md, kineto/hm_*). A run that kept 1 MiB a step shows it
-// as retained only: --fail-on leak could not have tripped on it, so it is
-// not judged (exit 2, the file and its 3 steps named), not passed. With a
-// trace of 8 steps of the same leak beside it, the gate trips (exit 1:
-// one input shows the leak); beside the clean 8-step run it still cannot
-// pass (exit 2). The 8-step traces alone are judged: 1 and 0.
+// as retained only: --fail-on leak could not have tripped on it, so alone
+// it is not judged (exit 2, the file and its 3 steps named), not passed.
+// With a trace of 8 steps of the same leak beside it, the gate trips (exit
+// 1: one input shows the leak); beside the clean 8-step run it is judged
+// on that one (exit 0) and names the 3-step trace as not judged on, on
+// standard error and in the gate's not_judged_on. The 8-step traces alone
+// are judged: 1 and 0.
 func TestLeakGateStepsTooFew(t *testing.T) {
 	k := td + "kineto/"
 	for _, c := range []struct {
-		paths    []string
-		code     int
-		unjudged bool
+		paths      []string
+		code       int
+		unjudged   bool
+		notJudgeOn bool // the 3-step trace named in not_judged_on
 	}{
-		{[]string{k + "hm_train_s3_act.trace.json.gz"}, 2, true},
-		{[]string{k + "hm_train_s3_clean.trace.json.gz"}, 2, true},
-		{[]string{k + "hm_train_s3_act.trace.json.gz", k + "hm_train_s8_act.trace.json.gz"}, 1, false},
-		{[]string{k + "hm_train_s3_act.trace.json.gz", k + "hm_train_s8_clean.trace.json.gz"}, 2, true},
-		{[]string{k + "hm_train_s8_act.trace.json.gz"}, 1, false},
-		{[]string{k + "hm_train_s8_clean.trace.json.gz"}, 0, false},
+		{[]string{k + "hm_train_s3_act.trace.json.gz"}, 2, true, true},
+		{[]string{k + "hm_train_s3_clean.trace.json.gz"}, 2, true, true},
+		{[]string{k + "hm_train_s3_act.trace.json.gz", k + "hm_train_s8_act.trace.json.gz"}, 1, false, true},
+		{[]string{k + "hm_train_s3_act.trace.json.gz", k + "hm_train_s8_clean.trace.json.gz"}, 0, false, true},
+		{[]string{k + "hm_train_s8_act.trace.json.gz"}, 1, false, false},
+		{[]string{k + "hm_train_s8_clean.trace.json.gz"}, 0, false, false},
 	} {
 		args := append([]string{"analyze", "--format", "json", "--fail-on", "leak"}, c.paths...)
 		code, out, errOut := run(t, nil, args...)
@@ -47,8 +50,9 @@ func TestLeakGateStepsTooFew(t *testing.T) {
 		if g.Unjudged != c.unjudged {
 			t.Errorf("%v: gate %+v; want unjudged %v", c.paths, g, c.unjudged)
 		}
-		if c.unjudged && (!strings.Contains(errOut, "hm_train_s3_") || !strings.Contains(errOut, "3 steps") || !strings.Contains(g.Why, "3 steps")) {
-			t.Errorf("%v: stderr %q, why %q; want the 3-step trace named", c.paths, errOut, g.Why)
+		named := len(g.NotJudgedOn) == 1 && strings.Contains(g.NotJudgedOn[0].Path, "hm_train_s3_") && strings.Contains(g.NotJudgedOn[0].Why, "3 steps")
+		if named != c.notJudgeOn || c.notJudgeOn && (!strings.Contains(errOut, "hm_train_s3_") || !strings.Contains(errOut, "3 steps")) {
+			t.Errorf("%v: stderr %q, not judged on %+v; want the 3-step trace named: %v", c.paths, errOut, g.NotJudgedOn, c.notJudgeOn)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		}
 		in.Devices = append(in.Devices, ds)
 	}
-	in.LeaksUnjudged = leaksUnrecorded(res.Devices)
+	in.LeaksUnjudged = leaksUnjudged(res.Devices)
 	// The devices whose snapshot holds no trace entry: their live sites'
 	// messages say the history was not recorded, not that it began late.
 	untraced := map[int]bool{}
@@ -120,15 +120,17 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 	return in, out
 }
 
-// leaksUnrecorded says why a snapshot's or profiler trace's devices could
-// not judge leaks when none of them could as it was recorded
-// (snapshot.DeviceSummary.Unrecorded): "" when one could, or there is no
-// device (nothing held, nothing to leak). The devices' reasons, one when
-// they agree, else each with its device.
-func leaksUnrecorded(ds []snapshot.DeviceSummary) string {
+// leaksUnjudged says why a snapshot's or profiler trace's devices could
+// not judge leaks when none of them could judge growth across iterations
+// (snapshot.DeviceSummary.Unjudged): how it was recorded (no trace, no
+// stacks) or what its trace shows (too few steps, no repeating step):
+// either way no leak could be found in it. "" when one device could, or
+// there is no device (nothing held, nothing to leak). The devices'
+// reasons, one when they agree, else each with its device.
+func leaksUnjudged(ds []snapshot.DeviceSummary) string {
 	var whys []string
 	for _, d := range ds {
-		if !d.Unrecorded {
+		if d.Unjudged == "" {
 			return ""
 		}
 		whys = append(whys, d.Unjudged)

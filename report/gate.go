@@ -39,9 +39,10 @@ VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
 leak>64MiB passes at exactly 64 MiB and trips one byte over. A gate no
 input can answer (sanitizer-errors with no compute-sanitizer report; trend
 and the NVML classes with no NVML log; leak with no snapshot, sanitizer
-report, profiler trace or memory timeline, or none recorded so that it can
-judge leaks: a snapshot without a trace or without stacks in it, a
-sanitizer log without --leak-check full) is not judged: the run says so
+report, profiler trace or memory timeline, or none that could judge
+leaks: a snapshot without a trace or without stacks in it, a trace of too
+few steps or of none that repeats, a sanitizer log without --leak-check
+full) is not judged: the run says so
 and exits with code 2, as for an input it could not read. leak judged on
 some inputs only names the others and exits as their verdict.`
 

@@ -128,11 +128,12 @@ type Input struct {
 	Devices []DeviceSummary `json:"devices,omitempty"`
 	// LeaksUnjudged says why this input, of a kind that can show leaks (a
 	// snapshot, a profiler trace or memory timeline, a compute-sanitizer
-	// log), could not judge them as it was recorded: a snapshot without a
-	// trace, or whose trace's allocations carry no stacks; a profiler
-	// trace with nothing that marks its steps; a memory timeline too short
-	// to cut into windows; a compute-sanitizer log of a run without the
-	// leak check. No finding of it can be a leak, so the leak gate is not
+	// log), could not judge them: a snapshot without a trace, or whose
+	// trace's allocations carry no stacks; a profiler trace with nothing
+	// that marks its steps; a snapshot or profiler trace whose trace shows
+	// too few steps, or none that repeats, to judge growth; a memory
+	// timeline too short to cut into windows; a compute-sanitizer log of a
+	// run without the leak check. No finding of it can be a leak, so the leak gate is not
 	// judged on it (see GateResult). Absent when it could judge leaks, and
 	// for inputs of other kinds.
 	LeaksUnjudged string `json:"leaks_unjudged,omitempty"`

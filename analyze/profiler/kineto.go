@@ -752,10 +752,10 @@ func (a *KinetoAnalyzer) fixSummaries(p *process) {
 	}
 }
 
-// markUnrecorded marks the devices whose growth could not be judged
-// because nothing in the trace marks its steps: no Python frame
-// (with_stack=False) and no ProfilerStep#N span. That is how it was
-// recorded, not what the run did (see snapshot.DeviceSummary.Unrecorded).
+// markUnrecorded says, on the devices whose growth could not be judged
+// because nothing in the trace marks its steps (no Python frame:
+// with_stack=False; no ProfilerStep#N span), that this is how the trace
+// was recorded, and what to record instead.
 func (a *KinetoAnalyzer) markUnrecorded(p *process) {
 	if a.res.WithPython || len(p.steps) > 0 {
 		return
@@ -763,7 +763,6 @@ func (a *KinetoAnalyzer) markUnrecorded(p *process) {
 	for i := range p.leak.Devices {
 		if d := &p.leak.Devices[i]; d.Unjudged != "" {
 			d.Unjudged = "nothing in its trace marks the steps: no Python frame (recorded without with_stack=True) and no ProfilerStep#N span (no torch.profiler.schedule with prof.step())"
-			d.Unrecorded = true
 		}
 	}
 }

@@ -89,13 +89,6 @@ type DeviceSummary struct {
 	// memory could only be retained or live, never a leak. "" when it
 	// could be, or the device holds nothing to judge.
 	Unjudged string
-	// Unrecorded is true when Unjudged comes from how the input was
-	// recorded, not from what the run did: no trace, a trace that records
-	// no allocation, or one whose allocations carry no stacks (and, for a
-	// profiler trace, nothing that marks its steps). No run recorded so
-	// can show a leak; a trace that shows no repeating step, or too few
-	// steps, can (its run's did not repeat), and is not Unrecorded.
-	Unrecorded bool
 	// PID is the process whose events these are, where the input holds
 	// several processes' (a profiler trace merged from several, each
 	// analysed on its own: profiler.KinetoAnalyzer); nil otherwise.
@@ -1030,10 +1023,10 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 	noTraceStacks := a.segments && nAllocs > 0 && d.stackedAllocs == 0
 	switch {
 	case d.entries == 0 && d.active.len() > 0:
-		sum.Unjudged, sum.Unrecorded = "it has no trace (history was not recorded)", true
+		sum.Unjudged = "it has no trace (history was not recorded)"
 		warns = append(warns, fmt.Sprintf("device %d: no trace entries (history was not recorded with torch.cuda.memory._record_memory_history): growth cannot be judged, live memory is reported by site", d.dev))
 	case d.entries > 0 && nAllocs == 0:
-		sum.Unjudged, sum.Unrecorded = "its trace records no allocations", true
+		sum.Unjudged = "its trace records no allocations"
 		warns = append(warns, fmt.Sprintf("device %d: the trace records no allocations (it holds %s and none is an allocation): growth cannot be judged", d.dev, count(d.entries, "entry", "entries")))
 	default:
 		if !in.iter.usable() {
@@ -1044,7 +1037,6 @@ func (a *LeakAnalyzer) deviceSites(d *deviceState, groupOf map[int32]string, sum
 			}
 			if noTraceStacks {
 				sum.Unjudged = "its trace's allocations carry no stacks (recorded with context=\"state\" or None, or PyTorch 2.0's _record_memory_history(True, ...) without trace_alloc_record_context=True), so no iterations can be found"
-				sum.Unrecorded = true
 				warns = append(warns, noTraceStacksWarning(d.dev, held, st))
 			} else {
 				sum.Unjudged = in.iter.why()
