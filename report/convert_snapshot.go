@@ -183,18 +183,47 @@ func lockstep(fs []Finding) {
 			continue
 		}
 		for _, i := range idx {
-			var others []string
+			// The other leaks by site name, each once: two leaks of one
+			// line differ in their callers.
+			own := fs[i].Site.String()
+			var names []string
+			count := map[string]int{}
 			for _, j := range idx {
-				if j != i && len(others) < maxLockstep {
-					others = append(others, fs[j].Site.String())
+				if j == i {
+					continue
+				}
+				name := fs[j].Site.String()
+				if count[name] == 0 {
+					names = append(names, name)
+				}
+				count[name]++
+			}
+			var others []string
+			for _, name := range names {
+				if len(others) == maxLockstep {
+					break
+				}
+				switch n := count[name]; {
+				case name == own && n == 1:
+					others = append(others, name+" from another caller")
+				case name == own:
+					others = append(others, fmt.Sprintf("%s from %d other callers", name, n))
+				case n > 1:
+					others = append(others, fmt.Sprintf("%s (%d callers)", name, n))
+				default:
+					others = append(others, name)
 				}
 			}
-			if n := len(idx) - 1; n > len(others) {
-				others = append(others, fmt.Sprintf("%d more", n-len(others)))
+			if n := len(names) - len(others); n > 0 {
+				others = append(others, fmt.Sprintf("%d more", n))
 			}
 			g := fs[i].Growth
-			fs[i].Message += fmt.Sprintf("; its allocations were kept in the same iterations (%d to %d) as the leaks at %s: one object kept each step can hold them all, as a loss kept without .item() holds the tensors its graph saved",
-				g.FirstIteration, g.LastIteration, strings.Join(others, ", "))
+			leaks := "the leaks"
+			if len(idx) == 2 {
+				leaks = "the leak"
+			}
+			fs[i].Message += fmt.Sprintf("; its allocations were kept in the same iterations (%d to %d) as %s at %s: one object kept each step can hold them all, as a loss kept without .item() holds the tensors its graph saved",
+				g.FirstIteration, g.LastIteration, leaks, strings.Join(others, ", "))
 		}
 	}
 }
