@@ -114,9 +114,7 @@ func loadBaselineFlag(opts *AnalyzeOptions) (*report.Baseline, error) {
 // what the gates look at.
 func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]report.Finding, base *report.Baseline) (report.GateInput, error) {
 	gin := report.GateInput{Findings: *kept, Errors: rep.Errors, Tolerance: opts.CI.tol}
-	run := report.NewBaseline(*kept, rep.Errors, report.SummaryOf(rep.Inputs))
-	run.Formats = report.InputFormats(rep.Inputs)
-	run.GrowthUnjudged = report.UnjudgedOf(rep.Inputs)
+	run := report.RunBaseline(*kept, rep.Errors, rep.Inputs)
 	if opts.CI.WriteBaseline != "" && refuseBaseline(opts, rep) {
 		// The run exits 2 for the unread inputs (runAnalyze); FILE is
 		// left as it was.

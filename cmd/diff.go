@@ -168,6 +168,9 @@ func runDiff(opts *DiffOptions) error {
 		d.Warnings = append(d.Warnings, w)
 	}
 	d.Entries = report.Compare(runs[0], runs[1], tol)
+	if w := report.ActiveWarning(runs[0], runs[1], d.Entries, tol); w != "" {
+		d.Warnings = append(d.Warnings, w)
+	}
 	d.Totals = report.DiffTotalsOf(d.Entries)
 	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary
 	d.LeakSummaryStatus = report.SummaryStatus(d.LeakSummaryBefore, d.LeakSummaryAfter)
@@ -215,8 +218,5 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 			warns = append(warns, path+": "+w)
 		}
 	}
-	b = report.NewBaseline(kept, rep.Errors, report.SummaryOf(rep.Inputs))
-	b.Formats = report.InputFormats(rep.Inputs)
-	b.GrowthUnjudged = report.UnjudgedOf(rep.Inputs)
-	return b, warns, nil
+	return report.RunBaseline(kept, rep.Errors, rep.Inputs), warns, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,5 +244,35 @@ func TestTooFewStepsKeptOneEach(t *testing.T) {
 	}
 	if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "too few to judge") || !strings.Contains(r.Findings[0].Message, "3 of its allocations kept, as many as the steps") {
 		t.Errorf("findings %+v; want the retained blocks said as many as the steps", r.Findings)
+	}
+}
+
+// TestDiffActiveBeyondSites: two traces of one run, each of one cycle of
+// schedule(wait=1, warmup=1, active=3, repeat=2), the run keeping 1 MiB a
+// step (testdata/README.md, kineto/hm_cycles_rep2.*): each trace's site
+// holds its own 3 steps' 3 MiB, so no site changed, but the device's
+// active memory at the end rose 5 MiB (steps 5-9): the diff says that
+// memory no compared site holds grew by 5 MiB, from before the trace.
+// Two snapshots whose sites account for their change say nothing.
+func TestDiffActiveBeyondSites(t *testing.T) {
+	k := td + "kineto/hm_cycles_rep2."
+	code, out, errOut := run(t, nil, "diff", "--format", "json", k+"c1.trace.json.gz", k+"c2.trace.json.gz")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d report.DiffReport
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Totals["same"].Sites != 1 || d.Totals["all"].Sites != 1 {
+		t.Errorf("totals %+v, want one site, the same", d.Totals)
+	}
+	want := "device 0 (pytorch-profiler-trace): active memory at the end 118 MiB -> 123 MiB (+5.0 MiB), of which the sites compared account for +0 B: 5.0 MiB more is held from before the trace began"
+	if !slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q, want %q", d.Warnings, want)
+	}
+	_, out, _ = run(t, nil, "diff", "--format", "json", td+"pytorch/clean_train_loop.pickle", td+"pytorch/leak_train_loop.pickle")
+	if strings.Contains(out, "active memory at the end") {
+		t.Errorf("snapshots whose sites account for the change: %s", out)
 	}
 }

@@ -365,6 +365,7 @@ func newDailyView(d *Daily) *dailyView {
 	return v
 }
 
+// signedIBytes is IBytes with its sign ("+5.0 MiB", "-1.0 KiB", "+0 B").
 func signedIBytes(n int64) string {
 	if n < 0 {
 		return "-" + IBytes(-n)

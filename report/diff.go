@@ -39,6 +39,85 @@ type Baseline struct {
 	// absent when none, and in baselines written before this member,
 	// which cannot tell and compare as before.
 	GrowthUnjudged []UnjudgedDevice `json:"growth_unjudged,omitempty"`
+	// Active: each device's active memory at the end of the run's
+	// snapshots and profiler traces, by device and format (see ActiveOf);
+	// absent when none gave it, and in baselines written before this
+	// member.
+	Active []DeviceActive `json:"active,omitempty"`
+}
+
+// DeviceActive is a device's active memory at the end of the inputs of
+// format Source (added up where several gave it), in bytes.
+type DeviceActive struct {
+	Device int    `json:"device"`
+	Source string `json:"source"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// ActiveOf adds up, by device and format, the active memory at the end of
+// each input read that gives it (a snapshot's blocks, a profiler trace's
+// last Total Allocated), sorted.
+func ActiveOf(ins []Input) []DeviceActive {
+	var out []DeviceActive
+	for _, in := range ins {
+		if in.Error != "" {
+			continue
+		}
+		for _, d := range in.Devices {
+			if d.ActiveBytes == nil {
+				continue
+			}
+			i := slices.IndexFunc(out, func(a DeviceActive) bool { return a.Device == d.Device && a.Source == in.Format })
+			if i < 0 {
+				out = append(out, DeviceActive{Device: d.Device, Source: in.Format})
+				i = len(out) - 1
+			}
+			out[i].Bytes += *d.ActiveBytes
+		}
+	}
+	slices.SortFunc(out, func(a, b DeviceActive) int {
+		if a.Device != b.Device {
+			return a.Device - b.Device
+		}
+		return strings.Compare(a.Source, b.Source)
+	})
+	return out
+}
+
+// ActiveWarning says, for each device and format both runs give the
+// active memory of, where it grew beyond the tolerance by more than the
+// sites compared account for (entries, the diff of the two runs): memory
+// no compared site holds grew. A profiler trace's active memory counts
+// what was allocated before profiling began and is still held, which no
+// site names (a schedule that records some steps of many: a leak in the
+// steps between its windows shows only so); a site --min-bytes left out
+// is another. "" when none did.
+func ActiveWarning(base, run *Baseline, es []DiffEntry, tol Tolerance) string {
+	var notes []string
+	for _, a := range run.Active {
+		i := slices.IndexFunc(base.Active, func(b DeviceActive) bool { return b.Device == a.Device && b.Source == a.Source })
+		if i < 0 {
+			continue
+		}
+		before := base.Active[i].Bytes
+		var sites int64
+		for _, e := range es {
+			if e.Device != nil && *e.Device == a.Device && e.source == a.Source && holdsMemory(e.Kind) {
+				sites += e.AfterBytes - e.BeforeBytes
+			}
+		}
+		rest := a.Bytes - before - sites
+		if rest <= tol.Bytes || float64(rest) <= tol.Percent/100*float64(before) {
+			continue
+		}
+		where := "from before the trace began (allocated where it recorded nothing: in steps a profiler schedule did not record, or before profiling started), or at sites --min-bytes left out"
+		if a.Source != "pytorch-profiler-trace" {
+			where = "at sites --min-bytes left out, or without a site"
+		}
+		notes = append(notes, fmt.Sprintf("device %d (%s): active memory at the end %s -> %s (%s), of which the sites compared account for %s: %s more is held %s; record those steps too (a longer active window, or a snapshot) to name where it was allocated",
+			a.Device, a.Source, IBytes(before), IBytes(a.Bytes), signedIBytes(a.Bytes-before), signedIBytes(sites), IBytes(rest), where))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // UnjudgedDevice is a device on which growth could not be judged: by the
@@ -377,9 +456,17 @@ func trendName(f *Finding) string {
 // BaselineOf is the baseline of a whole report: every finding it lists
 // and its tool errors, with the compute-sanitizer summaries of its inputs.
 func BaselineOf(r *Report) *Baseline {
-	b := NewBaseline(r.Findings, r.Errors, SummaryOf(r.Inputs))
-	b.Formats = InputFormats(r.Inputs)
-	b.GrowthUnjudged = UnjudgedOf(r.Inputs)
+	return RunBaseline(r.Findings, r.Errors, r.Inputs)
+}
+
+// RunBaseline is the baseline of findings and tool errors of a run that
+// read inputs ins: with their compute-sanitizer summaries, formats,
+// devices that could not judge growth and active memory.
+func RunBaseline(fs []Finding, errs []ToolError, ins []Input) *Baseline {
+	b := NewBaseline(fs, errs, SummaryOf(ins))
+	b.Formats = InputFormats(ins)
+	b.GrowthUnjudged = UnjudgedOf(ins)
+	b.Active = ActiveOf(ins)
 	return b
 }
 

@@ -216,6 +216,138 @@ def timeline_case(outdir, name):
             note("timeline failed", suf, repr(e))
 
 
+def accum_case(outdir, name):
+    # Gradient accumulation: 4 micro-batches per optimizer step, prof.step()
+    # once per optimizer step (as the PyTorch docs place it). "act" keeps each
+    # micro-batch's out.detach(): 4 MiB per ProfilerStep (4 blocks of 1 MiB at
+    # aten::linear); with_stack=True, so one stack marks each micro-batch.
+    m, o = build()
+    x = torch.randn(B, D, device="cuda"); m(x).pow(2).mean().backward(); o.step(); o.zero_grad(set_to_none=True)
+    del x
+    sch, steps = sched_of(name)
+    kept = []
+    mem_line("before")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=sch,
+                 on_trace_ready=handler_of(outdir, name), profile_memory=True, with_stack=True) as prof:
+        for step in range(steps):
+            for micro in range(4):
+                x = torch.randn(B, D, device="cuda")
+                out = m(x)
+                (out.pow(2).mean() / 4).backward()
+                if "_act" in name:
+                    kept.append(out.detach())  # KEEP: 1 MiB per micro-batch
+                del x, out
+            o.step()
+            o.zero_grad(set_to_none=True)
+            mem_line(step)
+            prof.step()
+    note("kept", len(kept), "steps", steps)
+
+
+def pattern_case(outdir, name):
+    # s8 training loops whose keeping is not one block a step:
+    #   every2: keeps out.detach() on even steps only (0, 2, 4, ...): a leak,
+    #           1 MiB every second step.
+    #   deque3: keeps the last 3 outputs (collections.deque(maxlen=3)): bounded,
+    #           3 MiB held, not a leak.
+    #   cpu:    keeps out.detach().cpu() (host memory): no GPU memory kept.
+    #   amp:    bf16 autocast, nothing kept: clean (autocast's weight-cast cache
+    #           is freed when the autocast region exits).
+    import collections
+    m, o = build()
+    x = torch.randn(B, D, device="cuda"); m(x).pow(2).mean().backward(); o.step(); o.zero_grad(set_to_none=True)
+    del x
+    sch, steps = sched_of(name)
+    kept = collections.deque(maxlen=3) if "deque3" in name else []
+    mem_line("before")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=sch,
+                 on_trace_ready=handler_of(outdir, name), profile_memory=True,
+                 with_stack="_stack" in name) as prof:
+        for step in range(steps):
+            x = torch.randn(B, D, device="cuda")
+            if "amp" in name:
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    out = m(x)
+                    loss = out.float().pow(2).mean()
+            else:
+                out = m(x)
+                loss = out.pow(2).mean()
+            loss.backward()
+            o.step()
+            o.zero_grad(set_to_none=True)
+            if "every2" in name and step % 2 == 0:
+                kept.append(out.detach())  # KEEP every second step
+            elif "deque3" in name:
+                kept.append(out.detach())  # KEEP last 3 only
+            elif "cpu" in name:
+                kept.append(out.detach().cpu())  # KEEP on the host
+            del x, out, loss
+            mem_line(step)
+            prof.step()
+    note("kept", len(kept), "steps", steps)
+
+
+def cycles_case(outdir, name):
+    # schedule(wait=1, warmup=1, active=3, repeat=2): two cycles, on_trace_ready
+    # writes a trace after each (NAME.c1/.c2). "acc" passes acc_events=True, so
+    # the second trace holds both cycles' 6 steps (#2..#4, #7..#9). Keeps
+    # out.detach() every step (1 MiB a step, also in the steps not profiled).
+    m, o = build()
+    x = torch.randn(B, D, device="cuda"); m(x).pow(2).mean().backward(); o.step(); o.zero_grad(set_to_none=True)
+    del x
+    n = [0]
+
+    def h(p):
+        n[0] += 1
+        p.export_chrome_trace(os.path.join(outdir, "%s.c%d.trace.json.gz" % (name, n[0])))
+        note("trace written", n[0])
+    kw = {"acc_events": True} if "acc" in name else {}
+    kept = []
+    mem_line("before")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 schedule=schedule(wait=1, warmup=1, active=3, repeat=2),
+                 on_trace_ready=h, profile_memory=True, **kw) as prof:
+        for step in range(11):
+            x = torch.randn(B, D, device="cuda")
+            out = m(x)
+            out.pow(2).mean().backward()
+            o.step()
+            o.zero_grad(set_to_none=True)
+            kept.append(out.detach())  # KEEP: 1 MiB per step
+            del x, out
+            mem_line(step)
+            prof.step()
+    note("kept", len(kept))
+
+
+def compilero_case(outdir, name):
+    # torch.compile(mode="reduce-overhead") (CUDA graph trees), inference under
+    # no_grad, compiled and warmed before profiling. "keep" keeps
+    # y.clone() each step (1 MiB at aten::clone); "clean" only .item().
+    m, _ = build()
+    m.eval()
+    cm = torch.compile(m, mode="reduce-overhead")
+    with torch.no_grad():
+        for _ in range(4):
+            x = torch.randn(B, D, device="cuda"); cm(x).sum().item()
+    sch, steps = sched_of(name)
+    kept, total = [], 0.0
+    mem_line("before")
+    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=sch,
+                                  on_trace_ready=handler_of(outdir, name), profile_memory=True) as prof:
+        for step in range(steps):
+            x = torch.randn(B, D, device="cuda")
+            y = cm(x)
+            if "keep" in name:
+                kept.append(y.clone())  # KEEP: 1 MiB per step
+            else:
+                total += y.sum().item()
+            del x, y
+            mem_line(step)
+            prof.step()
+    note("kept", len(kept))
+
+
 CASES = ["train_s3_clean", "train_s3_loss", "train_s3_act", "train_s3_valloss",
          "train_s3_act_stack", "train_s3_act_shapes", "train_s3_clean_stack",
          "train_s8_clean", "train_s8_loss", "train_s8_act", "train_s8_valloss",
@@ -224,6 +356,11 @@ CASES = ["train_s3_clean", "train_s3_loss", "train_s3_act", "train_s3_valloss",
          "eval_s8_keep", "eval_s8_clean", "eval_s3_keep",
          "compile_s8_clean", "cudagraph_s8_clean", "cudagraph_s8_randn_clean",
          "timeline_keep", "timeline_clean"]
+# second run (hM): what the first one raised
+CASES2 = ["accum_s8_act", "accum_s8_clean", "accum_s3_act",
+          "pattern_s8_every2", "pattern_s8_deque3", "pattern_s8_cpu", "pattern_s8_amp_stack",
+          "pattern_s8_every2_stack",
+          "cycles_rep2", "cycles_rep2_acc", "compilero_s8_keep", "compilero_s8_clean"]
 
 
 def run_one(outdir, name):
@@ -236,7 +373,8 @@ def run_one(outdir, name):
     if kind == "tb":
         kind = "train"
     {"train": train_case, "eval": eval_case, "compile": compile_case,
-     "cudagraph": cudagraph_case, "timeline": timeline_case}[kind](outdir, name)
+     "cudagraph": cudagraph_case, "timeline": timeline_case, "accum": accum_case,
+     "pattern": pattern_case, "cycles": cycles_case, "compilero": compilero_case}[kind](outdir, name)
     note("done")
 
 
@@ -248,6 +386,8 @@ def main():
         run_one(tdir, sys.argv[3])
         return
     cases = sys.argv[2:] or CASES
+    if cases == ["second"]:
+        cases = CASES2
     deadline = time.time() + float(os.environ.get("HM_BUDGET", "200"))
     procs = {}
     pending = list(cases)
