@@ -209,7 +209,8 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	return report.TrendInput{
 		Path: in.Name, Format: string(m.Format), Samples: m.Instants, Rows: m.Rows,
 		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: warnings,
-		Interval: m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
+		StartGiven: m.Clock == nvml.ClockRowOrder && m.DateGiven,
+		Interval:   m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
 		SkippedLines: m.SkippedLines, SkippedAt: m.SkippedAt, Cut: cutWhy,
 	}, nil
 }

@@ -23,6 +23,9 @@ type TrendInput struct {
 	// Clock: "absolute", "time-of-day" or "row-order" (nvml.Clock).
 	Clock    string
 	Warnings []string
+	// StartGiven: a "row-order" log placed from --start (nvml.Metadata's
+	// DateGiven).
+	StartGiven bool
 	// Interval: the period of a "row-order" log; IntervalAssumed, when it
 	// is the default rather than given (--interval).
 	Interval        time.Duration
@@ -61,6 +64,7 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 	var ins []Input
 	for _, ti := range inputs {
 		in := Input{Path: ti.Path, Format: ti.Format, Warnings: ti.Warnings, Clock: ti.Clock,
+			StartGiven:   ti.Clock == "row-order" && ti.StartGiven,
 			SkippedLines: ti.SkippedLines, SkippedAt: ti.SkippedAt, Cut: ti.Cut}
 		n, rows, start, end := ti.Samples, ti.Rows, ti.StartUs, ti.EndUs
 		in.Samples, in.Rows = &n, &rows
@@ -276,7 +280,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			fitted = fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) over %s %d to %d",
 				perSample(s.Slope, lc), perSample(s.SlopeLow, lc), perSample(s.SlopeHigh, lc), perSample(s.OLSSlope, lc), s.R2,
 				lc.unit, sampleIndex(s.WindowStartUs, s.StartUs, p), sampleIndex(s.WindowEndUs, s.StartUs, p))
-			assumed := fmt.Sprintf("the log has no times, so %s apart is assumed, not known; give the period with --interval", trend.Duration(p))
+			assumed := fmt.Sprintf("the log has no times, so %s apart is assumed, not known; give the period with gpuleak trend --interval", trend.Duration(p))
 			if o := s.TimeToOOM; o != nil {
 				oom = fmt.Sprintf("at this rate the GPU runs out of memory in about %.0f %ss (%s only if they are %s apart: %s)",
 					o.Seconds/p, lc.unit, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds), trend.Duration(p), assumed)

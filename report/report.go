@@ -154,6 +154,10 @@ type Input struct {
 	// Clock says how samples were placed in time: "absolute",
 	// "time-of-day" (no dates in the log) or "row-order" (no times).
 	Clock string `json:"clock,omitempty"`
+	// StartGiven: for a "row-order" log, its first sample was placed at
+	// the time given with --start, so StartUs and EndUs are times of day
+	// (resting on the period); without it they count from the Unix epoch.
+	StartGiven bool `json:"start_given,omitempty"`
 	// AssumedIntervalS: for a log without times ("row-order") whose period
 	// was not given (--interval), the seconds between its samples that
 	// were assumed; every time and rate of its trends rests on it.

@@ -208,6 +208,15 @@ func describeAllocatorStats(in Input) []string {
 	return out
 }
 
+// spanLayout is the layout of a span's end: its time of day, with the
+// date too when the span crosses midnight.
+func spanLayout(start, end time.Time) string {
+	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {
+		return "2006-01-02 15:04:05"
+	}
+	return "15:04:05"
+}
+
 // describeLog summarises an NVML log: "459 samples from 08:06:12 to
 // 08:08:08 UTC (116 s)", "1 sample at 2026-12-02 08:59:58 UTC". A sample
 // is a sampling instant (one table, one tick of every GPU), as a
@@ -225,10 +234,19 @@ func describeLog(in Input) string {
 		if one {
 			return s + " (no time in the log)"
 		}
-		if p := in.AssumedIntervalS; p != nil {
-			return fmt.Sprintf("%s over %s (no times in the log: placed by row order, %s apart assumed)", s, dur, trend.Duration(*p))
+		how := "placed by row order"
+		if in.StartGiven {
+			how += " from --start"
 		}
-		return fmt.Sprintf("%s over %s (no times in the log: placed by row order)", s, dur)
+		if p := in.AssumedIntervalS; p != nil {
+			how += fmt.Sprintf(", %s apart assumed", trend.Duration(*p))
+		}
+		if in.StartGiven {
+			// --start gave the first sample's time: the log's times are
+			// times, not offsets from the epoch.
+			return fmt.Sprintf("%s from %s to %s UTC (%s; no times in the log: %s)", s, start.Format("2006-01-02 15:04:05"), end.Format(spanLayout(start, end)), dur, how)
+		}
+		return fmt.Sprintf("%s over %s (no times in the log: %s)", s, dur, how)
 	case "time-of-day":
 		if one {
 			return fmt.Sprintf("%s at %s (no date in the log)", s, start.Format("15:04:05"))
@@ -238,11 +256,7 @@ func describeLog(in Input) string {
 	if one {
 		return fmt.Sprintf("%s at %s UTC", s, start.Format("2006-01-02 15:04:05"))
 	}
-	layout := "15:04:05"
-	if start.YearDay() != end.YearDay() || start.Year() != end.Year() {
-		layout = "2006-01-02 15:04:05"
-	}
-	return fmt.Sprintf("%s from %s to %s UTC (%s)", s, start.Format("2006-01-02 15:04:05"), end.Format(layout), dur)
+	return fmt.Sprintf("%s from %s to %s UTC (%s)", s, start.Format("2006-01-02 15:04:05"), end.Format(spanLayout(start, end)), dur)
 }
 
 // spanString renders the time from startUs to endUs (µs since the Unix

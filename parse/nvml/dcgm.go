@@ -138,7 +138,7 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		ts = d.r.tickTime(d.scrape)
 		if d.r.meta.Clock != ClockRowOrder {
 			d.r.meta.Clock = ClockRowOrder
-			d.r.meta.Warnings.Addf("the metrics have no timestamps: scrapes are placed %v apart (give the first scrape's time with --start and the period with --interval)", d.r.opt.interval)
+			d.r.meta.Warnings.Addf("the metrics have no timestamps: scrapes are placed %v apart%s", d.r.opt.interval, d.r.scrapeAdvice())
 		}
 	}
 	key := dcgmKey{series, ts}
@@ -330,4 +330,21 @@ func (d *dcgmDecoder) end(n int) error {
 		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples (DCGM exporter's framebuffer metrics)")
 	}
 	return nil
+}
+
+// scrapeAdvice asks for what places DCGM scrapes without timestamps in
+// time and was not given: the first scrape's time (--start) and the
+// period (--interval); with both given it names the start.
+func (r *Reader) scrapeAdvice() string {
+	var want []string
+	if !r.opt.hasStart {
+		want = append(want, "the first scrape's time with gpuleak trend --start")
+	}
+	if !r.intervalGiven {
+		want = append(want, "the period with gpuleak trend --interval")
+	}
+	if len(want) == 0 {
+		return ", from the start given, " + r.opt.start.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	return " (give " + strings.Join(want, " and ") + ")"
 }

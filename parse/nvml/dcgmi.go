@@ -153,7 +153,7 @@ func (d *dcgmiDecoder) header(w []string, n int) error {
 	d.r.meta.Fields = append([]string(nil), w...)
 	d.r.meta.Header = true
 	d.r.meta.Clock = ClockRowOrder
-	d.r.meta.Warnings.Addf("the log has no times (dcgmi dmon prints none): samples are placed %v apart by row order; give the first sample's time with --start and dcgmi's -d period with --interval", d.r.opt.interval)
+	d.r.meta.Warnings.Addf("the log has no times (dcgmi dmon prints none): samples are placed %v apart by row order%s%s", d.r.opt.interval, d.r.rowOrderStart(), dcgmiPeriodAdvice(d.r.intervalGiven))
 	return nil
 }
 
@@ -183,4 +183,12 @@ func rowsOf(k int, group string) string {
 		return "1 " + group + " row"
 	}
 	return strconv.Itoa(k) + " " + group + " rows"
+}
+
+// dcgmiPeriodAdvice asks for dcgmi's -d period unless --interval gave it.
+func dcgmiPeriodAdvice(given bool) string {
+	if given {
+		return ""
+	}
+	return "; give dcgmi's -d period with gpuleak trend --interval"
 }

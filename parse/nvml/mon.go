@@ -222,11 +222,11 @@ func (d *monDecoder) header(w []string, n int) error {
 	case d.iTime >= 0:
 		d.r.meta.Clock = ClockTimeOfDay
 		if !d.r.opt.hasDate && !d.r.opt.hasStart {
-			d.r.meta.Warnings.Addf("the log has times of day but no dates (%s -o T): dates are unknown and shown as 1970-01-01; give the day with --date", tool)
+			d.r.meta.Warnings.Addf("the log has times of day but no dates (%s -o T): dates are unknown and shown as 1970-01-01; give the day with gpuleak trend --date", tool)
 		}
 	default:
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order (%s); give the first sample's time with --start", tool, d.r.opt.interval, d.r.rowOrderPeriod())
+		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order (%s)%s", tool, d.r.opt.interval, d.r.rowOrderPeriod(), d.r.rowOrderStart())
 	}
 	return nil
 }

@@ -1393,6 +1393,16 @@ func commandInterval(head []byte) (time.Duration, string) {
 	return d, strings.TrimSpace(string(line))
 }
 
+// rowOrderStart says where the first row of a log without times is
+// placed: from the --start given (WithStart), or, without one, at the
+// Unix epoch, with a request for it.
+func (r *Reader) rowOrderStart() string {
+	if r.opt.hasStart {
+		return fmt.Sprintf(", from the start given, %s", r.opt.start.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	return "; give the first sample's time with gpuleak trend --start"
+}
+
 // rowOrderPeriod says where the period that places a log's rows without
 // times came from: "the period of the command in the input (...)", or, assumed,
 // that every rate rests on it.
@@ -1401,7 +1411,7 @@ func (r *Reader) rowOrderPeriod() string {
 		return fmt.Sprintf("the period of the command in the input, %s; --interval overrides it", r.intervalCmd)
 	}
 	if r.periodAssumed {
-		return "an assumption: no command in the input gives the period, so every rate (bytes/s) and time to OOM rests on it and is only relative, per sample, until the period is given with --interval"
+		return "an assumption: no command in the input gives the period, so every rate (bytes/s) and time to OOM rests on it and is only relative, per sample, until the period is given with gpuleak trend --interval"
 	}
 	return "the period given with --interval"
 }

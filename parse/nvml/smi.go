@@ -244,7 +244,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (%s)", d.r.opt.interval, d.r.rowOrderPeriod())
+		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (%s)%s", d.r.opt.interval, d.r.rowOrderPeriod(), d.r.rowOrderStart())
 	}
 	return nil
 }
