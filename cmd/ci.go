@@ -95,6 +95,10 @@ func loadBaselineFlag(opts *AnalyzeOptions) (*report.Baseline, error) {
 		return nil, usageErrorf("--baseline needs a file, not standard input")
 	}
 	b, warns, err := loadSavedRun(opts.CI.Baseline, nil)
+	if errors.Is(err, parse.ErrIsDirectory) {
+		err = &parse.Error{File: opts.CI.Baseline, Offset: -1, Err: parse.ErrIsDirectory,
+			Msg: "is a directory: --baseline takes a file written by --write-baseline or by --format json"}
+	}
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -326,6 +330,9 @@ func jsonError(path string, dec *json.Decoder, size int64, err error) error {
 // writeFileAtomic writes a file through a temporary file beside it, so
 // that a failed run never leaves half a baseline.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s: %w", path, errIsDirectory)
+	}
 	dir := "."
 	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
 		dir = path[:i+1]
@@ -352,7 +359,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return err
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err // it names the temporary file too
+		}
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

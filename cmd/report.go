@@ -386,15 +386,23 @@ func noStdinRoot(cmd string, args []string) error {
 // that the failing call named.
 func outputError(path string, err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		err = pe.Err
+	case errors.As(err, &le): // a failed rename names both files
+		err = le.Err
 	}
 	return fmt.Errorf("writing %s: %w", path, err)
 }
 
-// checkOutputDir fails early (exit 3), before a long walk, when the
-// directory that is to hold path does not exist or is no directory.
+// checkOutputDir fails early (exit 3), before a long walk, when path is
+// a directory, or the directory that is to hold it does not exist or is
+// no directory.
 func checkOutputDir(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return outputError(path, errIsDirectory)
+	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -427,7 +435,12 @@ func writeFileAtomically(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return outputError(path, err)
 	}
 	return nil
 }
+
+// errIsDirectory: an output FILE that names a directory (a rename over it
+// fails with "file exists", which names the temporary file, not the
+// cause).
+var errIsDirectory = errors.New("is a directory: give the name of a file to write")

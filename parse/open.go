@@ -85,7 +85,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
 				f.Close()
-				return nil, &Error{File: path, Offset: -1, Msg: "is a directory"}
+				return nil, &Error{File: path, Offset: -1, Msg: "is a directory: give the files in it (gpuleak report and gpuleak export walk directories)", Err: ErrIsDirectory}
 			}
 			in.Size = st.Size()
 			in.Regular = st.Mode().IsRegular()

@@ -38,6 +38,10 @@ func (k *Kind) Error() string { return k.name }
 // format at all, as opposed to an *Error, which means "mine, but broken".
 var ErrNotMine = NewKind("not this format")
 
+// ErrIsDirectory is returned (wrapped in an *Error) by Open for a path
+// that names a directory, where a file was expected.
+var ErrIsDirectory = NewKind("is a directory")
+
 // ErrUnknownFormat is returned when no parser recognises an input.
 var ErrUnknownFormat = NewKind("unrecognised input format")
 
