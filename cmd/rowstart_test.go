@@ -67,3 +67,34 @@ func TestRowOrderLogWithStart(t *testing.T) {
 		t.Errorf("warning does not say which command takes --start:\n%s", w)
 	}
 }
+
+// trend --fail-on writes its gates into the JSON report, as analyze
+// --fail-on does (README: "With --fail-on, gates lists every gate"), so
+// that a CI job reading trend.json sees what tripped and what passed.
+func TestTrendFailOnGatesInJSON(t *testing.T) {
+	// The capture's GPU and its one process both grow at 128 MiB/s
+	// (README, Live capture); no series is flat.
+	code, out, stderr := runIO(t, "", false, "trend", "--format", "json", "--fail-on", "growing", "--fail-on", "flat", nvmlData+"capture_h200_100ms.jsonl")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFindings, stderr)
+	}
+	var doc struct {
+		Gates []struct {
+			Gate    string `json:"gate"`
+			Tripped bool   `json:"tripped"`
+			Why     string `json:"why"`
+		} `json:"gates"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Gates) != 2 || doc.Gates[0].Gate != "growing" || !doc.Gates[0].Tripped || doc.Gates[1].Gate != "flat" || doc.Gates[1].Tripped {
+		t.Fatalf("gates: %+v", doc.Gates)
+	}
+	if !strings.Contains(doc.Gates[0].Why, "2 growing NVML series") || !strings.Contains(stderr, "--fail-on growing tripped: 2 growing NVML series") {
+		t.Errorf("why %q; stderr %q", doc.Gates[0].Why, stderr)
+	}
+	if strings.Contains(stderr, "flat tripped") {
+		t.Errorf("flat tripped: %s", stderr)
+	}
+}

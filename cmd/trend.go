@@ -36,6 +36,7 @@ type TrendOptions struct {
 	format report.Format
 	nvml   pipeline.NVMLOptions // parsed from TZ, Fields, Date, Start, Interval, GPUMemory
 	failOn map[string]bool      // the classes of --fail-on
+	gates  []report.Gate        // the same, in the order given, as analyze's gates
 }
 
 // NewCmdTrend builds "gpuleak trend". runF replaces the run function in
@@ -154,15 +155,25 @@ func (opts *TrendOptions) validate() error {
 		aopt.GPUMemoryBytes = int64(n)
 	}
 	failOn := map[string]bool{}
+	var classes []string
 	for _, c := range opts.FailOn {
 		switch cl := trend.Class(strings.TrimSpace(c)); cl {
 		case trend.Growing, trend.Step, trend.Sawtooth, trend.Flat:
+			if !failOn[string(cl)] {
+				classes = append(classes, string(cl))
+			}
 			failOn[string(cl)] = true
 		default:
 			return usageErrorf("bad --fail-on class %q (choose growing, step, sawtooth, flat)", c)
 		}
 	}
-	opts.format, opts.failOn = format, failOn
+	// A class is analyze's gate of that name: the JSON report lists each,
+	// tripped or not, as analyze's does.
+	gates, err := report.ParseGates(classes)
+	if err != nil {
+		return err
+	}
+	opts.format, opts.failOn, opts.gates = format, failOn, gates
 	opts.nvml = pipeline.NVMLOptions{Reader: ropts, Fields: fields, Trend: aopt}
 	return checkDistinct(opts.Paths)
 }
@@ -172,30 +183,25 @@ func runTrend(opts *TrendOptions) error {
 	if err != nil {
 		return err
 	}
+	// Every input here is an NVML log, so every class gate is judged.
+	res.Report.Gates = report.Evaluate(opts.gates, report.GateInput{Findings: res.Report.Findings})
 	if err := writeFailed(report.Write(opts.IO.Out, report.Document{Kind: report.DocTrend, Report: res.Report}, opts.format, report.Options{Terminal: opts.IO.OutTTY}), "the report"); err != nil {
 		return err
 	}
-	failOn, findings := opts.failOn, res.Report.Findings
 	// Name each class that tripped, as analyze names its gates.
-	tripped := map[string]int{}
-	var order []string
-	for _, f := range findings {
-		if failOn[f.Classification] {
-			if tripped[f.Classification] == 0 {
-				order = append(order, f.Classification)
-			}
-			tripped[f.Classification]++
+	tripped := false
+	for _, g := range res.Report.Gates {
+		if g.Tripped {
+			tripped = true
+			fmt.Fprintf(opts.IO.ErrOut, "gpuleak: --fail-on %s tripped: %s\n", g.Gate, g.Why)
 		}
-	}
-	for _, c := range order {
-		fmt.Fprintf(opts.IO.ErrOut, "gpuleak: --fail-on %s tripped: %d series classified %s\n", c, tripped[c], c)
 	}
 	// An unreadable input (listed in the report) outranks a tripped class,
 	// as in analyze.
 	if res.Unread != nil {
 		return res.Unread
 	}
-	if len(order) > 0 {
+	if tripped {
 		return ErrFindings
 	}
 	return nil
