@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +56,9 @@ func parseGates(args []string, o *CIOptions) ([]report.Gate, error) {
 		if g.NeedsBaseline() && o.Baseline == "" {
 			return nil, usageErrorf("--fail-on %s compares with a baseline: give --baseline FILE", g.Text)
 		}
+	}
+	if o.WriteBaseline == "-" {
+		return nil, usageErrorf("--write-baseline needs a FILE: standard output carries the report")
 	}
 	if o.Quiet && len(gates) == 0 && o.WriteBaseline == "" {
 		return nil, usageErrorf("--quiet prints only the --fail-on gates that trip: give --fail-on")
@@ -123,7 +125,7 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 		// The run exits 2 for the unread inputs (runAnalyze); FILE is
 		// left as it was.
 	} else if opts.CI.WriteBaseline != "" {
-		if err := writeFileAtomic(opts.CI.WriteBaseline, func(w io.Writer) error { return report.WriteBaseline(w, run) }); err != nil {
+		if err := writeFileAtomically(opts.CI.WriteBaseline, func(w io.Writer) error { return report.WriteBaseline(w, run) }); err != nil {
 			return gin, fmt.Errorf("--write-baseline: %w", err)
 		}
 	}
@@ -325,47 +327,6 @@ func jsonError(path string, dec *json.Decoder, size int64, err error) error {
 		off = size
 	}
 	return &parse.Error{File: path, Offset: off, Msg: "bad JSON", Err: err}
-}
-
-// writeFileAtomic writes a file through a temporary file beside it, so
-// that a failed run never leaves half a baseline.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s: %w", path, errIsDirectory)
-	}
-	dir := "."
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		dir = path[:i+1]
-	}
-	f, err := os.CreateTemp(dir, ".gpuleak-*.tmp")
-	if err != nil {
-		// Name the file asked for, not the temporary one beside it.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	tmp := f.Name()
-	_ = f.Chmod(0o644) // a file meant to be committed, not a secret
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err // it names the temporary file too
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // formatFor reads --format for a command whose document is of kind k: a

@@ -29,7 +29,7 @@ func TestDirectoryWhereAFileIsExpected(t *testing.T) {
 	}
 
 	code, _, errOut = runIO(t, "", false, "analyze", "--write-baseline", dir, snap)
-	if code != ExitInternal || !strings.Contains(errOut, "--write-baseline: "+dir+": is a directory") || strings.Contains(errOut, ".tmp") {
+	if code != ExitInternal || !strings.Contains(errOut, "--write-baseline: writing "+dir+": is a directory") || strings.Contains(errOut, ".tmp") {
 		t.Errorf("--write-baseline DIR: exit %d, stderr %q", code, errOut)
 	}
 

@@ -415,9 +415,31 @@ func checkOutputDir(path string) error {
 }
 
 // writeFileAtomically writes path through a temporary file beside it,
-// renamed into place once whole: a reader never sees half a report.
+// renamed into place once whole: a reader never sees half a report, and a
+// failed run leaves an earlier file as it was. A path that is a symbolic
+// link is written through it (the link stays). A path that is no regular
+// file (/dev/stdout, a named pipe) is written in place: renaming over it
+// would replace it, and as root replace /dev/stdout itself.
 func writeFileAtomically(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if systemPath(path) {
+		// /dev/stdout and /dev/fd/N name a descriptor whose file, when it is
+		// a regular one (> out.json), must keep its inode: the process
+		// writes to it too.
+		return writeInPlace(path, path, write)
+	}
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	if st, err := os.Stat(target); err == nil {
+		if st.IsDir() {
+			return outputError(path, errIsDirectory)
+		}
+		if !st.Mode().IsRegular() {
+			return writeInPlace(path, target, write)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*")
 	if err != nil {
 		return outputError(path, err)
 	}
@@ -434,7 +456,33 @@ func writeFileAtomically(path string, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return outputError(path, err)
+	}
+	return nil
+}
+
+// systemPath: path is under /dev or /proc, where files are devices and
+// descriptors, never replaced by a rename.
+func systemPath(path string) bool {
+	p := filepath.ToSlash(filepath.Clean(path))
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+}
+
+// writeInPlace writes to target, a file that is not regular (a device, a
+// FIFO) or a descriptor (/dev/stdout), named path on the command line; it
+// appends, as the shell's redirection left the file (empty after ">",
+// kept after ">>").
+func writeInPlace(path, target string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return outputError(path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
 		return outputError(path, err)
 	}
 	return nil
