@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -47,8 +49,8 @@ each a snapshot, a PyTorch profiler trace or memory timeline, a
 compute-sanitizer report or an NVML log (analysed as gpuleak analyze
 would), a JSON report written by "gpuleak analyze --format
 json" (write it with --top 0: the diff sees only the findings it lists), or
-a baseline written by --write-baseline. "-" reads standard input, as an
-input to analyse.
+a baseline written by --write-baseline. "-" reads standard input, any of
+these (gpuleak analyze --format json --top 0 run.pickle | gpuleak diff - new.pickle).
 
 A site's key is the finding's kind, device (type and index: cuda:0, xpu:0
 and host memory differ), allocator class and stack with
@@ -185,7 +187,21 @@ func runDiff(opts *DiffOptions) error {
 func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup []sanitizer.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
 	var b *report.Baseline
 	var warns []string
-	if path != "-" { // standard input comes once: it is analysed, never read as a saved report
+	ios := opts.IO
+	if path == "-" {
+		// Standard input comes once: what the look for a saved report
+		// read of it is read again by the analysis.
+		rec := &recordingReader{r: opts.IO.In}
+		if b2, w, err := loadSavedRun(path, rec); err != nil {
+			return nil, nil, &InputError{Err: err}
+		} else if b2 == nil {
+			again := *opts.IO
+			again.In = io.MultiReader(bytes.NewReader(rec.buf), opts.IO.In)
+			ios = &again
+		} else {
+			b, warns = b2, w
+		}
+	} else {
 		var err error
 		if b, warns, err = loadSavedRun(path, nil); err != nil {
 			return nil, nil, &InputError{Err: err}
@@ -207,7 +223,7 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Analyze, Filter: filter, MinKept: opts.MinKept,
+	res, err := runInputs(ios, opts.Version, pipeline.Options{Use: pipeline.Analyze, Filter: filter, MinKept: opts.MinKept,
 		MinBytes: minBytes, Suppressions: sup, Rules: rules, NVML: nopts}, []string{path})
 	if err != nil {
 		return nil, nil, err
@@ -219,4 +235,17 @@ func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup [
 		}
 	}
 	return report.RunBaseline(kept, rep.Errors, rep.Inputs), warns, nil
+}
+
+// recordingReader keeps what is read through it: the bytes a look at the
+// head of standard input consumed, to be read again.
+type recordingReader struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (r *recordingReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.buf = append(r.buf, p[:n]...)
+	return n, err
 }
