@@ -43,3 +43,18 @@ func TestDirectoryWhereAFileIsExpected(t *testing.T) {
 		t.Errorf("left in %s: %v (%v)", dir, ents, err)
 	}
 }
+
+// report --baseline names the file first, as every input error does (it
+// said "open FILE: ..."), and a directory as one.
+func TestReportBaselineErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "yesterday.json")
+	code, _, errOut := runIO(t, "", false, "report", "../testdata/nvml/pmon.txt", "--baseline", missing, "--format", "md", "-o", "-")
+	if code != ExitInput || !strings.Contains(errOut, "gpuleak: "+missing+": no such file") {
+		t.Errorf("missing baseline: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runIO(t, "", false, "report", "../testdata/nvml/pmon.txt", "--baseline", dir, "--format", "md", "-o", "-")
+	if code != ExitInput || !strings.Contains(errOut, dir+": is a directory: --baseline takes") {
+		t.Errorf("directory baseline: exit %d, %q", code, errOut)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/gpuleak/gpuleak/analyze/callsite"
 	"github.com/gpuleak/gpuleak/daily"
 	"github.com/gpuleak/gpuleak/internal/startgc"
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -194,11 +195,20 @@ func runReport(opts *ReportOptions) error {
 	}
 	var base *report.Daily
 	if opts.Baseline != "" {
-		bf, err := os.Open(opts.Baseline)
+		if opts.Baseline == "-" {
+			return usageErrorf("--baseline needs a file, not standard input")
+		}
+		// parse.Open names the file first, as every input error does, and
+		// reads a gzipped baseline too.
+		bf, err := parse.Open(opts.Baseline, nil)
+		if errors.Is(err, parse.ErrIsDirectory) {
+			err = &parse.Error{File: opts.Baseline, Offset: -1, Err: parse.ErrIsDirectory,
+				Msg: "is a directory: --baseline takes the JSON of an earlier gpuleak report"}
+		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
-		base, err = daily.ReadDaily(bf, opts.Baseline)
+		base, err = daily.ReadDaily(bf.Reader(), opts.Baseline)
 		bf.Close()
 		if err != nil {
 			return &UsageError{Err: err}
