@@ -45,3 +45,17 @@ func TestDiffStdinReportOrInput(t *testing.T) {
 		}
 	}
 }
+
+// A mistyped command gets cobra's suggestion as a line of its own: it was
+// printed inside the error line with its newlines escaped
+// ("...\n\nDid you mean this?\n\tanalyze\n").
+func TestUnknownCommandSuggestion(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyse", "x.pickle")
+	if code != ExitInput || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	want := "gpuleak: unknown command \"analyse\" for \"gpuleak\"\nDid you mean this? analyze\nRun 'gpuleak --help' for the commands.\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}

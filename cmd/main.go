@@ -40,7 +40,12 @@ func Main(args []string, ios *IOStreams, version string) (code int) {
 	if err != nil && !errors.Is(err, ErrFindings) {
 		msg := err.Error()
 		if !isKnown(err) && isCobraUsage(msg) {
-			err = &UsageError{Err: err}
+			// cobra's unknown command comes with its suggestions on lines
+			// of their own ("\n\nDid you mean this?\n\tanalyze\n"), which
+			// Clean would print as escapes: they become the hint.
+			first, rest, _ := strings.Cut(msg, "\n")
+			err = &UsageError{Err: errors.New(first), Hint: cobraHint(first, rest)}
+			msg = first
 		}
 		// One line, whatever a path or an input holds; then gpuleak's
 		// own hint, if any.
@@ -57,6 +62,31 @@ func isKnown(err error) bool {
 	var ue *UsageError
 	var ie *InputError
 	return errors.As(err, &ue) || errors.As(err, &ie)
+}
+
+// cobraHint turns the lines cobra adds after an argument error (its
+// suggestions) into one line, and points an unknown command to the list
+// of commands.
+func cobraHint(first, rest string) string {
+	var words []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			words = append(words, l)
+		}
+	}
+	var hint string
+	if len(words) > 1 && strings.HasSuffix(words[0], "?") {
+		hint = words[0] + " " + strings.Join(words[1:], ", ")
+	} else if len(words) > 0 {
+		hint = strings.Join(words, " ")
+	}
+	if strings.HasPrefix(first, "unknown command") {
+		if hint != "" {
+			hint += "\n"
+		}
+		hint += "Run 'gpuleak --help' for the commands."
+	}
+	return hint
 }
 
 // isCobraUsage recognises the argument errors cobra returns as plain
