@@ -363,6 +363,13 @@ func TestTrendErrors(t *testing.T) {
 		{[]string{"trend", trunc}, ExitInput, trunc + ":2: 2 fields, but the header names 3"},
 		{[]string{"analyze", trunc}, ExitInput, trunc + ":2:"},
 		{[]string{"trend", "../testdata/pytorch/leak_train_loop.pickle"}, ExitInput, "use gpuleak analyze"},
+		// Other families' inputs are named as what they are, with the
+		// command that reads them (an OOM log was "not an NVML sample log
+		// ... a header-less CSV log not starting with a timestamp needs
+		// --fields").
+		{[]string{"trend", "../testdata/pytorch/oom_error.txt"}, ExitInput, "oom_error.txt: byte offset 0: a pytorch-oom-message input (by its content), not an NVML sample log: use gpuleak oom or gpuleak analyze"},
+		{[]string{"trend", "../testdata/pytorch/memory_stats.json"}, ExitInput, "a pytorch-memory-stats input (by its content), not an NVML sample log: use gpuleak oom"},
+		{[]string{"trend", "../testdata/kineto/profile_keep_outputs_trace.json.gz"}, ExitInput, "a pytorch-profiler-trace input (by its content), not an NVML sample log: use gpuleak analyze"},
 		{[]string{"trend", "--tz", "Mars/Olympus", nvmlData + "dmon.txt"}, ExitInput, "bad --tz"},
 		{[]string{"trend", "--date", "30.11.2026", nvmlData + "dmon.txt"}, ExitInput, "bad --date"},
 		{[]string{"trend", "--fail-on", "leaky", nvmlData + "dmon.txt"}, ExitInput, "bad --fail-on"},

@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	antrend "github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -68,7 +71,28 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 	if err != nil {
 		// What the content was recognised as, for the unread input's
 		// entry (a snapshot refused, a log cut inside a row).
-		return report.TrendInput{Format: string(r.o.detect(head))}, in.Locate(err)
+		detected := r.o.detect(head)
+		if errors.Is(err, parse.ErrNotMine) {
+			err = notNVML(in.Name, detected, err)
+		}
+		return report.TrendInput{Format: string(detected)}, in.Locate(err)
 	}
 	return ti, nil
+}
+
+// notNVML is the error for an input of another family given to trend: it
+// names what the content is and the command that reads it, rather than
+// the NVML reader's list of its layouts (and its hint about --fields,
+// which misleads for an OOM log).
+func notNVML(name string, f parse.Format, err error) error {
+	fam := byFormat[f]
+	if fam == nil || fam.name == "nvml" || fam.trend != nil {
+		return err // the NVML reader's, or the family's own words
+	}
+	use := "gpuleak analyze"
+	if fam.name == "pytorch-text" {
+		use = "gpuleak oom or gpuleak analyze"
+	}
+	return &parse.Error{File: name, Offset: 0, Err: parse.ErrNotMine,
+		Msg: fmt.Sprintf("a %s input (by its content), not an NVML sample log: use %s", f, use)}
 }
