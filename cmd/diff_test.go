@@ -976,4 +976,28 @@ func TestOwnDocumentNotAnInput(t *testing.T) {
 			}
 		}
 	}
+	// gpuleak report skips them, and says what they are: it said "named
+	// like an input (.json): if it is a profiler trace, memory timeline,
+	// snapshot or memory_stats(), gpuleak did not recognise its layout".
+	if err := os.WriteFile(filepath.Join(dir, "apps.csv"), mustRead(t, td+"nvml/query_apps.csv"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "report", dir, "--format", "json", "-o", "-")
+	if code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	var day struct {
+		Skipped []struct{ Path, Reason string } `json:"skipped"`
+	}
+	if err := json.Unmarshal([]byte(out), &day); err != nil {
+		t.Fatal(err)
+	}
+	if len(day.Skipped) != 2 {
+		t.Fatalf("skipped: %+v", day.Skipped)
+	}
+	for _, s := range day.Skipped {
+		if !strings.Contains(s.Reason, "document, gpuleak's own output, not an input") || strings.Contains(s.Reason, "did not recognise") {
+			t.Errorf("%s skipped because %q", s.Path, s.Reason)
+		}
+	}
 }

@@ -246,7 +246,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		switch {
 		case !bad:
 		case errors.Is(e, parse.ErrUnknownFormat):
-			f.skip(report.DailySkipped{Host: g.Host, Job: g.Job, Path: fl.Path, Reason: unrecognisedReason(fl.Path)})
+			f.skip(report.DailySkipped{Host: g.Host, Job: g.Job, Path: fl.Path, Reason: unrecognisedReason(fl.Path, e)})
 		default:
 			f.unreadable(g, fl.Path, e)
 		}
@@ -410,11 +410,17 @@ func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.Dai
 	return xs
 }
 
-// unrecognisedReason says why a file was skipped: its content is none of
-// the formats gpuleak reads. A name that inputs carry (a .json trace or
+// unrecognisedReason says why a file was skipped, err its error: its
+// content is none of the formats gpuleak reads, or gpuleak's own output. A name that inputs carry (a .json trace or
 // timeline, a .pickle snapshot) is pointed out: such a file is more
 // likely an input in a layout gpuleak does not know than a bystander.
-func unrecognisedReason(path string) string {
+func unrecognisedReason(path string, err error) string {
+	var pe *parse.Error
+	if errors.Is(err, parse.ErrOwnOutput) && errors.As(err, &pe) {
+		// A report or baseline left beside the artifacts: say what it
+		// is, not that its layout may be an input's gpuleak missed.
+		return pe.Msg
+	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
 	name := strings.ToLower(path)
 	for _, ext := range []string{".json", ".json.gz", ".pickle", ".pkl"} {

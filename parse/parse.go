@@ -27,16 +27,31 @@ const FormatUnknown Format = ""
 
 // Kind is a sentinel error that classifies an *Error for errors.Is without
 // adding its text to the message, which already says it in words.
-type Kind struct{ name string }
+type Kind struct {
+	name   string
+	parent *Kind
+}
 
 // NewKind returns a new sentinel.
-func NewKind(name string) *Kind { return &Kind{name} }
+func NewKind(name string) *Kind { return &Kind{name: name} }
 
 func (k *Kind) Error() string { return k.name }
+
+// Is makes a kind made by NewSubKind match its parent too.
+func (k *Kind) Is(target error) bool { return k.parent != nil && target == error(k.parent) }
+
+// NewSubKind returns a sentinel that errors.Is also finds as parent: a
+// case of it that some callers tell apart.
+func NewSubKind(name string, parent *Kind) *Kind { return &Kind{name: name, parent: parent} }
 
 // ErrNotMine is returned (wrapped) by a parser when the input is not in its
 // format at all, as opposed to an *Error, which means "mine, but broken".
 var ErrNotMine = NewKind("not this format")
+
+// ErrOwnOutput is an ErrUnknownFormat that is gpuleak's own JSON (a
+// report, a baseline, a daily report, a diff): no input, but no stranger
+// either.
+var ErrOwnOutput = NewSubKind("gpuleak's own output", ErrUnknownFormat)
 
 // ErrIsDirectory is returned (wrapped in an *Error) by Open for a path
 // that names a directory, where a file was expected.

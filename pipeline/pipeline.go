@@ -191,7 +191,7 @@ func (r *runner) open(path string) (*parse.Input, []byte, error) {
 		case report.DiffSchema:
 			where = "a diff is read by nothing"
 		}
-		return nil, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
+		return nil, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrOwnOutput,
 			Msg: fmt.Sprintf("a %s document, gpuleak's own output, not an input: %s, or analyse the inputs it was written from", schema, where)}
 	}
 	return in, head, nil
