@@ -192,7 +192,7 @@ func (opts *AnalyzeOptions) validate() error {
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
-	return checkDistinct(opts.Paths)
+	return checkDistinct(opts.Paths, opts.IO.In)
 }
 
 func runAnalyze(opts *AnalyzeOptions) error {

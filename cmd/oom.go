@@ -117,7 +117,7 @@ func (opts *OOMOptions) validate() error {
 	if opts.loc, err = parseZone(opts.TZ); err != nil {
 		return usageErrorf("bad --tz %q: %v", opts.TZ, err)
 	}
-	return checkDistinct(opts.Paths)
+	return checkDistinct(opts.Paths, opts.IO.In)
 }
 
 func runOOM(opts *OOMOptions) error {

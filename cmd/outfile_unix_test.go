@@ -74,3 +74,33 @@ func TestWriteBaselineToFIFOAndLink(t *testing.T) {
 		t.Errorf(`--write-baseline - wrote a file named "-"`)
 	}
 }
+
+// One input named twice where it is no regular file: a FIFO given twice
+// waited forever for a second writer, and "-" beside /dev/stdin (or the
+// file standard input was redirected from) read the stream once and
+// called the second name an empty input. Both are the usage error a
+// regular file named twice is.
+func TestSameStreamNamedTwice(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	// No writer: were the FIFO opened, the run would block.
+	code, _, errOut := runIO(t, "", false, "analyze", fifo, fifo)
+	if code != ExitInput || !strings.Contains(errOut, fifo+" is given twice") {
+		t.Errorf("FIFO twice: exit %d, %q", code, errOut)
+	}
+
+	snap := "../testdata/pytorch/clean_train_loop.pickle"
+	f, err := os.Open(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb strings.Builder
+	code = Main([]string{"analyze", "-", snap}, &IOStreams{In: f, Out: &out, ErrOut: &errb}, "test")
+	if code != ExitInput || !strings.Contains(errb.String(), "- and "+snap+" are the same file") {
+		t.Errorf("- < FILE beside FILE: exit %d, %q", code, errb.String())
+	}
+}

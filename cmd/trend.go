@@ -175,7 +175,7 @@ func (opts *TrendOptions) validate() error {
 	}
 	opts.format, opts.failOn, opts.gates = format, failOn, gates
 	opts.nvml = pipeline.NVMLOptions{Reader: ropts, Fields: fields, Trend: aopt}
-	return checkDistinct(opts.Paths)
+	return checkDistinct(opts.Paths, opts.IO.In)
 }
 
 func runTrend(opts *TrendOptions) error {
