@@ -89,3 +89,36 @@ func TestPprof(t *testing.T) {
 		}
 	}
 }
+
+// A profile says what it leaves out, in the comments pprof prints above
+// its views: an NVML log's trends and an OOM are no memory at a call site,
+// and an input not read holds none; the profile of them was empty and
+// said nothing, as a run in which nothing held memory would.
+func TestPprofSaysWhatItLeavesOut(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.pickle")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, nil, "analyze", "--format", "pprof", "--top", "0", nvmlData+"pmon.txt", td+"pytorch/oom_error.txt", empty)
+	if code != ExitInput {
+		t.Fatalf("exit %d, want %d (an input not read)", code, ExitInput)
+	}
+	p, err := profile.Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) != 0 {
+		t.Fatalf("%d samples, want none", len(p.Sample))
+	}
+	c := strings.Join(p.Comments, "\n")
+	for _, want := range []string{
+		"NOT READ: " + empty + ": byte offset 0: empty input",
+		"not in this profile (not memory at a call site): ",
+		"1 oom, ", " trend findings",
+		"no finding holds memory at a call site",
+	} {
+		if !strings.Contains(c, want) {
+			t.Errorf("comments lack %q:\n%s", want, c)
+		}
+	}
+}

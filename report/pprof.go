@@ -59,9 +59,18 @@ func writePprof(w io.Writer, r *Report, _ Options) error {
 		locs[f] = l
 		return l
 	}
+	// What the profile cannot show is said in its comments, which pprof
+	// prints above its views: an empty or partial profile must not read
+	// as a run in which nothing held memory.
+	left := map[Kind]int{}
+	var leftOrder []Kind
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if f.Kind == KindOOM || f.Kind == KindTrend || f.Kind == KindFragmentation {
+			if left[f.Kind] == 0 {
+				leftOrder = append(leftOrder, f.Kind)
+			}
+			left[f.Kind]++
 			continue
 		}
 		s := &profile.Sample{
@@ -83,10 +92,34 @@ func writePprof(w io.Writer, r *Report, _ Options) error {
 		}
 		p.Sample = append(p.Sample, s)
 	}
+	p.Comments = append(p.Comments, pprofComments(r, left, leftOrder, len(p.Sample))...)
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("building the profile: %w", err)
 	}
 	return p.Write(w)
+}
+
+// pprofComments says what a profile of r leaves out: the inputs not read,
+// the findings that are not memory at a stack (left, by kind, in order),
+// and, with no sample, that no finding holds memory at one.
+func pprofComments(r *Report, left map[Kind]int, order []Kind, samples int) []string {
+	var out []string
+	for _, in := range r.Inputs {
+		if in.Error != "" {
+			out = append(out, "NOT READ: "+Clean(in.Error))
+		}
+	}
+	if len(order) > 0 {
+		var parts []string
+		for _, k := range order {
+			parts = append(parts, fmt.Sprintf("%d %s", left[k], k))
+		}
+		out = append(out, "not in this profile (not memory at a call site): "+strings.Join(parts, ", ")+" findings; see --format table or json")
+	}
+	if samples == 0 {
+		out = append(out, "no finding holds memory at a call site")
+	}
+	return out
 }
 
 // pprofName is a frame's function as pprof shows it. pprof drops what
