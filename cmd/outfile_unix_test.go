@@ -104,3 +104,17 @@ func TestSameStreamNamedTwice(t *testing.T) {
 		t.Errorf("- < FILE beside FILE: exit %d, %q", code, errb.String())
 	}
 }
+
+// Only descriptors are written in place: a baseline under a directory
+// that merely lives in /dev (tmpfs /dev/shm) is replaced whole, not
+// appended to.
+func TestDescriptorPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/dev/stdout": true, "/dev/stderr": true, "/dev/fd/3": true, "/proc/self/fd/1": true, "/proc/42/fd/1": true,
+		"/dev/shm/base.json": false, "/proc/42/status": false, "base.json": false, "/dev/null": false,
+	} {
+		if got := descriptorPath(p); got != want {
+			t.Errorf("descriptorPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

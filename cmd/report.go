@@ -431,7 +431,7 @@ func checkOutputDir(path string) error {
 // file (/dev/stdout, a named pipe) is written in place: renaming over it
 // would replace it, and as root replace /dev/stdout itself.
 func writeFileAtomically(path string, write func(io.Writer) error) error {
-	if systemPath(path) {
+	if descriptorPath(path) {
 		// /dev/stdout and /dev/fd/N name a descriptor whose file, when it is
 		// a regular one (> out.json), must keep its inode: the process
 		// writes to it too.
@@ -472,11 +472,22 @@ func writeFileAtomically(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// systemPath: path is under /dev or /proc, where files are devices and
-// descriptors, never replaced by a rename.
-func systemPath(path string) bool {
+// descriptorPath: path names one of the process's open descriptors
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), never replaced
+// by a rename.
+func descriptorPath(path string) bool {
 	p := filepath.ToSlash(filepath.Clean(path))
-	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+	switch {
+	case p == "/dev/stdout" || p == "/dev/stderr":
+		return true
+	case strings.HasPrefix(p, "/dev/fd/"), strings.HasPrefix(p, "/proc/self/fd/"):
+		return true
+	case strings.HasPrefix(p, "/proc/"):
+		// /proc/PID/fd/N
+		parts := strings.Split(p, "/")
+		return len(parts) == 5 && parts[3] == "fd"
+	}
+	return false
 }
 
 // writeInPlace writes to target, a file that is not regular (a device, a
