@@ -49,8 +49,9 @@ each a snapshot, a PyTorch profiler trace or memory timeline, a
 compute-sanitizer report or an NVML log (analysed as gpuleak analyze
 would), a JSON report written by "gpuleak analyze --format
 json" (write it with --top 0: the diff sees only the findings it lists), or
-a baseline written by --write-baseline. "-" reads standard input, any of
-these (gpuleak analyze --format json --top 0 run.pickle | gpuleak diff - new.pickle).
+a baseline written by --write-baseline. "-" reads any of these from
+standard input: gpuleak analyze --format json --top 0 old.pickle |
+gpuleak diff - new.pickle.
 
 A site's key is the finding's kind, device (type and index: cuda:0, xpu:0
 and host memory differ), allocator class and stack with
@@ -185,27 +186,23 @@ func runDiff(opts *DiffOptions) error {
 // loadRun reads one side of a diff: a saved report or baseline, or an
 // input to analyse.
 func loadRun(opts *DiffOptions, path string, filter *callsite.FrameFilter, sup []sanitizer.Suppression, rules []report.SuppressionRule, minBytes int64) (*report.Baseline, []string, error) {
-	var b *report.Baseline
-	var warns []string
 	ios := opts.IO
+	var stdin io.Reader
+	var rec *recordingReader
 	if path == "-" {
 		// Standard input comes once: what the look for a saved report
-		// read of it is read again by the analysis.
-		rec := &recordingReader{r: opts.IO.In}
-		if b2, w, err := loadSavedRun(path, rec); err != nil {
-			return nil, nil, &InputError{Err: err}
-		} else if b2 == nil {
-			again := *opts.IO
-			again.In = io.MultiReader(bytes.NewReader(rec.buf), opts.IO.In)
-			ios = &again
-		} else {
-			b, warns = b2, w
-		}
-	} else {
-		var err error
-		if b, warns, err = loadSavedRun(path, nil); err != nil {
-			return nil, nil, &InputError{Err: err}
-		}
+		// reads of it is read again by the analysis.
+		rec = &recordingReader{r: opts.IO.In}
+		stdin = rec
+	}
+	b, warns, err := loadSavedRun(path, stdin)
+	if err != nil {
+		return nil, nil, &InputError{Err: err}
+	}
+	if b == nil && rec != nil {
+		again := *opts.IO
+		again.In = io.MultiReader(bytes.NewReader(rec.buf), opts.IO.In)
+		ios = &again
 	}
 	if b != nil {
 		if minBytes > 0 {
