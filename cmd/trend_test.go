@@ -349,6 +349,7 @@ func TestTrendErrors(t *testing.T) {
 		return p
 	}
 	garbage := write("garbage.txt", "hello\nworld\n")
+	smiXML := write("smi.xml", "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<timestamp>Mon Dec  1 02:00:58 2026</timestamp>\n</nvidia_smi_log>\n")
 	empty := write("empty.csv", "")
 	// A log whose only row is cut: nothing to read (one with rows beside
 	// a cut one is read in part: TestReadInPart).
@@ -370,6 +371,11 @@ func TestTrendErrors(t *testing.T) {
 		{[]string{"trend", "../testdata/pytorch/oom_error.txt"}, ExitInput, "oom_error.txt: byte offset 0: a pytorch-oom-message input (by its content), not an NVML sample log: use gpuleak oom or gpuleak analyze"},
 		{[]string{"trend", "../testdata/pytorch/memory_stats.json"}, ExitInput, "a pytorch-memory-stats input (by its content), not an NVML sample log: use gpuleak oom"},
 		{[]string{"trend", "../testdata/kineto/profile_keep_outputs_trace.json.gz"}, ExitInput, "a pytorch-profiler-trace input (by its content), not an NVML sample log: use gpuleak analyze"},
+		// A tool's error saved in place of its samples, and nvidia-smi's
+		// XML, are named as analyze names them (README: "an error says so
+		// and names the forms to give instead").
+		{[]string{"trend", "../testdata/toolerror/nvidia_smi_no_driver.csv"}, ExitInput, "nvidia_smi_no_driver.csv:1: nvidia-smi's error, not its output: \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\""},
+		{[]string{"trend", smiXML}, ExitInput, smiXML + ": byte offset 23: nvidia-smi's XML (nvidia-smi -q -x) is not read"},
 		{[]string{"trend", "--tz", "Mars/Olympus", nvmlData + "dmon.txt"}, ExitInput, "bad --tz"},
 		{[]string{"trend", "--date", "30.11.2026", nvmlData + "dmon.txt"}, ExitInput, "bad --date"},
 		{[]string{"trend", "--fail-on", "leaky", nvmlData + "dmon.txt"}, ExitInput, "bad --fail-on"},

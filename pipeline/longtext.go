@@ -39,9 +39,8 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		return report.Input{}, nil, &parse.Error{File: path, Offset: 0, Err: parse.ErrUnknownFormat,
 			Msg: "unrecognised comma-separated values: if this is nvidia-smi CSV without a header (--format=csv,noheader), give its fields in order with --fields (as passed to --query-gpu or --query-compute-apps, e.g. --fields timestamp,index,memory.used,memory.total)"}
 	}
-	if i := bytes.Index(head, []byte("<nvidia_smi_log")); i >= 0 {
-		return report.Input{}, nil, &parse.Error{File: path, Offset: int64(i), Err: parse.ErrUnknownFormat,
-			Msg: "nvidia-smi's XML (nvidia-smi -q -x) is not read: give its text form (nvidia-smi -q) or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
+	if err := smiXMLError(path, head); err != nil {
+		return report.Input{}, nil, err
 	}
 	if hint := toolErrorHint(head); hint != "" {
 		e := unrecognised(path).(*parse.Error)
@@ -49,6 +48,16 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		return report.Input{}, nil, e
 	}
 	return report.Input{}, nil, unrecognised(path)
+}
+
+// smiXMLError is the error for nvidia-smi's XML report, which no layout
+// reads; nil when head is not one.
+func smiXMLError(path string, head []byte) error {
+	if i := bytes.Index(head, []byte("<nvidia_smi_log")); i >= 0 {
+		return &parse.Error{File: path, Offset: int64(i), Err: parse.ErrUnknownFormat,
+			Msg: "nvidia-smi's XML (nvidia-smi -q -x) is not read: give its text form (nvidia-smi -q) or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
+	}
+	return nil
 }
 
 // analyzeLongText scans text whole for an OOM message, then reads it again

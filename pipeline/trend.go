@@ -73,20 +73,36 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 		// entry (a snapshot refused, a log cut inside a row).
 		detected := r.o.detect(head)
 		if errors.Is(err, parse.ErrNotMine) {
-			err = notNVML(in.Name, detected, err)
+			err = notNVML(in.Name, head, detected, err)
 		}
 		return report.TrendInput{Format: string(detected)}, in.Locate(err)
 	}
 	return ti, nil
 }
 
-// notNVML is the error for an input of another family given to trend: it
-// names what the content is and the command that reads it, rather than
-// the NVML reader's list of its layouts (and its hint about --fields,
-// which misleads for an OOM log).
-func notNVML(name string, f parse.Format, err error) error {
+// notNVML is the error for an input the NVML reader found none of its
+// layouts in, head its start and f what it was recognised as: an input of
+// another family is named with the command that reads it, a tool's error
+// saved in place of its output (nvidia-smi's "NVIDIA-SMI has failed ...")
+// and nvidia-smi's XML are named as analyze names them, rather than by the
+// NVML reader's list of its layouts (and its hint about --fields, which
+// misleads for all of them).
+func notNVML(name string, head []byte, f parse.Format, err error) error {
 	fam := byFormat[f]
-	if fam == nil || fam.name == "nvml" || fam.trend != nil {
+	if fam == nil {
+		if te := toolErrorIn(name, head); te != nil {
+			return te
+		}
+		if xe := smiXMLError(name, head); xe != nil {
+			return xe
+		}
+		var pe *parse.Error
+		if hint := toolErrorHint(head); hint != "" && errors.As(err, &pe) {
+			pe.Msg += hint
+		}
+		return err
+	}
+	if fam.name == "nvml" || fam.trend != nil {
 		return err // the NVML reader's, or the family's own words
 	}
 	use := "gpuleak analyze"
