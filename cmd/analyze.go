@@ -83,7 +83,8 @@ Inputs, gzip-compressed or not:
     cuda-memcheck too) and --xml --save files. The tool's other errors are
     listed in their own section.
   - NVML sample logs: nvidia-smi --query-gpu / --query-compute-apps CSV,
-    dmon, pmon, pynvml JSON lines, gpustat --json, DCGM exporter metrics
+    dmon, pmon, nvidia-smi's table and -q report, pynvml JSON lines,
+    gpustat (--json or text), DCGM exporter metrics and dcgmi dmon
     (gpuleak trend shows them per GPU and process).
   - PyTorch profiler outputs: export_chrome_trace JSON recorded with
     profile_memory=True (with_stack=True names the Python callers; a

@@ -61,8 +61,9 @@ The slope is Theil-Sen's (robust to spikes and steps), with its 95% interval,
 and the least-squares slope and R² beside it.
 
 Inputs: nvidia-smi --query-gpu and --query-compute-apps CSV (any field order,
-with or without header and units), nvidia-smi dmon and pmon text, pynvml
-sampler JSON lines, gpustat --json, and DCGM exporter Prometheus text. Logs of
+with or without header and units), nvidia-smi dmon and pmon text, nvidia-smi's
+table (plain, -l, watch) and -q report, pynvml sampler JSON lines, gpustat
+(--json or text), DCGM exporter Prometheus text and dcgmi dmon. Logs of
 one GPU given together are linked (by UUID, or host and index at the same
 time): process logs then find their GPU's total memory, and memory used by no
 listed process is measured.
