@@ -193,6 +193,14 @@ func (opts *AnalyzeOptions) validate() error {
 	if opts.suppressions, opts.suppressionRules, err = loadSuppressions(opts.Suppressions); err != nil {
 		return &UsageError{Err: err}
 	}
+	// Flags that act only beside another do nothing alone: say so, rather
+	// than let a CI line believe it set a tolerance or stripped its paths.
+	if opts.CI.Baseline == "" && strings.TrimSpace(opts.CI.Tolerance) != "0" {
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak: warning: --tolerance %s does nothing without --baseline\n", opts.CI.Tolerance)
+	}
+	if opts.CI.SourceRoot != "" && opts.format != report.FormatSARIF {
+		fmt.Fprintf(opts.IO.ErrOut, "gpuleak: warning: --source-root does nothing with --format %s (it strips paths in SARIF)\n", opts.format)
+	}
 	return checkDistinct(opts.Paths, opts.IO.In)
 }
 

@@ -59,3 +59,26 @@ func TestUnknownCommandSuggestion(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 }
+
+// A flag that acts only beside another says so when given alone: a CI
+// line with --tolerance but no --baseline, or --source-root without
+// --format sarif, believed it did something. The run is otherwise
+// unchanged.
+func TestFlagsThatNeedAnother(t *testing.T) {
+	snap := "../testdata/pytorch/clean_train_loop.pickle"
+	code, _, errOut := run(t, nil, "analyze", "--tolerance", "10%", "--source-root", "/work", snap)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"gpuleak: warning: --tolerance 10% does nothing without --baseline\n",
+		"gpuleak: warning: --source-root does nothing with --format table",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q: %q", want, errOut)
+		}
+	}
+	if _, _, errOut = run(t, nil, "analyze", "--format", "sarif", "--source-root", "/work", snap); strings.Contains(errOut, "warning") {
+		t.Errorf("--source-root with sarif warned: %q", errOut)
+	}
+}
