@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // An output FILE that is no regular file (a FIFO here; /dev/stdout in a
@@ -39,8 +40,15 @@ func TestWriteBaselineToFIFOAndLink(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if s := <-got; !strings.Contains(s, `"schema": "gpuleak.baseline/v1"`) {
-		t.Errorf("read from the FIFO: %q", s)
+	select {
+	case s := <-got:
+		if !strings.Contains(s, `"schema": "gpuleak.baseline/v1"`) {
+			t.Errorf("read from the FIFO: %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		// The FIFO was renamed over: its reader waits for a writer
+		// that never comes.
+		t.Fatal("nothing was written to the FIFO")
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v %v", st.Mode(), err)
