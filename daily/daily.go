@@ -416,9 +416,10 @@ func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.Dai
 // likely an input in a layout gpuleak does not know than a bystander.
 func unrecognisedReason(path string, err error) string {
 	var pe *parse.Error
-	if errors.Is(err, parse.ErrOwnOutput) && errors.As(err, &pe) {
-		// A report or baseline left beside the artifacts: say what it
-		// is, not that its layout may be an input's gpuleak missed.
+	if (errors.Is(err, parse.ErrOwnOutput) || errors.Is(err, parse.ErrContainer)) && errors.As(err, &pe) {
+		// A report or baseline left beside the artifacts, or an archive
+		// of some: say what it is, not that its layout may be an input's
+		// gpuleak missed.
 		return pe.Msg
 	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"

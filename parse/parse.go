@@ -53,6 +53,11 @@ var ErrNotMine = NewKind("not this format")
 // either.
 var ErrOwnOutput = NewSubKind("gpuleak's own output", ErrUnknownFormat)
 
+// ErrContainer is an ErrUnknownFormat that holds other files or another
+// compression (a tar or zip archive, zstd, xz): what it holds may be
+// inputs, but not as it is.
+var ErrContainer = NewSubKind("an archive or another compression", ErrUnknownFormat)
+
 // ErrIsDirectory is returned (wrapped in an *Error) by Open for a path
 // that names a directory, where a file was expected.
 var ErrIsDirectory = NewKind("is a directory")

@@ -179,6 +179,10 @@ func (r *runner) open(path string) (*parse.Input, []byte, error) {
 		in.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := containerError(path, head); err != nil {
+		in.Close()
+		return nil, nil, err
+	}
 	if schema := ownSchema(head); schema != "" {
 		// gpuleak's own output: not an input. Read as text, the messages
 		// it quotes would pass for a log's (an OOM report for an OOM log
