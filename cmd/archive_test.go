@@ -85,4 +85,12 @@ func TestArchiveIsNamed(t *testing.T) {
 			t.Errorf("%s skipped because %q", s.Path, s.Reason)
 		}
 	}
+
+	// export lists skipped files by count only: an archive, which may
+	// hold inputs, is named as an input not read.
+	code, _, errOut = run(t, nil, "export", arts, "-o", filepath.Join(dir, "fleet"))
+	if code != ExitOK || !strings.Contains(errOut, "1 exported, 0 skipped (no artifact), 2 unreadable") ||
+		!strings.Contains(errOut, "not read: "+tgz+": byte offset 0: a tar archive, not an input") {
+		t.Errorf("export: exit %d, stderr %q", code, errOut)
+	}
 }

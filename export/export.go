@@ -203,7 +203,10 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 	var errs, inPart []string
 	for _, p := range paths {
 		if err, bad := a.Errors[p]; bad {
-			if errors.Is(err, parse.ErrUnknownFormat) {
+			// An archive may hold inputs: it is named, with how to
+			// extract it, as an input not read, not counted as a file of
+			// no artifact.
+			if errors.Is(err, parse.ErrUnknownFormat) && !errors.Is(err, parse.ErrContainer) {
 				skipped++
 			} else {
 				unreadable++
