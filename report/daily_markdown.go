@@ -46,29 +46,26 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	if len(v.Leaks) == 0 {
 		p("%s\n", mdText(v.NoLeak))
 	}
-	for _, l := range v.Leaks {
-		p("### %s\n\n", mdText(l.Title))
-		for _, s := range l.Lines {
+	// item writes one site or error group: its title, lines and stack.
+	item := func(title string, lines []string, stack string) {
+		p("### %s\n\n", mdText(title))
+		for _, s := range lines {
 			p("- %s\n", mdText(s))
 		}
-		if l.Stack != "" {
-			p("- stack: `%s`\n", mdCode(l.Stack))
+		if stack != "" {
+			p("- stack: `%s`\n", mdCode(stack))
 		}
 		p("\n")
+	}
+	for _, l := range v.Leaks {
+		item(l.Title, l.Lines, l.Stack)
 	}
 	p("\n## compute-sanitizer errors (not leaks)\n\n")
 	if len(v.Errors) == 0 {
 		p("%s\n", mdText(v.NoErrors))
 	}
 	for _, e := range v.Errors {
-		p("### %s\n\n", mdText(e.Title))
-		for _, s := range e.Lines {
-			p("- %s\n", mdText(s))
-		}
-		if e.Stack != "" {
-			p("- stack: `%s`\n", mdCode(e.Stack))
-		}
-		p("\n")
+		item(e.Title, e.Lines, e.Stack)
 	}
 	p("\n## Out-of-memory errors\n\n")
 	if len(v.OOMs) == 0 {
