@@ -12,7 +12,8 @@
 // or size that does not match the data, a CorruptInputError (the byte
 // offset in the compressed file, its headers counted) for an invalid
 // DEFLATE stream, io.ErrUnexpectedEOF for a stream cut short (a later
-// member's header too), and the source's own read errors. After an error
+// member's header too), and the source's own read errors. Zero bytes after
+// a member are padding, skipped (ZeroPadding). After an error
 // every later Read returns it again. A header's file name and comment may
 // be of any length: they are read through, not kept.
 //
@@ -87,6 +88,11 @@ type Reader struct {
 	crc  uint32 // of the member's output so far
 	size uint32 // its length, modulo 2^32
 	err  error
+
+	// started: the first member's header was read; ZeroPadding counts the
+	// zero bytes skipped after a member (see header).
+	started     bool
+	ZeroPadding int64
 
 	lit, dist           []uint32 // the current block's tables
 	dynLit              [litTableSize]uint32
@@ -287,14 +293,27 @@ func (z *Reader) readFull(b []byte) error {
 }
 
 // header reads a member header (RFC 1952, 2.3.1). io.EOF: no byte at all.
+// After a member, zero bytes are skipped (ZeroPadding counts them) before
+// the next header or the end, as Python's gzip module skips them (a file
+// padded to a block size by the tool that copied or stored it): a snapshot
+// PyTorch users load so is read, not refused; any other byte after a
+// member must begin another.
 func (z *Reader) header() error {
 	z.byteAligned()
 	b, err := z.readByte()
+	for err == nil && b == 0 && z.started {
+		z.ZeroPadding++
+		b, err = z.readByte()
+	}
 	if err != nil {
 		if err == io.ErrUnexpectedEOF {
 			return io.EOF
 		}
 		return err
+	}
+	z.started = true
+	if b != 0x1f {
+		return ErrHeader // not a member, however few bytes follow
 	}
 	var h [10]byte
 	h[0] = b

@@ -152,6 +152,24 @@ func TestMultistream(t *testing.T) {
 	if _, err := inflate(append(gzipped(t, a, 6), "junk after the member"...), 1000, nil); !errors.Is(err, ErrHeader) {
 		t.Fatalf("trailing junk: %v, want ErrHeader", err)
 	}
+	// Zero bytes after a member are padding (a file padded to a block
+	// size): skipped before the end or the next member, as Python's gzip
+	// module skips them; junk after them is still no header.
+	zeros := make([]byte, 512)
+	padded := append(gzipped(t, a, 6), zeros...)
+	if got, err := inflate(padded, 1000, nil); err != nil || !bytes.Equal(got, a) {
+		t.Fatalf("padded: %q, %v", got, err)
+	}
+	zr, err := NewReader(bytes.NewReader(append(append(padded, gzipped(t, b, 9)...), zeros[:7]...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, append(a, b...)) || zr.ZeroPadding != 512+7 {
+		t.Fatalf("padded between and after members: %d bytes, %v, %d zeros skipped", len(got), err, zr.ZeroPadding)
+	}
+	if _, err := inflate(append(padded, "junk"...), 1000, nil); !errors.Is(err, ErrHeader) {
+		t.Fatalf("junk after padding: %v, want ErrHeader", err)
+	}
 }
 
 // TestTruncated: every cut of a stream is an error, never a short result
