@@ -16,11 +16,36 @@ import (
 // reference inflates gz with klauspost/compress's gzip reader (what
 // gpuleak used before this package), multistream.
 func reference(gz []byte) ([]byte, error) {
-	zr, err := kgzip.NewReader(bytes.NewReader(gz))
+	br := bytes.NewReader(gz)
+	zr, err := kgzip.NewReader(br)
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(zr)
+	// Member by member: zero bytes after a member are padding, skipped
+	// before the next one or the end, as Python's gzip module reads them
+	// (klauspost's reader, as compress/gzip, takes them for a header).
+	var out []byte
+	for {
+		zr.Multistream(false)
+		b, err := io.ReadAll(zr)
+		out = append(out, b...)
+		if err != nil {
+			return out, err
+		}
+		for {
+			c, err := br.ReadByte()
+			if err == io.EOF {
+				return out, nil
+			}
+			if c != 0 {
+				br.UnreadByte()
+				break
+			}
+		}
+		if err := zr.Reset(br); err != nil {
+			return out, err
+		}
+	}
 }
 
 // inflate reads gz with Reader, bufSize bytes a Read.
