@@ -23,15 +23,8 @@ import (
 func stepTrace(t *testing.T, n int, spans, python, overlap bool) string {
 	t.Helper()
 	const t0 = 1790857026000000.0 // µs since the epoch
-	var ev []string
-	alloc := int64(160 << 20)
-	mem := func(ts float64, addr uint64, b int64) {
-		alloc += b
-		ev = append(ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, 512<<20, alloc, b, addr))
-	}
-	span := func(cat, name string, ts, dur float64) {
-		ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
-	}
+	w := &traceWriter{alloc: 160 << 20, reserved: 512 << 20}
+	mem, span := w.mem, w.span
 	if python {
 		span("python_function", "train.py(20): <module>", t0-10, float64(n)*1000+20)
 	}
@@ -53,8 +46,33 @@ func stepTrace(t *testing.T, n int, spans, python, overlap bool) string {
 		span("cpu_op", "aten::clone", s+300, 100)
 		mem(s+350, 0x7f1000000000+uint64(k)<<20, 1<<20)
 	}
-	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
-	p := filepath.Join(t.TempDir(), "steps.trace.json")
+	p := w.write(t, "steps.trace.json")
+	return p
+}
+
+// traceWriter builds a Kineto trace event by event: [memory] events whose
+// Total Allocated follows their Bytes from alloc, under reserved bytes
+// reserved, and spans.
+type traceWriter struct {
+	ev              []string
+	alloc, reserved int64
+}
+
+func (w *traceWriter) mem(ts float64, addr uint64, b int64) {
+	w.alloc += b
+	w.ev = append(w.ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, w.reserved, w.alloc, b, addr))
+}
+
+func (w *traceWriter) span(cat, name string, ts, dur float64) {
+	w.ev = append(w.ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
+}
+
+// write writes the trace (profile_memory on) to a file named name in a
+// temporary directory and returns its path.
+func (w *traceWriter) write(t *testing.T, name string) string {
+	t.Helper()
+	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(w.ev, ",\n") + `]}`
+	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -475,15 +493,8 @@ func TestXPUWarningsNameDevice(t *testing.T) {
 // iterations: a leak of 40 blocks, +4 MiB in each of the 9 measured.
 func TestProfilerStepsAccumulation(t *testing.T) {
 	const t0 = 1790857026000000.0
-	var ev []string
-	alloc := int64(160 << 20)
-	mem := func(ts float64, addr uint64, b int64) {
-		alloc += b
-		ev = append(ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, 1<<30, alloc, b, addr))
-	}
-	span := func(cat, name string, ts, dur float64) {
-		ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
-	}
+	w := &traceWriter{alloc: 160 << 20, reserved: 1 << 30}
+	mem, span := w.mem, w.span
 	span("python_function", "train.py(20): <module>", t0-10, 10*4000+20)
 	for k := 0; k < 10; k++ {
 		s := t0 + float64(k)*4000
@@ -498,11 +509,7 @@ func TestProfilerStepsAccumulation(t *testing.T) {
 			mem(u+350, 0x7f1000000000+uint64(4*k+m)<<20, 1<<20)
 		}
 	}
-	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
-	p := filepath.Join(t.TempDir(), "accum.trace.json")
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := w.write(t, "accum.trace.json")
 	res := kinetoResult(t, p)
 	ls := kinetoLeaks(res)
 	if len(ls) != 1 || ls[0].Count != 40 || ls[0].Bytes != 40<<20 {
@@ -522,15 +529,8 @@ func TestProfilerStepsAccumulation(t *testing.T) {
 // in 9 of 9, +1 MiB each, not 20 iterations of +512 KiB.
 func TestProfStepCallsMarkIterations(t *testing.T) {
 	const t0 = 1790857026000000.0
-	var ev []string
-	alloc := int64(160 << 20)
-	mem := func(ts float64, addr uint64, b int64) {
-		alloc += b
-		ev = append(ev, fmt.Sprintf(`{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%.3f,"args":{"Total Reserved":%d,"Total Allocated":%d,"Bytes":%d,"Device Id":0,"Device Type":1,"Addr":%d}}`, ts, 1<<30, alloc, b, addr))
-	}
-	span := func(cat, name string, ts, dur float64) {
-		ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":%q,"name":%q,"pid":1,"tid":1,"ts":%.3f,"dur":%.3f,"args":{}}`, cat, name, ts, dur))
-	}
+	w := &traceWriter{alloc: 160 << 20, reserved: 1 << 30}
+	mem, span := w.mem, w.span
 	span("python_function", "train.py(20): <module>", t0-10, 10*1000+20)
 	for k := 0; k < 10; k++ {
 		s := t0 + float64(k)*1000
@@ -547,11 +547,7 @@ func TestProfStepCallsMarkIterations(t *testing.T) {
 		mem(s+405, 0x7f1000000000+uint64(k)<<20, 1<<20)
 		span("python_function", "torch/profiler/profiler.py(812): step", s+900, 30)
 	}
-	doc := `{"schemaVersion": 1, "profile_memory": 1, "traceEvents": [` + strings.Join(ev, ",\n") + `]}`
-	p := filepath.Join(t.TempDir(), "calls.trace.json")
-	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := w.write(t, "calls.trace.json")
 	res := kinetoResult(t, p)
 	ls := kinetoLeaks(res)
 	if len(ls) != 1 || ls[0].Count != 10 || ls[0].Bytes != 10<<20 {
