@@ -44,20 +44,7 @@ func queryGPULog(b *testing.B) []byte {
 // parser's throughput (aim: at least 100 MB/s).
 func BenchmarkQueryGPU(b *testing.B) {
 	data := queryGPULog(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		rd := NewReader(bytes.NewReader(data), "bench.csv")
-		var rows int64
-		for rd.Next() {
-			rows += rd.RecordBatch().NumRows()
-		}
-		if err := rd.Err(); err != nil || rows != benchRows {
-			b.Fatalf("%d rows: %v", rows, err)
-		}
-		rd.Release()
-	}
+	benchReadRows(b, data, "bench.csv")
 }
 
 // formatLog generates about size bytes of a log in one of the other
@@ -158,11 +145,17 @@ func BenchmarkQueryGPUFleet(b *testing.B) {
 		}
 	}
 	fleet := buf.Bytes()
-	b.SetBytes(int64(len(fleet)))
+	benchReadRows(b, fleet, "fleet.txt")
+}
+
+// benchReadRows reads data, named name, b.N times, each a log of benchRows
+// rows; MB/s is of data's bytes.
+func benchReadRows(b *testing.B, data []byte, name string) {
+	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rd := NewReader(bytes.NewReader(fleet), "fleet.txt")
+		rd := NewReader(bytes.NewReader(data), name)
 		var rows int64
 		for rd.Next() {
 			rows += rd.RecordBatch().NumRows()
