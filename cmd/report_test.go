@@ -20,22 +20,28 @@ import (
 //	host-b/frag-job:  fragmentation_oom.pickle + its error (OOMs: fragmentation, fragmentation + memory-limit)
 //	host-b/nvml-job:  query_gpu.csv + query_apps.csv (one H200: processes that step up, the GPU a sawtooth)
 //	host-b/notes:     a README that is no artifact (skipped), a truncated snapshot (unreadable)
+//
+// linkJob links testdata's src (a path under td) into root/dir, making
+// dir: a job's artifact in a fleet tree.
+func linkJob(t *testing.T, root, dir, src string) {
+	t.Helper()
+	d := filepath.Join(root, dir)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(td + src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(d, filepath.Base(src))); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func fleet(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	link := func(dir, src string) {
-		d := filepath.Join(root, dir)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		abs, err := filepath.Abs(td + src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(d, filepath.Base(src))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	link := func(dir, src string) { linkJob(t, root, dir, src) }
 	link("host-a/leak-job", "pytorch/leak_train_loop.pickle")
 	link("host-a/oom-job", "pytorch/oom_observer.pickle")
 	link("host-a/oom-job", "pytorch/oom_error.txt")
@@ -720,16 +726,7 @@ func TestReportShowsInputWarnings(t *testing.T) {
 	}
 	want := map[string][]string{}
 	for job, src := range files {
-		if err := os.MkdirAll(filepath.Join(root, job), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		abs, err := filepath.Abs(td + src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(root, job, filepath.Base(src))); err != nil {
-			t.Fatal(err)
-		}
+		linkJob(t, root, job, src)
 		if ws := analyzeReport(t, td+src).Inputs[0].Warnings; len(ws) > 0 {
 			want[job] = ws
 		}
@@ -772,16 +769,7 @@ func TestReportShowsInputWarnings(t *testing.T) {
 func TestReportShowsSanitizerErrors(t *testing.T) {
 	root := t.TempDir()
 	for job, src := range map[string]string{"oob": "sanitizer/leak_with_oob.txt", "fixed": "sanitizer/leak_fixed.txt", "snap": "pytorch/clean_train_loop.pickle"} {
-		if err := os.MkdirAll(filepath.Join(root, job), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		abs, err := filepath.Abs(td + src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(root, job, filepath.Base(src))); err != nil {
-			t.Fatal(err)
-		}
+		linkJob(t, root, job, src)
 	}
 	want := analyzeReport(t, td+"sanitizer/leak_with_oob.txt").Errors
 	if len(want) != 4 {
