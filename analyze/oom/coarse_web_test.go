@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
 
@@ -15,20 +12,7 @@ import (
 // file, and returns its postmortem.
 func textPostmortem(t *testing.T, text string) *Postmortem {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
-	defer mem.AssertSize(t, 0)
-	r := pytorchtext.NewReader(strings.NewReader(text), "paste.txt", pytorchtext.WithAllocator(mem))
-	defer r.Release()
-	a := NewTextAnalyzer()
-	for r.Next() {
-		if err := a.Add(r.Table(), r.RecordBatch()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return NewPostmortem([]Input{{Path: "paste.txt", Format: string(pytorchtext.FormatOOMMessage), Text: a.Finalize()}}, PostmortemOptions{})
+	return NewPostmortem([]Input{textInput(t, "paste.txt", text)}, PostmortemOptions{})
 }
 
 // A post in a Discourse forum, from its page source (testdata/README.md):
