@@ -399,15 +399,7 @@ func (f *folder) skip(s report.DailySkipped) {
 // insertSkipped adds s to xs, sorted by path, keeping at most
 // report.DailyMaxItems.
 func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.DailySkipped {
-	i := sort.Search(len(xs), func(i int) bool { return s.Path < xs[i].Path })
-	if i >= report.DailyMaxItems {
-		return xs
-	}
-	xs = slices.Insert(xs, i, s)
-	if len(xs) > report.DailyMaxItems {
-		xs = xs[:report.DailyMaxItems]
-	}
-	return xs
+	return appendBounded(xs, s, report.DailyMaxItems, func(a, b *report.DailySkipped) bool { return a.Path < b.Path })
 }
 
 // unrecognisedReason says why a file was skipped, err its error: its
@@ -458,16 +450,7 @@ func (f *folder) readInPart(in report.DailyInput) {
 func (f *folder) toolError(e report.DailyToolError) {
 	f.d.Summary.ToolErrors += max(e.Count, 1)
 	f.toolErrorGroups++
-	xs := f.d.ToolErrors
-	i := sort.Search(len(xs), func(i int) bool { return toolErrorLess(&e, &xs[i]) })
-	if i >= report.DailyMaxItems {
-		return
-	}
-	xs = slices.Insert(xs, i, e)
-	if len(xs) > report.DailyMaxItems {
-		xs = xs[:report.DailyMaxItems]
-	}
-	f.d.ToolErrors = xs
+	f.d.ToolErrors = appendBounded(f.d.ToolErrors, e, report.DailyMaxItems, toolErrorLess)
 }
 
 // toolErrorLess orders tool errors by input path, then in the tool's
@@ -488,16 +471,7 @@ func toolErrorLess(a, b *report.DailyToolError) bool {
 // finish in.
 func (f *folder) inputWarnings(w report.DailyInputWarnings) {
 	f.d.Summary.InputsWithWarnings++
-	xs := f.d.InputWarnings
-	i := sort.Search(len(xs), func(i int) bool { return w.Path < xs[i].Path })
-	if i >= report.DailyMaxItems {
-		return
-	}
-	xs = slices.Insert(xs, i, w)
-	if len(xs) > report.DailyMaxItems {
-		xs = xs[:report.DailyMaxItems]
-	}
-	f.d.InputWarnings = xs
+	f.d.InputWarnings = appendBounded(f.d.InputWarnings, w, report.DailyMaxItems, func(a, b *report.DailyInputWarnings) bool { return a.Path < b.Path })
 }
 
 func (f *folder) inWindow(us int64) bool {
@@ -824,14 +798,12 @@ func addSorted(xs []string, x string) []string {
 
 // appendBounded keeps the n items that come first by less (a total
 // order, so that the result does not depend on the order of arrival).
-func appendBounded(xs []report.DailyFinding, x report.DailyFinding, n int, less func(a, b *report.DailyFinding) bool) []report.DailyFinding {
+func appendBounded[T any](xs []T, x T, n int, less func(a, b *T) bool) []T {
 	i := sort.Search(len(xs), func(i int) bool { return less(&x, &xs[i]) })
 	if i >= n {
 		return xs
 	}
-	xs = append(xs, report.DailyFinding{})
-	copy(xs[i+1:], xs[i:])
-	xs[i] = x
+	xs = slices.Insert(xs, i, x)
 	if len(xs) > n {
 		xs = xs[:n]
 	}
