@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -121,8 +119,6 @@ func runWatch(opts *WatchOptions) error {
 	defer src.Close()
 
 	metrics := live.NewMetrics()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if addr != "" {
@@ -131,7 +127,7 @@ func runWatch(opts *WatchOptions) error {
 			return usageErrorf("--prometheus %s: %v", opts.Prometheus, err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.Handle("/metrics", metrics)
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()
@@ -198,7 +194,7 @@ func runWatch(opts *WatchOptions) error {
 		metrics.Update(rows)
 		status := ""
 		if opts.Textfile != "" {
-			if err := prometheus.WriteToTextfile(opts.Textfile, reg); err != nil {
+			if err := metrics.WriteTextfile(opts.Textfile); err != nil {
 				status = "textfile: " + err.Error()
 			}
 		}

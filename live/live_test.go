@@ -6,13 +6,15 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/capture"
@@ -156,9 +158,7 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	m := NewMetrics()
 	m.Update(Rows(res))
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(m)
-	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := httptest.NewServer(m)
 	defer srv.Close()
 	resp, err := http.Get(srv.URL)
 	if err != nil {
@@ -180,6 +180,117 @@ func TestMetricsScrape(t *testing.T) {
 		if math.IsNaN(r.OOMSeconds) == strings.Contains(string(body), fmt.Sprintf(`gpuleak_time_to_oom_seconds{gpu="0",host="vm",pid="%s"`, pidLabel(r))) {
 			t.Errorf("pid %d: time to OOM %v, but the gauge's presence disagrees", r.PID, r.OOMSeconds)
 		}
+	}
+}
+
+// The textfile node_exporter reads holds what a scrape serves, replaced
+// whole (no temporary file left beside it), readable by another user, and
+// parsed by Prometheus' own text parser into the six families, label
+// values with quotes, backslashes and newlines intact.
+func TestMetricsTextfile(t *testing.T) {
+	w := NewWindow(100)
+	for i := range 61 {
+		w.Add(tick(i))
+	}
+	res, err := w.Trends("live", trend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := append(Rows(res), Row{GPU: 10, UUID: `GPU-"q"\x`, Host: "h\nl", HasPID: true, PID: 12,
+		Process: `a"b`, UsedBytes: 5, Samples: 3, OOMSeconds: math.NaN()})
+	m := NewMetrics()
+	m.Update(rows)
+	dir := t.TempDir()
+	path := dir + "/gpuleak.prom"
+	if err := os.WriteFile(path, []byte("stale"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteTextfile(path); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("the directory holds %d files, want the textfile alone", len(ents))
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("textfile mode %v (%v), want 0644", st.Mode().Perm(), err)
+	}
+	b, _ := os.ReadFile(path)
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraped, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != string(scraped) {
+		t.Errorf("textfile and scrape differ:\n%s\n---\n%s", b, scraped)
+	}
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatalf("Prometheus' parser: %v\n%s", err, b)
+	}
+	want := 5 // every family but the time to OOM, present where a row has one
+	for _, r := range rows {
+		if !math.IsNaN(r.OOMSeconds) {
+			want = 6
+			break
+		}
+	}
+	if len(fams) != want {
+		t.Errorf("%d families, want %d", len(fams), want)
+	}
+	found := false
+	for _, mt := range fams["gpuleak_memory_used_bytes"].GetMetric() {
+		l := map[string]string{}
+		for _, lp := range mt.GetLabel() {
+			l[lp.GetName()] = lp.GetValue()
+		}
+		if l["gpu"] == "10" {
+			found = true
+			if l["uuid"] != `GPU-"q"\x` || l["host"] != "h\nl" || l["process"] != `a"b` || mt.GetGauge().GetValue() != 5 {
+				t.Errorf("labels or value lost in the text: %v %v", l, mt.GetGauge().GetValue())
+			}
+		}
+	}
+	if !found {
+		t.Error("GPU 10's process series is missing")
+	}
+}
+
+// A scraper asking for protobuf (Prometheus' delimited MetricFamily
+// messages) gets it, decodable by Prometheus' own decoder.
+func TestMetricsProtobuf(t *testing.T) {
+	m := NewMetrics()
+	m.Update([]Row{{GPU: 0, UUID: "GPU-a", Host: "vm", UsedBytes: 1 << 30, Samples: 2, OOMSeconds: math.NaN()}})
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	req.Header.Set("Accept", "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/vnd.google.protobuf") {
+		t.Fatalf("content type %q", ct)
+	}
+	dec := expfmt.NewDecoder(resp.Body, expfmt.ResponseFormat(resp.Header))
+	got := map[string]float64{}
+	for {
+		var f dto.MetricFamily
+		if err := dec.Decode(&f); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got[f.GetName()] = f.GetMetric()[0].GetGauge().GetValue()
+	}
+	if len(got) != 4 || got["gpuleak_memory_used_bytes"] != 1<<30 || got["gpuleak_samples"] != 2 {
+		t.Errorf("decoded %v, want used, samples, slope and growing", got)
 	}
 }
 
