@@ -5,6 +5,7 @@
 package lazyre
 
 import (
+	"fmt"
 	"regexp"
 	"sync"
 )
@@ -18,6 +19,9 @@ type Regexp struct {
 	once sync.Once
 	re   *regexp.Regexp
 	memo *memo // MatchString's results, when made by NewMemo
+
+	filtOnce sync.Once
+	filt     *filter // literals a match must hold (literals.go); nil: none known
 }
 
 // memo remembers MatchString's result for up to maxMemo distinct strings.
@@ -83,11 +87,23 @@ func (l *Regexp) Re() *regexp.Regexp {
 	return l.re
 }
 
+// filter returns the expression's filter, derived on first use.
+func (l *Regexp) filter() *filter {
+	l.filtOnce.Do(func() { l.filt = newFilter(l.expr) })
+	return l.filt
+}
+
 // String returns the source text of the expression.
 func (l *Regexp) String() string { return l.expr }
 
-func (l *Regexp) Match(b []byte) bool { return l.Re().Match(b) }
+// The methods below first ask the filter: a string holding none of the
+// literals every match needs has no match, whatever the method.
+
+func (l *Regexp) Match(b []byte) bool { return l.filter().mayBytes(b) && l.Re().Match(b) }
 func (l *Regexp) MatchString(s string) bool {
+	if !l.filter().may(s) {
+		return false
+	}
 	m := l.memo
 	if m == nil {
 		return l.Re().MatchString(s)
@@ -106,17 +122,34 @@ func (l *Regexp) MatchString(s string) bool {
 	m.mu.Unlock()
 	return v
 }
-func (l *Regexp) FindSubmatch(b []byte) [][]byte { return l.Re().FindSubmatch(b) }
+func (l *Regexp) FindSubmatch(b []byte) [][]byte {
+	if !l.filter().mayBytes(b) {
+		return nil
+	}
+	return l.Re().FindSubmatch(b)
+}
 func (l *Regexp) FindStringSubmatch(s string) []string {
+	if !l.filter().may(s) {
+		return nil
+	}
 	return l.Re().FindStringSubmatch(s)
 }
 func (l *Regexp) FindStringSubmatchIndex(s string) []int {
+	if !l.filter().may(s) {
+		return nil
+	}
 	return l.Re().FindStringSubmatchIndex(s)
 }
 func (l *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte {
+	if !l.filter().mayBytes(b) {
+		return nil
+	}
 	return l.Re().FindAllSubmatch(b, n)
 }
 func (l *Regexp) ReplaceAllString(src, repl string) string {
+	if !l.filter().may(src) {
+		return src
+	}
 	return l.Re().ReplaceAllString(src, repl)
 }
 
@@ -126,4 +159,21 @@ func Of(re *regexp.Regexp) *Regexp {
 	l := &Regexp{expr: re.String(), re: re}
 	l.once.Do(func() {})
 	return l
+}
+
+// CheckFilter returns an error naming the first expression New has made
+// that matches s though s holds none of the literals its filter asks for:
+// a filter that would have answered s wrongly (a test runs it over the
+// inputs in testdata).
+func CheckFilter(s string) error {
+	mu.Lock()
+	all := append([]*Regexp(nil), made...)
+	mu.Unlock()
+	for _, l := range all {
+		f := l.filter()
+		if f != nil && !f.may(s) && l.Re().MatchString(s) {
+			return fmt.Errorf("%q matches %q, which holds none of its filter's literals %q", l.expr, s, f.lits)
+		}
+	}
+	return nil
 }
