@@ -1,6 +1,11 @@
 package callsite
 
-import "testing"
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 // TestFrameClasses: the one helper that tells user code from the
 // framework, the interpreter and generated code, on Linux, macOS and
@@ -118,4 +123,53 @@ func TestIsLibrary(t *testing.T) {
 			t.Errorf("IsLibrary(%q) = %v, want %v", c.file, got, c.want)
 		}
 	}
+}
+
+// isCxxFrameworkName answers as the expression it stands for, on real
+// names and on random strings of the pieces that decide a match (return
+// types, namespaces, the class's characters, the kinds of white space,
+// bytes outside ASCII and invalid ones).
+func TestCxxFrameworkNameMatcher(t *testing.T) {
+	re := regexp.MustCompile(cxxFrameworkName.String())
+	check := func(s string) {
+		t.Helper()
+		if got, want := isCxxFrameworkName(s), re.MatchString(s); got != want {
+			t.Fatalf("isCxxFrameworkName(%q) = %v, the expression says %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "at::", "at:", "void torch::autograd::x", "at::Tensor at::_sum_to<c10::SymInt>(...)",
+		"my_op(at::Tensor const&)", "std::vector<int> std::x", "int\tstd::x", "a\t b std::x", "a\tb std::x",
+		"_ c10::x", "1 at::x", "a  \n at::x", "a<b, c*>& __gnu_cxx::x", "é at::x", "a é at::x", "\xff at::x"} {
+		check(s)
+	}
+	pieces := []string{"a", "Z", "_", "9", ":", "::", "at::", "at", "c10::", "std::", "torch", "__gnu_cxx::",
+		"pybind11::", "caffe2::", " ", "\t", "\n", "\f", "\r", "\v", "<", ">", ",", "*", "&", "(", ")", "é", "\xff", "void "}
+	rng := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	for range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(7) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		check(s)
+		if re.MatchString(s) {
+			matched++
+		}
+	}
+	if matched < 10000 {
+		t.Errorf("only %d random strings matched", matched)
+	}
+}
+
+func FuzzCxxFrameworkName(f *testing.F) {
+	re := regexp.MustCompile(cxxFrameworkName.String())
+	for _, s := range []string{"void torch::x", "at::Tensor at::_sum_to<c10::SymInt>", "f(at::Tensor)", "a\tb std::x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isCxxFrameworkName(s), re.MatchString(s); got != want {
+			t.Fatalf("isCxxFrameworkName(%q) = %v, the expression says %v", s, got, want)
+		}
+	})
 }
