@@ -180,6 +180,9 @@ type Record struct {
 	listOff [MaxRecordFields]int64
 	listKey [MaxRecordFields]uint64
 	keep    uint32 // bit f: field f's list stays held (KeepHeld)
+	// converted: the Value ScannedRecord returned stands for the dict
+	// (Converted).
+	converted bool
 	// pend holds the elements of lists the list cache gave, not yet
 	// copied to their place in items: most Handlers take a known list's
 	// key and never read its elements. Copied when read (List) or made
@@ -211,6 +214,14 @@ func (r *Record) fillPending(items []Value) {
 // would convert it only when the record is consumed, so holds what the
 // general path holds.
 func (r *Record) KeepHeld(f int) { r.keep |= 1 << f }
+
+// Converted, called by ScannedRecord, says that the Value it returns
+// stands for the whole dict wherever the pickle names it again (a Ref
+// the Handler takes as the dict, as Decoder.Replace would make it): later
+// memo gets of the dict yield that Value instead of a consumed Ref, and
+// the dict's pairs are not held (nothing is kept of them), so that no
+// ReleaseRecord follows. Lists among its values are held as usual.
+func (r *Record) Converted() { r.converted = true }
 
 // List returns the elements of field f's value and the byte offset of
 // its EMPTY_LIST, when that value is a list the scan read; ok is false
@@ -643,6 +654,7 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	d.rec.pend = d.rec.pend[:0]
 	d.sc.lists = 0
 	d.rec.keep = 0
+	d.rec.converted = false
 	d.sc.put[0].what = putDict
 	d.sc.nput = 1
 	d.sc.next = d.memoIdx.n
@@ -856,6 +868,9 @@ end:
 	// is consumed (ReleaseRecord): its pairs, and the elements of its
 	// lists but those a Handler converted (and so released).
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
+	if d.rec.converted {
+		held -= 2 * int64(d.rec.Pairs)
+	}
 	for m := d.sc.lists; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros32(m)
 		if d.rec.Val[f].kind != List && d.rec.keep&(1<<f) == 0 { // made as it is, or by ListContainer, or kept (KeepHeld): held
@@ -873,7 +888,11 @@ end:
 		var slot uint32
 		switch pt.what {
 		case putDict:
-			slot = consumedSlot
+			if !d.rec.converted {
+				slot = consumedSlot
+			} else if err := d.put(idx, v); err != nil {
+				return true, err
+			}
 		case putLast:
 			slot = d.lastSlot // as Run's MEMOIZE
 		case putValue:

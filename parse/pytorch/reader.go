@@ -140,12 +140,21 @@ type Reader struct {
 	plan      *pickle.RecordPlan // trace entries' keys, by entryField - 1
 	// blockRows holds the blocks the record scan read, until their
 	// segment is appended (addSegment); blockFree, its free rows.
-	blockRows     []blockRow
-	blockFree     []int32
-	blockPlan     *pickle.RecordPlan // blocks' keys, field blockAddress and on
-	blocksScanned int64              // for tests
-	keyAt         [16]keyMemo        // the keys of the last trace entry, by position
-	general       bool               // options.general
+	blockRows []blockRow
+	blockFree []int32
+	blockPlan *pickle.RecordPlan // blocks' keys, field blockAddress and on
+	framePlan *pickle.RecordPlan // frame dicts' keys (scannedFrame)
+	// pendFrames and pendFrame are the distinct frames the record scan
+	// read (scannedFrame): each is interned when a stack first takes it
+	// (frameID), where the general path interns its dict, so that the
+	// frames table's rows and order are the general path's.
+	pendFrames    map[frameKey]int32
+	pendFrame     []pendingFrame
+	histories     bool        // a block with a "history" was seen (PyTorch 2.0)
+	framesScanned int         // frame dicts scannedFrame read, for tests
+	blocksScanned int64       // for tests
+	keyAt         [16]keyMemo // the keys of the last trace entry, by position
+	general       bool        // options.general
 }
 
 type frameKey struct {
@@ -184,12 +193,17 @@ const (
 	tagFrame
 	tagDone
 	tagAnnotations
-	tagEntry     // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
-	tagScanned   // Ref to a trace entry read by a scan (pickle.RecordScanner): serial<<earlyBits | its eventRow
-	tagSegment   // a segment's dict
-	tagBlocks    // a segment's "blocks" list, whose flat block dicts the record scan reads
-	tagBlock     // Ref to a block read by a scan: serial<<blockBits | its blockRow
-	tagTraceBase // + device index
+	tagEntry      // a dict taken for a trace entry, converted early (ID: its eventRow + 1)
+	tagScanned    // Ref to a trace entry read by a scan (pickle.RecordScanner): serial<<earlyBits | its eventRow
+	tagSegment    // a segment's dict
+	tagBlocks     // a segment's "blocks" list, whose flat block dicts the record scan reads
+	tagBlock      // Ref to a block read by a scan: serial<<blockBits | its blockRow
+	tagBlockDict  // a block dict the general path reads (PyTorch 2.0's, with a "history")
+	tagHistory    // a block dict's "history" list
+	tagHistEntry  // an entry of a tagHistory list
+	tagFrameDicts // the frames list of a tagHistEntry or tagEntry dict, whose frame dicts the record scan reads (scannedFrame)
+	tagPendFrame  // Ref to a frame a scan read, not yet interned: its index in Reader.pendFrame
+	tagTraceBase  // + device index
 )
 
 const maxDevices = 1<<16 - 1 - int64(tagTraceBase)
@@ -214,6 +228,7 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 		general:    o.general,
 		plan:       pickle.NewRecordPlan("action", "addr", "size", "stream", "time_us", "device_free", "frames"),
 		blockPlan:  pickle.NewRecordPlan("address", "size", "requested_size", "state", "frames", "history"),
+		framePlan:  pickle.NewRecordPlan("filename", "name", "line"),
 	}
 	rd.out = parse.StartTables(&rd.tableReader, o.ReaderOptions, numTables, rd.step)
 	rd.seg.init(rd.out.Builder(TableSegments), rd.out.Options().BatchSize)
@@ -344,6 +359,16 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 		c.Tag = tagSegment
 		return
 	}
+	if parent != nil && c.Kind == pickle.Dict && c.Tag == 0 && !r.general {
+		switch parent.Tag {
+		case tagBlocks:
+			c.Tag = tagBlockDict
+			return
+		case tagHistory:
+			c.Tag = tagHistEntry
+			return
+		}
+	}
 	if parent == nil || c.Kind != pickle.List {
 		return
 	}
@@ -351,6 +376,21 @@ func (r *Reader) Tag(c, parent *pickle.Container, key pickle.Value, index int64)
 	case tagSegment:
 		if k, _ := key.Str(); k == "blocks" {
 			c.Tag = tagBlocks
+		}
+	case tagBlockDict:
+		if k, _ := key.Str(); k == "history" {
+			c.Tag = tagHistory
+			r.histories = true
+		}
+	case tagHistEntry, tagEntry:
+		// PyTorch 2.0's frames lists (its blocks have a history): later
+		// versions name each frame dict once and then by memo gets, which
+		// the list fill and list cache read faster (fillList).
+		if parent.Tag == tagEntry && !r.histories {
+			break
+		}
+		if k, _ := key.Str(); k == "frames" && !r.general {
+			c.Tag = tagFrameDicts
 		}
 	case tagRoot:
 		k, _ := key.Str()
@@ -543,7 +583,7 @@ func describe(v pickle.Value) string {
 			return "a trace entry read before"
 		case tag >= tagTraceBase:
 			return "a device's trace read before"
-		case tag == tagFrame:
+		case tag == tagFrame || tag == tagPendFrame:
 			return "a frame"
 		case tag == tagDone:
 			return "a reference to a list already read and released"
@@ -746,6 +786,13 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 		if tag == tagFrame {
 			return int32(id), nil
 		}
+		if tag == tagPendFrame && id >= 0 && id < int64(len(r.pendFrame)) {
+			pf := &r.pendFrame[id]
+			if pf.id < 0 {
+				pf.id = r.internFrame(pf.k)
+			}
+			return pf.id, nil
+		}
 		return 0, r.errAt(off, "a frame refers to an object that is not a frame")
 	}
 	c := v.Container()
@@ -768,6 +815,16 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 			k.line, _ = val.Int64()
 		}
 	}
+	id := r.internFrame(k)
+	c.Tag, c.ID = tagFrame, int64(id)
+	r.dec.Release(c)
+	r.dec.Replace(c, pickle.RefValue(tagFrame, int64(id)))
+	return id, nil
+}
+
+// internFrame returns the id of frame k, adding it to the frames table
+// when it is new.
+func (r *Reader) internFrame(k frameKey) int32 {
 	id, ok := r.frames[k]
 	if !ok {
 		id = int32(len(r.frames))
@@ -778,10 +835,78 @@ func (r *Reader) frameID(v pickle.Value, off int64) (int32, error) {
 		r.fr.name.Append(k.name)
 		r.maybeFlush(TableFrames)
 	}
-	c.Tag, c.ID = tagFrame, int64(id)
-	r.dec.Release(c)
-	r.dec.Replace(c, pickle.RefValue(tagFrame, int64(id)))
-	return id, nil
+	return id
+}
+
+// Fields of the frame plan (framePlan), by key.
+const (
+	frameFilename = iota
+	frameName
+	frameLine
+)
+
+// pendingFrame is a frame the record scan read: k, and its id in the
+// frames table once interned (-1 before).
+type pendingFrame struct {
+	k  frameKey
+	id int32
+}
+
+// maxPendFrames bounds the distinct frames the record scan keeps
+// (pendFrame, about 100 bytes each): past it frame dicts take the general
+// path, whose dicts count against the decoder's limits.
+const maxPendFrames = 1 << 20
+
+// scannedFrame reads a frame dict the record scan read in a frames list
+// whose frames PyTorch 2.0 writes as dicts of their own (a block history
+// entry's, a trace entry's) and returns a Ref to its pending frame, which
+// stands for the dict (pickle.Record.Converted): frameID interns it when
+// a stack takes it, as it interns the dict on the general path. The frame
+// is what frameID makes of the same pairs (a key not a str is no key;
+// filename and name not strs are "", a line not an int 0). A value the
+// scan read as a list goes to the general path.
+//
+// Before, each of these dicts was a container of its own, most never
+// converted (history entries after a block's first): 16,000 containers
+// and their item storage on a 290 KB snapshot.
+func (r *Reader) scannedFrame(rec *pickle.Record) (pickle.Value, error) {
+	var k frameKey
+	for f := frameFilename; f <= frameLine; f++ {
+		bit := uint32(1) << f
+		if rec.Set&bit == 0 {
+			continue
+		}
+		if rec.IsInt&bit != 0 {
+			if f == frameLine {
+				k.line = rec.Int[f]
+			}
+			continue
+		}
+		v := rec.Val[f]
+		if v.Kind() == pickle.List {
+			return pickle.Value{}, pickle.ErrNotScanned
+		}
+		switch f {
+		case frameFilename:
+			k.filename, _ = v.Str()
+		case frameName:
+			k.name, _ = v.Str()
+		case frameLine:
+			k.line, _ = v.Int64()
+		}
+	}
+	p, ok := r.pendFrames[k]
+	if !ok {
+		if r.pendFrames == nil {
+			r.pendFrames = map[frameKey]int32{}
+		}
+		p = int32(len(r.pendFrame))
+		r.pendFrames[k] = p
+		r.pendFrame = append(r.pendFrame, pendingFrame{k, -1})
+	}
+	rec.Converted()
+	r.framesScanned++
+	return pickle.RefValue(tagPendFrame, int64(p)), nil
 }
 
 // field conversion helpers; each names the record and key in its error.
@@ -1000,6 +1125,9 @@ func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
 		if list.Tag == tagBlocks && (len(r.blockFree) > 0 || len(r.blockRows) < maxBlockRows) {
 			return r.blockPlan
 		}
+		if list.Tag == tagFrameDicts && len(r.pendFrame) < maxPendFrames {
+			return r.framePlan
+		}
 		return nil
 	}
 	if len(r.earlyFree) == 0 && len(r.early) >= maxEarly {
@@ -1015,6 +1143,9 @@ func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
 // its segment is appended.
 func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.Record) (pickle.Value, error) {
 	if list.Tag < tagTraceBase {
+		if list.Tag == tagFrameDicts {
+			return r.scannedFrame(rec)
+		}
 		return r.scannedBlock(rec)
 	}
 	id := r.newEarly()

@@ -70,3 +70,41 @@ with open("segments_batched_p4.pickle", "wb") as f:
     SmallBatches(f, protocol=4).dump({"segments": segs, "device_traces": [[
         {"action": "alloc", "addr": 4096 * 8, "size": 4096, "stream": 0, "time_us": 1, "frames": segs[1]["blocks"][0]["frames"]}]],
         "allocator_settings": {}})
+
+# PyTorch 2.0's shape: no frames in segments or blocks, a block's stack is
+# the frames of the first entry of its "history", and every history entry
+# and trace entry carries frame dicts of its own (the record scan reads
+# those of a first history entry, Reader.scannedFrame). One frame dict is
+# the same object in two blocks' stacks and one frames list is shared
+# with a trace entry, so the pickle names them again by memo gets.
+def history_snapshot(shared_block_frames=False):
+    def fr(name, line):
+        return {"filename": "/opt/app/model.py", "name": name, "line": line}
+    shared = fr("shared", 7)
+    segs = []
+    for i in range(4):
+        blocks = []
+        for j in range(3):
+            frames = [fr("forward", 10 * i + j), fr("layer", 3), fr("<module>", 1)]
+            if j == 1:
+                frames.append(shared)
+            hist = [{"addr": 4096 * (8 * i + j), "real_size": 4000 + j, "frames": frames}]
+            if j == 2:
+                hist.append({"addr": 4096 * (8 * i + j), "real_size": 100, "frames": [fr("later", 99)]})
+            b = {"size": 4096, "state": "active_allocated" if j < 2 else "inactive", "history": hist}
+            if shared_block_frames and j == 0:
+                b["frames"] = [fr("own", 5)]
+            blocks.append(b)
+        segs.append({"device": 0, "address": 4096 * 8 * i, "total_size": 16384, "allocated_size": 8192,
+                     "active_size": 8192, "stream": 0, "segment_type": "small", "blocks": blocks})
+    trace = [{"action": "alloc", "addr": 4096 * 8, "size": 4096, "stream": 0,
+              "frames": segs[1]["blocks"][0]["history"][0]["frames"]},
+             {"action": "alloc", "addr": 4096 * 9, "size": 4096, "stream": 0, "frames": [fr("step", 4), shared]}]
+    return {"segments": segs, "device_traces": [trace]}
+
+with open("history_p4.pickle", "wb") as f:
+    pickle.dump(history_snapshot(), f, protocol=4)
+with open("history_p2.pickle", "wb") as f:
+    pickle.dump(history_snapshot(), f, protocol=2)
+with open("history_block_frames_p4.pickle", "wb") as f:
+    pickle.dump(history_snapshot(shared_block_frames=True), f, protocol=4)
