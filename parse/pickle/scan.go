@@ -654,7 +654,6 @@ func (d *Decoder) scanRecord(plan *RecordPlan, parent *Container, index int64) (
 	d.rec.pend = d.rec.pend[:0]
 	d.sc.lists = 0
 	d.rec.keep = 0
-	d.rec.converted = false
 	d.sc.put[0].what = putDict
 	d.sc.nput = 1
 	d.sc.next = d.memoIdx.n
@@ -858,6 +857,7 @@ end:
 	}
 	v, err := d.rs.ScannedRecord(parent, index, &d.rec)
 	if err != nil {
+		d.rec.converted = false
 		if err == ErrNotScanned {
 			return false, nil
 		}
@@ -868,9 +868,6 @@ end:
 	// is consumed (ReleaseRecord): its pairs, and the elements of its
 	// lists but those a Handler converted (and so released).
 	held := 2*int64(d.rec.Pairs) + int64(len(d.sc.items))
-	if d.rec.converted {
-		held -= 2 * int64(d.rec.Pairs)
-	}
 	for m := d.sc.lists; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros32(m)
 		if d.rec.Val[f].kind != List && d.rec.keep&(1<<f) == 0 { // made as it is, or by ListContainer, or kept (KeepHeld): held
@@ -890,7 +887,13 @@ end:
 		case putDict:
 			if !d.rec.converted {
 				slot = consumedSlot
-			} else if err := d.put(idx, v); err != nil {
+				break
+			}
+			// Converted: the memo yields v, and the pairs are not held
+			// (added to held above).
+			d.rec.converted = false
+			d.held -= 2 * int64(d.rec.Pairs)
+			if err := d.put(idx, v); err != nil {
 				return true, err
 			}
 		case putLast:

@@ -845,6 +845,17 @@ const (
 	frameLine
 )
 
+// scannedOther is ScannedRecord for a list not a device's trace: out of
+// line, as otherPlan.
+//
+//go:noinline
+func (r *Reader) scannedOther(list *pickle.Container, rec *pickle.Record) (pickle.Value, error) {
+	if list.Tag == tagFrameDicts {
+		return r.scannedFrame(rec)
+	}
+	return r.scannedBlock(rec)
+}
+
 // pendingFrame is a frame the record scan read: k, and its id in the
 // frames table once interned (-1 before).
 type pendingFrame struct {
@@ -1122,18 +1133,26 @@ func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
 		return nil
 	}
 	if list.Tag < tagTraceBase {
-		if list.Tag == tagBlocks && (len(r.blockFree) > 0 || len(r.blockRows) < maxBlockRows) {
-			return r.blockPlan
-		}
-		if list.Tag == tagFrameDicts && len(r.pendFrame) < maxPendFrames {
-			return r.framePlan
-		}
-		return nil
+		return r.otherPlan(list)
 	}
 	if len(r.earlyFree) == 0 && len(r.early) >= maxEarly {
 		return nil
 	}
 	return r.plan
+}
+
+// otherPlan is RecordPlan for a list not a device's trace: out of line,
+// so that a trace entry's call stays small.
+//
+//go:noinline
+func (r *Reader) otherPlan(list *pickle.Container) *pickle.RecordPlan {
+	if list.Tag == tagBlocks && (len(r.blockFree) > 0 || len(r.blockRows) < maxBlockRows) {
+		return r.blockPlan
+	}
+	if list.Tag == tagFrameDicts && len(r.pendFrame) < maxPendFrames {
+		return r.framePlan
+	}
+	return nil
 }
 
 // ScannedRecord implements pickle.RecordScanner: a trace entry becomes an
@@ -1143,10 +1162,7 @@ func (r *Reader) RecordPlan(list *pickle.Container) *pickle.RecordPlan {
 // its segment is appended.
 func (r *Reader) ScannedRecord(list *pickle.Container, index int64, rec *pickle.Record) (pickle.Value, error) {
 	if list.Tag < tagTraceBase {
-		if list.Tag == tagFrameDicts {
-			return r.scannedFrame(rec)
-		}
-		return r.scannedBlock(rec)
+		return r.scannedOther(list, rec)
 	}
 	id := r.newEarly()
 	if id <= 0 {
