@@ -874,8 +874,11 @@ const maxPendFrames = 1 << 20
 // stands for the dict (pickle.Record.Converted): frameID interns it when
 // a stack takes it, as it interns the dict on the general path. The frame
 // is what frameID makes of the same pairs (a key not a str is no key;
-// filename and name not strs are "", a line not an int 0). A value the
-// scan read as a list goes to the general path.
+// filename and name not strs are "", a line not an int 0), written out
+// here rather than shared: a shared setter, not inlined, cost 1.3% of a
+// PyTorch 2.0 snapshot's instructions; the differential tests hold the
+// two to the same frames. A value the scan read as a list goes to the
+// general path.
 //
 // Before, each of these dicts was a container of its own, most never
 // converted (history entries after a block's first): 16,000 containers
