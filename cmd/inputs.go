@@ -15,7 +15,7 @@ import (
 func runInputs(ios *IOStreams, version string, o pipeline.Options, paths []string) (*pipeline.Result, error) {
 	o.Version, o.Stdin = version, ios.In
 	o.Progress = func(name string, size int64, read func() int64) func() {
-		return startProgress(ios.ErrOut, ios.ErrTTY, name, size, read).Stop
+		return startProgress(ios.ErrOut, ios.ErrTTY, name, size, read, progressDelay).Stop
 	}
 	res, err := pipeline.Run(context.Background(), o, paths)
 	if res != nil && res.Report != nil {
