@@ -158,6 +158,25 @@ func TestFixtures(t *testing.T) {
 		// one GPU whose used + free (22403 + 215) falls 410 MiB short of
 		// total (23028): the reservation left out; pmon without fb skipped.
 		{"field/a10g_query_continued_then_pmon_no_fb.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
+		// Hunted in session 41 (testdata/README.md, "Sanitizer and NVML
+		// pastes hunted in session 41"): driver 325.15's tables, whose
+		// memory cells say "MB" (was: no used memory read), three GPUs
+		// each, the second cut inside GPU 2's total.
+		{"field/cbio39_table_325_mb_three_titans.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/cbio24_ssh_x11_warnings_table_mb_cut.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved"},
+		// WSL tables (driver 526.98, 510.06), each cut; nvtop's "No GPU to
+		// monitor." and prompts before the second.
+		{"field/nvitop49_wsl_table_526_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/nvtop124_wsl_nvtop_then_table_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		// Windows 517.48, indented two spaces, no Processes box, cut in GPU
+		// 1's second row (was refused: the indented banner not sniffed).
+		{"field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		// Driver 390 in a container: two M40s, the Processes box cut.
+		{"field/nvdocker759_table_390_two_m40_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		// gpustat --debug of a GPU without process queries; gpustat's line
+		// printed by Python's REPL (22°C).
+		{"field/gpustat122_debug_not_supported.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"field/gpustat132_python_repr.txt", FormatGpustatText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
 		// Four DCGM scrapes, each after a date line.
 		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, 4, ClockAbsolute, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
@@ -196,7 +215,7 @@ func TestFixtures(t *testing.T) {
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
-		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
+		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,

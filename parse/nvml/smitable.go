@@ -62,12 +62,14 @@ var (
 	// smiTableGPURe, outside the MIG and Processes boxes, on a line
 	// without "MiB" that is no process row.
 	smiTableGPUAnyRe = lazyre.New(`^\| {1,3}(\d{1,3}) {1,4}([A-Za-z][^|]*?)\s*(\||$)`)
-	// "3693MiB / 143771MiB"
-	smiTableMemRe = lazyre.New(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
+	// "3693MiB / 143771MiB"; old drivers (325.15) wrote the same MiB
+	// figures as "MB": "14MB /  6143MB" (a GTX TITAN of 6 GiB, driver
+	// 325.15).
+	smiTableMemRe = lazyre.New(`(\d{1,12})\s*Mi?B\s*/\s*(\d{1,12})\s*Mi?B`)
 	// One side of a memory cell whose figure is whole: "134473MiB", or
 	// its unit cut ("81920Mi", "143771M..."): the digits end where the
 	// unit starts. "1437..." or "1437" at a cut is not whole.
-	smiMemFigureRe = lazyre.New(`^(\d{1,12})\s*M(?:iB?)?(?:\.\.\.|…)?$`)
+	smiMemFigureRe = lazyre.New(`^(\d{1,12})\s*M(?:iB?|B)?(?:\.\.\.|…)?$`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
 	// older drivers without the GI and CI columns; "N/A" for the memory
 	// where the driver cannot tell a process's (Windows' WDDM).
@@ -328,7 +330,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		d.sawMIG, d.mig = true, true
 		return nil
 	}
-	if bytes.Contains(t, []byte("Processes:")) {
+	if bytes.Contains(t, []byte("Processes:")) || bytes.Contains(t, []byte("Compute processes:")) {
 		d.cutGPURow(n)
 		d.processes, d.mig = true, false
 		d.procRule, d.procBad = false, false
@@ -405,7 +407,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		}
 		d.cutGPURow(n)
 	}
-	if bytes.Contains(t, []byte("MiB")) {
+	if hasMemUnit(t) {
 		if smiTableMemRe.Match(t) {
 			d.r.meta.Warnings.Linef(n, "a GPU's memory row (%q) without the GPU's first row (index, name) before it: that GPU is not read", snippet(t))
 		}
@@ -438,7 +440,13 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 // isGPURow: line t is a GPU's first row (index, name), not the second row
 // of the GPU before it.
 func isGPURow(t []byte) bool {
-	return !bytes.Contains(t, []byte("MiB")) && (smiTableGPURe.Match(t) || isCutGPURow(t))
+	return !hasMemUnit(t) && (smiTableGPURe.Match(t) || isCutGPURow(t))
+}
+
+// hasMemUnit reports whether a table line holds a memory figure: "MiB",
+// or the "MB" of drivers before R331 in a "used / total" cell.
+func hasMemUnit(t []byte) bool {
+	return bytes.Contains(t, []byte("MiB")) || bytes.Contains(t, []byte("MB")) && smiTableMemRe.Match(t)
 }
 
 // isCutGPURow: t is a GPU's first row that smiTableGPURe does not read

@@ -106,7 +106,7 @@ func FormatForFields(fields []string) parse.Format {
 // memory section.
 func isSmiText(head []byte) bool {
 	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
-		bytes.Contains(head, []byte("\n+--")) {
+		(bytes.Contains(head, []byte("\n+--")) || smiIndentedBorderRe.Match(head)) {
 		return true
 	}
 	if bytes.Contains(head, []byte("+--")) && (smiProcBoxRe.Match(head) || smiMIGBoxRe.Match(head)) {
@@ -116,6 +116,9 @@ func isSmiText(head []byte) bool {
 }
 
 var (
+	// The table's border indented, as a CI log, a notebook or a Markdown
+	// list quotes it ("  +-----...").
+	smiIndentedBorderRe = lazyre.New(`(?m)^[ \t]+\+--`)
 	// The Processes box's title and column header: "| Processes: |" then
 	// "|  GPU   GI   CI        PID   Type   Process name   GPU Memory |"
 	// (older drivers: "|  GPU       PID   Type   Process name   Usage |").

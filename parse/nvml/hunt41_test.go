@@ -1,0 +1,134 @@
+package nvml
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gpuWant is what a correct reading of one GPU of a pasted table gives:
+// used and total in MiB, total -1 where the paste cut it (null, not 0).
+type gpuWant struct {
+	gpu         int32
+	name        string
+	used, total int64
+}
+
+// checkGPUs asserts that rows are the GPUs of want, in any order, at time
+// at (0: not checked), and no other row.
+func checkGPUs(t *testing.T, file string, rows []row, at int64, want []gpuWant) {
+	t.Helper()
+	if len(rows) != len(want) {
+		t.Fatalf("%s: %d rows, want %d: %+v", file, len(rows), len(want), rows)
+	}
+	for _, w := range want {
+		found := false
+		for _, r := range rows {
+			if r.GPU == nil || *r.GPU != w.gpu || r.PID != nil {
+				continue
+			}
+			found = true
+			if r.GPUName != w.name || r.Used == nil || *r.Used != w.used*MiB {
+				t.Errorf("%s GPU %d: %+v, want %q at %d MiB", file, w.gpu, r, w.name, w.used)
+			}
+			switch {
+			case w.total < 0 && r.Total != nil:
+				t.Errorf("%s GPU %d: total %d, want unknown (cut)", file, w.gpu, *r.Total)
+			case w.total >= 0 && (r.Total == nil || *r.Total != w.total*MiB):
+				t.Errorf("%s GPU %d: total %v, want %d MiB", file, w.gpu, r.Total, w.total)
+			}
+			if at != 0 && r.TimeUs != at {
+				t.Errorf("%s GPU %d: time %d, want %d", file, w.gpu, r.TimeUs, at)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row of GPU %d", file, w.gpu)
+		}
+	}
+}
+
+// Driver 325.15 (2014) wrote the table's memory in "MB" ("14MB /
+// 6143MB"), the same MiB figures later drivers label "MiB" (a GTX TITAN's
+// 6 GiB less the driver's 1 MiB). Both pastes were read as GPUs without
+// used memory ("no sample holds a used-memory value"). cBio/cbio-cluster
+// #39: three TITANs at 14 of 6143; #24: three GTX 680s at 9 of 4095, the
+// third's total cut at "40" (its used whole, its total unknown, a warning
+// at line 18), after ssh's two X11 warnings.
+func TestHunt41OldTableMB(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"field/cbio39_table_325_mb_three_titans.txt")
+	at := time.Date(2014, 4, 19, 10, 8, 49, 0, time.UTC).UnixMicro()
+	checkGPUs(t, "cbio39", rows, at, []gpuWant{
+		{0, "GeForce GTX TITAN", 14, 6143}, {1, "GeForce GTX TITAN", 14, 6143}, {2, "GeForce GTX TITAN", 14, 6143}})
+	if meta.Warnings.Len() != 0 {
+		t.Errorf("cbio39 warnings %q", meta.Warnings.Strings())
+	}
+	rows, meta = readFile(t, fixtures+"field/cbio24_ssh_x11_warnings_table_mb_cut.txt")
+	checkGPUs(t, "cbio24", rows, time.Date(2014, 2, 28, 20, 48, 48, 0, time.UTC).UnixMicro(), []gpuWant{
+		{0, "GeForce GTX 680", 9, 4095}, {1, "GeForce GTX 680", 9, 4095}, {2, "GeForce GTX 680", 9, -1}})
+	if w := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(w, `line 18: GPU 2's memory cell is cut ("9MB /  40")`) {
+		t.Errorf("cbio24 warnings %q: want line 18's cut cell named", w)
+	}
+	// "MB" alone is no memory cell: a GPU whose name says MB is still a
+	// GPU row, and a used/total pair needs its units.
+	in := "+------+\n| NVIDIA-SMI 5.325.15   Driver Version: 325.15 |\n+------+\n" +
+		"|   0  Quadro 512MB GPU    Off  | 0000:03:00.0     N/A |                  N/A |\n" +
+		"| 31%   44C  N/A     N/A /  N/A |      100MB /   511MB |     N/A      Default |\n"
+	rows, _, err := readRows(t, "q.txt", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGPUs(t, "q.txt", rows, 0, []gpuWant{{0, "Quadro 512MB GPU", 100, 511}})
+}
+
+// Tables pasted from WSL and Windows: nvitop#49 (WSL, 526.98, cut after
+// the GPU's third row), Syllo/nvtop#124 (WSL, nvtop's "No GPU to
+// monitor." and two prompts first, the Processes box cut), and
+// microsoft/WSL#9134 (Windows 517.48, every line indented two spaces, no
+// Processes box, cut after GPU 1's memory cell), which was refused:
+// isSmiText looked for the banner's border at a line's start.
+func TestHunt41WSLAndIndentedTables(t *testing.T) {
+	rows, _ := readFile(t, fixtures+"field/nvitop49_wsl_table_526_cut.txt")
+	checkGPUs(t, "nvitop49", rows, time.Date(2022, 12, 10, 20, 36, 9, 0, time.UTC).UnixMicro(),
+		[]gpuWant{{0, "NVIDIA GeForce ...", 2880, 8192}})
+	rows, _ = readFile(t, fixtures+"field/nvtop124_wsl_nvtop_then_table_cut.txt")
+	checkGPUs(t, "nvtop124", rows, time.Date(2021, 10, 8, 22, 0, 6, 0, time.UTC).UnixMicro(),
+		[]gpuWant{{0, "NVIDIA GeForce ...", 161, 8192}})
+	b, err := os.ReadFile(fixtures + "field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Sniff(b); f != FormatNvidiaSmiText {
+		t.Fatalf("WSL#9134 sniffed as %q", f)
+	}
+	rows, _ = readFile(t, fixtures+"field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt")
+	checkGPUs(t, "wsl9134", rows, time.Date(2022, 11, 9, 21, 31, 58, 0, time.UTC).UnixMicro(),
+		[]gpuWant{{0, "NVIDIA GeForce ...", 576, 11264}, {1, "NVIDIA GeForce ...", 2152, 11264}})
+	rows, _ = readFile(t, fixtures+"field/nvdocker759_table_390_two_m40_cut.txt")
+	checkGPUs(t, "nvdocker759", rows, time.Date(2018, 6, 8, 7, 42, 8, 0, time.UTC).UnixMicro(),
+		[]gpuWant{{0, "Tesla M40 24GB", 814, 22945}, {1, "Tesla M40 24GB", 558, 22945}})
+}
+
+// gpustat's line as --debug prints it for a GPU without process queries
+// ("(Not Supported)" where the processes go: none read), and as Python's
+// REPL prints a GPUStat ("22°C"): one GPU each, in MB (MiB).
+func TestHunt41Gpustat(t *testing.T) {
+	rows, _ := readFile(t, fixtures+"field/gpustat122_debug_not_supported.txt")
+	checkGPUs(t, "gpustat122", rows, time.Date(2022, 5, 24, 9, 21, 1, 0, time.UTC).UnixMicro(),
+		[]gpuWant{{0, "GeForce GT 650M", 0, 1999}})
+	rows, _ = readFile(t, fixtures+"field/gpustat132_python_repr.txt")
+	checkGPUs(t, "gpustat132", rows, 0, []gpuWant{{0, "NVIDIA GeForce GTX TITAN X", 0, 12212}})
+}
+
+// A --query-gpu output of one field that is no memory (mig.mode.current,
+// "[N/A]"; Syllo/nvtop#470) holds no sample: not sniffed as a sample log,
+// so the run refuses it rather than reading it as clean.
+func TestHunt41QueryWithoutMemory(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "field/nvtop470_query_mig_mode_na.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Sniff(b); f != "" {
+		t.Errorf("nvtop#470 sniffed as %q", f)
+	}
+}
