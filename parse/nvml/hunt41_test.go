@@ -132,3 +132,32 @@ func TestHunt41QueryWithoutMemory(t *testing.T) {
 		t.Errorf("nvtop#470 sniffed as %q", f)
 	}
 }
+
+// A GPU's rows quoted without the banner (Azure/azhpc-diagnostics#77: GPU
+// 1, a Tesla V100-PCIE with ERR! for its power draw, 593MiB / 16160MiB)
+// are a table: one GPU, one sample, no time. Was refused as no known
+// format.
+func TestHunt41TableRowsWithoutBanner(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "field/azhpc77_table_rows_err_power_no_banner.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Sniff(b); f != FormatNvidiaSmiText {
+		t.Fatalf("azhpc#77 sniffed as %q", f)
+	}
+	rows, meta := readFile(t, fixtures+"field/azhpc77_table_rows_err_power_no_banner.txt")
+	checkGPUs(t, "azhpc77", rows, 0, []gpuWant{{1, "Tesla V100-PCIE...", 593, 16160}})
+	if meta.Clock != ClockRowOrder {
+		t.Errorf("clock %v, want row order (no time in the paste)", meta.Clock)
+	}
+	// DCGM's Go sample "dmon" (NVIDIA/gpu-monitoring-tools#12): its
+	// columns have no frame buffer, and a comment and the host engine's
+	// line come before them: not a sample log.
+	b, err = os.ReadFile(fixtures + "field/gpumontools12_dcgm_go_dmon_no_fb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Sniff(b); f != "" {
+		t.Errorf("gpu-monitoring-tools#12 sniffed as %q", f)
+	}
+}

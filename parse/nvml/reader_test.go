@@ -177,6 +177,8 @@ func TestFixtures(t *testing.T) {
 		// printed by Python's REPL (22°C).
 		{"field/gpustat122_debug_not_supported.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		{"field/gpustat132_python_repr.txt", FormatGpustatText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		// A GPU's two rows quoted alone, power ERR!.
+		{"field/azhpc77_table_rows_err_power_no_banner.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Four DCGM scrapes, each after a date line.
 		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, 4, ClockAbsolute, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
@@ -215,7 +217,7 @@ func TestFixtures(t *testing.T) {
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
-		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
+		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/gpumontools12_dcgm_go_dmon_no_fb.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,

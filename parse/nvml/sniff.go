@@ -102,14 +102,17 @@ func FormatForFields(fields []string) parse.Format {
 // isSmiText recognises nvidia-smi's output for people anywhere in head
 // (a shell prompt or other text may come first): the default table's
 // banner box, its Processes box or MIG devices box pasted alone (the
-// part of the table a report quotes), or the -q report's title with its
-// memory section.
+// part of the table a report quotes), a GPU's rows without the banner,
+// or the -q report's title with its memory section.
 func isSmiText(head []byte) bool {
 	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
 		(bytes.Contains(head, []byte("\n+--")) || smiIndentedBorderRe.Match(head)) {
 		return true
 	}
 	if bytes.Contains(head, []byte("+--")) && (smiProcBoxRe.Match(head) || smiMIGBoxRe.Match(head)) {
+		return true
+	}
+	if (bytes.Contains(head, []byte("MiB /")) || bytes.Contains(head, []byte("MB /"))) && smiGPURowsRe.Match(head) {
 		return true
 	}
 	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
@@ -119,6 +122,12 @@ var (
 	// The table's border indented, as a CI log, a notebook or a Markdown
 	// list quotes it ("  +-----...").
 	smiIndentedBorderRe = lazyre.New(`(?m)^[ \t]+\+--`)
+	// A GPU's two rows quoted without the banner (a report quotes the
+	// GPU it is about): the first cell's index, name and persistence
+	// mode or driver model, then the next row's "used MiB / total MiB"
+	// cell: "|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |" and
+	// "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |".
+	smiGPURowsRe = lazyre.New(`(?m)^[ \t]*\|[ \t]*\d{1,3}[ \t]+\S[^|\n]*?[ \t](?:On|Off|N/A|TCC|WDDM|MCDM)[ \t]*\|[^\n]*\n[ \t]*\|[^|\n]*\|[ \t]*\d{1,12}[ \t]*Mi?B[ \t]*/[ \t]*\d{1,12}[ \t]*Mi?B[ \t]*\|`)
 	// The Processes box's title and column header: "| Processes: |" then
 	// "|  GPU   GI   CI        PID   Type   Process name   GPU Memory |"
 	// (older drivers: "|  GPU       PID   Type   Process name   Usage |").
