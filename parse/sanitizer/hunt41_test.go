@@ -46,6 +46,15 @@ func TestHunt41Field(t *testing.T) {
 		{"hecbench112_invalid_read_nearest_alloc_cut.txt", "memory-access", "col_kernel", ""},
 		{"mujocowarp664_invalid_read_device_frames_nested.txt", "memory-access", "", ""},
 		{"cuvs1231_program_output_then_invalid_read_cut.txt", "memory-access", "", ""},
+		// API errors read right: after the program's line inside the run
+		// (cuCollections#538), two with JNI frames and an empty module
+		// (cudf-spark-jni#2039), lines padded with spaces (legion#1655),
+		// and frames wrapped by an editor (kotekan#1234,
+		// TestHunt41WrappedFrameLines).
+		{"cucollections538_api_error_catch2_cut.txt", "api", "", ""},
+		{"cudfsparkjni2039_two_api_errors_jni_cut.txt", "api api", "", ""},
+		{"legion1655_api_error_trailing_spaces_cut.txt", "api", "", ""},
+		{"kotekan1234_api_error_wrapped_frames_cut.txt", "api", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -115,5 +124,45 @@ func TestHunt41RecordStarts(t *testing.T) {
 		if c.kinds != "race" && (len(tb.records) != 1 || tb.records[0]["size"] != "4") {
 			t.Errorf("%q: records %v, want one of size 4", c.in, tb.records)
 		}
+	}
+}
+
+// A tool line ending in a backslash goes on in the next lines that lack
+// the prefix (kotekan#1234, pasted from an editor that wraps long lines
+// so): the frame "cudaInputData::cudaInputData(... std::all\" +
+// "ocator<char> > const&, ...) in /code/kotekan/lib/cuda/cudaInputData.cpp:23
+// [0x53be5f]" is one frame with its source line, and no line of the paste
+// but the first (the program's DEBUG line) is program output.
+func TestHunt41WrappedFrameLines(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sanitizer/field/kotekan1234_api_error_wrapped_frames_cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, meta, err := read(t, "kotekan1234", data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.records) != 1 || tb.records[0]["kind"] != "api" || tb.records[0]["api"] != "cudaHostGetFlags" {
+		t.Fatalf("records %v", tb.records)
+	}
+	fr := framesOf(tb, "0")
+	if len(fr) != 4 {
+		t.Fatalf("%d frames, want 4 (libcuda, cudaHostGetFlags, the constructor, the cut handler): %v", len(fr), fr)
+	}
+	want := "cudaInputData::cudaInputData(kotekan::Config&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, kotekan::bufferContainer&, cudaDeviceInterface&, int)"
+	if fr[2]["function"] != want || fr[2]["file"] != "/code/kotekan/lib/cuda/cudaInputData.cpp" || fr[2]["line"] != "23" || fr[2]["pc"] != "5488223" {
+		t.Errorf("frame 2 %v: want it joined: %q at cudaInputData.cpp:23, pc 0x53be5f", fr[2], want)
+	}
+	if meta.ProgramLines != 1 {
+		t.Errorf("%d program lines, want 1 (the DEBUG line): the wrapped parts were taken for program output", meta.ProgramLines)
+	}
+	// A backslash at the end of a tool line followed by a tool line is
+	// no wrap: nothing joined.
+	in := "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to cudaFree.\n" +
+		"=========     Host Frame:C:\\app\\ [0x10]\n" +
+		"=========     Host Frame:main [0x20]\n"
+	tb, _, err = read(t, "in.txt", []byte(in), false)
+	if err != nil || len(framesOf(tb, "0")) != 2 {
+		t.Errorf("%v: frames %v, want 2", err, framesOf(tb, "0"))
 	}
 }

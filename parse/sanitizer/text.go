@@ -144,6 +144,33 @@ func (s *textSource) readLine() (string, bool, error) {
 	}
 }
 
+// joinWrapped joins to a tool line that ends in a backslash the lines
+// after it that do not carry the prefix: a paste from an editor that
+// wraps long lines so (Emacs marks a wrapped line with "\\" at the
+// terminal's edge), where a host frame's function goes on in the next
+// line, "...std::all\\" then "ocator<char> > const&, ...) in
+// /code/lib/cuda/cudaInputData.cpp:23 [0x53be5f]". Without the join the
+// frame lost its source line and the rest was taken for program output.
+// The next line is peeked at, not read, unless it is joined.
+func (s *textSource) joinWrapped(text string) (string, error) {
+	for s.core != "" && !s.cut && strings.HasSuffix(text, "\\") && strings.Contains(text, s.core) {
+		head, _ := s.br.Peek(4096)
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			head = head[:i]
+		}
+		if len(bytes.TrimSpace(head)) == 0 || bytes.Contains(head, []byte(s.core)) {
+			break
+		}
+		first := text[:len(text)-1]
+		next, ok, err := s.readLine()
+		if err != nil || !ok {
+			return first, err
+		}
+		text = first + next
+	}
+	return text, nil
+}
+
 // intern returns b as a string, the one made for an earlier line of the
 // same text when there is one among the recent lines.
 func (s *textSource) intern(b []byte) string {
@@ -184,6 +211,9 @@ func (s *textSource) next() (*record, error) {
 				return nil, err
 			}
 			continue
+		}
+		if text, err = s.joinWrapped(text); err != nil {
+			return nil, err
 		}
 		s.isProgram = false
 		err = s.handle(text)
