@@ -774,6 +774,23 @@ func newBtFrameNames(kind, function, file, module string, line int64) *frameFact
 	return f
 }
 
+// runtimeBase reports whether a frame is the CUDA runtime's by its base
+// name: a template of the runtime API ("cudaMalloc<float>") or a function
+// of the static runtime's own namespace ("cudart::cudaApiMalloc"). A
+// member of the program's own class or namespace is the program's, though
+// its name starts as the API's do: kotekan's constructor
+// "cudaInputData::cudaInputData" (a site lost from an API error's stack).
+func runtimeBase(short, base string) bool {
+	if !runtimeFuncRe.MatchString(base) {
+		return false
+	}
+	q := short
+	if i := strings.IndexByte(q, '<'); i > 0 {
+		q = q[:i]
+	}
+	return !strings.Contains(q, "::") || strings.HasPrefix(q, "cudart::")
+}
+
 // baseName drops namespaces and template arguments: "ns::f<int>" -> "f".
 func baseName(short string) string {
 	if i := strings.IndexByte(short, '<'); i > 0 {
@@ -827,7 +844,7 @@ func (f *frameFacts) classRuntime() bool {
 	if f.kind == sanitizer.FramePython {
 		return false
 	}
-	return runtimeFuncRe.MatchString(f.base) || runtimeFuncRe.MatchString(f.short) ||
+	return runtimeFuncRe.MatchString(f.short) || runtimeBase(f.short, f.base) ||
 		(f.file != "" && runtimeFileRe.MatchString(f.file)) ||
 		(f.module != "" && runtimeModuleRe.MatchString(f.module))
 }
