@@ -161,3 +161,37 @@ func TestHunt41TableRowsWithoutBanner(t *testing.T) {
 		t.Errorf("gpu-monitoring-tools#12 sniffed as %q", f)
 	}
 }
+
+// The table's used memory counted the driver's reservation before R510 and
+// leaves it out since: the banner's driver version says which, and a
+// table of driver 325.15 (cBio #39) or 390.59 (nvidia-docker #759) was
+// labelled excludes-reserved, a claim its data does not make. WSL's banner
+// gives the Windows driver's version after nvidia-smi's own (Syllo/nvtop
+// #124: 470.57.02, driver 510.06): the driver's decides.
+func TestHunt41OldDriverTableConvention(t *testing.T) {
+	for file, want := range map[string]string{
+		"field/cbio39_table_325_mb_three_titans.txt":       "includes-reserved-unknown",
+		"field/nvdocker759_table_390_two_m40_cut.txt":      "includes-reserved-unknown",
+		"field/nvtop124_wsl_nvtop_then_table_cut.txt":      "excludes-reserved",
+		"field/nvitop49_wsl_table_526_cut.txt":             "excludes-reserved",
+		"field/azhpc77_table_rows_err_power_no_banner.txt": "excludes-reserved",
+	} {
+		rows, _ := readFile(t, fixtures+file)
+		for _, r := range rows {
+			if r.PID == nil && r.Convention != want {
+				t.Errorf("%s GPU %d: convention %q, want %q", file, *r.GPU, r.Convention, want)
+			}
+		}
+	}
+	for banner, want := range map[string]bool{
+		"| NVIDIA-SMI 5.325.15   Driver Version: 325.15         |":                                true,
+		"| NVIDIA-SMI 470.57.02    Driver Version: 510.06       CUDA Version: 11.6     |":         false,
+		"| NVIDIA-SMI 450.51.05    Driver Version: 450.51.05    CUDA Version: 11.0     |":         true,
+		"| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0 |": false,
+		"| NVIDIA-SMI 5.325.15   Driver Version: ":                                                false,
+	} {
+		if got := preR510([]byte(banner)); got != want {
+			t.Errorf("preR510(%q) = %v, want %v", banner, got, want)
+		}
+	}
+}
