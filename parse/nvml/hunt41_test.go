@@ -195,3 +195,42 @@ func TestHunt41OldDriverTableConvention(t *testing.T) {
 		}
 	}
 }
+
+// A header-less CSV pasted under the command that made it: the command's
+// --query-gpu or --query-compute-apps names the columns, as --fields
+// would. Both were refused as no known format (the defaults' first column
+// is a timestamp). enkore/i3pystatus #776: memory.total, memory.free,
+// memory.used first: 2004, 2004, 0 (not the defaults' order, which would
+// read 2004 used); mostlygeek/llama-swap #782: pid 114687 holds 19135 MiB.
+func TestHunt41HeaderlessCSVFieldsFromCommand(t *testing.T) {
+	rows, _ := readFile(t, fixtures+"field/i3pystatus776_query_noheader_nounits_na_fan.txt")
+	if len(rows) != 1 || val(rows[0].Used) != 0 || val(rows[0].Total) != 2004*MiB || val(rows[0].Free) != 2004*MiB {
+		t.Errorf("i3pystatus#776: %+v, want 0 of 2004 MiB used, 2004 free", rows)
+	}
+	rows, _ = readFile(t, fixtures+"field/llamaswap782_query_apps_noheader_uuid_elided.txt")
+	if len(rows) != 1 || rows[0].PID == nil || *rows[0].PID != 114687 || val(rows[0].Used) != 19135*MiB || rows[0].Process != "/usr/local/bin/python" {
+		t.Errorf("llama-swap#782: %+v, want pid 114687 at 19135 MiB", rows)
+	}
+	// WithFields is the user's word and wins over the command's; a
+	// header in the output wins over both; each prompt's command names
+	// its own output's columns.
+	in := "$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits\n100, 1000\n"
+	rows, _, err := readRows(t, "w.txt", in, WithFields([]string{"memory.total", "memory.used"}))
+	if err != nil || len(rows) != 1 || val(rows[0].Used) != 1000*MiB {
+		t.Errorf("WithFields: %v %+v, want 1000 MiB used", err, rows)
+	}
+	in = "$ nvidia-smi --query-gpu=memory.used,memory.total --format=csv,nounits\nmemory.total [MiB], memory.used [MiB]\n1000, 100\n"
+	if rows, _, err = readRows(t, "h.txt", in); err != nil || len(rows) != 1 || val(rows[0].Used) != 100*MiB {
+		t.Errorf("header: %v %+v, want 100 MiB used", err, rows)
+	}
+	in = "$ nvidia-smi --query-gpu=index,memory.used,memory.total --format=csv,noheader\n0, 100 MiB, 1000 MiB\n" +
+		"$ nvidia-smi --query-gpu=memory.total,memory.used,index --format=csv,noheader\n1000 MiB, 300 MiB, 0\n"
+	rows, _, err = readRows(t, "two.txt", in)
+	if err != nil || len(rows) != 2 || val(rows[0].Used) != 100*MiB || val(rows[1].Used) != 300*MiB {
+		t.Errorf("two commands: %v %+v, want 100 then 300 MiB used", err, rows)
+	}
+	// A command whose query names no field gpuleak knows gives no columns.
+	if f := commandFields([]byte("$ nvidia-smi --query-gpu=mig.mode.current")); f != nil {
+		t.Errorf("commandFields of mig.mode.current = %q, want none", f)
+	}
+}

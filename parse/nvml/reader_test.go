@@ -181,6 +181,9 @@ func TestFixtures(t *testing.T) {
 		// printed by Python's REPL (22°C).
 		{"field/gpustat122_debug_not_supported.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		{"field/gpustat132_python_repr.txt", FormatGpustatText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		// Header-less CSV after the command that names its fields.
+		{"field/i3pystatus776_query_noheader_nounits_na_fan.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		{"field/llamaswap782_query_apps_noheader_uuid_elided.txt", FormatQueryApps, 1, 1, ClockRowOrder, "process"},
 		// A GPU's two rows quoted alone, power ERR!.
 		{"field/azhpc77_table_rows_err_power_no_banner.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Four DCGM scrapes, each after a date line.

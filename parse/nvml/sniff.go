@@ -26,14 +26,52 @@ func Sniff(head []byte) parse.Format {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
 	for range 8 {
-		head = skipPrompts(head)
-		seg := untilPrompt(head)
-		if f := sniffOne(seg); f != parse.FormatUnknown || len(seg) == len(head) {
+		body := skipPrompts(head)
+		seg := untilPrompt(body)
+		f := sniffOne(seg)
+		if f == parse.FormatUnknown && looksLikeCSV(seg) {
+			if fields := commandFields(head[:len(head)-len(body)]); len(fields) > 0 {
+				f = FormatForFields(fields)
+			}
+		}
+		if f != parse.FormatUnknown || len(seg) == len(body) {
 			return f
 		}
-		head = head[len(seg):]
+		head = body[len(seg):]
 	}
 	return parse.FormatUnknown
+}
+
+// queryFieldsRe matches the fields of a query in an nvidia-smi command
+// line: "--query-gpu=index,memory.used" or "--query-compute-apps=pid,...",
+// with "=" or a space, quoted or not.
+var queryFieldsRe = lazyre.New(`--query-(?:gpu|compute-apps)[= ]["']?([a-z][a-z0-9_.,]*)`)
+
+// commandFields returns the fields that the last nvidia-smi query command
+// in cmds (the prompt and command lines before an output) asks for, nil
+// when none does: a paste of "$ nvidia-smi --query-gpu=memory.total,
+// memory.free,memory.used --format=csv,noheader,nounits" and its rows
+// names the rows' columns in its command, as --fields would.
+func commandFields(cmds []byte) []string {
+	if !bytes.Contains(cmds, []byte("--query-")) {
+		return nil
+	}
+	all := queryFieldsRe.FindAllSubmatch(cmds, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	var fields []string
+	for _, f := range bytes.Split(all[len(all)-1][1], []byte(",")) {
+		if f = trimSpace(f); len(f) > 0 {
+			fields = append(fields, string(f))
+		}
+	}
+	if _, _, ok := headerFields([]byte(strings.Join(fields, ",")), false); !ok {
+		if _, _, ok := headerFields([]byte(strings.Join(fields, ",")), true); !ok {
+			return nil
+		}
+	}
+	return fields
 }
 
 // sniffOne is Sniff of one output (no prompt lines).
