@@ -55,6 +55,10 @@ func TestHunt41Field(t *testing.T) {
 		{"cudfsparkjni2039_two_api_errors_jni_cut.txt", "api api", "", ""},
 		{"legion1655_api_error_trailing_spaces_cut.txt", "api", "", ""},
 		{"kotekan1234_api_error_wrapped_frames_cut.txt", "api", "", ""},
+		// A CI log indented two spaces, the backtrace elided by the
+		// reporter ("=========   ..."), then ERROR SUMMARY: 1 error
+		// (cccl#8288): one record, the summary agreeing.
+		{"cccl8288_indented_elided_summary.txt", "memory-access", "cp_async_bulk_cp_mask", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
