@@ -1454,6 +1454,13 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// sameDeviceFrame reports whether device frames a and b, one after the
+// other, are the same frame printed twice: the same function, source line
+// and offset.
+func sameDeviceFrame(a, b btFrame) bool {
+	return a.short == b.short && a.file == b.file && a.line == b.line && a.pc == b.pc
+}
+
 func (a *Analyzer) addError(r *record, frames []btFrame) {
 	kernel := ""
 	if r.kernel != "" {
@@ -1466,10 +1473,16 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	}
 	var device []callsite.Frame
 	var host []btFrame
+	var lastDev btFrame
 	for _, f := range frames {
 		switch {
+		case f.kind == sanitizer.FrameDevice && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
+			// cuda-memcheck's layout names the faulting function twice:
+			// "at 0x000000e0 in k" and "Device Frame:k (k : 0xe0)", one
+			// frame, not a call of k by k.
 		case f.kind == sanitizer.FrameDevice:
 			device = append(device, f.frame())
+			lastDev = f
 		case kernel != "" && baseName(f.short) == baseName(kernel):
 			// The host-side launch stub nvcc generates for the kernel,
 			// at the kernel's declaration: not the launch site.
