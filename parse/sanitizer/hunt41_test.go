@@ -170,3 +170,38 @@ func TestHunt41WrappedFrameLines(t *testing.T) {
 		t.Errorf("%v: frames %v, want 2", err, framesOf(tb, "0"))
 	}
 }
+
+// A paste that ends inside a frame's source path, before its function
+// (legion#1655: "=========     Host Frame:/scr" of cuda-memcheck's
+// "FILE:LINE:FUNCTION [0x...]"), gives no frame: "/scr" was shown as the
+// stack's last function. A function cut short is kept as far as it goes.
+func TestHunt41FrameCutBeforeFunction(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sanitizer/field/legion1655_api_error_trailing_spaces_cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _, err := read(t, "legion1655", data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := framesOf(tb, "0")
+	if len(fr) != 3 {
+		t.Fatalf("%d frames, want 3 (libcuda, register_allocation, create_dma_channels): %v", len(fr), fr)
+	}
+	for _, f := range fr {
+		if f["function"] == "/scr" || f["module"] == "/scr" {
+			t.Errorf("frame %v: the cut path read as a frame", f)
+		}
+	}
+	for in, want := range map[string]bool{
+		"/scr":                                  true,
+		`C:\Users\dev\src`:                      true,
+		"/home/a/b.cu:12:kern":                  false,
+		"std::_Function_handler<cudaCommand* (": false,
+		"/usr/lib/libcuda.so.1 (cuLaunchKernel + 0x2b8) [0x222dc8]": false,
+	} {
+		if got := cutBeforeFunction(in); got != want {
+			t.Errorf("cutBeforeFunction(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -1009,12 +1009,28 @@ func looksLikeModule(s string) bool {
 	return false
 }
 
+// cutBeforeFunction reports whether t, a host frame's text that the input
+// ends in, stops inside the source path of cuda-memcheck's
+// "FILE:LINE:FUNCTION [0x...]" layout: a path ("/", "C:\\") without the
+// ":LINE:" that would lead to the function.
+func cutBeforeFunction(t string) bool {
+	path := strings.HasPrefix(t, "/") || len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/')
+	return path && !strings.HasSuffix(t, "]") && !legacyAtRe.MatchString(t)
+}
+
 // detail handles a line inside the open record.
 func (s *textSource) detail(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
 		t := strings.TrimSpace(c[len("Host Frame:"):])
+		if s.cut && cutBeforeFunction(t) {
+			// The input ends inside this frame's source path, before its
+			// function ("Host Frame:/scr" of "FILE:LINE:FUNCTION"): no
+			// function to show. A function cut short is kept, as far as
+			// it goes.
+			return nil
+		}
 		p, ok := s.hostFrames[t]
 		if !ok {
 			legacy := s.sawLegacy
