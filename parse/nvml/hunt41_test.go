@@ -234,3 +234,46 @@ func TestHunt41HeaderlessCSVFieldsFromCommand(t *testing.T) {
 		t.Errorf("commandFields of mig.mode.current = %q, want none", f)
 	}
 }
+
+// Command lines without a prompt: "nvidia-smi dmon ..." (a script's
+// echo, set -x's trace) was never one, since commandRe held backspace
+// bytes where "\b" was meant (a dmon output under its command was
+// refused); and Windows' "nvidia-smi.exe --query-gpu=..." (MindMiner
+// #627, a cmd.exe transcript) was not one either, so its CSV, which logs
+// no memory, was refused as no known format instead of being told what
+// to log.
+func TestHunt41CommandLines(t *testing.T) {
+	for line, want := range map[string]bool{
+		"nvidia-smi dmon -s m -c 2":                                 true,
+		"+ nvidia-smi pmon -s m":                                    true,
+		"nvidia-smi.exe  --query-gpu=gpu_name --format=csv,nounits": true,
+		"nvidia-smi dmonitor":                                       false,
+		"nvidia-smi has failed because it couldn't communicate with the NVIDIA driver": false,
+	} {
+		if got := isCommandLine([]byte(line)); got != want {
+			t.Errorf("isCommandLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+	rows, _, err := readRows(t, "dmon.txt", "nvidia-smi dmon -s m -c 2\n# gpu    fb  bar1\n# Idx    MB    MB\n    0  1000     5\n    0  1100     5\n")
+	if err != nil || len(rows) != 2 || val(rows[1].Used) != 1100*MiB {
+		t.Errorf("dmon under its command: %v %+v, want 2 samples, 1100 MiB last", err, rows)
+	}
+	if f := Sniff([]byte("nvidia-smi dmon -s m -c 2\n# gpu    fb  bar1\n# Idx    MB    MB\n    0  1000     5\n")); f != FormatDmon {
+		t.Errorf("dmon under its command sniffed as %q", f)
+	}
+	for file, want := range map[string]string{
+		"mindminer627_win_query_no_memory_unknown_error.txt": ":2: the log has no memory.used column",
+	} {
+		b, err := os.ReadFile(fixtures + "field/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := Sniff(b); f != FormatQueryGPU {
+			t.Errorf("%s: not sniffed", file)
+		}
+		_, _, err = readRows(t, file, string(b))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", file, err, want)
+		}
+	}
+}

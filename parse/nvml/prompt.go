@@ -37,9 +37,10 @@ func isPromptLine(b []byte) bool {
 // commandRe matches an nvidia-smi command line without a prompt: as a
 // shell traces it ("+ nvidia-smi ..." under set -x, in a CI or Slurm job
 // log) or as a script writes it above the output it starts
-// (echo "nvidia-smi --query-gpu=... -l 5" >> gpu.log): nvidia-smi, after
+// (echo "nvidia-smi --query-gpu=... -l 5" >> gpu.log): nvidia-smi (on
+// Windows nvidia-smi.exe, as a pasted cmd.exe transcript gives it), after
 // sudo, time or nohup if any, then an option, a subcommand or nothing.
-var commandRe = lazyre.New(`^\s*(?:\++\s+)?(?:(?:sudo|time|nohup|exec)\s+)*nvidia-smi(?:\s+(?:-|dmon|pmon|mig|topo|nvlink|clocks)|\s*$)`)
+var commandRe = lazyre.New(`^\s*(?:\++\s+)?(?:(?:sudo|time|nohup|exec)\s+)*nvidia-smi(?:\.exe)?(?:\s+(?:-|dmon\b|pmon\b|mig\b|topo\b|nvlink\b|clocks\b)|\s*$)`)
 
 // isCommandLine reports whether b is an nvidia-smi command line without
 // a prompt (commandRe). No row starts so: a row's first byte is a digit,
@@ -57,7 +58,7 @@ func isCommandLine(b []byte) bool {
 		w = w[:i]
 	}
 	switch string(w) {
-	case "nvidia-smi", "sudo", "time", "nohup", "exec":
+	case "nvidia-smi", "nvidia-smi.exe", "sudo", "time", "nohup", "exec":
 	default:
 		return false
 	}

@@ -224,7 +224,9 @@ func TestFixtures(t *testing.T) {
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
-		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/gpumontools12_dcgm_go_dmon_no_fb.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
+		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/gpumontools12_dcgm_go_dmon_no_fb.txt": true,
+		// Errors (TestHunt41CommandLines; cmd's TestHunt41ToolErrorPaste).
+		"field/mindminer627_win_query_no_memory_unknown_error.txt": true, "field/xxd3vin19_device_handle_unknown_error.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
