@@ -774,6 +774,23 @@ func newBtFrameNames(kind, function, file, module string, line int64) *frameFact
 	return f
 }
 
+// runtimeBase reports whether a frame is the CUDA runtime's by its base
+// name: a template of the runtime API ("cudaMalloc<float>") or a function
+// of the static runtime's own namespace ("cudart::cudaApiMalloc"). A
+// member of the program's own class or namespace is the program's, though
+// its name starts as the API's do: kotekan's constructor
+// "cudaInputData::cudaInputData" (a site lost from an API error's stack).
+func runtimeBase(short, base string) bool {
+	if !runtimeFuncRe.MatchString(base) {
+		return false
+	}
+	q := short
+	if i := strings.IndexByte(q, '<'); i > 0 {
+		q = q[:i]
+	}
+	return !strings.Contains(q, "::") || strings.HasPrefix(q, "cudart::")
+}
+
 // baseName drops namespaces and template arguments: "ns::f<int>" -> "f".
 func baseName(short string) string {
 	if i := strings.IndexByte(short, '<'); i > 0 {
@@ -827,7 +844,7 @@ func (f *frameFacts) classRuntime() bool {
 	if f.kind == sanitizer.FramePython {
 		return false
 	}
-	return runtimeFuncRe.MatchString(f.base) || runtimeFuncRe.MatchString(f.short) ||
+	return runtimeFuncRe.MatchString(f.short) || runtimeBase(f.short, f.base) ||
 		(f.file != "" && runtimeFileRe.MatchString(f.file)) ||
 		(f.module != "" && runtimeModuleRe.MatchString(f.module))
 }
@@ -1437,6 +1454,13 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// sameDeviceFrame reports whether device frames a and b, one after the
+// other, are the same frame printed twice: the same function, source line
+// and offset.
+func sameDeviceFrame(a, b btFrame) bool {
+	return a.short == b.short && a.file == b.file && a.line == b.line && a.pc == b.pc
+}
+
 func (a *Analyzer) addError(r *record, frames []btFrame) {
 	kernel := ""
 	if r.kernel != "" {
@@ -1449,10 +1473,16 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	}
 	var device []callsite.Frame
 	var host []btFrame
+	var lastDev btFrame
 	for _, f := range frames {
 		switch {
+		case f.kind == sanitizer.FrameDevice && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
+			// cuda-memcheck's layout names the faulting function twice:
+			// "at 0x000000e0 in k" and "Device Frame:k (k : 0xe0)", one
+			// frame, not a call of k by k.
 		case f.kind == sanitizer.FrameDevice:
 			device = append(device, f.frame())
+			lastDev = f
 		case kernel != "" && baseName(f.short) == baseName(kernel):
 			// The host-side launch stub nvcc generates for the kernel,
 			// at the kernel's declaration: not the launch site.

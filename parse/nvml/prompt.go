@@ -37,9 +37,10 @@ func isPromptLine(b []byte) bool {
 // commandRe matches an nvidia-smi command line without a prompt: as a
 // shell traces it ("+ nvidia-smi ..." under set -x, in a CI or Slurm job
 // log) or as a script writes it above the output it starts
-// (echo "nvidia-smi --query-gpu=... -l 5" >> gpu.log): nvidia-smi, after
+// (echo "nvidia-smi --query-gpu=... -l 5" >> gpu.log): nvidia-smi (on
+// Windows nvidia-smi.exe, as a pasted cmd.exe transcript gives it), after
 // sudo, time or nohup if any, then an option, a subcommand or nothing.
-var commandRe = lazyre.New(`^\s*(?:\++\s+)?(?:(?:sudo|time|nohup|exec)\s+)*nvidia-smi(?:\s+(?:-|dmon|pmon|mig|topo|nvlink|clocks)|\s*$)`)
+var commandRe = lazyre.New(`^\s*(?:\++\s+)?(?:(?:sudo|time|nohup|exec)\s+)*nvidia-smi(?:\.exe)?(?:\s+(?:-|dmon\b|pmon\b|mig\b|topo\b|nvlink\b|clocks\b)|\s*$)`)
 
 // isCommandLine reports whether b is an nvidia-smi command line without
 // a prompt (commandRe). No row starts so: a row's first byte is a digit,
@@ -57,7 +58,7 @@ func isCommandLine(b []byte) bool {
 		w = w[:i]
 	}
 	switch string(w) {
-	case "nvidia-smi", "sudo", "time", "nohup", "exec":
+	case "nvidia-smi", "nvidia-smi.exe", "sudo", "time", "nohup", "exec":
 	default:
 		return false
 	}
@@ -209,7 +210,15 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		r.dec = skipDecoder{r}
 		return nil
 	}
-	f := sniffOne(untilPrompt(skipCommand(head, continues(prompt))))
+	seg := untilPrompt(skipCommand(head, continues(prompt)))
+	f := sniffOne(seg)
+	var fields []string
+	if f == parse.FormatUnknown && looksLikeCSV(seg) {
+		// Header-less CSV: the query in the command names its columns.
+		if fields = commandFields(commandText(prompt, head)); len(fields) > 0 {
+			f = FormatForFields(fields)
+		}
+	}
 	if f == parse.FormatUnknown {
 		r.dec = skipDecoder{r}
 		r.meta.Warnings.Linef(n, "the output of %q is in no layout gpuleak reads: skipped", snippet(prompt))
@@ -223,7 +232,25 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		note := parse.LineNote(n, "another output (%s) after the prompt %q: read too", f, snippet(prompt))
 		r.segNote = &note
 	}
-	return r.useFormat(f)
+	if err := r.useFormat(f); err != nil {
+		return err
+	}
+	if d, ok := r.dec.(*smiDecoder); ok {
+		d.cmdFields = fields
+	}
+	return nil
+}
+
+// commandText is the command of a prompt line and the lines of head it
+// continues on (after a line ending in a line continuation).
+func commandText(prompt, head []byte) []byte {
+	cmd := prompt
+	for cont := continues(prompt); cont && len(head) > 0; {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		cmd = append(append(cmd, '\n'), line...)
+		cont, head = continues(line), rest
+	}
+	return cmd
 }
 
 // segmentPeriod starts the ticks of the output after the command line
@@ -233,13 +260,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 // log without times from here on; --interval (WithInterval) stays. A
 // command without a period leaves the one in force.
 func (r *Reader) segmentPeriod(prompt, head []byte, n int) {
-	cmd := prompt
-	for cont := continues(prompt); cont && len(head) > 0; {
-		line, rest, _ := bytes.Cut(head, []byte("\n"))
-		cmd = append(append(cmd, '\n'), line...)
-		cont, head = continues(line), rest
-	}
-	d, c := commandInterval(cmd)
+	d, c := commandInterval(commandText(prompt, head))
 	if r.intervalGiven || d == 0 {
 		d = r.opt.interval
 	}

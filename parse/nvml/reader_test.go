@@ -54,9 +54,13 @@ func TestFixtures(t *testing.T) {
 		// report calls the log's samples: one per table, tick or scrape,
 		// whatever its GPUs and processes; pmon's ticks without a process
 		// count.
-		instants    int64
-		clock       Clock
-		conventions string // the set of used_convention values, sorted
+		instants int64
+		clock    Clock
+		// conventions: the set of used_convention values, sorted; a
+		// table whose banner names a driver before R510 (325 to 450
+		// here) counts the reservation in its used memory, unsaid how
+		// much: includes-reserved-unknown (was excludes-reserved).
+		conventions string
 	}{
 		// 459 samples: ../shared/fixtures/README.md; the file has a header and 459 rows.
 		{"query_gpu.csv", FormatQueryGPU, 459, 459, ClockAbsolute, "excludes-reserved"},
@@ -91,10 +95,10 @@ func TestFixtures(t *testing.T) {
 		{"leak_exit_nvidia_smi_default.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
-		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// pid 571's memory cut to "12339...": kept, memory unknown.
 		{"s31_nvidia_smi_truncated_proc.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
-		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// --query-gpu without timestamp, index or uuid after "~ $  time
 		// nvidia-smi ...", with time's report after it: two GPUs.
 		{"pub_bpytop26_query_gpu_no_index.txt", FormatQueryGPU, 2, 1, ClockRowOrder, "excludes-reserved"},
@@ -123,10 +127,10 @@ func TestFixtures(t *testing.T) {
 		// -q -d MEMORY,... of driver 375 (no Reserved line): one GPU.
 		{"field/gnomeapplet356_q_d_memory_2017.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// Driver 450's table, with its MIG M. row: one GPU.
-		{"field/arborx565_table_450_mig_col.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/arborx565_table_450_mig_col.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// dmon and pmon "Not supported on the device(s)" after "# nvidia-smi
 		// dmon" (a root prompt), then the table of one GPU.
-		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/keylase89_dmon_unsupported_table.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// dcgmi dmon -e 203,204,155,150,310,311,252 -c 5 -d 1 on an RTX
 		// 2080 Ti: five rows of GPU 0, FBUSD 0 (was refused as no known
 		// format). Each row repeats GPU 0, so each is its own tick; FBUSD
@@ -158,6 +162,30 @@ func TestFixtures(t *testing.T) {
 		// one GPU whose used + free (22403 + 215) falls 410 MiB short of
 		// total (23028): the reservation left out; pmon without fb skipped.
 		{"field/a10g_query_continued_then_pmon_no_fb.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "excludes-reserved"},
+		// Hunted in session 41 (testdata/README.md, "Sanitizer and NVML
+		// pastes hunted in session 41"): driver 325.15's tables, whose
+		// memory cells say "MB" (was: no used memory read), three GPUs
+		// each, the second cut inside GPU 2's total.
+		{"field/cbio39_table_325_mb_three_titans.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"field/cbio24_ssh_x11_warnings_table_mb_cut.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// WSL tables (driver 526.98, 510.06), each cut; nvtop's "No GPU to
+		// monitor." and prompts before the second.
+		{"field/nvitop49_wsl_table_526_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/nvtop124_wsl_nvtop_then_table_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		// Windows 517.48, indented two spaces, no Processes box, cut in GPU
+		// 1's second row (was refused: the indented banner not sniffed).
+		{"field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
+		// Driver 390 in a container: two M40s, the Processes box cut.
+		{"field/nvdocker759_table_390_two_m40_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// gpustat --debug of a GPU without process queries; gpustat's line
+		// printed by Python's REPL (22°C).
+		{"field/gpustat122_debug_not_supported.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"field/gpustat132_python_repr.txt", FormatGpustatText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		// Header-less CSV after the command that names its fields.
+		{"field/i3pystatus776_query_noheader_nounits_na_fan.txt", FormatQueryGPU, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		{"field/llamaswap782_query_apps_noheader_uuid_elided.txt", FormatQueryApps, 1, 1, ClockRowOrder, "process"},
+		// A GPU's two rows quoted alone, power ERR!.
+		{"field/azhpc77_table_rows_err_power_no_banner.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Four DCGM scrapes, each after a date line.
 		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, 4, ClockAbsolute, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
@@ -196,7 +224,9 @@ func TestFixtures(t *testing.T) {
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
-		"field/nvitop8_mig_devices_cut.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
+		"field/nvitop8_mig_devices_cut.txt": true, "field/nvtop470_query_mig_mode_na.txt": true, "field/gpumontools12_dcgm_go_dmon_no_fb.txt": true,
+		// Errors (TestHunt41CommandLines; cmd's TestHunt41ToolErrorPaste).
+		"field/mindminer627_win_query_no_memory_unknown_error.txt": true, "field/xxd3vin19_device_handle_unknown_error.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,

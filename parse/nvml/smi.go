@@ -71,16 +71,20 @@ type smiCol struct {
 
 // smiDecoder reads nvidia-smi --query-gpu and --query-compute-apps CSV.
 type smiDecoder struct {
-	r      *Reader
-	apps   bool
-	cols   []smiCol
-	header bool
-	text   []int // columns that may hold commas (names)
-	hasTS  bool
-	spans  [][2]int
-	fields [][]byte
-	quoted []byte
-	ticks  ticker
+	r    *Reader
+	apps bool
+	// cmdFields are the fields of the query command that made the output
+	// (commandFields), for a header-less one: after WithFields, before
+	// the defaults.
+	cmdFields []string
+	cols      []smiCol
+	header    bool
+	text      []int // columns that may hold commas (names)
+	hasTS     bool
+	spans     [][2]int
+	fields    [][]byte
+	quoted    []byte
+	ticks     ticker
 	// noGPUID: a --query-gpu log with neither index nor uuid: its GPUs
 	// are told apart by their row's place in each tick (pos).
 	noGPUID bool
@@ -335,6 +339,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	}
 	if d.cols == nil {
 		fields := d.r.opt.fields
+		if len(fields) == 0 {
+			fields = d.cmdFields
+		}
 		if len(fields) == 0 {
 			fields = DefaultQueryGPUFields
 			if d.apps {

@@ -41,8 +41,10 @@ import (
 // Each output is one snapshot: its samples are at its timestamp, or, with
 // none, at tick k of WithStart and WithInterval. Shell prompts and other
 // lines between outputs are skipped. The table's used memory leaves the
-// driver's reservation out on drivers since R510 (ExcludesReserved); the
-// table does not print the reservation, so the GPU's capacity is its total.
+// driver's reservation out on drivers since R510 (ExcludesReserved) and
+// counted it before (IncludesReservedUnknown, by the banner's driver
+// version); the table does not print the reservation, so the GPU's
+// capacity is its total.
 // The Processes box pasted alone is read (its process rows). MIG device
 // rows are not read (their memory is the GPU's): the MIG devices box
 // alone is an error.
@@ -62,12 +64,14 @@ var (
 	// smiTableGPURe, outside the MIG and Processes boxes, on a line
 	// without "MiB" that is no process row.
 	smiTableGPUAnyRe = lazyre.New(`^\| {1,3}(\d{1,3}) {1,4}([A-Za-z][^|]*?)\s*(\||$)`)
-	// "3693MiB / 143771MiB"
-	smiTableMemRe = lazyre.New(`(\d{1,12})\s*MiB\s*/\s*(\d{1,12})\s*MiB`)
+	// "3693MiB / 143771MiB"; old drivers (325.15) wrote the same MiB
+	// figures as "MB": "14MB /  6143MB" (a GTX TITAN of 6 GiB, driver
+	// 325.15).
+	smiTableMemRe = lazyre.New(`(\d{1,12})\s*Mi?B\s*/\s*(\d{1,12})\s*Mi?B`)
 	// One side of a memory cell whose figure is whole: "134473MiB", or
 	// its unit cut ("81920Mi", "143771M..."): the digits end where the
 	// unit starts. "1437..." or "1437" at a cut is not whole.
-	smiMemFigureRe = lazyre.New(`^(\d{1,12})\s*M(?:iB?)?(?:\.\.\.|…)?$`)
+	smiMemFigureRe = lazyre.New(`^(\d{1,12})\s*M(?:iB?|B)?(?:\.\.\.|…)?$`)
 	// "|    0   N/A  N/A             878      C   python3        3684MiB |",
 	// older drivers without the GI and CI columns; "N/A" for the memory
 	// where the driver cannot tell a process's (Windows' WDDM).
@@ -151,6 +155,10 @@ type smiTextDecoder struct {
 	acctGPU             int32
 	acctCurPID          int64
 	wddm                bool
+	// oldDriver: the output's banner names a driver before R510, whose
+	// table counted the driver's reservation in its used memory (see
+	// tableConv).
+	oldDriver bool
 	// procRule: the Processes box's "|===|" rule was read (its rows
 	// follow); procBad: a row of the box was cut or was not read, so the
 	// box may not list every process.
@@ -191,6 +199,7 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.snapTime, d.hasSnapTime = t, ok
 	d.seenTime = d.seenTime || ok
 	d.gpuRow, d.processes, d.mig = false, false, false
+	d.oldDriver = false
 	d.qGPU, d.qSection = -1, ""
 	d.qProcLists, d.qProcOpen = 0, false
 	d.r.newInstant = true // one output, one sampling instant
@@ -269,6 +278,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if !d.started || d.samples > 0 && !d.justStamped() {
 			d.newSnapshot(0, false)
 		}
+		d.oldDriver = preR510(t)
 		return nil
 	case bytes.HasPrefix(t, []byte("No devices were found")):
 		d.r.meta.Skipped++
@@ -328,7 +338,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		d.sawMIG, d.mig = true, true
 		return nil
 	}
-	if bytes.Contains(t, []byte("Processes:")) {
+	if bytes.Contains(t, []byte("Processes:")) || bytes.Contains(t, []byte("Compute processes:")) {
 		d.cutGPURow(n)
 		d.processes, d.mig = true, false
 		d.procRule, d.procBad = false, false
@@ -397,7 +407,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 			used, _ := parseInt(m[1])
 			total, _ := parseInt(m[2])
 			d.emit(&sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName,
-				used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true})
+				used: used * MiB, hasUsed: true, total: total * MiB, hasTotal: true, conv: d.tableConv()})
 			return nil
 		}
 		if !isGPURow(t) && d.gpuMemRow(t, n, cut) {
@@ -405,7 +415,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		}
 		d.cutGPURow(n)
 	}
-	if bytes.Contains(t, []byte("MiB")) {
+	if hasMemUnit(t) {
 		if smiTableMemRe.Match(t) {
 			d.r.meta.Warnings.Linef(n, "a GPU's memory row (%q) without the GPU's first row (index, name) before it: that GPU is not read", snippet(t))
 		}
@@ -438,7 +448,13 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 // isGPURow: line t is a GPU's first row (index, name), not the second row
 // of the GPU before it.
 func isGPURow(t []byte) bool {
-	return !bytes.Contains(t, []byte("MiB")) && (smiTableGPURe.Match(t) || isCutGPURow(t))
+	return !hasMemUnit(t) && (smiTableGPURe.Match(t) || isCutGPURow(t))
+}
+
+// hasMemUnit reports whether a table line holds a memory figure: "MiB",
+// or the "MB" of drivers before R331 in a "used / total" cell.
+func hasMemUnit(t []byte) bool {
+	return bytes.Contains(t, []byte("MiB")) || bytes.Contains(t, []byte("MB")) && smiTableMemRe.Match(t)
 }
 
 // isCutGPURow: t is a GPU's first row that smiTableGPURe does not read
@@ -476,7 +492,7 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 		cells = cells[:len(cells)-1]
 	}
 	const record = "; record with --query-gpu=timestamp,index,memory.used,memory.total --format=csv for exact figures"
-	s := sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName}
+	s := sample{timeUs: d.now(), gpu: d.gpu, hasGPU: true, gpuName: d.gpuName, conv: d.tableConv()}
 	var cell []byte
 	if len(cells) >= 2 {
 		cell = trimSpace(cells[1])
@@ -531,6 +547,36 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 	}
 	d.emit(&s)
 	return true
+}
+
+// tableConv is the convention of the table's GPU rows: drivers since
+// R510 leave the driver's reservation out of the used memory
+// (ExcludesReserved, the default); older ones counted it, and the table
+// does not say how large it is (IncludesReservedUnknown). A table without
+// its banner is taken as a recent driver's.
+func (d *smiTextDecoder) tableConv() Convention {
+	if d.oldDriver {
+		return IncludesReservedUnknown
+	}
+	return ""
+}
+
+// preR510 reports whether a table's banner ("| NVIDIA-SMI 375.39
+// Driver Version: 375.39 |") names a driver older than R510. Under WSL the
+// banner gives nvidia-smi's version and the Windows driver's ("NVIDIA-SMI
+// 470.57.02    Driver Version: 510.06"): the driver's is the one read.
+func preR510(banner []byte) bool {
+	_, v, ok := bytes.Cut(banner, []byte("Driver Version:"))
+	if !ok {
+		return false
+	}
+	v = trimSpace(v)
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	major, ok := parseInt(v[:i])
+	return ok && i < len(v) && v[i] == '.' && major < 510
 }
 
 // memFigure reads one side of a GPU's memory cell when its figure is

@@ -26,14 +26,52 @@ func Sniff(head []byte) parse.Format {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
 	for range 8 {
-		head = skipPrompts(head)
-		seg := untilPrompt(head)
-		if f := sniffOne(seg); f != parse.FormatUnknown || len(seg) == len(head) {
+		body := skipPrompts(head)
+		seg := untilPrompt(body)
+		f := sniffOne(seg)
+		if f == parse.FormatUnknown && looksLikeCSV(seg) {
+			if fields := commandFields(head[:len(head)-len(body)]); len(fields) > 0 {
+				f = FormatForFields(fields)
+			}
+		}
+		if f != parse.FormatUnknown || len(seg) == len(body) {
 			return f
 		}
-		head = head[len(seg):]
+		head = body[len(seg):]
 	}
 	return parse.FormatUnknown
+}
+
+// queryFieldsRe matches the fields of a query in an nvidia-smi command
+// line: "--query-gpu=index,memory.used" or "--query-compute-apps=pid,...",
+// with "=" or a space, quoted or not.
+var queryFieldsRe = lazyre.New(`--query-(?:gpu|compute-apps)[= ]["']?([a-z][a-z0-9_.,]*)`)
+
+// commandFields returns the fields that the last nvidia-smi query command
+// in cmds (the prompt and command lines before an output) asks for, nil
+// when none does: a paste of "$ nvidia-smi --query-gpu=memory.total,
+// memory.free,memory.used --format=csv,noheader,nounits" and its rows
+// names the rows' columns in its command, as --fields would.
+func commandFields(cmds []byte) []string {
+	if !bytes.Contains(cmds, []byte("--query-")) {
+		return nil
+	}
+	all := queryFieldsRe.FindAllSubmatch(cmds, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	var fields []string
+	for _, f := range bytes.Split(all[len(all)-1][1], []byte(",")) {
+		if f = trimSpace(f); len(f) > 0 {
+			fields = append(fields, string(f))
+		}
+	}
+	if _, _, ok := headerFields([]byte(strings.Join(fields, ",")), false); !ok {
+		if _, _, ok := headerFields([]byte(strings.Join(fields, ",")), true); !ok {
+			return nil
+		}
+	}
+	return fields
 }
 
 // sniffOne is Sniff of one output (no prompt lines).
@@ -102,20 +140,32 @@ func FormatForFields(fields []string) parse.Format {
 // isSmiText recognises nvidia-smi's output for people anywhere in head
 // (a shell prompt or other text may come first): the default table's
 // banner box, its Processes box or MIG devices box pasted alone (the
-// part of the table a report quotes), or the -q report's title with its
-// memory section.
+// part of the table a report quotes), a GPU's rows without the banner,
+// or the -q report's title with its memory section.
 func isSmiText(head []byte) bool {
 	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
-		bytes.Contains(head, []byte("\n+--")) {
+		(bytes.Contains(head, []byte("\n+--")) || smiIndentedBorderRe.Match(head)) {
 		return true
 	}
 	if bytes.Contains(head, []byte("+--")) && (smiProcBoxRe.Match(head) || smiMIGBoxRe.Match(head)) {
+		return true
+	}
+	if (bytes.Contains(head, []byte("MiB /")) || bytes.Contains(head, []byte("MB /"))) && smiGPURowsRe.Match(head) {
 		return true
 	}
 	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
 }
 
 var (
+	// The table's border indented, as a CI log, a notebook or a Markdown
+	// list quotes it ("  +-----...").
+	smiIndentedBorderRe = lazyre.New(`(?m)^[ \t]+\+--`)
+	// A GPU's two rows quoted without the banner (a report quotes the
+	// GPU it is about): the first cell's index, name and persistence
+	// mode or driver model, then the next row's "used MiB / total MiB"
+	// cell: "|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |" and
+	// "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |".
+	smiGPURowsRe = lazyre.New(`(?m)^[ \t]*\|[ \t]*\d{1,3}[ \t]+\S[^|\n]*?[ \t](?:On|Off|N/A|TCC|WDDM|MCDM)[ \t]*\|[^\n]*\n[ \t]*\|[^|\n]*\|[ \t]*\d{1,12}[ \t]*Mi?B[ \t]*/[ \t]*\d{1,12}[ \t]*Mi?B[ \t]*\|`)
 	// The Processes box's title and column header: "| Processes: |" then
 	// "|  GPU   GI   CI        PID   Type   Process name   GPU Memory |"
 	// (older drivers: "|  GPU       PID   Type   Process name   Usage |").

@@ -21,7 +21,7 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid __|Malloc/Free error|Uninitialized __|Host API memory access error|Error: Race|Warning: Race|Barrier error|(ERROR|WARN|INFO):\(.*\) Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (__)?(global|shared|local|generic)\b|Malloc/Free error|Uninitialized (__)?(global|shared|local)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(ERROR|WARN|INFO):(\(.*\))? Potential )`)
 
 	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
@@ -69,6 +69,12 @@ type textSource struct {
 	unmatched          int64 // lines like records that did not match the prefix
 	unmatchedLine      int64 // the first of them
 	scratch            []byte
+	// early holds the first lines read before the prefix was learned
+	// (at most maxEarly, with their line numbers): once it is, those that
+	// carry it at a detail's indentation are the end of a record whose
+	// start is not in the input (an excerpt that begins mid-record).
+	early     []string
+	earlyLine []int64
 
 	// spare is the record next returned last: the Reader has copied it
 	// into its builders by the time the next record starts, so its frame
@@ -138,6 +144,33 @@ func (s *textSource) readLine() (string, bool, error) {
 	}
 }
 
+// joinWrapped joins to a tool line that ends in a backslash the lines
+// after it that do not carry the prefix: a paste from an editor that
+// wraps long lines so (Emacs marks a wrapped line with "\\" at the
+// terminal's edge), where a host frame's function goes on in the next
+// line, "...std::all\\" then "ocator<char> > const&, ...) in
+// /code/lib/cuda/cudaInputData.cpp:23 [0x53be5f]". Without the join the
+// frame lost its source line and the rest was taken for program output.
+// The next line is peeked at, not read, unless it is joined.
+func (s *textSource) joinWrapped(text string) (string, error) {
+	for s.core != "" && !s.cut && strings.HasSuffix(text, "\\") && strings.Contains(text, s.core) {
+		head, _ := s.br.Peek(4096)
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			head = head[:i]
+		}
+		if len(bytes.TrimSpace(head)) == 0 || bytes.Contains(head, []byte(s.core)) {
+			break
+		}
+		first := text[:len(text)-1]
+		next, ok, err := s.readLine()
+		if err != nil || !ok {
+			return first, err
+		}
+		text = first + next
+	}
+	return text, nil
+}
+
 // intern returns b as a string, the one made for an earlier line of the
 // same text when there is one among the recent lines.
 func (s *textSource) intern(b []byte) string {
@@ -178,6 +211,9 @@ func (s *textSource) next() (*record, error) {
 				return nil, err
 			}
 			continue
+		}
+		if text, err = s.joinWrapped(text); err != nil {
+			return nil, err
 		}
 		s.isProgram = false
 		err = s.handle(text)
@@ -326,7 +362,9 @@ func hasToolName(text string) bool {
 
 // recordStarts are the literal starts of the records firstRecord
 // learns a prefix from.
-var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:("}
+var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
+	"ERROR: Race reported", "WARN: Race reported", "INFO: Race reported", "ERROR: Potential ", "WARN: Potential ", "INFO: Potential ",
+	"Invalid global ", "Invalid shared ", "Invalid local ", "Uninitialized global "}
 
 // hasRecordStart reports whether a line holds the start of a record
 // (anywhere: the prefix comes before it).
@@ -417,11 +455,20 @@ func (s *textSource) gluedFrame(content string, spaces int) bool {
 
 func (s *textSource) handle(text string) error {
 	if s.core == "" || hasToolName(text) {
-		if banner, ok := s.learn(text); ok && banner {
+		learned := s.core == ""
+		banner, ok := s.learn(text)
+		if learned && s.core != "" {
+			s.checkEarly()
+		}
+		if ok && banner {
 			s.closeRecord()
 			s.startRun(text)
 			return nil
 		}
+	}
+	if s.core == "" && len(s.early) < maxEarly {
+		s.early = append(s.early, text)
+		s.earlyLine = append(s.earlyLine, s.line)
 	}
 	content, spaces, ok := s.split(text)
 	if !ok {
@@ -444,7 +491,7 @@ func (s *textSource) handle(text string) error {
 		s.closeRecord()
 		return nil
 	}
-	if spaces > s.base && s.rec != nil {
+	if s.rec != nil && (spaces > s.base || isDetailStart(content)) {
 		return s.detail(content)
 	}
 	if spaces > s.base {
@@ -452,6 +499,38 @@ func (s *textSource) handle(text string) error {
 		return nil
 	}
 	return s.top(content)
+}
+
+// maxEarly bounds textSource.early.
+const maxEarly = 16
+
+// checkEarly warns, once the prefix is learned, when lines read before it
+// carry it at a detail's indentation ("=========     and Read access at
+// ..."): the input starts inside a record whose first line is not in it,
+// so that record is not counted. They were taken for program output.
+func (s *textSource) checkEarly() {
+	for i, t := range s.early {
+		if _, spaces, ok := s.split(t); ok && spaces > s.base {
+			s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(s.earlyLine[i]), "detail lines outside a record were skipped (the log starts in the middle of a record?): that record is not counted"))
+			break
+		}
+	}
+	s.early, s.earlyLine = nil, nil
+}
+
+// isDetailStart reports whether c, a line at a record line's indentation,
+// can only be a detail of the open record: memcheck's "at 0x... in
+// kernel", "by thread (...)", "Address 0x...", the backtrace's lines. A
+// paste through Markdown or a chat collapses the indentation that sets
+// details apart ("========= at 0x000000f0 in void caffe2::..."), and no
+// record starts with these words.
+func isDetailStart(c string) bool {
+	for _, w := range []string{"at 0x", "by thread (", "Address 0x", "Saved host backtrace", "Host Frame:", "Device Frame:"} {
+		if strings.HasPrefix(c, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *textSource) startRun(text string) {
@@ -721,11 +800,17 @@ func wordLen(s string) int {
 }
 
 // cutSpaceName cuts a memory space ("__global__ ": __\w+__ and a space)
-// from the start of s.
+// from the start of s, or one whose underscores Markdown took (a paste
+// rendered as bold: "global ", "shared ", "local ").
 func cutSpaceName(s string) (string, bool) {
 	n := wordLen(s)
 	if n >= 5 && n < len(s) && s[n] == ' ' && strings.HasPrefix(s, "__") && s[n-2:n] == "__" {
 		return s[n+1:], true
+	}
+	for _, w := range []string{"global ", "shared ", "local "} {
+		if strings.HasPrefix(s, w) {
+			return s[len(w):], true
+		}
 	}
 	return s, false
 }
@@ -924,12 +1009,28 @@ func looksLikeModule(s string) bool {
 	return false
 }
 
+// cutBeforeFunction reports whether t, a host frame's text that the input
+// ends in, stops inside the source path of cuda-memcheck's
+// "FILE:LINE:FUNCTION [0x...]" layout: a path ("/", "C:\\") without the
+// ":LINE:" that would lead to the function.
+func cutBeforeFunction(t string) bool {
+	path := strings.HasPrefix(t, "/") || len(t) >= 3 && t[1] == ':' && (t[2] == '\\' || t[2] == '/')
+	return path && !strings.HasSuffix(t, "]") && !legacyAtRe.MatchString(t)
+}
+
 // detail handles a line inside the open record.
 func (s *textSource) detail(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
 		t := strings.TrimSpace(c[len("Host Frame:"):])
+		if s.cut && cutBeforeFunction(t) {
+			// The input ends inside this frame's source path, before its
+			// function ("Host Frame:/scr" of "FILE:LINE:FUNCTION"): no
+			// function to show. A function cut short is kept, as far as
+			// it goes.
+			return nil
+		}
 		p, ok := s.hostFrames[t]
 		if !ok {
 			legacy := s.sawLegacy

@@ -1,0 +1,69 @@
+package sanitizer
+
+import (
+	"strings"
+	"testing"
+)
+
+// kotekan#1234: an API error whose innermost program frame is a class's
+// constructor named as the runtime's API is ("cudaInputData::cudaInputData"
+// in cudaInputData.cpp:23). It was dropped as a CUDA runtime frame (its
+// base name matched cuda[A-Z]...), and the error placed in the
+// std::_Function_handler frame that called it.
+func TestHunt41APIErrorAtClassNamedCuda(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/kotekan1234_api_error_wrapped_frames_cut.txt", Options{})
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %+v, want 1", res.Errors)
+	}
+	e := res.Errors[0]
+	if e.API != "cudaHostGetFlags" || e.Frame.Name != "cudaInputData::cudaInputData" ||
+		!strings.HasSuffix(e.Frame.Filename, "cudaInputData.cpp") || e.Frame.Line != 23 {
+		t.Errorf("error %+v: want cudaHostGetFlags at cudaInputData::cudaInputData (cudaInputData.cpp:23)", e)
+	}
+}
+
+// runtimeBase: the API's templates and the static runtime's namespace are
+// the runtime's; a member of the program's class or namespace is not.
+func TestHunt41RuntimeBase(t *testing.T) {
+	for short, want := range map[string]bool{
+		"cudaMalloc<float>":               true,
+		"cudart::cudaApiMalloc":           true,
+		"cudaInputData::cudaInputData":    false,
+		"myapp::cudaHelpers::cudaCheck":   false,
+		"Buffer<cudaStream_t>::cudaAlloc": false,
+		"cudaMalloc<std::vector<int>>":    true,
+	} {
+		if got := runtimeBase(short, baseName(short)); got != want {
+			t.Errorf("runtimeBase(%q) = %v, want %v", short, got, want)
+		}
+	}
+}
+
+// cuda-memcheck's layout names the faulting device function twice, on
+// the "at" line and as the first Device Frame ("at 0x000000e0 in k" then
+// "Device Frame:k (k : 0xe0)"; celerity/ndzip#2, CUDAnative.jl#61): one
+// frame, shown once, not k called by k. compute-sanitizer's inlined
+// callers (mujoco_warp#664: wp::load < plane_convex_0 < the kernel) are
+// different frames and stay.
+func TestHunt41LegacyDeviceFrameOnce(t *testing.T) {
+	for file, want := range map[string][]string{
+		"ndzip2_initcheck_old_layout_cut.txt":                 {"ndzip::detail::gpu_cuda::hierarchical_inclusive_scan_reduce<unsigned int, ndzip::detail::gpu_cuda::plus<unsigned int>>"},
+		"cudanative61_synccheck_cut.txt":                      {"ptxcall_computeBetasAndGradKernel_3"},
+		"mujocowarp664_invalid_read_device_frames_nested.txt": {"wp::load<wp::vec_t<(unsigned int)3, float>>", "plane_convex_0", "_primitive_narrowphase_builder__locals___primitive_narrowphase_a5ae0264_cuda_kernel_forward"},
+	} {
+		res := analyzeSan(t, "../../testdata/sanitizer/field/"+file, Options{})
+		if len(res.Errors) != 1 {
+			t.Fatalf("%s: errors %+v", file, res.Errors)
+		}
+		var got []string
+		for _, f := range res.Errors[0].Stack {
+			if len(got) < len(want)+1 {
+				got = append(got, f.Name)
+			}
+		}
+		if len(got) < len(want) || strings.Join(got[:len(want)], " < ") != strings.Join(want, " < ") ||
+			len(got) > len(want) && got[len(want)] == want[len(want)-1] {
+			t.Errorf("%s: stack %q, want the device frames %q once each", file, got, want)
+		}
+	}
+}
