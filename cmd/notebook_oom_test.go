@@ -45,6 +45,10 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// as an OOM does (branch hK: was "unrecognised input format").
 		{"kvcache_vllm_compose_10439.txt", ExitFindings},
 		{"kvcache_sglang_between_errors_sglang4330.txt", ExitFindings},
+		// TGI's (and LoRAX's) warmup out of memory (session 41: was
+		// "unrecognised input format").
+		{"tgi_warmup_prefill_title_tgi755.txt", ExitFindings},
+		{"tgi_warmup_prefill_lorax354.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

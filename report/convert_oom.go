@@ -383,7 +383,11 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 		if r.Frame != (callsite.Frame{}) {
 			at = fmt.Sprintf(" at %s", frame(r.Frame))
 		}
-		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + "'s KV cache did not fit at start-up" + at + "; " + r.Notes[0]
+		what := "'s KV cache did not fit at start-up"
+		if pytorchtext.KVCacheEngine(r.Text) == "TGI" {
+			what = "'s warmup ran out of GPU memory at start-up"
+		}
+		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + what + at + "; " + r.Notes[0]
 	}
 	if r.Generation == pytorchtext.GenExa && !hasSnapshot(r) {
 		return "oom: a request of more than 1 EiB (\"Tried to allocate more than 1EB memory\"): a size computed wrong, not a shortage of memory"

@@ -18,6 +18,10 @@ func TestKVCacheNotes(t *testing.T) {
 		{"pastes/kvcache_vllm_v1_tpu223.txt", []string{"(131072 tokens) needs 16.00 GiB of KV cache, and 0.71 GiB was left", "lower max_model_len (vLLM estimated that 5632 tokens fit)"}},
 		{"pastes/kvcache_vllm_v1_wrapped_b70cookbook4.txt", []string{"the message was cut before its figures", "lower max_model_len"}},
 		{"pastes/kvcache_sglang_between_errors_sglang4330.txt", []string{"SGLang could not size its KV cache pool", "--mem-fraction-static"}},
+		// TGI's warmup: the prefill batch's tokens as printed (4096; LoRAX's
+		// 1024 on three lines, one OOM), its setting, no cause.
+		{"pastes/tgi_warmup_prefill_title_tgi755.txt", []string{"TGI", "warmup", "one prefill batch of 4096 tokens", "lower --max-batch-prefill-tokens"}},
+		{"pastes/tgi_warmup_prefill_lorax354.txt", []string{"LoRAX", "one prefill batch of 1024 tokens", "lower --max-batch-prefill-tokens"}},
 	} {
 		pm := NewPostmortem([]Input{oomInput(t, c.file)}, PostmortemOptions{})
 		if len(pm.OOMs) != 1 {

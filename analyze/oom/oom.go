@@ -1717,6 +1717,9 @@ func (r *Report) findCauses() {
 func (r *Report) kvCacheNote() string {
 	engine := pytorchtext.KVCacheEngine(r.Text)
 	maxLen, needed, available, estimated := pytorchtext.KVCacheFigures(r.Text)
+	if engine == "TGI" {
+		return tgiWarmupNote(r.Text)
+	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
 	}
@@ -1738,6 +1741,27 @@ func (r *Report) kvCacheNote() string {
 		advice = "lower max_model_len, or raise gpu_memory_utilization where the GPU has room, use a quantized model or KV cache (kv_cache_dtype=fp8), or split the model across GPUs (tensor_parallel_size)"
 	}
 	return what + "; the message gives none of the GPU's figures: " + advice
+}
+
+// tgiWarmupNote is the note of text-generation-inference's warmup
+// failure (pytorchtext's tgiWarmupPhrase, LoRAX's the same): at start-up,
+// after loading the weights, TGI allocates its KV cache (for
+// --max-batch-total-tokens where the message names total tokens; sized
+// from what is left otherwise) and runs one prefill batch of
+// --max-batch-prefill-tokens tokens, and re-raises what that raised
+// (torch's CUDA OutOfMemoryError, as a rule) in these words.
+func tgiWarmupNote(text string) string {
+	prefill, total := pytorchtext.TGIWarmupTokens(text)
+	batch := "one prefill batch of --max-batch-prefill-tokens tokens"
+	if prefill >= 0 {
+		batch = fmt.Sprintf("one prefill batch of %d tokens (--max-batch-prefill-tokens)", prefill)
+	}
+	cache, advice := "its KV cache", "lower --max-batch-prefill-tokens (--max-input-length, or --max-input-tokens, must stay under it)"
+	if total >= 0 {
+		cache = fmt.Sprintf("a KV cache for %d tokens (--max-batch-total-tokens)", total)
+		advice = "lower --max-batch-total-tokens (recent releases size it from the memory left when it is not set) or --max-batch-prefill-tokens"
+	}
+	return "text-generation-inference (TGI, or a fork of it such as LoRAX) ran out of GPU memory in its warmup at start-up: after loading the weights it allocates " + cache + " and runs " + batch + ", and re-raises the error that raised (a CUDA OutOfMemoryError, as a rule) in these words; the message gives none of the GPU's figures (the shard's traceback, which holds the exception it was raised from, may): " + advice + ", use a quantized model (--quantize), shard the model across more GPUs (--num-shard), or free the GPU of other processes (--cuda-memory-fraction lowers TGI's own share)"
 }
 
 // cudaErrorNote is the note of a message without sizes from a CUDA call

@@ -435,7 +435,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static",
+	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
 	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
@@ -858,6 +858,8 @@ func classify(line string, at int) int {
 		// source line's string ("raise ValueError(\"No available ...").
 		before := strings.TrimRight(line[:at], " \t")
 		switch {
+		case debugStringOpen(before):
+			return message
 		case strings.Count(line[:at], "`")%2 == 1:
 			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
 				return message
@@ -1051,6 +1053,65 @@ var kvCacheOOMs = []struct{ phrase, engine string }{
 	{"The model's max seq len (", "vLLM"},
 	{"To serve at least one request with the model", "vLLM"},
 	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
+	{tgiWarmupPhrase, "TGI"},
+}
+
+// tgiWarmupPhrase starts text-generation-inference's failures at start-up
+// (and its forks', LoRAX's): the server's warmup
+// (flash_causal_lm.py) runs one prefill batch of --max-batch-prefill-tokens
+// tokens and re-raises the CUDA OutOfMemoryError it meets as "RuntimeError:
+// Not enough memory to handle N prefill tokens. You need to decrease
+// `--max-batch-prefill-tokens`"; its "Not enough memory to handle N total
+// tokens with M prefill tokens. You need to decrease
+// `--max-batch-total-tokens` or `--max-batch-prefill-tokens`" says the KV
+// cache left after warmup holds fewer tokens than --max-batch-total-tokens.
+// The router repeats the text in its ERROR record ("Server error: ") and
+// exits with its Debug form, `Error: Warmup(Generation("..."))`.
+const tgiWarmupPhrase = "Not enough memory to handle "
+
+// tgiWarmupRe reads TGI's warmup failure: the tokens of the KV cache
+// (--max-batch-total-tokens, in releases that print it) and of the
+// prefill batch.
+var tgiWarmupRe = lazyre.New(`^Not enough memory to handle (\d+) (?:total tokens with (\d+) )?prefill tokens`)
+
+// TGIWarmupTokens reads a TGI warmup failure's text (tgiWarmupPhrase):
+// the prefill batch's tokens and the KV cache's total tokens, -1 where
+// the text does not give one.
+func TGIWarmupTokens(text string) (prefill, total int64) {
+	prefill, total = -1, -1
+	m := tgiWarmupRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return
+	}
+	if m[2] != "" {
+		total, _ = strconv.ParseInt(m[1], 10, 64)
+		prefill, _ = strconv.ParseInt(m[2], 10, 64)
+		return
+	}
+	prefill, _ = strconv.ParseInt(m[1], 10, 64)
+	return
+}
+
+// debugStringOpen reports whether text, the words before a failure's
+// text, ends by opening a string inside a type's name and a parenthesis:
+// a Rust enum's Debug form (`Warmup(Generation("`) or a Python
+// exception's repr (`RuntimeError('`, `exception=RuntimeError('`), which
+// wrap an error's text whole. A word before the name makes it code or
+// prose (`raise ValueError("`, `I got RuntimeError('`).
+func debugStringOpen(before string) bool {
+	if len(before) < 3 || !strings.HasSuffix(before, "(\"") && !strings.HasSuffix(before, "('") {
+		return false
+	}
+	name := before[:len(before)-2]
+	i := len(name)
+	for i > 0 && isWordByte(name[i-1]) {
+		i--
+	}
+	if i == len(name) || name[i] < 'A' || name[i] > 'Z' {
+		return false
+	}
+	lead := strings.TrimRight(name[:i], " \t")
+	return lead == "" || !isWordByte(lead[len(lead)-1])
 }
 
 // kvCacheAt returns the engine whose KV cache failure starts line[at:],
@@ -1223,7 +1284,7 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		// The engine's sentences up to the line's end (less a quote or
 		// code span that closes there).
 		m.Generation = GenKVCache
-		m.Text = strings.TrimRight(line[at:], " \r\n`\"'")
+		m.Text = trimQuoteClose(line[at:])
 		return m, at + len(m.Text)
 	}
 	if x := hamiRe.Re().FindStringSubmatchIndex(line); x != nil && x[2] == at {
@@ -2336,4 +2397,21 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	// hundredths/100*unit <= 2^60 and unit <= 2^30: split to stay within
 	// int64.
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+}
+
+// trimQuoteClose returns text less the spaces, quotes and code-span
+// backticks that close a quote or span at its end, and the parentheses
+// closing a wrapper opened before text (`Warmup(Generation("...`"))`):
+// only those text itself does not open.
+func trimQuoteClose(text string) string {
+	for {
+		t := strings.TrimRight(text, " \r\n`\"'")
+		if strings.HasSuffix(t, ")") && strings.Count(t, ")") > strings.Count(t, "(") {
+			t = t[:len(t)-1]
+		}
+		if t == text {
+			return t
+		}
+		text = t
+	}
 }
