@@ -49,6 +49,9 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// "unrecognised input format").
 		{"tgi_warmup_prefill_title_tgi755.txt", ExitFindings},
 		{"tgi_warmup_prefill_lorax354.txt", ExitFindings},
+		// Accelerate's batch size finder that reached zero (session 41:
+		// was "unrecognised input format").
+		{"accelerate_no_batch_size_uniem136.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

@@ -389,6 +389,14 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 		}
 		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + what + at + "; " + r.Notes[0]
 	}
+	if r.Generation == pytorchtext.GenBatchFinder && !hasSnapshot(r) && len(r.Notes) > 0 {
+		// Out-of-memory errors caught, none of them printed (see the note).
+		at := ""
+		if r.Frame != (callsite.Frame{}) {
+			at = fmt.Sprintf(" at %s", frame(r.Frame))
+		}
+		return "oom: Accelerate's batch size finder halved its batch to zero (each size it tried ran out of memory, unless it started at 0)" + at + "; " + r.Notes[0]
+	}
 	if r.Generation == pytorchtext.GenExa && !hasSnapshot(r) {
 		return "oom: a request of more than 1 EiB (\"Tried to allocate more than 1EB memory\"): a size computed wrong, not a shortage of memory"
 	}

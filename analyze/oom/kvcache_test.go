@@ -55,3 +55,24 @@ func TestMPSInvalidBufferSize(t *testing.T) {
 		t.Errorf("%d sources, %d bytes, causes %+v, reserved %d", len(r.Sources), r.RequestedBytes, r.Causes, r.ReservedBytes)
 	}
 }
+
+// Accelerate's batch size finder that reached zero: an OOM with no figure,
+// device or cause made up; the note says what the words mean (every size
+// down to 1 ran out of memory, or the start was 0) and that the OOMs it
+// caught are not in the message.
+func TestBatchFinderNote(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/accelerate_no_batch_size_uniem136.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	notes := strings.Join(r.Notes, " ")
+	if len(r.Causes) != 0 || r.RequestedBytes != -1 || r.Device != -1 || r.DeviceTotalBytes != -1 {
+		t.Errorf("causes %v, requested %d, device %d, total %d", causeNames(r), r.RequestedBytes, r.Device, r.DeviceTotalBytes)
+	}
+	for _, w := range []string{"find_executable_batch_size", "halves the batch size", "even with a batch of 1", "starting batch size was 0", "not in this message"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q: %q", w, notes)
+		}
+	}
+}

@@ -1240,6 +1240,8 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
+		case pytorchtext.GenBatchFinder:
+			r.Notes = append(r.Notes, batchFinderNote)
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
@@ -1742,6 +1744,10 @@ func (r *Report) kvCacheNote() string {
 	}
 	return what + "; the message gives none of the GPU's figures: " + advice
 }
+
+// batchFinderNote is the note of Accelerate's batch size finder that
+// gave up (pytorchtext.GenBatchFinder).
+const batchFinderNote = "Hugging Face Accelerate's batch size finder (find_executable_batch_size, behind the Trainer's auto_find_batch_size and many training scripts) gave up: it halves the batch size each time the step raises an out-of-memory error it knows (CUDA's \"CUDA out of memory.\", cuDNN's CUDNN_STATUS_NOT_SUPPORTED, the CPU allocator's \"can't allocate memory\"; the XPU's and NPU's in later releases) and reached zero, so the step ran out of memory even with a batch of 1 (or the starting batch size was 0: a setting left unset or computed as 0 raises the same words at once); it caught those errors, so their figures, device and site are not in this message: the log before it (or running the step once with batch size 1 without the finder) shows the last one; memory that does not depend on the batch (the model's weights, optimizer state, a sequence length that is too long, other processes on the GPU) is what to cut: a smaller or quantized model, a shorter max length, gradient checkpointing, offloading or sharding"
 
 // tgiWarmupNote is the note of text-generation-inference's warmup
 // failure (pytorchtext's tgiWarmupPhrase, LoRAX's the same): at start-up,

@@ -77,3 +77,27 @@ func TestKVCacheFailures(t *testing.T) {
 		}
 	}
 }
+
+// Accelerate's batch size finder that reached zero is read where it is
+// an error (after an exception's or an issue form's colon, at a line's
+// start, in its repr), not in prose or source (session 41: uniem issue
+// 136's paste was "unrecognised input format").
+func TestBatchFinderReachedZero(t *testing.T) {
+	rs := readFile(t, "pastes/accelerate_no_batch_size_uniem136.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].gen != string(GenBatchFinder) || rs.msgs[0].line != 1 || rs.msgs[0].text != "No executable batch size found, reached zero." {
+		t.Fatalf("%+v", rs.msgs)
+	}
+	for text, want := range map[string]bool{
+		"[Bug]: No executable batch size found, reached zero.\n":                                  true,
+		"No executable batch size found, reached zero.\n":                                         true,
+		"RuntimeError('No executable batch size found, reached zero.')\n":                         true,
+		"                raise RuntimeError(\"No executable batch size found, reached zero.\")\n": false,
+		"the finder says No executable batch size found, reached zero when the batch is 1\n":      false,
+		"I got `No executable batch size found, reached zero.` after an hour\n":                   false,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
+		}
+	}
+}

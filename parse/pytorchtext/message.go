@@ -154,6 +154,18 @@ const (
 	// exception's colon or at a line's start, never in source code. No
 	// device, total or free memory is printed.
 	GenKVCache Generation = "kv-cache"
+	// GenBatchFinder: Hugging Face Accelerate's batch size finder
+	// (accelerate.utils.find_executable_batch_size, which the Trainer's
+	// auto_find_batch_size and training scripts use) gave up: "No
+	// executable batch size found, reached zero." (utils/memory.py). It
+	// calls the function with a batch size and halves the size each time
+	// the function raises an out-of-memory error (should_reduce_batch_size:
+	// "CUDA out of memory.", cuDNN's CUDNN_STATUS_NOT_SUPPORTED, the CPU
+	// allocator's "can't allocate memory", and later the XPU's and NPU's),
+	// so every size down to 1 failed so, unless it started at 0. No size,
+	// device or figure is printed; the caught OOMs are not (unless the
+	// program logged them).
+	GenBatchFinder Generation = "batch-size-finder"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -436,6 +448,8 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
 	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase,
+	// Accelerate's batch size finder that halved its batch to zero.
+	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
 	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
@@ -852,6 +866,24 @@ func classify(line string, at int) int {
 		}
 		return notMessage
 	}
+	if strings.HasPrefix(rest, batchFinderPhrase) {
+		// After an exception's colon (a log prefix or an issue form's
+		// "[Bug]:" before it) or at a line's start; in a code span only
+		// as an error quoted; never a source line's string.
+		before := strings.TrimRight(line[:at], " \t")
+		switch {
+		case debugStringOpen(before):
+			return message
+		case strings.Count(line[:at], "`")%2 == 1:
+			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
+				return message
+			}
+			return notMessage
+		case before == "" || strings.HasSuffix(before, ":"):
+			return message
+		}
+		return notMessage
+	}
 	if _, found := kvCacheAt(line, at); found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
@@ -1055,6 +1087,10 @@ var kvCacheOOMs = []struct{ phrase, engine string }{
 	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
 	{tgiWarmupPhrase, "TGI"},
 }
+
+// batchFinderPhrase starts Accelerate's batch size finder's failure
+// (GenBatchFinder).
+const batchFinderPhrase = "No executable batch size found, reached zero"
 
 // tgiWarmupPhrase starts text-generation-inference's failures at start-up
 // (and its forks', LoRAX's): the server's warmup
@@ -1279,6 +1315,15 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			return m, len(strings.TrimRight(line, " \r\n"))
 		}
 		return m, s.i
+	}
+	if strings.HasPrefix(line[at:], batchFinderPhrase) {
+		// The sentence alone: prose may go on after it on the line.
+		m.Generation = GenBatchFinder
+		m.Text = batchFinderPhrase
+		if strings.HasPrefix(line[at+len(m.Text):], ".") {
+			m.Text += "."
+		}
+		return m, at + len(m.Text)
 	}
 	if engine, _ := kvCacheAt(line, at); engine != "" {
 		// The engine's sentences up to the line's end (less a quote or
