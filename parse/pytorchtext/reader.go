@@ -415,6 +415,13 @@ func (r *Reader) addLine(line string) error {
 			tb.rich, tb.paraDone = true, true
 			tb.addFrame(f)
 			return nil
+		} else if prefix, ok := ipythonFrameStart(line); ok {
+			// An IPython traceback pasted from the middle: its frame
+			// headers without the title line.
+			tb := r.startTraceback(prefix)
+			tb.ipython = true
+			tb.addIPython(line[len(prefix):])
+			return nil
 		}
 	}
 	if k >= 0 {
