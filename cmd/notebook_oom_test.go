@@ -52,6 +52,10 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// Accelerate's batch size finder that reached zero (session 41:
 		// was "unrecognised input format").
 		{"accelerate_no_batch_size_uniem136.txt", ExitFindings},
+		// The CPU allocator's failure inside a DataLoader worker (its
+		// "Caught RuntimeError in DataLoader worker process 0" around
+		// it): host memory, no GPU OOM (session 41, read right).
+		{"cpu_allocator_dataloader_worker_arcgis743.txt", ExitOK},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {
