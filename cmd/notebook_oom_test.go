@@ -56,6 +56,12 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// "Caught RuntimeError in DataLoader worker process 0" around
 		// it): host memory, no GPU OOM (session 41, read right).
 		{"cpu_allocator_dataloader_worker_arcgis743.txt", ExitOK},
+		// Other programs' cudaMalloc failures: llama.cpp's and TensorRT's
+		// (session 41: each was "unrecognised input format").
+		{"llamacpp_cudamalloc_docker_llamacpp11476.txt", ExitFindings},
+		{"llamacpp_cudamalloc_load_llamacpp20431.txt", ExitFindings},
+		{"trt_default_allocator_trtexec_tensorrt4258.txt", ExitFindings},
+		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

@@ -366,6 +366,13 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
 				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
 			}
+			if r.RequestedBytes >= 0 && lib == "llama.cpp (ggml)" {
+				dev := ""
+				if r.Device >= 0 {
+					dev = fmt.Sprintf(" on device %d", r.Device)
+				}
+				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested" + dev + ": llama.cpp's ggml CUDA backend could not cudaMalloc the buffer (" + clipText(r.Text, 80) + "); the line gives no other sizes"
+			}
 			switch c := r.Caller(); {
 			case r.ByPyTorch():
 				return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"

@@ -147,3 +147,38 @@ func TestHunt41OtherForms(t *testing.T) {
 		t.Errorf("detectunexpected8: frame %+v", r.Frame)
 	}
 }
+
+// Other programs' cudaMalloc failures: llama.cpp's (the buffer's size and
+// device read from its line: 9866.00 MiB on device 1, the two lines one
+// OOM; 144817.04 MiB on device 0) and TensorRT's (no sizes). No cause (the
+// lines give nothing of what else held the GPU); the note names the
+// program and its settings, not PyTorch's.
+func TestHunt41OtherPrograms(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		device int
+		req    int64
+		want   []string
+	}{
+		{"llamacpp_cudamalloc_docker_llamacpp11476.txt", 1, 986600 << 20 / 100, []string{"llama.cpp's ggml CUDA backend", "9.63 GiB on device 1", "--n-gpu-layers"}},
+		{"llamacpp_cudamalloc_load_llamacpp20431.txt", 0, (14481704<<20 + 50) / 100, []string{"llama.cpp's ggml CUDA backend", "141.42 GiB on device 0"}},
+		{"trt_default_allocator_trtexec_tensorrt4258.txt", -1, -1, []string{"TensorRT's default allocator", "workspace"}},
+		{"trt7_safe_runtime_tensorrtinference155.txt", -1, -1, []string{"TensorRT's default allocator"}},
+	} {
+		pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
+		if len(pm.OOMs) != 1 {
+			t.Fatalf("%s: %d OOMs", c.file, len(pm.OOMs))
+		}
+		r := pm.OOMs[0]
+		notes := strings.Join(r.Notes, " ")
+		if r.Generation != "cuda-error" || r.Device != c.device || !near(r.RequestedBytes, c.req) && !(c.req < 0 && r.RequestedBytes < 0) || len(r.Causes) != 0 ||
+			strings.Contains(notes, "memory_summary") || strings.Contains(notes, "the message has no sizes") && c.req >= 0 {
+			t.Errorf("%s: gen %s device %d req %d causes %v notes %q", c.file, r.Generation, r.Device, r.RequestedBytes, causeNames(r), notes)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("%s: notes lack %q: %q", c.file, w, notes)
+			}
+		}
+	}
+}

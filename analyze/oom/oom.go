@@ -930,8 +930,8 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
 		}
-		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA) && r.Device < 0 {
-			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d"
+		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
+			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
 			r.AllowedBytes = m.Allowed // the pod's limit
@@ -1784,6 +1784,17 @@ func (r *Report) cudaErrorNote() string {
 		by = " (called by " + r.caller + ")"
 	}
 	switch lib {
+	case "llama.cpp (ggml)":
+		what := "a buffer"
+		if r.known(r.RequestedBytes) {
+			what = "a buffer of " + r.size(r.RequestedBytes)
+			if r.Device >= 0 {
+				what += fmt.Sprintf(" on device %d", r.Device)
+			}
+		}
+		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
+	case "TensorRT":
+		return "TensorRT's default allocator could not allocate GPU memory (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer (a builder tries tactics and may skip the one that failed; an engine that cannot be built or run is the failure), outside PyTorch's caching allocator; the line has no sizes (TensorRT 10 logs the bytes asked for in a WARNING after it); a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":

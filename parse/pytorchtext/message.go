@@ -436,6 +436,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory",
@@ -569,6 +570,35 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// failed with error %d", no string. 2 is cudaErrorMemoryAllocation.
 	{"cuda failed with error 2 out of memory", "the CUDA runtime"},
 	{"cuda execution failed with error 2", "the CUDA runtime"},
+	// llama.cpp's ggml CUDA backend (ggml-cuda.cu,
+	// ggml_backend_cuda_buffer_type_alloc_buffer): "allocating %.2f MiB on
+	// device %d: cudaMalloc failed: %s" (ggmlAlloc reads the size and the
+	// device); its HIP builds print the same words.
+	{"cudaMalloc failed: out of memory", "llama.cpp (ggml)"},
+	// TensorRT's default allocator: 8.x and later "[defaultAllocator.cpp::
+	// allocate::N] Error Code 1: Cuda Runtime (out of memory)", 7.x
+	// "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
+	// memory)".
+	{"Cuda Runtime (out of memory)", "TensorRT"},
+	{"Cuda Error in allocate: 2 (out of memory)", "TensorRT"},
+}
+
+// ggmlAllocRe reads what llama.cpp's ggml CUDA backend prints before
+// cudaMalloc's error: "allocating 9866.00 MiB on device 1: " (%.2f MiB).
+var ggmlAllocRe = lazyre.New(`allocating (\d{1,12}\.\d{2}) MiB on device (\d{1,3}): $`)
+
+// ggmlAlloc returns the bytes (MiB printed to two decimals, so to within
+// 0.005 MiB) and the device that prefix, the text before llama.cpp's
+// "cudaMalloc failed", says failed to allocate; -1, -1 when it does not
+// say.
+func ggmlAlloc(prefix string) (bytes int64, device int) {
+	m := ggmlAllocRe.FindStringSubmatch(prefix)
+	if m == nil {
+		return -1, -1
+	}
+	mib, _ := strconv.ParseFloat(m[1], 64)
+	d, _ := strconv.Atoi(m[2])
+	return int64(mib*(1<<20) + 0.5), d
 }
 
 // wholeStatusLine reports whether a library's status phrase is a
@@ -1033,6 +1063,10 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		return message
 	case before == "" && (leadIn || whole):
 		return message
+	case trtSourceRe.MatchString(before) && lib == "TensorRT":
+		// TensorRT 7's logger: "../rtSafe/safeRuntime.cpp (25) - Cuda
+		// Error in allocate: 2 (out of memory)".
+		return message
 	case whole && sourceLineRe.MatchString(before):
 		// The file and line the check names, then its status: the
 		// exception's two lines joined into one (an issue title,
@@ -1233,6 +1267,11 @@ func codeSpanQuotesError(line string, open int) bool {
 	word := before[strings.LastIndexAny(before, " \t")+1:]
 	return word == "error" || word == "Error" || word == "ERROR"
 }
+
+// trtSourceRe matches the end of the text before TensorRT 7's status:
+// its source file, line in parentheses and a dash ("safeRuntime.cpp (25)
+// -").
+var trtSourceRe = lazyre.New(`\.(?:cpp|cu|h) \(\d{1,6}\) -$`)
 
 // sourceLineRe matches the end of the text before a whole status line
 // when it names a source file and line, as tensorview's and spconv 1's

@@ -481,6 +481,9 @@ func (r *Reader) addLine(line string) error {
 		m, end := ParseMessage(line, i)
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
+			if n, d := ggmlAlloc(line[:i]); n >= 0 {
+				m.Requested, m.Device = n, d
+			}
 		}
 		if m.Host {
 			r.noteHost(m, line)
