@@ -394,6 +394,9 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 		if pytorchtext.KVCacheEngine(r.Text) == "TGI" {
 			what = "'s warmup ran out of GPU memory at start-up"
 		}
+		if _, ok := pytorchtext.VLLMSamplerRequests(r.Text); ok {
+			what = "'s sampler warmup ran out of GPU memory at start-up"
+		}
 		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + what + at + "; " + r.Notes[0]
 	}
 	if r.Generation == pytorchtext.GenBatchFinder && !hasSnapshot(r) && len(r.Notes) > 0 {

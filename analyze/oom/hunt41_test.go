@@ -83,6 +83,19 @@ func TestHunt41Pastes(t *testing.T) {
 		{"pt1.3_cached_title_frag_wav2lip221.txt", "1.x", mib(28800), mib(8744), gib(200), mib(84959), mib(84959) + mib(32641), -1, CauseFragmentation, ""},
 		// 60 KiB cached, 1.06 MiB free for 24 MiB; 0.49 GiB outside.
 		{"pt1.3_cached_kib_full_rcf4.txt", "1.x", mib(2400), mib(106), gib(395), gib(346), gib(346) + 60<<10, -1, CauseCapacity, ""},
+		// cudaMallocAsync's message inside TGI's Rust panic, its lines
+		// escaped ("\n") in a Debug string: 4.83 GiB asked, 11.12 MiB
+		// free, 16.08 GiB allocated of 22.20 GiB (the user's fraction at
+		// the whole GPU): 22.20 - 0.01 - 16.08 = 6.11 GiB outside
+		// PyTorch's allocations, over 2 GiB and the 4.82 GiB short:
+		// other-processes (as async_chattts9's; this process's async
+		// pool, if it kept memory its trim could not release, would count
+		// there too).
+		{"async_rust_debug_escaped_tgi563.txt", "async", gib(483), mib(1112), gib(2220), gib(1608), gib(1608), -1, CauseOtherProcesses, ""},
+		// gradio's Error around the exception's repr, Chinese glued after
+		// its closing quote: 3.86 GiB asked with 3.28 GiB free (0.58 GiB
+		// short); 1.30 GiB unallocated covers it and 128 MiB: fragmentation.
+		{"pt1.x_gradio_repr_glued_zh_sovits244.txt", "1.x", gib(386), gib(328), gib(2238), gib(1710), gib(1840), -1, CauseFragmentation, ""},
 		// 7178.44 GiB of 47.53 GiB; process 2779068 (4.38 GiB) is this
 		// one (4.09 GiB reserved and a context).
 		{"pt2.3_ipykernel_7178GiB_flat_unfold_notebook.txt", "2.x", gib(717844), gib(4314), gib(4753), gib(409), gib(409) + mib(291), gib(438), CauseCapacity, ""},

@@ -22,6 +22,10 @@ func TestKVCacheNotes(t *testing.T) {
 		// 1024 on three lines, one OOM), its setting, no cause.
 		{"pastes/tgi_warmup_prefill_title_tgi755.txt", []string{"TGI", "warmup", "one prefill batch of 4096 tokens", "lower --max-batch-prefill-tokens"}},
 		{"pastes/tgi_warmup_prefill_lorax354.txt", []string{"LoRAX", "one prefill batch of 1024 tokens", "lower --max-batch-prefill-tokens"}},
+		// vLLM's sampler warmup: an OOM met and re-raised, the requests
+		// as printed (1024, also before the reporter's wrap), its settings.
+		{"pastes/vllm_sampler_warmup_ranks_vllm14452.txt", []string{"warming up its sampler with 1024 dummy requests", "lower max_num_seqs"}},
+		{"pastes/vllm_sampler_warmup_wrapped_llmd787.txt", []string{"warming up its sampler with 1024 dummy requests", "gpu_memory_utilization"}},
 	} {
 		pm := NewPostmortem([]Input{oomInput(t, c.file)}, PostmortemOptions{})
 		if len(pm.OOMs) != 1 {

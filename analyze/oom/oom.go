@@ -1722,6 +1722,13 @@ func (r *Report) kvCacheNote() string {
 	if engine == "TGI" {
 		return tgiWarmupNote(r.Text)
 	}
+	if n, ok := pytorchtext.VLLMSamplerRequests(r.Text); ok {
+		reqs := "its dummy requests (max_num_seqs of them)"
+		if n > 0 {
+			reqs = fmt.Sprintf("%d dummy requests (max_num_seqs)", n)
+		}
+		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
+	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
 	}

@@ -27,6 +27,11 @@ func TestKVCacheFailures(t *testing.T) {
 		// "Server error: " record, the Debug form.
 		{"pastes/tgi_warmup_prefill_title_tgi755.txt", []int64{1}},
 		{"pastes/tgi_warmup_prefill_lorax354.txt", []int64{2, 3, 4}},
+		// vLLM V1's sampler warmup that met a CUDA OOM, behind two
+		// workers' prefixes (the source line between is not read), and
+		// wrapped by the reporter after its request count.
+		{"pastes/vllm_sampler_warmup_ranks_vllm14452.txt", []int64{1, 3}},
+		{"pastes/vllm_sampler_warmup_wrapped_llmd787.txt", []int64{4}},
 	} {
 		rs := readFile(t, c.file, false)
 		if len(rs.msgs) != len(c.lines) {
@@ -48,6 +53,16 @@ func TestKVCacheFailures(t *testing.T) {
 	maxLen, needed, available, estimated = KVCacheFigures("The model's max seq len (163840) is larger than the maximum number of tokens that can be stored in KV cache (13360). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
 	if maxLen != 163840 || needed != -1 || available != -1 || estimated != 13360 {
 		t.Errorf("V0 figures %d %d %d %d", maxLen, needed, available, estimated)
+	}
+	// vLLM's sampler warmup: the dummy requests, whole or before a wrap.
+	for text, want := range map[string]int64{
+		"CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.": 1024,
+		"CUDA out of memory occurred when warming up sampler with 256": 256,
+		"CUDA out of memory occurred when warming up sampler wi":       -1,
+	} {
+		if n, ok := VLLMSamplerRequests(text); !ok || n != want {
+			t.Errorf("%q: %d %v, want %d", text, n, ok, want)
+		}
 	}
 	// TGI's two forms: 1.0's names the KV cache's tokens before the
 	// prefill batch's; later releases name the prefill batch's alone.

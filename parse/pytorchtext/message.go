@@ -448,7 +448,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase,
+	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase,
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
@@ -1120,6 +1120,32 @@ var kvCacheOOMs = []struct{ phrase, engine string }{
 	{"To serve at least one request with the model", "vLLM"},
 	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
 	{tgiWarmupPhrase, "TGI"},
+	// V1's sampler warmup (gpu_model_runner.py _dummy_sampler_run), which
+	// re-raises the CUDA OutOfMemoryError it meets: "CUDA out of memory
+	// occurred when warming up sampler with N dummy requests. Please try
+	// lowering `max_num_seqs` or `gpu_memory_utilization` when
+	// initializing the engine."
+	{vllmSamplerPhrase, "vLLM"},
+}
+
+// vllmSamplerPhrase starts vLLM V1's sampler warmup failure (kvCacheOOMs).
+const vllmSamplerPhrase = "CUDA out of memory occurred when warming up sampler"
+
+// vllmSamplerRe reads the dummy requests of vLLM's sampler warmup failure.
+var vllmSamplerRe = lazyre.New(`^CUDA out of memory occurred when warming up sampler with (\d+)(?:\s|$)`)
+
+// VLLMSamplerRequests returns the dummy requests (max_num_seqs) a vLLM
+// sampler warmup failure's text names; -1 when it names none (cut before
+// them), and 0, false for another text.
+func VLLMSamplerRequests(text string) (n int64, ok bool) {
+	if !strings.HasPrefix(text, vllmSamplerPhrase) {
+		return 0, false
+	}
+	if m := vllmSamplerRe.Re().FindStringSubmatch(text); m != nil {
+		n, _ = strconv.ParseInt(m[1], 10, 64)
+		return n, true
+	}
+	return -1, true
 }
 
 // batchFinderPhrase starts Accelerate's batch size finder's failure
