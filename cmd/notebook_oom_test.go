@@ -62,6 +62,7 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		{"llamacpp_cudamalloc_load_llamacpp20431.txt", ExitFindings},
 		{"trt_default_allocator_trtexec_tensorrt4258.txt", ExitFindings},
 		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
+		{"mxnet_cudamalloc_backtick_mxnet675.txt", ExitFindings},
 		// vLLM's sampler warmup out of memory (was "unrecognised input
 		// format").
 		{"vllm_sampler_warmup_ranks_vllm14452.txt", ExitFindings},

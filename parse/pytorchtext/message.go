@@ -570,11 +570,13 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// failed with error %d", no string. 2 is cudaErrorMemoryAllocation.
 	{"cuda failed with error 2 out of memory", "the CUDA runtime"},
 	{"cuda execution failed with error 2", "the CUDA runtime"},
-	// llama.cpp's ggml CUDA backend (ggml-cuda.cu,
-	// ggml_backend_cuda_buffer_type_alloc_buffer): "allocating %.2f MiB on
-	// device %d: cudaMalloc failed: %s" (ggmlAlloc reads the size and the
-	// device); its HIP builds print the same words.
-	{"cudaMalloc failed: out of memory", "llama.cpp (ggml)"},
+	// "cudaMalloc failed: out of memory": MXNet's pooled storage manager
+	// and others; llama.cpp's ggml CUDA backend (ggml-cuda.cu,
+	// ggml_backend_cuda_buffer_type_alloc_buffer) prints "allocating %.2f
+	// MiB on device %d: " before it (ggmlAlloc reads the size and the
+	// device; the message's text then starts there and Library names
+	// llama.cpp); its HIP builds print the same words.
+	{"cudaMalloc failed: out of memory", "the CUDA runtime"},
 	// TensorRT's default allocator: 8.x and later "[defaultAllocator.cpp::
 	// allocate::N] Error Code 1: Cuda Runtime (out of memory)", 7.x
 	// "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
@@ -586,6 +588,10 @@ var libraryOOMs = []struct{ phrase, library string }{
 // ggmlAllocRe reads what llama.cpp's ggml CUDA backend prints before
 // cudaMalloc's error: "allocating 9866.00 MiB on device 1: " (%.2f MiB).
 var ggmlAllocRe = lazyre.New(`allocating (\d{1,12}\.\d{2}) MiB on device (\d{1,3}): $`)
+
+// ggmlTextRe matches a message's text that starts with llama.cpp's words
+// before cudaMalloc's error (see ggmlAllocRe).
+var ggmlTextRe = lazyre.New(`^allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: `)
 
 // ggmlAlloc returns the bytes (MiB printed to two decimals, so to within
 // 0.005 MiB) and the device that prefix, the text before llama.cpp's
@@ -703,6 +709,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
+	if ggmlTextRe.Re().MatchString(text) {
+		return "llama.cpp (ggml)"
+	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
 			return l.library

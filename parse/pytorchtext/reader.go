@@ -482,7 +482,10 @@ func (r *Reader) addLine(line string) error {
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
 			if n, d := ggmlAlloc(line[:i]); n >= 0 {
+				// llama.cpp's words are part of its message (Library
+				// tells it from another program's cudaMalloc failure).
 				m.Requested, m.Device = n, d
+				m.Text = line[strings.LastIndex(line[:i], "allocating "):i] + m.Text
 			}
 		}
 		if m.Host {

@@ -121,7 +121,8 @@ func TestPinnedHostMemory(t *testing.T) {
 // printed in MiB to two decimals and the device are read), TensorRT 10's
 // trtexec ("Error Code 1: Cuda Runtime (out of memory)") and TensorRT 7's
 // logger ("safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
-// memory)", twice). Prose naming the words is no message.
+// memory)", twice), MXNet's "cudaMalloc failed: out of memory" in a code
+// span. Prose naming the words is no message.
 func TestOtherProgramsCudaMalloc(t *testing.T) {
 	for _, c := range []struct {
 		file   string
@@ -134,6 +135,10 @@ func TestOtherProgramsCudaMalloc(t *testing.T) {
 		{"pastes/llamacpp_cudamalloc_load_llamacpp20431.txt", "llama.cpp (ggml)", []int64{4}, 0, (14481704<<20 + 50) / 100},
 		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, -1},
 		{"pastes/trt7_safe_runtime_tensorrtinference155.txt", "TensorRT", []int64{2, 3}, -1, -1},
+		// MXNet's pooled storage manager prints the same cudaMalloc words
+		// without llama.cpp's before them: the CUDA runtime's, not
+		// llama.cpp's, and no size.
+		{"pastes/mxnet_cudamalloc_backtick_mxnet675.txt", "the CUDA runtime", []int64{2}, -1, -1},
 	} {
 		rs := readFile(t, c.file, false)
 		if len(rs.msgs) != len(c.lines) {
