@@ -63,6 +63,7 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		{"trt_default_allocator_trtexec_tensorrt4258.txt", ExitFindings},
 		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
 		{"mxnet_cudamalloc_backtick_mxnet675.txt", ExitFindings},
+		{"tf1_ran_out_of_gpu_memory_bytes_transformer77.txt", ExitFindings},
 		// vLLM's sampler warmup out of memory (was "unrecognised input
 		// format").
 		{"vllm_sampler_warmup_ranks_vllm14452.txt", ExitFindings},

@@ -1232,6 +1232,11 @@ func (r *Report) findCauses() {
 			}
 			r.Notes = append(r.Notes, "HAMi-core (libvgpu.so, the library HAMi preloads into the pod's processes) counts every process of the pod on the device against the limit, the CUDA context included, and reports the limit as the GPU's total to nvidia-smi and PyTorch; its line gives the usage with the request, not the request alone; the program may have caught the CUDA error (no traceback then)")
 		case pytorchtext.GenTF:
+			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
+				// TF 1.x's form with the bytes.
+				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.size(r.RequestedBytes)+" of GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
+				break
+			}
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {
 				// TF 2's eager form: the op's name only.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")

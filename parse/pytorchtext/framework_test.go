@@ -34,6 +34,10 @@ func TestFrameworkMessages(t *testing.T) {
 		{"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc", "tensorflow", -1, -1, -1, 1},
 		// TF 1.x's status text.
 		{"  (0) Resource exhausted: OOM when allocating tensor with shape[1,512,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "tensorflow", -1, -1, -1, 0},
+		// TF 1.x's form with the bytes (Kyubyong/transformer#77, session
+		// 41: was no message): the op's node follows on the next line, so
+		// no device index.
+		{"tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1294336000 bytes for ", "tensorflow", 1294336000, -1, -1, -1},
 	} {
 		rs, err := readText(t, "x.log", c.line+"\n", false)
 		if err != nil || len(rs.msgs) != 1 {

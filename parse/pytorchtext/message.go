@@ -439,7 +439,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -484,9 +484,17 @@ var frameworkOOMs = []struct {
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
 	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`)},
 	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil},
+	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
+	// op's node on the next line.
+	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`)},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
 	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
 }
+
+// tfRanOutPhrase starts TensorFlow 1.x's failure to allocate an op's
+// memory on the GPU, which gives the bytes: "Ran out of GPU memory when
+// allocating 1294336000 bytes for " (the node follows on the next line).
+const tfRanOutPhrase = "Ran out of GPU memory when allocating "
 
 // statusWords end the text before an XLA or TensorFlow message: the
 // status code's name as absl prints it, TF 1.x's, and the Python
@@ -1584,6 +1592,13 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 					m.Device, err = s.int()
 				}
 			}
+		}
+	case f.phrase == tfRanOutPhrase:
+		// "N bytes for " and the node on the next line: the bytes, the
+		// GPU (no index).
+		if m.Requested, err = s.groupedBytes(); err == nil {
+			m.Text = s.s[start:s.i]
+			return *m, s.i
 		}
 	case f.gen == GenTF:
 		// The device is in the message ("... on /job:localhost/replica:0/
