@@ -64,6 +64,10 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
 		{"mxnet_cudamalloc_backtick_mxnet675.txt", ExitFindings},
 		{"tf1_ran_out_of_gpu_memory_bytes_transformer77.txt", ExitFindings},
+		{"paddle_title_paddleocr7091.txt", ExitFindings},
+		{"paddle_double_backtick_paddlegan587.txt", ExitFindings},
+		{"paddle_badalloc_no_allocated_pgl26.txt", ExitFindings},
+		{"paddle_wrapped_zh_colon_paddle26892.txt", ExitFindings},
 		// vLLM's sampler warmup out of memory (was "unrecognised input
 		// format").
 		{"vllm_sampler_warmup_ranks_vllm14452.txt", ExitFindings},

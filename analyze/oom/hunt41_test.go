@@ -218,3 +218,19 @@ func TestHunt41TFRanOut(t *testing.T) {
 		t.Errorf("gen %s req %d causes %v frame %+v notes %q", r.Generation, r.RequestedBytes, causeNames(r), r.Frame, notes)
 	}
 }
+
+// PaddlePaddle's allocator: the request, Paddle's allocated memory and
+// the GPU's available memory on GPU 0, no cause (no total: what else held
+// the GPU cannot be told), the note in Paddle's terms.
+func TestHunt41Paddle(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/paddle_title_paddleocr7091.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	notes := strings.Join(r.Notes, " ")
+	if r.Generation != "paddle" || r.Device != 0 || r.RequestedBytes != 56<<20 || r.DeviceFreeBytes != 13369344 || r.ReservedBytes != 8356692098 ||
+		len(r.Causes) != 0 || !strings.Contains(notes, "PaddlePaddle's GPU allocator") || !strings.Contains(notes, "7.78 GiB allocated by Paddle") || strings.Contains(notes, "PYTORCH") {
+		t.Errorf("gen %s device %d req %d free %d reserved %d causes %v notes %q", r.Generation, r.Device, r.RequestedBytes, r.DeviceFreeBytes, r.ReservedBytes, causeNames(r), notes)
+	}
+}

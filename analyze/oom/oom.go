@@ -927,6 +927,13 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Requested > 0 && !r.snapshot {
 			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
 		}
+		if m.Generation == pytorchtext.GenPaddle && !r.snapshot {
+			// Paddle's allocated memory and the GPU's available memory.
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+			r.ReservedBytes, r.DeviceFreeBytes = m.Reserved, m.Free
+		}
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
 		}
@@ -1222,6 +1229,16 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
 		case pytorchtext.GenXLA:
 			r.Notes = append(r.Notes, r.xlaNote())
+		case pytorchtext.GenPaddle:
+			held := ""
+			if r.known(r.ReservedBytes) {
+				held = ", with " + r.size(r.ReservedBytes) + " allocated by Paddle"
+			}
+			free := ""
+			if r.known(r.DeviceFreeBytes) {
+				free = " and " + r.size(r.DeviceFreeBytes) + " available on the GPU"
+			}
+			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)

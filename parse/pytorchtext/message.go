@@ -154,6 +154,15 @@ const (
 	// exception's colon or at a line's start, never in source code. No
 	// device, total or free memory is printed.
 	GenKVCache Generation = "kv-cache"
+	// GenPaddle: PaddlePaddle's GPU allocator (memory/detail/
+	// system_allocator.cc, later allocator_facade's BadAlloc): "Out of
+	// memory error on GPU d. Cannot allocate X memory on GPU d, [Y memory
+	// has been allocated and ]available memory is only Z." X, Y, Z are
+	// printed "%f" with a unit of HumanReadableSize (B, kB, MB, GB, TB:
+	// powers of 1024): X is Requested, Y Paddle's allocated memory read
+	// as Reserved, Z the GPU's available memory (cudaMemGetInfo) read as
+	// Free. No total.
+	GenPaddle Generation = "paddle"
 	// GenBatchFinder: Hugging Face Accelerate's batch size finder
 	// (accelerate.utils.find_executable_batch_size, which the Trainer's
 	// auto_find_batch_size and training scripts use) gave up: "No
@@ -439,7 +448,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase,
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -489,6 +498,11 @@ var frameworkOOMs = []struct {
 	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`)},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
 	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
+	// PaddlePaddle's words are its own (no exception needs to come
+	// before: Paddle prints them on a line of their own after
+	// "ResourceExhaustedError: ", and issue titles quote them): the whole
+	// form, read anywhere.
+	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `)},
 }
 
 // tfRanOutPhrase starts TensorFlow 1.x's failure to allocate an op's
@@ -531,6 +545,9 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		found = true
 		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
 			continue
+		}
+		if f.after == nil {
+			return k, true // its form alone says whose it is
 		}
 		for _, a := range f.after {
 			if colon && strings.HasSuffix(before, a) {
@@ -963,6 +980,11 @@ func classify(line string, at int) int {
 		// RESOURCE_EXHAUSTED: "); else prose or another program's words.
 		if k < 0 {
 			return notMessage
+		}
+		if frameworkOOMs[k].after == nil {
+			// A form whole enough to be nobody else's (Paddle's): in a
+			// code span it is the error quoted.
+			return message
 		}
 		if strings.Count(line[:at], "`")%2 == 1 {
 			return weakMessage // quoted in markdown: a code span opened before it
@@ -1593,6 +1615,46 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 				}
 			}
 		}
+	case f.gen == GenPaddle:
+		// "d. Cannot allocate X memory on GPU d, [Y memory has been
+		// allocated and ]available memory is only Z."
+		var d int
+		if d, err = s.int(); err == nil {
+			m.Device = d
+			if err = s.want(". Cannot allocate "); err == nil {
+				if m.Requested, err = s.paddleBytes(); err == nil && s.eat(" memory on GPU ") {
+					s.int()
+					s.eat(", ")
+					if at := s.i; !s.eat("available") {
+						s.i = at
+						if m.Reserved, err = s.paddleBytes(); err == nil {
+							err = s.want(" memory has been allocated and ")
+						}
+					}
+					if err == nil {
+						s.eat("available")
+						if err = s.want(" memory is only "); err == nil {
+							m.Free, err = s.paddleBytes()
+						}
+					}
+				}
+			}
+		}
+		if err == nil {
+			s.eat(".")
+			m.Text = s.s[start:s.i]
+			return *m, s.i
+		}
+		if m.Requested >= 0 {
+			// Cut or wrapped after its request (a paste's line end
+			// after "available memory is only"): the figures before.
+			m.Reason = "cut after its request: " + err.Error()
+			m.Text = strings.TrimRight(s.s[start:], " \r\n")
+			if m.Free < 0 {
+				m.Free = -1
+			}
+			return *m, len(strings.TrimRight(s.s, " \r\n"))
+		}
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).
@@ -1678,6 +1740,38 @@ done:
 		return -1, err
 	}
 	return n, nil
+}
+
+// paddleBytes reads PaddlePaddle's HumanReadableSize ("56.000000MB",
+// "7.782776GB": "%f" and a unit of powers of 1024) as bytes.
+func (s *scanner) paddleBytes() (int64, error) {
+	at := s.i
+	num := s.digits()
+	if s.eat(".") {
+		num += "." + s.digits()
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if num == "" || err != nil {
+		s.i = at
+		return -1, s.expected("a size")
+	}
+	var unit float64
+	switch {
+	case s.eat("kB"), s.eat("KB"):
+		unit = 1 << 10
+	case s.eat("MB"):
+		unit = 1 << 20
+	case s.eat("GB"):
+		unit = 1 << 30
+	case s.eat("TB"):
+		unit = 1 << 40
+	case s.eat("B"):
+		unit = 1
+	default:
+		s.i = at
+		return -1, s.expected(`"B", "kB", "MB", "GB" or "TB"`)
+	}
+	return int64(v*unit + 0.5), nil
 }
 
 // humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
