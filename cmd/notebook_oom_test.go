@@ -45,6 +45,33 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// as an OOM does (branch hK: was "unrecognised input format").
 		{"kvcache_vllm_compose_10439.txt", ExitFindings},
 		{"kvcache_sglang_between_errors_sglang4330.txt", ExitFindings},
+		// TGI's (and LoRAX's) warmup out of memory (session 41: was
+		// "unrecognised input format").
+		{"tgi_warmup_prefill_title_tgi755.txt", ExitFindings},
+		{"tgi_warmup_prefill_lorax354.txt", ExitFindings},
+		// Accelerate's batch size finder that reached zero (session 41:
+		// was "unrecognised input format").
+		{"accelerate_no_batch_size_uniem136.txt", ExitFindings},
+		// The CPU allocator's failure inside a DataLoader worker (its
+		// "Caught RuntimeError in DataLoader worker process 0" around
+		// it): host memory, no GPU OOM (session 41, read right).
+		{"cpu_allocator_dataloader_worker_arcgis743.txt", ExitOK},
+		// Other programs' cudaMalloc failures: llama.cpp's and TensorRT's
+		// (session 41: each was "unrecognised input format").
+		{"llamacpp_cudamalloc_docker_llamacpp11476.txt", ExitFindings},
+		{"llamacpp_cudamalloc_load_llamacpp20431.txt", ExitFindings},
+		{"trt_default_allocator_trtexec_tensorrt4258.txt", ExitFindings},
+		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
+		{"mxnet_cudamalloc_backtick_mxnet675.txt", ExitFindings},
+		{"tf1_ran_out_of_gpu_memory_bytes_transformer77.txt", ExitFindings},
+		{"paddle_title_paddleocr7091.txt", ExitFindings},
+		{"paddle_double_backtick_paddlegan587.txt", ExitFindings},
+		{"paddle_badalloc_no_allocated_pgl26.txt", ExitFindings},
+		{"paddle_wrapped_zh_colon_paddle26892.txt", ExitFindings},
+		// vLLM's sampler warmup out of memory (was "unrecognised input
+		// format").
+		{"vllm_sampler_warmup_ranks_vllm14452.txt", ExitFindings},
+		{"vllm_sampler_warmup_wrapped_llmd787.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

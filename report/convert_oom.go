@@ -366,6 +366,13 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
 				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
 			}
+			if r.RequestedBytes >= 0 && lib == "llama.cpp (ggml)" {
+				dev := ""
+				if r.Device >= 0 {
+					dev = fmt.Sprintf(" on device %d", r.Device)
+				}
+				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested" + dev + ": llama.cpp's ggml CUDA backend could not cudaMalloc the buffer (" + clipText(r.Text, 80) + "); the line gives no other sizes"
+			}
 			switch c := r.Caller(); {
 			case r.ByPyTorch():
 				return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
@@ -383,7 +390,22 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 		if r.Frame != (callsite.Frame{}) {
 			at = fmt.Sprintf(" at %s", frame(r.Frame))
 		}
-		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + "'s KV cache did not fit at start-up" + at + "; " + r.Notes[0]
+		what := "'s KV cache did not fit at start-up"
+		if pytorchtext.KVCacheEngine(r.Text) == "TGI" {
+			what = "'s warmup ran out of GPU memory at start-up"
+		}
+		if _, ok := pytorchtext.VLLMSamplerRequests(r.Text); ok {
+			what = "'s sampler warmup ran out of GPU memory at start-up"
+		}
+		return "oom: " + pytorchtext.KVCacheEngine(r.Text) + what + at + "; " + r.Notes[0]
+	}
+	if r.Generation == pytorchtext.GenBatchFinder && !hasSnapshot(r) && len(r.Notes) > 0 {
+		// Out-of-memory errors caught, none of them printed (see the note).
+		at := ""
+		if r.Frame != (callsite.Frame{}) {
+			at = fmt.Sprintf(" at %s", frame(r.Frame))
+		}
+		return "oom: Accelerate's batch size finder halved its batch to zero (each size it tried ran out of memory, unless it started at 0)" + at + "; " + r.Notes[0]
 	}
 	if r.Generation == pytorchtext.GenExa && !hasSnapshot(r) {
 		return "oom: a request of more than 1 EiB (\"Tried to allocate more than 1EB memory\"): a size computed wrong, not a shortage of memory"

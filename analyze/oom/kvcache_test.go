@@ -18,6 +18,14 @@ func TestKVCacheNotes(t *testing.T) {
 		{"pastes/kvcache_vllm_v1_tpu223.txt", []string{"(131072 tokens) needs 16.00 GiB of KV cache, and 0.71 GiB was left", "lower max_model_len (vLLM estimated that 5632 tokens fit)"}},
 		{"pastes/kvcache_vllm_v1_wrapped_b70cookbook4.txt", []string{"the message was cut before its figures", "lower max_model_len"}},
 		{"pastes/kvcache_sglang_between_errors_sglang4330.txt", []string{"SGLang could not size its KV cache pool", "--mem-fraction-static"}},
+		// TGI's warmup: the prefill batch's tokens as printed (4096; LoRAX's
+		// 1024 on three lines, one OOM), its setting, no cause.
+		{"pastes/tgi_warmup_prefill_title_tgi755.txt", []string{"TGI", "warmup", "one prefill batch of 4096 tokens", "lower --max-batch-prefill-tokens"}},
+		{"pastes/tgi_warmup_prefill_lorax354.txt", []string{"LoRAX", "one prefill batch of 1024 tokens", "lower --max-batch-prefill-tokens"}},
+		// vLLM's sampler warmup: an OOM met and re-raised, the requests
+		// as printed (1024, also before the reporter's wrap), its settings.
+		{"pastes/vllm_sampler_warmup_ranks_vllm14452.txt", []string{"warming up its sampler with 1024 dummy requests", "lower max_num_seqs"}},
+		{"pastes/vllm_sampler_warmup_wrapped_llmd787.txt", []string{"warming up its sampler with 1024 dummy requests", "gpu_memory_utilization"}},
 	} {
 		pm := NewPostmortem([]Input{oomInput(t, c.file)}, PostmortemOptions{})
 		if len(pm.OOMs) != 1 {
@@ -49,5 +57,26 @@ func TestMPSInvalidBufferSize(t *testing.T) {
 	if len(r.Sources) != 2 || r.RequestedBytes != 20884278477 || len(r.Causes) != 1 || r.Causes[0].Name != CauseAllocationLimit ||
 		r.ReservedBytes != -1 || r.AllowedBytes != -1 || !strings.Contains(r.Causes[0].Evidence, "maxBufferLength") || !strings.Contains(r.Causes[0].Advice, "PYTORCH_MPS_HIGH_WATERMARK_RATIO is another limit") {
 		t.Errorf("%d sources, %d bytes, causes %+v, reserved %d", len(r.Sources), r.RequestedBytes, r.Causes, r.ReservedBytes)
+	}
+}
+
+// Accelerate's batch size finder that reached zero: an OOM with no figure,
+// device or cause made up; the note says what the words mean (every size
+// down to 1 ran out of memory, or the start was 0) and that the OOMs it
+// caught are not in the message.
+func TestBatchFinderNote(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/accelerate_no_batch_size_uniem136.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	notes := strings.Join(r.Notes, " ")
+	if len(r.Causes) != 0 || r.RequestedBytes != -1 || r.Device != -1 || r.DeviceTotalBytes != -1 {
+		t.Errorf("causes %v, requested %d, device %d, total %d", causeNames(r), r.RequestedBytes, r.Device, r.DeviceTotalBytes)
+	}
+	for _, w := range []string{"find_executable_batch_size", "halves the batch size", "even with a batch of 1", "starting batch size was 0", "not in this message"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q: %q", w, notes)
+		}
 	}
 }

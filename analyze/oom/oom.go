@@ -927,11 +927,18 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Requested > 0 && !r.snapshot {
 			r.RequestedBytes, r.SegmentBytes = m.Requested, m.Requested // printed before the message was cut
 		}
+		if m.Generation == pytorchtext.GenPaddle && !r.snapshot {
+			// Paddle's allocated memory and the GPU's available memory.
+			if r.Device < 0 {
+				r.Device = m.Device
+			}
+			r.ReservedBytes, r.DeviceFreeBytes = m.Reserved, m.Free
+		}
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
 		}
-		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA) && r.Device < 0 {
-			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d"
+		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
+			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
 			r.AllowedBytes = m.Allowed // the pod's limit
@@ -1222,6 +1229,16 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "CuPy's memory pool could not allocate the request (cupy.cuda.memory.OutOfMemoryError)"+held+"; the message gives no GPU total or free memory; CuPy frees the pool's cached blocks and retries before raising this, so the memory was held by arrays still referenced, or outside the pool (other processes, libraries)")
 		case pytorchtext.GenXLA:
 			r.Notes = append(r.Notes, r.xlaNote())
+		case pytorchtext.GenPaddle:
+			held := ""
+			if r.known(r.ReservedBytes) {
+				held = ", with " + r.size(r.ReservedBytes) + " allocated by Paddle"
+			}
+			free := ""
+			if r.known(r.DeviceFreeBytes) {
+				free = " and " + r.size(r.DeviceFreeBytes) + " available on the GPU"
+			}
+			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)
@@ -1232,6 +1249,11 @@ func (r *Report) findCauses() {
 			}
 			r.Notes = append(r.Notes, "HAMi-core (libvgpu.so, the library HAMi preloads into the pod's processes) counts every process of the pod on the device against the limit, the CUDA context included, and reports the limit as the GPU's total to nvidia-smi and PyTorch; its line gives the usage with the request, not the request alone; the program may have caught the CUDA error (no traceback then)")
 		case pytorchtext.GenTF:
+			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
+				// TF 1.x's form with the bytes.
+				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.size(r.RequestedBytes)+" of GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
+				break
+			}
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {
 				// TF 2's eager form: the op's name only.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
@@ -1240,6 +1262,8 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
+		case pytorchtext.GenBatchFinder:
+			r.Notes = append(r.Notes, batchFinderNote)
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
@@ -1717,6 +1741,16 @@ func (r *Report) findCauses() {
 func (r *Report) kvCacheNote() string {
 	engine := pytorchtext.KVCacheEngine(r.Text)
 	maxLen, needed, available, estimated := pytorchtext.KVCacheFigures(r.Text)
+	if engine == "TGI" {
+		return tgiWarmupNote(r.Text)
+	}
+	if n, ok := pytorchtext.VLLMSamplerRequests(r.Text); ok {
+		reqs := "its dummy requests (max_num_seqs of them)"
+		if n > 0 {
+			reqs = fmt.Sprintf("%d dummy requests (max_num_seqs)", n)
+		}
+		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
+	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
 	}
@@ -1740,6 +1774,31 @@ func (r *Report) kvCacheNote() string {
 	return what + "; the message gives none of the GPU's figures: " + advice
 }
 
+// batchFinderNote is the note of Accelerate's batch size finder that
+// gave up (pytorchtext.GenBatchFinder).
+const batchFinderNote = "Hugging Face Accelerate's batch size finder (find_executable_batch_size, behind the Trainer's auto_find_batch_size and many training scripts) gave up: it halves the batch size each time the step raises an out-of-memory error it knows (CUDA's \"CUDA out of memory.\", cuDNN's CUDNN_STATUS_NOT_SUPPORTED, the CPU allocator's \"can't allocate memory\"; the XPU's and NPU's in later releases) and reached zero, so the step ran out of memory even with a batch of 1 (or the starting batch size was 0: a setting left unset or computed as 0 raises the same words at once); it caught those errors, so their figures, device and site are not in this message: the log before it (or running the step once with batch size 1 without the finder) shows the last one; memory that does not depend on the batch (the model's weights, optimizer state, a sequence length that is too long, other processes on the GPU) is what to cut: a smaller or quantized model, a shorter max length, gradient checkpointing, offloading or sharding"
+
+// tgiWarmupNote is the note of text-generation-inference's warmup
+// failure (pytorchtext's tgiWarmupPhrase, LoRAX's the same): at start-up,
+// after loading the weights, TGI allocates its KV cache (for
+// --max-batch-total-tokens where the message names total tokens; sized
+// from what is left otherwise) and runs one prefill batch of
+// --max-batch-prefill-tokens tokens, and re-raises what that raised
+// (torch's CUDA OutOfMemoryError, as a rule) in these words.
+func tgiWarmupNote(text string) string {
+	prefill, total := pytorchtext.TGIWarmupTokens(text)
+	batch := "one prefill batch of --max-batch-prefill-tokens tokens"
+	if prefill >= 0 {
+		batch = fmt.Sprintf("one prefill batch of %d tokens (--max-batch-prefill-tokens)", prefill)
+	}
+	cache, advice := "its KV cache", "lower --max-batch-prefill-tokens (--max-input-length, or --max-input-tokens, must stay under it)"
+	if total >= 0 {
+		cache = fmt.Sprintf("a KV cache for %d tokens (--max-batch-total-tokens)", total)
+		advice = "lower --max-batch-total-tokens (recent releases size it from the memory left when it is not set) or --max-batch-prefill-tokens"
+	}
+	return "text-generation-inference (TGI, or a fork of it such as LoRAX) ran out of GPU memory in its warmup at start-up: after loading the weights it allocates " + cache + " and runs " + batch + ", and re-raises the error that raised (a CUDA OutOfMemoryError, as a rule) in these words; the message gives none of the GPU's figures (the shard's traceback, which holds the exception it was raised from, may): " + advice + ", use a quantized model (--quantize), shard the model across more GPUs (--num-shard), or free the GPU of other processes (--cuda-memory-fraction lowers TGI's own share)"
+}
+
 // cudaErrorNote is the note of a message without sizes from a CUDA call
 // outside an allocator's message (pytorchtext.GenCUDAError), in the terms
 // of the program that made the call: PyTorch's snapshot and
@@ -1754,6 +1813,17 @@ func (r *Report) cudaErrorNote() string {
 		by = " (called by " + r.caller + ")"
 	}
 	switch lib {
+	case "llama.cpp (ggml)":
+		what := "a buffer"
+		if r.known(r.RequestedBytes) {
+			what = "a buffer of " + r.size(r.RequestedBytes)
+			if r.Device >= 0 {
+				what += fmt.Sprintf(" on device %d", r.Device)
+			}
+		}
+		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
+	case "TensorRT":
+		return "TensorRT's default allocator could not allocate GPU memory (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer (a builder tries tactics and may skip the one that failed; an engine that cannot be built or run is the failure), outside PyTorch's caching allocator; the line has no sizes (TensorRT 10 logs the bytes asked for in a WARNING after it); a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":

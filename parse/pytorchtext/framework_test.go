@@ -34,6 +34,10 @@ func TestFrameworkMessages(t *testing.T) {
 		{"tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc", "tensorflow", -1, -1, -1, 1},
 		// TF 1.x's status text.
 		{"  (0) Resource exhausted: OOM when allocating tensor with shape[1,512,64,64] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "tensorflow", -1, -1, -1, 0},
+		// TF 1.x's form with the bytes (Kyubyong/transformer#77, session
+		// 41: was no message): the op's node follows on the next line, so
+		// no device index.
+		{"tensorflow.python.framework.errors_impl.ResourceExhaustedError: Ran out of GPU memory when allocating 1294336000 bytes for ", "tensorflow", 1294336000, -1, -1, -1},
 	} {
 		rs, err := readText(t, "x.log", c.line+"\n", false)
 		if err != nil || len(rs.msgs) != 1 {
@@ -172,6 +176,51 @@ func TestHAMiCoreOOM(t *testing.T) {
 	} {
 		if rs, err := readText(t, "x.log", line+"\n", false); err != nil || len(rs.msgs) != 0 {
 			t.Errorf("%q: %+v %v; want no message", line, rs.msgs, err)
+		}
+	}
+}
+
+// PaddlePaddle's allocator (session 41; each was "unrecognised input
+// format"): its whole form read anywhere (an issue title, a line of its
+// own after BadAlloc, a double-backtick code span, after a full-width
+// colon), sizes "%f" with MB/GB of 1024, rounded to the byte: 56.000000MB
+// is 56 x 2^20, 7.782776GB 7.782776 x 2^30 = 8356692098, 12.750000MB
+// 13369344, 6.933594GB 7444889868; a paste wrapped after "available
+// memory is only" keeps its request (1.531250GB = 1644167168) and device.
+func TestPaddleMessages(t *testing.T) {
+	for _, c := range []struct {
+		file                      string
+		line                      int64
+		requested, reserved, free int64
+		cut                       bool
+	}{
+		{"pastes/paddle_title_paddleocr7091.txt", 1, 56 << 20, 8356692098, 13369344, false},
+		{"pastes/paddle_double_backtick_paddlegan587.txt", 1, 3888906055, 22747020825, 3022126894, false},
+		{"pastes/paddle_badalloc_no_allocated_pgl26.txt", 3, 7444889868, -1, 762052608, false},
+		{"pastes/paddle_wrapped_zh_colon_paddle26892.txt", 2, 1644167168, -1, -1, true},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %+v", c.file, rs.msgs)
+		}
+		m := rs.msgs[0]
+		get := func(k string) int64 {
+			if v, ok := m.sizes[k]; ok {
+				return v
+			}
+			return -1
+		}
+		if m.gen != string(GenPaddle) || m.line != c.line || m.device != 0 || get("requested") != c.requested || get("reserved") != c.reserved || get("free") != c.free || (m.reason != "") != c.cut {
+			t.Errorf("%s: %+v", c.file, m)
+		}
+	}
+	for text, want := range map[string]bool{
+		"Out of memory error on GPU 0 again, as yesterday\n":                                                                       false,
+		"I got Out of memory error on GPU 0. Cannot allocate 56.000000MB memory on GPU 0, available memory is only 12.750000MB.\n": true,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
 		}
 	}
 }

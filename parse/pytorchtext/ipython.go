@@ -41,6 +41,29 @@ func ipythonTitleAt(line string) (prefix string, ok bool) {
 	return m[1], true
 }
 
+// ipythonFrameStart returns the prefix of a line that is an IPython frame
+// header without the title before it: a traceback pasted from the middle
+// (its first frames and title left out). Only headers no prose reads as:
+// 8.x's "File PATH.py:N, in F(" and "Cell In[N], line N", 7.3x's "Input
+// In [N], in F(", and the older "PATH in F(ARGS)" where PATH is one word
+// naming a .py file or an <ipython-input-...> cell. The prefix is what
+// comes before the header of spaces and markdown quote marks.
+func ipythonFrameStart(line string) (prefix string, ok bool) {
+	prefix = line[:len(line)-len(strings.TrimLeft(line, " \t>"))]
+	s := strings.TrimRight(line[len(prefix):], " \t\r\n")
+	if m := ipyFileRe.Re().FindStringSubmatch(s); m != nil && !strings.HasPrefix(m[1], `"`) && strings.Contains(m[1], ".py") {
+		return prefix, true
+	}
+	if ipyCellRe.Re().MatchString(s) || ipyInputRe.Re().MatchString(s) {
+		return prefix, true
+	}
+	if m := ipyOldRe.Re().FindStringSubmatch(s); m != nil && !strings.ContainsAny(m[1], " \t") &&
+		(strings.HasSuffix(m[1], ".py") || strings.HasPrefix(m[1], "<ipython-input-")) {
+		return prefix, true
+	}
+	return "", false
+}
+
 // addIPython reads one line of an IPython traceback (after its prefix):
 // false when the line is none of its (the exception's line ends it).
 func (tb *traceback) addIPython(line string) bool {

@@ -93,3 +93,35 @@ RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB t
 		t.Errorf("frames %+v", f)
 	}
 }
+
+// An IPython traceback pasted from its middle, without its title line (a
+// notebook's output kept as text, session 41): the frame header
+// "/tmp/ipykernel_12/1081115243.py in _get_flat_unfold(stack_cpu)" and
+// its "---> 72" arrow give the frame where the 7178.44 GiB was asked
+// (before: none, "where it was asked is not known"); the arrow line of
+// the cell's frame above it, whose header was cut, gives nothing. Prose
+// with the words of a header does not start one.
+func TestIPythonFromTheMiddle(t *testing.T) {
+	rs := readFile(t, "pastes/pt2.3_ipykernel_7178GiB_flat_unfold_notebook.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 12 {
+		t.Fatalf("%+v", rs.msgs)
+	}
+	f := rs.frames[rs.msgs[0].id]
+	if len(f) != 1 || f[0] != (tbFrame{"/tmp/ipykernel_12/1081115243.py", 72, "_get_flat_unfold"}) {
+		t.Errorf("frames %+v", f)
+	}
+	for line, want := range map[string]bool{
+		"/usr/lib/python3/dist-packages/torch/nn/modules/module.py in _call_impl(self, *input, **kwargs)":                       true,
+		"> <ipython-input-5-9a1c> in <module>()":                                                                                true,
+		"File ~/venv/lib/python3.11/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)": true,
+		"Cell In[12], line 3":                       true,
+		"I see the error in model.py in forward(x)": false,
+		"the crash is in train.py in main()":        false,
+		`File "/x/train.py", line 3, in main`:       false,
+		"Memory summary in forward(x) after step 3": false,
+	} {
+		if _, ok := ipythonFrameStart(line); ok != want {
+			t.Errorf("%q: a frame header %v, want %v", line, ok, want)
+		}
+	}
+}

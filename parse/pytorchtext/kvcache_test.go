@@ -21,6 +21,17 @@ func TestKVCacheFailures(t *testing.T) {
 		{"pastes/kvcache_vllm_v1_tpu223.txt", []int64{5}},
 		{"pastes/kvcache_vllm_v1_wrapped_b70cookbook4.txt", []int64{18}},
 		{"pastes/kvcache_sglang_between_errors_sglang4330.txt", []int64{3}},
+		// TGI's warmup failure in an issue title, inside a code span in
+		// the router's Debug form (`Error: Warmup(Generation("...`"))`),
+		// and LoRAX's three lines of it: the exception, the router's
+		// "Server error: " record, the Debug form.
+		{"pastes/tgi_warmup_prefill_title_tgi755.txt", []int64{1}},
+		{"pastes/tgi_warmup_prefill_lorax354.txt", []int64{2, 3, 4}},
+		// vLLM V1's sampler warmup that met a CUDA OOM, behind two
+		// workers' prefixes (the source line between is not read), and
+		// wrapped by the reporter after its request count.
+		{"pastes/vllm_sampler_warmup_ranks_vllm14452.txt", []int64{1, 3}},
+		{"pastes/vllm_sampler_warmup_wrapped_llmd787.txt", []int64{4}},
 	} {
 		rs := readFile(t, c.file, false)
 		if len(rs.msgs) != len(c.lines) {
@@ -43,6 +54,24 @@ func TestKVCacheFailures(t *testing.T) {
 	if maxLen != 163840 || needed != -1 || available != -1 || estimated != 13360 {
 		t.Errorf("V0 figures %d %d %d %d", maxLen, needed, available, estimated)
 	}
+	// vLLM's sampler warmup: the dummy requests, whole or before a wrap.
+	for text, want := range map[string]int64{
+		"CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.": 1024,
+		"CUDA out of memory occurred when warming up sampler with 256": 256,
+		"CUDA out of memory occurred when warming up sampler wi":       -1,
+	} {
+		if n, ok := VLLMSamplerRequests(text); !ok || n != want {
+			t.Errorf("%q: %d %v, want %d", text, n, ok, want)
+		}
+	}
+	// TGI's two forms: 1.0's names the KV cache's tokens before the
+	// prefill batch's; later releases name the prefill batch's alone.
+	if p, tot := TGIWarmupTokens("Not enough memory to handle 16000 total tokens with 2 prefill tokens. You need to decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`"); p != 2 || tot != 16000 {
+		t.Errorf("TGI 1.0 figures %d %d", p, tot)
+	}
+	if p, tot := TGIWarmupTokens("Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"); p != 4096 || tot != -1 {
+		t.Errorf("TGI figures %d %d", p, tot)
+	}
 	for text, want := range map[string]bool{
 		"ValueError: The model's max seq len (163840) is larger than the maximum number of tokens that can be stored in KV cache (13360).\n": true,
 		"No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n":                  true,
@@ -50,6 +79,36 @@ func TestKVCacheFailures(t *testing.T) {
 		"If you see `No available memory for the cache blocks`, raise gpu_memory_utilization.\n":                                             false,
 		"vLLM said No available memory for the cache blocks when I started it\n":                                                             false,
 		"SGLang printed Not enough memory. Please try to increase --mem-fraction-static and stopped\n":                                       false,
+		"RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`\n":                 true,
+		"Error: Warmup(Generation(\"Not enough memory to handle 16000 total tokens with 2 prefill tokens.\"))\n":                             true,
+		"RuntimeError('Not enough memory to handle 256 prefill tokens.')\n":                                                                  true,
+		"TGI said Not enough memory to handle 4096 prefill tokens when I started it\n":                                                       false,
+		"            f\"Not enough memory to handle {num_tokens} prefill tokens. \"\n":                                                       false,
+		"print(\"Not enough memory to handle 4096 prefill tokens\")\n":                                                                       false,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
+		}
+	}
+}
+
+// Accelerate's batch size finder that reached zero is read where it is
+// an error (after an exception's or an issue form's colon, at a line's
+// start, in its repr), not in prose or source (session 41: uniem issue
+// 136's paste was "unrecognised input format").
+func TestBatchFinderReachedZero(t *testing.T) {
+	rs := readFile(t, "pastes/accelerate_no_batch_size_uniem136.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].gen != string(GenBatchFinder) || rs.msgs[0].line != 1 || rs.msgs[0].text != "No executable batch size found, reached zero." {
+		t.Fatalf("%+v", rs.msgs)
+	}
+	for text, want := range map[string]bool{
+		"[Bug]: No executable batch size found, reached zero.\n":                                  true,
+		"No executable batch size found, reached zero.\n":                                         true,
+		"RuntimeError('No executable batch size found, reached zero.')\n":                         true,
+		"                raise RuntimeError(\"No executable batch size found, reached zero.\")\n": false,
+		"the finder says No executable batch size found, reached zero when the batch is 1\n":      false,
+		"I got `No executable batch size found, reached zero.` after an hour\n":                   false,
 	} {
 		rs, err := readText(t, "t", text, false)
 		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {

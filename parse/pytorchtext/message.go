@@ -154,6 +154,27 @@ const (
 	// exception's colon or at a line's start, never in source code. No
 	// device, total or free memory is printed.
 	GenKVCache Generation = "kv-cache"
+	// GenPaddle: PaddlePaddle's GPU allocator (memory/detail/
+	// system_allocator.cc, later allocator_facade's BadAlloc): "Out of
+	// memory error on GPU d. Cannot allocate X memory on GPU d, [Y memory
+	// has been allocated and ]available memory is only Z." X, Y, Z are
+	// printed "%f" with a unit of HumanReadableSize (B, kB, MB, GB, TB:
+	// powers of 1024): X is Requested, Y Paddle's allocated memory read
+	// as Reserved, Z the GPU's available memory (cudaMemGetInfo) read as
+	// Free. No total.
+	GenPaddle Generation = "paddle"
+	// GenBatchFinder: Hugging Face Accelerate's batch size finder
+	// (accelerate.utils.find_executable_batch_size, which the Trainer's
+	// auto_find_batch_size and training scripts use) gave up: "No
+	// executable batch size found, reached zero." (utils/memory.py). It
+	// calls the function with a batch size and halves the size each time
+	// the function raises an out-of-memory error (should_reduce_batch_size:
+	// "CUDA out of memory.", cuDNN's CUDNN_STATUS_NOT_SUPPORTED, the CPU
+	// allocator's "can't allocate memory", and later the XPU's and NPU's),
+	// so every size down to 1 failed so, unless it started at 0. No size,
+	// device or figure is printed; the caught OOMs are not (unless the
+	// program logged them).
+	GenBatchFinder Generation = "batch-size-finder"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -424,9 +445,10 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -435,7 +457,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static",
+	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase,
+	// Accelerate's batch size finder that halved its batch to zero.
+	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
 	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
 
@@ -469,9 +493,22 @@ var frameworkOOMs = []struct {
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
 	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`)},
 	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil},
+	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
+	// op's node on the next line.
+	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`)},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
 	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
+	// PaddlePaddle's words are its own (no exception needs to come
+	// before: Paddle prints them on a line of their own after
+	// "ResourceExhaustedError: ", and issue titles quote them): the whole
+	// form, read anywhere.
+	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `)},
 }
+
+// tfRanOutPhrase starts TensorFlow 1.x's failure to allocate an op's
+// memory on the GPU, which gives the bytes: "Ran out of GPU memory when
+// allocating 1294336000 bytes for " (the node follows on the next line).
+const tfRanOutPhrase = "Ran out of GPU memory when allocating "
 
 // statusWords end the text before an XLA or TensorFlow message: the
 // status code's name as absl prints it, TF 1.x's, and the Python
@@ -508,6 +545,9 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		found = true
 		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
 			continue
+		}
+		if f.after == nil {
+			return k, true // its form alone says whose it is
 		}
 		for _, a := range f.after {
 			if colon && strings.HasSuffix(before, a) {
@@ -555,6 +595,41 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// failed with error %d", no string. 2 is cudaErrorMemoryAllocation.
 	{"cuda failed with error 2 out of memory", "the CUDA runtime"},
 	{"cuda execution failed with error 2", "the CUDA runtime"},
+	// "cudaMalloc failed: out of memory": MXNet's pooled storage manager
+	// and others; llama.cpp's ggml CUDA backend (ggml-cuda.cu,
+	// ggml_backend_cuda_buffer_type_alloc_buffer) prints "allocating %.2f
+	// MiB on device %d: " before it (ggmlAlloc reads the size and the
+	// device; the message's text then starts there and Library names
+	// llama.cpp); its HIP builds print the same words.
+	{"cudaMalloc failed: out of memory", "the CUDA runtime"},
+	// TensorRT's default allocator: 8.x and later "[defaultAllocator.cpp::
+	// allocate::N] Error Code 1: Cuda Runtime (out of memory)", 7.x
+	// "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
+	// memory)".
+	{"Cuda Runtime (out of memory)", "TensorRT"},
+	{"Cuda Error in allocate: 2 (out of memory)", "TensorRT"},
+}
+
+// ggmlAllocRe reads what llama.cpp's ggml CUDA backend prints before
+// cudaMalloc's error: "allocating 9866.00 MiB on device 1: " (%.2f MiB).
+var ggmlAllocRe = lazyre.New(`allocating (\d{1,12}\.\d{2}) MiB on device (\d{1,3}): $`)
+
+// ggmlTextRe matches a message's text that starts with llama.cpp's words
+// before cudaMalloc's error (see ggmlAllocRe).
+var ggmlTextRe = lazyre.New(`^allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: `)
+
+// ggmlAlloc returns the bytes (MiB printed to two decimals, so to within
+// 0.005 MiB) and the device that prefix, the text before llama.cpp's
+// "cudaMalloc failed", says failed to allocate; -1, -1 when it does not
+// say.
+func ggmlAlloc(prefix string) (bytes int64, device int) {
+	m := ggmlAllocRe.FindStringSubmatch(prefix)
+	if m == nil {
+		return -1, -1
+	}
+	mib, _ := strconv.ParseFloat(m[1], 64)
+	d, _ := strconv.Atoi(m[2])
+	return int64(mib*(1<<20) + 0.5), d
 }
 
 // wholeStatusLine reports whether a library's status phrase is a
@@ -659,6 +734,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
+	if ggmlTextRe.Re().MatchString(text) {
+		return "llama.cpp (ggml)"
+	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
 			return l.library
@@ -852,12 +930,32 @@ func classify(line string, at int) int {
 		}
 		return notMessage
 	}
+	if strings.HasPrefix(rest, batchFinderPhrase) {
+		// After an exception's colon (a log prefix or an issue form's
+		// "[Bug]:" before it) or at a line's start; in a code span only
+		// as an error quoted; never a source line's string.
+		before := strings.TrimRight(line[:at], " \t")
+		switch {
+		case debugStringOpen(before):
+			return message
+		case strings.Count(line[:at], "`")%2 == 1:
+			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
+				return message
+			}
+			return notMessage
+		case before == "" || strings.HasSuffix(before, ":"):
+			return message
+		}
+		return notMessage
+	}
 	if _, found := kvCacheAt(line, at); found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
 		// source line's string ("raise ValueError(\"No available ...").
 		before := strings.TrimRight(line[:at], " \t")
 		switch {
+		case debugStringOpen(before):
+			return message
 		case strings.Count(line[:at], "`")%2 == 1:
 			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
 				return message
@@ -882,6 +980,11 @@ func classify(line string, at int) int {
 		// RESOURCE_EXHAUSTED: "); else prose or another program's words.
 		if k < 0 {
 			return notMessage
+		}
+		if frameworkOOMs[k].after == nil {
+			// A form whole enough to be nobody else's (Paddle's): in a
+			// code span it is the error quoted.
+			return message
 		}
 		if strings.Count(line[:at], "`")%2 == 1 {
 			return weakMessage // quoted in markdown: a code span opened before it
@@ -999,6 +1102,10 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		return message
 	case before == "" && (leadIn || whole):
 		return message
+	case trtSourceRe.MatchString(before) && lib == "TensorRT":
+		// TensorRT 7's logger: "../rtSafe/safeRuntime.cpp (25) - Cuda
+		// Error in allocate: 2 (out of memory)".
+		return message
 	case whole && sourceLineRe.MatchString(before):
 		// The file and line the check names, then its status: the
 		// exception's two lines joined into one (an issue title,
@@ -1051,6 +1158,95 @@ var kvCacheOOMs = []struct{ phrase, engine string }{
 	{"The model's max seq len (", "vLLM"},
 	{"To serve at least one request with the model", "vLLM"},
 	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
+	{tgiWarmupPhrase, "TGI"},
+	// V1's sampler warmup (gpu_model_runner.py _dummy_sampler_run), which
+	// re-raises the CUDA OutOfMemoryError it meets: "CUDA out of memory
+	// occurred when warming up sampler with N dummy requests. Please try
+	// lowering `max_num_seqs` or `gpu_memory_utilization` when
+	// initializing the engine."
+	{vllmSamplerPhrase, "vLLM"},
+}
+
+// vllmSamplerPhrase starts vLLM V1's sampler warmup failure (kvCacheOOMs).
+const vllmSamplerPhrase = "CUDA out of memory occurred when warming up sampler"
+
+// vllmSamplerRe reads the dummy requests of vLLM's sampler warmup failure.
+var vllmSamplerRe = lazyre.New(`^CUDA out of memory occurred when warming up sampler with (\d+)(?:\s|$)`)
+
+// VLLMSamplerRequests returns the dummy requests (max_num_seqs) a vLLM
+// sampler warmup failure's text names; -1 when it names none (cut before
+// them), and 0, false for another text.
+func VLLMSamplerRequests(text string) (n int64, ok bool) {
+	if !strings.HasPrefix(text, vllmSamplerPhrase) {
+		return 0, false
+	}
+	if m := vllmSamplerRe.Re().FindStringSubmatch(text); m != nil {
+		n, _ = strconv.ParseInt(m[1], 10, 64)
+		return n, true
+	}
+	return -1, true
+}
+
+// batchFinderPhrase starts Accelerate's batch size finder's failure
+// (GenBatchFinder).
+const batchFinderPhrase = "No executable batch size found, reached zero"
+
+// tgiWarmupPhrase starts text-generation-inference's failures at start-up
+// (and its forks', LoRAX's): the server's warmup
+// (flash_causal_lm.py) runs one prefill batch of --max-batch-prefill-tokens
+// tokens and re-raises the CUDA OutOfMemoryError it meets as "RuntimeError:
+// Not enough memory to handle N prefill tokens. You need to decrease
+// `--max-batch-prefill-tokens`"; its "Not enough memory to handle N total
+// tokens with M prefill tokens. You need to decrease
+// `--max-batch-total-tokens` or `--max-batch-prefill-tokens`" says the KV
+// cache left after warmup holds fewer tokens than --max-batch-total-tokens.
+// The router repeats the text in its ERROR record ("Server error: ") and
+// exits with its Debug form, `Error: Warmup(Generation("..."))`.
+const tgiWarmupPhrase = "Not enough memory to handle "
+
+// tgiWarmupRe reads TGI's warmup failure: the tokens of the KV cache
+// (--max-batch-total-tokens, in releases that print it) and of the
+// prefill batch.
+var tgiWarmupRe = lazyre.New(`^Not enough memory to handle (\d+) (?:total tokens with (\d+) )?prefill tokens`)
+
+// TGIWarmupTokens reads a TGI warmup failure's text (tgiWarmupPhrase):
+// the prefill batch's tokens and the KV cache's total tokens, -1 where
+// the text does not give one.
+func TGIWarmupTokens(text string) (prefill, total int64) {
+	prefill, total = -1, -1
+	m := tgiWarmupRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return
+	}
+	if m[2] != "" {
+		total, _ = strconv.ParseInt(m[1], 10, 64)
+		prefill, _ = strconv.ParseInt(m[2], 10, 64)
+		return
+	}
+	prefill, _ = strconv.ParseInt(m[1], 10, 64)
+	return
+}
+
+// debugStringOpen reports whether text, the words before a failure's
+// text, ends by opening a string inside a type's name and a parenthesis:
+// a Rust enum's Debug form (`Warmup(Generation("`) or a Python
+// exception's repr (`RuntimeError('`, `exception=RuntimeError('`), which
+// wrap an error's text whole. A word before the name makes it code or
+// prose (`raise ValueError("`, `I got RuntimeError('`).
+func debugStringOpen(before string) bool {
+	if len(before) < 3 || !strings.HasSuffix(before, "(\"") && !strings.HasSuffix(before, "('") {
+		return false
+	}
+	name := before[:len(before)-2]
+	i := len(name)
+	for i > 0 && isWordByte(name[i-1]) {
+		i--
+	}
+	if i == len(name) || name[i] < 'A' || name[i] > 'Z' {
+		return false
+	}
+	lead := strings.TrimRight(name[:i], " \t")
+	return lead == "" || !isWordByte(lead[len(lead)-1])
 }
 
 // kvCacheAt returns the engine whose KV cache failure starts line[at:],
@@ -1137,6 +1333,11 @@ func codeSpanQuotesError(line string, open int) bool {
 	return word == "error" || word == "Error" || word == "ERROR"
 }
 
+// trtSourceRe matches the end of the text before TensorRT 7's status:
+// its source file, line in parentheses and a dash ("safeRuntime.cpp (25)
+// -").
+var trtSourceRe = lazyre.New(`\.(?:cpp|cu|h) \(\d{1,6}\) -$`)
+
 // sourceLineRe matches the end of the text before a whole status line
 // when it names a source file and line, as tensorview's and spconv 1's
 // checks print them ("indice_cuda.cu 124", "tensor.h 168").
@@ -1219,11 +1420,20 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		}
 		return m, s.i
 	}
+	if strings.HasPrefix(line[at:], batchFinderPhrase) {
+		// The sentence alone: prose may go on after it on the line.
+		m.Generation = GenBatchFinder
+		m.Text = batchFinderPhrase
+		if strings.HasPrefix(line[at+len(m.Text):], ".") {
+			m.Text += "."
+		}
+		return m, at + len(m.Text)
+	}
 	if engine, _ := kvCacheAt(line, at); engine != "" {
 		// The engine's sentences up to the line's end (less a quote or
 		// code span that closes there).
 		m.Generation = GenKVCache
-		m.Text = strings.TrimRight(line[at:], " \r\n`\"'")
+		m.Text = trimQuoteClose(line[at:])
 		return m, at + len(m.Text)
 	}
 	if x := hamiRe.Re().FindStringSubmatchIndex(line); x != nil && x[2] == at {
@@ -1405,6 +1615,53 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 				}
 			}
 		}
+	case f.gen == GenPaddle:
+		// "d. Cannot allocate X memory on GPU d, [Y memory has been
+		// allocated and ]available memory is only Z."
+		var d int
+		if d, err = s.int(); err == nil {
+			m.Device = d
+			if err = s.want(". Cannot allocate "); err == nil {
+				if m.Requested, err = s.paddleBytes(); err == nil && s.eat(" memory on GPU ") {
+					s.int()
+					s.eat(", ")
+					if at := s.i; !s.eat("available") {
+						s.i = at
+						if m.Reserved, err = s.paddleBytes(); err == nil {
+							err = s.want(" memory has been allocated and ")
+						}
+					}
+					if err == nil {
+						s.eat("available")
+						if err = s.want(" memory is only "); err == nil {
+							m.Free, err = s.paddleBytes()
+						}
+					}
+				}
+			}
+		}
+		if err == nil {
+			s.eat(".")
+			m.Text = s.s[start:s.i]
+			return *m, s.i
+		}
+		if m.Requested >= 0 {
+			// Cut or wrapped after its request (a paste's line end
+			// after "available memory is only"): the figures before.
+			m.Reason = "cut after its request: " + err.Error()
+			m.Text = strings.TrimRight(s.s[start:], " \r\n")
+			if m.Free < 0 {
+				m.Free = -1
+			}
+			return *m, len(strings.TrimRight(s.s, " \r\n"))
+		}
+	case f.phrase == tfRanOutPhrase:
+		// "N bytes for " and the node on the next line: the bytes, the
+		// GPU (no index).
+		if m.Requested, err = s.groupedBytes(); err == nil {
+			m.Text = s.s[start:s.i]
+			return *m, s.i
+		}
 	case f.gen == GenTF:
 		// The device is in the message ("... on /job:localhost/replica:0/
 		// task:0/device:GPU:0 by allocator GPU_0_bfc") or, for the eager
@@ -1483,6 +1740,38 @@ done:
 		return -1, err
 	}
 	return n, nil
+}
+
+// paddleBytes reads PaddlePaddle's HumanReadableSize ("56.000000MB",
+// "7.782776GB": "%f" and a unit of powers of 1024) as bytes.
+func (s *scanner) paddleBytes() (int64, error) {
+	at := s.i
+	num := s.digits()
+	if s.eat(".") {
+		num += "." + s.digits()
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if num == "" || err != nil {
+		s.i = at
+		return -1, s.expected("a size")
+	}
+	var unit float64
+	switch {
+	case s.eat("kB"), s.eat("KB"):
+		unit = 1 << 10
+	case s.eat("MB"):
+		unit = 1 << 20
+	case s.eat("GB"):
+		unit = 1 << 30
+	case s.eat("TB"):
+		unit = 1 << 40
+	case s.eat("B"):
+		unit = 1
+	default:
+		s.i = at
+		return -1, s.expected(`"B", "kB", "MB", "GB" or "TB"`)
+	}
+	return int64(v*unit + 0.5), nil
 }
 
 // humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
@@ -2336,4 +2625,21 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	// hundredths/100*unit <= 2^60 and unit <= 2^30: split to stay within
 	// int64.
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+}
+
+// trimQuoteClose returns text less the spaces, quotes and code-span
+// backticks that close a quote or span at its end, and the parentheses
+// closing a wrapper opened before text (`Warmup(Generation("...`"))`):
+// only those text itself does not open.
+func trimQuoteClose(text string) string {
+	for {
+		t := strings.TrimRight(text, " \r\n`\"'")
+		if strings.HasSuffix(t, ")") && strings.Count(t, ")") > strings.Count(t, "(") {
+			t = t[:len(t)-1]
+		}
+		if t == text {
+			return t
+		}
+		text = t
+	}
 }

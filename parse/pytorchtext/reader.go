@@ -415,6 +415,13 @@ func (r *Reader) addLine(line string) error {
 			tb.rich, tb.paraDone = true, true
 			tb.addFrame(f)
 			return nil
+		} else if prefix, ok := ipythonFrameStart(line); ok {
+			// An IPython traceback pasted from the middle: its frame
+			// headers without the title line.
+			tb := r.startTraceback(prefix)
+			tb.ipython = true
+			tb.addIPython(line[len(prefix):])
+			return nil
 		}
 	}
 	if k >= 0 {
@@ -474,6 +481,12 @@ func (r *Reader) addLine(line string) error {
 		m, end := ParseMessage(line, i)
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
+			if n, d := ggmlAlloc(line[:i]); n >= 0 {
+				// llama.cpp's words are part of its message (Library
+				// tells it from another program's cudaMalloc failure).
+				m.Requested, m.Device = n, d
+				m.Text = line[strings.LastIndex(line[:i], "allocating "):i] + m.Text
+			}
 		}
 		if m.Host {
 			r.noteHost(m, line)

@@ -113,3 +113,56 @@ func TestPinnedHostMemory(t *testing.T) {
 		t.Errorf("%+v %v", rs.msgs, err)
 	}
 }
+
+// Other programs' cudaMalloc failures (session 41; each was "unrecognised
+// input format"): llama.cpp's ggml CUDA backend ("allocating 9866.00 MiB
+// on device 1: cudaMalloc failed: out of memory", behind docker compose's
+// prefix, twice; 144817.04 MiB on device 0 while loading a model: the size
+// printed in MiB to two decimals and the device are read), TensorRT 10's
+// trtexec ("Error Code 1: Cuda Runtime (out of memory)") and TensorRT 7's
+// logger ("safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
+// memory)", twice), MXNet's "cudaMalloc failed: out of memory" in a code
+// span. Prose naming the words is no message.
+func TestOtherProgramsCudaMalloc(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		lib    string
+		lines  []int64
+		device int32
+		req    int64
+	}{
+		{"pastes/llamacpp_cudamalloc_docker_llamacpp11476.txt", "llama.cpp (ggml)", []int64{1, 4}, 1, 986600 << 20 / 100},
+		{"pastes/llamacpp_cudamalloc_load_llamacpp20431.txt", "llama.cpp (ggml)", []int64{4}, 0, (14481704<<20 + 50) / 100},
+		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, -1},
+		{"pastes/trt7_safe_runtime_tensorrtinference155.txt", "TensorRT", []int64{2, 3}, -1, -1},
+		// MXNet's pooled storage manager prints the same cudaMalloc words
+		// without llama.cpp's before them: the CUDA runtime's, not
+		// llama.cpp's, and no size.
+		{"pastes/mxnet_cudamalloc_backtick_mxnet675.txt", "the CUDA runtime", []int64{2}, -1, -1},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != len(c.lines) {
+			t.Fatalf("%s: %+v", c.file, rs.msgs)
+		}
+		for i, m := range rs.msgs {
+			req, ok := m.sizes["requested"]
+			if !ok {
+				req = -1
+			}
+			if m.gen != string(GenCUDAError) || m.line != c.lines[i] || Library(m.text) != c.lib || m.device != c.device || req != c.req {
+				t.Errorf("%s: %+v (requested %d)", c.file, m, req)
+			}
+		}
+	}
+	for text, want := range map[string]bool{
+		"E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 51748.72 MiB on device 1: cudaMalloc failed: out of memory\n": true,
+		"[E] [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)\n":                                 true,
+		"I keep getting cudaMalloc failed: out of memory with llama.cpp\n":                                                      false,
+		"the builder reports Cuda Runtime (out of memory) when the workspace is large\n":                                        false,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
+			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
+		}
+	}
+}
