@@ -934,37 +934,13 @@ func classify(line string, at int) int {
 		// After an exception's colon (a log prefix or an issue form's
 		// "[Bug]:" before it) or at a line's start; in a code span only
 		// as an error quoted; never a source line's string.
-		before := strings.TrimRight(line[:at], " \t")
-		switch {
-		case debugStringOpen(before):
-			return message
-		case strings.Count(line[:at], "`")%2 == 1:
-			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
-				return message
-			}
-			return notMessage
-		case before == "" || strings.HasSuffix(before, ":"):
-			return message
-		}
-		return notMessage
+		return raisedAt(line, at)
 	}
 	if _, found := kvCacheAt(line, at); found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
 		// source line's string ("raise ValueError(\"No available ...").
-		before := strings.TrimRight(line[:at], " \t")
-		switch {
-		case debugStringOpen(before):
-			return message
-		case strings.Count(line[:at], "`")%2 == 1:
-			if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
-				return message
-			}
-			return notMessage
-		case before == "" || strings.HasSuffix(before, ":"):
-			return message
-		}
-		return notMessage
+		return raisedAt(line, at)
 	}
 	if hostPhraseAt(line, at) {
 		// Host memory: never counted, so a quoted one is warned of too;
@@ -2642,4 +2618,24 @@ func trimQuoteClose(text string) string {
 		}
 		text = t
 	}
+}
+
+// raisedAt says whether the phrase at line[at:] stands as an error
+// raised: after an exception's colon (a log prefix or an issue form's
+// "[Bug]:" before it) or at a line's start, inside a debug string, or in
+// a code span that quotes an error; never as a source line's string.
+func raisedAt(line string, at int) int {
+	before := strings.TrimRight(line[:at], " \t")
+	switch {
+	case debugStringOpen(before):
+		return message
+	case strings.Count(line[:at], "`")%2 == 1:
+		if codeSpanQuotesError(line, strings.LastIndexByte(line[:at], '`')) {
+			return message
+		}
+		return notMessage
+	case before == "" || strings.HasSuffix(before, ":"):
+		return message
+	}
+	return notMessage
 }
