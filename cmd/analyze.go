@@ -155,9 +155,9 @@ report's schema is gpuleak.report/v1 (README.md documents it).
 	return c
 }
 
-// failOnKinds are the finding kinds --fail-on takes as plain gates (every
-// kind but trend, which each NVML series gets whatever it does: its
-// classes are gates of their own).
+// failOnKinds are the finding kinds --fail-on takes as plain gates, for a
+// usage message (trend, which each NVML series gets whatever it does, is a
+// gate on growing series only: report.GateHelp).
 const failOnKinds = "leak, pending-free, live, retained, oom, fragmentation, non-pytorch"
 
 // validate checks the flags and parses them into opts; every error is a

@@ -118,6 +118,55 @@ func TestGatesTripAtThreshold(t *testing.T) {
 	}
 }
 
+// trend is every NVML series' finding kind, so "any trend finding" would
+// trip on every log. The gate counts the leak suspects, growing series,
+// as the growing gate does: the fixture query_gpu.csv is a sawtooth that
+// ends at 0 B ("allocation churn, not a leak": fixtures README), a
+// one-sample log is undetermined, and neither trips; the H200 capture has
+// growing series, which trip, and trend>SIZE takes their used memory.
+func TestTrendGateTripsOnGrowingSeriesOnly(t *testing.T) {
+	one := filepath.Join(t.TempDir(), "one.csv")
+	if err := os.WriteFile(one, []byte("timestamp, index, memory.used [MiB], memory.total [MiB]\n2024/01/01 00:00:00.000, 0, 1000 MiB, 80000 MiB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{td + "nvml/query_gpu.csv", td + "nvml/pmon.txt", one} {
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "trend", path)
+		if code != ExitOK {
+			t.Errorf("trend on %s: exit %d, stderr %q", path, code, errOut)
+			continue
+		}
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		trends := 0
+		for _, f := range r.Findings {
+			if f.Kind == report.KindTrend {
+				trends++
+			}
+		}
+		if trends == 0 || len(r.Gates) != 1 || r.Gates[0].Tripped || !strings.Contains(r.Gates[0].Why, "no growing NVML series") {
+			t.Errorf("trend on %s: %d trend findings, gates %+v", path, trends, r.Gates)
+		}
+	}
+	grow := nvmlData + "capture_h200_1s.jsonl"
+	growing := sumBytes(analyzeReport(t, grow), func(f *report.Finding) bool { return f.Classification == "growing" })
+	if growing == 0 {
+		t.Fatal("capture_h200_1s.jsonl: no growing series")
+	}
+	for gate, want := range map[string]int{
+		"trend": ExitFindings, fmt.Sprintf("trend>%d", growing-1): ExitFindings, fmt.Sprintf("trend>%d", growing): ExitOK,
+	} {
+		code, out, _ := run(t, nil, "analyze", "-q", "--fail-on", gate, grow)
+		if code != want {
+			t.Errorf("%s on %s: exit %d, want %d", gate, grow, code, want)
+		}
+		if code == ExitFindings && !strings.Contains(out, " growing NVML series holding ") {
+			t.Errorf("%s: %q does not name the growing series", gate, out)
+		}
+	}
+}
+
 // new and grown against a baseline trip at their thresholds: the step
 // site of leaky grows from 2 x 256 KiB (leak_save.xml, "leaky 2") to
 // 5 x 256 KiB (leak_full.txt, "leaky 5"): +786,432 bytes, +150%; the leak

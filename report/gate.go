@@ -16,12 +16,15 @@ const GateHelp = `A gate is NAME, or NAME>VALUE, or NAME>=VALUE; several are sep
 commas (or given with repeated --fail-on). The run exits with code 1 when
 any gate trips. NAME is:
   a finding kind     leak, pending-free, live, retained, oom, fragmentation, non-pytorch
-                     (with a size: see below), trend, ...:
+                     (with a size: see below), ...:
                      alone, any finding of that kind; with a size, the bytes
                      all of its findings hold together (leak>64MiB)
   growing, step, sawtooth, flat
                      NVML series of that class (alone: any; with a size: the
                      used memory of all of them at their last sample)
+  trend              the same as growing: the NVML series that are leak
+                     suspects (every series is a trend finding, flat and
+                     one-sample ones too; those trip only their class's gate)
   non-pytorch        memory a process used outside PyTorch's caching allocator:
                      at an OOM (in use less reserved), or a non-pytorch finding
                      (a snapshot joined with an NVML log), the most of any
@@ -88,6 +91,20 @@ const (
 )
 
 var trendClasses = map[string]bool{"growing": true, "step": true, "sawtooth": true, "flat": true}
+
+// trendClass is the NVML class the gate counts: its name, or growing for
+// trend (the kind every series' finding has, flat or of one sample alike,
+// so that "any trend finding" would trip on every NVML log); "" for a
+// gate on no NVML class.
+func (g Gate) trendClass() string {
+	switch {
+	case trendClasses[g.Name]:
+		return g.Name
+	case g.Name == string(KindTrend):
+		return "growing"
+	}
+	return ""
+}
 
 // KnownKind reports whether k is a finding kind gpuleak writes: one the
 // report ranks (a kind added to Kind.rank is known here too).
@@ -336,7 +353,7 @@ func (g Gate) families() []string {
 	switch {
 	case g.Name == gateSanitizerErrors:
 		return []string{"compute-sanitizer"}
-	case trendClasses[g.Name] || g.Name == string(KindTrend):
+	case g.trendClass() != "":
 		return []string{"nvml"}
 	case g.Name == string(KindLeak):
 		return []string{"pytorch-snapshot", "compute-sanitizer", "pytorch-profiler-trace", "pytorch-memory-timeline"}
@@ -355,8 +372,8 @@ func (g Gate) nothing() string {
 		return "no site absent from the baseline"
 	case g.Name == gateGrown:
 		return "no site grew enough"
-	case trendClasses[g.Name]:
-		return "no " + g.Name + " NVML series"
+	case g.trendClass() != "":
+		return "no " + g.trendClass() + " NVML series"
 	}
 	return "no " + g.Name + " finding"
 }
@@ -368,8 +385,8 @@ func (r GateResult) Matches(f *Finding) bool {
 	switch g := r.g; {
 	case g.Name == gateNew || g.Name == gateGrown:
 		return f.Baseline != nil && f.Baseline.Status == g.Name
-	case trendClasses[g.Name]:
-		return f.Kind == KindTrend && f.Classification == g.Name
+	case g.trendClass() != "":
+		return f.Kind == KindTrend && f.Classification == g.trendClass()
 	case g.Name == gateNonPyTorch:
 		return f.Kind == KindNonPyTorch
 	case g.Name == gateSanitizerErrors:
@@ -445,10 +462,11 @@ func (g Gate) eval(in GateInput) (string, bool) {
 		return why, g.crosses(b)
 	case g.Name == gateGrown:
 		return g.evalGrown(in)
-	case trendClasses[g.Name]:
+	case g.trendClass() != "":
 		// "series" is its own plural.
-		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == g.Name },
-			func(n int) string { return plural(n, g.Name+" NVML series", g.Name+" NVML series") })
+		c := g.trendClass()
+		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == c },
+			func(n int) string { return plural(n, c+" NVML series", c+" NVML series") })
 	}
 	// Counted as the summary counts them: "1 leak", "4 leaks", "2 OOMs",
 	// "3 retained findings".
