@@ -204,8 +204,14 @@ func newDailyView(d *Daily) *dailyView {
 		if l.MaxBytesPerS > 0 {
 			rate = fmt.Sprintf(", up to %s/s", IBytes(int64(l.MaxBytesPerS)))
 		}
-		lv.Lines = append(lv.Lines, fmt.Sprintf("%s in %s held at the end, from %s in %s%s", IBytes(l.Bytes),
-			plural(l.Count, "allocation", "allocations"), plural(l.Findings, "finding", "findings"), plural(l.JobCount, "job", "jobs"), rate))
+		// A memory timeline's category counts bytes, not allocations:
+		// its sites hold no count, which "in 0 allocations" would misstate.
+		in := ""
+		if l.Count > 0 {
+			in = " in " + plural(l.Count, "allocation", "allocations")
+		}
+		lv.Lines = append(lv.Lines, fmt.Sprintf("%s%s held at the end, from %s in %s%s", IBytes(l.Bytes),
+			in, plural(l.Findings, "finding", "findings"), plural(l.JobCount, "job", "jobs"), rate))
 		jobs := "jobs: " + strings.Join(l.Jobs, ", ")
 		if more := l.JobCount - len(l.Jobs); more > 0 {
 			jobs += fmt.Sprintf(" and %d more", more)

@@ -35,6 +35,8 @@ func TestDailyLeakSiteCounts(t *testing.T) {
 	}{
 		{1, 1, 1, "80 MiB in 1 allocation held at the end, from 1 finding in 1 job"},
 		{40, 4, 2, "80 MiB in 40 allocations held at the end, from 4 findings in 2 jobs"},
+		// A memory timeline's growing category: bytes, no allocations.
+		{0, 1, 1, "80 MiB held at the end, from 1 finding in 1 job"},
 	} {
 		d := &Daily{LeakSites: []DailyLeakSite{{Bytes: 80 << 20, Count: c.count, Findings: c.findings, JobCount: c.jobs}}}
 		v := newDailyView(d)
