@@ -21,7 +21,7 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (__)?(global|shared|local|generic)\b|Malloc/Free error|Uninitialized (__)?(global|shared|local)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(ERROR|WARN|INFO):(\(.*\))? Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(ERROR|WARN|INFO):(\(.*\))? Potential )`)
 
 	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
@@ -152,13 +152,29 @@ func (s *textSource) readLine() (string, bool, error) {
 // /code/lib/cuda/cudaInputData.cpp:23 [0x53be5f]". Without the join the
 // frame lost its source line and the rest was taken for program output.
 // The next line is peeked at, not read, unless it is joined.
+//
+// An editor wraps at the window's edge, so every piece but the last has
+// the first's width: a line is wrapped only when it is at least
+// minWrapWidth bytes, a later piece ending in a backslash only when it
+// has that width, and at most maxWrapJoins pieces are joined. A line
+// that already ends a frame ("[0x53be5f]\\") was not cut. So program
+// output after a tool line (C macros, shell lines, each ending in a
+// backslash) is not glued onto the frame, and a run of such lines costs
+// no more than the lines themselves.
 func (s *textSource) joinWrapped(text string) (string, error) {
-	for s.core != "" && !s.cut && strings.HasSuffix(text, "\\") && strings.Contains(text, s.core) {
+	width := len(text)
+	if s.core == "" || s.cut || width < minWrapWidth || !strings.HasSuffix(text, "\\") || !strings.Contains(text, s.core) ||
+		frameEndRe.MatchString(text[:width-1]) {
+		return text, nil
+	}
+	for n := 0; n < maxWrapJoins && strings.HasSuffix(text, "\\"); n++ {
 		head, _ := s.br.Peek(4096)
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
 			head = head[:i]
 		}
-		if len(bytes.TrimSpace(head)) == 0 || bytes.Contains(head, []byte(s.core)) {
+		head = bytes.TrimRight(head, "\r")
+		if len(bytes.TrimSpace(head)) == 0 || bytes.Contains(head, []byte(s.core)) ||
+			bytes.HasSuffix(head, []byte("\\")) && len(head) != width {
 			break
 		}
 		first := text[:len(text)-1]
@@ -170,6 +186,18 @@ func (s *textSource) joinWrapped(text string) (string, error) {
 	}
 	return text, nil
 }
+
+const (
+	// minWrapWidth is the narrowest line taken for one an editor wrapped
+	// (kotekan#1234's were 138 bytes); maxWrapJoins the most pieces
+	// joined to it (a 2,000-byte C++ name at 138 columns is 15).
+	minWrapWidth = 60
+	maxWrapJoins = 24
+)
+
+// frameEndRe matches a host frame's end, its address: a line ending so
+// was not cut by a wrap.
+var frameEndRe = lazyre.New(`\[0x[0-9a-fA-F]+\]\s*$`)
 
 // intern returns b as a string, the one made for an earlier line of the
 // same text when there is one among the recent lines.
@@ -321,7 +349,10 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 			if best >= 0 && i >= best {
 				break
 			}
-			if p == "Leaked " && !leakStartRe.MatchString(text[i:]) {
+			// The whole form, not the literal alone: program output
+			// (">> ERROR: Potential overflow in config", "*** Invalid
+			// global size") must not teach its marks as the prefix.
+			if !recordFormRe.MatchString(text[i:]) {
 				continue
 			}
 			j := i
@@ -342,8 +373,11 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 	return lead, word, spaces, best >= 0
 }
 
-// leakStartRe is the start of a leak record.
-var leakStartRe = lazyre.New(`^Leaked [\d,]+ bytes at 0x`)
+// recordFormRe is the start of a record in its whole form, each of
+// recordStarts followed by the words the tool writes after it.
+var recordFormRe = lazyre.New(`^(?:Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: [\d,]+ bytes? leaked|ERROR SUMMARY: [\d,]+ errors?|RACECHECK SUMMARY: [\d,]+ hazards?|Program hit \w+ |` +
+	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|` +
+	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:ERROR|WARN|INFO):(?:\([^)]*\))? Potential \w+ hazard|Barrier error)`)
 
 // isMark reports a byte that may be part of a prefix word: neither ASCII
 // white space nor a letter or digit.
