@@ -245,3 +245,31 @@ func TestWrapJoinLeavesProgramOutput(t *testing.T) {
 		t.Errorf("%d program lines, want the %d macro lines", meta.ProgramLines, macros)
 	}
 }
+
+// Two record starts session 41's forms lost: a record glued after
+// progress output ("progress 10%========= Invalid __global__ write"),
+// where recordStartRe's "(__)?global\b" could not match "__global__";
+// and program output holding a record's first words (">> ERROR:
+// Potential overflow in config"), which taught ">>" as the prefix and
+// dropped the real record. Each input has one memory-access record.
+func TestRecordStartsWholeForm(t *testing.T) {
+	rec := "========= Invalid __global__ write of size 4 bytes\n" +
+		"=========     at 0x70 in kernel(int *)\n" +
+		"=========     by thread (0,0,0) in block (0,0,0)\n" +
+		"=========     Address 0x7f0000000400 is out of bounds\n" +
+		"=========\n" +
+		"========= ERROR SUMMARY: 1 error\n"
+	for name, in := range map[string]string{
+		"glued":   "========= COMPUTE-SANITIZER\nprogress 10%" + rec,
+		"program": ">> ERROR: Potential overflow in config, using defaults\n*** Invalid global size in config, using 1\n" + rec,
+	} {
+		tb, _, err := read(t, name, []byte(in), false)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(tb.records) != 1 || tb.records[0]["kind"] != "memory-access" || tb.records[0]["size"] != "4" {
+			t.Errorf("%s: records %v, want one memory-access record of size 4", name, tb.records)
+		}
+	}
+}
