@@ -273,3 +273,49 @@ func TestRecordStartsWholeForm(t *testing.T) {
 		}
 	}
 }
+
+// A log cut inside a host frame's line number ("main in leaky.cu:3" of
+// ":31", the fixture leak_full.txt cut there; the session-42 tester's
+// san_cut.txt) must not name a line the program does not have: the cut
+// frame, which lacks the address the record's other host frames carry,
+// is left out with a warning, and no frame reads leaky.cu:3. A frame with
+// its address at the cut stays.
+func TestCutFrameWithoutAddressLeftOut(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sanitizer/leak_full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.LastIndex(string(data), "leaky.cu:31")
+	if i < 0 {
+		t.Fatal("no leaky.cu:31 in the fixture")
+	}
+	tb, meta, err := read(t, "cut.txt", data[:i+len("leaky.cu:3")], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutMain := 0
+	for _, f := range tb.frames {
+		if f["file"] == "leaky.cu" && f["line"] == "3" {
+			t.Errorf("the cut frame %v keeps its cut line", f)
+		}
+		if f["function"] == "main" && f["line"] == "(null)" {
+			cutMain++
+		}
+	}
+	if cutMain != 1 {
+		t.Errorf("%d frames of main without a line, want 1 (the cut one, its function kept)", cutMain)
+	}
+	if !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "ends in the middle of a line") {
+		t.Errorf("warnings %q: want the cut line named", meta.Warnings.Strings())
+	}
+	// Cut after the frame's address: the frame is whole and kept.
+	j := strings.Index(string(data[i:]), "]")
+	tb, _, err = read(t, "cut2.txt", data[:i+j+1], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := tb.frames
+	if len(fr) == 0 || fr[len(fr)-1]["function"] != "main" || fr[len(fr)-1]["line"] != "31" {
+		t.Errorf("cut after the address: the last frame %v, want main at leaky.cu:31 kept", fr[len(fr)-1])
+	}
+}

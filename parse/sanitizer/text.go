@@ -1083,7 +1083,17 @@ func (s *textSource) detail(c string) error {
 			}
 		}
 		s.sawLegacy = s.sawLegacy || p.legacy
-		rec.frames = append(rec.frames, p.f)
+		f := p.f
+		if s.cut && !f.hasPC && f.line > 0 && len(rec.frames) > 0 && rec.frames[len(rec.frames)-1].kind == FrameHost && rec.frames[len(rec.frames)-1].hasPC {
+			// The input ends inside this frame, after its line number
+			// but before the address the record's other host frames
+			// carry: the number may be cut ("main in leaky.cu:3" of
+			// ":31"), and would name a line the program does not have.
+			// The function and file stand; the line is left out.
+			f.line = 0
+			s.rd.meta.Warnings.Once("cut", parse.LineNote(int(s.line), "the log ends in the middle of a line: its host frame's line number may be cut, and is left out"))
+		}
+		rec.frames = append(rec.frames, f)
 		return nil
 	case strings.HasPrefix(c, "Device Frame:"):
 		f, err := s.deviceLocation(strings.TrimSpace(c[len("Device Frame:"):]))
