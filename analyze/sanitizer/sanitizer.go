@@ -784,6 +784,14 @@ func runtimeBase(short, base string) bool {
 	if !runtimeFuncRe.MatchString(base) {
 		return false
 	}
+	// Only a name spelled as the API's ("cuda..." and "cu..." alike)
+	// can be the program's own member: the names the toolchain makes
+	// ("__device_stub__...", which nvcc puts in the kernel's own
+	// namespace, "__cuda...", "libcudart_static_...") are the runtime's
+	// in any namespace.
+	if strings.HasPrefix(base, "__") || strings.HasPrefix(base, "libcudart_static_") {
+		return true
+	}
 	q := short
 	if i := strings.IndexByte(q, '<'); i > 0 {
 		q = q[:i]
