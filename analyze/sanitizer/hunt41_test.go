@@ -1,6 +1,7 @@
 package sanitizer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,36 @@ func TestHunt41LegacyDeviceFrameOnce(t *testing.T) {
 			len(got) > len(want) && got[len(want)] == want[len(want)-1] {
 			t.Errorf("%s: stack %q, want the device frames %q once each", file, got, want)
 		}
+	}
+}
+
+// A recursion's device frames are equal one after another
+// (walk+0x90 calling itself): only cuda-memcheck's repeat of the "at"
+// line's frame is one frame printed twice; the rest stay (the review of
+// session 42: three walk frames became one).
+func TestRecursionFramesStay(t *testing.T) {
+	in := "========= COMPUTE-SANITIZER\n" +
+		"========= Invalid __global__ read of size 4 bytes\n" +
+		"=========     at walk(Node *, int)+0x40 in tree.cu:12\n" +
+		"=========     by thread (0,0,0) in block (0,0,0)\n" +
+		"=========     Address 0x7f0000000400 is out of bounds\n" +
+		"=========         Device Frame: walk(Node *, int)+0x90 in tree.cu:14\n" +
+		"=========         Device Frame: walk(Node *, int)+0x90 in tree.cu:14\n" +
+		"=========         Device Frame: walk(Node *, int)+0x90 in tree.cu:14\n" +
+		"=========         Device Frame: kernel(Node *)+0x20 in tree.cu:30\n" +
+		"=========\n" +
+		"========= ERROR SUMMARY: 1 error\n"
+	res := analyzeBytes(t, "rec.txt", []byte(in), Options{})
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	var lines []string
+	for _, f := range res.Errors[0].Stack {
+		if f.Filename == "tree.cu" {
+			lines = append(lines, fmt.Sprint(f.Line))
+		}
+	}
+	if got := strings.Join(lines, " "); got != "12 14 14 14 30" {
+		t.Errorf("tree.cu frames at lines %q, want 12 14 14 14 30", got)
 	}
 }

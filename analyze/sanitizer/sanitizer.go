@@ -1484,10 +1484,12 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	var lastDev btFrame
 	for _, f := range frames {
 		switch {
-		case f.kind == sanitizer.FrameDevice && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
+		case f.kind == sanitizer.FrameDevice && len(device) == 1 && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
 			// cuda-memcheck's layout names the faulting function twice:
 			// "at 0x000000e0 in k" and "Device Frame:k (k : 0xe0)", one
-			// frame, not a call of k by k.
+			// frame, not a call of k by k. Only the "at" line's frame,
+			// the first, is so repeated: later equal frames are a
+			// recursion's (walk+0x90 calling itself), and stay.
 		case f.kind == sanitizer.FrameDevice:
 			device = append(device, f.frame())
 			lastDev = f
