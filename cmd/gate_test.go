@@ -427,6 +427,15 @@ func TestGateNoInputCanAnswer(t *testing.T) {
 		{"leak", nvmlLog, "PyTorch memory snapshot"},
 		{"trend", snap, "NVML sample log"},
 		{"growing", san, "NVML sample log"},
+		// Kinds only PyTorch's allocator state gives (the session-42
+		// tester: fragmentation over an NVML log passed, "nothing to
+		// measure"). compute-sanitizer's records are leaks only, and an
+		// OOM message holds no segments.
+		{"fragmentation", nvmlLog, "memory_summary() table"},
+		{"fragmentation", td + "pytorch/oom_error.txt", "PyTorch memory snapshot"},
+		{"retained", san, "profiler trace or memory timeline"},
+		{"live", nvmlLog, "PyTorch memory snapshot"},
+		{"pending-free", san, "PyTorch memory snapshot"},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--fail-on", "oom,"+c.gate, c.path)
 		if code != ExitInput {
@@ -442,6 +451,7 @@ func TestGateNoInputCanAnswer(t *testing.T) {
 	// The same gates, given an input that can answer them, are judged.
 	for _, c := range []struct{ gate, path string }{
 		{"sanitizer-errors>0", san}, {"leak>1TiB", snap}, {"trend>1TiB", nvmlLog},
+		{"fragmentation>1TiB", snap}, {"fragmentation>1TiB", td + "pytorch/memory_summary.txt"}, {"retained>1TiB", snap},
 	} {
 		if code, _, errOut := run(t, nil, "analyze", "-q", "--fail-on", c.gate, c.path); code != ExitOK {
 			t.Errorf("%s on %s: exit %d, want 0; stderr %q", c.gate, c.path, code, errOut)

@@ -41,7 +41,9 @@ VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
 (sanitizer-errors) or a percent (grown). ">" trips above VALUE, ">=" at it:
 leak>64MiB passes at exactly 64 MiB and trips one byte over. A gate no
 input can answer (sanitizer-errors with no compute-sanitizer report; trend
-and the NVML classes with no NVML log; leak with no snapshot, sanitizer
+and the NVML classes with no NVML log; fragmentation with no snapshot,
+memory_summary() table or memory_stats() dump; pending-free, live and
+retained with no snapshot, profiler trace or memory timeline; leak with no snapshot, sanitizer
 report, profiler trace or memory timeline, or none that could judge
 leaks: a snapshot without a trace or without stacks in it, a trace of too
 few steps or of none that repeats, a sanitizer log without --leak-check
@@ -239,8 +241,9 @@ type GateInput struct {
 type Source struct {
 	Path string
 	// Family is the input's family (pipeline's: pytorch-snapshot,
-	// compute-sanitizer, nvml, ...).
-	Family string
+	// compute-sanitizer, nvml, ...); Format its format
+	// (pytorch-memory-summary, ...).
+	Family, Format string
 	// LeaksUnjudged is Input.LeaksUnjudged: why the input could not judge
 	// leaks; "" when it could, or shows no leaks of any kind.
 	LeaksUnjudged string
@@ -283,7 +286,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 		case in.Sources == nil || g.families() == nil:
 		case can == 0 && len(cannot) == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
-				Why: "no input is " + gateSources[g.sources()] + ", the only inputs that give what it counts"})
+				Why: "no input is " + g.sources() + ", the only inputs that give what it counts"})
 			continue
 		case can == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, NotJudgedOn: cannot, g: g,
@@ -308,7 +311,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 	fams := g.families()
 	for _, s := range srcs {
-		if !slices.Contains(fams, s.Family) {
+		if !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) {
 			continue
 		}
 		if g.Name == string(KindLeak) && s.LeaksUnjudged != "" {
@@ -338,30 +341,42 @@ func notJudgedList(ns []NotJudged) string {
 	return strings.Join(parts, "; ")
 }
 
-// gateSources says in words which inputs give what a gate counts, keyed
-// by the first family of Gate.families.
-var gateSources = map[string]string{
-	"compute-sanitizer": "a compute-sanitizer report",
-	"nvml":              "an NVML sample log",
-	"pytorch-snapshot":  "a PyTorch memory snapshot, a compute-sanitizer report, a PyTorch profiler trace or memory timeline",
-}
-
-// families names the input families whose findings the gate counts, for
-// the gates only some families can answer; nil for a gate any input can
-// (an OOM is in logs, snapshots, traces and NVML logs alike).
+// families names the input families (pipeline's: pytorch-snapshot,
+// nvml, ...) or formats (pytorch-memory-summary, ...) whose findings the
+// gate counts, for the gates only some inputs can answer, and says so in
+// words; nil for a gate any input can (an OOM is in logs, snapshots,
+// traces and NVML logs alike; new and grown compare with a baseline).
 func (g Gate) families() []string {
-	switch {
-	case g.Name == gateSanitizerErrors:
-		return []string{"compute-sanitizer"}
-	case g.trendClass() != "":
-		return []string{"nvml"}
-	case g.Name == string(KindLeak):
-		return []string{"pytorch-snapshot", "compute-sanitizer", "pytorch-profiler-trace", "pytorch-memory-timeline"}
-	}
-	return nil
+	f, _ := g.answeredBy()
+	return f
 }
 
-func (g Gate) sources() string { return g.families()[0] }
+func (g Gate) sources() string {
+	_, s := g.answeredBy()
+	return s
+}
+
+func (g Gate) answeredBy() ([]string, string) {
+	switch g.Name {
+	case gateSanitizerErrors:
+		return []string{"compute-sanitizer"}, "a compute-sanitizer report"
+	case string(KindLeak):
+		return []string{"pytorch-snapshot", "compute-sanitizer", "pytorch-profiler-trace", "pytorch-memory-timeline"},
+			"a PyTorch memory snapshot, a compute-sanitizer report, a PyTorch profiler trace or memory timeline"
+	case string(KindPendingFree), string(KindLive), string(KindRetained):
+		// The call sites of PyTorch's allocations: compute-sanitizer's
+		// records are leaks only.
+		return []string{"pytorch-snapshot", "pytorch-profiler-trace", "pytorch-memory-timeline"},
+			"a PyTorch memory snapshot, profiler trace or memory timeline"
+	case string(KindFragmentation):
+		return []string{"pytorch-snapshot", "pytorch-memory-summary", "pytorch-memory-stats"},
+			"a PyTorch memory snapshot, memory_summary() table or memory_stats() dump"
+	}
+	if g.trendClass() != "" {
+		return []string{"nvml"}, "an NVML sample log"
+	}
+	return nil, ""
+}
 
 // nothing says what a gate found none of.
 func (g Gate) nothing() string {
