@@ -104,6 +104,19 @@ type Metadata struct {
 	// GPU without a process has none listed; a process listed with its
 	// memory N/A is listed, its memory unknown. In order of the outputs.
 	ProcessesListedUs []int64
+	// ProcessesPartialUs are the times of nvidia-smi tables whose GPU rows
+	// were read but whose Processes box was not read whole (cut, missing,
+	// a row not read): their processes' memory is a lower bound, so what
+	// no listed process accounts for then is not known. In order.
+	ProcessesPartialUs []int64
+	// Cut says where a pasted nvidia-smi table stops short of its
+	// Processes box ("the table ends at line 14 before its Processes
+	// box ..."), or the box stops before its bottom border: the GPU rows
+	// are read, but processes the box would list may be missing, so the
+	// output is read in part. The first such output, and how many more;
+	// "" when every table's box was read to its bottom border. The same
+	// words are a warning at that line.
+	Cut string
 }
 
 // Option configures a Reader.

@@ -163,6 +163,17 @@ type smiTextDecoder struct {
 	// follow); procBad: a row of the box was cut or was not read, so the
 	// box may not list every process.
 	procRule, procBad bool
+	// The excerpt's cut (Metadata.Cut): tableGPU, the output held a
+	// table's GPU row; procFrom, the line its Processes box started at
+	// (0: none seen); procClosed, the box's bottom border was read;
+	// lastLine, the output's last table line. cutOutputs counts the
+	// outputs cut before their box's end, cutWhy says the first.
+	tableGPU   bool
+	procFrom   int
+	procClosed bool
+	lastLine   int
+	cutOutputs int
+	cutWhy     string
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -190,6 +201,7 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.flushQ()
 	d.endQReport()
 	d.cutGPURow(d.r.line)
+	d.endTable()
 	if d.started {
 		d.snapshot++
 	}
@@ -203,6 +215,36 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.qGPU, d.qSection = -1, ""
 	d.qProcLists, d.qProcOpen = 0, false
 	d.r.newInstant = true // one output, one sampling instant
+}
+
+// endTable ends the current output's table: nvidia-smi prints the
+// Processes box after the GPU rows of every table, so a table with GPU
+// rows whose box is missing, or whose box has no bottom border, was cut
+// (by the paste, a log's limit, head -n): the processes it listed after
+// the cut are not in the excerpt. The first such output is named in a
+// warning and in Metadata.Cut; the others are counted.
+func (d *smiTextDecoder) endTable() {
+	var why string
+	switch {
+	case d.procFrom > 0 && !d.procClosed && d.lastLine == d.procFrom:
+		why = fmt.Sprintf("the nvidia-smi table stops at line %d, at its Processes box's title: the excerpt is cut there, so the processes the box listed are not in it", d.lastLine)
+	case d.procFrom > 0 && !d.procClosed:
+		why = fmt.Sprintf("the nvidia-smi table's Processes box (from line %d) stops at line %d without its bottom border: the excerpt is cut there, so processes the box listed after it may be missing", d.procFrom, d.lastLine)
+	case d.procFrom == 0 && d.tableGPU:
+		why = fmt.Sprintf("the nvidia-smi table ends at line %d before its Processes box: the excerpt is cut, so which processes held the GPUs' memory is not known", d.lastLine)
+	}
+	if d.tableGPU && (why != "" || d.procBad) {
+		d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, d.now())
+	}
+	d.tableGPU, d.procFrom, d.procClosed = false, 0, false
+	if why == "" {
+		return
+	}
+	d.cutOutputs++
+	if d.cutOutputs == 1 {
+		d.cutWhy = why
+		d.r.meta.Warnings.Linef(d.lastLine, "%s", why)
+	}
 }
 
 // endQReport ends the current -q report: when each of its GPU sections
@@ -333,6 +375,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
 	}
+	d.lastLine = n
 	if bytes.Contains(t, []byte("MIG devices:")) {
 		d.cutGPURow(n)
 		d.sawMIG, d.mig = true, true
@@ -342,6 +385,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		d.cutGPURow(n)
 		d.processes, d.mig = true, false
 		d.procRule, d.procBad = false, false
+		d.procFrom, d.procClosed = n, false
 		return nil
 	}
 	cut := t[len(t)-1] != '|' && t[len(t)-1] != '+'
@@ -353,7 +397,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		case t[0] == '+' && d.procRule && !cut:
 			// The box's closing border: read whole, it listed every
 			// process nvidia-smi saw (none, maybe).
-			d.procRule = false
+			d.procRule, d.procClosed = false, true
 			if !d.procBad {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 			}
@@ -423,7 +467,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	}
 	if m := smiTableGPURe.FindSubmatch(t); m != nil {
 		g, _ := parseInt(m[1])
-		d.gpu, d.gpuRow = int32(g), true
+		d.gpu, d.gpuRow, d.tableGPU = int32(g), true, true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if string(m[3]) == "WDDM" {
 			d.wddm = true
@@ -436,7 +480,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		// index and the name as far as it goes). Its memory is on the
 		// next row.
 		g, _ := parseInt(m[1])
-		d.gpu, d.gpuRow = int32(g), true
+		d.gpu, d.gpuRow, d.tableGPU = int32(g), true, true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if len(m[3]) == 0 && cut {
 			d.r.meta.Warnings.Linef(n, "GPU %d's first row is cut short (%q): its name is read as %q", g, snippet(t), m[2])
@@ -811,6 +855,17 @@ func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
 	d.endQReport()
 	d.cutGPURow(n)
+	d.endTable()
+	switch {
+	case d.cutOutputs == 1:
+		d.r.meta.Cut = d.cutWhy
+	case d.cutOutputs > 1:
+		more := "1 more output"
+		if d.cutOutputs > 2 {
+			more = fmt.Sprintf("%d more outputs", d.cutOutputs-1)
+		}
+		d.r.meta.Cut = fmt.Sprintf("%s (and %s cut the same way)", d.cutWhy, more)
+	}
 	if d.naProcs > 0 {
 		why := "the driver does not report per-process memory here (as under Windows' WDDM driver model)"
 		if d.wddm {
