@@ -27,7 +27,7 @@ func init() {
 		order: 50,
 		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
 			nvml.FormatPmon, nvml.FormatDcgmiDmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
-			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText},
+			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,
 		analyze:    analyzeNVMLInput,

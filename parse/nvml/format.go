@@ -32,8 +32,11 @@ const (
 	FormatNvidiaSmiText parse.Format = "nvidia-smi-text"
 	// FormatGpustatText is gpustat's text output, one or more.
 	FormatGpustatText parse.Format = "gpustat-text"
+	// FormatNvidiaSmiXML is nvidia-smi -q -x: the -q report as XML, one
+	// <nvidia_smi_log> document per output.
+	FormatNvidiaSmiXML parse.Format = "nvidia-smi-xml"
 )
 
 // Formats lists every format of this package.
 var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatPynvmlJSONL,
-	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText}
+	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText, FormatNvidiaSmiXML}

@@ -201,3 +201,9 @@ func FuzzSmiText(f *testing.F) {
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })
 }
+
+func FuzzSmiXML(f *testing.F) {
+	addFixtures(f, "h200_q_x_process.xml", "h200_q_x_idle.xml", "field/cpux115_q_x_cut.txt")
+	f.Add([]byte("<nvidia_smi_log>\n<gpu>\n<fb_memory_usage><used>N/A</used></fb_memory_usage>\n<processes><process_info><pid>1</pid><used_memory>N/A</used_memory></process_info></processes>\n</gpu>\n</nvidia_smi_log>\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiXML) })
+}

@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,98 @@ func TestHunt42WholeAndRepeatedTables(t *testing.T) {
 	_, meta, err = readRows(t, "box.txt", box+bottom)
 	if err != nil || meta.Cut != "" || len(meta.ProcessesListedUs) != 1 {
 		t.Errorf("box alone: %v, cut %q, listed %v", err, meta.Cut, meta.ProcessesListedUs)
+	}
+}
+
+// nvidia-smi -q -x on an H200 (driver 580.159.04, nvsmi_device_v13.dtd),
+// recorded in session 42 while a Python process held a 6 GiB tensor:
+// fb_memory_usage 143771 MiB total, 616 reserved, 6671 used, 136486 free
+// (143771 - 6671 - 136486 = 614 MiB besides used and free: the
+// reservation, so used excludes it), pid 614 python3 at 6662 MiB, at
+// 05:48:55 UTC. The same moment's -q text (h200_q_process.txt) gives the
+// same rows: the two readers agree. Both documents list every process
+// (a whole <processes> element). Was: refused ("is not read").
+func TestHunt42XMLH200(t *testing.T) {
+	at := time.Date(2026, 12, 4, 5, 48, 55, 0, time.UTC).UnixMicro()
+	x, xmeta := readFile(t, fixtures+"h200_q_x_process.xml")
+	q, _ := readFile(t, fixtures+"h200_q_process.txt")
+	if xmeta.Format != FormatNvidiaSmiXML || len(x) != 2 || len(q) != 2 {
+		t.Fatalf("format %q, %d XML rows, %d -q rows", xmeta.Format, len(x), len(q))
+	}
+	g, p := x[0], x[1]
+	if g.TimeUs != at || *g.GPU != 0 || g.GPUName != "NVIDIA H200" || g.UUID != "GPU-7b130ffe-6804-aa30-f01f-380426f2db00" ||
+		*g.Used != 6671*MiB || *g.Total != 143771*MiB || *g.Free != 136486*MiB || *g.Reserved != 616*MiB || g.Convention != "excludes-reserved" {
+		t.Errorf("GPU row %+v", g)
+	}
+	if p.TimeUs != at || *p.GPU != 0 || *p.PID != 614 || p.Process != "python3" || *p.Used != 6662*MiB || p.UUID != g.UUID {
+		t.Errorf("process row %+v", p)
+	}
+	for i := range q {
+		a, b := x[i], q[i]
+		a.Source, b.Source = "", ""
+		if a.TimeUs != b.TimeUs || *a.GPU != *b.GPU || *a.Used != *b.Used || a.UUID != b.UUID || a.GPUName != b.GPUName || a.Process != b.Process {
+			t.Errorf("row %d: XML %+v, -q %+v", i, a, b)
+		}
+	}
+	if len(xmeta.ProcessesListedUs) != 1 || xmeta.ProcessesListedUs[0] != at || xmeta.Cut != "" || xmeta.Warnings.Len() != 0 {
+		t.Errorf("listed %v, cut %q, warnings %q", xmeta.ProcessesListedUs, xmeta.Cut, xmeta.Warnings.Strings())
+	}
+	// Idle (six seconds before): 0 of 143771 MiB, no process, listed.
+	idle, meta := readFile(t, fixtures+"h200_q_x_idle.xml")
+	if len(idle) != 1 || *idle[0].Used != 0 || *idle[0].Total != 143771*MiB || len(meta.ProcessesListedUs) != 1 {
+		t.Errorf("idle: %+v, listed %v", idle, meta.ProcessesListedUs)
+	}
+	// nvidia-smi -q -x -l 1 repeats the document: one instant each.
+	a, _ := os.ReadFile(fixtures + "h200_q_x_idle.xml")
+	b, _ := os.ReadFile(fixtures + "h200_q_x_process.xml")
+	rows, meta, err := readRows(t, "l1.xml", string(a)+string(b))
+	if err != nil || len(rows) != 3 || meta.Instants != 2 || len(meta.ProcessesListedUs) != 2 {
+		t.Errorf("two documents: %v, %d rows, %d instants, listed %v", err, len(rows), meta.Instants, meta.ProcessesListedUs)
+	}
+}
+
+// -q -x cut: a document that stops after GPU 0's memory but in its
+// processes keeps GPU 0, is read in part, and does not list every
+// process; one that stops before any GPU's memory is an error naming the
+// cut line (the field pastes: CPU-X#115 at line 22, telegraf#5812 inside
+// an A100's MIG devices at line 28, 1Panel#9504 in a Markdown fence with
+// driver 390's v9 DTD at line 28). Malformed XML is an error naming its
+// line, never a panic.
+func TestHunt42XMLCut(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "h200_q_x_process.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	cut := s[:strings.Index(s, "<process_name>python3")]
+	rows, meta, err := readRows(t, "cut.xml", cut)
+	if err != nil || len(rows) != 1 || *rows[0].Used != 6671*MiB || len(meta.ProcessesListedUs) != 0 ||
+		!strings.HasPrefix(meta.Cut, "the nvidia-smi XML document from line 1 stops at line 547 before its end") {
+		t.Errorf("cut in processes: %v, %+v, listed %v, cut %q", err, rows, meta.ProcessesListedUs, meta.Cut)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"cpux115_q_x_cut.txt", ":22: no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): the nvidia-smi XML document from line 1 stops at line 22 inside GPU 0's section"},
+		{"telegraf5812_q_x_a100_mig_cut.txt", ":28: no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): the nvidia-smi XML document from line 2 stops at line 28 inside GPU 0's section"},
+		{"onepanel9504_q_x_390_fenced_cut.txt", ":28: no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): the nvidia-smi XML document from line 3 stops at line 28 inside GPU 0's section"},
+	} {
+		in, err := os.ReadFile(fixtures + "field/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := Sniff(in); f != FormatNvidiaSmiXML {
+			t.Errorf("%s: sniffed %q", c.file, f)
+		}
+		if _, _, err := readRows(t, c.file, string(in)); err == nil || !strings.Contains(err.Error(), c.file+c.want) {
+			t.Errorf("%s: %v, want %q", c.file, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<gpu id=\"0\">\n<fb_memory_usage>\n<total>1 MiB</total>\n</gpu>\n</nvidia_smi_log>\n", "bad.xml:6: nvidia-smi XML:"},
+		{"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<timestamp>x</timestamp>\n<gpu id=\"0\"><fb_memory_usage><used>&bogus;</used></fb_memory_usage></gpu>\n</nvidia_smi_log>\n", "bad.xml:4: nvidia-smi XML:"},
+		{"<nvidia_smi_log>\n<gpu>\n<fb_memory_usage><used>N/A</used><total>N/A</total></fb_memory_usage>\n</gpu>\n</nvidia_smi_log>\n", "no sample holds a used-memory value"},
+	} {
+		if _, _, err := readRows(t, "bad.xml", c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
 	}
 }

@@ -224,6 +224,11 @@ func TestFixtures(t *testing.T) {
 		// of host); two hosts of one GPU, three ticks each.
 		{"fleet_pdsh_query_gpu.txt", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		{"fleet_pssh_i_query_gpu.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
+		// nvidia-smi -q -x and -q on an H200 (session 42): the GPU, and
+		// pid 614's 6662 MiB when it ran.
+		{"h200_q_x_process.xml", FormatNvidiaSmiXML, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"h200_q_x_idle.xml", FormatNvidiaSmiXML, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"h200_q_process.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -231,6 +236,8 @@ func TestFixtures(t *testing.T) {
 		// Errors (TestHunt41CommandLines; cmd's TestHunt41ToolErrorPaste).
 		"field/mindminer627_win_query_no_memory_unknown_error.txt": true, "field/xxd3vin19_device_handle_unknown_error.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
+		// -q -x cut before the first GPU's memory (TestHunt42XMLCut).
+		"field/telegraf5812_q_x_a100_mig_cut.txt": true, "field/onepanel9504_q_x_390_fenced_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
 		"field/unsloth10703_gb10_no_used_column.txt": true, "field/arctictraining345_gb10_table_not_supported.txt": true,

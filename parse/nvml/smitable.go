@@ -182,7 +182,12 @@ func newSmiTextDecoder(r *Reader) *smiTextDecoder {
 
 // parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" in
 // the WithLocation zone.
-func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
+func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) { return d.r.parseCtime(b) }
+
+// parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" (the
+// table's first line, -q's Timestamp, -q -x's <timestamp>) in the
+// WithLocation zone, as µs since the Unix epoch.
+func (r *Reader) parseCtime(b []byte) (int64, bool) {
 	f := strings.Fields(string(b))
 	if len(f) != 5 || len(f[0]) != 3 || len(f[1]) != 3 {
 		return 0, false
@@ -193,7 +198,7 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 	}
 	// The civil time, placed in the zone as every local time is (around
 	// a change of offset too).
-	return d.r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
+	return r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
 }
 
 // newSnapshot starts output k+1, at time t when ok.
