@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -224,5 +225,68 @@ func TestHunt42XMLCut(t *testing.T) {
 		if _, _, err := readRows(t, "bad.xml", c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
+	}
+}
+
+// Fleet logs (testdata/README.md, session 42; written from the tools'
+// source, no field paste found). parallel-ssh -i prints a host's standard
+// error after "Stderr: " to the next header, over as many lines as it
+// has: node02's two lines (the first with commas, read before as a
+// damaged row, the input marked read in part; the second named as
+// something node02 "printed instead of samples"), and a CSV-looking line
+// after them, are skipped, not samples: node02 keeps its 3 samples at
+// 5000 MiB, node01 its 3 (1000, 2000, 3000 MiB). ansible -o puts each
+// host's output on one line with its newlines escaped: node01's GPUs 0
+// and 1 at 1000 and 70000 of 81920 MiB, node02's at 5000 and 0 (its
+// \r\n escapes too, its "(stderr)" skipped), node03 unreachable and
+// node04's driver failure named; was "unrecognised input format".
+func TestHunt42FleetStderrAndAnsibleOneLine(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"fleet_pssh_i_stderr_lines.txt")
+	used := map[string][]int64{}
+	for _, r := range rows {
+		used[r.Host] = append(used[r.Host], *r.Used/MiB)
+	}
+	if fmt.Sprint(used["node02"]) != "[5000 5000 5000]" || fmt.Sprint(used["node01"]) != "[1000 2000 3000]" || len(used) != 2 {
+		t.Errorf("pssh: %v", used)
+	}
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	if meta.SkippedLines != 0 || !strings.Contains(w, "line 6: host node02's standard error (after parallel-ssh's Stderr:) is not its samples") ||
+		!strings.Contains(w, "line 15: host node03's standard error") || strings.Contains(w, "instead of samples") {
+		t.Errorf("pssh: %d lines skipped as damaged, warnings %q", meta.SkippedLines, w)
+	}
+	rows, meta = readFile(t, fixtures+"fleet_ansible_o_query_gpu.txt")
+	type key struct {
+		host string
+		gpu  int32
+	}
+	got := map[key]int64{}
+	for _, r := range rows {
+		if *r.Total != 81920*MiB || r.TimeUs == 0 {
+			t.Errorf("ansible row %+v", r)
+		}
+		got[key{r.Host, *r.GPU}] = *r.Used / MiB
+	}
+	want := map[key]int64{{"node01", 0}: 1000, {"node01", 1}: 70000, {"node02", 0}: 5000, {"node02", 1}: 0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ansible -o: %v, want %v", got, want)
+	}
+	w = strings.Join(meta.Warnings.Strings(), "\n")
+	for _, s := range []string{"line 3: host node02's standard error (after ansible -o's (stderr))", "line 4: host node03 failed (ansible says \"unreachable:",
+		"line 5: host node04 failed (ansible says \"failed, rc=9\"): no sample of node04 was read", "line 5: host node04 printed \"NVIDIA-SMI has failed"} {
+		if !strings.Contains(w, s) {
+			t.Errorf("ansible -o warnings %q lack %q", w, s)
+		}
+	}
+	// A host whose output has no memory column (found by the fuzzer in
+	// session 42: it dropped the whole log's decoder, leaving rows in no
+	// instant) is skipped alone, the other hosts read.
+	rows, meta, err := readRows(t, "pdsh.txt", "$ pdsh -w n[0-1] nvidia-smi\nn0: timestamp, index, memory.used [MiB]\nn0: 2024/05/01 10:00:00.101, 0, 1000 MiB\nn1: index\nn1: 0\nn0: 2024/05/01 10:00:01.101, 0, 1100 MiB\n")
+	if err != nil || len(rows) != 2 || meta.Instants != 2 || !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "line 4: host n1: the log has no memory.used column") {
+		t.Errorf("a host without memory: %v, %d rows, %d instants, %q", err, len(rows), meta.Instants, meta.Warnings.Strings())
+	}
+	// A row that cannot be read is skipped within the line, the rest read.
+	rows, meta, err = readRows(t, "o.txt", `node01 | CHANGED | rc=0 | (stdout) timestamp, index, memory.used [MiB]\n2024/05/01 10:00:00.101, 0\n2024/05/01 10:00:01.101, 0, 7 MiB`+"\n")
+	if err != nil || len(rows) != 1 || *rows[0].Used != 7*MiB || meta.SkippedLines != 1 {
+		t.Errorf("a damaged row in the line: %v, %+v, %d skipped", err, rows, meta.SkippedLines)
 	}
 }

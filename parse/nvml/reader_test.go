@@ -224,6 +224,10 @@ func TestFixtures(t *testing.T) {
 		// of host); two hosts of one GPU, three ticks each.
 		{"fleet_pdsh_query_gpu.txt", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		{"fleet_pssh_i_query_gpu.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
+		// ansible -o and parallel-ssh -i with standard error over lines
+		// (session 42, written from the tools' source).
+		{"fleet_ansible_o_query_gpu.txt", FormatQueryGPU, 4, 1, ClockAbsolute, "excludes-reserved"},
+		{"fleet_pssh_i_stderr_lines.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
 		// nvidia-smi -q -x and -q on an H200 (session 42): the GPU, and
 		// pid 614's 6662 MiB when it ran.
 		{"h200_q_x_process.xml", FormatNvidiaSmiXML, 2, 1, ClockAbsolute, "excludes-reserved,process"},
