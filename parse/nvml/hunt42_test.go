@@ -290,3 +290,21 @@ func TestHunt42FleetStderrAndAnsibleOneLine(t *testing.T) {
 		t.Errorf("a damaged row in the line: %v, %+v, %d skipped", err, rows, meta.SkippedLines)
 	}
 }
+
+// A document cut short and followed by another (a paste of two -q -x
+// outputs, the first stopped in its processes): the cut is named at the
+// first document's last line, not at the next one's declaration, and the
+// second document is read whole.
+func TestHunt42XMLCutThenWhole(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "h200_q_x_process.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	cut := s[:strings.Index(s, "<process_name>python3")]
+	rows, meta, err := readRows(t, "two.xml", cut+"\n"+s)
+	if err != nil || len(rows) != 3 || meta.Instants != 2 || len(meta.ProcessesListedUs) != 1 ||
+		!strings.HasPrefix(meta.Cut, "the nvidia-smi XML document from line 1 stops at line 547 before its end") {
+		t.Errorf("%v, %d rows, %d instants, listed %v, cut %q", err, len(rows), meta.Instants, meta.ProcessesListedUs, meta.Cut)
+	}
+}

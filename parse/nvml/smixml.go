@@ -51,7 +51,8 @@ type smiXMLDecoder struct {
 	doc     []byte
 	docLine int
 	inDoc   bool
-	// docs counts the documents read; gpus, the GPU samples made.
+	// docs counts the documents read; gpus, the GPU samples made;
+	// lastLine, the document's last line read.
 	docs, gpus int
 	lastLine   int
 }
@@ -64,7 +65,6 @@ func newSmiXMLDecoder(r *Reader) *smiXMLDecoder { return &smiXMLDecoder{r: r} }
 
 func (d *smiXMLDecoder) line(b []byte, n int) error {
 	t := trimSpace(b)
-	d.lastLine = n
 	// A new document's declaration ends one cut before its end tag.
 	if bytes.HasPrefix(t, []byte("<?xml")) && d.inDoc {
 		if err := d.flush(false); err != nil {
@@ -81,6 +81,7 @@ func (d *smiXMLDecoder) line(b []byte, n int) error {
 		return d.r.errorf(d.docLine, "an nvidia-smi XML document (from line %d) longer than %d MiB: not nvidia-smi -q -x output", d.docLine, maxXMLDocument>>20)
 	}
 	d.doc = append(append(d.doc, b...), '\n')
+	d.lastLine = n
 	if bytes.Contains(t, []byte("<nvidia_smi_log")) {
 		d.inDoc = true
 	}
