@@ -308,3 +308,34 @@ func TestHunt42XMLCutThenWhole(t *testing.T) {
 		t.Errorf("%v, %d rows, %d instants, listed %v, cut %q", err, len(rows), meta.Instants, meta.ProcessesListedUs, meta.Cut)
 	}
 }
+
+// nvidia-smi -q's text cut short, made from the H200's report: a second
+// GPU section (the first's, copied) that stops before its FB Memory Usage,
+// and a report that stops in pid 614's entry before its Used GPU Memory.
+// Both read GPU 0 and are read in part, naming the line; neither lists
+// every process. Before, both read as whole.
+func TestHunt42QTextCut(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "h200_q_process.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	gpu := s[strings.Index(s, "GPU 00000000:00:06.0"):]
+	twoCut := s + gpu[:strings.Index(gpu, "    FB Memory Usage")]
+	lines := strings.Count(twoCut, "\n")
+	rows, meta, err := readRows(t, "two.txt", twoCut)
+	if err != nil || len(rows) != 2 || len(meta.ProcessesListedUs) != 0 ||
+		meta.Cut != fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU 1's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU 1 and what follows are missing", lines, strings.Count(s, "\n")+1) {
+		t.Errorf("second GPU cut: %v, %d rows, listed %v, cut %q", err, len(rows), meta.ProcessesListedUs, meta.Cut)
+	}
+	procCut := s[:strings.Index(s, "            Used GPU Memory")]
+	rows, meta, err = readRows(t, "proc.txt", procCut)
+	if err != nil || len(rows) != 1 || len(meta.ProcessesListedUs) != 0 ||
+		!strings.HasPrefix(meta.Cut, "the nvidia-smi -q report stops at line 259 inside pid 614's entry of GPU 0's Processes") {
+		t.Errorf("process cut: %v, %d rows, listed %v, cut %q", err, len(rows), meta.ProcessesListedUs, meta.Cut)
+	}
+	// Whole: not cut.
+	if _, meta := readFile(t, fixtures+"h200_q_process.txt"); meta.Cut != "" {
+		t.Errorf("whole -q: cut %q", meta.Cut)
+	}
+}

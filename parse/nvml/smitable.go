@@ -131,9 +131,13 @@ type smiTextDecoder struct {
 	qProcLists int
 	qProcOpen  bool
 	qProcCut   bool // a process of the list had no memory line
-	samples    int64
-	samplesAt  int64  // samples when the current snapshot started
-	host       []byte // gpustat's host name, from its header
+	// qFB: the current GPU section's FB Memory Usage was read; qFrom,
+	// the line the section starts at.
+	qFB       bool
+	qFrom     int
+	samples   int64
+	samplesAt int64  // samples when the current snapshot started
+	host      []byte // gpustat's host name, from its header
 	// naProcs counts the Processes box's rows whose memory is "N/A" (their
 	// samples have no used memory), from line naLine; wddm: a GPU row said its
 	// driver model is WDDM.
@@ -249,6 +253,31 @@ func (d *smiTextDecoder) endTable() {
 	if d.cutOutputs == 1 {
 		d.cutWhy = why
 		d.r.meta.Warnings.Linef(d.lastLine, "%s", why)
+	}
+}
+
+// cutQReport notes, at the end of the input (line n), a -q report cut
+// short: its last GPU section stops before its FB Memory Usage while an
+// earlier GPU's was read (a report without any is an error of its own),
+// or inside a process's entry, before its Used GPU Memory. What is missing
+// is said in a warning and in Metadata.Cut (the excerpt is read in part).
+func (d *smiTextDecoder) cutQReport(n int) {
+	var why string
+	switch {
+	case d.qGPU < 0:
+		return
+	case !d.qFB && d.samples > 0:
+		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
+	case d.qProcOpen && d.qHasPID:
+		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)
+	default:
+		return
+	}
+	d.r.meta.Warnings.Linef(n, "%s", why)
+	if d.cutOutputs == 0 {
+		d.cutOutputs, d.cutWhy = 1, why
+	} else {
+		d.cutOutputs++
 	}
 }
 
@@ -685,6 +714,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 			d.closeQProcs()
 			d.qGPU++
 			d.qUUID, d.qName = d.qUUID[:0], d.qName[:0]
+			d.qFB, d.qFrom = false, d.r.line
 			d.qSection = ""
 			return nil
 		}
@@ -847,6 +877,7 @@ func (d *smiTextDecoder) flushQ() {
 	s := d.qMem
 	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName
 	d.emit(&s)
+	d.qFB = true
 	d.qMem = sample{}
 	d.qSection = ""
 }
@@ -858,6 +889,7 @@ func (d *smiTextDecoder) emit(s *sample) {
 
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
+	d.cutQReport(n)
 	d.endQReport()
 	d.cutGPURow(n)
 	d.endTable()
