@@ -197,7 +197,7 @@ func TestHunt42XMLCut(t *testing.T) {
 	s := string(b)
 	cut := s[:strings.Index(s, "<process_name>python3")]
 	rows, meta, err := readRows(t, "cut.xml", cut)
-	if err != nil || len(rows) != 1 || *rows[0].Used != 6671*MiB || len(meta.ProcessesListedUs) != 0 ||
+	if err != nil || len(rows) != 1 || *rows[0].Used != 6671*MiB || len(meta.ProcessesListedUs) != 0 || len(meta.ProcessesPartialUs) != 1 ||
 		!strings.HasPrefix(meta.Cut, "the nvidia-smi XML document from line 1 stops at line 547 before its end") {
 		t.Errorf("cut in processes: %v, %+v, listed %v, cut %q", err, rows, meta.ProcessesListedUs, meta.Cut)
 	}
@@ -330,7 +330,7 @@ func TestHunt42QTextCut(t *testing.T) {
 	}
 	procCut := s[:strings.Index(s, "            Used GPU Memory")]
 	rows, meta, err = readRows(t, "proc.txt", procCut)
-	if err != nil || len(rows) != 1 || len(meta.ProcessesListedUs) != 0 ||
+	if err != nil || len(rows) != 1 || len(meta.ProcessesListedUs) != 0 || len(meta.ProcessesPartialUs) != 1 ||
 		!strings.HasPrefix(meta.Cut, "the nvidia-smi -q report stops at line 259 inside pid 614's entry of GPU 0's Processes") {
 		t.Errorf("process cut: %v, %d rows, listed %v, cut %q", err, len(rows), meta.ProcessesListedUs, meta.Cut)
 	}

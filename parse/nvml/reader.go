@@ -104,10 +104,11 @@ type Metadata struct {
 	// GPU without a process has none listed; a process listed with its
 	// memory N/A is listed, its memory unknown. In order of the outputs.
 	ProcessesListedUs []int64
-	// ProcessesPartialUs are the times of nvidia-smi tables whose GPU rows
-	// were read but whose Processes box was not read whole (cut, missing,
-	// a row not read): their processes' memory is a lower bound, so what
-	// no listed process accounts for then is not known. In order.
+	// ProcessesPartialUs are the times of nvidia-smi outputs whose GPUs
+	// were read but whose process list was not read whole (a table's
+	// Processes box cut, missing, a row not read; a -q report or -q -x
+	// document cut short): their processes' memory is a lower bound, so
+	// what no listed process accounts for then is not known. In order.
 	ProcessesPartialUs []int64
 	// Cut says where a pasted nvidia-smi table stops short of its
 	// Processes box ("the table ends at line 14 before its Processes

@@ -274,6 +274,7 @@ func (d *smiTextDecoder) cutQReport(n int) {
 		return
 	}
 	d.r.meta.Warnings.Linef(n, "%s", why)
+	d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, d.now())
 	if d.cutOutputs == 0 {
 		d.cutOutputs, d.cutWhy = 1, why
 	} else {

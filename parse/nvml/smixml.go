@@ -65,7 +65,8 @@ func newSmiXMLDecoder(r *Reader) *smiXMLDecoder { return &smiXMLDecoder{r: r} }
 
 func (d *smiXMLDecoder) line(b []byte, n int) error {
 	t := trimSpace(b)
-	// A new document's declaration ends one cut before its end tag.
+	// A new document's declaration ends the one before it when that one
+	// was cut before its end tag.
 	if bytes.HasPrefix(t, []byte("<?xml")) && d.inDoc {
 		if err := d.flush(false); err != nil {
 			return err
@@ -148,6 +149,7 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		return first + l - 1
 	}
 	d.r.newInstant = true // one document, one sampling instant
+	gpusBefore := d.gpus
 	now := func() int64 {
 		if hasTS {
 			return ts
@@ -247,7 +249,14 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		if d.r.meta.Cut == "" {
 			d.r.meta.Cut = why
 		}
+		if d.gpus > gpusBefore {
+			// Its GPUs were read, its process list maybe not whole.
+			d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, now())
+		}
 	case errors.Is(err, io.EOF):
+	case synErr != nil:
+		// Its line counts from the document's first line.
+		return d.r.errorf(first+max(synErr.Line, 1)-1, "nvidia-smi XML: %s", synErr.Msg)
 	case err != nil:
 		return d.r.errorf(lineAt(), "nvidia-smi XML: %v", err)
 	}
