@@ -338,4 +338,13 @@ func TestHunt42QTextCut(t *testing.T) {
 	if _, meta := readFile(t, fixtures+"h200_q_process.txt"); meta.Cut != "" {
 		t.Errorf("whole -q: cut %q", meta.Cut)
 	}
+	// -q -d PIDS has no FB Memory Usage in any section: not a cut.
+	pids := "==============NVSMI LOG==============\n\nTimestamp                                 : Fri Dec  4 05:48:55 2026\n" +
+		"Attached GPUs                             : 2\nGPU 00000000:00:06.0\n    Processes\n" +
+		"        Process ID                        : 614\n            Type                          : C\n" +
+		"            Name                          : python3\n            Used GPU Memory               : 6662 MiB\n" +
+		"GPU 00000000:00:07.0\n    Processes                             : None\n"
+	if rows, meta, err := readRows(t, "pids.txt", pids); err != nil || len(rows) != 1 || meta.Cut != "" {
+		t.Errorf("-q -d PIDS: %v, %+v, cut %q", err, rows, meta.Cut)
+	}
 }

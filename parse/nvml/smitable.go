@@ -131,13 +131,14 @@ type smiTextDecoder struct {
 	qProcLists int
 	qProcOpen  bool
 	qProcCut   bool // a process of the list had no memory line
-	// qFB: the current GPU section's FB Memory Usage was read; qFrom,
-	// the line the section starts at.
-	qFB       bool
-	qFrom     int
-	samples   int64
-	samplesAt int64  // samples when the current snapshot started
-	host      []byte // gpustat's host name, from its header
+	// qFB: the current GPU section's FB Memory Usage was read; qFBAny,
+	// an FB Memory Usage of the current report was; qFrom, the line the
+	// section starts at.
+	qFB, qFBAny bool
+	qFrom       int
+	samples     int64
+	samplesAt   int64  // samples when the current snapshot started
+	host        []byte // gpustat's host name, from its header
 	// naProcs counts the Processes box's rows whose memory is "N/A" (their
 	// samples have no used memory), from line naLine; wddm: a GPU row said its
 	// driver model is WDDM.
@@ -266,7 +267,8 @@ func (d *smiTextDecoder) cutQReport(n int) {
 	switch {
 	case d.qGPU < 0:
 		return
-	case !d.qFB && d.samples > 0:
+	case !d.qFB && d.qFBAny:
+		// (A report without any, -q -d PIDS, shows no memory at all.)
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
 	case d.qProcOpen && d.qHasPID:
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)
@@ -293,6 +295,7 @@ func (d *smiTextDecoder) endQReport() {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 	}
 	d.qGPU, d.qProcLists = -1, 0
+	d.qFBAny = false
 }
 
 // closeQProcs ends the current GPU section's Processes list: read whole
@@ -878,7 +881,7 @@ func (d *smiTextDecoder) flushQ() {
 	s := d.qMem
 	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName
 	d.emit(&s)
-	d.qFB = true
+	d.qFB, d.qFBAny = true, true
 	d.qMem = sample{}
 	d.qSection = ""
 }
