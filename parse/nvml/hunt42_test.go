@@ -221,6 +221,7 @@ func TestHunt42XMLCut(t *testing.T) {
 		{"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<gpu id=\"0\">\n<fb_memory_usage>\n<total>1 MiB</total>\n</gpu>\n</nvidia_smi_log>\n", "bad.xml:6: nvidia-smi XML:"},
 		{"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<timestamp>x</timestamp>\n<gpu id=\"0\"><fb_memory_usage><used>&bogus;</used></fb_memory_usage></gpu>\n</nvidia_smi_log>\n", "bad.xml:4: nvidia-smi XML:"},
 		{"<nvidia_smi_log>\n<gpu>\n<fb_memory_usage><used>N/A</used><total>N/A</total></fb_memory_usage>\n</gpu>\n</nvidia_smi_log>\n", "no sample holds a used-memory value"},
+		{"<nvidia_smi_log>\n" + strings.Repeat("<a>", 100) + "\n</nvidia_smi_log>\n", "bad.xml:2: nvidia-smi XML: elements nested deeper than 64"},
 	} {
 		if _, _, err := readRows(t, "bad.xml", c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)

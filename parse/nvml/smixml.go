@@ -61,6 +61,9 @@ type smiXMLDecoder struct {
 // eight-GPU host with a hundred processes is under 1 MiB.
 const maxXMLDocument = 16 << 20
 
+// maxXMLDepth bounds the elements' nesting (nvidia-smi's is under 10).
+const maxXMLDepth = 64
+
 func newSmiXMLDecoder(r *Reader) *smiXMLDecoder { return &smiXMLDecoder{r: r} }
 
 func (d *smiXMLDecoder) line(b []byte, n int) error {
@@ -180,6 +183,9 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
+			if len(path) >= maxXMLDepth {
+				return d.r.errorf(lineAt(), "nvidia-smi XML: elements nested deeper than %d: not nvidia-smi -q -x output", maxXMLDepth)
+			}
 			path = append(path, e.Name.Local)
 			text = text[:0]
 			switch {
