@@ -110,12 +110,13 @@ type Metadata struct {
 	// document cut short): their processes' memory is a lower bound, so
 	// what no listed process accounts for then is not known. In order.
 	ProcessesPartialUs []int64
-	// Cut says where a pasted nvidia-smi table stops short of its
-	// Processes box ("the table ends at line 14 before its Processes
-	// box ..."), or the box stops before its bottom border: the GPU rows
-	// are read, but processes the box would list may be missing, so the
-	// output is read in part. The first such output, and how many more;
-	// "" when every table's box was read to its bottom border. The same
+	// Cut says where a pasted nvidia-smi output stops short, read in
+	// part: a table before its Processes box or inside it, before its
+	// bottom border ("the nvidia-smi table ends at line 14 before its
+	// Processes box ..."); a -q report inside its last GPU's section or a
+	// process's entry; a -q -x document before </nvidia_smi_log>. What was
+	// whole is read; the GPUs or processes after the cut are missing. The
+	// first such output, and how many more; "" when none was cut. The same
 	// words are a warning at that line.
 	Cut string
 }
