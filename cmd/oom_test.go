@@ -413,11 +413,12 @@ func TestOOMReservedFitWording(t *testing.T) {
 }
 
 // TestNvidiaSmiXMLSaysSo: nvidia-smi -q -x output (CPU-X issue #115's
-// paste) is not read; the error says which form it is and what to give
-// instead, at the XML root's byte offset, not "unrecognised input format".
+// paste) is read since session 42; this paste stops in GPU 0's section
+// before its memory, and the error says so at its last line (22), not
+// "unrecognised input format".
 func TestNvidiaSmiXMLSaysSo(t *testing.T) {
 	code, _, errOut := run(t, nil, "analyze", td+"nvml/field/cpux115_q_x_cut.txt")
-	if code != 2 || !strings.Contains(errOut, "byte offset 79: nvidia-smi's XML (nvidia-smi -q -x) is not read") {
+	if code != 2 || !strings.Contains(errOut, "cpux115_q_x_cut.txt:22: no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): the nvidia-smi XML document from line 1 stops at line 22 inside GPU 0's section") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

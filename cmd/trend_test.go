@@ -375,7 +375,8 @@ func TestTrendErrors(t *testing.T) {
 		// XML, are named as analyze names them (README: "an error says so
 		// and names the forms to give instead").
 		{[]string{"trend", "../testdata/toolerror/nvidia_smi_no_driver.csv"}, ExitInput, "nvidia_smi_no_driver.csv:1: nvidia-smi's error, not its output: \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\""},
-		{[]string{"trend", smiXML}, ExitInput, smiXML + ": byte offset 23: nvidia-smi's XML (nvidia-smi -q -x) is not read"},
+		// Read since session 42: a report without a GPU holds no memory.
+		{[]string{"trend", smiXML}, ExitInput, smiXML + ":4: no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): no <fb_memory_usage> of a <gpu> in it"},
 		{[]string{"trend", "--tz", "Mars/Olympus", nvmlData + "dmon.txt"}, ExitInput, "bad --tz"},
 		{[]string{"trend", "--date", "30.11.2026", nvmlData + "dmon.txt"}, ExitInput, "bad --date"},
 		{[]string{"trend", "--fail-on", "leaky", nvmlData + "dmon.txt"}, ExitInput, "bad --fail-on"},

@@ -83,5 +83,6 @@ func (w *Window) Trends(name string, opt trend.Options) (*trend.Result, error) {
 	m := r.Metadata()
 	a.Input(name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(name, m.ProcessesListedUs)
+	a.ProcessesPartial(name, m.ProcessesPartialUs)
 	return a.Finalize(), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorch"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -32,6 +33,12 @@ func TestDetect(t *testing.T) {
 		// per-line "(VllmWorkerProcess pid=N)" prefix, and "segments" in it.
 		"../testdata/pytorch/pastes/pt2.x_pidns_vllm15039.txt":   pytorchtext.FormatOOMMessage,
 		"../testdata/pytorch/pastes/pt2.x_zero_bytes_aria24.txt": pytorchtext.FormatOOMMessage,
+		// Session 42: a memory timeline of one point; nvidia-smi -q -x;
+		// ansible -o's one line per host.
+		"../testdata/kineto/timeline_one_point.json":                           kineto.FormatMemoryTimeline,
+		"../testdata/nvml/h200_q_x_process.xml":                                nvml.FormatNvidiaSmiXML,
+		"../testdata/nvml/fleet_ansible_o_query_gpu.txt":                       nvml.FormatQueryGPU,
+		"../testdata/nvml/field/nvmolkit28_wsl_table_581_procs_header_cut.txt": nvml.FormatNvidiaSmiText,
 	}
 	for path, want := range cases {
 		in, err := parse.Open(path, nil)

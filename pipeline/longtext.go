@@ -50,12 +50,14 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	return report.Input{}, nil, unrecognised(path)
 }
 
-// smiXMLError is the error for nvidia-smi's XML report, which no layout
-// reads; nil when head is not one.
+// smiXMLError is the error for nvidia-smi's XML report (nvidia-smi -q -x)
+// after text the NVML reader does not skip (its XML is read when it
+// starts the input, after prompts and Markdown fences); nil when head
+// holds none.
 func smiXMLError(path string, head []byte) error {
 	if i := bytes.Index(head, []byte("<nvidia_smi_log")); i >= 0 {
 		return &parse.Error{File: path, Offset: int64(i), Err: parse.ErrUnknownFormat,
-			Msg: "nvidia-smi's XML (nvidia-smi -q -x) is not read: give its text form (nvidia-smi -q) or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
+			Msg: "nvidia-smi's XML (nvidia-smi -q -x) after other text: give the XML alone, from its <?xml line, or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"}
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func init() {
 		order: 50,
 		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
 			nvml.FormatPmon, nvml.FormatDcgmiDmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
-			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText},
+			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,
 		analyze:    analyzeNVMLInput,
@@ -200,8 +200,10 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 		cutWhy = cut.String()
 		warnings = append(warnings, "read in part: "+cutWhy+"; the samples are those before the cut")
 	}
+	cutWhy = joinCut(cutWhy, m.Cut)
 	a.Input(in.Name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(in.Name, m.ProcessesListedUs)
+	a.ProcessesPartial(in.Name, m.ProcessesPartialUs)
 	clock := m.Clock.String()
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()
@@ -213,6 +215,19 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 		Interval:   m.Interval, IntervalAssumed: m.Clock == nvml.ClockRowOrder && m.IntervalAssumed,
 		SkippedLines: m.SkippedLines, SkippedAt: m.SkippedAt, Cut: cutWhy,
 	}, nil
+}
+
+// joinCut joins what cut an input short: its gzip stream's cut (gz) and
+// its content's (text: a pasted table stopped before its Processes box
+// ended, nvml.Metadata's Cut), either of them "".
+func joinCut(gz, text string) string {
+	switch {
+	case gz == "":
+		return text
+	case text == "":
+		return gz
+	}
+	return gz + "; " + text
 }
 
 // trendSamples reads any input for gpuleak trend as an NVML sample log.
@@ -261,6 +276,7 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 		cutWhy = cut.String()
 		warnings = append(warnings, "read in part: "+cutWhy+"; the processes are those sampled before the cut")
 	}
+	cutWhy = joinCut(cutWhy, meta.Cut)
 	return report.Input{Path: in.Name, Format: string(format), Warnings: warnings,
 			SkippedLines: meta.SkippedLines, SkippedAt: meta.SkippedAt, Cut: cutWhy},
 		anoom.Input{Path: in.Name, Format: string(format), Processes: procs}, nil

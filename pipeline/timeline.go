@@ -43,9 +43,15 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	var fs []report.Finding
 	gs := profiler.AnalyzeTimeline(tl)
+	few := fmt.Sprintf("the timeline has %s, too few to judge growth", counted(len(tl.TimesUs), "point", "points"))
+	if len(tl.TimesUs) == 1 {
+		// A profiled region with one allocation (or every change at one
+		// microsecond): a level, no course over time.
+		few = "the timeline has 1 point: one point cannot show growth; profile several steps of the loop (prof.step() after each) so that memory is seen over time"
+	}
 	if len(gs) > 0 && gs[0].Windows == 0 {
 		// Every category is cut into the same windows, or none.
-		rin.LeaksUnjudged = fmt.Sprintf("the timeline has %s, too few to judge growth", counted(len(tl.TimesUs), "point", "points"))
+		rin.LeaksUnjudged = few
 	}
 	for _, g := range gs {
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
@@ -57,7 +63,7 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
 				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
 		case g.Windows == 0:
-			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; the timeline has %s, too few to judge growth", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), counted(len(tl.TimesUs), "point", "points"))
+			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; %s", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), few)
 		default:
 			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %s; %s at the end, %s at most",
 				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
@@ -67,7 +73,11 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		}
 		fs = append(fs, f)
 	}
-	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %d points over %.2f s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6))
+	span := fmt.Sprintf("%d points over %.2f s", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6)
+	if len(tl.TimesUs) == 1 {
+		span = "1 point"
+	}
+	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", span))
 	return rin, fs, nil
 }
 

@@ -35,8 +35,10 @@ type TrendInput struct {
 	// SkippedAt, the first line of each of the first of them.
 	SkippedLines int
 	SkippedAt    []int
-	// Cut says where a compressed log's stream was cut short: it was
-	// read up to there, in part; "" when it was not.
+	// Cut says where a compressed log's stream was cut short, or where a
+	// pasted nvidia-smi table stops before its Processes box ends
+	// (nvml.Metadata's Cut): it was read up to there, in part; "" when it
+	// was not.
 	Cut string
 }
 

@@ -172,7 +172,10 @@ type Input struct {
 	SkippedAt    []int `json:"skipped_at_lines,omitempty"`
 	// Cut says where a compressed input's gzip stream was cut short ("the
 	// gzip stream is cut short at byte offset N of the decompressed
-	// content ..."): it was read up to there, so in part. Absent when not.
+	// content ..."), or where a pasted nvidia-smi table stops before its
+	// Processes box ends ("the nvidia-smi table ends at line 14 before its
+	// Processes box ..."): it was read up to there, so in part. Both,
+	// joined by "; ", when both. Absent when not.
 	Cut string `json:"cut,omitempty"`
 	// SamplesAboveTotal counts the NVML log's samples whose used memory
 	// exceeded their GPU's total memory (damaged or mis-parsed rows): left

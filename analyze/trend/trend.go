@@ -252,6 +252,9 @@ type inputInfo struct {
 	// listedUs: times at which the input lists every process of its GPUs
 	// (ProcessesListed), ascending.
 	listedUs []int64
+	// partialUs: times at which the input's process list is partial
+	// (ProcessesPartial), ascending.
+	partialUs []int64
 }
 
 type seriesKey struct {
@@ -351,6 +354,17 @@ func (a *Analyzer) ProcessesListed(name string, times []int64) {
 	in := a.input(name)
 	in.listedUs = append(in.listedUs, times...)
 	slices.Sort(in.listedUs)
+}
+
+// ProcessesPartial declares the times at which input name lists only
+// part of the processes on its GPUs (nvml.Metadata's ProcessesPartialUs:
+// a pasted table cut in or before its Processes box): a GPU sample of the
+// input then is left out of what no listed process accounts for, since
+// the processes cut off may hold it.
+func (a *Analyzer) ProcessesPartial(name string, times []int64) {
+	in := a.input(name)
+	in.partialUs = append(in.partialUs, times...)
+	slices.Sort(in.partialUs)
 }
 
 // Drop forgets every sample of input name: an input that failed part way
@@ -1179,9 +1193,9 @@ func (a *Analyzer) unattributed(g *series) {
 	// Times at which g's own input (an nvidia-smi table) lists every
 	// process it saw: a GPU sample then with no process is unattributed
 	// whole.
-	var listedUs []int64
+	var listedUs, partialUs []int64
 	if in := a.inputs[g.key.input]; in != nil {
-		listedUs = in.listedUs
+		listedUs, partialUs = in.listedUs, in.partialUs
 	}
 	// Processes listed on g with their memory unknown: in g's own input
 	// on its index, or in any input on its UUID (a --query-compute-apps
@@ -1213,6 +1227,9 @@ func (a *Analyzer) unattributed(g *series) {
 	for i, t := range g.t {
 		if (t < pFrom || t > pTo) && !isListed(t) {
 			continue
+		}
+		if _, partial := slices.BinarySearch(partialUs, t); partial {
+			continue // processes cut off the list may hold the rest
 		}
 		sum, listed := 0.0, false
 		for _, p := range byPID {

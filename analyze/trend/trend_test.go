@@ -311,6 +311,7 @@ func readNVML(t *testing.T, a *Analyzer, path string) {
 	m := rd.Metadata()
 	a.Input(path, m.FirstUs, m.LastUs)
 	a.ProcessesListed(path, m.ProcessesListedUs) // as pipeline/nvml.go does
+	a.ProcessesPartial(path, m.ProcessesPartialUs)
 }
 
 func trends(t *testing.T, paths ...string) []SeriesTrend {

@@ -95,10 +95,16 @@ func nextKey(dec *json.Decoder) (string, bool) {
 
 // timelineHead matches export_memory_timeline's .json ([[t, t, ...],
 // [[n, n, ...], ...]]) and .raw.json ([[t, action, bytes, category], ...]).
+// timelineShort matches a .json whose times close within the head: one
+// point ([[t], [[0, n, ...]]], a profiled region with one allocation),
+// two, or none ([[], []]: nothing of the device was seen); its sizes
+// array must follow, empty or of arrays, which a .raw.json's second
+// event (a flat array) never is.
 var (
-	timelineHead = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
-	rawHead      = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
-	htmlTitle    = []byte("<title>GPU Memory Timeline HTML</title>")
+	timelineHead  = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
+	timelineShort = lazyre.New(`^\[\s*\[\s*(?:-?\d+\s*(?:,\s*-?\d+\s*)*)?\]\s*,\s*\[\s*(?:\[\s*-?\d|\])`)
+	rawHead       = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
+	htmlTitle     = []byte("<title>GPU Memory Timeline HTML</title>")
 )
 
 // SniffFormat returns the format of a PyTorch profiler output whose
@@ -121,7 +127,7 @@ func SniffTimeline(head []byte) parse.Format {
 	switch {
 	case rawHead.Match(h):
 		return FormatMemoryTimelineRaw
-	case timelineHead.Match(h):
+	case timelineHead.Match(h), timelineShort.Match(h):
 		return FormatMemoryTimeline
 	case bytes.Contains(h[:min(len(h), 4096)], htmlTitle):
 		return FormatMemoryTimelineHTML

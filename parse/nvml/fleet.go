@@ -32,6 +32,17 @@ import (
 //   - ansible -a prints "node01 | CHANGED | rc=0 >>" before each host's
 //     output ("node03 | UNREACHABLE! => {" and a JSON report for a host it
 //     could not reach; "| FAILED | rc=N >>" for a command that failed).
+//   - ansible -o (its oneline callback) prints each host's result on one
+//     line: "node01 | CHANGED | rc=0 | (stdout) LINE\nLINE\n..." with the
+//     output's newlines written as the two characters \n (and \r), then
+//     " (stderr) TEXT" when the command wrote to standard error;
+//     "node03 | UNREACHABLE!: MESSAGE" for a host it could not reach, and
+//     "node04 | FAILED! => {...}" for a module's failure.
+//
+// A host's standard error is not its samples: parallel-ssh -i prints it
+// after "Stderr: " to the next host's header, over as many lines as it
+// has (ssh's warnings, the shell's); ansible -o after "(stderr)". It is
+// skipped, counted in Metadata.Skipped, and named in a warning.
 //
 // fleetDecoder reads such a log: each host's lines are read by a CSV
 // decoder of its own (its header, its columns, its ticks), whose rows
@@ -59,6 +70,12 @@ var (
 	// ansibleHeaderRe matches ansible's line before a host's output (ad
 	// hoc command, -a).
 	ansibleHeaderRe = lazyre.New(`^(\S+) \| (CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?)(?: \| rc=(-?\d+))? (?:>>|=> \{)$`)
+	// ansibleOneLineRe matches ansible -o's line of a command's result:
+	// host, status, rc, and the output with its newlines escaped (group
+	// 4); ansibleOneLineOtherRe, its line of a host it could not reach
+	// ("UNREACHABLE!: msg") or of a module's JSON report ("=> {...}").
+	ansibleOneLineRe      = lazyre.New(`^(\S+) \| (CHANGED|SUCCESS|FAILED!?) \| rc=(-?\d+) \| \(stdout\) ?(.*)$`)
+	ansibleOneLineOtherRe = lazyre.New(`^(\S+) \| (?:(UNREACHABLE)!: (.*)|(CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?) => (\{.*\}))$`)
 	// nodesetHeaderRe matches the node set line of a clush -b (dshbak -c)
 	// header, between its lines of dashes: "node[01-02] (2)", "node01".
 	nodesetHeaderRe = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9._\-\[\],]*)(?: \(\d+\))?$`)
@@ -173,6 +190,17 @@ func detectFleet(seg []byte, loose bool) (fleetMode, parse.Format) {
 		case oneLineHeaderRe.Match(b) || psshHeaderRe.Match(b) || ansibleHeaderRe.Match(b):
 			header = true
 			continue
+		case maybeAnsibleOneLine(b):
+			if m := ansibleOneLineRe.Re().FindSubmatch(b); m != nil {
+				first, _, _ := bytes.Cut(m[4], []byte(`\n`))
+				if f := csv(bytes.ReplaceAll(first, []byte(`\r`), nil)); f != parse.FormatUnknown {
+					return fleetPrefix, f
+				}
+				continue // a host whose output is no CSV (a message)
+			}
+			if ansibleOneLineOtherRe.Match(b) {
+				continue // a host that failed first
+			}
 		}
 		if header {
 			if f := csv(b); f != parse.FormatUnknown {
@@ -221,6 +249,9 @@ type fleetHost struct {
 	instantGPUs          uint64
 	instants             int64
 	messages             int // lines it printed instead of rows
+	// noMemory: its output has no memory column (errNoMemoryFigure):
+	// its lines are skipped.
+	noMemory bool
 }
 
 // fleetDecoder reads a fleet log (see above).
@@ -250,6 +281,12 @@ type fleetDecoder struct {
 	// base is the Reader's instant count when this decoder started (the
 	// outputs before it in a paste): each host's count starts there.
 	base int64
+	// psshBlock: the block was opened by parallel-ssh's header, after which
+	// "Stderr: " starts the host's standard error; inStderr: the lines
+	// being read are that error, to the next header. stderrHosts counts
+	// the hosts whose standard error was skipped.
+	psshBlock, inStderr bool
+	stderrHosts         int
 	// stray lines belong to no host: before the first block, or without
 	// a prefix in a prefixed log (and not pdsh's own).
 	stray, strayLine int
@@ -311,7 +348,22 @@ func (d *fleetDecoder) line(b []byte, n int) error {
 	if len(t) == 0 {
 		return nil
 	}
+	if maybeAnsibleOneLine(t) {
+		if ok, err := d.ansibleOneLine(t, n); ok || err != nil {
+			return err
+		}
+	}
 	if d.blockHeader(t, n) {
+		return nil
+	}
+	if d.psshBlock && len(d.block) > 0 && (d.inStderr || bytes.HasPrefix(t, []byte("Stderr:"))) {
+		// parallel-ssh -i's "Stderr: " and the rest of the host's
+		// standard error, to the next header: not its output.
+		if !d.inStderr {
+			d.inStderr = true
+			d.stderrOf(d.block[0].name, "parallel-ssh's Stderr:", bytes.TrimSpace(bytes.TrimPrefix(t, []byte("Stderr:"))), n)
+		}
+		d.r.meta.Skipped++
 		return nil
 	}
 	if m := pdshMessage(t); m != nil {
@@ -382,6 +434,7 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 			// A failed command's output is printed all the same (one
 			// stopped by a timeout: its samples until then): read.
 			d.startBlock(d.hostsOf([]byte(host)), false)
+			d.psshBlock = true
 			if string(m[1]) == "FAILURE" {
 				d.hostFailed("parallel-ssh", host, string(m[3]), n, true)
 			}
@@ -410,6 +463,74 @@ func (d *fleetDecoder) blockHeader(t []byte, n int) bool {
 	return false
 }
 
+// maybeAnsibleOneLine is a cheap test before ansible -o's expressions.
+func maybeAnsibleOneLine(t []byte) bool {
+	i := bytes.Index(t, []byte(" | "))
+	return i > 0 && bytes.IndexByte(t[:i], ' ') < 0 && !bytes.HasSuffix(t, []byte(">>")) && !bytes.HasSuffix(t, []byte("=> {"))
+}
+
+// ansibleOneLine reads line n when it is one of ansible -o's, and reports
+// whether it was: a command's result is its host's output, each line of
+// it (between the escaped newlines) read as that host's, a row that
+// cannot be read skipped as the Reader skips a line; a host that could not
+// be reached, or a failed module's JSON report, is a failure.
+func (d *fleetDecoder) ansibleOneLine(t []byte, n int) (bool, error) {
+	m := ansibleOneLineRe.Re().FindSubmatch(t)
+	if m == nil {
+		o := ansibleOneLineOtherRe.Re().FindSubmatch(t)
+		if o == nil {
+			return false, nil
+		}
+		d.block, d.failed, d.psshBlock, d.inStderr = nil, false, false, false
+		switch {
+		case len(o[2]) > 0:
+			d.hostFailed("ansible", string(o[1]), "unreachable: "+string(o[3]), n, false)
+		case strings.HasPrefix(string(o[4]), "FAILED") || strings.HasPrefix(string(o[4]), "UNREACHABLE"):
+			d.hostFailed("ansible", string(o[1]), strings.ToLower(strings.TrimSuffix(string(o[4]), "!"))+": "+snippet(o[5]), n, false)
+		default:
+			d.r.meta.Skipped++ // a module's report, not a command's output
+		}
+		return true, nil
+	}
+	hosts := d.hostsOf(m[1])
+	d.block, d.failed, d.psshBlock, d.inStderr = nil, false, false, false // a line of its own closes a block
+	out := m[4]
+	var stderr []byte
+	if i := bytes.LastIndex(out, []byte(" (stderr) ")); i >= 0 {
+		out, stderr = out[:i], out[i+len(" (stderr) "):]
+	}
+	for piece := range bytes.SplitSeq(out, []byte(`\n`)) {
+		piece = bytes.ReplaceAll(piece, []byte(`\r`), nil)
+		if err := d.dispatch(hosts, piece, n); err != nil {
+			var bad *rowError
+			if !errors.As(err, &bad) {
+				return true, err
+			}
+			d.r.skipRow(bad)
+		}
+	}
+	if len(bytes.TrimSpace(stderr)) > 0 && len(hosts) > 0 {
+		first, _, _ := bytes.Cut(stderr, []byte(`\n`))
+		d.stderrOf(hosts[0].name, "ansible -o's (stderr)", first, n)
+		d.r.meta.Skipped++
+	}
+	if strings.HasPrefix(string(m[2]), "FAILED") {
+		// After its output, which this line holds: the warning says
+		// where its samples end.
+		d.hostFailed("ansible", string(m[1]), "failed, rc="+string(m[3]), n, false)
+	}
+	return true, nil
+}
+
+// stderrOf notes that host's standard error, whose first line is first,
+// was skipped from line n (tool says how it was marked).
+func (d *fleetDecoder) stderrOf(host, tool string, first []byte, n int) {
+	d.stderrHosts++
+	if d.stderrHosts <= maxNamedHosts {
+		d.r.meta.Warnings.Linef(n, "host %s's standard error (after %s) is not its samples: skipped (its first line: %q)", host, tool, snippet(first))
+	}
+}
+
 // psshHost is the host of parallel-ssh's pretty host name,
 // "user@host:port" where the user or port differ from the defaults.
 func psshHost(h string) string {
@@ -428,6 +549,7 @@ func psshHost(h string) string {
 // failure's report (ansible's JSON), not output.
 func (d *fleetDecoder) startBlock(hosts []*fleetHost, failed bool) {
 	d.block, d.failed, d.pending = hosts, failed, nil
+	d.psshBlock, d.inStderr = false, false
 	if d.mode != fleetBlocks {
 		d.mode = fleetBlocks // a prefixed log turned into blocks: follow it
 	}
@@ -473,7 +595,25 @@ func (d *fleetDecoder) dispatch(hosts []*fleetHost, rest []byte, n int) error {
 		return nil
 	}
 	for _, h := range hosts {
+		if h.noMemory {
+			d.r.meta.Skipped++
+			continue
+		}
 		if err := d.lineOf(h, rest, n); err != nil {
+			if errors.Is(err, errNoMemoryFigure) {
+				// One host's output without a memory column (another
+				// query, a host that ran something else): that host's
+				// lines are skipped, the other hosts' read.
+				h.noMemory = true
+				d.r.meta.Skipped++
+				msg := err.Error()
+				var pe *parse.Error
+				if errors.As(err, &pe) {
+					msg = pe.Msg
+				}
+				d.r.meta.Warnings.Linef(n, "host %s: %s: its lines are skipped", h.name, msg)
+				continue
+			}
 			var bad *rowError
 			if errors.As(err, &bad) {
 				bad.err.Msg = "host " + h.name + ": " + bad.err.Msg
@@ -586,7 +726,7 @@ func (d *fleetDecoder) end(n int) error {
 // warning that says the log was read as a fleet's.
 func (d *fleetDecoder) tools() string {
 	if d.mode == fleetPrefix {
-		return "lines prefixed with their host, as pdsh and clush print them"
+		return "lines that name their host, as pdsh, clush and ansible -o print them"
 	}
 	return "a header before each host's output, as clush -b, dshbak -c, parallel-ssh -i and ansible print them"
 }

@@ -32,8 +32,18 @@ const (
 	FormatNvidiaSmiText parse.Format = "nvidia-smi-text"
 	// FormatGpustatText is gpustat's text output, one or more.
 	FormatGpustatText parse.Format = "gpustat-text"
+	// FormatNvidiaSmiXML is nvidia-smi -q -x: the -q report as XML
+	// (nvsmi_device_v9.dtd to v13.dtd), one <nvidia_smi_log> document per
+	// output and sampling instant at its <timestamp>. Read: each <gpu>'s
+	// product_name, uuid and fb_memory_usage (total, reserved, used, free:
+	// "N MiB", stored as bytes) and each process_info's pid, process_name
+	// and used_memory. A document is at most 16 MiB and 64 elements deep;
+	// one cut short is read up to the cut (Metadata.Cut), and an input
+	// without a GPU's memory, or with malformed XML, is a *parse.Error
+	// naming the line.
+	FormatNvidiaSmiXML parse.Format = "nvidia-smi-xml"
 )
 
 // Formats lists every format of this package.
 var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatPynvmlJSONL,
-	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText}
+	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText, FormatNvidiaSmiXML}

@@ -95,7 +95,7 @@ func addFixtures(f *testing.F, names ...string) {
 
 func FuzzQueryGPU(f *testing.F) {
 	addFixtures(f, "query_gpu.csv", "query_gpu_noheader_nounits.csv", "query_gpu_reordered.csv", "pub_bpytop26_query_gpu_no_index.txt",
-		"dst_fallback_berlin_query_gpu.csv")
+		"dst_fallback_berlin_query_gpu.csv", "fleet_ansible_o_query_gpu.txt", "fleet_pssh_i_stderr_lines.txt")
 	f.Add([]byte("timestamp, index, name, memory.used [MiB]\n2026/01/02 03:04:05.000, 0, A, B, 1 MiB\n"))
 	f.Add([]byte("timestamp,index,name,memory.used [MiB]\n\"2026/01/02 03:04:05.000\",0,\"A, \"\"B\"\"\",7\n"))
 	f.Add([]byte("index, memory.used [MiB]\n0, [N/A]\n1, 2 GiB\nNo devices were found\n"))
@@ -163,7 +163,8 @@ func FuzzLocalTimes(f *testing.F) {
 // FuzzDetect reads inputs of any layout, detected by content.
 func FuzzDetect(f *testing.F) {
 	addFixtures(f, "query_gpu.csv", "query_apps.csv", "dmon.txt", "pmon.txt", "pynvml.jsonl",
-		"field/a10g_query_continued_then_pmon_no_fb.txt", "dcgm_date_curl_loop_5min.txt", "fleet_pdsh_query_gpu.txt", "fleet_pssh_i_query_gpu.txt")
+		"field/a10g_query_continued_then_pmon_no_fb.txt", "dcgm_date_curl_loop_5min.txt", "fleet_pdsh_query_gpu.txt", "fleet_pssh_i_query_gpu.txt",
+		"fleet_ansible_o_query_gpu.txt", "fleet_pssh_i_stderr_lines.txt", "h200_q_x_idle.xml")
 	f.Add([]byte("$ nvidia-smi pmon -c 1\n# gpu pid type sm mem command\n# Idx # C/G % % name\n 0 7 C - - python\n$ nvidia-smi \\\n  --query-gpu=index,memory.used \\\n  --format=csv\nindex, memory.used [MiB]\n0, 5 MiB\n"))
 	f.Add([]byte("DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1\n"))
 	f.Add([]byte(`{"query_time": "2026-11-30T08:06:12", "gpus": []}`))
@@ -200,4 +201,10 @@ func FuzzSmiText(f *testing.F) {
 	f.Add([]byte("| NVIDIA-SMI 1 Driver Version: 1 |\n|   0  A  On  | x |\n| N/A | 1344... / 2MiB | 5% |\n|   1  NVIDIA H2\n| N/A | 1MiB / 14\n"))
 	f.Add([]byte("==NVSMI LOG==\nTimestamp : Tue Dec  1 02:00:58 2026\nAttached GPUs : 1\nGPU 0:1\n    FB Memory Usage\n        Used : 1 MiB\n    Processes\n        Process ID : 5\n        Used GPU Memory : 2 MiB\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiText) })
+}
+
+func FuzzSmiXML(f *testing.F) {
+	addFixtures(f, "h200_q_x_process.xml", "h200_q_x_idle.xml", "field/cpux115_q_x_cut.txt")
+	f.Add([]byte("<nvidia_smi_log>\n<gpu>\n<fb_memory_usage><used>N/A</used></fb_memory_usage>\n<processes><process_info><pid>1</pid><used_memory>N/A</used_memory></process_info></processes>\n</gpu>\n</nvidia_smi_log>\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiXML) })
 }

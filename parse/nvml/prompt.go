@@ -300,6 +300,8 @@ func (r *Reader) useFormat(f parse.Format) error {
 		r.dec = newDCGMDecoder(r)
 	case FormatNvidiaSmiText, FormatGpustatText:
 		r.dec = newSmiTextDecoder(r)
+	case FormatNvidiaSmiXML:
+		r.dec = newSmiXMLDecoder(r)
 	default:
 		return fmt.Errorf("nvml: no decoder for %q", f)
 	}

@@ -104,6 +104,21 @@ type Metadata struct {
 	// GPU without a process has none listed; a process listed with its
 	// memory N/A is listed, its memory unknown. In order of the outputs.
 	ProcessesListedUs []int64
+	// ProcessesPartialUs are the times of nvidia-smi outputs whose GPUs
+	// were read but whose process list was not read whole (a table's
+	// Processes box cut, missing, a row not read; a -q report or -q -x
+	// document cut short): their processes' memory is a lower bound, so
+	// what no listed process accounts for then is not known. In order.
+	ProcessesPartialUs []int64
+	// Cut says where a pasted nvidia-smi output stops short, read in
+	// part: a table before its Processes box or inside it, before its
+	// bottom border ("the nvidia-smi table ends at line 14 before its
+	// Processes box ..."); a -q report inside its last GPU's section or a
+	// process's entry; a -q -x document before </nvidia_smi_log>. What was
+	// whole is read; the GPUs or processes after the cut are missing. The
+	// first such output, and how many more; "" when none was cut. The same
+	// words are a warning at that line.
+	Cut string
 }
 
 // Option configures a Reader.

@@ -172,6 +172,9 @@ func TestFixtures(t *testing.T) {
 		// monitor." and prompts before the second.
 		{"field/nvitop49_wsl_table_526_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		{"field/nvtop124_wsl_nvtop_then_table_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/numba5392_table_418_procs_row_cut.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "includes-reserved-unknown,process"},
+		{"field/nvmolkit28_wsl_table_581_procs_header_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"field/gpustat130_gpustat_then_table_cut_gpu_box.txt", FormatGpustatText, 5, 2, ClockAbsolute, "excludes-reserved,includes-reserved-unknown"},
 		// Windows 517.48, indented two spaces, no Processes box, cut in GPU
 		// 1's second row (was refused: the indented banner not sniffed).
 		{"field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},
@@ -221,6 +224,15 @@ func TestFixtures(t *testing.T) {
 		// of host); two hosts of one GPU, three ticks each.
 		{"fleet_pdsh_query_gpu.txt", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		{"fleet_pssh_i_query_gpu.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
+		// ansible -o and parallel-ssh -i with standard error over lines
+		// (session 42, written from the tools' source).
+		{"fleet_ansible_o_query_gpu.txt", FormatQueryGPU, 4, 1, ClockAbsolute, "excludes-reserved"},
+		{"fleet_pssh_i_stderr_lines.txt", FormatQueryGPU, 6, 3, ClockAbsolute, "excludes-reserved"},
+		// nvidia-smi -q -x and -q on an H200 (session 42): the GPU, and
+		// pid 614's 6662 MiB when it ran.
+		{"h200_q_x_process.xml", FormatNvidiaSmiXML, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"h200_q_x_idle.xml", FormatNvidiaSmiXML, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"h200_q_process.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -228,6 +240,8 @@ func TestFixtures(t *testing.T) {
 		// Errors (TestHunt41CommandLines; cmd's TestHunt41ToolErrorPaste).
 		"field/mindminer627_win_query_no_memory_unknown_error.txt": true, "field/xxd3vin19_device_handle_unknown_error.txt": true, "field/sysmon12_q_cut_before_memory.txt": true,
 		"field/telegraf5532_dmon_s_u_no_fb.txt": true, "field/cpux115_q_x_cut.txt": true,
+		// -q -x cut before the first GPU's memory (TestHunt42XMLCut).
+		"field/telegraf5812_q_x_a100_mig_cut.txt": true, "field/onepanel9504_q_x_390_fenced_cut.txt": true,
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
 		"field/unsloth10703_gb10_no_used_column.txt": true, "field/arctictraining345_gb10_table_not_supported.txt": true,
@@ -256,7 +270,10 @@ func TestFixtures(t *testing.T) {
 			convs := map[string]bool{}
 			for _, r := range rows {
 				convs[r.Convention] = true
-				if r.Source != string(tt.format) {
+				// A paste of gpustat's text then nvidia-smi's table holds
+				// rows of both.
+				both := tt.format == FormatGpustatText && r.Source == string(FormatNvidiaSmiText)
+				if r.Source != string(tt.format) && !both {
 					t.Fatalf("source %q", r.Source)
 				}
 				if r.Used != nil && *r.Used < 0 {

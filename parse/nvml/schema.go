@@ -50,6 +50,12 @@
 //     "memory.total" (MiB), "processes": [{"pid", "command",
 //     "gpu_memory_usage" (MiB)}]}]}, one document per sample, pretty-printed
 //     or one per line.
+//   - nvidia-smi -q -x (FormatNvidiaSmiXML): the -q report as XML, one
+//     <nvidia_smi_log> document per output, its <timestamp> the instant;
+//     per <gpu> (index by order) product_name, uuid and fb_memory_usage's
+//     total, reserved, used and free (MiB), and each process_info's pid,
+//     process_name and used_memory. A document cut short is read up to
+//     the cut (Metadata.Cut). See smixml.go.
 //   - DCGM exporter Prometheus text (FormatDCGMPrometheus):
 //     DCGM_FI_DEV_FB_USED, _FREE, _TOTAL and _RESERVED (MiB) with the
 //     labels gpu, UUID, modelName, Hostname (hostname in newer exporters), pod, namespace and container

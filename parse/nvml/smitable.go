@@ -131,9 +131,14 @@ type smiTextDecoder struct {
 	qProcLists int
 	qProcOpen  bool
 	qProcCut   bool // a process of the list had no memory line
-	samples    int64
-	samplesAt  int64  // samples when the current snapshot started
-	host       []byte // gpustat's host name, from its header
+	// qFB: the current GPU section's FB Memory Usage was read; qFBAny,
+	// an FB Memory Usage of the current report was; qFrom, the line the
+	// section starts at.
+	qFB, qFBAny bool
+	qFrom       int
+	samples     int64
+	samplesAt   int64  // samples when the current snapshot started
+	host        []byte // gpustat's host name, from its header
 	// naProcs counts the Processes box's rows whose memory is "N/A" (their
 	// samples have no used memory), from line naLine; wddm: a GPU row said its
 	// driver model is WDDM.
@@ -163,6 +168,17 @@ type smiTextDecoder struct {
 	// follow); procBad: a row of the box was cut or was not read, so the
 	// box may not list every process.
 	procRule, procBad bool
+	// The excerpt's cut (Metadata.Cut): tableGPU, the output held a
+	// table's GPU row; procFrom, the line its Processes box started at
+	// (0: none seen); procClosed, the box's bottom border was read;
+	// lastLine, the output's last table line. cutOutputs counts the
+	// outputs cut before their box's end, cutWhy says the first.
+	tableGPU   bool
+	procFrom   int
+	procClosed bool
+	lastLine   int
+	cutOutputs int
+	cutWhy     string
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -171,7 +187,12 @@ func newSmiTextDecoder(r *Reader) *smiTextDecoder {
 
 // parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" in
 // the WithLocation zone.
-func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
+func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) { return d.r.parseCtime(b) }
+
+// parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" (the
+// table's first line, -q's Timestamp, -q -x's <timestamp>) in the
+// WithLocation zone, as µs since the Unix epoch.
+func (r *Reader) parseCtime(b []byte) (int64, bool) {
 	f := strings.Fields(string(b))
 	if len(f) != 5 || len(f[0]) != 3 || len(f[1]) != 3 {
 		return 0, false
@@ -182,7 +203,7 @@ func (d *smiTextDecoder) parseCtime(b []byte) (int64, bool) {
 	}
 	// The civil time, placed in the zone as every local time is (around
 	// a change of offset too).
-	return d.r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
+	return r.civil.us(t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), 0), true
 }
 
 // newSnapshot starts output k+1, at time t when ok.
@@ -190,6 +211,7 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.flushQ()
 	d.endQReport()
 	d.cutGPURow(d.r.line)
+	d.endTable()
 	if d.started {
 		d.snapshot++
 	}
@@ -205,6 +227,63 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.r.newInstant = true // one output, one sampling instant
 }
 
+// endTable ends the current output's table: nvidia-smi prints the
+// Processes box after the GPU rows of every table, so a table with GPU
+// rows whose box is missing, or whose box has no bottom border, was cut
+// (by the paste, a log's limit, head -n): the processes it listed after
+// the cut are not in the excerpt. The first such output is named in a
+// warning and in Metadata.Cut; the others are counted.
+func (d *smiTextDecoder) endTable() {
+	var why string
+	switch {
+	case d.procFrom > 0 && !d.procClosed && d.lastLine == d.procFrom:
+		why = fmt.Sprintf("the nvidia-smi table stops at line %d, at its Processes box's title: the excerpt is cut there, so the processes the box listed are not in it", d.lastLine)
+	case d.procFrom > 0 && !d.procClosed:
+		why = fmt.Sprintf("the nvidia-smi table's Processes box (from line %d) stops at line %d without its bottom border: the excerpt is cut there, so processes the box listed after it may be missing", d.procFrom, d.lastLine)
+	case d.procFrom == 0 && d.tableGPU:
+		why = fmt.Sprintf("the nvidia-smi table ends at line %d before its Processes box: the excerpt is cut, so which processes held the GPUs' memory is not known", d.lastLine)
+	}
+	if d.tableGPU && (why != "" || d.procBad) {
+		d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, d.now())
+	}
+	d.tableGPU, d.procFrom, d.procClosed = false, 0, false
+	if why == "" {
+		return
+	}
+	d.cutOutputs++
+	if d.cutOutputs == 1 {
+		d.cutWhy = why
+		d.r.meta.Warnings.Linef(d.lastLine, "%s", why)
+	}
+}
+
+// cutQReport notes, at the end of the input (line n), a -q report cut
+// short: its last GPU section stops before its FB Memory Usage while an
+// earlier GPU's was read (a report without any is an error of its own),
+// or inside a process's entry, before its Used GPU Memory. What is missing
+// is said in a warning and in Metadata.Cut (the excerpt is read in part).
+func (d *smiTextDecoder) cutQReport(n int) {
+	var why string
+	switch {
+	case d.qGPU < 0:
+		return
+	case !d.qFB && d.qFBAny:
+		// (A report without any, -q -d PIDS, shows no memory at all.)
+		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
+	case d.qProcOpen && d.qHasPID:
+		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)
+	default:
+		return
+	}
+	d.r.meta.Warnings.Linef(n, "%s", why)
+	d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, d.now())
+	if d.cutOutputs == 0 {
+		d.cutOutputs, d.cutWhy = 1, why
+	} else {
+		d.cutOutputs++
+	}
+}
+
 // endQReport ends the current -q report: when each of its GPU sections
 // had its Processes read, the report lists every process nvidia-smi saw,
 // as a table's whole Processes box does (Metadata.ProcessesListedUs); a
@@ -216,6 +295,7 @@ func (d *smiTextDecoder) endQReport() {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 	}
 	d.qGPU, d.qProcLists = -1, 0
+	d.qFBAny = false
 }
 
 // closeQProcs ends the current GPU section's Processes list: read whole
@@ -333,6 +413,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
 	}
+	d.lastLine = n
 	if bytes.Contains(t, []byte("MIG devices:")) {
 		d.cutGPURow(n)
 		d.sawMIG, d.mig = true, true
@@ -342,6 +423,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		d.cutGPURow(n)
 		d.processes, d.mig = true, false
 		d.procRule, d.procBad = false, false
+		d.procFrom, d.procClosed = n, false
 		return nil
 	}
 	cut := t[len(t)-1] != '|' && t[len(t)-1] != '+'
@@ -353,7 +435,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		case t[0] == '+' && d.procRule && !cut:
 			// The box's closing border: read whole, it listed every
 			// process nvidia-smi saw (none, maybe).
-			d.procRule = false
+			d.procRule, d.procClosed = false, true
 			if !d.procBad {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 			}
@@ -423,7 +505,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	}
 	if m := smiTableGPURe.FindSubmatch(t); m != nil {
 		g, _ := parseInt(m[1])
-		d.gpu, d.gpuRow = int32(g), true
+		d.gpu, d.gpuRow, d.tableGPU = int32(g), true, true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if string(m[3]) == "WDDM" {
 			d.wddm = true
@@ -436,7 +518,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		// index and the name as far as it goes). Its memory is on the
 		// next row.
 		g, _ := parseInt(m[1])
-		d.gpu, d.gpuRow = int32(g), true
+		d.gpu, d.gpuRow, d.tableGPU = int32(g), true, true
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if len(m[3]) == 0 && cut {
 			d.r.meta.Warnings.Linef(n, "GPU %d's first row is cut short (%q): its name is read as %q", g, snippet(t), m[2])
@@ -636,6 +718,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 			d.closeQProcs()
 			d.qGPU++
 			d.qUUID, d.qName = d.qUUID[:0], d.qName[:0]
+			d.qFB, d.qFrom = false, d.r.line
 			d.qSection = ""
 			return nil
 		}
@@ -798,6 +881,7 @@ func (d *smiTextDecoder) flushQ() {
 	s := d.qMem
 	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName
 	d.emit(&s)
+	d.qFB, d.qFBAny = true, true
 	d.qMem = sample{}
 	d.qSection = ""
 }
@@ -809,8 +893,20 @@ func (d *smiTextDecoder) emit(s *sample) {
 
 func (d *smiTextDecoder) end(n int) error {
 	d.flushQ()
+	d.cutQReport(n)
 	d.endQReport()
 	d.cutGPURow(n)
+	d.endTable()
+	switch {
+	case d.cutOutputs == 1:
+		d.r.meta.Cut = d.cutWhy
+	case d.cutOutputs > 1:
+		more := "1 more output"
+		if d.cutOutputs > 2 {
+			more = fmt.Sprintf("%d more outputs", d.cutOutputs-1)
+		}
+		d.r.meta.Cut = fmt.Sprintf("%s (and %s cut the same way)", d.cutWhy, more)
+	}
 	if d.naProcs > 0 {
 		why := "the driver does not report per-process memory here (as under Windows' WDDM driver model)"
 		if d.wddm {

@@ -84,6 +84,9 @@ func sniffOne(head []byte) parse.Format {
 	if len(first) == 0 {
 		return parse.FormatUnknown
 	}
+	if x := firstLine(skipFences(head)); len(x) > 0 && x[0] == '<' && bytes.Contains(head, []byte("<nvidia_smi_log")) {
+		return FormatNvidiaSmiXML // nvidia-smi -q -x, in a Markdown fence maybe
+	}
 	if isSmiText(head) {
 		return FormatNvidiaSmiText
 	}
@@ -388,4 +391,17 @@ func stripANSI(dst, b []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// skipFences drops the Markdown code fences ("```", "```xml", "~~~") that
+// open head, as a paste in an issue keeps them.
+func skipFences(head []byte) []byte {
+	for {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		t := trimSpace(line)
+		if !bytes.HasPrefix(t, []byte("```")) && !bytes.HasPrefix(t, []byte("~~~")) {
+			return head
+		}
+		head = rest
+	}
 }
