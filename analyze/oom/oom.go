@@ -1017,6 +1017,18 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	}
 }
 
+// asyncBeyondNote says why a cudaMallocAsync OOM on a full GPU gets no
+// cause when beyond bytes (the device's total less its free memory and
+// PyTorch's allocated memory) are more than a CUDA context and libraries
+// hold: they are this process's pool as well as other processes', and
+// the message (c10/cuda/CUDAMallocAsyncAllocator.cpp) splits them not.
+// seg is the request in bytes.
+func (r *Report) asyncBeyondNote(seg, beyond int64) string {
+	free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+	return fmt.Sprintf("the GPU had %s free of %s for a %s request; PyTorch had %s allocated, and the other %s in use is this process's cudaMallocAsync pool (memory PyTorch freed, which the pool keeps: PyTorch does not trim it before raising this error), its CUDA context and libraries, and any other process on the GPU: the message does not tell them apart, so the cause is not determined; torch.cuda.memory_reserved() at the error gives the pool's size under this backend (if it holds most of it, torch.cuda.empty_cache() trims the pool, or the native allocator, backend:native, caches and splits blocks itself), nvidia-smi the other processes",
+		free, total, r.size(seg), r.size(r.AllocatedBytes), r.sizeFrom(beyond, r.DeviceTotalBytes, r.DeviceFreeBytes, r.AllocatedBytes))
+}
+
 // oomUserStack hides framework frames of a traceback.
 func oomUserStack(full []callsite.Frame, filter *callsite.FrameFilter) []callsite.Frame {
 	var out []callsite.Frame
@@ -1274,7 +1286,7 @@ func (r *Report) findCauses() {
 		return
 	}
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
-		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
+		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
@@ -1625,6 +1637,13 @@ func (r *Report) findCauses() {
 	if !r.known(self) {
 		self = r.ReservedBytes
 	}
+	// cudaMallocAsync: what the GPU held beyond PyTorch's allocations is
+	// this process's pool (memory PyTorch freed, which CUDA's pool keeps),
+	// its CUDA context and other processes; the message does not split it.
+	var asyncBeyond int64 = -1
+	if r.Generation == pytorchtext.GenAsync && !r.snapshot && gpuFull && r.known(r.DeviceTotalBytes) && r.known(r.AllocatedBytes) {
+		asyncBeyond = max(0, r.DeviceTotalBytes-r.DeviceFreeBytes-r.AllocatedBytes)
+	}
 	capacity := func() Cause {
 		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
 		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request", free, total, r.size(seg))
@@ -1648,6 +1667,10 @@ func (r *Report) findCauses() {
 			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
 				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", r.sizeFrom(self-r.ReservedBytes, self, r.ReservedBytes))
 			}
+		}
+		if asyncBeyond >= 0 && !tooBig {
+			ev += fmt.Sprintf("; PyTorch had %s allocated, and the %s beyond it is this process's cudaMallocAsync pool, its CUDA context and any other process (the message does not split them): too little for other processes to have filled the GPU",
+				r.size(r.AllocatedBytes), r.sizeFrom(asyncBeyond, r.DeviceTotalBytes, r.DeviceFreeBytes, r.AllocatedBytes))
 		}
 		switch {
 		case others > 0 && othersEstimated:
@@ -1676,6 +1699,8 @@ func (r *Report) findCauses() {
 	switch {
 	case tooBig:
 		causes = append(causes, capacity())
+	case len(full) == 0 && asyncBeyond >= otherEstimatedMin:
+		r.Notes = append(r.Notes, r.asyncBeyondNote(seg, asyncBeyond))
 	case (len(full) == 0 || overLimit && len(full) == 1) && gpuFull && r.known(r.DeviceTotalBytes):
 		// Beside an allocation limit, the GPU was full all the same
 		// (free memory only just above the request).

@@ -55,9 +55,16 @@ const (
 	// line, "Currently allocated : A", "Requested : R", "Device limit : T",
 	// "Free (according to CUDA): F" and "PyTorch limit (set by
 	// user-supplied memory fraction) : L". A is what PyTorch allocated
-	// (Allocated and Reserved: this allocator keeps no cache of its own);
-	// L is the cap, printed as 17179869184.00 GiB (2^64 bytes) when none
-	// was set (Allowed -1 then). Reason is set when the figures were cut
+	// and has not freed (pytorch_used_bytes: Allocated). Reserved is -1:
+	// the memory PyTorch freed stays in CUDA's pool of this process
+	// (PyTorch sets the pool's release threshold to UINT64_MAX and does
+	// not trim it before raising; torch.cuda.memory_reserved() gives the
+	// pool's size, cudaMemPoolAttrReservedMemCurrent), and the message does
+	// not print it, so Total - Free - A is that pool's cached memory, this
+	// process's CUDA context and other processes together (the form of
+	// PyTorch 2.x's CUDAMallocAsyncAllocator.cpp). L is the cap, printed
+	// as 17179869184.00 GiB (2^64 bytes) when none was set (Allowed -1
+	// then). Reason is set when the figures were cut
 	// off; those read are kept.
 	GenAsync Generation = "async"
 	// GenTHC: PyTorch 0.x (THC): "cuda runtime error (2) : out of memory
@@ -1839,14 +1846,8 @@ func parseAsync(s *scanner, m *Message) error {
 			return err
 		}
 		s.note(m, f.field)
-		if f.v == &m.Allocated {
-			s.note(m, "reserved")
-		}
 		if f.v == &limit {
 			s.huge = s.huge[:n] // the unset limit is not a figure gone wrong
-		}
-		if f.v == &m.Allocated {
-			m.Reserved = m.Allocated // no cache of PyTorch's own
 		}
 	}
 	// The limit is SIZE_MAX (printed 17179869184.00 GiB, read as unknown)

@@ -98,7 +98,8 @@
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
 // message has requested and the figures printed whole before the cut; an
-// "async" message has requested, total, free, allocated (= reserved) and
+// "async" message has requested, total, free, allocated (reserved is
+// null: the pool's cached memory is not printed) and
 // allowed when a cap was set, and a reason when its lines were cut off;
 // a "cupy" message has requested, reserved (the pool's bytes from CUDA,
 // "allocated so far") and allowed (its limit) as printed; an "xla"

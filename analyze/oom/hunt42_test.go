@@ -1,0 +1,73 @@
+package oom
+
+import (
+	"strings"
+	"testing"
+)
+
+// cudaMallocAsync's pool is this process's (testdata/README.md, "OOM
+// pastes hunted in session 42"): PyTorch's CUDAMallocAsyncAllocator.cpp
+// keeps every freed block in CUDA's default pool (release threshold
+// UINT64_MAX) and prints only what it allocated, so the GPU's memory
+// beyond that is the pool, the CUDA context and other processes, which
+// the message does not split. 2 GiB (otherEstimatedMin) is what a
+// context and libraries may hold: beyond it, no cause; below, capacity.
+func TestHunt42AsyncPool(t *testing.T) {
+	const MiB = 1 << 20
+	mib := func(hundredths int64) int64 { return (hundredths*MiB + 50) / 100 }
+	for _, c := range []struct {
+		file                    string
+		req, free, total, alloc int64
+		first                   string // "" for no cause
+		note                    string // a note that must be there
+		beyond                  string // the size beyond PyTorch's allocations, as printed
+	}{
+		// 12.50 MiB asked, 5.00 GiB free: room, no limit (2^64): the
+		// note for room without a limit, no cause.
+		{"async_bold_room_comfyui5886.txt", mib(1250), gib(500), gib(1200), gib(596), "", "enough for the 12.50 MiB request", ""},
+		// 23.69 - 2.94 MiB - 6.89 = 16.80 GiB beyond, over 2 GiB.
+		{"async_chattts9.txt", mib(32000), mib(294), gib(2369), gib(689), "", "cudaMallocAsync pool", "16.80 GiB"},
+		// 16.00 - 0 - 12.20 = 3.80 GiB beyond, over 2 GiB.
+		{"async_animatediff320_oneline.txt", gib(188), 0, gib(1600), gib(1220), "", "cudaMallocAsync pool", "3.80 GiB"},
+		// 22.20 - 11.12 MiB - 16.08 = 6.11 GiB beyond, over 2 GiB.
+		{"async_rust_debug_escaped_tgi563.txt", gib(483), mib(1112), gib(2220), gib(1608), "", "cudaMallocAsync pool", "6.11 GiB"},
+		// 15.99 - 0 - 15.16 = 0.83 GiB (849.92 MiB) beyond, under 2 GiB:
+		// the allocations filled the GPU.
+		{"async_slk28.txt", 512 << 10, 0, gib(1599), gib(1516), CauseCapacity, "", "849.92 MiB"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
+			if len(pm.OOMs) != 1 {
+				t.Fatalf("%d OOMs", len(pm.OOMs))
+			}
+			r := pm.OOMs[0]
+			if r.Generation != "async" || r.Device != 0 || !near(r.RequestedBytes, c.req) || !near(r.DeviceFreeBytes, c.free) || !near(r.DeviceTotalBytes, c.total) || !near(r.AllocatedBytes, c.alloc) {
+				t.Errorf("gen %s device %d req %d free %d total %d allocated %d", r.Generation, r.Device, r.RequestedBytes, r.DeviceFreeBytes, r.DeviceTotalBytes, r.AllocatedBytes)
+			}
+			// The pool's reserved memory is not in the message.
+			if r.ReservedBytes != -1 || r.ReservedUnallocatedBytes != -1 || r.WouldFitIfContiguous != nil {
+				t.Errorf("reserved %d, reserved but unallocated %d, fit %v: the message prints neither", r.ReservedBytes, r.ReservedUnallocatedBytes, r.WouldFitIfContiguous)
+			}
+			if hasCause(r, CauseOtherProcesses) != nil || hasCause(r, CauseUnifiedMemory) != nil {
+				t.Errorf("causes %v: the memory beyond PyTorch's allocations includes this process's pool", causeNames(r))
+			}
+			names := causeNames(r)
+			if (c.first == "") != (len(names) == 0) || (len(names) > 0 && names[0] != c.first) {
+				t.Errorf("causes %v, want %q first; notes %q", names, c.first, r.Notes)
+			}
+			all := strings.Join(r.Notes, " ")
+			for _, cs := range r.Causes {
+				all += " " + cs.Evidence
+			}
+			if c.note != "" && !strings.Contains(strings.Join(r.Notes, " "), c.note) {
+				t.Errorf("no note with %q: %q", c.note, r.Notes)
+			}
+			if c.beyond != "" && (!strings.Contains(all, c.beyond) || !strings.Contains(all, "cudaMallocAsync pool")) {
+				t.Errorf("%s beyond PyTorch's allocations, naming the pool, not said: %s", c.beyond, all)
+			}
+			if strings.Contains(all, "no cache of its own") {
+				t.Errorf("says the allocator keeps no cache: %s", all)
+			}
+		})
+	}
+}
