@@ -71,3 +71,45 @@ func TestHunt42AsyncPool(t *testing.T) {
 		})
 	}
 }
+
+// ONNX Runtime's BFC arena (testdata/README.md, "OOM pastes hunted in
+// session 42"): the request as the arena printed it (exact bytes), no
+// device; the limit form is memory-limit (0 left under the arena's limit
+// for 135383040 bytes), a request of 2^60 bytes or more capacity (a size
+// computed wrong: 4585490524328388608 > 1152921504606846976), the
+// device allocator's failure no cause with the note naming both devices.
+func TestHunt42ORTArena(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		req   int64
+		first string
+		note  string
+	}{
+		{"ort_bfc_backtick_v100_onnxruntime9939.txt", 8388608000, "", "does not say which"},
+		{"ort_bfc_status_newline_exa_onnxruntime22702.txt", 4585490524328388608, CauseCapacity, "computed wrong"},
+		{"ort_bfc_available0_title_ragflow10295.txt", 135383040, CauseMemoryLimit, ""},
+		{"ort_bfc_cpu_nchwc_chineseocr355.txt", 285081600, "", "does not say which"},
+		{"ort_bfc_triton_escaped_onnxruntime20038.txt", 2830172160, "", "does not say which"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
+			if len(pm.OOMs) != 1 {
+				t.Fatalf("%d OOMs", len(pm.OOMs))
+			}
+			r := pm.OOMs[0]
+			if r.Generation != "onnxruntime" || r.Device != -1 || r.RequestedBytes != c.req || r.DeviceTotalBytes != -1 || r.DeviceFreeBytes != -1 || r.ReservedBytes != -1 {
+				t.Errorf("gen %s device %d req %d total %d free %d reserved %d", r.Generation, r.Device, r.RequestedBytes, r.DeviceTotalBytes, r.DeviceFreeBytes, r.ReservedBytes)
+			}
+			names := causeNames(r)
+			if (c.first == "") != (len(names) == 0) || (len(names) > 0 && names[0] != c.first) {
+				t.Errorf("causes %v, want %q first; notes %q", names, c.first, r.Notes)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(r.Notes, " "), c.note) {
+				t.Errorf("no note with %q: %q", c.note, r.Notes)
+			}
+			if cs := hasCause(r, CauseMemoryLimit); cs != nil && (cs.Numbers["arena_available_bytes"] != 0 || !strings.Contains(cs.Evidence, "gpu_mem_limit")) {
+				t.Errorf("memory-limit: %+v", cs)
+			}
+		})
+	}
+}

@@ -1017,6 +1017,32 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	}
 }
 
+// ortCauses judges an ONNX Runtime BFC arena OOM (pytorchtext.GenORT):
+// the arena's own limit reached ("Available memory of A ..."): cause
+// memory-limit; a request of 2^60 bytes or more: capacity, a size
+// computed wrong; else the device allocator failed, on a device the
+// message does not name: a note, no cause.
+func (r *Report) ortCauses() {
+	const arenaAdvice = "arena_extend_strategy kSameAsRequested grows the arena by what is asked rather than by doubling, and the run option memory.enable_memory_arena_shrinkage returns its unused regions after a run"
+	switch avail := pytorchtext.ArenaAvailable(r.Text); {
+	case !r.known(r.RequestedBytes):
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena could not allocate, but its size was not read ("+r.Reason+"): the cause cannot be told")
+	case avail >= 0 && r.known(r.RequestedBytes) && avail < r.RequestedBytes:
+		r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
+			Evidence: fmt.Sprintf("ONNX Runtime's BFC arena had %s left under its memory limit for a %s request: the arena refuses to grow past the limit set on it (gpu_mem_limit of the CUDA execution provider, or max_mem of its arena config) before asking the device, which may have had memory free", r.size(avail), r.size(r.RequestedBytes)),
+			Numbers:  map[string]int64{"arena_available_bytes": avail, "requested_bytes": r.RequestedBytes},
+			Advice:   "raise gpu_mem_limit (or the arena's max_mem), or need less at once (smaller inputs or batch); " + arenaAdvice})
+	case r.RequestedBytes >= 1<<60:
+		r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+			Evidence: fmt.Sprintf("the request was %s, at least 1 EiB (2^60 bytes), more than any device holds", r.size(r.RequestedBytes)),
+			Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+			Advice:   "the size was most likely computed wrong (an overflowed or negative size, a shape from a dynamic axis gone wrong); a smaller batch will not help: look at the node's input shapes"})
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena was asked for "+r.size(r.RequestedBytes)+", far more than any GPU or host has: the size was computed wrong, not a shortage of memory")
+	default:
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena could not grow by the "+r.size(r.RequestedBytes)+" request: its device allocator failed for the extension it wanted and for 90% steps of it down to the request itself (cudaMalloc under the CUDA execution provider, the host's allocator under the CPU's: the arena serves both and the message does not say which); the arena keeps what it took for the session's life, so the session itself may hold most of the device; the message gives no figure of the device, so the cause cannot be told: nvidia-smi (or ORT's verbose log, 'Extending BFCArena for Cuda' and 'Total allocated bytes') tells what held it; smaller inputs, gpu_mem_limit, or "+arenaAdvice)
+	}
+}
+
 // asyncBeyondNote says why a cudaMallocAsync OOM on a full GPU gets no
 // cause when beyond bytes (the device's total less its free memory and
 // PyTorch's allocated memory) are more than a CUDA context and libraries
@@ -1251,6 +1277,8 @@ func (r *Report) findCauses() {
 				free = " and " + r.size(r.DeviceFreeBytes) + " available on the GPU"
 			}
 			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
+		case pytorchtext.GenORT:
+			r.ortCauses()
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)

@@ -1,6 +1,9 @@
 package pytorchtext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // cudaMallocAsync's message prints what PyTorch allocated, not what its
 // pool reserved (testdata/README.md, "OOM pastes hunted in session 42"):
@@ -38,4 +41,62 @@ func TestHunt42AsyncReserved(t *testing.T) {
 func within(got, want int64) bool {
 	d := got - want
 	return d >= -SizeTolerance(want) && d <= SizeTolerance(want)
+}
+
+// ONNX Runtime's BFC arena (testdata/README.md, "OOM pastes hunted in
+// session 42"): one message each, the request R as printed (bytes, exact),
+// the arena's available bytes of the limit form from the text, no device.
+// The words without AllocateRawInternal's place before them are anybody's
+// and are not read; a size past int64 is no figure and no panic.
+func TestHunt42ORTArena(t *testing.T) {
+	for _, c := range []struct {
+		file      string
+		line      int64
+		requested int64
+		available int64 // -1: the other form
+	}{
+		{"pastes/ort_bfc_backtick_v100_onnxruntime9939.txt", 4, 8388608000, -1},
+		{"pastes/ort_bfc_status_newline_exa_onnxruntime22702.txt", 4, 4585490524328388608, -1},
+		{"pastes/ort_bfc_available0_title_ragflow10295.txt", 1, 135383040, 0},
+		{"pastes/ort_bfc_cpu_nchwc_chineseocr355.txt", 3, 285081600, -1},
+		// The "\" glued after the size is not read into it.
+		{"pastes/ort_bfc_triton_escaped_onnxruntime20038.txt", 3, 2830172160, -1},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages: %+v", c.file, len(rs.msgs), rs.msgs)
+		}
+		m := rs.msgs[0]
+		req, ok := m.sizes["requested"]
+		if m.gen != string(GenORT) || m.line != c.line || m.device != -1 || !ok || req != c.requested || m.reason != "" || len(m.sizes) != 1 {
+			t.Errorf("%s: %+v", c.file, m)
+		}
+		if got := ArenaAvailable(m.text); got != c.available {
+			t.Errorf("%s: available %d, want %d (text %q)", c.file, got, c.available, m.text)
+		}
+	}
+	if Framework(GenORT) != "ONNX Runtime" {
+		t.Errorf("framework %q", Framework(GenORT))
+	}
+	for text, want := range map[string]int{
+		// No place before the words: a C program's, prose.
+		"malloc: Failed to allocate memory for requested buffer of size 1024\n":        0,
+		"Available memory of 10 is smaller than requested bytes of 20, says my tool\n": 0,
+		// The place, the words, no size: not the form.
+		"onnxruntime::BFCArena::AllocateRawInternal Failed to allocate memory for requested buffer of size \n": 0,
+		// Past int64 (20 digits): not read as a figure, no panic.
+		"bfc_arena.cc:376 onnxruntime::BFCArena::AllocateRawInternal Available memory of 99999999999999999999 is smaller than requested bytes of 1\n": 1,
+		"bfc_arena.cc:376 onnxruntime::BFCArena::AllocateRawInternal Failed to allocate memory for requested buffer of size 99999999999999999999\n":   1,
+	} {
+		rs, err := readText(t, "t", text, false)
+		if err != nil || len(rs.msgs) != want {
+			t.Errorf("%q: %+v %v, want %d messages", text, rs.msgs, err, want)
+			continue
+		}
+		if want == 1 {
+			if _, ok := rs.msgs[0].sizes["requested"]; ok || !strings.Contains(rs.msgs[0].reason, "below 2^63") {
+				t.Errorf("%q: %+v: a size past int64 read", text, rs.msgs[0])
+			}
+		}
+	}
 }

@@ -170,6 +170,20 @@ const (
 	// as Reserved, Z the GPU's available memory (cudaMemGetInfo) read as
 	// Free. No total.
 	GenPaddle Generation = "paddle"
+	// GenORT: ONNX Runtime's BFC arena (onnxruntime/core/framework/
+	// bfc_arena.cc, the form of 1.8 to 1.19), thrown by
+	// BFCArena::AllocateRawInternal with its place before the words:
+	// "Failed to allocate memory for requested buffer of size R" (the
+	// arena's device allocator failed for its extension and for 90% steps
+	// of it down to R: cudaMalloc for the CUDA execution provider, the
+	// host's allocator for the CPU's, the line does not say which), or
+	// "Available memory of A is smaller than requested bytes of R" (the
+	// arena's memory limit, gpu_mem_limit or OrtArenaCfg's max_mem, less
+	// what the arena already took from its device, was A: a limit was set
+	// and reached; ArenaAvailable reads A from Text). R is the request
+	// rounded up to 256 bytes, read as Requested. No device, total or free
+	// memory; Backend is "" (the arena's device is not named).
+	GenORT Generation = "onnxruntime"
 	// GenBatchFinder: Hugging Face Accelerate's batch size finder
 	// (accelerate.utils.find_executable_batch_size, which the Trainer's
 	// auto_find_batch_size and training scripts use) gave up: "No
@@ -456,6 +470,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
+	ortFailedPhrase, ortAvailablePhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -490,27 +505,45 @@ var frameworkOOMs = []struct {
 	gen               Generation
 	after             []string
 	form              *lazyre.Regexp
+	// place, when set, must come before the words on their line (the
+	// function that raised them), instead of an exception or status.
+	place string
 }{
-	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
-	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
-	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords, nil},
+	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil, ""},
+	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil, ""},
+	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords, nil, ""},
 	// device_memory_allocator.cc: "Failed to allocate request for %s (%uB)
 	// on device ordinal %d" (HumanReadableNumBytes, then the bytes).
-	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`)},
+	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`), ""},
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
-	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`)},
-	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil},
+	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`), ""},
+	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil, ""},
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
-	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`)},
+	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`), ""},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
-	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
+	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`), ""},
 	// PaddlePaddle's words are its own (no exception needs to come
 	// before: Paddle prints them on a line of their own after
 	// "ResourceExhaustedError: ", and issue titles quote them): the whole
 	// form, read anywhere.
-	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `)},
+	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `), ""},
+	// ONNX Runtime's BFC arena (onnxruntime/core/framework/bfc_arena.cc):
+	// AllocateRawInternal throws its status with its own place before it
+	// ("bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(
+	// size_t, bool, ...) Failed to allocate ..."), which is what makes the
+	// words its own.
+	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, lazyre.New(`^Failed to allocate memory for requested buffer of size \d+`), ortPlace},
+	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, lazyre.New(`^Available memory of \d+ is smaller than requested bytes of \d+`), ortPlace},
 }
+
+// ONNX Runtime's BFC arena's words (see GenORT) and the place that
+// throws them.
+const (
+	ortFailedPhrase    = "Failed to allocate memory for requested buffer of size "
+	ortAvailablePhrase = "Available memory of "
+	ortPlace           = "BFCArena::AllocateRawInternal"
+)
 
 // tfRanOutPhrase starts TensorFlow 1.x's failure to allocate an op's
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
@@ -551,6 +584,9 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		}
 		found = true
 		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
+			continue
+		}
+		if f.place != "" && !strings.Contains(line[:at], f.place) {
 			continue
 		}
 		if f.after == nil {
@@ -1638,6 +1674,22 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			}
 			return *m, len(strings.TrimRight(s.s, " \r\n"))
 		}
+	case f.gen == GenORT:
+		// "R" after the failed extension's words, or "A is smaller than
+		// requested bytes of R".
+		m.Backend = ""
+		if f.phrase == ortAvailablePhrase {
+			if _, err = s.arenaBytes(); err == nil {
+				err = s.want(" is smaller than requested bytes of ")
+			}
+		}
+		if err == nil {
+			m.Requested, err = s.arenaBytes()
+		}
+		if err == nil {
+			m.Text = s.s[start:s.i]
+			return *m, s.i
+		}
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).
@@ -1724,6 +1776,36 @@ done:
 	}
 	return n, nil
 }
+
+// arenaBytes reads a size ONNX Runtime's arena prints, a size_t in
+// decimal without separators; one over the int64 range is an error.
+func (s *scanner) arenaBytes() (int64, error) {
+	at := s.i
+	d := s.digits()
+	v, err := strconv.ParseInt(d, 10, 64)
+	if d == "" || err != nil {
+		s.i = at
+		return -1, s.expected("a size in bytes below 2^63")
+	}
+	return v, nil
+}
+
+// ArenaAvailable reads a GenORT message's text ("Available memory of A is
+// smaller than requested bytes of R"): A, the bytes the arena's memory
+// limit left it, or -1 when text is the other form or no such message.
+func ArenaAvailable(text string) int64 {
+	m := ortAvailableRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+var ortAvailableRe = lazyre.New(`^Available memory of (\d+) is smaller than requested bytes of \d+$`)
 
 // paddleBytes reads PaddlePaddle's HumanReadableSize ("56.000000MB",
 // "7.782776GB": "%f" and a unit of powers of 1024) as bytes.
