@@ -113,3 +113,47 @@ func TestHunt42ORTArena(t *testing.T) {
 		})
 	}
 }
+
+// One message printed by several worker processes is one OOM per process
+// (testdata/README.md, "OOM pastes hunted in session 42"): vLLM's workers
+// (rank 7 on line 1, rank 0 on line 3 of vllm14452) each ran out of their
+// own GPU's memory; each OOM's note names both. The same process's lines
+// (its log record and the traceback's last line), and a line without a
+// process label, stay one OOM with it; torchrun's "[rankN]:" ranks are
+// processes too.
+func TestHunt42WorkerOrigins(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/vllm_sampler_warmup_ranks_vllm14452.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs, want one per worker", len(pm.OOMs))
+	}
+	for i, line := range []int64{1, 3} {
+		r := pm.OOMs[i]
+		notes := strings.Join(r.Notes, " ")
+		if len(r.Sources) != 1 || r.Sources[0].Line != line || !strings.Contains(notes, "2 worker processes printed this same message (VllmWorker rank=7 pid=10948; VllmWorker rank=0 pid=10672)") ||
+			!strings.Contains(notes, "1024 dummy requests") {
+			t.Errorf("OOM %d: sources %+v, notes %q", i+1, r.Sources, r.Notes)
+		}
+	}
+	const kv = "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n"
+	const gen2 = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 22.48 GiB memory in use. Of the allocated memory 21.90 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n"
+	for _, c := range []struct {
+		name, text string
+		ooms       int
+	}{
+		{"one worker, its record and its traceback's line", "(EngineCore_DP0 pid=374) ERROR 05-25 15:29:28 [core.py:1140] " + kv + "(EngineCore_DP0 pid=374) " + kv, 1},
+		{"V0 workers", "(VllmWorkerProcess pid=479247) ERROR 10-28 11:14:52 multiproc_worker_utils.py:229] " + kv + "(VllmWorkerProcess pid=479248) ERROR 10-28 11:14:52 multiproc_worker_utils.py:229] " + kv, 2},
+		{"Ray workers", "(RayWorkerWrapper pid=38, ip=10.0.0.2) " + kv + "(RayWorkerWrapper pid=39, ip=10.0.0.3) " + kv, 2},
+		{"a worker and an unlabelled line", "(VllmWorker rank=1 pid=9) ERROR 03-16 06:12:38 [multiproc_executor.py:375] " + kv + kv, 1},
+		{"torchrun's ranks, the same figures", "[rank0]: " + gen2 + "[rank1]: " + gen2, 2},
+	} {
+		pm := NewPostmortem([]Input{textInput(t, "log.txt", c.text)}, PostmortemOptions{})
+		if len(pm.OOMs) != c.ooms {
+			t.Errorf("%s: %d OOMs, want %d", c.name, len(pm.OOMs), c.ooms)
+			continue
+		}
+		worker := strings.Contains(strings.Join(pm.OOMs[0].Notes, " "), "worker processes printed this same message")
+		if worker != (c.ooms > 1) {
+			t.Errorf("%s: the note on the workers: %q", c.name, pm.OOMs[0].Notes)
+		}
+	}
+}

@@ -504,6 +504,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	sameInWorkers(reports)
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
 		r.noteCoarse()
@@ -758,9 +759,9 @@ func sameNumbers(a, b *pytorchtext.Message) bool {
 // tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: ...") are two
 // failures, however alike their words.
 func matchMessage(reports []*Report, m Message) *Report {
-	test := testID(m.Prefix)
+	test := origin(m.Prefix)
 	other := func(r *Report) bool {
-		t := testID(r.msg.Prefix)
+		t := origin(r.msg.Prefix)
 		return t != "" && test != "" && t != test
 	}
 	if !parsed(m.Generation) {
@@ -877,7 +878,7 @@ func repeatsStart(r *Report, m Message) bool {
 	if r.msg == nil || r.snapshot || r.event || r.msg.Generation != pytorchtext.GenCut || !parsed(m.Generation) {
 		return false
 	}
-	if t, u := testID(r.msg.Prefix), testID(m.Prefix); t != "" && u != "" && t != u {
+	if t, u := origin(r.msg.Prefix), origin(m.Prefix); t != "" && u != "" && t != u {
 		return false
 	}
 	start := cutStart(r.msg.Text)
@@ -888,6 +889,63 @@ func repeatsStart(r *Report, m Message) bool {
 // tests/core_test.py::CoreTest::test_jit_42 - ", "ERROR x.py::t - ",
 // "FAILED [0.0956s] test_x.py::T::test_fraction - ".
 var testIDRe = lazyre.New(`(?:^|\s)(?:FAILED|ERROR)(?: \[[^\]]*\])? (\S+::\S+) -(?:\s|$)`)
+
+// workerRe reads the process a line's prefix names: the label Python's
+// multiprocessing workers of vLLM and Ray print before every line of
+// theirs, "(VllmWorker rank=7 pid=10948) " (vLLM V1's MultiprocExecutor),
+// "(VllmWorkerProcess pid=479247) " (V0), "(Worker_TP1 pid=2345) ",
+// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ";
+// and torchrun's "[rank1]: " (its --tee / local ranks' filter).
+var workerRe = lazyre.New(`\(([A-Za-z_][\w]*(?: rank=\d+)? pid=\d+)(?:, ip=[^)]*)?\)|\[(rank\d+)\]:`)
+
+// origin returns what a message's prefix says of the program or process
+// that printed it: the pytest test (testID), else the worker process
+// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"); "" when it says
+// neither. Messages of two origins are two OOMs however alike: one
+// process's memory is not another's.
+func origin(prefix string) string {
+	if t := testID(prefix); t != "" {
+		return t
+	}
+	if m := workerRe.FindStringSubmatch(prefix); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
+}
+
+// sameInWorkers notes, on each of reports that are one message printed
+// by several worker processes (the same generation and text, two or more
+// origins), that the others failed the same way: each is its own OOM, a
+// process with its own GPU memory, and the cause and fix read for one
+// hold for each.
+func sameInWorkers(reports []*Report) {
+	type key struct{ gen, text string }
+	groups := map[key][]*Report{}
+	var order []key
+	for _, r := range reports {
+		if r.msg == nil || r.snapshot || origin(r.msg.Prefix) == "" {
+			continue
+		}
+		k := key{string(r.Generation), r.Text}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		var who []string
+		for _, r := range g {
+			who = append(who, origin(r.msg.Prefix))
+		}
+		for _, r := range g {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; ")))
+		}
+	}
+}
 
 // testID returns the pytest test a message's prefix names, "" when none.
 func testID(prefix string) string {
