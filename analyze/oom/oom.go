@@ -1331,8 +1331,10 @@ func (r *Report) findCauses() {
 				held = ", with " + r.size(r.ReservedBytes) + " allocated by Paddle"
 			}
 			free := ""
-			if r.known(r.DeviceFreeBytes) {
+			if r.known(r.DeviceFreeBytes) && held != "" {
 				free = " and " + r.size(r.DeviceFreeBytes) + " available on the GPU"
+			} else if r.known(r.DeviceFreeBytes) {
+				free = ", with " + r.size(r.DeviceFreeBytes) + " available on the GPU"
 			}
 			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
 		case pytorchtext.GenORT:

@@ -82,8 +82,9 @@ func TestHunt42ORTArena(t *testing.T) {
 		// No place before the words: a C program's, prose.
 		"malloc: Failed to allocate memory for requested buffer of size 1024\n":        0,
 		"Available memory of 10 is smaller than requested bytes of 20, says my tool\n": 0,
-		// The place, the words, no size: not the form.
-		"onnxruntime::BFCArena::AllocateRawInternal Failed to allocate memory for requested buffer of size \n": 0,
+		// The place and the words, the size cut off and nothing after:
+		// the arena's OOM, its request unknown.
+		"onnxruntime::BFCArena::AllocateRawInternal Failed to allocate memory for requested buffer of size \n": 1,
 		// Past int64 (20 digits): not read as a figure, no panic.
 		"bfc_arena.cc:376 onnxruntime::BFCArena::AllocateRawInternal Available memory of 99999999999999999999 is smaller than requested bytes of 1\n": 1,
 		"bfc_arena.cc:376 onnxruntime::BFCArena::AllocateRawInternal Failed to allocate memory for requested buffer of size 99999999999999999999\n":   1,
@@ -98,5 +99,54 @@ func TestHunt42ORTArena(t *testing.T) {
 				t.Errorf("%q: %+v: a size past int64 read", text, rs.msgs[0])
 			}
 		}
+	}
+}
+
+// A framework's figure wrapped to the next line is joined (testdata/
+// README.md, "OOM pastes hunted in session 42"): Paddle 26892's available
+// memory after "available memory is only", and the same kind in ONNX
+// Runtime's forms (the size after "of size", the available bytes after
+// "Available memory of", the line's trailing space kept or not). A next
+// line that does not go on with the form leaves the message cut, its
+// figures before the cut kept.
+func TestHunt42WrappedFigure(t *testing.T) {
+	const ort = "Status Message: bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) "
+	for _, c := range []struct {
+		name, text      string
+		gen             Generation
+		requested, free int64 // -1: null
+		cut             bool
+	}{
+		{"paddle26892", "", GenPaddle, 1644167168, 436862976, false},
+		{"paddle, the next line no figure", "Out of memory error on GPU 0. Cannot allocate 1.531250GB memory on GPU 0, available memory is only \nPlease check whether there is any other process using GPU 0.\n", GenPaddle, 1644167168, -1, true},
+		{"ort size, trailing space", ort + "Failed to allocate memory for requested buffer of size \n  285081600\n", GenORT, 285081600, -1, false},
+		{"ort size, no trailing space", ort + "Failed to allocate memory for requested buffer of size\n285081600\n", GenORT, 285081600, -1, false},
+		{"ort available", ort + "Available memory of\n0 is smaller than requested bytes of 135383040\n", GenORT, 135383040, -1, false},
+	} {
+		var rs *rows
+		if c.text == "" {
+			rs = readFile(t, "pastes/paddle_wrapped_zh_colon_paddle26892.txt", false)
+		} else {
+			var err error
+			if rs, err = readText(t, "t", c.text, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages", c.name, len(rs.msgs))
+		}
+		m := rs.msgs[0]
+		get := func(k string) int64 {
+			if v, ok := m.sizes[k]; ok {
+				return v
+			}
+			return -1
+		}
+		if m.gen != string(c.gen) || get("requested") != c.requested || get("free") != c.free || (m.reason != "") != c.cut {
+			t.Errorf("%s: %+v", c.name, m)
+		}
+	}
+	if rs, err := readText(t, "t", "onnxruntime::BFCArena::AllocateRawInternal Available memory of\n0 is smaller than requested bytes of 135383040\n", false); err != nil || len(rs.msgs) != 1 || ArenaAvailable(rs.msgs[0].text) != 0 {
+		t.Errorf("the available bytes joined: %+v %v", rs, err)
 	}
 }

@@ -533,15 +533,17 @@ var frameworkOOMs = []struct {
 	// ("bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(
 	// size_t, bool, ...) Failed to allocate ..."), which is what makes the
 	// words its own.
-	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, lazyre.New(`^Failed to allocate memory for requested buffer of size \d+`), ortPlace},
-	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, lazyre.New(`^Available memory of \d+ is smaller than requested bytes of \d+`), ortPlace},
+	// The place makes them ORT's: no form is asked of the rest, so a
+	// figure wrapped to the next line is joined (see endsCut).
+	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
+	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
 }
 
 // ONNX Runtime's BFC arena's words (see GenORT) and the place that
 // throws them.
 const (
-	ortFailedPhrase    = "Failed to allocate memory for requested buffer of size "
-	ortAvailablePhrase = "Available memory of "
+	ortFailedPhrase    = "Failed to allocate memory for requested buffer of size"
+	ortAvailablePhrase = "Available memory of"
 	ortPlace           = "BFCArena::AllocateRawInternal"
 )
 
@@ -1667,7 +1669,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 		if m.Requested >= 0 {
 			// Cut or wrapped after its request (a paste's line end
 			// after "available memory is only"): the figures before.
-			m.Reason = "cut after its request: " + err.Error()
+			m.Reason = err.Error() + " (cut after its request)"
 			m.Text = strings.TrimRight(s.s[start:], " \r\n")
 			if m.Free < 0 {
 				m.Free = -1
@@ -1678,7 +1680,10 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 		// "R" after the failed extension's words, or "A is smaller than
 		// requested bytes of R".
 		m.Backend = ""
-		if f.phrase == ortAvailablePhrase {
+		if !s.eat(" ") {
+			err = s.expected(`" " and a size in bytes`)
+		}
+		if f.phrase == ortAvailablePhrase && err == nil {
 			if _, err = s.arenaBytes(); err == nil {
 				err = s.want(" is smaller than requested bytes of ")
 			}
@@ -1690,6 +1695,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			m.Text = s.s[start:s.i]
 			return *m, s.i
 		}
+		m.Text = strings.TrimRight(s.s[start:], " \r\n")
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).
