@@ -1,6 +1,7 @@
 package oom
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -154,6 +155,53 @@ func TestHunt42WorkerOrigins(t *testing.T) {
 		worker := strings.Contains(strings.Join(pm.OOMs[0].Notes, " "), "worker processes printed this same message")
 		if worker != (c.ooms > 1) {
 			t.Errorf("%s: the note on the workers: %q", c.name, pm.OOMs[0].Notes)
+		}
+	}
+}
+
+// A ROCm OOM with room (free above the request, no limit printed) on an
+// APU (testdata/README.md, "OOM pastes hunted in session 42"): vllmrocm5's
+// 18.55 GiB free for 12.95 GiB on a 127.00 GiB device. Alone, the message
+// cannot tell an APU from a discrete GPU: no cause, the note says what
+// free means on an APU. With a log line naming gfx1151 (Strix Halo), the
+// free figure is the driver's GTT/TTM pool, not the RAM the OS can give:
+// unified-memory. A device that may share memory (GH200) gets the note's
+// "if", and a CUDA device with room neither.
+func TestHunt42APURoom(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/pytorch/pastes/hip_apu_twice_prefixed_vllmrocm5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const room = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 10.06 GiB is free. Of the allocated memory 11.90 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n"
+	for _, c := range []struct {
+		name, text string
+		first      string
+		want       string // in the first cause's evidence, else in the notes
+		not        string // in neither
+	}{
+		{"alone", string(b), "", "on ROCm the device may be an APU", "names gfx1151"},
+		{"gfx1151 named", "rocminfo: Name: gfx1151\n" + string(b), CauseUnifiedMemory, "GTT/TTM pool", "may be an APU"},
+		{"GH200 named", "GPU 0: NVIDIA GH200 480GB\n" + room, "", "if the OS uses the GPU's memory as system RAM", "GTT"},
+		{"CUDA, nothing named", room, "", "the allocation failed for a reason the message does not show", "APU"},
+	} {
+		pm := NewPostmortem([]Input{textInput(t, "log.txt", c.text)}, PostmortemOptions{})
+		if len(pm.OOMs) != 1 {
+			t.Fatalf("%s: %d OOMs", c.name, len(pm.OOMs))
+		}
+		r := pm.OOMs[0]
+		names := causeNames(r)
+		if (c.first == "") != (len(names) == 0) || (len(names) > 0 && names[0] != c.first) {
+			t.Errorf("%s: causes %v, want %q first; notes %q", c.name, names, c.first, r.Notes)
+			continue
+		}
+		all := strings.Join(r.Notes, " ")
+		where := all
+		if len(r.Causes) > 0 {
+			where = r.Causes[0].Evidence
+			all += " " + r.Causes[0].Evidence + " " + r.Causes[0].Advice
+		}
+		if !strings.Contains(where, c.want) || (c.not != "" && strings.Contains(all, c.not)) {
+			t.Errorf("%s: want %q, not %q: %s", c.name, c.want, c.not, all)
 		}
 	}
 }

@@ -1714,8 +1714,17 @@ func (r *Report) findCauses() {
 		case overLimit:
 		case r.msg != nil && len(r.OtherProcesses) > 0 && r.othersWithRoom(seg) != nil:
 			full = append(full, *r.othersWithRoom(seg))
+		case r.unified != nil && r.unified.Sure && !r.snapshot:
+			full = append(full, r.unifiedRoom(seg))
 		default:
-			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
+			note := fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg))
+			switch {
+			case r.unified != nil:
+				note += fmt.Sprintf("; %s:%d names %s: if the OS uses the GPU's memory as system RAM, the free figure does not count what the OS, the page cache and other programs hold of it", r.unifiedPath, r.unified.Line, r.unified.Device)
+			case r.backend == "HIP":
+				note += "; on ROCm the device may be an APU (Strix Halo, MI300A and others share the machine's RAM; the message cannot tell, a log line naming the device, gfx1151 or MI300A, would): there the free figure is what the driver's limit on GPU memory (the GTT/TTM pool) leaves, not the RAM the OS can hand out, which the OS, the page cache and other programs use uncounted, so on an APU host memory running short is the likely reason (free -g and the page cache at the time tell)"
+			}
+			r.Notes = append(r.Notes, note)
 		}
 	}
 
@@ -2217,6 +2226,27 @@ func (r *Report) unifiedMemory(name, ev, advice string, others int64) (string, s
 		advice += "; on an APU with unified memory no other GPU is to be had: " + hostAdvice + amdAdvice
 	}
 	return name, ev, advice
+}
+
+// unifiedRoom is the unified-memory cause of an OOM that the message
+// says had room (free memory above the request, no per-process limit) on
+// a device the log names as one whose GPU memory is the machine's RAM
+// (r.unified, Sure): there the runtime's free memory is what the driver's
+// limit on GPU memory leaves (an AMD APU's GTT/TTM pool: hipMemGetInfo),
+// not the RAM the kernel can hand out, which the OS, the page cache,
+// other programs and this process's CPU side take uncounted. seg is the
+// request in bytes.
+func (r *Report) unifiedRoom(seg int64) Cause {
+	u := r.unified
+	ev := fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit; %s:%d names %s, a device whose GPU memory is the machine's RAM: there the free figure is what the driver's limit on GPU memory leaves (on an AMD APU the GTT/TTM pool), not the RAM the OS can hand out now; the OS, the page cache (a model just read from disk stays in it), other programs and this process's CPU memory take the same RAM without being counted in it, so the allocation most likely found too little host memory",
+		r.size(r.DeviceFreeBytes), r.size(seg), r.unifiedPath, u.Line, u.Device)
+	advice := "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root); free -g at the time tells how much the OS had"
+	if u.Vendor == "AMD" {
+		advice += "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
+	}
+	return Cause{Name: CauseUnifiedMemory, Evidence: ev,
+		Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "segment_bytes": seg},
+		Advice:  advice}
 }
 
 // backendWords words CUDA's terms as the message's backend's: ROCm's
