@@ -26,8 +26,10 @@ const (
 	// CauseOtherProcesses: other processes held the GPU memory the request
 	// needed.
 	CauseOtherProcesses = "other-processes"
-	// CauseMemoryLimit: the process hit its own cap
-	// (set_per_process_memory_fraction) while the GPU had room.
+	// CauseMemoryLimit: the process hit a cap set on its memory while the
+	// GPU had, or may have had, room: PyTorch's
+	// set_per_process_memory_fraction, a HAMi pod's nvidia.com/gpumem,
+	// ONNX Runtime's arena limit (gpu_mem_limit, OrtArenaCfg max_mem).
 	CauseMemoryLimit = "memory-limit"
 	// CauseUnifiedMemory: on a device whose GPU memory is the machine's
 	// RAM (an APU, DGX Spark, Jetson; named in the log), memory outside
