@@ -1111,7 +1111,7 @@ func (r *Report) ortCauses() {
 // seg is the request in bytes.
 func (r *Report) asyncBeyondNote(seg, beyond int64) string {
 	free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
-	return fmt.Sprintf("the GPU had %s free of %s for a %s request; PyTorch had %s allocated, and the other %s in use is this process's cudaMallocAsync pool (memory PyTorch freed, which the pool keeps: PyTorch does not trim it before raising this error), its CUDA context and libraries, and any other process on the GPU: the message does not tell them apart, so the cause is not determined; torch.cuda.memory_reserved() at the error gives the pool's size under this backend (if it holds most of it, torch.cuda.empty_cache() trims the pool, or the native allocator, backend:native, caches and splits blocks itself), nvidia-smi the other processes",
+	return fmt.Sprintf("the GPU had %s free of %s for a %s request; PyTorch had %s allocated, and the other %s in use is this process's cudaMallocAsync pool (memory PyTorch freed, which the pool keeps: PyTorch does not trim it before raising this error), its CUDA context and libraries, and any other process on the GPU: the message does not tell them apart, so the cause is not determined; torch.cuda.memory_reserved() at the error gives the pool's size under this backend, nvidia-smi the other processes; if the pool holds most of it, its free memory could not serve the request (split, or freed on another stream not yet synchronized) and torch.cuda.empty_cache() returns it to the GPU",
 		free, total, r.size(seg), r.size(r.AllocatedBytes), r.sizeFrom(beyond, r.DeviceTotalBytes, r.DeviceFreeBytes, r.AllocatedBytes))
 }
 

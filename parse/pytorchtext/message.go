@@ -64,8 +64,8 @@ const (
 	// process's CUDA context and other processes together (the form of
 	// PyTorch 2.x's CUDAMallocAsyncAllocator.cpp). L is the cap, printed
 	// as 17179869184.00 GiB (2^64 bytes) when none was set (Allowed -1
-	// then). Reason is set when the figures were cut
-	// off; those read are kept.
+	// then). Reason is set when the figures were cut off; those read are
+	// kept.
 	GenAsync Generation = "async"
 	// GenTHC: PyTorch 0.x (THC): "cuda runtime error (2) : out of memory
 	// at FILE:LINE" and "THCudaCheck FAIL file=F line=L error=2 : out of
@@ -532,9 +532,8 @@ var frameworkOOMs = []struct {
 	// AllocateRawInternal throws its status with its own place before it
 	// ("bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(
 	// size_t, bool, ...) Failed to allocate ..."), which is what makes the
-	// words its own.
-	// The place makes them ORT's: no form is asked of the rest, so a
-	// figure wrapped to the next line is joined (see endsCut).
+	// words ORT's; no form is asked of the rest, so a figure wrapped to
+	// the next line is joined (see endsCut).
 	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
 	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
 }
