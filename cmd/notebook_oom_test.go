@@ -72,6 +72,13 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		// format").
 		{"vllm_sampler_warmup_ranks_vllm14452.txt", ExitFindings},
 		{"vllm_sampler_warmup_wrapped_llmd787.txt", ExitFindings},
+		// ONNX Runtime's BFC arena (session 42: each was "unrecognised
+		// input format").
+		{"ort_bfc_backtick_v100_onnxruntime9939.txt", ExitFindings},
+		{"ort_bfc_status_newline_exa_onnxruntime22702.txt", ExitFindings},
+		{"ort_bfc_available0_title_ragflow10295.txt", ExitFindings},
+		{"ort_bfc_cpu_nchwc_chineseocr355.txt", ExitFindings},
+		{"ort_bfc_triton_escaped_onnxruntime20038.txt", ExitFindings},
 	} {
 		code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", pt+"pastes/"+c.file)
 		if code != c.code {

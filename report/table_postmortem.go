@@ -186,7 +186,7 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	} else if m.ReservedBytes != nil || m.AllocatedBytes != nil {
 		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", d.sizep("reserved_bytes", m.ReservedBytes), d.sizep("allocated_bytes", m.AllocatedBytes), d.sizep("reserved_unallocated_bytes", m.ReservedUnallocatedBytes))
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
-			line = fmt.Sprintf("%s allocated (cudaMallocAsync: no cache of PyTorch's own)", d.sizep("allocated_bytes", m.AllocatedBytes))
+			line = fmt.Sprintf("%s allocated (cudaMallocAsync: its pool's reserved memory is not in the message)", d.sizep("allocated_bytes", m.AllocatedBytes))
 		}
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenMPS) {
 			line = fmt.Sprintf("%s in MPS heaps (allocated and cached: the message does not split them)", d.sizep("reserved_bytes", m.ReservedBytes))

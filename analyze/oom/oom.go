@@ -26,8 +26,10 @@ const (
 	// CauseOtherProcesses: other processes held the GPU memory the request
 	// needed.
 	CauseOtherProcesses = "other-processes"
-	// CauseMemoryLimit: the process hit its own cap
-	// (set_per_process_memory_fraction) while the GPU had room.
+	// CauseMemoryLimit: the process hit a cap set on its memory while the
+	// GPU had, or may have had, room: PyTorch's
+	// set_per_process_memory_fraction, a HAMi pod's nvidia.com/gpumem,
+	// ONNX Runtime's arena limit (gpu_mem_limit, OrtArenaCfg max_mem).
 	CauseMemoryLimit = "memory-limit"
 	// CauseUnifiedMemory: on a device whose GPU memory is the machine's
 	// RAM (an APU, DGX Spark, Jetson; named in the log), memory outside
@@ -504,6 +506,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	sameInWorkers(reports)
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
 		r.noteCoarse()
@@ -758,9 +761,9 @@ func sameNumbers(a, b *pytorchtext.Message) bool {
 // tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: ...") are two
 // failures, however alike their words.
 func matchMessage(reports []*Report, m Message) *Report {
-	test := testID(m.Prefix)
+	test := origin(m.Prefix)
 	other := func(r *Report) bool {
-		t := testID(r.msg.Prefix)
+		t := origin(r.msg.Prefix)
 		return t != "" && test != "" && t != test
 	}
 	if !parsed(m.Generation) {
@@ -877,7 +880,7 @@ func repeatsStart(r *Report, m Message) bool {
 	if r.msg == nil || r.snapshot || r.event || r.msg.Generation != pytorchtext.GenCut || !parsed(m.Generation) {
 		return false
 	}
-	if t, u := testID(r.msg.Prefix), testID(m.Prefix); t != "" && u != "" && t != u {
+	if t, u := origin(r.msg.Prefix), origin(m.Prefix); t != "" && u != "" && t != u {
 		return false
 	}
 	start := cutStart(r.msg.Text)
@@ -888,6 +891,63 @@ func repeatsStart(r *Report, m Message) bool {
 // tests/core_test.py::CoreTest::test_jit_42 - ", "ERROR x.py::t - ",
 // "FAILED [0.0956s] test_x.py::T::test_fraction - ".
 var testIDRe = lazyre.New(`(?:^|\s)(?:FAILED|ERROR)(?: \[[^\]]*\])? (\S+::\S+) -(?:\s|$)`)
+
+// workerRe reads the process a line's prefix names: the label Python's
+// multiprocessing workers of vLLM and Ray print before every line of
+// theirs, "(VllmWorker rank=7 pid=10948) " (vLLM V1's MultiprocExecutor),
+// "(VllmWorkerProcess pid=479247) " (V0), "(Worker_TP1 pid=2345) ",
+// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ";
+// and torchrun's "[rank1]: " (its --tee / local ranks' filter).
+var workerRe = lazyre.New(`\(([A-Za-z_][\w]*(?: rank=\d+)? pid=\d+)(?:, ip=[^)]*)?\)|\[(rank\d+)\]:`)
+
+// origin returns what a message's prefix says of the program or process
+// that printed it: the pytest test (testID), else the worker process
+// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"); "" when it says
+// neither. Messages of two origins are two OOMs however alike: one
+// process's memory is not another's.
+func origin(prefix string) string {
+	if t := testID(prefix); t != "" {
+		return t
+	}
+	if m := workerRe.FindStringSubmatch(prefix); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
+}
+
+// sameInWorkers notes, on each of reports that are one message printed
+// by several worker processes (the same generation and text, two or more
+// origins), that the others failed the same way: each is its own OOM, a
+// process with its own GPU memory, and the cause and fix read for one
+// hold for each.
+func sameInWorkers(reports []*Report) {
+	type key struct{ gen, text string }
+	groups := map[key][]*Report{}
+	var order []key
+	for _, r := range reports {
+		if r.msg == nil || r.snapshot || origin(r.msg.Prefix) == "" {
+			continue
+		}
+		k := key{string(r.Generation), r.Text}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		var who []string
+		for _, r := range g {
+			who = append(who, origin(r.msg.Prefix))
+		}
+		for _, r := range g {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; ")))
+		}
+	}
+}
 
 // testID returns the pytest test a message's prefix names, "" when none.
 func testID(prefix string) string {
@@ -1015,6 +1075,44 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if !near(msgReserved, r.ReservedBytes) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s reserved by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(msgReserved), pytorchtext.FormatSize(r.ReservedBytes)))
 	}
+}
+
+// ortCauses judges an ONNX Runtime BFC arena OOM (pytorchtext.GenORT):
+// the arena's own limit reached ("Available memory of A ..."): cause
+// memory-limit; a request of 2^60 bytes or more: capacity, a size
+// computed wrong; else the device allocator failed, on a device the
+// message does not name: a note, no cause.
+func (r *Report) ortCauses() {
+	const arenaAdvice = "arena_extend_strategy kSameAsRequested grows the arena by what is asked rather than by doubling, and the run option memory.enable_memory_arena_shrinkage returns its unused regions after a run"
+	switch avail := pytorchtext.ArenaAvailable(r.Text); {
+	case !r.known(r.RequestedBytes):
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena could not allocate, but its size was not read ("+r.Reason+"): the cause cannot be told")
+	case avail >= 0 && r.known(r.RequestedBytes) && avail < r.RequestedBytes:
+		r.Causes = append(r.Causes, Cause{Name: CauseMemoryLimit,
+			Evidence: fmt.Sprintf("ONNX Runtime's BFC arena had %s left under its memory limit for a %s request: the arena refuses to grow past the limit set on it (gpu_mem_limit of the CUDA execution provider, or max_mem of its arena config) before asking the device, which may have had memory free", r.size(avail), r.size(r.RequestedBytes)),
+			Numbers:  map[string]int64{"arena_available_bytes": avail, "requested_bytes": r.RequestedBytes},
+			Advice:   "raise gpu_mem_limit (or the arena's max_mem), or need less at once (smaller inputs or batch); " + arenaAdvice})
+	case r.RequestedBytes >= 1<<60:
+		r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+			Evidence: fmt.Sprintf("the request was %s, at least 1 EiB (2^60 bytes), more than any device holds", r.size(r.RequestedBytes)),
+			Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+			Advice:   "the size was most likely computed wrong (an overflowed or negative size, a shape from a dynamic axis gone wrong); a smaller batch will not help: look at the node's input shapes"})
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena was asked for "+r.size(r.RequestedBytes)+", far more than any GPU or host has: the size was computed wrong, not a shortage of memory")
+	default:
+		r.Notes = append(r.Notes, "ONNX Runtime's BFC arena could not grow by the "+r.size(r.RequestedBytes)+" request: its device allocator failed for the extension it wanted and for 90% steps of it down to the request itself (cudaMalloc under the CUDA execution provider, the host's allocator under the CPU's: the arena serves both and the message does not say which); the arena keeps what it took for the session's life, so the session itself may hold most of the device; the message gives no figure of the device, so the cause cannot be told: nvidia-smi (or ORT's verbose log, 'Extending BFCArena for Cuda' and 'Total allocated bytes') tells what held it; smaller inputs, gpu_mem_limit, or "+arenaAdvice)
+	}
+}
+
+// asyncBeyondNote says why a cudaMallocAsync OOM on a full GPU gets no
+// cause when beyond bytes (the device's total less its free memory and
+// PyTorch's allocated memory) are more than a CUDA context and libraries
+// hold: they are this process's pool as well as other processes', and
+// the message (c10/cuda/CUDAMallocAsyncAllocator.cpp) splits them not.
+// seg is the request in bytes.
+func (r *Report) asyncBeyondNote(seg, beyond int64) string {
+	free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
+	return fmt.Sprintf("the GPU had %s free of %s for a %s request; PyTorch had %s allocated, and the other %s in use is this process's cudaMallocAsync pool (memory PyTorch freed, which the pool keeps: PyTorch does not trim it before raising this error), its CUDA context and libraries, and any other process on the GPU: the message does not tell them apart, so the cause is not determined; torch.cuda.memory_reserved() at the error gives the pool's size under this backend, nvidia-smi the other processes; if the pool holds most of it, its free memory could not serve the request (split, or freed on another stream not yet synchronized) and torch.cuda.empty_cache() returns it to the GPU",
+		free, total, r.size(seg), r.size(r.AllocatedBytes), r.sizeFrom(beyond, r.DeviceTotalBytes, r.DeviceFreeBytes, r.AllocatedBytes))
 }
 
 // oomUserStack hides framework frames of a traceback.
@@ -1235,10 +1333,14 @@ func (r *Report) findCauses() {
 				held = ", with " + r.size(r.ReservedBytes) + " allocated by Paddle"
 			}
 			free := ""
-			if r.known(r.DeviceFreeBytes) {
+			if r.known(r.DeviceFreeBytes) && held != "" {
 				free = " and " + r.size(r.DeviceFreeBytes) + " available on the GPU"
+			} else if r.known(r.DeviceFreeBytes) {
+				free = ", with " + r.size(r.DeviceFreeBytes) + " available on the GPU"
 			}
 			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
+		case pytorchtext.GenORT:
+			r.ortCauses()
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)
@@ -1274,7 +1376,7 @@ func (r *Report) findCauses() {
 		return
 	}
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
-		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): it keeps no cache of its own, so the message gives what PyTorch allocated but not reserved-but-unallocated memory; fragmentation cannot be told from it")
+		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
@@ -1614,8 +1716,17 @@ func (r *Report) findCauses() {
 		case overLimit:
 		case r.msg != nil && len(r.OtherProcesses) > 0 && r.othersWithRoom(seg) != nil:
 			full = append(full, *r.othersWithRoom(seg))
+		case r.unified != nil && r.unified.Sure && !r.snapshot:
+			full = append(full, r.unifiedRoom(seg))
 		default:
-			r.Notes = append(r.Notes, fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg)))
+			note := fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit: the allocation failed for a reason the message does not show (another process allocating at the same moment, a MIG slice or a driver or runtime fault)", r.size(r.DeviceFreeBytes), r.size(seg))
+			switch {
+			case r.unified != nil:
+				note += fmt.Sprintf("; %s:%d names %s: if the OS uses the GPU's memory as system RAM, the free figure does not count what the OS, the page cache and other programs hold of it", r.unifiedPath, r.unified.Line, r.unified.Device)
+			case r.backend == "HIP":
+				note += "; on ROCm the device may be an APU (Strix Halo, MI300A and others share the machine's RAM; the message cannot tell, a log line naming the device, gfx1151 or MI300A, would): there the free figure is what the driver's limit on GPU memory (the GTT/TTM pool) leaves, not the RAM the OS can hand out, which the OS, the page cache and other programs use uncounted, so on an APU host memory running short is the likely reason (free -g and the page cache at the time tell)"
+			}
+			r.Notes = append(r.Notes, note)
 		}
 	}
 
@@ -1624,6 +1735,13 @@ func (r *Report) findCauses() {
 	self := r.ProcessInUseBytes
 	if !r.known(self) {
 		self = r.ReservedBytes
+	}
+	// cudaMallocAsync: what the GPU held beyond PyTorch's allocations is
+	// this process's pool (memory PyTorch freed, which CUDA's pool keeps),
+	// its CUDA context and other processes; the message does not split it.
+	var asyncBeyond int64 = -1
+	if r.Generation == pytorchtext.GenAsync && !r.snapshot && gpuFull && r.known(r.DeviceTotalBytes) && r.known(r.AllocatedBytes) {
+		asyncBeyond = max(0, r.DeviceTotalBytes-r.DeviceFreeBytes-r.AllocatedBytes)
 	}
 	capacity := func() Cause {
 		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
@@ -1648,6 +1766,10 @@ func (r *Report) findCauses() {
 			if r.known(r.ReservedBytes) && self-r.ReservedBytes >= otherEstimatedMin {
 				ev += fmt.Sprintf(" (%s of it outside PyTorch's caching allocator: CUDA context, libraries, other allocators in the process)", r.sizeFrom(self-r.ReservedBytes, self, r.ReservedBytes))
 			}
+		}
+		if asyncBeyond >= 0 && !tooBig {
+			ev += fmt.Sprintf("; PyTorch had %s allocated, and the %s beyond it is this process's cudaMallocAsync pool, its CUDA context and any other process (the message does not split them): too little for other processes to have filled the GPU",
+				r.size(r.AllocatedBytes), r.sizeFrom(asyncBeyond, r.DeviceTotalBytes, r.DeviceFreeBytes, r.AllocatedBytes))
 		}
 		switch {
 		case others > 0 && othersEstimated:
@@ -1676,6 +1798,8 @@ func (r *Report) findCauses() {
 	switch {
 	case tooBig:
 		causes = append(causes, capacity())
+	case len(full) == 0 && asyncBeyond >= otherEstimatedMin:
+		r.Notes = append(r.Notes, r.asyncBeyondNote(seg, asyncBeyond))
 	case (len(full) == 0 || overLimit && len(full) == 1) && gpuFull && r.known(r.DeviceTotalBytes):
 		// Beside an allocation limit, the GPU was full all the same
 		// (free memory only just above the request).
@@ -2104,6 +2228,27 @@ func (r *Report) unifiedMemory(name, ev, advice string, others int64) (string, s
 		advice += "; on an APU with unified memory no other GPU is to be had: " + hostAdvice + amdAdvice
 	}
 	return name, ev, advice
+}
+
+// unifiedRoom is the unified-memory cause of an OOM that the message
+// says had room (free memory above the request, no per-process limit) on
+// a device the log names as one whose GPU memory is the machine's RAM
+// (r.unified, Sure): there the runtime's free memory is what the driver's
+// limit on GPU memory leaves (an AMD APU's GTT/TTM pool: hipMemGetInfo),
+// not the RAM the kernel can hand out, which the OS, the page cache,
+// other programs and this process's CPU side take uncounted. seg is the
+// request in bytes.
+func (r *Report) unifiedRoom(seg int64) Cause {
+	u := r.unified
+	ev := fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit; %s:%d names %s, a device whose GPU memory is the machine's RAM: there the free figure is what the driver's limit on GPU memory leaves (on an AMD APU the GTT/TTM pool), not the RAM the OS can hand out now; the OS, the page cache (a model just read from disk stays in it), other programs and this process's CPU memory take the same RAM without being counted in it, so the allocation most likely found too little host memory",
+		r.size(r.DeviceFreeBytes), r.size(seg), r.unifiedPath, u.Line, u.Device)
+	advice := "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root); free -g at the time tells how much the OS had"
+	if u.Vendor == "AMD" {
+		advice += "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
+	}
+	return Cause{Name: CauseUnifiedMemory, Evidence: ev,
+		Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "segment_bytes": seg},
+		Advice:  advice}
 }
 
 // backendWords words CUDA's terms as the message's backend's: ROCm's

@@ -90,16 +90,20 @@ func TestRealPastes(t *testing.T) {
 		{"fairseq2442_glued_summary.txt", "1.x", mib(24600), mib(46038), gib(3175), gib(2600), gib(2788), -1, ""},
 		// cudaMallocAsync (PyTorch's CUDAMallocAsyncAllocator.cpp), one
 		// "label : size" a line; "Currently allocated" is what PyTorch
-		// holds (no cache). 23.69 GiB - 2.94 MiB free - 6.89 GiB = 16.80
-		// GiB in use outside PyTorch, far over the 317 MiB short and over
-		// the 2 GiB a CUDA context could explain: other processes.
-		{"async_chattts9.txt", "async", mib(32000), mib(294), gib(2369), gib(689), gib(689), -1, CauseOtherProcesses},
-		// The same on one line: 16.00 - 0 - 12.20 = 3.80 GiB outside
-		// covers the 1.88 GiB short.
-		{"async_animatediff320_oneline.txt", "async", gib(188), 0, gib(1600), gib(1220), gib(1220), -1, CauseOtherProcesses},
-		// 15.99 - 0 - 15.16 = 0.83 GiB outside PyTorch: under 2 GiB (a
-		// context and libraries); the process filled the GPU: capacity.
-		{"async_slk28.txt", "async", 512 << 10, 0, gib(1599), gib(1516), gib(1516), -1, CauseCapacity},
+		// allocated; the pool's reserved memory is not printed (reserved
+		// unknown). 23.69 GiB - 2.94 MiB free - 6.89 GiB = 16.80 GiB in
+		// use beyond it: this process's pool (PyTorch's freed memory, kept
+		// by CUDA's pool), its context and other processes, not told
+		// apart: no cause (before session 42: other-processes, wrong: the
+		// pool is this process's). See hunt42_test.go.
+		{"async_chattts9.txt", "async", mib(32000), mib(294), gib(2369), gib(689), -1, -1, ""},
+		// The same on one line: 16.00 - 0 - 12.20 = 3.80 GiB beyond
+		// PyTorch's allocations, over 2 GiB: no cause.
+		{"async_animatediff320_oneline.txt", "async", gib(188), 0, gib(1600), gib(1220), -1, -1, ""},
+		// 15.99 - 0 - 15.16 = 0.83 GiB beyond PyTorch's allocations:
+		// under 2 GiB (a context, libraries and a small pool); the
+		// process's allocations filled the GPU: capacity.
+		{"async_slk28.txt", "async", 512 << 10, 0, gib(1599), gib(1516), -1, -1, CauseCapacity},
 		// Without "CUDA out of memory." before it: 10.91 - 0.10 - 5.75 =
 		// 5.06 GiB outside PyTorch covers the 55.19 MiB short and is over
 		// 2 GiB: other processes.

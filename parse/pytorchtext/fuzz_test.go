@@ -109,6 +109,9 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add("RuntimeError: $ Torch: not enough memory: you tried to allocate 64GB. Buy new RAM! at THGeneral.cpp:204")
 	f.Add("RuntimeError: CUDA out of memory. Tried to allocate 2 GiB (GPU 0; 24 GiB total capacity; 20 GiB already allocated; 1 GiB free; 21.5 GiB reserved in total by PyTorch)")
 	f.Add("CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 21.97 GiB Process 1185086 has 21.77 GiB memory in use")
+	// ONNX Runtime's BFC arena, both forms.
+	f.Add("Status Message: bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) Failed to allocate memory for requested buffer of size 8388608000")
+	f.Add("onnxruntime::BFCArena::AllocateRawInternal Available memory of 0 is smaller than requested bytes of 135383040")
 	f.Fuzz(func(t *testing.T, line string) {
 		at := findOOM(line, 0)
 		if at < 0 {

@@ -55,10 +55,17 @@ const (
 	// line, "Currently allocated : A", "Requested : R", "Device limit : T",
 	// "Free (according to CUDA): F" and "PyTorch limit (set by
 	// user-supplied memory fraction) : L". A is what PyTorch allocated
-	// (Allocated and Reserved: this allocator keeps no cache of its own);
-	// L is the cap, printed as 17179869184.00 GiB (2^64 bytes) when none
-	// was set (Allowed -1 then). Reason is set when the figures were cut
-	// off; those read are kept.
+	// and has not freed (pytorch_used_bytes: Allocated). Reserved is -1:
+	// the memory PyTorch freed stays in CUDA's pool of this process
+	// (PyTorch sets the pool's release threshold to UINT64_MAX and does
+	// not trim it before raising; torch.cuda.memory_reserved() gives the
+	// pool's size, cudaMemPoolAttrReservedMemCurrent), and the message does
+	// not print it, so Total - Free - A is that pool's cached memory, this
+	// process's CUDA context and other processes together (the form of
+	// PyTorch 2.x's CUDAMallocAsyncAllocator.cpp). L is the cap, printed
+	// as 17179869184.00 GiB (2^64 bytes) when none was set (Allowed -1
+	// then). Reason is set when the figures were cut off; those read are
+	// kept.
 	GenAsync Generation = "async"
 	// GenTHC: PyTorch 0.x (THC): "cuda runtime error (2) : out of memory
 	// at FILE:LINE" and "THCudaCheck FAIL file=F line=L error=2 : out of
@@ -163,6 +170,20 @@ const (
 	// as Reserved, Z the GPU's available memory (cudaMemGetInfo) read as
 	// Free. No total.
 	GenPaddle Generation = "paddle"
+	// GenORT: ONNX Runtime's BFC arena (onnxruntime/core/framework/
+	// bfc_arena.cc, the form of 1.8 to 1.19), thrown by
+	// BFCArena::AllocateRawInternal with its place before the words:
+	// "Failed to allocate memory for requested buffer of size R" (the
+	// arena's device allocator failed for its extension and for 90% steps
+	// of it down to R: cudaMalloc for the CUDA execution provider, the
+	// host's allocator for the CPU's, the line does not say which), or
+	// "Available memory of A is smaller than requested bytes of R" (the
+	// arena's memory limit, gpu_mem_limit or OrtArenaCfg's max_mem, less
+	// what the arena already took from its device, was A: a limit was set
+	// and reached; ArenaAvailable reads A from Text). R is the request
+	// rounded up to 256 bytes, read as Requested. No device, total or free
+	// memory; Backend is "" (the arena's device is not named).
+	GenORT Generation = "onnxruntime"
 	// GenBatchFinder: Hugging Face Accelerate's batch size finder
 	// (accelerate.utils.find_executable_batch_size, which the Trainer's
 	// auto_find_batch_size and training scripts use) gave up: "No
@@ -449,6 +470,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
+	ortFailedPhrase, ortAvailablePhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -483,27 +505,46 @@ var frameworkOOMs = []struct {
 	gen               Generation
 	after             []string
 	form              *lazyre.Regexp
+	// place, when set, must come before the words on their line (the
+	// function that raised them), instead of an exception or status.
+	place string
 }{
-	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
-	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil},
-	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords, nil},
+	{"Out of memory allocating ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil, ""},
+	{"out of memory to allocate ", "CuPy", GenCuPy, []string{"OutOfMemoryError"}, nil, ""},
+	{"Out of memory while trying to allocate ", "XLA", GenXLA, statusWords, nil, ""},
 	// device_memory_allocator.cc: "Failed to allocate request for %s (%uB)
 	// on device ordinal %d" (HumanReadableNumBytes, then the bytes).
-	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`)},
+	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`), ""},
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
-	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`)},
-	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil},
+	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`), ""},
+	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil, ""},
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
-	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`)},
+	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`), ""},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
-	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`)},
+	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`), ""},
 	// PaddlePaddle's words are its own (no exception needs to come
 	// before: Paddle prints them on a line of their own after
 	// "ResourceExhaustedError: ", and issue titles quote them): the whole
 	// form, read anywhere.
-	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `)},
+	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `), ""},
+	// ONNX Runtime's BFC arena (onnxruntime/core/framework/bfc_arena.cc):
+	// AllocateRawInternal throws its status with its own place before it
+	// ("bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(
+	// size_t, bool, ...) Failed to allocate ..."), which is what makes the
+	// words ORT's; no form is asked of the rest, so a figure wrapped to
+	// the next line is joined (see endsCut).
+	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
+	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
 }
+
+// ONNX Runtime's BFC arena's words (see GenORT) and the place that
+// throws them.
+const (
+	ortFailedPhrase    = "Failed to allocate memory for requested buffer of size"
+	ortAvailablePhrase = "Available memory of"
+	ortPlace           = "BFCArena::AllocateRawInternal"
+)
 
 // tfRanOutPhrase starts TensorFlow 1.x's failure to allocate an op's
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
@@ -544,6 +585,9 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		}
 		found = true
 		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
+			continue
+		}
+		if f.place != "" && !strings.Contains(line[:at], f.place) {
 			continue
 		}
 		if f.after == nil {
@@ -1624,13 +1668,33 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 		if m.Requested >= 0 {
 			// Cut or wrapped after its request (a paste's line end
 			// after "available memory is only"): the figures before.
-			m.Reason = "cut after its request: " + err.Error()
+			m.Reason = err.Error() + " (cut after its request)"
 			m.Text = strings.TrimRight(s.s[start:], " \r\n")
 			if m.Free < 0 {
 				m.Free = -1
 			}
 			return *m, len(strings.TrimRight(s.s, " \r\n"))
 		}
+	case f.gen == GenORT:
+		// "R" after the failed extension's words, or "A is smaller than
+		// requested bytes of R".
+		m.Backend = ""
+		if !s.eat(" ") {
+			err = s.expected(`" " and a size in bytes`)
+		}
+		if f.phrase == ortAvailablePhrase && err == nil {
+			if _, err = s.arenaBytes(); err == nil {
+				err = s.want(" is smaller than requested bytes of ")
+			}
+		}
+		if err == nil {
+			m.Requested, err = s.arenaBytes()
+		}
+		if err == nil {
+			m.Text = s.s[start:s.i]
+			return *m, s.i
+		}
+		m.Text = strings.TrimRight(s.s[start:], " \r\n")
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).
@@ -1717,6 +1781,36 @@ done:
 	}
 	return n, nil
 }
+
+// arenaBytes reads a size ONNX Runtime's arena prints, a size_t in
+// decimal without separators; one over the int64 range is an error.
+func (s *scanner) arenaBytes() (int64, error) {
+	at := s.i
+	d := s.digits()
+	v, err := strconv.ParseInt(d, 10, 64)
+	if d == "" || err != nil {
+		s.i = at
+		return -1, s.expected("a size in bytes below 2^63")
+	}
+	return v, nil
+}
+
+// ArenaAvailable reads a GenORT message's text ("Available memory of A is
+// smaller than requested bytes of R"): A, the bytes the arena's memory
+// limit left it, or -1 when text is the other form or no such message.
+func ArenaAvailable(text string) int64 {
+	m := ortAvailableRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+var ortAvailableRe = lazyre.New(`^Available memory of (\d+) is smaller than requested bytes of \d+$`)
 
 // paddleBytes reads PaddlePaddle's HumanReadableSize ("56.000000MB",
 // "7.782776GB": "%f" and a unit of powers of 1024) as bytes.
@@ -1839,14 +1933,8 @@ func parseAsync(s *scanner, m *Message) error {
 			return err
 		}
 		s.note(m, f.field)
-		if f.v == &m.Allocated {
-			s.note(m, "reserved")
-		}
 		if f.v == &limit {
 			s.huge = s.huge[:n] // the unset limit is not a figure gone wrong
-		}
-		if f.v == &m.Allocated {
-			m.Reserved = m.Allocated // no cache of PyTorch's own
 		}
 	}
 	// The limit is SIZE_MAX (printed 17179869184.00 GiB, read as unknown)

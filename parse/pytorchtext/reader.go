@@ -593,9 +593,17 @@ type pendingMessage struct {
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
-// at a departure from the form).
+// at a departure from the form): PyTorch's forms, and any framework's
+// (frameworkOOMs) whose figure the line's end cut off ("available memory
+// is only" then the size on the next line).
 func endsCut(m Message) bool {
-	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync || m.Generation == GenMPS) && strings.HasPrefix(m.Reason, "the message ends at column")
+	return (m.Generation == GenCut || m.Generation == GenUnparsed || m.Generation == GenAsync || m.Generation == GenMPS || Framework(m.Generation) != "") && strings.HasPrefix(m.Reason, "the message ends at column")
+}
+
+// wholeFramework reports whether a framework's message (frameworkOOMs)
+// was read to the end of its form.
+func wholeFramework(m Message) bool {
+	return Framework(m.Generation) != "" && m.Reason == ""
 }
 
 // shortened reports a message cut where an ellipsis stands for the rest:
@@ -626,7 +634,7 @@ func (r *Reader) continuePending(line string) bool {
 	for _, sep := range []string{" ", ""} {
 		text := base + sep + cont
 		m, _ := ParseMessage(text, p.at)
-		progressed := complete(m) || (endsCut(m) && len(text) > len(p.text))
+		progressed := complete(m) || wholeFramework(m) || (endsCut(m) && len(text) > len(p.text))
 		if !progressed {
 			continue
 		}

@@ -72,7 +72,8 @@
 //	line           int64   line of the message
 //	generation     dictionary<int16, utf8>: "2.x", "1.x", "async" (cudaMallocAsync),
 //	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "1eb", "cut", "unparsed";
-//	               other frameworks': "cupy", "xla" (JAX), "tensorflow"
+//	               other frameworks': "cupy", "xla" (JAX), "tensorflow", "paddle",
+//	               "onnxruntime" (ONNX Runtime's BFC arena: requested only)
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA", "HIP", "XPU" or "MPS"
 //	exception      utf8    exception type before the message; null when none
@@ -98,7 +99,8 @@
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
 // message has requested and the figures printed whole before the cut; an
-// "async" message has requested, total, free, allocated (= reserved) and
+// "async" message has requested, total, free, allocated (reserved is
+// null: the pool's cached memory is not printed) and
 // allowed when a cap was set, and a reason when its lines were cut off;
 // a "cupy" message has requested, reserved (the pool's bytes from CUDA,
 // "allocated so far") and allowed (its limit) as printed; an "xla"
