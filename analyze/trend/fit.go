@@ -108,15 +108,37 @@ func fitSeries(t []int64, y []float64) fit {
 		}
 		bursts = append(bursts, burst{first: k, last: k, from: levels[k-1].value, to: levels[k].value})
 	}
+	// A shift between levels is a step only where the samples jump there
+	// (see sharpShift); the piecewise-constant levels of a noisy ramp
+	// shift too, but the samples either side of such a shift differ by
+	// the noise and a few samples' rise, not by the shift.
+	sharp := make([]bool, len(levels))
+	for k := 1; k < len(levels); k++ {
+		sharp[k] = sharpShift(ry, levels[k-1], levels[k], levels[k].value-levels[k-1].value, f.sigma)
+	}
+	sharpBurst := func(b burst) bool {
+		return sharpShift(ry, levels[b.first-1], levels[b.last], b.delta(), f.sigma)
+	}
 	lastChange := -1 // the point where the last significant change ends
+	gradual := false // the last change is the pieces of a gradual one
 	for _, b := range bursts {
-		if math.Abs(b.delta()) >= significantRise {
-			lastChange = levels[b.last].a
-			f.changes = append(f.changes, ChangePoint{
-				StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
-				FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
-			})
+		if math.Abs(b.delta()) < significantRise {
+			continue
 		}
+		lastChange = levels[b.last].a
+		c := ChangePoint{
+			StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
+			FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
+		}
+		isSharp := sharpBurst(b)
+		if m := len(f.changes); !isSharp && gradual && m > 0 && (f.changes[m-1].ToBytes > f.changes[m-1].FromBytes) == (b.delta() > 0) {
+			// One gradual change, not steps: its pieces are one change
+			// over the time they span.
+			f.changes[m-1].EndUs, f.changes[m-1].ToBytes = c.EndUs, c.ToBytes
+			continue
+		}
+		gradual = !isSharp
+		f.changes = append(f.changes, c)
 	}
 
 	xEnd := x[len(x)-1] // a binned series' last point is a bin's median: the trend ends at the last sample
@@ -217,14 +239,14 @@ func fitSeries(t []int64, y []float64) fit {
 	// or rising steadily from the growth's onset to the last sample
 	// (steadyRise), however small against the level.
 	penalty := 3 * f.sigma * f.sigma * math.Log(float64(n))
-	w := onset(rx, ry, trendWindow(rx, levels, bursts, rng), penalty)
+	w := onset(rx, ry, trendWindow(rx, levels, bursts, rng, sharpBurst), penalty)
 	grows := false
 	if a := tailStart(rx, trendTail); n-a >= 4 {
 		ts := fitTheilSen(rx[a:], ry[a:], trendConfidence)
 		rise := ts.Slope * (rx[n-1] - rx[a])
-		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, a, significantRise)
+		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, sharp, a, significantRise)
 	}
-	if grows || steadyRise(rx, ry, levels, w, f.sigma) {
+	if grows || steadyRise(rx, ry, levels, sharp, w, f.sigma) {
 		f.class = Growing
 		f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
 		f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
@@ -244,8 +266,13 @@ func fitSeries(t []int64, y []float64) fit {
 		return f
 	}
 	whole()
+	// A rise (or fall) over the window whose slope interval excludes zero
+	// and that is larger than the noise band is a change, however the
+	// noise hid it from the change points: not flat.
+	trendBand := max(trendFlatAbs, trendFlatRel*peak, steadyNoiseRise*f.sigma)
+	trended := f.ts.ok && (f.ts.Low > 0 || f.ts.High < 0) && math.Abs(f.ts.Slope)*(rx[n-1]-rx[0]) >= trendBand
 	switch net := levels[len(levels)-1].value - levels[0].value; {
-	case rng < flatBand:
+	case rng < flatBand && !trended:
 		f.class = Flat
 	case math.Abs(net) >= 0.5*rng || len(drops) == 0:
 		f.class = Step
@@ -270,13 +297,13 @@ func tailStart(x []float64, frac float64) int {
 // trendWindow is where a growing series' trend is fitted: after its last
 // abrupt large step up (a model loaded, a cache filled), when enough of
 // the series follows it, else the whole series.
-func trendWindow(x []float64, levels []level, bursts []burst, rng float64) int {
+func trendWindow(x []float64, levels []level, bursts []burst, rng float64, sharp func(burst) bool) int {
 	n := len(x)
 	span := x[n-1] - x[0]
 	for i := len(bursts) - 1; i >= 0; i-- {
 		b := bursts[i]
 		start, end := levels[b.first].a-1, levels[b.last].a
-		abrupt := end-start <= 3 || x[end]-x[start] <= 0.1*span
+		abrupt := (end-start <= 3 || x[end]-x[start] <= 0.1*span) && sharp(b)
 		if b.delta() >= 0.3*rng && abrupt {
 			if n-end >= 8 && x[n-1]-x[end] >= 0.2*span {
 				return end
@@ -303,11 +330,31 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
+// sharpShiftPoints is how many samples either side of a shift its jump is
+// measured over (fewer where a level is shorter).
+const sharpShiftPoints = 3
+
+// sharpShift reports whether the samples jump at the shift of delta bytes
+// from level prev to level next: the median of next's first samples less
+// the median of prev's last ones is at least half the shift and 3σ. A step
+// does; the levels that change points cut a noisy ramp into do not (the
+// samples either side differ by the noise and a few samples' rise, while
+// the levels' medians differ by the rise over their lengths).
+func sharpShift(ry []float64, prev, next level, delta, sigma float64) bool {
+	m := min(sharpShiftPoints, prev.b-prev.a, next.b-next.a)
+	if m <= 0 {
+		return true
+	}
+	j := medianOf(ry[next.a:next.a+m]) - medianOf(ry[prev.b-m:prev.b])
+	return j*delta > 0 && math.Abs(j) >= math.Max(0.5*math.Abs(delta), 3*sigma)
+}
+
 // manySteps reports whether the level shifts of a series after point a
-// make a rise in more than one step (no one shift is more than 60% of
-// their sum; a smooth rise, with no shift at all, counts) and no fall of
-// fall bytes or more: growth, not a one-time step.
-func manySteps(levels []level, a int, fall float64) bool {
+// make a rise in more than one step (no one shift that is a step in the
+// samples, sharp[k], is more than 60% of their sum; a smooth rise, with
+// no shift at all or none sharp, counts) and no fall of fall bytes or
+// more: growth, not a one-time step.
+func manySteps(levels []level, sharp []bool, a int, fall float64) bool {
 	var upSum, upMax float64
 	for k := 1; k < len(levels); k++ {
 		if levels[k].a <= a {
@@ -317,12 +364,14 @@ func manySteps(levels []level, a int, fall float64) bool {
 		switch {
 		case d > 0:
 			upSum += d
-			upMax = max(upMax, d)
+			if sharp[k] {
+				upMax = max(upMax, d)
+			}
 		case -d >= fall:
 			return false
 		}
 	}
-	return upSum == 0 || upMax <= 0.6*upSum
+	return upMax <= 0.6*upSum || upMax == 0
 }
 
 // Constants of steadyRise.
@@ -335,23 +384,25 @@ const (
 // steadyRise reports whether the points [w, n) of a series of used bytes
 // ry at times rx (s) rise steadily up to the last one: at least 4 points;
 // a Theil–Sen slope whose 95% interval excludes zero; a rise over the
-// window of at least 16 MiB and 4σ; a straight line explaining at least
-// 80% of the variance (R² ≥ 0.8); in more than one step and with no fall
-// of 16 MiB (or 4σ); and still rising over the window's last 40% (at
-// least its last 3 points: Sen's interval there excludes zero).
+// window of at least 16 MiB and 3σ; a straight line explaining at least
+// 80% of the variance (R² ≥ 0.8), or all of it but the noise
+// (lineWithinNoise); in more than one step (sharp[k]: the shifts that are
+// steps in the samples) and with no fall of 16 MiB (or 3σ); and still
+// rising over the window's last 40% (at least its last 3 points: Sen's
+// interval there excludes zero).
 //
 // No threshold scales with the level: a leak of 2 MiB/min is a leak on a
 // 70 GiB job as on a 2 GiB one. Noise is kept out by what a straight line
 // through noise lacks: a slope interval clear of zero, a good fit, and a
 // rise that lasts to the end; a one-off bump fails the fit (or, left
 // standing at the end, the many-steps rule), jitter fails the slope.
-func steadyRise(rx, ry []float64, levels []level, w int, sigma float64) bool {
+func steadyRise(rx, ry []float64, levels []level, sharp []bool, w int, sigma float64) bool {
 	n := len(rx)
 	if n-w < steadyMinPoints {
 		return false
 	}
 	x, y := rx[w:], ry[w:]
-	floor := math.Max(steadyRiseAbs, 4*sigma)
+	floor := math.Max(steadyRiseAbs, steadyNoiseRise*sigma)
 	if maxOf(y)-minOf(y) < floor {
 		return false // a range under the rise asked for: the fits need not be made
 	}
@@ -359,10 +410,10 @@ func steadyRise(rx, ry []float64, levels []level, w int, sigma float64) bool {
 	if !ts.ok || ts.Low <= 0 || ts.Slope*(x[len(x)-1]-x[0]) < floor {
 		return false
 	}
-	if _, r2 := ols(x, y); r2 < steadyMinR2 {
+	if _, r2 := ols(x, y); r2 < steadyMinR2 && !lineWithinNoise(y, r2, sigma) {
 		return false
 	}
-	if !manySteps(levels, w, floor) {
+	if !manySteps(levels, sharp, w, floor) {
 		return false
 	}
 	a := min(tailStart(x, trendTail), len(x)-3)
@@ -418,4 +469,38 @@ func onset(x, y []float64, from int, penalty float64) int {
 		return from
 	}
 	return from + bestK
+}
+
+// steadyNoiseRise is how many times the noise (σ) a fitted rise must
+// reach. The slope interval already says the rise is no chance of the
+// noise (the fitted rise of white noise over n samples spreads by
+// 3.5σ/√n); this asks that it be more than the jitter of single samples
+// too. A line with R² ≥ 0.8 through white noise rises 7σ anyway.
+const steadyNoiseRise = 3
+
+// steadyNoiseRMS is how far (times σ) a line's residuals may spread and
+// still be the samples' noise alone.
+const steadyNoiseRMS = 1.5
+
+// lineWithinNoise reports whether the residuals of the least-squares line
+// through y (whose R² is r2) are the noise alone: their RMS within 1.5σ,
+// σ the sample-to-sample noise. Under heavy jitter a straight rise
+// explains less of the variance than 80% (R² falls with the noise), but
+// what it leaves is the jitter; a bump or a step leaves more than the
+// jitter, which sample-to-sample differences do not see.
+func lineWithinNoise(y []float64, r2, sigma float64) bool {
+	if len(y) < 2 || math.IsNaN(r2) {
+		return false
+	}
+	var mean float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	var ss float64
+	for _, v := range y {
+		ss += (v - mean) * (v - mean)
+	}
+	rms := math.Sqrt(max(1-r2, 0) * ss / float64(len(y)))
+	return rms <= steadyNoiseRMS*sigma
 }

@@ -33,6 +33,16 @@ const (
 	runMinPoints = 4    // fewer samples in a run: not classified on its own
 )
 
+// runFallNoise is how many times the samples' noise (noise: σ from
+// sample-to-sample changes) a run's end must fall to be a release.
+const runFallNoise = 4
+
+// releaseFall is how far a run [a, j) falls at its end: the median of its
+// last samples (up to 3) less the median of the (up to 3) samples from j.
+func releaseFall(y []float64, a, j int) float64 {
+	return medianOf(y[max(a, j-3):j]) - medianOf(y[j:min(len(y), j+3)])
+}
+
 // runSpan is a run's samples [a, b) and whether the series came back to
 // its baseline after it.
 type runSpan struct {
@@ -43,7 +53,9 @@ type runSpan struct {
 // splitRuns finds the runs of a series of used bytes y: maximal stretches
 // of samples above the baseline (the series' least value, give or take a
 // band of 5% of the range, at least 16 MiB) that rise at least 64 MiB and
-// a fifth of the range above it. It returns nothing unless at least one
+// a fifth of the range above it, and that end where memory falls into the
+// band by more than 4σ (the noise): samples of a noisy series that dip
+// into the band and out again are jitter, not memory given back. It returns nothing unless at least one
 // run ends by coming back to the baseline: a series that never gives its
 // memory back is one run, the whole series.
 func splitRuns(y []float64) (base float64, runs []runSpan) {
@@ -59,7 +71,10 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 	if rng < runMinRise {
 		return 0, nil
 	}
-	band := math.Max(runBandAbs, runBandShare*rng)
+	// The band holds the baseline's jitter too (4σ: the least value is
+	// itself the jitter's low end), and a release falls by more than it.
+	fall := runFallNoise * noise(y)
+	band := max(runBandAbs, runBandShare*rng, fall)
 	rise := math.Max(runMinRise, runMinShare*rng)
 	released := false
 	for i := 0; i < n; {
@@ -68,9 +83,20 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 			continue
 		}
 		j, top := i, y[i]
-		for j < n && y[j] > base+band {
-			top = max(top, y[j])
-			j++
+		for {
+			for j < n && y[j] > base+band {
+				top = max(top, y[j])
+				j++
+			}
+			// Back in the band: a release where memory falls there by
+			// more than the noise, else jitter about the band's edge
+			// (a noisy ramp, a level near it): the run goes on.
+			if j == n || releaseFall(y, i, j) >= fall {
+				break
+			}
+			for j < n && y[j] <= base+band {
+				j++
+			}
 		}
 		if top-base >= rise {
 			runs = append(runs, runSpan{a: i, b: j, released: j < n})

@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -36,6 +37,11 @@ type dcgmDecoder struct {
 	// model is the first modelName label of a metric the decoder does
 	// not read: the GPU a scrape without framebuffer metrics is of.
 	model string
+	// last is each series' latest value of each metric read, and tsDigits
+	// the digits of the latest timestamp: what a last line without a line
+	// ending is told whole by (cutLast).
+	last     map[dcgmSeen]float64
+	tsDigits int
 }
 
 // atDate starts a scrape at t: samples without a timestamp of their own
@@ -70,7 +76,7 @@ type dcgmRow struct {
 type dcgmLabel struct{ name, value string }
 
 func newDCGMDecoder(r *Reader) *dcgmDecoder {
-	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, seen: map[dcgmSeen]struct{}{}}
+	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, seen: map[dcgmSeen]struct{}{}, last: map[dcgmSeen]float64{}}
 }
 
 func (d *dcgmDecoder) line(b []byte, n int) error {
@@ -120,8 +126,17 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		return nil
 	}
 	series := d.seriesKey()
-	// A series seen again starts the next scrape.
 	sk := dcgmSeen{slot, series}
+	if d.r.noEOL {
+		if err := d.cutLast(f, sk, n); err != nil {
+			return err
+		}
+	}
+	d.last[sk] = v
+	if hasTS {
+		d.tsDigits = len(f[1])
+	}
+	// A series seen again starts the next scrape.
 	if _, dup := d.seen[sk]; dup {
 		d.scrape++
 		clear(d.seen)
@@ -256,6 +271,29 @@ func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
 		out = append(out, dcgmLabel{name, v.String()})
 		i = j
 	}
+}
+
+// cutLast returns the row error of the input's last line, which has no
+// line ending, when its last field (f: the value, and the timestamp when
+// there is one) reads as cut short: a timestamp with fewer digits than
+// the one before, or a value with fewer digits than the same series'
+// value of the metric before it ("40" after "40000"). The exporter's text
+// gives no unit to tell a whole value by; a cut there leaves a number as
+// whole as any, that is not the value (a GPU "giving back" its memory at
+// the end). A whole last line without a line ending (a paste) has as
+// many digits as the value before it, or no value before it, and is read.
+func (d *dcgmDecoder) cutLast(f [][]byte, sk dcgmSeen, n int) error {
+	if len(f) == 2 {
+		if d.tsDigits > 0 && len(f[1]) < d.tsDigits {
+			return d.r.rowErrorf(n, "%s", cutNote("timestamp", f[1], fmt.Sprintf("has fewer digits than the one before it (%d)", d.tsDigits)))
+		}
+		return nil
+	}
+	prev, ok := d.last[sk]
+	if ok && prev >= 1 && intDigits(f[0]) < digitsOf(prev) {
+		return d.r.rowErrorf(n, "%s", cutNote("value", f[0], fmt.Sprintf("has fewer digits than the same series' value before it (%s)", strconv.FormatFloat(prev, 'f', -1, 64))))
+	}
+	return nil
 }
 
 func (d *dcgmDecoder) label(names ...string) string {

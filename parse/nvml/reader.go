@@ -295,6 +295,9 @@ type Reader struct {
 	// the rows and records skipped.
 	firstBad    *rowError
 	skippedRows int
+	// noEOL: the line being decoded is the input's last and has no line
+	// ending, so it may be cut short (see cutNote).
+	noEOL bool
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -503,6 +506,7 @@ func (r *Reader) step() error {
 	}
 	if line != nil {
 		r.line++
+		r.noEOL = errors.Is(err, io.EOF)
 		if r.cmdCont {
 			// "  --format=csv" after "$ nvidia-smi \": the command's, not output.
 			r.cmdCont = continues(line)
@@ -1057,6 +1061,15 @@ func (n *nullable[T]) addNull(v T, ok bool) {
 	}
 }
 
+// at is row i's value and whether it is valid.
+func (n *nullable[T]) at(i int) (T, bool) {
+	if n.lead > 0 {
+		var zero T
+		return zero, false // every row so far is null
+	}
+	return n.v[i], n.isValid(i)
+}
+
 // isValid reports whether value i of v is valid.
 func (n *nullable[T]) isValid(i int) bool { return n.nulls == 0 || n.valid[i] }
 
@@ -1429,4 +1442,59 @@ func (r *Reader) rowOrderPeriod() string {
 		return "an assumption: no command in the input gives the period, so every rate (bytes/s) and time to OOM rests on it and is only relative, per sample, until the period is given with gpuleak trend --interval"
 	}
 	return "the period given with --interval"
+}
+
+// cutMaxLookBack bounds the rows prevValue looks back over.
+const cutMaxLookBack = 4096
+
+// prevValue is the value of size column role (used, total, free or
+// reserved, as stored: bytes) in the latest row of the current batch of
+// the series of s (its GPU index and pid), when there is one.
+func (r *Reader) prevValue(s *sample, role smiRole) (int64, bool) {
+	c := &r.col
+	for i := c.len() - 1; i >= max(0, c.len()-cutMaxLookBack); i-- {
+		g, hasGPU := c.gpu.at(i)
+		p, hasPID := c.pid.at(i)
+		if hasGPU != s.hasGPU || hasGPU && g != s.gpu || hasPID != s.hasPID || hasPID && p != s.pid {
+			continue
+		}
+		col := map[smiRole]*nullable[int64]{roleUsed: &c.used, roleTotal: &c.total, roleFree: &c.free, roleReserved: &c.reserved}[role]
+		if col == nil {
+			return 0, false
+		}
+		return col.at(i)
+	}
+	return 0, false
+}
+
+// intDigits is the number of digits before the point (or exponent) of a
+// decimal number's text.
+func intDigits(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			if c == '.' || c == 'e' || c == 'E' || n > 0 {
+				break
+			}
+			continue // a sign
+		}
+		n++
+	}
+	return n
+}
+
+// digitsOf is the number of digits of the whole part of v >= 0.
+func digitsOf(v float64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// cutNote is the message of a last line without a line ending whose last
+// value reads as cut short: what the value is, and the evidence.
+func cutNote(what string, v []byte, evidence string) string {
+	return fmt.Sprintf("the last line has no line ending and its %s %q %s: cut short (the log stopped inside it), so it is no sample", what, v, evidence)
 }

@@ -208,6 +208,15 @@ func TestFixtures(t *testing.T) {
 		{"hunt_warmup_flat.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
 		{"hunt_eval_sawtooth.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
 		{"hunt_restart.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "includes-reserved-unknown"},
+		// s42 (testdata/README.md): an hour of one GPU, 10 s apart.
+		{"s42_slow_leak_noise100.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
+		{"s42_slow_leak_noise200.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
+		{"s42_slow_leak_noise400.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
+		{"s42_noisy_flat_gpu.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
+		// s42: cut in the last line's last value, which has no line ending
+		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
+		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},
+		{"s42_dcgm_cut.txt", FormatDCGMPrometheus, 39, 39, ClockRowOrder, "excludes-reserved"},
 		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, 12, ClockRowOrder, "excludes-reserved"},
 		// s37 (testdata/README.md): 12 rows of one GPU, 1 s apart, in
 		// query_gpu.csv's columns (memory.reserved among them); used

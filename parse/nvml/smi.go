@@ -90,6 +90,9 @@ type smiDecoder struct {
 	noGPUID bool
 	pos     positioner
 	mid     midCache
+	// unitEnd: the last row read ends in a unit ("4898 MiB"): a last
+	// line whose last size has none is cut (cutLast).
+	unitEnd bool
 	// host is the host of every row, from a fleet log's prefix or block
 	// header (fleetDecoder); nil when the log names none.
 	host []byte
@@ -354,12 +357,73 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	}
 	var s sample
 	if d.plainRow(b, &s) {
+		if d.r.noEOL {
+			if err := d.cutLast(&s, b, n); err != nil {
+				d.mid.filled = nil // not emitted
+				return err
+			}
+		}
+		d.unitEnd = endsInUnit(b)
 		return d.finish(&s, n)
 	}
 	if err := d.split(b, n); err != nil {
 		return err
 	}
-	return d.row(n)
+	s, err := d.fieldsSample(n)
+	if err != nil {
+		return err
+	}
+	if d.r.noEOL {
+		if err := d.cutLast(&s, b, n); err != nil {
+			return err
+		}
+	}
+	d.unitEnd = endsInUnit(b)
+	return d.finish(&s, n)
+}
+
+// endsInUnit reports whether a row (trimmed) ends in a unit ("4898 MiB",
+// "0 %"): a letter or a percent sign.
+func endsInUnit(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	c := b[len(b)-1] | 0x20
+	return c >= 'a' && c <= 'z' || b[len(b)-1] == '%'
+}
+
+// cutLast returns the row error of the input's last line, b (trimmed),
+// which has no line ending, when its last field, a size, reads as cut
+// short: without the unit the row before it ends in ("4" where the rows
+// give "4898 MiB"), or, in a log without units (--format=csv,nounits),
+// with fewer digits than the same series' value in the row before ("40"
+// after "40000"). A cut there leaves a number, as whole as any, that is
+// not the value: a process "giving back" its memory at the end. A whole
+// last row without a line ending (a paste) has its unit, or as many
+// digits as the value before it, and is read.
+func (d *smiDecoder) cutLast(s *sample, b []byte, n int) error {
+	c := d.cols[len(d.cols)-1]
+	if !isSize(c.role) {
+		return nil
+	}
+	v := b
+	if i := bytes.LastIndexByte(b, ','); i >= 0 {
+		v = trimSpace(b[i+1:])
+	}
+	if len(v) == 0 || isPlaceholder(v) || endsInUnit(v) {
+		return nil
+	}
+	if d.unitEnd {
+		return d.r.rowErrorf(n, "%s", cutNote(c.name, v, "lacks the unit the row before it ends in"))
+	}
+	prev, ok := d.r.prevValue(s, c.role)
+	if !ok || prev <= 0 {
+		return nil
+	}
+	if p := digitsOf(float64(prev / c.unit)); intDigits(v) < p {
+		return d.r.rowErrorf(n, "%s", cutNote(c.name, v, fmt.Sprintf("has fewer digits than the same series' value before it (%d)", prev/c.unit)))
+	}
+	return nil
 }
 
 // fastRow reads line as step and line would, when it is a plain row of a
@@ -383,6 +447,7 @@ func (d *smiDecoder) fastRow(line []byte, n int) (bool, error) {
 	if !d.plainRow(b, &s) {
 		return false, nil
 	}
+	d.unitEnd = endsInUnit(b)
 	return true, d.finish(&s, n)
 }
 
@@ -768,15 +833,6 @@ func (d *smiDecoder) fieldCountError(got, n int) error {
 		return d.r.rowErrorf(n, "%d fields, but the header names %d (%s): truncated or damaged row", got, len(d.cols), strings.Join(names, ", "))
 	}
 	return d.r.rowErrorf(n, "%d fields, but the header-less log is read as %d (%s): a truncated row, or name the fields with --fields", got, len(d.cols), strings.Join(names, ","))
-}
-
-// row turns d.fields into a sample and emits it.
-func (d *smiDecoder) row(n int) error {
-	s, err := d.fieldsSample(n)
-	if err != nil {
-		return err
-	}
-	return d.finish(&s, n)
 }
 
 // setField reads field v (trimmed) of column c into s; when it cannot,

@@ -1,0 +1,96 @@
+package nvml
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The input's last line, without a line ending, whose last value reads as
+// cut short is skipped and the log read in part, as any cut row: a number
+// cut there is as whole as any ("4" of "4898 MiB", "40" of "40000"), and
+// read as a sample it made a process "give back" its memory at the end
+// (the session-42 tester's apps_cut_num.csv, dcgm_cut.txt). Told by the
+// unit the rows before it end in, where the log gives one; else by fewer
+// digits than the same series' value before it. A whole last line
+// without a line ending (a paste) is read.
+func TestCutLastLine(t *testing.T) {
+	const apps = "timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]\n" +
+		"2026/11/30 08:07:19.635, GPU-f7fe, 538, python3, 4898 MiB\n" +
+		"2026/11/30 08:07:19.885, GPU-f7fe, 538, python3, 4898 MiB\n"
+	const nounits = "timestamp, index, memory.used [MiB]\n" +
+		"2026/11/30 08:07:19.635, 0, 40000\n" +
+		"2026/11/30 08:07:19.635, 1, 3\n" +
+		"2026/11/30 08:07:19.885, 0, 40000\n"
+	const dcgm = "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\"} 40000\n" +
+		"DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3\n" +
+		"DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\"} 40000\n"
+	const dcgmTS = "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 40000 1764489600000\n" +
+		"DCGM_FI_DEV_FB_USED{gpu=\"0\"} 40000 1764489630000\n"
+	for _, c := range []struct {
+		name, in string
+		rows     int
+		why      string // "": read whole, nothing skipped
+	}{
+		{"csv unit missing", apps + "2026/11/30 08:07:20.136, GPU-f7fe, 538, [No data], 4", 2, `used_gpu_memory "4" lacks the unit`},
+		{"csv unit present", apps + "2026/11/30 08:07:20.136, GPU-f7fe, 538, python3, 4898 MiB", 3, ""},
+		// A real release at the end, the whole row: its unit is there.
+		{"csv whole release", apps + "2026/11/30 08:07:20.136, GPU-f7fe, 538, python3, 4 MiB", 3, ""},
+		{"csv placeholder", apps + "2026/11/30 08:07:20.136, GPU-f7fe, 538, python3, [N/A]", 3, ""},
+		{"nounits fewer digits", nounits + "2026/11/30 08:07:19.885, 1, 3\n2026/11/30 08:07:20.136, 0, 40", 4, `memory.used "40" has fewer digits than the same series' value before it (40000)`},
+		// GPU 1's 3 MiB after GPU 0's 40000: another series, read.
+		{"nounits other series", nounits + "2026/11/30 08:07:19.885, 1, 3", 4, ""},
+		{"nounits as many digits", nounits + "2026/11/30 08:07:19.885, 1, 3\n2026/11/30 08:07:20.136, 0, 39999", 5, ""},
+		{"nounits first of its series", nounits + "2026/11/30 08:07:19.885, 2, 4", 4, ""},
+		{"nounits line ending", nounits + "2026/11/30 08:07:19.885, 1, 3\n2026/11/30 08:07:20.136, 0, 40\n", 5, ""},
+		{"dcgm fewer digits", dcgm + "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\"} 40", 4, `value "40" has fewer digits than the same series' value before it (40000)`},
+		{"dcgm whole", dcgm + "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3", 4, ""},
+		{"dcgm line ending", dcgm + "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\"} 40\n", 5, ""},
+		{"dcgm timestamp cut", dcgmTS + "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 40000 17644", 2, `timestamp "17644" has fewer digits than the one before it (13)`},
+		{"dcgm timestamp whole", dcgmTS + "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 40 1764489660000", 3, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, meta, err := readRows(t, "in", c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := strings.Join(meta.Warnings.Strings(), "\n")
+			if len(rows) != c.rows {
+				t.Errorf("%d rows, want %d; warnings %q", len(rows), c.rows, ws)
+			}
+			lines := strings.Count(c.in, "\n") + 1
+			if c.why == "" {
+				if meta.SkippedLines != 0 || strings.Contains(ws, "read in part") {
+					t.Errorf("%d lines skipped, warnings %q: want the log read whole", meta.SkippedLines, ws)
+				}
+				return
+			}
+			if meta.SkippedLines != 1 || !slices.Equal(meta.SkippedAt, []int{lines}) || !strings.Contains(ws, "read in part") || !strings.Contains(ws, c.why) {
+				t.Errorf("%d lines skipped at %v, warnings %q: want line %d read in part: %q", meta.SkippedLines, meta.SkippedAt, ws, lines, c.why)
+			}
+		})
+	}
+}
+
+// The session-42 tester's cut logs (testdata/README.md): query_apps.csv
+// cut in its last value ("4" of "4898 MiB") and a DCGM scrape cut in its
+// last ("40" of "40000"), neither with a line ending.
+func TestSession42CutLast(t *testing.T) {
+	for _, c := range []struct {
+		file       string
+		rows, line int
+	}{
+		{"s42_apps_cut_num.csv", 185, 187},
+		{"s42_dcgm_cut.txt", 39, 159},
+	} {
+		rows, meta := readFile(t, fixtures+c.file)
+		if len(rows) != c.rows || meta.SkippedLines != 1 || !slices.Equal(meta.SkippedAt, []int{c.line}) {
+			t.Errorf("%s: %d rows, %d lines skipped at %v; want %d rows, line %d skipped", c.file, len(rows), meta.SkippedLines, meta.SkippedAt, c.rows, c.line)
+		}
+		for _, r := range rows {
+			if r.Used != nil && *r.Used < 100*MiB && (r.PID == nil || *r.PID == 538) {
+				t.Errorf("%s: a sample of %d bytes at %d: the cut value read", c.file, *r.Used, r.TimeUs)
+			}
+		}
+	}
+}
