@@ -1,7 +1,9 @@
 package pytorchtext
 
 import (
+	"strings"
 	"testing"
+	"time"
 )
 
 // LLM serving engines' KV cache failures at start-up (GenKVCache): vLLM's
@@ -85,6 +87,14 @@ func TestKVCacheFailures(t *testing.T) {
 		"TGI said Not enough memory to handle 4096 prefill tokens when I started it\n":                                                       false,
 		"            f\"Not enough memory to handle {num_tokens} prefill tokens. \"\n":                                                       false,
 		"print(\"Not enough memory to handle 4096 prefill tokens\")\n":                                                                       false,
+		// The words alone are English, not TGI's failure, and a call of
+		// a function is code (the review of session 42).
+		"ERROR: Not enough memory to handle this file\n":                              false,
+		"2024-01-01 WARNING: Not enough memory to handle 3 textures\n":                false,
+		"RuntimeError: Not enough memory to handle the request\n":                     false,
+		"logger.error(Exception(\"Not enough memory to handle 8 prefill tokens\"))\n": false,
+		// Cut by the line's end after its number: kept.
+		"RuntimeError: Not enough memory to handle 4096\n": true,
 	} {
 		rs, err := readText(t, "t", text, false)
 		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
@@ -114,5 +124,23 @@ func TestBatchFinderReachedZero(t *testing.T) {
 		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
 			t.Errorf("%q: %+v %v, want a message %v", text, rs.msgs, err, want)
 		}
+	}
+}
+
+// A line of surplus closing parentheses after a KV cache failure is read
+// in linear time: trimQuoteClose counted the whole text for each one it
+// trimmed (a million took 12 s in the review of session 42).
+func TestTrimQuoteCloseLinear(t *testing.T) {
+	text := "Not enough memory to handle 4096 prefill tokens" + strings.Repeat(")", 200000)
+	start := time.Now()
+	got := trimQuoteClose(text)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("%v for 200,000 parentheses: not linear", d)
+	}
+	if got != "Not enough memory to handle 4096 prefill tokens" {
+		t.Errorf("trimmed to %.80q", got)
+	}
+	if got := trimQuoteClose(`f(x) (a "b")'`); got != `f(x) (a "b")` {
+		t.Errorf("balanced parentheses trimmed: %q", got)
 	}
 }

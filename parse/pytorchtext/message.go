@@ -980,6 +980,10 @@ func classify(line string, at int) int {
 		// as an error quoted; never a source line's string.
 		return raisedAt(line, at)
 	}
+	if strings.HasPrefix(rest, tgiWarmupPhrase) && !tgiWarmupAt(rest) {
+		// The words alone, without TGI's tokens: English, not an OOM.
+		return notMessage
+	}
 	if _, found := kvCacheAt(line, at); found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
@@ -1266,6 +1270,16 @@ func debugStringOpen(before string) bool {
 		return false
 	}
 	lead := strings.TrimRight(name[:i], " \t")
+	if strings.HasSuffix(lead, "(") {
+		// Nested in another type's parenthesis (Rust's
+		// `Warmup(Generation("`), not in a call of a function
+		// (`logger.error(Exception("`, which is code).
+		j := len(lead) - 1
+		for j > 0 && isWordByte(lead[j-1]) {
+			j--
+		}
+		return j < len(lead)-1 && lead[j] >= 'A' && lead[j] <= 'Z'
+	}
 	return lead == "" || !isWordByte(lead[len(lead)-1])
 }
 
@@ -1274,10 +1288,34 @@ func debugStringOpen(before string) bool {
 func kvCacheAt(line string, at int) (engine string, found bool) {
 	for _, k := range kvCacheOOMs {
 		if strings.HasPrefix(line[at:], k.phrase) {
+			if k.phrase == tgiWarmupPhrase && !tgiWarmupAt(line[at:]) {
+				continue
+			}
 			return k.engine, true
 		}
 	}
 	return "", false
+}
+
+// tgiWarmupAt reports whether text, which starts with tgiWarmupPhrase,
+// goes on as TGI's failure does: its tokens ("4096 prefill tokens", "N
+// total tokens with M prefill tokens"), or a number the line's end cut or
+// wrapped. The words alone are common English ("Not enough memory to
+// handle this file", "... 3 textures"): the review of session 42 found
+// them read as a TGI OOM.
+func tgiWarmupAt(text string) bool {
+	if tgiWarmupRe.MatchString(text) {
+		return true
+	}
+	rest := strings.TrimRight(text[len(tgiWarmupPhrase):], " \r")
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	// Cut after the phrase, or after its number, or inside the words
+	// that follow it.
+	tail := strings.TrimLeft(rest[i:], " ")
+	return i == len(rest) || i > 0 && tail != "" && (strings.HasPrefix("total tokens with ", tail) || strings.HasPrefix("prefill tokens", tail))
 }
 
 // KVCacheEngine names the engine of a GenKVCache message's text ("vLLM",
@@ -2696,10 +2734,15 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 // closing a wrapper opened before text (`Warmup(Generation("...`"))`):
 // only those text itself does not open.
 func trimQuoteClose(text string) string {
+	// The parentheses are counted once and the surplus closes trimmed
+	// from the end as they are met: counting the whole text for each one
+	// trimmed was quadratic (a line of a million ")" took 12 s).
+	extra := strings.Count(text, ")") - strings.Count(text, "(")
 	for {
 		t := strings.TrimRight(text, " \r\n`\"'")
-		if strings.HasSuffix(t, ")") && strings.Count(t, ")") > strings.Count(t, "(") {
+		if extra > 0 && strings.HasSuffix(t, ")") {
 			t = t[:len(t)-1]
+			extra--
 		}
 		if t == text {
 			return t
