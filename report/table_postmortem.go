@@ -196,6 +196,11 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 			// CuPy's "allocated so far": the pool's bytes from CUDA.
 			label, line = "CuPy:    ", fmt.Sprintf("%s held by the memory pool (in use and cached)", d.sizep("reserved_bytes", m.ReservedBytes))
 		}
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenPaddle) {
+			// Paddle's "N memory has been allocated": its allocator's,
+			// not PyTorch's.
+			label, line = "Paddle:  ", fmt.Sprintf("%s allocated by Paddle's allocator", d.sizep("reserved_bytes", m.ReservedBytes))
+		}
 		if d.PrivatePoolBytes != nil {
 			line += fmt.Sprintf(" (%s in private pools)", d.size("private_pool_bytes", *d.PrivatePoolBytes))
 		}

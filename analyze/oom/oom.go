@@ -1156,6 +1156,16 @@ func size(b int64) string { return pytorchtext.FormatSize(b) }
 // it ("24 GiB", not "24.00 GiB"). Sizes are told by value: text about an
 // OOM names its figures, and a derived size that equals one is that
 // size to the same precision.
+// requestWords names the request for a note: its size then of, or,
+// where the message's figure was not read (cut, or in a form not parsed),
+// words that say so, never "-1 bytes".
+func (r *Report) requestWords(of string) string {
+	if !r.known(r.RequestedBytes) {
+		return "(the request's size was not read)"
+	}
+	return r.size(r.RequestedBytes) + of
+}
+
 func (r *Report) size(b int64) string {
 	for _, f := range r.Coarse {
 		if f.Bytes == b {
@@ -1338,7 +1348,7 @@ func (r *Report) findCauses() {
 			} else if r.known(r.DeviceFreeBytes) {
 				free = ", with " + r.size(r.DeviceFreeBytes) + " available on the GPU"
 			}
-			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.size(r.RequestedBytes)+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
+			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.requestWords("")+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
 		case pytorchtext.GenORT:
 			r.ortCauses()
 		case pytorchtext.GenHAMi:
@@ -1353,7 +1363,7 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenTF:
 			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
 				// TF 1.x's form with the bytes.
-				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.size(r.RequestedBytes)+" of GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
+				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.requestWords(" of")+" GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
 				break
 			}
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {

@@ -527,7 +527,7 @@ var frameworkOOMs = []struct {
 	// before: Paddle prints them on a line of their own after
 	// "ResourceExhaustedError: ", and issue titles quote them): the whole
 	// form, read anywhere.
-	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGT]?B memory on GPU \d+, `), ""},
+	{"Out of memory error on GPU ", "PaddlePaddle", GenPaddle, nil, lazyre.New(`^Out of memory error on GPU \d+\. Cannot allocate [0-9.]+ ?[kKMGTPE]?B memory on GPU \d+, `), ""},
 	// ONNX Runtime's BFC arena (onnxruntime/core/framework/bfc_arena.cc):
 	// AllocateRawInternal throws its status with its own place before it
 	// ("bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(
@@ -1851,7 +1851,10 @@ func ArenaAvailable(text string) int64 {
 var ortAvailableRe = lazyre.New(`^Available memory of (\d+) is smaller than requested bytes of \d+$`)
 
 // paddleBytes reads PaddlePaddle's HumanReadableSize ("56.000000MB",
-// "7.782776GB": "%f" and a unit of powers of 1024) as bytes.
+// "7.782776GB": "%f" and a unit of powers of 1024, up to EB for a request
+// a size_t overflow made) as bytes, the space some releases and pastes put
+// before the unit too ("56.000000 MB", as the message's form accepts); a
+// size past int64 is math.MaxInt64.
 func (s *scanner) paddleBytes() (int64, error) {
 	at := s.i
 	num := s.digits()
@@ -1863,8 +1866,13 @@ func (s *scanner) paddleBytes() (int64, error) {
 		s.i = at
 		return -1, s.expected("a size")
 	}
+	s.eat(" ")
 	var unit float64
 	switch {
+	case s.eat("EB"):
+		unit = 1 << 60
+	case s.eat("PB"):
+		unit = 1 << 50
 	case s.eat("kB"), s.eat("KB"):
 		unit = 1 << 10
 	case s.eat("MB"):
@@ -1877,9 +1885,12 @@ func (s *scanner) paddleBytes() (int64, error) {
 		unit = 1
 	default:
 		s.i = at
-		return -1, s.expected(`"B", "kB", "MB", "GB" or "TB"`)
+		return -1, s.expected(`"B", "kB", "MB", "GB", "TB", "PB" or "EB"`)
 	}
-	return int64(v*unit + 0.5), nil
+	if b := v*unit + 0.5; b < math.MaxInt64 {
+		return int64(b), nil
+	}
+	return math.MaxInt64, nil
 }
 
 // humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
