@@ -268,7 +268,10 @@ func loadSavedRun(path string, stdin io.Reader) (*report.Baseline, []string, err
 		}
 		var warns []string
 		if r.FindingsTotal > len(r.Findings) {
-			warns = append(warns, fmt.Sprintf("%s lists %d of its %d findings (written with --top): the comparison sees only those; write reports with --top 0", path, len(r.Findings), r.FindingsTotal))
+			warns = append(warns, fmt.Sprintf("%s lists %d of its %d findings (written with --top): the comparison sees only those, and sites absent from it are not taken for new or fixed; write reports with --top 0", path, len(r.Findings), r.FindingsTotal))
+		}
+		if r.BelowMinBytes > 0 {
+			warns = append(warns, fmt.Sprintf("%s leaves out %d findings under its --min-bytes: sites absent from it are not taken for new or fixed; write reports without --min-bytes", path, r.BelowMinBytes))
 		}
 		if r.Baseline != nil {
 			warns = append(warns, fmt.Sprintf("%s was itself compared with a baseline: it lists only new and grown sites", path))

@@ -611,3 +611,42 @@ func TestLiveWithoutTraceSaysNotRecorded(t *testing.T) {
 		t.Error("no live finding")
 	}
 }
+
+// A baseline report that left findings out (--min-bytes, --top) cannot
+// say a site is new: the session-42 tester's report written with
+// --min-bytes 40MiB made the same run's two smaller sites "new", and
+// --fail-on new tripped on an unchanged run. They are unmatched now, with
+// a warning; a baseline written whole still finds the leak new in a run
+// whose baseline is the clean loop.
+func TestBaselineThatLeftFindingsOut(t *testing.T) {
+	dir := t.TempDir()
+	leak, clean := td+"pytorch/leak_train_loop.pickle", td+"pytorch/clean_train_loop.pickle"
+	for _, c := range []struct{ name, flag, val string }{{"minbytes.json", "--min-bytes", "40MiB"}, {"top1.json", "--top", "1"}} {
+		code, out, _ := run(t, nil, "analyze", "--format", "json", c.flag, c.val, leak)
+		if code != ExitOK {
+			t.Fatalf("%s %s: exit %d", c.flag, c.val, code)
+		}
+		base := filepath.Join(dir, c.name)
+		if err := os.WriteFile(base, []byte(out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := run(t, nil, "analyze", "-q", "--baseline", base, "--fail-on", "new", leak)
+		if code != ExitOK || out != "" {
+			t.Errorf("the same run against its %s report: exit %d, %q", c.flag, code, out)
+		}
+		if !strings.Contains(errOut, "are not taken for new or fixed") {
+			t.Errorf("%s: stderr %q does not warn", c.flag, errOut)
+		}
+	}
+	code, out, _ := run(t, nil, "analyze", "--format", "json", "--top", "0", clean)
+	if code != ExitOK {
+		t.Fatal(code)
+	}
+	base := filepath.Join(dir, "clean.json")
+	if err := os.WriteFile(base, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := run(t, nil, "analyze", "-q", "--baseline", base, "--fail-on", "new", leak); code != ExitFindings {
+		t.Errorf("the leaking run against the clean run's whole report: exit %d, want %d", code, ExitFindings)
+	}
+}

@@ -44,6 +44,11 @@ type Baseline struct {
 	// absent when none gave it, and in baselines written before this
 	// member.
 	Active []DeviceActive `json:"active,omitempty"`
+	// Omitted counts the findings of the run its document left out: a
+	// JSON report written with --top (findings_total less those listed)
+	// or --min-bytes (findings_below_min_bytes). A site absent from such
+	// a run may be one of them (see markOmitted). Absent when none.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // DeviceActive is a device's active memory at the end of the inputs of
@@ -456,7 +461,33 @@ func trendName(f *Finding) string {
 // BaselineOf is the baseline of a whole report: every finding it lists
 // and its tool errors, with the compute-sanitizer summaries of its inputs.
 func BaselineOf(r *Report) *Baseline {
-	return RunBaseline(r.Findings, r.Errors, r.Inputs)
+	b := RunBaseline(r.Findings, r.Errors, r.Inputs)
+	b.Omitted = max(r.FindingsTotal-len(r.Findings), 0) + max(r.BelowMinBytes, 0)
+	return b
+}
+
+// markOmitted turns a new entry into unmatched when BASE's document left
+// findings out (--top, --min-bytes), and a fixed one when NEW's did: the
+// site may be one of those, so it is neither new nor fixed, and --fail-on
+// new does not count it (a report written with --min-bytes 40MiB made
+// every smaller site of the same run "new").
+func markOmitted(base, run *Baseline, es []DiffEntry) {
+	for i := range es {
+		e := &es[i]
+		var side string
+		var n int
+		switch {
+		case e.Status == StatusNew && base.Omitted > 0:
+			side, n = "BASE", base.Omitted
+		case e.Status == StatusFixed && run.Omitted > 0:
+			side, n = "NEW", run.Omitted
+		default:
+			continue
+		}
+		e.Status = StatusUnmatched
+		e.Note = joinNotes(e.Note, fmt.Sprintf("%s's report left out %s (written with --top or --min-bytes), and this site may be one of them: neither new nor fixed; write reports with --top 0 and without --min-bytes",
+			side, plural(n, "finding", "findings")))
+	}
 }
 
 // RunBaseline is the baseline of findings and tool errors of a run that
@@ -779,6 +810,7 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 	markStacklessOOMs(base, run, out)
 	markUnreached(run, out)
 	markOtherFamilies(base, run, out)
+	markOmitted(base, run, out)
 	markLookalikes(out)
 	order := map[string]int{StatusNew: 0, StatusGrown: 1, StatusFixed: 2, StatusShrunk: 3, StatusUnmatched: 4, StatusUnreached: 5, StatusSame: 6}
 	sort.SliceStable(out, func(i, j int) bool {
