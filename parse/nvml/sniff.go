@@ -44,8 +44,9 @@ func Sniff(head []byte) parse.Format {
 
 // queryFieldsRe matches the fields of a query in an nvidia-smi command
 // line: "--query-gpu=index,memory.used" or "--query-compute-apps=pid,...",
-// with "=" or a space, quoted or not.
-var queryFieldsRe = lazyre.New(`--query-(?:gpu|compute-apps)[= ]["']?([a-z][a-z0-9_.,]*)`)
+// with "=" or a space, quoted (then with spaces after the commas too) or
+// not.
+var queryFieldsRe = lazyre.New(`--query-(?:gpu|compute-apps)[= ](?:"([^"\n]{0,1000})"|'([^'\n]{0,1000})'|([a-z][a-z0-9_.,]*))`)
 
 // commandFields returns the fields that the last nvidia-smi query command
 // in cmds (the prompt and command lines before an output) asks for, nil
@@ -60,8 +61,17 @@ func commandFields(cmds []byte) []string {
 	if len(all) == 0 {
 		return nil
 	}
+	// Quoted, the list may hold spaces ("index, memory.used"): one of
+	// the three groups matched.
+	m := all[len(all)-1]
+	list := m[3]
+	if m[1] != nil {
+		list = m[1]
+	} else if m[2] != nil {
+		list = m[2]
+	}
 	var fields []string
-	for _, f := range bytes.Split(all[len(all)-1][1], []byte(",")) {
+	for _, f := range bytes.Split(list, []byte(",")) {
 		if f = trimSpace(f); len(f) > 0 {
 			fields = append(fields, string(f))
 		}
