@@ -33,8 +33,8 @@ func TestOOMCoarseFiguresAsTyped(t *testing.T) {
 		t.Errorf("coarse figure %v", c)
 	}
 	// Every figure typed whole: the analyze table's BYTES (the request)
-	// is "2 GiB", not humanize's "2.0 GiB"; Markdown's bytes (allocated)
-	// "20 GiB"; the one-line message of the finding gives the sizes as
+	// is "2 GiB", not humanize's "2.0 GiB", and so is Markdown's (the
+	// request, as the text table's, with "?" blocks); the one-line message of the finding gives the sizes as
 	// typed, and reserved but unallocated (21 - 20 GiB, ±1 GiB) as "1 GiB".
 	f := filepath.Join(t.TempDir(), "retyped.txt")
 	msg := "RuntimeError: CUDA out of memory. Tried to allocate 2 GiB (GPU 0; 24 GiB total capacity; 20 GiB already allocated; 1 GiB free; 21 GiB reserved in total by PyTorch)\n"
@@ -46,7 +46,7 @@ func TestOOMCoarseFiguresAsTyped(t *testing.T) {
 		t.Errorf("analyze table:\n%s", out)
 	}
 	_, out, _ = run(t, nil, "analyze", "--format", "markdown", f)
-	if !strings.Contains(out, "| 1 | oom | 20 GiB | 0 |") || !strings.Contains(out, "oom: 2 GiB requested on GPU 0 (21 GiB reserved, 20 GiB allocated, 1 GiB free on the GPU)") {
+	if !strings.Contains(out, "| 1 | oom | 2 GiB | ? |") || !strings.Contains(out, "oom: 2 GiB requested on GPU 0 (21 GiB reserved, 20 GiB allocated, 1 GiB free on the GPU)") {
 		t.Errorf("markdown:\n%s", out)
 	}
 	_, out, _ = run(t, nil, "oom", f)

@@ -62,7 +62,7 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 		b.WriteString("\n")
 	}
 	if len(r.Findings) > 0 {
-		b.WriteString("| # | kind | bytes | count | site | input |\n|---:|---|---:|---:|---|---|\n")
+		b.WriteString("| # | kind | bytes | blocks | site | input |\n|---:|---|---:|---:|---|---|\n")
 		for i, f := range r.Findings {
 			if i == markdownRows {
 				break
@@ -71,7 +71,10 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 			if f.Kind == KindTrend {
 				site = trendName(&f)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %d | %s | %s |\n", i+1, mdCell(string(f.Kind)), f.OOMDetail.cell("allocated_bytes", f.Bytes), f.Count, mdCell(site), mdCell(f.Path))
+			// The text table's cells: an OOM's bytes are its request,
+			// the allocation that failed, and "?" where unknown (a PR
+			// comment read "1 OOM (4.2 GiB)" for a 64 MiB request).
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", i+1, mdCell(string(f.Kind)), bytesCell(f), blocksCell(f), mdCell(site), mdCell(f.Path))
 		}
 		if n := len(r.Findings) - min(len(r.Findings), markdownRows); n > 0 {
 			fmt.Fprintf(&b, "\n%s in the details and the JSON report.\n", plural(n, "more finding", "more findings"))
@@ -188,6 +191,12 @@ func mdSummary(r *Report) string {
 	}
 	var kinds []string
 	for _, k := range order {
+		if k == KindOOM {
+			// An OOM's bytes are what was allocated then, not what it
+			// asked for: the headline counts them only.
+			kinds = append(kinds, kindCount(k, byKind[k].n))
+			continue
+		}
 		kinds = append(kinds, fmt.Sprintf("%s (%s)", kindCount(k, byKind[k].n), IBytes(byKind[k].bytes)))
 	}
 	if len(kinds) == 0 {

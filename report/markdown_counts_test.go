@@ -25,8 +25,10 @@ func TestMarkdownSummaryCountsKinds(t *testing.T) {
 		// 2 leaks of 424 MiB each: 848 MiB.
 		{finds(KindLeak, 2, 424<<20), "2 leaks (848 MiB)"},
 		{finds(KindLeak, 1, 80<<20), "1 leak (80 MiB)"},
-		{finds(KindOOM, 2, 64<<20), "2 OOMs (128 MiB)"},
-		{finds(KindOOM, 1, 64<<20), "1 OOM (64 MiB)"},
+		// An OOM's bytes are what was allocated then, not its request:
+		// the headline counts OOMs only.
+		{finds(KindOOM, 2, 64<<20), "2 OOMs;"},
+		{finds(KindOOM, 1, 64<<20), "1 OOM;"},
 		{finds(KindTrend, 5, 1<<30), "5 NVML series (5.0 GiB)"},
 		{finds(KindTrend, 1, 1<<30), "1 NVML series (1.0 GiB)"},
 		{finds(KindRetained, 3, 64<<20), "3 retained findings (192 MiB)"},
