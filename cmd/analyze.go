@@ -211,7 +211,7 @@ func runAnalyze(opts *AnalyzeOptions) error {
 	}
 	res, err := runInputs(opts.IO, opts.Version, pipeline.Options{Use: pipeline.Analyze,
 		Filter: opts.filter, MinKept: opts.MinKept, MinBytes: opts.minBytes,
-		Suppressions: opts.suppressions, Rules: opts.suppressionRules, NVML: opts.nvml}, opts.Paths)
+		Suppressions: opts.suppressions, Rules: opts.suppressionRules, NVML: opts.nvml, PlainLogs: gatesOOM(opts.gates)}, opts.Paths)
 	if err != nil {
 		return err
 	}
@@ -308,4 +308,16 @@ func parseSize(s string) (int64, error) {
 		return math.MaxInt64, nil
 	}
 	return int64(n), nil
+}
+
+// gatesOOM reports whether a gate counts OOMs: a log of a run that had
+// none is then an answer (it passes), not an unrecognised input, as
+// gpuleak oom reads it.
+func gatesOOM(gs []report.Gate) bool {
+	for _, g := range gs {
+		if g.Name == string(report.KindOOM) {
+			return true
+		}
+	}
+	return false
 }

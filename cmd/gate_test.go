@@ -650,3 +650,37 @@ func TestBaselineThatLeftFindingsOut(t *testing.T) {
 		t.Errorf("the leaking run against the clean run's whole report: exit %d, want %d", code, ExitFindings)
 	}
 }
+
+// gpuleak oom --help sends CI jobs to analyze --fail-on oom, which a log
+// of a run without an OOM must pass: it was "unrecognised input format",
+// exit 2, on every successful run (session-42 tester). With an oom gate,
+// a text log in which nothing gpuleak reads is found passes with a
+// warning; a gate a text log cannot answer stays unjudged, a binary file
+// stays unrecognised, and without the gate nothing changes.
+func TestFailOnOOMPassesAPlainLog(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "train.log")
+	if err := os.WriteFile(plain, []byte("epoch 1 loss 0.5\nepoch 2 loss 0.4\ndone\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "blob.bin")
+	if err := os.WriteFile(bin, []byte{0x00, 0x01, 0xfe, 0xff, 0x00, 0x10, 0x80, 0x81}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+		err  string
+	}{
+		{[]string{"--fail-on", "oom", plain}, ExitOK, "read as a log of a run without an OOM"},
+		{[]string{"--fail-on", "oom", plain, td + "pytorch/oom_error.txt"}, ExitFindings, "--fail-on oom tripped"},
+		{[]string{"--fail-on", "oom,leak", plain}, ExitInput, "--fail-on leak could not be judged"},
+		{[]string{"--fail-on", "oom", bin}, ExitInput, "unrecognised input format"},
+		{[]string{plain}, ExitInput, "unrecognised input format"},
+	} {
+		code, out, errOut := run(t, nil, append([]string{"analyze"}, c.args...)...)
+		if code != c.want || !strings.Contains(out+errOut, c.err) {
+			t.Errorf("analyze %v: exit %d, want %d with %q; stdout %q stderr %q", c.args, code, c.want, c.err, out, errOut)
+		}
+	}
+}

@@ -47,6 +47,12 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		e.Msg += hint
 		return report.Input{}, nil, e
 	}
+	if r.o.PlainLogs {
+		// Read whole by the long-text scan: no OOM message, no
+		// compute-sanitizer report, no tool's error.
+		return report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
+			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, nil, nil
+	}
 	return report.Input{}, nil, unrecognised(path)
 }
 

@@ -59,6 +59,13 @@ type Options struct {
 	// MinBytes leaves out findings smaller than it, in bytes (not OOMs);
 	// Analyze only.
 	MinBytes int64
+	// PlainLogs reads a text input no family claims, and in which no OOM
+	// message, compute-sanitizer report or tool error is found, as a log
+	// that ran without an OOM (as gpuleak oom reads it) rather than as
+	// unrecognised: for analyze --fail-on oom, which a log of a run
+	// without one must pass. Its input warns that nothing else was read
+	// from it, and gates no text log answers stay unjudged. Analyze only.
+	PlainLogs bool
 	// Suppressions are the compute-sanitizer record rules; Rules every
 	// rule of the same file, as it applies to findings (Analyze only).
 	Suppressions []sanitizer.Suppression
