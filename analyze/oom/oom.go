@@ -448,8 +448,18 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
 			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
 		}
+		var last *Report // of this input's messages, the last one's
+		var lastLine int64
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
+			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines {
+				// An engine's words for the CUDA OOM just before them,
+				// which it caught and raised again ("The above exception
+				// was the direct cause of ..."): one failure, not two.
+				last.Sources = append(last.Sources, src)
+				last.Notes = append(last.Notes, fmt.Sprintf("line %d is the same failure raised again by the engine: %s", m.Line, m.Text))
+				continue
+			}
 			r := matchMessage(reports, m)
 			if r == nil {
 				r = &Report{Device: -1}
@@ -457,6 +467,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				reports = append(reports, r)
 			}
 			r.addMessage(m, src, opt.Filter)
+			last, lastLine = r, m.Line
 			if r.unified == nil && in.Text.UnifiedMemory != nil {
 				r.unified, r.unifiedPath = in.Text.UnifiedMemory, in.Path
 			}
@@ -861,6 +872,20 @@ func matchMessage(reports []*Report, m Message) *Report {
 		return r
 	}
 	return nil
+}
+
+// maxReraiseLines bounds the lines between a CUDA OOM and an engine's
+// re-raise of it: a chained traceback's (vLLM's _dummy_sampler_run is a
+// few dozen lines after the OOM it caught).
+const maxReraiseLines = 200
+
+// reraise reports whether m is an engine's re-raise of a CUDA OOM it
+// caught in its words: vLLM's sampler warmup, TGI's warmup.
+func reraise(m Message) bool {
+	if _, ok := pytorchtext.VLLMSamplerRequests(m.Text); ok {
+		return true
+	}
+	return pytorchtext.KVCacheEngine(m.Text) == "TGI"
 }
 
 // cutStart is the text of a message cut short without the ellipsis that

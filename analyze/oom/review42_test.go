@@ -38,3 +38,30 @@ func TestRequestNeverMinusOne(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's sampler warmup catches the CUDA OOM and raises it again in its
+// words ("The above exception was the direct cause of the following
+// exception"): one failure, read with the CUDA message's figures, the
+// engine's words in a note (the review of session 42: "OOM 1 of 2", and
+// --fail-on oom counted two). The same words with no CUDA OOM before them
+// stay an OOM of their own.
+func TestEngineReraiseIsOneOOM(t *testing.T) {
+	const cuda = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacity of 79.25 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.22 GiB memory in use. Of the allocated memory 76.50 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.\n"
+	const reraise = "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.\n"
+	chained := cuda + "\nThe above exception was the direct cause of the following exception:\n\nTraceback (most recent call last):\n" +
+		"  File \"/vllm/v1/worker/gpu_model_runner.py\", line 1500, in _dummy_sampler_run\n    raise RuntimeError(\n" + reraise
+	pm := textPostmortem(t, chained)
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs, want 1", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if r.RequestedBytes < 1<<30 || r.RequestedBytes > 2<<30 {
+		t.Errorf("request %d, want the CUDA message's 1.95 GiB", r.RequestedBytes)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "raised again by the engine") {
+		t.Errorf("notes %q: want the engine's re-raise named", r.Notes)
+	}
+	if pm := textPostmortem(t, reraise); len(pm.OOMs) != 1 {
+		t.Errorf("the re-raise alone: %d OOMs, want 1", len(pm.OOMs))
+	}
+}
