@@ -452,7 +452,8 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		var lastLine int64
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
-			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines {
+			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines &&
+				origin(last.msg.Prefix) == origin(m.Prefix) {
 				// An engine's words for the CUDA OOM just before them,
 				// which it caught and raised again ("The above exception
 				// was the direct cause of ..."): one failure, not two.
@@ -880,7 +881,9 @@ func matchMessage(reports []*Report, m Message) *Report {
 const maxReraiseLines = 200
 
 // reraise reports whether m is an engine's re-raise of a CUDA OOM it
-// caught in its words: vLLM's sampler warmup, TGI's warmup.
+// caught in its words: vLLM's sampler warmup, TGI's warmup. The two
+// must come from one process (origin: another worker's words are its own
+// failure).
 func reraise(m Message) bool {
 	if _, ok := pytorchtext.VLLMSamplerRequests(m.Text); ok {
 		return true
