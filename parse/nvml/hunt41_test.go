@@ -163,8 +163,9 @@ func TestHunt41TableRowsWithoutBanner(t *testing.T) {
 	}
 }
 
-// The table's used memory counted the driver's reservation before R510 and
-// leaves it out since: the banner's driver version says which, and a
+// Before R510 the table left the driver's reservation out of used and
+// total alike (no reservation in its figures); since, the total counts it
+// and used leaves it out: the banner's driver version says which, and a
 // table of driver 325.15 (cBio #39) or 390.59 (nvidia-docker #759) was
 // labelled excludes-reserved, a claim its data does not make. WSL's banner
 // gives the Windows driver's version after nvidia-smi's own (Syllo/nvtop

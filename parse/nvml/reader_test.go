@@ -58,8 +58,10 @@ func TestFixtures(t *testing.T) {
 		clock    Clock
 		// conventions: the set of used_convention values, sorted; a
 		// table whose banner names a driver before R510 (325 to 450
-		// here) counts the reservation in its used memory, unsaid how
-		// much: includes-reserved-unknown (was excludes-reserved).
+		// here) holds no reservation in its figures (left out of used
+		// and total alike): includes-reserved-unknown, whose used is the
+		// logged value (was excludes-reserved, which says total counts
+		// a reservation used leaves out).
 		conventions string
 	}{
 		// 459 samples: ../shared/fixtures/README.md; the file has a header and 459 rows.

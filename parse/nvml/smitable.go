@@ -40,11 +40,13 @@ import (
 //
 // Each output is one snapshot: its samples are at its timestamp, or, with
 // none, at tick k of WithStart and WithInterval. Shell prompts and other
-// lines between outputs are skipped. The table's used memory leaves the
-// driver's reservation out on drivers since R510 (ExcludesReserved) and
-// counted it before (IncludesReservedUnknown, by the banner's driver
-// version); the table does not print the reservation, so the GPU's
-// capacity is its total.
+// lines between outputs are skipped. Since R510 the table's total counts
+// the driver's reservation and its used memory leaves it out
+// (ExcludesReserved); before, the reservation was left out of both (an
+// idle 2 GiB GT 640 under driver 415 reads "0MiB / 1999MiB"), so no
+// reservation is in the figures (IncludesReservedUnknown's "none", by
+// the banner's driver version). Either way the table does not print the
+// reservation, and the GPU's capacity is its total.
 // The Processes box pasted alone is read (its process rows). MIG device
 // rows are not read (their memory is the GPU's): the MIG devices box
 // alone is an error.
@@ -161,8 +163,8 @@ type smiTextDecoder struct {
 	acctCurPID          int64
 	wddm                bool
 	// oldDriver: the output's banner names a driver before R510, whose
-	// table counted the driver's reservation in its used memory (see
-	// tableConv).
+	// table left the driver's reservation out of used and total alike
+	// (see tableConv).
 	oldDriver bool
 	// procRule: the Processes box's "|===|" rule was read (its rows
 	// follow); procBad: a row of the box was cut or was not read, so the
@@ -632,10 +634,11 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 }
 
 // tableConv is the convention of the table's GPU rows: drivers since
-// R510 leave the driver's reservation out of the used memory
-// (ExcludesReserved, the default); older ones counted it, and the table
-// does not say how large it is (IncludesReservedUnknown). A table without
-// its banner is taken as a recent driver's.
+// R510 leave the driver's reservation out of the used memory and count it
+// in the total (ExcludesReserved, the default); older ones left it out of
+// both, so the figures hold none (IncludesReservedUnknown: used is the
+// logged value, with no reservation to take out). A table without its
+// banner is taken as a recent driver's.
 func (d *smiTextDecoder) tableConv() Convention {
 	if d.oldDriver {
 		return IncludesReservedUnknown
