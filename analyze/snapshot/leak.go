@@ -234,6 +234,11 @@ type Growth struct {
 	// step grew (a batch or sequence made longer each step); the site holds
 	// its latest input, retained.
 	StepGrowth int64
+	// BelowMinKept is LeakOptions.MinKept when the site's growth across
+	// iterations passed every other test but kept fewer allocations than
+	// it and rose in fewer iterations: the reason it is retained, not a
+	// leak; 0 otherwise.
+	BelowMinKept int
 	// Replaced is set on a retained site whose live bytes stopped rising
 	// at the start of iteration CapStep (1-based) but which kept
 	// allocating and freeing while they stayed there: of its allocations
@@ -1579,6 +1584,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 	var whole []int64
 	var tr trend
 	var stepGrew int64
+	var belowMinKept int
 	if it.usable() {
 		a.chargeOrphans(in, g)
 		keys := in.keysOf(g.ids)
@@ -1597,7 +1603,9 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		// A site keeps MinKept allocations, or grew in MinKept iterations:
 		// a buffer replaced by a bigger one each step (torch.cat onto a
 		// history) keeps one block.
-		tr.grows = tr.grows && (len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor)
+		if tr.grows && !(len(inT) >= a.opt.MinKept || tr.rises >= a.opt.MinKept && !tr.floor) {
+			tr.grows, belowMinKept = false, a.opt.MinKept
+		}
 		// Fewer blocks than MinKept grow only by replacement; when the rest
 		// of each step grew as much, the step itself grew (a batch or a
 		// sequence made longer each step): its input, not a leak.
@@ -1635,6 +1643,7 @@ func (a *LeakAnalyzer) classify(in *siteSet, g *siteGroup, nallocs int) []Site {
 		if kind == callsite.Retained {
 			s.Growth = a.growthOf(in, inT, nallocs, whole, tr)
 			s.Growth.StepGrowth = stepGrew
+			s.Growth.BelowMinKept = belowMinKept
 			if repl.count > 0 {
 				s.Growth.CapStep, s.Growth.Replaced, s.Growth.ReplacedIn, s.Growth.ReplacedBytes = repl.since, repl.count, repl.iters, repl.bytes
 			}
