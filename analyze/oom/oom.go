@@ -1549,6 +1549,10 @@ func (r *Report) findCauses() {
 		// unallocated memory may all be in the large pool, which small
 		// requests never use.
 		if r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes > 0 {
+			// Nor whether that memory would have held it contiguous: it
+			// may be the large pool's (the postmortem said it would, beside
+			// this note: the session-42 tester).
+			r.WouldFitIfContiguous = nil
 			r.Notes = append(r.Notes, fmt.Sprintf("the request was for the small pool (a %s segment for an allocation of 1 MiB or less): the message does not say how much of the %s reserved but unallocated is in that pool, so fragmentation cannot be told", r.size(req), r.size(r.ReservedUnallocatedBytes)))
 		}
 	case r.known(r.ReservedUnallocatedBytes) && r.ruTol > 0 && r.ReservedUnallocatedBytes+r.ruTol >= req && r.ReservedUnallocatedBytes-r.ruTol < req:

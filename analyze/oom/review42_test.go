@@ -65,3 +65,22 @@ func TestEngineReraiseIsOneOOM(t *testing.T) {
 		t.Errorf("the re-raise alone: %d OOMs, want 1", len(pm.OOMs))
 	}
 }
+
+// A small-pool request (a 2 MiB segment): whether the reserved but
+// unallocated memory, which may all be the large pool's, would have held
+// it cannot be told, and the report must not say it would (the
+// session-42 tester: "would have held the request had it been
+// contiguous" beside the note that fragmentation cannot be told).
+func TestSmallPoolRequestFitUnknown(t *testing.T) {
+	pm := textPostmortem(t, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of 15.77 GiB of which 1.12 MiB is free. Including non-PyTorch memory, this process has 15.76 GiB memory in use. Of the allocated memory 14.41 GiB is allocated by PyTorch, and 990.95 MiB is reserved by PyTorch but unallocated.\n")
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if r.WouldFitIfContiguous != nil {
+		t.Errorf("would fit if contiguous: %v, want unknown (nil)", *r.WouldFitIfContiguous)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "small pool") {
+		t.Errorf("notes %q: want the small pool named", r.Notes)
+	}
+}
