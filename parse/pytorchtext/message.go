@@ -825,17 +825,7 @@ var hamiRe = lazyre.New(`\[HAMI-core ERROR[^\]]*\]: (Device (\d+) OOM (\d+) / (\
 // HAMiWouldUse reads a GenHAMi message's text ("Device 0 OOM 4401922048 /
 // 4294967296"): the pod's usage on the device with the request added, in
 // bytes; -1 when text is no such message.
-func HAMiWouldUse(text string) int64 {
-	m := hamiTextRe.Re().FindStringSubmatch(text)
-	if m == nil {
-		return -1
-	}
-	v, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return v
-}
+func HAMiWouldUse(text string) int64 { return firstInt(hamiTextRe, text) }
 
 var hamiTextRe = lazyre.New(`^Device \d+ OOM (\d+) / \d+$`)
 
@@ -1836,8 +1826,12 @@ func (s *scanner) arenaBytes() (int64, error) {
 // ArenaAvailable reads a GenORT message's text ("Available memory of A is
 // smaller than requested bytes of R"): A, the bytes the arena's memory
 // limit left it, or -1 when text is the other form or no such message.
-func ArenaAvailable(text string) int64 {
-	m := ortAvailableRe.Re().FindStringSubmatch(text)
+func ArenaAvailable(text string) int64 { return firstInt(ortAvailableRe, text) }
+
+// firstInt is the integer re's first group reads in text; -1 when re does
+// not match or the number does not fit in int64.
+func firstInt(re *lazyre.Regexp, text string) int64 {
+	m := re.Re().FindStringSubmatch(text)
 	if m == nil {
 		return -1
 	}
