@@ -184,6 +184,11 @@ func (opts *AnalyzeOptions) validate() error {
 	if opts.gates, err = parseGates(opts.FailOn, &opts.CI); err != nil {
 		return err
 	}
+	if opts.CI.Quiet && opts.format != report.FormatTable {
+		// --quiet writes no report: its text lines would stand where a
+		// --format json (or junit, sarif, ...) consumer expects a document.
+		return usageErrorf("--quiet writes no report, only the tripped gates as lines of text: drop --format %s, or drop --quiet and read the report's gates", opts.Format)
+	}
 	if opts.filter, err = callsite.NewFrameFilter(opts.HideFrames, opts.KeepFrames); err != nil {
 		return &UsageError{Err: err}
 	}

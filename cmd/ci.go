@@ -36,7 +36,7 @@ type CIOptions struct {
 }
 
 func addCIFlags(f *pflag.FlagSet, o *CIOptions) {
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only the --fail-on gates that tripped (on standard output), not the report")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only the --fail-on gates that tripped (on standard output), not the report (no --format)")
 	f.StringVar(&o.Baseline, "baseline", "", "compare with the baseline in `FILE` (written by --write-baseline, or a --format json report): report only the sites that are new or grew beyond --tolerance")
 	f.StringVar(&o.WriteBaseline, "write-baseline", "", "write this run's sites to `FILE` (sorted, stable JSON, meant to be committed), before --baseline leaves any out")
 	f.StringVar(&o.SourceRoot, "source-root", "", "with --format sarif, strip this `DIR` (where the job ran, as recorded in the inputs) from source paths, so that code scanning finds them in the repository")

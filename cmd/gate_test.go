@@ -704,3 +704,18 @@ func TestMinKeptNamedAsTheReason(t *testing.T) {
 		t.Error("no finding at leak_train_loop.py:11")
 	}
 }
+
+// --quiet writes no report, only text lines of the gates that tripped:
+// with --format json they stood where a JSON consumer expects a document
+// (session-42 tester). It is a usage error with any format but the table.
+func TestQuietTakesNoFormat(t *testing.T) {
+	for _, f := range []string{"json", "junit", "markdown"} {
+		code, out, errOut := run(t, nil, "analyze", "-q", "--format", f, "--fail-on", "leak", td+"pytorch/leak_train_loop.pickle")
+		if code != ExitInput || out != "" || !strings.Contains(errOut, "--quiet writes no report") {
+			t.Errorf("-q --format %s: exit %d, stdout %q, stderr %q", f, code, out, errOut)
+		}
+	}
+	if code, out, _ := run(t, nil, "analyze", "-q", "--fail-on", "leak", td+"pytorch/leak_train_loop.pickle"); code != ExitFindings || !strings.HasPrefix(out, "gpuleak: --fail-on leak tripped") {
+		t.Errorf("-q: exit %d, %q", code, out)
+	}
+}
