@@ -73,8 +73,7 @@ type textSource struct {
 	// (at most maxEarly, with their line numbers): once it is, those that
 	// carry it at a detail's indentation are the end of a record whose
 	// start is not in the input (an excerpt that begins mid-record).
-	early     []string
-	earlyLine []int64
+	early []earlyLine
 
 	// spare is the record next returned last: the Reader has copied it
 	// into its builders by the time the next record starts, so its frame
@@ -501,8 +500,7 @@ func (s *textSource) handle(text string) error {
 		}
 	}
 	if s.core == "" && len(s.early) < maxEarly {
-		s.early = append(s.early, text)
-		s.earlyLine = append(s.earlyLine, s.line)
+		s.early = append(s.early, earlyLine{text, s.line})
 	}
 	content, spaces, ok := s.split(text)
 	if !ok {
@@ -543,13 +541,19 @@ const maxEarly = 16
 // ..."): the input starts inside a record whose first line is not in it,
 // so that record is not counted. They were taken for program output.
 func (s *textSource) checkEarly() {
-	for i, t := range s.early {
-		if _, spaces, ok := s.split(t); ok && spaces > s.base {
-			s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(s.earlyLine[i]), "detail lines outside a record were skipped (the log starts in the middle of a record?): that record is not counted"))
+	for _, e := range s.early {
+		if _, spaces, ok := s.split(e.text); ok && spaces > s.base {
+			s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(e.line), "detail lines outside a record were skipped (the log starts in the middle of a record?): that record is not counted"))
 			break
 		}
 	}
-	s.early, s.earlyLine = nil, nil
+	s.early = nil
+}
+
+// earlyLine is a line read before the prefix was learned, and its number.
+type earlyLine struct {
+	text string
+	line int64
 }
 
 // isDetailStart reports whether c, a line at a record line's indentation,
