@@ -633,8 +633,7 @@ func producers(k Kind, source string) (producer, bool) {
 	}
 	switch k {
 	case KindFragmentation:
-		return producer{"a fragmentation finding, which a snapshot or PyTorch's allocator stats give",
-			[]string{"pytorch-snapshot", "pytorch-memory-summary", "pytorch-memory-stats"}}, true
+		return producer{"a fragmentation finding, which a snapshot or PyTorch's allocator stats give", fragmentationFormats}, true
 	case KindTrend:
 		fs := make([]string, len(nvml.Formats))
 		for i, f := range nvml.Formats {
@@ -644,6 +643,11 @@ func producers(k Kind, source string) (producer, bool) {
 	}
 	return producer{}, false
 }
+
+// fragmentationFormats are the formats of the inputs that give
+// fragmentation findings: a snapshot's segments, PyTorch's allocator
+// stats (memory_summary(), memory_stats()).
+var fragmentationFormats = []string{"pytorch-snapshot", "pytorch-memory-summary", "pytorch-memory-stats"}
 
 // allFormats are the formats siteFamily names.
 var allFormats = []string{"pytorch-snapshot", "pytorch-profiler-trace", "pytorch-memory-timeline",

@@ -341,11 +341,7 @@ func notJudgedList(ns []NotJudged) string {
 	return strings.Join(parts, "; ")
 }
 
-// families names the input families (pipeline's: pytorch-snapshot,
-// nvml, ...) or formats (pytorch-memory-summary, ...) whose findings the
-// gate counts, for the gates only some inputs can answer, and says so in
-// words; nil for a gate any input can (an OOM is in logs, snapshots,
-// traces and NVML logs alike; new and grown compare with a baseline).
+// families is answeredBy's list, sources its words.
 func (g Gate) families() []string {
 	f, _ := g.answeredBy()
 	return f
@@ -356,6 +352,12 @@ func (g Gate) sources() string {
 	return s
 }
 
+// answeredBy names the input families (pipeline's: pytorch-snapshot,
+// nvml, ...) or formats (pytorch-memory-summary, ...) whose findings the
+// gate counts, for the gates only some inputs can answer, and says so in
+// words; nil and "" for a gate any input can (an OOM is in logs,
+// snapshots, traces and NVML logs alike; new and grown compare with a
+// baseline).
 func (g Gate) answeredBy() ([]string, string) {
 	switch g.Name {
 	case gateSanitizerErrors:
@@ -369,8 +371,7 @@ func (g Gate) answeredBy() ([]string, string) {
 		return []string{"pytorch-snapshot", "pytorch-profiler-trace", "pytorch-memory-timeline"},
 			"a PyTorch memory snapshot, profiler trace or memory timeline"
 	case string(KindFragmentation):
-		return []string{"pytorch-snapshot", "pytorch-memory-summary", "pytorch-memory-stats"},
-			"a PyTorch memory snapshot, memory_summary() table or memory_stats() dump"
+		return fragmentationFormats, "a PyTorch memory snapshot, memory_summary() table or memory_stats() dump"
 	}
 	if g.trendClass() != "" {
 		return []string{"nvml"}, "an NVML sample log"
