@@ -452,7 +452,7 @@ func retainedWhy(g *snapshot.Growth) string {
 	if g.Measured > 0 {
 		switch {
 		case g.BelowMinKept > 0:
-			return fmt.Sprintf(", growing across iterations (its live memory at the start of an iteration went from %s to %s, rising in %d of %s), but it keeps %s and rose in %d iterations, both fewer than --min-kept %d: not called a leak at that setting", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), plural(g.Kept, "allocation", "allocations"), g.GrewIn, g.BelowMinKept)
+			return fmt.Sprintf(", growing across iterations (its live memory at the start of an iteration went from %s to %s, rising in %d of %s), but it keeps %s, fewer than --min-kept %d, and its rises do not make %d iterations of steady growth: not called a leak at that setting", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), plural(g.Kept, "allocation", "allocations"), g.BelowMinKept, g.BelowMinKept)
 		case g.StepGrowth > 0:
 			return fmt.Sprintf(", replaced by a bigger block each iteration (its live memory at the start of an iteration went from %s to %s) while the rest of each iteration came to allocate %s more (the last quarter of the iterations against the first): the step itself grew (a batch or sequence made bigger each step), and this is its latest input, not a leak", IBytes(g.FromBytes), IBytes(g.ToBytes), IBytes(g.StepGrowth))
 		case g.FirstStep == g.LastStep && g.FirstStep == 0:
