@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -18,8 +17,6 @@ import (
 // file's compressed bytes), which the reader consumes in step with the
 // unpacked ones.
 type progress struct {
-	mu   sync.Mutex
-	bar  *progressbar.ProgressBar // nil until progressDelay has passed
 	stop chan struct{}
 	done chan struct{}
 }
@@ -58,15 +55,13 @@ func startProgress(w io.Writer, tty bool, name string, size int64, read func() i
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(30),
 		)
-		p.mu.Lock()
-		p.bar = bar
-		p.mu.Unlock()
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
 			_ = bar.Set64(read())
 			select {
 			case <-p.stop:
+				_ = bar.Clear() // the bar is this goroutine's alone
 				return
 			case <-t.C:
 			}
@@ -82,9 +77,4 @@ func (p *progress) Stop() {
 	}
 	close(p.stop)
 	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		_ = p.bar.Clear()
-	}
 }
