@@ -42,6 +42,17 @@ func TestCutLastLine(t *testing.T) {
 		{"nounits other series", nounits + "2026/11/30 08:07:19.885, 1, 3", 4, ""},
 		{"nounits as many digits", nounits + "2026/11/30 08:07:19.885, 1, 3\n2026/11/30 08:07:20.136, 0, 39999", 5, ""},
 		{"nounits first of its series", nounits + "2026/11/30 08:07:19.885, 2, 4", 4, ""},
+		// GPUs named by UUID alone (no index): GPU-b's whole 300 after
+		// GPU-a's 40000 is another series, read (the review of session
+		// 42: the series was told by index and pid only, and it was
+		// dropped as cut).
+		{"nounits by uuid other series", "timestamp, uuid, memory.used [MiB]\n2026/11/30 08:07:19.635, GPU-a, 40000\n2026/11/30 08:07:19.635, GPU-b, 300\n2026/11/30 08:07:19.885, GPU-a, 40000\n2026/11/30 08:07:19.885, GPU-b, 300", 4, ""},
+		// A fleet log's hosts are series of their own; a host's last
+		// line cut inside its number is skipped as in a plain log (its
+		// rows took the fast path, which did not check).
+		{"fleet cut", "node01: timestamp, index, memory.used [MiB]\nnode02: timestamp, index, memory.used [MiB]\nnode01: 2024/05/01 10:00:00.101, 0, 40000\nnode02: 2024/05/01 10:00:00.250, 0, 300\nnode01: 2024/05/01 10:00:01.101, 0, 40", 2, `memory.used "40" has fewer digits than the same series' value before it (40000)`},
+		{"fleet other host", "node01: timestamp, index, memory.used [MiB]\nnode02: timestamp, index, memory.used [MiB]\nnode01: 2024/05/01 10:00:00.101, 0, 40000\nnode02: 2024/05/01 10:00:00.250, 0, 300\nnode01: 2024/05/01 10:00:01.101, 0, 40000\nnode02: 2024/05/01 10:00:01.250, 0, 300", 4, ""},
+		{"nounits by uuid cut", "timestamp, uuid, memory.used [MiB]\n2026/11/30 08:07:19.635, GPU-a, 40000\n2026/11/30 08:07:19.635, GPU-b, 300\n2026/11/30 08:07:19.885, GPU-a, 400", 2, `memory.used "400" has fewer digits than the same series' value before it (40000)`},
 		{"nounits line ending", nounits + "2026/11/30 08:07:19.885, 1, 3\n2026/11/30 08:07:20.136, 0, 40\n", 5, ""},
 		{"dcgm fewer digits", dcgm + "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3\nDCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\"} 40", 4, `value "40" has fewer digits than the same series' value before it (40000)`},
 		{"dcgm whole", dcgm + "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\"} 3", 4, ""},

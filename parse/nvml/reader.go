@@ -513,7 +513,7 @@ func (r *Reader) step() error {
 			r.nonEmpty = true
 			return r.endAt(err)
 		}
-		if d, ok := r.dec.(*smiDecoder); ok && err == nil && !r.opt.general {
+		if d, ok := r.dec.(*smiDecoder); ok && !r.opt.general {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
 				r.segLines++
@@ -1449,22 +1449,46 @@ const cutMaxLookBack = 4096
 
 // prevValue is the value of size column role (used, total, free or
 // reserved, as stored: bytes) in the latest row of the current batch of
-// the series of s (its GPU index and pid), when there is one.
+// the series of s (its host, GPU index, UUID and pid), when there is one.
 func (r *Reader) prevValue(s *sample, role smiRole) (int64, bool) {
 	c := &r.col
+	var col *nullable[int64]
+	switch role {
+	case roleUsed:
+		col = &c.used
+	case roleTotal:
+		col = &c.total
+	case roleFree:
+		col = &c.free
+	case roleReserved:
+		col = &c.reserved
+	default:
+		return 0, false
+	}
+	uuid := s.uuid
+	if s.uuidIdx > 0 {
+		uuid = []byte(c.text[ColUUID].values[s.uuidIdx-1])
+	}
 	for i := c.len() - 1; i >= max(0, c.len()-cutMaxLookBack); i-- {
 		g, hasGPU := c.gpu.at(i)
 		p, hasPID := c.pid.at(i)
-		if hasGPU != s.hasGPU || hasGPU && g != s.gpu || hasPID != s.hasPID || hasPID && p != s.pid {
+		if hasGPU != s.hasGPU || hasGPU && g != s.gpu || hasPID != s.hasPID || hasPID && p != s.pid ||
+			!c.text[ColUUID].textIs(i, uuid) || !c.text[ColHost].textIs(i, s.host) {
 			continue
-		}
-		col := map[smiRole]*nullable[int64]{roleUsed: &c.used, roleTotal: &c.total, roleFree: &c.free, roleReserved: &c.reserved}[role]
-		if col == nil {
-			return 0, false
 		}
 		return col.at(i)
 	}
 	return 0, false
+}
+
+// textIs reports whether row i of the column holds v (null for an empty
+// v).
+func (d *dictColumn) textIs(i int, v []byte) bool {
+	k, ok := d.idx.at(i)
+	if !ok {
+		return len(v) == 0
+	}
+	return sameText(v, d.values[k])
 }
 
 // intDigits is the number of digits before the point (or exponent) of a

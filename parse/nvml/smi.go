@@ -416,6 +416,7 @@ func (d *smiDecoder) cutLast(s *sample, b []byte, n int) error {
 	if d.unitEnd {
 		return d.r.rowErrorf(n, "%s", cutNote(c.name, v, "lacks the unit the row before it ends in"))
 	}
+	s.host = d.host // as finish will set it: the series is the host's
 	prev, ok := d.r.prevValue(s, c.role)
 	if !ok || prev <= 0 {
 		return nil
@@ -436,7 +437,10 @@ func (d *smiDecoder) cutLast(s *sample, b []byte, n int) error {
 // Nor is it a header or a message (which start with a letter or hold no
 // comma).
 func (d *smiDecoder) fastRow(line []byte, n int) (bool, error) {
-	if len(d.cols) < 2 || d.cols[0].role != roleTime {
+	// The input's last line without a line ending may be cut: the
+	// general path judges it (cutLast), for every caller (a fleet log's
+	// hosts too).
+	if d.r.noEOL || len(d.cols) < 2 || d.cols[0].role != roleTime {
 		return false, nil
 	}
 	b := trimSpace(line)
