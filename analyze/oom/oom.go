@@ -1184,6 +1184,15 @@ func size(b int64) string { return pytorchtext.FormatSize(b) }
 // it ("24 GiB", not "24.00 GiB"). Sizes are told by value: text about an
 // OOM names its figures, and a derived size that equals one is that
 // size to the same precision.
+func (r *Report) size(b int64) string {
+	for _, f := range r.Coarse {
+		if f.Bytes == b {
+			return f.Text()
+		}
+	}
+	return size(b)
+}
+
 // requestWords names the request for a note: its size then of, or,
 // where the message's figure was not read (cut, or in a form not parsed),
 // words that say so, never "-1 bytes".
@@ -1192,15 +1201,6 @@ func (r *Report) requestWords(of string) string {
 		return "(the request's size was not read)"
 	}
 	return r.size(r.RequestedBytes) + of
-}
-
-func (r *Report) size(b int64) string {
-	for _, f := range r.Coarse {
-		if f.Bytes == b {
-			return f.Text()
-		}
-	}
-	return size(b)
 }
 
 // sizeFrom renders v, a size r computed from the figures from, as

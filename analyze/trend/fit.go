@@ -371,7 +371,7 @@ func manySteps(levels []level, sharp []bool, a int, fall float64) bool {
 			return false
 		}
 	}
-	return upMax <= 0.6*upSum || upMax == 0
+	return upMax <= 0.6*upSum // (upSum >= 0: no sharp rise at all passes)
 }
 
 // Constants of steadyRise.

@@ -1492,18 +1492,9 @@ func (d *dictColumn) textIs(i int, v []byte) bool {
 }
 
 // intDigits is the number of digits before the point (or exponent) of a
-// decimal number's text.
+// decimal number's text, after its sign.
 func intDigits(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			if c == '.' || c == 'e' || c == 'E' || n > 0 {
-				break
-			}
-			continue // a sign
-		}
-		n++
-	}
+	_, n := leadDigits(bytes.TrimLeft(b, "+-"))
 	return n
 }
 
