@@ -970,11 +970,11 @@ func classify(line string, at int) int {
 		// as an error quoted; never a source line's string.
 		return raisedAt(line, at)
 	}
-	if strings.HasPrefix(rest, tgiWarmupPhrase) && !tgiWarmupAt(rest) {
-		// The words alone, without TGI's tokens: English, not an OOM.
+	if _, found, words := kvCacheForm(rest); words && !found {
+		// An engine's words without its form (TGI's without its
+		// tokens): English, not an OOM.
 		return notMessage
-	}
-	if _, found := kvCacheAt(line, at); found {
+	} else if found {
 		// After an exception's colon ("ValueError: ", a log prefix before
 		// it), at a line's start, or quoted so in a code span; never a
 		// source line's string ("raise ValueError(\"No available ...").
@@ -1167,18 +1167,23 @@ func IPEXLimitRefused(text string) bool { return strings.HasPrefix(text, ipexLim
 // that start one and the engine. Their words are the engines' own; what
 // follows them is read for figures where it is whole (KVCacheFigures), a
 // line cut or wrapped inside them keeps the failure without figures.
-var kvCacheOOMs = []struct{ phrase, engine string }{
-	{"No available memory for the cache blocks", "vLLM"},
-	{"The model's max seq len (", "vLLM"},
-	{"To serve at least one request with the model", "vLLM"},
-	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang"},
-	{tgiWarmupPhrase, "TGI"},
+// An entry with a form reads only where form accepts the text from its
+// words on (TGI's words alone are common English).
+var kvCacheOOMs = []struct {
+	phrase, engine string
+	form           func(string) bool
+}{
+	{"No available memory for the cache blocks", "vLLM", nil},
+	{"The model's max seq len (", "vLLM", nil},
+	{"To serve at least one request with the model", "vLLM", nil},
+	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang", nil},
+	{tgiWarmupPhrase, "TGI", tgiWarmupAt},
 	// V1's sampler warmup (gpu_model_runner.py _dummy_sampler_run), which
 	// re-raises the CUDA OutOfMemoryError it meets: "CUDA out of memory
 	// occurred when warming up sampler with N dummy requests. Please try
 	// lowering `max_num_seqs` or `gpu_memory_utilization` when
 	// initializing the engine."
-	{vllmSamplerPhrase, "vLLM"},
+	{vllmSamplerPhrase, "vLLM", nil},
 }
 
 // vllmSamplerPhrase starts vLLM V1's sampler warmup failure (kvCacheOOMs).
@@ -1276,15 +1281,23 @@ func debugStringOpen(before string) bool {
 // kvCacheAt returns the engine whose KV cache failure starts line[at:],
 // and whether one does.
 func kvCacheAt(line string, at int) (engine string, found bool) {
+	engine, found, _ = kvCacheForm(line[at:])
+	return engine, found
+}
+
+// kvCacheForm finds the engine whose KV cache failure's words start
+// text: found when its form (if any) accepts the text, words when the
+// words are there at all.
+func kvCacheForm(text string) (engine string, found, words bool) {
 	for _, k := range kvCacheOOMs {
-		if strings.HasPrefix(line[at:], k.phrase) {
-			if k.phrase == tgiWarmupPhrase && !tgiWarmupAt(line[at:]) {
-				continue
+		if strings.HasPrefix(text, k.phrase) {
+			if k.form != nil && !k.form(text) {
+				return "", false, true
 			}
-			return k.engine, true
+			return k.engine, true, true
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
 // tgiWarmupAt reports whether text, which starts with tgiWarmupPhrase,
