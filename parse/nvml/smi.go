@@ -363,8 +363,7 @@ func (d *smiDecoder) line(b []byte, n int) error {
 				return err
 			}
 		}
-		d.unitEnd = endsInUnit(b)
-		return d.finish(&s, n)
+		return d.emitRow(&s, b, n)
 	}
 	if err := d.split(b, n); err != nil {
 		return err
@@ -378,8 +377,14 @@ func (d *smiDecoder) line(b []byte, n int) error {
 			return err
 		}
 	}
+	return d.emitRow(&s, b, n)
+}
+
+// emitRow emits row b's sample s, noting whether the row ended in a unit
+// (what cutLast judges a last line by).
+func (d *smiDecoder) emitRow(s *sample, b []byte, n int) error {
 	d.unitEnd = endsInUnit(b)
-	return d.finish(&s, n)
+	return d.finish(s, n)
 }
 
 // endsInUnit reports whether a row (trimmed) ends in a unit ("4898 MiB",
@@ -451,8 +456,7 @@ func (d *smiDecoder) fastRow(line []byte, n int) (bool, error) {
 	if !d.plainRow(b, &s) {
 		return false, nil
 	}
-	d.unitEnd = endsInUnit(b)
-	return true, d.finish(&s, n)
+	return true, d.emitRow(&s, b, n)
 }
 
 // plainRow reads the common row in one pass (nvidia-smi's own output: no
