@@ -2242,6 +2242,13 @@ func (r *Report) xpuAllocationLimit(block, seg, tol int64, alone bool) (Cause, b
 		Advice: "set UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1 in the environment before the process starts (the runtime reads it once; kernels are then built for 64-bit addressing, which can be slower), or split the tensor into pieces under 4 GiB (chunk the operation, a smaller batch for this allocation)"}, true
 }
 
+// hostAdvice and amdAdvice are what frees memory for a GPU that shares
+// the machine's RAM: host memory, and on AMD the GPU's mapping limit.
+const (
+	hostAdvice = "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root)"
+	amdAdvice  = "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
+)
+
 // unifiedMemory rewords the other-processes cause for a device whose GPU
 // memory is (or may be) the machine's RAM. A log that names such a device
 // (pytorchtext.UnifiedMemory, Sure) makes it the unified-memory cause: the
@@ -2251,8 +2258,6 @@ func (r *Report) xpuAllocationLimit(block, seg, tol int64, alone bool) (Cause, b
 // some configurations, keeps the cause with a hedge naming unified memory.
 func (r *Report) unifiedMemory(name, ev, advice string, others int64) (string, string, string) {
 	host := "host memory (the OS, the page cache (a model just read from disk stays in it), other programs, and this process's own CPU memory: a CPU copy of the weights, pinned buffers)"
-	hostAdvice := "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root)"
-	amdAdvice := "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
 	u := r.unified
 	switch {
 	case u != nil && u.Sure:
@@ -2284,9 +2289,9 @@ func (r *Report) unifiedRoom(seg int64) Cause {
 	u := r.unified
 	ev := fmt.Sprintf("the GPU reported %s free, enough for the %s request, and the message shows no per-process limit; %s:%d names %s, a device whose GPU memory is the machine's RAM: there the free figure is what the driver's limit on GPU memory leaves (on an AMD APU the GTT/TTM pool), not the RAM the OS can hand out now; the OS, the page cache (a model just read from disk stays in it), other programs and this process's CPU memory take the same RAM without being counted in it, so the allocation most likely found too little host memory",
 		r.size(r.DeviceFreeBytes), r.size(seg), r.unifiedPath, u.Line, u.Device)
-	advice := "free host memory: this process's CPU copies (load weights straight to the device, drop the CPU model after .to()), other programs, the page cache (sync; echo 3 > /proc/sys/vm/drop_caches, as root); free -g at the time tells how much the OS had"
+	advice := hostAdvice + "; free -g at the time tells how much the OS had"
 	if u.Vendor == "AMD" {
-		advice += "; or raise the memory the GPU may map (the BIOS carve-out, the GTT/TTM limit: amdgpu.gttsize, ttm.pages_limit)"
+		advice += amdAdvice
 	}
 	return Cause{Name: CauseUnifiedMemory, Evidence: ev,
 		Numbers: map[string]int64{"device_free_bytes": r.DeviceFreeBytes, "segment_bytes": seg},
