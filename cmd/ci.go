@@ -119,7 +119,7 @@ func loadBaselineFlag(opts *AnalyzeOptions) (*report.Baseline, error) {
 // site did not grow beyond the tolerance and marks the others. It returns
 // what the gates look at.
 func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]report.Finding, base *report.Baseline) (report.GateInput, error) {
-	gin := report.GateInput{Findings: *kept, Errors: rep.Errors, Tolerance: opts.CI.tol}
+	gin := report.GateInput{Findings: *kept, Errors: rep.Errors, Tolerance: opts.CI.tol, Inputs: rep.Inputs}
 	run := report.RunBaseline(*kept, rep.Errors, rep.Inputs)
 	if opts.CI.WriteBaseline != "" && refuseBaseline(opts, rep) {
 		// The run exits 2 for the unread inputs (runAnalyze); FILE is

@@ -81,9 +81,13 @@ func AddPostmortemNotes(inputs []Input, pm *oom.Postmortem) {
 				continue
 			}
 			for k := range in.AllocatorStats {
-				if in.AllocatorStats[k].Line == s.Stats.Line && len(s.SameAs) > 0 {
+				if in.AllocatorStats[k].Line != s.Stats.Line {
+					continue
+				}
+				if len(s.SameAs) > 0 {
 					in.AllocatorStats[k].SameAs = s.SameAs
 				}
+				in.AllocatorStats[k].UndescribedOOMs = s.Undescribed
 			}
 		}
 		for _, at := range pm.StatsAtOOM {

@@ -22,6 +22,10 @@ any gate trips. NAME is:
   growing, step, sawtooth, flat
                      NVML series of that class (alone: any; with a size: the
                      used memory of all of them at their last sample)
+  oom                alone, also the out-of-memory errors an allocator
+                     counted (num_ooms, memory_summary()'s "CUDA OOMs")
+                     beyond those the inputs describe: caught, or their
+                     message not given; with a size, the OOM findings only
   trend              the same as growing: the NVML series that are leak
                      suspects (every series is a trend finding, flat and
                      one-sample ones too; those trip only their class's gate)
@@ -235,6 +239,11 @@ type GateInput struct {
 	// judged on them and names the others (GateResult.NotJudgedOn). Nil
 	// leaves every gate judged.
 	Sources []Source
+	// Inputs are the report's inputs: the oom gate also counts the
+	// out-of-memory errors their allocator statistics counted (num_ooms
+	// of memory_stats() or memory_summary()'s "CUDA OOMs") beyond those
+	// the inputs describe. Nil counts none.
+	Inputs []Input
 }
 
 // Source is an input read, as the gates see it.
@@ -484,6 +493,9 @@ func (g Gate) eval(in GateInput) (string, bool) {
 		return g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindTrend && f.Classification == c },
 			func(n int) string { return plural(n, c+" NVML series", c+" NVML series") })
 	}
+	if g.Name == string(KindOOM) {
+		return g.evalOOM(in)
+	}
 	// Counted as the summary counts them: "1 leak", "4 leaks", "2 OOMs",
 	// "3 retained findings".
 	return g.sumFindings(in.Findings, func(f *Finding) bool { return string(f.Kind) == g.Name },
@@ -508,6 +520,36 @@ func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, count func(n 
 		return why, true
 	}
 	return why, g.crosses(b)
+}
+
+// evalOOM counts the OOM findings, and the out-of-memory errors an
+// allocator counted (num_ooms) that no input describes
+// (AllocatorStats.UndescribedOOMs): a caught OOM, or one whose message is
+// not in the inputs, still happened. The counter is per process and
+// cumulative, so the largest count of any one set is taken (a summary
+// printed twice is one process's). Those OOMs have no size: they trip a
+// plain oom gate, not one with a size threshold.
+func (g Gate) evalOOM(in GateInput) (string, bool) {
+	why, ok := g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindOOM }, func(n int) string { return kindCount(KindOOM, n) })
+	most, where := int64(0), ""
+	for _, inp := range in.Inputs {
+		for _, s := range inp.AllocatorStats {
+			if s.UndescribedOOMs > most {
+				most, where = s.UndescribedOOMs, fmt.Sprintf("%s:%d", inp.Path, s.Line)
+			}
+		}
+	}
+	if most == 0 {
+		return why, ok
+	}
+	extra := fmt.Sprintf("%s more counted by the allocator (num_ooms, %s) than the inputs describe", plural(int(most), "out-of-memory error", "out-of-memory errors"), where)
+	if why != "" {
+		extra = why + "; " + extra
+	}
+	if g.Op == OpAny {
+		return extra, true
+	}
+	return extra + ", of no known size", ok
 }
 
 // evalGrown trips on the site that grew most beyond the threshold.

@@ -299,6 +299,11 @@ type AllocatorStats struct {
 	Allocations        *int64 `json:"allocations"`
 	NumOOMs            *int64 `json:"num_ooms"`
 	NumAllocRetries    *int64 `json:"num_alloc_retries"`
+	// UndescribedOOMs is how many more out-of-memory errors the
+	// allocator counted (num_ooms) than the inputs describe: OOMs the
+	// program caught, or whose message is not among the inputs. Absent
+	// when none; the oom gate counts them.
+	UndescribedOOMs int64 `json:"undescribed_ooms,omitempty"`
 	// SameAs names other inputs of the same moment.
 	SameAs []string `json:"same_as"`
 	// PartialAtLine is the line where a memory_summary() table broke off

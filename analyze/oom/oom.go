@@ -394,6 +394,11 @@ type StatsReport struct {
 	SameAs []string
 	// SnapshotEnd is true when a snapshot's end is that moment.
 	SnapshotEnd bool
+	// Undescribed is how many more out-of-memory errors the set's
+	// allocator counted (num_ooms) than the inputs describe (GPU OOMs of
+	// any input): OOMs a program caught, or whose message is not among
+	// the inputs; 0 when none.
+	Undescribed int64
 	// summaries are the memory_summary() sets dropped as showing this
 	// set's numbers (dedupeStats).
 	summaries []StatsAt
@@ -535,8 +540,10 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			gpuOOMs++
 		}
 	}
-	for _, s := range pm.Stats {
+	for i := range pm.Stats {
+		s := &pm.Stats[i]
 		if n, ok := s.Stats.Get("num_ooms"); ok && int(n) > gpuOOMs {
+			s.Undescribed = n - int64(gpuOOMs)
 			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %s (num_ooms); the inputs describe %d", counted(n, "out-of-memory error", "out-of-memory errors"), gpuOOMs)})
 		}
 	}

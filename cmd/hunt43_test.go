@@ -1,0 +1,46 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// Session 43 (testdata/README.md, "Found by the session-43 tester").
+
+// An allocator that counted OOMs the inputs do not describe trips
+// --fail-on oom: the memory_summary() pasted in pytorch/pytorch#35901
+// reads "CUDA OOMs: 1" and holds no OOM message, so the process had one
+// out-of-memory error (caught, or its message not pasted). It passed
+// (exit 0) before, though the report warned of it. The same for a
+// memory_stats() dump whose num_ooms is 2 (made from the recorded
+// memory_stats.json with num_ooms set to 2). A size threshold cannot be
+// judged on an OOM of no known size, so oom>1GiB does not trip on them;
+// and a dump whose num_ooms is 0 passes.
+func TestHunt43AllocatorCountedOOMsTripTheGate(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		n    string
+	}{
+		{td + "pytorch/pastes/summary_cuda_ooms1_pt35901_cut.txt", "1 out-of-memory error more"},
+		{td + "pytorch/synthetic/memory_stats_num_ooms2.json", "2 out-of-memory errors more"},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "-q", "--fail-on", "oom", c.path)
+		if code != 1 || !strings.Contains(out+errOut, c.n) {
+			t.Errorf("%s --fail-on oom: exit %d, output %.200q; want 1 and %q", c.path, code, out+errOut, c.n)
+		}
+		code, out, _ = run(t, nil, "analyze", "--format", "json", "--fail-on", "oom>1GiB", c.path)
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if code != 0 || len(r.Gates) != 1 || r.Gates[0].Tripped || !strings.Contains(r.Gates[0].Why, "of no known size") {
+			t.Errorf("%s --fail-on oom>1GiB: exit %d, gates %+v; want 0, not tripped, no known size", c.path, code, r.Gates)
+		}
+	}
+	if code, _, errOut := run(t, nil, "analyze", "-q", "--fail-on", "oom", td+"pytorch/memory_stats.json"); code != 0 {
+		t.Errorf("memory_stats.json (num_ooms 0) --fail-on oom: exit %d, stderr %.200q; want 0", code, errOut)
+	}
+}
