@@ -98,6 +98,9 @@ func TestFixtures(t *testing.T) {
 		{"leak_exit_nvidia_smi_q_memory.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		// Public pastes: two GPUs; one GPU, cut after its memory row.
 		{"pub_pytorch910_nvidia_smi.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// pytorch/pytorch#4031's table as the issue quotes it ("> "), its
+		// Processes box cut after the header: one GPU (driver 384.98, as pytorch910's).
+		{"pub_pytorch4031_quoted_table.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		// pid 571's memory cut to "12339...": kept, memory unknown.
 		{"s31_nvidia_smi_truncated_proc.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		{"pub_sublime2184_nvidia_smi.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},

@@ -156,6 +156,26 @@ func FormatForFields(fields []string) parse.Format {
 // part of the table a report quotes), a GPU's rows without the banner,
 // or the -q report's title with its memory section.
 func isSmiText(head []byte) bool {
+	if smiTextIn(head) {
+		return true
+	}
+	// Behind a log's stamps (a CI log) or Markdown quote marks: as read,
+	// each line without them (stripLogStamp).
+	first := firstLine(bytes.TrimLeft(head, "\r\n"))
+	if len(first) == 0 || len(stripLogStamp(first)) == len(first) {
+		return false
+	}
+	var plain []byte
+	for rest := head; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		plain = append(append(plain, stripLogStamp(line)...), '\n')
+		rest = after
+	}
+	return smiTextIn(plain)
+}
+
+// smiTextIn is isSmiText on head as it is.
+func smiTextIn(head []byte) bool {
 	if bytes.Contains(head, []byte("| NVIDIA-SMI ")) && bytes.Contains(head, []byte("Driver Version")) &&
 		(bytes.Contains(head, []byte("\n+--")) || smiIndentedBorderRe.Match(head)) {
 		return true
