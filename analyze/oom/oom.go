@@ -975,11 +975,20 @@ func sameInWorkers(reports []*Report) {
 			continue
 		}
 		var who []string
+		tests := true
 		for _, r := range g {
 			who = append(who, origin(r.msg.Prefix))
+			tests = tests && testID(r.msg.Prefix) != ""
+		}
+		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
+		if tests {
+			// pytest names the test, not the process: tests run one
+			// after another in one process unless a plugin (xdist)
+			// spreads them over workers.
+			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
 		}
 		for _, r := range g {
-			r.Notes = append(r.Notes, fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; ")))
+			r.Notes = append(r.Notes, note)
 		}
 	}
 }
