@@ -44,3 +44,30 @@ func TestHunt43AllocatorCountedOOMsTripTheGate(t *testing.T) {
 		t.Errorf("memory_stats.json (num_ooms 0) --fail-on oom: exit %d, stderr %.200q; want 0", code, errOut)
 	}
 }
+
+// The sanitizer-errors gate counts the errors compute-sanitizer's ERROR
+// SUMMARY gives beyond the records read (--print-limit left them
+// unprinted): ERROR SUMMARY less the leaks (LEAK SUMMARY's allocations).
+// One printed out-of-bounds write of 5 errors, no leaks: 5 > 2 trips (it
+// passed, counting the 1 record). None printed of 5: 5 > 0 trips. The
+// recorded leak_with_oob.txt (5 leaks, ERROR SUMMARY 9) has 4, all
+// printed: > 3 trips and > 4 does not; san_print_limit.txt's 8 errors are
+// its 8 leaks, so it has none.
+func TestHunt43SanitizerErrorsBySummary(t *testing.T) {
+	for _, c := range []struct {
+		path, gate string
+		code       int
+	}{
+		{td + "sanitizer/s43_oob_four_not_printed.txt", "sanitizer-errors>2", 1},
+		{td + "sanitizer/s43_oob_four_not_printed.txt", "sanitizer-errors>5", 0},
+		{td + "sanitizer/s43_errors_none_printed.txt", "sanitizer-errors", 1},
+		{td + "sanitizer/leak_with_oob.txt", "sanitizer-errors>3", 1},
+		{td + "sanitizer/leak_with_oob.txt", "sanitizer-errors>4", 0},
+		{td + "sanitizer/san_print_limit.txt", "sanitizer-errors", 0},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "-q", "--fail-on", c.gate, c.path)
+		if code != c.code {
+			t.Errorf("%s --fail-on %s: exit %d, want %d: %.200q", c.path, c.gate, code, c.code, out+errOut)
+		}
+	}
+}

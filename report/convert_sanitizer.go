@@ -22,6 +22,11 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 		}
 		if run.HasErrorSummary {
 			s.Errors = &run.SummaryErrors
+			leaks := int64(run.Leaks)
+			if run.HasLeakSummary {
+				leaks = run.SummaryAllocations
+			}
+			s.NonLeakErrors = ptr(max(run.SummaryErrors-leaks, 0))
 		}
 		if s.Bytes != nil || s.Errors != nil {
 			if in.LeakSummary == nil {

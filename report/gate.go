@@ -34,8 +34,9 @@ any gate trips. NAME is:
                      (a snapshot joined with an NVML log), the most of any
                      (non-pytorch>1GiB); alone, any non-pytorch finding (an
                      OOM always has some: its CUDA context)
-  sanitizer-errors   compute-sanitizer errors that are not leaks, in records
-                     (sanitizer-errors>0); alone, any
+  sanitizer-errors   compute-sanitizer errors that are not leaks, printed or
+                     not (ERROR SUMMARY less the leaks, where it counts more
+                     than the records read): sanitizer-errors>0; alone, any
   new                sites absent from --baseline (alone: any; with a size:
                      the bytes they hold together)
   grown              sites holding more than in --baseline: alone, beyond
@@ -438,14 +439,7 @@ func (g Gate) crosses(v int64) bool {
 func (g Gate) eval(in GateInput) (string, bool) {
 	switch {
 	case g.Name == gateSanitizerErrors:
-		n := int64(0)
-		for _, e := range in.Errors {
-			n += int64(max(e.Count, 1))
-		}
-		if n == 0 {
-			return "", false // as for every gate: nothing found, nothing trips
-		}
-		return plural(int(n), "compute-sanitizer error record", "compute-sanitizer error records") + " (not leaks)", g.crosses(n)
+		return g.evalSanitizerErrors(in)
 	case g.Name == gateNonPyTorch:
 		most, found := int64(0), false
 		for i := range in.Findings {
@@ -520,6 +514,34 @@ func (g Gate) sumFindings(fs []Finding, match func(*Finding) bool, count func(n 
 		return why, true
 	}
 	return why, g.crosses(b)
+}
+
+// evalSanitizerErrors counts the compute-sanitizer errors that are not
+// leaks: in each input, the records read, or the tool's summaries' count
+// where that is more (LeakSummary.NonLeakErrors: records --print-limit
+// left unprinted, or a log cut between its records and its summary).
+func (g Gate) evalSanitizerErrors(in GateInput) (string, bool) {
+	records := map[string]int64{}
+	var n int64
+	for _, e := range in.Errors {
+		records[e.Path] += int64(max(e.Count, 1))
+		n += int64(max(e.Count, 1))
+	}
+	unprinted := int64(0)
+	for _, inp := range in.Inputs {
+		if s := inp.LeakSummary; s != nil && s.NonLeakErrors != nil && *s.NonLeakErrors > records[inp.Path] {
+			unprinted += *s.NonLeakErrors - records[inp.Path]
+		}
+	}
+	if n+unprinted == 0 {
+		return "", false // as for every gate: nothing found, nothing trips
+	}
+	why := plural(int(n), "compute-sanitizer error record", "compute-sanitizer error records") + " (not leaks)"
+	if unprinted > 0 {
+		why = plural(int(n+unprinted), "compute-sanitizer error", "compute-sanitizer errors") +
+			fmt.Sprintf(" (not leaks), by the tool's ERROR SUMMARY: %d of them without a record read (--print-limit, or a cut log)", unprinted)
+	}
+	return why, g.crosses(n + unprinted)
 }
 
 // evalOOM counts the OOM findings, and the out-of-memory errors an

@@ -42,6 +42,12 @@ type LeakSummary struct {
 	Bytes       *int64 `json:"leak_bytes"`
 	Allocations *int64 `json:"leak_allocations"`
 	Errors      *int64 `json:"error_count"`
+	// NonLeakErrors is how many of Errors are not leaks, by the summaries
+	// (the sanitizer-errors gate counts them, printed or not): each run's
+	// ERROR SUMMARY less its leaks (LEAK SUMMARY's allocations, or the
+	// leak records read when it has no LEAK SUMMARY: a run without leak
+	// checking). Null when no run has an ERROR SUMMARY.
+	NonLeakErrors *int64 `json:"non_leak_errors,omitempty"`
 }
 
 // add adds o to s, member by member; a member stays null only when both are.
@@ -62,4 +68,5 @@ func (s *LeakSummary) add(o *LeakSummary) {
 	addp(&s.Bytes, o.Bytes)
 	addp(&s.Allocations, o.Allocations)
 	addp(&s.Errors, o.Errors)
+	addp(&s.NonLeakErrors, o.NonLeakErrors)
 }
