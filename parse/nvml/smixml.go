@@ -129,9 +129,7 @@ func (d *smiXMLDecoder) end(n int) error {
 // xmlGPU is one <gpu> element being read.
 type xmlGPU struct {
 	name, uuid []byte
-	mem        sample
-	noUsed     string // used's text when it is no figure ("N/A")
-	noTotal    bool
+	mem        fbMem
 	memDone    bool // </fb_memory_usage> read
 	procsDone  bool // </processes> read
 	// The process_info being read.
@@ -200,16 +198,11 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		return d.r.tickTime(int64(d.docs - 1))
 	}
 	emitGPU := func() {
-		if g == nil || !g.memDone || (!g.mem.hasUsed && g.noUsed == "") {
+		if g == nil || !g.memDone || !g.mem.gpu() {
 			return
 		}
-		if !g.mem.hasUsed && d.r.usedPlaceholder == "" {
-			d.r.usedPlaceholder, d.r.usedField = g.noUsed, "fb_memory_usage's used"
-		}
-		if !g.mem.hasTotal && g.noTotal {
-			d.r.totalPlaceholders++
-		}
-		s := g.mem
+		g.mem.note(d.r, "fb_memory_usage's used")
+		s := g.mem.s
 		s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = now(), idx, !excerpt, g.uuid, g.name
 		d.r.emit(&s)
 		d.gpus++
@@ -252,7 +245,7 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 			case pathIs(path, "nvidia_smi_log", "gpu", "uuid"):
 				g.uuid = append(g.uuid[:0], v...)
 			case len(path) == 4 && pathIs(path[:3], "nvidia_smi_log", "gpu", "fb_memory_usage"):
-				d.fbValue(g, path[3], v)
+				g.mem.set(path[3], v)
 			case pathIs(path, "nvidia_smi_log", "gpu", "fb_memory_usage"):
 				g.memDone = true
 				emitGPU()
@@ -313,32 +306,6 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, now())
 	}
 	return nil
-}
-
-// fbValue reads one child of a GPU's fb_memory_usage ("143771 MiB").
-func (d *smiXMLDecoder) fbValue(g *xmlGPU, key string, v []byte) {
-	n, ok := parseSize(v, MiB)
-	if !ok {
-		if isPlaceholder(v) || bytes.EqualFold(v, []byte("Not Supported")) {
-			switch key {
-			case "used":
-				g.noUsed = string(v)
-			case "total":
-				g.noTotal = true
-			}
-		}
-		return
-	}
-	switch key {
-	case "total":
-		g.mem.total, g.mem.hasTotal = n, true
-	case "reserved":
-		g.mem.reserved, g.mem.hasReserved = n, true
-	case "used":
-		g.mem.used, g.mem.hasUsed = n, true
-	case "free":
-		g.mem.free, g.mem.hasFree = n, true
-	}
 }
 
 // process emits one process_info of GPU idx (when indexed: else its
