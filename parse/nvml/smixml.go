@@ -283,7 +283,11 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 	case cut:
 		why := fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d before its end (</nvidia_smi_log>): the excerpt is cut there, so GPUs and processes after it are missing", first, d.lastLine)
 		if g != nil && !g.memDone {
-			why = fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d inside GPU %d's section, before its memory ends: GPU %d and what follows are missing", first, d.lastLine, idx, idx)
+			gpu := fmt.Sprintf("GPU %d", idx)
+			if excerpt {
+				gpu = fmt.Sprintf("GPU #%d of the excerpt", idx+1) // not its index
+			}
+			why = fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d inside %s's section, before its memory ends: %s and what follows are missing", first, d.lastLine, gpu, gpu)
 		}
 		d.r.meta.Warnings.Linef(d.lastLine, "%s", why)
 		if d.r.meta.Cut == "" {

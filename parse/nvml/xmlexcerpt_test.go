@@ -68,3 +68,12 @@ func TestXMLExcerpt(t *testing.T) {
 		})
 	}
 }
+
+// An excerpt cut inside its first <gpu> before the memory names no GPU
+// index it does not know: the GPU is the excerpt's first, not GPU 0.
+func TestXMLExcerptCutBeforeMemory(t *testing.T) {
+	_, _, err := readRows(t, "excerpt.xml", "<gpu id=\"00000000:00:06.0\">\n<fb_memory_usage><used>5 MiB\n")
+	if err == nil || !strings.Contains(err.Error(), "inside GPU #1 of the excerpt's section") {
+		t.Errorf("error %.200v; want it inside GPU #1 of the excerpt", err)
+	}
+}
