@@ -490,3 +490,56 @@ func TestExportWritingNothingLeavesNoDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A fleet log (pdsh's `host: ` before every line) names a host per row:
+// with no --group-by, its samples go to each row's own host's partition,
+// as its findings do. fleet_pdsh_query_gpu.txt (testdata/README.md)
+// interleaves node01's and node02's lines, 8 rows each (2 GPUs x 4
+// ticks), node02's GPU 0 at 5000 MiB in every tick and node01's at 1000
+// to 4000 MiB. Was: all 16 rows in host=node01, the first host the
+// findings name.
+func TestExportFleetLogPartitionsByRowHost(t *testing.T) {
+	root := t.TempDir()
+	abs, err := filepath.Abs(td + "nvml/fleet_pdsh_query_gpu.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(root, "fleet_pdsh_query_gpu.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"arrow", "parquet"} {
+		out := t.TempDir()
+		if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", format); code != 0 {
+			t.Fatalf("%s: %.200q", format, errs)
+		}
+		rowsIn := map[string]int{}   // partition host -> rows
+		gpu0 := map[string][]int64{} // partition host -> GPU 0's used MiB
+		for _, p := range parts(t, out, "samples") {
+			part := strings.TrimPrefix(filepath.Base(filepath.Dir(p)), "host=")
+			for _, rec := range readPart(t, p) {
+				col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
+				hosts, gpus, used := col("host").(*array.Dictionary), col("gpu").(*array.Int32), col("used_bytes").(*array.Int64)
+				for i := 0; i < int(rec.NumRows()); i++ {
+					h := hosts.Dictionary().(*array.String).Value(hosts.GetValueIndex(i))
+					if h != part {
+						t.Errorf("%s: a row of %s in host=%s", format, h, part)
+					}
+					rowsIn[part]++
+					if gpus.Value(i) == 0 {
+						gpu0[part] = append(gpu0[part], used.Value(i)>>20)
+					}
+				}
+				rec.Release()
+			}
+		}
+		if rowsIn["node01"] != 8 || rowsIn["node02"] != 8 || len(rowsIn) != 2 {
+			t.Errorf("%s: rows by partition %v; want node01 and node02 8 each", format, rowsIn)
+		}
+		if want := []int64{5000, 5000, 5000, 5000}; !slices.Equal(gpu0["node02"], want) {
+			t.Errorf("%s: node02's GPU 0 %v MiB; want %v", format, gpu0["node02"], want)
+		}
+		if want := []int64{1000, 2000, 3000, 4000}; !slices.Equal(gpu0["node01"], want) {
+			t.Errorf("%s: node01's GPU 0 %v MiB; want %v", format, gpu0["node01"], want)
+		}
+	}
+}

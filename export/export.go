@@ -14,7 +14,8 @@
 // date is the UTC date of the artifact (the same date the daily report
 // gives it: its own latest timestamp, else its file's modification time),
 // host the artifact's host (--group-by, DCGM or gpustat labels) or
-// "unknown". Partition values are escaped as Hive escapes them (%XX).
+// "unknown"; without a --group-by host, a row that names its own host (a
+// fleet log's `host: ` prefix) goes to that host's partition. Partition values are escaped as Hive escapes them (%XX).
 // RUN names one export (its UTC start time and random bits), so that an
 // export into a directory that holds parts adds its own beside them; a
 // part is never replaced. Parts are mode 0644.
@@ -304,30 +305,53 @@ func hostOf(fs []report.Finding, path string) string {
 // only the index; partial marks the parts of an input read in part
 // (ReadInPartKey).
 func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf, partial map[string]string, tables TablesFunc, rows map[string]int64) error {
-	ws := map[string]*partWriter{}
+	type key struct{ table, host string }
+	ws := map[key]*partWriter{}
 	defer func() {
 		for _, w := range ws {
 			w.abort()
 		}
 	}()
 	err := tables(ctx, path, func(table string, rec arrow.RecordBatch) error {
-		w := ws[table]
-		if w == nil {
-			var err error
-			if w, err = e.newPart(table, date, host, markReadInPart(withColumns(rec.Schema()), []string{path}, partial)); err != nil {
-				return err
-			}
-			ws[table] = w
-		}
 		if table == "samples" && len(uuidOf) > 0 {
 			named := withUUIDs(rec, uuidOf)
 			defer named.Release()
 			rec = named
 		}
-		out := addColumns(rec, g.Job, path)
-		defer out.Release()
-		rows[table] += rec.NumRows()
-		return w.write(out)
+		// A fleet log (pdsh, clush, ansible) names a host per row: with
+		// no --group-by host, each row goes to its own host's partition,
+		// as its findings do; a row that names none to the input's.
+		parts := []hostRows{{host: host, rec: rec}}
+		if g.Host == "" {
+			var err error
+			if parts, err = byHost(rec, host); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			defer func() {
+				for _, p := range parts {
+					p.rec.Release()
+				}
+			}()
+		}
+		for _, p := range parts {
+			k := key{table, p.host}
+			w := ws[k]
+			if w == nil {
+				var err error
+				if w, err = e.newPart(table, date, p.host, markReadInPart(withColumns(rec.Schema()), []string{path}, partial)); err != nil {
+					return err
+				}
+				ws[k] = w
+			}
+			out := addColumns(p.rec, g.Job, path)
+			err := w.write(out)
+			out.Release()
+			if err != nil {
+				return err
+			}
+			rows[table] += p.rec.NumRows()
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -342,6 +366,94 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// hostRows: the rows of a batch that go to one host's partition.
+type hostRows struct {
+	host string
+	rec  arrow.RecordBatch
+}
+
+// byHost splits rec by its host column (a dictionary of strings, as
+// parse/nvml's samples table has it): one batch per host, in the order of
+// each host's first row, each retained for the caller to release. A row
+// whose host is null, and every row of a batch without that column, goes
+// to def's. Each host's rows are its runs of consecutive rows, sliced and
+// concatenated (a fleet log interleaves its hosts' lines). Errors:
+// array.Concatenate's.
+func byHost(rec arrow.RecordBatch, def string) ([]hostRows, error) {
+	var hosts *array.Dictionary
+	if ix := rec.Schema().FieldIndices("host"); len(ix) == 1 {
+		hosts, _ = rec.Column(ix[0]).(*array.Dictionary)
+	}
+	var names *array.String
+	if hosts != nil {
+		names, _ = hosts.Dictionary().(*array.String)
+	}
+	type run struct{ lo, hi int64 }
+	runs := map[string][]run{}
+	var order []string
+	for i := range rec.NumRows() {
+		h := def
+		if names != nil && hosts.IsValid(int(i)) {
+			h = names.Value(hosts.GetValueIndex(int(i)))
+		}
+		rs, ok := runs[h]
+		if !ok {
+			order = append(order, h)
+		}
+		if n := len(rs); n > 0 && rs[n-1].hi == i {
+			rs[n-1].hi++
+		} else {
+			rs = append(rs, run{i, i + 1})
+		}
+		runs[h] = rs
+	}
+	if len(order) <= 1 {
+		if len(order) == 1 {
+			def = order[0]
+		}
+		rec.Retain()
+		return []hostRows{{host: def, rec: rec}}, nil
+	}
+	out := make([]hostRows, 0, len(order))
+	for _, h := range order {
+		rs := runs[h]
+		if len(rs) == 1 {
+			out = append(out, hostRows{h, rec.NewSlice(rs[0].lo, rs[0].hi)})
+			continue
+		}
+		cols := make([]arrow.Array, rec.NumCols())
+		var n int64
+		for _, r := range rs {
+			n += r.hi - r.lo
+		}
+		var err error
+		for c := range cols {
+			pieces := make([]arrow.Array, len(rs))
+			for k, r := range rs {
+				pieces[k] = array.NewSlice(rec.Column(c), r.lo, r.hi)
+			}
+			cols[c], err = array.Concatenate(pieces, memory.DefaultAllocator)
+			for _, p := range pieces {
+				p.Release()
+			}
+			if err != nil {
+				for _, a := range cols[:c] {
+					a.Release()
+				}
+				for _, p := range out {
+					p.rec.Release()
+				}
+				return nil, err
+			}
+		}
+		out = append(out, hostRows{h, array.NewRecordBatch(rec.Schema(), cols, n)})
+		for _, a := range cols {
+			a.Release()
+		}
+	}
+	return out, nil
 }
 
 // withUUIDs is a samples batch (parse/nvml's Schema) with each row's null

@@ -110,12 +110,36 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 	return base, runs
 }
 
+// risesWithin reports whether the samples y of a run rise: the median of
+// their last third above that of their first third by runRiseNoise σ, σ
+// the whole series' noise. A short run under heavy jitter (a cycle of 10 samples
+// under σ 235 MiB) is seldom classed growing on its own, its own noise
+// estimate and slope interval drawn from a handful of samples; its rise
+// still shows against the series' noise. A run that holds one level does
+// not rise.
+func risesWithin(y []float64, sigma float64) bool {
+	k := max(1, len(y)/3)
+	return medianOf(y[len(y)-k:])-medianOf(y[:k]) >= runRiseNoise*sigma
+}
+
+// runRiseNoise is how many times the series' noise (σ) a run must rise
+// by, start to end, to count as one of the series' rising runs. The
+// medians of a run's thirds differ by chance by about σ where a third
+// holds 2 samples, less where it holds more: a run that holds one level
+// rises 2σ in about 1 of 40 (a third or more of three or more of them
+// hardly ever), a cycle's ramp of 7 samples 8σ high in nearly all.
+const runRiseNoise = 2
+
 // fitRuns splits s into runs and fits each. When a run grew until it
 // ended, or the last run is still growing, the series takes that run's
 // fit (the most recent such run): a leak suspect with its own window and
 // rate, released at the run's end when memory came back to the baseline.
-// Runs that repeat (three or more that came back to the baseline, most of
-// them growing) are the series' own rhythm: churn, judged on the whole;
+// A run is a leak suspect only where it also rises start to end against
+// the series' noise (risesWithin). Runs that repeat (three or more that
+// rose, growing or risesWithin, and came back to the baseline, a third
+// or more of those that came back) are the series' own rhythm: churn,
+// judged on the whole, and a sawtooth where the whole was judged flat or
+// a step;
 // so is a sawtooth whose floor rises over the whole series (its last run
 // still growing is the floor's rise, seen over fewer cycles).
 func (a *Analyzer) fitRuns(s *series) {
@@ -125,7 +149,7 @@ func (a *Analyzer) fitRuns(s *series) {
 	}
 	o := s.out
 	o.BaselineBytes = int64(base)
-	key, growing, releasedRuns := -1, 0, 0
+	key, releasedRuns, rising := -1, 0, 0
 	fits := make([]fit, len(spans))
 	for i, sp := range spans {
 		r := Run{StartUs: s.t[sp.a], EndUs: s.t[sp.b-1], Samples: sp.b - sp.a,
@@ -141,16 +165,30 @@ func (a *Analyzer) fitRuns(s *series) {
 			r.Class, r.WindowStartUs, r.WindowEndUs = f.class, f.winStartUs, f.winEndUs
 			r.Slope, r.SlopeLow, r.SlopeHigh = finite(f.ts.Slope), finite(f.ts.Low), finite(f.ts.High)
 			r.OLSSlope, r.R2 = finite(f.olsSlope), finite(f.r2)
-			if f.class == Growing {
-				growing++
+			rises := risesWithin(s.y[sp.a:sp.b], s.fit.sigma)
+			if f.class == Growing && rises {
 				key = i
+			}
+			if sp.released && (rises || f.class == Growing) {
+				rising++
 			}
 		} else {
 			r.Class = Undetermined
 		}
 		o.Runs = append(o.Runs, r)
 	}
-	if key < 0 || releasedRuns >= 3 && 3*growing >= 2*releasedRuns {
+	if rising >= 3 && 3*rising >= releasedRuns {
+		// The series' rhythm: memory rises and is given back, again and
+		// again. Judged on the whole: a rising floor is growth; levels
+		// that change points could not cut (binary segmentation sees no
+		// gain in a first split of a short, noisy cycle: two halves of
+		// one mean) are not flat, nor one step.
+		if o.Class == Flat || o.Class == Step {
+			s.fit.class, o.Class, o.StepAtEnd, o.TailSlope = Sawtooth, Sawtooth, false, 0
+		}
+		return
+	}
+	if key < 0 {
 		return
 	}
 	if s.fit.class == Growing && s.fit.floor && !spans[key].released {

@@ -105,3 +105,75 @@ func TestSession42CutLast(t *testing.T) {
 		}
 	}
 }
+
+// The cut-last-line rule for nvidia-smi dmon and pmon and dcgmi dmon. dmon
+// and pmon print fixed columns: every whole row ends at one place, so a
+// last row that ends before it stopped inside its last column, and one
+// that ends there is whole whatever its value. dcgmi aligns to the left
+// and pads nothing after its last column: the digits are the evidence,
+// as for the DCGM exporter. The headers and rows are those of the real
+// logs in testdata (leak_exit_pmon_m_TD.txt, field/agihpc_dcgmi_dmon_
+// rtx2080ti.txt, dmon_mu.txt); the values and cuts are made up. Was: every
+// cut last row read, its prefix a sample ("40" MiB, a process "pyt").
+func TestCutLastLineMon(t *testing.T) {
+	const pmon = "#Date        Time         gpu         pid   type     fb   ccpm    command \n" +
+		"#YYYYMMDD    HH:MM:SS     Idx           #    C/G     MB     MB    name \n" +
+		" 20261201    02:00:47       0        878     C    868      0    python3        \n" +
+		" 20261201    02:00:48       0        878     C   1124      0    python3        \n"
+	const pmonLast = " 20261201    02:00:49       0        878     C   1380      0    python3        "
+	// dmon -s m pads after ccpm with one space; fb is never last in
+	// nvidia-smi's own columns. A header with fb last (a log cut to its
+	// columns with awk or cut -c) is synthetic.
+	const dmonM = "# gpu     fb   bar1   ccpm \n# Idx     MB     MB     MB \n    0  40000      1     10 \n    0  40000      1     10 \n"
+	const dmonFB = "# gpu     fb \n# Idx     MB \n    0  40000 \n    0  40000 \n"
+	const collapsed = "# gpu fb\n# Idx MB\n0 40000\n0 400\n"
+	const dcgmi = "#Entity   GPUTL             FBUSD\nID\nGPU 0     0                 40000\nGPU 1     0                 3\nGPU 0     0                 40000\n"
+	for _, c := range []struct {
+		name, in string
+		rows     int
+		why      string // "": read whole, nothing skipped
+	}{
+		{"pmon whole", pmon + pmonLast, 3, ""},
+		// Cut inside the command: its name would read "pyt".
+		{"pmon cut in command", pmon + pmonLast[:len(pmonLast)-13], 2, "ends at byte 66 of the line, before byte 79"},
+		// ccpm "1" of "10": a column gpuleak does not read; fb is whole.
+		{"dmon -s m cut in ccpm", dmonM + "    0  40000      1     1", 3, ""},
+		{"dmon fb last cut", dmonFB + "    0  40", 2, `fb "40" ends at byte 9 of the line, before byte 12`},
+		// A release to 3 MiB, right-aligned: whole, though of fewer digits.
+		{"dmon fb last release", dmonFB + "    0      3", 3, ""},
+		{"dmon fb last no pad", dmonFB + "    0  39999", 3, ""},
+		{"dmon collapsed fewer digits", collapsed + "0 40", 2, `fb "40" has fewer digits than the same series' value before it (400)`},
+		{"dmon collapsed as many", collapsed + "0 399", 3, ""},
+		{"dcgmi fewer digits", dcgmi + "GPU 1     0                 3\nGPU 0     0                 40", 4, `FBUSD "40" has fewer digits than the same GPU's value before it (40000)`},
+		{"dcgmi other GPU", dcgmi + "GPU 1     0                 3", 4, ""},
+		{"dcgmi as many", dcgmi + "GPU 1     0                 3\nGPU 0     0                 39999", 5, ""},
+		{"dcgmi line ending", dcgmi + "GPU 1     0                 3\nGPU 0     0                 40\n", 5, ""},
+		{"dcgmi last column not read", "#Entity   FBUSD             GPUTL\nID\nGPU 0     40000             100\nGPU 0     40000             1", 2, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, meta, err := readRows(t, "in", c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := strings.Join(meta.Warnings.Strings(), "\n")
+			if len(rows) != c.rows {
+				t.Errorf("%d rows, want %d; warnings %.200q", len(rows), c.rows, ws)
+			}
+			if c.why != "" && len(rows) > 0 {
+				if r := rows[len(rows)-1]; r.Process == "pyt" || r.Used != nil && *r.Used == 40*MiB {
+					t.Errorf("last sample %d bytes, process %q: the cut value read", *r.Used, r.Process)
+				}
+			}
+			lines := strings.Count(c.in, "\n") + 1
+			if c.why == "" {
+				if meta.SkippedLines != 0 || strings.Contains(ws, "read in part") {
+					t.Errorf("%d lines skipped, warnings %.200q: want the log read whole", meta.SkippedLines, ws)
+				}
+				return
+			}
+			if meta.SkippedLines != 1 || !slices.Equal(meta.SkippedAt, []int{lines}) || !strings.Contains(ws, "read in part") || !strings.Contains(ws, c.why) {
+				t.Errorf("%d lines skipped at %v, warnings %.200q: want line %d read in part: %q", meta.SkippedLines, meta.SkippedAt, ws, lines, c.why)
+			}
+		})
+	}
+}

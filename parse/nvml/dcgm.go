@@ -26,10 +26,17 @@ type dcgmDecoder struct {
 
 	pending map[dcgmKey]*dcgmRow
 	order   []*dcgmRow
-	seen    map[dcgmSeen]struct{}
-	scrape  int64
-	stamped bool // some sample had a timestamp: hold rows to the end
-	labels  []dcgmLabel
+	// last is each series' latest value of each metric read, and the
+	// scrape it was read in: a series read again in its scrape starts the
+	// next, and its value is what a last line without a line ending is
+	// told whole by (cutLast), with tsDigits, the digits of the latest
+	// timestamp. inScrape: a series was read in the current scrape.
+	last     map[dcgmSeen]dcgmLast
+	scrape   int64
+	inScrape bool
+	tsDigits int
+	stamped  bool // some sample had a timestamp: hold rows to the end
+	labels   []dcgmLabel
 	// dateUs is the time of the scrapes after a line of date(1)'s output
 	// ("date; curl .../metrics" in a loop), when dated.
 	dateUs int64
@@ -37,11 +44,12 @@ type dcgmDecoder struct {
 	// model is the first modelName label of a metric the decoder does
 	// not read: the GPU a scrape without framebuffer metrics is of.
 	model string
-	// last is each series' latest value of each metric read, and tsDigits
-	// the digits of the latest timestamp: what a last line without a line
-	// ending is told whole by (cutLast).
-	last     map[dcgmSeen]float64
-	tsDigits int
+}
+
+// dcgmLast is a series' latest value and the scrape it was read in.
+type dcgmLast struct {
+	value  float64
+	scrape int64
 }
 
 // atDate starts a scrape at t: samples without a timestamp of their own
@@ -50,9 +58,8 @@ func (d *dcgmDecoder) atDate(t int64, n int) {
 	if !d.stamped {
 		d.flush()
 	}
-	if len(d.seen) > 0 {
-		d.scrape++
-		clear(d.seen)
+	if d.inScrape {
+		d.scrape, d.inScrape = d.scrape+1, false
 	}
 	d.dateUs, d.dated = t, true
 }
@@ -76,7 +83,7 @@ type dcgmRow struct {
 type dcgmLabel struct{ name, value string }
 
 func newDCGMDecoder(r *Reader) *dcgmDecoder {
-	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, seen: map[dcgmSeen]struct{}{}, last: map[dcgmSeen]float64{}}
+	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, last: map[dcgmSeen]dcgmLast{}}
 }
 
 func (d *dcgmDecoder) line(b []byte, n int) error {
@@ -127,24 +134,24 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	}
 	series := d.seriesKey()
 	sk := dcgmSeen{slot, series}
+	prev, known := d.last[sk]
 	if d.r.noEOL {
-		if err := d.cutLast(f, sk, n); err != nil {
+		if err := d.cutLast(f, prev.value, known, n); err != nil {
 			return err
 		}
 	}
-	d.last[sk] = v
 	if hasTS {
 		d.tsDigits = len(f[1])
 	}
 	// A series seen again starts the next scrape.
-	if _, dup := d.seen[sk]; dup {
+	if known && prev.scrape == d.scrape {
 		d.scrape++
-		clear(d.seen)
 		if !d.stamped {
 			d.flush()
 		}
 	}
-	d.seen[sk] = struct{}{}
+	d.last[sk] = dcgmLast{v, d.scrape}
+	d.inScrape = true
 	if hasTS {
 		d.stamped = true
 	} else if d.dated {
@@ -282,14 +289,13 @@ func parseLabels(b []byte, out []dcgmLabel) ([]dcgmLabel, []byte, error) {
 // whole as any, that is not the value (a GPU "giving back" its memory at
 // the end). A whole last line without a line ending (a paste) has as
 // many digits as the value before it, or no value before it, and is read.
-func (d *dcgmDecoder) cutLast(f [][]byte, sk dcgmSeen, n int) error {
+func (d *dcgmDecoder) cutLast(f [][]byte, prev float64, ok bool, n int) error {
 	if len(f) == 2 {
 		if d.tsDigits > 0 && len(f[1]) < d.tsDigits {
 			return d.r.rowErrorf(n, "%s", cutNote("timestamp", f[1], fmt.Sprintf("has fewer digits than the one before it (%d)", d.tsDigits)))
 		}
 		return nil
 	}
-	prev, ok := d.last[sk]
 	if ok && prev >= 1 && intDigits(f[0]) < digitsOf(prev) {
 		return d.r.rowErrorf(n, "%s", cutNote("value", f[0], fmt.Sprintf("has fewer digits than the same series' value before it (%s)", strconv.FormatFloat(prev, 'f', -1, 64))))
 	}

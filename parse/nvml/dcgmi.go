@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,11 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 		return nil
 	}
 	s := sample{conv: ExcludesReserved, gpu: int32(id), hasGPU: true}
+	if d.r.noEOL {
+		if err := d.cutLast(&s, word(len(d.spans)-1), n); err != nil {
+			return err
+		}
+	}
 	for _, c := range []struct {
 		i   int
 		v   *int64
@@ -121,6 +127,47 @@ func (d *dcgmiDecoder) line(b []byte, n int) error {
 	}
 	s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, true, nil, -1))
 	d.r.emit(&s)
+	return nil
+}
+
+// cutLast returns the row error of the input's last line, which has no
+// line ending, when its last value v, one gpuleak reads (FBUSD, FBTTL,
+// FBFRE, FBRSV), has fewer digits than the same GPU's value in the row
+// before ("40" after "40000"). dcgmi aligns its columns to the left and
+// pads none after the last, so a cut there leaves a number as whole as
+// any, and no width to tell it by: the digits are the evidence, as for
+// the DCGM exporter's text (dcgmDecoder.cutLast). A whole last row without
+// a line ending (a paste) has as many digits as the value before it, or
+// no value of its GPU before it, and is read; a GPU that really gave
+// back all but a few digits' worth in its last row is dropped, with the
+// note (one sample, said, rather than a "release" that may be a cut). A
+// last column gpuleak does not read (GPUTL, ...) is whole where it
+// matters: the row is read.
+func (d *dcgmiDecoder) cutLast(s *sample, v []byte, n int) error {
+	last := len(d.names) - 1
+	var role smiRole
+	switch last {
+	case d.iUsed:
+		role = roleUsed
+	case d.iTotal:
+		role = roleTotal
+	case d.iFree:
+		role = roleFree
+	case d.iResv:
+		role = roleReserved
+	default:
+		return nil
+	}
+	if isPlaceholder(v) {
+		return nil
+	}
+	prev, ok := d.r.prevValue(s, role)
+	if !ok || prev < MiB {
+		return nil
+	}
+	if p := digitsOf(float64(prev / MiB)); intDigits(v) < p {
+		return d.r.rowErrorf(n, "%s", cutNote(d.names[last], v, fmt.Sprintf("has fewer digits than the same GPU's value before it (%d)", prev/MiB)))
+	}
 	return nil
 }
 

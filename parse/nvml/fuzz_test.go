@@ -206,5 +206,8 @@ func FuzzSmiText(f *testing.F) {
 func FuzzSmiXML(f *testing.F) {
 	addFixtures(f, "h200_q_x_process.xml", "h200_q_x_idle.xml", "field/cpux115_q_x_cut.txt")
 	f.Add([]byte("<nvidia_smi_log>\n<gpu>\n<fb_memory_usage><used>N/A</used></fb_memory_usage>\n<processes><process_info><pid>1</pid><used_memory>N/A</used_memory></process_info></processes>\n</gpu>\n</nvidia_smi_log>\n"))
+	// Excerpts: no root; cut at the start inside a GPU's frame buffer.
+	f.Add([]byte("<gpu id=\"0\">\n<uuid>GPU-1</uuid>\n<fb_memory_usage><used>5 MiB</used></fb_memory_usage>\n</gpu>\n"))
+	f.Add([]byte("<used>5 MiB</used>\n</fb_memory_usage>\n</gpu>\n<gpu id=\"1\">\n<fb_memory_usage><used>6 MiB</used></fb_memory_usage>\n</gpu>\n</nvidia_smi_log>\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, FormatNvidiaSmiXML) })
 }

@@ -1,6 +1,8 @@
 package nvml
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -23,6 +25,11 @@ type monDecoder struct {
 	day   dayClock
 	ticks ticker
 	spans [][2]int
+
+	// rowEnd: where the rows under the current header end (cutLast): 0
+	// before the first, -1 once two differ (a paste that collapsed the
+	// columns' spaces, a value wider than its column).
+	rowEnd int
 }
 
 func newMonDecoder(r *Reader, pmon bool) *monDecoder {
@@ -56,8 +63,8 @@ func words(b []byte) []string {
 	return out
 }
 
-func (d *monDecoder) line(b []byte, n int) error {
-	b = trimSpace(b)
+func (d *monDecoder) line(raw []byte, n int) error {
+	b := trimSpace(raw)
 	if len(b) == 0 {
 		return nil
 	}
@@ -91,6 +98,16 @@ func (d *monDecoder) line(b []byte, n int) error {
 		return d.r.rowErrorf(n, "gpu: %q is not a GPU index", word(d.iGPU))
 	}
 	s.gpu, s.hasGPU = int32(gpu), true
+	end := d.lastEnd(raw)
+	if d.r.noEOL {
+		if err := d.cutLast(&s, word, end, n); err != nil {
+			return err
+		}
+	} else if d.rowEnd == 0 {
+		d.rowEnd = end
+	} else if d.rowEnd != end {
+		d.rowEnd = -1
+	}
 	pid := int64(-1)
 	if d.pmon {
 		s.conv = Process
@@ -123,6 +140,67 @@ func (d *monDecoder) line(b []byte, n int) error {
 		s.used, s.hasUsed = x, true
 	}
 	d.r.emit(&s)
+	return nil
+}
+
+// lastEnd is where row raw (as read, its leading spaces kept) ends, as
+// cutLast measures it: after its last digit where the last column is fb
+// (dmon pads its numbers on the left, and after the last column with one
+// space, whose loss cuts nothing); after its padding where it is pmon's
+// command (padded on the right: a cut anywhere in it may have cut the
+// name).
+func (d *monDecoder) lastEnd(raw []byte) int {
+	raw = bytes.TrimRight(raw, "\r\n")
+	if d.iFB == len(d.names)-1 {
+		raw = bytes.TrimRight(raw, " \t")
+	}
+	return len(raw)
+}
+
+// cutLast returns the row error of the input's last line, which has no
+// line ending, when its last column is one gpuleak reads (fb, or pmon's
+// command) and reads as cut short. nvidia-smi dmon and pmon print fixed
+// columns, so every whole row ends at the same place (rowEnd): a row
+// that ends before it stopped inside its last column, even where what
+// is left ("40" of "40000") reads as a value; a last row that ends there
+// is whole, whatever its value (a release to 3 MiB is right-aligned in
+// the same column). Where the rows before it do not all end at one place
+// (a paste that collapsed the spaces), an fb with fewer digits than the
+// same GPU's (or process's) value before it is taken as cut, as for
+// nvidia-smi's CSV without units. A last column gpuleak does not read
+// (bar1, ccpm, ...: dmon's fb is never last) is whole where it matters:
+// the row is read. Limit: a cut that leaves a value wider than its
+// column (an fb of 6 digits in a column of 5) still ending at rowEnd is
+// not seen.
+func (d *monDecoder) cutLast(s *sample, word func(int) []byte, end, n int) error {
+	last := len(d.names) - 1
+	if last != d.iFB && (!d.pmon || last != d.iCmd) {
+		return nil
+	}
+	v := word(last)
+	if d.rowEnd > 0 {
+		if end < d.rowEnd {
+			return d.r.rowErrorf(n, "%s", cutNote(d.names[last], v, fmt.Sprintf("ends at byte %d of the line, before byte %d, where every row before it ends", end, d.rowEnd)))
+		}
+		return nil
+	}
+	if last != d.iFB || d.rowEnd == 0 || v[0]-'0' > 9 {
+		return nil
+	}
+	if d.pmon {
+		pid, ok := parseInt(word(d.iPID))
+		if !ok {
+			return nil
+		}
+		s.pid, s.hasPID = pid, true
+	}
+	prev, ok := d.r.prevValue(s, roleUsed)
+	if !ok || prev < d.fbUnit {
+		return nil
+	}
+	if p := digitsOf(float64(prev / d.fbUnit)); intDigits(v) < p {
+		return d.r.rowErrorf(n, "%s", cutNote(d.names[last], v, fmt.Sprintf("has fewer digits than the same series' value before it (%d)", prev/d.fbUnit)))
+	}
 	return nil
 }
 
@@ -183,6 +261,7 @@ func (d *monDecoder) header(w []string, n int) error {
 		return nil // the header dmon repeats every few dozen rows
 	}
 	d.names = w
+	d.rowEnd = 0
 	d.iDate, d.iTime, d.iGPU, d.iFB, d.iPID, d.iCmd = -1, -1, -1, -1, -1, -1
 	d.fbUnit = MiB
 	for i, x := range w {

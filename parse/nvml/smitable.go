@@ -112,19 +112,15 @@ type smiTextDecoder struct {
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
 	mig       bool // inside the MIG devices box
 	// -q state.
-	qGPU     int32 // index of the current "GPU <bus id>" section, -1 before the first
-	qSection string
-	qIndent  int
-	qMem     sample
-	// qMemNoUsed is FB Memory Usage's Used when it is no figure ("N/A");
-	// qMemNoTotal, that its Total is none either.
-	qMemNoUsed  string
-	qMemNoTotal bool
-	qUUID       []byte
-	qName       []byte
-	qPID        int64
-	qHasPID     bool
-	qProcName   []byte
+	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
+	qSection  string
+	qIndent   int
+	qMem      fbMem
+	qUUID     []byte
+	qName     []byte
+	qPID      int64
+	qHasPID   bool
+	qProcName []byte
 	// qProcLists counts the GPU sections of the current -q report whose
 	// Processes were read ("Processes : None", or a list whose every
 	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
@@ -737,7 +733,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 					return nil
 				}
 				d.qSection, d.qIndent = "fb", indent
-				d.qMem, d.qMemNoUsed, d.qMemNoTotal = sample{}, "", false
+				d.qMem = fbMem{}
 			case "Processes":
 				d.closeQProcs()
 				d.qSection, d.qIndent = "processes", indent
@@ -790,30 +786,7 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 	}
 	switch d.qSection {
 	case "fb":
-		v, ok := parseSize(val, MiB)
-		if !ok {
-			if isPlaceholder(val) || bytes.EqualFold(val, []byte("Not Supported")) {
-				// No figure (a GPU with unified memory: "N/A"): the GPU
-				// is kept, its memory unknown (flushQ).
-				switch string(key) {
-				case "Used":
-					d.qMemNoUsed = string(val)
-				case "Total":
-					d.qMemNoTotal = true
-				}
-			}
-			return nil
-		}
-		switch string(key) {
-		case "Total":
-			d.qMem.total, d.qMem.hasTotal = v, true
-		case "Reserved":
-			d.qMem.reserved, d.qMem.hasReserved = v, true
-		case "Used":
-			d.qMem.used, d.qMem.hasUsed = v, true
-		case "Free":
-			d.qMem.free, d.qMem.hasFree = v, true
-		}
+		d.qMem.set(string(key), val)
 	case "accounted":
 		switch string(key) {
 		case "Process ID":
@@ -870,23 +843,18 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 
 // flushQ emits the FB memory of the current -q GPU section, once.
 func (d *smiTextDecoder) flushQ() {
-	if d.qSection != "fb" || !d.qMem.hasUsed && d.qMemNoUsed == "" {
+	if d.qSection != "fb" || !d.qMem.gpu() {
 		if d.qSection == "fb" {
 			d.qSection = ""
 		}
 		return
 	}
-	if !d.qMem.hasUsed && d.r.usedPlaceholder == "" {
-		d.r.usedPlaceholder, d.r.usedField = d.qMemNoUsed, "FB Memory Usage's Used"
-	}
-	if !d.qMem.hasTotal && d.qMemNoTotal {
-		d.r.totalPlaceholders++ // see unifiedNoMemory
-	}
-	s := d.qMem
+	d.qMem.note(d.r, "FB Memory Usage's Used")
+	s := d.qMem.s
 	s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = d.now(), d.qGPU, true, d.qUUID, d.qName
 	d.emit(&s)
 	d.qFB, d.qFBAny = true, true
-	d.qMem = sample{}
+	d.qMem.s = sample{}
 	d.qSection = ""
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // nvidia-smi -q -x (FormatNvidiaSmiXML): the -q report as XML, one
@@ -42,8 +43,15 @@ import (
 // A document is read whole before its samples are made, up to
 // maxXMLDocument bytes. A document cut short (a paste, a log stopped) is
 // read up to the cut: the GPUs whose fb_memory_usage ended before it are
-// kept, and Metadata.Cut says where it stops. Other XML errors name their
-// line.
+// kept, and Metadata.Cut says where it stops. An excerpt without its
+// root (a paste of just <gpu id=...> ... </gpu>) or cut at its start
+// (its first lines inside a <gpu>, end tags whose start tags are not in
+// it) is read as if the elements it starts inside were open: the end
+// tags it closes without opening them say which (innermost first), and
+// an fb_memory_usage or processes is a gpu's. Its GPUs' indices are not
+// known there (GPUs before it may be missing): they are named by UUID
+// alone. One cut at its start says so in Metadata.Cut. Other XML errors
+// name their line.
 type smiXMLDecoder struct {
 	r *Reader
 	// doc holds the current document's lines from docLine on; inDoc:
@@ -55,6 +63,8 @@ type smiXMLDecoder struct {
 	// lastLine, the document's last line read.
 	docs, gpus int
 	lastLine   int
+	// timed: a document gave its <timestamp>.
+	timed bool
 }
 
 // maxXMLDocument bounds one nvidia_smi_log document: a -q -x of an
@@ -70,7 +80,7 @@ func (d *smiXMLDecoder) line(b []byte, n int) error {
 	t := trimSpace(b)
 	// A new document's declaration ends the one before it when that one
 	// was cut before its end tag.
-	if bytes.HasPrefix(t, []byte("<?xml")) && d.inDoc {
+	if bytes.HasPrefix(t, []byte("<?xml")) && len(d.doc) > 0 {
 		if err := d.flush(false); err != nil {
 			return err
 		}
@@ -96,7 +106,7 @@ func (d *smiXMLDecoder) line(b []byte, n int) error {
 }
 
 func (d *smiXMLDecoder) end(n int) error {
-	if d.inDoc {
+	if len(d.doc) > 0 {
 		if err := d.flush(false); err != nil {
 			return err
 		}
@@ -109,15 +119,17 @@ func (d *smiXMLDecoder) end(n int) error {
 		return d.r.errorf(max(n, 1), "no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): %s", what)
 	}
 	d.r.meta.Clock = ClockAbsolute
+	if !d.timed {
+		d.r.meta.Clock = ClockRowOrder
+		d.r.meta.Warnings.Addf("the nvidia-smi XML has no <timestamp> (an excerpt without its <nvidia_smi_log> header): its documents are placed %v apart by order", d.r.opt.interval)
+	}
 	return nil
 }
 
 // xmlGPU is one <gpu> element being read.
 type xmlGPU struct {
 	name, uuid []byte
-	mem        sample
-	noUsed     string // used's text when it is no figure ("N/A")
-	noTotal    bool
+	mem        fbMem
 	memDone    bool // </fb_memory_usage> read
 	procsDone  bool // </processes> read
 	// The process_info being read.
@@ -134,7 +146,24 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 	doc, first := d.doc, d.docLine
 	d.doc, d.inDoc = d.doc[:0], false
 	d.docs++
-	dec := xml.NewDecoder(bytes.NewReader(doc))
+	x, perr := openedBefore(doc)
+	if perr != nil {
+		return d.r.errorf(first+max(perr.Line, 1)-1, "nvidia-smi XML: %s", perr.Msg)
+	}
+	open := x.open
+	// An excerpt (no root, or cut inside one of the root's children): its
+	// GPUs' places are not their indices. A document that lost only its
+	// root's start tag holds every GPU.
+	startCut := len(open) > 1
+	excerpt := startCut || x.rootAdded
+	var pre, post []byte
+	for _, e := range open {
+		pre = append(append(append(pre, '<'), e...), '>')
+	}
+	if x.closeRoot {
+		post = []byte("</nvidia_smi_log>")
+	}
+	dec := xml.NewDecoder(io.MultiReader(bytes.NewReader(pre), bytes.NewReader(doc), bytes.NewReader(post)))
 	dec.Strict = true
 	// The DOCTYPE names an external DTD that is not fetched; nvidia-smi
 	// writes no entity of its own.
@@ -153,6 +182,15 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 	}
 	d.r.newInstant = true // one document, one sampling instant
 	gpusBefore := d.gpus
+	if startCut {
+		why := fmt.Sprintf("the nvidia-smi XML excerpt from line %d starts inside <%s> (its start tag is not in it): the excerpt is cut there, so GPUs and processes before it are missing, and the GPUs' indices are not known", first, open[len(open)-1])
+		d.r.meta.Warnings.Linef(first, "%s", why)
+		if d.r.meta.Cut == "" {
+			d.r.meta.Cut = why
+		}
+	} else if excerpt {
+		d.r.meta.Warnings.Linef(first, "the nvidia-smi XML from line %d has no <nvidia_smi_log> root (an excerpt of its <gpu> sections): other GPUs may be missing, and the GPUs' indices are not known; they are named by UUID", first)
+	}
 	now := func() int64 {
 		if hasTS {
 			return ts
@@ -160,17 +198,12 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 		return d.r.tickTime(int64(d.docs - 1))
 	}
 	emitGPU := func() {
-		if g == nil || !g.memDone || (!g.mem.hasUsed && g.noUsed == "") {
+		if g == nil || !g.memDone || !g.mem.gpu() {
 			return
 		}
-		if !g.mem.hasUsed && d.r.usedPlaceholder == "" {
-			d.r.usedPlaceholder, d.r.usedField = g.noUsed, "fb_memory_usage's used"
-		}
-		if !g.mem.hasTotal && g.noTotal {
-			d.r.totalPlaceholders++
-		}
-		s := g.mem
-		s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = now(), idx, true, g.uuid, g.name
+		g.mem.note(d.r, "fb_memory_usage's used")
+		s := g.mem.s
+		s.timeUs, s.gpu, s.hasGPU, s.uuid, s.gpuName = now(), idx, !excerpt, g.uuid, g.name
 		d.r.emit(&s)
 		d.gpus++
 	}
@@ -205,13 +238,14 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 			switch {
 			case pathIs(path, "nvidia_smi_log", "timestamp"):
 				ts, hasTS = d.r.parseCtime(v)
+				d.timed = d.timed || hasTS
 			case g == nil:
 			case pathIs(path, "nvidia_smi_log", "gpu", "product_name"):
 				g.name = append(g.name[:0], v...)
 			case pathIs(path, "nvidia_smi_log", "gpu", "uuid"):
 				g.uuid = append(g.uuid[:0], v...)
 			case len(path) == 4 && pathIs(path[:3], "nvidia_smi_log", "gpu", "fb_memory_usage"):
-				d.fbValue(g, path[3], v)
+				g.mem.set(path[3], v)
 			case pathIs(path, "nvidia_smi_log", "gpu", "fb_memory_usage"):
 				g.memDone = true
 				emitGPU()
@@ -226,7 +260,7 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 				}
 			case pathIs(path, "nvidia_smi_log", "gpu", "processes", "process_info"):
 				if g.hasPID && g.hasProcMem {
-					d.process(g, idx, now())
+					d.process(g, idx, !excerpt, now())
 				}
 			case pathIs(path, "nvidia_smi_log", "gpu", "processes"):
 				g.procsDone = true
@@ -244,12 +278,16 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 	// "unexpected EOF".
 	var synErr *xml.SyntaxError
 	eof := err == nil || errors.Is(err, io.EOF) || errors.As(err, &synErr) && synErr.Msg == "unexpected EOF"
-	cut := eof && (!whole || synErr != nil)
+	cut := eof && (!(whole || x.closeRoot) || synErr != nil)
 	switch {
 	case cut:
 		why := fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d before its end (</nvidia_smi_log>): the excerpt is cut there, so GPUs and processes after it are missing", first, d.lastLine)
 		if g != nil && !g.memDone {
-			why = fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d inside GPU %d's section, before its memory ends: GPU %d and what follows are missing", first, d.lastLine, idx, idx)
+			gpu := fmt.Sprintf("GPU %d", idx)
+			if excerpt {
+				gpu = fmt.Sprintf("GPU #%d of the excerpt", idx+1) // not its index
+			}
+			why = fmt.Sprintf("the nvidia-smi XML document from line %d stops at line %d inside %s's section, before its memory ends: %s and what follows are missing", first, d.lastLine, gpu, gpu)
 		}
 		d.r.meta.Warnings.Linef(d.lastLine, "%s", why)
 		if d.r.meta.Cut == "" {
@@ -259,6 +297,8 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 			// Its GPUs were read, its process list maybe not whole.
 			d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, now())
 		}
+	case startCut && d.gpus > gpusBefore:
+		d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, now())
 	case errors.Is(err, io.EOF):
 	case synErr != nil:
 		// Its line counts from the document's first line.
@@ -266,45 +306,107 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 	case err != nil:
 		return d.r.errorf(lineAt(), "nvidia-smi XML: %v", err)
 	}
-	if procsAll && idx >= 0 && !cut {
+	if procsAll && idx >= 0 && !cut && !excerpt {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, now())
 	}
 	return nil
 }
 
-// fbValue reads one child of a GPU's fb_memory_usage ("143771 MiB").
-func (d *smiXMLDecoder) fbValue(g *xmlGPU, key string, v []byte) {
-	n, ok := parseSize(v, MiB)
-	if !ok {
-		if isPlaceholder(v) || bytes.EqualFold(v, []byte("Not Supported")) {
-			switch key {
-			case "used":
-				g.noUsed = string(v)
-			case "total":
-				g.noTotal = true
-			}
-		}
-		return
-	}
-	switch key {
-	case "total":
-		g.mem.total, g.mem.hasTotal = n, true
-	case "reserved":
-		g.mem.reserved, g.mem.hasReserved = n, true
-	case "used":
-		g.mem.used, g.mem.hasUsed = n, true
-	case "free":
-		g.mem.free, g.mem.hasFree = n, true
-	}
-}
-
-// process emits one process_info of GPU idx at time t.
-func (d *smiXMLDecoder) process(g *xmlGPU, idx int32, t int64) {
-	s := sample{timeUs: t, gpu: idx, hasGPU: true, uuid: g.uuid, pid: g.pid, hasPID: true, process: g.procName}
+// process emits one process_info of GPU idx (when indexed: else its
+// UUID alone names it) at time t.
+func (d *smiXMLDecoder) process(g *xmlGPU, idx int32, indexed bool, t int64) {
+	s := sample{timeUs: t, gpu: idx, hasGPU: indexed, uuid: g.uuid, pid: g.pid, hasPID: true, process: g.procName}
 	if v, ok := parseSize(g.procMem, MiB); ok {
 		s.used, s.hasUsed = v, true
 	}
 	d.r.emit(&s)
+}
+
+// xmlParents names the element an nvidia-smi -q -x element read here
+// sits in, for an excerpt that starts inside it without its start tag.
+var xmlParents = map[string]string{
+	"gpu":             "nvidia_smi_log",
+	"timestamp":       "nvidia_smi_log",
+	"fb_memory_usage": "gpu",
+	"processes":       "gpu",
+	"process_info":    "processes",
+	"product_name":    "gpu",
+	"uuid":            "gpu",
+}
+
+// openedBefore reads doc's tokens and returns the elements, outermost
+// first, that were open where it starts: the end tags it closes without
+// opening them (an excerpt cut at its start), completed up to the root by
+// xmlParents; just the root when doc's top-level elements are not it (an
+// excerpt of <gpu> sections); none for a whole document. Errors: an
+// end tag that closes another element than the one open (the decoder's
+// syntax error: its line counts from doc's first). A syntax error at the
+// end (a cut inside a tag) ends the scan: the reading after says it.
+func openedBefore(doc []byte) (x xmlOpened, err *xml.SyntaxError) {
+	dec := xml.NewDecoder(bytes.NewReader(doc))
+	dec.Strict = true
+	var stack, closed []string
+	topLevel := ""
+	for {
+		tok, terr := dec.RawToken()
+		if terr != nil {
+			var se *xml.SyntaxError
+			if errors.As(terr, &se) && se.Msg != "unexpected EOF" {
+				return x, se
+			}
+			break
+		}
+		if len(stack)+len(closed) >= maxXMLDepth {
+			l, _ := dec.InputPos()
+			return x, &xml.SyntaxError{Msg: fmt.Sprintf("elements nested deeper than %d: not nvidia-smi -q -x output", maxXMLDepth), Line: l}
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			if len(stack) == 0 && topLevel == "" {
+				topLevel = e.Name.Local
+			}
+			stack = append(stack, e.Name.Local)
+		case xml.EndElement:
+			switch n := len(stack); {
+			case n == 0:
+				closed = append(closed, e.Name.Local)
+			case stack[n-1] != e.Name.Local:
+				l, _ := dec.InputPos()
+				return x, &xml.SyntaxError{Msg: fmt.Sprintf("element <%s> closed by </%s>", stack[n-1], e.Name.Local), Line: l}
+			default:
+				stack = stack[:n-1]
+			}
+		}
+	}
+	outer := topLevel
+	if len(closed) > 0 {
+		outer = closed[len(closed)-1]
+	}
+	x.open = closed
+	if outer != "nvidia_smi_log" {
+		// Added: the elements the outermost sits in, then the root.
+		added := 0
+		for p := xmlParents[outer]; p != "" && p != "nvidia_smi_log"; p = xmlParents[p] {
+			x.open = append(x.open, p)
+			added++
+		}
+		x.open = append(x.open, "nvidia_smi_log")
+		x.rootAdded = true
+		x.closeRoot = added == 0 && len(stack) == 0
+	}
+	slices.Reverse(x.open)
+	return x, nil
+}
+
+// xmlOpened is what openedBefore finds of an excerpt's start. open: the
+// elements open where it starts, outermost first. rootAdded: the root is
+// not in the excerpt (neither its start tag nor its end tag). closeRoot:
+// the root was added and the excerpt closes every element it opens and
+// no other was added, so the root's end tag is added after it; another
+// left open is a cut at the end.
+type xmlOpened struct {
+	open                 []string
+	rootAdded, closeRoot bool
 }
 
 // pathIs reports whether path is the elements want, from the root.

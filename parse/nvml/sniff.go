@@ -94,7 +94,7 @@ func sniffOne(head []byte) parse.Format {
 	if len(first) == 0 {
 		return parse.FormatUnknown
 	}
-	if x := firstLine(skipFences(head)); len(x) > 0 && x[0] == '<' && bytes.Contains(head, []byte("<nvidia_smi_log")) {
+	if x := firstLine(skipFences(head)); len(x) > 0 && x[0] == '<' && isSmiXML(head) {
 		return FormatNvidiaSmiXML // nvidia-smi -q -x, in a Markdown fence maybe
 	}
 	if isSmiText(head) {
@@ -434,4 +434,20 @@ func skipFences(head []byte) []byte {
 		}
 		head = rest
 	}
+}
+
+// smiXMLTags are element tags only nvidia-smi -q -x writes: its root, and
+// for an excerpt without it (a paste of a <gpu> section, or one cut at
+// its start) a GPU's section or its frame buffer's.
+var smiXMLTags = [][]byte{[]byte("<nvidia_smi_log"), []byte("<gpu id=\""), []byte("<fb_memory_usage>"), []byte("</fb_memory_usage>")}
+
+// isSmiXML reports whether head, a document starting with a tag, holds
+// one of smiXMLTags.
+func isSmiXML(head []byte) bool {
+	for _, t := range smiXMLTags {
+		if bytes.Contains(head, t) {
+			return true
+		}
+	}
+	return false
 }

@@ -147,3 +147,57 @@ func parseDecimal(b []byte) (float64, bool) {
 	}
 	return v, seen
 }
+
+// fbMem is a GPU's frame buffer as nvidia-smi -q ("FB Memory Usage") and
+// -q -x (<fb_memory_usage>) give it: Total, Reserved, Used and Free, each
+// a size in MiB, or no figure ("N/A", "Not Supported": a GPU with unified
+// memory), the GPU kept, its memory unknown.
+type fbMem struct {
+	s       sample // total, reserved, used and free (bytes), where figures
+	noUsed  string // Used's text where it is no figure
+	noTotal bool   // Total is no figure
+}
+
+// set reads the section's value v of key (-q's Total, Reserved, Used,
+// Free; -q -x's total, reserved, used, free); other keys, and values that
+// are neither a size nor a placeholder, are ignored.
+func (m *fbMem) set(key string, v []byte) {
+	n, ok := parseSize(v, MiB)
+	if !ok {
+		if isPlaceholder(v) || bytes.EqualFold(v, []byte("Not Supported")) {
+			switch key {
+			case "Used", "used":
+				m.noUsed = string(v)
+			case "Total", "total":
+				m.noTotal = true
+			}
+		}
+		return
+	}
+	switch key {
+	case "Total", "total":
+		m.s.total, m.s.hasTotal = n, true
+	case "Reserved", "reserved":
+		m.s.reserved, m.s.hasReserved = n, true
+	case "Used", "used":
+		m.s.used, m.s.hasUsed = n, true
+	case "Free", "free":
+		m.s.free, m.s.hasFree = n, true
+	}
+}
+
+// gpu reports whether the section makes a GPU's sample: Used given, a
+// figure or none.
+func (m *fbMem) gpu() bool { return m.s.hasUsed || m.noUsed != "" }
+
+// note tells r what a GPU without figures leaves unknown: the first Used
+// that is no figure (field names it in the message), and a Total that is
+// none (see unifiedNoMemory).
+func (m *fbMem) note(r *Reader, field string) {
+	if !m.s.hasUsed && r.usedPlaceholder == "" {
+		r.usedPlaceholder, r.usedField = m.noUsed, field
+	}
+	if !m.s.hasTotal && m.noTotal {
+		r.totalPlaceholders++
+	}
+}
