@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/internal/sizes"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -324,7 +325,14 @@ func writeFragmentation(w io.Writer, f Finding) {
 	if f.Device != nil {
 		dev = fmt.Sprintf(", GPU %d", *f.Device)
 	}
-	fmt.Fprintf(w, "Fragmentation %s%s\n", where, dev)
+	title := "Fragmentation"
+	switch d.SplitShape {
+	case oom.ShapePinned:
+		title = "Pinned free memory (not fragmented)"
+	case oom.ShapeUnknown:
+		title = "Fragmentation or pinned free memory"
+	}
+	fmt.Fprintf(w, "%s %s%s\n", title, where, dev)
 	split, reserved := sz(d.InactiveSplitBytes), szp(m.ReservedBytes)
 	if m.ReservedBytes != nil {
 		split, reserved = sizes.Of(d.InactiveSplitBytes, *m.ReservedBytes, sz)
