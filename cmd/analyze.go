@@ -262,7 +262,7 @@ func readSources(ins []report.Input) []report.Source {
 	for _, in := range ins {
 		if in.Error == "" {
 			if f := pipeline.FamilyOf(in.Format); f != "" {
-				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged})
+				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged, Empty: in.Empty})
 			}
 		}
 	}
