@@ -69,7 +69,8 @@ content, and reports what holds GPU memory, ranked:
   trend          NVML samples: one GPU's or process's used memory and its trend
   non-pytorch    memory a process used outside PyTorch's caching allocator (a
                  snapshot joined with an NVML process log)
-  fragmentation  much free memory split around live blocks at the end
+  fragmentation  much free memory split around live blocks at the end: in
+                 many pieces (fragmentation) or mostly one (pinned free memory)
   live           held at the end, but the trace does not say when it was allocated
   retained       allocated once and held without growing (weights, optimizer
                  state, workspaces, a framework's caching pool)
@@ -261,7 +262,7 @@ func readSources(ins []report.Input) []report.Source {
 	for _, in := range ins {
 		if in.Error == "" {
 			if f := pipeline.FamilyOf(in.Format); f != "" {
-				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged})
+				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged, Empty: in.Empty})
 			}
 		}
 	}

@@ -856,3 +856,22 @@ func TestReportWeeklyMergesSanitizerErrors(t *testing.T) {
 		t.Errorf("the second day: %d records, %d listed; want 4, 4", d.Summary.ToolErrors, len(d.ToolErrors))
 	}
 }
+
+// The summary's GPU count is of the GPUs NVML sample logs name: the fleet's
+// one nvidia-smi log samples one H200 (query_gpu.csv, index 0), while its
+// three snapshots name CUDA device 0 on two hosts, which may or may not be
+// that GPU. Before h43b the card read "1 GPU", as if the fleet had one.
+func TestReportCountsGPUsSampledByNVML(t *testing.T) {
+	root := fleet(t)
+	out := filepath.Join(t.TempDir(), "r.md")
+	if code, _, errs := run(t, nil, "report", root, "-o", out); code != 0 {
+		t.Fatalf("%.200q", errs)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "- **1** GPU sampled by NVML\n") {
+		t.Errorf("summary lacks \"**1** GPU sampled by NVML\": %.200q", md)
+	}
+}

@@ -899,7 +899,7 @@ func (f *folder) finish() *report.Daily {
 		return a.GPU < b.GPU
 	})
 	if len(d.GPUs) > report.DailyMaxItems {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d GPUs; the %d worst are listed", len(d.GPUs), report.DailyMaxItems))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d GPUs sampled by NVML; the %d worst are listed", len(d.GPUs), report.DailyMaxItems))
 		d.GPUs = d.GPUs[:report.DailyMaxItems]
 	}
 	sort.Slice(d.Jobs, func(i, j int) bool {

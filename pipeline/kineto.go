@@ -52,8 +52,12 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 			// A header alone: nothing says how the events were recorded.
 			msg = fmt.Sprintf("no traceEvents member: the file holds a PyTorch profiler trace's header (%s) and no events (a trace cut before its events, or saved without them); give the whole trace, as export_chrome_trace wrote it", strings.Join(meta.HeaderKeys, ", "))
 		case meta.Events == 0:
-			// No event of any kind: nothing shows how it was recorded.
-			msg = "a PyTorch profiler trace that holds no events (its traceEvents is empty): nothing was recorded, so nothing shows how the profiler was set up; " + record
+			// A whole trace of no event (the profiler stopped before its
+			// first step, or a schedule whose active steps never came):
+			// read, and said to judge nothing, so that no gate passes on
+			// it and no "no finding" stands for it.
+			why := "the trace holds no events (its traceEvents is empty): nothing can be judged from it; the profiler recorded nothing (stopped before any step, or a schedule whose active steps never came), so nothing shows how it was set up either; " + record
+			return report.Input{Path: in.Name, Format: string(format), Warnings: append(meta.Warnings.Strings(), why), Empty: why}, nil, nil
 		case meta.ProfileMemory != nil && *meta.ProfileMemory && a.ProfilerSteps() >= snapshot.MinIterations:
 			// The allocator's every allocation and free is an event: with
 			// none in steps enough to judge growth, nothing it manages

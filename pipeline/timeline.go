@@ -37,8 +37,13 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	rin := report.Input{Path: in.Name, Format: string(format)}
 	if len(tl.TimesUs) == 0 {
-		rin.Warnings = append(rin.Warnings, "the memory timeline is empty: no tensor was seen on the device (was it exported for the right device, e.g. device=\"cuda:0\"?)")
-		rin.LeaksUnjudged = "the memory timeline is empty"
+		what := "the memory timeline is empty"
+		if format == kineto.FormatMemoryTimelineRaw {
+			what = "the memory timeline is empty (an empty JSON array, [], as export_memory_timeline writes a .raw.json with no event)"
+		}
+		why := what + ": it holds no events, nothing can be judged from it; no tensor was seen on the device (was it exported for the right device, e.g. device=\"cuda:0\", and after the profiled steps?)"
+		rin.Warnings = append(rin.Warnings, why)
+		rin.LeaksUnjudged, rin.Empty = "the memory timeline is empty", why
 		return rin, nil, nil
 	}
 	var fs []report.Finding

@@ -273,7 +273,7 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	for _, p := range fr.Pools {
 		mem.Pools = append(mem.Pools, poolMemory(p))
 	}
-	d := &FragmentationDetail{At: fr.At, Segments: s.Segments, FreeBytes: s.FreeBytes, InactiveSplitBytes: s.InactiveSplitBytes, MisfitSegments: s.MisfitSegments}
+	d := &FragmentationDetail{At: fr.At, Segments: s.Segments, FreeBytes: s.FreeBytes, InactiveSplitBytes: s.InactiveSplitBytes, MisfitSegments: s.MisfitSegments, SplitShape: fr.Shape}
 	if fr.At == "end" {
 		d.FreeBlocks, d.InactiveSplitBlocks = ptr(s.FreeBlocks), ptr(s.InactiveSplitBlocks)
 		d.FragmentationRatio = ptr(round(s.Ratio(), 4))
@@ -294,8 +294,17 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 	if fr.Expandable {
 		where += " (in expandable segments: the free part of the pages that live blocks also use)"
 	}
-	f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
-		IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
+	switch fr.Shape {
+	case oom.ShapePinned:
+		f.Message = fmt.Sprintf("pinned free memory: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
+			IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, pinnedBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
+	case oom.ShapeUnknown:
+		f.Message = fmt.Sprintf("fragmentation or pinned free memory: %s of PyTorch's %s reserved is free but split around live blocks %s, in %s: empty_cache() cannot return it; the set does not give their sizes, so whether it lies in many small pieces that a large request does not fit (fragmentation) or in a few large ones cannot be told; %s",
+			IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, plural(s.InactiveSplitBlocks, "split block", "split blocks"), fr.Advice)
+	default:
+		f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
+			IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
+	}
 	if s.MisfitSegments > 0 {
 		which := "one segment do not fit it"
 		if s.MisfitSegments > 1 {
@@ -314,18 +323,49 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 // JSON only: with whole segments free it says little of the split.
 func splitBlocks(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState) string {
 	out := ": empty_cache() cannot return it"
-	grow := "larger requests need new segments"
+	if s.LargestSplitBytes >= 0 {
+		out = fmt.Sprintf(", the largest split block %s", IBytes(s.LargestSplitBytes)) + out
+	}
 	if expandable {
 		out += " (it unmaps only whole free pages)"
+	}
+	return out + wholeFree(s, expandable, pools)
+}
+
+// pinnedBlocks is splitBlocks for split memory that lies mostly in one
+// block (oom.ShapePinned): it says that requests up to that block fit,
+// and what keeps empty_cache() from returning it.
+func pinnedBlocks(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState) string {
+	largest, out, pin := s.LargestSplitBytes, "", ": live blocks in the same segments keep empty_cache() from returning it"
+	switch {
+	case s.InactiveSplitBlocks == 1:
+		largest, out, pin = s.InactiveSplitBytes, ", in one free split block", ": the live blocks of its segment keep empty_cache() from returning it"
+	case largest >= 0:
+		out = fmt.Sprintf(", %s of it in the largest of %d split blocks", IBytes(largest), s.InactiveSplitBlocks)
+	}
+	out += pin
+	if expandable {
+		out += " (it unmaps only whole free pages)"
+	}
+	if largest >= 0 {
+		out += fmt.Sprintf(", but it is not fragmented: requests up to %s fit in it", IBytes(largest))
+	}
+	return out + wholeFree(s, expandable, pools)
+}
+
+// wholeFree is the tail of splitBlocks and pinnedBlocks: what larger
+// requests need, and the wholly free segments (or runs of whole free
+// pages) beside the split memory.
+func wholeFree(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState) string {
+	out := ""
+	grow := "larger requests need new segments"
+	if expandable {
 		grow = "larger requests need more pages mapped"
 		for _, p := range pools {
 			if !p.Expandable && p.InactiveSplitBytes > 0 {
 				grow = "larger requests need new segments or more pages mapped"
 			}
 		}
-	}
-	if s.LargestSplitBytes >= 0 {
-		out = fmt.Sprintf(", the largest split block %s", IBytes(s.LargestSplitBytes)) + out
 	}
 	whole, n := s.FreeBytes-s.InactiveSplitBytes, s.WholeFreeBlocks
 	if s.LargestFreeBytes < 0 || whole <= 0 || n <= 0 {

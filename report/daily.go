@@ -98,7 +98,13 @@ type DailySummary struct {
 	InputsWithWarnings int `json:"inputs_with_warnings"`
 	Jobs               int `json:"jobs"`
 	Hosts              int `json:"hosts"`
-	GPUs               int `json:"gpus"`
+	// GPUs counts the GPUs that NVML sample logs name (nvidia-smi,
+	// pynvml, gpustat, DCGM, gpuleak capture), one per host, job and GPU
+	// (DailyGPU): the GPUs listed in GPUs. The devices that snapshots and
+	// OOM messages name are not counted: a CUDA device index counts from
+	// the process's CUDA_VISIBLE_DEVICES and need not be NVML's index, so
+	// it cannot be told whether it names a GPU already counted.
+	GPUs int `json:"gpus"`
 	// Leaks counts leak findings, LeakSites the distinct sites among them.
 	Leaks     int   `json:"leaks"`
 	LeakSites int   `json:"leak_sites"`

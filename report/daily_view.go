@@ -173,7 +173,7 @@ func newDailyView(d *Daily) *dailyView {
 	// ("1 job", "2 jobs"), as the Markdown page reads it: "**1** job".
 	v.Cards = []card{
 		{noun(s.Jobs, "job", "jobs"), fmt.Sprint(s.Jobs), false},
-		{noun(s.GPUs, "GPU", "GPUs"), fmt.Sprint(s.GPUs), false},
+		{noun(s.GPUs, "GPU sampled by NVML", "GPUs sampled by NVML"), fmt.Sprint(s.GPUs), false},
 		{noun(s.Leaks, "leak", "leaks"), leaks, s.Leaks > 0},
 		{noun(s.OOMs, "OOM", "OOMs"), fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{noun(s.Growing, "growing GPU or process", "growing GPUs and processes"), fmt.Sprint(s.Growing), s.Growing > 0},

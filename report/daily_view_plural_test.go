@@ -51,7 +51,7 @@ func TestDailyLeakSiteCounts(t *testing.T) {
 func TestDailyCardLabelsAgree(t *testing.T) {
 	d := &Daily{}
 	d.Summary = DailySummary{Jobs: 1, Hosts: 1, GPUs: 1, Leaks: 1, LeakSites: 1, OOMs: 1, Growing: 1}
-	want := map[string]string{"job": "1", "host": "1", "GPU": "1", "leak": "1 at 1 site", "OOM": "1", "growing GPU or process": "1"}
+	want := map[string]string{"job": "1", "host": "1", "GPU sampled by NVML": "1", "leak": "1 at 1 site", "OOM": "1", "growing GPU or process": "1"}
 	got := map[string]string{}
 	for _, c := range newDailyView(d).Cards {
 		got[c.Label] = c.Value
@@ -66,7 +66,7 @@ func TestDailyCardLabelsAgree(t *testing.T) {
 	for _, c := range newDailyView(d).Cards {
 		got[c.Label] = c.Value
 	}
-	for l, v := range map[string]string{"jobs": "2", "hosts": "3", "GPUs": "0", "OOMs": "2", "leaks": "0"} {
+	for l, v := range map[string]string{"jobs": "2", "hosts": "3", "GPUs sampled by NVML": "0", "OOMs": "2", "leaks": "0"} {
 		if got[l] != v {
 			t.Errorf("card %q = %q, want %q (cards %v)", l, got[l], v, got)
 		}

@@ -257,6 +257,9 @@ type Source struct {
 	// LeaksUnjudged is Input.LeaksUnjudged: why the input could not judge
 	// leaks; "" when it could, or shows no leaks of any kind.
 	LeaksUnjudged string
+	// Empty is Input.Empty: why no gate can be judged on the input (it
+	// holds no event); "" when it holds something.
+	Empty string
 }
 
 // NotJudged is an input a gate could not be judged on, and why.
@@ -293,14 +296,17 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 	for _, g := range gs {
 		can, cannot := g.judging(in.Sources)
 		switch {
-		case in.Sources == nil || g.families() == nil:
+		case in.Sources == nil:
+		case g.families() == nil && (can > 0 || len(cannot) == 0):
+			// Any input answers the gate (an OOM, a baseline's new
+			// sites): judged, on all but the empty ones.
 		case can == 0 && len(cannot) == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
 				Why: "no input is " + g.sources() + ", the only inputs that give what it counts"})
 			continue
 		case can == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, NotJudgedOn: cannot, g: g,
-				Why: "no input given could judge " + g.Name + "s: " + notJudgedList(cannot)})
+				Why: "no input given could judge " + g.judged() + ": " + notJudgedList(cannot)})
 			continue
 		}
 		why, ok := g.eval(in)
@@ -315,13 +321,18 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 	return out
 }
 
-// judging counts the sources of the gate's families that can give what
-// it counts, and lists those that cannot (a leak gate's snapshot without
-// a trace).
+// judging counts the sources of the gate's families (every source, for
+// a gate any input answers) that can give what it counts, and lists those
+// that cannot (an input that holds no event; a leak gate's snapshot
+// without a trace).
 func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 	fams := g.families()
 	for _, s := range srcs {
-		if !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) {
+		if fams != nil && !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) {
+			continue
+		}
+		if s.Empty != "" {
+			cannot = append(cannot, NotJudged{Path: s.Path, Why: s.Empty})
 			continue
 		}
 		if g.Name == string(KindLeak) && s.LeaksUnjudged != "" {
@@ -331,6 +342,20 @@ func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 		can++
 	}
 	return can, cannot
+}
+
+// judged names what the gate counts, for "no input given could judge
+// ...": leaks, OOMs, retained memory.
+func (g Gate) judged() string {
+	switch g.Name {
+	case string(KindOOM):
+		return "OOMs"
+	case string(KindLive), string(KindRetained), string(KindPendingFree), string(KindNonPyTorch):
+		return g.Name + " memory"
+	case string(KindFragmentation), gateSanitizerErrors:
+		return g.Name
+	}
+	return g.Name + "s"
 }
 
 // maxNotJudgedListed bounds the inputs a gate's why names; the JSON

@@ -266,6 +266,14 @@ type FragmentationDetail struct {
 	// ones (InactiveSplitBytes): the largest request they can serve; null
 	// without blocks (stats).
 	LargestSplitBlockBytes *int64 `json:"largest_split_block_bytes"`
+	// SplitShape is how the split memory lies: "scattered" (the largest
+	// split block holds less than half of it: fragmentation, a request
+	// larger than that block does not fit), "pinned" (one block, or the
+	// largest, holds at least half: requests up to its size fit, and the
+	// live blocks of its segment keep empty_cache() from returning it) or
+	// "unknown" (stats that count several split blocks but not their
+	// sizes).
+	SplitShape string `json:"split_shape"`
 	// MisfitSegments counts segments whose blocks do not fit them (outside
 	// the segment, or adding up past its total_size): an inconsistent
 	// snapshot, named in the input's warnings. FreeBytes then counts what

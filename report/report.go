@@ -137,6 +137,12 @@ type Input struct {
 	// judged on it (see GateResult). Absent when it could judge leaks, and
 	// for inputs of other kinds.
 	LeaksUnjudged string `json:"leaks_unjudged,omitempty"`
+	// Empty says why nothing can be judged from this input although it
+	// was read: it holds no event (a profiler trace whose traceEvents is
+	// [], a memory timeline with no point). No gate is judged on it (see
+	// GateResult), and gpuleak oom lists it among the inputs that cannot
+	// show an OOM. Absent for an input that holds something.
+	Empty string `json:"empty,omitempty"`
 
 	// ---- NVML sample logs (findings of kind "trend") ----
 

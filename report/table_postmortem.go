@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/internal/sizes"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -42,12 +43,17 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 	blind := map[int]bool{} // inputs whose kind cannot show an OOM, said in the headline
 	if len(ooms) == 0 {
 		var can, cannot []string
+		blindWhy := "none of their kinds can show one"
 		for i, in := range r.Inputs {
 			switch why := OOMBlind(in.Format); {
 			case in.Error != "":
 			case why != "" && slices.Contains(in.Warnings, why):
 				blind[i] = true
 				cannot = append(cannot, fmt.Sprintf("  %s: %s", in.Path, why))
+			case in.Empty != "":
+				// A trace of no event: its kind could have shown one.
+				blind[i], blindWhy = true, "none of them can show one"
+				cannot = append(cannot, fmt.Sprintf("  %s: %s", in.Path, in.Empty))
 			default:
 				can = append(can, in.Path)
 			}
@@ -56,7 +62,7 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 		case len(cannot) == 0:
 			fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
 		case len(can) == 0:
-			fmt.Fprintln(ew, "\nNo out-of-memory error can be told from these inputs: none of their kinds can show one.")
+			fmt.Fprintf(ew, "\nNo out-of-memory error can be told from these inputs: %s.\n", blindWhy)
 			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
 		default:
 			fmt.Fprintf(ew, "\nNo out-of-memory error in the inputs that can show one (%s); these cannot show one:\n", strings.Join(can, ", "))
@@ -95,6 +101,9 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 		c.Inputs = slices.Clone(r.Inputs)
 		for i := range blind {
 			why := OOMBlind(c.Inputs[i].Format)
+			if why == "" {
+				why = c.Inputs[i].Empty
+			}
 			c.Inputs[i].Warnings = slices.DeleteFunc(slices.Clone(c.Inputs[i].Warnings), func(w string) bool { return w == why })
 		}
 		r = &c
@@ -324,7 +333,14 @@ func writeFragmentation(w io.Writer, f Finding) {
 	if f.Device != nil {
 		dev = fmt.Sprintf(", GPU %d", *f.Device)
 	}
-	fmt.Fprintf(w, "Fragmentation %s%s\n", where, dev)
+	title := "Fragmentation"
+	switch d.SplitShape {
+	case oom.ShapePinned:
+		title = "Pinned free memory (not fragmented)"
+	case oom.ShapeUnknown:
+		title = "Fragmentation or pinned free memory"
+	}
+	fmt.Fprintf(w, "%s %s%s\n", title, where, dev)
 	split, reserved := sz(d.InactiveSplitBytes), szp(m.ReservedBytes)
 	if m.ReservedBytes != nil {
 		split, reserved = sizes.Of(d.InactiveSplitBytes, *m.ReservedBytes, sz)

@@ -371,9 +371,29 @@ type FragmentationReport struct {
 	Expandable bool
 	// Pools by pool, snapshot only.
 	Pools []snapshot.PoolState
+	// Shape is how the split memory lies: ShapeScattered, ShapePinned or
+	// ShapeUnknown (see splitShape).
+	Shape string
 	// Advice says what to change.
 	Advice string
 }
+
+// Shapes of the free memory of a FragmentationReport. The string values
+// are part of the report's schema (split_shape).
+const (
+	// ShapeScattered: the largest split block holds less than half of the
+	// split memory: it lies in many pieces, and a request larger than the
+	// largest does not fit although their sum would (fragmentation).
+	ShapeScattered = "scattered"
+	// ShapePinned: one split block, or the largest, holds at least half of
+	// the split memory: requests up to its size fit; what keeps the memory
+	// is the live blocks of its segment, which keep empty_cache() from
+	// returning it (reserved but not returnable, not fragmented).
+	ShapePinned = "pinned"
+	// ShapeUnknown: memory_stats() or memory_summary() counts more than
+	// one split block but not their sizes.
+	ShapeUnknown = "unknown"
+)
 
 // StatsAt is a memory_stats()/memory_summary() set, by its input and
 // line, taken at OOMs[OOM].
@@ -2753,6 +2773,28 @@ func summaryShows(sum, stats *AllocatorStats) bool {
 
 const endFragmentationAdvice = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+), or max_split_size_mb before 2.1, or allocate long-lived buffers before short-lived ones so that they do not split the segments"
 
+// pinnedAdvice is the advice for split memory that lies mostly in one
+// block (ShapePinned): no allocator setting against fragmentation helps
+// requests that already fit; what returns it is freeing, or not placing,
+// the live blocks of its segment, or expandable segments, whose whole free
+// pages empty_cache() unmaps.
+const pinnedAdvice = "it matters only when another process needs the memory or a larger request comes: free the live blocks that share its segment, or allocate long-lived buffers before large short-lived ones so that they do not share a segment; with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) empty_cache() unmaps a segment's whole free pages beside live blocks"
+
+// splitShape tells whether split free memory s is scattered or pinned
+// (see ShapeScattered): by its largest split block where the snapshot
+// gives it, by the count of split blocks where only one is counted.
+func splitShape(s snapshot.PoolState) string {
+	switch {
+	case s.LargestSplitBytes >= 0 && 2*s.LargestSplitBytes >= s.InactiveSplitBytes:
+		return ShapePinned
+	case s.LargestSplitBytes >= 0:
+		return ShapeScattered
+	case s.InactiveSplitBlocks == 1:
+		return ShapePinned
+	}
+	return ShapeUnknown
+}
+
 // worthReporting says whether free memory that cannot be returned is large.
 func worthReporting(split, reserved int64) bool {
 	return split >= fragmentationMinSplit && (float64(split) >= fragmentationMinShare*float64(reserved) || split >= fragmentationMinLarge)
@@ -2775,7 +2817,10 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 			if !worthReporting(f.InactiveSplitBytes, f.ReservedBytes) {
 				continue
 			}
-			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice, Pools: dm.Pools}
+			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice, Pools: dm.Pools, Shape: splitShape(f)}
+			if fr.Shape == ShapePinned {
+				fr.Advice = pinnedAdvice
+			}
 			if exp := f.InactiveSplitBytes - dm.Fixed.InactiveSplitBytes; exp > 0 {
 				fr.Expandable = true
 				if exp >= dm.Fixed.InactiveSplitBytes {
@@ -2806,7 +2851,11 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 			ps.InactiveSplitBlocks = int(n)
 		}
 		ps.FreeBytes = ps.ReservedBytes - ps.ActiveBytes
-		out = append(out, FragmentationReport{Path: s.Path, Format: s.Format, Device: st.Device, At: st.Source, State: ps, Advice: endFragmentationAdvice})
+		fr := FragmentationReport{Path: s.Path, Format: s.Format, Device: st.Device, At: st.Source, State: ps, Advice: endFragmentationAdvice, Shape: splitShape(ps)}
+		if fr.Shape == ShapePinned {
+			fr.Advice = pinnedAdvice
+		}
+		out = append(out, fr)
 	}
 	return out
 }

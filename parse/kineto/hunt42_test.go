@@ -25,7 +25,13 @@ func TestHunt42ShortTimelines(t *testing.T) {
 		{`[[1796363357167032253, 2, 4194304, 7], [1796363357167032999, 4, -4194304, 7]]`, FormatMemoryTimelineRaw},
 		{`[[1, 2], [3, 4]]`, parse.FormatUnknown},
 		{`[[1], ["a"]]`, parse.FormatUnknown},
-		{`[]`, parse.FormatUnknown},
+		// export_memory_timeline_raw json.dumps its list of events, empty
+		// when none was of the device: h43b reads it (it holds nothing
+		// to judge, and says so) where s42 refused it.
+		{`[]`, FormatMemoryTimelineRaw},
+		{" [ \n ] \n", FormatMemoryTimelineRaw},
+		{`[] x`, parse.FormatUnknown},
+		{`[]]`, parse.FormatUnknown},
 	} {
 		if got := SniffTimeline([]byte(c.head)); got != c.want {
 			t.Errorf("%q: %q, want %q", c.head, got, c.want)

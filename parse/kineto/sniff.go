@@ -104,7 +104,11 @@ var (
 	timelineHead  = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*-?\d+\s*,`)
 	timelineShort = lazyre.New(`^\[\s*\[\s*(?:-?\d+\s*(?:,\s*-?\d+\s*)*)?\]\s*,\s*\[\s*(?:\[\s*-?\d|\])`)
 	rawHead       = lazyre.New(`^\[\s*\[\s*-?\d+\s*,\s*[1-4]\s*,\s*-?\d+\s*,\s*-?\d+\s*\]\s*(,|\])`)
-	htmlTitle     = []byte("<title>GPU Memory Timeline HTML</title>")
+	// rawEmpty is a whole input that is an empty JSON array: the
+	// .raw.json of a timeline that saw no event (its list of events
+	// empty). The head must hold all of it: nothing may follow.
+	rawEmpty  = lazyre.New(`^\[\s*\]\s*$`)
+	htmlTitle = []byte("<title>GPU Memory Timeline HTML</title>")
 )
 
 // SniffFormat returns the format of a PyTorch profiler output whose
@@ -125,7 +129,7 @@ func SniffFormat(head []byte) parse.Format {
 func SniffTimeline(head []byte) parse.Format {
 	h := bytes.TrimLeft(head, " \t\r\n")
 	switch {
-	case rawHead.Match(h):
+	case rawHead.Match(h), rawEmpty.Match(h):
 		return FormatMemoryTimelineRaw
 	case timelineHead.Match(h), timelineShort.Match(h):
 		return FormatMemoryTimeline

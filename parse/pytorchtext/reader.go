@@ -51,9 +51,22 @@ type Metadata struct {
 	UnifiedMemory *UnifiedMemory
 }
 
-// maxLine is the longest line read whole; the rest of a longer line is
-// skipped (an out-of-memory message is a few hundred bytes).
+// maxLine is the longest line read whole; a longer line (a log written
+// without line ends, a progress bar's carriage returns cut off) is read in
+// pieces of at most maxLine bytes, each read as a line of the same number
+// (see readLine).
 const maxLine = 1 << 20
+
+// pieceWindow is the end of a piece of a long line searched for the start
+// of an out-of-memory message, and pieceLead the bytes kept before that
+// start (an exception's name, a log record's prefix): a message that
+// starts within pieceWindow of the cut begins the next piece instead, so
+// that it is read whole (a message is a few hundred bytes; with the
+// processes it lists, a few KiB).
+const (
+	pieceWindow = 64 << 10
+	pieceLead   = 512
+)
 
 // maxTracebacks bounds the tracebacks followed at once (one per line
 // prefix, e.g. per rank of a launcher's log).
@@ -134,6 +147,19 @@ type Reader struct {
 	summary  *summary
 	pending  *pendingMessage // a message that may go on on the next line
 	meta     Metadata
+	// long is the rest of a line longer than maxLine, read but not yet
+	// returned (see readLine).
+	long longRest
+}
+
+// longRest is the part of a long line past the piece readLine returned:
+// its bytes, whether the line's end (ended, with endErr) is among them,
+// and that the next piece continues a line already counted.
+type longRest struct {
+	rest   []byte
+	ended  bool
+	endErr error
+	cont   bool
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -214,30 +240,54 @@ func (r *Reader) maybeFlush(t Table) {
 	}
 }
 
-// readLine returns the next line without its end of line, at most maxLine
-// bytes of it.
+// readLine returns the next line without its end of line. A line longer
+// than maxLine comes in pieces, each returned as a line of the same
+// number: the first maxLine bytes, cut earlier where an out-of-memory
+// message starts within pieceWindow of the cut (see pieceCut), then the
+// rest the same way. Every byte is read; text that spans a cut (other than
+// a message's start) is read as two lines.
 func (r *Reader) readLine() (string, error) {
-	var buf []byte
+	buf, ended, endErr, cont := r.long.rest, r.long.ended, r.long.endErr, r.long.cont
+	r.long = longRest{}
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		if text := bytes.TrimRight(chunk, "\r\n"); len(buf)+len(text) <= maxLine {
-			buf = append(buf, chunk...) // the line ending may pass maxLine
-		} else {
-			// Bytes are dropped. (buf is often full already: 1 MiB is a
-			// multiple of the buffer's size.)
-			buf = append(buf, chunk[:min(max(maxLine-len(buf), 0), len(chunk))]...)
-			r.meta.Warnings.Once("long", parse.InlineNote(int(r.line+1), -1, "line %d is longer than %d bytes; only its start was read", r.line+1, maxLine))
+		if !ended {
+			chunk, err := r.br.ReadSlice('\n')
+			buf = append(buf, chunk...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				ended, endErr = true, err
+			}
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
+		if len(bytes.TrimRight(buf, "\r\n")) > maxLine {
+			cut := pieceCut(buf[:maxLine])
+			r.long = longRest{rest: append([]byte(nil), buf[cut:]...), ended: ended, endErr: endErr, cont: true}
+			if !cont {
+				r.line++
+				r.meta.Lines = r.line
+			}
+			r.meta.Warnings.Once("long", parse.InlineNote(int(r.line), -1, "line %d is longer than %d bytes; it was read in pieces of at most that size, so text that spans a cut between them (other than an out-of-memory message's start) is read as two lines", r.line, maxLine))
+			return string(buf[:cut]), nil
+		}
+		if !ended {
 			continue
 		}
-		if len(buf) > 0 || err == nil {
+		if !cont && (len(buf) > 0 || endErr == nil) {
 			r.line++
 			r.meta.Lines = r.line
 		}
-		s := strings.TrimRight(string(buf), "\r\n")
-		return s, err
+		return strings.TrimRight(string(buf), "\r\n"), endErr
 	}
+}
+
+// pieceCut is where the piece of a long line that starts with piece
+// (maxLine bytes) ends: before an out-of-memory message that starts in its
+// last pieceWindow bytes, with pieceLead bytes of what precedes it, so
+// that the message begins the next piece whole; else at its end.
+func pieceCut(piece []byte) int {
+	from := len(piece) - pieceWindow
+	if j := findOOM(string(piece[from:]), 0); j >= 0 {
+		return from + max(j-pieceLead, 0)
+	}
+	return len(piece)
 }
 
 // ansiRe matches terminal escape sequences (colours, cursor moves) that

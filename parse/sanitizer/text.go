@@ -125,6 +125,12 @@ func (s *textSource) readLine() (string, bool, error) {
 		chunk, err := s.br.ReadSlice('\n')
 		s.scratch = append(s.scratch, chunk...)
 		if len(s.scratch) > maxLine {
+			if !s.seenAny {
+				// No tool line yet: nothing says this is a report (a
+				// long log scanned for one, see pipeline/longtext.go).
+				return "", false, &parse.Error{File: s.name, Offset: -1, Line: int(s.line + 1), Err: parse.ErrNotMine,
+					Msg: fmt.Sprintf("line longer than %d MiB before any compute-sanitizer line: not a compute-sanitizer report", maxLine>>20)}
+			}
 			return "", false, parse.LineErrorf(s.name, int(s.line+1), "line longer than %d MiB: not a text log", maxLine>>20)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
