@@ -466,7 +466,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
-	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
@@ -647,11 +647,52 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// llama.cpp); its HIP builds print the same words.
 	{"cudaMalloc failed: out of memory", "the CUDA runtime"},
 	// TensorRT's default allocator: 8.x and later "[defaultAllocator.cpp::
-	// allocate::N] Error Code 1: Cuda Runtime (out of memory)", 7.x
-	// "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
-	// memory)".
+	// allocate::N] Error Code 1: Cuda Runtime (out of memory)"; 7.x's
+	// "Cuda Error in allocate: 2 (out of memory)" is read by trtAllocLen.
 	{"Cuda Runtime (out of memory)", "TensorRT"},
-	{"Cuda Error in allocate: 2 (out of memory)", "TensorRT"},
+}
+
+// trtAllocPhrase ends TensorRT 7's logger's words for its default
+// allocator's failed cudaMalloc, "Cuda Error in FUNC: 2 (out of memory)"
+// (2 is cudaErrorMemoryAllocation), FUNC being the C++ __FUNCTION__ of
+// the allocator: "allocate" as GCC names it ("../rtSafe/safeRuntime.cpp
+// (25) - Cuda Error in allocate: 2 (out of memory)"), the qualified
+// "nvinfer1::internal::DefaultAllocator::allocate" as MSVC does (the
+// Windows builds: "C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error
+// in nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)").
+// The message starts at "Cuda Error in " (see trtAllocLen).
+const trtAllocPhrase = "allocate: 2 (out of memory)"
+
+// trtAllocRe matches TensorRT 7's allocator status at the start of a
+// text: "Cuda Error in ", "allocate" or a C++ name qualified down to
+// "::allocate", then ": 2 (out of memory)".
+var trtAllocRe = lazyre.New(`^Cuda Error in (?:[A-Za-z_]\w*::)*allocate: 2 \(out of memory\)`)
+
+// trtAllocLen returns the length of TensorRT 7's allocator status at the
+// start of s (see trtAllocPhrase), 0 when s does not start with one.
+func trtAllocLen(s string) int {
+	if !strings.HasPrefix(s, "Cuda Error in ") {
+		return 0
+	}
+	if loc := trtAllocRe.Re().FindStringIndex(s); loc != nil {
+		return loc[1]
+	}
+	return 0
+}
+
+// trtAllocStart returns where the status whose trtAllocPhrase was found at
+// line[i] starts ("Cuda Error in "), -1 when the words before it are not
+// TensorRT 7's.
+func trtAllocStart(line string, i int) int {
+	j := i
+	for j > 0 && (isIdentByte(line[j-1]) && line[j-1] != '.' || line[j-1] == ':') {
+		j--
+	}
+	j -= len("Cuda Error in ")
+	if j < 0 || trtAllocLen(line[j:]) == 0 {
+		return -1
+	}
+	return j
 }
 
 // ggmlAllocRe reads what llama.cpp's ggml CUDA backend prints before
@@ -760,6 +801,9 @@ func libraryAt(s string) (library string, n int) {
 			lead++
 		}
 	}
+	if n := trtAllocLen(s[lead:]); n > 0 {
+		return "TensorRT", lead + n
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -775,7 +819,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Library returns the CUDA library that ran out of memory in a
 // GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
-// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime"); "" for
+// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "TensorRT",
+// "llama.cpp (ggml)"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
 	if ggmlTextRe.Re().MatchString(text) {
@@ -785,6 +830,9 @@ func Library(text string) string {
 		if strings.Contains(text, l.phrase) {
 			return l.library
 		}
+	}
+	if i := strings.Index(text, "Cuda Error in "); i >= 0 && trtAllocLen(text[i:]) > 0 {
+		return "TensorRT"
 	}
 	return ""
 }
@@ -876,6 +924,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == gen1Body || p == gen2Body || p == gen2BodyTypo {
 		return bodyStart(line, i, p)
+	}
+	if p == trtAllocPhrase {
+		return trtAllocStart(line, i)
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1108,6 +1159,9 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		if strings.HasPrefix(line[at:], l.phrase) {
 			leadIn, whole = false, wholeStatusLine(l.phrase)
 		}
+	}
+	if trtAllocLen(line[at:]) > 0 {
+		leadIn = false // TensorRT 7's status, after its logger's place
 	}
 	switch {
 	case strings.HasSuffix(before, "::"):
