@@ -133,6 +133,7 @@ type Reader struct {
 	tbs      []*traceback
 	summary  *summary
 	pending  *pendingMessage // a message that may go on on the next line
+	trt      *trtBuild       // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
 	meta     Metadata
 }
 
@@ -200,6 +201,7 @@ func (r *Reader) step() error {
 			r.summary = nil
 		}
 		r.flushPending()
+		r.finishTRT()
 		r.out.End()
 	}
 	return nil
@@ -339,6 +341,7 @@ func (r *Reader) addLine(line string) error {
 			r.meta.UnifiedMemory = &u
 		}
 	}
+	r.seeTRT(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -444,7 +447,9 @@ func (r *Reader) addLine(line string) error {
 			// "CUDA out of memory" without being the error.
 			return nil
 		}
-		// The exception line ends the traceback.
+		// The exception line ends the traceback (and the run, for a
+		// TensorRT build: see trtbuild.go).
+		r.endTRT()
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {
@@ -502,7 +507,10 @@ func (r *Reader) addLine(line string) error {
 			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
 			return nil
 		}
-		if kind == message || weakKept(m) {
+		if kind == message && trtFailure(m) {
+			r.holdTRT(m, frames, r.line)
+			frames = nil
+		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
 		}
