@@ -580,12 +580,12 @@ func frameworkAt(line string, at int) (k int, found bool) {
 	colon := strings.HasSuffix(before, ":")
 	before = strings.TrimSuffix(strings.TrimRight(strings.TrimSuffix(before, ":"), " "), seeAbove)
 	for k, f := range frameworkOOMs {
-		if !strings.HasPrefix(line[at:], f.phrase) {
+		if !phraseAt(line[at:], f.phrase) {
 			continue
 		}
 		found = true
-		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
-			continue
+		if f.form != nil && !f.form.Re().MatchString(line[at:]) && !formCutIn(f.form, strings.TrimRight(line[at:], " \t\r\n")) {
+			continue // another program's words (a line that ends inside the form may go on: see frameworkFormCut)
 		}
 		if f.place != "" && !strings.Contains(line[:at], f.place) {
 			continue
@@ -600,6 +600,45 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		}
 	}
 	return -1, found
+}
+
+// formCutIn reports whether text, a line's rest from a framework's words
+// on (trailing spaces trimmed), stops inside the framework's form: it
+// does not match form but starts a text that could (the line's end cut
+// the form off: "Cannot allocate" and the size on the next line).
+func formCutIn(form *lazyre.Regexp, text string) bool {
+	return text != "" && !form.Re().MatchString(text) && form.StartsMatch(text)
+}
+
+// phraseAt reports whether rest starts with a framework's words (see
+// frameworkOOMs), or is them but for the space they end with: a line
+// that ends with the words ("... when allocating", the figure on the next
+// line).
+func phraseAt(rest, phrase string) bool {
+	return strings.HasPrefix(rest, phrase) || strings.HasSuffix(phrase, " ") && strings.TrimRight(rest, " \t\r\n") == phrase[:len(phrase)-1]
+}
+
+// cutPhraseAt returns where a framework's words that end with a space
+// (frameworkOOMs) end line's text from `from` on without that space, -1
+// when none do (see phraseAt).
+func cutPhraseAt(line string, from int) int {
+	t := strings.TrimRight(line[from:], " \t\r\n")
+	for _, f := range frameworkOOMs {
+		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {
+			return from + len(t) - len(p)
+		}
+	}
+	return -1
+}
+
+// frameworkFormCut reports whether the framework's message at line[at]
+// has a form (frameworkOOMs) that the line ends inside of, before the
+// form is whole ("Out of memory error on GPU 0. Cannot allocate" and the
+// size on the next line): only a next line that completes the form makes
+// it a message (pendingMessage.formCut).
+func frameworkFormCut(line string, at int) bool {
+	k, _ := frameworkAt(line, at)
+	return k >= 0 && frameworkOOMs[k].form != nil && !frameworkOOMs[k].form.Re().MatchString(line[at:])
 }
 
 // Framework names the framework a generation's messages come from:
@@ -857,6 +896,9 @@ func findOOM(line string, from int) int {
 			}
 			break
 		}
+	}
+	if best < 0 {
+		best = cutPhraseAt(line, from)
 	}
 	return best
 }
@@ -1687,7 +1729,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 	f := frameworkOOMs[k]
 	m.Generation, m.Backend = f.gen, "CUDA"
 	start := s.i
-	s.i += len(f.phrase)
+	s.i = min(s.i+len(f.phrase), len(s.s)) // the phrase may end the line without its space (phraseAt)
 	var err error
 	switch {
 	case f.gen == GenCuPy && f.phrase == "Out of memory allocating ":

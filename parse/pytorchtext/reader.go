@@ -501,11 +501,16 @@ func (r *Reader) addLine(line string) error {
 		// A message in a string that closes on this line (a JSON value
 		// followed by `",`) cannot go on on the next.
 		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
-		if endsCut(m) && !shortened(m) && open && findOOM(line, max(end, i+1)) < 0 {
+		formCut := frameworkFormCut(line, i)
+		if (endsCut(m) && !shortened(m) || formCut) && open && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
-			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
+			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage, formCut: formCut}
 			return nil
+		}
+		if formCut {
+			from = max(end, i+1) // a form cut off, not followed: no message
+			continue
 		}
 		if kind == message && trtFailure(m) {
 			r.holdTRT(m, frames, r.line)
@@ -597,7 +602,10 @@ type pendingMessage struct {
 	line   int64 // the message's first line
 	joined int
 	weak   bool // dropped unless weakKept (see classify)
-	blank  int  // blank lines skipped since the last part
+	// formCut says the line ended inside a framework's form
+	// (frameworkFormCut): dropped unless a next line completes it.
+	formCut bool
+	blank   int // blank lines skipped since the last part
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
@@ -647,6 +655,7 @@ func (r *Reader) continuePending(line string) bool {
 			continue
 		}
 		p.text, p.msg, p.joined, p.blank = text, m, p.joined+1, 0
+		p.formCut = p.formCut && frameworkFormCut(text, p.at)
 		if !endsCut(m) || shortened(m) {
 			r.flushPending()
 		}
@@ -659,6 +668,10 @@ func (r *Reader) continuePending(line string) bool {
 func (r *Reader) flushPending() {
 	if p := r.pending; p != nil {
 		r.pending = nil
+		if p.formCut {
+			r.meta.Warnings.Linef(int(p.line), "the text ends inside the form of %s's out-of-memory message (%q) and no next line completes it: not read as one", Framework(p.msg.Generation), clip(strings.TrimRight(p.text[p.at:], " \r\n")))
+			return
+		}
 		if !p.weak || weakKept(p.msg) {
 			r.addMessage(p.msg, p.frames, p.line)
 		}
