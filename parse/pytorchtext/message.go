@@ -1923,13 +1923,11 @@ done:
 // decimal without separators; one over the int64 range is an error.
 func (s *scanner) arenaBytes() (int64, error) {
 	at := s.i
-	d := s.digits()
-	v, err := strconv.ParseInt(d, 10, 64)
-	if d == "" || err != nil {
-		s.i = at
-		return -1, s.expected("a size in bytes below 2^63")
+	if v, err := s.int64(); err == nil {
+		return v, nil
 	}
-	return v, nil
+	s.i = at
+	return -1, s.expected("a size in bytes below 2^63")
 }
 
 // ArenaAvailable reads a GenORT message's text ("Available memory of A is
