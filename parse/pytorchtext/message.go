@@ -1968,23 +1968,8 @@ func (s *scanner) paddleBytes() (int64, error) {
 		return -1, s.expected("a size")
 	}
 	s.eat(" ")
-	var unit float64
-	switch {
-	case s.eat("EB"):
-		unit = 1 << 60
-	case s.eat("PB"):
-		unit = 1 << 50
-	case s.eat("kB"), s.eat("KB"):
-		unit = 1 << 10
-	case s.eat("MB"):
-		unit = 1 << 20
-	case s.eat("GB"):
-		unit = 1 << 30
-	case s.eat("TB"):
-		unit = 1 << 40
-	case s.eat("B"):
-		unit = 1
-	default:
+	unit := float64(s.unit(paddleUnits))
+	if unit == 0 {
 		s.i = at
 		return -1, s.expected(`"B", "kB", "MB", "GB", "TB", "PB" or "EB"`)
 	}
@@ -1992,6 +1977,36 @@ func (s *scanner) paddleBytes() (int64, error) {
 		return int64(b), nil
 	}
 	return math.MaxInt64, nil
+}
+
+// sizeUnit is a unit a message prints after a size, as printed, and its
+// bytes.
+type sizeUnit struct {
+	text  string
+	bytes int64
+}
+
+// The units of the forms' sizes, each list in the order they are tried
+// (a unit before another that ends it: "kB" before "B"): Paddle's %f
+// sizes (powers of 1024, "kB" or "KB"), XLA's HumanReadableNumBytes,
+// PyTorch's format_size() (after a space; the MPS allocator's "KB",
+// "MB", "GB" up to 2.3 too, powers of 1024 as well).
+var (
+	paddleUnits     = []sizeUnit{{"EB", 1 << 60}, {"PB", 1 << 50}, {"kB", 1 << 10}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}}
+	humanUnits      = []sizeUnit{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}}
+	formatSizeUnits = []sizeUnit{{" KiB", 1 << 10}, {" MiB", 1 << 20}, {" GiB", 1 << 30}}
+	mpsSizeUnits    = []sizeUnit{{" KiB", 1 << 10}, {" MiB", 1 << 20}, {" GiB", 1 << 30}, {" KB", 1 << 10}, {" MB", 1 << 20}, {" GB", 1 << 30}}
+)
+
+// unit reads the first of units at s.i and returns its bytes; 0 (s.i
+// unmoved) when none is there.
+func (s *scanner) unit(units []sizeUnit) int64 {
+	for _, u := range units {
+		if s.eat(u.text) {
+			return u.bytes
+		}
+	}
+	return 0
 }
 
 // humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
@@ -2014,19 +2029,8 @@ func (s *scanner) humanBytes() (int64, error) {
 		s.i = at
 		return -1, s.expected("a size with two decimals")
 	}
-	var unit int64
-	switch {
-	case s.eat("KiB"):
-		unit = 1 << 10
-	case s.eat("MiB"):
-		unit = 1 << 20
-	case s.eat("GiB"):
-		unit = 1 << 30
-	case s.eat("TiB"):
-		unit = 1 << 40
-	case s.eat("B"):
-		unit = 1
-	default:
+	unit := s.unit(humanUnits)
+	if unit == 0 {
 		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
@@ -2786,22 +2790,13 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	for len(frac) < 2 {
 		frac += "0"
 	}
-	var unit int64
 	number := s.s[at:s.i]
-	switch {
-	case s.eat(" KiB"):
-		unit = 1 << 10
-	case s.eat(" MiB"):
-		unit = 1 << 20
-	case s.eat(" GiB"):
-		unit = 1 << 30
-	case s.mps && s.eat(" KB"):
-		unit = 1 << 10
-	case s.mps && s.eat(" MB"):
-		unit = 1 << 20
-	case s.mps && s.eat(" GB"):
-		unit = 1 << 30
-	default:
+	units := formatSizeUnits
+	if s.mps {
+		units = mpsSizeUnits
+	}
+	unit := s.unit(units)
+	if unit == 0 {
 		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
 			return -1, err
 		}
