@@ -1773,30 +1773,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			}
 		}
 	case f.gen == GenPaddle:
-		// "d. Cannot allocate X memory on GPU d, [Y memory has been
-		// allocated and ]available memory is only Z."
-		var d int
-		if d, err = s.int(); err == nil {
-			m.Device = d
-			if err = s.want(". Cannot allocate "); err == nil {
-				if m.Requested, err = s.paddleBytes(); err == nil && s.eat(" memory on GPU ") {
-					s.int()
-					s.eat(", ")
-					if at := s.i; !s.eat("available") {
-						s.i = at
-						if m.Reserved, err = s.paddleBytes(); err == nil {
-							err = s.want(" memory has been allocated and ")
-						}
-					}
-					if err == nil {
-						s.eat("available")
-						if err = s.want(" memory is only "); err == nil {
-							m.Free, err = s.paddleBytes()
-						}
-					}
-				}
-			}
-		}
+		err = parsePaddle(s, m)
 		if err == nil {
 			s.eat(".")
 			m.Text = s.s[start:s.i]
@@ -1881,6 +1858,41 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 		}
 	}
 	return *m, len(strings.TrimRight(s.s, " \r\n"))
+}
+
+// parsePaddle reads PaddlePaddle's message after its words "Out of
+// memory error on GPU ": "d. Cannot allocate X memory on GPU d, [Y memory
+// has been allocated and ]available memory is only Z." (device, request,
+// reserved, free). A text that does not go on with " memory on GPU "
+// after X is read as far as X, without error.
+func parsePaddle(s *scanner, m *Message) error {
+	d, err := s.int()
+	if err != nil {
+		return err
+	}
+	m.Device = d
+	if err := s.want(". Cannot allocate "); err != nil {
+		return err
+	}
+	if m.Requested, err = s.paddleBytes(); err != nil || !s.eat(" memory on GPU ") {
+		return err
+	}
+	s.int()
+	s.eat(", ")
+	if !s.eat("available") {
+		if m.Reserved, err = s.paddleBytes(); err != nil {
+			return err
+		}
+		if err := s.want(" memory has been allocated and "); err != nil {
+			return err
+		}
+	}
+	s.eat("available")
+	if err := s.want(" memory is only "); err != nil {
+		return err
+	}
+	m.Free, err = s.paddleBytes()
+	return err
 }
 
 // tfDeviceRe matches the device a TensorFlow message names, its type and
