@@ -296,6 +296,7 @@ type Report struct {
 	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
 	backend     string               // the message's ("CUDA", "HIP", "XPU", "MPS"); "" without one
 	msg         *pytorchtext.Message // the first message folded in
+	origin      string               // origin(msg.Prefix), set with msg
 	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
@@ -453,7 +454,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
 			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines &&
-				origin(last.msg.Prefix) == origin(m.Prefix) {
+				last.origin == origin(m.Prefix) {
 				// An engine's words for the CUDA OOM just before them,
 				// which it caught and raised again ("The above exception
 				// was the direct cause of ..."): one failure, not two.
@@ -775,7 +776,7 @@ func sameNumbers(a, b *pytorchtext.Message) bool {
 func matchMessage(reports []*Report, m Message) *Report {
 	test := origin(m.Prefix)
 	other := func(r *Report) bool {
-		t := origin(r.msg.Prefix)
+		t := r.origin
 		return t != "" && test != "" && t != test
 	}
 	if !parsed(m.Generation) {
@@ -908,7 +909,7 @@ func repeatsStart(r *Report, m Message) bool {
 	if r.msg == nil || r.snapshot || r.event || r.msg.Generation != pytorchtext.GenCut || !parsed(m.Generation) {
 		return false
 	}
-	if t, u := origin(r.msg.Prefix), origin(m.Prefix); t != "" && u != "" && t != u {
+	if t, u := r.origin, origin(m.Prefix); t != "" && u != "" && t != u {
 		return false
 	}
 	start := cutStart(r.msg.Text)
@@ -953,7 +954,7 @@ func sameInWorkers(reports []*Report) {
 	groups := map[key][]*Report{}
 	var order []key
 	for _, r := range reports {
-		if r.msg == nil || r.snapshot || origin(r.msg.Prefix) == "" {
+		if r.msg == nil || r.snapshot || r.origin == "" {
 			continue
 		}
 		k := key{string(r.Generation), r.Text}
@@ -969,7 +970,7 @@ func sameInWorkers(reports []*Report) {
 		}
 		var who []string
 		for _, r := range g {
-			who = append(who, origin(r.msg.Prefix))
+			who = append(who, r.origin)
 		}
 		for _, r := range g {
 			r.Notes = append(r.Notes, fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; ")))
@@ -1005,7 +1006,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		return
 	}
 	mm := m.Message
-	r.msg = &mm
+	r.msg, r.origin = &mm, origin(mm.Prefix)
 	if len(m.Coarse) > 0 && !r.snapshot {
 		c := m
 		r.coarse = &c
