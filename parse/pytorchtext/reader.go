@@ -512,7 +512,9 @@ func (r *Reader) addLine(line string) error {
 			from = max(end, i+1) // a form cut off, not followed: no message
 			continue
 		}
-		if kind == message && trtFailure(m) {
+		if kind == message && trtFailure(m) && frames == nil {
+			// (An exception's text that ends a traceback was raised:
+			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
 		} else if kind == message || weakKept(m) {

@@ -79,6 +79,9 @@ func TestTRTTacticsSettle(t *testing.T) {
 		// failure (line 4) is the one OOM.
 		{"two builds", fail + skip + "[I] Engine built in 3.1 sec.\n" + fail + skip + "[E] Error[10]: IBuilder::buildSerializedNetwork: Error Code 10: Internal Error (Could not find any implementation for node {ForeignNode[/1/Slice_4]}.)\n", []int64{4}, 1},
 		{"exception ends the run", fail + skip + "Traceback (most recent call last):\n  File \"export.py\", line 9, in <module>\n    engine.serialize()\nAttributeError: 'NoneType' object has no attribute 'serialize'\n", []int64{1}, 0},
+		// The status as a raised exception's text (the traceback ends
+		// with it): the run ended, an OOM with no "cannot be told".
+		{"raised", "Traceback (most recent call last):\n  File \"build.py\", line 3, in <module>\n    engine = builder.build()\nRuntimeError: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)\n", []int64{4}, 0},
 		// A skip line of another cause is no skip for memory: the failure
 		// it follows stays an OOM.
 		{"other skip", fail + "[E] 9: Skipping tactic0x00000000000003e8 due to exception no kernel image is available for execution on the device\n[I] done\n", []int64{1}, 0},
@@ -93,6 +96,9 @@ func TestTRTTacticsSettle(t *testing.T) {
 		}
 		if len(lines) != len(c.lines) || len(lines) > 0 && lines[0] != c.lines[0] || rs.meta.NotOOMs.Len() != c.notes {
 			t.Errorf("%s: OOM rows on lines %v (want %v), %d notes (want %d)", c.name, lines, c.lines, rs.meta.NotOOMs.Len(), c.notes)
+		}
+		if w := strings.Join(rs.meta.Warnings.Strings(), "\n"); strings.Contains(w, "cannot be told") {
+			t.Errorf("%s: %.200q", c.name, w)
 		}
 	}
 }
