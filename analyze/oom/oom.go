@@ -1990,7 +1990,11 @@ func (r *Report) cudaErrorNote() string {
 		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
 	case "TensorRT":
-		return "TensorRT's default allocator could not allocate GPU memory (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer, or running one, outside PyTorch's caching allocator; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on (a skipped tactic is a warning, not an OOM); the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it); a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
+		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
+		if r.known(r.RequestedBytes) {
+			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", " (the bytes from the allocator's WARNING after its status, \"Requested amount of GPU memory\"); nothing else of the GPU is given"
+		}
+		return "TensorRT's default allocator could not allocate " + what + " (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer, or running one, outside PyTorch's caching allocator; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on (a skipped tactic is a warning, not an OOM)" + sizes + "; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":

@@ -133,7 +133,10 @@ func TestOtherProgramsCudaMalloc(t *testing.T) {
 	}{
 		{"pastes/llamacpp_cudamalloc_docker_llamacpp11476.txt", "llama.cpp (ggml)", []int64{1, 4}, 1, 986600 << 20 / 100},
 		{"pastes/llamacpp_cudamalloc_load_llamacpp20431.txt", "llama.cpp (ggml)", []int64{4}, 0, (14481704<<20 + 50) / 100},
-		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, -1},
+		// The allocator's WARNING right after its status (line 4) gives
+		// the request: "Requested amount of GPU memory (15485030400
+		// bytes)".
+		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, 15485030400},
 		{"pastes/trt7_safe_runtime_tensorrtinference155.txt", "TensorRT", []int64{2, 3}, -1, -1},
 		// TensorRT 7's Windows builds name the allocator as MSVC's
 		// __FUNCTION__ does: "Cuda Error in

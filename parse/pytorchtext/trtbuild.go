@@ -36,7 +36,8 @@ import (
 // "&&&& PASSED") or the text's end with every failure skipped makes them
 // one warning (not an OOM). A failure no skip line followed stays an
 // OOM; one that ends the text is an OOM with a warning that what became
-// of it cannot be told.
+// of it cannot be told. The allocator's "Requested amount of GPU memory
+// (B bytes)" on the line right after a failure is its request.
 
 // trtSkipPhrases are the builder's words, on a line after an allocator
 // failure, that it skipped the tactic whose memory it could not
@@ -121,6 +122,11 @@ func (r *Reader) seeTRT(line string) {
 	if b == nil || strings.TrimSpace(line) == "" {
 		return
 	}
+	if n := trtRequested(line); n >= 0 && !b.followed && b.held[len(b.held)-1].msg.Requested < 0 {
+		// The allocator's own words right after its status (8.4 and
+		// later): the bytes the failed cudaMalloc asked for.
+		b.held[len(b.held)-1].msg.Requested = n
+	}
 	b.followed = true
 	for _, p := range trtFatalPhrases {
 		if strings.Contains(line, p) {
@@ -147,6 +153,18 @@ func (r *Reader) seeTRT(line string) {
 			b.held[i].skipped = true
 		}
 	}
+}
+
+// trtRequested returns the bytes of the allocator's "Requested amount
+// of GPU memory (B bytes) could not be allocated" on line, -1 when the
+// line is not that.
+func trtRequested(line string) int64 {
+	if m := trtBytesRes[0].FindStringSubmatch(line); m != nil {
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			return n
+		}
+	}
+	return -1
 }
 
 // trtSkipLine reports whether line is the builder's word that it skipped
