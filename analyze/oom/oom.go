@@ -1992,7 +1992,7 @@ func (r *Report) cudaErrorNote() string {
 	case "TensorRT":
 		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
 		if r.known(r.RequestedBytes) {
-			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", " (the bytes from the allocator's WARNING after its status, \"Requested amount of GPU memory\"); nothing else of the GPU is given"
+			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", "; the size is from the allocator's WARNING after its status (\"Requested amount of GPU memory\"), and nothing else of the GPU is given"
 		}
 		return "TensorRT's default allocator could not allocate " + what + " (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer, or running one, outside PyTorch's caching allocator; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on (a skipped tactic is a warning, not an OOM)" + sizes + "; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
