@@ -65,6 +65,15 @@ func TestLibraryStatusFailOn(t *testing.T) {
 		{"llamacpp_cudamalloc_load_llamacpp20431.txt", ExitFindings},
 		{"trt_default_allocator_trtexec_tensorrt4258.txt", ExitFindings},
 		{"trt7_safe_runtime_tensorrtinference155.txt", ExitFindings},
+		// TensorRT's builder skipped the tactics whose memory failed
+		// and went on (branch h43a: each was an OOM, exit 1); a build
+		// that then failed, or a text that ends at the failure, stays
+		// one.
+		{"trt7_skipped_tactics_excerpt_tensorrt840.txt", ExitOK},
+		{"synthetic_trt10_tactic_skipped_built.txt", ExitOK},
+		{"synthetic_trt10_tactic_cut_after_error.txt", ExitFindings},
+		{"trt7_tkdnn_build_failed_tkdnn42.txt", ExitFindings},
+		{"trt7_windows_allocator_tensorrt477.txt", ExitFindings},
 		{"mxnet_cudamalloc_backtick_mxnet675.txt", ExitFindings},
 		{"tf1_ran_out_of_gpu_memory_bytes_transformer77.txt", ExitFindings},
 		{"paddle_title_paddleocr7091.txt", ExitFindings},

@@ -77,6 +77,13 @@ except a figure a paste typed with fewer ("24 GiB"): it is printed as typed;
 --format json writes the gpuleak.report/v1 document with one "oom" finding
 per OOM and "fragmentation" findings (README.md documents them).
 
+Not OOMs (a warning each, no finding, so --fail-on oom passes): a
+framework's log record of an allocation at INFO or WARNING level (it went
+on), host memory, and TensorRT's allocator failures that its builder
+skipped ("Skipping tactic ... insufficient memory" after them, and no
+"Could not find any implementation for node" or other failed build, nor
+an exception, before the build completed or the text ended).
+
 ` + exitCodesHelp("To fail a CI job on an OOM, use gpuleak analyze --fail-on oom.",
 			exitHelp{ExitOK, "done (an input without an OOM included: the postmortem says so)"},
 			exitHelp{ExitInput, "bad usage or an input that cannot be read (the others are still reported)"},

@@ -175,7 +175,9 @@ func TestHunt41OtherPrograms(t *testing.T) {
 	}{
 		{"llamacpp_cudamalloc_docker_llamacpp11476.txt", 1, 986600 << 20 / 100, []string{"llama.cpp's ggml CUDA backend", "9.63 GiB on device 1", "--n-gpu-layers"}},
 		{"llamacpp_cudamalloc_load_llamacpp20431.txt", 0, (14481704<<20 + 50) / 100, []string{"llama.cpp's ggml CUDA backend", "141.42 GiB on device 0"}},
-		{"trt_default_allocator_trtexec_tensorrt4258.txt", -1, -1, []string{"TensorRT's default allocator", "workspace"}},
+		// Its request from the allocator's WARNING after the status
+		// (15485030400 bytes = 14.42 GiB: 15485030400 / 2^30 = 14.421...).
+		{"trt_default_allocator_trtexec_tensorrt4258.txt", -1, 15485030400, []string{"TensorRT's default allocator could not allocate 14.42 GiB", "workspace"}},
 		{"trt7_safe_runtime_tensorrtinference155.txt", -1, -1, []string{"TensorRT's default allocator"}},
 		// MXNet's cudaMalloc failure: the CUDA runtime's, not llama.cpp's.
 		{"mxnet_cudamalloc_backtick_mxnet675.txt", -1, -1, []string{"the CUDA runtime's out-of-memory error"}},

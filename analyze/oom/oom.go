@@ -296,6 +296,7 @@ type Report struct {
 	ruTol       int64                // rounding of ReservedUnallocatedBytes when derived (1.x: reserved - allocated)
 	backend     string               // the message's ("CUDA", "HIP", "XPU", "MPS"); "" without one
 	msg         *pytorchtext.Message // the first message folded in
+	origin      string               // origin(msg.Prefix), set with msg
 	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
@@ -478,7 +479,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
 			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines &&
-				origin(last.msg.Prefix) == origin(m.Prefix) {
+				last.origin == origin(m.Prefix) {
 				// An engine's words for the CUDA OOM just before them,
 				// which it caught and raised again ("The above exception
 				// was the direct cause of ..."): one failure, not two.
@@ -802,7 +803,7 @@ func sameNumbers(a, b *pytorchtext.Message) bool {
 func matchMessage(reports []*Report, m Message) *Report {
 	test := origin(m.Prefix)
 	other := func(r *Report) bool {
-		t := origin(r.msg.Prefix)
+		t := r.origin
 		return t != "" && test != "" && t != test
 	}
 	if !parsed(m.Generation) {
@@ -935,7 +936,7 @@ func repeatsStart(r *Report, m Message) bool {
 	if r.msg == nil || r.snapshot || r.event || r.msg.Generation != pytorchtext.GenCut || !parsed(m.Generation) {
 		return false
 	}
-	if t, u := origin(r.msg.Prefix), origin(m.Prefix); t != "" && u != "" && t != u {
+	if t, u := r.origin, origin(m.Prefix); t != "" && u != "" && t != u {
 		return false
 	}
 	start := cutStart(r.msg.Text)
@@ -980,7 +981,7 @@ func sameInWorkers(reports []*Report) {
 	groups := map[key][]*Report{}
 	var order []key
 	for _, r := range reports {
-		if r.msg == nil || r.snapshot || origin(r.msg.Prefix) == "" {
+		if r.msg == nil || r.snapshot || r.origin == "" {
 			continue
 		}
 		k := key{string(r.Generation), r.Text}
@@ -997,7 +998,7 @@ func sameInWorkers(reports []*Report) {
 		var who []string
 		tests := true
 		for _, r := range g {
-			who = append(who, origin(r.msg.Prefix))
+			who = append(who, r.origin)
 			tests = tests && testID(r.msg.Prefix) != ""
 		}
 		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
@@ -1041,7 +1042,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		return
 	}
 	mm := m.Message
-	r.msg = &mm
+	r.msg, r.origin = &mm, origin(mm.Prefix)
 	if len(m.Coarse) > 0 && !r.snapshot {
 		c := m
 		r.coarse = &c
@@ -2025,7 +2026,11 @@ func (r *Report) cudaErrorNote() string {
 		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
 	case "TensorRT":
-		return "TensorRT's default allocator could not allocate GPU memory (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer (a builder tries tactics and may skip the one that failed; an engine that cannot be built or run is the failure), outside PyTorch's caching allocator; the line has no sizes (TensorRT 10 logs the bytes asked for in a WARNING after it); a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
+		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
+		if r.known(r.RequestedBytes) {
+			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", "; the size is from the allocator's WARNING after its status (\"Requested amount of GPU memory\"), and nothing else of the GPU is given"
+		}
+		return "TensorRT's default allocator could not allocate " + what + " (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer, or running one, outside PyTorch's caching allocator; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on (a skipped tactic is a warning, not an OOM)" + sizes + "; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":

@@ -7,6 +7,7 @@ package lazyre
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"sync"
 )
 
@@ -22,6 +23,9 @@ type Regexp struct {
 
 	filtOnce sync.Once
 	filt     *filter // literals a match must hold (literals.go); nil: none known
+
+	progOnce sync.Once
+	prog     *syntax.Prog // for StartsMatch (prefix.go)
 }
 
 // memo remembers MatchString's result for up to maxMemo distinct strings.

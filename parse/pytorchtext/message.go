@@ -466,7 +466,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
-	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", "Cuda Error in allocate: 2 (out of memory)",
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
@@ -580,12 +580,12 @@ func frameworkAt(line string, at int) (k int, found bool) {
 	colon := strings.HasSuffix(before, ":")
 	before = strings.TrimSuffix(strings.TrimRight(strings.TrimSuffix(before, ":"), " "), seeAbove)
 	for k, f := range frameworkOOMs {
-		if !strings.HasPrefix(line[at:], f.phrase) {
+		if !phraseAt(line[at:], f.phrase) {
 			continue
 		}
 		found = true
-		if f.form != nil && !f.form.Re().MatchString(line[at:]) {
-			continue
+		if f.form != nil && !f.form.Re().MatchString(line[at:]) && !formCutIn(f.form, strings.TrimRight(line[at:], " \t\r\n")) {
+			continue // another program's words (a line that ends inside the form may go on: see frameworkFormCut)
 		}
 		if f.place != "" && !strings.Contains(line[:at], f.place) {
 			continue
@@ -600,6 +600,45 @@ func frameworkAt(line string, at int) (k int, found bool) {
 		}
 	}
 	return -1, found
+}
+
+// formCutIn reports whether text, a line's rest from a framework's words
+// on (trailing spaces trimmed), stops inside the framework's form: it
+// does not match form but starts a text that could (the line's end cut
+// the form off: "Cannot allocate" and the size on the next line).
+func formCutIn(form *lazyre.Regexp, text string) bool {
+	return text != "" && !form.Re().MatchString(text) && form.StartsMatch(text)
+}
+
+// phraseAt reports whether rest starts with a framework's words (see
+// frameworkOOMs), or is them but for the space they end with: a line
+// that ends with the words ("... when allocating", the figure on the next
+// line).
+func phraseAt(rest, phrase string) bool {
+	return strings.HasPrefix(rest, phrase) || strings.HasSuffix(phrase, " ") && strings.TrimRight(rest, " \t\r\n") == phrase[:len(phrase)-1]
+}
+
+// cutPhraseAt returns where a framework's words that end with a space
+// (frameworkOOMs) end line's text from `from` on without that space, -1
+// when none do (see phraseAt).
+func cutPhraseAt(line string, from int) int {
+	t := strings.TrimRight(line[from:], " \t\r\n")
+	for _, f := range frameworkOOMs {
+		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {
+			return from + len(t) - len(p)
+		}
+	}
+	return -1
+}
+
+// frameworkFormCut reports whether the framework's message at line[at]
+// has a form (frameworkOOMs) that the line ends inside of, before the
+// form is whole ("Out of memory error on GPU 0. Cannot allocate" and the
+// size on the next line): only a next line that completes the form makes
+// it a message (pendingMessage.formCut).
+func frameworkFormCut(line string, at int) bool {
+	k, _ := frameworkAt(line, at)
+	return k >= 0 && frameworkOOMs[k].form != nil && !frameworkOOMs[k].form.Re().MatchString(line[at:])
 }
 
 // Framework names the framework a generation's messages come from:
@@ -647,11 +686,52 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// llama.cpp); its HIP builds print the same words.
 	{"cudaMalloc failed: out of memory", "the CUDA runtime"},
 	// TensorRT's default allocator: 8.x and later "[defaultAllocator.cpp::
-	// allocate::N] Error Code 1: Cuda Runtime (out of memory)", 7.x
-	// "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of
-	// memory)".
+	// allocate::N] Error Code 1: Cuda Runtime (out of memory)"; 7.x's
+	// "Cuda Error in allocate: 2 (out of memory)" is read by trtAllocLen.
 	{"Cuda Runtime (out of memory)", "TensorRT"},
-	{"Cuda Error in allocate: 2 (out of memory)", "TensorRT"},
+}
+
+// trtAllocPhrase ends TensorRT 7's logger's words for its default
+// allocator's failed cudaMalloc, "Cuda Error in FUNC: 2 (out of memory)"
+// (2 is cudaErrorMemoryAllocation), FUNC being the C++ __FUNCTION__ of
+// the allocator: "allocate" as GCC names it ("../rtSafe/safeRuntime.cpp
+// (25) - Cuda Error in allocate: 2 (out of memory)"), the qualified
+// "nvinfer1::internal::DefaultAllocator::allocate" as MSVC does (the
+// Windows builds: "C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error
+// in nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)").
+// The message starts at "Cuda Error in " (see trtAllocLen).
+const trtAllocPhrase = "allocate: 2 (out of memory)"
+
+// trtAllocRe matches TensorRT 7's allocator status at the start of a
+// text: "Cuda Error in ", "allocate" or a C++ name qualified down to
+// "::allocate", then ": 2 (out of memory)".
+var trtAllocRe = lazyre.New(`^Cuda Error in (?:[A-Za-z_]\w*::)*allocate: 2 \(out of memory\)`)
+
+// trtAllocLen returns the length of TensorRT 7's allocator status at the
+// start of s (see trtAllocPhrase), 0 when s does not start with one.
+func trtAllocLen(s string) int {
+	if !strings.HasPrefix(s, "Cuda Error in ") {
+		return 0
+	}
+	if loc := trtAllocRe.Re().FindStringIndex(s); loc != nil {
+		return loc[1]
+	}
+	return 0
+}
+
+// trtAllocStart returns where the status whose trtAllocPhrase was found at
+// line[i] starts ("Cuda Error in "), -1 when the words before it are not
+// TensorRT 7's.
+func trtAllocStart(line string, i int) int {
+	j := i
+	for j > 0 && (isIdentByte(line[j-1]) && line[j-1] != '.' || line[j-1] == ':') {
+		j--
+	}
+	j -= len("Cuda Error in ")
+	if j < 0 || trtAllocLen(line[j:]) == 0 {
+		return -1
+	}
+	return j
 }
 
 // ggmlAllocRe reads what llama.cpp's ggml CUDA backend prints before
@@ -760,6 +840,9 @@ func libraryAt(s string) (library string, n int) {
 			lead++
 		}
 	}
+	if n := trtAllocLen(s[lead:]); n > 0 {
+		return "TensorRT", lead + n
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -775,7 +858,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Library returns the CUDA library that ran out of memory in a
 // GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
-// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime"); "" for
+// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "TensorRT",
+// "llama.cpp (ggml)"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
 	if ggmlTextRe.Re().MatchString(text) {
@@ -785,6 +869,9 @@ func Library(text string) string {
 		if strings.Contains(text, l.phrase) {
 			return l.library
 		}
+	}
+	if i := strings.Index(text, "Cuda Error in "); i >= 0 && trtAllocLen(text[i:]) > 0 {
+		return "TensorRT"
 	}
 	return ""
 }
@@ -809,6 +896,9 @@ func findOOM(line string, from int) int {
 			}
 			break
 		}
+	}
+	if best < 0 {
+		best = cutPhraseAt(line, from)
 	}
 	return best
 }
@@ -876,6 +966,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == gen1Body || p == gen2Body || p == gen2BodyTypo {
 		return bodyStart(line, i, p)
+	}
+	if p == trtAllocPhrase {
+		return trtAllocStart(line, i)
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1108,6 +1201,9 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		if strings.HasPrefix(line[at:], l.phrase) {
 			leadIn, whole = false, wholeStatusLine(l.phrase)
 		}
+	}
+	if trtAllocLen(line[at:]) > 0 {
+		leadIn = false // TensorRT 7's status, after its logger's place
 	}
 	switch {
 	case strings.HasSuffix(before, "::"):
@@ -1633,7 +1729,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 	f := frameworkOOMs[k]
 	m.Generation, m.Backend = f.gen, "CUDA"
 	start := s.i
-	s.i += len(f.phrase)
+	s.i = min(s.i+len(f.phrase), len(s.s)) // the phrase may end the line without its space (phraseAt)
 	var err error
 	switch {
 	case f.gen == GenCuPy && f.phrase == "Out of memory allocating ":
@@ -1677,30 +1773,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			}
 		}
 	case f.gen == GenPaddle:
-		// "d. Cannot allocate X memory on GPU d, [Y memory has been
-		// allocated and ]available memory is only Z."
-		var d int
-		if d, err = s.int(); err == nil {
-			m.Device = d
-			if err = s.want(". Cannot allocate "); err == nil {
-				if m.Requested, err = s.paddleBytes(); err == nil && s.eat(" memory on GPU ") {
-					s.int()
-					s.eat(", ")
-					if at := s.i; !s.eat("available") {
-						s.i = at
-						if m.Reserved, err = s.paddleBytes(); err == nil {
-							err = s.want(" memory has been allocated and ")
-						}
-					}
-					if err == nil {
-						s.eat("available")
-						if err = s.want(" memory is only "); err == nil {
-							m.Free, err = s.paddleBytes()
-						}
-					}
-				}
-			}
-		}
+		err = parsePaddle(s, m)
 		if err == nil {
 			s.eat(".")
 			m.Text = s.s[start:s.i]
@@ -1787,6 +1860,41 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 	return *m, len(strings.TrimRight(s.s, " \r\n"))
 }
 
+// parsePaddle reads PaddlePaddle's message after its words "Out of
+// memory error on GPU ": "d. Cannot allocate X memory on GPU d, [Y memory
+// has been allocated and ]available memory is only Z." (device, request,
+// reserved, free). A text that does not go on with " memory on GPU "
+// after X is read as far as X, without error.
+func parsePaddle(s *scanner, m *Message) error {
+	d, err := s.int()
+	if err != nil {
+		return err
+	}
+	m.Device = d
+	if err := s.want(". Cannot allocate "); err != nil {
+		return err
+	}
+	if m.Requested, err = s.paddleBytes(); err != nil || !s.eat(" memory on GPU ") {
+		return err
+	}
+	s.int()
+	s.eat(", ")
+	if !s.eat("available") {
+		if m.Reserved, err = s.paddleBytes(); err != nil {
+			return err
+		}
+		if err := s.want(" memory has been allocated and "); err != nil {
+			return err
+		}
+	}
+	s.eat("available")
+	if err := s.want(" memory is only "); err != nil {
+		return err
+	}
+	m.Free, err = s.paddleBytes()
+	return err
+}
+
 // tfDeviceRe matches the device a TensorFlow message names, its type and
 // index: "/device:GPU:0", "/device:CPU:0", TF 1.x's "/gpu:0" and "/cpu:0",
 // "/device:XLA_GPU:0".
@@ -1827,13 +1935,11 @@ done:
 // decimal without separators; one over the int64 range is an error.
 func (s *scanner) arenaBytes() (int64, error) {
 	at := s.i
-	d := s.digits()
-	v, err := strconv.ParseInt(d, 10, 64)
-	if d == "" || err != nil {
-		s.i = at
-		return -1, s.expected("a size in bytes below 2^63")
+	if v, err := s.int64(); err == nil {
+		return v, nil
 	}
-	return v, nil
+	s.i = at
+	return -1, s.expected("a size in bytes below 2^63")
 }
 
 // ArenaAvailable reads a GenORT message's text ("Available memory of A is
@@ -1874,23 +1980,8 @@ func (s *scanner) paddleBytes() (int64, error) {
 		return -1, s.expected("a size")
 	}
 	s.eat(" ")
-	var unit float64
-	switch {
-	case s.eat("EB"):
-		unit = 1 << 60
-	case s.eat("PB"):
-		unit = 1 << 50
-	case s.eat("kB"), s.eat("KB"):
-		unit = 1 << 10
-	case s.eat("MB"):
-		unit = 1 << 20
-	case s.eat("GB"):
-		unit = 1 << 30
-	case s.eat("TB"):
-		unit = 1 << 40
-	case s.eat("B"):
-		unit = 1
-	default:
+	unit := float64(s.unit(paddleUnits))
+	if unit == 0 {
 		s.i = at
 		return -1, s.expected(`"B", "kB", "MB", "GB", "TB", "PB" or "EB"`)
 	}
@@ -1898,6 +1989,36 @@ func (s *scanner) paddleBytes() (int64, error) {
 		return int64(b), nil
 	}
 	return math.MaxInt64, nil
+}
+
+// sizeUnit is a unit a message prints after a size, as printed, and its
+// bytes.
+type sizeUnit struct {
+	text  string
+	bytes int64
+}
+
+// The units of the forms' sizes, each list in the order they are tried
+// (a unit before another that ends it: "kB" before "B"): Paddle's %f
+// sizes (powers of 1024, "kB" or "KB"), XLA's HumanReadableNumBytes,
+// PyTorch's format_size() (after a space; the MPS allocator's "KB",
+// "MB", "GB" up to 2.3 too, powers of 1024 as well).
+var (
+	paddleUnits     = []sizeUnit{{"EB", 1 << 60}, {"PB", 1 << 50}, {"kB", 1 << 10}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}}
+	humanUnits      = []sizeUnit{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}}
+	formatSizeUnits = []sizeUnit{{" KiB", 1 << 10}, {" MiB", 1 << 20}, {" GiB", 1 << 30}}
+	mpsSizeUnits    = []sizeUnit{{" KiB", 1 << 10}, {" MiB", 1 << 20}, {" GiB", 1 << 30}, {" KB", 1 << 10}, {" MB", 1 << 20}, {" GB", 1 << 30}}
+)
+
+// unit reads the first of units at s.i and returns its bytes; 0 (s.i
+// unmoved) when none is there.
+func (s *scanner) unit(units []sizeUnit) int64 {
+	for _, u := range units {
+		if s.eat(u.text) {
+			return u.bytes
+		}
+	}
+	return 0
 }
 
 // humanBytes reads a size as TensorFlow's HumanReadableNumBytes prints it:
@@ -1920,19 +2041,8 @@ func (s *scanner) humanBytes() (int64, error) {
 		s.i = at
 		return -1, s.expected("a size with two decimals")
 	}
-	var unit int64
-	switch {
-	case s.eat("KiB"):
-		unit = 1 << 10
-	case s.eat("MiB"):
-		unit = 1 << 20
-	case s.eat("GiB"):
-		unit = 1 << 30
-	case s.eat("TiB"):
-		unit = 1 << 40
-	case s.eat("B"):
-		unit = 1
-	default:
+	unit := s.unit(humanUnits)
+	if unit == 0 {
 		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
@@ -2692,22 +2802,13 @@ func (s *scanner) sizeBelow(request bool) (int64, error) {
 	for len(frac) < 2 {
 		frac += "0"
 	}
-	var unit int64
 	number := s.s[at:s.i]
-	switch {
-	case s.eat(" KiB"):
-		unit = 1 << 10
-	case s.eat(" MiB"):
-		unit = 1 << 20
-	case s.eat(" GiB"):
-		unit = 1 << 30
-	case s.mps && s.eat(" KB"):
-		unit = 1 << 10
-	case s.mps && s.eat(" MB"):
-		unit = 1 << 20
-	case s.mps && s.eat(" GB"):
-		unit = 1 << 30
-	default:
+	units := formatSizeUnits
+	if s.mps {
+		units = mpsSizeUnits
+	}
+	unit := s.unit(units)
+	if unit == 0 {
 		if err := s.cutInside(" KiB", " MiB", " GiB"); err != nil {
 			return -1, err
 		}

@@ -146,6 +146,7 @@ type Reader struct {
 	tbs      []*traceback
 	summary  *summary
 	pending  *pendingMessage // a message that may go on on the next line
+	trt      *trtBuild       // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
 	meta     Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
@@ -226,6 +227,7 @@ func (r *Reader) step() error {
 			r.summary = nil
 		}
 		r.flushPending()
+		r.finishTRT()
 		r.out.End()
 	}
 	return nil
@@ -389,6 +391,7 @@ func (r *Reader) addLine(line string) error {
 			r.meta.UnifiedMemory = &u
 		}
 	}
+	r.seeTRT(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -494,7 +497,9 @@ func (r *Reader) addLine(line string) error {
 			// "CUDA out of memory" without being the error.
 			return nil
 		}
-		// The exception line ends the traceback.
+		// The exception line ends the traceback (and the run, for a
+		// TensorRT build: see trtbuild.go).
+		r.endTRT()
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {
@@ -546,13 +551,23 @@ func (r *Reader) addLine(line string) error {
 		// A message in a string that closes on this line (a JSON value
 		// followed by `",`) cannot go on on the next.
 		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
-		if endsCut(m) && !shortened(m) && open && findOOM(line, max(end, i+1)) < 0 {
+		formCut := frameworkFormCut(line, i)
+		if (endsCut(m) && !shortened(m) || formCut) && open && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
 			// width, a logger's multi-line record).
-			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage}
+			r.pending = &pendingMessage{text: line, at: i, msg: m, frames: frames, line: r.line, weak: kind == weakMessage, formCut: formCut}
 			return nil
 		}
-		if kind == message || weakKept(m) {
+		if formCut {
+			from = max(end, i+1) // a form cut off, not followed: no message
+			continue
+		}
+		if kind == message && trtFailure(m) && frames == nil {
+			// (An exception's text that ends a traceback was raised:
+			// the run ended there, the builder did not go on.)
+			r.holdTRT(m, frames, r.line)
+			frames = nil
+		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
 		}
@@ -639,7 +654,10 @@ type pendingMessage struct {
 	line   int64 // the message's first line
 	joined int
 	weak   bool // dropped unless weakKept (see classify)
-	blank  int  // blank lines skipped since the last part
+	// formCut says the line ended inside a framework's form
+	// (frameworkFormCut): dropped unless a next line completes it.
+	formCut bool
+	blank   int // blank lines skipped since the last part
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
@@ -689,6 +707,7 @@ func (r *Reader) continuePending(line string) bool {
 			continue
 		}
 		p.text, p.msg, p.joined, p.blank = text, m, p.joined+1, 0
+		p.formCut = p.formCut && frameworkFormCut(text, p.at)
 		if !endsCut(m) || shortened(m) {
 			r.flushPending()
 		}
@@ -701,6 +720,10 @@ func (r *Reader) continuePending(line string) bool {
 func (r *Reader) flushPending() {
 	if p := r.pending; p != nil {
 		r.pending = nil
+		if p.formCut {
+			r.meta.Warnings.Linef(int(p.line), "the text ends inside the form of %s's out-of-memory message (%q) and no next line completes it: not read as one", Framework(p.msg.Generation), clip(strings.TrimRight(p.text[p.at:], " \r\n")))
+			return
+		}
 		if !p.weak || weakKept(p.msg) {
 			r.addMessage(p.msg, p.frames, p.line)
 		}

@@ -133,8 +133,16 @@ func TestOtherProgramsCudaMalloc(t *testing.T) {
 	}{
 		{"pastes/llamacpp_cudamalloc_docker_llamacpp11476.txt", "llama.cpp (ggml)", []int64{1, 4}, 1, 986600 << 20 / 100},
 		{"pastes/llamacpp_cudamalloc_load_llamacpp20431.txt", "llama.cpp (ggml)", []int64{4}, 0, (14481704<<20 + 50) / 100},
-		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, -1},
+		// The allocator's WARNING right after its status (line 4) gives
+		// the request: "Requested amount of GPU memory (15485030400
+		// bytes)".
+		{"pastes/trt_default_allocator_trtexec_tensorrt4258.txt", "TensorRT", []int64{3}, -1, 15485030400},
 		{"pastes/trt7_safe_runtime_tensorrtinference155.txt", "TensorRT", []int64{2, 3}, -1, -1},
+		// TensorRT 7's Windows builds name the allocator as MSVC's
+		// __FUNCTION__ does: "Cuda Error in
+		// nvinfer1::internal::DefaultAllocator::allocate: 2 (out of
+		// memory)" (NVIDIA/TensorRT#477).
+		{"pastes/trt7_windows_allocator_tensorrt477.txt", "TensorRT", []int64{1}, -1, -1},
 		// MXNet's pooled storage manager prints the same cudaMalloc words
 		// without llama.cpp's before them: the CUDA runtime's, not
 		// llama.cpp's, and no size.
@@ -159,6 +167,11 @@ func TestOtherProgramsCudaMalloc(t *testing.T) {
 		"[E] [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)\n":                                 true,
 		"I keep getting cudaMalloc failed: out of memory with llama.cpp\n":                                                      false,
 		"the builder reports Cuda Runtime (out of memory) when the workspace is large\n":                                        false,
+		// NVIDIA/TensorRT#948's title: the Windows form, whole.
+		`[E] [TRT] C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error in nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)` + "\n": true,
+		// Another function's CUDA error is no allocator's.
+		"../rtSafe/safeRuntime.cpp (25) - Cuda Error in deallocate: 2 (out of memory)\n":               false,
+		"../rtSafe/safeRuntime.cpp (25) - Cuda Error in nvinfer1::rt::reallocate: 2 (out of memory)\n": false,
 	} {
 		rs, err := readText(t, "t", text, false)
 		if err != nil || (len(rs.msgs) == 1) != want || len(rs.msgs) > 1 {
