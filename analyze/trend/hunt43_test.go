@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -72,6 +73,116 @@ func TestHunt43SpikesSeeded(t *testing.T) {
 			got = analyzeOne(t, spiky(h, phase, seed, func(i int) float64 { return 20480 + 400*float64(min(i, 432))/432 }), Options{})
 			if got.Class == Growing {
 				t.Errorf("stopped %s: growing at %.2f MiB/min", name, got.Slope*60/mib)
+			}
+		}
+	}
+}
+
+// The session-43 tester's crash loop (testdata/README.md): 4 cycles on an
+// A100 of 40960 MiB, each 500 MiB (a CUDA context), 5500, 10240 MiB (a
+// model loaded), then +240 MiB a sample (24 MiB/s) to 40000 MiB (97.7% of
+// the total), then 0 MiB for 3 samples: the process gone, a new one
+// started. Each run grows steadily until the GPU is full, and memory falls
+// to nothing, not to a load the process keeps: a leak that runs out of
+// memory and restarts, growing with 4 OOM exits, released at the last
+// run's end (no time to OOM). Before session 43 the 4 repeated runs were
+// "sawtooth ... allocation churn, not a leak"; with 2 cycles (n09b) the
+// last run was already growing, and is now told as the same crash loop.
+func TestHunt43CrashLoop(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		exits int
+	}{
+		{"s43_n09_leak_oom_restart_cycles.csv", 4},
+		{"s43_n09b_two_cycles.csv", 2},
+	} {
+		got := trends(t, c.file)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d series", c.file, len(got))
+		}
+		s := got[0]
+		if s.Class != Growing || s.OOMExits != c.exits || s.ReleasedUs == 0 || s.TimeToOOM != nil || s.BaselineBytes != 0 {
+			t.Errorf("%s: %s, %d OOM exits, released at %d, time to OOM %v, baseline %d; want growing, %d, released, none, 0",
+				c.file, s.Class, s.OOMExits, s.ReleasedUs, s.TimeToOOM, s.BaselineBytes, c.exits)
+		}
+		if !within(s.Slope, 24*mib, 0.02) || s.RunPeakBytes != 40000*mib {
+			t.Errorf("%s: slope %.1f MiB/s, run peak %d; want 24, 40000 MiB", c.file, s.Slope/mib, s.RunPeakBytes)
+		}
+		for i, r := range s.Runs {
+			if !r.OOMExit {
+				t.Errorf("%s: run %d (%s, peak %d) not an OOM exit", c.file, i, r.Class, r.PeakBytes)
+			}
+		}
+	}
+	// The same run's processes (--query-compute-apps): a pid each run, each
+	// growing (as before).
+	procs := byPID(trends(t, "s43_n10_apps_leak_restart.csv"), "s43_n10_apps_leak_restart.csv")
+	for pid := int64(4000); pid <= 4003; pid++ {
+		if p, ok := procs[pid]; !ok || p.Class != Growing {
+			t.Errorf("pid %d: %+v, want growing", pid, p.Class)
+		}
+	}
+	// Churn stays churn: the tester's sawtooth (12000 MiB of 40960, +4096
+	// MiB for 1 min in every 5) and the fixtures' GPU (7 processes one after another,
+	// peak 4907 MiB of an H200's 143 GiB, back to 0).
+	for _, f := range []string{"s43_n03_sawtooth.csv", "query_gpu.csv"} {
+		if s := trends(t, f)[0]; s.Class != Sawtooth || s.OOMExits != 0 {
+			t.Errorf("%s: %s with %d OOM exits, want sawtooth, none", f, s.Class, s.OOMExits)
+		}
+	}
+}
+
+// cycles is a GPU of 40 GiB (capacity) sampled every 10 s for 90 min:
+// from floor MiB, a process loads 10 GiB above it and then grows 24 MiB/s
+// up to peak MiB, falls back to floor for 3 samples, and starts again;
+// normal noise of 2 MiB from seed.
+func cycles(floor, peak float64) synth {
+	ramp := (peak - floor - 10240) / 24 // s
+	period := 20 + ramp + 30
+	return synth{seconds: 5400, step: 10, noise: 2 * mib, capacity: 40 << 30, used: func(x float64) float64 {
+		p := math.Mod(x, period)
+		switch {
+		case p < 10:
+			return (floor + 500) * mib
+		case p < 20:
+			return (floor + 10240) * mib
+		case p < 20+ramp:
+			return (floor + 10240 + 24*(p-20)) * mib
+		}
+		return floor * mib
+	}}
+}
+
+// Cycles that grow until the GPU is full and fall to nothing are a crash
+// loop, whatever the seed: growing, every run that ended an OOM exit.
+// Cycles to 60% of the GPU (peak far below the total), and cycles to 98%
+// that fall back to a load of 12 GiB the process keeps (not to nothing),
+// are churn as before: not growing, no OOM exits.
+func TestHunt43CrashLoopSeeded(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		for _, c := range []struct {
+			name        string
+			floor, peak float64
+			crash       bool
+		}{
+			{"full, to 0", 0, 40000, true},
+			{"60%, to 0", 0, 24576, false},
+			{"full, to 12 GiB", 12288, 40000, false},
+		} {
+			a := NewAnalyzer(Options{})
+			cycles(c.floor, c.peak).add(t, a, "synthetic", seed)
+			s := a.Finalize().Series[0]
+			ended := 0
+			for _, r := range s.Runs {
+				if r.ReleasedUs != 0 {
+					ended++
+				}
+			}
+			switch {
+			case c.crash && (s.Class != Growing || s.OOMExits < 3 || s.OOMExits != ended):
+				t.Errorf("%s, seed %d: %s, %d OOM exits of %d runs ended; want growing, all", c.name, seed, s.Class, s.OOMExits, ended)
+			case !c.crash && (s.Class == Growing || s.OOMExits != 0):
+				t.Errorf("%s, seed %d: %s, %d OOM exits; want churn", c.name, seed, s.Class, s.OOMExits)
 			}
 		}
 	}

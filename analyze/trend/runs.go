@@ -21,6 +21,13 @@ type Run struct {
 	// ReleasedUs is the first sample back at the baseline after the run;
 	// 0 when the run lasts to the end of the series.
 	ReleasedUs int64
+	// OOMExit: the run grew (Class growing) until its peak came within
+	// 10% of the GPU's capacity (CapacityBytes of its series, at the
+	// peak), and then memory fell to the baseline, itself near nothing (at
+	// most 5% of the capacity): the GPU full, then its process gone, as
+	// when a process dies of out-of-memory. The samples cannot tell that
+	// from a process that freed all it held at that point.
+	OOMExit bool
 }
 
 // Constants of the split into runs. A run must rise this far above the
@@ -31,6 +38,18 @@ const (
 	runBandAbs   = trendFlatAbs
 	runBandShare = 0.05 // of the series' range
 	runMinPoints = 4    // fewer samples in a run: not classified on its own
+)
+
+// Constants of a run that ended full (Run.OOMExit): its peak is at least
+// oomPeakShare of the GPU's capacity, and the baseline it fell to at most
+// oomFloorShare of it. An OOM comes before the GPU is full to the byte:
+// the allocation that fails is refused whole (PyTorch's "Tried to
+// allocate 2.00 GiB ... of which 1.2 GiB is free"), and samples seconds
+// apart miss the last of the rise; a GPU with no process holds its
+// driver's and a display's memory, a few hundred MiB.
+const (
+	oomPeakShare  = 0.9
+	oomFloorShare = 0.05
 )
 
 // runFallNoise is how many times the samples' noise (noise: σ from
@@ -115,7 +134,9 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 // fit (the most recent such run): a leak suspect with its own window and
 // rate, released at the run's end when memory came back to the baseline.
 // Runs that repeat (three or more that came back to the baseline, most of
-// them growing) are the series' own rhythm: churn, judged on the whole;
+// them growing) are the series' own rhythm: churn, judged on the whole,
+// unless most of them ended full (Run.OOMExit, two at least): a crash
+// loop, growing, with OOMExits set;
 // so is a sawtooth whose floor rises over the whole series (its last run
 // still growing is the floor's rise, seen over fewer cycles).
 func (a *Analyzer) fitRuns(s *series) {
@@ -150,7 +171,24 @@ func (a *Analyzer) fitRuns(s *series) {
 		}
 		o.Runs = append(o.Runs, r)
 	}
-	if key < 0 || releasedRuns >= 3 && 3*growing >= 2*releasedRuns {
+	// Runs that each grew until the GPU was full and then fell to near
+	// nothing, most of those that ended, are a leak that runs the GPU
+	// out of memory and is restarted (a crash loop): not the series'
+	// rhythm, however often it repeats.
+	oomExits := 0
+	for i, sp := range spans {
+		r := &o.Runs[i]
+		if !sp.released || r.Class != Growing {
+			continue
+		}
+		if c, ok := s.capacityAt(s.t[sp.a+argMax(s.y[sp.a:sp.b])]); ok && c > 0 &&
+			float64(r.PeakBytes) >= oomPeakShare*c && base <= oomFloorShare*c {
+			r.OOMExit = true
+			oomExits++
+		}
+	}
+	crashLoop := oomExits >= 2 && 3*oomExits >= 2*releasedRuns
+	if key < 0 || !crashLoop && releasedRuns >= 3 && 3*growing >= 2*releasedRuns {
 		return
 	}
 	if s.fit.class == Growing && s.fit.floor && !spans[key].released {
@@ -169,4 +207,18 @@ func (a *Analyzer) fitRuns(s *series) {
 	o.Noise = finite(f.sigma)
 	o.ReleasedUs = r.ReleasedUs
 	o.RunPeakBytes = r.PeakBytes
+	if crashLoop {
+		o.OOMExits = oomExits
+	}
+}
+
+// argMax is the index of v's largest value (the first of equals).
+func argMax(v []float64) int {
+	m := 0
+	for i, x := range v {
+		if x > v[m] {
+			m = i
+		}
+	}
+	return m
 }

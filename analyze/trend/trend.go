@@ -150,6 +150,13 @@ type SeriesTrend struct {
 	BaselineBytes int64
 	ReleasedUs    int64
 	RunPeakBytes  int64
+	// OOMExits counts the runs that grew until the GPU was full and then
+	// fell to near nothing (Run.OOMExit), when they are two or more and
+	// at least two thirds of the runs that ended: a leak that runs the
+	// GPU out of memory and is restarted (a crash loop). The series is
+	// then growing, with the fit of its last growing run, however many
+	// runs repeat; 0 otherwise.
+	OOMExits int
 
 	// TailSlope: for a step, the Theil–Sen slope (bytes per second) of
 	// the samples after its last change when they still rise (the 95%
@@ -1288,6 +1295,11 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	case Undetermined:
 		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"
+		return
+	}
+	if o.ReleasedUs != 0 && o.OOMExits > 0 {
+		o.NoOOMReason = fmt.Sprintf("the GPU was already full: %s reached %.0f%% of its capacity or more and then fell to near nothing",
+			counted(o.OOMExits, "run", "runs"), 100*oomPeakShare)
 		return
 	}
 	if o.ReleasedUs != 0 {
