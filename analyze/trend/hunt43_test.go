@@ -37,6 +37,12 @@ func TestHunt43SpikesOnSteadyLeak(t *testing.T) {
 			t.Errorf("%s: %s at %.2f MiB/min (95%% from %.2f); want growing at %.1f",
 				c.file, s.Class, s.Slope*60/mib, s.SlopeLow*60/mib, c.rate)
 		}
+		// The leak grows from the first sample: the trend is fitted from
+		// there, not from where it left the baseline's band after the
+		// first spikes (10:09, 10:15), which were split off as "runs".
+		if !s.RisingFloor && s.WindowStartUs != s.StartUs {
+			t.Errorf("%s: window from %.0f s in, want the first sample", c.file, d(s.WindowStartUs-s.StartUs))
+		}
 	}
 }
 

@@ -198,6 +198,14 @@ func (a *Analyzer) fitRuns(s *series) {
 		// cycles of what the whole series' floor shows.
 		return
 	}
+	if s.fit.class == Growing && !spans[key].released && transientsBefore(spans[:key]) {
+		// A leak under spikes: while the leak is still within the
+		// baseline's band, a spike that leaves it and comes back is a
+		// "run" of a few samples, too short to classify; the last run
+		// starts where the leak itself left the band. The whole series'
+		// fit sees the growth from its onset.
+		return
+	}
 	f := fits[key]
 	s.fit = f
 	r := o.Runs[key]
@@ -210,6 +218,18 @@ func (a *Analyzer) fitRuns(s *series) {
 	if crashLoop {
 		o.OOMExits = oomExits
 	}
+}
+
+// transientsBefore reports whether every run before the growing one is
+// released and too short to classify (fewer than runMinPoints samples):
+// spikes, not processes that started and exited.
+func transientsBefore(spans []runSpan) bool {
+	for _, sp := range spans {
+		if !sp.released || sp.b-sp.a >= runMinPoints {
+			return false
+		}
+	}
+	return true
 }
 
 // argMax is the index of v's largest value (the first of equals).
