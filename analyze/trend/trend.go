@@ -29,10 +29,12 @@ const (
 	// Growing: still rising through the last part of the series, in many
 	// steps or smoothly, or rising steadily from its onset to the last
 	// sample however small against the level, or a sawtooth whose floor
-	// keeps rising: a leak suspect.
+	// keeps rising, or runs that each grow until the GPU is full and then
+	// fall to near nothing (a crash loop: SeriesTrend.OOMExits): a leak
+	// suspect.
 	Growing Class = "growing"
 	// Sawtooth: memory rises and is given back, again and again: allocation
-	// churn, normal.
+	// churn, normal (runs that fill the GPU and fall to nothing are not).
 	Sawtooth Class = "sawtooth"
 	// Flat: no change beyond the noise (within 16 MiB, or 2% of the
 	// level) and no steady growth.
