@@ -159,8 +159,10 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 				rel := r.ReleasedUs
 				tr.ReleasedUs = &rel
 			}
+			tr.OOMExit = r.OOMExit
 			f.Runs = append(f.Runs, tr)
 		}
+		f.OOMExits = s.OOMExits
 	}
 	if s.TailSlope > 0 {
 		ts := round(s.TailSlope, 1)
@@ -300,6 +302,12 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.HasPID {
 			next = "record torch.cuda.memory._record_memory_history() in this process and dump a snapshot (gpuleak analyze) to find the call site that keeps memory"
 		}
+		if s.OOMExits > 0 {
+			if ended != "" {
+				oom = "no time to OOM: " + s.NoOOMReason
+			}
+			return crashLoopMessage(s, who, fitted, ended, oom, next)
+		}
 		if ended != "" {
 			what = "used memory grew"
 			if s.RisingFloor {
@@ -388,6 +396,39 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// crashLoopMessage describes a series whose runs grew until the GPU was
+// full and then fell to near nothing (SeriesTrend.OOMExits): the evidence
+// (how many, how fast they rose, how full, what memory fell to), the last
+// growing run's fit, and what the samples cannot tell.
+func crashLoopMessage(s trend.SeriesTrend, who, fitted, ended, oom, next string) string {
+	restarts, peak := 0, int64(-1)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, r := range s.Runs {
+		if !r.OOMExit {
+			continue
+		}
+		if i < len(s.Runs)-1 {
+			restarts++ // memory rose again after it
+		}
+		if peak < 0 || r.PeakBytes < peak {
+			peak = r.PeakBytes
+		}
+		lo, hi = min(lo, r.Slope), max(hi, r.Slope)
+	}
+	rates := rate(lo)
+	if rate(hi) != rates {
+		rates += " to " + rate(hi)
+	}
+	p, c := sizes.Of(peak, s.CapacityBytes, IBytes)
+	last := fmt.Sprintf("the last growing run: used memory grows %s, now %s", fitted, IBytes(s.LastBytes))
+	if ended != "" {
+		last = fmt.Sprintf("the last growing run: used memory grew %s%s", fitted, ended)
+	}
+	return fmt.Sprintf("growing, restarted %s: %s: %d runs rose steadily (%s) until the GPU was full (a peak of at least %s of %s, %s) and then fell to %s, as when a process dies of out-of-memory (or is killed) and is restarted: a leak that runs the GPU out of memory (a crash loop), not allocation churn; %s; the samples cannot tell an OOM from a process that freed all it held at its peak: the job's log (CUDA out of memory) or a --query-compute-apps log (a new pid each run) tells; %s; %s%s",
+		plural(restarts, "time", "times"), who, s.OOMExits, rates, p, c, sizes.Percent(peak, s.CapacityBytes), IBytes(s.BaselineBytes),
+		last, oom, next, unattributedNote(s))
 }
 
 // sampleIndex is the 1-based number of the sample at us in a log whose

@@ -26,4 +26,8 @@ type TrendRun struct {
 	Classification string  `json:"classification"`
 	SlopeBytesPerS float64 `json:"slope_bytes_per_s"`
 	ReleasedUs     *int64  `json:"released_us,omitempty"`
+	// OOMExit: the run grew until its GPU was full (its peak within 10% of
+	// the capacity) and then memory fell to the baseline, near nothing: as
+	// when its process died of out-of-memory (trend.Run.OOMExit).
+	OOMExit bool `json:"oom_exit,omitempty"`
 }

@@ -427,6 +427,11 @@ type Finding struct {
 	Runs          []TrendRun `json:"runs,omitempty"`
 	BaselineBytes *int64     `json:"baseline_bytes,omitempty"`
 	ReleasedUs    *int64     `json:"released_us,omitempty"`
+	// OOMExits: the runs that grew until the GPU was full and then fell
+	// to near nothing (TrendRun.OOMExit), when they make the series a
+	// crash loop (two or more, two thirds of the runs that ended): growing,
+	// not churn; absent otherwise.
+	OOMExits int `json:"oom_exits,omitempty"`
 	// TailSlopeBytesPerS: for a step, the slope of the samples after its
 	// last change when they still rise; absent when flat.
 	TailSlopeBytesPerS *float64 `json:"tail_slope_bytes_per_s,omitempty"`

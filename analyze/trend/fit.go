@@ -354,24 +354,88 @@ func sharpShift(ry []float64, prev, next level, delta, sigma float64) bool {
 // samples, sharp[k], is more than 60% of their sum; a smooth rise, with
 // no shift at all or none sharp, counts) and no fall of fall bytes or
 // more: growth, not a one-time step.
+//
+// A transient is neither a step nor a fall: a burst up (shifts of one
+// sign with at most two points between them, as fitSeries groups them)
+// that the burst down right after it gives back, landing no lower than
+// where the burst up started (a spike on top of the trend: an eval
+// batch, a checkpoint's staging buffer); what the fall gives back is
+// taken off that burst's rise, and only a fall beyond it counts. A fall
+// before any rise of the window (the log began in a spike) is a
+// transient when memory ends above where it fell from (the last level
+// longer than two points: not itself a spike). Memory that falls below where the rise before it started (a
+// bump, growth given back) is a fall, as is one the series never
+// regains.
 func manySteps(levels []level, sharp []bool, a int, fall float64) bool {
+	type rise struct {
+		d     float64
+		sharp bool
+	}
 	var upSum, upMax float64
+	var burst []rise // the last burst up, not yet counted
+	count := func() {
+		for _, r := range burst {
+			upSum += r.d
+			if r.sharp {
+				upMax = max(upMax, r.d)
+			}
+		}
+		burst = burst[:0]
+	}
+	rose := false
 	for k := 1; k < len(levels); k++ {
 		if levels[k].a <= a {
 			continue
 		}
 		d := levels[k].value - levels[k-1].value
-		switch {
-		case d > 0:
-			upSum += d
-			if sharp[k] {
-				upMax = max(upMax, d)
+		if d > 0 {
+			// A rise after a long level starts a new burst.
+			if levels[k-1].b-levels[k-1].a > 2 {
+				count()
 			}
-		case -d >= fall:
+			burst = append(burst, rise{d, sharp[k]})
+			rose = true
+			continue
+		}
+		// The burst down: this shift and the falls that follow it with at
+		// most two points between.
+		from, j := levels[k-1].value, k
+		for j+1 < len(levels) && levels[j+1].value < levels[j].value && levels[j].b-levels[j].a <= 2 {
+			j++
+		}
+		down := from - levels[j].value
+		if !rose && down >= fall && settled(levels) <= from {
+			return false // a fall at the start that memory does not regain
+		}
+		// Give back the burst up from its top.
+		for len(burst) > 0 && down > 0 {
+			r := &burst[len(burst)-1]
+			g := min(r.d, down)
+			r.d -= g
+			down -= g
+			if r.d <= 0 {
+				burst = burst[:len(burst)-1]
+			}
+		}
+		if rose && down >= fall {
 			return false
 		}
+		count()
+		k = j
 	}
+	count()
 	return upMax <= 0.6*upSum // (upSum >= 0: no sharp rise at all passes)
+}
+
+// settled is the value of the last level longer than two points (one
+// that is no spike), or of the last level when none is.
+func settled(levels []level) float64 {
+	for i := len(levels) - 1; i >= 0; i-- {
+		if levels[i].b-levels[i].a > 2 {
+			return levels[i].value
+		}
+	}
+	return levels[len(levels)-1].value
 }
 
 // Constants of steadyRise.

@@ -21,6 +21,13 @@ type Run struct {
 	// ReleasedUs is the first sample back at the baseline after the run;
 	// 0 when the run lasts to the end of the series.
 	ReleasedUs int64
+	// OOMExit: the run grew (Class growing) until its peak came within
+	// 10% of the GPU's capacity (CapacityBytes of its series, at the
+	// peak), and then memory fell to the baseline, itself near nothing (at
+	// most 5% of the capacity): the GPU full, then its process gone, as
+	// when a process dies of out-of-memory. The samples cannot tell that
+	// from a process that freed all it held at that point.
+	OOMExit bool
 }
 
 // Constants of the split into runs. A run must rise this far above the
@@ -31,6 +38,18 @@ const (
 	runBandAbs   = trendFlatAbs
 	runBandShare = 0.05 // of the series' range
 	runMinPoints = 4    // fewer samples in a run: not classified on its own
+)
+
+// Constants of a run that ended full (Run.OOMExit): its peak is at least
+// oomPeakShare of the GPU's capacity, and the baseline it fell to at most
+// oomFloorShare of it. An OOM comes before the GPU is full to the byte:
+// the allocation that fails is refused whole (PyTorch's "Tried to
+// allocate 2.00 GiB ... of which 1.2 GiB is free"), and samples seconds
+// apart miss the last of the rise; a GPU with no process holds its
+// driver's and a display's memory, a few hundred MiB.
+const (
+	oomPeakShare  = 0.9
+	oomFloorShare = 0.05
 )
 
 // runFallNoise is how many times the samples' noise (noise: σ from
@@ -139,7 +158,8 @@ const runRiseNoise = 2
 // rose, growing or risesWithin, and came back to the baseline, a third
 // or more of those that came back) are the series' own rhythm: churn,
 // judged on the whole, and a sawtooth where the whole was judged flat or
-// a step;
+// a step; unless most of those that came back ended full (Run.OOMExit, two
+// at least): a crash loop, growing, with OOMExits set;
 // so is a sawtooth whose floor rises over the whole series (its last run
 // still growing is the floor's rise, seen over fewer cycles).
 func (a *Analyzer) fitRuns(s *series) {
@@ -177,7 +197,24 @@ func (a *Analyzer) fitRuns(s *series) {
 		}
 		o.Runs = append(o.Runs, r)
 	}
-	if rising >= 3 && 3*rising >= releasedRuns {
+	// Runs that each grew until the GPU was full and then fell to near
+	// nothing, most of those that ended, are a leak that runs the GPU
+	// out of memory and is restarted (a crash loop): not the series'
+	// rhythm, however often it repeats.
+	oomExits := 0
+	for i, sp := range spans {
+		r := &o.Runs[i]
+		if !sp.released || r.Class != Growing {
+			continue
+		}
+		if c, ok := s.capacityAt(s.t[sp.a+argMax(s.y[sp.a:sp.b])]); ok && c > 0 &&
+			float64(r.PeakBytes) >= oomPeakShare*c && base <= oomFloorShare*c {
+			r.OOMExit = true
+			oomExits++
+		}
+	}
+	crashLoop := oomExits >= 2 && 3*oomExits >= 2*releasedRuns
+	if !crashLoop && rising >= 3 && 3*rising >= releasedRuns {
 		// The series' rhythm: memory rises and is given back, again and
 		// again. Judged on the whole: a rising floor is growth; levels
 		// that change points could not cut (binary segmentation sees no
@@ -198,6 +235,14 @@ func (a *Analyzer) fitRuns(s *series) {
 		// cycles of what the whole series' floor shows.
 		return
 	}
+	if s.fit.class == Growing && !spans[key].released && transientsBefore(spans[:key]) {
+		// A leak under spikes: while the leak is still within the
+		// baseline's band, a spike that leaves it and comes back is a
+		// "run" of a few samples, too short to classify; the last run
+		// starts where the leak itself left the band. The whole series'
+		// fit sees the growth from its onset.
+		return
+	}
 	f := fits[key]
 	s.fit = f
 	r := o.Runs[key]
@@ -207,4 +252,30 @@ func (a *Analyzer) fitRuns(s *series) {
 	o.Noise = finite(f.sigma)
 	o.ReleasedUs = r.ReleasedUs
 	o.RunPeakBytes = r.PeakBytes
+	if crashLoop {
+		o.OOMExits = oomExits
+	}
+}
+
+// transientsBefore reports whether every run before the growing one is
+// released and too short to classify (fewer than runMinPoints samples):
+// spikes, not processes that started and exited.
+func transientsBefore(spans []runSpan) bool {
+	for _, sp := range spans {
+		if !sp.released || sp.b-sp.a >= runMinPoints {
+			return false
+		}
+	}
+	return true
+}
+
+// argMax is the index of v's largest value (the first of equals).
+func argMax(v []float64) int {
+	m := 0
+	for i, x := range v {
+		if x > v[m] {
+			m = i
+		}
+	}
+	return m
 }

@@ -29,10 +29,12 @@ const (
 	// Growing: still rising through the last part of the series, in many
 	// steps or smoothly, or rising steadily from its onset to the last
 	// sample however small against the level, or a sawtooth whose floor
-	// keeps rising: a leak suspect.
+	// keeps rising, or runs that each grow until the GPU is full and then
+	// fall to near nothing (a crash loop: SeriesTrend.OOMExits): a leak
+	// suspect.
 	Growing Class = "growing"
 	// Sawtooth: memory rises and is given back, again and again: allocation
-	// churn, normal.
+	// churn, normal (runs that fill the GPU and fall to nothing are not).
 	Sawtooth Class = "sawtooth"
 	// Flat: no change beyond the noise (within 16 MiB, or 2% of the
 	// level) and no steady growth.
@@ -150,6 +152,13 @@ type SeriesTrend struct {
 	BaselineBytes int64
 	ReleasedUs    int64
 	RunPeakBytes  int64
+	// OOMExits counts the runs that grew until the GPU was full and then
+	// fell to near nothing (Run.OOMExit), when they are two or more and
+	// at least two thirds of the runs that ended: a leak that runs the
+	// GPU out of memory and is restarted (a crash loop). The series is
+	// then growing, with the fit of its last growing run, however many
+	// runs repeat; 0 otherwise.
+	OOMExits int
 
 	// TailSlope: for a step, the Theil–Sen slope (bytes per second) of
 	// the samples after its last change when they still rise (the 95%
@@ -1288,6 +1297,11 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	case Undetermined:
 		o.NoOOMReason = "one sample (or all at one time): no trend can be judged"
+		return
+	}
+	if o.ReleasedUs != 0 && o.OOMExits > 0 {
+		o.NoOOMReason = fmt.Sprintf("the GPU was already full: %s reached %.0f%% of its capacity or more and then fell to near nothing",
+			counted(o.OOMExits, "run", "runs"), 100*oomPeakShare)
 		return
 	}
 	if o.ReleasedUs != 0 {

@@ -218,6 +218,19 @@ func TestFixtures(t *testing.T) {
 		{"s42_slow_leak_noise200.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s42_slow_leak_noise400.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s42_noisy_flat_gpu.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
+		// s43 (testdata/README.md): 10 s apart; memory.used and memory.total
+		// without memory.free, as hunt_short_monotonic's; the apps log has
+		// one pid at a time, so a row an instant.
+		{"s43_n02_slow_leak.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n02a_nospike.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n02b_spike100.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n02c_spike1g.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n08_stair_leak_with_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n11_leak_with_20MiB_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"s43_n03_sawtooth.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "excludes-reserved"},
+		{"s43_n09_leak_oom_restart_cycles.csv", FormatQueryGPU, 520, 520, ClockAbsolute, "excludes-reserved"},
+		{"s43_n09b_two_cycles.csv", FormatQueryGPU, 260, 260, ClockAbsolute, "excludes-reserved"},
+		{"s43_n10_apps_leak_restart.csv", FormatQueryApps, 508, 508, ClockAbsolute, "process"},
 		// s42: cut in the last line's last value, which has no line ending
 		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
 		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},
