@@ -120,3 +120,19 @@ func TestHunt43GateTrips(t *testing.T) {
 		t.Errorf("%s, %d OOM exits, %d runs; want growing, 4 of 4", f.Classification, f.OOMExits, len(f.Runs))
 	}
 }
+
+// growing>SIZE weighs a series' growth given back before the log ended
+// (the process exited: released_us) at that run's peak, as README's gate
+// table says: a ramp of 1000 to 3900 MiB, then 1000 MiB for its last 30
+// samples, trips growing>2GiB (3900 MiB is 3.8 GiB) and not growing>4GiB.
+func TestHunt43GrowingGateWeighsAReleasedRunAtItsPeak(t *testing.T) {
+	path := td + "nvml/s43_grow_then_release.csv"
+	for _, c := range []struct {
+		gate string
+		code int
+	}{{"growing>2GiB", 1}, {"growing>4GiB", 0}} {
+		if code, out, errOut := run(t, nil, "analyze", "-q", "--fail-on", c.gate, path); code != c.code {
+			t.Errorf("--fail-on %s: exit %d, want %d: %.200q", c.gate, code, c.code, out+errOut)
+		}
+	}
+}

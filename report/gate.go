@@ -21,7 +21,8 @@ any gate trips. NAME is:
                      all of its findings hold together (leak>64MiB)
   growing, step, sawtooth, flat
                      NVML series of that class (alone: any; with a size: the
-                     used memory of all of them at their last sample)
+                     used memory of all of them at their last sample, or at
+                     the peak of growth given back before the log ended)
   oom                alone, also the out-of-memory errors an allocator
                      counted (num_ooms, memory_summary()'s "CUDA OOMs")
                      beyond those the inputs describe: caught, or their
