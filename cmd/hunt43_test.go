@@ -136,3 +136,24 @@ func TestHunt43GrowingGateWeighsAReleasedRunAtItsPeak(t *testing.T) {
 		}
 	}
 }
+
+// A leak's advice names the free call of the API that allocated it: the
+// driver API's cuMemAlloc_v2 is freed by cuMemFree, cuMemAllocHost_v2 by
+// cuMemFreeHost, cudaMallocArray by cudaFreeArray (each was told
+// cudaFree or cudaFreeHost, and named cudaMalloc or cudaMallocHost).
+func TestHunt43LeakAdviceNamesTheAPIsFree(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"sanitizer/s43_allocation_apis.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %.200q", code, errOut)
+	}
+	for _, want := range []string{
+		"device memory (cuMemAlloc_v2) at alloc_drv (drv.cu:10) was never freed; release it with cuMemFree ",
+		"pinned host memory (cuMemAllocHost_v2) at pin (drv.cu:50) was never freed; release it with cuMemFreeHost ",
+		"device memory (cudaMallocArray) at make_tex (tex.cu:22) was never freed; release it with cudaFreeArray ",
+		"managed memory (cudaMallocManaged) at make_um (um.cu:5) was never freed; release it with cudaFree ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the report", want)
+		}
+	}
+}

@@ -85,26 +85,53 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 	return in, fs, errs
 }
 
-// memoryOf names the memory of an allocator class and the call that frees it.
-func memoryOf(alloc string) (what, free string) {
+// memoryOf names the memory of an allocator class, and the call that
+// frees it, by the allocation API where one is known (api: cuMemAlloc_v2's
+// is cuMemFree, cudaMallocArray's cudaFreeArray).
+func memoryOf(alloc, api string) (what, free string) {
 	switch alloc {
 	case sanitizer.AllocDevice:
-		return "device memory (cudaMalloc)", "cudaFree"
+		what, free = "device memory (cudaMalloc)", "cudaFree"
 	case sanitizer.AllocAsync:
-		return "stream-ordered memory (cudaMallocAsync)", "cudaFreeAsync"
+		what, free = "stream-ordered memory (cudaMallocAsync)", "cudaFreeAsync"
 	case sanitizer.AllocPinned:
-		return "pinned host memory (cudaMallocHost/cudaHostAlloc)", "cudaFreeHost"
+		what, free = "pinned host memory (cudaMallocHost/cudaHostAlloc)", "cudaFreeHost"
 	case sanitizer.AllocManaged:
-		return "managed memory (cudaMallocManaged)", "cudaFree"
+		what, free = "managed memory (cudaMallocManaged)", "cudaFree"
 	case sanitizer.AllocDeviceHeap:
 		return "device-heap memory (malloc in a kernel)", "free() in device code"
+	default:
+		return "memory", "the matching free call"
 	}
-	return "memory", "the matching free call"
+	if api == "" {
+		return what, free
+	}
+	if f, ok := freeCalls[api]; ok {
+		free = f
+	}
+	return what[:strings.IndexByte(what, '(')] + "(" + api + ")", free
+}
+
+// freeCalls names the call that frees what an allocation API allocated,
+// where it is not its class's (cudaFree, cudaFreeAsync, cudaFreeHost):
+// the driver API's, arrays', registered host memory's.
+var freeCalls = map[string]string{
+	"cuMemAlloc": "cuMemFree", "cuMemAlloc_v2": "cuMemFree", "cuMemAllocPitch": "cuMemFree",
+	"cuMemAllocPitch_v2": "cuMemFree", "cuMemAllocManaged": "cuMemFree",
+	"cudaMallocArray": "cudaFreeArray", "cudaMalloc3DArray": "cudaFreeArray",
+	"cudaMallocMipmappedArray": "cudaFreeMipmappedArray",
+	"cuArrayCreate":            "cuArrayDestroy", "cuArrayCreate_v2": "cuArrayDestroy",
+	"cuArray3DCreate": "cuArrayDestroy", "cuArray3DCreate_v2": "cuArrayDestroy",
+	"cuMemCreate":     "cuMemRelease",
+	"cuMemAllocAsync": "cuMemFreeAsync", "cuMemAllocFromPoolAsync": "cuMemFreeAsync",
+	"cuMemAllocHost": "cuMemFreeHost", "cuMemAllocHost_v2": "cuMemFreeHost", "cuMemHostAlloc": "cuMemFreeHost",
+	"cudaHostRegister": "cudaHostUnregister", "cuMemHostRegister": "cuMemHostUnregister",
+	"cuMemHostRegister_v2": "cuMemHostUnregister",
 }
 
 // sanitizerSiteMessage is the one line a person acts on for a leak site.
 func sanitizerSiteMessage(s sanitizer.Site) string {
-	what, free := memoryOf(s.Allocator)
+	what, free := memoryOf(s.Allocator, s.API)
 	n := plural(s.Count, "allocation", "allocations")
 	if s.Unknown != "" && s.Kind == callsite.Retained {
 		// The pool is known from the frames the log kept, the caller not.

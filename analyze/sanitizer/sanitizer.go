@@ -301,6 +301,10 @@ var toolFailureRe = lazyre.New(`^(Internal (Memcheck |Sanitizer |Racecheck |Init
 type Site struct {
 	Kind      callsite.Kind // Leak or Retained
 	Allocator string        // AllocDevice, AllocAsync, ...; "" when the record has no stack
+	// API is the allocation function of the first leak read at the site
+	// (cudaMalloc, cuMemAlloc_v2, cudaMallocArray, ...: allocAPIs' names);
+	// "" when its backtrace holds none.
+	API string
 	// Pool names the caching allocator holding Retained memory; Hint says
 	// how to release it, or, for a Leak a framework made for the program
 	// (PyTorch's tensors with its pool off), what the program must do.
@@ -1015,6 +1019,17 @@ func allocatorOf(r *record, frames []btFrame) string {
 	return ""
 }
 
+// allocAPIOf is the innermost allocation API in a leak's backtrace, ""
+// when it holds none.
+func allocAPIOf(frames []btFrame) string {
+	for _, f := range frames {
+		if _, ok := allocAPIs[f.base]; ok && f.kind == sanitizer.FrameHost {
+			return f.base
+		}
+	}
+	return ""
+}
+
 // poolOf returns the index in pools of the caching allocator in a
 // backtrace, or -1.
 func poolOf(frames []btFrame) int {
@@ -1274,7 +1289,7 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		kind = callsite.Retained.String()
 	}
 	stack, site, ok := a.stackOf(frames)
-	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, Stack: stack, Frame: site}}
+	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: allocAPIOf(frames), Stack: stack, Frame: site}}
 	key := kind + "\x00" + alloc + "\x00"
 	switch {
 	case !ok && hasHostFrames(frames):
