@@ -579,6 +579,25 @@ func (g Gate) evalSanitizerErrors(in GateInput) (string, bool) {
 // plain oom gate, not one with a size threshold.
 func (g Gate) evalOOM(in GateInput) (string, bool) {
 	why, ok := g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindOOM }, func(n int) string { return kindCount(KindOOM, n) })
+	// An OOM's bytes are what PyTorch had allocated at it; a message that
+	// gives no such figure (XLA's, a library status) holds "0 B", which
+	// would read as a measure: say the requests instead.
+	n, held, req := 0, int64(0), int64(0)
+	for i := range in.Findings {
+		if f := &in.Findings[i]; f.Kind == KindOOM {
+			n++
+			held = satAdd(held, f.Bytes)
+			if f.OOMDetail != nil && f.OOMDetail.RequestedBytes != nil {
+				req = satAdd(req, *f.OOMDetail.RequestedBytes)
+			}
+		}
+	}
+	if n > 0 && held == 0 {
+		why = kindCount(KindOOM, n) + ", with no allocated memory given"
+		if req > 0 {
+			why += fmt.Sprintf(" (%s requested)", IBytes(req))
+		}
+	}
 	most, where := int64(0), ""
 	for _, inp := range in.Inputs {
 		for _, s := range inp.AllocatorStats {

@@ -622,6 +622,9 @@ func phraseAt(rest, phrase string) bool {
 // (frameworkOOMs) end line's text from `from` on without that space, -1
 // when none do (see phraseAt).
 func cutPhraseAt(line string, from int) int {
+	if from >= len(line) {
+		return -1
+	}
 	t := strings.TrimRight(line[from:], " \t\r\n")
 	for _, f := range frameworkOOMs {
 		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {

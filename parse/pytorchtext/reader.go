@@ -146,8 +146,12 @@ type Reader struct {
 	tbs      []*traceback
 	summary  *summary
 	pending  *pendingMessage // a message that may go on on the next line
-	trt      *trtBuild       // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
-	meta     Metadata
+	// split is the line before when it ended inside an out-of-memory
+	// phrase's words ("Resource exhausted: Out", then "of memory while
+	// trying to allocate ..."): a paste or a terminal wrapped there.
+	split *splitPhrase
+	trt   *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	meta  Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -395,6 +399,21 @@ func (r *Reader) addLine(line string) error {
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
+	if p := r.split; p != nil {
+		r.split = nil
+		if cont := strings.TrimLeft(line, " \t"); p.goesOn(cont) {
+			joined := p.text + p.sep + cont
+			if i := findOOM(joined, p.at); i >= 0 && i < len(p.text) {
+				// The phrase goes on on this line: the message is read
+				// from the line before, joined with this one.
+				at := r.line
+				r.line = p.line
+				err := r.addLine(joined)
+				r.line = at
+				return err
+			}
+		}
+	}
 	if r.summary != nil {
 		done, reread := r.summary.add(r, line)
 		if !done {
@@ -516,6 +535,9 @@ func (r *Reader) addLine(line string) error {
 	for from := 0; ; {
 		i := findOOM(line, from)
 		if i < 0 {
+			if from == 0 && frames == nil && len(line) <= maxLine {
+				r.split = phraseCut(line, r.line)
+			}
 			break
 		}
 		if frames == nil && tail != nil && tail.at == r.nline-1 && r.line <= tail.line+1 && strings.HasPrefix(line, tail.prefix) && strings.TrimSpace(line[len(tail.prefix):i]) == "" {
@@ -892,4 +914,73 @@ func (r *Reader) addStat(set int32, setLine int64, source string, device int, ke
 	b.Field(StResolution).(*array.Int64Builder).Append(resolution)
 	b.Field(StLine).(*array.Int64Builder).Append(line)
 	r.maybeFlush(TableStats)
+}
+
+// splitPhrase is a line that ends inside an out-of-memory phrase's words:
+// at is where the phrase would start, sep what joins the next line to it
+// (" " after a whole word, "" inside one).
+type splitPhrase struct {
+	text, sep string
+	at        int
+	line      int64
+	// rests are the words each phrase it may be of would go on with.
+	rests []string
+}
+
+// goesOn reports whether cont, the next line, starts as the rest of one
+// of the phrases the line may end in (or is all of what it holds).
+func (p *splitPhrase) goesOn(cont string) bool {
+	for _, r := range p.rests {
+		n := min(len(r), len(cont))
+		if n > 0 && cont[:n] == r[:n] {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseWords indexes the words of oomPhrases by their first three bytes:
+// each entry a phrase and where in it the word starts.
+var phraseWords = func() map[string][][2]int {
+	m := map[string][][2]int{}
+	for k, p := range oomPhrases {
+		for j := 0; j+3 <= len(p); j++ {
+			if j == 0 || p[j-1] == ' ' {
+				m[p[j:j+3]] = append(m[p[j:j+3]], [2]int{k, j})
+			}
+		}
+	}
+	return m
+}()
+
+// phraseCut returns line as a splitPhrase when its last word (three bytes
+// at least) ends it inside an out-of-memory phrase with the phrase's
+// words before it on the line, as far as the phrase goes: "Resource
+// exhausted: Out" of "Out of memory while trying to allocate ", "...
+// CUDA out of mem" of "CUDA out of memory". Nil otherwise.
+func phraseCut(line string, n int64) *splitPhrase {
+	t := strings.TrimRight(line, " \t")
+	w := t[strings.LastIndexAny(t, " \t")+1:]
+	if len(w) < 3 {
+		return nil
+	}
+	var sp *splitPhrase
+	for _, e := range phraseWords[w[:3]] {
+		p, j := oomPhrases[e[0]], e[1]
+		end := j + len(w)
+		if end >= len(p) || !strings.HasPrefix(p[j:], w) || !strings.HasSuffix(t, p[:end]) {
+			continue
+		}
+		sep := ""
+		if p[end] == ' ' {
+			sep = " "
+		}
+		if sp == nil {
+			sp = &splitPhrase{text: t, sep: sep, at: len(t) - end, line: n}
+		} else if sep != sp.sep || len(t)-end != sp.at {
+			continue // the first phrase's reading of the cut stands
+		}
+		sp.rests = append(sp.rests, p[end+len(sep):])
+	}
+	return sp
 }

@@ -1,0 +1,38 @@
+package pytorchtext
+
+import (
+	"testing"
+)
+
+// Session 43 (testdata/README.md, "Found by the session-43 tester").
+
+// A message whose phrase is wrapped inside its words is joined: jax-ml/jax
+// #788's "Resource exhausted: Out" then "of memory while trying to
+// allocate 5520758552 bytes." was no message (gpuleak oom: "No
+// out-of-memory error"), and a CUDA message cut inside "memory" the same;
+// the message takes its first line's number. A line that ends in a
+// phrase's first word, followed by other words, stays no message.
+func TestHunt43PhraseWrappedInsideItsWords(t *testing.T) {
+	rs := readFile(t, "pastes/xla_phrase_wrapped_jax788.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 1 || rs.msgs[0].sizes["requested"] != 5520758552 {
+		t.Fatalf("jax788: %+v, want one message at line 1 of 5520758552 bytes", rs.msgs)
+	}
+	for _, c := range []struct {
+		name, text string
+		msgs       int
+		requested  int64
+	}{
+		{"inside a word", "RuntimeError: CUDA out of mem\nory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.56 MiB free; 6.60 GiB reserved in total by PyTorch)\n", 1, 20 * MiB},
+		{"at a space", "torch.OutOfMemoryError: CUDA\nout of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.56 MiB free; 6.60 GiB reserved in total by PyTorch)\n", 1, 20 * MiB},
+		{"other words", "built with CUDA\nout of the box, it runs\n", 0, 0},
+		{"a first word alone", "we Tried\nagain later\n", 0, 0},
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(rs.msgs) != c.msgs || c.msgs == 1 && (rs.msgs[0].line != 1 || !within(rs.msgs[0].sizes["requested"], c.requested)) {
+			t.Errorf("%s: %+v, want %d message(s)", c.name, rs.msgs, c.msgs)
+		}
+	}
+}
