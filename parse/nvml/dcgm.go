@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // The DCGM exporter metrics read (MiB), and their slot in a pending row.
@@ -237,7 +239,7 @@ func (d *dcgmDecoder) addPod(row *dcgmRow, n int) {
 		return
 	}
 	if len(row.pods) == maxRowPods {
-		d.r.meta.Warnings.Linef(n, "more than %d pods share one GPU at one time: the sample names the first %d", maxRowPods, maxRowPods)
+		d.r.meta.Warnings.Once("dcgm pods", parse.LineNote(n, "more than %d pods share one GPU at one time: its samples name the first %d (here and after)", maxRowPods, maxRowPods))
 		return
 	}
 	row.pods = append(row.pods, p)

@@ -77,3 +77,22 @@ func TestDCGMOneGPUTwoReadings(t *testing.T) {
 		t.Errorf("%d rows, used %d, warnings %.200q", len(rows), val(rows[0].Used), w)
 	}
 }
+
+// A GPU 20 pods share, two scrapes: one sample a scrape naming the first
+// 16 pods (maxRowPods), and one warning for the input, not one a line.
+func TestDCGMManyPodsShareOneGPU(t *testing.T) {
+	var in strings.Builder
+	for range 2 {
+		for p := range 20 {
+			fmt.Fprintf(&in, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",namespace=\"ns\",pod=\"p%d\"} 500\n", p)
+		}
+	}
+	rows, meta, err := readRows(t, "many.prom", in.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := meta.Warnings.Strings()
+	if len(rows) != 2 || strings.Count(rows[0].Pod, ",") != 15 || !strings.HasSuffix(rows[1].Pod, ",p15") || len(w) != 2 || !strings.Contains(w[1], "more than 16 pods") {
+		t.Errorf("%d rows, pod %.200q, warnings %.200q", len(rows), rows[0].Pod, w)
+	}
+}
