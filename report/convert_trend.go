@@ -174,8 +174,37 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.ReleasedUs, f.LastBytes = &rel, &last
 		f.Bytes = s.RunPeakBytes
 	}
-	f.Message = trendMessage(s, lc)
+	if len(s.Pods) > 1 || s.PodsLeftOut > 0 {
+		for _, p := range s.Pods {
+			f.Pods = append(f.Pods, TrendPod{Pod: p.Pod, Namespace: p.Namespace, Container: p.Container, FirstUs: p.FirstUs, LastUs: p.LastUs, Samples: p.Samples})
+		}
+		f.PodsLeftOut = s.PodsLeftOut
+	}
+	f.Message = trendMessage(s, lc) + podsHeld(s, lc.clock)
 	return f
+}
+
+// podsHeld says which pods held a GPU when, where DCGM exporter's pod
+// labels changed over its series: "; held in turn by pods (DCGM
+// exporter's labels) ml/job-1 from 08:00:00 UTC to 08:09:30 UTC, ...".
+// "" when they did not.
+func podsHeld(s trend.SeriesTrend, clock string) string {
+	if len(s.Pods) < 2 && s.PodsLeftOut == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("; held in turn by pods (DCGM exporter's labels) ")
+	for i, p := range s.Pods {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s from %s to %s", podNames(p.Namespace, p.Pod), timeOf(p.FirstUs, clock, s.StartUs), timeOf(p.LastUs, clock, s.StartUs))
+	}
+	if s.PodsLeftOut > 0 {
+		fmt.Fprintf(&b, " and %d more spans not listed", s.PodsLeftOut)
+	}
+	b.WriteString(": one GPU's memory, so what a pod leaves behind is in the next one's samples")
+	return b.String()
 }
 
 // trendSubject names a series: "GPU 0 (NVIDIA H200)", "pid 538 (python3)
@@ -192,7 +221,11 @@ func trendSubject(s trend.SeriesTrend) string {
 		gpu += " of " + s.Host
 	}
 	if s.Pod != "" {
-		gpu += fmt.Sprintf(" (pod %s/%s)", s.Namespace, s.Pod)
+		what := "pod"
+		if strings.Contains(s.Pod, ",") {
+			what = "shared by pods"
+		}
+		gpu += fmt.Sprintf(" (%s %s)", what, podNames(s.Namespace, s.Pod))
 	}
 	if !s.HasPID {
 		if s.GPUName != "" {
@@ -205,6 +238,18 @@ func trendSubject(s trend.SeriesTrend) string {
 		name = "name not logged"
 	}
 	return fmt.Sprintf("pid %d (%s) on %s", s.PID, name, gpu)
+}
+
+// podNames renders DCGM pod labels as "namespace/pod"; a GPU's pods
+// (comma-separated, the namespaces in the same order) as "ns/a + ns/b".
+func podNames(namespace, pod string) string {
+	pods, nss := strings.Split(pod, ","), strings.Split(namespace, ",")
+	for i, p := range pods {
+		if len(nss) == len(pods) && nss[i] != "" {
+			pods[i] = nss[i] + "/" + p
+		}
+	}
+	return strings.Join(pods, " + ")
 }
 
 // shortUUID keeps "GPU-3719ad94" of a UUID.

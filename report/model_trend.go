@@ -31,3 +31,16 @@ type TrendRun struct {
 	// when its process died of out-of-memory (trend.Run.OOMExit).
 	OOMExit bool `json:"oom_exit,omitempty"`
 }
+
+// TrendPod is a span of a GPU series whose DCGM exporter labels named one
+// pod as the GPU's holder (several, comma-separated in the same order in
+// each field, for a GPU pods share): the times (µs since the epoch) of
+// its first and last sample there.
+type TrendPod struct {
+	Pod       string `json:"pod"`
+	Namespace string `json:"namespace,omitempty"`
+	Container string `json:"container,omitempty"`
+	FirstUs   int64  `json:"first_us"`
+	LastUs    int64  `json:"last_us"`
+	Samples   int    `json:"samples"`
+}

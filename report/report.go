@@ -356,10 +356,15 @@ type Finding struct {
 	// from several processes' (each analysed on its own).
 	PID     *int64 `json:"pid,omitempty"`
 	Process string `json:"process,omitempty"`
-	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels.
-	Pod       string `json:"pod,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Container string `json:"container,omitempty"`
+	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels, when
+	// one pod held the GPU throughout. Pods: who held it when, where the
+	// labels changed over the series (the GPU's memory is one series
+	// whoever holds it); PodsLeftOut counts the spans not listed.
+	Pod         string     `json:"pod,omitempty"`
+	Namespace   string     `json:"namespace,omitempty"`
+	Container   string     `json:"container,omitempty"`
+	Pods        []TrendPod `json:"pods,omitempty"`
+	PodsLeftOut int        `json:"pods_left_out,omitempty"`
 	// Classification: growing, sawtooth, step, flat, or undetermined (one
 	// sample).
 	Classification string `json:"classification,omitempty"`

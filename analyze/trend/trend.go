@@ -90,10 +90,21 @@ type SeriesTrend struct {
 	PID           int64
 	HasPID        bool // false: the whole GPU
 	Process       string
-	Pod           string // DCGM's Kubernetes labels, when present
-	Namespace     string
-	Container     string
-	Convention    string // nvml.Convention of the series' last sample
+	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels when
+	// one pod held the GPU over the whole series; "" when none, or when
+	// the labels changed (Pods then says who held it when).
+	Pod       string
+	Namespace string
+	Container string
+	// Pods are the pods DCGM exporter's labels said held the GPU, each
+	// with the times of its first and last sample, in the order they
+	// began (a pod back after another begins a new span); nil when the
+	// samples name none. The GPU's memory is one series whoever holds
+	// it: what one pod leaves behind is in the next one's samples.
+	Pods []PodSpan
+	// PodsLeftOut counts the spans past maxPodSpans not in Pods.
+	PodsLeftOut int
+	Convention  string // nvml.Convention of the series' last sample
 
 	Samples int
 	// AboveTotal counts the samples left out of the series because their
@@ -266,13 +277,28 @@ type inputInfo struct {
 	partialUs []int64
 }
 
+// PodSpan is a span of a series' samples whose DCGM exporter labels
+// named one pod (or, for a GPU shared by several pods, the same list of
+// them, comma-separated in the same order in each field): times in µs
+// since the Unix epoch, of its first and last sample.
+type PodSpan struct {
+	Pod, Namespace, Container string
+	FirstUs, LastUs           int64
+	Samples                   int
+}
+
+// maxPodSpans bounds the pod spans a series keeps; more are counted.
+const maxPodSpans = 64
+
+// seriesKey identifies a series: a GPU or a process on one. The pod
+// labels are not in it: they say who held the GPU at the time, and
+// change over its life (PodSpan).
 type seriesKey struct {
-	input, host, uuid         string
-	gpu                       int32
-	hasGPU                    bool
-	pid                       int64
-	hasPID                    bool
-	pod, namespace, container string
+	input, host, uuid string
+	gpu               int32
+	hasGPU            bool
+	pid               int64
+	hasPID            bool
 }
 
 type series struct {
@@ -317,6 +343,10 @@ type series struct {
 	// batch is the last Add (Analyzer.batches) that gave the series a
 	// row: the text that is one value for a whole batch is taken once.
 	batch uint64
+	// pods: who held the GPU when (PodSpan); podsLeft counts the spans
+	// past maxPodSpans.
+	pods     []PodSpan
+	podsLeft int
 	// renamedBy: rows of its input named its device in two ways (with
 	// its UUID and without, with its index and without), matched by this
 	// ("its UUID", ...): sameDevice; "" when they did not.
@@ -442,9 +472,9 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	// compare) rather than by its key's strings; rows of a few GPUs
 	// interleave, so the last row's series alone rarely serves.
 	type rowKey struct {
-		gpu, host, uuid, pod, ns, ctr int32
-		pid                           int64
-		hasGPU, hasPID                bool
+		gpu, host, uuid int32
+		pid             int64
+		hasGPU, hasPID  bool
 	}
 	cache := map[rowKey]*series{}
 	// Before the map: the series of the row period rows back (of the last
@@ -477,7 +507,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 			continue
 		}
-		rk := rowKey{host: host.index(i), uuid: uuid.index(i), pod: pod.index(i), ns: ns.index(i), ctr: ctr.index(i)}
+		rk := rowKey{host: host.index(i), uuid: uuid.index(i)}
 		if gpuAll || gpu.IsValid(i) {
 			rk.gpu, rk.hasGPU = gpu.Value(i), true
 		}
@@ -499,7 +529,7 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 		ring[rows&15] = recent{rk, s} // s nil: set below
 		rows++
 		if s == nil {
-			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i), pod: pod.at(i), namespace: ns.at(i), container: ctr.at(i),
+			k := seriesKey{input: name, host: host.at(i), uuid: uuid.at(i),
 				gpu: rk.gpu, hasGPU: rk.hasGPU, pid: rk.pid, hasPID: rk.hasPID}
 			s = a.last
 			if s == nil || s.key != k {
@@ -509,7 +539,6 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				}
 				if s == nil {
 					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
-					k.pod, k.namespace, k.container = strings.Clone(k.pod), strings.Clone(k.namespace), strings.Clone(k.container)
 					if s = a.sameDevice(k, gname.at(i), proc.at(i)); s == nil {
 						s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
 						a.series[k] = s
@@ -564,6 +593,9 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 			}
 		}
 		s.raw++
+		if pod.same != -1 {
+			s.heldBy(pod.at(i), ns.at(i), ctr.at(i), t)
+		}
 		// The interned values themselves (copies already): the next row's
 		// equal value is then the same string, compared without reading
 		// its bytes. A column of one value (or none) in the whole batch
@@ -615,9 +647,30 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 	return nil
 }
 
+// heldBy notes that the sample at t named pod (in namespace, container)
+// as the GPU's holder: it extends the last span when the pod is the
+// same, else begins another. An empty pod names none.
+func (s *series) heldBy(pod, namespace, container string, t int64) {
+	if pod == "" {
+		return
+	}
+	if n := len(s.pods); n > 0 {
+		p := &s.pods[n-1]
+		if p.Pod == pod && p.Namespace == namespace && p.Container == container {
+			p.FirstUs, p.LastUs, p.Samples = min(p.FirstUs, t), max(p.LastUs, t), p.Samples+1
+			return
+		}
+	}
+	if len(s.pods) == maxPodSpans {
+		s.podsLeft++
+		return
+	}
+	s.pods = append(s.pods, PodSpan{Pod: pod, Namespace: namespace, Container: container, FirstUs: t, LastUs: t, Samples: 1})
+}
+
 // scopeOf is the part of a series key that rows of one device always
-// share, whatever names the device: its input, host, Kubernetes labels
-// and pid (none for a GPU).
+// share, whatever names the device: its input, host and pid (none for a
+// GPU).
 func scopeOf(k seriesKey) seriesKey {
 	k.uuid, k.gpu, k.hasGPU = "", 0, false
 	return k
@@ -1028,12 +1081,16 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	k, f := s.key, s.fit
 	o := &SeriesTrend{AboveTotal: s.left,
 		Input: k.input, Source: s.source, Host: k.host, GPU: k.gpu, HasGPU: k.hasGPU, UUID: k.uuid, GPUName: s.gpuName,
-		PID: k.pid, HasPID: k.hasPID, Process: s.process, Pod: k.pod, Namespace: k.namespace, Container: k.container,
+		PID: k.pid, HasPID: k.hasPID, Process: s.process, Pods: slices.Clone(s.pods), PodsLeftOut: s.podsLeft,
 		Convention: s.conv, Samples: s.raw, StartUs: s.startUs, EndUs: s.endUs,
 		FirstBytes: int64(s.firstV), LastBytes: int64(s.lastV),
 		Class: f.class, WindowStartUs: f.winStartUs, WindowEndUs: f.winEndUs, WindowSamples: f.winSamples, RisingFloor: f.floor,
 		Slope: finite(f.ts.Slope), SlopeLow: finite(f.ts.Low), SlopeHigh: finite(f.ts.High), OLSSlope: finite(f.olsSlope), R2: finite(f.r2),
 		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
+	}
+	if len(s.pods) == 1 && s.podsLeft == 0 {
+		p := s.pods[0]
+		o.Pod, o.Namespace, o.Container = p.Pod, p.Namespace, p.Container
 	}
 	// A level is a median: report the sampled values on either side of a
 	// change, so that every figure in a message was seen in the log.

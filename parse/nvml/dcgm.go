@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // The DCGM exporter metrics read (MiB), and their slot in a pending row.
@@ -26,15 +29,26 @@ type dcgmDecoder struct {
 
 	pending map[dcgmKey]*dcgmRow
 	order   []*dcgmRow
-	// last is each series' latest value of each metric read, and the
-	// scrape it was read in: a series read again in its scrape starts the
-	// next, and its value is what a last line without a line ending is
-	// told whole by (cutLast), with tsDigits, the digits of the latest
-	// timestamp. inScrape: a series was read in the current scrape.
+	// last is each line series' (lineKey) latest value of each metric
+	// read, and the scrape it was read in: a line series read again in
+	// its scrape starts the next, and its value is what a last line
+	// without a line ending is told whole by (cutLast), with tsDigits,
+	// the digits of the latest timestamp. inScrape: a series was read in
+	// the current scrape.
 	last     map[dcgmSeen]dcgmLast
 	scrape   int64
 	inScrape bool
 	tsDigits int
+	// gpuLast is each GPU's (gpuKey) latest value of each metric, its
+	// scrape and the run of one metric's lines (block) it was read in:
+	// the framebuffer is the whole GPU's, so the GPU's metric read again
+	// in its scrape is a copy for another pod sharing the GPU only in
+	// the same run and with the same value; else the next scrape begins
+	// (the pod labels changed between scrapes). block counts the runs of
+	// lines of one metric name; prevName is the last sample line's name.
+	gpuLast  map[dcgmSeen]dcgmLast
+	block    int64
+	prevName []byte
 	stamped  bool // some sample had a timestamp: hold rows to the end
 	labels   []dcgmLabel
 	// dateUs is the time of the scrapes after a line of date(1)'s output
@@ -46,10 +60,11 @@ type dcgmDecoder struct {
 	model string
 }
 
-// dcgmLast is a series' latest value and the scrape it was read in.
+// dcgmLast is a series' latest value, the scrape it was read in and
+// the run of its metric's lines (dcgmDecoder.block).
 type dcgmLast struct {
-	value  float64
-	scrape int64
+	value         float64
+	scrape, block int64
 }
 
 // atDate starts a scrape at t: samples without a timestamp of their own
@@ -65,8 +80,8 @@ func (d *dcgmDecoder) atDate(t int64, n int) {
 }
 
 type dcgmKey struct {
-	series string // the identifying label values
-	time   int64
+	gpu  string // gpuKey
+	time int64
 }
 
 type dcgmSeen struct {
@@ -78,12 +93,22 @@ type dcgmRow struct {
 	s   sample
 	val [4]float64
 	has [4]bool
+	// pods: the Kubernetes pods the exporter labelled the GPU's lines
+	// with at this time, in order, no repeats: more than one where pods
+	// share the GPU (time-slicing, MPS), each line a copy of the reading.
+	pods []dcgmPod
 }
 
 type dcgmLabel struct{ name, value string }
 
+// dcgmPod is one pod's labels: pod, namespace and container.
+type dcgmPod struct{ pod, namespace, container string }
+
+// maxRowPods bounds the pods one sample names; more are counted.
+const maxRowPods = 16
+
 func newDCGMDecoder(r *Reader) *dcgmDecoder {
-	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, last: map[dcgmSeen]dcgmLast{}}
+	return &dcgmDecoder{r: r, pending: map[dcgmKey]*dcgmRow{}, last: map[dcgmSeen]dcgmLast{}, gpuLast: map[dcgmSeen]dcgmLast{}}
 }
 
 func (d *dcgmDecoder) line(b []byte, n int) error {
@@ -125,6 +150,10 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		}
 		ts = ms * 1000
 	}
+	if !bytes.Equal(name, d.prevName) {
+		d.block++
+		d.prevName = append(d.prevName[:0], name...)
+	}
 	slot, ok := dcgmMetrics[string(name)]
 	if !ok {
 		if d.model == "" {
@@ -132,9 +161,10 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		}
 		return nil
 	}
-	series := d.seriesKey()
-	sk := dcgmSeen{slot, series}
+	gpu := d.gpuKey()
+	sk, gk := dcgmSeen{slot, d.lineKey()}, dcgmSeen{slot, gpu}
 	prev, known := d.last[sk]
+	prevGPU, knownGPU := d.gpuLast[gk]
 	if d.r.noEOL {
 		if err := d.cutLast(f, prev.value, known, n); err != nil {
 			return err
@@ -143,14 +173,18 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	if hasTS {
 		d.tsDigits = len(f[1])
 	}
-	// A series seen again starts the next scrape.
-	if known && prev.scrape == d.scrape {
+	// A line series seen again starts the next scrape; so does the GPU's
+	// metric seen again under other pod labels, but for a copy for a pod
+	// sharing the GPU (in the same run of lines, with the same value).
+	if known && prev.scrape == d.scrape ||
+		knownGPU && prevGPU.scrape == d.scrape && (prevGPU.block != d.block || prevGPU.value != v && !math.IsNaN(v)) {
 		d.scrape++
 		if !d.stamped {
 			d.flush()
 		}
 	}
-	d.last[sk] = dcgmLast{v, d.scrape}
+	d.last[sk] = dcgmLast{v, d.scrape, d.block}
+	d.gpuLast[gk] = dcgmLast{v, d.scrape, d.block}
 	d.inScrape = true
 	if hasTS {
 		d.stamped = true
@@ -163,7 +197,7 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 			d.r.meta.Warnings.Addf("the metrics have no timestamps: scrapes are placed %v apart%s", d.r.opt.interval, d.r.scrapeAdvice())
 		}
 	}
-	key := dcgmKey{series, ts}
+	key := dcgmKey{gpu, ts}
 	row := d.pending[key]
 	if row == nil {
 		row = d.newRow(ts, n)
@@ -173,16 +207,42 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 		d.pending[key] = row
 		d.order = append(d.order, row)
 	}
+	d.addPod(row, n)
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
 	case v >= dcgmBlank:
 		// DCGM's "blank" sentinels: the field is not supported or has no
 		// value there, not a size.
 		d.r.meta.Warnings.Linef(n, "%s is %s, one of DCGM's blank values (not supported or not available): no figure, skipped", name, f[0])
+	case row.has[slot] && row.val[slot] != v:
+		// One GPU, one time, two readings (two exporters' lines merged?):
+		// the first is kept, and the other said.
+		d.r.meta.Warnings.Linef(n, "%s of the same GPU at the same time again, %s where an earlier line gave %s: the earlier value is kept", name, f[0], strconv.FormatFloat(row.val[slot], 'f', -1, 64))
 	default:
 		row.val[slot], row.has[slot] = v, true
 	}
 	return nil
+}
+
+// addPod notes the line's pod labels in row: exported_pod,
+// exported_namespace and exported_container where Prometheus renamed
+// the exporter's labels (its scrape target's own pod, namespace and
+// container, the exporter's, then take those names), else pod,
+// namespace and container. A line with no pod (or pod="": no pod holds
+// the GPU) adds none.
+func (d *dcgmDecoder) addPod(row *dcgmRow, n int) {
+	p := dcgmPod{d.label("pod"), d.label("namespace"), d.label("container")}
+	if e := d.label("exported_pod"); e != "" {
+		p = dcgmPod{e, d.label("exported_namespace"), d.label("exported_container")}
+	}
+	if p.pod == "" || slices.Contains(row.pods, p) {
+		return
+	}
+	if len(row.pods) == maxRowPods {
+		d.r.meta.Warnings.Once("dcgm pods", parse.LineNote(n, "more than %d pods share one GPU at one time: its samples name the first %d (here and after)", maxRowPods, maxRowPods))
+		return
+	}
+	row.pods = append(row.pods, p)
 }
 
 // dcgmBlank is the least of DCGM's blank sentinels (dcgm_structs.h):
@@ -313,10 +373,24 @@ func (d *dcgmDecoder) label(names ...string) string {
 	return ""
 }
 
-// seriesKey identifies a GPU (or MIG instance) and its owner.
-func (d *dcgmDecoder) seriesKey() string {
+// gpuKey identifies the GPU (or MIG instance) a line is of: its host,
+// index, UUID and GPU instance. The framebuffer metrics are the whole
+// GPU's (or instance's): the pod labels name who held it then, not
+// another series.
+func (d *dcgmDecoder) gpuKey() string {
+	return d.joinLabels("Hostname", "hostname", "gpu", "UUID", "GPU_I_ID")
+}
+
+// lineKey identifies one line series of the exporter: the GPU and the
+// labels of the pod (and shared-GPU replica, vgpu) it copies the reading
+// for.
+func (d *dcgmDecoder) lineKey() string {
+	return d.joinLabels("Hostname", "hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container", "vgpu")
+}
+
+func (d *dcgmDecoder) joinLabels(names ...string) string {
 	var b strings.Builder
-	for _, n := range []string{"Hostname", "hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container"} {
+	for _, n := range names {
 		b.WriteString(d.label(n))
 		b.WriteByte(0)
 	}
@@ -339,15 +413,37 @@ func (d *dcgmDecoder) newRow(t int64, n int) *dcgmRow {
 		uuid += "/" + mig
 	}
 	s.host, s.uuid, s.gpuName = []byte(d.label("Hostname", "hostname")), []byte(uuid), []byte(d.label("modelName"))
-	s.pod = []byte(d.label("pod", "exported_pod"))
-	s.namespace = []byte(d.label("namespace", "exported_namespace"))
-	s.container = []byte(d.label("container", "exported_container"))
 	return row
+}
+
+// setPods fills the sample's pod, namespace and container from the
+// row's pods: one pod's labels, or, for a GPU shared by several, each
+// label's values joined by commas in the same order (Kubernetes names
+// hold no comma).
+func (row *dcgmRow) setPods() {
+	s := &row.s
+	switch len(row.pods) {
+	case 0:
+		return
+	case 1:
+		p := row.pods[0]
+		s.pod, s.namespace, s.container = []byte(p.pod), []byte(p.namespace), []byte(p.container)
+		return
+	}
+	var pod, ns, ctr []byte
+	for i, p := range row.pods {
+		if i > 0 {
+			pod, ns, ctr = append(pod, ','), append(ns, ','), append(ctr, ',')
+		}
+		pod, ns, ctr = append(pod, p.pod...), append(ns, p.namespace...), append(ctr, p.container...)
+	}
+	s.pod, s.namespace, s.container = pod, ns, ctr
 }
 
 // flush emits the pending rows in the order they began.
 func (d *dcgmDecoder) flush() {
 	for _, row := range d.order {
+		row.setPods()
 		s := &row.s
 		for i, dst := range []struct {
 			v  *int64

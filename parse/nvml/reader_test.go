@@ -196,6 +196,10 @@ func TestFixtures(t *testing.T) {
 		{"field/azhpc77_table_rows_err_power_no_banner.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// Four DCGM scrapes, each after a date line.
 		{"dcgm_date_curl_loop_5min.txt", FormatDCGMPrometheus, 4, 4, ClockAbsolute, "excludes-reserved"},
+		// One GPU, 60 timestamped scrapes under three pods in turn; one
+		// GPU three pods share, 4 scrapes without times (a line per pod).
+		{"dcgm_pods_job_creep.txt", FormatDCGMPrometheus, 60, 60, ClockAbsolute, "excludes-reserved"},
+		{"dcgm_shared_exported_pod.txt", FormatDCGMPrometheus, 4, 4, ClockRowOrder, "excludes-reserved"},
 		// 80 --query-gpu rows (TestDSTFallBackQueryGPU reads them in Europe/Berlin).
 		{"dst_fallback_berlin_query_gpu.csv", FormatQueryGPU, 80, 80, ClockAbsolute, "excludes-reserved"},
 		// The tester's logs with a known answer (testdata/README.md, "NVML

@@ -58,13 +58,27 @@
 //     the cut (Metadata.Cut). See smixml.go.
 //   - DCGM exporter Prometheus text (FormatDCGMPrometheus):
 //     DCGM_FI_DEV_FB_USED, _FREE, _TOTAL and _RESERVED (MiB) with the
-//     labels gpu, UUID, modelName, Hostname (hostname in newer exporters), pod, namespace and container
-//     (or exported_pod, ...); a MIG instance (GPU_I_ID label) is a GPU of its
-//     own whose gpu_uuid is "UUID/GPU_I_ID". Other metrics are skipped. One
-//     scrape or many: samples with timestamps (milliseconds) are grouped by
-//     time; without timestamps a new scrape begins where a series repeats,
-//     or at a line of date(1)'s output ("Thu May  2 10:00:00 UTC 2024"),
-//     which gives the scrapes after it their time.
+//     labels gpu, UUID, modelName, Hostname (hostname in newer exporters),
+//     pod, namespace and container. A sample is one GPU (host, gpu, UUID)
+//     at one time: the framebuffer is the whole GPU's, and the pod labels,
+//     those of the pod the GPU is assigned to then, are its pod, namespace
+//     and container, not another GPU; they change from scrape to scrape as
+//     pods come and go. A GPU pods share (time-slicing, MPS) has a line a
+//     pod, each a copy of the one reading: one sample whose pod, namespace
+//     and container list each pod's labels, comma-separated, in the same
+//     order. Where Prometheus renamed the exporter's labels (honorLabels
+//     off: exported_pod, exported_namespace, exported_container) those are
+//     the workload's, and pod is the exporter's own; a GPU no pod holds then
+//     carries the exporter's pod as its pod. A MIG instance (GPU_I_ID label)
+//     is a GPU of its own whose gpu_uuid is "UUID/GPU_I_ID". Other metrics
+//     are skipped. One scrape or many: samples with timestamps
+//     (milliseconds) are grouped by time; without timestamps a new scrape
+//     begins where a series repeats, or where a GPU's metric comes again in
+//     a later run of that metric's lines (or, in the same run, with another
+//     value: no copy for another pod), or at a line of date(1)'s output
+//     ("Thu May  2 10:00:00 UTC 2024"), which gives the scrapes after it
+//     their time. Two values of one GPU's metric at one time: the first is
+//     kept, with a warning.
 //
 // # Time
 //
@@ -105,9 +119,10 @@
 //	reserved_bytes   int64    the driver's reservation: memory.reserved, NVML's
 //	                          v2 reserved, FB_RESERVED, or total - used - free
 //	                          when the log leaves it out; null when unknown
-//	pod              dictionary<int32, utf8>  DCGM exporter's Kubernetes labels,
-//	namespace        dictionary<int32, utf8>  null in other layouts
-//	container        dictionary<int32, utf8>
+//	pod              dictionary<int32, utf8>  DCGM exporter's Kubernetes labels of
+//	namespace        dictionary<int32, utf8>  the pod holding the GPU then (pods
+//	container        dictionary<int32, utf8>  sharing it: comma-separated); null
+//	                                          when none, and in other layouts
 //	source           dictionary<int8, utf8>   the layout (a parse.Format string)
 //	used_convention  dictionary<int8, utf8>   how the log counted used (Convention)
 //
