@@ -157,3 +157,17 @@ func TestHunt43LeakAdviceNamesTheAPIsFree(t *testing.T) {
 		}
 	}
 }
+
+// Memory that only falls (20000 to 17050 MiB, 50 MiB a minute, never
+// rising) is no sawtooth, which is memory that rises and is given back:
+// it is a release (step). It was "sawtooth ... held above 17 GiB in 1 run".
+func TestHunt43SteadyDeclineIsNoSawtooth(t *testing.T) {
+	code, out, errOut := run(t, nil, "trend", "--format", "json", td+"nvml/s43_steady_decline.csv")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || len(r.Findings) != 1 {
+		t.Fatalf("exit %d, %v: %.200q", code, err, errOut)
+	}
+	if f := r.Findings[0]; f.Classification != "step" || !strings.Contains(f.Message, "a release from 20 GiB to 17 GiB in 59 min") {
+		t.Errorf("%s: %.200q; want step, a release", f.Classification, f.Message)
+	}
+}

@@ -366,8 +366,12 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		change := ""
 		if n := len(s.ChangePoints); n == 1 {
 			c := s.ChangePoints[0]
-			change = fmt.Sprintf(" from %s to %s in %.1f s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
-				float64(c.EndUs-c.StartUs)/1e6, timeOf(c.StartUs, clock, s.StartUs))
+			in := fmt.Sprintf("%.1f s", float64(c.EndUs-c.StartUs)/1e6)
+			if c.EndUs-c.StartUs >= 60e6 {
+				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
+			}
+			change = fmt.Sprintf(" from %s to %s in %s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
+				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
 			first, last := s.ChangePoints[0], s.ChangePoints[n-1]
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,

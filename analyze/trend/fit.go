@@ -179,7 +179,7 @@ func fitSeries(t []int64, y []float64) fit {
 			falls -= d
 		}
 	}
-	if len(drops) > 0 && falls >= 0.5*rises && rng >= flatBand {
+	if len(drops) > 0 && falls >= 0.5*rises && rises >= math.Max(significantRise, 0.25*rng) && rng >= flatBand {
 		// The floor of each cycle (the lowest point between drops): rising
 		// under the churn, it is a leak.
 		var tx, ty []float64
