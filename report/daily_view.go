@@ -326,7 +326,13 @@ func newDailyView(d *Daily) *dailyView {
 			if inPartPaths[f.Path] {
 				log += " (read in part)"
 			}
-			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(f.Bytes), peak, slope, tto, log})
+			// The last sample's used memory: a growing run that was
+			// released keeps its peak in Bytes and its end in LastBytes.
+			last := f.Bytes
+			if f.LastBytes != nil {
+				last = *f.LastBytes
+			}
+			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(last), peak, slope, tto, log})
 		}
 		v.GPUs = append(v.GPUs, gv)
 	}
