@@ -52,3 +52,33 @@ func TestHunt43DailyLastIsTheLastSample(t *testing.T) {
 	}
 }
 
+// An allocator that counted OOMs no input describes: a memory_stats()
+// dump whose num_ooms is 2 (the recorded memory_stats.json with num_ooms
+// set to 2), no OOM message beside it. The process had 2 out-of-memory
+// errors, as --fail-on oom counts them; the daily report said "0" OOMs
+// and "No OOM.", its JSON summary.ooms 0, and only an input's warning
+// told. Now summary.undescribed_ooms is 2 and its card and OOM section
+// say so, while ooms (the described OOMs) stays 0. A dump whose num_ooms
+// is 0 still reads "No OOM.".
+func TestHunt43DailyCountsAllocatorCountedOOMs(t *testing.T) {
+	root := t.TempDir()
+	linkJob(t, root, "host-a/job2", "pytorch/synthetic/memory_stats_num_ooms2.json")
+	d := dailyOf(t, root, "--group-by", "{host}/{job}/...")
+	if d.Summary.OOMs != 0 || d.Summary.UndescribedOOMs != 2 || len(d.UndescribedOOMs) != 1 || d.UndescribedOOMs[0].Count != 2 || d.UndescribedOOMs[0].Job != "job2" {
+		t.Errorf("ooms %d, undescribed %d, listed %+v; want 0, 2, one of 2 in job2", d.Summary.OOMs, d.Summary.UndescribedOOMs, d.UndescribedOOMs)
+	}
+	md := reportMarkdown(t, root, "--group-by", "{host}/{job}/...")
+	for _, want := range []string{"- **0** OOMs\n- **2** OOMs counted by the allocator without a message\n", "the allocator counted 2 out-of-memory errors (num\\_ooms"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("page lacks %q:\n%.200q", want, md)
+		}
+	}
+	if strings.Contains(md, "No OOM.") {
+		t.Errorf("page says No OOM.")
+	}
+	clean := t.TempDir()
+	linkJob(t, clean, "j", "pytorch/memory_stats.json")
+	if md := reportMarkdown(t, clean); !strings.Contains(md, "No OOM.") || strings.Contains(md, "without a message") {
+		t.Errorf("num_ooms 0: page %.200q; want No OOM. and no allocator-counted OOMs", md)
+	}
+}

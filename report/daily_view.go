@@ -59,6 +59,9 @@ type dailyView struct {
 	Baseline []string
 	// InputWarnings: each input's warnings, the inputs in path order.
 	InputWarnings []inputWarnView
+	// Undescribed: a line per job whose allocator counted OOMs that no
+	// input describes (Daily.UndescribedOOMs), listed beside the OOMs.
+	Undescribed []string
 }
 
 // inputWarnView is one input's warnings: Title names it (path, job,
@@ -194,9 +197,35 @@ func newDailyView(d *Daily) *dailyView {
 	if s.Hosts > 0 {
 		v.Cards = append(v.Cards[:1], append([]card{{noun(s.Hosts, "host", "hosts"), fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
 	}
+	if s.UndescribedOOMs > 0 {
+		// Beside the OOMs card, never in it: these OOMs have no message,
+		// size or cause, and are not among the OOMs listed.
+		for i, c := range v.Cards {
+			if c.Label == "OOM" || c.Label == "OOMs" {
+				u := card{noun(s.UndescribedOOMs, "OOM counted by the allocator without a message", "OOMs counted by the allocator without a message"), fmt.Sprint(s.UndescribedOOMs), true}
+				v.Cards = append(v.Cards[:i+1], append([]card{u}, v.Cards[i+1:]...)...)
+				break
+			}
+		}
+		for _, u := range d.UndescribedOOMs {
+			v.Undescribed = append(v.Undescribed, fmt.Sprintf("[%s] the allocator counted %s (num_ooms, %s line %d, %s) that no input describes: caught by the program, or their message not kept; their size, cause and time are not known",
+				jobOf(u.Host, u.Job), plural(int(u.Count), "out-of-memory error", "out-of-memory errors"), u.Path, u.Line, u.Date))
+		}
+		if len(d.OOMs) == 0 {
+			v.NoOOM = "No OOM is described in the inputs (no message, no snapshot of one), but allocators counted " +
+				plural(s.UndescribedOOMs, "out-of-memory error", "out-of-memory errors") + ":"
+		}
+	}
+	undescribed := v.Undescribed[:min(len(v.Undescribed), 3)]
 	for _, f := range s.Worst {
+		if f.Kind != KindOOM && len(undescribed) > 0 {
+			// After the described OOMs, before the rest.
+			v.Worst = append(v.Worst, undescribed...)
+			undescribed = nil
+		}
 		v.Worst = append(v.Worst, fmt.Sprintf("[%s] %s", jobOf(f.Host, f.Job), f.Message))
 	}
+	v.Worst = append(v.Worst, undescribed...)
 	for i := range d.LeakSites {
 		l := &d.LeakSites[i]
 		lv := leakView{S: l, Title: l.Site.String()}
