@@ -82,3 +82,55 @@ func TestHunt43DailyCountsAllocatorCountedOOMs(t *testing.T) {
 		t.Errorf("num_ooms 0: page %.200q; want No OOM. and no allocator-counted OOMs", md)
 	}
 }
+
+// Logs without times whose period was not given (dcgmi dmon and pmon
+// without -o; DCGM exporter text without timestamps): the samples are
+// placed an assumed period apart, so per sample is what the log shows
+// and every rate per hour and time to OOM rests on the assumption. The
+// daily report turned them into "+176 GiB/h" (dcgmi dmon, 1 s assumed:
+// 50 MiB a scrape is 50 MiB/s) and "+105 GiB/h" (pmon, 30 MiB a sample),
+// the rows unmarked and the JSON without the assumption. Now the rows
+// read per scrape or sample, as trend does (GPU 0 of the dmon log rises
+// 2000, 2050, 2100 MiB ...: +50 MiB/scrape; pid 1234 of the pmon log
+// 2000, 2030, 2060 MiB ...: +30 MiB/sample), the log cell says the
+// period was assumed, a time to OOM is counted in scrapes with the time
+// it would be at the assumed period, and each series carries
+// assumed_interval_s (1 s for dmon and pmon, 30 s for DCGM exporter text,
+// whose DCGM log here rises 60 MiB a scrape).
+func TestHunt43DailyAssumedPeriodIsPerSample(t *testing.T) {
+	root := t.TempDir()
+	linkJob(t, root, "j", "nvml/s43_dcgmi_leak.txt")
+	linkJob(t, root, "j", "nvml/s43_pmon_reuse.txt")
+	linkJob(t, root, "k", "nvml/hunt_dcgm_no_times_5min.txt")
+	md := reportMarkdown(t, root)
+	for _, c := range []struct{ prefix, want string }{
+		{"| whole GPU | growing | 3.9 GiB |", "| +50 MiB/scrape |"},
+		{"| pid 1234 trainer | growing |", "| +30 MiB/sample |"},
+		{"| whole GPU | growing | 12 GiB |", "| +60 MiB/scrape | "},
+	} {
+		row := rowOf(md, c.prefix)
+		if !strings.Contains(row, c.want) || !strings.Contains(row, " apart assumed) |") || strings.Contains(row, "/h |") {
+			t.Errorf("row %.200q; want %q, per sample, marked assumed", row, c.want)
+		}
+	}
+	if row := rowOf(md, "| whole GPU | growing | 12 GiB |"); !strings.Contains(row, " scrapes (") || !strings.Contains(row, "if the scrapes are 30 s apart, as assumed") {
+		t.Errorf("row %.200q; want a time to OOM in scrapes, at 30 s assumed", row)
+	}
+	d := dailyOf(t, root)
+	n := 0
+	for _, g := range d.GPUs {
+		for _, s := range g.Series {
+			want := 1.0
+			if strings.HasSuffix(s.Path, "hunt_dcgm_no_times_5min.txt") {
+				want = 30
+			}
+			if s.AssumedIntervalS == nil || *s.AssumedIntervalS != want {
+				t.Errorf("%s %s: assumed_interval_s %v; want %g", s.Path, g.GPU, s.AssumedIntervalS, want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no series")
+	}
+}

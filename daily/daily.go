@@ -257,10 +257,14 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	// When each input happened: its own latest timestamp, else its file's
 	// modification time.
 	inputUs := map[string]int64{}
-	undated := map[string]bool{} // inputs whose findings' times are not dates either
+	undated := map[string]bool{}     // inputs whose findings' times are not dates either
+	assumed := map[string]*float64{} // logs without times whose period was assumed
 	for _, in := range a.Report.Inputs {
 		if in.Error != "" {
 			continue
+		}
+		if in.AssumedIntervalS != nil && *in.AssumedIntervalS > 0 {
+			assumed[in.Path] = in.AssumedIntervalS
 		}
 		undated[in.Path] = !ContentDated(in)
 		us, ok := inputTime(in)
@@ -334,6 +338,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			job.OOMs++
 			f.oom(df)
 		case report.KindTrend:
+			df.AssumedIntervalS = assumed[fd.Path]
 			if fd.Classification == "growing" {
 				job.Growing++
 				f.d.Summary.Growing++

@@ -182,6 +182,13 @@ type DailyFinding struct {
 	Host string `json:"host"`
 	Job  string `json:"job"`
 	Date string `json:"date"`
+	// AssumedIntervalS: for a trend of a log without times whose period
+	// was not given (Input.AssumedIntervalS), the seconds between samples
+	// that were assumed. Its rates (slope_bytes_per_s, ...), times to OOM
+	// and sample times rest on it; what the log shows is per sample (the
+	// slope times this). Absent when the log has times or its period was
+	// given.
+	AssumedIntervalS *float64 `json:"assumed_interval_s,omitempty"`
 	Finding
 }
 

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
+
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // ParseDailyFormat returns the output format named s for the daily
@@ -347,6 +350,23 @@ func newDailyView(d *Daily) *dailyView {
 			} else if f.TimeToOOMReason != "" {
 				tto = "none: " + f.TimeToOOMReason
 			}
+			if p := f.AssumedIntervalS; p != nil && *p > 0 {
+				// A log without times: per sample is what it shows; per
+				// hour, and a time to OOM, rest on the period assumed.
+				unit := sampleUnit(f.Source)
+				if s, ok := trendSlope(&f.Finding); ok {
+					slope = signedIBytes(int64(math.Round(s**p))) + "/" + unit
+				}
+				assumed := fmt.Sprintf("if the %ss are %s apart, as assumed", unit, trend.Duration(*p))
+				if f.TimeToOOMS != nil {
+					tto = fmt.Sprintf("%.0f %ss (%s %s)", *f.TimeToOOMS / *p, unit, (time.Duration(*f.TimeToOOMS) * time.Second).String(), assumed)
+				} else if strings.HasPrefix(f.TimeToOOMReason, "at this rate") {
+					// The one reason that gives times ("would run
+					// out in 26 min, more than 20 times the 39 s
+					// ..."): they rest on the period too.
+					tto += " (" + assumed + ")"
+				}
+			}
 			peak := "-"
 			if f.PeakBytes != nil {
 				peak = IBytes(*f.PeakBytes)
@@ -354,6 +374,9 @@ func newDailyView(d *Daily) *dailyView {
 			log := baseOf(f.Path)
 			if inPartPaths[f.Path] {
 				log += " (read in part)"
+			}
+			if p := f.AssumedIntervalS; p != nil && *p > 0 {
+				log += fmt.Sprintf(" (no times: %s apart assumed)", trend.Duration(*p))
 			}
 			// The last sample's used memory: a growing run that was
 			// released keeps its peak in Bytes and its end in LastBytes.
