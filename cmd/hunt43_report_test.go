@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,5 +134,59 @@ func TestHunt43DailyAssumedPeriodIsPerSample(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no series")
+	}
+}
+
+// gpuleak diff of two NVML logs: GPU 0 was a step in BASE (5000 MiB
+// rising to 10800 MiB, then level for 30 minutes) and grows in NEW (1000
+// to 3900 MiB, 100 MiB a minute, then back to 1000 MiB): a leak suspect
+// in NEW, though its bytes (the released run's peak, 3.8 GiB) are below
+// BASE's 11 GiB. The diff said only "shrunk trend GPU 0, 11 GiB in 1
+// allocation -> 3.8 GiB in 1 allocation": no word of the class, and
+// allocations an NVML series does not have. Now the line counts series
+// and names each side's class, the entry's note says it grows in NEW, and
+// the JSON carries before_class and after_class; the other way round, it
+// no longer grows; a log against itself is the same, with no note.
+func TestHunt43DiffOfNVMLSeriesNotesItsClass(t *testing.T) {
+	base, grew := td+"nvml/s43_t6_plateau.csv", td+"nvml/s43_grow_then_release.csv"
+	_, out, _ := run(t, nil, "diff", base, grew)
+	for _, want := range []string{"used 11 GiB (1 series, step) -> used 3.8 GiB (1 series, growing)", "growing in NEW", "a leak suspect"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff lacks %q:\n%.200q", want, out)
+		}
+	}
+	if strings.Contains(out, "allocation") {
+		t.Errorf("diff of NVML series counts allocations:\n%.200q", out)
+	}
+	_, out, _ = run(t, nil, "diff", "--format", "json", base, grew)
+	var d struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Entries) != 1 || d.Entries[0]["before_class"] != "step" || d.Entries[0]["after_class"] != "growing" || !strings.Contains(fmt.Sprint(d.Entries[0]["note"]), "growing in NEW") {
+		t.Errorf("entries %.200v; want one, step -> growing, with a note", d.Entries)
+	}
+	if _, out, _ = run(t, nil, "diff", grew, base); !strings.Contains(out, "it no longer grows") {
+		t.Errorf("NEW step after BASE growing: %.200q; want it no longer grows", out)
+	}
+	if _, out, _ = run(t, nil, "diff", "--all", base, base); strings.Contains(out, "note:") || !strings.Contains(out, "1 same") {
+		t.Errorf("a log against itself: %.200q; want same, no note", out)
+	}
+}
+
+// analyze --baseline of the same two logs: the series that grows now was
+// left out as "shrunk", and --fail-on growing passed (exit 0) though the
+// run's GPU grows. A series that grows now and did not in the baseline
+// is kept, with the note, and the gate trips.
+func TestHunt43BaselineKeepsANewlyGrowingSeries(t *testing.T) {
+	b := filepath.Join(t.TempDir(), "b.json")
+	if code, _, errs := run(t, nil, "analyze", "-q", "--write-baseline", b, td+"nvml/s43_t6_plateau.csv"); code != 0 {
+		t.Fatalf("--write-baseline: exit %d: %.200q", code, errs)
+	}
+	code, out, errs := run(t, nil, "analyze", "--baseline", b, "--fail-on", "growing", td+"nvml/s43_grow_then_release.csv")
+	if code != 1 || !strings.Contains(out, "growing in this run") || !strings.Contains(out+errs, "--fail-on growing tripped") {
+		t.Errorf("exit %d, output %.200q; want 1, the series kept with its note", code, out+errs)
 	}
 }
