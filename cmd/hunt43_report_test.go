@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuleak/gpuleak/export"
 )
 
 // Session 43's tester on the daily report and the diff of NVML series
@@ -188,5 +190,44 @@ func TestHunt43BaselineKeepsANewlyGrowingSeries(t *testing.T) {
 	code, out, errs := run(t, nil, "analyze", "--baseline", b, "--fail-on", "growing", td+"nvml/s43_grow_then_release.csv")
 	if code != 1 || !strings.Contains(out, "growing in this run") || !strings.Contains(out+errs, "--fail-on growing tripped") {
 		t.Errorf("exit %d, output %.200q; want 1, the series kept with its note", code, out+errs)
+	}
+}
+
+// gpuleak export of logs without times: their samples' time_us count
+// from the Unix epoch (1970-01-01, 1 s a sample: dcgmi dmon and pmon
+// without -o, their period assumed) inside the partition of the file's
+// modification date, and nothing said so. Every samples and findings
+// part that holds such a log's rows now says it under
+// export.UndatedKey: the log's path, "no times", the assumed period. A
+// log whose times are dates (the query-gpu CSV) has no such entry.
+func TestHunt43ExportSaysSamplesHaveNoTimes(t *testing.T) {
+	root, dir := t.TempDir(), t.TempDir()
+	linkJob(t, root, "j", "nvml/s43_pmon_reuse.txt")
+	linkJob(t, root, "j", "nvml/s43_grow_then_release.csv")
+	if code, _, errs := run(t, nil, "export", root, "-o", dir); code != ExitOK {
+		t.Fatalf("export: exit %d: %.200q", code, errs)
+	}
+	pmon := filepath.Join(root, "j", "s43_pmon_reuse.txt")
+	n := 0
+	for _, table := range []string{"samples", "findings"} {
+		for _, p := range parts(t, dir, table) {
+			var m map[string]string
+			note := partMetadata(t, p, export.UndatedKey)
+			if note == "" {
+				continue
+			}
+			n++
+			if err := json.Unmarshal([]byte(note), &m); err != nil || !strings.Contains(m[pmon], "no times") || !strings.Contains(m[pmon], "1 s, assumed") {
+				t.Errorf("%s: %s = %.200q; want the pmon log, no times, 1 s assumed", p, export.UndatedKey, note)
+			}
+			for path := range m {
+				if strings.HasSuffix(path, ".csv") {
+					t.Errorf("%s: the CSV, whose times are dates, is marked undated", p)
+				}
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d parts marked; want the pmon log's samples and findings", n)
 	}
 }
