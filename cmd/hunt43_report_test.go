@@ -80,6 +80,13 @@ func TestHunt43DailyCountsAllocatorCountedOOMs(t *testing.T) {
 	if strings.Contains(md, "No OOM.") {
 		t.Errorf("page says No OOM.")
 	}
+	// The memory_summary() pasted in pytorch/pytorch#35901 (real, cut
+	// where the paste was) reads "CUDA OOMs: 1" and holds no message.
+	pasted := t.TempDir()
+	linkJob(t, pasted, "j", "pytorch/pastes/summary_cuda_ooms1_pt35901_cut.txt")
+	if d := dailyOf(t, pasted); d.Summary.OOMs != 0 || d.Summary.UndescribedOOMs != 1 {
+		t.Errorf("pytorch#35901's summary: ooms %d, undescribed %d; want 0 and 1", d.Summary.OOMs, d.Summary.UndescribedOOMs)
+	}
 	clean := t.TempDir()
 	linkJob(t, clean, "j", "pytorch/memory_stats.json")
 	if md := reportMarkdown(t, clean); !strings.Contains(md, "No OOM.") || strings.Contains(md, "without a message") {
