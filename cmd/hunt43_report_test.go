@@ -127,6 +127,13 @@ func TestHunt43DailyAssumedPeriodIsPerSample(t *testing.T) {
 	if row := rowOf(md, "| whole GPU | growing | 12 GiB |"); !strings.Contains(row, " scrapes (") || !strings.Contains(row, "if the scrapes are 30 s apart, as assumed") {
 		t.Errorf("row %.200q; want a time to OOM in scrapes, at 30 s assumed", row)
 	}
+	// A real dcgmi dmon paste without times (ahb-sjsu/agi-hpc, an idle
+	// RTX 2080 Ti: flat at 0 B): its row is marked too.
+	real := t.TempDir()
+	linkJob(t, real, "j", "nvml/field/agihpc_dcgmi_dmon_rtx2080ti.txt")
+	if row := rowOf(reportMarkdown(t, real), "| whole GPU |"); !strings.HasSuffix(row, "(no times: 1 s apart assumed) |") {
+		t.Errorf("agi-hpc's dcgmi dmon row %.200q; want its log marked as placed 1 s apart, assumed", row)
+	}
 	d := dailyOf(t, root)
 	n := 0
 	for _, g := range d.GPUs {
