@@ -152,7 +152,12 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 		if e == nil {
 			e = byKey[k+"\x00"]
 		}
-		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown && e.Status != report.StatusUnmatched) {
+		// An NVML series that grows now and did not in the baseline is
+		// a leak suspect whatever its bytes did (a released run's peak
+		// may be below the baseline's plateau): kept, with the note that
+		// says its class changed.
+		newlyGrowing := e != nil && e.AfterClass == "growing" && e.BeforeClass != "" && e.BeforeClass != "growing"
+		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown && e.Status != report.StatusUnmatched && !newlyGrowing) {
 			cmp.LeftOut++
 			continue
 		}

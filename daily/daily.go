@@ -208,7 +208,7 @@ const maxCurveCands = 256
 
 func newFolder(opt Options) *folder {
 	d := &report.Daily{Schema: report.DailySchema, Tool: opt.Tool, Roots: opt.Roots,
-		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{},
+		LeakSites: []report.DailyLeakSite{}, OOMs: []report.DailyFinding{}, OOMsByDay: []report.DailyCount{}, UndescribedOOMs: []report.DailyUndescribedOOMs{},
 		GPUs: []report.DailyGPU{}, Fragmentation: []report.DailyFinding{}, Unreadable: []report.DailyInput{}, ReadInPart: []report.DailyInput{}, Skipped: []report.DailySkipped{},
 		InputWarnings: []report.DailyInputWarnings{}, ToolErrors: []report.DailyToolError{},
 		Jobs: []report.DailyJob{}, Days: []string{}, Warnings: []string{}}
@@ -257,10 +257,14 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	// When each input happened: its own latest timestamp, else its file's
 	// modification time.
 	inputUs := map[string]int64{}
-	undated := map[string]bool{} // inputs whose findings' times are not dates either
+	undated := map[string]bool{}     // inputs whose findings' times are not dates either
+	assumed := map[string]*float64{} // logs without times whose period was assumed
 	for _, in := range a.Report.Inputs {
 		if in.Error != "" {
 			continue
+		}
+		if in.AssumedIntervalS != nil && *in.AssumedIntervalS > 0 {
+			assumed[in.Path] = in.AssumedIntervalS
 		}
 		undated[in.Path] = !ContentDated(in)
 		us, ok := inputTime(in)
@@ -334,6 +338,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			job.OOMs++
 			f.oom(df)
 		case report.KindTrend:
+			df.AssumedIntervalS = assumed[fd.Path]
 			if fd.Classification == "growing" {
 				job.Growing++
 				f.d.Summary.Growing++
@@ -350,6 +355,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 			f.worst(df)
 		}
 	}
+	f.undescribedOOMs(g, a.Report.Inputs, inputUs, &job)
 	index := map[string]int{} // each input's errors, counted in its order
 	for _, e := range a.Report.Errors {
 		us, ok := inputUs[e.Path]
@@ -362,6 +368,40 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 		index[e.Path]++
 	}
 	f.d.Jobs = appendJob(f.d.Jobs, job)
+}
+
+// undescribedOOMs counts the out-of-memory errors the job's allocators
+// counted beyond those its inputs describe: the largest count of any one
+// stats set of the inputs read in the window (the counter is per process
+// and cumulative: a summary printed twice is one process's), as the oom
+// gate counts them.
+func (f *folder) undescribedOOMs(g Group, ins []report.Input, inputUs map[string]int64, job *report.DailyJob) {
+	var most report.DailyUndescribedOOMs
+	for _, in := range ins {
+		us, ok := inputUs[in.Path]
+		if !ok {
+			continue
+		}
+		for _, s := range in.AllocatorStats {
+			if s.UndescribedOOMs > most.Count {
+				most = report.DailyUndescribedOOMs{Host: g.Host, Job: g.Job, Date: date(us), Path: in.Path, Line: s.Line, Count: s.UndescribedOOMs}
+			}
+		}
+	}
+	if most.Count == 0 {
+		return
+	}
+	f.days[most.Date] = true
+	f.addUndescribedOOMs(most)
+	job.UndescribedOOMs += int(most.Count)
+}
+
+// addUndescribedOOMs counts one job's undescribed OOMs and lists them.
+func (f *folder) addUndescribedOOMs(u report.DailyUndescribedOOMs) {
+	f.d.Summary.UndescribedOOMs += int(u.Count)
+	f.d.UndescribedOOMs = appendBounded(f.d.UndescribedOOMs, u, report.DailyMaxItems, func(a, b *report.DailyUndescribedOOMs) bool {
+		return jobName(a.Host, a.Job) < jobName(b.Host, b.Job) || (jobName(a.Host, a.Job) == jobName(b.Host, b.Job) && a.Date < b.Date)
+	})
 }
 
 // skipped lists what the walk skipped: an unreadable entry (a dangling
@@ -859,6 +899,9 @@ func (f *folder) finish() *report.Daily {
 	if f.moreOOMs > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs; the first %d in time are listed (ooms_by_day counts all)", d.Summary.OOMs, report.DailyMaxItems))
 	}
+	if n := d.Summary.UndescribedOOMs; len(d.UndescribedOOMs) >= report.DailyMaxItems {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d OOMs counted by allocators without a message; the first %d jobs' are listed", n, report.DailyMaxItems))
+	}
 	if len(f.outside) > 0 {
 		kinds := make([]string, 0, len(f.outside))
 		for k, n := range f.outside {
@@ -1072,7 +1115,7 @@ func addBounded(xs []string, x string, n int) []string {
 // appendJob keeps the DailyMaxItems jobs with the most leaks, OOMs and
 // growing series, then the most findings, then by name.
 func appendJob(js []report.DailyJob, j report.DailyJob) []report.DailyJob {
-	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.Growing + j.ToolErrors }
+	score := func(j *report.DailyJob) int { return j.Leaks + j.OOMs + j.UndescribedOOMs + j.Growing + j.ToolErrors }
 	less := func(a, b *report.DailyJob) bool {
 		if score(a) != score(b) {
 			return score(a) > score(b)

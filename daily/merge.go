@@ -153,6 +153,11 @@ func (f *folder) mergeDaily(path string) {
 			f.d.Summary.OOMs += c.Count
 		}
 	}
+	for _, u := range d.UndescribedOOMs {
+		if f.dayInWindow(u.Date) {
+			f.addUndescribedOOMs(u)
+		}
+	}
 	if f.d.Summary.OOMs > len(f.d.OOMs) {
 		f.moreOOMs = f.d.Summary.OOMs - len(f.d.OOMs)
 	}

@@ -241,7 +241,15 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 				partial[in.Path] = note
 			}
 		}
-		if err := e.findings(g, a.Report.Findings, dates, undated, uuidOf, partial, rows); err != nil {
+		// A log whose times are not dates says so in the metadata of
+		// every part that holds its samples or findings.
+		undatedNotes := map[string]string{}
+		for _, in := range a.Report.Inputs {
+			if note := UndatedNote(in); in.Error == "" && note != "" {
+				undatedNotes[in.Path] = note
+			}
+		}
+		if err := e.findings(g, a.Report.Findings, dates, undated, uuidOf, partNotes{partial, undatedNotes}, rows); err != nil {
 			return err
 		}
 		for _, in := range a.Report.Inputs {
@@ -252,7 +260,7 @@ func (e *exporter) group(ctx context.Context, g daily.Group, analyze daily.Analy
 			if h := hostOf(a.Report.Findings, in.Path); host == "" && h != "" {
 				host = h
 			}
-			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, partial, tables, rows); err != nil {
+			if err := e.tables(ctx, g, in.Path, dates[in.Path], host, uuidOf, partNotes{partial, undatedNotes}, tables, rows); err != nil {
 				var pe *parse.Error
 				if errors.As(err, &pe) {
 					unreadable++
@@ -302,9 +310,9 @@ func hostOf(fs []report.Finding, path string) string {
 
 // tables writes one input's parsed tables, one part file per table.
 // uuidOf (daily.GPUUUIDs) fills the samples' gpu_uuid where a log gives
-// only the index; partial marks the parts of an input read in part
-// (ReadInPartKey).
-func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf, partial map[string]string, tables TablesFunc, rows map[string]int64) error {
+// only the index; notes mark the parts of an input read in part
+// (ReadInPartKey) or whose times are not dates (UndatedKey).
+func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf map[string]string, notes partNotes, tables TablesFunc, rows map[string]int64) error {
 	type key struct{ table, host string }
 	ws := map[key]*partWriter{}
 	defer func() {
@@ -338,7 +346,7 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 			w := ws[k]
 			if w == nil {
 				var err error
-				if w, err = e.newPart(table, date, p.host, markReadInPart(withColumns(rec.Schema()), []string{path}, partial)); err != nil {
+				if w, err = e.newPart(table, date, p.host, notes.mark(withColumns(rec.Schema()), []string{path})); err != nil {
 					return err
 				}
 				ws[k] = w
@@ -532,24 +540,68 @@ func withUUIDs(rec arrow.RecordBatch, uuidOf map[string]string) arrow.RecordBatc
 // In DuckDB: SELECT * FROM parquet_kv_metadata('part.parquet').
 const ReadInPartKey = "gpuleak:read_in_part"
 
-// markReadInPart is s with ReadInPartKey set for those of paths that
-// partial names; s itself when none.
-func markReadInPart(s *arrow.Schema, paths []string, partial map[string]string) *arrow.Schema {
-	notes := map[string]string{}
+// UndatedKey is the key, in a part's schema metadata (Parquet key-value
+// metadata), under which an export says that NVML logs whose rows the
+// part holds carry no dates (daily.ContentDated): a JSON object from
+// each such log's path to how its time_us was placed (UndatedNote). Their
+// time_us are not when the samples were taken: a log without times is
+// placed by row order from the Unix epoch (1970-01-01) an assumed or
+// given period apart, one with times of day only on 1970-01-01; their
+// partition's date is the file's modification date, and the findings'
+// time columns are null. Order and spacing are what such time_us give.
+// Absent when every log's times are dates.
+const UndatedKey = "gpuleak:undated_times"
+
+// UndatedNote says how an input's times were placed when they are not
+// dates (its UndatedKey entry); "" when they are.
+func UndatedNote(in report.Input) string {
+	if daily.ContentDated(in) || in.Samples == nil {
+		return ""
+	}
+	switch in.Clock {
+	case "row-order":
+		period := "the period given"
+		if p := in.AssumedIntervalS; p != nil {
+			period = fmt.Sprintf("%g s, assumed (the log does not say its period)", *p)
+		}
+		return "the log has no times: time_us is 1970-01-01 00:00:00 UTC plus each sample's place in the log times " + period + ", its order, not when it was taken"
+	case "time-of-day":
+		return "the log has times of day without dates: time_us's date is 1970-01-01 (or the day after where the clock went back), not the day it was taken"
+	}
+	return ""
+}
+
+// partNotes are what the parts of an input say of it in their metadata:
+// read in part (ReadInPartKey), times that are not dates (UndatedKey),
+// each by input path.
+type partNotes struct {
+	partial, undated map[string]string
+}
+
+// mark is s with each key set for those of paths its notes name; s
+// itself when none.
+func (n partNotes) mark(s *arrow.Schema, paths []string) *arrow.Schema {
+	return markNotes(markNotes(s, paths, ReadInPartKey, n.partial), paths, UndatedKey, n.undated)
+}
+
+// markNotes is s with key set to the notes of those of paths that notes
+// names (a JSON object by path); s itself when none.
+func markNotes(s *arrow.Schema, paths []string, key string, notes map[string]string) *arrow.Schema {
+	kept := map[string]string{}
 	for _, p := range paths {
-		if n, ok := partial[p]; ok {
-			notes[p] = n
+		if n, ok := notes[p]; ok {
+			kept[p] = n
 		}
 	}
-	if len(notes) == 0 {
+	if len(kept) == 0 {
 		return s
 	}
-	v, err := json.Marshal(notes) // sorted keys: the same input, the same bytes
+	v, err := json.Marshal(kept) // sorted keys: the same input, the same bytes
 	if err != nil {
 		return s
 	}
 	md := s.Metadata()
-	keys := append(md.Keys(), ReadInPartKey)
+	keys := append(md.Keys(), key)
 	vals := append(md.Values(), string(v))
 	m := arrow.NewMetadata(keys, vals)
 	return arrow.NewSchema(s.Fields(), &m)

@@ -64,9 +64,10 @@ var FindingsSchema = arrow.NewSchema([]arrow.Field{
 // date of the finding's own time, or of its input (dates) when it has
 // none or its input's times are not dates (undated: daily.ContentDated).
 // uuidOf (daily.GPUUUIDs) names a trend's GPU by its UUID where its log
-// gives only the index; partial marks the parts holding findings of an
-// input read in part (ReadInPartKey).
-func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, undated map[string]bool, uuidOf, partial map[string]string, rows map[string]int64) error {
+// gives only the index; notes mark the parts holding findings of an
+// input read in part (ReadInPartKey) or whose times are not dates
+// (UndatedKey).
+func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string]string, undated map[string]bool, uuidOf map[string]string, notes partNotes, rows map[string]int64) error {
 	type key struct{ date, host string }
 	builders := map[key]*array.RecordBuilder{}
 	paths := map[key][]string{} // the inputs of each part's findings
@@ -112,7 +113,7 @@ func (e *exporter) findings(g daily.Group, fs []report.Finding, dates map[string
 	}
 	for _, k := range order {
 		rec := builders[k].NewRecordBatch()
-		w, err := e.newPart("findings", k.date, k.host, markReadInPart(FindingsSchema, paths[k], partial))
+		w, err := e.newPart("findings", k.date, k.host, notes.mark(FindingsSchema, paths[k]))
 		if err == nil {
 			err = w.write(rec)
 			if err == nil {

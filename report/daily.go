@@ -31,6 +31,13 @@ type Daily struct {
 	OOMs []DailyFinding `json:"ooms"`
 	// OOMsByDay counts OOMs per date and cause (the causes joined with "+").
 	OOMsByDay []DailyCount `json:"ooms_by_day"`
+	// UndescribedOOMs: per job, the out-of-memory errors its allocator
+	// counted (num_ooms of a memory_stats() dict or memory_summary()
+	// table) beyond those its inputs describe (AllocatorStats.
+	// UndescribedOOMs): OOMs the program caught, or whose message was not
+	// kept. They are not in OOMs, which lists described OOMs; by host and
+	// job, at most DailyMaxItems; Summary.UndescribedOOMs counts all.
+	UndescribedOOMs []DailyUndescribedOOMs `json:"undescribed_ooms"`
 	// ToolErrors: what compute-sanitizer reported that is not a leak
 	// (invalid accesses, API errors, races, ...), as gpuleak.report/v1's
 	// errors, each with its job and its report's date; by input path,
@@ -109,7 +116,14 @@ type DailySummary struct {
 	Leaks     int   `json:"leaks"`
 	LeakSites int   `json:"leak_sites"`
 	LeakBytes int64 `json:"leak_bytes"`
-	OOMs      int   `json:"ooms"`
+	// OOMs counts the out-of-memory errors an input describes (a
+	// message, a snapshot's OOM); UndescribedOOMs those more that
+	// allocators counted (num_ooms) without a message in the inputs: per
+	// job the largest count of any one stats set (the counter is a
+	// process's, cumulative), added up over jobs, as --fail-on oom
+	// counts them.
+	OOMs            int `json:"ooms"`
+	UndescribedOOMs int `json:"undescribed_ooms"`
 	// Growing counts NVML series (GPUs and processes) classified growing,
 	// GrowingProcesses those of a process.
 	Growing          int `json:"growing"`
@@ -126,16 +140,33 @@ type DailySummary struct {
 
 // DailyJob is one job's (group's) artifacts.
 type DailyJob struct {
-	Host     string `json:"host"`
-	Job      string `json:"job"`
-	Files    int    `json:"files"`
-	Leaks    int    `json:"leaks"`
-	OOMs     int    `json:"ooms"`
-	Growing  int    `json:"growing"`
-	Findings int    `json:"findings"`
+	Host  string `json:"host"`
+	Job   string `json:"job"`
+	Files int    `json:"files"`
+	Leaks int    `json:"leaks"`
+	OOMs  int    `json:"ooms"`
+	// UndescribedOOMs: the OOMs its allocator counted beyond those its
+	// inputs describe (DailySummary.UndescribedOOMs).
+	UndescribedOOMs int `json:"undescribed_ooms,omitempty"`
+	Growing         int `json:"growing"`
+	Findings        int `json:"findings"`
 	// ToolErrors counts the records of its compute-sanitizer errors that
 	// are not leaks.
 	ToolErrors int `json:"tool_errors"`
+}
+
+// DailyUndescribedOOMs is the out-of-memory errors one job's allocator
+// counted that none of its inputs describes: the stats set with the most
+// (AllocatorStats.UndescribedOOMs), where it is (Path, Line: the line of
+// the memory_summary() table or memory_stats() dict), and its input's
+// date. They have no size, cause or time.
+type DailyUndescribedOOMs struct {
+	Host  string `json:"host"`
+	Job   string `json:"job"`
+	Date  string `json:"date"`
+	Path  string `json:"path"`
+	Line  int64  `json:"line"`
+	Count int64  `json:"count"`
 }
 
 // DailyToolError is one group of alike compute-sanitizer error records of
@@ -157,6 +188,13 @@ type DailyFinding struct {
 	Host string `json:"host"`
 	Job  string `json:"job"`
 	Date string `json:"date"`
+	// AssumedIntervalS: for a trend of a log without times whose period
+	// was not given (Input.AssumedIntervalS), the seconds between samples
+	// that were assumed. Its rates (slope_bytes_per_s, ...), times to OOM
+	// and sample times rest on it; what the log shows is per sample (the
+	// slope times this). Absent when the log has times or its period was
+	// given.
+	AssumedIntervalS *float64 `json:"assumed_interval_s,omitempty"`
 	Finding
 }
 

@@ -74,6 +74,15 @@ func writeDailyMarkdown(w io.Writer, d *Daily, _ Options) error {
 	for _, o := range v.OOMs {
 		barsSection(o.Title, o.Lines, o.Bars)
 	}
+	if len(v.Undescribed) > 0 {
+		p("\n")
+	}
+	for _, u := range v.Undescribed {
+		p("- %s\n", mdText(u))
+	}
+	if len(v.Undescribed) > 0 {
+		p("\n")
+	}
 	if len(v.OOMDays) > 0 {
 		p("| date | cause | OOMs |\n|---|---|---|\n")
 		for _, r := range v.OOMDays {

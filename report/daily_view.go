@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
+
+	"github.com/gpuleak/gpuleak/analyze/trend"
 )
 
 // ParseDailyFormat returns the output format named s for the daily
@@ -59,6 +62,9 @@ type dailyView struct {
 	Baseline []string
 	// InputWarnings: each input's warnings, the inputs in path order.
 	InputWarnings []inputWarnView
+	// Undescribed: a line per job whose allocator counted OOMs that no
+	// input describes (Daily.UndescribedOOMs), listed beside the OOMs.
+	Undescribed []string
 }
 
 // inputWarnView is one input's warnings: Title names it (path, job,
@@ -194,9 +200,35 @@ func newDailyView(d *Daily) *dailyView {
 	if s.Hosts > 0 {
 		v.Cards = append(v.Cards[:1], append([]card{{noun(s.Hosts, "host", "hosts"), fmt.Sprint(s.Hosts), false}}, v.Cards[1:]...)...)
 	}
+	if s.UndescribedOOMs > 0 {
+		// Beside the OOMs card, never in it: these OOMs have no message,
+		// size or cause, and are not among the OOMs listed.
+		for i, c := range v.Cards {
+			if c.Label == "OOM" || c.Label == "OOMs" {
+				u := card{noun(s.UndescribedOOMs, "OOM counted by the allocator without a message", "OOMs counted by the allocator without a message"), fmt.Sprint(s.UndescribedOOMs), true}
+				v.Cards = append(v.Cards[:i+1], append([]card{u}, v.Cards[i+1:]...)...)
+				break
+			}
+		}
+		for _, u := range d.UndescribedOOMs {
+			v.Undescribed = append(v.Undescribed, fmt.Sprintf("[%s] the allocator counted %s (num_ooms, %s line %d, %s) that no input describes: caught by the program, or their message not kept; their size, cause and time are not known",
+				jobOf(u.Host, u.Job), plural(int(u.Count), "out-of-memory error", "out-of-memory errors"), u.Path, u.Line, u.Date))
+		}
+		if len(d.OOMs) == 0 {
+			v.NoOOM = "No OOM is described in the inputs (no message, no snapshot of one), but allocators counted " +
+				plural(s.UndescribedOOMs, "out-of-memory error", "out-of-memory errors") + ":"
+		}
+	}
+	undescribed := v.Undescribed[:min(len(v.Undescribed), 3)]
 	for _, f := range s.Worst {
+		if f.Kind != KindOOM && len(undescribed) > 0 {
+			// After the described OOMs, before the rest.
+			v.Worst = append(v.Worst, undescribed...)
+			undescribed = nil
+		}
 		v.Worst = append(v.Worst, fmt.Sprintf("[%s] %s", jobOf(f.Host, f.Job), f.Message))
 	}
+	v.Worst = append(v.Worst, undescribed...)
 	for i := range d.LeakSites {
 		l := &d.LeakSites[i]
 		lv := leakView{S: l, Title: l.Site.String()}
@@ -318,6 +350,23 @@ func newDailyView(d *Daily) *dailyView {
 			} else if f.TimeToOOMReason != "" {
 				tto = "none: " + f.TimeToOOMReason
 			}
+			if p := f.AssumedIntervalS; p != nil && *p > 0 {
+				// A log without times: per sample is what it shows; per
+				// hour, and a time to OOM, rest on the period assumed.
+				unit := sampleUnit(f.Source)
+				if s, ok := trendSlope(&f.Finding); ok {
+					slope = signedIBytes(int64(math.Round(s**p))) + "/" + unit
+				}
+				assumed := fmt.Sprintf("if the %ss are %s apart, as assumed", unit, trend.Duration(*p))
+				if f.TimeToOOMS != nil {
+					tto = fmt.Sprintf("%.0f %ss (%s %s)", *f.TimeToOOMS / *p, unit, (time.Duration(*f.TimeToOOMS) * time.Second).String(), assumed)
+				} else if strings.HasPrefix(f.TimeToOOMReason, "at this rate") {
+					// The one reason that gives times ("would run
+					// out in 26 min, more than 20 times the 39 s
+					// ..."): they rest on the period too.
+					tto += " (" + assumed + ")"
+				}
+			}
 			peak := "-"
 			if f.PeakBytes != nil {
 				peak = IBytes(*f.PeakBytes)
@@ -326,7 +375,16 @@ func newDailyView(d *Daily) *dailyView {
 			if inPartPaths[f.Path] {
 				log += " (read in part)"
 			}
-			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(f.Bytes), peak, slope, tto, log})
+			if p := f.AssumedIntervalS; p != nil && *p > 0 {
+				log += fmt.Sprintf(" (no times: %s apart assumed)", trend.Duration(*p))
+			}
+			// The last sample's used memory: a growing run that was
+			// released keeps its peak in Bytes and its end in LastBytes.
+			last := f.Bytes
+			if f.LastBytes != nil {
+				last = *f.LastBytes
+			}
+			gv.Rows = append(gv.Rows, []string{strings.TrimSpace(name), f.Classification, IBytes(last), peak, slope, tto, log})
 		}
 		v.GPUs = append(v.GPUs, gv)
 	}

@@ -189,6 +189,11 @@ type BaselineSite struct {
 	// Iterations: for a leak, the iterations its run's trace shows (see
 	// Growth.Iterations); absent when none were found.
 	Iterations int `json:"iterations,omitempty"`
+	// Class: for an NVML series (kind trend), its classification
+	// (growing, sawtooth, step, flat, undetermined), the worst of its
+	// findings' where several add up (growing first); absent for other
+	// kinds, and in baselines written before this member.
+	Class string `json:"class,omitempty"`
 	// Source: the format of the input the site's findings came from
 	// (Finding.Source); absent in baselines written before this member.
 	// Sites of a snapshot, a profiler trace, a memory timeline and a
@@ -389,6 +394,9 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 				s.Stack = append(s.Stack, fr.String())
 			}
 			byKey[k+"\x00"+lines] = s
+		}
+		if f.Kind == KindTrend && (s.Class == "" || trendClassRank(f.Classification) < trendClassRank(s.Class)) {
+			s.Class = f.Classification
 		}
 		s.Bytes += f.Bytes
 		if siteFamily(f.Source) == familyTimeline {
@@ -739,6 +747,13 @@ type DiffEntry struct {
 	// ("frame 7: mm_mat2_backward (...)", a key part such as another
 	// function signature); absent otherwise.
 	Differs string `json:"differs,omitempty"`
+	// BeforeClass and AfterClass: for an NVML series (kind trend), its
+	// classification in BASE and in NEW (BaselineSite.Class); absent for
+	// other kinds, for the run without the series, and for baselines
+	// written before it was recorded. A series whose class changed has a
+	// Note that says so (to growing: a leak suspect).
+	BeforeClass string `json:"before_class,omitempty"`
+	AfterClass  string `json:"after_class,omitempty"`
 	// Note: what the comparison of this site assumed or could not tell
 	// (code that moved, a site that held memory as another kind).
 	Note string `json:"note,omitempty"`
@@ -1473,12 +1488,12 @@ func addUp(ss []*BaselineSite) []*BaselineSite {
 
 func newEntry(a *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusNew, Key: a.Key, Kind: a.Kind, Device: a.Device, DeviceType: a.DeviceType, Site: a.Site, Stack: a.Stack,
-		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, source: a.Source, iterations: a.Iterations})
+		Lines: a.Lines, Allocator: a.Allocator, AfterBytes: a.Bytes, AfterCount: a.Count, AfterClass: a.Class, source: a.Source, iterations: a.Iterations})
 }
 
 func fixedEntry(b *BaselineSite) DiffEntry {
 	return finish(DiffEntry{Status: StatusFixed, Key: b.Key, Kind: b.Kind, Device: b.Device, DeviceType: b.DeviceType, Site: b.Site, Stack: b.Stack,
-		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, source: b.Source, iterations: b.Iterations})
+		Lines: b.Lines, Allocator: b.Allocator, BeforeBytes: b.Bytes, BeforeCount: b.Count, BeforeClass: b.Class, source: b.Source, iterations: b.Iterations})
 }
 
 // pairEntry compares a site present in both runs. A leak whose runs'
@@ -1488,7 +1503,7 @@ func fixedEntry(b *BaselineSite) DiffEntry {
 // is not a grown leak); the Note says so.
 func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 	e := newEntry(a)
-	e.BeforeBytes, e.BeforeCount = b.Bytes, b.Count
+	e.BeforeBytes, e.BeforeCount, e.BeforeClass = b.Bytes, b.Count, b.Class
 	e.Status = status(b, a, tol)
 	if a.Kind == KindOOM && b.Kind == KindOOM && e.Status != StatusSame && (printedSizes(b.Source) || printedSizes(a.Source)) &&
 		abs64(a.Bytes-b.Bytes) <= pytorchtext.SizeTolerance(b.Bytes)+pytorchtext.SizeTolerance(a.Bytes) {
@@ -1505,7 +1520,43 @@ func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 		e.Note = fmt.Sprintf("BASE's trace shows %d iterations, NEW's %d: judged per iteration, %s per iteration -> %s, as if the leak kept the same bytes in each (iterations count within each trace, not before it)",
 			b.Iterations, a.Iterations, IBytes(b.Bytes/int64(b.Iterations)), IBytes(a.Bytes/int64(a.Iterations)))
 	}
+	e.Note = joinNotes(e.Note, classChange(b.Class, a.Class))
 	return finish(e)
+}
+
+// classChange says how an NVML series' class changed from BASE to NEW:
+// "" when it did not, or when one run's class is not known (a baseline
+// written before classes were recorded). A series that grows in NEW and
+// did not in BASE is a leak suspect whatever its bytes did: its bytes are
+// the used memory of its last sample, or the peak of a run that came
+// back to its baseline, and either may be lower while it grows.
+func classChange(before, after string) string {
+	if before == "" || after == "" || before == after {
+		return ""
+	}
+	note := fmt.Sprintf("classified %s in BASE, %s in NEW", before, after)
+	switch {
+	case after == "growing":
+		note += ": its used memory grows in NEW, a leak suspect whatever its bytes did (gpuleak trend on NEW's log gives the slope)"
+	case before == "growing":
+		note += ": it no longer grows"
+	}
+	return note
+}
+
+// trendClassRank orders NVML series classes, the worst (growing) first.
+func trendClassRank(c string) int {
+	switch c {
+	case "growing":
+		return 0
+	case "step":
+		return 1
+	case "sawtooth":
+		return 2
+	case "flat":
+		return 3
+	}
+	return 4
 }
 
 // printedSizes says whether an input format gives sizes as PyTorch's

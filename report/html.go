@@ -158,6 +158,7 @@ code { font-size: .9em; overflow-wrap: anywhere; }
 {{range $o.Lines}}<p>{{.}}</p>{{end}}
 {{index $.OOMCharts $i}}
 </div>{{end}}
+{{if .V.Undescribed}}<ul>{{range .V.Undescribed}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .V.OOMDays}}<h3>OOMs by day and cause</h3>
 <div class="scroll"><table><tr><th>date</th><th>cause</th><th>OOMs</th></tr>
 {{range .V.OOMDays}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table></div>{{end}}

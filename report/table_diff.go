@@ -84,7 +84,11 @@ func shownStack(stack []string) string {
 
 func changeLine(e DiffEntry) string {
 	s := bytesIn(e.BeforeBytes, e.BeforeCount) + " -> " + bytesIn(e.AfterBytes, e.AfterCount)
-	if e.BeforeBytes == 0 && e.AfterBytes == 0 {
+	if e.Kind == KindTrend {
+		// An NVML series holds no allocations: its bytes are its used
+		// memory (the last sample's, or a released run's peak).
+		s = seriesIn(e.BeforeBytes, e.BeforeCount, e.BeforeClass) + " -> " + seriesIn(e.AfterBytes, e.AfterCount, e.AfterClass)
+	} else if e.BeforeBytes == 0 && e.AfterBytes == 0 {
 		s = fmt.Sprintf("%d -> %d records", e.BeforeCount, e.AfterCount)
 	}
 	if e.DeltaPercent != nil && e.DeltaBytes != 0 {
@@ -127,4 +131,18 @@ func bytesIn(bytes int64, count int) string {
 		return IBytes(bytes)
 	}
 	return fmt.Sprintf("%s in %s", IBytes(bytes), plural(count, "allocation", "allocations"))
+}
+
+// seriesIn is an NVML series' side of a diff line: "used 11 GiB (1
+// series, step)"; "none" for the run without it, and the class left out
+// where the run's baseline does not record it.
+func seriesIn(bytes int64, count int, class string) string {
+	if count == 0 && bytes == 0 {
+		return "none"
+	}
+	in := plural(max(count, 1), "series", "series")
+	if class != "" {
+		in += ", " + class
+	}
+	return fmt.Sprintf("used %s (%s)", IBytes(bytes), in)
 }

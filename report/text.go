@@ -291,6 +291,10 @@ func spanString(startUs, endUs int64) string {
 func findingBaselineLine(f Finding) string {
 	b := f.Baseline
 	line := fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+	if f.Kind == KindTrend {
+		// An NVML series holds no allocations.
+		line = fmt.Sprintf("%s from %s used (%s)", b.Status, IBytes(b.BeforeBytes), plural(max(b.BeforeCount, 1), "series", "series"))
+	}
 	switch b.Status {
 	case StatusNew:
 		line = "new (not in the baseline)"

@@ -242,6 +242,14 @@ func TestFixtures(t *testing.T) {
 		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},
 		{"s42_dcgm_cut.txt", FormatDCGMPrometheus, 39, 39, ClockRowOrder, "excludes-reserved"},
 		{"hunt_dcgm_no_times_5min.txt", FormatDCGMPrometheus, 12, 12, ClockRowOrder, "excludes-reserved"},
+		// s43 (testdata/README.md): a minute apart, 60 rows each; dcgmi
+		// dmon without times, 80 GPU lines (40 scrapes of two GPUs; its
+		// header printed three times); pmon without times, 120 process
+		// lines (60 samples of two processes).
+		{"s43_grow_then_release.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
+		{"s43_t6_plateau.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
+		{"s43_dcgmi_leak.txt", FormatDcgmiDmon, 80, 40, ClockRowOrder, "excludes-reserved"},
+		{"s43_pmon_reuse.txt", FormatPmon, 120, 60, ClockRowOrder, "process"},
 		// s37 (testdata/README.md): 12 rows of one GPU, 1 s apart, in
 		// query_gpu.csv's columns (memory.reserved among them); used
 		// above the total is the trend analysis's to warn about.
