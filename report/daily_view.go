@@ -171,16 +171,18 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	v.Window = strings.Join(win, " ") + "; " + strings.Join(d.Roots, ", ")
 	s := d.Summary
-	leaks := "0" // not "0 at 0 sites"
+	// "2 leaks at 2 sites": the count on the card, its sites in the label
+	// (Markdown's "**2** leaks at 2 sites"); no leak is "0 leaks".
+	leaks := noun(s.Leaks, "leak", "leaks")
 	if s.Leaks > 0 {
-		leaks = fmt.Sprintf("%d at %s", s.Leaks, plural(s.LeakSites, "site", "sites"))
+		leaks += " at " + plural(s.LeakSites, "site", "sites")
 	}
 	// A card's label is the noun its count counts, in number with it
 	// ("1 job", "2 jobs"), as the Markdown page reads it: "**1** job".
 	v.Cards = []card{
 		{noun(s.Jobs, "job", "jobs"), fmt.Sprint(s.Jobs), false},
 		{noun(s.GPUs, "GPU sampled by NVML", "GPUs sampled by NVML"), fmt.Sprint(s.GPUs), false},
-		{noun(s.Leaks, "leak", "leaks"), leaks, s.Leaks > 0},
+		{leaks, fmt.Sprint(s.Leaks), s.Leaks > 0},
 		{noun(s.OOMs, "OOM", "OOMs"), fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{noun(s.Growing, "growing GPU or process", "growing GPUs and processes"), fmt.Sprint(s.Growing), s.Growing > 0},
 		{"fragmented", fmt.Sprint(s.Fragmentation), s.Fragmentation > 0},
