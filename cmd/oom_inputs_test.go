@@ -132,14 +132,14 @@ func TestOOMInputsThatCannotShowOne(t *testing.T) {
 	}
 	// Beside a log without an OOM: the log was searched, the timeline
 	// cannot show one.
-	code, out, _ := run(t, nil, "oom", td+"README.md", td+"kineto/profile_keep_outputs_memory_timeline.json")
-	if code != ExitOK || !strings.Contains(out, "No out-of-memory error in the inputs that can show one ("+td+"README.md); these cannot show one:") ||
+	code, out, _ := run(t, nil, "oom", td+"logs/train_no_oom.log", td+"kineto/profile_keep_outputs_memory_timeline.json")
+	if code != ExitOK || !strings.Contains(out, "No out-of-memory error in the inputs that can show one ("+td+"logs/train_no_oom.log); these cannot show one:") ||
 		!strings.Contains(out, "a memory timeline (export_memory_timeline)") {
 		t.Errorf("log and timeline: exit %d\n%s", code, out)
 	}
 	// A snapshot without an OOM entry, a log, and nvidia-smi's table
 	// (read as a log) can show one: the headline is unchanged.
-	for _, p := range []string{pt + "leak_train_loop.pickle", td + "README.md"} {
+	for _, p := range []string{pt + "leak_train_loop.pickle", td + "logs/train_no_oom.log"} {
 		if _, out, _ := run(t, nil, "oom", p); !strings.Contains(out, "No out-of-memory error in the inputs.") {
 			t.Errorf("%s:\n%s", p, out)
 		}

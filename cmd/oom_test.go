@@ -209,12 +209,12 @@ func TestAnalyzeRecognisesOOMText(t *testing.T) {
 	}
 	// Text without an OOM and of no other format is still unrecognised
 	// by "analyze" (it says what it is not) ...
-	code, _, errOut = run(t, nil, "analyze", td+"README.md")
+	code, _, errOut = run(t, nil, "analyze", td+"logs/train_no_oom.log")
 	if code != ExitInput || !strings.Contains(errOut, "unrecognised input format") {
 		t.Errorf("README: exit %d %q", code, errOut)
 	}
 	// ... while "gpuleak oom" says that a log holds no OOM.
-	code, out, _ = run(t, nil, "oom", td+"README.md")
+	code, out, _ = run(t, nil, "oom", td+"logs/train_no_oom.log")
 	if code != 0 || !strings.Contains(out, "No out-of-memory error in the inputs.") || !strings.Contains(out, "no CUDA out-of-memory message in it") {
 		t.Errorf("README with oom: exit %d\n%s", code, out)
 	}
