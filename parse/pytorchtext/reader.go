@@ -131,9 +131,11 @@ type Reader struct {
 	nb       []nbLine
 	notebook bool
 	tbs      []*traceback
-	summary  *summary
-	pending  *pendingMessage // a message that may go on on the next line
-	meta     Metadata
+	// sums are the memory_summary() tables being read, one per line
+	// prefix (see summaryOf).
+	sums    []*summary
+	pending *pendingMessage // a message that may go on on the next line
+	meta    Metadata
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -179,7 +181,7 @@ func (r *Reader) step() error {
 	} else {
 		line, err = r.readLine()
 	}
-	if line == "" && err == nil && r.pending == nil && r.summary == nil && len(r.tbs) == 0 {
+	if line == "" && err == nil && r.pending == nil && len(r.sums) == 0 && len(r.tbs) == 0 {
 		// An empty line with nothing open (a message that may go on, a
 		// summary, a traceback) changes nothing: counted only. Logs hold
 		// many (compute-sanitizer's lines come blanked: see
@@ -195,10 +197,10 @@ func (r *Reader) step() error {
 		if !errors.Is(err, io.EOF) {
 			return &parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err}
 		}
-		if r.summary != nil {
-			r.summary.end(r)
-			r.summary = nil
+		for _, s := range r.sums {
+			s.end(r)
 		}
+		r.sums = nil
 		r.flushPending()
 		r.out.End()
 	}
@@ -342,15 +344,8 @@ func (r *Reader) addLine(line string) error {
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
-	if r.summary != nil {
-		done, reread := r.summary.add(r, line)
-		if !done {
-			return nil
-		}
-		r.summary = nil
-		if !reread {
-			return nil
-		}
+	if r.addSummaryLine(line) {
+		return nil
 	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
