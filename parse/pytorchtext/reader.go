@@ -133,9 +133,13 @@ type Reader struct {
 	tbs      []*traceback
 	// sums are the memory_summary() tables being read, one per line
 	// prefix (see summaryOf).
-	sums    []*summary
-	pending *pendingMessage // a message that may go on on the next line
-	meta    Metadata
+	sums []*summary
+	// stats is a memory_stats() dict printed in the text, being read;
+	// statsOpen one whose opening ended the line before (see
+	// statstext.go).
+	stats, statsOpen *statsText
+	pending          *pendingMessage // a message that may go on on the next line
+	meta             Metadata
 }
 
 // NewReader returns a Reader of the text in r (already decompressed;
@@ -181,7 +185,7 @@ func (r *Reader) step() error {
 	} else {
 		line, err = r.readLine()
 	}
-	if line == "" && err == nil && r.pending == nil && len(r.sums) == 0 && len(r.tbs) == 0 {
+	if line == "" && err == nil && r.pending == nil && len(r.sums) == 0 && r.stats == nil && len(r.tbs) == 0 {
 		// An empty line with nothing open (a message that may go on, a
 		// summary, a traceback) changes nothing: counted only. Logs hold
 		// many (compute-sanitizer's lines come blanked: see
@@ -201,6 +205,9 @@ func (r *Reader) step() error {
 			s.end(r)
 		}
 		r.sums = nil
+		if r.stats != nil {
+			r.endStatsText("")
+		}
 		r.flushPending()
 		r.out.End()
 	}
@@ -347,20 +354,18 @@ func (r *Reader) addLine(line string) error {
 	if r.addSummaryLine(line) {
 		return nil
 	}
+	if r.stats != nil && r.addStatsText(line) {
+		return nil
+	}
+	if r.startStatsText(line) {
+		return nil
+	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
 	}
 	if row, ok := headlessRow(line); ok {
 		r.startHeadlessSummary(row, line)
 		return nil
-	}
-	if i := strings.Index(line, "OrderedDict([('"); i >= 0 {
-		// print(torch.cuda.memory_stats()): Python's repr, not JSON.
-		key := line[i+len("OrderedDict([('"):]
-		if j := strings.IndexByte(key, '\''); j > 0 && statsKeyRe.MatchString(key[:j]) {
-			r.meta.Warnings.Linef(int(r.line), "a torch.cuda.memory_stats() dict printed as Python's OrderedDict repr is not read (only JSON is: json.dump(torch.cuda.memory_stats(), f))")
-			return nil
-		}
 	}
 	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
 		// The title without ", device ID N |" after it: a table wrapped

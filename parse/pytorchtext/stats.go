@@ -88,16 +88,16 @@ func (r *Reader) readStats() error {
 	if docs > 1 {
 		r.meta.Warnings.Addf("memory_stats: %d dumps one after another (JSON lines): each is read as a set of its own, in order; they are not compared with one another (a series over time is no trend gpuleak fits: NVML samples are)", docs)
 	}
-	if r.addStatsSets(sets, kl) == 0 {
+	if r.addStatsSets(sets, kl, 0) == 0 {
 		return &parse.Error{File: r.name, Offset: 0, Msg: "JSON without any torch.cuda.memory_stats() key", Err: parse.ErrNotMine}
 	}
 	return nil
 }
 
 // addStatsSets emits the stats rows of sets, each key on its line in kl
-// (by the set's path and the key), and returns how many of their keys
-// are memory_stats() keys.
-func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int) (known int) {
+// (by the set's path and the key), the set's line at (0: its first
+// key's), and returns how many of their keys are memory_stats() keys.
+func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known int) {
 	for _, st := range sets {
 		flat := map[string]any{}
 		flatten("", st.v, flat, 0)
@@ -108,7 +108,14 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int) (known int) {
 		sort.Strings(keys)
 		set := int32(r.meta.Sets)
 		r.meta.Sets++
-		setLine := 0
+		// The set's line is its first key's (all rows carry it), or at
+		// when given (a dict printed in a log: where it starts).
+		setLine := at
+		for _, k := range keys {
+			if line := kl[st.path+k]; at == 0 && line > 0 && (setLine == 0 || line < setLine) {
+				setLine = line
+			}
+		}
 		for _, k := range keys {
 			if statsKeyRe.MatchString(k) {
 				known++
@@ -117,9 +124,6 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int) (known int) {
 		var skipped []string
 		for _, k := range keys {
 			line := kl[st.path+k]
-			if setLine == 0 || (line > 0 && line < setLine) {
-				setLine = line
-			}
 			v, ok := intValue(flat[k])
 			if !ok {
 				skipped = append(skipped, k)

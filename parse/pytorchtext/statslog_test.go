@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -26,5 +27,137 @@ func TestStatsJSONLines(t *testing.T) {
 	_, err := readText(t, "in", "{\"num_ooms\": 0}\n{\"num_ooms\": 1}\n[1, 2]\n", true)
 	if err == nil || !strings.Contains(err.Error(), "in:3:") {
 		t.Errorf("a list after two dumps: %v", err)
+	}
+}
+
+// memory_stats() printed as Python's OrderedDict repr in two real pastes
+// (testdata/README.md): ROCm/pytorch 703's pprint, cut after its sixth
+// line, is one set of the six keys shown (active.all.*, then
+// active.large_pool.allocated and .current, all 0), each on its line,
+// marked partial at line 6; MinkowskiEngine 359's, on line 9 after a 1.x
+// OOM message, is one set of its 20 pairs (active.all.allocated 21008,
+// active_bytes.large_pool.peak 15715351552: the first and last pairs as
+// printed), not partial, with a warning that it lacks the allocated and
+// reserved keys (the paster kept only the active ones), and the OOM is
+// still read. Before, both were a warning "is not read" and no stats.
+func TestStatsOrderedDictPastes(t *testing.T) {
+	rs := readFile(t, "pastes/stats_ordereddict_rocm703.txt", false)
+	p, partial := rs.stat(0, PartialKey)
+	s, ok := rs.stat(0, "active.large_pool.current")
+	if rs.meta.Sets != 1 || len(rs.stats) != 7 || !partial || p.value != 6 || !ok || s.value != 0 || s.line != 6 || s.setLine != 1 || s.source != SourceMemoryStats {
+		t.Errorf("rocm703: %d sets, %d stats, partial %+v, last key %+v", rs.meta.Sets, len(rs.stats), p, s)
+	}
+	rs = readFile(t, "pastes/oom_then_ordereddict_minkowski359.txt", false)
+	a, ok1 := rs.stat(0, "active.all.allocated")
+	b, ok2 := rs.stat(0, "active_bytes.large_pool.peak")
+	_, partial = rs.stat(0, PartialKey)
+	warn := fmt.Sprint(rs.meta.Warnings.Strings())
+	if len(rs.msgs) != 1 || rs.meta.Sets != 1 || len(rs.stats) != 20 || partial || !ok1 || !ok2 || a.value != 21008 || b.value != 15715351552 || a.line != 9 || !strings.Contains(warn, "without allocated_bytes.all.current") {
+		t.Errorf("minkowski359: %d messages, %d sets, %d stats, partial %v, %+v %+v, warnings %.200q", len(rs.msgs), rs.meta.Sets, len(rs.stats), partial, a, b, warn)
+	}
+}
+
+// memory_stats() dumped as JSON into a log (the session-43 tester's
+// files, synthetic; testdata/README.md): pretty-printed after an OOM
+// traceback (num_ooms 3, allocated 10.5 GiB as the message says "10.50
+// GiB already allocated"), on one line after "step 0: " (2 GiB, 0 OOMs),
+// pretty-printed between "epoch 3 done" and "next" (6 GiB, 3 OOMs). Each
+// is one whole set at the line of its "{", and the OOM message is still
+// read. Before, the first gave no stats and the others no rows at all.
+func TestStatsJSONInLog(t *testing.T) {
+	for _, c := range []struct {
+		file        string
+		msgs        int
+		line        int64
+		alloc, ooms int64
+	}{
+		{"synthetic/oom_then_memory_stats_json.log", 1, 5, 10*GiB + GiB/2, 3},
+		{"synthetic/memory_stats_step_line.log", 0, 1, 2 * GiB, 0},
+		{"synthetic/memory_stats_json_in_log.log", 0, 2, 6 * GiB, 3},
+	} {
+		rs := readFile(t, c.file, false)
+		a, ok1 := rs.stat(0, "allocated_bytes.all.current")
+		o, ok2 := rs.stat(0, "num_ooms")
+		_, partial := rs.stat(0, PartialKey)
+		if len(rs.msgs) != c.msgs || rs.meta.Sets != 1 || !ok1 || !ok2 || partial || a.value != c.alloc || o.value != c.ooms || a.setLine != c.line || rs.meta.Warnings.Len() != 0 {
+			t.Errorf("%s: %d messages, %d sets, %+v, %+v, partial %v, warnings %.200q", c.file, len(rs.msgs), rs.meta.Sets, a, o, partial, fmt.Sprint(rs.meta.Warnings.Strings()))
+		}
+	}
+}
+
+// A recorded memory_stats() (memory_stats.json) printed the ways a program
+// prints it in a log: Python's dict repr on one line, OrderedDict's repr
+// before Python 3.12 ("OrderedDict([(k, v), ...])") behind "step 3: " and
+// since ("OrderedDict({k: v, ...})"), pprint's OrderedDict a pair per
+// line behind torchrun's "[rank0]: " on every line, and json.dumps(indent=2)
+// behind a logger's prefix on its first line only. Each is one set with
+// the very keys and values of the JSON file, not partial, no warning, and
+// the OOM message on the line after it is read. Cut after its 20th line,
+// the pprint form is a set of the 20 pairs before, partial at the line
+// that cut it, and that line's OOM message is read.
+func TestStatsReprForms(t *testing.T) {
+	js := readFile(t, "memory_stats.json", true)
+	want := statValues(js, 0)
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	pairs := func(f string, sep string) string {
+		var b []string
+		for _, k := range keys {
+			b = append(b, fmt.Sprintf(f, k, want[k]))
+		}
+		return strings.Join(b, sep)
+	}
+	const oom = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 14.75 GiB total capacity; 10.50 GiB already allocated; 1.20 GiB free; 12.30 GiB reserved in total by PyTorch)"
+	var pprint []string
+	for i, k := range keys {
+		lead := "             ("
+		if i == 0 {
+			lead = "OrderedDict([("
+		}
+		end := "),"
+		if i == len(keys)-1 {
+			end = ")])"
+		}
+		pprint = append(pprint, fmt.Sprintf("[rank0]: %s'%s', %d%s", lead, k, want[k], end))
+	}
+	for _, c := range []struct{ name, text string }{
+		{"dict repr", "{" + pairs("'%s': %d", ", ") + "}"},
+		{"OrderedDict list", "step 3: OrderedDict([" + pairs("('%s', %d)", ", ") + "])"},
+		{"OrderedDict 3.12", "OrderedDict({" + pairs("'%s': %d", ", ") + "})"},
+		{"pprint, prefixed", strings.Join(pprint, "\n")},
+		{"json indent", "2024-05-01 12:00:00,123 INFO stats: {\n" + pairs(`  "%s": %d`, ",\n") + "\n}"},
+	} {
+		rs, err := readText(t, c.name, c.text+"\n"+oom+"\n", false)
+		if err != nil || rs.meta.Sets != 1 || len(rs.msgs) != 1 || rs.meta.Warnings.Len() != 0 {
+			t.Errorf("%s: err %v, %d sets, %d messages, warnings %.200q", c.name, err, rs.meta.Sets, len(rs.msgs), fmt.Sprint(rs.meta.Warnings.Strings()))
+			continue
+		}
+		if got := statValues(rs, 0); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %.200q", c.name, fmt.Sprint(got))
+		}
+	}
+	rs, err := readText(t, "cut", strings.Join(pprint[:20], "\n")+"\n"+oom+"\n", false)
+	p, partial := rs.stat(0, PartialKey)
+	if err != nil || rs.meta.Sets != 1 || len(rs.msgs) != 1 || len(rs.stats) != 21 || !partial || p.value != 21 {
+		t.Errorf("cut: err %v, %d sets, %d messages, %d stats, partial %+v", err, rs.meta.Sets, len(rs.msgs), len(rs.stats), p)
+	}
+}
+
+// A dump whose keys are not in order (json.dump of a dict built by hand):
+// every row of the set carries the line of its first key (2), not that of
+// the first key in sorted order. Before, rows read before the smallest
+// line was met carried a later one (the tester's stats_ooms.json: 76).
+func TestStatsSetLineUnsorted(t *testing.T) {
+	rs, err := readText(t, "in.json", "{\n \"num_ooms\": 1,\n \"allocated_bytes.all.current\": 5\n}\n", true)
+	if err != nil || len(rs.stats) != 2 {
+		t.Fatalf("%v, %d stats", err, len(rs.stats))
+	}
+	for _, s := range rs.stats {
+		if s.setLine != 2 {
+			t.Errorf("%s: set line %d, want 2", s.key, s.setLine)
+		}
 	}
 }
