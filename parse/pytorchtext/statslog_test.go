@@ -161,3 +161,19 @@ func TestStatsSetLineUnsorted(t *testing.T) {
 		}
 	}
 }
+
+// A program's own dicts in a log are not memory_stats(): a config whose
+// first key has memory_stats()'s "num_" form, and one that starts with
+// num_ooms but holds none of its statistics, give no set and no warning.
+func TestStatsNotProgramDicts(t *testing.T) {
+	for _, text := range []string{
+		"config: {'num_workers': 4, 'batch_size': 32}\n",
+		"{\"num_epochs\": 3,\n \"lr\": 0.1}\n",
+		"{'num_ooms': 0, 'lr': 0.1}\n",
+	} {
+		rs, err := readText(t, "x.log", text, false)
+		if err != nil || rs.meta.Sets != 0 || len(rs.stats) != 0 || rs.meta.Warnings.Len() != 0 {
+			t.Errorf("%q: err %v, %d sets, warnings %.200q", text, err, rs.meta.Sets, fmt.Sprint(rs.meta.Warnings.Strings()))
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
 
 // A torch.cuda.memory_stats() dict printed in a log: print(stats) or
@@ -61,13 +63,36 @@ func statsDictAt(line string) (at int, open bool) {
 	return -1, false
 }
 
-// statsKeyFirst reports whether s starts with a quoted memory_stats() key.
+// statsKeyFirst reports whether s starts with a quoted key that only
+// memory_stats() writes: a pool statistic ("active.all.allocated") or
+// one of its counters (statsCounters). A program's own dict
+// ({'num_workers': 4}) is not one.
 func statsKeyFirst(s string) bool {
 	if s == "" || s[0] != '"' && s[0] != '\'' {
 		return false
 	}
 	j := strings.IndexByte(s[1:], s[0])
-	return j > 0 && statsKeyRe.MatchString(s[1:1+j])
+	return j > 0 && (statsPoolKeyRe.MatchString(s[1:1+j]) || statsCounters[s[1:1+j]])
+}
+
+// statsPoolKeyRe matches memory_stats()'s pool statistics.
+var statsPoolKeyRe = lazyre.New(`^[a-z_]+\.(all|large_pool|small_pool)\.(current|peak|allocated|freed)$`)
+
+// statsCounters are memory_stats()'s keys besides its pool statistics.
+var statsCounters = map[string]bool{"num_alloc_retries": true, "num_ooms": true, "num_sync_all_streams": true,
+	"num_device_alloc": true, "num_device_free": true, "max_split_size": true}
+
+// isStatsDict reports whether a dict read from text is memory_stats()'s:
+// it holds a pool statistic, or both of its OOM counters.
+func isStatsDict(m map[string]any) bool {
+	for k := range m {
+		if statsPoolKeyRe.MatchString(k) {
+			return true
+		}
+	}
+	_, ooms := m["num_ooms"]
+	_, retries := m["num_alloc_retries"]
+	return ooms && retries
 }
 
 // startStatsText starts reading a dict on line, or on the line after an
@@ -179,6 +204,13 @@ func (r *Reader) endStatsText(cut string) {
 		err = errCutValue
 	}
 	sets := splitSets(root)
+	for _, ss := range sets {
+		if !isStatsDict(ss.v) {
+			// A dict that starts with a key memory_stats() writes but
+			// holds none of its statistics: a program's own.
+			return
+		}
+	}
 	if sets == nil {
 		r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict that could not be read (%v); nothing was read from it", err)
 		return
