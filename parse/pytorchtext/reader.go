@@ -172,8 +172,10 @@ func (r *Reader) step() error {
 		if err := r.readStats(); err != nil {
 			return err
 		}
-		r.out.End()
-		return nil
+		if r.src != nil {
+			r.out.End()
+		}
+		return nil // else the input is read as text from the next step (readAsText)
 	}
 	var line string
 	var err error

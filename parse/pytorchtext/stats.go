@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,16 @@ func (r *Reader) readStats() error {
 		if err := dec.Decode(&root); err != nil {
 			if doc > 0 && errors.Is(err, io.EOF) {
 				break
+			}
+			var se *json.SyntaxError
+			if doc > 0 && errors.As(err, &se) {
+				// Text that is not JSON after the dumps: a log that
+				// starts with one (json.dumps(stats, indent=1), then a
+				// traceback). The dumps are read, and the rest as a log.
+				rest := data[start:]
+				r.addStatsSets(sets, kl, 0)
+				r.readAsText(rest, lines.line(start+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))), lines.line(start))
+				return nil
 			}
 			if doc > 0 {
 				return r.jsonError(fmt.Errorf("text after the JSON value that is not another memory_stats() dump (several are read one after another, JSON lines): %w", err), lines, dec)
@@ -140,6 +151,17 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known
 		}
 	}
 	return known
+}
+
+// readAsText makes the reader read rest, the input from line first on,
+// as a log (NewReader), with a warning that the memory_stats() JSON before
+// it is followed by other text at line.
+func (r *Reader) readAsText(rest []byte, line, first int) {
+	r.src = nil
+	r.br = bufio.NewReaderSize(bytes.NewReader(rest), 64<<10)
+	r.line = int64(first) - 1
+	r.meta.Lines = r.line
+	r.meta.Warnings.Linef(line, "memory_stats() JSON followed by other text (line %d): the dump is read, and the text after it as a log", line)
 }
 
 func (r *Reader) jsonError(err error, lines lineIndex, dec *json.Decoder) error {

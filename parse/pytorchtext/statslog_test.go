@@ -177,3 +177,27 @@ func TestStatsNotProgramDicts(t *testing.T) {
 		}
 	}
 }
+
+// A memory_stats() JSON dump followed by text that is not JSON (a log
+// that starts with json.dumps(stats, indent=1), then an OOM traceback):
+// the dump is read (allocated 5 on line 2, the set at line 2), and the
+// text after it as a log from its own line (the OOM message on line 7),
+// with a warning naming line 5 where the text starts. Before, the file
+// was an error, "text after the JSON value" (as `{"num_ooms": 0} x` was:
+// its dump is now read, the "x" read as a line of log).
+func TestStatsJSONThenLog(t *testing.T) {
+	text := "{\n \"allocated_bytes.all.current\": 5,\n \"num_ooms\": 1\n}\nTraceback (most recent call last):\n  File \"a.py\", line 3, in f\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 14.75 GiB total capacity; 10.50 GiB already allocated; 1.20 GiB free; 12.30 GiB reserved in total by PyTorch)\n"
+	rs, err := readText(t, "in.log", text, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := rs.stat(0, "allocated_bytes.all.current")
+	ds := rs.meta.Warnings.Diagnostics()
+	if !ok || a.value != 5 || a.setLine != 2 || len(rs.msgs) != 1 || rs.msgs[0].line != 7 || len(ds) != 1 || ds[0].Line != 5 || len(rs.frames[0]) != 1 {
+		t.Errorf("%+v, %d messages %+v, warnings %.200q", a, len(rs.msgs), rs.msgs, fmt.Sprint(rs.meta.Warnings.Strings()))
+	}
+	rs, err = readText(t, "in", `{"num_ooms": 0} x`, true)
+	if o, ok := rs.stat(0, "num_ooms"); err != nil || !ok || o.value != 0 || rs.meta.Warnings.Len() != 1 {
+		t.Errorf("trailing x: %v, %+v", err, rs.stats)
+	}
+}
