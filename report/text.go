@@ -174,6 +174,16 @@ func deviceName(d DeviceSummary) string {
 	return name
 }
 
+// partialWhat names what a partial set of source (AllocatorStats.Source)
+// was cut in: a memory_summary() table, or a memory_stats() dict printed
+// in a log.
+func partialWhat(source string) string {
+	if source == "memory_stats" {
+		return "dict"
+	}
+	return "table"
+}
+
 // describeAllocatorStats summarises an input's memory_stats() and
 // memory_summary() sets for its line above the findings.
 func describeAllocatorStats(in Input) []string {
@@ -196,7 +206,7 @@ func describeAllocatorStats(in Input) []string {
 			parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries")+",")
 		}
 		if s.PartialAtLine > 0 {
-			parts = append(parts, fmt.Sprintf("partial: the table broke off at line %d,", s.PartialAtLine))
+			parts = append(parts, fmt.Sprintf("partial: the %s broke off at line %d,", partialWhat(s.Source), s.PartialAtLine))
 		}
 		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
 			parts = append(parts, "verdict: "+v+",")

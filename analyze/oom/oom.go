@@ -568,6 +568,18 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			pm.Notes = append(pm.Notes, InputNote{s.Path, fmt.Sprintf("the allocator counted %s (num_ooms); the inputs describe %d", counted(n, "out-of-memory error", "out-of-memory errors"), gpuOOMs)})
 		}
 	}
+	// A set folded into an OOM counts that OOM and any before it: more
+	// than the inputs describe are OOMs the program caught, or whose
+	// message is not among them (the gate trips on the OOM already).
+	for _, at := range pm.StatsAtOOM {
+		st := pm.OOMs[at.OOM].Stats
+		if st == nil || st.Line != at.Line {
+			continue
+		}
+		if n, ok := st.Get("num_ooms"); ok && int(n) > gpuOOMs {
+			pm.Notes = append(pm.Notes, InputNote{at.Path, fmt.Sprintf("the allocator counted %s (num_ooms, line %d, taken at the OOM it is shown with); the inputs describe %d", counted(n, "out-of-memory error", "out-of-memory errors"), at.Line, gpuOOMs)})
+		}
+	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
 	return pm
 }

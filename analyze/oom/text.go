@@ -38,8 +38,9 @@ type AllocatorStats struct {
 	// [value, value+resolution) (memory_summary() truncates to its unit).
 	Resolution map[string]int64
 	// PartialAtLine is the line where a memory_summary() table broke off
-	// (cut, or a row not understood): Values hold only the rows before
-	// it. 0 for a whole table.
+	// (cut, or a row not understood), or a memory_stats() dict printed in
+	// a log was cut: Values hold only the rows (keys) before it. 0 for a
+	// whole set.
 	PartialAtLine int64
 }
 

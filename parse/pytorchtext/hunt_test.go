@@ -9,9 +9,9 @@ import (
 // Tables and prints that are seen but cannot be read say so, with their
 // line, and read nothing (testdata/README.md names the sources): a
 // summary wrapped at 80 columns behind a log prefix (its title goes on on
-// the next line), one cut at 64 columns (its right border gone), and
-// memory_stats() printed as Python's OrderedDict repr, alone and after an
-// OOM message (which is still read).
+// the next line) and one cut at 64 columns (its right border gone).
+// memory_stats() printed as Python's OrderedDict repr is read (see
+// TestStatsOrderedDictPastes).
 func TestSeenNotRead(t *testing.T) {
 	for _, c := range []struct {
 		file, warning string
@@ -19,8 +19,6 @@ func TestSeenNotRead(t *testing.T) {
 	}{
 		{"pastes/summary_wrapped80_logprefix_evofill.txt", "title is split over lines", 3, 0},
 		{"pastes/summary_right_cut64_evofill.txt", "without its right border", 2, 0},
-		{"pastes/stats_ordereddict_rocm703.txt", "OrderedDict repr is not read", 1, 0},
-		{"pastes/oom_then_ordereddict_minkowski359.txt", "OrderedDict repr is not read", 9, 1},
 	} {
 		rs := readFile(t, c.file, false)
 		ds := rs.meta.Warnings.Diagnostics()

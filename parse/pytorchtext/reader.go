@@ -144,8 +144,14 @@ type Reader struct {
 	nb       []nbLine
 	notebook bool
 	tbs      []*traceback
-	summary  *summary
-	pending  *pendingMessage // a message that may go on on the next line
+	// sums are the memory_summary() tables being read, one per line
+	// prefix (see summaryOf).
+	sums []*summary
+	// stats is a memory_stats() dict printed in the text, being read;
+	// statsOpen one whose opening ended the line before (see
+	// statstext.go).
+	stats, statsOpen *statsText
+	pending          *pendingMessage // a message that may go on on the next line
 	// split is the line before when it ended inside an out-of-memory
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
@@ -197,8 +203,10 @@ func (r *Reader) step() error {
 		if err := r.readStats(); err != nil {
 			return err
 		}
-		r.out.End()
-		return nil
+		if r.src != nil {
+			r.out.End()
+		}
+		return nil // else the input is read as text from the next step (readAsText)
 	}
 	var line string
 	var err error
@@ -210,7 +218,7 @@ func (r *Reader) step() error {
 	} else {
 		line, err = r.readLine()
 	}
-	if line == "" && err == nil && r.pending == nil && r.summary == nil && len(r.tbs) == 0 {
+	if line == "" && err == nil && r.pending == nil && len(r.sums) == 0 && r.stats == nil && len(r.tbs) == 0 {
 		// An empty line with nothing open (a message that may go on, a
 		// summary, a traceback) changes nothing: counted only. Logs hold
 		// many (compute-sanitizer's lines come blanked: see
@@ -226,9 +234,12 @@ func (r *Reader) step() error {
 		if !errors.Is(err, io.EOF) {
 			return &parse.Error{File: r.name, Offset: -1, Line: int(r.line), Msg: "read error", Err: err}
 		}
-		if r.summary != nil {
-			r.summary.end(r)
-			r.summary = nil
+		for _, s := range r.sums {
+			s.end(r)
+		}
+		r.sums = nil
+		if r.stats != nil {
+			r.endStatsText("")
 		}
 		r.flushPending()
 		r.finishTRT()
@@ -414,15 +425,14 @@ func (r *Reader) addLine(line string) error {
 			}
 		}
 	}
-	if r.summary != nil {
-		done, reread := r.summary.add(r, line)
-		if !done {
-			return nil
-		}
-		r.summary = nil
-		if !reread {
-			return nil
-		}
+	if r.addSummaryLine(line) {
+		return nil
+	}
+	if r.stats != nil && r.addStatsText(line) {
+		return nil
+	}
+	if r.startStatsText(line) {
+		return nil
 	}
 	if i := strings.Index(line, summaryBanner); i >= 0 {
 		return r.startSummary(line, i)
@@ -430,14 +440,6 @@ func (r *Reader) addLine(line string) error {
 	if row, ok := headlessRow(line); ok {
 		r.startHeadlessSummary(row, line)
 		return nil
-	}
-	if i := strings.Index(line, "OrderedDict([('"); i >= 0 {
-		// print(torch.cuda.memory_stats()): Python's repr, not JSON.
-		key := line[i+len("OrderedDict([('"):]
-		if j := strings.IndexByte(key, '\''); j > 0 && statsKeyRe.MatchString(key[:j]) {
-			r.meta.Warnings.Linef(int(r.line), "a torch.cuda.memory_stats() dict printed as Python's OrderedDict repr is not read (only JSON is: json.dump(torch.cuda.memory_stats(), f))")
-			return nil
-		}
 	}
 	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
 		// The title without ", device ID N |" after it: a table wrapped

@@ -370,7 +370,6 @@ func TestBadInputs(t *testing.T) {
 		{"stats syntax", strings.Replace(string(stats), ": 4615,", ": 4615,,", 1), true, 2, false, "syntax"},
 		{"stats other JSON", `{"traceEvents": []}`, true, 0, true, ""},
 		{"stats scalar", `17`, true, 0, true, ""},
-		{"stats trailing", `{"num_ooms": 0} x`, true, 1, false, "after"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := readText(t, "in", c.text, c.stats)

@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -45,23 +46,69 @@ func (r *Reader) readStats() error {
 	if bytes.Count(data, []byte("\n")) > 0 && data[len(data)-1] == '\n' {
 		r.meta.Lines--
 	}
+	// One dump, or several one after another (JSON lines: a dump per
+	// line, as a loop that appends json.dumps(torch.cuda.memory_stats())
+	// writes): each is read, in order.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return r.jsonError(err, lines, dec)
+	var sets []statsSet
+	kl := map[string]int{}
+	docs := 0
+	for doc := 0; ; doc++ {
+		start := dec.InputOffset()
+		var root any
+		if err := dec.Decode(&root); err != nil {
+			if doc > 0 && errors.Is(err, io.EOF) {
+				break
+			}
+			var se *json.SyntaxError
+			if doc > 0 && errors.As(err, &se) {
+				// Text that is not JSON after the dumps: a log that
+				// starts with one (json.dumps(stats, indent=1), then a
+				// traceback). The dumps are read, and the rest as a log.
+				rest := data[start:]
+				r.addStatsSets(sets, kl, 0)
+				r.readAsText(rest, lines.line(start+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))), lines.line(start))
+				return nil
+			}
+			if doc > 0 {
+				return r.jsonError(fmt.Errorf("text after the JSON value that is not another memory_stats() dump (several are read one after another, JSON lines): %w", err), lines, dec)
+			}
+			return r.jsonError(err, lines, dec)
+		}
+		ds := splitSets(root)
+		if ds == nil {
+			if doc > 0 {
+				seg := data[start:dec.InputOffset()]
+				at := start + int64(len(seg)-len(bytes.TrimLeft(seg, " \t\r\n")))
+				return parse.LineErrorf(r.name, lines.line(at), "value %d after the first memory_stats() dump is not one (a file of several holds one dump per line, JSON lines)", doc+1)
+			}
+			return &parse.Error{File: r.name, Offset: 0, Msg: "not a torch.cuda.memory_stats() dict", Err: parse.ErrNotMine}
+		}
+		// The keys' lines: memory_stats() writes each key once per dict,
+		// so the n-th occurrence of a key's text is the n-th dict's.
+		for k, v := range keyLines(data[start:dec.InputOffset()], start, lines) {
+			kl[fmt.Sprintf("#%d.", doc)+k] = v
+		}
+		docs++
+		for _, st := range ds {
+			st.path = fmt.Sprintf("#%d.", doc) + st.path
+			sets = append(sets, st)
+		}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return parse.LineErrorf(r.name, lines.line(dec.InputOffset()), "text after the JSON value")
+	if docs > 1 {
+		r.meta.Warnings.Addf("memory_stats: %d dumps one after another (JSON lines): each is read as a set of its own, in order; they are not compared with one another (a series over time is no trend gpuleak fits: NVML samples are)", docs)
 	}
-	// The keys' lines: memory_stats() writes each key once per dict, so
-	// the n-th occurrence of a key's text is the n-th dict's.
-	kl := keyLines(data, lines)
-	sets := splitSets(root)
-	if sets == nil {
-		return &parse.Error{File: r.name, Offset: 0, Msg: "not a torch.cuda.memory_stats() dict", Err: parse.ErrNotMine}
+	if r.addStatsSets(sets, kl, 0) == 0 {
+		return &parse.Error{File: r.name, Offset: 0, Msg: "JSON without any torch.cuda.memory_stats() key", Err: parse.ErrNotMine}
 	}
-	known := 0
+	return nil
+}
+
+// addStatsSets emits the stats rows of sets, each key on its line in kl
+// (by the set's path and the key), the set's line at (0: its first
+// key's), and returns how many of their keys are memory_stats() keys.
+func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known int) {
 	for _, st := range sets {
 		flat := map[string]any{}
 		flatten("", st.v, flat, 0)
@@ -72,7 +119,14 @@ func (r *Reader) readStats() error {
 		sort.Strings(keys)
 		set := int32(r.meta.Sets)
 		r.meta.Sets++
-		setLine := 0
+		// The set's line is its first key's (all rows carry it), or at
+		// when given (a dict printed in a log: where it starts).
+		setLine := at
+		for _, k := range keys {
+			if line := kl[st.path+k]; at == 0 && line > 0 && (setLine == 0 || line < setLine) {
+				setLine = line
+			}
+		}
 		for _, k := range keys {
 			if statsKeyRe.MatchString(k) {
 				known++
@@ -81,9 +135,6 @@ func (r *Reader) readStats() error {
 		var skipped []string
 		for _, k := range keys {
 			line := kl[st.path+k]
-			if setLine == 0 || (line > 0 && line < setLine) {
-				setLine = line
-			}
 			v, ok := intValue(flat[k])
 			if !ok {
 				skipped = append(skipped, k)
@@ -99,10 +150,18 @@ func (r *Reader) readStats() error {
 			r.meta.Warnings.Addf("memory_stats: %d %s skipped (first: %q)", len(skipped), what, skipped[0])
 		}
 	}
-	if known == 0 {
-		return &parse.Error{File: r.name, Offset: 0, Msg: "JSON without any torch.cuda.memory_stats() key", Err: parse.ErrNotMine}
-	}
-	return nil
+	return known
+}
+
+// readAsText makes the reader read rest, the input from line first on,
+// as a log (NewReader), with a warning that the memory_stats() JSON before
+// it is followed by other text at line.
+func (r *Reader) readAsText(rest []byte, line, first int) {
+	r.src = nil
+	r.br = bufio.NewReaderSize(bytes.NewReader(rest), 64<<10)
+	r.line = int64(first) - 1
+	r.meta.Lines = r.line
+	r.meta.Warnings.Linef(line, "memory_stats() JSON followed by other text (line %d): the dump is read, and the text after it as a log", line)
 }
 
 func (r *Reader) jsonError(err error, lines lineIndex, dec *json.Decoder) error {
@@ -223,7 +282,7 @@ func (l lineIndex) line(off int64) int {
 
 // keyLines finds the line of each object key in the JSON text, by its
 // path: the keys (and list indices, as "[i]") from the root, joined by ".".
-func keyLines(data []byte, lines lineIndex) map[string]int {
+func keyLines(data []byte, base int64, lines lineIndex) map[string]int {
 	out := map[string]int{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// One entry per open container: for an object, whether a key is next
@@ -281,7 +340,7 @@ func keyLines(data []byte, lines lineIndex) map[string]int {
 			// The offset before the token is the end of the previous one;
 			// the key's line is that of its own text.
 			if at := bytes.Index(data[off:], []byte(strconv.Quote(k))); at >= 0 {
-				out[path(k)] = lines.line(off + int64(at))
+				out[path(k)] = lines.line(base + off + int64(at))
 			}
 			continue
 		}

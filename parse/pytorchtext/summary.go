@@ -81,6 +81,10 @@ const PartialKey = "gpuleak.partial_at_line"
 // A table copied from a rendered page has no borders: its title is alone
 // on its line and its cells are split by tabs or spaces (bare).
 type summary struct {
+	// label is the label of the prefix of its title's line (see
+	// prefixLabel): a rank's ("[rank1]: ") when a launcher interleaves
+	// the tables of its processes line by line.
+	label   string
 	device  int
 	start   int64 // the banner's line
 	set     int32
@@ -144,18 +148,126 @@ func (r *Reader) startSummary(line string, at int) error {
 		r.meta.Warnings.Linef(int(r.line), "memory summary device ID %s out of range; the table is skipped", line[at+m[2]:at+m[3]])
 		return nil
 	}
-	s := &summary{device: dev, start: r.line, set: int32(r.meta.Sets)}
-	r.summary = s
-	r.meta.Sets++
+	s := &summary{device: dev, start: r.line, set: int32(r.meta.Sets), label: prefixLabel(linePrefix(line))}
+	r.openSummary(s)
 	// Rows glued after the title on its line ("...device ID 0 ||----|").
 	if rest := strings.TrimRight(line[at+m[1]:], " \t"); rest != "" {
 		if rows, before := barRows(rest); before == "" {
 			for _, row := range rows {
 				if done, _ := s.addRow(r, row, line); done {
-					r.summary = nil
+					r.closeSummary(s)
 					break
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// maxSummaries bounds the tables read at once (one per line prefix: a
+// launcher's ranks).
+const maxSummaries = 64
+
+// openSummary adds s to the tables being read; past maxSummaries the
+// oldest is cut there.
+func (r *Reader) openSummary(s *summary) {
+	if len(r.sums) == maxSummaries {
+		r.sums[0].stop(r, "is left unread beside more tables than gpuleak follows at once", "")
+		r.sums = r.sums[1:]
+	}
+	r.sums = append(r.sums, s)
+	r.meta.Sets++
+}
+
+// closeSummary removes s from the tables being read.
+func (r *Reader) closeSummary(s *summary) {
+	for k, o := range r.sums {
+		if o == s {
+			r.sums = append(r.sums[:k], r.sums[k+1:]...)
+			return
+		}
+	}
+}
+
+// linePrefix returns what stands before a table's line's first '|': a
+// logger's or a launcher's prefix ("[rank1]: ", "0: ", a timestamp), or
+// "" for a line without one.
+func linePrefix(line string) string {
+	if i := strings.IndexByte(line, '|'); i >= 0 {
+		return line[:i]
+	}
+	return ""
+}
+
+// clockRe matches a date or a time of day in a line's prefix
+// ("2024-05-01T12:00:00.123Z", "12:00:00,123", "2024/05/01"): digits
+// joined by '-', ':', '/', '.' or 'T'. A rank's label has none ("[rank1]",
+// "[default1]", "1: ", OpenMPI's "[1,0]").
+var clockRe = lazyre.New(`\d+(?:[-:/.T]\d+)+(?:,\d+)?Z?`)
+
+// prefixLabel returns what of a line's prefix stays the same over the
+// lines of one process's output: the prefix without the spaces around it,
+// its dates and times of day each replaced by "#".
+func prefixLabel(prefix string) string {
+	prefix = strings.TrimSpace(prefix)
+	if strings.IndexAny(prefix, "0123456789") < 0 {
+		return prefix
+	}
+	return clockRe.ReplaceAllString(prefix, "#")
+}
+
+// addSummaryLine gives line to the table it belongs to (see summaryOf)
+// and reports whether that table took it: false when no table is open
+// for it, or when the table broke off there (the line is read again as
+// text).
+func (r *Reader) addSummaryLine(line string) bool {
+	s := r.summaryOf(line)
+	if s == nil {
+		return false
+	}
+	done, reread := s.add(r, line)
+	if done {
+		r.closeSummary(s)
+	}
+	return !done || !reread
+}
+
+// summaryOf returns the open table that line belongs to, nil when none.
+// Tables of several processes interleaved line by line (torchrun's
+// "[rank0]: " and "[rank1]: ", srun -l's "0: ") are told apart by the
+// label of their lines' prefix (prefixLabel: the prefix less its
+// timestamps). A title opens a table beside those of other labels, and
+// cuts the one open with its own. While tables of two labels or more are
+// open, a line goes to the table of its label, and a line of no open
+// table's label is read as text (another process's output). One table
+// open takes every line, whatever its prefix, as a single table always
+// did (a line that is not its row cuts it), but for a ruler alone of
+// another label: the top border of another process's table, whose
+// title comes on a later line, does not close this one.
+func (r *Reader) summaryOf(line string) *summary {
+	if len(r.sums) == 0 {
+		return nil
+	}
+	label := prefixLabel(linePrefix(line))
+	if strings.Contains(line, summaryBanner) {
+		for _, s := range r.sums {
+			if s.label == label {
+				return s
+			}
+		}
+		return nil
+	}
+	if len(r.sums) == 1 {
+		if label != r.sums[0].label {
+			if rows, _ := barRows(line); len(rows) == 1 && rows[0].kind == rowRuler {
+				return nil
+			}
+		}
+		return r.sums[0]
+	}
+	for _, s := range r.sums {
+		if s.label == label {
+			return s
 		}
 	}
 	return nil
@@ -169,8 +281,7 @@ func (r *Reader) startBareSummary(line, id string) error {
 		r.meta.Warnings.Linef(int(r.line), "memory summary device ID %s out of range; the table is skipped", id)
 		return nil
 	}
-	r.summary = &summary{device: dev, start: r.line, set: int32(r.meta.Sets), bare: true}
-	r.meta.Sets++
+	r.openSummary(&summary{device: dev, start: r.line, set: int32(r.meta.Sets), bare: true})
 	return nil
 }
 
@@ -546,11 +657,10 @@ func headlessRow(line string) (summaryRow, bool) {
 // (and with it the device) cut off: the device is unknown, and rows that
 // came before are missing.
 func (r *Reader) startHeadlessSummary(row summaryRow, line string) {
-	s := &summary{device: -1, start: r.line, set: int32(r.meta.Sets), header: row.kind == rowData}
-	r.summary = s
-	r.meta.Sets++
+	s := &summary{device: -1, start: r.line, set: int32(r.meta.Sets), header: row.kind == rowData, label: prefixLabel(linePrefix(line))}
+	r.openSummary(s)
 	r.meta.Warnings.Linef(int(r.line), "a memory summary without its title (the table starts at line %d, cut before it: %q): its device is not given, and the rows above are missing; the rows from here are read", r.line, clip(strings.TrimSpace(line)))
 	if done, _ := s.addRow(r, row, line); done {
-		r.summary = nil
+		r.closeSummary(s)
 	}
 }

@@ -1,0 +1,465 @@
+package pytorchtext
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
+
+// A torch.cuda.memory_stats() dict printed in a log: print(stats) or
+// logger.info(stats) writes Python's repr, an OrderedDict
+// ("OrderedDict([('active.all.allocated', 0), ...])" before Python 3.12,
+// "OrderedDict({'active.all.allocated': 0, ...})" since) or a plain dict
+// ("{'active.all.allocated': 0, ...}"), on one line or pretty-printed
+// (pprint: a pair per line); json.dumps writes JSON, one line or indented.
+// Each is read as a set of stats (SourceMemoryStats) at its line, its keys
+// on theirs; a dict cut before its end is a partial set (PartialKey).
+
+// maxStatsTextLines and maxStatsTextBytes bound a dict read from text (a
+// pretty-printed memory_stats() is about 120 lines, 5 KB).
+const (
+	maxStatsTextLines = 4096
+	maxStatsTextBytes = 1 << 20
+)
+
+// statsText is a memory_stats() dict being read from a log.
+type statsText struct {
+	start  int64  // the line it starts on
+	prefix string // the text before it on that line (a log prefix, "step 3: ")
+	text   strings.Builder
+	lines  []int64 // the input line of each line of text
+	depth  int     // brackets open, outside strings
+	quote  byte    // the quote of the string open, 0 outside one
+	escape bool
+}
+
+// statsOpenings are what a printed memory_stats() dict starts with.
+var statsOpenings = []string{"OrderedDict(", "{"}
+
+// statsDictAt returns where a memory_stats() dict printed on line starts:
+// an opening (statsOpenings) followed by a quoted key memory_stats()
+// writes; -1 when none. With the key not on the line (the opening ends
+// it: pretty-printed), open says so and at is the opening's.
+func statsDictAt(line string) (at int, open bool) {
+	for _, o := range statsOpenings {
+		for from := 0; from < len(line); {
+			i := strings.Index(line[from:], o)
+			if i < 0 {
+				break
+			}
+			i += from
+			rest := strings.TrimLeft(line[i+len(o):], " \t[({")
+			if rest == "" {
+				return i, true
+			}
+			if statsKeyFirst(rest) {
+				return i, false
+			}
+			from = i + 1
+		}
+	}
+	return -1, false
+}
+
+// statsKeyFirst reports whether s starts with a quoted key that only
+// memory_stats() writes: a pool statistic ("active.all.allocated") or
+// one of its counters (statsCounters). A program's own dict
+// ({'num_workers': 4}) is not one.
+func statsKeyFirst(s string) bool {
+	if s == "" || s[0] != '"' && s[0] != '\'' {
+		return false
+	}
+	j := strings.IndexByte(s[1:], s[0])
+	return j > 0 && (statsPoolKeyRe.MatchString(s[1:1+j]) || statsCounters[s[1:1+j]])
+}
+
+// statsPoolKeyRe matches memory_stats()'s pool statistics.
+var statsPoolKeyRe = lazyre.New(`^[a-z_]+\.(all|large_pool|small_pool)\.(current|peak|allocated|freed)$`)
+
+// statsCounters are memory_stats()'s keys besides its pool statistics.
+var statsCounters = map[string]bool{"num_alloc_retries": true, "num_ooms": true, "num_sync_all_streams": true,
+	"num_device_alloc": true, "num_device_free": true, "max_split_size": true}
+
+// isStatsDict reports whether a dict read from text is memory_stats()'s:
+// it holds a pool statistic, or both of its OOM counters.
+func isStatsDict(m map[string]any) bool {
+	for k := range m {
+		if statsPoolKeyRe.MatchString(k) {
+			return true
+		}
+	}
+	_, ooms := m["num_ooms"]
+	_, retries := m["num_alloc_retries"]
+	return ooms && retries
+}
+
+// startStatsText starts reading a dict on line, or on the line after an
+// opening that ended the line before (r.statsOpen); it reports whether
+// line is the dict's.
+func (r *Reader) startStatsText(line string) bool {
+	open := r.statsOpen
+	r.statsOpen = nil
+	if open != nil && r.line == open.start+1 {
+		rest := line
+		if open.prefix != "" && strings.HasPrefix(line, open.prefix) {
+			rest = line[len(open.prefix):]
+		}
+		if statsKeyFirst(strings.TrimLeft(rest, " \t[({")) {
+			st := open
+			st.feed(rest, r.line)
+			r.stats = st
+			if st.depth <= 0 {
+				r.endStatsText("")
+			}
+			return true
+		}
+	}
+	if !strings.ContainsAny(line, "{(") {
+		return false
+	}
+	at, opening := statsDictAt(line)
+	if at < 0 {
+		return false
+	}
+	st := &statsText{start: r.line, prefix: line[:at]}
+	st.feed(line[at:], r.line)
+	if opening {
+		// The keys come on the next line: the line is read as text too.
+		r.statsOpen = st
+		return false
+	}
+	r.stats = st
+	if st.depth <= 0 {
+		r.endStatsText("")
+	}
+	return true
+}
+
+// feed adds one line of the dict's text, counting its brackets.
+func (st *statsText) feed(s string, line int64) {
+	if st.text.Len() > 0 {
+		st.text.WriteByte('\n')
+	}
+	st.lines = append(st.lines, line)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case st.quote != 0:
+			switch {
+			case st.escape:
+				st.escape = false
+			case c == '\\':
+				st.escape = true
+			case c == st.quote:
+				st.quote = 0
+			}
+		case c == '"' || c == '\'':
+			st.quote = c
+		case c == '{' || c == '[' || c == '(':
+			st.depth++
+		case c == '}' || c == ']' || c == ')':
+			st.depth--
+			if st.depth == 0 {
+				st.text.WriteString(s[:i+1])
+				return
+			}
+		}
+	}
+	st.text.WriteString(s)
+}
+
+// addStatsText reads line as the next of the dict being read; it reports
+// whether the line was the dict's (else the dict was cut before it, and
+// the line is read as text).
+func (r *Reader) addStatsText(line string) bool {
+	st := r.stats
+	rest := line
+	if st.prefix != "" && len(line) >= len(st.prefix) && sameButDigits(line[:len(st.prefix)], st.prefix) {
+		rest = line[len(st.prefix):]
+	}
+	t := strings.TrimLeft(rest, " \t")
+	if t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789") || len(st.lines) >= maxStatsTextLines || st.text.Len()+len(rest) > maxStatsTextBytes {
+		r.endStatsText(strings.TrimSpace(line))
+		return false
+	}
+	st.feed(rest, r.line)
+	if st.depth <= 0 {
+		r.endStatsText("")
+	}
+	return true
+}
+
+// endStatsText reads the dict whose text is whole, or was cut before
+// the current line (cut is that line's text; at the end of the input,
+// "").
+func (r *Reader) endStatsText(cut string) {
+	st := r.stats
+	r.stats = nil
+	whole := st.depth <= 0
+	p := &pyParser{s: st.text.String(), lines: st.lines, keyLines: map[string]int{}}
+	root, err := p.value("")
+	if err == nil && !whole {
+		err = errCutValue
+	}
+	sets := splitSets(root)
+	for _, ss := range sets {
+		if !isStatsDict(ss.v) {
+			// A dict that starts with a key memory_stats() writes but
+			// holds none of its statistics: a program's own.
+			return
+		}
+	}
+	if sets == nil {
+		r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict that could not be read (%v); nothing was read from it", err)
+		return
+	}
+	set := int32(r.meta.Sets)
+	if r.addStatsSets(sets, p.keyLines, int(st.start)) == 0 {
+		return
+	}
+	for _, ss := range sets {
+		if _, ok := ss.v["allocated_bytes.all.current"]; ok {
+			continue
+		}
+		if _, ok := ss.v["reserved_bytes.all.current"]; ok {
+			continue
+		}
+		if _, nested := ss.v["allocated_bytes"]; nested {
+			continue
+		}
+		r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) without allocated_bytes.all.current or reserved_bytes.all.current: only %d of its keys were printed (a paste shortened by hand?), so its memory figures are not known", st.start, len(ss.v))
+		break
+	}
+	if err != nil {
+		where := r.line
+		if errors.Is(err, errCutValue) {
+			r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) cut before its end, at line %d: the keys before are kept, marked partial", st.start, where)
+		} else {
+			r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) that stops being one (%v): the keys before are kept, marked partial", st.start, err)
+		}
+		for s := set; s < int32(r.meta.Sets); s++ {
+			r.addStat(s, st.start, SourceMemoryStats, sets[s-set].device, PartialKey, where, 0, where)
+		}
+	}
+}
+
+// errCutValue says a printed value ends before it closes.
+var errCutValue = errors.New("cut before its end")
+
+// pyParser reads a Python repr of dicts, OrderedDicts, lists, tuples,
+// strings and numbers, JSON among them; keyLines gets the line of each
+// dict key by its path (keys from the root joined by ".", as keyLines
+// of the JSON reader). A value cut short returns what was read before the
+// cut with errCutValue.
+type pyParser struct {
+	s        string
+	i        int
+	depth    int // values open (maxPyDepth at most)
+	lines    []int64
+	keyLines map[string]int
+}
+
+var errPySyntax = errors.New("not a Python or JSON value")
+
+// maxPyDepth bounds the values nested in one another (memory_stats_as_nested_dict() has 3).
+const maxPyDepth = 32
+
+func (p *pyParser) skip() {
+	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+// lineAt returns the input line of offset i.
+func (p *pyParser) lineAt(i int) int {
+	return int(p.lines[strings.Count(p.s[:i], "\n")])
+}
+
+// value reads one value at p.i; path is its dict path ("" at the root,
+// else the keys above it each followed by ".").
+func (p *pyParser) value(path string) (any, error) {
+	if p.depth++; p.depth > maxPyDepth {
+		return nil, errPySyntax
+	}
+	defer func() { p.depth-- }()
+	p.skip()
+	if p.i >= len(p.s) {
+		return nil, errCutValue
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		p.i++
+		return p.dict(path, '}')
+	case c == '[' || c == '(':
+		p.i++
+		return p.list(path, map[byte]byte{'[': ']', '(': ')'}[c])
+	case c == '"' || c == '\'':
+		return p.str()
+	case c == '-' || c >= '0' && c <= '9':
+		j := p.i + 1
+		for j < len(p.s) && strings.IndexByte("0123456789.eE+-", p.s[j]) >= 0 {
+			j++
+		}
+		n := json.Number(p.s[p.i:j])
+		p.i = j
+		if _, err := n.Float64(); err != nil {
+			return nil, errPySyntax
+		}
+		return n, nil
+	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+		j := p.i
+		for j < len(p.s) && (p.s[j] >= 'A' && p.s[j] <= 'Z' || p.s[j] >= 'a' && p.s[j] <= 'z' || p.s[j] == '_' || p.s[j] == '.') {
+			j++
+		}
+		name := p.s[p.i:j]
+		p.i = j
+		if p.i < len(p.s) && p.s[p.i] == '(' {
+			// OrderedDict([...]) or OrderedDict({...}): the dict.
+			p.i++
+			v, err := p.value(path)
+			if err != nil {
+				return pairsDict(v), err
+			}
+			p.skip()
+			if p.i >= len(p.s) {
+				return pairsDict(v), errCutValue
+			}
+			if p.s[p.i] != ')' {
+				return pairsDict(v), errPySyntax
+			}
+			p.i++
+			return pairsDict(v), nil
+		}
+		return name, nil // True, None, null...
+	}
+	return nil, errPySyntax
+}
+
+// pairsDict turns OrderedDict's list of (key, value) pairs into a dict.
+func pairsDict(v any) any {
+	l, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	m := map[string]any{}
+	for _, it := range l {
+		if pair, ok := it.(pyPair); ok {
+			m[pair.k] = pair.v
+		}
+	}
+	if len(m) == 0 {
+		return v
+	}
+	return m
+}
+
+// pyPair is a two-tuple whose first item is a string: an OrderedDict's item.
+type pyPair struct {
+	k string
+	v any
+}
+
+func (p *pyParser) str() (string, error) {
+	q := p.s[p.i]
+	var b strings.Builder
+	for j := p.i + 1; j < len(p.s); j++ {
+		switch c := p.s[j]; {
+		case c == '\\' && j+1 < len(p.s):
+			j++
+			b.WriteByte(p.s[j])
+		case c == q:
+			p.i = j + 1
+			return b.String(), nil
+		case c == '\n':
+			return "", errPySyntax
+		default:
+			b.WriteByte(c)
+		}
+	}
+	p.i = len(p.s)
+	return "", errCutValue
+}
+
+func (p *pyParser) dict(path string, end byte) (any, error) {
+	m := map[string]any{}
+	for {
+		p.skip()
+		if p.i >= len(p.s) {
+			return m, errCutValue
+		}
+		if p.s[p.i] == end {
+			p.i++
+			return m, nil
+		}
+		if c := p.s[p.i]; c != '"' && c != '\'' {
+			return m, errPySyntax
+		}
+		at := p.i
+		k, err := p.str()
+		if err != nil {
+			return m, err
+		}
+		p.skip()
+		if p.i >= len(p.s) {
+			return m, errCutValue
+		}
+		if p.s[p.i] != ':' {
+			return m, errPySyntax
+		}
+		p.i++
+		p.keyLines[path+k] = p.lineAt(at)
+		v, err := p.value(path + k + ".")
+		if err != nil {
+			if v != nil && !errors.Is(err, errPySyntax) {
+				m[k] = v
+			}
+			return m, err
+		}
+		m[k] = v
+		p.skip()
+		if p.i >= len(p.s) {
+			if _, ok := v.(json.Number); ok {
+				// Nothing after it: a number cut may have lost digits.
+				delete(m, k)
+			}
+			return m, errCutValue
+		}
+		if p.s[p.i] == ',' {
+			p.i++
+		}
+	}
+}
+
+// list reads a list or a tuple; a tuple of a string and a value is a
+// pyPair (an OrderedDict's item), its key's line kept.
+func (p *pyParser) list(path string, end byte) (any, error) {
+	var l []any
+	start := p.i
+	for {
+		p.skip()
+		if p.i >= len(p.s) {
+			return l, errCutValue
+		}
+		if p.s[p.i] == end {
+			p.i++
+			if end == ')' && len(l) == 2 {
+				if k, ok := l[0].(string); ok {
+					p.keyLines[path+k] = p.lineAt(start)
+					return pyPair{k, l[1]}, nil
+				}
+			}
+			return l, nil
+		}
+		v, err := p.value(path)
+		if err != nil {
+			return l, err
+		}
+		l = append(l, v)
+		p.skip()
+		if p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+		}
+	}
+}
