@@ -36,3 +36,15 @@ func TestHunt43PhraseWrappedInsideItsWords(t *testing.T) {
 		}
 	}
 }
+
+// A TensorRT allocator failure that no "Skipping tactic" line followed (a
+// runtime's, then its execution context's OutOfMemory) stays an OOM when
+// a later build completes: only the failures a skip line followed were
+// tactics the builder skipped. The later build dismissed it (the
+// session-43 reviewer's input, synthetic from real trtexec lines).
+func TestHunt43TRTFailureNotSkippedStaysAnOOM(t *testing.T) {
+	rs := readFile(t, "synthetic/trt_runtime_oom_then_build_done.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 2 {
+		t.Errorf("%d messages %+v, want the one at line 2", len(rs.msgs), rs.msgs)
+	}
+}

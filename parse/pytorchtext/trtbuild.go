@@ -192,22 +192,27 @@ func (r *Reader) endTRT() {
 }
 
 // settleTRT decides the failures held when a line tells what became of
-// the build: built says it completed (each failure was then a tactic the
-// builder skipped: one warning); otherwise it failed or the run ended,
-// and each failure is an OOM.
+// the build: built says it completed, so each failure a skip line
+// followed was a tactic the builder skipped (one warning); a failure no
+// skip line followed (a runtime's, an execution context's) is an OOM, as
+// is every failure when the build failed or the run ended.
 func (r *Reader) settleTRT(built bool) {
 	b := r.trt
 	r.trt = nil
 	if b == nil || len(b.held) == 0 {
 		return
 	}
-	if !built {
-		for _, h := range b.held {
-			r.addMessage(h.msg, h.frames, h.line)
+	var skipped []trtHeld
+	for _, h := range b.held {
+		if built && h.skipped {
+			skipped = append(skipped, h)
+			continue
 		}
-		return
+		r.addMessage(h.msg, h.frames, h.line)
 	}
-	r.noteSkippedTRT(b, b.held, "the build completed after it")
+	if len(skipped) > 0 {
+		r.noteSkippedTRT(b, skipped, "the build completed after it")
+	}
 }
 
 // finishTRT settles the failures held at the text's end: those a skip
