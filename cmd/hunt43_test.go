@@ -171,3 +171,21 @@ func TestHunt43SteadyDeclineIsNoSawtooth(t *testing.T) {
 		t.Errorf("%s: %.200q; want step, a release", f.Classification, f.Message)
 	}
 }
+
+// A real backtrace is saved up to the driver's entry point: its innermost
+// allocation frame is libcuda's cuMemAlloc_v2, under the runtime's
+// cudaMalloc the program called. The advice names the program's call
+// (cudaFree), as it did before the API was kept; where the frame above
+// the driver's has no symbol (a static cudart), the API the program
+// called is not known, and the class's words stand.
+func TestHunt43LeakAdviceOfARealBacktrace(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{td + "sanitizer/leak_long_backtrace.txt", "device memory (cudaMalloc) at make_workspace (leaky.cu:14) was never freed; release it with cudaFree "},
+		{td + "sanitizer/memcheck_unsymbolized_two_sites.txt", "of device memory (cudaMalloc) at 0x3201 (leak)"},
+	} {
+		_, out, _ := run(t, nil, "analyze", c.path)
+		if !strings.Contains(out, c.want) || strings.Contains(out, "cuMemFree") {
+			t.Errorf("%s: no %q (or cuMemFree named) in %.300q", c.path, c.want, out)
+		}
+	}
+}

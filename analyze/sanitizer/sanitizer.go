@@ -1019,15 +1019,24 @@ func allocatorOf(r *record, frames []btFrame) string {
 	return ""
 }
 
-// allocAPIOf is the innermost allocation API in a leak's backtrace, ""
-// when it holds none.
+// allocAPIOf is the allocation API the program called in a leak's
+// backtrace: the outermost one, nearest the program's frames (a backtrace
+// "saved up to driver entry point" starts at the driver's cuMemAlloc_v2
+// that the runtime's cudaMalloc called); "" when it holds none.
+// A driver API frame whose caller has no symbol may be the runtime's,
+// linked statically into the program (cudart_static's cudaMalloc calls
+// cuMemAlloc_v2): which API the program called is then not known.
 func allocAPIOf(frames []btFrame) string {
-	for _, f := range frames {
+	api, at := "", -1
+	for i, f := range frames {
 		if _, ok := allocAPIs[f.base]; ok && f.kind == sanitizer.FrameHost {
-			return f.base
+			api, at = f.base, i
 		}
 	}
-	return ""
+	if strings.HasPrefix(api, "cu") && !strings.HasPrefix(api, "cuda") && at+1 < len(frames) && frames[at+1].short == "" {
+		return ""
+	}
+	return api
 }
 
 // poolOf returns the index in pools of the caching allocator in a
