@@ -189,3 +189,18 @@ func TestHunt43LeakAdviceOfARealBacktrace(t *testing.T) {
 		}
 	}
 }
+
+// Two pods sharing a GPU whose lines come in another order each scrape
+// (the session-43 reviewer's input) are one holder all along: the GPU's
+// pod is "podA,podB" in every sample, not a new span of holders each
+// scrape ("podA,podB", "podB,podA", ...: 8 spans in 8 scrapes).
+func TestHunt43DCGMSharedPodsInAnyOrder(t *testing.T) {
+	_, out, _ := run(t, nil, "trend", "--format", "json", td+"nvml/s43_dcgm_shared_pods_order.txt")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Findings) != 1 {
+		t.Fatalf("%v, %d findings", err, len(r.Findings))
+	}
+	if f := r.Findings[0]; f.Pod != "podA,podB" || len(f.Pods) != 0 {
+		t.Errorf("pod %q, %d spans of holders; want podA,podB throughout", f.Pod, len(f.Pods))
+	}
+}

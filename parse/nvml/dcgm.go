@@ -419,7 +419,8 @@ func (d *dcgmDecoder) newRow(t int64, n int) *dcgmRow {
 // setPods fills the sample's pod, namespace and container from the
 // row's pods: one pod's labels, or, for a GPU shared by several, each
 // label's values joined by commas in the same order (Kubernetes names
-// hold no comma).
+// hold no comma), the pods sorted so that a scrape listing them in
+// another order names the same set.
 func (row *dcgmRow) setPods() {
 	s := &row.s
 	switch len(row.pods) {
@@ -430,6 +431,9 @@ func (row *dcgmRow) setPods() {
 		s.pod, s.namespace, s.container = []byte(p.pod), []byte(p.namespace), []byte(p.container)
 		return
 	}
+	slices.SortFunc(row.pods, func(a, b dcgmPod) int {
+		return strings.Compare(a.namespace+"/"+a.pod+"/"+a.container, b.namespace+"/"+b.pod+"/"+b.container)
+	})
 	var pod, ns, ctr []byte
 	for i, p := range row.pods {
 		if i > 0 {

@@ -230,6 +230,7 @@ func TestFixtures(t *testing.T) {
 		{"s43_n02b_spike100.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_grow_then_release.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_steady_decline.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
+		{"s43_dcgm_shared_pods_order.txt", FormatDCGMPrometheus, 8, 8, ClockRowOrder, "excludes-reserved"},
 		{"s43_n02c_spike1g.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n08_stair_leak_with_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n11_leak_with_20MiB_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
