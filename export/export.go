@@ -315,11 +315,24 @@ func hostOf(fs []report.Finding, path string) string {
 func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host string, uuidOf map[string]string, notes partNotes, tables TablesFunc, rows map[string]int64) error {
 	type key struct{ table, host string }
 	ws := map[key]*partWriter{}
+	var order []key // ws's keys, the oldest first
 	defer func() {
 		for _, w := range ws {
 			w.abort()
 		}
 	}()
+	// closePart closes k's part: it is whole, and counted.
+	closePart := func(k key) error {
+		w := ws[k]
+		delete(ws, k)
+		if err := w.close(); err != nil {
+			return err
+		}
+		e.mu.Lock()
+		e.sum.Parts++
+		e.mu.Unlock()
+		return nil
+	}
 	err := tables(ctx, path, func(table string, rec arrow.RecordBatch) error {
 		if table == "samples" && len(uuidOf) > 0 {
 			named := withUUIDs(rec, uuidOf)
@@ -345,11 +358,21 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 			k := key{table, p.host}
 			w := ws[k]
 			if w == nil {
+				for len(ws) >= maxOpenParts {
+					oldest := order[0]
+					order = order[1:]
+					if ws[oldest] != nil {
+						if err := closePart(oldest); err != nil {
+							return err
+						}
+					}
+				}
 				var err error
 				if w, err = e.newPart(table, date, p.host, notes.mark(withColumns(rec.Schema()), []string{path})); err != nil {
 					return err
 				}
 				ws[k] = w
+				order = append(order, k)
 			}
 			out := addColumns(p.rec, g.Job, path)
 			err := w.write(out)
@@ -364,17 +387,21 @@ func (e *exporter) tables(ctx context.Context, g daily.Group, path, date, host s
 	if err != nil {
 		return err
 	}
-	for t, w := range ws {
-		delete(ws, t)
-		if err := w.close(); err != nil {
-			return err
+	for _, k := range order {
+		if ws[k] != nil {
+			if err := closePart(k); err != nil {
+				return err
+			}
 		}
-		e.mu.Lock()
-		e.sum.Parts++
-		e.mu.Unlock()
 	}
 	return nil
 }
+
+// maxOpenParts bounds the part files an input keeps open at once: a fleet
+// log of thousands of hosts writes a part per host, and each open part
+// holds a file and its writer's buffers. Past it, the oldest is closed;
+// its host's later rows start a new part.
+const maxOpenParts = 64
 
 // hostRows: the rows of a batch that go to one host's partition.
 type hostRows struct {
