@@ -48,3 +48,18 @@ func TestHunt43TRTFailureNotSkippedStaysAnOOM(t *testing.T) {
 		t.Errorf("%d messages %+v, want the one at line 2", len(rs.msgs), rs.msgs)
 	}
 }
+
+// A wrap inside the phrase on a traceback's exception line keeps the
+// traceback's frames: the message is read at the exception's line, with
+// its site (the session-43 reviewer found it read at the next line,
+// without frames).
+func TestHunt43PhraseWrappedOnTheExceptionLine(t *testing.T) {
+	text := "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    y = model(x)\nRuntimeError: CUDA out of mem\nory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.56 MiB free; 6.60 GiB reserved in total by PyTorch)\n"
+	rs, err := readText(t, "tb", text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 4 || len(rs.frames[rs.msgs[0].id]) != 1 {
+		t.Errorf("%+v, want one message at line 4 with the traceback's frame", rs.msgs)
+	}
+}

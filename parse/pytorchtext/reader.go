@@ -156,8 +156,10 @@ type Reader struct {
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
 	split *splitPhrase
-	trt   *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
-	meta  Metadata
+	// splitFrames are split's traceback frames, for the joined line.
+	splitFrames []tbFrame
+	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	meta        Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -418,7 +420,7 @@ func (r *Reader) addLine(line string) error {
 				// The phrase goes on on this line: the message is read
 				// from the line before, joined with this one.
 				at := r.line
-				r.line = p.line
+				r.line, r.splitFrames = p.line, p.frames
 				err := r.addLine(joined)
 				r.line = at
 				return err
@@ -531,14 +533,22 @@ func (r *Reader) addLine(line string) error {
 			}
 		}()
 	}
+	if frames == nil && r.splitFrames != nil {
+		frames = r.splitFrames // the line before's, joined to this one
+	}
+	r.splitFrames = nil
 	tail := r.tail
 	r.tail = nil
 	r.nline++
 	for from := 0; ; {
 		i := findOOM(line, from)
 		if i < 0 {
-			if from == 0 && frames == nil && len(line) <= maxLine {
-				r.split = phraseCut(line, r.line)
+			if from == 0 && len(line) <= maxLine {
+				// An exception's line keeps its traceback's frames for
+				// the message its next line completes.
+				if r.split = phraseCut(line, r.line); r.split != nil {
+					r.split.frames = frames
+				}
 			}
 			break
 		}
@@ -927,6 +937,8 @@ type splitPhrase struct {
 	line      int64
 	// rests are the words each phrase it may be of would go on with.
 	rests []string
+	// frames are the traceback's whose exception line it is, if any.
+	frames []tbFrame
 }
 
 // goesOn reports whether cont, the next line, starts as the rest of one
