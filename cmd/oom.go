@@ -82,7 +82,8 @@ framework's log record of an allocation at INFO or WARNING level (it went
 on), host memory, and TensorRT's allocator failures that its builder
 skipped ("Skipping tactic ... insufficient memory" after them, and no
 "Could not find any implementation for node" or other failed build, nor
-an exception, before the build completed or the text ended).
+an exception naming the engine, before the build completed, the run
+ended for another reason or the text ended).
 
 ` + exitCodesHelp("To fail a CI job on an OOM, use gpuleak analyze --fail-on oom.",
 			exitHelp{ExitOK, "done (an input without an OOM included: the postmortem says so)"},

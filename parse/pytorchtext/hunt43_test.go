@@ -63,3 +63,19 @@ func TestHunt43PhraseWrappedOnTheExceptionLine(t *testing.T) {
 		t.Errorf("%+v, want one message at line 4 with the traceback's frame", rs.msgs)
 	}
 }
+
+// Failures the builder skipped ("Skipping tactic ... insufficient
+// memory" after each) stay skipped when the run ends later for a reason
+// of its own: an assertion on the model's score, Python's shutdown noise,
+// Ctrl-C, a crash (the session-43 tester's logs, synthetic from real
+// TensorRT 10 lines). Each was one OOM (--fail-on oom tripped). An
+// exception that names the engine ("'NoneType' object has no attribute
+// 'serialize'") still says the build failed (TestTRTTacticsSettle).
+func TestHunt43TRTSkippedThenAnUnrelatedEnd(t *testing.T) {
+	for _, f := range []string{"trt10.log", "trt_shutdown_noise.log", "trt_ctrlc.log", "trt_crash.log"} {
+		rs := readFile(t, "synthetic/s43_tactics_skipped_"+f, false)
+		if len(rs.msgs) != 0 {
+			t.Errorf("%s: %d messages %+v, want none", f, len(rs.msgs), rs.msgs)
+		}
+	}
+}

@@ -522,7 +522,7 @@ func (r *Reader) addLine(line string) error {
 		}
 		// The exception line ends the traceback (and the run, for a
 		// TensorRT build: see trtbuild.go).
-		r.endTRT()
+		r.endTRT(rest)
 		frames = tb.frames
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {

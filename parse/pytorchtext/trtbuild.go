@@ -44,10 +44,14 @@ import (
 // allocate (see above): each such line is one tactic skipped.
 var trtSkipPhrases = []string{"error during getBestTactic", "error during timeReformat"}
 
-// trtFatalPhrases are the words of a TensorRT build that failed, or of a
-// run that ended (see above).
-var trtFatalPhrases = []string{"ould not find any implementation for node", "OutOfMemory Error in ", "Engine could not be created",
-	"Unable to create engine", "&&&& FAILED", "Segmentation fault", "core dumped"}
+// trtFatalPhrases are the words of a TensorRT build that failed (see
+// above), and trtEndPhrases those of a run that ended (a crash), which
+// need not be the build's doing.
+var (
+	trtFatalPhrases = []string{"ould not find any implementation for node", "OutOfMemory Error in ", "Engine could not be created",
+		"Unable to create engine", "&&&& FAILED"}
+	trtEndPhrases = []string{"Segmentation fault", "core dumped"}
+)
 
 // trtDonePhrases are the words of a TensorRT build that completed:
 // the builder's INFO "Engine generation completed in S seconds." (8.2
@@ -130,13 +134,19 @@ func (r *Reader) seeTRT(line string) {
 	b.followed = true
 	for _, p := range trtFatalPhrases {
 		if strings.Contains(line, p) {
-			r.settleTRT(false)
+			r.settleTRT(trtFailed)
+			return
+		}
+	}
+	for _, p := range trtEndPhrases {
+		if strings.Contains(line, p) {
+			r.settleTRT(trtEnded)
 			return
 		}
 	}
 	for _, p := range trtDonePhrases {
 		if strings.Contains(line, p) {
-			r.settleTRT(true)
+			r.settleTRT(trtBuilt)
 			return
 		}
 	}
@@ -184,19 +194,42 @@ func trtSkipLine(line string) bool {
 }
 
 // endTRT settles the failures held when the run ended with a Python
-// exception (a traceback's last line): the build did not go on.
-func (r *Reader) endTRT() {
-	if r.trt != nil {
-		r.settleTRT(false)
+// exception, line its text (a traceback's last line): one that names
+// the engine or its build ("'NoneType' object has no attribute
+// 'serialize'" of an engine the builder did not make, "Failed to build
+// engine") says the build failed; another (an assertion, a KeyError, an
+// interrupt) ended the run for a reason of its own.
+func (r *Reader) endTRT(line string) {
+	if r.trt == nil {
+		return
 	}
+	out := trtEnded
+	if trtBuildWordsRe.MatchString(line) {
+		out = trtFailed
+	}
+	r.settleTRT(out)
 }
 
+// trtBuildWordsRe matches an exception's text that names a TensorRT
+// engine or its build.
+var trtBuildWordsRe = lazyre.New(`(?i)engine|tensorrt|\btrt|serializ|build|execution_?context`)
+
+// trtOutcome is what a line tells of the build after held failures.
+type trtOutcome int
+
+const (
+	trtFailed trtOutcome = iota // the build failed: each failure is an OOM
+	trtBuilt                    // it completed
+	trtEnded                    // the run ended (an exception, a crash), whatever the build did
+)
+
 // settleTRT decides the failures held when a line tells what became of
-// the build: built says it completed, so each failure a skip line
-// followed was a tactic the builder skipped (one warning); a failure no
-// skip line followed (a runtime's, an execution context's) is an OOM, as
-// is every failure when the build failed or the run ended.
-func (r *Reader) settleTRT(built bool) {
+// the build. Where it failed, each failure is an OOM. Where it completed,
+// or the run ended for a reason of its own (an exception, a crash that
+// need not be the build's), each failure a skip line followed was a
+// tactic the builder skipped (one warning), and a failure no skip line
+// followed (a runtime's, an execution context's) is an OOM.
+func (r *Reader) settleTRT(out trtOutcome) {
 	b := r.trt
 	r.trt = nil
 	if b == nil || len(b.held) == 0 {
@@ -204,15 +237,20 @@ func (r *Reader) settleTRT(built bool) {
 	}
 	var skipped []trtHeld
 	for _, h := range b.held {
-		if built && h.skipped {
+		if out != trtFailed && h.skipped {
 			skipped = append(skipped, h)
 			continue
 		}
 		r.addMessage(h.msg, h.frames, h.line)
 	}
-	if len(skipped) > 0 {
-		r.noteSkippedTRT(b, skipped, "the build completed after it")
+	if len(skipped) == 0 {
+		return
 	}
+	why := "the build completed after it"
+	if out == trtEnded {
+		why = "the run ended later (an exception or a crash) with no line of a failed build (\"Could not find any implementation for node\", \"Engine could not be created\") between: if that ending was the build's failing for want of memory, the log does not say so"
+	}
+	r.noteSkippedTRT(b, skipped, why)
 }
 
 // finishTRT settles the failures held at the text's end: those a skip
