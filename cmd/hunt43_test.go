@@ -204,3 +204,31 @@ func TestHunt43DCGMSharedPodsInAnyOrder(t *testing.T) {
 		t.Errorf("pod %q, %d spans of holders; want podA,podB throughout", f.Pod, len(f.Pods))
 	}
 }
+
+// A crash loop is told from runs long enough to show growth of their own:
+// runs that load to 77 GiB of 80 in 3 samples and creep 150 MiB over 2
+// more before falling to nothing (a model too large for the GPU) are no
+// leak that filled it (they were "growing, restarted 39 times"); shards
+// loaded steadily over 24 samples to 75 GiB, then a fall to nothing, are
+// a crash loop, which the message says may be a load larger than the GPU
+// as well as a leak (the session-43 regression tester's logs).
+func TestHunt43CrashLoopNeedsRunsThatShowGrowth(t *testing.T) {
+	for _, c := range []struct {
+		path     string
+		growing  bool
+		contains string
+	}{
+		{td + "nvml/s43_capacity_crashloop_short_runs.csv", false, ""},
+		{td + "nvml/s43_shardload_crashloop.csv", true, "or a load (a model, its shards) larger than the GPU"},
+	} {
+		_, out, _ := run(t, nil, "trend", "--format", "json", c.path)
+		var r report.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Findings) != 1 {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		f := r.Findings[0]
+		if (f.Classification == "growing") != c.growing || !strings.Contains(f.Message, c.contains) {
+			t.Errorf("%s: %s: %.200q", c.path, f.Classification, f.Message)
+		}
+	}
+}

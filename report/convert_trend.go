@@ -475,7 +475,7 @@ func crashLoopMessage(s trend.SeriesTrend, who, fitted, ended, oom, next string)
 	if ended != "" {
 		last = fmt.Sprintf("the last growing run: used memory grew %s%s", fitted, ended)
 	}
-	return fmt.Sprintf("growing, restarted %s: %s: %d runs rose steadily (%s) until the GPU was full (a peak of at least %s of %s, %s) and then fell to %s, as when a process dies of out-of-memory (or is killed) and is restarted: a leak that runs the GPU out of memory (a crash loop), not allocation churn; %s; the samples cannot tell an OOM from a process that freed all it held at its peak: the job's log (CUDA out of memory) or a --query-compute-apps log (a new pid each run) tells; %s; %s%s",
+	return fmt.Sprintf("growing, restarted %s: %s: %d runs rose steadily (%s) until the GPU was full (a peak of at least %s of %s, %s) and then fell to %s, as when a process dies of out-of-memory (or is killed) and is restarted: a crash loop, not allocation churn: a leak that runs the GPU out of memory, or a load (a model, its shards) larger than the GPU, which a run's samples cannot tell apart; %s; the samples cannot tell an OOM from a process that freed all it held at its peak: the job's log (CUDA out of memory) or a --query-compute-apps log (a new pid each run) tells; %s; %s%s",
 		plural(restarts, "time", "times"), who, s.OOMExits, rates, p, c, sizes.Percent(peak, s.CapacityBytes), IBytes(s.BaselineBytes),
 		last, oom, next, unattributedNote(s))
 }

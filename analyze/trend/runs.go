@@ -47,9 +47,13 @@ const (
 // allocate 2.00 GiB ... of which 1.2 GiB is free"), and samples seconds
 // apart miss the last of the rise; a GPU with no process holds its
 // driver's and a display's memory, a few hundred MiB.
+// A run of fewer than oomExitMinPoints samples is not one: a load that
+// fills the GPU in a few samples and creeps for two more (a model too
+// large for it) shows no growth of its own.
 const (
-	oomPeakShare  = 0.9
-	oomFloorShare = 0.05
+	oomPeakShare     = 0.9
+	oomFloorShare    = 0.05
+	oomExitMinPoints = 2 * runMinPoints
 )
 
 // runFallNoise is how many times the samples' noise (noise: σ from
@@ -204,7 +208,7 @@ func (a *Analyzer) fitRuns(s *series) {
 	oomExits := 0
 	for i, sp := range spans {
 		r := &o.Runs[i]
-		if !sp.released || r.Class != Growing {
+		if !sp.released || r.Class != Growing || r.Samples < oomExitMinPoints {
 			continue
 		}
 		if c, ok := s.capacityAt(s.t[sp.a+argMax(s.y[sp.a:sp.b])]); ok && c > 0 &&
