@@ -159,19 +159,18 @@ func isSmiText(head []byte) bool {
 	if smiTextIn(head) {
 		return true
 	}
-	// Behind a log's stamps (a CI log) or Markdown quote marks: as read,
-	// each line without them (stripLogStamp).
-	first := firstLine(bytes.TrimLeft(head, "\r\n"))
-	if len(first) == 0 || len(stripLogStamp(first)) == len(first) {
-		return false
-	}
+	// Behind a log's stamps (a CI log) or Markdown quote marks, after any
+	// lines of text: as read, each line without them (stripLogStamp).
 	var plain []byte
+	stamped := false
 	for rest := head; len(rest) > 0; {
 		line, after, _ := bytes.Cut(rest, []byte("\n"))
-		plain = append(append(plain, stripLogStamp(line)...), '\n')
+		t := stripLogStamp(line)
+		stamped = stamped || len(t) != len(line)
+		plain = append(append(plain, t...), '\n')
 		rest = after
 	}
-	return smiTextIn(plain)
+	return stamped && smiTextIn(plain)
 }
 
 // smiTextIn is isSmiText on head as it is.
