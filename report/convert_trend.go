@@ -211,6 +211,11 @@ func podsHeld(s trend.SeriesTrend, clock string) string {
 // on GPU 0", with the host and pod when the log gives them.
 func trendSubject(s trend.SeriesTrend) string {
 	gpu := "GPU " + shortUUID(s.UUID)
+	if s.UUID == "" {
+		// An excerpt that names its GPU by neither (a -q -x excerpt cut
+		// after its uuid line).
+		gpu = "a GPU named by neither index nor UUID"
+	}
 	if s.HasGPU {
 		gpu = fmt.Sprintf("GPU %d", s.GPU)
 		if _, inst, ok := strings.Cut(s.UUID, "/"); ok && strings.HasPrefix(s.UUID, "GPU-") {
