@@ -574,8 +574,8 @@ func (g Gate) evalSanitizerErrors(in GateInput) (string, bool) {
 // allocator counted (num_ooms) that no input describes
 // (AllocatorStats.UndescribedOOMs): a caught OOM, or one whose message is
 // not in the inputs, still happened. The counter is per process and
-// cumulative, so the largest count of any one set is taken (a summary
-// printed twice is one process's). Those OOMs have no size: they trip a
+// cumulative, so the largest count of any one set of a device is taken
+// (a summary printed twice is one process's), and the devices' added up. Those OOMs have no size: they trip a
 // plain oom gate, not one with a size threshold.
 func (g Gate) evalOOM(in GateInput) (string, bool) {
 	why, ok := g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindOOM }, func(n int) string { return kindCount(KindOOM, n) })
@@ -598,18 +598,46 @@ func (g Gate) evalOOM(in GateInput) (string, bool) {
 			why += fmt.Sprintf(" (%s requested)", IBytes(req))
 		}
 	}
-	most, where := int64(0), ""
+	// The counter is a device's (memory_stats(device)): the largest set
+	// of each device, added up over the devices.
+	type devMost struct {
+		n     int64
+		where string
+	}
+	byDev := map[int]devMost{}
+	var devs []int
+	unnamed := 0 // sets that name no device: one process's or several's
 	for _, inp := range in.Inputs {
 		for _, s := range inp.AllocatorStats {
-			if s.UndescribedOOMs > most {
-				most, where = s.UndescribedOOMs, fmt.Sprintf("%s:%d", inp.Path, s.Line)
+			d := -1
+			if s.Device != nil {
+				d = *s.Device
+			} else if s.UndescribedOOMs > 0 {
+				unnamed++
+			}
+			if cur, seen := byDev[d]; s.UndescribedOOMs > 0 && (!seen || s.UndescribedOOMs > cur.n) {
+				if !seen {
+					devs = append(devs, d)
+				}
+				byDev[d] = devMost{s.UndescribedOOMs, fmt.Sprintf("%s:%d", inp.Path, s.Line)}
 			}
 		}
+	}
+	most := int64(0)
+	var at []string
+	for _, d := range devs {
+		most += byDev[d].n
+		at = append(at, byDev[d].where)
 	}
 	if most == 0 {
 		return why, ok
 	}
-	extra := fmt.Sprintf("%s more counted by the allocator (num_ooms, %s) than the inputs describe", plural(int(most), "out-of-memory error", "out-of-memory errors"), where)
+	where := strings.Join(at, ", ")
+	atLeast := ""
+	if unnamed > 1 {
+		atLeast = "at least " // sets of no device may be several processes'
+	}
+	extra := fmt.Sprintf("%s%s more counted by the allocator (num_ooms, %s) than the inputs describe", atLeast, plural(int(most), "out-of-memory error", "out-of-memory errors"), where)
 	if why != "" {
 		extra = why + "; " + extra
 	}
