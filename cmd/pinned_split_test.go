@@ -41,7 +41,7 @@ func TestPinnedSplitIsNotFragmentation(t *testing.T) {
 	f := find(td + "pytorch/synthetic/pinned_split.pickle")
 	// 1433 x 2 MiB: the generator's free block.
 	if f.Bytes != 1433*2<<20 || f.SplitShape != "pinned" {
-		t.Errorf("pinned: %d bytes, shape %q; want %d, pinned", f.Bytes, f.SplitShape, 1433*2<<20)
+		t.Errorf("pinned: %d bytes, shape %q; want %d, pinned", f.Bytes, f.SplitShape, int64(1433*2<<20))
 	}
 	if !strings.HasPrefix(f.Message, "pinned free memory: ") || !strings.Contains(f.Message, "in one free split block") ||
 		!strings.Contains(f.Message, "not fragmented: requests up to 2.8 GiB fit in it") {
