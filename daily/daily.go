@@ -739,7 +739,7 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	} else if acc.g.Host == "" && g.Job < acc.g.Job {
 		acc.g.Job = g.Job // the first job by name, whatever order groups finish in
 	}
-	if classRank(df.Classification) < classRank(acc.g.Class) || acc.g.Class == "" {
+	if report.TrendClassRank(df.Classification) < report.TrendClassRank(acc.g.Class) || acc.g.Class == "" {
 		acc.g.Class = df.Classification
 	}
 	if df.PID == nil {
@@ -804,20 +804,6 @@ func spread(start, end int64, n int) []int64 {
 	return out
 }
 
-func classRank(c string) int {
-	switch c {
-	case "growing":
-		return 0
-	case "step":
-		return 1
-	case "sawtooth":
-		return 2
-	case "flat":
-		return 3
-	}
-	return 4
-}
-
 func baseName(p string) string {
 	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		return p[i+1:]
@@ -859,8 +845,8 @@ func seriesLess(a, b *report.DailyFinding) bool {
 	if (a.PID == nil) != (b.PID == nil) {
 		return a.PID == nil
 	}
-	if classRank(a.Classification) != classRank(b.Classification) {
-		return classRank(a.Classification) < classRank(b.Classification)
+	if report.TrendClassRank(a.Classification) != report.TrendClassRank(b.Classification) {
+		return report.TrendClassRank(a.Classification) < report.TrendClassRank(b.Classification)
 	}
 	if a.Bytes != b.Bytes {
 		return a.Bytes > b.Bytes
@@ -930,8 +916,8 @@ func (f *folder) finish() *report.Daily {
 	d.Summary.GPUs = len(d.GPUs)
 	sort.Slice(d.GPUs, func(i, j int) bool {
 		a, b := &d.GPUs[i], &d.GPUs[j]
-		if classRank(a.Class) != classRank(b.Class) {
-			return classRank(a.Class) < classRank(b.Class)
+		if report.TrendClassRank(a.Class) != report.TrendClassRank(b.Class) {
+			return report.TrendClassRank(a.Class) < report.TrendClassRank(b.Class)
 		}
 		if a.Host != b.Host {
 			return a.Host < b.Host

@@ -395,7 +395,7 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 			}
 			byKey[k+"\x00"+lines] = s
 		}
-		if f.Kind == KindTrend && (s.Class == "" || trendClassRank(f.Classification) < trendClassRank(s.Class)) {
+		if f.Kind == KindTrend && (s.Class == "" || TrendClassRank(f.Classification) < TrendClassRank(s.Class)) {
 			s.Class = f.Classification
 		}
 		s.Bytes += f.Bytes
@@ -1544,8 +1544,9 @@ func classChange(before, after string) string {
 	return note
 }
 
-// trendClassRank orders NVML series classes, the worst (growing) first.
-func trendClassRank(c string) int {
+// TrendClassRank orders NVML series classes, the worst (growing) first:
+// growing 0, step 1, sawtooth 2, flat 3, any other 4.
+func TrendClassRank(c string) int {
 	switch c {
 	case "growing":
 		return 0
