@@ -232,3 +232,21 @@ func TestHunt43CrashLoopNeedsRunsThatShowGrowth(t *testing.T) {
 		}
 	}
 }
+
+// A GPU held in turn by eight pods, each flat, each 8 GiB above the one
+// before (DCGM exporter's labels), grew only where the pod changed: a
+// step at each change, with no time to OOM, not "growing ... runs out of
+// memory in about 14 min" (the session-43 regression tester's find, after
+// series were keyed by GPU rather than pod). The message says the next
+// job's own memory and memory left behind cannot be told apart.
+func TestHunt43DCGMPodsInTurnStepAtEachChange(t *testing.T) {
+	_, out, _ := run(t, nil, "trend", "--format", "json", td+"nvml/s43_dcgm_eight_jobs_staircase.txt")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Findings) != 1 {
+		t.Fatalf("%v: %.200q", err, out)
+	}
+	f := r.Findings[0]
+	if f.Classification != "step" || f.TimeToOOMS != nil || !strings.Contains(f.Message, "in 7 steps") || !strings.Contains(f.Message, "each where a new pod took the GPU") {
+		t.Errorf("%s: %.300q", f.Classification, f.Message)
+	}
+}

@@ -411,6 +411,10 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if dir != "growth" {
 			after = "then flat"
 		}
+		if s.StepsAtPodChanges {
+			// Growth only where the pod holding the GPU changed.
+			after = "each where a new pod took the GPU, and flat while one held it: the next job's own memory, or memory the one before left behind, which the GPU's samples cannot tell apart (a per-process log, --query-compute-apps, tells)"
+		}
 		return fmt.Sprintf("step: %s: %s%s, %s; %s%s",
 			who, dir, change, after, heldNote(s, clock), unattributedNote(s))
 	case trend.Sawtooth:

@@ -104,6 +104,11 @@ type SeriesTrend struct {
 	Pods []PodSpan
 	// PodsLeftOut counts the spans past maxPodSpans not in Pods.
 	PodsLeftOut int
+	// StepsAtPodChanges: the series grew only where the pod holding the
+	// GPU changed, each pod's samples flat: classed a step (ChangePoints
+	// at those changes), since a new job's own memory and memory the one
+	// before left behind cannot be told apart from the GPU's samples.
+	StepsAtPodChanges bool
 	Convention  string // nvml.Convention of the series' last sample
 
 	Samples int
@@ -934,6 +939,7 @@ func (a *Analyzer) fitAll() {
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
 				a.fitRuns(s)
+				podSteps(s)
 			}
 		}()
 	}
@@ -1573,4 +1579,48 @@ func counted(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// podSteps reclassifies a growing series of a GPU that pods held in turn
+// (DCGM exporter's labels) whose growth came only where the pod changed:
+// each pod's samples within the noise band (4 times the noise, 16 MiB at
+// least) of one level. That is a step at each change, not growth: the
+// next job may need more, or the last may have left memory behind; the
+// samples cannot tell which (SeriesTrend.StepsAtPodChanges).
+func podSteps(s *series) {
+	o := s.out
+	if o.Class != Growing || len(s.pods) < 2 || s.podsLeft > 0 || o.OOMExits > 0 {
+		return
+	}
+	band := max(16*mib, 4*s.fit.sigma)
+	type level struct {
+		first, last   int64 // times
+		from, to, lvl float64
+	}
+	var levels []level
+	for _, p := range s.pods {
+		i := sort.Search(len(s.t), func(i int) bool { return s.t[i] >= p.FirstUs })
+		j := sort.Search(len(s.t), func(i int) bool { return s.t[i] > p.LastUs })
+		if i >= j {
+			return
+		}
+		lo, hi := minOf(s.y[i:j]), maxOf(s.y[i:j])
+		if hi-lo > band {
+			return // it changed while one pod held the GPU
+		}
+		levels = append(levels, level{first: s.t[i], last: s.t[j-1], from: s.y[i], to: s.y[j-1], lvl: (lo + hi) / 2})
+	}
+	var changes []ChangePoint
+	for k := 1; k < len(levels); k++ {
+		if math.Abs(levels[k].lvl-levels[k-1].lvl) > band {
+			changes = append(changes, ChangePoint{StartUs: levels[k-1].last, EndUs: levels[k].first,
+				FromBytes: int64(levels[k-1].to), ToBytes: int64(levels[k].from)})
+		}
+	}
+	if len(changes) == 0 {
+		return
+	}
+	s.fit.class = Step
+	o.Class, o.ChangePoints, o.StepsAtPodChanges = Step, changes, true
+	o.RisingFloor, o.StepAtEnd, o.TailSlope = false, false, 0
 }

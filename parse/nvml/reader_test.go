@@ -234,6 +234,7 @@ func TestFixtures(t *testing.T) {
 		{"s43_capacity_crashloop_short_runs.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_shardload_crashloop.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_smi_quoted_after_intro.txt", FormatNvidiaSmiText, 16, 8, ClockAbsolute, "excludes-reserved,process"},
+		{"s43_dcgm_eight_jobs_staircase.txt", FormatDCGMPrometheus, 120, 120, ClockAbsolute, "excludes-reserved"},
 		{"s43_n02c_spike1g.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n08_stair_leak_with_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n11_leak_with_20MiB_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
