@@ -109,7 +109,7 @@ type SeriesTrend struct {
 	// at those changes), since a new job's own memory and memory the one
 	// before left behind cannot be told apart from the GPU's samples.
 	StepsAtPodChanges bool
-	Convention  string // nvml.Convention of the series' last sample
+	Convention        string // nvml.Convention of the series' last sample
 
 	Samples int
 	// AboveTotal counts the samples left out of the series because their
