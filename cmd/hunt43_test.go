@@ -250,3 +250,25 @@ func TestHunt43DCGMPodsInTurnStepAtEachChange(t *testing.T) {
 		t.Errorf("%s: %.300q", f.Classification, f.Message)
 	}
 }
+
+// --fail-on oom is not judged on inputs that cannot show an OOM: over an
+// NVML log or a memory timeline alone it exits 2 (it passed, exit 0, as
+// if the run had been searched); beside a log it is judged on the log and
+// names the NVML log; a memory_stats() dump answers it by its counter.
+func TestHunt43OOMGateNotJudgedOnBlindInputs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{td + "nvml/query_gpu.csv"}, ExitInput},
+		{[]string{td + "kineto/profile_keep_outputs_memory_timeline.json"}, ExitInput},
+		{[]string{td + "nvml/query_gpu.csv", td + "pytorch/oom_error.txt"}, ExitFindings},
+		{[]string{td + "nvml/query_gpu.csv", td + "logs/train_no_oom.log"}, ExitOK},
+		{[]string{td + "pytorch/memory_stats.json"}, ExitOK},
+	} {
+		code, out, errOut := run(t, nil, append([]string{"analyze", "-q", "--fail-on", "oom"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d: %.200q", c.args, code, c.code, out+errOut)
+		}
+	}
+}

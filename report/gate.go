@@ -26,7 +26,9 @@ any gate trips. NAME is:
   oom                alone, also the out-of-memory errors an allocator
                      counted (num_ooms, memory_summary()'s "CUDA OOMs")
                      beyond those the inputs describe: caught, or their
-                     message not given; with a size, the OOM findings only
+                     message not given; with a size, the OOM findings only;
+                     not judged on inputs that cannot show an OOM (NVML
+                     logs, memory timelines, compute-sanitizer XML)
   trend              the same as growing: the NVML series that are leak
                      suspects (every series is a trend finding, flat and
                      one-sample ones too; those trip only their class's gate)
@@ -340,6 +342,13 @@ func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 			cannot = append(cannot, NotJudged{Path: s.Path, Why: s.LeaksUnjudged})
 			continue
 		}
+		// An input that cannot show an OOM (a memory timeline, an NVML
+		// log, compute-sanitizer's XML) cannot answer the oom gate;
+		// memory_stats() can, by its counter (num_ooms).
+		if why := OOMBlind(s.Format); g.Name == string(KindOOM) && why != "" && s.Format != "pytorch-memory-stats" {
+			cannot = append(cannot, NotJudged{Path: s.Path, Why: why})
+			continue
+		}
 		can++
 	}
 	return can, cannot
@@ -392,8 +401,8 @@ func (g Gate) sources() string {
 // nvml, ...) or formats (pytorch-memory-summary, ...) whose findings the
 // gate counts, for the gates only some inputs can answer, and says so in
 // words; nil and "" for a gate any input can (an OOM is in logs,
-// snapshots, traces and NVML logs alike; new and grown compare with a
-// baseline).
+// snapshots and traces alike, and judging leaves out the inputs OOMBlind
+// names; new and grown compare with a baseline).
 func (g Gate) answeredBy() ([]string, string) {
 	switch g.Name {
 	case gateSanitizerErrors:
