@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -355,13 +354,15 @@ func newDailyView(d *Daily) *dailyView {
 			if p := f.AssumedIntervalS; p != nil && *p > 0 {
 				// A log without times: per sample is what it shows; per
 				// hour, and a time to OOM, rest on the period assumed.
-				unit := sampleUnit(f.Source)
 				if s, ok := trendSlope(&f.Finding); ok {
-					slope = signedIBytes(int64(math.Round(s**p))) + "/" + unit
+					slope = perSampleCell(s, *p, f.Source)
+					if s >= 0 {
+						slope = "+" + slope
+					}
 				}
-				assumed := fmt.Sprintf("if the %ss are %s apart, as assumed", unit, trend.Duration(*p))
+				assumed := fmt.Sprintf("if the %ss are %s apart, as assumed", sampleUnit(f.Source), trend.Duration(*p))
 				if f.TimeToOOMS != nil {
-					tto = fmt.Sprintf("%.0f %ss (%s %s)", *f.TimeToOOMS / *p, unit, (time.Duration(*f.TimeToOOMS) * time.Second).String(), assumed)
+					tto = fmt.Sprintf("%s (%s %s)", samplesCell(*f.TimeToOOMS, *p, f.Source), (time.Duration(*f.TimeToOOMS) * time.Second).String(), assumed)
 				} else if strings.HasPrefix(f.TimeToOOMReason, "at this rate") {
 					// The one reason that gives times ("would run
 					// out in 26 min, more than 20 times the 39 s

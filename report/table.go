@@ -146,7 +146,7 @@ func findingsTable(w io.Writer, r *Report, opt Options) error {
 				gpu = f.Host + " " + gpu // GPU 0 of one host is not GPU 0 of another
 			}
 			if in, ok := assumed[f.Path]; ok && f.Classification == string(trend.Growing) && f.SlopeBytesPerS != nil {
-				growth = "+" + perSampleCell(*f.SlopeBytesPerS, in)
+				growth = "+" + perSampleCell(*f.SlopeBytesPerS, *in.AssumedIntervalS, in.Format)
 			}
 			row = []string{fmt.Sprint(i + 1), string(f.Kind), gpu, IBytes(f.Bytes), "-", growth, site}
 		}

@@ -75,7 +75,7 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if s, ok := trendSlope(&f); ok {
 			slope = rate(s)
 			if guessed {
-				slope = perSampleCell(s, in)
+				slope = perSampleCell(s, *in.AssumedIntervalS, in.Format)
 			}
 			if s > 0 {
 				slope = "+" + slope
@@ -88,7 +88,7 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		if f.TimeToOOMS != nil && len(f.TimeToOOMRangeS) == 2 {
 			oom = oomRange(*f.TimeToOOMS, f.TimeToOOMRangeS[0], f.TimeToOOMRangeS[1])
 			if guessed {
-				oom = fmt.Sprintf("%.0f %ss", *f.TimeToOOMS / *in.AssumedIntervalS, sampleUnit(in.Format))
+				oom = samplesCell(*f.TimeToOOMS, *in.AssumedIntervalS, in.Format)
 			}
 		}
 		peak := "-"
@@ -212,8 +212,15 @@ func assumedPeriods(r *Report) map[string]Input {
 	return m
 }
 
-// perSampleCell renders a slope (bytes per second) of a log with an
-// assumed period as bytes per sample: "60 MiB/scrape".
-func perSampleCell(bps float64, in Input) string {
-	return IBytes(int64(math.Round(bps**in.AssumedIntervalS))) + "/" + sampleUnit(in.Format)
+// perSampleCell renders a slope (bytes per second) of a log whose
+// samples were placed period seconds apart, by assumption (a log of format
+// with no times), per sample: "50 MiB/scrape".
+func perSampleCell(bps, period float64, format string) string {
+	return IBytes(int64(math.Round(bps*period))) + "/" + sampleUnit(format)
+}
+
+// samplesCell renders a time (seconds) of such a log as the samples it
+// spans: "164 scrapes".
+func samplesCell(seconds, period float64, format string) string {
+	return fmt.Sprintf("%.0f %ss", seconds/period, sampleUnit(format))
 }
