@@ -607,16 +607,35 @@ func (g Gate) evalOOM(in GateInput) (string, bool) {
 			why += fmt.Sprintf(" (%s requested)", IBytes(req))
 		}
 	}
-	// The counter is a device's (memory_stats(device)): the largest set
-	// of each device, added up over the devices.
+	most, where, atLeast := allocatorCountedOOMs(in.Inputs)
+	if most == 0 {
+		return why, ok
+	}
+	extra := fmt.Sprintf("%s%s more counted by the allocator (num_ooms, %s) than the inputs describe", atLeast, plural(int(most), "out-of-memory error", "out-of-memory errors"), where)
+	if why != "" {
+		extra = why + "; " + extra
+	}
+	if g.Op == OpAny {
+		return extra, true
+	}
+	return extra + ", of no known size", ok
+}
+
+// allocatorCountedOOMs adds up the out-of-memory errors allocators
+// counted beyond those the inputs describe (AllocatorStats.UndescribedOOMs):
+// the counter is a device's (memory_stats(device)), so the largest set of
+// each device, over the devices; where names those sets (file:line, ...);
+// atLeast is "at least " when several sets name no device (one process's
+// printed twice, or several processes'), "" otherwise.
+func allocatorCountedOOMs(inputs []Input) (most int64, where, atLeast string) {
 	type devMost struct {
 		n     int64
 		where string
 	}
 	byDev := map[int]devMost{}
 	var devs []int
-	unnamed := 0 // sets that name no device: one process's or several's
-	for _, inp := range in.Inputs {
+	unnamed := 0
+	for _, inp := range inputs {
 		for _, s := range inp.AllocatorStats {
 			d := -1
 			if s.Device != nil {
@@ -632,28 +651,15 @@ func (g Gate) evalOOM(in GateInput) (string, bool) {
 			}
 		}
 	}
-	most := int64(0)
 	var at []string
 	for _, d := range devs {
 		most += byDev[d].n
 		at = append(at, byDev[d].where)
 	}
-	if most == 0 {
-		return why, ok
-	}
-	where := strings.Join(at, ", ")
-	atLeast := ""
 	if unnamed > 1 {
-		atLeast = "at least " // sets of no device may be several processes'
+		atLeast = "at least "
 	}
-	extra := fmt.Sprintf("%s%s more counted by the allocator (num_ooms, %s) than the inputs describe", atLeast, plural(int(most), "out-of-memory error", "out-of-memory errors"), where)
-	if why != "" {
-		extra = why + "; " + extra
-	}
-	if g.Op == OpAny {
-		return extra, true
-	}
-	return extra + ", of no known size", ok
+	return most, strings.Join(at, ", "), atLeast
 }
 
 // evalGrown trips on the site that grew most beyond the threshold.
