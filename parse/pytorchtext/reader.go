@@ -421,12 +421,19 @@ func (r *Reader) addLine(line string) error {
 				// from the line before, joined with this one.
 				at := r.line
 				r.line, r.splitFrames = p.line, p.frames
-				err := r.addLine(joined)
+				err := r.addBody(joined)
 				r.line = at
 				return err
 			}
 		}
 	}
+	return r.addBody(line)
+}
+
+// addBody reads a line once addLine has given it to what watches every
+// line (unified memory, TensorRT's held failures, a message going on):
+// memory summary tables and stats, tracebacks and out-of-memory messages.
+func (r *Reader) addBody(line string) error {
 	if r.addSummaryLine(line) {
 		return nil
 	}
