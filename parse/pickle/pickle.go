@@ -180,6 +180,12 @@ type Decoder struct {
 	lastWord    uint64 // lastStr's bytes as a little-endian word, when it has at most 8
 	lastRef     Value  // the Ref last found in sameID or sameRef, and its slot
 	lastRefSlot uint32
+	// refSlots holds Refs found in sameID before and their slots, by
+	// refSlot: a snapshot with many segments alternates a few Refs (each
+	// block's converted frames list, each segment's blocks list replaced
+	// by tagDone's Ref), which lastRef alone misses. Shared slots are
+	// never freed, so an entry stays true.
+	refSlots [refSlotsN]refSlotEntry
 
 	spare spareStore // item storage of released containers, for reuse
 
@@ -239,6 +245,22 @@ func refID(v Value) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(v.n)<<16 | uint64(v.tag), true
+}
+
+// refSlotsN is the number of Decoder.refSlots entries.
+const refSlotsN = 16
+
+// refSlotEntry is a Ref's refID and the slot sameID holds for it; slot 0
+// is no entry.
+type refSlotEntry struct {
+	id   uint64
+	slot uint32
+}
+
+// refSlot returns the refSlots entry for refID id: its tag and the low
+// bits of its id.
+func refSlot(id uint64) int {
+	return int((id ^ id>>16 ^ id>>19) & (refSlotsN - 1))
 }
 
 // shareable reports whether v is a scalar whose memo slot may be shared:
@@ -455,7 +477,14 @@ func (d *Decoder) sameSlot(v Value) (uint32, bool) {
 		var s uint32
 		var ok bool
 		if id, small := refID(v); small {
-			s, ok = sameIn(d, &d.sameID, id, v)
+			e := &d.refSlots[refSlot(id)]
+			if e.slot != 0 && e.id == id {
+				d.lastRef, d.lastRefSlot = v, e.slot
+				return e.slot, true
+			}
+			if s, ok = sameIn(d, &d.sameID, id, v); ok {
+				*e = refSlotEntry{id, s}
+			}
 		} else {
 			s, ok = sameIn(d, &d.sameRef, refKey{v.tag, v.n}, v)
 		}
