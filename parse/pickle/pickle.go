@@ -686,6 +686,16 @@ func (d *Decoder) Run() (done bool, err error) {
 				d.curOp = op
 				s.pos++
 				err = d.setItemsOp()
+			case fAPPEND:
+				// A segment's one block into its blocks list.
+				d.curOp = op
+				s.pos++
+				err = d.appendOp()
+			case fNEWBOOL:
+				// A segment's is_expandable.
+				d.curOp = op
+				s.pos++
+				err = d.push(Value{kind: Bool, n: b2i(op == opNEWTRUE)})
 			case fAPPENDS:
 				d.curOp = op
 				s.pos++
@@ -755,6 +765,8 @@ const (
 	fSHORT_BINUNICODE
 	fMARK
 	fMEMOIZE
+	fAPPEND
+	fNEWBOOL
 )
 
 var fastOps = [256]uint8{
@@ -770,6 +782,9 @@ var fastOps = [256]uint8{
 	opSHORT_BINUNICODE: fSHORT_BINUNICODE,
 	opMARK:             fMARK,
 	opMEMOIZE:          fMEMOIZE,
+	opAPPEND:           fAPPEND,
+	opNEWTRUE:          fNEWBOOL,
+	opNEWFALSE:         fNEWBOOL,
 }
 
 // Opcodes (Lib/pickletools.py names them all).
