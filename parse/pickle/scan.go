@@ -293,6 +293,9 @@ type listCache struct {
 	// hash. (After the cache starts over it may name another list,
 	// which is then just the one compared.)
 	last int32
+	// prev is the list last was before it changed: a segment's frames
+	// list comes between its blocks' lists, which last alone misses.
+	prev int32
 	// head and lens give the lengths of the bodies stored that begin
 	// alike: head holds, by a hash of the headBytes bytes a body begins
 	// with (headSlot), 1 + the index in lens of the length stored last
@@ -305,6 +308,13 @@ type listCache struct {
 	// the cache starts over.
 	head [headSlots]int32
 	lens []headLen
+}
+
+// setLast makes list i the last one given, the one before it prev.
+func (c *listCache) setLast(i int32) {
+	if i != c.last {
+		c.prev, c.last = c.last, i
+	}
 }
 
 // headLen is a body length of a listCache.head slot.
@@ -358,13 +368,27 @@ const (
 // general path, as when an element is not in the memo or too many are.
 func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	c := &d.lc
+	// The last two lists given, compared before the index is asked (a
+	// hash of body): a segment's frames list comes between two blocks'.
+	for _, i := range [2]int32{c.last, c.prev} {
+		if uint(i) < uint(len(c.lists)) {
+			if l := &c.lists[i]; l.gen == d.memoGen && l.body == string(body) {
+				if len(d.sc.items)+len(l.items) > maxScanItems {
+					return 0, false
+				}
+				d.sc.items = append(d.sc.items, l.items...)
+				c.setLast(i)
+				return l.key, true
+			}
+		}
+	}
 	if i, hit := c.index[string(body)]; hit {
 		if l := &c.lists[i]; l.gen == d.memoGen {
 			if len(d.sc.items)+len(l.items) > maxScanItems {
 				return 0, false
 			}
 			d.sc.items = append(d.sc.items, l.items...)
-			c.last = i
+			c.setLast(i)
 			return l.key, true
 		}
 	}
@@ -411,13 +435,13 @@ func (d *Decoder) scanListItems(body []byte) (key uint64, ok bool) {
 	if i, hit := c.index[string(body)]; hit { // of another generation
 		l.body = c.lists[i].body
 		c.lists[i] = l
-		c.last = i
+		c.setLast(i)
 	} else {
 		l.body = string(body)
 		i = int32(len(c.lists))
 		c.addLen(body)
 		c.index[l.body] = i
-		c.last = i
+		c.setLast(i)
 		c.lists = append(c.lists, l)
 		c.bytes += len(body)
 	}
@@ -434,6 +458,12 @@ func (d *Decoder) knownList(b []byte, start int) (end int, items []Value, key ui
 	c := &d.lc
 	if end, items, key, ok = d.cachedListAt(b, start, c.last); ok {
 		return end, items, key, ok
+	}
+	if c.prev != c.last {
+		if end, items, key, ok = d.cachedListAt(b, start, c.prev); ok {
+			c.setLast(c.prev)
+			return end, items, key, ok
+		}
 	}
 	slot, ok := headSlot(b, start)
 	if !ok {
@@ -453,7 +483,7 @@ func (d *Decoder) knownList(b []byte, start int) (end int, items []Value, key ui
 				// The same bytes: only the generation and the count
 				// are left to check.
 				if l := &c.lists[i]; l.gen == d.memoGen && len(d.sc.items)+len(l.items) <= maxScanItems {
-					c.last = i
+					c.setLast(i)
 					return end, l.items, l.key, true
 				}
 				return 0, nil, 0, false
