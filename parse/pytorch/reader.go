@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dustin/go-humanize"
 
@@ -298,8 +297,13 @@ func (r *Reader) Release() {
 
 // full reports whether table t holds a batch's worth of rows.
 func (r *Reader) full(t Table) bool {
-	if t == TableEvents {
+	switch t {
+	case TableEvents:
 		return r.ev.n >= r.ev.rows
+	case TableSegments:
+		return r.seg.n >= r.out.Options().BatchSize
+	case TableBlocks:
+		return r.blk.n >= r.out.Options().BatchSize
 	}
 	return r.out.Full(t)
 }
@@ -312,11 +316,11 @@ func (r *Reader) flush(t Table) {
 		}
 		return
 	}
-	switch t { // dictionary columns hold their rows' indices until now
+	switch t { // their columns hold their rows until now
 	case TableSegments:
-		r.seg.segType.flushBatch(r.seg.device.Len())
+		r.seg.flush()
 	case TableBlocks:
-		r.blk.state.flushBatch(r.blk.device.Len())
+		r.blk.flush()
 	}
 	r.out.Flush(t)
 }
@@ -1426,14 +1430,6 @@ func (r *Reader) commitEvent(dev int32, seq int64, off int64, e *eventRow) error
 	return nil
 }
 
-func appendStack(b *array.Int32Builder, id int32) {
-	if id < 0 {
-		b.AppendNull()
-	} else {
-		b.Append(id)
-	}
-}
-
 func (r *Reader) addSegment(index int64, item pickle.Value) error {
 	c := item.Container()
 	if item.Kind() != pickle.Dict {
@@ -1512,20 +1508,21 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		return r.errAt(c.Offset, "segment: device %d out of range", device)
 	}
 	b := &r.seg
-	if err := b.segType.appendRow(b.device.Len(), segType); err != nil {
+	if err := b.segType.appendRow(b.n, segType); err != nil {
 		return err
 	}
-	b.device.Append(int32(device))
-	b.address.Append(address)
-	b.total.Append(total)
-	b.allocated.Append(allocated)
-	b.active.Append(active)
+	b.n++
+	b.device.append(int32(device))
+	b.address.append(address)
+	b.total.append(total)
+	b.allocated.append(allocated)
+	b.active.append(active)
 	if hasReq {
-		b.requested.Append(req)
+		b.requested.append(req)
 	} else {
-		b.requested.AppendNull()
+		b.requested.appendNull()
 	}
-	b.stream.Append(stream)
+	b.stream.append(stream)
 	if hasPool {
 		b.pool.Append(true)
 		b.poolValues.Append(pool[0])
@@ -1534,7 +1531,11 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		b.pool.AppendNull()
 	}
 	b.expandable.Append(expandable)
-	appendStack(b.stack, stack)
+	if stack < 0 {
+		b.stack.appendNull()
+	} else {
+		b.stack.append(stack)
+	}
 	r.maybeFlush(TableSegments)
 	if blocks != nil {
 		next := address
@@ -1625,19 +1626,24 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 // appendBlock appends a block of segment segAddr to the blocks table.
 func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64, hasReq bool, state string, stack int32) error {
 	b := &r.blk
-	if err := b.state.appendRow(b.device.Len(), state); err != nil {
+	if err := b.state.appendRow(b.n, state); err != nil {
 		return err
 	}
-	b.device.Append(dev)
-	b.segment.Append(segAddr)
-	b.address.Append(address)
-	b.size.Append(size)
+	b.n++
+	b.device.append(dev)
+	b.segment.append(segAddr)
+	b.address.append(address)
+	b.size.append(size)
 	if hasReq {
-		b.requested.Append(req)
+		b.requested.append(req)
 	} else {
-		b.requested.AppendNull()
+		b.requested.appendNull()
 	}
-	appendStack(b.stack, stack)
+	if stack < 0 {
+		b.stack.appendNull()
+	} else {
+		b.stack.append(stack)
+	}
 	r.maybeFlush(TableBlocks)
 	return nil
 }
