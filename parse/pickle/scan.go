@@ -1309,23 +1309,34 @@ func (d *Decoder) fillList() {
 	}
 	p++
 	start, n := p, 0
-	for p < len(b) && b[p] != opAPPENDS {
-		_, m := getArg(b, p)
-		if m == 0 || n >= maxScanItems {
-			return
+	d.sc.items = d.sc.items[:0]
+	d.rec.pend = d.rec.pend[:0]
+	var key uint64
+	var items []Value
+	if end, known, k, hit := d.knownList(b, start); hit {
+		// A list given before (each segment's frames list, between its
+		// blocks' lists): its end, elements and key without a walk of
+		// its gets, which would stop at the same APPENDS.
+		p, n, key, items = end, len(known), k, known
+	} else {
+		for p < len(b) && b[p] != opAPPENDS {
+			_, m := getArg(b, p)
+			if m == 0 || n >= maxScanItems {
+				return
+			}
+			p += m
+			n++
 		}
-		p += m
-		n++
 	}
 	if p >= len(b) || n == 0 || len(d.stack)+n > d.lim.MaxStack ||
 		int64(len(c.Items)+n) > d.lim.MaxItems || d.held+int64(n) > d.lim.MaxValues {
 		return
 	}
-	d.sc.items = d.sc.items[:0]
-	d.rec.pend = d.rec.pend[:0]
-	key, ok := d.scanListItems(b[start:p])
-	if !ok {
-		return
+	if items == nil {
+		if key, ok = d.scanListItems(b[start:p]); !ok {
+			return
+		}
+		items = d.sc.items
 	}
 	// Taken: the memo put, then the elements.
 	d.op, d.curOp = s.base+int64(s.pos), b[0]
@@ -1337,7 +1348,7 @@ func (d *Decoder) fillList() {
 	if cap(c.Items)-len(c.Items) < n {
 		d.room(c, n)
 	}
-	c.Items = append(c.Items, d.sc.items...)
+	c.Items = append(c.Items, items...)
 	c.key, c.keyN = key, c.n
 	s.pos += p + 1
 }
