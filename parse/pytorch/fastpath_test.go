@@ -435,3 +435,38 @@ func TestRecordScanTouches(t *testing.T) {
 	}
 	t.Logf("%d touches; the scan refused %d the general path read", n, refused)
 }
+
+// TestSegmentShapes reads blockscan/segments_shapes_p4.pickle and _p2
+// (synthetic, gen.py: every shape of segment dict PyTorch writes), whose
+// tables TestFastPathsDifferential holds to the general path's, and checks
+// what both paths share against gen.py's rules, i in 0..1299: the
+// is_expandable bools (NEWTRUE where i%4 == 0: 325), the segments without
+// requested_size (i%10 == 3: 130 nulls), the blocks (none where i%7 == 0,
+// one where i%3 == 0, else 2+i%4: 2,967) and those without requested_size
+// and without a history to take it from (93).
+func TestSegmentShapes(t *testing.T) {
+	for _, name := range []string{"segments_shapes_p4.pickle", "segments_shapes_p2.pickle"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := readBoth(t, dir+"blockscan/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Release()
+			expandable := 0
+			for _, ch := range s.Segments.Column(SegExpandable).Data().Chunks() {
+				b := ch.(*array.Boolean)
+				for i := 0; i < b.Len(); i++ {
+					if b.Value(i) {
+						expandable++
+					}
+				}
+			}
+			segNulls := s.Segments.Column(SegRequestedSize).NullN()
+			blkNulls := s.Blocks.Column(BlkRequestedSize).NullN()
+			if s.Segments.NumRows() != 1300 || expandable != 325 || segNulls != 130 || s.Blocks.NumRows() != 2967 || blkNulls != 93 {
+				t.Errorf("%d segments, %d expandable, %d without requested_size; %d blocks, %d without; want 1300, 325, 130; 2967, 93",
+					s.Segments.NumRows(), expandable, segNulls, s.Blocks.NumRows(), blkNulls)
+			}
+		})
+	}
+}

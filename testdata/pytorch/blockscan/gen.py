@@ -117,3 +117,66 @@ with open("edge_list_memoized_twice.pickle", "wb") as f:
 trace = []
 with open("edge_shared_trace.pickle", "wb") as f:
     pickle.dump({"segments": [], "device_traces": [trace, trace]}, f, protocol=4)
+
+# Segment dicts of every shape PyTorch writes, for the segments' paths
+# (fillList on a segment's frames list, the list cache, the blocks table's
+# columns): one block (APPEND) or several (MARK ... APPENDS) or none; a
+# frames list of the segment's own, its first block's, an earlier
+# segment's block's, an empty one or no key; the pool id a tuple shared
+# by most segments (memoized once, then memo gets) or one of its own;
+# is_expandable True or False; requested_size absent now and then (a
+# null); PyTorch 2.0's blocks with a "history" (the general path's) among
+# flat ones; 1,300 segments, past the pickler's batch of 1,000 and, at
+# protocol 4, past 64 KiB, so that FRAME opcodes fall inside segments.
+# Written at protocol 4 (MEMOIZE) and 2 (BINPUT, LONG_BINPUT).
+pool = (0, 0)
+states = ["active_allocated", "inactive", "active_pending_free"]
+segs = []
+base = 139703418552320
+for i in range(1300):
+    addr = base + i * (2 << 20)
+    n = 0 if i % 7 == 0 else 1 if i % 3 == 0 else 2 + i % 4
+    blocks = []
+    for j in range(n):
+        st = states[(i + j) % 3]
+        b = {"address": addr + j * 4096, "size": 4096, "requested_size": 4000 + j, "state": st,
+             "frames": stack(5 * i + j, 1 + (i + j) % 5) if st != "inactive" else []}
+        if (i + j) % 17 == 0:
+            # PyTorch 2.0: the allocation in a history entry, its frame
+            # dicts its own.
+            b = {"address": addr + j * 4096, "size": 4096, "state": st,
+                 "history": [{"addr": addr + j * 4096, "real_size": 4000 + j,
+                              "frames": [dict(f) for f in stack(5 * i + j, 3)]}]}
+        elif (i + j) % 23 == 0:
+            b["frames"] = None
+        elif (i + j) % 29 == 0:
+            del b["requested_size"]
+        blocks.append(b)
+    sg = {"device": 0, "address": addr, "total_size": 2 << 20, "allocated_size": 4096 * n,
+           "active_size": 4096 * n, "requested_size": 4000 * n, "stream": i % 2, "segment_type": "large" if i % 5 else "small",
+           "segment_pool_id": pool if i % 11 else (1, i), "is_expandable": i % 4 == 0}
+    if i % 13 == 0:
+        pass  # no frames key: no stack
+    elif i % 2 == 0 and blocks and "frames" in blocks[0]:
+        sg["frames"] = blocks[0]["frames"]
+    elif i % 19 == 1 and segs and segs[-1]["blocks"] and "frames" in segs[-1]["blocks"][0]:
+        sg["frames"] = segs[-1]["blocks"][0]["frames"]  # an earlier segment's block's list
+    elif i % 6 == 1:
+        sg["frames"] = []
+    else:
+        # A list of its own, whose frames the segments around it repeat
+        # (as allocations from one call site do).
+        sg["frames"] = stack(11 * (i // 8) + 3, 9)
+    if i % 10 == 3:
+        del sg["requested_size"]
+    sg["blocks"] = blocks
+    segs.append(sg)
+for proto in (4, 2):
+    with open(f"segments_shapes_p{proto}.pickle", "wb") as f:
+        pickle.dump({"segments": segs, "device_traces": [[]], "allocator_settings": {}}, f, protocol=proto)
+
+# A segment's blocks list that the next segment has as its frames (a memo
+# get of it): refused either way, with the same message.
+bl = [{"address": 0, "size": 4096, "state": "inactive", "frames": []}]
+with open("edge_blocks_as_frames.pickle", "wb") as f:
+    pickle.dump({"segments": [seg(0, bl), dict(seg(8192, []), frames=bl)], "device_traces": []}, f, protocol=4)
