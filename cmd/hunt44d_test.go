@@ -32,3 +32,51 @@ func TestHunt44dLogWithCommasIsALog(t *testing.T) {
 		t.Errorf("header-less rows: exit %d, stderr %.200q; want 2 and the --fields hint", code, errOut)
 	}
 }
+
+// --fail-on fragmentation is judged on every allocator statistics set the
+// inputs yielded, whatever file kind carried it. It was "not judged"
+// (exit 2) when the set came in an OOM message's log (a fairseq OOM line
+// then its memory_summary(), 616.7 MiB non-releasable of 15.19 GiB
+// reserved: no finding, as with the table alone) or as memory_stats()
+// print()ed (pprint OrderedDict from ROCm/pytorch#703, and its dict repr;
+// all zeros). memory_stats_json_in_log.log's dump (3 GiB non-releasable
+// of 8 GiB) gave a fragmentation finding and still left the gate "not
+// judged". Recorded frag_oom_error.txt's message followed by the same
+// run's memory_summary() is judged and passes, as the two given as two
+// files are: the table is taken at the OOM, whose cause (fragmentation +
+// memory-limit) its 368 MiB reserved but unallocated explains, and no
+// fragmentation finding is made of it. The message alone still cannot
+// judge the gate.
+func TestHunt44dFragmentationJudgedOnTablesInLogs(t *testing.T) {
+	both := filepath.Join(t.TempDir(), "oom_then_summary.log")
+	var b []byte
+	for _, p := range []string{"pytorch/hv2/frag_oom_error.txt", "pytorch/hv2/frag_oom_memory_summary.txt"} {
+		x, err := os.ReadFile(td + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, x...), '\n')
+	}
+	if err := os.WriteFile(both, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{td + "pytorch/pastes/oom_then_summary_fairseq_asc.txt", 0},
+		{td + "pytorch/pastes/stats_pprint_rocm703_full.txt", 0},
+		{td + "pytorch/synthetic/stats_dict_repr_rocm703.txt", 0},
+		{td + "pytorch/synthetic/memory_stats_json_in_log.log", 1},
+		{both, 0},
+		{td + "pytorch/hv2/frag_oom_error.txt", 2},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "--fail-on", "fragmentation", c.path)
+		if code != c.code {
+			t.Errorf("%s --fail-on fragmentation: exit %d, want %d: %.200q", c.path, code, c.code, errOut+out)
+		}
+		if c.code != 2 && strings.Contains(errOut, "could not be judged") {
+			t.Errorf("%s: the gate was not judged: %.200q", c.path, errOut)
+		}
+	}
+}

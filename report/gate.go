@@ -263,6 +263,35 @@ type Source struct {
 	// Empty is Input.Empty: why no gate can be judged on the input (it
 	// holds no event); "" when it holds something.
 	Empty string
+	// Tables are the formats of the tables read inside the input besides
+	// its own (pytorch-memory-summary, pytorch-memory-stats: a
+	// memory_summary() table or memory_stats() dump printed in a log, an
+	// OOM message's file, a pprint of the dict), as StatsTables lists
+	// them: a gate those formats answer is judged on the input, whatever
+	// format carried them.
+	Tables []string
+}
+
+// StatsTables lists the formats of in's allocator statistics sets that
+// give what the fragmentation gate counts (the non-releasable, inactive
+// split, bytes and the reserved bytes), once each, for Source.Tables:
+// "pytorch-memory-summary" for a memory_summary() table,
+// "pytorch-memory-stats" for a memory_stats() dump. Nil when it has none.
+func StatsTables(in Input) []string {
+	var out []string
+	for _, st := range in.AllocatorStats {
+		if st.InactiveSplitBytes == nil || st.ReservedBytes == nil {
+			continue
+		}
+		f := "pytorch-memory-stats"
+		if st.Source == "memory_summary" {
+			f = "pytorch-memory-summary"
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // NotJudged is an input a gate could not be judged on, and why.
@@ -305,7 +334,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 			// sites): judged, on all but the empty ones.
 		case can == 0 && len(cannot) == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
-				Why: "no input is " + g.sources() + ", the only inputs that give what it counts"})
+				Why: "no input is or holds " + g.sources() + ", the only inputs that give what it counts"})
 			continue
 		case can == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, NotJudgedOn: cannot, g: g,
@@ -331,7 +360,8 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 	fams := g.families()
 	for _, s := range srcs {
-		if fams != nil && !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) {
+		if fams != nil && !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) &&
+			!slices.ContainsFunc(s.Tables, func(t string) bool { return slices.Contains(fams, t) }) {
 			continue
 		}
 		if s.Empty != "" {
