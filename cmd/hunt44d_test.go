@@ -80,3 +80,19 @@ func TestHunt44dFragmentationJudgedOnTablesInLogs(t *testing.T) {
 		}
 	}
 }
+
+// oom>1GiB on ROCm/TheRock#1054's 16 GiB request on a 15.24 GiB GPU (0
+// bytes allocated by PyTorch) trips: the gate measures the request, as
+// the Markdown table in the same output shows it. It passed (exit 0),
+// saying "with no allocated memory given". oom>16GiB does not trip (16
+// GiB is not above 16 GiB).
+func TestHunt44dOOMSizeGateOnRequest(t *testing.T) {
+	p := td + "pytorch/pastes/hip_therock1054.txt"
+	code, out, errOut := run(t, nil, "analyze", "--format", "markdown", "--fail-on", "oom>1GiB", p)
+	if code != 1 || !strings.Contains(out, "1 OOM requesting 16 GiB") || strings.Contains(out+errOut, "no allocated memory") {
+		t.Errorf("oom>1GiB: exit %d, %.200q; want 1, 1 OOM requesting 16 GiB", code, out+errOut)
+	}
+	if code, _, errOut := run(t, nil, "analyze", "--fail-on", "oom>16GiB", p); code != 0 {
+		t.Errorf("oom>16GiB: exit %d, %.200q; want 0", code, errOut)
+	}
+}
