@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -94,5 +97,61 @@ func TestHunt44dOOMSizeGateOnRequest(t *testing.T) {
 	}
 	if code, _, errOut := run(t, nil, "analyze", "--fail-on", "oom>16GiB", p); code != 0 {
 		t.Errorf("oom>16GiB: exit %d, %.200q; want 0", code, errOut)
+	}
+}
+
+// OOMs without a stack each get a SARIF fingerprint of their own: the
+// 16 GiB HIP OOM (ROCm/TheRock#1054) and the 1.70 GiB CUDA OOM
+// (mgfn35) are both on GPU 0 and had one fingerprint; rl-swarm#341's two
+// MPS OOMs (1.16 GB and 583.07 MB requested) had another, so code scanning
+// merged them into two alerts. Now four. Analysed again, and with log
+// lines added above its message, an input keeps its fingerprints: no
+// line number enters them.
+func TestHunt44dStacklessOOMFingerprints(t *testing.T) {
+	fps := func(paths ...string) []string {
+		t.Helper()
+		code, out, errOut := run(t, nil, append([]string{"analyze", "--format", "sarif"}, paths...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %.200q", code, errOut)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					PartialFingerprints map[string]string `json:"partialFingerprints"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(out), &log); err != nil {
+			t.Fatal(err)
+		}
+		var fs []string
+		for _, r := range log.Runs[0].Results {
+			fs = append(fs, r.PartialFingerprints["gpuleakSite/v1"])
+		}
+		sort.Strings(fs)
+		return fs
+	}
+	paths := []string{td + "pytorch/pastes/hip_therock1054.txt", td + "pytorch/pastes/pt2.x_zero_free_split_mgfn35.txt", td + "pytorch/pastes/mps_two_ooms_rlswarm341.txt"}
+	got := fps(paths...)
+	if len(got) != 4 || slices.Contains(got, "") || len(slices.Compact(slices.Clone(got))) != 4 {
+		t.Errorf("fingerprints %q: want 4 different", got)
+	}
+	if again := fps(paths...); !slices.Equal(again, got) {
+		t.Errorf("analysed again: %q, was %q", again, got)
+	}
+	msg, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "job.log")
+	if err := os.WriteFile(log, msg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fps(log)
+	if err := os.WriteFile(log, append([]byte("step 1 done\nstep 2 done\nstep 3 done\n"), msg...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after := fps(log); len(before) != 1 || !slices.Equal(after, before) {
+		t.Errorf("log lines above the message: %q, was %q", after, before)
 	}
 }

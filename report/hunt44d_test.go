@@ -38,3 +38,27 @@ func TestHunt44dOOMGateMeasuresRequests(t *testing.T) {
 		}
 	}
 }
+
+// A finding with neither stack nor site is told apart in SARIF by its
+// input (relative to --source-root), an OOM's request and form, and a
+// fragmentation finding's "at": two fragmentation findings of GPU 0 from
+// two inputs had one fingerprint ("fragmentation|dev0"). An input under
+// two checkouts' roots keeps its fingerprint; a finding with a site keeps
+// SiteKey's alone.
+func TestHunt44dSitelessFingerprint(t *testing.T) {
+	dev := 0
+	frag := func(path string) *Finding {
+		return &Finding{Kind: KindFragmentation, Path: path, Device: &dev, FragmentationDetail: &FragmentationDetail{At: "memory_summary"}}
+	}
+	fp := func(f *Finding, root string) string { return fingerprint(SiteKey(f) + siteless(f, root)) }
+	if fp(frag("a/summary.txt"), "") == fp(frag("b/summary.txt"), "") {
+		t.Error("two inputs' fragmentation findings: one fingerprint")
+	}
+	if fp(frag("/ci/1/logs/summary.txt"), "/ci/1/") != fp(frag("/ci/2/logs/summary.txt"), "/ci/2/") {
+		t.Error("one input under two roots: two fingerprints")
+	}
+	sited := &Finding{Kind: KindOOM, Path: "x.log", Device: &dev, Site: Frame{Function: "forward", File: "model.py", Line: 3}}
+	if siteless(sited, "") != "" {
+		t.Errorf("an OOM with a site: %q added to its key", siteless(sited, ""))
+	}
+}
