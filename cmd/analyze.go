@@ -256,13 +256,15 @@ func runAnalyze(opts *AnalyzeOptions) error {
 }
 
 // readSources lists the inputs read, in whole or in part, for the gates:
-// each with its family and whether it could judge leaks.
+// each with its family, whether it could judge leaks, and the allocator
+// statistics tables read inside it (a memory_summary() in an OOM's log).
 func readSources(ins []report.Input) []report.Source {
 	srcs := []report.Source{}
 	for _, in := range ins {
 		if in.Error == "" {
 			if f := pipeline.FamilyOf(in.Format); f != "" {
-				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged, Empty: in.Empty})
+				srcs = append(srcs, report.Source{Path: in.Path, Family: f, Format: in.Format, LeaksUnjudged: in.LeaksUnjudged, Empty: in.Empty,
+					Tables: report.StatsTables(in)})
 			}
 		}
 	}

@@ -154,7 +154,7 @@ func TestOOMInTwoSnapshots(t *testing.T) {
 		t.Errorf("want one OOM from both snapshots, the message and the summary:\n%s", out)
 	}
 	code, out, errOut = run(t, nil, "analyze", "-q", "--fail-on", "oom", s33Dir+"eso_oom.pickle.gz", s33Dir+"eso.pickle.gz")
-	if code != ExitFindings || !strings.Contains(out+errOut, "1 OOM holding") {
+	if code != ExitFindings || !strings.Contains(out+errOut, "1 OOM requesting") {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
 }

@@ -73,7 +73,9 @@ func headerlessCSV(head []byte, o *Options) parse.Format {
 }
 
 // looksLikeHeaderlessCSV: the first line is comma-separated values, at
-// least three, the first a number or date (not a header of names).
+// least three, the first a number or date (not a header of names), and
+// the rows of head read as one CSV table of values (nvml.LooksLikeCSVRows):
+// a training log whose first line is a tqdm bar with commas is a log.
 func looksLikeHeaderlessCSV(head []byte) bool {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	f := bytes.Split(bytes.TrimSpace(line), []byte(","))
@@ -81,7 +83,7 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 		return false
 	}
 	first := bytes.TrimSpace(f[0])
-	return len(first) > 0 && first[0] >= '0' && first[0] <= '9'
+	return len(first) > 0 && first[0] >= '0' && first[0] <= '9' && nvml.LooksLikeCSVRows(head, 3)
 }
 
 // isTextTable reports whether f is one of the family's text tables, which

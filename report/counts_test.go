@@ -19,6 +19,16 @@ func findingsOf(k Kind, n int, b int64) []Finding {
 	return fs
 }
 
+// oomsOf makes n OOM findings, each requesting req bytes with alloc
+// bytes allocated at it.
+func oomsOf(n int, req, alloc int64) []Finding {
+	fs := findingsOf(KindOOM, n, alloc)
+	for i := range fs {
+		fs[i].OOMDetail = &OOMDetail{RequestedBytes: &req}
+	}
+	return fs
+}
+
 func TestGateWhyCountsAsTheSummary(t *testing.T) {
 	for _, c := range []struct {
 		gate string
@@ -30,7 +40,8 @@ func TestGateWhyCountsAsTheSummary(t *testing.T) {
 		{"leak", findingsOf(KindLeak, 1, 80<<20), nil, "1 leak holding 80 MiB"},
 		// Four leaks of 1 MiB: 4 MiB together.
 		{"leak", findingsOf(KindLeak, 4, 1<<20), nil, "4 leaks holding 4.0 MiB"},
-		{"oom", findingsOf(KindOOM, 1, 2<<30), nil, "1 OOM holding 2.0 GiB"},
+		// An OOM's size is its request (2 GiB), not the 1 GiB allocated at it.
+		{"oom", oomsOf(1, 2<<30, 1<<30), nil, "1 OOM requesting 2.0 GiB"},
 		{"retained", findingsOf(KindRetained, 2, 1<<20), nil, "2 retained findings holding 2.0 MiB"},
 		{"retained", findingsOf(KindRetained, 1, 1<<20), nil, "1 retained finding holding 1.0 MiB"},
 		// One error record (Count 0 is counted as one record).
@@ -48,7 +59,7 @@ func TestGateWhyCountsAsTheSummary(t *testing.T) {
 		}
 		// The Markdown summary counts the same findings in the same words.
 		if len(c.fs) > 0 {
-			word, _, _ := strings.Cut(c.want, " holding")
+			word, _, _ := strings.Cut(strings.Replace(c.want, " requesting", " holding", 1), " holding")
 			sep := " ("
 			if c.fs[0].Kind == KindOOM {
 				sep = ";" // OOMs are counted, not summed (mdSummary)

@@ -263,6 +263,35 @@ type Source struct {
 	// Empty is Input.Empty: why no gate can be judged on the input (it
 	// holds no event); "" when it holds something.
 	Empty string
+	// Tables are the formats of the tables read inside the input besides
+	// its own (pytorch-memory-summary, pytorch-memory-stats: a
+	// memory_summary() table or memory_stats() dump printed in a log, an
+	// OOM message's file, a pprint of the dict), as StatsTables lists
+	// them: a gate those formats answer is judged on the input, whatever
+	// format carried them.
+	Tables []string
+}
+
+// StatsTables lists the formats of in's allocator statistics sets that
+// give what the fragmentation gate counts (the non-releasable, inactive
+// split, bytes and the reserved bytes), once each, for Source.Tables:
+// "pytorch-memory-summary" for a memory_summary() table,
+// "pytorch-memory-stats" for a memory_stats() dump. Nil when it has none.
+func StatsTables(in Input) []string {
+	var out []string
+	for _, st := range in.AllocatorStats {
+		if st.InactiveSplitBytes == nil || st.ReservedBytes == nil {
+			continue
+		}
+		f := "pytorch-memory-stats"
+		if st.Source == "memory_summary" {
+			f = "pytorch-memory-summary"
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // NotJudged is an input a gate could not be judged on, and why.
@@ -305,7 +334,7 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 			// sites): judged, on all but the empty ones.
 		case can == 0 && len(cannot) == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, g: g,
-				Why: "no input is " + g.sources() + ", the only inputs that give what it counts"})
+				Why: "no input is or holds " + g.sources() + ", the only inputs that give what it counts"})
 			continue
 		case can == 0:
 			out = append(out, GateResult{Gate: g.Text, Unjudged: true, NotJudgedOn: cannot, g: g,
@@ -331,7 +360,8 @@ func Evaluate(gs []Gate, in GateInput) []GateResult {
 func (g Gate) judging(srcs []Source) (can int, cannot []NotJudged) {
 	fams := g.families()
 	for _, s := range srcs {
-		if fams != nil && !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) {
+		if fams != nil && !slices.Contains(fams, s.Family) && !slices.Contains(fams, s.Format) &&
+			!slices.ContainsFunc(s.Tables, func(t string) bool { return slices.Contains(fams, t) }) {
 			continue
 		}
 		if s.Empty != "" {
@@ -584,27 +614,38 @@ func (g Gate) evalSanitizerErrors(in GateInput) (string, bool) {
 // (AllocatorStats.UndescribedOOMs): a caught OOM, or one whose message is
 // not in the inputs, still happened. The counter is per process and
 // cumulative, so the largest count of any one set of a device is taken
-// (a summary printed twice is one process's), and the devices' added up. Those OOMs have no size: they trip a
-// plain oom gate, not one with a size threshold.
+// (a summary printed twice is one process's), and the devices' added up.
+//
+// With a size, the gate measures what the OOMs asked for: their requests
+// (OOMDetail.RequestedBytes, a message's "Tried to allocate"), added up,
+// as the text and Markdown tables show an OOM's bytes. The memory PyTorch
+// had allocated at an OOM (Finding.Bytes) is the process's state, not the
+// OOM's size: a 16 GiB request on an empty 15.24 GiB GPU has 0 bytes
+// allocated and is a 16 GiB OOM. An OOM whose request is not known (XLA's
+// status without sizes, a message cut before it), like an OOM counted only
+// by the allocator, has no size: it trips a plain oom gate, and is named,
+// not measured, by one with a size.
 func (g Gate) evalOOM(in GateInput) (string, bool) {
-	why, ok := g.sumFindings(in.Findings, func(f *Finding) bool { return f.Kind == KindOOM }, func(n int) string { return kindCount(KindOOM, n) })
-	// An OOM's bytes are what PyTorch had allocated at it; a message that
-	// gives no such figure (XLA's, a library status) holds "0 B", which
-	// would read as a measure: say the requests instead.
-	n, held, req := 0, int64(0), int64(0)
+	n, unsized, req := 0, 0, int64(0)
 	for i := range in.Findings {
 		if f := &in.Findings[i]; f.Kind == KindOOM {
 			n++
-			held = satAdd(held, f.Bytes)
 			if f.OOMDetail != nil && f.OOMDetail.RequestedBytes != nil {
 				req = satAdd(req, *f.OOMDetail.RequestedBytes)
+			} else {
+				unsized++
 			}
 		}
 	}
-	if n > 0 && held == 0 {
-		why = kindCount(KindOOM, n) + ", with no allocated memory given"
-		if req > 0 {
-			why += fmt.Sprintf(" (%s requested)", IBytes(req))
+	why, ok := "", false
+	switch {
+	case n == 0:
+	case unsized == n:
+		why, ok = kindCount(KindOOM, n)+", of no known request", g.Op == OpAny
+	default:
+		why, ok = fmt.Sprintf("%s requesting %s", kindCount(KindOOM, n), sizeWhy(req)), g.Op == OpAny || g.crosses(req)
+		if unsized > 0 {
+			why += fmt.Sprintf(" (%d of them of no known request, not counted)", unsized)
 		}
 	}
 	most, where, atLeast := allocatorCountedOOMs(in.Inputs)

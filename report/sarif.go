@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -33,7 +34,9 @@ const sarifSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // sarifFingerprint names gpuleak's member of partialFingerprints: a hash
 // of SiteKey, which holds no line numbers, paths or addresses, so that one
-// site keeps its fingerprint across runs, machines and edits above it.
+// site keeps its fingerprint across runs, machines and edits above it. A
+// finding with no site (an OOM message without a traceback, a
+// fragmentation finding) adds what tells it apart instead (siteless).
 const sarifFingerprint = "gpuleakSite/v1"
 
 type sarifLog struct {
@@ -229,7 +232,7 @@ func writeSARIF(w io.Writer, r *Report, opt Options) error {
 		res := sarifResult{
 			RuleID: id, RuleIndex: ruleIndex[id], Level: want[id].DefaultConfiguration.Level,
 			Message:             sarifText{Text: clean(f.Message)},
-			PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(keys[i])},
+			PartialFingerprints: map[string]string{sarifFingerprint: fingerprint(keys[i] + siteless(f, root))},
 			Properties:          map[string]any{"bytes": f.Bytes, "count": f.Count, "input": f.Path, "source": f.Source},
 		}
 		if f.Device != nil {
@@ -334,6 +337,46 @@ func camel(s string) string {
 		b.WriteString(strings.ToUpper(p[:1]) + p[1:])
 	}
 	return b.String()
+}
+
+// siteless is what a finding with neither a stack nor a site adds to its
+// SiteKey for its SARIF fingerprint, "" for others. Without it every such
+// OOM of one device was one fingerprint ("oom|dev0|no stack|"), and code
+// scanning merged different OOMs into one alert. It adds the input, as
+// given (relative to --source-root when under it), and for an OOM the
+// request in bytes ("?" when not known), the message's form
+// (message_generation: 1.x, 2.x, async, mps, ...) and the exception; for
+// fragmentation, where it was measured (at). All stay the same when one
+// input is analysed again; no line number enters, so log lines added
+// above the message (other noise, another step) do not make it a new
+// alert. Two OOMs of one input with the same request and form share a
+// fingerprint: the same failure repeated.
+func siteless(f *Finding, root string) string {
+	if len(f.Stack) > 0 || f.Site != (Frame{}) || (f.Kind != KindOOM && f.Kind != KindFragmentation) {
+		return ""
+	}
+	in := strings.ReplaceAll(f.Path, "\\", "/")
+	if root != "" {
+		in = strings.TrimPrefix(in, root)
+	}
+	key := "|input " + in
+	if d := f.OOMDetail; d != nil {
+		req := "?"
+		if d.RequestedBytes != nil {
+			req = strconv.FormatInt(*d.RequestedBytes, 10)
+		}
+		key += "|request " + req
+		if d.MessageGeneration != nil {
+			key += "|form " + *d.MessageGeneration
+		}
+		if d.Exception != nil {
+			key += "|" + *d.Exception
+		}
+	}
+	if d := f.FragmentationDetail; d != nil {
+		key += "|at " + d.At
+	}
+	return key
 }
 
 func fingerprint(key string) string {

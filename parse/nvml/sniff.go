@@ -129,7 +129,7 @@ func sniffOne(head []byte) parse.Format {
 	case bytes.HasPrefix(first, []byte("DCGM_FI_")):
 		return FormatDCGMPrometheus
 	case bytes.IndexByte(first, ',') >= 0:
-		return sniffCSV(first)
+		return sniffCSVRows(head, first)
 	default:
 		if _, rest, ok := metricName(first); ok && len(rest) > 0 && hasDCGMLine(head) {
 			return FormatDCGMPrometheus
@@ -296,6 +296,11 @@ func sniffCSV(first []byte) parse.Format {
 	if _, ok := parseTimestamp(f[0], &cache); !ok {
 		return parse.FormatUnknown
 	}
+	for _, v := range f[1:] {
+		if !csvValue(v) {
+			return parse.FormatUnknown // a log line after its date: "2024-04-08 13:02:16,577 - INFO - ..."
+		}
+	}
 	if (bytes.HasPrefix(f[1], []byte("GPU-")) || bytes.HasPrefix(f[1], []byte("MIG-"))) && len(f) <= 6 {
 		if _, ok := parseInt(f[2]); ok {
 			return FormatQueryApps
@@ -319,7 +324,22 @@ func sniffAfterComments(head []byte) parse.Format {
 	if len(first) == 0 || first[0] == '#' || bytes.IndexByte(first, ',') < 0 {
 		return parse.FormatUnknown
 	}
-	return sniffCSV(first)
+	return sniffCSVRows(head, first)
+}
+
+// sniffCSVRows is sniffCSV of head's first line, first: a header of
+// nvidia-smi field names decides alone; a header-less row counts only
+// when the rows of head after it agree (LooksLikeCSVRows), so that a log
+// whose first line has a date and commas is not taken for samples.
+func sniffCSVRows(head, first []byte) parse.Format {
+	f := sniffCSV(first)
+	if f == parse.FormatUnknown || (first[0] >= 'a' && first[0] <= 'z') {
+		return f
+	}
+	if !LooksLikeCSVRows(head, 3) {
+		return parse.FormatUnknown
+	}
+	return f
 }
 
 // sniffJSON looks at the keys of the first JSON document.
