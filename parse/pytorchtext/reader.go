@@ -414,7 +414,7 @@ func (r *Reader) addLine(line string) error {
 	}
 	if p := r.split; p != nil {
 		r.split = nil
-		if cont := strings.TrimLeft(line, " \t"); p.goesOn(cont) {
+		if cont := contLine(p.text[:p.at], line); p.goesOn(cont) {
 			joined := p.text + p.sep + cont
 			if i := findOOM(joined, p.at); i >= 0 && i < len(p.text) {
 				// The phrase goes on on this line: the message is read
@@ -725,9 +725,11 @@ func shortened(m Message) bool { return shortenedReason(m.Reason) }
 // with the previous line; it reports whether the line was used.
 func (r *Reader) continuePending(line string) bool {
 	p := r.pending
-	// Comment marks and quotes before a continuation, a closing quote
-	// after it (a message split across Python string literals).
-	cont := strings.TrimRight(strings.TrimLeft(line, " \t#>|\"'"), " \"'")
+	// The prefix the message's line had (a launcher's, a collector's
+	// timestamp, a quote), comment marks and quotes before a
+	// continuation, a closing quote after it (a message split across
+	// Python string literals).
+	cont := contLine(p.text[:p.at], line)
 	if cont == "" && p.blank < 2 && p.joined < maxWrapLines {
 		// Parts of a message separated by blank lines (a paste whose
 		// line ends were doubled).
@@ -772,8 +774,11 @@ func (r *Reader) flushPending() {
 }
 
 // tracebackOf finds the traceback a line continues: the one whose prefix
-// the line starts with, or else one whose prefix it matches but for digits
-// (a timestamp or a counter that moved on). It returns -1 when none.
+// the line starts with, or else one whose prefix it matches but for its
+// dates and times of day (samePrefix: a timestamp that moved on). A
+// prefix that differs in another number is another process's
+// ("[rank1]: " is not "[rank0]: "): its frames are not this traceback's.
+// It returns -1 when none.
 func (r *Reader) tracebackOf(line string) (int, string) {
 	for k, tb := range r.tbs {
 		if strings.HasPrefix(line, tb.prefix) {
@@ -781,7 +786,10 @@ func (r *Reader) tracebackOf(line string) (int, string) {
 		}
 	}
 	for k, tb := range r.tbs {
-		if n := len(tb.prefix); n > 0 && len(line) >= n && sameButDigits(line[:n], tb.prefix) {
+		if tb.prefix == "" {
+			continue
+		}
+		if n := samePrefix(line, tb.prefix); n >= 0 {
 			return k, line[n:]
 		}
 	}
@@ -798,18 +806,6 @@ type excTail struct {
 	prefix string
 	at     int64 // Reader.nline of the exception's line (a blank line skipped between is not counted there)
 	line   int64 // and its line in the input (a notebook's lines of one string share it)
-}
-
-// sameButDigits reports whether a and b, of the same length, differ only
-// in digits.
-func sameButDigits(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x != y && !(x >= '0' && x <= '9' && y >= '0' && y <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // startTraceback opens a traceback on the lines that start with prefix

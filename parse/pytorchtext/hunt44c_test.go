@@ -1,0 +1,144 @@
+package pytorchtext
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Session 44, helper c (testdata/README.md, "Line prefixes, ranks, Ray's
+// folded lines and cut figures (session 44c)").
+
+// pr99699Body is PyTorch 2.1's message of pytorch/pytorch PR 99699 as the
+// PR wrapped it, read from the tester's GitHub Actions copy (each line
+// behind a 29-byte timestamp "2024-06-22T15:13:25.0790000Z ").
+func pr99699Body(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(dir + "pastes/s44c_wrapped_ci_pr99699.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		body = append(body, l[len("2024-06-22T15:13:25.0790000Z "):])
+	}
+	return body
+}
+
+// A message wrapped over lines that each carry a prefix is joined after
+// the prefix is taken off each: the tester's GitHub Actions and torchrun
+// copies of PR 99699's message were 2 OOMs cut short, "cause not
+// determined"; the text reads whole, as it does flush left: 138.00 MiB
+// asked, 8.44 MiB free of 15.90 GiB, process 1246069 with 577.00 MiB,
+// 14.12 GiB allocated and 410.41 MiB reserved but unallocated. Each
+// prefix kind is tried on the same lines: a timestamp that moves on (and
+// loses trailing zeros, as kubectl's RFC 3339 stamps do), Ray's worker
+// label, vLLM's logger header repeated on every line of a record, srun
+// -l's "0: ", a Markdown quote, a timestamp before a rank.
+func TestHunt44cWrappedBehindPrefixes(t *testing.T) {
+	check := func(name string, rs *rows) {
+		t.Helper()
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages %.200q, want 1", name, len(rs.msgs), fmt.Sprint(rs.msgs))
+		}
+		m := rs.msgs[0]
+		if m.line != 1 || m.gen != "2.x" || !within(m.sizes["requested"], 138*MiB) || !within(m.sizes["free"], sz(8.44, MiB)) ||
+			!within(m.sizes["total"], sz(15.90, GiB)) || !within(m.sizes["allocated"], sz(14.12, GiB)) || !within(m.sizes["reserved_unallocated"], sz(410.41, MiB)) ||
+			len(rs.procs[m.id]) != 1 || rs.procs[m.id][0].PID != 1246069 {
+			t.Errorf("%s: %+v, processes %v", name, m, rs.procs[m.id])
+		}
+	}
+	check("ci", readFile(t, "pastes/s44c_wrapped_ci_pr99699.txt", false))
+	check("rank", readFile(t, "pastes/s44c_wrapped_rank_pr99699.txt", false))
+	body := pr99699Body(t)
+	for name, prefix := range map[string]func(i int) string{
+		"kubectl stamps": func(i int) string {
+			return "2024-06-22T15:13:2" + string(rune('0'+i)) + ".07" + strings.Repeat("1", i%3) + "Z "
+		},
+		"ray worker": func(int) string { return "(RayWorkerWrapper pid=206994, ip=192.168.10.25) " },
+		"vllm header": func(i int) string {
+			return "(VllmWorker rank=0 pid=10948) ERROR 03-27 10:29:1" + string(rune('0'+i)) + " [worker_base.py:620] "
+		},
+		"srun -l":        func(int) string { return "0: " },
+		"quote":          func(int) string { return "> " },
+		"stamp and rank": func(i int) string { return "2024-06-22 15:13:2" + string(rune('0'+i)) + ",079 [rank0]: " },
+	} {
+		var b strings.Builder
+		for i, l := range body {
+			b.WriteString(prefix(i) + l + "\n")
+		}
+		rs, err := readText(t, name, b.String(), false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		check(name, rs)
+	}
+	// Another rank's line does not go on a rank's message: rank 1's "GPU
+	// 0 has ..." after rank 0's first line leaves rank 0's message cut at
+	// its request (no free memory read into it).
+	rs, err := readText(t, "ranks", "[rank0]: "+body[0]+"\n[rank1]: "+body[1]+"\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) == 0 || rs.msgs[0].line != 1 || rs.msgs[0].prefix != "[rank0]:" {
+		t.Fatalf("%.200q, want rank 0's message first", fmt.Sprint(rs.msgs))
+	}
+	if _, ok := rs.msgs[0].sizes["free"]; ok {
+		t.Errorf("rank 0's message took rank 1's figures: %+v", rs.msgs[0])
+	}
+}
+
+// cudaMallocAsync's message, one figure a line (AIFSH/ComfyUI-ChatTTS
+// issue 9), behind a prefix on each line: it was "does not parse" with
+// no request; read as flush left: 320.00 MiB asked, 6.89 GiB allocated,
+// 23.69 GiB device limit (total), 2.94 MiB free.
+func TestHunt44cAsyncBehindPrefixes(t *testing.T) {
+	for _, f := range []string{"s44c_async_ci_chattts9.txt", "s44c_async_rank_chattts9.txt"} {
+		rs := readFile(t, "pastes/"+f, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages, want 1", f, len(rs.msgs))
+		}
+		m := rs.msgs[0]
+		if m.gen != "async" || m.reason != "" || !within(m.sizes["requested"], 320*MiB) || !within(m.sizes["allocated"], sz(6.89, GiB)) ||
+			!within(m.sizes["total"], sz(23.69, GiB)) || !within(m.sizes["free"], sz(2.94, MiB)) {
+			t.Errorf("%s: %+v", f, m)
+		}
+	}
+}
+
+// Frames go to the traceback of their own rank: in the tester's two
+// ranks interleaved line by line (awslabs/keys_values issue 92 and an
+// added rank 1), rank 1's OOM (line 6) took rank 0's conv1d frame and
+// rank 0's (line 7) none. Each now has its own frame: forward
+// (model.py:120) for rank 1, conv1d (lora.py:355) for rank 0. A
+// timestamp before the rank that moves on keeps the rank's traceback.
+func TestHunt44cFramesByRank(t *testing.T) {
+	b, err := os.ReadFile(dir + "pastes/s44c_ranks_interleaved_keysvalues92.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stamped strings.Builder
+	for i, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		stamped.WriteString("2025-01-0" + string(rune('1'+i)) + "T10:00:0" + string(rune('0'+i)) + "Z " + l + "\n")
+	}
+	for name, text := range map[string]string{"file": string(b), "stamped": stamped.String()} {
+		rs, err := readText(t, name, text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != 2 {
+			t.Fatalf("%s: %d messages, want 2", name, len(rs.msgs))
+		}
+		want := map[int64]string{6: "forward", 7: "conv1d"}
+		for _, m := range rs.msgs {
+			fr := rs.frames[m.id]
+			if len(fr) != 1 || fr[0].name != want[m.line] {
+				t.Errorf("%s: line %d frames %+v, want one %s", name, m.line, fr, want[m.line])
+			}
+		}
+	}
+}
+
+// sz is a size printed as v units (two decimals), in bytes.
+func sz(v float64, unit int64) int64 { return int64(v * float64(unit)) }
