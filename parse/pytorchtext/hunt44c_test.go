@@ -142,3 +142,51 @@ func TestHunt44cFramesByRank(t *testing.T) {
 
 // sz is a size printed as v units (two decimals), in bytes.
 func sz(v float64, unit int64) int64 { return int64(v * float64(unit)) }
+
+// A figure whose number and unit are whole is read when the words after
+// it are cut, wherever those words say what it is: 1.x names a figure
+// after it ("10.56 MiB fr", "6.60 GiB reser", "6.60 GiB ca" of 1.0-1.3's
+// "cached"), and a process's size is whole before "memory in use" (2.x).
+// Before, each was dropped with its cut words. A 1.x figure cut before
+// any of its words is not read: "reserved in total" and "cached" would
+// give it two meanings. (The messages are written for this test in
+// PyTorch's forms.)
+func TestHunt44cFigureWholeBeforeCut(t *testing.T) {
+	const gen1 = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.50 GiB already allocated; 10.56 MiB free; 6.60 GiB reserved in total by PyTorch)"
+	const gen2 = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.66 GiB is free. Process 12 has 1.00 GiB memory in use. Of the allocated memory 12.09 GiB is allocated by PyTorch, and 4.84 GiB is reserved by PyTorch but unallocated."
+	cutAt := func(s, after string) string { return s[:strings.Index(s, after)+len(after)] }
+	for _, c := range []struct {
+		name, text     string
+		field          string
+		want           int64 // -1: not read
+		reserved, proc int64
+	}{
+		{"free cut in its word", cutAt(gen1, "10.56 MiB fr"), "free", sz(10.56, MiB), -1, -1},
+		{"free before its space", cutAt(gen1, "10.56 MiB free;"), "free", sz(10.56, MiB), -1, -1},
+		{"reserved cut in its words", cutAt(gen1, "6.60 GiB reser"), "reserved", sz(6.60, GiB), sz(6.60, GiB), -1},
+		{"cached cut in its word", cutAt(gen1, "6.60 GiB ") + "ca", "reserved_unallocated", sz(6.60, GiB), sz(6.50, GiB) + sz(6.60, GiB), -1},
+		{"1.x figure without its words", cutAt(gen1, "6.60 GiB"), "reserved", -1, -1, -1},
+		{"process cut in its words", cutAt(gen2, "memory in u"), "free", sz(1.66, GiB), -1, 1 * GiB},
+		{"process cut in its size", cutAt(gen2, "Process 12 has 1.0"), "free", sz(1.66, GiB), -1, -1},
+	} {
+		rs, err := readText(t, c.name, c.text+"\n", false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(rs.msgs) != 1 || rs.msgs[0].gen != "cut" {
+			t.Fatalf("%s: %.200q, want one cut message", c.name, fmt.Sprint(rs.msgs))
+		}
+		m := rs.msgs[0]
+		got, ok := m.sizes[c.field]
+		if ok != (c.want >= 0) || ok && !within(got, c.want) {
+			t.Errorf("%s: %s %d (%v), want %d", c.name, c.field, got, ok, c.want)
+		}
+		if r, ok := m.sizes["reserved"]; ok != (c.reserved >= 0) || ok && !within(r, c.reserved) {
+			t.Errorf("%s: reserved %d (%v), want %d", c.name, r, ok, c.reserved)
+		}
+		procs := rs.procs[m.id]
+		if (c.proc >= 0) != (len(procs) == 1) || c.proc >= 0 && (procs[0].PID != 12 || !within(procs[0].Bytes, c.proc)) {
+			t.Errorf("%s: processes %+v, want process 12 of %d", c.name, procs, c.proc)
+		}
+	}
+}
