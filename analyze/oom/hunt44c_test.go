@@ -56,3 +56,35 @@ func TestHunt44cCutAfterLastFigure(t *testing.T) {
 		}
 	}
 }
+
+// Lines Ray's log deduplication folded into an OOM's line are counted:
+// the tester's vllm-project/vllm issue 15598 line, "[repeated 7x across
+// cluster]", with no first line of its kind in the input, stands for 7
+// lines not shown (6 folded before it, and the first Ray printed on its
+// own): at least 8 OOMs, said in a note; it was "OOM 1 of 1". With the
+// first line in the input (another worker's, made in the test), that line
+// is its own OOM and 6 are not shown: 2 + 6 = 8 again.
+func TestHunt44cRayFoldsCounted(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/pytorch/pastes/s44c_ray_repeated_vllm15598.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := strings.TrimRight(string(b), "\n")
+	first := strings.NewReplacer("pid=206994", "pid=206993", "GPU 6", "GPU 2", " [repeated 7x across cluster]", "").Replace(folded)
+	for _, c := range []struct {
+		name, text   string
+		ooms, unseen int
+	}{
+		{"tester", folded + "\n", 1, 7},
+		{"first shown", first + "\n" + folded + "\n", 2, 6},
+	} {
+		pm := NewPostmortem([]Input{textInput(t, c.name+".txt", c.text)}, PostmortemOptions{})
+		if len(pm.OOMs) != c.ooms {
+			t.Fatalf("%s: %d OOMs, want %d", c.name, len(pm.OOMs), c.ooms)
+		}
+		r := pm.OOMs[c.ooms-1]
+		if r.FoldedOOMs != c.unseen || !strings.Contains(strings.Join(r.Notes, "\n"), "at least 8 such out-of-memory lines") {
+			t.Errorf("%s: folded %d, want %d; notes %.200q", c.name, r.FoldedOOMs, c.unseen, strings.Join(r.Notes, "\n"))
+		}
+	}
+}

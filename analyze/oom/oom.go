@@ -281,6 +281,15 @@ type Report struct {
 	Stats *AllocatorStats
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
+	// FoldedOOMs counts out-of-memory lines the inputs do not show that
+	// this OOM's line stands for: Ray's log deduplication folded N lines
+	// of its kind ("[repeated Nx across cluster]", this one the last of
+	// them) after printing the first on its own; FoldedOOMs is N-1, and 1
+	// more when that first line is not in the input. Each is counted as an
+	// OOM (other workers', whose figures may differ), so the OOMs were at
+	// least len(OOMs) plus the FoldedOOMs of each. A note says where the
+	// count came from.
+	FoldedOOMs int
 	// Coarse are the figures above that the OOM's message gave with fewer
 	// decimals than PyTorch prints (a paste retyped by hand: "24 GiB"),
 	// and those summed from them; nil when none. Text about the OOM
@@ -1038,6 +1047,9 @@ func testID(prefix string) string {
 func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter) {
 	r.Sources = append(r.Sources, src)
 	r.Occurrences++
+	if m.Folded > 0 {
+		r.addFolded(m, src)
+	}
 	if r.Exception == "" {
 		r.Exception = m.Exception
 	}
@@ -1155,6 +1167,20 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if !near(msgReserved, r.ReservedBytes) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s reserved by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(msgReserved), pytorchtext.FormatSize(r.ReservedBytes)))
 	}
+}
+
+// addFolded counts the lines Ray's log deduplication folded into m's
+// line (see FoldedOOMs) and says where the count came from.
+func (r *Report) addFolded(m Message, src Source) {
+	unseen := m.Folded - 1
+	first := fmt.Sprintf("the first of its kind, which Ray prints on its own before folding the rest, is line %d", m.FoldedFirst)
+	if m.FoldedFirst == 0 {
+		unseen++
+		first = "the first of its kind, which Ray prints on its own before folding the rest, is not in the input"
+	}
+	r.FoldedOOMs += unseen
+	r.Notes = append(r.Notes, fmt.Sprintf("Ray's log deduplication folded %d lines of this kind into line %d (\"[repeated %dx across cluster]\"; it is the last of them), and %s: at least %d such out-of-memory lines were printed, %d of them not in the input, each counted here as an OOM; Ray folds lines that match but for words holding a digit, so theirs may be other GPUs, other sizes, other workers (or one printed again): RAY_DEDUP_LOGS=0, or each worker's log under /tmp/ray/session_latest/logs, shows them all",
+		m.Folded, src.Line, m.Folded, first, m.Folded+1, unseen))
 }
 
 // takeReserved sets PyTorch's allocated and reserved memory from a

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // Session 44, helper c (testdata/README.md, "Line prefixes, ranks, Ray's
@@ -187,6 +189,80 @@ func TestHunt44cFigureWholeBeforeCut(t *testing.T) {
 		procs := rs.procs[m.id]
 		if (c.proc >= 0) != (len(procs) == 1) || c.proc >= 0 && (procs[0].PID != 12 || !within(procs[0].Bytes, c.proc)) {
 			t.Errorf("%s: processes %+v, want process 12 of %d", c.name, procs, c.proc)
+		}
+	}
+}
+
+// foldRow is a message's line and its Ray fold columns (-1: null).
+type foldRow struct {
+	line, folded, first int64
+	text                string
+}
+
+// readFolds reads text's messages' fold columns.
+func readFolds(t *testing.T, text string) []foldRow {
+	t.Helper()
+	r := NewReader(strings.NewReader(text), "folds")
+	defer r.Release()
+	var out []foldRow
+	for r.Next() {
+		if r.Table() != TableMessages {
+			continue
+		}
+		rec := r.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			f := foldRow{line: rec.Column(MsgLine).(*array.Int64).Value(i), folded: -1, first: -1, text: strings.Clone(rec.Column(MsgText).(*array.String).Value(i))}
+			if c := rec.Column(MsgFolded).(*array.Int32); c.IsValid(i) {
+				f.folded = int64(c.Value(i))
+			}
+			if c := rec.Column(MsgFoldedFirst).(*array.Int64); c.IsValid(i) {
+				f.first = c.Value(i)
+			}
+			out = append(out, f)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Ray's "[repeated Nx across cluster]" (ray/_private/ray_logging's
+// LogDeduplicator) is read: the tester's vllm-project/vllm issue 15598
+// line says Ray folded 7 lines of its kind into it, and the first of the
+// kind, which Ray prints on its own, is not in the input (folded 7,
+// folded_first null). It was ignored. In the test: the first line of the
+// kind from another worker (another pid and GPU: Ray's key drops words
+// with digits) before it gives folded_first 1; Ray's once-printed notice
+// after the mark is read too; the mark is not part of the message's
+// text; a line of another kind before it is no first.
+func TestHunt44cRayFolds(t *testing.T) {
+	b, err := os.ReadFile(dir + "pastes/s44c_ray_repeated_vllm15598.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := strings.TrimRight(string(b), "\n")
+	plain := strings.TrimSuffix(folded, " [repeated 7x across cluster]")
+	first := strings.NewReplacer("pid=206994", "pid=206993", "GPU 6", "GPU 2").Replace(plain)
+	other := strings.Replace(plain, "Tried to allocate", "Could not allocate, tried", 1)
+	notice := " (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication, or see https://docs.ray.io/en/master/ray-observability/user-guides/configure-logging.html#log-deduplication for more options.)"
+	for _, c := range []struct {
+		name, text string
+		want       []foldRow // text unchecked
+	}{
+		{"tester", folded + "\n", []foldRow{{1, 7, -1, ""}}},
+		{"first shown", first + "\n" + folded + "\n", []foldRow{{1, -1, -1, ""}, {2, 7, 1, ""}}},
+		{"with notice", folded + notice + "\n", []foldRow{{1, 7, -1, ""}}},
+		{"another kind before", other + "\n" + folded + "\n", []foldRow{{1, -1, -1, ""}, {2, 7, -1, ""}}},
+	} {
+		got := readFolds(t, c.text)
+		if len(got) != len(c.want) {
+			t.Fatalf("%s: %d messages, want %d", c.name, len(got), len(c.want))
+		}
+		for i, g := range got {
+			if w := c.want[i]; g.line != w.line || g.folded != w.folded || g.first != w.first || strings.Contains(g.text, "repeated") {
+				t.Errorf("%s: message %d line %d folded %d first %d text %.200q; want %+v", c.name, i, g.line, g.folded, g.first, g.text, w)
+			}
 		}
 	}
 }

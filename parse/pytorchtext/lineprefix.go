@@ -1,6 +1,11 @@
 package pytorchtext
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
 
 // Line prefixes: what a launcher, a collector or a quote puts before every
 // line of a program's output. GitHub Actions' and kubectl --timestamps'
@@ -107,3 +112,62 @@ func contLine(lead, line string) string {
 	}
 	return strings.TrimRight(strings.TrimLeft(line[best:], " \t#>|\"'"), " \"'")
 }
+
+// Ray's log deduplication (ray/_private/ray_logging: LogDeduplicator)
+// prints the first line of a kind from a worker as it comes, then folds
+// the lines of that kind from other workers over a window
+// (RAY_DEDUP_LOGS_AGG_WINDOW_S, 5 s) and prints the last of them with "
+// [repeated Nx across cluster]" after it, N the lines folded (that one
+// among them), the first time with " (Ray deduplicates logs by default.
+// Set RAY_DEDUP_LOGS=0 ...)" after that. Lines are of one kind when they
+// match but for their words that hold a digit or a hex number
+// (_canonicalise_log_line): another GPU, another size, another pid.
+
+// rayRepeatedRe matches Ray's fold mark at a line's end (its colour codes
+// already removed), with the once-printed notice after it.
+var rayRepeatedRe = lazyre.New(` ?\[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^)]*\))?\s*$`)
+
+// rayFolded returns line without Ray's fold mark, and N of its "[repeated
+// Nx across cluster]" (0 when the line has none).
+func rayFolded(line string) (string, int) {
+	if !strings.Contains(line, "x across cluster]") {
+		return line, 0
+	}
+	loc := rayRepeatedRe.Re().FindStringSubmatchIndex(line)
+	if loc == nil {
+		return line, 0
+	}
+	n, err := strconv.Atoi(line[loc[2]:loc[3]])
+	if err != nil || n <= 0 {
+		return line, 0
+	}
+	return line[:loc[0]], n
+}
+
+// rayWorkerRe matches the label Ray puts before a worker's line:
+// "(RayWorkerWrapper pid=206994, ip=192.168.10.25) ", "(pid=45601) ".
+var rayWorkerRe = lazyre.New(`^\((?:[\w.-]+ )?pid=\d+(?:, ip=[^)]*)?\) `)
+
+// rayKey is what Ray's deduplication compares lines by: the line without
+// Ray's worker label, less its words that hold a digit or "0x" (see
+// _canonicalise_log_line).
+func rayKey(line string) string {
+	if loc := rayWorkerRe.Re().FindStringIndex(line); loc != nil {
+		line = line[loc[1]:]
+	}
+	var b strings.Builder
+	for _, w := range strings.Fields(line) {
+		if strings.ContainsAny(w, "0123456789") {
+			continue // Ray's \d+ and 0x[0-9a-fA-F]+ both hold a digit
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// maxRayKeys bounds the kinds of out-of-memory lines remembered for
+// Ray's folds.
+const maxRayKeys = 4096

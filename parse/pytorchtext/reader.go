@@ -163,6 +163,19 @@ type Reader struct {
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
+	// fold is the last line Ray's deduplication folded others into
+	// (lineprefix.go); rayKeys the lines of out-of-memory messages read,
+	// by rayKey, each the first of its kind.
+	fold    *rayFold
+	rayKeys map[string]int64
+}
+
+// rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
+// n is N, first the line of the first line of its kind (0 when not in
+// the input).
+type rayFold struct {
+	line, first int64
+	n           int
 }
 
 // longRest is the part of a long line past the piece readLine returned:
@@ -402,6 +415,10 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if l, n := rayFolded(line); n > 0 {
+		line = l
+		r.fold = &rayFold{line: r.line, n: n, first: r.rayKeys[rayKey(line)]}
+	}
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
@@ -547,6 +564,12 @@ func (r *Reader) addBody(line string) error {
 	tail := r.tail
 	r.tail = nil
 	r.nline++
+	n0 := r.nmsg
+	defer func() {
+		if r.nmsg > n0 || r.pending != nil && r.pending.line == r.line {
+			r.noteKind(line) // for Ray's folds
+		}
+	}()
 	for from := 0; ; {
 		i := findOOM(line, from)
 		if i < 0 {
@@ -615,6 +638,18 @@ func (r *Reader) addBody(line string) error {
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// noteKind remembers the line of an out-of-memory message as the first
+// of its kind for Ray's folds (rayKey), unless one came before it.
+func (r *Reader) noteKind(line string) {
+	if r.rayKeys == nil {
+		r.rayKeys = map[string]int64{}
+	}
+	k := rayKey(line)
+	if _, ok := r.rayKeys[k]; !ok && len(r.rayKeys) < maxRayKeys {
+		r.rayKeys[k] = r.line
+	}
 }
 
 // noteLogged warns of an out-of-memory error that a framework logged at
@@ -890,6 +925,17 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgCoarse).(*array.StringBuilder).Append(FormatCoarse(m.Coarse))
 	} else {
 		b.Field(MsgCoarse).AppendNull()
+	}
+	if f := r.fold; f != nil && f.line == line {
+		b.Field(MsgFolded).(*array.Int32Builder).Append(int32(min(f.n, 1<<30)))
+		if f.first > 0 {
+			b.Field(MsgFoldedFirst).(*array.Int64Builder).Append(f.first)
+		} else {
+			b.Field(MsgFoldedFirst).AppendNull()
+		}
+	} else {
+		b.Field(MsgFolded).AppendNull()
+		b.Field(MsgFoldedFirst).AppendNull()
 	}
 	r.maybeFlush(TableMessages)
 
