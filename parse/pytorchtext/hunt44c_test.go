@@ -114,8 +114,15 @@ func TestHunt44cAsyncBehindPrefixes(t *testing.T) {
 // added rank 1), rank 1's OOM (line 6) took rank 0's conv1d frame and
 // rank 0's (line 7) none. Each now has its own frame: forward
 // (model.py:120) for rank 1, conv1d (lora.py:355) for rank 0. A
-// timestamp before the rank that moves on keeps the rank's traceback.
+// timestamp before the rank that moves on keeps the rank's traceback,
+// and so do line numbers alone before each line (a paste's gutter, " 10
+// ", " 11 ": donaldlab/OSPREY3 issue 67, whose exception keeps its frame
+// printGpuInfo; this change first lost it, and make test did not see).
 func TestHunt44cFramesByRank(t *testing.T) {
+	osprey := readFile(t, "pastes/jcuda_driver_osprey67.txt", false)
+	if len(osprey.msgs) == 0 || len(osprey.frames[osprey.msgs[0].id]) == 0 || osprey.frames[osprey.msgs[0].id][0].name != "printGpuInfo" {
+		t.Errorf("osprey67: %.200q, frames %v; want printGpuInfo innermost", fmt.Sprint(osprey.msgs), osprey.frames)
+	}
 	b, err := os.ReadFile(dir + "pastes/s44c_ranks_interleaved_keysvalues92.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -56,8 +56,22 @@ func clockLen(s string) int {
 // for the dates and times of day in both (a timestamp that moved on, and
 // may be printed with fewer digits: RFC 3339's trailing zeros dropped);
 // -1 when line does not start so. Other digits must be equal: "[rank1]:"
-// is not "[rank0]:", nor is one pid another's.
+// is not "[rank0]:", nor is one pid another's; but a prefix that is a
+// line number alone (" 10 ", a paste's gutter) matches any other.
 func samePrefix(line, prefix string) int {
+	if trail, ok := gutter(prefix); ok {
+		// Line numbers before each line (an editor's or cat -n's, in a
+		// paste): a counter that moves on, not a process's label.
+		i := len(line) - len(strings.TrimLeft(line, " \t"))
+		j := i
+		for j < len(line) && isDigit(line[j]) {
+			j++
+		}
+		if j == i || !strings.HasPrefix(line[j:], trail) {
+			return -1
+		}
+		return j + len(trail)
+	}
 	i, j := 0, 0
 	for j < len(prefix) {
 		if i >= len(line) {
@@ -75,6 +89,19 @@ func samePrefix(line, prefix string) int {
 		i, j = i+1, j+1
 	}
 	return i
+}
+
+// gutter reports whether prefix is a line number alone, with spaces or
+// tabs around it (" 10 ", "    10\t"), and returns what follows the
+// number.
+func gutter(prefix string) (trail string, ok bool) {
+	t := strings.TrimLeft(prefix, " \t")
+	d := 0
+	for d < len(t) && isDigit(t[d]) {
+		d++
+	}
+	trail = t[d:]
+	return trail, d > 0 && strings.Trim(trail, " \t") == ""
 }
 
 // maxPrefix bounds the prefix looked for on a continuation line.
