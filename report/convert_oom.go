@@ -199,7 +199,7 @@ func oomFinding(r oom.Report) Finding {
 		ProcessInUseBytes: known(r.ProcessInUseBytes), OtherProcesses: []ProcessMemory{}, UnlistedBytes: known(r.UnlistedBytes),
 		AllowedBytes: known(r.AllowedBytes), PrivatePoolBytes: known(r.PrivatePoolBytes), WouldFitIfContiguous: r.WouldFitIfContiguous,
 		Cause: []string{}, CauseEvidence: []OOMCause{}, Sites: []OOMSite{}, SitesTotal: r.SitesTotal,
-		Sources: []OOMSource{}, Occurrences: r.Occurrences, Notes: append([]string{}, r.Notes...)}
+		Sources: []OOMSource{}, Occurrences: r.Occurrences, FoldedOOMs: r.FoldedOOMs, Notes: append([]string{}, r.Notes...)}
 	if a := r.Survived; a != nil {
 		d.Survived = &Survived{Allocations: a.Allocs, LargestAllocBytes: a.LargestAlloc, SameSiteLargestBytes: a.SameSiteLargest,
 			SegmentsReleased: a.SegmentsReleased, LaterOOMs: a.LaterOOMs}

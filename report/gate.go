@@ -648,6 +648,14 @@ func (g Gate) evalOOM(in GateInput) (string, bool) {
 			why += fmt.Sprintf(" (%d of them of no known request, not counted)", unsized)
 		}
 	}
+	if folded, at := foldedOOMs(in.Findings); folded > 0 {
+		// Lines Ray's log deduplication folded: OOMs of no size the
+		// inputs show.
+		why += fmt.Sprintf("; at least %s folded into their lines by Ray's log deduplication (%s), of no known size", plural(folded, "more OOM line", "more OOM lines"), at)
+		if g.Op == OpAny {
+			ok = true
+		}
+	}
 	most, where, atLeast := allocatorCountedOOMs(in.Inputs)
 	if most == 0 {
 		return why, ok
@@ -660,6 +668,24 @@ func (g Gate) evalOOM(in GateInput) (string, bool) {
 		return extra, true
 	}
 	return extra + ", of no known size", ok
+}
+
+// foldedOOMs adds up the OOM findings' FoldedOOMs, and names where they
+// were folded (file:line of each finding's first source).
+func foldedOOMs(fs []Finding) (int, string) {
+	n := 0
+	var at []string
+	for i := range fs {
+		f := &fs[i]
+		if f.Kind != KindOOM || f.OOMDetail == nil || f.OOMDetail.FoldedOOMs == 0 {
+			continue
+		}
+		n += f.OOMDetail.FoldedOOMs
+		if s := f.OOMDetail.Sources; len(s) > 0 && s[0].Line != nil {
+			at = append(at, fmt.Sprintf("%s:%d", s[0].Path, *s[0].Line))
+		}
+	}
+	return n, strings.Join(at, ", ")
 }
 
 // allocatorCountedOOMs adds up the out-of-memory errors allocators

@@ -107,6 +107,12 @@ type OOMDetail struct {
 	// Sources are the inputs that described this OOM.
 	Sources     []OOMSource `json:"sources"`
 	Occurrences int         `json:"occurrences"`
+	// FoldedOOMs counts out-of-memory lines of this one's kind that a log
+	// deduplicator (Ray's "[repeated Nx across cluster]") folded into its
+	// line and that no input shows: each counts as an OOM, so the OOMs
+	// were at least the findings plus these; absent when none (a note
+	// says where the count came from).
+	FoldedOOMs int `json:"folded_ooms,omitempty"`
 	// Survived is present when a snapshot's trace goes on after the OOM
 	// (the program caught it): what came after.
 	Survived *Survived `json:"survived,omitempty"`

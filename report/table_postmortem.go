@@ -69,9 +69,13 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
 		}
 	}
+	folded := 0 // OOM lines Ray's log deduplication folded (FoldedOOMs)
+	for _, f := range ooms {
+		folded += f.OOMDetail.FoldedOOMs
+	}
 	for i, f := range ooms {
 		fmt.Fprintln(ew)
-		writeOOM(ew, i+1, len(ooms), f)
+		writeOOM(ew, i+1, len(ooms), folded, f)
 	}
 	for _, f := range frags {
 		fmt.Fprintln(ew)
@@ -112,9 +116,14 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 	return ew.err
 }
 
-func writeOOM(w io.Writer, n, of int, f Finding) {
+// writeOOM writes the n-th of the of OOMs shown; folded more, which no
+// input shows, were folded into their lines by a log deduplicator.
+func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 	d, m := f.OOMDetail, f.AllocatorMemory
 	title := fmt.Sprintf("OOM %d of %d", n, of)
+	if folded > 0 {
+		title = fmt.Sprintf("OOM %d of at least %d (%d of them folded into the lines shown by Ray's log deduplication)", n, of+folded, folded)
+	}
 	switch {
 	case f.DeviceType == "cpu":
 		title += ": host memory (CPU)"
@@ -154,6 +163,9 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 		src += " (" + *d.Exception + ")"
 	}
 	fmt.Fprintln(w, src)
+	if d.FoldedOOMs > 0 {
+		fmt.Fprintf(w, "  folded:   at least %s of its kind not in the input (Ray's \"[repeated Nx across cluster]\": see the notes)\n", plural(d.FoldedOOMs, "more OOM line", "more OOM lines"))
+	}
 	if d.TimeUs != nil && *d.TimeUs >= 946684800_000_000 {
 		fmt.Fprintf(w, "  when:     %s UTC\n", time.UnixMicro(*d.TimeUs).UTC().Format("2006-01-02 15:04:05.000"))
 	}

@@ -281,6 +281,15 @@ type Report struct {
 	Stats *AllocatorStats
 	// Occurrences counts the messages folded into this report.
 	Occurrences int
+	// FoldedOOMs counts out-of-memory lines the inputs do not show that
+	// this OOM's line stands for: Ray's log deduplication folded N lines
+	// of its kind ("[repeated Nx across cluster]", this one the last of
+	// them) after printing the first on its own; FoldedOOMs is N-1, and 1
+	// more when that first line is not in the input. Each is counted as an
+	// OOM (other workers', whose figures may differ), so the OOMs were at
+	// least len(OOMs) plus the FoldedOOMs of each. A note says where the
+	// count came from.
+	FoldedOOMs int
 	// Coarse are the figures above that the OOM's message gave with fewer
 	// decimals than PyTorch prints (a paste retyped by hand: "24 GiB"),
 	// and those summed from them; nil when none. Text about the OOM
@@ -1038,6 +1047,9 @@ func testID(prefix string) string {
 func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter) {
 	r.Sources = append(r.Sources, src)
 	r.Occurrences++
+	if m.Folded > 0 {
+		r.addFolded(m, src)
+	}
 	if r.Exception == "" {
 		r.Exception = m.Exception
 	}
@@ -1091,6 +1103,15 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes = m.Total, m.Free, m.ProcessInUse
 			r.OtherProcesses, r.AllowedBytes = m.Processes, m.Allowed
 			r.AllocatedBytes = m.Allocated // 1.x prints it right after the total
+			r.PrivatePoolBytes = m.PrivatePools
+			switch {
+			case m.ReservedUnallocated >= 0 && m.Allocated >= 0:
+				// 2.x cut after its last figure ("and 4.84 GiB is rese").
+				r.takeReserved(m.Allocated+m.ReservedUnallocated, m.Allocated, 0)
+			case m.Reserved >= 0 && m.Allocated >= 0:
+				// 1.x cut inside the words after its reserved memory.
+				r.takeReserved(m.Reserved, m.Allocated, pytorchtext.SizeTolerance(m.Reserved)+pytorchtext.SizeTolerance(m.Allocated))
+			}
 		}
 		return
 	}
@@ -1126,23 +1147,17 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.DeviceFreeBytes = -1
 			r.Notes = append(r.Notes, fmt.Sprintf("the %s free printed is the GPU's total less PyTorch's reserved memory, the estimate PyTorch prints on an XPU device that cannot report its free memory: what the GPU really had free, and what else held it, is unknown", r.size(m.Free)))
 		}
-		r.AllocatedBytes = m.Allocated
-		r.ReservedBytes = msgReserved
-		r.ReservedUnallocatedBytes = msgReserved - m.Allocated
+		ruTol := int64(0)
 		if m.Generation == pytorchtext.Gen1 && !m.Cached {
-			r.ruTol = pytorchtext.SizeTolerance(m.Reserved) + pytorchtext.SizeTolerance(m.Allocated)
+			ruTol = pytorchtext.SizeTolerance(m.Reserved) + pytorchtext.SizeTolerance(m.Allocated)
 		}
 		if m.Generation == pytorchtext.GenAsync {
 			// cudaMallocAsync: freed memory goes back to CUDA's pool,
 			// which the message does not show.
-			r.ReservedUnallocatedBytes = -1
+			r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes = m.Allocated, msgReserved, -1
+			return
 		}
-		ru := r.ReservedUnallocatedBytes
-		if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && r.RequestedBytes > 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
-			// Unknown when the request lies within the rounding.
-			fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
-			r.WouldFitIfContiguous = &fit
-		}
+		r.takeReserved(msgReserved, m.Allocated, ruTol)
 		return
 	}
 	// The snapshot's numbers are exact; say when the message disagrees.
@@ -1152,6 +1167,45 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if !near(msgReserved, r.ReservedBytes) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the message says %s reserved by PyTorch, the snapshot's state at the OOM %s", pytorchtext.FormatSize(msgReserved), pytorchtext.FormatSize(r.ReservedBytes)))
 	}
+}
+
+// addFolded counts the lines Ray's log deduplication folded into m's
+// line (see FoldedOOMs) and says where the count came from.
+func (r *Report) addFolded(m Message, src Source) {
+	unseen := m.Folded - 1
+	first := fmt.Sprintf("the first of its kind, which Ray prints on its own before folding the rest, is line %d", m.FoldedFirst)
+	if m.FoldedFirst == 0 {
+		unseen++
+		first = "the first of its kind, which Ray prints on its own before folding the rest, is not in the input"
+	}
+	r.FoldedOOMs += unseen
+	r.Notes = append(r.Notes, fmt.Sprintf("Ray's log deduplication folded %d lines of this kind into line %d (\"[repeated %dx across cluster]\"; it is the last of them), and %s: at least %d such out-of-memory lines were printed, %d of them not in the input, each counted here as an OOM; Ray folds lines that match but for words holding a digit, so theirs may be other GPUs, other sizes, other workers (or one printed again): RAY_DEDUP_LOGS=0, or each worker's log under /tmp/ray/session_latest/logs, shows them all",
+		m.Folded, src.Line, m.Folded, first, m.Folded+1, unseen))
+}
+
+// takeReserved sets PyTorch's allocated and reserved memory from a
+// message, the reserved but unallocated memory between them (ruTol: the
+// rounding of that difference when derived from two printed figures),
+// and whether that memory would have held the request had it been one
+// block (unknown when the request lies within the rounding).
+func (r *Report) takeReserved(reserved, allocated, ruTol int64) {
+	r.AllocatedBytes, r.ReservedBytes = allocated, reserved
+	r.ReservedUnallocatedBytes, r.ruTol = reserved-allocated, ruTol
+	ru := r.ReservedUnallocatedBytes
+	if tol := pytorchtext.SizeTolerance(ru); ru >= 0 && r.RequestedBytes > 0 && (ru+tol-r.ruTol >= r.RequestedBytes || ru+tol+r.ruTol < r.RequestedBytes) {
+		fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
+		r.WouldFitIfContiguous = &fit
+	}
+}
+
+// cutAfterFigures reports a message cut short after every figure a cause
+// is judged from: the request, the GPU's free memory, PyTorch's allocated
+// and reserved memory (2.x's last figure, "and 4.84 GiB is rese", is
+// whole once its unit is). What the cut took (the advice after them) is
+// not needed.
+func (r *Report) cutAfterFigures() bool {
+	return r.msg != nil && r.msg.Generation == pytorchtext.GenCut && !r.snapshot && r.RequestedBytes > 0 &&
+		r.known(r.DeviceFreeBytes) && r.known(r.AllocatedBytes) && r.known(r.ReservedBytes)
 }
 
 // ortCauses judges an ONNX Runtime BFC arena OOM (pytorchtext.GenORT):
@@ -1376,6 +1430,7 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "from a profiler trace's [OutOfMemory] event alone: it gives the request and PyTorch's allocated and reserved memory, not the GPU's total or free memory nor where the free memory was, so only a request larger than any GPU is judged; the OOM message in the job's log (give it too) or a snapshot tells the cause")
 		}
 	}
+	judge := false // a cut message whose figures are all there (cutAfterFigures)
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
@@ -1392,6 +1447,11 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenUnparsed:
 			r.Notes = append(r.Notes, "the message does not parse ("+r.Reason+"); nothing was read from it")
 		case pytorchtext.GenCut:
+			if r.cutAfterFigures() {
+				r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+") after its figures: the request, the GPU's free memory and PyTorch's allocated and reserved memory were read whole, and the causes below are judged from them; the words after the cut are not read")
+				judge = true
+				break
+			}
 			if r.cutTooBig() {
 				break
 			}
@@ -1456,7 +1516,9 @@ func (r *Report) findCauses() {
 		case pytorchtext.GenTHC:
 			r.Notes = append(r.Notes, "PyTorch 0.x (THC) ran out of memory: its message has no sizes; the line of the failing CUDA call is in the message, the Python line in the traceback")
 		}
-		return
+		if !judge {
+			return
+		}
 	}
 	if r.Generation == pytorchtext.GenMPS && r.msg != nil {
 		r.mpsCauses()
@@ -1502,7 +1564,7 @@ func (r *Report) findCauses() {
 	} else {
 		tol = pytorchtext.SizeTolerance(req)
 	}
-	fromMessage := r.msg != nil && parsed(r.msg.Generation)
+	fromMessage := r.msg != nil && (parsed(r.msg.Generation) || judge)
 	if fromMessage {
 		r.reconcileProcesses()
 	}

@@ -358,9 +358,11 @@ func TestRealPastes(t *testing.T) {
 		// The exception line and the same text in an absl W record: one
 		// OOM. 8.28 - 1.54 = 6.74 GiB split >= 6.05 GiB asked.
 		{"pt1.x_absl_warning_repeat_mlcommons182.txt", "1.x", gib(605), gib(605), gib(1578), gib(154), gib(828), -1, CauseFragmentation},
-		// Cut inside "unallocated": 270 MiB + 20.08 GiB allocated fit the
-		// 21.67 GiB GPU, so the cut figures would tell: no cause.
-		{"pt2.x_cut_unallocated_zh_log.txt", "cut", mib(27000), mib(25575), gib(2167), gib(2008), -1, -1, ""},
+		// Cut inside "unallocated", after its last figure (56.49 MiB
+		// reserved but unallocated, whole): 255.75 MiB free for 270 MiB,
+		// 56.49 MiB cached could not have held it, process 2109 held 344
+		// MiB (1448259, 21.07 GiB, is this one): other processes.
+		{"pt2.x_cut_unallocated_zh_log.txt", "cut", mib(27000), mib(25575), gib(2167), gib(2008), gib(2008) + mib(5649), gib(2107), CauseOtherProcesses},
 		// Cut after the total (the process line under it is a reflowed
 		// abridgment): no cause.
 		{"pt2.x_cut_after_total_ru_doc.txt", "cut", mib(27000), -1, gib(2197), -1, -1, -1, ""},

@@ -21,6 +21,14 @@ type Message struct {
 	// Frames are the traceback that ended with it, innermost first; nil
 	// without one.
 	Frames []callsite.Frame
+	// Folded is N of Ray's "[repeated Nx across cluster]" on its line:
+	// lines of its kind Ray's log deduplication folded into it, it the
+	// last of them; 0 without. FoldedFirst is the line of the first of
+	// that kind in the input (Ray prints it on its own), 0 when it is not
+	// in the input. See pytorchtext's messages table (folded,
+	// folded_first).
+	Folded      int
+	FoldedFirst int64
 }
 
 // AllocatorStats is one torch.cuda.memory_stats() dict, or the numbers of
@@ -127,6 +135,12 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 			m.Text = str(pytorchtext.MsgText, i)
 			m.Cached = rec.Column(pytorchtext.MsgCached).(*array.Boolean).Value(i)
 			m.Coarse = pytorchtext.ParseCoarse(str(pytorchtext.MsgCoarse, i))
+			if c := rec.Column(pytorchtext.MsgFolded).(*array.Int32); c.IsValid(i) {
+				m.Folded = int(c.Value(i))
+				if f := rec.Column(pytorchtext.MsgFoldedFirst).(*array.Int64); f.IsValid(i) {
+					m.FoldedFirst = f.Value(i)
+				}
+			}
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}
 	case pytorchtext.TableProcesses:

@@ -2291,11 +2291,13 @@ func parseGen2(s *scanner, m *Message) error {
 			if err == nil {
 				err = s.want(".")
 			}
+			if p.Bytes >= 0 && (err == nil || strings.HasPrefix(err.Error(), "the message ends at column")) {
+				// Its size is whole, even if cut right after ("Process
+				// 12 has 1.00 GiB memory in u").
+				m.Processes = append(m.Processes, p)
+			}
 			if err != nil {
 				return err
-			}
-			if p.Bytes >= 0 {
-				m.Processes = append(m.Processes, p) // whole, even if cut right after
 			}
 			if err := s.want(" "); err != nil {
 				return err
@@ -2449,6 +2451,11 @@ func parseGen1(s *scanner, m *Message) error {
 		s.note(m, "free")
 	case m.Backend == "XPU" && v >= 0:
 		next = v
+	case s.cutNaming(" free; ") == 0:
+		// Cut inside the word that names it ("10.56 MiB fr"): whole.
+		m.Free = v
+		s.note(m, "free")
+		return s.want(" free; ")
 	default:
 		return s.want(" free; ")
 	}
@@ -2478,6 +2485,20 @@ func parseGen1(s *scanner, m *Message) error {
 		case s.eat(" inactive"):
 			m.Inactive = v
 		default:
+			// Cut inside the words that name the figure ("6.60 GiB
+			// reser"): it is whole, and read as theirs.
+			switch s.cutNaming(" allowed", " reserved in total by PyTorch", " cached", " inactive") {
+			case 0:
+				m.Allowed = v
+				s.note(m, "allowed")
+			case 1:
+				m.Reserved = v
+				s.note(m, "reserved")
+			case 2:
+				m.Cached, m.ReservedUnallocated, m.Reserved = true, v, m.Allocated+v
+				s.note(m, "reserved_unallocated")
+				s.note(m, "reserved")
+			}
 			if err := s.cutInside(" allowed", " reserved in total by PyTorch", " cached", " inactive"); err != nil {
 				return err
 			}
@@ -2546,7 +2567,7 @@ func (s *scanner) eat(lit string) bool {
 // "Process ": the process's figures, noted in m; what follows the words
 // (a full stop, or a cut) is the caller's to read.
 func (s *scanner) process(m *Message) (Process, error) {
-	var p Process
+	p := Process{Bytes: -1} // until its size is read
 	var err error
 	if p.PID, err = s.int64(); err != nil {
 		return p, err
@@ -2639,6 +2660,28 @@ func (s *scanner) abridged() error {
 		return fmt.Errorf("the message ends at column %d, where its parentheses close with the figures after left out", s.i+1)
 	}
 	return nil
+}
+
+// cutNaming returns which of names the text, cut at its end, stops
+// inside of: the index of the only one that the rest of the text (more
+// than spaces) begins; -1 when it is at none, several, or not at its end.
+// A 1.x figure is named by the words after it: a figure cut inside them
+// ("6.60 GiB reser") is known to be theirs.
+func (s *scanner) cutNaming(names ...string) int {
+	rest := s.s[s.i:s.end()]
+	if strings.TrimSpace(rest) == "" {
+		return -1
+	}
+	found := -1
+	for k, n := range names {
+		if len(rest) <= len(n) && strings.HasPrefix(n, rest) {
+			if found >= 0 {
+				return -1
+			}
+			found = k
+		}
+	}
+	return found
 }
 
 // cutInside reports a text that ends partway into one of lits, or that

@@ -163,6 +163,19 @@ type Reader struct {
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
+	// fold is the last line Ray's deduplication folded others into
+	// (lineprefix.go); rayKeys the lines of out-of-memory messages read,
+	// by rayKey, each the first of its kind.
+	fold    *rayFold
+	rayKeys map[string]int64
+}
+
+// rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
+// n is N, first the line of the first line of its kind (0 when not in
+// the input).
+type rayFold struct {
+	line, first int64
+	n           int
 }
 
 // longRest is the part of a long line past the piece readLine returned:
@@ -402,6 +415,10 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if l, n := rayFolded(line); n > 0 {
+		line = l
+		r.fold = &rayFold{line: r.line, n: n, first: r.rayKeys[rayKey(line)]}
+	}
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
@@ -414,7 +431,7 @@ func (r *Reader) addLine(line string) error {
 	}
 	if p := r.split; p != nil {
 		r.split = nil
-		if cont := strings.TrimLeft(line, " \t"); p.goesOn(cont) {
+		if cont := contLine(p.text[:p.at], line); p.goesOn(cont) {
 			joined := p.text + p.sep + cont
 			if i := findOOM(joined, p.at); i >= 0 && i < len(p.text) {
 				// The phrase goes on on this line: the message is read
@@ -547,6 +564,12 @@ func (r *Reader) addBody(line string) error {
 	tail := r.tail
 	r.tail = nil
 	r.nline++
+	n0 := r.nmsg
+	defer func() {
+		if r.nmsg > n0 || r.pending != nil && r.pending.line == r.line {
+			r.noteKind(line) // for Ray's folds
+		}
+	}()
 	for from := 0; ; {
 		i := findOOM(line, from)
 		if i < 0 {
@@ -615,6 +638,18 @@ func (r *Reader) addBody(line string) error {
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// noteKind remembers the line of an out-of-memory message as the first
+// of its kind for Ray's folds (rayKey), unless one came before it.
+func (r *Reader) noteKind(line string) {
+	if r.rayKeys == nil {
+		r.rayKeys = map[string]int64{}
+	}
+	k := rayKey(line)
+	if _, ok := r.rayKeys[k]; !ok && len(r.rayKeys) < maxRayKeys {
+		r.rayKeys[k] = r.line
+	}
 }
 
 // noteLogged warns of an out-of-memory error that a framework logged at
@@ -725,9 +760,11 @@ func shortened(m Message) bool { return shortenedReason(m.Reason) }
 // with the previous line; it reports whether the line was used.
 func (r *Reader) continuePending(line string) bool {
 	p := r.pending
-	// Comment marks and quotes before a continuation, a closing quote
-	// after it (a message split across Python string literals).
-	cont := strings.TrimRight(strings.TrimLeft(line, " \t#>|\"'"), " \"'")
+	// The prefix the message's line had (a launcher's, a collector's
+	// timestamp, a quote), comment marks and quotes before a
+	// continuation, a closing quote after it (a message split across
+	// Python string literals).
+	cont := contLine(p.text[:p.at], line)
 	if cont == "" && p.blank < 2 && p.joined < maxWrapLines {
 		// Parts of a message separated by blank lines (a paste whose
 		// line ends were doubled).
@@ -772,8 +809,11 @@ func (r *Reader) flushPending() {
 }
 
 // tracebackOf finds the traceback a line continues: the one whose prefix
-// the line starts with, or else one whose prefix it matches but for digits
-// (a timestamp or a counter that moved on). It returns -1 when none.
+// the line starts with, or else one whose prefix it matches but for its
+// dates and times of day (samePrefix: a timestamp that moved on). A
+// prefix that differs in another number is another process's
+// ("[rank1]: " is not "[rank0]: "): its frames are not this traceback's.
+// It returns -1 when none.
 func (r *Reader) tracebackOf(line string) (int, string) {
 	for k, tb := range r.tbs {
 		if strings.HasPrefix(line, tb.prefix) {
@@ -781,7 +821,10 @@ func (r *Reader) tracebackOf(line string) (int, string) {
 		}
 	}
 	for k, tb := range r.tbs {
-		if n := len(tb.prefix); n > 0 && len(line) >= n && sameButDigits(line[:n], tb.prefix) {
+		if tb.prefix == "" {
+			continue
+		}
+		if n := samePrefix(line, tb.prefix); n >= 0 {
 			return k, line[n:]
 		}
 	}
@@ -798,18 +841,6 @@ type excTail struct {
 	prefix string
 	at     int64 // Reader.nline of the exception's line (a blank line skipped between is not counted there)
 	line   int64 // and its line in the input (a notebook's lines of one string share it)
-}
-
-// sameButDigits reports whether a and b, of the same length, differ only
-// in digits.
-func sameButDigits(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x != y && !(x >= '0' && x <= '9' && y >= '0' && y <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // startTraceback opens a traceback on the lines that start with prefix
@@ -894,6 +925,17 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgCoarse).(*array.StringBuilder).Append(FormatCoarse(m.Coarse))
 	} else {
 		b.Field(MsgCoarse).AppendNull()
+	}
+	if f := r.fold; f != nil && f.line == line {
+		b.Field(MsgFolded).(*array.Int32Builder).Append(int32(min(f.n, 1<<30)))
+		if f.first > 0 {
+			b.Field(MsgFoldedFirst).(*array.Int64Builder).Append(f.first)
+		} else {
+			b.Field(MsgFoldedFirst).AppendNull()
+		}
+	} else {
+		b.Field(MsgFolded).AppendNull()
+		b.Field(MsgFoldedFirst).AppendNull()
 	}
 	r.maybeFlush(TableMessages)
 

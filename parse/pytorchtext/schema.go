@@ -95,6 +95,12 @@
 //	               "field=allowance=typed" in bytes joined by ";" ("requested=536870912=1 GiB;process 0=53687091=3.5 GiB",
 //	               "=typed" absent for a figure summed, not typed; see Message.Coarse and ParseCoarse);
 //	               null when every figure has two decimals
+//	folded         int32   N of Ray's "[repeated Nx across cluster]" at the line's end: lines of
+//	               other workers (or again) that Ray's log deduplication folded into this one, this
+//	               one the last of them; they match it but for words holding a digit (another GPU,
+//	               size, pid), so their figures may differ; null when the line has no such mark
+//	folded_first   int64   the line of the first line of that kind in the input, which Ray prints
+//	               on its own before folding the rest; null when it is not in the input (or no fold)
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -199,6 +205,8 @@ var (
 		{Name: "text", Type: arrow.BinaryTypes.String},
 		{Name: "cached", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "coarse", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "folded", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		nullableInt64("folded_first"),
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -251,6 +259,8 @@ const (
 	MsgText
 	MsgCached
 	MsgCoarse
+	MsgFolded
+	MsgFoldedFirst
 )
 
 // Columns of the processes table.

@@ -176,8 +176,10 @@ func (st *statsText) feed(s string, line int64) {
 func (r *Reader) addStatsText(line string) bool {
 	st := r.stats
 	rest := line
-	if st.prefix != "" && len(line) >= len(st.prefix) && sameButDigits(line[:len(st.prefix)], st.prefix) {
-		rest = line[len(st.prefix):]
+	if st.prefix != "" {
+		if n := samePrefix(line, st.prefix); n >= 0 {
+			rest = line[n:]
+		}
 	}
 	t := strings.TrimLeft(rest, " \t")
 	if t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789") || len(st.lines) >= maxStatsTextLines || st.text.Len()+len(rest) > maxStatsTextBytes {
