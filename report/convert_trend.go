@@ -137,7 +137,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.TimeToOOMRangeS = []float64{round(o.LowSeconds, 1), round(o.HighSeconds, 1)}
 	}
 	for _, c := range s.ChangePoints {
-		f.ChangePoints = append(f.ChangePoints, TrendChange{StartUs: c.StartUs, EndUs: c.EndUs, FromBytes: c.FromBytes, ToBytes: c.ToBytes})
+		f.ChangePoints = append(f.ChangePoints, TrendChange{StartUs: c.StartUs, EndUs: c.EndUs, FromBytes: c.FromBytes, ToBytes: c.ToBytes, Transient: c.Transient})
 	}
 	if u := s.Unattributed; u != nil {
 		m, e := u.MedianBytes, u.EndBytes
@@ -369,8 +369,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
-		if n := len(s.ChangePoints); n == 1 {
-			c := s.ChangePoints[0]
+		// A spike's rise and fall (trend.ChangePoint.Transient) are no
+		// steps.
+		steps := trend.Steps(s.ChangePoints)
+		if n := len(steps); n == 1 {
+			c := steps[0]
 			in := fmt.Sprintf("%.1f s", float64(c.EndUs-c.StartUs)/1e6)
 			if c.EndUs-c.StartUs >= 60e6 {
 				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
@@ -378,7 +381,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			change = fmt.Sprintf(" from %s to %s in %s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
 				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
-			first, last := s.ChangePoints[0], s.ChangePoints[n-1]
+			first, last := steps[0], steps[n-1]
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(last.EndUs, clock, s.StartUs))
 		}

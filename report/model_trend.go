@@ -11,6 +11,10 @@ type TrendChange struct {
 	EndUs     int64 `json:"end_us"`
 	FromBytes int64 `json:"from_bytes"`
 	ToBytes   int64 `json:"to_bytes"`
+	// Transient: this change and the one next to it are a spike or a dip
+	// of at most 3 samples that memory came back from
+	// (trend.ChangePoint.Transient): not a step.
+	Transient bool `json:"transient,omitempty"`
 }
 
 // TrendRun is one run of a series: its first and last sample above the

@@ -125,15 +125,28 @@ func fitSeries(t []int64, y []float64) fit {
 	}
 	lastChange := -1 // the point where the last significant change ends
 	gradual := false // the last change is the pieces of a gradual one
-	for _, b := range bursts {
-		if math.Abs(b.delta()) < significantRise {
-			continue
-		}
-		lastChange = levels[b.last].a
-		c := ChangePoint{
+	change := func(b burst) ChangePoint {
+		return ChangePoint{
 			StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
 			FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
 		}
+	}
+	for i := 0; i < len(bursts); i++ {
+		b := bursts[i]
+		if math.Abs(b.delta()) < significantRise {
+			continue
+		}
+		if i+1 < len(bursts) && spikePair(levels, b, bursts[i+1], significantRise) {
+			// A spike (or a dip): two changes, each Transient; neither
+			// the last change nor a piece of a gradual one.
+			up, down := change(b), change(bursts[i+1])
+			up.Transient, down.Transient = true, true
+			f.changes = append(f.changes, up, down)
+			i++
+			continue
+		}
+		lastChange = levels[b.last].a
+		c := change(b)
 		isSharp := sharpBurst(b)
 		if m := len(f.changes); !isSharp && gradual && m > 0 && (f.changes[m-1].ToBytes > f.changes[m-1].FromBytes) == (b.delta() > 0) {
 			// One gradual change, not steps: its pieces are one change
@@ -318,6 +331,17 @@ func warmUp(tx, ty []float64, band float64) bool {
 		intercept = ly[0] - slope*lx[0]
 	}
 	return ty[0] < intercept+slope*tx[0]-band
+}
+
+// spikePair reports whether the significant burst b and the burst next
+// after it are a transient (ChangePoint.Transient): of opposite signs,
+// the levels between them (the spike's top, or the dip's bottom) at most
+// stepMinAfter points long, and next landing within band bytes of where
+// b started.
+func spikePair(levels []level, b, next burst, band float64) bool {
+	return (b.delta() > 0) != (next.delta() > 0) &&
+		levels[next.first-1].b-levels[b.last].a <= stepMinAfter &&
+		math.Abs(next.to-b.from) < band
 }
 
 // tailStart is the first point in the last frac of the series' time.

@@ -74,3 +74,44 @@ func TestHunt44WarmUpSpikesSeeded(t *testing.T) {
 		}
 	}
 }
+
+// stepSpiky is 600 samples 10 s apart (100 min) at 20480 MiB, 4096 MiB
+// higher from sample 300 on, with a spike of h MiB for samples 30-32 of
+// every 60 (10 spikes) and ±4 MiB of uniform jitter from seed.
+func stepSpiky(h float64, seed uint64) synth {
+	return jittered(600, 4, seed, func(i int) float64 {
+		v := 20480.0
+		if i >= 300 {
+			v += 4096
+		}
+		if i%60 >= 30 && i%60 < 33 {
+			v += h
+		}
+		return v
+	})
+}
+
+// A step of 4 GiB under 10 spikes of 256 or 1024 MiB (3 samples each,
+// memory back where it was after each) is one step, at sample 300: each
+// spike is two changes, both transient, 20 in all. Before session 44
+// every spike's rise and fall counted as steps: "from 20 GiB to 24 GiB in
+// 21 steps between 09:04:50 and 10:35:30", the span of the spikes.
+func TestHunt44SpikesAreNoSteps(t *testing.T) {
+	for _, h := range []float64{256, 1024} {
+		for seed := uint64(1); seed <= 10; seed++ {
+			got := analyzeOne(t, stepSpiky(h, seed), Options{})
+			steps := Steps(got.ChangePoints)
+			if got.Class != Step || len(steps) != 1 || len(got.ChangePoints)-len(steps) != 20 {
+				t.Errorf("spikes %g MiB, seed %d: %s, %d changes, %d steps; want a step, 21 changes, 1 step",
+					h, seed, got.Class, len(got.ChangePoints), len(steps))
+				continue
+			}
+			if c := steps[0]; c.EndUs != t0+300*10e6 || c.FromBytes/mib < 20480-4 || c.ToBytes/mib < 24576-4 {
+				t.Errorf("spikes %g MiB, seed %d: step %+v, want 20480 to 24576 MiB at sample 300", h, seed, c)
+			}
+			if got.StepAtEnd || got.TailSlope != 0 {
+				t.Errorf("spikes %g MiB, seed %d: at end %v, tail slope %g; want flat after the step", h, seed, got.StepAtEnd, got.TailSlope)
+			}
+		}
+	}
+}

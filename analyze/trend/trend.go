@@ -197,6 +197,25 @@ type SeriesTrend struct {
 type ChangePoint struct {
 	StartUs, EndUs     int64
 	FromBytes, ToBytes int64
+	// Transient: this change and the one next to it (after it, for the
+	// first of the two; before it, for the second) are a spike or a dip:
+	// a shift and its opposite with at most 3 samples between them
+	// (stepMinAfter; a bin of samples where the series was binned), memory
+	// landing within a significant rise of where it began (an eval batch,
+	// a checkpoint's staging buffer). Neither is a step; the fall of a
+	// spike is still memory given back.
+	Transient bool
+}
+
+// Steps is the changes of cs that are not Transient, in time order.
+func Steps(cs []ChangePoint) []ChangePoint {
+	var out []ChangePoint
+	for _, c := range cs {
+		if !c.Transient {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // OOMEstimate is a time to out-of-memory: Seconds after the end of the
@@ -1111,8 +1130,8 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		}
 	}
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
-	if o.Class == Step && len(o.ChangePoints) > 0 {
-		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
+	if steps := Steps(o.ChangePoints); o.Class == Step && len(steps) > 0 {
+		o.TailSlope = tailSlope(s.t, s.y, steps[len(steps)-1].EndUs)
 	}
 	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
 	if s.hasCap {

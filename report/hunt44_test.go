@@ -1,0 +1,43 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/analyze/trend"
+)
+
+// A step with a spike before it (two transient changes) is told as one
+// step, at its own time, and the JSON marks the spike's changes
+// transient. Before session 44 the message said "in 3 steps between" the
+// spike's rise and the step.
+func TestHunt44TransientChangesNoSteps(t *testing.T) {
+	const s0 = 1_796_032_800_000_000
+	s := trend.SeriesTrend{
+		Input: "gpu.csv", Source: "nvidia-smi-query-gpu", GPU: 0, HasGPU: true, GPUName: "NVIDIA A100",
+		Samples: 600, StartUs: s0, EndUs: s0 + 5990e6, FirstBytes: 20480 * mib, LastBytes: 24576 * mib, PeakBytes: 25600 * mib,
+		Class: trend.Step,
+		ChangePoints: []trend.ChangePoint{
+			{StartUs: s0 + 290e6, EndUs: s0 + 300e6, FromBytes: 20480 * mib, ToBytes: 21504 * mib, Transient: true},
+			{StartUs: s0 + 320e6, EndUs: s0 + 330e6, FromBytes: 21504 * mib, ToBytes: 20480 * mib, Transient: true},
+			{StartUs: s0 + 2990e6, EndUs: s0 + 3000e6, FromBytes: 20480 * mib, ToBytes: 24576 * mib},
+		},
+	}
+	_, fs := FromTrends([]TrendInput{{Path: "gpu.csv", Format: "nvidia-smi-query-gpu", Samples: 600, StartUs: s0, EndUs: s0 + 5990e6, Clock: "absolute"}},
+		&trend.Result{Series: []trend.SeriesTrend{s}})
+	if len(fs) != 1 {
+		t.Fatalf("%d findings", len(fs))
+	}
+	// 2990 s after 10:00:00 UTC (s0) is 10:49:50.
+	if m := fs[0].Message; !strings.Contains(m, "from 20 GiB to 24 GiB in 10.0 s at 10:49:50") || strings.Contains(m, "steps") {
+		t.Errorf("message %.200q, want one step at 10:49:50", m)
+	}
+	b, err := json.Marshal(fs[0].ChangePoints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"transient":true`); n != 2 {
+		t.Errorf("%d transient changes in %.200s, want 2", n, b)
+	}
+}
