@@ -2,6 +2,9 @@ package trend
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -112,6 +115,74 @@ func TestHunt44SpikesAreNoSteps(t *testing.T) {
 			if got.StepAtEnd || got.TailSlope != 0 {
 				t.Errorf("spikes %g MiB, seed %d: at end %v, tail slope %g; want flat after the step", h, seed, got.StepAtEnd, got.TailSlope)
 			}
+		}
+	}
+}
+
+// h44_dcgm_exporter_restart.txt (testdata/README.md): two T4s of one node
+// scraped every 30 s for 30 min from a DCGM exporter whose Hostname is its
+// own pod (nvidia-dcgm-exporter-cwbcm, then, from the 31st scrape on,
+// nvidia-dcgm-exporter-x7k2p: restarted). GPU 0 rises 50 MiB a scrape
+// from 2000 MiB (1.67 MiB/s), GPU 1 holds 6000 MiB. Each UUID is one GPU:
+// two series of 60 samples, GPU 0 growing at 50/30 MiB/s, GPU 1 flat, and
+// a warning naming both hosts. Before session 44 each GPU was split in two
+// series of 30 samples, one per exporter pod.
+func TestHunt44DCGMExporterRestart(t *testing.T) {
+	a := NewAnalyzer(Options{})
+	readNVML(t, a, "../../testdata/nvml/h44_dcgm_exporter_restart.txt")
+	res := a.Finalize()
+	if len(res.Series) != 2 {
+		t.Fatalf("%d series, want 2 (one a GPU)", len(res.Series))
+	}
+	g0, g1 := res.Series[0], res.Series[1]
+	if g0.GPU != 0 || g0.Samples != 60 || g0.Class != Growing || !within(g0.Slope, 50.0*mib/30, 0.01) {
+		t.Errorf("GPU %d: %d samples, %s at %.2f MiB/s; want GPU 0, 60, growing at 1.67", g0.GPU, g0.Samples, g0.Class, g0.Slope/mib)
+	}
+	if g1.GPU != 1 || g1.Samples != 60 || g1.Class != Flat {
+		t.Errorf("GPU %d: %d samples, %s; want GPU 1, 60, flat", g1.GPU, g1.Samples, g1.Class)
+	}
+	var warned int
+	for _, ws := range res.InputWarnings {
+		for _, w := range ws {
+			if strings.Contains(w, "nvidia-dcgm-exporter-cwbcm, nvidia-dcgm-exporter-x7k2p") {
+				warned++
+			}
+		}
+	}
+	if warned != 2 {
+		t.Errorf("%d warnings name both hosts, want 2 (a GPU each): %v", warned, res.InputWarnings)
+	}
+}
+
+// One UUID under two hosts at the same times (two machines' logs joined,
+// a placeholder UUID) is not a rename: two series, no warning; the same
+// rows with the hosts in turn are one.
+func TestHunt44SameUUIDOverlappingHostsApart(t *testing.T) {
+	var both, turn strings.Builder
+	for i := range 20 {
+		for _, h := range []string{"node-a", "node-b"} {
+			fmt.Fprintf(&both, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-p0\",modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q} %d %d\n", h, 1000+10*i, 1764835200000+int64(i)*30000)
+		}
+		h := "node-a"
+		if i >= 10 {
+			h = "node-b"
+		}
+		fmt.Fprintf(&turn, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-p0\",modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q} %d %d\n", h, 1000+10*i, 1764835200000+int64(i)*30000)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		series     int
+	}{{"both.txt", both.String(), 2}, {"turn.txt", turn.String(), 1}} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a := NewAnalyzer(Options{})
+		readNVML(t, a, p)
+		res := a.Finalize()
+		if len(res.Series) != c.series || c.series == 2 && len(res.InputWarnings) != 0 {
+			t.Errorf("%s: %d series, warnings %v; want %d", c.name, len(res.Series), res.InputWarnings, c.series)
 		}
 	}
 }

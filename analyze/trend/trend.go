@@ -281,6 +281,10 @@ type Analyzer struct {
 	// of a key that sameDevice found to be another's.
 	scoped map[seriesKey][]*series
 	alias  map[seriesKey]*series
+	// byUUID is the series of each input, GPU UUID and pid (none for a
+	// GPU): where a row names that UUID under another host, it is the
+	// same device (sameHostless).
+	byUUID map[uuidKey]*series
 	names  callsite.Interner // dictionary values kept in series keys, copied out of the batches
 	// gpusIn and procsIn are each group's GPU and process series, in
 	// order (link).
@@ -375,6 +379,18 @@ type series struct {
 	// its UUID and without, with its index and without), matched by this
 	// ("its UUID", ...): sameDevice; "" when they did not.
 	renamedBy string
+	// otherHosts: the host names its rows gave after the first one
+	// (key.host), in order: the same UUID under a host renamed
+	// (sameHostless).
+	otherHosts []string
+}
+
+// uuidKey is the part of a series key that names a device wherever it
+// is: its input, GPU UUID and pid.
+type uuidKey struct {
+	input, uuid string
+	pid         int64
+	hasPID      bool
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -446,6 +462,11 @@ func (a *Analyzer) Drop(name string) {
 	for k := range a.alias {
 		if k.input == name {
 			delete(a.alias, k)
+		}
+	}
+	for k := range a.byUUID {
+		if k.input == name {
+			delete(a.byUUID, k)
 		}
 	}
 	clear(a.order[len(kept):])
@@ -563,12 +584,24 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				}
 				if s == nil {
 					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
-					if s = a.sameDevice(k, gname.at(i), proc.at(i)); s == nil {
+					if s = a.sameHostless(k, int64(tcol.Value(i))); s == nil {
+						s = a.sameDevice(k, gname.at(i), proc.at(i))
+					}
+					if s == nil {
 						s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
 						a.series[k] = s
 						a.order = append(a.order, s)
 						sk := scopeOf(k)
 						a.scoped[sk] = append(a.scoped[sk], s)
+						if k.uuid != "" {
+							if a.byUUID == nil {
+								a.byUUID = map[uuidKey]*series{}
+							}
+							uk := uuidKey{k.input, k.uuid, k.pid, k.hasPID}
+							if a.byUUID[uk] == nil {
+								a.byUUID[uk] = s
+							}
+						}
 					}
 				}
 			}
@@ -698,6 +731,38 @@ func (s *series) heldBy(pod, namespace, container string, t int64) {
 func scopeOf(k seriesKey) seriesKey {
 	k.uuid, k.gpu, k.hasGPU = "", 0, false
 	return k
+}
+
+// sameHostless is the series of input k.input that a row of key k, at
+// time tUs, belongs to though its host differs, or nil: the series of
+// the same GPU UUID (and pid), whose last sample came before the row,
+// and whose index, where both give one, is the row's. A GPU's UUID is
+// its own (NVML's, unique to the board; a MIG instance's is its GPU's
+// and instance's): a new host name for it in later rows is the host
+// renamed, not another GPU. The DCGM exporter names its Hostname label
+// after its own pod when run in Kubernetes without NODE_NAME or host
+// networking (every version before NVIDIA/dcgm-exporter#129, merged
+// 2023-01; later ones so configured, NVIDIA/gpu-operator#1545), so the
+// exporter's restart renames every GPU of the node. Rows of two hosts at
+// overlapping times (the same UUID copied to two machines, a
+// placeholder) stay apart: the row must come after the series' last
+// sample. The series keeps its first host; otherHosts lists the others
+// and the input warns.
+func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
+	if k.uuid == "" {
+		return nil
+	}
+	c := a.byUUID[uuidKey{k.input, k.uuid, k.pid, k.hasPID}]
+	if c == nil || c.key.host == k.host || c.raw == 0 || tUs <= c.lastT ||
+		c.key.hasGPU && k.hasGPU && c.key.gpu != k.gpu {
+		return nil
+	}
+	if a.alias == nil {
+		a.alias = map[seriesKey]*series{}
+	}
+	a.alias[k] = c
+	c.otherHosts = append(c.otherHosts, k.host)
+	return c
 }
 
 // sameDevice is the series of input k.input that a row of key k (and GPU
@@ -891,7 +956,7 @@ func (a *Analyzer) Finalize() *Result {
 	a.fitAll()
 	a.checkProcessTotals()
 	for _, s := range a.order {
-		for _, w := range []string{overTotalWarning(s), renamedWarning(s)} {
+		for _, w := range []string{overTotalWarning(s), renamedWarning(s), hostsWarning(s)} {
 			if w == "" {
 				continue
 			}
@@ -1562,6 +1627,31 @@ func renamedWarning(s *series) string {
 	}
 	return fmt.Sprintf("%s: %s (a log restarted with other fields, or a placeholder in some rows); read as one series, matched by %s",
 		strings.Join(id, ", "), what, s.renamedBy)
+}
+
+// hostsWarning says that a series' rows named its GPU's host in turn by
+// several names (sameHostless), "" when they did not.
+func hostsWarning(s *series) string {
+	if len(s.otherHosts) == 0 {
+		return ""
+	}
+	k := s.key
+	var id []string
+	if k.hasPID {
+		id = append(id, fmt.Sprintf("pid %d", k.pid))
+	}
+	if k.hasGPU {
+		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
+	}
+	id = append(id, k.uuid)
+	hosts := append([]string{k.host}, s.otherHosts...)
+	for i, h := range hosts {
+		if h == "" {
+			hosts[i] = "none"
+		}
+	}
+	return fmt.Sprintf("%s: its rows name %d hosts in turn (%s), one after the other: read as one series by its UUID (a GPU's own); a DCGM exporter run without NODE_NAME or host networking names Hostname after its own pod, which a restart renames",
+		strings.Join(id, ", "), len(hosts), strings.Join(hosts, ", "))
 }
 
 func overTotalWarning(s *series) string {
