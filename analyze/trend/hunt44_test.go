@@ -186,3 +186,25 @@ func TestHunt44SameUUIDOverlappingHostsApart(t *testing.T) {
 		}
 	}
 }
+
+// risesWithin with no noise (σ 0, as a series of one exact value gives):
+// a run at one level (4096 MiB, 9 samples) does not rise; a staircase
+// 100, 200, 300 MiB (3 samples each: the last third's median 300 MiB is
+// above the first's 100 MiB) and a run whose last third is 1 MiB higher
+// do; one that falls does not. Before session 44 the flat run "rose":
+// its rise, 0, was at least 2σ = 0.
+func TestHunt44RisesWithinNoNoise(t *testing.T) {
+	flat := []float64{4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib}
+	stair := []float64{100 * mib, 100 * mib, 100 * mib, 200 * mib, 200 * mib, 200 * mib, 300 * mib, 300 * mib, 300 * mib}
+	creep := []float64{4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4097 * mib, 4097 * mib, 4097 * mib}
+	fall := []float64{300 * mib, 300 * mib, 300 * mib, 200 * mib, 200 * mib, 200 * mib, 100 * mib, 100 * mib, 100 * mib}
+	for _, c := range []struct {
+		name string
+		y    []float64
+		want bool
+	}{{"flat", flat, false}, {"staircase", stair, true}, {"1 MiB creep", creep, true}, {"falling", fall, false}} {
+		if got := risesWithin(c.y, 0); got != c.want {
+			t.Errorf("%s, σ 0: rises %v, want %v", c.name, got, c.want)
+		}
+	}
+}

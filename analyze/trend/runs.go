@@ -139,10 +139,12 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 // under σ 235 MiB) is seldom classed growing on its own, its own noise
 // estimate and slope interval drawn from a handful of samples; its rise
 // still shows against the series' noise. A run that holds one level does
-// not rise.
+// not rise, whatever σ: with no noise at all (σ 0: nvidia-smi's whole
+// MiB of a process that allocated once), a rise must still be above 0.
 func risesWithin(y []float64, sigma float64) bool {
 	k := max(1, len(y)/3)
-	return medianOf(y[len(y)-k:])-medianOf(y[:k]) >= runRiseNoise*sigma
+	rise := medianOf(y[len(y)-k:]) - medianOf(y[:k])
+	return rise > 0 && rise >= runRiseNoise*sigma
 }
 
 // runRiseNoise is how many times the series' noise (σ) a run must rise
