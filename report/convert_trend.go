@@ -180,7 +180,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + podsHeld(s, lc.clock)
+	f.Message = trendMessage(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock)
 	return f
 }
 
@@ -457,6 +457,42 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// oomExitsNote says which runs ended full (trend.Run.OOMExit) where they
+// are too few to make the series a crash loop (SeriesTrend.OOMExits 0):
+// the runs' oom_exit in JSON and the message then agree; "" when no run
+// ended full, or when the crash loop's message already tells them.
+func oomExitsNote(s trend.SeriesTrend) string {
+	if s.OOMExits > 0 {
+		return ""
+	}
+	full, ended := 0, 0
+	var peak int64 = -1
+	for _, r := range s.Runs {
+		if r.ReleasedUs != 0 {
+			ended++
+		}
+		if r.OOMExit {
+			full++
+			if peak < 0 || r.PeakBytes < peak {
+				peak = r.PeakBytes
+			}
+		}
+	}
+	if full == 0 {
+		return ""
+	}
+	p, c := sizes.Of(peak, s.CapacityBytes, IBytes)
+	who, why := "one run", "one is no crash loop (that takes two or more, two thirds of the runs that ended)"
+	if full > 1 {
+		who = fmt.Sprintf("%d of the %d runs that ended", full, ended)
+		why = "too few for a crash loop (two thirds of those that ended)"
+	}
+	// (A run ended full only where it came back to the baseline: full <=
+	// ended.)
+	return fmt.Sprintf("; %s grew until the GPU was full (a peak of at least %s of %s, %s) and then fell to %s, as when a process dies of out-of-memory (or is killed, or frees all it held: the samples cannot tell; the job's log tells): %s",
+		who, p, c, sizes.Percent(peak, s.CapacityBytes), IBytes(s.BaselineBytes), why)
 }
 
 // crashLoopMessage describes a series whose runs grew until the GPU was

@@ -32,7 +32,10 @@ type TrendRun struct {
 	ReleasedUs     *int64  `json:"released_us,omitempty"`
 	// OOMExit: the run grew until its GPU was full (its peak within 10% of
 	// the capacity) and then memory fell to the baseline, near nothing: as
-	// when its process died of out-of-memory (trend.Run.OOMExit).
+	// when its process died of out-of-memory (trend.Run.OOMExit). Set on
+	// the run whether or not the finding's oom_exits counts it: that
+	// counts such runs only when they make a crash loop, and is absent
+	// otherwise, the message then saying which runs ended full.
 	OOMExit bool `json:"oom_exit,omitempty"`
 }
 

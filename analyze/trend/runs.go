@@ -26,7 +26,11 @@ type Run struct {
 	// peak), and then memory fell to the baseline, itself near nothing (at
 	// most 5% of the capacity): the GPU full, then its process gone, as
 	// when a process dies of out-of-memory. The samples cannot tell that
-	// from a process that freed all it held at that point.
+	// from a process that freed all it held at that point. It is the run's
+	// own shape, set whether or not the series counts it: SeriesTrend.
+	// OOMExits counts such runs only where they make a crash loop (two or
+	// more, two thirds of the runs that ended), and is 0 otherwise, with
+	// runs here still marked (the report's message then names them).
 	OOMExit bool
 }
 
