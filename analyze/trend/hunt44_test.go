@@ -154,26 +154,33 @@ func TestHunt44DCGMExporterRestart(t *testing.T) {
 	}
 }
 
-// One UUID under two hosts at the same times (two machines' logs joined,
-// a placeholder UUID) is not a rename: two series, no warning; the same
-// rows with the hosts in turn are one.
+// One UUID under two hosts at the same times (two machines' logs joined)
+// is not a rename: two series, no warning; the same rows with the hosts
+// in turn are one. A masked UUID (GPU-********, as pasted in
+// NVIDIA/dcgm-exporter#512) names no GPU: two hosts in turn stay two
+// series.
 func TestHunt44SameUUIDOverlappingHostsApart(t *testing.T) {
-	var both, turn strings.Builder
+	const real = "GPU-4c226d4d-8129-a7cf-fecd-daa9018b4b48"
+	line := func(b *strings.Builder, uuid, host string, i int) {
+		fmt.Fprintf(b, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=%q,modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q} %d %d\n",
+			uuid, host, 1000+10*i, 1764835200000+int64(i)*30000)
+	}
+	var both, turn, masked strings.Builder
 	for i := range 20 {
-		for _, h := range []string{"node-a", "node-b"} {
-			fmt.Fprintf(&both, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-p0\",modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q} %d %d\n", h, 1000+10*i, 1764835200000+int64(i)*30000)
-		}
+		line(&both, real, "node-a", i)
+		line(&both, real, "node-b", i)
 		h := "node-a"
 		if i >= 10 {
 			h = "node-b"
 		}
-		fmt.Fprintf(&turn, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-p0\",modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q} %d %d\n", h, 1000+10*i, 1764835200000+int64(i)*30000)
+		line(&turn, real, h, i)
+		line(&masked, "GPU-********", h, i)
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name, text string
 		series     int
-	}{{"both.txt", both.String(), 2}, {"turn.txt", turn.String(), 1}} {
+	}{{"both.txt", both.String(), 2}, {"turn.txt", turn.String(), 1}, {"masked.txt", masked.String(), 2}} {
 		p := filepath.Join(dir, c.name)
 		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
@@ -187,24 +194,23 @@ func TestHunt44SameUUIDOverlappingHostsApart(t *testing.T) {
 	}
 }
 
-// risesWithin with no noise (σ 0, as a series of one exact value gives):
-// a run at one level (4096 MiB, 9 samples) does not rise; a staircase
-// 100, 200, 300 MiB (3 samples each: the last third's median 300 MiB is
-// above the first's 100 MiB) and a run whose last third is 1 MiB higher
-// do; one that falls does not. Before session 44 the flat run "rose":
-// its rise, 0, was at least 2σ = 0.
-func TestHunt44RisesWithinNoNoise(t *testing.T) {
-	flat := []float64{4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib}
-	stair := []float64{100 * mib, 100 * mib, 100 * mib, 200 * mib, 200 * mib, 200 * mib, 300 * mib, 300 * mib, 300 * mib}
-	creep := []float64{4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4096 * mib, 4097 * mib, 4097 * mib, 4097 * mib}
-	fall := []float64{300 * mib, 300 * mib, 300 * mib, 200 * mib, 200 * mib, 200 * mib, 100 * mib, 100 * mib, 100 * mib}
-	for _, c := range []struct {
-		name string
-		y    []float64
-		want bool
-	}{{"flat", flat, false}, {"staircase", stair, true}, {"1 MiB creep", creep, true}, {"falling", fall, false}} {
-		if got := risesWithin(c.y, 0); got != c.want {
-			t.Errorf("%s, σ 0: rises %v, want %v", c.name, got, c.want)
+// wellFormedUUID: NVML's GPU UUIDs, with a MIG instance's suffix, are;
+// masked, short or made-up ones are not.
+func TestHunt44WellFormedUUID(t *testing.T) {
+	for u, want := range map[string]bool{
+		"GPU-4c226d4d-8129-a7cf-fecd-daa9018b4b48":         true,
+		"GPU-4C226D4D-8129-A7CF-FECD-DAA9018B4B48/3":       true,
+		"MIG-GPU-4c226d4d-8129-a7cf-fecd-daa9018b4b48/1/0": true,
+		"MIG-c8c4d2a5-0b5e-5e4f-9d4c-3c1a2b3c4d5e":         true,
+		"GPU-********": false,
+		"GPU-<UUID>":   false,
+		"GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx": false,
+		"GPU-p0":                               false,
+		"":                                     false,
+		"4c226d4d-8129-a7cf-fecd-daa9018b4b48": false,
+	} {
+		if got := wellFormedUUID(u); got != want {
+			t.Errorf("wellFormedUUID(%q) = %v, want %v", u, got, want)
 		}
 	}
 }

@@ -735,7 +735,7 @@ func scopeOf(k seriesKey) seriesKey {
 
 // sameHostless is the series of input k.input that a row of key k, at
 // time tUs, belongs to though its host differs, or nil: the series of
-// the same GPU UUID (and pid), whose last sample came before the row,
+// the same well-formed GPU UUID (wellFormedUUID; and pid), whose last sample came before the row,
 // and whose index, where both give one, is the row's. A GPU's UUID is
 // its own (NVML's, unique to the board; a MIG instance's is its GPU's
 // and instance's): a new host name for it in later rows is the host
@@ -749,7 +749,7 @@ func scopeOf(k seriesKey) seriesKey {
 // sample. The series keeps its first host; otherHosts lists the others
 // and the input warns.
 func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
-	if k.uuid == "" {
+	if !wellFormedUUID(k.uuid) {
 		return nil
 	}
 	c := a.byUUID[uuidKey{k.input, k.uuid, k.pid, k.hasPID}]
@@ -763,6 +763,37 @@ func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
 	a.alias[k] = c
 	c.otherHosts = append(c.otherHosts, k.host)
 	return c
+}
+
+// wellFormedUUID reports whether u is a GPU UUID as NVML writes it,
+// "GPU-" and 32 hex digits in groups of 8-4-4-4-12 (a MIG instance's
+// "MIG-" forms, and "/..." after it, as the DCGM parser adds for
+// GPU_I_ID, are allowed): one that names a GPU. A UUID masked in a paste
+// ("GPU-********", "GPU-<UUID>", "GPU-xxxxxxxx-..."), as people post them
+// (NVIDIA/dcgm-exporter#512, #27), or a made-up short one, names none.
+func wellFormedUUID(u string) bool {
+	u, _, _ = strings.Cut(u, "/")
+	mig, ok := strings.CutPrefix(u, "MIG-")
+	if ok {
+		u = strings.TrimPrefix(mig, "GPU-") // "MIG-GPU-<uuid>/gi/ci" before driver R470
+	} else if u, ok = strings.CutPrefix(u, "GPU-"); !ok {
+		return false
+	}
+	if len(u) != 36 {
+		return false
+	}
+	for i, c := range u {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // sameDevice is the series of input k.input that a row of key k (and GPU
