@@ -214,3 +214,52 @@ func TestHunt44WellFormedUUID(t *testing.T) {
 		}
 	}
 }
+
+// A --query-gpu log and a --query-compute-apps log whose UUIDs were
+// masked alike (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx on both GPUs and
+// both processes): nothing ties a process to either GPU. Before session
+// 44 the shared UUID linked all four series, and both processes were
+// told "on GPU 1" (the last GPU of the group); now neither has a GPU
+// index.
+func TestHunt44MaskedUUIDLinksNothing(t *testing.T) {
+	const masked = "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+	var g, p strings.Builder
+	g.WriteString("timestamp, index, uuid, name, memory.used [MiB], memory.total [MiB]\n")
+	p.WriteString("timestamp, gpu_uuid, pid, process_name, used_memory [MiB]\n")
+	for i := range 30 {
+		ts := fmt.Sprintf("2026/12/01 09:%02d:%02d.000", i/6, i%6*10)
+		fmt.Fprintf(&g, "%s, 0, %s, NVIDIA A100-SXM4-40GB, 10000 MiB, 40960 MiB\n", ts, masked)
+		fmt.Fprintf(&g, "%s, 1, %s, NVIDIA A100-SXM4-40GB, 20000 MiB, 40960 MiB\n", ts, masked)
+		fmt.Fprintf(&p, "%s, %s, 111, python, 9500 MiB\n", ts, masked)
+		fmt.Fprintf(&p, "%s, %s, 222, python, 19500 MiB\n", ts, masked)
+	}
+	dir := t.TempDir()
+	a := NewAnalyzer(Options{})
+	for name, text := range map[string]string{"gpu.csv": g.String(), "apps.csv": p.String()} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readNVML(t, a, path)
+	}
+	procs := 0
+	for _, s := range a.Finalize().Series {
+		if s.HasPID {
+			procs++
+			if s.HasGPU {
+				t.Errorf("pid %d: on GPU %d, want no GPU index (masked UUID)", s.PID, s.GPU)
+			}
+		}
+	}
+	if procs != 2 {
+		t.Errorf("%d processes, want 2", procs)
+	}
+	for u, want := range map[string]bool{
+		masked: true, "GPU-********": true, "GPU-<UUID>": true, "GPU-4c226d4d-...": true,
+		"GPU-4c226d4d-8129-a7cf-fecd-daa9018b4b48": false, "GPU-p0": false, "GPU-xeon": false,
+	} {
+		if got := maskedUUID(u); got != want {
+			t.Errorf("maskedUUID(%q) = %v, want %v", u, got, want)
+		}
+	}
+}

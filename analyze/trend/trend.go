@@ -796,6 +796,23 @@ func wellFormedUUID(u string) bool {
 	return true
 }
 
+// maskedUUID reports whether u is a GPU UUID blanked out in a paste, the
+// same on every GPU: "GPU-" (or "MIG-") then only x's and dashes
+// ("GPU-xxxxxxxx-xxxx-..."), or anything holding '*', '<' or '>'
+// ("GPU-********" in NVIDIA/dcgm-exporter#512, "GPU-<UUID>" in #27), or
+// "..." .
+func maskedUUID(u string) bool {
+	if strings.ContainsAny(u, "*<>") || strings.Contains(u, "...") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(u, "GPU-")
+	if !ok {
+		rest, ok = strings.CutPrefix(u, "MIG-")
+	}
+	rest, _, _ = strings.Cut(rest, "/")
+	return ok && strings.Trim(rest, "xX-") == "" && strings.ContainsAny(rest, "xX")
+}
+
 // sameDevice is the series of input k.input that a row of key k (and GPU
 // name gname, process name proc) belongs to though its key differs, or
 // nil: rows of one log that name a GPU in two ways, with its UUID and
@@ -1119,10 +1136,11 @@ func (a *Analyzer) link() {
 		return i
 	}
 	union := func(i, j int) { parent[find(i)] = find(j) }
-	// The same UUID: one GPU.
+	// The same UUID: one GPU. A masked one (maskedUUID) is the same on
+	// every GPU of its paste: it links none.
 	byUUID := map[string]int{}
 	for i, x := range a.order {
-		if x.key.uuid == "" {
+		if x.key.uuid == "" || maskedUUID(x.key.uuid) {
 			continue
 		}
 		if j, ok := byUUID[x.key.uuid]; ok {
