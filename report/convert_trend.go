@@ -137,7 +137,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.TimeToOOMRangeS = []float64{round(o.LowSeconds, 1), round(o.HighSeconds, 1)}
 	}
 	for _, c := range s.ChangePoints {
-		f.ChangePoints = append(f.ChangePoints, TrendChange{StartUs: c.StartUs, EndUs: c.EndUs, FromBytes: c.FromBytes, ToBytes: c.ToBytes})
+		f.ChangePoints = append(f.ChangePoints, TrendChange{StartUs: c.StartUs, EndUs: c.EndUs, FromBytes: c.FromBytes, ToBytes: c.ToBytes, Transient: c.Transient})
 	}
 	if u := s.Unattributed; u != nil {
 		m, e := u.MedianBytes, u.EndBytes
@@ -180,7 +180,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + podsHeld(s, lc.clock)
+	f.Message = trendMessage(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock)
 	return f
 }
 
@@ -369,8 +369,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
-		if n := len(s.ChangePoints); n == 1 {
-			c := s.ChangePoints[0]
+		// A spike's rise and fall (trend.ChangePoint.Transient) are no
+		// steps.
+		steps := trend.Steps(s.ChangePoints)
+		if n := len(steps); n == 1 {
+			c := steps[0]
 			in := fmt.Sprintf("%.1f s", float64(c.EndUs-c.StartUs)/1e6)
 			if c.EndUs-c.StartUs >= 60e6 {
 				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
@@ -378,7 +381,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			change = fmt.Sprintf(" from %s to %s in %s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
 				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
-			first, last := s.ChangePoints[0], s.ChangePoints[n-1]
+			first, last := steps[0], steps[n-1]
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(last.EndUs, clock, s.StartUs))
 		}
@@ -454,6 +457,42 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// oomExitsNote says which runs ended full (trend.Run.OOMExit) where they
+// are too few to make the series a crash loop (SeriesTrend.OOMExits 0):
+// the runs' oom_exit in JSON and the message then agree; "" when no run
+// ended full, or when the crash loop's message already tells them.
+func oomExitsNote(s trend.SeriesTrend) string {
+	if s.OOMExits > 0 {
+		return ""
+	}
+	full, ended := 0, 0
+	var peak int64 = -1
+	for _, r := range s.Runs {
+		if r.ReleasedUs != 0 {
+			ended++
+		}
+		if r.OOMExit {
+			full++
+			if peak < 0 || r.PeakBytes < peak {
+				peak = r.PeakBytes
+			}
+		}
+	}
+	if full == 0 {
+		return ""
+	}
+	p, c := sizes.Of(peak, s.CapacityBytes, IBytes)
+	who, why := "one run", "one is no crash loop (that takes two or more, two thirds of the runs that ended)"
+	if full > 1 {
+		who = fmt.Sprintf("%d of the %d runs that ended", full, ended)
+		why = "too few for a crash loop (two thirds of those that ended)"
+	}
+	// (A run ended full only where it came back to the baseline: full <=
+	// ended.)
+	return fmt.Sprintf("; %s grew until the GPU was full (a peak of at least %s of %s, %s) and then fell to %s, as when a process dies of out-of-memory (or is killed, or frees all it held: the samples cannot tell; the job's log tells): %s",
+		who, p, c, sizes.Percent(peak, s.CapacityBytes), IBytes(s.BaselineBytes), why)
 }
 
 // crashLoopMessage describes a series whose runs grew until the GPU was

@@ -11,6 +11,10 @@ type TrendChange struct {
 	EndUs     int64 `json:"end_us"`
 	FromBytes int64 `json:"from_bytes"`
 	ToBytes   int64 `json:"to_bytes"`
+	// Transient: this change and the one next to it are a spike or a dip
+	// of at most 3 samples that memory came back from
+	// (trend.ChangePoint.Transient): not a step.
+	Transient bool `json:"transient,omitempty"`
 }
 
 // TrendRun is one run of a series: its first and last sample above the
@@ -28,7 +32,10 @@ type TrendRun struct {
 	ReleasedUs     *int64  `json:"released_us,omitempty"`
 	// OOMExit: the run grew until its GPU was full (its peak within 10% of
 	// the capacity) and then memory fell to the baseline, near nothing: as
-	// when its process died of out-of-memory (trend.Run.OOMExit).
+	// when its process died of out-of-memory (trend.Run.OOMExit). Set on
+	// the run whether or not the finding's oom_exits counts it: that
+	// counts such runs only when they make a crash loop, and is absent
+	// otherwise, the message then saying which runs ended full.
 	OOMExit bool `json:"oom_exit,omitempty"`
 }
 

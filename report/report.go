@@ -435,7 +435,9 @@ type Finding struct {
 	// OOMExits: the runs that grew until the GPU was full and then fell
 	// to near nothing (TrendRun.OOMExit), when they make the series a
 	// crash loop (two or more, two thirds of the runs that ended): growing,
-	// not churn; absent otherwise.
+	// not churn; absent otherwise, though runs[].oom_exit may still mark
+	// runs that ended full (too few for a crash loop: the message says
+	// so).
 	OOMExits int `json:"oom_exits,omitempty"`
 	// TailSlopeBytesPerS: for a step, the slope of the samples after its
 	// last change when they still rise; absent when flat.

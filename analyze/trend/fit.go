@@ -112,24 +112,41 @@ func fitSeries(t []int64, y []float64) fit {
 	// (see sharpShift); the piecewise-constant levels of a noisy ramp
 	// shift too, but the samples either side of such a shift differ by
 	// the noise and a few samples' rise, not by the shift.
+	// The jump is read on the samples with transient spikes taken out
+	// (despiked): a spike of a few samples where a noisy ramp's levels
+	// meet would make the shift between them look like a jump.
+	dry := despiked(ry)
 	sharp := make([]bool, len(levels))
 	for k := 1; k < len(levels); k++ {
-		sharp[k] = sharpShift(ry, levels[k-1], levels[k], levels[k].value-levels[k-1].value, f.sigma)
+		sharp[k] = sharpShift(dry, levels[k-1], levels[k], levels[k].value-levels[k-1].value, f.sigma)
 	}
 	sharpBurst := func(b burst) bool {
-		return sharpShift(ry, levels[b.first-1], levels[b.last], b.delta(), f.sigma)
+		return sharpShift(dry, levels[b.first-1], levels[b.last], b.delta(), f.sigma)
 	}
 	lastChange := -1 // the point where the last significant change ends
 	gradual := false // the last change is the pieces of a gradual one
-	for _, b := range bursts {
-		if math.Abs(b.delta()) < significantRise {
-			continue
-		}
-		lastChange = levels[b.last].a
-		c := ChangePoint{
+	change := func(b burst) ChangePoint {
+		return ChangePoint{
 			StartUs: at(levels[b.first].a - 1), EndUs: at(levels[b.last].a),
 			FromBytes: int64(math.Round(b.from)), ToBytes: int64(math.Round(b.to)),
 		}
+	}
+	for i := 0; i < len(bursts); i++ {
+		b := bursts[i]
+		if math.Abs(b.delta()) < significantRise {
+			continue
+		}
+		if i+1 < len(bursts) && spikePair(levels, b, bursts[i+1], significantRise) {
+			// A spike (or a dip): two changes, each Transient; neither
+			// the last change nor a piece of a gradual one.
+			up, down := change(b), change(bursts[i+1])
+			up.Transient, down.Transient = true, true
+			f.changes = append(f.changes, up, down)
+			i++
+			continue
+		}
+		lastChange = levels[b.last].a
+		c := change(b)
 		isSharp := sharpBurst(b)
 		if m := len(f.changes); !isSharp && gradual && m > 0 && (f.changes[m-1].ToBytes > f.changes[m-1].FromBytes) == (b.delta() > 0) {
 			// One gradual change, not steps: its pieces are one change
@@ -200,6 +217,17 @@ func fitSeries(t []int64, y []float64) fit {
 			}
 			from = to
 		}
+		// A warm-up (a model loaded, caches filled before the first
+		// cycle) is no leak: the first cycle's floor is where the log
+		// began, not a level memory was given back to, and where it lies
+		// below the line of the later floors by more than a significant
+		// rise the trend starts at the second cycle. A leak's first floor
+		// lies on that line; a warm-up's far below it, however flat the
+		// floors that follow.
+		winStart := 0
+		if len(ty) >= 3 && warmUp(tx, ty, significantRise) {
+			tx, ty, winStart = tx[1:], ty[1:], levels[drops[0].last].a
+		}
 		if len(ty) >= 3 {
 			ts := fitTheilSen(tx, ty, trendConfidence)
 			ups := 0
@@ -223,6 +251,9 @@ func fitSeries(t []int64, y []float64) fit {
 				f.class, f.floor, f.ts = Growing, true, ts
 				f.olsSlope, f.r2 = ols(tx, ty)
 				f.winSamples = len(ty)
+				if winStart > 0 {
+					f.winStartUs = at(winStart)
+				}
 				last := levels[drops[len(drops)-1].last].a
 				f.endLevel = maxOf(ry[last:])
 				return f
@@ -246,7 +277,7 @@ func fitSeries(t []int64, y []float64) fit {
 		rise := ts.Slope * (rx[n-1] - rx[a])
 		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, sharp, a, significantRise)
 	}
-	if grows || steadyRise(rx, ry, levels, sharp, w, f.sigma) {
+	if grows || steadyRise(rx, ry, dry, levels, sharp, w, f.sigma) {
 		f.class = Growing
 		f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
 		f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
@@ -281,6 +312,36 @@ func fitSeries(t []int64, y []float64) fit {
 		f.class = Sawtooth
 	}
 	return f
+}
+
+// warmUp reports whether the first of the floors ty (at times tx, three
+// or more) lies below the line of the others by more than band bytes: the
+// Theil–Sen line of the later floors (through both where there are two)
+// at the first floor's time.
+func warmUp(tx, ty []float64, band float64) bool {
+	lx, ly := tx[1:], ty[1:]
+	var slope, intercept float64
+	if len(ly) >= 3 {
+		ts := fitTheilSen(lx, ly, trendConfidence)
+		slope, intercept = ts.Slope, ts.Intercept
+	} else {
+		if lx[1] > lx[0] {
+			slope = (ly[1] - ly[0]) / (lx[1] - lx[0])
+		}
+		intercept = ly[0] - slope*lx[0]
+	}
+	return ty[0] < intercept+slope*tx[0]-band
+}
+
+// spikePair reports whether the significant burst b and the burst next
+// after it are a transient (ChangePoint.Transient): of opposite signs,
+// the levels between them (the spike's top, or the dip's bottom) at most
+// stepMinAfter points long, and next landing within band bytes of where
+// b started.
+func spikePair(levels []level, b, next burst, band float64) bool {
+	return (b.delta() > 0) != (next.delta() > 0) &&
+		levels[next.first-1].b-levels[b.last].a <= stepMinAfter &&
+		math.Abs(next.to-b.from) < band
 }
 
 // tailStart is the first point in the last frac of the series' time.
@@ -404,7 +465,7 @@ func manySteps(levels []level, sharp []bool, a int, fall float64) bool {
 			j++
 		}
 		down := from - levels[j].value
-		if !rose && down >= fall && settled(levels) <= from {
+		if !rose && down >= fall && settled(levels) <= from && levels[k-1].b-levels[k-1].a > stepMinAfter {
 			return false // a fall at the start that memory does not regain
 		}
 		// Give back the burst up from its top.
@@ -460,7 +521,7 @@ const (
 // through noise lacks: a slope interval clear of zero, a good fit, and a
 // rise that lasts to the end; a one-off bump fails the fit (or, left
 // standing at the end, the many-steps rule), jitter fails the slope.
-func steadyRise(rx, ry []float64, levels []level, sharp []bool, w int, sigma float64) bool {
+func steadyRise(rx, ry, dry []float64, levels []level, sharp []bool, w int, sigma float64) bool {
 	n := len(rx)
 	if n-w < steadyMinPoints {
 		return false
@@ -474,7 +535,12 @@ func steadyRise(rx, ry []float64, levels []level, sharp []bool, w int, sigma flo
 	if !ts.ok || ts.Low <= 0 || ts.Slope*(x[len(x)-1]-x[0]) < floor {
 		return false
 	}
-	if _, r2 := ols(x, y); r2 < steadyMinR2 && !lineWithinNoise(y, r2, sigma) {
+	// The line is judged on the samples with transient spikes taken out
+	// (despiked): a spike of a few samples on top of a leak (an eval
+	// batch, a checkpoint's staging buffer) leaves residuals of its
+	// height, far above the noise, and would hide the leak under it.
+	d := dry[w:]
+	if _, r2 := ols(x, d); r2 < steadyMinR2 && !lineWithinNoise(d, r2, sigma) {
 		return false
 	}
 	if !manySteps(levels, sharp, w, floor) {
@@ -483,6 +549,24 @@ func steadyRise(rx, ry []float64, levels []level, sharp []bool, w int, sigma flo
 	a := min(tailStart(x, trendTail), len(x)-3)
 	end := fitTheilSen(x[a:], y[a:], trendConfidence)
 	return end.ok && end.Low > 0
+}
+
+// despikeHalf is how many points either side of a point the running
+// median of despiked spans: a median of 7 points removes a spike of up to
+// 3 (stepMinAfter), and keeps a step or a ramp where it is.
+const despikeHalf = stepMinAfter
+
+// despiked is y through a running median of 2·despikeHalf+1 points
+// (fewer at the ends): a transient of despikeHalf points or fewer, up or
+// down, is replaced by the level around it.
+func despiked(y []float64) []float64 {
+	out := make([]float64, len(y))
+	var win []float64
+	for i := range y {
+		win = append(win[:0], y[max(0, i-despikeHalf):min(len(y), i+despikeHalf+1)]...)
+		out[i] = medianSelect(win)
+	}
+	return out
 }
 
 // onset is where the growth of a series that was flat before it begins:

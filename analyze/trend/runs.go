@@ -26,7 +26,11 @@ type Run struct {
 	// peak), and then memory fell to the baseline, itself near nothing (at
 	// most 5% of the capacity): the GPU full, then its process gone, as
 	// when a process dies of out-of-memory. The samples cannot tell that
-	// from a process that freed all it held at that point.
+	// from a process that freed all it held at that point. It is the run's
+	// own shape, set whether or not the series counts it: SeriesTrend.
+	// OOMExits counts such runs only where they make a crash loop (two or
+	// more, two thirds of the runs that ended), and is 0 otherwise, with
+	// runs here still marked (the report's message then names them).
 	OOMExit bool
 }
 
@@ -139,10 +143,12 @@ func splitRuns(y []float64) (base float64, runs []runSpan) {
 // under σ 235 MiB) is seldom classed growing on its own, its own noise
 // estimate and slope interval drawn from a handful of samples; its rise
 // still shows against the series' noise. A run that holds one level does
-// not rise.
+// not rise, whatever σ: with no noise at all (σ 0: nvidia-smi's whole
+// MiB of a process that allocated once), a rise must still be above 0.
 func risesWithin(y []float64, sigma float64) bool {
 	k := max(1, len(y)/3)
-	return medianOf(y[len(y)-k:])-medianOf(y[:k]) >= runRiseNoise*sigma
+	rise := medianOf(y[len(y)-k:]) - medianOf(y[:k])
+	return rise > 0 && rise >= runRiseNoise*sigma
 }
 
 // runRiseNoise is how many times the series' noise (σ) a run must rise

@@ -197,6 +197,25 @@ type SeriesTrend struct {
 type ChangePoint struct {
 	StartUs, EndUs     int64
 	FromBytes, ToBytes int64
+	// Transient: this change and the one next to it (after it, for the
+	// first of the two; before it, for the second) are a spike or a dip:
+	// a shift and its opposite with at most 3 samples between them
+	// (stepMinAfter; a bin of samples where the series was binned), memory
+	// landing within a significant rise of where it began (an eval batch,
+	// a checkpoint's staging buffer). Neither is a step; the fall of a
+	// spike is still memory given back.
+	Transient bool
+}
+
+// Steps is the changes of cs that are not Transient, in time order.
+func Steps(cs []ChangePoint) []ChangePoint {
+	var out []ChangePoint
+	for _, c := range cs {
+		if !c.Transient {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // OOMEstimate is a time to out-of-memory: Seconds after the end of the
@@ -262,6 +281,10 @@ type Analyzer struct {
 	// of a key that sameDevice found to be another's.
 	scoped map[seriesKey][]*series
 	alias  map[seriesKey]*series
+	// byUUID is the series of each input, GPU UUID and pid (none for a
+	// GPU): where a row names that UUID under another host, it is the
+	// same device (sameHostless).
+	byUUID map[uuidKey]*series
 	names  callsite.Interner // dictionary values kept in series keys, copied out of the batches
 	// gpusIn and procsIn are each group's GPU and process series, in
 	// order (link).
@@ -356,6 +379,18 @@ type series struct {
 	// its UUID and without, with its index and without), matched by this
 	// ("its UUID", ...): sameDevice; "" when they did not.
 	renamedBy string
+	// otherHosts: the host names its rows gave after the first one
+	// (key.host), in order: the same UUID under a host renamed
+	// (sameHostless).
+	otherHosts []string
+}
+
+// uuidKey is the part of a series key that names a device wherever it
+// is: its input, GPU UUID and pid.
+type uuidKey struct {
+	input, uuid string
+	pid         int64
+	hasPID      bool
 }
 
 // NewAnalyzer returns an analyzer with options opt.
@@ -427,6 +462,11 @@ func (a *Analyzer) Drop(name string) {
 	for k := range a.alias {
 		if k.input == name {
 			delete(a.alias, k)
+		}
+	}
+	for k := range a.byUUID {
+		if k.input == name {
+			delete(a.byUUID, k)
 		}
 	}
 	clear(a.order[len(kept):])
@@ -544,12 +584,24 @@ func (a *Analyzer) Add(name string, rec arrow.RecordBatch) error {
 				}
 				if s == nil {
 					k.input, k.host, k.uuid = strings.Clone(k.input), strings.Clone(k.host), strings.Clone(k.uuid)
-					if s = a.sameDevice(k, gname.at(i), proc.at(i)); s == nil {
+					if s = a.sameHostless(k, int64(tcol.Value(i))); s == nil {
+						s = a.sameDevice(k, gname.at(i), proc.at(i))
+					}
+					if s == nil {
 						s = &series{key: k, source: strings.Clone(source.at(i)), maxTotal: -1}
 						a.series[k] = s
 						a.order = append(a.order, s)
 						sk := scopeOf(k)
 						a.scoped[sk] = append(a.scoped[sk], s)
+						if k.uuid != "" {
+							if a.byUUID == nil {
+								a.byUUID = map[uuidKey]*series{}
+							}
+							uk := uuidKey{k.input, k.uuid, k.pid, k.hasPID}
+							if a.byUUID[uk] == nil {
+								a.byUUID[uk] = s
+							}
+						}
 					}
 				}
 			}
@@ -679,6 +731,86 @@ func (s *series) heldBy(pod, namespace, container string, t int64) {
 func scopeOf(k seriesKey) seriesKey {
 	k.uuid, k.gpu, k.hasGPU = "", 0, false
 	return k
+}
+
+// sameHostless is the series of input k.input that a row of key k, at
+// time tUs, belongs to though its host differs, or nil: the series of
+// the same well-formed GPU UUID (wellFormedUUID; and pid), whose last sample came before the row,
+// and whose index, where both give one, is the row's. A GPU's UUID is
+// its own (NVML's, unique to the board; a MIG instance's is its GPU's
+// and instance's): a new host name for it in later rows is the host
+// renamed, not another GPU. The DCGM exporter names its Hostname label
+// after its own pod when run in Kubernetes without NODE_NAME or host
+// networking (every version before NVIDIA/dcgm-exporter#129, merged
+// 2023-01; later ones so configured, NVIDIA/gpu-operator#1545), so the
+// exporter's restart renames every GPU of the node. Rows of two hosts at
+// overlapping times (the same UUID copied to two machines, a
+// placeholder) stay apart: the row must come after the series' last
+// sample. The series keeps its first host; otherHosts lists the others
+// and the input warns.
+func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
+	if !wellFormedUUID(k.uuid) {
+		return nil
+	}
+	c := a.byUUID[uuidKey{k.input, k.uuid, k.pid, k.hasPID}]
+	if c == nil || c.key.host == k.host || c.raw == 0 || tUs <= c.lastT ||
+		c.key.hasGPU && k.hasGPU && c.key.gpu != k.gpu {
+		return nil
+	}
+	if a.alias == nil {
+		a.alias = map[seriesKey]*series{}
+	}
+	a.alias[k] = c
+	c.otherHosts = append(c.otherHosts, k.host)
+	return c
+}
+
+// wellFormedUUID reports whether u is a GPU UUID as NVML writes it,
+// "GPU-" and 32 hex digits in groups of 8-4-4-4-12 (a MIG instance's
+// "MIG-" forms, and "/..." after it, as the DCGM parser adds for
+// GPU_I_ID, are allowed): one that names a GPU. A UUID masked in a paste
+// ("GPU-********", "GPU-<UUID>", "GPU-xxxxxxxx-..."), as people post them
+// (NVIDIA/dcgm-exporter#512, #27), or a made-up short one, names none.
+func wellFormedUUID(u string) bool {
+	u, _, _ = strings.Cut(u, "/")
+	mig, ok := strings.CutPrefix(u, "MIG-")
+	if ok {
+		u = strings.TrimPrefix(mig, "GPU-") // "MIG-GPU-<uuid>/gi/ci" before driver R470
+	} else if u, ok = strings.CutPrefix(u, "GPU-"); !ok {
+		return false
+	}
+	if len(u) != 36 {
+		return false
+	}
+	for i, c := range u {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// maskedUUID reports whether u is a GPU UUID blanked out in a paste, the
+// same on every GPU: "GPU-" (or "MIG-") then only x's and dashes
+// ("GPU-xxxxxxxx-xxxx-..."), or anything holding '*', '<' or '>'
+// ("GPU-********" in NVIDIA/dcgm-exporter#512, "GPU-<UUID>" in #27), or
+// "..." .
+func maskedUUID(u string) bool {
+	if strings.ContainsAny(u, "*<>") || strings.Contains(u, "...") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(u, "GPU-")
+	if !ok {
+		rest, ok = strings.CutPrefix(u, "MIG-")
+	}
+	rest, _, _ = strings.Cut(rest, "/")
+	return ok && strings.Trim(rest, "xX-") == "" && strings.ContainsAny(rest, "xX")
 }
 
 // sameDevice is the series of input k.input that a row of key k (and GPU
@@ -872,7 +1004,7 @@ func (a *Analyzer) Finalize() *Result {
 	a.fitAll()
 	a.checkProcessTotals()
 	for _, s := range a.order {
-		for _, w := range []string{overTotalWarning(s), renamedWarning(s)} {
+		for _, w := range []string{overTotalWarning(s), renamedWarning(s), hostsWarning(s)} {
 			if w == "" {
 				continue
 			}
@@ -1004,10 +1136,11 @@ func (a *Analyzer) link() {
 		return i
 	}
 	union := func(i, j int) { parent[find(i)] = find(j) }
-	// The same UUID: one GPU.
+	// The same UUID: one GPU. A masked one (maskedUUID) is the same on
+	// every GPU of its paste: it links none.
 	byUUID := map[string]int{}
 	for i, x := range a.order {
-		if x.key.uuid == "" {
+		if x.key.uuid == "" || maskedUUID(x.key.uuid) {
 			continue
 		}
 		if j, ok := byUUID[x.key.uuid]; ok {
@@ -1111,8 +1244,8 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		}
 	}
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
-	if o.Class == Step && len(o.ChangePoints) > 0 {
-		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
+	if steps := Steps(o.ChangePoints); o.Class == Step && len(steps) > 0 {
+		o.TailSlope = tailSlope(s.t, s.y, steps[len(steps)-1].EndUs)
 	}
 	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
 	if s.hasCap {
@@ -1543,6 +1676,31 @@ func renamedWarning(s *series) string {
 	}
 	return fmt.Sprintf("%s: %s (a log restarted with other fields, or a placeholder in some rows); read as one series, matched by %s",
 		strings.Join(id, ", "), what, s.renamedBy)
+}
+
+// hostsWarning says that a series' rows named its GPU's host in turn by
+// several names (sameHostless), "" when they did not.
+func hostsWarning(s *series) string {
+	if len(s.otherHosts) == 0 {
+		return ""
+	}
+	k := s.key
+	var id []string
+	if k.hasPID {
+		id = append(id, fmt.Sprintf("pid %d", k.pid))
+	}
+	if k.hasGPU {
+		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
+	}
+	id = append(id, k.uuid)
+	hosts := append([]string{k.host}, s.otherHosts...)
+	for i, h := range hosts {
+		if h == "" {
+			hosts[i] = "none"
+		}
+	}
+	return fmt.Sprintf("%s: its rows name %d hosts in turn (%s), one after the other: read as one series by its UUID (a GPU's own); a DCGM exporter run without NODE_NAME or host networking names Hostname after its own pod, which a restart renames",
+		strings.Join(id, ", "), len(hosts), strings.Join(hosts, ", "))
 }
 
 func overTotalWarning(s *series) string {

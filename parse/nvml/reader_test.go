@@ -238,6 +238,10 @@ func TestFixtures(t *testing.T) {
 		{"s43_n02c_spike1g.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n08_stair_leak_with_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"s43_n11_leak_with_20MiB_transients.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		// h44 (testdata/README.md): memory.used, .total and .free without
+		// memory.reserved, as s42's: whether used counts it is not known.
+		{"h44_warmup_flat_spikes.csv", FormatQueryGPU, 700, 700, ClockAbsolute, "includes-reserved-unknown"},
+		{"h44_dcgm_exporter_restart.txt", FormatDCGMPrometheus, 120, 60, ClockAbsolute, "excludes-reserved"},
 		{"s43_n03_sawtooth.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "excludes-reserved"},
 		{"s43_n09_leak_oom_restart_cycles.csv", FormatQueryGPU, 520, 520, ClockAbsolute, "excludes-reserved"},
 		{"s43_n09b_two_cycles.csv", FormatQueryGPU, 260, 260, ClockAbsolute, "excludes-reserved"},
