@@ -205,6 +205,11 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	}
 	r.segLines = 0
 	head, err := r.src.Peek(parse.SniffLen)
+	if len(head) > 0 {
+		// As the lines will be read: without the log's quote marks or
+		// stamps, and without fences ("$ nvidia-smi dmon" then "```").
+		head, _ = unwrapHead(head, r.wrap)
+	}
 	r.segmentPeriod(prompt, head, n)
 	if len(head) == 0 && err != nil {
 		r.dec = skipDecoder{r}

@@ -298,6 +298,9 @@ type Reader struct {
 	// noEOL: the line being decoded is the input's last and has no line
 	// ending, so it may be cut short (see cutNote).
 	noEOL bool
+	// wrap is taken off every line before it is decoded: the quote marks
+	// or log stamps the layout was recognised behind (sniffWrapped).
+	wrap wrap
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -531,6 +534,8 @@ func (r *Reader) step() error {
 			}
 			r.cmdCont = cont
 		case isTerminalNoise(line):
+		case isFence(line):
+			// A Markdown fence around a paste: neither a row nor a cut.
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
@@ -649,8 +654,18 @@ func (r *Reader) start() error {
 		return parse.LineErrorf(r.name, max(bytes.Count(head, []byte("\n")), 1), "no samples: the input has only blank lines")
 	}
 	f := r.opt.format
-	if f == parse.FormatUnknown {
-		f = Sniff(head)
+	plainHead := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
+		plainHead = stripANSI(nil, plainHead)
+	}
+	sniffed, w := sniffWrapped(plainHead)
+	if f == parse.FormatUnknown || f == sniffed {
+		// The lines are read without the fence, quote marks or stamps
+		// the layout was recognised behind (wrap).
+		f, r.wrap = sniffed, w
+		if w != (wrap{}) {
+			head, _ = unwrapHead(plainHead, w)
+		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
 		f = FormatForFields(r.opt.fields)
@@ -717,6 +732,9 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
+	}
+	if r.wrap != (wrap{}) {
+		b = r.wrap.strip(b)
 	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		// A terminal's escape sequences (colours; the screen codes of a

@@ -911,22 +911,14 @@ func (d *smiTextDecoder) end(n int) error {
 	return nil
 }
 
-// logStampRe matches what a log puts before each line of an output it
-// holds, with the space after it: a CI runner's or a logger's timestamp
-// (GitHub Actions' "2024-01-01T00:00:00.0000000Z ", "[2024-01-01
-// 12:00:00,123] ", "12:00:01 ") after any Markdown quote marks ("> ").
-// No line of nvidia-smi's or gpustat's text starts so (gpustat's GPU rows
-// start "[0]").
-var logStampRe = lazyre.New(`^(?:>[ \t]?)*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?(?:[ \t]|$)|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?(?:[ \t]|$))?`)
-
-// stripLogStamp returns b without its log stamp (logStampRe), so that an
-// output pasted from a CI log or quoted in Markdown reads as flush left.
+// stripLogStamp returns b without its Markdown quote marks and one log
+// stamp after them (stripQuote, stripStamp), so that an output pasted
+// from a CI or job log or quoted in Markdown reads as flush left. No line
+// of nvidia-smi's or gpustat's text starts so (gpustat's GPU rows start
+// "[0]").
 func stripLogStamp(b []byte) []byte {
 	if len(b) == 0 || b[0] != '>' && b[0] != '[' && (b[0] < '0' || b[0] > '9') {
 		return b
 	}
-	if loc := logStampRe.Re().FindIndex(b); loc != nil {
-		return b[loc[1]:]
-	}
-	return b
+	return stripStamp(stripQuote(b))
 }

@@ -19,12 +19,33 @@ import (
 // header-less CSV log whose first field is not a timestamp is not
 // recognised; FormatForFields names it when its fields are known. In a
 // paste of several outputs, each after its prompt, the first in a layout
-// gpuleak reads decides.
+// gpuleak reads decides. A log in a Markdown fence, quoted, or behind a
+// CI or job log's stamps is recognised by its lines without them (wrap).
 func Sniff(head []byte) parse.Format {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	if bytes.IndexByte(head, 0x1b) >= 0 {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
+	f, _ := sniffWrapped(head)
+	return f
+}
+
+// sniffWrapped is Sniff of head (without its byte order mark and escape
+// sequences), with the wrap that must be taken off its lines for the
+// layout's decoder to read them: none when head is recognised as it is.
+func sniffWrapped(head []byte) (parse.Format, wrap) {
+	if f := sniffPlain(head); f != parse.FormatUnknown {
+		return f, wrap{}
+	}
+	w := wrapOf(head)
+	if plain, changed := unwrapHead(head, w); changed {
+		return sniffPlain(plain), w
+	}
+	return parse.FormatUnknown, wrap{}
+}
+
+// sniffPlain is Sniff of head as it is.
+func sniffPlain(head []byte) parse.Format {
 	for range 8 {
 		body := skipPrompts(head)
 		seg := untilPrompt(body)
