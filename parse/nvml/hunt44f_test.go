@@ -1,10 +1,12 @@
 package nvml
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Session 44, helper h44f (testdata/README.md, "Session 44, helper h44f").
@@ -104,5 +106,114 @@ func TestHunt44fWrapKeepsRows(t *testing.T) {
 		if isFence([]byte(s)) {
 			t.Errorf("isFence(%q) = true", s)
 		}
+	}
+}
+
+// noIndexLog writes a synthetic --query-gpu log without index or uuid:
+// every tick, a period apart from start, one row per GPU, each stamped
+// gap later than the one before (nvidia-smi stamps each GPU's row as it
+// queries it); used(g, k) is GPU g's memory at tick k, in MiB.
+func noIndexLog(gpus, ticks int, start time.Time, period func(k int) time.Duration, gap time.Duration, used func(g, k int) int) string {
+	var b strings.Builder
+	b.WriteString("timestamp, name, memory.used [MiB], memory.total [MiB]\n")
+	t := start
+	for k := range ticks {
+		for g := range gpus {
+			fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-40GB, %d MiB, 40960 MiB\n", t.Add(time.Duration(g)*gap).Format("2006/01/02 15:04:05.000"), used(g, k))
+		}
+		t = t.Add(period(k))
+	}
+	return b.String()
+}
+
+// A --query-gpu log without index or uuid whose rows each carry their own
+// time, a few ms apart within a tick, holds one GPU per place in a tick.
+// Before, a tick was only rows of the very same time: two GPUs 4 ms apart
+// (one growing 3 MiB/s from 3000 MiB, one flat at 5000 MiB) were one
+// series of 600 samples growing 1.5 MiB/s, with no warning. Here each GPU
+// must come back whole: GPU 0 the growing one, GPU 1 the flat one, also
+// when the period changes (-l 1 then -l 5, then -lms 500), the logger
+// pauses for 10 min, and with 8 GPUs 15 ms apart.
+func TestHunt44fNoIndexRowsMsApart(t *testing.T) {
+	start := time.Date(2024, 5, 1, 10, 0, 0, 100e6, time.UTC)
+	second := func(int) time.Duration { return time.Second }
+	varied := func(k int) time.Duration {
+		switch {
+		case k == 50:
+			return 10 * time.Minute
+		case k < 100:
+			return time.Second
+		case k < 150:
+			return 5 * time.Second
+		}
+		return 500 * time.Millisecond
+	}
+	for _, c := range []struct {
+		name   string
+		gpus   int
+		period func(int) time.Duration
+		gap    time.Duration
+	}{
+		{"2 GPUs 4 ms apart, -l 1", 2, second, 4 * time.Millisecond},
+		{"2 GPUs 4 ms apart, varied period", 2, varied, 4 * time.Millisecond},
+		{"8 GPUs 15 ms apart, varied period", 8, varied, 15 * time.Millisecond},
+		{"1 GPU, -l 1", 1, second, 0},
+	} {
+		used := func(g, k int) int {
+			if g == 0 {
+				return 3000 + 3*k
+			}
+			return 5000 + 1000*g
+		}
+		const ticks = 200
+		rows, meta, err := readRows(t, "noindex.csv", noIndexLog(c.gpus, ticks, start, c.period, c.gap, used))
+		if err != nil {
+			t.Fatalf("%s: %.200v", c.name, err)
+		}
+		if len(rows) != c.gpus*ticks {
+			t.Fatalf("%s: %d rows; want %d", c.name, len(rows), c.gpus*ticks)
+		}
+		per := map[int32]int{}
+		for _, r := range rows {
+			if r.GPU == nil {
+				t.Fatalf("%s: a row without a GPU", c.name)
+			}
+			g := int(*r.GPU)
+			k := per[*r.GPU]
+			per[*r.GPU]++
+			if want := mib(int64(used(g, k))); val(r.Used) != want {
+				t.Fatalf("%s: GPU %d's sample %d is %d MiB; want %d MiB (another GPU's row)", c.name, g, k, val(r.Used)/MiB, want/MiB)
+			}
+		}
+		if len(per) != c.gpus {
+			t.Errorf("%s: %d GPUs; want %d", c.name, len(per), c.gpus)
+		}
+		for _, w := range meta.Warnings.Strings() {
+			if strings.Contains(w, "do not all have the same number of rows") {
+				t.Errorf("%s: %.200q; ticks are even", c.name, w)
+			}
+		}
+	}
+}
+
+// Where the ticks of a log without index or uuid do not all hold the
+// same number of rows (a GPU's row missing from one), the places cannot
+// be trusted there: a warning says so, naming the line.
+func TestHunt44fNoIndexUnevenTicksWarn(t *testing.T) {
+	start := time.Date(2024, 5, 1, 10, 0, 0, 100e6, time.UTC)
+	log := noIndexLog(2, 10, start, func(int) time.Duration { return time.Second }, 4*time.Millisecond, func(g, k int) int { return 3000 + 2000*g })
+	lines := strings.SplitAfter(log, "\n")
+	// Line 1 is the header; tick 4's rows are lines 10 and 11: drop GPU 1's.
+	log = strings.Join(append(lines[:10:10], lines[11:]...), "")
+	_, meta, err := readRows(t, "uneven.csv", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range meta.Warnings.Strings() {
+		found = found || strings.Contains(w, "do not all have the same number of rows (2 rows in the first tick, 1 in")
+	}
+	if !found {
+		t.Errorf("no warning that the ticks are uneven: %d warnings", meta.Warnings.Len())
 	}
 }
