@@ -217,3 +217,44 @@ func TestHunt44fNoIndexUnevenTicksWarn(t *testing.T) {
 		t.Errorf("no warning that the ticks are uneven: %d warnings", meta.Warnings.Len())
 	}
 }
+
+// A header-less --query-gpu log that nothing names the columns of is read
+// in DefaultQueryGPUFields' order, and says so: memory.free logged before
+// memory.used (gen/nohdr7_swapped.csv of the session-44 tester) was read
+// as used memory falling, a leak as a release, with no warning. Where a
+// row shows the order wrong (a "total" below another size), the log is
+// refused at that line rather than read wrong.
+func TestHunt44fHeaderlessOrderAssumed(t *testing.T) {
+	// Synthetic: total, free, used of a GPU whose used grows 30 MiB a second.
+	var b strings.Builder
+	for k := range 5 {
+		fmt.Fprintf(&b, "2024/05/01 10:00:%02d.000, 0, GPU-4b1f5b6e-8c1d-2f3a-9e7d-0a1b2c3d4e5f, NVIDIA A100-SXM4-40GB, 40960 MiB, %d MiB, %d MiB\n", k, 37960-30*k, 3000+30*k)
+	}
+	_, meta, err := readRows(t, "nohdr.csv", b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range meta.Warnings.Strings() {
+		found = found || strings.Contains(w, "line 1: the log has no header") && strings.Contains(w, "timestamp,index,uuid,name,memory.total,memory.used,memory.free")
+	}
+	if !found {
+		t.Errorf("no warning naming the assumed field order: %.200q", meta.Warnings.Strings())
+	}
+	// With --fields, or a header, nothing is assumed.
+	_, meta, err = readRows(t, "nohdr.csv", b.String(), WithFields([]string{"timestamp", "index", "uuid", "name", "memory.total", "memory.free", "memory.used"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range meta.Warnings.Strings() {
+		if strings.Contains(w, "no header") {
+			t.Errorf("--fields given, yet %.200q", w)
+		}
+	}
+	// used, total, free: the column read as total is below the one read
+	// as used on line 1 (3000 < 40960): refused there, naming --fields.
+	_, _, err = readRows(t, "nohdr.csv", "2024/05/01 10:00:00.000, 0, GPU-1, A100, 3000 MiB, 40960 MiB, 37960 MiB\n")
+	if err == nil || !strings.Contains(err.Error(), "nohdr.csv:1:") || !strings.Contains(err.Error(), "--fields") {
+		t.Errorf("swapped total read: err %.200v; want an error at line 1 naming --fields", err)
+	}
+}

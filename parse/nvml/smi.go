@@ -77,14 +77,17 @@ type smiDecoder struct {
 	// (commandFields), for a header-less one: after WithFields, before
 	// the defaults.
 	cmdFields []string
-	cols      []smiCol
-	header    bool
-	text      []int // columns that may hold commas (names)
-	hasTS     bool
-	spans     [][2]int
-	fields    [][]byte
-	quoted    []byte
-	ticks     ticker
+	// assumed: the columns are the default fields, nothing having named
+	// them (no header, WithFields or query command).
+	assumed bool
+	cols    []smiCol
+	header  bool
+	text    []int // columns that may hold commas (names)
+	hasTS   bool
+	spans   [][2]int
+	fields  [][]byte
+	quoted  []byte
+	ticks   ticker
 	// noGPUID: a --query-gpu log with neither index nor uuid: its GPUs
 	// are told apart by their row's place in each tick (pos).
 	noGPUID bool
@@ -205,6 +208,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	d.text = d.text[:0]
 	d.hasTS = false
 	d.header = header
+	d.assumed = false
 	for i, name := range names {
 		c := smiCol{name: name, role: smiRoleOf(name, d.apps), unit: MiB}
 		if units != nil && units[i] != "" && isSize(c.role) {
@@ -345,7 +349,8 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		if len(fields) == 0 {
 			fields = d.cmdFields
 		}
-		if len(fields) == 0 {
+		assumed := len(fields) == 0
+		if assumed {
 			fields = DefaultQueryGPUFields
 			if d.apps {
 				fields = DefaultQueryAppsFields
@@ -353,6 +358,11 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		}
 		if err := d.setColumns(fields, nil, false, n); err != nil {
 			return err
+		}
+		if d.assumed = assumed; assumed {
+			// Nothing names the columns: say which order was assumed, so
+			// that a log of other fields is not read wrong unseen.
+			d.r.meta.Warnings.Once("assumed fields", parse.LineNote(n, "the log has no header, and neither --fields nor a query command in it names its columns: they are read in the default order %s; a log of other fields or another order (memory.free before memory.used reads a leak as a release) is read wrong: give its fields with --fields", strings.Join(fields, ",")))
 		}
 	}
 	var s sample
@@ -384,6 +394,11 @@ func (d *smiDecoder) line(b []byte, n int) error {
 // (what cutLast judges a last line by).
 func (d *smiDecoder) emitRow(s *sample, b []byte, n int) error {
 	d.unitEnd = endsInUnit(b)
+	if d.assumed && s.hasTotal && (s.hasUsed && s.used > s.total || s.hasFree && s.free > s.total) {
+		// No GPU uses or has free more than its total: the columns are
+		// not in the order assumed.
+		return d.r.errorf(n, "the header-less log's columns are not in the default order %s: the column read as memory.total (%d MiB) is less than memory.used (%d MiB) or memory.free (%d MiB); give its fields with --fields", strings.Join(d.r.meta.Fields, ","), s.total/MiB, s.used/MiB, s.free/MiB)
+	}
 	return d.finish(s, n)
 }
 
