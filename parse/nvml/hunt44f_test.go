@@ -80,10 +80,19 @@ func TestHunt44fRealWrappedPastes(t *testing.T) {
 	if meta.SkippedLines != 0 || len(rows) != 2 || val(rows[0].Used) != mib(1031) || val(rows[1].Used) != mib(1031) {
 		t.Errorf("fenced dmon: %d rows, %d lines skipped; want GPUs 0 and 1 at 1031 MiB, none skipped", len(rows), meta.SkippedLines)
 	}
-	rows, _ = readFile(t, "../../testdata/nvml/pub_metaflow_gpu_job_log.txt")
+	rows, meta = readFile(t, "../../testdata/nvml/pub_metaflow_gpu_job_log.txt")
 	// "|      0MiB / 16160MiB |" under "Fri Mar 12 05:02:15 2021".
 	if len(rows) != 1 || val(rows[0].Used) != 0 || val(rows[0].Total) != mib(16160) || rows[0].TimeUs != utc(2021, 3, 12, 5, 2, 15, 0) {
 		t.Errorf("Metaflow log: %d rows %+v; want one at 05:02:15, 0 of 16160 MiB", len(rows), rows)
+	}
+	// The --query-gpu CSV the job printed after the table (line 25, its
+	// header) is not read, and must be said: it was dropped unseen.
+	said := false
+	for _, w := range meta.Warnings.Strings() {
+		said = said || strings.Contains(w, "line 25: a --query-gpu/--query-compute-apps CSV output starts here")
+	}
+	if !said {
+		t.Errorf("Metaflow log: no warning that the CSV at line 25 is not read: %.200q", meta.Warnings.Strings())
 	}
 }
 

@@ -347,6 +347,16 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	if t[0] == '[' {
 		return d.gpustatLine(t)
 	}
+	if t[0] >= 'a' && t[0] <= 'z' && bytes.IndexByte(t, ',') > 0 {
+		if _, _, ok := headerFields(t, false); ok {
+			// A --query-gpu or --query-compute-apps CSV printed after the
+			// table without a prompt before it (a job's script running
+			// both): its rows have no times to place them among the
+			// tables' and are not read; said, not dropped unseen.
+			d.r.meta.Warnings.Once("csv in text", parse.LineNote(n, "a --query-gpu/--query-compute-apps CSV output starts here (%q) after nvidia-smi's text, without a shell prompt before it: its rows are not read; give it as a file of its own", snippet(t)))
+			return nil
+		}
+	}
 	switch {
 	case bytes.Contains(t, []byte("NVSMI LOG")):
 		d.newSnapshot(0, false)
