@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -264,11 +262,10 @@ func joinCut(gz, text string) string {
 // trendSamples reads any input for gpuleak trend as an NVML sample log.
 func trendSamples(r *runner, in *parse.Input) (report.TrendInput, error) {
 	defer r.progress(in)()
-	ti, err := readNVML(in, r.nvml.a, nil, r.o.NVML.Reader...)
-	if errors.Is(err, parse.ErrNotMine) && len(r.o.NVML.Fields) == 0 {
-		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
-	}
-	return ti, err
+	// A log in no layout is refused with what it lacks, when it shows (a
+	// header-less CSV's --fields, a -q excerpt's GPU line): nvml.Reader's
+	// error says it.
+	return readNVML(in, r.nvml.a, nil, r.o.NVML.Reader...)
 }
 
 // postmortemNVML reads an NVML log for gpuleak oom: its process samples

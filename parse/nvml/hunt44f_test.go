@@ -267,3 +267,55 @@ func TestHunt44fHeaderlessOrderAssumed(t *testing.T) {
 		t.Errorf("swapped total read: err %.200v; want an error at line 1 naming --fields", err)
 	}
 }
+
+// An nvidia-smi -q excerpt quoted from inside the report, without the
+// report's header and its "GPU 00000000:..." line (shkhln/libc6-shim#14),
+// is refused with what it lacks; before, the error said a header-less
+// CSV needs --fields, which points the wrong way. A header-less CSV still
+// gets the --fields hint, and other text neither.
+func TestHunt44fQExcerptWithoutGPULine(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/nvml/pub_libc6shim14_q_excerpt_no_gpu_line.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = readRows(t, "q.txt", string(b))
+	if err == nil || !strings.Contains(err.Error(), `without the report's header ("Attached GPUs") and the "GPU 00000000:..." line`) || strings.Contains(err.Error(), "--fields") {
+		t.Errorf("-q excerpt: %.300v; want the GPU line named as missing, no --fields", err)
+	}
+	_, _, err = readRows(t, "x.csv", "0, 100, 2026/11/30 10:00:00.000\n")
+	if err == nil || !strings.Contains(err.Error(), "needs --fields") {
+		t.Errorf("header-less CSV: %.300v; want the --fields hint", err)
+	}
+	_, _, err = readRows(t, "notes.md", "# Notes\n\nNothing here is a log.\n")
+	if err == nil || strings.Contains(err.Error(), "--fields") || strings.Contains(err.Error(), "GPU 00000000") {
+		t.Errorf("prose: %.300v; want no hint", err)
+	}
+}
+
+// A shell loop that runs nvidia-smi and sleeps gives the period of the
+// rows it printed: "while true; do nvidia-smi --query-gpu=... ; sleep 60;
+// done" (the tester's nvml/loop_noheader.txt) was placed 1 s apart
+// ("60 samples over 59 s", "no command in the input gives the period").
+func TestHunt44fLoopSleepPeriod(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want time.Duration
+	}{
+		{"$ while true; do nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader; sleep 60; done", time.Minute},
+		{"user@h:~$ while sleep 0.5; do nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader; done", 500 * time.Millisecond},
+		{"$ while :; do nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader; sleep 2m; done", 2 * time.Minute},
+	} {
+		log := c.cmd + "\n1000 MiB, 24576 MiB\n1100 MiB, 24576 MiB\n1200 MiB, 24576 MiB\n"
+		rows, meta, err := readRows(t, "loop.txt", log)
+		if err != nil {
+			t.Fatalf("%.80s: %.200v", c.cmd, err)
+		}
+		if len(rows) != 3 || rows[2].TimeUs-rows[0].TimeUs != 2*c.want.Microseconds() || meta.Interval != c.want {
+			t.Errorf("%.80s: %d rows, span %d µs, interval %v; want 3 rows %v apart", c.cmd, len(rows), rows[len(rows)-1].TimeUs-rows[0].TimeUs, meta.Interval, c.want)
+		}
+	}
+	// A loop without nvidia-smi in it gives no period.
+	if d, _ := commandInterval([]byte("$ while true; do date; sleep 60; done\n")); d != 0 {
+		t.Errorf("a loop without nvidia-smi gave %v", d)
+	}
+}

@@ -673,7 +673,7 @@ func (r *Reader) start() error {
 	r.paste = len(untilPrompt(head)) < len(head)
 	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
-			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)"}
+			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)" + notMineHint(plainHead, len(r.opt.fields) > 0)}
 	}
 	r.useFleet(f, untilPrompt(skipPrompts(head)))
 	if body := skipPrompts(head); len(untilPrompt(body)) < len(body) && sniffOne(untilPrompt(body)) == parse.FormatUnknown {
@@ -1406,6 +1406,39 @@ func (r *Reader) unifiedNextRow() string {
 // dmon's and pmon's "-d N" (seconds).
 var intervalRe = lazyre.New(`(?m)\bnvidia-smi\b[^\n]*?\s(?:(-l|--loop)(?:\s+|=)([0-9]{1,6})|(-lms|--loop-ms)(?:\s+|=)([0-9]{1,9})|(-d)\s+([0-9]{1,6}))(?:\s|$)`)
 
+// loopSleepRe matches a shell loop that runs nvidia-smi and sleeps
+// between runs, on one line: "while true; do nvidia-smi ...; sleep 60;
+// done", "for i in $(seq 100); do sleep 5; nvidia-smi ...; done"; the
+// sleep's seconds (a fraction, or an "s" or "m" suffix, allowed).
+var loopSleepRe = lazyre.New(`(?m)^[^\n]*\b(?:while|for|until)\b[^\n]*\bdo\b[^\n]*$`)
+
+var sleepRe = lazyre.New(`\bsleep\s+([0-9]{1,6}(?:\.[0-9]{1,3})?)([sm]?)(?:\s|;|$)`)
+
+// loopInterval is commandInterval of a shell loop (loopSleepRe) whose
+// body runs nvidia-smi once and sleeps: a sample each sleep, plus the
+// time nvidia-smi takes (ms), so the sleep is the period.
+func loopInterval(head []byte) (time.Duration, string) {
+	for _, line := range loopSleepRe.Re().FindAll(head, -1) {
+		if !bytes.Contains(line, []byte("nvidia-smi")) {
+			continue
+		}
+		m := sleepRe.Re().FindSubmatch(line)
+		if m == nil {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil || f <= 0 {
+			continue
+		}
+		d := time.Duration(f * float64(time.Second))
+		if string(m[2]) == "m" {
+			d *= 60
+		}
+		return d, strings.TrimSpace(string(line))
+	}
+	return 0, ""
+}
+
 // commandInterval returns the sampling period that a command line in head
 // (the input's start, a shell prompt's command or the command written
 // above the output) gives, and that command; 0 when none does. dmon's and
@@ -1418,7 +1451,7 @@ func commandInterval(head []byte) (time.Duration, string) {
 	}
 	m := intervalRe.Re().FindSubmatchIndex(head)
 	if m == nil {
-		return 0, ""
+		return loopInterval(head)
 	}
 	line := head[m[0]:m[1]]
 	var d time.Duration

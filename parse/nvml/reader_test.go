@@ -301,7 +301,9 @@ func TestFixtures(t *testing.T) {
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
 		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true,
 		// Header-less in fields of its own: TestFleetClushGathered names them.
-		"fleet_clush_b_query_gpu.txt": true}
+		"fleet_clush_b_query_gpu.txt": true,
+		// A -q excerpt without its GPU line, refused: TestHunt44fQExcerptWithoutGPULine.
+		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {

@@ -471,3 +471,24 @@ func isSmiXML(head []byte) bool {
 	}
 	return false
 }
+
+// qExcerptRe matches the frame buffer section of an nvidia-smi -q report:
+// its title, then its Total (and Reserved, Used) lines, each "Name : N MiB".
+var qExcerptRe = lazyre.New(`(?m)^[ \t]*FB Memory Usage[ \t]*\r?\n[ \t]*Total[ \t]*:[ \t]*\d+[ \t]*MiB`)
+
+// notMineHint says what a log that is in no layout (head, its first
+// bytes) lacks, when it shows: an nvidia-smi -q excerpt without the
+// report's header and GPU line ("GPU 00000000:01:00.0"), as an issue
+// quotes the section it is about; a comma-separated log with neither a
+// header nor a timestamp first, whose fields --fields names (unless
+// given: fields). "" when it shows neither.
+func notMineHint(head []byte, fields bool) string {
+	plain, _ := unwrapHead(head, wrapOf(head))
+	switch {
+	case qExcerptRe.Match(plain):
+		return ": it holds an nvidia-smi -q report's \"FB Memory Usage\" section without the report's header (\"Attached GPUs\") and the \"GPU 00000000:...\" line that says which GPU it is: give the report from its GPU line on (nvidia-smi -q -d MEMORY)"
+	case !fields && looksLikeCSV(skipPrompts(plain)):
+		return " (a header-less CSV log not starting with a timestamp needs --fields)"
+	}
+	return ""
+}
