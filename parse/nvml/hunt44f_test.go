@@ -33,7 +33,7 @@ func wrapLines(text, prefix string) string {
 func TestHunt44fEveryLayoutBehindWrappers(t *testing.T) {
 	wrappers := map[string]func(string) string{
 		"fence":      func(s string) string { return "```\n" + s + "```\n" },
-		"fence text": func(s string) string { return "```text\n" + s + "```\n\n" },
+		"fence text": func(s string) string { return "```text\n" + s + "```\n\nThe log above ends here.\n" },
 		"quote":      func(s string) string { return wrapLines(s, "> ") },
 		"gha":        func(s string) string { return wrapLines(s, "2024-05-01T10:00:01.1234567Z ") },
 		"metaflow": func(s string) string {
@@ -317,5 +317,23 @@ func TestHunt44fLoopSleepPeriod(t *testing.T) {
 	// A loop without nvidia-smi in it gives no period.
 	if d, _ := commandInterval([]byte("$ while true; do date; sleep 60; done\n")); d != 0 {
 		t.Errorf("a loop without nvidia-smi gave %v", d)
+	}
+}
+
+// A paste that opens with a fence is Markdown: the prose after the code
+// block is no damaged row ("READ IN PART"), and is said not to be read.
+func TestHunt44fProseAfterFence(t *testing.T) {
+	md := "```\ntimestamp, index, memory.used [MiB], memory.total [MiB]\n2024/01/01 10:00:00.000, 0, 1000 MiB, 16384 MiB\n" +
+		"2024/01/01 10:00:01.000, 0, 1100 MiB, 16384 MiB\n```\n\nAnd then it crashed. Any idea?\n"
+	rows, meta, err := readRows(t, "issue.md", md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, w := range meta.Warnings.Strings() {
+		said = said || strings.Contains(w, "line 7: text outside the Markdown code blocks")
+	}
+	if len(rows) != 2 || meta.SkippedLines != 0 || !said {
+		t.Errorf("%d rows, %d lines skipped as damaged, prose said %v; want 2, 0, true", len(rows), meta.SkippedLines, said)
 	}
 }

@@ -301,6 +301,10 @@ type Reader struct {
 	// wrap is taken off every line before it is decoded: the quote marks
 	// or log stamps the layout was recognised behind (sniffWrapped).
 	wrap wrap
+	// fenced: the input's first line of text is a Markdown fence, so
+	// lines outside its code blocks (fenceOpen false) are prose, not
+	// rows; nonEmptyBefore is nonEmpty before the current line.
+	fenced, fenceOpen, nonEmptyBefore bool
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -523,6 +527,7 @@ func (r *Reader) step() error {
 				return derr
 			}
 		}
+		r.nonEmptyBefore = r.nonEmpty
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}
@@ -536,6 +541,13 @@ func (r *Reader) step() error {
 		case isTerminalNoise(line):
 		case isFence(line):
 			// A Markdown fence around a paste: neither a row nor a cut.
+			// An input that opens with one is Markdown (an issue's text):
+			// what lies between its code blocks is prose.
+			r.fenced = r.fenced || !r.nonEmptyBefore
+			r.fenceOpen = !r.fenceOpen
+		case r.fenced && !r.fenceOpen && len(trimSpace(line)) > 0:
+			r.meta.Skipped++
+			r.meta.Warnings.Once("outside fences", parse.LineNote(r.line, "text outside the Markdown code blocks (%q) is not read", snippet(trimSpace(line))))
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
