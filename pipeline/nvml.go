@@ -2,11 +2,10 @@ package pipeline
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
@@ -33,11 +32,11 @@ func init() {
 		analyze:    analyzeNVMLInput,
 		postmortem: postmortemNVML,
 		tables: func(o *Options, in *parse.Input, f parse.Format, emit Emit) error {
-			if f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText {
-				return nil // text tables: their findings are exported
-			}
 			raw, _ := upToCut(in)
 			r := nvml.NewReader(raw, in.Name, append(append([]nvml.Option(nil), o.NVML.Reader...), nvml.WithFormat(f))...)
+			if isTextTable(f) {
+				return drainTextTable(r, emit)
+			}
 			return drain(r, func() string { return "samples" }, emit)
 		},
 	})
@@ -84,6 +83,36 @@ func looksLikeHeaderlessCSV(head []byte) bool {
 	}
 	first := bytes.TrimSpace(f[0])
 	return len(first) > 0 && first[0] >= '0' && first[0] <= '9' && nvml.LooksLikeCSVRows(head, 3)
+}
+
+// drainTextTable emits the samples of an nvidia-smi or gpustat text
+// table (its GPUs' and processes' memory, one row per GPU or process per
+// table, as any NVML log's) once the whole input is read. A job log read
+// as one may hold no memory figure, the analysis then reading its OOM
+// message or sanitizer report instead: such an input emits no samples,
+// and no error, and what the analysis found is exported as its findings.
+func drainTextTable(r *nvml.Reader, emit Emit) error {
+	defer r.Release()
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	for r.Next() {
+		rec := r.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if r.Err() != nil {
+		return nil
+	}
+	for _, rec := range recs {
+		if err := emit("samples", rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isTextTable reports whether f is one of the family's text tables, which
@@ -235,11 +264,10 @@ func joinCut(gz, text string) string {
 // trendSamples reads any input for gpuleak trend as an NVML sample log.
 func trendSamples(r *runner, in *parse.Input) (report.TrendInput, error) {
 	defer r.progress(in)()
-	ti, err := readNVML(in, r.nvml.a, nil, r.o.NVML.Reader...)
-	if errors.Is(err, parse.ErrNotMine) && len(r.o.NVML.Fields) == 0 {
-		err = fmt.Errorf("%w (a header-less CSV log not starting with a timestamp needs --fields)", err)
-	}
-	return ti, err
+	// A log in no layout is refused with what it lacks, when it shows (a
+	// header-less CSV's --fields, a -q excerpt's GPU line): nvml.Reader's
+	// error says it.
+	return readNVML(in, r.nvml.a, nil, r.o.NVML.Reader...)
 }
 
 // postmortemNVML reads an NVML log for gpuleak oom: its process samples

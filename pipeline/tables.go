@@ -17,7 +17,7 @@ type Emit func(table string, rec arrow.RecordBatch) error
 // Tables reads the input at path once, recognises its family as Run does
 // and emits the Arrow tables it parses into, batch by batch, in the
 // reader's order (gpuleak export). An input whose family has no tables of
-// its own (memory timelines, nvidia-smi's text tables), or that no
+// its own (memory timelines), or that no
 // family's sniff claims (a long log that Run scans whole), emits nothing
 // and returns nil: Run's analysis of it says whether it can be read.
 // Errors are positioned (*parse.Error) where the reader can say where.

@@ -205,6 +205,12 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	}
 	r.segLines = 0
 	head, err := r.src.Peek(parse.SniffLen)
+	if len(head) > 0 && (r.wrap != (wrap{}) || bytes.Contains(head, []byte("```")) || bytes.Contains(head, []byte("~~~"))) {
+		// As the lines will be read: without the log's quote marks or
+		// stamps, and without fences ("$ nvidia-smi dmon" then "```").
+		// (A copy of head: only where there is something to take off.)
+		head, _ = unwrapHead(head, r.wrap)
+	}
 	r.segmentPeriod(prompt, head, n)
 	if len(head) == 0 && err != nil {
 		r.dec = skipDecoder{r}

@@ -298,6 +298,13 @@ type Reader struct {
 	// noEOL: the line being decoded is the input's last and has no line
 	// ending, so it may be cut short (see cutNote).
 	noEOL bool
+	// wrap is taken off every line before it is decoded: the quote marks
+	// or log stamps the layout was recognised behind (sniffWrapped).
+	wrap wrap
+	// fenced: the input's first line of text is a Markdown fence, so
+	// lines outside its code blocks (fenceOpen false) are prose, not
+	// rows; nonEmptyBefore is nonEmpty before the current line.
+	fenced, fenceOpen, nonEmptyBefore bool
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -520,6 +527,7 @@ func (r *Reader) step() error {
 				return derr
 			}
 		}
+		r.nonEmptyBefore = r.nonEmpty
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}
@@ -531,6 +539,15 @@ func (r *Reader) step() error {
 			}
 			r.cmdCont = cont
 		case isTerminalNoise(line):
+		case isFence(line):
+			// A Markdown fence around a paste: neither a row nor a cut.
+			// An input that opens with one is Markdown (an issue's text):
+			// what lies between its code blocks is prose.
+			r.fenced = r.fenced || !r.nonEmptyBefore
+			r.fenceOpen = !r.fenceOpen
+		case r.fenced && !r.fenceOpen && len(trimSpace(line)) > 0:
+			r.meta.Skipped++
+			r.meta.Warnings.Once("outside fences", parse.LineNote(r.line, "text outside the Markdown code blocks (%q) is not read", snippet(trimSpace(line))))
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
@@ -649,8 +666,18 @@ func (r *Reader) start() error {
 		return parse.LineErrorf(r.name, max(bytes.Count(head, []byte("\n")), 1), "no samples: the input has only blank lines")
 	}
 	f := r.opt.format
-	if f == parse.FormatUnknown {
-		f = Sniff(head)
+	plainHead := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
+		plainHead = stripANSI(nil, plainHead)
+	}
+	sniffed, w := sniffWrapped(plainHead)
+	if f == parse.FormatUnknown || f == sniffed {
+		// The lines are read without the fence, quote marks or stamps
+		// the layout was recognised behind (wrap).
+		f, r.wrap = sniffed, w
+		if w != (wrap{}) {
+			head, _ = unwrapHead(plainHead, w)
+		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
 		f = FormatForFields(r.opt.fields)
@@ -658,7 +685,7 @@ func (r *Reader) start() error {
 	r.paste = len(untilPrompt(head)) < len(head)
 	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
-			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)"}
+			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)" + notMineHint(plainHead, len(r.opt.fields) > 0)}
 	}
 	r.useFleet(f, untilPrompt(skipPrompts(head)))
 	if body := skipPrompts(head); len(untilPrompt(body)) < len(body) && sniffOne(untilPrompt(body)) == parse.FormatUnknown {
@@ -717,6 +744,9 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
+	}
+	if r.wrap != (wrap{}) {
+		b = r.wrap.strip(b)
 	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		// A terminal's escape sequences (colours; the screen codes of a
@@ -1388,6 +1418,39 @@ func (r *Reader) unifiedNextRow() string {
 // dmon's and pmon's "-d N" (seconds).
 var intervalRe = lazyre.New(`(?m)\bnvidia-smi\b[^\n]*?\s(?:(-l|--loop)(?:\s+|=)([0-9]{1,6})|(-lms|--loop-ms)(?:\s+|=)([0-9]{1,9})|(-d)\s+([0-9]{1,6}))(?:\s|$)`)
 
+// loopSleepRe matches a shell loop that runs nvidia-smi and sleeps
+// between runs, on one line: "while true; do nvidia-smi ...; sleep 60;
+// done", "for i in $(seq 100); do sleep 5; nvidia-smi ...; done"; the
+// sleep's seconds (a fraction, or an "s" or "m" suffix, allowed).
+var loopSleepRe = lazyre.New(`(?m)^[^\n]*\b(?:while|for|until)\b[^\n]*\bdo\b[^\n]*$`)
+
+var sleepRe = lazyre.New(`\bsleep\s+([0-9]{1,6}(?:\.[0-9]{1,3})?)([sm]?)(?:\s|;|$)`)
+
+// loopInterval is commandInterval of a shell loop (loopSleepRe) whose
+// body runs nvidia-smi once and sleeps: a sample each sleep, plus the
+// time nvidia-smi takes (ms), so the sleep is the period.
+func loopInterval(head []byte) (time.Duration, string) {
+	for _, line := range loopSleepRe.Re().FindAll(head, -1) {
+		if !bytes.Contains(line, []byte("nvidia-smi")) {
+			continue
+		}
+		m := sleepRe.Re().FindSubmatch(line)
+		if m == nil {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil || f <= 0 {
+			continue
+		}
+		d := time.Duration(f * float64(time.Second))
+		if string(m[2]) == "m" {
+			d *= 60
+		}
+		return d, strings.TrimSpace(string(line))
+	}
+	return 0, ""
+}
+
 // commandInterval returns the sampling period that a command line in head
 // (the input's start, a shell prompt's command or the command written
 // above the output) gives, and that command; 0 when none does. dmon's and
@@ -1400,7 +1463,7 @@ func commandInterval(head []byte) (time.Duration, string) {
 	}
 	m := intervalRe.Re().FindSubmatchIndex(head)
 	if m == nil {
-		return 0, ""
+		return loopInterval(head)
 	}
 	line := head[m[0]:m[1]]
 	var d time.Duration

@@ -231,6 +231,11 @@ func TestFixtures(t *testing.T) {
 		{"s43_grow_then_release.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_steady_decline.csv", FormatQueryGPU, 60, 60, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_dcgm_shared_pods_order.txt", FormatDCGMPrometheus, 8, 8, ClockRowOrder, "excludes-reserved"},
+		// Session 44 (h44f): a fenced dmon excerpt from a project report,
+		// two GPUs at one instant; a Metaflow job's log, each line behind
+		// its time and task tags: one table of a V100 under driver 450.
+		{"pub_nsa_fsdp_dmon_fenced.txt", FormatDmon, 2, 1, ClockRowOrder, "excludes-reserved"},
+		{"pub_metaflow_gpu_job_log.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_capacity_crashloop_short_runs.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_shardload_crashloop.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_smi_quoted_after_intro.txt", FormatNvidiaSmiText, 16, 8, ClockAbsolute, "excludes-reserved,process"},
@@ -300,7 +305,9 @@ func TestFixtures(t *testing.T) {
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
 		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true,
 		// Header-less in fields of its own: TestFleetClushGathered names them.
-		"fleet_clush_b_query_gpu.txt": true}
+		"fleet_clush_b_query_gpu.txt": true,
+		// A -q excerpt without its GPU line, refused: TestHunt44fQExcerptWithoutGPULine.
+		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {

@@ -77,14 +77,17 @@ type smiDecoder struct {
 	// (commandFields), for a header-less one: after WithFields, before
 	// the defaults.
 	cmdFields []string
-	cols      []smiCol
-	header    bool
-	text      []int // columns that may hold commas (names)
-	hasTS     bool
-	spans     [][2]int
-	fields    [][]byte
-	quoted    []byte
-	ticks     ticker
+	// assumed: the columns are the default fields, nothing having named
+	// them (no header, WithFields or query command).
+	assumed bool
+	cols    []smiCol
+	header  bool
+	text    []int // columns that may hold commas (names)
+	hasTS   bool
+	spans   [][2]int
+	fields  [][]byte
+	quoted  []byte
+	ticks   ticker
 	// noGPUID: a --query-gpu log with neither index nor uuid: its GPUs
 	// are told apart by their row's place in each tick (pos).
 	noGPUID bool
@@ -205,6 +208,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	d.text = d.text[:0]
 	d.hasTS = false
 	d.header = header
+	d.assumed = false
 	for i, name := range names {
 		c := smiCol{name: name, role: smiRoleOf(name, d.apps), unit: MiB}
 		if units != nil && units[i] != "" && isSize(c.role) {
@@ -345,7 +349,8 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		if len(fields) == 0 {
 			fields = d.cmdFields
 		}
-		if len(fields) == 0 {
+		assumed := len(fields) == 0
+		if assumed {
 			fields = DefaultQueryGPUFields
 			if d.apps {
 				fields = DefaultQueryAppsFields
@@ -353,6 +358,11 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		}
 		if err := d.setColumns(fields, nil, false, n); err != nil {
 			return err
+		}
+		if d.assumed = assumed; assumed {
+			// Nothing names the columns: say which order was assumed, so
+			// that a log of other fields is not read wrong unseen.
+			d.r.meta.Warnings.Once("assumed fields", parse.LineNote(n, "the log has no header, and neither --fields nor a query command in it names its columns: they are read in the default order %s; a log of other fields or another order (memory.free before memory.used reads a leak as a release) is read wrong: give its fields with --fields", strings.Join(fields, ",")))
 		}
 	}
 	var s sample
@@ -384,6 +394,11 @@ func (d *smiDecoder) line(b []byte, n int) error {
 // (what cutLast judges a last line by).
 func (d *smiDecoder) emitRow(s *sample, b []byte, n int) error {
 	d.unitEnd = endsInUnit(b)
+	if d.assumed && s.hasTotal && (s.hasUsed && s.used > s.total || s.hasFree && s.free > s.total) {
+		// No GPU uses or has free more than its total: the columns are
+		// not in the order assumed.
+		return d.r.errorf(n, "the header-less log's columns are not in the default order %s: the column read as memory.total (%d MiB) is less than memory.used (%d MiB) or memory.free (%d MiB); give its fields with --fields", strings.Join(d.r.meta.Fields, ","), s.total/MiB, s.used/MiB, s.free/MiB)
+	}
 	return d.finish(s, n)
 }
 
@@ -1009,9 +1024,13 @@ func fieldEnd(b []byte, i int, last bool) bool {
 func (d *smiDecoder) finish(s *sample, n int) error {
 	s.host = d.host
 	if d.noGPUID {
+		uneven := d.pos.uneven
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
 		if s.gpu > 0 {
 			d.r.meta.Warnings.Addf("the log has no index or uuid column: its GPUs are numbered by the place of their row in each tick (nvidia-smi lists them in index order; with -i or CUDA_VISIBLE_DEVICES the numbers are not the GPUs' indexes); log index or uuid to name them")
+		}
+		if d.pos.uneven && !uneven {
+			d.r.meta.Warnings.Linef(n, "the log has no index or uuid column and its ticks do not all have the same number of rows (%d rows in the first tick, %d in the tick before this line): rows are told apart by their place in a tick of rows close in time, so a GPU's series may hold rows of another GPU there; log index or uuid to tell the GPUs apart", d.pos.size, d.pos.otherSize)
 		}
 	}
 	if !d.hasTS {
@@ -1054,27 +1073,60 @@ func (d *smiDecoder) end(n int) error {
 
 // positioner numbers the GPUs of a --query-gpu log without an index or
 // uuid column: nvidia-smi prints one row per GPU each tick, in index
-// order, so a GPU is the place of its row in its tick. A tick is the rows
-// of one timestamp; without timestamps, it ends where a row's name and
-// total memory repeat one of the tick (GPUs of one model and size, with
-// neither times nor an index, cannot be told apart, and read as one).
+// order, so a GPU is the place of its row in its tick. With timestamps, a
+// tick is the rows that follow one another closely: nvidia-smi stamps each
+// GPU's row as it queries it, the same time or a few ms apart, and the
+// next tick comes a period (-l, -lms) later. A row starts a tick when it
+// comes at least half the period after the row before (the period: the
+// shortest time between the starts of the last tickGaps ticks; before the
+// first tick has ended, firstTickGap), or when the tick has as many rows
+// as the first had and the row comes later than rows within a tick do.
+// A log whose period is below 200 ms from its start, or whose GPUs take
+// longer to query than half the period, cannot be cut so; ticks of
+// uneven sizes are then said (the warning at finish). Without timestamps, a tick ends
+// where a row's name and total memory repeat one of the tick (GPUs of one
+// model and size, with neither times nor an index, cannot be told apart,
+// and read as one).
 const maxTickGPUs = 1024
+
+// firstTickGap is the time between two rows (µs) that starts a new tick
+// while the log's period is not known yet: a GPU query takes a few ms,
+// and nvidia-smi -lms is seldom given less than 100 ms.
+const firstTickGap = 100_000
+
+// tickGaps is how many of the last ticks give the period.
+const tickGaps = 8
 
 type positioner struct {
 	started bool
 	k       int32
 	prevT   int64
 	seen    map[string]struct{}
+	// tickStart is the time of the current tick's first row; starts holds
+	// the times between the starts of the last tickGaps ticks (nStarts
+	// of them); size is the rows of the first whole tick, uneven that a
+	// later whole tick had another number of rows (otherSize).
+	tickStart int64
+	starts    [tickGaps]int64
+	nStarts   int
+	size      int32
+	maxIn     int64 // the longest time between two rows of one tick (µs)
+	uneven    bool
+	otherSize int32
 }
 
 // next returns the place of a row at time t (when hasTS) of a GPU of the
 // given name and total memory.
 func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTotal bool) int32 {
 	if hasTS {
-		if p.started && t == p.prevT {
+		if p.started && !p.newTick(t) {
 			p.k++
+			p.maxIn = max(p.maxIn, t-p.prevT, p.prevT-t)
 		} else {
-			p.k = 0
+			if p.started {
+				p.endTick(t)
+			}
+			p.k, p.tickStart = 0, t
 		}
 		p.started, p.prevT = true, t
 		return p.k
@@ -1094,6 +1146,43 @@ func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTota
 	p.started = true
 	p.seen[key] = struct{}{}
 	return p.k
+}
+
+// newTick reports whether a row at time t starts a tick: it comes half a
+// period or more after the row before, or as long before it (another
+// log appended, a clock stepped back), or the tick already has
+// maxTickGPUs rows.
+func (p *positioner) newTick(t int64) bool {
+	gap := int64(firstTickGap)
+	if p.nStarts > 0 {
+		gap = p.starts[0]
+		for _, d := range p.starts[1:p.nStarts] {
+			gap = min(gap, d)
+		}
+		gap /= 2
+	}
+	d := t - p.prevT
+	if d >= max(gap, 1) || -d >= max(gap, 1) || p.k+1 >= maxTickGPUs {
+		return true
+	}
+	// A tick that has its usual rows ends where the next row comes later
+	// than rows within a tick do: the period got shorter (-l 5, then
+	// -lms 500) than the half of the last ticks' that gap is.
+	return p.size > 0 && p.k+1 >= p.size && d > 2*p.maxIn
+}
+
+// endTick ends the current tick, the next starting at t.
+func (p *positioner) endTick(t int64) {
+	copy(p.starts[1:], p.starts[:tickGaps-1])
+	p.starts[0] = t - p.tickStart
+	p.nStarts = min(p.nStarts+1, tickGaps)
+	rows := p.k + 1
+	switch {
+	case p.size == 0:
+		p.size = rows
+	case rows != p.size && !p.uneven:
+		p.uneven, p.otherSize = true, rows
+	}
 }
 
 // ticker numbers the ticks of a log without times. Each tick has one

@@ -347,6 +347,16 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	if t[0] == '[' {
 		return d.gpustatLine(t)
 	}
+	if t[0] >= 'a' && t[0] <= 'z' && bytes.IndexByte(t, ',') > 0 {
+		if _, _, ok := headerFields(t, false); ok {
+			// A --query-gpu or --query-compute-apps CSV printed after the
+			// table without a prompt before it (a job's script running
+			// both): its rows have no times to place them among the
+			// tables' and are not read; said, not dropped unseen.
+			d.r.meta.Warnings.Once("csv in text", parse.LineNote(n, "a --query-gpu/--query-compute-apps CSV output starts here (%q) after nvidia-smi's text, without a shell prompt before it: its rows are not read; give it as a file of its own", snippet(t)))
+			return nil
+		}
+	}
 	switch {
 	case bytes.Contains(t, []byte("NVSMI LOG")):
 		d.newSnapshot(0, false)
@@ -911,22 +921,14 @@ func (d *smiTextDecoder) end(n int) error {
 	return nil
 }
 
-// logStampRe matches what a log puts before each line of an output it
-// holds, with the space after it: a CI runner's or a logger's timestamp
-// (GitHub Actions' "2024-01-01T00:00:00.0000000Z ", "[2024-01-01
-// 12:00:00,123] ", "12:00:01 ") after any Markdown quote marks ("> ").
-// No line of nvidia-smi's or gpustat's text starts so (gpustat's GPU rows
-// start "[0]").
-var logStampRe = lazyre.New(`^(?:>[ \t]?)*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?(?:[ \t]|$)|\[?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?(?:[ \t]|$))?`)
-
-// stripLogStamp returns b without its log stamp (logStampRe), so that an
-// output pasted from a CI log or quoted in Markdown reads as flush left.
+// stripLogStamp returns b without its Markdown quote marks and one log
+// stamp after them (stripQuote, stripStamp), so that an output pasted
+// from a CI or job log or quoted in Markdown reads as flush left. No line
+// of nvidia-smi's or gpustat's text starts so (gpustat's GPU rows start
+// "[0]").
 func stripLogStamp(b []byte) []byte {
 	if len(b) == 0 || b[0] != '>' && b[0] != '[' && (b[0] < '0' || b[0] > '9') {
 		return b
 	}
-	if loc := logStampRe.Re().FindIndex(b); loc != nil {
-		return b[loc[1]:]
-	}
-	return b
+	return stripStamp(stripQuote(b))
 }

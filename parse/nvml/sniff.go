@@ -19,12 +19,33 @@ import (
 // header-less CSV log whose first field is not a timestamp is not
 // recognised; FormatForFields names it when its fields are known. In a
 // paste of several outputs, each after its prompt, the first in a layout
-// gpuleak reads decides.
+// gpuleak reads decides. A log in a Markdown fence, quoted, or behind a
+// CI or job log's stamps is recognised by its lines without them (wrap).
 func Sniff(head []byte) parse.Format {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	if bytes.IndexByte(head, 0x1b) >= 0 {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
+	f, _ := sniffWrapped(head)
+	return f
+}
+
+// sniffWrapped is Sniff of head (without its byte order mark and escape
+// sequences), with the wrap that must be taken off its lines for the
+// layout's decoder to read them: none when head is recognised as it is.
+func sniffWrapped(head []byte) (parse.Format, wrap) {
+	if f := sniffPlain(head); f != parse.FormatUnknown {
+		return f, wrap{}
+	}
+	w := wrapOf(head)
+	if plain, changed := unwrapHead(head, w); changed {
+		return sniffPlain(plain), w
+	}
+	return parse.FormatUnknown, wrap{}
+}
+
+// sniffPlain is Sniff of head as it is.
+func sniffPlain(head []byte) parse.Format {
 	for range 8 {
 		body := skipPrompts(head)
 		seg := untilPrompt(body)
@@ -469,4 +490,25 @@ func isSmiXML(head []byte) bool {
 		}
 	}
 	return false
+}
+
+// qExcerptRe matches the frame buffer section of an nvidia-smi -q report:
+// its title, then its Total (and Reserved, Used) lines, each "Name : N MiB".
+var qExcerptRe = lazyre.New(`(?m)^[ \t]*FB Memory Usage[ \t]*\r?\n[ \t]*Total[ \t]*:[ \t]*\d+[ \t]*MiB`)
+
+// notMineHint says what a log that is in no layout (head, its first
+// bytes) lacks, when it shows: an nvidia-smi -q excerpt without the
+// report's header and GPU line ("GPU 00000000:01:00.0"), as an issue
+// quotes the section it is about; a comma-separated log with neither a
+// header nor a timestamp first, whose fields --fields names (unless
+// given: fields). "" when it shows neither.
+func notMineHint(head []byte, fields bool) string {
+	plain, _ := unwrapHead(head, wrapOf(head))
+	switch {
+	case qExcerptRe.Match(plain):
+		return ": it holds an nvidia-smi -q report's \"FB Memory Usage\" section without the report's header (\"Attached GPUs\") and the \"GPU 00000000:...\" line that says which GPU it is: give the report from its GPU line on (nvidia-smi -q -d MEMORY)"
+	case !fields && looksLikeCSV(skipPrompts(plain)):
+		return " (a header-less CSV log not starting with a timestamp needs --fields)"
+	}
+	return ""
 }
