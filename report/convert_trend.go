@@ -180,8 +180,27 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + podsHeld(s, lc.clock)
+	f.Message = trendMessage(s, lc) + podsHeld(s, lc.clock) + setAsideNote(s, lc.clock)
 	return f
+}
+
+// setAsideNote says which one-sample glitches the fit left out
+// (SeriesTrend.SetAside): "; 12 samples set aside as one-sample glitches
+// (each far from both neighbours, which agree; the first at 10:09:55 UTC):
+// the trend and its class are judged without them". "" when none.
+func setAsideNote(s trend.SeriesTrend, clock string) string {
+	if s.SetAside == 0 {
+		return ""
+	}
+	first := ""
+	if len(s.SetAsideUs) > 0 {
+		first = "; the first at " + timeOf(s.SetAsideUs[0], clock, s.StartUs)
+		if s.SetAside == 1 {
+			first = "; at " + timeOf(s.SetAsideUs[0], clock, s.StartUs)
+		}
+	}
+	return fmt.Sprintf("; %s of %d set aside as one-sample glitches (each far from both neighbours, which agree with each other%s): the class and the trend are judged without them",
+		plural(s.SetAside, "sample", "samples"), s.Samples, first)
 }
 
 // podsHeld says which pods held a GPU when, where DCGM exporter's pod

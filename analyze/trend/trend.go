@@ -136,6 +136,15 @@ type SeriesTrend struct {
 	OLSSlope, R2               float64
 	// Noise is a robust estimate of the sample-to-sample noise.
 	Noise float64
+	// SetAside counts the samples left out of the fit as one-sample
+	// glitches: each far from both its neighbours (8σ of Noise and 16 MiB
+	// at least), which agree with each other, and not the first or last
+	// sample; the fit, the class and the runs take the mean of the
+	// neighbours in their place. SetAsideUs holds the times of the first
+	// 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
+	// still count them: they were read.
+	SetAside   int
+	SetAsideUs []int64
 	// ChangePoints are the significant level shifts, in time order.
 	ChangePoints []ChangePoint
 
@@ -936,8 +945,13 @@ func (a *Analyzer) fitAll() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
+				glitches := setAsideGlitches(s.y)
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
+				s.out.SetAside = len(glitches)
+				for _, g := range glitches[:min(len(glitches), glitchTimesKept)] {
+					s.out.SetAsideUs = append(s.out.SetAsideUs, s.t[g])
+				}
 				a.fitRuns(s)
 				podSteps(s)
 			}

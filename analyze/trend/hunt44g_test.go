@@ -1,0 +1,132 @@
+package trend
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The session-44 tester's logs (testdata/README.md, synthetic): used
+// memory rises 5 MiB every 5 s sample (1.0 MiB/s) ±20 MiB for 2 h, and
+// every 120th sample from the 60th (10:05:00, 10:15:00, ... 11:55:00: 12
+// of them) reads 4096 MiB lower; the next sample is back on the line.
+// And 3 MiB/s, one sample a second, for 401 samples, with sample 200
+// (10:03:20) reading 0 MiB. Before session 44 the dips made the first
+// "step ... in 4 steps" and the one zero the second "sawtooth ... not a
+// leak": the leak missed, the gate passed.
+func TestHunt44gGlitchesInLeakFiles(t *testing.T) {
+	start := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		file     string
+		rate     float64 // MiB/s
+		setAside int
+		first    time.Duration
+	}{
+		{"h44g_leak_periodic_dips.csv", 1, 12, 5 * time.Minute},
+		{"h44g_ramp3_glitch.csv", 3, 1, 200 * time.Second},
+	} {
+		got := trends(t, c.file)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d series, want 1", c.file, len(got))
+		}
+		s := got[0]
+		if s.Class != Growing || !within(s.Slope/mib, c.rate, 0.05) {
+			t.Errorf("%s: %s at %.2f MiB/s, want growing at %g", c.file, s.Class, s.Slope/mib, c.rate)
+		}
+		if want := start.Add(c.first).UnixMicro(); s.SetAside != c.setAside || len(s.SetAsideUs) == 0 || s.SetAsideUs[0] != want {
+			t.Errorf("%s: %d set aside (at %v), want %d, the first at %d", c.file, s.SetAside, s.SetAsideUs, c.setAside, want)
+		}
+	}
+}
+
+// glitchy is 720 samples 10 s apart (2 h) of level(i) MiB with ±20 MiB of
+// uniform jitter from seed, and one sample in every 60 (the 30th, 90th,
+// ... 690th: 12 of them) moved by h MiB.
+func glitchy(h float64, seed uint64, level func(i int) float64) synth {
+	return jittered(720, 20, seed, func(i int) float64 {
+		if i%60 == 30 {
+			return level(i) + h
+		}
+		return level(i)
+	})
+}
+
+// One-sample excursions neither make nor hide growth, whatever the seed:
+// a leak of 3 MiB a sample (18 MiB/min, 2.1 GiB over the log, growing
+// with no excursions as the first check asserts) with 12 readings 4 GiB
+// low, 4 GiB high, or at 0 MiB, is growing at 18 MiB/min within 10%, with
+// those 12 set aside; a flat 30 GiB with the same is flat. Before session
+// 44 a leak with such dips was a step or a sawtooth, and a flat series
+// with them a sawtooth ("4 GiB given back").
+func TestHunt44gGlitchesSeeded(t *testing.T) {
+	leak := func(i int) float64 { return 30000 + 3*float64(i) }
+	flat := func(int) float64 { return 30000 }
+	for seed := uint64(1); seed <= 20; seed++ {
+		if got := analyzeOne(t, glitchy(0, seed, leak), Options{}); got.Class != Growing || got.SetAside != 0 {
+			t.Fatalf("seed %d, no excursions: leak %s with %d set aside, want growing with none", seed, got.Class, got.SetAside)
+		}
+		for _, h := range []float64{-4096, 4096, -30000} {
+			name := fmt.Sprintf("seed %d, excursions of %g MiB", seed, h)
+			got := analyzeOne(t, glitchy(h, seed, leak), Options{})
+			if got.Class != Growing || !within(got.Slope*60/mib, 18, 0.1) || got.SetAside != 12 {
+				t.Errorf("%s: leak %s at %.1f MiB/min, %d set aside; want growing at 18, 12", name, got.Class, got.Slope*60/mib, got.SetAside)
+			}
+			got = analyzeOne(t, glitchy(h, seed, flat), Options{})
+			if got.Class != Flat || got.SetAside != 12 {
+				t.Errorf("%s: flat %s, %d set aside; want flat, 12", name, got.Class, got.SetAside)
+			}
+		}
+	}
+}
+
+// A sawtooth whose drops last several samples is not glitches: 720
+// samples of a ramp from 20000 to 25000 MiB over 54 samples, then 6
+// samples back at 20000 (a 60-sample cycle, 12 cycles), ±20 MiB. Every
+// sample at the bottom has a neighbour at the bottom, and the top of
+// each ramp has one on the ramp: none is out of line alone.
+func TestHunt44gSawtoothDropsStay(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		got := analyzeOne(t, jittered(720, 20, seed, func(i int) float64 {
+			if k := i % 60; k < 54 {
+				return 20000 + 5000*float64(k)/53
+			}
+			return 20000
+		}), Options{})
+		if got.Class != Sawtooth || got.SetAside != 0 {
+			t.Errorf("seed %d: %s with %d set aside, want sawtooth with none", seed, got.Class, got.SetAside)
+		}
+	}
+}
+
+// What is not an isolated one-sample excursion stays: the first and last
+// samples (one neighbour cannot tell a glitch from a release), two low
+// readings in a row, and samples that alternate (two devices' samples
+// merged, or a pattern of the series' own: more than 1 in 10). A lone
+// excursion in the middle is replaced by the mean of its neighbours.
+func TestHunt44gSetAsideGlitchesRule(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		y    []float64
+		want []int
+	}{
+		{"first and last", []float64{0, 100, 100, 100, 100, 100, 0}, nil},
+		{"two in a row", []float64{100, 100, 100, 0, 0, 100, 100, 100}, nil},
+		{"alternating", []float64{0, 100, 0, 100, 0, 100, 0, 100, 0, 100}, nil},
+		{"one in the middle", []float64{100, 101, 102, 103, 0, 105, 106, 107, 108, 109, 110}, []int{4}},
+	} {
+		y := slices.Clone(c.y)
+		for i := range y {
+			y[i] *= mib
+		}
+		got := setAsideGlitches(y)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: set aside %v, want %v", c.name, got, c.want)
+		}
+		for _, i := range got {
+			if y[i] != (y[i-1]+y[i+1])/2 {
+				t.Errorf("%s: sample %d is %g MiB, want the mean of its neighbours", c.name, i, y[i]/mib)
+			}
+		}
+	}
+}
