@@ -344,6 +344,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			if w := gpuRateWords(o); w != "" {
+				oom = fmt.Sprintf("at %s, its GPU runs out of memory in about %s", w, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			}
 		}
 		if lc.assumed > 0 {
 			// The log has no times and its period was not given: the rate
@@ -473,6 +476,24 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// gpuRateWords says which growth a process's time to OOM was taken at
+// when other processes grow on its GPU too (OOMEstimate.GPUSlope): "the
+// GPU's rate, 4.0 MiB/s (its log; 2 processes grow on it)"; "" when the
+// process's own rate was used.
+func gpuRateWords(o *trend.OOMEstimate) string {
+	if o.GPUSlope <= 0 {
+		return ""
+	}
+	if o.GPULogged {
+		who := "this process and others"
+		if o.Growers >= 2 {
+			who = fmt.Sprintf("%d logged processes", o.Growers)
+		}
+		return fmt.Sprintf("the GPU's rate, %s (its log; %s grow on it)", rate(o.GPUSlope), who)
+	}
+	return fmt.Sprintf("the GPU's rate, %s (the %d processes that grow on it, added up)", rate(o.GPUSlope), o.Growers)
 }
 
 // crashLoopMessage describes a series whose runs grew until the GPU was

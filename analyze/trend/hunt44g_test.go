@@ -130,3 +130,47 @@ func TestHunt44gSetAsideGlitchesRule(t *testing.T) {
 		}
 	}
 }
+
+// Two processes each growing 20 MiB/s for 300 s on one GPU of 40 GiB,
+// from 3 GiB each, the GPU from 7 GiB at 40 MiB/s (the session-44
+// tester's gpu_two.csv + apps_two.csv, shortened). The GPU's headroom at
+// the end is 40960 - (7168 + 12000) = 21792 MiB, which the two fill
+// together at 40 MiB/s: 544.8 s, for each process as for the GPU. Without
+// the GPU's log (--gpu-memory 40GiB), the headroom is 40960 - 2 × (3072 +
+// 6000) = 22816 MiB at the two processes' 40 MiB/s added up: 570.4 s.
+// Before session 44 each process ran its GPU out at its own 20 MiB/s:
+// twice as late (1089.6 s, 1140.8 s).
+func TestHunt44gProcessOOMCountsOthersOnItsGPU(t *testing.T) {
+	proc := func(pid int64) synth {
+		return synth{seconds: 300, step: 1, pid: pid, used: func(x float64) float64 { return 3<<30 + 20*mib*x }}
+	}
+	for _, c := range []struct {
+		name    string
+		gpuLog  bool
+		seconds float64
+		logged  bool
+	}{
+		{"with the GPU's log", true, 21792.0 / 40, true},
+		{"processes alone", false, 22816.0 / 40, false},
+	} {
+		opt := Options{}
+		if !c.gpuLog {
+			opt.GPUMemoryBytes = 40 << 30
+		}
+		a := NewAnalyzer(opt)
+		if c.gpuLog {
+			synth{seconds: 300, step: 1, capacity: 40 << 30, used: func(x float64) float64 { return 7<<30 + 40*mib*x }}.add(t, a, "gpu.csv", 1)
+		}
+		proc(41).add(t, a, "apps.csv", 2)
+		proc(42).add(t, a, "apps.csv", 3)
+		for _, s := range a.Finalize().Series {
+			if !s.HasPID {
+				continue
+			}
+			o := s.TimeToOOM
+			if s.Class != Growing || o == nil || !within(o.Seconds, c.seconds, 0.01) || !within(o.GPUSlope, 40*mib, 0.01) || o.GPULogged != c.logged || o.Growers != 2 {
+				t.Errorf("%s: pid %d %s, time to OOM %+v (%s); want %.1f s at 40 MiB/s of 2 growers", c.name, s.PID, s.Class, o, s.NoOOMReason, c.seconds)
+			}
+		}
+	}
+}

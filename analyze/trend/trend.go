@@ -215,6 +215,16 @@ type OOMEstimate struct {
 	Seconds, LowSeconds, HighSeconds float64
 	// HeadroomBytes: what was left at the end of the series.
 	HeadroomBytes int64
+	// GPUSlope, for a process on a GPU that other processes grow on too:
+	// the GPU's growth (bytes per second) the estimate runs out at, not
+	// the process's own: its GPU series' Theil–Sen slope (GPULogged), or
+	// without a GPU log of the time the sum of the slopes of the GPU's
+	// processes that grow to the end; Growers counts those (this one
+	// included; 0 where the GPU's log gave the rate and no other process
+	// was seen growing). 0 when the process's own slope was used.
+	GPUSlope  float64
+	GPULogged bool
+	Growers   int
 }
 
 // Unattributed is GPU memory used by no listed process: the GPU's used
@@ -905,6 +915,10 @@ func (a *Analyzer) Finalize() *Result {
 		} else {
 			a.unattributed(s)
 		}
+	}
+	for _, s := range a.order {
+		// After every process's end is known: a process's time to OOM
+		// counts the others that grow on its GPU (gpuRate).
 		a.timeToOOM(s)
 	}
 	sorted := slices.Clone(a.order)
@@ -1414,15 +1428,21 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	est := &OOMEstimate{HeadroomBytes: int64(headroom)}
+	ts := f.ts
+	if s.key.hasPID {
+		if g, growers, logged, ok := a.gpuRate(s); ok {
+			ts, est.GPUSlope, est.Growers, est.GPULogged = g, g.Slope, growers, logged
+		}
+	}
 	if headroom > 0 {
 		// The range: the slope's interval, and the uncertainty of the level
 		// at the end: a line's end point has a standard error of about
 		// 2σ/√n, Theil–Sen's a quarter more; 2.4 of those, plus half a MiB
 		// of rounding.
 		dl := 6*f.sigma/math.Sqrt(float64(f.winSamples)) + mib/2
-		est.Seconds = headroom / f.ts.Slope
-		est.LowSeconds = math.Max(0, headroom-dl) / f.ts.High
-		est.HighSeconds = (headroom + dl) / f.ts.Low
+		est.Seconds = headroom / ts.Slope
+		est.LowSeconds = math.Max(0, headroom-dl) / ts.High
+		est.HighSeconds = (headroom + dl) / ts.Low
 	}
 	window := float64(f.winEndUs-f.winStartUs) / 1e6
 	if est.Seconds > a.opt.MaxExtrapolation*window {
@@ -1431,6 +1451,35 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	o.TimeToOOM = est
+}
+
+// gpuRate is the growth of a growing process's GPU, when other processes
+// grow on it too: its headroom is the GPU's, which they fill together.
+// From a GPU series of the group over the process's end that is growing
+// (not released) faster than the process: its Theil–Sen fit (logged);
+// otherwise the sum of the fits of the group's processes classed growing,
+// held to the end and not released, where there are two or more (their
+// intervals added: the low ends, the high ends). growers counts those
+// processes. ok is false where the process's own rate is the GPU's.
+func (a *Analyzer) gpuRate(s *series) (ts theilSen, growers int, logged, ok bool) {
+	sum := theilSen{ok: true}
+	for _, p := range a.procsIn[s.group] {
+		if p.fit.class == Growing && p.out.ReleasedUs == 0 && p.out.HeldToEnd && p.fit.ts.Low > 0 {
+			growers++
+			sum.Slope += p.fit.ts.Slope
+			sum.Low += p.fit.ts.Low
+			sum.High += p.fit.ts.High
+		}
+	}
+	for _, g := range a.gpusOf(s, s.endUs) {
+		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Slope > s.fit.ts.Slope {
+			return g.fit.ts, growers, true, true
+		}
+	}
+	if growers < 2 {
+		return theilSen{}, 0, false, false
+	}
+	return sum, growers, false, true
 }
 
 // headroom is the memory left at the end of a growing series: for a GPU,
