@@ -388,7 +388,12 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			return fmt.Sprintf("growing until it ended: %s: %s %s%s: a leak suspect in that run%s; %s; %s%s",
 				who, what, fitted, ended, runsNote(s), oom, next, unattributedNote(s))
 		}
-		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
+		now := IBytes(s.LastBytes)
+		if s.RisingFloor && s.CyclePeakBytes > s.LastBytes {
+			// The peaks, not the floor, run the GPU out of memory.
+			now += fmt.Sprintf(", the last cycles' peak %s (the time to OOM is measured from it)", IBytes(s.CyclePeakBytes))
+		}
+		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, now, oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
 		if n := len(s.ChangePoints); n == 1 {

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -171,6 +172,40 @@ func TestHunt44gProcessOOMCountsOthersOnItsGPU(t *testing.T) {
 			if s.Class != Growing || o == nil || !within(o.Seconds, c.seconds, 0.01) || !within(o.GPUSlope, 40*mib, 0.01) || o.GPULogged != c.logged || o.Growers != 2 {
 				t.Errorf("%s: pid %d %s, time to OOM %+v (%s); want %.1f s at 40 MiB/s of 2 growers", c.name, s.PID, s.Class, o, s.NoOOMReason, c.seconds)
 			}
+		}
+	}
+}
+
+// A leak under a train/eval rhythm (the session-44 tester's
+// leak_train_eval.csv): 1440 samples 5 s apart of 30000 + 5·i MiB ±20 (1
+// MiB/s), every other 60 samples (5 min of eval) 5000 MiB lower, on a
+// GPU whose used memory can reach 80 GiB. The log ends in eval (samples
+// 1380 to 1439); the last training sample, 1379, is at 36895 MiB. The
+// training peaks reach the capacity first: (81920 - 36895) / 1 = 45025 s,
+// 12.5 h. Before session 44 the time was taken from the eval phase's
+// level (at most 32195 MiB): 49725 s, 10% late, with "now" the eval
+// level alone.
+func TestHunt44gRisingFloorOOMFromPeaks(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 42))
+		u := make([]float64, 1440)
+		for i := range u {
+			u[i] = (2*rng.Float64() - 1) * 20
+		}
+		s := synth{seconds: 1439 * 5, step: 5, capacity: 80 << 30, used: func(x float64) float64 {
+			i := min(int(x/5+0.5), 1439)
+			v := 30000 + 5*float64(i) + u[i]
+			if (i/60)%2 == 1 {
+				v -= 5000
+			}
+			return v * mib
+		}}
+		got := analyzeOne(t, s, Options{})
+		if got.Class != Growing || !got.RisingFloor || got.TimeToOOM == nil {
+			t.Fatalf("seed %d: %s (rising floor %v), time to OOM %v (%s); want growing, rising floor, a time", seed, got.Class, got.RisingFloor, got.TimeToOOM, got.NoOOMReason)
+		}
+		if !within(got.TimeToOOM.Seconds, 45025, 0.02) || !within(float64(got.CyclePeakBytes)/mib, 36895, 0.002) {
+			t.Errorf("seed %d: time to OOM %.0f s from %.0f MiB, want 45025 s from 36895", seed, got.TimeToOOM.Seconds, float64(got.CyclePeakBytes)/mib)
 		}
 	}
 }

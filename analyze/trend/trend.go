@@ -145,6 +145,11 @@ type SeriesTrend struct {
 	// still count them: they were read.
 	SetAside   int
 	SetAsideUs []int64
+	// CyclePeakBytes, for a growing series with RisingFloor: the highest
+	// sample of its last two cycles, the level its time to OOM is
+	// measured from (the peaks reach the capacity before the floor); 0
+	// otherwise. The fit's points may be bin medians (long series).
+	CyclePeakBytes int64
 	// ChangePoints are the significant level shifts, in time order.
 	ChangePoints []ChangePoint
 
@@ -1137,6 +1142,9 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		if v, ok := s.at(c.EndUs, s.tolerance()); ok {
 			c.ToBytes = int64(v)
 		}
+	}
+	if f.class == Growing && f.floor {
+		o.CyclePeakBytes = int64(f.endLevel)
 	}
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if o.Class == Step && len(o.ChangePoints) > 0 {
