@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -206,6 +207,47 @@ func TestHunt44gRisingFloorOOMFromPeaks(t *testing.T) {
 		}
 		if !within(got.TimeToOOM.Seconds, 45025, 0.02) || !within(float64(got.CyclePeakBytes)/mib, 36895, 0.002) {
 			t.Errorf("seed %d: time to OOM %.0f s from %.0f MiB, want 45025 s from 36895", seed, got.TimeToOOM.Seconds, float64(got.CyclePeakBytes)/mib)
+		}
+	}
+}
+
+// A ramp at the very end of a long flat log (the session-44 tester's
+// flat_then_end_ramp.csv): 720 samples 5 s apart flat at 30000 MiB ±10,
+// then ramp samples of +300 MiB each to the end, on a GPU that can reach
+// 80 GiB. 9 samples (45 s after an hour: the log is 80 windows long, more
+// than the 20 the projection may reach ahead) show memory rising now, not
+// a rate that lasts: growing, with no time to OOM, and the reason gives
+// the tail's length. Before session 44: "runs out of memory in about 14
+// min". 30 samples (more than 3 × 8) are enough for a time:
+// (81920 - 39000) / 60 MiB/s = 715 s.
+func TestHunt44gShortTailGivesNoOOM(t *testing.T) {
+	for _, c := range []struct {
+		ramp    int
+		seconds float64 // 0: none
+	}{{9, 0}, {30, 715}} {
+		n := 720 + c.ramp
+		rng := rand.New(rand.NewPCG(7, 42))
+		u := make([]float64, n)
+		for i := range u {
+			u[i] = (2*rng.Float64() - 1) * 10
+		}
+		s := synth{seconds: float64(n-1) * 5, step: 5, capacity: 80 << 30, used: func(x float64) float64 {
+			i := min(int(x/5+0.5), n-1)
+			v := 30000 + u[i]
+			if i >= 720 {
+				v = 30000 + 300*float64(i-719)
+			}
+			return v * mib
+		}}
+		got := analyzeOne(t, s, Options{})
+		if got.Class != Growing {
+			t.Fatalf("ramp of %d: %s, want growing", c.ramp, got.Class)
+		}
+		switch {
+		case c.seconds == 0 && (got.TimeToOOM != nil || !strings.Contains(got.NoOOMReason, "covers only the last")):
+			t.Errorf("ramp of %d: time to OOM %+v (%.200q); want none, the tail named", c.ramp, got.TimeToOOM, got.NoOOMReason)
+		case c.seconds > 0 && (got.TimeToOOM == nil || !within(got.TimeToOOM.Seconds, c.seconds, 0.02)):
+			t.Errorf("ramp of %d: time to OOM %+v (%.200q); want %.0f s", c.ramp, got.TimeToOOM, got.NoOOMReason, c.seconds)
 		}
 	}
 }

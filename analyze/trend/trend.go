@@ -1415,6 +1415,10 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = fmt.Sprintf("only %s in the trend (%d needed)", counted(f.winSamples, "sample", "samples"), a.opt.MinSamples)
 		return
 	}
+	if why := shortTail(s, a.opt.MinSamples, a.opt.MaxExtrapolation); why != "" {
+		o.NoOOMReason = why
+		return
+	}
 	if f.ts.Low <= 0 {
 		o.NoOOMReason = "the growth rate's 95% interval includes zero"
 		return
@@ -1459,6 +1463,29 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	o.TimeToOOM = est
+}
+
+// shortTailSamples: a growing series' trend window of fewer than
+// shortTailSamples times MinSamples samples, at the end of a log more than
+// MaxExtrapolation times as long, gives no time to OOM (shortTail).
+const shortTailSamples = 3
+
+// shortTail says why a growing series' time to OOM is not given when its
+// trend covers only a short tail of a long log: fewer than
+// shortTailSamples·minSamples samples over a window that the log's time
+// is more than maxExtrapolation times (a final eval's or a checkpoint's
+// 45 s ramp after an hour flat). The log then shows memory that held
+// still for longer than the projection would reach ahead, and the ramp
+// shows memory rising now, not a rate that lasts. "" when the window is
+// not such a tail.
+func shortTail(s *series, minSamples int, maxExtrapolation float64) string {
+	f := s.fit
+	span, window := float64(s.endUs-s.startUs)/1e6, float64(f.winEndUs-f.winStartUs)/1e6
+	if window*maxExtrapolation >= span || f.winSamples >= shortTailSamples*minSamples {
+		return ""
+	}
+	return fmt.Sprintf("the growth covers only the last %s (%d of %d samples) of a %s log, too little to project (%d samples, or a %gth of the log, are needed); log for longer to see whether it goes on",
+		Duration(window), f.winSamples, s.raw, Duration(span), shortTailSamples*minSamples, maxExtrapolation)
 }
 
 // gpuRate is the growth of a growing process's GPU, when other processes
