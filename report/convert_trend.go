@@ -438,6 +438,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if dir != "growth" {
 			after = "then flat"
 		}
+		if s.StepTailUs > 0 && dir == "growth" {
+			// The log stopped before the next step was due.
+			after = fmt.Sprintf("then level for %s, no longer than the %s between its steps: too short to show that the steps stopped (log for longer: steps that go on are a leak)",
+				trend.Duration(float64(s.StepTailUs)/1e6), trend.Duration(float64(s.StepSpacingUs)/1e6))
+		}
 		if s.StepsAtPodChanges {
 			// Growth only where the pod holding the GPU changed.
 			after = "each where a new pod took the GPU, and flat while one held it: the next job's own memory, or memory the one before left behind, which the GPU's samples cannot tell apart (a per-process log, --query-compute-apps, tells)"

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -248,6 +249,32 @@ func TestHunt44gShortTailGivesNoOOM(t *testing.T) {
 			t.Errorf("ramp of %d: time to OOM %+v (%.200q); want none, the tail named", c.ramp, got.TimeToOOM, got.NoOOMReason)
 		case c.seconds > 0 && (got.TimeToOOM == nil || !within(got.TimeToOOM.Seconds, c.seconds, 0.02)):
 			t.Errorf("ramp of %d: time to OOM %+v (%.200q); want %.0f s", c.ramp, got.TimeToOOM, got.NoOOMReason, c.seconds)
+		}
+	}
+}
+
+// Three steps up of 2048 MiB, 600 s apart, from 20000 MiB, one sample a
+// second (the session-44 tester's S3_stairs.csv): the log ends 600 s
+// after the last step, when the next would be due, so it cannot show
+// that the steps stopped: StepTailUs about 600 s, no longer than
+// StepSpacingUs (600 s, a few seconds more where binned points straddle a
+// step). Before session 44 it read "then flat", as after memory allocated
+// once. The same steps with 1200 s after the last (twice the spacing)
+// show a level held longer than the steps took to come: no tail noted.
+func TestHunt44gStepsTailNoLongerThanSpacing(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		tail float64 // s; 0: none noted
+	}{{2400, 600}, {3000, 0}} {
+		got := analyzeOne(t, synth{seconds: float64(c.n - 1), step: 1, used: func(x float64) float64 {
+			return (20000 + 2048*math.Min(math.Floor(x/600), 3)) * mib
+		}}, Options{})
+		if got.Class != Step || len(got.ChangePoints) != 3 {
+			t.Fatalf("%d samples: %s with %d changes, want a step in 3", c.n, got.Class, len(got.ChangePoints))
+		}
+		tail, spacing := float64(got.StepTailUs)/1e6, float64(got.StepSpacingUs)/1e6
+		if c.tail == 0 && got.StepTailUs != 0 || c.tail > 0 && (!within(tail, c.tail, 0.02) || !within(spacing, 600, 0.02) || tail > spacing) {
+			t.Errorf("%d samples: tail %.0f s, spacing %.0f s; want tail %.0f s (0: none), spacing 600 s", c.n, tail, spacing, c.tail)
 		}
 	}
 }

@@ -195,6 +195,12 @@ type SeriesTrend struct {
 	// interval excludes zero and the rise is at least 8 MiB); 0 when they
 	// are flat.
 	TailSlope float64
+	// StepTailUs, for a step up in two or more changes up: how long the
+	// samples after the last change span (µs), when that is no longer
+	// than the longest time between two of its changes (StepSpacingUs):
+	// the log stops before the next step would be due, so it cannot show
+	// that the steps stopped. 0 otherwise.
+	StepTailUs, StepSpacingUs int64
 	// StepAtEnd: for a step, its last change reaches the series' last
 	// samples (fewer than 3 follow it), so the log shows neither that
 	// memory stayed at the new level nor that it kept changing.
@@ -1147,6 +1153,9 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		o.CyclePeakBytes = int64(f.endLevel)
 	}
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
+	if o.Class == Step && !o.StepAtEnd {
+		o.StepTailUs, o.StepSpacingUs = stepTail(o.ChangePoints, s.endUs)
+	}
 	if o.Class == Step && len(o.ChangePoints) > 0 {
 		o.TailSlope = tailSlope(s.t, s.y, o.ChangePoints[len(o.ChangePoints)-1].EndUs)
 	}
@@ -1158,6 +1167,33 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	}
 	o.Profile = profile(s.t, s.y, 48)
 	return o
+}
+
+// stepTail is the time from the last of changes to end and the longest
+// time between two consecutive changes (µs, from one's StartUs to the
+// next's EndUs), when the changes hold two or more steps up, the last of
+// them up, and the tail is no longer than the spacing
+// (SeriesTrend.StepTailUs); 0, 0 otherwise.
+func stepTail(changes []ChangePoint, end int64) (tail, spacing int64) {
+	ups := 0
+	for k, c := range changes {
+		if c.ToBytes > c.FromBytes {
+			ups++
+		}
+		if k > 0 {
+			// From the start of one to the end of the next: a change's
+			// times are those of binned points, either side of the step.
+			spacing = max(spacing, c.EndUs-changes[k-1].StartUs)
+		}
+	}
+	if n := len(changes); ups < 2 || changes[n-1].ToBytes <= changes[n-1].FromBytes {
+		return 0, 0
+	}
+	tail = end - changes[len(changes)-1].EndUs
+	if tail > spacing {
+		return 0, 0
+	}
+	return tail, spacing
 }
 
 // tailSlope is the slope of the samples from time from on, when they
