@@ -307,6 +307,39 @@ func rate(bps float64) string {
 	return IBytes(int64(bps*3600)) + "/h"
 }
 
+// rateLike renders bytes per second in the time and byte units rate
+// gives like (a slope's interval and least-squares slope beside it), so
+// that figures compared side by side share them: "1.0 MiB/s to 1.0
+// MiB/s", not "60 MiB/min to 1.0 MiB/s".
+func rateLike(bps, like float64) string {
+	l := math.Abs(like)
+	if l < 1 {
+		return rate(bps)
+	}
+	mult, per := 3600.0, "/h"
+	switch {
+	case l >= 1<<20:
+		mult, per = 1, "/s"
+	case l*60 >= 1<<20:
+		mult, per = 60, "/min"
+	}
+	unit, name := 1.0, "B"
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if l*mult >= u.size*0.9995 {
+			unit, name = u.size, u.name
+			break
+		}
+	}
+	v := bps * mult / unit
+	if math.Abs(v) < 9.95 && name != "B" {
+		return fmt.Sprintf("%.1f %s%s", v, name, per)
+	}
+	return fmt.Sprintf("%.0f %s%s", v, name, per)
+}
+
 // perSample renders bytes per second at an assumed period as bytes per
 // sample: "60 MiB per scrape".
 func perSample(bps float64, lc logClock) string {
@@ -325,7 +358,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			what = "memory is given back each cycle, but to a floor that rises"
 		}
 		fitted := fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) from %s to %s",
-			rate(s.Slope), rate(s.SlopeLow), rate(s.SlopeHigh), rate(s.OLSSlope), s.R2,
+			rate(s.Slope), rateLike(s.SlopeLow, s.Slope), rateLike(s.SlopeHigh, s.Slope), rateLike(s.OLSSlope, s.Slope), s.R2,
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		oom := "no time to OOM: " + s.NoOOMReason
 		ended := ""
