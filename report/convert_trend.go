@@ -406,6 +406,16 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		next := "find the process that grows (log nvidia-smi --query-compute-apps or pmon beside it) and take a PyTorch memory snapshot of it"
 		if s.HasPID {
 			next = "record torch.cuda.memory._record_memory_history() in this process and dump a snapshot (gpuleak analyze) to find the call site that keeps memory"
+		} else if n := len(s.GrowingPIDs); n > 0 {
+			// The processes' log was given, and names who grows.
+			pids := make([]string, n)
+			for i, p := range s.GrowingPIDs {
+				pids[i] = strconv.FormatInt(p, 10)
+			}
+			next = fmt.Sprintf("the processes logged on it name who grows: pid %s (see its finding): take a PyTorch memory snapshot of it", pids[0])
+			if n > 1 {
+				next = fmt.Sprintf("the processes logged on it name who grows: pids %s (see their findings): take a PyTorch memory snapshot of each", strings.Join(pids, ", "))
+			}
 		}
 		if s.OOMExits > 0 {
 			if ended != "" {

@@ -168,6 +168,10 @@ func TestHunt44gProcessOOMCountsOthersOnItsGPU(t *testing.T) {
 		proc(42).add(t, a, "apps.csv", 3)
 		for _, s := range a.Finalize().Series {
 			if !s.HasPID {
+				// The GPU names the two growing processes logged on it.
+				if !slices.Equal(s.GrowingPIDs, []int64{41, 42}) {
+					t.Errorf("%s: GPU's growing pids %v, want [41 42]", c.name, s.GrowingPIDs)
+				}
 				continue
 			}
 			o := s.TimeToOOM

@@ -145,6 +145,11 @@ type SeriesTrend struct {
 	// still count them: they were read.
 	SetAside   int
 	SetAsideUs []int64
+	// GrowingPIDs, for a GPU series: the processes logged on it (by
+	// --query-compute-apps, pmon, gpustat's or pynvml's process lists)
+	// whose own series is growing, in PID order; nil when none is, or
+	// when no process of the GPU was logged.
+	GrowingPIDs []int64
 	// CyclePeakBytes, for a growing series with RisingFloor: the highest
 	// sample of its last two cycles, the level its time to OOM is
 	// measured from (the peaks reach the capacity before the floor); 0
@@ -931,6 +936,14 @@ func (a *Analyzer) Finalize() *Result {
 		// After every process's end is known: a process's time to OOM
 		// counts the others that grow on its GPU (gpuRate).
 		a.timeToOOM(s)
+		if !s.key.hasPID {
+			for _, p := range a.procsIn[s.group] {
+				if p.fit.class == Growing {
+					s.out.GrowingPIDs = append(s.out.GrowingPIDs, p.key.pid)
+				}
+			}
+			slices.Sort(s.out.GrowingPIDs)
+		}
 	}
 	sorted := slices.Clone(a.order)
 	slices.SortStableFunc(sorted, func(x, y *series) int {
