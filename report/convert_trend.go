@@ -144,6 +144,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.UnattributedBytes, f.UnattributedEndBytes = &m, &e
 		f.UnattributedUnknownPIDs = u.UnknownPIDs
 		f.UnattributedNoneListed = u.NoneListed
+		f.UnattributedProcessesOverBytes = u.ProcessesOverBytes
 	}
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
@@ -614,6 +615,10 @@ func heldNote(s trend.SeriesTrend, clock string) string {
 // when it matters.
 func unattributedNote(s trend.SeriesTrend) string {
 	u := s.Unattributed
+	if u != nil && u.ProcessesOverBytes >= unattributedMinBytes {
+		return fmt.Sprintf("; its processes' logged memory adds up to %s more than the GPU's used memory (median of %s): the logs disagree (sampled at other instants, or one counts what the other does not), so none of it is called unattributed",
+			IBytes(u.ProcessesOverBytes), samplesNote(u.Samples))
+	}
 	if u == nil || u.MedianBytes < unattributedMinBytes || float64(u.MedianBytes) < unattributedMinShare*float64(s.PeakBytes) {
 		return ""
 	}

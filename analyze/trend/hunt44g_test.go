@@ -282,3 +282,24 @@ func TestHunt44gStepsTailNoLongerThanSpacing(t *testing.T) {
 		}
 	}
 }
+
+// A process logged at 45 MiB more than its GPU's used memory (the
+// session-44 tester's gpu_fast.csv + apps_offset.csv: logs sampled at
+// other instants): the median difference, GPU less processes, is -45 MiB.
+// Before session 44 that was the unattributed memory (JSON
+// unattributed_bytes -47185920); now no memory is unattributed (0) and
+// ProcessesOverBytes says by how much the logs disagree.
+func TestHunt44gUnattributedNotNegative(t *testing.T) {
+	a := NewAnalyzer(Options{})
+	synth{seconds: 300, step: 1, capacity: 40 << 30, used: func(float64) float64 { return 4 << 30 }}.add(t, a, "gpu.csv", 1)
+	synth{seconds: 300, step: 1, pid: 42, used: func(float64) float64 { return 4<<30 + 45*mib }}.add(t, a, "apps.csv", 2)
+	for _, s := range a.Finalize().Series {
+		if s.HasPID {
+			continue
+		}
+		u := s.Unattributed
+		if u == nil || u.MedianBytes != 0 || u.EndBytes != 0 || u.ProcessesOverBytes != 45*mib {
+			t.Errorf("unattributed %+v; want 0, 0, processes over by 45 MiB", u)
+		}
+	}
+}

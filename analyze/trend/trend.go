@@ -257,6 +257,12 @@ type Unattributed struct {
 	// process accounts for. Their memory is in no sum: unknown is not 0.
 	// At most maxUnknownPIDs, ascending.
 	UnknownPIDs []int64
+	// ProcessesOverBytes: where the processes' memory added up to more
+	// than the GPU's used memory (the median difference below zero: logs
+	// sampled at other instants, or counting what the other does not),
+	// by how much (the median); MedianBytes and EndBytes are then 0, not
+	// negative: no memory is unattributed, and the logs disagree.
+	ProcessesOverBytes int64
 	// NoneListed: no process of the GPU was listed in those samples, with
 	// its memory or without (nvidia-smi outputs that list none for it: an
 	// empty Processes box, -q's "Processes : None"): what is unattributed
@@ -1417,6 +1423,10 @@ func (a *Analyzer) unattributed(g *series) {
 	slices.Sort(u.UnknownPIDs)
 	u.MedianBytes = int64(medianOf(diffs))
 	u.EndBytes = int64(medianOf(diffs[max(0, len(diffs)-5):]))
+	if u.MedianBytes < 0 {
+		u.ProcessesOverBytes = -u.MedianBytes
+	}
+	u.MedianBytes, u.EndBytes = max(u.MedianBytes, 0), max(u.EndBytes, 0)
 	g.out.Unattributed = u
 }
 
