@@ -156,7 +156,7 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 		// a leak suspect whatever its bytes did (a released run's peak
 		// may be below the baseline's plateau): kept, with the note that
 		// says its class changed.
-		newlyGrowing := e != nil && e.AfterClass == "growing" && e.BeforeClass != "" && e.BeforeClass != "growing"
+		newlyGrowing := e != nil && report.NewlyGrowing(*e)
 		if e == nil || (e.Status != report.StatusNew && e.Status != report.StatusGrown && e.Status != report.StatusUnmatched && !newlyGrowing) {
 			cmp.LeftOut++
 			continue

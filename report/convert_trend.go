@@ -144,6 +144,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.UnattributedBytes, f.UnattributedEndBytes = &m, &e
 		f.UnattributedUnknownPIDs = u.UnknownPIDs
 		f.UnattributedNoneListed = u.NoneListed
+		f.UnattributedProcessesOverBytes = u.ProcessesOverBytes
 	}
 	if !s.HasPID {
 		f.ProfileBytes = s.Profile
@@ -180,8 +181,27 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock)
+	f.Message = trendMessage(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock) + setAsideNote(s, lc.clock)
 	return f
+}
+
+// setAsideNote says which one-sample glitches the fit left out
+// (SeriesTrend.SetAside): "; 12 samples set aside as one-sample glitches
+// (each far from both neighbours, which agree; the first at 10:09:55 UTC):
+// the trend and its class are judged without them". "" when none.
+func setAsideNote(s trend.SeriesTrend, clock string) string {
+	if s.SetAside == 0 {
+		return ""
+	}
+	first := ""
+	if len(s.SetAsideUs) > 0 {
+		first = "; the first at " + timeOf(s.SetAsideUs[0], clock, s.StartUs)
+		if s.SetAside == 1 {
+			first = "; at " + timeOf(s.SetAsideUs[0], clock, s.StartUs)
+		}
+	}
+	return fmt.Sprintf("; %s of %d set aside as one-sample glitches (each far from both neighbours, which agree with each other%s): the class and the trend are judged without them",
+		plural(s.SetAside, "sample", "samples"), s.Samples, first)
 }
 
 // podsHeld says which pods held a GPU when, where DCGM exporter's pod
@@ -288,6 +308,39 @@ func rate(bps float64) string {
 	return IBytes(int64(bps*3600)) + "/h"
 }
 
+// rateLike renders bytes per second in the time and byte units rate
+// gives like (a slope's interval and least-squares slope beside it), so
+// that figures compared side by side share them: "1.0 MiB/s to 1.0
+// MiB/s", not "60 MiB/min to 1.0 MiB/s".
+func rateLike(bps, like float64) string {
+	l := math.Abs(like)
+	if l < 1 {
+		return rate(bps)
+	}
+	mult, per := 3600.0, "/h"
+	switch {
+	case l >= 1<<20:
+		mult, per = 1, "/s"
+	case l*60 >= 1<<20:
+		mult, per = 60, "/min"
+	}
+	unit, name := 1.0, "B"
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if l*mult >= u.size*0.9995 {
+			unit, name = u.size, u.name
+			break
+		}
+	}
+	v := bps * mult / unit
+	if math.Abs(v) < 9.95 && name != "B" {
+		return fmt.Sprintf("%.1f %s%s", v, name, per)
+	}
+	return fmt.Sprintf("%.0f %s%s", v, name, per)
+}
+
 // perSample renders bytes per second at an assumed period as bytes per
 // sample: "60 MiB per scrape".
 func perSample(bps float64, lc logClock) string {
@@ -306,7 +359,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			what = "memory is given back each cycle, but to a floor that rises"
 		}
 		fitted := fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) from %s to %s",
-			rate(s.Slope), rate(s.SlopeLow), rate(s.SlopeHigh), rate(s.OLSSlope), s.R2,
+			rate(s.Slope), rateLike(s.SlopeLow, s.Slope), rateLike(s.SlopeHigh, s.Slope), rateLike(s.OLSSlope, s.Slope), s.R2,
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		oom := "no time to OOM: " + s.NoOOMReason
 		ended := ""
@@ -325,6 +378,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			if w := gpuRateWords(o); w != "" {
+				oom = fmt.Sprintf("at %s, its GPU runs out of memory in about %s", w, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			}
 		}
 		if lc.assumed > 0 {
 			// The log has no times and its period was not given: the rate
@@ -351,6 +407,16 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		next := "find the process that grows (log nvidia-smi --query-compute-apps or pmon beside it) and take a PyTorch memory snapshot of it"
 		if s.HasPID {
 			next = "record torch.cuda.memory._record_memory_history() in this process and dump a snapshot (gpuleak analyze) to find the call site that keeps memory"
+		} else if n := len(s.GrowingPIDs); n > 0 {
+			// The processes' log was given, and names who grows.
+			pids := make([]string, n)
+			for i, p := range s.GrowingPIDs {
+				pids[i] = strconv.FormatInt(p, 10)
+			}
+			next = fmt.Sprintf("the processes logged on it name who grows: pid %s (see its finding): take a PyTorch memory snapshot of it", pids[0])
+			if n > 1 {
+				next = fmt.Sprintf("the processes logged on it name who grows: pids %s (see their findings): take a PyTorch memory snapshot of each", strings.Join(pids, ", "))
+			}
 		}
 		if s.OOMExits > 0 {
 			if ended != "" {
@@ -366,7 +432,12 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			return fmt.Sprintf("growing until it ended: %s: %s %s%s: a leak suspect in that run%s; %s; %s%s",
 				who, what, fitted, ended, runsNote(s), oom, next, unattributedNote(s))
 		}
-		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, IBytes(s.LastBytes), oom, next, unattributedNote(s))
+		now := IBytes(s.LastBytes)
+		if s.RisingFloor && s.CyclePeakBytes > s.LastBytes {
+			// The peaks, not the floor, run the GPU out of memory.
+			now += fmt.Sprintf(", the last cycles' peak %s (the time to OOM is measured from it)", IBytes(s.CyclePeakBytes))
+		}
+		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, now, oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
 		// A spike's rise and fall (trend.ChangePoint.Transient) are no
@@ -413,6 +484,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		after := "then flat: as after memory allocated once (a model, a cache, a workspace); the samples cannot tell that from growth that stopped (at a cap or an OOM)"
 		if dir != "growth" {
 			after = "then flat"
+		}
+		if s.StepTailUs > 0 && dir == "growth" {
+			// The log stopped before the next step was due.
+			after = fmt.Sprintf("then level for %s, no longer than the %s between its steps: too short to show that the steps stopped (log for longer: steps that go on are a leak)",
+				trend.Duration(float64(s.StepTailUs)/1e6), trend.Duration(float64(s.StepSpacingUs)/1e6))
 		}
 		if s.StepsAtPodChanges {
 			// Growth only where the pod holding the GPU changed.
@@ -495,6 +571,24 @@ func oomExitsNote(s trend.SeriesTrend) string {
 		who, p, c, sizes.Percent(peak, s.CapacityBytes), IBytes(s.BaselineBytes), why)
 }
 
+// gpuRateWords says which growth a process's time to OOM was taken at
+// when other processes grow on its GPU too (OOMEstimate.GPUSlope): "the
+// GPU's rate, 4.0 MiB/s (its log; 2 processes grow on it)"; "" when the
+// process's own rate was used.
+func gpuRateWords(o *trend.OOMEstimate) string {
+	if o.GPUSlope <= 0 {
+		return ""
+	}
+	if o.GPULogged {
+		who := "this process and others"
+		if o.Growers >= 2 {
+			who = fmt.Sprintf("%d logged processes", o.Growers)
+		}
+		return fmt.Sprintf("the GPU's rate, %s (its log; %s grow on it)", rate(o.GPUSlope), who)
+	}
+	return fmt.Sprintf("the GPU's rate, %s (the %d processes that grow on it, added up)", rate(o.GPUSlope), o.Growers)
+}
+
 // crashLoopMessage describes a series whose runs grew until the GPU was
 // full and then fell to near nothing (SeriesTrend.OOMExits): the evidence
 // (how many, how fast they rose, how full, what memory fell to), the last
@@ -560,6 +654,10 @@ func heldNote(s trend.SeriesTrend, clock string) string {
 // when it matters.
 func unattributedNote(s trend.SeriesTrend) string {
 	u := s.Unattributed
+	if u != nil && u.ProcessesOverBytes >= unattributedMinBytes {
+		return fmt.Sprintf("; its processes' logged memory adds up to %s more than the GPU's used memory (median of %s): the logs disagree (sampled at other instants, or one counts what the other does not), so none of it is called unattributed",
+			IBytes(u.ProcessesOverBytes), samplesNote(u.Samples))
+	}
 	if u == nil || u.MedianBytes < unattributedMinBytes || float64(u.MedianBytes) < unattributedMinShare*float64(s.PeakBytes) {
 		return ""
 	}

@@ -695,7 +695,7 @@ func SummaryOf(ins []Input) *LeakSummary {
 // Diff statuses of a site, comparing a run with a base run.
 const (
 	StatusNew    = "new"    // absent from the base run
-	StatusGrown  = "grown"  // holds more than in the base run, beyond the tolerance
+	StatusGrown  = "grown"  // holds more than in the base run, beyond the tolerance; or an NVML series that grows now and did not (NewlyGrowing)
 	StatusShrunk = "shrunk" // holds less
 	StatusFixed  = "fixed"  // absent from this run
 	StatusSame   = "same"   // holds as much (or more, within the tolerance)
@@ -1521,7 +1521,21 @@ func pairEntry(b, a *BaselineSite, tol Tolerance) DiffEntry {
 			b.Iterations, a.Iterations, IBytes(b.Bytes/int64(b.Iterations)), IBytes(a.Bytes/int64(a.Iterations)))
 	}
 	e.Note = joinNotes(e.Note, classChange(b.Class, a.Class))
+	if NewlyGrowing(e) {
+		// Its memory grows now and did not: a change, whatever its bytes
+		// did (its last sample, or a released run's peak, may be below
+		// BASE's plateau), so not shrunk or the same.
+		e.Status = StatusGrown
+	}
 	return finish(e)
+}
+
+// NewlyGrowing reports whether e is an NVML series classified growing in
+// NEW and, in BASE, as another class it recorded (step, sawtooth, flat):
+// its status is StatusGrown whatever its bytes did, and every grown gate
+// counts it. A baseline written before classes were recorded gives none.
+func NewlyGrowing(e DiffEntry) bool {
+	return e.AfterClass == "growing" && e.BeforeClass != "" && e.BeforeClass != "growing"
 }
 
 // classChange says how an NVML series' class changed from BASE to NEW:

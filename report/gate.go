@@ -44,7 +44,10 @@ any gate trips. NAME is:
                      the bytes they hold together)
   grown              sites holding more than in --baseline: alone, beyond
                      --tolerance; grown>10% any site grown by more than 10%;
-                     grown>1MiB any site grown by more than 1 MiB
+                     grown>1MiB any site grown by more than 1 MiB; an NVML
+                     series that grows in this run and did not in the
+                     baseline (another class there) trips every grown gate,
+                     whatever its bytes did
 VALUE is a size (64MiB, 1.5GiB, 4096; KB, MB, GB are powers of 1000), a count
 (sanitizer-errors) or a percent (grown). ">" trips above VALUE, ">=" at it:
 leak>64MiB passes at exactly 64 MiB and trips one byte over. A gate no
@@ -732,6 +735,11 @@ func allocatorCountedOOMs(inputs []Input) (most int64, where, atLeast string) {
 // evalGrown trips on the site that grew most beyond the threshold.
 func (g Gate) evalGrown(in GateInput) (string, bool) {
 	for _, e := range in.Diff {
+		if NewlyGrowing(e) {
+			// A change of class is no size: any grown gate counts it.
+			return fmt.Sprintf("%s %s grows in this run and did not in the baseline (classified %s there; %s -> %s): a leak suspect whatever its bytes did",
+				e.Kind, e.Site, e.BeforeClass, sizeWhy(e.BeforeBytes), sizeWhy(e.AfterBytes)), true
+		}
 		if e.Status == StatusNew || e.Status == StatusFixed || e.Status == StatusUnmatched || e.AfterBytes <= e.BeforeBytes {
 			continue
 		}

@@ -424,6 +424,11 @@ type Finding struct {
 	// even one with its memory unknown, so UnattributedBytes is all its
 	// used memory; nvidia-smi lists only the processes it can see.
 	UnattributedNoneListed bool `json:"unattributed_none_listed,omitempty"`
+	// UnattributedProcessesOverBytes: the processes' logged memory added
+	// up to this much more than the GPU's used memory (median), so the
+	// logs disagree and UnattributedBytes is 0, not negative; absent
+	// when they did not.
+	UnattributedProcessesOverBytes int64 `json:"unattributed_processes_over_bytes,omitempty"`
 	// Runs: the series' stretches between returns to its baseline
 	// (BaselineBytes), when memory came back to it at least once (a process
 	// exited, a job freed what it built up). ReleasedUs: the growing run

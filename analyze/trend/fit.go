@@ -256,6 +256,7 @@ func fitSeries(t []int64, y []float64) fit {
 				}
 				last := levels[drops[len(drops)-1].last].a
 				f.endLevel = maxOf(ry[last:])
+				f.endLevel = math.Max(f.endLevel, cyclePeak(ry, levels, drops))
 				return f
 			}
 		}
@@ -651,4 +652,19 @@ func lineWithinNoise(y []float64, r2, sigma float64) bool {
 	}
 	rms := math.Sqrt(max(1-r2, 0) * ss / float64(len(y)))
 	return rms <= steadyNoiseRMS*sigma
+}
+
+// cyclePeak is the highest of the points ry from the start of the cycle
+// before the last drop (of levels, a rising floor's cycles) to the end:
+// the level the peaks of a sawtooth whose floor rises have reached, which
+// run the GPU out of memory before the floor does (a training phase
+// above an eval phase that gives memory back). The cycle before the last
+// is taken too, so that a series that ends in its low phase is measured
+// from the peak before it, not from the floor.
+func cyclePeak(ry []float64, levels []level, drops []burst) float64 {
+	from := 0
+	if len(drops) >= 2 {
+		from = levels[drops[len(drops)-2].last].a
+	}
+	return maxOf(ry[from:])
 }

@@ -136,6 +136,25 @@ type SeriesTrend struct {
 	OLSSlope, R2               float64
 	// Noise is a robust estimate of the sample-to-sample noise.
 	Noise float64
+	// SetAside counts the samples left out of the fit as one-sample
+	// glitches: each far from both its neighbours (8σ of Noise and 16 MiB
+	// at least), which agree with each other, and not the first or last
+	// sample; the fit, the class and the runs take the mean of the
+	// neighbours in their place. SetAsideUs holds the times of the first
+	// 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
+	// still count them: they were read.
+	SetAside   int
+	SetAsideUs []int64
+	// GrowingPIDs, for a GPU series: the processes logged on it (by
+	// --query-compute-apps, pmon, gpustat's or pynvml's process lists)
+	// whose own series is growing, in PID order; nil when none is, or
+	// when no process of the GPU was logged.
+	GrowingPIDs []int64
+	// CyclePeakBytes, for a growing series with RisingFloor: the highest
+	// sample of its last two cycles, the level its time to OOM is
+	// measured from (the peaks reach the capacity before the floor); 0
+	// otherwise. The fit's points may be bin medians (long series).
+	CyclePeakBytes int64
 	// ChangePoints are the significant level shifts, in time order.
 	ChangePoints []ChangePoint
 
@@ -181,6 +200,12 @@ type SeriesTrend struct {
 	// interval excludes zero and the rise is at least 8 MiB); 0 when they
 	// are flat.
 	TailSlope float64
+	// StepTailUs, for a step up in two or more changes up: how long the
+	// samples after the last change span (µs), when that is no longer
+	// than the longest time between two of its changes (StepSpacingUs):
+	// the log stops before the next step would be due, so it cannot show
+	// that the steps stopped. 0 otherwise.
+	StepTailUs, StepSpacingUs int64
 	// StepAtEnd: for a step, its last change reaches the series' last
 	// samples (fewer than 3 follow it), so the log shows neither that
 	// memory stayed at the new level nor that it kept changing.
@@ -225,6 +250,16 @@ type OOMEstimate struct {
 	Seconds, LowSeconds, HighSeconds float64
 	// HeadroomBytes: what was left at the end of the series.
 	HeadroomBytes int64
+	// GPUSlope, for a process on a GPU that other processes grow on too:
+	// the GPU's growth (bytes per second) the estimate runs out at, not
+	// the process's own: its GPU series' Theil–Sen slope (GPULogged), or
+	// without a GPU log of the time the sum of the slopes of the GPU's
+	// processes that grow to the end; Growers counts those (this one
+	// included; 0 where the GPU's log gave the rate and no other process
+	// was seen growing). 0 when the process's own slope was used.
+	GPUSlope  float64
+	GPULogged bool
+	Growers   int
 }
 
 // Unattributed is GPU memory used by no listed process: the GPU's used
@@ -241,6 +276,12 @@ type Unattributed struct {
 	// process accounts for. Their memory is in no sum: unknown is not 0.
 	// At most maxUnknownPIDs, ascending.
 	UnknownPIDs []int64
+	// ProcessesOverBytes: where the processes' memory added up to more
+	// than the GPU's used memory (the median difference below zero: logs
+	// sampled at other instants, or counting what the other does not),
+	// by how much (the median); MedianBytes and EndBytes are then 0, not
+	// negative: no memory is unattributed, and the logs disagree.
+	ProcessesOverBytes int64
 	// NoneListed: no process of the GPU was listed in those samples, with
 	// its memory or without (nvidia-smi outputs that list none for it: an
 	// empty Processes box, -q's "Processes : None"): what is unattributed
@@ -1028,7 +1069,19 @@ func (a *Analyzer) Finalize() *Result {
 		} else {
 			a.unattributed(s)
 		}
+	}
+	for _, s := range a.order {
+		// After every process's end is known: a process's time to OOM
+		// counts the others that grow on its GPU (gpuRate).
 		a.timeToOOM(s)
+		if !s.key.hasPID {
+			for _, p := range a.procsIn[s.group] {
+				if p.fit.class == Growing {
+					s.out.GrowingPIDs = append(s.out.GrowingPIDs, p.key.pid)
+				}
+			}
+			slices.Sort(s.out.GrowingPIDs)
+		}
 	}
 	sorted := slices.Clone(a.order)
 	slices.SortStableFunc(sorted, func(x, y *series) int {
@@ -1068,8 +1121,13 @@ func (a *Analyzer) fitAll() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
+				glitches := setAsideGlitches(s.y)
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
+				s.out.SetAside = len(glitches)
+				for _, g := range glitches[:min(len(glitches), glitchTimesKept)] {
+					s.out.SetAsideUs = append(s.out.SetAsideUs, s.t[g])
+				}
 				a.fitRuns(s)
 				podSteps(s)
 			}
@@ -1243,8 +1301,16 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 			c.ToBytes = int64(v)
 		}
 	}
+	if f.class == Growing && f.floor {
+		o.CyclePeakBytes = int64(f.endLevel)
+	}
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if steps := Steps(o.ChangePoints); o.Class == Step && len(steps) > 0 {
+		// A spike's rise and fall (ChangePoint.Transient) are no steps:
+		// neither the tail nor the spacing is measured from them.
+		if !o.StepAtEnd {
+			o.StepTailUs, o.StepSpacingUs = stepTail(steps, s.endUs)
+		}
 		o.TailSlope = tailSlope(s.t, s.y, steps[len(steps)-1].EndUs)
 	}
 	o.MinBytes, o.PeakBytes, o.PeakUs = int64(s.minV), int64(s.peakV), s.peakT
@@ -1255,6 +1321,33 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	}
 	o.Profile = profile(s.t, s.y, 48)
 	return o
+}
+
+// stepTail is the time from the last of changes to end and the longest
+// time between two consecutive changes (µs, from one's StartUs to the
+// next's EndUs), when the changes hold two or more steps up, the last of
+// them up, and the tail is no longer than the spacing
+// (SeriesTrend.StepTailUs); 0, 0 otherwise.
+func stepTail(changes []ChangePoint, end int64) (tail, spacing int64) {
+	ups := 0
+	for k, c := range changes {
+		if c.ToBytes > c.FromBytes {
+			ups++
+		}
+		if k > 0 {
+			// From the start of one to the end of the next: a change's
+			// times are those of binned points, either side of the step.
+			spacing = max(spacing, c.EndUs-changes[k-1].StartUs)
+		}
+	}
+	if n := len(changes); ups < 2 || changes[n-1].ToBytes <= changes[n-1].FromBytes {
+		return 0, 0
+	}
+	tail = end - changes[len(changes)-1].EndUs
+	if tail > spacing {
+		return 0, 0
+	}
+	return tail, spacing
 }
 
 // tailSlope is the slope of the samples from time from on, when they
@@ -1465,6 +1558,10 @@ func (a *Analyzer) unattributed(g *series) {
 	slices.Sort(u.UnknownPIDs)
 	u.MedianBytes = int64(medianOf(diffs))
 	u.EndBytes = int64(medianOf(diffs[max(0, len(diffs)-5):]))
+	if u.MedianBytes < 0 {
+		u.ProcessesOverBytes = -u.MedianBytes
+	}
+	u.MedianBytes, u.EndBytes = max(u.MedianBytes, 0), max(u.EndBytes, 0)
 	g.out.Unattributed = u
 }
 
@@ -1512,6 +1609,10 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = fmt.Sprintf("only %s in the trend (%d needed)", counted(f.winSamples, "sample", "samples"), a.opt.MinSamples)
 		return
 	}
+	if why := shortTail(s, a.opt.MinSamples, a.opt.MaxExtrapolation); why != "" {
+		o.NoOOMReason = why
+		return
+	}
 	if f.ts.Low <= 0 {
 		o.NoOOMReason = "the growth rate's 95% interval includes zero"
 		return
@@ -1533,15 +1634,21 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	est := &OOMEstimate{HeadroomBytes: int64(headroom)}
+	ts := f.ts
+	if s.key.hasPID {
+		if g, growers, logged, ok := a.gpuRate(s); ok {
+			ts, est.GPUSlope, est.Growers, est.GPULogged = g, g.Slope, growers, logged
+		}
+	}
 	if headroom > 0 {
 		// The range: the slope's interval, and the uncertainty of the level
 		// at the end: a line's end point has a standard error of about
 		// 2σ/√n, Theil–Sen's a quarter more; 2.4 of those, plus half a MiB
 		// of rounding.
 		dl := 6*f.sigma/math.Sqrt(float64(f.winSamples)) + mib/2
-		est.Seconds = headroom / f.ts.Slope
-		est.LowSeconds = math.Max(0, headroom-dl) / f.ts.High
-		est.HighSeconds = (headroom + dl) / f.ts.Low
+		est.Seconds = headroom / ts.Slope
+		est.LowSeconds = math.Max(0, headroom-dl) / ts.High
+		est.HighSeconds = (headroom + dl) / ts.Low
 	}
 	window := float64(f.winEndUs-f.winStartUs) / 1e6
 	if est.Seconds > a.opt.MaxExtrapolation*window {
@@ -1550,6 +1657,58 @@ func (a *Analyzer) timeToOOM(s *series) {
 		return
 	}
 	o.TimeToOOM = est
+}
+
+// shortTailSamples: a growing series' trend window of fewer than
+// shortTailSamples times MinSamples samples, at the end of a log more than
+// MaxExtrapolation times as long, gives no time to OOM (shortTail).
+const shortTailSamples = 3
+
+// shortTail says why a growing series' time to OOM is not given when its
+// trend covers only a short tail of a long log: fewer than
+// shortTailSamples·minSamples samples over a window that the log's time
+// is more than maxExtrapolation times (a final eval's or a checkpoint's
+// 45 s ramp after an hour flat). The log then shows memory that held
+// still for longer than the projection would reach ahead, and the ramp
+// shows memory rising now, not a rate that lasts. "" when the window is
+// not such a tail.
+func shortTail(s *series, minSamples int, maxExtrapolation float64) string {
+	f := s.fit
+	span, window := float64(s.endUs-s.startUs)/1e6, float64(f.winEndUs-f.winStartUs)/1e6
+	if window*maxExtrapolation >= span || f.winSamples >= shortTailSamples*minSamples {
+		return ""
+	}
+	return fmt.Sprintf("the growth covers only the last %s (%d of %d samples) of a %s log, too little to project (%d samples, or a %gth of the log, are needed); log for longer to see whether it goes on",
+		Duration(window), f.winSamples, s.raw, Duration(span), shortTailSamples*minSamples, maxExtrapolation)
+}
+
+// gpuRate is the growth of a growing process's GPU, when other processes
+// grow on it too: its headroom is the GPU's, which they fill together.
+// From a GPU series of the group over the process's end that is growing
+// (not released) faster than the process: its Theil–Sen fit (logged);
+// otherwise the sum of the fits of the group's processes classed growing,
+// held to the end and not released, where there are two or more (their
+// intervals added: the low ends, the high ends). growers counts those
+// processes. ok is false where the process's own rate is the GPU's.
+func (a *Analyzer) gpuRate(s *series) (ts theilSen, growers int, logged, ok bool) {
+	sum := theilSen{ok: true}
+	for _, p := range a.procsIn[s.group] {
+		if p.fit.class == Growing && p.out.ReleasedUs == 0 && p.out.HeldToEnd && p.fit.ts.Low > 0 {
+			growers++
+			sum.Slope += p.fit.ts.Slope
+			sum.Low += p.fit.ts.Low
+			sum.High += p.fit.ts.High
+		}
+	}
+	for _, g := range a.gpusOf(s, s.endUs) {
+		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Slope > s.fit.ts.Slope {
+			return g.fit.ts, growers, true, true
+		}
+	}
+	if growers < 2 {
+		return theilSen{}, 0, false, false
+	}
+	return sum, growers, false, true
 }
 
 // headroom is the memory left at the end of a growing series: for a GPU,

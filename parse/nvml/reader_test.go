@@ -250,6 +250,11 @@ func TestFixtures(t *testing.T) {
 		{"s43_n03_sawtooth.csv", FormatQueryGPU, 360, 360, ClockAbsolute, "excludes-reserved"},
 		{"s43_n09_leak_oom_restart_cycles.csv", FormatQueryGPU, 520, 520, ClockAbsolute, "excludes-reserved"},
 		{"s43_n09b_two_cycles.csv", FormatQueryGPU, 260, 260, ClockAbsolute, "excludes-reserved"},
+		// h44g (testdata/README.md): the session-44 tester's memory.used,
+		// .total and .free without memory.reserved: whether used counts it
+		// is not known.
+		{"h44g_leak_periodic_dips.csv", FormatQueryGPU, 1440, 1440, ClockAbsolute, "includes-reserved-unknown"},
+		{"h44g_ramp3_glitch.csv", FormatQueryGPU, 401, 401, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_n10_apps_leak_restart.csv", FormatQueryApps, 508, 508, ClockAbsolute, "process"},
 		// s42: cut in the last line's last value, which has no line ending
 		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
