@@ -103,6 +103,10 @@ func describeInput(in Input) string {
 		return "NOT READ: " + in.Error
 	}
 	parts := []string{in.Format}
+	if in.Format == "oom-log" && len(in.OOMPrinters) > 0 {
+		// The label is neutral: say whose messages it holds.
+		parts[0] += " (out-of-memory messages of " + strings.Join(in.OOMPrinters, ", ") + ")"
+	}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
 	}

@@ -2,6 +2,7 @@ package oom
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -366,4 +367,17 @@ func (s *AllocatorStats) Verdict() string {
 			allocS, reservedS, size(released))
 	}
 	return ""
+}
+
+// Printers names who printed the out-of-memory messages (see
+// pytorchtext.Printer), each once, in the order of their first message;
+// nil when there is none.
+func (r *TextResult) Printers() []string {
+	var ps []string
+	for _, m := range r.Messages {
+		if p := pytorchtext.Printer(m.Message); !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
