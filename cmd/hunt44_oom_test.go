@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,5 +85,35 @@ func TestHunt44LogLabelNamesThePrinter(t *testing.T) {
 
 	if code, out, errOut := run(t, nil, "analyze", "--fail-on", "oom", p+"tf1_see_above_segan42.txt"); code != 1 || !strings.Contains(out+errOut, "tripped") {
 		t.Errorf("TensorFlow log --fail-on oom: exit %d, stderr %.200q; want 1, tripped", code, out+errOut)
+	}
+}
+
+// A memory_stats() dict printed on one line longer than the 1 MiB read
+// of one (synthetic, the shape of the session-43 tester's d5_huge.log:
+// memory_stats()'s keys, then made-up ones) was "partial: the dict broke
+// off at line 1", though nothing was cut: it now says the dict is longer
+// than the bound and was read to line 1, and JSON gives the bound.
+func TestHunt44LongStatsDictIsNotCalledCut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`INFO mem {"allocated_bytes.all.current": 1073741824, "num_ooms": 0`)
+	for i := 0; b.Len() < 1<<20+4096; i++ {
+		fmt.Fprintf(&b, `, "x.%d.current": %d`, i, i)
+	}
+	b.WriteString("}\n")
+	path := filepath.Join(t.TempDir(), "long.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, nil, "oom", path)
+	if !strings.Contains(out, "partial: the dict is longer than the 1.0 MiB read of one: read to line 1, the rest not") || strings.Contains(out, "broke off") {
+		t.Errorf("table: %.300q", out)
+	}
+	_, out, _ = run(t, nil, "oom", "--format", "json", path)
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Inputs) != 1 || len(r.Inputs[0].AllocatorStats) != 1 {
+		t.Fatalf("json: %v %.200q", err, out)
+	}
+	if s := r.Inputs[0].AllocatorStats[0]; s.PartialBoundBytes != 1<<20 || s.PartialAtLine != 1 {
+		t.Errorf("json: partial_bound_bytes %d, partial_at_line %d; want %d, 1", s.PartialBoundBytes, s.PartialAtLine, 1<<20)
 	}
 }

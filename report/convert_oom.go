@@ -37,6 +37,11 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
+	if s.PartialBound > 0 {
+		out.PartialBoundBytes = s.PartialBound
+	} else if s.PartialBound < 0 {
+		out.PartialBoundLines = -s.PartialBound
+	}
 	out.ExpandableSegments = s.ExpandableReserved() > 0
 	if s.SplitUnmeasured() {
 		out.InactiveSplitBytes = nil

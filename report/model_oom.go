@@ -318,6 +318,12 @@ type AllocatorStats struct {
 	// (cut, or a row not understood); absent for a whole table. The
 	// values are those of the rows before it (null for rows not read).
 	PartialAtLine int64 `json:"partial_at_line,omitempty"`
+	// PartialBoundBytes and PartialBoundLines: a memory_stats() dict in a
+	// log that went on past the most gpuleak reads of one (this many
+	// bytes, or lines): it was not cut; it was read up to PartialAtLine and
+	// the rest was not read. Absent otherwise.
+	PartialBoundBytes int64 `json:"partial_bound_bytes,omitempty"`
+	PartialBoundLines int64 `json:"partial_bound_lines,omitempty"`
 	// Verdict is what the set shows on its own (fragmentation after OOMs
 	// and retries; live references after the cache was emptied); absent
 	// when nothing stands out.

@@ -188,6 +188,19 @@ func partialWhat(source string) string {
 	return "table"
 }
 
+// partialWords says why a set of allocator statistics is partial: its
+// table or dict broke off at a line, or (a memory_stats() dict) went on
+// past the bound of what is read of one, unread after it.
+func partialWords(s AllocatorStats) string {
+	switch {
+	case s.PartialBoundBytes > 0:
+		return fmt.Sprintf("partial: the dict is longer than the %s read of one: read to line %d, the rest not", IBytes(s.PartialBoundBytes), s.PartialAtLine)
+	case s.PartialBoundLines > 0:
+		return fmt.Sprintf("partial: the dict is longer than the %d lines read of one: read to line %d, the rest not", s.PartialBoundLines, s.PartialAtLine)
+	}
+	return fmt.Sprintf("partial: the %s broke off at line %d", partialWhat(s.Source), s.PartialAtLine)
+}
+
 // describeAllocatorStats summarises an input's memory_stats() and
 // memory_summary() sets for its line above the findings.
 func describeAllocatorStats(in Input) []string {
@@ -210,7 +223,7 @@ func describeAllocatorStats(in Input) []string {
 			parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries")+",")
 		}
 		if s.PartialAtLine > 0 {
-			parts = append(parts, fmt.Sprintf("partial: the %s broke off at line %d,", partialWhat(s.Source), s.PartialAtLine))
+			parts = append(parts, partialWords(s)+",")
 		}
 		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
 			parts = append(parts, "verdict: "+v+",")

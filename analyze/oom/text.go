@@ -43,6 +43,11 @@ type AllocatorStats struct {
 	// a log was cut: Values hold only the rows (keys) before it. 0 for a
 	// whole set.
 	PartialAtLine int64
+	// PartialBound: for a memory_stats() dict whose text went on past the
+	// most read of one (pytorchtext.PartialBoundKey), that bound: bytes if
+	// positive, lines if negative; PartialAtLine is then the last line
+	// read, and the dict was not cut. 0 otherwise.
+	PartialBound int64
 }
 
 // Get returns a value and whether the stats have it.
@@ -160,6 +165,10 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 			key := names.Get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
 			if key == pytorchtext.PartialKey {
 				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+				continue
+			}
+			if key == pytorchtext.PartialBoundKey {
+				s.PartialBound = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
 				continue
 			}
 			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)

@@ -134,7 +134,9 @@
 //	source      dictionary<int16, utf8>: "memory_stats" or "memory_summary"
 //	device      int32   GPU index; null when not said
 //	key         utf8    memory_stats() key: "allocated_bytes.all.current", "num_ooms", ...;
-//	                    PartialKey ("gpuleak.partial_at_line") marks a cut table, value the line
+//	                    PartialKey ("gpuleak.partial_at_line") marks a cut table, value the line;
+//	                    PartialBoundKey ("gpuleak.partial_bound") a dict read only up to a bound
+//	                    (value: the bound, bytes if positive, lines if negative)
 //	value       int64   bytes or a count
 //	resolution  int64   0 when exact; else the true value is in [value, value+resolution)
 //	line        int64   line of the value
