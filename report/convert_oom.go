@@ -37,6 +37,7 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
+	out.Process = s.Process
 	if s.PartialBound > 0 {
 		out.PartialBoundBytes = s.PartialBound
 	} else if s.PartialBound < 0 {

@@ -202,13 +202,45 @@ func partialWords(s AllocatorStats) string {
 }
 
 // describeAllocatorStats summarises an input's memory_stats() and
-// memory_summary() sets for its line above the findings.
+// memory_summary() sets for its line above the findings. A device's
+// sets of one process (the same Process, or none) are its prints of
+// cumulative counters over time: the latest alone is shown, saying how
+// many there were; a device printed by several processes (a launcher's
+// ranks) is shown once for each, named by its Process.
 func describeAllocatorStats(in Input) []string {
+	type proc struct {
+		dev  int
+		proc string
+	}
+	last, prints, labels := map[proc]int{}, map[proc]int{}, map[int]map[string]bool{}
+	for i, s := range in.AllocatorStats {
+		if s.Device == nil {
+			continue // a dict that names no device: each may be another's
+		}
+		k := proc{*s.Device, s.Process}
+		last[k] = i
+		prints[k]++
+		if labels[k.dev] == nil {
+			labels[k.dev] = map[string]bool{}
+		}
+		labels[k.dev][s.Process] = true
+	}
 	var out []string
-	for _, s := range in.AllocatorStats {
+	for i, s := range in.AllocatorStats {
 		var parts []string
 		if s.Device != nil {
-			parts = append(parts, fmt.Sprintf("device %d:", *s.Device))
+			k := proc{*s.Device, s.Process}
+			if last[k] != i {
+				continue
+			}
+			name := fmt.Sprintf("device %d", *s.Device)
+			if len(labels[k.dev]) > 1 && s.Process != "" {
+				name += " (" + s.Process + ")"
+			}
+			if n := prints[k]; n > 1 {
+				name += fmt.Sprintf(", the latest of %d prints", n)
+			}
+			parts = append(parts, name+":")
 		}
 		if s.AllocatedBytes != nil {
 			parts = append(parts, IBytes(*s.AllocatedBytes)+" allocated,")

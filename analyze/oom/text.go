@@ -48,6 +48,11 @@ type AllocatorStats struct {
 	// positive, lines if negative; PartialAtLine is then the last line
 	// read, and the dict was not cut. 0 otherwise.
 	PartialBound int64
+	// Process is what begins a memory_summary() table's lines in a log,
+	// the same over one process's output (a launcher's "[rank1]:"): two
+	// tables of one device with different ones are two processes'; ""
+	// when none (pytorchtext's stats column process).
+	Process string
 }
 
 // Get returns a value and whether the stats have it.
@@ -159,6 +164,9 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 					Device: -1, Values: map[string]int64{}, Resolution: map[string]int64{}}
 				if dev.IsValid(i) {
 					s.Device = int(dev.Value(i))
+				}
+				if proc := rec.Column(pytorchtext.StProcess).(*array.Dictionary); proc.IsValid(i) {
+					s.Process = names.Get(proc.Dictionary().(*array.String).Value(proc.GetValueIndex(i)))
 				}
 				a.sets[id] = s
 			}

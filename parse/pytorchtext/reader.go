@@ -163,6 +163,11 @@ type Reader struct {
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
+	// setProcess is the process label (prefixLabel of its lines' prefix)
+	// of each memory_summary() set that has one, by set. A memory_stats()
+	// dict's text before it is a program's own words ("step 3: "), no
+	// process's mark: dicts have none.
+	setProcess map[int32]string
 }
 
 // longRest is the part of a long line past the piece readLine returned:
@@ -932,6 +937,11 @@ func (r *Reader) addStat(set int32, setLine int64, source string, device int, ke
 	b.Field(StValue).(*array.Int64Builder).Append(value)
 	b.Field(StResolution).(*array.Int64Builder).Append(resolution)
 	b.Field(StLine).(*array.Int64Builder).Append(line)
+	if p := r.setProcess[set]; p != "" {
+		b.Field(StProcess).(*array.BinaryDictionaryBuilder).AppendString(p)
+	} else {
+		b.Field(StProcess).AppendNull()
+	}
 	r.maybeFlush(TableStats)
 }
 

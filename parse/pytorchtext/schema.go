@@ -140,6 +140,11 @@
 //	value       int64   bytes or a count
 //	resolution  int64   0 when exact; else the true value is in [value, value+resolution)
 //	line        int64   line of the value
+//	process     dictionary<int16, utf8>: of a memory_summary() table, what begins its lines in
+//	            a log, the same over one process's output (a launcher's "[rank1]:", a logger's
+//	            prefix with its date and time as "#"): tables of one device with different ones
+//	            are different processes'; null when its lines have none, and for memory_stats()
+//	            dicts
 //
 // Batches of different tables may come in any order; a message's frames
 // and processes are defined by the time Next returns false.
@@ -227,6 +232,7 @@ var (
 		{Name: "value", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "resolution", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "process", Type: parse.DictString, Nullable: true},
 	}, nil)
 )
 
@@ -282,6 +288,7 @@ const (
 	StValue
 	StResolution
 	StLine
+	StProcess
 )
 
 // Sources of stats rows.

@@ -183,7 +183,19 @@ func (r *Reader) openSummary(s *summary) {
 		r.sums = r.sums[1:]
 	}
 	r.sums = append(r.sums, s)
+	r.labelSet(s.set, s.label)
 	r.meta.Sets++
+}
+
+// labelSet records the process label of a stats set ("" records none).
+func (r *Reader) labelSet(set int32, label string) {
+	if label == "" {
+		return
+	}
+	if r.setProcess == nil {
+		r.setProcess = map[int32]string{}
+	}
+	r.setProcess[set] = label
 }
 
 // closeSummary removes s from the tables being read.
