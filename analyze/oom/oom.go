@@ -2053,6 +2053,10 @@ func (r *Report) cudaErrorNote() string {
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":
+		if r.known(r.RequestedBytes) {
+			// alloc.h's "Failed to CUDA calloc N bytes" after the status.
+			return "NCCL could not allocate " + r.size(r.RequestedBytes) + " of GPU memory for its buffers (cudaMalloc failed with 'out of memory'; the size from its \"Failed to CUDA calloc N bytes\" right after), outside PyTorch's caching allocator: the message gives no GPU figures; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		}
 		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) {

@@ -159,6 +159,7 @@ type Reader struct {
 	// splitFrames are split's traceback frames, for the joined line.
 	splitFrames []tbFrame
 	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	nccl        *ncclHeld // an NCCL out-of-memory WARN held for its size on a line after it (nccl.go)
 	meta        Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
@@ -250,6 +251,7 @@ func (r *Reader) step() error {
 		}
 		r.flushPending()
 		r.finishTRT()
+		r.flushNCCL()
 		r.out.End()
 	}
 	return nil
@@ -414,6 +416,7 @@ func (r *Reader) addLine(line string) error {
 		}
 	}
 	r.seeTRT(line)
+	r.seeNCCL(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -613,6 +616,8 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && frames == nil && m.Requested < 0 && Library(m.Text) == "NCCL" {
+			r.holdNCCL(m, line[:i])
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -835,6 +840,11 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.nccl; h != nil {
+		// A held NCCL message came first: it keeps its place.
+		r.nccl = nil
+		r.addMessage(h.msg, nil, h.line)
+	}
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
