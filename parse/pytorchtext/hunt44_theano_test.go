@@ -27,6 +27,7 @@ func TestHunt44TheanoMessages(t *testing.T) {
 		{"theano_cudandarray_driver_report_theano1814.txt", 1, 26214400, 19365888, 1073414144, "theano", 1},
 		{"theano_cudandarray_backtick_3dr2n2_25.txt", 1, 33554432, 21364736, 11715084288, "theano", 1},
 		{"theano_cudandarray_quoted_imageanalogies10.txt", 1, 45158400, 44666880, 536543232, "theano", 1},
+		{"theano_cudandarray_cnmem_disabled_theano3748.txt", 8, 79248000, 19963904, 4294770688, "theano", 1},
 		{"theano_cnmem_neuralenhance141.txt", 3, 283115520, -1, -1, "theano", 1},
 		{"theano_gpuarray_bytes_oom_theano6342.txt", 6, -1, -1, -1, "theano", 1},
 		{"theano_format_string_not_oom_theano851.txt", 0, 0, 0, 0, "", 0},
