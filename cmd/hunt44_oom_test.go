@@ -117,3 +117,20 @@ func TestHunt44LongStatsDictIsNotCalledCut(t *testing.T) {
 		t.Errorf("json: partial_bound_bytes %d, partial_at_line %d; want %d, 1", s.PartialBoundBytes, s.PartialAtLine, 1<<20)
 	}
 }
+
+// gpuleak trend refuses a log with an OOM message, naming what it is: a
+// TensorFlow log was "a pytorch-oom-message input"; its start is now read
+// for whose messages it holds, as gpuleak oom labels it. A PyTorch log
+// keeps its name.
+func TestHunt44TrendNamesTheLogsPrinter(t *testing.T) {
+	p := td + "pytorch/pastes/"
+	for _, c := range []struct{ path, want string }{
+		{p + "tf1_see_above_segan42.txt", "an oom-log input (by its content), not an NVML sample log"},
+		{td + "pytorch/oom_error.txt", "a pytorch-oom-message input (by its content), not an NVML sample log"},
+	} {
+		code, _, errOut := run(t, nil, "trend", c.path)
+		if code != ExitInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("trend %s: exit %d, stderr %.200q; want %d, %q", filepath.Base(c.path), code, errOut, ExitInput, c.want)
+		}
+	}
+}
