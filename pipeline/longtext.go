@@ -98,6 +98,7 @@ func analyzeUnrecognisedText(r *runner, in *parse.Input, head []byte) (rin repor
 	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
 		return report.Input{}, nil, false, err
 	}
-	r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: res})
-	return report.FromOOMText(in.Name, string(pytorchtext.FormatOOMMessage), meta.Warnings.Strings(), res), nil, true, nil
+	format := textFormat(pytorchtext.FormatOOMMessage, res)
+	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
+	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, true, nil
 }

@@ -287,8 +287,9 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 			return report.Input{}, anoom.Input{}, err
 		}
 		if len(res.Messages) > 0 || len(res.Stats) > 0 {
-			return report.FromOOMText(in.Name, string(pytorchtext.FormatOOMMessage), meta.Warnings.Strings(), res),
-				anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: res}, nil
+			format := textFormat(pytorchtext.FormatOOMMessage, res)
+			return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res),
+				anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 		}
 		again, err := rr.again()
 		if err != nil {

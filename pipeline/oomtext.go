@@ -17,7 +17,7 @@ func init() {
 	register(&family{
 		name:    "pytorch-text",
 		order:   60,
-		formats: []parse.Format{pytorchtext.FormatMemoryStats, pytorchtext.FormatMemorySummary, pytorchtext.FormatOOMMessage},
+		formats: []parse.Format{pytorchtext.FormatMemoryStats, pytorchtext.FormatMemorySummary, pytorchtext.FormatOOMMessage, pytorchtext.FormatOOMLog},
 		sniff: func(head []byte) parse.Format {
 			switch {
 			case pytorchtext.SniffStats(head):
@@ -77,6 +77,17 @@ func readOOMTextFrom(rd io.Reader, name string, format parse.Format) (*anoom.Tex
 	return res, r.Metadata(), nil
 }
 
+// textFormat is the format of a text input read as format: a log read
+// as pytorchtext.FormatOOMMessage is labelled by whose out-of-memory
+// messages it holds (pytorchtext.LogFormat), so that a TensorFlow or JAX
+// log is not called PyTorch's.
+func textFormat(format parse.Format, res *anoom.TextResult) parse.Format {
+	if format != pytorchtext.FormatOOMMessage || res == nil {
+		return format
+	}
+	return pytorchtext.LogFormat(res.Printers())
+}
+
 // analyzeOOMText reads a text input about OOMs for gpuleak analyze. Its
 // findings come later, from the postmortem of all inputs (oomFacts).
 func analyzeOOMText(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
@@ -84,6 +95,7 @@ func analyzeOOMText(r *runner, in *parse.Input, format parse.Format) (report.Inp
 	if err != nil {
 		return report.Input{}, nil, err
 	}
+	format = textFormat(format, res)
 	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
 	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, nil
 }
@@ -94,6 +106,7 @@ func postmortemText(in *parse.Input, format parse.Format) (report.Input, anoom.I
 	if err != nil {
 		return report.Input{}, anoom.Input{}, err
 	}
+	format = textFormat(format, res)
 	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 }
 

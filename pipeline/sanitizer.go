@@ -126,7 +126,7 @@ func analyzeSanitizer(r *runner, in *parse.Input, head []byte, format parse.Form
 			in.Name)}
 	}
 	if text != nil {
-		r.oom.add(anoom.Input{Path: in.Name, Format: string(pytorchtext.FormatOOMMessage), Text: text})
+		r.oom.add(anoom.Input{Path: in.Name, Format: string(textFormat(pytorchtext.FormatOOMMessage, text)), Text: text})
 	}
 	rin, fs, errs := report.FromSanitizer(in.Name, string(format), append(sr.Metadata().Warnings.Strings(), oomWarnings...), res)
 	if format != sanitizer.FormatXML && res.Leaks == 0 && !anyLeakSummary(res.Runs) {

@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/report"
 )
 
@@ -109,6 +112,22 @@ func notNVML(name string, head []byte, f parse.Format, err error) error {
 	if fam.name == "pytorch-text" {
 		use = "gpuleak oom or gpuleak analyze"
 	}
+	if f == pytorchtext.FormatOOMMessage {
+		// The sniff found an OOM phrase: whose messages the input's
+		// start holds names it (a TensorFlow log is no PyTorch one).
+		if res, _, rerr := readOOMTextFrom(bytes.NewReader(head), name, f); rerr == nil {
+			f = textFormat(f, res)
+		}
+	}
 	return &parse.Error{File: name, Offset: 0, Err: parse.ErrNotMine,
-		Msg: fmt.Sprintf("a %s input (by its content), not an NVML sample log: use %s", f, use)}
+		Msg: fmt.Sprintf("%s %s input (by its content), not an NVML sample log: use %s", article(string(f)), f, use)}
+}
+
+// article is the indefinite article before a format's name ("an
+// oom-log", "a pytorch-snapshot").
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }

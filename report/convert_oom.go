@@ -37,6 +37,12 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	if out.SameAs == nil {
 		out.SameAs = []string{}
 	}
+	out.Process = s.Process
+	if s.PartialBound > 0 {
+		out.PartialBoundBytes = s.PartialBound
+	} else if s.PartialBound < 0 {
+		out.PartialBoundLines = -s.PartialBound
+	}
 	out.ExpandableSegments = s.ExpandableReserved() > 0
 	if s.SplitUnmeasured() {
 		out.InactiveSplitBytes = nil
@@ -50,7 +56,7 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 // FromOOMText turns what a log, traceback, memory summary or memory stats
 // file held into its report input: warnings, and its allocator stats.
 func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResult) Input {
-	in := Input{Path: path, Format: source}
+	in := Input{Path: path, Format: source, OOMPrinters: res.Printers()}
 	in.Warnings = append(in.Warnings, parseWarnings...)
 	for _, s := range res.Stats {
 		in.AllocatorStats = append(in.AllocatorStats, fromStats(s, nil))

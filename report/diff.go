@@ -1575,9 +1575,11 @@ func TrendClassRank(c string) int {
 }
 
 // printedSizes says whether an input format gives sizes as PyTorch's
-// format_size() prints them, rounded (an OOM message).
+// format_size() prints them, rounded (an OOM message; also a log with
+// PyTorch's messages beside another framework's, pytorchtext.FormatOOMLog,
+// whose exact figures the rounding allowance leaves the same).
 func printedSizes(format string) bool {
-	return format == string(pytorchtext.FormatOOMMessage)
+	return format == string(pytorchtext.FormatOOMMessage) || format == string(pytorchtext.FormatOOMLog)
 }
 
 // noteKindChanges notes, on a new site and a fixed one that differ only

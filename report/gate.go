@@ -693,8 +693,10 @@ func foldedOOMs(fs []Finding) (int, string) {
 
 // allocatorCountedOOMs adds up the out-of-memory errors allocators
 // counted beyond those the inputs describe (AllocatorStats.UndescribedOOMs):
-// the counter is a device's (memory_stats(device)), so the largest set of
-// each device, over the devices; where names those sets (file:line, ...);
+// the counter is a device's in one process (memory_stats(device)) and
+// cumulative, so the largest set of each device and process
+// (AllocatorStats.Process: a launcher's ranks print tables of "device 0"
+// each), the latest of equal ones, over them; where names those sets (file:line, ...);
 // atLeast is "at least " when several sets name no device (one process's
 // printed twice, or several processes'), "" otherwise.
 func allocatorCountedOOMs(inputs []Input) (most int64, where, atLeast string) {
@@ -702,8 +704,12 @@ func allocatorCountedOOMs(inputs []Input) (most int64, where, atLeast string) {
 		n     int64
 		where string
 	}
-	byDev := map[int]devMost{}
-	var devs []int
+	type devProc struct {
+		dev  int
+		proc string
+	}
+	byDev := map[devProc]devMost{}
+	var devs []devProc
 	unnamed := 0
 	for _, inp := range inputs {
 		for _, s := range inp.AllocatorStats {
@@ -713,11 +719,12 @@ func allocatorCountedOOMs(inputs []Input) (most int64, where, atLeast string) {
 			} else if s.UndescribedOOMs > 0 {
 				unnamed++
 			}
-			if cur, seen := byDev[d]; s.UndescribedOOMs > 0 && (!seen || s.UndescribedOOMs > cur.n) {
+			k := devProc{d, s.Process}
+			if cur, seen := byDev[k]; s.UndescribedOOMs > 0 && (!seen || s.UndescribedOOMs >= cur.n) {
 				if !seen {
-					devs = append(devs, d)
+					devs = append(devs, k)
 				}
-				byDev[d] = devMost{s.UndescribedOOMs, fmt.Sprintf("%s:%d", inp.Path, s.Line)}
+				byDev[k] = devMost{s.UndescribedOOMs, fmt.Sprintf("%s:%d", inp.Path, s.Line)}
 			}
 		}
 	}

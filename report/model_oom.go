@@ -324,6 +324,19 @@ type AllocatorStats struct {
 	// (cut, or a row not understood); absent for a whole table. The
 	// values are those of the rows before it (null for rows not read).
 	PartialAtLine int64 `json:"partial_at_line,omitempty"`
+	// PartialBoundBytes and PartialBoundLines: a memory_stats() dict in a
+	// log that went on past the most gpuleak reads of one (this many
+	// bytes, or lines): it was not cut; it was read up to PartialAtLine and
+	// the rest was not read. Absent otherwise.
+	PartialBoundBytes int64 `json:"partial_bound_bytes,omitempty"`
+	PartialBoundLines int64 `json:"partial_bound_lines,omitempty"`
+	// Process is what begins a memory_summary() table's lines in a log,
+	// the same over one process's output (a launcher's "[rank1]:", a
+	// logger's prefix with its date and time as "#"): tables of one
+	// device with different ones are different processes', with the same
+	// one (or none) one process's prints, whose counters are cumulative.
+	// Absent when its lines have none.
+	Process string `json:"process,omitempty"`
 	// Verdict is what the set shows on its own (fragmentation after OOMs
 	// and retries; live references after the cache was emptied); absent
 	// when nothing stands out.

@@ -143,6 +143,16 @@ type Input struct {
 	// GateResult), and gpuleak oom lists it among the inputs that cannot
 	// show an OOM. Absent for an input that holds something.
 	Empty string `json:"empty,omitempty"`
+	// OOMPrinters: for a log read for out-of-memory messages (format
+	// pytorch-oom-message or oom-log), who printed the messages it holds,
+	// each once in the order of its first message: "PyTorch",
+	// "TensorFlow", "XLA", "CuPy", "PaddlePaddle", "ONNX Runtime",
+	// "Theano", "TensorRT", "llama.cpp", "vLLM", "SGLang", "TGI",
+	// "HAMi-core", "Accelerate", a CUDA library ("cuBLAS", "NCCL", "CUDA
+	// driver", "CUDA runtime"), "CUDA" or "HIP" for a CUDA error whose
+	// words name no program, "unparsed" (pytorchtext.Printer). Absent when
+	// it holds none.
+	OOMPrinters []string `json:"oom_printers,omitempty"`
 
 	// ---- NVML sample logs (findings of kind "trend") ----
 

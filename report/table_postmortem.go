@@ -432,7 +432,7 @@ func statsLine(s AllocatorStats) string {
 		parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries"))
 	}
 	if s.PartialAtLine > 0 {
-		parts = append(parts, fmt.Sprintf("partial: the %s broke off at line %d", partialWhat(s.Source), s.PartialAtLine))
+		parts = append(parts, partialWords(s))
 	}
 	line := strings.Join(parts, ", ")
 	if s.Verdict != "" {

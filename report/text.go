@@ -103,6 +103,10 @@ func describeInput(in Input) string {
 		return "NOT READ: " + in.Error
 	}
 	parts := []string{in.Format}
+	if in.Format == "oom-log" && len(in.OOMPrinters) > 0 {
+		// The label is neutral: say whose messages it holds.
+		parts[0] += " (out-of-memory messages of " + strings.Join(in.OOMPrinters, ", ") + ")"
+	}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
 	}
@@ -184,14 +188,59 @@ func partialWhat(source string) string {
 	return "table"
 }
 
+// partialWords says why a set of allocator statistics is partial: its
+// table or dict broke off at a line, or (a memory_stats() dict) went on
+// past the bound of what is read of one, unread after it.
+func partialWords(s AllocatorStats) string {
+	switch {
+	case s.PartialBoundBytes > 0:
+		return fmt.Sprintf("partial: the dict is longer than the %s read of one: read to line %d, the rest not", IBytes(s.PartialBoundBytes), s.PartialAtLine)
+	case s.PartialBoundLines > 0:
+		return fmt.Sprintf("partial: the dict is longer than the %d lines read of one: read to line %d, the rest not", s.PartialBoundLines, s.PartialAtLine)
+	}
+	return fmt.Sprintf("partial: the %s broke off at line %d", partialWhat(s.Source), s.PartialAtLine)
+}
+
 // describeAllocatorStats summarises an input's memory_stats() and
-// memory_summary() sets for its line above the findings.
+// memory_summary() sets for its line above the findings. A device's
+// sets of one process (the same Process, or none) are its prints of
+// cumulative counters over time: the latest alone is shown, saying how
+// many there were; a device printed by several processes (a launcher's
+// ranks) is shown once for each, named by its Process.
 func describeAllocatorStats(in Input) []string {
+	type proc struct {
+		dev  int
+		proc string
+	}
+	last, prints, labels := map[proc]int{}, map[proc]int{}, map[int]map[string]bool{}
+	for i, s := range in.AllocatorStats {
+		if s.Device == nil {
+			continue // a dict that names no device: each may be another's
+		}
+		k := proc{*s.Device, s.Process}
+		last[k] = i
+		prints[k]++
+		if labels[k.dev] == nil {
+			labels[k.dev] = map[string]bool{}
+		}
+		labels[k.dev][s.Process] = true
+	}
 	var out []string
-	for _, s := range in.AllocatorStats {
+	for i, s := range in.AllocatorStats {
 		var parts []string
 		if s.Device != nil {
-			parts = append(parts, fmt.Sprintf("device %d:", *s.Device))
+			k := proc{*s.Device, s.Process}
+			if last[k] != i {
+				continue
+			}
+			name := fmt.Sprintf("device %d", *s.Device)
+			if len(labels[k.dev]) > 1 && s.Process != "" {
+				name += " (" + s.Process + ")"
+			}
+			if n := prints[k]; n > 1 {
+				name += fmt.Sprintf(", the latest of %d prints", n)
+			}
+			parts = append(parts, name+":")
 		}
 		if s.AllocatedBytes != nil {
 			parts = append(parts, IBytes(*s.AllocatedBytes)+" allocated,")
@@ -206,7 +255,7 @@ func describeAllocatorStats(in Input) []string {
 			parts = append(parts, plural(int(*s.NumAllocRetries), "cudaMalloc retry", "cudaMalloc retries")+",")
 		}
 		if s.PartialAtLine > 0 {
-			parts = append(parts, fmt.Sprintf("partial: the %s broke off at line %d,", partialWhat(s.Source), s.PartialAtLine))
+			parts = append(parts, partialWords(s)+",")
 		}
 		if v, _, ok := strings.Cut(s.Verdict, ":"); ok {
 			parts = append(parts, "verdict: "+v+",")

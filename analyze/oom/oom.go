@@ -1086,6 +1086,11 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
 		}
+		if m.Generation == pytorchtext.GenTheano && !r.snapshot {
+			// The driver's free and total memory (cudaMemGetInfo) where
+			// Theano's CUDA back-end printed them.
+			r.DeviceFreeBytes, r.DeviceTotalBytes = m.Free, m.Total
+		}
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
@@ -1488,6 +1493,8 @@ func (r *Report) findCauses() {
 			r.Notes = append(r.Notes, "PaddlePaddle's GPU allocator could not allocate "+r.requestWords("")+held+free+" (its message gives no GPU total, so what else held the GPU cannot be told from it): nvidia-smi at the time tells whether other processes did; a smaller batch, or FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy (auto_growth takes memory as needed rather than a share up front), change what Paddle takes")
 		case pytorchtext.GenORT:
 			r.ortCauses()
+		case pytorchtext.GenTheano:
+			r.theanoNote()
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)
@@ -2108,6 +2115,10 @@ func (r *Report) cudaErrorNote() string {
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":
+		if r.known(r.RequestedBytes) {
+			// alloc.h's "Failed to CUDA calloc N bytes" after the status.
+			return "NCCL could not allocate " + r.size(r.RequestedBytes) + " of GPU memory for its buffers (cudaMalloc failed with 'out of memory'; the size from its \"Failed to CUDA calloc N bytes\" right after), outside PyTorch's caching allocator: the message gives no GPU figures; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		}
 		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) {
@@ -3055,5 +3066,30 @@ func (r *Report) judgeCoarse(procs []GPUProcess, filter *callsite.FrameFilter, b
 func moveFigure(m *pytorchtext.Message, f pytorchtext.CoarseFigure, d int64) {
 	if v := f.In(m); v != nil && *v >= 0 {
 		*v = max(*v+d, 0)
+	}
+}
+
+// theanoNote says what a Theano message (pytorchtext.GenTheano) tells:
+// the request and, where its CUDA back-end printed them, the driver's free
+// and total memory, which count Theano's memory and everyone else's
+// together; a request over the GPU's total is capacity.
+func (r *Report) theanoNote() {
+	switch {
+	case strings.Contains(r.Text, "CNMEM_STATUS_OUT_OF_MEMORY"):
+		r.Notes = append(r.Notes, "Theano's CNMeM pool (lib.cnmem in .theanorc or THEANO_FLAGS) could not allocate "+r.requestWords("")+": the pool took its share of the GPU at start-up (lib.cnmem as a fraction of the GPU's memory, or in MiB above 1) and the arrays in use filled it; the message gives no pool or GPU figures. A larger lib.cnmem (below 1), a smaller batch, or lib.cnmem=0 (no pool: cudaMalloc each time, and the driver's figures in the message) tell more")
+	case strings.HasPrefix(r.Text, "Error allocating "):
+		if r.known(r.RequestedBytes) && r.known(r.DeviceTotalBytes) && r.RequestedBytes > r.DeviceTotalBytes {
+			r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+				Evidence: fmt.Sprintf("the request alone, %s, is more than the GPU's total memory, %s (as the driver reported it)", r.size(r.RequestedBytes), r.size(r.DeviceTotalBytes)),
+				Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes, "device_total_bytes": r.DeviceTotalBytes},
+				Advice:   "no GPU of this size holds one such array: a smaller batch or input, or a larger GPU"})
+		}
+		figs := ""
+		if r.known(r.DeviceFreeBytes) && r.known(r.DeviceTotalBytes) {
+			figs = "; the driver then reported " + r.size(r.DeviceFreeBytes) + " free of " + r.size(r.DeviceTotalBytes) + " (cudaMemGetInfo: Theano's arrays, its CUDA context and other processes together, which the message does not split)"
+		}
+		r.Notes = append(r.Notes, "Theano's CUDA back-end (CudaNdarray) could not allocate "+r.requestWords("")+" with cudaMalloc"+figs+"; nvidia-smi at the time tells whether other processes held the GPU; Theano's allow_gc=True (the default) frees intermediate results between uses, a smaller batch needs less")
+	default:
+		r.Notes = append(r.Notes, "Theano's gpuarray back-end (libgpuarray, pygpu's GpuArrayException) could not allocate GPU memory: the message gives no size or figures; its preallocation (gpuarray.preallocate) and nvidia-smi at the time tell what held the GPU")
 	}
 }

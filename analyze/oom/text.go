@@ -2,6 +2,7 @@ package oom
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,16 @@ type AllocatorStats struct {
 	// a log was cut: Values hold only the rows (keys) before it. 0 for a
 	// whole set.
 	PartialAtLine int64
+	// PartialBound: for a memory_stats() dict whose text went on past the
+	// most read of one (pytorchtext.PartialBoundKey), that bound: bytes if
+	// positive, lines if negative; PartialAtLine is then the last line
+	// read, and the dict was not cut. 0 otherwise.
+	PartialBound int64
+	// Process is what begins a memory_summary() table's lines in a log,
+	// the same over one process's output (a launcher's "[rank1]:"): two
+	// tables of one device with different ones are two processes'; ""
+	// when none (pytorchtext's stats column process).
+	Process string
 }
 
 // Get returns a value and whether the stats have it.
@@ -168,11 +179,18 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 				if dev.IsValid(i) {
 					s.Device = int(dev.Value(i))
 				}
+				if proc := rec.Column(pytorchtext.StProcess).(*array.Dictionary); proc.IsValid(i) {
+					s.Process = names.Get(proc.Dictionary().(*array.String).Value(proc.GetValueIndex(i)))
+				}
 				a.sets[id] = s
 			}
 			key := names.Get(rec.Column(pytorchtext.StKey).(*array.String).Value(i))
 			if key == pytorchtext.PartialKey {
 				s.PartialAtLine = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
+				continue
+			}
+			if key == pytorchtext.PartialBoundKey {
+				s.PartialBound = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
 				continue
 			}
 			s.Values[key] = rec.Column(pytorchtext.StValue).(*array.Int64).Value(i)
@@ -380,4 +398,17 @@ func (s *AllocatorStats) Verdict() string {
 			allocS, reservedS, size(released))
 	}
 	return ""
+}
+
+// Printers names who printed the out-of-memory messages (see
+// pytorchtext.Printer), each once, in the order of their first message;
+// nil when there is none.
+func (r *TextResult) Printers() []string {
+	var ps []string
+	for _, m := range r.Messages {
+		if p := pytorchtext.Printer(m.Message); !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }

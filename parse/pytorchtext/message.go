@@ -196,6 +196,21 @@ const (
 	// device or figure is printed; the caught OOMs are not (unless the
 	// program logged them).
 	GenBatchFinder Generation = "batch-size-finder"
+	// GenTheano: Theano's GPU back-ends. The old CUDA back-end
+	// (theano/sandbox/cuda, CudaNdarray's device_malloc): "Error
+	// allocating N bytes of device memory (out of memory). Driver report F
+	// bytes free and T bytes total" (cudaMalloc failed; F and T from
+	// cudaMemGetInfo right after, in bytes), or, with the CNMeM pool
+	// (lib.cnmem), "Error allocating N bytes of device memory
+	// (CNMEM_STATUS_OUT_OF_MEMORY)." with no driver figures. The reason in
+	// parentheses must be one of these two: another (a launch failure) is
+	// no OOM. N is Requested, F Free, T Total; no device, no Theano
+	// figures. The gpuarray back-end (libgpuarray, pygpu):
+	// "GpuArrayException: b'out of memory'" (Python 3's bytes repr of
+	// GA_MEMORY_ERROR's string), no figures; its "cuMemAlloc:
+	// CUDA_ERROR_OUT_OF_MEMORY" statuses are GenCUDAError (Printer names
+	// Theano for them).
+	GenTheano Generation = "theano"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -470,7 +485,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
-	ortFailedPhrase, ortAvailablePhrase,
+	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -536,7 +551,21 @@ var frameworkOOMs = []struct {
 	// the next line is joined (see endsCut).
 	{ortFailedPhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
 	{ortAvailablePhrase, "ONNX Runtime", GenORT, nil, nil, ortPlace},
+	// Theano's CUDA back-end: its whole form, read anywhere (prose that
+	// quotes the format string, "Error allocating %li bytes", has no
+	// figures and is not read).
+	{theanoPhrase, "Theano", GenTheano, nil, lazyre.New(`^Error allocating \d+ bytes of device memory \((?:out of memory|CNMEM_STATUS_OUT_OF_MEMORY)\)`), ""},
+	// libgpuarray's error string as pygpu raises it on Python 3.
+	{gpuArrayPhrase, "Theano", GenTheano, []string{"GpuArrayException"}, nil, ""},
 }
+
+// Theano's words (see GenTheano): its CUDA back-end's device_malloc, and
+// libgpuarray's out-of-memory string as pygpu's GpuArrayException
+// prints it on Python 3.
+const (
+	theanoPhrase   = "Error allocating "
+	gpuArrayPhrase = "b'out of memory'"
+)
 
 // ONNX Runtime's BFC arena's words (see GenORT) and the place that
 // throws them.
@@ -1792,6 +1821,38 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			}
 			return *m, len(strings.TrimRight(s.s, " \r\n"))
 		}
+	case f.phrase == theanoPhrase:
+		// "N bytes of device memory (REASON)[. Driver report F bytes free
+		// and T bytes total]" (the form matched: REASON is an OOM's).
+		if m.Requested, err = s.groupedBytes(); err == nil {
+			if err = s.want(" of device memory ("); err == nil {
+				if j := strings.IndexByte(s.s[s.i:], ')'); j >= 0 {
+					s.i += j + 1
+				}
+				if s.eat(". Driver report ") {
+					if m.Free, err = s.groupedBytes(); err == nil {
+						if err = s.want(" free and "); err == nil {
+							if m.Total, err = s.groupedBytes(); err == nil {
+								s.eat(" total")
+							}
+						}
+					}
+					if err != nil {
+						// Cut after the request: keep it.
+						m.Reason, m.Free, m.Total = err.Error(), -1, -1
+						m.Text = strings.TrimRight(s.s[start:], " \r\n")
+						return *m, len(strings.TrimRight(s.s, " \r\n"))
+					}
+				} else {
+					s.eat(".")
+				}
+				m.Text = s.s[start:s.i]
+				return *m, s.i
+			}
+		}
+	case f.phrase == gpuArrayPhrase:
+		m.Text = s.s[start:s.i]
+		return *m, s.i
 	case f.gen == GenORT:
 		// "R" after the failed extension's words, or "A is smaller than
 		// requested bytes of R".

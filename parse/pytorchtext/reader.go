@@ -159,6 +159,7 @@ type Reader struct {
 	// splitFrames are split's traceback frames, for the joined line.
 	splitFrames []tbFrame
 	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	nccl        *ncclHeld // an NCCL out-of-memory WARN held for its size on a line after it (nccl.go)
 	meta        Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
@@ -168,6 +169,11 @@ type Reader struct {
 	// by rayKey, each the first of its kind.
 	fold    *rayFold
 	rayKeys map[string]int64
+	// setProcess is the process label (prefixLabel of its lines' prefix)
+	// of each memory_summary() set that has one, by set. A memory_stats()
+	// dict's text before it is a program's own words ("step 3: "), no
+	// process's mark: dicts have none.
+	setProcess map[int32]string
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -258,6 +264,7 @@ func (r *Reader) step() error {
 		}
 		r.flushPending()
 		r.finishTRT()
+		r.flushNCCL()
 		r.out.End()
 	}
 	return nil
@@ -426,6 +433,7 @@ func (r *Reader) addLine(line string) error {
 		}
 	}
 	r.seeTRT(line)
+	r.seeNCCL(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -631,6 +639,8 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && frames == nil && m.Requested < 0 && Library(m.Text) == "NCCL" {
+			r.holdNCCL(m, line[:i])
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -861,6 +871,11 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.nccl; h != nil {
+		// A held NCCL message came first: it keeps its place.
+		r.nccl = nil
+		r.addMessage(h.msg, nil, h.line)
+	}
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
@@ -974,6 +989,11 @@ func (r *Reader) addStat(set int32, setLine int64, source string, device int, ke
 	b.Field(StValue).(*array.Int64Builder).Append(value)
 	b.Field(StResolution).(*array.Int64Builder).Append(resolution)
 	b.Field(StLine).(*array.Int64Builder).Append(line)
+	if p := r.setProcess[set]; p != "" {
+		b.Field(StProcess).(*array.BinaryDictionaryBuilder).AppendString(p)
+	} else {
+		b.Field(StProcess).AppendNull()
+	}
 	r.maybeFlush(TableStats)
 }
 

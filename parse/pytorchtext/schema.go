@@ -73,7 +73,8 @@
 //	generation     dictionary<int16, utf8>: "2.x", "1.x", "async" (cudaMallocAsync),
 //	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "1eb", "cut", "unparsed";
 //	               other frameworks': "cupy", "xla" (JAX), "tensorflow", "paddle",
-//	               "onnxruntime" (ONNX Runtime's BFC arena: requested only)
+//	               "onnxruntime" (ONNX Runtime's BFC arena: requested only), "theano"
+//	               (requested, and free and total where the driver's figures are printed)
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA", "HIP", "XPU" or "MPS"
 //	exception      utf8    exception type before the message; null when none
@@ -139,10 +140,17 @@
 //	source      dictionary<int16, utf8>: "memory_stats" or "memory_summary"
 //	device      int32   GPU index; null when not said
 //	key         utf8    memory_stats() key: "allocated_bytes.all.current", "num_ooms", ...;
-//	                    PartialKey ("gpuleak.partial_at_line") marks a cut table, value the line
+//	                    PartialKey ("gpuleak.partial_at_line") marks a cut table, value the line;
+//	                    PartialBoundKey ("gpuleak.partial_bound") a dict read only up to a bound
+//	                    (value: the bound, bytes if positive, lines if negative)
 //	value       int64   bytes or a count
 //	resolution  int64   0 when exact; else the true value is in [value, value+resolution)
 //	line        int64   line of the value
+//	process     dictionary<int16, utf8>: of a memory_summary() table, what begins its lines in
+//	            a log, the same over one process's output (a launcher's "[rank1]:", a logger's
+//	            prefix with its date and time as "#"): tables of one device with different ones
+//	            are different processes'; null when its lines have none, and for memory_stats()
+//	            dicts
 //
 // Batches of different tables may come in any order; a message's frames
 // and processes are defined by the time Next returns false.
@@ -232,6 +240,7 @@ var (
 		{Name: "value", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "resolution", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "process", Type: parse.DictString, Nullable: true},
 	}, nil)
 )
 
@@ -289,6 +298,7 @@ const (
 	StValue
 	StResolution
 	StLine
+	StProcess
 )
 
 // Sources of stats rows.

@@ -3,6 +3,7 @@ package pytorchtext
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
@@ -33,6 +34,10 @@ type statsText struct {
 	depth  int     // brackets open, outside strings
 	quote  byte    // the quote of the string open, 0 outside one
 	escape bool
+	// bound is the bound the dict went on past, unread (see
+	// PartialBoundKey): bytes if positive, lines if negative; 0 when it
+	// ended or was cut within them.
+	bound int
 }
 
 // statsOpenings are what a printed memory_stats() dict starts with.
@@ -182,9 +187,21 @@ func (r *Reader) addStatsText(line string) bool {
 		}
 	}
 	t := strings.TrimLeft(rest, " \t")
-	if t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789") || len(st.lines) >= maxStatsTextLines || st.text.Len()+len(rest) > maxStatsTextBytes {
+	if t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789") {
 		r.endStatsText(strings.TrimSpace(line))
 		return false
+	}
+	switch {
+	case len(st.lines) >= maxStatsTextLines:
+		st.bound = -maxStatsTextLines
+	case st.text.Len()+len(rest) > maxStatsTextBytes:
+		st.bound = maxStatsTextBytes
+	}
+	if st.bound != 0 {
+		// The dict goes on past what is read of one: it is read as far
+		// as the bound, and this line, the dict's, is not read as text.
+		r.endStatsText("")
+		return true
 	}
 	st.feed(rest, r.line)
 	if st.depth <= 0 {
@@ -236,15 +253,33 @@ func (r *Reader) endStatsText(cut string) {
 	}
 	if err != nil {
 		where := r.line
-		if errors.Is(err, errCutValue) {
+		switch {
+		case st.bound != 0:
+			where = st.lines[len(st.lines)-1]
+			r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) goes on past the %s gpuleak reads of one (a memory_stats() dict is about 5 KB): its keys up to line %d are kept, marked partial, and the rest of it was not read (it was not cut: the text goes on)", st.start, boundWords(st.bound), where)
+			for s := set; s < int32(r.meta.Sets); s++ {
+				r.addStat(s, st.start, SourceMemoryStats, sets[s-set].device, PartialKey, where, 0, where)
+				r.addStat(s, st.start, SourceMemoryStats, sets[s-set].device, PartialBoundKey, int64(st.bound), 0, where)
+			}
+			return
+		case errors.Is(err, errCutValue):
 			r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) cut before its end, at line %d: the keys before are kept, marked partial", st.start, where)
-		} else {
+		default:
 			r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) that stops being one (%v): the keys before are kept, marked partial", st.start, err)
 		}
 		for s := set; s < int32(r.meta.Sets); s++ {
 			r.addStat(s, st.start, SourceMemoryStats, sets[s-set].device, PartialKey, where, 0, where)
 		}
 	}
+}
+
+// boundWords renders a bound of statsText (bytes if positive, lines if
+// negative): "1048576 bytes", "4096 lines".
+func boundWords(b int) string {
+	if b < 0 {
+		return strconv.Itoa(-b) + " lines"
+	}
+	return strconv.Itoa(b) + " bytes"
 }
 
 // errCutValue says a printed value ends before it closes.

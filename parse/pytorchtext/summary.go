@@ -71,6 +71,13 @@ var summaryUnits = map[string]int64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB
 // reading stopped. The set holds the rows read before it.
 const PartialKey = "gpuleak.partial_at_line"
 
+// PartialBoundKey marks, beside PartialKey, a memory_stats() dict printed
+// in a log that was not cut but went on past the most text gpuleak reads
+// of one (maxStatsTextBytes bytes or maxStatsTextLines lines): its value
+// is that bound, in bytes (positive) or lines (negative). The keys read
+// before it are whole; the rest was not read.
+const PartialBoundKey = "gpuleak.partial_bound"
+
 // summary is a memory_summary() table being read. Its rows are read by
 // their cells, between the '|' of its borders, from the end of each line:
 // whatever a logger wrote before each row (a timestamp, a process tag) is
@@ -176,7 +183,19 @@ func (r *Reader) openSummary(s *summary) {
 		r.sums = r.sums[1:]
 	}
 	r.sums = append(r.sums, s)
+	r.labelSet(s.set, s.label)
 	r.meta.Sets++
+}
+
+// labelSet records the process label of a stats set ("" records none).
+func (r *Reader) labelSet(set int32, label string) {
+	if label == "" {
+		return
+	}
+	if r.setProcess == nil {
+		r.setProcess = map[int32]string{}
+	}
+	r.setProcess[set] = label
 }
 
 // closeSummary removes s from the tables being read.
