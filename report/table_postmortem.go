@@ -162,8 +162,8 @@ func writeOOM(w io.Writer, n, of int, f Finding) {
 	}
 	if d.UnparsedReason != nil {
 		what := "does not parse"
-		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
-			what = "cut short"
+		if d.MessageGeneration != nil && (*d.MessageGeneration == string(pytorchtext.GenCut) || *d.MessageGeneration == string(pytorchtext.GenAsync)) {
+			what = "cut short" // read as far as it goes (cudaMallocAsync's: see pytorchtext.AsyncDeviceZeroCut)
 		}
 		fmt.Fprintf(w, "  message:  %s: %s\n", what, *d.UnparsedReason)
 	}

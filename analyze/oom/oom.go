@@ -1465,6 +1465,8 @@ func (r *Report) findCauses() {
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
+		case r.Reason == pytorchtext.AsyncDeviceZeroCut:
+			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its cause cannot be told from it; a snapshot or torch.cuda.memory_stats() taken at the error, or nvidia-smi at the time, would tell what held the GPU")
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
 		case r.Reason != "":

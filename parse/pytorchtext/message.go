@@ -903,7 +903,39 @@ func findOOM(line string, from int) int {
 	if best < 0 {
 		best = cutPhraseAt(line, from)
 	}
+	if j := torchOOMAt(line, from); j >= 0 && (best < 0 || j < best) {
+		best = j
+	}
 	return best
+}
+
+// torchOOMAt returns where the text after PyTorch's out-of-memory
+// exception starts ("torch.OutOfMemoryError: " or
+// "torch.cuda.OutOfMemoryError: ", at or after from), -1 when there is
+// none or nothing follows it. The exception alone makes the text an
+// out-of-memory message, whatever its words (a form gpuleak does not
+// know is read as GenUnparsed); Python's "except torch.OutOfMemoryError:"
+// is source code, not a raised error.
+func torchOOMAt(line string, from int) int {
+	for at := from; at < len(line); {
+		i := strings.Index(line[at:], "OutOfMemoryError: ")
+		if i < 0 {
+			return -1
+		}
+		j := at + i + len("OutOfMemoryError: ")
+		at = j
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if strings.TrimRight(line[j:], " \t\r\n") == "" || !torchOOMException(line[:j]) {
+			continue
+		}
+		if pre := strings.TrimLeft(line[:j], " \t"); strings.HasPrefix(pre, "except ") || strings.HasPrefix(pre, "except(") {
+			continue
+		}
+		return j
+	}
+	return -1
 }
 
 // hamiPhrase ends HAMi-core's log prefix and starts its out-of-memory
@@ -1108,7 +1140,16 @@ func classify(line string, at int) int {
 		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
 			j++
 		}
-		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)") {
+		if j == 0 && len(d) > 0 && d[0] < ' ' && d[0] != '\t' && d[0] != '\r' && d[0] != '\n' {
+			j = 1 // the device index written as a byte (see asyncDeviceByte)
+		}
+		switch {
+		case j > 0 && strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)"):
+		case strings.TrimRight(d, " \t\r\n") == "" && torchOOMException(line[:at]):
+			// PyTorch 2.x's message cut at device 0's NUL byte (see
+			// AsyncDeviceZeroCut), after the exception that names it
+			// an OOM.
+		default:
 			return notMessage
 		}
 	case strings.HasPrefix(rest, "THCudaCheck FAIL "):
@@ -1644,6 +1685,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	case s.eat("Allocation on device "):
 		m.Backend = "CUDA"
 		m.Generation = GenAsync
+		if strings.TrimRight(line[s.i:], " \t\r\n") == "" {
+			// Cut at device 0's NUL byte: the figures were never printed.
+			m.Device, m.Reason = 0, AsyncDeviceZeroCut
+			m.Text = strings.TrimRight(line[at:], " \t\r\n")
+			return m, len(strings.TrimRight(line, " \r\n"))
+		}
 		if err := parseAsync(s, &m); err != nil {
 			m.Reason = err.Error()
 			if !strings.HasPrefix(m.Reason, "the message ends at column") {
@@ -2065,12 +2112,41 @@ func thcField(s, name string) string {
 	return v
 }
 
+// AsyncDeviceZeroCut is the Reason of a GenAsync message that is only
+// "Allocation on device " after torch.OutOfMemoryError (or
+// torch.cuda.OutOfMemoryError): PyTorch's CUDAMallocAsyncAllocator.cpp
+// streams the device's index, a c10::DeviceIndex (int8_t), as a
+// character, so on device 0 it writes a NUL byte, and the exception's
+// text ends there when Python reads it as a C string (PyTorch 2.x until
+// pytorch/pytorch#168369, ComfyUI's "torch.OutOfMemoryError: Allocation on
+// device "). The device is 0; the figures after it were never printed,
+// in this text or any log of the run.
+const AsyncDeviceZeroCut = "the message ends after \"Allocation on device \", where PyTorch wrote device 0's index as a NUL byte (a c10::DeviceIndex streamed as a character), which ends the exception's text: its figures were never printed"
+
+// asyncDeviceByte: on a device other than 0, the same releases write the
+// index as the byte of that value (device 1 as 0x01) and the message goes
+// on whole; parseAsync reads the byte as the index.
+const asyncDeviceByte = ' '
+
+// torchOOMException reports whether before, the text before a message,
+// ends with PyTorch's out-of-memory exception and its colon
+// ("torch.OutOfMemoryError: ", "torch.cuda.OutOfMemoryError: ", a log
+// prefix before it).
+func torchOOMException(before string) bool {
+	_, exc := splitPrefix(before)
+	return exc == "torch.OutOfMemoryError" || exc == "torch.cuda.OutOfMemoryError"
+}
+
 // parseAsync reads a cudaMallocAsync message after "Allocation on device
 // ": its figures, one "label : size" each, separated by spaces or line
-// ends (a reader joins the lines).
+// ends (a reader joins the lines). The device is digits, or one byte
+// below asyncDeviceByte whose value is the index.
 func parseAsync(s *scanner, m *Message) error {
 	var err error
-	if m.Device, err = s.int(); err != nil {
+	if s.i < len(s.s) && s.s[s.i] < asyncDeviceByte && s.s[s.i] != '\t' && s.s[s.i] != '\r' && s.s[s.i] != '\n' {
+		m.Device = int(s.s[s.i])
+		s.i++
+	} else if m.Device, err = s.int(); err != nil {
 		return err
 	}
 	if err := s.want(" would exceed allowed memory. (out of memory)"); err != nil {

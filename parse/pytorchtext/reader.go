@@ -849,7 +849,9 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	if m.Generation == GenMPS && m.Reason != "" {
 		r.meta.Warnings.Linef(int(line), "an MPS out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
-	if m.Generation == GenAsync && m.Reason != "" {
+	if m.Generation == GenAsync && m.Reason == AsyncDeviceZeroCut {
+		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message without its figures (\"Allocation on device \" alone: device 0's index, written as a NUL byte, ended it): counted as an OOM on device 0, with no sizes")
+	} else if m.Generation == GenAsync && m.Reason != "" {
 		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
 	for _, w := range m.Warnings {

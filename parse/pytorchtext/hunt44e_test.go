@@ -1,0 +1,66 @@
+package pytorchtext
+
+import "testing"
+
+// Session 44, other allocators' and frameworks' forms (testdata/README.md,
+// "OOM forms of other allocators, from the session-44 tester").
+
+// PyTorch's cudaMallocAsync message on device 0 is "Allocation on device "
+// alone: the index, an int8_t streamed as a character, is a NUL byte that
+// ends the exception's text (pytorch/pytorch#168369). After
+// torch.OutOfMemoryError it is an OOM on device 0 with no figures (it was
+// no message at all: gpuleak said "No out-of-memory error"). ComfyUI's
+// "!!! Exception during processing !!! Allocation on device " names no
+// exception and is the same error logged: not a second message. On
+// device 1 the index is the byte 0x01 and the figures follow.
+func TestHunt44eAsyncDeviceZeroCut(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		line int64
+	}{
+		{"pastes/h44e_async_device0_cut_comfy4934.txt", 2},
+		{"pastes/h44e_async_device0_cut_min.txt", 1},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages %+v, want 1", c.file, len(rs.msgs), rs.msgs)
+		}
+		m := rs.msgs[0]
+		if m.line != c.line || m.gen != string(GenAsync) || m.device != 0 || m.reason != AsyncDeviceZeroCut || len(m.sizes) != 0 {
+			t.Errorf("%s: %+v, want line %d, async on device 0, no sizes, the NUL cut", c.file, m, c.line)
+		}
+	}
+	text := "torch.OutOfMemoryError: Allocation on device \x01 would exceed allowed memory. (out of memory)\nCurrently allocated     : 10.00 GiB\nRequested               : 2.00 GiB\nDevice limit            : 11.00 GiB\nFree (according to CUDA): 512.00 MiB\nPyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB\n"
+	rs, err := readText(t, "dev1", text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 1 || rs.msgs[0].device != 1 || rs.msgs[0].sizes["requested"] != 2<<30 || rs.msgs[0].sizes["total"] != 11<<30 || rs.msgs[0].reason != "" {
+		t.Errorf("device byte 0x01: %+v, want device 1, 2 GiB of 11 GiB", rs.msgs)
+	}
+}
+
+// torch.OutOfMemoryError (and torch.cuda.OutOfMemoryError) makes its
+// line an OOM whatever words follow: a form gpuleak does not know is an
+// unparsed message, counted, not "No out-of-memory error". Python's
+// "except torch.OutOfMemoryError:" is code, and the exception's name with
+// nothing after it is no message.
+func TestHunt44eTorchOOMExceptionAlone(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		n    int
+	}{
+		{"torch.OutOfMemoryError: some allocator's words gpuleak has never seen\n", 1},
+		{"[rank3]: torch.cuda.OutOfMemoryError: another backend ran out\n", 1},
+		{"    except torch.OutOfMemoryError: pass\n", 0},
+		{"torch.OutOfMemoryError: \n", 0},
+	} {
+		rs, err := readText(t, "exc", c.text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != c.n || c.n == 1 && rs.msgs[0].gen != string(GenUnparsed) {
+			t.Errorf("%.200q: %+v, want %d unparsed message(s)", c.text, rs.msgs, c.n)
+		}
+	}
+}
