@@ -1,6 +1,9 @@
 package cmd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Session 44, other allocators' and frameworks' forms (testdata/README.md,
 // "OOM forms of other allocators, from the session-44 tester").
@@ -14,5 +17,18 @@ func TestHunt44eAsyncDeviceZeroTripsTheGate(t *testing.T) {
 		if code != 1 {
 			t.Errorf("%s --fail-on oom: exit %d, output %.200q; want 1", p, code, out+errOut)
 		}
+	}
+}
+
+// PyTorch's message says "X is allocated by PyTorch, with Y allocated in
+// private pools": Y is part of the allocated memory, and is printed
+// beside it, not after the reserved but unallocated figure (vLLM's
+// engine log: 71.52 GiB allocated, 1.05 GiB of it in private pools, 4.92
+// GiB reserved but unallocated).
+func TestHunt44ePrivatePoolsBesideAllocated(t *testing.T) {
+	_, out, _ := run(t, nil, "oom", td+"pytorch/pastes/h44e_private_pools_vllm_engine.txt")
+	want := "71.52 GiB allocated (1.05 GiB of it in private pools), 4.92 GiB reserved but unallocated"
+	if !strings.Contains(out, want) {
+		t.Errorf("output %.300q, want %q", out, want)
 	}
 }
