@@ -1077,6 +1077,11 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
+			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
+			// after its failure (exact bytes).
+			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
+		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
 			r.AllowedBytes = m.Allowed // the pod's limit
 			if r.Device < 0 {
@@ -1377,6 +1382,13 @@ func (r *Report) findCauses() {
 		}
 	}
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
+		if req := r.RequestedBytes; r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
+			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
+			// One request larger than the GPU's total, or than any GPU:
+			// whatever else the message lacks, nothing could have made
+			// room (as for PyTorch's own messages: see aloneCapacity).
+			r.Causes = append(r.Causes, r.aloneCapacity(req))
+		}
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
 			r.Notes = append(r.Notes, r.cudaErrorNote())
@@ -1475,6 +1487,16 @@ func (r *Report) findCauses() {
 	}
 	r.checkImpossible()
 	req := r.RequestedBytes
+	if !r.known(req) && r.msg != nil && pytorchtext.RequestBeyondRead(r.Text) {
+		// Printed, but above the 4 EiB gpuleak reads: more than any GPU,
+		// capacity as a request of "more than 1EB" is (GenExa).
+		r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+			Evidence: "the request printed is more than 4 EiB (see the warnings), more than any GPU holds: no release of cached memory, by this process or others, and no limit could have made room",
+			Numbers:  map[string]int64{"requested_at_least_bytes": 1 << 62},
+			Advice:   "the size was most likely computed wrong (an overflowed or negative size, a corrupted shape); a smaller batch will not help: look at the size asked for at the traceback's line"})
+		r.backendTerms()
+		return
+	}
 	if !r.known(req) {
 		// Every cause below weighs the request against free memory.
 		switch {
@@ -2050,6 +2072,13 @@ func (r *Report) cudaErrorNote() string {
 	case "NCCL":
 		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
+		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
+			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
+			if r.known(r.DeviceTotalBytes) {
+				gpu = fmt.Sprintf("; CUDA reported %s free of %s then (cuMemGetInfo, after the failure)", r.size(r.DeviceFreeBytes), r.size(r.DeviceTotalBytes))
+			}
+			return "XLA's cudaMallocAsync allocator (gpu_cudamallocasync_allocator.cc: JAX's or TensorFlow's, TF_GPU_ALLOCATOR=cuda_malloc_async) could not get " + r.size(r.RequestedBytes) + " from CUDA's memory pool (cuMemAllocFromPoolAsync: " + lib + "'s out-of-memory error)" + gpu + "; the \"Stats:\" lines it logs next (InUse, MaxInUse, the histogram of allocations) tell what the allocator held"
+		}
 		if r.known(r.RequestedBytes) {
 			// StreamExecutor's cuda_driver.cc: "failed to allocate 7.81G
 			// (8387559424 bytes) from device"; INFO and WARNING records

@@ -64,3 +64,41 @@ func TestHunt44eTorchOOMExceptionAlone(t *testing.T) {
 		}
 	}
 }
+
+// XLA's cudaMallocAsync allocator logs the bytes it failed to get before
+// the driver's CUDA_ERROR_OUT_OF_MEMORY, and cuMemGetInfo's free and total
+// bytes on the next line (NovaSky-AI/SkyRL#624: 1225195446464 bytes,
+// 22635544576 free of 85095874560). All three were dropped ("the message
+// has no sizes"). Releases before 2.12 print "N: " and "Free
+// memory/Total memory:" without "Reported by CUDA: " (the same source's
+// older form, synthetic); without the next line the request stays.
+func TestHunt44eXLAAsyncSizes(t *testing.T) {
+	rs := readFile(t, "pastes/h44e_xla_cumemallocasync_skyrl624.txt", false)
+	if len(rs.msgs) != 1 {
+		t.Fatalf("skyrl624: %d messages, want 1", len(rs.msgs))
+	}
+	if m := rs.msgs[0]; m.line != 1 || m.sizes["requested"] != 1225195446464 || m.sizes["free"] != 22635544576 || m.sizes["total"] != 85095874560 {
+		t.Errorf("skyrl624: %+v, want line 1, 1225195446464 requested, 22635544576 free of 85095874560", m)
+	}
+	for _, c := range []struct {
+		name, text       string
+		req, free, total int64
+	}{
+		{"older form", "E0101 00:00:00.000000 1 gpu_cudamallocasync_allocator.cc:200] gpu_async_0 cuMemAllocAsync failed to allocate 2147483648: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n Free memory/Total memory: 1048576/8589934592\n", 2147483648, 1048576, 8589934592},
+		{"no next line", "E0101 00:00:00.000000 1 gpu_cudamallocasync_allocator.cc:361] gpu_async_0 cuMemAllocAsync failed to allocate 4096 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\nsomething else\n", 4096, -1, -1},
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(k string) int64 {
+			if v, ok := rs.msgs[0].sizes[k]; ok {
+				return v
+			}
+			return -1
+		}
+		if len(rs.msgs) != 1 || get("requested") != c.req || get("free") != c.free || get("total") != c.total {
+			t.Errorf("%s: %+v, want %d requested, %d free of %d", c.name, rs.msgs, c.req, c.free, c.total)
+		}
+	}
+}

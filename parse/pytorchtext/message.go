@@ -817,12 +817,36 @@ var hostAllocRe = lazyre.New(`failed to alloc (\d{1,18}) bytes on host: $`)
 // device: ".
 var driverBytesRe = lazyre.New(`failed to allocate [^()]*\((\d{1,18}) bytes\) from device: $`)
 
-// driverBytes returns the bytes that prefix says failed to allocate, -1
+// xlaAsyncRe reads what XLA's cudaMallocAsync allocator
+// (xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc, TensorFlow's
+// TF_GPU_ALLOCATOR=cuda_malloc_async and JAX's async allocator) logs at
+// ERROR level before the driver's error when cuMemAllocFromPoolAsync
+// fails: "gpu_async_0 cuMemAllocAsync failed to allocate N bytes: " (the
+// status's "RESOURCE_EXHAUSTED: : " may come between; releases before
+// 2.12 print "N: " without " bytes"). Its next line gives the GPU's free
+// and total memory (xlaAsyncFreeTotalRe).
+var xlaAsyncRe = lazyre.New(`cuMemAllocAsync failed to allocate (\d{1,18})(?: bytes)?: (?:RESOURCE_EXHAUSTED: :? ?)?$`)
+
+// xlaAsyncFreeTotalRe reads the line XLA's cudaMallocAsync allocator logs
+// after its failure: cuMemGetInfo's free and total bytes, "Reported by
+// CUDA: Free memory/Total memory: F/T" (older releases: "Free
+// memory/Total memory: F/T"), the log record's prefix not repeated.
+var xlaAsyncFreeTotalRe = lazyre.New(`^\s*(?:Reported by CUDA: )?Free memory/Total memory: (\d{1,18})/(\d{1,18})\s*$`)
+
+// XLAAsyncFailure reports whether prefix, the text before a driver's
+// CUDA_ERROR_OUT_OF_MEMORY, is XLA's cudaMallocAsync allocator's words
+// (see xlaAsyncRe).
+func XLAAsyncFailure(prefix string) bool { return xlaAsyncRe.Re().MatchString(prefix) }
+
+// driverBytes returns the bytes that prefix says failed to allocate
+// (StreamExecutor's cuda_driver.cc, XLA's cudaMallocAsync allocator), -1
 // when it does not say.
 func driverBytes(prefix string) int64 {
-	if m := driverBytesRe.FindStringSubmatch(prefix); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
+	for _, re := range []*lazyre.Regexp{driverBytesRe, xlaAsyncRe} {
+		if m := re.FindStringSubmatch(prefix); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			return n
+		}
 	}
 	return -1
 }
@@ -2821,6 +2845,32 @@ const (
 	maxRequest      = 1 << 62
 	maxPrintedShift = 64
 )
+
+// RequestBeyondRead reports whether text, a message's Text, prints its
+// request ("Tried to allocate N", cudaMallocAsync's "Requested : N") as a
+// size PyTorch can print (at most 2^64 bytes) but above the 4 EiB that
+// gpuleak reads (maxRequest): Requested is then -1, yet the request was
+// more than any GPU holds.
+func RequestBeyondRead(text string) bool {
+	for _, label := range []string{"Tried to allocate ", "Requested"} {
+		i := strings.Index(text, label)
+		if i < 0 {
+			continue
+		}
+		s := &scanner{s: text, i: i + len(label)}
+		if label == "Requested" {
+			s.spaces()
+			if !s.eat(":") {
+				continue
+			}
+			s.spaces()
+		}
+		if n, err := s.request(); err == nil && n < 0 && len(s.huge) == 1 && !strings.Contains(s.huge[0], "no request PyTorch prints") {
+			return true
+		}
+	}
+	return false
+}
 
 // request reads the size of the allocation that failed ("Tried to
 // allocate", "Requested :") as size does, but as the number printed,

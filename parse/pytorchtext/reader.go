@@ -159,6 +159,10 @@ type Reader struct {
 	// splitFrames are split's traceback frames, for the joined line.
 	splitFrames []tbFrame
 	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	// xlaAsync is XLA's cudaMallocAsync failure held for the line after
+	// it, which gives the GPU's free and total memory (see
+	// xlaAsyncFreeTotalRe).
+	xlaAsync *heldMessage
 	meta        Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
@@ -244,6 +248,10 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
+		if h := r.xlaAsync; h != nil {
+			r.xlaAsync = nil
+			r.addMessage(h.msg, h.frames, h.line)
+		}
 		r.finishTRT()
 		r.out.End()
 	}
@@ -402,6 +410,16 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	if h := r.xlaAsync; h != nil {
+		r.xlaAsync = nil
+		if x := xlaAsyncFreeTotalRe.FindStringSubmatch(line); x != nil {
+			h.msg.Free, _ = strconv.ParseInt(x[1], 10, 64)
+			h.msg.Total, _ = strconv.ParseInt(x[2], 10, 64)
+			r.addMessage(h.msg, h.frames, h.line)
+			return nil
+		}
+		r.addMessage(h.msg, h.frames, h.line)
+	}
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
@@ -608,6 +626,10 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
+			// Its free and total memory come on the next line.
+			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line}
+			frames = nil
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -681,6 +703,14 @@ func weakKept(m Message) bool {
 		return false
 	}
 	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
+}
+
+// heldMessage is a message read whole, kept until the line after it has
+// been seen (see Reader.xlaAsync).
+type heldMessage struct {
+	msg    Message
+	frames []tbFrame
+	line   int64
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.

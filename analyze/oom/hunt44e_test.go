@@ -1,0 +1,41 @@
+package oom
+
+import (
+	"os"
+	"testing"
+)
+
+// Session 44, other allocators' and frameworks' forms (testdata/README.md,
+// "OOM forms of other allocators, from the session-44 tester").
+
+func hunt44eOOM(t *testing.T, path string) Report {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := NewPostmortem([]Input{textInput(t, path, string(b))}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%s: %d OOMs, want 1", path, len(pm.OOMs))
+	}
+	return pm.OOMs[0]
+}
+
+// A request larger than the GPU's total is capacity, in any message that
+// gives both: XLA's cudaMallocAsync failure of 1225195446464 bytes (1141
+// GiB) on a GPU of 85095874560 (79.25 GiB) was "cause not determined".
+// A request printed above the 4 EiB gpuleak reads (17179869184.00 GiB,
+// synthetic) is more than any GPU too, as "more than 1EB" is: capacity,
+// not "not determined".
+func TestHunt44eRequestBeyondTheGPUIsCapacity(t *testing.T) {
+	for _, p := range []string{"pytorch/pastes/h44e_xla_cumemallocasync_skyrl624.txt", "pytorch/synthetic/h44e_huge_request_16eib.txt"} {
+		r := hunt44eOOM(t, p)
+		if len(r.Causes) != 1 || r.Causes[0].Name != CauseCapacity {
+			t.Errorf("%s: causes %v, want capacity", p, causeNames(r))
+		}
+	}
+	r := hunt44eOOM(t, "pytorch/pastes/h44e_xla_cumemallocasync_skyrl624.txt")
+	if r.DeviceTotalBytes != 85095874560 || r.DeviceFreeBytes != 22635544576 || r.RequestedBytes != 1225195446464 {
+		t.Errorf("skyrl624: total %d free %d requested %d", r.DeviceTotalBytes, r.DeviceFreeBytes, r.RequestedBytes)
+	}
+}
