@@ -163,7 +163,7 @@ type Reader struct {
 	// it, which gives the GPU's free and total memory (see
 	// xlaAsyncFreeTotalRe).
 	xlaAsync *heldMessage
-	meta        Metadata
+	meta     Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
