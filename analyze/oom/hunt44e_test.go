@@ -2,6 +2,7 @@ package oom
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,20 @@ func TestHunt44eRequestBeyondTheGPUIsCapacity(t *testing.T) {
 	r := hunt44eOOM(t, "pytorch/pastes/h44e_xla_cumemallocasync_skyrl624.txt")
 	if r.DeviceTotalBytes != 85095874560 || r.DeviceFreeBytes != 22635544576 || r.RequestedBytes != 1225195446464 {
 		t.Errorf("skyrl624: total %d free %d requested %d", r.DeviceTotalBytes, r.DeviceFreeBytes, r.RequestedBytes)
+	}
+}
+
+// The XLA note gives the BufferAssignment stats' total allocation where
+// XLA printed them, instead of "the message gives no other figures".
+func TestHunt44eXLANoteGivesTotalAllocation(t *testing.T) {
+	for p, want := range map[string]string{
+		"pytorch/pastes/h44e_xla_bufferassignment_speedppi1.txt":  "total allocation, 11.62 GiB",
+		"pytorch/pastes/h44e_xla_bufferassignment_afprofile8.txt": "total allocation, 14.44 GiB",
+	} {
+		r := hunt44eOOM(t, p)
+		notes := strings.Join(r.Notes, " ")
+		if !strings.Contains(notes, want) || strings.Contains(notes, "gives no other figures") {
+			t.Errorf("%s notes: %.300q, want %q", p, notes, want)
+		}
 	}
 }

@@ -102,3 +102,39 @@ func TestHunt44eXLAAsyncSizes(t *testing.T) {
 		}
 	}
 }
+
+// XLA prints its BufferAssignment stats after the out-of-memory message:
+// their "total allocation" (HumanReadableNumBytes) is what the compiled
+// program needs at once, 11.62 GiB in patrickbryant1/SpeedPPI#1 and 14.44
+// GiB in AFProfile#8. It was ignored ("the message gives no other
+// figures"). The stats lines are no message; an OOM line right after them
+// is still read.
+func TestHunt44eXLABufferAssignmentTotal(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		line    int64
+		request int64
+		total   int64 // hundredths of GiB
+	}{
+		{"pastes/h44e_xla_bufferassignment_speedppi1.txt", 8, 9031036208, 1162},
+		{"pastes/h44e_xla_bufferassignment_afprofile8.txt", 1, 4770354232, 1444},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages, want 1", c.file, len(rs.msgs))
+		}
+		m := rs.msgs[0]
+		want := c.total * (1 << 30) / 100
+		if got := XLATotalAllocation(m.text); m.line != c.line || m.sizes["requested"] != c.request || got < want-(1<<30)/200 || got > want+(1<<30)/200 {
+			t.Errorf("%s: line %d, requested %d, total allocation %d; want line %d, %d, about %d", c.file, m.line, m.sizes["requested"], got, c.line, c.request, want)
+		}
+	}
+	text := "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 100 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n             parameter allocation:    2.78GiB\nXlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 200 bytes.\n"
+	rs, err := readText(t, "two", text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 2 || XLATotalAllocation(rs.msgs[0].text) != -1 {
+		t.Errorf("stats cut, then an OOM: %+v, want 2 messages, no total allocation", rs.msgs)
+	}
+}

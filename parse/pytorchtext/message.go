@@ -833,6 +833,53 @@ var xlaAsyncRe = lazyre.New(`cuMemAllocAsync failed to allocate (\d{1,18})(?: by
 // memory/Total memory: F/T"), the log record's prefix not repeated.
 var xlaAsyncFreeTotalRe = lazyre.New(`^\s*(?:Reported by CUDA: )?Free memory/Total memory: (\d{1,18})/(\d{1,18})\s*$`)
 
+// bufferAssignmentRe matches a line of the "BufferAssignment stats" XLA
+// prints after its out-of-memory message (xla/service/buffer_assignment.cc,
+// BufferAssignment::StatsString, HumanReadableNumBytes sizes):
+// "BufferAssignment OOM Debugging.", "BufferAssignment stats:", then
+// "parameter allocation:    2.78GiB", ..., "total allocation:   11.62GiB",
+// "total fragmentation:  324.96MiB (2.73%)".
+var bufferAssignmentRe = lazyre.New(`^\s*(?:BufferAssignment OOM Debugging\.|BufferAssignment stats:|(?:parameter|constant|maybe_live_out|preallocated temp|thread-local|total) allocation:\s+\S+|total fragmentation:.*)\s*$`)
+
+// maxBufferAssignmentLines bounds the lines read after an XLA message as
+// its BufferAssignment stats.
+const maxBufferAssignmentLines = 12
+
+// bufferAssignmentLine reads line as one of the BufferAssignment stats
+// after XLA message m (see bufferAssignmentRe): used says it is one; the
+// "total allocation" line is added to m.Text (read by XLATotalAllocation)
+// and ends them (done).
+func bufferAssignmentLine(m *Message, line string) (used, done bool) {
+	if !bufferAssignmentRe.Re().MatchString(line) {
+		return false, false
+	}
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "total allocation:") {
+		m.Text += "\n" + t
+		return true, true
+	}
+	return true, false
+}
+
+// XLATotalAllocation returns the "total allocation" of the BufferAssignment
+// stats XLA printed after a GenXLA message, as its Text holds it (see
+// bufferAssignmentLine): the bytes the compiled program needs at once
+// (parameters, outputs and temporaries; HumanReadableNumBytes, so to
+// within half its last digit); -1 when the stats are not there.
+func XLATotalAllocation(text string) int64 {
+	i := strings.LastIndex(text, "\ntotal allocation:")
+	if i < 0 {
+		return -1
+	}
+	s := &scanner{s: text, i: i + len("\ntotal allocation:")}
+	s.spaces()
+	n, err := s.humanBytes()
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 // XLAAsyncFailure reports whether prefix, the text before a driver's
 // CUDA_ERROR_OUT_OF_MEMORY, is XLA's cudaMallocAsync allocator's words
 // (see xlaAsyncRe).

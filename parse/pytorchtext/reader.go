@@ -163,6 +163,9 @@ type Reader struct {
 	// it, which gives the GPU's free and total memory (see
 	// xlaAsyncFreeTotalRe).
 	xlaAsync *heldMessage
+	// xlaStats is an XLA message held for the "BufferAssignment stats"
+	// XLA prints after it (see bufferAssignmentLine).
+	xlaStats *heldMessage
 	meta     Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
@@ -248,9 +251,11 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
-		if h := r.xlaAsync; h != nil {
-			r.xlaAsync = nil
-			r.addMessage(h.msg, h.frames, h.line)
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats} {
+			if *h != nil {
+				r.addMessage((*h).msg, (*h).frames, (*h).line)
+				*h = nil
+			}
 		}
 		r.finishTRT()
 		r.out.End()
@@ -419,6 +424,17 @@ func (r *Reader) addLine(line string) error {
 			return nil
 		}
 		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if h := r.xlaStats; h != nil {
+		used, done := bufferAssignmentLine(&h.msg, line)
+		if !used || done || h.lines == maxBufferAssignmentLines {
+			r.xlaStats = nil
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+		if used {
+			h.lines++
+			return nil
+		}
 	}
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
@@ -626,6 +642,10 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && m.Generation == GenXLA && m.Reason == "" {
+			// XLA's BufferAssignment stats may follow.
+			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line}
+			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line}
@@ -711,6 +731,7 @@ type heldMessage struct {
 	msg    Message
 	frames []tbFrame
 	line   int64
+	lines  int // lines taken after it
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.
