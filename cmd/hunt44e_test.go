@@ -32,3 +32,13 @@ func TestHunt44ePrivatePoolsBesideAllocated(t *testing.T) {
 		t.Errorf("output %.300q, want %q", out, want)
 	}
 }
+
+// A TensorFlow log whose BFC allocator failed (tensorflow#60401: its
+// run then ended with "Dst tensor is not initialized") trips --fail-on
+// oom; it exited 0 with "No out-of-memory error".
+func TestHunt44eTFBFCFailureTripsTheGate(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "-q", "--fail-on", "oom", td+"pytorch/pastes/h44e_tf_bfc_ranout_tf60401.txt")
+	if code != 1 {
+		t.Errorf("exit %d, output %.200q; want 1", code, out+errOut)
+	}
+}

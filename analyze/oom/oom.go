@@ -1450,6 +1450,12 @@ func (r *Report) findCauses() {
 			}
 			r.Notes = append(r.Notes, "HAMi-core (libvgpu.so, the library HAMi preloads into the pod's processes) counts every process of the pod on the device against the limit, the CUDA context included, and reports the limit as the GPU's total to nvidia-smi and PyTorch; its line gives the usage with the request, not the request alone; the program may have caught the CUDA error (no traceback then)")
 		case pytorchtext.GenTF:
+			if pytorchtext.BFCFailure(r.Text) {
+				// The BFC allocator's own record, with no TensorFlow
+				// OOM message after it in the inputs.
+				r.Notes = append(r.Notes, "TensorFlow's BFC allocator could not allocate "+r.requestWords(" of")+" GPU memory ("+r.Text+"): its failure record, logged at WARNING level before the error it raises (not the \"caller indicates that this is not a failure\" record of an allocation that may be retried smaller, which is no OOM); TensorFlow's own error after it is not in the inputs, or does not say OOM (an InternalError \"Dst tensor is not initialized\" is how an eager copy to the GPU fails then); the chunk dump the allocator prints next (\"Current allocation summary follows.\", \"Sum Total of in-use chunks\") tells what was in use")
+				break
+			}
 			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
 				// TF 1.x's form with the bytes.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.requestWords(" of")+" GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")

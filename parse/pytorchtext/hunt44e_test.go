@@ -138,3 +138,57 @@ func TestHunt44eXLABufferAssignmentTotal(t *testing.T) {
 		t.Errorf("stats cut, then an OOM: %+v, want 2 messages, no total allocation", rs.msgs)
 	}
 }
+
+// TensorFlow's BFC allocator logs its failure at WARNING level ("Allocator
+// (GPU_0_bfc) ran out of memory trying to allocate 560.44MiB (rounded to
+// 587661312)requested by op _EagerConst", then its chunk dump): an OOM on
+// GPU 0 of the rounded bytes, where TensorFlow's own error does not say
+// OOM (tensorflow#60401 ends with "Dst tensor is not initialized") or is
+// not in the text (tensorflow#47820). Both were "No out-of-memory
+// error". The record of an allocation "the caller indicates ... is not
+// a failure" is no OOM; a BFC failure followed by TensorFlow's "OOM when
+// allocating tensor" is one OOM, TensorFlow's.
+func TestHunt44eTFBFCFailure(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		line int64
+		req  int64
+	}{
+		{"pastes/h44e_tf_bfc_ranout_tf60401.txt", 8, 587661312},
+		{"pastes/h44e_tf_bfc_ranout_tf47820.txt", 1, 18874368},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 || rs.msgs[0].line != c.line || rs.msgs[0].gen != string(GenTF) || rs.msgs[0].device != 0 || rs.msgs[0].sizes["requested"] != c.req {
+			t.Errorf("%s: %+v, want one tensorflow message at line %d, GPU 0, %d bytes", c.file, rs.msgs, c.line, c.req)
+		}
+	}
+	const w = "2021-09-24 16:22:56.271936: W tensorflow/core/common_runtime/bfc_allocator.cc:243] "
+	for _, c := range []struct {
+		name, text string
+		n          int
+		line       int64
+		req        int64
+	}{
+		{"retry record", w + "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.60GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.\n", 0, 0, 0},
+		{"then TF's OOM", w + "Allocator (GPU_0_bfc) ran out of memory trying to allocate 18.00MiB (rounded to 18874368)requested by op Mul\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,4608] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Mul]\n", 1, 2, -1},
+		{"TF 1.x", "W tensorflow/core/common_runtime/bfc_allocator.cc:217] Ran out of memory trying to allocate 1.18GiB.  See logs for memory state.\n", 1, 1, 118 << 30 / 100}, // 1.18 GiB: 1267015352,
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != c.n {
+			t.Errorf("%s: %+v, want %d message(s)", c.name, rs.msgs, c.n)
+			continue
+		}
+		if c.n == 1 {
+			req, ok := rs.msgs[0].sizes["requested"]
+			if !ok {
+				req = -1
+			}
+			if rs.msgs[0].line != c.line || req != c.req {
+				t.Errorf("%s: %+v, want line %d, %d requested", c.name, rs.msgs[0], c.line, c.req)
+			}
+		}
+	}
+}

@@ -880,6 +880,69 @@ func XLATotalAllocation(text string) int64 {
 	return n
 }
 
+// bfcRe matches TensorFlow's BFC allocator's record of an allocation it
+// could not make (tensorflow/core/common_runtime/bfc_allocator.cc, logged
+// at WARNING level): "Allocator (GPU_0_bfc) ran out of memory trying to
+// allocate 560.44MiB (rounded to 587661312)requested by op _EagerConst"
+// (TF 2.x; "(rounded to N)" from 2.4), TF 1.x's "Allocator (GPU_0_bfc) ran
+// out of memory trying to allocate 18.00MiB.  Current allocation summary
+// follows." and its first releases' "Ran out of memory trying to allocate
+// 1.18GiB.  See logs for memory state." (HumanReadableNumBytes sizes).
+var bfcRe = lazyre.New(`(?:Allocator \(([A-Za-z0-9_]+)\) ran|bfc_allocator\.cc:\d+\] Ran) out of memory trying to allocate (\d{1,9}(?:\.\d+)?(?:B|KiB|MiB|GiB|TiB))(?: \(rounded to (\d{1,18})\))?`)
+
+// bfcRetryPhrase marks the BFC allocator's record of an allocation that
+// a caller may retry smaller or do without (AllocateRaw with
+// retry_on_failure false, cuDNN's and XLA's scratch space): "... with
+// freed_by_count=0. The caller indicates that this is not a failure, but
+// may mean that there could be performance gains if more memory were
+// available." The run goes on: no OOM.
+const bfcRetryPhrase = "The caller indicates that this is not a failure"
+
+// bfcDeviceRe reads the GPU of a BFC allocator's name ("GPU_0_bfc").
+var bfcDeviceRe = lazyre.New(`^GPU_(\d{1,3})_bfc$`)
+
+// bfcFailure reads line as TensorFlow's BFC allocator's failure (see
+// bfcRe): a GenTF message whose Requested is the rounded bytes (or the
+// size as printed, to within HumanReadableNumBytes' two decimals), whose
+// Device is the allocator's GPU, and whose Text starts at "Allocator" (or
+// "Ran"). ok is false for any other line, and for the record of an
+// allocation the caller does not count as failed (bfcRetryPhrase).
+func bfcFailure(line string) (m Message, ok bool) {
+	x := bfcRe.Re().FindStringSubmatchIndex(line)
+	if x == nil || strings.Contains(line[x[1]:], bfcRetryPhrase) {
+		return m, false
+	}
+	start := x[0]
+	if line[x[0]] == 'b' {
+		start = strings.Index(line[x[0]:], "Ran out") + x[0]
+	}
+	m = Message{Generation: GenTF, Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
+	m.Prefix = strings.TrimRight(line[:start], " ")
+	m.Text = strings.TrimRight(line[start:], " \r\n")
+	if x[6] >= 0 {
+		m.Requested, _ = strconv.ParseInt(line[x[6]:x[7]], 10, 64)
+	} else {
+		s := &scanner{s: line, i: x[4]}
+		if n, err := s.humanBytes(); err == nil {
+			m.Requested = n
+		}
+	}
+	if x[2] >= 0 {
+		if d := bfcDeviceRe.FindStringSubmatch(line[x[2]:x[3]]); d != nil {
+			m.Device, _ = strconv.Atoi(d[1])
+			m.Backend = "CUDA"
+		}
+	}
+	return m, true
+}
+
+// BFCFailure reports whether text, a GenTF message's Text, is the BFC
+// allocator's record of its failure rather than TensorFlow's OOM message.
+func BFCFailure(text string) bool {
+	return strings.HasPrefix(text, "Allocator (") || strings.HasPrefix(text, "Ran out of memory trying to allocate ")
+}
+
 // XLAAsyncFailure reports whether prefix, the text before a driver's
 // CUDA_ERROR_OUT_OF_MEMORY, is XLA's cudaMallocAsync allocator's words
 // (see xlaAsyncRe).

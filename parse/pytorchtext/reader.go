@@ -166,7 +166,11 @@ type Reader struct {
 	// xlaStats is an XLA message held for the "BufferAssignment stats"
 	// XLA prints after it (see bufferAssignmentLine).
 	xlaStats *heldMessage
-	meta     Metadata
+	// bfc is TensorFlow's BFC allocator's failure, held until the next
+	// message: TensorFlow's own OOM for the same allocation, which it
+	// then is (see bfcFailure).
+	bfc  *heldMessage
+	meta Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -251,7 +255,7 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats} {
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
 				*h = nil
@@ -574,6 +578,18 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
+	if m, ok := bfcFailure(line); ok {
+		// Logged at WARNING level, yet the allocation failed (see
+		// bfcFailure): held for TensorFlow's own OOM message after it.
+		if r.bfc != nil {
+			h := r.bfc
+			r.bfc = nil
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+		r.bfc = &heldMessage{msg: m, frames: frames, line: r.line}
+		r.nline++
+		return nil
+	}
 	if frames == nil && r.splitFrames != nil {
 		frames = r.splitFrames // the line before's, joined to this one
 	}
@@ -881,6 +897,15 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.bfc; h != nil {
+		r.bfc = nil
+		if m.Generation == GenTF && !m.Host {
+			// TensorFlow's OOM for the allocation the BFC allocator
+			// logged: one OOM, read from TensorFlow's words.
+		} else {
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+	}
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
