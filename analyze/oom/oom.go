@@ -2076,7 +2076,14 @@ func (r *Report) cudaErrorNote() string {
 	case "":
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":
-		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		what, sizes := "GPU memory for its buffers", "the message has no sizes"
+		if r.known(r.RequestedBytes) {
+			what, sizes = r.size(r.RequestedBytes)+" of GPU memory for its buffers", "the size is from NCCL's next line (\"Failed to CUDA calloc N bytes\"), and nothing else of the GPU is given"
+		}
+		if r.Device >= 0 {
+			what += fmt.Sprintf(" on device %d (the CUDA device index of NCCL's line prefix, host:pid:tid [device], counted in the process's visible devices)", r.Device)
+		}
+		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"

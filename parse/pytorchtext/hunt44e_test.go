@@ -192,3 +192,33 @@ func TestHunt44eTFBFCFailure(t *testing.T) {
 		}
 	}
 }
+
+// NCCL's line prefix "host:pid:tid [cudaDev]" names the device of its
+// "Cuda failure 'out of memory'", and its next line of the same prefix
+// may give the bytes ("Failed to CUDA calloc 6291456 bytes": NVIDIA/nccl
+// #1235, GPU 3; TensorRT-LLM#1670, GPU 2, no size). Both were dropped
+// (device null, "the message has no sizes"). Another process's calloc
+// line is not this failure's size.
+func TestHunt44eNCCLDeviceAndSize(t *testing.T) {
+	rs := readFile(t, "pastes/h44e_nccl_calloc_nccl1235.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 14 || rs.msgs[0].device != 3 || rs.msgs[0].sizes["requested"] != 6291456 {
+		t.Errorf("nccl1235: %+v, want line 14, GPU 3, 6291456 bytes", rs.msgs)
+	}
+	rs = readFile(t, "pastes/h44e_nccl_enqueue_trtllm1670.txt", false)
+	if len(rs.msgs) != 3 {
+		t.Fatalf("trtllm1670: %d messages, want 3", len(rs.msgs))
+	}
+	for _, m := range rs.msgs {
+		if _, ok := m.sizes["requested"]; m.device != 2 || ok {
+			t.Errorf("trtllm1670: %+v, want GPU 2, no size", m)
+		}
+	}
+	text := "h:10:11 [1] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\nh:20:21 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 4096 bytes\n"
+	rs, err := readText(t, "other", text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rs.msgs[0].sizes["requested"]; len(rs.msgs) != 1 || rs.msgs[0].device != 1 || ok {
+		t.Errorf("another process's calloc: %+v, want GPU 1, no size", rs.msgs)
+	}
+}

@@ -880,6 +880,33 @@ func XLATotalAllocation(text string) int64 {
 	return n
 }
 
+// ncclPrefixRe reads the prefix NCCL's debug log puts before each of its
+// lines, "host:pid:tid [cudaDev] " (src/debug.cc: the CUDA device index
+// in the process, as cudaGetDevice gives it), at the end of the text
+// before its "Cuda failure 'out of memory'" status and the place and
+// "NCCL WARN " after it: "ng30903:3063028:3066152 [3] include/alloc.h:178
+// NCCL WARN ".
+var ncclPrefixRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN $`)
+
+// ncclDevice returns the device NCCL's line prefix names before its
+// status (see ncclPrefixRe), and the prefix up to "]" (host, pid, tid
+// and device: the same on the lines its failure goes on with); -1 and ""
+// when prefix is no NCCL line's.
+func ncclDevice(prefix string) (device int, who string) {
+	x := ncclPrefixRe.Re().FindStringSubmatchIndex(prefix)
+	if x == nil {
+		return -1, ""
+	}
+	device, _ = strconv.Atoi(prefix[x[8]:x[9]])
+	return device, prefix[x[2] : x[9]+1]
+}
+
+// ncclCallocRe reads the line NCCL logs after a failed allocation of its
+// own (src/include/alloc.h, ncclCudaCalloc and ncclCudaMalloc): "Failed to
+// CUDA calloc 6291456 bytes" ("calloc async" in later releases), after
+// the same "host:pid:tid [cudaDev]" prefix as its "Cuda failure" line.
+var ncclCallocRe = lazyre.New(`\] (?:[\w./-]+:\d+ )?NCCL WARN Failed to CUDA (?:calloc|malloc)(?: async)? (\d{1,18}) bytes\s*$`)
+
 // bfcRe matches TensorFlow's BFC allocator's record of an allocation it
 // could not make (tensorflow/core/common_runtime/bfc_allocator.cc, logged
 // at WARNING level): "Allocator (GPU_0_bfc) ran out of memory trying to

@@ -169,8 +169,13 @@ type Reader struct {
 	// bfc is TensorFlow's BFC allocator's failure, held until the next
 	// message: TensorFlow's own OOM for the same allocation, which it
 	// then is (see bfcFailure).
-	bfc  *heldMessage
-	meta Metadata
+	bfc *heldMessage
+	// nccl is NCCL's "Cuda failure 'out of memory'" held for its next
+	// line, which may give the bytes (see ncclCallocRe); ncclWho is its
+	// lines' "host:pid:tid [cudaDev]".
+	nccl    *heldMessage
+	ncclWho string
+	meta    Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -255,7 +260,7 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc} {
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
 				*h = nil
@@ -424,6 +429,15 @@ func (r *Reader) addLine(line string) error {
 		if x := xlaAsyncFreeTotalRe.FindStringSubmatch(line); x != nil {
 			h.msg.Free, _ = strconv.ParseInt(x[1], 10, 64)
 			h.msg.Total, _ = strconv.ParseInt(x[2], 10, 64)
+			r.addMessage(h.msg, h.frames, h.line)
+			return nil
+		}
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if h := r.nccl; h != nil && strings.TrimSpace(line) != "" {
+		r.nccl = nil
+		if x := ncclCallocRe.FindStringSubmatch(line); x != nil && strings.Contains(line, r.ncclWho+" ") {
+			h.msg.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			r.addMessage(h.msg, h.frames, h.line)
 			return nil
 		}
@@ -661,6 +675,14 @@ func (r *Reader) addBody(line string) error {
 		} else if kind == message && m.Generation == GenXLA && m.Reason == "" {
 			// XLA's BufferAssignment stats may follow.
 			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line}
+			frames = nil
+		} else if d, who := ncclDevice(line[:i]); kind == message && m.Generation == GenCUDAError && who != "" && Library(m.Text) == "NCCL" {
+			// The device in NCCL's prefix; the bytes may come on its
+			// next line.
+			if m.Device < 0 {
+				m.Device = d
+			}
+			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
 			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
