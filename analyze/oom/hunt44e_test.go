@@ -65,3 +65,13 @@ func TestHunt44eNCCLNote(t *testing.T) {
 		t.Errorf("device %d, requested %d, notes %.300q", r.Device, r.RequestedBytes, notes)
 	}
 }
+
+// ROCm's "HIP error: out of memory" names ROCm's libraries, not cuBLAS and
+// cuDNN.
+func TestHunt44eHIPErrorNote(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/h44e_hip_error_oom.txt")
+	notes := strings.Join(r.Notes, " ")
+	if !strings.Contains(notes, "rocBLAS") || !strings.Contains(notes, "MIOpen") || strings.Contains(notes, "cuBLAS") || strings.Contains(notes, "cuDNN") {
+		t.Errorf("notes %.300q, want ROCm's libraries", notes)
+	}
+}
