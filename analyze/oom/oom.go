@@ -488,6 +488,13 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				continue
 			}
 			r := matchMessage(reports, m)
+			if r != nil && m.Generation == pytorchtext.GenUnparsed && r.msg != nil && parsed(r.msg.Generation) {
+				// The start of a message read whole, printed again and cut
+				// before its first figure (pytest's short test summary):
+				// nothing was read from it, so it is no source of the OOM.
+				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d repeats the start of this message, cut before a figure could be read (%s): the same OOM, not a source of its figures", in.Path, m.Line, m.Reason))
+				continue
+			}
 			if r == nil {
 				r = &Report{Device: -1}
 				r.clear()
