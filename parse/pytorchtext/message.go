@@ -31,7 +31,12 @@ const (
 	// CUFFT_ALLOC_FAILED, CUSOLVER_STATUS_ALLOC_FAILED,
 	// CUSPARSE_STATUS_ALLOC_FAILED, the driver's CUDA_ERROR_OUT_OF_MEMORY,
 	// the runtime's "cudaErrorMemoryAllocation: out of memory", NCCL's
-	// "Cuda failure 'out of memory'". The message has no sizes.
+	// "Cuda failure 'out of memory'". The status has no sizes; the words
+	// logged around it may give the request (StreamExecutor's "failed to
+	// allocate ... (N bytes)", XLA's cudaMallocAsync allocator's, llama.cpp's,
+	// NCCL's next line "Failed to CUDA calloc N bytes"), the device
+	// (NCCL's line prefix) and, from XLA's cudaMallocAsync allocator, the
+	// GPU's free and total memory; no other figure.
 	GenCUDAError Generation = "cuda-error"
 	// GenExa: "CUDA out of memory. Tried to allocate more than 1EB
 	// memory." (CUDACachingAllocator and CUDAMallocAsyncAllocator's
