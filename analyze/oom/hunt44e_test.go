@@ -56,12 +56,13 @@ func TestHunt44eXLANoteGivesTotalAllocation(t *testing.T) {
 	}
 }
 
-// NCCL's failure on GPU 3 of 6 MiB says so; it said "the message has no
-// sizes" with no device.
+// NCCL's failure on GPU 3 of 6 MiB, in process 3063028 on host ng30903
+// (its line prefix ng30903:3063028:3066152 [3]), says so; it said "the
+// message has no sizes" with no device.
 func TestHunt44eNCCLNote(t *testing.T) {
 	r := hunt44eOOM(t, "pytorch/pastes/h44e_nccl_calloc_nccl1235.txt")
 	notes := strings.Join(r.Notes, " ")
-	if r.Device != 3 || r.RequestedBytes != 6291456 || !strings.Contains(notes, "6.00 MiB of GPU memory for its buffers on device 3") || strings.Contains(notes, "has no sizes") {
+	if r.Device != 3 || r.RequestedBytes != 6291456 || !strings.Contains(notes, "6.00 MiB of GPU memory for its buffers on device 3") || !strings.Contains(notes, "in process 3063028 on host ng30903") || strings.Contains(notes, "has no sizes") {
 		t.Errorf("device %d, requested %d, notes %.300q", r.Device, r.RequestedBytes, notes)
 	}
 }

@@ -2094,6 +2094,9 @@ func (r *Report) cudaErrorNote() string {
 		if r.Device >= 0 {
 			what += fmt.Sprintf(" on device %d (the CUDA device index of NCCL's line prefix, host:pid:tid [device], counted in the process's visible devices)", r.Device)
 		}
+		if host, pid := pytorchtext.NCCLProcess(r.msg.Prefix); pid >= 0 {
+			what += fmt.Sprintf(", in process %d on host %s", pid, host)
+		}
 		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {

@@ -906,6 +906,22 @@ func ncclDevice(prefix string) (device int, who string) {
 	return device, prefix[x[2] : x[9]+1]
 }
 
+// ncclWhoRe reads NCCL's line prefix in a message's Prefix (see
+// ncclPrefixRe): host, pid, tid and device.
+var ncclWhoRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN$`)
+
+// NCCLProcess returns the host and the process id that NCCL's line
+// prefix ("host:pid:tid [cudaDev]") names in prefix, a GenCUDAError
+// message's Prefix; "" and -1 when it names none.
+func NCCLProcess(prefix string) (host string, pid int64) {
+	x := ncclWhoRe.FindStringSubmatch(strings.TrimRight(prefix, " "))
+	if x == nil {
+		return "", -1
+	}
+	pid, _ = strconv.ParseInt(x[2], 10, 64)
+	return x[1], pid
+}
+
 // ncclCallocRe reads the line NCCL logs after a failed allocation of its
 // own (src/include/alloc.h, ncclCudaCalloc and ncclCudaMalloc): "Failed to
 // CUDA calloc 6291456 bytes" ("calloc async" in later releases), after
