@@ -174,8 +174,8 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 	}
 	if d.UnparsedReason != nil {
 		what := "does not parse"
-		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenCut) {
-			what = "cut short"
+		if d.MessageGeneration != nil && (*d.MessageGeneration == string(pytorchtext.GenCut) || *d.MessageGeneration == string(pytorchtext.GenAsync)) {
+			what = "cut short" // read as far as it goes (cudaMallocAsync's: see pytorchtext.AsyncDeviceZeroCut)
 		}
 		fmt.Fprintf(w, "  message:  %s: %s\n", what, *d.UnparsedReason)
 	}
@@ -205,7 +205,14 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 		// The CPU allocator keeps no cache: what it had allocated.
 		fmt.Fprintf(w, "  PyTorch:  %s allocated by the CPU allocator\n", d.size("allocated_bytes", *m.AllocatedBytes))
 	} else if m.ReservedBytes != nil || m.AllocatedBytes != nil {
-		line := fmt.Sprintf("%s reserved, %s allocated, %s reserved but unallocated", d.sizep("reserved_bytes", m.ReservedBytes), d.sizep("allocated_bytes", m.AllocatedBytes), d.sizep("reserved_unallocated_bytes", m.ReservedUnallocatedBytes))
+		allocated := d.sizep("allocated_bytes", m.AllocatedBytes) + " allocated"
+		if d.PrivatePoolBytes != nil {
+			// PyTorch's "X is allocated by PyTorch, with Y allocated in
+			// private pools": a part of the allocated memory, printed
+			// beside it.
+			allocated += fmt.Sprintf(" (%s of it in private pools)", d.size("private_pool_bytes", *d.PrivatePoolBytes))
+		}
+		line := fmt.Sprintf("%s reserved, %s, %s reserved but unallocated", d.sizep("reserved_bytes", m.ReservedBytes), allocated, d.sizep("reserved_unallocated_bytes", m.ReservedUnallocatedBytes))
 		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenAsync) {
 			line = fmt.Sprintf("%s allocated (cudaMallocAsync: its pool's reserved memory is not in the message)", d.sizep("allocated_bytes", m.AllocatedBytes))
 		}
@@ -221,9 +228,6 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 			// Paddle's "N memory has been allocated": its allocator's,
 			// not PyTorch's.
 			label, line = "Paddle:  ", fmt.Sprintf("%s allocated by Paddle's allocator", d.sizep("reserved_bytes", m.ReservedBytes))
-		}
-		if d.PrivatePoolBytes != nil {
-			line += fmt.Sprintf(" (%s in private pools)", d.size("private_pool_bytes", *d.PrivatePoolBytes))
 		}
 		if m.LargestFreeBlockBytes != nil {
 			line += "; largest free block " + sz(*m.LargestFreeBlockBytes)

@@ -84,22 +84,33 @@ func TestRequestLargerThanTheGPU(t *testing.T) {
 }
 
 // A request whose size is not known (a figure above 2^64 bytes, which
-// PyTorch never prints: an edited message; or one above 4 EiB, which only
-// a raw allocation prints and gpuleak does not read as a size) makes no
-// claim that compares it: no cause, no "would fit", a note that says why;
-// with a cap too, not fragmentation.
+// PyTorch never prints: an edited message) makes no claim that compares
+// it: no cause, no "would fit", a note that says why; with a cap too, not
+// fragmentation. One above 4 EiB that PyTorch can print (a raw
+// allocation's, which gpuleak does not read as a size) is more than any
+// GPU whatever its size: capacity, as "more than 1EB" is, and still no
+// "would fit".
 func TestUnknownRequest(t *testing.T) {
 	raw, err := os.ReadFile("../../testdata/pytorch/s31/oom_1pib_request_allowed.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ text, req string }{
-		{string(raw), "20000000000.00 GiB"}, {strings.Replace(string(raw), "1.40 GiB allowed; ", "", 1), "20000000000.00 GiB"},
-		{string(raw), "5000000000.00 GiB"},
+	for _, c := range []struct {
+		text, req string
+		capacity  bool
+	}{
+		{string(raw), "20000000000.00 GiB", false}, {strings.Replace(string(raw), "1.40 GiB allowed; ", "", 1), "20000000000.00 GiB", false},
+		{string(raw), "5000000000.00 GiB", true},
 	} {
 		text := strings.Replace(c.text, "Tried to allocate 1048576.00 GiB", "Tried to allocate "+c.req, 1)
 		in := textInput(t, "edited.txt", text)
 		r := NewPostmortem([]Input{in}, PostmortemOptions{}).OOMs[0]
+		if c.capacity {
+			if r.RequestedBytes != -1 || len(r.Causes) != 1 || r.Causes[0].Name != CauseCapacity || r.WouldFitIfContiguous != nil {
+				t.Errorf("%s: requested %d, causes %v, fit %v; want capacity alone", c.req, r.RequestedBytes, causeNames(r), r.WouldFitIfContiguous)
+			}
+			continue
+		}
 		if r.RequestedBytes != -1 || len(r.Causes) != 0 || r.WouldFitIfContiguous != nil {
 			t.Errorf("requested %d, causes %v, fit %v", r.RequestedBytes, causeNames(r), r.WouldFitIfContiguous)
 		}

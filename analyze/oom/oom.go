@@ -497,6 +497,13 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				continue
 			}
 			r := matchMessage(reports, m)
+			if r != nil && m.Generation == pytorchtext.GenUnparsed && r.msg != nil && parsed(r.msg.Generation) {
+				// The start of a message read whole, printed again and cut
+				// before its first figure (pytest's short test summary):
+				// nothing was read from it, so it is no source of the OOM.
+				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d repeats the start of this message, cut before a figure could be read (%s): the same OOM, not a source of its figures", in.Path, m.Line, m.Reason))
+				continue
+			}
 			if r == nil {
 				r = &Report{Device: -1}
 				r.clear()
@@ -1094,6 +1101,11 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
+			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
+			// after its failure (exact bytes).
+			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
+		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
 			r.AllowedBytes = m.Allowed // the pod's limit
 			if r.Device < 0 {
@@ -1437,6 +1449,13 @@ func (r *Report) findCauses() {
 	}
 	judge := false // a cut message whose figures are all there (cutAfterFigures)
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
+		if req := r.RequestedBytes; r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
+			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
+			// One request larger than the GPU's total, or than any GPU:
+			// whatever else the message lacks, nothing could have made
+			// room (as for PyTorch's own messages: see aloneCapacity).
+			r.Causes = append(r.Causes, r.aloneCapacity(req))
+		}
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
 			r.Notes = append(r.Notes, r.cudaErrorNote())
@@ -1505,6 +1524,12 @@ func (r *Report) findCauses() {
 			}
 			r.Notes = append(r.Notes, "HAMi-core (libvgpu.so, the library HAMi preloads into the pod's processes) counts every process of the pod on the device against the limit, the CUDA context included, and reports the limit as the GPU's total to nvidia-smi and PyTorch; its line gives the usage with the request, not the request alone; the program may have caught the CUDA error (no traceback then)")
 		case pytorchtext.GenTF:
+			if pytorchtext.BFCFailure(r.Text) {
+				// The BFC allocator's own record, with no TensorFlow
+				// OOM message after it in the inputs.
+				r.Notes = append(r.Notes, "TensorFlow's BFC allocator could not allocate "+r.requestWords(" of")+" GPU memory ("+r.Text+"): its failure record, logged at WARNING level before the error it raises (not the \"caller indicates that this is not a failure\" record of an allocation that may be retried smaller, which is no OOM); TensorFlow's own error after it is not in the inputs, or does not say OOM (an InternalError \"Dst tensor is not initialized\" is how an eager copy to the GPU fails then); the chunk dump the allocator prints next (\"Current allocation summary follows.\", \"Sum Total of in-use chunks\") tells what was in use")
+				break
+			}
 			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
 				// TF 1.x's form with the bytes.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.requestWords(" of")+" GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
@@ -1534,6 +1559,8 @@ func (r *Report) findCauses() {
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
+		case r.Reason == pytorchtext.AsyncDeviceZeroCut:
+			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its cause cannot be told from it; a snapshot or torch.cuda.memory_stats() taken at the error, or nvidia-smi at the time, would tell what held the GPU")
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
 		case r.Reason != "":
@@ -1542,6 +1569,16 @@ func (r *Report) findCauses() {
 	}
 	r.checkImpossible()
 	req := r.RequestedBytes
+	if !r.known(req) && r.msg != nil && pytorchtext.RequestBeyondRead(r.Text) {
+		// Printed, but above the 4 EiB gpuleak reads: more than any GPU,
+		// capacity as a request of "more than 1EB" is (GenExa).
+		r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
+			Evidence: "the request printed is more than 4 EiB (see the warnings), more than any GPU holds: no release of cached memory, by this process or others, and no limit could have made room",
+			Numbers:  map[string]int64{"requested_at_least_bytes": 1 << 62},
+			Advice:   "the size was most likely computed wrong (an overflowed or negative size, a corrupted shape); a smaller batch will not help: look at the size asked for at the traceback's line"})
+		r.backendTerms()
+		return
+	}
 	if !r.known(req) {
 		// Every cause below weighs the request against free memory.
 		switch {
@@ -2113,14 +2150,31 @@ func (r *Report) cudaErrorNote() string {
 		}
 		return "TensorRT's default allocator could not allocate " + what + " (cudaMalloc's out-of-memory error): building an engine, a tactic's workspace or an activation buffer, or running one, outside PyTorch's caching allocator; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on (a skipped tactic is a warning, not an OOM)" + sizes + "; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
 	case "":
+		if r.msg != nil && r.msg.Backend == "HIP" {
+			// ROCm's libraries, not CUDA's.
+			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+		}
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "NCCL":
+		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
-			// alloc.h's "Failed to CUDA calloc N bytes" after the status.
-			return "NCCL could not allocate " + r.size(r.RequestedBytes) + " of GPU memory for its buffers (cudaMalloc failed with 'out of memory'; the size from its \"Failed to CUDA calloc N bytes\" right after), outside PyTorch's caching allocator: the message gives no GPU figures; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+			what, sizes = r.size(r.RequestedBytes)+" of GPU memory for its buffers", "the size is from NCCL's next line (\"Failed to CUDA calloc N bytes\"), and nothing else of the GPU is given"
 		}
-		return "NCCL could not allocate GPU memory for its buffers (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: the message has no sizes; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		if r.Device >= 0 {
+			what += fmt.Sprintf(" on device %d (the CUDA device index of NCCL's line prefix, host:pid:tid [device], counted in the process's visible devices)", r.Device)
+		}
+		if host, pid := pytorchtext.NCCLProcess(r.msg.Prefix); pid >= 0 {
+			what += fmt.Sprintf(", in process %d on host %s", pid, host)
+		}
+		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
+		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
+			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
+			if r.known(r.DeviceTotalBytes) {
+				gpu = fmt.Sprintf("; CUDA reported %s free of %s then (cuMemGetInfo, after the failure)", r.size(r.DeviceFreeBytes), r.size(r.DeviceTotalBytes))
+			}
+			return "XLA's cudaMallocAsync allocator (gpu_cudamallocasync_allocator.cc: JAX's or TensorFlow's, TF_GPU_ALLOCATOR=cuda_malloc_async) could not get " + r.size(r.RequestedBytes) + " from CUDA's memory pool (cuMemAllocFromPoolAsync: " + lib + "'s out-of-memory error)" + gpu + "; the \"Stats:\" lines it logs next (InUse, MaxInUse, the histogram of allocations) tell what the allocator held"
+		}
 		if r.known(r.RequestedBytes) {
 			// StreamExecutor's cuda_driver.cc: "failed to allocate 7.81G
 			// (8387559424 bytes) from device"; INFO and WARNING records
@@ -2190,6 +2244,9 @@ func (r *Report) xlaNote() string {
 		return "XLA could not allocate " + req + " (RESOURCE_EXHAUSTED: \"Out of memory allocating\", the words of XLA's CPU client, whose buffers are host memory from an aligned malloc, and of the TFRT GPU client of recent releases): the message names no device; if JAX ran on the CPU (jax.devices() lists CpuDevice: a jaxlib without CUDA, or no GPU visible), the machine's memory (or the process's limit) ran out, not a GPU's; the message gives no other figures"
 	case r.known(r.RequestedBytes) && r.RequestedBytes < smallXLARequest:
 		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): a request this small fails only when the allocator has nothing left at all, or fails for a reason of its own (a build for a new platform, a container's memory limit), so its size tells nothing of what filled the memory; the message names no device (XLA's CPU client printed the same words in older jaxlib) and gives no other figures"
+	}
+	if need := pytorchtext.XLATotalAllocation(r.Text); need > 0 {
+		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED); the \"BufferAssignment stats\" XLA printed after it give the compiled program's total allocation, " + r.size(need) + " (its parameters, outputs and temporaries, needed at once): a GPU with less memory, or less left to JAX (it takes 75% at start by default: XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), cannot run it as compiled; the message names no device and gives no free memory, so whether other processes held the rest cannot be told from it"
 	}
 	return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): the message gives no other figures and names no device; on a GPU, JAX takes 75% of its memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed"
 }
@@ -3072,18 +3129,13 @@ func moveFigure(m *pytorchtext.Message, f pytorchtext.CoarseFigure, d int64) {
 // theanoNote says what a Theano message (pytorchtext.GenTheano) tells:
 // the request and, where its CUDA back-end printed them, the driver's free
 // and total memory, which count Theano's memory and everyone else's
-// together; a request over the GPU's total is capacity.
+// together. (A request over the GPU's total is capacity: findCauses
+// judges that for every printer's message.)
 func (r *Report) theanoNote() {
 	switch {
 	case strings.Contains(r.Text, "CNMEM_STATUS_OUT_OF_MEMORY"):
 		r.Notes = append(r.Notes, "Theano's CNMeM pool (lib.cnmem in .theanorc or THEANO_FLAGS) could not allocate "+r.requestWords("")+": the pool took its share of the GPU at start-up (lib.cnmem as a fraction of the GPU's memory, or in MiB above 1) and the arrays in use filled it; the message gives no pool or GPU figures. A larger lib.cnmem (below 1), a smaller batch, or lib.cnmem=0 (no pool: cudaMalloc each time, and the driver's figures in the message) tell more")
 	case strings.HasPrefix(r.Text, "Error allocating "):
-		if r.known(r.RequestedBytes) && r.known(r.DeviceTotalBytes) && r.RequestedBytes > r.DeviceTotalBytes {
-			r.Causes = append(r.Causes, Cause{Name: CauseCapacity,
-				Evidence: fmt.Sprintf("the request alone, %s, is more than the GPU's total memory, %s (as the driver reported it)", r.size(r.RequestedBytes), r.size(r.DeviceTotalBytes)),
-				Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes, "device_total_bytes": r.DeviceTotalBytes},
-				Advice:   "no GPU of this size holds one such array: a smaller batch or input, or a larger GPU"})
-		}
 		figs := ""
 		if r.known(r.DeviceFreeBytes) && r.known(r.DeviceTotalBytes) {
 			figs = "; the driver then reported " + r.size(r.DeviceFreeBytes) + " free of " + r.size(r.DeviceTotalBytes) + " (cudaMemGetInfo: Theano's arrays, its CUDA context and other processes together, which the message does not split)"

@@ -31,7 +31,12 @@ const (
 	// CUFFT_ALLOC_FAILED, CUSOLVER_STATUS_ALLOC_FAILED,
 	// CUSPARSE_STATUS_ALLOC_FAILED, the driver's CUDA_ERROR_OUT_OF_MEMORY,
 	// the runtime's "cudaErrorMemoryAllocation: out of memory", NCCL's
-	// "Cuda failure 'out of memory'". The message has no sizes.
+	// "Cuda failure 'out of memory'". The status has no sizes; the words
+	// logged around it may give the request (StreamExecutor's "failed to
+	// allocate ... (N bytes)", XLA's cudaMallocAsync allocator's, llama.cpp's,
+	// NCCL's next line "Failed to CUDA calloc N bytes"), the device
+	// (NCCL's line prefix) and, from XLA's cudaMallocAsync allocator, the
+	// GPU's free and total memory; no other figure.
 	GenCUDAError Generation = "cuda-error"
 	// GenExa: "CUDA out of memory. Tried to allocate more than 1EB
 	// memory." (CUDACachingAllocator and CUDAMallocAsyncAllocator's
@@ -846,12 +851,189 @@ var hostAllocRe = lazyre.New(`failed to alloc (\d{1,18}) bytes on host: $`)
 // device: ".
 var driverBytesRe = lazyre.New(`failed to allocate [^()]*\((\d{1,18}) bytes\) from device: $`)
 
-// driverBytes returns the bytes that prefix says failed to allocate, -1
+// xlaAsyncRe reads what XLA's cudaMallocAsync allocator
+// (xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc, TensorFlow's
+// TF_GPU_ALLOCATOR=cuda_malloc_async and JAX's async allocator) logs at
+// ERROR level before the driver's error when cuMemAllocFromPoolAsync
+// fails: "gpu_async_0 cuMemAllocAsync failed to allocate N bytes: " (the
+// status's "RESOURCE_EXHAUSTED: : " may come between; releases before
+// 2.12 print "N: " without " bytes"). Its next line gives the GPU's free
+// and total memory (xlaAsyncFreeTotalRe).
+var xlaAsyncRe = lazyre.New(`cuMemAllocAsync failed to allocate (\d{1,18})(?: bytes)?: (?:RESOURCE_EXHAUSTED: :? ?)?$`)
+
+// xlaAsyncFreeTotalRe reads the line XLA's cudaMallocAsync allocator logs
+// after its failure: cuMemGetInfo's free and total bytes, "Reported by
+// CUDA: Free memory/Total memory: F/T" (older releases: "Free
+// memory/Total memory: F/T"), the log record's prefix not repeated.
+var xlaAsyncFreeTotalRe = lazyre.New(`^\s*(?:Reported by CUDA: )?Free memory/Total memory: (\d{1,18})/(\d{1,18})\s*$`)
+
+// bufferAssignmentRe matches a line of the "BufferAssignment stats" XLA
+// prints after its out-of-memory message (xla/service/buffer_assignment.cc,
+// BufferAssignment::StatsString, HumanReadableNumBytes sizes):
+// "BufferAssignment OOM Debugging.", "BufferAssignment stats:", then
+// "parameter allocation:    2.78GiB", ..., "total allocation:   11.62GiB",
+// "total fragmentation:  324.96MiB (2.73%)".
+var bufferAssignmentRe = lazyre.New(`^\s*(?:BufferAssignment OOM Debugging\.|BufferAssignment stats:|(?:parameter|constant|maybe_live_out|preallocated temp|thread-local|total) allocation:\s+\S+|total fragmentation:.*)\s*$`)
+
+// maxBufferAssignmentLines bounds the lines read after an XLA message as
+// its BufferAssignment stats.
+const maxBufferAssignmentLines = 12
+
+// bufferAssignmentLine reads line as one of the BufferAssignment stats
+// after XLA message m (see bufferAssignmentRe): used says it is one; the
+// "total allocation" line is added to m.Text (read by XLATotalAllocation)
+// and ends them (done).
+func bufferAssignmentLine(m *Message, line string) (used, done bool) {
+	if !bufferAssignmentRe.Re().MatchString(line) {
+		return false, false
+	}
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "total allocation:") {
+		m.Text += "\n" + t
+		return true, true
+	}
+	return true, false
+}
+
+// XLATotalAllocation returns the "total allocation" of the BufferAssignment
+// stats XLA printed after a GenXLA message, as its Text holds it (see
+// bufferAssignmentLine): the bytes the compiled program needs at once
+// (parameters, outputs and temporaries; HumanReadableNumBytes, so to
+// within half its last digit); -1 when the stats are not there.
+func XLATotalAllocation(text string) int64 {
+	i := strings.LastIndex(text, "\ntotal allocation:")
+	if i < 0 {
+		return -1
+	}
+	s := &scanner{s: text, i: i + len("\ntotal allocation:")}
+	s.spaces()
+	n, err := s.humanBytes()
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// ncclPrefixRe reads the prefix NCCL's debug log puts before each of its
+// lines, "host:pid:tid [cudaDev] " (src/debug.cc: the CUDA device index
+// in the process, as cudaGetDevice gives it), at the end of the text
+// before its "Cuda failure 'out of memory'" status and the place and
+// "NCCL WARN " after it: "ng30903:3063028:3066152 [3] include/alloc.h:178
+// NCCL WARN ".
+var ncclPrefixRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN $`)
+
+// ncclDevice returns the device NCCL's line prefix names before its
+// status (see ncclPrefixRe), and the prefix up to "]" (host, pid, tid
+// and device: the same on the lines its failure goes on with); -1 and ""
+// when prefix is no NCCL line's.
+func ncclDevice(prefix string) (device int, who string) {
+	x := ncclPrefixRe.Re().FindStringSubmatchIndex(prefix)
+	if x == nil {
+		return -1, ""
+	}
+	device, _ = strconv.Atoi(prefix[x[8]:x[9]])
+	return device, prefix[x[2] : x[9]+1]
+}
+
+// ncclWhoRe reads NCCL's line prefix in a message's Prefix (see
+// ncclPrefixRe): host, pid, tid and device.
+var ncclWhoRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN$`)
+
+// NCCLProcess returns the host and the process id that NCCL's line
+// prefix ("host:pid:tid [cudaDev]") names in prefix, a GenCUDAError
+// message's Prefix; "" and -1 when it names none.
+func NCCLProcess(prefix string) (host string, pid int64) {
+	x := ncclWhoRe.FindStringSubmatch(strings.TrimRight(prefix, " "))
+	if x == nil {
+		return "", -1
+	}
+	pid, _ = strconv.ParseInt(x[2], 10, 64)
+	return x[1], pid
+}
+
+// ncclCallocRe reads the line NCCL logs after a failed allocation of its
+// own (src/include/alloc.h, ncclCudaCalloc and ncclCudaMalloc): "Failed to
+// CUDA calloc 6291456 bytes" ("calloc async" in later releases), after
+// the same "host:pid:tid [cudaDev]" prefix as its "Cuda failure" line.
+var ncclCallocRe = lazyre.New(`\] (?:[\w./-]+:\d+ )?NCCL WARN Failed to CUDA (?:calloc|malloc)(?: async)? (\d{1,18}) bytes\s*$`)
+
+// bfcRe matches TensorFlow's BFC allocator's record of an allocation it
+// could not make (tensorflow/core/common_runtime/bfc_allocator.cc, logged
+// at WARNING level): "Allocator (GPU_0_bfc) ran out of memory trying to
+// allocate 560.44MiB (rounded to 587661312)requested by op _EagerConst"
+// (TF 2.x; "(rounded to N)" from 2.4), TF 1.x's "Allocator (GPU_0_bfc) ran
+// out of memory trying to allocate 18.00MiB.  Current allocation summary
+// follows." and its first releases' "Ran out of memory trying to allocate
+// 1.18GiB.  See logs for memory state." (HumanReadableNumBytes sizes).
+var bfcRe = lazyre.New(`(?:Allocator \(([A-Za-z0-9_]+)\) ran|bfc_allocator\.cc:\d+\] Ran) out of memory trying to allocate (\d{1,9}(?:\.\d+)?(?:B|KiB|MiB|GiB|TiB))(?: \(rounded to (\d{1,18})\))?`)
+
+// bfcRetryPhrase marks the BFC allocator's record of an allocation that
+// a caller may retry smaller or do without (AllocateRaw with
+// retry_on_failure false, cuDNN's and XLA's scratch space): "... with
+// freed_by_count=0. The caller indicates that this is not a failure, but
+// may mean that there could be performance gains if more memory were
+// available." The run goes on: no OOM.
+const bfcRetryPhrase = "The caller indicates that this is not a failure"
+
+// bfcDeviceRe reads the GPU of a BFC allocator's name ("GPU_0_bfc").
+var bfcDeviceRe = lazyre.New(`^GPU_(\d{1,3})_bfc$`)
+
+// bfcFailure reads line as TensorFlow's BFC allocator's failure (see
+// bfcRe): a GenTF message whose Requested is the rounded bytes (or the
+// size as printed, to within HumanReadableNumBytes' two decimals), whose
+// Device is the allocator's GPU, and whose Text starts at "Allocator" (or
+// "Ran"). ok is false for any other line, and for the record of an
+// allocation the caller does not count as failed (bfcRetryPhrase).
+func bfcFailure(line string) (m Message, ok bool) {
+	x := bfcRe.Re().FindStringSubmatchIndex(line)
+	if x == nil || strings.Contains(line[x[1]:], bfcRetryPhrase) {
+		return m, false
+	}
+	start := x[0]
+	if line[x[0]] == 'b' {
+		start = strings.Index(line[x[0]:], "Ran out") + x[0]
+	}
+	m = Message{Generation: GenTF, Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
+	m.Prefix = strings.TrimRight(line[:start], " ")
+	m.Text = strings.TrimRight(line[start:], " \r\n")
+	if x[6] >= 0 {
+		m.Requested, _ = strconv.ParseInt(line[x[6]:x[7]], 10, 64)
+	} else {
+		s := &scanner{s: line, i: x[4]}
+		if n, err := s.humanBytes(); err == nil {
+			m.Requested = n
+		}
+	}
+	if x[2] >= 0 {
+		if d := bfcDeviceRe.FindStringSubmatch(line[x[2]:x[3]]); d != nil {
+			m.Device, _ = strconv.Atoi(d[1])
+			m.Backend = "CUDA"
+		}
+	}
+	return m, true
+}
+
+// BFCFailure reports whether text, a GenTF message's Text, is the BFC
+// allocator's record of its failure rather than TensorFlow's OOM message.
+func BFCFailure(text string) bool {
+	return strings.HasPrefix(text, "Allocator (") || strings.HasPrefix(text, "Ran out of memory trying to allocate ")
+}
+
+// XLAAsyncFailure reports whether prefix, the text before a driver's
+// CUDA_ERROR_OUT_OF_MEMORY, is XLA's cudaMallocAsync allocator's words
+// (see xlaAsyncRe).
+func XLAAsyncFailure(prefix string) bool { return xlaAsyncRe.Re().MatchString(prefix) }
+
+// driverBytes returns the bytes that prefix says failed to allocate
+// (StreamExecutor's cuda_driver.cc, XLA's cudaMallocAsync allocator), -1
 // when it does not say.
 func driverBytes(prefix string) int64 {
-	if m := driverBytesRe.FindStringSubmatch(prefix); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
+	for _, re := range []*lazyre.Regexp{driverBytesRe, xlaAsyncRe} {
+		if m := re.FindStringSubmatch(prefix); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			return n
+		}
 	}
 	return -1
 }
@@ -932,7 +1114,39 @@ func findOOM(line string, from int) int {
 	if best < 0 {
 		best = cutPhraseAt(line, from)
 	}
+	if j := torchOOMAt(line, from); j >= 0 && (best < 0 || j < best) {
+		best = j
+	}
 	return best
+}
+
+// torchOOMAt returns where the text after PyTorch's out-of-memory
+// exception starts ("torch.OutOfMemoryError: " or
+// "torch.cuda.OutOfMemoryError: ", at or after from), -1 when there is
+// none or nothing follows it. The exception alone makes the text an
+// out-of-memory message, whatever its words (a form gpuleak does not
+// know is read as GenUnparsed); Python's "except torch.OutOfMemoryError:"
+// is source code, not a raised error.
+func torchOOMAt(line string, from int) int {
+	for at := from; at < len(line); {
+		i := strings.Index(line[at:], "OutOfMemoryError: ")
+		if i < 0 {
+			return -1
+		}
+		j := at + i + len("OutOfMemoryError: ")
+		at = j
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if strings.TrimRight(line[j:], " \t\r\n") == "" || !torchOOMException(line[:j]) {
+			continue
+		}
+		if pre := strings.TrimLeft(line[:j], " \t"); strings.HasPrefix(pre, "except ") || strings.HasPrefix(pre, "except(") {
+			continue
+		}
+		return j
+	}
+	return -1
 }
 
 // hamiPhrase ends HAMi-core's log prefix and starts its out-of-memory
@@ -1137,7 +1351,16 @@ func classify(line string, at int) int {
 		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
 			j++
 		}
-		if j == 0 || !strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)") {
+		if j == 0 && len(d) > 0 && d[0] < ' ' && d[0] != '\t' && d[0] != '\r' && d[0] != '\n' {
+			j = 1 // the device index written as a byte (see asyncDeviceByte)
+		}
+		switch {
+		case j > 0 && strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)"):
+		case strings.TrimRight(d, " \t\r\n") == "" && torchOOMException(line[:at]):
+			// PyTorch 2.x's message cut at device 0's NUL byte (see
+			// AsyncDeviceZeroCut), after the exception that names it
+			// an OOM.
+		default:
 			return notMessage
 		}
 	case strings.HasPrefix(rest, "THCudaCheck FAIL "):
@@ -1673,6 +1896,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	case s.eat("Allocation on device "):
 		m.Backend = "CUDA"
 		m.Generation = GenAsync
+		if strings.TrimRight(line[s.i:], " \t\r\n") == "" {
+			// Cut at device 0's NUL byte: the figures were never printed.
+			m.Device, m.Reason = 0, AsyncDeviceZeroCut
+			m.Text = strings.TrimRight(line[at:], " \t\r\n")
+			return m, len(strings.TrimRight(line, " \r\n"))
+		}
 		if err := parseAsync(s, &m); err != nil {
 			m.Reason = err.Error()
 			if !strings.HasPrefix(m.Reason, "the message ends at column") {
@@ -2126,12 +2355,41 @@ func thcField(s, name string) string {
 	return v
 }
 
+// AsyncDeviceZeroCut is the Reason of a GenAsync message that is only
+// "Allocation on device " after torch.OutOfMemoryError (or
+// torch.cuda.OutOfMemoryError): PyTorch's CUDAMallocAsyncAllocator.cpp
+// streams the device's index, a c10::DeviceIndex (int8_t), as a
+// character, so on device 0 it writes a NUL byte, and the exception's
+// text ends there when Python reads it as a C string (PyTorch 2.x until
+// pytorch/pytorch#168369, ComfyUI's "torch.OutOfMemoryError: Allocation on
+// device "). The device is 0; the figures after it were never printed,
+// in this text or any log of the run.
+const AsyncDeviceZeroCut = "the message ends after \"Allocation on device \", where PyTorch wrote device 0's index as a NUL byte (a c10::DeviceIndex streamed as a character), which ends the exception's text: its figures were never printed"
+
+// asyncDeviceByte: on a device other than 0, the same releases write the
+// index as the byte of that value (device 1 as 0x01) and the message goes
+// on whole; parseAsync reads the byte as the index.
+const asyncDeviceByte = ' '
+
+// torchOOMException reports whether before, the text before a message,
+// ends with PyTorch's out-of-memory exception and its colon
+// ("torch.OutOfMemoryError: ", "torch.cuda.OutOfMemoryError: ", a log
+// prefix before it).
+func torchOOMException(before string) bool {
+	_, exc := splitPrefix(before)
+	return exc == "torch.OutOfMemoryError" || exc == "torch.cuda.OutOfMemoryError"
+}
+
 // parseAsync reads a cudaMallocAsync message after "Allocation on device
 // ": its figures, one "label : size" each, separated by spaces or line
-// ends (a reader joins the lines).
+// ends (a reader joins the lines). The device is digits, or one byte
+// below asyncDeviceByte whose value is the index.
 func parseAsync(s *scanner, m *Message) error {
 	var err error
-	if m.Device, err = s.int(); err != nil {
+	if s.i < len(s.s) && s.s[s.i] < asyncDeviceByte && s.s[s.i] != '\t' && s.s[s.i] != '\r' && s.s[s.i] != '\n' {
+		m.Device = int(s.s[s.i])
+		s.i++
+	} else if m.Device, err = s.int(); err != nil {
 		return err
 	}
 	if err := s.want(" would exceed allowed memory. (out of memory)"); err != nil {
@@ -2849,6 +3107,32 @@ const (
 	maxRequest      = 1 << 62
 	maxPrintedShift = 64
 )
+
+// RequestBeyondRead reports whether text, a message's Text, prints its
+// request ("Tried to allocate N", cudaMallocAsync's "Requested : N") as a
+// size PyTorch can print (at most 2^64 bytes) but above the 4 EiB that
+// gpuleak reads (maxRequest): Requested is then -1, yet the request was
+// more than any GPU holds.
+func RequestBeyondRead(text string) bool {
+	for _, label := range []string{"Tried to allocate ", "Requested"} {
+		i := strings.Index(text, label)
+		if i < 0 {
+			continue
+		}
+		s := &scanner{s: text, i: i + len(label)}
+		if label == "Requested" {
+			s.spaces()
+			if !s.eat(":") {
+				continue
+			}
+			s.spaces()
+		}
+		if n, err := s.request(); err == nil && n < 0 && len(s.huge) == 1 && !strings.Contains(s.huge[0], "no request PyTorch prints") {
+			return true
+		}
+	}
+	return false
+}
 
 // request reads the size of the allocation that failed ("Tried to
 // allocate", "Requested :") as size does, but as the number printed,

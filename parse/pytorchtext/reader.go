@@ -159,8 +159,23 @@ type Reader struct {
 	// splitFrames are split's traceback frames, for the joined line.
 	splitFrames []tbFrame
 	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
-	nccl        *ncclHeld // an NCCL out-of-memory WARN held for its size on a line after it (nccl.go)
-	meta        Metadata
+	// xlaAsync is XLA's cudaMallocAsync failure held for the line after
+	// it, which gives the GPU's free and total memory (see
+	// xlaAsyncFreeTotalRe).
+	xlaAsync *heldMessage
+	// xlaStats is an XLA message held for the "BufferAssignment stats"
+	// XLA prints after it (see bufferAssignmentLine).
+	xlaStats *heldMessage
+	// bfc is TensorFlow's BFC allocator's failure, held until the next
+	// message: TensorFlow's own OOM for the same allocation, which it
+	// then is (see bfcFailure).
+	bfc *heldMessage
+	// nccl is NCCL's "Cuda failure 'out of memory'" held for its next
+	// line, which may give the bytes (see ncclCallocRe); ncclWho is its
+	// lines' "host:pid:tid [cudaDev]".
+	nccl    *heldMessage
+	ncclWho string
+	meta    Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -263,8 +278,13 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
+			if *h != nil {
+				r.addMessage((*h).msg, (*h).frames, (*h).line)
+				*h = nil
+			}
+		}
 		r.finishTRT()
-		r.flushNCCL()
 		r.out.End()
 	}
 	return nil
@@ -426,6 +446,36 @@ func (r *Reader) addLine(line string) error {
 		line = l
 		r.fold = &rayFold{line: r.line, n: n, first: r.rayKeys[rayKey(line)]}
 	}
+	if h := r.xlaAsync; h != nil {
+		r.xlaAsync = nil
+		if x := xlaAsyncFreeTotalRe.FindStringSubmatch(line); x != nil {
+			h.msg.Free, _ = strconv.ParseInt(x[1], 10, 64)
+			h.msg.Total, _ = strconv.ParseInt(x[2], 10, 64)
+			r.addMessage(h.msg, h.frames, h.line)
+			return nil
+		}
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if h := r.nccl; h != nil && strings.TrimSpace(line) != "" {
+		r.nccl = nil
+		if x := ncclCallocRe.FindStringSubmatch(line); x != nil && strings.Contains(line, r.ncclWho+" ") {
+			h.msg.Requested, _ = strconv.ParseInt(x[1], 10, 64)
+			r.addMessage(h.msg, h.frames, h.line)
+			return nil
+		}
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if h := r.xlaStats; h != nil {
+		used, done := bufferAssignmentLine(&h.msg, line)
+		if !used || done || h.lines == maxBufferAssignmentLines {
+			r.xlaStats = nil
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+		if used {
+			h.lines++
+			return nil
+		}
+	}
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
@@ -433,7 +483,6 @@ func (r *Reader) addLine(line string) error {
 		}
 	}
 	r.seeTRT(line)
-	r.seeNCCL(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -565,6 +614,18 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
+	if m, ok := bfcFailure(line); ok {
+		// Logged at WARNING level, yet the allocation failed (see
+		// bfcFailure): held for TensorFlow's own OOM message after it.
+		if r.bfc != nil {
+			h := r.bfc
+			r.bfc = nil
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+		r.bfc = &heldMessage{msg: m, frames: frames, line: r.line}
+		r.nline++
+		return nil
+	}
 	if frames == nil && r.splitFrames != nil {
 		frames = r.splitFrames // the line before's, joined to this one
 	}
@@ -639,8 +700,22 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
-		} else if kind == message && frames == nil && m.Requested < 0 && Library(m.Text) == "NCCL" {
-			r.holdNCCL(m, line[:i])
+		} else if kind == message && m.Generation == GenXLA && m.Reason == "" {
+			// XLA's BufferAssignment stats may follow.
+			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line}
+			frames = nil
+		} else if d, who := ncclDevice(line[:i]); kind == message && m.Generation == GenCUDAError && who != "" && Library(m.Text) == "NCCL" {
+			// The device in NCCL's prefix; the bytes may come on its
+			// next line.
+			if m.Device < 0 {
+				m.Device = d
+			}
+			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
+			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
+			// Its free and total memory come on the next line.
+			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line}
+			frames = nil
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -726,6 +801,15 @@ func weakKept(m Message) bool {
 		return false
 	}
 	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
+}
+
+// heldMessage is a message read whole, kept until the line after it has
+// been seen (see Reader.xlaAsync).
+type heldMessage struct {
+	msg    Message
+	frames []tbFrame
+	line   int64
+	lines  int // lines taken after it
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.
@@ -871,10 +955,14 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
-	if h := r.nccl; h != nil {
-		// A held NCCL message came first: it keeps its place.
-		r.nccl = nil
-		r.addMessage(h.msg, nil, h.line)
+	if h := r.bfc; h != nil {
+		r.bfc = nil
+		if m.Generation == GenTF && !m.Host {
+			// TensorFlow's OOM for the allocation the BFC allocator
+			// logged: one OOM, read from TensorFlow's words.
+		} else {
+			r.addMessage(h.msg, h.frames, h.line)
+		}
 	}
 	id := r.nmsg
 	r.nmsg++
@@ -895,7 +983,9 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	if m.Generation == GenMPS && m.Reason != "" {
 		r.meta.Warnings.Linef(int(line), "an MPS out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
-	if m.Generation == GenAsync && m.Reason != "" {
+	if m.Generation == GenAsync && m.Reason == AsyncDeviceZeroCut {
+		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message without its figures (\"Allocation on device \" alone: device 0's index, written as a NUL byte, ended it): counted as an OOM on device 0, with no sizes")
+	} else if m.Generation == GenAsync && m.Reason != "" {
 		r.meta.Warnings.Linef(int(line), "a cudaMallocAsync out-of-memory message cut short (%s); the figures before the cut were read", m.Reason)
 	}
 	for _, w := range m.Warnings {
