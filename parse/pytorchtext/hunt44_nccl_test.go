@@ -11,7 +11,8 @@ import (
 // thread right after (NVIDIA/nccl#1235: 6291456 bytes, two lines on). The
 // size is now the request. A calloc line of another thread (synthetic:
 // the same lines with the second's tid changed) is not this failure's;
-// nor is one past maxNCCLLines lines. The message keeps its line.
+// nor is one that does not come on the next non-blank line (the reader
+// holds the message for that line alone). The message keeps its line.
 func TestHunt44NCCLCallocSize(t *testing.T) {
 	b, err := os.ReadFile("../../testdata/pytorch/pastes/nccl_warn_cuda_oom_nccl1235.txt")
 	if err != nil {
