@@ -179,11 +179,14 @@ type Reader struct {
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
-	// fold is the last line Ray's deduplication folded others into
-	// (lineprefix.go); rayKeys the lines of out-of-memory messages read,
-	// by rayKey, each the first of its kind.
-	fold    *rayFold
-	rayKeys map[string]int64
+	// folds are the lines Ray's deduplication folded others into
+	// (lineprefix.go), by line, while a message may still be added from
+	// them (see keepFolds; foldsCap is the size that prunes them next);
+	// rayKeys the lines of out-of-memory messages read, by rayKey, each
+	// the first of its kind.
+	folds    map[int64]rayFold
+	foldsCap int
+	rayKeys  map[string]int64
 	// setProcess is the process label (prefixLabel of its lines' prefix)
 	// of each memory_summary() set that has one, by set. A memory_stats()
 	// dict's text before it is a program's own words ("step 3: "), no
@@ -195,8 +198,8 @@ type Reader struct {
 // n is N, first the line of the first line of its kind (0 when not in
 // the input).
 type rayFold struct {
-	line, first int64
-	n           int
+	first int64
+	n     int
 }
 
 // longRest is the part of a long line past the piece readLine returned:
@@ -444,7 +447,8 @@ func unescapeJSON(s string) string {
 func (r *Reader) addLine(line string) error {
 	if l, n := rayFolded(line); n > 0 {
 		line = l
-		r.fold = &rayFold{line: r.line, n: n, first: r.rayKeys[rayKey(line)]}
+		r.keepFolds()
+		r.folds[r.line] = rayFold{n: n, first: r.rayKeys[rayKey(line)]}
 	}
 	if h := r.xlaAsync; h != nil {
 		r.xlaAsync = nil
@@ -723,6 +727,52 @@ func (r *Reader) addBody(line string) error {
 		from = max(end, i+1)
 	}
 	return nil
+}
+
+// keepFolds forgets the folds of lines no message can be added from any
+// more (see holdsLine): all but this line's, the line before's (a phrase
+// split there, joined with this one) and those of the messages held. A
+// held message is added lines after its own (NCCL's after its calloc
+// line, the BFC allocator's at TensorFlow's OOM, a wrapped message at
+// its last line), and Ray folds each of those lines too: the fold of the
+// last line alone would not be the held message's. It prunes when the
+// folds reach foldsCap, then doubles what remains, so that the work is
+// constant per fold however many messages are held.
+func (r *Reader) keepFolds() {
+	if r.folds == nil {
+		r.folds = map[int64]rayFold{}
+	}
+	if len(r.folds) < r.foldsCap {
+		return
+	}
+	for k := range r.folds {
+		if k < r.line-1 && !r.holdsLine(k) {
+			delete(r.folds, k)
+		}
+	}
+	r.foldsCap = 2*len(r.folds) + 16
+}
+
+// holdsLine reports whether a message read from line n is held, not yet
+// added: a message that may go on (pending), one held for the lines
+// after it (heldMessage), a TensorRT failure (trtBuild).
+func (r *Reader) holdsLine(n int64) bool {
+	if p := r.pending; p != nil && p.line == n {
+		return true
+	}
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl} {
+		if h != nil && h.line == n {
+			return true
+		}
+	}
+	if b := r.trt; b != nil {
+		for _, h := range b.held {
+			if h.line == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noteKind remembers the line of an out-of-memory message as the first
@@ -1031,7 +1081,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgCoarse).AppendNull()
 	}
-	if f := r.fold; f != nil && f.line == line {
+	if f, ok := r.folds[line]; ok {
 		b.Field(MsgFolded).(*array.Int32Builder).Append(int32(min(f.n, 1<<30)))
 		if f.first > 0 {
 			b.Field(MsgFoldedFirst).(*array.Int64Builder).Append(f.first)

@@ -1,0 +1,90 @@
+package pytorchtext
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Session 45 review of the held messages (NCCL's, XLA's, TensorFlow's BFC
+// allocator's, a wrapped message) against Ray's folds (testdata/README.md,
+// "Review of session 44's OOM text (session 45a)").
+
+// rayLabel is the worker label of the tester's vLLM line
+// (s44c_ray_repeated_vllm15598.txt); rayMark Ray's fold mark.
+const (
+	rayLabel = "(RayWorkerWrapper pid=206994, ip=192.168.10.25) "
+	rayMark  = " [repeated 7x across cluster]"
+)
+
+// ncclLines returns NVIDIA/nccl#1235's "Cuda failure" WARN and the
+// calloc WARN NCCL logs right after it (lines 5 and 7 of
+// nccl_warn_cuda_oom_nccl1235.txt).
+func ncclLines(t *testing.T) (warn, calloc string) {
+	t.Helper()
+	b, err := os.ReadFile(dir + "pastes/nccl_warn_cuda_oom_nccl1235.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.Contains(l, "Cuda failure 'out of memory'"):
+			warn = l
+		case strings.Contains(l, "Failed to CUDA calloc"):
+			calloc = l
+		}
+	}
+	if warn == "" || calloc == "" {
+		t.Fatal("the paste lacks its WARN lines")
+	}
+	return warn, calloc
+}
+
+// A message the reader holds for the lines after it (NCCL's status until
+// its calloc line, XLA's cudaMallocAsync failure until its free/total
+// line, the BFC allocator's failure until TensorFlow's OOM, a message
+// wrapped onto the next line) keeps the Ray fold of its own line. Ray
+// folds each line of a worker's output on its own, so the lines after a
+// folded one are folded too; the reader kept only the last line's fold,
+// and the held message, added once the next line was read, lost its
+// "[repeated 7x across cluster]": six OOMs Ray had folded went uncounted.
+// Each case's message starts on line 1, folded 7 times, the first of its
+// kind not in the input (null).
+func TestReview45aHeldMessageKeepsRayFold(t *testing.T) {
+	warn, calloc := ncclLines(t)
+	xla, err := os.ReadFile(dir + "pastes/h44e_xla_cumemallocasync_skyrl624.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xl := strings.SplitN(string(xla), "\n", 3)
+	bfc := "2020-03-13 01:30:36.765111: W tensorflow/core/common_runtime/bfc_allocator.cc:419] Allocator (GPU_0_bfc) ran out of memory trying to allocate 34.11MiB (rounded to 35766272)requested by op MatMul"
+	for _, c := range []struct {
+		name  string
+		lines []string
+		req   int64 // the request the held message got from its next line; -1: none to check
+	}{
+		{"NCCL and its calloc line", []string{warn, calloc}, 6291456},
+		{"XLA async and its free/total line", []string{xl[0], xl[1]}, 1225195446464},
+		{"BFC failure, a folded line after it", []string{bfc, "2020-03-13 01:30:36.765200: I tensorflow/core/common_runtime/bfc_allocator.cc:869] Bin (256): Total Chunks: 1, Chunks in use: 1."}, -1},
+		{"a 1.x message wrapped", []string{"RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 9.84 GiB already allocated;", "12.44 MiB free; 9.93 GiB reserved in total by PyTorch)"}, 20 << 20},
+	} {
+		var text string
+		for _, l := range c.lines {
+			text += rayLabel + l + rayMark + "\n"
+		}
+		got := readFolds(t, text)
+		if len(got) != 1 {
+			t.Errorf("%s: %d messages, want 1", c.name, len(got))
+			continue
+		}
+		if g := got[0]; g.line != 1 || g.folded != 7 || g.first != -1 {
+			t.Errorf("%s: line %d folded %d first %d; want line 1 folded 7 first null", c.name, g.line, g.folded, g.first)
+		}
+		if c.req >= 0 {
+			rs, err := readText(t, "x.log", text, false)
+			if err != nil || len(rs.msgs) != 1 || rs.msgs[0].sizes["requested"] != c.req {
+				t.Errorf("%s: %+v, %v; want one message requesting %d", c.name, rs.msgs, err, c.req)
+			}
+		}
+	}
+}
