@@ -628,6 +628,7 @@ func (r *Reader) addBody(line string) error {
 		}
 		r.bfc = &heldMessage{msg: m, frames: frames, line: r.line}
 		r.nline++
+		r.noteKind(line) // for Ray's folds
 		return nil
 	}
 	if frames == nil && r.splitFrames != nil {
@@ -639,8 +640,8 @@ func (r *Reader) addBody(line string) error {
 	r.nline++
 	n0 := r.nmsg
 	defer func() {
-		if r.nmsg > n0 || r.pending != nil && r.pending.line == r.line {
-			r.noteKind(line) // for Ray's folds
+		if r.nmsg > n0 || r.holdsLine(r.line) {
+			r.noteKind(line) // for Ray's folds, held or not
 		}
 	}()
 	for from := 0; ; {

@@ -88,3 +88,36 @@ func TestReview45aHeldMessageKeepsRayFold(t *testing.T) {
 		}
 	}
 }
+
+// The first line of a kind Ray prints on its own is the first of a
+// later folded line of that kind (folded_first) when the reader held its
+// message too: NCCL's status, XLA's cudaMallocAsync failure, the BFC
+// allocator's failure. It was noted only for a message added on its own
+// line or wrapped, so the held one was "not in the input" and the
+// report counted one OOM more that no line shows. Each case: the line
+// from another worker (pid=206993) on line 1, a line of no OOM, the
+// folded line on line 3; want the second message folded 7, first 1.
+func TestReview45aHeldMessageIsFirstOfItsKind(t *testing.T) {
+	warn, _ := ncclLines(t)
+	xla, err := os.ReadFile(dir + "pastes/h44e_xla_cumemallocasync_skyrl624.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bfc := "2020-03-13 01:30:36.765111: W tensorflow/core/common_runtime/bfc_allocator.cc:419] Allocator (GPU_0_bfc) ran out of memory trying to allocate 34.11MiB (rounded to 35766272)requested by op MatMul"
+	for _, c := range []struct{ name, line string }{
+		{"NCCL", warn},
+		{"XLA async", strings.SplitN(string(xla), "\n", 2)[0]},
+		{"BFC failure", bfc},
+	} {
+		other := strings.Replace(rayLabel, "pid=206994", "pid=206993", 1)
+		text := other + c.line + "\n" + rayLabel + "INFO step done\n" + rayLabel + c.line + rayMark + "\n"
+		got := readFolds(t, text)
+		if len(got) != 2 {
+			t.Errorf("%s: %d messages, want 2", c.name, len(got))
+			continue
+		}
+		if g := got[1]; g.line != 3 || g.folded != 7 || g.first != 1 {
+			t.Errorf("%s: line %d folded %d first %d; want line 3 folded 7 first 1", c.name, g.line, g.folded, g.first)
+		}
+	}
+}
