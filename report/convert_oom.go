@@ -394,6 +394,34 @@ func wholeFree(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState
 		IBytes(whole), unit, grow)
 }
 
+// cudaErrorSizes ends the line of a CUDA error's OOM finding
+// (GenCUDAError): the status itself has no sizes, but the lines logged
+// with it may give the request (NCCL's "Failed to CUDA calloc N bytes")
+// and the GPU's free and total memory (XLA's cudaMallocAsync allocator's
+// "Free memory/Total memory"). shown says the line names the request
+// already.
+func cudaErrorSizes(r oom.Report, d *OOMDetail, shown bool) string {
+	var got []string
+	if !shown && r.RequestedBytes >= 0 {
+		got = append(got, d.size("requested_bytes", r.RequestedBytes)+" requested")
+	}
+	switch free, total := r.DeviceFreeBytes, r.DeviceTotalBytes; {
+	case free >= 0 && total >= 0:
+		got = append(got, d.size("device_free_bytes", free)+" free of the GPU's "+d.size("device_total_bytes", total))
+	case free >= 0:
+		got = append(got, d.size("device_free_bytes", free)+" free on the GPU")
+	case total >= 0:
+		got = append(got, "a GPU of "+d.size("device_total_bytes", total))
+	}
+	switch {
+	case len(got) > 0:
+		return "; the status has no sizes; read beside it: " + strings.Join(got, ", ")
+	case shown:
+		return "; the line gives no other sizes"
+	}
+	return "; the message has no sizes"
+}
+
 // oomMessage is the one line of an OOM finding; d gives the figures
 // typed coarse (OOMDetail.size).
 func oomMessage(r oom.Report, d *OOMDetail) string {
@@ -414,7 +442,7 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime") {
 				// StreamExecutor's "failed to allocate 7.81G (8387559424
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
-				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + "); the line gives no other sizes"
+				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, true)
 			}
 			if r.RequestedBytes >= 0 && lib == "llama.cpp (ggml)" {
 				dev := ""
@@ -425,12 +453,12 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 			}
 			switch c := r.Caller(); {
 			case r.ByPyTorch():
-				return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + "); the message has no sizes"
+				return "oom: " + lib + " ran out of memory outside PyTorch's caching allocator (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, false)
 			case c != "":
 				// numba's, CuPy's, a Java program's: no PyTorch in it.
-				return "oom: " + lib + " ran out of memory in " + c + " (" + clipText(r.Text, 80) + "); the message has no sizes"
+				return "oom: " + lib + " ran out of memory in " + c + " (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, false)
 			}
-			return "oom: " + lib + " ran out of memory (" + clipText(r.Text, 80) + "); the message has no sizes"
+			return "oom: " + lib + " ran out of memory (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, false)
 		}
 		return "oom: \"CUDA error: out of memory\" from a CUDA call outside PyTorch's caching allocator; the message has no sizes"
 	}
