@@ -452,7 +452,7 @@ func (r *Reader) addLine(line string) error {
 	}
 	if h := r.xlaAsync; h != nil {
 		r.xlaAsync = nil
-		if x := xlaAsyncFreeTotalRe.FindStringSubmatch(line); x != nil {
+		if x := xlaAsyncFreeTotalRe.FindStringSubmatch(contLine(h.lead, line)); x != nil {
 			h.msg.Free, _ = strconv.ParseInt(x[1], 10, 64)
 			h.msg.Total, _ = strconv.ParseInt(x[2], 10, 64)
 			r.addMessage(h.msg, h.frames, h.line)
@@ -470,7 +470,7 @@ func (r *Reader) addLine(line string) error {
 		r.addMessage(h.msg, h.frames, h.line)
 	}
 	if h := r.xlaStats; h != nil {
-		used, done := bufferAssignmentLine(&h.msg, line)
+		used, done := bufferAssignmentLine(&h.msg, contLine(h.lead, line))
 		if !used || done || h.lines == maxBufferAssignmentLines {
 			r.xlaStats = nil
 			r.addMessage(h.msg, h.frames, h.line)
@@ -707,7 +707,7 @@ func (r *Reader) addBody(line string) error {
 			frames = nil
 		} else if kind == message && m.Generation == GenXLA && m.Reason == "" {
 			// XLA's BufferAssignment stats may follow.
-			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line}
+			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
 		} else if d, who := ncclDevice(line[:i]); kind == message && m.Generation == GenCUDAError && who != "" && Library(m.Text) == "NCCL" {
 			// The device in NCCL's prefix; the bytes may come on its
@@ -719,7 +719,7 @@ func (r *Reader) addBody(line string) error {
 			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
-			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line}
+			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
@@ -861,6 +861,10 @@ type heldMessage struct {
 	frames []tbFrame
 	line   int64
 	lines  int // lines taken after it
+	// lead is the text before the message on its line: the lines after
+	// it that are read for it repeat its prefix (a launcher's, a
+	// collector's timestamp, Ray's worker label), which contLine removes.
+	lead string
 }
 
 // maxWrapLines bounds the lines a wrapped message is joined from.

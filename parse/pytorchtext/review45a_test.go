@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestReview45aHeldMessageKeepsRayFold(t *testing.T) {
 		if c.req >= 0 {
 			rs, err := readText(t, "x.log", text, false)
 			if err != nil || len(rs.msgs) != 1 || rs.msgs[0].sizes["requested"] != c.req {
-				t.Errorf("%s: %+v, %v; want one message requesting %d", c.name, rs.msgs, err, c.req)
+				t.Errorf("%s: %d messages, %v; want one requesting %d", c.name, len(rs.msgs), err, c.req)
 			}
 		}
 	}
@@ -118,6 +119,57 @@ func TestReview45aHeldMessageIsFirstOfItsKind(t *testing.T) {
 		}
 		if g := got[1]; g.line != 3 || g.folded != 7 || g.first != 1 {
 			t.Errorf("%s: line %d folded %d first %d; want line 3 folded 7 first 1", c.name, g.line, g.folded, g.first)
+		}
+	}
+}
+
+// The lines read for a held XLA message (cuMemGetInfo's "Reported by
+// CUDA: Free memory/Total memory: F/T" after the cudaMallocAsync
+// allocator's failure, the "BufferAssignment stats" after an
+// XlaRuntimeError) are read behind the prefix their message's line had,
+// as a wrapped message's are (contLine): a collector's timestamp that
+// moves on (GitHub Actions', kubectl --timestamps') or Ray's worker label.
+// Both readers matched only at the line's start, so behind any prefix the
+// free and total memory and the total allocation were lost. The inputs:
+// SkyRL#624's first two lines (22635544576 free of 85095874560) and
+// AFProfile#8's message and stats (14.44GiB total allocation), each line
+// behind the prefix.
+func TestReview45aXLANextLinesBehindAPrefix(t *testing.T) {
+	read := func(name string, n int) []string {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.SplitN(string(b), "\n", n+1)[:n]
+	}
+	async := read("pastes/h44e_xla_cumemallocasync_skyrl624.txt", 2)
+	stats := read("pastes/h44e_xla_bufferassignment_afprofile8.txt", 9)
+	for _, c := range []struct {
+		name   string
+		prefix func(k int) string
+	}{
+		{"GitHub Actions timestamps", func(k int) string { return fmt.Sprintf("2024-06-22T15:13:25.%07dZ ", 790000+k*1000) }},
+		{"Ray's worker label", func(int) string { return rayLabel }},
+	} {
+		with := func(lines []string) string {
+			var b strings.Builder
+			for k, l := range lines {
+				b.WriteString(c.prefix(k) + l + "\n")
+			}
+			return b.String()
+		}
+		rs, err := readText(t, "async", with(async), false)
+		if err != nil || len(rs.msgs) != 1 {
+			t.Errorf("%s, cudaMallocAsync: %d messages, %v; want 1", c.name, len(rs.msgs), err)
+		} else if sz := rs.msgs[0].sizes; sz["free"] != 22635544576 || sz["total"] != 85095874560 {
+			t.Errorf("%s, cudaMallocAsync: sizes %v; want 22635544576 free of 85095874560", c.name, sz)
+		}
+		rs, err = readText(t, "stats", with(stats), false)
+		const want = 1444 * (1 << 30) / 100
+		if err != nil || len(rs.msgs) != 1 {
+			t.Errorf("%s, BufferAssignment: %d messages, %v; want 1", c.name, len(rs.msgs), err)
+		} else if got := XLATotalAllocation(rs.msgs[0].text); got < want-(1<<30)/200 || got > want+(1<<30)/200 {
+			t.Errorf("%s, BufferAssignment: total allocation %d, want about %d (14.44 GiB)", c.name, got, int64(want))
 		}
 	}
 }
