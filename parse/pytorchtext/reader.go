@@ -1012,9 +1012,11 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	if h := r.bfc; h != nil {
 		r.bfc = nil
-		if m.Generation == GenTF && !m.Host {
+		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
 			// TensorFlow's OOM for the allocation the BFC allocator
-			// logged: one OOM, read from TensorFlow's words.
+			// logged: one OOM, read from TensorFlow's words. (One on
+			// another GPU, "by allocator GPU_0_bfc" after GPU_1_bfc's
+			// failure, is another allocator's OOM: both are counted.)
 		} else {
 			r.addMessage(h.msg, h.frames, h.line)
 		}

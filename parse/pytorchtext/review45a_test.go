@@ -173,3 +173,38 @@ func TestReview45aXLANextLinesBehindAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TensorFlow's OOM after a BFC allocator's failure is that failure's
+// OOM only on the same GPU: "by allocator GPU_0_bfc" after GPU_1_bfc's
+// record is another allocator's (two GPUs of one process, or of two
+// processes whose logs are interleaved). The reader took any TensorFlow
+// OOM as the held failure's and dropped the failure: GPU 1's OOM of
+// 35766272 bytes was lost. The lines: session 44's synthetic pair
+// (hunt44e_test.go's "then TF's OOM", TF's words from
+// tensorflow#47820 and cortexlabs/cortex#853) with the BFC record's
+// GPU changed to 1. On the same GPU it stays one OOM.
+func TestReview45aBFCFailureOfAnotherGPUIsNotTFsOOM(t *testing.T) {
+	const (
+		bfc = "2021-09-24 16:22:56.271936: W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_%d_bfc) ran out of memory trying to allocate 18.00MiB (rounded to 18874368)requested by op Mul\n"
+		tf  = "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,4608] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Mul]\n"
+	)
+	for _, c := range []struct {
+		gpu   int
+		lines []int64 // the messages' lines
+	}{
+		{0, []int64{2}},
+		{1, []int64{1, 2}},
+	} {
+		rs, err := readText(t, "bfc", fmt.Sprintf(bfc, c.gpu)+tf, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, m := range rs.msgs {
+			got = append(got, m.line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.lines) {
+			t.Errorf("BFC failure on GPU %d: messages on lines %v, want %v", c.gpu, got, c.lines)
+		}
+	}
+}
