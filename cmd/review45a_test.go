@@ -1,8 +1,12 @@
 package cmd
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
 )
 
 // Session 45 review of session 44's OOM text (testdata/README.md,
@@ -33,5 +37,22 @@ func TestReview45aCUDAErrorLineNamesSizesReadBesideIt(t *testing.T) {
 		if !strings.Contains(line, c.want) || strings.Contains(line, c.not) {
 			t.Errorf("%s: finding line %.300q; want %q, not %q", c.file, line, c.want, c.not)
 		}
+	}
+}
+
+// A torch.OutOfMemoryError whose words do not parse (cut_inside_tried_to_allocate.txt:
+// oom_traceback.txt cut at "CUDA out of memory. Tri") is PyTorch's: the
+// exception names it. Session 44 labelled the log "oom-log (out-of-memory
+// messages of unparsed)" (it was pytorch-oom-message before); a
+// c10 "CUDA error" is PyTorch's the same way when a torch exception
+// raised it.
+func TestReview45aTorchExceptionUnparsedIsPyTorchs(t *testing.T) {
+	code, out, errOut := run(t, nil, "oom", "--format", "json", td+"pytorch/pastes/cut_inside_tried_to_allocate.txt")
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || len(r.Inputs) != 1 {
+		t.Fatalf("exit %d, stderr %.200q, err %v", code, errOut, err)
+	}
+	if in := r.Inputs[0]; in.Format != "pytorch-oom-message" || !slices.Equal(in.OOMPrinters, []string{"PyTorch"}) {
+		t.Errorf("format %q, printers %q; want pytorch-oom-message, [PyTorch]", in.Format, in.OOMPrinters)
 	}
 }

@@ -17,7 +17,8 @@ import (
 // whose status it is ("cuBLAS", "NCCL", "TensorRT", "llama.cpp", "CUDA
 // driver", "CUDA runtime"), or "CUDA" where the words name none (c10's
 // "CUDA error: out of memory" outside a torch exception is also other
-// programs' words); "unparsed" for a message not read.
+// programs' words); "unparsed" for a message not read, unless a torch
+// exception raised it (PyTorch's then).
 func Printer(m Message) string {
 	switch m.Generation {
 	case Gen2, Gen1, GenAsync, GenMPS, GenTHC, GenExa, GenCut, GenCPU:
@@ -32,6 +33,11 @@ func Printer(m Message) string {
 	case GenBatchFinder:
 		return "Accelerate"
 	case GenUnparsed:
+		if strings.HasPrefix(m.Exception, "torch.") {
+			// torch.OutOfMemoryError (or another torch exception)
+			// raised it: PyTorch's, whatever its words.
+			return "PyTorch"
+		}
 		return "unparsed"
 	case GenCUDAError:
 		if strings.HasPrefix(m.Exception, "torch.") {
