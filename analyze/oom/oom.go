@@ -319,6 +319,9 @@ type Report struct {
 	// when none says.
 	gpuAtLeast    int64
 	gpuAtLeastSeq int64
+	// again is the OOM of the same message printed later in the same
+	// input after the run went on (see printedAgain); nil when none.
+	again *Report
 }
 
 // CoarseFigure is a figure of a Report known only to the precision a
@@ -503,6 +506,12 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				// nothing was read from it, so it is no source of the OOM.
 				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d repeats the start of this message, cut before a figure could be read (%s): the same OOM, not a source of its figures", in.Path, m.Line, m.Reason))
 				continue
+			}
+			if r != nil && r.msg != nil && parsed(m.Generation) && sameNumbers(r.msg, &m.Message) {
+				var second bool
+				if r, second = printedAgain(r, m, in.Path); second {
+					reports = append(reports, r)
+				}
 			}
 			if r == nil {
 				r = &Report{Device: -1}
@@ -929,6 +938,44 @@ func matchMessage(reports []*Report, m Message) *Report {
 		return r
 	}
 	return nil
+}
+
+// printedAgain judges m, a message with figures that says what r's does
+// (the same figures: a whole copy, not a quote in part), printed
+// again in the input at path after r's last line there: r reported twice
+// (a launcher's error summary after the worker's traceback, a logger's
+// record and stderr), or the same failure again after the run went on (a
+// training loop that caught the OOM and skipped the batch, a retry, the
+// next step). The evidence is a line between the two that counts the
+// run's progress among the lines of m's process (Message.ProgressLine):
+// with one, m is a second OOM, returned new (true) and chained from r;
+// without, m is r's, returned, with a note that the text cannot tell it
+// from a failure repeated at once. A message that r's OOM has not been
+// printed with in this input is r's, without a note (the same OOM in
+// several files).
+func printedAgain(r *Report, m Message, path string) (*Report, bool) {
+	for r.again != nil {
+		r = r.again
+	}
+	var prev int64
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event {
+			prev = max(prev, s.Line)
+		}
+	}
+	if prev == 0 || m.Line <= prev {
+		return r, false
+	}
+	if m.ProgressLine > prev {
+		n := &Report{Device: -1}
+		n.clear()
+		r.again = n
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, m.ProgressLine))
+		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after the first (the OOM caught: a batch skipped, a retry), so this is a second OOM with the same figures, not the first reported twice", path, prev, m.ProgressLine))
+		return n, true
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
+	return r, false
 }
 
 // maxReraiseLines bounds the lines between a CUDA OOM and an engine's

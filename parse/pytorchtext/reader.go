@@ -189,6 +189,9 @@ type Reader struct {
 	// dict's text before it is a program's own words ("step 3: "), no
 	// process's mark: dicts have none.
 	setProcess map[int32]string
+	// progress is the last progress line (progress.go) of each process
+	// mark, "" for lines without one.
+	progress map[string]progressMark
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -613,6 +616,9 @@ func (r *Reader) addBody(line string) error {
 				r.tail = &excTail{frames: frames, prefix: tb.prefix, at: r.nline, line: r.line}
 			}
 		}()
+	}
+	if findOOM(line, 0) < 0 {
+		r.seeProgress(line)
 	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
@@ -1041,6 +1047,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgFolded).AppendNull()
 		b.Field(MsgFoldedFirst).AppendNull()
+	}
+	if p := r.progressBefore(m.Prefix, line); p > 0 {
+		b.Field(MsgProgressLine).(*array.Int64Builder).Append(p)
+	} else {
+		b.Field(MsgProgressLine).AppendNull()
 	}
 	r.maybeFlush(TableMessages)
 

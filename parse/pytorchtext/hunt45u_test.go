@@ -1,0 +1,82 @@
+package pytorchtext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// Session 45, helper u (testdata/README.md, "Repeated messages,
+// interleaved ranks (session 45u)"). The inputs are synthetic, in the
+// forms of the real pastes the README names.
+
+// progressLines reads the messages table's line and progress_line
+// columns of text (0 for a null progress_line).
+func progressLines(t *testing.T, text string) (lines, progress []int64) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
+	defer mem.AssertSize(t, 0)
+	r := NewReader(strings.NewReader(text), "t.log", WithAllocator(mem), WithBatchSize(3))
+	defer r.Release()
+	for r.Next() {
+		if r.Table() != TableMessages {
+			continue
+		}
+		rec := r.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			lines = append(lines, rec.Column(MsgLine).(*array.Int64).Value(i))
+			var p int64
+			if c := rec.Column(MsgProgressLine).(*array.Int64); c.IsValid(i) {
+				p = c.Value(i)
+			}
+			progress = append(progress, p)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines, progress
+}
+
+const s45uMsg = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB is free. Including non-PyTorch memory, this process has 77.91 GiB memory in use. Of the allocated memory 75.12 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated."
+
+// progress_line is the last line of the message's process that counts
+// the run's progress, before it: a step number, the Trainer's
+// "'epoch': N", a tqdm bar's "n/total [". Lines with another rank's mark
+// are another process's; a traceback's source line ("for step, batch in
+// ...", "batch[0]") is no progress line, nor a bar drawn again with the
+// count it had (tqdm closing its bar as the exception unwinds).
+func TestHunt45uProgressLine(t *testing.T) {
+	text := strings.Join([]string{
+		"step 1 loss 2.31", // 1
+		"Traceback (most recent call last):",
+		`  File "train.py", line 40, in <module>`,
+		"    for step, batch in enumerate(loader): out = model(batch[0])",
+		s45uMsg, // 5: progress line 1
+		"{'loss': 0.52, 'learning_rate': 1e-05, 'epoch': 0.12}", // 6
+		s45uMsg, // 7: progress line 6
+		" 12%|█▏        | 60/500 [00:31<03:50,  1.91it/s]", // 8
+		"[rank1]: step 9 loss 1.0",                         // 9
+		"[rank0]: " + s45uMsg,                              // 10: line 8 (unmarked), not rank 1's 9
+		"[rank1]: " + s45uMsg,                              // 11: line 9
+		"loading shard 3 of 4",                             // 12
+		s45uMsg,                                            // 13: still line 8
+		" 12%|█▏        | 60/500 [00:33<03:51,  1.90it/s]", // 14: the same count drawn again
+		s45uMsg, // 15: still line 8
+	}, "\n") + "\n"
+	lines, progress := progressLines(t, text)
+	wantLines := []int64{5, 7, 10, 11, 13, 15}
+	wantProgress := []int64{1, 6, 8, 9, 8, 8}
+	if len(lines) != len(wantLines) {
+		t.Fatalf("messages at lines %v, want %v", lines, wantLines)
+	}
+	for i := range lines {
+		if lines[i] != wantLines[i] || progress[i] != wantProgress[i] {
+			t.Errorf("message %d: line %d progress_line %d, want line %d progress_line %d", i, lines[i], progress[i], wantLines[i], wantProgress[i])
+		}
+	}
+}
