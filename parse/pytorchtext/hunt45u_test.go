@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,6 +78,48 @@ func TestHunt45uProgressLine(t *testing.T) {
 	for i := range lines {
 		if lines[i] != wantLines[i] || progress[i] != wantProgress[i] {
 			t.Errorf("message %d: line %d progress_line %d, want line %d progress_line %d", i, lines[i], progress[i], wantLines[i], wantProgress[i])
+		}
+	}
+}
+
+// Two ranks' wrapped messages whose lines interleave (torchrun's, srun
+// -l's and Ray's prefixes, with or without a timestamp before them): each
+// is joined from its own rank's lines. The lines are PR 99699's message
+// as the tester's torchrun copy wrapped it
+// (pastes/s44c_wrapped_rank_pr99699.txt), and a second rank's copy made
+// from it (GPU 1, 276.00 MiB asked): 138.00 and 276.00 MiB asked, each
+// with 14.12 GiB allocated and 410.41 MiB reserved but unallocated, read
+// whole. The old code joined a line only to the message of the line just
+// before: each rank's message ended cut at its first line's end.
+func TestHunt45uInterleavedRanksWrapped(t *testing.T) {
+	body := pr99699Body(t)
+	for name, pfx := range map[string]func(rank, i int) string{
+		"torchrun": func(rank, _ int) string { return "[rank" + string(rune('0'+rank)) + "]: " },
+		"stamped torchrun": func(rank, i int) string {
+			return "2024-11-20 14:37:1" + string(rune('0'+i)) + " [rank" + string(rune('0'+rank)) + "]: "
+		},
+		"srun -l": func(rank, _ int) string { return string(rune('0'+rank)) + ": " },
+		"ray": func(rank, _ int) string {
+			return "(RayWorkerWrapper pid=20699" + string(rune('0'+rank)) + ", ip=192.168.10.25) "
+		},
+	} {
+		var b strings.Builder
+		for i, l := range body {
+			other := strings.Replace(strings.Replace(l, "GPU 0", "GPU 1", 1), "138.00 MiB", "276.00 MiB", 1)
+			b.WriteString(pfx(0, i) + l + "\n" + pfx(1, i) + other + "\n")
+		}
+		rs, err := readText(t, name, b.String(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != 2 {
+			t.Fatalf("%s: %d messages %.200q, want 2", name, len(rs.msgs), fmt.Sprint(rs.msgs))
+		}
+		for k, m := range rs.msgs {
+			if m.line != int64(k+1) || m.gen != "2.x" || m.device != int32(k) || !within(m.sizes["requested"], int64(k+1)*138*MiB) ||
+				!within(m.sizes["allocated"], sz(14.12, GiB)) || !within(m.sizes["reserved_unallocated"], sz(410.41, MiB)) {
+				t.Errorf("%s: message %d: %.200q", name, k, fmt.Sprint(m))
+			}
 		}
 	}
 }

@@ -3,10 +3,13 @@ package pytorchtext
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -152,6 +155,14 @@ type Reader struct {
 	// statstext.go).
 	stats, statsOpen *statsText
 	pending          *pendingMessage // a message that may go on on the next line
+	// parked are messages that may go on whose process's lines gave way
+	// to another process's (see switchPending), oldest first.
+	parked []*pendingMessage
+	// behind are messages read while one of an earlier line was parked
+	// or pending after it, held so that messages are written in the order
+	// of their lines (see holdBehind); draining while they are written.
+	behind   []heldMessage
+	draining bool
 	// split is the line before when it ended inside an out-of-memory
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
@@ -281,6 +292,12 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
+		for _, p := range r.parked {
+			r.pending = p
+			r.flushPending()
+		}
+		r.parked = nil
+		r.drainBehind()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
@@ -486,6 +503,7 @@ func (r *Reader) addLine(line string) error {
 		}
 	}
 	r.seeTRT(line)
+	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -895,7 +913,115 @@ func (r *Reader) continuePending(line string) bool {
 	return false
 }
 
+// maxParked bounds the messages of other processes set aside while they
+// may go on (switchPending).
+const maxParked = 16
+
+// switchPending makes the message that may go on on line the pending one
+// when processes' lines interleave (torchrun's "[rank0]: " and "[rank1]: ",
+// srun -l's "0: " and "1: ", Ray's workers): each process's wrapped
+// message goes on on its own lines. A line whose prefix has the shape of
+// the pending message's prefix but other digits than those of its dates
+// and times (samePrefix fails) is another process's: the pending message
+// is set aside (parked), and one parked whose prefix the line has takes
+// its place. A line without such a prefix changes nothing: it goes on,
+// or ends, the pending message as before.
+func (r *Reader) switchPending(line string) {
+	if p := r.pending; p != nil {
+		pfx, _ := splitPrefix(p.text[:p.at])
+		if !otherProcess(line, pfx) {
+			return
+		}
+		r.pending = nil
+		if len(r.parked) == maxParked {
+			r.pending = r.parked[0]
+			r.parked = r.parked[1:]
+			r.flushPending()
+		}
+		r.parked = append(r.parked, p)
+	}
+	for k, p := range r.parked {
+		if pfx, _ := splitPrefix(p.text[:p.at]); pfx != "" && samePrefix(line, pfx) >= 0 {
+			r.parked = append(r.parked[:k], r.parked[k+1:]...)
+			r.pending = p
+			return
+		}
+	}
+}
+
+// otherProcess reports whether line starts with a prefix of the shape of
+// pfx (the same text, digits aside) that is not pfx but for its dates and
+// times of day (samePrefix): "[rank1]: " for "[rank0]:", "1: " for "0:".
+func otherProcess(line, pfx string) bool {
+	if pfx == "" || strings.IndexAny(pfx, "0123456789") < 0 || samePrefix(line, pfx) >= 0 {
+		return false
+	}
+	if _, ok := gutter(pfx); ok {
+		return false // a line number, not a process
+	}
+	return strings.HasPrefix(digitShape(line[:min(len(line), 2*len(pfx)+16)]), digitShape(pfx))
+}
+
+// digitShape is s with each run of digits replaced by "#".
+func digitShape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			if i == 0 || !isDigit(s[i-1]) {
+				b.WriteByte('#')
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// holdBehind holds m, of line, while a message of an earlier line may
+// still go on (parked by switchPending, or pending after it) or one held
+// before it waits: the messages table is in the order of lines. It
+// reports whether m was held.
+func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
+	if r.draining || len(r.behind) == 0 && r.earliestOpen() >= line {
+		return false
+	}
+	r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
+	return true
+}
+
+// earliestOpen is the first line of the earliest message parked, or
+// pending while others are parked or held; math.MaxInt64 when none.
+func (r *Reader) earliestOpen() int64 {
+	open := int64(math.MaxInt64)
+	for _, p := range r.parked {
+		open = min(open, p.line)
+	}
+	if r.pending != nil && (len(r.parked) > 0 || len(r.behind) > 0) {
+		open = min(open, r.pending.line)
+	}
+	return open
+}
+
+// drainBehind writes the held messages (holdBehind) of lines before any
+// message still open, in the order of their lines.
+func (r *Reader) drainBehind() {
+	if len(r.behind) == 0 || r.draining {
+		return
+	}
+	slices.SortStableFunc(r.behind, func(a, b heldMessage) int { return cmp.Compare(a.line, b.line) })
+	open := r.earliestOpen()
+	r.draining = true
+	k := 0
+	for ; k < len(r.behind) && r.behind[k].line < open; k++ {
+		h := r.behind[k]
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	r.draining = false
+	r.behind = r.behind[k:]
+}
+
 func (r *Reader) flushPending() {
+	defer r.drainBehind()
 	if p := r.pending; p != nil {
 		r.pending = nil
 		if p.formCut {
@@ -961,6 +1087,9 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if r.holdBehind(m, frames, line) {
+		return
+	}
 	if h := r.bfc; h != nil {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host {

@@ -32,7 +32,9 @@
 // holding JSON-escaped text ("\n" between lines) next to an OOM message or a
 // traceback is unescaped and split. A message whose line ends before its
 // form does is joined with the next lines (a wrapped paste) while that
-// reads further. Sizes are format_size()'s: "N bytes" up to 1024 bytes,
+// reads further; where processes' lines interleave (torchrun's
+// "[rank0]: " and "[rank1]: "), each message is joined from its own
+// process's lines. Sizes are format_size()'s: "N bytes" up to 1024 bytes,
 // else two decimals of KiB, MiB or GiB. A message cut short after its
 // request is kept as "cut" with the request only; a line that mentions a
 // CUDA out-of-memory error in no known form is kept as "unparsed", with
