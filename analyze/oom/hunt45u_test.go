@@ -2,6 +2,7 @@ package oom
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,49 @@ func TestHunt45uSameMessageTwice(t *testing.T) {
 	pm = NewPostmortem([]Input{textInput(t, "three.log", three)}, PostmortemOptions{})
 	if len(pm.OOMs) != 2 || pm.OOMs[1].Occurrences != 2 || pm.OOMs[0].Occurrences != 1 {
 		t.Errorf("three copies: %d OOMs, want 2, the second printed twice", len(pm.OOMs))
+	}
+}
+
+// Ray prints the first line of a kind on its own and folds the later
+// ones into the last ("[repeated Nx across cluster]"), so the folded line
+// is never the first one again, even when its worker label and figures
+// are the first's: the tester's vllm-project/vllm issue 15598 line, with
+// that line unfolded before it (the same pid, GPU and sizes), is 2 OOMs
+// and 6 not shown, at least 8 (the old code merged the two lines: 1 OOM
+// and 6, 7 in all). Ray's label of a worker without a name, "(pid=N,
+// ip=A)", names a process as a named one does, and its node's address
+// with it: one pid on two nodes, or two pids, are two processes (the old
+// code read no process from it, nor the address from any label: one
+// OOM).
+func TestHunt45uRayFirstLineAndAddress(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/pytorch/pastes/s44c_ray_repeated_vllm15598.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := strings.TrimRight(string(b), "\n")
+	first := strings.Replace(folded, " [repeated 7x across cluster]", "", 1)
+	pm := NewPostmortem([]Input{textInput(t, "ray.txt", first+"\n"+folded+"\n")}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 || pm.OOMs[0].FoldedOOMs != 0 || pm.OOMs[1].FoldedOOMs != 6 {
+		t.Fatalf("%d OOMs, want 2 with 6 folded", len(pm.OOMs))
+	}
+	for _, r := range pm.OOMs {
+		if strings.Contains(strings.Join(r.Notes, "|"), "worker processes printed") {
+			t.Errorf("one worker's lines called several workers': %.200q", strings.Join(r.Notes, "|"))
+		}
+	}
+	for name, labels := range map[string][2]string{
+		"unnamed pids":      {"(pid=45601) ", "(pid=45602) "},
+		"unnamed, two ips":  {"(pid=45601, ip=10.0.0.2) ", "(pid=45601, ip=10.0.0.3) "},
+		"wrapper, two ips":  {"(RayWorkerWrapper pid=38, ip=10.0.0.2) ", "(RayWorkerWrapper pid=38, ip=10.0.0.3) "},
+		"one worker, twice": {"(pid=45601, ip=10.0.0.2) ", "(pid=45601, ip=10.0.0.2) "},
+	} {
+		pm := NewPostmortem([]Input{textInput(t, "w.log", labels[0]+capacityMsg+"\n"+labels[1]+capacityMsg+"\n")}, PostmortemOptions{})
+		want := 2
+		if labels[0] == labels[1] {
+			want = 1
+		}
+		if len(pm.OOMs) != want {
+			t.Errorf("%s: %d OOMs, want %d", name, len(pm.OOMs), want)
+		}
 	}
 }

@@ -500,6 +500,12 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				continue
 			}
 			r := matchMessage(reports, m)
+			if r != nil && m.Folded > 0 && m.FoldedFirst > 0 && r.hasLine(in.Path, m.FoldedFirst) {
+				// Ray's fold of the lines of a kind after the first,
+				// which it printed on its own: later lines, other
+				// OOMs than that first one's (see addFolded).
+				r = nil
+			}
 			if r != nil && m.Generation == pytorchtext.GenUnparsed && r.msg != nil && parsed(r.msg.Generation) {
 				// The start of a message read whole, printed again and cut
 				// before its first figure (pytest's short test summary):
@@ -940,6 +946,17 @@ func matchMessage(reports []*Report, m Message) *Report {
 	return nil
 }
 
+// hasLine reports whether one of r's sources is line of the text input
+// at path.
+func (r *Report) hasLine(path string, line int64) bool {
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event && s.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
 // printedAgain judges m, a message with figures that says what r's does
 // (the same figures: a whole copy, not a quote in part), printed
 // again in the input at path after r's last line there: r reported twice
@@ -1027,9 +1044,12 @@ var testIDRe = lazyre.New(`(?:^|\s)(?:FAILED|ERROR)(?: \[[^\]]*\])? (\S+::\S+) -
 // multiprocessing workers of vLLM and Ray print before every line of
 // theirs, "(VllmWorker rank=7 pid=10948) " (vLLM V1's MultiprocExecutor),
 // "(VllmWorkerProcess pid=479247) " (V0), "(Worker_TP1 pid=2345) ",
-// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ";
-// and torchrun's "[rank1]: " (its --tee / local ranks' filter).
-var workerRe = lazyre.New(`\(([A-Za-z_][\w]*(?: rank=\d+)? pid=\d+)(?:, ip=[^)]*)?\)|\[(rank\d+)\]:`)
+// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ",
+// and Ray's label of a task or an actor without a name, "(pid=45601) ",
+// "(pid=45601, ip=10.0.0.2) " (the node's address when it is not the
+// driver's: one pid on two nodes is two processes); and torchrun's
+// "[rank1]: " (its --tee / local ranks' filter).
+var workerRe = lazyre.New(`\(((?:[A-Za-z_][\w]* )?(?:rank=\d+ )?pid=\d+(?:, ip=[^)]*)?)\)|\[(rank\d+)\]:`)
 
 // origin returns what a message's prefix says of the program or process
 // that printed it: the pytest test (testID), else the worker process
@@ -1073,15 +1093,22 @@ func sameInWorkers(reports []*Report) {
 		var who []string
 		tests := true
 		for _, r := range g {
-			who = append(who, r.origin)
+			if !slices.Contains(who, r.origin) {
+				who = append(who, r.origin)
+			}
 			tests = tests && testID(r.msg.Prefix) != ""
 		}
-		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
+		if len(who) < 2 {
+			// One process's OOMs (a line Ray folded others into after
+			// the first, the same pid's): no other process's failure.
+			continue
+		}
+		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
 		if tests {
 			// pytest names the test, not the process: tests run one
 			// after another in one process unless a plugin (xdist)
 			// spreads them over workers.
-			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
+			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
 		}
 		for _, r := range g {
 			r.Notes = append(r.Notes, note)
