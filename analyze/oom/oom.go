@@ -2240,7 +2240,14 @@ func (r *Report) cudaErrorNote() string {
 		if host, pid := pytorchtext.NCCLProcess(r.msg.Prefix); pid >= 0 {
 			what += fmt.Sprintf(", in process %d on host %s", pid, host)
 		}
-		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		failed := " (cudaMalloc failed with 'out of memory')"
+		if strings.HasPrefix(r.Text, "Failed to CUDA ") {
+			// Its line after the failed call, without the status line
+			// before it (see pytorchtext's ncclAlone).
+			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
+			failed = " (its allocation call failed)"
+		}
+		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"

@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -121,5 +122,59 @@ func TestHunt45uInterleavedRanksWrapped(t *testing.T) {
 				t.Errorf("%s: message %d: %.200q", name, k, fmt.Sprint(m))
 			}
 		}
+	}
+}
+
+// NCCL's "Failed to CUDA calloc N bytes" (alloc.h) comes only after the
+// allocation call failed, right after its CUDACHECK's line naming the
+// CUDA error. In NVIDIA/nccl issue 1235's log
+// (pastes/h44e_nccl_calloc_nccl1235.txt) with that line cut out, the
+// calloc line alone is read as NCCL's OOM of 6291456 bytes on device 3,
+// with a warning that the error is not in the text (the old code found
+// no OOM: "No out-of-memory error in the inputs"); with the error line
+// naming another error ('invalid argument'), it is that failure's, no
+// OOM.
+func TestHunt45uNCCLCallocAlone(t *testing.T) {
+	b, err := os.ReadFile(dir + "pastes/h44e_nccl_calloc_nccl1235.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, "Cuda failure") {
+			cut = append(cut, l)
+		}
+	}
+	rs, err := readText(t, "cut", strings.Join(cut, "\n"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 1 {
+		t.Fatalf("cut: %d messages, want 1", len(rs.msgs))
+	}
+	if m := rs.msgs[0]; m.gen != "cuda-error" || m.device != 3 || m.sizes["requested"] != 6291456 || Library(m.text) != "NCCL" ||
+		!strings.Contains(strings.Join(rs.meta.Warnings.Strings(), "|"), "without the line before it that names the CUDA error") {
+		t.Errorf("cut: %.200q, warnings %.200q", fmt.Sprint(m), strings.Join(rs.meta.Warnings.Strings(), "|"))
+	}
+	other := strings.Replace(string(b), "Cuda failure 'out of memory'", "Cuda failure 'invalid argument'", 1)
+	rs, err = readText(t, "other", other, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 0 {
+		t.Errorf("another error: %d messages %.200q, want none", len(rs.msgs), fmt.Sprint(rs.msgs))
+	}
+	// Two threads failing at once, their lines interleaved: two OOMs,
+	// each calloc line its own thread's failure's, no third.
+	two := "h:1:10 [0] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n" +
+		"h:1:11 [1] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n" +
+		"h:1:10 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 4096 bytes\n" +
+		"h:1:11 [1] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 8192 bytes\n"
+	rs, err = readText(t, "two", two, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 2 || rs.msgs[0].device != 0 || rs.msgs[1].device != 1 {
+		t.Errorf("two threads: %.200q, want 2 messages", fmt.Sprint(rs.msgs))
 	}
 }

@@ -186,7 +186,11 @@ type Reader struct {
 	// lines' "host:pid:tid [cudaDev]".
 	nccl    *heldMessage
 	ncclWho string
-	meta    Metadata
+	// ncclFailed holds the "host:pid:tid [cudaDev]" of NCCL's "Cuda
+	// failure" lines whose "Failed to CUDA calloc" line has not come yet
+	// (see ncclAlone).
+	ncclFailed map[string]bool
+	meta       Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -479,11 +483,15 @@ func (r *Reader) addLine(line string) error {
 	if h := r.nccl; h != nil && strings.TrimSpace(line) != "" {
 		r.nccl = nil
 		if x := ncclCallocRe.FindStringSubmatch(line); x != nil && strings.Contains(line, r.ncclWho+" ") {
+			delete(r.ncclFailed, r.ncclWho)
 			h.msg.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			r.addMessage(h.msg, h.frames, h.line)
 			return nil
 		}
 		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if r.ncclAlone(line) {
+		return nil
 	}
 	if h := r.xlaStats; h != nil {
 		used, done := bufferAssignmentLine(&h.msg, line)
@@ -735,6 +743,7 @@ func (r *Reader) addBody(line string) error {
 				m.Device = d
 			}
 			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
+			r.ncclFailure(who)
 			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
@@ -1296,4 +1305,72 @@ func phraseCut(line string, n int64) *splitPhrase {
 		sp.rests = append(sp.rests, p[end+len(sep):])
 	}
 	return sp
+}
+
+// maxNCCLFailed bounds the NCCL threads whose failure lines wait for
+// their calloc line (Reader.ncclFailed).
+const maxNCCLFailed = 256
+
+// ncclFailure notes a "Cuda failure" line of NCCL's thread who: its
+// "Failed to CUDA calloc" line, when it comes, is that failure's.
+func (r *Reader) ncclFailure(who string) {
+	if r.ncclFailed == nil {
+		r.ncclFailed = map[string]bool{}
+	}
+	if len(r.ncclFailed) < maxNCCLFailed {
+		r.ncclFailed[who] = true
+	}
+}
+
+// ncclAlone reads NCCL's "Failed to CUDA calloc N bytes" when no "Cuda
+// failure" line of its thread (the same "host:pid:tid [cudaDev]") came
+// before it (an out-of-memory one just before is held and takes the
+// bytes: see Reader.nccl), and reports whether it took the line. NCCL's alloc.h prints the line only when the
+// allocation call itself failed (cudaMalloc, or cuMem's allocation,
+// leaving the pointer null; a failure after it, in the memset, leaves
+// it set and prints nothing), and its CUDACHECK or CUCHECK always logs
+// the CUDA error on the line before ("Cuda failure '%s'"). Seen after a
+// failure line of its thread, the line is that failure's: an OOM already
+// read, or another error (invalid argument, a sticky error of an earlier
+// fault), no OOM. Seen alone, its
+// failure line was cut from the text: it is read as NCCL's out-of-memory
+// message of N bytes on its line prefix's device, the error most often
+// behind a failed allocation, with a warning that the text does not say
+// which error it was.
+func (r *Reader) ncclAlone(line string) bool {
+	if !strings.Contains(line, "NCCL WARN ") {
+		return false
+	}
+	if ncclFailureRe.MatchString(line) {
+		if findOOM(line, 0) < 0 {
+			i := strings.Index(line, "NCCL WARN Cuda failure ")
+			if _, who := ncclDevice(line[:i+len("NCCL WARN ")]); who != "" {
+				r.ncclFailure(who)
+			}
+		}
+		return false
+	}
+	x := ncclCallocRe.FindStringSubmatch(line)
+	if x == nil || findOOM(line, 0) >= 0 {
+		return false
+	}
+	at := strings.Index(line, ncclCallocWords)
+	d, who := ncclDevice(line[:at])
+	if who == "" {
+		return false
+	}
+	if r.ncclFailed[who] {
+		// Its failure line came before it: an out-of-memory message
+		// already read, or another error's.
+		delete(r.ncclFailed, who)
+		return true
+	}
+	n, _ := strconv.ParseInt(x[1], 10, 64)
+	m := Message{Generation: GenCUDAError, Backend: "CUDA", Device: d, Requested: n, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
+	m.Text = strings.TrimRight(line[at:], " ")
+	m.Prefix, _ = splitPrefix(line[:at])
+	r.meta.Warnings.Linef(int(r.line), "NCCL's %q without the line before it that names the CUDA error (\"Cuda failure '...'\", cut from the text): NCCL prints it only after the allocation call failed, and out of memory is the error most often behind that; read as an out-of-memory error, which the text does not say it was", m.Text)
+	r.addMessage(m, nil, r.line)
+	return true
 }
