@@ -319,6 +319,9 @@ type Report struct {
 	// when none says.
 	gpuAtLeast    int64
 	gpuAtLeastSeq int64
+	// again is the OOM of the same message printed later in the same
+	// input after the run went on (see printedAgain); nil when none.
+	again *Report
 }
 
 // CoarseFigure is a figure of a Report known only to the precision a
@@ -497,12 +500,24 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				continue
 			}
 			r := matchMessage(reports, m)
+			if r != nil && m.Folded > 0 && m.FoldedFirst > 0 && r.hasLine(in.Path, m.FoldedFirst) {
+				// Ray's fold of the lines of a kind after the first,
+				// which it printed on its own: later lines, other
+				// OOMs than that first one's (see addFolded).
+				r = nil
+			}
 			if r != nil && m.Generation == pytorchtext.GenUnparsed && r.msg != nil && parsed(r.msg.Generation) {
 				// The start of a message read whole, printed again and cut
 				// before its first figure (pytest's short test summary):
 				// nothing was read from it, so it is no source of the OOM.
 				r.Notes = append(r.Notes, fmt.Sprintf("%s:%d repeats the start of this message, cut before a figure could be read (%s): the same OOM, not a source of its figures", in.Path, m.Line, m.Reason))
 				continue
+			}
+			if r != nil && r.msg != nil && parsed(m.Generation) && sameNumbers(r.msg, &m.Message) {
+				var second bool
+				if r, second = printedAgain(r, m, in.Path); second {
+					reports = append(reports, r)
+				}
 			}
 			if r == nil {
 				r = &Report{Device: -1}
@@ -931,6 +946,55 @@ func matchMessage(reports []*Report, m Message) *Report {
 	return nil
 }
 
+// hasLine reports whether one of r's sources is line of the text input
+// at path.
+func (r *Report) hasLine(path string, line int64) bool {
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event && s.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
+// printedAgain judges m, a message with figures that says what r's does
+// (the same figures: a whole copy, not a quote in part), printed
+// again in the input at path after r's last line there: r reported twice
+// (a launcher's error summary after the worker's traceback, a logger's
+// record and stderr), or the same failure again after the run went on (a
+// training loop that caught the OOM and skipped the batch, a retry, the
+// next step). The evidence is a line between the two that counts the
+// run's progress among the lines of m's process (Message.ProgressLine):
+// with one, m is a second OOM, returned new (true) and chained from r;
+// without, m is r's, returned, with a note that the text cannot tell it
+// from a failure repeated at once. A message that r's OOM has not been
+// printed with in this input is r's, without a note (the same OOM in
+// several files).
+func printedAgain(r *Report, m Message, path string) (*Report, bool) {
+	for r.again != nil {
+		r = r.again
+	}
+	var prev int64
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event {
+			prev = max(prev, s.Line)
+		}
+	}
+	if prev == 0 || m.Line <= prev {
+		return r, false
+	}
+	if m.ProgressLine > prev {
+		n := &Report{Device: -1}
+		n.clear()
+		r.again = n
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, m.ProgressLine))
+		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after the first (the OOM caught: a batch skipped, a retry), so this is a second OOM with the same figures, not the first reported twice", path, prev, m.ProgressLine))
+		return n, true
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
+	return r, false
+}
+
 // maxReraiseLines bounds the lines between a CUDA OOM and an engine's
 // re-raise of it: a chained traceback's (vLLM's _dummy_sampler_run is a
 // few dozen lines after the OOM it caught).
@@ -980,9 +1044,12 @@ var testIDRe = lazyre.New(`(?:^|\s)(?:FAILED|ERROR)(?: \[[^\]]*\])? (\S+::\S+) -
 // multiprocessing workers of vLLM and Ray print before every line of
 // theirs, "(VllmWorker rank=7 pid=10948) " (vLLM V1's MultiprocExecutor),
 // "(VllmWorkerProcess pid=479247) " (V0), "(Worker_TP1 pid=2345) ",
-// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ";
-// and torchrun's "[rank1]: " (its --tee / local ranks' filter).
-var workerRe = lazyre.New(`\(([A-Za-z_][\w]*(?: rank=\d+)? pid=\d+)(?:, ip=[^)]*)?\)|\[(rank\d+)\]:`)
+// "(EngineCore_DP0 pid=132) ", "(RayWorkerWrapper pid=38, ip=10.0.0.2) ",
+// and Ray's label of a task or an actor without a name, "(pid=45601) ",
+// "(pid=45601, ip=10.0.0.2) " (the node's address when it is not the
+// driver's: one pid on two nodes is two processes); and torchrun's
+// "[rank1]: " (its --tee / local ranks' filter).
+var workerRe = lazyre.New(`\(((?:[A-Za-z_][\w]* )?(?:rank=\d+ )?pid=\d+(?:, ip=[^)]*)?)\)|\[(rank\d+)\]:`)
 
 // origin returns what a message's prefix says of the program or process
 // that printed it: the pytest test (testID), else the worker process
@@ -1026,15 +1093,22 @@ func sameInWorkers(reports []*Report) {
 		var who []string
 		tests := true
 		for _, r := range g {
-			who = append(who, r.origin)
+			if !slices.Contains(who, r.origin) {
+				who = append(who, r.origin)
+			}
 			tests = tests && testID(r.msg.Prefix) != ""
 		}
-		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
+		if len(who) < 2 {
+			// One process's OOMs (a line Ray folded others into after
+			// the first, the same pid's): no other process's failure.
+			continue
+		}
+		note := fmt.Sprintf("%d worker processes printed this same message (%s): each is counted as its own OOM, a process with its own GPU memory; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
 		if tests {
 			// pytest names the test, not the process: tests run one
 			// after another in one process unless a plugin (xdist)
 			// spreads them over workers.
-			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(g), strings.Join(who, "; "))
+			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
 		}
 		for _, r := range g {
 			r.Notes = append(r.Notes, note)
@@ -2166,7 +2240,14 @@ func (r *Report) cudaErrorNote() string {
 		if host, pid := pytorchtext.NCCLProcess(r.msg.Prefix); pid >= 0 {
 			what += fmt.Sprintf(", in process %d on host %s", pid, host)
 		}
-		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		failed := " (cudaMalloc failed with 'out of memory')"
+		if strings.HasPrefix(r.Text, "Failed to CUDA ") {
+			// Its line after the failed call, without the status line
+			// before it (see pytorchtext's ncclAlone).
+			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
+			failed = " (its allocation call failed)"
+		}
+		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"

@@ -30,6 +30,10 @@ type Message struct {
 	// folded_first).
 	Folded      int
 	FoldedFirst int64
+	// ProgressLine is the last line before the message that counts the
+	// run's progress (a step, iteration or epoch number, a tqdm bar) among
+	// its process's lines; 0 when none (pytorchtext's progress_line).
+	ProgressLine int64
 }
 
 // AllocatorStats is one torch.cuda.memory_stats() dict, or the numbers of
@@ -151,6 +155,9 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 				if f := rec.Column(pytorchtext.MsgFoldedFirst).(*array.Int64); f.IsValid(i) {
 					m.FoldedFirst = f.Value(i)
 				}
+			}
+			if c := rec.Column(pytorchtext.MsgProgressLine).(*array.Int64); c.IsValid(i) {
+				m.ProgressLine = c.Value(i)
 			}
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}

@@ -957,6 +957,15 @@ func NCCLProcess(prefix string) (host string, pid int64) {
 // the same "host:pid:tid [cudaDev]" prefix as its "Cuda failure" line.
 var ncclCallocRe = lazyre.New(`\] (?:[\w./-]+:\d+ )?NCCL WARN Failed to CUDA (?:calloc|malloc)(?: async)? (\d{1,18}) bytes\s*$`)
 
+// ncclCallocWords start NCCL's line after a failed allocation of its own
+// (ncclCallocRe).
+const ncclCallocWords = "Failed to CUDA "
+
+// ncclFailureRe reads NCCL's CUDACHECK and CUCHECK line, "Cuda failure
+// 'invalid argument'" (before 2.19), "Cuda failure 1 'invalid argument'"
+// (later), with its CUDA error string.
+var ncclFailureRe = lazyre.New(`\] (?:[\w./-]+:\d+ )?NCCL WARN Cuda failure (?:\d+ )?'[^']*'`)
+
 // bfcRe matches TensorFlow's BFC allocator's record of an allocation it
 // could not make (tensorflow/core/common_runtime/bfc_allocator.cc, logged
 // at WARNING level): "Allocator (GPU_0_bfc) ran out of memory trying to
@@ -1076,6 +1085,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // "llama.cpp (ggml)"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
+	if strings.HasPrefix(text, ncclCallocWords) {
+		return "NCCL" // its allocation's line without its status line (see ncclAlone)
+	}
 	if ggmlTextRe.Re().MatchString(text) {
 		return "llama.cpp (ggml)"
 	}

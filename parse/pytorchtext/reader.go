@@ -3,10 +3,13 @@ package pytorchtext
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -152,6 +155,14 @@ type Reader struct {
 	// statstext.go).
 	stats, statsOpen *statsText
 	pending          *pendingMessage // a message that may go on on the next line
+	// parked are messages that may go on whose process's lines gave way
+	// to another process's (see switchPending), oldest first.
+	parked []*pendingMessage
+	// behind are messages read while one of an earlier line was parked
+	// or pending after it, held so that messages are written in the order
+	// of their lines (see holdBehind); draining while they are written.
+	behind   []heldMessage
+	draining bool
 	// split is the line before when it ended inside an out-of-memory
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
@@ -175,7 +186,11 @@ type Reader struct {
 	// lines' "host:pid:tid [cudaDev]".
 	nccl    *heldMessage
 	ncclWho string
-	meta    Metadata
+	// ncclFailed holds the "host:pid:tid [cudaDev]" of NCCL's "Cuda
+	// failure" lines whose "Failed to CUDA calloc" line has not come yet
+	// (see ncclAlone).
+	ncclFailed map[string]bool
+	meta       Metadata
 	// long is the rest of a line longer than maxLine, read but not yet
 	// returned (see readLine).
 	long longRest
@@ -192,6 +207,9 @@ type Reader struct {
 	// dict's text before it is a program's own words ("step 3: "), no
 	// process's mark: dicts have none.
 	setProcess map[int32]string
+	// progress is the last progress line (progress.go) of each process
+	// mark, "" for lines without one.
+	progress map[string]progressMark
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -281,6 +299,12 @@ func (r *Reader) step() error {
 			r.endStatsText("")
 		}
 		r.flushPending()
+		for _, p := range r.parked {
+			r.pending = p
+			r.flushPending()
+		}
+		r.parked = nil
+		r.drainBehind()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
@@ -463,11 +487,15 @@ func (r *Reader) addLine(line string) error {
 	if h := r.nccl; h != nil && strings.TrimSpace(line) != "" {
 		r.nccl = nil
 		if x := ncclCallocRe.FindStringSubmatch(line); x != nil && strings.Contains(line, r.ncclWho+" ") {
+			delete(r.ncclFailed, r.ncclWho)
 			h.msg.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			r.addMessage(h.msg, h.frames, h.line)
 			return nil
 		}
 		r.addMessage(h.msg, h.frames, h.line)
+	}
+	if r.ncclAlone(line) {
+		return nil
 	}
 	if h := r.xlaStats; h != nil {
 		used, done := bufferAssignmentLine(&h.msg, contLine(h.lead, line))
@@ -487,6 +515,7 @@ func (r *Reader) addLine(line string) error {
 		}
 	}
 	r.seeTRT(line)
+	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
 	}
@@ -618,6 +647,9 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
+	if findOOM(line, 0) < 0 {
+		r.seeProgress(line)
+	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
 		// bfcFailure): held for TensorFlow's own OOM message after it.
@@ -716,6 +748,7 @@ func (r *Reader) addBody(line string) error {
 				m.Device = d
 			}
 			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
+			r.ncclFailure(who)
 			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
@@ -944,7 +977,115 @@ func (r *Reader) continuePending(line string) bool {
 	return false
 }
 
+// maxParked bounds the messages of other processes set aside while they
+// may go on (switchPending).
+const maxParked = 16
+
+// switchPending makes the message that may go on on line the pending one
+// when processes' lines interleave (torchrun's "[rank0]: " and "[rank1]: ",
+// srun -l's "0: " and "1: ", Ray's workers): each process's wrapped
+// message goes on on its own lines. A line whose prefix has the shape of
+// the pending message's prefix but other digits than those of its dates
+// and times (samePrefix fails) is another process's: the pending message
+// is set aside (parked), and one parked whose prefix the line has takes
+// its place. A line without such a prefix changes nothing: it goes on,
+// or ends, the pending message as before.
+func (r *Reader) switchPending(line string) {
+	if p := r.pending; p != nil {
+		pfx, _ := splitPrefix(p.text[:p.at])
+		if !otherProcess(line, pfx) {
+			return
+		}
+		r.pending = nil
+		if len(r.parked) == maxParked {
+			r.pending = r.parked[0]
+			r.parked = r.parked[1:]
+			r.flushPending()
+		}
+		r.parked = append(r.parked, p)
+	}
+	for k, p := range r.parked {
+		if pfx, _ := splitPrefix(p.text[:p.at]); pfx != "" && samePrefix(line, pfx) >= 0 {
+			r.parked = append(r.parked[:k], r.parked[k+1:]...)
+			r.pending = p
+			return
+		}
+	}
+}
+
+// otherProcess reports whether line starts with a prefix of the shape of
+// pfx (the same text, digits aside) that is not pfx but for its dates and
+// times of day (samePrefix): "[rank1]: " for "[rank0]:", "1: " for "0:".
+func otherProcess(line, pfx string) bool {
+	if pfx == "" || strings.IndexAny(pfx, "0123456789") < 0 || samePrefix(line, pfx) >= 0 {
+		return false
+	}
+	if _, ok := gutter(pfx); ok {
+		return false // a line number, not a process
+	}
+	return strings.HasPrefix(digitShape(line[:min(len(line), 2*len(pfx)+16)]), digitShape(pfx))
+}
+
+// digitShape is s with each run of digits replaced by "#".
+func digitShape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			if i == 0 || !isDigit(s[i-1]) {
+				b.WriteByte('#')
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// holdBehind holds m, of line, while a message of an earlier line may
+// still go on (parked by switchPending, or pending after it) or one held
+// before it waits: the messages table is in the order of lines. It
+// reports whether m was held.
+func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
+	if r.draining || len(r.behind) == 0 && r.earliestOpen() >= line {
+		return false
+	}
+	r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
+	return true
+}
+
+// earliestOpen is the first line of the earliest message parked, or
+// pending while others are parked or held; math.MaxInt64 when none.
+func (r *Reader) earliestOpen() int64 {
+	open := int64(math.MaxInt64)
+	for _, p := range r.parked {
+		open = min(open, p.line)
+	}
+	if r.pending != nil && (len(r.parked) > 0 || len(r.behind) > 0) {
+		open = min(open, r.pending.line)
+	}
+	return open
+}
+
+// drainBehind writes the held messages (holdBehind) of lines before any
+// message still open, in the order of their lines.
+func (r *Reader) drainBehind() {
+	if len(r.behind) == 0 || r.draining {
+		return
+	}
+	slices.SortStableFunc(r.behind, func(a, b heldMessage) int { return cmp.Compare(a.line, b.line) })
+	open := r.earliestOpen()
+	r.draining = true
+	k := 0
+	for ; k < len(r.behind) && r.behind[k].line < open; k++ {
+		h := r.behind[k]
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	r.draining = false
+	r.behind = r.behind[k:]
+}
+
 func (r *Reader) flushPending() {
+	defer r.drainBehind()
 	if p := r.pending; p != nil {
 		r.pending = nil
 		if p.formCut {
@@ -1010,6 +1151,9 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if r.holdBehind(m, frames, line) {
+		return
+	}
 	if h := r.bfc; h != nil {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
@@ -1098,6 +1242,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgFolded).AppendNull()
 		b.Field(MsgFoldedFirst).AppendNull()
+	}
+	if p := r.progressBefore(m.Prefix, line); p > 0 {
+		b.Field(MsgProgressLine).(*array.Int64Builder).Append(p)
+	} else {
+		b.Field(MsgProgressLine).AppendNull()
 	}
 	r.maybeFlush(TableMessages)
 
@@ -1213,4 +1362,72 @@ func phraseCut(line string, n int64) *splitPhrase {
 		sp.rests = append(sp.rests, p[end+len(sep):])
 	}
 	return sp
+}
+
+// maxNCCLFailed bounds the NCCL threads whose failure lines wait for
+// their calloc line (Reader.ncclFailed).
+const maxNCCLFailed = 256
+
+// ncclFailure notes a "Cuda failure" line of NCCL's thread who: its
+// "Failed to CUDA calloc" line, when it comes, is that failure's.
+func (r *Reader) ncclFailure(who string) {
+	if r.ncclFailed == nil {
+		r.ncclFailed = map[string]bool{}
+	}
+	if len(r.ncclFailed) < maxNCCLFailed {
+		r.ncclFailed[who] = true
+	}
+}
+
+// ncclAlone reads NCCL's "Failed to CUDA calloc N bytes" when no "Cuda
+// failure" line of its thread (the same "host:pid:tid [cudaDev]") came
+// before it (an out-of-memory one just before is held and takes the
+// bytes: see Reader.nccl), and reports whether it took the line. NCCL's alloc.h prints the line only when the
+// allocation call itself failed (cudaMalloc, or cuMem's allocation,
+// leaving the pointer null; a failure after it, in the memset, leaves
+// it set and prints nothing), and its CUDACHECK or CUCHECK always logs
+// the CUDA error on the line before ("Cuda failure '%s'"). Seen after a
+// failure line of its thread, the line is that failure's: an OOM already
+// read, or another error (invalid argument, a sticky error of an earlier
+// fault), no OOM. Seen alone, its
+// failure line was cut from the text: it is read as NCCL's out-of-memory
+// message of N bytes on its line prefix's device, the error most often
+// behind a failed allocation, with a warning that the text does not say
+// which error it was.
+func (r *Reader) ncclAlone(line string) bool {
+	if !strings.Contains(line, "NCCL WARN ") {
+		return false
+	}
+	if ncclFailureRe.MatchString(line) {
+		if findOOM(line, 0) < 0 {
+			i := strings.Index(line, "NCCL WARN Cuda failure ")
+			if _, who := ncclDevice(line[:i+len("NCCL WARN ")]); who != "" {
+				r.ncclFailure(who)
+			}
+		}
+		return false
+	}
+	x := ncclCallocRe.FindStringSubmatch(line)
+	if x == nil || findOOM(line, 0) >= 0 {
+		return false
+	}
+	at := strings.Index(line, ncclCallocWords)
+	d, who := ncclDevice(line[:at])
+	if who == "" {
+		return false
+	}
+	if r.ncclFailed[who] {
+		// Its failure line came before it: an out-of-memory message
+		// already read, or another error's.
+		delete(r.ncclFailed, who)
+		return true
+	}
+	n, _ := strconv.ParseInt(x[1], 10, 64)
+	m := Message{Generation: GenCUDAError, Backend: "CUDA", Device: d, Requested: n, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
+		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
+	m.Text = strings.TrimRight(line[at:], " ")
+	m.Prefix, _ = splitPrefix(line[:at])
+	r.meta.Warnings.Linef(int(r.line), "NCCL's %q without the line before it that names the CUDA error (\"Cuda failure '...'\", cut from the text): NCCL prints it only after the allocation call failed, and out of memory is the error most often behind that; read as an out-of-memory error, which the text does not say it was", m.Text)
+	r.addMessage(m, nil, r.line)
+	return true
 }

@@ -32,7 +32,9 @@
 // holding JSON-escaped text ("\n" between lines) next to an OOM message or a
 // traceback is unescaped and split. A message whose line ends before its
 // form does is joined with the next lines (a wrapped paste) while that
-// reads further. Sizes are format_size()'s: "N bytes" up to 1024 bytes,
+// reads further; where processes' lines interleave (torchrun's
+// "[rank0]: " and "[rank1]: "), each message is joined from its own
+// process's lines. Sizes are format_size()'s: "N bytes" up to 1024 bytes,
 // else two decimals of KiB, MiB or GiB. A message cut short after its
 // request is kept as "cut" with the request only; a line that mentions a
 // CUDA out-of-memory error in no known form is kept as "unparsed", with
@@ -102,6 +104,14 @@
 //	               size, pid), so their figures may differ; null when the line has no such mark
 //	folded_first   int64   the line of the first line of that kind in the input, which Ray prints
 //	               on its own before folding the rest; null when it is not in the input (or no fold)
+//	progress_line  int64   the last line before the message that counts the run's progress (a step,
+//	               iteration, epoch or batch number: "step 12", "Epoch: [3]", "'epoch': 0.12",
+//	               tqdm's "| 12/500 [") among its process's lines (those with the same launcher's
+//	               mark, "[rank1]:" or a worker's "(pid=N)", or with none) whose counters differ
+//	               from those of the progress line before it (a bar drawn again with the same count
+//	               is not progress); lines inside a traceback are not counted; null when none. Two
+//	               copies of one message with such a line between them were printed by a run that
+//	               went on: two failures
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -215,6 +225,7 @@ var (
 		{Name: "coarse", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "folded", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		nullableInt64("folded_first"),
+		nullableInt64("progress_line"),
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -270,6 +281,7 @@ const (
 	MsgCoarse
 	MsgFolded
 	MsgFoldedFirst
+	MsgProgressLine
 )
 
 // Columns of the processes table.

@@ -1,0 +1,83 @@
+package pytorchtext
+
+import (
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
+
+// A run's progress lines: what a training or inference loop prints as it
+// goes ("step 12 loss 0.31", "Epoch: [3]  [ 40/500]", the Hugging Face
+// Trainer's "{'loss': 0.5, ..., 'epoch': 0.12}", a tqdm bar's "| 12/500
+// ["). The same out-of-memory message printed twice with such a line of
+// its process between the two was printed by a run that went on after
+// the first (an OOM caught and the batch skipped, a retry, the next
+// step): two failures, not one reported twice (see the messages table's
+// progress_line).
+
+// progressRe matches a progress line's counters: a step, iteration,
+// epoch or batch word and its number, a dict's "'epoch': N", a tqdm
+// bar's "| n/total [".
+var progressRe = lazyre.New(`(?i)\b(?:step|iter|iteration|epoch|batch)(?:\s*[:=#]\s*\[?\s*|\s+)\d+(?:\.\d+)?|['"](?:epoch|step|global_step)['"]\s*:\s*\d+(?:\.\d+)?|\|\s*\d+/\d+ \[`)
+
+// processMarkRe matches the mark a launcher puts on a process's lines:
+// torchrun's "[rank1]:", its --tee's "[default1]:", a Ray or vLLM
+// worker's "(VllmWorker rank=7 pid=10948)", "(pid=45601, ip=10.0.0.2)".
+var processMarkRe = lazyre.New(`\[rank\d+\]:|\[default\d+\]:|\((?:[\w.-]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[^)]*)?\)`)
+
+// maxProgressMarks bounds the processes whose progress is remembered.
+const maxProgressMarks = 1024
+
+// processMark returns the launcher's mark in a line's first maxPrefix
+// bytes (processMarkRe), "" when none.
+func processMark(line string) string {
+	return processMarkRe.Re().FindString(line[:min(len(line), maxPrefix)])
+}
+
+// progressMark is a process's last progress line: its counters as
+// printed, and the line where they first read so.
+type progressMark struct {
+	counters string
+	line     int64
+}
+
+// seeProgress remembers line, a line that holds no out-of-memory message
+// and is no traceback's, as its process's last progress line when it
+// counts the run's progress with counters other than its last one's: a
+// bar drawn again with the same count (tqdm closing its bar as the
+// exception unwinds) is not progress.
+func (r *Reader) seeProgress(line string) {
+	if !strings.ContainsAny(line, "0123456789") {
+		return
+	}
+	cs := progressRe.Re().FindAllString(line, 8)
+	if cs == nil {
+		return
+	}
+	counters := strings.Join(cs, " ")
+	mark := processMark(line)
+	if r.progress == nil {
+		r.progress = map[string]progressMark{}
+	}
+	last, ok := r.progress[mark]
+	if ok && last.counters == counters {
+		return
+	}
+	if ok || len(r.progress) < maxProgressMarks {
+		r.progress[mark] = progressMark{counters, r.line}
+	}
+}
+
+// progressBefore returns the last progress line before line of the
+// process a message's prefix marks (its own lines', or unmarked lines',
+// whichever came later); 0 when none.
+func (r *Reader) progressBefore(prefix string, line int64) int64 {
+	p := r.progress[""].line
+	if mark := processMark(strings.TrimSpace(prefix)); mark != "" {
+		p = max(p, r.progress[mark].line)
+	}
+	if p >= line {
+		return 0
+	}
+	return p
+}
