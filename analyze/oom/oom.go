@@ -1458,7 +1458,12 @@ func (r *Report) findCauses() {
 		}
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
-			r.Notes = append(r.Notes, r.cudaErrorNote())
+			note := r.cudaErrorNote()
+			if r.msg != nil && backendWords[r.msg.Backend] != nil {
+				// ROCm's StreamExecutor: rocm-smi, not nvidia-smi.
+				note = backendWords[r.msg.Backend].Replace(note)
+			}
+			r.Notes = append(r.Notes, note)
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -2167,7 +2172,7 @@ func (r *Report) cudaErrorNote() string {
 			what += fmt.Sprintf(", in process %d on host %s", pid, host)
 		}
 		return "NCCL could not allocate " + what + " (cudaMalloc failed with 'out of memory'), outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
-	case "the CUDA driver", "the CUDA runtime":
+	case "the CUDA driver", "the CUDA runtime", "the HIP runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
 			if r.known(r.DeviceTotalBytes) {
@@ -2193,8 +2198,8 @@ func (r *Report) cudaErrorNote() string {
 			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 		case r.caller != "":
 			call := "call to the CUDA driver (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
-			if lib == "the CUDA runtime" {
-				call = "call to the CUDA runtime (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
+			if lib != "the CUDA driver" {
+				call = "call to " + lib + " (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			}
 			if fn := driverCallRe.FindStringSubmatch(r.msg.Prefix); fn != nil {
 				switch {
@@ -2207,6 +2212,9 @@ func (r *Report) cudaErrorNote() string {
 				}
 			}
 			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"
+		}
+		if lib == "the HIP runtime" {
+			return "a HIP call ran out of memory (" + lib + "'s out-of-memory error, in the words of TensorFlow's and XLA's ROCm builds; the message does not say whether it was an allocation or a context's creation): the message has no sizes; rocm-smi at the time would tell what held the GPU"
 		}
 		return "a CUDA call ran out of memory (" + lib + "'s out-of-memory error) in a program or library that calls CUDA itself (numba, CuPy, PyCUDA, a CUDA extension; the message does not say which, nor whether it was an allocation or a context's creation): the message has no sizes; nvidia-smi at the time would tell what held the GPU, and, if the program is PyTorch's, a snapshot or memory_summary() taken at the error what PyTorch held"
 	}

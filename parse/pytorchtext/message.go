@@ -484,7 +484,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -726,6 +726,15 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// allocate::N] Error Code 1: Cuda Runtime (out of memory)"; 7.x's
 	// "Cuda Error in allocate: 2 (out of memory)" is read by trtAllocLen.
 	{"Cuda Runtime (out of memory)", "TensorRT"},
+	// StreamExecutor's ROCm build (TensorFlow's and XLA's rocm_driver.cc,
+	// ToString(hipError_t)) spells hipErrorOutOfMemory
+	// "HIP_ERROR_OutOfMemory"; releases built on HIP before 3.x, whose
+	// out-of-memory code was hipErrorMemoryAllocation = 1002 and not in
+	// that switch, print its number: "hipError_t(1002)". Both follow
+	// "failed to allocate 7.35G (7889485824 bytes) from device: " as the
+	// CUDA build's CUDA_ERROR_OUT_OF_MEMORY does.
+	{"HIP_ERROR_OutOfMemory", "the HIP runtime"},
+	{"hipError_t(1002)", "the HIP runtime"},
 }
 
 // trtAllocPhrase ends TensorRT 7's logger's words for its default
@@ -844,6 +853,7 @@ func loggedOnly(line string, at int) bool {
 // fails: "failed to alloc N bytes on host: ". That is page-locked
 // (pinned) host memory for copies to and from the GPU, the machine's
 // memory, not the GPU's: its CUDA_ERROR_OUT_OF_MEMORY is no GPU OOM.
+// The ROCm build logs the same words before HIP_ERROR_OutOfMemory.
 var hostAllocRe = lazyre.New(`failed to alloc (\d{1,18}) bytes on host: $`)
 
 // driverBytesRe reads the size TensorFlow's cuda_driver.cc gives before the
@@ -1072,7 +1082,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Library returns the CUDA library that ran out of memory in a
 // GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
-// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "TensorRT",
+// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "the HIP
+// runtime", "TensorRT",
 // "llama.cpp (ggml)"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
@@ -1858,10 +1869,10 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
-		if strings.HasPrefix(line[at:], "HIP") {
+		if strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime" {
 			m.Backend = "HIP"
 		}
-		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && lib == "the CUDA driver" {
+		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
 			m.Host, m.Backend = true, ""
 			m.Requested, _ = strconv.ParseInt(h[1], 10, 64)
