@@ -1101,6 +1101,10 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
+		if m.Generation == pytorchtext.GenXLA && !r.snapshot && m.Total >= 0 {
+			// The TPU compiler's count of a core's HBM (XLATPUHBM).
+			r.DeviceTotalBytes = m.Total
+		}
 		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
 			// after its failure (exact bytes).
@@ -1449,7 +1453,12 @@ func (r *Report) findCauses() {
 	}
 	judge := false // a cut message whose figures are all there (cutAfterFigures)
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
-		if req := r.RequestedBytes; r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
+		tpu := r.Generation == pytorchtext.GenXLA && pytorchtext.XLATPUHBM(r.Text)
+		if req := r.RequestedBytes; r.known(req) && tpu {
+			if c, ok := r.tpuCapacity(req); ok {
+				r.Causes = append(r.Causes, c)
+			}
+		} else if r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
 			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
 			// One request larger than the GPU's total, or than any GPU:
 			// whatever else the message lacks, nothing could have made
@@ -2228,6 +2237,21 @@ func (r *Report) cudaErrorNote() string {
 // status (numba's "Call to cuMemAlloc results in").
 var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
 
+// tpuCapacity is the cause of the TPU compiler's refusal (XLATPUHBM):
+// the program needs need bytes of HBM, more than a core's
+// r.DeviceTotalBytes beyond the sizes' rounding; ok is false when the
+// figures do not show that (a paste edited, or cut before the capacity).
+func (r *Report) tpuCapacity(need int64) (c Cause, ok bool) {
+	hbm := r.DeviceTotalBytes
+	if !r.known(hbm) || need <= hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm) {
+		return Cause{}, false
+	}
+	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), r.size(need-hbm))
+	return Cause{Name: CauseCapacity, Evidence: ev,
+		Numbers: map[string]int64{"requested_bytes": need, "device_total_bytes": hbm},
+		Advice:  "make the program's per-core working set smaller: a smaller per-core batch or sequence length, more sharding of parameters, optimizer state and activations across cores (FSDP, tensor parallelism, a larger TPU slice), rematerialization (jax.checkpoint / remat), bfloat16 parameters or optimizer state; the \"Largest program allocations in hbm\" list XLA prints after the error names the buffers to cut"}, true
+}
+
 // smallXLARequest: a request below this that XLA's BFC allocator refuses
 // says nothing of what filled the memory (24, 16 and 4 bytes in
 // jax-ml/jax#4994's CPU tests).
@@ -2237,6 +2261,13 @@ const smallXLARequest = 64 << 10
 // allocator its words name (see GenXLA): none of them says what else held
 // the memory, and only the StreamExecutor allocator's names the device.
 func (r *Report) xlaNote() string {
+	if pytorchtext.XLATPUHBM(r.Text) {
+		need, hbm := "", ""
+		if r.known(r.RequestedBytes) && r.known(r.DeviceTotalBytes) {
+			need, hbm = " ("+r.size(r.RequestedBytes)+")", " ("+r.size(r.DeviceTotalBytes)+")"
+		}
+		return "XLA's TPU compiler refused the program (\"Ran out of memory in memory space hbm\"): the buffers it must hold at once" + need + " do not fit one TPU core's high-bandwidth memory" + hbm + ", counted when the program was compiled, before it ran: nothing was allocated, no other process took part, and no GPU is involved (sizes as the compiler prints them, G of 1024^3, to half a unit of the last digit); the lines XLA prints after it (\"Total hbm usage\", \"Largest program allocations in hbm\") name the largest buffers"
+	}
 	req := "the request"
 	if r.known(r.RequestedBytes) {
 		req = "a request of " + r.size(r.RequestedBytes)

@@ -489,7 +489,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, "Out of memory error on GPU ",
 	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
@@ -537,6 +537,10 @@ var frameworkOOMs = []struct {
 	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`), ""},
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
 	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`), ""},
+	// The TPU compiler's: its whole form, read anywhere (the status and
+	// the compiler's words come between: "RESOURCE_EXHAUSTED: XLA:TPU
+	// compile permanent error. Ran out of memory ...").
+	{xlaHBMPhrase, "XLA", GenXLA, nil, lazyre.New(`^Ran out of memory in memory space hbm\. Used [0-9.]+[KMGT]?B? of [0-9.]+[KMGT]?B? hbm\.`), ""},
 	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil, ""},
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
@@ -584,6 +588,22 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// xlaHBMPhrase starts the TPU compiler's refusal of a program whose
+// buffers do not fit a TPU core's high-bandwidth memory (libtpu's memory
+// space assignment, after "RESOURCE_EXHAUSTED: XLA:TPU compile permanent
+// error. " in JAX, "Resource exhausted: Compilation failure: " in TF 1.x):
+// "Ran out of memory in memory space hbm. Used 21.90G of 7.48G hbm.
+// Exceeded hbm capacity by 14.42G." (sizes "G", "M", "K" of 1024, "B"
+// bytes). The compiler counts it before the program runs: nothing was
+// allocated. Its "memory space vmem" form (a core's on-chip vector
+// memory, "Please file a bug against XLA") is no device memory.
+const xlaHBMPhrase = "Ran out of memory in memory space hbm."
+
+// XLATPUHBM reports whether text, a GenXLA message's Text, is the TPU
+// compiler's (xlaHBMPhrase): Requested is then the HBM the compiled
+// program needs ("Used"), Total a TPU core's HBM as the compiler counts it.
+func XLATPUHBM(text string) bool { return strings.HasPrefix(text, xlaHBMPhrase) }
 
 // statusWords end the text before an XLA or TensorFlow message: the
 // status code's name as absl prints it, TF 1.x's, and the Python
@@ -2024,6 +2044,23 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			s.i = at
 			m.Requested, err = s.humanBytes()
 		}
+	case f.phrase == xlaHBMPhrase:
+		// " Used U of C hbm.[ Exceeded hbm capacity by E.]": the program's
+		// need and the core's HBM.
+		if err = s.want(" Used "); err == nil {
+			if m.Requested, err = s.tpuBytes(); err == nil {
+				if err = s.want(" of "); err == nil {
+					if m.Total, err = s.tpuBytes(); err == nil {
+						err = s.want(" hbm")
+					}
+				}
+			}
+		}
+		if err == nil && s.eat(". Exceeded hbm capacity by ") {
+			if _, err = s.tpuBytes(); err != nil {
+				m.Total = -1
+			}
+		}
 	case f.phrase == "Out of memory allocating ":
 		// XLA's "N bytes." (absl's %d of a size_t).
 		m.Requested, err = s.groupedBytes()
@@ -2348,6 +2385,35 @@ func (s *scanner) humanBytes() (int64, error) {
 	unit := s.unit(humanUnits)
 	if unit == 0 {
 		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
+	}
+	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+}
+
+// tpuBytes reads a size as the TPU compiler prints it: "21.90G",
+// "530.00M", "64.0K", "0B" (at most two decimals; K, M, G, T of 1024, B
+// bytes); within half a unit of its last digit.
+func (s *scanner) tpuBytes() (int64, error) {
+	at := s.i
+	whole := s.digits()
+	if whole == "" || len(whole) > 6 {
+		return -1, s.expected("a size")
+	}
+	frac := ""
+	if s.eat(".") {
+		frac = s.digits()
+	}
+	if len(frac) > 2 {
+		s.i = at
+		return -1, s.expected("a size with at most two decimals")
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	unit := s.unit([]sizeUnit{{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}})
+	if unit == 0 {
+		s.i = at
+		return -1, s.expected(`"K", "M", "G", "T" or "B"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
