@@ -1528,6 +1528,8 @@ func (r *Report) findCauses() {
 			r.ortCauses()
 		case pytorchtext.GenTheano:
 			r.theanoNote()
+		case pytorchtext.GenDirectML:
+			r.Notes = append(r.Notes, "torch-directml (PyTorch on DirectX 12 through DirectML, on Windows) could not allocate a tensor of "+r.requestWords("")+": the message gives no device, total or free memory, so whether this process's tensors or other programs (the desktop, a browser, another model) filled the GPU's video memory cannot be told from it; Task Manager's GPU page (dedicated and shared GPU memory) at the time would tell. PyTorch's CUDA allocator settings (PYTORCH_CUDA_ALLOC_CONF, torch.cuda.empty_cache()) do not apply to DirectML: a smaller batch, resolution or model, or the program's low-VRAM mode, needs less")
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)

@@ -216,6 +216,12 @@ const (
 	// CUDA_ERROR_OUT_OF_MEMORY" statuses are GenCUDAError (Printer names
 	// Theano for them).
 	GenTheano Generation = "theano"
+	// GenDirectML: torch-directml (PyTorch on DirectX 12 through
+	// DirectML, Windows: the --directml mode of ComfyUI, SD.Next and the
+	// AMD forks of stable-diffusion-webui): "Could not allocate tensor
+	// with N bytes. There is not enough GPU video memory available!" N is
+	// Requested, exact; no device, total or free memory is printed.
+	GenDirectML Generation = "directml"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -489,7 +495,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, "Out of memory error on GPU ",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
 	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
@@ -564,6 +570,9 @@ var frameworkOOMs = []struct {
 	// quotes the format string, "Error allocating %li bytes", has no
 	// figures and is not read).
 	{theanoPhrase, "Theano", GenTheano, nil, lazyre.New(`^Error allocating \d+ bytes of device memory \((?:out of memory|CNMEM_STATUS_OUT_OF_MEMORY)\)`), ""},
+	// torch-directml's: its whole form, read anywhere (a title that
+	// writes the size as "XXXXXXXX" is not read).
+	{directMLPhrase, "DirectML", GenDirectML, nil, lazyre.New(`^Could not allocate tensor with \d+ bytes\. There is not enough GPU video memory available!`), ""},
 	// libgpuarray's error string as pygpu raises it on Python 3.
 	{gpuArrayPhrase, "Theano", GenTheano, []string{"GpuArrayException"}, nil, ""},
 }
@@ -588,6 +597,10 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// directMLPhrase starts torch-directml's out-of-memory message (see
+// GenDirectML).
+const directMLPhrase = "Could not allocate tensor with "
 
 // xlaHBMPhrase starts the TPU compiler's refusal of a program whose
 // buffers do not fit a TPU core's high-bandwidth memory (libtpu's memory
@@ -2044,6 +2057,12 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			s.i = at
 			m.Requested, err = s.humanBytes()
 		}
+	case f.gen == GenDirectML:
+		// "N bytes. There is not enough GPU video memory available!"
+		if m.Requested, err = s.groupedBytes(); err == nil {
+			err = s.want(". There is not enough GPU video memory available!")
+		}
+		m.Backend = "" // DirectX 12: the message names no vendor's API
 	case f.phrase == xlaHBMPhrase:
 		// " Used U of C hbm.[ Exceeded hbm capacity by E.]": the program's
 		// need and the core's HBM.
