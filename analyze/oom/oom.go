@@ -3,6 +3,7 @@ package oom
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -1101,6 +1102,15 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
+		if m.Generation == pytorchtext.GenKVCache && !r.snapshot {
+			if dev, free, total, _, _, ok := pytorchtext.VLLMStartupFigures(m.Text); ok {
+				// vLLM's start-up check: the GPU's figures it printed.
+				r.DeviceFreeBytes, r.DeviceTotalBytes = free, total
+				if r.Device < 0 {
+					r.Device = dev
+				}
+			}
+		}
 		if m.Generation == pytorchtext.GenXLA && !r.snapshot && m.Total >= 0 {
 			// The TPU compiler's count of a core's HBM (XLATPUHBM).
 			r.DeviceTotalBytes = m.Total
@@ -2087,6 +2097,14 @@ func (r *Report) kvCacheNote() string {
 			reqs = fmt.Sprintf("%d dummy requests (max_num_seqs)", n)
 		}
 		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
+	}
+	if _, free, total, desired, util, ok := pytorchtext.VLLMStartupFigures(r.Text); ok {
+		fits := ""
+		if total > 0 {
+			fits = fmt.Sprintf(" (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share)", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
+		}
+		return fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. Lower gpu_memory_utilization to what is free%s, or free the GPU",
+			util, r.size(desired), r.size(total), r.size(free), r.size(total-free), fits)
 	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"

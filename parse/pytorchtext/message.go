@@ -505,7 +505,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase,
+	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase, vllmStartupPhrase,
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
@@ -1579,6 +1579,44 @@ var kvCacheOOMs = []struct {
 	// lowering `max_num_seqs` or `gpu_memory_utilization` when
 	// initializing the engine."
 	{vllmSamplerPhrase, "vLLM", nil},
+	// V1's check before loading anything (gpu_worker.py): the GPU's free
+	// memory at start-up is less than gpu_memory_utilization × its total.
+	// The words alone could be anyone's: the whole form is asked.
+	{vllmStartupPhrase, "vLLM", func(text string) bool { return vllmStartupRe.Re().MatchString(text) }},
+}
+
+// vllmStartupPhrase starts vLLM V1's refusal to start on a GPU whose free
+// memory is below its share: "Free memory on device[ cuda:1] (19.77/22.05
+// GiB) on startup is less than desired GPU memory utilization (0.9, 19.84
+// GiB). Decrease GPU memory utilization or reduce GPU memory used by other
+// processes." (GiB with two decimals; the device from 0.11 on).
+const vllmStartupPhrase = "Free memory on device"
+
+// vllmStartupRe reads vLLM's start-up refusal (vllmStartupPhrase): the
+// device, free and total memory, gpu_memory_utilization and the memory
+// it asked for.
+var vllmStartupRe = lazyre.New(`^Free memory on device(?: [a-z]+:(\d+))? \((\d+\.\d+)/(\d+\.\d+) GiB\) on startup is less than desired GPU memory utilization \(([0-9.]+), (\d+\.\d+) GiB\)`)
+
+// VLLMStartupFigures reads vLLM's start-up refusal (vllmStartupPhrase) in
+// a GenKVCache message's text: the device (-1 when not printed), the
+// GPU's free and total memory at start-up, the memory vLLM asked for
+// (gpu_memory_utilization × total; each within SizeTolerance of GiB to two
+// decimals) and gpu_memory_utilization as printed; ok is false for
+// another text.
+func VLLMStartupFigures(text string) (device int, free, total, desired int64, util string, ok bool) {
+	m := vllmStartupRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1, -1, -1, -1, "", false
+	}
+	gib := func(s string) int64 {
+		f, _ := strconv.ParseFloat(s, 64)
+		return int64(math.Round(f * (1 << 30)))
+	}
+	device = -1
+	if m[1] != "" {
+		device, _ = strconv.Atoi(m[1])
+	}
+	return device, gib(m[2]), gib(m[3]), gib(m[5]), m[4], true
 }
 
 // vllmSamplerPhrase starts vLLM V1's sampler warmup failure (kvCacheOOMs).
