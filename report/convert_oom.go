@@ -439,7 +439,7 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 	}
 	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
 		if lib := pytorchtext.Library(r.Text); lib != "" {
-			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime") {
+			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime" || lib == "the HIP runtime") {
 				// StreamExecutor's "failed to allocate 7.81G (8387559424
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.
 				return "oom: " + d.size("requested_bytes", r.RequestedBytes) + " requested: StreamExecutor (TensorFlow's or XLA's GPU layer) could not allocate it from the device (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, true)

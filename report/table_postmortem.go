@@ -199,7 +199,11 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 		gpu = append(gpu, d.size("allowed_bytes", *d.AllowedBytes)+" allowed")
 	}
 	if len(gpu) > 0 {
-		fmt.Fprintf(w, "  GPU:      %s\n", strings.Join(gpu, "; "))
+		label := "GPU:     "
+		if d.MessageGeneration != nil && *d.MessageGeneration == string(pytorchtext.GenXLA) {
+			label = "device:  " // XLA's: a GPU or a TPU core (the TPU compiler's HBM)
+		}
+		fmt.Fprintf(w, "  %s %s\n", label, strings.Join(gpu, "; "))
 	}
 	if f.DeviceType == "cpu" && m.AllocatedBytes != nil {
 		// The CPU allocator keeps no cache: what it had allocated.

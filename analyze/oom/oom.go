@@ -3,6 +3,7 @@ package oom
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -1175,6 +1176,19 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
 			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
 		}
+		if m.Generation == pytorchtext.GenKVCache && !r.snapshot {
+			if dev, free, total, _, _, ok := pytorchtext.VLLMStartupFigures(m.Text); ok {
+				// vLLM's start-up check: the GPU's figures it printed.
+				r.DeviceFreeBytes, r.DeviceTotalBytes = free, total
+				if r.Device < 0 {
+					r.Device = dev
+				}
+			}
+		}
+		if m.Generation == pytorchtext.GenXLA && !r.snapshot && m.Total >= 0 {
+			// The TPU compiler's count of a core's HBM (XLATPUHBM).
+			r.DeviceTotalBytes = m.Total
+		}
 		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
 			// after its failure (exact bytes).
@@ -1523,7 +1537,12 @@ func (r *Report) findCauses() {
 	}
 	judge := false // a cut message whose figures are all there (cutAfterFigures)
 	if !parsed(r.Generation) && !r.snapshot && !(r.event && r.msg == nil) {
-		if req := r.RequestedBytes; r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
+		tpu := r.Generation == pytorchtext.GenXLA && pytorchtext.XLATPUHBM(r.Text)
+		if req := r.RequestedBytes; r.known(req) && tpu {
+			if c, ok := r.tpuCapacity(req); ok {
+				r.Causes = append(r.Causes, c)
+			}
+		} else if r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
 			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
 			// One request larger than the GPU's total, or than any GPU:
 			// whatever else the message lacks, nothing could have made
@@ -1532,7 +1551,12 @@ func (r *Report) findCauses() {
 		}
 		switch r.Generation {
 		case pytorchtext.GenCUDAError:
-			r.Notes = append(r.Notes, r.cudaErrorNote())
+			note := r.cudaErrorNote()
+			if r.msg != nil && backendWords[r.msg.Backend] != nil {
+				// ROCm's StreamExecutor: rocm-smi, not nvidia-smi.
+				note = backendWords[r.msg.Backend].Replace(note)
+			}
+			r.Notes = append(r.Notes, note)
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -1588,6 +1612,8 @@ func (r *Report) findCauses() {
 			r.ortCauses()
 		case pytorchtext.GenTheano:
 			r.theanoNote()
+		case pytorchtext.GenDirectML:
+			r.Notes = append(r.Notes, "torch-directml (PyTorch on DirectX 12 through DirectML, on Windows) could not allocate a tensor of "+r.requestWords("")+": the message gives no device, total or free memory, so whether this process's tensors or other programs (the desktop, a browser, another model) filled the GPU's video memory cannot be told from it; Task Manager's GPU page (dedicated and shared GPU memory) at the time would tell. PyTorch's CUDA allocator settings (PYTORCH_CUDA_ALLOC_CONF, torch.cuda.empty_cache()) do not apply to DirectML: a smaller batch, resolution or model, or the program's low-VRAM mode, needs less")
 		case pytorchtext.GenHAMi:
 			if u := pytorchtext.HAMiWouldUse(r.Text); u > 0 && r.known(r.AllowedBytes) {
 				would, limit := r.sizeOf(u, r.AllowedBytes)
@@ -2146,6 +2172,14 @@ func (r *Report) kvCacheNote() string {
 		}
 		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
 	}
+	if _, free, total, desired, util, ok := pytorchtext.VLLMStartupFigures(r.Text); ok {
+		fits := ""
+		if total > 0 {
+			fits = fmt.Sprintf(" (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share)", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
+		}
+		return fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. Lower gpu_memory_utilization to what is free%s, or free the GPU",
+			util, r.size(desired), r.size(total), r.size(free), r.size(total-free), fits)
+	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
 	}
@@ -2248,7 +2282,7 @@ func (r *Report) cudaErrorNote() string {
 			failed = " (its allocation call failed)"
 		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
-	case "the CUDA driver", "the CUDA runtime":
+	case "the CUDA driver", "the CUDA runtime", "the HIP runtime":
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
 			if r.known(r.DeviceTotalBytes) {
@@ -2274,8 +2308,8 @@ func (r *Report) cudaErrorNote() string {
 			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 		case r.caller != "":
 			call := "call to the CUDA driver (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
-			if lib == "the CUDA runtime" {
-				call = "call to the CUDA runtime (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
+			if lib != "the CUDA driver" {
+				call = "call to " + lib + " (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			}
 			if fn := driverCallRe.FindStringSubmatch(r.msg.Prefix); fn != nil {
 				switch {
@@ -2289,6 +2323,9 @@ func (r *Report) cudaErrorNote() string {
 			}
 			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"
 		}
+		if lib == "the HIP runtime" {
+			return "a HIP call ran out of memory (" + lib + "'s out-of-memory error, in the words of TensorFlow's and XLA's ROCm builds; the message does not say whether it was an allocation or a context's creation): the message has no sizes; rocm-smi at the time would tell what held the GPU"
+		}
 		return "a CUDA call ran out of memory (" + lib + "'s out-of-memory error) in a program or library that calls CUDA itself (numba, CuPy, PyCUDA, a CUDA extension; the message does not say which, nor whether it was an allocation or a context's creation): the message has no sizes; nvidia-smi at the time would tell what held the GPU, and, if the program is PyTorch's, a snapshot or memory_summary() taken at the error what PyTorch held"
 	}
 	if pytorch {
@@ -2301,6 +2338,21 @@ func (r *Report) cudaErrorNote() string {
 // status (numba's "Call to cuMemAlloc results in").
 var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
 
+// tpuCapacity is the cause of the TPU compiler's refusal (XLATPUHBM):
+// the program needs need bytes of HBM, more than a core's
+// r.DeviceTotalBytes beyond the sizes' rounding; ok is false when the
+// figures do not show that (a paste edited, or cut before the capacity).
+func (r *Report) tpuCapacity(need int64) (c Cause, ok bool) {
+	hbm := r.DeviceTotalBytes
+	if !r.known(hbm) || need <= hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm) {
+		return Cause{}, false
+	}
+	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), r.size(need-hbm))
+	return Cause{Name: CauseCapacity, Evidence: ev,
+		Numbers: map[string]int64{"requested_bytes": need, "device_total_bytes": hbm},
+		Advice:  "make the program's per-core working set smaller: a smaller per-core batch or sequence length, more sharding of parameters, optimizer state and activations across cores (FSDP, tensor parallelism, a larger TPU slice), rematerialization (jax.checkpoint / remat), bfloat16 parameters or optimizer state; the \"Largest program allocations in hbm\" list XLA prints after the error names the buffers to cut"}, true
+}
+
 // smallXLARequest: a request below this that XLA's BFC allocator refuses
 // says nothing of what filled the memory (24, 16 and 4 bytes in
 // jax-ml/jax#4994's CPU tests).
@@ -2310,6 +2362,13 @@ const smallXLARequest = 64 << 10
 // allocator its words name (see GenXLA): none of them says what else held
 // the memory, and only the StreamExecutor allocator's names the device.
 func (r *Report) xlaNote() string {
+	if pytorchtext.XLATPUHBM(r.Text) {
+		need, hbm := "", ""
+		if r.known(r.RequestedBytes) && r.known(r.DeviceTotalBytes) {
+			need, hbm = " ("+r.size(r.RequestedBytes)+")", " ("+r.size(r.DeviceTotalBytes)+")"
+		}
+		return "XLA's TPU compiler refused the program (\"Ran out of memory in memory space hbm\"): the buffers it must hold at once" + need + " do not fit one TPU core's high-bandwidth memory" + hbm + ", counted when the program was compiled, before it ran: nothing was allocated, no other process took part, and no GPU is involved (sizes as the compiler prints them, G of 1024^3, to half a unit of the last digit); the lines XLA prints after it (\"Total hbm usage\", \"Largest program allocations in hbm\") name the largest buffers"
+	}
 	req := "the request"
 	if r.known(r.RequestedBytes) {
 		req = "a request of " + r.size(r.RequestedBytes)

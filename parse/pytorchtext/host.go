@@ -106,7 +106,11 @@ func hostNote(m Message, line string) string {
 	}
 	if m.Generation == GenCUDAError {
 		// hostAllocRe: StreamExecutor's pinned host memory.
-		return fmt.Sprintf("%q: StreamExecutor (TensorFlow's, or XLA's in JAX) could not allocate %d bytes (%s) of page-locked (pinned) host memory through the CUDA driver (cuMemHostAlloc), the buffers it copies to and from the GPU through: this is the machine's memory, not a GPU's, so it is not counted as a GPU OOM. Pinned memory cannot be paged out: free RAM, a container's memory limit or the locked-memory limit (ulimit -l) bounds it; the framework retries with smaller buffers and may go on (a GPU OOM, if one follows, is reported on its own)", m.Text, m.Requested, FormatSize(m.Requested))
+		through := "the CUDA driver (cuMemHostAlloc)"
+		if Library(m.Text) == "the HIP runtime" {
+			through = "the HIP runtime (hipHostMalloc)" // the ROCm build's rocm_driver.cc
+		}
+		return fmt.Sprintf("%q: StreamExecutor (TensorFlow's, or XLA's in JAX) could not allocate %d bytes (%s) of page-locked (pinned) host memory through %s, the buffers it copies to and from the GPU through: this is the machine's memory, not a GPU's, so it is not counted as a GPU OOM. Pinned memory cannot be paged out: free RAM, a container's memory limit or the locked-memory limit (ulimit -l) bounds it; the framework retries with smaller buffers and may go on (a GPU OOM, if one follows, is reported on its own)", m.Text, m.Requested, FormatSize(m.Requested), through)
 	}
 	var b strings.Builder
 	who := "PyTorch's CPU allocator (DefaultCPUAllocator)"

@@ -216,6 +216,12 @@ const (
 	// CUDA_ERROR_OUT_OF_MEMORY" statuses are GenCUDAError (Printer names
 	// Theano for them).
 	GenTheano Generation = "theano"
+	// GenDirectML: torch-directml (PyTorch on DirectX 12 through
+	// DirectML, Windows: the --directml mode of ComfyUI, SD.Next and the
+	// AMD forks of stable-diffusion-webui): "Could not allocate tensor
+	// with N bytes. There is not enough GPU video memory available!" N is
+	// Requested, exact; no device, total or free memory is printed.
+	GenDirectML Generation = "directml"
 )
 
 // Message is one out-of-memory message. Sizes are bytes as PyTorch
@@ -484,12 +490,12 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, "Out of memory error on GPU ",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
 	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
@@ -499,7 +505,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	ipexLimitPhrase, mpsBufferPhrase,
 	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
 	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase,
+	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase, vllmStartupPhrase,
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
@@ -537,6 +543,10 @@ var frameworkOOMs = []struct {
 	{"Failed to allocate request for ", "XLA", GenXLA, statusWords, lazyre.New(`^Failed to allocate request for [0-9.]+ ?[KMGTPE]?i?B \([0-9]+B\) on device ordinal [0-9]+`), ""},
 	// PJRT: ResourceExhausted("Out of memory allocating %d bytes.").
 	{"Out of memory allocating ", "XLA", GenXLA, statusWords, lazyre.New(`^Out of memory allocating [0-9]+ bytes\.`), ""},
+	// The TPU compiler's: its whole form, read anywhere (the status and
+	// the compiler's words come between: "RESOURCE_EXHAUSTED: XLA:TPU
+	// compile permanent error. Ran out of memory ...").
+	{xlaHBMPhrase, "XLA", GenXLA, nil, lazyre.New(`^Ran out of memory in memory space hbm\. Used [0-9.]+[KMGT]?B? of [0-9.]+[KMGT]?B? hbm\.`), ""},
 	{"OOM when allocating tensor", "TensorFlow", GenTF, statusWords, nil, ""},
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
@@ -560,6 +570,9 @@ var frameworkOOMs = []struct {
 	// quotes the format string, "Error allocating %li bytes", has no
 	// figures and is not read).
 	{theanoPhrase, "Theano", GenTheano, nil, lazyre.New(`^Error allocating \d+ bytes of device memory \((?:out of memory|CNMEM_STATUS_OUT_OF_MEMORY)\)`), ""},
+	// torch-directml's: its whole form, read anywhere (a title that
+	// writes the size as "XXXXXXXX" is not read).
+	{directMLPhrase, "DirectML", GenDirectML, nil, lazyre.New(`^Could not allocate tensor with \d+ bytes\. There is not enough GPU video memory available!`), ""},
 	// libgpuarray's error string as pygpu raises it on Python 3.
 	{gpuArrayPhrase, "Theano", GenTheano, []string{"GpuArrayException"}, nil, ""},
 }
@@ -584,6 +597,26 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// directMLPhrase starts torch-directml's out-of-memory message (see
+// GenDirectML).
+const directMLPhrase = "Could not allocate tensor with "
+
+// xlaHBMPhrase starts the TPU compiler's refusal of a program whose
+// buffers do not fit a TPU core's high-bandwidth memory (libtpu's memory
+// space assignment, after "RESOURCE_EXHAUSTED: XLA:TPU compile permanent
+// error. " in JAX, "Resource exhausted: Compilation failure: " in TF 1.x):
+// "Ran out of memory in memory space hbm. Used 21.90G of 7.48G hbm.
+// Exceeded hbm capacity by 14.42G." (sizes "G", "M", "K" of 1024, "B"
+// bytes). The compiler counts it before the program runs: nothing was
+// allocated. Its "memory space vmem" form (a core's on-chip vector
+// memory, "Please file a bug against XLA") is no device memory.
+const xlaHBMPhrase = "Ran out of memory in memory space hbm."
+
+// XLATPUHBM reports whether text, a GenXLA message's Text, is the TPU
+// compiler's (xlaHBMPhrase): Requested is then the HBM the compiled
+// program needs ("Used"), Total a TPU core's HBM as the compiler counts it.
+func XLATPUHBM(text string) bool { return strings.HasPrefix(text, xlaHBMPhrase) }
 
 // statusWords end the text before an XLA or TensorFlow message: the
 // status code's name as absl prints it, TF 1.x's, and the Python
@@ -726,6 +759,15 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// allocate::N] Error Code 1: Cuda Runtime (out of memory)"; 7.x's
 	// "Cuda Error in allocate: 2 (out of memory)" is read by trtAllocLen.
 	{"Cuda Runtime (out of memory)", "TensorRT"},
+	// StreamExecutor's ROCm build (TensorFlow's and XLA's rocm_driver.cc,
+	// ToString(hipError_t)) spells hipErrorOutOfMemory
+	// "HIP_ERROR_OutOfMemory"; releases built on HIP before 3.x, whose
+	// out-of-memory code was hipErrorMemoryAllocation = 1002 and not in
+	// that switch, print its number: "hipError_t(1002)". Both follow
+	// "failed to allocate 7.35G (7889485824 bytes) from device: " as the
+	// CUDA build's CUDA_ERROR_OUT_OF_MEMORY does.
+	{"HIP_ERROR_OutOfMemory", "the HIP runtime"},
+	{"hipError_t(1002)", "the HIP runtime"},
 }
 
 // trtAllocPhrase ends TensorRT 7's logger's words for its default
@@ -844,6 +886,7 @@ func loggedOnly(line string, at int) bool {
 // fails: "failed to alloc N bytes on host: ". That is page-locked
 // (pinned) host memory for copies to and from the GPU, the machine's
 // memory, not the GPU's: its CUDA_ERROR_OUT_OF_MEMORY is no GPU OOM.
+// The ROCm build logs the same words before HIP_ERROR_OutOfMemory.
 var hostAllocRe = lazyre.New(`failed to alloc (\d{1,18}) bytes on host: $`)
 
 // driverBytesRe reads the size TensorFlow's cuda_driver.cc gives before the
@@ -1081,7 +1124,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Library returns the CUDA library that ran out of memory in a
 // GenCUDAError message's text ("cuBLAS", "cuDNN", "cuFFT", "cuSOLVER",
-// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "TensorRT",
+// "cuSPARSE", "NCCL", "the CUDA driver", "the CUDA runtime", "the HIP
+// runtime", "TensorRT",
 // "llama.cpp (ggml)"); "" for
 // PyTorch's own "CUDA error: out of memory", which does not say.
 func Library(text string) string {
@@ -1547,6 +1591,44 @@ var kvCacheOOMs = []struct {
 	// lowering `max_num_seqs` or `gpu_memory_utilization` when
 	// initializing the engine."
 	{vllmSamplerPhrase, "vLLM", nil},
+	// V1's check before loading anything (gpu_worker.py): the GPU's free
+	// memory at start-up is less than gpu_memory_utilization × its total.
+	// The words alone could be anyone's: the whole form is asked.
+	{vllmStartupPhrase, "vLLM", func(text string) bool { return vllmStartupRe.Re().MatchString(text) }},
+}
+
+// vllmStartupPhrase starts vLLM V1's refusal to start on a GPU whose free
+// memory is below its share: "Free memory on device[ cuda:1] (19.77/22.05
+// GiB) on startup is less than desired GPU memory utilization (0.9, 19.84
+// GiB). Decrease GPU memory utilization or reduce GPU memory used by other
+// processes." (GiB with two decimals; the device from 0.11 on).
+const vllmStartupPhrase = "Free memory on device"
+
+// vllmStartupRe reads vLLM's start-up refusal (vllmStartupPhrase): the
+// device, free and total memory, gpu_memory_utilization and the memory
+// it asked for.
+var vllmStartupRe = lazyre.New(`^Free memory on device(?: [a-z]+:(\d+))? \((\d+\.\d+)/(\d+\.\d+) GiB\) on startup is less than desired GPU memory utilization \(([0-9.]+), (\d+\.\d+) GiB\)`)
+
+// VLLMStartupFigures reads vLLM's start-up refusal (vllmStartupPhrase) in
+// a GenKVCache message's text: the device (-1 when not printed), the
+// GPU's free and total memory at start-up, the memory vLLM asked for
+// (gpu_memory_utilization × total; each within SizeTolerance of GiB to two
+// decimals) and gpu_memory_utilization as printed; ok is false for
+// another text.
+func VLLMStartupFigures(text string) (device int, free, total, desired int64, util string, ok bool) {
+	m := vllmStartupRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1, -1, -1, -1, "", false
+	}
+	gib := func(s string) int64 {
+		f, _ := strconv.ParseFloat(s, 64)
+		return int64(math.Round(f * (1 << 30)))
+	}
+	device = -1
+	if m[1] != "" {
+		device, _ = strconv.Atoi(m[1])
+	}
+	return device, gib(m[2]), gib(m[3]), gib(m[5]), m[4], true
 }
 
 // vllmSamplerPhrase starts vLLM V1's sampler warmup failure (kvCacheOOMs).
@@ -1870,10 +1952,10 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
-		if strings.HasPrefix(line[at:], "HIP") {
+		if strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime" {
 			m.Backend = "HIP"
 		}
-		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && lib == "the CUDA driver" {
+		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
 			m.Host, m.Backend = true, ""
 			m.Requested, _ = strconv.ParseInt(h[1], 10, 64)
@@ -2024,6 +2106,29 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 		if m.Requested, err = s.groupedBytes(); err != nil {
 			s.i = at
 			m.Requested, err = s.humanBytes()
+		}
+	case f.gen == GenDirectML:
+		// "N bytes. There is not enough GPU video memory available!"
+		if m.Requested, err = s.groupedBytes(); err == nil {
+			err = s.want(". There is not enough GPU video memory available!")
+		}
+		m.Backend = "" // DirectX 12: the message names no vendor's API
+	case f.phrase == xlaHBMPhrase:
+		// " Used U of C hbm.[ Exceeded hbm capacity by E.]": the program's
+		// need and the core's HBM.
+		if err = s.want(" Used "); err == nil {
+			if m.Requested, err = s.tpuBytes(); err == nil {
+				if err = s.want(" of "); err == nil {
+					if m.Total, err = s.tpuBytes(); err == nil {
+						err = s.want(" hbm")
+					}
+				}
+			}
+		}
+		if err == nil && s.eat(". Exceeded hbm capacity by ") {
+			if _, err = s.tpuBytes(); err != nil {
+				m.Total = -1
+			}
 		}
 	case f.phrase == "Out of memory allocating ":
 		// XLA's "N bytes." (absl's %d of a size_t).
@@ -2349,6 +2454,35 @@ func (s *scanner) humanBytes() (int64, error) {
 	unit := s.unit(humanUnits)
 	if unit == 0 {
 		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
+	}
+	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
+	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+}
+
+// tpuBytes reads a size as the TPU compiler prints it: "21.90G",
+// "530.00M", "64.0K", "0B" (at most two decimals; K, M, G, T of 1024, B
+// bytes); within half a unit of its last digit.
+func (s *scanner) tpuBytes() (int64, error) {
+	at := s.i
+	whole := s.digits()
+	if whole == "" || len(whole) > 6 {
+		return -1, s.expected("a size")
+	}
+	frac := ""
+	if s.eat(".") {
+		frac = s.digits()
+	}
+	if len(frac) > 2 {
+		s.i = at
+		return -1, s.expected("a size with at most two decimals")
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	unit := s.unit([]sizeUnit{{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}})
+	if unit == 0 {
+		s.i = at
+		return -1, s.expected(`"K", "M", "G", "T" or "B"`)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil

@@ -842,6 +842,15 @@ func (r *Reader) noteLogged(line string, at int) {
 	}
 	const format = "a log record at %s level reports an allocation%s that ran out of memory (%s): the program logged it and went on (%s), so it is not counted as an OOM; an ERROR record or an exception that ends the run would be"
 	text := clip(strings.TrimRight(line[at:], " \r\n"))
+	if strings.Contains(line[:at], "op_kernel.cc:") {
+		// OpKernelContext::CtxFailureWithWarning: the op failed; the
+		// status goes back to the caller, which raises it. Nothing was
+		// retried, and nothing says the run went on.
+		const opFormat = "a TensorFlow op's failure logged at %s level by op_kernel.cc (%s): TensorFlow logs an op's failed status so (\"OP_REQUIRES failed at\" in 1.5 and later) and returns it to the caller, which raises it (ResourceExhaustedError); it is not counted on its own, so that the exception is not counted twice: where the log has that exception, it is the OOM; a log without it was cut, or the program caught the error"
+		r.meta.Warnings.Linef(int(r.line), opFormat, level, text)
+		r.meta.NotOOMs.Linef(int(r.line), opFormat, level, text)
+		return
+	}
 	r.meta.Warnings.Linef(int(r.line), format, level, size, text, why)
 	r.meta.NotOOMs.Linef(int(r.line), format, level, size, text, why)
 }

@@ -76,7 +76,8 @@
 //	               "mps" (Apple Metal), "0.x" (THC), "cuda-error", "1eb", "cut", "unparsed";
 //	               other frameworks': "cupy", "xla" (JAX), "tensorflow", "paddle",
 //	               "onnxruntime" (ONNX Runtime's BFC arena: requested only), "theano"
-//	               (requested, and free and total where the driver's figures are printed)
+//	               (requested, and free and total where the driver's figures are printed),
+//	               "directml" (torch-directml: requested only)
 //	typo           bool    PyTorch 2.1's "capacty"
 //	backend        utf8    "CUDA", "HIP", "XPU" or "MPS"
 //	exception      utf8    exception type before the message; null when none
