@@ -44,3 +44,41 @@ func TestReview45bJumpAtEndIsNoSpike(t *testing.T) {
 		}
 	}
 }
+
+// One process growing 2 MiB/s for 600 s (±5 MiB of noise) on an 8 GiB
+// GPU whose log holds it and 1 GiB more: the GPU grows at the process's
+// rate, plus rest MiB/s (memory no logged process is seen to hold). With
+// rest 0 its slope is the process's give or take the noise, above it in
+// about half the logs: the process's time to OOM is at its own rate
+// (GPUSlope 0), as the GPU's differs by noise alone. With rest 1 MiB/s
+// the GPU grows 3 MiB/s, half again the process's, beyond both slopes'
+// intervals: the time to OOM is at 3 MiB/s, with the process the only
+// grower logged (Growers 1, not 0 as the field's doc said). Before this
+// change any GPU slope above the process's, by a hair of noise, was
+// taken, and the report said "this process and others grow on it" of a
+// process alone.
+func TestReview45bProcessOwnRateUnlessGPUOutgrowsIt(t *testing.T) {
+	for _, rest := range []float64{0, 1} {
+		for seed := uint64(1); seed <= 6; seed++ {
+			a := NewAnalyzer(Options{})
+			synth{seconds: 600, step: 1, noise: 5 * mib, capacity: 8 << 30,
+				used: func(x float64) float64 { return 4<<30 + (2+rest)*mib*x }}.add(t, a, "gpu.csv", seed)
+			synth{seconds: 600, step: 1, noise: 5 * mib, pid: 41,
+				used: func(x float64) float64 { return 3<<30 + 2*mib*x }}.add(t, a, "apps.csv", seed+100)
+			for _, s := range a.Finalize().Series {
+				if !s.HasPID {
+					continue
+				}
+				o := s.TimeToOOM
+				switch {
+				case s.Class != Growing || o == nil:
+					t.Errorf("rest %g, seed %d: %s, no time to OOM (%s)", rest, seed, s.Class, s.NoOOMReason)
+				case rest == 0 && o.GPUSlope != 0:
+					t.Errorf("rest 0, seed %d: time to OOM at the GPU's %.3f MiB/s, want the process's own %.3f", seed, o.GPUSlope/mib, s.Slope/mib)
+				case rest == 1 && (!within(o.GPUSlope, 3*mib, 0.02) || !o.GPULogged || o.Growers != 1):
+					t.Errorf("rest 1, seed %d: %+v, want the GPU's logged 3 MiB/s, 1 grower", seed, *o)
+				}
+			}
+		}
+	}
+}

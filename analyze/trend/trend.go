@@ -255,8 +255,10 @@ type OOMEstimate struct {
 	// the process's own: its GPU series' Theil–Sen slope (GPULogged), or
 	// without a GPU log of the time the sum of the slopes of the GPU's
 	// processes that grow to the end; Growers counts those (this one
-	// included; 0 where the GPU's log gave the rate and no other process
-	// was seen growing). 0 when the process's own slope was used.
+	// included: 1 where the GPU's log gave the rate and no other logged
+	// process is classed growing, the rest of the GPU's growth then being
+	// memory no logged process is seen to gain). 0 when the process's own
+	// slope was used.
 	GPUSlope  float64
 	GPULogged bool
 	Growers   int
@@ -1682,10 +1684,22 @@ func shortTail(s *series, minSamples int, maxExtrapolation float64) string {
 		Duration(window), f.winSamples, s.raw, Duration(span), shortTailSamples*minSamples, maxExtrapolation)
 }
 
+// gpuRateMinExcess is how much faster than a process (a share of its
+// slope) its GPU's logged growth must be for the process's time to OOM to
+// be taken at the GPU's rate (gpuRate). A GPU's samples and its
+// processes' are not taken at one instant, and a faster rate by less
+// moves the time to OOM by less than a tenth: the same growth seen twice.
+const gpuRateMinExcess = 0.1
+
 // gpuRate is the growth of a growing process's GPU, when other processes
 // grow on it too: its headroom is the GPU's, which they fill together.
 // From a GPU series of the group over the process's end that is growing
-// (not released) faster than the process: its Theil–Sen fit (logged);
+// (not released) faster than the process, beyond both slopes' 95%
+// intervals (its low end above the process's high end) and by
+// gpuRateMinExcess or more: a GPU whose samples are the process's and a
+// constant rest grows at the process's rate, and its slope is above the
+// process's in about half its logs, by the noise alone: its Theil–Sen
+// fit (logged);
 // otherwise the sum of the fits of the group's processes classed growing,
 // held to the end and not released, where there are two or more (their
 // intervals added: the low ends, the high ends). growers counts those
@@ -1701,7 +1715,8 @@ func (a *Analyzer) gpuRate(s *series) (ts theilSen, growers int, logged, ok bool
 		}
 	}
 	for _, g := range a.gpusOf(s, s.endUs) {
-		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Slope > s.fit.ts.Slope {
+		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Low > s.fit.ts.High &&
+			g.fit.ts.Slope >= (1+gpuRateMinExcess)*s.fit.ts.Slope {
 			return g.fit.ts, growers, true, true
 		}
 	}
