@@ -82,3 +82,34 @@ func TestReview45bProcessOwnRateUnlessGPUOutgrowsIt(t *testing.T) {
 		}
 	}
 }
+
+// A GPU at 10 GiB (±10 MiB) for 300 samples, one sample at 80500 MiB
+// (98% of its 80 GiB), then back at 10 GiB for the last one or for 150
+// more (synthetic): a process that filled the GPU and died of
+// out-of-memory before the next sample, the GPU before and after it
+// agreeing. That reading is within a tenth of the capacity (oomPeakShare),
+// the mark a crash leaves: it stays in the fit, and the series is not
+// flat. h44g's glitch rule set it aside as a misreading and the log read
+// "flat: 10 GiB for 25 min: no growth" around it. A sample as far out
+// below the capacity (40 GiB) is still set aside.
+func TestReview45bFullSampleIsNoGlitch(t *testing.T) {
+	for _, after := range []int{1, 150} {
+		for _, top := range []float64{80500, 40960} {
+			s := jittered(300+1+after, 10, 1, func(i int) float64 {
+				if i == 300 {
+					return top
+				}
+				return 10240
+			})
+			s.capacity = 81920 * mib
+			got := analyzeOne(t, s, Options{})
+			full := top >= oomPeakShare*81920
+			if full && (got.SetAside != 0 || got.Class == Flat) {
+				t.Errorf("%d after, %g MiB: %s, %d set aside; want the full sample kept, not flat", after, top, got.Class, got.SetAside)
+			}
+			if !full && got.SetAside != 1 {
+				t.Errorf("%d after, %g MiB: %d set aside, want 1", after, top, got.SetAside)
+			}
+		}
+	}
+}

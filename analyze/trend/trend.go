@@ -139,9 +139,10 @@ type SeriesTrend struct {
 	// SetAside counts the samples left out of the fit as one-sample
 	// glitches: each far from both its neighbours (8σ of Noise and 16 MiB
 	// at least), which agree with each other, and not the first or last
-	// sample; the fit, the class and the runs take the mean of the
-	// neighbours in their place. SetAsideUs holds the times of the first
-	// 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
+	// sample, nor a GPU's sample within a tenth of its capacity (the GPU
+	// full: an out-of-memory crash's mark); the fit, the class and the
+	// runs take the mean of the neighbours in their place. SetAsideUs
+	// holds the times of the first 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
 	// still count them: they were read.
 	SetAside   int
 	SetAsideUs []int64
@@ -1123,7 +1124,7 @@ func (a *Analyzer) fitAll() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
-				glitches := setAsideGlitches(s.y)
+				glitches := setAsideGlitchesBut(s.y, a.fullAt(s))
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
 				s.out.SetAside = len(glitches)
@@ -1437,6 +1438,26 @@ func (s *series) capacityAt(t int64) (float64, bool) {
 		i--
 	}
 	return s.capV[i], true
+}
+
+// fullAt, for a GPU series whose capacity is known (its samples',
+// or --gpu-memory), says whether its sample i is within a tenth of it
+// (oomPeakShare): the GPU full. nil for a process, or a capacity not
+// known.
+func (a *Analyzer) fullAt(s *series) func(i int) bool {
+	switch {
+	case s.key.hasPID:
+		return nil
+	case s.hasCap:
+		return func(i int) bool {
+			c, ok := s.capacityAt(s.t[i])
+			return ok && s.y[i] >= oomPeakShare*c
+		}
+	case a.opt.GPUMemoryBytes > 0:
+		c := float64(a.opt.GPUMemoryBytes)
+		return func(i int) bool { return s.y[i] >= oomPeakShare*c }
+	}
+	return nil
 }
 
 // gpusOf returns the GPU series of s's group that cover time t.
