@@ -112,6 +112,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
 		Pod: s.Pod, Namespace: s.Namespace, Container: s.Container,
 		Classification: string(s.Class), Samples: s.Samples, SamplesAboveTotal: s.AboveTotal, UsedConvention: s.Convention,
+		SetAsideSamples: s.SetAside, SetAsideUs: s.SetAsideUs,
 		TimeToOOMReason: s.NoOOMReason,
 	}
 	if s.HasGPU {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -26,5 +27,22 @@ func TestReview45bGPURateWordsOneGrower(t *testing.T) {
 	s.TimeToOOM.Growers = 2
 	if msg = trendMessage(s, logClock{clock: "absolute"}); !strings.Contains(msg, "2 logged processes grow on it") {
 		t.Errorf("two growers: %.300q", msg)
+	}
+}
+
+// A finding whose fit set samples aside as one-sample glitches says so
+// in its JSON as in its message (the h44g_leak_periodic_dips.csv case:
+// 12 of 1440 samples, the first at 10:05:00): set_aside_samples and
+// set_aside_us. Before, only the message said it, and a CI job reading
+// the JSON saw a verdict on every sample read.
+func TestReview45bSetAsideInJSON(t *testing.T) {
+	s := trend.SeriesTrend{Class: trend.Growing, HasGPU: true, Samples: 1440, SetAside: 12,
+		SetAsideUs: []int64{1_796_119_500_000_000}, StartUs: 1_796_119_200_000_000, EndUs: 1_796_126_395_000_000}
+	b, err := json.Marshal(trendFinding(s, logClock{clock: "absolute"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"set_aside_samples":12,"set_aside_us":[1796119500000000]`) {
+		t.Errorf("JSON %.300q: want set_aside_samples 12 and its first time", b)
 	}
 }
