@@ -112,6 +112,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		GPUUUID: s.UUID, GPUName: s.GPUName, Host: s.Host, Process: s.Process,
 		Pod: s.Pod, Namespace: s.Namespace, Container: s.Container,
 		Classification: string(s.Class), Samples: s.Samples, SamplesAboveTotal: s.AboveTotal, UsedConvention: s.Convention,
+		SetAsideSamples: s.SetAside, SetAsideUs: s.SetAsideUs,
 		TimeToOOMReason: s.NoOOMReason,
 	}
 	if s.HasGPU {
@@ -378,7 +379,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
-			if w := gpuRateWords(o); w != "" {
+			if w := gpuRateWords(o, s.Slope); w != "" {
 				oom = fmt.Sprintf("at %s, its GPU runs out of memory in about %s", w, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
 			}
 		}
@@ -573,18 +574,20 @@ func oomExitsNote(s trend.SeriesTrend) string {
 
 // gpuRateWords says which growth a process's time to OOM was taken at
 // when other processes grow on its GPU too (OOMEstimate.GPUSlope): "the
-// GPU's rate, 4.0 MiB/s (its log; 2 processes grow on it)"; "" when the
-// process's own rate was used.
-func gpuRateWords(o *trend.OOMEstimate) string {
+// GPU's rate, 4.0 MiB/s (its log; 2 logged processes grow on it)"; "" when
+// the process's own rate was used. own is the process's own slope (bytes
+// per second): where no other logged process is classed growing
+// (Growers 1), the words say the GPU outgrows it, not who else grows.
+func gpuRateWords(o *trend.OOMEstimate, own float64) string {
 	if o.GPUSlope <= 0 {
 		return ""
 	}
 	if o.GPULogged {
-		who := "this process and others"
-		if o.Growers >= 2 {
-			who = fmt.Sprintf("%d logged processes", o.Growers)
+		if o.Growers < 2 {
+			return fmt.Sprintf("the GPU's rate, %s (its log: faster than this process's own %s, though no other logged process is classed growing)",
+				rate(o.GPUSlope), rateLike(own, o.GPUSlope))
 		}
-		return fmt.Sprintf("the GPU's rate, %s (its log; %s grow on it)", rate(o.GPUSlope), who)
+		return fmt.Sprintf("the GPU's rate, %s (its log; %d logged processes grow on it)", rate(o.GPUSlope), o.Growers)
 	}
 	return fmt.Sprintf("the GPU's rate, %s (the %d processes that grow on it, added up)", rate(o.GPUSlope), o.Growers)
 }

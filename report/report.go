@@ -411,6 +411,16 @@ type Finding struct {
 	// UsedConvention: how the log counted the driver's reservation
 	// (nvml.Convention); bytes here always leave it out where the log allows.
 	UsedConvention string `json:"used_convention,omitempty"`
+
+	// SetAsideSamples: samples of the series (counted in Samples) that the
+	// fit, the class and the runs left out as one-sample glitches, each
+	// replaced by the mean of its neighbours (trend.SeriesTrend.SetAside);
+	// SetAsideUs: the times of the first 8 of them. Absent when none: a
+	// verdict that rests on fewer samples than were read says so here as
+	// in its message.
+	SetAsideSamples int     `json:"set_aside_samples,omitempty"`
+	SetAsideUs      []int64 `json:"set_aside_us,omitempty"`
+
 	// ChangePoints: the significant level shifts, in time order.
 	ChangePoints []TrendChange `json:"change_points,omitempty"`
 	// HeldToEnd: the process still held memory in the last sample of the log.

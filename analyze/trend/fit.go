@@ -560,11 +560,22 @@ const despikeHalf = stepMinAfter
 // despiked is y through a running median of 2·despikeHalf+1 points
 // (fewer at the ends): a transient of despikeHalf points or fewer, up or
 // down, is replaced by the level around it.
+//
+// At the series' end the window narrows evenly about its point, down to
+// the last point alone: a transient is a shift memory came back from, and
+// nothing after the last samples shows that they came back. A jump in
+// the last 1 to 3 points (a checkpoint's buffers, the allocation before
+// an out-of-memory crash) is kept where it is, a step at the end
+// (fit.stepAtEnd), not a spike taken out of a ramp whose levels it
+// would then join as a gradual rise. At the start the window is cut
+// short, not narrowed: a jump there is followed by the samples that show
+// whether memory came back.
 func despiked(y []float64) []float64 {
 	out := make([]float64, len(y))
 	var win []float64
 	for i := range y {
-		win = append(win[:0], y[max(0, i-despikeHalf):min(len(y), i+despikeHalf+1)]...)
+		h := min(despikeHalf, len(y)-1-i)
+		win = append(win[:0], y[max(0, i-h):i+h+1]...)
 		out[i] = medianSelect(win)
 	}
 	return out

@@ -30,7 +30,17 @@ const (
 // tell. A sample next to another excursion is not isolated and stays:
 // two low readings in a row, or the drop of a sawtooth that lasts
 // several samples, are memory that was given back.
-func setAsideGlitches(y []float64) []int {
+func setAsideGlitches(y []float64) []int { return setAsideGlitchesBut(y, nil) }
+
+// setAsideGlitchesBut is setAsideGlitches keeping the samples full says
+// are the GPU full (nil: none): a reading within a tenth of the capacity
+// (oomPeakShare, as a run that ended full, Run.OOMExit) is what a process
+// leaves in the samples when it fills the GPU and dies of out-of-memory
+// before the next one, as when a job's last allocation fails, and the
+// samples either side of it, the GPU before and after that process,
+// agree. Set aside, the log would read "flat: no growth" around the one
+// sample that says why the job crashed.
+func setAsideGlitchesBut(y []float64, full func(i int) bool) []int {
 	n := len(y)
 	if n < 5 {
 		return nil
@@ -50,7 +60,7 @@ func setAsideGlitches(y []float64) []int {
 	}
 	var set []int
 	for i := 1; i < n-1; i++ {
-		if out(i) && !out(i-1) && !out(i+1) {
+		if out(i) && !out(i-1) && !out(i+1) && (full == nil || !full(i)) {
 			set = append(set, i)
 		}
 	}

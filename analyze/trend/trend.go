@@ -139,9 +139,10 @@ type SeriesTrend struct {
 	// SetAside counts the samples left out of the fit as one-sample
 	// glitches: each far from both its neighbours (8σ of Noise and 16 MiB
 	// at least), which agree with each other, and not the first or last
-	// sample; the fit, the class and the runs take the mean of the
-	// neighbours in their place. SetAsideUs holds the times of the first
-	// 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
+	// sample, nor a GPU's sample within a tenth of its capacity (the GPU
+	// full: an out-of-memory crash's mark); the fit, the class and the
+	// runs take the mean of the neighbours in their place. SetAsideUs
+	// holds the times of the first 8 of them. Samples, FirstBytes, LastBytes, MinBytes and PeakBytes
 	// still count them: they were read.
 	SetAside   int
 	SetAsideUs []int64
@@ -255,8 +256,10 @@ type OOMEstimate struct {
 	// the process's own: its GPU series' Theil–Sen slope (GPULogged), or
 	// without a GPU log of the time the sum of the slopes of the GPU's
 	// processes that grow to the end; Growers counts those (this one
-	// included; 0 where the GPU's log gave the rate and no other process
-	// was seen growing). 0 when the process's own slope was used.
+	// included: 1 where the GPU's log gave the rate and no other logged
+	// process is classed growing, the rest of the GPU's growth then being
+	// memory no logged process is seen to gain). 0 when the process's own
+	// slope was used.
 	GPUSlope  float64
 	GPULogged bool
 	Growers   int
@@ -1121,7 +1124,7 @@ func (a *Analyzer) fitAll() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
-				glitches := setAsideGlitches(s.y)
+				glitches := setAsideGlitchesBut(s.y, a.fullAt(s))
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
 				s.out.SetAside = len(glitches)
@@ -1437,6 +1440,26 @@ func (s *series) capacityAt(t int64) (float64, bool) {
 	return s.capV[i], true
 }
 
+// fullAt, for a GPU series whose capacity is known (its samples',
+// or --gpu-memory), says whether its sample i is within a tenth of it
+// (oomPeakShare): the GPU full. nil for a process, or a capacity not
+// known.
+func (a *Analyzer) fullAt(s *series) func(i int) bool {
+	switch {
+	case s.key.hasPID:
+		return nil
+	case s.hasCap:
+		return func(i int) bool {
+			c, ok := s.capacityAt(s.t[i])
+			return ok && s.y[i] >= oomPeakShare*c
+		}
+	case a.opt.GPUMemoryBytes > 0:
+		c := float64(a.opt.GPUMemoryBytes)
+		return func(i int) bool { return s.y[i] >= oomPeakShare*c }
+	}
+	return nil
+}
+
 // gpusOf returns the GPU series of s's group that cover time t.
 func (a *Analyzer) gpusOf(s *series, t int64) []*series {
 	var out []*series
@@ -1682,10 +1705,22 @@ func shortTail(s *series, minSamples int, maxExtrapolation float64) string {
 		Duration(window), f.winSamples, s.raw, Duration(span), shortTailSamples*minSamples, maxExtrapolation)
 }
 
+// gpuRateMinExcess is how much faster than a process (a share of its
+// slope) its GPU's logged growth must be for the process's time to OOM to
+// be taken at the GPU's rate (gpuRate). A GPU's samples and its
+// processes' are not taken at one instant, and a faster rate by less
+// moves the time to OOM by less than a tenth: the same growth seen twice.
+const gpuRateMinExcess = 0.1
+
 // gpuRate is the growth of a growing process's GPU, when other processes
 // grow on it too: its headroom is the GPU's, which they fill together.
 // From a GPU series of the group over the process's end that is growing
-// (not released) faster than the process: its Theil–Sen fit (logged);
+// (not released) faster than the process, beyond both slopes' 95%
+// intervals (its low end above the process's high end) and by
+// gpuRateMinExcess or more: a GPU whose samples are the process's and a
+// constant rest grows at the process's rate, and its slope is above the
+// process's in about half its logs, by the noise alone: its Theil–Sen
+// fit (logged);
 // otherwise the sum of the fits of the group's processes classed growing,
 // held to the end and not released, where there are two or more (their
 // intervals added: the low ends, the high ends). growers counts those
@@ -1701,7 +1736,8 @@ func (a *Analyzer) gpuRate(s *series) (ts theilSen, growers int, logged, ok bool
 		}
 	}
 	for _, g := range a.gpusOf(s, s.endUs) {
-		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Slope > s.fit.ts.Slope {
+		if g.fit.class == Growing && g.out.ReleasedUs == 0 && g.fit.ts.Low > 0 && g.fit.ts.Low > s.fit.ts.High &&
+			g.fit.ts.Slope >= (1+gpuRateMinExcess)*s.fit.ts.Slope {
 			return g.fit.ts, growers, true, true
 		}
 	}

@@ -1,0 +1,115 @@
+package trend
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A leak's ramp whose last 1, 2 or 3 samples jump far above it (the
+// allocation before an out-of-memory crash, a checkpoint's buffers):
+// synthetic, n samples 10 s apart of 20000 MiB rising 10 MiB a sample
+// (1 MiB/s, ±10 MiB of jitter), then k samples at top MiB: 80500 (the
+// GPU full) or 20 GiB above the ramp's end. Nothing after the jump shows
+// memory came back from it, so it is no transient: a step, one (the
+// ramp's rise, 3 or 6 GiB, is under 40% of the rise with the jump: no
+// growth in many steps, manySteps), up to the last samples where they
+// are 1 or 2 (StepAtEnd: too few after it to tell what memory does next;
+// 3, stepMinAfter, show the level, but for a binned series, 600 samples,
+// they may fill fewer points). Session 44's
+// running median (despiked) ran to the end of the series with a window
+// cut short there, so that a jump in the last 3 points was taken out as a
+// spike: the jump no longer read as sharp, the fit's window shrank to the
+// last 5 samples, and the series was "growing 1.6 GiB/s" over 20 s (or
+// growing at the ramp's 1 MiB/s with a time to OOM measured from the
+// ramp's line, 10 GiB under the last samples).
+func TestReview45bJumpAtEndIsNoSpike(t *testing.T) {
+	for _, n := range []int{300, 600} {
+		for _, k := range []int{1, 2, 3} {
+			for _, top := range []float64{80500, 20000 + 10*float64(n) + 20480} {
+				for seed := uint64(1); seed <= 3; seed++ {
+					name := fmt.Sprintf("%d samples, last %d at %g MiB, seed %d", n, k, top, seed)
+					s := jittered(n+k, 10, seed, func(i int) float64 {
+						if i >= n {
+							return top
+						}
+						return 20000 + 10*float64(i)
+					})
+					s.capacity = 81920 * mib
+					got := analyzeOne(t, s, Options{})
+					if got.Class != Step || k < stepMinAfter && !got.StepAtEnd {
+						t.Errorf("%s: %s (step at end %v, window %d samples), want a step (at the end: %v)", name, got.Class, got.StepAtEnd, got.WindowSamples, k < stepMinAfter)
+					}
+				}
+			}
+		}
+	}
+}
+
+// One process growing 2 MiB/s for 600 s (±5 MiB of noise) on an 8 GiB
+// GPU whose log holds it and 1 GiB more: the GPU grows at the process's
+// rate, plus rest MiB/s (memory no logged process is seen to hold). With
+// rest 0 its slope is the process's give or take the noise, above it in
+// about half the logs: the process's time to OOM is at its own rate
+// (GPUSlope 0), as the GPU's differs by noise alone. With rest 1 MiB/s
+// the GPU grows 3 MiB/s, half again the process's, beyond both slopes'
+// intervals: the time to OOM is at 3 MiB/s, with the process the only
+// grower logged (Growers 1, not 0 as the field's doc said). Before this
+// change any GPU slope above the process's, by a hair of noise, was
+// taken, and the report said "this process and others grow on it" of a
+// process alone.
+func TestReview45bProcessOwnRateUnlessGPUOutgrowsIt(t *testing.T) {
+	for _, rest := range []float64{0, 1} {
+		for seed := uint64(1); seed <= 6; seed++ {
+			a := NewAnalyzer(Options{})
+			synth{seconds: 600, step: 1, noise: 5 * mib, capacity: 8 << 30,
+				used: func(x float64) float64 { return 4<<30 + (2+rest)*mib*x }}.add(t, a, "gpu.csv", seed)
+			synth{seconds: 600, step: 1, noise: 5 * mib, pid: 41,
+				used: func(x float64) float64 { return 3<<30 + 2*mib*x }}.add(t, a, "apps.csv", seed+100)
+			for _, s := range a.Finalize().Series {
+				if !s.HasPID {
+					continue
+				}
+				o := s.TimeToOOM
+				switch {
+				case s.Class != Growing || o == nil:
+					t.Errorf("rest %g, seed %d: %s, no time to OOM (%s)", rest, seed, s.Class, s.NoOOMReason)
+				case rest == 0 && o.GPUSlope != 0:
+					t.Errorf("rest 0, seed %d: time to OOM at the GPU's %.3f MiB/s, want the process's own %.3f", seed, o.GPUSlope/mib, s.Slope/mib)
+				case rest == 1 && (!within(o.GPUSlope, 3*mib, 0.02) || !o.GPULogged || o.Growers != 1):
+					t.Errorf("rest 1, seed %d: %+v, want the GPU's logged 3 MiB/s, 1 grower", seed, *o)
+				}
+			}
+		}
+	}
+}
+
+// A GPU at 10 GiB (±10 MiB) for 300 samples, one sample at 80500 MiB
+// (98% of its 80 GiB), then back at 10 GiB for the last one or for 150
+// more (synthetic): a process that filled the GPU and died of
+// out-of-memory before the next sample, the GPU before and after it
+// agreeing. That reading is within a tenth of the capacity (oomPeakShare),
+// the mark a crash leaves: it stays in the fit, and the series is not
+// flat. h44g's glitch rule set it aside as a misreading and the log read
+// "flat: 10 GiB for 25 min: no growth" around it. A sample as far out
+// below the capacity (40 GiB) is still set aside.
+func TestReview45bFullSampleIsNoGlitch(t *testing.T) {
+	for _, after := range []int{1, 150} {
+		for _, top := range []float64{80500, 40960} {
+			s := jittered(300+1+after, 10, 1, func(i int) float64 {
+				if i == 300 {
+					return top
+				}
+				return 10240
+			})
+			s.capacity = 81920 * mib
+			got := analyzeOne(t, s, Options{})
+			full := top >= oomPeakShare*81920
+			if full && (got.SetAside != 0 || got.Class == Flat) {
+				t.Errorf("%d after, %g MiB: %s, %d set aside; want the full sample kept, not flat", after, top, got.Class, got.SetAside)
+			}
+			if !full && got.SetAside != 1 {
+				t.Errorf("%d after, %g MiB: %d set aside, want 1", after, top, got.SetAside)
+			}
+		}
+	}
+}
