@@ -55,3 +55,24 @@ func TestHunt45bGPUSampledToEndKeepsTimeToOOM(t *testing.T) {
 			len(got), len(got) > 0 && got[0].StoppedBeforeEnd, len(got) > 0 && got[0].TimeToOOM != nil)
 	}
 }
+
+// t45b_eval_spikes_floor_5_cycles.csv (testdata/README.md, synthetic): a
+// leak of 1.0 MiB/s from 30 GiB sampled every 10 s for 2.5 h (900
+// samples), with an evaluation's 4 GiB on top for the last 100 s of every
+// 30 min: five cycles, their floors on the leak's line. The trend is the
+// floors' line, 5 points, too few for a time to OOM; the reason said
+// "only 5 samples in the trend" beside a series of 900 samples. It counts
+// cycles now.
+func TestHunt45bFloorTrendCountsCycles(t *testing.T) {
+	got := trends(t, "t45b_eval_spikes_floor_5_cycles.csv")
+	if len(got) != 1 {
+		t.Fatalf("%d series, want 1", len(got))
+	}
+	s := got[0]
+	if s.Class != Growing || !s.RisingFloor || s.Samples != 900 || !within(s.Slope/mib, 1, 0.05) {
+		t.Errorf("%s (rising floor %v), %d samples, %.2f MiB/s; want growing on a rising floor, 900, 1.0", s.Class, s.RisingFloor, s.Samples, s.Slope/mib)
+	}
+	if !strings.Contains(s.NoOOMReason, "only 5 cycles in the trend") {
+		t.Errorf("reason %.200q, want it to count 5 cycles", s.NoOOMReason)
+	}
+}

@@ -1622,6 +1622,12 @@ func (a *Analyzer) timeToOOM(s *series) {
 	}
 	if f.winSamples < a.opt.MinSamples {
 		o.NoOOMReason = fmt.Sprintf("only %s in the trend (%d needed)", counted(f.winSamples, "sample", "samples"), a.opt.MinSamples)
+		if f.floor {
+			// The trend of a floor that rises is fitted to each cycle's
+			// lowest point, not to the samples: count cycles.
+			o.NoOOMReason = fmt.Sprintf("only %s in the trend (its line is fitted to each cycle's lowest point; %d cycles needed)",
+				counted(f.winSamples, "cycle", "cycles"), a.opt.MinSamples)
+		}
 		return
 	}
 	if why := shortTail(s, a.opt.MinSamples, a.opt.MaxExtrapolation); why != "" {
