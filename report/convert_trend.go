@@ -123,6 +123,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		pid, held := s.PID, s.HeldToEnd
 		f.PID, f.HeldToEnd, f.EndUnknown = &pid, &held, s.EndUnknown
 	}
+	f.StoppedBeforeEnd = s.StoppedBeforeEnd
 	slope, ols, r2 := round(s.Slope, 1), round(s.OLSSlope, 1), round(s.R2, 4)
 	f.SlopeBytesPerS, f.OLSSlopeBytesPerS, f.R2 = &slope, &ols, &r2
 	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
@@ -182,8 +183,19 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock) + setAsideNote(s, lc.clock)
+	f.Message = trendMessage(s, lc) + gpuStoppedNote(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock) + setAsideNote(s, lc.clock)
 	return f
+}
+
+// gpuStoppedNote says where a GPU's samples stop before the end of its log
+// (SeriesTrend.StoppedBeforeEnd): "; its samples stop at 10:59:50 UTC, 60
+// min before the end of the log (11:59:50 UTC): ...".
+func gpuStoppedNote(s trend.SeriesTrend, lc logClock) string {
+	if !s.StoppedBeforeEnd {
+		return ""
+	}
+	return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): its later rows carry no memory figure (nvidia-smi's [GPU is lost] after an Xid 79 \"fallen off the bus\", [Unknown Error]) or it left the log (replaced, another UUID at its index; its host's logging stopped), so its memory since is not known",
+		timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs))
 }
 
 // setAsideNote says which one-sample glitches the fit left out
@@ -433,12 +445,15 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			return fmt.Sprintf("growing until it ended: %s: %s %s%s: a leak suspect in that run%s; %s; %s%s",
 				who, what, fitted, ended, runsNote(s), oom, next, unattributedNote(s))
 		}
-		now := IBytes(s.LastBytes)
+		now := "now " + IBytes(s.LastBytes)
+		if s.StoppedBeforeEnd {
+			now = IBytes(s.LastBytes) + " at its last sample"
+		}
 		if s.RisingFloor && s.CyclePeakBytes > s.LastBytes {
 			// The peaks, not the floor, run the GPU out of memory.
 			now += fmt.Sprintf(", the last cycles' peak %s (the time to OOM is measured from it)", IBytes(s.CyclePeakBytes))
 		}
-		return fmt.Sprintf("growing: %s: %s %s, now %s; %s; %s%s", who, what, fitted, now, oom, next, unattributedNote(s))
+		return fmt.Sprintf("growing: %s: %s %s, %s; %s; %s%s", who, what, fitted, now, oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
 		// A spike's rise and fall (trend.ChangePoint.Transient) are no

@@ -429,6 +429,10 @@ type Finding struct {
 	// which ends with the last process's last row: whether the process
 	// exited then is not known.
 	EndUnknown bool `json:"end_unknown,omitempty"`
+	// StoppedBeforeEnd: a GPU whose samples stop before the end of its log
+	// (at series_end_us): its later rows carry no memory figure (nvidia-smi's
+	// [GPU is lost]) or it left the log; it has no time to OOM.
+	StoppedBeforeEnd bool `json:"stopped_before_end,omitempty"`
 	// UnattributedBytes: GPU memory used by no listed process (median over
 	// the GPU's samples while processes were logged); UnattributedEndBytes
 	// at the end.

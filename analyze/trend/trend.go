@@ -172,6 +172,14 @@ type SeriesTrend struct {
 	// tell a process that held its memory to the end from one that exited
 	// when the log stopped.
 	EndUnknown bool
+	// StoppedBeforeEnd, for a GPU series: its samples stop before the end
+	// of its log (LogEndUs) by more than one and a half sampling steps.
+	// Its later rows carry no memory figure (nvidia-smi's [GPU is lost]
+	// after an Xid 79, [Unknown Error]), or it left the log (a GPU
+	// replaced: another UUID at its index; a host whose logging failed).
+	// Its last sample is not the GPU's memory at the end of the log, and
+	// it has no time to OOM.
+	StoppedBeforeEnd bool
 
 	// Unattributed is GPU memory no listed process accounts for, when
 	// processes of this GPU are logged over the same time (GPU series).
@@ -1070,6 +1078,7 @@ func (a *Analyzer) Finalize() *Result {
 		if s.key.hasPID {
 			a.processEnd(s)
 		} else {
+			s.out.StoppedBeforeEnd = s.endUs < s.inputEndUs-s.tolerance()
 			a.unattributed(s)
 		}
 	}
@@ -1628,8 +1637,20 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = "the process exited before the end of the log (its memory was released)"
 		return
 	}
+	if o.StoppedBeforeEnd {
+		// A rate from samples that stopped says nothing of the memory
+		// since: the GPU was lost, replaced, or no longer logged.
+		o.NoOOMReason = "the GPU's samples stop before the end of the log"
+		return
+	}
 	if f.winSamples < a.opt.MinSamples {
 		o.NoOOMReason = fmt.Sprintf("only %s in the trend (%d needed)", counted(f.winSamples, "sample", "samples"), a.opt.MinSamples)
+		if f.floor {
+			// The trend of a floor that rises is fitted to each cycle's
+			// lowest point, not to the samples: count cycles.
+			o.NoOOMReason = fmt.Sprintf("only %s in the trend (its line is fitted to each cycle's lowest point; %d cycles needed)",
+				counted(f.winSamples, "cycle", "cycles"), a.opt.MinSamples)
+		}
 		return
 	}
 	if why := shortTail(s, a.opt.MinSamples, a.opt.MaxExtrapolation); why != "" {

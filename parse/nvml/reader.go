@@ -269,6 +269,12 @@ type Reader struct {
 	// line unknownProcLine: kept with their memory unknown, said once.
 	unknownProcs, unknownProcLine int
 	unknownPIDs                   []int64 // the first few of them, each once
+	// unreachable counts the rows whose used memory is an NVML error
+	// state rather than a figure ("[GPU is lost]", "[Unknown Error]",
+	// "[GPU requires reset]"), the first at line unreachableLine, giving
+	// unreachableWhat.
+	unreachable, unreachableLine int
+	unreachableWhat              string
 	// lastTickUs is the time tick was last given; newInstant, that the
 	// decoder started an output (a table) whose rows are another instant
 	// even at the same time as the last; instantGPUs, the GPUs (0 to 63)
@@ -623,6 +629,7 @@ func (r *Reader) endAt(err error) error {
 		}
 		r.skippedNote()
 		r.backNote()
+		r.unreachableNote()
 		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
 			pids := pidList(r.unknownPIDs, r.unknownProcs)
 			what := fmt.Sprintf("%d process rows (the first at line %d; %s) give no memory for their process", r.unknownProcs, r.unknownProcLine, pids)
@@ -1319,6 +1326,33 @@ func unifiedName(name string) bool {
 		}
 	}
 	return false
+}
+
+// unreachableState reports whether a used-memory placeholder is one of
+// the error states nvidia-smi prints where NVML cannot reach the GPU: a
+// GPU fallen off the bus (Xid 79) reads "[GPU is lost]" in every field of
+// its row while the logger goes on.
+func unreachableState(v []byte) bool {
+	for _, s := range []string{"[GPU is lost]", "[Unknown Error]", "[GPU requires reset]"} {
+		if bytes.EqualFold(v, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unreachableNote warns of the rows whose used memory was an error state
+// (unreachableState): no samples, so the GPU's series ends at its last
+// reading, and the log says why.
+func (r *Reader) unreachableNote() {
+	if r.unreachable == 0 {
+		return
+	}
+	what := fmt.Sprintf("%d rows (the first at line %d) give", r.unreachable, r.unreachableLine)
+	if r.unreachable == 1 {
+		what = fmt.Sprintf("1 row (line %d) gives", r.unreachableLine)
+	}
+	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s memory.used as %s: NVML could not reach the GPU (after an Xid 79, \"GPU has fallen off the bus\", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which); those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
 }
 
 // unifiedNoMemory explains a log whose GPU rows give no used memory (an

@@ -875,8 +875,16 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 	}
 	if isPlaceholder(v) {
 		switch {
-		case c.role == roleUsed && d.r.usedPlaceholder == "":
-			d.r.usedPlaceholder = string(v)
+		case c.role == roleUsed:
+			if d.r.usedPlaceholder == "" {
+				d.r.usedPlaceholder = string(v)
+			}
+			if unreachableState(v) {
+				if d.r.unreachable == 0 {
+					d.r.unreachableLine, d.r.unreachableWhat = d.r.line, string(v)
+				}
+				d.r.unreachable++
+			}
 		case c.role == roleTotal:
 			d.r.totalPlaceholders++
 		}
