@@ -26,7 +26,9 @@ var machineFile = regexp.MustCompile(`[/\\]torch[/\\]|torchinductor_|[/\\]Includ
 // pending-free bytes and blocks are the snapshot's; the findings account
 // for every one of those bytes; none of these runs holds a planted leak and
 // none of their traces shows memory growing across iterations, so no leak
-// of 4 MiB or more is reported; no site is named by a framework,
+// of 4 MiB or more is reported; the peak within the trace (the most
+// allocated at once, where above the end) and its entry are the trace's;
+// no site is named by a framework,
 // interpreter or generated-code frame; at most 40 findings per file; a
 // trace without allocations, or without a repeating step, says so.
 func TestFieldSnapshots(t *testing.T) {
@@ -46,6 +48,8 @@ func TestFieldSnapshots(t *testing.T) {
 		ReservedBytes int64 `json:"reserved_bytes"`
 		TraceEntries  int64 `json:"trace_entries"`
 		Allocs        int   `json:"allocs"`
+		PeakBytes     int64 `json:"peak_bytes"`
+		PeakSeq       int64 `json:"peak_seq"`
 	}
 	var facts map[string]map[string]devFacts
 	if err := json.Unmarshal(raw, &facts); err != nil {
@@ -78,6 +82,8 @@ func TestFieldSnapshots(t *testing.T) {
 						ReservedBytes     int64 `json:"reserved_bytes"`
 						TraceEntries      int64 `json:"trace_entries"`
 						Iterations        int   `json:"iterations"`
+						PeakActiveBytes   int64 `json:"peak_active_bytes"`
+						PeakSeq           int64 `json:"peak_seq"`
 					} `json:"devices"`
 					Warnings []string `json:"warnings"`
 				} `json:"inputs"`
@@ -116,6 +122,9 @@ func TestFieldSnapshots(t *testing.T) {
 				if d.ActiveBytes != w.ActiveBytes || d.ActiveBlocks != w.ActiveBlocks || d.PendingFreeBytes != w.PendingBytes ||
 					d.PendingFreeBlocks != w.PendingBlocks || d.Segments != w.Segments || d.ReservedBytes != w.ReservedBytes || d.TraceEntries != w.TraceEntries {
 					t.Errorf("device %d: %+v, the snapshot says %+v", d.Device, d, w)
+				}
+				if d.PeakActiveBytes != w.PeakBytes || (w.PeakBytes > 0 && d.PeakSeq != w.PeakSeq) {
+					t.Errorf("device %d: peak %d bytes at trace entry %d, the trace's is %d at %d", d.Device, d.PeakActiveBytes, d.PeakSeq, w.PeakBytes, w.PeakSeq)
 				}
 				if held[d.Device] != w.ActiveBytes+w.PendingBytes {
 					t.Errorf("device %d: findings hold %d bytes, the snapshot %d active + %d pending free", d.Device, held[d.Device], w.ActiveBytes, w.PendingBytes)

@@ -6,6 +6,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/gpuleak/gpuleak/analyze/profiler"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 	"github.com/gpuleak/gpuleak/report"
@@ -54,9 +55,18 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		// microsecond): a level, no course over time.
 		few = "the timeline has 1 point: one point cannot show growth; profile several steps of the loop (prof.step() after each) so that memory is seen over time"
 	}
-	if len(gs) > 0 && gs[0].Windows == 0 {
+	steps := profiler.TimelineSteps(tl)
+	stepsSeen := fmt.Sprintf("the timeline shows %s (its total memory fell back %s)", counted(steps, "step", "steps"), counted(steps, "time", "times"))
+	if steps == 0 {
+		stepsSeen = "the timeline shows no step (its total memory never fell back: one pass, or steps that free little of what they allocate)"
+	}
+	unjudged := fmt.Sprintf("%s, too few to judge growth across steps (%d are needed); profile more steps of the loop", stepsSeen, snapshot.MinIterations)
+	switch {
+	case len(gs) > 0 && gs[0].Windows == 0:
 		// Every category is cut into the same windows, or none.
 		rin.LeaksUnjudged = few
+	case steps < snapshot.MinIterations:
+		rin.LeaksUnjudged = unjudged
 	}
 	for _, g := range gs {
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
@@ -69,6 +79,9 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
 		case g.Windows == 0:
 			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; %s", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), few)
+		case g.Steps < snapshot.MinIterations:
+			f.Message = fmt.Sprintf("%s memory: growth across steps cannot be judged: %s; the least it held went from %s to %s over %s of the timeline; %s at the end, %s at most",
+				g.Category, unjudged, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		default:
 			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %s; %s at the end, %s at most",
 				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
@@ -78,7 +91,7 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		}
 		fs = append(fs, f)
 	}
-	span := fmt.Sprintf("%d points over %.2f s", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6)
+	span := fmt.Sprintf("%d points over %.2f s, %s", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6, stepsSeen)
 	if len(tl.TimesUs) == 1 {
 		span = "1 point"
 	}

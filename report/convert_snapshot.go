@@ -36,6 +36,22 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 			start, end := d.TraceStartUs, d.TraceEndUs
 			ds.TraceStartUs, ds.TraceEndUs = &start, &end
 		}
+		if d.PeakActiveBytes > 0 {
+			peak, seq := d.PeakActiveBytes, d.PeakSeq
+			ds.PeakActiveBytes, ds.PeakSeq, ds.PeakTraceBytes = &peak, &seq, d.PeakTraceBytes
+			if d.HasTime && d.PeakUs != 0 {
+				t := d.PeakUs
+				ds.PeakUs = &t
+			}
+			for _, ps := range d.PeakSites {
+				p := PeakSite{Bytes: ps.Bytes, Count: ps.Count}
+				if ps.Frame != (callsite.Frame{}) {
+					fr := frame(ps.Frame)
+					p.Site = &fr
+				}
+				ds.PeakSites = append(ds.PeakSites, p)
+			}
+		}
 		in.Devices = append(in.Devices, ds)
 	}
 	in.LeaksUnjudged = leaksUnjudged(res.Devices)

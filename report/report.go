@@ -259,6 +259,29 @@ type DeviceSummary struct {
 	// PID is the process whose memory this is, in a profiler trace merged
 	// from several processes' (each analysed on its own); absent otherwise.
 	PID *int64 `json:"pid,omitempty"`
+	// PeakActiveBytes is the most memory the trace shows allocated at
+	// once on the device (active_bytes plus what the trace allocated after
+	// that moment, less what it freed), when it is more than at the end;
+	// absent otherwise, and a peak before the trace's oldest entry is not
+	// seen. PeakSeq is the trace entry that reached it (from 0; -1: the
+	// trace's start, its entries only freed), PeakUs its time (absent
+	// untimed). PeakTraceBytes is what the trace's own
+	// allocations held then (the rest was allocated before the trace),
+	// PeakSites the largest of their call sites (at most 3).
+	PeakActiveBytes *int64     `json:"peak_active_bytes,omitempty"`
+	PeakSeq         *int64     `json:"peak_seq,omitempty"`
+	PeakUs          *int64     `json:"peak_us,omitempty"`
+	PeakTraceBytes  int64      `json:"peak_trace_bytes,omitempty"`
+	PeakSites       []PeakSite `json:"peak_sites,omitempty"`
+}
+
+// PeakSite is the memory one call site's allocations held at a device's
+// peak (DeviceSummary.PeakActiveBytes), in block bytes.
+type PeakSite struct {
+	// Site is absent when the allocations had no stack.
+	Site  *Frame `json:"site,omitempty"`
+	Bytes int64  `json:"bytes"`
+	Count int    `json:"count"`
 }
 
 // Frame is one stack frame.

@@ -157,11 +157,46 @@ func describeInput(in Input) string {
 					s += " (" + d.IterationMarker + ")"
 				}
 			}
+			s += describePeak(d)
 		}
 		parts = append(parts, s)
 	}
 	parts = append(parts, describeAllocatorStats(in)...)
 	return strings.Join(parts, "; ")
+}
+
+// describePeak renders a device's peak within its trace, when it stood
+// above the end by 1 MiB and 5% or more (less is the end itself, shown
+// rounded to the same size): ", peak 13 GiB active at 138 ms into the
+// trace (12 GiB of it allocated during the trace; largest site forward
+// (model.py:39), 2.6 GiB)"; "" otherwise.
+func describePeak(d DeviceSummary) string {
+	if d.PeakActiveBytes == nil || d.PeakSeq == nil {
+		return ""
+	}
+	var end int64
+	if d.ActiveBytes != nil {
+		end = *d.ActiveBytes
+	}
+	if above := *d.PeakActiveBytes - end; above < 1<<20 || above < end/20 {
+		return ""
+	}
+	when := fmt.Sprintf("at trace entry %s of %s", humanize.Comma(*d.PeakSeq+1), humanize.Comma(d.TraceEntries))
+	switch {
+	case *d.PeakSeq < 0:
+		when = "at the trace's start"
+	case d.PeakUs != nil && d.TraceStartUs != nil && d.TraceEndUs != nil && *d.TraceEndUs > *d.TraceStartUs:
+		when = "at " + spanString(0, *d.PeakUs-*d.TraceStartUs) + " into the trace"
+	}
+	s := fmt.Sprintf(", peak %s active %s (%s of it allocated during the trace", IBytes(*d.PeakActiveBytes), when, IBytes(d.PeakTraceBytes))
+	if len(d.PeakSites) > 0 {
+		site := "(no stack)"
+		if ps := d.PeakSites[0]; ps.Site != nil {
+			site = ps.Site.String()
+		}
+		s += fmt.Sprintf("; largest site %s, %s", site, IBytes(d.PeakSites[0].Bytes))
+	}
+	return s + ")"
 }
 
 // deviceName names a device of an input's line: "device 0", "device

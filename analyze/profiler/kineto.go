@@ -743,6 +743,12 @@ func (a *KinetoAnalyzer) fixSummaries(p *process) {
 	for i := range p.leak.Devices {
 		d := &p.leak.Devices[i]
 		if m, ok := last[d.Device]; ok {
+			// The peak stands as far above the end's total as above the
+			// blocks the trace left live.
+			d.PeakActiveBytes = 0
+			if d.PeakAboveEndBytes > 0 && m.alloc >= 0 {
+				d.PeakActiveBytes = m.alloc + d.PeakAboveEndBytes
+			}
 			d.ReservedBytes, d.ActiveBytes = m.reserved, m.alloc
 			if m.reserved < 0 || m.alloc < 0 {
 				p.noTotals = append(p.noTotals, d.Device)

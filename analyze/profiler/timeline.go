@@ -26,14 +26,70 @@ type CategoryGrowth struct {
 	Windows, GrewIn    int
 	FromBytes, ToBytes int64
 	// Grows is the verdict: the floor rose in at least 3 windows, ends
-	// above where it started by at least half of all its rises, and the
-	// second half's highest floor is above the first half's.
+	// above where it started by at least half of all its rises, the
+	// second half's highest floor is above the first half's, and the
+	// timeline shows at least snapshot.MinIterations steps (Steps).
 	Grows bool
 	// BytesPerSecond is (ToBytes-FromBytes) over the time from the first
 	// window's floor to the last's; 0 when that time is 0.
 	BytesPerSecond float64
 	// SpanUs is the time the timeline covers, µs.
 	SpanUs int64
+	// Steps is TimelineSteps of the timeline: growth is judged (Grows)
+	// only across snapshot.MinIterations steps or more.
+	Steps int
+}
+
+// TimelineSteps counts the steps a memory timeline shows: the times its
+// total (every category's bytes) fell back by a quarter of its swing or
+// more, each counted once until the total rose by as much again. The
+// swing is the highest total less the lowest after the total first reached
+// half of that highest, so that weights loaded while profiling are not a
+// step's. A training or inference step frees, as it ends, what it
+// allocated for itself; one forward pass only rises, and a loop whose
+// steps free little beside what it keeps shows no step either.
+func TimelineSteps(tl *kineto.Timeline) int {
+	if len(tl.Bytes) == 0 {
+		return 0
+	}
+	tot := make([]int64, len(tl.Bytes))
+	var top int64
+	for i, row := range tl.Bytes {
+		for _, b := range row {
+			tot[i] += b
+		}
+		top = max(top, tot[i])
+	}
+	low, seen := top, false
+	for _, v := range tot {
+		if 2*v >= top {
+			seen = true
+		}
+		if seen {
+			low = min(low, v)
+		}
+	}
+	h := (top - low) / 4
+	if h <= 0 {
+		return 0
+	}
+	steps := 0
+	hi, lo, armed := tot[0], tot[0], true
+	for _, v := range tot {
+		if armed {
+			hi = max(hi, v)
+			if v <= hi-h {
+				steps++
+				armed, lo = false, v
+			}
+			continue
+		}
+		lo = min(lo, v)
+		if v >= lo+h {
+			armed, hi = true, v
+		}
+	}
+	return steps
 }
 
 // maxTimelineWindows is the most windows a timeline is cut into; each
@@ -51,9 +107,10 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 		return nil
 	}
 	w := min(maxTimelineWindows, n/minWindowPoints)
+	steps := TimelineSteps(tl)
 	var out []CategoryGrowth
 	for c, name := range kineto.Categories {
-		g := CategoryGrowth{Category: name, EndBytes: tl.Bytes[n-1][c], SpanUs: tl.TimesUs[n-1] - tl.TimesUs[0]}
+		g := CategoryGrowth{Category: name, EndBytes: tl.Bytes[n-1][c], SpanUs: tl.TimesUs[n-1] - tl.TimesUs[0], Steps: steps}
 		for _, row := range tl.Bytes {
 			g.PeakBytes = max(g.PeakBytes, row[c])
 		}
@@ -89,7 +146,7 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			g.Windows = w
 			g.FromBytes, g.ToBytes = floors[0], floors[w-1]
 			net := g.ToBytes - g.FromBytes
-			g.Grows = g.GrewIn >= snapshot.MinRises && net > 0 && 2*net >= rises && secondMax > firstMax
+			g.Grows = g.GrewIn >= snapshot.MinRises && net > 0 && 2*net >= rises && secondMax > firstMax && steps >= snapshot.MinIterations
 			if dt := at[w-1] - at[0]; dt > 0 {
 				g.BytesPerSecond = float64(net) / (float64(dt) / 1e6)
 			}

@@ -93,7 +93,43 @@ type DeviceSummary struct {
 	// several processes' (a profiler trace merged from several, each
 	// analysed on its own: profiler.KinetoAnalyzer); nil otherwise.
 	PID *int64
+	// PeakActiveBytes is the most memory the trace shows allocated at
+	// once on the device: ActiveBytes (a trace without segments: the
+	// bytes it leaves live) plus PeakAboveEndBytes (every size rounded up
+	// to the allocator's 512-byte blocks; an allocation ends at its
+	// free_requested, so blocks pending free are not counted). 0 when no
+	// moment of the trace held more than its end. Only the trace's span is seen: a
+	// peak before its oldest entry (recording started late, or the ring
+	// buffer wrapped) is not.
+	PeakActiveBytes int64
+	// PeakAboveEndBytes is PeakActiveBytes less the end's: what the trace
+	// allocated after the peak, less what it freed (0 when no moment was
+	// above the end).
+	PeakAboveEndBytes int64
+	// PeakSeq is the trace entry (its seq) that reached the peak, -1 when
+	// it is the trace's start (its entries only freed memory), and PeakUs
+	// its time (µs since the Unix epoch; 0 when untimed or at the start).
+	PeakSeq, PeakUs int64
+	// PeakTraceBytes is what the trace's own allocations held at the
+	// peak; the rest of PeakActiveBytes was allocated before the trace.
+	// PeakSites are the call sites of those allocations, largest first
+	// (at most maxPeakSites).
+	PeakTraceBytes int64
+	PeakSites      []PeakSite
 }
+
+// PeakSite is the memory one call site's allocations held at a device's
+// peak (DeviceSummary.PeakActiveBytes). Bytes are block bytes.
+type PeakSite struct {
+	// Frame names the site: the innermost user frame of the allocations'
+	// stack (zero when they had none).
+	Frame callsite.Frame
+	Bytes int64
+	Count int
+}
+
+// maxPeakSites bounds DeviceSummary.PeakSites.
+const maxPeakSites = 3
 
 // Site is memory one call site holds at the end, of one kind.
 type Site struct {
@@ -423,6 +459,13 @@ type deviceState struct {
 	// orphans are the frees of addresses the trace never saw allocated
 	// (blocks older than the trace), in log order.
 	orphans []orphanFree
+	// curBytes is the bytes of the trace's allocations so far less what
+	// it freed (blocks older than the trace too), in 512-byte blocks;
+	// peakBytes is its highest, reached when the log held peakPos entries,
+	// at entry peakSeq (time peakUs). The trace starts at 0.
+	curBytes, peakBytes int64
+	peakPos             int
+	peakSeq, peakUs     int64
 	// lastOut is callRuns': the last log positions of the trace's entries
 	// (allocations, frees with a stack) of the two caller groups (callInfo.group,
 	// -1 for a stack under no caller's module call) seen last, latest first.
@@ -632,8 +675,10 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				// its free: what it held is no longer live.
 				d.reused++
 				d.log.add(^old.key, t)
+				d.curBytes -= blockSize(old.size)
 			}
 			d.log.add(k, t)
+			d.rise(blockSize(size.Value(i)), seq.Value(i), t)
 			if int(k) == len(d.allocs) {
 				d.allocs = append(d.allocs, 0)
 			}
@@ -644,10 +689,12 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			d.freed(p.freeStack)
 			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
+				d.curBytes -= blockSize(l.size)
 				p.alloc, p.known = l, true
 			} else {
 				d.unmatched++
 				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
+				d.curBytes -= blockSize(size.Value(i))
 			}
 			d.pending.put(ad, p)
 		case actFreeCompleted:
@@ -658,9 +705,11 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			d.freed(stackAt(stack, i))
 			if l, ok := d.live.take(ad); ok {
 				d.log.add(^l.key, t)
+				d.curBytes -= blockSize(l.size)
 			} else {
 				d.unmatched++
 				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
+				d.curBytes -= blockSize(size.Value(i))
 			}
 		case actOOM:
 			var df int64
@@ -683,6 +732,15 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				d.snapshots++
 			}
 		}
+	}
+}
+
+// rise adds an allocation of b block bytes at entry seq (time t) to the
+// device's running bytes, and notes a new peak.
+func (d *deviceState) rise(b, seq, t int64) {
+	d.curBytes += b
+	if d.curBytes > d.peakBytes {
+		d.peakBytes, d.peakPos, d.peakSeq, d.peakUs = d.curBytes, d.log.n, seq, t
 	}
 }
 
@@ -896,7 +954,77 @@ func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 	for _, l := range d.live.all {
 		s.LiveBytes = satAdd(s.LiveBytes, l.size)
 	}
+	if d.peakBytes > d.curBytes {
+		// The end is the snapshot's active blocks; with no segment in
+		// the snapshot (a trace alone) it is what the trace left live.
+		end := s.ActiveBytes
+		if !a.segments {
+			end = s.LiveBytes
+		}
+		s.PeakAboveEndBytes = d.peakBytes - d.curBytes
+		s.PeakActiveBytes = satAdd(end, s.PeakAboveEndBytes)
+		s.PeakSeq, s.PeakUs = d.peakSeq, d.peakUs
+		if d.peakPos == 0 {
+			s.PeakSeq, s.PeakUs = -1, 0 // the trace only freed
+		}
+		s.PeakTraceBytes, s.PeakSites = a.peakSites(d)
+	}
 	return s
+}
+
+// peakSites replays the device's log to its peak (deviceState.peakPos)
+// and groups the trace's allocations live there by their innermost user
+// frame: what they held in all, and the largest maxPeakSites sites.
+func (a *LeakAnalyzer) peakSites(d *deviceState) (int64, []PeakSite) {
+	live := make([]int32, len(d.keys))
+	for _, ks := range d.log.keyRuns(0, d.peakPos) {
+		for _, k := range ks {
+			if k >= 0 {
+				live[k]++
+			} else {
+				live[^k]--
+			}
+		}
+	}
+	var total int64
+	byFrame := map[callsite.Frame]*PeakSite{}
+	for k, n := range live {
+		if n <= 0 {
+			continue
+		}
+		key := d.keys[k]
+		b := int64(n) * blockSize(key.size)
+		total = satAdd(total, b)
+		var fr callsite.Frame
+		if key.stack >= 0 {
+			fr = a.siteFrame(a.userStack(key.stack))
+		}
+		ps := byFrame[fr]
+		if ps == nil {
+			ps = &PeakSite{Frame: fr}
+			byFrame[fr] = ps
+		}
+		ps.Bytes = satAdd(ps.Bytes, b)
+		ps.Count += int(n)
+	}
+	sites := make([]PeakSite, 0, len(byFrame))
+	for _, ps := range byFrame {
+		sites = append(sites, *ps)
+	}
+	sort.Slice(sites, func(i, j int) bool {
+		if sites[i].Bytes != sites[j].Bytes {
+			return sites[i].Bytes > sites[j].Bytes
+		}
+		fi, fj := sites[i].Frame, sites[j].Frame
+		if fi.Filename != fj.Filename {
+			return fi.Filename < fj.Filename
+		}
+		if fi.Line != fj.Line {
+			return fi.Line < fj.Line
+		}
+		return fi.Name < fj.Name
+	})
+	return total, sites[:min(len(sites), maxPeakSites)]
 }
 
 // frameStack resolves a stack id to frames, innermost first.
