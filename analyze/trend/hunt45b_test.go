@@ -76,3 +76,21 @@ func TestHunt45bFloorTrendCountsCycles(t *testing.T) {
 		t.Errorf("reason %.200q, want it to count 5 cycles", s.NoOOMReason)
 	}
 }
+
+// A paste of gpustat's text (15:23:57) then nvidia-smi's table (15:24:23)
+// holds each output's GPUs as series of their own
+// (pub_gpustat130_two_outputs.txt): gpustat's GPUs did not stop 26 s
+// before the end of the log; their layout's output ended there. Only a
+// GPU that stops before the other GPUs of its own layout, or before its
+// input's rows of a one-layout log, has stopped.
+func TestHunt45bPasteOfTwoLayoutsNotStopped(t *testing.T) {
+	got := trends(t, "pub_gpustat130_two_outputs.txt")
+	if len(got) < 5 {
+		t.Fatalf("%d series, want gpustat's 4 GPUs and the table's", len(got))
+	}
+	for _, s := range got {
+		if s.StoppedBeforeEnd {
+			t.Errorf("GPU %d of %q (%s) taken for stopped at %d, its log ending at %d", s.GPU, s.Host, s.Source, s.EndUs, s.LogEndUs)
+		}
+	}
+}

@@ -1074,11 +1074,13 @@ func (a *Analyzer) Finalize() *Result {
 			s.out.UUID = uuid[s.group]
 		}
 	}
+	ends := a.gpuLogEnds()
 	for _, s := range a.order {
 		if s.key.hasPID {
 			a.processEnd(s)
 		} else {
-			s.out.StoppedBeforeEnd = s.endUs < s.inputEndUs-s.tolerance()
+			end := ends[s.key.input+"\x00"+s.source]
+			s.out.LogEndUs, s.out.StoppedBeforeEnd = end, s.endUs < end-s.tolerance()
 			a.unattributed(s)
 		}
 	}
@@ -1478,6 +1480,34 @@ func (a *Analyzer) gpusOf(s *series, t int64) []*series {
 		}
 	}
 	return out
+}
+
+// gpuLogEnds gives, for each input and layout (keyed input NUL source),
+// where its GPU samples end: the input's end (its rows without a memory
+// figure count: a lost GPU's [GPU is lost] rows) where its GPU series are
+// of one layout; where a paste holds outputs of several (gpustat's text,
+// then nvidia-smi's table), each layout's own last GPU sample, so that a
+// GPU of the first output is not taken for one that stopped.
+func (a *Analyzer) gpuLogEnds() map[string]int64 {
+	ends := map[string]int64{}
+	layouts := map[string]map[string]bool{}
+	for _, s := range a.order {
+		if s.key.hasPID {
+			continue
+		}
+		k := s.key.input + "\x00" + s.source
+		ends[k] = max(ends[k], s.endUs)
+		if layouts[s.key.input] == nil {
+			layouts[s.key.input] = map[string]bool{}
+		}
+		layouts[s.key.input][s.source] = true
+	}
+	for _, s := range a.order {
+		if k := s.key.input + "\x00" + s.source; !s.key.hasPID && len(layouts[s.key.input]) == 1 {
+			ends[k] = max(ends[k], s.inputEndUs)
+		}
+	}
+	return ends
 }
 
 // processEnd decides whether a process held memory to the end of the log:
