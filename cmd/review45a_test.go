@@ -56,3 +56,15 @@ func TestReview45aTorchExceptionUnparsedIsPyTorchs(t *testing.T) {
 		t.Errorf("format %q, printers %q; want pytorch-oom-message, [PyTorch]", in.Format, in.OOMPrinters)
 	}
 }
+
+// A log whose only message is not read (oom_first_sentence_only.log:
+// "CUDA out of memory." alone, after a collector's line) was described
+// as "oom-log (out-of-memory messages of unparsed)": "unparsed" is no
+// printer. The line now says the messages are in a form not read.
+func TestReview45aUnparsedIsNoPrinterInTheLabel(t *testing.T) {
+	_, out, _ := run(t, nil, "analyze", td+"pytorch/oom_first_sentence_only.log")
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.HasSuffix(first, ": oom-log (out-of-memory messages in a form not read)") {
+		t.Errorf("first line %.200q; want it to end \"oom-log (out-of-memory messages in a form not read)\"", first)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,21 @@ func stackLine(st []Frame, n int) string {
 	return strings.Join(parts, " < ")
 }
 
+// printersText says whose out-of-memory messages a log holds
+// (Input.OOMPrinters): "out-of-memory messages of TensorFlow, NCCL". A
+// message not read ("unparsed") has no known printer: it is said apart,
+// not named as one.
+func printersText(printers []string) string {
+	named := slices.DeleteFunc(slices.Clone(printers), func(p string) bool { return p == "unparsed" })
+	switch {
+	case len(named) == len(printers):
+		return "out-of-memory messages of " + strings.Join(named, ", ")
+	case len(named) == 0:
+		return "out-of-memory messages in a form not read"
+	}
+	return "out-of-memory messages of " + strings.Join(named, ", ") + ", and others in a form not read"
+}
+
 // describeInput is the line that says what an input held: its format,
 // then its samples, devices and allocator statistics; why it was not read.
 func describeInput(in Input) string {
@@ -105,7 +121,7 @@ func describeInput(in Input) string {
 	parts := []string{in.Format}
 	if in.Format == "oom-log" && len(in.OOMPrinters) > 0 {
 		// The label is neutral: say whose messages it holds.
-		parts[0] += " (out-of-memory messages of " + strings.Join(in.OOMPrinters, ", ") + ")"
+		parts[0] += " (" + printersText(in.OOMPrinters) + ")"
 	}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)

@@ -20,9 +20,9 @@ import (
 // clockLen returns the length of the date or time of day that s starts
 // with ("2024-06-22T15:13:25.0790000Z", "10:29:13", "03-27",
 // "15:13:25,079", "192.168.10.25"): digits joined by '-', ':', '/', '.' or
-// 'T', at least two runs, then maybe ",digits" and a 'Z' (the shape
-// clockRe matches); 0 when s does not start with one. A lone number (a
-// rank, a pid) is not a clock.
+// 'T', at least two runs, then maybe ",digits" and a 'Z'; 0 when s does
+// not start with one. A lone number (a rank, a pid) is not a clock.
+// samePrefix and prefixLabel (a table's lines) both read clocks so.
 func clockLen(s string) int {
 	digits := func(i int) int {
 		j := i

@@ -218,21 +218,30 @@ func linePrefix(line string) string {
 	return ""
 }
 
-// clockRe matches a date or a time of day in a line's prefix
-// ("2024-05-01T12:00:00.123Z", "12:00:00,123", "2024/05/01"): digits
-// joined by '-', ':', '/', '.' or 'T'. A rank's label has none ("[rank1]",
-// "[default1]", "1: ", OpenMPI's "[1,0]").
-var clockRe = lazyre.New(`\d+(?:[-:/.T]\d+)+(?:,\d+)?Z?`)
-
 // prefixLabel returns what of a line's prefix stays the same over the
 // lines of one process's output: the prefix without the spaces around it,
-// its dates and times of day each replaced by "#".
+// its dates and times of day (clockLen: "2024-05-01T12:00:00.123Z",
+// "12:00:00,123", "2024/05/01"; a rank's label has none: "[rank1]",
+// "[default1]", "1: ", OpenMPI's "[1,0]") each replaced by "#". It tells
+// lines apart as samePrefix does for messages and tracebacks.
 func prefixLabel(prefix string) string {
 	prefix = strings.TrimSpace(prefix)
 	if strings.IndexAny(prefix, "0123456789") < 0 {
 		return prefix
 	}
-	return clockRe.ReplaceAllString(prefix, "#")
+	var b strings.Builder
+	for i := 0; i < len(prefix); {
+		if isDigit(prefix[i]) && (i == 0 || !isDigit(prefix[i-1])) {
+			if n := clockLen(prefix[i:]); n > 0 {
+				b.WriteByte('#')
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(prefix[i])
+		i++
+	}
+	return b.String()
 }
 
 // addSummaryLine gives line to the table it belongs to (see summaryOf)
