@@ -46,6 +46,11 @@ type Input struct {
 	// byte order mark, or whose every other byte is NUL (UTF-16 without
 	// one), decoded to UTF-8 as it is read; "" otherwise.
 	UTF16 string
+	// Embedded is true when the input is a page of torch.cuda._memory_viz
+	// (trace_plot, segment_plot) and its bytes are the snapshot the page
+	// embeds, base64-decoded (embeddedSnapshot); offsets in errors count
+	// the decoded bytes.
+	Embedded bool
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -152,6 +157,10 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			break
 		}
 	}
+	if r, ok := embeddedSnapshot(br); ok {
+		in.Embedded = true
+		br = r
+	}
 	in.r = br
 	return in, nil
 }
@@ -174,6 +183,9 @@ func (in *Input) Head() ([]byte, error) {
 		off := in.LeadingNULs + int64(len(b))
 		if in.Gzip {
 			return b, fmt.Errorf("byte offset %d of the decompressed content (compressed bytes read: %d): %w", off, in.count.n.Load(), err)
+		}
+		if in.Embedded {
+			return b, fmt.Errorf("byte offset %d of the snapshot the page embeds (base64-decoded): %w", off, err)
 		}
 		return b, fmt.Errorf("byte offset %d: %w", off, err)
 	}
@@ -220,7 +232,11 @@ func (c *GzipCut) String() string {
 // through it, so that every offset of a gzipped input says what it counts.
 func (in *Input) Locate(err error) error {
 	var pe *Error
-	if err == nil || !in.Gzip || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
+	if err == nil || !(in.Gzip || in.Embedded) || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
+		return err
+	}
+	pe.Embedded = in.Embedded
+	if !in.Gzip {
 		return err
 	}
 	pe.Gzip = true

@@ -84,6 +84,10 @@ type Error struct {
 	// decompressed bytes, does not know.
 	Gzip       bool
 	Compressed int64
+	// Embedded is true when Offset counts bytes of the snapshot a
+	// _memory_viz page embeds, base64-decoded (Input.Embedded): the
+	// message says so.
+	Embedded bool
 }
 
 func (e *Error) Error() string {
@@ -95,6 +99,8 @@ func (e *Error) Error() string {
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content (compressed bytes read: %d)", e.File, e.Offset, e.Compressed)
 	case e.Offset >= 0 && e.Gzip:
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content", e.File, e.Offset)
+	case e.Offset >= 0 && e.Embedded:
+		pos = fmt.Sprintf("%s: byte offset %d of the snapshot the page embeds (base64-decoded)", e.File, e.Offset)
 	case e.Offset >= 0:
 		pos = fmt.Sprintf("%s: byte offset %d", e.File, e.Offset)
 	default:
