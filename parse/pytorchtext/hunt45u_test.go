@@ -178,3 +178,42 @@ func TestHunt45uNCCLCallocAlone(t *testing.T) {
 		t.Errorf("two threads: %.200q, want 2 messages", fmt.Sprint(rs.msgs))
 	}
 }
+
+// pygpu's GpuArrayException on Python 2 prints libgpuarray's string bare
+// ("pygpu.gpuarray.GpuArrayException: out of memory", the form of a
+// Python 2.7 user's notes; "Out of memory" in releases that capitalise
+// it): Theano's OOM, as the Python 3 form b'out of memory' is (the old
+// code found none). Theano's start-up line gives the GPU its messages do
+// not: "Mapped name None to device cuda1: ..." (gpuarray) and, in Theano
+// issue 3748's real paste (pastes/theano_cudandarray_cnmem_disabled_theano3748.txt),
+// "Using gpu device 0: GRID K520" (the old back-end); two contexts on two
+// devices leave it unknown, as does no such line. Prose that goes on
+// after the words is no message.
+func TestHunt45uTheanoPython2AndDevice(t *testing.T) {
+	real := readFile(t, "pastes/theano_cudandarray_cnmem_disabled_theano3748.txt", false)
+	if len(real.msgs) != 1 || real.msgs[0].device != 0 {
+		t.Errorf("theano3748: %.200q, want GPU 0", fmt.Sprint(real.msgs))
+	}
+	tb := "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    f(x)\n"
+	for _, c := range []struct {
+		name, text string
+		device     int32
+	}{
+		{"mapped cuda1", "Mapped name None to device cuda1: GeForce GTX 1080 (0000:02:00.0)\n" + tb + "pygpu.gpuarray.GpuArrayException: out of memory\n", 1},
+		{"capitalised, no device line", tb + "pygpu.gpuarray.GpuArrayException: Out of memory\n", -1},
+		{"two contexts", "Mapped name dev0 to device cuda0: Tesla K80 (0000:05:00.0)\nMapped name dev1 to device cuda1: Tesla K80 (0000:06:00.0)\n" + tb + "GpuArrayException: out of memory\n", -1},
+		{"default device", "Mapped name None to device cuda: Tesla K80 (0000:05:00.0)\n" + tb + "GpuArrayException: out of memory\n", -1},
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != 1 || rs.msgs[0].gen != "theano" || rs.msgs[0].device != c.device || len(rs.frames[rs.msgs[0].id]) != 1 {
+			t.Errorf("%s: %.200q, want one theano message on device %d with its frame", c.name, fmt.Sprint(rs.msgs), c.device)
+		}
+	}
+	rs, err := readText(t, "prose", "I got GpuArrayException: out of memory when the batch grew\n", false)
+	if err != nil || len(rs.msgs) != 0 {
+		t.Errorf("prose: %.200q, %v; want no message", fmt.Sprint(rs.msgs), err)
+	}
+}

@@ -207,6 +207,8 @@ type Reader struct {
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
+	// theano is the GPU Theano's last start-up line named (theanodev.go).
+	theano theanoDevice
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -645,6 +647,7 @@ func (r *Reader) addBody(line string) error {
 	}
 	if findOOM(line, 0) < 0 {
 		r.seeProgress(line)
+		r.seeTheanoDevice(line)
 	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
@@ -1108,6 +1111,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 			r.addMessage(h.msg, h.frames, h.line)
 		}
 	}
+	r.theanoMessageDevice(&m, line)
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++
