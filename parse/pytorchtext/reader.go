@@ -201,8 +201,9 @@ type Reader struct {
 	rayKeys map[string]int64
 	// setProcess is the process label (prefixLabel of its lines' prefix)
 	// of each memory_summary() set that has one, by set. A memory_stats()
-	// dict's text before it is a program's own words ("step 3: "), no
-	// process's mark: dicts have none.
+	// dict's text before it is often a program's own words ("step 3: "),
+	// no process's mark: a dict is labelled only by a launcher's mark
+	// there (processMark: "[rank1]:", a worker's "(pid=N)").
 	setProcess map[int32]string
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
