@@ -255,3 +255,26 @@ func TestHunt45uStatsDictProcess(t *testing.T) {
 		t.Errorf("processes %q, want [rank0]:, [rank1]: and none", got)
 	}
 }
+
+// A prefix that only looks like another process's ("step 1: " after a
+// wrapped message's "step 0: ") sets the message aside no longer than
+// maxParkedLines: it ends as read (cut, its free memory not read), and a
+// line with its prefix 70 lines on does not go on it; the messages after
+// it come in line order.
+func TestHunt45uParkedNotForever(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("step 0: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which\n")
+	for i := 1; i <= maxParkedLines+9; i++ {
+		fmt.Fprintf(&b, "step %d: loss 0.1\n", i)
+	}
+	b.WriteString("step 0: 1.23 GiB is free.\n")
+	b.WriteString(s45uMsg + "\n")
+	rs, err := readText(t, "steps", b.String(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, free := rs.msgs[0].sizes["free"]
+	if len(rs.msgs) != 2 || rs.msgs[0].line != 1 || rs.msgs[0].gen != "cut" || free || rs.msgs[1].line != int64(maxParkedLines+12) {
+		t.Errorf("%.200q, want the cut message of line 1, then line %d's", fmt.Sprint(rs.msgs), maxParkedLines+12)
+	}
+}
