@@ -1173,8 +1173,8 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// Theano's CUDA back-end printed them.
 			r.DeviceFreeBytes, r.DeviceTotalBytes = m.Free, m.Total
 		}
-		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError) && r.Device < 0 {
-			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d"
+		if (m.Generation == pytorchtext.GenTF || m.Generation == pytorchtext.GenXLA || m.Generation == pytorchtext.GenCUDAError || m.Generation == pytorchtext.GenTheano) && r.Device < 0 {
+			r.Device = m.Device // "/device:GPU:d", XLA's "device ordinal d", llama.cpp's "on device d", Theano's start-up line
 		}
 		if m.Generation == pytorchtext.GenKVCache && !r.snapshot {
 			if dev, free, total, _, _, ok := pytorchtext.VLLMStartupFigures(m.Text); ok {

@@ -178,3 +178,103 @@ func TestHunt45uNCCLCallocAlone(t *testing.T) {
 		t.Errorf("two threads: %.200q, want 2 messages", fmt.Sprint(rs.msgs))
 	}
 }
+
+// pygpu's GpuArrayException on Python 2 prints libgpuarray's string bare
+// ("pygpu.gpuarray.GpuArrayException: out of memory", the form of a
+// Python 2.7 user's notes; "Out of memory" in releases that capitalise
+// it): Theano's OOM, as the Python 3 form b'out of memory' is (the old
+// code found none). Theano's start-up line gives the GPU its messages do
+// not: "Mapped name None to device cuda1: ..." (gpuarray) and, in Theano
+// issue 3748's real paste (pastes/theano_cudandarray_cnmem_disabled_theano3748.txt),
+// "Using gpu device 0: GRID K520" (the old back-end); two contexts on two
+// devices leave it unknown, as does no such line. Prose that goes on
+// after the words is no message.
+func TestHunt45uTheanoPython2AndDevice(t *testing.T) {
+	real := readFile(t, "pastes/theano_cudandarray_cnmem_disabled_theano3748.txt", false)
+	if len(real.msgs) != 1 || real.msgs[0].device != 0 {
+		t.Errorf("theano3748: %.200q, want GPU 0", fmt.Sprint(real.msgs))
+	}
+	tb := "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    f(x)\n"
+	for _, c := range []struct {
+		name, text string
+		device     int32
+	}{
+		{"mapped cuda1", "Mapped name None to device cuda1: GeForce GTX 1080 (0000:02:00.0)\n" + tb + "pygpu.gpuarray.GpuArrayException: out of memory\n", 1},
+		{"capitalised, no device line", tb + "pygpu.gpuarray.GpuArrayException: Out of memory\n", -1},
+		{"two contexts", "Mapped name dev0 to device cuda0: Tesla K80 (0000:05:00.0)\nMapped name dev1 to device cuda1: Tesla K80 (0000:06:00.0)\n" + tb + "GpuArrayException: out of memory\n", -1},
+		{"default device", "Mapped name None to device cuda: Tesla K80 (0000:05:00.0)\n" + tb + "GpuArrayException: out of memory\n", -1},
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs.msgs) != 1 || rs.msgs[0].gen != "theano" || rs.msgs[0].device != c.device || len(rs.frames[rs.msgs[0].id]) != 1 {
+			t.Errorf("%s: %.200q, want one theano message on device %d with its frame", c.name, fmt.Sprint(rs.msgs), c.device)
+		}
+	}
+	rs, err := readText(t, "prose", "I got GpuArrayException: out of memory when the batch grew\n", false)
+	if err != nil || len(rs.msgs) != 0 {
+		t.Errorf("prose: %.200q, %v; want no message", fmt.Sprint(rs.msgs), err)
+	}
+}
+
+// memory_stats() dicts printed by two ranks (torchrun's "[rank0]: ",
+// "[rank1]: " before each, a timestamp before that) carry the rank's mark
+// as their process, as memory_summary() tables do; a program's own words
+// before a dict ("step 3: ") are no process. The old code labelled no
+// dict.
+func TestHunt45uStatsDictProcess(t *testing.T) {
+	dict := `{'allocated_bytes.all.current': 1073741824, 'reserved_bytes.all.current': 2147483648, 'num_ooms': 1}`
+	text := "2024-11-20 14:37:16 [rank0]: " + dict + "\n" +
+		"2024-11-20 14:37:16 [rank1]: " + dict + "\n" +
+		"step 3: " + dict + "\n"
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
+	defer mem.AssertSize(t, 0)
+	r := NewReader(strings.NewReader(text), "ranks.log", WithAllocator(mem))
+	defer r.Release()
+	got := map[int32]string{}
+	for r.Next() {
+		if r.Table() != TableStats {
+			continue
+		}
+		rec := r.RecordBatch()
+		proc := rec.Column(StProcess).(*array.Dictionary)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			set := rec.Column(StSet).(*array.Int32).Value(i)
+			if proc.IsValid(i) {
+				got[set] = strings.Clone(proc.Dictionary().(*array.String).Value(proc.GetValueIndex(i)))
+			} else if _, ok := got[set]; !ok {
+				got[set] = ""
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != "[rank0]:" || got[1] != "[rank1]:" || got[2] != "" {
+		t.Errorf("processes %q, want [rank0]:, [rank1]: and none", got)
+	}
+}
+
+// A prefix that only looks like another process's ("step 1: " after a
+// wrapped message's "step 0: ") sets the message aside no longer than
+// maxParkedLines: it ends as read (cut, its free memory not read), and a
+// line with its prefix 70 lines on does not go on it; the messages after
+// it come in line order.
+func TestHunt45uParkedNotForever(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("step 0: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which\n")
+	for i := 1; i <= maxParkedLines+9; i++ {
+		fmt.Fprintf(&b, "step %d: loss 0.1\n", i)
+	}
+	b.WriteString("step 0: 1.23 GiB is free.\n")
+	b.WriteString(s45uMsg + "\n")
+	rs, err := readText(t, "steps", b.String(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, free := rs.msgs[0].sizes["free"]
+	if len(rs.msgs) != 2 || rs.msgs[0].line != 1 || rs.msgs[0].gen != "cut" || free || rs.msgs[1].line != int64(maxParkedLines+12) {
+		t.Errorf("%.200q, want the cut message of line 1, then line %d's", fmt.Sprint(rs.msgs), maxParkedLines+12)
+	}
+}

@@ -212,7 +212,10 @@ const (
 	// no OOM. N is Requested, F Free, T Total; no device, no Theano
 	// figures. The gpuarray back-end (libgpuarray, pygpu):
 	// "GpuArrayException: b'out of memory'" (Python 3's bytes repr of
-	// GA_MEMORY_ERROR's string), no figures; its "cuMemAlloc:
+	// GA_MEMORY_ERROR's string; "GpuArrayException: out of memory" on
+	// Python 2), no figures but the device where Theano's start-up line
+	// gives it (Reader: "Mapped name None to device cuda1: ...", the old
+	// back-end's "Using gpu device 0: ..."); its "cuMemAlloc:
 	// CUDA_ERROR_OUT_OF_MEMORY" statuses are GenCUDAError (Printer names
 	// Theano for them).
 	GenTheano Generation = "theano"
@@ -496,7 +499,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
-	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase,
+	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase, gpuArrayPy2Phrase, gpuArrayPy2PhraseCap,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
 	// Intel's extension's refusal of one allocation over 4 GB
@@ -575,6 +578,11 @@ var frameworkOOMs = []struct {
 	{directMLPhrase, "DirectML", GenDirectML, nil, lazyre.New(`^Could not allocate tensor with \d+ bytes\. There is not enough GPU video memory available!`), ""},
 	// libgpuarray's error string as pygpu raises it on Python 3.
 	{gpuArrayPhrase, "Theano", GenTheano, []string{"GpuArrayException"}, nil, ""},
+	// The same on Python 2 (a str, printed bare): the whole rest of the
+	// line, after the exception's name (findOOM finds it by
+	// gpuArrayPy2Phrase, see libraryStart).
+	{gpuArrayPy2Words, "Theano", GenTheano, []string{"GpuArrayException"}, lazyre.New(`^out of memory\s*$`), ""},
+	{gpuArrayPy2WordsCap, "Theano", GenTheano, []string{"GpuArrayException"}, lazyre.New(`^Out of memory\s*$`), ""},
 }
 
 // Theano's words (see GenTheano): its CUDA back-end's device_malloc, and
@@ -583,6 +591,14 @@ var frameworkOOMs = []struct {
 const (
 	theanoPhrase   = "Error allocating "
 	gpuArrayPhrase = "b'out of memory'"
+	// gpuArrayPy2Phrase is pygpu's exception on Python 2, whose error
+	// string prints bare: "pygpu.gpuarray.GpuArrayException: out of
+	// memory"; the message is its gpuArrayPy2Words.
+	gpuArrayPy2Phrase = "GpuArrayException: out of memory"
+	gpuArrayPy2Words  = "out of memory"
+	// libgpuarray releases that capitalise the string.
+	gpuArrayPy2PhraseCap = "GpuArrayException: Out of memory"
+	gpuArrayPy2WordsCap  = "Out of memory"
 )
 
 // ONNX Runtime's BFC arena's words (see GenORT) and the place that
@@ -1271,6 +1287,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == trtAllocPhrase {
 		return trtAllocStart(line, i)
+	}
+	if p == gpuArrayPy2Phrase || p == gpuArrayPy2PhraseCap {
+		return i + len("GpuArrayException: ")
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -2196,7 +2215,7 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 				return *m, s.i
 			}
 		}
-	case f.phrase == gpuArrayPhrase:
+	case f.phrase == gpuArrayPhrase || f.phrase == gpuArrayPy2Words || f.phrase == gpuArrayPy2WordsCap:
 		m.Text = s.s[start:s.i]
 		return *m, s.i
 	case f.gen == GenORT:

@@ -34,6 +34,18 @@ func processMark(line string) string {
 	return processMarkRe.Re().FindString(line[:min(len(line), maxPrefix)])
 }
 
+// progressWords reports whether line may hold a progressRe counter: its
+// words' letters past the first (case aside in that one), or a bar's
+// "|"; a cheap test before the expression, on every line of a log.
+func progressWords(line string) bool {
+	for _, w := range []string{"tep", "ter", "poch", "atch", "|", "TEP", "TER", "POCH", "ATCH"} {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // progressMark is a process's last progress line: its counters as
 // printed, and the line where they first read so.
 type progressMark struct {
@@ -47,7 +59,7 @@ type progressMark struct {
 // bar drawn again with the same count (tqdm closing its bar as the
 // exception unwinds) is not progress.
 func (r *Reader) seeProgress(line string) {
-	if !strings.ContainsAny(line, "0123456789") {
+	if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
 		return
 	}
 	cs := progressRe.Re().FindAllString(line, 8)

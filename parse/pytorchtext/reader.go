@@ -204,12 +204,15 @@ type Reader struct {
 	rayKeys  map[string]int64
 	// setProcess is the process label (prefixLabel of its lines' prefix)
 	// of each memory_summary() set that has one, by set. A memory_stats()
-	// dict's text before it is a program's own words ("step 3: "), no
-	// process's mark: dicts have none.
+	// dict's text before it is often a program's own words ("step 3: "),
+	// no process's mark: a dict is labelled only by a launcher's mark
+	// there (processMark: "[rank1]:", a worker's "(pid=N)").
 	setProcess map[int32]string
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
+	// theano is the GPU Theano's last start-up line named (theanodev.go).
+	theano theanoDevice
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -649,6 +652,7 @@ func (r *Reader) addBody(line string) error {
 	}
 	if findOOM(line, 0) < 0 {
 		r.seeProgress(line)
+		r.seeTheanoDevice(line)
 	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
@@ -924,7 +928,8 @@ type pendingMessage struct {
 	// formCut says the line ended inside a framework's form
 	// (frameworkFormCut): dropped unless a next line completes it.
 	formCut bool
-	blank   int // blank lines skipped since the last part
+	blank   int   // blank lines skipped since the last part
+	parked  int64 // the line where switchPending last set it aside
 }
 
 // endsCut reports whether a message stopped at the end of its text (not
@@ -987,8 +992,15 @@ func (r *Reader) continuePending(line string) bool {
 }
 
 // maxParked bounds the messages of other processes set aside while they
-// may go on (switchPending).
-const maxParked = 16
+// may go on (switchPending); maxParkedLines the lines one stays aside
+// without a line of its process (a prefix that only looked like another
+// process's: "step 1: " after "step 0: "), and maxBehind the messages
+// held behind them (holdBehind).
+const (
+	maxParked      = 16
+	maxParkedLines = 64
+	maxBehind      = 256
+)
 
 // switchPending makes the message that may go on on line the pending one
 // when processes' lines interleave (torchrun's "[rank0]: " and "[rank1]: ",
@@ -1000,6 +1012,9 @@ const maxParked = 16
 // its place. A line without such a prefix changes nothing: it goes on,
 // or ends, the pending message as before.
 func (r *Reader) switchPending(line string) {
+	if len(r.parked) > 0 && (r.parked[0].parked+maxParkedLines < r.line || len(r.behind) >= maxBehind) {
+		r.flushParked(len(r.behind) >= maxBehind)
+	}
 	if p := r.pending; p != nil {
 		pfx, _ := splitPrefix(p.text[:p.at])
 		if !otherProcess(line, pfx) {
@@ -1011,6 +1026,7 @@ func (r *Reader) switchPending(line string) {
 			r.parked = r.parked[1:]
 			r.flushPending()
 		}
+		p.parked = r.line
 		r.parked = append(r.parked, p)
 	}
 	for k, p := range r.parked {
@@ -1020,6 +1036,23 @@ func (r *Reader) switchPending(line string) {
 			return
 		}
 	}
+}
+
+// flushParked ends the parked messages set aside more than
+// maxParkedLines ago (all of them when all is set), as read so far.
+func (r *Reader) flushParked(all bool) {
+	pending := r.pending
+	var kept []*pendingMessage
+	for _, p := range r.parked {
+		if all || p.parked+maxParkedLines < r.line {
+			r.pending = p
+			r.flushPending()
+			continue
+		}
+		kept = append(kept, p)
+	}
+	r.parked, r.pending = kept, pending
+	r.drainBehind()
 }
 
 // otherProcess reports whether line starts with a prefix of the shape of
@@ -1174,6 +1207,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 			r.addMessage(h.msg, h.frames, h.line)
 		}
 	}
+	r.theanoMessageDevice(&m, line)
 	id := r.nmsg
 	r.nmsg++
 	r.meta.Messages++

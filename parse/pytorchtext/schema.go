@@ -160,8 +160,9 @@
 //	process     dictionary<int16, utf8>: of a memory_summary() table, what begins its lines in
 //	            a log, the same over one process's output (a launcher's "[rank1]:", a logger's
 //	            prefix with its date and time as "#"): tables of one device with different ones
-//	            are different processes'; null when its lines have none, and for memory_stats()
-//	            dicts
+//	            are different processes'; of a memory_stats() dict printed in a log, a launcher's
+//	            mark before it ("[rank1]:", a Ray or vLLM worker's "(pid=N)"; the program's own
+//	            words there, "step 3: ", are none); null when there is none, and for JSON files
 //
 // Batches of different tables may come in any order; a message's frames
 // and processes are defined by the time Next returns false.

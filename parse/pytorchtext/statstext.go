@@ -235,7 +235,18 @@ func (r *Reader) endStatsText(cut string) {
 		return
 	}
 	set := int32(r.meta.Sets)
-	if r.addStatsSets(sets, p.keyLines, int(st.start)) == 0 {
+	// A launcher's mark before the dict ("[rank1]: ", a Ray or vLLM
+	// worker's label) names its process as a summary's prefix does; the
+	// program's own words there ("step 3: ") name none.
+	mark := processMark(st.prefix)
+	for k := range sets {
+		r.labelSet(set+int32(k), mark)
+	}
+	n := r.addStatsSets(sets, p.keyLines, int(st.start))
+	for k := int32(r.meta.Sets); k < set+int32(len(sets)); k++ {
+		delete(r.setProcess, k) // numbers of sets not kept
+	}
+	if n == 0 {
 		return
 	}
 	for _, ss := range sets {
