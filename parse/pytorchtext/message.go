@@ -490,7 +490,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -597,6 +597,10 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// metalOOMStatus is Metal's out-of-memory status of a command buffer
+// (MTLCommandBufferErrorOutOfMemory, printed by its IOGPU name).
+const metalOOMStatus = "kIOGPUCommandBufferCallbackErrorOutOfMemory"
 
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
@@ -766,6 +770,12 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// that switch, print its number: "hipError_t(1002)". Both follow
 	// "failed to allocate 7.35G (7889485824 bytes) from device: " as the
 	// CUDA build's CUDA_ERROR_OUT_OF_MEMORY does.
+	// Metal's command buffer status on Apple silicon, as MLX ("[METAL]
+	// Command buffer execution failed: Insufficient Memory
+	// (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)") and
+	// llama.cpp's Metal backend ("error: Insufficient Memory (...)")
+	// print it: the GPU ran out of (unified) memory running the buffer.
+	{metalOOMStatus, "Metal"},
 	{"HIP_ERROR_OutOfMemory", "the HIP runtime"},
 	{"hipError_t(1002)", "the HIP runtime"},
 }
@@ -1940,8 +1950,11 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
-		if strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime" {
+		switch {
+		case strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime":
 			m.Backend = "HIP"
+		case lib == "Metal":
+			m.Backend = "MPS" // Apple's GPU, through Metal
 		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
