@@ -490,7 +490,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -597,6 +597,20 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// cudaRuntimeCheckPhrase starts the CUDA runtime's out-of-memory error as
+// the check macros of NVIDIA's inference libraries throw it:
+// TensorRT-LLM's check<cudaError> ("[TensorRT-LLM][ERROR] CUDA runtime
+// error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory
+// (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)") and
+// FasterTransformer's check_cuda_error ("[FT][ERROR] CUDA runtime error:
+// out of memory /workspace/.../allocator.h:220"), cudaGetErrorString's
+// words after the call that failed. Another error ("invalid device
+// ordinal") is not one.
+const cudaRuntimeCheckPhrase = "CUDA runtime error"
+
+// cudaRuntimeCheckRe matches the whole of one (cudaRuntimeCheckPhrase).
+var cudaRuntimeCheckRe = lazyre.New(`^CUDA runtime error(?: in [^\n]*?)?: out of memory\b`)
 
 // metalOOMStatus is Metal's out-of-memory status of a command buffer
 // (MTLCommandBufferErrorOutOfMemory, printed by its IOGPU name).
@@ -1110,6 +1124,9 @@ func libraryAt(s string) (library string, n int) {
 	if n := trtAllocLen(s[lead:]); n > 0 {
 		return "TensorRT", lead + n
 	}
+	if loc := cudaRuntimeCheckRe.Re().FindStringIndex(s[lead:]); loc != nil {
+		return "the CUDA runtime", lead + loc[1]
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -1140,6 +1157,9 @@ func Library(text string) string {
 	}
 	if i := strings.Index(text, "Cuda Error in "); i >= 0 && trtAllocLen(text[i:]) > 0 {
 		return "TensorRT"
+	}
+	if cudaRuntimeCheckRe.Re().MatchString(text) {
+		return "the CUDA runtime"
 	}
 	return ""
 }
@@ -1269,6 +1289,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == trtAllocPhrase {
 		return trtAllocStart(line, i)
+	}
+	if p == cudaRuntimeCheckPhrase && !cudaRuntimeCheckRe.Re().MatchString(line[i:]) {
+		return -1 // another CUDA runtime error ("invalid device ordinal")
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1518,6 +1541,10 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	case strings.HasSuffix(before, "::"):
 		return notMessage // Fortran's or C++'s "::": source code naming it
 	case strings.HasSuffix(before, ":"), word == "error", word == "Error", word == "ERROR", strings.HasSuffix(before, "results in"):
+		return message
+	case strings.HasSuffix(before, "][ERROR]"):
+		// A library's ERROR tag: TensorRT-LLM's "[TensorRT-LLM][ERROR]",
+		// FasterTransformer's "[FT][ERROR]".
 		return message
 	case before == "" && (leadIn || whole):
 		return message
