@@ -2263,6 +2263,8 @@ func (r *Report) cudaErrorNote() string {
 			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 		}
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+	case "Metal":
+		return "Metal could not run a command buffer for lack of GPU memory (kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
 	case "NCCL":
 		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
@@ -2303,6 +2305,24 @@ func (r *Report) cudaErrorNote() string {
 			}
 			return "StreamExecutor (the GPU layer of TensorFlow and XLA/JAX) could not allocate " + r.size(r.RequestedBytes) + " from the device (" + lib + "'s out-of-memory error)" + record + " the line gives only the size asked for, not what was in use; the allocator's own log around it (TensorFlow's BFC allocator prints a summary of its chunks) or nvidia-smi at the time would tell what held the memory"
 		}
+		if m := checkCallRe.FindStringSubmatch(r.Text); m != nil && r.msg != nil {
+			// An inference library's CUDA check (cudaRuntimeCheckPhrase).
+			who, advice := "a library", "the library's own settings for its buffers and cache, or a GPU free of other processes, make room"
+			switch {
+			case strings.Contains(r.msg.Prefix, "[TensorRT-LLM]"):
+				who, advice = "TensorRT-LLM", "the engine's buffers are sized by its build limits (max_batch_size, max_input_len, max_num_tokens) and its KV cache by the share of free memory it takes (free_gpu_memory_fraction, Triton's kv_cache_free_gpu_mem_fraction): lowering them, or a GPU free of other processes, makes room"
+			case strings.Contains(r.msg.Prefix, "[FT]"):
+				who, advice = "FasterTransformer", "a smaller batch or sequence length, or a GPU free of other processes, makes room"
+			}
+			call := "CUDA runtime call"
+			if m[1] != "" {
+				call = m[1]
+				if strings.HasPrefix(m[1], "cudaMalloc") {
+					call += " (an allocation)"
+				}
+			}
+			return who + "'s " + call + " failed with " + lib + "'s out-of-memory error, outside PyTorch's caching allocator: the GPU had no room for it; the message has no sizes, and nvidia-smi at the time would tell what held the GPU; " + advice
+		}
 		switch {
 		case pytorch:
 			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
@@ -2333,6 +2353,11 @@ func (r *Report) cudaErrorNote() string {
 	}
 	return lib + " could not allocate the memory it needed" + by + " (an ALLOC_FAILED status: a handle, a plan or a workspace; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; nvidia-smi at the time, or the framework's own memory report, would tell what held the GPU"
 }
+
+// checkCallRe reads the function an inference library's CUDA check names
+// ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of
+// memory"); the group is empty where none is named.
+var checkCallRe = lazyre.New(`^CUDA runtime error(?: in :*([A-Za-z_][A-Za-z0-9_]*))?`)
 
 // driverCallRe finds the CUDA driver function a message names before its
 // status (numba's "Call to cuMemAlloc results in").

@@ -493,7 +493,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -613,6 +613,24 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// cudaRuntimeCheckPhrase starts the CUDA runtime's out-of-memory error as
+// the check macros of NVIDIA's inference libraries throw it:
+// TensorRT-LLM's check<cudaError> ("[TensorRT-LLM][ERROR] CUDA runtime
+// error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory
+// (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)") and
+// FasterTransformer's check_cuda_error ("[FT][ERROR] CUDA runtime error:
+// out of memory /workspace/.../allocator.h:220"), cudaGetErrorString's
+// words after the call that failed. Another error ("invalid device
+// ordinal") is not one.
+const cudaRuntimeCheckPhrase = "CUDA runtime error"
+
+// cudaRuntimeCheckRe matches the whole of one (cudaRuntimeCheckPhrase).
+var cudaRuntimeCheckRe = lazyre.New(`^CUDA runtime error(?: in [^\n]*?)?: out of memory\b`)
+
+// metalOOMStatus is Metal's out-of-memory status of a command buffer
+// (MTLCommandBufferErrorOutOfMemory, printed by its IOGPU name).
+const metalOOMStatus = "kIOGPUCommandBufferCallbackErrorOutOfMemory"
 
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
@@ -782,6 +800,12 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// that switch, print its number: "hipError_t(1002)". Both follow
 	// "failed to allocate 7.35G (7889485824 bytes) from device: " as the
 	// CUDA build's CUDA_ERROR_OUT_OF_MEMORY does.
+	// Metal's command buffer status on Apple silicon, as MLX ("[METAL]
+	// Command buffer execution failed: Insufficient Memory
+	// (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)") and
+	// llama.cpp's Metal backend ("error: Insufficient Memory (...)")
+	// print it: the GPU ran out of (unified) memory running the buffer.
+	{metalOOMStatus, "Metal"},
 	{"HIP_ERROR_OutOfMemory", "the HIP runtime"},
 	{"hipError_t(1002)", "the HIP runtime"},
 }
@@ -1125,6 +1149,9 @@ func libraryAt(s string) (library string, n int) {
 	if n := trtAllocLen(s[lead:]); n > 0 {
 		return "TensorRT", lead + n
 	}
+	if loc := cudaRuntimeCheckRe.Re().FindStringIndex(s[lead:]); loc != nil {
+		return "the CUDA runtime", lead + loc[1]
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -1158,6 +1185,9 @@ func Library(text string) string {
 	}
 	if i := strings.Index(text, "Cuda Error in "); i >= 0 && trtAllocLen(text[i:]) > 0 {
 		return "TensorRT"
+	}
+	if cudaRuntimeCheckRe.Re().MatchString(text) {
+		return "the CUDA runtime"
 	}
 	return ""
 }
@@ -1290,6 +1320,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == gpuArrayPy2Phrase || p == gpuArrayPy2PhraseCap {
 		return i + len("GpuArrayException: ")
+	}
+	if p == cudaRuntimeCheckPhrase && !cudaRuntimeCheckRe.Re().MatchString(line[i:]) {
+		return -1 // another CUDA runtime error ("invalid device ordinal")
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1539,6 +1572,10 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	case strings.HasSuffix(before, "::"):
 		return notMessage // Fortran's or C++'s "::": source code naming it
 	case strings.HasSuffix(before, ":"), word == "error", word == "Error", word == "ERROR", strings.HasSuffix(before, "results in"):
+		return message
+	case strings.HasSuffix(before, "][ERROR]"):
+		// A library's ERROR tag: TensorRT-LLM's "[TensorRT-LLM][ERROR]",
+		// FasterTransformer's "[FT][ERROR]".
 		return message
 	case before == "" && (leadIn || whole):
 		return message
@@ -1971,8 +2008,11 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	if lib, n := libraryAt(line[at:]); lib != "" {
 		m.Backend, m.Generation = "CUDA", GenCUDAError
-		if strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime" {
+		switch {
+		case strings.HasPrefix(line[at:], "HIP") || lib == "the HIP runtime":
 			m.Backend = "HIP"
+		case lib == "Metal":
+			m.Backend = "MPS" // Apple's GPU, through Metal
 		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
