@@ -13,7 +13,7 @@ import (
 // transient. Before session 44 the message said "in 3 steps between" the
 // spike's rise and the step.
 func TestHunt44TransientChangesNoSteps(t *testing.T) {
-	const s0 = 1_796_032_800_000_000
+	const s0 int64 = 1_796_032_800_000_000
 	s := trend.SeriesTrend{
 		Input: "gpu.csv", Source: "nvidia-smi-query-gpu", GPU: 0, HasGPU: true, GPUName: "NVIDIA A100",
 		Samples: 600, StartUs: s0, EndUs: s0 + 5990e6, FirstBytes: 20480 * mib, LastBytes: 24576 * mib, PeakBytes: 25600 * mib,
@@ -49,9 +49,9 @@ func TestHunt44TransientChangesNoSteps(t *testing.T) {
 // that ended full: "one run ... one is no crash loop". Before session
 // 44 neither message mentioned them while runs[].oom_exit was true.
 func TestHunt44OOMExitRunsNamed(t *testing.T) {
-	const s0 = 1_796_032_800_000_000
+	const s0 int64 = 1_796_032_800_000_000
 	run := func(i int, peak int64, full bool) trend.Run {
-		start := int64(s0 + i*1000e6)
+		start := s0 + int64(i)*1000e6
 		return trend.Run{StartUs: start, EndUs: start + 900e6, Samples: 90, PeakBytes: peak, Class: trend.Growing,
 			Slope: 24 * mib, ReleasedUs: start + 910e6, OOMExit: full}
 	}
