@@ -256,6 +256,13 @@ func TestFixtures(t *testing.T) {
 		{"h44g_leak_periodic_dips.csv", FormatQueryGPU, 1440, 1440, ClockAbsolute, "includes-reserved-unknown"},
 		{"h44g_ramp3_glitch.csv", FormatQueryGPU, 401, 401, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_n10_apps_leak_restart.csv", FormatQueryApps, 508, 508, ClockAbsolute, "process"},
+		// h45v (testdata/README.md): a warm-up then a slow leak (1000
+		// rows); a fleet CSV with a hostname column, 2 hosts of 2 GPUs
+		// over 4 ticks, each host's rows at its own times: 8 instants (a
+		// bound, not the 4 a fleet log's prefix gives: instants are not
+		// counted per host column yet).
+		{"h45v_warmup_then_slow_leak.csv", FormatQueryGPU, 1000, 1000, ClockAbsolute, "excludes-reserved"},
+		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 8, ClockAbsolute, "excludes-reserved"},
 		// s42: cut in the last line's last value, which has no line ending
 		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
 		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},

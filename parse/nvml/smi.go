@@ -24,6 +24,11 @@ const (
 	roleUsed
 	roleFree
 	roleReserved
+	// roleHost: a column no nvidia-smi query has, that a fleet's
+	// collection script adds before merging its hosts' logs into one CSV
+	// ("hostname, timestamp, index, memory.used [MiB], ..."): the row's
+	// host, as a fleet log's prefix gives it.
+	roleHost
 )
 
 // smiRoleOf maps a --query-gpu or --query-compute-apps field name to its
@@ -55,6 +60,8 @@ func smiRoleOf(name string, apps bool) smiRole {
 		return roleFree
 	case "memory.reserved":
 		return roleReserved
+	case "hostname", "host", "node", "nodename":
+		return roleHost
 	}
 	return roleIgnore
 }
@@ -436,7 +443,9 @@ func (d *smiDecoder) cutLast(s *sample, b []byte, n int) error {
 	if d.unitEnd {
 		return d.r.rowErrorf(n, "%s", cutNote(c.name, v, "lacks the unit the row before it ends in"))
 	}
-	s.host = d.host // as finish will set it: the series is the host's
+	if len(s.host) == 0 {
+		s.host = d.host // as finish will set it: the series is the host's
+	}
 	prev, ok := d.r.prevValue(s, c.role)
 	if !ok || prev <= 0 {
 		return nil
@@ -581,7 +590,7 @@ func midColumns(cols []smiCol) int {
 		return 0
 	}
 	k := 1
-	for k < len(cols) && cols[k].role != roleUsed && cols[k].role != roleFree && cols[k].role != roleTime {
+	for k < len(cols) && cols[k].role != roleUsed && cols[k].role != roleFree && cols[k].role != roleTime && cols[k].role != roleHost {
 		k++
 	}
 	if k < 3 || k == len(cols) {
@@ -901,6 +910,8 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 		s.gpuName = v
 	case roleProcess:
 		s.process = v
+	case roleHost:
+		s.host = v
 	default:
 		x, ok := parseSize(v, c.unit)
 		if !ok {
@@ -1022,7 +1033,9 @@ func fieldEnd(b []byte, i int, last bool) bool {
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
 func (d *smiDecoder) finish(s *sample, n int) error {
-	s.host = d.host
+	if len(s.host) == 0 {
+		s.host = d.host // a row's own host column comes first
+	}
 	if d.noGPUID {
 		uneven := d.pos.uneven
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
