@@ -263,6 +263,10 @@ func TestFixtures(t *testing.T) {
 		// counted per host column yet).
 		{"h45v_warmup_then_slow_leak.csv", FormatQueryGPU, 1000, 1000, ClockAbsolute, "excludes-reserved"},
 		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 8, ClockAbsolute, "excludes-reserved"},
+		// h45v: 12 scrapes of 2 GPUs each, before and after a DCGM
+		// exporter restart (TestDiffPairsDCGMSeriesByUUID).
+		{"h45v_dcgm_before_restart.txt", FormatDCGMPrometheus, 24, 12, ClockAbsolute, "excludes-reserved"},
+		{"h45v_dcgm_after_restart.txt", FormatDCGMPrometheus, 24, 12, ClockAbsolute, "excludes-reserved"},
 		// s42: cut in the last line's last value, which has no line ending
 		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
 		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},
