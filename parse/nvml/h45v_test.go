@@ -42,6 +42,36 @@ func TestHostnameColumn(t *testing.T) {
 	}
 }
 
+// The hosts' rows of h45v_fleet_hostname_column.csv one host after the
+// other (two logs concatenated, node01's 10:00-10:03 then node02's):
+// node02's first row, at 10:00:00.250, is no step back of the log's time
+// (it is another host's sequence), and each host has 4 instants. Before
+// the hosts shared one time state: a warning that the time went back by
+// 2m59.851s ("the trends mix them"), and 8 instants.
+func TestHostnameColumnConcatenated(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/nvml/h45v_fleet_hostname_column.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var node01, node02 []string
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "node01") {
+			node01 = append(node01, l)
+		} else {
+			node02 = append(node02, l)
+		}
+	}
+	in := strings.Join(append(append([]string{lines[0]}, node01...), node02...), "\n") + "\n"
+	rows, meta, err := readRows(t, "concat.csv", in)
+	if err != nil || len(rows) != 16 || meta.Instants != 4 || hasWarning(meta, "goes back") {
+		t.Fatalf("%v, %d rows, %d instants, warnings %q; want 16 rows, 4 instants, no step back", err, len(rows), meta.Instants, meta.Warnings.Strings())
+	}
+	if got, want := usedOf(rows, "node02", 0), []string{"10:00:00.250 5000", "10:01:00.250 5000", "10:02:00.250 5000", "10:03:00.250 5000"}; !slices.Equal(got, want) {
+		t.Errorf("node02 GPU 0: %q, want %q", got, want)
+	}
+}
+
 // moveFirstColumnLast moves each line's first CSV field to its end.
 func moveFirstColumnLast(in string) string {
 	var b strings.Builder

@@ -106,6 +106,48 @@ type smiDecoder struct {
 	// host is the host of every row, from a fleet log's prefix or block
 	// header (fleetDecoder); nil when the log names none.
 	host []byte
+	// hostTimes: in a log with a host column (roleHost) and no fleet
+	// prefix, the Reader's time state of each host, by name (see
+	// colHost), activeHost the one the Reader holds.
+	hostTimes  map[string]*hostTime
+	activeHost *hostTime
+}
+
+// hostTime is the Reader's time state of one host of a CSV with a host
+// column, kept while other hosts' rows are read (as fleetHost keeps a
+// fleet log's): each host's rows are one sequence of instants, and one
+// host's rows coming after another's earlier ones (hosts' logs
+// concatenated) are no step back of the log's time.
+type hostTime struct {
+	lastTickUs, latestUs int64
+	newInstant           bool
+	instantGPUs          uint64
+	instants             int64
+}
+
+// colHost makes the time state of host (a row's host column) the
+// Reader's.
+func (d *smiDecoder) colHost(host []byte) {
+	if a := d.activeHost; a != nil && d.hostTimes[string(host)] == a {
+		return
+	}
+	r := d.r
+	if a := d.activeHost; a != nil {
+		a.lastTickUs, a.latestUs, a.newInstant, a.instantGPUs, a.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+	} else {
+		d.hostTimes = map[string]*hostTime{}
+	}
+	h := d.hostTimes[string(host)]
+	if h == nil {
+		h = &hostTime{newInstant: true}
+		if d.activeHost == nil {
+			// The first host takes the state as it is (no row yet).
+			h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+		}
+		d.hostTimes[string(host)] = h
+	}
+	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
+	d.activeHost = h
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
@@ -1035,6 +1077,8 @@ func fieldEnd(b []byte, i int, last bool) bool {
 func (d *smiDecoder) finish(s *sample, n int) error {
 	if len(s.host) == 0 {
 		s.host = d.host // a row's own host column comes first
+	} else if d.host == nil {
+		d.colHost(s.host)
 	}
 	if d.noGPUID {
 		uneven := d.pos.uneven
@@ -1072,6 +1116,13 @@ func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
 }
 
 func (d *smiDecoder) end(n int) error {
+	if a := d.activeHost; a != nil {
+		// A series has at most as many samples as its host's instants.
+		a.instants = d.r.meta.Instants
+		for _, h := range d.hostTimes {
+			d.r.meta.Instants = max(d.r.meta.Instants, h.instants)
+		}
+	}
 	switch {
 	case d.r.meta.Rows > 0:
 	case d.apps && d.cols != nil:
