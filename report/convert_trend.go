@@ -127,6 +127,10 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
 	ws, we, ss, se, peak := s.WindowStartUs, s.WindowEndUs, s.StartUs, s.EndUs, s.PeakBytes
 	f.WindowStartUs, f.WindowEndUs, f.SeriesStartUs, f.SeriesEndUs, f.PeakBytes = &ws, &we, &ss, &se, &peak
+	if s.WarmUpEndUs != 0 {
+		wu, wb := s.WarmUpEndUs, s.WarmUpToBytes
+		f.WarmUpEndUs, f.WarmUpToBytes = &wu, &wb
+	}
 	if s.CapacityBytes > 0 {
 		c := s.CapacityBytes
 		f.CapacityBytes = &c

@@ -22,4 +22,7 @@ func TestTrendMessageWarmUp(t *testing.T) {
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, want) {
 		t.Fatalf("%d findings, message %.200q, want %q", len(fs), fs[0].Message, want)
 	}
+	if f := fs[0]; f.WarmUpEndUs == nil || *f.WarmUpEndUs != s.StartUs+120e6 || f.WarmUpToBytes == nil || *f.WarmUpToBytes != 29<<30 {
+		t.Errorf("warm_up_end_us %v, warm_up_to_bytes %v; want %d, %d", f.WarmUpEndUs, f.WarmUpToBytes, s.StartUs+120e6, int64(29<<30))
+	}
 }
