@@ -497,19 +497,27 @@ func TestExportWritingNothingLeavesNoDirectory(t *testing.T) {
 // interleaves node01's and node02's lines, 8 rows each (2 GPUs x 4
 // ticks), node02's GPU 0 at 5000 MiB in every tick and node01's at 1000
 // to 4000 MiB. Was: all 16 rows in host=node01, the first host the
-// findings name.
+// findings name. h45v_fleet_hostname_column.csv holds the same rows as a
+// CSV with a hostname column (a collection script's merge): was all 16
+// rows in host=unknown, the column not read.
 func TestExportFleetLogPartitionsByRowHost(t *testing.T) {
+	for _, name := range []string{"fleet_pdsh_query_gpu.txt", "h45v_fleet_hostname_column.csv"} {
+		exportFleetLogByRowHost(t, name)
+	}
+}
+
+func exportFleetLogByRowHost(t *testing.T, name string) {
 	root := t.TempDir()
-	abs, err := filepath.Abs(td + "nvml/fleet_pdsh_query_gpu.txt")
+	abs, err := filepath.Abs(td + "nvml/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(abs, filepath.Join(root, "fleet_pdsh_query_gpu.txt")); err != nil {
+	if err := os.Symlink(abs, filepath.Join(root, name)); err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"arrow", "parquet"} {
+	for _, format := range []string{name + ": arrow", name + ": parquet"} {
 		out := t.TempDir()
-		if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", format); code != 0 {
+		if code, _, errs := run(t, nil, "export", root, "-o", out, "--to", format[len(name)+2:]); code != 0 {
 			t.Fatalf("%s: %.200q", format, errs)
 		}
 		rowsIn := map[string]int{}   // partition host -> rows

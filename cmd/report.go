@@ -52,7 +52,8 @@ func NewCmdReport(ios *IOStreams, version string, runF func(*ReportOptions) erro
 artifact gpuleak reads by content (gzip too; other files are skipped and
 counted), analyses them in parallel and writes one report:
 
-  summary        jobs, hosts, GPUs sampled by NVML, leaks, OOMs, growing GPUs
+  summary        jobs, hosts, GPUs (sampled by NVML, and those only snapshots,
+                 OOM messages or profiler traces name), leaks, OOMs, growing GPUs
                  and processes, the worst findings first
   leaks          leak findings grouped by call site across jobs, with each
                  site's live bytes over its traces

@@ -857,10 +857,14 @@ func TestReportWeeklyMergesSanitizerErrors(t *testing.T) {
 	}
 }
 
-// The summary's GPU count is of the GPUs NVML sample logs name: the fleet's
-// one nvidia-smi log samples one H200 (query_gpu.csv, index 0), while its
-// three snapshots name CUDA device 0 on two hosts, which may or may not be
-// that GPU. Before h43b the card read "1 GPU", as if the fleet had one.
+// The summary's GPU count says which inputs name the GPUs: the fleet's
+// one nvidia-smi log samples one H200 (query_gpu.csv, index 0), and its
+// three other jobs' snapshots each name CUDA device 0. Without
+// --group-by no host is known, so each job is its own place (as a bare
+// NVML index is counted): 1 sampled by NVML and 3 named only by
+// snapshots. Before h43b the card read "1 GPU", as if the fleet had one;
+// before h45v "1 GPU sampled by NVML", the other jobs' GPUs counted
+// nowhere.
 func TestReportCountsGPUsSampledByNVML(t *testing.T) {
 	root := fleet(t)
 	out := filepath.Join(t.TempDir(), "r.md")
@@ -871,7 +875,14 @@ func TestReportCountsGPUsSampledByNVML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "- **1** GPU sampled by NVML\n") {
-		t.Errorf("summary lacks \"**1** GPU sampled by NVML\": %.200q", md)
+	if want := "- **4** GPUs (1 sampled by NVML, 3 named only by snapshots)\n"; !strings.Contains(string(md), want) {
+		t.Errorf("summary lacks %q: %.200q", want, md)
+	}
+	// With the hosts known: host-a's two jobs each name device 0 (one
+	// GPU at least), host-b's frag-job device 0 beside its NVML-sampled
+	// GPU (which it may be): 1 sampled, 1 more.
+	code, page, errs := run(t, nil, "report", root, "--group-by", "{host}/{job}/...", "--format", "md", "-o", "-")
+	if want := "- **2** GPUs (1 sampled by NVML, 1 named only by snapshots)\n"; code != 0 || !strings.Contains(page, want) {
+		t.Errorf("by host: exit %d, summary lacks %q: %.200q (%.200q)", code, want, page, errs)
 	}
 }

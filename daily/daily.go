@@ -155,6 +155,13 @@ type folder struct {
 	toolErrorGroups int
 	siteJob         map[string]bool // leak sites seen in the group being folded
 	jobSeen         map[string]bool // jobs counted (host/job), each once
+	// devices: the CUDA device indexes that inputs other than NVML logs
+	// (snapshots, OOM messages, profiler traces, sanitizer reports) name,
+	// by host and job; deviceKinds the kinds of input that named them.
+	devices     map[[2]string]map[int]bool
+	deviceKinds map[string]bool
+	// jobGPUs: the NVML-sampled GPUs (keys of gpus) of each host and job.
+	jobGPUs map[[2]string]map[string]bool
 	// findings of jobs read in the window but dated outside it, by kind,
 	// and the first such jobs
 	outside     map[report.Kind]int
@@ -302,6 +309,7 @@ func (f *folder) fold(g Group, a *Analysis, err error) {
 	if g.Host != "" {
 		f.hosts[g.Host] = true
 	}
+	f.namedDevices(g, a.Report, inputUs)
 	uuidOf := GPUUUIDs(a.Report.Findings)
 	clear(f.siteJob) // a site counts each job once
 	for _, fd := range a.Report.Findings {
@@ -727,6 +735,14 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			k = "\x00" + g.Name() + "\x00" + gpu
 		}
 	}
+	if f.jobGPUs == nil {
+		f.jobGPUs = map[[2]string]map[string]bool{}
+	}
+	if jk := [2]string{g.Host, g.Job}; f.jobGPUs[jk] == nil {
+		f.jobGPUs[jk] = map[string]bool{k: true}
+	} else {
+		f.jobGPUs[jk][k] = true
+	}
 	acc := f.gpus[k]
 	if acc == nil {
 		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}, curves: map[string]curveCand{}}
@@ -914,6 +930,7 @@ func (f *folder) finish() *report.Daily {
 		d.GPUs = append(d.GPUs, g)
 	}
 	d.Summary.GPUs = len(d.GPUs)
+	f.countOtherDevices()
 	sort.Slice(d.GPUs, func(i, j int) bool {
 		a, b := &d.GPUs[i], &d.GPUs[j]
 		if report.TrendClassRank(a.Class) != report.TrendClassRank(b.Class) {
@@ -1122,4 +1139,96 @@ func appendJob(js []report.DailyJob, j report.DailyJob) []report.DailyJob {
 		js = js[:report.DailyMaxItems]
 	}
 	return js
+}
+
+// namedDevices notes the CUDA devices that a job's inputs read in the
+// window (inputUs) name other than through NVML: a snapshot's devices,
+// and the device of a finding from any input but an NVML log (an OOM
+// message's "GPU 0", a profiler trace's, a sanitizer report's).
+func (f *folder) namedDevices(g Group, r *report.Report, inputUs map[string]int64) {
+	format := map[string]string{}
+	add := func(dev int, fmtName string) {
+		if f.devices == nil {
+			f.devices, f.deviceKinds = map[[2]string]map[int]bool{}, map[string]bool{}
+		}
+		k := [2]string{g.Host, g.Job}
+		if f.devices[k] == nil {
+			f.devices[k] = map[int]bool{}
+		}
+		f.devices[k][dev] = true
+		f.deviceKinds[deviceInputKind(fmtName)] = true
+	}
+	for _, in := range r.Inputs {
+		if _, ok := inputUs[in.Path]; !ok || in.Error != "" {
+			continue
+		}
+		format[in.Path] = in.Format
+		for _, d := range in.Devices {
+			add(d.Device, in.Format)
+		}
+	}
+	for _, fd := range r.Findings {
+		f, ok := format[fd.Path]
+		if !ok || fd.Kind == report.KindTrend || fd.Device == nil || fd.DeviceType != "" {
+			continue
+		}
+		add(*fd.Device, f)
+	}
+}
+
+// deviceInputKind is the words for the kind of input of format fmtName
+// (parse.Format) that names a CUDA device.
+func deviceInputKind(fmtName string) string {
+	switch {
+	case strings.Contains(fmtName, "snapshot"):
+		return "snapshots"
+	case strings.Contains(fmtName, "sanitizer"):
+		return "compute-sanitizer reports"
+	case strings.Contains(fmtName, "kineto"), strings.Contains(fmtName, "timeline"), strings.Contains(fmtName, "profiler"):
+		return "profiler traces"
+	case strings.Contains(fmtName, "summary"), strings.Contains(fmtName, "stats"):
+		return "memory summaries"
+	}
+	return "OOM messages"
+}
+
+// countOtherDevices counts in Summary.OtherDevices the GPUs that inputs
+// other than NVML logs name beyond those NVML logs sample, per host (per
+// job where the host is not known, as the NVML count keys a bare index):
+// the most distinct CUDA devices one job there names, less the GPUs NVML
+// logs there sample. A CUDA device index counts from the process's
+// CUDA_VISIBLE_DEVICES, not NVML's index, so which GPU it names is not
+// known (device 0 of two jobs of a host may be two GPUs, or one): a host
+// has at least as many GPUs as any one job names or NVML samples, and
+// only that is counted.
+func (f *folder) countOtherDevices() {
+	place := func(k [2]string) [2]string {
+		if k[0] != "" {
+			return [2]string{k[0], ""}
+		}
+		return k
+	}
+	most := map[[2]string]int{}
+	for k, devs := range f.devices {
+		most[place(k)] = max(most[place(k)], len(devs))
+	}
+	sampled := map[[2]string]map[string]bool{}
+	for k, gpus := range f.jobGPUs {
+		p := place(k)
+		if sampled[p] == nil {
+			sampled[p] = map[string]bool{}
+		}
+		for g := range gpus {
+			sampled[p][g] = true
+		}
+	}
+	for p, n := range most {
+		f.d.Summary.OtherDevices += max(n-len(sampled[p]), 0)
+	}
+	if f.d.Summary.OtherDevices > 0 {
+		for k := range f.deviceKinds {
+			f.d.Summary.OtherDeviceKinds = append(f.d.Summary.OtherDeviceKinds, k)
+		}
+		sort.Strings(f.d.Summary.OtherDeviceKinds)
+	}
 }

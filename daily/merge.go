@@ -67,6 +67,15 @@ func (f *folder) mergeDaily(path string) {
 	// Its tool errors dated in the window; those it counts but does not
 	// list (over its bound) cannot be dated, and are added.
 	f.d.Summary.SanitizerReports += d.Summary.SanitizerReports
+	// Its GPUs that only other inputs named: counted as it counted them
+	// (its devices by job are not in it).
+	f.d.Summary.OtherDevices += d.Summary.OtherDevices
+	for _, k := range d.Summary.OtherDeviceKinds {
+		if f.deviceKinds == nil {
+			f.deviceKinds = map[string]bool{}
+		}
+		f.deviceKinds[k] = true
+	}
 	listed := 0
 	for _, e := range d.ToolErrors {
 		listed += max(e.Count, 1)

@@ -129,6 +129,10 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
 	ws, we, ss, se, peak := s.WindowStartUs, s.WindowEndUs, s.StartUs, s.EndUs, s.PeakBytes
 	f.WindowStartUs, f.WindowEndUs, f.SeriesStartUs, f.SeriesEndUs, f.PeakBytes = &ws, &we, &ss, &se, &peak
+	if s.WarmUpEndUs != 0 {
+		wu, wb := s.WarmUpEndUs, s.WarmUpToBytes
+		f.WarmUpEndUs, f.WarmUpToBytes = &wu, &wb
+	}
 	if s.CapacityBytes > 0 {
 		c := s.CapacityBytes
 		f.CapacityBytes = &c
@@ -374,6 +378,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		fitted := fmt.Sprintf("%s (Theil–Sen, 95%% %s to %s; least squares %s, R² %.2f) from %s to %s",
 			rate(s.Slope), rateLike(s.SlopeLow, s.Slope), rateLike(s.SlopeHigh, s.Slope), rateLike(s.OLSSlope, s.Slope), s.R2,
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
+		if s.WarmUpEndUs != 0 {
+			// The rise before the window is a warm-up, not the leak's.
+			fitted += fmt.Sprintf(", after a warm-up that rose from %s to %s by %s (not in the rate)",
+				IBytes(s.FirstBytes), IBytes(s.WarmUpToBytes), timeOf(s.WarmUpEndUs, clock, s.StartUs))
+		}
 		oom := "no time to OOM: " + s.NoOOMReason
 		ended := ""
 		switch {

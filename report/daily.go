@@ -112,6 +112,18 @@ type DailySummary struct {
 	// the process's CUDA_VISIBLE_DEVICES and need not be NVML's index, so
 	// it cannot be told whether it names a GPU already counted.
 	GPUs int `json:"gpus"`
+	// OtherDevices counts the GPUs that only other inputs name: per host
+	// (per job where the host is not known), the most distinct CUDA
+	// devices that one job's snapshots, OOM messages, profiler traces and
+	// compute-sanitizer reports name, less the host's GPUs in GPUs (a host
+	// has at least as many GPUs as either names; which GPU a CUDA index,
+	// relative to CUDA_VISIBLE_DEVICES, names is not known). OtherDeviceKinds says
+	// which kinds of input named them ("snapshots", "OOM messages",
+	// "profiler traces", "memory summaries", "compute-sanitizer
+	// reports"), sorted; empty when OtherDevices is 0. GPUs +
+	// OtherDevices is the least number of GPUs the inputs name.
+	OtherDevices     int      `json:"other_devices"`
+	OtherDeviceKinds []string `json:"other_device_kinds,omitempty"`
 	// Leaks counts leak findings, LeakSites the distinct sites among them.
 	Leaks     int   `json:"leaks"`
 	LeakSites int   `json:"leak_sites"`

@@ -180,7 +180,7 @@ func newDailyView(d *Daily) *dailyView {
 	// ("1 job", "2 jobs"), as the Markdown page reads it: "**1** job".
 	v.Cards = []card{
 		{noun(s.Jobs, "job", "jobs"), fmt.Sprint(s.Jobs), false},
-		{noun(s.GPUs, "GPU sampled by NVML", "GPUs sampled by NVML"), fmt.Sprint(s.GPUs), false},
+		gpusCard(s),
 		{leaks, fmt.Sprint(s.Leaks), s.Leaks > 0},
 		{noun(s.OOMs, "OOM", "OOMs"), fmt.Sprint(s.OOMs), s.OOMs > 0},
 		{noun(s.Growing, "growing GPU or process", "growing GPUs and processes"), fmt.Sprint(s.Growing), s.Growing > 0},
@@ -497,4 +497,15 @@ func inPart(s DailySummary) string {
 		of = "all of them"
 	}
 	return ", " + of + " in part (lines that could not be read were skipped, and nothing is known of them)"
+}
+
+// gpusCard counts the GPUs the inputs name: those NVML logs sample, and
+// those only other inputs name (DailySummary.OtherDevices), saying which.
+func gpusCard(s DailySummary) card {
+	if s.OtherDevices == 0 {
+		return card{noun(s.GPUs, "GPU sampled by NVML", "GPUs sampled by NVML"), fmt.Sprint(s.GPUs), false}
+	}
+	n := s.GPUs + s.OtherDevices
+	return card{fmt.Sprintf("%s (%d sampled by NVML, %d named only by %s)", noun(n, "GPU", "GPUs"),
+		s.GPUs, s.OtherDevices, strings.Join(s.OtherDeviceKinds, ", ")), fmt.Sprint(n), false}
 }

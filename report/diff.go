@@ -194,6 +194,12 @@ type BaselineSite struct {
 	// findings' where several add up (growing first); absent for other
 	// kinds, and in baselines written before this member.
 	Class string `json:"class,omitempty"`
+	// GPUUUID: for an NVML series (kind trend), the UUID of its GPU when
+	// its findings name one and all the same one; absent otherwise, and in
+	// baselines written before this member. Compare pairs by it the series
+	// whose key changed with the host or container labels (a DCGM exporter
+	// restarted under a new pod name).
+	GPUUUID string `json:"gpu_uuid,omitempty"`
 	// Source: the format of the input the site's findings came from
 	// (Finding.Source); absent in baselines written before this member.
 	// Sites of a snapshot, a profiler trace, a memory timeline and a
@@ -397,6 +403,14 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		}
 		if f.Kind == KindTrend && (s.Class == "" || TrendClassRank(f.Classification) < TrendClassRank(s.Class)) {
 			s.Class = f.Classification
+		}
+		if f.Kind == KindTrend {
+			switch {
+			case s.Count == 0 && s.Bytes == 0 && s.GPUUUID == "":
+				s.GPUUUID = f.GPUUUID
+			case s.GPUUUID != f.GPUUUID:
+				s.GPUUUID = "-" // several GPUs under one key: none to pair by
+			}
 		}
 		s.Bytes += f.Bytes
 		if siteFamily(f.Source) == familyTimeline {
@@ -815,11 +829,18 @@ const DiffSchema = "gpuleak.diff/v1"
 // markUnreached). Entries that would show the same text say what
 // differs (Differs).
 func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
+	runSites, renamed := pairByUUID(base.Sites, run.Sites)
 	before, keys := groupByKey(base.Sites, nil)
-	after, keys := groupByKey(run.Sites, keys)
+	after, keys := groupByKey(runSites, keys)
 	var out []DiffEntry
 	for _, k := range keys {
-		out = append(out, compareKey(before[k], after[k], tol)...)
+		es := compareKey(before[k], after[k], tol)
+		if was, ok := renamed[k]; ok {
+			for i := range es {
+				es[i].Note = joinNotes(fmt.Sprintf("paired by its GPU's UUID: BASE named it %s (its host or container label changed, as when a DCGM exporter restarts under a new pod name)", was), es[i].Note)
+			}
+		}
+		out = append(out, es...)
 	}
 	out = matchTraceOps(base, run, out, tol)
 	markUnjudged(base, run, out, tol)
@@ -1957,4 +1978,64 @@ func withoutDropped(es []DiffEntry, drop map[int]bool) []DiffEntry {
 		}
 	}
 	return out
+}
+
+// pairByUUID is run's sites with the key of an NVML series (kind trend)
+// that BASE does not have replaced by BASE's key of the series of the
+// same GPU UUID and process name that run does not have, where each side
+// has exactly one such series: the GPU's labels changed (a DCGM exporter
+// restarted: its Hostname label is its pod's name; a new container name),
+// not the GPU. renamed maps each BASE key given to a site of run to
+// BASE's site name.
+func pairByUUID(base, run []BaselineSite) ([]BaselineSite, map[string]string) {
+	inBase, inRun := map[string]bool{}, map[string]bool{}
+	baseName := map[string]string{}
+	for _, s := range base {
+		inBase[s.Key] = true
+		baseName[s.Key] = s.Site
+	}
+	for _, s := range run {
+		inRun[s.Key] = true
+	}
+	// Unpaired series by UUID and process: their keys on each side.
+	type id struct{ uuid, process string }
+	process := func(key string) string {
+		// "trend|gpu N|host|process|container"
+		if p := strings.Split(key, "|"); len(p) >= 5 {
+			return p[3]
+		}
+		return ""
+	}
+	only := func(sites []BaselineSite, other map[string]bool) map[id][]string {
+		m := map[id][]string{}
+		for _, s := range sites {
+			if s.Kind != KindTrend || s.GPUUUID == "" || s.GPUUUID == "-" || other[s.Key] {
+				continue
+			}
+			k := id{s.GPUUUID, process(s.Key)}
+			if !slices.Contains(m[k], s.Key) {
+				m[k] = append(m[k], s.Key)
+			}
+		}
+		return m
+	}
+	b, a := only(base, inRun), only(run, inBase)
+	to := map[string]string{} // NEW's key -> BASE's
+	for k, rk := range a {
+		if bk := b[k]; len(bk) == 1 && len(rk) == 1 {
+			to[rk[0]] = bk[0]
+		}
+	}
+	if len(to) == 0 {
+		return run, nil
+	}
+	out := slices.Clone(run)
+	renamed := map[string]string{}
+	for i := range out {
+		if bk, ok := to[out[i].Key]; ok {
+			renamed[bk] = baseName[bk]
+			out[i].Key = bk
+		}
+	}
+	return out, renamed
 }

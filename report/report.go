@@ -419,6 +419,12 @@ type Finding struct {
 	// to: the whole series, or what follows its last abrupt step.
 	WindowStartUs *int64 `json:"window_start_us,omitempty"`
 	WindowEndUs   *int64 `json:"window_end_us,omitempty"`
+	// WarmUpEndUs and WarmUpToBytes: for a growing series whose window
+	// starts after a gradual warm-up (caches filling, cuDNN autotuning;
+	// trend.SeriesTrend.WarmUpEndUs), when it ended and the used memory it
+	// had reached; absent otherwise.
+	WarmUpEndUs   *int64 `json:"warm_up_end_us,omitempty"`
+	WarmUpToBytes *int64 `json:"warm_up_to_bytes,omitempty"`
 	// Samples in the series; its first and last time; its peak.
 	Samples int `json:"samples,omitempty"`
 	// SamplesAboveTotal: samples of the series whose used memory exceeded

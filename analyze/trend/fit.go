@@ -33,6 +33,10 @@ type fit struct {
 	sigma                float64
 	changes              []ChangePoint
 	endLevel             float64 // the level to measure headroom from: the fitted level at the end, or a sawtooth's recent peak
+	// warmUpEndUs, for a growing series: when the gradual warm-up before
+	// its growth (warmUpEnd) ended, the window starting there, and the
+	// level it had reached (warmUpToBytes); 0 when none was seen.
+	warmUpEndUs, warmUpToBytes int64
 	// stepAtEnd: a step whose last change reaches the last points (fewer
 	// than stepMinAfter after it): nothing shows it stopped.
 	stepAtEnd bool
@@ -271,7 +275,17 @@ func fitSeries(t []int64, y []float64) fit {
 	// or rising steadily from the growth's onset to the last sample
 	// (steadyRise), however small against the level.
 	penalty := 3 * f.sigma * f.sigma * math.Log(float64(n))
-	w := onset(rx, ry, trendWindow(rx, levels, bursts, rng, sharpBurst), penalty)
+	w := trendWindow(rx, levels, bursts, rng, sharpBurst)
+	warm := warmUpEnd(rx, dry, math.Max(3*f.sigma, trendRiseAbs))
+	if warm > 0 && warm >= w {
+		// A gradual warm-up leaves no abrupt step for trendWindow (a
+		// steep one may, ending where it does): the trend starts where
+		// it ends.
+		w = warm
+	} else {
+		warm = 0
+	}
+	w = onset(rx, ry, w, penalty)
 	grows := false
 	if a := tailStart(rx, trendTail); n-a >= 4 {
 		ts := fitTheilSen(rx[a:], ry[a:], trendConfidence)
@@ -294,6 +308,14 @@ func fitSeries(t []int64, y []float64) fit {
 				k++
 			}
 			f.winStartUs, f.winSamples = t[k], len(t)-k
+		}
+		if warm > 0 {
+			// Where the window starts at the warm-up's end, it ends
+			// where the window starts.
+			f.warmUpEndUs, f.warmUpToBytes = at(warm), int64(math.Round(dry[warm]))
+			if w == warm {
+				f.warmUpEndUs = f.winStartUs
+			}
 		}
 		return f
 	}
@@ -332,6 +354,66 @@ func warmUp(tx, ty []float64, band float64) bool {
 		intercept = ly[0] - slope*lx[0]
 	}
 	return ty[0] < intercept+slope*tx[0]-band
+}
+
+// Constants of warmUpEnd.
+const (
+	warmUpMaxFrac   = 1.0 / 3 // a warm-up ends within the first third of the series' time
+	warmUpMinPoints = 16      // points in the series
+	warmUpSpeedup   = 4       // a warm-up rises at least 4 times as fast as the trend after it
+)
+
+// warmUpEnd is where a gradual warm-up at the start of a series ends (a
+// point index), or 0 when there is none. A warm-up (caches filling,
+// cuDNN's autotuner trying algorithms, an allocator's pool reaching its
+// working size) is a rise over the first part of a log that slows to the
+// series' own trend: the samples start below the line of the later ones
+// and climb to it. It is read against the Theil–Sen line L of the
+// second half of the series (time, x in s) through y (despiked used
+// bytes): the warm-up ends after the last point of the first half more
+// than band bytes below L. It is a warm-up only when that point lies in
+// the first third of the series' time, the warm-up starts at its lowest
+// point (within band: a rise, not a dip and its recovery), and it rises
+// at least 4 times as fast on average as L does: memory whose growth only
+// slows (a leak that decelerates) is no warm-up.
+//
+// trendWindow finds an abrupt step up (a model loaded); a warm-up over
+// many samples leaves no such step, and a line through it and the slow
+// leak after it fits neither, so the leak is missed or its rate
+// overstated.
+func warmUpEnd(x, y []float64, band float64) int {
+	n := len(x)
+	if n < warmUpMinPoints || x[n-1] <= x[0] {
+		return 0
+	}
+	span := x[n-1] - x[0]
+	h := tailStart(x, 0.5)
+	if n-h < warmUpMinPoints/2 {
+		return 0
+	}
+	l := fitTheilSen(x[h:], y[h:], trendConfidence)
+	if !l.ok {
+		return 0
+	}
+	line := func(i int) float64 { return l.Intercept + l.Slope*x[i] }
+	e := 0
+	for i := h - 1; i >= 0; i-- {
+		if y[i] < line(i)-band {
+			e = i + 1
+			break
+		}
+	}
+	if e == 0 || e >= n || x[e]-x[0] > warmUpMaxFrac*span || minOf(y[:e]) < y[0]-band {
+		return 0
+	}
+	rise := line(e) - y[0]
+	if rise <= band || x[e] <= x[0] {
+		return 0
+	}
+	if l.Slope > 0 && rise/(x[e]-x[0]) < warmUpSpeedup*l.Slope {
+		return 0
+	}
+	return e
 }
 
 // spikePair reports whether the significant burst b and the burst next

@@ -130,6 +130,12 @@ type SeriesTrend struct {
 	WindowStartUs, WindowEndUs int64
 	WindowSamples              int
 	RisingFloor                bool
+	// WarmUpEndUs, for a growing series: the window starts after a
+	// gradual warm-up at the start of the series (caches filling, cuDNN
+	// autotuning), which rose from FirstBytes to WarmUpToBytes by this
+	// time, faster than the trend after it; not counted in the rate. 0
+	// when no warm-up was seen.
+	WarmUpEndUs, WarmUpToBytes int64
 	// Slope is the Theil–Sen slope; SlopeLow and SlopeHigh its 95%
 	// interval (Sen). OLSSlope and R2: the least-squares line beside it.
 	Slope, SlopeLow, SlopeHigh float64
@@ -1298,6 +1304,7 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		Class: f.class, WindowStartUs: f.winStartUs, WindowEndUs: f.winEndUs, WindowSamples: f.winSamples, RisingFloor: f.floor,
 		Slope: finite(f.ts.Slope), SlopeLow: finite(f.ts.Low), SlopeHigh: finite(f.ts.High), OLSSlope: finite(f.olsSlope), R2: finite(f.r2),
 		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
+		WarmUpEndUs: f.warmUpEndUs, WarmUpToBytes: f.warmUpToBytes,
 	}
 	if len(s.pods) == 1 && s.podsLeft == 0 {
 		p := s.pods[0]

@@ -258,6 +258,16 @@ func TestFixtures(t *testing.T) {
 		{"t45b_gpu_lost_xid79.csv", FormatQueryGPU, 100, 100, ClockAbsolute, "excludes-reserved"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_n10_apps_leak_restart.csv", FormatQueryApps, 508, 508, ClockAbsolute, "process"},
+		// h45v (testdata/README.md): a warm-up then a slow leak (1000
+		// rows); a fleet CSV with a hostname column, 2 hosts of 2 GPUs
+		// over 4 ticks, each host's rows at its own times: 4 instants
+		// per host, as fleet_pdsh_query_gpu.txt.
+		{"h45v_warmup_then_slow_leak.csv", FormatQueryGPU, 1000, 1000, ClockAbsolute, "excludes-reserved"},
+		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
+		// h45v: 12 scrapes of 2 GPUs each, before and after a DCGM
+		// exporter restart (TestDiffPairsDCGMSeriesByUUID).
+		{"h45v_dcgm_before_restart.txt", FormatDCGMPrometheus, 24, 12, ClockAbsolute, "excludes-reserved"},
+		{"h45v_dcgm_after_restart.txt", FormatDCGMPrometheus, 24, 12, ClockAbsolute, "excludes-reserved"},
 		// s42: cut in the last line's last value, which has no line ending
 		// (186 and 158 lines): skipped, read in part (TestSession42CutLast).
 		{"s42_apps_cut_num.csv", FormatQueryApps, 185, 185, ClockAbsolute, "process"},

@@ -14,7 +14,10 @@
 //     data]", ...) and a bare "N/A" are nulls. nvidia-smi does not quote,
 //     so a GPU or process name with a comma spills into the next field: the
 //     surplus fields are joined back into the one name column. Rows of
-//     several GPUs may interleave. Lines nvidia-smi prints instead of rows
+//     several GPUs may interleave. A "hostname" (or "host", "node",
+//     "nodename") column, which no nvidia-smi query has but a fleet's
+//     collection script adds before merging its hosts' logs into one,
+//     gives each row's host. Lines nvidia-smi prints instead of rows
 //     ("No devices were found", "Unable to determine the device handle
 //     ...") are skipped and counted in Metadata.Skipped, as are lines
 //     another program printed among the rows behind a bracketed tag

@@ -24,6 +24,11 @@ const (
 	roleUsed
 	roleFree
 	roleReserved
+	// roleHost: a column no nvidia-smi query has, that a fleet's
+	// collection script adds before merging its hosts' logs into one CSV
+	// ("hostname, timestamp, index, memory.used [MiB], ..."): the row's
+	// host, as a fleet log's prefix gives it.
+	roleHost
 )
 
 // smiRoleOf maps a --query-gpu or --query-compute-apps field name to its
@@ -55,6 +60,8 @@ func smiRoleOf(name string, apps bool) smiRole {
 		return roleFree
 	case "memory.reserved":
 		return roleReserved
+	case "hostname", "host", "node", "nodename":
+		return roleHost
 	}
 	return roleIgnore
 }
@@ -99,6 +106,48 @@ type smiDecoder struct {
 	// host is the host of every row, from a fleet log's prefix or block
 	// header (fleetDecoder); nil when the log names none.
 	host []byte
+	// hostTimes: in a log with a host column (roleHost) and no fleet
+	// prefix, the Reader's time state of each host, by name (see
+	// colHost), activeHost the one the Reader holds.
+	hostTimes  map[string]*hostTime
+	activeHost *hostTime
+}
+
+// hostTime is the Reader's time state of one host of a CSV with a host
+// column, kept while other hosts' rows are read (as fleetHost keeps a
+// fleet log's): each host's rows are one sequence of instants, and one
+// host's rows coming after another's earlier ones (hosts' logs
+// concatenated) are no step back of the log's time.
+type hostTime struct {
+	lastTickUs, latestUs int64
+	newInstant           bool
+	instantGPUs          uint64
+	instants             int64
+}
+
+// colHost makes the time state of host (a row's host column) the
+// Reader's.
+func (d *smiDecoder) colHost(host []byte) {
+	if a := d.activeHost; a != nil && d.hostTimes[string(host)] == a {
+		return
+	}
+	r := d.r
+	if a := d.activeHost; a != nil {
+		a.lastTickUs, a.latestUs, a.newInstant, a.instantGPUs, a.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+	} else {
+		d.hostTimes = map[string]*hostTime{}
+	}
+	h := d.hostTimes[string(host)]
+	if h == nil {
+		h = &hostTime{newInstant: true}
+		if d.activeHost == nil {
+			// The first host takes the state as it is (no row yet).
+			h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+		}
+		d.hostTimes[string(host)] = h
+	}
+	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
+	d.activeHost = h
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
@@ -436,7 +485,9 @@ func (d *smiDecoder) cutLast(s *sample, b []byte, n int) error {
 	if d.unitEnd {
 		return d.r.rowErrorf(n, "%s", cutNote(c.name, v, "lacks the unit the row before it ends in"))
 	}
-	s.host = d.host // as finish will set it: the series is the host's
+	if len(s.host) == 0 {
+		s.host = d.host // as finish will set it: the series is the host's
+	}
 	prev, ok := d.r.prevValue(s, c.role)
 	if !ok || prev <= 0 {
 		return nil
@@ -581,7 +632,7 @@ func midColumns(cols []smiCol) int {
 		return 0
 	}
 	k := 1
-	for k < len(cols) && cols[k].role != roleUsed && cols[k].role != roleFree && cols[k].role != roleTime {
+	for k < len(cols) && cols[k].role != roleUsed && cols[k].role != roleFree && cols[k].role != roleTime && cols[k].role != roleHost {
 		k++
 	}
 	if k < 3 || k == len(cols) {
@@ -909,6 +960,8 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 		s.gpuName = v
 	case roleProcess:
 		s.process = v
+	case roleHost:
+		s.host = v
 	default:
 		x, ok := parseSize(v, c.unit)
 		if !ok {
@@ -1030,7 +1083,11 @@ func fieldEnd(b []byte, i int, last bool) bool {
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
 func (d *smiDecoder) finish(s *sample, n int) error {
-	s.host = d.host
+	if len(s.host) == 0 {
+		s.host = d.host // a row's own host column comes first
+	} else if d.host == nil {
+		d.colHost(s.host)
+	}
 	if d.noGPUID {
 		uneven := d.pos.uneven
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
@@ -1067,6 +1124,13 @@ func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
 }
 
 func (d *smiDecoder) end(n int) error {
+	if a := d.activeHost; a != nil {
+		// A series has at most as many samples as its host's instants.
+		a.instants = d.r.meta.Instants
+		for _, h := range d.hostTimes {
+			d.r.meta.Instants = max(d.r.meta.Instants, h.instants)
+		}
+	}
 	switch {
 	case d.r.meta.Rows > 0:
 	case d.apps && d.cols != nil:
