@@ -2367,14 +2367,29 @@ var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
 // the program needs need bytes of HBM, more than a core's
 // r.DeviceTotalBytes beyond the sizes' rounding; ok is false when the
 // figures do not show that (a paste edited, or cut before the capacity).
+// The compiler's "Exceeded hbm capacity by E" (XLATPUHBMExcess) shows it
+// where U and C round to the same figure (a program over by megabytes):
+// E above zero is the compiler's own count of the shortfall.
 func (r *Report) tpuCapacity(need int64) (c Cause, ok bool) {
 	hbm := r.DeviceTotalBytes
-	if !r.known(hbm) || need <= hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm) {
+	if !r.known(hbm) {
 		return Cause{}, false
 	}
-	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), r.size(need-hbm))
+	excess, stated := pytorchtext.XLATPUHBMExcess(r.Text)
+	stated = stated && excess > 0
+	over := need > hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm)
+	if !over && !stated {
+		return Cause{}, false
+	}
+	by := r.size(need - hbm)
+	nums := map[string]int64{"requested_bytes": need, "device_total_bytes": hbm}
+	if stated {
+		by = r.size(excess) + ", the compiler's \"Exceeded hbm capacity by\" figure"
+		nums["excess_bytes"] = excess
+	}
+	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), by)
 	return Cause{Name: CauseCapacity, Evidence: ev,
-		Numbers: map[string]int64{"requested_bytes": need, "device_total_bytes": hbm},
+		Numbers: nums,
 		Advice:  "make the program's per-core working set smaller: a smaller per-core batch or sequence length, more sharding of parameters, optimizer state and activations across cores (FSDP, tensor parallelism, a larger TPU slice), rematerialization (jax.checkpoint / remat), bfloat16 parameters or optimizer state; the \"Largest program allocations in hbm\" list XLA prints after the error names the buffers to cut"}, true
 }
 
