@@ -23,3 +23,17 @@ func TestF45bTPUExceededBy(t *testing.T) {
 		t.Errorf("excess %d, evidence %.200q; want 1593836 and the compiler's figure named", c.Numbers["excess_bytes"], c.Evidence)
 	}
 }
+
+// vLLM's start-up refusal with 0.5 of 79.19 GiB free (0.6%): the note
+// advised "Lower gpu_memory_utilization to what is free (at most 0.00",
+// a setting that starts nothing. Under 5% free the advice is to free the
+// GPU, with no setting; the 19.77 of 22.05 GiB case keeps its 0.89
+// (TestHunt45VLLMStartupFreeNote).
+func TestF45bVLLMNothingFree(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/synthetic_vllm_startup_free_nearly_none.txt")
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "vLLM refused to start") || strings.Contains(notes, "Lower gpu_memory_utilization") || strings.Contains(notes, "at most 0.00") ||
+		!strings.Contains(notes, "free the GPU") || !strings.Contains(notes, "0.6% of the GPU") {
+		t.Errorf("notes %.300q, want only freeing the GPU, 0.6%% free", notes)
+	}
+}

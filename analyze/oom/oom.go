@@ -2173,12 +2173,15 @@ func (r *Report) kvCacheNote() string {
 		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
 	}
 	if _, free, total, desired, util, ok := pytorchtext.VLLMStartupFigures(r.Text); ok {
-		fits := ""
-		if total > 0 {
-			fits = fmt.Sprintf(" (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share)", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
+		head := fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. ",
+			util, r.size(desired), r.size(total), r.size(free), r.size(total-free))
+		if total <= 0 {
+			return head + "Lower gpu_memory_utilization to what is free, or free the GPU"
 		}
-		return fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. Lower gpu_memory_utilization to what is free%s, or free the GPU",
-			util, r.size(desired), r.size(total), r.size(free), r.size(total-free), fits)
+		if frac := float64(free) / float64(total); frac < vllmTooLittleFree {
+			return head + fmt.Sprintf("What was free is %.1f%% of the GPU (under %.0f%%): too little for any model's weights and KV cache, so no gpu_memory_utilization setting would start it; free the GPU (end or move the processes nvidia-smi lists on it, or pick another GPU with CUDA_VISIBLE_DEVICES)", frac*100, vllmTooLittleFree*100)
+		}
+		return head + fmt.Sprintf("Lower gpu_memory_utilization to what is free (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share), or free the GPU", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
 	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
@@ -2362,6 +2365,13 @@ var checkCallRe = lazyre.New(`^CUDA runtime error(?: in :*([A-Za-z_][A-Za-z0-9_]
 // driverCallRe finds the CUDA driver function a message names before its
 // status (numba's "Call to cuMemAlloc results in").
 var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
+
+// vllmTooLittleFree is the share of a GPU's total below which vLLM's
+// start-up refusal gets no gpu_memory_utilization advice: a setting that
+// small (0.04 of an 80 GiB GPU is 3.2 GiB) leaves no room for a model's
+// weights, its KV cache and the engine's own buffers, and one rounded
+// down to two decimals may be 0.00.
+const vllmTooLittleFree = 0.05
 
 // tpuCapacity is the cause of the TPU compiler's refusal (XLATPUHBM):
 // the program needs need bytes of HBM, more than a core's
