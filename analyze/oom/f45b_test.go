@@ -37,3 +37,28 @@ func TestF45bVLLMNothingFree(t *testing.T) {
 		t.Errorf("notes %.300q, want only freeing the GPU, 0.6%% free", notes)
 	}
 }
+
+// One crash printed twice with a progress line between, which the old
+// code split into two OOMs ("the run went on after the first"):
+//   - stdout_flushed: the traceback at line 4 reached <module>, so its
+//     process ended; "step 98/99" (lines 5-6) are its stdout flushed at
+//     exit, then a logger's copy (line 7).
+//   - unmarked_tqdm: a logger's copy (line 2), an unmarked tqdm tick
+//     (line 3, 55 -> 56), the traceback (line 9); the message names GPU 1,
+//     so the tick may be rank 0's.
+//
+// Each is one OOM with both copies as sources and a note that it may be
+// two.
+func TestF45bFatalCopy(t *testing.T) {
+	for p, lines := range map[string][2]int64{
+		"pytorch/pastes/synthetic_oom_stdout_flushed_after_traceback.txt":      {4, 7},
+		"pytorch/pastes/synthetic_oom_logger_then_traceback_unmarked_tqdm.txt": {2, 9},
+	} {
+		r := hunt44eOOM(t, p)
+		notes := strings.Join(r.Notes, "\n")
+		if r.Occurrences != 2 || len(r.Sources) < 2 || r.Sources[0].Line != lines[0] || r.Sources[1].Line != lines[1] ||
+			!strings.Contains(notes, "two OOMs, or one reported twice") {
+			t.Errorf("%s: %d occurrences, sources %v, notes %.200q; want lines %v, 'two OOMs, or one reported twice'", p, r.Occurrences, r.Sources, notes, lines)
+		}
+	}
+}

@@ -489,6 +489,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		}
 		var last *Report // of this input's messages, the last one's
 		var lastLine int64
+		procs := inputProcesses(in.Text.Messages)
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
 			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines &&
@@ -516,7 +517,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			}
 			if r != nil && r.msg != nil && parsed(m.Generation) && sameNumbers(r.msg, &m.Message) {
 				var second bool
-				if r, second = printedAgain(r, m, in.Path); second {
+				if r, second = printedAgain(r, m, in.Path, procs); second {
 					reports = append(reports, r)
 				}
 			}
@@ -971,7 +972,19 @@ func (r *Report) hasLine(path string, line int64) bool {
 // from a failure repeated at once. A message that r's OOM has not been
 // printed with in this input is r's, without a note (the same OOM in
 // several files).
-func printedAgain(r *Report, m Message, path string) (*Report, bool) {
+//
+// The progress line is no evidence, and m stays r's with a note that
+// says "two OOMs, or one reported twice" (one, the conservative count),
+// when the copy before it ended its process (its traceback reached
+// "<module>": an uncaught exception; the lines after it are its buffered
+// stdout flushed at exit, another process's, or a restarted run's), or
+// when m carries no process mark and procs (inputProcesses) says the
+// input may hold several processes' lines, or m names a GPU other than 0
+// (a job that sees several GPUs): an unmarked progress line may then be
+// another process's (rank 0's tqdm bar). A traceback printed by hand at
+// the top level (traceback.print_exc() in a module-level loop) reads as
+// uncaught too.
+func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report, bool) {
 	for r.again != nil {
 		r = r.again
 	}
@@ -985,6 +998,21 @@ func printedAgain(r *Report, m Message, path string) (*Report, bool) {
 		return r, false
 	}
 	if m.ProgressLine > prev {
+		why := ""
+		switch {
+		case procs.fatal[prev]:
+			why = fmt.Sprintf("line %d's traceback reached <module> (an uncaught exception): the process that printed it ended there, so line %d is not that process going on but its buffered output flushed at exit, another process's, or a restarted run's", prev, m.ProgressLine)
+		case workerRe.Re().FindString(m.Prefix) == "" && (procs.several != "" || m.Device > 0):
+			several := procs.several
+			if several == "" {
+				several = fmt.Sprintf("the message names GPU %d: the job sees several GPUs, and may run a process on each", m.Device)
+			}
+			why = fmt.Sprintf("line %d carries no process mark and %s: it may be another process's (rank 0's progress bar), so it is no evidence that this message's process went on", m.ProgressLine, several)
+		}
+		if why != "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after a line that counts progress, but %s: two OOMs, or one reported twice; the text cannot tell, so it is counted once", path, m.Line, why))
+			return r, false
+		}
 		n := &Report{Device: -1}
 		n.clear()
 		r.again = n
@@ -994,6 +1022,40 @@ func printedAgain(r *Report, m Message, path string) (*Report, bool) {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
 	return r, false
+}
+
+// inputProcs is what one input's messages say of the processes that
+// printed them (see printedAgain).
+type inputProcs struct {
+	// fatal holds the lines of messages whose traceback reached <module>.
+	fatal map[int64]bool
+	// several says why the input may hold several processes' lines
+	// (messages with a launcher's process mark, several uncaught
+	// tracebacks); "" when nothing says so.
+	several string
+}
+
+// inputProcesses reads inputProcs from one input's messages.
+func inputProcesses(ms []Message) inputProcs {
+	p := inputProcs{fatal: map[int64]bool{}}
+	var marked int64
+	var fatal []int64
+	for _, m := range ms {
+		if n := len(m.Frames); n > 0 && m.Frames[n-1].Name == "<module>" {
+			p.fatal[m.Line] = true
+			fatal = append(fatal, m.Line)
+		}
+		if marked == 0 && workerRe.Re().FindString(m.Prefix) != "" {
+			marked = m.Line
+		}
+	}
+	switch {
+	case marked > 0:
+		p.several = fmt.Sprintf("the input holds messages with a launcher's process mark (line %d)", marked)
+	case len(fatal) > 1:
+		p.several = fmt.Sprintf("the input holds %d uncaught tracebacks (lines %d and %d), a process's end each", len(fatal), fatal[0], fatal[1])
+	}
+	return p
 }
 
 // maxReraiseLines bounds the lines between a CUDA OOM and an engine's
