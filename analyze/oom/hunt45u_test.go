@@ -10,6 +10,9 @@ import (
 // Session 45, helper u (testdata/README.md, "Repeated messages,
 // interleaved ranks (session 45u)"). The logs are synthetic.
 
+// The tracebacks are a caught OOM's (traceback.print_exc() in the loop,
+// outermost frame train_step): one that reached <module> ended its
+// process, and progress after it proves nothing (TestF45bFatalCopy).
 // The same message printed twice in one log, 49 lines apart: with a
 // step line of its process between the two copies the run went on after
 // the first (a caught OOM, a retry), so they are two OOMs, each with a
@@ -20,7 +23,7 @@ import (
 // each case, without a word.
 func TestHunt45uSameMessageTwice(t *testing.T) {
 	tb := func(pfx string) []string {
-		return []string{pfx + "Traceback (most recent call last):", pfx + `  File "train.py", line 10, in <module>`, pfx + "    loss = model(x)", pfx + capacityMsg}
+		return []string{pfx + "Traceback (most recent call last):", pfx + `  File "train.py", line 10, in train_step`, pfx + "    loss = model(x)", pfx + capacityMsg}
 	}
 	log := func(pfx, between string) string {
 		var ls []string

@@ -489,6 +489,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		}
 		var last *Report // of this input's messages, the last one's
 		var lastLine int64
+		procs := inputProcesses(in.Text.Messages)
 		for _, m := range in.Text.Messages {
 			src := Source{Path: in.Path, Format: in.Format, Line: m.Line, Seq: -1}
 			if last != nil && last.msg != nil && parsed(last.msg.Generation) && reraise(m) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines &&
@@ -516,7 +517,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			}
 			if r != nil && r.msg != nil && parsed(m.Generation) && sameNumbers(r.msg, &m.Message) {
 				var second bool
-				if r, second = printedAgain(r, m, in.Path); second {
+				if r, second = printedAgain(r, m, in.Path, procs); second {
 					reports = append(reports, r)
 				}
 			}
@@ -971,7 +972,19 @@ func (r *Report) hasLine(path string, line int64) bool {
 // from a failure repeated at once. A message that r's OOM has not been
 // printed with in this input is r's, without a note (the same OOM in
 // several files).
-func printedAgain(r *Report, m Message, path string) (*Report, bool) {
+//
+// The progress line is no evidence, and m stays r's with a note that
+// says "two OOMs, or one reported twice" (one, the conservative count),
+// when the copy before it ended its process (its traceback reached
+// "<module>": an uncaught exception; the lines after it are its buffered
+// stdout flushed at exit, another process's, or a restarted run's), or
+// when m carries no process mark and procs (inputProcesses) says the
+// input may hold several processes' lines, or m names a GPU other than 0
+// (a job that sees several GPUs): an unmarked progress line may then be
+// another process's (rank 0's tqdm bar). A traceback printed by hand at
+// the top level (traceback.print_exc() in a module-level loop) reads as
+// uncaught too.
+func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report, bool) {
 	for r.again != nil {
 		r = r.again
 	}
@@ -985,6 +998,21 @@ func printedAgain(r *Report, m Message, path string) (*Report, bool) {
 		return r, false
 	}
 	if m.ProgressLine > prev {
+		why := ""
+		switch {
+		case procs.fatal[prev]:
+			why = fmt.Sprintf("line %d's traceback reached <module> (an uncaught exception): the process that printed it ended there, so line %d is not that process going on but its buffered output flushed at exit, another process's, or a restarted run's", prev, m.ProgressLine)
+		case workerRe.Re().FindString(m.Prefix) == "" && (procs.several != "" || m.Device > 0):
+			several := procs.several
+			if several == "" {
+				several = fmt.Sprintf("the message names GPU %d: the job sees several GPUs, and may run a process on each", m.Device)
+			}
+			why = fmt.Sprintf("line %d carries no process mark and %s: it may be another process's (rank 0's progress bar), so it is no evidence that this message's process went on", m.ProgressLine, several)
+		}
+		if why != "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after a line that counts progress, but %s: two OOMs, or one reported twice; the text cannot tell, so it is counted once", path, m.Line, why))
+			return r, false
+		}
 		n := &Report{Device: -1}
 		n.clear()
 		r.again = n
@@ -994,6 +1022,40 @@ func printedAgain(r *Report, m Message, path string) (*Report, bool) {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
 	return r, false
+}
+
+// inputProcs is what one input's messages say of the processes that
+// printed them (see printedAgain).
+type inputProcs struct {
+	// fatal holds the lines of messages whose traceback reached <module>.
+	fatal map[int64]bool
+	// several says why the input may hold several processes' lines
+	// (messages with a launcher's process mark, several uncaught
+	// tracebacks); "" when nothing says so.
+	several string
+}
+
+// inputProcesses reads inputProcs from one input's messages.
+func inputProcesses(ms []Message) inputProcs {
+	p := inputProcs{fatal: map[int64]bool{}}
+	var marked int64
+	var fatal []int64
+	for _, m := range ms {
+		if n := len(m.Frames); n > 0 && m.Frames[n-1].Name == "<module>" {
+			p.fatal[m.Line] = true
+			fatal = append(fatal, m.Line)
+		}
+		if marked == 0 && workerRe.Re().FindString(m.Prefix) != "" {
+			marked = m.Line
+		}
+	}
+	switch {
+	case marked > 0:
+		p.several = fmt.Sprintf("the input holds messages with a launcher's process mark (line %d)", marked)
+	case len(fatal) > 1:
+		p.several = fmt.Sprintf("the input holds %d uncaught tracebacks (lines %d and %d), a process's end each", len(fatal), fatal[0], fatal[1])
+	}
+	return p
 }
 
 // maxReraiseLines bounds the lines between a CUDA OOM and an engine's
@@ -2173,12 +2235,15 @@ func (r *Report) kvCacheNote() string {
 		return "vLLM ran out of GPU memory at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share; the CUDA OutOfMemoryError it met was re-raised in these words: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences (other processes' memory on the GPU counts against it too); the message gives none of the GPU's figures (the worker's traceback above it holds the OutOfMemoryError with them, where it was printed): lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
 	}
 	if _, free, total, desired, util, ok := pytorchtext.VLLMStartupFigures(r.Text); ok {
-		fits := ""
-		if total > 0 {
-			fits = fmt.Sprintf(" (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share)", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
+		head := fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. ",
+			util, r.size(desired), r.size(total), r.size(free), r.size(total-free))
+		if total <= 0 {
+			return head + "Lower gpu_memory_utilization to what is free, or free the GPU"
 		}
-		return fmt.Sprintf("vLLM refused to start (ValueError, before loading the model): it takes gpu_memory_utilization (%s) of the GPU's total, %s of %s, and checks that this much is free at start-up; %s was free, so %s of the GPU was in use before vLLM loaded anything: other processes (another engine or job on this GPU, a previous run not yet gone) or this process's own CUDA context and libraries (NCCL's buffers with several GPUs): the message does not say which, so no cause is named; nvidia-smi at start-up lists the processes. Lower gpu_memory_utilization to what is free%s, or free the GPU",
-			util, r.size(desired), r.size(total), r.size(free), r.size(total-free), fits)
+		if frac := float64(free) / float64(total); frac < vllmTooLittleFree {
+			return head + fmt.Sprintf("What was free is %.1f%% of the GPU (under %.0f%%): too little for any model's weights and KV cache, so no gpu_memory_utilization setting would start it; free the GPU (end or move the processes nvidia-smi lists on it, or pick another GPU with CUDA_VISIBLE_DEVICES)", frac*100, vllmTooLittleFree*100)
+		}
+		return head + fmt.Sprintf("Lower gpu_memory_utilization to what is free (at most %.2f, %s free of %s, less a margin for what the engine allocates outside its share), or free the GPU", math.Floor(float64(free)/float64(total)*100)/100, r.size(free), r.size(total))
 	}
 	if engine == "SGLang" {
 		return "SGLang could not size its KV cache pool at start-up (RuntimeError: Not enough memory): no allocation failed; it sizes the pool from the GPU's free memory after loading the weights, less the share of the GPU's total it keeps for activations and CUDA graphs (1 - --mem-fraction-static), and nothing was left: the weights (and whatever else holds the GPU: other processes count, as they lower the free memory) fill the fraction; the message gives no figures, the start-up log's \"Load weight end ... avail mem\" line does. Raise --mem-fraction-static (a smaller share kept back; if OOMs then come while serving, the model needs a larger GPU, quantization or tensor parallelism: --tp), or free the GPU"
@@ -2363,18 +2428,40 @@ var checkCallRe = lazyre.New(`^CUDA runtime error(?: in :*([A-Za-z_][A-Za-z0-9_]
 // status (numba's "Call to cuMemAlloc results in").
 var driverCallRe = lazyre.New(`\b(cu[A-Z][A-Za-z0-9_]*)\b`)
 
+// vllmTooLittleFree is the share of a GPU's total below which vLLM's
+// start-up refusal gets no gpu_memory_utilization advice: a setting that
+// small (0.04 of an 80 GiB GPU is 3.2 GiB) leaves no room for a model's
+// weights, its KV cache and the engine's own buffers, and one rounded
+// down to two decimals may be 0.00.
+const vllmTooLittleFree = 0.05
+
 // tpuCapacity is the cause of the TPU compiler's refusal (XLATPUHBM):
 // the program needs need bytes of HBM, more than a core's
 // r.DeviceTotalBytes beyond the sizes' rounding; ok is false when the
 // figures do not show that (a paste edited, or cut before the capacity).
+// The compiler's "Exceeded hbm capacity by E" (XLATPUHBMExcess) shows it
+// where U and C round to the same figure (a program over by megabytes):
+// E above zero is the compiler's own count of the shortfall.
 func (r *Report) tpuCapacity(need int64) (c Cause, ok bool) {
 	hbm := r.DeviceTotalBytes
-	if !r.known(hbm) || need <= hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm) {
+	if !r.known(hbm) {
 		return Cause{}, false
 	}
-	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), r.size(need-hbm))
+	excess, stated := pytorchtext.XLATPUHBMExcess(r.Text)
+	stated = stated && excess > 0
+	over := need > hbm+pytorchtext.SizeTolerance(need)+pytorchtext.SizeTolerance(hbm)
+	if !over && !stated {
+		return Cause{}, false
+	}
+	by := r.size(need - hbm)
+	nums := map[string]int64{"requested_bytes": need, "device_total_bytes": hbm}
+	if stated {
+		by = r.size(excess) + ", the compiler's \"Exceeded hbm capacity by\" figure"
+		nums["excess_bytes"] = excess
+	}
+	ev := fmt.Sprintf("the compiled program needs %s of HBM at once, more than the %s a TPU core has (by %s), as XLA's TPU compiler counted before running it: no release of memory and no other process could have made room", r.size(need), r.size(hbm), by)
 	return Cause{Name: CauseCapacity, Evidence: ev,
-		Numbers: map[string]int64{"requested_bytes": need, "device_total_bytes": hbm},
+		Numbers: nums,
 		Advice:  "make the program's per-core working set smaller: a smaller per-core batch or sequence length, more sharding of parameters, optimizer state and activations across cores (FSDP, tensor parallelism, a larger TPU slice), rematerialization (jax.checkpoint / remat), bfloat16 parameters or optimizer state; the \"Largest program allocations in hbm\" list XLA prints after the error names the buffers to cut"}, true
 }
 

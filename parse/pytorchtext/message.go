@@ -652,6 +652,31 @@ const xlaHBMPhrase = "Ran out of memory in memory space hbm."
 // program needs ("Used"), Total a TPU core's HBM as the compiler counts it.
 func XLATPUHBM(text string) bool { return strings.HasPrefix(text, xlaHBMPhrase) }
 
+// xlaHBMExcessRe reads the excess the TPU compiler prints after its
+// figures: "hbm. Exceeded hbm capacity by 1.52M." (tpuBytes' units).
+var xlaHBMExcessRe = lazyre.New(` hbm\. Exceeded hbm capacity by (\d{1,6}(?:\.\d{1,2})?[KMGTB])\b`)
+
+// XLATPUHBMExcess returns the bytes by which the TPU compiler's message
+// (XLATPUHBM) says the program exceeds a core's HBM ("Exceeded hbm
+// capacity by E", E in "G", "M", "K" of 1024 or "B", to half a unit of
+// its last digit): the compiler's own count of the shortfall, finer than
+// its "Used U of C" when the two round to the same figure. ok is false
+// when text is not that message or was cut before a readable E.
+func XLATPUHBMExcess(text string) (excess int64, ok bool) {
+	if !XLATPUHBM(text) {
+		return -1, false
+	}
+	m := xlaHBMExcessRe.Re().FindStringSubmatch(text)
+	if m == nil {
+		return -1, false
+	}
+	s := &scanner{s: m[1]}
+	if excess, err := s.tpuBytes(); err == nil {
+		return excess, true
+	}
+	return -1, false
+}
+
 // statusWords end the text before an XLA or TensorFlow message: the
 // status code's name as absl prints it, TF 1.x's, and the Python
 // exception of both (XlaRuntimeError prints the status).
