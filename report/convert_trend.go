@@ -567,6 +567,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			var parts []string
 			for _, r := range s.Runs {
 				p := fmt.Sprintf("%s to %s (%s, peak %s)", timeOf(r.StartUs, clock, s.StartUs), timeOf(r.EndUs, clock, s.StartUs), r.Class, IBytes(r.PeakBytes))
+				if r.Samples == 1 {
+					// oneSampleRun: a rise and fall within one sample has
+					// no span and no trend of its own.
+					p = fmt.Sprintf("one sample at %s (%s)", timeOf(r.StartUs, clock, s.StartUs), IBytes(r.PeakBytes))
+				}
 				if r.ReleasedUs != 0 {
 					p += ", given back by " + timeOf(r.ReleasedUs, clock, s.StartUs)
 				}
