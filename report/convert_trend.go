@@ -113,7 +113,11 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		Pod: s.Pod, Namespace: s.Namespace, Container: s.Container,
 		Classification: string(s.Class), Samples: s.Samples, SamplesAboveTotal: s.AboveTotal, UsedConvention: s.Convention,
 		SetAsideSamples: s.SetAside, SetAsideUs: s.SetAsideUs,
+		FullSamples:     s.FullSamples,
 		TimeToOOMReason: s.NoOOMReason,
+	}
+	for _, x := range s.FullSampleAt {
+		f.FullSampleAt = append(f.FullSampleAt, TrendSample{Us: x.Us, Bytes: x.Bytes})
 	}
 	if s.HasGPU {
 		g := int(s.GPU)
@@ -187,7 +191,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		}
 		f.PodsLeftOut = s.PodsLeftOut
 	}
-	f.Message = trendMessage(s, lc) + gpuStoppedNote(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock) + setAsideNote(s, lc.clock)
+	f.Message = trendMessage(s, lc) + gpuStoppedNote(s, lc) + oomExitsNote(s) + podsHeld(s, lc.clock) + fullSampleNote(s, lc.clock) + setAsideNote(s, lc.clock)
 	return f
 }
 
@@ -200,6 +204,46 @@ func gpuStoppedNote(s trend.SeriesTrend, lc logClock) string {
 	}
 	return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): its later rows carry no memory figure (nvidia-smi's [GPU is lost] after an Xid 79 \"fallen off the bus\", [Unknown Error]) or it left the log (replaced, another UUID at its index; its host's logging stopped), so its memory since is not known",
 		timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs))
+}
+
+// fullSampleNote names a GPU's samples near its capacity that stand alone
+// between two that agree far below it (SeriesTrend.FullSamples): "; one
+// sample, at 10:58:20 UTC, read 79 GiB of 80 GiB (98%) ...: what a process
+// leaves that filled the GPU and died of out-of-memory within one
+// sampling interval, or a misreading: one sample cannot tell". Where the
+// message already lists that sample as a run of one (oneSampleRun), its
+// time is not said again. "" when none.
+func fullSampleNote(s trend.SeriesTrend, clock string) string {
+	if s.FullSamples == 0 || len(s.FullSampleAt) == 0 || s.CapacityBytes <= 0 {
+		return ""
+	}
+	why := "what a process leaves that filled the GPU and died (of out-of-memory, or was killed) within one sampling interval, or a misreading at the capacity: one sample cannot tell (the job's log, CUDA out of memory, tells); it is kept in the fit and the class"
+	x := s.FullSampleAt[0]
+	used, capacity := sizes.Of(x.Bytes, s.CapacityBytes, IBytes)
+	pct := sizes.Percent(x.Bytes, s.CapacityBytes)
+	if s.FullSamples == 1 {
+		if listsRunOf(s, x.Us) {
+			return fmt.Sprintf("; that sample read %s of %s (%s), the GPU full, alone between two samples that agree: %s", used, capacity, pct, why)
+		}
+		return fmt.Sprintf("; one sample, at %s, read %s of %s (%s), the GPU full, alone between two samples that agree far below it: %s",
+			timeOf(x.Us, clock, s.StartUs), used, capacity, pct, why)
+	}
+	return fmt.Sprintf("; %d samples read the GPU full, each alone between two samples that agree far below it (the first at %s, %s of %s, %s): each is %s",
+		s.FullSamples, timeOf(x.Us, clock, s.StartUs), used, capacity, pct, why)
+}
+
+// listsRunOf says whether trendMessage lists a run of one sample at t
+// (a sawtooth of one or two runs; see oneSampleRun).
+func listsRunOf(s trend.SeriesTrend, t int64) bool {
+	if s.Class != trend.Sawtooth || len(s.Runs) == 0 || len(s.Runs) > 2 {
+		return false
+	}
+	for _, r := range s.Runs {
+		if r.Samples == 1 && r.StartUs == t {
+			return true
+		}
+	}
+	return false
 }
 
 // setAsideNote says which one-sample glitches the fit left out
@@ -532,6 +576,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			var parts []string
 			for _, r := range s.Runs {
 				p := fmt.Sprintf("%s to %s (%s, peak %s)", timeOf(r.StartUs, clock, s.StartUs), timeOf(r.EndUs, clock, s.StartUs), r.Class, IBytes(r.PeakBytes))
+				if r.Samples == 1 {
+					// oneSampleRun: a rise and fall within one sample has
+					// no span and no trend of its own.
+					p = fmt.Sprintf("one sample at %s (%s)", timeOf(r.StartUs, clock, s.StartUs), IBytes(r.PeakBytes))
+				}
 				if r.ReleasedUs != 0 {
 					p += ", given back by " + timeOf(r.ReleasedUs, clock, s.StartUs)
 				}

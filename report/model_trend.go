@@ -51,3 +51,10 @@ type TrendPod struct {
 	LastUs    int64  `json:"last_us"`
 	Samples   int    `json:"samples"`
 }
+
+// TrendSample is one sample of a series: its time (µs since the Unix
+// epoch) and its used memory (bytes) as read.
+type TrendSample struct {
+	Us    int64 `json:"us"`
+	Bytes int64 `json:"bytes"`
+}

@@ -449,6 +449,14 @@ type Finding struct {
 	// in its message.
 	SetAsideSamples int     `json:"set_aside_samples,omitempty"`
 	SetAsideUs      []int64 `json:"set_aside_us,omitempty"`
+	// FullSamples: a GPU's samples within a tenth of its capacity, each
+	// alone between two that agree far below it: what a process that
+	// filled the GPU and died of out-of-memory within one sampling
+	// interval leaves, or a misreading (trend.SeriesTrend.FullSamples).
+	// Kept in the fit, the class and the runs; FullSampleAt: the first 8,
+	// with their times and bytes. Absent when none.
+	FullSamples  int           `json:"full_samples,omitempty"`
+	FullSampleAt []TrendSample `json:"full_sample_at,omitempty"`
 
 	// ChangePoints: the significant level shifts, in time order.
 	ChangePoints []TrendChange `json:"change_points,omitempty"`

@@ -30,7 +30,10 @@ const (
 // tell. A sample next to another excursion is not isolated and stays:
 // two low readings in a row, or the drop of a sawtooth that lasts
 // several samples, are memory that was given back.
-func setAsideGlitches(y []float64) []int { return setAsideGlitchesBut(y, nil) }
+func setAsideGlitches(y []float64) []int {
+	set, _ := setAsideGlitchesBut(y, nil)
+	return set
+}
 
 // setAsideGlitchesBut is setAsideGlitches keeping the samples full says
 // are the GPU full (nil: none): a reading within a tenth of the capacity
@@ -39,11 +42,16 @@ func setAsideGlitches(y []float64) []int { return setAsideGlitchesBut(y, nil) }
 // before the next one, as when a job's last allocation fails, and the
 // samples either side of it, the GPU before and after that process,
 // agree. Set aside, the log would read "flat: no growth" around the one
-// sample that says why the job crashed.
-func setAsideGlitchesBut(y []float64, full func(i int) bool) []int {
+// sample that says why the job crashed. The indices of those kept are
+// returned second, in order (nil when none), for the finding to name
+// them: one reading cannot tell such a crash from a misreading at the
+// capacity. Where more than 1 sample in glitchMaxShare is kept so, they
+// are the series' own pattern, which its runs describe, and none is
+// returned.
+func setAsideGlitchesBut(y []float64, full func(i int) bool) (set, kept []int) {
 	n := len(y)
 	if n < 5 {
-		return nil
+		return nil, nil
 	}
 	sigma := math.Max(noise(y), trendNoiseFloor)
 	least := math.Max(glitchNoise*sigma, trendFlatAbs)
@@ -58,19 +66,33 @@ func setAsideGlitchesBut(y []float64, full func(i int) bool) []int {
 		e := math.Min(math.Abs(dl), math.Abs(dr))
 		return e >= least && math.Abs(y[i+1]-y[i-1]) <= e/glitchGap
 	}
-	var set []int
 	for i := 1; i < n-1; i++ {
-		if out(i) && !out(i-1) && !out(i+1) && (full == nil || !full(i)) {
+		if !out(i) || out(i-1) || out(i+1) {
+			continue
+		}
+		if full != nil && full(i) {
+			kept = append(kept, i)
+		} else {
 			set = append(set, i)
 		}
 	}
+	if len(kept)*glitchMaxShare > n {
+		kept = nil
+	}
 	if len(set)*glitchMaxShare > n {
-		return nil
+		return nil, kept
 	}
 	for _, i := range set {
 		// Neighbours of a glitch are not glitches (isolated), so each
 		// mean is of two samples as read.
 		y[i] = (y[i-1] + y[i+1]) / 2
 	}
-	return set
+	return set, kept
+}
+
+// Sample is one sample of a series: its time (µs since the Unix epoch)
+// and its used memory (bytes).
+type Sample struct {
+	Us    int64
+	Bytes int64
 }

@@ -152,6 +152,18 @@ type SeriesTrend struct {
 	// still count them: they were read.
 	SetAside   int
 	SetAsideUs []int64
+	// FullSamples counts the GPU's samples within a tenth of its capacity
+	// (oomPeakShare) that stand alone between two samples that agree with
+	// each other, far below it (as a glitch set aside, but kept for being
+	// at the capacity: setAsideGlitchesBut). One such sample is what a
+	// process leaves that filled the GPU and died of out-of-memory within
+	// one sampling interval, or a misreading at the capacity: one sample
+	// cannot tell. They stay in the fit, the class and the runs; the
+	// finding names them. FullSampleAt holds the first 8 (time and used
+	// bytes as read). 0 for a process, a GPU whose capacity is not known,
+	// or where more than 1 sample in 10 is such (the series' own pattern).
+	FullSamples  int
+	FullSampleAt []Sample
 	// GrowingPIDs, for a GPU series: the processes logged on it (by
 	// --query-compute-apps, pmon, gpustat's or pynvml's process lists)
 	// whose own series is growing, in PID order; nil when none is, or
@@ -1141,12 +1153,16 @@ func (a *Analyzer) fitAll() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
-				glitches := setAsideGlitchesBut(s.y, a.fullAt(s))
+				glitches, full := setAsideGlitchesBut(s.y, a.fullAt(s))
 				s.fit = fitSeries(s.t, s.y)
 				s.out = a.describe(s)
 				s.out.SetAside = len(glitches)
 				for _, g := range glitches[:min(len(glitches), glitchTimesKept)] {
 					s.out.SetAsideUs = append(s.out.SetAsideUs, s.t[g])
+				}
+				s.out.FullSamples = len(full)
+				for _, g := range full[:min(len(full), glitchTimesKept)] {
+					s.out.FullSampleAt = append(s.out.FullSampleAt, Sample{Us: s.t[g], Bytes: int64(s.y[g])})
 				}
 				a.fitRuns(s)
 				podSteps(s)

@@ -257,6 +257,11 @@ func TestFixtures(t *testing.T) {
 		{"h44g_ramp3_glitch.csv", FormatQueryGPU, 401, 401, ClockAbsolute, "includes-reserved-unknown"},
 		{"t45b_gpu_lost_xid79.csv", FormatQueryGPU, 100, 100, ClockAbsolute, "excludes-reserved"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
+		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
+		// (no reservation column), a header and 1500, 1500 and 302 rows.
+		{"f45c_flat_one_full_mid.csv", FormatQueryGPU, 1500, 1500, ClockAbsolute, "includes-reserved-unknown"},
+		{"f45c_one_row_used_eq_total.csv", FormatQueryGPU, 1500, 1500, ClockAbsolute, "includes-reserved-unknown"},
+		{"f45c_one_full_last_but_one.csv", FormatQueryGPU, 302, 302, ClockAbsolute, "includes-reserved-unknown"},
 		{"s43_n10_apps_leak_restart.csv", FormatQueryApps, 508, 508, ClockAbsolute, "process"},
 		// h45v (testdata/README.md): a warm-up then a slow leak (1000
 		// rows); a fleet CSV with a hostname column, 2 hosts of 2 GPUs
