@@ -24,3 +24,15 @@ func TestTimelineTooFewSteps(t *testing.T) {
 		t.Errorf("10 steps: exit %d (%.200q), want 1: the activations leak", code, errOut)
 	}
 }
+
+// TestTimelineLeakStepsCounted: a loop that keeps an eighth of each step's
+// 2 GiB over 50 steps (synthetic) is a leak, --fail-on leak trips (exit
+// 1): each step falls back 1.75 GiB, though the total grows by 12 GiB in
+// all. Before, its falls were measured against that growth: no step, the
+// leak unjudged (exit 2).
+func TestTimelineLeakStepsCounted(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "--fail-on", "leak", td+"kineto/f45a_synthetic_leak_eighth_50steps_memory_timeline.json")
+	if code != 1 || !strings.Contains(out, "activation memory keeps growing") || !strings.Contains(out, "the timeline shows 50 steps") {
+		t.Errorf("exit %d, stdout %.200q, stderr %.200q; want 1, activations growing over 50 steps", code, out, errOut)
+	}
+}

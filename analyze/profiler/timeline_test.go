@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/gpuleak/gpuleak/parse"
@@ -71,6 +72,8 @@ func TestTimelineSteps(t *testing.T) {
 		{"../../testdata/kineto/hm_timeline_keep.timeline.json.gz", false, 6, true},
 		{"../../testdata/kineto/hm_timeline_clean.timeline.json.gz", false, 6, false},
 		{"../../testdata/kineto/t45c_keep_outputs_3steps_memory_timeline.json", false, 3, false},
+		{"../../testdata/kineto/f45a_synthetic_leak_1GiB_per_step_10steps_memory_timeline.json", false, 10, true},
+		{"../../testdata/kineto/f45a_synthetic_leak_eighth_50steps_memory_timeline.json", false, 50, true},
 	} {
 		in, err := parse.Open(c.path, nil)
 		if err != nil {
@@ -113,6 +116,73 @@ func TestTimelineOnePass(t *testing.T) {
 	for _, g := range AnalyzeTimeline(tl) {
 		if g.Grows {
 			t.Errorf("%s grows in one forward pass: %+v", g.Category, g)
+		}
+	}
+}
+
+// TestTimelineStepsLeakSweep: a loop that keeps part of what each step
+// allocates (synthetic, seeded: 200 timelines, 5 to 60 steps, one kept
+// fraction each between 5% and 60%, every tenth keeping nothing) shows
+// every step however much it keeps and for however many steps, and only
+// its activations grow (none when it keeps nothing). Parameters are flat
+// at 64 MiB; in each step activations rise by R, 96-128 MiB, in 4-12
+// points, with a temporary under R/10 on the way, and fall in 1-3 points
+// to what the step keeps. By hand: each step's lows are the last's or
+// higher, so the largest fall is one step's, (1-kept)*128 MiB at most, and
+// every step falls by (1-kept)*96 MiB or more, above half of it; a fall is
+// 40% or more of its step's rise (R), above a quarter; the temporary (under
+// 12.8 MiB) stays under half of the largest fall (19.2 MiB or more).
+// Before, the falls were measured against the whole timeline's swing,
+// which what the steps keep widens: 60 steps keeping 60% showed none.
+func TestTimelineStepsLeakSweep(t *testing.T) {
+	rng := rand.New(rand.NewSource(45))
+	for i := 0; i < 200; i++ {
+		keep := 0.05 + 0.55*rng.Float64()
+		if i%10 == 0 {
+			keep = 0
+		}
+		steps := 5 + rng.Intn(56)
+		tl := &kineto.Timeline{}
+		var act int64
+		add := func(temp int64) {
+			row := make([]int64, len(kineto.Categories))
+			row[0] = 64 << 20
+			row[3] = temp
+			row[4] = act
+			tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+int64(len(tl.TimesUs))*1000)
+			tl.Bytes = append(tl.Bytes, row)
+		}
+		add(0)
+		for s := 0; s < steps; s++ {
+			rise := int64(96<<20) + rng.Int63n(32<<20)
+			n := 4 + rng.Intn(9)
+			base := act
+			for k := 1; k <= n; k++ {
+				act = base + rise*int64(k)/int64(n)
+				if k == n/2 {
+					add(rng.Int63n(rise / 10))
+				}
+				add(0)
+			}
+			end := base + int64(keep*float64(rise))
+			for m := 1 + rng.Intn(3); m > 0; m-- {
+				act = end + (act-end)*int64(m-1)/int64(m)
+				add(0)
+			}
+		}
+		if n := TimelineSteps(tl); n != steps {
+			t.Errorf("case %d: keeping %.0f%% of each step: %d steps, want %d", i, 100*keep, n, steps)
+			continue
+		}
+		grows := false
+		for _, g := range AnalyzeTimeline(tl) {
+			if g.Grows && g.Category != "activation" {
+				t.Errorf("case %d: %s grows", i, g.Category)
+			}
+			grows = grows || g.Grows
+		}
+		if grows != (keep > 0) {
+			t.Errorf("case %d: keeping %.0f%% of each step over %d steps: grows %v", i, 100*keep, steps, grows)
 		}
 	}
 }
