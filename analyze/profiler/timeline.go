@@ -1,6 +1,8 @@
 package profiler
 
 import (
+	"slices"
+
 	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 )
@@ -52,11 +54,14 @@ type CategoryGrowth struct {
 // its fall, so the count does not depend on how much a loop leaks or for
 // how many steps. The falls in the middle of a step (an optimizer's
 // temporaries, activations freed during backward) stay under half of the
-// step's own (16 of 40 MiB, 8 of 33 MiB in the recordings). One forward pass that only rises shows no step; nor does a
-// loop whose steps free less than a quarter of what they allocate. Limit:
-// a forward pass whose layers each free (temporaries) a third or more of
-// what they save shows its layers as steps; the totals alone cannot tell
-// it from a loop that keeps three quarters or less of each step.
+// step's own (16 of 40 MiB, 8 of 33 MiB in the recordings). A step's
+// fall must also be, for a quarter or more, memory the step held
+// (heldFall: activations, gradients, inputs, not temporaries): one
+// forward pass whose layers each free a temporary as large as what they
+// save shows no step, where the totals alone would count its layers. One
+// forward pass that only rises shows no step; nor does a loop whose steps
+// free less than a quarter of what they allocate, or free only
+// temporaries.
 func TimelineSteps(tl *kineto.Timeline) int {
 	if len(tl.Bytes) == 0 {
 		return 0
@@ -78,24 +83,29 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	// base: the low the step rose from; hi: its high so far; lo: the low
 	// the total fell to since it fell by h from hi.
 	base, hi, lo, falling := tot[0], tot[0], tot[0], false
+	hiAt, loAt := 0, 0 // the points of hi and lo
 	end := func() {
-		if 4*(hi-lo) >= hi-base {
+		if 4*(hi-lo) >= hi-base && 4*heldFall(tl, hiAt, loAt) >= hi-lo {
 			steps++
 		}
 		base, falling = lo, false
 	}
-	for _, v := range tot {
+	for i, v := range tot {
 		if !falling {
-			hi = max(hi, v)
+			if v > hi {
+				hi, hiAt = v, i
+			}
 			if v <= hi-h {
-				falling, lo = true, v
+				falling, lo, loAt = true, v, i
 			}
 			continue
 		}
-		lo = min(lo, v)
+		if v < lo {
+			lo, loAt = v, i
+		}
 		if v >= lo+h {
 			end()
-			hi = v
+			hi, hiAt = v, i
 		}
 	}
 	if falling {
@@ -103,6 +113,24 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	}
 	return steps
 }
+
+// heldFall is how much the categories other than temporary (activations,
+// gradients, inputs, ...) fell from point i to point j, bytes: a step's
+// end frees what the step held (activations after backward, gradients
+// at zero_grad, its inputs), where a layer of one forward pass frees
+// only its temporaries.
+func heldFall(tl *kineto.Timeline, i, j int) int64 {
+	var d int64
+	for c := range kineto.Categories {
+		if c != timelineTemporary {
+			d += tl.Bytes[i][c] - tl.Bytes[j][c]
+		}
+	}
+	return d
+}
+
+// timelineTemporary is the index of "temporary" in kineto.Categories.
+var timelineTemporary = slices.Index(kineto.Categories, "temporary")
 
 // maxTimelineWindows is the most windows a timeline is cut into; each
 // holds at least minWindowPoints points.

@@ -186,3 +186,40 @@ func TestTimelineStepsLeakSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineOnePassWithTemporaries: one forward pass whose layers each
+// save 100 MiB of activations and free a 60 MiB temporary (synthetic: 12
+// layers) shows no step. By hand: every fall is the temporary's 60 MiB,
+// the largest fall, and 60 is more than a quarter of a layer's 160 MiB
+// rise, so the totals alone counted 12 steps, and its activations,
+// rising 100 MiB a "step", were a leak (the limit f45a's commit named).
+// What a step ends by freeing is held memory (activations, gradients,
+// inputs); a layer frees only its temporary, so no layer ends a step. A
+// loop that frees its activations at each step's end still shows its
+// steps (TestTimelineStepsLeakSweep).
+func TestTimelineOnePassWithTemporaries(t *testing.T) {
+	tl := &kineto.Timeline{}
+	var act int64
+	add := func(tmp int64) {
+		row := make([]int64, len(kineto.Categories))
+		row[0] = 256 << 20 // parameter
+		row[3] = tmp       // temporary
+		row[4] = act       // activation
+		tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+int64(len(tl.TimesUs))*1000)
+		tl.Bytes = append(tl.Bytes, row)
+	}
+	add(0)
+	for layer := 0; layer < 12; layer++ {
+		act += 100 << 20
+		add(60 << 20)
+		add(0)
+	}
+	if n := TimelineSteps(tl); n != 0 {
+		t.Errorf("%d steps in one forward pass with temporaries", n)
+	}
+	for _, g := range AnalyzeTimeline(tl) {
+		if g.Grows {
+			t.Errorf("%s grows in one forward pass: %+v", g.Category, g)
+		}
+	}
+}
