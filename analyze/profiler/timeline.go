@@ -42,26 +42,26 @@ type CategoryGrowth struct {
 	Steps int
 }
 
-// TimelineSteps counts the steps a memory timeline shows: the times its
-// total (every category's bytes) fell back, at the end of a step, by at
-// least half of the largest fall the timeline shows (the most the total
-// ever dropped below an earlier point) and by at least a quarter of the
-// step's own rise (from the low where the previous such fall ended, or
-// the first point, to the step's high). Each fall is counted once, until
-// the total rose by half of the largest fall again. A training or
-// inference step frees, as it ends, what it allocated for itself; what it
-// keeps (a leak) lifts the next step but neither the step's own rise nor
-// its fall, so the count does not depend on how much a loop leaks or for
-// how many steps. The falls in the middle of a step (an optimizer's
-// temporaries, activations freed during backward) stay under half of the
-// step's own (16 of 40 MiB, 8 of 33 MiB in the recordings). A step's
-// fall must also be, for a quarter or more, memory the step held
-// (heldFall: activations, gradients, inputs, not temporaries): one
-// forward pass whose layers each free a temporary as large as what they
-// save shows no step, where the totals alone would count its layers. One
-// forward pass that only rises shows no step; nor does a loop whose steps
-// free less than a quarter of what they allocate, or free only
-// temporaries.
+// TimelineSteps counts the steps a memory timeline shows: the times the
+// memory it holds (every category's bytes but temporaries', which an op
+// frees before it returns) fell back, at the end of a step, by at least
+// half of the largest fall the timeline shows (the most it ever dropped
+// below an earlier point) and by at least a quarter of the step's own
+// rise (from the low where the previous such fall ended, or the first
+// point, to the step's high). Each fall is counted once, until the memory
+// rose by half of the largest fall again. A training or inference step
+// frees, as it ends, what it allocated for itself; what it keeps (a
+// leak) lifts the next step but neither the step's own rise nor its
+// fall, so the count does not depend on how much a loop leaks or for how
+// many steps. The falls in the middle of a step (activations freed
+// during backward) stay under half of the step's own; temporaries, which
+// rise and fall inside every op (an attention's scores, a layer's
+// workspace), are left out, so that one forward pass of layers with
+// large temporaries shows no step and a loop's steps are not hidden
+// behind its ops' temporaries. One forward pass that only rises shows no
+// step; nor does a loop whose steps free less than a quarter of what
+// they allocate. Limit: a first step that rises from before the weights
+// were loaded may not be counted.
 func TimelineSteps(tl *kineto.Timeline) int {
 	if len(tl.Bytes) == 0 {
 		return 0
@@ -69,8 +69,10 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	tot := make([]int64, len(tl.Bytes))
 	var top, fall int64
 	for i, row := range tl.Bytes {
-		for _, b := range row {
-			tot[i] += b
+		for c, b := range row {
+			if c != timelineTemporary {
+				tot[i] += b
+			}
 		}
 		top = max(top, tot[i])
 		fall = max(fall, top-tot[i])
@@ -83,50 +85,30 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	// base: the low the step rose from; hi: its high so far; lo: the low
 	// the total fell to since it fell by h from hi.
 	base, hi, lo, falling := tot[0], tot[0], tot[0], false
-	hiAt, loAt := 0, 0 // the points of hi and lo
 	end := func() {
-		if 4*(hi-lo) >= hi-base && 4*heldFall(tl, hiAt, loAt) >= hi-lo {
+		if 4*(hi-lo) >= hi-base {
 			steps++
 		}
 		base, falling = lo, false
 	}
-	for i, v := range tot {
+	for _, v := range tot {
 		if !falling {
-			if v > hi {
-				hi, hiAt = v, i
-			}
+			hi = max(hi, v)
 			if v <= hi-h {
-				falling, lo, loAt = true, v, i
+				falling, lo = true, v
 			}
 			continue
 		}
-		if v < lo {
-			lo, loAt = v, i
-		}
+		lo = min(lo, v)
 		if v >= lo+h {
 			end()
-			hi, hiAt = v, i
+			hi = v
 		}
 	}
 	if falling {
 		end()
 	}
 	return steps
-}
-
-// heldFall is how much the categories other than temporary (activations,
-// gradients, inputs, ...) fell from point i to point j, bytes: a step's
-// end frees what the step held (activations after backward, gradients
-// at zero_grad, its inputs), where a layer of one forward pass frees
-// only its temporaries.
-func heldFall(tl *kineto.Timeline, i, j int) int64 {
-	var d int64
-	for c := range kineto.Categories {
-		if c != timelineTemporary {
-			d += tl.Bytes[i][c] - tl.Bytes[j][c]
-		}
-	}
-	return d
 }
 
 // timelineTemporary is the index of "temporary" in kineto.Categories.

@@ -74,6 +74,16 @@ func TestTimelineSteps(t *testing.T) {
 		{"../../testdata/kineto/t45c_keep_outputs_3steps_memory_timeline.json", false, 3, false},
 		{"../../testdata/kineto/f45a_synthetic_leak_1GiB_per_step_10steps_memory_timeline.json", false, 10, true},
 		{"../../testdata/kineto/f45a_synthetic_leak_eighth_50steps_memory_timeline.json", false, 50, true},
+		// Large temporaries inside each op (testdata/gen/x45b_timelines.py):
+		// 20 forward-only batches whose ops free a 1000 MiB temporary and
+		// keep 20 MiB of output a batch (unknown), and 10 training steps
+		// whose ops free 6000 MiB temporaries and keep 50 MiB a step. The
+		// temporaries' falls are no step ends; the held memory's are.
+		// 19, not 20: the first batch rises from the first point, before
+		// the 960 MiB of parameters were loaded, so its 244 MiB fall is
+		// under a quarter of its rise (the limit TimelineSteps names).
+		{"../../testdata/kineto/x45b_synthetic_forward_only_large_temporaries_leak_memory_timeline.json", false, 19, true},
+		{"../../testdata/kineto/x45b_synthetic_train_large_temporaries_leak_memory_timeline.json", false, 10, true},
 	} {
 		in, err := parse.Open(c.path, nil)
 		if err != nil {
