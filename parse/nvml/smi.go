@@ -60,7 +60,8 @@ func smiRoleOf(name string, apps bool) smiRole {
 		return roleFree
 	case "memory.reserved":
 		return roleReserved
-	case "hostname", "host", "node", "nodename":
+	case "hostname", "host", "nodename":
+		// ("node" alone is as often a NUMA node's number.)
 		return roleHost
 	}
 	return roleIgnore
@@ -1083,6 +1084,14 @@ func fieldEnd(b []byte, i int, last bool) bool {
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
 func (d *smiDecoder) finish(s *sample, n int) error {
+	if len(s.host) == 0 && d.host == nil && len(d.hostTimes) == 1 {
+		// An empty field of a host column that has named one host so
+		// far is that host's row (a collector that failed to read the
+		// name once), not a host of its own.
+		for h := range d.hostTimes {
+			s.host = []byte(h)
+		}
+	}
 	if len(s.host) == 0 {
 		s.host = d.host // a row's own host column comes first
 	} else if d.host == nil {
