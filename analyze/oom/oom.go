@@ -1001,7 +1001,7 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 		why := ""
 		switch {
 		case procs.fatal[prev]:
-			why = fmt.Sprintf("line %d's traceback reached <module> (an uncaught exception): the process that printed it ended there, so line %d is not that process going on but its buffered output flushed at exit, another process's, or a restarted run's", prev, m.ProgressLine)
+			why = fmt.Sprintf("line %d's traceback reached <module>, as an uncaught exception's does (or one printed by hand at the top level, traceback.print_exc()): if uncaught, the process ended there, and line %d is its buffered output flushed at exit, another process's, or a restarted run's, not that process going on", prev, m.ProgressLine)
 		case workerRe.Re().FindString(m.Prefix) == "" && (procs.several != "" || m.Device > 0):
 			several := procs.several
 			if several == "" {
