@@ -1193,20 +1193,17 @@ func deviceInputKind(fmtName string) string {
 }
 
 // countOtherDevices counts in Summary.OtherDevices the GPUs that inputs
-// other than NVML logs name beyond those NVML logs sample, per host (per
-// job where the host is not known, as the NVML count keys a bare index):
-// the most distinct CUDA devices one job there names, less the GPUs NVML
-// logs there sample. A CUDA device index counts from the process's
+// other than NVML logs name beyond those NVML logs sample, per host (the
+// jobs whose host is not known as one host: they may all have run on one
+// workstation): the most distinct CUDA devices one job there names, less
+// the GPUs NVML logs there sample. A CUDA device index counts from the process's
 // CUDA_VISIBLE_DEVICES, not NVML's index, so which GPU it names is not
 // known (device 0 of two jobs of a host may be two GPUs, or one): a host
 // has at least as many GPUs as any one job names or NVML samples, and
 // only that is counted.
 func (f *folder) countOtherDevices() {
 	place := func(k [2]string) [2]string {
-		if k[0] != "" {
-			return [2]string{k[0], ""}
-		}
-		return k
+		return [2]string{k[0], ""}
 	}
 	most := map[[2]string]int{}
 	for k, devs := range f.devices {

@@ -113,7 +113,7 @@ type DailySummary struct {
 	// it cannot be told whether it names a GPU already counted.
 	GPUs int `json:"gpus"`
 	// OtherDevices counts the GPUs that only other inputs name: per host
-	// (per job where the host is not known), the most distinct CUDA
+	// (the jobs whose host is not known taken as one host), the most distinct CUDA
 	// devices that one job's snapshots, OOM messages, profiler traces and
 	// compute-sanitizer reports name, less the host's GPUs in GPUs (a host
 	// has at least as many GPUs as either names; which GPU a CUDA index,
