@@ -293,8 +293,15 @@ func fitSeries(t []int64, y []float64) fit {
 		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, sharp, a, significantRise)
 	}
 	if grows || steadyRise(rx, ry, dry, levels, sharp, w, f.sigma) {
+		ts := fitTheilSen(rx[w:], ry[w:], trendConfidence)
+		if w > 0 && ts.ok && ts.Low <= 0 {
+			// The growth's window, from its onset on, shows no rise
+			// whose interval excludes zero: what rose was a step before
+			// it (a late step in noise), not growth.
+			goto notGrowing
+		}
 		f.class = Growing
-		f.ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
+		f.ts = ts
 		f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
 		f.endLevel = f.ts.Intercept + f.ts.Slope*xEnd
 		if w > 0 {
@@ -319,6 +326,7 @@ func fitSeries(t []int64, y []float64) fit {
 		}
 		return f
 	}
+notGrowing:
 	whole()
 	// A rise (or fall) over the window whose slope interval excludes zero
 	// and that is larger than the noise band is a change, however the
