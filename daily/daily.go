@@ -1202,21 +1202,18 @@ func deviceInputKind(fmtName string) string {
 // has at least as many GPUs as any one job names or NVML samples, and
 // only that is counted.
 func (f *folder) countOtherDevices() {
-	place := func(k [2]string) [2]string {
-		return [2]string{k[0], ""}
-	}
-	most := map[[2]string]int{}
+	// By host (k[0]; "" for every job whose host is not known).
+	most := map[string]int{}
 	for k, devs := range f.devices {
-		most[place(k)] = max(most[place(k)], len(devs))
+		most[k[0]] = max(most[k[0]], len(devs))
 	}
-	sampled := map[[2]string]map[string]bool{}
+	sampled := map[string]map[string]bool{}
 	for k, gpus := range f.jobGPUs {
-		p := place(k)
-		if sampled[p] == nil {
-			sampled[p] = map[string]bool{}
+		if sampled[k[0]] == nil {
+			sampled[k[0]] = map[string]bool{}
 		}
 		for g := range gpus {
-			sampled[p][g] = true
+			sampled[k[0]][g] = true
 		}
 	}
 	for p, n := range most {

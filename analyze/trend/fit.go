@@ -292,14 +292,16 @@ func fitSeries(t []int64, y []float64) fit {
 		rise := ts.Slope * (rx[n-1] - rx[a])
 		grows = ts.Low > 0 && rise >= significantRise && manySteps(levels, sharp, a, significantRise)
 	}
-	if grows || steadyRise(rx, ry, dry, levels, sharp, w, f.sigma) {
-		ts := fitTheilSen(rx[w:], ry[w:], trendConfidence)
-		if w > 0 && ts.ok && ts.Low <= 0 {
-			// The growth's window, from its onset on, shows no rise
-			// whose interval excludes zero: what rose was a step before
-			// it (a late step in noise), not growth.
-			goto notGrowing
-		}
+	growing := grows || steadyRise(rx, ry, dry, levels, sharp, w, f.sigma)
+	var ts theilSen
+	if growing {
+		ts = fitTheilSen(rx[w:], ry[w:], trendConfidence)
+		// The growth's window, from its onset on, must rise with an
+		// interval that excludes zero: where it does not, what rose was
+		// a step before it (a late step in noise), not growth.
+		growing = w == 0 || !ts.ok || ts.Low > 0
+	}
+	if growing {
 		f.class = Growing
 		f.ts = ts
 		f.olsSlope, f.r2 = ols(rx[w:], ry[w:])
@@ -326,7 +328,6 @@ func fitSeries(t []int64, y []float64) fit {
 		}
 		return f
 	}
-notGrowing:
 	whole()
 	// A rise (or fall) over the window whose slope interval excludes zero
 	// and that is larger than the noise band is a change, however the
