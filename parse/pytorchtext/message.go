@@ -1043,15 +1043,13 @@ func ncclDevice(prefix string) (device int, who string) {
 	return device, prefix[x[2] : x[9]+1]
 }
 
-// ncclWhoRe reads NCCL's line prefix in a message's Prefix (see
-// ncclPrefixRe): host, pid, tid and device.
-var ncclWhoRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN$`)
-
 // NCCLProcess returns the host and the process id that NCCL's line
 // prefix ("host:pid:tid [cudaDev]") names in prefix, a GenCUDAError
 // message's Prefix; "" and -1 when it names none.
 func NCCLProcess(prefix string) (host string, pid int64) {
-	x := ncclWhoRe.FindStringSubmatch(strings.TrimRight(prefix, " "))
+	// A message's Prefix lost the space after "NCCL WARN" that
+	// ncclPrefixRe ends with.
+	x := ncclPrefixRe.FindStringSubmatch(strings.TrimRight(prefix, " ") + " ")
 	if x == nil {
 		return "", -1
 	}
