@@ -355,11 +355,7 @@ func siteless(f *Finding, root string) string {
 	if len(f.Stack) > 0 || f.Site != (Frame{}) || (f.Kind != KindOOM && f.Kind != KindFragmentation) {
 		return ""
 	}
-	in := strings.ReplaceAll(f.Path, "\\", "/")
-	if root != "" {
-		in = strings.TrimPrefix(in, root)
-	}
-	key := "|input " + in
+	key := "|input " + strings.TrimPrefix(strings.ReplaceAll(f.Path, "\\", "/"), root) // root "" trims nothing
 	if d := f.OOMDetail; d != nil {
 		req := "?"
 		if d.RequestedBytes != nil {

@@ -1043,15 +1043,13 @@ func ncclDevice(prefix string) (device int, who string) {
 	return device, prefix[x[2] : x[9]+1]
 }
 
-// ncclWhoRe reads NCCL's line prefix in a message's Prefix (see
-// ncclPrefixRe): host, pid, tid and device.
-var ncclWhoRe = lazyre.New(`(?:^|\s)([\w.-]+):(\d{1,10}):(\d{1,10}) \[(\d{1,3})\] (?:[\w./-]+:\d+ )?NCCL WARN$`)
-
 // NCCLProcess returns the host and the process id that NCCL's line
 // prefix ("host:pid:tid [cudaDev]") names in prefix, a GenCUDAError
 // message's Prefix; "" and -1 when it names none.
 func NCCLProcess(prefix string) (host string, pid int64) {
-	x := ncclWhoRe.FindStringSubmatch(strings.TrimRight(prefix, " "))
+	// A message's Prefix lost the space after "NCCL WARN" that
+	// ncclPrefixRe ends with.
+	x := ncclPrefixRe.FindStringSubmatch(strings.TrimRight(prefix, " ") + " ")
 	if x == nil {
 		return "", -1
 	}
@@ -2519,34 +2517,24 @@ func (s *scanner) unit(units []sizeUnit) int64 {
 // "D.DD" then "B", "KiB", "MiB", "GiB", "TiB" with no space ("16.00GiB");
 // within half a hundredth of the unit.
 func (s *scanner) humanBytes() (int64, error) {
-	at := s.i
-	whole := s.digits()
-	if whole == "" || len(whole) > 6 {
-		return -1, s.expected("a size")
-	}
-	frac := ""
-	if s.eat(".") {
-		frac = s.digits()
-	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	if len(frac) > 2 {
-		s.i = at
-		return -1, s.expected("a size with two decimals")
-	}
-	unit := s.unit(humanUnits)
-	if unit == 0 {
-		return -1, s.expected(`"B", "KiB", "MiB", "GiB" or "TiB"`)
-	}
-	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
-	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil
+	return s.hundredthsSize(humanUnits, "a size with two decimals", `"B", "KiB", "MiB", "GiB" or "TiB"`, false)
 }
+
+// tpuUnits are the TPU compiler's units (tpuBytes).
+var tpuUnits = []sizeUnit{{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
 
 // tpuBytes reads a size as the TPU compiler prints it: "21.90G",
 // "530.00M", "64.0K", "0B" (at most two decimals; K, M, G, T of 1024, B
 // bytes); within half a unit of its last digit.
 func (s *scanner) tpuBytes() (int64, error) {
+	return s.hundredthsSize(tpuUnits, "a size with at most two decimals", `"K", "M", "G", "T" or "B"`, true)
+}
+
+// hundredthsSize reads a size of at most six whole digits and two
+// decimals, then one of units; within half a hundredth of the unit.
+// tooPrecise and unitNames say what was wanted in its errors; rewind puts
+// s.i back at the size's start when no unit follows it.
+func (s *scanner) hundredthsSize(units []sizeUnit, tooPrecise, unitNames string, rewind bool) (int64, error) {
 	at := s.i
 	whole := s.digits()
 	if whole == "" || len(whole) > 6 {
@@ -2558,15 +2546,17 @@ func (s *scanner) tpuBytes() (int64, error) {
 	}
 	if len(frac) > 2 {
 		s.i = at
-		return -1, s.expected("a size with at most two decimals")
+		return -1, s.expected(tooPrecise)
 	}
 	for len(frac) < 2 {
 		frac += "0"
 	}
-	unit := s.unit([]sizeUnit{{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}})
+	unit := s.unit(units)
 	if unit == 0 {
-		s.i = at
-		return -1, s.expected(`"K", "M", "G", "T" or "B"`)
+		if rewind {
+			s.i = at
+		}
+		return -1, s.expected(unitNames)
 	}
 	hundredths, _ := strconv.ParseInt(whole+frac, 10, 64)
 	return hundredths/100*unit + (hundredths%100*unit+50)/100, nil

@@ -650,7 +650,8 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
-	if findOOM(line, 0) < 0 {
+	first := findOOM(line, 0) // the loop below's first look
+	if first < 0 {
 		r.seeProgress(line)
 		r.seeTheanoDevice(line)
 	}
@@ -681,7 +682,10 @@ func (r *Reader) addBody(line string) error {
 		}
 	}()
 	for from := 0; ; {
-		i := findOOM(line, from)
+		i := first
+		if from > 0 {
+			i = findOOM(line, from)
+		}
 		if i < 0 {
 			if from == 0 && len(line) <= maxLine {
 				// An exception's line keeps its traceback's frames for
