@@ -114,16 +114,27 @@ type smiDecoder struct {
 	activeHost *hostTime
 }
 
-// hostTime is the Reader's time state of one host of a CSV with a host
-// column, kept while other hosts' rows are read (as fleetHost keeps a
-// fleet log's): each host's rows are one sequence of instants, and one
-// host's rows coming after another's earlier ones (hosts' logs
-// concatenated) are no step back of the log's time.
+// hostTime is the Reader's time state of one host (see Reader.tick),
+// kept while other hosts' rows are read: of a CSV with a host column
+// (colHost), or of a fleet log (fleetHost). Each host's rows are one
+// sequence of instants, and one host's rows coming after another's
+// earlier ones (hosts' logs concatenated) are no step back of the log's
+// time.
 type hostTime struct {
 	lastTickUs, latestUs int64
 	newInstant           bool
 	instantGPUs          uint64
 	instants             int64
+}
+
+// save keeps the Reader's time state in h.
+func (h *hostTime) save(r *Reader) {
+	h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+}
+
+// load makes h's time state the Reader's.
+func (h *hostTime) load(r *Reader) {
+	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
 }
 
 // colHost makes the time state of host (a row's host column) the
@@ -134,7 +145,7 @@ func (d *smiDecoder) colHost(host []byte) {
 	}
 	r := d.r
 	if a := d.activeHost; a != nil {
-		a.lastTickUs, a.latestUs, a.newInstant, a.instantGPUs, a.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+		a.save(r)
 	} else {
 		d.hostTimes = map[string]*hostTime{}
 	}
@@ -143,11 +154,11 @@ func (d *smiDecoder) colHost(host []byte) {
 		h = &hostTime{newInstant: true}
 		if d.activeHost == nil {
 			// The first host takes the state as it is (no row yet).
-			h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+			h.save(r)
 		}
 		d.hostTimes[string(host)] = h
 	}
-	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
+	h.load(r)
 	d.activeHost = h
 }
 
