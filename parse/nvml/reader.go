@@ -677,13 +677,13 @@ func (r *Reader) start() error {
 	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
 		plainHead = stripANSI(nil, plainHead)
 	}
-	sniffed, w := sniffWrapped(plainHead)
+	sniffed, w, unwrapped := sniffWrapped(plainHead)
 	if f == parse.FormatUnknown || f == sniffed {
 		// The lines are read without the fence, quote marks or stamps
 		// the layout was recognised behind (wrap).
 		f, r.wrap = sniffed, w
-		if w != (wrap{}) {
-			head, _ = unwrapHead(plainHead, w)
+		if unwrapped != nil {
+			head = unwrapped
 		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
