@@ -1201,6 +1201,7 @@ type positioner struct {
 	tickStart int64
 	starts    [tickGaps]int64
 	nStarts   int
+	halfGap   int64 // half the shortest of starts, once nStarts > 0
 	size      int32
 	maxIn     int64 // the longest time between two rows of one tick (µs)
 	uneven    bool
@@ -1247,11 +1248,7 @@ func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTota
 func (p *positioner) newTick(t int64) bool {
 	gap := int64(firstTickGap)
 	if p.nStarts > 0 {
-		gap = p.starts[0]
-		for _, d := range p.starts[1:p.nStarts] {
-			gap = min(gap, d)
-		}
-		gap /= 2
+		gap = p.halfGap
 	}
 	d := t - p.prevT
 	if d >= max(gap, 1) || -d >= max(gap, 1) || p.k+1 >= maxTickGPUs {
@@ -1268,6 +1265,7 @@ func (p *positioner) endTick(t int64) {
 	copy(p.starts[1:], p.starts[:tickGaps-1])
 	p.starts[0] = t - p.tickStart
 	p.nStarts = min(p.nStarts+1, tickGaps)
+	p.halfGap = slices.Min(p.starts[:p.nStarts]) / 2 // once a tick, not each row (newTick)
 	rows := p.k + 1
 	switch {
 	case p.size == 0:
