@@ -160,8 +160,8 @@ type folder struct {
 	// by host and job; deviceKinds the kinds of input that named them.
 	devices     map[[2]string]map[int]bool
 	deviceKinds map[string]bool
-	// jobGPUs: the NVML-sampled GPUs (keys of gpus) of each host and job.
-	jobGPUs map[[2]string]map[string]bool
+	// hostGPUs: the NVML-sampled GPUs (keys of gpus) of each host.
+	hostGPUs map[string]map[string]bool
 	// findings of jobs read in the window but dated outside it, by kind,
 	// and the first such jobs
 	outside     map[report.Kind]int
@@ -735,13 +735,13 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			k = "\x00" + g.Name() + "\x00" + gpu
 		}
 	}
-	if f.jobGPUs == nil {
-		f.jobGPUs = map[[2]string]map[string]bool{}
+	if f.hostGPUs == nil {
+		f.hostGPUs = map[string]map[string]bool{}
 	}
-	if jk := [2]string{g.Host, g.Job}; f.jobGPUs[jk] == nil {
-		f.jobGPUs[jk] = map[string]bool{k: true}
+	if f.hostGPUs[g.Host] == nil {
+		f.hostGPUs[g.Host] = map[string]bool{k: true}
 	} else {
-		f.jobGPUs[jk][k] = true
+		f.hostGPUs[g.Host][k] = true
 	}
 	acc := f.gpus[k]
 	if acc == nil {
@@ -1168,11 +1168,11 @@ func (f *folder) namedDevices(g Group, r *report.Report, inputUs map[string]int6
 		}
 	}
 	for _, fd := range r.Findings {
-		f, ok := format[fd.Path]
+		fmtName, ok := format[fd.Path]
 		if !ok || fd.Kind == report.KindTrend || fd.Device == nil || fd.DeviceType != "" {
 			continue
 		}
-		add(*fd.Device, f)
+		add(*fd.Device, fmtName)
 	}
 }
 
@@ -1202,22 +1202,12 @@ func deviceInputKind(fmtName string) string {
 // has at least as many GPUs as any one job names or NVML samples, and
 // only that is counted.
 func (f *folder) countOtherDevices() {
-	// By host (k[0]; "" for every job whose host is not known).
-	most := map[string]int{}
+	most := map[string]int{} // by host
 	for k, devs := range f.devices {
 		most[k[0]] = max(most[k[0]], len(devs))
 	}
-	sampled := map[string]map[string]bool{}
-	for k, gpus := range f.jobGPUs {
-		if sampled[k[0]] == nil {
-			sampled[k[0]] = map[string]bool{}
-		}
-		for g := range gpus {
-			sampled[k[0]][g] = true
-		}
-	}
-	for p, n := range most {
-		f.d.Summary.OtherDevices += max(n-len(sampled[p]), 0)
+	for host, n := range most {
+		f.d.Summary.OtherDevices += max(n-len(f.hostGPUs[host]), 0)
 	}
 	if f.d.Summary.OtherDevices > 0 {
 		for k := range f.deviceKinds {

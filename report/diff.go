@@ -387,7 +387,7 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		if s == nil {
 			s = &BaselineSite{Key: k, Kind: f.Kind, Device: f.Device, DeviceType: f.DeviceType, Site: f.Site.String(), Lines: lines, Allocator: f.Allocator, Source: f.Source}
 			if f.Kind == KindTrend {
-				s.Site = trendSiteName(f)
+				s.Site, s.GPUUUID = trendSiteName(f), f.GPUUUID
 			}
 			if n := processOrdinal(k); n > 0 {
 				s.Site += fmt.Sprintf(" (process %d of this site in the run, by start)", n)
@@ -404,13 +404,8 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		if f.Kind == KindTrend && (s.Class == "" || TrendClassRank(f.Classification) < TrendClassRank(s.Class)) {
 			s.Class = f.Classification
 		}
-		if f.Kind == KindTrend {
-			switch {
-			case s.Count == 0 && s.Bytes == 0 && s.GPUUUID == "":
-				s.GPUUUID = f.GPUUUID
-			case s.GPUUUID != f.GPUUUID:
-				s.GPUUUID = "-" // several GPUs under one key: none to pair by
-			}
+		if f.Kind == KindTrend && s.GPUUUID != f.GPUUUID {
+			s.GPUUUID = "-" // several GPUs under one key: none to pair by
 		}
 		s.Bytes += f.Bytes
 		if siteFamily(f.Source) == familyTimeline {

@@ -65,10 +65,12 @@ func TestReview45bProcessOwnRateUnlessGPUOutgrowsIt(t *testing.T) {
 				used: func(x float64) float64 { return 4<<30 + (2+rest)*mib*x }}.add(t, a, "gpu.csv", seed)
 			synth{seconds: 600, step: 1, noise: 5 * mib, pid: 41,
 				used: func(x float64) float64 { return 3<<30 + 2*mib*x }}.add(t, a, "apps.csv", seed+100)
+			procs := 0
 			for _, s := range a.Finalize().Series {
 				if !s.HasPID {
 					continue
 				}
+				procs++
 				o := s.TimeToOOM
 				switch {
 				case s.Class != Growing || o == nil:
@@ -78,6 +80,9 @@ func TestReview45bProcessOwnRateUnlessGPUOutgrowsIt(t *testing.T) {
 				case rest == 1 && (!within(o.GPUSlope, 3*mib, 0.02) || !o.GPULogged || o.Growers != 1):
 					t.Errorf("rest 1, seed %d: %+v, want the GPU's logged 3 MiB/s, 1 grower", seed, *o)
 				}
+			}
+			if procs != 1 {
+				t.Errorf("rest %g, seed %d: %d process series, want 1", rest, seed, procs)
 			}
 		}
 	}

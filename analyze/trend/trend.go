@@ -1928,23 +1928,32 @@ func renamedWarning(s *series) string {
 		return ""
 	}
 	k := s.key
-	var id []string
-	if k.hasGPU {
-		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
-	}
-	if k.uuid != "" {
-		id = append(id, k.uuid)
-	}
+	id := keyWords(k)
 	what := "some rows give its UUID or index, others do not"
 	switch {
 	case k.hasPID:
-		id = append([]string{fmt.Sprintf("pid %d", k.pid)}, id...)
 		what = "some rows give its GPU's UUID or index, others do not"
 	case s.gpuName != "":
 		id = append(id, s.gpuName)
 	}
 	return fmt.Sprintf("%s: %s (a log restarted with other fields, or a placeholder in some rows); read as one series, matched by %s",
 		strings.Join(id, ", "), what, s.renamedBy)
+}
+
+// keyWords names a series by its key in a warning: its pid, GPU index
+// and UUID, those it has ("pid 4242", "GPU 0", "GPU-...").
+func keyWords(k seriesKey) []string {
+	var id []string
+	if k.hasPID {
+		id = append(id, fmt.Sprintf("pid %d", k.pid))
+	}
+	if k.hasGPU {
+		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
+	}
+	if k.uuid != "" {
+		id = append(id, k.uuid)
+	}
+	return id
 }
 
 // hostsWarning says that a series' rows named its GPU's host in turn by
@@ -1954,14 +1963,7 @@ func hostsWarning(s *series) string {
 		return ""
 	}
 	k := s.key
-	var id []string
-	if k.hasPID {
-		id = append(id, fmt.Sprintf("pid %d", k.pid))
-	}
-	if k.hasGPU {
-		id = append(id, fmt.Sprintf("GPU %d", k.gpu))
-	}
-	id = append(id, k.uuid)
+	id := keyWords(k)
 	hosts := append([]string{k.host}, s.otherHosts...)
 	for i, h := range hosts {
 		if h == "" {

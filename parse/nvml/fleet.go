@@ -241,14 +241,11 @@ type fleetHost struct {
 	self    []*fleetHost // the host alone, as hostsOf returns it
 	dec     *smiDecoder
 	lastRow int // the last line that gave one of its samples
-	// The Reader's per-host time state (see Reader.tick), kept here while
-	// other hosts' lines are read: rows of one host are one sequence of
-	// instants whatever lines of others fall between them.
-	lastTickUs, latestUs int64
-	newInstant           bool
-	instantGPUs          uint64
-	instants             int64
-	messages             int // lines it printed instead of rows
+	// The Reader's time state of the host, kept here while other hosts'
+	// lines are read: rows of one host are one sequence of instants
+	// whatever lines of others fall between them.
+	hostTime
+	messages int // lines it printed instead of rows
 	// noMemory: its output has no memory column (errNoMemoryFigure):
 	// its lines are skipped.
 	noMemory bool
@@ -307,7 +304,7 @@ func (d *fleetDecoder) host(name string) *fleetHost {
 	}
 	dec := newSmiDecoder(d.r, d.apps)
 	dec.host = []byte(name)
-	h := &fleetHost{name: name, dec: dec, newInstant: true, instants: d.base}
+	h := &fleetHost{name: name, dec: dec, hostTime: hostTime{newInstant: true, instants: d.base}}
 	h.self = []*fleetHost{h}
 	d.hosts[name] = h
 	d.order = append(d.order, h)
@@ -672,9 +669,9 @@ func (d *fleetDecoder) switchTo(h *fleetHost) {
 	if a := d.active; a == h {
 		return
 	} else if a != nil {
-		a.lastTickUs, a.latestUs, a.newInstant, a.instantGPUs, a.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+		a.save(r)
 	}
-	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
+	h.load(r)
 	d.active = h
 }
 

@@ -309,8 +309,8 @@ type Reader struct {
 	wrap wrap
 	// fenced: the input's first line of text is a Markdown fence, so
 	// lines outside its code blocks (fenceOpen false) are prose, not
-	// rows; nonEmptyBefore is nonEmpty before the current line.
-	fenced, fenceOpen, nonEmptyBefore bool
+	// rows.
+	fenced, fenceOpen bool
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -533,7 +533,7 @@ func (r *Reader) step() error {
 				return derr
 			}
 		}
-		r.nonEmptyBefore = r.nonEmpty
+		nonEmptyBefore := r.nonEmpty
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
 		}
@@ -549,7 +549,7 @@ func (r *Reader) step() error {
 			// A Markdown fence around a paste: neither a row nor a cut.
 			// An input that opens with one is Markdown (an issue's text):
 			// what lies between its code blocks is prose.
-			r.fenced = r.fenced || !r.nonEmptyBefore
+			r.fenced = r.fenced || !nonEmptyBefore
 			r.fenceOpen = !r.fenceOpen
 		case r.fenced && !r.fenceOpen && len(trimSpace(line)) > 0:
 			r.meta.Skipped++
@@ -677,13 +677,13 @@ func (r *Reader) start() error {
 	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
 		plainHead = stripANSI(nil, plainHead)
 	}
-	sniffed, w := sniffWrapped(plainHead)
+	sniffed, w, unwrapped := sniffWrapped(plainHead)
 	if f == parse.FormatUnknown || f == sniffed {
 		// The lines are read without the fence, quote marks or stamps
 		// the layout was recognised behind (wrap).
 		f, r.wrap = sniffed, w
-		if w != (wrap{}) {
-			head, _ = unwrapHead(plainHead, w)
+		if unwrapped != nil {
+			head = unwrapped
 		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {

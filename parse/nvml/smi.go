@@ -114,16 +114,27 @@ type smiDecoder struct {
 	activeHost *hostTime
 }
 
-// hostTime is the Reader's time state of one host of a CSV with a host
-// column, kept while other hosts' rows are read (as fleetHost keeps a
-// fleet log's): each host's rows are one sequence of instants, and one
-// host's rows coming after another's earlier ones (hosts' logs
-// concatenated) are no step back of the log's time.
+// hostTime is the Reader's time state of one host (see Reader.tick),
+// kept while other hosts' rows are read: of a CSV with a host column
+// (colHost), or of a fleet log (fleetHost). Each host's rows are one
+// sequence of instants, and one host's rows coming after another's
+// earlier ones (hosts' logs concatenated) are no step back of the log's
+// time.
 type hostTime struct {
 	lastTickUs, latestUs int64
 	newInstant           bool
 	instantGPUs          uint64
 	instants             int64
+}
+
+// save keeps the Reader's time state in h.
+func (h *hostTime) save(r *Reader) {
+	h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+}
+
+// load makes h's time state the Reader's.
+func (h *hostTime) load(r *Reader) {
+	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
 }
 
 // colHost makes the time state of host (a row's host column) the
@@ -134,7 +145,7 @@ func (d *smiDecoder) colHost(host []byte) {
 	}
 	r := d.r
 	if a := d.activeHost; a != nil {
-		a.lastTickUs, a.latestUs, a.newInstant, a.instantGPUs, a.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+		a.save(r)
 	} else {
 		d.hostTimes = map[string]*hostTime{}
 	}
@@ -143,11 +154,11 @@ func (d *smiDecoder) colHost(host []byte) {
 		h = &hostTime{newInstant: true}
 		if d.activeHost == nil {
 			// The first host takes the state as it is (no row yet).
-			h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants = r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants
+			h.save(r)
 		}
 		d.hostTimes[string(host)] = h
 	}
-	r.lastTickUs, r.latestUs, r.newInstant, r.instantGPUs, r.meta.Instants = h.lastTickUs, h.latestUs, h.newInstant, h.instantGPUs, h.instants
+	h.load(r)
 	d.activeHost = h
 }
 
@@ -1190,6 +1201,7 @@ type positioner struct {
 	tickStart int64
 	starts    [tickGaps]int64
 	nStarts   int
+	halfGap   int64 // half the shortest of starts, once nStarts > 0
 	size      int32
 	maxIn     int64 // the longest time between two rows of one tick (µs)
 	uneven    bool
@@ -1236,11 +1248,7 @@ func (p *positioner) next(hasTS bool, t int64, name []byte, total int64, hasTota
 func (p *positioner) newTick(t int64) bool {
 	gap := int64(firstTickGap)
 	if p.nStarts > 0 {
-		gap = p.starts[0]
-		for _, d := range p.starts[1:p.nStarts] {
-			gap = min(gap, d)
-		}
-		gap /= 2
+		gap = p.halfGap
 	}
 	d := t - p.prevT
 	if d >= max(gap, 1) || -d >= max(gap, 1) || p.k+1 >= maxTickGPUs {
@@ -1257,6 +1265,7 @@ func (p *positioner) endTick(t int64) {
 	copy(p.starts[1:], p.starts[:tickGaps-1])
 	p.starts[0] = t - p.tickStart
 	p.nStarts = min(p.nStarts+1, tickGaps)
+	p.halfGap = slices.Min(p.starts[:p.nStarts]) / 2 // once a tick, not each row (newTick)
 	rows := p.k + 1
 	switch {
 	case p.size == 0:

@@ -26,22 +26,27 @@ func Sniff(head []byte) parse.Format {
 	if bytes.IndexByte(head, 0x1b) >= 0 {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
-	f, _ := sniffWrapped(head)
+	f, _, _ := sniffWrapped(head)
 	return f
 }
 
 // sniffWrapped is Sniff of head (without its byte order mark and escape
 // sequences), with the wrap that must be taken off its lines for the
-// layout's decoder to read them: none when head is recognised as it is.
-func sniffWrapped(head []byte) (parse.Format, wrap) {
+// layout's decoder to read them (none when head is recognised as it is)
+// and, where there is one, head without it (unwrapHead); nil otherwise.
+func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
 	if f := sniffPlain(head); f != parse.FormatUnknown {
-		return f, wrap{}
+		return f, wrap{}, nil
 	}
 	w := wrapOf(head)
 	if plain, changed := unwrapHead(head, w); changed {
-		return sniffPlain(plain), w
+		f := sniffPlain(plain)
+		if w == (wrap{}) {
+			plain = nil // fences only: the decoders skip them (isFence)
+		}
+		return f, w, plain
 	}
-	return parse.FormatUnknown, wrap{}
+	return parse.FormatUnknown, wrap{}, nil
 }
 
 // sniffPlain is Sniff of head as it is.

@@ -42,6 +42,9 @@ func TestX45bHostColumnEmptyAndNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(rows) != 2 {
+		t.Fatalf("a NUMA node column: %d rows, want 2", len(rows))
+	}
 	for _, r := range rows {
 		if r.Host != "" {
 			t.Errorf("a NUMA node column read as the host: %q", r.Host)
