@@ -134,6 +134,15 @@ func (c *nullColumn[T, B]) appendNull() {
 	c.nulls = true
 }
 
+// appendIf appends x when ok, else a null.
+func (c *nullColumn[T, B]) appendIf(x T, ok bool) {
+	if ok {
+		c.append(x)
+	} else {
+		c.appendNull()
+	}
+}
+
 func (c *nullColumn[T, B]) flush() {
 	valid := c.valid
 	if !c.nulls {

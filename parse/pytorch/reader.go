@@ -1517,11 +1517,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 	b.total.append(total)
 	b.allocated.append(allocated)
 	b.active.append(active)
-	if hasReq {
-		b.requested.append(req)
-	} else {
-		b.requested.appendNull()
-	}
+	b.requested.appendIf(req, hasReq)
 	b.stream.append(stream)
 	if hasPool {
 		b.pool.Append(true)
@@ -1531,11 +1527,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		b.pool.AppendNull()
 	}
 	b.expandable.Append(expandable)
-	if stack < 0 {
-		b.stack.appendNull()
-	} else {
-		b.stack.append(stack)
-	}
+	b.stack.appendIf(stack, stack >= 0)
 	r.maybeFlush(TableSegments)
 	if blocks != nil {
 		next := address
@@ -1634,16 +1626,8 @@ func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64
 	b.segment.append(segAddr)
 	b.address.append(address)
 	b.size.append(size)
-	if hasReq {
-		b.requested.append(req)
-	} else {
-		b.requested.appendNull()
-	}
-	if stack < 0 {
-		b.stack.appendNull()
-	} else {
-		b.stack.append(stack)
-	}
+	b.requested.appendIf(req, hasReq)
+	b.stack.appendIf(stack, stack >= 0)
 	r.maybeFlush(TableBlocks)
 	return nil
 }
