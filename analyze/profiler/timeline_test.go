@@ -97,11 +97,7 @@ func TestTimelineSteps(t *testing.T) {
 		if n := TimelineSteps(tl); n != c.steps {
 			t.Errorf("%s: %d steps, want %d", c.path, n, c.steps)
 		}
-		grows := false
-		for _, g := range AnalyzeTimeline(tl) {
-			grows = grows || g.Grows
-		}
-		if grows != c.grows {
+		if grows := anyGrows(tl); grows != c.grows {
 			t.Errorf("%s: a category grows: %v, want %v", c.path, grows, c.grows)
 		}
 	}
@@ -114,11 +110,7 @@ func TestTimelineSteps(t *testing.T) {
 func TestTimelineOnePass(t *testing.T) {
 	tl := &kineto.Timeline{}
 	for i := int64(0); i < 40; i++ {
-		row := make([]int64, len(kineto.Categories))
-		row[0] = 32 << 20      // parameter
-		row[4] = (i + 1) << 21 // activation
-		tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+i*1000)
-		tl.Bytes = append(tl.Bytes, row)
+		addTimelineRow(tl, 32<<20, 0, (i+1)<<21)
 	}
 	if n := TimelineSteps(tl); n != 0 {
 		t.Errorf("%d steps in one forward pass", n)
@@ -154,14 +146,7 @@ func TestTimelineStepsLeakSweep(t *testing.T) {
 		steps := 5 + rng.Intn(56)
 		tl := &kineto.Timeline{}
 		var act int64
-		add := func(temp int64) {
-			row := make([]int64, len(kineto.Categories))
-			row[0] = 64 << 20
-			row[3] = temp
-			row[4] = act
-			tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+int64(len(tl.TimesUs))*1000)
-			tl.Bytes = append(tl.Bytes, row)
-		}
+		add := func(temp int64) { addTimelineRow(tl, 64<<20, temp, act) }
 		add(0)
 		for s := 0; s < steps; s++ {
 			rise := int64(96<<20) + rng.Int63n(32<<20)
@@ -210,14 +195,7 @@ func TestTimelineStepsLeakSweep(t *testing.T) {
 func TestTimelineOnePassWithTemporaries(t *testing.T) {
 	tl := &kineto.Timeline{}
 	var act int64
-	add := func(tmp int64) {
-		row := make([]int64, len(kineto.Categories))
-		row[0] = 256 << 20 // parameter
-		row[3] = tmp       // temporary
-		row[4] = act       // activation
-		tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+int64(len(tl.TimesUs))*1000)
-		tl.Bytes = append(tl.Bytes, row)
-	}
+	add := func(tmp int64) { addTimelineRow(tl, 256<<20, tmp, act) }
 	add(0)
 	for layer := 0; layer < 12; layer++ {
 		act += 100 << 20
@@ -232,4 +210,26 @@ func TestTimelineOnePassWithTemporaries(t *testing.T) {
 			t.Errorf("%s grows in one forward pass: %+v", g.Category, g)
 		}
 	}
+}
+
+// addTimelineRow appends a point 1 ms after tl's last (the first at a
+// fixed 2026 time) holding param, temp and act bytes of parameters,
+// temporaries and activations.
+func addTimelineRow(tl *kineto.Timeline, param, temp, act int64) {
+	row := make([]int64, len(kineto.Categories))
+	row[0] = param
+	row[timelineTemporary] = temp
+	row[4] = act
+	tl.TimesUs = append(tl.TimesUs, 1_796_000_000_000_000+int64(len(tl.TimesUs))*1000)
+	tl.Bytes = append(tl.Bytes, row)
+}
+
+// anyGrows reports whether AnalyzeTimeline finds a category of tl growing.
+func anyGrows(tl *kineto.Timeline) bool {
+	for _, g := range AnalyzeTimeline(tl) {
+		if g.Grows {
+			return true
+		}
+	}
+	return false
 }

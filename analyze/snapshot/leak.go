@@ -687,15 +687,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 			ad := addr.Value(i)
 			p := pendingFree{freeStack: stackAt(stack, i)}
 			d.freed(p.freeStack)
-			if l, ok := d.live.take(ad); ok {
-				d.log.add(^l.key, t)
-				d.curBytes -= blockSize(l.size)
-				p.alloc, p.known = l, true
-			} else {
-				d.unmatched++
-				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
-				d.curBytes -= blockSize(size.Value(i))
-			}
+			p.alloc, p.known = d.end(ad, size.Value(i), t)
 			d.pending.put(ad, p)
 		case actFreeCompleted:
 			ad := addr.Value(i)
@@ -703,14 +695,7 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 				break // its free_requested ended the allocation
 			}
 			d.freed(stackAt(stack, i))
-			if l, ok := d.live.take(ad); ok {
-				d.log.add(^l.key, t)
-				d.curBytes -= blockSize(l.size)
-			} else {
-				d.unmatched++
-				d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: blockSize(size.Value(i))})
-				d.curBytes -= blockSize(size.Value(i))
-			}
+			d.end(ad, size.Value(i), t)
 		case actOOM:
 			var df int64
 			if free.IsValid(i) {
@@ -742,6 +727,22 @@ func (d *deviceState) rise(b, seq, t int64) {
 	if d.curBytes > d.peakBytes {
 		d.peakBytes, d.peakPos, d.peakSeq, d.peakUs = d.curBytes, d.log.n, seq, t
 	}
+}
+
+// end ends the allocation at address ad, freed at time t with size
+// bytes: the trace's own (returned, ok) or, when the trace never saw it
+// allocated, an orphan free. Either leaves the device's running bytes.
+func (d *deviceState) end(ad uint64, size, t int64) (liveAlloc, bool) {
+	if l, ok := d.live.take(ad); ok {
+		d.log.add(^l.key, t)
+		d.curBytes -= blockSize(l.size)
+		return l, true
+	}
+	d.unmatched++
+	b := blockSize(size)
+	d.orphans = append(d.orphans, orphanFree{pos: d.log.n, block: b})
+	d.curBytes -= b
+	return liveAlloc{}, false
 }
 
 // freed notes a free with stack st at the log's current position.

@@ -301,9 +301,9 @@ func (r *Reader) full(t Table) bool {
 	case TableEvents:
 		return r.ev.n >= r.ev.rows
 	case TableSegments:
-		return r.seg.n >= r.out.Options().BatchSize
+		return r.seg.rows() >= r.out.Options().BatchSize
 	case TableBlocks:
-		return r.blk.n >= r.out.Options().BatchSize
+		return r.blk.rows() >= r.out.Options().BatchSize
 	}
 	return r.out.Full(t)
 }
@@ -1508,20 +1508,15 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		return r.errAt(c.Offset, "segment: device %d out of range", device)
 	}
 	b := &r.seg
-	if err := b.segType.appendRow(b.n, segType); err != nil {
+	if err := b.segType.appendRow(b.rows(), segType); err != nil {
 		return err
 	}
-	b.n++
 	b.device.append(int32(device))
 	b.address.append(address)
 	b.total.append(total)
 	b.allocated.append(allocated)
 	b.active.append(active)
-	if hasReq {
-		b.requested.append(req)
-	} else {
-		b.requested.appendNull()
-	}
+	b.requested.appendIf(req, hasReq)
 	b.stream.append(stream)
 	if hasPool {
 		b.pool.Append(true)
@@ -1531,11 +1526,7 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		b.pool.AppendNull()
 	}
 	b.expandable.Append(expandable)
-	if stack < 0 {
-		b.stack.appendNull()
-	} else {
-		b.stack.append(stack)
-	}
+	b.stack.appendIf(stack, stack >= 0)
 	r.maybeFlush(TableSegments)
 	if blocks != nil {
 		next := address
@@ -1626,24 +1617,15 @@ func (r *Reader) addBlock(dev int32, segAddr uint64, next *uint64, index int, it
 // appendBlock appends a block of segment segAddr to the blocks table.
 func (r *Reader) appendBlock(dev int32, segAddr, address uint64, size, req int64, hasReq bool, state string, stack int32) error {
 	b := &r.blk
-	if err := b.state.appendRow(b.n, state); err != nil {
+	if err := b.state.appendRow(b.rows(), state); err != nil {
 		return err
 	}
-	b.n++
 	b.device.append(dev)
 	b.segment.append(segAddr)
 	b.address.append(address)
 	b.size.append(size)
-	if hasReq {
-		b.requested.append(req)
-	} else {
-		b.requested.appendNull()
-	}
-	if stack < 0 {
-		b.stack.appendNull()
-	} else {
-		b.stack.append(stack)
-	}
+	b.requested.appendIf(req, hasReq)
+	b.stack.appendIf(stack, stack >= 0)
 	r.maybeFlush(TableBlocks)
 	return nil
 }
