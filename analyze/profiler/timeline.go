@@ -42,27 +42,74 @@ type CategoryGrowth struct {
 	Steps int
 }
 
-// TimelineSteps counts the steps a memory timeline shows: the times the
-// memory it holds (every category's bytes but temporaries', which an op
-// frees before it returns) fell back, at the end of a step, by at least
-// half of the largest fall the timeline shows (the most it ever dropped
-// below an earlier point) and by at least a quarter of the step's own
-// rise (from the low where the previous such fall ended, or the first
-// point, to the step's high). Each fall is counted once, until the memory
-// rose by half of the largest fall again. A training or inference step
-// frees, as it ends, what it allocated for itself; what it keeps (a
-// leak) lifts the next step but neither the step's own rise nor its
-// fall, so the count does not depend on how much a loop leaks or for how
-// many steps. The falls in the middle of a step (activations freed
-// during backward) stay under half of the step's own; temporaries, which
-// rise and fall inside every op (an attention's scores, a layer's
-// workspace), are left out, so that one forward pass of layers with
-// large temporaries shows no step and a loop's steps are not hidden
-// behind its ops' temporaries. One forward pass that only rises shows no
-// step; nor does a loop whose steps free less than a quarter of what
-// they allocate. Limit: a first step that rises from before the weights
-// were loaded may not be counted.
+// TimelineStepCount is how many steps a memory timeline shows and the
+// evidence for them.
+type TimelineStepCount struct {
+	// Steps is the count: the larger of Falls and Backward.
+	Steps int
+	// Falls counts the times the memory a step holds fell back at its
+	// end (see TimelineSteps).
+	Falls int
+	// Backward counts the backward passes: the times the gradient bytes
+	// rose from the lowest quarter of their range (least to most over the
+	// timeline) to the highest. 0 when the timeline holds no gradient.
+	Backward int
+}
+
+// TimelineSteps is CountTimelineSteps(tl).Steps.
 func TimelineSteps(tl *kineto.Timeline) int {
+	return CountTimelineSteps(tl).Steps
+}
+
+// CountTimelineSteps counts the steps a memory timeline shows, from two
+// kinds of evidence, and takes the larger count.
+//
+// Falls: the times the memory a step holds (every category's bytes but
+// parameters', optimizer state's and temporaries') fell back, at the
+// end of a step, by at least half of the largest fall the timeline shows
+// (the most it ever dropped below an earlier point) and by at least a
+// quarter of the step's own rise (from the low where the previous such
+// fall ended, or the first point, to the step's high). Each fall is
+// counted once, until the memory rose by half of the largest fall again.
+// A training or inference step frees, as it ends, what it allocated for
+// itself; what it keeps (a leak) lifts the next step but neither the
+// step's own rise nor its fall. The falls in the middle of a step
+// (activations freed during backward) stay under half of the step's own;
+// temporaries, which rise and fall inside every op (an attention's
+// scores, a layer's workspace), are left out, so that one forward pass
+// of layers with large temporaries shows no step and a loop's steps are
+// not hidden behind its ops' temporaries. Parameters and optimizer state
+// are the model's, made once (weights loaded, Adam's state at the first
+// optimizer step), not a step's: left in, a first step that loads the
+// weights rises by them and its fall is under a quarter of its rise. The
+// quarter keeps one forward pass whose layers each keep a saved tensor
+// and free a smaller intermediate from counting its layers as steps; it
+// also hides the steps of a loop that keeps more than three quarters of
+// what each step allocates, which the memory's shape alone cannot tell
+// from such a pass.
+//
+// Backward: PyTorch's memory profiler classes a tensor as a gradient
+// only from a backward pass (AccumulateGrad; torch/profiler/
+// _memory_profiler.py), and a training step makes its gradients in
+// backward and frees them at zero_grad(set_to_none=True), PyTorch 2's
+// default, so the gradient bytes rise from (about) none to all of them
+// once a step, whatever the step keeps. Each rise from the lowest
+// quarter of their range to the highest is a backward pass; one forward
+// pass has none. With gradient accumulation it counts optimizer steps,
+// not micro-batches (Falls counts those). Limits: gradients kept between
+// steps (zero_grad(set_to_none=False)) rise once, so a loop that keeps
+// most of each step is counted from Falls alone; so is a forward-only
+// loop (no gradient), whose steps a heavy leak hides; a loop whose
+// backward frees gradients layer by layer (FSDP's reduce-scatter) could
+// show more rises than steps.
+func CountTimelineSteps(tl *kineto.Timeline) TimelineStepCount {
+	c := TimelineStepCount{Falls: timelineFalls(tl), Backward: gradientRises(tl)}
+	c.Steps = max(c.Falls, c.Backward)
+	return c
+}
+
+// timelineFalls is CountTimelineSteps' Falls.
+func timelineFalls(tl *kineto.Timeline) int {
 	if len(tl.Bytes) == 0 {
 		return 0
 	}
@@ -70,7 +117,7 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	var top, fall int64
 	for i, row := range tl.Bytes {
 		for c, b := range row {
-			if c != timelineTemporary {
+			if c != timelineTemporary && c != timelineParameter && c != timelineOptimizerState {
 				tot[i] += b
 			}
 		}
@@ -111,8 +158,40 @@ func TimelineSteps(tl *kineto.Timeline) int {
 	return steps
 }
 
-// timelineTemporary is the index of "temporary" in kineto.Categories.
-var timelineTemporary = slices.Index(kineto.Categories, "temporary")
+// gradientRises is CountTimelineSteps' Backward: the rises of the
+// gradient bytes from at most a quarter of their range above their least
+// to at least three quarters.
+func gradientRises(tl *kineto.Timeline) int {
+	if len(tl.Bytes) == 0 {
+		return 0
+	}
+	lo, hi := tl.Bytes[0][timelineGradient], tl.Bytes[0][timelineGradient]
+	for _, row := range tl.Bytes {
+		lo, hi = min(lo, row[timelineGradient]), max(hi, row[timelineGradient])
+	}
+	if hi <= lo {
+		return 0
+	}
+	rises, low := 0, false
+	for _, row := range tl.Bytes {
+		switch g := row[timelineGradient]; {
+		case 4*(g-lo) <= hi-lo:
+			low = true
+		case low && 4*(g-lo) >= 3*(hi-lo):
+			rises++
+			low = false
+		}
+	}
+	return rises
+}
+
+// The indexes of categories in kineto.Categories.
+var (
+	timelineTemporary      = slices.Index(kineto.Categories, "temporary")
+	timelineParameter      = slices.Index(kineto.Categories, "parameter")
+	timelineOptimizerState = slices.Index(kineto.Categories, "optimizer_state")
+	timelineGradient       = slices.Index(kineto.Categories, "gradient")
+)
 
 // maxTimelineWindows is the most windows a timeline is cut into; each
 // holds at least minWindowPoints points.
