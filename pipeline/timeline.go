@@ -55,12 +55,33 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		// microsecond): a level, no course over time.
 		few = "the timeline has 1 point: one point cannot show growth; profile several steps of the loop (prof.step() after each) so that memory is seen over time"
 	}
-	steps := profiler.TimelineSteps(tl)
-	stepsSeen := fmt.Sprintf("the timeline shows %s (its total memory fell back %s)", counted(steps, "step", "steps"), counted(steps, "time", "times"))
-	if steps == 0 {
-		stepsSeen = "the timeline shows no step (its total memory never fell back: one pass, or steps that free little of what they allocate)"
+	sc := profiler.CountTimelineSteps(tl)
+	steps := sc.Steps
+	stepsSeen := fmt.Sprintf("the timeline shows %s (its memory outside parameters, optimizer state and temporaries fell back %s)", counted(steps, "step", "steps"), counted(steps, "time", "times"))
+	switch {
+	case sc.Backward > sc.Falls:
+		// The gradients' rises are the evidence: say what the memory's
+		// falls showed beside them.
+		fell := "never fell back by a quarter of a step's rise"
+		if sc.Falls > 0 {
+			fell = fmt.Sprintf("fell back by a quarter of a step's rise only %s", counted(sc.Falls, "time", "times"))
+		}
+		stepsSeen = fmt.Sprintf("the timeline shows %s: gradients were made %s, as each backward pass makes them before zero_grad frees them, while its memory outside parameters, optimizer state and temporaries %s (steps that keep most of what they allocate)",
+			counted(steps, "step", "steps"), counted(sc.Backward, "time", "times"), fell)
+	case steps == 0:
+		grads := "no gradient was made (no backward pass)"
+		for _, g := range gs {
+			if g.Category == "gradient" {
+				grads = "its gradients never rose from their least to their most (gradients kept between steps)"
+			}
+		}
+		stepsSeen = "the timeline shows no step: " + grads + ", and its memory outside parameters, optimizer state and temporaries never fell back by a quarter of what it rose: one forward pass, or a loop whose steps keep more than three quarters of what they allocate, which the timeline alone cannot tell apart"
 	}
 	unjudged := fmt.Sprintf("%s, too few to judge growth across steps (%d are needed); profile more steps of the loop", stepsSeen, snapshot.MinIterations)
+	if steps == 0 {
+		// More steps would not show what the memory's shape cannot.
+		unjudged = fmt.Sprintf("%s, so growth across steps cannot be judged from it; the profiler trace of the same run (export_chrome_trace, with prof.step() after each step) marks its steps with ProfilerStep#N spans", stepsSeen)
+	}
 	switch {
 	case len(gs) > 0 && gs[0].Windows == 0:
 		// Every category is cut into the same windows, or none.
