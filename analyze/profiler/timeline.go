@@ -81,7 +81,9 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // not hidden behind its ops' temporaries. Parameters and optimizer state
 // are the model's, made once (weights loaded, Adam's state at the first
 // optimizer step), not a step's: left in, a first step that loads the
-// weights rises by them and its fall is under a quarter of its rise. The
+// weights rises by them and its fall is under a quarter of its rise
+// (weights the profiler could not class, "unknown" in a region without
+// a backward pass or the Python tracer, still count so). The
 // quarter keeps one forward pass whose layers each keep a saved tensor
 // and free a smaller intermediate from counting its layers as steps; it
 // also hides the steps of a loop that keeps more than three quarters of
