@@ -87,6 +87,9 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		for _, fr := range s.Stack {
 			f.Stack = append(f.Stack, frame(fr))
 		}
+		for _, p := range s.PrivatePools {
+			f.PrivatePools = append(f.PrivatePools, PrivatePoolBytes{PoolID: p.ID, Bytes: p.Bytes})
+		}
 		if s.Kind == callsite.PendingFree {
 			if s.Stream >= 0 {
 				st := s.Stream
@@ -337,8 +340,8 @@ func siteMessage(s snapshot.Site, untraced bool) string {
 		if g != nil && g.StoppedStep > 0 {
 			grows = "grew across iterations, then stopped"
 		}
-		return fmt.Sprintf("leak: memory allocated %s %s%s; %s held at the end%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
-			where, grows, ev, held, kept)
+		return fmt.Sprintf("leak: memory allocated %s %s%s; %s held at the end%s%s; find what still references them (a list, dict, cache or attribute that is never cleared, or a tensor kept with its graph: store loss.item() or .detach())",
+			where, grows, ev, held, kept, poolNote(s))
 	case callsite.PendingFree:
 		stream := ""
 		if s.Stream >= 0 {
@@ -376,12 +379,53 @@ func siteMessage(s snapshot.Site, untraced bool) string {
 				others = "; the other one was made during the trace"
 			}
 		}
+		suspect += poolNote(s)
 		if untraced {
 			return fmt.Sprintf("live: %s %s held at the end; the snapshot has no trace (history was not recorded: call torch.cuda.memory._record_memory_history() before the run), so when they were allocated, and whether they grew, cannot be told%s", held, where, suspect)
 		}
 		return fmt.Sprintf("live: %s %s held at the end; the snapshot's trace does not show when %s allocated (before recording started, or before the ring buffer's oldest entry%s), so growth cannot be judged%s", held, where, which, others, suspect)
 	}
-	return fmt.Sprintf("retained: %s %s held at the end%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g))
+	return fmt.Sprintf("retained: %s %s held at the end%s%s; expected for weights, optimizer state, caches and workspaces, a leak only if it should have been freed", held, where, retainedWhy(g), poolNote(s))
+}
+
+// poolNote names the private pools (segment_pool_id other than (0, 0))
+// that hold a site's blocks, and why such memory stays: "" when all are
+// in the default pool. Which kind of pool an id is comes from how
+// PyTorch numbers them (snapshot.PoolBytes): (N, 0) only a CUDA graph's
+// capture makes; (0, N) is torch.cuda.graph_pool_handle()'s or a
+// torch.cuda.MemPool's, which the id alone cannot tell apart. A private
+// pool's segments are its own: they are not freed by empty_cache() and
+// serve no other allocation until the pool is released, when the graphs
+// captured into it are freed (pytorch/pytorch#51436, #190348) or the
+// MemPool is deleted.
+func poolNote(s snapshot.Site) string {
+	if len(s.PrivatePools) == 0 {
+		return ""
+	}
+	var parts []string
+	graph, shared := false, false
+	for _, p := range s.PrivatePools {
+		what := "a private pool"
+		switch {
+		case p.ID[0] != 0 && p.ID[1] == 0:
+			what, graph = "the private pool a CUDA graph's capture made for itself", true
+		case p.ID[0] == 0:
+			what, shared = "a private pool from torch.cuda.graph_pool_handle() (shared by CUDA graphs, as torch.compile's mode=\"reduce-overhead\" makes) or a torch.cuda.MemPool", true
+		}
+		in := "in"
+		if p.Bytes < s.Bytes {
+			in = IBytes(p.Bytes) + " of it in"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (segment_pool_id (%d, %d))", in, what, p.ID[0], p.ID[1]))
+	}
+	why := "a private pool's segments serve only its own allocations and are not released by empty_cache() until the pool is"
+	switch {
+	case graph && !shared:
+		why = "a CUDA graph keeps its private pool, these tensors' segments with it (its static inputs, outputs and the memory its replays reuse), until the graph is freed (del the graph or graph.reset()); empty_cache() does not release it"
+	case shared:
+		why += ": when every CUDA graph captured into it is freed, or the MemPool is deleted"
+	}
+	return "; " + strings.Join(parts, ", ") + ": " + why
 }
 
 // stoppedNote says, on a leak whose growth stopped before the end (see

@@ -358,6 +358,11 @@ type Finding struct {
 	// blocks, most frequent first.
 	Stream  *int64  `json:"stream,omitempty"`
 	FreedAt []Frame `json:"freed_at,omitempty"`
+	// PrivatePools are the private pools (segment_pool_id other than
+	// [0, 0]: a CUDA graph's, a torch.cuda.MemPool) that hold some of a
+	// snapshot finding's blocks, most bytes first; absent when all are in
+	// the default pool.
+	PrivatePools []PrivatePoolBytes `json:"private_pools,omitempty"`
 	// Baseline: the finding's site in --baseline; absent without one.
 	Baseline *FindingBaseline `json:"baseline,omitempty"`
 
@@ -537,4 +542,13 @@ func (r *Report) whole() []Finding {
 		return r.Ranked
 	}
 	return r.Findings
+}
+
+// PrivatePoolBytes is how many bytes of a finding's blocks lie in one
+// private pool: PoolID is the segments' segment_pool_id ([N, 0] a CUDA
+// graph capture's own pool, [0, N] torch.cuda.graph_pool_handle()'s or a
+// torch.cuda.MemPool's).
+type PrivatePoolBytes struct {
+	PoolID [2]int64 `json:"pool_id"`
+	Bytes  int64    `json:"bytes"`
 }

@@ -173,6 +173,51 @@ type Site struct {
 	// PID is the process that holds the site's memory, where the input
 	// holds several processes' (DeviceSummary.PID); nil otherwise.
 	PID *int64
+	// PrivatePools are the private pools (segment_pool_id other than
+	// (0, 0): a CUDA graph's, or a torch.cuda.MemPool) that hold some of
+	// the site's blocks, most bytes first; nil when all are in the
+	// default pool.
+	PrivatePools []PoolBytes
+	// poolBytes are the bytes in each private pool (deviceState.poolOf)
+	// until withPools names them.
+	poolBytes map[int32]int64
+}
+
+// PoolBytes is how many bytes of a site's blocks lie in one private pool.
+type PoolBytes struct {
+	// ID is the segments' segment_pool_id. PyTorch makes (N, 0) for the
+	// pool a CUDA graph's capture makes for itself (CUDAGraph::
+	// capture_begin without a pool) and (0, N) for
+	// torch.cuda.graph_pool_handle() (a pool graphs share) and for a
+	// torch.cuda.MemPool (c10/cuda/CUDACachingAllocator.cpp, MemPool).
+	ID    [2]int64
+	Bytes int64
+}
+
+// withPools names s's private pools from d's segments, merging the
+// segments of one pool.
+func (s Site) withPools(d *deviceState) Site {
+	if len(s.poolBytes) == 0 {
+		return s
+	}
+	by := map[[2]int64]int64{}
+	for i, b := range s.poolBytes {
+		id := d.privSegs[i-1].pool
+		by[id] = satAdd(by[id], b)
+	}
+	s.PrivatePools = nil
+	for id, b := range by {
+		s.PrivatePools = append(s.PrivatePools, PoolBytes{ID: id, Bytes: b})
+	}
+	sort.Slice(s.PrivatePools, func(i, j int) bool {
+		p, q := s.PrivatePools[i], s.PrivatePools[j]
+		if p.Bytes != q.Bytes {
+			return p.Bytes > q.Bytes
+		}
+		return p.ID[0] < q.ID[0] || (p.ID[0] == q.ID[0] && p.ID[1] < q.ID[1])
+	})
+	s.poolBytes = nil
+	return s
 }
 
 // Growth is how a site's kept allocations built up during the trace.
@@ -415,6 +460,10 @@ type deviceState struct {
 	log   replayLog
 	// segStream is the stream of each segment, by address.
 	segStream map[uint64]int64
+	// privSegs are the segments of private pools (segment_pool_id not
+	// (0, 0)), sorted by address once grouping starts (privSorted).
+	privSegs   []privSeg
+	privSorted bool
 	// pendingBlocks are the blocks in state active_pending_free.
 	pendingBlocks []pendingBlock
 	allocs        []int // allocations per key (index in keys) during the trace
@@ -759,14 +808,48 @@ func (d *deviceState) freed(st int32) {
 // key returns the index of k in the device's key table.
 func (d *deviceState) key(k allocKey) int32 { return d.keyOf.index(&d.keys, k) }
 
+// privSeg is a segment of a private pool: its addresses [addr, end).
+type privSeg struct {
+	addr, end uint64
+	pool      [2]int64
+}
+
+// poolOf is the private pool holding the block at addr: an index into
+// d.privSegs plus 1, 0 for the default pool. Blocks lie inside their
+// segment, so the segment is found by address (the blocks' batches may
+// come before their segments').
+func (d *deviceState) poolOf(addr uint64) int32 {
+	if len(d.privSegs) == 0 {
+		return 0
+	}
+	if !d.privSorted {
+		sort.Slice(d.privSegs, func(i, j int) bool { return d.privSegs[i].addr < d.privSegs[j].addr })
+		d.privSorted = true
+	}
+	i := sort.Search(len(d.privSegs), func(i int) bool { return d.privSegs[i].addr > addr }) - 1
+	if i < 0 || addr >= d.privSegs[i].end {
+		return 0
+	}
+	return int32(i) + 1
+}
+
 func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 	device := rec.Column(pytorch.SegDevice).(*array.Int32)
 	total := rec.Column(pytorch.SegTotalSize).(*array.Int64)
 	address := rec.Column(pytorch.SegAddress).(*array.Uint64)
 	stream := rec.Column(pytorch.SegStream).(*array.Int64)
+	pool := rec.Column(pytorch.SegPoolID).(*array.FixedSizeList)
+	poolValues := pool.ListValues().(*array.Int64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		d := a.dev(device.Value(i))
 		d.segStream[address.Value(i)] = stream.Value(i)
+		if pool.IsValid(i) {
+			off := int(pool.Offset()+i) * 2
+			if id := [2]int64{poolValues.Value(off), poolValues.Value(off + 1)}; id != [2]int64{} {
+				d.privSegs = append(d.privSegs, privSeg{addr: address.Value(i), end: address.Value(i) + uint64(max(total.Value(i), 0)), pool: id})
+				d.privSorted = false
+			}
+		}
 		d.sawSegments = true
 		a.segments = true
 		d.segments++
@@ -843,6 +926,9 @@ type keptAlloc struct {
 	// requested size).
 	size, block int64
 	inTrace     bool
+	// pool is the private pool of its block (deviceState.poolOf), 0 for
+	// the default pool.
+	pool int32
 }
 
 type siteGroup struct {
@@ -855,7 +941,10 @@ type siteGroup struct {
 	// not cover: all a keptAlloc of one would say (8 bytes, not 48: on a
 	// snapshot of 128,000 blocks and a short trace, 5 MB less).
 	outside []int64
-	n, nOut int // len(allocs) and len(outside) to come (groupSites' first pass)
+	// outsidePool is the private pool of each of outside (poolOf), nil
+	// when the device has none.
+	outsidePool []int32
+	n, nOut     int // len(allocs) and len(outside) to come (groupSites' first pass)
 }
 
 // count is the number of the group's allocations.
@@ -867,8 +956,12 @@ func (g *siteGroup) each(fn func(keptAlloc)) {
 	for _, k := range g.allocs {
 		fn(k)
 	}
-	for _, z := range g.outside {
-		fn(keptAlloc{size: z, block: z})
+	for i, z := range g.outside {
+		k := keptAlloc{size: z, block: z}
+		if g.outsidePool != nil {
+			k.pool = g.outsidePool[i]
+		}
+		fn(k)
 	}
 }
 
@@ -1531,9 +1624,13 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 				l, _ := in.live.get(b.addr)
 				k := kept(l)
 				k.block = b.size
+				k.pool = in.d.poolOf(b.addr)
 				g.allocs = append(g.allocs, k)
 			} else {
 				g.outside = append(g.outside, b.size)
+				if len(in.d.privSegs) > 0 {
+					g.outsidePool = append(g.outsidePool, in.d.poolOf(b.addr))
+				}
 			}
 			i++
 		}
@@ -1580,7 +1677,9 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			t = in.iter.tailOf(g.allocs)
 		}
 		if t == nil {
-			sites = append(sites, a.classify(&in, g, nallocs)...)
+			for _, s := range a.classify(&in, g, nallocs) {
+				sites = append(sites, s.withPools(in.d))
+			}
 			continue
 		}
 		// Made after the last iteration began, in the loop that ran
@@ -1592,7 +1691,7 @@ func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site,
 			if s.Growth != nil {
 				s.Growth.Loop, s.Growth.LoopAfter = loop, in.iter.seen
 			}
-			sites = append(sites, s)
+			sites = append(sites, s.withPools(in.d))
 		}
 	}
 	return sites, st
@@ -2266,6 +2365,12 @@ func (s *Site) repeated(blocks []int64, minKept int) {
 func (s *Site) add(k keptAlloc) {
 	s.Bytes = satAdd(s.Bytes, k.block)
 	s.Count++
+	if k.pool > 0 {
+		if s.poolBytes == nil {
+			s.poolBytes = map[int32]int64{}
+		}
+		s.poolBytes[k.pool] = satAdd(s.poolBytes[k.pool], k.block)
+	}
 	if !k.inTrace {
 		s.NotInTrace++
 	}

@@ -1,0 +1,40 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
+)
+
+// TestH46cPoolNote: a retained site whose blocks lie in private pools
+// names them and says why the memory stays. The kind of pool comes from
+// PyTorch's numbering (snapshot.PoolBytes): (3, 0) only a CUDA graph's own
+// capture makes, so the message says the graph keeps it until freed; (0,
+// 2) may be graph_pool_handle()'s or a MemPool's, so it names both; part
+// of a site's bytes in a pool are given as a part ("16 MiB of it").
+// Without private pools nothing is added.
+func TestH46cPoolNote(t *testing.T) {
+	s := snapshot.Site{Kind: callsite.Retained, Bytes: 48 << 20, Count: 2,
+		PrivatePools: []snapshot.PoolBytes{{ID: [2]int64{3, 0}, Bytes: 32 << 20}, {ID: [2]int64{0, 2}, Bytes: 16 << 20}}}
+	m := siteMessage(s, false)
+	for _, want := range []string{
+		"32 MiB of it in the private pool a CUDA graph's capture made for itself (segment_pool_id (3, 0))",
+		"16 MiB of it in a private pool from torch.cuda.graph_pool_handle()",
+		"or a torch.cuda.MemPool (segment_pool_id (0, 2))",
+		"when every CUDA graph captured into it is freed, or the MemPool is deleted",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("message lacks %q:\n%s", want, m)
+		}
+	}
+	s.PrivatePools = []snapshot.PoolBytes{{ID: [2]int64{3, 0}, Bytes: 48 << 20}}
+	if m := siteMessage(s, false); !strings.Contains(m, "; in the private pool a CUDA graph's capture made for itself (segment_pool_id (3, 0)): a CUDA graph keeps its private pool") || !strings.Contains(m, "until the graph is freed") {
+		t.Errorf("graph pool: %s", m)
+	}
+	s.PrivatePools = nil
+	if m := siteMessage(s, false); strings.Contains(m, "pool") {
+		t.Errorf("default pool named: %s", m)
+	}
+}
