@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -402,27 +403,55 @@ func poolNote(s snapshot.Site) string {
 	if len(s.PrivatePools) == 0 {
 		return ""
 	}
-	var parts []string
-	graph, shared := false, false
+	// The pools by kind, each kind said once: a site whose blocks lie in
+	// one pool per captured graph (graphs captured again and kept) would
+	// otherwise name every pool.
+	type kind struct {
+		one, many string
+		ids       [][2]int64
+		bytes     int64
+	}
+	kinds := []*kind{
+		{one: "the private pool a CUDA graph's capture made for itself", many: "private pools, one per CUDA graph's capture, each made for that graph"},
+		{one: "a private pool from torch.cuda.graph_pool_handle() (shared by CUDA graphs, as torch.compile's mode=\"reduce-overhead\" makes) or a torch.cuda.MemPool", many: "private pools from torch.cuda.graph_pool_handle() (shared by CUDA graphs) or torch.cuda.MemPool"},
+		{one: "a private pool", many: "private pools"},
+	}
 	for _, p := range s.PrivatePools {
-		what := "a private pool"
+		k := kinds[2]
 		switch {
 		case p.ID[0] != 0 && p.ID[1] == 0:
-			what, graph = "the private pool a CUDA graph's capture made for itself", true
+			k = kinds[0]
 		case p.ID[0] == 0:
-			what, shared = "a private pool from torch.cuda.graph_pool_handle() (shared by CUDA graphs, as torch.compile's mode=\"reduce-overhead\" makes) or a torch.cuda.MemPool", true
+			k = kinds[1]
+		}
+		k.ids = append(k.ids, p.ID)
+		k.bytes = satAdd(k.bytes, p.Bytes)
+	}
+	var parts []string
+	for _, k := range kinds {
+		if len(k.ids) == 0 {
+			continue
 		}
 		in := "in"
-		if p.Bytes < s.Bytes {
-			in = IBytes(p.Bytes) + " of it in"
+		if k.bytes < s.Bytes {
+			in = IBytes(k.bytes) + " of it in"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (segment_pool_id (%d, %d))", in, what, p.ID[0], p.ID[1]))
+		if len(k.ids) == 1 {
+			parts = append(parts, fmt.Sprintf("%s %s (segment_pool_id (%d, %d))", in, k.one, k.ids[0][0], k.ids[0][1]))
+			continue
+		}
+		slices.SortFunc(k.ids, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+		first, last := k.ids[0], k.ids[len(k.ids)-1]
+		parts = append(parts, fmt.Sprintf("%s %d %s (segment_pool_id (%d, %d) to (%d, %d))", in, len(k.ids), k.many, first[0], first[1], last[0], last[1]))
 	}
+	graph, shared := len(kinds[0].ids), len(kinds[1].ids)
 	why := "a private pool's segments serve only its own allocations and are not released by empty_cache() until the pool is"
 	switch {
-	case graph && !shared:
+	case graph > 1 && shared == 0:
+		why = fmt.Sprintf("each CUDA graph keeps its private pool, these tensors' segments with it, until the graph is freed (del the graph or graph.reset()); %d graphs' pools hold them, as graphs captured again and each kept do; empty_cache() does not release them", graph)
+	case graph == 1 && shared == 0:
 		why = "a CUDA graph keeps its private pool, these tensors' segments with it (its static inputs, outputs and the memory its replays reuse), until the graph is freed (del the graph or graph.reset()); empty_cache() does not release it"
-	case shared:
+	case shared > 0:
 		why += ": when every CUDA graph captured into it is freed, or the MemPool is deleted"
 	}
 	return "; " + strings.Join(parts, ", ") + ": " + why

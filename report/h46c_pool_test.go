@@ -33,6 +33,18 @@ func TestH46cPoolNote(t *testing.T) {
 	if m := siteMessage(s, false); !strings.Contains(m, "; in the private pool a CUDA graph's capture made for itself (segment_pool_id (3, 0)): a CUDA graph keeps its private pool") || !strings.Contains(m, "until the graph is freed") {
 		t.Errorf("graph pool: %s", m)
 	}
+	// One pool per captured graph (s38/graph_recapture_leak's shape: a
+	// graph captured again each step and kept): the pools are counted
+	// and their ids' range given, not each named.
+	s.PrivatePools = nil
+	for i := int64(1); i <= 30; i++ {
+		s.PrivatePools = append(s.PrivatePools, snapshot.PoolBytes{ID: [2]int64{31 - i, 0}, Bytes: 1 << 20})
+	}
+	s.Bytes = 30 << 20
+	m = siteMessage(s, false)
+	if !strings.Contains(m, "in 30 private pools, one per CUDA graph's capture, each made for that graph (segment_pool_id (1, 0) to (30, 0))") || !strings.Contains(m, "30 graphs' pools hold them") || strings.Contains(m, "(7, 0)") {
+		t.Errorf("30 graph pools: %s", m)
+	}
 	s.PrivatePools = nil
 	if m := siteMessage(s, false); strings.Contains(m, "pool") {
 		t.Errorf("default pool named: %s", m)

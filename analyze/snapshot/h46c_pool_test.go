@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,33 @@ func TestH46cPrivatePoolSites(t *testing.T) {
 	}
 	if seen != 3 {
 		t.Errorf("%d sites, want 3", seen)
+	}
+}
+
+// TestH46cPrivatePoolRealGraph: hv/cudagraph_clean.pickle, recorded on an
+// H200 (PyTorch 2.11) with a CUDA graph captured by torch.cuda.graph()
+// without pool= and replayed 50 times. Walking its pickle in Python: the
+// active blocks whose innermost rec.py frame is line 38 (the captured
+// forward) are 34,734,080 bytes, all in segments of pool (1, 0), the id
+// PyTorch 2.11 gives the pool a capture makes for itself; every other
+// active block (the batch at :42, the 41 MiB with no stack, :127) is in
+// (0, 0).
+func TestH46cPrivatePoolRealGraph(t *testing.T) {
+	res := analyzeSnapshot(t, "hv/cudagraph_clean.pickle", LeakOptions{})
+	found := false
+	for _, s := range res.Sites {
+		if s.Frame.Line == 38 && strings.HasSuffix(s.Frame.Filename, "rec.py") {
+			found = true
+			if len(s.PrivatePools) != 1 || s.PrivatePools[0] != (PoolBytes{ID: [2]int64{1, 0}, Bytes: 34734080}) {
+				t.Errorf("rec.py:38: private pools %+v, want 34734080 bytes in (1, 0)", s.PrivatePools)
+			}
+			continue
+		}
+		if len(s.PrivatePools) != 0 {
+			t.Errorf("%s:%d: private pools %+v, want none", s.Frame.Filename, s.Frame.Line, s.PrivatePools)
+		}
+	}
+	if !found {
+		t.Error("no site at rec.py:38")
 	}
 }
