@@ -71,6 +71,37 @@ const (
 	// segments (which empty_cache cannot return) at the end of a run is
 	// reported when it is at least fragmentationMinSplit and at least
 	// fragmentationMinShare of reserved memory or fragmentationMinLarge.
+	//
+	// Reviewed in session 46 (h46c), kept. PyTorch sets no bar: its OOM
+	// message advises expandable_segments ("If reserved but unallocated
+	// memory is large", printed whatever the figure: 4.17 MiB in pasted
+	// messages as readily as 136 GiB) and its notes say max_split_size_mb
+	// "may allow some borderline workloads to complete"; _memory_viz draws
+	// the segments and judges nothing. So the bar is ours, and it is set
+	// by what split memory costs. Whole free segments are not lost: any
+	// request that fits takes them, empty_cache() returns them, and the
+	// allocator frees them itself and retries before raising an OOM
+	// (release_cached_blocks); only the split part is held against
+	// requests larger than its pieces. Over the 33 public field snapshots
+	// (../shared/field/snapshots, summed in Python from their segments'
+	// blocks) the split part is 0-14% of reserved memory but in one, 25%
+	// (cranberrii: 1.5 GiB in pieces of 43 MiB or less), reported. Most
+	// field snapshots are taken idle, after a pass: MAGMA27 holds 982 MiB
+	// split (7.3% of 13.2 GiB reserved; 43% of the segments that still
+	// hold a live block, since what the pass freed left holes beside its
+	// 313 MiB output), yet its trace shows 13.0 GiB active at its peak
+	// within that reservation: when the memory was needed, at most 0.24
+	// GiB (2%) of the reserve was idle. Idle split memory beside the
+	// blocks a pass keeps is what the next pass reuses, so a share of
+	// the segments that hold live blocks (43% there) would call every
+	// such idle snapshot fragmented; a share of reserved memory, a fifth,
+	// does not, while a fifth of the GPU's reserve split into pieces (or
+	// 2 GiB, on GPUs of 80 GiB and more, where a fifth is 16 GiB) is
+	// memory a larger request cannot have. A snapshot taken at the peak or
+	// at the OOM (the observer's) has nothing freed yet to inflate the
+	// split part, and the same share holds; the OOM message's own
+	// figures are judged against the request instead (would it fit if
+	// contiguous), not by these bars.
 	fragmentationMinSplit = 64 << 20
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
