@@ -311,6 +311,18 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 		f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
 			IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
 	}
+	// Split memory in private pools serves only their own allocations
+	// (a CUDA graph's replays, a MemPool's tensors): the sizes above do
+	// not fit the default pool's requests there.
+	var private int64
+	for _, p := range fr.Pools {
+		if p.Private() {
+			private += p.InactiveSplitBytes
+		}
+	}
+	if private > 0 {
+		f.Message += fmt.Sprintf(" (%s of it lies in private pools, segment_pool_id other than (0, 0): a CUDA graph's or a torch.cuda.MemPool's, which serve only that graph's or pool's allocations, not the program's other requests, and keep their segments until the graph or pool is freed)", IBytes(private))
+	}
 	if s.MisfitSegments > 0 {
 		which := "one segment do not fit it"
 		if s.MisfitSegments > 1 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpuleak/gpuleak/analyze/callsite"
+	"github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/analyze/snapshot"
 )
 
@@ -48,5 +49,26 @@ func TestH46cPoolNote(t *testing.T) {
 	s.PrivatePools = nil
 	if m := siteMessage(s, false); strings.Contains(m, "pool") {
 		t.Errorf("default pool named: %s", m)
+	}
+}
+
+// TestH46cFragmentationPrivatePools: split memory in private pools is
+// said to be theirs (testdata/pytorch/h46c_cuda_graph_private_pools.pickle's
+// shape: 64 MiB split in the default pool's segment, 224 MiB in a CUDA
+// graph's pool (1, 0), 48 MiB in pool (0, 1)): 224 + 48 = 272 MiB of the
+// 336 MiB serve only those pools. With the default pool's alone, no note.
+func TestH46cFragmentationPrivatePools(t *testing.T) {
+	pool := func(id [2]int64, split int64) snapshot.PoolState {
+		return snapshot.PoolState{PoolKey: snapshot.PoolKey{PoolID: id}, InactiveSplitBytes: split, LargestSplitBytes: split, InactiveSplitBlocks: 1}
+	}
+	fr := oom.FragmentationReport{Path: "x.pickle", Device: 0, At: "end", Shape: oom.ShapePinned,
+		State: snapshot.PoolState{ReservedBytes: 448 << 20, InactiveSplitBytes: 336 << 20, LargestSplitBytes: 224 << 20, InactiveSplitBlocks: 3, LargestFreeBytes: -1},
+		Pools: []snapshot.PoolState{pool([2]int64{}, 64<<20), pool([2]int64{1, 0}, 224<<20), pool([2]int64{0, 1}, 48<<20)}}
+	if m := fragmentationFinding(fr).Message; !strings.Contains(m, "(272 MiB of it lies in private pools") {
+		t.Errorf("private pools' split memory not named: %s", m)
+	}
+	fr.Pools = fr.Pools[:1]
+	if m := fragmentationFinding(fr).Message; strings.Contains(m, "private pools") {
+		t.Errorf("default pool only, yet: %s", m)
 	}
 }
