@@ -311,6 +311,13 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 		f.Message = fmt.Sprintf("fragmentation: %s of PyTorch's %s reserved is free but split around live blocks %s%s; %s",
 			IBytes(s.InactiveSplitBytes), IBytes(s.ReservedBytes), where, splitBlocks(s, fr.Expandable, fr.Pools), fr.Advice)
 	}
+	if fr.PeakReservedBytes > 0 && fr.PeakActiveBytes > 0 && fr.PeakReservedBytes >= fr.PeakActiveBytes {
+		// The end is often idle, after a pass: what its frees left split
+		// beside the blocks it kept. The peak says what was idle when
+		// memory was needed.
+		f.Message += fmt.Sprintf(" (at the trace's peak %s was active of the %s then reserved: %s of the reserve, split or whole, was not in use when the most memory was active)",
+			IBytes(fr.PeakActiveBytes), IBytes(fr.PeakReservedBytes), IBytes(fr.PeakReservedBytes-fr.PeakActiveBytes))
+	}
 	// Split memory in private pools serves only their own allocations
 	// (a CUDA graph's replays, a MemPool's tensors): the sizes above do
 	// not fit the default pool's requests there.

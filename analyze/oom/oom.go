@@ -89,9 +89,13 @@ const (
 	// field snapshots are taken idle, after a pass: MAGMA27 holds 982 MiB
 	// split (7.3% of 13.2 GiB reserved; 43% of the segments that still
 	// hold a live block, since what the pass freed left holes beside its
-	// 313 MiB output), yet its trace shows 13.0 GiB active at its peak
-	// within that reservation: when the memory was needed, at most 0.24
-	// GiB (2%) of the reserve was idle. Idle split memory beside the
+	// 313 MiB output), yet its trace shows 13.0 GiB active at its peak,
+	// and 13.2 GiB reserved at the end: unless segments were released
+	// after the peak (its trace records no segment entry to tell), at
+	// most 0.24 GiB (2%) of the reserve was idle when memory was needed.
+	// cranberrii's trace does record them: 5.5 GiB active at its peak
+	// in 5.9 GiB then reserved, 433 MiB idle then, against 1.5 GiB split
+	// at its end; the finding gives both (PeakReservedBytes). Idle split memory beside the
 	// blocks a pass keeps is what the next pass reuses, so a share of
 	// the segments that hold live blocks (43% there) would call every
 	// such idle snapshot fragmented; a share of reserved memory, a fifth,
@@ -421,6 +425,12 @@ type FragmentationReport struct {
 	Shape string
 	// Advice says what to change.
 	Advice string
+	// PeakActiveBytes and PeakReservedBytes are, for a snapshot whose
+	// trace shows a peak above its end, the memory active then and what
+	// PyTorch had reserved then (snapshot.DeviceSummary); 0 when unknown.
+	// The split memory at an idle end says little of what fragmentation
+	// cost when memory was needed; their difference bounds it.
+	PeakActiveBytes, PeakReservedBytes int64
 }
 
 // Shapes of the free memory of a FragmentationReport. The string values
@@ -3248,6 +3258,13 @@ func fragmentationReports(inputs []Input, stats []StatsReport) []FragmentationRe
 				continue
 			}
 			fr := FragmentationReport{Path: in.Path, Format: in.Format, Device: dm.Device, At: "end", State: f, Advice: endFragmentationAdvice, Pools: dm.Pools, Shape: splitShape(f)}
+			if in.Snapshot.Leak != nil {
+				for _, ds := range in.Snapshot.Leak.Devices {
+					if ds.Device == dm.Device && ds.PeakReservedBytes > 0 && ds.PeakActiveBytes > 0 {
+						fr.PeakActiveBytes, fr.PeakReservedBytes = ds.PeakActiveBytes, ds.PeakReservedBytes
+					}
+				}
+			}
 			if fr.Shape == ShapePinned {
 				fr.Advice = pinnedAdvice
 			}

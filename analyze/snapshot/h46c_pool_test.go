@@ -63,3 +63,18 @@ func TestH46cPrivatePoolRealGraph(t *testing.T) {
 		t.Error("no site at rec.py:38")
 	}
 }
+
+// TestH46cPeakReserved: in h46c_cuda_graph_private_pools.pickle the peak
+// is iteration 1's last allocation (weights 64 + batch 4 + graph output
+// 32 + decode buffer 16 = 116 MiB, above the end's 112 MiB once the batch
+// is freed); its three segments (128 + 256 + 64 MiB) were all reserved
+// before it and none after, so 448 MiB were reserved at the peak.
+func TestH46cPeakReserved(t *testing.T) {
+	res := analyzeSnapshot(t, "h46c_cuda_graph_private_pools.pickle", LeakOptions{})
+	if len(res.Devices) != 1 {
+		t.Fatalf("%d devices", len(res.Devices))
+	}
+	if d := res.Devices[0]; d.PeakActiveBytes != 116<<20 || d.PeakReservedBytes != 448<<20 {
+		t.Errorf("peak %d active, %d reserved; want %d and %d", d.PeakActiveBytes, d.PeakReservedBytes, 116<<20, 448<<20)
+	}
+}

@@ -106,6 +106,13 @@ type DeviceSummary struct {
 	// allocated after the peak, less what it freed (0 when no moment was
 	// above the end).
 	PeakAboveEndBytes int64
+	// PeakReservedBytes is what PyTorch had reserved at the peak: the
+	// snapshot's segments less those the trace allocated after the peak,
+	// plus those it freed (segment_alloc, segment_map, segment_free,
+	// segment_unmap entries); 0 when unknown (no peak above the end, no
+	// segments in the snapshot, or a trace that records no segment
+	// entry, which then cannot tell none from unrecorded).
+	PeakReservedBytes int64
 	// PeakSeq is the trace entry (its seq) that reached the peak, -1 when
 	// it is the trace's start (its entries only freed memory), and PeakUs
 	// its time (µs since the Unix epoch; 0 when untimed or at the start).
@@ -515,6 +522,11 @@ type deviceState struct {
 	curBytes, peakBytes int64
 	peakPos             int
 	peakSeq, peakUs     int64
+	// segEntries counts the trace's segment entries; segSincePeak is
+	// the bytes they reserved (less those they released) since the
+	// peak.
+	segEntries   int64
+	segSincePeak int64
 	// lastOut is callRuns': the last log positions of the trace's entries
 	// (allocations, frees with a stack) of the two caller groups (callInfo.group,
 	// -1 for a stack under no caller's module call) seen last, latest first.
@@ -762,8 +774,15 @@ func (a *LeakAnalyzer) addEvents(rec arrow.RecordBatch) {
 		case actOther:
 			a.unknown[strings.Clone(dict.Value(action.GetValueIndex(i)))]++ // a map key outlives the batch
 		case actKnown:
-			if dict.Value(action.GetValueIndex(i)) == pytorch.ActionSnapshot {
+			switch dict.Value(action.GetValueIndex(i)) {
+			case pytorch.ActionSnapshot:
 				d.snapshots++
+			case pytorch.ActionSegmentAlloc, pytorch.ActionSegmentMap:
+				d.segEntries++
+				d.segSincePeak = satAdd(d.segSincePeak, size.Value(i))
+			case pytorch.ActionSegmentFree, pytorch.ActionSegmentUnmap:
+				d.segEntries++
+				d.segSincePeak -= size.Value(i)
 			}
 		}
 	}
@@ -775,6 +794,7 @@ func (d *deviceState) rise(b, seq, t int64) {
 	d.curBytes += b
 	if d.curBytes > d.peakBytes {
 		d.peakBytes, d.peakPos, d.peakSeq, d.peakUs = d.curBytes, d.log.n, seq, t
+		d.segSincePeak = 0
 	}
 }
 
@@ -1062,6 +1082,9 @@ func (a *LeakAnalyzer) summarize(d *deviceState) DeviceSummary {
 			s.PeakSeq, s.PeakUs = -1, 0 // the trace only freed
 		}
 		s.PeakTraceBytes, s.PeakSites = a.peakSites(d)
+		if a.segments && d.segEntries > 0 && d.peakPos > 0 {
+			s.PeakReservedBytes = max(d.reserved-d.segSincePeak, 0)
+		}
 	}
 	return s
 }
