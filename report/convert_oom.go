@@ -315,7 +315,7 @@ func fragmentationFinding(fr oom.FragmentationReport) Finding {
 		// The end is often idle, after a pass: what its frees left split
 		// beside the blocks it kept. The peak says what was idle when
 		// memory was needed.
-		f.Message += fmt.Sprintf(" (at the trace's peak %s was active of the %s then reserved: %s of the reserve, split or whole, was not in use when the most memory was active)",
+		f.Message += fmt.Sprintf(" (at the trace's peak %s was active of the %s then reserved: %s of the reserve, split or whole, was not in use then; a peak before the trace began is not seen)",
 			IBytes(fr.PeakActiveBytes), IBytes(fr.PeakReservedBytes), IBytes(fr.PeakReservedBytes-fr.PeakActiveBytes))
 	}
 	// Split memory in private pools serves only their own allocations
