@@ -62,11 +62,11 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	case sc.Backward > sc.Falls:
 		// The gradients' rises are the evidence: say what the memory's
 		// falls showed beside them.
-		fell := "never fell back by a quarter of a step's rise"
+		fell := "never fell back by a quarter of a step's rise (steps that keep most of what they allocate)"
 		if sc.Falls > 0 {
 			fell = fmt.Sprintf("fell back by a quarter of a step's rise only %s", counted(sc.Falls, "time", "times"))
 		}
-		stepsSeen = fmt.Sprintf("the timeline shows %s: gradients were made %s, as each backward pass makes them before zero_grad frees them, while its memory outside parameters, optimizer state and temporaries %s (steps that keep most of what they allocate)",
+		stepsSeen = fmt.Sprintf("the timeline shows %s: gradients were made %s, as each backward pass makes them before zero_grad frees them, while its memory outside parameters, optimizer state and temporaries %s",
 			counted(steps, "step", "steps"), counted(sc.Backward, "time", "times"), fell)
 	case steps == 0:
 		grads := "no gradient was made (no backward pass)"
