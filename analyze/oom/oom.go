@@ -521,6 +521,12 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 					reports = append(reports, r)
 				}
 			}
+			if r != nil && ggmlRepeat(r, m) {
+				var second bool
+				if r, second = ggmlAgain(r, m, in.Path); second {
+					reports = append(reports, r)
+				}
+			}
 			if r == nil {
 				r = &Report{Device: -1}
 				r.clear()
