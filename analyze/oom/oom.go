@@ -323,6 +323,10 @@ type Report struct {
 	// again is the OOM of the same message printed later in the same
 	// input after the run went on (see printedAgain); nil when none.
 	again *Report
+	// stackCall is the CUDA call a message's stack names (see
+	// stackCallOf), "" when none; stackCallAt its frame, as frameString
+	// writes it.
+	stackCall, stackCallAt string
 }
 
 // CoarseFigure is a figure of a Report known only to the precision a
@@ -1205,6 +1209,9 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	}
 	if r.caller == "" {
 		r.caller = callerOf(m)
+	}
+	if r.stackCall == "" {
+		r.stackCall, r.stackCallAt = stackCallOf(m.Frames)
 	}
 	if len(r.Stack) == 0 && len(m.Frames) > 0 {
 		r.Stack = oomUserStack(m.Frames, filter)
@@ -2402,14 +2409,27 @@ func (r *Report) cudaErrorNote() string {
 			if lib != "the CUDA driver" {
 				call = "call to " + lib + " (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			}
-			if fn := driverCallRe.FindStringSubmatch(r.msg.Prefix); fn != nil {
+			fn, from := "", ""
+			if m := driverCallRe.FindStringSubmatch(r.msg.Prefix); m != nil {
+				fn = m[1]
+			} else if r.stackCall != "" {
+				// The message does not name it; its stack does.
+				fn, from = r.stackCall, "named by the stack's frame "+r.stackCallAt
+			}
+			if fn != "" {
+				var what []string
 				switch {
-				case strings.HasPrefix(fn[1], "cuMemAlloc"), strings.HasPrefix(fn[1], "cuMemCreate"), strings.HasPrefix(fn[1], "cuMemHostAlloc"):
-					call = "call to " + fn[1] + " (an allocation)"
-				case strings.HasPrefix(fn[1], "cuCtxCreate"), strings.HasPrefix(fn[1], "cuDevicePrimaryCtx"):
-					call = "call to " + fn[1] + " (creating a context, which needs memory of its own)"
-				default:
-					call = "call to " + fn[1]
+				case strings.HasPrefix(fn, "cuMemAlloc"), strings.HasPrefix(fn, "cuMemCreate"), strings.HasPrefix(fn, "cuMemHostAlloc"), strings.HasPrefix(fn, "cudaMalloc"):
+					what = append(what, "an allocation")
+				case strings.HasPrefix(fn, "cuCtxCreate"), strings.HasPrefix(fn, "cuDevicePrimaryCtx"):
+					what = append(what, "creating a context, which needs memory of its own")
+				}
+				if from != "" {
+					what = append(what, from)
+				}
+				call = "call to " + fn
+				if len(what) > 0 {
+					call += " (" + strings.Join(what, "; ") + ")"
 				}
 			}
 			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"

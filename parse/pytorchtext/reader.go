@@ -171,6 +171,10 @@ type Reader struct {
 	splitFrames []tbFrame
 	trt         *trtBuild  // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
 	ggml        *ggmlRetry // llama.cpp allocation failures held until the lines after them tell (ggmlretry.go)
+	// java is a message on a Java exception's line held for its stack's
+	// frames, javaFrames those read (javastack.go).
+	java       *heldMessage
+	javaFrames []tbFrame
 	// xlaAsync is XLA's cudaMallocAsync failure held for the line after
 	// it, which gives the GPU's free and total memory (see
 	// xlaAsyncFreeTotalRe).
@@ -321,6 +325,7 @@ func (r *Reader) step() error {
 		}
 		r.finishTRT()
 		r.finishGGML()
+		r.flushJava()
 		r.out.End()
 	}
 	return nil
@@ -522,6 +527,9 @@ func (r *Reader) addLine(line string) error {
 			u.Line = r.line
 			r.meta.UnifiedMemory = &u
 		}
+	}
+	if r.seeJava(line) {
+		return nil
 	}
 	r.seeTRT(line)
 	r.seeGGML(line)
@@ -752,6 +760,10 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && frames == nil && javaLine(line[:i]) {
+			// Its Java stack's frames may follow.
+			r.holdJava(m, frames, r.line)
+			frames = nil
 		} else if kind == message && ggmlFailure(m) {
 			// Its chain's lines, and llama.cpp's retry, may follow.
 			r.holdGGML(m, frames, r.line)
@@ -813,7 +825,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java} {
 		if h != nil && h.line == n {
 			return true
 		}
