@@ -26,6 +26,9 @@ import (
 //     cudaMalloc failure on line 7, then "failed to allocate compute pp
 //     buffers", as llama-context.cpp throws): both failures are OOM rows
 //     (lines 3 and 7), and a warning says the retry failed too.
+//   - gpustack/gpustack#1269's llama-server log: a KV cache allocation
+//     that fails at load, no retry, the context not created: the OOM row
+//     stays (line 4), no note.
 func TestLlamaRetry(t *testing.T) {
 	for _, c := range []struct {
 		file   string
@@ -36,6 +39,7 @@ func TestLlamaRetry(t *testing.T) {
 		{"pastes/llamacpp_retry_recovered_llamacpp26297.txt", nil, []string{"an allocation failure (allocating 51748.72 MiB on device 1", "retried without pipeline parallelism (line 5)", "the retry succeeded (line 6:", "not counted"}, ""},
 		{"pastes/synthetic_llamacpp_retry_recovered_server.txt", nil, []string{"(line 5)", "the retry succeeded (line 6:", "compute buffer size"}, ""},
 		{"pastes/llamacpp_retry_cut_llamacpp16748.txt", []int64{4}, nil, "the text ends before any line that tells whether the retry succeeded"},
+		{"pastes/llamacpp_kvcache_load_failed_gpustack1269.txt", []int64{4}, nil, ""},
 		{"pastes/synthetic_llamacpp_retry_failed.txt", []int64{3, 7}, nil, "retried without pipeline parallelism (line 6) after an allocation failure (allocating 12710.31 MiB on device 0: cudaMalloc failed: out of memory), and the retry failed too (line 7"},
 	} {
 		rs := readFile(t, c.file, false)
