@@ -32,3 +32,18 @@ func TestHeadlineCountsUndescribedOOMs(t *testing.T) {
 		}
 	}
 }
+
+// The analysis table of the same input says "No findings." (no leak, no
+// OOM message), then that the statistics count the OOM the gate trips on.
+func TestNoFindingsCountsUndescribedOOMs(t *testing.T) {
+	one := int64(1)
+	r := &Report{Inputs: []Input{{Path: "summary.txt", Format: "pytorch-memory-summary", Warnings: []string{},
+		AllocatorStats: []AllocatorStats{{Source: "memory_summary", Line: 3, NumOOMs: &one, UndescribedOOMs: 1}}}}}
+	var b bytes.Buffer
+	if err := Write(&b, Document{Kind: DocAnalysis, Report: r}, FormatTable, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "No findings.\nThe allocator's statistics count 1 OOM that no out-of-memory message in the inputs describes (num_ooms, summary.txt:3); --fail-on oom counts it.") {
+		t.Errorf("%s", out)
+	}
+}
