@@ -83,3 +83,25 @@ func TestLlamaProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// llama-server's lines of a request served count as its progress too: a
+// failure after "slot update_slots: id  0 | task 0 | ..." (line 2 of a
+// synthetic log) has progress_line 2; in ggml-org/llama.cpp#11476's
+// served-then-failed excerpt (its server's start and first request, lines
+// 1 to 7, then its failure chains from line 8: the stored excerpts skip
+// what came between), the failures on lines 9 and 12 have the callers'
+// lines before them, 8 and 11.
+func TestLlamaServerProgress(t *testing.T) {
+	rs, err := readText(t, "served.txt", "slot launch_slot_: id  0 | task 3 | processing task\nslot update_slots: id  0 | task 3 | new prompt, n_ctx_slot = 4096\n"+
+		"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 100.00 MiB on device 0: cudaMalloc failed: out of memory\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 1 || rs.msgs[0].progress != 2 {
+		t.Errorf("messages %+v, want one with progress_line 2", rs.msgs)
+	}
+	rs = readFile(t, "pastes/llamacpp_served_then_failed_llamacpp11476.txt", false)
+	if len(rs.msgs) != 2 || rs.msgs[0].line != 9 || rs.msgs[0].progress != 8 || rs.msgs[1].line != 12 || rs.msgs[1].progress != 11 {
+		t.Errorf("messages %+v, want lines 9 and 12 with progress_line 8 and 11", rs.msgs)
+	}
+}
