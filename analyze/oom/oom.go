@@ -1430,7 +1430,7 @@ func (r *Report) asyncBeyondNote(seg, beyond int64) string {
 func oomUserStack(full []callsite.Frame, filter *callsite.FrameFilter) []callsite.Frame {
 	var out []callsite.Frame
 	for _, f := range full {
-		if !filter.Hidden(f) {
+		if !filter.Hidden(f) && !cudaBindingFrame(f) {
 			out = append(out, f)
 		}
 	}

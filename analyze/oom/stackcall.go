@@ -29,3 +29,12 @@ func stackCallOf(frames []callsite.Frame) (string, string) {
 	}
 	return "", ""
 }
+
+// cudaBindingFrame reports whether f is a frame of JCuda, the Java
+// binding of CUDA (its checkResult, which throws, and the wrapper named
+// after the call: "jcuda.driver.JCudaDriver.cuMemAlloc"): like PyTorch's
+// own frames, not the program's site of the OOM (the note names the call
+// from it: see stackCallOf).
+func cudaBindingFrame(f callsite.Frame) bool {
+	return strings.HasPrefix(f.Name, "jcuda.")
+}
