@@ -105,3 +105,16 @@ func TestLlamaServerProgress(t *testing.T) {
 		t.Errorf("messages %+v, want lines 9 and 12 with progress_line 8 and 11", rs.msgs)
 	}
 }
+
+// Two Java exceptions' statuses on one line (a log that lost its line
+// ends) are two messages, the first not lost when the second is held for
+// its stack.
+func TestJavaTwoOnALine(t *testing.T) {
+	rs, err := readText(t, "two.txt", "jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n\tat jcuda.driver.JCudaDriver.cuMemAlloc(JCudaDriver.java:9)\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.msgs) != 2 {
+		t.Errorf("%d messages, want 2: %+v", len(rs.msgs), rs.msgs)
+	}
+}

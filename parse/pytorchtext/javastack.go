@@ -43,6 +43,7 @@ func javaLine(prefix string) bool {
 
 // holdJava holds m, on a Java exception's line, for its stack's frames.
 func (r *Reader) holdJava(m Message, frames []tbFrame, line int64) {
+	r.flushJava() // one on the same line before it
 	r.java = &heldMessage{msg: m, frames: frames, line: line}
 	r.javaFrames = nil
 }
