@@ -47,6 +47,9 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 		} else {
 			fmt.Fprintln(ew, "\nNo findings.")
 		}
+		if l := undescribedLine(r); l != "" {
+			fmt.Fprintln(ew, l)
+		}
 	} else {
 		fmt.Fprintln(ew)
 		if err := findingsTable(ew, r, opt); err != nil {

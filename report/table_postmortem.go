@@ -58,7 +58,10 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 				can = append(can, in.Path)
 			}
 		}
+		counted := undescribedHeadline(r)
 		switch {
+		case len(cannot) == 0 && counted != "":
+			fmt.Fprintln(ew, "\n"+counted)
 		case len(cannot) == 0:
 			fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
 		case len(can) == 0:
@@ -67,6 +70,9 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 		default:
 			fmt.Fprintf(ew, "\nNo out-of-memory error in the inputs that can show one (%s); these cannot show one:\n", strings.Join(can, ", "))
 			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
+			if counted != "" {
+				fmt.Fprintln(ew, counted)
+			}
 		}
 	}
 	folded := 0 // OOM lines Ray's log deduplication folded (FoldedOOMs)

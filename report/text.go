@@ -123,6 +123,10 @@ func describeInput(in Input) string {
 		// The label is neutral: say whose messages it holds.
 		parts[0] += " (" + printersText(in.OOMPrinters) + ")"
 	}
+	if in.Format == "pytorch-oom-message" && len(in.OOMPrinters) == 0 {
+		// No message: say what it holds, not PyTorch's messages.
+		parts[0] = noOOMLabel(in)
+	}
 	if in.Samples != nil {
 		parts[0] += ", " + describeLog(in)
 	}

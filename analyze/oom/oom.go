@@ -358,6 +358,10 @@ type Report struct {
 	// again is the OOM of the same message printed later in the same
 	// input after the run went on (see printedAgain); nil when none.
 	again *Report
+	// stackCall is the CUDA call a message's stack names (see
+	// stackCallOf), "" when none; stackCallAt its frame, as frameString
+	// writes it.
+	stackCall, stackCallAt string
 }
 
 // CoarseFigure is a figure of a Report known only to the precision a
@@ -559,6 +563,12 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 			if r != nil && r.msg != nil && parsed(m.Generation) && sameNumbers(r.msg, &m.Message) {
 				var second bool
 				if r, second = printedAgain(r, m, in.Path, procs); second {
+					reports = append(reports, r)
+				}
+			}
+			if r != nil && ggmlRepeat(r, m) {
+				var second bool
+				if r, second = ggmlAgain(r, m, in.Path); second {
 					reports = append(reports, r)
 				}
 			}
@@ -1241,6 +1251,9 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if r.caller == "" {
 		r.caller = callerOf(m)
 	}
+	if r.stackCall == "" {
+		r.stackCall, r.stackCallAt = stackCallOf(m.Frames)
+	}
 	if len(r.Stack) == 0 && len(m.Frames) > 0 {
 		r.Stack = oomUserStack(m.Frames, filter)
 		if i := callsite.InnermostUser(r.Stack); i >= 0 {
@@ -1458,7 +1471,7 @@ func (r *Report) asyncBeyondNote(seg, beyond int64) string {
 func oomUserStack(full []callsite.Frame, filter *callsite.FrameFilter) []callsite.Frame {
 	var out []callsite.Frame
 	for _, f := range full {
-		if !filter.Hidden(f) {
+		if !filter.Hidden(f) && !cudaBindingFrame(f) {
 			out = append(out, f)
 		}
 	}
@@ -2437,14 +2450,27 @@ func (r *Report) cudaErrorNote() string {
 			if lib != "the CUDA driver" {
 				call = "call to " + lib + " (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			}
-			if fn := driverCallRe.FindStringSubmatch(r.msg.Prefix); fn != nil {
+			fn, from := "", ""
+			if m := driverCallRe.FindStringSubmatch(r.msg.Prefix); m != nil {
+				fn = m[1]
+			} else if r.stackCall != "" {
+				// The message does not name it; its stack does.
+				fn, from = r.stackCall, "named by the stack's frame "+r.stackCallAt
+			}
+			if fn != "" {
+				var what []string
 				switch {
-				case strings.HasPrefix(fn[1], "cuMemAlloc"), strings.HasPrefix(fn[1], "cuMemCreate"), strings.HasPrefix(fn[1], "cuMemHostAlloc"):
-					call = "call to " + fn[1] + " (an allocation)"
-				case strings.HasPrefix(fn[1], "cuCtxCreate"), strings.HasPrefix(fn[1], "cuDevicePrimaryCtx"):
-					call = "call to " + fn[1] + " (creating a context, which needs memory of its own)"
-				default:
-					call = "call to " + fn[1]
+				case strings.HasPrefix(fn, "cuMemAlloc"), strings.HasPrefix(fn, "cuMemCreate"), strings.HasPrefix(fn, "cuMemHostAlloc"), strings.HasPrefix(fn, "cudaMalloc"):
+					what = append(what, "an allocation")
+				case strings.HasPrefix(fn, "cuCtxCreate"), strings.HasPrefix(fn, "cuDevicePrimaryCtx"):
+					what = append(what, "creating a context, which needs memory of its own")
+				}
+				if from != "" {
+					what = append(what, from)
+				}
+				call = "call to " + fn
+				if len(what) > 0 {
+					call += " (" + strings.Join(what, "; ") + ")"
 				}
 			}
 			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"

@@ -28,9 +28,12 @@ func TestOtherProgramsPastes(t *testing.T) {
 		t.Errorf("numba: %+v %q", r.Sources, r.Notes)
 	}
 	// JCuda's CudaException at cuCtxCreate (in the Java frames, not the
-	// message): the note does not call it an allocation.
+	// message): the note names the call from the frame (session 46,
+	// h46e; before, "an allocation, or creating a context ... the message
+	// does not say which") and does not call it an allocation.
 	r = one("jcuda_driver_osprey67.txt")
-	if r.Caller() != "JCuda" || !strings.Contains(notes(r), "or creating a context") || strings.Contains(notes(r), "PyTorch held") {
+	if r.Caller() != "JCuda" || !strings.Contains(notes(r), "call to cuCtxCreate (creating a context, which needs memory of its own; named by the stack's frame jcuda.driver.JCudaDriver.cuCtxCreate (JCudaDriver.java:1514))") ||
+		strings.Contains(notes(r), "does not say which") || strings.Contains(notes(r), "PyTorch held") {
 		t.Errorf("jcuda: %q", r.Notes)
 	}
 	// XLA's StreamExecutor allocator, printed in bold and in an E record:

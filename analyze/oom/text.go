@@ -32,7 +32,9 @@ type Message struct {
 	FoldedFirst int64
 	// ProgressLine is the last line before the message that counts the
 	// run's progress (a step, iteration or epoch number, a tqdm bar) among
-	// its process's lines; 0 when none (pytorchtext's progress_line).
+	// its process's lines, or a llama.cpp line that shows it went on
+	// after an allocation failure; 0 when none (pytorchtext's
+	// progress_line).
 	ProgressLine int64
 }
 

@@ -72,6 +72,10 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("CUDA out of memory. Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 21.97 GiB\nProcess 1185086 has 21.77 GiB memory in use\n"))
 	// A Jupyter notebook: a stream, a markdown cell, an error output.
 	f.Add([]byte(`{"cells": [{"cell_type": "markdown", "source": ["a\n"]}, {"cell_type": "code", "outputs": [{"output_type": "stream", "text": ["x", "y\n"]}, {"output_type": "error", "ename": "OutOfMemoryError", "evalue": "v", "traceback": ["\u001b[0;31mOutOfMemoryError\u001b[0m   Traceback (most recent call last)", "Cell \u001b[0;32mIn[2], line 1\u001b[0m\n----> 1 f()\n", "\u001b[0;31mOutOfMemoryError\u001b[0m: CUDA out of memory. Tried to allocate 2 GiB (GPU 0; 24 GiB total capacity; 20 GiB already allocated; 1 GiB free; 21 GiB reserved in total by PyTorch)"]}]}], "nbformat": 4}`))
+	// llama.cpp's failure, its chain and its retry (ggmlretry.go); a
+	// Java exception's stack (javastack.go).
+	f.Add([]byte("E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 51748.72 MiB on device 1: cudaMalloc failed: out of memory\nE graph_reserve: failed to allocate compute buffers\nW sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism\nI srv    load_model: initializing, n_slots = 1\n"))
+	f.Add([]byte("jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n\tat jcuda.driver.JCudaDriver.checkResult(JCudaDriver.java:337)\n\tat jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)\nCaused by: x\n\t... 3 more\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
 		defer mem.AssertSize(t, 0)

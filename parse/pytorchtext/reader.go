@@ -169,7 +169,12 @@ type Reader struct {
 	split *splitPhrase
 	// splitFrames are split's traceback frames, for the joined line.
 	splitFrames []tbFrame
-	trt         *trtBuild // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	trt         *trtBuild  // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
+	ggml        *ggmlRetry // llama.cpp allocation failures held until the lines after them tell (ggmlretry.go)
+	// java is a message on a Java exception's line held for its stack's
+	// frames, javaFrames those read (javastack.go).
+	java       *heldMessage
+	javaFrames []tbFrame
 	// xlaAsync is XLA's cudaMallocAsync failure held for the line after
 	// it, which gives the GPU's free and total memory (see
 	// xlaAsyncFreeTotalRe).
@@ -211,6 +216,10 @@ type Reader struct {
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
+	// progressAt holds, by line, the progress line of a message held
+	// for the lines after it (ggmlretry.go), taken when it was read:
+	// the lines read since may hold later ones.
+	progressAt map[int64]int64
 	// theano is the GPU Theano's last start-up line named (theanodev.go).
 	theano theanoDevice
 }
@@ -315,6 +324,8 @@ func (r *Reader) step() error {
 			}
 		}
 		r.finishTRT()
+		r.finishGGML()
+		r.flushJava()
 		r.out.End()
 	}
 	return nil
@@ -517,7 +528,11 @@ func (r *Reader) addLine(line string) error {
 			r.meta.UnifiedMemory = &u
 		}
 	}
+	if r.seeJava(line) {
+		return nil
+	}
 	r.seeTRT(line)
+	r.seeGGML(line)
 	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
@@ -745,6 +760,14 @@ func (r *Reader) addBody(line string) error {
 			// the run ended there, the builder did not go on.)
 			r.holdTRT(m, frames, r.line)
 			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && frames == nil && javaLine(line[:i]) {
+			// Its Java stack's frames may follow.
+			r.holdJava(m, frames, r.line)
+			frames = nil
+		} else if kind == message && ggmlFailure(m) {
+			// Its chain's lines, and llama.cpp's retry, may follow.
+			r.holdGGML(m, frames, r.line)
+			frames = nil
 		} else if kind == message && m.Generation == GenXLA && m.Reason == "" {
 			// XLA's BufferAssignment stats may follow.
 			r.xlaStats = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
@@ -802,13 +825,20 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java} {
 		if h != nil && h.line == n {
 			return true
 		}
 	}
 	if b := r.trt; b != nil {
 		for _, h := range b.held {
+			if h.line == n {
+				return true
+			}
+		}
+	}
+	if g := r.ggml; g != nil {
+		for _, h := range g.held {
 			if h.line == n {
 				return true
 			}
@@ -1290,7 +1320,12 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgFolded).AppendNull()
 		b.Field(MsgFoldedFirst).AppendNull()
 	}
-	if p := r.progressBefore(m.Prefix, line); p > 0 {
+	p := r.progressBefore(m.Prefix, line)
+	if q, ok := r.progressAt[line]; ok {
+		p = q
+		delete(r.progressAt, line)
+	}
+	if p > 0 {
 		b.Field(MsgProgressLine).(*array.Int64Builder).Append(p)
 	} else {
 		b.Field(MsgProgressLine).AppendNull()

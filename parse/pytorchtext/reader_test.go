@@ -33,6 +33,7 @@ type msgRow struct {
 	device            int32 // -1 null
 	sizes             map[string]int64
 	reason, text      string
+	progress          int64 // progress_line, 0 null
 }
 
 type statRow struct {
@@ -84,6 +85,9 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				}
 				if c := rec.Column(MsgDevice); c.IsValid(i) {
 					m.device = c.(*array.Int32).Value(i)
+				}
+				if c := rec.Column(MsgProgressLine); c.IsValid(i) {
+					m.progress = c.(*array.Int64).Value(i)
 				}
 				for col := MsgRequested; col <= MsgReserved; col++ {
 					if c := rec.Column(col); c.IsValid(i) {

@@ -112,7 +112,10 @@
 //	               from those of the progress line before it (a bar drawn again with the same count
 //	               is not progress); lines inside a traceback are not counted; null when none. Two
 //	               copies of one message with such a line between them were printed by a run that
-//	               went on: two failures
+//	               went on: two failures. In llama.cpp's log, its lines that show it went on after an
+//	               allocation failure count too: the failure's caller's ("llama_kv_cache_update_impl:
+//	               failed to allocate compute buffers": llama.cpp logs each failure's chain once)
+//	               and llama-server's lines of a request ("slot update_slots: id 0 | task 12")
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"

@@ -1,0 +1,52 @@
+package oom
+
+import (
+	"fmt"
+
+	"github.com/gpuleak/gpuleak/parse/pytorchtext"
+)
+
+// ggmlRepeat reports whether m is the llama.cpp allocation failure that r
+// holds, printed again: the same words ("allocating 9866.00 MiB on device
+// 1: cudaMalloc failed: out of memory"), so the same buffer on the same
+// device.
+func ggmlRepeat(r *Report, m Message) bool {
+	return r.msg != nil && r.msg.Text == m.Text && pytorchtext.Library(m.Text) == "llama.cpp (ggml)"
+}
+
+// ggmlAgain judges m, a llama.cpp allocation failure with r's words,
+// printed again in the input at path after r's last line there. llama.cpp
+// logs each failure once, with its chain of callers ("ggml_gallocr_
+// reserve_n: failed to allocate CUDA1 buffer", "llama_kv_cache_update_impl:
+// failed to allocate compute buffers"); a line of its log that shows it
+// went on between the two (the earlier failure's caller returning its
+// error, a request served: Message.ProgressLine) makes m another call
+// that failed the same way, returned new (true) and chained from r (a
+// server that kept running fails again at each request that needs the
+// buffer). Without such a line, m is read as r printed again, with a
+// note. A message r's OOM has not been printed with in this input is r's
+// (the same OOM in several files).
+func ggmlAgain(r *Report, m Message, path string) (*Report, bool) {
+	for r.again != nil {
+		r = r.again
+	}
+	var prev int64
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event {
+			prev = max(prev, s.Line)
+		}
+	}
+	if prev == 0 || m.Line <= prev {
+		return r, false
+	}
+	if m.ProgressLine <= prev {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again with no line of llama.cpp's between that shows it went on (the failure's caller logging its error, a request served): read as this OOM printed twice; the text cannot tell that from a second call that failed at once", path, m.Line))
+		return r, false
+	}
+	n := &Report{Device: -1}
+	n.clear()
+	r.again = n
+	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so that is another call that failed the same way, counted as another OOM", path, m.Line, m.ProgressLine))
+	n.Notes = append(n.Notes, fmt.Sprintf("the same failure as %s:%d, again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so this is another call that failed, another OOM with the same figures", path, prev, m.ProgressLine))
+	return n, true
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// pytorch/pytorch#35901's memory_summary() alone ("CUDA OOMs: 1" on its
+// line 3, no message anywhere): the gate trips on the allocator's count,
+// so the postmortem's headline must not say there was no out-of-memory
+// error. It says there was no message, and that the statistics count 1
+// OOM, where; with no count, the plain headline stays.
+func TestHeadlineCountsUndescribedOOMs(t *testing.T) {
+	one := int64(1)
+	for _, c := range []struct {
+		undescribed int64
+		want, not   string
+	}{
+		{1, "No out-of-memory message in the inputs, but the allocator's statistics count 1 OOM before they were taken (num_ooms, summary.txt:3): the program caught it", "No out-of-memory error in the inputs."},
+		{3, "count 3 OOMs before they were taken (num_ooms, summary.txt:3): the program caught them, or their message", "No out-of-memory error in the inputs."},
+		{0, "No out-of-memory error in the inputs.", "allocator's statistics count"},
+	} {
+		r := &Report{Inputs: []Input{{Path: "summary.txt", Format: "pytorch-memory-summary", Warnings: []string{},
+			AllocatorStats: []AllocatorStats{{Source: "memory_summary", Line: 3, NumOOMs: &one, UndescribedOOMs: c.undescribed}}}}}
+		var b bytes.Buffer
+		if err := Write(&b, Document{Kind: DocPostmortem, Report: r}, FormatTable, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if out := b.String(); !strings.Contains(out, c.want) || strings.Contains(out, c.not) {
+			t.Errorf("undescribed %d: want %q, not %q:\n%s", c.undescribed, c.want, c.not, out)
+		}
+	}
+}
+
+// The analysis table of the same input says "No findings." (no leak, no
+// OOM message), then that the statistics count the OOM the gate trips on.
+func TestNoFindingsCountsUndescribedOOMs(t *testing.T) {
+	one := int64(1)
+	r := &Report{Inputs: []Input{{Path: "summary.txt", Format: "pytorch-memory-summary", Warnings: []string{},
+		AllocatorStats: []AllocatorStats{{Source: "memory_summary", Line: 3, NumOOMs: &one, UndescribedOOMs: 1}}}}}
+	var b bytes.Buffer
+	if err := Write(&b, Document{Kind: DocAnalysis, Report: r}, FormatTable, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "No findings.\nThe allocator's statistics count 1 OOM that no out-of-memory message in the inputs describes (num_ooms, summary.txt:3); --fail-on oom counts it.") {
+		t.Errorf("%s", out)
+	}
+}
