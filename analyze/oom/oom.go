@@ -1702,7 +1702,7 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 				break
 			}
-			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
+			r.Notes = append(r.Notes, r.tfTensorNote())
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
 		case pytorchtext.GenBatchFinder:
@@ -2436,6 +2436,23 @@ func (r *Report) cudaErrorNote() string {
 		return lib + " could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 	}
 	return lib + " could not allocate the memory it needed" + by + " (an ALLOC_FAILED status: a handle, a plan or a workspace; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; nvidia-smi at the time, or the framework's own memory report, would tell what held the GPU"
+}
+
+// tfTensorNote is the note of TensorFlow's "OOM when allocating tensor"
+// (pytorchtext.GenTF): raised as ResourceExhaustedError, or op_kernel.cc's
+// WARNING record of the op's failure counted alone (no exception after it
+// in the text); its size, where known, is the BFC allocator's record that
+// the reader read as the same failure, for TensorFlow's words give a
+// shape, not bytes.
+func (r *Report) tfTensorNote() string {
+	what := "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor)"
+	if r.msg != nil && strings.Contains(r.msg.Prefix, "op_kernel.cc:") {
+		what = "TensorFlow's allocator could not allocate a tensor for an op (OOM when allocating tensor), in op_kernel.cc's WARNING record of the op's failure (\"OP_REQUIRES failed at\"): TensorFlow returns the failed status to the caller, which raises it as ResourceExhaustedError, and no such exception follows in the inputs: the log was cut there, or the program caught the error"
+	}
+	if r.known(r.RequestedBytes) {
+		return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure; its chunk dump (\"Sum Total of in-use chunks\") tells what was in use"
+	}
+	return what + "; the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use"
 }
 
 // ortExprRe reads the call ONNX Runtime's failed CUDA or HIP call names

@@ -163,6 +163,10 @@ type Reader struct {
 	// of their lines (see holdBehind); draining while they are written.
 	behind   []heldMessage
 	draining bool
+	// atEnd says the input has ended and the messages still held are
+	// being written: each waits in behind, drained in line order once
+	// all are in.
+	atEnd bool
 	// split is the line before when it ended inside an out-of-memory
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
@@ -181,6 +185,13 @@ type Reader struct {
 	// message: TensorFlow's own OOM for the same allocation, which it
 	// then is (see bfcFailure).
 	bfc *heldMessage
+	// tfOp is TensorFlow's op_kernel.cc record of an op that failed for
+	// want of memory, logged at WARNING level, held for the exception
+	// TensorFlow raises from it, which is then the OOM; tfOpMore counts
+	// the records of other ops' failures read while it is held, read as
+	// the same failure (see holdTFOp).
+	tfOp     *heldMessage
+	tfOpMore int
 	// nccl is NCCL's "Cuda failure 'out of memory'" held for its next
 	// line, which may give the bytes (see ncclCallocRe); ncclWho is its
 	// lines' "host:pid:tid [cudaDev]".
@@ -301,13 +312,16 @@ func (r *Reader) step() error {
 		if r.stats != nil {
 			r.endStatsText("")
 		}
+		// Every message still held is written now, in the order of its
+		// line (held ones wait in behind until all are in).
+		r.atEnd = true
 		r.flushPending()
 		for _, p := range r.parked {
 			r.pending = p
 			r.flushPending()
 		}
 		r.parked = nil
-		r.drainBehind()
+		r.endTFOp()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
@@ -315,6 +329,8 @@ func (r *Reader) step() error {
 			}
 		}
 		r.finishTRT()
+		r.atEnd = false
+		r.drainBehind()
 		r.out.End()
 	}
 	return nil
@@ -708,7 +724,9 @@ func (r *Reader) addBody(line string) error {
 			continue
 		}
 		if loggedOnly(line, i) {
-			r.noteLogged(line, i)
+			if !r.holdTFOp(line, i) {
+				r.noteLogged(line, i)
+			}
 			break
 		}
 		m, end := ParseMessage(line, i)
@@ -802,7 +820,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.tfOp} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -812,6 +830,11 @@ func (r *Reader) holdsLine(n int64) bool {
 			if h.line == n {
 				return true
 			}
+		}
+	}
+	for _, h := range r.behind {
+		if h.line == n {
+			return true
 		}
 	}
 	return false
@@ -827,6 +850,75 @@ func (r *Reader) noteKind(line string) {
 	if _, ok := r.rayKeys[k]; !ok && len(r.rayKeys) < maxRayKeys {
 		r.rayKeys[k] = r.line
 	}
+}
+
+// takeBFCSize gives m, TensorFlow's OOM, the request and device of the
+// BFC allocator's failure (or of an op's record that took them from one)
+// it stands for, where its own words give none: TensorFlow's message
+// names a shape, the allocator's record the bytes it could not allocate
+// (rounded, see bfcFailure).
+func takeBFCSize(m *Message, from Message) {
+	if m.Requested < 0 {
+		m.Requested = from.Requested
+	}
+	if m.Device < 0 && from.Device >= 0 {
+		m.Device, m.Backend = from.Device, from.Backend
+	}
+}
+
+// holdTFOp holds TensorFlow's op_kernel.cc record of an op that failed
+// for want of GPU memory at line[at] ("W .../op_kernel.cc:1318]
+// OP_REQUIRES failed at assign_op.h:117 : Resource exhausted: OOM when
+// allocating tensor ...", OpKernelContext::CtxFailureWithWarning, TF 1.5
+// and later), and reports whether it took the line. The record is logged
+// at WARNING level, yet the op failed: op_kernel.cc sets the op's status,
+// and TensorFlow returns it to the caller, which raises it
+// (ResourceExhaustedError) unless the program catches it. The exception,
+// where the text has it, is the OOM (addMessage drops the record then);
+// at the end of the text, a record no exception followed is counted (see
+// endTFOp): the log was cut after it, or the program caught the error.
+// The BFC allocator's failure held before it (the allocation the op could
+// not make) is the same failure: the record takes its size. Records of
+// other ops read while one is held (ops running in parallel fail
+// together) are read as the same failure.
+func (r *Reader) holdTFOp(line string, at int) bool {
+	if !strings.Contains(line[:at], "op_kernel.cc:") {
+		return false
+	}
+	m, _ := ParseMessage(line, at)
+	if m.Generation != GenTF || m.Host {
+		return false // host memory, or not TensorFlow's words: noteLogged says so
+	}
+	m.Prefix, m.Exception = splitPrefix(line[:at])
+	if r.tfOp != nil {
+		r.tfOpMore++
+	} else {
+		r.tfOp = &heldMessage{msg: m, line: r.line}
+	}
+	if h := r.bfc; h != nil && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
+		r.bfc = nil
+		if r.tfOpMore == 0 {
+			takeBFCSize(&r.tfOp.msg, h.msg)
+		}
+	}
+	r.noteKind(line) // for Ray's folds
+	return true
+}
+
+// endTFOp counts the op failure held at the end of the text (see
+// holdTFOp) as an OOM, with a warning that no exception followed it.
+func (r *Reader) endTFOp() {
+	h := r.tfOp
+	if h == nil {
+		return
+	}
+	more := ""
+	if r.tfOpMore > 0 {
+		more = fmt.Sprintf("; %d more ops' failures logged after it, with no exception between, are read as the same failure", r.tfOpMore)
+	}
+	r.tfOp, r.tfOpMore = nil, 0
+	r.meta.Warnings.Linef(int(h.line), "a TensorFlow op's failure logged at WARNING level by op_kernel.cc (%s) with no TensorFlow exception after it in the text: TensorFlow returns the op's failed status to the caller, which raises it (ResourceExhaustedError) unless the program catches it, so the text was cut after it or the program caught the error; counted as an OOM%s", clip(h.msg.Text), more)
+	r.addMessage(h.msg, h.frames, h.line)
 }
 
 // noteLogged warns of an out-of-memory error that a framework logged at
@@ -1092,6 +1184,10 @@ func digitShape(s string) string {
 // before it waits: the messages table is in the order of lines. It
 // reports whether m was held.
 func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
+	if r.atEnd && !r.draining {
+		r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
+		return true
+	}
 	if r.draining || len(r.behind) == 0 && r.earliestOpen() >= line {
 		return false
 	}
@@ -1100,7 +1196,8 @@ func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
 }
 
 // earliestOpen is the first line of the earliest message parked, or
-// pending while others are parked or held; math.MaxInt64 when none.
+// pending while others are parked or held, or of TensorRT's failures
+// held; math.MaxInt64 when none.
 func (r *Reader) earliestOpen() int64 {
 	open := int64(math.MaxInt64)
 	for _, p := range r.parked {
@@ -1109,13 +1206,18 @@ func (r *Reader) earliestOpen() int64 {
 	if r.pending != nil && (len(r.parked) > 0 || len(r.behind) > 0) {
 		open = min(open, r.pending.line)
 	}
+	if b := r.trt; b != nil && len(b.held) > 0 {
+		// TensorRT's failures wait for a line that tells what became of
+		// them (trtbuild.go); a message after them waits with them.
+		open = min(open, b.held[0].line)
+	}
 	return open
 }
 
 // drainBehind writes the held messages (holdBehind) of lines before any
 // message still open, in the order of their lines.
 func (r *Reader) drainBehind() {
-	if len(r.behind) == 0 || r.draining {
+	if len(r.behind) == 0 || r.draining || r.atEnd {
 		return
 	}
 	slices.SortStableFunc(r.behind, func(a, b heldMessage) int { return cmp.Compare(a.line, b.line) })
@@ -1204,12 +1306,22 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
 			// TensorFlow's OOM for the allocation the BFC allocator
-			// logged: one OOM, read from TensorFlow's words. (One on
-			// another GPU, "by allocator GPU_0_bfc" after GPU_1_bfc's
-			// failure, is another allocator's OOM: both are counted.)
+			// logged: one OOM, read from TensorFlow's words, with the
+			// allocator's size where TensorFlow's give none (a shape).
+			// (One on another GPU, "by allocator GPU_0_bfc" after
+			// GPU_1_bfc's failure, is another allocator's OOM: both are
+			// counted.)
+			takeBFCSize(&m, h.msg)
 		} else {
 			r.addMessage(h.msg, h.frames, h.line)
 		}
+	}
+	if h := r.tfOp; h != nil && m.Generation == GenTF && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
+		// The exception TensorFlow raised from the op's failure it
+		// logged (see holdTFOp): one OOM, read from the exception,
+		// with the size the op's record took from the BFC allocator.
+		r.tfOp, r.tfOpMore = nil, 0
+		takeBFCSize(&m, h.msg)
 	}
 	r.theanoMessageDevice(&m, line)
 	id := r.nmsg

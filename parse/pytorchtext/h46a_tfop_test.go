@@ -1,0 +1,106 @@
+package pytorchtext
+
+import (
+	"strings"
+	"testing"
+)
+
+// Session 46, helper h46a (testdata/README.md, "Session 46, h46a").
+
+// TensorFlow's op_kernel.cc logs an op's OOM at WARNING level
+// (CtxFailureWithWarning: "OP_REQUIRES failed at F:L : " and the status,
+// then SetStatus) and returns the status to the caller, which raises it.
+// Alone in a text (brightics/studio#815: the program caught the error and
+// printed its own "[Job Failed] ... Local Engine : OOM when ...", which no
+// status word leads into), it was no OOM, and --fail-on oom passed on a
+// failed job. It is now one OOM, at the record's line, on GPU 0 (its
+// "/device:GPU:0"), with a warning that no exception followed it.
+func TestH46aTFOpFailureAloneIsAnOOM(t *testing.T) {
+	rs := readFile(t, "pastes/h46a_tf_op_kernel_caught_brightics815.txt", false)
+	if len(rs.msgs) != 1 {
+		t.Fatalf("%d messages, want 1; warnings %.300q", len(rs.msgs), rs.meta.Warnings.Strings())
+	}
+	m := rs.msgs[0]
+	if m.gen != string(GenTF) || m.line != 2 || m.device != 0 {
+		t.Errorf("%+v, want tensorflow at line 2 on device 0", m)
+	}
+	w := strings.Join(rs.meta.Warnings.Strings(), "\n")
+	if !strings.Contains(w, "line 2: a TensorFlow op's failure") || !strings.Contains(w, "no TensorFlow exception after it") {
+		t.Errorf("warnings %.300q, want line 2's op failure explained", w)
+	}
+}
+
+// The BFC allocator's failure, op_kernel.cc's record of the op that met
+// it, and the exception TensorFlow raised are one failure: one OOM, at the
+// exception's line (11), whose request is the BFC record's rounded bytes
+// (18874368: TensorFlow's own words give a shape, not bytes), and no
+// warning that an exception is missing. Cut after the op's record (line
+// 7), the record is the OOM, with the same bytes; before session 46 the cut
+// text counted the BFC record alone, the op's record uncounted.
+func TestH46aTFBFCOpExceptionIsOne(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		line int64
+		warn bool
+	}{
+		{"synthetic/h46a_tf_bfc_op_exception.txt", 11, false},
+		{"synthetic/h46a_tf_bfc_op_cut.txt", 7, true},
+	} {
+		rs := readFile(t, c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Errorf("%s: %d messages %+v, want 1", c.file, len(rs.msgs), rs.msgs)
+			continue
+		}
+		m := rs.msgs[0]
+		if m.line != c.line || m.sizes["requested"] != 18874368 || m.device != 0 || BFCFailure(m.text) {
+			t.Errorf("%s: %+v, want TensorFlow's words at line %d, 18874368 requested on device 0", c.file, m, c.line)
+		}
+		w := strings.Join(rs.meta.Warnings.Strings(), "\n")
+		if got := strings.Contains(w, "no TensorFlow exception after it"); got != c.warn {
+			t.Errorf("%s: warnings %.300q, want the missing-exception warning: %v", c.file, w, c.warn)
+		}
+	}
+}
+
+// Records of ops failing together (parallel ops of one step) before one
+// exception are one OOM; with no exception, one OOM whose warning counts
+// the others.
+func TestH46aTFOpRecordsOfOneStep(t *testing.T) {
+	const rec = "2020-02-28 19:43:16.58: W tensorflow/core/framework/op_kernel.cc:1655] OP_REQUIRES failed at conv_ops.cc:%s : Resource exhausted: OOM when allocating tensor with shape[8,64,112,112] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+	two := strings.Replace(rec, "%s", "446", 1) + strings.Replace(rec, "%s", "501", 1)
+	exc := "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[8,64,112,112] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+	rs, err := readText(t, "two+exc", two+exc, false)
+	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].line != 3 {
+		t.Errorf("two records and the exception: %+v %v, want one message at line 3", rs.msgs, err)
+	}
+	rs, err = readText(t, "two", two, false)
+	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].line != 1 {
+		t.Fatalf("two records: %+v %v, want one message at line 1", rs.msgs, err)
+	}
+	if w := strings.Join(rs.meta.Warnings.Strings(), "\n"); !strings.Contains(w, "1 more ops' failures") {
+		t.Errorf("warnings %.300q, want the second record counted in the first's", w)
+	}
+}
+
+// Messages are written in the order of their lines: a TensorRT
+// allocator failure waits for a line that tells what became of it
+// (trtbuild.go), and a message on a later line (here PyTorch's "CUDA
+// error: out of memory", written at once) came first; and at the end of
+// the text, held TensorRT failures came after the other messages still
+// held (XLA's, waiting for its BufferAssignment stats, on line 2).
+func TestH46aHeldMessagesFollowTheLog(t *testing.T) {
+	const trt = "[03/10/2024-10:00:00] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)\n"
+	for _, c := range []struct{ name, text string }{
+		{"trt then cuda", trt + "RuntimeError: CUDA error: out of memory\n"},
+		{"trt then xla", trt + "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.\n"},
+	} {
+		rs, err := readText(t, c.name, c.text, false)
+		if err != nil || len(rs.msgs) != 2 {
+			t.Errorf("%s: %+v %v, want 2 messages", c.name, rs.msgs, err)
+			continue
+		}
+		if rs.msgs[0].line != 1 || rs.msgs[1].line != 2 || rs.msgs[0].id != 0 {
+			t.Errorf("%s: lines %d, %d (ids %d, %d), want 1 then 2", c.name, rs.msgs[0].line, rs.msgs[1].line, rs.msgs[0].id, rs.msgs[1].id)
+		}
+	}
+}
