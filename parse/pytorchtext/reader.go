@@ -222,6 +222,9 @@ type Reader struct {
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
+	// srunTasks are the task numbers of srun --label's marks at lines'
+	// starts, up to two (see seeSrunLabel).
+	srunTasks map[string]bool
 	// theano is the GPU Theano's last start-up line named (theanodev.go).
 	theano theanoDevice
 }
@@ -527,6 +530,7 @@ func (r *Reader) addLine(line string) error {
 			return nil
 		}
 	}
+	r.seeSrunLabel(line)
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
