@@ -104,3 +104,24 @@ func TestH46aHeldMessagesFollowTheLog(t *testing.T) {
 		}
 	}
 }
+
+// An op's record in XLA's words (TF's XLA ops) is held as TensorFlow's is,
+// and the exception after it is the one OOM, though XLA's exception is
+// itself held to the end for its BufferAssignment stats; an op's record of
+// a failure on /device:CPU:0 is host memory: no OOM, a warning that says
+// so.
+func TestH46aTFOpXLAAndHost(t *testing.T) {
+	xla := "W0000 00:00:1711234567.123456   12345 op_kernel.cc:1827] OP_REQUIRES failed at xla_ops.cc:574 : RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.\n" +
+		"Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    f()\n" +
+		"tensorflow.python.framework.errors_impl.ResourceExhaustedError: Out of memory while trying to allocate 17179869184 bytes. [Op:__inference_f_12]\n"
+	rs, err := readText(t, "xla", xla, false)
+	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].line != 5 || rs.msgs[0].gen != string(GenXLA) {
+		t.Errorf("xla: %+v %v, want one xla message at line 5", rs.msgs, err)
+	}
+	host := "2021-03-15 17:16:57.320402: W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cwise_ops_common.cc:82 : Resource exhausted: OOM when allocating tensor with shape[1024,4608] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n"
+	rs, err = readText(t, "host", host, false)
+	w := strings.Join(rs.meta.Warnings.Strings(), "\n")
+	if err != nil || len(rs.msgs) != 0 || !strings.Contains(w, "host memory") {
+		t.Errorf("host: %+v %v, warnings %.200q; want no message, a host-memory warning", rs.msgs, err, w)
+	}
+}

@@ -324,7 +324,6 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
-		r.endTFOp()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
@@ -332,6 +331,7 @@ func (r *Reader) step() error {
 			}
 		}
 		r.finishTRT()
+		r.endTFOp() // after the held messages: TensorFlow's exception may be among them
 		r.atEnd = false
 		r.drainBehind()
 		r.out.End()
@@ -890,8 +890,12 @@ func (r *Reader) holdTFOp(line string, at int) bool {
 		return false
 	}
 	m, _ := ParseMessage(line, at)
-	if m.Generation != GenTF || m.Host {
-		return false // host memory, or not TensorFlow's words: noteLogged says so
+	if m.Host {
+		r.noteHost(m, line) // an op's failure in host memory (/device:CPU:0): no GPU OOM
+		return true
+	}
+	if m.Generation != GenTF && m.Generation != GenXLA {
+		return false // not an allocator's words: noteLogged says so
 	}
 	m.Prefix, m.Exception = splitPrefix(line[:at])
 	if r.tfOp != nil {
@@ -950,7 +954,7 @@ func (r *Reader) noteLogged(line string, at int) {
 		// OpKernelContext::CtxFailureWithWarning: the op failed; the
 		// status goes back to the caller, which raises it. Nothing was
 		// retried, and nothing says the run went on.
-		const opFormat = "a TensorFlow op's failure logged at %s level by op_kernel.cc (%s): TensorFlow logs an op's failed status so (\"OP_REQUIRES failed at\" in 1.5 and later) and returns it to the caller, which raises it (ResourceExhaustedError); it is not counted on its own, so that the exception is not counted twice: where the log has that exception, it is the OOM; a log without it was cut, or the program caught the error"
+		const opFormat = "a TensorFlow op's failure logged at %s level by op_kernel.cc (%s), in words not read as an allocator's out-of-memory message: not counted; TensorFlow logs an op's failed status so (\"OP_REQUIRES failed at\" in 1.5 and later) and returns it to the caller, which raises it"
 		r.meta.Warnings.Linef(int(r.line), opFormat, level, text)
 		r.meta.NotOOMs.Linef(int(r.line), opFormat, level, text)
 		return
@@ -1303,6 +1307,15 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.tfOp; h != nil && (m.Generation == GenTF || m.Generation == GenXLA) && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
+		// The exception TensorFlow raised from the op's failure it
+		// logged (see holdTFOp): one OOM, read from the exception,
+		// with the size the op's record took from the BFC allocator.
+		// (Before holdBehind: the exception stands for the record
+		// whenever it is written.)
+		r.tfOp, r.tfOpMore = nil, 0
+		takeBFCSize(&m, h.msg)
+	}
 	if r.holdBehind(m, frames, line) {
 		return
 	}
@@ -1319,13 +1332,6 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		} else {
 			r.addMessage(h.msg, h.frames, h.line)
 		}
-	}
-	if h := r.tfOp; h != nil && m.Generation == GenTF && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
-		// The exception TensorFlow raised from the op's failure it
-		// logged (see holdTFOp): one OOM, read from the exception,
-		// with the size the op's record took from the BFC allocator.
-		r.tfOp, r.tfOpMore = nil, 0
-		takeBFCSize(&m, h.msg)
 	}
 	r.theanoMessageDevice(&m, line)
 	id := r.nmsg
