@@ -44,3 +44,18 @@ func TestH46aGPUStatusNotes(t *testing.T) {
 		}
 	}
 }
+
+// The HIP error name raised through PyTorch (ROCm's build: an extension's
+// own check, a torch frame in the traceback) is a HIP allocation outside
+// the caching allocator, not a CUDA one. Synthetic.
+func TestH46aHIPNameThroughPyTorch(t *testing.T) {
+	text := "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/torch/nn/modules/module.py\", line 1, in f\n    x()\nRuntimeError: my_ext.cpp:12: hipErrorOutOfMemory: out of memory\n"
+	pm := NewPostmortem([]Input{textInput(t, "hip.log", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs, want 1", len(pm.OOMs))
+	}
+	notes := strings.Join(pm.OOMs[0].Notes, "\n")
+	if !strings.Contains(notes, "a HIP allocation outside PyTorch's caching allocator") || strings.Contains(notes, "CUDA") {
+		t.Errorf("notes %.300q, want a HIP allocation, no CUDA", notes)
+	}
+}

@@ -2406,7 +2406,11 @@ func (r *Report) cudaErrorNote() string {
 		}
 		switch {
 		case pytorch:
-			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
+			api := "a CUDA"
+			if lib == "the HIP runtime" {
+				api = "a HIP" // ROCm's PyTorch: an extension's hipMalloc
+			}
+			return api + " allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 		case r.caller != "":
 			call := "call to the CUDA driver (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			if lib != "the CUDA driver" {
