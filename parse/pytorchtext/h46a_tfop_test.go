@@ -125,3 +125,24 @@ func TestH46aTFOpXLAAndHost(t *testing.T) {
 		t.Errorf("host: %+v %v, warnings %.200q; want no message, a host-memory warning", rs.msgs, err, w)
 	}
 }
+
+// Messages wait behind a held TensorRT failure up to maxBehind of them:
+// past that they are written, so a failure no line settles does not hold
+// the rest of a long log in memory. All are read.
+func TestH46aBehindTRTIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[03/10/2024-10:00:00] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)\n")
+	for i := 0; i < maxBehind+10; i++ {
+		b.WriteString("RuntimeError: CUDA error: out of memory\n")
+	}
+	rs, err := readText(t, "many", b.String(), false)
+	if err != nil || len(rs.msgs) != maxBehind+11 {
+		t.Fatalf("%d messages %v, want %d", len(rs.msgs), err, maxBehind+11)
+	}
+	// Past the bound the waiting messages (lines 2 to maxBehind+1) are
+	// written ahead of the failure, still unsettled; it is counted at the
+	// end of the text, ahead of the messages that waited then.
+	if rs.msgs[0].line != 2 || rs.msgs[maxBehind].line != 1 {
+		t.Errorf("message 0 at line %d, message %d at line %d; want 2 (written ahead) and TensorRT's 1", rs.msgs[0].line, maxBehind, rs.msgs[maxBehind].line)
+	}
+}

@@ -1199,6 +1199,12 @@ func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
 	if r.draining || len(r.behind) == 0 && r.earliestOpen() >= line {
 		return false
 	}
+	if len(r.behind) >= maxBehind && r.trt != nil {
+		r.drainBehind() // no longer behind TensorRT's failures (earliestOpen)
+		if len(r.behind) == 0 && r.earliestOpen() >= line {
+			return false
+		}
+	}
 	r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
 	return true
 }
@@ -1214,9 +1220,10 @@ func (r *Reader) earliestOpen() int64 {
 	if r.pending != nil && (len(r.parked) > 0 || len(r.behind) > 0) {
 		open = min(open, r.pending.line)
 	}
-	if b := r.trt; b != nil && len(b.held) > 0 {
+	if b := r.trt; b != nil && len(b.held) > 0 && len(r.behind) < maxBehind {
 		// TensorRT's failures wait for a line that tells what became of
-		// them (trtbuild.go); a message after them waits with them.
+		// them (trtbuild.go); a message after them waits with them, up
+		// to maxBehind messages (then they are written ahead).
 		open = min(open, b.held[0].line)
 	}
 	return open
