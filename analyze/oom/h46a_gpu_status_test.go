@@ -25,6 +25,7 @@ func TestH46aGPUStatusNotes(t *testing.T) {
 		{"pytorch/synthetic/h46a_sycl_out_of_device_memory.txt", []string{"ran out of device memory", "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"}, []string{"does not prove", "nvidia-smi"}},
 		{"pytorch/pastes/h46a_hip_amrex_warpx3398.txt", []string{"hipErrorOutOfMemory", "rocm-smi"}, []string{"TensorFlow", "nvidia-smi"}},
 		{"pytorch/pastes/h46a_ort_cuda_failure_deeplivecam584.txt", []string{"ONNX Runtime's cudaStreamCreateWithFlags failed", "on GPU 0"}, []string{"ALLOC_FAILED"}},
+		{"pytorch/pastes/h46a_vulkan_ggml_llamacpp8492.txt", []string{"VK_ERROR_OUT_OF_DEVICE_MEMORY", "Device memory allocation of size N failed"}, []string{"ALLOC_FAILED", "cudaMalloc"}},
 		{"pytorch/pastes/h46a_mlx_insufficient_memory_vmlx58.txt", []string{"Insufficient Memory", "unified memory"}, []string{"nvidia-smi"}},
 	} {
 		r := hunt44eOOM(t, c.path)

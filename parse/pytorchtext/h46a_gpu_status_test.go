@@ -12,7 +12,9 @@ import (
 // crashed run): the HIP runtime's error name (hipGetErrorName) in three
 // programs' checks, Intel's oneAPI statuses in SYCL's exceptions (each
 // after "returns:N (" or "error: N ("), MLX's "Insufficient Memory"
-// without its Metal status, ONNX Runtime's failed CUDA call. Each is one
+// without its Metal status, ONNX Runtime's failed CUDA call, Vulkan's
+// VK_ERROR_OUT_OF_DEVICE_MEMORY and Vulkan-Hpp's word for it
+// (ErrorOutOfDeviceMemory, after "vk::Device::allocateMemory: "). Each is one
 // cuda-error message naming its runtime (Library), on the backend the
 // status belongs to; ONNX Runtime's names its GPU ("GPU=0").
 func TestH46aGPUStatusNamesAreRead(t *testing.T) {
@@ -33,6 +35,8 @@ func TestH46aGPUStatusNamesAreRead(t *testing.T) {
 		{"synthetic/h46a_sycl_out_of_device_memory.txt", LibraryUR, "XPU", 4, -1},
 		{"pastes/h46a_mlx_insufficient_memory_vmlx58.txt", "Metal", "MPS", 1, -1},
 		{"pastes/h46a_ort_cuda_failure_deeplivecam584.txt", "ONNX Runtime", "CUDA", 1, 0},
+		{"pastes/h46a_vulkan_mlcllm974.txt", "Vulkan", "Vulkan", 1, -1},
+		{"pastes/h46a_vulkan_ggml_llamacpp8492.txt", "Vulkan", "Vulkan", 2, -1},
 	} {
 		rs := readFile(t, c.file, false)
 		if len(rs.msgs) != 1 {

@@ -495,7 +495,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, metalOOMWords, "HIP_ERROR_OutOfMemory", "hipError_t(1002)",
 	"hipErrorOutOfMemory", "hipErrorMemoryAllocation", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_RESOURCES", "PI_ERROR_OUT_OF_RESOURCES",
-	ortCallCUDA, ortCallHIP, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -894,7 +894,22 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// ONNX Runtime's failed CUDA or HIP call (ortCallCUDA).
 	{ortCallCUDA, "ONNX Runtime"},
 	{ortCallHIP, "ONNX Runtime"},
+	// Vulkan's VkResult for an allocation the device's memory could not
+	// hold (llama.cpp's and MLC LLM's Vulkan backends, Mesa's drivers:
+	// "Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY",
+	// mlc-ai/mlc-llm#974; "MESA: error: .../anv_device.c:4237:
+	// VK_ERROR_OUT_OF_DEVICE_MEMORY", ggml-org/llama.cpp#8492), and the
+	// same result as Vulkan-Hpp's exception words it
+	// ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory").
+	// VK_ERROR_OUT_OF_HOST_MEMORY is the host's: not read.
+	{"VK_ERROR_OUT_OF_DEVICE_MEMORY", "Vulkan"},
+	{vulkanHppOOM, "Vulkan"},
 }
+
+// vulkanHppOOM is Vulkan-Hpp's name of VK_ERROR_OUT_OF_DEVICE_MEMORY in
+// its exceptions' text (vk::OutOfDeviceMemoryError: "FUNC:
+// ErrorOutOfDeviceMemory").
+const vulkanHppOOM = "ErrorOutOfDeviceMemory"
 
 // The names Library gives Intel's oneAPI runtimes: the Unified Runtime
 // (oneAPI 2024.1 and later) and the Plugin Interface before it.
@@ -2153,6 +2168,8 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Backend = "MPS" // Apple's GPU, through Metal
 		case lib == LibraryUR || lib == LibraryPI:
 			m.Backend = "XPU" // a oneAPI (SYCL) device
+		case lib == "Vulkan":
+			m.Backend = "Vulkan"
 		}
 		if lib == "ONNX Runtime" {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
