@@ -1756,7 +1756,7 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 				break
 			}
-			r.Notes = append(r.Notes, "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor): the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
+			r.Notes = append(r.Notes, r.tfTensorNote())
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
 		case pytorchtext.GenBatchFinder:
@@ -2383,7 +2383,25 @@ func (r *Report) cudaErrorNote() string {
 		}
 		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
 	case "Metal":
-		return "Metal could not run a command buffer for lack of GPU memory (kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
+		return "Metal could not run a command buffer for lack of GPU memory (\"Insufficient Memory\", kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
+	case pytorchtext.LibraryUR, pytorchtext.LibraryPI:
+		return r.oneAPINote(lib, pytorch)
+	case "Vulkan":
+		return "a Vulkan allocation found the device's memory full (VK_ERROR_OUT_OF_DEVICE_MEMORY), in a program that runs on Vulkan (llama.cpp's or MLC LLM's Vulkan backend, an upscaler, a renderer), outside any PyTorch allocator: the message has no sizes (llama.cpp's ggml_vulkan logs the allocation's on the line before it, \"Device memory allocation of size N failed\"); the heap Vulkan allocates from was full, on an integrated GPU the share of system memory the driver gives it: the GPU's own monitor at the time (nvidia-smi, rocm-smi, the OS's) would tell what held it; fewer layers on the GPU, a smaller context, batch or model need less"
+	case "ONNX Runtime":
+		call := "a " + r.backend + " call"
+		if m := ortExprRe.FindStringSubmatch(r.Text); m != nil {
+			call = m[1]
+		}
+		on := ""
+		if r.Device >= 0 {
+			on = fmt.Sprintf(" on GPU %d", r.Device)
+		}
+		code := "cudaErrorMemoryAllocation"
+		if strings.HasPrefix(r.Text, "HIP") {
+			code = "hipErrorOutOfMemory"
+		}
+		return "ONNX Runtime's " + call + " failed with out of memory (error 2, " + code + ")" + on + ", outside its BFC arena's own accounting (the arena's failure reads \"Failed to allocate memory for requested buffer\"): the GPU had no room for it (a stream, a library handle or a buffer); the message has no sizes, and nvidia-smi at the time would tell what held the GPU: the arena of each session, other sessions and other processes all count"
 	case "NCCL":
 		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
@@ -2444,7 +2462,11 @@ func (r *Report) cudaErrorNote() string {
 		}
 		switch {
 		case pytorch:
-			return "a CUDA allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
+			api := "a CUDA"
+			if lib == "the HIP runtime" {
+				api = "a HIP" // ROCm's PyTorch: an extension's hipMalloc
+			}
+			return api + " allocation outside PyTorch's caching allocator ran out of memory (" + lib + "'s out-of-memory error, from a library or extension that allocates on its own): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 		case r.caller != "":
 			call := "call to the CUDA driver (an allocation, or creating a context, which needs memory of its own: the message does not say which)"
 			if lib != "the CUDA driver" {
@@ -2475,6 +2497,9 @@ func (r *Report) cudaErrorNote() string {
 			}
 			return r.caller + "'s " + call + " failed with " + lib + "'s out-of-memory error: the GPU had no room for it; the message has no sizes, and PyTorch's allocator plays no part: nvidia-smi at the time (what other processes held) or " + r.caller + "'s own memory report would tell what held the GPU"
 		}
+		if lib == "the HIP runtime" && strings.Contains(r.Text, "hipError") && !strings.Contains(r.Text, "hipError_t(") {
+			return "a HIP call failed with hipErrorOutOfMemory (" + lib + "'s out-of-memory error, by the name hipGetErrorName gives it, from the program's own error check; the message does not say which call failed, an allocation or a context's or a stream's creation): the message has no sizes; rocm-smi at the time would tell what held the GPU"
+		}
 		if lib == "the HIP runtime" {
 			return "a HIP call ran out of memory (" + lib + "'s out-of-memory error, in the words of TensorFlow's and XLA's ROCm builds; the message does not say whether it was an allocation or a context's creation): the message has no sizes; rocm-smi at the time would tell what held the GPU"
 		}
@@ -2484,6 +2509,42 @@ func (r *Report) cudaErrorNote() string {
 		return lib + " could not allocate the memory it needed (an ALLOC_FAILED status: a handle, a plan or a workspace, allocated outside PyTorch's caching allocator; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; a snapshot or memory_summary() taken at the error would tell what PyTorch held"
 	}
 	return lib + " could not allocate the memory it needed" + by + " (an ALLOC_FAILED status: a handle, a plan or a workspace; almost always a failed cudaMalloc, the GPU being full): the message has no sizes; nvidia-smi at the time, or the framework's own memory report, would tell what held the GPU"
+}
+
+// tfTensorNote is the note of TensorFlow's "OOM when allocating tensor"
+// (pytorchtext.GenTF): raised as ResourceExhaustedError, or op_kernel.cc's
+// WARNING record of the op's failure counted alone (no exception after it
+// in the text); its size, where known, is the BFC allocator's record that
+// the reader read as the same failure, for TensorFlow's words give a
+// shape, not bytes.
+func (r *Report) tfTensorNote() string {
+	what := "TensorFlow's allocator could not allocate a tensor (ResourceExhaustedError: OOM when allocating tensor)"
+	if r.msg != nil && strings.Contains(r.msg.Prefix, "op_kernel.cc:") {
+		what = "TensorFlow's allocator could not allocate a tensor for an op (OOM when allocating tensor), in op_kernel.cc's WARNING record of the op's failure (\"OP_REQUIRES failed at\"): TensorFlow returns the failed status to the caller, which raises it as ResourceExhaustedError, and no such exception follows in the inputs: the log was cut there, or the program caught the error"
+	}
+	if r.known(r.RequestedBytes) {
+		return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure; its chunk dump (\"Sum Total of in-use chunks\") tells what was in use"
+	}
+	return what + "; the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use"
+}
+
+// ortExprRe reads the call ONNX Runtime's failed CUDA or HIP call names
+// ("; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);"):
+// the function's name.
+var ortExprRe = lazyre.New(`; expr=([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// oneAPINote is the note of a oneAPI runtime's status (lib, see
+// pytorchtext.LibraryUR): out of device memory, or "out of resources",
+// which is not always memory (pytorchtext.IntelResources).
+func (r *Report) oneAPINote(lib string, pytorch bool) string {
+	outside := ""
+	if pytorch {
+		outside = ", outside PyTorch's XPU caching allocator (its own allocations fail with \"XPU out of memory\"): a oneDNN or oneMKL workspace, a copy or a kernel's launch"
+	}
+	if pytorchtext.IntelResources(r.Text) {
+		return "a SYCL call failed with " + lib + "'s \"out of resources\" status (OpenCL's CL_OUT_OF_RESOURCES carried on)" + outside + ", read as an OOM: on Intel GPUs it is most often device memory that ran out (a model, a context or a batch that does not fit, or memory still held after an earlier OOM), but the status covers any resource the device could not give (a kernel's launch resources among them), so the text does not prove that memory ran out; it has no sizes; xpu-smi at the time would tell what held the GPU"
+	}
+	return "a SYCL call ran out of device memory (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: the Level Zero driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, as " + lib + " passes it on)" + outside + ": the message has no sizes; xpu-smi at the time would tell what held the GPU"
 }
 
 // checkCallRe reads the function an inference library's CUDA check names

@@ -170,7 +170,9 @@ func TestHunt44eTFBFCFailure(t *testing.T) {
 		req        int64
 	}{
 		{"retry record", w + "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.60GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.\n", 0, 0, 0},
-		{"then TF's OOM", w + "Allocator (GPU_0_bfc) ran out of memory trying to allocate 18.00MiB (rounded to 18874368)requested by op Mul\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,4608] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Mul]\n", 1, 2, -1},
+		// TF's message names a shape; its size is the BFC record's
+		// rounded bytes (session 46, h46a).
+		{"then TF's OOM", w + "Allocator (GPU_0_bfc) ran out of memory trying to allocate 18.00MiB (rounded to 18874368)requested by op Mul\ntensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[1024,4608] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [Op:Mul]\n", 1, 2, 18874368},
 		{"TF 1.x", "W tensorflow/core/common_runtime/bfc_allocator.cc:217] Ran out of memory trying to allocate 1.18GiB.  See logs for memory state.\n", 1, 1, 118 << 30 / 100}, // 1.18 GiB: 1267015352,
 	} {
 		rs, err := readText(t, c.name, c.text, false)

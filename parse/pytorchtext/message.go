@@ -493,7 +493,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// (see bodyStart): its figures' first words.
 	gen1Body, gen2Body, gen2BodyTypo,
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
-	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, metalOOMWords, "HIP_ERROR_OutOfMemory", "hipError_t(1002)",
+	"hipErrorOutOfMemory", "hipErrorMemoryAllocation", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_RESOURCES", "PI_ERROR_OUT_OF_RESOURCES",
+	ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
 	// Other frameworks' (see frameworkOOMs).
@@ -631,6 +633,34 @@ var cudaRuntimeCheckRe = lazyre.New(`^CUDA runtime error(?: in [^\n]*?)?: out of
 // metalOOMStatus is Metal's out-of-memory status of a command buffer
 // (MTLCommandBufferErrorOutOfMemory, printed by its IOGPU name).
 const metalOOMStatus = "kIOGPUCommandBufferCallbackErrorOutOfMemory"
+
+// metalOOMWords is MLX's words for a command buffer that failed for lack
+// of memory ("[METAL] Command buffer execution failed: " and the error's
+// localizedDescription), which macOS gives as "Insufficient Memory
+// (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)" or, in some
+// releases, "Insufficient Memory" alone (jjang-ai/vmlx#58, #156): the
+// words with or without the status are one message (metalOOMRe).
+const metalOOMWords = "Command buffer execution failed: Insufficient Memory"
+
+// metalOOMRe matches MLX's message at the start of a text: its words and
+// the status after them, if printed.
+var metalOOMRe = lazyre.New(`^Command buffer execution failed: Insufficient Memory(?: \([0-9A-Fa-f]{8}:kIOGPUCommandBufferCallbackErrorOutOfMemory\))?`)
+
+// ortCallCUDA and ortCallHIP start ONNX Runtime's error for a CUDA or HIP
+// call that failed with out of memory (cuda_call.cc's CudaCall,
+// rocm_call.cc's RocmCall: "%s failure %d: %s ; GPU=%d ; hostname=%s ;
+// ... expr=%s", the library, the error's number and its string): 2 is
+// cudaErrorMemoryAllocation and hipErrorOutOfMemory, whose strings are
+// "out of memory". The text goes on with the device, the host and the
+// call that failed (ortCallRe).
+const (
+	ortCallCUDA = "CUDA failure 2: out of memory ; GPU="
+	ortCallHIP  = "HIP failure 2: out of memory ; GPU="
+)
+
+// ortCallRe reads ONNX Runtime's failed call at the start of a text (see
+// ortCallCUDA): its words and the device.
+var ortCallRe = lazyre.New(`^(?:CUDA|HIP) failure 2: out of memory ; GPU=(\d{1,3})\b`)
 
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
@@ -831,9 +861,81 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// llama.cpp's Metal backend ("error: Insufficient Memory (...)")
 	// print it: the GPU ran out of (unified) memory running the buffer.
 	{metalOOMStatus, "Metal"},
+	{metalOOMWords, "Metal"},
 	{"HIP_ERROR_OutOfMemory", "the HIP runtime"},
 	{"hipError_t(1002)", "the HIP runtime"},
+	// The HIP runtime's own name of its out-of-memory error
+	// (hipGetErrorName, hipamd/src/hip_error.cpp), as programs' check
+	// macros print it: "error: 'hipErrorOutOfMemory'(2) at square.cpp:76"
+	// (HIP's samples, ROCm/hip#2132), "HIPError(code hipErrorOutOfMemory,
+	// out of memory)" (AMDGPU.jl, JuliaGPU/AMDGPU.jl#591), AMReX's "HIP
+	// error in file F line N hipErrorOutOfMemory" (BLAST-WarpX/warpx#3398);
+	// hipErrorMemoryAllocation is its other name (1002 before HIP 3,
+	// an alias of 2 since).
+	{"hipErrorOutOfMemory", "the HIP runtime"},
+	{"hipErrorMemoryAllocation", "the HIP runtime"},
+	// Intel's oneAPI runtimes, as SYCL's exceptions print their status
+	// after its number ("Native API failed. Native API returns: 40
+	// (UR_RESULT_ERROR_OUT_OF_RESOURCES)", PyTorch XPU's "UR backend
+	// failed. UR backend returns:40 (...)", "level_zero backend failed
+	// with error: 40 (...)"; before the Unified Runtime, "-5
+	// (PI_ERROR_OUT_OF_RESOURCES)"). The Level Zero adapter maps the
+	// driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY to
+	// UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (ze2urResult): device memory.
+	// OUT_OF_RESOURCES is OpenCL's CL_OUT_OF_RESOURCES carried on: any
+	// resource the device could not give (memory most often: llama.cpp's
+	// SYCL guide and Intel's issues meet it when a model or a context
+	// does not fit, intel/ipex-llm#12872, intel/torch-xpu-ops#2445; also
+	// a kernel's launch resources, intel/llvm#14300), so IntelResources
+	// tells it apart and its note says the text does not prove memory.
+	{"UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", LibraryUR},
+	{"UR_RESULT_ERROR_OUT_OF_RESOURCES", LibraryUR},
+	{"PI_ERROR_OUT_OF_RESOURCES", LibraryPI},
+	// ONNX Runtime's failed CUDA or HIP call (ortCallCUDA).
+	{ortCallCUDA, "ONNX Runtime"},
+	{ortCallHIP, "ONNX Runtime"},
+	// Vulkan's VkResult for an allocation the device's memory could not
+	// hold (llama.cpp's and MLC LLM's Vulkan backends, Mesa's drivers:
+	// "Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY",
+	// mlc-ai/mlc-llm#974; "MESA: error: .../anv_device.c:4237:
+	// VK_ERROR_OUT_OF_DEVICE_MEMORY", ggml-org/llama.cpp#8492), and the
+	// same result as Vulkan-Hpp's exception words it
+	// ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory").
+	// VK_ERROR_OUT_OF_HOST_MEMORY is the host's: not read.
+	{"VK_ERROR_OUT_OF_DEVICE_MEMORY", "Vulkan"},
+	{vulkanHppOOM, "Vulkan"},
 }
+
+// vulkanHppOOM is Vulkan-Hpp's name of VK_ERROR_OUT_OF_DEVICE_MEMORY in
+// its exceptions' text (vk::OutOfDeviceMemoryError: "FUNC:
+// ErrorOutOfDeviceMemory").
+const vulkanHppOOM = "ErrorOutOfDeviceMemory"
+
+// The names Library gives Intel's oneAPI runtimes: the Unified Runtime
+// (oneAPI 2024.1 and later) and the Plugin Interface before it.
+const (
+	LibraryUR = "the oneAPI Unified Runtime"
+	LibraryPI = "the SYCL runtime (PI)"
+)
+
+// IntelResources reports whether a message's text holds the oneAPI
+// runtimes' "out of resources" status (UR_RESULT_ERROR_OUT_OF_RESOURCES,
+// PI_ERROR_OUT_OF_RESOURCES): device memory as a rule, but any resource
+// the device could not give (see libraryOOMs), unlike
+// UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY.
+func IntelResources(text string) bool {
+	return strings.Contains(text, "_ERROR_OUT_OF_RESOURCES")
+}
+
+// intelStatusLeadRe matches what SYCL's exceptions print before a oneAPI
+// status: the word "returns" or "error", a colon and the status's number,
+// then the parenthesis the status's name opens ("Native API returns: 40
+// (", "UR backend returns:40 (", "failed with error: 40 (").
+var intelStatusLeadRe = lazyre.New(`\b(?:returns|error): ?-?\d{1,4} \($`)
+
+// amrexLeadRe matches what AMReX prints before a GPU error's name: "HIP
+// error in file F line N " (also CUDA's).
+var amrexLeadRe = lazyre.New(`\b(?:HIP|CUDA) error in file \S+ line \d+$`)
 
 // trtAllocPhrase ends TensorRT 7's logger's words for its default
 // allocator's failed cudaMalloc, "Cuda Error in FUNC: 2 (out of memory)"
@@ -905,7 +1007,7 @@ func ggmlAlloc(prefix string) (bytes int64, device int) {
 // line it is a message (tensorview's lines start the line after the
 // exception's first, "RuntimeError: .../tensor.h 168").
 func wholeStatusLine(phrase string) bool {
-	return strings.HasPrefix(phrase, "cudaErrorMemoryAllocation") || strings.HasPrefix(phrase, "cuda failed with error ") || strings.HasPrefix(phrase, "cuda execution failed with error ")
+	return phrase == metalOOMWords || strings.HasPrefix(phrase, "cudaErrorMemoryAllocation") || strings.HasPrefix(phrase, "cuda failed with error ") || strings.HasPrefix(phrase, "cuda execution failed with error ")
 }
 
 // logRecordRe matches the header of a framework's own log record, with
@@ -1174,6 +1276,12 @@ func libraryAt(s string) (library string, n int) {
 	}
 	if loc := cudaRuntimeCheckRe.Re().FindStringIndex(s[lead:]); loc != nil {
 		return "the CUDA runtime", lead + loc[1]
+	}
+	if loc := metalOOMRe.Re().FindStringIndex(s[lead:]); loc != nil {
+		return "Metal", lead + loc[1] // with its status, if printed: one message
+	}
+	if loc := ortCallRe.Re().FindStringIndex(s[lead:]); loc != nil {
+		return "ONNX Runtime", lead + loc[1]
 	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
@@ -1591,7 +1699,29 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	if trtAllocLen(line[at:]) > 0 {
 		leadIn = false // TensorRT 7's status, after its logger's place
 	}
+	if strings.HasPrefix(line[at:], "hipErrorOutOfMemory: out of memory") {
+		whole = true // the error's name and its string (hipGetErrorString)
+	}
+	if _, n := libraryAt(line[at:]); at > start && n > 0 && at+n < len(line) {
+		if q := line[at-1]; (q == '\'' || q == '"') && line[at+n] == q {
+			// The status in quotes, as a check macro prints it ("error:
+			// 'hipErrorOutOfMemory'(2) at square.cpp:76"): read after
+			// what comes before the quote.
+			before = strings.TrimRight(line[start:at-1], " \t")
+		}
+	}
 	switch {
+	case lib == "ONNX Runtime":
+		// Its whole form ("... failure 2: out of memory ; GPU=0"), after
+		// its place ("onnxruntime::CudaCall") or anywhere.
+		return message
+	case lib == "Metal" && strings.HasSuffix(before, "[METAL]"):
+		return message // MLX's tag ("[METAL] Command buffer execution failed: ")
+	case intelStatusLeadRe.MatchString(before), amrexLeadRe.MatchString(before), strings.HasSuffix(before, "(code"):
+		// A status after its number in a SYCL exception ("Native API
+		// returns: 40 ("), after AMReX's place ("HIP error in file F
+		// line N"), or AMDGPU.jl's "HIPError(code hipErrorOutOfMemory,".
+		return message
 	case strings.HasSuffix(before, "::"):
 		return notMessage // Fortran's or C++'s "::": source code naming it
 	case strings.HasSuffix(before, ":"), word == "error", word == "Error", word == "ERROR", strings.HasSuffix(before, "results in"):
@@ -2036,6 +2166,15 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Backend = "HIP"
 		case lib == "Metal":
 			m.Backend = "MPS" // Apple's GPU, through Metal
+		case lib == LibraryUR || lib == LibraryPI:
+			m.Backend = "XPU" // a oneAPI (SYCL) device
+		case lib == "Vulkan":
+			m.Backend = "Vulkan"
+		}
+		if lib == "ONNX Runtime" {
+			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
+				m.Device, _ = strconv.Atoi(x[1])
+			}
 		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.

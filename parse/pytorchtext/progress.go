@@ -25,6 +25,40 @@ var progressRe = lazyre.New(`(?i)\b(?:step|iter|iteration|epoch|batch)(?:\s*[:=#
 // worker's "(VllmWorker rank=7 pid=10948)", "(pid=45601, ip=10.0.0.2)".
 var processMarkRe = lazyre.New(`\[rank\d+\]:|\[default\d+\]:|\((?:[\w.-]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[^)]*)?\)`)
 
+// srunLabelRe matches srun --label's mark at a line's start: the task's
+// number and a colon ("0: ", " 3: "; Slurm pads the number to the width of
+// the largest). Bare, it is also a program's own numbering ("1: loss
+// 0.3"): it is a process's mark only in a text whose lines carry it with
+// two task numbers at least (see Reader.srunTasks).
+var srunLabelRe = lazyre.New(`^ *(\d{1,6}):(?: |$)`)
+
+// seeSrunLabel notes the task number of a line's srun label, if any, until
+// two are known.
+func (r *Reader) seeSrunLabel(line string) {
+	if len(r.srunTasks) >= 2 || line == "" || line[0] != ' ' && !isDigit(line[0]) {
+		return
+	}
+	if m := srunLabelRe.FindStringSubmatch(line); m != nil {
+		if r.srunTasks == nil {
+			r.srunTasks = map[string]bool{}
+		}
+		r.srunTasks[m[1]] = true
+	}
+}
+
+// srunMark returns the srun label that starts prefix, the text before a
+// memory_stats() dict ("0:"), when the text's lines carry srun labels of
+// two tasks at least; "" otherwise.
+func (r *Reader) srunMark(prefix string) string {
+	if len(r.srunTasks) < 2 {
+		return ""
+	}
+	if m := srunLabelRe.FindStringSubmatch(prefix); m != nil {
+		return m[1] + ":"
+	}
+	return ""
+}
+
 // maxProgressMarks bounds the processes whose progress is remembered.
 const maxProgressMarks = 1024
 

@@ -163,6 +163,10 @@ type Reader struct {
 	// of their lines (see holdBehind); draining while they are written.
 	behind   []heldMessage
 	draining bool
+	// atEnd says the input has ended and the messages still held are
+	// being written: each waits in behind, drained in line order once
+	// all are in.
+	atEnd bool
 	// split is the line before when it ended inside an out-of-memory
 	// phrase's words ("Resource exhausted: Out", then "of memory while
 	// trying to allocate ..."): a paste or a terminal wrapped there.
@@ -186,6 +190,13 @@ type Reader struct {
 	// message: TensorFlow's own OOM for the same allocation, which it
 	// then is (see bfcFailure).
 	bfc *heldMessage
+	// tfOp is TensorFlow's op_kernel.cc record of an op that failed for
+	// want of memory, logged at WARNING level, held for the exception
+	// TensorFlow raises from it, which is then the OOM; tfOpMore counts
+	// the records of other ops' failures read while it is held, read as
+	// the same failure (see holdTFOp).
+	tfOp     *heldMessage
+	tfOpMore int
 	// nccl is NCCL's "Cuda failure 'out of memory'" held for its next
 	// line, which may give the bytes (see ncclCallocRe); ncclWho is its
 	// lines' "host:pid:tid [cudaDev]".
@@ -220,6 +231,9 @@ type Reader struct {
 	// for the lines after it (ggmlretry.go), taken when it was read:
 	// the lines read since may hold later ones.
 	progressAt map[int64]int64
+	// srunTasks are the task numbers of srun --label's marks at lines'
+	// starts, up to two (see seeSrunLabel).
+	srunTasks map[string]bool
 	// theano is the GPU Theano's last start-up line named (theanodev.go).
 	theano theanoDevice
 }
@@ -310,13 +324,15 @@ func (r *Reader) step() error {
 		if r.stats != nil {
 			r.endStatsText("")
 		}
+		// Every message still held is written now, in the order of its
+		// line (held ones wait in behind until all are in).
+		r.atEnd = true
 		r.flushPending()
 		for _, p := range r.parked {
 			r.pending = p
 			r.flushPending()
 		}
 		r.parked = nil
-		r.drainBehind()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
@@ -326,6 +342,9 @@ func (r *Reader) step() error {
 		r.finishTRT()
 		r.finishGGML()
 		r.flushJava()
+		r.endTFOp() // after the held messages: TensorFlow's exception may be among them
+		r.atEnd = false
+		r.drainBehind()
 		r.out.End()
 	}
 	return nil
@@ -522,6 +541,7 @@ func (r *Reader) addLine(line string) error {
 			return nil
 		}
 	}
+	r.seeSrunLabel(line)
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
 			u.Line = r.line
@@ -723,7 +743,9 @@ func (r *Reader) addBody(line string) error {
 			continue
 		}
 		if loggedOnly(line, i) {
-			r.noteLogged(line, i)
+			if !r.holdTFOp(line, i) {
+				r.noteLogged(line, i)
+			}
 			break
 		}
 		m, end := ParseMessage(line, i)
@@ -825,7 +847,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -844,6 +866,11 @@ func (r *Reader) holdsLine(n int64) bool {
 			}
 		}
 	}
+	for _, h := range r.behind {
+		if h.line == n {
+			return true
+		}
+	}
 	return false
 }
 
@@ -857,6 +884,79 @@ func (r *Reader) noteKind(line string) {
 	if _, ok := r.rayKeys[k]; !ok && len(r.rayKeys) < maxRayKeys {
 		r.rayKeys[k] = r.line
 	}
+}
+
+// takeBFCSize gives m, TensorFlow's OOM, the request and device of the
+// BFC allocator's failure (or of an op's record that took them from one)
+// it stands for, where its own words give none: TensorFlow's message
+// names a shape, the allocator's record the bytes it could not allocate
+// (rounded, see bfcFailure).
+func takeBFCSize(m *Message, from Message) {
+	if m.Requested < 0 {
+		m.Requested = from.Requested
+	}
+	if m.Device < 0 && from.Device >= 0 {
+		m.Device, m.Backend = from.Device, from.Backend
+	}
+}
+
+// holdTFOp holds TensorFlow's op_kernel.cc record of an op that failed
+// for want of GPU memory at line[at] ("W .../op_kernel.cc:1318]
+// OP_REQUIRES failed at assign_op.h:117 : Resource exhausted: OOM when
+// allocating tensor ...", OpKernelContext::CtxFailureWithWarning, TF 1.5
+// and later), and reports whether it took the line. The record is logged
+// at WARNING level, yet the op failed: op_kernel.cc sets the op's status,
+// and TensorFlow returns it to the caller, which raises it
+// (ResourceExhaustedError) unless the program catches it. The exception,
+// where the text has it, is the OOM (addMessage drops the record then);
+// at the end of the text, a record no exception followed is counted (see
+// endTFOp): the log was cut after it, or the program caught the error.
+// The BFC allocator's failure held before it (the allocation the op could
+// not make) is the same failure: the record takes its size. Records of
+// other ops read while one is held (ops running in parallel fail
+// together) are read as the same failure.
+func (r *Reader) holdTFOp(line string, at int) bool {
+	if !strings.Contains(line[:at], "op_kernel.cc:") {
+		return false
+	}
+	m, _ := ParseMessage(line, at)
+	if m.Host {
+		r.noteHost(m, line) // an op's failure in host memory (/device:CPU:0): no GPU OOM
+		return true
+	}
+	if m.Generation != GenTF && m.Generation != GenXLA {
+		return false // not an allocator's words: noteLogged says so
+	}
+	m.Prefix, m.Exception = splitPrefix(line[:at])
+	if r.tfOp != nil {
+		r.tfOpMore++
+	} else {
+		r.tfOp = &heldMessage{msg: m, line: r.line}
+	}
+	if h := r.bfc; h != nil && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
+		r.bfc = nil
+		if r.tfOpMore == 0 {
+			takeBFCSize(&r.tfOp.msg, h.msg)
+		}
+	}
+	r.noteKind(line) // for Ray's folds
+	return true
+}
+
+// endTFOp counts the op failure held at the end of the text (see
+// holdTFOp) as an OOM, with a warning that no exception followed it.
+func (r *Reader) endTFOp() {
+	h := r.tfOp
+	if h == nil {
+		return
+	}
+	more := ""
+	if r.tfOpMore > 0 {
+		more = fmt.Sprintf("; %d more ops' failures logged after it, with no exception between, are read as the same failure", r.tfOpMore)
+	}
+	r.tfOp, r.tfOpMore = nil, 0
+	r.meta.Warnings.Linef(int(h.line), "a TensorFlow op's failure logged at WARNING level by op_kernel.cc (%s) with no TensorFlow exception after it in the text: TensorFlow returns the op's failed status to the caller, which raises it (ResourceExhaustedError) unless the program catches it, so the text was cut after it or the program caught the error; counted as an OOM%s", clip(h.msg.Text), more)
+	r.addMessage(h.msg, h.frames, h.line)
 }
 
 // noteLogged warns of an out-of-memory error that a framework logged at
@@ -884,7 +984,7 @@ func (r *Reader) noteLogged(line string, at int) {
 		// OpKernelContext::CtxFailureWithWarning: the op failed; the
 		// status goes back to the caller, which raises it. Nothing was
 		// retried, and nothing says the run went on.
-		const opFormat = "a TensorFlow op's failure logged at %s level by op_kernel.cc (%s): TensorFlow logs an op's failed status so (\"OP_REQUIRES failed at\" in 1.5 and later) and returns it to the caller, which raises it (ResourceExhaustedError); it is not counted on its own, so that the exception is not counted twice: where the log has that exception, it is the OOM; a log without it was cut, or the program caught the error"
+		const opFormat = "a TensorFlow op's failure logged at %s level by op_kernel.cc (%s), in words not read as an allocator's out-of-memory message: not counted; TensorFlow logs an op's failed status so (\"OP_REQUIRES failed at\" in 1.5 and later) and returns it to the caller, which raises it"
 		r.meta.Warnings.Linef(int(r.line), opFormat, level, text)
 		r.meta.NotOOMs.Linef(int(r.line), opFormat, level, text)
 		return
@@ -1122,15 +1222,26 @@ func digitShape(s string) string {
 // before it waits: the messages table is in the order of lines. It
 // reports whether m was held.
 func (r *Reader) holdBehind(m Message, frames []tbFrame, line int64) bool {
+	if r.atEnd && !r.draining {
+		r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
+		return true
+	}
 	if r.draining || len(r.behind) == 0 && r.earliestOpen() >= line {
 		return false
+	}
+	if len(r.behind) >= maxBehind && r.trt != nil {
+		r.drainBehind() // no longer behind TensorRT's failures (earliestOpen)
+		if len(r.behind) == 0 && r.earliestOpen() >= line {
+			return false
+		}
 	}
 	r.behind = append(r.behind, heldMessage{msg: m, frames: frames, line: line})
 	return true
 }
 
 // earliestOpen is the first line of the earliest message parked, or
-// pending while others are parked or held; math.MaxInt64 when none.
+// pending while others are parked or held, or of TensorRT's failures
+// held; math.MaxInt64 when none.
 func (r *Reader) earliestOpen() int64 {
 	open := int64(math.MaxInt64)
 	for _, p := range r.parked {
@@ -1139,13 +1250,19 @@ func (r *Reader) earliestOpen() int64 {
 	if r.pending != nil && (len(r.parked) > 0 || len(r.behind) > 0) {
 		open = min(open, r.pending.line)
 	}
+	if b := r.trt; b != nil && len(b.held) > 0 && len(r.behind) < maxBehind {
+		// TensorRT's failures wait for a line that tells what became of
+		// them (trtbuild.go); a message after them waits with them, up
+		// to maxBehind messages (then they are written ahead).
+		open = min(open, b.held[0].line)
+	}
 	return open
 }
 
 // drainBehind writes the held messages (holdBehind) of lines before any
 // message still open, in the order of their lines.
 func (r *Reader) drainBehind() {
-	if len(r.behind) == 0 || r.draining {
+	if len(r.behind) == 0 || r.draining || r.atEnd {
 		return
 	}
 	slices.SortStableFunc(r.behind, func(a, b heldMessage) int { return cmp.Compare(a.line, b.line) })
@@ -1227,6 +1344,15 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.tfOp; h != nil && (m.Generation == GenTF || m.Generation == GenXLA) && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
+		// The exception TensorFlow raised from the op's failure it
+		// logged (see holdTFOp): one OOM, read from the exception,
+		// with the size the op's record took from the BFC allocator.
+		// (Before holdBehind: the exception stands for the record
+		// whenever it is written.)
+		r.tfOp, r.tfOpMore = nil, 0
+		takeBFCSize(&m, h.msg)
+	}
 	if r.holdBehind(m, frames, line) {
 		return
 	}
@@ -1234,9 +1360,12 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
 			// TensorFlow's OOM for the allocation the BFC allocator
-			// logged: one OOM, read from TensorFlow's words. (One on
-			// another GPU, "by allocator GPU_0_bfc" after GPU_1_bfc's
-			// failure, is another allocator's OOM: both are counted.)
+			// logged: one OOM, read from TensorFlow's words, with the
+			// allocator's size where TensorFlow's give none (a shape).
+			// (One on another GPU, "by allocator GPU_0_bfc" after
+			// GPU_1_bfc's failure, is another allocator's OOM: both are
+			// counted.)
+			takeBFCSize(&m, h.msg)
 		} else {
 			r.addMessage(h.msg, h.frames, h.line)
 		}

@@ -30,6 +30,7 @@ type msgRow struct {
 	line              int64
 	gen               string
 	exception, prefix string
+	backend           string
 	device            int32 // -1 null
 	sizes             map[string]int64
 	reason, text      string
@@ -69,13 +70,14 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 			gen := rec.Column(MsgGeneration).(*array.Dictionary)
 			for i := 0; i < n; i++ {
 				m := msgRow{
-					id:     rec.Column(MsgID).(*array.Int32).Value(i),
-					line:   rec.Column(MsgLine).(*array.Int64).Value(i),
-					gen:    strings.Clone(gen.Dictionary().(*array.String).Value(gen.GetValueIndex(i))),
-					prefix: strings.Clone(rec.Column(MsgPrefix).(*array.String).Value(i)),
-					text:   strings.Clone(rec.Column(MsgText).(*array.String).Value(i)),
-					device: -1,
-					sizes:  map[string]int64{},
+					id:      rec.Column(MsgID).(*array.Int32).Value(i),
+					line:    rec.Column(MsgLine).(*array.Int64).Value(i),
+					gen:     strings.Clone(gen.Dictionary().(*array.String).Value(gen.GetValueIndex(i))),
+					prefix:  strings.Clone(rec.Column(MsgPrefix).(*array.String).Value(i)),
+					backend: strings.Clone(rec.Column(MsgBackend).(*array.String).Value(i)),
+					text:    strings.Clone(rec.Column(MsgText).(*array.String).Value(i)),
+					device:  -1,
+					sizes:   map[string]int64{},
 				}
 				if c := rec.Column(MsgException); c.IsValid(i) {
 					m.exception = strings.Clone(c.(*array.String).Value(i))

@@ -236,9 +236,13 @@ func (r *Reader) endStatsText(cut string) {
 	}
 	set := int32(r.meta.Sets)
 	// A launcher's mark before the dict ("[rank1]: ", a Ray or vLLM
-	// worker's label) names its process as a summary's prefix does; the
+	// worker's label, srun --label's task number where the text's lines
+	// carry it) names its process as a summary's prefix does; the
 	// program's own words there ("step 3: ") name none.
 	mark := processMark(st.prefix)
+	if mark == "" {
+		mark = r.srunMark(st.prefix) // srun --label's "0: "
+	}
 	for k := range sets {
 		r.labelSet(set+int32(k), mark)
 	}

@@ -111,8 +111,10 @@ func (r *Reader) holdTRT(m Message, frames []tbFrame, line int64) {
 	}
 	if len(b.held) == maxHeldTRT {
 		r.meta.Warnings.Once("trt-held", parse.InlineNote(int(line), -1, "more than %d TensorRT allocation failures before a line that tells what became of them; the earliest are counted as OOMs", maxHeldTRT))
-		r.addMessage(b.held[0].msg, b.held[0].frames, b.held[0].line)
+		h := b.held[0]
 		b.held = b.held[1:]
+		r.addMessage(h.msg, h.frames, h.line)
+		r.drainBehind()
 	}
 	b.held = append(b.held, trtHeld{msg: m, frames: frames, line: line})
 	b.followed = false
@@ -232,6 +234,7 @@ const (
 func (r *Reader) settleTRT(out trtOutcome) {
 	b := r.trt
 	r.trt = nil
+	defer r.drainBehind() // the messages after them waited (earliestOpen)
 	if b == nil || len(b.held) == 0 {
 		return
 	}
