@@ -137,6 +137,9 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		wu, wb := s.WarmUpEndUs, s.WarmUpToBytes
 		f.WarmUpEndUs, f.WarmUpToBytes = &wu, &wb
 	}
+	if j := s.EndJump; j != nil {
+		f.EndJump = &TrendChange{StartUs: j.StartUs, EndUs: j.EndUs, FromBytes: j.FromBytes, ToBytes: j.ToBytes}
+	}
 	if s.CapacityBytes > 0 {
 		c := s.CapacityBytes
 		f.CapacityBytes = &c
@@ -427,6 +430,13 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			fitted += fmt.Sprintf(", after a warm-up that rose from %s to %s by %s (not in the rate)",
 				IBytes(s.FirstBytes), IBytes(s.WarmUpToBytes), timeOf(s.WarmUpEndUs, clock, s.StartUs))
 		}
+		if j := s.EndJump; j != nil {
+			// The jump is too near the end for a trend of its own: the
+			// rate is the growth before it.
+			from, to := sizes.Of(j.FromBytes, j.ToBytes, IBytes)
+			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too few for a trend of their own; not in the rate)",
+				from, to, timeOf(j.EndUs, clock, s.StartUs), plural(s.EndJumpSamples, "sample", "samples"))
+		}
 		oom := "no time to OOM: " + s.NoOOMReason
 		ended := ""
 		switch {
@@ -444,6 +454,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			if s.EndJump != nil {
+				oom += " from the level after the jump"
+			}
 			if w := gpuRateWords(o, s.Slope); w != "" {
 				oom = fmt.Sprintf("at %s, its GPU runs out of memory in about %s", w, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
 			}

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -10,18 +11,21 @@ import (
 // synthetic, n samples 10 s apart of 20000 MiB rising 10 MiB a sample
 // (1 MiB/s, ±10 MiB of jitter), then k samples at top MiB: 80500 (the
 // GPU full) or 20 GiB above the ramp's end. Nothing after the jump shows
-// memory came back from it, so it is no transient: a step, one (the
-// ramp's rise, 3 or 6 GiB, is under 40% of the rise with the jump: no
-// growth in many steps, manySteps), up to the last samples where they
-// are 1 or 2 (StepAtEnd: too few after it to tell what memory does next;
-// 3, stepMinAfter, show the level, but for a binned series, 600 samples,
-// they may fill fewer points). Session 44's
-// running median (despiked) ran to the end of the series with a window
-// cut short there, so that a jump in the last 3 points was taken out as a
-// spike: the jump no longer read as sharp, the fit's window shrank to the
-// last 5 samples, and the series was "growing 1.6 GiB/s" over 20 s (or
-// growing at the ramp's 1 MiB/s with a time to OOM measured from the
-// ramp's line, 10 GiB under the last samples).
+// memory came back from it, so it is no transient. Session 44's running
+// median (despiked) ran to the end of the series with a window cut short
+// there, so that a jump in the last 3 points was taken out as a spike:
+// the fit's window shrank to the last 5 samples, and the series was
+// "growing 1.6 GiB/s" over 20 s (or growing at the ramp's 1 MiB/s with a
+// time to OOM measured from the ramp's line, 10 GiB under the last
+// samples). Session 45 made it a step (up to the last samples), which
+// lost the ramp: 50 or 100 min of steady growth before the jump.
+//
+// Session 46 (h46b): growing, fitted to the ramp before the jump (its
+// rate 1 MiB/s, within 5%; the window ends before the jump), with the
+// jump named (EndJump: to the top, within the jitter, with k samples
+// from it to the end), and a time to OOM, where given, measured from the
+// level after the jump: its headroom is the capacity less top (± the
+// jitter and a few samples' growth), not less the ramp's line.
 func TestReview45bJumpAtEndIsNoSpike(t *testing.T) {
 	for _, n := range []int{300, 600} {
 		for _, k := range []int{1, 2, 3} {
@@ -36,8 +40,19 @@ func TestReview45bJumpAtEndIsNoSpike(t *testing.T) {
 					})
 					s.capacity = 81920 * mib
 					got := analyzeOne(t, s, Options{})
-					if got.Class != Step || k < stepMinAfter && !got.StepAtEnd {
-						t.Errorf("%s: %s (step at end %v, window %d samples), want a step (at the end: %v)", name, got.Class, got.StepAtEnd, got.WindowSamples, k < stepMinAfter)
+					j := got.EndJump
+					switch {
+					case got.Class != Growing || j == nil:
+						t.Errorf("%s: %s (end jump %v), want growing before a jump at the end", name, got.Class, j)
+					case !within(got.Slope, mib, 0.05):
+						t.Errorf("%s: slope %.3f MiB/s, want the ramp's 1 MiB/s", name, got.Slope/mib)
+					case got.WindowEndUs >= j.EndUs || got.EndJumpSamples != k:
+						t.Errorf("%s: window ends %d, jump %d to %d with %d samples after, want the window before the jump and %d after", name,
+							got.WindowEndUs, j.StartUs, j.EndUs, got.EndJumpSamples, k)
+					case math.Abs(float64(j.ToBytes)/mib-top) > 10:
+						t.Errorf("%s: jump to %d MiB, want %g", name, j.ToBytes/mib, top)
+					case got.TimeToOOM != nil && math.Abs(float64(got.TimeToOOM.HeadroomBytes)/mib-(81920-top)) > 60:
+						t.Errorf("%s: headroom %d MiB, want the capacity less the level after the jump, %g", name, got.TimeToOOM.HeadroomBytes/mib, 81920-top)
 					}
 				}
 			}

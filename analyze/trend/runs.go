@@ -258,6 +258,7 @@ func (a *Analyzer) fitRuns(s *series) {
 	r := o.Runs[key]
 	o.Class, o.RisingFloor, o.TailSlope, o.StepAtEnd = Growing, f.floor, 0, false
 	o.WindowStartUs, o.WindowEndUs, o.WindowSamples = f.winStartUs, f.winEndUs, f.winSamples
+	o.EndJump, o.EndJumpSamples = s.endJumpOf(f)
 	o.Slope, o.SlopeLow, o.SlopeHigh, o.OLSSlope, o.R2 = r.Slope, r.SlopeLow, r.SlopeHigh, r.OLSSlope, r.R2
 	o.Noise = finite(f.sigma)
 	o.ReleasedUs = r.ReleasedUs

@@ -136,6 +136,15 @@ type SeriesTrend struct {
 	// time, faster than the trend after it; not counted in the rate. 0
 	// when no warm-up was seen.
 	WarmUpEndUs, WarmUpToBytes int64
+	// EndJump, for a growing series: an abrupt step up after its window,
+	// too near the series' end for a trend after it (fewer than 8 points,
+	// or less than a fifth of the series' time, follow it), which the
+	// trend is fitted without: the samples before it grow on their own.
+	// Its FromBytes and ToBytes are the samples either side of it. The
+	// time to OOM is measured from the level after it. nil otherwise.
+	EndJump *ChangePoint
+	// EndJumpSamples: the samples from EndJump's EndUs to the series' end.
+	EndJumpSamples int
 	// Slope is the Theil–Sen slope; SlopeLow and SlopeHigh its 95%
 	// interval (Sen). OLSSlope and R2: the least-squares line beside it.
 	Slope, SlopeLow, SlopeHigh float64
@@ -1341,6 +1350,7 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	if f.class == Growing && f.floor {
 		o.CyclePeakBytes = int64(f.endLevel)
 	}
+	o.EndJump, o.EndJumpSamples = s.endJumpOf(f)
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if steps := Steps(o.ChangePoints); o.Class == Step && len(steps) > 0 {
 		// A spike's rise and fall (ChangePoint.Transient) are no steps:
@@ -1358,6 +1368,16 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	}
 	o.Profile = profile(s.t, s.y, 48)
 	return o
+}
+
+// endJumpOf is f's jump at the end (fit.endJump), nil when f has none,
+// and the samples from its EndUs to the series' end.
+func (s *series) endJumpOf(f fit) (*ChangePoint, int) {
+	if !f.endJump || len(f.changes) == 0 {
+		return nil, 0
+	}
+	c := f.changes[len(f.changes)-1]
+	return &c, len(s.t) - sort.Search(len(s.t), func(i int) bool { return s.t[i] >= c.EndUs })
 }
 
 // stepTail is the time from the last of changes to end and the longest

@@ -1,0 +1,54 @@
+package trend
+
+import (
+	"math"
+	"testing"
+)
+
+// testdata/nvml/h46b_ramp_final_jump_3.csv and h46b_ramp_late_jump_30.csv
+// (synthetic, testdata/README.md): 720 samples 10 s apart of an A100-40GB
+// (40960 MiB) rising from 10240 MiB by 2 MiB a sample (12 MiB/min, ±4 MiB
+// of noise) for 2 h, the last 3 (or 30) samples 8192 MiB higher. Before,
+// the 3-sample one was "step ... from 11 GiB to 19 GiB in 15.0 s": the 2 h
+// of growth lost; the 30-sample one "growing ... from 11:55:00", fitted
+// to the 5 min after the jump alone, with no time to OOM.
+//
+// Now both are growing at the ramp's 12 MiB/min (within 5%), fitted from
+// the first sample to the last before the jump (sample 717 or 690: at
+// 11:59:20 or 11:54:50), the jump named from the last sample before it to
+// the first after it, with 3 or 30 samples from it to the end. The time
+// to OOM is measured from the level after the jump: at the end the line
+// stands at 10240 + 2·719 = 11678 MiB, plus the jump's 8192: 19870 MiB,
+// so 40960 - 19870 = 21090 MiB of headroom at 12 MiB/min, 1757 min (29.3
+// h), within 5%.
+func TestH46bRampThenFinalJump(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		after int
+	}{{"h46b_ramp_final_jump_3.csv", 3}, {"h46b_ramp_late_jump_30.csv", 30}} {
+		got := trends(t, tc.file)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d series, want 1", tc.file, len(got))
+		}
+		s := got[0]
+		at := func(i int) int64 { return s.StartUs + int64(i)*10e6 }
+		last := 720 - tc.after - 1 // the last sample before the jump
+		if s.Class != Growing || !within(s.Slope*60, 12*mib, 0.05) {
+			t.Errorf("%s: %s at %.2f MiB/min, want growing at 12", tc.file, s.Class, s.Slope*60/mib)
+		}
+		if s.WindowStartUs != s.StartUs || s.WindowEndUs != at(last) {
+			t.Errorf("%s: window samples %d to %d, want 0 to %d", tc.file,
+				(s.WindowStartUs-s.StartUs)/10e6, (s.WindowEndUs-s.StartUs)/10e6, last)
+		}
+		j := s.EndJump
+		if j == nil || j.StartUs != at(last) || j.EndUs != at(last+1) || s.EndJumpSamples != tc.after {
+			t.Fatalf("%s: end jump %+v with %d samples after, want from sample %d to %d with %d after", tc.file, j, s.EndJumpSamples, last, last+1, tc.after)
+		}
+		if d := float64(j.ToBytes-j.FromBytes) / mib; math.Abs(d-8192) > 20 {
+			t.Errorf("%s: jump of %.0f MiB, want 8192 (± the noise)", tc.file, d)
+		}
+		if o := s.TimeToOOM; o == nil || !within(o.Seconds/3600, 1757.0/60, 0.05) {
+			t.Errorf("%s: time to OOM %+v (%s), want about 29.3 h", tc.file, o, s.NoOOMReason)
+		}
+	}
+}
