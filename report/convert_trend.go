@@ -434,7 +434,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			// The jump is too near the end for a trend of its own: the
 			// rate is the growth before it.
 			from, to := sizes.Of(j.FromBytes, j.ToBytes, IBytes)
-			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too few for a trend of their own; not in the rate)",
+			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too short a stretch for a trend of its own; not in the rate)",
 				from, to, timeOf(j.EndUs, clock, s.StartUs), plural(s.EndJumpSamples, "sample", "samples"))
 		}
 		oom := "no time to OOM: " + s.NoOOMReason

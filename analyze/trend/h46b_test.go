@@ -52,3 +52,31 @@ func TestH46bRampThenFinalJump(t *testing.T) {
 		}
 	}
 }
+
+// testdata/nvml/h46b_restart_then_end_spike.csv (synthetic,
+// testdata/README.md): 400 samples 10 s apart rising from 2000 MiB by 5
+// MiB a sample (30 MiB/min), 5 samples at 3 MiB (the process restarted),
+// 300 samples rising again from 2000 MiB at 30 MiB/min, and the log ends
+// 20 samples into a jump of 6000 MiB. Before, the last run's onset fit
+// started at the jump: "growing ... from 11:57:30" over its 20 samples
+// (3 min, no time to OOM). Now the last run is growing at 30 MiB/min
+// (within 5%) from its first sample (405, 11:07:30) to the last before
+// the jump (704), the jump named with 20 samples after it; the run did
+// not come back to the baseline (ReleasedUs 0).
+func TestH46bRestartThenEndSpike(t *testing.T) {
+	got := trends(t, "h46b_restart_then_end_spike.csv")
+	if len(got) != 1 {
+		t.Fatalf("%d series, want 1", len(got))
+	}
+	s := got[0]
+	at := func(i int) int64 { return s.StartUs + int64(i)*10e6 }
+	if s.Class != Growing || !within(s.Slope*60, 30*mib, 0.05) || s.ReleasedUs != 0 {
+		t.Fatalf("%s at %.2f MiB/min (released %d), want growing at 30 to the end", s.Class, s.Slope*60/mib, s.ReleasedUs)
+	}
+	if s.WindowStartUs != at(405) || s.WindowEndUs != at(704) {
+		t.Errorf("window samples %d to %d, want 405 to 704", (s.WindowStartUs-s.StartUs)/10e6, (s.WindowEndUs-s.StartUs)/10e6)
+	}
+	if j := s.EndJump; j == nil || j.EndUs != at(705) || s.EndJumpSamples != 20 {
+		t.Errorf("end jump %+v with %d samples after, want at sample 705 with 20", j, s.EndJumpSamples)
+	}
+}
