@@ -360,16 +360,30 @@ func timeOf(us int64, clock string, startUs int64) string {
 
 // rate renders bytes per second in the unit a person reads best.
 func rate(bps float64) string {
+	if math.Abs(bps) < 1 {
+		return "0"
+	}
+	return rateIn(bps, rateUnit(bps))
+}
+
+// rateUnit is the time unit rate renders bytes per second in: seconds
+// from 1 MiB/s, minutes from 1 MiB/min, hours below.
+func rateUnit(bps float64) time.Duration {
 	a := math.Abs(bps)
 	switch {
-	case a < 1:
-		return "0"
 	case a >= 1<<20:
-		return IBytes(int64(bps)) + "/s"
+		return time.Second
 	case a*60 >= 1<<20:
-		return IBytes(int64(bps*60)) + "/min"
+		return time.Minute
 	}
-	return IBytes(int64(bps*3600)) + "/h"
+	return time.Hour
+}
+
+// rateIn renders bytes per second per unit (time.Second, time.Minute or
+// time.Hour), the bytes as IBytes does: "12 MiB/min", "900 KiB/min".
+func rateIn(bps float64, unit time.Duration) string {
+	per := map[time.Duration]string{time.Second: "/s", time.Minute: "/min", time.Hour: "/h"}[unit]
+	return IBytes(int64(bps*unit.Seconds())) + per
 }
 
 // rateLike renders bytes per second in the time and byte units rate

@@ -41,3 +41,42 @@ func TestH46bStepEndsDiffer(t *testing.T) {
 		}
 	}
 }
+
+// The SLOPE column of a trend table: one time unit for its rates, that of
+// its fastest (rate's choice for it). Two GPUs growing 12 MiB/min (0.2
+// MiB/s: rate's minutes) and 30 MiB/h (8738 B/s, under 1 MiB/min: rate's
+// hours) read "+12 MiB/min" and "+30 MiB/h" before: a column whose
+// figures do not compare at a glance. Now the slower reads in minutes too:
+// 30 MiB/h is 0.5 MiB/min, which IBytes prints "512 KiB" ("+512
+// KiB/min"). A table whose rates all fall in one unit is as before.
+func TestH46bTrendTableOneRateUnit(t *testing.T) {
+	finding := func(gpu int, bps float64) Finding {
+		g, slope, r2 := gpu, bps, 0.99
+		return Finding{Kind: KindTrend, Path: "gpu.csv", GPU: &g, Classification: string(trend.Growing),
+			SlopeBytesPerS: &slope, R2: &r2, Samples: 100, Bytes: 1 << 30}
+	}
+	for _, tc := range []struct {
+		slopes []float64
+		want   []string
+	}{
+		{[]float64{12 << 20 / 60.0, 30 << 20 / 3600.0}, []string{"+12 MiB/min", "+512 KiB/min"}},
+		{[]float64{20 << 20 / 3600.0, 40 << 20 / 3600.0}, []string{"+20 MiB/h", "+40 MiB/h"}},
+	} {
+		r := &Report{Inputs: []Input{{Path: "gpu.csv"}}}
+		for i, s := range tc.slopes {
+			r.Findings = append(r.Findings, finding(i, s))
+		}
+		var b strings.Builder
+		if err := trendTable(&b, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("table lacks %q:\n%s", w, b.String())
+			}
+		}
+		if tc.slopes[0] > 1<<20/60.0 && strings.Contains(b.String(), "/h") {
+			t.Errorf("table mixes units:\n%s", b.String())
+		}
+	}
+}
