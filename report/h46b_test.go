@@ -80,3 +80,35 @@ func TestH46bTrendTableOneRateUnit(t *testing.T) {
 		}
 	}
 }
+
+// replacedGPUs: of two GPU series at one key with other UUIDs, the one
+// whose samples all end before the other's begin is a replaced GPU (left
+// out of the baseline's sum); two that overlap in time (a MIG GPU's
+// instances, which share the index) both count, as do a GPU series and a
+// process's.
+func TestH46bReplacedGPUs(t *testing.T) {
+	at := func(v int64) *int64 { return &v }
+	g := 0
+	pid := int64(7)
+	series := func(uuid string, from, to int64) Finding {
+		return Finding{Kind: KindTrend, GPU: &g, GPUUUID: uuid, SeriesStartUs: at(from), SeriesEndUs: at(to), Bytes: 1 << 30}
+	}
+	fs := []Finding{series("GPU-a", 0, 100), series("GPU-b", 200, 300)}
+	if got := replacedGPUs(fs, SiteKeys(fs)); !got[0] || got[1] {
+		t.Errorf("swap: replaced %v, want only the first", got)
+	}
+	b := NewBaseline(fs, nil, nil)
+	if len(b.Sites) != 1 || b.Sites[0].Bytes != 1<<30 || b.Sites[0].GPUUUID != "GPU-b" || len(b.Sites[0].ReplacedUUIDs) != 1 {
+		t.Errorf("swap: baseline %+v, want one site of 1 GiB, GPU-b, GPU-a replaced", b.Sites)
+	}
+	fs = []Finding{series("GPU-a/1/0", 0, 200), series("GPU-a/2/0", 100, 300)}
+	if got := replacedGPUs(fs, SiteKeys(fs)); len(got) != 0 {
+		t.Errorf("overlapping: replaced %v, want none", got)
+	}
+	p := series("GPU-b", 200, 300)
+	p.PID = &pid
+	fs = []Finding{series("GPU-a", 0, 100), p}
+	if got := replacedGPUs(fs, SiteKeys(fs)); len(got) != 0 {
+		t.Errorf("GPU and process: replaced %v, want none", got)
+	}
+}

@@ -271,6 +271,8 @@ func TestFixtures(t *testing.T) {
 		{"h46b_ramp_final_jump_3.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"h46b_ramp_late_jump_30.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
 		{"h46b_restart_then_end_spike.csv", FormatQueryGPU, 725, 725, ClockAbsolute, "excludes-reserved"},
+		{"h46b_gpu_swap_base.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
+		{"h46b_gpu_swap_run.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
 		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		// h45v: 12 scrapes of 2 GPUs each, before and after a DCGM
 		// exporter restart (TestDiffPairsDCGMSeriesByUUID).
