@@ -386,6 +386,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	}
 	if isSmiMessage(b) {
 		d.r.meta.Skipped++
+		if d.r.lostHandle(b, n) {
+			return nil // said by lostHandleNote
+		}
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
 		return nil
 	}
