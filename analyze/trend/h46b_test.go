@@ -1,7 +1,11 @@
 package trend
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +82,42 @@ func TestH46bRestartThenEndSpike(t *testing.T) {
 	}
 	if j := s.EndJump; j == nil || j.EndUs != at(705) || s.EndJumpSamples != 20 {
 		t.Errorf("end jump %+v with %d samples after, want at sample 705 with 20", j, s.EndJumpSamples)
+	}
+}
+
+// A DCGM exporter whose Hostname is its own pod, restarted before every
+// scrape of a long log: 1000 scrapes of one GPU (one UUID), each under
+// another host name (exporter-0000 to exporter-0999). Before, the warning
+// listed all 1000 names (some 20 KB in one line). Now it names the first
+// five (the first host and maxHostsNamed renames), how many more between,
+// and the last, with the count of all: 1000 hosts, 5 named + 994 + the
+// last.
+func TestH46bHostsWarningCapped(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-4c226d4d-8129-a7cf-fecd-daa9018b4b48\",modelName=\"Tesla T4\",Hostname=\"exporter-%04d\"} 2000 %d\n",
+			i, 1764835200000+int64(i)*30000)
+	}
+	path := filepath.Join(t.TempDir(), "restarts.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := NewAnalyzer(Options{})
+	readNVML(t, a, path)
+	res := a.Finalize()
+	if len(res.Series) != 1 {
+		t.Fatalf("%d series, want 1", len(res.Series))
+	}
+	var got []string
+	for _, ws := range res.InputWarnings {
+		for _, w := range ws {
+			if strings.Contains(w, "hosts in turn") {
+				got = append(got, w)
+			}
+		}
+	}
+	want := "its rows name 1000 hosts in turn (exporter-0000, exporter-0001, exporter-0002, exporter-0003, exporter-0004, then 994 more, the last exporter-0999)"
+	if len(got) != 1 || !strings.Contains(got[0], want) || len(got[0]) > 600 {
+		t.Errorf("warnings %.700q, want one with %q, under 600 bytes", got, want)
 	}
 }

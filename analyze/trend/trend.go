@@ -459,10 +459,17 @@ type series struct {
 	// ("its UUID", ...): sameDevice; "" when they did not.
 	renamedBy string
 	// otherHosts: the host names its rows gave after the first one
-	// (key.host), in order: the same UUID under a host renamed
-	// (sameHostless).
-	otherHosts []string
+	// (key.host), in order, the first maxHostsNamed of them: the same
+	// UUID under a host renamed (sameHostless); otherHostsN counts them
+	// all, lastHost is the last.
+	otherHosts  []string
+	otherHostsN int
+	lastHost    string
 }
+
+// maxHostsNamed bounds the host names hostsWarning lists (a log of a
+// year of DCGM exporter restarts renames a GPU's host hundreds of times).
+const maxHostsNamed = 4
 
 // uuidKey is the part of a series key that names a device wherever it
 // is: its input, GPU UUID and pid.
@@ -840,7 +847,11 @@ func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
 		a.alias = map[seriesKey]*series{}
 	}
 	a.alias[k] = c
-	c.otherHosts = append(c.otherHosts, k.host)
+	if len(c.otherHosts) < maxHostsNamed {
+		c.otherHosts = append(c.otherHosts, k.host)
+	}
+	c.otherHostsN++
+	c.lastHost = k.host
 	return c
 }
 
@@ -1990,8 +2001,20 @@ func hostsWarning(s *series) string {
 			hosts[i] = "none"
 		}
 	}
+	named := strings.Join(hosts, ", ")
+	if rest := s.otherHostsN - len(s.otherHosts); rest > 0 {
+		// The first few and the last: the count says how many between.
+		last := s.lastHost
+		if last == "" {
+			last = "none"
+		}
+		named += fmt.Sprintf(", then %d more, the last %s", rest-1, last)
+		if rest == 1 {
+			named = strings.Join(append(hosts, last), ", ")
+		}
+	}
 	return fmt.Sprintf("%s: its rows name %d hosts in turn (%s), one after the other: read as one series by its UUID (a GPU's own); a DCGM exporter run without NODE_NAME or host networking names Hostname after its own pod, which a restart renames",
-		strings.Join(id, ", "), len(hosts), strings.Join(hosts, ", "))
+		strings.Join(id, ", "), 1+s.otherHostsN, named)
 }
 
 func overTotalWarning(s *series) string {
