@@ -87,3 +87,35 @@ func TestH46bLostGPUQueryCSV(t *testing.T) {
 		t.Errorf("warnings %q", ws)
 	}
 }
+
+// testdata/nvml/h46b_fleet_prefix_and_column.txt (synthetic,
+// testdata/README.md): pdsh to a gateway (gw01) that prints a fleet CSV
+// merged with a hostname column: 20 ticks 10 s apart of node01 (at .101
+// s) and node02 (at .250 s), two GPUs each, every line prefixed "gw01: ".
+// The column names the machine each sample was taken on, the prefix only
+// the one the line was read from; so the column is each row's host, as it
+// already was for the series. But the time state (the instants a series
+// may hold, the steps back in time) was the prefix's: one sequence of 40
+// instants for the two machines' interleaved ticks, where each has 20.
+// Now the column keys the time too: 20 instants, as for the same CSV
+// without the prefix; rows of node01 and node02, none of gw01.
+func TestH46bFleetPrefixAndHostColumn(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "h46b_fleet_prefix_and_column.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{string(b), strings.ReplaceAll(string(b), "gw01: ", "")} {
+		rows, meta, err := readRows(t, "fleet.txt", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts := map[string]int{}
+		for _, r := range rows {
+			hosts[r.Host]++
+		}
+		if meta.Instants != 20 || len(hosts) != 2 || hosts["node01"] != 40 || hosts["node02"] != 40 {
+			t.Errorf("prefixed %v: %d instants, rows by host %v; want 20, 40 of node01 and of node02",
+				strings.HasPrefix(in, "gw01"), meta.Instants, hosts)
+		}
+	}
+}

@@ -275,6 +275,7 @@ func TestFixtures(t *testing.T) {
 		{"h46b_gpu_swap_run.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
 		{"h46b_lost_gpu_table.txt", FormatNvidiaSmiText, 18, 12, ClockAbsolute, "excludes-reserved"},
 		{"h46b_lost_gpu_q.txt", FormatNvidiaSmiText, 12, 8, ClockAbsolute, "excludes-reserved"},
+		{"h46b_fleet_prefix_and_column.txt", FormatQueryGPU, 80, 20, ClockAbsolute, "excludes-reserved"},
 		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		// h45v: 12 scrapes of 2 GPUs each, before and after a DCGM
 		// exporter restart (TestDiffPairsDCGMSeriesByUUID).
