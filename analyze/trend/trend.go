@@ -1174,7 +1174,23 @@ func (a *Analyzer) fitAll() {
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
 				glitches, full := setAsideGlitchesBut(s.y, a.fullAt(s))
-				s.fit = fitSeries(s.t, s.y)
+				// A lone full sample (one reading at the capacity between
+				// two that agree far below it) is named, and kept in the
+				// series' samples (its peak, its profile), but neither
+				// classes nor fits it: one reading cannot tell a process
+				// that filled the GPU and died within one interval from a
+				// misreading, and one rise and fall is no churn (a
+				// sawtooth) nor a step. Set aside for the fit and the runs
+				// as a glitch is, so that the class does not hang on
+				// whether binning a long series hid it in a bin's median.
+				fy := s.y
+				if len(full) > 0 {
+					fy = slices.Clone(s.y)
+					for _, g := range full {
+						fy[g] = (fy[g-1] + fy[g+1]) / 2
+					}
+				}
+				s.fit = fitSeries(s.t, fy)
 				s.out = a.describe(s)
 				s.out.SetAside = len(glitches)
 				for _, g := range glitches[:min(len(glitches), glitchTimesKept)] {
@@ -1184,7 +1200,7 @@ func (a *Analyzer) fitAll() {
 				for _, g := range full[:min(len(full), glitchTimesKept)] {
 					s.out.FullSampleAt = append(s.out.FullSampleAt, Sample{Us: s.t[g], Bytes: int64(s.y[g])})
 				}
-				a.fitRuns(s)
+				a.fitRuns(s, fy)
 				podSteps(s)
 			}
 		}()
