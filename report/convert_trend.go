@@ -137,6 +137,9 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		wu, wb := s.WarmUpEndUs, s.WarmUpToBytes
 		f.WarmUpEndUs, f.WarmUpToBytes = &wu, &wb
 	}
+	if j := s.EndJump; j != nil {
+		f.EndJump = &TrendChange{StartUs: j.StartUs, EndUs: j.EndUs, FromBytes: j.FromBytes, ToBytes: j.ToBytes}
+	}
 	if s.CapacityBytes > 0 {
 		c := s.CapacityBytes
 		f.CapacityBytes = &c
@@ -357,16 +360,30 @@ func timeOf(us int64, clock string, startUs int64) string {
 
 // rate renders bytes per second in the unit a person reads best.
 func rate(bps float64) string {
+	if math.Abs(bps) < 1 {
+		return "0"
+	}
+	return rateIn(bps, rateUnit(bps))
+}
+
+// rateUnit is the time unit rate renders bytes per second in: seconds
+// from 1 MiB/s, minutes from 1 MiB/min, hours below.
+func rateUnit(bps float64) time.Duration {
 	a := math.Abs(bps)
 	switch {
-	case a < 1:
-		return "0"
 	case a >= 1<<20:
-		return IBytes(int64(bps)) + "/s"
+		return time.Second
 	case a*60 >= 1<<20:
-		return IBytes(int64(bps*60)) + "/min"
+		return time.Minute
 	}
-	return IBytes(int64(bps*3600)) + "/h"
+	return time.Hour
+}
+
+// rateIn renders bytes per second per unit (time.Second, time.Minute or
+// time.Hour), the bytes as IBytes does: "12 MiB/min", "900 KiB/min".
+func rateIn(bps float64, unit time.Duration) string {
+	per := map[time.Duration]string{time.Second: "/s", time.Minute: "/min", time.Hour: "/h"}[unit]
+	return IBytes(int64(bps*unit.Seconds())) + per
 }
 
 // rateLike renders bytes per second in the time and byte units rate
@@ -424,8 +441,16 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		if s.WarmUpEndUs != 0 {
 			// The rise before the window is a warm-up, not the leak's.
+			from, to := fromTo(s.FirstBytes, s.WarmUpToBytes)
 			fitted += fmt.Sprintf(", after a warm-up that rose from %s to %s by %s (not in the rate)",
-				IBytes(s.FirstBytes), IBytes(s.WarmUpToBytes), timeOf(s.WarmUpEndUs, clock, s.StartUs))
+				from, to, timeOf(s.WarmUpEndUs, clock, s.StartUs))
+		}
+		if j := s.EndJump; j != nil {
+			// The jump is too near the end for a trend of its own: the
+			// rate is the growth before it.
+			from, to := fromTo(j.FromBytes, j.ToBytes)
+			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too short a stretch for a trend of its own; not in the rate)",
+				from, to, timeOf(j.EndUs, clock, s.StartUs), plural(s.EndJumpSamples, "sample", "samples"))
 		}
 		oom := "no time to OOM: " + s.NoOOMReason
 		ended := ""
@@ -444,6 +469,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				gpu = "its GPU"
 			}
 			oom = fmt.Sprintf("at this rate %s runs out of memory in about %s", gpu, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
+			if s.EndJump != nil {
+				oom += " from the level after the jump"
+			}
 			if w := gpuRateWords(o, s.Slope); w != "" {
 				oom = fmt.Sprintf("at %s, its GPU runs out of memory in about %s", w, oomRange(o.Seconds, o.LowSeconds, o.HighSeconds))
 			}
@@ -509,6 +537,10 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		return fmt.Sprintf("growing: %s: %s %s, %s; %s; %s%s", who, what, fitted, now, oom, next, unattributedNote(s))
 	case trend.Step:
 		change := ""
+		// The size at the end, in the decimals the change's ends needed
+		// to differ (fromTo), so that "to 20.5 GiB" is not followed by
+		// "20 GiB at the end".
+		last := IBytes(s.LastBytes)
 		// A spike's rise and fall (trend.ChangePoint.Transient) are no
 		// steps.
 		steps := trend.Steps(s.ChangePoints)
@@ -518,12 +550,16 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			if c.EndUs-c.StartUs >= 60e6 {
 				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
 			}
-			change = fmt.Sprintf(" from %s to %s in %s at %s", IBytes(c.FromBytes), IBytes(c.ToBytes),
+			from, to := fromTo(c.FromBytes, c.ToBytes)
+			last = likeSize(s.LastBytes, to, c.ToBytes)
+			change = fmt.Sprintf(" from %s to %s in %s at %s", from, to,
 				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
-			first, last := steps[0], steps[n-1]
-			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", IBytes(first.FromBytes), IBytes(last.ToBytes), n,
-				timeOf(first.StartUs, clock, s.StartUs), timeOf(last.EndUs, clock, s.StartUs))
+			first, final := steps[0], steps[n-1]
+			from, to := fromTo(first.FromBytes, final.ToBytes)
+			last = likeSize(s.LastBytes, to, final.ToBytes)
+			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", from, to, n,
+				timeOf(first.StartUs, clock, s.StartUs), timeOf(final.EndUs, clock, s.StartUs))
 		}
 		dir := "growth"
 		if s.LastBytes < s.FirstBytes {
@@ -540,11 +576,11 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				}
 			}
 			return fmt.Sprintf("step: %s: %s%s, up to its last samples: too few after the change to tell whether memory stays there or keeps changing%s; %s%s",
-				who, dir, change, more, heldNote(s, clock), unattributedNote(s))
+				who, dir, change, more, heldNote(s, clock, last), unattributedNote(s))
 		}
 		if s.TailSlope > 0 {
 			return fmt.Sprintf("step: %s: %s%s, then still rising by %s (not flat: watch it, a slow leak may follow the step); %s%s",
-				who, dir, change, rate(s.TailSlope), heldNote(s, clock), unattributedNote(s))
+				who, dir, change, rate(s.TailSlope), heldNote(s, clock, last), unattributedNote(s))
 		}
 		// Flat after the step is what a one-time allocation leaves, but
 		// also a leak that stopped (at a cap, at an OOM): samples of the
@@ -564,7 +600,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			after = "each where a new pod took the GPU, and flat while one held it: the next job's own memory, or memory the one before left behind, which the GPU's samples cannot tell apart (a per-process log, --query-compute-apps, tells)"
 		}
 		return fmt.Sprintf("step: %s: %s%s, %s; %s%s",
-			who, dir, change, after, heldNote(s, clock), unattributedNote(s))
+			who, dir, change, after, heldNote(s, clock, last), unattributedNote(s))
 	case trend.Sawtooth:
 		drops := 0
 		for _, c := range s.ChangePoints {
@@ -607,6 +643,18 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// fromTo renders the two ends of a change, sizes in bytes, with the
+// decimals that tell them apart when they differ (sizes.Of, in the larger
+// one's unit): a rise from 20500 to 20990 MiB reads "from 20.0 GiB to
+// 20.5 GiB", not "from 20 GiB to 20 GiB"; a fall likewise.
+func fromTo(from, to int64) (string, string) {
+	if from <= to {
+		return sizes.Of(from, to, IBytes)
+	}
+	t, f := sizes.Of(to, from, IBytes)
+	return f, t
 }
 
 // oomExitsNote says which runs ended full (trend.Run.OOMExit) where they
@@ -713,17 +761,37 @@ func runsNote(s trend.SeriesTrend) string {
 	return fmt.Sprintf(" (one of %d runs between returns to %s)", len(s.Runs), IBytes(s.BaselineBytes))
 }
 
-// heldNote says whether a process held its memory to the end of the log.
-func heldNote(s trend.SeriesTrend, clock string) string {
+// heldNote says whether a process held its memory to the end of the log;
+// last is its used memory at the end as the message renders it.
+func heldNote(s trend.SeriesTrend, clock, last string) string {
 	switch {
 	case !s.HasPID:
-		return fmt.Sprintf("%s at the end", IBytes(s.LastBytes))
+		return fmt.Sprintf("%s at the end", last)
 	case s.EndUnknown:
-		return fmt.Sprintf("held %s until the log's last row at %s (a --query-compute-apps log alone cannot tell whether it exited then)", IBytes(s.LastBytes), timeOf(s.EndUs, clock, s.StartUs))
+		return fmt.Sprintf("held %s until the log's last row at %s (a --query-compute-apps log alone cannot tell whether it exited then)", last, timeOf(s.EndUs, clock, s.StartUs))
 	case s.HeldToEnd:
-		return fmt.Sprintf("held %s until the end of the log", IBytes(s.LastBytes))
+		return fmt.Sprintf("held %s until the end of the log", last)
 	}
-	return fmt.Sprintf("held %s until its last sample at %s", IBytes(s.LastBytes), timeOf(s.EndUs, clock, s.StartUs))
+	return fmt.Sprintf("held %s until its last sample at %s", last, timeOf(s.EndUs, clock, s.StartUs))
+}
+
+// likeSize renders n bytes as like (the rendering of likeBytes) was: in
+// its unit with its decimals where fromTo gave it more than IBytes
+// would; as IBytes does otherwise.
+func likeSize(n int64, like string, likeBytes int64) string {
+	if like == IBytes(likeBytes) {
+		return IBytes(n)
+	}
+	num, unit, ok := strings.Cut(like, " ")
+	scale := map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	if !ok || scale == 0 {
+		return IBytes(n)
+	}
+	d := 0
+	if _, frac, ok := strings.Cut(num, "."); ok {
+		d = len(frac)
+	}
+	return fmt.Sprintf("%.*f %s", d, float64(n)/scale, unit)
 }
 
 // unattributedNote mentions GPU memory no listed process accounts for,

@@ -200,6 +200,11 @@ type BaselineSite struct {
 	// whose key changed with the host or container labels (a DCGM exporter
 	// restarted under a new pod name).
 	GPUUUID string `json:"gpu_uuid,omitempty"`
+	// ReplacedUUIDs: for a GPU's series (kind trend), the UUIDs of the GPUs
+	// its index held earlier in the run, whose samples all ended before
+	// its own began (a GPU replaced: replacedGPUs); their memory is not in
+	// Bytes. Absent when none.
+	ReplacedUUIDs []string `json:"replaced_gpu_uuids,omitempty"`
 	// Source: the format of the input the site's findings came from
 	// (Finding.Source); absent in baselines written before this member.
 	// Sites of a snapshot, a profiler trace, a memory timeline and a
@@ -379,9 +384,13 @@ func SiteLines(f *Finding) string {
 func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline {
 	byKey := map[string]*BaselineSite{}
 	keys := SiteKeys(fs)
+	replaced := replacedGPUs(fs, keys)
 	for i := range fs {
 		f := &fs[i]
 		k := keys[i]
+		if replaced[i] {
+			continue
+		}
 		lines := SiteLines(f)
 		s := byKey[k+"\x00"+lines]
 		if s == nil {
@@ -419,6 +428,14 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 			s.Iterations = max(s.Iterations, f.Growth.Iterations)
 		}
 	}
+	for i := range fs {
+		if !replaced[i] {
+			continue
+		}
+		if s := byKey[keys[i]+"\x00"+SiteLines(&fs[i])]; s != nil && !slices.Contains(s.ReplacedUUIDs, fs[i].GPUUUID) {
+			s.ReplacedUUIDs = append(s.ReplacedUUIDs, fs[i].GPUUUID)
+		}
+	}
 	for i := range errs {
 		e := &errs[i]
 		k := toolErrorKey(e)
@@ -447,6 +464,55 @@ func NewBaseline(fs []Finding, errs []ToolError, summary *LeakSummary) *Baseline
 		b.LeakSummary.add(summary)
 	}
 	return b
+}
+
+// replacedGPUs marks the findings of fs (keyed by keys, SiteKeys) that
+// are a GPU's series (kind trend, no process) whose samples all end
+// before those of another GPU series of the same key (host and index)
+// with another UUID begin: a GPU replaced during the run (an RMA, a node
+// rebuilt), its index taken by another. The GPUs were never in the host
+// together, so their memory does not add up: the site is the GPU at the
+// index at the end. Series of one key that overlap in time (a MIG
+// GPU's instances, which share their GPU's index) are not marked.
+func replacedGPUs(fs []Finding, keys []string) map[int]bool {
+	byKey := map[string][]int{}
+	for i := range fs {
+		f := &fs[i]
+		if f.Kind == KindTrend && f.PID == nil && f.GPUUUID != "" && f.SeriesStartUs != nil && f.SeriesEndUs != nil {
+			byKey[keys[i]] = append(byKey[keys[i]], i)
+		}
+	}
+	out := map[int]bool{}
+	for _, is := range byKey {
+		for _, i := range is {
+			for _, j := range is {
+				if fs[i].GPUUUID != fs[j].GPUUUID && *fs[i].SeriesEndUs < *fs[j].SeriesStartUs {
+					out[i] = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// gpuReplacedNote says where the GPU at a key's index was replaced during a
+// run (BaselineSite.ReplacedUUIDs): only the last GPU's memory is counted;
+// "" where none was.
+func gpuReplacedNote(b, a []*BaselineSite) string {
+	var notes []string
+	for _, side := range []struct {
+		name  string
+		sites []*BaselineSite
+	}{{"BASE", b}, {"NEW", a}} {
+		for _, s := range side.sites {
+			if len(s.ReplacedUUIDs) > 0 {
+				notes = append(notes, fmt.Sprintf("the GPU at this index was replaced during %s's run (%s before, %s at the end): only the last one's memory is counted",
+					side.name, strings.Join(s.ReplacedUUIDs, ", "), s.GPUUUID))
+			}
+		}
+	}
+	return strings.Join(notes, "; ")
 }
 
 // trendSiteName names an NVML series as a diff shows it: its GPU and
@@ -833,6 +899,11 @@ func Compare(base, run *Baseline, tol Tolerance) []DiffEntry {
 		if was, ok := renamed[k]; ok {
 			for i := range es {
 				es[i].Note = joinNotes(fmt.Sprintf("paired by its GPU's UUID: BASE named it %s (its host or container label changed, as when a DCGM exporter restarts under a new pod name)", was), es[i].Note)
+			}
+		}
+		if note := gpuReplacedNote(before[k], after[k]); note != "" {
+			for i := range es {
+				es[i].Note = joinNotes(note, es[i].Note)
 			}
 		}
 		out = append(out, es...)

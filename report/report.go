@@ -430,6 +430,11 @@ type Finding struct {
 	// had reached; absent otherwise.
 	WarmUpEndUs   *int64 `json:"warm_up_end_us,omitempty"`
 	WarmUpToBytes *int64 `json:"warm_up_to_bytes,omitempty"`
+	// EndJump: for a growing series whose trend is fitted before an
+	// abrupt step up at its end, too near the end for a trend after it
+	// (trend.SeriesTrend.EndJump): the samples either side of it; the
+	// time to OOM is measured from the level after it. Absent otherwise.
+	EndJump *TrendChange `json:"end_jump,omitempty"`
 	// Samples in the series; its first and last time; its peak.
 	Samples int `json:"samples,omitempty"`
 	// SamplesAboveTotal: samples of the series whose used memory exceeded

@@ -57,6 +57,19 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 	}
 	var rows [][]string
 	assumed := assumedPeriods(r)
+	// One time unit for the SLOPE column: that of its fastest rate (rate's
+	// choice for it), so that rates compare down the column ("12 MiB/min"
+	// beside "60 MiB/min", not beside "1.0 GiB/h"; per-sample cells, of
+	// logs without times, keep their own unit).
+	var fastest float64
+	for _, f := range r.Findings {
+		if s, ok := trendSlope(&f); ok && f.Kind == KindTrend {
+			if _, guessed := assumed[f.Path]; !guessed {
+				fastest = max(fastest, math.Abs(s))
+			}
+		}
+	}
+	unit := rateUnit(fastest)
 	for i, f := range r.Findings {
 		if f.Kind != KindTrend {
 			continue
@@ -74,6 +87,9 @@ func trendTable(w io.Writer, r *Report, opt Options) error {
 		slope, r2 := "-", "-"
 		if s, ok := trendSlope(&f); ok {
 			slope = rate(s)
+			if slope != "0" {
+				slope = rateIn(s, unit)
+			}
 			if guessed {
 				slope = perSampleCell(s, *in.AssumedIntervalS, in.Format)
 			}

@@ -14,6 +14,9 @@ import (
 // nothing of it: the flat logs read "flat: no growth" beside a peak of
 // 79 GiB. The series now counts it in FullSamples, with its time and
 // bytes as read; the flat logs stay flat (one sample makes no growth).
+// Session 46 (h46b): so does the 302-sample one, which was a "sawtooth ...
+// in 1 run" (one sample, not binned away as in the 1500-sample logs): one
+// reading classes no series (see TestReview45bFullSampleIsNoGlitch).
 func TestF45cFullSampleNamed(t *testing.T) {
 	day := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
@@ -24,7 +27,7 @@ func TestF45cFullSampleNamed(t *testing.T) {
 	}{
 		{"f45c_flat_one_full_mid.csv", Flat, 10*time.Hour + 58*time.Minute + 20*time.Second, 80598},
 		{"f45c_one_row_used_eq_total.csv", Flat, 10*time.Hour + 58*time.Minute + 20*time.Second, 81920},
-		{"f45c_one_full_last_but_one.csv", "", 10*time.Hour + 25*time.Minute, 80500},
+		{"f45c_one_full_last_but_one.csv", Flat, 10*time.Hour + 25*time.Minute, 80500},
 	} {
 		got := trends(t, c.file)
 		if len(got) != 1 {

@@ -3,6 +3,7 @@ package trend
 import (
 	"math"
 	"slices"
+	"sort"
 )
 
 // Constants of the trend classification. Sizes are bytes.
@@ -40,6 +41,9 @@ type fit struct {
 	// stepAtEnd: a step whose last change reaches the last points (fewer
 	// than stepMinAfter after it): nothing shows it stopped.
 	stepAtEnd bool
+	// endJump, for a growing series: its trend is fitted before a jump
+	// at its end (endJump), the last of changes.
+	endJump bool
 }
 
 // stepMinAfter is the fewest points after a step's last change that can
@@ -65,6 +69,13 @@ func (b burst) delta() float64 { return b.to - b.from }
 // fitSeries classifies a series of used bytes y at times t (µs, sorted)
 // and fits its trend.
 func fitSeries(t []int64, y []float64) fit {
+	return fitSeriesJumps(t, y, true)
+}
+
+// fitSeriesJumps is fitSeries; with jumps false it does not look for a
+// jump at the end (endJump) that growth before it would be fitted
+// without: the fit of the samples before such a jump is made with false.
+func fitSeriesJumps(t []int64, y []float64, jumps bool) fit {
 	// x (and rx, which may be x) is used here alone: its buffer is recycled.
 	xbuf := slopeBufs.Get().(*[]float64)
 	defer slopeBufs.Put(xbuf)
@@ -269,6 +280,14 @@ func fitSeries(t []int64, y []float64) fit {
 		return f
 	}
 
+	// A jump at the end, too near it for a trend after it: growth before
+	// it is fitted without it (endJumpFit) where the series is otherwise
+	// judged a step, or growing only after the jump.
+	js, je, jump := 0, 0, false
+	if jumps {
+		js, je, jump = endJump(rx, ry, f.sigma, significantRise)
+	}
+
 	// Growing: still rising through the last part of the series, in more
 	// than one step, with a growth rate whose interval excludes zero (and
 	// a rise of at least significantRise, which scales with the level);
@@ -300,6 +319,11 @@ func fitSeries(t []int64, y []float64) fit {
 		// interval that excludes zero: where it does not, what rose was
 		// a step before it (a late step in noise), not growth.
 		growing = w == 0 || !ts.ok || ts.Low > 0
+	}
+	if jump && (!growing || w > js) {
+		if g, ok := endJumpFit(t, y, x, rx, ry, js, je, significantRise); ok {
+			return g
+		}
 	}
 	if growing {
 		f.class = Growing
@@ -344,6 +368,121 @@ func fitSeries(t []int64, y []float64) fit {
 		f.class = Sawtooth
 	}
 	return f
+}
+
+// endJump is a jump at the end of a series of points y at times x (s):
+// the largest rise within a few points (at most 3, the points either
+// side of its largest rise from one point to the next that rise by a
+// quarter of that or more) after which too little follows for a trend
+// of its own (fewer than 8 points, or less than a fifth of the series'
+// time: what trendWindow asks of a window after a step), of at least
+// significant bytes and sharp in the points (the median of the 3 after
+// it less that of the 3 before is at least half the rise and 3σ), that
+// memory does not fall back from (no later point below its middle: a
+// spike is no jump). s is its last point before, e its first after; ok
+// is false when there is none.
+//
+// A ramp that ends in such a jump (a large allocation in the last
+// samples: a checkpoint's buffers, the batch that ran the GPU out of
+// memory) is growth, then a jump: the jump is neither a step that the
+// log shows stopped, nor the start of the growth (endJumpFit).
+func endJump(x, y []float64, sigma, significant float64) (s, e int, ok bool) {
+	n := len(x)
+	span := x[n-1] - x[0]
+	top := 0
+	for i := n - 1; i >= 1; i-- {
+		if n-i >= 8 && x[n-1]-x[i] >= 0.2*span {
+			break
+		}
+		if top == 0 || y[i]-y[i-1] > y[top]-y[top-1] {
+			top = i
+		}
+	}
+	if top == 0 {
+		return 0, 0, false
+	}
+	d := y[top] - y[top-1]
+	s, e = top-1, top
+	for e-s < stepMinAfter && e+1 < n && y[e+1]-y[e] >= d/4 {
+		e++
+	}
+	for e-s < stepMinAfter && s >= 1 && y[s]-y[s-1] >= d/4 {
+		s--
+	}
+	rise := y[e] - y[s]
+	if rise < significant || minOf(y[e:]) < y[s]+rise/2 {
+		return 0, 0, false
+	}
+	m := min(sharpShiftPoints, s+1, n-e)
+	j := medianOf(y[e:e+m]) - medianOf(y[s+1-m:s+1])
+	return s, e, j >= math.Max(0.5*rise, 3*sigma)
+}
+
+// endJumpMinSamples is the fewest samples before an end jump that its
+// growth is fitted on.
+const endJumpMinSamples = 2 * steadyMinPoints
+
+// endJumpFit is the fit of a series (samples t, y; x the samples' times
+// in s from the first; rx, ry its points, reduced where it was binned)
+// that ends in a jump from point s to point e (endJump), when
+// the samples before the jump grow on their own (their fit,
+// fitSeriesJumps without end jumps, is growing and not a rising floor)
+// and the jump stands out from that growth (what the rise over the
+// jump's points leaves beyond the growth's 95% upper rate is at least
+// significant bytes and half the rise: a steep ramp's last points are no
+// jump). The points after the jump must be too few for a trend (fewer
+// than 8) or still rise (their Sen interval above zero): a level held
+// for 8 points or more after it shows the growth stopped there, which
+// the ordinary classification judges. The fit is then the samples'
+// before the jump, the jump added to its changes (fit.endJump: from the
+// last sample before it to the first past its middle, or the top of a
+// jump over a few samples), and its
+// level at the end carried along its line to the series' end and raised
+// by the jump's height in the samples (the median of the 3 from that
+// first one less that of the 3 before the jump). ok is false otherwise.
+func endJumpFit(t []int64, y, x, rx, ry []float64, s, e int, significant float64) (fit, bool) {
+	n := len(rx)
+	if n-e >= 8 {
+		if ts := fitTheilSen(rx[e:], ry[e:], trendConfidence); !ts.ok || ts.Low <= 0 {
+			return fit{}, false
+		}
+	}
+	// The samples before the jump: from its last point before (a bin's
+	// median where the series was binned: a bin holds samples either side
+	// of its median) up to the first that is past the jump's middle.
+	rise := ry[e] - ry[s]
+	k := sort.SearchFloat64s(x, rx[s])
+	for k > 0 && y[k-1] >= ry[s]+rise/2 {
+		k--
+	}
+	for k < len(x) && y[k] < ry[s]+rise/2 {
+		k++
+	}
+	if k < endJumpMinSamples || k >= len(x) {
+		return fit{}, false
+	}
+	g := fitSeriesJumps(t[:k], y[:k], false)
+	if g.class != Growing || g.floor {
+		return fit{}, false
+	}
+	if excess := rise - g.ts.High*(rx[e]-rx[s]); excess < significant || excess < 0.5*rise {
+		return fit{}, false
+	}
+	// The jump in the samples: from the last before it (k-1) to the first
+	// past its middle (k), or on to a later one up to its point e while
+	// the samples still rise by a quarter of the jump each (a jump over
+	// a few samples).
+	post := k
+	for post+1 < len(x) && x[post] < rx[e] && y[post+1]-y[post] >= rise/4 {
+		post++
+	}
+	m := min(sharpShiftPoints, k, len(x)-post)
+	height := medianOf(y[post:post+m]) - medianOf(y[k-m:k])
+	g.endLevel += g.ts.Slope*(x[len(x)-1]-x[k-1]) + height
+	g.changes = append(g.changes, ChangePoint{StartUs: t[k-1], EndUs: t[post],
+		FromBytes: int64(math.Round(y[k-1])), ToBytes: int64(math.Round(y[post]))})
+	g.endJump = true
+	return g, true
 }
 
 // warmUp reports whether the first of the floors ty (at times tx, three

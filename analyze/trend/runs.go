@@ -171,9 +171,10 @@ const runRiseNoise = 2
 // a step; unless most of those that came back ended full (Run.OOMExit, two
 // at least): a crash loop, growing, with OOMExits set;
 // so is a sawtooth whose floor rises over the whole series (its last run
-// still growing is the floor's rise, seen over fewer cycles).
-func (a *Analyzer) fitRuns(s *series) {
-	base, spans := splitRuns(s.y)
+// still growing is the floor's rise, seen over fewer cycles). y is s's
+// used memory as fitted (s.y, lone full samples set aside: fitAll).
+func (a *Analyzer) fitRuns(s *series, y []float64) {
+	base, spans := splitRuns(y)
 	if len(spans) == 0 {
 		return
 	}
@@ -183,19 +184,19 @@ func (a *Analyzer) fitRuns(s *series) {
 	fits := make([]fit, len(spans))
 	for i, sp := range spans {
 		r := Run{StartUs: s.t[sp.a], EndUs: s.t[sp.b-1], Samples: sp.b - sp.a,
-			FirstBytes: int64(s.y[sp.a]), LastBytes: int64(s.y[sp.b-1]), Class: Flat}
-		r.PeakBytes = int64(maxOf(s.y[sp.a:sp.b]))
+			FirstBytes: int64(y[sp.a]), LastBytes: int64(y[sp.b-1]), Class: Flat}
+		r.PeakBytes = int64(maxOf(y[sp.a:sp.b]))
 		if sp.released {
 			r.ReleasedUs = s.t[sp.b]
 			releasedRuns++
 		}
 		if r.Samples >= runMinPoints {
-			f := fitSeries(s.t[sp.a:sp.b], s.y[sp.a:sp.b])
+			f := fitSeries(s.t[sp.a:sp.b], y[sp.a:sp.b])
 			fits[i] = f
 			r.Class, r.WindowStartUs, r.WindowEndUs = f.class, f.winStartUs, f.winEndUs
 			r.Slope, r.SlopeLow, r.SlopeHigh = finite(f.ts.Slope), finite(f.ts.Low), finite(f.ts.High)
 			r.OLSSlope, r.R2 = finite(f.olsSlope), finite(f.r2)
-			rises := risesWithin(s.y[sp.a:sp.b], s.fit.sigma)
+			rises := risesWithin(y[sp.a:sp.b], s.fit.sigma)
 			if f.class == Growing && rises {
 				key = i
 			}
@@ -217,7 +218,7 @@ func (a *Analyzer) fitRuns(s *series) {
 		if !sp.released || r.Class != Growing || r.Samples < oomExitMinPoints {
 			continue
 		}
-		if c, ok := s.capacityAt(s.t[sp.a+argMax(s.y[sp.a:sp.b])]); ok && c > 0 &&
+		if c, ok := s.capacityAt(s.t[sp.a+argMax(y[sp.a:sp.b])]); ok && c > 0 &&
 			float64(r.PeakBytes) >= oomPeakShare*c && base <= oomFloorShare*c {
 			r.OOMExit = true
 			oomExits++
@@ -258,6 +259,7 @@ func (a *Analyzer) fitRuns(s *series) {
 	r := o.Runs[key]
 	o.Class, o.RisingFloor, o.TailSlope, o.StepAtEnd = Growing, f.floor, 0, false
 	o.WindowStartUs, o.WindowEndUs, o.WindowSamples = f.winStartUs, f.winEndUs, f.winSamples
+	o.EndJump, o.EndJumpSamples = s.endJumpOf(f)
 	o.Slope, o.SlopeLow, o.SlopeHigh, o.OLSSlope, o.R2 = r.Slope, r.SlopeLow, r.SlopeHigh, r.OLSSlope, r.R2
 	o.Noise = finite(f.sigma)
 	o.ReleasedUs = r.ReleasedUs

@@ -136,6 +136,15 @@ type SeriesTrend struct {
 	// time, faster than the trend after it; not counted in the rate. 0
 	// when no warm-up was seen.
 	WarmUpEndUs, WarmUpToBytes int64
+	// EndJump, for a growing series: an abrupt step up after its window,
+	// too near the series' end for a trend after it (fewer than 8 points,
+	// or less than a fifth of the series' time, follow it), which the
+	// trend is fitted without: the samples before it grow on their own.
+	// Its FromBytes and ToBytes are the samples either side of it. The
+	// time to OOM is measured from the level after it. nil otherwise.
+	EndJump *ChangePoint
+	// EndJumpSamples: the samples from EndJump's EndUs to the series' end.
+	EndJumpSamples int
 	// Slope is the Theil–Sen slope; SlopeLow and SlopeHigh its 95%
 	// interval (Sen). OLSSlope and R2: the least-squares line beside it.
 	Slope, SlopeLow, SlopeHigh float64
@@ -450,10 +459,17 @@ type series struct {
 	// ("its UUID", ...): sameDevice; "" when they did not.
 	renamedBy string
 	// otherHosts: the host names its rows gave after the first one
-	// (key.host), in order: the same UUID under a host renamed
-	// (sameHostless).
-	otherHosts []string
+	// (key.host), in order, the first maxHostsNamed of them: the same
+	// UUID under a host renamed (sameHostless); otherHostsN counts them
+	// all, lastHost is the last.
+	otherHosts  []string
+	otherHostsN int
+	lastHost    string
 }
+
+// maxHostsNamed bounds the host names hostsWarning lists (a log of a
+// year of DCGM exporter restarts renames a GPU's host hundreds of times).
+const maxHostsNamed = 4
 
 // uuidKey is the part of a series key that names a device wherever it
 // is: its input, GPU UUID and pid.
@@ -831,7 +847,11 @@ func (a *Analyzer) sameHostless(k seriesKey, tUs int64) *series {
 		a.alias = map[seriesKey]*series{}
 	}
 	a.alias[k] = c
-	c.otherHosts = append(c.otherHosts, k.host)
+	if len(c.otherHosts) < maxHostsNamed {
+		c.otherHosts = append(c.otherHosts, k.host)
+	}
+	c.otherHostsN++
+	c.lastHost = k.host
 	return c
 }
 
@@ -1154,7 +1174,23 @@ func (a *Analyzer) fitAll() {
 			for i := int(next.Add(1)) - 1; i < len(a.order); i = int(next.Add(1)) - 1 {
 				s := a.order[i]
 				glitches, full := setAsideGlitchesBut(s.y, a.fullAt(s))
-				s.fit = fitSeries(s.t, s.y)
+				// A lone full sample (one reading at the capacity between
+				// two that agree far below it) is named, and kept in the
+				// series' samples (its peak, its profile), but neither
+				// classes nor fits it: one reading cannot tell a process
+				// that filled the GPU and died within one interval from a
+				// misreading, and one rise and fall is no churn (a
+				// sawtooth) nor a step. Set aside for the fit and the runs
+				// as a glitch is, so that the class does not hang on
+				// whether binning a long series hid it in a bin's median.
+				fy := s.y
+				if len(full) > 0 {
+					fy = slices.Clone(s.y)
+					for _, g := range full {
+						fy[g] = (fy[g-1] + fy[g+1]) / 2
+					}
+				}
+				s.fit = fitSeries(s.t, fy)
 				s.out = a.describe(s)
 				s.out.SetAside = len(glitches)
 				for _, g := range glitches[:min(len(glitches), glitchTimesKept)] {
@@ -1164,7 +1200,7 @@ func (a *Analyzer) fitAll() {
 				for _, g := range full[:min(len(full), glitchTimesKept)] {
 					s.out.FullSampleAt = append(s.out.FullSampleAt, Sample{Us: s.t[g], Bytes: int64(s.y[g])})
 				}
-				a.fitRuns(s)
+				a.fitRuns(s, fy)
 				podSteps(s)
 			}
 		}()
@@ -1341,6 +1377,7 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	if f.class == Growing && f.floor {
 		o.CyclePeakBytes = int64(f.endLevel)
 	}
+	o.EndJump, o.EndJumpSamples = s.endJumpOf(f)
 	o.StepAtEnd = f.class == Step && f.stepAtEnd
 	if steps := Steps(o.ChangePoints); o.Class == Step && len(steps) > 0 {
 		// A spike's rise and fall (ChangePoint.Transient) are no steps:
@@ -1358,6 +1395,16 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 	}
 	o.Profile = profile(s.t, s.y, 48)
 	return o
+}
+
+// endJumpOf is f's jump at the end (fit.endJump), nil when f has none,
+// and the samples from its EndUs to the series' end.
+func (s *series) endJumpOf(f fit) (*ChangePoint, int) {
+	if !f.endJump || len(f.changes) == 0 {
+		return nil, 0
+	}
+	c := f.changes[len(f.changes)-1]
+	return &c, len(s.t) - sort.Search(len(s.t), func(i int) bool { return s.t[i] >= c.EndUs })
 }
 
 // stepTail is the time from the last of changes to end and the longest
@@ -1970,8 +2017,20 @@ func hostsWarning(s *series) string {
 			hosts[i] = "none"
 		}
 	}
+	named := strings.Join(hosts, ", ")
+	if rest := s.otherHostsN - len(s.otherHosts); rest > 0 {
+		// The first few and the last: the count says how many between.
+		last := s.lastHost
+		if last == "" {
+			last = "none"
+		}
+		named += fmt.Sprintf(", then %d more, the last %s", rest-1, last)
+		if rest == 1 {
+			named = strings.Join(append(hosts, last), ", ")
+		}
+	}
 	return fmt.Sprintf("%s: its rows name %d hosts in turn (%s), one after the other: read as one series by its UUID (a GPU's own); a DCGM exporter run without NODE_NAME or host networking names Hostname after its own pod, which a restart renames",
-		strings.Join(id, ", "), len(hosts), strings.Join(hosts, ", "))
+		strings.Join(id, ", "), 1+s.otherHostsN, named)
 }
 
 func overTotalWarning(s *series) string {

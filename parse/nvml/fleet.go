@@ -683,6 +683,11 @@ func (d *fleetDecoder) end(n int) error {
 	instants := d.base
 	for _, h := range d.order {
 		instants = max(instants, h.instants) // a series has at most this many samples
+		for _, c := range h.dec.hostTimes {
+			// The hosts of a host column in its lines (smiDecoder.colHost):
+			// h's own state is the one active when h was left.
+			instants = max(instants, c.instants)
+		}
 	}
 	d.r.meta.Instants = instants
 	if d.failures > maxNamedHosts {

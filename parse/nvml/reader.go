@@ -275,6 +275,13 @@ type Reader struct {
 	// unreachableWhat.
 	unreachable, unreachableLine int
 	unreachableWhat              string
+	// lostHandles counts nvidia-smi's "Unable to determine the device
+	// handle for GPU <bus id>: <reason>" lines (lostHandle), the first at
+	// line lostLine, reading lostWhat (up to its reason); lostBuses are
+	// the bus ids named, each once (the first few).
+	lostHandles, lostLine int
+	lostWhat              string
+	lostBuses             []string
 	// lastTickUs is the time tick was last given; newInstant, that the
 	// decoder started an output (a table) whose rows are another instant
 	// even at the same time as the last; instantGPUs, the GPUs (0 to 63)
@@ -630,6 +637,7 @@ func (r *Reader) endAt(err error) error {
 		r.skippedNote()
 		r.backNote()
 		r.unreachableNote()
+		r.lostHandleNote()
 		if _, table := r.dec.(*smiTextDecoder); r.unknownProcs > 0 && !table { // nvidia-smi's text says why, row by row
 			pids := pidList(r.unknownPIDs, r.unknownProcs)
 			what := fmt.Sprintf("%d process rows (the first at line %d; %s) give no memory for their process", r.unknownProcs, r.unknownProcLine, pids)
@@ -1353,6 +1361,59 @@ func (r *Reader) unreachableNote() {
 		what = fmt.Sprintf("1 row (line %d) gives", r.unreachableLine)
 	}
 	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s memory.used as %s: NVML could not reach the GPU (after an Xid 79, \"GPU has fallen off the bus\", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which); those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
+}
+
+// lostHandleRe matches the line nvidia-smi prints, in every layout (its
+// table, -q, --query-gpu), for a GPU that NVML cannot reach, in place of
+// its rows: "Unable to determine the device handle for GPU
+// 0000:02:00.0: GPU is lost.  Reboot the system to recover this GPU"
+// (JosephKJ/OWOD#81), "... for GPU0000:07:00.0: Unknown Error"
+// (pdbear/syno_nvidia_gpu_driver#22). Its groups: the bus id, the reason.
+var lostHandleRe = lazyre.New(`Unable to determine the device handle for GPU ?([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+)\s*:\s*([^.]*[^.\s])`)
+
+// maxLostBuses bounds the bus ids lostHandleNote names.
+const maxLostBuses = 4
+
+// lostHandle counts line b (number n) when it is nvidia-smi's "Unable to
+// determine the device handle" line (lostHandleRe), and reports whether
+// it was.
+func (r *Reader) lostHandle(b []byte, n int) bool {
+	if !bytes.Contains(b, []byte("device handle")) {
+		return false
+	}
+	m := lostHandleRe.FindSubmatch(b)
+	if m == nil {
+		return false
+	}
+	if r.lostHandles == 0 {
+		r.lostLine, r.lostWhat = n, string(m[0])
+	}
+	r.lostHandles++
+	if bus := string(m[1]); len(r.lostBuses) < maxLostBuses && !slices.Contains(r.lostBuses, bus) {
+		r.lostBuses = append(r.lostBuses, bus)
+	}
+	return true
+}
+
+// lostHandleNote warns of nvidia-smi's lines for a GPU it could not reach
+// (lostHandle): that GPU has no row in those outputs, so its series ends
+// at its last reading, and the log says why.
+func (r *Reader) lostHandleNote() {
+	if r.lostHandles == 0 {
+		return
+	}
+	more := ""
+	switch {
+	case r.lostHandles == 2:
+		more = ", and 1 more such line"
+	case r.lostHandles > 2:
+		more = fmt.Sprintf(", and %d more such lines", r.lostHandles-1)
+	}
+	if len(r.lostBuses) > 1 {
+		more += " (GPUs at bus ids " + strings.Join(r.lostBuses, ", ") + ")"
+	}
+	r.meta.Warnings.Add(parse.InlineNote(r.lostLine, -1, "nvidia-smi printed %q (line %d%s): NVML could not reach that GPU (after an Xid 79, \"GPU has fallen off the bus\", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which); it has no rows in those outputs, so its series ends at its last reading",
+		r.lostWhat, r.lostLine, more))
 }
 
 // unifiedNoMemory explains a log whose GPU rows give no used memory (an

@@ -268,6 +268,14 @@ func TestFixtures(t *testing.T) {
 		// over 4 ticks, each host's rows at its own times: 4 instants
 		// per host, as fleet_pdsh_query_gpu.txt.
 		{"h45v_warmup_then_slow_leak.csv", FormatQueryGPU, 1000, 1000, ClockAbsolute, "excludes-reserved"},
+		{"h46b_ramp_final_jump_3.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"h46b_ramp_late_jump_30.csv", FormatQueryGPU, 720, 720, ClockAbsolute, "excludes-reserved"},
+		{"h46b_restart_then_end_spike.csv", FormatQueryGPU, 725, 725, ClockAbsolute, "excludes-reserved"},
+		{"h46b_gpu_swap_base.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
+		{"h46b_gpu_swap_run.csv", FormatQueryGPU, 120, 120, ClockAbsolute, "excludes-reserved"},
+		{"h46b_lost_gpu_table.txt", FormatNvidiaSmiText, 18, 12, ClockAbsolute, "excludes-reserved"},
+		{"h46b_lost_gpu_q.txt", FormatNvidiaSmiText, 12, 8, ClockAbsolute, "excludes-reserved"},
+		{"h46b_fleet_prefix_and_column.txt", FormatQueryGPU, 80, 20, ClockAbsolute, "excludes-reserved"},
 		{"h45v_fleet_hostname_column.csv", FormatQueryGPU, 16, 4, ClockAbsolute, "excludes-reserved"},
 		// h45v: 12 scrapes of 2 GPUs each, before and after a DCGM
 		// exporter restart (TestDiffPairsDCGMSeriesByUUID).

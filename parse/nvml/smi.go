@@ -386,6 +386,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 	}
 	if isSmiMessage(b) {
 		d.r.meta.Skipped++
+		if d.r.lostHandle(b, n) {
+			return nil // said by lostHandleNote
+		}
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
 		return nil
 	}
@@ -1095,7 +1098,7 @@ func fieldEnd(b []byte, i int, last bool) bool {
 
 // finish places a row's sample (its GPU's number, its tick) and emits it.
 func (d *smiDecoder) finish(s *sample, n int) error {
-	if len(s.host) == 0 && d.host == nil && len(d.hostTimes) == 1 {
+	if len(s.host) == 0 && len(d.hostTimes) == 1 {
 		// An empty field of a host column that has named one host so
 		// far is that host's row (a collector that failed to read the
 		// name once), not a host of its own.
@@ -1103,9 +1106,14 @@ func (d *smiDecoder) finish(s *sample, n int) error {
 			s.host = []byte(h)
 		}
 	}
+	// A row's own host column comes first, before a fleet log's prefix
+	// (d.host), for its series and its time alike: the column names the
+	// machine the sample was taken on, the prefix the one its line was
+	// read from (pdsh to a gateway that prints a merged fleet CSV names
+	// the gateway on every line).
 	if len(s.host) == 0 {
-		s.host = d.host // a row's own host column comes first
-	} else if d.host == nil {
+		s.host = d.host
+	} else {
 		d.colHost(s.host)
 	}
 	if d.noGPUID {

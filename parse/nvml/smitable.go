@@ -112,7 +112,15 @@ type smiTextDecoder struct {
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
 	mig       bool // inside the MIG devices box
 	// -q state.
-	qGPU      int32 // index of the current "GPU <bus id>" section, -1 before the first
+	qGPU int32 // index of the current "GPU <bus id>" section, -1 before the first
+	// qSections counts the GPU sections of the current -q report; qBus
+	// holds the index each bus id (of a host) was first given (its
+	// section's place in its report), plus 1: a GPU keeps it in later reports, where one before
+	// it may be missing (lost: "Unable to determine the device handle
+	// for GPU <bus id>" printed in its place), which would otherwise
+	// move it to the lost GPU's index and join their series.
+	qSections int
+	qBus      map[string]int32
 	qSection  string
 	qIndent   int
 	qMem      fbMem
@@ -221,7 +229,7 @@ func (d *smiTextDecoder) newSnapshot(t int64, ok bool) {
 	d.gpuRow, d.processes, d.mig = false, false, false
 	d.oldDriver = false
 	d.qGPU, d.qSection = -1, ""
-	d.qProcLists, d.qProcOpen = 0, false
+	d.qProcLists, d.qProcOpen, d.qSections = 0, false, 0
 	d.r.newInstant = true // one output, one sampling instant
 }
 
@@ -289,10 +297,10 @@ func (d *smiTextDecoder) cutQReport(n int) {
 // the processes.
 func (d *smiTextDecoder) endQReport() {
 	d.closeQProcs()
-	if d.qGPU >= 0 && d.qProcLists == int(d.qGPU)+1 {
+	if d.qGPU >= 0 && d.qProcLists == d.qSections {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 	}
-	d.qGPU, d.qProcLists = -1, 0
+	d.qGPU, d.qProcLists, d.qSections = -1, 0, 0
 	d.qFBAny = false
 }
 
@@ -370,6 +378,11 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		d.oldDriver = preR510(t)
 		return nil
 	case bytes.HasPrefix(t, []byte("No devices were found")):
+		d.r.meta.Skipped++
+		return nil
+	case d.r.lostHandle(t, n):
+		// A GPU NVML cannot reach: printed before the table (or -q
+		// report) of the others, in place of its rows.
 		d.r.meta.Skipped++
 		return nil
 	}
@@ -727,6 +740,18 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 			d.flushQ()
 			d.closeQProcs()
 			d.qGPU++
+			d.qSections++
+			// By host too: a fleet's reports share bus ids. A known index
+			// behind the section's place (the bus id twice in one report)
+			// is not taken back.
+			if bus := string(d.host) + "\x00" + string(trimSpace(t[len("GPU "):])); d.qBus[bus] > 0 {
+				d.qGPU = max(d.qGPU, d.qBus[bus]-1)
+			} else {
+				if d.qBus == nil {
+					d.qBus = map[string]int32{}
+				}
+				d.qBus[bus] = d.qGPU + 1 // 0: not seen
+			}
 			d.qUUID, d.qName = d.qUUID[:0], d.qName[:0]
 			d.qFB, d.qFrom = false, d.r.line
 			d.qSection = ""
