@@ -1251,9 +1251,10 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// The TPU compiler's count of a core's HBM (XLATPUHBM).
 			r.DeviceTotalBytes = m.Total
 		}
-		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
-			// after its failure (exact bytes).
+			// after its failure (exact bytes); XGBoost's free memory
+			// alone ("- Free memory: N").
 			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
@@ -2349,7 +2350,10 @@ func (r *Report) cudaErrorNote() string {
 			failed = " (its allocation call failed)"
 		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
-	case "the CUDA driver", "the CUDA runtime", "the HIP runtime":
+	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":
+		if note, ok := r.checkNote(lib); ok {
+			return note // a program's own CUDA check (cudacheck.go)
+		}
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
 			if r.known(r.DeviceTotalBytes) {

@@ -486,7 +486,7 @@ func FormatSize(size int64) string {
 
 // oomPhrases are what a line must contain to hold an out-of-memory
 // message; classify then tells a message from prose that names the error.
-var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
 	// A message whose first words, the request with them, were cut off
@@ -495,7 +495,7 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, "HIP_ERROR_OutOfMemory", "hipError_t(1002)", "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
-	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
 	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
@@ -512,7 +512,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
-	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
+	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase},
+	// Programs' own CUDA error checks (checkForms).
+	checkPhrases()...)
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
@@ -798,6 +800,9 @@ var libraryOOMs = []struct{ phrase, library string }{
 	{"CUSPARSE_STATUS_ALLOC_FAILED", "cuSPARSE"},
 	{"CUDA_ERROR_OUT_OF_MEMORY", "the CUDA driver"},
 	{"cudaErrorMemoryAllocation: out of memory", "the CUDA runtime"},
+	// RMM's RMM_CUDA_TRY: "CUDA error at: FILE:LINE: " then
+	// cudaGetErrorName and cudaGetErrorString with a space between.
+	{"cudaErrorMemoryAllocation out of memory", "the CUDA runtime"},
 	// NCCL's CUDACHECK: "Cuda failure '%s'" (before 2.19), "Cuda
 	// failure %d '%s'" (later); 2 is cudaErrorMemoryAllocation.
 	{"Cuda failure 'out of memory'", "NCCL"},
@@ -1175,6 +1180,9 @@ func libraryAt(s string) (library string, n int) {
 	if loc := cudaRuntimeCheckRe.Re().FindStringIndex(s[lead:]); loc != nil {
 		return "the CUDA runtime", lead + loc[1]
 	}
+	if lib, n, _ := checkAt(s[lead:]); n > 0 {
+		return lib, lead + n
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -1200,6 +1208,9 @@ func Library(text string) string {
 	}
 	if ggmlTextRe.Re().MatchString(text) {
 		return "llama.cpp (ggml)"
+	}
+	if lib, _, _ := checkAt(text); lib != "" {
+		return lib
 	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
@@ -1346,6 +1357,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == cudaRuntimeCheckPhrase && !cudaRuntimeCheckRe.Re().MatchString(line[i:]) {
 		return -1 // another CUDA runtime error ("invalid device ordinal")
+	}
+	if k := checkFormOf(p); k >= 0 {
+		return checkStart(line, i, k)
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1579,6 +1593,9 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	}
 	if lib == "NCCL" {
 		return message
+	}
+	if _, _, k := checkAt(line[at:]); k >= 0 {
+		return classifyCheck(line, at, k)
 	}
 	before := strings.TrimRight(line[start:at], " \t")
 	word := before[strings.LastIndexAny(before, " \t")+1:]
