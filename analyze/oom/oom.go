@@ -1580,6 +1580,7 @@ func sizeOf(part, whole int64) (string, string) { return sizes.Of(part, whole, s
 
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
+	defer r.uniqueCauses()
 	if r.Host() {
 		req := "the request"
 		if r.known(r.RequestedBytes) {
