@@ -2503,6 +2503,9 @@ func (r *Report) xlaNote() string {
 		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): a request this small fails only when the allocator has nothing left at all, or fails for a reason of its own (a build for a new platform, a container's memory limit), so its size tells nothing of what filled the memory; the message names no device (XLA's CPU client printed the same words in older jaxlib) and gives no other figures"
 	}
 	if need := pytorchtext.XLATotalAllocation(r.Text); need > 0 {
+		if note, ok := r.xlaSmallProgramNote(req, need); ok {
+			return note
+		}
 		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED); the \"BufferAssignment stats\" XLA printed after it give the compiled program's total allocation, " + r.size(need) + " (its parameters, outputs and temporaries, needed at once): a GPU with less memory, or less left to JAX (it takes 75% at start by default: XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), cannot run it as compiled; the message names no device and gives no free memory, so whether other processes held the rest cannot be told from it"
 	}
 	return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): the message gives no other figures and names no device; on a GPU, JAX takes 75% of its memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed"
