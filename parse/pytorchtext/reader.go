@@ -219,6 +219,9 @@ type Reader struct {
 	// xgb is XGBoost's allocation error held for its figure lines
 	// (cudacheck.go).
 	xgb *heldMessage
+	// tfNode is TensorFlow's op error held for its node line, which names
+	// its device (tfnode.go).
+	tfNode *heldMessage
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -314,7 +317,7 @@ func (r *Reader) step() error {
 		}
 		r.parked = nil
 		r.drainBehind()
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl, &r.xgb} {
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl, &r.xgb, &r.tfNode} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
 				*h = nil
@@ -507,6 +510,9 @@ func (r *Reader) addLine(line string) error {
 		return nil
 	}
 	if r.xgb != nil && r.xgboostLine(line) {
+		return nil
+	}
+	if r.tfNode != nil && r.tfNodeLine(line) {
 		return nil
 	}
 	if h := r.xlaStats; h != nil {
@@ -776,6 +782,10 @@ func (r *Reader) addBody(line string) error {
 			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
 			r.ncclFailure(who)
 			frames = nil
+		} else if kind == message && tfNodeHeld(m) {
+			// Its device may come on the next line, in the op's node.
+			r.tfNode = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && m.Requested < 0 && xgboostHeld(line[:i]) {
 			// Its free memory and request come on the next lines.
 			r.xgb = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
@@ -824,7 +834,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.xgb} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.xgb, r.tfNode} {
 		if h != nil && h.line == n {
 			return true
 		}
