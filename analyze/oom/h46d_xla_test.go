@@ -28,3 +28,14 @@ func TestH46dXLASmallProgram(t *testing.T) {
 		t.Errorf("14.44 GiB program: notes %.400q; want the capacity words", n)
 	}
 }
+
+// TF 1.x's EigenAllocator failure of 0 bytes (FastMaskRCNN#129) is one OOM
+// whose note says the 0-byte request tells nothing, not "the request's
+// size was not read".
+func TestH46dTFEigenNote(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/tf1_eigen_allocator_zero_fastmaskrcnn129.txt")
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "EigenAllocator") || !strings.Contains(notes, "0 bytes (a request of nothing") || strings.Contains(notes, "was not read") {
+		t.Errorf("notes %.400q; want the EigenAllocator's 0-byte note", notes)
+	}
+}

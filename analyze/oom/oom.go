@@ -1699,6 +1699,10 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.requestWords(" of")+" GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
 				break
 			}
+			if strings.HasPrefix(r.Text, "EigenAllocator for GPU") {
+				r.Notes = append(r.Notes, tfEigenNote(r))
+				break
+			}
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {
 				// TF 2's eager form: the op's name only.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")

@@ -1,6 +1,9 @@
 package oom
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // smallestGPU is less than any GPU that JAX or TensorFlow's XLA runs on
 // holds (the smallest CUDA GPUs of compute capability 5.2 and later have
@@ -33,4 +36,19 @@ func (r *Report) xlaSmallProgramNote(req string, need int64) (note string, ok bo
 		return "", false
 	}
 	return fmt.Sprintf("XLA (JAX, or TensorFlow's XLA) could not allocate %s (RESOURCE_EXHAUSTED), yet the \"BufferAssignment stats\" XLA printed after it give the compiled program's total allocation (its parameters, outputs and temporaries, needed at once) as %s: the program alone did not fill the GPU, so the memory was held outside its buffers: arrays of this process still alive (each call's results, and arrays kept in Python, stay on the GPU until dropped; jax.live_arrays() lists them), XLA's preallocation (JAX takes 75%% of each visible GPU at start by default, so two JAX processes on one GPU leave the second little: XLA_PYTHON_CLIENT_PREALLOCATE=false, XLA_PYTHON_CLIENT_MEM_FRACTION), or other processes (nvidia-smi at the time); the message names no device and gives no free memory, so which of these it was cannot be told from it", req, against), true
+}
+
+// tfEigenNote is the note of TensorFlow 1.x's EigenAllocator failure, a
+// FATAL record: the GPU device's allocator for Eigen's own buffers could
+// not allocate, and TensorFlow aborted. A request of 0 bytes fails only
+// when the allocator fails whatever is asked (the BFC allocator's log
+// before it, "tried to allocate 0 bytes", says so too), so its size
+// tells nothing of what filled the memory.
+func tfEigenNote(r *Report) string {
+	req := r.requestWords("")
+	if strings.HasPrefix(r.Text, "EigenAllocator for GPU ran out of memory when allocating 0.") {
+		// A figure of 0 is no request (RequestedBytes stays unknown).
+		req = "0 bytes (a request of nothing, which fails only when the allocator fails whatever is asked: its size tells nothing of what filled the memory)"
+	}
+	return "TensorFlow's GPU device could not allocate " + req + " for Eigen (EigenAllocator, in a FATAL record: LOG(FATAL) aborts the process); the record gives no other figure and names no GPU index; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use, and nvidia-smi at the time what other processes held"
 }

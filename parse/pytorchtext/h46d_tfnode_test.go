@@ -30,3 +30,34 @@ func TestH46dTFNodeDevice(t *testing.T) {
 		}
 	}
 }
+
+// TF 1.x's FATAL "EigenAllocator for GPU ran out of memory when
+// allocating 0. See error logs ..." (CharlesShang/FastMaskRCNN#129, and
+// #15 with each log line in a code span) aborts the process: it was no
+// message. It is one TensorFlow message whose request, 0, is read, on
+// the FATAL record's line (3 and 5). The title alone, without the
+// period that ends the form's figure, is not read.
+func TestH46dTFEigenAllocator(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		line int64
+	}{
+		{"tf1_eigen_allocator_zero_fastmaskrcnn129.txt", 3},
+		{"tf1_eigen_allocator_codespans_fastmaskrcnn15.txt", 5},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Fatalf("%s: %d messages, want 1", c.file, len(rs.msgs))
+		}
+		m := rs.msgs[0]
+		if m.gen != string(GenTF) || m.line != c.line || m.text != "EigenAllocator for GPU ran out of memory when allocating 0." {
+			t.Errorf("%s: %+v; want tensorflow, line %d, the form's text", c.file, m, c.line)
+		}
+		if req, ok := m.sizes["requested"]; !ok || req != 0 {
+			t.Errorf("%s: requested %v (%v), want 0", c.file, req, ok)
+		}
+	}
+	if rs, _ := readText(t, "title.txt", "EigenAllocator for GPU ran out of memory when allocating 0\n", false); len(rs.msgs) != 0 {
+		t.Errorf("title alone: %+v, want no message", rs.msgs)
+	}
+}

@@ -498,7 +498,7 @@ var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more tha
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, tfEigenPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
 	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase, gpuArrayPy2Phrase, gpuArrayPy2PhraseCap,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
@@ -556,6 +556,9 @@ var frameworkOOMs = []struct {
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
 	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`), ""},
+	// TF 1.x's GPU device's Eigen allocator, a FATAL record that aborts
+	// the process: its whole form, read anywhere.
+	{tfEigenPhrase, "TensorFlow", GenTF, nil, lazyre.New(`^EigenAllocator for GPU ran out of memory when allocating [0-9]+\.`), ""},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
 	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`), ""},
 	// PaddlePaddle's words are its own (no exception needs to come
@@ -615,6 +618,13 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// tfEigenPhrase starts TensorFlow 1.x's EigenAllocator failure
+// (common_runtime/gpu/gpu_device.cc, LOG(FATAL)): "EigenAllocator for GPU
+// ran out of memory when allocating N. See error logs for more detailed
+// info." N is the bytes Eigen asked for (0 when the BFC allocator was
+// asked for 0 bytes: "tried to allocate 0 bytes" is logged before it).
+const tfEigenPhrase = "EigenAllocator for GPU ran out of memory when allocating "
 
 // cudaRuntimeCheckPhrase starts the CUDA runtime's out-of-memory error as
 // the check macros of NVIDIA's inference libraries throw it:
@@ -2318,6 +2328,12 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			return *m, s.i
 		}
 		m.Text = strings.TrimRight(s.s[start:], " \r\n")
+	case f.phrase == tfEigenPhrase:
+		// "N." then "See error logs ...": the bytes, the GPU (no index).
+		if m.Requested, err = s.int64(); err == nil {
+			m.Text = s.s[start:s.i] + "."
+			return *m, s.i + 1
+		}
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).
