@@ -53,10 +53,15 @@ var checkForms = []struct {
 	// .../gpu_data.cpp:221. code: 2, reason: out of memory".
 	{"code: 2, reason: out of memory", lazyre.New(`Error while calling .{1,400}? in file \S+:\d+\. code: 2, reason: out of memory`),
 		"the CUDA runtime", "dlib (its CHECK_CUDA)", true},
-	// Caffe's CUDA_CHECK, a glog CHECK_EQ: "Check failed: error ==
-	// cudaSuccess (2 vs. 0)  out of memory".
-	{"cudaSuccess (2 vs. 0)", lazyre.New(`Check failed: error == cudaSuccess \(2 vs\. 0\)\s+out of memory`),
-		"the CUDA runtime", "Caffe (its CUDA_CHECK, a glog CHECK)", true},
+	// A glog CHECK of the CUDA status: Caffe's CUDA_CHECK ("Check failed:
+	// error == cudaSuccess (2 vs. 0)  out of memory"), MXNet's mshadow
+	// ("Check failed: e == cudaSuccess: CUDA: out of memory"), early
+	// PaddlePaddle's ("Check failed: cudaSuccess == cudaStat (0 vs. 2) Cuda
+	// Error: out of memory") and Caffe2's CUDA_ENFORCE ("[enforce fail at
+	// context_gpu.cu:415] error == cudaSuccess. 2 vs 0. Error at:
+	// .../context_gpu.cu:415: out of memory"). CheckProgram tells which.
+	{"cudaSuccess", lazyre.New(`Check failed: \w+ == cudaSuccess ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`),
+		"the CUDA runtime", "a glog CHECK of the CUDA status", true},
 	// The CUDA samples' checkCudaErrors (helper_cuda.h): "CUDA error at
 	// file.cu:45 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(...)\"".
 	{"code=2(cudaErrorMemoryAllocation)", lazyre.New(`CUDA error at \S+ code=2\(cudaErrorMemoryAllocation\)`),
@@ -163,6 +168,9 @@ func CheckProgram(prefix, text string) (program, call string) {
 				call = m[1]
 			}
 			program = f.who
+			if f.phrase == "cudaSuccess" {
+				program = glogCheckProgram(m[0])
+			}
 			break
 		}
 	}
@@ -182,6 +190,22 @@ func CheckProgram(prefix, text string) (program, call string) {
 		program = "thrust (a thrust::system_error)"
 	}
 	return program, call
+}
+
+// glogCheckProgram names the program whose glog CHECK of the CUDA
+// status printed check, a match of its form (see checkForms).
+func glogCheckProgram(check string) string {
+	switch {
+	case strings.Contains(check, "Error at:"):
+		return "Caffe2 (its CUDA_ENFORCE)"
+	case strings.Contains(check, "cudaSuccess =="):
+		return "PaddlePaddle (its early CHECK of cudaStat)"
+	case strings.Contains(check, "Check failed: e == cudaSuccess"):
+		return "MXNet (mshadow's CHECK of the CUDA status)"
+	case strings.Contains(check, "Check failed: error == cudaSuccess"):
+		return "Caffe (its CUDA_CHECK, a glog CHECK)"
+	}
+	return "a glog CHECK of the CUDA status (Caffe, MXNet or a program built on them)"
 }
 
 // checkCallNameRe finds a CUDA runtime or driver call named in a check's words.

@@ -33,6 +33,9 @@ func TestH46dCUDACheckForms(t *testing.T) {
 		{"cudacheck_rmm_pool_out_of_memory_rmm1421.txt", 3, "RMM", "RMM's pool", ""},
 		{"cudacheck_dlib_face_recognition_dlib2340.txt", 1, "the CUDA runtime", "dlib", "cudaMalloc"},
 		{"cudacheck_caffe_check_failed_rtpose53.txt", 1, "the CUDA runtime", "Caffe", ""},
+		{"cudacheck_caffe_syncedmem_dss25.txt", 1, "the CUDA runtime", "Caffe (", ""},
+		{"cudacheck_caffe2_enforce_synthetic.txt", 1, "the CUDA runtime", "Caffe2", ""},
+		{"cudacheck_paddle_cudastat_paddle8949.txt", 1, "the CUDA runtime", "PaddlePaddle", ""},
 		{"cudacheck_tinycudann_instantngp488.txt", 1, "the CUDA runtime", "tiny-cuda-nn", "cudaMalloc"},
 		{"cudacheck_optix_title_tetranerf12.txt", 1, "the CUDA runtime", "the program's CUDA_CHECK", ""},
 	} {
