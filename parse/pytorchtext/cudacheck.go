@@ -23,36 +23,30 @@ import (
 // thrust::system_error's what() of a check that passes its place) is
 // read only where an error sits: after an exception's or a what() line's
 // colon, at a line's start, or quoted so in a code span (raisedAt).
-var checkForms = []struct {
-	phrase   string
-	re       *lazyre.Regexp
-	lib      string
-	who      string
-	anywhere bool
-}{
+var checkForms = []checkForm{
 	// NVHPC's OpenACC and CUDA Fortran runtime: "Accelerator Fatal
 	// Error: call to cuMemAlloc returned error 2
 	// (CUDA_ERROR_OUT_OF_MEMORY): Out of memory" (PGI releases: without
 	// the name in parentheses), then " File: ... Function: ... Line:".
-	{"returned error 2", lazyre.New(`call to (cu[A-Za-z0-9_]+) returned error 2(?: \(CUDA_ERROR_OUT_OF_MEMORY\))?: Out of memory`),
-		"the CUDA driver", "NVHPC's OpenACC runtime (nvc, nvfortran)", true},
+	newCheckForm("returned error 2", `call to (cu[A-Za-z0-9_]+) returned error 2(?: \(CUDA_ERROR_OUT_OF_MEMORY\))?: Out of memory`,
+		"the CUDA driver", "NVHPC's OpenACC runtime (nvc, nvfortran)", true),
 	// NVIDIA's multi-GPU programming models' CUDA_RT_CALL: "ERROR: CUDA
 	// RT call \"cudaMalloc(...)\" in line 378 of file jacobi.cpp failed
 	// with out of memory (2)."
-	{"failed with out of memory (2)", lazyre.New(`CUDA RT call "[^"]*" in line \d+ of file \S+ failed with out of memory \(2\)`),
-		"the CUDA runtime", "the program's CUDA_RT_CALL check (the form of NVIDIA's multi-GPU programming models)", true},
+	newCheckForm("failed with out of memory (2)", `CUDA RT call "[^"]*" in line \d+ of file \S+ failed with out of memory \(2\)`,
+		"the CUDA runtime", "the program's CUDA_RT_CALL check (the form of NVIDIA's multi-GPU programming models)", true),
 	// AMReX's AMREX_GPU_SAFE_CALL and AMREX_GPU_ERROR_CHECK, through
 	// amrex::Abort: "amrex::Abort::0::CUDA error 2 in file
 	// .../AMReX_Arena.cpp line 169: out of memory !!!", "GPU last error
 	// detected in file ... line N: out of memory !!!".
-	{"CUDA error 2 in file ", lazyre.New(`(?:amrex::Abort::\d+::)?CUDA error 2 in file \S+ line \d+: out of memory`),
-		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true},
-	{"GPU last error detected in file ", lazyre.New(`(?:amrex::Abort::\d+::)?GPU last error detected in file \S+ line \d+: out of memory`),
-		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true},
+	newCheckForm("CUDA error 2 in file ", `(?:amrex::Abort::\d+::)?CUDA error 2 in file \S+ line \d+: out of memory`,
+		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true),
+	newCheckForm("GPU last error detected in file ", `(?:amrex::Abort::\d+::)?GPU last error detected in file \S+ line \d+: out of memory`,
+		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true),
 	// dlib's CHECK_CUDA: "Error while calling cudaMalloc(...) in file
 	// .../gpu_data.cpp:221. code: 2, reason: out of memory".
-	{"code: 2, reason: out of memory", lazyre.New(`Error while calling .{1,400}? in file \S+:\d+\. code: 2, reason: out of memory`),
-		"the CUDA runtime", "dlib (its CHECK_CUDA)", true},
+	newCheckForm("code: 2, reason: out of memory", `Error while calling .{1,400}? in file \S+:\d+\. code: 2, reason: out of memory`,
+		"the CUDA runtime", "dlib (its CHECK_CUDA)", true),
 	// A glog CHECK of the CUDA status: Caffe's CUDA_CHECK ("Check failed:
 	// error == cudaSuccess (2 vs. 0)  out of memory"), MXNet's mshadow
 	// ("Check failed: e == cudaSuccess: CUDA: out of memory"), early
@@ -60,36 +54,52 @@ var checkForms = []struct {
 	// Error: out of memory") and Caffe2's CUDA_ENFORCE ("[enforce fail at
 	// context_gpu.cu:415] error == cudaSuccess. 2 vs 0. Error at:
 	// .../context_gpu.cu:415: out of memory"). CheckProgram tells which.
-	{"cudaSuccess", lazyre.New(`Check failed: \w+ == cudaSuccess ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`),
-		"the CUDA runtime", "a glog CHECK of the CUDA status", true},
+	newCheckForm("cudaSuccess", `Check failed: \w+ == cudaSuccess ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`,
+		"the CUDA runtime", "a glog CHECK of the CUDA status", true),
 	// The CUDA samples' checkCudaErrors (helper_cuda.h): "CUDA error at
 	// file.cu:45 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(...)\"".
-	{"code=2(cudaErrorMemoryAllocation)", lazyre.New(`CUDA error at \S+ code=2\(cudaErrorMemoryAllocation\)`),
-		"the CUDA runtime", "the program's checkCudaErrors (the CUDA samples' helper_cuda.h)", true},
+	newCheckForm("code=2(cudaErrorMemoryAllocation)", `CUDA error at \S+ code=2\(cudaErrorMemoryAllocation\)`,
+		"the CUDA runtime", "the program's checkCudaErrors (the CUDA samples' helper_cuda.h)", true),
 	// The OptiX SDK's CUDA_CHECK (sutil/Exception.h): "CUDA call
 	// (cudaMalloc(...) ) failed with error: 'out of memory'".
-	{"failed with error: 'out of memory", lazyre.New(`CUDA call \(.{1,400}? failed with error: 'out of memory`),
-		"the CUDA runtime", "the program's CUDA_CHECK (the form of the OptiX SDK's sutil)", true},
+	newCheckForm("failed with error: 'out of memory", `CUDA call \(.{1,400}? failed with error: 'out of memory`,
+		"the CUDA runtime", "the program's CUDA_CHECK (the form of the OptiX SDK's sutil)", true),
 	// tiny-cuda-nn's CUDA_CHECK_THROW (instant-ngp): "cudaMalloc(&rawptr,
 	// n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory".
-	{"failed with error out of memory", lazyre.New(`cuda[A-Z][A-Za-z]*\(.{0,400}?\) failed with error out of memory`),
-		"the CUDA runtime", "tiny-cuda-nn (its CUDA_CHECK_THROW)", true},
+	newCheckForm("failed with error out of memory", `cuda[A-Z][A-Za-z]*\(.{0,400}?\) failed with error out of memory`,
+		"the CUDA runtime", "tiny-cuda-nn (its CUDA_CHECK_THROW)", true),
 	// thrust::system_error's what() of a check that passes its place
 	// (XGBoost's dh::safe_cuda in device_helpers.cuh: ".../device_helpers
 	// .cuh(456): out of memory"), and PMacc's CUDA_CHECK in PIConGPU and
 	// mallocMC, whose what() puts the error on the next line (".../
 	// SimpleCudaMalloc_impl.hpp(42):" then "error: out of memory"; the
 	// reader joins the two, see whatCutRe).
-	{"): out of memory", lazyre.New("[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): out of memory"),
-		"the CUDA runtime", "", false},
-	{whatErrorPhrase, lazyre.New("[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory"),
-		"the CUDA runtime", "", false},
+	newCheckForm("): out of memory", "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): out of memory",
+		"the CUDA runtime", "", false),
+	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
+		"the CUDA runtime", "", false),
 	// RMM's pool memory resource, at its maximum_pool_size: "RMM failure
 	// at:.../pool_memory_resource.hpp:179: Maximum pool size exceeded"
 	// ("std::bad_alloc: out_of_memory: " before it in later releases). No
 	// CUDA call failed: the pool refused to grow past its limit.
-	{rmmPoolPhrase, lazyre.New(`RMM failure at: ?\S+:\d+: Maximum pool size exceeded`),
-		"RMM", "RMM's pool memory resource (RAPIDS: cuDF, cuML, cupoch)", true},
+	newCheckForm(rmmPoolPhrase, `RMM failure at: ?\S+:\d+: Maximum pool size exceeded`,
+		"RMM", "RMM's pool memory resource (RAPIDS: cuDF, cuML, cupoch)", true),
+}
+
+// checkForm is one of checkForms: the phrase findOOM looks for, the
+// whole form (re) and the same anchored at a text's start (at), the
+// library whose error it is (Library), the printer (CheckProgram), and
+// whether it is read anywhere.
+type checkForm struct {
+	phrase   string
+	re, at   *lazyre.Regexp
+	lib, who string
+	anywhere bool
+}
+
+// newCheckForm makes a checkForm of its whole form's expression.
+func newCheckForm(phrase, expr, lib, who string, anywhere bool) checkForm {
+	return checkForm{phrase: phrase, re: lazyre.New(expr), at: lazyre.New(`^(?:` + expr + `)`), lib: lib, who: who, anywhere: anywhere}
 }
 
 // checkPhrases returns the phrases of checkForms, for oomPhrases.
@@ -128,7 +138,7 @@ func checkStart(line string, i, k int) int {
 // and length; "" when none does.
 func checkAt(s string) (library string, n int, k int) {
 	for k, f := range checkForms {
-		if loc := f.re.Re().FindStringIndex(s); loc != nil && loc[0] == 0 {
+		if loc := f.at.Re().FindStringIndex(s); loc != nil {
 			return f.lib, loc[1], k
 		}
 	}
