@@ -458,6 +458,13 @@ func oomMessage(r oom.Report, d *OOMDetail) string {
 	}
 	if r.Generation == pytorchtext.GenCUDAError && !hasSnapshot(r) {
 		if lib := pytorchtext.Library(r.Text); lib != "" {
+			if pytorchtext.RMMPoolLimit(r.Text) {
+				return "oom: RMM's pool memory resource refused to grow past its maximum_pool_size (" + clipText(r.Text, 80) + "); the message has no sizes"
+			}
+			if who := r.CheckProgram(); who != "" {
+				// A program's own CUDA check (XGBoost, AMReX, RMM, ...).
+				return "oom: " + lib + "'s out-of-memory error, reported by " + who + " (" + clipText(r.Text, 80) + ")" + cudaErrorSizes(r, d, false)
+			}
 			if r.RequestedBytes >= 0 && (lib == "the CUDA driver" || lib == "the CUDA runtime" || lib == "the HIP runtime") {
 				// StreamExecutor's "failed to allocate 7.81G (8387559424
 				// bytes) from device" (TensorFlow, XLA): not PyTorch's.

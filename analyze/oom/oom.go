@@ -1305,9 +1305,10 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// The TPU compiler's count of a core's HBM (XLATPUHBM).
 			r.DeviceTotalBytes = m.Total
 		}
-		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && m.Total >= 0 {
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
-			// after its failure (exact bytes).
+			// after its failure (exact bytes); XGBoost's free memory
+			// alone ("- Free memory: N").
 			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
@@ -1633,6 +1634,7 @@ func sizeOf(part, whole int64) (string, string) { return sizes.Of(part, whole, s
 
 // findCauses classifies the OOM from the numbers its inputs gave.
 func (r *Report) findCauses() {
+	defer r.uniqueCauses()
 	if r.Host() {
 		req := "the request"
 		if r.known(r.RequestedBytes) {
@@ -1749,6 +1751,10 @@ func (r *Report) findCauses() {
 			if strings.HasPrefix(r.Text, "Ran out of GPU memory") {
 				// TF 1.x's form with the bytes.
 				r.Notes = append(r.Notes, "TensorFlow could not allocate "+r.requestWords(" of")+" GPU memory for an op (ResourceExhaustedError: "+r.Text+"; the op's node follows the message): the message gives the request alone, not what was in use; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was, and TensorFlow's RunOptions(report_tensor_allocations_upon_oom=True) lists the tensors")
+				break
+			}
+			if strings.HasPrefix(r.Text, "EigenAllocator for GPU") {
+				r.Notes = append(r.Notes, tfEigenNote(r))
 				break
 			}
 			if strings.HasPrefix(r.Text, "failed to allocate memory") {
@@ -2421,7 +2427,10 @@ func (r *Report) cudaErrorNote() string {
 			failed = " (its allocation call failed)"
 		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
-	case "the CUDA driver", "the CUDA runtime", "the HIP runtime":
+	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":
+		if note, ok := r.checkNote(lib); ok {
+			return note // a program's own CUDA check (cudacheck.go)
+		}
 		if r.known(r.RequestedBytes) && r.msg != nil && pytorchtext.XLAAsyncFailure(r.msg.Prefix) {
 			gpu := "; the line after it, which gives the GPU's free and total memory (\"Free memory/Total memory\"), is not in the text"
 			if r.known(r.DeviceTotalBytes) {
@@ -2626,6 +2635,9 @@ func (r *Report) xlaNote() string {
 		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): a request this small fails only when the allocator has nothing left at all, or fails for a reason of its own (a build for a new platform, a container's memory limit), so its size tells nothing of what filled the memory; the message names no device (XLA's CPU client printed the same words in older jaxlib) and gives no other figures"
 	}
 	if need := pytorchtext.XLATotalAllocation(r.Text); need > 0 {
+		if note, ok := r.xlaSmallProgramNote(req, need); ok {
+			return note
+		}
 		return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED); the \"BufferAssignment stats\" XLA printed after it give the compiled program's total allocation, " + r.size(need) + " (its parameters, outputs and temporaries, needed at once): a GPU with less memory, or less left to JAX (it takes 75% at start by default: XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), cannot run it as compiled; the message names no device and gives no free memory, so whether other processes held the rest cannot be told from it"
 	}
 	return "XLA (JAX, or TensorFlow's XLA) could not allocate " + req + " (RESOURCE_EXHAUSTED): the message gives no other figures and names no device; on a GPU, JAX takes 75% of its memory at start by default (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), and the \"BufferAssignment stats\" XLA prints after the error, when present, tell what the program needed"

@@ -486,7 +486,7 @@ func FormatSize(size int64) string {
 
 // oomPhrases are what a line must contain to hold an out-of-memory
 // message; classify then tells a message from prose that names the error.
-var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
 	// A message whose first words, the request with them, were cut off
@@ -497,10 +497,10 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	"hipErrorOutOfMemory", "hipErrorMemoryAllocation", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_RESOURCES", "PI_ERROR_OUT_OF_RESOURCES",
 	ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
-	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase,
+	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
 	// Other frameworks' (see frameworkOOMs).
 	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
+	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, tfEigenPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
 	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase, gpuArrayPy2Phrase, gpuArrayPy2PhraseCap,
 	// HAMi-core's, after its log prefix (hamiPrefix).
 	hamiPhrase,
@@ -514,7 +514,9 @@ var oomPhrases = []string{"Cuda out of memory. Tried to allocate more than 1EB",
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
-	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase}
+	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase},
+	// Programs' own CUDA error checks (checkForms).
+	checkPhrases()...)
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
@@ -556,6 +558,9 @@ var frameworkOOMs = []struct {
 	// TF 1.x's "Ran out of GPU memory when allocating N bytes for " and the
 	// op's node on the next line.
 	{tfRanOutPhrase, "TensorFlow", GenTF, statusWords, lazyre.New(`^Ran out of GPU memory when allocating [0-9]+ bytes`), ""},
+	// TF 1.x's GPU device's Eigen allocator, a FATAL record that aborts
+	// the process: its whole form, read anywhere.
+	{tfEigenPhrase, "TensorFlow", GenTF, nil, lazyre.New(`^EigenAllocator for GPU ran out of memory when allocating [0-9]+\.`), ""},
 	// TF 2's eager op error: "failed to allocate memory [Op:AddV2]".
 	{"failed to allocate memory", "TensorFlow", GenTF, statusWords, lazyre.New(`^failed to allocate memory \[Op:`), ""},
 	// PaddlePaddle's words are its own (no exception needs to come
@@ -615,6 +620,13 @@ const (
 // memory on the GPU, which gives the bytes: "Ran out of GPU memory when
 // allocating 1294336000 bytes for " (the node follows on the next line).
 const tfRanOutPhrase = "Ran out of GPU memory when allocating "
+
+// tfEigenPhrase starts TensorFlow 1.x's EigenAllocator failure
+// (common_runtime/gpu/gpu_device.cc, LOG(FATAL)): "EigenAllocator for GPU
+// ran out of memory when allocating N. See error logs for more detailed
+// info." N is the bytes Eigen asked for (0 when the BFC allocator was
+// asked for 0 bytes: "tried to allocate 0 bytes" is logged before it).
+const tfEigenPhrase = "EigenAllocator for GPU ran out of memory when allocating "
 
 // cudaRuntimeCheckPhrase starts the CUDA runtime's out-of-memory error as
 // the check macros of NVIDIA's inference libraries throw it:
@@ -828,6 +840,9 @@ var libraryOOMs = []struct{ phrase, library string }{
 	{"CUSPARSE_STATUS_ALLOC_FAILED", "cuSPARSE"},
 	{"CUDA_ERROR_OUT_OF_MEMORY", "the CUDA driver"},
 	{"cudaErrorMemoryAllocation: out of memory", "the CUDA runtime"},
+	// RMM's RMM_CUDA_TRY: "CUDA error at: FILE:LINE: " then
+	// cudaGetErrorName and cudaGetErrorString with a space between.
+	{"cudaErrorMemoryAllocation out of memory", "the CUDA runtime"},
 	// NCCL's CUDACHECK: "Cuda failure '%s'" (before 2.19), "Cuda
 	// failure %d '%s'" (later); 2 is cudaErrorMemoryAllocation.
 	{"Cuda failure 'out of memory'", "NCCL"},
@@ -1283,6 +1298,9 @@ func libraryAt(s string) (library string, n int) {
 	if loc := ortCallRe.Re().FindStringIndex(s[lead:]); loc != nil {
 		return "ONNX Runtime", lead + loc[1]
 	}
+	if lib, n, _ := checkAt(s[lead:]); n > 0 {
+		return lib, lead + n
+	}
 	for _, l := range libraryOOMs {
 		if strings.HasPrefix(s[lead:], l.phrase) {
 			if n := lead + len(l.phrase); n < len(s) && isDigit(l.phrase[len(l.phrase)-1]) && isDigit(s[n]) {
@@ -1308,6 +1326,9 @@ func Library(text string) string {
 	}
 	if ggmlTextRe.Re().MatchString(text) {
 		return "llama.cpp (ggml)"
+	}
+	if lib, _, _ := checkAt(text); lib != "" {
+		return lib
 	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
@@ -1454,6 +1475,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if p == cudaRuntimeCheckPhrase && !cudaRuntimeCheckRe.Re().MatchString(line[i:]) {
 		return -1 // another CUDA runtime error ("invalid device ordinal")
+	}
+	if k := checkFormOf(p); k >= 0 {
+		return checkStart(line, i, k)
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -1687,6 +1711,9 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 	}
 	if lib == "NCCL" {
 		return message
+	}
+	if _, _, k := checkAt(line[at:]); k >= 0 {
+		return classifyCheck(line, at, k)
 	}
 	before := strings.TrimRight(line[start:at], " \t")
 	word := before[strings.LastIndexAny(before, " \t")+1:]
@@ -2440,6 +2467,12 @@ func parseFramework(s *scanner, m *Message, k int) (Message, int) {
 			return *m, s.i
 		}
 		m.Text = strings.TrimRight(s.s[start:], " \r\n")
+	case f.phrase == tfEigenPhrase:
+		// "N." then "See error logs ...": the bytes, the GPU (no index).
+		if m.Requested, err = s.int64(); err == nil {
+			m.Text = s.s[start:s.i] + "."
+			return *m, s.i + 1
+		}
 	case f.phrase == tfRanOutPhrase:
 		// "N bytes for " and the node on the next line: the bytes, the
 		// GPU (no index).

@@ -236,6 +236,15 @@ type Reader struct {
 	srunTasks map[string]bool
 	// theano is the GPU Theano's last start-up line named (theanodev.go).
 	theano theanoDevice
+	// what is a what() line cut after its place, its error maybe on the
+	// next line (cudacheck.go).
+	what *whatCut
+	// xgb is XGBoost's allocation error held for its figure lines
+	// (cudacheck.go).
+	xgb *heldMessage
+	// tfNode is TensorFlow's op error held for its node line, which names
+	// its device (tfnode.go).
+	tfNode *heldMessage
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -333,7 +342,7 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl} {
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl, &r.xgb, &r.tfNode} {
 			if *h != nil {
 				r.addMessage((*h).msg, (*h).frames, (*h).line)
 				*h = nil
@@ -530,6 +539,12 @@ func (r *Reader) addLine(line string) error {
 	if r.ncclAlone(line) {
 		return nil
 	}
+	if r.xgb != nil && r.xgboostLine(line) {
+		return nil
+	}
+	if r.tfNode != nil && r.tfNodeLine(line) {
+		return nil
+	}
 	if h := r.xlaStats; h != nil {
 		used, done := bufferAssignmentLine(&h.msg, contLine(h.lead, line))
 		if !used || done || h.lines == maxBufferAssignmentLines {
@@ -556,6 +571,15 @@ func (r *Reader) addLine(line string) error {
 	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
+	}
+	if joined, at, ok := r.joinWhat(line); ok {
+		// The error of a what() line on the line after it: read as
+		// one line, the what() line's.
+		cur := r.line
+		r.line = at
+		err := r.addBody(joined)
+		r.line = cur
+		return err
 	}
 	if p := r.split; p != nil {
 		r.split = nil
@@ -803,6 +827,14 @@ func (r *Reader) addBody(line string) error {
 			r.nccl, r.ncclWho = &heldMessage{msg: m, frames: frames, line: r.line}, who
 			r.ncclFailure(who)
 			frames = nil
+		} else if kind == message && tfNodeHeld(m) {
+			// Its device may come on the next line, in the op's node.
+			r.tfNode = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && m.Requested < 0 && xgboostHeld(line[:i]) {
+			// Its free memory and request come on the next lines.
+			r.xgb = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
@@ -847,7 +879,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode} {
 		if h != nil && h.line == n {
 			return true
 		}

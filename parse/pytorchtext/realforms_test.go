@@ -22,11 +22,13 @@ func TestTFXLAPastes(t *testing.T) {
 		text      string // of each: the message as read
 	}{
 		// TF 1.x's Session.run error: OpError.__str__ writes "%s (see
-		// above for traceback): %s" after the op's creation stack.
-		{"tf1_see_above_tensorflow4735.txt", 1, "tensorflow", -1, -1, "ResourceExhaustedError", "OOM when allocating tensor with shape[256,112,112,64]"},
+		// above for traceback): %s" after the op's creation stack. The
+		// op's node on the next line names its device, "/gpu:0" (tfnode.go).
+		{"tf1_see_above_tensorflow4735.txt", 1, "tensorflow", -1, 0, "ResourceExhaustedError", "OOM when allocating tensor with shape[256,112,112,64]"},
 		// gpu_device.cc's MakeTensorFromProto: "of shape [S] and type T";
-		// the device is on the node line below, not in the message.
-		{"tf1_see_above_of_shape_textclassification4.txt", 1, "tensorflow", -1, -1, "ResourceExhaustedError", "OOM when allocating tensor of shape [563354,256] and type float"},
+		// the device is on the node line below, "/device:GPU:0", not in
+		// the message.
+		{"tf1_see_above_of_shape_textclassification4.txt", 1, "tensorflow", -1, 0, "ResourceExhaustedError", "OOM when allocating tensor of shape [563354,256] and type float"},
 		{"tf1_see_above_segan42.txt", 1, "tensorflow", -1, -1, "ResourceExhaustedError", "OOM when allocating tensor with shape[100,4096,32]"},
 		// XLA's StreamExecutorMemoryAllocator: "Failed to allocate request
 		// for %s (%uB) on device ordinal %d", in bold markdown after

@@ -1,0 +1,311 @@
+package pytorchtext
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpuleak/gpuleak/internal/lazyre"
+)
+
+// A CUDA program checks each call's status with an error-check macro of
+// its own and prints the runtime's or the driver's out-of-memory error in
+// its own words: cudaGetErrorString(cudaErrorMemoryAllocation) is "out of
+// memory", cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are 2.
+// checkForms are the macros' whole forms, from their sources, each with
+// the words findOOM looks for (in oomPhrases) and the program or library
+// whose macro prints it. Each is read as a GenCUDAError message of the
+// CUDA runtime or driver (Library), and CheckProgram names its printer.
+//
+// A form that names the file, the line and the error code (or the call)
+// is nobody's prose and no source code's (a format string has %s and %d
+// where these have figures): it is read anywhere, an issue body that
+// quotes it included. A form without them ("FILE(LINE): out of memory",
+// thrust::system_error's what() of a check that passes its place) is
+// read only where an error sits: after an exception's or a what() line's
+// colon, at a line's start, or quoted so in a code span (raisedAt).
+var checkForms = []checkForm{
+	// NVHPC's OpenACC and CUDA Fortran runtime: "Accelerator Fatal
+	// Error: call to cuMemAlloc returned error 2
+	// (CUDA_ERROR_OUT_OF_MEMORY): Out of memory" (PGI releases: without
+	// the name in parentheses), then " File: ... Function: ... Line:".
+	newCheckForm("returned error 2", `call to (cu[A-Za-z0-9_]+) returned error 2(?: \(CUDA_ERROR_OUT_OF_MEMORY\))?: Out of memory`,
+		"the CUDA driver", "NVHPC's OpenACC runtime (nvc, nvfortran)", true),
+	// NVIDIA's multi-GPU programming models' CUDA_RT_CALL: "ERROR: CUDA
+	// RT call \"cudaMalloc(...)\" in line 378 of file jacobi.cpp failed
+	// with out of memory (2)."
+	newCheckForm("failed with out of memory (2)", `CUDA RT call "[^"]*" in line \d+ of file \S+ failed with out of memory \(2\)`,
+		"the CUDA runtime", "the program's CUDA_RT_CALL check (the form of NVIDIA's multi-GPU programming models)", true),
+	// AMReX's AMREX_GPU_SAFE_CALL and AMREX_GPU_ERROR_CHECK, through
+	// amrex::Abort: "amrex::Abort::0::CUDA error 2 in file
+	// .../AMReX_Arena.cpp line 169: out of memory !!!", "GPU last error
+	// detected in file ... line N: out of memory !!!".
+	newCheckForm("CUDA error 2 in file ", `(?:amrex::Abort::\d+::)?CUDA error 2 in file \S+ line \d+: out of memory`,
+		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true),
+	newCheckForm("GPU last error detected in file ", `(?:amrex::Abort::\d+::)?GPU last error detected in file \S+ line \d+: out of memory`,
+		"the CUDA runtime", "AMReX (its GPU error check, amrex::Abort)", true),
+	// dlib's CHECK_CUDA: "Error while calling cudaMalloc(...) in file
+	// .../gpu_data.cpp:221. code: 2, reason: out of memory".
+	newCheckForm("code: 2, reason: out of memory", `Error while calling .{1,400}? in file \S+:\d+\. code: 2, reason: out of memory`,
+		"the CUDA runtime", "dlib (its CHECK_CUDA)", true),
+	// A glog CHECK of the CUDA status: Caffe's CUDA_CHECK ("Check failed:
+	// error == cudaSuccess (2 vs. 0)  out of memory"), MXNet's mshadow
+	// ("Check failed: e == cudaSuccess: CUDA: out of memory"), early
+	// PaddlePaddle's ("Check failed: cudaSuccess == cudaStat (0 vs. 2) Cuda
+	// Error: out of memory") and Caffe2's CUDA_ENFORCE ("[enforce fail at
+	// context_gpu.cu:415] error == cudaSuccess. 2 vs 0. Error at:
+	// .../context_gpu.cu:415: out of memory"). CheckProgram tells which.
+	newCheckForm("cudaSuccess", `Check failed: \w+ == cudaSuccess ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`,
+		"the CUDA runtime", "a glog CHECK of the CUDA status", true),
+	// The CUDA samples' checkCudaErrors (helper_cuda.h): "CUDA error at
+	// file.cu:45 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(...)\"".
+	newCheckForm("code=2(cudaErrorMemoryAllocation)", `CUDA error at \S+ code=2\(cudaErrorMemoryAllocation\)`,
+		"the CUDA runtime", "the program's checkCudaErrors (the CUDA samples' helper_cuda.h)", true),
+	// The OptiX SDK's CUDA_CHECK (sutil/Exception.h): "CUDA call
+	// (cudaMalloc(...) ) failed with error: 'out of memory'".
+	newCheckForm("failed with error: 'out of memory", `CUDA call \(.{1,400}? failed with error: 'out of memory`,
+		"the CUDA runtime", "the program's CUDA_CHECK (the form of the OptiX SDK's sutil)", true),
+	// tiny-cuda-nn's CUDA_CHECK_THROW (instant-ngp): "cudaMalloc(&rawptr,
+	// n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory".
+	newCheckForm("failed with error out of memory", `cuda[A-Z][A-Za-z]*\(.{0,400}?\) failed with error out of memory`,
+		"the CUDA runtime", "tiny-cuda-nn (its CUDA_CHECK_THROW)", true),
+	// thrust::system_error's what() of a check that passes its place
+	// (XGBoost's dh::safe_cuda in device_helpers.cuh: ".../device_helpers
+	// .cuh(456): out of memory"), and PMacc's CUDA_CHECK in PIConGPU and
+	// mallocMC, whose what() puts the error on the next line (".../
+	// SimpleCudaMalloc_impl.hpp(42):" then "error: out of memory"; the
+	// reader joins the two, see whatCutRe).
+	newCheckForm("): out of memory", "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): out of memory",
+		"the CUDA runtime", "", false),
+	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
+		"the CUDA runtime", "", false),
+	// RMM's pool memory resource, at its maximum_pool_size: "RMM failure
+	// at:.../pool_memory_resource.hpp:179: Maximum pool size exceeded"
+	// ("std::bad_alloc: out_of_memory: " before it in later releases). No
+	// CUDA call failed: the pool refused to grow past its limit.
+	newCheckForm(rmmPoolPhrase, `RMM failure at: ?\S+:\d+: Maximum pool size exceeded`,
+		"RMM", "RMM's pool memory resource (RAPIDS: cuDF, cuML, cupoch)", true),
+}
+
+// checkForm is one of checkForms: the phrase findOOM looks for, the
+// whole form (re) and the same anchored at a text's start (at), the
+// library whose error it is (Library), the printer (CheckProgram), and
+// whether it is read anywhere.
+type checkForm struct {
+	phrase   string
+	re, at   *lazyre.Regexp
+	lib, who string
+	anywhere bool
+}
+
+// newCheckForm makes a checkForm of its whole form's expression.
+func newCheckForm(phrase, expr, lib, who string, anywhere bool) checkForm {
+	return checkForm{phrase: phrase, re: lazyre.New(expr), at: lazyre.New(`^(?:` + expr + `)`), lib: lib, who: who, anywhere: anywhere}
+}
+
+// checkPhrases returns the phrases of checkForms, for oomPhrases.
+func checkPhrases() []string {
+	ps := make([]string, len(checkForms))
+	for k, f := range checkForms {
+		ps[k] = f.phrase
+	}
+	return ps
+}
+
+// checkFormOf returns the index in checkForms of the form whose phrase p
+// is, -1 for another phrase.
+func checkFormOf(p string) int {
+	for k, f := range checkForms {
+		if f.phrase == p {
+			return k
+		}
+	}
+	return -1
+}
+
+// checkStart returns where the form k whose phrase was found at line[i]
+// starts, -1 when the words around the phrase are not the form.
+func checkStart(line string, i, k int) int {
+	lo := max(0, i-512)
+	for _, loc := range checkForms[k].re.Re().FindAllStringIndex(line[lo:min(len(line), i+512)], -1) {
+		if lo+loc[0] <= i && i < lo+loc[1] {
+			return lo + loc[0]
+		}
+	}
+	return -1
+}
+
+// checkAt returns the form that starts s, as libraryAt does: its library
+// and length; "" when none does.
+func checkAt(s string) (library string, n int, k int) {
+	for k, f := range checkForms {
+		if loc := f.at.Re().FindStringIndex(s); loc != nil {
+			return f.lib, loc[1], k
+		}
+	}
+	return "", 0, -1
+}
+
+// classifyCheck reads a check form k at line[at] (see checkForms).
+//
+// PMacc's two-line form, once joined ("what():  F(N): error: out of
+// memory"), is read only after its what(): "F(N): error: ..." at a line's
+// start is a compiler's diagnostic.
+func classifyCheck(line string, at, k int) int {
+	if checkForms[k].anywhere {
+		return message
+	}
+	if checkForms[k].phrase == whatErrorPhrase && !strings.HasSuffix(strings.TrimRight(line[:at], " \t"), "what():") {
+		return notMessage
+	}
+	return raisedAt(line, at)
+}
+
+// whatErrorPhrase is the phrase of PMacc's joined form (see checkForms).
+const whatErrorPhrase = "): error: out of memory"
+
+// CheckProgram names the program or library whose error-check macro
+// printed a GenCUDAError message (see checkForms), from its text and the
+// text before it on its line (prefix): "XGBoost" for its device_helpers
+// .cuh and its "Memory allocation error on worker" (xgboostFiguresRe),
+// "RMM" for RAPIDS' memory manager, a macro's owner for the forms of
+// checkForms; "" when the words do not say. call is the CUDA call the
+// words name ("cuMemAlloc", "cudaMalloc"), "" when they name none.
+func CheckProgram(prefix, text string) (program, call string) {
+	whole := prefix + text
+	for _, f := range checkForms {
+		if m := f.re.Re().FindStringSubmatch(text); m != nil && f.who != "" {
+			if len(m) > 1 {
+				call = m[1]
+			}
+			program = f.who
+			if f.phrase == "cudaSuccess" {
+				program = glogCheckProgram(m[0])
+			}
+			break
+		}
+	}
+	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
+		call = c[1]
+	}
+	switch {
+	case program != "":
+	case strings.Contains(whole, "device_helpers.cuh"), strings.Contains(whole, "Memory allocation error on worker"),
+		strings.Contains(strings.ToLower(whole), "xgboost"), strings.Contains(whole, "gpu_hist"):
+		program = "XGBoost"
+	case strings.Contains(whole, "rmm/") || strings.Contains(whole, "RMM failure") || strings.Contains(whole, "rmm::"):
+		program = "RMM (RAPIDS' memory manager: cuDF, cuML, cupoch)"
+	case strings.Contains(whole, "mallocMC"):
+		program = "mallocMC (PIConGPU's device heap, through PMacc's CUDA check)"
+	case strings.Contains(whole, "thrust::"):
+		program = "thrust (a thrust::system_error)"
+	}
+	return program, call
+}
+
+// glogCheckProgram names the program whose glog CHECK of the CUDA
+// status printed check, a match of its form (see checkForms).
+func glogCheckProgram(check string) string {
+	switch {
+	case strings.Contains(check, "Error at:"):
+		return "Caffe2 (its CUDA_ENFORCE)"
+	case strings.Contains(check, "cudaSuccess =="):
+		return "PaddlePaddle (its early CHECK of cudaStat)"
+	case strings.Contains(check, "Check failed: e == cudaSuccess"):
+		return "MXNet (mshadow's CHECK of the CUDA status)"
+	case strings.Contains(check, "Check failed: error == cudaSuccess"):
+		return "Caffe (its CUDA_CHECK, a glog CHECK)"
+	}
+	return "a glog CHECK of the CUDA status (Caffe, MXNet or a program built on them)"
+}
+
+// checkCallNameRe finds a CUDA runtime or driver call named in a check's words.
+var checkCallNameRe = lazyre.New(`\b(cuda[A-Z][A-Za-z]*|cu[A-Z][A-Za-z0-9_]*)\(`)
+
+// whatCutRe matches a what() line that ends with a place and a colon, its
+// error on the next line (PMacc's CUDA_CHECK: "what():  .../
+// SimpleCudaMalloc_impl.hpp(42):" then "error: out of memory").
+var whatCutRe = lazyre.New(`what\(\):\s+\S+\.[A-Za-z]{1,4}\(\d{1,6}\):\s*$`)
+
+// whatErrorRe matches the line after it that gives the error.
+var whatErrorRe = lazyre.New(`^\s*error: out of memory\s*$`)
+
+// whatCut is a what() line whose error may come on the next line.
+type whatCut struct {
+	text string
+	line int64
+}
+
+// joinWhat returns the line before joined with line when the line before
+// was a what() line cut after its place (whatCutRe) and line gives the
+// out-of-memory error, and notes line as such a cut for the next.
+func (r *Reader) joinWhat(line string) (joined string, at int64, ok bool) {
+	prev := r.what
+	r.what = nil
+	if prev != nil && prev.line == r.line-1 && whatErrorRe.MatchString(line) {
+		return strings.TrimRight(prev.text, " \t") + " " + strings.TrimSpace(line), prev.line, true
+	}
+	if strings.Contains(line, "what():") && whatCutRe.MatchString(line) {
+		r.what = &whatCut{text: line, line: r.line}
+	}
+	return "", 0, false
+}
+
+// rmmPoolPhrase is the words of RMM's pool limit (see checkForms).
+const rmmPoolPhrase = "Maximum pool size exceeded"
+
+// RMMPoolLimit reports whether text, a GenCUDAError message's Text, is
+// RMM's pool memory resource refusing to grow past its maximum size
+// ("RMM failure at:FILE:LINE: Maximum pool size exceeded"), not a failed
+// CUDA allocation.
+func RMMPoolLimit(text string) bool {
+	_, _, k := checkAt(text)
+	return k >= 0 && checkForms[k].phrase == rmmPoolPhrase
+}
+
+// XGBoost's allocators (device_helpers.cuh, ThrowOOMError) log a failed
+// allocation at FATAL level as "Memory allocation error on worker R: "
+// then the error ("std::bad_alloc: cudaErrorMemoryAllocation: out of
+// memory", RMM's words under RMM), and on the next two lines the GPU's
+// free memory at the failure (cudaMemGetInfo) and the request, in bytes:
+// "- Free memory: 8126464", "- Requested memory: 33554432".
+const xgboostWorkerWords = "Memory allocation error on worker "
+
+// xgboostFigureRe matches one of those figure lines (behind any prefix).
+var xgboostFigureRe = lazyre.New(`(?:^|\s)- (Free|Requested) memory: (\d{1,20})\s*$`)
+
+// maxXGBoostLines is how many lines after XGBoost's error are read for
+// its figures.
+const maxXGBoostLines = 2
+
+// xgboostHeld reports whether a GenCUDAError message whose text before
+// it on its line is prefix is XGBoost's (xgboostWorkerWords), whose
+// figures follow it.
+func xgboostHeld(prefix string) bool { return strings.Contains(prefix, xgboostWorkerWords) }
+
+// xgboostLine reads line for the XGBoost message held (Reader.xgb): a
+// figure line sets its Free or Requested and is taken; another line, or
+// the last figure line, adds the message. It reports whether line was
+// taken.
+func (r *Reader) xgboostLine(line string) bool {
+	h := r.xgb
+	x := xgboostFigureRe.FindStringSubmatch(line)
+	if x == nil {
+		r.xgb = nil
+		r.addMessage(h.msg, h.frames, h.line)
+		return false
+	}
+	n, err := strconv.ParseInt(x[2], 10, 64)
+	if err == nil {
+		if x[1] == "Free" {
+			h.msg.Free = n
+		} else {
+			h.msg.Requested = n
+		}
+	}
+	h.lines++
+	if h.lines == maxXGBoostLines {
+		r.xgb = nil
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+	return true
+}
