@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 
@@ -201,6 +202,17 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
 		if err := r.dec.end(n - 1); err != nil {
 			r.meta.Warnings.Add(parse.InlineNote(n, -1, "the output before line %d was not read whole: %v", n, err))
+			if !errors.Is(err, errNoMemoryFigure) {
+				// Not an output without a memory figure (skipped for
+				// what it is) but one that could not be read: the
+				// paste is read in part.
+				msg := err.Error()
+				var pe *parse.Error
+				if errors.As(err, &pe) {
+					msg = fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+				}
+				r.addCut(fmt.Sprintf("the output before line %d was not read (%s)", n, msg))
+			}
 		}
 	}
 	r.segLines = 0

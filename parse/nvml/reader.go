@@ -424,6 +424,17 @@ func (r *Reader) noMemoryf(n int, format string, args ...any) error {
 	return e
 }
 
+// addCut adds why, what cut one output of the input short, to
+// Metadata.Cut: a paste of several outputs after shell prompts may hold
+// more than one cut, each said.
+func (r *Reader) addCut(why string) {
+	if r.meta.Cut == "" {
+		r.meta.Cut = why
+		return
+	}
+	r.meta.Cut += "; " + why
+}
+
 // skipOutput skips the rest of the output being read, whose decoder
 // failed with err (errNoMemoryFigure) at line n of a paste.
 func (r *Reader) skipOutput(err error, n int) {
