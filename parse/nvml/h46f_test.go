@@ -103,3 +103,68 @@ func TestH46fLoggedTableCutInHeader(t *testing.T) {
 		t.Errorf("Cut %q", meta.Cut)
 	}
 }
+
+// gpustat130 (wookayin/gpustat#130): gpustat's four P100s of host
+// gpu-a-11.extreme at 103 / 16384 MB (line 3-6), then, after the prompt
+// "anamaria@gpu-a-11.extreme:~ $ nvidia-smi" (line 7), nvidia-smi's GPU 0
+// at 0MiB / 16384MiB (driver 515; its memory row is line 17). The prompt
+// names gpustat's host, and index 0, 16384 MiB and the name ("Tesla
+// P100-PCIE..." is nvidia-smi's cut of "Tesla P100-PCIE-16GB") agree: one
+// GPU. Its samples stay two series, the figures being two measures (103
+// MiB with the driver's reservation, 0 without), and a warning says both.
+// Before, nothing said the bare "gpu 0" was gpustat's GPU 0.
+func TestH46fGpustatAndTableOneGPU(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"field/gpustat130_gpustat_then_table_cut_gpu_box.txt")
+	if len(rows) != 5 || rows[4].Host != "" || rows[0].Host != "gpu-a-11.extreme" {
+		t.Fatalf("%d rows; want gpustat's 4 (host gpu-a-11.extreme) and the table's 1 (no host)", len(rows))
+	}
+	const want = "line 17: GPU 0 at line 17 and GPU 0 of host gpu-a-11.extreme at line 3 are one GPU shown by two tools: the prompt at line 7 names that host"
+	w := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(w, want) || !strings.Contains(w, "gpustat's used memory (103 MiB) counts the driver's reservation and nvidia-smi's (0 MiB; driver R510 and later) leaves it out") {
+		t.Errorf("warnings %q, want %q", w, want)
+	}
+}
+
+// The same paste in other forms (synthetic): the table first (the
+// gpustat header further on is read ahead, so the note is the same,
+// at the line of the GPU without a host);
+// a prompt that names no host (the doubt); a prompt that names another
+// host (two machines: nothing to say).
+func TestH46fGpustatAndTableForms(t *testing.T) {
+	const gs = "me@node7:~$ gpustat\n" +
+		"node7         Mon Aug 22 15:23:57 2022  470.82.01\n" +
+		"[0] NVIDIA A100-SXM4-40GB | 27'C,   0 % |   3 / 40536 MB |\n" // line 3
+	table := func(prompt string) string {
+		return prompt + "\n" +
+			"Mon Aug 22 15:24:23 2022\n" +
+			"| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n" +
+			"|===============================+======================+======================|\n" +
+			"|   0  NVIDIA A100-SXM...  Off  | 00000000:07:00.0 Off |                    0 |\n" +
+			"| N/A   27C    P0    52W / 400W |      3MiB / 40536MiB |      0%      Default |\n" + // 6th line
+			"+-------------------------------+----------------------+----------------------+\n"
+	}
+	cases := []struct{ name, in, want string }{
+		// Table at lines 1-7 (memory row 6), gpustat at 8-10 (GPU at 10).
+		{"table first", table("me@node7:~$ nvidia-smi") + strings.Replace(gs, "15:23:57", "15:24:50", 1), "line 6: GPU 0 at line 6 and GPU 0 of host node7 at line 10 are one GPU shown by two tools: the prompt at line 1 names that host"},
+		// gpustat 1-3, table 4-10 (memory row 9). Driver 470: no
+		// reservation in either figure, so no word of one.
+		{"no host", gs + table("$ nvidia-smi"), "line 9: GPU 0 at line 9 (its output names no host) matches GPU 0 of host node7 at line 3 by index, total memory (40536 MiB) and name, but no shell prompt names"},
+		{"other host", gs + table("me@node8:~$ nvidia-smi"), ""},
+	}
+	for _, c := range cases {
+		rows, meta, err := readRows(t, c.name, c.in)
+		if err != nil || len(rows) != 2 || rows[0].Host == rows[1].Host {
+			t.Errorf("%s: %v, %+v", c.name, err, rows)
+			continue
+		}
+		w := strings.Join(meta.Warnings.Strings(), "\n")
+		switch {
+		case c.want == "" && strings.Contains(w, "GPU 0 at line"):
+			t.Errorf("%s: %q, want no note (another host)", c.name, w)
+		case c.want != "" && !strings.Contains(w, c.want):
+			t.Errorf("%s: %q, want %q", c.name, w, c.want)
+		case strings.Contains(w, "reservation"):
+			t.Errorf("%s: %q speaks of a reservation under driver 470", c.name, w)
+		}
+	}
+}

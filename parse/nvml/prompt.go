@@ -199,6 +199,7 @@ func (d skipDecoder) end(n int) error {
 func (r *Reader) newSegment(prompt []byte, n int) error {
 	prompt = append([]byte(nil), trimSpace(prompt)...) // the line's buffer is reused by Peek
 	r.paste = true
+	r.hosts.atPrompt(prompt, n)
 	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
 		if err := r.dec.end(n - 1); err != nil {
 			r.meta.Warnings.Add(parse.InlineNote(n, -1, "the output before line %d was not read whole: %v", n, err))

@@ -293,6 +293,9 @@ type Reader struct {
 	paste   bool
 	cmdCont bool
 	skipped error
+	// hosts: the hosts a paste's outputs name, to say which GPUs of an
+	// output without one are those of a named host (pastehost.go).
+	hosts pasteHosts
 	// segNote is the warning that the output after a prompt is in
 	// another layout, said once its decoder takes a line.
 	segNote *parse.Diagnostic
@@ -701,6 +704,9 @@ func (r *Reader) start() error {
 		f = FormatForFields(r.opt.fields)
 	}
 	r.paste = len(untilPrompt(head)) < len(head)
+	if r.paste {
+		r.hosts.scanHosts(head)
+	}
 	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
 			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)" + notMineHint(plainHead, len(r.opt.fields) > 0)}
@@ -983,6 +989,9 @@ func (r *Reader) emit(s *sample) {
 		}
 	}
 	conv := s.normalise()
+	if len(r.hosts.named) > 0 {
+		r.sameGPUNote(s, conv)
+	}
 	c := &r.col
 	c.time = append(c.time, arrow.Timestamp(s.timeUs))
 	c.gpu.add(s.gpu, s.hasGPU)

@@ -358,6 +358,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if ts, ok := d.parseCtime(m[2]); ok {
 			d.newSnapshot(ts, true)
 			d.host = append(d.host[:0], m[1]...)
+			d.r.hosts.nameHost(m[1], n)
 			return nil
 		}
 	}
