@@ -168,3 +168,22 @@ func TestH46fGpustatAndTableForms(t *testing.T) {
 		}
 	}
 }
+
+// promptHost reads the host of the prompts people paste: bash's default
+// (gpustat#130), Red Hat's "[user@host dir]$" (m0nad/Diamorphine#13),
+// after a conda env (ChatGLM-6B#1121), a container's root prompt; none
+// from a bare "$" or PowerShell's.
+func TestH46fPromptHost(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"anamaria@gpu-a-11.extreme:~ $ nvidia-smi": "gpu-a-11.extreme",
+		"[centos@wenyangmao01 ~]$ nvidia-smi":      "wenyangmao01",
+		"(base) lan@lan:~$ nvidia-smi":             "lan",
+		"root@4f3a2b1c9d0e:/workspace# nvidia-smi": "4f3a2b1c9d0e",
+		"$ nvidia-smi":               "",
+		`PS C:\Users\me> nvidia-smi`: "",
+	} {
+		if got := promptHost([]byte(prompt)); got != want {
+			t.Errorf("promptHost(%q) = %q, want %q", prompt, got, want)
+		}
+	}
+}
