@@ -187,3 +187,59 @@ func TestH46fPromptHost(t *testing.T) {
 		}
 	}
 }
+
+// A whole table (GPU 0 at 8727 MiB, python at 8715 MiB), then, after a
+// prompt at line 20, an nvidia-smi -q report or -q -x document cut inside
+// GPU 0's section before its memory (synthetic, in the layouts of driver
+// 470). The table's samples are read and the input is read in part;
+// before, the last output's error ended the whole input. The XML
+// decoder's own cut note is not said twice.
+func TestH46fPasteLastOutputCutQ(t *testing.T) {
+	const table = "Fri May 26 15:24:44 2023\n" +
+		"+-----------------------------------------------------------------------------+\n" +
+		"| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n" +
+		"|-------------------------------+----------------------+----------------------+\n" +
+		"| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n" +
+		"| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n" +
+		"|                               |                      |               MIG M. |\n" +
+		"|===============================+======================+======================|\n" +
+		"|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0  On |                  N/A |\n" +
+		"| 30%   40C    P2    90W / 350W |   8727MiB / 24265MiB |     30%      Default |\n" +
+		"|                               |                      |                  N/A |\n" +
+		"+-------------------------------+----------------------+----------------------+\n" +
+		"                                                                               \n" +
+		"+-----------------------------------------------------------------------------+\n" +
+		"| Processes:                                                                  |\n" +
+		"|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |\n" +
+		"|=============================================================================|\n" +
+		"|    0   N/A  N/A      4096      C   python                           8715MiB |\n" +
+		"+-----------------------------------------------------------------------------+\n" // line 19
+	const q = "(base) lan@lan:~$ nvidia-smi -q\n" + // line 20
+		"\n==============NVSMI LOG==============\n\n" +
+		"Timestamp                                 : Fri May 26 15:25:44 2023\n" +
+		"Driver Version                            : 470.182.03\n\n" +
+		"Attached GPUs                             : 1\n" +
+		"GPU 00000000:01:00.0\n" +
+		"    Product Name                          : NVIDIA GeForce RTX 3090\n" // line 29
+	const x = "(base) lan@lan:~$ nvidia-smi -q -x\n" + // line 20
+		"<?xml version=\"1.0\" ?>\n" +
+		"<nvidia_smi_log>\n" +
+		"\t<timestamp>Fri May 26 15:25:44 2023</timestamp>\n" +
+		"\t<driver_version>470.182.03</driver_version>\n" +
+		"\t<attached_gpus>1</attached_gpus>\n" +
+		"\t<gpu id=\"00000000:01:00.0\">\n" +
+		"\t\t<product_name>NVIDIA GeForce RTX 3090</product_name>\n" // line 27
+	for _, c := range []struct{ name, in, cut string }{
+		{"q", table + q, "the last output (after the prompt at line 20) gave no sample (no GPU memory in this nvidia-smi output"},
+		{"x", table + x, "the nvidia-smi XML document from line 21 stops at line 27"},
+	} {
+		rows, meta, err := readRows(t, c.name, c.in)
+		if err != nil || len(rows) != 2 {
+			t.Errorf("%s: %v, %d rows; want the table's GPU and process", c.name, err, len(rows))
+			continue
+		}
+		if !strings.HasPrefix(meta.Cut, c.cut) || strings.Count(strings.Join(meta.Warnings.Strings(), "\n"), "stops at line 27") > 1 {
+			t.Errorf("%s: cut %q, warnings %q", c.name, meta.Cut, meta.Warnings.Strings())
+		}
+	}
+}

@@ -217,6 +217,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 		}
 	}
 	r.segLines = 0
+	r.segLine, r.segRowsAt = n, r.meta.Rows
 	head, err := r.src.Peek(parse.SniffLen)
 	if len(head) > 0 && (r.wrap != (wrap{}) || bytes.Contains(head, []byte("```")) || bytes.Contains(head, []byte("~~~"))) {
 		// As the lines will be read: without the log's quote marks or

@@ -293,6 +293,10 @@ type Reader struct {
 	paste   bool
 	cmdCont bool
 	skipped error
+	// segLine is the line of the prompt the output being read follows
+	// (0: none), segRowsAt the rows read before that output.
+	segLine   int
+	segRowsAt int64
 	// hosts: the hosts a paste's outputs name, to say which GPUs of an
 	// output without one are those of a named host (pastehost.go).
 	hosts pasteHosts
@@ -425,6 +429,32 @@ func (r *Reader) noMemoryf(n int, format string, args ...any) error {
 	e := parse.LineErrorf(r.name, n, format, args...)
 	e.Err = errNoMemoryFigure
 	return e
+}
+
+// lastOutputNotRead says, as a warning and in Metadata.Cut, that the
+// last output of a paste, after the prompt at line segLine, gave no
+// sample (err, its decoder's error: an -q report or -q -x document cut
+// before any GPU's memory, a header without rows), while the outputs
+// before it were read (said: its decoder said where it was cut, in a
+// warning and in Metadata.Cut, and nothing more is). An output without
+// any memory figure (errNoMemoryFigure: dmon without fb) is skipped as
+// one, not a cut.
+func (r *Reader) lastOutputNotRead(err error, said bool) {
+	msg, line := err.Error(), r.line
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg, line = pe.Msg, max(pe.Line, 1)
+	}
+	if errors.Is(err, errNoMemoryFigure) {
+		r.meta.Warnings.Linef(line, "%s: an output without a memory figure, skipped", msg)
+		return
+	}
+	if said {
+		return // the decoder's warning and Metadata.Cut say where it stops
+	}
+	why := fmt.Sprintf("the last output (after the prompt at line %d) gave no sample (%s)", r.segLine, msg)
+	r.meta.Warnings.Linef(line, "%s; the samples are those of the outputs before it", why)
+	r.addCut(fmt.Sprintf("%s, at line %d", why, line))
 }
 
 // addCut adds why, what cut one output of the input short, to
@@ -626,6 +656,7 @@ func (r *Reader) endAt(err error) error {
 		if !r.nonEmpty {
 			return parse.LineErrorf(r.name, max(r.line, 1), "no samples: the input has only blank lines")
 		}
+		cutBefore := r.meta.Cut
 		if err := r.dec.end(r.line); err != nil {
 			var bad *rowError
 			switch {
@@ -634,6 +665,10 @@ func (r *Reader) endAt(err error) error {
 			case r.firstBad != nil && r.meta.Rows == 0:
 				// "a header without rows": none could be read.
 				return r.firstBad.err
+			case r.paste && r.segRowsAt > 0 && r.meta.Rows == r.segRowsAt:
+				// The last output of a paste gave nothing, those
+				// before it did: they are read, and it is said.
+				r.lastOutputNotRead(err, r.meta.Cut != cutBefore)
 			default:
 				return err
 			}
