@@ -229,17 +229,30 @@ func TestH46fPasteLastOutputCutQ(t *testing.T) {
 		"\t<attached_gpus>1</attached_gpus>\n" +
 		"\t<gpu id=\"00000000:01:00.0\">\n" +
 		"\t\t<product_name>NVIDIA GeForce RTX 3090</product_name>\n" // line 27
+	// A --query-gpu output of its header only, its rows cut (was read
+	// as nothing in silence, the earlier table's rows standing for the
+	// input); --query-compute-apps with a header only is no process
+	// running, not a cut.
+	const csv = "(base) lan@lan:~$ nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv\n" +
+		"timestamp, index, memory.used [MiB], memory.total [MiB]\n" // line 21
+	const apps = "(base) lan@lan:~$ nvidia-smi --query-compute-apps=pid,used_memory --format=csv\n" +
+		"pid, used_gpu_memory [MiB]\n"
 	for _, c := range []struct{ name, in, cut string }{
 		{"q", table + q, "the last output (after the prompt at line 20) gave no sample (no GPU memory in this nvidia-smi output"},
 		{"x", table + x, "the nvidia-smi XML document from line 21 stops at line 27"},
+		{"csv", table + csv, "the last output (after the prompt at line 20) gave no sample (a header without rows), at line 21"},
+		{"apps", table + apps, ""},
 	} {
 		rows, meta, err := readRows(t, c.name, c.in)
 		if err != nil || len(rows) != 2 {
 			t.Errorf("%s: %v, %d rows; want the table's GPU and process", c.name, err, len(rows))
 			continue
 		}
-		if !strings.HasPrefix(meta.Cut, c.cut) || strings.Count(strings.Join(meta.Warnings.Strings(), "\n"), "stops at line 27") > 1 {
+		if !strings.HasPrefix(meta.Cut, c.cut) || (c.cut == "") != (meta.Cut == "") || strings.Count(strings.Join(meta.Warnings.Strings(), "\n"), "stops at line 27") > 1 {
 			t.Errorf("%s: cut %q, warnings %q", c.name, meta.Cut, meta.Warnings.Strings())
+		}
+		if c.name == "apps" && !strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "no process rows: no compute process ran") {
+			t.Errorf("apps: warnings %q, want no compute process said", meta.Warnings.Strings())
 		}
 	}
 }
