@@ -367,8 +367,11 @@ type Error struct {
 
 // Run is one run of the tool and what its summaries say.
 type Run struct {
-	Tool      string // "compute-sanitizer", "cuda-memcheck", "" without a banner
-	Line      int64  // the banner's line, 0 without one
+	Tool string // "compute-sanitizer", "cuda-memcheck", "" without a banner
+	Line int64  // the banner's line, 0 without one
+	// StartLine is the run's first line of the tool's: its banner, or
+	// without one its first record or summary; 0 when not known (XML).
+	StartLine int64
 	Processes int
 	Records   int
 	// Leaks and LeakBytes count the leak records read.
@@ -688,6 +691,9 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 		r.SummaryErrors = int64At(cols[sanitizer.RunErrors], i)
 		r.NotPrinted = int64At(cols[sanitizer.RunErrorsNotPrinted], i)
 		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
+		if len(cols) > sanitizer.RunStartLine {
+			r.StartLine = int64At(cols[sanitizer.RunStartLine], i)
+		}
 		a.runs = append(a.runs, r)
 	}
 }
@@ -1384,7 +1390,84 @@ func (a *Analyzer) Finalize() *Result {
 			res.Sites = append(res.Sites, s)
 		}
 	}
+	if w := runsNote(res.Runs); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	return res
+}
+
+// runName names run i of n in a message: "" when it is the only one,
+// else "run 2 (line 9)" by its banner's line or, without a banner, its
+// first line of the tool's.
+func runName(r Run, i, n int) string {
+	if n <= 1 {
+		return ""
+	}
+	name := fmt.Sprintf("run %d", i+1)
+	switch {
+	case r.Line > 0:
+		name += fmt.Sprintf(" (line %d)", r.Line)
+	case r.StartLine > 0:
+		name += fmt.Sprintf(" (from line %d, no banner)", r.StartLine)
+	}
+	return name
+}
+
+// maxRunsNamed bounds the runs runsNote lists.
+const maxRunsNamed = 8
+
+// runsNote reports each run of a log of several where the runs need
+// saying: some has no banner (runs told apart by their summaries: a
+// summary or record after a run's ERROR SUMMARY, or a second LEAK
+// SUMMARY, starts the next), or their LEAK SUMMARYs disagree (one leaked,
+// another did not). Each run is judged on its own: a leak in any run is a
+// finding (and trips --fail-on leak) whatever the runs after it say, for
+// a log's runs may be different programs (a CI job's test binaries) as
+// well as one program before and after a fix, and the log does not say
+// which. "" when there is nothing to say.
+func runsNote(runs []Run) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	bannerless, leaked, clean := false, 0, 0
+	for _, r := range runs {
+		bannerless = bannerless || r.Line == 0 && r.StartLine > 0
+		switch {
+		case r.HasLeakSummary && r.SummaryBytes > 0 || r.Leaks > 0:
+			leaked++
+		case r.HasLeakSummary:
+			clean++
+		}
+	}
+	if !bannerless && (leaked == 0 || clean == 0) {
+		return ""
+	}
+	var parts []string
+	for i, r := range runs {
+		if i == maxRunsNamed {
+			parts = append(parts, fmt.Sprintf("%d more", len(runs)-i))
+			break
+		}
+		var what []string
+		if r.HasLeakSummary {
+			what = append(what, fmt.Sprintf("LEAK SUMMARY %s bytes in %s", humanize.Comma(r.SummaryBytes), count(r.SummaryAllocations, "allocation", "allocations")))
+		} else if r.Leaks > 0 {
+			what = append(what, fmt.Sprintf("%s read, no LEAK SUMMARY", count(int64(r.Leaks), "leak record", "leak records")))
+		}
+		if r.HasErrorSummary {
+			what = append(what, "ERROR SUMMARY "+count(r.SummaryErrors, "error", "errors"))
+		}
+		if len(what) == 0 {
+			what = append(what, count(int64(r.Records), "record", "records")+", no summary")
+		}
+		parts = append(parts, runName(r, i, len(runs))+": "+strings.Join(what, ", "))
+	}
+	msg := fmt.Sprintf("the log holds %d runs of the tool", len(runs))
+	if bannerless {
+		msg += " (a run without a banner is told from the one before it by its summaries: a LEAK SUMMARY, ERROR SUMMARY or record after a run's ERROR SUMMARY, or a second LEAK SUMMARY, starts the next)"
+	}
+	msg += ": " + strings.Join(parts, "; ") + ". Each run is judged on its own: a leak in any run is a finding and trips --fail-on leak, whatever the runs after it say (the runs of one log may be different programs); where a later run is the same program after a fix, give its log alone"
+	return msg
 }
 
 // nameUnsymbolized renames the sites of unsymbolized frames (NoSymbols)
@@ -1438,9 +1521,9 @@ func summaryOnly(r Run, i, n int) (Site, bool) {
 	case r.Leaks > 0:
 		why = "their records are not in the log (cut or filtered)"
 	}
-	run := ""
-	if n > 1 {
-		run = fmt.Sprintf(" of run %d", i+1)
+	run := runName(r, i, n)
+	if run != "" {
+		run = " of " + run
 	}
 	return Site{
 		Kind: callsite.Leak, Bytes: r.SummaryBytes - r.LeakBytes, Count: int(min(r.SummaryAllocations-int64(r.Leaks), math.MaxInt32)),
@@ -1605,12 +1688,8 @@ func isHexDigit(c byte) bool {
 // what does not add up.
 func checkRun(r *Run, i, n int) []string {
 	// name prefixes a message about one run of several.
-	name := ""
-	if n > 1 {
-		name = fmt.Sprintf("run %d", i+1)
-		if r.Line > 0 {
-			name += fmt.Sprintf(" (line %d)", r.Line)
-		}
+	name := runName(*r, i, n)
+	if name != "" {
 		name += ": "
 	}
 	var out []string

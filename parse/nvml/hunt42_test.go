@@ -105,8 +105,9 @@ func TestHunt42GpustatThenCutTable(t *testing.T) {
 }
 
 // A whole table (its Processes box closed by its bottom border) is not
-// cut; two tables cut the same way are counted in one note, the first
-// named; a Processes box pasted alone and whole lists every process.
+// cut; two cut tables are counted in one note, the first named (the
+// second is cut another way, before its Processes box: "cut", not "cut
+// the same way"); a Processes box pasted alone and whole lists every process.
 func TestHunt42WholeAndRepeatedTables(t *testing.T) {
 	const head = "+------+\n| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n+------+\n" +
 		"|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |\n" +
@@ -125,7 +126,7 @@ func TestHunt42WholeAndRepeatedTables(t *testing.T) {
 	// first cut in its box (lines 8-11), the second before it (line 18),
 	// the third whole.
 	_, meta, err = readRows(t, "two.txt", "Tue Dec  1 02:00:58 2026\n"+head+box+"Tue Dec  1 02:00:59 2026\n"+head+"Tue Dec  1 02:01:00 2026\n"+head+box+bottom)
-	if err != nil || meta.Cut != "the nvidia-smi table's Processes box (from line 8) stops at line 11 without its bottom border: the excerpt is cut there, so processes the box listed after it may be missing (and 1 more output cut the same way)" ||
+	if err != nil || meta.Cut != "the nvidia-smi table's Processes box (from line 8) stops at line 11 without its bottom border: the excerpt is cut there, so processes the box listed after it may be missing (and 1 more output cut)" ||
 		len(meta.ProcessesListedUs) != 1 || len(meta.ProcessesPartialUs) != 2 {
 		t.Errorf("two cut, one whole: %v, cut %q, listed %v, partial %v", err, meta.Cut, meta.ProcessesListedUs, meta.ProcessesPartialUs)
 	}

@@ -11,6 +11,10 @@ import (
 type monDecoder struct {
 	r    *Reader
 	pmon bool
+	// ticksAt is the ticks read before this output (a paste's earlier
+	// outputs): a header after them without rows of its own is an
+	// output without rows.
+	ticksAt int64
 
 	names     []string
 	wantUnits bool
@@ -33,7 +37,7 @@ type monDecoder struct {
 }
 
 func newMonDecoder(r *Reader, pmon bool) *monDecoder {
-	return &monDecoder{r: r, pmon: pmon, day: r.newDayClock()}
+	return &monDecoder{r: r, pmon: pmon, day: r.newDayClock(), ticksAt: r.meta.Ticks}
 }
 
 // wordSpans appends the spans of b's whitespace-separated words to s.
@@ -314,7 +318,7 @@ func (d *monDecoder) end(n int) error {
 	if d.names == nil {
 		return d.r.errorf(n, "no \"#\" header line naming the columns")
 	}
-	if d.r.meta.Ticks == 0 {
+	if d.r.meta.Ticks == d.ticksAt {
 		return d.r.errorf(n, "a header without rows")
 	}
 	return nil

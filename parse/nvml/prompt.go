@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 
@@ -198,12 +199,25 @@ func (d skipDecoder) end(n int) error {
 func (r *Reader) newSegment(prompt []byte, n int) error {
 	prompt = append([]byte(nil), trimSpace(prompt)...) // the line's buffer is reused by Peek
 	r.paste = true
+	r.hosts.atPrompt(prompt, n)
 	if _, skip := r.dec.(skipDecoder); r.dec != nil && !skip && r.segLines > 0 {
 		if err := r.dec.end(n - 1); err != nil {
 			r.meta.Warnings.Add(parse.InlineNote(n, -1, "the output before line %d was not read whole: %v", n, err))
+			if !errors.Is(err, errNoMemoryFigure) {
+				// Not an output without a memory figure (skipped for
+				// what it is) but one that could not be read: the
+				// paste is read in part.
+				msg := err.Error()
+				var pe *parse.Error
+				if errors.As(err, &pe) {
+					msg = fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+				}
+				r.addCut(fmt.Sprintf("the output before line %d was not read (%s)", n, msg))
+			}
 		}
 	}
 	r.segLines = 0
+	r.segLine, r.segRowsAt = n, r.meta.Rows
 	head, err := r.src.Peek(parse.SniffLen)
 	if len(head) > 0 && (r.wrap != (wrap{}) || bytes.Contains(head, []byte("```")) || bytes.Contains(head, []byte("~~~"))) {
 		// As the lines will be read: without the log's quote marks or

@@ -300,6 +300,13 @@ type Reader struct {
 	paste   bool
 	cmdCont bool
 	skipped error
+	// segLine is the line of the prompt the output being read follows
+	// (0: none), segRowsAt the rows read before that output.
+	segLine   int
+	segRowsAt int64
+	// hosts: the hosts a paste's outputs name, to say which GPUs of an
+	// output without one are those of a named host (pastehost.go).
+	hosts pasteHosts
 	// segNote is the warning that the output after a prompt is in
 	// another layout, said once its decoder takes a line.
 	segNote *parse.Diagnostic
@@ -429,6 +436,43 @@ func (r *Reader) noMemoryf(n int, format string, args ...any) error {
 	e := parse.LineErrorf(r.name, n, format, args...)
 	e.Err = errNoMemoryFigure
 	return e
+}
+
+// lastOutputNotRead says, as a warning and in Metadata.Cut, that the
+// last output of a paste, after the prompt at line segLine, gave no
+// sample (err, its decoder's error: an -q report or -q -x document cut
+// before any GPU's memory, a header without rows), while the outputs
+// before it were read (said: its decoder said where it was cut, in a
+// warning and in Metadata.Cut, and nothing more is). An output without
+// any memory figure (errNoMemoryFigure: dmon without fb) is skipped as
+// one, not a cut.
+func (r *Reader) lastOutputNotRead(err error, said bool) {
+	msg, line := err.Error(), r.line
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg, line = pe.Msg, max(pe.Line, 1)
+	}
+	if errors.Is(err, errNoMemoryFigure) {
+		r.meta.Warnings.Linef(line, "%s: an output without a memory figure, skipped", msg)
+		return
+	}
+	if said {
+		return // the decoder's warning and Metadata.Cut say where it stops
+	}
+	why := fmt.Sprintf("the last output (after the prompt at line %d) gave no sample (%s)", r.segLine, msg)
+	r.meta.Warnings.Linef(line, "%s; the samples are those of the outputs before it", why)
+	r.addCut(fmt.Sprintf("%s, at line %d", why, line))
+}
+
+// addCut adds why, what cut one output of the input short, to
+// Metadata.Cut: a paste of several outputs after shell prompts may hold
+// more than one cut, each said.
+func (r *Reader) addCut(why string) {
+	if r.meta.Cut == "" {
+		r.meta.Cut = why
+		return
+	}
+	r.meta.Cut += "; " + why
 }
 
 // skipOutput skips the rest of the output being read, whose decoder
@@ -619,6 +663,7 @@ func (r *Reader) endAt(err error) error {
 		if !r.nonEmpty {
 			return parse.LineErrorf(r.name, max(r.line, 1), "no samples: the input has only blank lines")
 		}
+		cutBefore := r.meta.Cut
 		if err := r.dec.end(r.line); err != nil {
 			var bad *rowError
 			switch {
@@ -627,6 +672,10 @@ func (r *Reader) endAt(err error) error {
 			case r.firstBad != nil && r.meta.Rows == 0:
 				// "a header without rows": none could be read.
 				return r.firstBad.err
+			case r.paste && r.segRowsAt > 0 && r.meta.Rows == r.segRowsAt:
+				// The last output of a paste gave nothing, those
+				// before it did: they are read, and it is said.
+				r.lastOutputNotRead(err, r.meta.Cut != cutBefore)
 			default:
 				return err
 			}
@@ -698,6 +747,9 @@ func (r *Reader) start() error {
 		f = FormatForFields(r.opt.fields)
 	}
 	r.paste = len(untilPrompt(head)) < len(head)
+	if r.paste {
+		r.hosts.scanHosts(head)
+	}
 	if err := r.useFormat(f); err != nil {
 		return &parse.Error{File: r.name, Offset: -1, Line: 1, Err: parse.ErrNotMine,
 			Msg: "not an NVML sample log (nvidia-smi --query-gpu/--query-compute-apps CSV, dmon/pmon text, pynvml JSON lines, gpustat --json or text, DCGM exporter metrics, nvidia-smi's table or -q report)" + notMineHint(plainHead, len(r.opt.fields) > 0)}
@@ -980,6 +1032,9 @@ func (r *Reader) emit(s *sample) {
 		}
 	}
 	conv := s.normalise()
+	if len(r.hosts.named) > 0 {
+		r.sameGPUNote(s, conv)
+	}
 	c := &r.col
 	c.time = append(c.time, arrow.Timestamp(s.timeUs))
 	c.gpu.add(s.gpu, s.hasGPU)

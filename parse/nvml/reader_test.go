@@ -180,6 +180,9 @@ func TestFixtures(t *testing.T) {
 		{"field/numba5392_table_418_procs_row_cut.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "includes-reserved-unknown,process"},
 		{"field/nvmolkit28_wsl_table_581_procs_header_cut.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
 		{"field/gpustat130_gpustat_then_table_cut_gpu_box.txt", FormatGpustatText, 5, 2, ClockAbsolute, "excludes-reserved,includes-reserved-unknown"},
+		// A Processes box (3 rows), a prompt, then a second table cut in
+		// its header: the box is read, the cut said (was refused).
+		{"field/chatglm1121_procs_box_then_table_cut_in_header.txt", FormatNvidiaSmiText, 3, 1, ClockRowOrder, "process"},
 		// Windows 517.48, indented two spaces, no Processes box, cut in GPU
 		// 1's second row (was refused: the indented banner not sniffed).
 		{"field/wsl9134_win_wddm_517_two_gpus_indented_cut.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved"},

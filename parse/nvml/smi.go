@@ -81,6 +81,10 @@ type smiCol struct {
 type smiDecoder struct {
 	r    *Reader
 	apps bool
+	// rowsAt is the rows read before this output (a paste's earlier
+	// outputs): a header after them without rows of its own is an
+	// output without rows.
+	rowsAt int64
 	// cmdFields are the fields of the query command that made the output
 	// (commandFields), for a header-less one: after WithFields, before
 	// the defaults.
@@ -163,7 +167,7 @@ func (d *smiDecoder) colHost(host []byte) {
 }
 
 func newSmiDecoder(r *Reader, apps bool) *smiDecoder {
-	return &smiDecoder{r: r, apps: apps}
+	return &smiDecoder{r: r, apps: apps, rowsAt: r.meta.Rows}
 }
 
 // Lines nvidia-smi prints in place of rows; skipped, with a warning.
@@ -1160,7 +1164,7 @@ func (d *smiDecoder) end(n int) error {
 		}
 	}
 	switch {
-	case d.r.meta.Rows > 0:
+	case d.r.meta.Rows > d.rowsAt:
 	case d.apps && d.cols != nil:
 		d.r.meta.Warnings.Addf("no process rows: no compute process ran while the log was written")
 	case d.r.meta.Skipped > 0:

@@ -185,6 +185,13 @@ type smiTextDecoder struct {
 	lastLine   int
 	cutOutputs int
 	cutWhy     string
+	// headFrom is the line the current output's head starts at (its
+	// ctime line, watch's header, or the table's "| NVIDIA-SMI" banner;
+	// 0: none seen): an output with a head and no GPU or process row
+	// after it was cut before them (see endTable). migOut: the output
+	// has a MIG devices box.
+	headFrom int
+	migOut   bool
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -252,7 +259,15 @@ func (d *smiTextDecoder) endTable() {
 	if d.tableGPU && (why != "" || d.procBad) {
 		d.r.meta.ProcessesPartialUs = append(d.r.meta.ProcessesPartialUs, d.now())
 	}
+	if why == "" && d.headFrom > 0 && !d.tableGPU && d.procFrom == 0 && !d.migOut && d.samples == d.samplesAt {
+		// The output's head and nothing after it: a paste or a log
+		// that stops inside the table's header ("nvidia-smi" run again
+		// and copied before its GPU rows; a "nvidia-smi -l" log killed
+		// mid-table). No GPU of it was read: nothing of it is a sample.
+		why = fmt.Sprintf("the nvidia-smi output from line %d stops at line %d, before its GPU rows: the excerpt is cut there, so that output holds no sample (the GPUs' memory at its time is not known)", d.headFrom, max(d.lastLine, d.headFrom))
+	}
 	d.tableGPU, d.procFrom, d.procClosed = false, 0, false
+	d.headFrom, d.migOut = 0, false
 	if why == "" {
 		return
 	}
@@ -335,12 +350,14 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	// does watch's header, "Every 2.0s: nvidia-smi   host: <ctime>".
 	if ts, ok := d.parseCtime(t); ok {
 		d.newSnapshot(ts, true)
+		d.headFrom = n
 		return nil
 	}
 	if bytes.HasPrefix(t, []byte("Every ")) {
 		if f := bytes.Fields(t); len(f) >= 7 {
 			if ts, ok := d.parseCtime(bytes.Join(f[len(f)-5:], []byte(" "))); ok {
 				d.newSnapshot(ts, true)
+				d.headFrom = n
 				return nil
 			}
 		}
@@ -349,6 +366,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if ts, ok := d.parseCtime(m[2]); ok {
 			d.newSnapshot(ts, true)
 			d.host = append(d.host[:0], m[1]...)
+			d.r.hosts.nameHost(m[1], n)
 			return nil
 		}
 	}
@@ -375,6 +393,10 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if !d.started || d.samples > 0 && !d.justStamped() {
 			d.newSnapshot(0, false)
 		}
+		if d.headFrom == 0 {
+			d.headFrom = n
+		}
+		d.lastLine = n
 		d.oldDriver = preR510(t)
 		return nil
 	case bytes.HasPrefix(t, []byte("No devices were found")):
@@ -438,7 +460,7 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	d.lastLine = n
 	if bytes.Contains(t, []byte("MIG devices:")) {
 		d.cutGPURow(n)
-		d.sawMIG, d.mig = true, true
+		d.sawMIG, d.mig, d.migOut = true, true, true
 		return nil
 	}
 	if bytes.Contains(t, []byte("Processes:")) || bytes.Contains(t, []byte("Compute processes:")) {
@@ -904,15 +926,21 @@ func (d *smiTextDecoder) end(n int) error {
 	d.endQReport()
 	d.cutGPURow(n)
 	d.endTable()
+	var cutWhy string
 	switch {
 	case d.cutOutputs == 1:
-		d.r.meta.Cut = d.cutWhy
+		cutWhy = d.cutWhy
 	case d.cutOutputs > 1:
 		more := "1 more output"
 		if d.cutOutputs > 2 {
 			more = fmt.Sprintf("%d more outputs", d.cutOutputs-1)
 		}
-		d.r.meta.Cut = fmt.Sprintf("%s (and %s cut the same way)", d.cutWhy, more)
+		cutWhy = fmt.Sprintf("%s (and %s cut)", d.cutWhy, more)
+	}
+	if cutWhy != "" && d.samples > 0 {
+		// (An earlier output of the paste, after its own prompt, may
+		// have been cut too: both are said.)
+		d.r.addCut(cutWhy)
 	}
 	if d.naProcs > 0 {
 		why := "the driver does not report per-process memory here (as under Windows' WDDM driver model)"
@@ -934,6 +962,16 @@ func (d *smiTextDecoder) end(n int) error {
 	}
 	if d.samples == 0 && d.sawMIG {
 		return d.r.errorf(n, "only nvidia-smi's MIG devices box, whose rows are not read (an instance's memory is part of its GPU's): give the whole table, with its GPU rows and Processes box")
+	}
+	if d.samples == 0 && cutWhy != "" {
+		if d.r.meta.Rows > 0 {
+			// An output of a paste after others that were read
+			// (after a shell prompt): what was whole is read, and
+			// the input is read in part.
+			d.r.addCut(cutWhy)
+			return nil
+		}
+		return d.r.errorf(n, "no GPU memory in this nvidia-smi output: %s", cutWhy)
 	}
 	if d.samples == 0 {
 		return d.r.errorf(n, "no GPU memory in this nvidia-smi output (no \"used MiB / total MiB\" row, no \"FB Memory Usage\" section)")

@@ -65,6 +65,7 @@ type run struct {
 	tool          string
 	prefix        string
 	line          int64
+	from          int64 // the run's first line of the tool's (text); 0 for XML
 	processes     int32
 	records       int64
 	leakBytes     int64
@@ -308,6 +309,7 @@ func (r *Reader) appendRun(id int32, ru *run) {
 	}
 	appendOptInt(b.notPrinted, ru.notPrinted, ru.hasNotPrinted)
 	b.targetError.Append(ru.targetError)
+	appendOptInt(b.startLine, ru.from, ru.from > 0)
 }
 
 // appendDictString appends s to a dictionary column without the copy
@@ -394,6 +396,7 @@ type runBuilders struct {
 	tool, prefix                                             *array.StringBuilder
 	line, records, leakBytes, leakAllocs, errors, notPrinted *array.Int64Builder
 	targetError                                              *array.BooleanBuilder
+	startLine                                                *array.Int64Builder
 }
 
 func (s *runBuilders) init(b *array.RecordBuilder) {
@@ -408,4 +411,5 @@ func (s *runBuilders) init(b *array.RecordBuilder) {
 	s.errors = b.Field(RunErrors).(*array.Int64Builder)
 	s.notPrinted = b.Field(RunErrorsNotPrinted).(*array.Int64Builder)
 	s.targetError = b.Field(RunTargetError).(*array.BooleanBuilder)
+	s.startLine = b.Field(RunStartLine).(*array.Int64Builder)
 }

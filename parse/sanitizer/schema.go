@@ -133,6 +133,8 @@
 //	                           RACECHECK SUMMARY "N hazards displayed" (its records); null without either
 //	errors_not_printed  int64  "N errors were not printed" (--print-limit); null without one
 //	target_error        bool   "Target application returned an error"
+//	start_line          int64  the run's first line of the tool's (its banner, or without one its first
+//	                           record or summary: text); null for XML
 //
 // A frames batch may arrive before the records batch holding its record;
 // every record id is defined by the time Next returns false.
@@ -214,6 +216,7 @@ var (
 		{Name: "errors", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "errors_not_printed", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "target_error", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "start_line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 )
 
@@ -266,6 +269,7 @@ const (
 	RunErrors
 	RunErrorsNotPrinted
 	RunTargetError
+	RunStartLine
 )
 
 // Record kinds (the records table's "kind").

@@ -589,23 +589,61 @@ func (s *textSource) startRun(text string) {
 		s.cur.tool, s.cur.prefix, s.cur.line = tool, prefix, s.line
 		return
 	}
-	s.cur = &run{tool: tool, prefix: prefix, line: s.line, processes: 1}
+	s.cur = &run{tool: tool, prefix: prefix, line: s.line, from: s.line, processes: 1}
 	s.allRuns = append(s.allRuns, s.cur)
 	s.lastWasLeak, s.programSince = false, false
 }
 
 func (s *textSource) run() *run {
 	if s.cur == nil {
-		s.cur = &run{prefix: s.core, processes: 1}
+		s.cur = &run{prefix: s.core, from: s.line, processes: 1}
 		s.allRuns = append(s.allRuns, s.cur)
 	}
 	return s.cur
+}
+
+// endsRun reports whether c, a top-level line, cannot belong to the run
+// ru, whose summaries it follows, and so starts another run (one without
+// a banner: runs pasted one after the other, "Before fix" and "After
+// fix", with only their summaries; a CI log that kept the tool's lines
+// of several runs and not their banners). The tool prints a run's LEAK
+// SUMMARY after its every record (its leak check runs at the process's
+// exit, once for all its processes and device resets), then its ERROR
+// SUMMARY, then, with --print-limit, "N errors were not printed": after
+// an ERROR SUMMARY only that line belongs to the run; after a LEAK
+// SUMMARY only the ERROR SUMMARY does. Notices (the tool's status lines)
+// and program output start nothing.
+func endsRun(ru *run, c string) bool {
+	if !ru.hasLeak && !ru.hasErrors {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(c, "LEAK SUMMARY:"):
+		return true
+	case strings.HasPrefix(c, "ERROR SUMMARY:"):
+		if notPrintedRe.MatchString(c) {
+			return ru.hasNotPrinted // a second one
+		}
+		return ru.hasErrors
+	case strings.HasPrefix(c, "RACECHECK SUMMARY:"), isOtherSummary(c),
+		strings.HasPrefix(c, "Target application returned an error"),
+		strings.HasPrefix(c, "Warning: Maximum number of "):
+		return false
+	}
+	k := classify(c)
+	return k != KindNotice && k != KindOther
 }
 
 // top handles a top-level line: a summary or the start of a record.
 func (s *textSource) top(c string) error {
 	s.closeRecord()
 	ru := s.run()
+	if endsRun(ru, c) {
+		s.cur = &run{prefix: s.core, from: s.line, processes: 1}
+		s.allRuns = append(s.allRuns, s.cur)
+		s.lastWasLeak, s.programSince = false, false
+		ru = s.cur
+	}
 	switch {
 	case strings.HasPrefix(c, "LEAK SUMMARY:"):
 		m := leakSummaryRe.FindStringSubmatch(c)
