@@ -520,7 +520,7 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	for i, st := range a.rowCodes {
 		if d, sa := device.Value(i), seg.Value(i); d != run.dev || sa != run.addr {
 			if run.sum != 0 {
-				a.blockBytes = append(a.blockBytes, run)
+				a.blockBytes = appendRow(a.blockBytes, run)
 			}
 			run = segBytes{dev: d, addr: sa}
 		}
@@ -532,7 +532,7 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: st == blockPending, stack: stackAt(stack, i)})
 	}
 	if run.sum != 0 {
-		a.blockBytes = append(a.blockBytes, run)
+		a.blockBytes = appendRow(a.blockBytes, run)
 	}
 }
 

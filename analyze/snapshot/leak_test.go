@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"math"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -743,6 +746,40 @@ func TestLeakOfVaryingSizes(t *testing.T) {
 		l, r := sitesOf(res, callsite.Leak, 0), sitesOf(res, callsite.Retained, 0)
 		if len(l) != 1 || l[0].Count != c.wantLeak || len(r) != c.wantWS || c.wantWS == 1 && (r[0].Count != 1 || r[0].Bytes != 32<<20) {
 			t.Errorf("%s: leaks %+v, retained %+v", c.name, l, r)
+		}
+	}
+}
+
+// TestAddGroupLikeAddAndRepeated: addGroup makes the site that adding
+// each allocation (add) and then repeated on their block sizes made:
+// bytes, count, allocations outside the trace, sizes (once done sorts
+// them), and the repeated size, with ties of counts (the larger size
+// wins), sizes 0 and negative (a hostile file's), and groups of a size
+// or none.
+func TestAddGroupLikeAddAndRepeated(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	sizes := []int64{0, -512, 512, 1024, 4096, 8192, 1 << 20, 65011712, math.MaxInt64 / 2} // more than maxSizesPerResult
+	for run := 0; run < 3000; run++ {
+		g := &siteGroup{}
+		nsizes := 1 + rng.Intn(len(sizes))
+		pick := func() int64 { return sizes[rng.Intn(nsizes)] }
+		for range rng.Intn(12) {
+			z := pick()
+			g.allocs = append(g.allocs, keptAlloc{size: z, block: z, inTrace: rng.Intn(5) > 0})
+		}
+		for range rng.Intn(12) {
+			g.outside = append(g.outside, pick())
+		}
+		minKept := 1 + rng.Intn(4)
+		var want Site
+		g.each(want.add)
+		var blocks []int64
+		g.each(func(k keptAlloc) { blocks = append(blocks, k.block) })
+		want.repeated(blocks, minKept)
+		var got Site
+		got.addGroup(g, minKept)
+		if w, s := want.done(), got.done(); !reflect.DeepEqual(w, s) {
+			t.Fatalf("allocs %v outside %v minKept %d: addGroup gives %+v, add and repeated %+v", g.allocs, g.outside, minKept, s, w)
 		}
 	}
 }
