@@ -419,7 +419,7 @@ type deviceState struct {
 	// made then, and only when there is such a block. A map filled at
 	// every segment cost most of addSegments' time on a snapshot of
 	// 57,000 segments, for the few snapshots with a pending block.
-	segStreams []segStream
+	segStreams rowList[segStream]
 	// pendingBlocks are the blocks in state active_pending_free.
 	pendingBlocks []pendingBlock
 	allocs        []int // allocations per key (index in keys) during the trace
@@ -777,7 +777,7 @@ func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 	stream := rec.Column(pytorch.SegStream).(*array.Int64)
 	for i := 0; i < int(rec.NumRows()); i++ {
 		d := a.dev(device.Value(i))
-		d.segStreams = appendRow(d.segStreams, segStream{addr: address.Value(i), stream: stream.Value(i)})
+		d.segStreams.add(segStream{addr: address.Value(i), stream: stream.Value(i)})
 		d.sawSegments = true
 		a.segments = true
 		d.segments++
@@ -1262,8 +1262,8 @@ func (a *LeakAnalyzer) pendingSites(d *deviceState, groupOf map[int32]string, it
 	var keys []string
 	var streamOf map[uint64]int64 // the segments' streams, by address: the last listed of an address
 	if len(d.pendingBlocks) > 0 {
-		streamOf = make(map[uint64]int64, len(d.segStreams))
-		for _, s := range d.segStreams {
+		streamOf = make(map[uint64]int64, d.segStreams.len())
+		for s := range d.segStreams.all {
 			streamOf[s.addr] = s.stream
 		}
 	}
