@@ -329,8 +329,10 @@ type FragmentAnalyzer struct {
 	// the rows and adds up those of a segment): blocks tile their segment,
 	// so more than its total_size says the snapshot is inconsistent. Rows,
 	// not a map by segment: on 57,000 segments the map cost 5% of the
-	// run's instructions.
-	blockBytes []segBytes
+	// run's instructions. A rowList, not a slice: growing a slice of
+	// 57,000 rows copied them (append) or left up to half of it unused
+	// (doubling), both held while the decoder's memory is.
+	blockBytes rowList[segBytes]
 }
 
 // segBytes is the size of a run of a segment's blocks: the segment's
@@ -520,7 +522,7 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 	for i, st := range a.rowCodes {
 		if d, sa := device.Value(i), seg.Value(i); d != run.dev || sa != run.addr {
 			if run.sum != 0 {
-				a.blockBytes = append(a.blockBytes, run)
+				a.blockBytes.add(run)
 			}
 			run = segBytes{dev: d, addr: sa}
 		}
@@ -532,7 +534,7 @@ func (a *FragmentAnalyzer) addBlocks(rec arrow.RecordBatch) {
 			size: size.Value(i), req: req.Value(i), hasReq: req.IsValid(i), pending: st == blockPending, stack: stackAt(stack, i)})
 	}
 	if run.sum != 0 {
-		a.blockBytes = append(a.blockBytes, run)
+		a.blockBytes.add(run)
 	}
 }
 
@@ -985,12 +987,20 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	orphans, j := 0, 0
 	var bad []string // segments whose blocks do not fit them
 	nbad := 0
-	sums := a.blockBytes
 	sumCmp := func(x, y segBytes) int { return cmp.Or(cmp.Compare(x.dev, y.dev), cmp.Compare(x.addr, y.addr)) }
-	if !slices.IsSortedFunc(sums, sumCmp) {
-		slices.SortFunc(sums, sumCmp)
+	nsums, sumAt := a.blockBytes.len(), a.blockBytes.at
+	for k := 1; k < nsums; k++ {
+		if sumCmp(*sumAt(k - 1), *sumAt(k)) > 0 { // sort a copy
+			sorted := make([]segBytes, 0, nsums)
+			for x := range a.blockBytes.all {
+				sorted = append(sorted, x)
+			}
+			slices.SortFunc(sorted, sumCmp)
+			sumAt = func(k int) *segBytes { return &sorted[k] }
+			break
+		}
 	}
-	k := 0 // sums[k:] are of the segments not passed yet
+	k := 0 // the rows from k on are of the segments not passed yet
 	for i, r := range segs {
 		if len(all) == cap(all) {
 			all = make([]fragSeg, 0, min(len(segs)-i, keptChunk))
@@ -1018,12 +1028,12 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 		}
 		s.blocks = kept[from:len(kept):len(kept)] // full: the replay's appends copy it
 		here := segBytes{dev: r.dev, addr: r.addr}
-		for k < len(sums) && sumCmp(sums[k], here) < 0 {
+		for k < nsums && sumCmp(*sumAt(k), here) < 0 {
 			k++
 		}
 		sum := int64(0)
-		for ; k < len(sums) && sumCmp(sums[k], here) == 0; k++ {
-			sum = satAdd(sum, sums[k].sum)
+		for ; k < nsums && sumCmp(*sumAt(k), here) == 0; k++ {
+			sum = satAdd(sum, sumAt(k).sum)
 		}
 		if why := s.misfitWhy(sum); why != "" {
 			s.misfit = true
@@ -1040,7 +1050,7 @@ func (a *FragmentAnalyzer) Finalize() *FragmentResult {
 	}
 	orphans += nb - j
 	a.blocks = rowList[fragBlockRow]{}
-	a.blockBytes = nil
+	a.blockBytes = rowList[segBytes]{}
 	if orphans > 0 {
 		res.Warnings = append(res.Warnings, count(int64(orphans), "block names", "blocks name")+" a segment the snapshot does not have; ignored")
 	}

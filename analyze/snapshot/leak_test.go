@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"math"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -744,5 +747,142 @@ func TestLeakOfVaryingSizes(t *testing.T) {
 		if len(l) != 1 || l[0].Count != c.wantLeak || len(r) != c.wantWS || c.wantWS == 1 && (r[0].Count != 1 || r[0].Bytes != 32<<20) {
 			t.Errorf("%s: leaks %+v, retained %+v", c.name, l, r)
 		}
+	}
+}
+
+// TestAddGroupLikeAddAndRepeated: addGroup makes the site that adding
+// each allocation (add) and then repeated on their block sizes made:
+// bytes, count, allocations outside the trace, sizes (once done sorts
+// them), and the repeated size, with ties of counts (the larger size
+// wins), sizes 0 and negative (a hostile file's), and groups of a size
+// or none.
+func TestAddGroupLikeAddAndRepeated(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	sizes := []int64{0, -512, 512, 1024, 4096, 8192, 1 << 20, 65011712, math.MaxInt64 / 2} // more than maxSizesPerResult
+	for run := 0; run < 3000; run++ {
+		g := &siteGroup{}
+		nsizes := 1 + rng.Intn(len(sizes))
+		pick := func() int64 { return sizes[rng.Intn(nsizes)] }
+		for range rng.Intn(12) {
+			z := pick()
+			g.allocs = append(g.allocs, keptAlloc{size: z, block: z, inTrace: rng.Intn(5) > 0})
+		}
+		for range rng.Intn(12) {
+			g.outside = append(g.outside, pick())
+		}
+		minKept := 1 + rng.Intn(4)
+		var want Site
+		g.each(want.add)
+		var blocks []int64
+		g.each(func(k keptAlloc) { blocks = append(blocks, k.block) })
+		want.repeated(blocks, minKept)
+		var got Site
+		got.addGroup(g, minKept)
+		if w, s := want.done(), got.done(); !reflect.DeepEqual(w, s) {
+			t.Fatalf("allocs %v outside %v minKept %d: addGroup gives %+v, add and repeated %+v", g.allocs, g.outside, minKept, s, w)
+		}
+	}
+}
+
+// TestAnalyzerLeakLikeLeakAnalyzer: the combined Analyzer (both analyses,
+// their Finalize on two goroutines, or in turn with the OOMs' sites) gives
+// the leak result a LeakAnalyzer fed every batch alone gives: snapshots
+// with blocks in state active_pending_free (their sites and the streams
+// of their segments, kept as rows since this session), two devices, OOMs,
+// and many segments. Batches of 100 rows split a segment's blocks.
+func TestAnalyzerLeakLikeLeakAnalyzer(t *testing.T) {
+	for _, name := range []string{"side_stream_pending.pickle", "side_stream.pickle", "multi_gpu_leak.pickle",
+		"fragmentation_oom.pickle", "oom_observer.pickle", "blockscan/segments_shapes_p2.pickle",
+		"hv/two_streams_clean.pickle", "leak_train_loop.pickle", "no_trace.pickle"} {
+		t.Run(name, func(t *testing.T) {
+			feed := func(add func(pytorch.Table, arrow.RecordBatch) error) {
+				in, err := parse.Open("../../testdata/pytorch/"+name, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer in.Close()
+				r := pytorch.NewReader(in.Reader(), name, pytorch.WithBatchSize(100))
+				defer r.Release()
+				for r.Next() {
+					if err := add(r.Table(), r.RecordBatch()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := r.Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			alone := NewLeakAnalyzer(LeakOptions{})
+			feed(alone.Add)
+			want := alone.Finalize()
+			both := NewAnalyzer(LeakOptions{})
+			feed(both.Add)
+			got := both.Finalize().Leak
+			if len(want.Sites) == 0 && len(want.Devices) == 0 {
+				t.Fatalf("no sites and no devices: the test reads nothing")
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Analyzer's leak result differs from LeakAnalyzer's:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestBlockSumsOutOfOrder: the per-segment sums of block bytes (kept as
+// rows in the order fed, sorted by Finalize when they are not) find each
+// segment's blocks when segments and blocks come in no address order and
+// a segment's blocks come in two runs: the segment whose blocks add up
+// past its total_size (two runs of 3 KiB, 6 KiB in a 4 KiB segment) is
+// named, the ones that fit (4 KiB in 4 KiB) are not.
+func TestBlockSumsOutOfOrder(t *testing.T) {
+	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
+	defer mem.AssertSize(t, 0)
+	a := NewFragmentAnalyzer()
+	sb := array.NewRecordBuilder(mem, pytorch.SegmentsSchema)
+	defer sb.Release()
+	for _, addr := range []uint64{0x30000, 0x10000, 0x20000} {
+		sb.Field(pytorch.SegDevice).(*array.Int32Builder).Append(0)
+		sb.Field(pytorch.SegAddress).(*array.Uint64Builder).Append(addr)
+		for _, c := range []int{pytorch.SegTotalSize, pytorch.SegAllocatedSize, pytorch.SegActiveSize, pytorch.SegRequestedSize} {
+			sb.Field(c).(*array.Int64Builder).Append(4096)
+		}
+		sb.Field(pytorch.SegStream).(*array.Int64Builder).Append(0)
+		sb.Field(pytorch.SegType).(*array.BinaryDictionaryBuilder).AppendString("large")
+		sb.Field(pytorch.SegPoolID).AppendNull()
+		sb.Field(pytorch.SegExpandable).(*array.BooleanBuilder).Append(false)
+		sb.Field(pytorch.SegStackID).AppendNull()
+	}
+	rec := sb.NewRecordBatch()
+	a.Add(pytorch.TableSegments, rec)
+	rec.Release()
+	// Blocks: 0x30000's 3 KiB, 0x10000's 4 KiB, 0x20000's 4 KiB, then
+	// 0x30000's other 3 KiB: four runs, not in address order.
+	bb := array.NewRecordBuilder(mem, pytorch.BlocksSchema)
+	defer bb.Release()
+	for _, blk := range []struct{ seg, addr uint64 }{{0x30000, 0x30000}, {0x10000, 0x10000}, {0x20000, 0x20000}, {0x30000, 0x30c00}} {
+		size := int64(4096)
+		if blk.seg == 0x30000 {
+			size = 3072
+		}
+		bb.Field(pytorch.BlkDevice).(*array.Int32Builder).Append(0)
+		bb.Field(pytorch.BlkSegmentAddress).(*array.Uint64Builder).Append(blk.seg)
+		bb.Field(pytorch.BlkAddress).(*array.Uint64Builder).Append(blk.addr)
+		bb.Field(pytorch.BlkSize).(*array.Int64Builder).Append(size)
+		bb.Field(pytorch.BlkRequestedSize).(*array.Int64Builder).Append(size)
+		bb.Field(pytorch.BlkState).(*array.BinaryDictionaryBuilder).AppendString("inactive")
+		bb.Field(pytorch.BlkStackID).AppendNull()
+	}
+	rec = bb.NewRecordBatch()
+	a.Add(pytorch.TableBlocks, rec)
+	rec.Release()
+	res := a.Finalize()
+	var named []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "segment at 0x") {
+			named = append(named, w)
+		}
+	}
+	if len(named) != 1 || !strings.Contains(named[0], "segment at 0x30000") || !strings.Contains(named[0], "add up to 6144 bytes") {
+		t.Errorf("warnings naming segments: %q, want one for 0x30000's 6144 bytes", named)
 	}
 }

@@ -178,6 +178,48 @@ func (t *addrTable[V]) all(yield func(uint64, V) bool) {
 	}
 }
 
+// addrFilter holds a bit for each address of an addrTable, set by a
+// hash of it, so that most addresses not in the table are told apart
+// with one load of a small array: groupSites asks the trace's live set
+// for each of a snapshot's active blocks, most of which it does not hold
+// (on a snapshot of 120,000 blocks and 1,253 live allocations, the
+// table's probe of its 64-byte slots was a third of the grouping). A set
+// bit says only "maybe": the table answers then.
+type addrFilter struct {
+	bits  []uint64 // len a power of 2
+	shift uint     // 64 - log2(bits in all)
+}
+
+// filter returns t's filter: 16 bits or more for each entry (a false
+// "maybe" for at most one address in 16 not in t), valid until t changes.
+func (t *addrTable[V]) filter() addrFilter {
+	nbits := 64
+	for nbits < 16*t.n {
+		nbits <<= 1
+	}
+	f := addrFilter{bits: make([]uint64, nbits/64), shift: 64}
+	for x := nbits; x > 1; x >>= 1 {
+		f.shift--
+	}
+	for i := range t.slots {
+		if s := &t.slots[i]; s.used {
+			h := f.hash(s.addr)
+			f.bits[h>>6] |= 1 << (h & 63)
+		}
+	}
+	return f
+}
+
+// hash is addr's bit: Fibonacci hashing, its product's top bits. No seed:
+// addresses made to share bits only cost the table's lookup, as before.
+func (f addrFilter) hash(addr uint64) uint64 { return (addr * 0x9e3779b97f4a7c15) >> f.shift }
+
+// mayHold reports false when addr is surely not in the table.
+func (f addrFilter) mayHold(addr uint64) bool {
+	h := f.hash(addr)
+	return f.bits[h>>6]&(1<<(h&63)) != 0
+}
+
 // keyIndex finds an allocKey in a device's key table (deviceState.keys),
 // looked up at every allocation: open addressing over the table's
 // indices, at most half full, hashed with a seed drawn at random for each

@@ -184,3 +184,44 @@ func TestRowList(t *testing.T) {
 		}
 	}
 }
+
+// TestAddrFilterNeverMisses: an addrTable's filter says "maybe" for every
+// address the table holds (groupSites skips the table's lookup on "no",
+// so a wrong "no" would drop a block from the trace's live set), and "no"
+// for most others: with at least 16 bits an entry, about one in 16 or
+// fewer of the absent addresses gets a "maybe" (the bound below, one in
+// 8, leaves room for chance).
+func TestAddrFilterNeverMisses(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, n := range []int{0, 1, 5, 100, 1253, 20000} {
+		var tab addrTable[int]
+		for tab.len() < n {
+			// GPU block addresses: 512-byte aligned, in a few regions,
+			// the odd unaligned or extreme one.
+			a := 0x7f00_0000_0000 + uint64(rng.Intn(1<<24))*512
+			switch rng.Intn(50) {
+			case 0:
+				a = rng.Uint64()
+			case 1:
+				a = ^uint64(0) - uint64(rng.Intn(4))
+			}
+			tab.put(a, 1)
+		}
+		f := tab.filter()
+		for a := range tab.all {
+			if !f.mayHold(a) {
+				t.Fatalf("n=%d: filter says %#x is not in the table, which holds it", n, a)
+			}
+		}
+		maybe, tries := 0, 20000
+		for range tries {
+			a := 0x6f00_0000_0000 + uint64(rng.Intn(1<<24))*512 // a region the table does not use
+			if f.mayHold(a) {
+				maybe++
+			}
+		}
+		if maybe*8 > tries {
+			t.Errorf("n=%d: %d of %d absent addresses get a maybe", n, maybe, tries)
+		}
+	}
+}
