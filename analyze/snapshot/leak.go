@@ -2420,10 +2420,14 @@ func (s *Site) addGroup(g *siteGroup, minKept int) {
 			s.NotInTrace++
 		}
 		n[k.block]++
+		s.addPool(k.pool, k.block)
 	}
-	for _, z := range g.outside {
+	for i, z := range g.outside {
 		s.Bytes = satAdd(s.Bytes, z)
 		n[z]++
+		if g.outsidePool != nil {
+			s.addPool(g.outsidePool[i], z)
+		}
 	}
 	s.Count += g.count()
 	s.NotInTrace += len(g.outside)
@@ -2442,15 +2446,22 @@ func (s *Site) addGroup(g *siteGroup, minKept int) {
 	}
 }
 
+// addPool counts bytes of a block in private pool pool (poolOf: 0 for
+// the default pool, which is not counted).
+func (s *Site) addPool(pool int32, bytes int64) {
+	if pool <= 0 {
+		return
+	}
+	if s.poolBytes == nil {
+		s.poolBytes = map[int32]int64{}
+	}
+	s.poolBytes[pool] = satAdd(s.poolBytes[pool], bytes)
+}
+
 func (s *Site) add(k keptAlloc) {
 	s.Bytes = satAdd(s.Bytes, k.block)
 	s.Count++
-	if k.pool > 0 {
-		if s.poolBytes == nil {
-			s.poolBytes = map[int32]int64{}
-		}
-		s.poolBytes[k.pool] = satAdd(s.poolBytes[k.pool], k.block)
-	}
+	s.addPool(k.pool, k.block)
 	if !k.inTrace {
 		s.NotInTrace++
 	}
