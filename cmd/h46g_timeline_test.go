@@ -70,3 +70,18 @@ func TestH46gForwardLoopKeepingGraphsUnjudged(t *testing.T) {
 		t.Errorf("exit %d, stdout %.600q, stderr %.300q; want 2, nothing judged", code, out, errOut)
 	}
 }
+
+// TestH46gOnePassWithInputPerLayerShowsNoSteps: one forward pass (real,
+// H200, testdata/gen/h46g_single_pass_inputs.py) of 8 layers that each
+// build a mask with torch.ones: PyTorch's memory profiler classes each
+// mask as an "input", so the pass shows 8 equal 32 MiB input rises, one
+// between each layer's activations, the stair a forward-only loop's new
+// batches make (h46g_eval_keep_graph_8). Input rises are therefore no
+// evidence of steps, and this pass must not be judged a loop: exit 2, no
+// growth claimed.
+func TestH46gOnePassWithInputPerLayerShowsNoSteps(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "--fail-on", "leak", td+"kineto/h46g_single_pass_layer_masks_memory_timeline.json.gz")
+	if code != 2 || strings.Contains(out, "keeps growing") || strings.Contains(out, "shows 8 steps") {
+		t.Errorf("exit %d, stdout %.600q, stderr %.300q; want 2, no step and nothing judged", code, out, errOut)
+	}
+}
