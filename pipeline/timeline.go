@@ -94,10 +94,16 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 			Site: report.Frame{Function: g.Category}}
 		span := float64(g.SpanUs) / 1e6
 		switch {
+		case g.Grows && g.Teardown:
+			// The loop's end, not the teardown's, is what the steps kept.
+			f.Kind, f.Bytes = report.KindLeak, g.LoopEndBytes
+			f.Message = fmt.Sprintf("%s memory keeps growing over the timeline's %s: the least it held between steps rose in %d of %d windows of the steps, from %s to %s (%s/s%s), %s at the end of the last step; the timeline then ends with a teardown: after the last step it allocated nothing and freed %s, all categories together, below what every step's end held, down to %s of %s at the end (a function that kept them returned, or they were deleted), so growth was judged over the steps before it; find which %s tensors are kept from step to step",
+				g.Category, counted(g.Steps, "step", "steps"), g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g),
+				humanize.IBytes(uint64(g.LoopEndBytes)), humanize.IBytes(uint64(g.TeardownFreedBytes)), humanize.IBytes(uint64(g.EndBytes)), g.Category, g.Category)
 		case g.Grows:
 			f.Kind = report.KindLeak
-			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
-				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
+			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s%s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
+				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
 		case g.Windows == 0:
 			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; %s", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), few)
 		case g.Steps < snapshot.MinIterations:
@@ -118,6 +124,15 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", span))
 	return rin, fs, nil
+}
+
+// perStep is ", about X a step" for a category that held more at the
+// last step's end than at the first's, or "".
+func perStep(g profiler.CategoryGrowth) string {
+	if g.PerStepBytes <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", about %s a step from the first step's end to the last's", humanize.IBytes(uint64(g.PerStepBytes)))
 }
 
 // counted counts n things in English: "1 point", "2 points".

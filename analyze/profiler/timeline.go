@@ -40,6 +40,21 @@ type CategoryGrowth struct {
 	// Steps is TimelineSteps of the timeline: growth is judged (Grows)
 	// only across snapshot.MinIterations steps or more.
 	Steps int
+	// Teardown is set when the timeline ends with a teardown after its
+	// last step (see TimelineTeardown): the windows, floors and rate are
+	// then those of the steps, up to the last step's end, so that what
+	// the teardown freed (a list of kept tensors, the model) does not
+	// hide what the steps kept. TeardownFreedBytes is what it freed, all
+	// categories together.
+	Teardown           bool
+	TeardownFreedBytes int64
+	// LoopEndBytes is the category's bytes at the last step's end (the
+	// last point when no step end is known).
+	LoopEndBytes int64
+	// PerStepBytes is what the category held more at the last step's end
+	// than at the first's, over the steps between them; 0 when fewer than
+	// two step ends are known.
+	PerStepBytes int64
 }
 
 // TimelineStepCount is how many steps a memory timeline shows and the
@@ -54,6 +69,14 @@ type TimelineStepCount struct {
 	// rose from the lowest quarter of their range (least to most over the
 	// timeline) to the highest. 0 when the timeline holds no gradient.
 	Backward int
+	// Ends are the indexes of the points at which the steps counted
+	// ended, in order: for backward passes (when Backward >= Falls), the
+	// first point after each rise at which the gradient bytes are back at
+	// their least after zero_grad (the lowest quarter of their range when
+	// they never get back to it); for falls, the first point at which
+	// each fall reached its low. A teardown that frees memory outside
+	// parameters right after a last fall is part of that fall.
+	Ends []int
 }
 
 // TimelineSteps is CountTimelineSteps(tl).Steps.
@@ -105,15 +128,21 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // backward frees gradients layer by layer (FSDP's reduce-scatter) could
 // show more rises than steps.
 func CountTimelineSteps(tl *kineto.Timeline) TimelineStepCount {
-	c := TimelineStepCount{Falls: timelineFalls(tl), Backward: gradientRises(tl)}
+	falls, fallEnds := timelineFalls(tl)
+	rises, riseEnds := gradientRises(tl)
+	c := TimelineStepCount{Falls: falls, Backward: rises, Ends: fallEnds}
+	if rises > 0 && rises >= falls {
+		c.Ends = riseEnds
+	}
 	c.Steps = max(c.Falls, c.Backward)
 	return c
 }
 
-// timelineFalls is CountTimelineSteps' Falls.
-func timelineFalls(tl *kineto.Timeline) int {
+// timelineFalls is CountTimelineSteps' Falls, and the index of the
+// first point of each counted fall's low.
+func timelineFalls(tl *kineto.Timeline) (int, []int) {
 	if len(tl.Bytes) == 0 {
-		return 0
+		return 0, nil
 	}
 	tot := make([]int64, len(tl.Bytes))
 	var top, fall int64
@@ -128,27 +157,29 @@ func timelineFalls(tl *kineto.Timeline) int {
 	}
 	h := fall / 2
 	if h <= 0 {
-		return 0
+		return 0, nil
 	}
-	steps := 0
+	var ends []int
 	// base: the low the step rose from; hi: its high so far; lo: the low
-	// the total fell to since it fell by h from hi.
-	base, hi, lo, falling := tot[0], tot[0], tot[0], false
+	// the total fell to since it fell by h from hi, first reached at loAt.
+	base, hi, lo, loAt, falling := tot[0], tot[0], tot[0], 0, false
 	end := func() {
 		if 4*(hi-lo) >= hi-base {
-			steps++
+			ends = append(ends, loAt)
 		}
 		base, falling = lo, false
 	}
-	for _, v := range tot {
+	for i, v := range tot {
 		if !falling {
 			hi = max(hi, v)
 			if v <= hi-h {
-				falling, lo = true, v
+				falling, lo, loAt = true, v, i
 			}
 			continue
 		}
-		lo = min(lo, v)
+		if v < lo {
+			lo, loAt = v, i
+		}
 		if v >= lo+h {
 			end()
 			hi = v
@@ -157,34 +188,59 @@ func timelineFalls(tl *kineto.Timeline) int {
 	if falling {
 		end()
 	}
-	return steps
+	return len(ends), ends
 }
 
 // gradientRises is CountTimelineSteps' Backward: the rises of the
 // gradient bytes from at most a quarter of their range above their least
-// to at least three quarters.
-func gradientRises(tl *kineto.Timeline) int {
+// to at least three quarters; and, for each, the index of the first point
+// after it at which the gradient bytes are at their least again before
+// the next rise (the first in the lowest quarter when they never are).
+func gradientRises(tl *kineto.Timeline) (int, []int) {
 	if len(tl.Bytes) == 0 {
-		return 0
+		return 0, nil
 	}
 	lo, hi := tl.Bytes[0][timelineGradient], tl.Bytes[0][timelineGradient]
 	for _, row := range tl.Bytes {
 		lo, hi = min(lo, row[timelineGradient]), max(hi, row[timelineGradient])
 	}
 	if hi <= lo {
-		return 0
+		return 0, nil
 	}
+	var ends []int
 	rises, low := 0, false
-	for _, row := range tl.Bytes {
+	// back: the first point in the lowest quarter since the last rise
+	// (-1 before it); least: the first at the least since then (-1).
+	back, least := -1, -1
+	closeStep := func() {
+		switch {
+		case least >= 0:
+			ends = append(ends, least)
+		case back >= 0:
+			ends = append(ends, back)
+		}
+		back, least = -1, -1
+	}
+	for i, row := range tl.Bytes {
 		switch g := row[timelineGradient]; {
 		case 4*(g-lo) <= hi-lo:
 			low = true
+			if rises > 0 && back < 0 {
+				back = i
+			}
+			if rises > 0 && g == lo && least < 0 {
+				least = i
+			}
 		case low && 4*(g-lo) >= 3*(hi-lo):
+			if rises > 0 {
+				closeStep()
+			}
 			rises++
 			low = false
 		}
 	}
-	return rises
+	closeStep()
+	return rises, ends
 }
 
 // The indexes of categories in kineto.Categories.
@@ -202,29 +258,92 @@ const (
 	minWindowPoints    = 4
 )
 
+// TimelineTeardown finds a teardown after the last step of a loop: given
+// the indexes of the points at which its steps ended (TimelineStepCount
+// Ends), it returns the last one, e, and the bytes the stretch after it
+// freed (all categories together), when that stretch, which the timeline
+// ends with, never holds more than at e and ends below the least held at
+// any step's end: it allocated nothing it kept, and freed what the loop
+// held throughout (a list of kept outputs, the model and optimizer of a
+// function that returns inside the profiled region). ok is false when
+// there is no step end, nothing after it, the stretch after it holds more
+// at some point (other work after the loop: an evaluation, a second
+// loop), or it frees only part of what the last step held more than the
+// first (the last step's input and loss, which the next iteration would
+// have replaced); the timeline is then judged whole, as before. Limit: a
+// loop whose input at each step's end outweighs what all its steps kept
+// is taken to end with a teardown when the last input is freed, which
+// only moves the judged points' end to the last step's.
+func TimelineTeardown(tl *kineto.Timeline, ends []int) (e int, freed int64, ok bool) {
+	n := len(tl.Bytes)
+	if len(ends) == 0 || ends[len(ends)-1] >= n-1 {
+		return 0, 0, false
+	}
+	e = ends[len(ends)-1]
+	total := func(i int) (t int64) {
+		for _, b := range tl.Bytes[i] {
+			t += b
+		}
+		return t
+	}
+	at := total(e)
+	for i := e + 1; i < n; i++ {
+		if total(i) > at {
+			return 0, 0, false
+		}
+	}
+	// It must free what every step's end held (the model, or what the
+	// steps kept), not only the last step's own leftovers (its input, its
+	// loss, freed when the next iteration would have replaced them).
+	least := at
+	for _, i := range ends {
+		least = min(least, total(i))
+	}
+	if total(n-1) >= least {
+		return 0, 0, false
+	}
+	return e, at - total(n-1), true
+}
+
 // AnalyzeTimeline judges each category of tl that ever held memory, in
-// kineto.Categories order.
+// kineto.Categories order. When the timeline ends with a teardown after
+// its last step (TimelineTeardown), the categories are judged over the
+// points up to the last step's end (each category's EndBytes and
+// PeakBytes are still the whole timeline's).
 func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 	n := len(tl.TimesUs)
 	if n == 0 {
 		return nil
 	}
-	w := min(maxTimelineWindows, n/minWindowPoints)
-	steps := TimelineSteps(tl)
+	sc := CountTimelineSteps(tl)
+	steps := sc.Steps
+	loopEnd := n - 1
+	e, freed, teardown := TimelineTeardown(tl, sc.Ends)
+	if teardown && steps >= snapshot.MinIterations {
+		loopEnd = e
+	} else {
+		teardown, freed = false, 0
+	}
+	m := loopEnd + 1 // the points judged
+	w := min(maxTimelineWindows, m/minWindowPoints)
 	var out []CategoryGrowth
 	for c, name := range kineto.Categories {
-		g := CategoryGrowth{Category: name, EndBytes: tl.Bytes[n-1][c], SpanUs: tl.TimesUs[n-1] - tl.TimesUs[0], Steps: steps}
+		g := CategoryGrowth{Category: name, EndBytes: tl.Bytes[n-1][c], SpanUs: tl.TimesUs[n-1] - tl.TimesUs[0], Steps: steps,
+			Teardown: teardown, TeardownFreedBytes: freed, LoopEndBytes: tl.Bytes[loopEnd][c]}
 		for _, row := range tl.Bytes {
 			g.PeakBytes = max(g.PeakBytes, row[c])
 		}
 		if g.PeakBytes <= 0 {
 			continue
 		}
+		if k := len(sc.Ends); k >= 2 {
+			g.PerStepBytes = (tl.Bytes[sc.Ends[k-1]][c] - tl.Bytes[sc.Ends[0]][c]) / int64(k-1)
+		}
 		if w >= 4 {
 			floors := make([]int64, w)
 			at := make([]int64, w) // time of each floor
 			for k := 0; k < w; k++ {
-				lo, hi := k*n/w, (k+1)*n/w
+				lo, hi := k*m/w, (k+1)*m/w
 				floors[k] = tl.Bytes[lo][c]
 				at[k] = tl.TimesUs[lo]
 				for i := lo; i < hi; i++ {
