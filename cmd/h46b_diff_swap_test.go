@@ -30,7 +30,7 @@ func TestDiffGPUReplacedDuringRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	const want = 30000 << 20
+	const want int64 = 30000 << 20
 	if len(d.Entries) != 1 {
 		t.Fatalf("%d entries, want 1: %.500s", len(d.Entries), out)
 	}
