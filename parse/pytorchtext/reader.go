@@ -342,10 +342,10 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.bfc, &r.nccl, &r.xgb, &r.tfNode} {
-			if *h != nil {
-				r.addMessage((*h).msg, (*h).frames, (*h).line)
-				*h = nil
+		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+			if held := *h; held != nil {
+				*h = nil // before addMessage, which reads r.bfc
+				r.addMessage(held.msg, held.frames, held.line)
 			}
 		}
 		r.finishTRT()
@@ -1385,9 +1385,6 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		r.tfOp, r.tfOpMore = nil, 0
 		takeBFCSize(&m, h.msg)
 	}
-	if r.holdBehind(m, frames, line) {
-		return
-	}
 	if h := r.bfc; h != nil {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
@@ -1396,11 +1393,16 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 			// allocator's size where TensorFlow's give none (a shape).
 			// (One on another GPU, "by allocator GPU_0_bfc" after
 			// GPU_1_bfc's failure, is another allocator's OOM: both are
-			// counted.)
+			// counted.) Before holdBehind, as tfOp's: at the text's end
+			// every message waits in behind, and the pair is one OOM
+			// whenever it is written.
 			takeBFCSize(&m, h.msg)
 		} else {
 			r.addMessage(h.msg, h.frames, h.line)
 		}
+	}
+	if r.holdBehind(m, frames, line) {
+		return
 	}
 	r.theanoMessageDevice(&m, line)
 	id := r.nmsg
