@@ -138,6 +138,9 @@ func checkStart(line string, i, k int) int {
 // and length; "" when none does.
 func checkAt(s string) (library string, n int, k int) {
 	for k, f := range checkForms {
+		if !strings.Contains(s, f.phrase) {
+			continue // each form holds its phrase: no match without it
+		}
 		if loc := f.at.Re().FindStringIndex(s); loc != nil {
 			return f.lib, loc[1], k
 		}
@@ -173,7 +176,10 @@ const whatErrorPhrase = "): error: out of memory"
 func CheckProgram(prefix, text string) (program, call string) {
 	whole := prefix + text
 	for _, f := range checkForms {
-		if m := f.re.Re().FindStringSubmatch(text); m != nil && f.who != "" {
+		if f.who == "" || !strings.Contains(text, f.phrase) {
+			continue
+		}
+		if m := f.re.Re().FindStringSubmatch(text); m != nil {
 			if len(m) > 1 {
 				call = m[1]
 			}
