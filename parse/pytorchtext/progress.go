@@ -35,8 +35,11 @@ var srunLabelRe = lazyre.New(`^ *(\d{1,6}):(?: |$)`)
 // seeSrunLabel notes the task number of a line's srun label, if any, until
 // two are known.
 func (r *Reader) seeSrunLabel(line string) {
-	if len(r.srunTasks) >= 2 || line == "" || line[0] != ' ' && !isDigit(line[0]) {
+	if len(r.srunTasks) >= 2 {
 		return
+	}
+	if s := strings.TrimLeft(line, " "); s == "" || !isDigit(s[0]) {
+		return // an indented line (a traceback's) is no label: no expression run on it
 	}
 	if m := srunLabelRe.FindStringSubmatch(line); m != nil {
 		if r.srunTasks == nil {
