@@ -27,15 +27,7 @@ func ggmlRepeat(r *Report, m Message) bool {
 // note. A message r's OOM has not been printed with in this input is r's
 // (the same OOM in several files).
 func ggmlAgain(r *Report, m Message, path string) (*Report, bool) {
-	for r.again != nil {
-		r = r.again
-	}
-	var prev int64
-	for _, s := range r.Sources {
-		if s.Path == path && s.Seq < 0 && !s.Event {
-			prev = max(prev, s.Line)
-		}
-	}
+	r, prev := lastPrinted(r, path)
 	if prev == 0 || m.Line <= prev {
 		return r, false
 	}

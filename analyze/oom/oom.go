@@ -1036,15 +1036,7 @@ func (r *Report) hasLine(path string, line int64) bool {
 // the top level (traceback.print_exc() in a module-level loop) reads as
 // uncaught too.
 func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report, bool) {
-	for r.again != nil {
-		r = r.again
-	}
-	var prev int64
-	for _, s := range r.Sources {
-		if s.Path == path && s.Seq < 0 && !s.Event {
-			prev = max(prev, s.Line)
-		}
-	}
+	r, prev := lastPrinted(r, path)
 	if prev == 0 || m.Line <= prev {
 		return r, false
 	}
@@ -1073,6 +1065,22 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
 	return r, false
+}
+
+// lastPrinted returns the last OOM of r's chain of OOMs printed again
+// (Report.again), and the last line of the input at path it was printed
+// on, 0 when that input has not printed it.
+func lastPrinted(r *Report, path string) (*Report, int64) {
+	for r.again != nil {
+		r = r.again
+	}
+	var prev int64
+	for _, s := range r.Sources {
+		if s.Path == path && s.Seq < 0 && !s.Event {
+			prev = max(prev, s.Line)
+		}
+	}
+	return r, prev
 }
 
 // inputProcs is what one input's messages say of the processes that
