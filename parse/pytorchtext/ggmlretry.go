@@ -63,18 +63,10 @@ var ggmlFailureLineRe = lazyre.New(`allocating \d{1,12}\.\d{2} MiB on device \d{
 // oldest is counted as an OOM.
 const maxHeldGGML = 64
 
-// ggmlHeld is a llama.cpp allocation failure waiting for the lines after
-// it.
-type ggmlHeld struct {
-	msg    Message
-	frames []tbFrame
-	line   int64
-}
-
 // ggmlRetry is what the reader holds of llama.cpp's failures: those of
 // one chain, and the line of the retry after them (0 before one).
 type ggmlRetry struct {
-	held  []ggmlHeld
+	held  []heldMessage
 	retry int64
 }
 
@@ -95,7 +87,7 @@ func (r *Reader) holdGGML(m Message, frames []tbFrame, line int64) {
 		r.addMessage(g.held[0].msg, g.held[0].frames, g.held[0].line)
 		g.held = g.held[1:]
 	}
-	g.held = append(g.held, ggmlHeld{msg: m, frames: frames, line: line})
+	g.held = append(g.held, heldMessage{msg: m, frames: frames, line: line})
 	if r.progressAt == nil {
 		r.progressAt = map[int64]int64{}
 	}
