@@ -228,29 +228,7 @@ func TestHunt45uStatsDictProcess(t *testing.T) {
 	text := "2024-11-20 14:37:16 [rank0]: " + dict + "\n" +
 		"2024-11-20 14:37:16 [rank1]: " + dict + "\n" +
 		"step 3: " + dict + "\n"
-	mem := memory.NewCheckedAllocator(parse.NewRecyclingAllocator(1 << 20))
-	defer mem.AssertSize(t, 0)
-	r := NewReader(strings.NewReader(text), "ranks.log", WithAllocator(mem))
-	defer r.Release()
-	got := map[int32]string{}
-	for r.Next() {
-		if r.Table() != TableStats {
-			continue
-		}
-		rec := r.RecordBatch()
-		proc := rec.Column(StProcess).(*array.Dictionary)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			set := rec.Column(StSet).(*array.Int32).Value(i)
-			if proc.IsValid(i) {
-				got[set] = strings.Clone(proc.Dictionary().(*array.String).Value(proc.GetValueIndex(i)))
-			} else if _, ok := got[set]; !ok {
-				got[set] = ""
-			}
-		}
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
+	got := statsProcesses(t, text)
 	if len(got) != 3 || got[0] != "[rank0]:" || got[1] != "[rank1]:" || got[2] != "" {
 		t.Errorf("processes %q, want [rank0]:, [rank1]: and none", got)
 	}
