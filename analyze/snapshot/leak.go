@@ -2394,15 +2394,25 @@ func satAdd(a, b int64) int64 {
 // common) when it has at least minKept of them and three quarters of all.
 func (s *Site) repeated(blocks []int64, minKept int) {
 	n := map[int64]int{}
-	var size int64
 	for _, b := range blocks {
 		n[b]++
-		if n[b] > n[size] || n[b] == n[size] && b > size {
-			size = b
+	}
+	s.repeatedOf(n, len(blocks), minKept)
+}
+
+// repeatedOf is repeated on the block sizes' counts n of all blocks:
+// the commonest size, the larger of two as common, which depends only
+// on the counts at the end.
+func (s *Site) repeatedOf(n map[int64]int, all, minKept int) {
+	var size int64
+	best := 0
+	for z, c := range n {
+		if c > best || c == best && z > size {
+			size, best = z, c
 		}
 	}
-	if c := n[size]; c >= minKept && c*4 >= len(blocks)*3 {
-		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, c, size
+	if best >= minKept && best*4 >= all*3 {
+		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, best, size
 	}
 }
 
@@ -2431,19 +2441,10 @@ func (s *Site) addGroup(g *siteGroup, minKept int) {
 	}
 	s.Count += g.count()
 	s.NotInTrace += len(g.outside)
-	// The commonest size, the larger of two as common: repeated's choice,
-	// which depends only on the counts at the end.
-	var size int64
-	best := 0
-	for z, c := range n {
+	for z := range n {
 		s.Sizes = append(s.Sizes, z)
-		if c > best || c == best && z > size {
-			size, best = z, c
-		}
 	}
-	if best >= minKept && best*4 >= g.count()*3 {
-		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, best, size
-	}
+	s.repeatedOf(n, g.count(), minKept)
 }
 
 // addPool counts bytes of a block in private pool pool (poolOf: 0 for
