@@ -82,8 +82,11 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	n := len(tl.TimesUs)
 	switch {
 	case steps == 0:
-		// More steps would not show what the memory's shape cannot.
-		unjudged = fmt.Sprintf("%s, so growth across steps cannot be judged from it; %s", stepsSeen, traceSteps)
+		// More steps would not show what the memory's shape cannot. Who
+		// shows unjudged says that growth cannot be judged (the finding's
+		// "growth across steps cannot be judged:", a gate's "not judged
+		// on this input:"), so it says why only.
+		unjudged = fmt.Sprintf("%s; %s", stepsSeen, traceSteps)
 	case steps == 1 && sc.Backward == 0 && len(sc.Ends) == 1 && sc.Ends[0] >= n-max(3, n/20):
 		// The one fall reaches its low only at the timeline's end: memory
 		// rose through the profiled span and was freed at its end. That
@@ -92,7 +95,7 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		// function that kept them returned (a real H200 recording: 8
 		// eval steps that kept their graphs, h46g_eval_keep_graph_8).
 		// More steps of the same loop would show the same shape.
-		unjudged = fmt.Sprintf("%s, only at the timeline's end: memory rose through the profiled span and was freed at its end, as one forward pass does and as a loop does whose steps keep more than three quarters of what they allocate until a teardown frees them together (a function that kept them returned), which the timeline alone cannot tell apart, and more steps of the same loop would show the same; so growth across steps cannot be judged from it; %s", stepsSeen, traceSteps)
+		unjudged = fmt.Sprintf("%s, only at the timeline's end: memory rose through the profiled span and was freed at its end, as one forward pass does and as a loop does whose steps keep more than three quarters of what they allocate until a teardown frees them together (a function that kept them returned), which the timeline alone cannot tell apart, and more steps of the same loop would show the same; %s", stepsSeen, traceSteps)
 	}
 	switch {
 	case len(gs) > 0 && gs[0].Windows == 0:

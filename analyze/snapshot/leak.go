@@ -473,9 +473,8 @@ type deviceState struct {
 	// 57,000 segments, for the few snapshots with a pending block.
 	segStreams rowList[segStream]
 	// privSegs are the segments of private pools (segment_pool_id not
-	// (0, 0)), sorted by address once grouping starts (privSorted).
-	privSegs   []privSeg
-	privSorted bool
+	// (0, 0)), sorted by address before grouping (groupSites).
+	privSegs []privSeg
 	// pendingBlocks are the blocks in state active_pending_free.
 	pendingBlocks []pendingBlock
 	allocs        []int // allocations per key (index in keys) during the trace
@@ -848,14 +847,11 @@ type privSeg struct {
 // poolOf is the private pool holding the block at addr: an index into
 // d.privSegs plus 1, 0 for the default pool. Blocks lie inside their
 // segment, so the segment is found by address (the blocks' batches may
-// come before their segments').
+// come before their segments', so groupSites sorts d.privSegs before
+// it asks).
 func (d *deviceState) poolOf(addr uint64) int32 {
 	if len(d.privSegs) == 0 {
 		return 0
-	}
-	if !d.privSorted {
-		sort.Slice(d.privSegs, func(i, j int) bool { return d.privSegs[i].addr < d.privSegs[j].addr })
-		d.privSorted = true
 	}
 	i := sort.Search(len(d.privSegs), func(i int) bool { return d.privSegs[i].addr > addr }) - 1
 	if i < 0 || addr >= d.privSegs[i].end {
@@ -878,7 +874,6 @@ func (a *LeakAnalyzer) addSegments(rec arrow.RecordBatch) {
 			off := int(pool.Offset()+i) * 2
 			if id := [2]int64{poolValues.Value(off), poolValues.Value(off + 1)}; id != [2]int64{} {
 				d.privSegs = append(d.privSegs, privSeg{addr: address.Value(i), end: address.Value(i) + uint64(max(total.Value(i), 0)), pool: id})
-				d.privSorted = false
 			}
 		}
 		d.sawSegments = true
@@ -1545,6 +1540,8 @@ func (a *LeakAnalyzer) siteFrame(st []callsite.Frame) callsite.Frame {
 // groupSites groups allocations by call site and classifies each group.
 func (a *LeakAnalyzer) groupSites(in siteSet, groupOf map[int32]string) ([]Site, siteStats) {
 	var st siteStats
+	privSegs := in.d.privSegs
+	sort.Slice(privSegs, func(i, j int) bool { return privSegs[i].addr < privSegs[j].addr }) // for poolOf
 	clockOf := func(l liveAlloc) int64 {
 		if in.timed {
 			return l.timeUs
@@ -2394,15 +2391,25 @@ func satAdd(a, b int64) int64 {
 // common) when it has at least minKept of them and three quarters of all.
 func (s *Site) repeated(blocks []int64, minKept int) {
 	n := map[int64]int{}
-	var size int64
 	for _, b := range blocks {
 		n[b]++
-		if n[b] > n[size] || n[b] == n[size] && b > size {
-			size = b
+	}
+	s.repeatedOf(n, len(blocks), minKept)
+}
+
+// repeatedOf is repeated on the block sizes' counts n of all blocks:
+// the commonest size, the larger of two as common, which depends only
+// on the counts at the end.
+func (s *Site) repeatedOf(n map[int64]int, all, minKept int) {
+	var size int64
+	best := 0
+	for z, c := range n {
+		if c > best || c == best && z > size {
+			size, best = z, c
 		}
 	}
-	if c := n[size]; c >= minKept && c*4 >= len(blocks)*3 {
-		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, c, size
+	if best >= minKept && best*4 >= all*3 {
+		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, best, size
 	}
 }
 
@@ -2431,19 +2438,10 @@ func (s *Site) addGroup(g *siteGroup, minKept int) {
 	}
 	s.Count += g.count()
 	s.NotInTrace += len(g.outside)
-	// The commonest size, the larger of two as common: repeated's choice,
-	// which depends only on the counts at the end.
-	var size int64
-	best := 0
-	for z, c := range n {
+	for z := range n {
 		s.Sizes = append(s.Sizes, z)
-		if c > best || c == best && z > size {
-			size, best = z, c
-		}
 	}
-	if best >= minKept && best*4 >= g.count()*3 {
-		s.Repeated, s.RepeatedCount, s.RepeatedSize = true, best, size
-	}
+	s.repeatedOf(n, g.count(), minKept)
 }
 
 // addPool counts bytes of a block in private pool pool (poolOf: 0 for
