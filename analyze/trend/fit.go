@@ -377,7 +377,8 @@ func fitSeriesJumps(t []int64, y []float64, jumps bool) fit {
 // of its own (fewer than 8 points, or less than a fifth of the series'
 // time: what trendWindow asks of a window after a step), of at least
 // significant bytes and sharp in the points (the median of the 3 after
-// it less that of the 3 before is at least half the rise and 3σ), that
+// it less that of the 3 before is at least half the rise and 3σ:
+// sharpShift), that
 // memory does not fall back from (no later point below its middle: a
 // spike is no jump). s is its last point before, e its first after; ok
 // is false when there is none.
@@ -413,9 +414,7 @@ func endJump(x, y []float64, sigma, significant float64) (s, e int, ok bool) {
 	if rise < significant || minOf(y[e:]) < y[s]+rise/2 {
 		return 0, 0, false
 	}
-	m := min(sharpShiftPoints, s+1, n-e)
-	j := medianOf(y[e:e+m]) - medianOf(y[s+1-m:s+1])
-	return s, e, j >= math.Max(0.5*rise, 3*sigma)
+	return s, e, sharpShift(y, level{a: 0, b: s + 1}, level{a: e, b: n}, rise, sigma)
 }
 
 // endJumpMinSamples is the fewest samples before an end jump that its
