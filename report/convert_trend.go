@@ -783,21 +783,12 @@ func heldNote(s trend.SeriesTrend, clock, last string) string {
 
 // likeSize renders n bytes as like (the rendering of likeBytes) was: in
 // its unit with its decimals where fromTo gave it more than IBytes
-// would; as IBytes does otherwise.
+// would (sizes.Like); as IBytes does otherwise.
 func likeSize(n int64, like string, likeBytes int64) string {
 	if like == IBytes(likeBytes) {
 		return IBytes(n)
 	}
-	num, unit, ok := strings.Cut(like, " ")
-	scale := map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
-	if !ok || scale == 0 {
-		return IBytes(n)
-	}
-	d := 0
-	if _, frac, ok := strings.Cut(num, "."); ok {
-		d = len(frac)
-	}
-	return fmt.Sprintf("%.*f %s", d, float64(n)/scale, unit)
+	return sizes.Like(n, like, IBytes)
 }
 
 // unattributedNote mentions GPU memory no listed process accounts for,
