@@ -382,8 +382,19 @@ func rateUnit(bps float64) time.Duration {
 // rateIn renders bytes per second per unit (time.Second, time.Minute or
 // time.Hour), the bytes as IBytes does: "12 MiB/min", "900 KiB/min".
 func rateIn(bps float64, unit time.Duration) string {
-	per := map[time.Duration]string{time.Second: "/s", time.Minute: "/min", time.Hour: "/h"}[unit]
-	return IBytes(int64(bps*unit.Seconds())) + per
+	return IBytes(int64(bps*unit.Seconds())) + perUnit(unit)
+}
+
+// perUnit is the suffix of a rate per unit (time.Second, time.Minute or
+// time.Hour): "/s", "/min", "/h".
+func perUnit(unit time.Duration) string {
+	switch unit {
+	case time.Second:
+		return "/s"
+	case time.Minute:
+		return "/min"
+	}
+	return "/h"
 }
 
 // rateLike renders bytes per second in the time and byte units rate
@@ -395,13 +406,8 @@ func rateLike(bps, like float64) string {
 	if l < 1 {
 		return rate(bps)
 	}
-	mult, per := 3600.0, "/h"
-	switch {
-	case l >= 1<<20:
-		mult, per = 1, "/s"
-	case l*60 >= 1<<20:
-		mult, per = 60, "/min"
-	}
+	in := rateUnit(like)
+	mult, per := in.Seconds(), perUnit(in)
 	unit, name := 1.0, "B"
 	for _, u := range []struct {
 		size float64
@@ -777,21 +783,12 @@ func heldNote(s trend.SeriesTrend, clock, last string) string {
 
 // likeSize renders n bytes as like (the rendering of likeBytes) was: in
 // its unit with its decimals where fromTo gave it more than IBytes
-// would; as IBytes does otherwise.
+// would (sizes.Like); as IBytes does otherwise.
 func likeSize(n int64, like string, likeBytes int64) string {
 	if like == IBytes(likeBytes) {
 		return IBytes(n)
 	}
-	num, unit, ok := strings.Cut(like, " ")
-	scale := map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
-	if !ok || scale == 0 {
-		return IBytes(n)
-	}
-	d := 0
-	if _, frac, ok := strings.Cut(num, "."); ok {
-		d = len(frac)
-	}
-	return fmt.Sprintf("%.*f %s", d, float64(n)/scale, unit)
+	return sizes.Like(n, like, IBytes)
 }
 
 // unattributedNote mentions GPU memory no listed process accounts for,

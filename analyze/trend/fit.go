@@ -377,7 +377,8 @@ func fitSeriesJumps(t []int64, y []float64, jumps bool) fit {
 // of its own (fewer than 8 points, or less than a fifth of the series'
 // time: what trendWindow asks of a window after a step), of at least
 // significant bytes and sharp in the points (the median of the 3 after
-// it less that of the 3 before is at least half the rise and 3σ), that
+// it less that of the 3 before is at least half the rise and 3σ:
+// sharpShift), that
 // memory does not fall back from (no later point below its middle: a
 // spike is no jump). s is its last point before, e its first after; ok
 // is false when there is none.
@@ -388,10 +389,9 @@ func fitSeriesJumps(t []int64, y []float64, jumps bool) fit {
 // log shows stopped, nor the start of the growth (endJumpFit).
 func endJump(x, y []float64, sigma, significant float64) (s, e int, ok bool) {
 	n := len(x)
-	span := x[n-1] - x[0]
 	top := 0
 	for i := n - 1; i >= 1; i-- {
-		if n-i >= 8 && x[n-1]-x[i] >= 0.2*span {
+		if trendAfter(x, i) {
 			break
 		}
 		if top == 0 || y[i]-y[i-1] > y[top]-y[top-1] {
@@ -413,9 +413,7 @@ func endJump(x, y []float64, sigma, significant float64) (s, e int, ok bool) {
 	if rise < significant || minOf(y[e:]) < y[s]+rise/2 {
 		return 0, 0, false
 	}
-	m := min(sharpShiftPoints, s+1, n-e)
-	j := medianOf(y[e:e+m]) - medianOf(y[s+1-m:s+1])
-	return s, e, j >= math.Max(0.5*rise, 3*sigma)
+	return s, e, sharpShift(y, level{a: 0, b: s + 1}, level{a: e, b: n}, rise, sigma)
 }
 
 // endJumpMinSamples is the fewest samples before an end jump that its
@@ -597,13 +595,21 @@ func trendWindow(x []float64, levels []level, bursts []burst, rng float64, sharp
 		start, end := levels[b.first].a-1, levels[b.last].a
 		abrupt := (end-start <= 3 || x[end]-x[start] <= 0.1*span) && sharp(b)
 		if b.delta() >= 0.3*rng && abrupt {
-			if n-end >= 8 && x[n-1]-x[end] >= 0.2*span {
+			if trendAfter(x, end) {
 				return end
 			}
 			return 0
 		}
 	}
 	return 0
+}
+
+// trendAfter reports whether enough of the series at times x follows
+// point i for a trend of its own: 8 points or more, over a fifth of the
+// series' time or more.
+func trendAfter(x []float64, i int) bool {
+	n := len(x)
+	return n-i >= 8 && x[n-1]-x[i] >= 0.2*(x[n-1]-x[0])
 }
 
 func minOf(v []float64) float64 {

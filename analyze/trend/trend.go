@@ -2012,22 +2012,19 @@ func hostsWarning(s *series) string {
 	k := s.key
 	id := keyWords(k)
 	hosts := append([]string{k.host}, s.otherHosts...)
+	rest := s.otherHostsN - len(s.otherHosts) // past the first few, the last among them
+	if rest > 0 {
+		hosts = append(hosts, s.lastHost)
+	}
 	for i, h := range hosts {
 		if h == "" {
 			hosts[i] = "none"
 		}
 	}
 	named := strings.Join(hosts, ", ")
-	if rest := s.otherHostsN - len(s.otherHosts); rest > 0 {
+	if rest > 1 {
 		// The first few and the last: the count says how many between.
-		last := s.lastHost
-		if last == "" {
-			last = "none"
-		}
-		named += fmt.Sprintf(", then %d more, the last %s", rest-1, last)
-		if rest == 1 {
-			named = strings.Join(append(hosts, last), ", ")
-		}
+		named = fmt.Sprintf("%s, then %d more, the last %s", strings.Join(hosts[:len(hosts)-1], ", "), rest-1, hosts[len(hosts)-1])
 	}
 	return fmt.Sprintf("%s: its rows name %d hosts in turn (%s), one after the other: read as one series by its UUID (a GPU's own); a DCGM exporter run without NODE_NAME or host networking names Hostname after its own pod, which a restart renames",
 		strings.Join(id, ", "), 1+s.otherHostsN, named)

@@ -48,6 +48,22 @@ func Of(part, whole int64, format func(int64) string) (p, w string) {
 	return fmt.Sprintf("%d bytes", part), fmt.Sprintf("%d bytes", whole)
 }
 
+// Like renders n bytes in the unit and with the decimals of like, a size
+// Of rendered ("20.50 GiB"), so that a size named after it reads alike;
+// with format where like is in no IEC unit ("123 bytes").
+func Like(n int64, like string, format func(int64) string) string {
+	num, unit, ok := strings.Cut(like, " ")
+	scale, known := units[unit]
+	if !ok || !known {
+		return format(n)
+	}
+	d := 0
+	if _, frac, ok := strings.Cut(num, "."); ok {
+		d = len(frac)
+	}
+	return fmt.Sprintf("%.*f %s", d, float64(n)/scale, unit)
+}
+
 // Percent renders part as a percentage of whole (whole > 0) with no
 // decimals, or with the fewest that keep a part short of the whole from
 // reading "100%" and a part above nothing from reading "0%" ("99.7%").

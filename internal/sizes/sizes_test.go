@@ -72,3 +72,22 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// Like takes the unit and decimals of a size Of rendered; a size in no
+// IEC unit leaves n to format.
+func TestLike(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		like string
+		want string
+	}{
+		{20 << 30, "20.5 GiB", "20.0 GiB"},
+		{21000 << 20, "20.50 GiB", "20.51 GiB"},
+		{768 << 20, "20 GiB", "1 GiB"},
+		{5 << 20, "123 bytes", "5.0 MiB"},
+	} {
+		if got := Like(c.n, c.like, oneDecimal); got != c.want {
+			t.Errorf("Like(%d, %q) = %q, want %q", c.n, c.like, got, c.want)
+		}
+	}
+}

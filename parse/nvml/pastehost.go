@@ -110,12 +110,17 @@ func (r *Reader) sameGPUNote(s *sample, conv Convention) {
 	if p.said || s.hasPID || !s.hasGPU || !s.hasTotal {
 		return
 	}
-	g := seenGPU{host: string(s.host), prompt: p.prompt, promptLine: p.promptLine, gpu: s.gpu,
-		used: s.used, total: s.total, hasUsed: s.hasUsed, name: string(s.gpuName), conv: conv, line: max(r.line, 1)}
 	mine, theirs := &p.bare, p.gpustat
-	if g.host != "" {
+	if len(s.host) > 0 {
 		mine, theirs = &p.gpustat, p.bare
 	}
+	if len(theirs) == 0 && len(*mine) >= maxSeenGPUs {
+		// Nothing to compare it with, and no room to keep it: a long
+		// gpustat log's samples cost no copy each.
+		return
+	}
+	g := seenGPU{host: string(s.host), prompt: p.prompt, promptLine: p.promptLine, gpu: s.gpu,
+		used: s.used, total: s.total, hasUsed: s.hasUsed, name: string(s.gpuName), conv: conv, line: max(r.line, 1)}
 	for _, o := range theirs {
 		if o.gpu != g.gpu || o.total != g.total || !sameGPUName(o.name, g.name) {
 			continue

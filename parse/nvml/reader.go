@@ -1404,6 +1404,11 @@ func unreachableState(v []byte) bool {
 	return false
 }
 
+// unreachableWhy is what leaves a GPU out of NVML's reach, as the
+// warnings of its rows (unreachableNote) and of the lines printed in
+// their place (lostHandleNote) say it.
+const unreachableWhy = `(after an Xid 79, "GPU has fallen off the bus", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which)`
+
 // unreachableNote warns of the rows whose used memory was an error state
 // (unreachableState): no samples, so the GPU's series ends at its last
 // reading, and the log says why.
@@ -1415,7 +1420,7 @@ func (r *Reader) unreachableNote() {
 	if r.unreachable == 1 {
 		what = fmt.Sprintf("1 row (line %d) gives", r.unreachableLine)
 	}
-	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s memory.used as %s: NVML could not reach the GPU (after an Xid 79, \"GPU has fallen off the bus\", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which); those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
+	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s memory.used as %s: NVML could not reach the GPU "+unreachableWhy+"; those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
 }
 
 // lostHandleRe matches the line nvidia-smi prints, in every layout (its
@@ -1467,7 +1472,7 @@ func (r *Reader) lostHandleNote() {
 	if len(r.lostBuses) > 1 {
 		more += " (GPUs at bus ids " + strings.Join(r.lostBuses, ", ") + ")"
 	}
-	r.meta.Warnings.Add(parse.InlineNote(r.lostLine, -1, "nvidia-smi printed %q (line %d%s): NVML could not reach that GPU (after an Xid 79, \"GPU has fallen off the bus\", or an error that needs a GPU reset; the kernel log's NVRM: Xid lines say which); it has no rows in those outputs, so its series ends at its last reading",
+	r.meta.Warnings.Add(parse.InlineNote(r.lostLine, -1, "nvidia-smi printed %q (line %d%s): NVML could not reach that GPU "+unreachableWhy+"; it has no rows in those outputs, so its series ends at its last reading",
 		r.lostWhat, r.lostLine, more))
 }
 
