@@ -68,6 +68,16 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		}
 		stepsSeen = fmt.Sprintf("the timeline shows %s: gradients were made %s, as each backward pass makes them before zero_grad frees them, while its memory outside parameters, optimizer state and temporaries %s",
 			counted(steps, "step", "steps"), counted(sc.Backward, "time", "times"), fell)
+		if sc.AutogradPasses > sc.GradientRises {
+			// Gradients kept between steps rise once: the backward passes
+			// are seen in the gradients of intermediate results.
+			grads := fmt.Sprintf("the gradients rose only %s (kept between steps, as zero_grad(set_to_none=False) keeps them)", counted(sc.GradientRises, "time", "times"))
+			if sc.GradientRises == 0 {
+				grads = "no gradient rose from its least to its most"
+			}
+			stepsSeen = fmt.Sprintf("the timeline shows %s: %s made and freed the gradients of intermediate results (autograd detail), while %s and its memory outside parameters, optimizer state and temporaries %s",
+				counted(steps, "step", "steps"), counted(sc.AutogradPasses, "backward pass", "backward passes"), grads, fell)
+		}
 	case steps == 0:
 		grads := "no gradient was made (no backward pass)"
 		for _, g := range gs {
