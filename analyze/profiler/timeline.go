@@ -27,6 +27,11 @@ type CategoryGrowth struct {
 	// last windows' floors.
 	Windows, GrewIn    int
 	FromBytes, ToBytes int64
+	// HighFloorBytes is the highest window's floor: what the category
+	// held throughout its fullest window, which ToBytes does not show
+	// when the last window's memory was freed (a teardown judged with
+	// the timeline).
+	HighFloorBytes int64
 	// Grows is the verdict: the floor rose in at least 3 windows, ends
 	// above where it started by at least half of all its rises, the
 	// second half's highest floor is above the first half's, and the
@@ -55,6 +60,10 @@ type CategoryGrowth struct {
 	// than at the first's, over the steps between them; 0 when fewer than
 	// two step ends are known.
 	PerStepBytes int64
+	// FirstEndBytes and LastEndBytes are the category's bytes at the
+	// first and the last step's end (TimelineStepCount Ends); both 0 when
+	// fewer than two step ends are known.
+	FirstEndBytes, LastEndBytes int64
 }
 
 // TimelineStepCount is how many steps a memory timeline shows and the
@@ -408,7 +417,8 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			continue
 		}
 		if k := len(sc.Ends); k >= 2 {
-			g.PerStepBytes = (tl.Bytes[sc.Ends[k-1]][c] - tl.Bytes[sc.Ends[0]][c]) / int64(k-1)
+			g.FirstEndBytes, g.LastEndBytes = tl.Bytes[sc.Ends[0]][c], tl.Bytes[sc.Ends[k-1]][c]
+			g.PerStepBytes = (g.LastEndBytes - g.FirstEndBytes) / int64(k-1)
 		}
 		if w >= 4 {
 			floors := make([]int64, w)
@@ -438,6 +448,7 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			}
 			g.Windows = w
 			g.FromBytes, g.ToBytes = floors[0], floors[w-1]
+			g.HighFloorBytes = slices.Max(floors)
 			net := g.ToBytes - g.FromBytes
 			g.Grows = g.GrewIn >= snapshot.MinRises && net > 0 && 2*net >= rises && secondMax > firstMax && steps >= snapshot.MinIterations
 			if dt := at[w-1] - at[0]; dt > 0 {
