@@ -1,8 +1,10 @@
 package profiler
 
 import (
+	"math/rand"
 	"testing"
 
+	"github.com/gpuleak/gpuleak/analyze/snapshot"
 	"github.com/gpuleak/gpuleak/parse"
 	"github.com/gpuleak/gpuleak/parse/kineto"
 )
@@ -112,5 +114,35 @@ func TestTimelineAutogradPassDipIsOnePass(t *testing.T) {
 	step()
 	if sc := CountTimelineSteps(tl); sc.AutogradPasses != 2 || len(sc.Ends) != 2 {
 		t.Errorf("two steps: %+v, want 2 autograd passes", sc)
+	}
+}
+
+// TestTimelineForwardLoopBeforeTeardownLimit records a limit, no
+// verdict that the loop is clean: a forward-only loop of the h46c family
+// (heavyLoop: no gradient, no autograd detail) that keeps a tenth of
+// each step, 10 steps, shows its 10 steps from its falls (each step ends
+// falling 128 MiB + its last output, more than half of any fall); the
+// same loop followed by a teardown that frees the model and all that was
+// kept falls by all of it at the end, which sets the scale (half of it
+// is above every step's fall): 1 step, growth unjudged, no leak claimed.
+// Leaving the teardown out of the scale would count one forward pass's
+// layers as steps (see CountTimelineSteps), so the scale is kept.
+func TestTimelineForwardLoopBeforeTeardownLimit(t *testing.T) {
+	rng := rand.New(rand.NewSource(47))
+	tl := heavyLoop{keep: 0.10, steps: 10}.build(rng)
+	if n := TimelineSteps(tl); n != 10 {
+		t.Fatalf("without a teardown: %d steps, want 10", n)
+	}
+	last := append([]int64(nil), tl.Bytes[len(tl.Bytes)-1]...)
+	for _, c := range []int{categoryIndex("parameter"), categoryIndex("unknown")} {
+		last[c] = 0
+		tl.TimesUs = append(tl.TimesUs, tl.TimesUs[len(tl.TimesUs)-1]+1000)
+		tl.Bytes = append(tl.Bytes, append([]int64(nil), last...))
+	}
+	if sc := CountTimelineSteps(tl); sc.Steps >= snapshot.MinIterations || sc.Backward != 0 {
+		t.Errorf("with a teardown: %+v, want fewer than %d steps (the limit)", sc, snapshot.MinIterations)
+	}
+	if anyGrows(tl) {
+		t.Error("a forward loop whose steps are not seen was judged growing")
 	}
 }

@@ -153,7 +153,14 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // the larger count. Real H200 recordings (PyTorch 2.11) show one such
 // stretch a training step, with gradients freed or kept. Limits: a
 // forward-only loop (no gradient, no autograd detail) is counted from
-// Falls alone, and a heavy leak hides its steps; a loop whose backward
+// Falls alone, and a heavy leak hides its steps; so does a teardown at
+// its end, whose fall (everything the loop kept, and the step's own)
+// sets the scale. That scale is kept: without the teardown, Falls counts
+// one forward pass's layers (h46g_single_pass_layer_masks: 7), an eval
+// loop's layer outputs (h46g_eval_clean: 95) and a kept-gradients loop's
+// autograd detail (f47t_keepgrad_keepall: 40) as steps, and a training
+// loop's steps, and the teardown after them, are found from its backward
+// passes instead (see TimelineTeardown). A loop whose backward
 // frees gradients layer by layer (FSDP's reduce-scatter) could show more
 // rises than steps; a step with several backward passes (a GAN's two, a
 // gradient penalty's) shows as many autograd passes.
