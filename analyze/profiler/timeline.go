@@ -147,8 +147,9 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // (zero_grad(set_to_none=False), PyTorch < 2.0's default) rise once, at
 // the first backward; every backward pass still makes and frees the
 // gradients of its intermediate results, which the memory profiler
-// classes as autograd detail (_memory_profiler.py, Category.
-// AUTOGRAD_DETAIL), so the stretches in which those bytes are above their
+// classes as autograd detail (torch/profiler/_memory_profiler.py,
+// _set_autograd_detail: what an op under a backward function's scope
+// makes that is not otherwise classed), so the stretches in which those bytes are above their
 // least count the backward passes too (AutogradPasses), and Backward is
 // the larger count. Real H200 recordings (PyTorch 2.11) show one such
 // stretch a training step, with gradients freed or kept. Limits: a
