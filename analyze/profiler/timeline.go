@@ -142,8 +142,9 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // default, so the gradient bytes rise from (about) none to all of them
 // once a step, whatever the step keeps. Each rise from the lowest
 // quarter of their range to the highest is a backward pass; one forward
-// pass has none. With gradient accumulation it counts optimizer steps,
-// not micro-batches (Falls counts those). Gradients kept between steps
+// pass has none. With gradient accumulation the gradients' rises count
+// optimizer steps, and the autograd passes below (and Falls) count
+// micro-batches, which Backward then counts. Gradients kept between steps
 // (zero_grad(set_to_none=False), PyTorch < 2.0's default) rise once, at
 // the first backward; every backward pass still makes and frees the
 // gradients of its intermediate results, which the memory profiler
