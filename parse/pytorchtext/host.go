@@ -99,7 +99,10 @@ func hostNote(m Message, line string) string {
 		if len(text) > 240 {
 			text = clip(text)
 		}
-		if device := tfDeviceRe.Re().FindString(line); !strings.Contains(text, device) {
+		switch device := tfDeviceRe.Re().FindString(line); {
+		case m.hostNode != "":
+			text += ", its op's node on the next line placed on " + m.hostNode // TF 1.0-1.3 (tfnode.go)
+		case !strings.Contains(text, device):
 			text += ", on " + device // the eager form's device is in the annotation before it
 		}
 		return fmt.Sprintf(format, text)

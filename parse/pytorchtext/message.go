@@ -307,6 +307,9 @@ type Message struct {
 	// these are ("Windows", "Linux").
 	requestedBelow    int64
 	hostErrno, hostOS string
+	// hostNode is the device of the op's node line (tfnode.go) that
+	// placed a TensorFlow message naming none on the CPU, "" otherwise.
+	hostNode string
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
