@@ -529,7 +529,10 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		if in.Text == nil {
 			continue
 		}
-		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
+		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 && len(in.Text.NotOOMs) == 0 {
+			// An input whose out-of-memory errors are all not counted
+			// has its warnings, which say why: a second, generic one
+			// would only repeat that it holds no OOM.
 			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
 		}
 		var last *Report // of this input's messages, the last one's
