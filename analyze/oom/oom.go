@@ -2403,6 +2403,12 @@ func (r *Report) cudaErrorNote() string {
 		return "Metal could not run a command buffer for lack of GPU memory (\"Insufficient Memory\", kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
 	case pytorchtext.LibraryUR, pytorchtext.LibraryPI:
 		return r.oneAPINote(lib, pytorch)
+	case pytorchtext.LibraryLevelZero:
+		where := ""
+		if m := levelZeroPlaceRe.FindStringSubmatch(r.Text); m != nil {
+			where = " (the check names its place: " + m[1] + ")"
+		}
+		return "Intel's Level Zero driver reported that device memory ran out (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY), as the program on it printed the status of a call that failed" + where + ", outside any PyTorch allocator: the message has no sizes; on a discrete Intel GPU its own memory was full, on an integrated one the share of the machine's memory the driver gives it; xpu-smi at the time would tell what held the GPU"
 	case "Vulkan":
 		return "a Vulkan allocation found the device's memory full (VK_ERROR_OUT_OF_DEVICE_MEMORY), in a program that runs on Vulkan (llama.cpp's or MLC LLM's Vulkan backend, an upscaler, a renderer), outside any PyTorch allocator: the message has no sizes (llama.cpp's ggml_vulkan logs the allocation's on the line before it, \"Device memory allocation of size N failed\"); the heap Vulkan allocates from was full, on an integrated GPU the share of system memory the driver gives it: the GPU's own monitor at the time (nvidia-smi, rocm-smi, the OS's) would tell what held it; fewer layers on the GPU, a smaller context, batch or model need less"
 	case "ONNX Runtime":
@@ -2566,6 +2572,11 @@ func (r *Report) oneAPINote(lib string, pytorch bool) string {
 	}
 	return "a SYCL call ran out of device memory (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: the Level Zero driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, as " + lib + " passes it on)" + outside + ": the message has no sizes; xpu-smi at the time would tell what held the GPU"
 }
+
+// levelZeroPlaceRe reads the place a Level Zero status's check names
+// after it (chipStar's "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in
+// FILE:LINE:FUNC").
+var levelZeroPlaceRe = lazyre.New(`ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\s*\)? in (\S+:\d+(?::\w+)?)`)
 
 // checkCallRe reads the function an inference library's CUDA check names
 // ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of

@@ -783,7 +783,11 @@ func (r *Reader) addBody(line string) error {
 			}
 		}
 		if m.Host {
-			r.noteHost(m, line)
+			if kind != weakMessage || m.Generation != GenCUDAError {
+				// A runtime's status alone (an issue title) is no
+				// evidence, as a GPU status alone is none.
+				r.noteHost(m, line)
+			}
 			from = max(end, i+1)
 			continue
 		}

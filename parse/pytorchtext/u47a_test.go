@@ -1,6 +1,8 @@
 package pytorchtext
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,5 +34,89 @@ func TestU47aTFNodeOnCPU(t *testing.T) {
 	rs, err := readText(t, "recv.txt", text, false)
 	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].device != 1 {
 		t.Errorf("%v %+v; want one message on GPU 1 (the node's own _device)", err, rs.msgs)
+	}
+}
+
+// The GPU runtimes' statuses for host memory (Level Zero's, the Unified
+// Runtime's and PI's, Vulkan's, OpenCL's) and a failed pinned host
+// allocation (cudaMallocHost) are the machine's memory running out: each
+// is one warning among NotOOMs on its line and no OOM row (before, the
+// statuses were not read at all, "no CUDA out-of-memory message", and
+// cudaMallocHost's error was a GPU OOM). Level Zero's own device-memory
+// status is an OOM row of Intel's Level Zero driver on an XPU (it was not
+// read). Real pastes (testdata/README.md, session 47, u47a); the line
+// numbers are theirs.
+func TestU47aRuntimeStatuses(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		rows []int64 // the OOM rows' lines
+		lib  string  // of the rows
+		host []int64 // the host warnings' lines
+		says string  // in the host warning
+	}{
+		// chipStar#612: its check prints the status twice (lines 2, 5).
+		{"level_zero_device_chipstar612.txt", []int64{2, 5}, "Intel's Level Zero driver", nil, ""},
+		// Dota-2-Vulkan#355: "result = VK_ERROR_OUT_OF_HOST_MEMORY".
+		{"host_status_vulkan_dota2vulkan355.txt", nil, "", []int64{5}, "Vulkan reported that host memory ran out (VK_ERROR_OUT_OF_HOST_MEMORY"},
+		// nokyan/resources#418: GTK's "has failed. (VK_ERROR_...)".
+		{"host_status_vulkan_gdk_resources418.txt", nil, "", []int64{4}, "VkResult -1"},
+		// Vina-GPU-2.1#49: "Err-6:CL_OUT_OF_HOST_MEMORY".
+		{"host_status_opencl_vinagpu49.txt", nil, "", []int64{4}, "OpenCL reported that host memory ran out"},
+		// llama.cpp PR #9476's SYCL guide: the status twice after
+		// "Native API returns: -6 (": one warning (the second follows
+		// the first's parenthesis, not "returns:").
+		{"host_status_pi_llamacpp9476.txt", nil, "", []int64{1}, "the SYCL runtime (PI) reported that host memory ran out"},
+		// ashalliants/ninfer-3090 PR #25: cudaMallocHost's failure.
+		{"pinned_host_cudamallochost_ninfer25.txt", nil, "", []int64{1}, "cudaMallocHost, which allocates page-locked (pinned) host memory"},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		var rows []int64
+		for _, m := range rs.msgs {
+			rows = append(rows, m.line)
+			if Library(m.text) != c.lib || m.backend != "XPU" {
+				t.Errorf("%s: row on line %d of %q on %q, want %q on XPU", c.file, m.line, Library(m.text), m.backend, c.lib)
+			}
+		}
+		if !slices.Equal(rows, c.rows) {
+			t.Errorf("%s: OOM rows on lines %v, want %v", c.file, rows, c.rows)
+		}
+		w := rs.meta.NotOOMs.Strings()
+		if len(w) != len(c.host) {
+			t.Errorf("%s: %d host warnings, want %d: %.300q", c.file, len(w), len(c.host), w)
+			continue
+		}
+		for i, l := range c.host {
+			if !strings.HasPrefix(w[i], fmt.Sprintf("line %d: ", l)) || !strings.Contains(w[i], c.says) || !strings.Contains(w[i], "not counted as a GPU OOM") {
+				t.Errorf("%s: warning %.300q, want line %d saying %q", c.file, w[i], l, c.says)
+			}
+		}
+	}
+}
+
+// The call a CUDA error names decides: the last call named before the
+// status (a device allocation after a host one is the GPU's), or the call
+// a check quotes after it (synthetic lines in the real forms). Source code
+// naming a host status, and the status alone on a line (a title), are no
+// message.
+func TestU47aHostCallAndStatusForms(t *testing.T) {
+	for _, c := range []struct {
+		line       string
+		rows, host int
+	}{
+		{"cudaMalloc failed: cudaErrorMemoryAllocation: out of memory", 1, 0},
+		{"pinned cudaMallocHost(&h, n) ok; cudaMalloc failed: cudaErrorMemoryAllocation: out of memory", 1, 0},
+		{"cudaHostAlloc failed: cudaErrorMemoryAllocation: out of memory", 0, 1},
+		{"CUDA error at main.cu:45 code=2(cudaErrorMemoryAllocation) \"cudaMallocHost(&h_a, bytes)\"", 0, 1},
+		{"CUDA error at main.cu:46 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(&d_a, bytes)\"", 1, 0},
+		{"RuntimeError: CUDA error: out of memory", 1, 0},
+		{"    case VK_ERROR_OUT_OF_HOST_MEMORY:", 0, 0},
+		{"ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY", 0, 0},
+		{"terminate called after throwing an instance of 'vk::OutOfHostMemoryError'", 0, 0},
+		{"  what():  vk::Device::allocateMemory: ErrorOutOfHostMemory", 0, 1},
+	} {
+		rs, err := readText(t, "l.txt", c.line+"\n", false)
+		if err != nil || len(rs.msgs) != c.rows || len(rs.meta.NotOOMs.Strings()) != c.host {
+			t.Errorf("%q: %v, %d rows and %d host warnings, want %d and %d", c.line, err, len(rs.msgs), len(rs.meta.NotOOMs.Strings()), c.rows, c.host)
+		}
 	}
 }
