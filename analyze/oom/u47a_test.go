@@ -26,3 +26,13 @@ func TestU47aLevelZeroNote(t *testing.T) {
 		}
 	}
 }
+
+// AlexeyAB/darknet#514: darknet's check_error prints its error (line 3)
+// and then its perror line (line 4, "...: No error"): one failure, so one
+// OOM with both lines as its sources, named as darknet's.
+func TestU47aDarknetOneOOM(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/cudacheck_darknet_perror_alexeyab514.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 || pm.OOMs[0].CheckProgram() != "darknet (its check_error)" {
+		t.Fatalf("%d OOMs %+v, want 1 from lines 3 and 4 by darknet", len(pm.OOMs), pm.OOMs)
+	}
+}

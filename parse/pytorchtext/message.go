@@ -2247,6 +2247,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
 		}
+		if strings.HasPrefix(line[at:], darknetPhrase) && !strings.HasPrefix(line[at+n:], " (err_num") {
+			// darknet's words, without its perror line's strerror after
+			// them ("CUDA Error: out of memory: No error"): the two
+			// lines of one failure read alike, one OOM.
+			m.Text = darknetPhrase
+		}
 		if HostStatus(line[at:at+n]) != "" {
 			// A runtime's host-memory status: the machine's memory.
 			m.Host, m.Backend, m.Text = true, "", line[at:at+n]

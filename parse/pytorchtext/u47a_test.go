@@ -120,3 +120,61 @@ func TestU47aHostCallAndStatusForms(t *testing.T) {
 		}
 	}
 }
+
+// Less distinctive CUDA check macros were "no CUDA out-of-memory message"
+// (real pastes, testdata/README.md; the synthetic file holds one line in
+// each of three macros' forms, from their sources): each is one OOM
+// message of the CUDA runtime or driver on the line the paste gives,
+// whose printer CheckProgram names. darknet's perror line after its error
+// ("CUDA Error: out of memory: No error", AlexeyAB/darknet#514 line 4)
+// reads as the same words, so the analysis makes one OOM of the two.
+func TestU47aCheckMacros(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		lines   []int64
+		lib     string
+		program string // a prefix of CheckProgram's name, for every message
+	}{
+		{"cudacheck_gpuassert_nvwavenet87.txt", []int64{4}, "the CUDA runtime", "the program's gpuErrchk"},
+		{"cudacheck_gpuassert_nospace_pointpillars2.txt", []int64{1}, "the CUDA runtime", "the program's gpuErrchk"},
+		{"cudacheck_darknet_layer_darknet304.txt", []int64{6}, "the CUDA runtime", "darknet"},
+		{"cudacheck_darknet_perror_alexeyab514.txt", []int64{3, 4}, "the CUDA runtime", "darknet"},
+		{"cudacheck_func_line_noncerpro17.txt", []int64{1}, "the CUDA runtime", "the program's own CUDA check"},
+		{"cudacheck_macros_synthetic.txt", []int64{1, 2, 3}, "", "the program's "},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		var lines []int64
+		for _, m := range rs.msgs {
+			lines = append(lines, m.line)
+			who, _ := CheckProgram(m.prefix, m.text)
+			if m.gen != string(GenCUDAError) || c.lib != "" && Library(m.text) != c.lib || !strings.HasPrefix(who, c.program) {
+				t.Errorf("%s: line %d %s of %q by %q (%q), want cuda-error of %q by %q", c.file, m.line, m.gen, Library(m.text), who, m.text, c.lib, c.program)
+			}
+		}
+		if !slices.Equal(lines, c.lines) {
+			t.Errorf("%s: messages on lines %v, want %v", c.file, lines, c.lines)
+		}
+		if strings.Contains(c.file, "alexeyab514") && len(rs.msgs) == 2 && rs.msgs[0].text != rs.msgs[1].text {
+			t.Errorf("%s: %q and %q differ: two OOMs", c.file, rs.msgs[0].text, rs.msgs[1].text)
+		}
+	}
+	rs := readFile(t, "pastes/cudacheck_macros_synthetic.txt", false)
+	if len(rs.msgs) == 3 && Library(rs.msgs[2].text) != "the CUDA driver" {
+		t.Errorf("driver API check: %q, want the CUDA driver", Library(rs.msgs[2].text))
+	}
+	// The same macros with another error, and their words in a sentence
+	// or source code, are no message.
+	for _, line := range []string{
+		"GPUassert: invalid argument main.cu 12",
+		"Cuda error in func \"init\" at line 33: invalid device ordinal.",
+		"CUDA Error: invalid device function",
+		"I get CUDA Error: out of memory when I train yolo",
+		`printf("CUDA Error: %s (err_num=%d)\n", cudaGetErrorString(a), a);`,
+		"checkCudaErrors() Driver API error = 0001 \"CUDA_ERROR_INVALID_VALUE\" from file <a.cpp>, line 9.",
+	} {
+		rs, err := readText(t, "n.txt", line+"\n", false)
+		if err != nil || len(rs.msgs) != 0 {
+			t.Errorf("%q: %v %+v, want no message", line, err, rs.msgs)
+		}
+	}
+}
