@@ -44,7 +44,8 @@ const (
 	// larger than it allows in one piece while the GPU had room for it:
 	// on Intel GPUs (XPU), Level Zero's maxMemAllocSize, 4 GiB on Arc and
 	// integrated GPUs unless relaxed allocation limits are asked for (see
-	// xpuSingleAllocation).
+	// xpuSingleAllocation); MPS's one-buffer limit; llama.cpp's Vulkan
+	// backend's check of the device's maxMemoryAllocationSize.
 	CauseAllocationLimit = "allocation-limit"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
@@ -1686,6 +1687,13 @@ func (r *Report) findCauses() {
 				note = backendWords[r.msg.Backend].Replace(note)
 			}
 			r.Notes = append(r.Notes, note)
+			if r.msg != nil && r.msg.Backend == "Vulkan" && strings.Contains(r.Text, "exceeds device memory allocation limit") && len(r.Causes) == 0 {
+				// ggml_vk_create_buffer refused it before allocating.
+				r.Causes = append(r.Causes, Cause{Name: CauseAllocationLimit,
+					Evidence: fmt.Sprintf("llama.cpp's Vulkan backend refused the %s buffer itself (\"Requested buffer size exceeds device memory allocation limit\"): one allocation larger than the Vulkan device allows in one piece (its maxMemoryAllocationSize or maxBufferSize), checked before any allocation; no memory ran short, and the lines give no other figure", r.size(r.RequestedBytes)),
+					Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+					Advice:   "make the buffer smaller than the device's limit (vulkaninfo lists maxMemoryAllocationSize): a smaller batch (--ubatch-size) or context (--ctx-size) for a compute buffer; more memory, or GGML_VK_FORCE_MAX_ALLOCATION_SIZE (which only lowers the limit), does not help"})
+			}
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -2385,6 +2393,13 @@ func (r *Report) cudaErrorNote() string {
 			if r.Device >= 0 {
 				what += fmt.Sprintf(" on device %d", r.Device)
 			}
+		}
+		if r.msg != nil && r.msg.Backend == "Vulkan" {
+			if strings.Contains(r.Text, "exceeds device memory allocation limit") {
+				// ggml_vk_create_buffer's own check, before any allocation.
+				return "llama.cpp's ggml Vulkan backend refused " + what + " because it is larger than the device allows in one allocation (\"Requested buffer size exceeds device memory allocation limit\": Vulkan's maxMemoryAllocationSize or maxBufferSize, often 2 or 4 GiB), before it tried: the request's size is the fault, not memory that ran out, and more free memory would not help; a smaller batch (--ubatch-size) or context (--ctx-size) makes the compute buffer smaller, and GGML_VK_FORCE_MAX_ALLOCATION_SIZE only lowers the limit"
+			}
+			return "llama.cpp's ggml Vulkan backend could not allocate " + strings.Replace(what, " on device", " on Vulkan device", 1) + " (\"Device memory allocation of size N failed\", then Vulkan's ErrorOutOfDeviceMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY; the model's weights, its KV cache or a compute buffer, each allocated whole): the memory heap it allocates from had no room for it (on an integrated GPU, the share of the machine's memory the driver gives the GPU), and the lines give no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and the GPU's own monitor at the time tell what held it; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
 		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
 	case "TensorRT":

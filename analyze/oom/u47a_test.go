@@ -36,3 +36,19 @@ func TestU47aDarknetOneOOM(t *testing.T) {
 		t.Fatalf("%d OOMs %+v, want 1 from lines 3 and 4 by darknet", len(pm.OOMs), pm.OOMs)
 	}
 }
+
+// llama.cpp's Vulkan backend: the size line's bytes are the request, the
+// note is the Vulkan backend's (not "could not cudaMalloc"), and its
+// refusal of a buffer over the device's one-allocation limit
+// (synthetic, the words of ggml_vk_create_buffer's check) is the cause
+// allocation-limit, no memory having run out.
+func TestU47aVulkanNotes(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/llamacpp_vulkan_size_llamacpp15256.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || pm.OOMs[0].RequestedBytes != 118497280 || !strings.Contains(strings.Join(pm.OOMs[0].Notes, "\n"), "llama.cpp's ggml Vulkan backend could not allocate a buffer of 113.01 MiB") {
+		t.Errorf("%+v, want one OOM of 118497280 bytes with the Vulkan backend's note", pm.OOMs)
+	}
+	pm = NewPostmortem([]Input{oomInput(t, "pastes/synthetic_llamacpp_vulkan_alloc_limit.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Causes) != 1 || pm.OOMs[0].Causes[0].Name != CauseAllocationLimit {
+		t.Errorf("%+v, want one OOM whose cause is allocation-limit", pm.OOMs)
+	}
+}

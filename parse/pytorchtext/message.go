@@ -1037,7 +1037,7 @@ var ggmlAllocRe = lazyre.New(`allocating (\d{1,12}\.\d{2}) MiB on device (\d{1,3
 
 // ggmlTextRe matches a message's text that starts with llama.cpp's words
 // before cudaMalloc's error (see ggmlAllocRe).
-var ggmlTextRe = lazyre.New(`^allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: `)
+var ggmlTextRe = lazyre.New(`^(?:allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: |` + vulkanSizeWords + `\d{1,20} failed\. )`)
 
 // ggmlAlloc returns the bytes (MiB printed to two decimals, so to within
 // 0.005 MiB) and the device that prefix, the text before llama.cpp's

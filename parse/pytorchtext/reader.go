@@ -175,6 +175,7 @@ type Reader struct {
 	splitFrames []tbFrame
 	trt         *trtBuild  // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
 	ggml        *ggmlRetry // llama.cpp allocation failures held until the lines after them tell (ggmlretry.go)
+	vkSize      *vkSize    // llama.cpp's Vulkan size line, for the status on the next line (ggmlretry.go)
 	// java is a message on a Java exception's line held for its stack's
 	// frames, javaFrames those read (javastack.go).
 	java       *heldMessage
@@ -568,6 +569,7 @@ func (r *Reader) addLine(line string) error {
 	}
 	r.seeTRT(line)
 	r.seeGGML(line)
+	r.seeVulkanSize(line)
 	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
@@ -782,6 +784,7 @@ func (r *Reader) addBody(line string) error {
 				m.Text = line[strings.LastIndex(line[:i], "allocating "):i] + m.Text
 			}
 		}
+		r.takeVulkanSize(&m, line, i)
 		if m.Host {
 			if kind != weakMessage || m.Generation != GenCUDAError {
 				// A runtime's status alone (an issue title) is no

@@ -178,3 +178,57 @@ func TestU47aCheckMacros(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp's ggml Vulkan backend logs its failed allocation's size on
+// the line before Vulkan's status ("ggml_vulkan: Device memory allocation
+// of size N failed." then "ggml_vulkan: vk::Device::allocateMemory:
+// ErrorOutOfDeviceMemory"): the status, on the second line, is one
+// llama.cpp message whose request is N bytes exactly (it was a Vulkan
+// message without a size), and its retry without pipeline parallelism is
+// read as the CUDA backend's is (ggmlretry.go).
+//
+//   - ggml-org/llama.cpp#15256: 118497280 bytes, line 2.
+//   - ggml-org/llama.cpp#29270 (in a code fence): 369827840, line 4.
+//   - synthetic, the real lines of both with PR #26297's retry: the
+//     retry succeeded (the compute buffer sizes on line 6): no OOM row,
+//     one not-OOM warning; it failed (its own failure on lines 6-7, then
+//     "failed to allocate compute pp buffers"): rows on lines 2 and 7,
+//     5368709120 and 2684354560 bytes.
+//   - the size line before a line that is no status, or two lines before
+//     it, gives nothing.
+func TestU47aVulkanSize(t *testing.T) {
+	for _, c := range []struct {
+		file      string
+		lines     []int64
+		requested []int64
+		notOOM    int
+	}{
+		{"llamacpp_vulkan_size_llamacpp15256.txt", []int64{2}, []int64{118497280}, 0},
+		{"llamacpp_vulkan_size_codefence_llamacpp29270.txt", []int64{4}, []int64{369827840}, 0},
+		{"synthetic_llamacpp_vulkan_retry_recovered.txt", nil, nil, 1},
+		{"synthetic_llamacpp_vulkan_retry_failed.txt", []int64{2, 7}, []int64{5368709120, 2684354560}, 0},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		var lines, req []int64
+		for _, m := range rs.msgs {
+			lines, req = append(lines, m.line), append(req, m.sizes["requested"])
+			if Library(m.text) != "llama.cpp (ggml)" || m.backend != "Vulkan" {
+				t.Errorf("%s: line %d of %q on %q, want llama.cpp (ggml) on Vulkan", c.file, m.line, Library(m.text), m.backend)
+			}
+		}
+		if !slices.Equal(lines, c.lines) || !slices.Equal(req, c.requested) {
+			t.Errorf("%s: rows on lines %v requesting %v, want %v and %v", c.file, lines, req, c.lines, c.requested)
+		}
+		if n := len(rs.meta.NotOOMs.Strings()); n != c.notOOM {
+			t.Errorf("%s: %d not-OOM warnings, want %d: %q", c.file, n, c.notOOM, rs.meta.NotOOMs.Strings())
+		}
+	}
+	for _, text := range []string{
+		"ggml_vulkan: Device memory allocation of size 1024 failed.\nsomething else\nggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n",
+	} {
+		rs, err := readText(t, "v.txt", text, false)
+		if err != nil || len(rs.msgs) != 1 || rs.msgs[0].sizes["requested"] > 0 || Library(rs.msgs[0].text) != "Vulkan" {
+			t.Errorf("%q: %v %+v, want one Vulkan message without a size", text, err, rs.msgs)
+		}
+	}
+}
