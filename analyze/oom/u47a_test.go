@@ -52,3 +52,38 @@ func TestU47aVulkanNotes(t *testing.T) {
 		t.Errorf("%+v, want one OOM whose cause is allocation-limit", pm.OOMs)
 	}
 }
+
+// MFC/MFC#989: NVHPC's OpenACC error (line 3) is followed by its place,
+// " File: .../m_rhs.fpp", " Function: s_initialize_rhs_module:172" (the
+// routine and the line it starts on) and " Line: 249" (the statement's):
+// the OOM's frame is s_initialize_rhs_module at m_rhs.fpp:249 (it had
+// none), and the lines after the place (mpirun's) are not taken.
+func TestU47aNVHPCPlace(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/cudacheck_nvhpc_openacc_mfc989.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs, want 1", len(pm.OOMs))
+	}
+	f := pm.OOMs[0].Frame
+	if f.Name != "s_initialize_rhs_module" || f.Line != 249 || f.Filename != "/home/azureuser/GitHub/MFC/src/simulation/m_rhs.fpp" {
+		t.Errorf("frame %+v, want s_initialize_rhs_module at .../m_rhs.fpp:249", f)
+	}
+	// Cut after its File line: the file, no line; a line that is no
+	// place line right after the error: no frame.
+	for _, c := range []struct {
+		text, name string
+		line       int64
+	}{
+		{"Accelerator Fatal Error: call to cuMemAlloc returned error 2 (CUDA_ERROR_OUT_OF_MEMORY): Out of memory\n File: /a/b.f90\n", "", 0},
+		{"Accelerator Fatal Error: call to cuMemAlloc returned error 2 (CUDA_ERROR_OUT_OF_MEMORY): Out of memory\nmpirun detected that one or more processes exited\n File: /a/b.f90\n", "", -1},
+	} {
+		pm := NewPostmortem([]Input{textInput(t, "acc.log", c.text)}, PostmortemOptions{})
+		if len(pm.OOMs) != 1 {
+			t.Errorf("%q: %d OOMs, want 1", c.text, len(pm.OOMs))
+			continue
+		}
+		f := pm.OOMs[0].Frame
+		if c.line < 0 && f.Filename != "" || c.line >= 0 && (f.Filename != "/a/b.f90" || f.Line != c.line || f.Name != c.name) {
+			t.Errorf("%q: frame %+v", c.text, f)
+		}
+	}
+}

@@ -360,3 +360,66 @@ func (r *Reader) xgboostLine(line string) bool {
 	}
 	return true
 }
+
+// NVHPC's OpenACC and CUDA Fortran runtime prints the place of the
+// directive or statement whose call failed on the three lines after its
+// error (MFC/MFC#989's log): " File: /home/.../m_rhs.fpp",
+// " Function: s_initialize_rhs_module:172" (the routine, and the line it
+// starts on) and " Line: 249" (the statement's). The reader holds the
+// error while they come and adds it with that place as its innermost
+// frame, as a traceback's would be: the report names the routine and the
+// file and line.
+var nvhpcPlaceRe = lazyre.New(`^\s*(File|Function|Line): (\S.*?)\s*$`)
+
+// maxNVHPCLines is how many lines after NVHPC's error are read for its
+// place.
+const maxNVHPCLines = 3
+
+// nvhpcHeld reports whether a GenCUDAError message whose text is text,
+// with prefix before it on its line, is NVHPC's, whose place follows.
+func nvhpcHeld(prefix, text string) bool {
+	who, _ := CheckProgram(prefix, text)
+	return strings.HasPrefix(who, "NVHPC")
+}
+
+// nvhpcLine reads line for the NVHPC message held (Reader.nvhpc): a place
+// line is taken; another line, or the third place line, adds the message.
+// It reports whether line was taken.
+func (r *Reader) nvhpcLine(line string) bool {
+	h := r.nvhpc
+	x := nvhpcPlaceRe.FindStringSubmatch(contLine(h.lead, line))
+	if x == nil {
+		r.flushNVHPC()
+		return false
+	}
+	p := &r.nvhpcPlace
+	switch x[1] {
+	case "File":
+		p.file = x[2]
+	case "Function":
+		// "s_initialize_rhs_module:172": the routine, and its first line.
+		p.name, _, _ = strings.Cut(x[2], ":")
+	case "Line":
+		p.line, _ = strconv.ParseInt(x[2], 10, 64)
+	}
+	h.lines++
+	if h.lines == maxNVHPCLines {
+		r.flushNVHPC()
+	}
+	return true
+}
+
+// flushNVHPC adds the NVHPC message held, with the place read as its
+// innermost frame when its file was read.
+func (r *Reader) flushNVHPC() {
+	h := r.nvhpc
+	if h == nil {
+		return
+	}
+	r.nvhpc = nil
+	frames := h.frames
+	if r.nvhpcPlace.file != "" {
+		frames = append(frames[:len(frames):len(frames)], r.nvhpcPlace)
+	}
+	r.addMessage(h.msg, frames, h.line)
+}

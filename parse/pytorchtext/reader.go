@@ -243,6 +243,10 @@ type Reader struct {
 	// xgb is XGBoost's allocation error held for its figure lines
 	// (cudacheck.go).
 	xgb *heldMessage
+	// nvhpc is NVHPC's OpenACC error held for its place's lines, and
+	// nvhpcPlace the place read so far (cudacheck.go).
+	nvhpc      *heldMessage
+	nvhpcPlace tbFrame
 	// tfNode is TensorFlow's op error held for its node line, which names
 	// its device (tfnode.go).
 	tfNode *heldMessage
@@ -343,6 +347,7 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
+		r.flushNVHPC()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
@@ -541,6 +546,9 @@ func (r *Reader) addLine(line string) error {
 		return nil
 	}
 	if r.xgb != nil && r.xgboostLine(line) {
+		return nil
+	}
+	if r.nvhpc != nil && r.nvhpcLine(line) {
 		return nil
 	}
 	if r.tfNode != nil && r.tfNodeLine(line) {
@@ -842,6 +850,12 @@ func (r *Reader) addBody(line string) error {
 			// Its free memory and request come on the next lines.
 			r.xgb = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && nvhpcHeld(line[:i], m.Text) {
+			// Its place (" File: ", " Function: ", " Line: ") comes on
+			// the next lines.
+			r.flushNVHPC()
+			r.nvhpc, r.nvhpcPlace = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}, tbFrame{}
+			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
@@ -886,7 +900,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc} {
 		if h != nil && h.line == n {
 			return true
 		}
