@@ -43,6 +43,20 @@ var hostForm = lazyre.New(`^(?:DefaultCPUAllocator: (not enough memory|can't all
 	`|posix_memalign\(&data, g(?:Caffe2)?Alignment, nbytes\) == 0\. (\d+) vs 0` +
 	`|\$ Torch: not enough memory: you tried to allocate (\d{1,12})GB\. Buy new RAM!)`)
 
+// badAllocPhrase is C++'s std::bad_alloc's what(), the name of the
+// exception operator new throws when the machine's memory cannot serve a
+// request: alone (badAllocRe) after "what():  " (the C++ runtime's
+// terminate handler) or an exception's colon (pybind11's "MemoryError:
+// std::bad_alloc", PyTorch's "RuntimeError: std::bad_alloc"), host
+// memory. GPU libraries that throw it say so after it (thrust's
+// "std::bad_alloc: cudaErrorMemoryAllocation: out of memory", RMM's
+// "std::bad_alloc: out_of_memory: ..."): those are read from their words.
+const badAllocPhrase = "std::bad_alloc"
+
+// badAllocRe matches std::bad_alloc alone to the line's end (a closing
+// quote allowed).
+var badAllocRe = lazyre.New(`^std::bad_alloc['"]?\s*$`)
+
 // hostStatuses are the GPU runtimes' statuses for host memory that ran
 // out, from their headers: the allocation the runtime made in the
 // machine's memory (its own bookkeeping, a staging or pinned buffer, host
@@ -110,6 +124,9 @@ func hostAllocCall(before, after string) string {
 // phrase.
 func hostPhraseAt(line string, at int) bool {
 	rest := line[at:]
+	if strings.HasPrefix(rest, badAllocPhrase) {
+		return badAllocRe.Re().MatchString(rest)
+	}
 	return strings.HasPrefix(rest, cpuAllocatorPhrase) || strings.HasPrefix(rest, posixMemalignPhrase) || strings.HasPrefix(rest, thAllocPhrase)
 }
 
@@ -121,6 +138,10 @@ func hostPhraseAt(line string, at int) bool {
 // "Linux" (Linux's or macOS's). ok is false when the text after the
 // phrase is not the whole form (prose naming the allocator).
 func parseHost(line string, at int, m *Message) (end int, ok bool) {
+	if strings.HasPrefix(line[at:], badAllocPhrase) {
+		m.Generation, m.Host, m.Backend, m.Text = GenCPU, true, "", badAllocPhrase
+		return at + len(badAllocPhrase), true
+	}
 	g := hostForm.Re().FindStringSubmatchIndex(line[at:])
 	if g == nil {
 		return at, false
@@ -187,6 +208,9 @@ func hostNote(m Message, line string) string {
 			through = "the HIP runtime (hipHostMalloc)" // the ROCm build's rocm_driver.cc
 		}
 		return fmt.Sprintf("%q: StreamExecutor (TensorFlow's, or XLA's in JAX) could not allocate %d bytes (%s) of page-locked (pinned) host memory through %s, the buffers it copies to and from the GPU through: this is the machine's memory, not a GPU's, so it is not counted as a GPU OOM. Pinned memory cannot be paged out: free RAM, a container's memory limit or the locked-memory limit (ulimit -l) bounds it; the framework retries with smaller buffers and may go on (a GPU OOM, if one follows, is reported on its own)", m.Text, m.Requested, FormatSize(m.Requested), through)
+	}
+	if m.Text == badAllocPhrase {
+		return "\"std::bad_alloc\" alone: a C++ allocation failed (operator new, or a container growing), which allocates the machine's memory: host memory ran out, or the size asked for was too large to serve (a size computed wrong); no GPU call is named, so it is not counted as a GPU OOM (a GPU library's std::bad_alloc names its error after it: thrust's and RMM's \"std::bad_alloc: cudaErrorMemoryAllocation: out of memory\", which is read as one); the message has no sizes"
 	}
 	var b strings.Builder
 	who := "PyTorch's CPU allocator (DefaultCPUAllocator)"

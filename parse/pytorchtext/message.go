@@ -521,7 +521,7 @@ var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more tha
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
-	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase},
+	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase, badAllocPhrase},
 	// Programs' own CUDA error checks (checkForms).
 	checkPhrases()...)
 
@@ -1617,6 +1617,18 @@ func classify(line string, at int) int {
 		// it), at a line's start, or quoted so in a code span; never a
 		// source line's string ("raise ValueError(\"No available ...").
 		return raisedAt(line, at)
+	}
+	if strings.HasPrefix(rest, badAllocPhrase) {
+		// C++'s std::bad_alloc alone (see badAllocRe), after what() or
+		// an exception's colon; its name in "instance of
+		// 'std::bad_alloc'" is the line before what(); with words after
+		// it (thrust's and RMM's "std::bad_alloc: cudaErrorMemory...")
+		// it is a GPU library's, read from those words.
+		before := strings.TrimRight(line[:at], " \t")
+		if badAllocRe.Re().MatchString(rest) && (strings.HasSuffix(before, "what():") || strings.HasSuffix(before, "Error:") || strings.HasSuffix(before, "Exception:")) {
+			return message
+		}
+		return notMessage
 	}
 	if hostPhraseAt(line, at) {
 		// Host memory: never counted, so a quoted one is warned of too;

@@ -232,3 +232,31 @@ func TestU47aVulkanSize(t *testing.T) {
 		}
 	}
 }
+
+// C++'s std::bad_alloc alone is a host allocation's failure
+// (AdaptiveCpp/AdaptiveCpp#768: "what():  std::bad_alloc" on line 4, the
+// terminate line before it naming the type): one host warning on line 4,
+// no OOM row (it was "no CUDA out-of-memory message"). A GPU library's
+// std::bad_alloc that names its CUDA error after it stays the GPU's OOM;
+// the words in prose or code are nothing (synthetic).
+func TestU47aBadAlloc(t *testing.T) {
+	rs := readFile(t, "pastes/host_bad_alloc_adaptivecpp768.txt", false)
+	w := rs.meta.NotOOMs.Strings()
+	if len(rs.msgs) != 0 || len(w) != 1 || !strings.HasPrefix(w[0], "line 4: ") || !strings.Contains(w[0], "not counted as a GPU OOM") {
+		t.Errorf("rows %+v, host warnings %q; want no row, one warning on line 4", rs.msgs, w)
+	}
+	for _, c := range []struct {
+		text       string
+		rows, host int
+	}{
+		{"MemoryError: std::bad_alloc\n", 0, 1},
+		{"  what():  std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n", 1, 0},
+		{"I think the std::bad_alloc is from the loader\n", 0, 0},
+		{"    catch (const std::bad_alloc& e) {\n", 0, 0},
+	} {
+		rs, err := readText(t, "b.txt", c.text, false)
+		if err != nil || len(rs.msgs) != c.rows || len(rs.meta.NotOOMs.Strings()) != c.host {
+			t.Errorf("%q: %v, %d rows, %d host warnings; want %d and %d", c.text, err, len(rs.msgs), len(rs.meta.NotOOMs.Strings()), c.rows, c.host)
+		}
+	}
+}
