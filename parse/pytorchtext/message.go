@@ -1801,7 +1801,12 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		// chipStar's "hipErrorTbd (STATUS ) in FILE:LINE", a renderer's
 		// "result = STATUS", a replayer's "returned error value
 		// STATUS", GTK's "...(): A host memory allocation has failed.
-		// (STATUS) (-1)": each the status of a call that failed.
+		// (STATUS) (-1)": each the status of a call that failed. An
+		// assignment's semicolon after it is source code ("result =
+		// VK_ERROR_OUT_OF_HOST_MEMORY;" in a driver's).
+		if _, n := libraryAt(line[at:]); strings.HasPrefix(strings.TrimLeft(line[at+n:], " \t"), ";") {
+			return notMessage
+		}
 		return message
 	case strings.HasSuffix(before, "::"):
 		return notMessage // Fortran's or C++'s "::": source code naming it

@@ -110,6 +110,8 @@ func TestU47aHostCallAndStatusForms(t *testing.T) {
 		{"CUDA error at main.cu:46 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(&d_a, bytes)\"", 1, 0},
 		{"RuntimeError: CUDA error: out of memory", 1, 0},
 		{"    case VK_ERROR_OUT_OF_HOST_MEMORY:", 0, 0},
+		{"        result = VK_ERROR_OUT_OF_HOST_MEMORY;", 0, 0},
+		{"    result = VK_ERROR_OUT_OF_DEVICE_MEMORY ;", 0, 0},
 		{"ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY", 0, 0},
 		{"terminate called after throwing an instance of 'vk::OutOfHostMemoryError'", 0, 0},
 		{"  what():  vk::Device::allocateMemory: ErrorOutOfHostMemory", 0, 1},
