@@ -40,3 +40,30 @@ func TestU47aNoGenericWarningBesideNotOOM(t *testing.T) {
 		}
 	}
 }
+
+// The gate: host memory (a runtime's host status, a failed cudaMallocHost,
+// std::bad_alloc, a TF op on the CPU) and a recovered llama.cpp Vulkan
+// allocation pass --fail-on oom (the pinned-host paste tripped it, as a
+// GPU OOM); Level Zero's device status, the check macros and llama.cpp's
+// Vulkan failure trip it (each exited 0, "no CUDA out-of-memory message").
+func TestU47aGate(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		code int
+	}{
+		{"host_status_vulkan_dota2vulkan355.txt", 0},
+		{"pinned_host_cudamallochost_ninfer25.txt", 0},
+		{"host_bad_alloc_adaptivecpp768.txt", 0},
+		{"tf1_node_device_cpu_tfmodels1993.txt", 0},
+		{"synthetic_llamacpp_vulkan_retry_recovered.txt", 0},
+		{"level_zero_device_chipstar612.txt", 1},
+		{"cudacheck_gpuassert_nvwavenet87.txt", 1},
+		{"cudacheck_darknet_layer_darknet304.txt", 1},
+		{"llamacpp_vulkan_size_llamacpp15256.txt", 1},
+	} {
+		code, out, errOut := run(t, nil, "analyze", "-q", "--fail-on", "oom", td+"pytorch/pastes/"+c.file)
+		if code != c.code {
+			t.Errorf("%s --fail-on oom: exit %d, want %d: %.300q", c.file, code, c.code, out+errOut)
+		}
+	}
+}
