@@ -2394,6 +2394,10 @@ func (r *Report) cudaErrorNote() string {
 				what += fmt.Sprintf(" on device %d", r.Device)
 			}
 		}
+		if r.msg != nil && r.msg.Backend == "XPU" {
+			// The SYCL backend's "can't allocate N Bytes of memory on device".
+			return "llama.cpp's ggml SYCL backend could not allocate " + what + " on its Intel GPU (sycl::malloc_device returned no memory: \"can't allocate N Bytes of memory on device\"; the model's weights, its KV cache or a compute buffer, each allocated whole): the GPU had no room for it, or the one allocation was more than the device gives in one piece (its maxMemAllocSize; some Arc GPUs refuse less, ggml-org/llama.cpp PR #28953), which the line cannot tell apart; it gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and xpu-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
+		}
 		if r.msg != nil && r.msg.Backend == "Vulkan" {
 			if strings.Contains(r.Text, "exceeds device memory allocation limit") {
 				// ggml_vk_create_buffer's own check, before any allocation.

@@ -102,6 +102,16 @@ var checkForms = []checkForm{
 	// after that number (classifyCheck).
 	newCheckForm(darknetPhrase, darknetPhrase,
 		"the CUDA runtime", "darknet (its check_error)", false),
+	// llama.cpp's ggml SYCL backend (ggml-sycl.cpp,
+	// ggml_backend_sycl_buffer_type_alloc_buffer) when sycl::malloc_device
+	// returns no memory: "%s: can't allocate %lu Bytes of memory on
+	// device" (intel/compute-runtime#984, ggml-org/llama.cpp PR #28953).
+	// llama.cpp's, as its CUDA backend's "cudaMalloc failed" is: its chain
+	// and retry follow (ggmlretry.go); the bytes are the request.
+	// Read at a line's start or after a colon (the function's name and
+	// its colon, or a paste that wrapped after them).
+	newCheckForm(syclAllocPhrase, `(?:ggml_backend_sycl_buffer_type_alloc_buffer: )?can't allocate \d{1,20} Bytes of memory on device`,
+		"llama.cpp (ggml)", "", false),
 	// thrust::system_error's what() of a check that passes its place
 	// (XGBoost's dh::safe_cuda in device_helpers.cuh: ".../device_helpers
 	// .cuh(456): out of memory"), and PMacc's CUDA_CHECK in PIConGPU and
@@ -199,6 +209,12 @@ func classifyCheck(line string, at, k int) int {
 	}
 	return raisedAt(line, at)
 }
+
+// syclAllocPhrase ends llama.cpp's SYCL backend's allocation failure
+// (see checkForms), and syclAllocRe reads its bytes.
+const syclAllocPhrase = " Bytes of memory on device"
+
+var syclAllocRe = lazyre.New(`can't allocate (\d{1,20}) Bytes of memory on device`)
 
 // darknetPhrase is darknet's check_error's words (see checkForms).
 const darknetPhrase = "CUDA Error: out of memory"

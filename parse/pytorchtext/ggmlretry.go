@@ -58,7 +58,7 @@ var llamaFatalPhrases = []string{"failed to allocate compute pp buffers", "faile
 
 // ggmlFailureLineRe matches the line of a llama.cpp allocation failure
 // (see ggmlAllocRe), before the reader has read it.
-var ggmlFailureLineRe = lazyre.New(`allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed|` + vulkanSizeWords + `\d{1,20} failed`)
+var ggmlFailureLineRe = lazyre.New(`allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed|` + vulkanSizeWords + `\d{1,20} failed|can't allocate \d{1,20} Bytes of memory on device`)
 
 // llama.cpp's ggml Vulkan backend (ggml-vulkan.cpp, ggml_vk_create_buffer)
 // logs a failed allocation on two lines: "ggml_vulkan: Device memory

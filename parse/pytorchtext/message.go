@@ -2259,6 +2259,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		case lib == LibraryLevelZero:
 			m.Backend = "XPU" // a Level Zero device: an Intel GPU
 		}
+		if x := syclAllocRe.Re().FindStringSubmatch(line[at : at+n]); x != nil && lib == "llama.cpp (ggml)" {
+			// llama.cpp's SYCL backend: an Intel GPU, and the bytes.
+			m.Backend = "XPU"
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
+			m.Text = line[at : at+n]
+		}
 		if lib == "ONNX Runtime" {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
 				m.Device, _ = strconv.Atoi(x[1])

@@ -262,3 +262,29 @@ func TestU47aBadAlloc(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp's ggml SYCL backend's failed sycl::malloc_device,
+// "ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate N Bytes of
+// memory on device", was not read: it is one llama.cpp message on an XPU
+// whose request is N bytes (intel/compute-runtime#984's paste, wrapped
+// after the function's colon: line 2; the one-line form of the source's
+// format string: line 1, synthetic). The words in a sentence (ggml-org/
+// llama.cpp PR #28953's title) are not.
+func TestU47aSYCLAlloc(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		line int64
+	}{
+		{"llamacpp_sycl_alloc_wrapped_computeruntime984.txt", 2},
+		{"synthetic_llamacpp_sycl_alloc.txt", 1},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		if len(rs.msgs) != 1 || rs.msgs[0].line != c.line || rs.msgs[0].sizes["requested"] != 21583194624 || rs.msgs[0].backend != "XPU" || Library(rs.msgs[0].text) != "llama.cpp (ggml)" {
+			t.Errorf("%s: %+v, want one llama.cpp message on line %d, XPU, 21583194624 bytes", c.file, rs.msgs, c.line)
+		}
+	}
+	rs, err := readText(t, "t.txt", "[SYCL]fix the B70 mem allocate error when >19.3GB, can't allocate 2303168640 Bytes of memory on device\n", false)
+	if err != nil || len(rs.msgs) != 0 {
+		t.Errorf("the PR's title: %v %+v, want no message", err, rs.msgs)
+	}
+}
