@@ -44,7 +44,8 @@ const (
 	// larger than it allows in one piece while the GPU had room for it:
 	// on Intel GPUs (XPU), Level Zero's maxMemAllocSize, 4 GiB on Arc and
 	// integrated GPUs unless relaxed allocation limits are asked for (see
-	// xpuSingleAllocation).
+	// xpuSingleAllocation); MPS's one-buffer limit; llama.cpp's Vulkan
+	// backend's check of the device's maxMemoryAllocationSize.
 	CauseAllocationLimit = "allocation-limit"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
@@ -529,7 +530,10 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		if in.Text == nil {
 			continue
 		}
-		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
+		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 && len(in.Text.NotOOMs) == 0 {
+			// An input whose out-of-memory errors are all not counted
+			// has its warnings, which say why: a second, generic one
+			// would only repeat that it holds no OOM.
 			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
 		}
 		var last *Report // of this input's messages, the last one's
@@ -1683,6 +1687,13 @@ func (r *Report) findCauses() {
 				note = backendWords[r.msg.Backend].Replace(note)
 			}
 			r.Notes = append(r.Notes, note)
+			if r.msg != nil && r.msg.Backend == "Vulkan" && strings.Contains(r.Text, "exceeds device memory allocation limit") && len(r.Causes) == 0 {
+				// ggml_vk_create_buffer refused it before allocating.
+				r.Causes = append(r.Causes, Cause{Name: CauseAllocationLimit,
+					Evidence: fmt.Sprintf("llama.cpp's Vulkan backend refused the %s buffer itself (\"Requested buffer size exceeds device memory allocation limit\"): one allocation larger than the Vulkan device allows in one piece (its maxMemoryAllocationSize or maxBufferSize), checked before any allocation; no memory ran short, and the lines give no other figure", r.size(r.RequestedBytes)),
+					Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+					Advice:   "make the buffer smaller than the device's limit (vulkaninfo lists maxMemoryAllocationSize): a smaller batch (--ubatch-size) or context (--ctx-size) for a compute buffer; more memory, or GGML_VK_FORCE_MAX_ALLOCATION_SIZE (which only lowers the limit), does not help"})
+			}
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -2383,6 +2394,17 @@ func (r *Report) cudaErrorNote() string {
 				what += fmt.Sprintf(" on device %d", r.Device)
 			}
 		}
+		if r.msg != nil && r.msg.Backend == "XPU" {
+			// The SYCL backend's "can't allocate N Bytes of memory on device".
+			return "llama.cpp's ggml SYCL backend could not allocate " + what + " on its Intel GPU (sycl::malloc_device returned no memory: \"can't allocate N Bytes of memory on device\"; the model's weights, its KV cache or a compute buffer, each allocated whole): the GPU had no room for it, or the one allocation was more than the device gives in one piece (its maxMemAllocSize; some Arc GPUs refuse less, ggml-org/llama.cpp PR #28953), which the line cannot tell apart; it gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and xpu-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
+		}
+		if r.msg != nil && r.msg.Backend == "Vulkan" {
+			if strings.Contains(r.Text, "exceeds device memory allocation limit") {
+				// ggml_vk_create_buffer's own check, before any allocation.
+				return "llama.cpp's ggml Vulkan backend refused " + what + " because it is larger than the device allows in one allocation (\"Requested buffer size exceeds device memory allocation limit\": Vulkan's maxMemoryAllocationSize or maxBufferSize, often 2 or 4 GiB), before it tried: the request's size is the fault, not memory that ran out, and more free memory would not help; a smaller batch (--ubatch-size) or context (--ctx-size) makes the compute buffer smaller, and GGML_VK_FORCE_MAX_ALLOCATION_SIZE only lowers the limit"
+			}
+			return "llama.cpp's ggml Vulkan backend could not allocate " + strings.Replace(what, " on device", " on Vulkan device", 1) + " (\"Device memory allocation of size N failed\", then Vulkan's ErrorOutOfDeviceMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY; the model's weights, its KV cache or a compute buffer, each allocated whole): the memory heap it allocates from had no room for it (on an integrated GPU, the share of the machine's memory the driver gives the GPU), and the lines give no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and the GPU's own monitor at the time tell what held it; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
+		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
 	case "TensorRT":
 		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
@@ -2400,6 +2422,12 @@ func (r *Report) cudaErrorNote() string {
 		return "Metal could not run a command buffer for lack of GPU memory (\"Insufficient Memory\", kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
 	case pytorchtext.LibraryUR, pytorchtext.LibraryPI:
 		return r.oneAPINote(lib, pytorch)
+	case pytorchtext.LibraryLevelZero:
+		where := ""
+		if m := levelZeroPlaceRe.FindStringSubmatch(r.Text); m != nil {
+			where = " (the check names its place: " + m[1] + ")"
+		}
+		return "Intel's Level Zero driver reported that device memory ran out (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY), as the program on it printed the status of a call that failed" + where + ", outside any PyTorch allocator: the message has no sizes; on a discrete Intel GPU its own memory was full, on an integrated one the share of the machine's memory the driver gives it, unless the one allocation asked for more than the device allows in one piece (its maxMemAllocSize, about 4 GiB on Arc and integrated GPUs unless relaxed allocation limits are asked for), which the driver refuses with the same status whatever is free (intel/compute-runtime#984): the text cannot tell the two apart; xpu-smi at the time would tell what held the GPU"
 	case "Vulkan":
 		return "a Vulkan allocation found the device's memory full (VK_ERROR_OUT_OF_DEVICE_MEMORY), in a program that runs on Vulkan (llama.cpp's or MLC LLM's Vulkan backend, an upscaler, a renderer), outside any PyTorch allocator: the message has no sizes (llama.cpp's ggml_vulkan logs the allocation's on the line before it, \"Device memory allocation of size N failed\"); the heap Vulkan allocates from was full, on an integrated GPU the share of system memory the driver gives it: the GPU's own monitor at the time (nvidia-smi, rocm-smi, the OS's) would tell what held it; fewer layers on the GPU, a smaller context, batch or model need less"
 	case "ONNX Runtime":
@@ -2563,6 +2591,11 @@ func (r *Report) oneAPINote(lib string, pytorch bool) string {
 	}
 	return "a SYCL call ran out of device memory (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: the Level Zero driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, as " + lib + " passes it on)" + outside + ": the message has no sizes; xpu-smi at the time would tell what held the GPU"
 }
+
+// levelZeroPlaceRe reads the place a Level Zero status's check names
+// after it (chipStar's "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in
+// FILE:LINE:FUNC").
+var levelZeroPlaceRe = lazyre.New(`ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\s*\)? in (\S+:\d+(?::\w+)?)`)
 
 // checkCallRe reads the function an inference library's CUDA check names
 // ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of
