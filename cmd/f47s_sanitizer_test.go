@@ -59,3 +59,33 @@ func TestF47sRaceLinesJoinAsOneSentence(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+// pytorch/pytorch#52253's cuda-memcheck leak record, pasted, ends in
+// "Host Frame:/home/alexander/git/Quansight/py": a path cut mid-name, no
+// function, no address, where every other host frame of the record ends
+// in [0x...]. The tool showed the fragment as the site ("allocated at
+// /home/alexander/git/Quansight/py"). The whole frames end in
+// libc10_cuda.so, PyTorch's caching allocator: the program's own caller is
+// not in the paste, so the finding is the pool's memory with its site
+// unknown, and the fragment is named nowhere.
+//
+// BVLC/caffe#4026's paste ends the same way ("Host Frame:/lib/x86_64-linux-gnu/li"):
+// the error's stack must not show the fragment either.
+func TestF47sCutHostFrameIsNotTheSite(t *testing.T) {
+	fs, _ := analyzeSanitizerJSON(t, "pub_pytorch52253_cut_frame.txt")
+	if len(fs) != 1 {
+		t.Fatalf("%d findings", len(fs))
+	}
+	f := fs[0]
+	b, _ := json.Marshal(f)
+	if strings.Contains(string(b), "Quansight/py\"") || strings.Contains(string(b), "allocated at /home") {
+		t.Errorf("the cut frame is shown: %s", b)
+	}
+	if f["kind"] != "retained" || f["bytes"] != float64(2097152) || f["site_unknown"] == nil {
+		t.Errorf("finding %s", b)
+	}
+	_, errs := analyzeSanitizerJSON(t, "pub_caffe4026_cudart_unloading.txt")
+	if b, _ := json.Marshal(errs); len(errs) != 1 || strings.Contains(string(b), "x86_64-linux-gnu/li\"") {
+		t.Errorf("caffe#4026's cut frame is shown: %s", b)
+	}
+}
