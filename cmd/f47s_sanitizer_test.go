@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,5 +89,53 @@ func TestF47sCutHostFrameIsNotTheSite(t *testing.T) {
 	_, errs := analyzeSanitizerJSON(t, "pub_caffe4026_cudart_unloading.txt")
 	if b, _ := json.Marshal(errs); len(errs) != 1 || strings.Contains(string(b), "x86_64-linux-gnu/li\"") {
 		t.Errorf("caffe#4026's cut frame is shown: %s", b)
+	}
+}
+
+// Two programs whose logs hold only a LEAK SUMMARY (xmrig/xmrig-nvidia#199:
+// 10 allocations, 1,006,959,488 bytes; proteneer/timemachine#569: 14
+// allocations, 7,536 bytes) in two jobs, and cupy/cupy#8904's leak whose
+// backtrace was cut before the program's frames in a third: nothing shows
+// any two share a site, so the report keeps three sites, each in one job,
+// none "from 2 findings in 2 jobs".
+func TestF47sReportKeepsNoSiteLeaksApart(t *testing.T) {
+	dir := t.TempDir()
+	for job, file := range map[string]string{"jobA": "pub_xmrig_summary_only.txt", "jobB": "pub_timemachine569_summary_only.txt", "jobC": "pub_cupy8904_static_cut.txt"} {
+		b, err := os.ReadFile("../testdata/sanitizer/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, job), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, job, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runIO(t, "", false, "report", dir, "--format", "json", "-o", "-")
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d struct {
+		Summary struct {
+			Leaks     int `json:"leaks"`
+			LeakSites int `json:"leak_sites"`
+		} `json:"summary"`
+		LeakSites []struct {
+			Findings int      `json:"findings"`
+			Jobs     []string `json:"jobs"`
+			Bytes    int64    `json:"bytes"`
+		} `json:"leak_sites"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Leaks != 3 || d.Summary.LeakSites != 3 || len(d.LeakSites) != 3 {
+		t.Fatalf("summary %+v, sites %+v", d.Summary, d.LeakSites)
+	}
+	for _, s := range d.LeakSites {
+		if s.Findings != 1 || len(s.Jobs) != 1 {
+			t.Errorf("site folded across jobs: %+v", s)
+		}
 	}
 }
