@@ -139,3 +139,73 @@ func TestF47sReportKeepsNoSiteLeaksApart(t *testing.T) {
 		}
 	}
 }
+
+// A memcheck record names the function of the faulting instruction on its
+// "at" line, then (the device backtrace) the functions that called it,
+// each a "Device Frame:", the last the __global__ function launched: the
+// kernel. llnl/Quicksilver#48 (cuda-memcheck): the fault is at 0x2e8 in
+// CycleTrackingGuts, and the one device frame after it is
+// CycleTrackingKernel, so the kernel is CycleTrackingKernel and
+// CycleTrackingGuts the device function it called. The tool said "in
+// kernel CycleTrackingGuts".
+func TestF47sKernelIsOutermostDeviceFrame(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "pub_quicksilver48_device_frame.txt")
+	if len(errs) != 1 {
+		t.Fatalf("%d errors: %v", len(errs), errs)
+	}
+	e := errs[0]
+	msg, _ := e["message"].(string)
+	if e["kernel"] != "CycleTrackingKernel" || e["function"] != "CycleTrackingGuts" {
+		t.Errorf("kernel %v, function %v; want CycleTrackingKernel, CycleTrackingGuts", e["kernel"], e["function"])
+	}
+	if strings.Contains(msg, "in kernel CycleTrackingGuts") || !strings.Contains(msg, "in device function CycleTrackingGuts") ||
+		!strings.Contains(msg, "called from kernel CycleTrackingKernel") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// NVIDIA/cccl#1891's initcheck record, as pasted, ends after its Address
+// line: the log stops before the device backtrace and the host backtrace
+// would have come, so nothing says whether the "at" function (cub's
+// ThreadLoad, a device function by its name, but the tool cannot know
+// names) is the kernel or a device function called from it. The tool said
+// "in kernel cub::...::ThreadLoad<...>"; it must not call it the kernel.
+func TestF47sCutRecordNamesNoKernel(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "pub_cccl1891_initcheck_cut.txt")
+	if len(errs) != 1 {
+		t.Fatalf("%d errors: %v", len(errs), errs)
+	}
+	e := errs[0]
+	msg, _ := e["message"].(string)
+	if _, ok := e["kernel"]; ok {
+		t.Errorf("kernel %v named from a record cut before its backtrace", e["kernel"])
+	}
+	if fn, _ := e["function"].(string); !strings.Contains(fn, "ThreadLoad") {
+		t.Errorf("function %q", fn)
+	}
+	if strings.Contains(msg, "in kernel") || !strings.Contains(msg, "ThreadLoad") || !strings.Contains(msg, "kernel not named") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// A record whose only device frame is its "at" line, followed by its host
+// backtrace (the compute-sanitizer tutorial's scaleArray,
+// testdata/sanitizer/leak_with_oob.txt's fill): compute-sanitizer lists a
+// device function's callers after it, so the one function is the kernel,
+// as before.
+func TestF47sOneDeviceFrameIsTheKernel(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "leak_with_oob.txt")
+	var found bool
+	for _, e := range errs {
+		if e["kind"] == "memory-access" {
+			found = true
+			msg, _ := e["message"].(string)
+			if e["kernel"] != "fill" || e["function"] != "fill" || !strings.Contains(msg, "in kernel fill (leaky.cu:9)") {
+				t.Errorf("%v", e)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no memory-access error")
+	}
+}

@@ -70,10 +70,10 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 	for _, e := range res.Errors {
 		te := ToolError{
 			Path: path, Source: source, Kind: e.Kind, Text: e.Message, API: e.API, Error: e.Error,
-			Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
+			Function: e.Function, Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
 			Message: toolErrorMessage(e),
 		}
-		if e.Kernel != "" && e.Launch != (callsite.Frame{}) {
+		if (e.Kernel != "" || e.Function != "") && e.Launch != (callsite.Frame{}) {
 			l := frame(e.Launch)
 			te.Launch = &l
 		}
@@ -295,10 +295,19 @@ func toolErrorMessage(e sanitizer.Error) string {
 			b.WriteString("; check the call's arguments and its return value")
 		}
 		return b.String()
-	case e.Kernel != "":
+	case e.Kernel != "" || e.Function != "":
 		var b strings.Builder
 		b.WriteString(e.Message)
-		fmt.Fprintf(&b, " in kernel %s", site)
+		switch {
+		case e.Kernel == "":
+			// The record ends before its backtraces: the function may be
+			// the kernel or a device function it called.
+			fmt.Fprintf(&b, " in %s, its kernel not named (the record holds no backtrace: the log was cut inside it, or the tool ran with --show-backtrace no)", site)
+		case e.Function != "" && e.Function != e.Kernel:
+			fmt.Fprintf(&b, " in device function %s, called from kernel %s", site, e.Kernel)
+		default:
+			fmt.Fprintf(&b, " in kernel %s", site)
+		}
 		if e.Thread != "" {
 			fmt.Fprintf(&b, ", thread %s block %s", e.Thread, e.Block)
 		}

@@ -349,7 +349,21 @@ type Error struct {
 	API, Error   string
 	Result       int64
 	ErrorMessage string
-	// Kernel is the faulting device function (short name), "" for host-side errors.
+	// Function is the device function of the faulting instruction (short
+	// name): the function of the record's "at" line (XML: <where><func>);
+	// "" for host-side errors.
+	Function string
+	// Kernel is the __global__ function whose launch faulted (short
+	// name): the outermost of the record's device frames, as
+	// compute-sanitizer lists the device backtrace from the faulting
+	// function to the kernel ("at CycleTrackingGuts(...)" then "Device
+	// Frame:CycleTrackingKernel(...)": the kernel is CycleTrackingKernel).
+	// A record whose only device frame is its "at" line names its kernel
+	// there (Kernel == Function) when it has its host backtrace too, since
+	// the device backtrace comes before it; a record without any backtrace
+	// (a log cut inside the record, --show-backtrace no) does not show
+	// whether that function is the kernel or one it called: Kernel is then
+	// "". "" for host-side errors.
 	Kernel string
 	// Frame is where it happened: the device frame of a device-side
 	// error, else the innermost user host frame; Stack is the device
@@ -428,7 +442,8 @@ type Analyzer struct {
 	// prevFacts are the facts of the frames of the last record read, by
 	// their place in it (the first maxPrevFacts).
 	prevFacts []*frameFacts
-	// kernels holds the short name of each distinct kernel name.
+	// kernels holds the short name of each distinct name of a faulting
+	// device function (the records table's "kernel" column).
 	kernels map[string]string
 
 	// pending is the records batch whose records wait for their frames
@@ -1577,18 +1592,32 @@ func sameDeviceFrame(a, b btFrame) bool {
 }
 
 func (a *Analyzer) addError(r *record, frames []btFrame) {
-	kernel := ""
+	function := ""
 	if r.kernel != "" {
 		var ok bool
-		if kernel, ok = a.kernels[r.kernel]; !ok {
+		if function, ok = a.kernels[r.kernel]; !ok {
 			k := a.names.Get(r.kernel)
-			kernel = newBtFrameNames(sanitizer.FrameDevice, k, "", "", 0).short
-			a.kernels[k] = kernel
+			function = newBtFrameNames(sanitizer.FrameDevice, k, "", "", 0).short
+			a.kernels[k] = function
 		}
 	}
 	var device []callsite.Frame
 	var host []btFrame
 	var lastDev btFrame
+	hasHost := false
+	for _, f := range frames {
+		hasHost = hasHost || f.kind != sanitizer.FrameDevice
+	}
+	// The kernel, for telling its host-side launch stub from the launch
+	// site: the outermost device frame (the stub nvcc generates is named
+	// after the kernel, not after a device function it calls).
+	stubOf := function
+	for i := len(frames) - 1; i >= 0; i-- {
+		if frames[i].kind == sanitizer.FrameDevice {
+			stubOf = frames[i].short
+			break
+		}
+	}
 	for _, f := range frames {
 		switch {
 		case f.kind == sanitizer.FrameDevice && len(device) == 1 && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
@@ -1600,12 +1629,24 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		case f.kind == sanitizer.FrameDevice:
 			device = append(device, f.frame())
 			lastDev = f
-		case kernel != "" && baseName(f.short) == baseName(kernel):
+		case stubOf != "" && baseName(f.short) == baseName(stubOf):
 			// The host-side launch stub nvcc generates for the kernel,
 			// at the kernel's declaration: not the launch site.
 		default:
 			host = append(host, f)
 		}
+	}
+	// The kernel is the outermost device frame (see Error.Kernel): the
+	// last of several, or the only one when the record's host backtrace
+	// shows that its device backtrace, printed before it, was not cut.
+	kernel := ""
+	switch {
+	case len(device) > 1:
+		kernel = lastDev.short
+	case function != "" && (r.saved || hasHost):
+		kernel = function
+	case len(device) == 1 && (r.saved || hasHost):
+		kernel = lastDev.short
 	}
 	hostStack, launch, _ := a.stackOf(host)
 	site := launch
@@ -1628,6 +1669,8 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	k = append(k, 0)
 	k = append(k, kernel...)
 	k = append(k, 0)
+	k = append(k, function...)
+	k = append(k, 0)
 	for _, f := range device {
 		k = callsite.AppendFrameKey(k, f.Filename, f.Name, f.Line)
 	}
@@ -1643,7 +1686,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	// The record's strings view its batch: the group keeps copies.
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
-		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Kernel: kernel, Frame: site, Launch: launch,
+		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, Frame: site, Launch: launch,
 		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)
