@@ -209,3 +209,42 @@ func TestF47sOneDeviceFrameIsTheKernel(t *testing.T) {
 		t.Fatal("no memory-access error")
 	}
 }
+
+// The outermost device frame is the kernel only if it can be one: a
+// __global__ function cannot be a class's member function. The ray
+// tracer's cuda-memcheck record (testdata/sanitizer/pub_raytracer_glued_frames.txt)
+// faults in __cuda_syscall_mc_dyn_globallock_check, and its one Device
+// Frame is _ZNK6camera7get_ray... ("camera::get_ray(...) const", a const
+// member function): the device backtrace stops before the kernel, which is
+// not named. Before, the kernel was said to be the syscall; with the
+// outermost-frame rule alone it would have been camera::get_ray.
+func TestF47sMemberFunctionIsNoKernel(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "pub_raytracer_glued_frames.txt")
+	if len(errs) == 0 {
+		t.Fatal("no errors")
+	}
+	e := errs[0]
+	msg, _ := e["message"].(string)
+	if _, ok := e["kernel"]; ok || e["function"] != "__cuda_syscall_mc_dyn_globallock_check" {
+		t.Errorf("kernel %v, function %v", e["kernel"], e["function"])
+	}
+	if strings.Contains(msg, "in kernel") || !strings.Contains(msg, "camera::get_ray, is a member function") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// Records alike but for a cut: concrete-core#332's three invalid reads at
+// 0x3b0 in device_bootstrap_amortized, the third cut inside its "at" line
+// (testdata/sanitizer/field/concretecore332_invalid_read_elided_cut.txt).
+// The first two show their host backtrace, so the one device function is
+// the kernel; the third shows none. They are one error counted 3 times
+// (as before), with the kernel the first two name.
+func TestF47sCutRecordJoinsItsGroup(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "field/concretecore332_invalid_read_elided_cut.txt")
+	if len(errs) != 1 {
+		t.Fatalf("%d errors: %v", len(errs), errs)
+	}
+	if errs[0]["count"] != float64(3) || errs[0]["kernel"] != "device_bootstrap_amortized<unsigned long,Degree<int=2048>,sharedMemDegree=1>" {
+		t.Errorf("%v", errs[0])
+	}
+}

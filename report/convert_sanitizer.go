@@ -300,9 +300,12 @@ func toolErrorMessage(e sanitizer.Error) string {
 		b.WriteString(e.Message)
 		switch {
 		case e.Kernel == "":
-			// The record ends before its backtraces: the function may be
-			// the kernel or a device function it called.
-			fmt.Fprintf(&b, " in %s, its kernel not named (the record holds no backtrace: the log was cut inside it, or the tool ran with --show-backtrace no)", site)
+			// The function may be the kernel or a device function it
+			// called: NoKernel says why the record does not tell.
+			fmt.Fprintf(&b, " in %s, its kernel not named", site)
+			if e.NoKernel != "" {
+				fmt.Fprintf(&b, " (%s)", e.NoKernel)
+			}
 		case e.Function != "" && e.Function != e.Kernel:
 			fmt.Fprintf(&b, " in device function %s, called from kernel %s", site, e.Kernel)
 		default:

@@ -365,6 +365,8 @@ type Error struct {
 	// whether that function is the kernel or one it called: Kernel is then
 	// "". "" for host-side errors.
 	Kernel string
+	// NoKernel says why Kernel is "" for a device-side error; "" otherwise.
+	NoKernel string
 	// Frame is where it happened: the device frame of a device-side
 	// error, else the innermost user host frame; Stack is the device
 	// frames then the visible host frames.
@@ -1584,6 +1586,15 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// isMemberFunction reports whether a demangled C++ name is that of a
+// non-static member function, by the cv-qualifier after its parameters
+// ("camera::get_ray(float, float, curandStateXORWOW *) const"): a
+// __global__ function cannot be one.
+func isMemberFunction(full string) bool {
+	t := strings.TrimSpace(full)
+	return strings.HasSuffix(t, ") const") || strings.HasSuffix(t, ") volatile") || strings.HasSuffix(t, ") const volatile")
+}
+
 // sameDeviceFrame reports whether device frames a and b, one after the
 // other, are the same frame printed twice: the same function, source line
 // and offset.
@@ -1639,14 +1650,21 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	// The kernel is the outermost device frame (see Error.Kernel): the
 	// last of several, or the only one when the record's host backtrace
 	// shows that its device backtrace, printed before it, was not cut.
-	kernel := ""
+	kernel, noKernel := "", ""
 	switch {
-	case len(device) > 1:
+	case len(device) == 0 && function == "":
+		// A host-side error.
+	case len(device) <= 1 && !r.saved && !hasHost:
+		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
+	case lastDev.frameFacts != nil && isMemberFunction(lastDev.full):
+		// cuda-memcheck's device backtrace of an imprecise exception
+		// may stop short of the kernel: "Device Frame:...:_ZNK6camera7get_ray..."
+		// (a const member function) as the only caller.
+		noKernel = fmt.Sprintf("the record's outermost device frame, %s, is a member function, which a __global__ function cannot be: the device backtrace stops before the kernel", lastDev.short)
+	case lastDev.frameFacts != nil:
 		kernel = lastDev.short
-	case function != "" && (r.saved || hasHost):
+	default:
 		kernel = function
-	case len(device) == 1 && (r.saved || hasHost):
-		kernel = lastDev.short
 	}
 	hostStack, launch, _ := a.stackOf(host)
 	site := launch
@@ -1667,8 +1685,8 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		k = appendHexElided(k, r.message)
 	}
 	k = append(k, 0)
-	k = append(k, kernel...)
-	k = append(k, 0)
+	// The function and the device frames shown, not the kernel: a record
+	// cut before its backtraces is one of those that show them.
 	k = append(k, function...)
 	k = append(k, 0)
 	for _, f := range device {
@@ -1681,12 +1699,15 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	a.key = k
 	if e, ok := a.errs[string(k)]; ok {
 		e.Count++
+		if e.Kernel == "" && kernel != "" {
+			e.Kernel, e.NoKernel = kernel, ""
+		}
 		return
 	}
 	// The record's strings view its batch: the group keeps copies.
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
-		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, Frame: site, Launch: launch,
+		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch,
 		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)
