@@ -248,3 +248,37 @@ func TestF47sCutRecordJoinsItsGroup(t *testing.T) {
 		t.Errorf("%v", errs[0])
 	}
 }
+
+// gpuleak diff keys a device-side error by the function of its faulting
+// instruction: a report written before "function" existed held it as
+// "kernel" (Quicksilver#48's CycleTrackingGuts), and a record cut before
+// its backtraces names no kernel. Diffing such an old report against the
+// same log analysed now finds the error the same, not one new and one
+// fixed.
+func TestF47sDiffKeysErrorsByFunction(t *testing.T) {
+	code, out, errOut := runIO(t, "", false, "analyze", "--format", "json", "../testdata/sanitizer/pub_quicksilver48_device_frame.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	errs := doc["errors"].([]any)
+	e := errs[0].(map[string]any)
+	// The old shape: "kernel" the faulting function, no "function".
+	e["kernel"] = e["function"]
+	delete(e, "function")
+	old, _ := json.Marshal(doc)
+	p := filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(p, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runIO(t, "", false, "diff", p, "../testdata/sanitizer/pub_quicksilver48_device_frame.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if strings.Contains(out, "new    sanitizer-error") || strings.Contains(out, "fixed  sanitizer-error") || !strings.Contains(out, "0 new") {
+		t.Errorf("diff:\n%s", out)
+	}
+}
