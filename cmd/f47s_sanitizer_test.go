@@ -282,3 +282,20 @@ func TestF47sDiffKeysErrorsByFunction(t *testing.T) {
 		t.Errorf("diff:\n%s", out)
 	}
 }
+
+// NVIDIA/cccl#8288's record, as pasted (testdata/sanitizer/field/cccl8288_indented_elided_summary.txt):
+// "at cp_async_bulk_cp_mask in cp_async_bulk.h:236", its host backtrace
+// line, then "=========   ..." where the paster left lines out; the issue
+// says the kernel is DeviceScanKernel, which the record no longer shows.
+// With lines left out, one device frame does not show that the function
+// is the kernel: none is named (before: "in kernel cp_async_bulk_cp_mask").
+func TestF47sElidedRecordNamesNoKernel(t *testing.T) {
+	_, errs := analyzeSanitizerJSON(t, "field/cccl8288_indented_elided_summary.txt")
+	if len(errs) != 1 {
+		t.Fatalf("%d errors", len(errs))
+	}
+	msg, _ := errs[0]["message"].(string)
+	if _, ok := errs[0]["kernel"]; ok || errs[0]["function"] != "cp_async_bulk_cp_mask" || strings.Contains(msg, "in kernel") || !strings.Contains(msg, "left out of the paste") {
+		t.Errorf("%v", errs[0])
+	}
+}

@@ -1586,6 +1586,22 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// hasElision reports whether a record's detail lines (joined by "\n")
+// hold an elision mark: a line that is "..." (or "…"), or that starts or
+// ends with one after a space, where whoever pasted the record left lines
+// out.
+func hasElision(details string) bool {
+	for details != "" {
+		line, rest, _ := strings.Cut(details, "\n")
+		details = rest
+		t := strings.TrimSpace(line)
+		if t == "..." || t == "…" || strings.HasPrefix(t, "... ") || strings.HasSuffix(t, " ...") || strings.HasSuffix(t, " …") {
+			return true
+		}
+	}
+	return false
+}
+
 // isMemberFunction reports whether a demangled C++ name is that of a
 // non-static member function, by the cv-qualifier after its parameters
 // ("camera::get_ray(float, float, curandStateXORWOW *) const"): a
@@ -1656,6 +1672,12 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		// A host-side error.
 	case len(device) <= 1 && !r.saved && !hasHost:
 		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
+	case len(device) <= 1 && hasElision(r.details):
+		// NVIDIA/cccl#8288's paste: "at cp_async_bulk_cp_mask in
+		// cp_async_bulk.h:236", then "=========   ..." where lines were
+		// left out; the issue names the kernel, DeviceScanKernel, which
+		// the record no longer shows.
+		noKernel = `lines of the record were left out of the paste ("..."), so its device backtrace may not be whole`
 	case lastDev.frameFacts != nil && isMemberFunction(lastDev.full):
 		// cuda-memcheck's device backtrace of an imprecise exception
 		// may stop short of the kernel: "Device Frame:...:_ZNK6camera7get_ray..."
