@@ -27,7 +27,9 @@ type ToolError struct {
 	// Kernel is the __global__ function whose launch faulted: the
 	// outermost device frame, equal to Function when the fault is in the
 	// kernel's own code; absent for host-side errors, and when the record
-	// holds no backtrace to tell (a log cut inside the record).
+	// does not show it (no backtrace, as in a log cut inside the record;
+	// lines left out of a paste; an outermost device frame that is a
+	// member function): the message then says why.
 	Kernel string `json:"kernel,omitempty"`
 	// Site is where it happened: the faulting device frame, or the
 	// innermost user host frame of a host-side error.

@@ -361,9 +361,11 @@ type Error struct {
 	// A record whose only device frame is its "at" line names its kernel
 	// there (Kernel == Function) when it has its host backtrace too, since
 	// the device backtrace comes before it; a record without any backtrace
-	// (a log cut inside the record, --show-backtrace no) does not show
-	// whether that function is the kernel or one it called: Kernel is then
-	// "". "" for host-side errors.
+	// (a log cut inside the record, --show-backtrace no) or with lines left
+	// out of its paste does not show whether that function is the kernel
+	// or one it called, nor does an outermost frame that is a member
+	// function (which a __global__ function cannot be): Kernel is then "",
+	// and NoKernel says why. "" for host-side errors.
 	Kernel string
 	// NoKernel says why Kernel is "" for a device-side error; "" otherwise.
 	NoKernel string
