@@ -20,7 +20,16 @@ type ToolError struct {
 	// (cudaFree, cudaErrorLaunchFailure); empty otherwise.
 	API   string `json:"api,omitempty"`
 	Error string `json:"error,omitempty"`
-	// Kernel is the device function of a device-side error.
+	// Function is the device function of the faulting instruction of a
+	// device-side error (the record's "at" line); absent for host-side
+	// errors.
+	Function string `json:"function,omitempty"`
+	// Kernel is the __global__ function whose launch faulted: the
+	// outermost device frame, equal to Function when the fault is in the
+	// kernel's own code; absent for host-side errors, and when the record
+	// does not show it (no backtrace, as in a log cut inside the record;
+	// lines left out of a paste; an outermost device frame that is a
+	// member function): the message then says why.
 	Kernel string `json:"kernel,omitempty"`
 	// Site is where it happened: the faulting device frame, or the
 	// innermost user host frame of a host-side error.
