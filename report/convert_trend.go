@@ -651,18 +651,6 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
 
-// fromTo renders the two ends of a change, sizes in bytes, with the
-// decimals that tell them apart when they differ (sizes.Of, in the larger
-// one's unit): a rise from 20500 to 20990 MiB reads "from 20.0 GiB to
-// 20.5 GiB", not "from 20 GiB to 20 GiB"; a fall likewise.
-func fromTo(from, to int64) (string, string) {
-	if from <= to {
-		return sizes.Of(from, to, IBytes)
-	}
-	t, f := sizes.Of(to, from, IBytes)
-	return f, t
-}
-
 // oomExitsNote says which runs ended full (trend.Run.OOMExit) where they
 // are too few to make the series a crash loop (SeriesTrend.OOMExits 0):
 // the runs' oom_exit in JSON and the message then agree; "" when no run
