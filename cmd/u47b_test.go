@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// summaryReport is the part of the JSON report that holds the inputs'
+// compute-sanitizer summaries.
+type summaryReport struct {
+	Inputs []struct {
+		LeakSummary *struct {
+			Bytes  *int64 `json:"leak_bytes"`
+			Errors *int64 `json:"error_count"`
+			Runs   *int   `json:"runs"`
+			ByRun  []struct {
+				Run    int    `json:"run"`
+				Line   int64  `json:"line"`
+				Bytes  *int64 `json:"leak_bytes"`
+				Allocs *int64 `json:"leak_allocations"`
+				Errors *int64 `json:"error_count"`
+			} `json:"by_run"`
+		} `json:"leak_summary"`
+	} `json:"inputs"`
+}
+
+// TestSanitizerLeakSummaryByRun: xmrig/xmrig-nvidia#199 pasted two runs'
+// summaries, "Before fix" (LEAK SUMMARY 1006959488 bytes in 10
+// allocations, ERROR SUMMARY 10 errors, lines 3-4) and "After fix" (0
+// bytes, 0 errors, lines 9-10). The input's leak_summary adds them up
+// (README: "added over its runs"), which alone reads as one run that
+// leaked 1006959488 bytes: it must say it is a total of 2 runs and give
+// each run's own figures, the second's 0 bytes among them. A log of one
+// run keeps its leak_summary as it was (no runs, no by_run).
+func TestSanitizerLeakSummaryByRun(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", "../testdata/sanitizer/field/xmrig199_before_after_summaries_fenced.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r summaryReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Inputs[0].LeakSummary
+	if s == nil || s.Bytes == nil || *s.Bytes != 1006959488 {
+		t.Fatalf("total changed: %s", out)
+	}
+	if s.Runs == nil || *s.Runs != 2 {
+		t.Errorf("leak_summary does not say it adds 2 runs: %+v", s)
+	}
+	if len(s.ByRun) != 2 {
+		t.Fatalf("by_run: want 2 runs, got %+v", s.ByRun)
+	}
+	first, second := s.ByRun[0], s.ByRun[1]
+	if first.Run != 1 || first.Line != 3 || first.Bytes == nil || *first.Bytes != 1006959488 || *first.Allocs != 10 || *first.Errors != 10 {
+		t.Errorf("run 1: %+v", first)
+	}
+	if second.Run != 2 || second.Line != 9 || second.Bytes == nil || *second.Bytes != 0 || *second.Errors != 0 {
+		t.Errorf("run 2: %+v", second)
+	}
+
+	code, out, errOut = run(t, nil, "analyze", "--format", "json", "--top", "0", "../testdata/sanitizer/pub_xmrig_summary_only.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, `"runs"`) || strings.Contains(out, `"by_run"`) {
+		t.Errorf("one run's summary got runs or by_run: %s", out)
+	}
+
+	// gpuleak diff names the total as one over 2 runs.
+	code, out, errOut = run(t, nil, "diff", "../testdata/sanitizer/field/xmrig199_before_after_summaries_fenced.txt", "../testdata/sanitizer/pub_xmrig_summary_only.txt")
+	if !strings.Contains(out+errOut, "leaked 960 MiB in 10 allocations (added over 2 runs) -> 960 MiB in 10 allocations") {
+		t.Errorf("diff (exit %d) does not say its BASE summary adds 2 runs:\n%s\n%s", code, out, errOut)
+	}
+}
