@@ -77,6 +77,9 @@ func TestFixtures(t *testing.T) {
 		// 40 ticks of two GPUs; GPU 1's last 10 rows read "-" in every
 		// column (lost): rows without used memory, as before.
 		{"dmon_gpu_lost_dashes.txt", FormatDmon, 80, 40, ClockAbsolute, "excludes-reserved"},
+		// pmon of index 0 over h46b_gpu_swap_run.csv's hour: one process
+		// a tick, 120 ticks.
+		{"u47b_gpu_swap_pmon.txt", FormatPmon, 120, 120, ClockAbsolute, "process"},
 		// nvidia-smi's lost handle line, then 40 ticks of GPU 0 alone.
 		{"dmon_lost_handle_first.txt", FormatDmon, 40, 40, ClockAbsolute, "excludes-reserved"},
 		// pmon rows with pid "-" (no process) give no sample.
