@@ -74,3 +74,52 @@ func TestSanitizerLeakSummaryByRun(t *testing.T) {
 		t.Errorf("diff (exit %d) does not say its BASE summary adds 2 runs:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestU47bPeakReservedInJSON: a device's JSON gives what PyTorch had
+// reserved at the trace's peak (peak_reserved_bytes), the figure the
+// fragmentation message names. fragmentation_oom.pickle, by Python over
+// the pickle: device 0's trace (1871 entries) reaches its most active
+// bytes at entry 1001 (alloc +size, free_requested -size, sizes rounded up
+// to 512); its segments hold 2,977,955,840 bytes at the end, and after the
+// peak the trace reserved none (no segment_alloc) and released one 20 MiB
+// segment (segment_free 20,971,520): 2,977,955,840 + 20,971,520 =
+// 2,998,927,360 reserved at the peak, 2,699,034,624 of it active.
+// wrapped_ring.pickle's trace records no segment entry, so the reserve
+// then is not known: no field, though its peak is given.
+func TestU47bPeakReservedInJSON(t *testing.T) {
+	type dev struct {
+		Device       int    `json:"device"`
+		PeakActive   *int64 `json:"peak_active_bytes"`
+		PeakReserved *int64 `json:"peak_reserved_bytes"`
+	}
+	read := func(path string) dev {
+		t.Helper()
+		code, out, errOut := run(t, nil, "analyze", "--format", "json", "--top", "0", path)
+		if code != 0 && code != 1 {
+			t.Fatalf("%s: exit %d: %s", path, code, errOut)
+		}
+		var r struct {
+			Inputs []struct {
+				Devices []dev `json:"devices"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Inputs) != 1 || len(r.Inputs[0].Devices) != 1 {
+			t.Fatalf("%s: want one input of one device: %.500s", path, out)
+		}
+		return r.Inputs[0].Devices[0]
+	}
+	d := read(td + "pytorch/fragmentation_oom.pickle")
+	if d.PeakActive == nil || *d.PeakActive != 2699034624 {
+		t.Errorf("fragmentation_oom: peak_active_bytes %v, want 2699034624", d.PeakActive)
+	}
+	if d.PeakReserved == nil || *d.PeakReserved != 2998927360 {
+		t.Errorf("fragmentation_oom: peak_reserved_bytes %v, want 2998927360", d.PeakReserved)
+	}
+	d = read(td + "pytorch/wrapped_ring.pickle")
+	if d.PeakActive == nil || d.PeakReserved != nil {
+		t.Errorf("wrapped_ring: peak_active_bytes %v (want one), peak_reserved_bytes %v (want none)", d.PeakActive, d.PeakReserved)
+	}
+}

@@ -40,6 +40,10 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		if d.PeakActiveBytes > 0 {
 			peak, seq := d.PeakActiveBytes, d.PeakSeq
 			ds.PeakActiveBytes, ds.PeakSeq, ds.PeakTraceBytes = &peak, &seq, d.PeakTraceBytes
+			if d.PeakReservedBytes > 0 {
+				r := d.PeakReservedBytes
+				ds.PeakReservedBytes = &r
+			}
 			if d.HasTime && d.PeakUs != 0 {
 				t := d.PeakUs
 				ds.PeakUs = &t
