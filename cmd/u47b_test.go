@@ -123,3 +123,19 @@ func TestU47bPeakReservedInJSON(t *testing.T) {
 		t.Errorf("wrapped_ring: peak_active_bytes %v (want one), peak_reserved_bytes %v (want none)", d.PeakActive, d.PeakReserved)
 	}
 }
+
+// TestU47bTimelineGrowthSizesTold: a memory timeline
+// (kineto/u47b_synthetic_20GiB_keeps_32MiB_per_step_memory_timeline.json,
+// synthetic) whose activations sit at 20 GiB and keep 32 MiB of each of
+// 10 steps: the least held between steps goes from 20 GiB + 32 MiB (20.03
+// GiB, the first step's end) to 20 GiB + 320 MiB (20.31 GiB, the last's),
+// which IBytes prints "20 GiB" both: the growth finding read "from 20 GiB
+// to 20 GiB". One decimal tells them apart (20.0, 20.3), and the end, 20
+// GiB + 320 MiB too, reads as the last did (20.3 GiB).
+func TestU47bTimelineGrowthSizesTold(t *testing.T) {
+	_, out, errOut := run(t, nil, "analyze", "--top", "0", td+"kineto/u47b_synthetic_20GiB_keeps_32MiB_per_step_memory_timeline.json")
+	want := "from 20.0 GiB to 20.3 GiB (3.5 GiB/s, about 32 MiB a step from the first step's end to the last's), 20.3 GiB at the end"
+	if !strings.Contains(out, want) {
+		t.Errorf("want %q in:\n%s\n%s", want, out, errOut)
+	}
+}

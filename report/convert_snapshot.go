@@ -313,12 +313,12 @@ func siteMessage(s snapshot.Site, untraced bool) string {
 			if g.Floor {
 				what = "the floor of its live memory (the least it held from an iteration's start on: a sawtooth whose minima rise)"
 			}
-			from, to := fromTo(g.FromBytes, g.ToBytes)
+			from, to := FromTo(g.FromBytes, g.ToBytes)
 			ev = fmt.Sprintf(": %s grew in %d of %s, %s per iteration (from %s to %s)",
 				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), from, to)
 			if g.OnsetStep > 0 {
 				// Flat, then growing: the rate is the one since it began.
-				onset, to := fromTo(g.OnsetBytes, g.ToBytes)
+				onset, to := FromTo(g.OnsetBytes, g.ToBytes)
 				ev = fmt.Sprintf(": %s stayed at %s until iteration %d, then grew in %d of the %d measured since (%s in all), %s per iteration since then (to %s)",
 					what, onset, g.OnsetStep, g.GrewSince, g.SinceOnset, measured(g), signedBytes(g.PerIteration), to)
 			}
@@ -481,7 +481,7 @@ func stoppedNote(g *snapshot.Growth) string {
 	if g.Every > 1 {
 		unit = plural(g.StoppedFor, "measurement", "measurements")
 	}
-	first, second := fromTo(g.FirstHalfMax, g.SecondHalfMax)
+	first, second := FromTo(g.FirstHalfMax, g.SecondHalfMax)
 	return fmt.Sprintf(", then %s in the last %s (since iteration %d); still a leak by the plateau rule, which calls memory that stops rising bounded only when it stopped in the first half of the iterations: it rose in the second half, to %s, above the first half's highest, %s; a longer trace would tell whether it stays flat (a cache that filled up)",
 		how, unit, g.StoppedStep, second, first)
 }
@@ -546,7 +546,7 @@ func retainedWhy(g *snapshot.Growth) string {
 		return ""
 	}
 	if g.Measured > 0 {
-		from, to := fromTo(g.FromBytes, g.ToBytes)
+		from, to := FromTo(g.FromBytes, g.ToBytes)
 		switch {
 		case g.BelowMinKept > 0:
 			return fmt.Sprintf(", growing across iterations (its live memory at the start of an iteration went from %s to %s, rising in %d of %s), but it keeps %s, fewer than --min-kept %d, and its rises do not make %d iterations of steady growth: not called a leak at that setting", from, to, g.GrewIn, measured(g), plural(g.Kept, "allocation", "allocations"), g.BelowMinKept, g.BelowMinKept)

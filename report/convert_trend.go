@@ -447,14 +447,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		if s.WarmUpEndUs != 0 {
 			// The rise before the window is a warm-up, not the leak's.
-			from, to := fromTo(s.FirstBytes, s.WarmUpToBytes)
+			from, to := FromTo(s.FirstBytes, s.WarmUpToBytes)
 			fitted += fmt.Sprintf(", after a warm-up that rose from %s to %s by %s (not in the rate)",
 				from, to, timeOf(s.WarmUpEndUs, clock, s.StartUs))
 		}
 		if j := s.EndJump; j != nil {
 			// The jump is too near the end for a trend of its own: the
 			// rate is the growth before it.
-			from, to := fromTo(j.FromBytes, j.ToBytes)
+			from, to := FromTo(j.FromBytes, j.ToBytes)
 			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too short a stretch for a trend of its own; not in the rate)",
 				from, to, timeOf(j.EndUs, clock, s.StartUs), plural(s.EndJumpSamples, "sample", "samples"))
 		}
@@ -544,7 +544,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 	case trend.Step:
 		change := ""
 		// The size at the end, in the decimals the change's ends needed
-		// to differ (fromTo), so that "to 20.5 GiB" is not followed by
+		// to differ (FromTo), so that "to 20.5 GiB" is not followed by
 		// "20 GiB at the end".
 		last := IBytes(s.LastBytes)
 		// A spike's rise and fall (trend.ChangePoint.Transient) are no
@@ -556,14 +556,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			if c.EndUs-c.StartUs >= 60e6 {
 				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
 			}
-			from, to := fromTo(c.FromBytes, c.ToBytes)
-			last = likeSize(s.LastBytes, to, c.ToBytes)
+			from, to := FromTo(c.FromBytes, c.ToBytes)
+			last = LikeSize(s.LastBytes, to, c.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %s at %s", from, to,
 				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
 			first, final := steps[0], steps[n-1]
-			from, to := fromTo(first.FromBytes, final.ToBytes)
-			last = likeSize(s.LastBytes, to, final.ToBytes)
+			from, to := FromTo(first.FromBytes, final.ToBytes)
+			last = LikeSize(s.LastBytes, to, final.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", from, to, n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(final.EndUs, clock, s.StartUs))
 		}
@@ -769,10 +769,11 @@ func heldNote(s trend.SeriesTrend, clock, last string) string {
 	return fmt.Sprintf("held %s until its last sample at %s", last, timeOf(s.EndUs, clock, s.StartUs))
 }
 
-// likeSize renders n bytes as like (the rendering of likeBytes) was: in
-// its unit with its decimals where fromTo gave it more than IBytes
-// would (sizes.Like); as IBytes does otherwise.
-func likeSize(n int64, like string, likeBytes int64) string {
+// LikeSize renders n bytes as like (the rendering of likeBytes) was: in
+// its unit with its decimals where FromTo gave it more than IBytes
+// would (sizes.Like); as IBytes does otherwise. A size named after a
+// change's end ("then 20.3 GiB at the end") reads as that end did.
+func LikeSize(n int64, like string, likeBytes int64) string {
 	if like == IBytes(likeBytes) {
 		return IBytes(n)
 	}

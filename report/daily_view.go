@@ -420,7 +420,7 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	if b := d.Baseline; b != nil {
 		for _, e := range b.Leaks {
-			before, after := fromTo(e.BeforeBytes, e.AfterBytes)
+			before, after := FromTo(e.BeforeBytes, e.AfterBytes)
 			v.Baseline = append(v.Baseline, fmt.Sprintf("%s leak site %s: %s → %s", e.Status, e.Site, before, after))
 		}
 		for _, c := range b.NewOOMCauses {

@@ -782,10 +782,10 @@ func sizeWhy(b int64) string {
 }
 
 // sizesWhy renders a site's size before and after, in bytes, as sizeWhy
-// does, with the decimals that tell the two apart (fromTo): "20.00 GiB
+// does, with the decimals that tell the two apart (FromTo): "20.00 GiB
 // (21,474,836,480 bytes)" and "20.01 GiB (...)", never "20 GiB" twice.
 func sizesWhy(before, after int64) (string, string) {
-	b, a := fromTo(before, after)
+	b, a := FromTo(before, after)
 	return fmt.Sprintf("%s (%s bytes)", b, humanize.Comma(before)), fmt.Sprintf("%s (%s bytes)", a, humanize.Comma(after))
 }
 

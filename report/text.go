@@ -30,13 +30,14 @@ func IBytes(n int64) string {
 	return s
 }
 
-// fromTo renders the two ends of a change, sizes in bytes, with the
+// FromTo renders the two ends of a change, sizes in bytes, with the
 // decimals that tell them apart when they differ (sizes.Of, in the larger
 // one's unit): a rise from 20500 to 20990 MiB reads "from 20.0 GiB to
 // 20.5 GiB", not "from 20 GiB to 20 GiB"; a fall likewise. Every message
 // that names two sizes of one quantity side by side (an NVML step, a
-// snapshot site's growth, a gate's before and after) renders them here.
-func fromTo(from, to int64) (string, string) {
+// snapshot site's growth, a memory timeline's, a gate's before and
+// after) renders them here.
+func FromTo(from, to int64) (string, string) {
 	if from <= to {
 		return sizes.Of(from, to, IBytes)
 	}
