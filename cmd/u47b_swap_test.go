@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,7 +20,10 @@ import (
 // `gpuleak report` listed the first GPU's growing process under its
 // successor (whose worst trend then read "growing"). Now each process is
 // its own GPU's, in trend's JSON and in the daily report, and diff's
-// rule holds: the GPUs are never one.
+// rule holds: the GPUs are never one. The first GPU's finding, whose
+// samples stop half an hour before the log's end, named what might have
+// happened (a lost GPU, a replacement, a host's logging stopped) though
+// the log shows its successor: it names the successor now.
 func TestU47bSwapProcessesStayWithTheirGPU(t *testing.T) {
 	const (
 		first = "GPU-1b2c3d4e-0000-1111-2222-333344445555"
@@ -31,12 +35,33 @@ func TestU47bSwapProcessesStayWithTheirGPU(t *testing.T) {
 	}
 	var r struct {
 		Findings []struct {
-			PID  *int64 `json:"pid"`
-			UUID string `json:"gpu_uuid"`
+			PID        *int64 `json:"pid"`
+			UUID       string `json:"gpu_uuid"`
+			ReplacedBy string `json:"replaced_by_gpu_uuid"`
+			Message    string `json:"message"`
 		} `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
+	}
+	// The first GPU's samples stop at 10:29:30; the log shows the second
+	// at index 0 from 10:30:00: its finding names it (the CSV names no
+	// host, so an appended log of another host is not ruled out), and
+	// the second GPU, logged to the end, names none.
+	for _, f := range r.Findings {
+		if f.PID != nil {
+			continue
+		}
+		wantBy := ""
+		if f.UUID == first {
+			wantBy = next
+			if m := "another GPU, " + next + ", is logged at its index from 10:30:00 UTC (the GPU replaced, or another host's log appended"; !strings.Contains(f.Message, m) {
+				t.Errorf("trend: %s's message lacks %q: %s", first, m, f.Message)
+			}
+		}
+		if f.ReplacedBy != wantBy {
+			t.Errorf("trend: %s replaced_by_gpu_uuid %q, want %q", f.UUID, f.ReplacedBy, wantBy)
+		}
 	}
 	want := map[int64]string{4100: first, 5200: next}
 	seen := 0

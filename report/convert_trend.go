@@ -128,6 +128,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.PID, f.HeldToEnd, f.EndUnknown = &pid, &held, s.EndUnknown
 	}
 	f.StoppedBeforeEnd = s.StoppedBeforeEnd
+	f.ReplacedByGPUUUID = s.ReplacedBy
 	slope, ols, r2 := round(s.Slope, 1), round(s.OLSSlope, 1), round(s.R2, 4)
 	f.SlopeBytesPerS, f.OLSSlopeBytesPerS, f.R2 = &slope, &ols, &r2
 	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
@@ -204,6 +205,17 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 func gpuStoppedNote(s trend.SeriesTrend, lc logClock) string {
 	if !s.StoppedBeforeEnd {
 		return ""
+	}
+	if s.ReplacedBy != "" {
+		// The log shows the GPU that took its place: say so rather
+		// than list what might have happened.
+		why := "the GPU replaced"
+		if s.Host == "" {
+			why = "the GPU replaced, or another host's log appended to this one: the log names no host"
+		}
+		return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): another GPU, %s, is logged at its index from %s (%s), a series of its own, not added to this one; this GPU's memory since is not known",
+			timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs),
+			s.ReplacedBy, timeOf(s.ReplacedAtUs, lc.clock, s.StartUs), why)
 	}
 	return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): its later rows carry no memory figure (nvidia-smi's [GPU is lost] after an Xid 79 \"fallen off the bus\", [Unknown Error]) or it left the log (replaced, another UUID at its index; its host's logging stopped), so its memory since is not known",
 		timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs))

@@ -488,6 +488,10 @@ type Finding struct {
 	// (at series_end_us): its later rows carry no memory figure (nvidia-smi's
 	// [GPU is lost]) or it left the log; it has no time to OOM.
 	StoppedBeforeEnd bool `json:"stopped_before_end,omitempty"`
+	// ReplacedByGPUUUID: for a GPU that StoppedBeforeEnd, the UUID of the
+	// GPU its log shows next at its host and index (the GPU replaced
+	// during the log), a series of its own; absent otherwise.
+	ReplacedByGPUUUID string `json:"replaced_by_gpu_uuid,omitempty"`
 	// UnattributedBytes: GPU memory used by no listed process (median over
 	// the GPU's samples while processes were logged); UnattributedEndBytes
 	// at the end.

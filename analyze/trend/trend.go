@@ -207,6 +207,13 @@ type SeriesTrend struct {
 	// Its last sample is not the GPU's memory at the end of the log, and
 	// it has no time to OOM.
 	StoppedBeforeEnd bool
+	// ReplacedBy, for a GPU series that StoppedBeforeEnd: the UUID of the
+	// GPU its log shows at its host and index next, after its last sample
+	// (the GPU replaced: an RMA, a node rebuilt), and ReplacedAtUs that
+	// GPU's first sample (µs since the Unix epoch); "" and 0 when its log
+	// shows none.
+	ReplacedBy   string
+	ReplacedAtUs int64
 
 	// Unattributed is GPU memory no listed process accounts for, when
 	// processes of this GPU are logged over the same time (GPU series).
@@ -1113,12 +1120,18 @@ func (a *Analyzer) Finalize() *Result {
 		}
 	}
 	ends := a.gpuLogEnds()
+	next := a.successors()
 	for _, s := range a.order {
 		if s.key.hasPID {
 			a.processEnd(s)
 		} else {
 			end := ends[s.key.input+"\x00"+s.source]
 			s.out.LogEndUs, s.out.StoppedBeforeEnd = end, s.endUs < end-s.tolerance()
+			if s.out.StoppedBeforeEnd {
+				if n := next[s]; n != nil {
+					s.out.ReplacedBy, s.out.ReplacedAtUs = n.key.uuid, n.startUs
+				}
+			}
 			a.unattributed(s)
 		}
 	}
@@ -1344,6 +1357,40 @@ func (a *Analyzer) link() {
 			a.gpusIn[s.group] = append(a.gpusIn[s.group], s)
 		}
 	}
+}
+
+// successors maps each GPU series (well-formed UUID, an index) to the
+// series of the same input, host and index with another well-formed UUID
+// whose samples begin first after its last: the GPU that took its place.
+// Absent where none does. Only one log's series are compared: two logs
+// of index 0 on hosts neither names are not one host's GPUs.
+func (a *Analyzer) successors() map[*series]*series {
+	type at struct {
+		input, host string
+		gpu         int32
+	}
+	bySlot := map[at][]*series{}
+	for _, x := range a.order {
+		if x.key.hasPID || !x.key.hasGPU || !wellFormedUUID(x.key.uuid) || maskedUUID(x.key.uuid) {
+			continue
+		}
+		k := at{x.key.input, x.key.host, x.key.gpu}
+		bySlot[k] = append(bySlot[k], x)
+	}
+	out := map[*series]*series{}
+	for _, xs := range bySlot {
+		if len(xs) < 2 {
+			continue
+		}
+		for _, x := range xs {
+			for _, y := range xs {
+				if y.key.uuid != x.key.uuid && y.startUs > x.endUs && (out[x] == nil || y.startUs < out[x].startUs) {
+					out[x] = y
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gpuSlot is a GPU's place: its host and index.
