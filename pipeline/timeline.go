@@ -119,25 +119,30 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
 			Site: report.Frame{Function: g.Category}}
 		span := float64(g.SpanUs) / 1e6
+		// The least held at the first and last windows, told apart where
+		// they differ (a rise of 300 MiB on 20 GiB is not "20 GiB to 20
+		// GiB").
+		from, to := report.FromTo(g.FromBytes, g.ToBytes)
+		end := report.LikeSize(g.EndBytes, to, g.ToBytes)
 		switch {
 		case g.Grows && g.Teardown:
 			// The loop's end, not the teardown's, is what the steps kept.
 			f.Kind, f.Bytes = report.KindLeak, g.LoopEndBytes
 			f.Message = fmt.Sprintf("%s memory keeps growing over the timeline's %s: the least it held between steps rose in %d of %d windows of the steps, from %s to %s (%s/s%s), %s at the end of the last step; the timeline then ends with a teardown: after the last step it allocated nothing and freed %s, all categories together, below what every step's end held, down to %s of %s at the end (a function that kept them returned, or they were deleted), so growth was judged over the steps before it; find which %s tensors are kept from step to step",
-				g.Category, counted(g.Steps, "step", "steps"), g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g),
+				g.Category, counted(g.Steps, "step", "steps"), g.GrewIn, g.Windows-1, from, to, humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g),
 				humanize.IBytes(uint64(g.LoopEndBytes)), humanize.IBytes(uint64(g.TeardownFreedBytes)), humanize.IBytes(uint64(g.EndBytes)), g.Category, g.Category)
 		case g.Grows:
 			f.Kind = report.KindLeak
 			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s%s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
-				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
+				g.Category, g.GrewIn, g.Windows-1, from, to, humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g), end, span, g.Category)
 		case g.Windows == 0:
 			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; %s", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), few)
 		case g.Steps < snapshot.MinIterations:
 			f.Message = fmt.Sprintf("%s memory: growth across steps cannot be judged: %s; the least it held went from %s to %s over %s of the timeline; %s at the end, %s at most",
-				g.Category, unjudged, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+				g.Category, unjudged, from, to, counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		default:
 			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %s; %s at the end, %s at most",
-				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+				g.Category, from, to, counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		}
 		if f.Kind == report.KindRetained && g.EndBytes == 0 {
 			continue // nothing held at the end: not worth a finding

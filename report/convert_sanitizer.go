@@ -15,7 +15,8 @@ import (
 func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.Result) (Input, []Finding, []ToolError) {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
-	for _, run := range res.Runs {
+	var byRun []RunSummary
+	for i, run := range res.Runs {
 		s := &LeakSummary{}
 		if run.HasLeakSummary {
 			s.Bytes, s.Allocations = &run.SummaryBytes, &run.SummaryAllocations
@@ -33,7 +34,14 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 				in.LeakSummary = &LeakSummary{}
 			}
 			in.LeakSummary.add(s)
+			byRun = append(byRun, RunSummary{Run: i + 1, Line: run.StartLine,
+				Bytes: s.Bytes, Allocations: s.Allocations, Errors: s.Errors, NonLeakErrors: s.NonLeakErrors})
 		}
+	}
+	if len(byRun) > 1 {
+		// A total of several runs is no run's own figure: say it is a
+		// total, and give each run's.
+		in.LeakSummary.ByRun = byRun
 	}
 	for _, s := range res.Suppressed {
 		msg := fmt.Sprintf("suppressed by %s: %s", s.Rule, plural(s.Records, "record", "records"))
