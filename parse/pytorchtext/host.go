@@ -120,6 +120,35 @@ func hostAllocCall(before, after string) string {
 	return ""
 }
 
+// pinnedFrameCall returns the pinned host allocation a traceback's
+// innermost frames show the error was raised from, named as the CUDA or
+// HIP call with the frame after it ("cudaHostAlloc (in
+// cupy_backends.cuda.api.runtime.hostAlloc)"), or "" when none does.
+// Only the three innermost frames count: the status is raised by a
+// status check (CuPy's check_status) inside the wrapper of the call that
+// failed, so a pinned allocation further out is not the call that failed.
+// Wrappers: a frame named as the call itself (cuda-python's
+// cudart.cudaHostAlloc, cuda.cudart.cudaMallocHost), and CuPy's runtime
+// module's hostAlloc/hostRegister (cudaHostAlloc/cudaHostRegister).
+func pinnedFrameCall(frames []tbFrame) string {
+	for i := len(frames) - 1; i >= 0 && i >= len(frames)-3; i-- {
+		name := frames[i].name
+		short := name[strings.LastIndexByte(name, '.')+1:]
+		if hostAllocCalls[short] {
+			return short + " (in " + name + ")"
+		}
+		if strings.HasPrefix(name, "cupy_backends.cuda.api.runtime.") || strings.HasPrefix(name, "cupy.cuda.runtime.") {
+			switch short {
+			case "hostAlloc":
+				return "cudaHostAlloc (in " + name + ")"
+			case "hostRegister":
+				return "cudaHostRegister (in " + name + ")"
+			}
+		}
+	}
+	return ""
+}
+
 // hostPhraseAt reports whether line[at:] starts with a host allocator's
 // phrase.
 func hostPhraseAt(line string, at int) bool {

@@ -793,6 +793,17 @@ func (r *Reader) addBody(line string) error {
 			}
 		}
 		r.takeVulkanSize(&m, line, i)
+		if m.Generation == GenCUDAError && !m.Host && (m.Backend == "CUDA" || m.Backend == "HIP") {
+			if lib, _ := libraryAt(m.Text); lib == "the CUDA runtime" || lib == "the CUDA driver" || lib == "the HIP runtime" {
+				if call := pinnedFrameCall(frames); call != "" {
+					// The traceback shows the status came from a pinned
+					// host allocation (CuPy's alloc_pinned_memory): the
+					// machine's memory, as for cudaMallocHost named on
+					// the line.
+					m.Host, m.Backend, m.hostCall = true, "", call
+				}
+			}
+		}
 		if m.Host {
 			if kind != weakMessage || m.Generation != GenCUDAError {
 				// A runtime's status alone (an issue title) is no
