@@ -55,6 +55,14 @@ const (
 	CauseOutsideProcess = "outside-process"
 )
 
+// unlistedHolders is what may hold GPU memory that no process an OOM
+// message lists holds (total - free - the processes listed): PyTorch
+// lists the compute processes NVML reports, so graphics processes (the
+// display), processes NVML cannot see (other containers, MPS clients
+// counted under its server) and the driver's own memory are not among
+// them, nor this process's memory NVML does not count for it.
+const unlistedHolders = "graphics processes such as the display, which the list of compute processes omits; processes in other containers; the driver; or memory of this process that NVML does not count"
+
 // Thresholds of the postmortem.
 const (
 	// accumulationShare: growing sites must hold at least this share of
@@ -1950,6 +1958,18 @@ func (r *Report) findCauses() {
 		// with room on the GPU and no cap, split blocks did not stop it.
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free and the message shows no per-process limit: PyTorch would have reserved a new %s segment instead, so split free blocks do not explain this OOM",
 			r.size(r.ReservedUnallocatedBytes), r.size(req), r.size(r.DeviceFreeBytes), r.size(seg)))
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req && gpuRoom && !r.snapshot && !r.known(r.AllowedBytes):
+		// With room on the GPU, split blocks stop the allocator only where
+		// a per-process limit refused the new segment; a message that
+		// cannot print one (PyTorch 2.1's "total capacty") or inputs
+		// without a message do not show whether one was set, so neither
+		// is the cause stated (the limit's own note below says so).
+		why := "the inputs do not show whether one was set"
+		if r.msg != nil && r.msg.Typo {
+			why = "PyTorch 2.1's message does not print one"
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free: PyTorch reserves a new %s segment when no free block fits, so split free blocks explain this OOM only if a per-process limit (set_per_process_memory_fraction) refused that segment, and %s",
+			r.size(r.ReservedUnallocatedBytes), r.size(req), r.size(r.DeviceFreeBytes), r.size(seg), why))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
 		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", r.size(r.ReservedUnallocatedBytes), r.size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
@@ -1966,6 +1986,15 @@ func (r *Report) findCauses() {
 	othersEstimated := false
 	// The figures others and UnlistedBytes are computed from (sizeFrom).
 	var othersFrom, unlistedFrom []int64
+	unlistedCounted := false // UnlistedBytes is in others
+	// What other processes must have held for the GPU to have had room
+	// for the segment: the shortfall, and beyond it the room cudaMalloc is
+	// given of its own (slack, gpuRoom's rule), less the roundings of the
+	// request and the free memory.
+	othersNeed := shortfall
+	if gpuFull && !marginOnly {
+		othersNeed = max(0, shortfall+slack-freeTol-tol)
+	}
 	if gpuFull && r.known(r.DeviceTotalBytes) {
 		used := r.DeviceTotalBytes - r.DeviceFreeBytes
 		var listed int64
@@ -1980,9 +2009,22 @@ func (r *Report) findCauses() {
 			r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
 			unlistedFrom = append([]int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes}, othersFrom...)
 			others = listed
-			if r.UnlistedBytes >= otherProcessesMin {
+			// Memory no listed process holds is not shown to be other
+			// processes': the message lists compute processes only (not the
+			// display's graphics ones), none in other containers, and not
+			// what of this process NVML does not count. Like memory outside
+			// PyTorch's allocator where no process is listed, it counts for
+			// other processes from otherEstimatedMin on; on a device whose
+			// GPU memory is the machine's RAM it is host memory
+			// (unifiedMemory) from otherProcessesMin on.
+			unlistedMin := int64(otherEstimatedMin)
+			if r.unified != nil && r.unified.Sure {
+				unlistedMin = otherProcessesMin
+			}
+			if r.UnlistedBytes >= unlistedMin {
 				others += r.UnlistedBytes
 				othersFrom = unlistedFrom
+				unlistedCounted = true
 			}
 		case len(r.OtherProcesses) > 0:
 			others = listed
@@ -1991,7 +2033,7 @@ func (r *Report) findCauses() {
 			othersFrom = []int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ReservedBytes}
 		}
 	}
-	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
+	if !tooBig && others >= 0 && others >= othersNeed && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
 		var who []string
 		for _, p := range r.OtherProcesses {
 			w := fmt.Sprintf("process %d: %s", p.PID, r.size(p.Bytes))
@@ -2006,7 +2048,7 @@ func (r *Report) findCauses() {
 			who = append(who, w)
 		}
 		if r.UnlistedBytes > otherProcessesMin {
-			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...)))
+			who = append(who, fmt.Sprintf("%s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders))
 		}
 		short := fmt.Sprintf("%s short", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		if marginOnly {
@@ -2028,6 +2070,11 @@ func (r *Report) findCauses() {
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
 		name := CauseOtherProcesses
 		if len(r.OtherProcesses) == 0 {
+			if unlistedCounted {
+				// No process to free is named: what holds the memory
+				// is still to be found.
+				advice = "find what holds the GPU beside this process (nvidia-smi, its graphics processes included, run on the host rather than in a container) and free it, or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
+			}
 			// Memory no listed process holds: on a unified-memory
 			// device, host memory (see unifiedMemory).
 			name, ev, advice = r.unifiedMemory(name, ev, advice, others)
@@ -2201,6 +2248,13 @@ func (r *Report) findCauses() {
 		switch {
 		case others > 0 && othersEstimated:
 			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", r.sizeFrom(others, othersFrom...))
+		case others >= 0 && !othersEstimated && r.UnlistedBytes >= otherProcessesMin:
+			// Listed processes and what none of them holds, apart: the
+			// latter is not shown to be other processes' (unlistedHolders).
+			if listed := others - r.UnlistedBytes*int64(btoi(unlistedCounted)); len(r.OtherProcesses) > 0 {
+				ev += fmt.Sprintf(", other processes %s", r.size(listed))
+			}
+			ev += fmt.Sprintf(", %s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders)
 		case others >= 0 && !othersEstimated:
 			ev += fmt.Sprintf(", other processes %s", r.sizeFrom(others, othersFrom...))
 		}
