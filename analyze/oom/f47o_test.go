@@ -51,3 +51,58 @@ func TestF47oUnlistedMemoryShortOfMarginIsCapacity(t *testing.T) {
 		t.Errorf("capacity %+v; want the 908.90 MiB named as unattributed, no advice to free other processes", c)
 	}
 }
+
+// W3 (session 47, tester t47a): a traceback that ends in raising another
+// process's or the C++ side's error is not the allocation's site.
+// TGI#1374: the client's GenerationError carries the server's "Server
+// error: CUDA out of memory ..."; its frames, generate (client.py:153) <
+// <module> (a.py:21), are the HTTP client's: the 42 MiB were asked in the
+// server. Was: "42.00 MiB requested ... at <module> (a.py:21)". Right: no
+// site in this process, a note naming the traceback the receiver's.
+// TensorRT-LLM#3636: _fill_output (model_runner_cpp.py:1009), a library
+// line (it raises response.error_msg), over a message that names the C++
+// place, tllmBuffers.h:125, where cudaMallocAsync failed. Was: "at
+// _fill_output (model_runner_cpp.py:1009)". Right: that C++ place.
+func TestF47oReraisedErrorSite(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/f47o_server_error_reraised_tgi1374.txt")
+	if r.Frame.Filename != "" || len(r.Stack) != 0 {
+		t.Errorf("tgi1374: site %+v stack %v; want none in this process", r.Frame, r.Stack)
+	}
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "is the receiver's") || !strings.Contains(notes, "<module> (a.py:21)") {
+		t.Errorf("tgi1374: notes %q; want the client's traceback named as the receiver's", r.Notes)
+	}
+	if r.RequestedBytes != 42<<20 {
+		t.Errorf("tgi1374: request %d, want 42 MiB (the server's figure, still read)", r.RequestedBytes)
+	}
+	r = hunt44eOOM(t, "pytorch/pastes/f47o_cxx_error_msg_reraised_trtllm3636.txt")
+	if !strings.HasSuffix(r.Frame.Filename, "/tensorrt_llm/runtime/tllmBuffers.h") || r.Frame.Line != 125 || r.Frame.Name != "cudaMallocAsync" {
+		t.Errorf("trtllm3636: site %+v; want cudaMallocAsync at tllmBuffers.h:125", r.Frame)
+	}
+	if len(r.Stack) != 2 || r.Stack[1].Name != "_fill_output" {
+		t.Errorf("trtllm3636: stack %v; want the C++ place, then _fill_output", r.Stack)
+	}
+}
+
+// A message naming a C++ place keeps the program's own line as its site:
+// there the program called the library that allocated (RMM's pool under
+// cupoch, cupoch#98: <module> (benchmarks3.py:5), not RMM's
+// pool_memory_resource.hpp:179); and PyTorch's own sources (1.x's "malloc
+// at .../c10/cuda/CUDACachingAllocator.cpp:289") never replace the
+// operator's line.
+func TestF47oCxxPlaceKeepsProgramLine(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/cudacheck_rmm_pool_max_cupoch98.txt")
+	if r.Frame.Filename != "basic/benchmarks3.py" || r.Frame.Line != 5 {
+		t.Errorf("cupoch98: site %+v; want benchmarks3.py:5", r.Frame)
+	}
+	// Synthetic, a PyTorch 1.x message of the "(malloc at ...)" form
+	// under a traceback of torch's frames only.
+	text := `Traceback (most recent call last):
+  File "/usr/lib/python3.8/site-packages/torch/nn/modules/conv.py", line 419, in _conv_forward
+    return F.conv2d(input, weight, self.bias, self.stride,
+RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.54 GiB already allocated; 9.44 MiB free; 6.62 GiB reserved in total by PyTorch) (malloc at /pytorch/c10/cuda/CUDACachingAllocator.cpp:289)
+`
+	pm := NewPostmortem([]Input{textInput(t, "malloc_at.txt", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || pm.OOMs[0].Frame.Name != "_conv_forward" || pm.OOMs[0].Frame.Line != 419 {
+		t.Fatalf("malloc at: %d OOMs, site %+v; want _conv_forward (conv.py:419)", len(pm.OOMs), pm.OOMs[0].Frame)
+	}
+}

@@ -1275,6 +1275,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if i := callsite.InnermostUser(r.Stack); i >= 0 {
 			r.Frame = r.Stack[i]
 		}
+		r.reraisedSite(m)
 	}
 	if r.msg != nil && !repeatsStart(r, m) {
 		return
