@@ -1,6 +1,7 @@
 package oom
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,42 @@ RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB t
 	pm := NewPostmortem([]Input{textInput(t, "malloc_at.txt", text)}, PostmortemOptions{})
 	if len(pm.OOMs) != 1 || pm.OOMs[0].Frame.Name != "_conv_forward" || pm.OOMs[0].Frame.Line != 419 {
 		t.Fatalf("malloc at: %d OOMs, site %+v; want _conv_forward (conv.py:419)", len(pm.OOMs), pm.OOMs[0].Frame)
+	}
+}
+
+// R1 (session 47, tester t47a): TensorFlow's BFC statistics before its
+// OOM, and the tensor's shape and type, are the figures of the cause.
+// zzw922cn/Automatic_Speech_Recognition#78: Limit 10625279591, InUse
+// 7350513920 bytes, so 3274765671 bytes (3.05 GiB) were left; the tensor,
+// shape[16,1,892800,8,4,2,2] of float, is 16*892800*8*4*2*2 = 1828454400
+// elements * 4 bytes = 7313817600 bytes (6.81 GiB), more than what was
+// left: capacity within TensorFlow's limit. Was: no size, "cause not
+// determined", the site __exit__ (errors_impl.py:516), TensorFlow's own
+// frame. Right: capacity with those figures, no site named.
+func TestF47oTFBFCStatsCapacity(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/f47o_tf_bfc_stats_shape_asr78.txt")
+	if r.RequestedBytes != 7313817600 {
+		t.Errorf("requested %d, want 7313817600 (the shape times 4 bytes)", r.RequestedBytes)
+	}
+	if len(r.Causes) != 1 || r.Causes[0].Name != CauseCapacity {
+		t.Fatalf("causes %v, want capacity", causeNames(r))
+	}
+	if n := r.Causes[0].Numbers; n["allowed_bytes"] != 10625279591 || n["in_use_bytes"] != 7350513920 || n["shortfall_bytes"] != 7313817600-(10625279591-7350513920) {
+		t.Errorf("numbers %v", n)
+	}
+	if r.Frame.Filename != "" || !strings.Contains(strings.Join(r.Notes, " "), "only TensorFlow's own frames") {
+		t.Errorf("site %+v notes %q; want none, a note saying the frames are TensorFlow's", r.Frame, r.Notes)
+	}
+	// Synthetic: the same paste with a limit 4 GiB higher leaves 7.05 GiB,
+	// more than the 6.81 GiB tensor: no cause, a note that the statistics
+	// do not tell split chunks from a region that could not grow.
+	b, err := os.ReadFile("../../testdata/pytorch/pastes/f47o_tf_bfc_stats_shape_asr78.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "Limit:                 10625279591", "Limit:                 14920246887", 1)
+	pm := NewPostmortem([]Input{textInput(t, "roomy.txt", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Causes) != 0 || !strings.Contains(strings.Join(pm.OOMs[0].Notes, " "), "do not tell which") {
+		t.Errorf("roomy: %d OOMs %+v", len(pm.OOMs), pm.OOMs)
 	}
 }

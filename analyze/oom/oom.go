@@ -356,7 +356,14 @@ type Report struct {
 	caller      string // the program a figureless message came from (callerOf)
 	expandable  bool
 	snapshot    bool
-	event       bool // from a profiler trace's [OutOfMemory] event
+	// tfLimit and tfInUse: TensorFlow's BFC allocator's Limit and InUse
+	// (bytes) printed before its OOM; -1 when not (pytorchtext's
+	// takeBFCStats gives them as the message's allowed and allocated).
+	tfLimit, tfInUse int64
+	// tfShapeSized: RequestedBytes is the tensor's shape times its type's
+	// size (see tfTensorCause).
+	tfShapeSized bool
+	event        bool // from a profiler trace's [OutOfMemory] event
 	// gpuAtLeast is the least the GPU holds by another OOM of the same
 	// snapshot and device: the GPU's free memory and PyTorch's reserved
 	// memory there, the most of any (at trace entry gpuAtLeastSeq); -1
@@ -680,6 +687,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 func (r *Report) clear() {
 	r.RequestedBytes, r.SegmentBytes, r.DeviceFreeBytes, r.DeviceTotalBytes = -1, -1, -1, -1
 	r.ProcessInUseBytes, r.UnlistedBytes, r.AllowedBytes = -1, -1, -1
+	r.tfLimit, r.tfInUse = -1, -1
 	r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes, r.ActiveBytes, r.PrivatePoolBytes = -1, -1, -1, -1, -1
 	r.LargestFreeBlockBytes, r.LiveBlocks = -1, -1
 	r.gpuAtLeast, r.gpuAtLeastSeq = -1, -1
@@ -1276,6 +1284,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.Frame = r.Stack[i]
 		}
 		r.reraisedSite(m)
+		r.tfInternalSite(m)
 	}
 	if r.msg != nil && !repeatsStart(r, m) {
 		return
@@ -1300,6 +1309,9 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		}
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
+		}
+		if m.Generation == pytorchtext.GenTF && !r.snapshot && m.Allowed >= 0 && m.Allocated >= 0 {
+			r.tfLimit, r.tfInUse = m.Allowed, m.Allocated
 		}
 		if m.Generation == pytorchtext.GenTheano && !r.snapshot {
 			// The driver's free and total memory (cudaMemGetInfo) where
@@ -1779,6 +1791,7 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 				break
 			}
+			r.tfTensorCause()
 			r.Notes = append(r.Notes, r.tfTensorNote())
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
@@ -2594,8 +2607,21 @@ func (r *Report) tfTensorNote() string {
 	if r.msg != nil && strings.Contains(r.msg.Prefix, "op_kernel.cc:") {
 		what = "TensorFlow's allocator could not allocate a tensor for an op (OOM when allocating tensor), in op_kernel.cc's WARNING record of the op's failure (\"OP_REQUIRES failed at\"): TensorFlow returns the failed status to the caller, which raises it as ResourceExhaustedError, and no such exception follows in the inputs: the log was cut there, or the program caught the error"
 	}
+	if r.tfShapeSized {
+		what += "; the " + r.size(r.RequestedBytes) + " requested are the tensor's elements times its type's size, from the shape and type the message gives"
+		if r.tfLimit >= 0 {
+			return what
+		}
+		return what + "; the BFC allocator's log before it (\"Sum Total of in-use chunks\", its Stats' Limit and InUse) tells what was in use"
+	}
 	if r.known(r.RequestedBytes) {
+		if r.tfLimit >= 0 {
+			return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure"
+		}
 		return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure; its chunk dump (\"Sum Total of in-use chunks\") tells what was in use"
+	}
+	if r.tfLimit >= 0 {
+		return what + "; the message gives no size gpuleak reads (its shape is cut, or its type's size unknown)"
 	}
 	return what + "; the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use"
 }
