@@ -144,3 +144,38 @@ func TestF47oTFBFCStatsCapacity(t *testing.T) {
 		t.Errorf("roomy: %d OOMs %+v", len(pm.OOMs), pm.OOMs)
 	}
 }
+
+// R4 (session 47, tester t47a): four wording faults, on real pastes.
+//   - Aria#24: the split blocks' fragmentation said "enough for the 1.88
+//     GiB request (604.16 MiB short, ...)": enough and short in one
+//     clause. Now what was missing is said apart from what would have
+//     been enough.
+//   - NeuroSim#28: "the 128.00 MiB cudaMalloc needs of its own" stated
+//     gpuleak's margin as a fact of CUDA; it is gpuleak's allowance.
+//   - MMed-RAG#38: "the causes below rest on these figures", a note that
+//     is printed after the causes.
+//   - TensorRT-LLM#1060: "CUDA runtime error in error: out of memory" read
+//     "error" as the call: "TensorRT-LLM's error failed with ...".
+func TestF47oWording(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/f47o_split_covers_margin_aria24.txt")
+	c := hasCause(r, CauseFragmentation)
+	if c == nil || strings.Contains(c.Evidence, "short, with the") || !strings.Contains(c.Evidence, "604.16 MiB was missing") {
+		t.Errorf("aria24: fragmentation %+v; want what was missing said apart", c)
+	}
+	r = hunt44eOOM(t, "pytorch/pastes/f47o_margin_only_neurosim28.txt")
+	all := strings.Join(r.Notes, " ")
+	for _, c := range r.Causes {
+		all += " " + c.Evidence
+	}
+	if strings.Contains(all, "cudaMalloc needs of its own") || !strings.Contains(all, "margin gpuleak allows cudaMalloc") {
+		t.Errorf("neurosim28: %q; want the margin said to be gpuleak's", all)
+	}
+	r = hunt44eOOM(t, "pytorch/pastes/f47o_reserved_over_total_mmedrag38.txt")
+	if notes := strings.Join(r.Notes, " "); strings.Contains(notes, "causes below") || !strings.Contains(notes, "the causes given rest on these figures") {
+		t.Errorf("mmedrag38: notes %q", r.Notes)
+	}
+	r = hunt44eOOM(t, "pytorch/pastes/f47o_trtllm_check_expr_error_trtllm1060.txt")
+	if notes := strings.Join(r.Notes, " "); strings.Contains(notes, "TensorRT-LLM's error failed") || !strings.Contains(notes, `names the expression "error", not the call`) {
+		t.Errorf("trtllm1060: notes %q", r.Notes)
+	}
+}

@@ -1990,8 +1990,8 @@ func (r *Report) findCauses() {
 	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
 		// Smaller than the request, but the GPU would have had room had
 		// PyTorch's split free blocks been free on the GPU.
-		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
-			r.size(r.ReservedUnallocatedBytes), r.size(r.DeviceFreeBytes), r.size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), r.size(seg), r.size(shortfall), r.size(tightSlack)),
+		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request with the %s margin gpuleak allows cudaMalloc for its own page tables and granularity (as it was, %s was missing)",
+			r.size(r.ReservedUnallocatedBytes), r.size(r.DeviceFreeBytes), r.size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), r.size(seg), r.size(tightSlack), r.size(shortfall)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	}
 
@@ -2066,7 +2066,7 @@ func (r *Report) findCauses() {
 		}
 		short := fmt.Sprintf("%s short", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		if marginOnly {
-			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", r.size(shortfall), r.size(tightSlack))
+			short = fmt.Sprintf("barely more than the request: %s short of the %s margin gpuleak allows cudaMalloc for its own page tables and granularity", r.size(shortfall), r.size(tightSlack))
 		}
 		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
 		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
@@ -2537,7 +2537,12 @@ func (r *Report) cudaErrorNote() string {
 				who, advice = "FasterTransformer", "a smaller batch or sequence length, or a GPU free of other processes, makes room"
 			}
 			call := "CUDA runtime call"
-			if m[1] != "" {
+			if m[1] != "" && !checkCallNameRe.MatchString(m[1]) {
+				// The check's stringified expression is no call's name
+				// (TensorRT-LLM's "CUDA runtime error in error: out of
+				// memory": a variable holding the status).
+				call = fmt.Sprintf("CUDA runtime call (the message names the expression %q, not the call)", m[1])
+			} else if m[1] != "" {
 				call = m[1]
 				if strings.HasPrefix(m[1], "cudaMalloc") {
 					call += " (an allocation)"
@@ -2649,6 +2654,11 @@ func (r *Report) oneAPINote(lib string, pytorch bool) string {
 // ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of
 // memory"); the group is empty where none is named.
 var checkCallRe = lazyre.New(`^CUDA runtime error(?: in :*([A-Za-z_][A-Za-z0-9_]*))?`)
+
+// checkCallNameRe matches a CUDA runtime or driver function's name
+// ("cudaMallocAsync", "cuMemAlloc_v2"), what checkCallRe's group names
+// when the check was given the call itself.
+var checkCallNameRe = lazyre.New(`^cu(?:da)?[A-Z][A-Za-z0-9_]*$`)
 
 // driverCallRe finds the CUDA driver function a message names before its
 // status (numba's "Call to cuMemAlloc results in").
@@ -3140,7 +3150,7 @@ func (r *Report) checkImpossible() {
 		v    int64
 	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
 		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, r.size(f.v), r.size(r.DeviceTotalBytes)))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes given rest on these figures", f.what, r.size(f.v), r.size(r.DeviceTotalBytes)))
 			return
 		}
 	}
