@@ -179,3 +179,17 @@ func TestF47oWording(t *testing.T) {
 		t.Errorf("trtllm1060: notes %q", r.Notes)
 	}
 }
+
+// H2 (session 47, the lead's recording on an H200, PyTorch 2.11.0+cu130):
+// torch.empty(2**43, pin_memory=True) prints only "torch.AcceleratorError:
+// CUDA error: out of memory", no call named: the caching host allocator's
+// cudaHostAlloc of 8 TiB of page-locked host memory failed. The note's
+// list of sources outside the caching allocator must name pinned host
+// memory, with PyTorch's ways to ask for it.
+func TestF47oBareCUDAErrorNamesPinnedMemory(t *testing.T) {
+	r := hunt44eOOM(t, "pytorch/pastes/f47o_torch_pinned_alloc_fail_h200.txt")
+	notes := strings.Join(r.Notes, " ")
+	if len(r.Causes) != 0 || !strings.Contains(notes, "pinned host memory") || !strings.Contains(notes, "DataLoader(pin_memory=True)") || !strings.Contains(notes, "cuBLAS or cuDNN workspace") {
+		t.Errorf("causes %v notes %q; want no cause, pinned host memory among the sources", causeNames(r), r.Notes)
+	}
+}

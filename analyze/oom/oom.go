@@ -2461,9 +2461,9 @@ func (r *Report) cudaErrorNote() string {
 	case "":
 		if r.msg != nil && r.msg.Backend == "HIP" {
 			// ROCm's libraries, not CUDA's.
-			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context; or pinned host memory: " + pinnedSources + ", whose failure HIP reports in the same words): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the GPU memory was, and the host's free RAM whether pinned memory could not be had"
 		}
-		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context; or pinned host memory: " + pinnedSources + ", whose failure CUDA reports in the same words, the GPU's memory not involved): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the GPU memory was, and the host's free RAM (a container's memory limit counts) whether pinned memory could not be had"
 	case "Metal":
 		return "Metal could not run a command buffer for lack of GPU memory (\"Insufficient Memory\", kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
 	case pytorchtext.LibraryUR, pytorchtext.LibraryPI:
@@ -2649,6 +2649,12 @@ func (r *Report) oneAPINote(lib string, pytorch bool) string {
 	}
 	return "a SYCL call ran out of device memory (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: the Level Zero driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, as " + lib + " passes it on)" + outside + ": the message has no sizes; xpu-smi at the time would tell what held the GPU"
 }
+
+// pinnedSources are PyTorch's ways to ask for page-locked (pinned) host
+// memory: the caching host allocator's cudaHostAlloc, whose failure PyTorch
+// raises as "CUDA error: out of memory" with no call named (recorded on an
+// H200, PyTorch 2.11: torch.empty(2**43, pin_memory=True)).
+const pinnedSources = "pin_memory=True, Tensor.pin_memory(), DataLoader(pin_memory=True)"
 
 // checkCallRe reads the function an inference library's CUDA check names
 // ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of
