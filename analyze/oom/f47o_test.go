@@ -193,3 +193,31 @@ func TestF47oBareCUDAErrorNamesPinnedMemory(t *testing.T) {
 		t.Errorf("causes %v notes %q; want no cause, pinned host memory among the sources", causeNames(r), r.Notes)
 	}
 }
+
+// Memory no listed process holds, under 2 GiB, is not added to the listed
+// processes' sum, and is named apart from them. Synthetic: a 2.x message
+// that tester t47a found in a public repository's code (its file
+// code_pfe_otherproc.txt). 15.47 GiB (15841.28 MiB) total, 6.71 GiB
+// (6871.04 MiB) free, this process 222 MiB, processes 28800 (15.53 MiB)
+// and 54776 (7.75 GiB = 7936 MiB): unattributed 15841.28 - 6871.04 - 222
+// - 7951.53 = 796.71 MiB. The 7.49 GiB (7669.76 MiB) request is 798.72
+// MiB short, 926.72 MiB with the 128 MiB margin: the listed 7951.53 MiB
+// cover it, so other-processes holds, with 7.77 GiB, not 8.54 GiB
+// (15.53 MiB is 16284385 bytes, to the byte PyTorch's rounding allows).
+func TestF47oUnlistedNamedApart(t *testing.T) {
+	text := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.49 GiB. GPU 0 has a total capacity of 15.47 GiB of which 6.71 GiB is free. Process 28800 has 15.53 MiB memory in use. Process 54776 has 7.75 GiB memory in use. Including non-PyTorch memory, this process has 222.00 MiB memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n"
+	pm := NewPostmortem([]Input{textInput(t, "pfe.txt", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	c := hasCause(pm.OOMs[0], CauseOtherProcesses)
+	if c == nil {
+		t.Fatalf("causes %v, want other-processes", causeNames(pm.OOMs[0]))
+	}
+	if got, want := c.Numbers["other_processes_bytes"], int64(16284385)+7936<<20; got < want-(1<<20) || got > want+(1<<20) {
+		t.Errorf("other processes %d, want about %d (the listed two)", got, want)
+	}
+	if !strings.Contains(c.Evidence, "7.75 GiB), besides 796.71 MiB not attributed to a process the message lists") {
+		t.Errorf("evidence %q; want the unattributed memory named apart", c.Evidence)
+	}
+}

@@ -2061,8 +2061,12 @@ func (r *Report) findCauses() {
 			}
 			who = append(who, w)
 		}
+		unlisted := ""
 		if r.UnlistedBytes > otherProcessesMin {
-			who = append(who, fmt.Sprintf("%s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders))
+			unlisted = fmt.Sprintf("%s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders)
+			if unlistedCounted {
+				who, unlisted = append(who, unlisted), ""
+			}
 		}
 		short := fmt.Sprintf("%s short", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		if marginOnly {
@@ -2074,6 +2078,10 @@ func (r *Report) findCauses() {
 			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
+		}
+		if unlisted != "" {
+			// Not counted for them (see unlistedMin).
+			ev += ", besides " + unlisted
 		}
 		if r.known(r.ProcessInUseBytes) {
 			ev += fmt.Sprintf(", this process %s", r.size(r.ProcessInUseBytes))
