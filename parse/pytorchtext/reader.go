@@ -191,6 +191,9 @@ type Reader struct {
 	// message: TensorFlow's own OOM for the same allocation, which it
 	// then is (see bfcFailure).
 	bfc *heldMessage
+	// bfcStats is the BFC allocator's statistics last seen, for
+	// TensorFlow's OOM after them (see seeBFCStats).
+	bfcStats *bfcStats
 	// tfOp is TensorFlow's op_kernel.cc record of an op that failed for
 	// want of memory, logged at WARNING level, held for the exception
 	// TensorFlow raises from it, which is then the OOM; tfOpMore counts
@@ -723,6 +726,7 @@ func (r *Reader) addBody(line string) error {
 	if first < 0 {
 		r.seeProgress(line)
 		r.seeTheanoDevice(line)
+		r.seeBFCStats(line, r.line)
 	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
@@ -1416,7 +1420,9 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		// whenever it is written.)
 		r.tfOp, r.tfOpMore = nil, 0
 		takeBFCSize(&m, h.msg)
+		completeCutTF(&m, h.msg)
 	}
+	r.takeBFCStats(&m, line)
 	if h := r.bfc; h != nil {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
