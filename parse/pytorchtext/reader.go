@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -1564,8 +1565,9 @@ func (p *splitPhrase) goesOn(cont string) bool {
 }
 
 // phraseWords indexes the words of oomPhrases by their first three bytes:
-// each entry a phrase and where in it the word starts.
-var phraseWords = func() map[string][][2]int {
+// each entry a phrase and where in it the word starts. Built on first use
+// (a text log's line without an OOM), not at every start.
+var phraseWords = sync.OnceValue(func() map[string][][2]int {
 	m := map[string][][2]int{}
 	for k, p := range oomPhrases {
 		for j := 0; j+3 <= len(p); j++ {
@@ -1575,7 +1577,7 @@ var phraseWords = func() map[string][][2]int {
 		}
 	}
 	return m
-}()
+})
 
 // phraseCut returns line as a splitPhrase when its last word (three bytes
 // at least) ends it inside an out-of-memory phrase with the phrase's
@@ -1589,7 +1591,7 @@ func phraseCut(line string, n int64) *splitPhrase {
 		return nil
 	}
 	var sp *splitPhrase
-	for _, e := range phraseWords[w[:3]] {
+	for _, e := range phraseWords()[w[:3]] {
 		p, j := oomPhrases[e[0]], e[1]
 		end := j + len(w)
 		if end >= len(p) || !strings.HasPrefix(p[j:], w) || !strings.HasSuffix(t, p[:end]) {
