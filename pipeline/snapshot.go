@@ -3,7 +3,6 @@ package pipeline
 import (
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
@@ -112,19 +111,29 @@ func postmortemSnapshot(r *runner, in *parse.Input, _ []byte, format parse.Forma
 // few MiB beside the process's floor (about 25 MB resident), a forced
 // cycle cannot lower the peak, and on the field's small snapshots, where
 // start-up is most of the time, it cost about half a millisecond.
+//
+// The goal and the live heap are read with runtime.ReadMemStats (NextGC,
+// and HeapAlloc right after runtime.GC, which sweeps every span before it
+// returns, so that only the marked objects are counted), not with
+// runtime/metrics, whose package initialisation formats a description of
+// every GODEBUG setting at each start (about 1 M instructions, an eighth
+// of `gpuleak --version`'s).
 func freeDecoder(in *parse.Input, stop func(), pr *pytorch.Reader, mem *parse.RecyclingAllocator) (restore func()) {
-	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	goal := s[0].Value.Uint64()
+	small := smallInput(in)
+	var ms runtime.MemStats
+	if !small {
+		runtime.ReadMemStats(&ms) // stops the world: not for a small run
+	}
+	goal := ms.NextGC
 	stop()
 	pr.Release()
 	mem.Purge()
-	if smallInput(in) {
+	if small {
 		return func() {}
 	}
 	runtime.GC()
-	metrics.Read(s)
-	return keepHeapGoal(goal, s[1].Value.Uint64())
+	runtime.ReadMemStats(&ms)
+	return keepHeapGoal(goal, ms.HeapAlloc)
 }
 
 // smallInput reports whether in is a regular, uncompressed file of

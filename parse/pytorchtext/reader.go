@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -1602,8 +1603,9 @@ func (p *splitPhrase) goesOn(cont string) bool {
 }
 
 // phraseWords indexes the words of oomPhrases by their first three bytes:
-// each entry a phrase and where in it the word starts.
-var phraseWords = func() map[string][][2]int {
+// each entry a phrase and where in it the word starts. Built on first use
+// (a text log's line without an OOM), not at every start.
+var phraseWords = sync.OnceValue(func() map[string][][2]int {
 	m := map[string][][2]int{}
 	for k, p := range oomPhrases {
 		for j := 0; j+3 <= len(p); j++ {
@@ -1613,7 +1615,7 @@ var phraseWords = func() map[string][][2]int {
 		}
 	}
 	return m
-}()
+})
 
 // phraseCut returns line as a splitPhrase when its last word (three bytes
 // at least) ends it inside an out-of-memory phrase with the phrase's
@@ -1627,7 +1629,7 @@ func phraseCut(line string, n int64) *splitPhrase {
 		return nil
 	}
 	var sp *splitPhrase
-	for _, e := range phraseWords[w[:3]] {
+	for _, e := range phraseWords()[w[:3]] {
 		p, j := oomPhrases[e[0]], e[1]
 		end := j + len(w)
 		if end >= len(p) || !strings.HasPrefix(p[j:], w) || !strings.HasSuffix(t, p[:end]) {
