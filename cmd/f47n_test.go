@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// pynvml names each NVML failure (NVMLError_<name>), and they mean
+// different things: LibraryNotFound, DriverNotLoaded, Uninitialized mean
+// NVML as a whole did not work, so a sampler read nothing; NotSupported or
+// NoPermission mean one query failed on a working NVML (XuehaiPan/nvitop#5:
+// the memory reading on line 5 came back, utilisation on a MIG-enabled
+// A100 did not). Before, every NVMLError_* was "pynvml could not use NVML
+// ... so it sampled nothing", false for nvitop#5.
+func TestPynvmlErrorsToldApart(t *testing.T) {
+	dir := td + "toolerror/"
+	cases := []struct {
+		file    string
+		want    []string // each must be in stderr
+		notWant []string // none may be
+	}{
+		// A per-query failure: NVML worked (line 5 is its memory reading),
+		// so neither "could not use NVML" nor "sampled nothing" holds.
+		{"pynvml_notsupported_mig.txt",
+			[]string{`line 13 is pynvml's error "pynvml.NVMLError_NotSupported: Not Supported"`, "one query", "NVML itself worked"},
+			[]string{"could not use NVML", "sampled nothing"}},
+		// nvmlInit failed: nothing was sampled, and the reason is the
+		// driver (gpustat#110).
+		{"pynvml_driver_not_loaded.txt",
+			[]string{`line 10 is pynvml's error "pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded"`, "could not start NVML", "sampled nothing"},
+			[]string{"one query"}},
+		// Alone in the file: the tool's error in place of its output
+		// (NVlabs/imaginaire#56's line, pynvml 11's pynvml.nvml module).
+		{"pynvml_library_not_found.txt",
+			[]string{`:1: pynvml's error, not its output`, "could not start NVML", "sampled nothing"},
+			[]string{"one query"}},
+	}
+	for _, c := range cases {
+		code, _, errOut := run(t, nil, "analyze", dir+c.file)
+		if code != ExitInput {
+			t.Errorf("%s: exit %d, want %d", c.file, code, ExitInput)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr %q\nlacks %q", c.file, errOut, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr %q\nsays %q", c.file, errOut, w)
+			}
+		}
+	}
+}
