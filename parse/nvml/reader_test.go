@@ -113,6 +113,11 @@ func TestFixtures(t *testing.T) {
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
 		{"pub_gpustat97_line.txt", FormatGpustatText, 2, 1, ClockRowOrder, "includes-reserved-unknown,process"},
+		// gpustat#95: GPUs 0-3, GPU 4's row cut (f47n_test.go); its
+		// processes "jfx(?M)" have no pid and are not read.
+		{"pub_gpustat95_cut_row.txt", FormatGpustatText, 4, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// One -q GPU section of 4 attached: GPU 0 and 2 processes.
+		{"pub_sonar_q_one_of_four.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
 		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
 		// (testdata/README.md).

@@ -1,0 +1,65 @@
+package nvml
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// A gpustat paste whose last GPU row stops after its name (gpustat#95:
+// "[4] GeForce GTX 1080 Ti |", nothing after) holds GPUs 0-3 whole and GPU
+// 4 without memory. Before, GPU 4 vanished without a word; now the row is
+// named and the paste read in part, as a cut nvidia-smi table is.
+func TestGpustatRowCut(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_gpustat95_cut_row.txt")
+	// GPUs 0-3: 4 rows; their processes show "jfx(?M)" (no pid, memory
+	// unknown), which gpustat's process pattern does not take.
+	if len(rows) != 4 {
+		t.Errorf("%d rows, want 4", len(rows))
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	// Line 6 is the cut row (line 1 is the host and time).
+	if !strings.Contains(ws, "line 6: gpustat's row for GPU 4 stops before its memory") || !strings.Contains(meta.Cut, "GPU 4") {
+		t.Errorf("warnings %q, cut %q: want GPU 4's row at line 6 named as cut", ws, meta.Cut)
+	}
+	// A whole row is no cut: gpustat#97's one line reads whole.
+	_, meta = readFile(t, tdata+"pub_gpustat97_line.txt")
+	if meta.Cut != "" {
+		t.Errorf("gpustat#97: cut %q, want none", meta.Cut)
+	}
+}
+
+// An nvidia-smi -q report says how many GPUs are attached ("Attached GPUs
+// : 4", line 8 of NordicHPC/sonar's test output) and then has one section
+// per GPU shown. An excerpt with fewer sections (here 1 of 4) lacks the
+// others' memory: cut, or run with -i, which the text cannot tell apart.
+// Before, GPU 0 alone was read with no word about the other 3.
+func TestQReportFewerGPUsThanAttached(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_sonar_q_one_of_four.txt")
+	// GPU 0 and its two processes (pids 2620449, 3066537).
+	if len(rows) != 3 {
+		t.Errorf("%d rows, want 3", len(rows))
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, "line 8: the nvidia-smi -q report says 4 GPUs are attached but holds 1 GPU's section") || !strings.Contains(ws, "the other 3 GPUs are not in it") {
+		t.Errorf("warnings %q: want the 3 missing GPUs named", ws)
+	}
+	// A report with every attached GPU's section says nothing of it.
+	whole := strings.Replace(readString(t, tdata+"pub_sonar_q_one_of_four.txt"), "Attached GPUs                             : 4", "Attached GPUs                             : 1", 1)
+	_, meta, err := readRows(t, "whole", whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "attached") {
+		t.Errorf("whole report: warnings %q", ws)
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
