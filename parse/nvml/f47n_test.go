@@ -2,6 +2,7 @@ package nvml
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,4 +63,50 @@ func readString(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A pmon or dmon header followed, before any row, by another of other
+// columns: the second names the rows. NordicHPC/sonar's pmon -c 1 -s mu
+// text (driver 545) prints pmon's header without fb, then with it, then
+// 10 process rows; read by the first header, it was "no fb column". The
+// rows are those of sonar-pmon-545 (the same text from its second header
+// on), which read right: 10 processes, pid 2233095 on GPU 1 at 24395 MiB.
+func TestMonHeaderReplacedBeforeRows(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_sonar_pmon_two_headers.txt")
+	if len(rows) != 10 {
+		t.Fatalf("%d rows, want 10", len(rows))
+	}
+	found := false
+	for _, r := range rows {
+		if r.PID != nil && *r.PID == 2233095 {
+			found = r.Used != nil && *r.Used == 24395*MiB && r.GPU != nil && *r.GPU == 1
+		}
+	}
+	if !found {
+		t.Errorf("pid 2233095 not read at 24395 MiB on GPU 1: %+v", rows)
+	}
+	if !slices.Contains(meta.Fields, "fb") {
+		t.Errorf("fields %v: want the second header's", meta.Fields)
+	}
+	// dmon alike (synthetic): -s pu's header, then -s m's, then its rows.
+	const dmon = "# gpu   pwr  gtemp  mtemp    sm   mem   enc   dec\n" +
+		"# Idx     W      C      C     %     %     %     %\n" +
+		"# gpu    fb  bar1\n" +
+		"# Idx    MB    MB\n" +
+		"    0  4907     5\n" +
+		"    0  4910     5\n"
+	rows, _, err := readRows(t, "dmon", dmon)
+	if err != nil || len(rows) != 2 || *rows[1].Used != 4910*MiB {
+		t.Errorf("dmon: %d rows, %v", len(rows), err)
+	}
+	// A header without fb whose rows follow is still refused, at its line.
+	_, _, err = readRows(t, "dmon", dmon[:100]+"    0    60     5     -    10     2     0     0\n")
+	if err == nil || !strings.Contains(err.Error(), "dmon:1: the dmon log has no fb column") {
+		t.Errorf("dmon without fb: %v", err)
+	}
+	// And so is one alone.
+	_, _, err = readRows(t, "dmon", dmon[:100])
+	if err == nil || !strings.Contains(err.Error(), "dmon:1: the dmon log has no fb column") {
+		t.Errorf("dmon header alone without fb: %v", err)
+	}
 }

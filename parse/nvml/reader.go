@@ -482,6 +482,9 @@ func (r *Reader) skipOutput(err error, n int) {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
 		msg = pe.Msg
+		if pe.Line > 0 {
+			n = pe.Line // a header's fault, found at its first row
+		}
 	}
 	r.meta.Warnings.Linef(n, "%s: an output without a memory figure, skipped", msg)
 	r.segNote = nil
@@ -623,7 +626,7 @@ func (r *Reader) step() error {
 				default:
 					return derr
 				}
-			} else if r.segNote != nil {
+			} else if r.segNote != nil && !headerPending(r.dec) {
 				r.meta.Warnings.Add(*r.segNote)
 				r.segNote = nil
 			}

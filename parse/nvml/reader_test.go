@@ -116,6 +116,9 @@ func TestFixtures(t *testing.T) {
 		// gpustat#95: GPUs 0-3, GPU 4's row cut (f47n_test.go); its
 		// processes "jfx(?M)" have no pid and are not read.
 		{"pub_gpustat95_cut_row.txt", FormatGpustatText, 4, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// pmon's header twice, without fb then with it, and 10 process
+		// rows of one tick (f47n_test.go).
+		{"pub_sonar_pmon_two_headers.txt", FormatPmon, 10, 1, ClockRowOrder, "process"},
 		// One -q GPU section of 4 attached: GPU 0 and 2 processes.
 		{"pub_sonar_q_one_of_four.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
