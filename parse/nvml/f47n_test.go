@@ -110,3 +110,33 @@ func TestMonHeaderReplacedBeforeRows(t *testing.T) {
 		t.Errorf("dmon header alone without fb: %v", err)
 	}
 }
+
+// An nvidia-smi -q -x excerpt that starts inside a <gpu> child gpuleak
+// does not name (influxdata/telegraf#5546: inside <clocks_event_reasons>,
+// then <sparse_operation_mode>, <fb_memory_usage> with 205 MiB used of
+// 5120, 73 reserved, <bar1_memory_usage>; cut there). Its siblings say
+// where it sits: <fb_memory_usage> is a <gpu>'s child, so the excerpt is
+// inside a <gpu>, and its memory is that GPU's (index not known). Was: "no
+// GPU memory in this nvidia-smi XML".
+func TestXMLExcerptInsideUnnamedElement(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_telegraf5546_xml_excerpt.xml")
+	if len(rows) != 1 || rows[0].Used == nil || *rows[0].Used != 205*MiB || rows[0].Reserved == nil || *rows[0].Reserved != 73*MiB || rows[0].GPU != nil {
+		t.Fatalf("rows %+v; want one GPU at 205 MiB used, 73 reserved, index unknown", rows)
+	}
+	if !strings.Contains(meta.Cut, "starts inside <clocks_event_reasons>") {
+		t.Errorf("cut %q", meta.Cut)
+	}
+	// The same with no end tag first: an excerpt that starts at a <gpu>
+	// child gpuleak does not name (h200_q_x_process.xml's <pci>, lines
+	// 74-555: GPU 0's children from <pci> to its </processes>, 6671 MiB
+	// used, pid 614 at 6662 MiB).
+	b, err := os.ReadFile(fixtures + "h200_q_x_process.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.SplitAfter(string(b), "\n")
+	rows, _, err = readRows(t, "pci.xml", strings.Join(all[73:555], ""))
+	if err != nil || len(rows) != 2 || *rows[0].Used != 6671*MiB || *rows[1].PID != 614 {
+		t.Errorf("from <pci>: %v, rows %+v", err, rows)
+	}
+}

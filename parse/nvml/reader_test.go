@@ -119,6 +119,9 @@ func TestFixtures(t *testing.T) {
 		// pmon's header twice, without fb then with it, and 10 process
 		// rows of one tick (f47n_test.go).
 		{"pub_sonar_pmon_two_headers.txt", FormatPmon, 10, 1, ClockRowOrder, "process"},
+		// An -q -x excerpt from inside <clocks_event_reasons> to its
+		// GPU's <bar1_memory_usage>: one GPU, no index, no time.
+		{"pub_telegraf5546_xml_excerpt.xml", FormatNvidiaSmiXML, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// One -q GPU section of 4 attached: GPU 0 and 2 processes.
 		{"pub_sonar_q_one_of_four.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
