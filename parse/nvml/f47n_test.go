@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A gpustat paste whose last GPU row stops after its name (gpustat#95:
@@ -138,5 +139,55 @@ func TestXMLExcerptInsideUnnamedElement(t *testing.T) {
 	rows, _, err = readRows(t, "pci.xml", strings.Join(all[73:555], ""))
 	if err != nil || len(rows) != 2 || *rows[0].Used != 6671*MiB || *rows[1].PID != 614 {
 		t.Errorf("from <pci>: %v, rows %+v", err, rows)
+	}
+}
+
+// A Markdown doc quotes an nvidia-smi --query-gpu command with
+// --format=csv,noheader, closes the code block, writes a label
+// ("**输出**:", "Output:") and opens another with the rows (notes after
+// "←" on each). The command names the columns; the label is no row. Was
+// "not an NVML sample log" (the label ended the command's reach).
+func TestCommandLabelThenRows(t *testing.T) {
+	rows, meta := readFile(t, tdata+"field/wings_noheader_command_label_rows.txt")
+	// GPU 0 (A100, 4 of 40960 MiB) and GPU 1 (L20, 41993 of 46068).
+	if len(rows) != 2 || *rows[1].GPU != 1 || *rows[1].Used != 41993*MiB || *rows[1].Total != 46068*MiB {
+		t.Fatalf("rows %+v", rows)
+	}
+	if meta.SkippedLines != 0 || meta.Cut != "" {
+		t.Errorf("%d lines skipped (%v), cut %q: the label is no row", meta.SkippedLines, meta.SkippedAt, meta.Cut)
+	}
+	for _, l := range []string{"Output:", "**输出**:", "### Result：", "**Output:**", "> Output:"} {
+		if !isOutputLabel([]byte(l)) {
+			t.Errorf("%q: not a label", l)
+		}
+	}
+	// A row, a -q key with its value, a table's title, a prompt are not.
+	for _, l := range []string{"0, 4 MiB", "Used : 5 MiB", "| Processes: |", "$ nvidia-smi:", "12:", "Traceback (most recent call last):", "GPU 0: NVIDIA A10G (UUID: GPU-4aa)"} {
+		if isOutputLabel([]byte(l)) {
+			t.Errorf("%q: a label", l)
+		}
+	}
+}
+
+// date -Iseconds' line ("2026-09-17T00:00:00+08:00") is a date line, as
+// date's default output is: a loop of date and a header-less query prints
+// one before its rows.
+func TestISODateLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64 // µs; 0: not a date line
+	}{
+		// 00:00 at +08:00 is 16:00 UTC the day before.
+		{"2026-09-17T00:00:00+08:00", time.Date(2026, 9, 16, 16, 0, 0, 0, time.UTC).UnixMicro()},
+		{"2026-09-17 00:00:00.500000000Z", time.Date(2026, 9, 17, 0, 0, 0, 5e8, time.UTC).UnixMicro()},
+		{"2024-01-01T00:00:00.0000000Z", 0}, // a GitHub Actions stamp alone
+		{"2026-09-17T00:00:00+0800", time.Date(2026, 9, 16, 16, 0, 0, 0, time.UTC).UnixMicro()},
+		{"2026-09-17T00:00:00", 0}, // no zone: not date's -I output
+		{"2026/09/17 00:00:00.000, 0, 5", 0},
+	} {
+		got, ok := isoDate([]byte(c.in))
+		if ok != (c.want != 0) || got != c.want {
+			t.Errorf("%q: %d %v, want %d", c.in, got, ok, c.want)
+		}
 	}
 }

@@ -225,7 +225,10 @@ type Reader struct {
 
 	line     int
 	segLines int // lines the current decoder has read
-	long     []byte
+	// segText: a line not blank went to the current decoder (a label
+	// before it, "Output:", is not the output's).
+	segText bool
+	long    []byte
 	// ansi holds the last line without its terminal escape sequences;
 	// ansiLines counts the lines that had some.
 	ansi      []byte
@@ -584,6 +587,7 @@ func (r *Reader) step() error {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
 				r.segLines++
+				r.segText = true
 				return derr
 			}
 		}
@@ -608,6 +612,8 @@ func (r *Reader) step() error {
 		case r.fenced && !r.fenceOpen && len(trimSpace(line)) > 0:
 			r.meta.Skipped++
 			r.meta.Warnings.Once("outside fences", parse.LineNote(r.line, "text outside the Markdown code blocks (%q) is not read", snippet(trimSpace(line))))
+		case !r.segText && isOutputLabel(trimSpace(line)):
+			// "Output:" between a command and its output's first line.
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
@@ -616,6 +622,7 @@ func (r *Reader) step() error {
 			// "Thu May  2 10:00:00 UTC 2024": date's, between outputs.
 		default:
 			r.segLines++
+			r.segText = r.segText || len(trimSpace(line)) > 0
 			if derr := r.dec.line(line, r.line); derr != nil {
 				var bad *rowError
 				switch {
@@ -746,7 +753,7 @@ func (r *Reader) start() error {
 			head = unwrapped
 		}
 	}
-	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
+	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipDateLines(skipPrompts(head))) {
 		f = FormatForFields(r.opt.fields)
 	}
 	r.paste = len(untilPrompt(head)) < len(head)

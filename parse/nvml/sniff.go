@@ -234,7 +234,7 @@ var (
 )
 
 // skipDateLines drops the leading blank lines and lines of date(1)'s
-// output ("Thu May  2 10:00:00 UTC 2024") of head: a loop of "date;
+// output ("Thu May  2 10:00:00 UTC 2024", date -Iseconds') of head: a loop of "date;
 // curl .../metrics" prints one before each output.
 func skipDateLines(head []byte) []byte {
 	for {
@@ -243,12 +243,20 @@ func skipDateLines(head []byte) []byte {
 			return head
 		}
 		if _, _, _, _, _, _, _, ok := dateFields(first); !ok {
-			return head
+			if _, ok := isoDate(first); !ok {
+				return head
+			}
 		}
 		i := bytes.Index(head, first) + len(first)
 		head = head[i:]
 	}
 }
+
+// SkipDateLines returns head without its leading blank lines and lines
+// of date(1)'s output, "Thu May  2 10:00:00 UTC 2024" or date -Iseconds'
+// "2026-09-17T00:00:00+08:00": what a "date; nvidia-smi ..." loop prints
+// before its first output.
+func SkipDateLines(head []byte) []byte { return skipDateLines(head) }
 
 // skipTaggedLines drops the leading lines of head that another program
 // printed behind a bracketed tag: HAMi-core, preloaded into every process
