@@ -238,6 +238,11 @@ type Reader struct {
 	source    []byte
 	nonEmpty  bool
 	usedRows  int64 // rows with a used-memory value
+	// usedLost counts the rows skipped as unreadable that named a
+	// used-memory figure (a DCGM_FI_DEV_FB_USED line cut inside its
+	// labels), the first at line usedLostLine with usedLostWhy.
+	usedLost, usedLostLine int
+	usedLostWhy            string
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
@@ -711,6 +716,15 @@ func (r *Reader) endAt(err error) error {
 			// nothing to judge, which must not read as "no findings".
 			if who := r.unifiedNoMemory(); who != "" {
 				return r.errorf(r.line, "no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, r.unifiedWhatNext())
+			}
+			if r.usedLost > 0 {
+				// The figure was logged, and its line cut: say so, not
+				// "log it".
+				what := fmt.Sprintf("the %d lines that held one (the first at line %d) could not be read (%s)", r.usedLost, r.usedLostLine, r.usedLostWhy)
+				if r.usedLost == 1 {
+					what = fmt.Sprintf("the line that held one could not be read (%s)", r.usedLostWhy)
+				}
+				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%d samples read): %s: the line is cut or damaged; give it whole", r.meta.Rows, what)
 			}
 			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
 		}

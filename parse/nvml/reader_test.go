@@ -346,6 +346,7 @@ func TestFixtures(t *testing.T) {
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
 		"field/unsloth10703_gb10_no_used_column.txt": true, "field/arctictraining345_gb10_table_not_supported.txt": true,
+		"field/gpuoperator340_dcgm_fb_used_cut.prom": true,
 		// Forms parse.Open decodes before this reader sees them (a gzip
 		// stream cut short, UTF-16 without a byte order mark): cmd's
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
@@ -959,6 +960,12 @@ func TestFieldUnreadable(t *testing.T) {
 		// DCGM's FB_FREE of two GPUs, cut before FB_USED: samples without a
 		// used value, which read as "no findings" before.
 		{"dcgmexporter736_hostname_lower_mig.txt", ":11: no sample holds a used-memory value"},
+		// A scrape whose FB_USED line (13) is cut inside its labels, its
+		// FB_FREE (line 10) whole (NVIDIA/gpu-operator#340): the figure
+		// was logged and its line lost. Was "log ... DCGM_FI_DEV_FB_USED",
+		// which the user had done; now the error is at line 13 and says
+		// the line is cut.
+		{"gpuoperator340_dcgm_fb_used_cut.prom", ":13: no sample holds a used-memory value (1 samples read): the line that held one could not be read (DCGM_FI_DEV_FB_USED: unterminated label value (truncated line?)): the line is cut or damaged"},
 		// DGX Spark (GB10, unified memory): memory.free, memory.total and
 		// memory.used all [N/A]. Was the generic "no sample holds a
 		// used-memory value (... missing or a placeholder)"; now it says
