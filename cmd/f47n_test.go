@@ -69,3 +69,21 @@ func TestFieldsAfterDateLine(t *testing.T) {
 		}
 	}
 }
+
+// Excerpts of nvidia-smi -q's text cut before their "GPU 00000000:..."
+// line: which GPU the figures are of is not in them (nor, for
+// nvidia-docker#1547, which memory "Used : 19147 MiB" is: its FB Memory
+// Usage title is cut off too). They stay unread, but the error says what
+// they are and what to give, as for -q -x excerpts; was the generic
+// "unrecognised input format".
+func TestQTextExcerptSaysWhatItIs(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"nvidiadocker1547_q_cut_in_fb.txt", `:1: part of an nvidia-smi -q report ("Used : 19147 MiB") cut before its "GPU 00000000:..." line, which says which GPU its figures are of, and before the "FB Memory Usage" title`},
+		{"gputil38_q_cut_in_processes.txt", `:13: part of an nvidia-smi -q report ("Process ID : 1628") cut before its "GPU 00000000:..." line`},
+	} {
+		code, _, errOut := run(t, nil, "analyze", td+"nvml_excerpts/"+c.file)
+		if code != ExitInput || !strings.Contains(errOut, c.file+c.want) || !strings.Contains(errOut, "GPU 00000000:") || !strings.Contains(errOut, "nvidia-smi -q") {
+			t.Errorf("%s: exit %d, stderr %q\nwant %q", c.file, code, errOut, c.want)
+		}
+	}
+}

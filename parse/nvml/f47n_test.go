@@ -191,3 +191,21 @@ func TestISODateLine(t *testing.T) {
 		}
 	}
 }
+
+// QTextExcerpt names an -q excerpt without its GPU line, and only that.
+func TestQTextExcerptKinds(t *testing.T) {
+	const fb = "    FB Memory Usage\n        Total                             : 24268 MiB\n        Used                              : 19147 MiB\n        Free                              : 5121 MiB\n"
+	// The title is there: which memory is known, which GPU is not.
+	n, msg, ok := QTextExcerpt([]byte(fb))
+	if !ok || n != 3 || !strings.Contains(msg, `"Used : 19147 MiB"`) || strings.Contains(msg, "FB Memory Usage") {
+		t.Errorf("fb section: %d %q %v", n, msg, ok)
+	}
+	// With its GPU line it is a report the reader reads: not an excerpt.
+	if _, _, ok := QTextExcerpt([]byte("GPU 00000000:61:00.0\n" + fb)); ok {
+		t.Error("a report with its GPU line called an excerpt")
+	}
+	// Two aligned lines are not enough to call text a report.
+	if _, _, ok := QTextExcerpt([]byte("    Epoch        : 3\n    Loss         : 0.5\n")); ok {
+		t.Error("two key-value lines called an -q excerpt")
+	}
+}
