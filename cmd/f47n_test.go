@@ -87,3 +87,25 @@ func TestQTextExcerptSaysWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// A single process's finding from one sample (pmon's tick here) advises
+// a log of processes over time, --query-compute-apps; --query-gpu, the
+// advice before, logs no process. A GPU's finding keeps --query-gpu.
+func TestUndeterminedProcessAdvice(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"nvml/pub_sonar_pmon_two_headers.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.Contains(l, "undetermined: pid ") {
+			continue
+		}
+		if !strings.Contains(l, "--query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory") || strings.Contains(l, "--query-gpu") {
+			t.Errorf("process finding: %q", l)
+		}
+	}
+	code, out, _ = run(t, nil, "analyze", td+"nvml/pub_gpustat95_cut_row.txt")
+	if code != ExitOK || !strings.Contains(out, "undetermined: GPU 1 of fishtank") || !strings.Contains(out, "--query-gpu=timestamp,index,memory.used,memory.total") {
+		t.Errorf("GPU finding: exit %d, %s", code, out)
+	}
+}

@@ -645,8 +645,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			used, capacity = sizes.Of(s.LastBytes, s.CapacityBytes, IBytes)
 			of = " of " + capacity
 		}
-		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)%s",
-			who, used, of, what, unattributedNote(s))
+		// A process is logged over time by --query-compute-apps; the
+		// GPU's query logs no process.
+		log := "nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000"
+		if s.HasPID {
+			log = "nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -lms 1000"
+		}
+		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (%s)%s",
+			who, used, of, what, log, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
