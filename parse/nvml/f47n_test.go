@@ -209,3 +209,27 @@ func TestQTextExcerptKinds(t *testing.T) {
 		t.Error("two key-value lines called an -q excerpt")
 	}
 }
+
+// A log of one sampling instant without times (code search id
+// 60642794504's --query-gpu output: GPUs 0 and 1, no timestamp column)
+// computes no rate: the warning says the rows are placed by order, and
+// not that "every rate (bytes/s) and time to OOM rests on" a period it
+// assumed. Two instants keep that warning.
+func TestRowOrderOneInstant(t *testing.T) {
+	const one = "index, memory.used [MiB], memory.total [MiB]\n0, 103 MiB, 16303 MiB\n1, 8311 MiB, 16303 MiB\n"
+	_, meta, err := readRows(t, "one.csv", one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if meta.Instants != 1 || strings.Contains(ws, "every rate") || !strings.Contains(ws, "one sampling instant: no rate") {
+		t.Errorf("%d instants, warnings %q", meta.Instants, ws)
+	}
+	_, meta, err = readRows(t, "two.csv", one+"0, 104 MiB, 16303 MiB\n1, 8312 MiB, 16303 MiB\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); meta.Instants != 2 || !strings.Contains(ws, "every rate (bytes/s) and time to OOM rests on it") {
+		t.Errorf("%d instants, warnings %q", meta.Instants, ws)
+	}
+}

@@ -329,7 +329,7 @@ func (d *monDecoder) header(w []string, n int) error {
 		}
 	default:
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order (%s)%s", tool, d.r.opt.interval, d.r.rowOrderPeriod(), d.r.rowOrderStart())
+		d.r.rowOrderWarn(fmt.Sprintf("the log has no times (%s without -o DT): samples are placed %v apart by row order", tool, d.r.opt.interval))
 	}
 	return nil
 }

@@ -242,6 +242,11 @@ type Reader struct {
 	// used-memory figure (a DCGM_FI_DEV_FB_USED line cut inside its
 	// labels), the first at line usedLostLine with usedLostWhy.
 	usedLost, usedLostLine int
+	// rowOrder holds what the row-order warnings say before their period
+	// ("the log has no timestamp column: rows are placed 1s apart by
+	// their order"), when the period is assumed: said at the end, when
+	// the instants are counted (one computes no rate).
+	rowOrder []string
 	usedLostWhy            string
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
@@ -698,6 +703,7 @@ func (r *Reader) endAt(err error) error {
 		if r.firstBad != nil && r.meta.Rows == 0 && r.meta.Ticks == 0 {
 			return r.firstBad.err // nothing could be read: the first row's error
 		}
+		r.rowOrderNote()
 		r.skippedNote()
 		r.backNote()
 		r.unreachableNote()
@@ -1671,6 +1677,34 @@ func (r *Reader) rowOrderStart() string {
 		return fmt.Sprintf(", from the start given, %s", r.opt.start.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	return "; give the first sample's time with gpuleak trend --start"
+}
+
+// rowOrderWarn warns that samples are placed by row order: what says
+// how ("the log has no timestamp column: rows are placed 1s apart by
+// their order"). An assumed period is said once the log is read
+// (rowOrderNote); one from a command or --interval, now.
+func (r *Reader) rowOrderWarn(what string) {
+	if !r.periodAssumed {
+		r.meta.Warnings.Addf("%s (%s)%s", what, r.rowOrderPeriod(), r.rowOrderStart())
+		return
+	}
+	if !slices.Contains(r.rowOrder, what) {
+		r.rowOrder = append(r.rowOrder, what)
+	}
+}
+
+// rowOrderNote says rowOrderWarn's warnings with an assumed period: a
+// log of one sampling instant computes no rate from it, so none rests
+// on it.
+func (r *Reader) rowOrderNote() {
+	for _, what := range r.rowOrder {
+		if r.meta.Instants <= 1 {
+			r.meta.Warnings.Addf("%s (one sampling instant: no rate or time to OOM is computed, so none rests on the period)%s", what, r.rowOrderStart())
+			continue
+		}
+		r.meta.Warnings.Addf("%s (%s)%s", what, r.rowOrderPeriod(), r.rowOrderStart())
+	}
+	r.rowOrder = nil
 }
 
 // rowOrderPeriod says where the period that places a log's rows without
