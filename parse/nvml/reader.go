@@ -246,8 +246,8 @@ type Reader struct {
 	// ("the log has no timestamp column: rows are placed 1s apart by
 	// their order"), when the period is assumed: said at the end, when
 	// the instants are counted (one computes no rate).
-	rowOrder []string
-	usedLostWhy            string
+	rowOrder    []string
+	usedLostWhy string
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
