@@ -109,3 +109,17 @@ func TestUndeterminedProcessAdvice(t *testing.T) {
 		t.Errorf("GPU finding: exit %d, %s", code, out)
 	}
 }
+
+// gpustat#97's one line: GPU 0 at 11848 of 12287 MiB, python (pid 52046)
+// at 11821 MiB. The GPU reads "11.6 GiB of 12.0 GiB" (11848/1024 = 11.57);
+// the process read "12 GiB", larger than its GPU's figure, by rounding
+// 11821/1024 = 11.54 to two digits. Now with the decimal: "11.5 GiB".
+func TestProcessBytesNotRoundedAboveGPU(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"nvml/pub_gpustat97_line.txt")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "GPU 0 (GeForce GTX Titan X): 11.6 GiB of 12.0 GiB used") || !strings.Contains(out, "pid 52046 (python) on GPU 0: 11.5 GiB used") {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -640,6 +640,9 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			what = fmt.Sprintf("%d samples, all at one time", s.Samples)
 		}
 		used, of := IBytes(s.LastBytes), ""
+		if s.HasPID {
+			used = tenthBytes(s.LastBytes)
+		}
 		if s.CapacityBytes > 0 {
 			var capacity string
 			used, capacity = sizes.Of(s.LastBytes, s.CapacityBytes, IBytes)
@@ -655,6 +658,20 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			who, used, of, what, log, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// tenthBytes renders n bytes as IBytes does, with a tenth of the unit
+// where IBytes rounds to two whole digits (10 to 99 units, up to 5% off:
+// 11821 MiB is "11.5 GiB", not "12 GiB"): a process's memory beside its GPU's, which is rendered
+// with the decimals that tell it from the GPU's total (sizes.Of), would
+// otherwise round above the GPU's own figure.
+func tenthBytes(n int64) string {
+	s := IBytes(n)
+	num, unit, ok := strings.Cut(s, " ")
+	if !ok || len(num) != 2 || unit == "B" {
+		return s // "1.5 GiB", "202 MiB": within a few tenths of a percent
+	}
+	return sizes.Like(n, num+".0 "+unit, IBytes)
 }
 
 // fromTo renders the two ends of a change, sizes in bytes, with the
