@@ -25,7 +25,7 @@ func TestGpustatRowCut(t *testing.T) {
 		t.Errorf("warnings %q, cut %q: want GPU 4's row at line 6 named as cut", ws, meta.Cut)
 	}
 	// A whole row is no cut: gpustat#97's one line reads whole.
-	_, meta = readFile(t, tdata+"pub_gpustat97_line.txt")
+	_, meta = readFile(t, tdata+"leak_exit_nvidia_smi_default.txt")
 	if meta.Cut != "" {
 		t.Errorf("gpustat#97: cut %q, want none", meta.Cut)
 	}
@@ -231,5 +231,26 @@ func TestRowOrderOneInstant(t *testing.T) {
 	}
 	if ws := strings.Join(meta.Warnings.Strings(), "\n"); meta.Instants != 2 || !strings.Contains(ws, "every rate (bytes/s) and time to OOM rests on it") {
 		t.Errorf("%d instants, warnings %q", meta.Instants, ws)
+	}
+}
+
+// XuehaiPan/nvitop#8's Processes box: GPU 0 without MIG (GI N/A), GPU 1's
+// processes in GPU instances 3 and 5, GPU 2's in 3, GPU 3's in 4. The
+// samples name the GPU only, so the warning says which instances the
+// box named and that they are not told apart (was: nothing; every
+// process of GPU 1 read as "GPU 1"). 7 processes, all read.
+func TestProcessesBoxMIGInstances(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_nvitop8_procs_mig_instances.txt")
+	if len(rows) != 7 {
+		t.Errorf("%d rows, want 7", len(rows))
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, "line 8: the Processes box lists processes of MIG GPU instances (GPU 1 GI 3, GPU 1 GI 5, GPU 2 GI 3, GPU 3 GI 4)") {
+		t.Errorf("warnings %q", ws)
+	}
+	// A box without MIG (GI and CI N/A) says nothing of instances.
+	_, meta = readFile(t, tdata+"leak_exit_nvidia_smi_default.txt")
+	if strings.Contains(strings.Join(meta.Warnings.Strings(), "\n"), "MIG GPU instances") {
+		t.Error("MIG warning without MIG")
 	}
 }

@@ -124,6 +124,8 @@ func TestFixtures(t *testing.T) {
 		{"pub_telegraf5546_xml_excerpt.xml", FormatNvidiaSmiXML, 1, 1, ClockRowOrder, "excludes-reserved"},
 		// A command with noheader, a label, two rows (f47n_test.go).
 		{"field/wings_noheader_command_label_rows.txt", FormatQueryGPU, 2, 1, ClockRowOrder, "excludes-reserved"},
+		// A Processes box alone, of MIG instances: 7 processes.
+		{"pub_nvitop8_procs_mig_instances.txt", FormatNvidiaSmiText, 7, 1, ClockRowOrder, "process"},
 		// One -q GPU section of 4 attached: GPU 0 and 2 processes.
 		{"pub_sonar_q_one_of_four.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation

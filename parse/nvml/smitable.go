@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,7 +83,9 @@ var (
 	// nvidia-smi cuts a cell too long for its column with "...": a long
 	// process name ("...conda/bin/python"), and, in some releases, the
 	// memory itself when a long name pushes it ("12339..."): group 6.
-	smiTableProcRe = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
+	// A Processes box row's GPU and MIG GPU instance: "|    1    3    0      34965      C ...".
+	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(?:N/A|\d{1,3})\s+\d{1,10}\s`)
+	smiTableProcRe   = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
 )
 
 var (
@@ -112,7 +115,11 @@ type smiTextDecoder struct {
 	gpuName   []byte
 	processes bool // inside the Processes box
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
-	mig       bool // inside the MIG devices box
+	// migGIs names the MIG GPU instances of Processes box rows ("GPU 1
+	// GI 3"), the first at line migLine.
+	migGIs  []string
+	migLine int
+	mig     bool // inside the MIG devices box
 	// -q state.
 	qGPU int32 // index of the current "GPU <bus id>" section, -1 before the first
 	// qSections counts the GPU sections of the current -q report; qBus
@@ -528,6 +535,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
+				d.migInstance(string(gi[1]), string(gi[2]), n)
+			}
 			if len(m[6]) > 0 {
 				// The memory cut by nvidia-smi: the process is there,
 				// its memory unknown (not 0).
@@ -965,7 +975,23 @@ func (d *smiTextDecoder) emit(s *sample) {
 	d.samples++
 }
 
+// migInstance notes a Processes box row of GPU gpu's MIG GPU instance gi
+// (line n): the samples name the GPU, not the instance, which end's
+// warning says.
+func (d *smiTextDecoder) migInstance(gpu, gi string, n int) {
+	if d.migLine == 0 {
+		d.migLine = n
+	}
+	k := "GPU " + gpu + " GI " + gi
+	if !slices.Contains(d.migGIs, k) && len(d.migGIs) < 16 {
+		d.migGIs = append(d.migGIs, k)
+	}
+}
+
 func (d *smiTextDecoder) end(n int) error {
+	if len(d.migGIs) > 0 {
+		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process's memory is in its instance, but it is reported under its GPU, so processes of different instances of one GPU are not told apart", strings.Join(d.migGIs, ", "))
+	}
 	d.flushQ()
 	d.cutQReport(n)
 	d.endQReport()
