@@ -81,9 +81,11 @@ func TestQTextExcerptSaysWhatItIs(t *testing.T) {
 		{"nvidiadocker1547_q_cut_in_fb.txt", `:1: part of an nvidia-smi -q report ("Used : 19147 MiB") cut before its "GPU 00000000:..." line, which says which GPU its figures are of, and before the "FB Memory Usage" title`},
 		{"gputil38_q_cut_in_processes.txt", `:13: part of an nvidia-smi -q report ("Process ID : 1628") cut before its "GPU 00000000:..." line`},
 	} {
-		code, _, errOut := run(t, nil, "analyze", td+"nvml_excerpts/"+c.file)
-		if code != ExitInput || !strings.Contains(errOut, c.file+c.want) || !strings.Contains(errOut, "GPU 00000000:") || !strings.Contains(errOut, "nvidia-smi -q") {
-			t.Errorf("%s: exit %d, stderr %q\nwant %q", c.file, code, errOut, c.want)
+		for _, cmd := range []string{"analyze", "trend"} {
+			code, _, errOut := run(t, nil, cmd, td+"nvml_excerpts/"+c.file)
+			if code != ExitInput || !strings.Contains(errOut, c.file+c.want) || !strings.Contains(errOut, "GPU 00000000:") || !strings.Contains(errOut, "nvidia-smi -q") {
+				t.Errorf("%s %s: exit %d, stderr %q\nwant %q", cmd, c.file, code, errOut, c.want)
+			}
 		}
 	}
 }
