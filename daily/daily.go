@@ -672,6 +672,14 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 // index of one job says nothing about another's) by its stack and its
 // site's full frame, line included, as analyze tells sites apart: two
 // allocations in one function are two sites.
+//
+// A finding with no site (no stack at all, as a log holding only
+// compute-sanitizer's LEAK SUMMARY gives, or a site unknown because the
+// backtrace was cut before the program's frames) is keyed by its input as
+// well: nothing in it shows that the leaks of two programs, or of two
+// runs, come from one place (xmrig/xmrig-nvidia#199's 10 allocations of
+// 960 MiB and proteneer/timemachine#569's 14 of 7,536 bytes are no one
+// site).
 func siteKey(f *report.Finding) string {
 	c := *f
 	c.Device = nil
@@ -679,7 +687,16 @@ func siteKey(f *report.Finding) string {
 	if f.Site.Line > 0 {
 		k += fmt.Sprintf("|line %d", f.Site.Line)
 	}
+	if noSite(f) {
+		k += "|no site|" + f.Path
+	}
 	return k
+}
+
+// noSite reports whether a finding names no site: its site is unknown
+// (SiteUnknown) or it has neither a stack nor a site frame.
+func noSite(f *report.Finding) bool {
+	return f.SiteUnknown != "" || len(f.Stack) == 0 && f.Site == (report.Frame{})
 }
 
 func (f *folder) oom(df report.DailyFinding) {

@@ -74,6 +74,7 @@ func readOOMTextFrom(rd io.Reader, name string, format parse.Format) (*anoom.Tex
 	}
 	res := a.Finalize()
 	res.UnifiedMemory = r.Metadata().UnifiedMemory
+	res.NotOOMs = r.Metadata().NotOOMs.Strings()
 	return res, r.Metadata(), nil
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -68,6 +69,16 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		}
 		stepsSeen = fmt.Sprintf("the timeline shows %s: gradients were made %s, as each backward pass makes them before zero_grad frees them, while its memory outside parameters, optimizer state and temporaries %s",
 			counted(steps, "step", "steps"), counted(sc.Backward, "time", "times"), fell)
+		if sc.AutogradPasses > sc.GradientRises {
+			// Gradients kept between steps rise once: the backward passes
+			// are seen in the gradients of intermediate results.
+			grads := fmt.Sprintf("the gradients rose only %s (kept between steps, as zero_grad(set_to_none=False) keeps them)", counted(sc.GradientRises, "time", "times"))
+			if sc.GradientRises == 0 {
+				grads = "no gradient rose from its least to its most"
+			}
+			stepsSeen = fmt.Sprintf("the timeline shows %s: %s made and freed the gradients of intermediate results (autograd detail), while %s and its memory outside parameters, optimizer state and temporaries %s",
+				counted(steps, "step", "steps"), counted(sc.AutogradPasses, "backward pass", "backward passes"), grads, fell)
+		}
 	case steps == 0:
 		grads := "no gradient was made (no backward pass)"
 		for _, g := range gs {
@@ -108,30 +119,38 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 		f := report.Finding{Kind: report.KindRetained, Path: in.Name, Source: string(format), Bytes: g.EndBytes,
 			Site: report.Frame{Function: g.Category}}
 		span := float64(g.SpanUs) / 1e6
+		// The least held at the first and last windows, told apart where
+		// they differ (a rise of 300 MiB on 20 GiB is not "20 GiB to 20
+		// GiB").
+		from, to := report.FromTo(g.FromBytes, g.ToBytes)
+		end := report.LikeSize(g.EndBytes, to, g.ToBytes)
 		switch {
 		case g.Grows && g.Teardown:
 			// The loop's end, not the teardown's, is what the steps kept.
 			f.Kind, f.Bytes = report.KindLeak, g.LoopEndBytes
 			f.Message = fmt.Sprintf("%s memory keeps growing over the timeline's %s: the least it held between steps rose in %d of %d windows of the steps, from %s to %s (%s/s%s), %s at the end of the last step; the timeline then ends with a teardown: after the last step it allocated nothing and freed %s, all categories together, below what every step's end held, down to %s of %s at the end (a function that kept them returned, or they were deleted), so growth was judged over the steps before it; find which %s tensors are kept from step to step",
-				g.Category, counted(g.Steps, "step", "steps"), g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g),
+				g.Category, counted(g.Steps, "step", "steps"), g.GrewIn, g.Windows-1, from, to, humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g),
 				humanize.IBytes(uint64(g.LoopEndBytes)), humanize.IBytes(uint64(g.TeardownFreedBytes)), humanize.IBytes(uint64(g.EndBytes)), g.Category, g.Category)
 		case g.Grows:
 			f.Kind = report.KindLeak
 			f.Message = fmt.Sprintf("%s memory keeps growing: the least it held between steps rose in %d of %d windows of the timeline, from %s to %s (%s/s%s), %s at the end of %.2f s; find which %s tensors are kept from step to step",
-				g.Category, g.GrewIn, g.Windows-1, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g), humanize.IBytes(uint64(g.EndBytes)), span, g.Category)
+				g.Category, g.GrewIn, g.Windows-1, from, to, humanize.IBytes(uint64(max(g.BytesPerSecond, 0))), perStep(g), end, span, g.Category)
 		case g.Windows == 0:
 			f.Message = fmt.Sprintf("%s memory: %s at the end, %s at most; %s", g.Category, humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)), few)
 		case g.Steps < snapshot.MinIterations:
 			f.Message = fmt.Sprintf("%s memory: growth across steps cannot be judged: %s; the least it held went from %s to %s over %s of the timeline; %s at the end, %s at most",
-				g.Category, unjudged, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+				g.Category, unjudged, from, to, counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		default:
 			f.Message = fmt.Sprintf("%s memory does not keep growing: the least it held between steps went from %s to %s over %s; %s at the end, %s at most",
-				g.Category, humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.ToBytes)), counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
+				g.Category, from, to, counted(g.Windows, "window", "windows"), humanize.IBytes(uint64(g.EndBytes)), humanize.IBytes(uint64(g.PeakBytes)))
 		}
 		if f.Kind == report.KindRetained && g.EndBytes == 0 {
 			continue // nothing held at the end: not worth a finding
 		}
 		fs = append(fs, f)
+	}
+	if w := unjudgedFreed(rin.LeaksUnjudged, gs, len(sc.Ends), len(fs) == 0); w != "" {
+		rin.Warnings = append(rin.Warnings, w)
 	}
 	span := fmt.Sprintf("%d points over %.2f s, %s", len(tl.TimesUs), float64(tl.TimesUs[len(tl.TimesUs)-1]-tl.TimesUs[0])/1e6, stepsSeen)
 	if len(tl.TimesUs) == 1 {
@@ -139,6 +158,50 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 	}
 	rin.Warnings = append(rin.Warnings, fmt.Sprintf("a memory timeline of one device (the file does not say which), %s; categories are PyTorch's guesses from the autograd graph (\"unknown\" when it could not tell)", span))
 	return rin, fs, nil
+}
+
+// stepHeld are the categories a step can keep from one step to the
+// next; parameters and optimizer state are the model's, made once, and
+// temporaries are freed by the op that made them.
+var stepHeld = map[string]bool{"input": true, "activation": true, "gradient": true, "autograd_detail": true, "unknown": true}
+
+// unjudgedFreed says that growth could not be judged (why, from
+// LeaksUnjudged) and what the categories a step can keep (stepHeld)
+// that held nothing at the end, and so have no finding, held in
+// between: for each that held more at the last step's end than at the
+// first's, both (a loop's kept tensors, freed at its end, are only seen
+// so); with fewer than two step ends (ends, TimelineStepCount Ends), for
+// each whose least in a window rose, from its first window's floor to
+// its highest. It is "" when growth was judged, or when no such category
+// rose and some finding says why growth was not judged (noFindings
+// false).
+func unjudgedFreed(why string, gs []profiler.CategoryGrowth, ends int, noFindings bool) string {
+	if why == "" {
+		return ""
+	}
+	var rose []string
+	for _, g := range gs {
+		switch {
+		case g.EndBytes != 0 || !stepHeld[g.Category]:
+		case g.LastEndBytes > g.FirstEndBytes:
+			rose = append(rose, fmt.Sprintf("%s held %s at the first step's end and %s at the last's (about %s a step)",
+				g.Category, humanize.IBytes(uint64(g.FirstEndBytes)), humanize.IBytes(uint64(g.LastEndBytes)), humanize.IBytes(uint64(g.PerStepBytes))))
+		case ends < 2 && g.Windows > 0 && g.HighFloorBytes > g.FromBytes:
+			rose = append(rose, fmt.Sprintf("the least %s held in a window of the timeline rose from %s to %s", g.Category,
+				humanize.IBytes(uint64(g.FromBytes)), humanize.IBytes(uint64(g.HighFloorBytes))))
+		}
+	}
+	if len(rose) == 0 && !noFindings {
+		return ""
+	}
+	msg := "growth across steps cannot be judged: " + why
+	switch {
+	case len(rose) > 0:
+		msg += fmt.Sprintf("; what it saw: %s, all of it freed by the timeline's end (0 B)", strings.Join(rose, "; "))
+	case noFindings:
+		msg += "; no category held memory at the timeline's end"
+	}
+	return msg
 }
 
 // perStep is ", about X a step" for a category that held more at the

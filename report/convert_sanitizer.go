@@ -15,7 +15,8 @@ import (
 func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.Result) (Input, []Finding, []ToolError) {
 	in := Input{Path: path, Format: source}
 	in.Warnings = append(append(in.Warnings, parseWarnings...), res.Warnings...)
-	for _, run := range res.Runs {
+	var byRun []RunSummary
+	for i, run := range res.Runs {
 		s := &LeakSummary{}
 		if run.HasLeakSummary {
 			s.Bytes, s.Allocations = &run.SummaryBytes, &run.SummaryAllocations
@@ -33,7 +34,14 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 				in.LeakSummary = &LeakSummary{}
 			}
 			in.LeakSummary.add(s)
+			byRun = append(byRun, RunSummary{Run: i + 1, Line: run.StartLine,
+				Bytes: s.Bytes, Allocations: s.Allocations, Errors: s.Errors, NonLeakErrors: s.NonLeakErrors})
 		}
+	}
+	if len(byRun) > 1 {
+		// A total of several runs is no run's own figure: say it is a
+		// total, and give each run's.
+		in.LeakSummary.ByRun = byRun
 	}
 	for _, s := range res.Suppressed {
 		msg := fmt.Sprintf("suppressed by %s: %s", s.Rule, plural(s.Records, "record", "records"))
@@ -70,10 +78,10 @@ func FromSanitizer(path, source string, parseWarnings []string, res *sanitizer.R
 	for _, e := range res.Errors {
 		te := ToolError{
 			Path: path, Source: source, Kind: e.Kind, Text: e.Message, API: e.API, Error: e.Error,
-			Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
+			Function: e.Function, Kernel: e.Kernel, Site: frame(e.Frame), Stack: []Frame{}, Count: e.Count,
 			Message: toolErrorMessage(e),
 		}
-		if e.Kernel != "" && e.Launch != (callsite.Frame{}) {
+		if (e.Kernel != "" || e.Function != "") && e.Launch != (callsite.Frame{}) {
 			l := frame(e.Launch)
 			te.Launch = &l
 		}
@@ -241,6 +249,22 @@ var stickyErrors = map[string]bool{
 // errors.
 var outOfMemoryErrors = map[string]bool{"cudaErrorMemoryAllocation": true, "CUDA_ERROR_OUT_OF_MEMORY": true}
 
+// shutdownErrors are the CUDA runtime's and driver's errors for a call made
+// while the process is shutting down, after the runtime began to unload
+// (cudaGetErrorString and cuGetErrorString both say "driver shutting
+// down"): a destructor or exit handler that runs after it (a global or
+// thread-local object's, a library's static cleanup) called CUDA too late.
+// The call's arguments are not at fault. Their numbers changed between
+// CUDA versions (cudaErrorCudartUnloading is 29 before CUDA 10.1, 4
+// after), so they are told by name or text only.
+var shutdownErrors = map[string]bool{"cudaErrorCudartUnloading": true, "CUDA_ERROR_DEINITIALIZED": true}
+
+// isShutdownError reports whether an API error is one of shutdownErrors,
+// by its name or, where the tool gave only its text, by that.
+func isShutdownError(e sanitizer.Error) bool {
+	return shutdownErrors[e.Error] || e.Error == "" && e.ErrorMessage == "driver shutting down"
+}
+
 // toolErrorMessage is the one line a person acts on for a tool error.
 func toolErrorMessage(e sanitizer.Error) string {
 	times := ""
@@ -269,19 +293,37 @@ func toolErrorMessage(e sanitizer.Error) string {
 			b.WriteString("; this error is left by an earlier kernel fault: fix the first error reported")
 		case outOfMemoryErrors[e.Error]:
 			b.WriteString("; out of GPU memory: an allocation failed (this call's, or an earlier one whose error this call returns), not a bad argument")
+		case isShutdownError(e):
+			name := e.Error
+			if name == "" {
+				name = "driver shutting down"
+			}
+			fmt.Fprintf(&b, "; the CUDA runtime was already shutting down at process exit: a destructor or exit handler (see the stack) called CUDA after it began to unload, not a bad argument. Release GPU resources before main returns, or, where the call only frees memory the exit releases anyway, suppress it (kind=api message=%q)", name)
 		default:
 			b.WriteString("; check the call's arguments and its return value")
 		}
 		return b.String()
-	case e.Kernel != "":
+	case e.Kernel != "" || e.Function != "":
 		var b strings.Builder
 		b.WriteString(e.Message)
-		fmt.Fprintf(&b, " in kernel %s", site)
+		switch {
+		case e.Kernel == "":
+			// The function may be the kernel or a device function it
+			// called: NoKernel says why the record does not tell.
+			fmt.Fprintf(&b, " in %s, its kernel not named", site)
+			if e.NoKernel != "" {
+				fmt.Fprintf(&b, " (%s)", e.NoKernel)
+			}
+		case e.Function != "" && e.Function != e.Kernel:
+			fmt.Fprintf(&b, " in device function %s, called from kernel %s", site, e.Kernel)
+		default:
+			fmt.Fprintf(&b, " in kernel %s", site)
+		}
 		if e.Thread != "" {
 			fmt.Fprintf(&b, ", thread %s block %s", e.Thread, e.Block)
 		}
 		if len(e.Details) > 0 {
-			fmt.Fprintf(&b, ": %s", strings.Join(e.Details, " "))
+			fmt.Fprintf(&b, "%s%s", detailsSep(e), strings.Join(e.Details, " "))
 		}
 		if e.Launch != (callsite.Frame{}) {
 			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
@@ -294,7 +336,19 @@ func toolErrorMessage(e sanitizer.Error) string {
 		msg += " at " + site
 	}
 	if len(e.Details) > 0 {
-		msg += ": " + strings.Join(e.Details, " ")
+		msg += detailsSep(e) + strings.Join(e.Details, " ")
 	}
 	return msg + times
+}
+
+// detailsSep is what joins a tool error's first line to its detail lines:
+// ": " before details that say more about it ("Address 0x... is out of
+// bounds"), a space before lines that go on with its sentence, as
+// racecheck's "and Write access at ..." lines after "Race reported between
+// Read access at ..." (ORNL/HeCBench#133) do.
+func detailsSep(e sanitizer.Error) string {
+	if strings.HasPrefix(e.Details[0], "and ") {
+		return " "
+	}
+	return ": "
 }

@@ -40,6 +40,10 @@ func FromLeaks(path, source string, parseWarnings []string, res *snapshot.LeakRe
 		if d.PeakActiveBytes > 0 {
 			peak, seq := d.PeakActiveBytes, d.PeakSeq
 			ds.PeakActiveBytes, ds.PeakSeq, ds.PeakTraceBytes = &peak, &seq, d.PeakTraceBytes
+			if d.PeakReservedBytes > 0 {
+				r := d.PeakReservedBytes
+				ds.PeakReservedBytes = &r
+			}
 			if d.HasTime && d.PeakUs != 0 {
 				t := d.PeakUs
 				ds.PeakUs = &t
@@ -309,12 +313,14 @@ func siteMessage(s snapshot.Site, untraced bool) string {
 			if g.Floor {
 				what = "the floor of its live memory (the least it held from an iteration's start on: a sawtooth whose minima rise)"
 			}
+			from, to := FromTo(g.FromBytes, g.ToBytes)
 			ev = fmt.Sprintf(": %s grew in %d of %s, %s per iteration (from %s to %s)",
-				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), IBytes(g.FromBytes), IBytes(g.ToBytes))
+				what, g.GrewIn, measured(g), signedBytes(g.PerIteration), from, to)
 			if g.OnsetStep > 0 {
 				// Flat, then growing: the rate is the one since it began.
+				onset, to := FromTo(g.OnsetBytes, g.ToBytes)
 				ev = fmt.Sprintf(": %s stayed at %s until iteration %d, then grew in %d of the %d measured since (%s in all), %s per iteration since then (to %s)",
-					what, IBytes(g.OnsetBytes), g.OnsetStep, g.GrewSince, g.SinceOnset, measured(g), signedBytes(g.PerIteration), IBytes(g.ToBytes))
+					what, onset, g.OnsetStep, g.GrewSince, g.SinceOnset, measured(g), signedBytes(g.PerIteration), to)
 			}
 			if g.Timed {
 				ev += fmt.Sprintf(", +%s/s", IBytes(int64(g.Slope)))
@@ -475,8 +481,9 @@ func stoppedNote(g *snapshot.Growth) string {
 	if g.Every > 1 {
 		unit = plural(g.StoppedFor, "measurement", "measurements")
 	}
+	first, second := FromTo(g.FirstHalfMax, g.SecondHalfMax)
 	return fmt.Sprintf(", then %s in the last %s (since iteration %d); still a leak by the plateau rule, which calls memory that stops rising bounded only when it stopped in the first half of the iterations: it rose in the second half, to %s, above the first half's highest, %s; a longer trace would tell whether it stays flat (a cache that filled up)",
-		how, unit, g.StoppedStep, IBytes(g.SecondHalfMax), IBytes(g.FirstHalfMax))
+		how, unit, g.StoppedStep, second, first)
 }
 
 // pendingWhen says whether a pending-free site's blocks build up over the
@@ -539,17 +546,18 @@ func retainedWhy(g *snapshot.Growth) string {
 		return ""
 	}
 	if g.Measured > 0 {
+		from, to := FromTo(g.FromBytes, g.ToBytes)
 		switch {
 		case g.BelowMinKept > 0:
-			return fmt.Sprintf(", growing across iterations (its live memory at the start of an iteration went from %s to %s, rising in %d of %s), but it keeps %s, fewer than --min-kept %d, and its rises do not make %d iterations of steady growth: not called a leak at that setting", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), plural(g.Kept, "allocation", "allocations"), g.BelowMinKept, g.BelowMinKept)
+			return fmt.Sprintf(", growing across iterations (its live memory at the start of an iteration went from %s to %s, rising in %d of %s), but it keeps %s, fewer than --min-kept %d, and its rises do not make %d iterations of steady growth: not called a leak at that setting", from, to, g.GrewIn, measured(g), plural(g.Kept, "allocation", "allocations"), g.BelowMinKept, g.BelowMinKept)
 		case g.StepGrowth > 0:
-			return fmt.Sprintf(", replaced by a bigger block each iteration (its live memory at the start of an iteration went from %s to %s) while the rest of each iteration came to allocate %s more (the last quarter of the iterations against the first): the step itself grew (a batch or sequence made bigger each step), and this is its latest input, not a leak", IBytes(g.FromBytes), IBytes(g.ToBytes), IBytes(g.StepGrowth))
+			return fmt.Sprintf(", replaced by a bigger block each iteration (its live memory at the start of an iteration went from %s to %s) while the rest of each iteration came to allocate %s more (the last quarter of the iterations against the first): the step itself grew (a batch or sequence made bigger each step), and this is its latest input, not a leak", from, to, IBytes(g.StepGrowth))
 		case g.FirstStep == g.LastStep && g.FirstStep == 0:
 			return fmt.Sprintf(", allocated before the first of %d iterations%s and not growing across them", g.Iterations, loopNote(g))
 		case g.FirstStep == g.LastStep:
 			return fmt.Sprintf(", allocated in iteration %d of %d%s and not growing across them", g.FirstStep, g.Iterations, loopNote(g))
 		case g.EndBytes*4 < g.ToBytes*3:
-			return fmt.Sprintf(", not growing at the end: its live memory at the start of an iteration went from %s to %s (rising in %d of %s), then fell to %s", IBytes(g.FromBytes), IBytes(g.ToBytes), g.GrewIn, measured(g), IBytes(g.EndBytes))
+			return fmt.Sprintf(", not growing at the end: its live memory at the start of an iteration went from %s to %s (rising in %d of %s), then fell to %s", from, to, g.GrewIn, measured(g), IBytes(g.EndBytes))
 		case g.PlateauStep > 0:
 			return fmt.Sprintf(", not growing: bounded, its live memory at the start of an iteration rose to a plateau of %s by iteration %d%s and stayed there to iteration %d%s", IBytes(g.ToBytes), g.PlateauStep, clockAt(g, g.PlateauClock), g.Iterations, loopNote(g)) + replacedNote(g) + lastStepNote(g)
 		}

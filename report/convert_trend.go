@@ -128,6 +128,7 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 		f.PID, f.HeldToEnd, f.EndUnknown = &pid, &held, s.EndUnknown
 	}
 	f.StoppedBeforeEnd = s.StoppedBeforeEnd
+	f.ReplacedByGPUUUID = s.ReplacedBy
 	slope, ols, r2 := round(s.Slope, 1), round(s.OLSSlope, 1), round(s.R2, 4)
 	f.SlopeBytesPerS, f.OLSSlopeBytesPerS, f.R2 = &slope, &ols, &r2
 	f.SlopeRangeBytesPerS = []float64{round(s.SlopeLow, 1), round(s.SlopeHigh, 1)}
@@ -204,6 +205,17 @@ func trendFinding(s trend.SeriesTrend, lc logClock) Finding {
 func gpuStoppedNote(s trend.SeriesTrend, lc logClock) string {
 	if !s.StoppedBeforeEnd {
 		return ""
+	}
+	if s.ReplacedBy != "" {
+		// The log shows the GPU that took its place: say so rather
+		// than list what might have happened.
+		why := "the GPU replaced"
+		if s.Host == "" {
+			why = "the GPU replaced, or another host's log appended to this one: the log names no host"
+		}
+		return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): another GPU, %s, is logged at its index from %s (%s), a series of its own, not added to this one; this GPU's memory since is not known",
+			timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs),
+			s.ReplacedBy, timeOf(s.ReplacedAtUs, lc.clock, s.StartUs), why)
 	}
 	return fmt.Sprintf("; its samples stop at %s, %s before the end of the log (%s): its later rows carry no memory figure (nvidia-smi's [GPU is lost] after an Xid 79 \"fallen off the bus\", [Unknown Error]) or it left the log (replaced, another UUID at its index; its host's logging stopped), so its memory since is not known",
 		timeOf(s.EndUs, lc.clock, s.StartUs), trend.Duration(float64(s.LogEndUs-s.EndUs)/1e6), timeOf(s.LogEndUs, lc.clock, s.StartUs))
@@ -447,14 +459,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			timeOf(s.WindowStartUs, clock, s.StartUs), timeOf(s.WindowEndUs, clock, s.StartUs))
 		if s.WarmUpEndUs != 0 {
 			// The rise before the window is a warm-up, not the leak's.
-			from, to := fromTo(s.FirstBytes, s.WarmUpToBytes)
+			from, to := FromTo(s.FirstBytes, s.WarmUpToBytes)
 			fitted += fmt.Sprintf(", after a warm-up that rose from %s to %s by %s (not in the rate)",
 				from, to, timeOf(s.WarmUpEndUs, clock, s.StartUs))
 		}
 		if j := s.EndJump; j != nil {
 			// The jump is too near the end for a trend of its own: the
 			// rate is the growth before it.
-			from, to := fromTo(j.FromBytes, j.ToBytes)
+			from, to := FromTo(j.FromBytes, j.ToBytes)
 			fitted += fmt.Sprintf(", then jumped from %s to %s at %s (%s from it to the end: too short a stretch for a trend of its own; not in the rate)",
 				from, to, timeOf(j.EndUs, clock, s.StartUs), plural(s.EndJumpSamples, "sample", "samples"))
 		}
@@ -544,7 +556,7 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 	case trend.Step:
 		change := ""
 		// The size at the end, in the decimals the change's ends needed
-		// to differ (fromTo), so that "to 20.5 GiB" is not followed by
+		// to differ (FromTo), so that "to 20.5 GiB" is not followed by
 		// "20 GiB at the end".
 		last := IBytes(s.LastBytes)
 		// A spike's rise and fall (trend.ChangePoint.Transient) are no
@@ -556,14 +568,14 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			if c.EndUs-c.StartUs >= 60e6 {
 				in = trend.Duration(float64(c.EndUs-c.StartUs) / 1e6)
 			}
-			from, to := fromTo(c.FromBytes, c.ToBytes)
-			last = likeSize(s.LastBytes, to, c.ToBytes)
+			from, to := FromTo(c.FromBytes, c.ToBytes)
+			last = LikeSize(s.LastBytes, to, c.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %s at %s", from, to,
 				in, timeOf(c.StartUs, clock, s.StartUs))
 		} else if n > 1 {
 			first, final := steps[0], steps[n-1]
-			from, to := fromTo(first.FromBytes, final.ToBytes)
-			last = likeSize(s.LastBytes, to, final.ToBytes)
+			from, to := FromTo(first.FromBytes, final.ToBytes)
+			last = LikeSize(s.LastBytes, to, final.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", from, to, n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(final.EndUs, clock, s.StartUs))
 		}
@@ -672,18 +684,6 @@ func tenthBytes(n int64) string {
 		return s // "1.5 GiB", "202 MiB": within a few tenths of a percent
 	}
 	return sizes.Like(n, num+".0 "+unit, IBytes)
-}
-
-// fromTo renders the two ends of a change, sizes in bytes, with the
-// decimals that tell them apart when they differ (sizes.Of, in the larger
-// one's unit): a rise from 20500 to 20990 MiB reads "from 20.0 GiB to
-// 20.5 GiB", not "from 20 GiB to 20 GiB"; a fall likewise.
-func fromTo(from, to int64) (string, string) {
-	if from <= to {
-		return sizes.Of(from, to, IBytes)
-	}
-	t, f := sizes.Of(to, from, IBytes)
-	return f, t
 }
 
 // oomExitsNote says which runs ended full (trend.Run.OOMExit) where they
@@ -804,10 +804,11 @@ func heldNote(s trend.SeriesTrend, clock, last string) string {
 	return fmt.Sprintf("held %s until its last sample at %s", last, timeOf(s.EndUs, clock, s.StartUs))
 }
 
-// likeSize renders n bytes as like (the rendering of likeBytes) was: in
-// its unit with its decimals where fromTo gave it more than IBytes
-// would (sizes.Like); as IBytes does otherwise.
-func likeSize(n int64, like string, likeBytes int64) string {
+// LikeSize renders n bytes as like (the rendering of likeBytes) was: in
+// its unit with its decimals where FromTo gave it more than IBytes
+// would (sizes.Like); as IBytes does otherwise. A size named after a
+// change's end ("then 20.3 GiB at the end") reads as that end did.
+func LikeSize(n int64, like string, likeBytes int64) string {
 	if like == IBytes(likeBytes) {
 		return IBytes(n)
 	}

@@ -420,7 +420,8 @@ func newDailyView(d *Daily) *dailyView {
 	}
 	if b := d.Baseline; b != nil {
 		for _, e := range b.Leaks {
-			v.Baseline = append(v.Baseline, fmt.Sprintf("%s leak site %s: %s → %s", e.Status, e.Site, IBytes(e.BeforeBytes), IBytes(e.AfterBytes)))
+			before, after := FromTo(e.BeforeBytes, e.AfterBytes)
+			v.Baseline = append(v.Baseline, fmt.Sprintf("%s leak site %s: %s → %s", e.Status, e.Site, before, after))
 		}
 		for _, c := range b.NewOOMCauses {
 			v.Baseline = append(v.Baseline, "new OOM cause: "+c)

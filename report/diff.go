@@ -263,10 +263,18 @@ func SiteKey(f *Finding) string {
 	return b.String()
 }
 
-// toolErrorKey identifies a compute-sanitizer error across runs.
+// toolErrorKey identifies a compute-sanitizer error across runs. A
+// device-side error is keyed by the function of its faulting instruction,
+// which a record cut before its backtraces shows too (its kernel it does
+// not), and which reports written before the member "function" existed
+// held as "kernel".
 func toolErrorKey(e *ToolError) string {
-	k := "sanitizer-error|" + e.Kind + "|" + e.API + "|" + e.Error + "|" + e.Kernel
-	if e.API == "" && e.Kernel == "" {
+	fn := e.Function
+	if fn == "" {
+		fn = e.Kernel
+	}
+	k := "sanitizer-error|" + e.Kind + "|" + e.API + "|" + e.Error + "|" + fn
+	if e.API == "" && fn == "" {
 		k += "|" + e.Text
 	}
 	return k + "|" + frameKey(e.Site)

@@ -744,8 +744,9 @@ func (g Gate) evalGrown(in GateInput) (string, bool) {
 	for _, e := range in.Diff {
 		if NewlyGrowing(e) {
 			// A change of class is no size: any grown gate counts it.
+			before, after := sizesWhy(e.BeforeBytes, e.AfterBytes)
 			return fmt.Sprintf("%s %s grows in this run and did not in the baseline (classified %s there; %s -> %s): a leak suspect whatever its bytes did",
-				e.Kind, e.Site, e.BeforeClass, sizeWhy(e.BeforeBytes), sizeWhy(e.AfterBytes)), true
+				e.Kind, e.Site, e.BeforeClass, before, after), true
 		}
 		if e.Status == StatusNew || e.Status == StatusFixed || e.Status == StatusUnmatched || e.AfterBytes <= e.BeforeBytes {
 			continue
@@ -769,7 +770,8 @@ func (g Gate) evalGrown(in GateInput) (string, bool) {
 			if e.DeltaPercent != nil {
 				pct = fmt.Sprintf(" (%+.2f%%)", *e.DeltaPercent)
 			}
-			return fmt.Sprintf("%s %s grew from %s to %s%s", e.Kind, e.Site, sizeWhy(e.BeforeBytes), sizeWhy(e.AfterBytes), pct), true
+			before, after := sizesWhy(e.BeforeBytes, e.AfterBytes)
+			return fmt.Sprintf("%s %s grew from %s to %s%s", e.Kind, e.Site, before, after, pct), true
 		}
 	}
 	return "", false
@@ -777,6 +779,14 @@ func (g Gate) evalGrown(in GateInput) (string, bool) {
 
 func sizeWhy(b int64) string {
 	return fmt.Sprintf("%s (%s bytes)", IBytes(b), humanize.Comma(b))
+}
+
+// sizesWhy renders a site's size before and after, in bytes, as sizeWhy
+// does, with the decimals that tell the two apart (FromTo): "20.00 GiB
+// (21,474,836,480 bytes)" and "20.01 GiB (...)", never "20 GiB" twice.
+func sizesWhy(before, after int64) (string, string) {
+	b, a := FromTo(before, after)
+	return fmt.Sprintf("%s (%s bytes)", b, humanize.Comma(before)), fmt.Sprintf("%s (%s bytes)", a, humanize.Comma(after))
 }
 
 func satAdd(a, b int64) int64 {

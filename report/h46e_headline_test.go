@@ -47,3 +47,25 @@ func TestNoFindingsCountsUndescribedOOMs(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// A torch.cuda.memory_stats() JSON alone (a kind that cannot show an OOM
+// message, only count OOMs) whose num_ooms is 2: the headline says no OOM
+// can be told from the input, and must then say the statistics count 2,
+// which --fail-on oom trips on; before, that case printed only the first
+// part, so the headline contradicted the exit code.
+func TestBlindHeadlineCountsUndescribedOOMs(t *testing.T) {
+	two := int64(2)
+	r := &Report{Inputs: []Input{{Path: "stats.json", Format: "pytorch-memory-stats",
+		Warnings:       []string{OOMBlind("pytorch-memory-stats")},
+		AllocatorStats: []AllocatorStats{{Source: "memory_stats", NumOOMs: &two, UndescribedOOMs: 2}}}}}
+	var b bytes.Buffer
+	if err := Write(&b, Document{Kind: DocPostmortem, Report: r}, FormatTable, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"No out-of-memory error can be told from these inputs", "the allocator's statistics count 2 OOMs before they were taken (num_ooms, stats.json)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q:\n%s", want, out)
+		}
+	}
+}

@@ -268,11 +268,19 @@ type DeviceSummary struct {
 	// untimed). PeakTraceBytes is what the trace's own
 	// allocations held then (the rest was allocated before the trace),
 	// PeakSites the largest of their call sites (at most 3).
-	PeakActiveBytes *int64     `json:"peak_active_bytes,omitempty"`
-	PeakSeq         *int64     `json:"peak_seq,omitempty"`
-	PeakUs          *int64     `json:"peak_us,omitempty"`
-	PeakTraceBytes  int64      `json:"peak_trace_bytes,omitempty"`
-	PeakSites       []PeakSite `json:"peak_sites,omitempty"`
+	// PeakReservedBytes is what PyTorch had reserved then (bytes): the
+	// snapshot's segments less those the trace's segment entries reserved
+	// after the peak, plus those they released; absent where that is not
+	// known (no peak above the end, a snapshot without segments, a trace
+	// that records no segment entry and so cannot tell none from
+	// unrecorded). It less PeakActiveBytes is the reserve not in use at
+	// the peak (the fragmentation finding's message gives both).
+	PeakActiveBytes   *int64     `json:"peak_active_bytes,omitempty"`
+	PeakSeq           *int64     `json:"peak_seq,omitempty"`
+	PeakUs            *int64     `json:"peak_us,omitempty"`
+	PeakTraceBytes    int64      `json:"peak_trace_bytes,omitempty"`
+	PeakReservedBytes *int64     `json:"peak_reserved_bytes,omitempty"`
+	PeakSites         []PeakSite `json:"peak_sites,omitempty"`
 }
 
 // PeakSite is the memory one call site's allocations held at a device's
@@ -480,6 +488,10 @@ type Finding struct {
 	// (at series_end_us): its later rows carry no memory figure (nvidia-smi's
 	// [GPU is lost]) or it left the log; it has no time to OOM.
 	StoppedBeforeEnd bool `json:"stopped_before_end,omitempty"`
+	// ReplacedByGPUUUID: for a GPU that StoppedBeforeEnd, the UUID of the
+	// GPU its log shows next at its host and index (the GPU replaced
+	// during the log), a series of its own; absent otherwise.
+	ReplacedByGPUUUID string `json:"replaced_by_gpu_uuid,omitempty"`
 	// UnattributedBytes: GPU memory used by no listed process (median over
 	// the GPU's samples while processes were logged); UnattributedEndBytes
 	// at the end.

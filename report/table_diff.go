@@ -106,7 +106,11 @@ func summaryBytes(s *LeakSummary) string {
 	if s == nil || s.Bytes == nil {
 		return "(no LEAK SUMMARY)"
 	}
-	return fmt.Sprintf("%s in %s", IBytes(*s.Bytes), plural(int(deref(s.Allocations)), "allocation", "allocations"))
+	b := fmt.Sprintf("%s in %s", IBytes(*s.Bytes), plural(int(deref(s.Allocations)), "allocation", "allocations"))
+	if s.Runs > 1 {
+		b += fmt.Sprintf(" (added over %d runs)", s.Runs)
+	}
+	return b
 }
 
 func summaryErrors(s *LeakSummary) string {

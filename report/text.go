@@ -9,6 +9,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/gpuleak/gpuleak/analyze/trend"
+	"github.com/gpuleak/gpuleak/internal/sizes"
 )
 
 // The words the converters' messages and the text writers (table,
@@ -27,6 +28,21 @@ func IBytes(n int64) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// FromTo renders the two ends of a change, sizes in bytes, with the
+// decimals that tell them apart when they differ (sizes.Of, in the larger
+// one's unit): a rise from 20500 to 20990 MiB reads "from 20.0 GiB to
+// 20.5 GiB", not "from 20 GiB to 20 GiB"; a fall likewise. Every message
+// that names two sizes of one quantity side by side (an NVML step, a
+// snapshot site's growth, a memory timeline's, a gate's before and
+// after) renders them here.
+func FromTo(from, to int64) (string, string) {
+	if from <= to {
+		return sizes.Of(from, to, IBytes)
+	}
+	t, f := sizes.Of(to, from, IBytes)
+	return f, t
 }
 
 // plural counts n things: "1 block", "2 blocks".

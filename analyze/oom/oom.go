@@ -44,7 +44,8 @@ const (
 	// larger than it allows in one piece while the GPU had room for it:
 	// on Intel GPUs (XPU), Level Zero's maxMemAllocSize, 4 GiB on Arc and
 	// integrated GPUs unless relaxed allocation limits are asked for (see
-	// xpuSingleAllocation).
+	// xpuSingleAllocation); MPS's one-buffer limit; llama.cpp's Vulkan
+	// backend's check of the device's maxMemoryAllocationSize.
 	CauseAllocationLimit = "allocation-limit"
 	// CauseOutsideProcess: from a snapshot alone (which does not give the
 	// GPU's total memory), the request was more than all this process held
@@ -54,6 +55,14 @@ const (
 	// too small, and no cause is given.
 	CauseOutsideProcess = "outside-process"
 )
+
+// unlistedHolders is what may hold GPU memory that no process an OOM
+// message lists holds (total - free - the processes listed): PyTorch
+// lists the compute processes NVML reports, so graphics processes (the
+// display), processes NVML cannot see (other containers, MPS clients
+// counted under its server) and the driver's own memory are not among
+// them, nor this process's memory NVML does not count for it.
+const unlistedHolders = "graphics processes such as the display, which the list of compute processes omits; processes in other containers; the driver; or memory of this process that NVML does not count"
 
 // Thresholds of the postmortem.
 const (
@@ -348,7 +357,14 @@ type Report struct {
 	caller      string // the program a figureless message came from (callerOf)
 	expandable  bool
 	snapshot    bool
-	event       bool // from a profiler trace's [OutOfMemory] event
+	// tfLimit and tfInUse: TensorFlow's BFC allocator's Limit and InUse
+	// (bytes) printed before its OOM; -1 when not (pytorchtext's
+	// takeBFCStats gives them as the message's allowed and allocated).
+	tfLimit, tfInUse int64
+	// tfShapeSized: RequestedBytes is the tensor's shape times its type's
+	// size (see tfTensorCause).
+	tfShapeSized bool
+	event        bool // from a profiler trace's [OutOfMemory] event
 	// gpuAtLeast is the least the GPU holds by another OOM of the same
 	// snapshot and device: the GPU's free memory and PyTorch's reserved
 	// memory there, the most of any (at trace entry gpuAtLeastSeq); -1
@@ -529,7 +545,10 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 		if in.Text == nil {
 			continue
 		}
-		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 {
+		if len(in.Text.Messages) == 0 && len(in.Text.Stats) == 0 && len(in.Text.NotOOMs) == 0 {
+			// An input whose out-of-memory errors are all not counted
+			// has its warnings, which say why: a second, generic one
+			// would only repeat that it holds no OOM.
 			pm.Notes = append(pm.Notes, InputNote{in.Path, "no CUDA out-of-memory message in it"})
 		}
 		var last *Report // of this input's messages, the last one's
@@ -672,6 +691,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 func (r *Report) clear() {
 	r.RequestedBytes, r.SegmentBytes, r.DeviceFreeBytes, r.DeviceTotalBytes = -1, -1, -1, -1
 	r.ProcessInUseBytes, r.UnlistedBytes, r.AllowedBytes = -1, -1, -1
+	r.tfLimit, r.tfInUse = -1, -1
 	r.AllocatedBytes, r.ReservedBytes, r.ReservedUnallocatedBytes, r.ActiveBytes, r.PrivatePoolBytes = -1, -1, -1, -1, -1
 	r.LargestFreeBlockBytes, r.LiveBlocks = -1, -1
 	r.gpuAtLeast, r.gpuAtLeastSeq = -1, -1
@@ -1267,6 +1287,8 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		if i := callsite.InnermostUser(r.Stack); i >= 0 {
 			r.Frame = r.Stack[i]
 		}
+		r.reraisedSite(m)
+		r.tfInternalSite(m)
 	}
 	if r.msg != nil && !repeatsStart(r, m) {
 		return
@@ -1291,6 +1313,9 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 		}
 		if m.Generation == pytorchtext.GenCuPy && !r.snapshot {
 			r.ReservedBytes, r.AllowedBytes = m.Reserved, m.Allowed // the pool's bytes, its limit
+		}
+		if m.Generation == pytorchtext.GenTF && !r.snapshot && m.Allowed >= 0 && m.Allocated >= 0 {
+			r.tfLimit, r.tfInUse = m.Allowed, m.Allocated
 		}
 		if m.Generation == pytorchtext.GenTheano && !r.snapshot {
 			// The driver's free and total memory (cudaMemGetInfo) where
@@ -1683,6 +1708,13 @@ func (r *Report) findCauses() {
 				note = backendWords[r.msg.Backend].Replace(note)
 			}
 			r.Notes = append(r.Notes, note)
+			if r.msg != nil && r.msg.Backend == "Vulkan" && strings.Contains(r.Text, "exceeds device memory allocation limit") && len(r.Causes) == 0 {
+				// ggml_vk_create_buffer refused it before allocating.
+				r.Causes = append(r.Causes, Cause{Name: CauseAllocationLimit,
+					Evidence: fmt.Sprintf("llama.cpp's Vulkan backend refused the %s buffer itself (\"Requested buffer size exceeds device memory allocation limit\"): one allocation larger than the Vulkan device allows in one piece (its maxMemoryAllocationSize or maxBufferSize), checked before any allocation; no memory ran short, and the lines give no other figure", r.size(r.RequestedBytes)),
+					Numbers:  map[string]int64{"requested_bytes": r.RequestedBytes},
+					Advice:   "make the buffer smaller than the device's limit (vulkaninfo lists maxMemoryAllocationSize): a smaller batch (--ubatch-size) or context (--ctx-size) for a compute buffer; more memory, or GGML_VK_FORCE_MAX_ALLOCATION_SIZE (which only lowers the limit), does not help"})
+			}
 		case pytorchtext.GenExa:
 			// The size is not printed, but at least 2^60 bytes is more
 			// than any GPU holds: capacity, as a request beyond any GPU
@@ -1770,6 +1802,7 @@ func (r *Report) findCauses() {
 				r.Notes = append(r.Notes, "TensorFlow could not allocate an op's output in eager mode (ResourceExhaustedError: "+r.Text+"): the message gives neither the tensor's shape nor its bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use")
 				break
 			}
+			r.tfTensorCause()
 			r.Notes = append(r.Notes, r.tfTensorNote())
 		case pytorchtext.GenKVCache:
 			r.Notes = append(r.Notes, r.kvCacheNote())
@@ -1950,14 +1983,26 @@ func (r *Report) findCauses() {
 		// with room on the GPU and no cap, split blocks did not stop it.
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free and the message shows no per-process limit: PyTorch would have reserved a new %s segment instead, so split free blocks do not explain this OOM",
 			r.size(r.ReservedUnallocatedBytes), r.size(req), r.size(r.DeviceFreeBytes), r.size(seg)))
+	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req && gpuRoom && !r.snapshot && !r.known(r.AllowedBytes):
+		// With room on the GPU, split blocks stop the allocator only where
+		// a per-process limit refused the new segment; a message that
+		// cannot print one (PyTorch 2.1's "total capacty") or inputs
+		// without a message do not show whether one was set, so neither
+		// is the cause stated (the limit's own note below says so).
+		why := "the inputs do not show whether one was set"
+		if r.msg != nil && r.msg.Typo {
+			why = "PyTorch 2.1's message does not print one"
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous, but the GPU had %s free: PyTorch reserves a new %s segment when no free block fits, so split free blocks explain this OOM only if a per-process limit (set_per_process_memory_fraction) refused that segment, and %s",
+			r.size(r.ReservedUnallocatedBytes), r.size(req), r.size(r.DeviceFreeBytes), r.size(seg), why))
 	case r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)-r.ruTol >= req:
 		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated would have held the %s request had it been contiguous (the message does not give the largest free block; a snapshot would)", r.size(r.ReservedUnallocatedBytes), r.size(req)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	case gpuFull && r.known(r.ReservedUnallocatedBytes) && r.ReservedUnallocatedBytes+pytorchtext.SizeTolerance(r.ReservedUnallocatedBytes)+r.ruTol >= shortfall+tightSlack && (marginOnly || r.ReservedUnallocatedBytes-r.ruTol >= shortfall+tightSlack || r.ruTol == 0):
 		// Smaller than the request, but the GPU would have had room had
 		// PyTorch's split free blocks been free on the GPU.
-		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request (%s short, with the %s cudaMalloc needs of its own to spare)",
-			r.size(r.ReservedUnallocatedBytes), r.size(r.DeviceFreeBytes), r.size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), r.size(seg), r.size(shortfall), r.size(tightSlack)),
+		addFrag(msgExp+fmt.Sprintf("%s reserved by PyTorch but unallocated sits in split blocks that cannot be returned to the GPU; had it been free there, the GPU's %s free would have become %s, enough for the %s request with the %s margin gpuleak allows cudaMalloc for its own page tables and granularity (as it was, %s was missing)",
+			r.size(r.ReservedUnallocatedBytes), r.size(r.DeviceFreeBytes), r.size(r.DeviceFreeBytes+r.ReservedUnallocatedBytes), r.size(seg), r.size(tightSlack), r.size(shortfall)),
 			map[string]int64{"reserved_unallocated_bytes": r.ReservedUnallocatedBytes}, msgAdvice)
 	}
 
@@ -1966,6 +2011,15 @@ func (r *Report) findCauses() {
 	othersEstimated := false
 	// The figures others and UnlistedBytes are computed from (sizeFrom).
 	var othersFrom, unlistedFrom []int64
+	unlistedCounted := false // UnlistedBytes is in others
+	// What other processes must have held for the GPU to have had room
+	// for the segment: the shortfall, and beyond it the room cudaMalloc is
+	// given of its own (slack, gpuRoom's rule), less the roundings of the
+	// request and the free memory.
+	othersNeed := shortfall
+	if gpuFull && !marginOnly {
+		othersNeed = max(0, shortfall+slack-freeTol-tol)
+	}
 	if gpuFull && r.known(r.DeviceTotalBytes) {
 		used := r.DeviceTotalBytes - r.DeviceFreeBytes
 		var listed int64
@@ -1980,9 +2034,22 @@ func (r *Report) findCauses() {
 			r.UnlistedBytes = max(0, used-r.ProcessInUseBytes-listed)
 			unlistedFrom = append([]int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ProcessInUseBytes}, othersFrom...)
 			others = listed
-			if r.UnlistedBytes >= otherProcessesMin {
+			// Memory no listed process holds is not shown to be other
+			// processes': the message lists compute processes only (not the
+			// display's graphics ones), none in other containers, and not
+			// what of this process NVML does not count. Like memory outside
+			// PyTorch's allocator where no process is listed, it counts for
+			// other processes from otherEstimatedMin on; on a device whose
+			// GPU memory is the machine's RAM it is host memory
+			// (unifiedMemory) from otherProcessesMin on.
+			unlistedMin := int64(otherEstimatedMin)
+			if r.unified != nil && r.unified.Sure {
+				unlistedMin = otherProcessesMin
+			}
+			if r.UnlistedBytes >= unlistedMin {
 				others += r.UnlistedBytes
 				othersFrom = unlistedFrom
+				unlistedCounted = true
 			}
 		case len(r.OtherProcesses) > 0:
 			others = listed
@@ -1991,7 +2058,7 @@ func (r *Report) findCauses() {
 			othersFrom = []int64{r.DeviceTotalBytes, r.DeviceFreeBytes, r.ReservedBytes}
 		}
 	}
-	if !tooBig && others >= 0 && others >= shortfall && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
+	if !tooBig && others >= 0 && others >= othersNeed && others >= otherProcessesMin && (!othersEstimated || others >= otherEstimatedMin) {
 		var who []string
 		for _, p := range r.OtherProcesses {
 			w := fmt.Sprintf("process %d: %s", p.PID, r.size(p.Bytes))
@@ -2005,12 +2072,16 @@ func (r *Report) findCauses() {
 			}
 			who = append(who, w)
 		}
+		unlisted := ""
 		if r.UnlistedBytes > otherProcessesMin {
-			who = append(who, fmt.Sprintf("%s not attributed to a process NVML lists (other containers, the driver)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...)))
+			unlisted = fmt.Sprintf("%s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders)
+			if unlistedCounted {
+				who, unlisted = append(who, unlisted), ""
+			}
 		}
 		short := fmt.Sprintf("%s short", r.sizeFrom(shortfall, seg, r.DeviceFreeBytes))
 		if marginOnly {
-			short = fmt.Sprintf("barely more than the request: %s short of the %s cudaMalloc needs of its own", r.size(shortfall), r.size(tightSlack))
+			short = fmt.Sprintf("barely more than the request: %s short of the %s margin gpuleak allows cudaMalloc for its own page tables and granularity", r.size(shortfall), r.size(tightSlack))
 		}
 		free, total := r.sizeOf(r.DeviceFreeBytes, r.DeviceTotalBytes)
 		ev := fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); other processes held %s", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
@@ -2018,6 +2089,10 @@ func (r *Report) findCauses() {
 			ev = fmt.Sprintf("the GPU had %s free of %s for a %s request (%s); %s was in use outside PyTorch's allocator (the message lists no processes: this includes this process's CUDA context and libraries)", free, total, r.size(seg), short, r.sizeFrom(others, othersFrom...))
 		} else if len(who) > 0 {
 			ev += " (" + strings.Join(who, "; ") + ")"
+		}
+		if unlisted != "" {
+			// Not counted for them (see unlistedMin).
+			ev += ", besides " + unlisted
 		}
 		if r.known(r.ProcessInUseBytes) {
 			ev += fmt.Sprintf(", this process %s", r.size(r.ProcessInUseBytes))
@@ -2028,6 +2103,11 @@ func (r *Report) findCauses() {
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
 		name := CauseOtherProcesses
 		if len(r.OtherProcesses) == 0 {
+			if unlistedCounted {
+				// No process to free is named: what holds the memory
+				// is still to be found.
+				advice = "find what holds the GPU beside this process (nvidia-smi, its graphics processes included, run on the host rather than in a container) and free it, or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
+			}
 			// Memory no listed process holds: on a unified-memory
 			// device, host memory (see unifiedMemory).
 			name, ev, advice = r.unifiedMemory(name, ev, advice, others)
@@ -2201,6 +2281,13 @@ func (r *Report) findCauses() {
 		switch {
 		case others > 0 && othersEstimated:
 			ev += fmt.Sprintf(", %s outside PyTorch's allocator (this process's CUDA context included: the message lists no processes)", r.sizeFrom(others, othersFrom...))
+		case others >= 0 && !othersEstimated && r.UnlistedBytes >= otherProcessesMin:
+			// Listed processes and what none of them holds, apart: the
+			// latter is not shown to be other processes' (unlistedHolders).
+			if listed := others - r.UnlistedBytes*int64(btoi(unlistedCounted)); len(r.OtherProcesses) > 0 {
+				ev += fmt.Sprintf(", other processes %s", r.size(listed))
+			}
+			ev += fmt.Sprintf(", %s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders)
 		case others >= 0 && !othersEstimated:
 			ev += fmt.Sprintf(", other processes %s", r.sizeFrom(others, othersFrom...))
 		}
@@ -2383,6 +2470,17 @@ func (r *Report) cudaErrorNote() string {
 				what += fmt.Sprintf(" on device %d", r.Device)
 			}
 		}
+		if r.msg != nil && r.msg.Backend == "XPU" {
+			// The SYCL backend's "can't allocate N Bytes of memory on device".
+			return "llama.cpp's ggml SYCL backend could not allocate " + what + " on its Intel GPU (sycl::malloc_device returned no memory: \"can't allocate N Bytes of memory on device\"; the model's weights, its KV cache or a compute buffer, each allocated whole): the GPU had no room for it, or the one allocation was more than the device gives in one piece (its maxMemAllocSize; some Arc GPUs refuse less, ggml-org/llama.cpp PR #28953), which the line cannot tell apart; it gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and xpu-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
+		}
+		if r.msg != nil && r.msg.Backend == "Vulkan" {
+			if strings.Contains(r.Text, "exceeds device memory allocation limit") {
+				// ggml_vk_create_buffer's own check, before any allocation.
+				return "llama.cpp's ggml Vulkan backend refused " + what + " because it is larger than the device allows in one allocation (\"Requested buffer size exceeds device memory allocation limit\": Vulkan's maxMemoryAllocationSize or maxBufferSize, often 2 or 4 GiB), before it tried: the request's size is the fault, not memory that ran out, and more free memory would not help; a smaller batch (--ubatch-size) or context (--ctx-size) makes the compute buffer smaller, and GGML_VK_FORCE_MAX_ALLOCATION_SIZE only lowers the limit"
+			}
+			return "llama.cpp's ggml Vulkan backend could not allocate " + strings.Replace(what, " on device", " on Vulkan device", 1) + " (\"Device memory allocation of size N failed\", then Vulkan's ErrorOutOfDeviceMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY; the model's weights, its KV cache or a compute buffer, each allocated whole): the memory heap it allocates from had no room for it (on an integrated GPU, the share of the machine's memory the driver gives the GPU), and the lines give no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and the GPU's own monitor at the time tell what held it; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
+		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
 	case "TensorRT":
 		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
@@ -2393,13 +2491,19 @@ func (r *Report) cudaErrorNote() string {
 	case "":
 		if r.msg != nil && r.msg.Backend == "HIP" {
 			// ROCm's libraries, not CUDA's.
-			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+			return "a HIP call outside PyTorch's caching allocator ran out of memory (a rocBLAS, hipBLASLt or MIOpen workspace, RCCL buffers, a HIP context; or pinned host memory: " + pinnedSources + ", whose failure HIP reports in the same words): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the GPU memory was, and the host's free RAM whether pinned memory could not be had"
 		}
-		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the memory was"
+		return "a CUDA call outside PyTorch's caching allocator ran out of memory (a cuBLAS or cuDNN workspace, NCCL buffers, a CUDA context; or pinned host memory: " + pinnedSources + ", whose failure CUDA reports in the same words, the GPU's memory not involved): the message has no sizes; a snapshot or memory_summary() taken at the error would tell where the GPU memory was, and the host's free RAM (a container's memory limit counts) whether pinned memory could not be had"
 	case "Metal":
 		return "Metal could not run a command buffer for lack of GPU memory (\"Insufficient Memory\", kIOGPUCommandBufferCallbackErrorOutOfMemory), on Apple silicon, where the GPU's memory is the machine's unified memory up to the limit macOS sets for the GPU (its recommended working set, below the RAM): the program that submitted it (MLX, llama.cpp's Metal backend and the tools built on them; PyTorch's MPS backend prints \"MPS backend out of memory\" instead) needed more at once than was left; the message has no sizes, nor what else held the memory (other models loaded, other programs): a smaller or more quantized model, a shorter context or batch, fewer models at once; macOS 14 and later let the limit be raised (sudo sysctl iogpu.wired_limit_mb=N), at the expense of the rest of the system"
 	case pytorchtext.LibraryUR, pytorchtext.LibraryPI:
 		return r.oneAPINote(lib, pytorch)
+	case pytorchtext.LibraryLevelZero:
+		where := ""
+		if m := levelZeroPlaceRe.FindStringSubmatch(r.Text); m != nil {
+			where = " (the check names its place: " + m[1] + ")"
+		}
+		return "Intel's Level Zero driver reported that device memory ran out (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY), as the program on it printed the status of a call that failed" + where + ", outside any PyTorch allocator: the message has no sizes; on a discrete Intel GPU its own memory was full, on an integrated one the share of the machine's memory the driver gives it, unless the one allocation asked for more than the device allows in one piece (its maxMemAllocSize, about 4 GiB on Arc and integrated GPUs unless relaxed allocation limits are asked for), which the driver refuses with the same status whatever is free (intel/compute-runtime#984): the text cannot tell the two apart; xpu-smi at the time would tell what held the GPU"
 	case "Vulkan":
 		return "a Vulkan allocation found the device's memory full (VK_ERROR_OUT_OF_DEVICE_MEMORY), in a program that runs on Vulkan (llama.cpp's or MLC LLM's Vulkan backend, an upscaler, a renderer), outside any PyTorch allocator: the message has no sizes (llama.cpp's ggml_vulkan logs the allocation's on the line before it, \"Device memory allocation of size N failed\"); the heap Vulkan allocates from was full, on an integrated GPU the share of system memory the driver gives it: the GPU's own monitor at the time (nvidia-smi, rocm-smi, the OS's) would tell what held it; fewer layers on the GPU, a smaller context, batch or model need less"
 	case "ONNX Runtime":
@@ -2469,7 +2573,12 @@ func (r *Report) cudaErrorNote() string {
 				who, advice = "FasterTransformer", "a smaller batch or sequence length, or a GPU free of other processes, makes room"
 			}
 			call := "CUDA runtime call"
-			if m[1] != "" {
+			if m[1] != "" && !checkCallNameRe.MatchString(m[1]) {
+				// The check's stringified expression is no call's name
+				// (TensorRT-LLM's "CUDA runtime error in error: out of
+				// memory": a variable holding the status).
+				call = fmt.Sprintf("CUDA runtime call (the message names the expression %q, not the call)", m[1])
+			} else if m[1] != "" {
 				call = m[1]
 				if strings.HasPrefix(m[1], "cudaMalloc") {
 					call += " (an allocation)"
@@ -2539,8 +2648,21 @@ func (r *Report) tfTensorNote() string {
 	if r.msg != nil && strings.Contains(r.msg.Prefix, "op_kernel.cc:") {
 		what = "TensorFlow's allocator could not allocate a tensor for an op (OOM when allocating tensor), in op_kernel.cc's WARNING record of the op's failure (\"OP_REQUIRES failed at\"): TensorFlow returns the failed status to the caller, which raises it as ResourceExhaustedError, and no such exception follows in the inputs: the log was cut there, or the program caught the error"
 	}
+	if r.tfShapeSized {
+		what += "; the " + r.size(r.RequestedBytes) + " requested are the tensor's elements times its type's size, from the shape and type the message gives"
+		if r.tfLimit >= 0 {
+			return what
+		}
+		return what + "; the BFC allocator's log before it (\"Sum Total of in-use chunks\", its Stats' Limit and InUse) tells what was in use"
+	}
 	if r.known(r.RequestedBytes) {
+		if r.tfLimit >= 0 {
+			return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure"
+		}
 		return what + "; the message gives the tensor's shape and type, and the " + r.size(r.RequestedBytes) + " requested are the BFC allocator's record before it (\"ran out of memory trying to allocate\", rounded to the allocator's bins), read as the same failure; its chunk dump (\"Sum Total of in-use chunks\") tells what was in use"
+	}
+	if r.tfLimit >= 0 {
+		return what + "; the message gives no size gpuleak reads (its shape is cut, or its type's size unknown)"
 	}
 	return what + "; the message gives its shape and type, not bytes; the BFC allocator's log before it (\"ran out of memory trying to allocate\", \"Sum Total of in-use chunks\") tells what was in use"
 }
@@ -2564,10 +2686,26 @@ func (r *Report) oneAPINote(lib string, pytorch bool) string {
 	return "a SYCL call ran out of device memory (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: the Level Zero driver's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, as " + lib + " passes it on)" + outside + ": the message has no sizes; xpu-smi at the time would tell what held the GPU"
 }
 
+// levelZeroPlaceRe reads the place a Level Zero status's check names
+// after it (chipStar's "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in
+// FILE:LINE:FUNC").
+var levelZeroPlaceRe = lazyre.New(`ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\s*\)? in (\S+:\d+(?::\w+)?)`)
+
+// pinnedSources are PyTorch's ways to ask for page-locked (pinned) host
+// memory: the caching host allocator's cudaHostAlloc, whose failure PyTorch
+// raises as "CUDA error: out of memory" with no call named (recorded on an
+// H200, PyTorch 2.11: torch.empty(2**43, pin_memory=True)).
+const pinnedSources = "pin_memory=True, Tensor.pin_memory(), DataLoader(pin_memory=True)"
+
 // checkCallRe reads the function an inference library's CUDA check names
 // ("CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of
 // memory"); the group is empty where none is named.
 var checkCallRe = lazyre.New(`^CUDA runtime error(?: in :*([A-Za-z_][A-Za-z0-9_]*))?`)
+
+// checkCallNameRe matches a CUDA runtime or driver function's name
+// ("cudaMallocAsync", "cuMemAlloc_v2"), what checkCallRe's group names
+// when the check was given the call itself.
+var checkCallNameRe = lazyre.New(`^cu(?:da)?[A-Z][A-Za-z0-9_]*$`)
 
 // driverCallRe finds the CUDA driver function a message names before its
 // status (numba's "Call to cuMemAlloc results in").
@@ -3059,7 +3197,7 @@ func (r *Report) checkImpossible() {
 		v    int64
 	}{{"PyTorch's reserved memory", r.ReservedBytes}, {"this process's memory", r.ProcessInUseBytes}, {"the processes listed", listed}} {
 		if f.v > limit+pytorchtext.SizeTolerance(f.v) {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes below rest on these figures", f.what, r.size(f.v), r.size(r.DeviceTotalBytes)))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s (%s) is more than the GPU's %s: impossible on one GPU's memory; on Windows the driver (WDDM) may have spilled into shared system memory, else the message was edited or pieced together: the causes given rest on these figures", f.what, r.size(f.v), r.size(r.DeviceTotalBytes)))
 			return
 		}
 	}

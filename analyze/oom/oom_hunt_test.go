@@ -92,8 +92,10 @@ func TestSummaryCutBeforeNonReleasable(t *testing.T) {
 // allocator would have reserved a new segment, so reserved-but-unallocated
 // memory is no cause (taggui: 2.35 GiB free for 20 MiB, 24.85 MiB
 // unallocated). PyTorch 2.1 ("capacty") never printed the cap, so there
-// the cap stays a possibility (pytorch#111363: 38.09 GiB free, 427.46 MiB
-// unallocated for 64 MiB: fragmentation, its limit said to be unprinted).
+// the cap stays a possibility, not a cause (pytorch#111363: 38.09 GiB
+// free, 427.46 MiB unallocated for 64 MiB: split blocks explain it only
+// with a cap the paste does not show; session 47 made this a note, as the
+// same message form with nothing unallocated gets).
 func TestRoomWithoutCap(t *testing.T) {
 	r := NewPostmortem([]Input{oomInput(t, "pastes/pt2.x_room_nocap_taggui188.txt")}, PostmortemOptions{}).OOMs[0]
 	notes := strings.Join(r.Notes, " ")
@@ -101,8 +103,8 @@ func TestRoomWithoutCap(t *testing.T) {
 		t.Errorf("taggui: %v %q", causeNames(r), r.Notes)
 	}
 	r = NewPostmortem([]Input{oomInput(t, "pastes/pt2.1_fraction_no_allowed_pytorch111363.txt")}, PostmortemOptions{}).OOMs[0]
-	if c := hasCause(r, CauseFragmentation); c == nil || !strings.Contains(c.Evidence, "PyTorch 2.1's message does not print") {
-		t.Errorf("2.1: %v", causeNames(r))
+	if notes := strings.Join(r.Notes, " "); len(r.Causes) != 0 || !strings.Contains(notes, "only if a per-process limit") || !strings.Contains(notes, "PyTorch 2.1's message does not print") {
+		t.Errorf("2.1: %v %q", causeNames(r), r.Notes)
 	}
 }
 

@@ -83,6 +83,12 @@ type TextResult struct {
 	// messages' "memory outside PyTorch" is then host memory too); nil
 	// when none. Set by the caller from the reader's metadata.
 	UnifiedMemory *pytorchtext.UnifiedMemory
+	// NotOOMs are the warnings of the out-of-memory errors the text holds
+	// that are not counted as GPU OOMs (pytorchtext.Metadata.NotOOMs: a
+	// recovered llama.cpp or TensorRT allocation, a record at INFO
+	// level, host memory), each already a warning of the input; set by
+	// the caller from the reader's metadata.
+	NotOOMs []string
 }
 
 // TextAnalyzer collects the tables of package pytorchtext into typed

@@ -27,6 +27,11 @@ type CategoryGrowth struct {
 	// last windows' floors.
 	Windows, GrewIn    int
 	FromBytes, ToBytes int64
+	// HighFloorBytes is the highest window's floor: what the category
+	// held throughout its fullest window, which ToBytes does not show
+	// when the last window's memory was freed (a teardown judged with
+	// the timeline).
+	HighFloorBytes int64
 	// Grows is the verdict: the floor rose in at least 3 windows, ends
 	// above where it started by at least half of all its rises, the
 	// second half's highest floor is above the first half's, and the
@@ -55,6 +60,10 @@ type CategoryGrowth struct {
 	// than at the first's, over the steps between them; 0 when fewer than
 	// two step ends are known.
 	PerStepBytes int64
+	// FirstEndBytes and LastEndBytes are the category's bytes at the
+	// first and the last step's end (TimelineStepCount Ends); both 0 when
+	// fewer than two step ends are known.
+	FirstEndBytes, LastEndBytes int64
 }
 
 // TimelineStepCount is how many steps a memory timeline shows and the
@@ -65,17 +74,30 @@ type TimelineStepCount struct {
 	// Falls counts the times the memory a step holds fell back at its
 	// end (see TimelineSteps).
 	Falls int
-	// Backward counts the backward passes: the times the gradient bytes
-	// rose from the lowest quarter of their range (least to most over the
-	// timeline) to the highest. 0 when the timeline holds no gradient.
+	// Backward counts the backward passes: the larger of GradientRises
+	// and AutogradPasses. 0 when the timeline holds neither a gradient
+	// nor an autograd detail.
 	Backward int
+	// GradientRises counts the times the gradient bytes rose from the
+	// lowest quarter of their range (least to most over the timeline) to
+	// the highest: once a step when zero_grad frees the gradients, once in
+	// all when they are kept between steps.
+	GradientRises int
+	// AutogradPasses counts the stretches in which the autograd detail
+	// bytes (the gradients of intermediate results, which backward makes
+	// and frees within the pass) were above their least: one a backward
+	// pass, whether or not the gradients are kept between steps.
+	AutogradPasses int
 	// Ends are the indexes of the points at which the steps counted
 	// ended, in order: for backward passes (when Backward >= Falls), the
-	// first point after each rise at which the gradient bytes are back at
-	// their least after zero_grad (the lowest quarter of their range when
-	// they never get back to it); for falls, the first point at which
-	// each fall reached its low. A teardown that frees memory outside
-	// parameters right after a last fall is part of that fall.
+	// first point after each gradient rise at which the gradient bytes
+	// are back at their least after zero_grad (the lowest quarter of
+	// their range when they never get back to it), or, when the autograd
+	// passes outnumber the gradient rises (gradients kept between steps),
+	// the first point at which each pass's autograd detail bytes are back
+	// at their least (the backward's end); for falls, the first point at
+	// which each fall reached its low. A teardown that frees memory
+	// outside parameters right after a last fall is part of that fall.
 	Ends []int
 }
 
@@ -120,22 +142,87 @@ func TimelineSteps(tl *kineto.Timeline) int {
 // default, so the gradient bytes rise from (about) none to all of them
 // once a step, whatever the step keeps. Each rise from the lowest
 // quarter of their range to the highest is a backward pass; one forward
-// pass has none. With gradient accumulation it counts optimizer steps,
-// not micro-batches (Falls counts those). Limits: gradients kept between
-// steps (zero_grad(set_to_none=False)) rise once, so a loop that keeps
-// most of each step is counted from Falls alone; so is a forward-only
-// loop (no gradient), whose steps a heavy leak hides; a loop whose
-// backward frees gradients layer by layer (FSDP's reduce-scatter) could
-// show more rises than steps.
+// pass has none. With gradient accumulation the gradients' rises count
+// optimizer steps, and the autograd passes below (and Falls) count
+// micro-batches, which Backward then counts. Gradients kept between steps
+// (zero_grad(set_to_none=False), PyTorch < 2.0's default) rise once, at
+// the first backward; every backward pass still makes and frees the
+// gradients of its intermediate results, which the memory profiler
+// classes as autograd detail (torch/profiler/_memory_profiler.py,
+// _set_autograd_detail: what an op under a backward function's scope
+// makes that is not otherwise classed), so the stretches in which those bytes are above their
+// least count the backward passes too (AutogradPasses), and Backward is
+// the larger count. Real H200 recordings (PyTorch 2.11) show one such
+// stretch a training step, with gradients freed or kept. Limits: a
+// forward-only loop (no gradient, no autograd detail) is counted from
+// Falls alone, and a heavy leak hides its steps; so does a teardown at
+// its end, whose fall (everything the loop kept, and the step's own)
+// sets the scale. That scale is kept: without the teardown, Falls counts
+// one forward pass's layers (h46g_single_pass_layer_masks: 7), an eval
+// loop's layer outputs (h46g_eval_clean: 95) and a kept-gradients loop's
+// autograd detail (f47t_keepgrad_keepall: 40) as steps, and a training
+// loop's steps, and the teardown after them, are found from its backward
+// passes instead (see TimelineTeardown). A loop whose backward
+// frees gradients layer by layer (FSDP's reduce-scatter) could show more
+// rises than steps; a step with several backward passes (a GAN's two, a
+// gradient penalty's) shows as many autograd passes.
 func CountTimelineSteps(tl *kineto.Timeline) TimelineStepCount {
 	falls, fallEnds := timelineFalls(tl)
 	rises, riseEnds := gradientRises(tl)
-	c := TimelineStepCount{Falls: falls, Backward: rises, Ends: fallEnds}
-	if rises > 0 && rises >= falls {
-		c.Ends = riseEnds
+	passes, passEnds := autogradPasses(tl)
+	c := TimelineStepCount{Falls: falls, Backward: max(rises, passes), GradientRises: rises, AutogradPasses: passes, Ends: fallEnds}
+	backEnds := riseEnds
+	if passes > rises {
+		backEnds = passEnds
+	}
+	if c.Backward > 0 && c.Backward >= falls {
+		c.Ends = backEnds
 	}
 	c.Steps = max(c.Falls, c.Backward)
 	return c
+}
+
+// autogradPasses is CountTimelineSteps' AutogradPasses: the stretches in
+// which the autograd detail bytes are above their least over the
+// timeline, and for each the index of the first point after it at which
+// they are back at their least (none for a stretch the timeline ends in).
+// A stretch that begins before the activation bytes rose above what they
+// held when the last one ended continues that one: between two backward
+// passes a forward pass saves its activations, while within one backward
+// they are only freed, so a backward whose autograd detail touches its
+// least between layers is still one pass.
+func autogradPasses(tl *kineto.Timeline) (int, []int) {
+	if len(tl.Bytes) == 0 {
+		return 0, nil
+	}
+	lo := tl.Bytes[0][timelineAutogradDetail]
+	for _, row := range tl.Bytes {
+		lo = min(lo, row[timelineAutogradDetail])
+	}
+	var ends []int
+	passes, in := 0, false
+	// actEnd: the activation bytes when the last pass ended; forward: the
+	// activations rose above them since.
+	var actEnd int64
+	forward := false
+	for i, row := range tl.Bytes {
+		a, act := row[timelineAutogradDetail], row[timelineActivation]
+		switch {
+		case !in && a > lo:
+			in = true
+			if passes == 0 || forward {
+				passes++
+			} else {
+				ends = ends[:len(ends)-1] // the last pass goes on
+			}
+		case in && a == lo:
+			in, forward, actEnd = false, false, act
+			ends = append(ends, i)
+		case !in && act > actEnd:
+			forward = true
+		}
+	}
+	return passes, ends
 }
 
 // timelineFalls is CountTimelineSteps' Falls, and the index of the
@@ -249,6 +336,8 @@ var (
 	timelineParameter      = slices.Index(kineto.Categories, "parameter")
 	timelineOptimizerState = slices.Index(kineto.Categories, "optimizer_state")
 	timelineGradient       = slices.Index(kineto.Categories, "gradient")
+	timelineActivation     = slices.Index(kineto.Categories, "activation")
+	timelineAutogradDetail = slices.Index(kineto.Categories, "autograd_detail")
 )
 
 // maxTimelineWindows is the most windows a timeline is cut into; each
@@ -337,7 +426,8 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			continue
 		}
 		if k := len(sc.Ends); k >= 2 {
-			g.PerStepBytes = (tl.Bytes[sc.Ends[k-1]][c] - tl.Bytes[sc.Ends[0]][c]) / int64(k-1)
+			g.FirstEndBytes, g.LastEndBytes = tl.Bytes[sc.Ends[0]][c], tl.Bytes[sc.Ends[k-1]][c]
+			g.PerStepBytes = (g.LastEndBytes - g.FirstEndBytes) / int64(k-1)
 		}
 		if w >= 4 {
 			floors := make([]int64, w)
@@ -367,6 +457,7 @@ func AnalyzeTimeline(tl *kineto.Timeline) []CategoryGrowth {
 			}
 			g.Windows = w
 			g.FromBytes, g.ToBytes = floors[0], floors[w-1]
+			g.HighFloorBytes = slices.Max(floors)
 			net := g.ToBytes - g.FromBytes
 			g.Grows = g.GrewIn >= snapshot.MinRises && net > 0 && 2*net >= rises && secondMax > firstMax && steps >= snapshot.MinIterations
 			if dt := at[w-1] - at[0]; dt > 0 {

@@ -349,8 +349,26 @@ type Error struct {
 	API, Error   string
 	Result       int64
 	ErrorMessage string
-	// Kernel is the faulting device function (short name), "" for host-side errors.
+	// Function is the device function of the faulting instruction (short
+	// name): the function of the record's "at" line (XML: <where><func>);
+	// "" for host-side errors.
+	Function string
+	// Kernel is the __global__ function whose launch faulted (short
+	// name): the outermost of the record's device frames, as
+	// compute-sanitizer lists the device backtrace from the faulting
+	// function to the kernel ("at CycleTrackingGuts(...)" then "Device
+	// Frame:CycleTrackingKernel(...)": the kernel is CycleTrackingKernel).
+	// A record whose only device frame is its "at" line names its kernel
+	// there (Kernel == Function) when it has its host backtrace too, since
+	// the device backtrace comes before it; a record without any backtrace
+	// (a log cut inside the record, --show-backtrace no) or with lines left
+	// out of its paste does not show whether that function is the kernel
+	// or one it called, nor does an outermost frame that is a member
+	// function (which a __global__ function cannot be): Kernel is then "",
+	// and NoKernel says why. "" for host-side errors.
 	Kernel string
+	// NoKernel says why Kernel is "" for a device-side error; "" otherwise.
+	NoKernel string
 	// Frame is where it happened: the device frame of a device-side
 	// error, else the innermost user host frame; Stack is the device
 	// frames then the visible host frames.
@@ -428,7 +446,8 @@ type Analyzer struct {
 	// prevFacts are the facts of the frames of the last record read, by
 	// their place in it (the first maxPrevFacts).
 	prevFacts []*frameFacts
-	// kernels holds the short name of each distinct kernel name.
+	// kernels holds the short name of each distinct name of a faulting
+	// device function (the records table's "kernel" column).
 	kernels map[string]string
 
 	// pending is the records batch whose records wait for their frames
@@ -1569,6 +1588,31 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// hasElision reports whether a record's detail lines (joined by "\n")
+// hold an elision mark: a line that is "..." (or "…"), or that starts or
+// ends with one after a space, where whoever pasted the record left lines
+// out.
+func hasElision(details string) bool {
+	for details != "" {
+		line, rest, _ := strings.Cut(details, "\n")
+		details = rest
+		t := strings.TrimSpace(line)
+		if t == "..." || t == "…" || strings.HasPrefix(t, "... ") || strings.HasSuffix(t, " ...") || strings.HasSuffix(t, " …") {
+			return true
+		}
+	}
+	return false
+}
+
+// isMemberFunction reports whether a demangled C++ name is that of a
+// non-static member function, by the cv-qualifier after its parameters
+// ("camera::get_ray(float, float, curandStateXORWOW *) const"): a
+// __global__ function cannot be one.
+func isMemberFunction(full string) bool {
+	t := strings.TrimSpace(full)
+	return strings.HasSuffix(t, ") const") || strings.HasSuffix(t, ") volatile") || strings.HasSuffix(t, ") const volatile")
+}
+
 // sameDeviceFrame reports whether device frames a and b, one after the
 // other, are the same frame printed twice: the same function, source line
 // and offset.
@@ -1577,18 +1621,32 @@ func sameDeviceFrame(a, b btFrame) bool {
 }
 
 func (a *Analyzer) addError(r *record, frames []btFrame) {
-	kernel := ""
+	function := ""
 	if r.kernel != "" {
 		var ok bool
-		if kernel, ok = a.kernels[r.kernel]; !ok {
+		if function, ok = a.kernels[r.kernel]; !ok {
 			k := a.names.Get(r.kernel)
-			kernel = newBtFrameNames(sanitizer.FrameDevice, k, "", "", 0).short
-			a.kernels[k] = kernel
+			function = newBtFrameNames(sanitizer.FrameDevice, k, "", "", 0).short
+			a.kernels[k] = function
 		}
 	}
 	var device []callsite.Frame
 	var host []btFrame
 	var lastDev btFrame
+	hasHost := false
+	for _, f := range frames {
+		hasHost = hasHost || f.kind != sanitizer.FrameDevice
+	}
+	// The kernel, for telling its host-side launch stub from the launch
+	// site: the outermost device frame (the stub nvcc generates is named
+	// after the kernel, not after a device function it calls).
+	stubOf := function
+	for i := len(frames) - 1; i >= 0; i-- {
+		if frames[i].kind == sanitizer.FrameDevice {
+			stubOf = frames[i].short
+			break
+		}
+	}
 	for _, f := range frames {
 		switch {
 		case f.kind == sanitizer.FrameDevice && len(device) == 1 && lastDev.frameFacts != nil && sameDeviceFrame(lastDev, f):
@@ -1600,12 +1658,37 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		case f.kind == sanitizer.FrameDevice:
 			device = append(device, f.frame())
 			lastDev = f
-		case kernel != "" && baseName(f.short) == baseName(kernel):
+		case stubOf != "" && baseName(f.short) == baseName(stubOf):
 			// The host-side launch stub nvcc generates for the kernel,
 			// at the kernel's declaration: not the launch site.
 		default:
 			host = append(host, f)
 		}
+	}
+	// The kernel is the outermost device frame (see Error.Kernel): the
+	// last of several, or the only one when the record's host backtrace
+	// shows that its device backtrace, printed before it, was not cut.
+	kernel, noKernel := "", ""
+	switch {
+	case len(device) == 0 && function == "":
+		// A host-side error.
+	case len(device) <= 1 && !r.saved && !hasHost:
+		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
+	case len(device) <= 1 && hasElision(r.details):
+		// NVIDIA/cccl#8288's paste: "at cp_async_bulk_cp_mask in
+		// cp_async_bulk.h:236", then "=========   ..." where lines were
+		// left out; the issue names the kernel, DeviceScanKernel, which
+		// the record no longer shows.
+		noKernel = `lines of the record were left out of the paste ("..."), so its device backtrace may not be whole`
+	case lastDev.frameFacts != nil && isMemberFunction(lastDev.full):
+		// cuda-memcheck's device backtrace of an imprecise exception
+		// may stop short of the kernel: "Device Frame:...:_ZNK6camera7get_ray..."
+		// (a const member function) as the only caller.
+		noKernel = fmt.Sprintf("the record's outermost device frame, %s, is a member function, which a __global__ function cannot be: the device backtrace stops before the kernel", lastDev.short)
+	case lastDev.frameFacts != nil:
+		kernel = lastDev.short
+	default:
+		kernel = function
 	}
 	hostStack, launch, _ := a.stackOf(host)
 	site := launch
@@ -1626,7 +1709,9 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		k = appendHexElided(k, r.message)
 	}
 	k = append(k, 0)
-	k = append(k, kernel...)
+	// The function and the device frames shown, not the kernel: a record
+	// cut before its backtraces is one of those that show them.
+	k = append(k, function...)
 	k = append(k, 0)
 	for _, f := range device {
 		k = callsite.AppendFrameKey(k, f.Filename, f.Name, f.Line)
@@ -1638,12 +1723,15 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	a.key = k
 	if e, ok := a.errs[string(k)]; ok {
 		e.Count++
+		if e.Kernel == "" && kernel != "" {
+			e.Kernel, e.NoKernel = kernel, ""
+		}
 		return
 	}
 	// The record's strings view its batch: the group keeps copies.
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
-		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Kernel: kernel, Frame: site, Launch: launch,
+		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch,
 		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)

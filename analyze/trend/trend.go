@@ -207,6 +207,13 @@ type SeriesTrend struct {
 	// Its last sample is not the GPU's memory at the end of the log, and
 	// it has no time to OOM.
 	StoppedBeforeEnd bool
+	// ReplacedBy, for a GPU series that StoppedBeforeEnd: the UUID of the
+	// GPU its log shows at its host and index next, after its last sample
+	// (the GPU replaced: an RMA, a node rebuilt), and ReplacedAtUs that
+	// GPU's first sample (µs since the Unix epoch); "" and 0 when its log
+	// shows none.
+	ReplacedBy   string
+	ReplacedAtUs int64
 
 	// Unattributed is GPU memory no listed process accounts for, when
 	// processes of this GPU are logged over the same time (GPU series).
@@ -1113,12 +1120,18 @@ func (a *Analyzer) Finalize() *Result {
 		}
 	}
 	ends := a.gpuLogEnds()
+	next := a.successors()
 	for _, s := range a.order {
 		if s.key.hasPID {
 			a.processEnd(s)
 		} else {
 			end := ends[s.key.input+"\x00"+s.source]
 			s.out.LogEndUs, s.out.StoppedBeforeEnd = end, s.endUs < end-s.tolerance()
+			if s.out.StoppedBeforeEnd {
+				if n := next[s]; n != nil {
+					s.out.ReplacedBy, s.out.ReplacedAtUs = n.key.uuid, n.startUs
+				}
+			}
 			a.unattributed(s)
 		}
 	}
@@ -1251,7 +1264,13 @@ func (a *Analyzer) prepare(s *series) {
 
 // link puts series of one GPU in one group: the same UUID, or the same
 // host and index over overlapping times when one of them lacks a UUID and
-// their GPU names (where both give one) agree.
+// their GPU names (where both give one) agree. At a host and index where
+// a GPU was replaced (replacedSlots: two UUIDs there, one's samples all
+// before the other's), a series without a UUID (a pmon or dmon log's) is
+// the GPU's whose samples its own overlap, and is linked to nothing when
+// they overlap two such GPUs' or none: the inputs' spans, which cover both
+// GPUs, would join the GPU replaced and its successor in one group, and a
+// process of the first would be named the second's.
 func (a *Analyzer) link() {
 	parent := make([]int, len(a.order))
 	for i := range parent {
@@ -1293,6 +1312,7 @@ func (a *Analyzer) link() {
 		uuid, name string
 		start, end int64
 	}
+	replaced := a.replacedSlots()
 	reps := map[slot][]int{}
 	repOf := map[slot]map[class]int{}
 	for i, x := range a.order {
@@ -1300,6 +1320,12 @@ func (a *Analyzer) link() {
 			continue
 		}
 		sl := slot{x.key.host, x.key.gpu}
+		if uuids := replaced[gpuSlot{x.key.host, x.key.gpu}]; uuids != nil {
+			if j := a.successionOf(x, uuids); j >= 0 {
+				union(j, i)
+			}
+			continue
+		}
 		if x.inputStartUs <= x.inputEndUs {
 			c := class{x.key.uuid, x.gpuName, x.inputStartUs, x.inputEndUs}
 			if repOf[sl] == nil {
@@ -1331,6 +1357,117 @@ func (a *Analyzer) link() {
 			a.gpusIn[s.group] = append(a.gpusIn[s.group], s)
 		}
 	}
+}
+
+// successors maps each GPU series (well-formed UUID, an index) to the
+// series of the same input, host and index with another well-formed UUID
+// whose samples begin first after its last: the GPU that took its place.
+// Absent where none does. Only one log's series are compared: two logs
+// of index 0 on hosts neither names are not one host's GPUs.
+func (a *Analyzer) successors() map[*series]*series {
+	type at struct {
+		input, host string
+		gpu         int32
+	}
+	bySlot := map[at][]*series{}
+	for _, x := range a.order {
+		if x.key.hasPID || !x.key.hasGPU || !wellFormedUUID(x.key.uuid) || maskedUUID(x.key.uuid) {
+			continue
+		}
+		k := at{x.key.input, x.key.host, x.key.gpu}
+		bySlot[k] = append(bySlot[k], x)
+	}
+	out := map[*series]*series{}
+	for _, xs := range bySlot {
+		if len(xs) < 2 {
+			continue
+		}
+		for _, x := range xs {
+			for _, y := range xs {
+				if y.key.uuid != x.key.uuid && y.startUs > x.endUs && (out[x] == nil || y.startUs < out[x].startUs) {
+					out[x] = y
+				}
+			}
+		}
+	}
+	return out
+}
+
+// gpuSlot is a GPU's place: its host and index.
+type gpuSlot struct {
+	host string
+	gpu  int32
+}
+
+// uuidSpan is where a GPU UUID's series at one slot lie: the first
+// series' position in Analyzer.order, and the span of their samples
+// (microseconds).
+type uuidSpan struct {
+	first      int
+	start, end int64
+}
+
+// replacedSlots returns, for each host and index where a GPU was replaced
+// during the logs (two well-formed UUIDs there, the samples of one all
+// before those of the other: an RMA, a node rebuilt), the spans of the
+// UUIDs seen there; absent for other slots. UUIDs that overlap in time (a
+// MIG GPU's instances, which share its index) are no replacement.
+func (a *Analyzer) replacedSlots() map[gpuSlot]map[string]uuidSpan {
+	bySlot := map[gpuSlot]map[string]uuidSpan{}
+	for i, x := range a.order {
+		if !x.key.hasGPU || x.key.uuid == "" || maskedUUID(x.key.uuid) || !wellFormedUUID(x.key.uuid) {
+			continue
+		}
+		sl := gpuSlot{x.key.host, x.key.gpu}
+		if bySlot[sl] == nil {
+			bySlot[sl] = map[string]uuidSpan{}
+		}
+		sp, ok := bySlot[sl][x.key.uuid]
+		if !ok {
+			sp = uuidSpan{i, x.startUs, x.endUs}
+		}
+		sp.start, sp.end = min(sp.start, x.startUs), max(sp.end, x.endUs)
+		bySlot[sl][x.key.uuid] = sp
+	}
+	out := map[gpuSlot]map[string]uuidSpan{}
+	for sl, uuids := range bySlot {
+		for u, x := range uuids {
+			for v, y := range uuids {
+				if u != v && x.end < y.start {
+					out[sl] = uuids
+				}
+			}
+		}
+	}
+	return out
+}
+
+// successionOf returns the position in Analyzer.order of the series that
+// stands for the GPU x is at a replaced slot (replacedSlots; uuids its
+// UUIDs and their spans): x's own UUID's; for x without one, the only
+// UUID whose samples x's overlap, where its GPU name (if both give one)
+// agrees; -1 when x overlaps two or none.
+func (a *Analyzer) successionOf(x *series, uuids map[string]uuidSpan) int {
+	if sp, ok := uuids[x.key.uuid]; ok {
+		return sp.first
+	}
+	if x.key.uuid != "" {
+		return -1 // a masked or malformed UUID: not one of them
+	}
+	at := -1
+	for _, sp := range uuids {
+		if x.startUs > sp.end || sp.start > x.endUs {
+			continue
+		}
+		if y := a.order[sp.first]; x.gpuName != "" && y.gpuName != "" && x.gpuName != y.gpuName {
+			continue
+		}
+		if at >= 0 {
+			return -1 // across the replacement: neither GPU's alone
+		}
+		at = sp.first
+	}
+	return at
 }
 
 // sameGPU reports whether x and y, both with a GPU index, are one GPU by

@@ -92,6 +92,11 @@ func (d *monDecoder) line(raw []byte, n int) error {
 	if d.r.skipTagged(b, n, "nvidia-smi") {
 		return nil
 	}
+	if d.r.lostHandle(b, n) {
+		// nvidia-smi's line for a GPU it cannot reach, in a log that
+		// took its standard error too: said by lostHandleNote.
+		return nil
+	}
 	if d.names == nil {
 		return d.r.errorf(n, "a row before the \"#\" header line that names the columns")
 	}
@@ -153,6 +158,14 @@ func (d *monDecoder) line(raw []byte, n int) error {
 		d.r.tick(t, 0, false) // no process on this GPU now: no sample, but the log goes on
 		return nil
 	}
+	if d.unreachable(word) {
+		// Every reading failed: the row (its used memory null, as a
+		// CSV's "[GPU is lost]") is no sample, and the log says why.
+		if d.r.unreachable == 0 {
+			d.r.unreachableLine, d.r.unreachableWhat = n, `"-" in fb and in every other column of readings`
+		}
+		d.r.unreachable++
+	}
 	if v := word(d.iFB); !dash(v) {
 		x, ok := parseSize(v, d.fbUnit)
 		if !ok {
@@ -162,6 +175,33 @@ func (d *monDecoder) line(raw []byte, n int) error {
 	}
 	d.r.emit(&s)
 	return nil
+}
+
+// unreachable reports whether a dmon row has "-" in fb and in every
+// other column of readings (all but Date, Time and gpu), with at least
+// one such other column: dmon prints "-" for a reading NVML could not
+// give (nvidia-smi(1), "Device Monitoring": "any other error in fetching
+// the metric is reported as -"), and a GPU NVML cannot reach at all
+// (fallen off the bus, Xid 79) fails every one. A GPU that lacks one
+// reading (fb "-" beside sm and mem values) is not unreachable. Never for
+// pmon, whose "-" rows are a GPU with no process.
+func (d *monDecoder) unreachable(word func(int) []byte) bool {
+	if d.pmon {
+		return false
+	}
+	others := 0
+	for i := range d.names {
+		if i == d.iDate || i == d.iTime || i == d.iGPU {
+			continue
+		}
+		if v := word(i); len(v) != 1 || v[0] != '-' {
+			return false
+		}
+		if i != d.iFB {
+			others++
+		}
+	}
+	return others > 0
 }
 
 // lastEnd is where row raw (as read, its leading spaces kept) ends, as

@@ -284,8 +284,9 @@ type Reader struct {
 	unknownPIDs                   []int64 // the first few of them, each once
 	// unreachable counts the rows whose used memory is an NVML error
 	// state rather than a figure ("[GPU is lost]", "[Unknown Error]",
-	// "[GPU requires reset]"), the first at line unreachableLine, giving
-	// unreachableWhat.
+	// "[GPU requires reset]"; dmon's "-" in every reading), the first at
+	// line unreachableLine, giving unreachableWhat (what that row gave:
+	// "memory.used as [GPU is lost]").
 	unreachable, unreachableLine int
 	unreachableWhat              string
 	// lostHandles counts nvidia-smi's "Unable to determine the device
@@ -1450,7 +1451,7 @@ func (r *Reader) unreachableNote() {
 	if r.unreachable == 1 {
 		what = fmt.Sprintf("1 row (line %d) gives", r.unreachableLine)
 	}
-	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s memory.used as %s: NVML could not reach the GPU "+unreachableWhy+"; those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
+	r.meta.Warnings.Add(parse.InlineNote(r.unreachableLine, -1, "%s %s: NVML could not reach the GPU "+unreachableWhy+"; those rows are no samples, so the GPU's series ends at its last reading", what, r.unreachableWhat))
 }
 
 // lostHandleRe matches the line nvidia-smi prints, in every layout (its

@@ -74,6 +74,14 @@ func TestFixtures(t *testing.T) {
 		// 122 lines, of which 6 are the header pair repeated three times.
 		{"dmon.txt", FormatDmon, 116, 116, ClockAbsolute, "excludes-reserved"},
 		{"dmon_mu.txt", FormatDmon, 64, 64, ClockRowOrder, "excludes-reserved"},
+		// 40 ticks of two GPUs; GPU 1's last 10 rows read "-" in every
+		// column (lost): rows without used memory, as before.
+		{"dmon_gpu_lost_dashes.txt", FormatDmon, 80, 40, ClockAbsolute, "excludes-reserved"},
+		// pmon of index 0 over h46b_gpu_swap_run.csv's hour: one process
+		// a tick, 120 ticks.
+		{"u47b_gpu_swap_pmon.txt", FormatPmon, 120, 120, ClockAbsolute, "process"},
+		// nvidia-smi's lost handle line, then 40 ticks of GPU 0 alone.
+		{"dmon_lost_handle_first.txt", FormatDmon, 40, 40, ClockAbsolute, "excludes-reserved"},
 		// pmon rows with pid "-" (no process) give no sample.
 		{"pmon.txt", FormatPmon, 71, 116, ClockAbsolute, "process"},
 		{"pmon_mu_T.txt", FormatPmon, 32, 61, ClockTimeOfDay, "process"},

@@ -951,7 +951,7 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 			}
 			if unreachableState(v) {
 				if d.r.unreachable == 0 {
-					d.r.unreachableLine, d.r.unreachableWhat = d.r.line, string(v)
+					d.r.unreachableLine, d.r.unreachableWhat = d.r.line, "memory.used as "+string(v)
 				}
 				d.r.unreachable++
 			}

@@ -116,7 +116,7 @@ func sniffOne(head []byte) parse.Format {
 	if f := sniffFleet(head); f != parse.FormatUnknown {
 		return f // before skipTaggedLines: pssh -i's "[1] ... [SUCCESS] host" is a host's header
 	}
-	head = skipDateLines(skipTaggedLines(skipDateLines(head)))
+	head = skipDateLines(skipLostHandles(skipTaggedLines(skipDateLines(head))))
 	first := firstLine(head)
 	if len(first) == 0 {
 		return parse.FormatUnknown
@@ -270,6 +270,24 @@ func skipTaggedLines(head []byte) []byte {
 	for range 16 {
 		first := firstLine(head)
 		if len(first) < 2 || first[0] != '[' || !isLetter(first[1]) || !isTaggedMessage(first) {
+			return head
+		}
+		head = head[bytes.Index(head, first)+len(first):]
+	}
+	return head
+}
+
+// skipLostHandles drops the leading lines of head that are nvidia-smi's
+// "Unable to determine the device handle for GPU <bus id>: GPU is lost"
+// (lostHandleRe): a logger started after a GPU fell off the bus, with its
+// standard error in the log (2>&1), prints it once before the header and
+// rows of the GPUs it still reaches. The decoders skip and warn of such
+// lines wherever they are (lostHandle); the layout is the output's after
+// them.
+func skipLostHandles(head []byte) []byte {
+	for range 16 {
+		first := firstLine(head)
+		if !bytes.Contains(first, []byte("device handle")) || !lostHandleRe.Re().Match(first) {
 			return head
 		}
 		head = head[bytes.Index(head, first)+len(first):]

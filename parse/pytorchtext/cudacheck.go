@@ -68,6 +68,50 @@ var checkForms = []checkForm{
 	// n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory".
 	newCheckForm("failed with error out of memory", `cuda[A-Z][A-Za-z]*\(.{0,400}?\) failed with error out of memory`,
 		"the CUDA runtime", "tiny-cuda-nn (its CUDA_CHECK_THROW)", true),
+	// The check macro of "CUDA by Example"-era code and Shane Cook's
+	// "CUDA Programming" (CUDA_CALL, CHECK_CUDA): "Cuda Error: out of
+	// memory (err_num=2) at line:88", "CUDA ERROR: ... (err_num=2)".
+	newCheckForm("out of memory (err_num=2)", `(?i:cuda error): out of memory \(err_num=2\)`,
+		"the CUDA runtime", "the program's CUDA_CALL check (\"CUDA Error: ... (err_num=N)\")", true),
+	// The CUDA SDK's cutil CUDA_SAFE_CALL ("Cuda error in file '%s' in
+	// line %i : %s."), and checks that name the function instead
+	// ("Cuda error in func \"cuda_init_device\" at line 33: out of
+	// memory.", NoncerPro/noncerpro-nimiq-cuda#17).
+	newCheckForm("Cuda error in file '", `Cuda error in file '[^']+' in line \d+ ?: out of memory`,
+		"the CUDA runtime", "the program's CUDA_SAFE_CALL (the CUDA SDK's cutil)", true),
+	newCheckForm("Cuda error in func ", `Cuda error in func "?[\w:~]+"? at line \d+: out of memory`,
+		"the CUDA runtime", "the program's own CUDA check (\"Cuda error in func F at line N\")", true),
+	// The gpuErrchk macro many CUDA programs copy (gpuAssert: "GPUassert:
+	// %s %s %d\n", the error string, the file and the line):
+	// "GPUassert: out of memory mean.cu 377" (tromp/cuckoo#53),
+	// "GPUassert:out of memory/.../pointpillars.cc 378".
+	newCheckForm("GPUassert:", `GPUassert: ?out of memory ?\S+ \d+`,
+		"the CUDA runtime", "the program's gpuErrchk (its \"GPUassert\" check)", true),
+	// The CUDA samples' checkCudaErrors of a driver API call
+	// (helper_cuda_drvapi.h; cutil's cuSafeCallNoSync before it):
+	// "checkCudaErrors() Driver API error = 0002 \"CUDA_ERROR_OUT_OF_MEMORY\"
+	// from file <F>, line N." (0002 is CUDA_ERROR_OUT_OF_MEMORY).
+	newCheckForm("Driver API error = 0002", `\w+\(\) Driver API error = 0002 (?:"CUDA_ERROR_OUT_OF_MEMORY" )?from file <[^>]*>, line \d+`,
+		"the CUDA driver", "the program's checkCudaErrors (the CUDA samples' helper_cuda_drvapi.h)", true),
+	// darknet's check_error (cuda.c): "CUDA Error: out of memory", after
+	// the layer's number its table printed without a line end ("    0
+	// CUDA Error: out of memory"), then its error()'s perror line
+	// ("CUDA Error: out of memory: No error", the same failure) and
+	// "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed.".
+	// Words of no file or code: read at a line's start, after a colon or
+	// after that number (classifyCheck).
+	newCheckForm(darknetPhrase, darknetPhrase,
+		"the CUDA runtime", "darknet (its check_error)", false),
+	// llama.cpp's ggml SYCL backend (ggml-sycl.cpp,
+	// ggml_backend_sycl_buffer_type_alloc_buffer) when sycl::malloc_device
+	// returns no memory: "%s: can't allocate %lu Bytes of memory on
+	// device" (intel/compute-runtime#984, ggml-org/llama.cpp PR #28953).
+	// llama.cpp's, as its CUDA backend's "cudaMalloc failed" is: its chain
+	// and retry follow (ggmlretry.go); the bytes are the request.
+	// Read at a line's start or after a colon (the function's name and
+	// its colon, or a paste that wrapped after them).
+	newCheckForm(syclAllocPhrase, `(?:ggml_backend_sycl_buffer_type_alloc_buffer: )?can't allocate \d{1,20} Bytes of memory on device`,
+		"llama.cpp (ggml)", "", false),
 	// thrust::system_error's what() of a check that passes its place
 	// (XGBoost's dh::safe_cuda in device_helpers.cuh: ".../device_helpers
 	// .cuh(456): out of memory"), and PMacc's CUDA_CHECK in PIConGPU and
@@ -160,8 +204,25 @@ func classifyCheck(line string, at, k int) int {
 	if checkForms[k].phrase == whatErrorPhrase && !strings.HasSuffix(strings.TrimRight(line[:at], " \t"), "what():") {
 		return notMessage
 	}
+	if checkForms[k].phrase == darknetPhrase && darknetLayerRe.MatchString(line[:at]) {
+		return message // after the number of the layer darknet was making
+	}
 	return raisedAt(line, at)
 }
+
+// syclAllocPhrase ends llama.cpp's SYCL backend's allocation failure
+// (see checkForms), and syclAllocRe reads its bytes.
+const syclAllocPhrase = " Bytes of memory on device"
+
+var syclAllocRe = lazyre.New(`can't allocate (\d{1,20}) Bytes of memory on device`)
+
+// darknetPhrase is darknet's check_error's words (see checkForms).
+const darknetPhrase = "CUDA Error: out of memory"
+
+// darknetLayerRe matches the layer's number darknet printed before its
+// error on the same line ("    6 "; after a markdown quote's "> " in a
+// paste).
+var darknetLayerRe = lazyre.New(`^(?:>\s*)?\s*\d{1,4}\s+$`)
 
 // whatErrorPhrase is the phrase of PMacc's joined form (see checkForms).
 const whatErrorPhrase = "): error: out of memory"
@@ -314,4 +375,67 @@ func (r *Reader) xgboostLine(line string) bool {
 		r.addMessage(h.msg, h.frames, h.line)
 	}
 	return true
+}
+
+// NVHPC's OpenACC and CUDA Fortran runtime prints the place of the
+// directive or statement whose call failed on the three lines after its
+// error (MFC/MFC#989's log): " File: /home/.../m_rhs.fpp",
+// " Function: s_initialize_rhs_module:172" (the routine, and the line it
+// starts on) and " Line: 249" (the statement's). The reader holds the
+// error while they come and adds it with that place as its innermost
+// frame, as a traceback's would be: the report names the routine and the
+// file and line.
+var nvhpcPlaceRe = lazyre.New(`^\s*(File|Function|Line): (\S.*?)\s*$`)
+
+// maxNVHPCLines is how many lines after NVHPC's error are read for its
+// place.
+const maxNVHPCLines = 3
+
+// nvhpcHeld reports whether a GenCUDAError message whose text is text,
+// with prefix before it on its line, is NVHPC's, whose place follows.
+func nvhpcHeld(prefix, text string) bool {
+	who, _ := CheckProgram(prefix, text)
+	return strings.HasPrefix(who, "NVHPC")
+}
+
+// nvhpcLine reads line for the NVHPC message held (Reader.nvhpc): a place
+// line is taken; another line, or the third place line, adds the message.
+// It reports whether line was taken.
+func (r *Reader) nvhpcLine(line string) bool {
+	h := r.nvhpc
+	x := nvhpcPlaceRe.FindStringSubmatch(contLine(h.lead, line))
+	if x == nil {
+		r.flushNVHPC()
+		return false
+	}
+	p := &r.nvhpcPlace
+	switch x[1] {
+	case "File":
+		p.file = x[2]
+	case "Function":
+		// "s_initialize_rhs_module:172": the routine, and its first line.
+		p.name, _, _ = strings.Cut(x[2], ":")
+	case "Line":
+		p.line, _ = strconv.ParseInt(x[2], 10, 64)
+	}
+	h.lines++
+	if h.lines == maxNVHPCLines {
+		r.flushNVHPC()
+	}
+	return true
+}
+
+// flushNVHPC adds the NVHPC message held, with the place read as its
+// innermost frame when its file was read.
+func (r *Reader) flushNVHPC() {
+	h := r.nvhpc
+	if h == nil {
+		return
+	}
+	r.nvhpc = nil
+	frames := h.frames
+	if r.nvhpcPlace.file != "" {
+		frames = append(frames[:len(frames):len(frames)], r.nvhpcPlace)
+	}
+	r.addMessage(h.msg, frames, h.line)
 }

@@ -2,6 +2,7 @@ package pytorchtext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
@@ -57,7 +58,62 @@ var llamaFatalPhrases = []string{"failed to allocate compute pp buffers", "faile
 
 // ggmlFailureLineRe matches the line of a llama.cpp allocation failure
 // (see ggmlAllocRe), before the reader has read it.
-var ggmlFailureLineRe = lazyre.New(`allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed`)
+var ggmlFailureLineRe = lazyre.New(`allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed|` + vulkanSizeWords + `\d{1,20} failed|can't allocate \d{1,20} Bytes of memory on device`)
+
+// llama.cpp's ggml Vulkan backend (ggml-vulkan.cpp, ggml_vk_create_buffer)
+// logs a failed allocation on two lines: "ggml_vulkan: Device memory
+// allocation of size N failed." (N in bytes), then "ggml_vulkan: " and
+// the exception's what(), Vulkan-Hpp's "vk::Device::allocateMemory:
+// ErrorOutOfDeviceMemory" (or "Requested buffer size exceeds device
+// memory allocation limit: ErrorOutOfDeviceMemory", a request over the
+// device's one-allocation limit). The second line is read as Vulkan's
+// status; the first gives it its size and makes it llama.cpp's, so that
+// its chain and its retry are read as the CUDA backend's are.
+const vulkanSizeWords = "ggml_vulkan: Device memory allocation of size "
+
+// vulkanSizeRe reads the size line.
+var vulkanSizeRe = lazyre.New(`ggml_vulkan: Device memory allocation of size (\d{1,20}) failed`)
+
+// vkSize is the size line read, for the status on the line after it.
+type vkSize struct {
+	bytes int64
+	text  string // the line's words from "ggml_vulkan:" to "failed."
+	line  int64
+}
+
+// seeVulkanSize notes line when it is llama.cpp's Vulkan size line.
+func (r *Reader) seeVulkanSize(line string) {
+	if !strings.Contains(line, vulkanSizeWords) {
+		return
+	}
+	x := vulkanSizeRe.Re().FindStringSubmatchIndex(line)
+	if x == nil {
+		return
+	}
+	n, err := strconv.ParseInt(line[x[2]:x[3]], 10, 64)
+	if err != nil {
+		return
+	}
+	r.vkSize = &vkSize{bytes: n, text: line[x[0]:x[1]] + ".", line: r.line}
+}
+
+// takeVulkanSize gives m, a Vulkan status read at line[at] on the line
+// right after llama.cpp's size line, that line's size and words, and the
+// exception's words before the status on its own line ("vk::Device::
+// allocateMemory: "; see vulkanSizeWords).
+func (r *Reader) takeVulkanSize(m *Message, line string, at int) {
+	v := r.vkSize
+	if v == nil || v.line != r.line-1 || m.Generation != GenCUDAError || Library(m.Text) != "Vulkan" {
+		return
+	}
+	r.vkSize = nil
+	m.Requested = v.bytes
+	what := m.Text
+	if k := strings.LastIndex(line[:at], "ggml_vulkan: "); k >= 0 && strings.HasPrefix(line[at:], m.Text) {
+		what = line[k+len("ggml_vulkan: "):at] + m.Text
+	}
+	m.Text = v.text + " " + what
+}
 
 // maxHeldGGML bounds the llama.cpp failures held at once; past it the
 // oldest is counted as an OOM.

@@ -36,7 +36,9 @@ func TestH46aGPUStatusNamesAreRead(t *testing.T) {
 		{"pastes/h46a_mlx_insufficient_memory_vmlx58.txt", "Metal", "MPS", 1, -1},
 		{"pastes/h46a_ort_cuda_failure_deeplivecam584.txt", "ONNX Runtime", "CUDA", 1, 0},
 		{"pastes/h46a_vulkan_mlcllm974.txt", "Vulkan", "Vulkan", 1, -1},
-		{"pastes/h46a_vulkan_ggml_llamacpp8492.txt", "Vulkan", "Vulkan", 2, -1},
+		// The size line before it makes it llama.cpp's (session 47,
+		// TestU47aVulkanSize), on the Vulkan backend still.
+		{"pastes/h46a_vulkan_ggml_llamacpp8492.txt", "llama.cpp (ggml)", "Vulkan", 2, -1},
 	} {
 		rs := readFile(t, c.file, false)
 		if len(rs.msgs) != 1 {

@@ -307,6 +307,12 @@ type Message struct {
 	// these are ("Windows", "Linux").
 	requestedBelow    int64
 	hostErrno, hostOS string
+	// hostNode is the device of the op's node line (tfnode.go) that
+	// placed a TensorFlow message naming none on the CPU, "" otherwise.
+	hostNode string
+	// hostCall is the pinned host allocation (cudaMallocHost, ...) a
+	// CUDA or HIP out-of-memory error's words name, "" when none.
+	hostCall string
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
@@ -495,6 +501,7 @@ var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more tha
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, metalOOMWords, "HIP_ERROR_OutOfMemory", "hipError_t(1002)",
 	"hipErrorOutOfMemory", "hipErrorMemoryAllocation", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_RESOURCES", "PI_ERROR_OUT_OF_RESOURCES",
+	levelZeroOOM, hostStatuses[0].phrase, hostStatuses[1].phrase, hostStatuses[2].phrase, hostStatuses[3].phrase, hostStatuses[4].phrase, hostStatuses[5].phrase,
 	ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
 	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
 	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
@@ -514,7 +521,7 @@ var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more tha
 	// Accelerate's batch size finder that halved its batch to zero.
 	batchFinderPhrase,
 	// PyTorch's CPU allocator's (host memory; see host.go).
-	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase},
+	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase, badAllocPhrase},
 	// Programs' own CUDA error checks (checkForms).
 	checkPhrases()...)
 
@@ -919,7 +926,28 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// VK_ERROR_OUT_OF_HOST_MEMORY is the host's: not read.
 	{"VK_ERROR_OUT_OF_DEVICE_MEMORY", "Vulkan"},
 	{vulkanHppOOM, "Vulkan"},
+	// Intel's Level Zero driver's own status for device memory
+	// (zeMemAllocDevice and the calls that need device memory), as the
+	// programs on it print it: chipStar's "hipErrorTbd
+	// (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in FILE:LINE:FUNC"
+	// (CHIP-SPV/chipStar#612), a SYCL runtime's or a program's check.
+	{levelZeroOOM, LibraryLevelZero},
+	// The runtimes' host-memory statuses (hostStatuses): read as such,
+	// host messages (Message.Host), never GPU OOMs.
+	{hostStatuses[0].phrase, hostStatuses[0].library},
+	{hostStatuses[1].phrase, hostStatuses[1].library},
+	{hostStatuses[2].phrase, hostStatuses[2].library},
+	{hostStatuses[3].phrase, hostStatuses[3].library},
+	{hostStatuses[4].phrase, hostStatuses[4].library},
+	{hostStatuses[5].phrase, hostStatuses[5].library},
 }
+
+// levelZeroOOM is Level Zero's status for device memory that ran out
+// (ze_result_t 0x70000003).
+const levelZeroOOM = "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+
+// LibraryLevelZero is the name Library gives Intel's Level Zero driver.
+const LibraryLevelZero = "Intel's Level Zero driver"
 
 // vulkanHppOOM is Vulkan-Hpp's name of VK_ERROR_OUT_OF_DEVICE_MEMORY in
 // its exceptions' text (vk::OutOfDeviceMemoryError: "FUNC:
@@ -947,6 +975,14 @@ func IntelResources(text string) bool {
 // then the parenthesis the status's name opens ("Native API returns: 40
 // (", "UR backend returns:40 (", "failed with error: 40 (").
 var intelStatusLeadRe = lazyre.New(`\b(?:returns|error): ?-?\d{1,4} \($`)
+
+// statusLeadRe matches other words a failed call's status follows (see
+// classifyLibrary): chipStar's HIP error and the Level Zero status in
+// parentheses ("hipErrorTbd ("), "result = " (a renderer's "VK call
+// failed! result = VK_ERROR_..."), "returned error value " (GFXReconstruct),
+// and GTK's Vulkan error, the result's description then its name ("A host
+// memory allocation has failed. (").
+var statusLeadRe = lazyre.New(`(?:\bhipError\w+ \(|\bresult ?=|\berror value|\bhas failed\. \()$`)
 
 // amrexLeadRe matches what AMReX prints before a GPU error's name: "HIP
 // error in file F line N " (also CUDA's).
@@ -1001,7 +1037,7 @@ var ggmlAllocRe = lazyre.New(`allocating (\d{1,12}\.\d{2}) MiB on device (\d{1,3
 
 // ggmlTextRe matches a message's text that starts with llama.cpp's words
 // before cudaMalloc's error (see ggmlAllocRe).
-var ggmlTextRe = lazyre.New(`^allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: `)
+var ggmlTextRe = lazyre.New(`^(?:allocating \d{1,12}\.\d{2} MiB on device \d{1,3}: cudaMalloc failed: |` + vulkanSizeWords + `\d{1,20} failed\. )`)
 
 // ggmlAlloc returns the bytes (MiB printed to two decimals, so to within
 // 0.005 MiB) and the device that prefix, the text before llama.cpp's
@@ -1582,6 +1618,18 @@ func classify(line string, at int) int {
 		// source line's string ("raise ValueError(\"No available ...").
 		return raisedAt(line, at)
 	}
+	if strings.HasPrefix(rest, badAllocPhrase) {
+		// C++'s std::bad_alloc alone (see badAllocRe), after what() or
+		// an exception's colon; its name in "instance of
+		// 'std::bad_alloc'" is the line before what(); with words after
+		// it (thrust's and RMM's "std::bad_alloc: cudaErrorMemory...")
+		// it is a GPU library's, read from those words.
+		before := strings.TrimRight(line[:at], " \t")
+		if badAllocRe.Re().MatchString(rest) && (strings.HasSuffix(before, "what():") || strings.HasSuffix(before, "Error:") || strings.HasSuffix(before, "Exception:")) {
+			return message
+		}
+		return notMessage
+	}
 	if hostPhraseAt(line, at) {
 		// Host memory: never counted, so a quoted one is warned of too;
 		// only the whole form is one (not prose naming the allocator).
@@ -1748,6 +1796,17 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		// A status after its number in a SYCL exception ("Native API
 		// returns: 40 ("), after AMReX's place ("HIP error in file F
 		// line N"), or AMDGPU.jl's "HIPError(code hipErrorOutOfMemory,".
+		return message
+	case statusLeadRe.MatchString(before):
+		// chipStar's "hipErrorTbd (STATUS ) in FILE:LINE", a renderer's
+		// "result = STATUS", a replayer's "returned error value
+		// STATUS", GTK's "...(): A host memory allocation has failed.
+		// (STATUS) (-1)": each the status of a call that failed. An
+		// assignment's semicolon after it is source code ("result =
+		// VK_ERROR_OUT_OF_HOST_MEMORY;" in a driver's).
+		if _, n := libraryAt(line[at:]); strings.HasPrefix(strings.TrimLeft(line[at+n:], " \t"), ";") {
+			return notMessage
+		}
 		return message
 	case strings.HasSuffix(before, "::"):
 		return notMessage // Fortran's or C++'s "::": source code naming it
@@ -2197,11 +2256,33 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Backend = "XPU" // a oneAPI (SYCL) device
 		case lib == "Vulkan":
 			m.Backend = "Vulkan"
+		case lib == LibraryLevelZero:
+			m.Backend = "XPU" // a Level Zero device: an Intel GPU
+		}
+		if x := syclAllocRe.Re().FindStringSubmatch(line[at : at+n]); x != nil && lib == "llama.cpp (ggml)" {
+			// llama.cpp's SYCL backend: an Intel GPU, and the bytes.
+			m.Backend = "XPU"
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
+			m.Text = line[at : at+n]
 		}
 		if lib == "ONNX Runtime" {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
+		}
+		if strings.HasPrefix(line[at:], darknetPhrase) && !strings.HasPrefix(line[at+n:], " (err_num") {
+			// darknet's words, without its perror line's strerror after
+			// them ("CUDA Error: out of memory: No error"): the two
+			// lines of one failure read alike, one OOM.
+			m.Text = darknetPhrase
+		}
+		if HostStatus(line[at:at+n]) != "" {
+			// A runtime's host-memory status: the machine's memory.
+			m.Host, m.Backend, m.Text = true, "", line[at:at+n]
+		} else if call := hostAllocCall(line[:at], line[at:]); call != "" && (lib == "the CUDA driver" || lib == "the CUDA runtime" || lib == "the HIP runtime") {
+			// A pinned host allocation's failure (cudaMallocHost,
+			// cuMemHostAlloc, hipHostMalloc): the machine's memory.
+			m.Host, m.Backend, m.hostCall = true, "", call
 		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.

@@ -175,6 +175,7 @@ type Reader struct {
 	splitFrames []tbFrame
 	trt         *trtBuild  // TensorRT allocator failures held until the lines after them tell (trtbuild.go)
 	ggml        *ggmlRetry // llama.cpp allocation failures held until the lines after them tell (ggmlretry.go)
+	vkSize      *vkSize    // llama.cpp's Vulkan size line, for the status on the next line (ggmlretry.go)
 	// java is a message on a Java exception's line held for its stack's
 	// frames, javaFrames those read (javastack.go).
 	java       *heldMessage
@@ -190,6 +191,9 @@ type Reader struct {
 	// message: TensorFlow's own OOM for the same allocation, which it
 	// then is (see bfcFailure).
 	bfc *heldMessage
+	// bfcStats is the BFC allocator's statistics last seen, for
+	// TensorFlow's OOM after them (see seeBFCStats).
+	bfcStats *bfcStats
 	// tfOp is TensorFlow's op_kernel.cc record of an op that failed for
 	// want of memory, logged at WARNING level, held for the exception
 	// TensorFlow raises from it, which is then the OOM; tfOpMore counts
@@ -242,6 +246,10 @@ type Reader struct {
 	// xgb is XGBoost's allocation error held for its figure lines
 	// (cudacheck.go).
 	xgb *heldMessage
+	// nvhpc is NVHPC's OpenACC error held for its place's lines, and
+	// nvhpcPlace the place read so far (cudacheck.go).
+	nvhpc      *heldMessage
+	nvhpcPlace tbFrame
 	// tfNode is TensorFlow's op error held for its node line, which names
 	// its device (tfnode.go).
 	tfNode *heldMessage
@@ -342,6 +350,7 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
+		r.flushNVHPC()
 		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
@@ -542,6 +551,9 @@ func (r *Reader) addLine(line string) error {
 	if r.xgb != nil && r.xgboostLine(line) {
 		return nil
 	}
+	if r.nvhpc != nil && r.nvhpcLine(line) {
+		return nil
+	}
 	if r.tfNode != nil && r.tfNodeLine(line) {
 		return nil
 	}
@@ -568,6 +580,7 @@ func (r *Reader) addLine(line string) error {
 	}
 	r.seeTRT(line)
 	r.seeGGML(line)
+	r.seeVulkanSize(line)
 	r.switchPending(line)
 	if r.pending != nil && r.continuePending(line) {
 		return nil
@@ -713,6 +726,7 @@ func (r *Reader) addBody(line string) error {
 	if first < 0 {
 		r.seeProgress(line)
 		r.seeTheanoDevice(line)
+		r.seeBFCStats(line, r.line)
 	}
 	if m, ok := bfcFailure(line); ok {
 		// Logged at WARNING level, yet the allocation failed (see
@@ -782,8 +796,24 @@ func (r *Reader) addBody(line string) error {
 				m.Text = line[strings.LastIndex(line[:i], "allocating "):i] + m.Text
 			}
 		}
+		r.takeVulkanSize(&m, line, i)
+		if m.Generation == GenCUDAError && !m.Host && (m.Backend == "CUDA" || m.Backend == "HIP") {
+			if lib, _ := libraryAt(m.Text); lib == "the CUDA runtime" || lib == "the CUDA driver" || lib == "the HIP runtime" {
+				if call := pinnedFrameCall(frames); call != "" {
+					// The traceback shows the status came from a pinned
+					// host allocation (CuPy's alloc_pinned_memory): the
+					// machine's memory, as for cudaMallocHost named on
+					// the line.
+					m.Host, m.Backend, m.hostCall = true, "", call
+				}
+			}
+		}
 		if m.Host {
-			r.noteHost(m, line)
+			if kind != weakMessage || m.Generation != GenCUDAError {
+				// A runtime's status alone (an issue title) is no
+				// evidence, as a GPU status alone is none.
+				r.noteHost(m, line)
+			}
 			from = max(end, i+1)
 			continue
 		}
@@ -835,6 +865,12 @@ func (r *Reader) addBody(line string) error {
 			// Its free memory and request come on the next lines.
 			r.xgb = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && m.Generation == GenCUDAError && nvhpcHeld(line[:i], m.Text) {
+			// Its place (" File: ", " Function: ", " Line: ") comes on
+			// the next lines.
+			r.flushNVHPC()
+			r.nvhpc, r.nvhpcPlace = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}, tbFrame{}
+			frames = nil
 		} else if kind == message && m.Generation == GenCUDAError && XLAAsyncFailure(line[:i]) {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
@@ -879,7 +915,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1384,7 +1420,9 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		// whenever it is written.)
 		r.tfOp, r.tfOpMore = nil, 0
 		takeBFCSize(&m, h.msg)
+		completeCutTF(&m, h.msg)
 	}
+	r.takeBFCStats(&m, line)
 	if h := r.bfc; h != nil {
 		r.bfc = nil
 		if m.Generation == GenTF && !m.Host && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {

@@ -13,11 +13,17 @@ import (
 // Sum[T=DT_FLOAT, ..., _device=\"/job:localhost/replica:0/task:0/gpu:1\"]
 // (ones_1, ...)]]" (TF 1.4 and later: "/device:GPU:1"). A message whose own
 // words name no device (TF 1.0 to 1.3 stop after the shape) is held for
-// that line (Reader.tfNode), and takes the GPU's index from it.
+// that line (Reader.tfNode), and takes the GPU's index from it. A node on
+// the CPU ("_device=\"/job:localhost/replica:0/task:0/cpu:0\"": an op
+// placed there, as the CIFAR-10 tutorial's moving averages are,
+// tensorflow/models#1993) ran out of host memory: no GPU OOM, as a
+// message that names /device:CPU:0 itself is none.
 
-// tfNodeRe matches the node line's device: its _device attribute's
-// job path ending in the device.
-var tfNodeRe = lazyre.New(`\[\[Node: [^\n]*?_device="[^"]*?/(?:device:)?(GPU|gpu):(\d+)"`)
+// tfNodeRe matches the node line's device: its _device attribute's job
+// path ending in the device (not recv_device's nor send_device's, which a
+// _Recv node names first), its closing quote or the line's end (a paste
+// cut there).
+var tfNodeRe = lazyre.New(`\[\[Node: [^\n]*?[^\w]_device="[^"]*?/(?:device:)?(GPU|gpu|CPU|cpu):(\d+)(?:"|\s*$)`)
 
 // maxTFNodeLines is how many non-empty lines after the message are read
 // for its node (the node comes on the line right after it; a blank line
@@ -41,6 +47,17 @@ func (r *Reader) tfNodeLine(line string) bool {
 	h := r.tfNode
 	r.tfNode = nil
 	x := tfNodeRe.FindStringSubmatch(line)
+	if x != nil && strings.EqualFold(x[1], "cpu") {
+		// On the CPU: host memory. The op's WARNING record held before
+		// it (holdTFOp) is this failure, so it goes too.
+		h.msg.Host, h.msg.Backend = true, ""
+		h.msg.hostNode = "/" + strings.ToLower(x[1]) + ":" + x[2]
+		r.tfOp, r.tfOpMore = nil, 0
+		note := hostNote(h.msg, line)
+		r.meta.Warnings.Linef(int(h.line), "%s", note)
+		r.meta.NotOOMs.Linef(int(h.line), "%s", note)
+		return true
+	}
 	if x != nil {
 		if n, err := strconv.Atoi(x[2]); err == nil {
 			h.msg.Device, h.msg.Backend = n, "CUDA"

@@ -1100,6 +1100,17 @@ func cutBeforeFunction(t string) bool {
 	return path && !strings.HasSuffix(t, "]") && !legacyAtRe.MatchString(t)
 }
 
+// hasAddressedHostFrame reports whether frames hold a host frame with its
+// address ("[0x2b035]"): the record's layout ends each host frame so.
+func hasAddressedHostFrame(frames []frame) bool {
+	for i := range frames {
+		if frames[i].kind == FrameHost && frames[i].hasPC {
+			return true
+		}
+	}
+	return false
+}
+
 // detail handles a line inside the open record.
 func (s *textSource) detail(c string) error {
 	rec := s.rec
@@ -1111,6 +1122,17 @@ func (s *textSource) detail(c string) error {
 			// function ("Host Frame:/scr" of "FILE:LINE:FUNCTION"): no
 			// function to show. A function cut short is kept, as far as
 			// it goes.
+			return nil
+		}
+		if cutBeforeFunction(t) && hasAddressedHostFrame(rec.frames) {
+			// A path with neither its function nor the address that
+			// every host frame of this record's layout ends in: a frame
+			// cut by a paste ("Host Frame:/home/alexander/git/Quansight/py"
+			// after frames ending in "[0x2b035]", pytorch/pytorch#52253),
+			// whose line ending came with the rest of the paste. The path
+			// fragment is no function nor module: the frame is left out,
+			// and the record's whole frames stand.
+			s.rd.meta.Warnings.Once("cut-frame", parse.LineNote(int(s.line), "a host frame ends in the middle of its path (%q), without the address every other host frame of its record has: cut by the paste, it is left out", t))
 			return nil
 		}
 		p, ok := s.hostFrames[t]
