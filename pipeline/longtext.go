@@ -6,6 +6,7 @@ import (
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/parse/sanitizer"
 	"github.com/gpuleak/gpuleak/report"
@@ -41,6 +42,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	}
 	if err := smiXMLError(path, head); err != nil {
 		return report.Input{}, nil, err
+	}
+	if n, msg, ok := nvml.QTextExcerpt(head); ok {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
 	}
 	if hint := toolErrorHint(head); hint != "" {
 		e := unrecognised(path).(*parse.Error)

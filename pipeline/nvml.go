@@ -75,7 +75,10 @@ func headerlessCSV(head []byte, o *Options) parse.Format {
 // least three, the first a number or date (not a header of names), and
 // the rows of head read as one CSV table of values (nvml.LooksLikeCSVRows):
 // a training log whose first line is a tqdm bar with commas is a log.
+// Lines of date's output before the first row (a "date -Iseconds;
+// nvidia-smi ... --format=csv,noheader" loop) are not rows.
 func looksLikeHeaderlessCSV(head []byte) bool {
+	head = bytes.TrimLeft(nvml.SkipDateLines(head), "\r\n")
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	f := bytes.Split(bytes.TrimSpace(line), []byte(","))
 	if len(f) < 3 {

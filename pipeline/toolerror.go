@@ -56,8 +56,22 @@ var toolErrors = []toolError{
 	{lazyre.New(`Error on querying NVIDIA devices`), "gpustat",
 		"gpustat could not query NVML (no driver, or no GPU visible), so it sampled nothing",
 		"fix the driver until nvidia-smi alone prints its table, then log again"},
+	// pynvml names each NVML return code NVMLError_<Name> (NVML_ERROR_
+	// DRIVER_NOT_LOADED is NVMLError_DriverNotLoaded), and they mean
+	// different things: nvmlInit failed, so nothing was read; the GPU
+	// was lost; or one query failed on an NVML that works, and what the
+	// script printed before it may be readings.
+	{lazyre.New(`^([\w.]+\.)?NVMLError_(LibraryNotFound|DriverNotLoaded|Uninitialized|LibRmVersionMismatch): .+`), "pynvml",
+		"pynvml could not start NVML (its library not found, the driver not loaded or of another version than the library, or nvmlInit not called), so it sampled nothing",
+		"fix what the message says until nvidia-smi alone prints its table, then log again"},
+	{lazyre.New(`^([\w.]+\.)?NVMLError_(GpuIsLost|ResetRequired): .+`), "pynvml",
+		"NVML lost the GPU (fallen off the bus, or an Xid error that needs a reset), so the sampler stopped there",
+		"see the kernel log (dmesg) for the GPU's Xid error, reset or reboot, then log again"},
+	{lazyre.New(`^([\w.]+\.)?NVMLError_(NotSupported|NoPermission|InvalidArgument|NotFound|FunctionNotFound|NoData|InsufficientSize|ArgumentVersionMismatch|Deprecated|FreqNotSupported|VgpuEccNotSupported): .+`), "pynvml",
+		"one query failed, not NVML: NVML itself worked, but this GPU, its mode (MIG hides utilisation), the driver or the user's permissions do not allow that one query, and the script stopped at it; what it printed before may be readings, but in no layout gpuleak reads",
+		"catch the error for that query (or leave it out) and log the memory samples in a layout gpuleak reads, e.g. nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1"},
 	{lazyre.New(`^([\w.]+\.)?NVMLError_\w+: .+`), "pynvml",
-		"pynvml could not use NVML (its library not found, the driver not loaded, or no GPU), so it sampled nothing",
+		"an NVML call failed and the script stopped at it; what it printed before may be readings, but in no layout gpuleak reads",
 		"fix what the message says until nvidia-smi alone prints its table, then log again"},
 	{lazyre.New(`^[\w.]*(Error|Exception): .*(Found no NVIDIA driver on your system|No CUDA GPUs are available|no CUDA-capable device is detected|CUDA driver initialization failed).*`), "PyTorch",
 		"the program found no GPU to use (no driver, or none visible to it), so it ran no CUDA allocation to report on",

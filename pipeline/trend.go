@@ -9,6 +9,7 @@ import (
 
 	antrend "github.com/gpuleak/gpuleak/analyze/trend"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -87,7 +88,8 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 // layouts in, head its start and f what it was recognised as: an input of
 // another family is named with the command that reads it, a tool's error
 // saved in place of its output (nvidia-smi's "NVIDIA-SMI has failed ...")
-// and nvidia-smi's XML are named as analyze names them, rather than by the
+// nvidia-smi's XML and a -q text excerpt without its GPU line are named
+// as analyze names them, rather than by the
 // NVML reader's list of its layouts (and its hint about --fields, which
 // misleads for all of them).
 func notNVML(name string, head []byte, f parse.Format, err error) error {
@@ -98,6 +100,9 @@ func notNVML(name string, head []byte, f parse.Format, err error) error {
 		}
 		if xe := smiXMLError(name, head); xe != nil {
 			return xe
+		}
+		if n, msg, ok := nvml.QTextExcerpt(head); ok {
+			return &parse.Error{File: name, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
 		}
 		var pe *parse.Error
 		if hint := toolErrorHint(head); hint != "" && errors.As(err, &pe) {

@@ -652,15 +652,38 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			what = fmt.Sprintf("%d samples, all at one time", s.Samples)
 		}
 		used, of := IBytes(s.LastBytes), ""
+		if s.HasPID {
+			used = tenthBytes(s.LastBytes)
+		}
 		if s.CapacityBytes > 0 {
 			var capacity string
 			used, capacity = sizes.Of(s.LastBytes, s.CapacityBytes, IBytes)
 			of = " of " + capacity
 		}
-		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000)%s",
-			who, used, of, what, unattributedNote(s))
+		// A process is logged over time by --query-compute-apps; the
+		// GPU's query logs no process.
+		log := "nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -lms 1000"
+		if s.HasPID {
+			log = "nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -lms 1000"
+		}
+		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (%s)%s",
+			who, used, of, what, log, unattributedNote(s))
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
+}
+
+// tenthBytes renders n bytes as IBytes does, with a tenth of the unit
+// where IBytes rounds to two whole digits (10 to 99 units, up to 5% off:
+// 11821 MiB is "11.5 GiB", not "12 GiB"): a process's memory beside its GPU's, which is rendered
+// with the decimals that tell it from the GPU's total (sizes.Of), would
+// otherwise round above the GPU's own figure.
+func tenthBytes(n int64) string {
+	s := IBytes(n)
+	num, unit, ok := strings.Cut(s, " ")
+	if !ok || len(num) != 2 || unit == "B" {
+		return s // "1.5 GiB", "202 MiB": within a few tenths of a percent
+	}
+	return sizes.Like(n, num+".0 "+unit, IBytes)
 }
 
 // oomExitsNote says which runs ended full (trend.Run.OOMExit) where they

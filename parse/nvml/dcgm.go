@@ -130,11 +130,13 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	if len(rest) > 0 && rest[0] == '{' {
 		var err error
 		if d.labels, rest, err = parseLabels(rest[1:], d.labels); err != nil {
+			d.lostUsed(name, n, fmt.Sprintf("%s: %v", name, err))
 			return d.r.rowErrorf(n, "%s: %v", name, err)
 		}
 	}
 	f := bytes.Fields(rest)
 	if len(f) < 1 || len(f) > 2 {
+		d.lostUsed(name, n, fmt.Sprintf("%s without its value", name))
 		return d.r.rowErrorf(n, "%s: expected a value and an optional timestamp after the name, found %q", name, snippet(rest))
 	}
 	v, err := strconv.ParseFloat(string(f[0]), 64)
@@ -384,6 +386,19 @@ func (d *dcgmDecoder) gpuKey() string {
 // lineKey identifies one line series of the exporter: the GPU and the
 // labels of the pod (and shared-GPU replica, vgpu) it copies the reading
 // for.
+// lostUsed counts line n, of metric name, skipped as unreadable (why),
+// when it is the used-memory metric: a scrape whose every FB_USED line is
+// cut has its figure logged and lost, which the error says.
+func (d *dcgmDecoder) lostUsed(name []byte, n int, why string) {
+	if string(name) != "DCGM_FI_DEV_FB_USED" {
+		return
+	}
+	if d.r.usedLost == 0 {
+		d.r.usedLostLine, d.r.usedLostWhy = n, why
+	}
+	d.r.usedLost++
+}
+
 func (d *dcgmDecoder) lineKey() string {
 	return d.joinLabels("Hostname", "hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container", "vgpu")
 }

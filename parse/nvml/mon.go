@@ -34,6 +34,20 @@ type monDecoder struct {
 	// before the first, -1 once two differ (a paste that collapsed the
 	// columns' spaces, a value wider than its column).
 	rowEnd int
+
+	// headerErr is what is wrong with the current header (no fb column,
+	// no pid column in pmon): the error of its first row, or of the end
+	// when no row follows. A header of other columns that comes before
+	// any row replaces it: some drivers print pmon's header twice, first
+	// without fb, then with it (NordicHPC/sonar's pmon -s mu text).
+	headerErr error
+}
+
+// headerPending reports whether dec has read a header whose fault
+// (headerErr) awaits a row: whether its output is read is not yet known.
+func headerPending(dec decoder) bool {
+	d, ok := dec.(*monDecoder)
+	return ok && d.headerErr != nil
 }
 
 func newMonDecoder(r *Reader, pmon bool) *monDecoder {
@@ -85,6 +99,9 @@ func (d *monDecoder) line(raw []byte, n int) error {
 	}
 	if d.names == nil {
 		return d.r.errorf(n, "a row before the \"#\" header line that names the columns")
+	}
+	if d.headerErr != nil {
+		return d.headerErr
 	}
 	d.spans = wordSpans(b, d.spans[:0])
 	if len(d.spans) < len(d.names) {
@@ -328,14 +345,17 @@ func (d *monDecoder) header(w []string, n int) error {
 	if d.pmon {
 		tool = "pmon"
 	}
-	if d.iFB < 0 {
-		return d.r.noMemoryf(n, "the %s log has no fb column (columns: %s); record memory with nvidia-smi %s %s", tool, strings.Join(w, " "), tool, sel)
+	d.headerErr = nil
+	switch {
+	case d.iFB < 0:
+		d.headerErr = d.r.noMemoryf(n, "the %s log has no fb column (columns: %s); record memory with nvidia-smi %s %s", tool, strings.Join(w, " "), tool, sel)
+	case d.pmon && d.iPID < 0:
+		d.headerErr = d.r.errorf(n, "a pmon header without a pid column (columns: %s)", strings.Join(w, " "))
+	case !d.pmon && d.iPID >= 0:
+		d.headerErr = d.r.errorf(n, "a pmon header (with a pid column) in a dmon log")
 	}
-	if d.pmon && d.iPID < 0 {
-		return d.r.errorf(n, "a pmon header without a pid column (columns: %s)", strings.Join(w, " "))
-	}
-	if !d.pmon && d.iPID >= 0 {
-		return d.r.errorf(n, "a pmon header (with a pid column) in a dmon log")
+	if d.headerErr != nil {
+		return nil
 	}
 	d.r.meta.Fields = append([]string(nil), w...)
 	d.r.meta.Header = true
@@ -349,7 +369,7 @@ func (d *monDecoder) header(w []string, n int) error {
 		}
 	default:
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no times (%s without -o DT): samples are placed %v apart by row order (%s)%s", tool, d.r.opt.interval, d.r.rowOrderPeriod(), d.r.rowOrderStart())
+		d.r.rowOrderWarn(fmt.Sprintf("the log has no times (%s without -o DT): samples are placed %v apart by row order", tool, d.r.opt.interval))
 	}
 	return nil
 }
@@ -357,6 +377,9 @@ func (d *monDecoder) header(w []string, n int) error {
 func (d *monDecoder) end(n int) error {
 	if d.names == nil {
 		return d.r.errorf(n, "no \"#\" header line naming the columns")
+	}
+	if d.headerErr != nil {
+		return d.headerErr
 	}
 	if d.r.meta.Ticks == d.ticksAt {
 		return d.r.errorf(n, "a header without rows")

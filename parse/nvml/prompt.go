@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 )
 
@@ -144,7 +147,7 @@ func skipCommand(head []byte, cont bool) []byte {
 		case isPromptLine(line):
 			cont = continues(line)
 		default:
-			if t := trimSpace(line); len(t) > 0 && !isTerminalNoise(line) && !isElision(t) {
+			if t := trimSpace(line); len(t) > 0 && !isTerminalNoise(line) && !isElision(t) && !isOutputLabel(t) {
 				return head
 			}
 		}
@@ -178,6 +181,40 @@ func untilPrompt(head []byte) []byte {
 		off = end + 1
 	}
 	return head
+}
+
+// isOutputLabel reports whether t (a trimmed line) is a label a paste
+// puts between a command and its output: a few words ending in a colon,
+// in Markdown's emphasis or heading marks or not ("Output:", "**输出**:",
+// "### Result：", "**Output:**"): up to three words of letters and
+// digits. No output line of a layout gpuleak reads
+// is one: their rows hold figures, a comma or a "|", and a -q report's
+// keys have their value after the colon.
+func isOutputLabel(t []byte) bool {
+	if len(t) < 2 || len(t) > 64 || bytes.ContainsAny(t, ",|=") {
+		return false
+	}
+	s := strings.TrimRight(string(t), "*_` ")
+	switch {
+	case strings.HasSuffix(s, ":"):
+		s = s[:len(s)-1]
+	case strings.HasSuffix(s, "："):
+		s = s[:len(s)-len("：")]
+	default:
+		return false
+	}
+	s = strings.Trim(s, "*_#>` ")
+	if s == "" || len(strings.Fields(s)) > 3 {
+		return false
+	}
+	// Words only: "Traceback (most recent call last):" is a traceback's.
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ' ' && r != '-' {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 // skipDecoder reads a segment in no layout: it ignores its lines.
@@ -216,7 +253,7 @@ func (r *Reader) newSegment(prompt []byte, n int) error {
 			}
 		}
 	}
-	r.segLines = 0
+	r.segLines, r.segText = 0, false
 	r.segLine, r.segRowsAt = n, r.meta.Rows
 	head, err := r.src.Peek(parse.SniffLen)
 	if len(head) > 0 && (r.wrap != (wrap{}) || bytes.Contains(head, []byte("```")) || bytes.Contains(head, []byte("~~~"))) {

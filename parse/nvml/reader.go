@@ -225,7 +225,10 @@ type Reader struct {
 
 	line     int
 	segLines int // lines the current decoder has read
-	long     []byte
+	// segText: a line not blank went to the current decoder (a label
+	// before it, "Output:", is not the output's).
+	segText bool
+	long    []byte
 	// ansi holds the last line without its terminal escape sequences;
 	// ansiLines counts the lines that had some.
 	ansi      []byte
@@ -235,6 +238,16 @@ type Reader struct {
 	source    []byte
 	nonEmpty  bool
 	usedRows  int64 // rows with a used-memory value
+	// usedLost counts the rows skipped as unreadable that named a
+	// used-memory figure (a DCGM_FI_DEV_FB_USED line cut inside its
+	// labels), the first at line usedLostLine with usedLostWhy.
+	usedLost, usedLostLine int
+	// rowOrder holds what the row-order warnings say before their period
+	// ("the log has no timestamp column: rows are placed 1s apart by
+	// their order"), when the period is assumed: said at the end, when
+	// the instants are counted (one computes no rate).
+	rowOrder    []string
+	usedLostWhy string
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
@@ -483,6 +496,9 @@ func (r *Reader) skipOutput(err error, n int) {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
 		msg = pe.Msg
+		if pe.Line > 0 {
+			n = pe.Line // a header's fault, found at its first row
+		}
 	}
 	r.meta.Warnings.Linef(n, "%s: an output without a memory figure, skipped", msg)
 	r.segNote = nil
@@ -582,6 +598,7 @@ func (r *Reader) step() error {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
 				r.segLines++
+				r.segText = true
 				return derr
 			}
 		}
@@ -606,6 +623,8 @@ func (r *Reader) step() error {
 		case r.fenced && !r.fenceOpen && len(trimSpace(line)) > 0:
 			r.meta.Skipped++
 			r.meta.Warnings.Once("outside fences", parse.LineNote(r.line, "text outside the Markdown code blocks (%q) is not read", snippet(trimSpace(line))))
+		case !r.segText && isOutputLabel(trimSpace(line)):
+			// "Output:" between a command and its output's first line.
 		case isElision(trimSpace(line)):
 			// "..." for lines left out of a paste: what they held is missing.
 			r.meta.Skipped++
@@ -614,6 +633,7 @@ func (r *Reader) step() error {
 			// "Thu May  2 10:00:00 UTC 2024": date's, between outputs.
 		default:
 			r.segLines++
+			r.segText = r.segText || len(trimSpace(line)) > 0
 			if derr := r.dec.line(line, r.line); derr != nil {
 				var bad *rowError
 				switch {
@@ -624,7 +644,7 @@ func (r *Reader) step() error {
 				default:
 					return derr
 				}
-			} else if r.segNote != nil {
+			} else if r.segNote != nil && !headerPending(r.dec) {
 				r.meta.Warnings.Add(*r.segNote)
 				r.segNote = nil
 			}
@@ -684,6 +704,7 @@ func (r *Reader) endAt(err error) error {
 		if r.firstBad != nil && r.meta.Rows == 0 && r.meta.Ticks == 0 {
 			return r.firstBad.err // nothing could be read: the first row's error
 		}
+		r.rowOrderNote()
 		r.skippedNote()
 		r.backNote()
 		r.unreachableNote()
@@ -702,6 +723,15 @@ func (r *Reader) endAt(err error) error {
 			// nothing to judge, which must not read as "no findings".
 			if who := r.unifiedNoMemory(); who != "" {
 				return r.errorf(r.line, "no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, r.unifiedWhatNext())
+			}
+			if r.usedLost > 0 {
+				// The figure was logged, and its line cut: say so, not
+				// "log it".
+				what := fmt.Sprintf("the %d lines that held one (the first at line %d) could not be read (%s)", r.usedLost, r.usedLostLine, r.usedLostWhy)
+				if r.usedLost == 1 {
+					what = fmt.Sprintf("the line that held one could not be read (%s)", r.usedLostWhy)
+				}
+				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%d samples read): %s: the line is cut or damaged; give it whole", r.meta.Rows, what)
 			}
 			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
 		}
@@ -744,7 +774,7 @@ func (r *Reader) start() error {
 			head = unwrapped
 		}
 	}
-	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipPrompts(head)) {
+	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipDateLines(skipPrompts(head))) {
 		f = FormatForFields(r.opt.fields)
 	}
 	r.paste = len(untilPrompt(head)) < len(head)
@@ -1648,6 +1678,34 @@ func (r *Reader) rowOrderStart() string {
 		return fmt.Sprintf(", from the start given, %s", r.opt.start.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	return "; give the first sample's time with gpuleak trend --start"
+}
+
+// rowOrderWarn warns that samples are placed by row order: what says
+// how ("the log has no timestamp column: rows are placed 1s apart by
+// their order"). An assumed period is said once the log is read
+// (rowOrderNote); one from a command or --interval, now.
+func (r *Reader) rowOrderWarn(what string) {
+	if !r.periodAssumed {
+		r.meta.Warnings.Addf("%s (%s)%s", what, r.rowOrderPeriod(), r.rowOrderStart())
+		return
+	}
+	if !slices.Contains(r.rowOrder, what) {
+		r.rowOrder = append(r.rowOrder, what)
+	}
+}
+
+// rowOrderNote says rowOrderWarn's warnings with an assumed period: a
+// log of one sampling instant computes no rate from it, so none rests
+// on it.
+func (r *Reader) rowOrderNote() {
+	for _, what := range r.rowOrder {
+		if r.meta.Instants <= 1 {
+			r.meta.Warnings.Addf("%s (one sampling instant: no rate or time to OOM is computed, so none rests on the period)%s", what, r.rowOrderStart())
+			continue
+		}
+		r.meta.Warnings.Addf("%s (%s)%s", what, r.rowOrderPeriod(), r.rowOrderStart())
+	}
+	r.rowOrder = nil
 }
 
 // rowOrderPeriod says where the period that places a log's rows without

@@ -121,6 +121,21 @@ func TestFixtures(t *testing.T) {
 		// One gpustat line with a process (pub_gpustat130_two_outputs.txt, of
 		// two layouts, has its own test).
 		{"pub_gpustat97_line.txt", FormatGpustatText, 2, 1, ClockRowOrder, "includes-reserved-unknown,process"},
+		// gpustat#95: GPUs 0-3, GPU 4's row cut (f47n_test.go); its
+		// processes "jfx(?M)" have no pid and are not read.
+		{"pub_gpustat95_cut_row.txt", FormatGpustatText, 4, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// pmon's header twice, without fb then with it, and 10 process
+		// rows of one tick (f47n_test.go).
+		{"pub_sonar_pmon_two_headers.txt", FormatPmon, 10, 1, ClockRowOrder, "process"},
+		// An -q -x excerpt from inside <clocks_event_reasons> to its
+		// GPU's <bar1_memory_usage>: one GPU, no index, no time.
+		{"pub_telegraf5546_xml_excerpt.xml", FormatNvidiaSmiXML, 1, 1, ClockRowOrder, "excludes-reserved"},
+		// A command with noheader, a label, two rows (f47n_test.go).
+		{"field/wings_noheader_command_label_rows.txt", FormatQueryGPU, 2, 1, ClockRowOrder, "excludes-reserved"},
+		// A Processes box alone, of MIG instances: 7 processes.
+		{"pub_nvitop8_procs_mig_instances.txt", FormatNvidiaSmiText, 7, 1, ClockRowOrder, "process"},
+		// One -q GPU section of 4 attached: GPU 0 and 2 processes.
+		{"pub_sonar_q_one_of_four.txt", FormatNvidiaSmiText, 3, 1, ClockAbsolute, "excludes-reserved,process"},
 		// gpuleak capture (NVML memory info v2: used leaves the reservation
 		// out): 270 and 25 ticks, the leaking process listed in 220 and 21
 		// (testdata/README.md).
@@ -341,6 +356,7 @@ func TestFixtures(t *testing.T) {
 		"field/dcgmexporter736_hostname_lower_mig.txt": true, "field/ddii_dcgmi_dmon_no_fb.txt": true,
 		"field/sonar460_gb10_used_na.csv": true, "field/unsloth10283_gb10_free_total_used_na.csv": true,
 		"field/unsloth10703_gb10_no_used_column.txt": true, "field/arctictraining345_gb10_table_not_supported.txt": true,
+		"field/gpuoperator340_dcgm_fb_used_cut.prom": true,
 		// Forms parse.Open decodes before this reader sees them (a gzip
 		// stream cut short, UTF-16 without a byte order mark): cmd's
 		// TestGzipCutNVMLReadInPart and TestUTF16NoBOMCSV.
@@ -954,6 +970,12 @@ func TestFieldUnreadable(t *testing.T) {
 		// DCGM's FB_FREE of two GPUs, cut before FB_USED: samples without a
 		// used value, which read as "no findings" before.
 		{"dcgmexporter736_hostname_lower_mig.txt", ":11: no sample holds a used-memory value"},
+		// A scrape whose FB_USED line (13) is cut inside its labels, its
+		// FB_FREE (line 10) whole (NVIDIA/gpu-operator#340): the figure
+		// was logged and its line lost. Was "log ... DCGM_FI_DEV_FB_USED",
+		// which the user had done; now the error is at line 13 and says
+		// the line is cut.
+		{"gpuoperator340_dcgm_fb_used_cut.prom", ":13: no sample holds a used-memory value (1 samples read): the line that held one could not be read (DCGM_FI_DEV_FB_USED: unterminated label value (truncated line?)): the line is cut or damaged"},
 		// DGX Spark (GB10, unified memory): memory.free, memory.total and
 		// memory.used all [N/A]. Was the generic "no sample holds a
 		// used-memory value (... missing or a placeholder)"; now it says

@@ -320,7 +320,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	}
 	if !d.hasTS {
 		d.r.meta.Clock = ClockRowOrder
-		d.r.meta.Warnings.Addf("the log has no timestamp column: rows are placed %v apart by their order (%s)%s", d.r.opt.interval, d.r.rowOrderPeriod(), d.r.rowOrderStart())
+		d.r.rowOrderWarn(fmt.Sprintf("the log has no timestamp column: rows are placed %v apart by their order", d.r.opt.interval))
 	}
 	return nil
 }

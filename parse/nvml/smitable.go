@@ -3,6 +3,7 @@ package nvml
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,13 +83,17 @@ var (
 	// nvidia-smi cuts a cell too long for its column with "...": a long
 	// process name ("...conda/bin/python"), and, in some releases, the
 	// memory itself when a long name pushes it ("12339..."): group 6.
-	smiTableProcRe = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
+	// A Processes box row's GPU and MIG GPU instance: "|    1    3    0      34965      C ...".
+	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(?:N/A|\d{1,3})\s+\d{1,10}\s`)
+	smiTableProcRe   = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
 )
 
 var (
 	// "[0] Tesla P100-PCIE-16GB | 27'C,   0 % |   103 / 16384 MB | python/52046(11821M)";
 	// "[0] ... | [||||    ] 10000 / 12212 MB |" with a memory bar.
-	gpustatGPURe  = lazyre.New(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12}|\?\?)\s*/\s*(\d{1,12}|\?\?)\s*MB\s*\|(.*)$`)
+	gpustatGPURe = lazyre.New(`^\[(\d{1,3})\]\s+(.*?)\s*\|[^|]*\|\s*(?:\[[^\]]*\]\s*)?(\d{1,12}|\?\?)\s*/\s*(\d{1,12}|\?\?)\s*MB\s*\|(.*)$`)
+	// A gpustat GPU row's start, its index and name cell: "[4] GeForce GTX 1080 Ti |".
+	gpustatCutRe  = lazyre.New(`^\[(\d{1,3})\]\s+[^|\s][^|]*\|`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
 	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
 	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
@@ -110,7 +115,11 @@ type smiTextDecoder struct {
 	gpuName   []byte
 	processes bool // inside the Processes box
 	sawMIG    bool // a MIG devices box was seen (its rows are not read)
-	mig       bool // inside the MIG devices box
+	// migGIs names the MIG GPU instances of Processes box rows ("GPU 1
+	// GI 3"), the first at line migLine.
+	migGIs  []string
+	migLine int
+	mig     bool // inside the MIG devices box
 	// -q state.
 	qGPU int32 // index of the current "GPU <bus id>" section, -1 before the first
 	// qSections counts the GPU sections of the current -q report; qBus
@@ -120,15 +129,21 @@ type smiTextDecoder struct {
 	// for GPU <bus id>" printed in its place), which would otherwise
 	// move it to the lost GPU's index and join their series.
 	qSections int
-	qBus      map[string]int32
-	qSection  string
-	qIndent   int
-	qMem      fbMem
-	qUUID     []byte
-	qName     []byte
-	qPID      int64
-	qHasPID   bool
-	qProcName []byte
+	// qAttached is the current report's "Attached GPUs" count, read at
+	// line qAttachedLine; qFewer counts reports with fewer GPU sections
+	// than it, the first at qFewerLine with qFewerWhy.
+	qAttached, qAttachedLine int
+	qFewer, qFewerLine       int
+	qFewerWhy                string
+	qBus                     map[string]int32
+	qSection                 string
+	qIndent                  int
+	qMem                     fbMem
+	qUUID                    []byte
+	qName                    []byte
+	qPID                     int64
+	qHasPID                  bool
+	qProcName                []byte
 	// qProcLists counts the GPU sections of the current -q report whose
 	// Processes were read ("Processes : None", or a list whose every
 	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
@@ -310,11 +325,32 @@ func (d *smiTextDecoder) cutQReport(n int) {
 // as a table's whole Processes box does (Metadata.ProcessesListedUs); a
 // report without them (-q -d MEMORY, or one cut short) says nothing of
 // the processes.
+//
+// A report with fewer GPU sections than its "Attached GPUs" lacks the
+// others' memory: an excerpt cut after a whole section, or a report run
+// with -i, which the text cannot tell apart. The first such report is
+// named in a warning (unless a GPU NVML could not reach, printed in place
+// of its section, says why one is missing).
 func (d *smiTextDecoder) endQReport() {
 	d.closeQProcs()
 	if d.qGPU >= 0 && d.qProcLists == d.qSections {
 		d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 	}
+	if d.qSections > 0 && d.qAttached > d.qSections {
+		if d.qFewer == 0 {
+			held, missing := "1 GPU's section", fmt.Sprintf("the other %d GPUs are not in it", d.qAttached-d.qSections)
+			if d.qSections > 1 {
+				held = fmt.Sprintf("%d GPUs' sections", d.qSections)
+			}
+			if d.qAttached-d.qSections == 1 {
+				missing = "the other GPU is not in it"
+			}
+			d.qFewerLine = d.qAttachedLine
+			d.qFewerWhy = fmt.Sprintf("the nvidia-smi -q report says %d GPUs are attached but holds %s: %s (the excerpt cut after the last section, or nvidia-smi run with -i), so their memory is not known", d.qAttached, held, missing)
+		}
+		d.qFewer++
+	}
+	d.qAttached = 0
 	d.qGPU, d.qProcLists, d.qSections = -1, 0, 0
 	d.qFBAny = false
 }
@@ -371,7 +407,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		}
 	}
 	if t[0] == '[' {
-		return d.gpustatLine(t)
+		return d.gpustatLine(t, n)
 	}
 	if t[0] >= 'a' && t[0] <= 'z' && bytes.IndexByte(t, ',') > 0 {
 		if _, _, ok := headerFields(t, false); ok {
@@ -418,10 +454,21 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 // banner that follows belongs to it).
 func (d *smiTextDecoder) justStamped() bool { return d.hasSnapTime && d.samplesAt == d.samples }
 
-// gpustatLine reads one GPU of gpustat's text and its processes.
-func (d *smiTextDecoder) gpustatLine(t []byte) error {
+// gpustatLine reads one GPU of gpustat's text (line n) and its processes.
+// A row that starts as one ("[4] GeForce GTX 1080 Ti |") but stops before
+// its "used / total MB" cell is cut (a paste, a log's limit): that GPU's
+// memory is missing, said in a warning and in Metadata.Cut.
+func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 	m := gpustatGPURe.FindSubmatch(t)
 	if m == nil {
+		if c := gpustatCutRe.FindSubmatch(t); c != nil {
+			why := fmt.Sprintf("gpustat's row for GPU %s stops before its memory (%q): the excerpt is cut there, so GPU %s's memory is not known", c[1], snippet(t), c[1])
+			d.r.meta.Warnings.Linef(n, "%s", why)
+			d.cutOutputs++
+			if d.cutOutputs == 1 {
+				d.cutWhy = why
+			}
+		}
 		return nil
 	}
 	if !d.started {
@@ -488,6 +535,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
+				d.migInstance(string(gi[1]), string(gi[2]), n)
+			}
 			if len(m[6]) > 0 {
 				// The memory cut by nvidia-smi: the process is there,
 				// its memory unknown (not 0).
@@ -821,6 +871,11 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 		return nil
 	}
 	if d.qGPU < 0 {
+		if string(key) == "Attached GPUs" {
+			if v, ok := parseInt(val); ok {
+				d.qAttached, d.qAttachedLine = int(v), d.r.line
+			}
+		}
 		return nil
 	}
 	if string(key) == "Processes" && indent > 0 && indent <= 4 {
@@ -920,10 +975,36 @@ func (d *smiTextDecoder) emit(s *sample) {
 	d.samples++
 }
 
+// migInstance notes a Processes box row of GPU gpu's MIG GPU instance gi
+// (line n): the samples name the GPU, not the instance, which end's
+// warning says.
+func (d *smiTextDecoder) migInstance(gpu, gi string, n int) {
+	if d.migLine == 0 {
+		d.migLine = n
+	}
+	k := "GPU " + gpu + " GI " + gi
+	if !slices.Contains(d.migGIs, k) && len(d.migGIs) < 16 {
+		d.migGIs = append(d.migGIs, k)
+	}
+}
+
 func (d *smiTextDecoder) end(n int) error {
+	if len(d.migGIs) > 0 {
+		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process's memory is in its instance, but it is reported under its GPU, so processes of different instances of one GPU are not told apart", strings.Join(d.migGIs, ", "))
+	}
 	d.flushQ()
 	d.cutQReport(n)
 	d.endQReport()
+	if d.qFewer > 0 && d.r.lostHandles == 0 {
+		more := ""
+		switch {
+		case d.qFewer == 2:
+			more = " (and 1 more report so)"
+		case d.qFewer > 2:
+			more = fmt.Sprintf(" (and %d more reports so)", d.qFewer-1)
+		}
+		d.r.meta.Warnings.Linef(d.qFewerLine, "%s%s", d.qFewerWhy, more)
+	}
 	d.cutGPURow(n)
 	d.endTable()
 	var cutWhy string

@@ -347,6 +347,10 @@ func openedBefore(doc []byte) (x xmlOpened, err *xml.SyntaxError) {
 	dec.Strict = true
 	var stack, closed []string
 	topLevel := ""
+	// siblings: the elements started at the excerpt's outer level after
+	// its last end tag without a start (the outermost closed element's
+	// siblings; with none closed, the top-level elements).
+	var siblings []string
 	for {
 		tok, terr := dec.RawToken()
 		if terr != nil {
@@ -365,11 +369,15 @@ func openedBefore(doc []byte) (x xmlOpened, err *xml.SyntaxError) {
 			if len(stack) == 0 && topLevel == "" {
 				topLevel = e.Name.Local
 			}
+			if len(stack) == 0 && len(siblings) < maxXMLDepth {
+				siblings = append(siblings, e.Name.Local)
+			}
 			stack = append(stack, e.Name.Local)
 		case xml.EndElement:
 			switch n := len(stack); {
 			case n == 0:
 				closed = append(closed, e.Name.Local)
+				siblings = siblings[:0]
 			case stack[n-1] != e.Name.Local:
 				l, _ := dec.InputPos()
 				return x, &xml.SyntaxError{Msg: fmt.Sprintf("element <%s> closed by </%s>", stack[n-1], e.Name.Local), Line: l}
@@ -386,7 +394,7 @@ func openedBefore(doc []byte) (x xmlOpened, err *xml.SyntaxError) {
 	if outer != "nvidia_smi_log" {
 		// Added: the elements the outermost sits in, then the root.
 		added := 0
-		for p := xmlParents[outer]; p != "" && p != "nvidia_smi_log"; p = xmlParents[p] {
+		for p := parentOf(outer, siblings); p != "" && p != "nvidia_smi_log"; p = xmlParents[p] {
 			x.open = append(x.open, p)
 			added++
 		}
@@ -396,6 +404,25 @@ func openedBefore(doc []byte) (x xmlOpened, err *xml.SyntaxError) {
 	}
 	slices.Reverse(x.open)
 	return x, nil
+}
+
+// parentOf names the element that outer, the outermost element an
+// excerpt starts inside or at, sits in: xmlParents' where it is known;
+// else that of the first of its siblings (the elements beside it in the
+// excerpt) that xmlParents knows, since siblings share their parent: an
+// excerpt that starts inside <clocks_event_reasons> and goes on to
+// <fb_memory_usage> is inside a <gpu> (influxdata/telegraf#5546). ""
+// when none is known.
+func parentOf(outer string, siblings []string) string {
+	if p := xmlParents[outer]; p != "" {
+		return p
+	}
+	for _, s := range siblings {
+		if p := xmlParents[s]; p != "" {
+			return p
+		}
+	}
+	return ""
 }
 
 // xmlOpened is what openedBefore finds of an excerpt's start. open: the

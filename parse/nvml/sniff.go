@@ -3,10 +3,11 @@ package nvml
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gpuleak/gpuleak/internal/lazyre"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 )
 
@@ -234,7 +235,7 @@ var (
 )
 
 // skipDateLines drops the leading blank lines and lines of date(1)'s
-// output ("Thu May  2 10:00:00 UTC 2024") of head: a loop of "date;
+// output ("Thu May  2 10:00:00 UTC 2024", date -Iseconds') of head: a loop of "date;
 // curl .../metrics" prints one before each output.
 func skipDateLines(head []byte) []byte {
 	for {
@@ -243,12 +244,20 @@ func skipDateLines(head []byte) []byte {
 			return head
 		}
 		if _, _, _, _, _, _, _, ok := dateFields(first); !ok {
-			return head
+			if _, ok := isoDate(first); !ok {
+				return head
+			}
 		}
 		i := bytes.Index(head, first) + len(first)
 		head = head[i:]
 	}
 }
+
+// SkipDateLines returns head without its leading blank lines and lines
+// of date(1)'s output, "Thu May  2 10:00:00 UTC 2024" or date -Iseconds'
+// "2026-09-17T00:00:00+08:00": what a "date; nvidia-smi ..." loop prints
+// before its first output.
+func SkipDateLines(head []byte) []byte { return skipDateLines(head) }
 
 // skipTaggedLines drops the leading lines of head that another program
 // printed behind a bracketed tag: HAMi-core, preloaded into every process
@@ -518,6 +527,63 @@ func isSmiXML(head []byte) bool {
 // qExcerptRe matches the frame buffer section of an nvidia-smi -q report:
 // its title, then its Total (and Reserved, Used) lines, each "Name : N MiB".
 var qExcerptRe = lazyre.New(`(?m)^[ \t]*FB Memory Usage[ \t]*\r?\n[ \t]*Total[ \t]*:[ \t]*\d+[ \t]*MiB`)
+
+// qKVRe matches a line of nvidia-smi -q's text: indented, a key, the
+// spaces that align the colons, ": " and the value ("        Used
+// : 19147 MiB"; "            Name" ends a process's entry cut short).
+var qKVRe = lazyre.New(`^[ \t]{4,}([A-Z][A-Za-z0-9 ./()_-]*?)[ \t]{2,}:(?:[ \t]+(\S.*?))?[ \t]*\r?$`)
+
+// qGPULineRe matches -q's GPU line, "GPU 00000000:61:00.0".
+var qGPULineRe = lazyre.New(`(?m)^[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]`)
+
+// QTextExcerpt says what head (an input no layout claims) is when it is
+// part of an nvidia-smi -q report cut before its "GPU 00000000:..." line:
+// at least three of -q's "Key : value" lines and no GPU line. It quotes
+// the first used-memory line ("Used : 19147 MiB", "Used GPU Memory : ...")
+// or else the first "Process ID" line, else the first of them; line is
+// that line's (1-based). ok is false for other text. Such an excerpt is
+// not read: which GPU its figures are of is not in it.
+func QTextExcerpt(head []byte) (line int, msg string, ok bool) {
+	if qGPULineRe.Match(head) {
+		return 0, "", false
+	}
+	var kv, fbTitle, quoteLine, quoteRank, n int
+	var quote string
+	for l := range bytes.Lines(head) {
+		n++
+		if n > 2000 {
+			break
+		}
+		t := bytes.TrimSpace(l)
+		if string(t) == "FB Memory Usage" && quoteRank < 3 {
+			fbTitle = n
+		}
+		m := qKVRe.FindSubmatch(bytes.TrimRight(l, "\r\n"))
+		if m == nil {
+			continue
+		}
+		kv++
+		key, val := string(m[1]), string(m[2])
+		rank := 1
+		switch {
+		case (key == "Used" || key == "Used GPU Memory") && strings.HasSuffix(val, "MiB"):
+			rank = 3
+		case key == "Process ID" && val != "":
+			rank = 2
+		}
+		if rank > quoteRank {
+			quoteRank, quoteLine, quote = rank, n, key+" : "+val
+		}
+	}
+	if kv < 3 {
+		return 0, "", false
+	}
+	noFB := ""
+	if quoteRank == 3 && quote[:4] == "Used" && !strings.HasPrefix(quote, "Used GPU") && (fbTitle == 0 || fbTitle > quoteLine) {
+		noFB = ", and before the \"FB Memory Usage\" title, which says which memory it is"
+	}
+	return quoteLine, fmt.Sprintf("part of an nvidia-smi -q report (%q) cut before its \"GPU 00000000:...\" line, which says which GPU its figures are of%s: not read; give the report from its GPU line on (nvidia-smi -q, or nvidia-smi -q -d MEMORY for the memory alone)", quote, noFB), true
+}
 
 // notMineHint says what a log that is in no layout (head, its first
 // bytes) lacks, when it shows: an nvidia-smi -q excerpt without the

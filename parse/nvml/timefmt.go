@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
 )
 
@@ -459,10 +460,39 @@ var (
 	months   = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 )
 
+// isoDateRe matches a line of date -Iseconds (-Ins) or --rfc-3339=seconds
+// (ns): "2026-09-17T00:00:00+08:00", "2026-09-17 00:00:00.123456789Z",
+// with its zone: a loop of "date -Iseconds; nvidia-smi --query-gpu=...
+// --format=csv,noheader" prints one before each output. date prints no
+// fraction or nine digits; a CI log's stamp alone on a line (GitHub's
+// "2024-01-01T00:00:00.0000000Z", seven) is not one.
+var isoDateRe = lazyre.New(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{9})?(?:Z|[+-]\d{2}:?\d{2})$`)
+
+// isoDate reads a line of isoDateRe as µs since the Unix epoch.
+func isoDate(b []byte) (int64, bool) {
+	t := trimSpace(b)
+	if len(t) < 20 || len(t) > 38 || t[4] != '-' || !isoDateRe.Match(t) {
+		return 0, false
+	}
+	v := strings.Replace(strings.Replace(string(t), " ", "T", 1), ",", ".", 1)
+	if n := len(v); v[n-1] != 'Z' && v[n-3] != ':' {
+		v = v[:n-2] + ":" + v[n-2:] // "+0800"
+	}
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, false
+	}
+	return at.UnixMicro(), true
+}
+
 // maybeDateLine is a quick test for dateFields: a line that starts with a
-// weekday name and a space, of a date line's length.
+// weekday name and a space, of a date line's length; or one of isoDateRe's
+// length that starts with a year.
 func maybeDateLine(b []byte) bool {
 	t := trimSpace(b)
+	if len(t) >= 20 && len(t) <= 38 && t[4] == '-' && t[0] >= '0' && t[0] <= '9' {
+		return true
+	}
 	if len(t) < 24 || len(t) > 48 || t[3] != ' ' {
 		return false
 	}
@@ -598,6 +628,9 @@ func zoneOffset(z []byte) (int, bool) {
 // abbreviation it prints (which tells the two passes of a repeated hour
 // apart); an abbreviation the zone does not use there is noted once.
 func (r *Reader) dateLine(b []byte) (int64, bool) {
+	if t, ok := isoDate(b); ok {
+		return t, true
+	}
 	y, mo, d, h, mi, s, zone, ok := dateFields(b)
 	if !ok {
 		return 0, false
