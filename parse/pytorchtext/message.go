@@ -1619,10 +1619,10 @@ func classify(line string, at int) int {
 		}
 		switch {
 		case j > 0 && strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)"):
-		case strings.TrimRight(d, " \t\r\n") == "" && torchOOMException(line[:at]):
+		case strings.TrimRight(d, " \t\r\n") == "" && (torchOOMException(line[:at]) || comfyExceptionLead(line[:at])):
 			// PyTorch 2.x's message cut at device 0's NUL byte (see
 			// AsyncDeviceZeroCut), after the exception that names it
-			// an OOM.
+			// an OOM, or as ComfyUI logs the exception it caught.
 		default:
 			return notMessage
 		}
@@ -2771,6 +2771,21 @@ func torchOOMException(before string) bool {
 	_, exc := splitPrefix(before)
 	return exc == "torch.OutOfMemoryError" || exc == "torch.cuda.OutOfMemoryError"
 }
+
+// comfyExceptionLead reports whether before, the text before a message,
+// ends with ComfyUI's record of an exception it caught while running a
+// prompt: "!!! Exception during processing !!! " and then str(ex), the
+// exception's text without its type (ComfyUI's execution.py,
+// logging.error(f"!!! Exception during processing !!! {ex}"), a log
+// prefix before it). The traceback ComfyUI logs next ends with the
+// exception's type and the same text.
+func comfyExceptionLead(before string) bool {
+	return strings.HasSuffix(strings.TrimRight(before, " "), comfyExceptionMark)
+}
+
+// comfyExceptionMark is ComfyUI's mark of an exception caught while
+// running a prompt (see comfyExceptionLead).
+const comfyExceptionMark = "!!! Exception during processing !!!"
 
 // parseAsync reads a cudaMallocAsync message after "Allocation on device
 // ": its figures, one "label : size" each, separated by spaces or line
