@@ -53,3 +53,38 @@ func TestF47cComfyUISecondPromptOOM(t *testing.T) {
 		t.Errorf("one prompt's OOM printed twice: %d OOMs, want 1", len(ooms))
 	}
 }
+
+// ComfyUI's "Error Report" gives the exception's type and text on two
+// markdown lines ("- **Exception Type:** torch.OutOfMemoryError", "-
+// **Exception Message:** Allocation on device "): an OOM (gpuleak said
+// "No out-of-memory error in the inputs" and the gate passed). A report
+// pasted whole goes on with its session's log ("## Logs"), where the same
+// failure is printed again as it happened, after the prompts before it:
+// the report summarises the log's last failure, so report plus a log of
+// two prompts' OOMs (4880's) is two OOMs, not three.
+func TestF47cComfyUIErrorReport(t *testing.T) {
+	report := pt + "pastes/f47c_comfy_error_report_comfyui4852.txt"
+	ooms, gate := f47cOOMs(t, report)
+	if len(ooms) != 1 || gate != 1 {
+		t.Fatalf("report: %d OOMs, exit %d; want 1, exit 1", len(ooms), gate)
+	}
+	if ooms[0]["exception"] != "torch.OutOfMemoryError" || num(t, ooms[0], "device") != 0 {
+		t.Errorf("report's OOM: %v; want torch.OutOfMemoryError on device 0", ooms[0])
+	}
+	head, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(pt + "pastes/f47c_comfy_second_oom_comfyui4880.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := string(head) + "## System Information\n## Logs\n" + string(log) + "torch.OutOfMemoryError: Allocation on device \n```\n## Attached Workflow\n"
+	f := filepath.Join(t.TempDir(), "report_and_log.md")
+	if err := os.WriteFile(f, []byte(whole), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ooms, _ := f47cOOMs(t, f); len(ooms) != 2 {
+		t.Errorf("report and its log of two prompts' OOMs: %d OOMs, want 2", len(ooms))
+	}
+}

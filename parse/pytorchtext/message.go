@@ -1619,7 +1619,7 @@ func classify(line string, at int) int {
 		}
 		switch {
 		case j > 0 && strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)"):
-		case strings.TrimRight(d, " \t\r\n") == "" && (torchOOMException(line[:at]) || comfyExceptionLead(line[:at])):
+		case asyncZeroCutAt(line, at) && (torchOOMException(line[:at]) || comfyExceptionLead(line[:at])):
 			// PyTorch 2.x's message cut at device 0's NUL byte (see
 			// AsyncDeviceZeroCut), after the exception that names it
 			// an OOM, or as ComfyUI logs the exception it caught.
@@ -2770,6 +2770,15 @@ const asyncDeviceByte = ' '
 func torchOOMException(before string) bool {
 	_, exc := splitPrefix(before)
 	return exc == "torch.OutOfMemoryError" || exc == "torch.cuda.OutOfMemoryError"
+}
+
+// asyncZeroCutAt reports whether the text at line[at] is "Allocation on
+// device " and nothing after it: cudaMallocAsync's message cut at device
+// 0's NUL byte (see AsyncDeviceZeroCut), which is an OOM only where the
+// text names its exception.
+func asyncZeroCutAt(line string, at int) bool {
+	rest, ok := strings.CutPrefix(line[at:], "Allocation on device ")
+	return ok && strings.TrimRight(rest, " \t\r\n") == ""
 }
 
 // comfyExceptionLead reports whether before, the text before a message,

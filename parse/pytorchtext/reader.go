@@ -224,6 +224,13 @@ type Reader struct {
 	// no process's mark: a dict is labelled only by a launcher's mark
 	// there (processMark: "[rank1]:", a worker's "(pid=N)").
 	setProcess map[int32]string
+	// reportExc is the exception an error report's "Exception Type"
+	// line named, and reportExcLine that line (see reportException).
+	reportExc     string
+	reportExcLine int64
+	// report is an error report's message, held until the next message
+	// or the text's end (see holdReport).
+	report *heldMessage
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
@@ -342,7 +349,7 @@ func (r *Reader) step() error {
 			r.flushPending()
 		}
 		r.parked = nil
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
 				r.addMessage(held.msg, held.frames, held.line)
@@ -709,6 +716,7 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
+	r.seeReportException(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
 		r.seeProgress(line)
@@ -762,6 +770,12 @@ func (r *Reader) addBody(line string) error {
 			frames, tail = tail.frames, nil
 		}
 		kind := classify(line, i)
+		reported := r.reportException(line, i)
+		if kind == notMessage && reported != "" && asyncZeroCutAt(line, i) && torchOOMException(reported+": ") {
+			// An error report's message line, its exception on the line
+			// before (see reportException).
+			kind = message
+		}
 		if kind == notMessage {
 			from = i + 1
 			continue
@@ -773,6 +787,9 @@ func (r *Reader) addBody(line string) error {
 			break
 		}
 		m, end := ParseMessage(line, i)
+		if reported != "" && m.Exception == "" {
+			m.Exception = reported
+		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
 			if n, d := ggmlAlloc(line[:i]); n >= 0 {
@@ -839,6 +856,10 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && reported != "" {
+			// An error report's: its log may follow (see holdReport).
+			r.holdReport(m, frames)
+			frames = nil
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -879,7 +900,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.report} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1376,6 +1397,12 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.report; h != nil {
+		r.report = nil
+		if !reportPrinted(h.msg, m) {
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+	}
 	if h := r.tfOp; h != nil && (m.Generation == GenTF || m.Generation == GenXLA) && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
 		// The exception TensorFlow raised from the op's failure it
 		// logged (see holdTFOp): one OOM, read from the exception,
