@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +88,103 @@ func TestF47cComfyUIErrorReport(t *testing.T) {
 	}
 	if ooms, _ := f47cOOMs(t, f); len(ooms) != 2 {
 		t.Errorf("report and its log of two prompts' OOMs: %d OOMs, want 2", len(ooms))
+	}
+}
+
+// A training loop that catches each OOM and logs it ("WARNING:root:CUDA
+// out of memory. Tried to allocate 1.72 GiB ...", pytorch/pytorch#31252)
+// printed six records; line 3's figures are line 1's. Two things show
+// the run went on between them: the tqdm bar drawn on the records' lines
+// counts 1/2538 on line 1 and 2/2538 on line 2, and line 2 is another OOM
+// (other figures) logged the same way. So six OOMs, where gpuleak merged
+// lines 1 and 3 ("no line between that counts the run's progress") and
+// said five. Either piece of evidence alone is enough: without the bars
+// (the same records, bars cut off) it is still six. Tracebacks printed
+// A, B, A are not such records (a summary may list failures again): A
+// stays one OOM printed twice there.
+func TestF47cCaughtOOMsCounted(t *testing.T) {
+	real := pt + "pastes/f47c_caught_bar_counters_pytorch31252.txt"
+	if ooms, _ := f47cOOMs(t, real); len(ooms) != 6 {
+		t.Errorf("pytorch#31252: %d OOMs, want 6", len(ooms))
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noBar []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if i := strings.Index(l, "cached)"); i >= 0 {
+			l = l[:i+len("cached)")]
+		}
+		noBar = append(noBar, l)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "nobar.log")
+	if err := os.WriteFile(f, []byte(strings.Join(noBar, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ooms, _ := f47cOOMs(t, f); len(ooms) != 6 {
+		t.Errorf("the records without their bars: %d OOMs, want 6", len(ooms))
+	}
+	tb := func(req string) string {
+		return "Traceback (most recent call last):\n  File \"train.py\", line 40, in step\n    out = model(x)\nRuntimeError: CUDA out of memory. Tried to allocate " + req + " (GPU 0; 10.76 GiB total capacity; 4.01 GiB already allocated; 356.00 MiB free; 5.54 GiB cached)\n"
+	}
+	f = filepath.Join(dir, "tracebacks.log")
+	if err := os.WriteFile(f, []byte(tb("1.72 GiB")+tb("1.68 GiB")+tb("1.72 GiB")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ooms, _ := f47cOOMs(t, f); len(ooms) != 2 {
+		t.Errorf("tracebacks A, B, A: %d OOMs, want 2", len(ooms))
+	}
+}
+
+// XLA's message quoted with its status in a code span of a sentence
+// (google-deepmind/jaxline#11: "I receive ` RESOURCE_EXHAUSTED: Out of
+// memory while trying to allocate 285212672 bytes.` errors") is the
+// error quoted, read whole: an OOM asking 285212672 bytes (272.00 MiB),
+// as the same words alone on a line are (gpuleak found none).
+func TestF47cXLAInCodeSpan(t *testing.T) {
+	ooms, gate := f47cOOMs(t, pt+"pastes/f47c_xla_backtick_prose_jaxline11.txt")
+	if len(ooms) != 1 || gate != 1 || num(t, ooms[0], "requested_bytes") != 285212672 {
+		t.Fatalf("%d OOMs %v, exit %d; want one of 285212672 bytes, exit 1", len(ooms), ooms, gate)
+	}
+}
+
+// Code that constructs, raises or tests the error is no OOM that
+// happened: Lightning-AI/pytorch-lightning#6819's
+// "`is_cuda_out_of_memory(RuntimeError('CUDA error: out of memory'))`"
+// was "OOM 1 of 1" and tripped the gate. The same for a raise, an
+// assignment, a membership test and a call whose string holds a whole
+// message. An exception's repr as a log prints it (after a colon, in a
+// list, as another exception's argument), a key's value and Rust's Debug
+// print of a variant stay OOMs.
+func TestF47cCodeIsNoOOM(t *testing.T) {
+	ooms, gate := f47cOOMs(t, pt+"pastes/f47c_exception_ctor_lightning6819.txt")
+	if len(ooms) != 0 || gate != 0 {
+		t.Errorf("lightning#6819: %d OOMs, exit %d; want none, exit 0", len(ooms), gate)
+	}
+	dir := t.TempDir()
+	for i, c := range []struct {
+		line string
+		n    int
+	}{
+		{"    raise RuntimeError('CUDA error: out of memory')", 0},
+		{"err = RuntimeError(\"CUDA error: out of memory\")", 0},
+		{"        if 'CUDA error: out of memory' in str(e):", 0},
+		{"    return 'CUDA error: out of memory' in msg", 0},
+		{"assert is_oom(RuntimeError(\"CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.75 GiB total capacity; 1.00 GiB already allocated; 1.00 GiB free; 13.00 GiB reserved in total by PyTorch)\"))", 0},
+		{"Caught: RuntimeError('CUDA error: out of memory')", 1},
+		{"Exception(RuntimeError('CUDA error: out of memory'))", 1},
+		{"[RuntimeError('CUDA error: out of memory')]", 1},
+		{"error='CUDA error: out of memory'", 1},
+		{"{'error': 'CUDA error: out of memory'}", 1},
+	} {
+		f := filepath.Join(dir, fmt.Sprintf("c%d.txt", i))
+		if err := os.WriteFile(f, []byte(c.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ooms, _ := f47cOOMs(t, f); len(ooms) != c.n {
+			t.Errorf("%q: %d OOMs, want %d", c.line, len(ooms), c.n)
+		}
 	}
 }

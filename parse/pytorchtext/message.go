@@ -1521,6 +1521,9 @@ const (
 // ("error": "...").
 func classify(line string, at int) int {
 	rest := line[at:]
+	if codeStringAt(line, at) {
+		return notMessage
+	}
 	kind := message
 	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory") ||
 		strings.HasPrefix(rest, "XPU out of memory") || strings.HasPrefix(rest, "MPS backend out of memory")
@@ -2779,6 +2782,88 @@ func torchOOMException(before string) bool {
 func asyncZeroCutAt(line string, at int) bool {
 	rest, ok := strings.CutPrefix(line[at:], "Allocation on device ")
 	return ok && strings.TrimRight(rest, " \t\r\n") == ""
+}
+
+// codeKeywords are the words of Python (and C-like languages) after
+// which a string literal is code's: raised, returned, tested, printed.
+var codeKeywords = []string{"raise", "return", "assert", "if", "elif", "in", "not", "and", "or", "yield", "throw", "new", "await", "print", "==", "!=", " ="}
+
+// codeStringAt reports whether the message at line[at] is a string
+// literal in source code, not an error that happened: the quote before
+// it opens a literal that code raises, returns, compares or passes to a
+// function ("raise RuntimeError('CUDA error: out of memory')", "err =
+// RuntimeError(...)", "if 'CUDA error: out of memory' in str(e):",
+// "is_cuda_out_of_memory(RuntimeError('CUDA error: out of memory'))").
+// An exception's repr as Python prints it stands alone, after a colon, in
+// a list, or as another exception's argument ("Caught:
+// RuntimeError('...')", "Exception(RuntimeError('...'))"): not code; nor
+// is a key's value ("error='...'", "{'error': '...'}"), nor a type's or
+// variant's Debug print (Rust's `Generation("...")`).
+func codeStringAt(line string, at int) bool {
+	if at == 0 || (line[at-1] != '\'' && line[at-1] != '"') {
+		return false
+	}
+	q := line[at-1]
+	if end := strings.IndexByte(line[at:], q); end >= 0 {
+		// Tested after the literal: "'...' in str(e)", "== '...'".
+		after := strings.TrimLeft(line[at+end+1:], " \t")
+		for _, w := range []string{"in ", "not in ", "==", "!="} {
+			if strings.HasPrefix(after, w) {
+				return true
+			}
+		}
+	}
+	before := strings.TrimRight(line[:at-1], " \t")
+	if strings.HasSuffix(before, "(") {
+		name := before[:len(before)-1]
+		start := len(name)
+		for start > 0 && isIdentByte(name[start-1]) {
+			start--
+		}
+		callee := name[start:]
+		if callee == "" {
+			return false // a tuple's repr
+		}
+		if !exceptionName(callee) {
+			// A function's argument (print(...), f(...)); a capitalised
+			// name is a type's or a variant's, as data prints it (Rust's
+			// Debug: Generation("...")).
+			return functionName(callee)
+		}
+		// An exception constructed: code when what comes before it is.
+		before = strings.TrimRight(name[:start], " \t")
+		if strings.HasSuffix(before, "(") {
+			outer := strings.TrimRight(before[:len(before)-1], " \t")
+			k := len(outer)
+			for k > 0 && isIdentByte(outer[k-1]) {
+				k--
+			}
+			return functionName(outer[k:])
+		}
+	}
+	for _, w := range codeKeywords {
+		if strings.HasSuffix(before, w) {
+			k := len(before) - len(w)
+			if w[0] == ' ' || w[0] == '=' || w[0] == '!' || k == 0 || !isIdentByte(before[k-1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// functionName reports whether name (qualified or not) reads as a
+// function's: its last part starts with a lower-case letter
+// (is_cuda_out_of_memory, print, torch.cuda.is_oom).
+func functionName(name string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	return last != "" && last[0] >= 'a' && last[0] <= 'z'
+}
+
+// exceptionName reports whether name (qualified or not) reads as an
+// exception class's: it ends with "Error", "Exception" or "Warning".
+func exceptionName(name string) bool {
+	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") || strings.HasSuffix(name, "Warning")
 }
 
 // comfyExceptionLead reports whether before, the text before a message,

@@ -105,7 +105,10 @@ type progressMark struct {
 // and is no traceback's, as its process's last progress line when it
 // counts the run's progress with counters other than its last one's: a
 // bar drawn again with the same count (tqdm closing its bar as the
-// exception unwinds) is not progress.
+// exception unwinds) is not progress. For a line that holds messages,
+// line is its text outside them: a tqdm bar on a logger's line ("WARNING:
+// root:CUDA out of memory. ... cached)   | 2/2538 [00:01<53:05") was
+// drawn with it, so a later line's message comes after that count.
 func (r *Reader) seeProgress(line string) {
 	var counters string
 	if (strings.Contains(line, "got prompt") || strings.Contains(line, "Prompt executed in ")) && comfyPromptRe.MatchString(line) {

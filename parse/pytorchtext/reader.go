@@ -748,6 +748,10 @@ func (r *Reader) addBody(line string) error {
 			r.noteKind(line) // for Ray's folds, held or not
 		}
 	}()
+	// The text before the line's first message and after its last: a
+	// progress bar the terminal drew on the message's line (see
+	// seeProgress).
+	firstAt, lastEnd := -1, 0
 	for from := 0; ; {
 		i := first
 		if from > 0 {
@@ -760,6 +764,9 @@ func (r *Reader) addBody(line string) error {
 				if r.split = phraseCut(line, r.line); r.split != nil {
 					r.split.frames = frames
 				}
+			}
+			if firstAt >= 0 {
+				r.seeProgress(line[:firstAt] + " " + line[lastEnd:])
 			}
 			break
 		}
@@ -778,6 +785,15 @@ func (r *Reader) addBody(line string) error {
 		}
 		if kind == notMessage {
 			from = i + 1
+			if codeStringAt(line, i) {
+				// Code's string literal: none of it is a message (its
+				// "Tried to allocate" neither).
+				end := strings.IndexByte(line[i:], line[i-1])
+				if end < 0 {
+					break
+				}
+				from = i + end + 1
+			}
 			continue
 		}
 		if loggedOnly(line, i) {
@@ -787,6 +803,10 @@ func (r *Reader) addBody(line string) error {
 			break
 		}
 		m, end := ParseMessage(line, i)
+		if firstAt < 0 {
+			firstAt = i
+		}
+		lastEnd = max(lastEnd, min(end, len(line)))
 		if reported != "" && m.Exception == "" {
 			m.Exception = reported
 		}
@@ -1083,6 +1103,14 @@ func weakKept(m Message) bool {
 		// memory" leads into it: prose or docs quoting the form
 		// ("`Tried to allocate 20.00 MiB. GPU 0 has ... ...`").
 		return false
+	}
+	if Framework(m.Generation) != "" && m.Reason == "" && m.Requested > 0 {
+		// Another framework's message read whole with its size, after
+		// its status in the same code span ("I receive `
+		// RESOURCE_EXHAUSTED: Out of memory while trying to allocate
+		// 285212672 bytes.` errors"): the error quoted, as a PyTorch
+		// message read whole is.
+		return true
 	}
 	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
 }
