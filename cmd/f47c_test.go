@@ -188,3 +188,39 @@ func TestF47cCodeIsNoOOM(t *testing.T) {
 		}
 	}
 }
+
+// Ray's OutOfMemoryError is its memory monitor killing a task for the
+// node's host memory (real-stanford/flingbot#11: "ray.exceptions.
+// OutOfMemoryError: Task was killed due to the node running low on
+// memory.", 59.49GB / 62.58GB of RAM): no GPU OOM, but a warning on its
+// line (10) that says so, where gpuleak said only "no CUDA out-of-memory
+// message in it". A task's failure re-raised as
+// "RayTaskError(OutOfMemoryError)" alone (chepraid/EasyR1#9, line 4
+// first) names a class Ray and torch share: a warning that the name does
+// not tell which. With a CUDA message in the text the wrapper is that
+// OOM's, and no such warning is given.
+func TestF47cRayOOMWarned(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"f47c_ray_host_oom_flingbot11.txt", "line 10: Ray's OutOfMemoryError (ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.): Ray's memory monitor killed a task or actor because the node's host memory (RAM)"},
+		{"f47c_ray_taskerror_oom_easyr1_9.txt", "line 4: a Ray task failed with an exception named OutOfMemoryError (RayTaskError(OutOfMemoryError))"},
+	} {
+		p := pt + "pastes/" + c.file
+		code, out, errOut := run(t, nil, "oom", p)
+		if code != 0 || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("%s: exit %d, output %q; want exit 0 and %q", c.file, code, out+errOut, c.want)
+		}
+		if ooms, gate := f47cOOMs(t, p); len(ooms) != 0 || gate != 0 {
+			t.Errorf("%s: %d OOMs, exit %d; want none, exit 0", c.file, len(ooms), gate)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "ray_task_torch.log")
+	text := "(pid=4331) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB is free. Including non-PyTorch memory, this process has 77.91 GiB memory in use. Of the allocated memory 75.12 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated.\n" +
+		"ray.exceptions.RayTaskError(OutOfMemoryError): ray::Runner.run() (pid=4331, ip=10.0.0.2)\n"
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, nil, "oom", f)
+	if code != 0 || strings.Contains(out+errOut, "the name alone does not tell") || !strings.Contains(out, "OOM 1 of 1") {
+		t.Errorf("a task's torch OOM re-raised by Ray: exit %d, output %q; want one OOM and no Ray warning", code, out+errOut)
+	}
+}

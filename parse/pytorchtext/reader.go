@@ -228,6 +228,8 @@ type Reader struct {
 	// line named, and reportExcLine that line (see reportException).
 	reportExc     string
 	reportExcLine int64
+	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
+	ray rayOOM
 	// report is an error report's message, held until the next message
 	// or the text's end (see holdReport).
 	report *heldMessage
@@ -361,6 +363,7 @@ func (r *Reader) step() error {
 		r.endTFOp() // after the held messages: TensorFlow's exception may be among them
 		r.atEnd = false
 		r.drainBehind()
+		r.endRayOOM()
 		r.out.End()
 	}
 	return nil
@@ -717,6 +720,7 @@ func (r *Reader) addBody(line string) error {
 		}()
 	}
 	r.seeReportException(line)
+	r.seeRayOOM(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
 		r.seeProgress(line)
