@@ -224,3 +224,19 @@ func TestF47cRayOOMWarned(t *testing.T) {
 		t.Errorf("a task's torch OOM re-raised by Ray: exit %d, output %q; want one OOM and no Ray warning", code, out+errOut)
 	}
 }
+
+// A title quoting the message in parentheses, cut after its request
+// (ultralytics/ultralytics#4679: "... runs out of memory (CUDA out of
+// memory. Tried to allocate 3.22 GiB)") is the message cut there, its
+// request read: 3.22 GiB, as the same words ending a line are
+// (ultralytics#843), where gpuleak said "does not parse ... nothing was
+// read". 3.22 GiB as PyTorch prints it is [3.215, 3.225) GiB.
+func TestF47cRequestInParentheses(t *testing.T) {
+	ooms, _ := f47cOOMs(t, pt+"pastes/f47c_paren_request_ultralytics4679.txt")
+	if len(ooms) != 1 {
+		t.Fatalf("%d OOMs, want 1", len(ooms))
+	}
+	if got := num(t, ooms[0], "requested_bytes"); got < 3215<<30/1000 || got >= 3225<<30/1000 {
+		t.Errorf("requested %d bytes, want 3.22 GiB", got)
+	}
+}

@@ -2128,6 +2128,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			line = line[:lim]
 		}
 	}
+	if lim := parenEnd(line, at); lim < len(line) {
+		line = line[:lim]
+	}
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
 	m.Text = strings.TrimRight(line[at:], " \r\n")
@@ -2298,6 +2301,31 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	m.Warnings = append(m.Warnings, s.huge...)
 	return m, s.i
+}
+
+// parenEnd returns where the parenthesis opened right before the message
+// at line[at] closes ("... runs out of memory (CUDA out of memory. Tried
+// to allocate 3.22 GiB)": the message quoted in a title's parentheses,
+// cut there); len(line) when no parenthesis opens right before it, or it
+// does not close on the line. The message's own parentheses ("(GPU 0;
+// ...)") are counted in.
+func parenEnd(line string, at int) int {
+	if at == 0 || line[at-1] != '(' {
+		return len(line)
+	}
+	depth := 1
+	for i := at; i < len(line); i++ {
+		switch line[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(line)
 }
 
 // literalEnd returns where the quoted string that holds the message at
