@@ -240,3 +240,13 @@ func TestF47cRequestInParentheses(t *testing.T) {
 		t.Errorf("requested %d bytes, want 3.22 GiB", got)
 	}
 }
+
+// CNTK's CUDA checks print the GPU after the status (microsoft/CNTK#1688:
+// "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ; "): device 0,
+// where gpuleak gave none.
+func TestF47cCNTKDevice(t *testing.T) {
+	ooms, _ := f47cOOMs(t, pt+"pastes/f47c_cublas_gpu_eq_cntk1688.txt")
+	if len(ooms) != 1 || ooms[0]["device"] == nil || num(t, ooms[0], "device") != 0 {
+		t.Fatalf("%d OOMs %v; want one on device 0", len(ooms), ooms)
+	}
+}

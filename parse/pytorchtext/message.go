@@ -2209,6 +2209,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
 		}
+		if x := cntkGPURe.Re().FindStringSubmatch(line[at+n:]); x != nil && m.Device < 0 {
+			m.Device, _ = strconv.Atoi(x[1])
+		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
 			m.Host, m.Backend = true, ""
@@ -2302,6 +2305,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	m.Warnings = append(m.Warnings, s.huge...)
 	return m, s.i
 }
+
+// cntkGPURe matches the GPU that CNTK's CUDA checks print after the
+// status ("CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ;
+// hostname=... ; expr=...": its CUDA_CALL's "%s failure %d: %s ; GPU=%d
+// ; hostname=%s ; expr=%s"); its group is the index.
+var cntkGPURe = lazyre.New(`^\s*;\s*GPU=(\d{1,4})\s*(?:;|$)`)
 
 // parenEnd returns where the parenthesis opened right before the message
 // at line[at] closes ("... runs out of memory (CUDA out of memory. Tried
