@@ -250,3 +250,20 @@ func TestF47cCNTKDevice(t *testing.T) {
 		t.Fatalf("%d OOMs %v; want one on device 0", len(ooms), ooms)
 	}
 }
+
+// A blog's sentence that quotes the error ("... your terminal vomits
+// RuntimeError: CUDA out of memory. Tried to allocate 2.50 GiB . Cool.")
+// does not parse: it was counted as an OOM nothing could be read from,
+// and tripped the gate. The exception comes after a sentence's word, not
+// a log's prefix: no OOM of this input, and a warning that says it was
+// quoted prose that could not be read.
+func TestF47cProseQuoteNotCounted(t *testing.T) {
+	p := pt + "pastes/f47c_prose_quote_wpnews.txt"
+	if ooms, gate := f47cOOMs(t, p); len(ooms) != 0 || gate != 0 {
+		t.Errorf("%d OOMs, exit %d; want none, exit 0", len(ooms), gate)
+	}
+	_, out, errOut := run(t, nil, "oom", p)
+	if want := `line 1: a CUDA out-of-memory message quoted in a sentence ("RuntimeError: CUDA out of memory. Tried to allocate 2.50 GiB . Cool. Cool cool cool.") that does not parse`; !strings.Contains(out+errOut, want) {
+		t.Errorf("output %q; want %q", out+errOut, want)
+	}
+}

@@ -2105,6 +2105,16 @@ func proseWord(text string) bool {
 	return true
 }
 
+// proseQuote reports whether the message at line[at] follows its
+// exception inside a sentence: the text before the exception ends with a
+// lower-case word ("... a few seconds later your terminal vomits
+// RuntimeError: CUDA out of memory. ..."), where a log puts a prefix, a
+// colon or nothing.
+func proseQuote(line string, at int) bool {
+	prefix, exc := splitPrefix(line[:at])
+	return exc != "" && proseWord(prefix)
+}
+
 // isLowerOrDigitWord reports whether s starts with a lower-case letter: a
 // sentence going on.
 func isLowerOrDigitWord(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }

@@ -828,6 +828,15 @@ func (r *Reader) addBody(line string) error {
 			from = max(end, i+1)
 			continue
 		}
+		if kind == message && m.Generation == GenUnparsed && proseQuote(line, i) {
+			// A sentence that quotes the error ("your terminal vomits
+			// RuntimeError: CUDA out of memory. Tried to allocate 2.50
+			// GiB . Cool."): no figures read, no run's output.
+			_, exc := splitPrefix(line[:i])
+			r.meta.Warnings.Linef(int(r.line), "a CUDA out-of-memory message quoted in a sentence (%q) that does not parse (%s): read as prose that names the error, not as an OOM of this input; nothing was read from it", clip(strings.TrimSpace(line[max(strings.LastIndex(line[:i], exc), 0):])), m.Reason)
+			from = max(end, i+1)
+			continue
+		}
 		// A message in a string that closes on this line (a JSON value
 		// followed by `",`) cannot go on on the next.
 		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
