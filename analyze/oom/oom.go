@@ -1083,8 +1083,69 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after the first (the OOM caught: a batch skipped, a retry), so this is a second OOM with the same figures, not the first reported twice", path, prev, m.ProgressLine))
 		return n, true
 	}
+	if d, ok := procs.failedBetween(prev, m); ok {
+		n := &Report{Device: -1}
+		n.clear()
+		r.again = n
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, d))
+		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): a second OOM with the same figures, not the first reported twice", path, prev, d))
+		return n, true
+	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
 	return r, false
+}
+
+// failedBetween returns the line of another OOM logged between prev, the
+// line of a message m prints again, and m: a message with other figures
+// whose line reads as m's and prev's do (the same text before the
+// message, digits aside: a logger's record, its timestamp apart; the same
+// exception), where none of the three came with a traceback. Such
+// records are a handler's that caught each OOM and went on (a training
+// loop's `except RuntimeError: logging.warning(e)`): the run failed
+// another way between, so m is a new failure. Tracebacks are left out (an
+// uncaught exception's, printed again in a summary that lists several
+// failures, pytest's, a launcher's), and so are inputs that may hold
+// several processes' lines (inputProcs.several). false when none.
+func (p inputProcs) failedBetween(prev int64, m Message) (int64, bool) {
+	if p.several != "" || len(m.Frames) > 0 {
+		return 0, false
+	}
+	form := func(x Message) string { return digitsOut(x.Prefix) + "\x00" + x.Exception }
+	var first *Message
+	for i := range p.msgs {
+		if p.msgs[i].Line == prev {
+			first = &p.msgs[i]
+			break
+		}
+	}
+	if first == nil || len(first.Frames) > 0 || form(*first) != form(m) {
+		return 0, false
+	}
+	for _, d := range p.msgs {
+		if d.Line <= prev || d.Line >= m.Line {
+			continue
+		}
+		if len(d.Frames) == 0 && form(d) == form(m) && origin(d.Prefix) == origin(m.Prefix) && parsed(d.Generation) && !sameNumbers(&d.Message, &m.Message) {
+			return d.Line, true
+		}
+	}
+	return 0, false
+}
+
+// digitsOut returns s with each run of digits replaced by "#": a log
+// prefix with its timestamp and counters made alike.
+func digitsOut(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if i == 0 || s[i-1] < '0' || s[i-1] > '9' {
+				b.WriteByte('#')
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // lastPrinted returns the last OOM of r's chain of OOMs printed again
@@ -1112,11 +1173,13 @@ type inputProcs struct {
 	// (messages with a launcher's process mark, several uncaught
 	// tracebacks); "" when nothing says so.
 	several string
+	// msgs are the input's messages, in input order.
+	msgs []Message
 }
 
 // inputProcesses reads inputProcs from one input's messages.
 func inputProcesses(ms []Message) inputProcs {
-	p := inputProcs{fatal: map[int64]bool{}}
+	p := inputProcs{fatal: map[int64]bool{}, msgs: ms}
 	var marked int64
 	var fatal []int64
 	for _, m := range ms {

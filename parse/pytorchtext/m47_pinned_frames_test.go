@@ -70,3 +70,20 @@ func TestPinnedFrameCallInnermostOnly(t *testing.T) {
 		}
 	}
 }
+
+// Merging f47c's parenthesis rule with u47a's Level Zero place: a
+// message quoted in a title's parentheses ends where they close, but a
+// status name in parentheses (chipStar's "hipErrorTbd
+// (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in FILE:LINE:FUNC") is the
+// runtime's annotation, whose place follows: not cut there.
+func TestParenEndKeepsStatusAnnotation(t *testing.T) {
+	title := "YOLO runs out of memory (CUDA out of memory. Tried to allocate 3.22 GiB) on epoch 2"
+	at := strings.Index(title, "CUDA out")
+	if got, want := parenEnd(title, at), strings.Index(title, ") on"); got != want {
+		t.Errorf("title: %d, want %d", got, want)
+	}
+	ze := "hipErrorTbd (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in /chipStar/src/backend/Level0/CHIPBackendLevel0.cc:1374:enqueueBarrierImpl"
+	if got := parenEnd(ze, strings.Index(ze, "ZE_")); got != len(ze) {
+		t.Errorf("status annotation cut at %d of %d", got, len(ze))
+	}
+}

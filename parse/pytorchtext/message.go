@@ -1557,6 +1557,9 @@ const (
 // ("error": "...").
 func classify(line string, at int) int {
 	rest := line[at:]
+	if codeStringAt(line, at) {
+		return notMessage
+	}
 	kind := message
 	allocator := strings.HasPrefix(rest, "CUDA out of memory") || strings.HasPrefix(rest, "HIP out of memory") ||
 		strings.HasPrefix(rest, "XPU out of memory") || strings.HasPrefix(rest, "MPS backend out of memory")
@@ -1667,10 +1670,10 @@ func classify(line string, at int) int {
 		}
 		switch {
 		case j > 0 && strings.HasPrefix(d[j:], " would exceed allowed memory. (out of memory)"):
-		case strings.TrimRight(d, " \t\r\n") == "" && torchOOMException(line[:at]):
+		case asyncZeroCutAt(line, at) && (torchOOMException(line[:at]) || comfyExceptionLead(line[:at])):
 			// PyTorch 2.x's message cut at device 0's NUL byte (see
 			// AsyncDeviceZeroCut), after the exception that names it
-			// an OOM.
+			// an OOM, or as ComfyUI logs the exception it caught.
 		default:
 			return notMessage
 		}
@@ -2161,6 +2164,16 @@ func proseWord(text string) bool {
 	return true
 }
 
+// proseQuote reports whether the message at line[at] follows its
+// exception inside a sentence: the text before the exception ends with a
+// lower-case word ("... a few seconds later your terminal vomits
+// RuntimeError: CUDA out of memory. ..."), where a log puts a prefix, a
+// colon or nothing.
+func proseQuote(line string, at int) bool {
+	prefix, exc := splitPrefix(line[:at])
+	return exc != "" && proseWord(prefix)
+}
+
 // isLowerOrDigitWord reports whether s starts with a lower-case letter: a
 // sentence going on.
 func isLowerOrDigitWord(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
@@ -2183,6 +2196,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		if lib, n := libraryAt(line[at:]); lib == "" || at+n <= lim {
 			line = line[:lim]
 		}
+	}
+	if lim := parenEnd(line, at); lim < len(line) {
+		line = line[:lim]
 	}
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
@@ -2284,6 +2300,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			// cuMemHostAlloc, hipHostMalloc): the machine's memory.
 			m.Host, m.Backend, m.hostCall = true, "", call
 		}
+		if x := cntkGPURe.Re().FindStringSubmatch(line[at+n:]); x != nil && m.Device < 0 {
+			m.Device, _ = strconv.Atoi(x[1])
+		}
 		if h := hostAllocRe.Re().FindStringSubmatch(line[:at]); h != nil && (lib == "the CUDA driver" || lib == "the HIP runtime") {
 			// Pinned host memory (see hostAllocRe): not the GPU's.
 			m.Host, m.Backend = true, ""
@@ -2376,6 +2395,54 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	m.Warnings = append(m.Warnings, s.huge...)
 	return m, s.i
+}
+
+// cntkGPURe matches the GPU that CNTK's CUDA checks print after the
+// status ("CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ;
+// hostname=... ; expr=...": its CUDA_CALL's "%s failure %d: %s ; GPU=%d
+// ; hostname=%s ; expr=%s"); its group is the index.
+var cntkGPURe = lazyre.New(`^\s*;\s*GPU=(\d{1,4})\s*(?:;|$)`)
+
+// parenEnd returns where the parenthesis opened right before the message
+// at line[at] closes ("... runs out of memory (CUDA out of memory. Tried
+// to allocate 3.22 GiB)": the message quoted in a title's parentheses,
+// cut there); len(line) when no parenthesis opens right before it, or it
+// does not close on the line. The message's own parentheses ("(GPU 0;
+// ...)") are counted in.
+//
+// A status name in the parentheses (chipStar's "hipErrorTbd
+// (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in FILE:LINE:FUNC") is a
+// runtime's annotation of its own record, whose words go on after them:
+// it is not cut.
+func parenEnd(line string, at int) int {
+	if at == 0 || line[at-1] != '(' || statusToken(line[at:]) {
+		return len(line)
+	}
+	depth := 1
+	for i := at; i < len(line); i++ {
+		switch line[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(line)
+}
+
+// statusToken reports whether s starts with a runtime's status name: an
+// identifier of capitals, digits and underscores with an underscore in it
+// (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, CUDA_ERROR_OUT_OF_MEMORY).
+func statusToken(s string) bool {
+	n, under := 0, false
+	for n < len(s) && (s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9' || s[n] == '_') {
+		under = under || s[n] == '_'
+		n++
+	}
+	return n > 0 && under && (n == len(s) || s[n] == ' ' || s[n] == ')' || s[n] == ':')
 }
 
 // literalEnd returns where the quoted string that holds the message at
@@ -2852,6 +2919,112 @@ func torchOOMException(before string) bool {
 	_, exc := splitPrefix(before)
 	return exc == "torch.OutOfMemoryError" || exc == "torch.cuda.OutOfMemoryError"
 }
+
+// asyncZeroCutAt reports whether the text at line[at] is "Allocation on
+// device " and nothing after it: cudaMallocAsync's message cut at device
+// 0's NUL byte (see AsyncDeviceZeroCut), which is an OOM only where the
+// text names its exception.
+func asyncZeroCutAt(line string, at int) bool {
+	rest, ok := strings.CutPrefix(line[at:], "Allocation on device ")
+	return ok && strings.TrimRight(rest, " \t\r\n") == ""
+}
+
+// codeKeywords are the words of Python (and C-like languages) after
+// which a string literal is code's: raised, returned, tested, printed.
+var codeKeywords = []string{"raise", "return", "assert", "if", "elif", "in", "not", "and", "or", "yield", "throw", "new", "await", "print", "==", "!=", " ="}
+
+// codeStringAt reports whether the message at line[at] is a string
+// literal in source code, not an error that happened: the quote before
+// it opens a literal that code raises, returns, compares or passes to a
+// function ("raise RuntimeError('CUDA error: out of memory')", "err =
+// RuntimeError(...)", "if 'CUDA error: out of memory' in str(e):",
+// "is_cuda_out_of_memory(RuntimeError('CUDA error: out of memory'))").
+// An exception's repr as Python prints it stands alone, after a colon, in
+// a list, or as another exception's argument ("Caught:
+// RuntimeError('...')", "Exception(RuntimeError('...'))"): not code; nor
+// is a key's value ("error='...'", "{'error': '...'}"), nor a type's or
+// variant's Debug print (Rust's `Generation("...")`).
+func codeStringAt(line string, at int) bool {
+	if at == 0 || (line[at-1] != '\'' && line[at-1] != '"') {
+		return false
+	}
+	q := line[at-1]
+	if end := strings.IndexByte(line[at:], q); end >= 0 {
+		// Tested after the literal: "'...' in str(e)", "== '...'".
+		after := strings.TrimLeft(line[at+end+1:], " \t")
+		for _, w := range []string{"in ", "not in ", "==", "!="} {
+			if strings.HasPrefix(after, w) {
+				return true
+			}
+		}
+	}
+	before := strings.TrimRight(line[:at-1], " \t")
+	if strings.HasSuffix(before, "(") {
+		name := before[:len(before)-1]
+		start := len(name)
+		for start > 0 && isIdentByte(name[start-1]) {
+			start--
+		}
+		callee := name[start:]
+		if callee == "" {
+			return false // a tuple's repr
+		}
+		if !exceptionName(callee) {
+			// A function's argument (print(...), f(...)); a capitalised
+			// name is a type's or a variant's, as data prints it (Rust's
+			// Debug: Generation("...")).
+			return functionName(callee)
+		}
+		// An exception constructed: code when what comes before it is.
+		before = strings.TrimRight(name[:start], " \t")
+		if strings.HasSuffix(before, "(") {
+			outer := strings.TrimRight(before[:len(before)-1], " \t")
+			k := len(outer)
+			for k > 0 && isIdentByte(outer[k-1]) {
+				k--
+			}
+			return functionName(outer[k:])
+		}
+	}
+	for _, w := range codeKeywords {
+		if strings.HasSuffix(before, w) {
+			k := len(before) - len(w)
+			if w[0] == ' ' || w[0] == '=' || w[0] == '!' || k == 0 || !isIdentByte(before[k-1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// functionName reports whether name (qualified or not) reads as a
+// function's: its last part starts with a lower-case letter
+// (is_cuda_out_of_memory, print, torch.cuda.is_oom).
+func functionName(name string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	return last != "" && last[0] >= 'a' && last[0] <= 'z'
+}
+
+// exceptionName reports whether name (qualified or not) reads as an
+// exception class's: it ends with "Error", "Exception" or "Warning".
+func exceptionName(name string) bool {
+	return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") || strings.HasSuffix(name, "Warning")
+}
+
+// comfyExceptionLead reports whether before, the text before a message,
+// ends with ComfyUI's record of an exception it caught while running a
+// prompt: "!!! Exception during processing !!! " and then str(ex), the
+// exception's text without its type (ComfyUI's execution.py,
+// logging.error(f"!!! Exception during processing !!! {ex}"), a log
+// prefix before it). The traceback ComfyUI logs next ends with the
+// exception's type and the same text.
+func comfyExceptionLead(before string) bool {
+	return strings.HasSuffix(strings.TrimRight(before, " "), comfyExceptionMark)
+}
+
+// comfyExceptionMark is ComfyUI's mark of an exception caught while
+// running a prompt (see comfyExceptionLead).
+const comfyExceptionMark = "!!! Exception during processing !!!"
 
 // parseAsync reads a cudaMallocAsync message after "Allocation on device
 // ": its figures, one "label : size" each, separated by spaces or line

@@ -1,6 +1,7 @@
 package pytorchtext
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
@@ -19,6 +20,16 @@ import (
 // epoch or batch word and its number, a dict's "'epoch': N", a tqdm
 // bar's "| n/total [".
 var progressRe = lazyre.New(`(?i)\b(?:step|iter|iteration|epoch|batch)(?:\s*[:=#]\s*\[?\s*|\s+)\d+(?:\.\d+)?|['"](?:epoch|step|global_step)['"]\s*:\s*\d+(?:\.\d+)?|\|\s*\d+/\d+ \[`)
+
+// comfyPromptRe matches ComfyUI's records of a prompt's run: "got
+// prompt" (its server queued a prompt: server.py) and "Prompt executed in
+// 41.11 seconds" (one ended: main.py), alone after a log prefix. ComfyUI
+// runs one prompt at a time, catches the exception a prompt's node
+// raised, logs it ("!!! Exception during processing !!! ...", its
+// traceback, "Got an OOM, unloading all loaded models." for an OOM) and
+// waits for the next prompt: the same message printed again after such a
+// line is the next prompt's failure.
+var comfyPromptRe = lazyre.New(`(?:^|[\s:\]-])(?:got prompt|Prompt executed in [0-9.]+ seconds)\s*$`)
 
 // processMarkRe matches the mark a launcher puts on a process's lines:
 // torchrun's "[rank1]:", its --tee's "[default1]:", a Ray or vLLM
@@ -94,16 +105,25 @@ type progressMark struct {
 // and is no traceback's, as its process's last progress line when it
 // counts the run's progress with counters other than its last one's: a
 // bar drawn again with the same count (tqdm closing its bar as the
-// exception unwinds) is not progress.
+// exception unwinds) is not progress. For a line that holds messages,
+// line is its text outside them: a tqdm bar on a logger's line ("WARNING:
+// root:CUDA out of memory. ... cached)   | 2/2538 [00:01<53:05") was
+// drawn with it, so a later line's message comes after that count.
 func (r *Reader) seeProgress(line string) {
-	if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
-		return
+	var counters string
+	if (strings.Contains(line, "got prompt") || strings.Contains(line, "Prompt executed in ")) && comfyPromptRe.MatchString(line) {
+		// Each is a prompt of its own: no counter to compare.
+		counters = fmt.Sprintf("ComfyUI prompt, line %d", r.line)
+	} else {
+		if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
+			return
+		}
+		cs := progressRe.Re().FindAllString(line, 8)
+		if cs == nil {
+			return
+		}
+		counters = strings.Join(cs, " ")
 	}
-	cs := progressRe.Re().FindAllString(line, 8)
-	if cs == nil {
-		return
-	}
-	counters := strings.Join(cs, " ")
 	mark := processMark(line)
 	if r.progress == nil {
 		r.progress = map[string]progressMark{}

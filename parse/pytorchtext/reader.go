@@ -229,6 +229,15 @@ type Reader struct {
 	// no process's mark: a dict is labelled only by a launcher's mark
 	// there (processMark: "[rank1]:", a worker's "(pid=N)").
 	setProcess map[int32]string
+	// reportExc is the exception an error report's "Exception Type"
+	// line named, and reportExcLine that line (see reportException).
+	reportExc     string
+	reportExcLine int64
+	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
+	ray rayOOM
+	// report is an error report's message, held until the next message
+	// or the text's end (see holdReport).
+	report *heldMessage
 	// progress is the last progress line (progress.go) of each process
 	// mark, "" for lines without one.
 	progress map[string]progressMark
@@ -352,7 +361,7 @@ func (r *Reader) step() error {
 		}
 		r.parked = nil
 		r.flushNVHPC()
-		for _, h := range []**heldMessage{&r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
 				r.addMessage(held.msg, held.frames, held.line)
@@ -364,6 +373,7 @@ func (r *Reader) step() error {
 		r.endTFOp() // after the held messages: TensorFlow's exception may be among them
 		r.atEnd = false
 		r.drainBehind()
+		r.endRayOOM()
 		r.out.End()
 	}
 	return nil
@@ -723,6 +733,8 @@ func (r *Reader) addBody(line string) error {
 			}
 		}()
 	}
+	r.seeReportException(line)
+	r.seeRayOOM(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
 		r.seeProgress(line)
@@ -755,6 +767,10 @@ func (r *Reader) addBody(line string) error {
 			r.noteKind(line) // for Ray's folds, held or not
 		}
 	}()
+	// The text before the line's first message and after its last: a
+	// progress bar the terminal drew on the message's line (see
+	// seeProgress).
+	firstAt, lastEnd := -1, 0
 	for from := 0; ; {
 		i := first
 		if from > 0 {
@@ -768,6 +784,9 @@ func (r *Reader) addBody(line string) error {
 					r.split.frames = frames
 				}
 			}
+			if firstAt >= 0 {
+				r.seeProgress(line[:firstAt] + " " + line[lastEnd:])
+			}
 			break
 		}
 		if frames == nil && tail != nil && tail.at == r.nline-1 && r.line <= tail.line+1 && strings.HasPrefix(line, tail.prefix) && strings.TrimSpace(line[len(tail.prefix):i]) == "" {
@@ -777,8 +796,23 @@ func (r *Reader) addBody(line string) error {
 			frames, tail = tail.frames, nil
 		}
 		kind := classify(line, i)
+		reported := r.reportException(line, i)
+		if kind == notMessage && reported != "" && asyncZeroCutAt(line, i) && torchOOMException(reported+": ") {
+			// An error report's message line, its exception on the line
+			// before (see reportException).
+			kind = message
+		}
 		if kind == notMessage {
 			from = i + 1
+			if codeStringAt(line, i) {
+				// Code's string literal: none of it is a message (its
+				// "Tried to allocate" neither).
+				end := strings.IndexByte(line[i:], line[i-1])
+				if end < 0 {
+					break
+				}
+				from = i + end + 1
+			}
 			continue
 		}
 		if loggedOnly(line, i) {
@@ -788,6 +822,13 @@ func (r *Reader) addBody(line string) error {
 			break
 		}
 		m, end := ParseMessage(line, i)
+		if firstAt < 0 {
+			firstAt = i
+		}
+		lastEnd = max(lastEnd, min(end, len(line)))
+		if reported != "" && m.Exception == "" {
+			m.Exception = reported
+		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
 			if n, d := ggmlAlloc(line[:i]); n >= 0 {
@@ -815,6 +856,15 @@ func (r *Reader) addBody(line string) error {
 				// evidence, as a GPU status alone is none.
 				r.noteHost(m, line)
 			}
+			from = max(end, i+1)
+			continue
+		}
+		if kind == message && m.Generation == GenUnparsed && proseQuote(line, i) {
+			// A sentence that quotes the error ("your terminal vomits
+			// RuntimeError: CUDA out of memory. Tried to allocate 2.50
+			// GiB . Cool."): no figures read, no run's output.
+			_, exc := splitPrefix(line[:i])
+			r.meta.Warnings.Linef(int(r.line), "a CUDA out-of-memory message quoted in a sentence (%q) that does not parse (%s): read as prose that names the error, not as an OOM of this input; nothing was read from it", clip(strings.TrimSpace(line[max(strings.LastIndex(line[:i], exc), 0):])), m.Reason)
 			from = max(end, i+1)
 			continue
 		}
@@ -876,6 +926,10 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && reported != "" {
+			// An error report's: its log may follow (see holdReport).
+			r.holdReport(m, frames)
+			frames = nil
 		} else if kind == message || weakKept(m) {
 			r.addMessage(m, frames, r.line)
 			frames = nil
@@ -916,7 +970,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1099,6 +1153,14 @@ func weakKept(m Message) bool {
 		// memory" leads into it: prose or docs quoting the form
 		// ("`Tried to allocate 20.00 MiB. GPU 0 has ... ...`").
 		return false
+	}
+	if Framework(m.Generation) != "" && m.Reason == "" && m.Requested > 0 {
+		// Another framework's message read whole with its size, after
+		// its status in the same code span ("I receive `
+		// RESOURCE_EXHAUSTED: Out of memory while trying to allocate
+		// 285212672 bytes.` errors"): the error quoted, as a PyTorch
+		// message read whole is.
+		return true
 	}
 	return complete(m) || (m.Generation == GenCut && (strings.Contains(m.Text, "(GPU ") || strings.Contains(m.Text, ". GPU ") || strings.HasPrefix(m.Text, "GPU ")))
 }
@@ -1413,6 +1475,12 @@ func (r *Reader) startTraceback(prefix string) *traceback {
 }
 
 func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
+	if h := r.report; h != nil {
+		r.report = nil
+		if !reportPrinted(h.msg, m) {
+			r.addMessage(h.msg, h.frames, h.line)
+		}
+	}
 	if h := r.tfOp; h != nil && (m.Generation == GenTF || m.Generation == GenXLA) && !m.Host && !BFCFailure(m.Text) && (m.Device < 0 || h.msg.Device < 0 || m.Device == h.msg.Device) {
 		// The exception TensorFlow raised from the op's failure it
 		// logged (see holdTFOp): one OOM, read from the exception,
