@@ -118,7 +118,7 @@ func readCapture(t *testing.T, b []byte) []capLine {
 // machine is kept and said so; every line of the file is a whole record.
 func TestCaptureCommandExitCode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.jsonl")
-	code, _, stderr := runCaptureWith(t, fakeOpen, "-o", path, "--interval", "20ms", "--", "sh", "-c", "sleep 0.2; exit 3")
+	code, _, stderr := runCaptureWith(t, fakeOpen, "-o", path, "--interval", "20ms", "--", "sh", "-c", "sleep 0.6; exit 3")
 	if code != 3 {
 		t.Fatalf("exit code %d, want the program's 3; stderr:\n%s", code, stderr)
 	}
@@ -130,7 +130,8 @@ func TestCaptureCommandExitCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := readCapture(t, b)
-	// 0.2 s at 20 ms: about 10 ticks; at least 3 even on a loaded machine.
+	// 0.6 s at 20 ms: about 30 ticks; at least 3 even on a loaded machine
+	// (0.2 s gave 2 at a load average of 25 on 2 cores).
 	if len(lines) < 3 {
 		t.Fatalf("%d ticks, want several", len(lines))
 	}
