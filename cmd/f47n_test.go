@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,6 +89,21 @@ func TestQTextExcerptSaysWhatItIs(t *testing.T) {
 				t.Errorf("%s %s: exit %d, stderr %q\nwant %q", cmd, c.file, code, errOut, c.want)
 			}
 		}
+	}
+}
+
+// A training log that prints its config as aligned "Key : value" lines
+// is no -q excerpt: with --fail-on oom it is read as a log without an OOM
+// (exit 0), as before -q excerpts were named, not refused as one.
+func TestAlignedConfigIsNoQExcerpt(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "train.log")
+	log := "Training config\n    Batch size          : 32\n    Learning rate       : 0.001\n    Epochs              : 10\nepoch 1 loss 0.5\n"
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, nil, "analyze", "--fail-on", "oom", p)
+	if code != ExitOK || strings.Contains(errOut, "nvidia-smi -q") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
 

@@ -73,8 +73,13 @@ func analyzeTimeline(_ *runner, in *parse.Input, _ []byte, format parse.Format) 
 			// Gradients kept between steps rise once: the backward passes
 			// are seen in the gradients of intermediate results.
 			grads := fmt.Sprintf("the gradients rose only %s (kept between steps, as zero_grad(set_to_none=False) keeps them)", counted(sc.GradientRises, "time", "times"))
-			if sc.GradientRises == 0 {
+			switch {
+			case sc.GradientRises == 0:
 				grads = "no gradient rose from its least to its most"
+			case sc.GradientRises > 1:
+				// Freed between rises, so not kept: zero_grad ran once
+				// every few backward passes.
+				grads = fmt.Sprintf("the gradients rose only %d times (once an optimizer step, when gradients are accumulated over several backward passes)", sc.GradientRises)
 			}
 			stepsSeen = fmt.Sprintf("the timeline shows %s: %s made and freed the gradients of intermediate results (autograd detail), while %s and its memory outside parameters, optimizer state and temporaries %s",
 				counted(steps, "step", "steps"), counted(sc.AutogradPasses, "backward pass", "backward passes"), grads, fell)

@@ -1633,18 +1633,16 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	var device []callsite.Frame
 	var host []btFrame
 	var lastDev btFrame
-	hasHost := false
+	// stubOf: the kernel, for telling its host-side launch stub from the
+	// launch site: the outermost (last) device frame (the stub nvcc
+	// generates is named after the kernel, not after a device function
+	// it calls).
+	hasHost, stubOf := false, function
 	for _, f := range frames {
-		hasHost = hasHost || f.kind != sanitizer.FrameDevice
-	}
-	// The kernel, for telling its host-side launch stub from the launch
-	// site: the outermost device frame (the stub nvcc generates is named
-	// after the kernel, not after a device function it calls).
-	stubOf := function
-	for i := len(frames) - 1; i >= 0; i-- {
-		if frames[i].kind == sanitizer.FrameDevice {
-			stubOf = frames[i].short
-			break
+		if f.kind == sanitizer.FrameDevice {
+			stubOf = f.short
+		} else {
+			hasHost = true
 		}
 	}
 	for _, f := range frames {

@@ -383,9 +383,6 @@ func (d *dcgmDecoder) gpuKey() string {
 	return d.joinLabels("Hostname", "hostname", "gpu", "UUID", "GPU_I_ID")
 }
 
-// lineKey identifies one line series of the exporter: the GPU and the
-// labels of the pod (and shared-GPU replica, vgpu) it copies the reading
-// for.
 // lostUsed counts line n, of metric name, skipped as unreadable (why),
 // when it is the used-memory metric: a scrape whose every FB_USED line is
 // cut has its figure logged and lost, which the error says.
@@ -399,6 +396,9 @@ func (d *dcgmDecoder) lostUsed(name []byte, n int, why string) {
 	d.r.usedLost++
 }
 
+// lineKey identifies one line series of the exporter: the GPU and the
+// labels of the pod (and shared-GPU replica, vgpu) it copies the reading
+// for.
 func (d *dcgmDecoder) lineKey() string {
 	return d.joinLabels("Hostname", "hostname", "gpu", "UUID", "GPU_I_ID", "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container", "vgpu")
 }

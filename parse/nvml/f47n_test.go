@@ -208,6 +208,11 @@ func TestQTextExcerptKinds(t *testing.T) {
 	if _, _, ok := QTextExcerpt([]byte("    Epoch        : 3\n    Loss         : 0.5\n")); ok {
 		t.Error("two key-value lines called an -q excerpt")
 	}
+	// Nor are three of a training script's config, with neither used
+	// memory nor a process.
+	if _, _, ok := QTextExcerpt([]byte("    Batch size          : 32\n    Learning rate       : 0.001\n    Epochs              : 10\n")); ok {
+		t.Error("a training config's key-value lines called an -q excerpt")
+	}
 }
 
 // A log of one sampling instant without times (code search id

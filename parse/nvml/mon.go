@@ -116,7 +116,6 @@ func (d *monDecoder) line(raw []byte, n int) error {
 		d.spans = d.spans[:len(d.names)]
 	}
 	word := func(i int) []byte { return b[d.spans[i][0]:d.spans[i][1]] }
-	dash := func(v []byte) bool { return len(v) == 1 && v[0] == '-' }
 
 	s := sample{conv: ExcludesReserved}
 	gpu, ok := parseInt(word(d.iGPU))
@@ -194,7 +193,7 @@ func (d *monDecoder) unreachable(word func(int) []byte) bool {
 		if i == d.iDate || i == d.iTime || i == d.iGPU {
 			continue
 		}
-		if v := word(i); len(v) != 1 || v[0] != '-' {
+		if !dash(word(i)) {
 			return false
 		}
 		if i != d.iFB {
@@ -203,6 +202,10 @@ func (d *monDecoder) unreachable(word func(int) []byte) bool {
 	}
 	return others > 0
 }
+
+// dash reports whether a column's value is "-": no process (pmon), or a
+// reading NVML could not give.
+func dash(v []byte) bool { return len(v) == 1 && v[0] == '-' }
 
 // lastEnd is where row raw (as read, its leading spaces kept) ends, as
 // cutLast measures it: after its last digit where the last column is fb

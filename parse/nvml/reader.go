@@ -242,12 +242,12 @@ type Reader struct {
 	// used-memory figure (a DCGM_FI_DEV_FB_USED line cut inside its
 	// labels), the first at line usedLostLine with usedLostWhy.
 	usedLost, usedLostLine int
+	usedLostWhy            string
 	// rowOrder holds what the row-order warnings say before their period
 	// ("the log has no timestamp column: rows are placed 1s apart by
 	// their order"), when the period is assumed: said at the end, when
 	// the instants are counted (one computes no rate).
-	rowOrder    []string
-	usedLostWhy string
+	rowOrder []string
 	// usedPlaceholder is the first placeholder an nvidia-smi CSV gave for
 	// memory.used ("[N/A]"); totalPlaceholders counts the rows whose
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0

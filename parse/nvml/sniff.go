@@ -538,11 +538,13 @@ var qGPULineRe = lazyre.New(`(?m)^[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9
 
 // QTextExcerpt says what head (an input no layout claims) is when it is
 // part of an nvidia-smi -q report cut before its "GPU 00000000:..." line:
-// at least three of -q's "Key : value" lines and no GPU line. It quotes
-// the first used-memory line ("Used : 19147 MiB", "Used GPU Memory : ...")
-// or else the first "Process ID" line, else the first of them; line is
-// that line's (1-based). ok is false for other text. Such an excerpt is
-// not read: which GPU its figures are of is not in it.
+// at least three of -q's "Key : value" lines, one of them a used-memory
+// line ("Used : 19147 MiB", "Used GPU Memory : ...") or a "Process ID"
+// line, and no GPU line. It quotes the first used-memory line, or else
+// the first "Process ID" line; line is that line's (1-based). ok is false
+// for other text: aligned "Key : value" lines alone are any program's (a
+// training script's "    Batch size     : 32" config), not -q's. Such an
+// excerpt is not read: which GPU its figures are of is not in it.
 func QTextExcerpt(head []byte) (line int, msg string, ok bool) {
 	if qGPULineRe.Match(head) {
 		return 0, "", false
@@ -575,7 +577,7 @@ func QTextExcerpt(head []byte) (line int, msg string, ok bool) {
 			quoteRank, quoteLine, quote = rank, n, key+" : "+val
 		}
 	}
-	if kv < 3 {
+	if kv < 3 || quoteRank < 2 {
 		return 0, "", false
 	}
 	noFB := ""
