@@ -631,7 +631,7 @@ func worstRank(k report.Kind) int {
 func (f *folder) leak(g Group, df report.DailyFinding) {
 	f.d.Summary.Leaks++
 	f.d.Summary.LeakBytes += df.Bytes
-	k := siteKey(&df.Finding)
+	k := siteKey(&df.Finding, g.Name())
 	s := f.sites[k]
 	if s == nil {
 		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
@@ -675,12 +675,13 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 //
 // A finding with no site (no stack at all, as a log holding only
 // compute-sanitizer's LEAK SUMMARY gives, or a site unknown because the
-// backtrace was cut before the program's frames) is keyed by its input as
-// well: nothing in it shows that the leaks of two programs, or of two
-// runs, come from one place (xmrig/xmrig-nvidia#199's 10 allocations of
+// backtrace was cut before the program's frames) is keyed by its job
+// (job, "host/job") as well: nothing in it shows that the leaks of two
+// programs come from one place (xmrig/xmrig-nvidia#199's 10 allocations of
 // 960 MiB and proteneer/timemachine#569's 14 of 7,536 bytes are no one
-// site).
-func siteKey(f *report.Finding) string {
+// site), while one job's logs of several days, a file a day, are the one
+// program's and recur as one site.
+func siteKey(f *report.Finding, job string) string {
 	c := *f
 	c.Device = nil
 	k := report.SiteKey(&c)
@@ -688,7 +689,7 @@ func siteKey(f *report.Finding) string {
 		k += fmt.Sprintf("|line %d", f.Site.Line)
 	}
 	if noSite(f) {
-		k += "|no site|" + f.Path
+		k += "|no site|" + job
 	}
 	return k
 }

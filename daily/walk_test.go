@@ -213,11 +213,27 @@ func TestSiteKeyLineAndDevice(t *testing.T) {
 		fr := report.Frame{Function: "step", File: "/a/train.py", Line: line}
 		return &report.Finding{Kind: report.KindLeak, Site: fr, Stack: []report.Frame{fr, {Function: "main", File: "/a/train.py", Line: 40}}, Device: device}
 	}
-	if siteKey(at(12, nil)) == siteKey(at(14, nil)) {
+	if siteKey(at(12, nil), "j") == siteKey(at(14, nil), "j") {
 		t.Error("lines 12 and 14 of step: one key; want two sites")
 	}
-	if siteKey(at(12, dev(0))) != siteKey(at(12, dev(1))) {
+	if siteKey(at(12, dev(0)), "j") != siteKey(at(12, dev(1)), "j") {
 		t.Error("the same site on devices 0 and 1: two keys; want one")
+	}
+}
+
+// A finding with no site (a LEAK SUMMARY alone) is one site within its job
+// across the job's files (one a day: the same program), and apart from
+// another job's: before, keyed by the file's path, a job's daily logs
+// never recurred as one site.
+func TestSiteKeyNoSiteByJob(t *testing.T) {
+	at := func(path string) *report.Finding {
+		return &report.Finding{Kind: report.KindLeak, Path: path, Bytes: 7536}
+	}
+	if siteKey(at("n1/san/2026-12-01.log"), "n1/san") != siteKey(at("n1/san/2026-12-02.log"), "n1/san") {
+		t.Error("one job's two days: two keys; want one site")
+	}
+	if siteKey(at("n1/a/x.log"), "n1/a") == siteKey(at("n1/b/x.log"), "n1/b") {
+		t.Error("two jobs: one key; want two sites")
 	}
 }
 
