@@ -71,6 +71,24 @@ var hostStatuses = []struct{ phrase, library, name string }{
 	{"CL_OUT_OF_HOST_MEMORY", "OpenCL", "cl_int -6"},
 }
 
+// hostStatusPhrases returns the phrases of hostStatuses, for oomPhrases.
+func hostStatusPhrases() []string {
+	ps := make([]string, len(hostStatuses))
+	for i, h := range hostStatuses {
+		ps[i] = h.phrase
+	}
+	return ps
+}
+
+// hostStatusLibraries returns hostStatuses as libraryOOMs' entries.
+func hostStatusLibraries() []struct{ phrase, library string } {
+	ls := make([]struct{ phrase, library string }, len(hostStatuses))
+	for i, h := range hostStatuses {
+		ls[i].phrase, ls[i].library = h.phrase, h.library
+	}
+	return ls
+}
+
 // HostStatus returns the host-memory status (hostStatuses) in text, ""
 // when it holds none.
 func HostStatus(text string) string {
