@@ -238,7 +238,7 @@ func hostNote(m Message, line string) string {
 		}
 		return fmt.Sprintf(format, text)
 	}
-	if m.Generation == GenCUDAError && HostStatus(m.Text) != "" {
+	if m.Generation == GenCUDAError {
 		for _, h := range hostStatuses {
 			if strings.Contains(m.Text, h.phrase) {
 				return fmt.Sprintf("%q: %s reported that host memory ran out (%s, %s): the machine's memory, not a GPU's, so it is not counted as a GPU OOM. A GPU runtime allocates its own bookkeeping, staging and page-locked (pinned) buffers for transfers, and host-visible allocations, in host memory, which free RAM, a container's memory limit or the locked-memory limit (ulimit -l) bounds; on an integrated GPU, whose device memory is the machine's own, a model or buffers too large for it can end so too. The status gives no sizes", m.Text, h.library, h.phrase, h.name)
