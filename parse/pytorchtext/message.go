@@ -2948,12 +2948,10 @@ func codeStringAt(line string, at int) bool {
 	}
 	q := line[at-1]
 	if end := strings.IndexByte(line[at:], q); end >= 0 {
-		// Tested after the literal: "'...' in str(e)", "== '...'".
+		// Tested after the literal: "'...' in str(e)", "'...' == s".
 		after := strings.TrimLeft(line[at+end+1:], " \t")
-		for _, w := range []string{"in ", "not in ", "==", "!="} {
-			if strings.HasPrefix(after, w) {
-				return true
-			}
+		if strings.HasPrefix(after, "==") || strings.HasPrefix(after, "!=") || membershipTestRe.MatchString(after) {
+			return true
 		}
 	}
 	before := strings.TrimRight(line[:at-1], " \t")
@@ -2994,6 +2992,15 @@ func codeStringAt(line string, at int) bool {
 	}
 	return false
 }
+
+// membershipTestRe matches the rest of a membership test after a string
+// literal: "in" or "not in" and an expression (names, calls, indexes)
+// that ends the condition (the line, a colon ending it, a closing
+// parenthesis). A log line that quotes the error and goes on in words
+// ("caught '...' in step 5, skipping", "... in training and skipped it")
+// is none; a test joined to more code ("if '...' in s and n:", "x =
+// '...' in s or y") is code by the words before the literal.
+var membershipTestRe = lazyre.New(`^(?:not\s+)?in\s+(?:[\w.]+|\([^()]*\)|\[[^\]]*\])+\s*(?:$|:\s*(?:#.*)?$|\))`)
 
 // functionName reports whether name (qualified or not) reads as a
 // function's: its last part starts with a lower-case letter
