@@ -2347,7 +2347,11 @@ func (r *Report) findCauses() {
 		case others >= 0 && !othersEstimated && r.UnlistedBytes >= otherProcessesMin:
 			// Listed processes and what none of them holds, apart: the
 			// latter is not shown to be other processes' (unlistedHolders).
-			if listed := others - r.UnlistedBytes*int64(btoi(unlistedCounted)); len(r.OtherProcesses) > 0 {
+			if len(r.OtherProcesses) > 0 {
+				listed := others
+				if unlistedCounted {
+					listed -= r.UnlistedBytes
+				}
 				ev += fmt.Sprintf(", other processes %s", r.size(listed))
 			}
 			ev += fmt.Sprintf(", %s not attributed to a process the message lists (%s)", r.sizeFrom(r.UnlistedBytes, unlistedFrom...), unlistedHolders)

@@ -71,6 +71,24 @@ var hostStatuses = []struct{ phrase, library, name string }{
 	{"CL_OUT_OF_HOST_MEMORY", "OpenCL", "cl_int -6"},
 }
 
+// hostStatusPhrases returns the phrases of hostStatuses, for oomPhrases.
+func hostStatusPhrases() []string {
+	ps := make([]string, len(hostStatuses))
+	for i, h := range hostStatuses {
+		ps[i] = h.phrase
+	}
+	return ps
+}
+
+// hostStatusLibraries returns hostStatuses as libraryOOMs' entries.
+func hostStatusLibraries() []struct{ phrase, library string } {
+	ls := make([]struct{ phrase, library string }, len(hostStatuses))
+	for i, h := range hostStatuses {
+		ls[i].phrase, ls[i].library = h.phrase, h.library
+	}
+	return ls
+}
+
 // HostStatus returns the host-memory status (hostStatuses) in text, ""
 // when it holds none.
 func HostStatus(text string) string {
@@ -220,7 +238,7 @@ func hostNote(m Message, line string) string {
 		}
 		return fmt.Sprintf(format, text)
 	}
-	if m.Generation == GenCUDAError && HostStatus(m.Text) != "" {
+	if m.Generation == GenCUDAError {
 		for _, h := range hostStatuses {
 			if strings.Contains(m.Text, h.phrase) {
 				return fmt.Sprintf("%q: %s reported that host memory ran out (%s, %s): the machine's memory, not a GPU's, so it is not counted as a GPU OOM. A GPU runtime allocates its own bookkeeping, staging and page-locked (pinned) buffers for transfers, and host-visible allocations, in host memory, which free RAM, a container's memory limit or the locked-memory limit (ulimit -l) bounds; on an integrated GPU, whose device memory is the machine's own, a model or buffers too large for it can end so too. The status gives no sizes", m.Text, h.library, h.phrase, h.name)

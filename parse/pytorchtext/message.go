@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -492,7 +493,7 @@ func FormatSize(size int64) string {
 
 // oomPhrases are what a line must contain to hold an out-of-memory
 // message; classify then tells a message from prose that names the error.
-var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
+var oomPhrases = slices.Concat([]string{"Cuda out of memory. Tried to allocate more than 1EB", "CUDA out of memory", "HIP out of memory", "XPU out of memory", "MPS backend out of memory", "CUDA error: out of memory", "HIP error: out of memory",
 	"CUDA error:out of memory", "HIP error:out of memory", "Allocation on device ", "cuda runtime error (2) : out of memory",
 	"cuda runtime err(2): out of memory", "THCudaCheck FAIL ", "Tried to allocate ",
 	// A message whose first words, the request with them, were cut off
@@ -501,29 +502,31 @@ var oomPhrases = append([]string{"Cuda out of memory. Tried to allocate more tha
 	// CUDA libraries' out-of-memory statuses (libraryOOMs).
 	"_ALLOC_FAILED", "CUDA_ERROR_OUT_OF_MEMORY", cudaRuntimeCheckPhrase, metalOOMStatus, metalOOMWords, "HIP_ERROR_OutOfMemory", "hipError_t(1002)",
 	"hipErrorOutOfMemory", "hipErrorMemoryAllocation", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_RESOURCES", "PI_ERROR_OUT_OF_RESOURCES",
-	levelZeroOOM, hostStatuses[0].phrase, hostStatuses[1].phrase, hostStatuses[2].phrase, hostStatuses[3].phrase, hostStatuses[4].phrase, hostStatuses[5].phrase,
-	ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
-	"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
-	"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
-	// Other frameworks' (see frameworkOOMs).
-	"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
-	"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, tfEigenPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
-	ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase, gpuArrayPy2Phrase, gpuArrayPy2PhraseCap,
-	// HAMi-core's, after its log prefix (hamiPrefix).
-	hamiPhrase,
-	// Intel's extension's refusal of one allocation over 4 GB
-	// (ipexLimitPhrase), and the MPS allocator's of one buffer over
-	// Metal's maxBufferLength (mpsBufferPhrase).
-	ipexLimitPhrase, mpsBufferPhrase,
-	// LLM serving engines' KV cache at start-up (kvCacheOOMs).
-	"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
-	"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase, vllmStartupPhrase,
-	// Accelerate's batch size finder that halved its batch to zero.
-	batchFinderPhrase,
-	// PyTorch's CPU allocator's (host memory; see host.go).
-	cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase, badAllocPhrase},
+	levelZeroOOM},
+	// The runtimes' host-memory statuses (hostStatuses).
+	hostStatusPhrases(),
+	[]string{ortCallCUDA, ortCallHIP, "VK_ERROR_OUT_OF_DEVICE_MEMORY", vulkanHppOOM, "cudaErrorMemoryAllocation: out of memory", "Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'",
+		"cuda failed with error 2 out of memory", "cuda execution failed with error 2",
+		"cudaMalloc failed: out of memory", "Cuda Runtime (out of memory)", trtAllocPhrase, "cudaErrorMemoryAllocation out of memory",
+		// Other frameworks' (see frameworkOOMs).
+		"Out of memory allocating ", "out of memory to allocate ", "Out of memory while trying to allocate ", "Failed to allocate request for ",
+		"OOM when allocating tensor", "failed to allocate memory", tfRanOutPhrase, tfEigenPhrase, xlaHBMPhrase, directMLPhrase, "Out of memory error on GPU ",
+		ortFailedPhrase, ortAvailablePhrase, theanoPhrase, gpuArrayPhrase, gpuArrayPy2Phrase, gpuArrayPy2PhraseCap,
+		// HAMi-core's, after its log prefix (hamiPrefix).
+		hamiPhrase,
+		// Intel's extension's refusal of one allocation over 4 GB
+		// (ipexLimitPhrase), and the MPS allocator's of one buffer over
+		// Metal's maxBufferLength (mpsBufferPhrase).
+		ipexLimitPhrase, mpsBufferPhrase,
+		// LLM serving engines' KV cache at start-up (kvCacheOOMs).
+		"No available memory for the cache blocks", "The model's max seq len (", "To serve at least one request with the model",
+		"Not enough memory. Please try to increase --mem-fraction-static", tgiWarmupPhrase, vllmSamplerPhrase, vllmStartupPhrase,
+		// Accelerate's batch size finder that halved its batch to zero.
+		batchFinderPhrase,
+		// PyTorch's CPU allocator's (host memory; see host.go).
+		cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase, badAllocPhrase},
 	// Programs' own CUDA error checks (checkForms).
-	checkPhrases()...)
+	checkPhrases())
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
@@ -839,7 +842,7 @@ func Framework(g Generation) string {
 // memory"). Statuses that only follow an OOM sometimes
 // (CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_NOT_INITIALIZED: also a
 // wrong install) are not among them.
-var libraryOOMs = []struct{ phrase, library string }{
+var libraryOOMs = append([]struct{ phrase, library string }{
 	{"CUBLAS_STATUS_ALLOC_FAILED", "cuBLAS"},
 	{"CUDNN_STATUS_ALLOC_FAILED", "cuDNN"},
 	{"CUFFT_ALLOC_FAILED", "cuFFT"},
@@ -923,7 +926,7 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// VK_ERROR_OUT_OF_DEVICE_MEMORY", ggml-org/llama.cpp#8492), and the
 	// same result as Vulkan-Hpp's exception words it
 	// ("vk::Device::allocateMemory: ErrorOutOfDeviceMemory").
-	// VK_ERROR_OUT_OF_HOST_MEMORY is the host's: not read.
+	// VK_ERROR_OUT_OF_HOST_MEMORY is the host's: see hostStatuses.
 	{"VK_ERROR_OUT_OF_DEVICE_MEMORY", "Vulkan"},
 	{vulkanHppOOM, "Vulkan"},
 	// Intel's Level Zero driver's own status for device memory
@@ -932,15 +935,10 @@ var libraryOOMs = []struct{ phrase, library string }{
 	// (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in FILE:LINE:FUNC"
 	// (CHIP-SPV/chipStar#612), a SYCL runtime's or a program's check.
 	{levelZeroOOM, LibraryLevelZero},
+},
 	// The runtimes' host-memory statuses (hostStatuses): read as such,
 	// host messages (Message.Host), never GPU OOMs.
-	{hostStatuses[0].phrase, hostStatuses[0].library},
-	{hostStatuses[1].phrase, hostStatuses[1].library},
-	{hostStatuses[2].phrase, hostStatuses[2].library},
-	{hostStatuses[3].phrase, hostStatuses[3].library},
-	{hostStatuses[4].phrase, hostStatuses[4].library},
-	{hostStatuses[5].phrase, hostStatuses[5].library},
-}
+	hostStatusLibraries()...)
 
 // levelZeroOOM is Level Zero's status for device memory that ran out
 // (ze_result_t 0x70000003).
@@ -2950,12 +2948,10 @@ func codeStringAt(line string, at int) bool {
 	}
 	q := line[at-1]
 	if end := strings.IndexByte(line[at:], q); end >= 0 {
-		// Tested after the literal: "'...' in str(e)", "== '...'".
+		// Tested after the literal: "'...' in str(e)", "'...' == s".
 		after := strings.TrimLeft(line[at+end+1:], " \t")
-		for _, w := range []string{"in ", "not in ", "==", "!="} {
-			if strings.HasPrefix(after, w) {
-				return true
-			}
+		if strings.HasPrefix(after, "==") || strings.HasPrefix(after, "!=") || membershipTestRe.MatchString(after) {
+			return true
 		}
 	}
 	before := strings.TrimRight(line[:at-1], " \t")
@@ -2996,6 +2992,15 @@ func codeStringAt(line string, at int) bool {
 	}
 	return false
 }
+
+// membershipTestRe matches the rest of a membership test after a string
+// literal: "in" or "not in" and an expression (names, calls, indexes)
+// that ends the condition (the line, a colon ending it, a closing
+// parenthesis). A log line that quotes the error and goes on in words
+// ("caught '...' in step 5, skipping", "... in training and skipped it")
+// is none; a test joined to more code ("if '...' in s and n:", "x =
+// '...' in s or y") is code by the words before the literal.
+var membershipTestRe = lazyre.New(`^(?:not\s+)?in\s+(?:[\w.]+|\([^()]*\)|\[[^\]]*\])+\s*(?:$|:\s*(?:#.*)?$|\))`)
 
 // functionName reports whether name (qualified or not) reads as a
 // function's: its last part starts with a lower-case letter

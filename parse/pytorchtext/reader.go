@@ -854,7 +854,7 @@ func (r *Reader) addBody(line string) error {
 			if kind != weakMessage || m.Generation != GenCUDAError {
 				// A runtime's status alone (an issue title) is no
 				// evidence, as a GPU status alone is none.
-				r.noteHost(m, line)
+				r.noteHost(m, line, r.line)
 			}
 			from = max(end, i+1)
 			continue
@@ -1044,7 +1044,7 @@ func (r *Reader) holdTFOp(line string, at int) bool {
 	}
 	m, _ := ParseMessage(line, at)
 	if m.Host {
-		r.noteHost(m, line) // an op's failure in host memory (/device:CPU:0): no GPU OOM
+		r.noteHost(m, line, r.line) // an op's failure in host memory (/device:CPU:0): no GPU OOM
 		return true
 	}
 	if m.Generation != GenTF && m.Generation != GenXLA {
@@ -1131,12 +1131,12 @@ func pytorchAllocatorAt(line string, at int) bool {
 }
 
 // noteHost warns of an out-of-memory error in host memory (see
-// Message.Host): the machine's RAM, not a GPU's, so it is not counted as
-// an OOM.
-func (r *Reader) noteHost(m Message, line string) {
+// Message.Host), found on line (its text) and warned of at input line n:
+// the machine's RAM, not a GPU's, so it is not counted as an OOM.
+func (r *Reader) noteHost(m Message, line string, n int64) {
 	note := hostNote(m, line)
-	r.meta.Warnings.Linef(int(r.line), "%s", note)
-	r.meta.NotOOMs.Linef(int(r.line), "%s", note)
+	r.meta.Warnings.Linef(int(n), "%s", note)
+	r.meta.NotOOMs.Linef(int(n), "%s", note)
 }
 
 // complete reports whether a message was read whole.

@@ -53,9 +53,7 @@ func (r *Reader) tfNodeLine(line string) bool {
 		h.msg.Host, h.msg.Backend = true, ""
 		h.msg.hostNode = "/" + strings.ToLower(x[1]) + ":" + x[2]
 		r.tfOp, r.tfOpMore = nil, 0
-		note := hostNote(h.msg, line)
-		r.meta.Warnings.Linef(int(h.line), "%s", note)
-		r.meta.NotOOMs.Linef(int(h.line), "%s", note)
+		r.noteHost(h.msg, line, h.line)
 		return true
 	}
 	if x != nil {
