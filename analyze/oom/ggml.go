@@ -35,10 +35,17 @@ func ggmlAgain(r *Report, m Message, path string) (*Report, bool) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again with no line of llama.cpp's between that shows it went on (the failure's caller logging its error, a request served): read as this OOM printed twice; the text cannot tell that from a second call that failed at once", path, m.Line))
 		return r, false
 	}
+	return r.another(fmt.Sprintf("%s:%d prints this failure again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so that is another call that failed the same way, counted as another OOM", path, m.Line, m.ProgressLine),
+		fmt.Sprintf("the same failure as %s:%d, again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so this is another call that failed, another OOM with the same figures", path, prev, m.ProgressLine)), true
+}
+
+// another starts the OOM that a message printed again is counted as
+// (r.again), with its note, and adds firstNote to r, the one before.
+func (r *Report) another(firstNote, againNote string) *Report {
 	n := &Report{Device: -1}
 	n.clear()
 	r.again = n
-	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so that is another call that failed the same way, counted as another OOM", path, m.Line, m.ProgressLine))
-	n.Notes = append(n.Notes, fmt.Sprintf("the same failure as %s:%d, again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so this is another call that failed, another OOM with the same figures", path, prev, m.ProgressLine))
-	return n, true
+	r.Notes = append(r.Notes, firstNote)
+	n.Notes = append(n.Notes, againNote)
+	return n
 }

@@ -1076,20 +1076,12 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 			r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after a line that counts progress, but %s: two OOMs, or one reported twice; the text cannot tell, so it is counted once", path, m.Line, why))
 			return r, false
 		}
-		n := &Report{Device: -1}
-		n.clear()
-		r.again = n
-		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, m.ProgressLine))
-		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after the first (the OOM caught: a batch skipped, a retry), so this is a second OOM with the same figures, not the first reported twice", path, prev, m.ProgressLine))
-		return n, true
+		return r.another(fmt.Sprintf("%s:%d prints this message again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, m.ProgressLine),
+			fmt.Sprintf("the same message as %s:%d, printed again after line %d counted the run's progress (a step, iteration or epoch line of its process): the run went on after the first (the OOM caught: a batch skipped, a retry), so this is a second OOM with the same figures, not the first reported twice", path, prev, m.ProgressLine)), true
 	}
 	if d, ok := procs.failedBetween(prev, m); ok {
-		n := &Report{Device: -1}
-		n.clear()
-		r.again = n
-		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, d))
-		n.Notes = append(n.Notes, fmt.Sprintf("the same message as %s:%d, printed again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): a second OOM with the same figures, not the first reported twice", path, prev, d))
-		return n, true
+		return r.another(fmt.Sprintf("%s:%d prints this message again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, d),
+			fmt.Sprintf("the same message as %s:%d, printed again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): a second OOM with the same figures, not the first reported twice", path, prev, d)), true
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again with no line between that counts the run's progress (a step, iteration or epoch line of its process): read as this OOM reported twice (a launcher's error summary, a logger and stderr); the text cannot tell that from a retry that failed the same way at once", path, m.Line))
 	return r, false
