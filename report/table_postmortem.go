@@ -64,18 +64,16 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 			fmt.Fprintln(ew, "\n"+counted)
 		case len(cannot) == 0:
 			fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
-		case len(can) == 0:
-			fmt.Fprintf(ew, "\nNo out-of-memory error can be told from these inputs: %s.\n", blindWhy)
-			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
-			if counted != "" {
-				// A memory_stats() JSON alone cannot show an OOM but can
-				// count one: the gate trips on it, so say so here too.
-				fmt.Fprintln(ew, counted)
-			}
 		default:
-			fmt.Fprintf(ew, "\nNo out-of-memory error in the inputs that can show one (%s); these cannot show one:\n", strings.Join(can, ", "))
+			if len(can) == 0 {
+				fmt.Fprintf(ew, "\nNo out-of-memory error can be told from these inputs: %s.\n", blindWhy)
+			} else {
+				fmt.Fprintf(ew, "\nNo out-of-memory error in the inputs that can show one (%s); these cannot show one:\n", strings.Join(can, ", "))
+			}
 			fmt.Fprintln(ew, strings.Join(cannot, "\n"))
 			if counted != "" {
+				// An input that cannot show an OOM can still count one
+				// (memory_stats() JSON): the gate trips on it, so say so.
 				fmt.Fprintln(ew, counted)
 			}
 		}
