@@ -1251,6 +1251,11 @@ var bfcDeviceRe = lazyre.New(`^GPU_(\d{1,3})_bfc$`)
 // "Ran"). ok is false for any other line, and for the record of an
 // allocation the caller does not count as failed (bfcRetryPhrase).
 func bfcFailure(line string) (m Message, ok bool) {
+	if !strings.Contains(line, "an out of memory trying to allocate ") {
+		// bfcRe's two forms share no literal prefix, so the expression
+		// would run on every line of the log: these words are in both.
+		return m, false
+	}
 	x := bfcRe.Re().FindStringSubmatchIndex(line)
 	if x == nil || strings.Contains(line[x[1]:], bfcRetryPhrase) {
 		return m, false
