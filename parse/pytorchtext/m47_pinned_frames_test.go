@@ -87,3 +87,24 @@ func TestParenEndKeepsStatusAnnotation(t *testing.T) {
 		t.Errorf("status annotation cut at %d of %d", got, len(ze))
 	}
 }
+
+// processMark's word test before its expression changes no answer: on
+// each form of mark, and on lines without one, it returns what the
+// expression alone finds.
+func TestProcessMarkWordsLikeExpression(t *testing.T) {
+	for _, l := range []string{
+		"[rank1]: Traceback (most recent call last):",
+		"[default3]: step 12 loss 0.5",
+		"(VllmWorker rank=7 pid=10948) INFO step 3",
+		"(pid=45601, ip=10.0.0.2) epoch 2",
+		"(RayWorkerWrapper pid=12) iter 4",
+		"2026-12-01 10:00:00 INFO step 5 loss 0.1",
+		"pid=12 without parentheses step 3",
+		"",
+	} {
+		want := processMarkRe.Re().FindString(l[:min(len(l), maxPrefix)])
+		if got := processMark(l); got != want {
+			t.Errorf("%q: %q, the expression finds %q", l, got, want)
+		}
+	}
+}

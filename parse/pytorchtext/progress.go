@@ -79,7 +79,14 @@ const maxProgressMarks = 1024
 // processMark returns the launcher's mark in a line's first maxPrefix
 // bytes (processMarkRe), "" when none.
 func processMark(line string) string {
-	return processMarkRe.Re().FindString(line[:min(len(line), maxPrefix)])
+	p := line[:min(len(line), maxPrefix)]
+	if !strings.Contains(p, "[rank") && !strings.Contains(p, "[default") && !strings.Contains(p, "pid=") {
+		// Each of processMarkRe's forms holds one of these words: the
+		// expression, which has no literal prefix, is not run on the
+		// lines of a log without marks (every progress line).
+		return ""
+	}
+	return processMarkRe.Re().FindString(p)
 }
 
 // progressWords reports whether line may hold a progressRe counter: its
