@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
@@ -1387,21 +1388,23 @@ func Library(text string) string {
 // after from, or -1.
 func findOOM(line string, from int) int {
 	best := -1
-	for _, p := range oomPhrases {
-		for at := from; at < len(line); {
-			i := strings.Index(line[at:], p)
-			if i < 0 {
+	if phraseHeads().mayHold(line, from) { // else no phrase is on the line
+		for _, p := range oomPhrases {
+			for at := from; at < len(line); {
+				i := strings.Index(line[at:], p)
+				if i < 0 {
+					break
+				}
+				j := libraryStart(line, at+i, p)
+				if j < 0 {
+					at += i + 1 // "_ALLOC_FAILED" of no library's status
+					continue
+				}
+				if j >= from && (best < 0 || j < best) {
+					best = j
+				}
 				break
 			}
-			j := libraryStart(line, at+i, p)
-			if j < 0 {
-				at += i + 1 // "_ALLOC_FAILED" of no library's status
-				continue
-			}
-			if j >= from && (best < 0 || j < best) {
-				best = j
-			}
-			break
 		}
 	}
 	if best < 0 {
@@ -1411,6 +1414,56 @@ func findOOM(line string, from int) int {
 		best = j
 	}
 	return best
+}
+
+// phraseHeadSet is a set of 4-byte sequences, the first four bytes of
+// each of oomPhrases, as a bitmap of their hashes: a line with no
+// position whose four bytes hash into it holds none of the phrases, and
+// findOOM's search phrase by phrase (a hundred strings.Index calls) is
+// not run on it. A position whose hash is in the set may still start no
+// phrase (two sequences share a hash).
+type phraseHeadSet struct {
+	bits [1 << phraseHeadBits / 64]uint64
+	// short: a phrase is shorter than four bytes, so any line may
+	// hold one.
+	short bool
+}
+
+// phraseHeadBits is the width of phraseHeadSet's hashes: 64 Kibit, 8 KiB.
+const phraseHeadBits = 16
+
+// phraseHeads is the set of oomPhrases' heads, made on first use.
+var phraseHeads = sync.OnceValue(func() *phraseHeadSet {
+	var s phraseHeadSet
+	for _, p := range oomPhrases {
+		if len(p) < 4 {
+			s.short = true
+			continue
+		}
+		h := phraseHeadHash(p[:4])
+		s.bits[h/64] |= 1 << (h % 64)
+	}
+	return &s
+})
+
+// phraseHeadHash hashes four bytes into phraseHeadBits bits.
+func phraseHeadHash(b string) uint32 {
+	x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	return (x * 2654435761) >> (32 - phraseHeadBits)
+}
+
+// mayHold reports whether a phrase may start in line at or after from:
+// whether the four bytes at some such position hash into the set.
+func (s *phraseHeadSet) mayHold(line string, from int) bool {
+	if s.short {
+		return true
+	}
+	for i := max(from, 0); i+4 <= len(line); i++ {
+		if h := phraseHeadHash(line[i : i+4]); s.bits[h/64]&(1<<(h%64)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // torchOOMAt returns where the text after PyTorch's out-of-memory

@@ -89,6 +89,123 @@ func processMark(line string) string {
 	return processMarkRe.Re().FindString(p)
 }
 
+// progressCounters returns the first n matches of progressRe in line,
+// as progressRe.FindAllString(line, n) does (nil when none), without
+// running the expression on a line of ASCII letters: a scan of its three
+// forms, as the expression tries them at each byte, leftmost first. The
+// expression runs on a line holding "ſ" (U+017F), which (?i) folds to
+// "s".
+func progressCounters(line string, n int) []string {
+	if strings.Contains(line, "ſ") {
+		return progressRe.Re().FindAllString(line, n)
+	}
+	var cs []string
+	for i := 0; i < len(line) && len(cs) < n; {
+		end := progressAt(line, i)
+		if end < 0 {
+			i++
+			continue
+		}
+		cs = append(cs, line[i:end])
+		i = end
+	}
+	return cs
+}
+
+// progressAt returns the end of progressRe's match starting at line[i],
+// -1 when none starts there.
+func progressAt(line string, i int) int {
+	switch c := line[i]; {
+	case c == '|':
+		// \|\s*\d+/\d+ \[
+		j := skipSpace(line, i+1)
+		j = skipDigits(line, j, 1)
+		if j < 0 || j >= len(line) || line[j] != '/' {
+			return -1
+		}
+		j = skipDigits(line, j+1, 1)
+		if j < 0 || j+1 >= len(line) || line[j] != ' ' || line[j+1] != '[' {
+			return -1
+		}
+		return j + 2
+	case c == '\'' || c == '"':
+		// ['"](?:epoch|step|global_step)['"]\s*:\s*\d+(?:\.\d+)?
+		for _, w := range [...]string{"epoch", "step", "global_step"} {
+			j := i + 1 + len(w)
+			if j >= len(line) || !strings.EqualFold(line[i+1:j], w) || (line[j] != '\'' && line[j] != '"') {
+				continue
+			}
+			j = skipSpace(line, j+1)
+			if j >= len(line) || line[j] != ':' {
+				return -1
+			}
+			return number(line, skipSpace(line, j+1))
+		}
+		return -1
+	case c|0x20 != 's' && c|0x20 != 'i' && c|0x20 != 'e' && c|0x20 != 'b':
+		return -1 // no word's first letter
+	case i > 0 && isWordByte(line[i-1]):
+		return -1 // \b
+	}
+	// \b(?:step|iter|iteration|epoch|batch)(?:\s*[:=#]\s*\[?\s*|\s+)\d+(?:\.\d+)?
+	for _, w := range [...]string{"step", "iter", "iteration", "epoch", "batch"} {
+		j := i + len(w)
+		if j > len(line) || !strings.EqualFold(line[i:j], w) {
+			continue
+		}
+		if k := skipSpace(line, j); k < len(line) && (line[k] == ':' || line[k] == '=' || line[k] == '#') {
+			k = skipSpace(line, k+1)
+			if k < len(line) && line[k] == '[' {
+				k++
+			}
+			if end := number(line, skipSpace(line, k)); end >= 0 {
+				return end
+			}
+		}
+		if k := skipSpace(line, j); k > j {
+			if end := number(line, k); end >= 0 {
+				return end
+			}
+		}
+	}
+	return -1
+}
+
+// skipSpace returns the index of the first byte at or after i that is
+// not \s (RE2's: tab, newline, form feed, carriage return, space).
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipDigits returns the index after the run of ASCII digits at s[i], -1
+// when the run is shorter than least.
+func skipDigits(s string, i, least int) int {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j-i < least {
+		return -1
+	}
+	return j
+}
+
+// number returns the end of \d+(?:\.\d+)? at s[i], -1 when no digit is
+// there.
+func number(s string, i int) int {
+	j := skipDigits(s, i, 1)
+	if j < 0 {
+		return -1
+	}
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		j = skipDigits(s, j+1, 1)
+	}
+	return j
+}
+
 // progressWords reports whether line may hold a progressRe counter: its
 // words' letters past the first (case aside in that one), or a bar's
 // "|"; a cheap test before the expression, on every line of a log.
@@ -125,7 +242,7 @@ func (r *Reader) seeProgress(line string) {
 		if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
 			return
 		}
-		cs := progressRe.Re().FindAllString(line, 8)
+		cs := progressCounters(line, 8)
 		if cs == nil {
 			return
 		}

@@ -1,0 +1,181 @@
+package pytorchtext
+
+import (
+	"bufio"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// progressCounters's scan finds what progressRe.FindAllString finds: on
+// generated lines built from the expression's own pieces and their near
+// misses, and on every line of the repository's text inputs.
+func TestProgressCountersLikeExpression(t *testing.T) {
+	check := func(l string) {
+		t.Helper()
+		want := progressRe.Re().FindAllString(l, 8)
+		if got := progressCounters(l, 8); !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, the expression finds %q", l, got, want)
+		}
+	}
+	pieces := []string{
+		"step", "Step", "STEP", "steps", "iter", "Iter", "iteration", "Iteration", "iterations",
+		"epoch", "Epoch", "EPOCH", "batch", "Batch", "global_step", "substep", "_step", "xepoch",
+		"'epoch'", "\"step\"", "'global_step'", "'epoch\"", "'Epoch'", "'loss'", "'", "\"",
+		" ", "  ", "\t", ":", "=", "#", "[", "]", " [", "|", "/", ".", ",", "0", "7", "12", "3.5",
+		"1.", ".5", "100/200", "12/500 [", "abc", "é", "ſ", "ſtep", "K", "\r", "\f", "-", "_",
+	}
+	r := rand.New(rand.NewSource(48))
+	for n := 0; n < 200000; n++ {
+		var b strings.Builder
+		for k := r.Intn(12); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		check(b.String())
+	}
+	walkTextLines(t, check)
+}
+
+// FuzzProgressCounters checks the scan against the expression on any
+// line.
+func FuzzProgressCounters(f *testing.F) {
+	for _, s := range []string{"step 12 loss 0.3", "Epoch: [3]  [ 40/500]", "{'loss': 0.5, 'epoch': 0.12}", " 12/500 [00:01<", "| 12/500 [", "iteration: [ 7", "ſtep 3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		want := progressRe.Re().FindAllString(l, 8)
+		if got := progressCounters(l, 8); !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, the expression finds %q", l, got, want)
+		}
+	})
+}
+
+// Every out-of-memory phrase makes phraseHeads say a line may hold one,
+// wherever the phrase sits at or after from; and findOOM finds on every
+// line of the repository's text inputs what its search phrase by phrase
+// finds without the set (findOOMEveryPhrase).
+func TestPhraseHeadsHoldEveryPhrase(t *testing.T) {
+	r := rand.New(rand.NewSource(48))
+	for _, p := range oomPhrases {
+		for n := 0; n < 20; n++ {
+			pre := strings.Repeat("x", r.Intn(40))
+			line := pre + p + strings.Repeat(" y", r.Intn(20))
+			if !phraseHeads().mayHold(line, len(pre)) {
+				t.Fatalf("phrase %q at %d of %q: the set says no phrase starts there", p, len(pre), line)
+			}
+		}
+		if phraseHeads().mayHold(p[:3], 0) {
+			t.Errorf("%q, three bytes: the set says a phrase may start there", p[:3])
+		}
+	}
+	if phraseHeads().mayHold("step 12 loss 0.31 lr 3.0e-04", 0) {
+		t.Errorf("a training log's step line: the set says a phrase may start there")
+	}
+	walkTextLines(t, func(l string) {
+		for _, from := range []int{0, len(l) / 2} {
+			if got, want := findOOM(l, from), findOOMEveryPhrase(l, from); got != want {
+				t.Fatalf("%q from %d: findOOM %d, the search of every phrase %d", l, from, got, want)
+			}
+		}
+	})
+}
+
+// findOOMEveryPhrase is findOOM without phraseHeads: every phrase
+// searched for on every line.
+func findOOMEveryPhrase(line string, from int) int {
+	best := -1
+	for _, p := range oomPhrases {
+		for at := from; at < len(line); {
+			i := strings.Index(line[at:], p)
+			if i < 0 {
+				break
+			}
+			j := libraryStart(line, at+i, p)
+			if j < 0 {
+				at += i + 1
+				continue
+			}
+			if j >= from && (best < 0 || j < best) {
+				best = j
+			}
+			break
+		}
+	}
+	if best < 0 {
+		best = cutPhraseAt(line, from)
+	}
+	if j := torchOOMAt(line, from); j >= 0 && (best < 0 || j < best) {
+		best = j
+	}
+	return best
+}
+
+// richVerticalAt finds the first rune of richVertical as a range over
+// the line's runes does, invalid UTF-8 included; richHeader's test for
+// " in " changes no answer of its expression.
+func TestRichVerticalAtLikeRuneRange(t *testing.T) {
+	byRange := func(line string) int {
+		for i, c := range line {
+			if strings.ContainsRune(richVertical, c) {
+				return i
+			}
+		}
+		return -1
+	}
+	pieces := []string{"a", " ", "|", "│", "┃", "║", "─", "╭", "\xe2", "\xe2\x94", "\x94\x82", "é", "€", "x.py:3 in f", "\xff"}
+	r := rand.New(rand.NewSource(48))
+	for n := 0; n < 100000; n++ {
+		var b strings.Builder
+		for k := r.Intn(8); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		l := b.String()
+		if got, want := richVerticalAt(l), byRange(l); got != want {
+			t.Fatalf("%q: %d, a range over its runes %d", l, got, want)
+		}
+	}
+	walkTextLines(t, func(l string) {
+		if got, want := richVerticalAt(l), byRange(l); got != want {
+			t.Fatalf("%q: %d, a range over its runes %d", l, got, want)
+		}
+		text, _ := richBordered(l)
+		_, ok := richHeader(text)
+		if want := richHeaderRe.Re().MatchString(text); ok != want {
+			t.Fatalf("%q: richHeader %v, its expression %v", text, ok, want)
+		}
+	})
+}
+
+// walkTextLines calls f on every line of the repository's text inputs
+// (testdata's .txt and .log files), and fails when they are fewer than
+// ten thousand lines (the walk went wrong).
+func walkTextLines(t *testing.T, f func(string)) {
+	t.Helper()
+	lines := 0
+	err := filepath.WalkDir("../../testdata", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".txt") || strings.HasSuffix(path, ".log")) {
+			return err
+		}
+		fh, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer fh.Close()
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			f(sc.Text())
+			lines++
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines < 10000 {
+		t.Fatalf("read %d lines of testdata's text inputs; want the repository's thousands", lines)
+	}
+}
