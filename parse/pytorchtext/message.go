@@ -1416,55 +1416,59 @@ func findOOM(line string, from int) int {
 	return best
 }
 
-// phraseHeadSet is a set of 4-byte sequences, the first four bytes of
-// each of oomPhrases, as a bitmap of their hashes: a line with no
-// position whose four bytes hash into it holds none of the phrases, and
-// findOOM's search phrase by phrase (a hundred strings.Index calls) is
-// not run on it. A position whose hash is in the set may still start no
-// phrase (two sequences share a hash).
-type phraseHeadSet struct {
-	bits [1 << phraseHeadBits / 64]uint64
-	// short: a phrase is shorter than four bytes, so any line may
-	// hold one.
+// headSet is a set of 4-byte sequences, the first four bytes of each of
+// a list of words, as a bitmap of their hashes: a line with no position
+// whose four bytes hash into it holds none of the words, and the search
+// word by word (strings.Index for each) need not run on it. A position
+// whose hash is in the set may still start no word (two sequences share
+// a hash).
+type headSet struct {
+	bits [1 << headBits / 64]uint64
+	// short: a word is shorter than four bytes, so any line may hold
+	// one.
 	short bool
 }
 
-// phraseHeadBits is the width of phraseHeadSet's hashes: 64 Kibit, 8 KiB.
-const phraseHeadBits = 16
+// headBits is the width of headSet's hashes: 64 Kibit, 8 KiB.
+const headBits = 16
 
-// phraseHeads is the set of oomPhrases' heads, made on first use.
-var phraseHeads = sync.OnceValue(func() *phraseHeadSet {
-	var s phraseHeadSet
-	for _, p := range oomPhrases {
-		if len(p) < 4 {
+// newHeadSet returns the set of words' heads.
+func newHeadSet(words []string) *headSet {
+	var s headSet
+	for _, w := range words {
+		if len(w) < 4 {
 			s.short = true
 			continue
 		}
-		h := phraseHeadHash(p[:4])
+		h := headHash(w[:4])
 		s.bits[h/64] |= 1 << (h % 64)
 	}
 	return &s
-})
-
-// phraseHeadHash hashes four bytes into phraseHeadBits bits.
-func phraseHeadHash(b string) uint32 {
-	x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-	return (x * 2654435761) >> (32 - phraseHeadBits)
 }
 
-// mayHold reports whether a phrase may start in line at or after from:
+// headHash hashes four bytes into headBits bits.
+func headHash(b string) uint32 {
+	x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	return (x * 2654435761) >> (32 - headBits)
+}
+
+// mayHold reports whether a word may start in line at or after from:
 // whether the four bytes at some such position hash into the set.
-func (s *phraseHeadSet) mayHold(line string, from int) bool {
+func (s *headSet) mayHold(line string, from int) bool {
 	if s.short {
 		return true
 	}
 	for i := max(from, 0); i+4 <= len(line); i++ {
-		if h := phraseHeadHash(line[i : i+4]); s.bits[h/64]&(1<<(h%64)) != 0 {
+		if h := headHash(line[i : i+4]); s.bits[h/64]&(1<<(h%64)) != 0 {
 			return true
 		}
 	}
 	return false
 }
+
+// phraseHeads is the set of oomPhrases' heads (findOOM), made on first
+// use.
+var phraseHeads = sync.OnceValue(func() *headSet { return newHeadSet(oomPhrases) })
 
 // torchOOMAt returns where the text after PyTorch's out-of-memory
 // exception starts ("torch.OutOfMemoryError: " or

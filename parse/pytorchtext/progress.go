@@ -101,6 +101,10 @@ func progressCounters(line string, n int) []string {
 	}
 	var cs []string
 	for i := 0; i < len(line) && len(cs) < n; {
+		if !progressFirst[line[i]] {
+			i++
+			continue
+		}
 		end := progressAt(line, i)
 		if end < 0 {
 			i++
@@ -111,6 +115,10 @@ func progressCounters(line string, n int) []string {
 	}
 	return cs
 }
+
+// progressFirst marks the bytes a progressRe match can start with: a
+// word's first letter (s, i, e, b, either case), a quote, a bar.
+var progressFirst = [256]bool{'s': true, 'S': true, 'i': true, 'I': true, 'e': true, 'E': true, 'b': true, 'B': true, '\'': true, '"': true, '|': true}
 
 // progressAt returns the end of progressRe's match starting at line[i],
 // -1 when none starts there.

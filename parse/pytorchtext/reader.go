@@ -449,15 +449,14 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
-	if ls := webLines(line); len(ls) > 1 {
+	line, ls := webLines(line)
+	if ls != nil {
 		for _, l := range ls {
 			if err := r.addText(l); err != nil {
 				return err
 			}
 		}
 		return nil
-	} else {
-		line = ls[0]
 	}
 	if escapedText(line) {
 		// A traceback or log inside a JSON string (an HTTP error body, a

@@ -179,3 +179,35 @@ func walkTextLines(t *testing.T, f func(string)) {
 		t.Fatalf("read %d lines of testdata's text inputs; want the repository's thousands", lines)
 	}
 }
+
+// The tests before expressions change no answer: mayHoldTag holds
+// wherever htmlTagRe or htmlLinkRe matches, unifiedHeads on every
+// marker, ipythonTitleAt's words wherever its expression matches.
+func TestWordTestsBeforeExpressions(t *testing.T) {
+	tagOrLink := func(l string) bool { return htmlTagRe.Re().MatchString(l) || htmlLinkRe.Re().MatchString(l) }
+	pieces := []string{"<", "</", "<br>", "<BR/>", "<ſpan>", "<Kbd>", "<a href=x>t</a>", "<01:23", "<module>", "a", " ", "/", ">", "p", "x"}
+	r := rand.New(rand.NewSource(48))
+	for n := 0; n < 100000; n++ {
+		var b strings.Builder
+		for k := r.Intn(6); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		if l := b.String(); tagOrLink(l) && !mayHoldTag(l) {
+			t.Fatalf("%q: an HTML tag the expressions match, mayHoldTag says none", l)
+		}
+	}
+	for _, m := range unifiedMarkers {
+		if l := "device: " + m.word + " x"; !unifiedHeads().mayHold(l, 0) {
+			t.Errorf("%q: the set says no marker starts on it", l)
+		}
+	}
+	walkTextLines(t, func(l string) {
+		if tagOrLink(l) && !mayHoldTag(l) {
+			t.Fatalf("%q: an HTML tag the expressions match, mayHoldTag says none", l)
+		}
+		_, ok := ipythonTitleAt(l)
+		if want := ipythonTitleRe.Re().MatchString(l); ok != want {
+			t.Fatalf("%q: ipythonTitleAt %v, its expression %v", l, ok, want)
+		}
+	})
+}
