@@ -214,18 +214,6 @@ func number(s string, i int) int {
 	return j
 }
 
-// progressWords reports whether line may hold a progressRe counter: its
-// words' letters past the first (case aside in that one), or a bar's
-// "|"; a cheap test before the expression, on every line of a log.
-func progressWords(line string) bool {
-	for _, w := range []string{"tep", "ter", "poch", "atch", "|", "TEP", "TER", "POCH", "ATCH"} {
-		if strings.Contains(line, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // progressMark is a process's last progress line: its counters as
 // printed, and the line where they first read so.
 type progressMark struct {
@@ -247,7 +235,7 @@ func (r *Reader) seeProgress(line string) {
 		// Each is a prompt of its own: no counter to compare.
 		counters = fmt.Sprintf("ComfyUI prompt, line %d", r.line)
 	} else {
-		if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
+		if !strings.ContainsAny(line, "0123456789") {
 			return
 		}
 		cs := progressCounters(line, 8)

@@ -400,6 +400,14 @@ func (r *Reader) readLine() (string, error) {
 	for {
 		if !ended {
 			chunk, err := r.br.ReadSlice('\n')
+			if buf == nil && !cont && err == nil {
+				if l := bytes.TrimRight(chunk, "\r\n"); len(l) <= maxLine {
+					// A whole line, the usual case: one copy, the string.
+					r.line++
+					r.meta.Lines = r.line
+					return string(l), nil
+				}
+			}
 			buf = append(buf, chunk...)
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				ended, endErr = true, err
@@ -581,8 +589,9 @@ func (r *Reader) addLine(line string) error {
 	r.seeSrunLabel(line)
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
-			u.Line = r.line
-			r.meta.UnifiedMemory = &u
+			found := u // only a device found is kept on the heap
+			found.Line = r.line
+			r.meta.UnifiedMemory = &found
 		}
 	}
 	if r.seeJava(line) {

@@ -211,3 +211,22 @@ func TestWordTestsBeforeExpressions(t *testing.T) {
 		}
 	})
 }
+
+// sameWords answers as strings.Join(strings.Fields(s), " ") == want does,
+// Unicode spaces included.
+func TestSameWordsLikeJoinedFields(t *testing.T) {
+	pieces := []string{"Metric", "Cur", " ", "  ", "\t", "\u00a0", "\u3000", "Usage", "Peak", "Tot", "Alloc", "Freed", "x", ""}
+	r := rand.New(rand.NewSource(48))
+	for n := 0; n < 100000; n++ {
+		var b strings.Builder
+		for k := r.Intn(6); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		s := b.String()
+		for _, want := range append(slices.Clone(summaryHeader[:]), "Cur Usage", "Metric", "") {
+			if got := sameWords(s, want); got != (strings.Join(strings.Fields(s), " ") == want) {
+				t.Fatalf("sameWords(%q, %q) = %v", s, want, got)
+			}
+		}
+	}
+}
