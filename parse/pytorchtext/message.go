@@ -1416,17 +1416,18 @@ func findOOM(line string, from int) int {
 	return best
 }
 
-// headSet is a set of 4-byte sequences, the first four bytes of each of
-// a list of words, as a bitmap of their hashes: a line with no position
-// whose four bytes hash into it holds none of the words, and the search
-// word by word (strings.Index for each) need not run on it. A position
-// whose hash is in the set may still start no word (two sequences share
-// a hash).
+// headSet is a set of byte sequences of one width (8 bytes, or 4 where
+// a word is shorter than 8), the first bytes of each of a list of words,
+// as a bitmap of their hashes: a line with no position whose bytes hash
+// into it holds none of the words, and the search word by word
+// (strings.Index for each) need not run on it. A position whose hash is
+// in the set may still start no word (two sequences share a hash, or
+// the word goes on otherwise).
 type headSet struct {
 	bits [1 << headBits / 64]uint64
-	// short: a word is shorter than four bytes, so any line may hold
-	// one.
-	short bool
+	// width is 8 or 4; 0 when a word is shorter than 4 bytes, so that
+	// any line may hold one.
+	width int
 }
 
 // headBits is the width of headSet's hashes: 64 Kibit, 8 KiB.
@@ -1434,32 +1435,44 @@ const headBits = 16
 
 // newHeadSet returns the set of words' heads.
 func newHeadSet(words []string) *headSet {
-	var s headSet
+	s := headSet{width: 8}
 	for _, w := range words {
-		if len(w) < 4 {
-			s.short = true
-			continue
+		switch {
+		case len(w) < 4:
+			s.width = 0
+		case len(w) < 8 && s.width == 8:
+			s.width = 4
 		}
-		h := headHash(w[:4])
+	}
+	if s.width == 0 {
+		return &s
+	}
+	for _, w := range words {
+		h := s.hash(w, 0)
 		s.bits[h/64] |= 1 << (h % 64)
 	}
 	return &s
 }
 
-// headHash hashes four bytes into headBits bits.
-func headHash(b string) uint32 {
-	x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+// hash hashes the set's width of bytes at b[i] into headBits bits.
+func (s *headSet) hash(b string, i int) uint32 {
+	if s.width == 8 {
+		x := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		return uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits))
+	}
+	x := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
 	return (x * 2654435761) >> (32 - headBits)
 }
 
 // mayHold reports whether a word may start in line at or after from:
-// whether the four bytes at some such position hash into the set.
+// whether the bytes at some such position hash into the set.
 func (s *headSet) mayHold(line string, from int) bool {
-	if s.short {
+	if s.width == 0 {
 		return true
 	}
-	for i := max(from, 0); i+4 <= len(line); i++ {
-		if h := headHash(line[i : i+4]); s.bits[h/64]&(1<<(h%64)) != 0 {
+	for i := max(from, 0); i+s.width <= len(line); i++ {
+		if h := s.hash(line, i); s.bits[h/64]&(1<<(h%64)) != 0 {
 			return true
 		}
 	}
