@@ -1466,15 +1466,30 @@ func (s *headSet) hash(b string, i int) uint32 {
 }
 
 // mayHold reports whether a word may start in line at or after from:
-// whether the bytes at some such position hash into the set.
+// whether the bytes at some such position hash into the set (as hash
+// does, written out here: this runs on every line of a log).
 func (s *headSet) mayHold(line string, from int) bool {
-	if s.width == 0 {
-		return true
-	}
-	for i := max(from, 0); i+s.width <= len(line); i++ {
-		if h := s.hash(line, i); s.bits[h/64]&(1<<(h%64)) != 0 {
-			return true
+	from = max(from, 0)
+	switch s.width {
+	case 8:
+		for i := from; i+8 <= len(line); i++ {
+			b := line[i : i+8]
+			x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if h := uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits)); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
 		}
+	case 4:
+		for i := from; i+4 <= len(line); i++ {
+			b := line[i : i+4]
+			x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+			if h := (x * 2654435761) >> (32 - headBits); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
+		}
+	default:
+		return true
 	}
 	return false
 }

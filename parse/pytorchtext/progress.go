@@ -52,12 +52,27 @@ func (r *Reader) seeSrunLabel(line string) {
 	if s := strings.TrimLeft(line, " "); s == "" || !isDigit(s[0]) {
 		return // an indented line (a traceback's) is no label: no expression run on it
 	}
-	if m := srunLabelRe.FindStringSubmatch(line); m != nil {
+	if task, ok := srunLabel(line); ok {
 		if r.srunTasks == nil {
 			r.srunTasks = map[string]bool{}
 		}
-		r.srunTasks[m[1]] = true
+		r.srunTasks[task] = true
 	}
+}
+
+// srunLabel returns the task number of srunLabelRe's match at line's
+// start, read as the expression reads it: spaces, one to six digits, a
+// colon, then a space or the line's end.
+func srunLabel(line string) (task string, ok bool) {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := skipDigits(line, i, 1)
+	if j < 0 || j-i > 6 || j >= len(line) || line[j] != ':' || (j+1 < len(line) && line[j+1] != ' ') {
+		return "", false
+	}
+	return line[i:j], true
 }
 
 // srunMark returns the srun label that starts prefix, the text before a

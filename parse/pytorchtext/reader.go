@@ -83,6 +83,17 @@ const maxFrames = 256
 // frameRe matches a Python traceback's frame line after its prefix.
 var frameRe = lazyre.New(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
 
+// frameLine returns frameRe's submatches of line, nil when it is no
+// frame line: the expression's words are tested first, as it runs on
+// each line of a traceback (and, in a log where a frame line came
+// without its traceback's first line, on every line after it).
+func frameLine(line string) []string {
+	if !strings.Contains(line, `File "`) || !strings.Contains(line, `", line `) {
+		return nil
+	}
+	return frameRe.FindStringSubmatch(line)
+}
+
 // traceback is a Python traceback being read: the frames after
 // "Traceback (most recent call last):" on lines starting with prefix, or
 // in a Rich traceback's panel (rich; see rich.go).
@@ -718,7 +729,7 @@ func (r *Reader) addBody(line string) error {
 			if tb.addIPython(rest) {
 				return nil
 			}
-		} else if m := frameRe.FindStringSubmatch(rest); m != nil {
+		} else if m := frameLine(rest); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			tb.addFrame(tbFrame{file: m[1], line: n, name: m[3]})
 			return nil

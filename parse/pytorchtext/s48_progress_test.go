@@ -237,3 +237,48 @@ func TestSameWordsLikeJoinedFields(t *testing.T) {
 		}
 	}
 }
+
+// srunLabel reads what srunLabelRe matches, and frameLine what frameRe
+// does, on generated lines and every line of the repository's inputs.
+func TestSrunLabelAndFrameLineLikeExpressions(t *testing.T) {
+	check := func(l string) {
+		t.Helper()
+		task, ok := srunLabel(l)
+		if m := srunLabelRe.Re().FindStringSubmatch(l); ok != (m != nil) || (ok && task != m[1]) {
+			t.Fatalf("%q: srunLabel %q %v, the expression %q", l, task, ok, m)
+		}
+		if got, want := frameLine(l), frameRe.Re().FindStringSubmatch(l); !slices.Equal(got, want) {
+			t.Fatalf("%q: frameLine %q, the expression %q", l, got, want)
+		}
+	}
+	pieces := []string{" ", "0", "12", "1234567", ":", ": ", "x", "\t", `File "`, `", line `, "3", ", in ", "f", "a.py", "\n"}
+	r := rand.New(rand.NewSource(48))
+	for n := 0; n < 100000; n++ {
+		var b strings.Builder
+		for k := r.Intn(8); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		check(b.String())
+	}
+	walkTextLines(t, check)
+}
+
+// mayHold's written-out hashes are hash's: a set of one word holds it at
+// every place in a line, for both widths.
+func TestHeadSetWidths(t *testing.T) {
+	for _, w := range []string{"Orin", "CUDA out of memory"} {
+		s := newHeadSet([]string{w})
+		if want := min(8, len(w)/4*4); s.width != want {
+			t.Fatalf("%q: width %d, want %d", w, s.width, want)
+		}
+		for pre := 0; pre < 12; pre++ {
+			l := strings.Repeat("-", pre) + w + "."
+			if !s.mayHold(l, 0) || !s.mayHold(l, pre) {
+				t.Fatalf("%q: the set of %q says no word starts on it", l, w)
+			}
+		}
+	}
+	if s := newHeadSet([]string{"abc", "CUDA out of memory"}); s.width != 0 || !s.mayHold("", 0) {
+		t.Fatalf("a word of 3 bytes: width %d; want 0, every line may hold one", s.width)
+	}
+}
