@@ -805,13 +805,25 @@ func cutPhraseAt(line string, from int) int {
 		return -1
 	}
 	t := strings.TrimRight(line[from:], " \t\r\n")
-	for _, f := range frameworkOOMs {
-		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {
+	for _, p := range cutPhrases() {
+		if strings.HasSuffix(t, p) {
 			return from + len(t) - len(p)
 		}
 	}
 	return -1
 }
+
+// cutPhrases are the phrases of frameworkOOMs that end in a space,
+// without it, in frameworkOOMs' order (cutPhraseAt); made on first use.
+var cutPhrases = sync.OnceValue(func() []string {
+	var ps []string
+	for _, f := range frameworkOOMs {
+		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+})
 
 // frameworkFormCut reports whether the framework's message at line[at]
 // has a form (frameworkOOMs) that the line ends inside of, before the

@@ -250,10 +250,8 @@ func (r *Reader) seeProgress(line string) {
 		// Each is a prompt of its own: no counter to compare.
 		counters = fmt.Sprintf("ComfyUI prompt, line %d", r.line)
 	} else {
-		if !strings.ContainsAny(line, "0123456789") {
-			return
-		}
-		cs := progressCounters(line, 8)
+		cs := progressCounters(line, 8) // each of its forms holds a digit
+
 		if cs == nil {
 			return
 		}
