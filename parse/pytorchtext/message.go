@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
@@ -804,13 +805,25 @@ func cutPhraseAt(line string, from int) int {
 		return -1
 	}
 	t := strings.TrimRight(line[from:], " \t\r\n")
-	for _, f := range frameworkOOMs {
-		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {
+	for _, p := range cutPhrases() {
+		if strings.HasSuffix(t, p) {
 			return from + len(t) - len(p)
 		}
 	}
 	return -1
 }
+
+// cutPhrases are the phrases of frameworkOOMs that end in a space,
+// without it, in frameworkOOMs' order (cutPhraseAt); made on first use.
+var cutPhrases = sync.OnceValue(func() []string {
+	var ps []string
+	for _, f := range frameworkOOMs {
+		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+})
 
 // frameworkFormCut reports whether the framework's message at line[at]
 // has a form (frameworkOOMs) that the line ends inside of, before the
@@ -1387,21 +1400,23 @@ func Library(text string) string {
 // after from, or -1.
 func findOOM(line string, from int) int {
 	best := -1
-	for _, p := range oomPhrases {
-		for at := from; at < len(line); {
-			i := strings.Index(line[at:], p)
-			if i < 0 {
+	if phraseHeads().mayHold(line, from) { // else no phrase is on the line
+		for _, p := range oomPhrases {
+			for at := from; at < len(line); {
+				i := strings.Index(line[at:], p)
+				if i < 0 {
+					break
+				}
+				j := libraryStart(line, at+i, p)
+				if j < 0 {
+					at += i + 1 // "_ALLOC_FAILED" of no library's status
+					continue
+				}
+				if j >= from && (best < 0 || j < best) {
+					best = j
+				}
 				break
 			}
-			j := libraryStart(line, at+i, p)
-			if j < 0 {
-				at += i + 1 // "_ALLOC_FAILED" of no library's status
-				continue
-			}
-			if j >= from && (best < 0 || j < best) {
-				best = j
-			}
-			break
 		}
 	}
 	if best < 0 {
@@ -1412,6 +1427,88 @@ func findOOM(line string, from int) int {
 	}
 	return best
 }
+
+// headSet is a set of byte sequences of one width (8 bytes, or 4 where
+// a word is shorter than 8), the first bytes of each of a list of words,
+// as a bitmap of their hashes: a line with no position whose bytes hash
+// into it holds none of the words, and the search word by word
+// (strings.Index for each) need not run on it. A position whose hash is
+// in the set may still start no word (two sequences share a hash, or
+// the word goes on otherwise).
+type headSet struct {
+	bits [1 << headBits / 64]uint64
+	// width is 8 or 4; 0 when a word is shorter than 4 bytes, so that
+	// any line may hold one.
+	width int
+}
+
+// headBits is the width of headSet's hashes: 64 Kibit, 8 KiB.
+const headBits = 16
+
+// newHeadSet returns the set of words' heads.
+func newHeadSet(words []string) *headSet {
+	s := headSet{width: 8}
+	for _, w := range words {
+		switch {
+		case len(w) < 4:
+			s.width = 0
+		case len(w) < 8 && s.width == 8:
+			s.width = 4
+		}
+	}
+	if s.width == 0 {
+		return &s
+	}
+	for _, w := range words {
+		h := s.hash(w, 0)
+		s.bits[h/64] |= 1 << (h % 64)
+	}
+	return &s
+}
+
+// hash hashes the set's width of bytes at b[i] into headBits bits.
+func (s *headSet) hash(b string, i int) uint32 {
+	if s.width == 8 {
+		x := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		return uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits))
+	}
+	x := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+	return (x * 2654435761) >> (32 - headBits)
+}
+
+// mayHold reports whether a word may start in line at or after from:
+// whether the bytes at some such position hash into the set (as hash
+// does, written out here: this runs on every line of a log).
+func (s *headSet) mayHold(line string, from int) bool {
+	from = max(from, 0)
+	switch s.width {
+	case 8:
+		for i := from; i+8 <= len(line); i++ {
+			b := line[i : i+8]
+			x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if h := uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits)); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
+		}
+	case 4:
+		for i := from; i+4 <= len(line); i++ {
+			b := line[i : i+4]
+			x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+			if h := (x * 2654435761) >> (32 - headBits); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
+		}
+	default:
+		return true
+	}
+	return false
+}
+
+// phraseHeads is the set of oomPhrases' heads (findOOM), made on first
+// use.
+var phraseHeads = sync.OnceValue(func() *headSet { return newHeadSet(oomPhrases) })
 
 // torchOOMAt returns where the text after PyTorch's out-of-memory
 // exception starts ("torch.OutOfMemoryError: " or

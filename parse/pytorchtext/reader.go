@@ -83,6 +83,17 @@ const maxFrames = 256
 // frameRe matches a Python traceback's frame line after its prefix.
 var frameRe = lazyre.New(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
 
+// frameLine returns frameRe's submatches of line, nil when it is no
+// frame line: the expression's words are tested first, as it runs on
+// each line of a traceback (and, in a log where a frame line came
+// without its traceback's first line, on every line after it).
+func frameLine(line string) []string {
+	if !strings.Contains(line, `File "`) || !strings.Contains(line, `", line `) {
+		return nil
+	}
+	return frameRe.FindStringSubmatch(line)
+}
+
 // traceback is a Python traceback being read: the frames after
 // "Traceback (most recent call last):" on lines starting with prefix, or
 // in a Rich traceback's panel (rich; see rich.go).
@@ -400,6 +411,14 @@ func (r *Reader) readLine() (string, error) {
 	for {
 		if !ended {
 			chunk, err := r.br.ReadSlice('\n')
+			if buf == nil && !cont && err == nil {
+				if l := bytes.TrimRight(chunk, "\r\n"); len(l) <= maxLine {
+					// A whole line, the usual case: one copy, the string.
+					r.line++
+					r.meta.Lines = r.line
+					return string(l), nil
+				}
+			}
 			buf = append(buf, chunk...)
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				ended, endErr = true, err
@@ -449,15 +468,14 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
-	if ls := webLines(line); len(ls) > 1 {
+	line, ls := webLines(line)
+	if ls != nil {
 		for _, l := range ls {
 			if err := r.addText(l); err != nil {
 				return err
 			}
 		}
 		return nil
-	} else {
-		line = ls[0]
 	}
 	if escapedText(line) {
 		// A traceback or log inside a JSON string (an HTTP error body, a
@@ -582,8 +600,9 @@ func (r *Reader) addLine(line string) error {
 	r.seeSrunLabel(line)
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
-			u.Line = r.line
-			r.meta.UnifiedMemory = &u
+			found := u // only a device found is kept on the heap
+			found.Line = r.line
+			r.meta.UnifiedMemory = &found
 		}
 	}
 	if r.seeJava(line) {
@@ -710,7 +729,7 @@ func (r *Reader) addBody(line string) error {
 			if tb.addIPython(rest) {
 				return nil
 			}
-		} else if m := frameRe.FindStringSubmatch(rest); m != nil {
+		} else if m := frameLine(rest); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			tb.addFrame(tbFrame{file: m[1], line: n, name: m[3]})
 			return nil

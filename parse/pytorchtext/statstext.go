@@ -121,8 +121,8 @@ func (r *Reader) startStatsText(line string) bool {
 			return true
 		}
 	}
-	if !strings.ContainsAny(line, "{(") {
-		return false
+	if strings.IndexByte(line, '{') < 0 && strings.IndexByte(line, '(') < 0 {
+		return false // (strings.ContainsAny makes its set at each call)
 	}
 	at, opening := statsDictAt(line)
 	if at < 0 {
