@@ -19,6 +19,9 @@ func (r *Report) checkNote(lib string) (note string, ok bool) {
 		prefix = r.msg.Prefix
 	}
 	who, call := pytorchtext.CheckProgram(prefix, r.Text)
+	if r.msg != nil && r.msg.Printer != "" {
+		who = r.msg.Printer // named by the lines around it
+	}
 	if pytorchtext.RMMPoolLimit(r.Text) {
 		return "RMM's pool memory resource (RAPIDS' memory manager, under cuDF, cuML, cupoch) refused to grow its pool past its maximum_pool_size (\"Maximum pool size exceeded\"): no CUDA allocation failed, the pool's limit was reached, by this request together with what the pool already held (its blocks stay in the pool when freed, and a fragmented pool may lack one free run of the size); the message has no sizes; a larger maximum_pool_size (rmm.reinitialize, or the program's own pool setting, such as cupoch's initialize_allocator) or fewer buffers alive at once make room", true
 	}
@@ -73,6 +76,9 @@ func (r Report) CheckProgram() string {
 	}
 	if pytorchtext.RMMPoolLimit(r.Text) {
 		return "RMM's pool memory resource"
+	}
+	if r.msg != nil && r.msg.Printer != "" {
+		return r.msg.Printer // named by the lines around it
 	}
 	who, _ := pytorchtext.CheckProgram(prefix, r.Text)
 	return who

@@ -93,15 +93,32 @@ var checkForms = []checkForm{
 	// from file <F>, line N." (0002 is CUDA_ERROR_OUT_OF_MEMORY).
 	newCheckForm("Driver API error = 0002", `\w+\(\) Driver API error = 0002 (?:"CUDA_ERROR_OUT_OF_MEMORY" )?from file <[^>]*>, line \d+`,
 		"the CUDA driver", "the program's checkCudaErrors (the CUDA samples' helper_cuda_drvapi.h)", true),
-	// darknet's check_error (cuda.c): "CUDA Error: out of memory", after
-	// the layer's number its table printed without a line end ("    0
-	// CUDA Error: out of memory"), then its error()'s perror line
+	// vLLM's CuMemAllocator (csrc/cumem_allocator.cpp, its sleep mode's
+	// allocator) checks the CUDA driver's calls (cuMemCreate, cuMemMap)
+	// with a CUDA_CHECK of its own: "CUDA Error: %s at %s:%d", the
+	// driver's cuGetErrorString, then raised as a RuntimeError
+	// (vllm-project/vllm#13941: "RuntimeError: CUDA Error: out of memory
+	// at /workspace/csrc/cumem_allocator.cpp:62"). Other programs' checks
+	// print the same format with the runtime's string (cudaGetErrorString)
+	// and their own file. Both before darknet's form, whose words start
+	// theirs (checkAt takes the first form that matches). Read at a
+	// line's start or after a colon: a test's string literal quotes it.
+	newCheckForm(cumemPhrase, `CUDA Error: out of memory at \S*`+cumemPhrase+`\d+`,
+		"the CUDA driver", "vLLM's CuMemAllocator (its sleep mode's allocator, csrc/cumem_allocator.cpp: a CUDA_CHECK of the driver's cuMemCreate and cuMemMap)", false),
+	newCheckForm(darknetPhrase+" at ", `CUDA Error: out of memory at \S+:\d+`,
+		"the CUDA runtime", "the program's own CUDA check (\"CUDA Error: %s at FILE:LINE\", the file and line its words name)", false),
+	// "CUDA Error: out of memory" alone is darknet's check_error (cuda.c)
+	// and as many other programs' checks ("CUDA Error: %s"): darknet's
+	// after the layer's number its table printed without a line end
+	// ("    0 CUDA Error: out of memory"), then its error()'s perror line
 	// ("CUDA Error: out of memory: No error", the same failure) and
 	// "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed.".
-	// Words of no file or code: read at a line's start, after a colon or
-	// after that number (classifyCheck).
+	// darknet is its printer only where that number, or the lines next
+	// to it, say so (CheckProgram, Message.Printer). Words of no file or
+	// code: read at a line's start, after a colon or after that number
+	// (classifyCheck).
 	newCheckForm(darknetPhrase, darknetPhrase,
-		"the CUDA runtime", "darknet (its check_error)", false),
+		"the CUDA runtime", checkProgramUnnamed, false),
 	// llama.cpp's ggml SYCL backend (ggml-sycl.cpp,
 	// ggml_backend_sycl_buffer_type_alloc_buffer) when sycl::malloc_device
 	// returns no memory: "%s: can't allocate %lu Bytes of memory on
@@ -216,8 +233,94 @@ const syclAllocPhrase = " Bytes of memory on device"
 
 var syclAllocRe = lazyre.New(`can't allocate (\d{1,20}) Bytes of memory on device`)
 
-// darknetPhrase is darknet's check_error's words (see checkForms).
+// darknetPhrase is darknet's check_error's words (see checkForms), which
+// other programs' checks print too.
 const darknetPhrase = "CUDA Error: out of memory"
+
+// cumemPhrase is the file vLLM's CuMemAllocator's check names.
+const cumemPhrase = "cumem_allocator.cpp:"
+
+// checkProgramUnnamed is the printer CheckProgram names for
+// darknetPhrase where nothing names the program.
+const checkProgramUnnamed = "a program's own CUDA check (its words, \"CUDA Error: out of memory\", are darknet's check_error's and other programs' alike; nothing in the text names which)"
+
+// DarknetPrinter is darknet's name as a check's printer (CheckProgram,
+// Message.Printer).
+const DarknetPrinter = "darknet (its check_error)"
+
+// darknetEvidenceRe matches a line of darknet's around its check_error's
+// words: its assertion ("darknet: ./src/cuda.c:36: check_error:
+// Assertion `0' failed.", the program's name before it whatever it is,
+// darknet_ros's included) and AlexeyAB's fork's dark_cuda.c ("CUDA status
+// Error: file: ...\\src\\dark_cuda.c : cuda_free() : line: 423").
+var darknetEvidenceRe = lazyre.New(`cuda\.c:\d+: check_error|\bdark_cuda\.c\b`)
+
+// darknetEvidence reports whether line is one of darknet's lines around
+// its check_error's words (darknetEvidenceRe).
+func darknetEvidence(line string) bool {
+	return strings.Contains(line, "cuda.c") && darknetEvidenceRe.MatchString(line)
+}
+
+// maxDarknetLines is how far (lines) darknet's lines may be from its
+// check_error's words to name darknet as their printer.
+const maxDarknetLines = 3
+
+// darknetHeld reports whether m is darknetPhrase alone with no printer
+// named yet: the lines after it may name darknet.
+func darknetHeld(m Message) bool {
+	return m.Generation == GenCUDAError && m.Printer == "" && m.Text == darknetPhrase
+}
+
+// seeDarknet notes a line of darknet's (darknetEvidence) and names
+// darknet as the printer of the message held (Reader.darknet) when line
+// is darknet's or its perror line after the held words ("CUDA Error: out
+// of memory: No error"), adding it; another line adds it as it is. Blank
+// lines, up to maxDarknetLines, keep it held.
+func (r *Reader) seeDarknet(line string) {
+	ev := darknetEvidence(line)
+	if ev {
+		r.darknetSeen = r.line
+	}
+	h := r.darknet
+	if h == nil {
+		return
+	}
+	c := strings.TrimSpace(contLine(h.lead, line))
+	if c == "" && h.lines < maxDarknetLines {
+		h.lines++
+		return
+	}
+	r.darknet = nil
+	if ev || strings.HasPrefix(c, darknetPhrase+": ") {
+		// (The perror line is darknet's too: its own words, read next,
+		// find darknetSeen.)
+		h.msg.Printer = DarknetPrinter
+		r.darknetSeen = r.line
+	}
+	r.addMessage(h.msg, h.frames, h.line)
+}
+
+// holdDarknet holds m, darknetPhrase alone (darknetHeld) after lead on
+// its line, for the line after it, unless darknet's layer number is lead
+// or darknet's lines came just before it (then it is darknet's).
+func (r *Reader) holdDarknet(m Message, frames []tbFrame, lead string) {
+	if darknetLayerRe.MatchString(lead) || r.darknetSeen > 0 && r.line-r.darknetSeen <= maxDarknetLines {
+		m.Printer = DarknetPrinter
+		r.darknetSeen = r.line
+		r.addMessage(m, frames, r.line)
+		return
+	}
+	r.flushDarknet()
+	r.darknet = &heldMessage{msg: m, frames: frames, line: r.line, lead: lead}
+}
+
+// flushDarknet adds the message held for darknet's lines as it is.
+func (r *Reader) flushDarknet() {
+	if h := r.darknet; h != nil {
+		r.darknet = nil
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+}
 
 // darknetLayerRe matches the layer's number darknet printed before its
 // error on the same line ("    6 "; after a markdown quote's "> " in a
@@ -232,7 +335,9 @@ const whatErrorPhrase = "): error: out of memory"
 // text before it on its line (prefix): "XGBoost" for its device_helpers
 // .cuh and its "Memory allocation error on worker" (xgboostFiguresRe),
 // "RMM" for RAPIDS' memory manager, a macro's owner for the forms of
-// checkForms; "" when the words do not say. call is the CUDA call the
+// checkForms (darknet for its words only after its layer's number in
+// prefix; the lines around them may name it, Message.Printer); "" when
+// the words do not say. call is the CUDA call the
 // words name ("cuMemAlloc", "cudaMalloc"), "" when they name none.
 func CheckProgram(prefix, text string) (program, call string) {
 	whole := prefix + text
@@ -253,6 +358,9 @@ func CheckProgram(prefix, text string) (program, call string) {
 	}
 	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
 		call = c[1]
+	}
+	if program == checkProgramUnnamed && darknetLayerRe.MatchString(prefix+" ") {
+		program = DarknetPrinter // after the number of the layer darknet was making
 	}
 	switch {
 	case program != "":

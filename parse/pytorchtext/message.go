@@ -314,6 +314,11 @@ type Message struct {
 	// hostCall is the pinned host allocation (cudaMallocHost, ...) a
 	// CUDA or HIP out-of-memory error's words name, "" when none.
 	hostCall string
+	// Printer is the program whose own CUDA check printed a GenCUDAError
+	// message in words several programs print alike ("CUDA Error: out
+	// of memory"), as the lines next to it name it (darknetEvidenceRe);
+	// "" when they name none (see CheckProgram).
+	Printer string
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
@@ -2289,7 +2294,7 @@ func ParseMessage(line string, at int) (m Message, end int) {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
 		}
-		if strings.HasPrefix(line[at:], darknetPhrase) && !strings.HasPrefix(line[at+n:], " (err_num") {
+		if _, _, k := checkAt(line[at:]); k >= 0 && checkForms[k].phrase == darknetPhrase && !strings.HasPrefix(line[at+n:], " (err_num") {
 			// darknet's words, without its perror line's strerror after
 			// them ("CUDA Error: out of memory: No error"): the two
 			// lines of one failure read alike, one OOM.

@@ -263,6 +263,11 @@ type Reader struct {
 	// tfNode is TensorFlow's op error held for its node line, which names
 	// its device (tfnode.go).
 	tfNode *heldMessage
+	// darknet is "CUDA Error: out of memory" alone held for the line
+	// after it, which may name darknet its printer, and darknetSeen the
+	// last line of darknet's read (cudacheck.go).
+	darknet     *heldMessage
+	darknetSeen int64
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -361,6 +366,7 @@ func (r *Reader) step() error {
 		}
 		r.parked = nil
 		r.flushNVHPC()
+		r.flushDarknet()
 		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
@@ -558,6 +564,9 @@ func (r *Reader) addLine(line string) error {
 	}
 	if r.ncclAlone(line) {
 		return nil
+	}
+	if r.darknet != nil || strings.Contains(line, "cuda.c") {
+		r.seeDarknet(line)
 	}
 	if r.xgb != nil && r.xgboostLine(line) {
 		return nil
@@ -926,6 +935,11 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && darknetHeld(m) {
+			// After darknet's layer number, darknet's; else its printer
+			// may be named by the lines around it.
+			r.holdDarknet(m, frames, line[:i])
+			frames = nil
 		} else if kind == message && reported != "" {
 			// An error report's: its log may follow (see holdReport).
 			r.holdReport(m, frames)
@@ -970,7 +984,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report, r.darknet} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1599,6 +1613,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgProgressLine).(*array.Int64Builder).Append(p)
 	} else {
 		b.Field(MsgProgressLine).AppendNull()
+	}
+	if m.Printer != "" {
+		b.Field(MsgPrinter).(*array.StringBuilder).Append(m.Printer)
+	} else {
+		b.Field(MsgPrinter).AppendNull()
 	}
 	r.maybeFlush(TableMessages)
 

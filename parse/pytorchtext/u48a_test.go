@@ -1,0 +1,71 @@
+package pytorchtext
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Session 48, u48a (testdata/README.md, "OOM text logs: printers of CUDA
+// checks, ... (session 48, u48a)").
+
+// "CUDA Error: out of memory" is darknet's check_error's words and other
+// programs' checks' alike (vLLM's CuMemAllocator's "CUDA Error: %s at
+// %s:%d", imageutilities' IuException): darknet is the printer only where
+// the text says so, by its layer number before the words, its assertion
+// after them ("darknet: ./src/cuda.c:36: check_error"), its perror line
+// ("CUDA Error: out of memory: File exists") or its dark_cuda.c before
+// them. Before, every one was darknet's. Real pastes; the lines are
+// theirs.
+func TestU48aCheckPrinter(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		lines   []int64
+		lib     string
+		program string // a prefix of the printer named, for every message
+	}{
+		{"cudacheck_darknet_assert_alexeyab827.txt", []int64{6}, "the CUDA runtime", "darknet"},
+		{"cudacheck_darknet_darkcuda_alexeyab4533.txt", []int64{5, 6}, "the CUDA runtime", "darknet"},
+		{"cudacheck_darknet_perror_darknetros239.txt", []int64{2, 3}, "the CUDA runtime", "darknet"},
+		{"cudacheck_darknet_perror_alexeyab514.txt", []int64{3, 4}, "the CUDA runtime", "darknet"},
+		{"cudacheck_words_alone_iucuda_cnncrfstereo4.txt", []int64{3}, "the CUDA runtime", "a program's own CUDA check"},
+		{"cudacheck_cumem_vllm13941.txt", []int64{15}, "the CUDA driver", "vLLM's CuMemAllocator"},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		var lines []int64
+		for _, m := range rs.msgs {
+			lines = append(lines, m.line)
+			who, _ := CheckProgram(m.prefix, m.text)
+			if m.printer != "" {
+				who = m.printer
+			}
+			if m.gen != string(GenCUDAError) || Library(m.text) != c.lib || !strings.HasPrefix(who, c.program) {
+				t.Errorf("%s: line %d %s of %q by %q (%q), want cuda-error of %q by %q", c.file, m.line, m.gen, Library(m.text), who, m.text, c.lib, c.program)
+			}
+		}
+		if !slices.Equal(lines, c.lines) {
+			t.Errorf("%s: messages on lines %v, want %v", c.file, lines, c.lines)
+		}
+	}
+	for _, c := range []struct {
+		text    string
+		printer string
+	}{
+		// darknet's lines far from the words name nothing.
+		{"darknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\n\n\n\n\nRuntimeError: CUDA Error: out of memory\n", ""},
+		// Blank lines between the words and the assertion.
+		{"CUDA Error: out of memory\n\ndarknet: ./src/cuda.c:36: check_error: Assertion `0' failed.\n", DarknetPrinter},
+		// Another program's line after them.
+		{"CUDA Error: out of memory\nSegmentation fault\n", ""},
+	} {
+		rs, err := readText(t, "p.txt", c.text, false)
+		if err != nil || len(rs.msgs) != 1 || rs.msgs[0].printer != c.printer {
+			t.Errorf("%q: %v %+v, want one message printed by %q", c.text, err, rs.msgs, c.printer)
+		}
+	}
+	// vLLM's words quoted in source code (a test's fake) are no message.
+	rs, err := readText(t, "t.py", "            raise RuntimeError(\n                \"CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:139\"\n            )\n", false)
+	if err != nil || len(rs.msgs) != 0 {
+		t.Errorf("%v %+v, want no message", err, rs.msgs)
+	}
+}
