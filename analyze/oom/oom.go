@@ -2579,6 +2579,16 @@ func (r *Report) cudaErrorNote() string {
 			code = "hipErrorOutOfMemory"
 		}
 		return "ONNX Runtime's " + call + " failed with out of memory (error 2, " + code + ")" + on + ", outside its BFC arena's own accounting (the arena's failure reads \"Failed to allocate memory for requested buffer\"): the GPU had no room for it (a stream, a library handle or a buffer); the message has no sizes, and nvidia-smi at the time would tell what held the GPU: the arena of each session, other sessions and other processes all count"
+	case pytorchtext.LibraryCNTK:
+		call := "a CUDA call"
+		if m := cntkExprRe.FindStringSubmatch(r.Text); m != nil {
+			call = m[1]
+		}
+		on := ""
+		if r.Device >= 0 {
+			on = fmt.Sprintf(" on GPU %d", r.Device)
+		}
+		return "CNTK's " + call + " failed with out of memory (error 2, cudaErrorMemoryAllocation)" + on + " (its CudaCall's words, \"CUDA failure 2: out of memory ; GPU=N ; hostname=H ; expr=E\", which ONNX Runtime's start alike: CNTK's end with the expression): the GPU had no room for the matrix or buffer it asked for; the message has no sizes, and nvidia-smi at the time would tell what held the GPU (CNTK's own matrices, or other processes); a smaller minibatch needs less"
 	case "NCCL":
 		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
@@ -2730,6 +2740,10 @@ func (r *Report) tfTensorNote() string {
 // ("; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);"):
 // the function's name.
 var ortExprRe = lazyre.New(`; expr=([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// cntkExprRe reads the call CNTK's failed CUDA call names ("; expr=
+// cudaMalloc((void**) &deviceBufferPtr, ...)"): the function's name.
+var cntkExprRe = ortExprRe
 
 // oneAPINote is the note of a oneAPI runtime's status (lib, see
 // pytorchtext.LibraryUR): out of device memory, or "out of resources",

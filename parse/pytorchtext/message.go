@@ -689,6 +689,37 @@ const (
 // ortCallCUDA): its words and the device.
 var ortCallRe = lazyre.New(`^(?:CUDA|HIP) failure 2: out of memory ; GPU=(\d{1,3})\b`)
 
+// LibraryCNTK is CNTK's (Microsoft's Cognitive Toolkit) as a failed CUDA
+// call's printer. ONNX Runtime took its CudaCall from CNTK's, whose
+// words its own start with: CNTK's (Source/Math/CommonMatrix.h) are "%s
+// failure %d: %s ; GPU=%d ; hostname=%s ; expr=%s", raised as a
+// RuntimeError (its Python API) or printed as "EXCEPTION occurred: ..."
+// before its "[CALL STACK]"; ONNX Runtime's add "; %s", its message,
+// after the expression ("expr=%s; %s", cuda_call.cc, rocm_call.cc; an
+// empty message leaves "expr=cudaMalloc(...); "), and from 1.10 its file
+// and line before it ("; file=%s ; line=%d ; expr=%s; %s").
+const LibraryCNTK = "CNTK"
+
+// ortCallLibrary tells whose failed call text is, a text ortCallRe
+// matches at its start: LibraryCNTK where its expression ends the text
+// with no "; " after it (CNTK's form), "ONNX Runtime" otherwise (its file
+// and line, its "; " after the expression, or a text cut before the
+// expression, which the words alone do not tell).
+func ortCallLibrary(text string) string {
+	if strings.Contains(text, " ; file=") {
+		return "ONNX Runtime"
+	}
+	i := strings.Index(text, " ; expr=")
+	if i < 0 {
+		return "ONNX Runtime"
+	}
+	expr := strings.TrimRight(text[i+len(" ; expr="):], " \t\r\n")
+	if expr == "" || strings.HasSuffix(expr, ";") || strings.Contains(expr, "; ") {
+		return "ONNX Runtime"
+	}
+	return LibraryCNTK
+}
+
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
 const directMLPhrase = "Could not allocate tensor with "
@@ -1340,7 +1371,7 @@ func libraryAt(s string) (library string, n int) {
 		return "Metal", lead + loc[1] // with its status, if printed: one message
 	}
 	if loc := ortCallRe.Re().FindStringIndex(s[lead:]); loc != nil {
-		return "ONNX Runtime", lead + loc[1]
+		return ortCallLibrary(s[lead:]), lead + loc[1]
 	}
 	if lib, n, _ := checkAt(s[lead:]); n > 0 {
 		return lib, lead + n
@@ -1376,6 +1407,9 @@ func Library(text string) string {
 	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
+			if l.library == "ONNX Runtime" {
+				return ortCallLibrary(text[strings.Index(text, l.phrase):])
+			}
 			return l.library
 		}
 	}
@@ -1797,7 +1831,7 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		}
 	}
 	switch {
-	case lib == "ONNX Runtime":
+	case lib == "ONNX Runtime", lib == LibraryCNTK:
 		// Its whole form ("... failure 2: out of memory ; GPU=0"), after
 		// its place ("onnxruntime::CudaCall") or anywhere.
 		return message
@@ -2289,7 +2323,7 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			m.Text = line[at : at+n]
 		}
-		if lib == "ONNX Runtime" {
+		if lib == "ONNX Runtime" || lib == LibraryCNTK {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
 				m.Device, _ = strconv.Atoi(x[1])
 			}

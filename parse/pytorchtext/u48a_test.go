@@ -69,3 +69,37 @@ func TestU48aCheckPrinter(t *testing.T) {
 		t.Errorf("%v %+v, want no message", err, rs.msgs)
 	}
 }
+
+// CNTK's CudaCall prints "CUDA failure 2: out of memory ; GPU=0 ;
+// hostname=H ; expr=E", whose words ONNX Runtime's took: ONNX Runtime's
+// go on after the expression ("expr=E; MSG", and from 1.10 "; file=F ;
+// line=N" before it). CNTK's were ONNX Runtime's (microsoft/CNTK#1193,
+// #480: real; the rest from the two programs' format strings, synthetic).
+func TestU48aCNTKNotORT(t *testing.T) {
+	for _, c := range []struct {
+		file, lib string
+		line      int64
+	}{
+		{"cntk_cuda_failure_cntk1193.txt", LibraryCNTK, 5},
+		{"cntk_cuda_failure_callstack_cntk480.txt", LibraryCNTK, 2},
+		{"h46a_ort_cuda_failure_deeplivecam584.txt", "ONNX Runtime", 1},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		if len(rs.msgs) == 0 || rs.msgs[0].line != c.line || Library(rs.msgs[0].text) != c.lib || rs.msgs[0].device != 0 {
+			t.Errorf("%s: %+v, want a message of %s on line %d, GPU 0", c.file, rs.msgs, c.lib, c.line)
+		}
+	}
+	for _, c := range []struct{ text, lib string }{
+		// ONNX Runtime before 1.10, an empty message after the expression.
+		{"CUDA failure 2: out of memory ; GPU=1 ; hostname=h ; expr=cudaMalloc((void**)&p, bytes); ", "ONNX Runtime"},
+		{"CUDA failure 2: out of memory ; GPU=1 ; hostname=h ; expr=cudaMalloc((void**)&p, bytes); arena extend", "ONNX Runtime"},
+		// Cut before the expression: the words alone do not tell.
+		{"CUDA failure 2: out of memory ; GPU=1 ; hostname=h", "ONNX Runtime"},
+		// CNTK's, its expression wrapped by the paste (microsoft/CNTK#1591).
+		{"CUDA failure 2: out of memory ; GPU=1 ; hostname=********* ; expr=cudaMalloc((void**) &deviceBufferPtr, sizeof(All", LibraryCNTK},
+	} {
+		if got := Library(c.text); got != c.lib {
+			t.Errorf("Library(%q) = %q, want %q", c.text, got, c.lib)
+		}
+	}
+}
