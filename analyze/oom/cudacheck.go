@@ -16,7 +16,9 @@ import (
 func (r *Report) checkNote(lib string) (note string, ok bool) {
 	prefix := ""
 	if r.msg != nil {
-		prefix = r.msg.Prefix
+		// The exception's type is the program's word too (a C++
+		// exception's, "thrust::system::system_error").
+		prefix = r.msg.Exception + " " + r.msg.Prefix
 	}
 	who, call := pytorchtext.CheckProgram(prefix, r.Text)
 	if r.msg != nil && r.msg.Printer != "" {
@@ -32,6 +34,8 @@ func (r *Report) checkNote(lib string) (note string, ok bool) {
 	switch {
 	case call == "" && strings.Contains(r.Text, "cudaErrorMemoryAllocation") && strings.HasPrefix(who, "XGBoost"):
 		what = "an allocation (its allocator's cudaMalloc)"
+	case call == "" && strings.HasPrefix(who, "thrust (its bad_alloc"):
+		what = "an allocation (thrust's device allocator: a device_vector's storage, or an algorithm's temporary buffer)"
 	case call != "" && (strings.HasPrefix(call, "cudaMalloc") || strings.HasPrefix(call, "cuMemAlloc") || strings.HasPrefix(call, "cuMemCreate")):
 		what = "an allocation (" + call + ")"
 	case call != "":
@@ -72,7 +76,7 @@ func (r Report) CheckProgram() string {
 	}
 	prefix := ""
 	if r.msg != nil {
-		prefix = r.msg.Prefix
+		prefix = r.msg.Exception + " " + r.msg.Prefix
 	}
 	if pytorchtext.RMMPoolLimit(r.Text) {
 		return "RMM's pool memory resource"

@@ -139,6 +139,18 @@ var checkForms = []checkForm{
 		"the CUDA runtime", "", false),
 	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
 		"the CUDA runtime", "", false),
+	// thrust's bad_alloc (thrust/system/detail/bad_alloc.h: "std::bad_alloc:
+	// " and the error) of a device allocation's failure, in releases whose
+	// CUDA error category's message is the runtime's string alone
+	// (OrangeOwlSolutions/Thrust#1: "terminate called after throwing an
+	// instance of 'thrust::system::detail::bad_alloc'", then "what():
+	// std::bad_alloc: out of memory"; later ones print "std::bad_alloc:
+	// cudaErrorMemoryAllocation: out of memory", read as the runtime's
+	// status). C++'s own std::bad_alloc prints "std::bad_alloc" alone (a
+	// host allocation, host.go). Read after what() or a colon, or at a
+	// line's start.
+	newCheckForm(thrustBadAllocPhrase, thrustBadAllocPhrase,
+		"the CUDA runtime", "thrust (its bad_alloc: a device allocation failed)", false),
 	// RMM's pool memory resource, at its maximum_pool_size: "RMM failure
 	// at:.../pool_memory_resource.hpp:179: Maximum pool size exceeded"
 	// ("std::bad_alloc: out_of_memory: " before it in later releases). No
@@ -237,6 +249,10 @@ var syclAllocRe = lazyre.New(`can't allocate (\d{1,20}) Bytes of memory on devic
 // other programs' checks print too.
 const darknetPhrase = "CUDA Error: out of memory"
 
+// thrustBadAllocPhrase is thrust's bad_alloc's what() of a device
+// allocation's failure (see checkForms).
+const thrustBadAllocPhrase = "std::bad_alloc: out of memory"
+
 // cumemPhrase is the file vLLM's CuMemAllocator's check names.
 const cumemPhrase = "cumem_allocator.cpp:"
 
@@ -332,7 +348,8 @@ const whatErrorPhrase = "): error: out of memory"
 
 // CheckProgram names the program or library whose error-check macro
 // printed a GenCUDAError message (see checkForms), from its text and the
-// text before it on its line (prefix): "XGBoost" for its device_helpers
+// text before it on its line (prefix, with the message's exception's type
+// before it: a C++ exception's, "thrust::system::system_error"): "XGBoost" for its device_helpers
 // .cuh and its "Memory allocation error on worker" (xgboostFiguresRe),
 // "RMM" for RAPIDS' memory manager, a macro's owner for the forms of
 // checkForms (darknet for its words only after its layer's number in
@@ -371,8 +388,12 @@ func CheckProgram(prefix, text string) (program, call string) {
 		program = "RMM (RAPIDS' memory manager: cuDF, cuML, cupoch)"
 	case strings.Contains(whole, "mallocMC"):
 		program = "mallocMC (PIConGPU's device heap, through PMacc's CUDA check)"
+	case strings.Contains(whole, "thrust::") && strings.Contains(whole, "bad_alloc"):
+		program = "thrust (its bad_alloc: a device allocation failed)"
 	case strings.Contains(whole, "thrust::"):
 		program = "thrust (a thrust::system_error)"
+	case strings.Contains(whole, "pooled_storage_manager"):
+		program = "MXNet (its GPU memory pool, pooled_storage_manager)"
 	}
 	return program, call
 }

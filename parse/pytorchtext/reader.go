@@ -233,6 +233,10 @@ type Reader struct {
 	// line named, and reportExcLine that line (see reportException).
 	reportExc     string
 	reportExcLine int64
+	// thrown is the C++ exception's type a terminate handler's line
+	// named, and thrownLine that line (terminate.go).
+	thrown     string
+	thrownLine int64
 	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
 	ray rayOOM
 	// report is an error report's message, held until the next message
@@ -743,6 +747,7 @@ func (r *Reader) addBody(line string) error {
 		}()
 	}
 	r.seeReportException(line)
+	r.seeTerminate(line)
 	r.seeRayOOM(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
@@ -837,6 +842,9 @@ func (r *Reader) addBody(line string) error {
 		lastEnd = max(lastEnd, min(end, len(line)))
 		if reported != "" && m.Exception == "" {
 			m.Exception = reported
+		}
+		if t := r.thrownException(line, i); t != "" && m.Exception == "" {
+			m.Exception = t // the C++ exception whose what() it is
 		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])

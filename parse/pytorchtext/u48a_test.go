@@ -103,3 +103,51 @@ func TestU48aCNTKNotORT(t *testing.T) {
 		}
 	}
 }
+
+// A C++ exception that ends the process prints its type on the
+// terminate handler's line and its what() on the next: the type names the
+// thrower (thrust, PyTorch's c10), which the what() line's words alone do
+// not. The message on the what() line takes it as its exception; thrust's
+// bad_alloc of a device allocation, "std::bad_alloc: out of memory", is
+// read (it was not: "no CUDA out-of-memory message"). Real pastes:
+// NVIDIA/MinkowskiEngine#357, NVIDIA/cccl#2092,
+// OrangeOwlSolutions/Thrust#1 (a blank line between the two),
+// TuSimple/mx-maskrcnn#98 (its what() wrapped mid-word).
+func TestU48aTerminateType(t *testing.T) {
+	for _, c := range []struct {
+		file, exception, program string
+		line                     int64
+	}{
+		{"terminate_thrust_parallel_for_minkowski357.txt", "thrust::system::system_error", "thrust (a thrust::system_error)", 5},
+		{"terminate_thrust_bad_alloc_cccl2092.txt", "thrust::THRUST_200400_860_NS::system::detail::bad_alloc", "thrust (its bad_alloc", 2},
+		{"terminate_thrust_bad_alloc_old_orangeowl1.txt", "thrust::system::detail::bad_alloc", "thrust (its bad_alloc", 3},
+		{"terminate_dmlc_pooled_storage_mxmaskrcnn98.txt", "dmlc::Error", "MXNet", 3},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Errorf("%s: %d messages, want 1: %+v", c.file, len(rs.msgs), rs.msgs)
+			continue
+		}
+		m := rs.msgs[0]
+		who, _ := CheckProgram(m.exception+" "+m.prefix, m.text)
+		if m.line != c.line || m.exception != c.exception || m.gen != string(GenCUDAError) || !strings.HasPrefix(who, c.program) {
+			t.Errorf("%s: %+v by %q, want line %d, exception %q, by %q", c.file, m, who, c.line, c.exception, c.program)
+		}
+	}
+	for _, c := range []struct{ text, exception string }{
+		// PyTorch's C++ check, thrown out of a thread.
+		{"terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: out of memory\n", "c10::Error"},
+		// The type three lines before: another failure's.
+		{"terminate called after throwing an instance of 'c10::Error'\n\n\nRuntimeError: CUDA error: out of memory\n", "RuntimeError"},
+		// Not on a what() line.
+		{"terminate called after throwing an instance of 'c10::Error'\nCUDA error: out of memory\n", ""},
+	} {
+		rs, err := readText(t, "t.txt", c.text, false)
+		if err != nil || len(rs.msgs) != 1 || rs.msgs[0].exception != c.exception {
+			t.Errorf("%q: %v %+v, want one message of exception %q", c.text, err, rs.msgs, c.exception)
+		}
+	}
+	if p := Printer(Message{Generation: GenCUDAError, Exception: "c10::Error", Text: "CUDA error: out of memory"}); p != "PyTorch" {
+		t.Errorf("c10::Error's printer %q, want PyTorch", p)
+	}
+}
