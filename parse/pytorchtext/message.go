@@ -319,6 +319,12 @@ type Message struct {
 	// of memory"), as the lines next to it name it (darknetEvidenceRe);
 	// "" when they name none (see CheckProgram).
 	Printer string
+	// Reraised is true when the innermost frame of the message's
+	// traceback raises a new exception built from a value ("raise
+	// RuntimeError(resp['error'])"): the message's words were passed on
+	// there (a worker's or a server's error, or one caught before), so
+	// that line is not where the allocation failed.
+	Reraised bool
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints

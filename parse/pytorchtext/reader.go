@@ -99,7 +99,20 @@ type traceback struct {
 	// arrow.
 	ipython    bool
 	ipyPending *tbFrame
+	// src says the innermost frame's source line was read, and raises
+	// that it builds a new exception from a value (raiseNewRe).
+	src, raises bool
 }
+
+// raiseNewRe matches a source line that raises a new exception whose
+// one argument is a value received, a name, an attribute or an item
+// ("raise RuntimeError(resp['error'])", "raise
+// RuntimeError(response.error_msg)", "raise Exception(str(e)) from e"):
+// its words were passed on there, not raised by the call that failed. A
+// library's check that builds its error from a status ("raise
+// CudaAPIError(retcode, msg)", numba) or words of its own (vLLM's "raise
+// ValueError(\"No available memory ...\")") is not one.
+var raiseNewRe = lazyre.New(`^raise\s+[A-Za-z_][\w.]*\(\s*(?:str\(\s*)?[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*\)?\s*\)(?:\s+from\s+[\w.]+)?\s*$`)
 
 // addFrame appends a frame, keeping the innermost maxFrames.
 func (tb *traceback) addFrame(f tbFrame) {
@@ -108,6 +121,7 @@ func (tb *traceback) addFrame(f tbFrame) {
 		tb.frames = tb.frames[:maxFrames-1]
 	}
 	tb.frames = append(tb.frames, f)
+	tb.src, tb.raises = false, false
 }
 
 type tbFrame struct {
@@ -677,6 +691,14 @@ func (r *Reader) addBody(line string) error {
 				prefix = strings.TrimLeft(prefix[k:], " ")
 			}
 		}
+		if tb := r.raisedTraceback(prefix); tb != nil {
+			// An exception whose text is another traceback (a worker's or
+			// a server's, passed on as the error's string: "RuntimeError:
+			// Traceback (most recent call last):"): the traceback open on
+			// these lines ends with it, and the frames that follow are the
+			// other process's, not called from this one's.
+			prefix = tb.prefix
+		}
 		r.startTraceback(prefix)
 		return nil
 	}
@@ -689,6 +711,7 @@ func (r *Reader) addBody(line string) error {
 		return nil
 	}
 	var frames []tbFrame
+	raised := false // the innermost frame raises a new exception (raiseNewRe)
 	k, rest := r.tracebackOf(line)
 	if k < 0 {
 		// Frames without a "Traceback" line before them: a traceback
@@ -731,12 +754,16 @@ func (r *Reader) addBody(line string) error {
 			// Source lines, carets, "[Previous line repeated N more
 			// times]": the traceback goes on. A source line may quote
 			// "CUDA out of memory" without being the error.
+			if src := strings.TrimSpace(rest); src != "" && !tb.src && len(tb.frames) > 0 {
+				tb.src, tb.raises = true, raiseNewRe.MatchString(src)
+			}
 			return nil
 		}
 		// The exception line ends the traceback (and the run, for a
 		// TensorRT build: see trtbuild.go).
 		r.endTRT(rest)
 		frames = tb.frames
+		raised = tb.raises
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {
 			if frames != nil {
@@ -845,6 +872,9 @@ func (r *Reader) addBody(line string) error {
 		}
 		if t := r.thrownException(line, i); t != "" && m.Exception == "" {
 			m.Exception = t // the C++ exception whose what() it is
+		}
+		if raised && frames != nil {
+			m.Reraised = true
 		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
@@ -1479,6 +1509,23 @@ type excTail struct {
 	line   int64 // and its line in the input (a notebook's lines of one string share it)
 }
 
+// exceptionLeadRe matches an exception's name and colon alone
+// ("RuntimeError: ", "ray.exceptions.RayTaskError: ").
+var exceptionLeadRe = lazyre.New(`^[A-Za-z_][\w.]*(?:\([\w.]*\))?:\s*$`)
+
+// raisedTraceback returns the traceback open whose exception line is
+// before, the text before a "Traceback (most recent call last):" on its
+// line: the traceback's prefix, then an exception's name and colon
+// (exceptionLeadRe), after at least one frame; nil when there is none.
+func (r *Reader) raisedTraceback(before string) *traceback {
+	for _, tb := range r.tbs {
+		if len(tb.frames) > 0 && !tb.rich && !tb.ipython && strings.HasPrefix(before, tb.prefix) && exceptionLeadRe.MatchString(before[len(tb.prefix):]) {
+			return tb
+		}
+	}
+	return nil
+}
+
 // startTraceback opens a traceback on the lines that start with prefix
 // (closing the one open there) and returns it.
 func (r *Reader) startTraceback(prefix string) *traceback {
@@ -1627,6 +1674,7 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgPrinter).AppendNull()
 	}
+	b.Field(MsgReraised).(*array.BooleanBuilder).Append(m.Reraised)
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)

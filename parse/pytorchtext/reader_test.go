@@ -36,6 +36,7 @@ type msgRow struct {
 	reason, text      string
 	progress          int64  // progress_line, 0 null
 	printer           string // "" null
+	reraised          bool
 }
 
 type statRow struct {
@@ -92,6 +93,7 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				if c := rec.Column(MsgProgressLine); c.IsValid(i) {
 					m.progress = c.(*array.Int64).Value(i)
 				}
+				m.reraised = rec.Column(MsgReraised).(*array.Boolean).Value(i)
 				if c := rec.Column(MsgPrinter); c.IsValid(i) {
 					m.printer = strings.Clone(c.(*array.String).Value(i))
 				}

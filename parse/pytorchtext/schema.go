@@ -121,6 +121,9 @@
 //	               name as its printer (darknet: its check_error's assertion "darknet:
 //	               ./src/cuda.c:36: check_error", its perror line "CUDA Error: out of memory:
 //	               No error", its dark_cuda.c); null when they name none
+//	reraised       bool    the innermost frame of the message's traceback raises a new exception built
+//	               from a value ("raise RuntimeError(resp['error'])"): the words were passed on there,
+//	               not raised where the allocation failed
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -237,6 +240,7 @@ var (
 		nullableInt64("folded_first"),
 		nullableInt64("progress_line"),
 		{Name: "printer", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "reraised", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -294,6 +298,7 @@ const (
 	MsgFoldedFirst
 	MsgProgressLine
 	MsgPrinter
+	MsgReraised
 )
 
 // Columns of the processes table.
