@@ -2515,6 +2515,9 @@ func tgiWarmupNote(text string) string {
 // numba's, CuPy's or a Java program's words is theirs.
 func (r *Report) cudaErrorNote() string {
 	lib := pytorchtext.Library(r.Text)
+	if r.msg != nil && r.msg.Printer == pytorchtext.GGMLPrinter {
+		return r.ggmlStatusNote()
+	}
 	pytorch := r.ByPyTorch()
 	by := ""
 	if r.caller != "" && !pytorch {

@@ -51,6 +51,9 @@ func Printer(m Message) string {
 			// back-end raises.
 			return "Theano"
 		}
+		if m.Printer == GGMLPrinter {
+			return "llama.cpp"
+		}
 		switch l := Library(m.Text); l {
 		case "":
 			return m.Backend // "CUDA", "HIP"

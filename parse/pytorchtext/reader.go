@@ -286,6 +286,9 @@ type Reader struct {
 	// last line of darknet's read (cudacheck.go).
 	darknet     *heldMessage
 	darknetSeen int64
+	// ggmlStatus is a runtime's status line held for ggml's device line
+	// after it (ggmldevice.go).
+	ggmlStatus *heldMessage
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -385,7 +388,7 @@ func (r *Reader) step() error {
 		r.parked = nil
 		r.flushNVHPC()
 		r.flushDarknet()
-		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc, &r.ggmlStatus} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
 				r.addMessage(held.msg, held.frames, held.line)
@@ -585,6 +588,9 @@ func (r *Reader) addLine(line string) error {
 	}
 	if r.darknet != nil || strings.Contains(line, "cuda.c") {
 		r.seeDarknet(line)
+	}
+	if r.ggmlStatus != nil && r.ggmlDeviceLine(line) {
+		return nil
 	}
 	if r.xgb != nil && r.xgboostLine(line) {
 		return nil
@@ -973,6 +979,14 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && frames == nil && ggmlStatusHeld(m, line[:i]) {
+			// ggml's device line may follow (ggmldevice.go).
+			if h := r.ggmlStatus; h != nil {
+				r.ggmlStatus = nil
+				r.addMessage(h.msg, h.frames, h.line)
+			}
+			r.ggmlStatus = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
 		} else if kind == message && darknetHeld(m) {
 			// After darknet's layer number, darknet's; else its printer
 			// may be named by the lines around it.
@@ -1022,7 +1036,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report, r.darknet} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report, r.darknet, r.ggmlStatus} {
 		if h != nil && h.line == n {
 			return true
 		}

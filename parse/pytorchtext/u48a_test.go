@@ -151,3 +151,39 @@ func TestU48aTerminateType(t *testing.T) {
 		t.Errorf("c10::Error's printer %q, want PyTorch", p)
 	}
 }
+
+// llama.cpp's ggml error function prints the runtime's string, then the
+// device current at the check and its place ("  current device: 0, in
+// function ggml_cuda_pool_malloc_vmm at ...ggml-cuda.cu:8658") and the
+// call: the device and the place are read, and the printer is llama.cpp's
+// (the status alone was PyTorch's "CUDA error: out of memory", device
+// unknown, with PyTorch's advice). ollama/ollama#3237, real; the same
+// with device 1 and a logger's timestamps before each line (synthetic,
+// as ggml's logger prints them), and a PyTorch status with no device line
+// after it.
+func TestU48aGGMLDeviceLine(t *testing.T) {
+	rs := readFile(t, "pastes/ggml_cuda_error_device_ollama3237.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 2 || rs.msgs[0].device != 0 || rs.msgs[0].printer != GGMLPrinter {
+		t.Fatalf("%+v, want one message on line 2, device 0, printed by ggml", rs.msgs)
+	}
+	if fr := rs.frames[rs.msgs[0].id]; len(fr) != 1 || fr[0].name != "ggml_cuda_pool_malloc_vmm" || fr[0].line != 8658 || !strings.HasSuffix(fr[0].file, "ggml-cuda.cu") {
+		t.Errorf("frames %+v, want ggml_cuda_pool_malloc_vmm at ggml-cuda.cu:8658", fr)
+	}
+	if p := Printer(Message{Generation: GenCUDAError, Printer: GGMLPrinter, Text: "CUDA error: out of memory"}); p != "llama.cpp" {
+		t.Errorf("printer %q, want llama.cpp", p)
+	}
+	for _, c := range []struct {
+		text    string
+		device  int32
+		printer string
+	}{
+		{"3.00.676.288 E CUDA error: out of memory\n3.00.676.294 E   current device: 1, in function alloc at /src/ggml/src/ggml-cuda/ggml-cuda.cu:648\n3.00.676.294 E   cuMemSetAccess(start_ptr, reserve_size, &access, 1)\n", 1, GGMLPrinter},
+		{"CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other API call\n", -1, ""},
+		{"RuntimeError: CUDA error: out of memory\n  current device: 1, in function alloc at ggml-cuda.cu:648\n", -1, ""},
+	} {
+		rs, err := readText(t, "g.txt", c.text, false)
+		if err != nil || len(rs.msgs) != 1 || rs.msgs[0].device != c.device || rs.msgs[0].printer != c.printer {
+			t.Errorf("%q: %v %+v, want one message on device %d by %q", c.text, err, rs.msgs, c.device, c.printer)
+		}
+	}
+}
