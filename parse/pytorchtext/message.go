@@ -3036,12 +3036,30 @@ func codeStringAt(line string, at int) bool {
 		if strings.HasSuffix(before, w) {
 			k := len(before) - len(w)
 			if w[0] == ' ' || w[0] == '=' || w[0] == '!' || k == 0 || !isIdentByte(before[k-1]) {
+				if operatorWord(w) && !codeStatementRe.MatchString(strings.TrimLeft(before, " \t")) {
+					// "and", "or", "not", "in" join a sentence as well as
+					// an expression: "job failed and '...' was logged" is
+					// a log's words. Code only where the line is a
+					// statement (see codeStatementRe).
+					continue
+				}
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// operatorWord reports whether w, one of codeKeywords, is an operator
+// that prose uses too ("and", "or", "not", "in").
+func operatorWord(w string) bool { return w == "and" || w == "or" || w == "not" || w == "in" }
+
+// codeStatementRe matches the start of a line of Python that an
+// expression with an operator word belongs to: a keyword that starts a
+// statement ("if", "elif", "while", "assert", "return", "yield",
+// "raise", "print(", "lambda"), or an assignment ("ok = ...", "x.y[0] =
+// ...", "x += ...").
+var codeStatementRe = lazyre.New(`^(?:(?:if|elif|while|assert|return|yield|raise|lambda|not)\b|print\(|[A-Za-z_][\w.\[\]'"]*\s*(?:[-+*/|&]?=)[^=])`)
 
 // membershipTestRe matches the rest of a membership test after a string
 // literal: "in" or "not in" and an expression (names, calls, indexes)

@@ -187,3 +187,45 @@ func TestU48aGGMLDeviceLine(t *testing.T) {
 		}
 	}
 }
+
+// Telling code from a log both ways (synthetic lines, as a log and a
+// pasted script hold them): "and", "or", "not" and "in" before a quoted
+// message join a log's sentence as well as an expression, so they make it
+// code only on a statement's line ("if ... and '...' in msg:", "ok = x
+// and '...'"); a log line that quotes the error after them is an OOM (it
+// was dropped). Ray's "ray.exceptions.OutOfMemoryError: " after "except"
+// is code that catches it, not Ray's memory monitor (it was a host-memory
+// warning).
+func TestU48aCodeOrLog(t *testing.T) {
+	const msg = "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; 20.10 GiB already allocated; 1.20 GiB free; 21.00 GiB reserved in total by PyTorch)"
+	for _, c := range []struct {
+		line string
+		oom  bool
+	}{
+		{"2024-05-01 12:00:03 ERROR job 17 failed and '" + msg + "' was logged", true},
+		{"worker 3: step skipped, not '" + msg + "' but a retry", true},
+		{"batch 9 ran out in '" + msg + "' (retrying with half)", true},
+		{"    if 'x' in s and '" + msg + "' in s:", false},
+		{"ok = x and '" + msg + "'", false},
+		{"    return not '" + msg + "'", false},
+		{"    elif err or '" + msg + "' == last:", false},
+	} {
+		rs, err := readText(t, "c.txt", c.line+"\n", false)
+		if err != nil || (len(rs.msgs) == 1) != c.oom {
+			t.Errorf("%q: %v %d messages, want OOM %v", c.line, err, len(rs.msgs), c.oom)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		host bool
+	}{
+		{"try:\n    ray.get(refs)\nexcept ray.exceptions.OutOfMemoryError: pass\n", false},
+		{"    except(ray.exceptions.OutOfMemoryError): continue\n", false},
+		{"ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n", true},
+	} {
+		rs, err := readText(t, "r.txt", c.text, false)
+		if err != nil || (len(rs.meta.NotOOMs.Strings()) == 1) != c.host {
+			t.Errorf("%q: %v host warnings %q, want %v", c.text, err, rs.meta.NotOOMs.Strings(), c.host)
+		}
+	}
+}
