@@ -1,6 +1,7 @@
 package oom
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,34 @@ func TestU48aReraisedElsewhere(t *testing.T) {
 	}
 	if r.RequestedBytes != 2<<30 {
 		t.Errorf("value: request %d, want 2 GiB (the words are still read)", r.RequestedBytes)
+	}
+}
+
+// A message printed again after another OOM, with no line counting
+// progress after that other one, is not shown to be a new failure: the
+// progress before the other OOM shows the run went on after the first,
+// which the other failure explains; a summary or an echo of the first
+// failure prints it the same way (synthetic, as a training loop that
+// skips a batch on OOM and a wrapper's summary print them: A on line 2, B
+// uncaught on line 9, A again in the summary on line 10). It was three
+// OOMs; two, with a note. With progress after B (a third failure logged
+// after the run went on again) it stays three.
+func TestU48aEchoAfterOtherOOM(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/pytorch/pastes/synthetic_summary_echo_after_other_oom.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := NewPostmortem([]Input{textInput(t, "echo.txt", string(b))}, PostmortemOptions{})
+	if len(pm.OOMs) != 2 {
+		t.Fatalf("%d OOMs, want 2 (A, B; A's summary is A)", len(pm.OOMs))
+	}
+	if notes := strings.Join(pm.OOMs[0].Notes, " "); !strings.Contains(notes, "echo.txt:10 prints this message again") || !strings.Contains(notes, "counted once") {
+		t.Errorf("notes %q, want line 10 read as A printed again, counted once", pm.OOMs[0].Notes)
+	}
+	lines := strings.Split(string(b), "\n")
+	text := strings.Join(lines[:8], "\n") + "\nWARNING:root:skipping batch 21: " + strings.TrimPrefix(lines[8], "RuntimeError: ") + "\nEpoch 1:  30%|███       | 30/100 [00:30<01:10,  1.00it/s]\n" + strings.Replace(lines[9], "Run summary: first error was: ", "WARNING:root:skipping batch 31: ", 1) + "\n"
+	pm = NewPostmortem([]Input{textInput(t, "again.txt", text)}, PostmortemOptions{})
+	if len(pm.OOMs) != 3 {
+		t.Errorf("progress after the other OOM: %d OOMs, want 3", len(pm.OOMs))
 	}
 }
