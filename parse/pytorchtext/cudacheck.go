@@ -139,6 +139,13 @@ var checkForms = []checkForm{
 		"the CUDA runtime", "", false),
 	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
 		"the CUDA runtime", "", false),
+	// A check that tags the runtime's string with the API's name in
+	// brackets: "[CUDA] Error: %s" (xmr-stak's CUDA_CHECK, thrown as a
+	// std::runtime_error: "what():  [CUDA] Error: out of memory",
+	// fireice-uk/xmr-stak PR #399). Words of no file or code: read after
+	// what() or a colon, or at a line's start.
+	newCheckForm("[CUDA] Error: out of memory", `\[CUDA\] Error: out of memory`,
+		"the CUDA runtime", "the program's own CUDA check (\"[CUDA] Error: %s\")", false),
 	// thrust's bad_alloc (thrust/system/detail/bad_alloc.h: "std::bad_alloc:
 	// " and the error) of a device allocation's failure, in releases whose
 	// CUDA error category's message is the runtime's string alone

@@ -229,3 +229,19 @@ func TestU48aCodeOrLog(t *testing.T) {
 		}
 	}
 }
+
+// xmr-stak's CUDA_CHECK ("[CUDA] Error: %s"), thrown as a
+// std::runtime_error (fireice-uk/xmr-stak PR #399's example output, real):
+// its what() line is read as the CUDA runtime's OOM, exception
+// std::runtime_error (it was "no CUDA out-of-memory message"); the words
+// in a sentence are not.
+func TestU48aCUDATagCheck(t *testing.T) {
+	rs := readFile(t, "pastes/terminate_cuda_tag_xmrstak399.txt", false)
+	if len(rs.msgs) != 1 || rs.msgs[0].line != 4 || rs.msgs[0].exception != "std::runtime_error" || Library(rs.msgs[0].text) != "the CUDA runtime" {
+		t.Errorf("%+v, want one CUDA runtime OOM on line 4 of std::runtime_error", rs.msgs)
+	}
+	rs, err := readText(t, "s.txt", "I get [CUDA] Error: out of memory when mining\n", false)
+	if err != nil || len(rs.msgs) != 0 {
+		t.Errorf("%v %+v, want no message in a sentence", err, rs.msgs)
+	}
+}
