@@ -52,10 +52,15 @@ func (r *Report) checkNote(lib string) (note string, ok bool) {
 		sizes = fmt.Sprintf("the request was %s; nothing else of the GPU is printed", r.size(r.RequestedBytes))
 	}
 	code := "cudaErrorMemoryAllocation"
-	if lib == "the CUDA driver" {
-		code = "CUDA_ERROR_OUT_OF_MEMORY"
-	}
 	advice := "nvidia-smi at the time would tell what held the GPU (this program's own buffers, or other processes)"
+	switch lib {
+	case "the CUDA driver":
+		code = "CUDA_ERROR_OUT_OF_MEMORY"
+	case "the HIP runtime":
+		code = "hipErrorOutOfMemory"
+		what = strings.Replace(what, "CUDA call", "HIP call", 1)
+		advice = "rocm-smi at the time would tell what held the GPU (this program's own buffers, or other processes)"
+	}
 	switch {
 	case strings.HasPrefix(who, "XGBoost"):
 		advice = "XGBoost's GPU training keeps the training matrix (its quantised pages), the gradients and the histograms on the GPU: a smaller max_bin or max_depth, fewer rows per GPU (Dask across GPUs, or external memory), or a GPU free of other processes (nvidia-smi) make room"

@@ -139,6 +139,13 @@ var checkForms = []checkForm{
 		"the CUDA runtime", "", false),
 	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
 		"the CUDA runtime", "", false),
+	// "ROCm error: out of memory": the HIP runtime's string
+	// (hipErrorOutOfMemory) as llama.cpp's ggml error function prints it
+	// in a HIP build (GGML_CUDA_NAME " error: %s", ggml_cuda_error; its
+	// device line after it names the device and the place, ggmldevice.go).
+	// Read after a colon or at a line's start.
+	newCheckForm("ROCm error: out of memory", "ROCm error: out of memory",
+		"the HIP runtime", "a program's own HIP check (\"ROCm error: %s\": the words of llama.cpp's ggml in a HIP build, ggml_cuda_error)", false),
 	// A check that tags the runtime's string with the API's name in
 	// brackets: "[CUDA] Error: %s" (xmr-stak's CUDA_CHECK, thrown as a
 	// std::runtime_error: "what():  [CUDA] Error: out of memory",

@@ -180,6 +180,10 @@ func TestU48aGGMLDeviceLine(t *testing.T) {
 		{"3.00.676.288 E CUDA error: out of memory\n3.00.676.294 E   current device: 1, in function alloc at /src/ggml/src/ggml-cuda/ggml-cuda.cu:648\n3.00.676.294 E   cuMemSetAccess(start_ptr, reserve_size, &access, 1)\n", 1, GGMLPrinter},
 		{"CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other API call\n", -1, ""},
 		{"RuntimeError: CUDA error: out of memory\n  current device: 1, in function alloc at ggml-cuda.cu:648\n", -1, ""},
+		// A HIP build's words (GGML_CUDA_NAME "ROCm"): the HIP runtime's
+		// status, read (it was not), with and without the device line.
+		{"ROCm error: out of memory\n  current device: 1, in function alloc at /llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:480\n  hipMalloc((void **) &ptr, look_ahead_size)\n", 1, GGMLPrinter},
+		{"ROCm error: out of memory\n  hipStreamCreateWithFlags\n", -1, ""},
 	} {
 		rs, err := readText(t, "g.txt", c.text, false)
 		if err != nil || len(rs.msgs) != 1 || rs.msgs[0].device != c.device || rs.msgs[0].printer != c.printer {
