@@ -42,11 +42,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 	}
 	writeCILines(ew, r)
 	if len(r.Findings) == 0 {
-		if r.BelowMinBytes > 0 {
-			fmt.Fprintf(ew, "\nNo findings as large as --min-bytes asks (%d smaller left out).\n", r.BelowMinBytes)
-		} else {
-			fmt.Fprintln(ew, "\nNo findings.")
-		}
+		fmt.Fprintf(ew, "\n%s\n", noFindingsHeadline(r))
 		if l := undescribedLine(r); l != "" {
 			fmt.Fprintln(ew, l)
 		}
