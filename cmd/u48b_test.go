@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,33 @@ func TestU48bNoFindingsSaysLeaksUnjudged(t *testing.T) {
 	code, out, _ = run(t, nil, "analyze", td+"kineto/h46g_train_clean_8_memory_timeline.json.gz")
 	if code != 0 || !strings.Contains(out, "\nNo findings.\n") {
 		t.Errorf("judged clean timeline: exit %d, stdout %.1500q", code, out)
+	}
+}
+
+// TestU48bPynvmlStructPrintouts: a training log that prints
+// pynvml.nvmlDeviceGetMemoryInfo(h) for two GPUs each minute, as
+// nvidia-ml-py's _PrintableStructure.__str__ writes c_nvmlMemory_t ("%d
+// B" each field), behind the logger's date and time, among the program's
+// other lines. Before, "unrecognised input format" (exit 2); now GPU 0's
+// used memory, 911933440 B at 10:00 and 20 GB more each minute, is read
+// as growing (about 316 MiB/s), and GPU 1, flat at 600000000 B (572
+// MiB), apart from it by its place at each time. The v2 struct, without
+// times, is read too: its used (345440256 B, 329 MiB) leaves the
+// reservation out.
+func TestU48bPynvmlStructPrintouts(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", td+"nvml/u48b_pynvml_struct_printouts.log")
+	for _, w := range []string{"pynvml-text, 4 samples from 2024-05-01 10:00:00 to 10:03:00 UTC", "GPU 0: used memory grows 316 MiB/s", "now 57 GiB", "GPU 1: 572 MiB for 3 min (4 samples): no growth", "names no GPU"} {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("exit %d, stdout lacks %q: %.2000q, stderr %.300q", code, w, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	v2 := dir + "/v2.log"
+	if err := os.WriteFile(v2, []byte("mem: c_nvmlMemory_v2_t(version: 33554472 B, total: 85899345920 B, reserved: 566493184 B, free: 84987412480 B, used: 345440256 B)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, nil, "analyze", v2)
+	if code != 0 || !strings.Contains(out, "pynvml-text, 1 sample") || !strings.Contains(out, "329 MiB of 79 GiB used") {
+		t.Errorf("v2: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
 	}
 }

@@ -26,7 +26,7 @@ func init() {
 		order: 50,
 		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
 			nvml.FormatPmon, nvml.FormatDcgmiDmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
-			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML},
+			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML, nvml.FormatPynvmlText},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,
 		analyze:    analyzeNVMLInput,

@@ -130,6 +130,11 @@ func sniffOne(head []byte) parse.Format {
 	if gpustatLineRe.Match(head) {
 		return FormatGpustatText
 	}
+	if isPynvmlText(head) {
+		// A program's log printing nvmlDeviceGetMemoryInfo's struct,
+		// among lines of its own.
+		return FormatPynvmlText
+	}
 	switch {
 	case first[0] == '#':
 		if bytes.HasPrefix(first, []byte("# HELP DCGM_")) || bytes.HasPrefix(first, []byte("# TYPE DCGM_")) {
