@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
@@ -70,5 +71,35 @@ func TestU48bPynvmlStructPrintouts(t *testing.T) {
 	code, out, errOut = run(t, nil, "analyze", v2)
 	if code != 0 || !strings.Contains(out, "pynvml-text, 1 sample") || !strings.Contains(out, "329 MiB of 79 GiB used") {
 		t.Errorf("v2: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
+}
+
+// TestU48bDateTimesHeaderlessQueryGPU: a loop of "date; nvidia-smi
+// --query-gpu=index,memory.total,memory.used,memory.free
+// --format=csv,noheader; sleep 300" (README "Header-less CSV", "Time"):
+// each output's rows have no timestamp, and date's line before them
+// gives their time. Before, the paste with its command was not
+// recognised (the date line hid the rows' commas from the sniffer), and
+// with --fields the date lines were skipped ("takes no time from it"),
+// the rows placed 1 s apart by order; now GPU 0's 1000 -> 9000 MiB is at
+// 10:00, 10:05 and 10:10 UTC.
+func TestU48bDateTimesHeaderlessQueryGPU(t *testing.T) {
+	in := td + "nvml/u48b_date_loop_headerless_query_gpu.log"
+	code, out, errOut := run(t, nil, "analyze", in)
+	if code != 0 || !strings.Contains(out, "nvidia-smi-query-gpu, 3 samples from 2024-05-02 10:00:00 to 10:10:00 UTC (10 min)") ||
+		!strings.Contains(out, "GPU 0: growth from 1000 MiB to 8.8 GiB in 10 min at 10:00:00 UTC") || strings.Contains(out, "skipped") {
+		t.Errorf("with its command: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := t.TempDir() + "/bare.log"
+	if err := os.WriteFile(bare, b[bytes.IndexByte(b, '\n')+1:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, nil, "analyze", "--fields", "index,memory.total,memory.used,memory.free", bare)
+	if code != 0 || !strings.Contains(out, "3 samples from 2024-05-02 10:00:00 to 10:10:00 UTC (10 min)") || strings.Contains(out, "by their order") {
+		t.Errorf("--fields: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
 	}
 }

@@ -339,6 +339,9 @@ type Reader struct {
 	// lines outside its code blocks (fenceOpen false) are prose, not
 	// rows.
 	fenced, fenceOpen bool
+	// dateText is the line of date(1)'s output a dater is told of, for
+	// its warnings.
+	dateText string
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -357,6 +360,7 @@ func (r *Reader) date(line []byte) bool {
 	}
 	switch d := r.dec.(type) {
 	case dater:
+		r.dateText = snippet(trimSpace(line))
 		d.atDate(t, r.line)
 	case skipDecoder:
 	default:

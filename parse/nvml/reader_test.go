@@ -328,6 +328,9 @@ func TestFixtures(t *testing.T) {
 		// u48b: pynvml's c_nvmlMemory_t printouts of two GPUs at four
 		// times in a training log (v1: used counts the reservation).
 		{"u48b_pynvml_struct_printouts.log", FormatPynvmlText, 8, 4, ClockAbsolute, "includes-reserved-unknown"},
+		// u48b: "date; nvidia-smi --query-gpu=... --format=csv,noheader;
+		// sleep 300" three times: the rows at their date line's time.
+		{"u48b_date_loop_headerless_query_gpu.log", FormatQueryGPU, 6, 3, ClockAbsolute, "includes-reserved-unknown"},
 		// query_gpu.csv restarted with fewer fields for its first 200 rows:
 		// every row read, as the whole log's 459; without memory.free
 		// (and reserved) the first 200 are excludes-reserved as nvidia-smi's

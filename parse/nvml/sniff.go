@@ -319,7 +319,9 @@ func firstLine(b []byte) []byte {
 }
 
 func looksLikeCSV(head []byte) bool {
-	return bytes.IndexByte(firstLine(head), ',') >= 0
+	// A loop of "date; nvidia-smi --query-gpu=... --format=csv,noheader"
+	// prints date's line before each output's rows.
+	return bytes.IndexByte(firstLine(skipDateLines(head)), ',') >= 0
 }
 
 func containsFold(w []string, s string) bool {
