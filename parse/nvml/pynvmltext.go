@@ -35,6 +35,7 @@ type pynvmlTextDecoder struct {
 	maxPlace       int32
 	undated        int // printouts without a time in a dated log
 	undatedFirst   int
+	nvmlErrors     int // pynvml's exception lines seen
 }
 
 func newPynvmlTextDecoder(r *Reader) *pynvmlTextDecoder { return &pynvmlTextDecoder{r: r} }
@@ -42,6 +43,13 @@ func newPynvmlTextDecoder(r *Reader) *pynvmlTextDecoder { return &pynvmlTextDeco
 // pynvmlStructRe matches one printout of c_nvmlMemory_t or
 // c_nvmlMemory_v2_t; its group is the fields between the parentheses.
 var pynvmlStructRe = lazyre.New(`c_nvmlMemory(?:_v2)?_t\(((?:[a-z_]+: -?\d+ B(?:, )?)+)\)`)
+
+// pynvmlErrorRe matches pynvml's exception line (the last line of its
+// traceback): pynvml.NVMLError_NotSupported: Not Supported.
+var pynvmlErrorRe = lazyre.New(`^([\w.]+\.)?NVMLError_\w+: .+`)
+
+// pynvmlErrorMark is what a line must hold to be pynvmlErrorRe's.
+var pynvmlErrorMark = []byte("NVMLError_")
 
 // pynvmlStructMark is what a line must hold to be a printout.
 var pynvmlStructMark = []byte("c_nvmlMemory")
@@ -74,6 +82,12 @@ func (d *pynvmlTextDecoder) leadingTime(b []byte) (int64, bool) {
 
 func (d *pynvmlTextDecoder) line(b []byte, n int) error {
 	if !bytes.Contains(b, pynvmlStructMark) {
+		if bytes.Contains(b, pynvmlErrorMark) {
+			if m := pynvmlErrorRe.Re().Find(bytes.TrimSpace(b)); m != nil && d.nvmlErrors == 0 {
+				d.nvmlErrors++
+				d.r.meta.Warnings.Linef(n, "pynvml's error %q: an NVML call of the program's failed there (this one query, or NVML as a whole: the error's name says which), so the program may have stopped sampling; the printouts of c_nvmlMemory_t before it are read", string(m))
+			}
+		}
 		return nil // the program's other output
 	}
 	m := pynvmlStructRe.Re().FindSubmatch(b)
