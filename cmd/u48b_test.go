@@ -63,6 +63,16 @@ func TestU48bPynvmlStructPrintouts(t *testing.T) {
 			t.Errorf("exit %d, stdout lacks %q: %.2000q, stderr %.300q", code, w, out, errOut)
 		}
 	}
+	// XuehaiPan/nvitop#5: a script on an A100 in MIG mode printed its
+	// memory reading (line 5), then nvmlDeviceGetUtilizationRates raised
+	// NVMLError_NotSupported (line 13). Was an error (exit 2) saying one
+	// query failed; now the reading is a sample (14987362304 B used of
+	// 42505273344 B), and the error a warning naming its line.
+	code, out, errOut = run(t, nil, "analyze", td+"toolerror/pynvml_notsupported_mig.txt")
+	if code != 0 || !strings.Contains(out, "pynvml-text, 1 sample") || !strings.Contains(out, "GPU 0: 14 GiB of 40 GiB used") ||
+		!strings.Contains(out, `line 13: pynvml's error "pynvml.NVMLError_NotSupported: Not Supported"`) {
+		t.Errorf("nvitop#5: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
 	dir := t.TempDir()
 	v2 := dir + "/v2.log"
 	if err := os.WriteFile(v2, []byte("mem: c_nvmlMemory_v2_t(version: 33554472 B, total: 85899345920 B, reserved: 566493184 B, free: 84987412480 B, used: 345440256 B)\n"), 0o644); err != nil {
@@ -101,5 +111,48 @@ func TestU48bDateTimesHeaderlessQueryGPU(t *testing.T) {
 	code, out, errOut = run(t, nil, "analyze", "--fields", "index,memory.total,memory.used,memory.free", bare)
 	if code != 0 || !strings.Contains(out, "3 samples from 2024-05-02 10:00:00 to 10:10:00 UTC (10 min)") || strings.Contains(out, "by their order") {
 		t.Errorf("--fields: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
+}
+
+// TestU48bOneFrameSanitizerRecords: compute-sanitizer records whose
+// backtrace has one frame. A leak whose one frame is the program's
+// (main, leaky.cu:27) names it; a kernel error whose one device frame
+// is its "at" line, with a host backtrace, names that kernel (fill). A
+// leak whose one frame is cudaMalloc (in leaky, the static runtime),
+// followed by the run's summary, was said to be cut ("the log was cut
+// before the program's own frames"), which the log shows false: it now
+// says the backtrace as printed holds that one runtime frame and the log
+// goes on. An API error and the kernel's launch whose one host frame is
+// the runtime's or the driver's named no caller and said nothing of it;
+// they now say why no site is given. The same leak record at the end of
+// a log cut there keeps "the log was cut".
+func TestU48bOneFrameSanitizerRecords(t *testing.T) {
+	in := td + "sanitizer/u48b_one_frame_records.txt"
+	code, out, errOut := run(t, nil, "analyze", in)
+	for _, w := range []string{
+		"1 allocation (4.0 MiB) of memory at main (leaky.cu:27) was never freed",
+		"1 allocation (1.0 MiB) of device memory (cudaMalloc) never freed, site unknown: the backtrace compute-sanitizer printed holds only CUDA runtime, driver, C library or wrapper frames (1 frame: cudaMalloc in leaky), and the log goes on after the record, so it was not cut there",
+		`cudaMemcpy failed with cudaErrorInvalidValue ("invalid argument"), called from a site not known (its host backtrace holds only CUDA runtime, driver, C library or wrapper frames (1 frame: cudaMemcpy in libcudart.so.12)`,
+		"Invalid __global__ write of size 4 bytes in kernel fill (fill.cu:7)",
+		"launched from a site not known (its host backtrace holds only CUDA runtime, driver, C library or wrapper frames (1 frame: cuLaunchKernel in libcuda.so.1)",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("exit %d, stdout lacks %q:\n%.3000s\nstderr %.300q", code, w, out, errOut)
+		}
+	}
+	if strings.Contains(out, "the log was cut") {
+		t.Errorf("a whole record said cut: %.3000s", out)
+	}
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := t.TempDir() + "/cut.txt"
+	if err := os.WriteFile(cut, b[:bytes.Index(b, []byte("========= \n========= LEAK SUMMARY"))], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = run(t, nil, "analyze", cut)
+	if !strings.Contains(out, "the backtrace ends in leaky with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames") {
+		t.Errorf("cut: %.3000s", out)
 	}
 }
