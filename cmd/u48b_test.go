@@ -156,3 +156,44 @@ func TestU48bOneFrameSanitizerRecords(t *testing.T) {
 		t.Errorf("cut: %.3000s", out)
 	}
 }
+
+// TestU48bDailyLeakSiteSaysWhyNoSite: the daily report's leaks by site
+// headed each site without a frame "(no stack)", also where the records
+// had stacks and the site is unknown for another reason: leaks only a
+// LEAK SUMMARY counts (xmrig/xmrig-nvidia#199's log), a backtrace of
+// runtime frames only, cut with the log (cupy/cupy#8904) or whole
+// (u48b_one_frame_records.txt). Each is now headed by why.
+func TestU48bDailyLeakSiteSaysWhyNoSite(t *testing.T) {
+	dir := t.TempDir() + "/job1"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"pub_xmrig_summary_only.txt", "pub_cupy8904_static_cut.txt", "u48b_one_frame_records.txt"} {
+		b, err := os.ReadFile(td + "sanitizer/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir+"/"+f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := run(t, nil, "report", dir, "-o", "-", "--format", "markdown")
+	if code != 0 || strings.Contains(out, "(no stack)") {
+		t.Errorf("exit %d, stderr %.300q, stdout %.4000s", code, errOut, out)
+	}
+	for _, w := range []string{
+		"### site unknown: counted only by the LEAK SUMMARY",
+		"### site unknown: the backtrace ends in /home/lilo/anaconda3/lib/python3.11/site-packages/cupy",
+		"the log was cut before the program's own frames",
+		"### site unknown: the backtrace compute-sanitizer printed holds only CUDA runtime, driver, C library or wrapper frames (1 frame: cudaMalloc in leaky)",
+		"### main (leaky.cu:27)",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q: %.4000s", w, out)
+		}
+	}
+	code, out, _ = run(t, nil, "report", dir, "-o", "-", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"site_unknown": "counted only by the LEAK SUMMARY`) {
+		t.Errorf("json: exit %d, %.3000s", code, out)
+	}
+}
