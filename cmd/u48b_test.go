@@ -197,3 +197,35 @@ func TestU48bDailyLeakSiteSaysWhyNoSite(t *testing.T) {
 		t.Errorf("json: exit %d, %.3000s", code, out)
 	}
 }
+
+// TestU48bBaselineLineShowsOldAndNew: with --baseline, a grown finding's
+// "baseline:" line said only the old size ("grown from 640 KiB in 5
+// allocations"); it now says both and the change, as the gate's line
+// does, and the JSON has after_bytes, after_count, delta_bytes and
+// delta_percent. The baseline is leak_full.txt with the step() leaks at
+// half their size (131,072 bytes each).
+func TestU48bBaselineLineShowsOldAndNew(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(td + "sanitizer/leak_full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := dir + "/small.txt"
+	if err := os.WriteFile(small, bytes.ReplaceAll(b, []byte("262,144"), []byte("131,072")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := dir + "/base.json"
+	if code, _, errOut := run(t, nil, "analyze", "-q", "--write-baseline", base, small); code != 0 {
+		t.Fatalf("write-baseline: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := run(t, nil, "analyze", "--baseline", base, td+"sanitizer/leak_full.txt")
+	if code != 0 || !strings.Contains(out, "   baseline: grown from 640 KiB in 5 allocations to 1.3 MiB in 5 (+640 KiB, +100.0%)\n") {
+		t.Errorf("exit %d, stdout %.2000s, stderr %.300q", code, out, errOut)
+	}
+	_, out, _ = run(t, nil, "analyze", "-f", "json", "--baseline", base, td+"sanitizer/leak_full.txt")
+	for _, w := range []string{`"before_bytes": 655360`, `"after_bytes": 1310720`, `"after_count": 5`, `"delta_bytes": 655360`, `"delta_percent": 100`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("json lacks %s: %.3000s", w, out)
+		}
+	}
+}
