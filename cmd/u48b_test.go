@@ -229,3 +229,58 @@ func TestU48bBaselineLineShowsOldAndNew(t *testing.T) {
 		}
 	}
 }
+
+// TestU48bMIGProcessesByInstance: XuehaiPan/nvitop#8's Processes box
+// lists processes of MIG GPU instances (GI, CI columns). Before, each was
+// reported under its GPU only, with a warning that instances were not
+// told apart; now each process finding has its instance (mig_gi, mig_ci
+// in JSON; "(MIG GI 3 CI 0)" in the table), and processes of no instance
+// (GI N/A) none. In a log of 9 tables of a MIG A100 whose GI 3 process
+// grows 1000 MiB a minute, neither that process nor the GPU is given a
+// time to OOM from the GPU's free memory (52 min before): memory runs out
+// in the instance, whose size is not read.
+func TestU48bMIGProcessesByInstance(t *testing.T) {
+	code, out, errOut := run(t, nil, "analyze", "-f", "json", td+"nvml/field/nvitop8_mig_processes.txt")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, errOut)
+	}
+	var r struct {
+		Findings []struct {
+			PID   *int64 `json:"pid"`
+			MIGGI *int   `json:"mig_gi"`
+			MIGCI *int   `json:"mig_ci"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64][2]int{34965: {3, 0}, 42152: {3, 0}, 46505: {5, 0}, 26294: {3, 0}, 46064: {4, 0}}
+	seen := 0
+	for _, f := range r.Findings {
+		if f.PID == nil {
+			continue
+		}
+		w, ok := want[*f.PID]
+		switch {
+		case !ok && f.MIGGI != nil:
+			t.Errorf("pid %d (GI N/A) given instance %d", *f.PID, *f.MIGGI)
+		case ok && (f.MIGGI == nil || f.MIGCI == nil || *f.MIGGI != w[0] || *f.MIGCI != w[1]):
+			t.Errorf("pid %d: instance %v %v, want %v", *f.PID, f.MIGGI, f.MIGCI, w)
+		case ok:
+			seen++
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d MIG processes placed: %.3000s", seen, len(want), out)
+	}
+	code, out, _ = run(t, nil, "analyze", td+"nvml/u48b_mig_table_growing_instance_process.txt")
+	for _, w := range []string{"pid 34965 python (MIG GI 3 CI 0)", "pid 34965 (python) on GPU 1 MIG GI 3 CI 0: used memory grows 17 MiB/s",
+		"no time to OOM: the process runs in MIG GI 3 CI 0", "no time to OOM: MIG is on"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("exit %d, stdout lacks %q: %.3000s", code, w, out)
+		}
+	}
+	if strings.Contains(out, "runs out of memory in about") {
+		t.Errorf("a time to OOM from the GPU's free memory: %.3000s", out)
+	}
+}

@@ -242,7 +242,15 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()
 	}
+	var mig map[report.MIGKey]report.MIGPlace
+	for _, p := range m.MIGProcesses {
+		if mig == nil {
+			mig = map[report.MIGKey]report.MIGPlace{}
+		}
+		mig[report.MIGKey{GPU: int(p.GPU), PID: p.PID}] = report.MIGPlace{GI: int(p.GI), CI: int(p.CI)}
+	}
 	return report.TrendInput{
+		MIG:  mig,
 		Path: in.Name, Format: string(m.Format), Samples: m.Instants, Rows: m.Rows,
 		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: warnings,
 		StartGiven: m.Clock == nvml.ClockRowOrder && m.DateGiven,

@@ -306,6 +306,13 @@ func trendCells(f Finding) (gpu, growth, site string) {
 		if f.Process != "" {
 			site += " " + f.Process
 		}
+		if f.MIGGI != nil {
+			p := MIGPlace{GI: *f.MIGGI, CI: -1}
+			if f.MIGCI != nil {
+				p.CI = *f.MIGCI
+			}
+			site += " (" + migName(p) + ")"
+		}
 	}
 	return gpu, growth, site
 }

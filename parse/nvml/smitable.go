@@ -84,7 +84,7 @@ var (
 	// process name ("...conda/bin/python"), and, in some releases, the
 	// memory itself when a long name pushes it ("12339..."): group 6.
 	// A Processes box row's GPU and MIG GPU instance: "|    1    3    0      34965      C ...".
-	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(?:N/A|\d{1,3})\s+\d{1,10}\s`)
+	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(N/A|\d{1,3})\s+(\d{1,10})\s`)
 	smiTableProcRe   = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
 )
 
@@ -537,6 +537,12 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 			pid, _ := parseInt(m[2])
 			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
 				d.migInstance(string(gi[1]), string(gi[2]), n)
+				ci, _ := parseInt(gi[3])
+				if bytes.Equal(gi[3], []byte("N/A")) {
+					ci = -1
+				}
+				giN, _ := parseInt(gi[2])
+				d.r.migProcess(MIGProcess{GPU: int32(gpu), PID: pid, GI: int32(giN), CI: int32(ci)})
 			}
 			if len(m[6]) > 0 {
 				// The memory cut by nvidia-smi: the process is there,
@@ -990,7 +996,7 @@ func (d *smiTextDecoder) migInstance(gpu, gi string, n int) {
 
 func (d *smiTextDecoder) end(n int) error {
 	if len(d.migGIs) > 0 {
-		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process's memory is in its instance, but it is reported under its GPU, so processes of different instances of one GPU are not told apart", strings.Join(d.migGIs, ", "))
+		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process is reported with its instance (GPU instance and compute instance: mig_gi and mig_ci in JSON); the instances' own memory (their size and use) is in the MIG devices box, which gpuleak does not read, and the GPU's used and total memory are the whole GPU's, not any instance's", strings.Join(d.migGIs, ", "))
 	}
 	d.flushQ()
 	d.cutQReport(n)
