@@ -88,8 +88,11 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	b.WriteString("<details><summary>Details</summary>\n\n")
 	for _, in := range r.Inputs {
 		fmt.Fprintf(&b, "- input %s: %s\n", mdText(in.Path), mdText(describeInput(in)))
-		if in.LeaksUnjudged != "" && in.Error == "" {
-			fmt.Fprintf(&b, "  - leaks not judged: %s\n", mdText(in.LeaksUnjudged))
+	}
+	if lines, _ := unjudgedOn(r); len(lines) > 0 && len(r.Findings) == 0 {
+		b.WriteString("\nNot judged:\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "- %s\n", mdText(l))
 		}
 	}
 	b.WriteString("\n")
@@ -204,9 +207,9 @@ func mdSummary(r *Report) string {
 	}
 	if len(kinds) == 0 {
 		kinds = append(kinds, "no findings")
-		if lines, read := leaksUnjudgedOn(r); len(lines) > 0 {
-			// The inputs' lines in the details say why.
-			kinds[0] = fmt.Sprintf("no findings in what could be judged, **leaks not judged on %d of %s**", len(lines), plural(read, "input", "inputs"))
+		if lines, read := unjudgedOn(r); len(lines) > 0 {
+			// The details say what and why, under the inputs.
+			kinds[0] = fmt.Sprintf("no findings in what could be judged, **not judged on %d of %s**", len(lines), plural(read, "input", "inputs"))
 		}
 	}
 	if len(r.Errors) > 0 {
