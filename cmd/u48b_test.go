@@ -82,6 +82,22 @@ func TestU48bPynvmlStructPrintouts(t *testing.T) {
 		t.Errorf("nvitop#5: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
 	}
 	dir := t.TempDir()
+	// The same log ending in a CUDA OOM traceback: the OOM is the
+	// finding, as for a job log that printed nvidia-smi's table first
+	// (before the pynvml printouts were read as samples, it was too).
+	b, err := os.ReadFile(td + "nvml/u48b_pynvml_struct_printouts.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oomLog := dir + "/oom.log"
+	b = append(b, "Traceback (most recent call last):\n  File \"train.py\", line 120, in <module>\n    loss.backward()\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 78.12 GiB memory in use. Of the allocated memory 75.50 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.\n"...)
+	if err := os.WriteFile(oomLog, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, nil, "analyze", oomLog)
+	if code != 0 || !strings.Contains(out, "pytorch-oom-message") || !strings.Contains(out, "oom        0  2.0 GiB") {
+		t.Errorf("printouts then an OOM: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
 	v2 := dir + "/v2.log"
 	if err := os.WriteFile(v2, []byte("mem: c_nvmlMemory_v2_t(version: 33554472 B, total: 85899345920 B, reserved: 566493184 B, free: 84987412480 B, used: 345440256 B)\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -119,9 +119,11 @@ func drainTextTable(r *nvml.Reader, emit Emit) error {
 }
 
 // isTextTable reports whether f is one of the family's text tables, which
-// job logs print before an error of their own.
+// job logs print before an error of their own, or pynvml's printouts,
+// which a program's own log holds among its lines (an OOM traceback
+// after them among them).
 func isTextTable(f parse.Format) bool {
-	return f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText
+	return f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText || f == nvml.FormatPynvmlText
 }
 
 // analyzeNVMLInput reads one NVML log for gpuleak analyze. Job logs often
