@@ -308,3 +308,64 @@ func TestU48bMIGProcessesByInstance(t *testing.T) {
 		t.Errorf("a time to OOM from the GPU's free memory: %.3000s", out)
 	}
 }
+
+// TestU48bMIGProcessesQReports: nvidia-smi -q's Processes entries and
+// -q -x's process_info give each process's GPU instance and compute
+// instance too ("GPU instance ID : N/A" on the H200 recordings, which run
+// without MIG). With them set (2 and 0; 4 and 1), the process finding is
+// placed in its instance as the table's is; as recorded (N/A), none.
+func TestU48bMIGProcessesQReports(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		src, from, to, name string
+		gi, ci             int
+	}{
+		{"h200_q_process.txt", "        GPU instance ID                   : N/A\n        Compute instance ID               : N/A", "        GPU instance ID                   : 2\n        Compute instance ID               : 0", "q.txt", 2, 0},
+		{"h200_q_x_process.xml", "<gpu_instance_id>N/A</gpu_instance_id>\n\t\t\t\t<compute_instance_id>N/A</compute_instance_id>", "<gpu_instance_id>4</gpu_instance_id>\n\t\t\t\t<compute_instance_id>1</compute_instance_id>", "qx.xml", 4, 1},
+	} {
+		b, err := os.ReadFile(td + "nvml/" + c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(c.from)) {
+			t.Fatalf("%s: no %q", c.src, c.from)
+		}
+		for _, mig := range []bool{false, true} {
+			in := td + "nvml/" + c.src
+			if mig {
+				in = dir + "/" + c.name
+				if err := os.WriteFile(in, bytes.Replace(b, []byte(c.from), []byte(c.to), 1), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errOut := run(t, nil, "analyze", "-f", "json", in)
+			var r struct {
+				Findings []struct {
+					PID   *int64 `json:"pid"`
+					MIGGI *int   `json:"mig_gi"`
+					MIGCI *int   `json:"mig_ci"`
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+				t.Fatalf("%s: exit %d, %v, %s", in, code, err, errOut)
+			}
+			placed := 0
+			for _, f := range r.Findings {
+				if f.PID == nil {
+					continue
+				}
+				switch {
+				case !mig && f.MIGGI != nil:
+					t.Errorf("%s: pid %d placed in GI %d without MIG", in, *f.PID, *f.MIGGI)
+				case mig && (f.MIGGI == nil || f.MIGCI == nil || *f.MIGGI != c.gi || *f.MIGCI != c.ci):
+					t.Errorf("%s: pid %d in %v %v, want GI %d CI %d", in, *f.PID, f.MIGGI, f.MIGCI, c.gi, c.ci)
+				default:
+					placed++
+				}
+			}
+			if placed == 0 {
+				t.Errorf("%s: no process finding: %.2000s", in, out)
+			}
+		}
+	}
+}

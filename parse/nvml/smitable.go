@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,6 +145,9 @@ type smiTextDecoder struct {
 	qPID                     int64
 	qHasPID                  bool
 	qProcName                []byte
+	// qGI and qCI: the -q process entry's "GPU instance ID" and "Compute
+	// instance ID" (before its Process ID), -1 for N/A or none.
+	qGI, qCI int32
 	// qProcLists counts the GPU sections of the current -q report whose
 	// Processes were read ("Processes : None", or a list whose every
 	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
@@ -210,7 +214,7 @@ type smiTextDecoder struct {
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
-	return &smiTextDecoder{r: r, qGPU: -1}
+	return &smiTextDecoder{r: r, qGPU: -1, qGI: -1, qCI: -1}
 }
 
 // parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" in
@@ -924,6 +928,16 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 		}
 	case "processes":
 		switch string(key) {
+		case "GPU instance ID", "Compute instance ID":
+			v, ok := parseInt(val)
+			if !ok || v < 0 || v > 1<<20 {
+				v = -1
+			}
+			if string(key) == "GPU instance ID" {
+				d.qGI, d.qCI = int32(v), -1
+			} else {
+				d.qCI = int32(v)
+			}
 		case "Process ID":
 			d.qProcCut = d.qProcCut || d.qHasPID // the last one had no memory line
 			d.qPID, d.qHasPID = parseInt(val)
@@ -945,8 +959,13 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 					d.naProcs++
 				}
 				d.emit(&s)
+				if d.qGI >= 0 {
+					d.migInstance(strconv.Itoa(int(d.qGPU)), strconv.Itoa(int(d.qGI)), d.r.line)
+					d.r.migProcess(MIGProcess{GPU: d.qGPU, PID: d.qPID, GI: d.qGI, CI: d.qCI})
+				}
 			}
 			d.qHasPID = false
+			d.qGI, d.qCI = -1, -1
 		}
 	default:
 		switch string(key) {
@@ -996,7 +1015,7 @@ func (d *smiTextDecoder) migInstance(gpu, gi string, n int) {
 
 func (d *smiTextDecoder) end(n int) error {
 	if len(d.migGIs) > 0 {
-		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process is reported with its instance (GPU instance and compute instance: mig_gi and mig_ci in JSON); the instances' own memory (their size and use) is in the MIG devices box, which gpuleak does not read, and the GPU's used and total memory are the whole GPU's, not any instance's", strings.Join(d.migGIs, ", "))
+		d.r.meta.Warnings.Linef(d.migLine, "nvidia-smi's Processes list processes of MIG GPU instances (%s): each process is reported with its instance (GPU instance and compute instance: mig_gi and mig_ci in JSON); the instances' own size and use (the table's MIG devices box, -q's MIG Devices) are not read, and the GPU's used and total memory are the whole GPU's, not any instance's", strings.Join(d.migGIs, ", "))
 	}
 	d.flushQ()
 	d.cutQReport(n)
