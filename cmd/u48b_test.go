@@ -318,7 +318,7 @@ func TestU48bMIGProcessesQReports(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		src, from, to, name string
-		gi, ci             int
+		gi, ci              int
 	}{
 		{"h200_q_process.txt", "        GPU instance ID                   : N/A\n        Compute instance ID               : N/A", "        GPU instance ID                   : 2\n        Compute instance ID               : 0", "q.txt", 2, 0},
 		{"h200_q_x_process.xml", "<gpu_instance_id>N/A</gpu_instance_id>\n\t\t\t\t<compute_instance_id>N/A</compute_instance_id>", "<gpu_instance_id>4</gpu_instance_id>\n\t\t\t\t<compute_instance_id>1</compute_instance_id>", "qx.xml", 4, 1},
