@@ -98,6 +98,16 @@ func TestU48bPynvmlStructPrintouts(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pytorch-oom-message") || !strings.Contains(out, "oom        0  2.0 GiB") {
 		t.Errorf("printouts then an OOM: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
 	}
+	// Two printouts on each line, without times: GPU 0 and GPU 1 of one
+	// instant, each line the next.
+	two := dir + "/two.log"
+	if err := os.WriteFile(two, []byte("step 1 GPU0 c_nvmlMemory_t(total: 85899345920 B, free: 84987412480 B, used: 911933440 B) GPU1 c_nvmlMemory_t(total: 85899345920 B, free: 85299345920 B, used: 600000000 B)\nstep 2 GPU0 c_nvmlMemory_t(total: 85899345920 B, free: 74987412480 B, used: 10911933440 B) GPU1 c_nvmlMemory_t(total: 85899345920 B, free: 85299345920 B, used: 600000000 B)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, nil, "analyze", two)
+	if code != 0 || !strings.Contains(out, "pynvml-text, 2 samples") || !strings.Contains(out, "trend   gpu 0   10 GiB") || !strings.Contains(out, "trend   gpu 1  572 MiB       -    flat") {
+		t.Errorf("two a line: exit %d, stdout %.2000q, stderr %.300q", code, out, errOut)
+	}
 	v2 := dir + "/v2.log"
 	if err := os.WriteFile(v2, []byte("mem: c_nvmlMemory_v2_t(version: 33554472 B, total: 85899345920 B, reserved: 566493184 B, free: 84987412480 B, used: 345440256 B)\n"), 0o644); err != nil {
 		t.Fatal(err)

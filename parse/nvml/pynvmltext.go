@@ -19,9 +19,9 @@ import (
 // anywhere in a line of a program's log, behind a logger's date and time
 // or none; the log's other lines are not read. v1's used counts the
 // driver's reservation (used + free = total); v2's does not, and gives it
-// (reserved). The printout names no GPU: a line is GPU k where it is the
-// k-th printout at one time (a loop over the GPUs at one logging
-// instant), else GPU 0, as a warning says. A line with a date and time
+// (reserved). The printout names no GPU: a printout is GPU k where it is
+// the k-th at one time (a loop over the GPUs at one logging instant) or
+// on one line (several printed together), else GPU 0, as a warning says. A line with a date and time
 // (ISO 8601, "2024-05-01 10:00:00,123", in brackets or not) is at that
 // time; without, lines are placed by order, one interval apart.
 type pynvmlTextDecoder struct {
@@ -80,29 +80,21 @@ func (d *pynvmlTextDecoder) leadingTime(b []byte) (int64, bool) {
 	return parseTimestamp(s, &d.r.civil)
 }
 
-func (d *pynvmlTextDecoder) line(b []byte, n int) error {
-	if !bytes.Contains(b, pynvmlStructMark) {
-		if bytes.Contains(b, pynvmlErrorMark) {
-			if m := pynvmlErrorRe.Re().Find(bytes.TrimSpace(b)); m != nil && d.nvmlErrors == 0 {
-				d.nvmlErrors++
-				d.r.meta.Warnings.Linef(n, "pynvml's error %q: an NVML call of the program's failed there (this one query, or NVML as a whole: the error's name says which), so the program may have stopped sampling; the printouts of c_nvmlMemory_t before it are read", string(m))
-			}
-		}
-		return nil // the program's other output
-	}
-	m := pynvmlStructRe.Re().FindSubmatch(b)
-	if m == nil {
-		return d.r.rowErrorf(n, "%q is not a whole printout of pynvml's c_nvmlMemory_t (\"c_nvmlMemory_t(total: N B, free: N B, used: N B)\"): cut or damaged", snippet(bytes.TrimSpace(b)))
-	}
+// maxPrintoutsPerLine bounds the printouts read from one line.
+const maxPrintoutsPerLine = 64
+
+// printout reads the fields of one printout (pynvmlStructRe's group:
+// "total: N B, free: N B, used: N B") of line n.
+func (d *pynvmlTextDecoder) printout(fields []byte, n int) (sample, error) {
 	s := sample{conv: IncludesReserved, hasGPU: true}
-	for _, f := range bytes.Split(m[1], []byte(", ")) {
+	for _, f := range bytes.Split(fields, []byte(", ")) {
 		i := bytes.Index(f, []byte(": "))
 		if i < 0 {
 			continue
 		}
 		v, ok := parseInt(bytes.TrimSuffix(f[i+2:], []byte(" B")))
 		if !ok || v < 0 {
-			return d.r.rowErrorf(n, "%q is not a size in bytes", f)
+			return s, d.r.rowErrorf(n, "%q is not a size in bytes", f)
 		}
 		switch string(f[:i]) {
 		case "total":
@@ -116,14 +108,39 @@ func (d *pynvmlTextDecoder) line(b []byte, n int) error {
 		}
 	}
 	if !s.hasUsed {
-		return d.r.rowErrorf(n, "a printout of c_nvmlMemory_t without used")
+		return s, d.r.rowErrorf(n, "a printout of c_nvmlMemory_t without used")
+	}
+	return s, nil
+}
+
+func (d *pynvmlTextDecoder) line(b []byte, n int) error {
+	if !bytes.Contains(b, pynvmlStructMark) {
+		if bytes.Contains(b, pynvmlErrorMark) {
+			if m := pynvmlErrorRe.Re().Find(bytes.TrimSpace(b)); m != nil && d.nvmlErrors == 0 {
+				d.nvmlErrors++
+				d.r.meta.Warnings.Linef(n, "pynvml's error %q: an NVML call of the program's failed there (this one query, or NVML as a whole: the error's name says which), so the program may have stopped sampling; the printouts of c_nvmlMemory_t before it are read", string(m))
+			}
+		}
+		return nil // the program's other output
+	}
+	ms := pynvmlStructRe.Re().FindAllSubmatch(b, maxPrintoutsPerLine)
+	if ms == nil {
+		return d.r.rowErrorf(n, "%q is not a whole printout of pynvml's c_nvmlMemory_t (\"c_nvmlMemory_t(total: N B, free: N B, used: N B)\"): cut or damaged", snippet(bytes.TrimSpace(b)))
+	}
+	samples := make([]sample, 0, len(ms))
+	for _, m := range ms {
+		s, err := d.printout(m[1], n)
+		if err != nil {
+			return err
+		}
+		samples = append(samples, s)
 	}
 	t, dated := d.leadingTime(b)
 	if !d.started {
 		d.started, d.dated = true, dated
 		if !dated {
 			d.r.meta.Clock = ClockRowOrder
-			d.r.rowOrderWarn("the printouts of pynvml's c_nvmlMemory_t carry no time: they are placed by order, each an interval after the one before")
+			d.r.rowOrderWarn("the printouts of pynvml's c_nvmlMemory_t carry no time: they are placed by order, each line an interval after the one before")
 		}
 	}
 	switch {
@@ -141,13 +158,21 @@ func (d *pynvmlTextDecoder) line(b []byte, n int) error {
 		}
 		d.lastUs = t
 	default:
+		// A line is one instant: its printouts are GPUs 0, 1, ...
 		t = d.r.tickTime(d.ticks)
 		d.ticks++
+		d.place = 0
 	}
-	s.gpu = d.place
-	d.maxPlace = max(d.maxPlace, d.place)
-	s.timeUs = t
-	d.r.emit(&s)
+	for i := range samples {
+		if i > 0 {
+			d.place++
+		}
+		s := &samples[i]
+		s.gpu = d.place
+		d.maxPlace = max(d.maxPlace, d.place)
+		s.timeUs = t
+		d.r.emit(s)
+	}
 	return nil
 }
 
@@ -155,7 +180,7 @@ func (d *pynvmlTextDecoder) end(n int) error {
 	if d.r.meta.Ticks == 0 {
 		return d.r.errorf(n, "no whole printout of pynvml's c_nvmlMemory_t")
 	}
-	gpus := "each printout is read as GPU 0, one GPU's series (a loop that prints several GPUs' in turn, without a time on each line, would mix them: print the index beside it, or log pynvml samples as JSON lines)"
+	gpus := "a printout is read as GPU k where it is the k-th on its line, else as GPU 0, one GPU's series (a loop that prints several GPUs' on lines of their own, without a time on each, would mix them: print the index beside it, or log pynvml samples as JSON lines)"
 	if d.dated {
 		gpus = "a printout is read as GPU k where it is the k-th at one time (a loop over the GPUs at one logging instant), else as GPU 0"
 	}
