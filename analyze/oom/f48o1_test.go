@@ -1,0 +1,104 @@
+package oom
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Session 48, f48o1 (testdata/README.md, "OOM counting, causes and
+// wording (session 48, f48o1)"): real pastes found by tester t48a.
+
+func f48o1Postmortem(t *testing.T, name string) *Postmortem {
+	t.Helper()
+	path := "pytorch/pastes/f48o1_" + name
+	b, err := os.ReadFile("../../testdata/" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewPostmortem([]Input{textInput(t, path, string(b))}, PostmortemOptions{})
+}
+
+// One failure printed in two or more places is one OOM: vLLM's sampler
+// warmup words printed before the CUDA message they re-raise (was 2
+// OOMs, the engine's without figures); a comment's quote of the first
+// half of the message in backticks (was 2: the closing backtick kept the
+// quote from matching the message's start); a retry chain's last record
+// cut mid-status, "CUDA_ERROR_OUT_OF_MEMORY: out" (was 2).
+func TestF48o1OneFailureOnce(t *testing.T) {
+	pm := f48o1Postmortem(t, "vllm_19445_sampler_warmup_wrapped_sentences.txt")
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("vllm: %d OOMs, want 1", len(pm.OOMs))
+	}
+	r := pm.OOMs[0]
+	if r.RequestedBytes != 252<<20 || len(r.Sources) != 2 || r.Sources[0].Line != 2 || r.Sources[1].Line != 5 {
+		t.Errorf("vllm: request %d sources %+v, want 252 MiB from lines 2 and 5", r.RequestedBytes, r.Sources)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "line 2 is the same failure") {
+		t.Errorf("vllm: notes %q, want line 2 named the same failure", r.Notes)
+	}
+	pm = f48o1Postmortem(t, "therock_4598_gfx1151_free_above_total.txt")
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 2 {
+		t.Fatalf("therock: %d OOMs, want 1 from lines 8 and 13", len(pm.OOMs))
+	}
+	pm = f48o1Postmortem(t, "horovod_1350_mpirun_tf_cuda_driver.txt")
+	if len(pm.OOMs) != 1 || len(pm.OOMs[0].Sources) != 7 {
+		t.Fatalf("horovod: %d OOMs, want 1 from 7 lines", len(pm.OOMs))
+	}
+}
+
+// More free memory than total (ROCm on gfx1151, an APU) is no discrete
+// GPU's report: the total is not the limit, so a request above it is no
+// capacity cause (was: capacity, "the 16.00 GiB request alone is more
+// than the GPU's 15.49 GiB total ... the GPU had 84.98 GiB free").
+func TestF48o1FreeAboveTotal(t *testing.T) {
+	r := f48o1Postmortem(t, "therock_4598_gfx1151_free_above_total.txt").OOMs[0]
+	for _, c := range r.Causes {
+		if c.Name == CauseCapacity {
+			t.Errorf("cause %s: %s; want none drawn from the total", c.Name, c.Evidence)
+		}
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "84.98 GiB free of a 15.49 GiB total: more free than the total") {
+		t.Errorf("notes %q, want the figures said", r.Notes)
+	}
+}
+
+// A message cut after its list of processes: whichever listed process is
+// this one, the others hold at least 8.23 GiB for a request 440.94 MiB
+// short of the free memory (was: "PyTorch's memory is not among them, so
+// the cause cannot be told").
+func TestF48o1CutAfterProcesses(t *testing.T) {
+	r := f48o1Postmortem(t, "verl_gdpo_wrapped_cut_message_and_smi_csv.md").OOMs[0]
+	if len(r.Causes) != 1 || r.Causes[0].Name != CauseOtherProcesses {
+		t.Fatalf("causes %+v, want other-processes", r.Causes)
+	}
+	if n := r.Causes[0].Numbers["other_processes_at_least_bytes"]; n < 8<<30 || n > 9<<30 {
+		t.Errorf("others at least %d, want 8.23 GiB (all listed but the largest)", n)
+	}
+}
+
+// Other processes that hold alike small amounts on the GPU (four of
+// 398.00 MiB with consecutive PIDs; fifteen of 1.19 GiB) look like the
+// job's own workers each making a context on GPU 0: the cause says so and
+// the advice names per-rank device selection first (was: only "free the
+// GPU from the other processes").
+func TestF48o1SiblingWorkers(t *testing.T) {
+	for _, name := range []string{"llamafactory_1936_capacty_five_processes.txt", "returnn_1469_every_worker_every_gpu.md"} {
+		r := f48o1Postmortem(t, name).OOMs[0]
+		var c *Cause
+		for i := range r.Causes {
+			if r.Causes[i].Name == CauseOtherProcesses {
+				c = &r.Causes[i]
+			}
+		}
+		if c == nil {
+			t.Fatalf("%s: causes %+v, want other-processes", name, r.Causes)
+		}
+		if !strings.Contains(c.Evidence, "alike small amounts") || !strings.Contains(c.Evidence, "consecutive") {
+			t.Errorf("%s: evidence %q, want the workers' pattern said", name, c.Evidence)
+		}
+		if !strings.HasPrefix(c.Advice, "if they are this job's workers") || !strings.Contains(c.Advice, "torch.cuda.set_device(local_rank)") {
+			t.Errorf("%s: advice %q, want per-rank device selection", name, c.Advice)
+		}
+	}
+}
