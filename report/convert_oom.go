@@ -56,7 +56,7 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 // FromOOMText turns what a log, traceback, memory summary or memory stats
 // file held into its report input: warnings, and its allocator stats.
 func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResult) Input {
-	in := Input{Path: path, Format: source, OOMPrinters: res.Printers()}
+	in := Input{Path: path, Format: source, OOMPrinters: res.Printers(), NotOOMs: res.NotOOMs}
 	in.Warnings = append(in.Warnings, parseWarnings...)
 	for _, s := range res.Stats {
 		in.AllocatorStats = append(in.AllocatorStats, fromStats(s, nil))

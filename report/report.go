@@ -153,6 +153,12 @@ type Input struct {
 	// words name no program, "unparsed" (pytorchtext.Printer). Absent when
 	// it holds none.
 	OOMPrinters []string `json:"oom_printers,omitempty"`
+	// NotOOMs are the input's warnings of out-of-memory errors not
+	// counted as GPU OOMs (oom.TextResult.NotOOMs: host memory, the host's
+	// OOM killer, a recovered allocation, a record at INFO level): the
+	// headline says they are there. Already among Warnings, so not in
+	// the JSON again.
+	NotOOMs []string `json:"-"`
 
 	// ---- NVML sample logs (findings of kind "trend") ----
 
