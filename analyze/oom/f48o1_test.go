@@ -102,3 +102,13 @@ func TestF48o1SiblingWorkers(t *testing.T) {
 		}
 	}
 }
+
+// XLA quotes NCCL's last warning "(may be unrelated)" after the failed
+// operation's own error ("unhandled cuda error"): the OOM is counted, and
+// the note keeps the hedge (was: a definite NCCL OOM).
+func TestF48o1NCCLMayBeUnrelated(t *testing.T) {
+	r := f48o1Postmortem(t, "xla_7201_nccl_last_warning_may_be_unrelated.txt").OOMs[0]
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, `"may be unrelated"`) || !strings.Contains(notes, "if it is this failure's, NCCL could not allocate") {
+		t.Errorf("notes %q, want the hedge kept", r.Notes)
+	}
+}

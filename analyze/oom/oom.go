@@ -2756,7 +2756,14 @@ func (r *Report) cudaErrorNote() string {
 			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
 			failed = " (its allocation call failed)"
 		}
-		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		note := "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		if strings.Contains(r.msg.Prefix, "(may be unrelated)") {
+			// ncclGetLastError's text, quoted by the caller's error
+			// (XLA's, PyTorch's ProcessGroupNCCL): the last warning NCCL
+			// logged in the process, not necessarily this failure's.
+			note = "the failure quotes this as NCCL's last warning, which it says \"may be unrelated\" (ncclGetLastError: the last warning NCCL logged in the process, not necessarily the cause of the operation that failed, whose own error is the one named before it): if it is this failure's, " + note
+		}
+		return note
 	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":
 		if note, ok := r.checkNote(lib); ok {
 			return note // a program's own CUDA check (cudacheck.go)
