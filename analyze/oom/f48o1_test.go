@@ -112,3 +112,44 @@ func TestF48o1NCCLMayBeUnrelated(t *testing.T) {
 		t.Errorf("notes %q, want the hedge kept", r.Notes)
 	}
 }
+
+// Ollama's runner logs each load request it is sent ("msg=load
+// request=\"{Operation:alloc ... GPULayers:37[...]"); after a failed load
+// it retries with fewer layers: the same llama.cpp failure after such a
+// line is another attempt (was: lines 2 and 5 merged, "no line of
+// llama.cpp's between that shows it went on"; 2 OOMs, now 3).
+func TestF48o1OllamaLoadRequests(t *testing.T) {
+	pm := f48o1Postmortem(t, "ollama_13303_retry_chain_8mib.txt")
+	if len(pm.OOMs) != 3 {
+		t.Fatalf("%d OOMs, want 3 (lines 2, 5, 8)", len(pm.OOMs))
+	}
+	for i, line := range []int64{2, 5, 8} {
+		if s := pm.OOMs[i].Sources; len(s) != 1 || s[0].Line != line {
+			t.Errorf("OOM %d: sources %+v, want line %d", i+1, s, line)
+		}
+	}
+}
+
+// A results table's rows are runs: rows 9, 13 and 16 (hf_ckpt at full
+// and 50% capacity, plain_amp) hold the same message cut at the cell's
+// width, and are three OOMs (was: one, "from: :9, :13, :16").
+func TestF48o1TableRowsAreRuns(t *testing.T) {
+	pm := f48o1Postmortem(t, "memopro_t4_results_table_cells.md")
+	var rows []int64
+	for _, r := range pm.OOMs {
+		for _, s := range r.Sources {
+			if s.Line == 9 || s.Line == 13 || s.Line == 16 {
+				if len(r.Sources) != 1 {
+					t.Errorf("sources %+v, want line %d alone", r.Sources, s.Line)
+				}
+				rows = append(rows, s.Line)
+				if !strings.Contains(strings.Join(r.Notes, " "), "3 rows of a table whose other cells differ hold this same message") {
+					t.Errorf("line %d: notes %q, want the rows said", s.Line, r.Notes)
+				}
+			}
+		}
+	}
+	if len(rows) != 3 {
+		t.Errorf("rows %v, want 9, 13 and 16 each an OOM", rows)
+	}
+}

@@ -1308,9 +1308,10 @@ var workerRe = lazyre.New(`\(((?:[A-Za-z_][\w]* )?(?:rank=\d+ )?pid=\d+(?:, ip=[
 
 // origin returns what a message's prefix says of the program or process
 // that printed it: the pytest test (testID), else the worker process
-// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"); "" when it says
-// neither. Messages of two origins are two OOMs however alike: one
-// process's memory is not another's.
+// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"), else the markdown
+// table row it is a cell of (tableRow); "" when it says none. Messages
+// of two origins are two OOMs however alike: one process's memory is not
+// another's.
 func origin(prefix string) string {
 	if t := testID(prefix); t != "" {
 		return t
@@ -1318,7 +1319,22 @@ func origin(prefix string) string {
 	if m := workerRe.FindStringSubmatch(prefix); m != nil {
 		return m[1] + m[2]
 	}
-	return ""
+	return tableRow(prefix)
+}
+
+// tableRow returns the cells before a message in a markdown table's row
+// ("| Qwen2.5-0.5B | 50% | hf_ckpt | oom | 0 | 8 | ... | "), spaces
+// collapsed, as "table row | Qwen2.5-0.5B | 50% | hf_ckpt | ...": a
+// results table lists one run a row, and rows whose other cells differ
+// are different runs (a model, a setting, a scenario), however alike the
+// messages cut to the cell's width. "" when the prefix is not a row with
+// at least two cells before the message.
+func tableRow(prefix string) string {
+	p := strings.TrimSpace(prefix)
+	if !strings.HasPrefix(p, "|") || !strings.HasSuffix(p, "|") || strings.Count(p, "|") < 3 {
+		return ""
+	}
+	return "table row " + strings.Join(strings.Fields(p), " ")
 }
 
 // sameInWorkers notes, on each of reports that are one message printed
@@ -1345,13 +1361,17 @@ func sameInWorkers(reports []*Report) {
 		if len(g) < 2 {
 			continue
 		}
-		var who []string
-		tests := true
+		var who, rows []string
+		tests, table := true, true
 		for _, r := range g {
 			if !slices.Contains(who, r.origin) {
 				who = append(who, r.origin)
+				if len(r.Sources) > 0 {
+					rows = append(rows, fmt.Sprintf("%s:%d", r.Sources[0].Path, r.Sources[0].Line))
+				}
 			}
 			tests = tests && testID(r.msg.Prefix) != ""
+			table = table && strings.HasPrefix(r.origin, "table row ")
 		}
 		if len(who) < 2 {
 			// One process's OOMs (a line Ray folded others into after
@@ -1364,6 +1384,10 @@ func sameInWorkers(reports []*Report) {
 			// after another in one process unless a plugin (xdist)
 			// spreads them over workers.
 			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
+		}
+		if table {
+			// Cells of a results table: a row per run.
+			note = fmt.Sprintf("%d rows of a table whose other cells differ hold this same message (%s): a row per run (another model, setting or scenario), so each is counted as its own OOM; the message as the cell holds it gives no figure that tells them apart", len(who), strings.Join(rows, ", "))
 		}
 		for _, r := range g {
 			r.Notes = append(r.Notes, note)
