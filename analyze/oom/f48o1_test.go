@@ -153,3 +153,23 @@ func TestF48o1TableRowsAreRuns(t *testing.T) {
 		t.Errorf("rows %v, want 9, 13 and 16 each an OOM", rows)
 	}
 }
+
+// The site is the allocation, not where its error surfaced: PyTorch's
+// "CUDA error: out of memory" raised from torch.cuda.set_stream (through
+// vLLM's _patched_set_stream), which allocates nothing, has no site and a
+// note (was: site _patched_set_stream (utils.py:928)); numba's error
+// helpers (_check_error, safe_cuda_api_call) over the cuMemAlloc call
+// give the call's frame (was: _check_error (driver.py:323)).
+func TestF48o1ReportedNotAllocated(t *testing.T) {
+	r := f48o1Postmortem(t, "sglang_4547_cuda_error_set_stream.txt").OOMs[0]
+	if r.Frame.Name != "" || len(r.Stack) != 0 {
+		t.Errorf("sglang: site %+v, want none", r.Frame)
+	}
+	if notes := strings.Join(r.Notes, " "); !strings.Contains(notes, "allocates no GPU memory of its own") || !strings.Contains(notes, "CUDA_LAUNCH_BLOCKING=1") {
+		t.Errorf("sglang: notes %q, want where it was reported said", r.Notes)
+	}
+	r = f48o1Postmortem(t, "cudf_185_ipython_numba_chained.txt").OOMs[0]
+	if r.Frame.Name != "allocator" || r.Frame.Line != 671 {
+		t.Errorf("cudf: site %+v, want allocator (driver.py:671)", r.Frame)
+	}
+}

@@ -1425,6 +1425,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.Frame = r.Stack[i]
 		}
 		r.reraisedSite(m)
+		r.reportedSite(m)
 		r.tfInternalSite(m)
 	}
 	if r.msg != nil && !repeatsStart(r, m) {
