@@ -264,6 +264,11 @@ func oomFinding(r oom.Report) Finding {
 	}
 	f.AllocatorMemory, f.OOMDetail = mem, d
 	f.Message = oomMessage(r, d)
+	if r.Process != "" {
+		// Which worker printed it: ranks' OOMs alike but for it.
+		f.Process = r.Process
+		f.Message = strings.Replace(f.Message, "oom: ", "oom ("+r.Process+"): ", 1)
+	}
 	return f
 }
 

@@ -170,8 +170,13 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 		}
 	}
 	src := "  from:     " + strings.Join(from, ", ")
-	if d.Exception != nil {
+	switch {
+	case d.Exception != nil && f.Process != "":
+		src += " (" + *d.Exception + ", printed by " + f.Process + ")"
+	case d.Exception != nil:
 		src += " (" + *d.Exception + ")"
+	case f.Process != "":
+		src += " (printed by " + f.Process + ")"
 	}
 	fmt.Fprintln(w, src)
 	if d.FoldedOOMs > 0 {

@@ -266,6 +266,10 @@ type Report struct {
 	// (Generation pytorchtext.GenUnparsed) carry only Reason and Text.
 	Generation pytorchtext.Generation
 	Exception  string // the exception type before the message
+	// Process is the worker process the message's line prefix names
+	// (torchrun's "[rank3]: ", vLLM's and Ray's "(VllmWorker rank=7
+	// pid=10948) "), as printed without brackets: "rank3"; "" when none.
+	Process string
 	Reason     string // why an unparsed message was not read
 	Text       string // the message
 	// RequestedBytes is the allocation that failed: from a snapshot, the
@@ -1412,6 +1416,11 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	}
 	if r.Exception == "" {
 		r.Exception = m.Exception
+	}
+	if r.Process == "" {
+		if w := workerRe.FindStringSubmatch(m.Prefix); w != nil {
+			r.Process = w[1] + w[2]
+		}
 	}
 	if r.caller == "" {
 		r.caller = callerOf(m)
