@@ -270,8 +270,8 @@ type Report struct {
 	// (torchrun's "[rank3]: ", vLLM's and Ray's "(VllmWorker rank=7
 	// pid=10948) "), as printed without brackets: "rank3"; "" when none.
 	Process string
-	Reason     string // why an unparsed message was not read
-	Text       string // the message
+	Reason  string // why an unparsed message was not read
+	Text    string // the message
 	// RequestedBytes is the allocation that failed: from a snapshot, the
 	// request rounded to a block; from a message only, the size it printed
 	// (for requests under 10 MiB, the segment the allocator needed).
