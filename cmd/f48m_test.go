@@ -18,3 +18,24 @@ func TestKinetoNothingProfiled(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2, nothing ran under the profiler, its 7 CUDA runtime calls named, no 'too few steps'", code, errOut)
 	}
 }
+
+// pastes is testdata/pytorch/pastes, where the session-48 f48m inputs
+// are (testdata/README.md).
+const pastes = td + "pytorch/pastes/"
+
+// TestDiffSummaries: gpuleak diff of two memory_summary() tables (pytorch
+// #35901's step 0, 659155 KB = 644 MiB allocated; pytorch#116928's, 14356
+// MiB allocated) holds no call site on either side: the diff says what
+// the tables give (allocated 644 MiB -> 14 GiB) and that no site accounts
+// for it, not only "held 0 B -> 0 B".
+func TestDiffSummaries(t *testing.T) {
+	code, out, errOut := run(t, nil, "diff", pastes+"pytorch35901_step0_summary_kb_mixed_cut.txt", pastes+"pytorch116928_generated_text_then_summary_cut.txt")
+	if code != 0 || !strings.Contains(out, "device 0, by each run's last torch.cuda.memory_summary() table: allocated 644 MiB -> 14 GiB (+13 GiB)") ||
+		!strings.Contains(out, "allocator statistics name no call site") {
+		t.Errorf("exit %d, %s%s; want 0, the tables' allocated memory compared and said to be at no site", code, out, errOut)
+	}
+	code, out, _ = run(t, nil, "diff", "--format", "json", pastes+"pytorch35901_step0_summary_kb_mixed_cut.txt", pastes+"pytorch116928_generated_text_then_summary_cut.txt")
+	if code != 0 || !strings.Contains(out, "allocated 644 MiB -> 14 GiB") {
+		t.Errorf("json: exit %d, %s; want the comparison among its warnings", code, out)
+	}
+}
