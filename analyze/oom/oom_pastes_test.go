@@ -619,6 +619,11 @@ func TestSummaryVerdicts(t *testing.T) {
 		// but unallocated.
 		{"h200/oom_expandable_memory_summary.txt", ""},
 		{"pastes/fairseq2442_glued_summary.txt", ""}, // cut before the reserved row: no verdict
+		// Its first turn, title cut off: 3595 MB allocated of 3614 MB
+		// reserved, 780 MB of segments freed, no OOM count: what a
+		// model holds, not a verdict (session 48, f48m: "live
+		// references" was headlined).
+		{"pastes/fairseq2442_turn1_headless_summary_sh_fence.txt", ""},
 		{"memory_summary.txt", ""},                   // a clean run's end
 		// ComfyUI's "Memory summary: " glued before the top border, the
 		// table cut after its header: a partial set with 0 OOMs.

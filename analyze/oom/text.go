@@ -354,9 +354,18 @@ func (s *AllocatorStats) expandableSplitBound() (bound, n int64) {
 //     memory may as well be whole free segments (tensors freed after the
 //     OOM, the usual picture of a summary printed in an except block); the
 //     peak figures are said where they bound it;
-//   - allocated about equal to reserved after segments were returned to
-//     the GPU (empty_cache, or the allocator's release on OOM): live
-//     tensors hold the memory, not the cache.
+//   - after OOMs or cudaMalloc retries, allocated about equal to
+//     reserved after segments were returned to the GPU (empty_cache, or
+//     the allocator's release on OOM): live tensors hold the memory, not
+//     the cache (without an OOM, that is only what a program holds: no
+//     verdict);
+//   - after OOMs or cudaMalloc retries, reserved memory neither
+//     allocated nor non-releasable of at least the allocated memory and
+//     64 MiB: whole free segments freed after the error, which the
+//     cache keeps and empty_cache() returns ("cached"; not in
+//     expandable segments, whose non-releasable memory is not
+//     measured; without an OOM, a cache is what PyTorch keeps: no
+//     verdict).
 func (s *AllocatorStats) Verdict() string {
 	alloc, ok1 := s.Get("allocated_bytes.all.current")
 	reserved, ok2 := s.Get("reserved_bytes.all.current")
@@ -407,10 +416,20 @@ func (s *AllocatorStats) Verdict() string {
 			v += fmt.Sprintf("; when allocated memory peaked (%s), at most %s of the %s peak reserved was free in the cache", size(peakAlloc), freeS, peakS)
 		}
 		return v
-	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
+	case (ooms > 0 || retries > 0) && released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
 		allocS, reservedS := sizeOf(alloc, reserved)
-		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
-			allocS, reservedS, size(released))
+		return fmt.Sprintf("live references: after %s and %s, %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), allocS, reservedS, size(released))
+	case (ooms > 0 || retries > 0) && haveSplit && !expandable && unalloc-max(split, 0) >= fragmentationMinSplit && unalloc-max(split, 0) >= alloc:
+		// Reserved memory neither allocated nor split around live
+		// blocks lies in whole free segments: the cache keeps them for
+		// the process's next allocations, and empty_cache() returns
+		// them to the GPU. An OOM's retry released every whole free
+		// segment first, so these were freed after it.
+		cached := unalloc - max(split, 0)
+		cachedS, reservedS := sizeOf(cached, reserved)
+		return fmt.Sprintf("cached: after %s and %s, %s of the %s reserved is in whole free segments (reserved %s less %s allocated and %s free but split around live blocks), freed after the error (a retry releases every whole free segment first): PyTorch's cache keeps it for this process's next allocations; live tensors do not hold it and it is not fragmentation; torch.cuda.empty_cache() would return it to the GPU (nvidia-smi counts it as this process's until then)",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), cachedS, reservedS, size(reserved), size(alloc), size(max(split, 0)))
 	}
 	return ""
 }
