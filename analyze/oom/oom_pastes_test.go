@@ -624,7 +624,7 @@ func TestSummaryVerdicts(t *testing.T) {
 		// model holds, not a verdict (session 48, f48m: "live
 		// references" was headlined).
 		{"pastes/fairseq2442_turn1_headless_summary_sh_fence.txt", ""},
-		{"memory_summary.txt", ""},                   // a clean run's end
+		{"memory_summary.txt", ""}, // a clean run's end
 		// ComfyUI's "Memory summary: " glued before the top border, the
 		// table cut after its header: a partial set with 0 OOMs.
 		{"pastes/summary_glued_prefix_comfyui13950.txt", ""},
