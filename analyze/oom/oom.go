@@ -116,6 +116,13 @@ const (
 	// figures are judged against the request instead (would it fit if
 	// contiguous), not by these bars.
 	fragmentationMinSplit = 64 << 20
+	// capacitySlackShare: an OOM message's fragmentation on a full GPU
+	// whose reserved but unallocated memory is less than this share of
+	// PyTorch's reserve names capacity too: contiguous, that memory
+	// would have held this request but gains no more than itself, a
+	// sliver of the working set (R-Drop#9's fairseq run: 122.88 MiB of
+	// 14.88 GiB, 0.8%, for a 68 MiB request on a 15.90 GiB GPU).
+	capacitySlackShare = 0.02
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
 	// tightSlack: a message without a per-process limit that reports less
@@ -2377,6 +2384,19 @@ func (r *Report) findCauses() {
 		// Beside an allocation limit, the GPU was full all the same
 		// (free memory only just above the request).
 		full = append(full, capacity())
+	case frag && len(full) == 1 && gpuFull && r.known(r.DeviceTotalBytes) && r.Memory == nil && r.known(r.ReservedUnallocatedBytes) && r.known(r.ReservedBytes) &&
+		float64(r.ReservedUnallocatedBytes) < capacitySlackShare*float64(r.ReservedBytes):
+		// Fragmentation from a message's figures on a full GPU, with
+		// the reserved but unallocated memory a sliver of the reserve:
+		// no defragmenting gains more than that sliver, so the next
+		// request a little larger fails all the same; the working set
+		// fills the GPU, and capacity stands beside fragmentation.
+		c := capacity()
+		c.Evidence += fmt.Sprintf("; the %s reserved but unallocated is %.1f%% of the %s reserved: making it contiguous (max_split_size_mb, expandable segments) gains at most that much, so this job runs at the GPU's capacity and a slightly larger request fails all the same",
+			r.size(r.ReservedUnallocatedBytes), 100*float64(r.ReservedUnallocatedBytes)/float64(r.ReservedBytes), r.size(r.ReservedBytes))
+		c.Numbers["reserved_unallocated_bytes"] = r.ReservedUnallocatedBytes
+		c.Advice = "the fragmentation above explains this request alone, but fixing it gains too little to last: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
+		full = append(full, c)
 	}
 	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
 		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", r.size(r.DeviceFreeBytes), r.size(seg)))
