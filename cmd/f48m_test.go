@@ -39,3 +39,23 @@ func TestDiffSummaries(t *testing.T) {
 		t.Errorf("json: exit %d, %s; want the comparison among its warnings", code, out)
 	}
 }
+
+// TestAsyncSummaryNotMeasured: the cudaMallocAsync backend's
+// memory_summary() (testdata/pytorch/pastes/skyreels_comfyui_compose_
+// async_summary_after_oom.log: 3116 MiB allocated, 3424 MiB reserved,
+// every count 0) prints zeros for what it does not count: not shown as
+// "0 bytes free but split" nor "0 OOMs" beside the OOM the log holds.
+func TestAsyncSummaryNotMeasured(t *testing.T) {
+	f := pastes + "skyreels_comfyui_compose_async_summary_after_oom.log"
+	code, out, errOut := run(t, nil, "oom", f)
+	if code != 0 || strings.Contains(out, "0 bytes free but split") || strings.Contains(out, "0 OOMs") ||
+		!strings.Contains(out, "non-releasable memory, segments, allocations and OOMs not measured (the cudaMallocAsync backend") {
+		t.Errorf("exit %d, %s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, nil, "oom", "--format", "json", f)
+	for _, want := range []string{`"cuda_malloc_async": true`, `"inactive_split_bytes": null`, `"num_ooms": null`, `"segments": null`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("json: exit %d, no %s in %s", code, want, out)
+		}
+	}
+}

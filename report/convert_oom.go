@@ -47,6 +47,11 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	if s.SplitUnmeasured() {
 		out.InactiveSplitBytes = nil
 	}
+	if s.AsyncBackend() {
+		// Zeros the backend never counts, not measured ones.
+		out.CudaMallocAsync = true
+		out.Segments, out.Allocations, out.NumOOMs, out.NumAllocRetries = nil, nil, nil, nil
+	}
 	if s.Device >= 0 {
 		out.Device = ptr(s.Device)
 	}

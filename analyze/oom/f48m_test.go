@@ -26,3 +26,40 @@ func TestCapacityBesideSlightFragmentation(t *testing.T) {
 		t.Errorf("capacity %+v", c)
 	}
 }
+
+// TestAsyncSummaryAfterOOM: a ComfyUI log (SkyReels-V3 in docker
+// compose) whose cudaMallocAsync OOM printed no figures ("Allocation on
+// device " cut by device 0's NUL byte) and whose except block printed a
+// memory_summary() right after it: 3116 MiB allocated, 3424 MiB
+// reserved, peaks 21865 and 22208 MiB, every other figure 0. The backend
+// fills only allocated/active and reserved (CUDAMallocAsyncAllocator.cpp
+// getDeviceStats): the set is told as its, its zeros are not measured,
+// and the OOM's notes give the summary's peaks instead of asking for
+// statistics the input holds; its "CUDA OOMs: 0" is no evidence.
+func TestAsyncSummaryAfterOOM(t *testing.T) {
+	in := oomInput(t, "pastes/skyreels_comfyui_compose_async_summary_after_oom.log")
+	if len(in.Text.Stats) != 1 {
+		t.Fatalf("%d sets", len(in.Text.Stats))
+	}
+	st := in.Text.Stats[0]
+	if !st.AsyncBackend() || !st.SplitUnmeasured() || st.Verdict() != "" {
+		t.Errorf("async %v, split unmeasured %v, verdict %q", st.AsyncBackend(), st.SplitUnmeasured(), st.Verdict())
+	}
+	pm := NewPostmortem([]Input{in}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	notes := strings.Join(pm.OOMs[0].Notes, "\n")
+	if !strings.Contains(notes, "peaks since the run began or its statistics were reset, 21.35 GiB allocated and 21.69 GiB reserved") ||
+		!strings.Contains(notes, "3.04 GiB allocated and 3.34 GiB reserved") || !strings.Contains(notes, "CUDA OOMs: 0") ||
+		strings.Contains(notes, "would tell what held the GPU") {
+		t.Errorf("notes %s", notes)
+	}
+	// The native allocator's summaries are not the backend's: expandable
+	// segments count no segment either, but fill their pools.
+	for _, f := range []string{"h200/oom_fragmentation_expandable_memory_summary.txt", "pastes/summary_after_oom_evofill.txt", "memory_summary.txt"} {
+		if s := oomInput(t, f).Text.Stats[0]; s.AsyncBackend() {
+			t.Errorf("%s: read as cudaMallocAsync's", f)
+		}
+	}
+}

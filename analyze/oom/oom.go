@@ -361,6 +361,11 @@ type Report struct {
 	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
+	// after is the first allocator statistics of the device printed
+	// after a figureless cudaMallocAsync message in its input (a summary
+	// in the except block), afterPath that input; nil when none.
+	after     *AllocatorStats
+	afterPath string
 	caller      string // the program a figureless message came from (callerOf)
 	expandable  bool
 	snapshot    bool
@@ -654,6 +659,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	statsAfterAsync(reports, pm.Stats)
 	sameInWorkers(reports)
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
@@ -692,6 +698,64 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
 	return pm
+}
+
+// statsAfterAsync gives each cudaMallocAsync OOM whose message printed
+// no figures the first allocator statistics of its device (or of a
+// device not named) that its own input printed after it: what the
+// backend counts of its pool (allocated and reserved, current and peak)
+// is then in the inputs, if not taken at the error.
+func statsAfterAsync(reports []*Report, stats []StatsReport) {
+	for _, r := range reports {
+		if r.Generation != pytorchtext.GenAsync || r.msg == nil || r.known(r.AllocatedBytes) || len(r.Sources) == 0 {
+			continue
+		}
+		src := r.Sources[0]
+		for i := range stats {
+			st := &stats[i]
+			if st.Path != src.Path || st.Stats.Line <= src.Line || st.Stats.Device >= 0 && r.Device >= 0 && st.Stats.Device != r.Device {
+				continue
+			}
+			if _, ok := st.Stats.Get("reserved_bytes.all.peak"); !ok {
+				continue
+			}
+			r.after, r.afterPath = &st.Stats, st.Path
+			break
+		}
+	}
+}
+
+// asyncAfterNote says what the statistics printed after a figureless
+// cudaMallocAsync OOM show (see statsAfterAsync), "" without them: the
+// pool's peaks since the run began (or its last reset) bound what it
+// held when it failed; its current figures are what stayed after.
+func (r *Report) asyncAfterNote() string {
+	st := r.after
+	if st == nil {
+		return ""
+	}
+	what := "torch.cuda.memory_stats()"
+	if st.Source == pytorchtext.SourceMemorySummary {
+		what = "torch.cuda.memory_summary()"
+	}
+	var peaks []string
+	if v, ok := st.Get("allocated_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" allocated")
+	}
+	if v, ok := st.Get("reserved_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" reserved")
+	}
+	note := fmt.Sprintf("the %s printed after it (%s:%d) gives the CUDA pool's peaks since the run began or its statistics were reset, %s: the most this process's pool held, at the error or before it",
+		what, r.afterPath, st.Line, strings.Join(peaks, " and "))
+	alloc, ok1 := st.Get("allocated_bytes.all.current")
+	reserved, ok2 := st.Get("reserved_bytes.all.current")
+	if ok1 && ok2 {
+		note += fmt.Sprintf("; when it was printed, %s allocated and %s reserved (what stayed once the failed step's tensors were freed)", size(alloc), size(reserved))
+	}
+	if st.AsyncBackend() {
+		note += "; its OOM count (CUDA OOMs: 0), non-releasable memory, segments and allocations are zeros the cudaMallocAsync backend never counts, not evidence against this OOM"
+	}
+	return note
 }
 
 // clear marks every size unknown.
@@ -1884,12 +1948,17 @@ func (r *Report) findCauses() {
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
+		case r.Reason == pytorchtext.AsyncDeviceZeroCut && r.after != nil:
+			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its request and the GPU's free memory are not known", r.asyncAfterNote())
 		case r.Reason == pytorchtext.AsyncDeviceZeroCut:
 			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its cause cannot be told from it; a snapshot or torch.cuda.memory_stats() taken at the error, or nvidia-smi at the time, would tell what held the GPU")
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
 		case r.Reason != "":
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
+		if r.after != nil && r.Reason != pytorchtext.AsyncDeviceZeroCut {
+			r.Notes = append(r.Notes, r.asyncAfterNote())
 		}
 	}
 	r.checkImpossible()

@@ -294,10 +294,40 @@ func (s *AllocatorStats) ExpandableReserved() int64 {
 	return n
 }
 
+// AsyncBackend reports whether the set is the cudaMallocAsync backend's
+// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): its getDeviceStats
+// fills only the "all" current and peak of allocated_bytes, active_bytes
+// and reserved_bytes, from the CUDA memory pool's attributes, and leaves
+// every other statistic zero (CUDAMallocAsyncAllocator.cpp: "Many stat
+// types are specific to the native allocator"): segments, allocations,
+// non-releasable memory, the pools' breakdown, the totals allocated and
+// freed, num_ooms and num_alloc_retries. Told by reserved memory in no
+// pool and no segment, or allocated memory never allocated: the native
+// allocator's pools add up to its "all", and its total allocated is at
+// least its current.
+func (s *AllocatorStats) AsyncBackend() bool {
+	reserved, ok := s.Get("reserved_bytes.all.current")
+	alloc, okA := s.Get("allocated_bytes.all.current")
+	if !ok || reserved <= 0 {
+		return false
+	}
+	if total, ok := s.Get("allocated_bytes.all.allocated"); ok && okA && alloc > 0 && total == 0 {
+		return true
+	}
+	large, ok1 := s.Get("reserved_bytes.large_pool.current")
+	small, ok2 := s.Get("reserved_bytes.small_pool.current")
+	segs, ok3 := s.Get("segment.all.current")
+	return ok1 && ok2 && ok3 && large == 0 && small == 0 && segs == 0
+}
+
 // SplitUnmeasured reports whether the set's non-releasable memory
 // (inactive_split_bytes) says nothing: all its reserved memory is in
-// expandable segments, which PyTorch leaves out of it.
+// expandable segments, which PyTorch leaves out of it, or the set is the
+// cudaMallocAsync backend's, which does not count it (AsyncBackend).
 func (s *AllocatorStats) SplitUnmeasured() bool {
+	if s.AsyncBackend() {
+		return true
+	}
 	reserved, ok := s.Get("reserved_bytes.all.current")
 	exp := s.ExpandableReserved()
 	return ok && exp > 0 && exp+s.Resolution["reserved_bytes.all.current"]+s.Resolution["reserved_bytes.large_pool.current"]+s.Resolution["reserved_bytes.small_pool.current"] >= reserved
