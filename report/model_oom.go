@@ -306,13 +306,13 @@ type AllocatorStats struct {
 	// ExpandableSegments: some of the reserved memory is in expandable
 	// segments (reserved with no segment counted); InactiveSplitBytes
 	// covers only the other segments.
-	ExpandableSegments bool   `json:"expandable_segments,omitempty"`
+	ExpandableSegments bool `json:"expandable_segments,omitempty"`
 	// CudaMallocAsync: the set is the cudaMallocAsync backend's
 	// (backend:cudaMallocAsync), which fills only allocated, active and
 	// reserved memory (current and peak) and leaves the rest zero:
 	// InactiveSplitBytes, Segments, Allocations, NumOOMs and
 	// NumAllocRetries are then null (not measured), whatever it printed.
-	CudaMallocAsync bool `json:"cuda_malloc_async,omitempty"`
+	CudaMallocAsync    bool   `json:"cuda_malloc_async,omitempty"`
 	PeakAllocatedBytes *int64 `json:"peak_allocated_bytes"`
 	PeakReservedBytes  *int64 `json:"peak_reserved_bytes"`
 	Segments           *int64 `json:"segments"`

@@ -122,7 +122,7 @@ const (
 	// would have held this request but gains no more than itself, a
 	// sliver of the working set (R-Drop#9's fairseq run: 122.88 MiB of
 	// 14.88 GiB, 0.8%, for a 68 MiB request on a 15.90 GiB GPU).
-	capacitySlackShare = 0.02
+	capacitySlackShare    = 0.02
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
 	// tightSlack: a message without a per-process limit that reports less
@@ -364,11 +364,11 @@ type Report struct {
 	// after is the first allocator statistics of the device printed
 	// after a figureless cudaMallocAsync message in its input (a summary
 	// in the except block), afterPath that input; nil when none.
-	after     *AllocatorStats
-	afterPath string
-	caller      string // the program a figureless message came from (callerOf)
-	expandable  bool
-	snapshot    bool
+	after      *AllocatorStats
+	afterPath  string
+	caller     string // the program a figureless message came from (callerOf)
+	expandable bool
+	snapshot   bool
 	// tfLimit and tfInUse: TensorFlow's BFC allocator's Limit and InUse
 	// (bytes) printed before its OOM; -1 when not (pytorchtext's
 	// takeBFCStats gives them as the message's allowed and allocated).
