@@ -59,3 +59,24 @@ func TestAsyncSummaryNotMeasured(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryPrintsOfSeparateRuns: parallelformers' README pastes six
+// memory_summary() tables of devices 0 and 1 from three setups (cut after
+// their Allocated rows): device 1's Tot Alloc falls from 2967 MB (line
+// 20) to 1024 B (line 59), device 0's Tot Freed from 251905 KB (line 5)
+// to 1024 B (line 44). Cumulative counters never fall in one process, so
+// the prints are not one process's over time, and the input's line says
+// so instead of "the latest of 3 prints" (whose 0 B stood for the device).
+func TestSummaryPrintsOfSeparateRuns(t *testing.T) {
+	f := pastes + "parallelformers_readme_summaries_cut_allocated_only.md"
+	code, out, errOut := run(t, nil, "oom", f)
+	if code != 0 || strings.Contains(out, "the latest of 3 prints") ||
+		!strings.Contains(out, "device 1, 3 prints of separate runs or processes (line 59: its total allocated (Allocated memory, Tot Alloc), 1.0 KiB, is below the 2.9 GiB of the print at line 20") ||
+		!strings.Contains(out, "device 0, 3 prints of separate runs or processes (line 44: its total freed") {
+		t.Errorf("exit %d, %s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, nil, "analyze", "--format", "json", f)
+	if code != 0 || strings.Count(out, `"counters_fell"`) != 2 {
+		t.Errorf("json: exit %d, %d counters_fell, want 2 (lines 44 and 59)", code, strings.Count(out, `"counters_fell"`))
+	}
+}
