@@ -36,9 +36,9 @@ type statsText struct {
 	// wraps counts the lines joined to the one before with no line end:
 	// a dict hard-wrapped at a width, broken inside a key or a number
 	// (see wrapContinues).
-	wraps int
-	depth  int     // brackets open, outside strings
-	quote  byte    // the quote of the string open, 0 outside one
+	wraps  int
+	depth  int  // brackets open, outside strings
+	quote  byte // the quote of the string open, 0 outside one
 	escape bool
 	// bound is the bound the dict went on past, unread (see
 	// PartialBoundKey): bytes if positive, lines if negative; 0 when it
