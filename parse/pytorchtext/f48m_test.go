@@ -88,6 +88,13 @@ func TestStatsDictHardWrapped(t *testing.T) {
 	if _, ok := rs.stat(0, PartialKey); !ok {
 		t.Error("cut: not partial")
 	}
+	// A plain dict's tail (Python 3.12's OrderedDict({...}) or a dict
+	// repr) cut at its head: no parenthesis or brace before its end.
+	tail := "cated': 20868, 'active.all.current': 322, 'num_alloc_retries': 2, 'num_ooms': 1, 'reserved_bytes.all.current': 4096}\n"
+	rs, _ = readText(t, "tail", tail, false)
+	if s, ok := rs.stat(0, "num_alloc_retries"); !ok || s.value != 2 {
+		t.Errorf("dict tail: num_alloc_retries %+v (found %v)", s, ok)
+	}
 	own := "metrics: {'step': 3, 'allocated_bytes.all.current': 5, 'allocated_bytes.all.peak': 6, 'num_ooms': 0}\n"
 	rs, _ = readText(t, "own", own, false)
 	if ws := strings.Join(rs.meta.Warnings.Strings(), "\n"); strings.Contains(ws, "head was cut off") {

@@ -128,7 +128,7 @@ func (r *Reader) startStatsText(line string) bool {
 		}
 	}
 	if !strings.ContainsAny(line, "{(") {
-		return false
+		return r.startStatsTail(line) // a dict's items, "'num_ooms': 0, ..."
 	}
 	at, opening := statsDictAt(line)
 	if at < 0 {
