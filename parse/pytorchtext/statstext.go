@@ -166,7 +166,9 @@ const minStatsTailPairs = 3
 // that the keys before it are missing. It reports whether line is read
 // so.
 func (r *Reader) startStatsTail(line string) bool {
-	if !strings.Contains(line, ".all.") && !strings.Contains(line, "_pool.") && !strings.Contains(line, "num_") {
+	// Words every item has, before the expression: it runs on every
+	// line of a log that holds them.
+	if !strings.ContainsAny(line, "'\"") || !strings.Contains(line, ".all.") && !strings.Contains(line, "_pool.") && !strings.Contains(line, "num_ooms") && !strings.Contains(line, "num_alloc_retries") {
 		return false
 	}
 	ms := statsTailPairRe.Re().FindAllStringSubmatchIndex(line, minStatsTailPairs)
