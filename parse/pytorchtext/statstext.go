@@ -127,7 +127,8 @@ func (r *Reader) startStatsText(line string) bool {
 			return true
 		}
 	}
-	if !strings.ContainsAny(line, "{(") {
+	if strings.IndexByte(line, '{') < 0 && strings.IndexByte(line, '(') < 0 {
+		// (strings.ContainsAny makes its set at each call)
 		return r.startStatsTail(line) // a dict's items, "'num_ooms': 0, ..."
 	}
 	at, opening := statsDictAt(line)
@@ -168,7 +169,7 @@ const minStatsTailPairs = 3
 func (r *Reader) startStatsTail(line string) bool {
 	// Words every item has, before the expression: it runs on every
 	// line of a log that holds them.
-	if !strings.ContainsAny(line, "'\"") || !strings.Contains(line, ".all.") && !strings.Contains(line, "_pool.") && !strings.Contains(line, "num_ooms") && !strings.Contains(line, "num_alloc_retries") {
+	if strings.IndexByte(line, '\'') < 0 && strings.IndexByte(line, '"') < 0 || !strings.Contains(line, ".all.") && !strings.Contains(line, "_pool.") && !strings.Contains(line, "num_ooms") && !strings.Contains(line, "num_alloc_retries") {
 		return false
 	}
 	ms := statsTailPairRe.Re().FindAllStringSubmatchIndex(line, minStatsTailPairs)
