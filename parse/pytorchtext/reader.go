@@ -695,6 +695,13 @@ func (r *Reader) addBody(line string) error {
 		r.startHeadlessSummary(row, line)
 		return nil
 	}
+	if row, ok := leadlessRow(line); ok {
+		// Cut inside the first row's left border: the row is whole
+		// from its name on.
+		r.startHeadlessSummary(row, line)
+		r.meta.Warnings.Linef(int(r.line), "line %d is a memory summary's %s row without its left border (the paste was cut inside it): read from its name on", r.line, strings.Join(strings.Fields(row.cells[0]), " "))
+		return nil
+	}
 	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
 		// The title without ", device ID N |" after it: a table wrapped
 		// at a terminal's width (the title goes on on the next line).
