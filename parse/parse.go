@@ -58,6 +58,12 @@ var ErrOwnOutput = NewSubKind("gpuleak's own output", ErrUnknownFormat)
 // inputs, but not as it is.
 var ErrContainer = NewSubKind("an archive or another compression", ErrUnknownFormat)
 
+// ErrPrintout is an ErrUnknownFormat that is a printout of memory
+// figures gpuleak recognises but does not read (a profiler table,
+// memory_allocated() printed each step, another tool's report, a snapshot
+// saved as JSON): the error names what it is and what to record instead.
+var ErrPrintout = NewSubKind("a memory printout gpuleak does not read", ErrUnknownFormat)
+
 // ErrIsDirectory is returned (wrapped in an *Error) by Open for a path
 // that names a directory, where a file was expected.
 var ErrIsDirectory = NewKind("is a directory")

@@ -1,0 +1,118 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/report"
+)
+
+// printoutCases are the pastes of testdata/printout/ (README, session 48,
+// f48e): what people paste when they ask where their GPU memory went, each
+// a printout gpuleak does not read. pos is where the error places it,
+// kind what it must call it, record what it must say to record instead.
+var printoutCases = []struct {
+	file, pos, kind, record string
+}{
+	{"torchprof16_autograd_profiler_table_cuda_mem.txt", ":2: ", "a PyTorch profiler table (prof.key_averages().table()), not a trace", `prof.export_chrome_trace("trace.json")`},
+	{"slime147_ray_prefixed_profiler_table.txt", ":2: ", "a PyTorch profiler table", "profile_memory=True"},
+	{"pytorch37775_profiler_table_pt16_input_shapes.txt", ":5: ", "a PyTorch profiler table", "profile_memory=True"},
+	{"composer2647_profile_averages_mem_flops.txt", ":1: ", "rows of a PyTorch profiler table", "profile_memory=True"},
+	{"kineto_doc_two_memory_events_concatenated_cpu.json", ": byte offset 0: ", "2 [memory] events cut from a PyTorch profiler trace, each the CPU allocator's", "give the whole file"},
+	{"hta223_single_cuda_memory_event_trailing_comma.json", ": byte offset 0: ", "1 [memory] event cut from a PyTorch profiler trace, not the trace", "give the whole file"},
+	{"yiyi_oom_snapshot_json_dumped.json.gz", ": byte offset 0 of the decompressed content: ", "a PyTorch memory snapshot saved as JSON", `torch.cuda.memory._dump_snapshot("snapshot.pickle")`},
+	{"nvdiffrast23_dataparallel_memory_prints.txt", ":1: ", "prints of torch.cuda.memory_allocated(), memory_reserved() or their max_ forms", "_record_memory_history(max_entries=100_000)"},
+	{"zhsd_memory_prints_and_snapshot_segments_elided.txt", ":2: ", "prints of torch.cuda.memory_allocated()", "_dump_snapshot"},
+	{"deepspeed3808_nvidia_smi_and_memory_allocated_megabytes.txt", ":4: ", "prints of torch.cuda.memory_allocated()", "_dump_snapshot"},
+	{"maskrcnn182_max_memory_allocated_cached_loop.txt", ":1: ", "columns of numbers without labels", "nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total"},
+	{"deepspeed522_see_memory_usage.log", ":1: ", "DeepSpeed's see_memory_usage lines", "_dump_snapshot"},
+	{"deepspeed4700_see_memory_usage_ma_small_ca_large.log", ":2: ", "DeepSpeed's see_memory_usage lines", "_dump_snapshot"},
+	{"habana34_megatron_rank_memory_mb.log", ":1: ", "Megatron's report_memory lines", "_dump_snapshot"},
+	{"optimumhabana89_trainer_log_memory_allocated.txt", ":1: ", "a trainer's logged metrics", "_dump_snapshot"},
+	{"peft779_torchtracemalloc_prints.txt", ":1: ", "the PEFT examples' TorchTracemalloc prints", "_dump_snapshot"},
+	{"torchtune2406_mps_peak_memory_growing_per_step.txt", ":1: ", "torchtune's memory stats", "_dump_snapshot"},
+	{"torchtitan3393_rank0_step_memory_gib_pct.log", ":1: ", "torchtitan's step lines", "_dump_snapshot"},
+	{"mmdet3d804_mmcv_memory_field_log.txt", ":1: ", "MMCV/MMEngine log lines", "_dump_snapshot"},
+	{"detectron2_2958_max_mem_events.txt", ":1: ", "detectron2's metric lines", "_dump_snapshot"},
+	{"deeplabcut3077_epoch_gpu_reserved.txt", ":1: ", "a training log's GPU memory figures", "nvidia-smi --query-gpu="},
+	{"memlab47_line_profiler_vgg.txt", ":3: ", "pytorch_memlab's line profiler report", "_dump_snapshot"},
+	{"linememprofiler_memory_profiler_cpu_table.txt", ":1: ", "memory_profiler's line-by-line report", "resident host memory"},
+	{"oldpan_gpu_mem_track3_tensor_listing.txt", ":1: ", "gpu_mem_track's listing of live tensors", "_dump_snapshot"},
+	{"sglang_blog_memviz_stack_copy.txt", ":1: ", "a stack copied from memory_viz", "the snapshot the page was drawn from"},
+	{"minkowski359_list_gpu_processes_output.txt", ":2: ", "torch.cuda.list_gpu_processes() output", "--query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory"},
+	{"pytorch193400_reserved_growth_markdown_table.md", ":9: ", "memory figures in prose or a Markdown table", "_dump_snapshot"},
+	{"pytorch1509_prose_consumption_per_iteration.md", ":1: ", "memory figures in prose or a Markdown table", "_dump_snapshot"},
+}
+
+// Each printout is an input error (exit 2, as any input gpuleak cannot
+// read) that names the file and line, what the input is and what to
+// record instead, for analyze and trend. Before, every one was the
+// generic "unrecognised input format: not a PyTorch memory snapshot, ...,
+// a PyTorch profiler trace ..." (a profiler table among them).
+func TestPrintoutsNamedWithWhatToRecord(t *testing.T) {
+	dir := td + "printout/"
+	for _, c := range printoutCases {
+		for _, cmd := range []string{"analyze", "trend"} {
+			code, out, errOut := run(t, nil, cmd, dir+c.file)
+			if code != ExitInput || out != "" {
+				t.Errorf("%s %s: exit %d, stdout %q; want exit %d and no report", cmd, c.file, code, out, ExitInput)
+			}
+			if want := dir + c.file + c.pos + c.kind; !strings.Contains(errOut, want) {
+				t.Errorf("%s %s: stderr %q\nwant %q", cmd, c.file, errOut, want)
+			}
+			if !strings.Contains(errOut, c.record) {
+				t.Errorf("%s %s: stderr %q\nwants what to record: %q", cmd, c.file, errOut, c.record)
+			}
+			if strings.Contains(errOut, "unrecognised") {
+				t.Errorf("%s %s: stderr %q calls it unrecognised", cmd, c.file, errOut)
+			}
+		}
+	}
+}
+
+// gpuleak report lists each printout among its skipped files with the
+// words analyze gives it, not "its content is no format gpuleak reads".
+func TestReportSkipsPrintoutsWithWhatToRecord(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range printoutCases {
+		abs, err := filepath.Abs(td + "printout/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(root, c.file)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, out, errOut := run(t, nil, "report", "-o", "-", "--format", "json", root)
+	var d report.Daily
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("report JSON: %v; stderr %q", err, errOut)
+	}
+	if len(d.Skipped) != len(printoutCases) {
+		t.Fatalf("%d skipped, want %d: %+v", len(d.Skipped), len(printoutCases), d.Skipped)
+	}
+	for _, s := range d.Skipped {
+		var want string
+		for _, c := range printoutCases {
+			if filepath.Base(s.Path) == c.file {
+				want = c.kind
+			}
+		}
+		if want == "" || !strings.Contains(s.Reason, want) || strings.Contains(s.Reason, "no format gpuleak reads") {
+			t.Errorf("%s skipped for %q; want %q", s.Path, s.Reason, want)
+		}
+	}
+}
+
+// With --fail-on oom, text no format claims is read as the log of a run
+// without an OOM, and a log of per-step memory prints still is: the gate
+// passes, as before.
+func TestPrintoutLogPassesOOMGate(t *testing.T) {
+	code, _, errOut := run(t, nil, "analyze", "--fail-on", "oom", td+"printout/deepspeed522_see_memory_usage.log")
+	if code != 0 {
+		t.Errorf("exit %d, want 0; stderr %q", code, errOut)
+	}
+}

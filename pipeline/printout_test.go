@@ -1,0 +1,45 @@
+package pipeline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gpuleak/gpuleak/parse"
+)
+
+// printoutError names the kinds of printout by their lines, and leaves
+// text that is none of them (a log's progress, a traceback, a few numbers
+// among words) to the generic error.
+func TestPrintoutErrorKinds(t *testing.T) {
+	cases := []struct {
+		name, text, want string // want "": not a printout
+	}{
+		{"profiler header behind a log stamp", "2024-01-01 12:00:00 INFO\n" +
+			"Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg       CPU Mem  Self CPU Mem    # of Calls\n",
+			":2: a PyTorch profiler table"},
+		{"profiler footer alone", "Self CPU time total: 196.413ms\n", ":1: a PyTorch profiler table"},
+		{"see_memory_usage in MB", "MA 5073.12 MB         Max_MA 5210.0 MB         CA 6544.0 MB         Max_CA 6544 MB\n", ":1: DeepSpeed's see_memory_usage lines"},
+		{"list_gpu_processes", "GPU:1\nprocess       4242 uses      812.000 MB GPU memory\n", ":2: torch.cuda.list_gpu_processes() output"},
+		{"memory_cached print", "step 3\ntorch.cuda.memory_cached() = 1073741824\n", ":2: prints of torch.cuda.memory_allocated()"},
+		{"two numbers alone", "1.5\n2.5\n", ":1: columns of numbers without labels"},
+		{"one number is not columns", "42\n", ""},
+		{"numbers among words", "1 2\nloss went down\n", ""},
+		{"progress log", "epoch 1 done, loss 0.5\nepoch 2 done, loss 0.4\n", ""},
+		{"python traceback", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nValueError: bad\n", ""},
+		{"frames among prose", "see this stack:\nmodel.py:10:forward\nfor details\nand more\nand more\n", ""},
+		{"a memory word without a figure", "Loading the model into memory, 3 shards\n", ""},
+		{"kineto trace is not cut events", `{"traceEvents": [{"ph": "i", "name": "[memory]"}]}`, ""},
+	}
+	for _, c := range cases {
+		err := printoutError("f", []byte(c.text))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v; want none", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "f"+c.want)):
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		case err != nil && (!errors.Is(err, parse.ErrPrintout) || !errors.Is(err, parse.ErrUnknownFormat)):
+			t.Errorf("%s: %v is not an ErrPrintout and ErrUnknownFormat", c.name, err)
+		}
+	}
+}
