@@ -116,3 +116,44 @@ func TestPrintoutLogPassesOOMGate(t *testing.T) {
 		t.Errorf("exit %d, want 0; stderr %q", code, errOut)
 	}
 }
+
+// Where a printout's lines give figures of one name over and over, the
+// error describes each series as printed (first and last value with their
+// lines, how often it went up and down, its change, and per step where
+// the lines number steps): evidence, not a verdict; the exit is still 2.
+func TestPrintoutSeriesAsPrinted(t *testing.T) {
+	cases := []struct{ file, want string }{
+		// torchtune#2406: peak_memory_alloc grows about a GiB a step while
+		// peak_memory_active stays.
+		{"torchtune2406_mps_peak_memory_growing_per_step.txt", "peak_memory_alloc 52.001708984375 (line 1) to 57.90928649902344 (line 6), 6 readings, up 5 times and down 0, +5.908 in all (steps 1 to 6: +1.182 a step)"},
+		{"torchtune2406_mps_peak_memory_growing_per_step.txt", "peak_memory_active 47.32469987869263 (line 1) to 47.32488775253296 (line 6), 6 readings, up 1 time and down 1, +0.000 in all"},
+		// DeepSpeed#4700: memory_allocated falls to 0.58 GB while the
+		// cache keeps 26.71 GB.
+		{"deepspeed4700_see_memory_usage_ma_small_ca_large.log", "MA 26.38 GB (line 2) to 0.58 GB (line 9), 3 readings, up 0 times and down 1, -25.80 GB in all"},
+		{"deepspeed4700_see_memory_usage_ma_small_ca_large.log", "CA 26.71 GB (line 2) to 26.71 GB (line 9), 3 readings, up 0 times and down 0, +0.00 GB in all"},
+		// Megatron's lines, one series per rank.
+		{"habana34_megatron_rank_memory_mb.log", ""},
+		{"detectron2_2958_max_mem_events.txt", "max_mem 14728 M (line 1) to 14728 M (line 3), 3 readings, up 0 times and down 0, +0 M in all (iterations 79 to 119: +0.0 M an iteration)"},
+		// Two devices, four figures each, none changing over iterations
+		// 8 to 10: four described, in the order they came, and a count.
+		{"nvdiffrast23_dataparallel_memory_prints.txt", "torch.cuda.memory_allocated(0) 318986240 (line 9) to 318986240 (line 37), 3 readings, up 0 times and down 0, +0 in all (iterations 8 to 10: +0.0 an iteration); and 4 more series"},
+		// A series that changed comes before those that did not.
+		{"zhsd_memory_prints_and_snapshot_segments_elided.txt", "as printed: max_memory_allocated 0.0 MiB (line 2) to 1546.0 MiB (line 12)"},
+	}
+	for _, c := range cases {
+		code, _, errOut := run(t, nil, "analyze", td+"printout/"+c.file)
+		if code != ExitInput {
+			t.Errorf("%s: exit %d, want %d", c.file, code, ExitInput)
+		}
+		if c.want == "" {
+			// One reading per rank: no series to describe.
+			if strings.Contains(errOut, "its figures") {
+				t.Errorf("%s: stderr %q describes a series of one reading", c.file, errOut)
+			}
+			continue
+		}
+		if !strings.Contains(errOut, "its figures, as printed: ") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: stderr %q\nwant %q", c.file, errOut, c.want)
+		}
+	}
+}

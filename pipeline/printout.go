@@ -3,6 +3,9 @@ package pipeline
 import (
 	"bytes"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
@@ -26,6 +29,12 @@ type printout struct {
 	What   string
 	Why    string
 	Record string
+	// Reading, when set, finds the figures in a line (FindAll), each a
+	// reading of one series: named groups key... (the series' name as
+	// printed), v... (its value) and unit... (its unit where printed;
+	// Unit otherwise), the first of each that took part in the match.
+	Reading *lazyre.Regexp
+	Unit    string
 }
 
 // What to record instead, each the call with its arguments.
@@ -52,7 +61,7 @@ var printouts = []printout{
 		"a PyTorch profiler table (prof.key_averages().table()), not a trace",
 		"it gives each operator's totals over the whole profile (times; with profile_memory=True, CPU Mem and CUDA Mem: bytes the operator allocated less those it freed, summed over all its calls, in Kb/Mb/Gb of 1024), " +
 			"with no order in time and no allocation's life, so growth across steps, leaks and what was live at a peak cannot be judged from it",
-		recordTrace},
+		recordTrace, nil, ""},
 	// The same table's rows pasted without its header: a name, then
 	// "Self CPU %", "Self CPU", "CPU total %", "CPU total" (format_time:
 	// us, ms or s).
@@ -60,25 +69,25 @@ var printouts = []printout{
 		"rows of a PyTorch profiler table (prof.key_averages().table()), not a trace",
 		"they give each operator's totals over the whole profile (times; memory columns: bytes allocated less bytes freed, summed over all its calls), " +
 			"with no order in time and no allocation's life, so growth across steps, leaks and what was live at a peak cannot be judged from them",
-		recordTrace},
+		recordTrace, nil, ""},
 	// A snapshot's segments printed (print, pprint): Python's repr, its
 	// blocks often elided as {...}.
 	{lazyre.New(`\{'device': [0-9]+, 'address': [0-9]+, 'total_size': [0-9]+`),
 		"a snapshot's segments printed with print() or pprint (Python's repr), not the snapshot",
 		"printed, the segments lose the trace of allocations and, where the blocks are shown as {...}, the blocks and their stacks: what is left cannot be read as a snapshot",
-		`the snapshot itself: torch.cuda.memory._dump_snapshot("snapshot.pickle") (after torch.cuda.memory._record_memory_history(max_entries=100_000) before the steps), then gpuleak analyze snapshot.pickle`},
+		`the snapshot itself: torch.cuda.memory._dump_snapshot("snapshot.pickle") (after torch.cuda.memory._record_memory_history(max_entries=100_000) before the steps), then gpuleak analyze snapshot.pickle`, nil, ""},
 	// pytorch_memlab's LineProfiler display: "active_bytes reserved_bytes
 	// line code", then peaks per source line ("5.71G").
 	{lazyre.New(`^\s*active_bytes\s+reserved_bytes\s+line\s+code\b`),
 		"pytorch_memlab's line profiler report",
 		"it gives, per source line of the profiled functions, the peak active and reserved bytes seen while the line ran, rounded (5.71G): " +
 			"no allocation, no stack beyond the line and no order across steps, so a leak cannot be told from a peak",
-		recordSnapshot},
+		recordSnapshot, nil, ""},
 	// memory_profiler's line-by-line report (@profile).
 	{lazyre.New(`^\s*Line #\s+Mem usage\s+Increment\b`),
 		"memory_profiler's line-by-line report",
 		"it measures the process's resident host memory (RSS, MiB), not GPU memory: a GPU's allocations are not in it",
-		"for GPU memory, " + recordSnapshot},
+		"for GPU memory, " + recordSnapshot, nil, ""},
 	// gpu_mem_track (gpu_memory_log, MemTracker): a header "GPU Memory
 	// Track | date | Total Used Memory:...", then "+ | N * Size:(...) |
 	// Memory: X M | <class 'torch.Tensor'>".
@@ -86,52 +95,59 @@ var printouts = []printout{
 		"gpu_mem_track's listing of live tensors",
 		"it lists the tensors Python's garbage collector finds, by shape and size, and memory_allocated(): no allocation site, " +
 			"none of the caching allocator's segments, and tensors outside Python's objects (autograd's saved tensors, C++) are not in it",
-		recordSnapshot},
+		recordSnapshot, nil, ""},
 	// torch.cuda.list_gpu_processes(): "GPU:N", then "process PID uses
 	// X MB GPU memory" per process, or "no processes are running".
 	{lazyre.New(`^\s*process\s+[0-9]+\s+uses\s+[0-9.]+\s+MB GPU memory\s*$`),
 		"torch.cuda.list_gpu_processes() output",
 		"it is one reading of each process's GPU memory as NVML sees it, at one moment: no allocation inside the process, no change over time",
 		"memory over time per process: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 > apps.csv " +
-			"while it runs, then gpuleak trend apps.csv; for the allocations inside one process, " + recordSnapshot},
+			"while it runs, then gpuleak trend apps.csv; for the allocations inside one process, " + recordSnapshot, nil, ""},
 	// DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py): "MA
 	// {memory_allocated/1024**3:.2f} GB Max_MA ... CA {memory_reserved}
 	// GB Max_CA {max_memory_reserved, whole} GB": GiB, though printed GB.
 	{lazyre.New(`\bMA [0-9.]+ [KMG]?B\s+Max_MA [0-9.]+ [KMG]?B\s+CA [0-9.]+ [KMG]?B`),
 		"DeepSpeed's see_memory_usage lines (MA, Max_MA, CA, Max_CA: memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, in GiB though printed GB)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\b(?P<key>Max_MA|MA|Max_CA|CA) (?P<v>[0-9]+(\.[0-9]+)?) (?P<unit>[KMG]?B)\b`), ""},
 	// torchtune's get_memory_stats, logged per step:
 	// peak_memory_active/alloc/reserved (GiB; GB before 0.2).
 	{lazyre.New(`\bpeak_memory_(active|alloc|reserved)\s*:\s*[0-9.]+`),
 		"torchtune's memory stats (peak_memory_active, peak_memory_alloc, peak_memory_reserved: the peaks since the last reset, in GiB, or GB in its first releases)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\b(?P<key>peak_memory_(active|alloc|reserved))\s*:\s*(?P<v>[0-9]+(\.[0-9]+)?)`), ""},
 	// torchtitan's step line: "memory: {max_reserved_gib:5.2f}GiB({pct:.2f}%)".
 	{lazyre.New(`\bmemory:\s+[0-9.]+GiB\(\s*[0-9.]+%\)`),
 		"torchtitan's step lines (memory: the peak reserved GiB and its share of the device)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\b(?P<key>memory):\s+(?P<v>[0-9]+(\.[0-9]+)?)(?P<unit>GiB)\(`), ""},
 	// Megatron's report_memory: "memory (MB) | allocated: ... | max
 	// allocated: ... | reserved: ... | max reserved: ..." (MB of 1024²).
 	{lazyre.New(`memory \(MB\) \| allocated: [0-9.]+ \| max allocated: [0-9.]+`),
 		"Megatron's report_memory lines (memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, in MiB though printed MB)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\| (?P<key>allocated|max allocated|reserved|max reserved): (?P<v>[0-9]+(\.[0-9]+)?)`), "MB"},
 	// MMCV/MMEngine's text logger: "Epoch [e][i/n] ... memory: N," (the
 	// peak max_memory_allocated, MiB).
 	{lazyre.New(`\b(Epoch|Iter)\(?\w*\)? ?\[[0-9]+\].*\bmemory: [0-9]+\b`),
 		"MMCV/MMEngine log lines (memory: max_memory_allocated in MiB)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\b(?P<key>memory): (?P<v>[0-9]+)\b`), "MiB"},
 	// detectron2's CommonMetricPrinter: "max_mem: {:.0f}M" (MiB).
 	{lazyre.New(`\bmax_mem: [0-9]+M\b`),
 		"detectron2's metric lines (max_mem: max_memory_allocated in MiB)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`\b(?P<key>max_mem): (?P<v>[0-9]+)(?P<unit>M)\b`), ""},
 	// A trainer's logged metrics dict (optimum-habana's
 	// 'memory_allocated (GB)': 3.82, 'max_memory_allocated (GB)': ...).
 	{lazyre.New(`'(max_)?memory_allocated \(GB\)': [0-9.]+`),
 		"a trainer's logged metrics (memory_allocated (GB), max_memory_allocated (GB))",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`'(?P<key>(max_)?memory_allocated) \((?P<unit>GB)\)': (?P<v>[0-9]+(\.[0-9]+)?)`), ""},
 	// The PEFT examples' TorchTracemalloc prints (MB of 1024²).
 	{lazyre.New(`^\s*GPU (Peak )?Memory (before entering|consumed)\b.*:\s*-?[0-9]+\s*$`),
 		"the PEFT examples' TorchTracemalloc prints (memory_allocated before, at the end less the start, the peak less the start, in MiB)",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot, nil, ""},
 	// memory_allocated()/memory_reserved() (or max_, or memory_cached)
 	// printed by hand, with or without torch.cuda. and a device
 	// argument: "torch.cuda.memory_allocated(0) 318986240",
@@ -139,14 +155,16 @@ var printouts = []printout{
 	// "GPU: 2798.0/11011.5 MiB".
 	{lazyre.New(`(?i)\b(max_)?memory_(allocated|reserved|cached)\b(\([^)]*\))?\s*[:=]?\s*[0-9]|\b(max )?memory (allocated|reserved|cached)\s*[:=]\s*[0-9]`),
 		"prints of torch.cuda.memory_allocated(), memory_reserved() or their max_ forms",
-		whyTotals, recordSnapshot},
+		whyTotals, recordSnapshot,
+		lazyre.New(`(?i)\b(?P<key>(torch\.cuda\.)?(max_)?memory_(allocated|reserved|cached)(\([^)]*\))?)\s*[:=]?\s*(?P<v>[0-9]+(\.[0-9]+)?)( ?(?P<unit>[KMGT]i?B|MegaBytes|bytes|M|G)\b)?|(?i)\b(?P<key2>(max )?memory (allocated|reserved|cached))\s*[:=]\s*(?P<v2>[0-9]+(\.[0-9]+)?)( ?(?P<unit2>[KMGT]i?B|MegaBytes|bytes)\b)?`), ""},
 	// A training loop's "GPU: used/total MiB" per epoch (DeepLabCut's):
 	// which reading "used" is, the line does not say.
 	{lazyre.New(`\bGPU: [0-9.]+ ?/ ?[0-9.]+ ?(MiB|MB|GiB|GB)\b`),
 		"a training log's GPU memory figures (used/total per epoch)",
 		"it gives memory in use at the moments it was printed, by a reading the line does not name (the allocator's or the driver's): it may show memory growing, " +
 			"but not which allocations grow, where they were made or whether they were freed",
-		recordSnapshot + "; " + recordNVML},
+		recordSnapshot + "; " + recordNVML,
+		lazyre.New(`\b(?P<key>GPU): (?P<v>[0-9]+(\.[0-9]+)?) ?/ ?[0-9.]+ ?(?P<unit>MiB|MB|GiB|GB)\b`), ""},
 }
 
 // Kinds recognised only where no kind above is: a looser test.
@@ -180,8 +198,206 @@ func printoutError(path string, head []byte) error {
 	if p == nil {
 		return nil
 	}
+	figures := ""
+	if ss := readSeries(head, p); len(ss) > 0 {
+		within := ""
+		if len(head) >= parse.SniffLen {
+			within = fmt.Sprintf(" in its first %d KiB (the rest was not read)", parse.SniffLen>>10)
+		}
+		figures = "; its figures" + within + ", as printed: " + strings.Join(ss, "; ")
+	}
 	return &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrPrintout,
-		Msg: fmt.Sprintf("%s (line %d: %q), not a record gpuleak reads: %s; record instead %s", p.What, n, excerpt(line), p.Why, p.Record)}
+		Msg: fmt.Sprintf("%s (line %d: %q), not a record gpuleak reads%s: %s; record instead %s", p.What, n, excerpt(line), figures, p.Why, p.Record)}
+}
+
+// A series is the readings of one figure (DeepSpeed's MA, torchtune's
+// peak_memory_alloc, memory_allocated(1)) on one rank, in line order.
+type series struct {
+	key      string
+	unit     string
+	readings []reading
+}
+
+// reading is one figure: its value as printed, the line it is on, and
+// the step the input had reached there (the last step number at or
+// before the line; -1 when none was).
+type reading struct {
+	text string
+	v    float64
+	line int
+	step int
+	unit string // what step counts: "step", "iteration", "epoch"
+}
+
+// maxSeries bounds the series the error describes.
+const maxSeries = 4
+
+// Lines that give a step (step: 14, Step 3 |, iter: 79, Iter 8, Epoch
+// 2/100) or a rank ([Rank 5], [rank0]:).
+var (
+	stepRE = lazyre.New(`(?i)\b(step|iter|iteration|epoch)\b\s*[:=]?\s*([0-9]+)\b`)
+	rankRE = lazyre.New(`(?i)\[rank ?([0-9]+)\]`)
+)
+
+// readSeries describes the series of p's figures in head (each line
+// p.Reading finds figures in), maxSeries of those with two readings or
+// more (those whose value changed first), each as: its name, first and last value with their lines, how
+// many readings, how often it rose and fell, its change in all and, where
+// the lines give steps, a step. Readings are prints, not steps: two may
+// fall in one step (DeepSpeed's "before forward", "before backward").
+func readSeries(head []byte, p *printout) []string {
+	if p.Reading == nil {
+		return nil
+	}
+	re := p.Reading.Re()
+	names := re.SubexpNames()
+	var all []*series
+	by := map[string]*series{}
+	step, per, n := -1, "", 0
+	for l := range bytes.Lines(head) {
+		n++
+		if len(l) > maxPrintoutLine {
+			continue
+		}
+		if m := stepRE.Re().FindSubmatch(l); m != nil {
+			if v, err := strconv.Atoi(string(m[2])); err == nil {
+				step, per = v, stepWord(string(m[1]))
+			}
+		}
+		rank := ""
+		if m := rankRE.Re().FindSubmatch(l); m != nil {
+			rank = "rank " + string(m[1]) + " "
+		}
+		for _, m := range re.FindAllSubmatch(l, -1) {
+			var key, val, unit string
+			for i, name := range names {
+				switch {
+				case m[i] == nil:
+				case strings.HasPrefix(name, "key") && key == "":
+					key = string(m[i])
+				case strings.HasPrefix(name, "v") && val == "":
+					val = string(m[i])
+				case strings.HasPrefix(name, "unit") && unit == "":
+					unit = string(m[i])
+				}
+			}
+			v, err := strconv.ParseFloat(val, 64)
+			if key == "" || err != nil {
+				continue
+			}
+			if unit == "" {
+				unit = p.Unit
+			}
+			k := rank + key
+			s := by[k]
+			if s == nil {
+				s = &series{key: k, unit: unit}
+				by[k] = s
+				all = append(all, s)
+			}
+			s.readings = append(s.readings, reading{text: val, v: v, line: n, step: step, unit: per})
+		}
+	}
+	// The series that changed first (what a leak question is about),
+	// each group in the order its first reading came.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].changed() && !all[j].changed() })
+	var out []string
+	for _, s := range all {
+		if len(s.readings) >= 2 && len(out) < maxSeries {
+			out = append(out, s.describe())
+		}
+	}
+	if more := countSeries(all) - len(out); more > 0 {
+		out = append(out, fmt.Sprintf("and %d more series", more))
+	}
+	return out
+}
+
+// changed reports whether a series' readings are not all one value.
+func (s *series) changed() bool {
+	for _, r := range s.readings[1:] {
+		if r.v != s.readings[0].v {
+			return true
+		}
+	}
+	return false
+}
+
+// countSeries counts the series of two readings or more.
+func countSeries(all []*series) int {
+	n := 0
+	for _, s := range all {
+		if len(s.readings) >= 2 {
+			n++
+		}
+	}
+	return n
+}
+
+// describe words a series: "MA 4.96 GB (line 1) to 5.19 GB (line 14), 4
+// readings, up 1 time and down 1, +0.23 GB in all", with "(steps 1 to 6:
+// +0.985 a step)" where its first and last readings have step numbers.
+func (s *series) describe() string {
+	first, last := s.readings[0], s.readings[len(s.readings)-1]
+	rose, fell := 0, 0
+	for i := 1; i < len(s.readings); i++ {
+		switch d := s.readings[i].v - s.readings[i-1].v; {
+		case d > 0:
+			rose++
+		case d < 0:
+			fell++
+		}
+	}
+	unit := ""
+	if s.unit != "" {
+		unit = " " + s.unit
+	}
+	decimals := max(decimalsOf(first.text), decimalsOf(last.text))
+	d := last.v - first.v
+	out := fmt.Sprintf("%s %s%s (line %d) to %s%s (line %d), %d readings, up %d time%s and down %d, %s%s in all",
+		s.key, first.text, unit, first.line, last.text, unit, last.line, len(s.readings), rose, plural(rose), fell, signed(d, decimals), unit)
+	if first.step >= 0 && last.step > first.step && first.unit == last.unit {
+		out += fmt.Sprintf(" (%ss %d to %d: %s%s a%s %s)", first.unit, first.step, last.step,
+			signed(d/float64(last.step-first.step), decimals+1), unit, an(first.unit), first.unit)
+	}
+	return out
+}
+
+// decimalsOf counts the digits after a number's point.
+func decimalsOf(text string) int {
+	if i := strings.IndexByte(text, '.'); i >= 0 {
+		return len(text) - i - 1
+	}
+	return 0
+}
+
+// signed formats v with its sign and at most decimals digits after the
+// point (at most 3).
+func signed(v float64, decimals int) string {
+	t := strconv.FormatFloat(v, 'f', min(decimals, 3), 64)
+	if v >= 0 {
+		return "+" + t
+	}
+	return t
+}
+
+// stepWord names what a step number counts, from the word before it.
+func stepWord(w string) string {
+	switch strings.ToLower(w) {
+	case "iter", "iteration":
+		return "iteration"
+	case "epoch":
+		return "epoch"
+	}
+	return "step"
+}
+
+// an is "n" before a word that starts with a vowel, for "a"/"an".
+func an(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "n"
+	}
+	return ""
 }
 
 // findPrintout returns the first line of head (1-based) that one of the
@@ -234,18 +450,21 @@ func findPrintout(head []byte) (int, []byte, *printout) {
 }
 
 var (
-	memoryVizStack = printout{nil,
-		"a stack copied from memory_viz (one allocation's frames, file:line:function)",
-		"it is one allocation's call stack, without its size, address, time or the other allocations: nothing to total or compare",
-		"the snapshot the page was drawn from (the .pickle, or the saved page: gpuleak reads the snapshot it embeds), then gpuleak analyze on it; to record one, " + recordSnapshot}
-	numberColumns = printout{nil,
-		"columns of numbers without labels",
-		"nothing in it says what the numbers measure (bytes, MiB or GB; allocated, reserved or nvidia-smi's used) nor when each was taken",
-		recordSnapshot + "; " + recordNVML}
-	memoryProseKind = printout{nil,
-		"memory figures in prose or a Markdown table, in no layout gpuleak reads",
-		"figures copied out of a run are not the records they came from: no allocation, no stack, no time gpuleak could read",
-		recordSnapshot + "; " + recordNVML}
+	memoryVizStack = printout{
+		What:   "a stack copied from memory_viz (one allocation's frames, file:line:function)",
+		Why:    "it is one allocation's call stack, without its size, address, time or the other allocations: nothing to total or compare",
+		Record: "the snapshot the page was drawn from (the .pickle, or the saved page: gpuleak reads the snapshot it embeds), then gpuleak analyze on it; to record one, " + recordSnapshot,
+	}
+	numberColumns = printout{
+		What:   "columns of numbers without labels",
+		Why:    "nothing in it says what the numbers measure (bytes, MiB or GB; allocated, reserved or nvidia-smi's used) nor when each was taken",
+		Record: recordSnapshot + "; " + recordNVML,
+	}
+	memoryProseKind = printout{
+		What:   "memory figures in prose or a Markdown table, in no layout gpuleak reads",
+		Why:    "figures copied out of a run are not the records they came from: no allocation, no stack, no time gpuleak could read",
+		Record: recordSnapshot + "; " + recordNVML,
+	}
 )
 
 // excerpt is line trimmed to at most 120 bytes, for quoting.

@@ -43,3 +43,17 @@ func TestPrintoutErrorKinds(t *testing.T) {
 		}
 	}
 }
+
+// The series are read from the input's first bytes only: an input as long
+// as them or longer says so, rather than passing them for the whole.
+func TestPrintoutSeriesNamesItsLimit(t *testing.T) {
+	line := "[INFO] [utils.py:803:see_memory_usage] MA 0.58 GB         Max_MA 26.38 GB         CA 26.71 GB         Max_CA 27 GB \n"
+	short := []byte(strings.Repeat(line, 3))
+	long := []byte(strings.Repeat(line, parse.SniffLen/len(line)+1))[:parse.SniffLen]
+	if err := printoutError("f", short); err == nil || strings.Contains(err.Error(), "first 64 KiB") || !strings.Contains(err.Error(), "its figures, as printed: MA 0.58 GB (line 1) to 0.58 GB (line 3), 3 readings") {
+		t.Errorf("short: %v", err)
+	}
+	if err := printoutError("f", long); err == nil || !strings.Contains(err.Error(), "its figures in its first 64 KiB (the rest was not read), as printed: MA 0.58 GB (line 1)") {
+		t.Errorf("long: %v", err)
+	}
+}
