@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,6 @@ var printoutCases = []struct {
 	{"composer2647_profile_averages_mem_flops.txt", ":1: ", "rows of a PyTorch profiler table", "profile_memory=True"},
 	{"kineto_doc_two_memory_events_concatenated_cpu.json", ": byte offset 0: ", "2 [memory] events cut from a PyTorch profiler trace, each the CPU allocator's", "give the whole file"},
 	{"hta223_single_cuda_memory_event_trailing_comma.json", ": byte offset 0: ", "1 [memory] event cut from a PyTorch profiler trace, not the trace", "give the whole file"},
-	{"yiyi_oom_snapshot_json_dumped.json.gz", ": byte offset 0 of the decompressed content: ", "a PyTorch memory snapshot saved as JSON", `torch.cuda.memory._dump_snapshot("snapshot.pickle")`},
 	{"nvdiffrast23_dataparallel_memory_prints.txt", ":1: ", "prints of torch.cuda.memory_allocated(), memory_reserved() or their max_ forms", "_record_memory_history(max_entries=100_000)"},
 	{"zhsd_memory_prints_and_snapshot_segments_elided.txt", ":2: ", "prints of torch.cuda.memory_allocated()", "_dump_snapshot"},
 	{"deepspeed3808_nvidia_smi_and_memory_allocated_megabytes.txt", ":4: ", "prints of torch.cuda.memory_allocated()", "_dump_snapshot"},
@@ -155,5 +155,47 @@ func TestPrintoutSeriesAsPrinted(t *testing.T) {
 		if !strings.Contains(errOut, "its figures, as printed: ") || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: stderr %q\nwant %q", c.file, errOut, c.want)
 		}
+	}
+}
+
+// A snapshot saved with json.dump is read as the pickle it was dumped
+// from: the same report, word for word but its path (adam_few_steps: a
+// trace with timestamps, allocator_settings and external_annotations;
+// yiyi: a field OOM snapshot, 460 blocks of one site). Before, it was an
+// unrecognised input format.
+func TestJSONSnapshotReadAsItsPickle(t *testing.T) {
+	cases := []struct{ json, pickle, want string }{
+		{"pytorch/adam_few_steps_json_dumped.json.gz", "pytorch/adam_few_steps.pickle", ""},
+		{"pytorch/yiyi_oom_snapshot_json_dumped.json.gz", "", "11 GiB active in 460 blocks, 11 GiB reserved in 176 segments, 1 trace entry"},
+	}
+	for _, c := range cases {
+		code, out, errOut := run(t, nil, "analyze", td+c.json)
+		if code != 0 || !strings.Contains(out, ": pytorch-snapshot; ") || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a snapshot read, %q", c.json, code, out, errOut, c.want)
+		}
+		if c.pickle == "" {
+			continue
+		}
+		for _, args := range [][]string{{"analyze", "--format", "json"}, {"oom"}} {
+			code, out, _ := run(t, nil, append(args, td+c.json)...)
+			wcode, want, _ := run(t, nil, append(args, td+c.pickle)...)
+			if out = strings.ReplaceAll(out, td+c.json, td+c.pickle); code != wcode || out != want {
+				t.Errorf("%v %s: exit %d, output differs from the pickle's (exit %d):\n%s\nwant\n%s", args, c.json, code, wcode, out, want)
+			}
+		}
+	}
+}
+
+// A snapshot's JSON cut short is an input error at the byte of the JSON
+// where it stops, not a snapshot read in silence or "unrecognised".
+func TestJSONSnapshotCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "snap.json")
+	doc := `{"segments": [{"device": 0, "address": 139780000000000, "total_size": 2097152, "allocated_size": 512, "blocks": [{"size": 512, "state": "active_allocated"`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, nil, "analyze", path)
+	if want := fmt.Sprintf("the snapshot's JSON stops being JSON at byte offset %d of it (cut short, or not written whole): unexpected EOF", len(doc)); code != ExitInput || !strings.Contains(errOut, path) || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, ExitInput, want)
 	}
 }

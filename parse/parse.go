@@ -94,6 +94,9 @@ type Error struct {
 	// _memory_viz page embeds, base64-decoded (Input.Embedded): the
 	// message says so.
 	Embedded bool
+	// JSON is true when Offset counts bytes of the pickle made from a
+	// snapshot saved as JSON (Input.JSON): the message says so.
+	JSON bool
 }
 
 func (e *Error) Error() string {
@@ -105,6 +108,8 @@ func (e *Error) Error() string {
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content (compressed bytes read: %d)", e.File, e.Offset, e.Compressed)
 	case e.Offset >= 0 && e.Gzip:
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content", e.File, e.Offset)
+	case e.Offset >= 0 && e.JSON:
+		pos = fmt.Sprintf("%s: byte offset %d of the pickle made from the snapshot's JSON", e.File, e.Offset)
 	case e.Offset >= 0 && e.Embedded:
 		pos = fmt.Sprintf("%s: byte offset %d of the snapshot the page embeds (base64-decoded)", e.File, e.Offset)
 	case e.Offset >= 0:

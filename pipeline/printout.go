@@ -185,11 +185,11 @@ var (
 const maxPrintoutLine = 4096
 
 // printoutError returns the error for text no family reads that is one
-// of the printouts above, or a JSON snapshot, or Kineto events cut from
-// a trace: it names the line that tells the kind (Line; Offset 0 for a
-// JSON kind), what the input is, why gpuleak cannot judge memory from it
-// and what to record instead. nil when head (the input's first bytes) is
-// none of them.
+// of the printouts above, or Kineto events cut from a trace: it names the
+// line that tells the kind (Line; Offset 0 for JSON), what the input is,
+// why gpuleak cannot judge memory from it, what to record instead, and
+// the series its figures make (readSeries). nil when head (the input's
+// first bytes) is none of them.
 func printoutError(path string, head []byte) error {
 	if msg, ok := jsonPrintout(head); ok {
 		return &parse.Error{File: path, Offset: 0, Err: parse.ErrPrintout, Msg: msg}
@@ -476,19 +476,15 @@ func excerpt(line []byte) string {
 	return string(line)
 }
 
-// JSON kinds: a snapshot saved with json.dump (its "segments" with
-// "total_size" and "blocks", or "device_traces"), and Kineto's [memory]
-// events without the trace around them.
+// JSON kinds: Kineto's [memory] events without the trace around them. (A
+// snapshot saved with json.dump is read: parse.Open transcodes it.)
 var (
-	jsonSnapshot   = lazyre.New(`^\s*\{\s*"(segments|device_traces)"\s*:\s*\[`)
-	jsonSegment    = lazyre.New(`"total_size"\s*:\s*[0-9]+|"device_traces"\s*:`)
 	kinetoMemory   = lazyre.New(`"name"\s*:\s*"\[memory\]"`)
 	kinetoCPUEvent = lazyre.New(`"Device Type"\s*:\s*0\b`)
 )
 
-// jsonPrintout returns the message for a JSON input that is a snapshot
-// saved as JSON or Kineto [memory] events cut from a trace; ok false
-// when head is neither. The families have already looked: a whole
+// jsonPrintout returns the message for a JSON input that is Kineto
+// [memory] events cut from a trace; ok false when head is not. The families have already looked: a whole
 // Kineto trace (its "traceEvents") and memory_stats() JSON are theirs.
 func jsonPrintout(head []byte) (string, bool) {
 	h := bytes.TrimLeft(head, " \t\r\n")
@@ -496,10 +492,6 @@ func jsonPrintout(head []byte) (string, bool) {
 		return "", false
 	}
 	switch {
-	case jsonSnapshot.Re().Match(h) && jsonSegment.Re().Match(h):
-		return "a PyTorch memory snapshot saved as JSON (json.dump of torch.cuda.memory._snapshot()), not the pickle gpuleak reads: " +
-			"save it as PyTorch writes it, torch.cuda.memory._dump_snapshot(\"snapshot.pickle\") (after torch.cuda.memory._record_memory_history(max_entries=100_000)), " +
-			"or pickle.dump(torch.cuda.memory._snapshot(), f) to an opened binary file, then gpuleak analyze snapshot.pickle", true
 	case kinetoMemory.Re().Match(h) && !bytes.Contains(h, []byte(`"traceEvents"`)):
 		n := len(kinetoMemory.Re().FindAllIndex(h, -1))
 		dev := ""
