@@ -157,6 +157,12 @@ var printouts = []printout{
 		"prints of torch.cuda.memory_allocated(), memory_reserved() or their max_ forms",
 		whyTotals, recordSnapshot,
 		lazyre.New(`(?i)\b(?P<key>(torch\.cuda\.)?(max_)?memory_(allocated|reserved|cached)(\([^)]*\))?)\s*[:=]?\s*(?P<v>[0-9]+(\.[0-9]+)?)( ?(?P<unit>[KMGT]i?B|MegaBytes|bytes|M|G)\b)?|(?i)\b(?P<key2>(max )?memory (allocated|reserved|cached))\s*[:=]\s*(?P<v2>[0-9]+(\.[0-9]+)?)( ?(?P<unit2>[KMGT]i?B|MegaBytes|bytes)\b)?`), ""},
+	// torch.cuda.mem_get_info() printed: its (free, total) tuple of bytes.
+	{lazyre.New(`\bmem_get_info\b.*\(\s*[0-9]+\s*,\s*[0-9]+\s*\)`),
+		"prints of torch.cuda.mem_get_info() (the device's free and total bytes, as the driver sees them)",
+		"it gives the device's free memory at the moments it was printed, all processes' and the caching allocator's cache counted alike: " +
+			"it may show memory going, but not which allocations hold it, where they were made or whether they were freed",
+		recordSnapshot + "; " + recordNVML, nil, ""},
 	// A training loop's "GPU: used/total MiB" per epoch (DeepLabCut's):
 	// which reading "used" is, the line does not say.
 	{lazyre.New(`\bGPU: [0-9.]+ ?/ ?[0-9.]+ ?(MiB|MB|GiB|GB)\b`),
@@ -174,9 +180,14 @@ var (
 	memoryVizFrame = lazyre.New(`^\s*(\S+\.py|\?\?):[0-9]+:[A-Za-z_<][\w<>.]*\s*$`)
 	// bareNumbers is a line of numbers only.
 	bareNumbers = lazyre.New(`^\s*-?[0-9]+(\.[0-9]+)?([\s,;]+-?[0-9]+(\.[0-9]+)?)*\s*$`)
-	// memoryProse is a sentence or a Markdown table row about memory with
-	// a figure in it.
-	memoryProse = lazyre.New(`(?i)\b(memory|allocated|reserved|cached|vram)\b.*[0-9][0-9,.]*\s*(\*\*)?\s*([KMGT]i?B|[KMG]\b|\||--)|(?i)^\s*\|.*\b(allocated|reserved|memory)\b.*\|\s*[0-9][0-9,.]*\s*\|`)
+	// memoryProse is a sentence about memory listing three figures or
+	// more in a row ("2934M -- 4413M -- 4433M", "2.1G, 2.9G, 3.7G"), or
+	// a Markdown table row whose label names memory and whose next cells
+	// are figures ("| allocated (MiB) | 66 | 106 |"): a series copied by
+	// hand. A log's line with a figure or two ("peak memory 1.9 GiB",
+	// Ray's "59.49GB / 62.58GB"), or a table that merely names a file
+	// memory.pickle, is not.
+	memoryProse = lazyre.New(`(?i)\b(memory|allocated|reserved|cached|vram)\b.*([0-9][0-9.]*\s*([KMGT]i?B|[KMG])\b[*\s]*(--|->|→|,|;)?[*\s]*){2,}[0-9][0-9.]*\s*([KMGT]i?B|[KMG])\b|(?i)^\s*\|[^|]*\b(allocated|reserved|cached|memory|vram)\b[^|]*\|(\s*[0-9][0-9,.]*\s*([KMGT]i?B|[KMG])?\s*\|){2,}`)
 )
 
 // maxPrintoutLine bounds the length of a line searched for a printout:

@@ -22,6 +22,7 @@ func TestPrintoutErrorKinds(t *testing.T) {
 		{"see_memory_usage in MB", "MA 5073.12 MB         Max_MA 5210.0 MB         CA 6544.0 MB         Max_CA 6544 MB\n", ":1: DeepSpeed's see_memory_usage lines"},
 		{"list_gpu_processes", "GPU:1\nprocess       4242 uses      812.000 MB GPU memory\n", ":2: torch.cuda.list_gpu_processes() output"},
 		{"memory_cached print", "step 3\ntorch.cuda.memory_cached() = 1073741824\n", ":2: prints of torch.cuda.memory_allocated()"},
+		{"mem_get_info print", "step 3 torch.cuda.mem_get_info() = (1073741824, 85899345920)\n", ":1: prints of torch.cuda.mem_get_info()"},
 		{"two numbers alone", "1.5\n2.5\n", ":1: columns of numbers without labels"},
 		{"one number is not columns", "42\n", ""},
 		{"numbers among words", "1 2\nloss went down\n", ""},
@@ -29,6 +30,11 @@ func TestPrintoutErrorKinds(t *testing.T) {
 		{"python traceback", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    main()\nValueError: bad\n", ""},
 		{"frames among prose", "see this stack:\nmodel.py:10:forward\nfor details\nand more\nand more\n", ""},
 		{"a memory word without a figure", "Loading the model into memory, 3 shards\n", ""},
+		{"one figure in a log's line", "epoch 0 done: train acc 0.410, test acc 0.450, peak memory 1.9 GiB\n", ""},
+		{"figures listed in a sentence", "memory went 2.1G, 2.9G, 3.7G over the epochs\n", ":1: memory figures in prose or a Markdown table"},
+		{"Ray's host memory message", "Memory on the node (IP: 10.0.0.1) where the task (pid=4331, memory used=2.22GB) was running was 59.49GB / 62.58GB (0.950744)\n", ""},
+		{"a table naming a file", "| file | repo | size |\n|---|---|---|\n| ZidongLiu__memory.pickle | ZidongLiu/DeComFL | 2067498 |\n| `memory.pickle` | x | 5 | 6 |\n", ""},
+		{"a table of memory per cycle", "| cycle | 0 | 20 |\n|---|---|---|\n| reserved (MiB) | 220 | 2,980 |\n", ":3: memory figures in prose or a Markdown table"},
 		{"kineto trace is not cut events", `{"traceEvents": [{"ph": "i", "name": "[memory]"}]}`, ""},
 	}
 	for _, c := range cases {
