@@ -195,7 +195,7 @@ func TestJSONSnapshotCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := run(t, nil, "analyze", path)
-	if want := fmt.Sprintf("the snapshot's JSON stops being JSON at byte offset %d of it (cut short, or not written whole): unexpected EOF", len(doc)); code != ExitInput || !strings.Contains(errOut, path) || !strings.Contains(errOut, want) {
+	if want := fmt.Sprintf("the snapshot's JSON ends at byte offset %d of it, inside its value (cut short, or not written whole): unexpected EOF", len(doc)); code != ExitInput || !strings.Contains(errOut, path) || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, ExitInput, want)
 	}
 }

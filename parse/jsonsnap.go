@@ -112,11 +112,13 @@ func (j *jsonPickler) step() {
 		j.started = true
 	}
 	tok, err := j.dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		j.err = fmt.Errorf("the snapshot's JSON stops being JSON at byte offset %d of it (cut short, or not written whole): %w", j.dec.InputOffset(), err)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		j.err = fmt.Errorf("the snapshot's JSON ends at byte offset %d of it, inside its value (cut short, or not written whole): %w", j.dec.InputOffset(), io.ErrUnexpectedEOF)
+		return
+	case err != nil:
+		// Python's json writes NaN and Infinity, which JSON has not.
+		j.err = fmt.Errorf("the snapshot's JSON is not JSON at byte offset %d of it: %w", j.dec.InputOffset(), err)
 		return
 	}
 	switch t := tok.(type) {

@@ -15,10 +15,12 @@ import (
 // not a record gpuleak reads but a printout of one: a profiler's table
 // of per-operator totals, memory_allocated() printed each step, a
 // framework's memory line (DeepSpeed's see_memory_usage, torchtune's
-// peak_memory_alloc), another tool's report, a snapshot saved with
-// json.dump. "unrecognised input format" says neither what the input is
-// nor what to record instead: printoutError names the kind, why memory
-// cannot be judged from it, and the call that records what can.
+// peak_memory_alloc), another tool's report, Kineto events cut from a
+// trace. "unrecognised input format" says neither what the input is nor
+// what to record instead: printoutError names the kind, why memory cannot
+// be judged from it, and the call that records what can; where the lines
+// print one figure over and over, it describes the series they make. (A
+// snapshot saved with json.dump is no printout: parse.Open reads it.)
 
 // printout is one kind of such text. Re finds it in a line (a
 // prefix before it, such as Ray's "(Actor pid=N) " or a log's stamp, is
@@ -57,7 +59,7 @@ var printouts = []printout{
 	// "Self CPU %" ("Self CPU total %" before 1.8), ..., "CPU Mem", "Self
 	// CPU Mem", "CUDA Mem", "Self CUDA Mem" (with profile_memory=True),
 	// "# of Calls" ("Number of Calls"); a footer "Self CPU time total:".
-	{lazyre.New(`\bName\s+Self CPU (total )?%\s+Self CPU\b|^Self CPU time total: [0-9.]+(us|ms|s)\s*$`),
+	{lazyre.New(`\bName\s+Self CPU (total )?%\s+Self CPU\b|\bCUDA Mem\s+Self CUDA Mem\b|^Self CPU time total: [0-9.]+(us|ms|s)\s*$`),
 		"a PyTorch profiler table (prof.key_averages().table()), not a trace",
 		"it gives each operator's totals over the whole profile (times; with profile_memory=True, CPU Mem and CUDA Mem: bytes the operator allocated less those it freed, summed over all its calls, in Kb/Mb/Gb of 1024), " +
 			"with no order in time and no allocation's life, so growth across steps, leaks and what was live at a peak cannot be judged from it",
@@ -237,7 +239,7 @@ type reading struct {
 	v    float64
 	line int
 	step int
-	unit string // what step counts: "step", "iteration", "epoch"
+	per  string // what step counts: "step", "iteration", "epoch"
 }
 
 // maxSeries bounds the series the error describes.
@@ -251,11 +253,12 @@ var (
 )
 
 // readSeries describes the series of p's figures in head (each line
-// p.Reading finds figures in), maxSeries of those with two readings or
-// more (those whose value changed first), each as: its name, first and last value with their lines, how
-// many readings, how often it rose and fell, its change in all and, where
-// the lines give steps, a step. Readings are prints, not steps: two may
-// fall in one step (DeepSpeed's "before forward", "before backward").
+// p.Reading finds figures in): maxSeries of those with two readings or
+// more, those whose value changed first, each with its name, first and
+// last value and their lines, how many readings, how often it went up and
+// down, its change in all and, where the lines number steps, per step.
+// Readings are prints, not steps: two may fall in one step (DeepSpeed's
+// "before forward", "before backward").
 func readSeries(head []byte, p *printout) []string {
 	if p.Reading == nil {
 		return nil
@@ -306,7 +309,7 @@ func readSeries(head []byte, p *printout) []string {
 				by[k] = s
 				all = append(all, s)
 			}
-			s.readings = append(s.readings, reading{text: val, v: v, line: n, step: step, unit: per})
+			s.readings = append(s.readings, reading{text: val, v: v, line: n, step: step, per: per})
 		}
 	}
 	// The series that changed first (what a leak question is about),
@@ -367,9 +370,9 @@ func (s *series) describe() string {
 	d := last.v - first.v
 	out := fmt.Sprintf("%s %s%s (line %d) to %s%s (line %d), %d readings, up %d time%s and down %d, %s%s in all",
 		s.key, first.text, unit, first.line, last.text, unit, last.line, len(s.readings), rose, plural(rose), fell, signed(d, decimals), unit)
-	if first.step >= 0 && last.step > first.step && first.unit == last.unit {
-		out += fmt.Sprintf(" (%ss %d to %d: %s%s a%s %s)", first.unit, first.step, last.step,
-			signed(d/float64(last.step-first.step), decimals+1), unit, an(first.unit), first.unit)
+	if first.step >= 0 && last.step > first.step && first.per == last.per {
+		out += fmt.Sprintf(" (%ss %d to %d: %s%s a%s %s)", first.per, first.step, last.step,
+			signed(d/float64(last.step-first.step), decimals+1), unit, an(first.per), first.per)
 	}
 	return out
 }

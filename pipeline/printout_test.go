@@ -18,6 +18,7 @@ func TestPrintoutErrorKinds(t *testing.T) {
 		{"profiler header behind a log stamp", "2024-01-01 12:00:00 INFO\n" +
 			"Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg       CPU Mem  Self CPU Mem    # of Calls\n",
 			":2: a PyTorch profiler table"},
+		{"profiler header of memory columns", "  CUDA Mem  Self CUDA Mem    # of Calls\n", ":1: a PyTorch profiler table"},
 		{"profiler footer alone", "Self CPU time total: 196.413ms\n", ":1: a PyTorch profiler table"},
 		{"see_memory_usage in MB", "MA 5073.12 MB         Max_MA 5210.0 MB         CA 6544.0 MB         Max_CA 6544 MB\n", ":1: DeepSpeed's see_memory_usage lines"},
 		{"list_gpu_processes", "GPU:1\nprocess       4242 uses      812.000 MB GPU memory\n", ":2: torch.cuda.list_gpu_processes() output"},
