@@ -120,24 +120,24 @@ var printouts = []printout{
 		lazyre.New(`\b(?P<key>peak_memory_(active|alloc|reserved))\s*:\s*(?P<v>[0-9]+(\.[0-9]+)?)`), ""},
 	// torchtitan's step line: "memory: {max_reserved_gib:5.2f}GiB({pct:.2f}%)".
 	{lazyre.New(`\bmemory:\s+[0-9.]+GiB\(\s*[0-9.]+%\)`),
-		"torchtitan's step lines (memory: the peak reserved GiB and its share of the device)",
+		"torchtitan's step lines (memory: the peak reserved memory since the last line, GiB, and its share of the device)",
 		whyTotals, recordSnapshot,
 		lazyre.New(`\b(?P<key>memory):\s+(?P<v>[0-9]+(\.[0-9]+)?)(?P<unit>GiB)\(`), ""},
 	// Megatron's report_memory: "memory (MB) | allocated: ... | max
 	// allocated: ... | reserved: ... | max reserved: ..." (MB of 1024²).
 	{lazyre.New(`memory \(MB\) \| allocated: [0-9.]+ \| max allocated: [0-9.]+`),
-		"Megatron's report_memory lines (memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, in MiB though printed MB)",
+		"Megatron's report_memory lines (memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, or cached and max cached in its first versions, in MiB though printed MB)",
 		whyTotals, recordSnapshot,
-		lazyre.New(`\| (?P<key>allocated|max allocated|reserved|max reserved): (?P<v>[0-9]+(\.[0-9]+)?)`), "MB"},
+		lazyre.New(`\| (?P<key>allocated|max allocated|reserved|max reserved|cached|max cached): (?P<v>[0-9]+(\.[0-9]+)?)`), "MB"},
 	// MMCV/MMEngine's text logger: "Epoch [e][i/n] ... memory: N," (the
 	// peak max_memory_allocated, MiB).
 	{lazyre.New(`\b(Epoch|Iter)\(?\w*\)? ?\[[0-9]+\].*\bmemory: [0-9]+\b`),
-		"MMCV/MMEngine log lines (memory: max_memory_allocated in MiB)",
+		"MMCV/MMEngine log lines (memory: max_memory_allocated in MiB, the peak since the start, or since the last line where the logger resets it)",
 		whyTotals, recordSnapshot,
 		lazyre.New(`\b(?P<key>memory): (?P<v>[0-9]+)\b`), "MiB"},
 	// detectron2's CommonMetricPrinter: "max_mem: {:.0f}M" (MiB).
 	{lazyre.New(`\bmax_mem: [0-9]+M\b`),
-		"detectron2's metric lines (max_mem: max_memory_allocated in MiB)",
+		"detectron2's metric lines (max_mem: max_memory_allocated in MiB, the peak since the start, or since the last line where the printer resets it)",
 		whyTotals, recordSnapshot,
 		lazyre.New(`\b(?P<key>max_mem): (?P<v>[0-9]+)(?P<unit>M)\b`), ""},
 	// A trainer's logged metrics dict (optimum-habana's

@@ -21,6 +21,7 @@ func TestPrintoutErrorKinds(t *testing.T) {
 		{"profiler header of memory columns", "  CUDA Mem  Self CUDA Mem    # of Calls\n", ":1: a PyTorch profiler table"},
 		{"profiler footer alone", "Self CPU time total: 196.413ms\n", ":1: a PyTorch profiler table"},
 		{"see_memory_usage in MB", "MA 5073.12 MB         Max_MA 5210.0 MB         CA 6544.0 MB         Max_CA 6544 MB\n", ":1: DeepSpeed's see_memory_usage lines"},
+		{"Megatron's first report_memory", " iteration 100 memory (MB) | allocated: 1024.5 | max allocated: 2048.0 | cached: 3072.0 | max cached: 3072.0\n", ":1: Megatron's report_memory lines"},
 		{"list_gpu_processes", "GPU:1\nprocess       4242 uses      812.000 MB GPU memory\n", ":2: torch.cuda.list_gpu_processes() output"},
 		{"memory_cached print", "step 3\ntorch.cuda.memory_cached() = 1073741824\n", ":2: prints of torch.cuda.memory_allocated()"},
 		{"mem_get_info print", "step 3 torch.cuda.mem_get_info() = (1073741824, 85899345920)\n", ":1: prints of torch.cuda.mem_get_info()"},
