@@ -1,0 +1,60 @@
+package trend
+
+import (
+	"testing"
+)
+
+// minimax_test_gpu_summary_cut_last.csv (testdata/README.md, a public
+// repository's test fixture of nvidia-smi --query-gpu, its last row cut):
+// GPU 0 reads 999, 100, 200 MiB. The old code estimated the noise from
+// the two differences (-899, +100 MiB), whose deviation from their median
+// is half of what tells them apart (σ ≈ 524 MiB), so the drop of 899 MiB
+// lay within the noise and the series read "flat: 200 MiB for 2 s".
+func TestF48n1ThreeSamplesWithAChangeAreNotFlat(t *testing.T) {
+	for _, s := range trends(t, "minimax_test_gpu_summary_cut_last.csv") {
+		if s.GPU != 0 {
+			continue
+		}
+		if s.Samples != 3 || s.PeakBytes != 999*mib || s.LastBytes != 200*mib {
+			t.Fatalf("%d samples, peak %d, last %d; want 3, 999 MiB, 200 MiB", s.Samples, s.PeakBytes, s.LastBytes)
+		}
+		if s.Class != Step || !s.StepAtEnd || len(s.ChangePoints) == 0 || s.ChangePoints[0].FromBytes != 999*mib {
+			t.Errorf("%s (at end %v, changes %+v); want a step from 999 MiB, too near the end to tell where it stays",
+				s.Class, s.StepAtEnd, s.ChangePoints)
+		}
+		return
+	}
+	t.Fatal("no series of GPU 0")
+}
+
+// One change among 3, 4 or 5 samples (a step, a one-sample spike) is a
+// change whatever the count: with fewer than 5 differences the change
+// moves half of them or more, and noise cannot be told from it.
+func TestF48n1FewSamplesChangeIsNotFlat(t *testing.T) {
+	for _, y := range [][]float64{
+		{100, 5000, 5000}, {5000, 100, 100}, {100, 100, 5000}, {100, 5000, 100},
+		{40000, 40000, 100}, {4, 38803, 39671},
+		{100, 5000, 100, 100}, {100, 100, 5000, 100, 100},
+	} {
+		ts := make([]int64, len(y))
+		for i := range y {
+			ts[i] = int64(i) * 1_000_000
+			y[i] *= mib
+		}
+		if f := fitSeries(ts, y); f.class == Flat {
+			t.Errorf("%v MiB: flat; want a change", mibs(y))
+		}
+	}
+	// Three samples within the flat band stay flat.
+	if f := fitSeries([]int64{0, 1e6, 2e6}, []float64{1000 * mib, 1010 * mib, 1020 * mib}); f.class != Flat {
+		t.Errorf("1000, 1010, 1020 MiB: %s; want flat", f.class)
+	}
+}
+
+func mibs(y []float64) []float64 {
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = v / mib
+	}
+	return out
+}
