@@ -969,6 +969,7 @@ func (r *Reader) startInstant(t int64, bit uint64) {
 type sample struct {
 	timeUs                                  int64
 	host, uuid, gpuName, process            []byte
+	bus                                     []byte // pci.bus_id, of a --query-gpu CSV
 	pod, namespace, container               []byte
 	gpu                                     int32
 	pid                                     int64

@@ -282,6 +282,8 @@ func TestFixtures(t *testing.T) {
 		{"h44g_leak_periodic_dips.csv", FormatQueryGPU, 1440, 1440, ClockAbsolute, "includes-reserved-unknown"},
 		{"h44g_ramp3_glitch.csv", FormatQueryGPU, 401, 401, ClockAbsolute, "includes-reserved-unknown"},
 		{"t45b_gpu_lost_xid79.csv", FormatQueryGPU, 100, 100, ClockAbsolute, "excludes-reserved"},
+		// f48n1: GPU 0's three rows and GPU 1's one, the last line cut.
+		{"minimax_test_gpu_summary_cut_last.csv", FormatQueryGPU, 4, 3, ClockAbsolute, "excludes-reserved"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.
@@ -363,6 +365,9 @@ func TestFixtures(t *testing.T) {
 		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true,
 		// Header-less in fields of its own: TestFleetClushGathered names them.
 		"fleet_clush_b_query_gpu.txt": true,
+		// Header-less, read with --fields, and a paste whose prompt has no
+		// space: TestF48n1BusIDNamesTheGPU, TestF48n1LastTickShort.
+		"omniopt_gpu_usage_a100_noheader_busid.csv": true, "cnnotes_lms_query_gpu_nospace_prompt_a10.txt": true,
 		// A -q excerpt without its GPU line, refused: TestHunt44fQExcerptWithoutGPULine.
 		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true}
 	for _, tt := range tests {

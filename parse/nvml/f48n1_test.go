@@ -1,0 +1,70 @@
+package nvml
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// omniopt_gpu_usage_a100_noheader_busid.csv (testdata/README.md): three
+// A100s logged without index or uuid, each row with its pci.bus_id, the
+// rows of each tick in another order (3B, 8B, 0B; then 8B, 0B, 3B; then
+// 8B, 3B). The old code numbered the GPUs by their row's place in the
+// tick, so "GPU 0" read 4 MiB of bus 3B, then 38803 MiB of 8B, then
+// 39671 MiB of 8B. A bus id names a GPU: each keeps its number.
+func TestF48n1BusIDNamesTheGPU(t *testing.T) {
+	fields := WithFields(strings.Split("timestamp,name,pci.bus_id,driver_version,pstate,pcie.link.gen.max,pcie.link.gen.current,temperature.gpu,utilization.gpu,utilization.memory,memory.total,memory.free,memory.used", ","))
+	rows, meta := readFile(t, fixtures+"omniopt_gpu_usage_a100_noheader_busid.csv", fields)
+	if len(rows) != 8 {
+		t.Fatalf("%d rows, want 8", len(rows))
+	}
+	used := map[int32][]int64{}
+	for _, r := range rows {
+		if r.GPU == nil || r.Used == nil {
+			t.Fatalf("row without GPU or used memory: %+v", r)
+		}
+		used[*r.GPU] = append(used[*r.GPU], *r.Used>>20)
+	}
+	// In the order the bus ids first appear: 3B, 8B, 0B.
+	want := map[int32][]int64{0: {4, 38803, 39427}, 1: {4, 38803, 39671}, 2: {4, 38803}}
+	for g, w := range want {
+		if got := used[g]; fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("GPU %d: %v MiB, want %v", g, got, w)
+		}
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, "pci.bus_id") || !strings.Contains(ws, "GPU 0 is 00000000:3B:00.0") || !strings.Contains(ws, "GPU 2 is 00000000:0B:00.0") {
+		t.Errorf("warnings %q; want one naming each number's bus id", ws)
+	}
+	if strings.Contains(ws, "place of their row") || strings.Contains(ws, "last tick") {
+		t.Errorf("warnings %q: GPUs told apart by bus id are not told apart by place", ws)
+	}
+}
+
+// cnnotes_lms_query_gpu_nospace_prompt_a10.txt (testdata/README.md): one
+// A10 logged with nvidia-smi -lms, five rows a few ms apart, read as a
+// tick of 4 GPUs then one row. The README promises a warning naming the
+// line where ticks stop having the same number of rows; the old code
+// said it only when a tick of another size had ended, never for the last
+// one. (The paste's prompt, "$nvidia-smi", without a space, is left out:
+// its recognition is another matter.)
+func TestF48n1LastTickShort(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "cnnotes_lms_query_gpu_nospace_prompt_a10.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	in := strings.Join(lines[2:8], "\n") + "\n" // the header and its 5 rows
+	rows, meta, err := readRows(t, "cn.csv", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, "line 6: ") || !strings.Contains(ws, "last tick, from this line, has 1 row where the first had 4") {
+		t.Errorf("warnings %q; want one naming line 6, where the last tick (1 row) starts", ws)
+	}
+}
