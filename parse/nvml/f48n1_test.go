@@ -68,3 +68,37 @@ func TestF48n1LastTickShort(t *testing.T) {
 		t.Errorf("warnings %q; want one naming line 6, where the last tick (1 row) starts", ws)
 	}
 }
+
+// vllm_notes_watch_i2_a100_595.txt and pytorch_notes_watch_titanxp_455_xorg.md
+// (testdata/README.md): whole tables saved from watch nvidia-smi, whose
+// header ("Every 1.0s: nvidia-smi -i 2   dg05: Tue Oct  6 17:07:38 2026")
+// comes before nvidia-smi's own ctime line. The old code started an output
+// at each, so the first had no rows and every such paste was read in part
+// ("the nvidia-smi output from line 7 stops at line 7, before its GPU
+// rows").
+func TestF48n1WatchHeaderThenCtimeIsOneOutput(t *testing.T) {
+	for _, tt := range []struct {
+		file      string
+		rows      int
+		gpu, proc int64 // used MiB of the GPU row and of the first process
+	}{
+		{"vllm_notes_watch_i2_a100_595.txt", 2, 74143, 74134},
+		{"pytorch_notes_watch_titanxp_455_xorg.md", 4, 204, 45},
+	} {
+		rows, meta := readFile(t, fixtures+tt.file)
+		if meta.Cut != "" || meta.Instants != 1 || len(rows) != tt.rows {
+			t.Errorf("%s: %d rows, %d instants, cut %q; want %d rows of 1 output, not cut", tt.file, len(rows), meta.Instants, meta.Cut, tt.rows)
+			continue
+		}
+		ws := strings.Join(meta.Warnings.Strings(), "\n")
+		if strings.Contains(ws, "before its GPU rows") {
+			t.Errorf("%s: warnings %q", tt.file, ws)
+		}
+		if rows[0].PID != nil || rows[0].Used == nil || *rows[0].Used>>20 != tt.gpu {
+			t.Errorf("%s: first row %+v; want the GPU's, %d MiB", tt.file, rows[0], tt.gpu)
+		}
+		if rows[1].PID == nil || rows[1].Used == nil || *rows[1].Used>>20 != tt.proc {
+			t.Errorf("%s: second row %+v; want a process of %d MiB", tt.file, rows[1], tt.proc)
+		}
+	}
+}

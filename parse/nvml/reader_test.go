@@ -284,6 +284,9 @@ func TestFixtures(t *testing.T) {
 		{"t45b_gpu_lost_xid79.csv", FormatQueryGPU, 100, 100, ClockAbsolute, "excludes-reserved"},
 		// f48n1: GPU 0's three rows and GPU 1's one, the last line cut.
 		{"minimax_test_gpu_summary_cut_last.csv", FormatQueryGPU, 4, 3, ClockAbsolute, "excludes-reserved"},
+		// f48n1: watch nvidia-smi tables, watch's header before nvidia-smi's ctime line.
+		{"vllm_notes_watch_i2_a100_595.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"pytorch_notes_watch_titanxp_455_xorg.md", FormatNvidiaSmiText, 4, 1, ClockAbsolute, "includes-reserved-unknown,process"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.

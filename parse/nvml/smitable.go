@@ -207,6 +207,9 @@ type smiTextDecoder struct {
 	// has a MIG devices box.
 	headFrom int
 	migOut   bool
+	// watchLine is the line of the last watch header ("Every 1.0s:
+	// nvidia-smi ..."), prevLine the last non-blank line read.
+	watchLine, prevLine int
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -382,9 +385,18 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	if len(t) == 0 {
 		return nil
 	}
+	prev := d.prevLine
+	d.prevLine = n
 	// A ctime line alone starts a table (nvidia-smi prints it first); so
 	// does watch's header, "Every 2.0s: nvidia-smi   host: <ctime>".
 	if ts, ok := d.parseCtime(t); ok {
+		if d.watchLine > 0 && d.watchLine == prev {
+			// nvidia-smi's own ctime line under watch's header: the
+			// same output, at the time nvidia-smi printed (watch's may
+			// be a second before).
+			d.snapTime = ts
+			return nil
+		}
 		d.newSnapshot(ts, true)
 		d.headFrom = n
 		return nil
@@ -393,7 +405,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if f := bytes.Fields(t); len(f) >= 7 {
 			if ts, ok := d.parseCtime(bytes.Join(f[len(f)-5:], []byte(" "))); ok {
 				d.newSnapshot(ts, true)
-				d.headFrom = n
+				d.headFrom, d.watchLine = n, n
 				return nil
 			}
 		}
