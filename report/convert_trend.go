@@ -669,8 +669,23 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (%s)%s",
 			who, used, of, what, log, unattributedNote(s))
 	}
+	if lo, hi := s.MinBytes, s.PeakBytes; s.SetAside == 0 && s.FullSamples == 0 && float64(hi-lo) > max(flatAbs, flatRel*float64(hi)) {
+		// Samples that swing more than a flat band without a level
+		// change beyond their own noise: one figure would claim a level
+		// the samples did not hold.
+		return fmt.Sprintf("flat: %s: between %s and %s for %s (%s), %s at the end: no level change beyond the swings from sample to sample (noise %s), no growth%s",
+			who, IBytes(lo), IBytes(hi), span, plural(s.Samples, "sample", "samples"), IBytes(s.LastBytes), IBytes(int64(s.Noise)), unattributedNote(s))
+	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
+
+// flatAbs and flatRel are the band within which a flat series' samples
+// are one level (trend's flat band: 16 MiB, or 2% of the level); beyond it
+// the finding gives their range, not one figure.
+const (
+	flatAbs = 16 << 20
+	flatRel = 0.02
+)
 
 // tenthBytes renders n bytes as IBytes does, with a tenth of the unit
 // where IBytes rounds to two whole digits (10 to 99 units, up to 5% off:

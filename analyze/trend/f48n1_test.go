@@ -58,3 +58,17 @@ func mibs(y []float64) []float64 {
 	}
 	return out
 }
+
+// cnnotes_dmon_TD_blank_line_fb_churn.txt (testdata/README.md): dmon -o TD,
+// fb 239, 74, 7, 478, 67, 7 MiB at 1 s. From its 5 differences the noise
+// read 103 MiB, the rises and falls within 4 times that, and the series
+// "flat: 7.0 MiB for 5 s". Memory held twice and given back is churn.
+func TestF48n1DmonChurnSixSamples(t *testing.T) {
+	got := trends(t, "cnnotes_dmon_TD_blank_line_fb_churn.txt")
+	if len(got) != 1 {
+		t.Fatalf("%d series, want 1", len(got))
+	}
+	if s := got[0]; s.Samples != 6 || s.PeakBytes != 478*mib || s.Class != Sawtooth {
+		t.Errorf("%d samples, peak %d, %s; want 6, 478 MiB, sawtooth", s.Samples, s.PeakBytes, s.Class)
+	}
+}

@@ -387,7 +387,7 @@ func medianOf(v []float64) float64 {
 }
 
 // noiseMinValues is the fewest values noise estimates the noise of.
-const noiseMinValues = 6
+const noiseMinValues = 8
 
 // noise is a robust estimate of the standard deviation of sample noise:
 // the median absolute deviation of first differences, scaled for a normal
@@ -397,7 +397,9 @@ const noiseMinValues = 6
 // one difference and a one-sample spike two, and among fewer than 5
 // differences those are half or more of them, so the change would read
 // as noise as large as itself (100, 5000, 5000 MiB: σ 2.5 GiB) and the
-// series as flat.
+// series as flat; among 5 or 6, memory held and given back twice (fb
+// 239, 74, 7, 478, 67, 7 MiB: σ 103 MiB) reads as noise as well. 8 is
+// also the fewest samples a trend gives a time to OOM from (MinSamples).
 func noise(y []float64) float64 {
 	if len(y) < noiseMinValues {
 		return 0

@@ -102,3 +102,27 @@ func TestF48n1WatchHeaderThenCtimeIsOneOutput(t *testing.T) {
 		}
 	}
 }
+
+// cnnotes_dmon_TD_blank_line_fb_churn.txt (testdata/README.md): the command
+// "nvidia-smi dmon -i 0 -s mutc -d 1 -o TD", then its rows, each with its
+// date and time. The old code warned that "rows without times are placed
+// 1s apart" from the command on: no row was.
+func TestF48n1PeriodNoteOnlyForRowsWithoutTimes(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"cnnotes_dmon_TD_blank_line_fb_churn.txt")
+	if len(rows) != 6 || meta.Clock != ClockAbsolute {
+		t.Fatalf("%d rows, clock %v; want 6 with their times", len(rows), meta.Clock)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "rows without times") {
+		t.Errorf("warnings %q: every row has its time", ws)
+	}
+	// The same rows without their Date and Time columns are placed by the
+	// command's period, and said to be.
+	in := "$ nvidia-smi dmon -s m -d 5\n# gpu    fb   bar1\n# Idx    MB     MB\n    0   239      3\n    0    74     10\n"
+	_, meta, err := readRows(t, "dmon.txt", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(ws, "placed 5s apart") {
+		t.Errorf("warnings %q; want the command's period said", ws)
+	}
+}

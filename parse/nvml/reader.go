@@ -269,6 +269,9 @@ type Reader struct {
 	// s) assumed, no command having given one; assumedInterval is that
 	// period once a row was placed by it.
 	intervalCmd     string
+	// periodNote says that a command in the input set the period, once a
+	// row is placed by it (usePeriod); nil when none is pending.
+	periodNote *parse.Diagnostic
 	intervalGiven   bool
 	periodAssumed   bool
 	assumedInterval time.Duration

@@ -287,6 +287,8 @@ func TestFixtures(t *testing.T) {
 		// f48n1: watch nvidia-smi tables, watch's header before nvidia-smi's ctime line.
 		{"vllm_notes_watch_i2_a100_595.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 		{"pytorch_notes_watch_titanxp_455_xorg.md", FormatNvidiaSmiText, 4, 1, ClockAbsolute, "includes-reserved-unknown,process"},
+		// f48n1: dmon -o TD after its command line, a blank line among the rows.
+		{"cnnotes_dmon_TD_blank_line_fb_churn.txt", FormatDmon, 6, 6, ClockAbsolute, "excludes-reserved"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.
