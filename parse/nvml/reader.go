@@ -268,10 +268,10 @@ type Reader struct {
 	// command overrides; periodAssumed: the period in force is the 1 s (30
 	// s) assumed, no command having given one; assumedInterval is that
 	// period once a row was placed by it.
-	intervalCmd     string
+	intervalCmd string
 	// periodNote says that a command in the input set the period, once a
 	// row is placed by it (usePeriod); nil when none is pending.
-	periodNote *parse.Diagnostic
+	periodNote      *parse.Diagnostic
 	intervalGiven   bool
 	periodAssumed   bool
 	assumedInterval time.Duration
