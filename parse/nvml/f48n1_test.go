@@ -126,3 +126,21 @@ func TestF48n1PeriodNoteOnlyForRowsWithoutTimes(t *testing.T) {
 		t.Errorf("warnings %q; want the command's period said", ws)
 	}
 }
+
+// openmm2386_k80_410_lspci_before.txt (testdata/README.md): a Tesla K80
+// table whose Processes box says "No running processes found", the paste
+// ending inside the box's bottom border ("+-----------------------------").
+// The box listed every process (none); the old code warned that it was
+// cut before its rows and read the table in part.
+func TestF48n1ProcessesBoxBorderCut(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"openmm2386_k80_410_lspci_before.txt")
+	if len(rows) != 1 || rows[0].Used == nil || *rows[0].Used != 0 || rows[0].Total == nil || *rows[0].Total != 11441*MiB {
+		t.Fatalf("rows %+v; want GPU 0 at 0 of 11441 MiB", rows)
+	}
+	if meta.Cut != "" || len(meta.ProcessesPartialUs) != 0 || len(meta.ProcessesListedUs) != 1 {
+		t.Errorf("cut %q, processes partial %v, listed %v; want whole, its box listing every process", meta.Cut, meta.ProcessesPartialUs, meta.ProcessesListedUs)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "Processes box") {
+		t.Errorf("warnings %q", ws)
+	}
+}

@@ -289,6 +289,8 @@ func TestFixtures(t *testing.T) {
 		{"pytorch_notes_watch_titanxp_455_xorg.md", FormatNvidiaSmiText, 4, 1, ClockAbsolute, "includes-reserved-unknown,process"},
 		// f48n1: dmon -o TD after its command line, a blank line among the rows.
 		{"cnnotes_dmon_TD_blank_line_fb_churn.txt", FormatDmon, 6, 6, ClockAbsolute, "excludes-reserved"},
+		// f48n1: a K80 table, lspci's line before it, its bottom border cut.
+		{"openmm2386_k80_410_lspci_before.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.

@@ -512,6 +512,20 @@ func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 // that stops mid-line: it does not end in the box's "|") is named in a
 // warning rather than dropped in silence: the GPU or process it held is
 // missing from the samples.
+// isRule reports whether t is a border line of a table, whole or cut:
+// '+' then only '-', '=' and '+'.
+func isRule(t []byte) bool {
+	if len(t) < 2 || t[0] != '+' {
+		return false
+	}
+	for _, c := range t[1:] {
+		if c != '-' && c != '=' && c != '+' {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
@@ -535,9 +549,11 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		case bytes.HasPrefix(t, []byte("|=")):
 			d.procRule = true
 			return nil
-		case t[0] == '+' && d.procRule && !cut:
+		case t[0] == '+' && d.procRule && (!cut || isRule(t)):
 			// The box's closing border: read whole, it listed every
-			// process nvidia-smi saw (none, maybe).
+			// process nvidia-smi saw (none, maybe). A border the paste
+			// cut ("+------" and no more) closes it too: nothing of the
+			// box comes after its bottom border, all of its rows before.
 			d.procRule, d.procClosed = false, true
 			if !d.procBad {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
