@@ -666,6 +666,20 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.HasPID {
 			log = "nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -lms 1000"
 		}
+		_, inst, mig := strings.Cut(s.UUID, "/")
+		mig = mig && strings.HasPrefix(s.UUID, "GPU-")
+		switch {
+		case s.Graphics:
+			// --query-compute-apps lists compute processes alone.
+			log = "nvidia-smi pmon -s m -o DT -d 1: a graphics process (type G), which --query-compute-apps does not list"
+		case !s.HasPID && s.Source == "dcgm-prometheus":
+			// The exporter's own series, over time: --query-gpu gives
+			// no MIG instance's memory (a GPU's is its instances' sum).
+			log = "keep the exporter's metrics over time: Prometheus's DCGM_FI_DEV_FB_USED series, or its /metrics fetched every 30 s with date before each"
+			if mig {
+				log += "; nvidia-smi --query-gpu gives the whole GPU, not MIG instance " + inst
+			}
+		}
 		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (%s)%s",
 			who, used, of, what, log, unattributedNote(s))
 	}

@@ -144,3 +144,29 @@ func TestF48n1ProcessesBoxBorderCut(t *testing.T) {
 		t.Errorf("warnings %q", ws)
 	}
 }
+
+// oe4t17_orin_540_driver_na.txt (testdata/README.md, OE4T/linux-tegra-5.10#17):
+// a Jetson Orin's nvidia-smi table, "Orin (nvgpu)", its memory cell Not
+// Supported. The old error advised --query-compute-apps, which GB10's
+// driver answers and the Orin's (nvgpu) does not: its own tools
+// (tegrastats, jtop) tell. The error counted its one GPU row as "1
+// samples read".
+func TestF48n1OrinAdvice(t *testing.T) {
+	b, err := os.ReadFile(fixtures + "oe4t17_orin_540_driver_na.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = readRows(t, "orin.txt", string(b))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{"(1 row read)", "the Orin (nvgpu) has unified memory", "tegrastats"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "--query-compute-apps") {
+		t.Errorf("error advises --query-compute-apps: %s", msg)
+	}
+}

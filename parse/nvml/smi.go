@@ -312,7 +312,7 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 			what, strings.Join(names, ","), map[bool]string{false: "gpu", true: "compute-apps"}[d.apps], what)
 		if name := d.r.unifiedNextRow(); !d.apps && name != "" {
 			msg = fmt.Sprintf("the log has no memory.used column (fields: %s), and it would not help: the %s has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (memory.used is [N/A] there, as its other memory fields are); %s",
-				strings.Join(names, ","), name, unifiedAdvice)
+				strings.Join(names, ","), name, unifiedAdviceFor(name))
 		}
 		return d.r.noMemoryf(n, "%s", msg)
 	}

@@ -512,6 +512,10 @@ func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 // that stops mid-line: it does not end in the box's "|") is named in a
 // warning rather than dropped in silence: the GPU or process it held is
 // missing from the samples.
+// maxGraphicsPIDs bounds Metadata.GraphicsPIDs (and the time to look a
+// pid up in it) on untrusted input.
+const maxGraphicsPIDs = 256
+
 // isRule reports whether t is a border line of a table, whole or cut:
 // '+' then only '-', '=' and '+'.
 func isRule(t []byte) bool {
@@ -563,6 +567,9 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if string(m[3]) == "G" && !slices.Contains(d.r.meta.GraphicsPIDs, pid) && len(d.r.meta.GraphicsPIDs) < maxGraphicsPIDs {
+				d.r.meta.GraphicsPIDs = append(d.r.meta.GraphicsPIDs, pid)
+			}
 			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
 				d.migInstance(string(gi[1]), string(gi[2]), n)
 			}
