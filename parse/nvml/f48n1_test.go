@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // omniopt_gpu_usage_a100_noheader_busid.csv (testdata/README.md): three
@@ -168,5 +169,20 @@ func TestF48n1OrinAdvice(t *testing.T) {
 	}
 	if strings.Contains(msg, "--query-compute-apps") {
 		t.Errorf("error advises --query-compute-apps: %s", msg)
+	}
+}
+
+// gpustat18_v04_no_driver_prompt_percent.txt (testdata/README.md,
+// wookayin/gpustat#18): gpustat 0.4's header, "feline  Sun Aug 13 15:45:59
+// 2017", has no driver version after the time. The old code knew the
+// header by the version alone, so the GPU lost its host and its time.
+func TestF48n1GpustatHeaderWithoutDriver(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"gpustat18_v04_no_driver_prompt_percent.txt")
+	want := time.Date(2017, 8, 13, 15, 45, 59, 0, time.UTC).UnixMicro()
+	if len(rows) != 1 || rows[0].Host != "feline" || rows[0].TimeUs != want || meta.Clock != ClockAbsolute {
+		t.Fatalf("rows %+v, clock %v; want GPU 0 of feline at 2017-08-13 15:45:59", rows, meta.Clock)
+	}
+	if rows[0].Used == nil || *rows[0].Used != 213*MiB {
+		t.Errorf("used %v; want 213 MiB", rows[0].Used)
 	}
 }

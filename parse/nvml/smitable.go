@@ -95,8 +95,9 @@ var (
 	// A gpustat GPU row's start, its index and name cell: "[4] GeForce GTX 1080 Ti |".
 	gpustatCutRe  = lazyre.New(`^\[(\d{1,3})\]\s+[^|\s][^|]*\|`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
-	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
-	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
+	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"; gpustat
+	// 0.4 printed no driver version ("feline  Sun Aug 13 15:45:59 2017").
+	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})(?:\s+\d+\.\d+(?:\.\d+)?)?\s*$`)
 	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?(?:\d+|\?\?)\s*/\s*(?:\d+|\?\?)\s*MB\s*\|`)
 )
 
