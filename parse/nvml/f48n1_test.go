@@ -186,3 +186,26 @@ func TestF48n1GpustatHeaderWithoutDriver(t *testing.T) {
 		t.Errorf("used %v; want 213 MiB", rows[0].Used)
 	}
 }
+
+// gpustat_test_default_user_only.txt (testdata/README.md, gpustat's own
+// test of its default output): each GPU's processes by user alone,
+// "user1(4000M) user2(4000M)", without pids, so no process series can be
+// made of them. The old code dropped them without a word.
+func TestF48n1GpustatUsersWithoutPIDs(t *testing.T) {
+	rows, meta := readFile(t, fixtures+"gpustat_test_default_user_only.txt")
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want the 3 GPUs", len(rows))
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, `line 1: gpustat lists processes without their pids ("user1(4000M)"`) || !strings.Contains(ws, "gpustat -p") {
+		t.Errorf("warnings %q; want one naming line 1, the entry and gpustat -p", ws)
+	}
+	// With pids, no such warning.
+	_, meta, err := readRows(t, "p.txt", "[0] GeForce GTX TITAN 0 | 80'C,  76 % |  8000 / 12287 MB | user1:python/48448(4000M)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "without their pids") {
+		t.Errorf("warnings %q", ws)
+	}
+}

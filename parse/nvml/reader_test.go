@@ -297,6 +297,8 @@ func TestFixtures(t *testing.T) {
 		{"dcgmexporter317_a30_mig_fb_used_cut.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
 		// f48n1: gpustat 0.4's text, its header without a driver version.
 		{"gpustat18_v04_no_driver_prompt_percent.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// f48n1: gpustat's default text, processes by user alone (TestF48n1GpustatUsersWithoutPIDs).
+		{"gpustat_test_default_user_only.txt", FormatGpustatText, 3, 1, ClockRowOrder, "includes-reserved-unknown"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.

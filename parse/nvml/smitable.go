@@ -95,6 +95,9 @@ var (
 	// A gpustat GPU row's start, its index and name cell: "[4] GeForce GTX 1080 Ti |".
 	gpustatCutRe  = lazyre.New(`^\[(\d{1,3})\]\s+[^|\s][^|]*\|`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
+	// Any process entry of a gpustat row, with its pid or without
+	// ("user1(4000M)", gpustat's default).
+	gpustatEntryRe = lazyre.New(`\S+\(\d{1,12}M\)`)
 	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"; gpustat
 	// 0.4 printed no driver version ("feline  Sun Aug 13 15:45:59 2017").
 	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})(?:\s+\d+\.\d+(?:\.\d+)?)?\s*$`)
@@ -500,19 +503,21 @@ func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 	}
 	d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, gpuName: trimSpace(m[2]),
 		used: used * MiB, hasUsed: hasUsed, total: total * MiB, hasTotal: hasTotal, conv: IncludesReservedUnknown})
-	for _, p := range gpustatProcRe.FindAllSubmatch(m[5], -1) {
+	procs := gpustatProcRe.FindAllSubmatch(m[5], -1)
+	for _, p := range procs {
 		pid, _ := parseInt(p[2])
 		pu, _ := parseInt(p[3])
 		d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, pid: pid, hasPID: true,
 			process: p[1], used: pu * MiB, hasUsed: true})
 	}
+	if all := gpustatEntryRe.FindAllSubmatch(m[5], -1); len(all) > len(procs) {
+		// gpustat's default lists each process by its user alone
+		// ("user1(4000M)"): no pid to make a series of.
+		d.r.meta.Warnings.Once("gpustat without pids", parse.LineNote(n, "gpustat lists processes without their pids (%q: gpustat without -p): their memory is not read as processes, only the GPU's; run gpustat -p (or -cpu) to name them", string(all[0][0])))
+	}
 	return nil
 }
 
-// tableLine reads line n of the default table. A row cut short (a paste
-// that stops mid-line: it does not end in the box's "|") is named in a
-// warning rather than dropped in silence: the GPU or process it held is
-// missing from the samples.
 // maxGraphicsPIDs bounds Metadata.GraphicsPIDs (and the time to look a
 // pid up in it) on untrusted input.
 const maxGraphicsPIDs = 256
@@ -531,6 +536,10 @@ func isRule(t []byte) bool {
 	return true
 }
 
+// tableLine reads line n of the default table. A row cut short (a paste
+// that stops mid-line: it does not end in the box's "|") is named in a
+// warning rather than dropped in silence: the GPU or process it held is
+// missing from the samples.
 func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 	if !d.started {
 		d.newSnapshot(0, false)
