@@ -72,3 +72,14 @@ func TestF48n1DmonChurnSixSamples(t *testing.T) {
 		t.Errorf("%d samples, peak %d, %s; want 6, 478 MiB, sawtooth", s.Samples, s.PeakBytes, s.Class)
 	}
 }
+
+// The reason a step down at the end gives no time to OOM names it down
+// (the daily report's column showed minimax's 999 -> 200 MiB as "a step
+// up to the last samples").
+func TestF48n1StepDownReason(t *testing.T) {
+	for _, s := range trends(t, "minimax_test_gpu_summary_cut_last.csv") {
+		if s.GPU == 0 && s.NoOOMReason != "a step down to the last samples: too few after it for a trend" {
+			t.Errorf("reason %q; want a step down", s.NoOOMReason)
+		}
+	}
+}

@@ -1871,6 +1871,9 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = "a one-time step, then no growth"
 		if f.stepAtEnd {
 			o.NoOOMReason = "a step up to the last samples: too few after it for a trend"
+			if o.LastBytes < o.FirstBytes {
+				o.NoOOMReason = "a step down to the last samples: too few after it for a trend"
+			}
 		}
 		return
 	case Undetermined:
