@@ -130,19 +130,30 @@ func TestF48n1PeriodNoteOnlyForRowsWithoutTimes(t *testing.T) {
 
 // openmm2386_k80_410_lspci_before.txt (testdata/README.md): a Tesla K80
 // table whose Processes box says "No running processes found", the paste
-// ending inside the box's bottom border ("+-----------------------------").
-// The box listed every process (none); the old code warned that it was
-// cut before its rows and read the table in part.
+// ending inside the box's bottom border ("+-----------------------------");
+// vgpusched7_v100_440_box_unclosed_then_prose.txt: a V100's box saying the
+// same, then a blank line and prose, no border at all. Either box listed
+// every process (none: nvidia-smi's one row then); the old code warned
+// that they were cut and read the tables in part.
 func TestF48n1ProcessesBoxBorderCut(t *testing.T) {
-	rows, meta := readFile(t, fixtures+"openmm2386_k80_410_lspci_before.txt")
-	if len(rows) != 1 || rows[0].Used == nil || *rows[0].Used != 0 || rows[0].Total == nil || *rows[0].Total != 11441*MiB {
-		t.Fatalf("rows %+v; want GPU 0 at 0 of 11441 MiB", rows)
-	}
-	if meta.Cut != "" || len(meta.ProcessesPartialUs) != 0 || len(meta.ProcessesListedUs) != 1 {
-		t.Errorf("cut %q, processes partial %v, listed %v; want whole, its box listing every process", meta.Cut, meta.ProcessesPartialUs, meta.ProcessesListedUs)
-	}
-	if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "Processes box") {
-		t.Errorf("warnings %q", ws)
+	for _, tt := range []struct {
+		file        string
+		used, total int64
+	}{
+		{"openmm2386_k80_410_lspci_before.txt", 0, 11441},
+		{"vgpusched7_v100_440_box_unclosed_then_prose.txt", 112, 16160},
+	} {
+		rows, meta := readFile(t, fixtures+tt.file)
+		if len(rows) != 1 || rows[0].Used == nil || *rows[0].Used != tt.used*MiB || rows[0].Total == nil || *rows[0].Total != tt.total*MiB {
+			t.Errorf("%s: rows %+v; want GPU 0 at %d of %d MiB", tt.file, rows, tt.used, tt.total)
+			continue
+		}
+		if meta.Cut != "" || len(meta.ProcessesPartialUs) != 0 || len(meta.ProcessesListedUs) != 1 {
+			t.Errorf("%s: cut %q, processes partial %v, listed %v; want whole, its box listing every process", tt.file, meta.Cut, meta.ProcessesPartialUs, meta.ProcessesListedUs)
+		}
+		if ws := strings.Join(meta.Warnings.Strings(), "\n"); strings.Contains(ws, "Processes box") {
+			t.Errorf("%s: warnings %q", tt.file, ws)
+		}
 	}
 }
 

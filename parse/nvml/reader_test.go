@@ -291,6 +291,7 @@ func TestFixtures(t *testing.T) {
 		{"cnnotes_dmon_TD_blank_line_fb_churn.txt", FormatDmon, 6, 6, ClockAbsolute, "excludes-reserved"},
 		// f48n1: a K80 table, lspci's line before it, its bottom border cut.
 		{"openmm2386_k80_410_lspci_before.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"vgpusched7_v100_440_box_unclosed_then_prose.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
 		// f48n1: a table of graphics processes, its last row cut; DCGM
 		// exporter's MIG instances, a line cut (TestF48n1AdviceThatWorks).
 		{"nvmlfix11_gtx1070_396_xorg_procs_cut.txt", FormatNvidiaSmiText, 4, 1, ClockRowOrder, "includes-reserved-unknown,process"},

@@ -573,6 +573,14 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 			}
 			return nil
+		case d.procClosed && isRule(t):
+			return nil // the bottom border after "No running processes found", whole or cut
+		case d.procRule && !d.procBad && bytes.Contains(t, []byte("No running processes found")):
+			// The box's one row when there is no process: whole, though
+			// a paste ends before its bottom border.
+			d.procRule, d.procClosed = false, true
+			d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
+			return nil
 		}
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
