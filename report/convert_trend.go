@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -578,6 +579,21 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			last = LikeSize(s.LastBytes, to, final.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", from, to, n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(final.EndUs, clock, s.StartUs))
+			if mixed := slices.ContainsFunc(steps, func(c trend.ChangePoint) bool {
+				return (c.ToBytes > c.FromBytes) != (final.ToBytes > first.FromBytes)
+			}); mixed && n <= maxStepsNamed {
+				// Steps both ways: the net change alone would hide one
+				// (999 MiB down to 100 MiB, then up to 200 MiB).
+				var each []string
+				for _, c := range steps {
+					dir := "up"
+					if c.ToBytes < c.FromBytes {
+						dir = "down"
+					}
+					each = append(each, fmt.Sprintf("%s to %s at %s", dir, IBytes(c.ToBytes), timeOf(c.StartUs, clock, s.StartUs)))
+				}
+				change = fmt.Sprintf(" from %s to %s in %d steps (%s)", from, to, n, strings.Join(each, ", then "))
+			}
 		}
 		dir := "growth"
 		if s.LastBytes < s.FirstBytes {
@@ -692,6 +708,10 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
+
+// maxStepsNamed is the most steps a step finding names one by one, where
+// they go both ways.
+const maxStepsNamed = 4
 
 // flatAbs and flatRel are the band within which a flat series' samples
 // are one level (trend's flat band: 16 MiB, or 2% of the level); beyond it

@@ -30,3 +30,21 @@ func TestF48n1FlatGivesItsRange(t *testing.T) {
 		t.Errorf("message %q; want one figure", f.Message)
 	}
 }
+
+// A step finding whose steps go both ways names each: minimax's GPU 0
+// (999, 100, 200 MiB; testdata/README.md) read "a release from 999 MiB
+// to 200 MiB in 2 steps", hiding the rise of 100 MiB after the fall.
+func TestF48n1StepsBothWaysNamed(t *testing.T) {
+	start := time.Date(1970, 1, 1, 0, 0, 1, 0, time.UTC).UnixMicro()
+	s := trend.SeriesTrend{Class: trend.Step, StepAtEnd: true, HasGPU: true, Samples: 3, HeldToEnd: true,
+		StartUs: start, EndUs: start + 2e6, WindowStartUs: start, WindowEndUs: start + 2e6,
+		FirstBytes: 999 << 20, LastBytes: 200 << 20, MinBytes: 100 << 20, PeakBytes: 999 << 20,
+		ChangePoints: []trend.ChangePoint{
+			{StartUs: start, EndUs: start + 1e6, FromBytes: 999 << 20, ToBytes: 100 << 20},
+			{StartUs: start + 1e6, EndUs: start + 2e6, FromBytes: 100 << 20, ToBytes: 200 << 20},
+		}}
+	f := trendFinding(s, logClock{clock: "absolute"})
+	if want := "a release from 999 MiB to 200 MiB in 2 steps (down to 100 MiB at 00:00:01 UTC, then up to 200 MiB at 00:00:02 UTC)"; !strings.Contains(f.Message, want) {
+		t.Errorf("message %q; want %q", f.Message, want)
+	}
+}
