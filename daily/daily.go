@@ -634,7 +634,7 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 	k := siteKey(&df.Finding, g.Name())
 	s := f.sites[k]
 	if s == nil {
-		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
+		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, SiteUnknown: df.SiteUnknown, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
 		f.sites[k] = s
 	}
 	s.Findings++

@@ -2012,6 +2012,14 @@ type FindingBaseline struct {
 	Status      string `json:"status"`
 	BeforeBytes int64  `json:"before_bytes"`
 	BeforeCount int    `json:"before_count"`
+	// AfterBytes, AfterCount, DeltaBytes and DeltaPercent: the site's in
+	// this run, as the comparison counted them (DiffEntry's: the findings
+	// of a site the baseline holds without lines are added up), and the
+	// change; DeltaPercent is null when the baseline held 0 bytes.
+	AfterBytes   int64    `json:"after_bytes"`
+	AfterCount   int      `json:"after_count"`
+	DeltaBytes   int64    `json:"delta_bytes"`
+	DeltaPercent *float64 `json:"delta_percent"`
 	// BeforeSite and Note: as in DiffEntry (code that moved, a site the
 	// baseline holds as another kind or device, a leak judged per
 	// iteration); absent when they do not apply.

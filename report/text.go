@@ -420,10 +420,12 @@ func spanString(startUs, endUs int64) string {
 // findingBaselineLine says what a finding's site held in the baseline.
 func findingBaselineLine(f Finding) string {
 	b := f.Baseline
-	line := fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+	line := fmt.Sprintf("%s from %s in %s to %s in %d%s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"),
+		IBytes(b.AfterBytes), b.AfterCount, baselineChange(b))
 	if f.Kind == KindTrend {
 		// An NVML series holds no allocations.
-		line = fmt.Sprintf("%s from %s used (%s)", b.Status, IBytes(b.BeforeBytes), plural(max(b.BeforeCount, 1), "series", "series"))
+		line = fmt.Sprintf("%s from %s used (%s) to %s%s", b.Status, IBytes(b.BeforeBytes), plural(max(b.BeforeCount, 1), "series", "series"),
+			IBytes(b.AfterBytes), baselineChange(b))
 	}
 	switch b.Status {
 	case StatusNew:
@@ -435,6 +437,23 @@ func findingBaselineLine(f Finding) string {
 		line += "; " + clean(b.Note)
 	}
 	return line
+}
+
+// baselineChange is a finding's change from the baseline: " (+768 KiB,
+// +150.0%)", the percentage left out where the baseline held 0 bytes.
+func baselineChange(b *FindingBaseline) string {
+	sign := "+"
+	if b.DeltaBytes < 0 {
+		sign = "-"
+	}
+	d := b.DeltaBytes
+	if d < 0 {
+		d = -d
+	}
+	if b.DeltaPercent == nil {
+		return fmt.Sprintf(" (%s%s)", sign, IBytes(d))
+	}
+	return fmt.Sprintf(" (%s%s, %+.1f%%)", sign, IBytes(d), *b.DeltaPercent)
 }
 
 // suppressedLine says what one suppression rule left out.

@@ -1060,6 +1060,21 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 	if prev == 0 || m.Line <= prev {
 		return r, false
 	}
+	other := procs.otherAfter(prev, m)
+	if m.ProgressLine > prev && other >= m.ProgressLine {
+		// The run went on after the first print, and failed another way
+		// (the OOM between); nothing counts progress after that one: a
+		// summary or a handler's echo of the first failure (an error
+		// report listing it, a wrapper printing the error it kept)
+		// reads the same as the same failure again. Records of a
+		// handler that went on still count (failedBetween).
+		if d, ok := procs.failedBetween(prev, m); ok {
+			return r.another(fmt.Sprintf("%s:%d prints this message again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, d),
+				fmt.Sprintf("the same message as %s:%d, printed again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): a second OOM with the same figures, not the first reported twice", path, prev, d)), true
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again; the last line before it that counts progress, line %d, comes before line %d's other OOM, and none after that: the run went on after this OOM and then failed another way, which does not show it went on to fail this way again (a summary or an echo of this failure prints it so): two OOMs, or one reported twice; the text cannot tell, so it is counted once", path, m.Line, m.ProgressLine, other))
+		return r, false
+	}
 	if m.ProgressLine > prev {
 		why := ""
 		switch {
@@ -1122,6 +1137,19 @@ func (p inputProcs) failedBetween(prev int64, m Message) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// otherAfter returns the line of the last OOM message between prev, the
+// line of a message m prints again, and m whose words differ from m's
+// (another failure); 0 when there is none.
+func (p inputProcs) otherAfter(prev int64, m Message) int64 {
+	var last int64
+	for _, d := range p.msgs {
+		if d.Line > prev && d.Line < m.Line && d.Text != m.Text {
+			last = d.Line
+		}
+	}
+	return last
 }
 
 // digitsOut returns s with each run of digits replaced by "#": a log
@@ -2517,6 +2545,9 @@ func tgiWarmupNote(text string) string {
 // numba's, CuPy's or a Java program's words is theirs.
 func (r *Report) cudaErrorNote() string {
 	lib := pytorchtext.Library(r.Text)
+	if r.msg != nil && r.msg.Printer == pytorchtext.GGMLPrinter {
+		return r.ggmlStatusNote()
+	}
 	pytorch := r.ByPyTorch()
 	by := ""
 	if r.caller != "" && !pytorch {
@@ -2591,6 +2622,16 @@ func (r *Report) cudaErrorNote() string {
 			code = "hipErrorOutOfMemory"
 		}
 		return "ONNX Runtime's " + call + " failed with out of memory (error 2, " + code + ")" + on + ", outside its BFC arena's own accounting (the arena's failure reads \"Failed to allocate memory for requested buffer\"): the GPU had no room for it (a stream, a library handle or a buffer); the message has no sizes, and nvidia-smi at the time would tell what held the GPU: the arena of each session, other sessions and other processes all count"
+	case pytorchtext.LibraryCNTK:
+		call := "a CUDA call"
+		if m := cntkExprRe.FindStringSubmatch(r.Text); m != nil {
+			call = m[1]
+		}
+		on := ""
+		if r.Device >= 0 {
+			on = fmt.Sprintf(" on GPU %d", r.Device)
+		}
+		return "CNTK's " + call + " failed with out of memory (error 2, cudaErrorMemoryAllocation)" + on + " (its CudaCall's words, \"CUDA failure 2: out of memory ; GPU=N ; hostname=H ; expr=E\", which ONNX Runtime's start alike: CNTK's end with the expression): the GPU had no room for the matrix or buffer it asked for; the message has no sizes, and nvidia-smi at the time would tell what held the GPU (CNTK's own matrices, or other processes); a smaller minibatch needs less"
 	case "NCCL":
 		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
@@ -2742,6 +2783,10 @@ func (r *Report) tfTensorNote() string {
 // ("; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);"):
 // the function's name.
 var ortExprRe = lazyre.New(`; expr=([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// cntkExprRe reads the call CNTK's failed CUDA call names ("; expr=
+// cudaMalloc((void**) &deviceBufferPtr, ...)"): the function's name.
+var cntkExprRe = ortExprRe
 
 // oneAPINote is the note of a oneAPI runtime's status (lib, see
 // pytorchtext.LibraryUR): out of device memory, or "out of resources",

@@ -167,6 +167,8 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 			if c := rec.Column(pytorchtext.MsgProgressLine).(*array.Int64); c.IsValid(i) {
 				m.ProgressLine = c.Value(i)
 			}
+			m.Printer = str(pytorchtext.MsgPrinter, i)
+			m.Reraised = rec.Column(pytorchtext.MsgReraised).(*array.Boolean).Value(i)
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}
 	case pytorchtext.TableProcesses:

@@ -315,6 +315,17 @@ type Message struct {
 	// hostCall is the pinned host allocation (cudaMallocHost, ...) a
 	// CUDA or HIP out-of-memory error's words name, "" when none.
 	hostCall string
+	// Printer is the program whose own CUDA check printed a GenCUDAError
+	// message in words several programs print alike ("CUDA Error: out
+	// of memory"), as the lines next to it name it (darknetEvidenceRe);
+	// "" when they name none (see CheckProgram).
+	Printer string
+	// Reraised is true when the innermost frame of the message's
+	// traceback raises a new exception built from a value ("raise
+	// RuntimeError(resp['error'])"): the message's words were passed on
+	// there (a worker's or a server's error, or one caught before), so
+	// that line is not where the allocation failed.
+	Reraised bool
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
@@ -687,6 +698,37 @@ const (
 // ortCallRe reads ONNX Runtime's failed call at the start of a text (see
 // ortCallCUDA): its words and the device.
 var ortCallRe = lazyre.New(`^(?:CUDA|HIP) failure 2: out of memory ; GPU=(\d{1,3})\b`)
+
+// LibraryCNTK is CNTK's (Microsoft's Cognitive Toolkit) as a failed CUDA
+// call's printer. ONNX Runtime took its CudaCall from CNTK's, whose
+// words its own start with: CNTK's (Source/Math/CommonMatrix.h) are "%s
+// failure %d: %s ; GPU=%d ; hostname=%s ; expr=%s", raised as a
+// RuntimeError (its Python API) or printed as "EXCEPTION occurred: ..."
+// before its "[CALL STACK]"; ONNX Runtime's add "; %s", its message,
+// after the expression ("expr=%s; %s", cuda_call.cc, rocm_call.cc; an
+// empty message leaves "expr=cudaMalloc(...); "), and from 1.10 its file
+// and line before it ("; file=%s ; line=%d ; expr=%s; %s").
+const LibraryCNTK = "CNTK"
+
+// ortCallLibrary tells whose failed call text is, a text ortCallRe
+// matches at its start: LibraryCNTK where its expression ends the text
+// with no "; " after it (CNTK's form), "ONNX Runtime" otherwise (its file
+// and line, its "; " after the expression, or a text cut before the
+// expression, which the words alone do not tell).
+func ortCallLibrary(text string) string {
+	if strings.Contains(text, " ; file=") {
+		return "ONNX Runtime"
+	}
+	i := strings.Index(text, " ; expr=")
+	if i < 0 {
+		return "ONNX Runtime"
+	}
+	expr := strings.TrimRight(text[i+len(" ; expr="):], " \t\r\n")
+	if expr == "" || strings.HasSuffix(expr, ";") || strings.Contains(expr, "; ") {
+		return "ONNX Runtime"
+	}
+	return LibraryCNTK
+}
 
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
@@ -1392,7 +1434,7 @@ func libraryAt(s string) (library string, n int) {
 		return "Metal", lead + loc[1] // with its status, if printed: one message
 	}
 	if loc := ortCallRe.Re().FindStringIndex(s[lead:]); loc != nil {
-		return "ONNX Runtime", lead + loc[1]
+		return ortCallLibrary(s[lead:]), lead + loc[1]
 	}
 	if lib, n, _ := checkAt(s[lead:]); n > 0 {
 		return lib, lead + n
@@ -1428,6 +1470,9 @@ func Library(text string) string {
 	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
+			if l.library == "ONNX Runtime" {
+				return ortCallLibrary(text[strings.Index(text, l.phrase):])
+			}
 			return l.library
 		}
 	}
@@ -1936,7 +1981,7 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		}
 	}
 	switch {
-	case lib == "ONNX Runtime":
+	case lib == "ONNX Runtime", lib == LibraryCNTK:
 		// Its whole form ("... failure 2: out of memory ; GPU=0"), after
 		// its place ("onnxruntime::CudaCall") or anywhere.
 		return message
@@ -2440,12 +2485,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 		if x := trtVMemRe.Re().FindStringSubmatch(line[at:]); x != nil && lib == "TensorRT" {
 			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 		}
-		if lib == "ONNX Runtime" {
+		if lib == "ONNX Runtime" || lib == LibraryCNTK {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
 		}
-		if strings.HasPrefix(line[at:], darknetPhrase) && !strings.HasPrefix(line[at+n:], " (err_num") {
+		if _, _, k := checkAt(line[at:]); k >= 0 && checkForms[k].phrase == darknetPhrase && !strings.HasPrefix(line[at+n:], " (err_num") {
 			// darknet's words, without its perror line's strerror after
 			// them ("CUDA Error: out of memory: No error"): the two
 			// lines of one failure read alike, one OOM.
@@ -3162,12 +3207,30 @@ func codeStringAt(line string, at int) bool {
 		if strings.HasSuffix(before, w) {
 			k := len(before) - len(w)
 			if w[0] == ' ' || w[0] == '=' || w[0] == '!' || k == 0 || !isIdentByte(before[k-1]) {
+				if operatorWord(w) && !codeStatementRe.MatchString(strings.TrimLeft(before, " \t")) {
+					// "and", "or", "not", "in" join a sentence as well as
+					// an expression: "job failed and '...' was logged" is
+					// a log's words. Code only where the line is a
+					// statement (see codeStatementRe).
+					continue
+				}
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// operatorWord reports whether w, one of codeKeywords, is an operator
+// that prose uses too ("and", "or", "not", "in").
+func operatorWord(w string) bool { return w == "and" || w == "or" || w == "not" || w == "in" }
+
+// codeStatementRe matches the start of a line of Python that an
+// expression with an operator word belongs to: a keyword that starts a
+// statement ("if", "elif", "while", "assert", "return", "yield",
+// "raise", "print(", "lambda"), or an assignment ("ok = ...", "x.y[0] =
+// ...", "x += ...").
+var codeStatementRe = lazyre.New(`^(?:(?:if|elif|while|assert|return|yield|raise|lambda|not)\b|print\(|[A-Za-z_][\w.\[\]'"]*\s*(?:[-+*/|&]?=)[^=])`)
 
 // membershipTestRe matches the rest of a membership test after a string
 // literal: "in" or "not in" and an expression (names, calls, indexes)

@@ -110,7 +110,20 @@ type traceback struct {
 	// arrow.
 	ipython    bool
 	ipyPending *tbFrame
+	// src says the innermost frame's source line was read, and raises
+	// that it builds a new exception from a value (raiseNewRe).
+	src, raises bool
 }
+
+// raiseNewRe matches a source line that raises a new exception whose
+// one argument is a value received, a name, an attribute or an item
+// ("raise RuntimeError(resp['error'])", "raise
+// RuntimeError(response.error_msg)", "raise Exception(str(e)) from e"):
+// its words were passed on there, not raised by the call that failed. A
+// library's check that builds its error from a status ("raise
+// CudaAPIError(retcode, msg)", numba) or words of its own (vLLM's "raise
+// ValueError(\"No available memory ...\")") is not one.
+var raiseNewRe = lazyre.New(`^raise\s+[A-Za-z_][\w.]*\(\s*(?:str\(\s*)?[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*\)?\s*\)(?:\s+from\s+[\w.]+)?\s*$`)
 
 // addFrame appends a frame, keeping the innermost maxFrames.
 func (tb *traceback) addFrame(f tbFrame) {
@@ -119,6 +132,7 @@ func (tb *traceback) addFrame(f tbFrame) {
 		tb.frames = tb.frames[:maxFrames-1]
 	}
 	tb.frames = append(tb.frames, f)
+	tb.src, tb.raises = false, false
 }
 
 type tbFrame struct {
@@ -244,6 +258,10 @@ type Reader struct {
 	// line named, and reportExcLine that line (see reportException).
 	reportExc     string
 	reportExcLine int64
+	// thrown is the C++ exception's type a terminate handler's line
+	// named, and thrownLine that line (terminate.go).
+	thrown     string
+	thrownLine int64
 	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
 	ray rayOOM
 	// report is an error report's message, held until the next message
@@ -277,6 +295,14 @@ type Reader struct {
 	// tfNode is TensorFlow's op error held for its node line, which names
 	// its device (tfnode.go).
 	tfNode *heldMessage
+	// darknet is "CUDA Error: out of memory" alone held for the line
+	// after it, which may name darknet its printer, and darknetSeen the
+	// last line of darknet's read (cudacheck.go).
+	darknet     *heldMessage
+	darknetSeen int64
+	// ggmlStatus is a runtime's status line held for ggml's device line
+	// after it (ggmldevice.go).
+	ggmlStatus *heldMessage
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -375,7 +401,8 @@ func (r *Reader) step() error {
 		}
 		r.parked = nil
 		r.flushNVHPC()
-		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+		r.flushDarknet()
+		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc, &r.ggmlStatus} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
 				r.addMessage(held.msg, held.frames, held.line)
@@ -587,6 +614,12 @@ func (r *Reader) addLineRead(line string) error {
 	if r.ncclAlone(line) {
 		return nil
 	}
+	if r.darknet != nil || strings.Contains(line, "cuda.c") {
+		r.seeDarknet(line)
+	}
+	if r.ggmlStatus != nil && r.ggmlDeviceLine(line) {
+		return nil
+	}
 	if r.xgb != nil && r.xgboostLine(line) {
 		return nil
 	}
@@ -693,6 +726,14 @@ func (r *Reader) addBody(line string) error {
 				prefix = strings.TrimLeft(prefix[k:], " ")
 			}
 		}
+		if tb := r.raisedTraceback(prefix); tb != nil {
+			// An exception whose text is another traceback (a worker's or
+			// a server's, passed on as the error's string: "RuntimeError:
+			// Traceback (most recent call last):"): the traceback open on
+			// these lines ends with it, and the frames that follow are the
+			// other process's, not called from this one's.
+			prefix = tb.prefix
+		}
 		r.startTraceback(prefix)
 		return nil
 	}
@@ -705,6 +746,7 @@ func (r *Reader) addBody(line string) error {
 		return nil
 	}
 	var frames []tbFrame
+	raised := false // the innermost frame raises a new exception (raiseNewRe)
 	k, rest := r.tracebackOf(line)
 	if k < 0 {
 		// Frames without a "Traceback" line before them: a traceback
@@ -751,12 +793,16 @@ func (r *Reader) addBody(line string) error {
 			// Source lines, carets, "[Previous line repeated N more
 			// times]": the traceback goes on. A source line may quote
 			// "CUDA out of memory" without being the error.
+			if src := strings.TrimSpace(rest); src != "" && !tb.src && len(tb.frames) > 0 {
+				tb.src, tb.raises = true, raiseNewRe.MatchString(src)
+			}
 			return nil
 		}
 		// The exception line ends the traceback (and the run, for a
 		// TensorRT build: see trtbuild.go).
 		r.endTRT(rest)
 		frames = tb.frames
+		raised = tb.raises
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {
 			if frames != nil {
@@ -767,6 +813,7 @@ func (r *Reader) addBody(line string) error {
 		}()
 	}
 	r.seeReportException(line)
+	r.seeTerminate(line)
 	r.seeRayOOM(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
@@ -861,6 +908,12 @@ func (r *Reader) addBody(line string) error {
 		lastEnd = max(lastEnd, min(end, len(line)))
 		if reported != "" && m.Exception == "" {
 			m.Exception = reported
+		}
+		if t := r.thrownException(line, i); t != "" && m.Exception == "" {
+			m.Exception = t // the C++ exception whose what() it is
+		}
+		if raised && frames != nil {
+			m.Reraised = true
 		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
@@ -965,6 +1018,19 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && frames == nil && ggmlStatusHeld(m, line[:i]) {
+			// ggml's device line may follow (ggmldevice.go).
+			if h := r.ggmlStatus; h != nil {
+				r.ggmlStatus = nil
+				r.addMessage(h.msg, h.frames, h.line)
+			}
+			r.ggmlStatus = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
+		} else if kind == message && darknetHeld(m) {
+			// After darknet's layer number, darknet's; else its printer
+			// may be named by the lines around it.
+			r.holdDarknet(m, frames, line[:i])
+			frames = nil
 		} else if kind == message && reported != "" {
 			// An error report's: its log may follow (see holdReport).
 			r.holdReport(m, frames)
@@ -1009,7 +1075,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report, r.darknet, r.ggmlStatus} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1496,6 +1562,23 @@ type excTail struct {
 	line   int64 // and its line in the input (a notebook's lines of one string share it)
 }
 
+// exceptionLeadRe matches an exception's name and colon alone
+// ("RuntimeError: ", "ray.exceptions.RayTaskError: ").
+var exceptionLeadRe = lazyre.New(`^[A-Za-z_][\w.]*(?:\([\w.]*\))?:\s*$`)
+
+// raisedTraceback returns the traceback open whose exception line is
+// before, the text before a "Traceback (most recent call last):" on its
+// line: the traceback's prefix, then an exception's name and colon
+// (exceptionLeadRe), after at least one frame; nil when there is none.
+func (r *Reader) raisedTraceback(before string) *traceback {
+	for _, tb := range r.tbs {
+		if len(tb.frames) > 0 && !tb.rich && !tb.ipython && strings.HasPrefix(before, tb.prefix) && exceptionLeadRe.MatchString(before[len(tb.prefix):]) {
+			return tb
+		}
+	}
+	return nil
+}
+
 // startTraceback opens a traceback on the lines that start with prefix
 // (closing the one open there) and returns it.
 func (r *Reader) startTraceback(prefix string) *traceback {
@@ -1639,6 +1722,12 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgProgressLine).AppendNull()
 	}
+	if m.Printer != "" {
+		b.Field(MsgPrinter).(*array.StringBuilder).Append(m.Printer)
+	} else {
+		b.Field(MsgPrinter).AppendNull()
+	}
+	b.Field(MsgReraised).(*array.BooleanBuilder).Append(m.Reraised)
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)
