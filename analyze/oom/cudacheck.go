@@ -107,7 +107,11 @@ func (r Report) CheckProgram() string {
 
 // asyncCheckAdvice is what a CUDA error reported at a call that
 // allocates nothing (a launch, a synchronization) needs to be placed.
-const asyncCheckAdvice = "CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) or compute-sanitizer makes the failing call report its own error, and nvidia-smi at the time would tell what held the GPU"
+const asyncCheckAdvice = asyncBlocking + ", and nvidia-smi at the time would tell what held the GPU"
+
+// asyncBlocking is how to make the call that failed report its own
+// error.
+const asyncBlocking = "CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) or compute-sanitizer makes the failing call report its own error"
 
 // frameworkCheckNote is the note of a framework's own check that its
 // memory ran out (pytorchtext.CheckForm): CatBoost's GPU memory pool,

@@ -64,3 +64,31 @@ func TestF48o2TensorRTOutOfMemoryCode(t *testing.T) {
 		t.Errorf("requested %d notes %q, want 16581132288 bytes and the buffer's note", r.RequestedBytes, r.Notes)
 	}
 }
+
+// llama.cpp's ggml_cuda_error: a call that allocates (hipMalloc,
+// cuMemCreate) is named as the allocation that found no room; one that
+// does not (cudaGraphLaunch, cudaStreamSynchronize, a copy) gets the note
+// that the error was reported there asynchronously, an earlier
+// allocation or launch having failed. None gets PyTorch's pinned-memory
+// note (these were PyTorch's "CUDA error: out of memory" before
+// session 48).
+func TestF48o2GGMLCallNotes(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		async bool
+		call  string
+	}{
+		{"f48o2_ollama_3765_rocm_hipmalloc.txt", false, "hipMalloc"},
+		{"f48o2_ik_llama_cpp_cumemcreate_device0.md", false, "cuMemCreate"},
+		{"f48o2_llamacpp_device2_cudagraphlaunch_decode.md", true, "cudaGraphLaunch"},
+		{"f48o2_lmstudio_windows_ggml_set_tensor_sync.txt", true, "cudaStreamSynchronize"},
+		{"f48o2_lightrag_ollama_runner_cuda_error.txt", true, "cudaMemcpyAsyncReserve"},
+	} {
+		r := hunt44eOOM(t, "pytorch/pastes/"+c.file)
+		notes := strings.Join(r.Notes, " ")
+		if !strings.Contains(notes, "its call "+c.call) || strings.Contains(notes, "reported there asynchronously") != c.async ||
+			strings.Contains(notes, "pin_memory") || !strings.Contains(notes, "llama.cpp's ggml backend") {
+			t.Errorf("%s: notes %q, want the call %s named, asynchronous %v, no pinned-memory note", c.file, r.Notes, c.call, c.async)
+		}
+	}
+}

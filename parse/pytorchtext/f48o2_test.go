@@ -122,3 +122,45 @@ func TestF48o2FiguresRead(t *testing.T) {
 		t.Errorf("table cells: messages on lines %v, want 9, 12, 13, 14, 16, 18", lines)
 	}
 }
+
+// llama.cpp's ggml_cuda_error prints, after its device line, the call
+// whose status it checked: it is read (hipMalloc and cuMemCreate
+// allocate; cudaGraphLaunch, cudaStreamSynchronize and ollama's
+// cudaMemcpyAsyncReserve do not), with the device and the place
+// (ggml-cuda.cu:L) the device line gives. Real pastes: ollama#3765 (a HIP
+// build), ik_llama.cpp, llama.cpp on device 2, LM Studio on Windows,
+// LightRAG over ollama (after a runner's words on the status's line).
+func TestF48o2GGMLCall(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		line   int64
+		device int32
+		call   string
+		fn     string
+		at     int64
+	}{
+		{"f48o2_ollama_3765_rocm_hipmalloc.txt", 3, 0, "hipMalloc", "alloc", 233},
+		{"f48o2_ik_llama_cpp_cumemcreate_device0.md", 3, 0, "cuMemCreate", "alloc", 384},
+		{"f48o2_llamacpp_device2_cudagraphlaunch_decode.md", 5, 2, "cudaGraphLaunch", "ggml_cuda_graph_evaluate_and_capture", 4581},
+		{"f48o2_lmstudio_windows_ggml_set_tensor_sync.txt", 3, 0, "cudaStreamSynchronize", "ggml_backend_cuda_buffer_set_tensor", 610},
+		{"f48o2_lightrag_ollama_runner_cuda_error.txt", 1, 0, "cudaMemcpyAsyncReserve", "ggml_backend_cuda_buffer_set_tensor", 743},
+	} {
+		rs := readFile(t, "pastes/"+c.file, false)
+		if len(rs.msgs) != 1 {
+			t.Errorf("%s: %+v, want one message", c.file, rs.msgs)
+			continue
+		}
+		m := rs.msgs[0]
+		if m.line != c.line || m.device != c.device || m.call != c.call || m.printer != GGMLPrinter {
+			t.Errorf("%s: line %d device %d call %q printer %q, want line %d device %d call %q by ggml", c.file, m.line, m.device, m.call, m.printer, c.line, c.device, c.call)
+		}
+		if fr := rs.frames[m.id]; len(fr) == 0 || fr[len(fr)-1].name != c.fn || fr[len(fr)-1].line != c.at {
+			t.Errorf("%s: frames %+v, want %s at line %d", c.file, fr, c.fn, c.at)
+		}
+	}
+	// No call line after the device line: none read, the message kept.
+	rs, err := readText(t, "g.txt", "CUDA error: out of memory\n  current device: 1, in function alloc at ggml-cuda.cu:648\nGGML_ASSERT: ggml-cuda.cu:60: !\"CUDA error\"\n", false)
+	if err != nil || len(rs.msgs) != 1 || rs.msgs[0].call != "" || rs.msgs[0].device != 1 {
+		t.Errorf("no call line: %v %+v, want one message on device 1, no call", err, rs.msgs)
+	}
+}

@@ -326,6 +326,11 @@ type Message struct {
 	// there (a worker's or a server's error, or one caught before), so
 	// that line is not where the allocation failed.
 	Reraised bool
+	// Call is the runtime call whose status a program's check printed,
+	// as its lines give it (llama.cpp's ggml_cuda_error prints it on the
+	// line after its device line: "cudaGraphLaunch", "cuMemCreate",
+	// "hipMalloc"); "" when they give none.
+	Call string
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints

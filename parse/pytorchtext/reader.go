@@ -1728,6 +1728,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgPrinter).AppendNull()
 	}
 	b.Field(MsgReraised).(*array.BooleanBuilder).Append(m.Reraised)
+	if m.Call != "" {
+		b.Field(MsgCall).(*array.StringBuilder).Append(m.Call)
+	} else {
+		b.Field(MsgCall).AppendNull()
+	}
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)
