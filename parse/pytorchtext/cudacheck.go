@@ -539,6 +539,10 @@ func CheckProgram(prefix, text string) (program, call string) {
 	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
 		call = c[1]
 	}
+	if call == "" && strings.Contains(whole, "gpu_device_storage.h") && strings.Contains(text, "cudaSuccess") {
+		// MXNet's GPUDeviceStorage::Alloc checks its cudaMalloc alone.
+		call = "cudaMalloc"
+	}
 	if program == checkProgramUnnamed && darknetLayerRe.MatchString(prefix+" ") {
 		program = DarknetPrinter // after the number of the layer darknet was making
 	}
