@@ -25,6 +25,7 @@ func TestF48o2FormNotes(t *testing.T) {
 		{"f48o2_dask_cuda_855_spill_on_demand.txt", []string{"spill-on-demand", "605.37 MiB", "device_memory_limit"}, []string{"pinned"}, false},
 		{"f48o2_torch_memory_saver_4_curesult2.txt", []string{"torch_memory_saver", "cuMemCreate", "CUDA_ERROR_OUT_OF_MEMORY"}, []string{"pinned"}, false},
 		{"f48o2_lightgbm_4480_opencl_mem_object_alloc.txt", []string{"CL_MEM_OBJECT_ALLOCATION_FAILURE", "Boost.Compute"}, []string{"cudaMalloc", "nvidia-smi"}, false},
+		{"f48o2_mxnet_2913_memory_allocation_failed_v07.txt", []string{"MXNet (its pooled storage manager", "an allocation (cudaMalloc)"}, []string{"pinned"}, false},
 		{"f48o2_mxnet_2778_windows_gpu_device_storage.txt", []string{"MXNet", "an allocation (cudaMalloc)"}, []string{"pinned"}, false},
 	} {
 		r := hunt44eOOM(t, "pytorch/pastes/"+c.file)

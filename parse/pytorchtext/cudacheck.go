@@ -225,6 +225,13 @@ var checkForms = []checkForm{
 	// CL_MEM_OBJECT_ALLOCATION_FAILURE (-4) by its description, "Memory
 	// Object Allocation Failure": the OpenCL device could not allocate a
 	// buffer's memory. Read where an error sits (after a what()).
+	// MXNet's pooled storage manager (src/storage/pooled_storage_manager
+	// .h, PooledStorageManager::Alloc) tries its device storage's
+	// cudaMalloc twice, releasing its pool between, then logs FATAL
+	// "Memory allocation failed." after its file and line (MXNet 0.7 to
+	// 0.9; later releases check the status itself).
+	newCheckForm(mxnetPoolPhrase, `pooled_storage_manager\.h:\d+\] ?Memory allocation failed|pooled_storage_manager\.h:\d+: Memory allocation failed`,
+		"the CUDA runtime", "MXNet (its pooled storage manager: cudaMalloc failed twice, its pool released between)", true),
 	newCheckForm(clAllocPhrase, clAllocPhrase,
 		"OpenCL", "Boost.Compute (its opencl_error, CL_MEM_OBJECT_ALLOCATION_FAILURE)", false),
 }
@@ -237,6 +244,7 @@ const (
 	tmsPhrase          = "[torch_memory_saver.cpp] CUresult error"
 	spillPhrase        = "spill-on-demand couldn't find any device memory"
 	clAllocPhrase      = "Memory Object Allocation Failure"
+	mxnetPoolPhrase    = "Memory allocation failed"
 )
 
 // CheckForm names the form of checkForms that a GenCUDAError message's
@@ -539,8 +547,9 @@ func CheckProgram(prefix, text string) (program, call string) {
 	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
 		call = c[1]
 	}
-	if call == "" && strings.Contains(whole, "gpu_device_storage.h") && strings.Contains(text, "cudaSuccess") {
-		// MXNet's GPUDeviceStorage::Alloc checks its cudaMalloc alone.
+	if call == "" && (strings.Contains(whole, "gpu_device_storage.h") && strings.Contains(text, "cudaSuccess") || strings.Contains(text, "pooled_storage_manager.h")) {
+		// MXNet's GPUDeviceStorage::Alloc checks its cudaMalloc alone;
+		// its pooled storage manager's failure is that cudaMalloc's.
 		call = "cudaMalloc"
 	}
 	if program == checkProgramUnnamed && darknetLayerRe.MatchString(prefix+" ") {
