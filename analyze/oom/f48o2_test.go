@@ -26,6 +26,7 @@ func TestF48o2FormNotes(t *testing.T) {
 		{"f48o2_torch_memory_saver_4_curesult2.txt", []string{"torch_memory_saver", "cuMemCreate", "CUDA_ERROR_OUT_OF_MEMORY"}, []string{"pinned"}, false},
 		{"f48o2_lightgbm_4480_opencl_mem_object_alloc.txt", []string{"CL_MEM_OBJECT_ALLOCATION_FAILURE", "Boost.Compute"}, []string{"cudaMalloc", "nvidia-smi"}, false},
 		{"f48o2_mxnet_2913_memory_allocation_failed_v07.txt", []string{"MXNet (its pooled storage manager", "an allocation (cudaMalloc)"}, []string{"pinned"}, false},
+		{"f48o2_nccl_33_legacy_core_cu_malloc.txt", []string{"NCCL 1.x's allocDevMem", "2.00 MiB"}, []string{"Failed to CUDA calloc", "pinned"}, false},
 		{"f48o2_mxnet_2778_windows_gpu_device_storage.txt", []string{"MXNet", "an allocation (cudaMalloc)"}, []string{"pinned"}, false},
 	} {
 		r := hunt44eOOM(t, "pytorch/pastes/"+c.file)

@@ -2650,6 +2650,11 @@ func (r *Report) cudaErrorNote() string {
 			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
 			failed = " (its allocation call failed)"
 		}
+		if pytorchtext.CheckForm(r.Text) == "nccl1-buffer" {
+			// NCCL 1.x's allocDevMem (pytorchtext's checkForms).
+			sizes = "the size is from its own words (\"failed to allocate N byte device buffer\", exact), and nothing else of the GPU is given; NCCL 1.x logs any cudaMalloc error in these words, out of memory being the one a full GPU gives"
+			failed = " (cudaMalloc failed; NCCL 1.x's allocDevMem, then \"NCCL Init failed ... 'cuda malloc failed'\")"
+		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":
 		if note, ok := r.checkNote(lib); ok {

@@ -232,6 +232,12 @@ var checkForms = []checkForm{
 	// 0.9; later releases check the status itself).
 	newCheckForm(mxnetPoolPhrase, `pooled_storage_manager\.h:\d+\] ?Memory allocation failed|pooled_storage_manager\.h:\d+: Memory allocation failed`,
 		"the CUDA runtime", "MXNet (its pooled storage manager: cudaMalloc failed twice, its pool released between)", true),
+	// NCCL 1.x's allocDevMem (src/core.cu): cudaMalloc failed, "WARN
+	// src/core.cu:225 failed to allocate 2101248 byte device buffer"
+	// (its WARN prints the file and line first), then "NCCL Init failed
+	// (10) 'cuda malloc failed'". The bytes are the request.
+	newCheckForm(nccl1BufferPhrase, `WARN \S+:\d+ failed to allocate \d{1,20} byte device buffer`,
+		"NCCL", "", true),
 	newCheckForm(clAllocPhrase, clAllocPhrase,
 		"OpenCL", "Boost.Compute (its opencl_error, CL_MEM_OBJECT_ALLOCATION_FAILURE)", false),
 }
@@ -245,12 +251,14 @@ const (
 	spillPhrase        = "spill-on-demand couldn't find any device memory"
 	clAllocPhrase      = "Memory Object Allocation Failure"
 	mxnetPoolPhrase    = "Memory allocation failed"
+	nccl1BufferPhrase  = " byte device buffer"
 )
 
 // CheckForm names the form of checkForms that a GenCUDAError message's
 // text starts with, for the notes that differ by form: "thrust-launch",
 // "catboost-pool", "paddle-chunk", "torch-memory-saver", "spill",
-// "opencl-alloc", "rmm-pool"; "" for another form or none.
+// "opencl-alloc", "nccl1-buffer", "rmm-pool"; "" for another form or
+// none.
 func CheckForm(text string) string {
 	_, _, k := checkAt(text)
 	if k < 0 {
@@ -269,6 +277,8 @@ func CheckForm(text string) string {
 		return "spill"
 	case clAllocPhrase:
 		return "opencl-alloc"
+	case nccl1BufferPhrase:
+		return "nccl1-buffer"
 	case rmmPoolPhrase:
 		return "rmm-pool"
 	}
@@ -281,6 +291,9 @@ var catboostPoolRe = lazyre.New(`Requested (\d+(?:\.\d+)?)(?: MB)?; Free (\d+(?:
 
 // paddleChunkRe reads PaddlePaddle's chunk and the free memory, bytes.
 var paddleChunkRe = lazyre.New(`available failed, (\d{1,20}) > (\d{1,20})`)
+
+// nccl1BufferRe reads NCCL 1.x's buffer's bytes.
+var nccl1BufferRe = lazyre.New(`failed to allocate (\d{1,20}) byte device buffer`)
 
 // spillRe reads the spill manager's request: a figure and its unit.
 var spillRe = lazyre.New(`RMM allocation of (\d+(?:\.\d+)?) ?([kMGT]i?B|B|bytes)?`)
@@ -300,6 +313,10 @@ func checkFigures(m *Message, text string, k int) {
 		if x := paddleChunkRe.Re().FindStringSubmatch(text); x != nil {
 			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			m.Free, _ = strconv.ParseInt(x[2], 10, 64)
+		}
+	case nccl1BufferPhrase:
+		if x := nccl1BufferRe.Re().FindStringSubmatch(text); x != nil {
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 		}
 	case spillPhrase:
 		if x := spillRe.Re().FindStringSubmatch(text); x != nil {

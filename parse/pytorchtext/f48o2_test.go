@@ -31,6 +31,7 @@ func TestF48o2OtherFrameworksForms(t *testing.T) {
 		{"f48o2_catboost_1347_two_gpus_nvsmi.txt", 14, "CatBoost", "CUDA", 11032 * MiB, 8661245440, "catboost/cuda/"},
 		{"f48o2_mxnet_2778_windows_gpu_device_storage.txt", 3, "CUDA runtime", "CUDA", -1, -1, "Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading"},
 		{"f48o2_mxnet_2913_memory_allocation_failed_v07.txt", 2, "CUDA runtime", "CUDA", -1, -1, "pooled_storage_manager.h:62: Memory allocation failed"},
+		{"f48o2_nccl_33_legacy_core_cu_malloc.txt", 2, "NCCL", "CUDA", 2101248, -1, "WARN src/core.cu:225 failed to allocate"},
 		{"f48o2_xgboost_6388_thrust_parallel_for.txt", 5, "CUDA runtime", "CUDA", -1, -1, "parallel_for failed: out of memory"},
 		{"f48o2_lightgbm_4480_opencl_mem_object_alloc.txt", 4, "OpenCL", "OpenCL", -1, -1, "Memory Object Allocation Failure"},
 		{"f48o2_paddle_8992_enforce_allocating.txt", 7, "PaddlePaddle", "CUDA", 10513462067, 1369702144, "enforce allocating <= available failed"},
@@ -69,6 +70,7 @@ func TestF48o2OtherFrameworksForms(t *testing.T) {
 		"[E] [virtualMemoryBuffer.cpp::resizePhysical::154] Error Code 9: OutOfMemory (Requested size was 10 bytes.)\n",
 		"distributed.worker - WARNING - RMM allocation of 605.37 MiB succeeded after spilling\n",
 		"[19:03:47] src/io/image_io.cc:62: Memory allocation failed.\n",
+		"Copied 512 bytes into 1024 byte device buffer\n",
 	} {
 		rs, err := readText(t, "x.txt", text, false)
 		if err != nil || len(rs.msgs) != 0 {
