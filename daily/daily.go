@@ -451,7 +451,10 @@ func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.Dai
 }
 
 // unrecognisedReason says why a file was skipped, err its error: its
-// content is none of the formats gpuleak reads, or gpuleak's own output. A name that inputs carry (a .json trace or
+// content is none of the formats gpuleak reads, gpuleak's own output, an
+// archive, or a printout of memory figures gpuleak recognises but does
+// not read (a profiler table, memory_allocated() prints: parse.ErrPrintout,
+// whose message says what to record instead). A name that inputs carry (a .json trace or
 // timeline, a .pickle snapshot) is pointed out: such a file is more
 // likely an input in a layout gpuleak does not know than a bystander.
 func unrecognisedReason(path string, err error) string {
@@ -460,6 +463,12 @@ func unrecognisedReason(path string, err error) string {
 		// A report or baseline left beside the artifacts, or an archive
 		// of some: say what it is, not that its layout may be an input's
 		// gpuleak missed.
+		return pe.Msg
+	}
+	if errors.Is(err, parse.ErrPrintout) && errors.As(err, &pe) {
+		// A printout gpuleak recognises but does not read: what it is
+		// and what to record instead, as analyze says it (its message
+		// quotes the line that tells).
 		return pe.Msg
 	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
