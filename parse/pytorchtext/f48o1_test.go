@@ -32,3 +32,20 @@ func TestF48o1HostKill(t *testing.T) {
 		}
 	}
 }
+
+// gpuleak analyze refused such a log ("unrecognised input format", exit
+// 2): the host's OOM killer's record and Ray's memory monitor's are
+// sniffed as an OOM log, which the reader then warns of.
+func TestF48o1SniffHostKill(t *testing.T) {
+	for _, text := range []string{
+		"RuntimeError: Some background worker is 6 feet under. Yuck.\nslurmstepd: error: Detected 1 oom_kill event in StepId=32436650.0. Some of the step tasks have been OOM Killed.\nsrun: error: gpu006: task 0: Out Of Memory\n",
+		"ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n",
+	} {
+		if !SniffOOM([]byte(text)) {
+			t.Errorf("%q: not sniffed", text)
+		}
+	}
+	if SniffOOM([]byte("the OOM killer is a Linux feature\n")) {
+		t.Error("prose sniffed")
+	}
+}
