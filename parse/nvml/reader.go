@@ -339,6 +339,9 @@ type Reader struct {
 	// lines outside its code blocks (fenceOpen false) are prose, not
 	// rows.
 	fenced, fenceOpen bool
+	// lead: the first lead lines are text before the first output
+	// (sniffLed), skipped.
+	lead int
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -602,6 +605,15 @@ func (r *Reader) step() error {
 				return derr
 			}
 		}
+		if r.line <= r.lead {
+			// Text before the first output (sniffLed): a line of prose,
+			// neither a row nor a cut.
+			if t := trimSpace(line); len(t) > 0 {
+				r.meta.Skipped++
+				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
+			}
+			return r.endAt(err)
+		}
 		nonEmptyBefore := r.nonEmpty
 		if len(trimSpace(line)) > 0 {
 			r.nonEmpty = true
@@ -765,13 +777,16 @@ func (r *Reader) start() error {
 	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
 		plainHead = stripANSI(nil, plainHead)
 	}
-	sniffed, w, unwrapped := sniffWrapped(plainHead)
+	sniffed, w, unwrapped, lead := sniffLed(plainHead)
 	if f == parse.FormatUnknown || f == sniffed {
 		// The lines are read without the fence, quote marks or stamps
-		// the layout was recognised behind (wrap).
-		f, r.wrap = sniffed, w
+		// the layout was recognised behind (wrap), and without the lines
+		// of text before its first output (lead).
+		f, r.wrap, r.lead = sniffed, w, lead
 		if unwrapped != nil {
 			head = unwrapped
+		} else if lead > 0 {
+			head = afterLines(head, lead)
 		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipDateLines(skipPrompts(head))) {
@@ -843,9 +858,6 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
 	}
-	if r.wrap != (wrap{}) {
-		b = r.wrap.strip(b)
-	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		// A terminal's escape sequences (colours; the screen codes of a
 		// "script" capture of watch nvidia-smi): the text without them.
@@ -855,6 +867,10 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.meta.Warnings.Linef(r.line+1, "terminal escape sequences (colours, or the screen codes of a terminal capture) were removed from the text before reading it")
 		}
 		r.ansiLines++
+	}
+	if r.wrap != (wrap{}) {
+		// After the escape sequences: Ray colours its workers' tags.
+		b = r.wrap.strip(b)
 	}
 	return b, err
 }

@@ -27,8 +27,77 @@ func Sniff(head []byte) parse.Format {
 	if bytes.IndexByte(head, 0x1b) >= 0 {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
-	f, _, _ := sniffWrapped(head)
+	f, _, _, _ := sniffLed(head)
 	return f
+}
+
+// maxLead bounds the lines of text (non-blank) that may come before a
+// log's first output without a prompt: a paste's "Here is my log:", a
+// Markdown list item that introduces its fenced block ("- GPU utilization
+// is recorded in logs/gpu.log, which looks like this:"), a docstring's
+// "Layout (...):". More text than this is a document, not a paste of a
+// log.
+const maxLead = 3
+
+// sniffLed is sniffWrapped of head, or else of head after its first one
+// to maxLead lines of text (leadLine): an output in a layout whose first
+// line says so (a --query CSV header, dmon's, pmon's or dcgmi dmon's "#"
+// header, a row that starts with a timestamp, DCGM metrics) after a line
+// of prose. lead is the number of lines (blank ones included) the Reader
+// skips, with a warning; 0 when head is recognised as it is.
+func sniffLed(head []byte) (f parse.Format, w wrap, plain []byte, lead int) {
+	if f, w, plain = sniffWrapped(head); f != parse.FormatUnknown {
+		return f, w, plain, 0
+	}
+	rest, text := head, 0
+	for text < maxLead {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if !found {
+			break
+		}
+		lead++
+		rest = after
+		t := trimSpace(stripQuote(trimSpace(line)))
+		if len(t) == 0 {
+			continue
+		}
+		if !leadLine(t) {
+			break
+		}
+		text++
+		switch f, w, plain = sniffWrapped(rest); f {
+		case FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
+			return f, w, plain, lead
+		}
+	}
+	return parse.FormatUnknown, wrap{}, nil, 0
+}
+
+// leadLine reports whether t, a trimmed line, is a line of prose that may
+// come before an output: a word of three letters or more, and neither a
+// Markdown fence, the border of a table, nor a line that starts with a
+// shell's prompt or comment mark: a command gpuleak does not know ("$ go
+// build && ./dmon") prints another program's output, whatever it looks
+// like (DCGM's Go sample "dmon").
+func leadLine(t []byte) bool {
+	switch t[0] {
+	case '$', '#', '%', '|', '+', '{', '[', '<':
+		return false
+	}
+	if isFence(t) {
+		return false
+	}
+	run := 0
+	for _, c := range t {
+		if isLetter(c) {
+			if run++; run >= 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // sniffWrapped is Sniff of head (without its byte order mark and escape
@@ -36,7 +105,20 @@ func Sniff(head []byte) parse.Format {
 // layout's decoder to read them (none when head is recognised as it is)
 // and, where there is one, head without it (unwrapHead); nil otherwise.
 func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
-	if f := sniffPlain(head); f != parse.FormatUnknown {
+	f := sniffPlain(head)
+	switch f {
+	case parse.FormatUnknown:
+	case FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
+		return f, wrap{}, nil // their own lines start with "#"
+	default:
+		if !hashOutput(untilPrompt(skipPrompts(head))) {
+			return f, wrap{}, nil
+		}
+		// An output pasted as comments: its lines are not read as
+		// they are (a log's comments are skipped), but without "#".
+		if hf, hw, plain := sniffHashed(head); hf != parse.FormatUnknown {
+			return hf, hw, plain
+		}
 		return f, wrap{}, nil
 	}
 	w := wrapOf(head)
@@ -45,6 +127,27 @@ func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
 		if w == (wrap{}) {
 			plain = nil // fences only: the decoders skip them (isFence)
 		}
+		if f != parse.FormatUnknown {
+			return f, w, plain
+		}
+	}
+	return sniffHashed(head)
+}
+
+// sniffHashed is sniffPlain of head without the "#" that starts its
+// lines (wrap.hash): nvidia-smi's output pasted into a script as comments
+// ("# +-----...", "# | NVIDIA-SMI 552.22 ..." above a Python script's
+// code), or under the command that printed it.
+func sniffHashed(head []byte) (parse.Format, wrap, []byte) {
+	if bytes.IndexByte(head, '#') < 0 {
+		return parse.FormatUnknown, wrap{}, nil
+	}
+	w := wrap{hash: true}
+	plain, changed := unwrapHead(head, w)
+	if !changed {
+		return parse.FormatUnknown, wrap{}, nil
+	}
+	if f := sniffPlain(plain); f != parse.FormatUnknown {
 		return f, w, plain
 	}
 	return parse.FormatUnknown, wrap{}, nil
@@ -602,4 +705,12 @@ func notMineHint(head []byte, fields bool) string {
 		return " (a header-less CSV log not starting with a timestamp needs --fields)"
 	}
 	return ""
+}
+
+// afterLines returns head after its first n lines.
+func afterLines(head []byte, n int) []byte {
+	for ; n > 0 && len(head) > 0; n-- {
+		_, head, _ = bytes.Cut(head, []byte("\n"))
+	}
+	return head
 }

@@ -1,0 +1,169 @@
+package nvml
+
+import (
+	"github.com/gpuleak/gpuleak/parse"
+	"strings"
+	"testing"
+)
+
+// A line of prose before an output (a paste's "Here is my log:", the
+// Markdown list item that introduces a fenced dmon log in an HPC
+// tutorial, a docstring's "Layout (...):") made the whole input
+// unrecognised, where nvidia-smi's table tolerates it. Now the first
+// lines of text (up to maxLead) are skipped with a warning when the rest
+// opens in a layout whose first line says so.
+func TestProseBeforeOutput(t *testing.T) {
+	// The tutorial's log: 2 GPUs, fb 4 -> 452 -> 916 MiB on GPU 0 and
+	// 4 -> 24 MiB on GPU 1; its two "." lines elide rows.
+	rows, meta := readFile(t, tdata+"pub_ddp_tutorial_dmon_pucm_yaml_indented.txt")
+	if meta.Format != FormatDmon || len(rows) != 5 {
+		t.Fatalf("ddp tutorial: %s, %d rows, want dmon, 5", meta.Format, len(rows))
+	}
+	if got := *rows[4].Used; got != 916*MiB || *rows[4].GPU != 0 {
+		t.Errorf("last row GPU %d used %d, want GPU 0 916 MiB", *rows[4].GPU, got)
+	}
+	ws := strings.Join(meta.Warnings.Strings(), "\n")
+	if !strings.Contains(ws, `line 1: the text before the first output ("- GPU utilization is recorded in`) {
+		t.Errorf("warnings %q: want line 1 named as not read", ws)
+	}
+	// A docstring's dcgmi dmon layout: one row, FBUSD 500 MiB.
+	rows, meta = readFile(t, tdata+"pub_dcgm_parse_docstring_dmon_indented.txt")
+	if meta.Format != FormatDcgmiDmon || len(rows) != 1 || *rows[0].Used != 500*MiB {
+		t.Errorf("dcgmi docstring: %s, %+v", meta.Format, rows)
+	}
+	// A line of text before a --query-gpu CSV, a pmon log and a fenced
+	// pmon log (real logs with the line put before them).
+	for _, c := range []struct {
+		file string
+		f    parse.Format
+		rows int
+	}{
+		{"leak_exit_query_gpu.csv", FormatQueryGPU, 0},
+		{"pub_sonar_pmon_two_headers.txt", FormatPmon, 0},
+	} {
+		body := readString(t, tdata+c.file)
+		plainRows, _ := readFile(t, tdata+c.file)
+		for _, in := range []string{"Here is my log:\n" + body, "Here is my log:\n\n```\n" + body + "```\n"} {
+			if f := Sniff([]byte(in)); f != c.f {
+				t.Errorf("%s after a line of text: sniffed %q, want %q", c.file, f, c.f)
+				continue
+			}
+			rows, meta, err := readRows(t, c.file, in)
+			if err != nil || len(rows) != len(plainRows) {
+				t.Errorf("%s after a line of text: %d rows (%v), want %d", c.file, len(rows), err, len(plainRows))
+			}
+			if ws := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(ws, `line 1: the text before the first output ("Here is my log:")`) {
+				t.Errorf("%s: warnings %q", c.file, ws)
+			}
+		}
+	}
+	// More text than a paste's introduction, or a command gpuleak does
+	// not know before it, is not skipped: the text is not a log.
+	body := readString(t, tdata+"pub_sonar_pmon_two_headers.txt")
+	for _, lead := range []string{"One.\nTwo lines.\nThree lines.\nFour lines.\n", "$ go build && ./dmon\n"} {
+		if f := Sniff([]byte(lead + body)); f != "" {
+			t.Errorf("%q before pmon: sniffed %q, want none", lead, f)
+		}
+	}
+}
+
+// SkyPilot (and Ray) put the worker's tag before every line it printed:
+// "(simple-workload, pid=4150) | NVIDIA-SMI 570.172.08 ...". The table
+// behind it was unrecognised; it is read as one H100 at 0 of 81559 MiB.
+func TestWorkerTagWrap(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_skypilot_pool_job_log_prefix_h100.txt")
+	if meta.Format != FormatNvidiaSmiText {
+		t.Fatalf("format %q", meta.Format)
+	}
+	checkGPUs(t, "skypilot", rows, 0, []gpuWant{{0, "NVIDIA H100 80GB HBM3", 0, 81559}})
+	// Ray's forms, its colours included.
+	for _, l := range []string{"(RayTrainWorker pid=1234, ip=10.0.0.5) x", "(pid=1234) x", "  (head, rank=0, pid=2481) x", "\x1b[36m(pid=1234)\x1b[0m x"} {
+		if got := string(stripPIDTag(stripANSI(nil, []byte(l)))); got != "x" {
+			t.Errorf("stripPIDTag(%q) = %q", l, got)
+		}
+	}
+	// Not a tag: a process name in parentheses, a gpustat row.
+	for _, l := range []string{"(python) x", "(pid 1234) x", "[0] NVIDIA H200"} {
+		if got := string(stripPIDTag([]byte(l))); got != l {
+			t.Errorf("stripPIDTag(%q) = %q", l, got)
+		}
+	}
+}
+
+// nvidia-smi's output pasted as comments: under the command that printed
+// it (nvtop#432: "# NVIDIA GeForce RTX 4070 Ti SUPER, 16376, 14360"),
+// or at the top of a Python script (d2l's gpu.py, a Windows table). The
+// first was "no samples: nvidia-smi printed only messages (see the
+// warnings)" with no warning shown, the second unrecognised.
+func TestHashCommentedOutputs(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_nvtop432_wsl2_hash_prefixed_outputs.txt")
+	if meta.Format != FormatQueryGPU {
+		t.Fatalf("nvtop#432: format %q", meta.Format)
+	}
+	var gpu, procs int
+	for _, r := range rows {
+		if r.PID == nil {
+			gpu++
+			if r.GPUName != "NVIDIA GeForce RTX 4070 Ti SUPER" || *r.Used != 14360*MiB || *r.Total != 16376*MiB {
+				t.Errorf("GPU row %+v", r)
+			}
+		} else {
+			procs++
+			if *r.PID != 79 || r.Used != nil {
+				t.Errorf("process row %+v, want pid 79, memory unknown", r)
+			}
+		}
+	}
+	if gpu != 1 || procs != 1 {
+		t.Errorf("%d GPU rows, %d process rows, want 1, 1", gpu, procs)
+	}
+	rows, meta = readFile(t, tdata+"pub_d2l_gpu_py_hash_commented_win_table_552.py")
+	if meta.Format != FormatNvidiaSmiText {
+		t.Fatalf("d2l: format %q", meta.Format)
+	}
+	var n int
+	for _, r := range rows {
+		if r.PID == nil {
+			n++
+			if r.GPUName != "NVIDIA GeForce RTX 4080" || *r.Used != 873*MiB || *r.Total != 16376*MiB {
+				t.Errorf("d2l GPU row %+v", r)
+			}
+		}
+	}
+	if n != 1 || len(rows) != 23 {
+		t.Errorf("d2l: %d GPU rows of %d, want 1 of 23 (22 processes)", n, len(rows))
+	}
+	// A log's own comment before its rows is skipped, as before; an
+	// output of comments only says what its lines were.
+	_, _, err := readRows(t, "comments", "index, memory.used [MiB]\n# no GPU today\n")
+	if err == nil || !strings.Contains(err.Error(), `line 2: "# no GPU today"`) {
+		t.Errorf("comments only: %v", err)
+	}
+}
+
+// A prompt without a space ("$nvidia-smi ...") and a command piped on
+// ("| tee gpu-log.csv"): the line is the command of the CSV after it,
+// not text. The A10's log (4 rows, 21 then 7 MiB) was unrecognised.
+func TestPromptPipedCommand(t *testing.T) {
+	for _, l := range []string{
+		"$nvidia-smi -lms --query-gpu=timestamp,memory.used --format=csv | tee gpu-log.csv ",
+		"$ nvidia-smi | grep MiB",
+		"user@host:~$ nvidia-smi --query-gpu=memory.used --format=csv | tee log.csv",
+	} {
+		if !isPromptLine([]byte(l)) {
+			t.Errorf("isPromptLine(%q) = false", l)
+		}
+	}
+	for _, l := range []string{"| 0 N/A N/A 1234 C python 500MiB |", "# gpu | python", "> | nvidia-smi"} {
+		if isPromptLine([]byte(l)) {
+			t.Errorf("isPromptLine(%q) = true", l)
+		}
+	}
+	rows, meta := readFile(t, tdata+"pub_cnnotes_lms_query_gpu_nospace_prompt_a10.txt")
+	if meta.Format != FormatQueryGPU || len(rows) != 5 {
+		t.Fatalf("format %q, %d rows, want query-gpu, 5", meta.Format, len(rows))
+	}
+	if *rows[0].Used != 21*MiB || *rows[0].Total != 23028*MiB {
+		t.Errorf("first row %+v", rows[0])
+	}
+}
