@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// OmniOpt's GPU log is header-less CSV in its own order (timestamp, name,
+// pci.bus_id, ... memory.used). analyze reads it with --fields; report
+// said "name them with --fields" and refused that flag. Now report takes
+// --fields for the header-less CSV logs of the run.
+func TestReportFields(t *testing.T) {
+	root := t.TempDir()
+	linkJob(t, root, "om", "nvml/pub_omniopt_gpu_usage_a100_noheader_busid.csv")
+	if code, _, errs := run(t, nil, "report", root, "-o", "-", "--format", "json"); code == 0 || !strings.Contains(errs, "name them with --fields") {
+		t.Fatalf("without --fields: exit %d: %s; want the log unreadable, naming --fields", code, errs)
+	}
+	fields := "timestamp,name,pci.bus_id,driver_version,pstate,pcie.link.gen.max,pcie.link.gen.current,temperature.gpu,utilization.gpu,utilization.memory,memory.total,memory.free,memory.used"
+	d := dailyOf(t, root, "--fields", fields)
+	if d.Summary.Unreadable != 0 || len(d.GPUs) == 0 {
+		t.Fatalf("with --fields: %d unreadable %+v, %d GPUs", d.Summary.Unreadable, d.Unreadable, len(d.GPUs))
+	}
+	// The largest used, 39671 MiB (11:27:25.361), is read.
+	var peak int64
+	for _, g := range d.GPUs {
+		for _, s := range g.Series {
+			if s.PeakBytes != nil && *s.PeakBytes > peak {
+				peak = *s.PeakBytes
+			}
+		}
+	}
+	if peak != 39671<<20 {
+		t.Errorf("peak %d, want %d (39671 MiB)", peak, 39671<<20)
+	}
+}
+
+// A fleet script's header-less CSV whose first field is the host
+// ("gpu07, 0, NVIDIA A100-SXM4-80GB, 97, 71234, 81920, 64"): --fields
+// host,... named it, and the log was still "unrecognised input format",
+// the header-less claim wanting a number or date first. Now a first field
+// --fields names as text (host, hostname, name, uuid) is taken as such.
+func TestAnalyzeFieldsHostFirst(t *testing.T) {
+	in := td + "nvml/pub_slurmtool_srun_noheader_host_first_field.txt"
+	for _, first := range []string{"host", "hostname"} {
+		code, out, errs := run(t, nil, "analyze", "--fields", first+",index,name,utilization.gpu,memory.used,memory.total,temperature.gpu", in)
+		if code != 0 || !strings.Contains(out, "GPU 0 of gpu07 (NVIDIA A100-SXM4-80GB): 70 GiB of 80 GiB used") || !strings.Contains(out, "GPU 1 of gpu07") {
+			t.Errorf("--fields %s,...: exit %d\n%s%s", first, code, out, errs)
+		}
+	}
+	// Without a text field first, a word there is no row.
+	if code, _, errs := run(t, nil, "analyze", "--fields", "index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw", in); code == 0 || !strings.Contains(errs, "unrecognised input format") {
+		t.Errorf("--fields index,...: exit %d: %s", code, errs)
+	}
+}
