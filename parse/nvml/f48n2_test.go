@@ -167,3 +167,51 @@ func TestPromptPipedCommand(t *testing.T) {
 		t.Errorf("first row %+v", rows[0])
 	}
 }
+
+// nvidia-smi -q excerpts cut before their FB Memory Usage: one quoted from
+// its "Attached GPUs : 4" line on (nvidia-docker#617, a Tesla K80) was
+// unrecognised; one with its header (sysmon#12, a GTX 780, driver 450.66)
+// was "no GPU memory in this output", as if the report had none. Both are
+// a GPU section with its Product Name (the whole report's) stopping before
+// the section that holds the memory: the error says so.
+func TestQReportCutBeforeFB(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"pub_nvdocker617_k80_q_attached4_cut_before_fb.txt", "the nvidia-smi -q report stops at line 33 inside GPU 0's section (from line 2), before its FB Memory Usage: the excerpt is cut there"},
+		{"field/sysmon12_q_cut_before_memory.txt", "the nvidia-smi -q report stops at line 33 inside GPU 0's section (from line 10), before its FB Memory Usage: the excerpt is cut there"},
+	} {
+		b := readString(t, tdata+c.file)
+		if f := Sniff([]byte(b)); f != FormatNvidiaSmiText {
+			t.Errorf("%s: sniffed %q", c.file, f)
+		}
+		_, _, err := readRows(t, c.file, b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %q", c.file, err, c.want)
+		}
+	}
+	// A -q -d PIDS report has no FB Memory Usage and no Product Name: no
+	// cut is claimed.
+	pids := "==============NVSMI LOG==============\n\nTimestamp                                 : Sat Oct 10 17:02:53 2020\nDriver Version                            : 450.66\n\nAttached GPUs                             : 1\nGPU 00000000:01:00.0\n    Processes                             : None\n"
+	if _, _, err := readRows(t, "pids", pids); err == nil || strings.Contains(err.Error(), "cut") {
+		t.Errorf("-q -d PIDS: %v", err)
+	}
+}
+
+// telegraf#12996: a Windows -q -x excerpt of <process_info> entries only
+// (their <used_memory> N/A), no <gpu> element. It was "unrecognised input
+// format"; XMLExcerpt names what it is and lacks.
+func TestXMLExcerptOfProcesses(t *testing.T) {
+	b := []byte(readString(t, tdata+"pub_telegraf12996_windows_xml_procs_na_excerpt.txt"))
+	if f := Sniff(b); f != "" {
+		t.Fatalf("sniffed %q: the excerpt holds no memory of a GPU", f)
+	}
+	n, msg, ok := XMLExcerpt(b)
+	if !ok || n != 3 || !strings.Contains(msg, "without the <gpu> element") || !strings.Contains(msg, "<used_memory> is N/A") {
+		t.Errorf("XMLExcerpt = %d, %q, %v", n, msg, ok)
+	}
+	// XML of another program, and text, are not.
+	for _, in := range []string{"<html>\n<body>\n<p>x</p>\n</body>\n", "Some text\n<pid>1</pid>\n<used_memory>1 MiB</used_memory>\n<type>C</type>\n"} {
+		if _, _, ok := XMLExcerpt([]byte(in)); ok {
+			t.Errorf("XMLExcerpt(%q) ok", in)
+		}
+	}
+}

@@ -303,8 +303,10 @@ func (d *smiTextDecoder) cutQReport(n int) {
 	switch {
 	case d.qGPU < 0:
 		return
-	case !d.qFB && d.qFBAny:
-		// (A report without any, -q -d PIDS, shows no memory at all.)
+	case !d.qFB && (d.qFBAny || len(d.qName) > 0):
+		// (A report without any, -q -d PIDS, shows no memory at all; a
+		// section with its Product Name is of the whole report, whose
+		// FB Memory Usage comes after it.)
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
 	case d.qProcOpen && d.qHasPID:
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)

@@ -284,7 +284,8 @@ func FormatForFields(fields []string) parse.Format {
 // (a shell prompt or other text may come first): the default table's
 // banner box, its Processes box or MIG devices box pasted alone (the
 // part of the table a report quotes), a GPU's rows without the banner,
-// or the -q report's title with its memory section.
+// or the -q report's title, or its "Attached GPUs" line with the first
+// GPU's section after it.
 func isSmiText(head []byte) bool {
 	if smiTextIn(head) {
 		return true
@@ -315,8 +316,17 @@ func smiTextIn(head []byte) bool {
 	if (bytes.Contains(head, []byte("MiB /")) || bytes.Contains(head, []byte("MB /"))) && smiGPURowsRe.Match(head) {
 		return true
 	}
-	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
+	if !bytes.Contains(head, []byte("Attached GPUs")) {
+		return false
+	}
+	return bytes.Contains(head, []byte("NVSMI LOG")) || qAttachedRe.Match(head)
 }
+
+// qAttachedRe matches a -q report's "Attached GPUs : 4" line and the
+// first GPU's section title after it, "GPU 0000:05:00.0": a report quoted
+// from there on, without its "NVSMI LOG" title, timestamp and driver
+// version (nvidia-docker#617).
+var qAttachedRe = lazyre.New(`(?m)^[ \t]*Attached GPUs[ \t]*:[ \t]*\d+[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]`)
 
 var (
 	// The table's border indented, as a CI log, a notebook or a Markdown
@@ -713,4 +723,64 @@ func afterLines(head []byte, n int) []byte {
 		_, head, _ = bytes.Cut(head, []byte("\n"))
 	}
 	return head
+}
+
+// xmlElemRe matches a line of nvidia-smi -q -x's XML that is one element,
+// or its start or end tag: "<pid>11844</pid>", "<process_info>",
+// "</process_info>".
+var xmlElemRe = lazyre.New(`^[ \t]*</?([a-z][a-z0-9_]*)>(?:[^<\n]*</([a-z][a-z0-9_]*)>)?[ \t]*\r?$`)
+
+// XMLExcerpt says what head (an input no layout claims) is when it is
+// part of nvidia-smi -q -x's XML without any element that says which GPU
+// it is of or holds its memory (<nvidia_smi_log>, <gpu id=...>,
+// <fb_memory_usage>: with one, it is read): an issue's excerpt of the
+// <process_info> entries of a <processes> list. At least three of its
+// first lines of text are elements, one of them an element only
+// nvidia-smi's process entries and GPU sections have (<process_info>,
+// <used_memory>, <product_name>, <gpu_instance_id>). line is the first
+// such element's (1-based). ok is false for other text. Such an excerpt
+// is not read: its GPU, and the GPU's memory, are not in it.
+func XMLExcerpt(head []byte) (line int, msg string, ok bool) {
+	if isSmiXML(head) {
+		return 0, "", false
+	}
+	var elems, n, na, used int
+	for l := range bytes.Lines(head) {
+		n++
+		if n > 2000 {
+			break
+		}
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 || isFence(t) {
+			continue
+		}
+		m := xmlElemRe.FindSubmatch(bytes.TrimRight(l, "\r\n"))
+		if m == nil {
+			if elems == 0 && t[0] != '<' {
+				return 0, "", false // text first: not an excerpt of the XML
+			}
+			continue
+		}
+		elems++
+		switch string(m[1]) {
+		case "process_info", "used_memory", "product_name", "gpu_instance_id", "compute_instance_id":
+			if line == 0 {
+				line = n
+			}
+		}
+		if string(m[1]) == "used_memory" && m[2] != nil {
+			used++
+			if bytes.Contains(t, []byte(">N/A<")) {
+				na++
+			}
+		}
+	}
+	if elems < 3 || line == 0 {
+		return 0, "", false
+	}
+	why := ""
+	if used > 0 && na == used {
+		why = "; and each of its processes' <used_memory> is N/A (Windows' WDDM driver model, some vGPU and container setups report no per-process memory)"
+	}
+	return line, "part of nvidia-smi -q -x's XML without the <gpu> element it is of or that GPU's <fb_memory_usage>: which GPU, and its memory, are not in it" + why + ": not read; give the whole document (nvidia-smi -q -x), or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)", true
 }
