@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,35 @@ func TestAnalyzeFieldsHostFirst(t *testing.T) {
 	// Without a text field first, a word there is no row.
 	if code, _, errs := run(t, nil, "analyze", "--fields", "index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw", in); code == 0 || !strings.Contains(errs, "unrecognised input format") {
 		t.Errorf("--fields index,...: exit %d: %s", code, errs)
+	}
+}
+
+// DataDog/integrations-extras#12's check: pynvml.nvmlInit() raised
+// NVMLError_NoPermission (the agent's user may not open the GPU), so NVML
+// never started. Pasted indented in backticks the line was not found
+// (generic "unrecognised"); dedented it was called "one query failed, not
+// NVML: NVML itself worked". The traceback's frames name nvmlInit: now it
+// is said that NVML did not start.
+func TestPynvmlInitNoPermission(t *testing.T) {
+	path := td + "toolerror/pynvml_nvmlinit_nopermission_datadog.txt"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same text flush left, without the backticks (a DERIVED copy).
+	var flat []string
+	for _, l := range strings.Split(strings.Trim(string(b), "`\n"), "\n") {
+		flat = append(flat, strings.TrimLeft(l, " "))
+	}
+	dedented := filepath.Join(t.TempDir(), "dedented.txt")
+	if err := os.WriteFile(dedented, []byte(strings.Join(flat, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{path, dedented} {
+		code, _, errs := run(t, nil, "analyze", in)
+		if code != ExitInput || !strings.Contains(errs, `line 22 is pynvml's error "NVMLError_NoPermission: Insufficient Permissions": nvmlInit raised it`) ||
+			!strings.Contains(errs, "NVML did not start, so nothing was sampled") || strings.Contains(errs, "NVML itself worked") {
+			t.Errorf("%s: exit %d: %s", in, code, errs)
+		}
 	}
 }

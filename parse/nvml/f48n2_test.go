@@ -215,3 +215,47 @@ func TestXMLExcerptOfProcesses(t *testing.T) {
 		}
 	}
 }
+
+// YOLOX#1429: two Quadro RTX 5000 under WDDM, whose --query-gpu gives
+// [N/A] for total and used and whose table (banner NVIDIA-SMI 512.15,
+// Driver Version 460.89) shows "**Not Supported**". The error blamed
+// unified memory (GB10, Jetson), wrong for these discrete GPUs; the table
+// alone advised logging memory.used, which is [N/A] too. Now it names the
+// GPU as one with memory of its own and the banner's version mismatch.
+func TestDiscreteGPUNoMemoryFigure(t *testing.T) {
+	b := readString(t, tdata+"pub_yolox1429_windows_not_supported_bold.txt")
+	table := b[strings.Index(b, "C:\\Windows"):]
+	for _, in := range []struct{ name, text, count string }{{"paste", b, "4 samples read, of 2 GPUs"}, {"table", table, "2 samples read, of 2 GPUs"}} {
+		_, _, err := readRows(t, in.name, in.text)
+		if err == nil {
+			t.Fatalf("%s: no error", in.name)
+		}
+		e := err.Error()
+		for _, w := range []string{in.count, "on the Quadro RTX 5000, a GPU with memory of its own", "gives NVIDIA-SMI 512.15 but Driver Version 460.89 on Windows", "make the driver and nvidia-smi one release"} {
+			if !strings.Contains(e, w) {
+				t.Errorf("%s: %s\nlacks %q", in.name, e, w)
+			}
+		}
+		for _, w := range []string{"unified memory (NVIDIA GB10", "log memory.used, dmon's fb", "**Not Supported**"} {
+			if strings.Contains(e, w) {
+				t.Errorf("%s: %s\nsays %q", in.name, e, w)
+			}
+		}
+	}
+	// The same table with one version in its banner names no mismatch.
+	same := strings.Replace(table, "Driver Version: 460.89", "Driver Version: 512.15", 1)
+	if _, _, err := readRows(t, "same", same); err == nil || strings.Contains(err.Error(), "Driver Version") || !strings.Contains(err.Error(), "a GPU with memory of its own") {
+		t.Errorf("one version: %v", err)
+	}
+}
+
+// NVIDIA/dcgm-exporter#250: a V100 scrape excerpt with power, PCIe and
+// utilisation metrics and no framebuffer metric, its last line cut in its
+// labels. The error blamed the cut line (GPU_UTIL's); the cause is that no
+// DCGM_FI_DEV_FB_* is in it.
+func TestDCGMNoFBMetrics(t *testing.T) {
+	_, _, err := readRows(t, "x", readString(t, tdata+"pub_dcgmexporter250_v100_excerpt_no_fb_metrics.txt"))
+	if err == nil || !strings.Contains(err.Error(), "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL in these metrics") || !strings.Contains(err.Error(), "line 13, which could not be read, is not one either") {
+		t.Errorf("%v", err)
+	}
+}

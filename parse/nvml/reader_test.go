@@ -380,7 +380,9 @@ func TestFixtures(t *testing.T) {
 		"pub_nvdocker617_k80_q_attached4_cut_before_fb.txt": true, "pub_telegraf12996_windows_xml_procs_na_excerpt.txt": true,
 		"pub_omniopt_gpu_usage_a100_noheader_busid.csv": true, "pub_slurmtool_srun_noheader_host_first_field.txt": true,
 		// Two outputs, --query-gpu then --query-compute-apps: TestHashCommentedOutputs.
-		"pub_nvtop432_wsl2_hash_prefixed_outputs.txt": true}
+		"pub_nvtop432_wsl2_hash_prefixed_outputs.txt": true,
+		// No memory figure: TestDiscreteGPUNoMemoryFigure, TestDCGMNoFBMetrics.
+		"pub_yolox1429_windows_not_supported_bold.txt": true, "pub_dcgmexporter250_v100_excerpt_no_fb_metrics.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
