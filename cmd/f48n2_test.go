@@ -55,7 +55,7 @@ func TestAnalyzeFieldsHostFirst(t *testing.T) {
 	}
 }
 
-// DataDog/integrations-extras#12's check: pynvml.nvmlInit() raised
+// ngi644/datadog_nvml#12, a Datadog agent's nvml check: pynvml.nvmlInit() raised
 // NVMLError_NoPermission (the agent's user may not open the GPU), so NVML
 // never started. Pasted indented in backticks the line was not found
 // (generic "unrecognised"); dedented it was called "one query failed, not
