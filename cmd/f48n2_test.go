@@ -84,3 +84,54 @@ func TestPynvmlInitNoPermission(t *testing.T) {
 		}
 	}
 }
+
+// Under one host directory, logs of a GTX 1070, three GTX TITANs and an
+// H100, each with its GPU 0: the daily report joined them as one "gpu 0"
+// and said its lowest used memory moved per day across them. Now GPUs of
+// different names under one index are kept apart, labelled with their
+// names, with a warning; logs of one GPU whose names agree still join.
+func TestDailyGPUIndexOfDifferentModels(t *testing.T) {
+	root := t.TempDir()
+	linkJob(t, root, "hostA/j1", "nvml/field/cbio39_table_325_mb_three_titans.txt")
+	linkJob(t, root, "hostA/j2", "nvml/field/arborx565_table_450_mig_col.txt")
+	linkJob(t, root, "hostA/j3", "nvml/pub_skypilot_pool_job_log_prefix_h100.txt")
+	d := dailyOf(t, root, "--group-by", "{host}/{job}/...")
+	gpu0 := map[string]bool{}
+	for _, g := range d.GPUs {
+		if strings.HasPrefix(g.GPU, "gpu 0") {
+			gpu0[g.GPU] = true
+			if g.BaselineCreepBytesPerDay != nil {
+				t.Errorf("%s: lowest memory moved %v per day, across GPUs of other models", g.GPU, *g.BaselineCreepBytesPerDay)
+			}
+		}
+	}
+	for _, w := range []string{"gpu 0 (GeForce GTX 1070)", "gpu 0 (GeForce GTX TITAN)", "gpu 0 (NVIDIA H100 80GB HBM3)"} {
+		if !gpu0[w] {
+			t.Errorf("GPUs %v: want %q", gpu0, w)
+		}
+	}
+	if !strings.Contains(strings.Join(d.Warnings, "\n"), `hostA: gpu 0 is named "GeForce GTX 1070", "GeForce GTX TITAN" and "NVIDIA H100 80GB HBM3" in different logs`) {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+	// Two days' tables of one GPU, the second's name cut by nvidia-smi
+	// ("NVIDIA H100 80GB ..."): one GPU, whose lowest memory rose 1 GiB
+	// in a day.
+	root = t.TempDir()
+	h100 := string(mustRead(t, td+"nvml/pub_skypilot_pool_job_log_prefix_h100.txt"))
+	next := strings.NewReplacer("Thu Aug 14", "Fri Aug 15", "NVIDIA H100 80GB HBM3 ", "NVIDIA H100 80GB ...  ", "      0MiB /", "   1024MiB /").Replace(h100)
+	for dir, text := range map[string]string{"hostB/j1": h100, "hostB/j2": next} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, "smi.txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d = dailyOf(t, root, "--group-by", "{host}/{job}/...")
+	if len(d.GPUs) != 1 || d.GPUs[0].GPU != "gpu 0" || len(d.GPUs[0].Series) != 2 {
+		t.Fatalf("one H100 on two days: %d GPUs", len(d.GPUs))
+	}
+	if c := d.GPUs[0].BaselineCreepBytesPerDay; c == nil || *c != 1<<30 {
+		t.Errorf("one H100 on two days: lowest memory moved %v per day, want 1 GiB", c)
+	}
+}
