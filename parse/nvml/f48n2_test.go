@@ -259,3 +259,26 @@ func TestDCGMNoFBMetrics(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A dmon paste whose rows are behind "#" too ("#   0     21     37 ...
+// 433 ..."), as its header is: "a header without rows". The rows are
+// read (GPU 0, fb 433 MiB twice), with a warning.
+func TestDmonRowsBehindHash(t *testing.T) {
+	rows, meta := readFile(t, tdata+"pub_adamu_dmon_pucm_rows_commented.txt")
+	if meta.Format != FormatDmon || len(rows) != 2 {
+		t.Fatalf("%s, %d rows, want dmon, 2", meta.Format, len(rows))
+	}
+	for _, r := range rows {
+		if *r.GPU != 0 || *r.Used != 433*MiB {
+			t.Errorf("row %+v, want GPU 0, 433 MiB", r)
+		}
+	}
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(ws, `line 5: rows behind "#"`) {
+		t.Errorf("warnings %q", ws)
+	}
+	// A comment after the header is still a comment.
+	rows, _, err := readRows(t, "c", "# gpu   fb\n# Idx   MB\n    0   100\n# a note, 2 words\n    0   200\n")
+	if err != nil || len(rows) != 2 {
+		t.Errorf("%d rows, %v", len(rows), err)
+	}
+}

@@ -353,6 +353,7 @@ func TestFixtures(t *testing.T) {
 		{"pub_dcgm_parse_docstring_dmon_indented.txt", FormatDcgmiDmon, 1, 1, ClockRowOrder, "excludes-reserved"},
 		{"pub_ddp_tutorial_dmon_pucm_yaml_indented.txt", FormatDmon, 5, 3, ClockRowOrder, "excludes-reserved"},
 		{"pub_skypilot_pool_job_log_prefix_h100.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_adamu_dmon_pucm_rows_commented.txt", FormatDmon, 2, 2, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
