@@ -604,6 +604,14 @@ func (r *Reader) step() error {
 			r.nonEmpty = true
 			return r.endAt(err)
 		}
+		if r.line <= r.lead {
+			// Text before the first output (sniffLed): a line of prose,
+			// neither a row nor a cut.
+			if t := trimSpace(line); len(t) > 0 {
+				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
+			}
+			return r.endAt(err)
+		}
 		if d, ok := r.dec.(*smiDecoder); ok && !r.opt.general {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
@@ -611,15 +619,6 @@ func (r *Reader) step() error {
 				r.segText = true
 				return derr
 			}
-		}
-		if r.line <= r.lead {
-			// Text before the first output (sniffLed): a line of prose,
-			// neither a row nor a cut.
-			if t := trimSpace(line); len(t) > 0 {
-				r.meta.Skipped++
-				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
-			}
-			return r.endAt(err)
 		}
 		nonEmptyBefore := r.nonEmpty
 		if len(trimSpace(line)) > 0 {
