@@ -135,3 +135,31 @@ func TestDailyGPUIndexOfDifferentModels(t *testing.T) {
 		t.Errorf("one H100 on two days: lowest memory moved %v per day, want 1 GiB", c)
 	}
 }
+
+// Excerpts of nvidia-smi's reports that lack their GPU (a -q -x excerpt of
+// process entries, telegraf#12996; a -q excerpt without its GPU line,
+// libc6-shim#14) were skipped by the daily report as "no format gpuleak
+// reads", while analyze says what they are and lack: the report now says
+// what analyze says.
+func TestDailyNamesNVMLExcerpts(t *testing.T) {
+	root := t.TempDir()
+	linkJob(t, root, "a", "nvml/pub_telegraf12996_windows_xml_procs_na_excerpt.txt")
+	linkJob(t, root, "b", "nvml/pub_libc6shim14_q_excerpt_no_gpu_line.txt")
+	linkJob(t, root, "c", "nvml/pub_skypilot_pool_job_log_prefix_h100.txt")
+	d := dailyOf(t, root)
+	want := map[string]string{
+		"pub_telegraf12996_windows_xml_procs_na_excerpt.txt": "line 3: part of nvidia-smi -q -x's XML without the <gpu> element",
+		"pub_libc6shim14_q_excerpt_no_gpu_line.txt":          "part of an nvidia-smi -q report",
+	}
+	for _, s := range d.Skipped {
+		if w, ok := want[filepath.Base(s.Path)]; ok {
+			if !strings.Contains(s.Reason, w) {
+				t.Errorf("%s: %q, want %q", s.Path, s.Reason, w)
+			}
+			delete(want, filepath.Base(s.Path))
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not skipped with a reason: %v (skipped %+v)", want, d.Skipped)
+	}
+}

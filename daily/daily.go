@@ -467,6 +467,12 @@ func unrecognisedReason(path string, err error) string {
 		// gpuleak missed.
 		return pe.Msg
 	}
+	if errors.As(err, &pe) && pe.Line > 0 && (strings.HasPrefix(pe.Msg, "part of nvidia-smi") || strings.HasPrefix(pe.Msg, "part of an nvidia-smi")) {
+		// An excerpt of an nvidia-smi report that lacks what says which
+		// GPU it is of (nvml.QTextExcerpt, nvml.XMLExcerpt): what analyze
+		// says of it, at its line.
+		return fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
 	name := strings.ToLower(path)
 	for _, ext := range []string{".json", ".json.gz", ".pickle", ".pkl"} {
