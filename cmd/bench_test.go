@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -223,6 +224,67 @@ func BenchmarkAnalyzeSanitizerLog(b *testing.B) {
 	// sampled is of mapped memory not released, which would count it.
 	debug.FreeOSMemory()
 	benchAnalyzeFile(b, path, size)
+}
+
+// BenchmarkAnalyzeTrainingLog runs "gpuleak analyze --format json" in
+// process on a generated 32 MiB training log (GPULEAK_BENCH_MIB sets
+// another size) that ends in PyTorch's out-of-memory traceback: the
+// progress lines a run prints, in four kinds (a bare "step N loss ..."
+// line, a tqdm bar redrawn with "\r" as a terminal capture keeps it, the
+// Hugging Face Trainer's dict behind a logger's stamp, Megatron-LM's
+// "| ... |" iteration line behind torchrun's rank mark), every line read
+// for a message. MB/s is of the log's size.
+func BenchmarkAnalyzeTrainingLog(b *testing.B) {
+	size := 32 << 20
+	if n, err := strconv.Atoi(os.Getenv("GPULEAK_BENCH_MIB")); err == nil && n > 0 {
+		size = n << 20
+	}
+	path := filepath.Join(b.TempDir(), "train.log")
+	if err := writeTrainingLog(path, size); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAnalyzeFile(b, path, st.Size())
+}
+
+// writeTrainingLog writes BenchmarkAnalyzeTrainingLog's log of about
+// size bytes to path.
+func writeTrainingLog(path string, size int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	n := 0
+	for i := 0; n < size; i++ {
+		var k int
+		switch i % 20 {
+		case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9:
+			k, _ = fmt.Fprintf(w, "step %d loss %.4f lr %.3e grad_norm %.3f\n", i, float64(i%3000)/1000, 1e-4*float64(i%97)/97, float64(i%500)/100)
+		case 10, 11, 12, 13:
+			k, _ = fmt.Fprintf(w, "Epoch 3: %3d%%|%-10s| %d/1000 [00:%02d<01:23, 7.21it/s, loss=0.%04d, v_num=3]\r", i%100, strings.Repeat("#", i%10), i%1000, i%60, i%9999)
+		case 14, 15, 16:
+			k, _ = fmt.Fprintf(w, "2024-05-01 10:%02d:%02d,123 - INFO - transformers.trainer - {'loss': %.4f, 'learning_rate': 4.9e-05, 'epoch': %.2f}\n", (i/60)%60, i%60, float64(i%1000)/1000, float64(i)/1000)
+		default:
+			k, _ = fmt.Fprintf(w, "[rank%d]: iteration %d | consumed samples: %d | elapsed time per iteration (ms): 412.%d | learning rate: 1.000E-04 | global batch size: 32 | lm loss: 2.%03dE+00 | loss scale: 65536.0 | grad norm: 0.%d |\n", i%8, i, i*32, i%10, i%1000, i%99)
+		}
+		n += k
+	}
+	fmt.Fprint(w, `Traceback (most recent call last):
+  File "train.py", line 120, in <module>
+    loss.backward()
+  File "/usr/lib/python3/site-packages/torch/_tensor.py", line 522, in backward
+    torch.autograd.backward(
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.21 GiB is free. Process 1234 has 77.93 GiB memory in use. Of the allocated memory 74.10 GiB is allocated by PyTorch, and 2.31 GiB is reserved by PyTorch but unallocated.
+`)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // benchAnalyzeFile runs "gpuleak analyze --format json path" b.N times;

@@ -162,6 +162,7 @@ func compareWithBaseline(opts *AnalyzeOptions, rep *report.Report, kept *[]repor
 			continue
 		}
 		f.Baseline = &report.FindingBaseline{Status: e.Status, BeforeBytes: e.BeforeBytes, BeforeCount: e.BeforeCount,
+			AfterBytes: e.AfterBytes, AfterCount: e.AfterCount, DeltaBytes: e.DeltaBytes, DeltaPercent: e.DeltaPercent,
 			BeforeSite: e.BeforeSite, Note: baselineWords.Replace(e.Note)}
 		out = append(out, f)
 	}

@@ -456,7 +456,10 @@ func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.Dai
 }
 
 // unrecognisedReason says why a file was skipped, err its error: its
-// content is none of the formats gpuleak reads, or gpuleak's own output. A name that inputs carry (a .json trace or
+// content is none of the formats gpuleak reads, gpuleak's own output, an
+// archive, or a printout of memory figures gpuleak recognises but does
+// not read (a profiler table, memory_allocated() prints: parse.ErrPrintout,
+// whose message says what to record instead). A name that inputs carry (a .json trace or
 // timeline, a .pickle snapshot) is pointed out: such a file is more
 // likely an input in a layout gpuleak does not know than a bystander.
 func unrecognisedReason(path string, err error) string {
@@ -472,6 +475,12 @@ func unrecognisedReason(path string, err error) string {
 		// GPU it is of (nvml.QTextExcerpt, nvml.XMLExcerpt): what analyze
 		// says of it, at its line.
 		return fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+	}
+	if errors.Is(err, parse.ErrPrintout) && errors.As(err, &pe) {
+		// A printout gpuleak recognises but does not read: what it is
+		// and what to record instead, as analyze says it (its message
+		// quotes the line that tells).
+		return pe.Msg
 	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
 	name := strings.ToLower(path)
@@ -645,7 +654,7 @@ func (f *folder) leak(g Group, df report.DailyFinding) {
 	k := siteKey(&df.Finding, g.Name())
 	s := f.sites[k]
 	if s == nil {
-		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
+		s = &report.DailyLeakSite{Key: k, Site: df.Site, Stack: df.Stack, SiteUnknown: df.SiteUnknown, Jobs: []string{}, Days: []string{}, Curves: []report.DailyCurve{}}
 		f.sites[k] = s
 	}
 	s.Findings++

@@ -51,6 +51,10 @@ type Input struct {
 	// embeds, base64-decoded (embeddedSnapshot); offsets in errors count
 	// the decoded bytes.
 	Embedded bool
+	// JSON is true when the input is a snapshot saved as JSON
+	// (json.dump) and its bytes are the pickle of it, transcoded as it is
+	// read (jsonSnapshot); offsets in errors count the pickle's bytes.
+	JSON bool
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -125,7 +129,7 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			in.UTF16 = "UTF-16BE"
 		}
 		br.Discard(2)
-		br = bufio.NewReaderSize(&utf16Reader{r: br, be: head[0] == 0xfe}, 256<<10)
+		br = bufio.NewReaderSize(&utf16Reader{r: br, be: head[0] == 0xfe, lineStart: true}, 256<<10)
 	}
 	// UTF-16 without a byte order mark (Out-File -Encoding Unicode piped
 	// on, a tool that drops it): text whose every other byte is NUL. Read
@@ -160,6 +164,9 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	if r, ok := embeddedSnapshot(br); ok {
 		in.Embedded = true
 		br = r
+	} else if r, ok := jsonSnapshot(br); ok {
+		in.JSON = true
+		br = r
 	}
 	in.r = br
 	return in, nil
@@ -186,6 +193,9 @@ func (in *Input) Head() ([]byte, error) {
 		}
 		if in.Embedded {
 			return b, fmt.Errorf("byte offset %d of the snapshot the page embeds (base64-decoded): %w", off, err)
+		}
+		if in.JSON {
+			return b, err // it names the offset in the JSON
 		}
 		return b, fmt.Errorf("byte offset %d: %w", off, err)
 	}
@@ -232,10 +242,11 @@ func (c *GzipCut) String() string {
 // through it, so that every offset of a gzipped input says what it counts.
 func (in *Input) Locate(err error) error {
 	var pe *Error
-	if err == nil || !(in.Gzip || in.Embedded) || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
+	if err == nil || !(in.Gzip || in.Embedded || in.JSON) || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
 		return err
 	}
 	pe.Embedded = in.Embedded
+	pe.JSON = in.JSON
 	if !in.Gzip {
 		return err
 	}
@@ -336,11 +347,46 @@ func utf16NoBOM(head []byte) string {
 
 // utf16Reader decodes UTF-16 (without its byte order mark) to UTF-8. An
 // unpaired surrogate becomes U+FFFD, as does an odd last byte.
+//
+// A file that PowerShell 5 began in UTF-16 and another program went on
+// in 8-bit text (cmd's ">>", Python's logging appending UTF-8, a BOM
+// left by an empty Out-File) changes encoding at a line's start: where
+// the bytes after a decoded line end (or after the byte order mark) are
+// 8-bit text (see goesOn8Bit), the rest is passed on as it is.
 type utf16Reader struct {
 	r   *bufio.Reader
 	be  bool
 	out []byte // decoded bytes not yet returned
 	err error
+	// lineStart: the next unit starts a line (after a decoded "\n", or
+	// the byte order mark), where the text may go on in 8-bit.
+	lineStart bool
+	// bytes: the text went on in 8-bit; bytes are passed on undecoded.
+	bytes bool
+}
+
+// goesOn8Bit reports whether the bytes ahead (up to 256, at least 8) are
+// 8-bit text: no NUL, no control byte but tab and line ends, valid UTF-8
+// (a character cut at the window's end aside). UTF-16 of ASCII has a NUL
+// beside each character, of Cyrillic or Greek a control byte; of CJK,
+// bytes 0x80-0x9F where UTF-8 cannot have them, within a few characters.
+func (u *utf16Reader) goesOn8Bit() bool {
+	b, _ := u.r.Peek(256)
+	if len(b) < 8 {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
+		// A character the window cut: drop up to three bytes of it.
+		if utf8.Valid(b[:len(b)-i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *utf16Reader) unit() (uint16, error) {
@@ -360,6 +406,16 @@ func (u *utf16Reader) unit() (uint16, error) {
 
 func (u *utf16Reader) Read(p []byte) (int, error) {
 	for len(u.out) < len(p) && u.err == nil && len(u.out) < 4096 {
+		if u.lineStart {
+			u.lineStart = false
+			u.bytes = u.bytes || u.goesOn8Bit()
+		}
+		if u.bytes {
+			if len(u.out) > 0 {
+				break // the decoded text first
+			}
+			return u.r.Read(p)
+		}
 		c, err := u.unit()
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -388,6 +444,7 @@ func (u *utf16Reader) Read(p []byte) (int, error) {
 			}
 		}
 		u.out = utf8.AppendRune(u.out, r)
+		u.lineStart = r == '\n'
 	}
 	if len(u.out) == 0 {
 		return 0, u.err

@@ -94,3 +94,46 @@ func openBytes(t *testing.T, b []byte) (string, string) {
 	}
 	return string(got), in.UTF16
 }
+
+// A log PowerShell 5 began in UTF-16 (its byte order mark, a line) that
+// another program went on in UTF-8 (cmd's ">>", Python's logging) is read
+// in both: the UTF-16 lines decoded, the rest passed on as bytes. Before,
+// the UTF-8 lines were decoded as UTF-16 (CJK garbage) and an OOM among
+// them missed (tester t48c: `--fail-on oom` passed). A BOM followed at
+// once by 8-bit text is dropped. UTF-16 lines of CJK text, whose units'
+// bytes may both be printable ASCII, stay decoded.
+func TestOpenUTF16ThenUTF8(t *testing.T) {
+	enc := func(s string) []byte {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = append(b, byte(u), byte(u>>8))
+		}
+		return b
+	}
+	const oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.21 GiB is free. 显存\n"
+	cjk := "中文日志上下文中文日志上下文中文日志上下文中文日志上下文中文日志上下文\r\n" // U+4E2D is "-N", U+4E0A holds 0x0A
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"UTF-16 line then UTF-8", append(append([]byte{0xff, 0xfe}, enc("Starting training\r\n")...), oom...), "Starting training\r\n" + oom},
+		{"BOM then UTF-8", append([]byte{0xff, 0xfe}, " junk line\n"+oom...), " junk line\n" + oom},
+		{"UTF-16 CJK lines", append([]byte{0xff, 0xfe}, enc(cjk+cjk)...), cjk + cjk},
+		{"UTF-16 CJK then UTF-8", append(append([]byte{0xff, 0xfe}, enc(cjk)...), oom...), cjk + oom},
+	} {
+		path := filepath.Join(t.TempDir(), "log.txt")
+		if err := os.WriteFile(path, c.b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(in.Reader())
+		in.Close()
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}

@@ -25,6 +25,10 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if !isText(head) {
 		return report.Input{}, nil, unrecognised(path)
 	}
+	// head is the reader's buffer (Peek): the long-text scan reads on and
+	// overwrites it in an input longer than it. The tests after the scan
+	// look at the input's start.
+	head = bytes.Clone(head)
 	rr, err := newRereader(in, path)
 	if err != nil {
 		return report.Input{}, nil, err
@@ -59,6 +63,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		// compute-sanitizer report, no tool's error.
 		return report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
 			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, nil, nil
+	}
+	if err := printoutError(path, head); err != nil {
+		return report.Input{}, nil, err
 	}
 	return report.Input{}, nil, unrecognised(path)
 }

@@ -27,7 +27,7 @@ func init() {
 		order: 50,
 		formats: []parse.Format{nvml.FormatQueryGPU, nvml.FormatQueryApps, nvml.FormatDmon,
 			nvml.FormatPmon, nvml.FormatDcgmiDmon, nvml.FormatPynvmlJSONL, nvml.FormatGpustatJSON, nvml.FormatDCGMPrometheus,
-			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML},
+			nvml.FormatNvidiaSmiText, nvml.FormatGpustatText, nvml.FormatNvidiaSmiXML, nvml.FormatPynvmlText},
 		sniff:      nvml.Sniff,
 		fallback:   headerlessCSV,
 		analyze:    analyzeNVMLInput,
@@ -146,9 +146,11 @@ func drainTextTable(r *nvml.Reader, emit Emit) error {
 }
 
 // isTextTable reports whether f is one of the family's text tables, which
-// job logs print before an error of their own.
+// job logs print before an error of their own, or pynvml's printouts,
+// which a program's own log holds among its lines (an OOM traceback
+// after them among them).
 func isTextTable(f parse.Format) bool {
-	return f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText
+	return f == nvml.FormatNvidiaSmiText || f == nvml.FormatGpustatText || f == nvml.FormatPynvmlText
 }
 
 // analyzeNVMLInput reads one NVML log for gpuleak analyze. Job logs often
@@ -269,7 +271,15 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()
 	}
+	var mig map[report.MIGKey]report.MIGPlace
+	for _, p := range m.MIGProcesses {
+		if mig == nil {
+			mig = map[report.MIGKey]report.MIGPlace{}
+		}
+		mig[report.MIGKey{GPU: int(p.GPU), PID: p.PID}] = report.MIGPlace{GI: int(p.GI), CI: int(p.CI)}
+	}
 	return report.TrendInput{
+		MIG:  mig,
 		Path: in.Name, Format: string(m.Format), Samples: m.Instants, Rows: m.Rows,
 		StartUs: m.FirstUs, EndUs: m.LastUs, Clock: clock, Warnings: warnings,
 		StartGiven: m.Clock == nvml.ClockRowOrder && m.DateGiven,

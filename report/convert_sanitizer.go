@@ -286,6 +286,8 @@ func toolErrorMessage(e sanitizer.Error) string {
 		}
 		if e.Frame != (callsite.Frame{}) {
 			fmt.Fprintf(&b, " at %s", site)
+		} else if e.NoCaller != "" {
+			fmt.Fprintf(&b, ", called from a site not known (%s)", e.NoCaller)
 		}
 		b.WriteString(times)
 		switch {
@@ -327,6 +329,8 @@ func toolErrorMessage(e sanitizer.Error) string {
 		}
 		if e.Launch != (callsite.Frame{}) {
 			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
+		} else if e.NoCaller != "" {
+			fmt.Fprintf(&b, "; launched from a site not known (%s)", e.NoCaller)
 		}
 		b.WriteString(times)
 		return b.String()
@@ -334,6 +338,8 @@ func toolErrorMessage(e sanitizer.Error) string {
 	msg := e.Message
 	if e.Frame != (callsite.Frame{}) {
 		msg += " at " + site
+	} else if e.NoCaller != "" {
+		msg += " (site not known: " + e.NoCaller + ")"
 	}
 	if len(e.Details) > 0 {
 		msg += detailsSep(e) + strings.Join(e.Details, " ")

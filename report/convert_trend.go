@@ -40,7 +40,20 @@ type TrendInput struct {
 	// (nvml.Metadata's Cut): it was read up to there, in part; "" when it
 	// was not.
 	Cut string
+	// MIG: the processes the log places in MIG instances (nvml.Metadata's
+	// MIGProcesses), by GPU index and pid.
+	MIG map[MIGKey]MIGPlace
 }
+
+// MIGKey is a process of a GPU, by NVML index and pid.
+type MIGKey struct {
+	GPU int
+	PID int64
+}
+
+// MIGPlace is the MIG GPU instance and compute instance a process runs
+// in (CI -1: not given).
+type MIGPlace struct{ GI, CI int }
 
 // logClock is how an input's samples were placed in time, as its trend
 // messages need it.
@@ -90,9 +103,40 @@ func FromTrends(inputs []TrendInput, res *trend.Result) ([]Input, []Finding) {
 		ins[i].Warnings = append(ins[i].Warnings, res.InputWarnings[ins[i].Path]...)
 		ins[i].SamplesAboveTotal = res.AboveTotal[ins[i].Path]
 	}
+	migs := map[string]map[MIGKey]MIGPlace{}
+	for _, ti := range inputs {
+		if len(ti.MIG) > 0 {
+			migs[ti.Path] = ti.MIG
+		}
+	}
 	var out []Finding
 	for _, s := range res.Series {
-		out = append(out, trendFinding(s, clocks[s.Input]))
+		var mig *MIGPlace
+		if m := migs[s.Input]; m != nil && s.HasGPU {
+			switch p, ok := m[MIGKey{int(s.GPU), s.PID}]; {
+			case s.HasPID && ok:
+				mig = &p
+				if s.TimeToOOM != nil {
+					// Memory runs out in the instance, whose size is not
+					// read: the GPU's free memory is not the instance's.
+					s.TimeToOOM = nil
+					s.NoOOMReason = fmt.Sprintf("the process runs in %s, whose size gpuleak does not read (the table's MIG devices box), and the GPU's free memory is not the instance's", migName(p))
+				}
+			case !s.HasPID && s.TimeToOOM != nil && migGPU(m, int(s.GPU)):
+				s.TimeToOOM = nil
+				s.NoOOMReason = "MIG is on (the Processes box names its GPU instances): memory runs out in an instance, whose size gpuleak does not read, not when the whole GPU's is used"
+			}
+		}
+		f := trendFinding(s, clocks[s.Input])
+		if mig != nil {
+			gi, ci := mig.GI, mig.CI
+			f.MIGGI = &gi
+			if ci >= 0 {
+				f.MIGCI = &ci
+			}
+			f.Message = strings.Replace(f.Message, fmt.Sprintf("on GPU %d", s.GPU), fmt.Sprintf("on GPU %d %s", s.GPU, migName(*mig)), 1)
+		}
+		out = append(out, f)
 	}
 	return ins, out
 }
@@ -861,4 +905,23 @@ func trendRank(f *Finding) int {
 		return 2
 	}
 	return 3
+}
+
+// migName names a MIG instance: "MIG GI 3 CI 0" (GPU instance, compute
+// instance), without CI where the table gave none.
+func migName(p MIGPlace) string {
+	if p.CI < 0 {
+		return fmt.Sprintf("MIG GI %d", p.GI)
+	}
+	return fmt.Sprintf("MIG GI %d CI %d", p.GI, p.CI)
+}
+
+// migGPU reports whether m places a process of GPU gpu in a MIG instance.
+func migGPU(m map[MIGKey]MIGPlace, gpu int) bool {
+	for k := range m {
+		if k.GPU == gpu {
+			return true
+		}
+	}
+	return false
 }

@@ -216,6 +216,11 @@ type DailyLeakSite struct {
 	Key   string  `json:"key"`
 	Site  Frame   `json:"site"`
 	Stack []Frame `json:"stack"`
+	// SiteUnknown says why no site is given (Finding.SiteUnknown of its
+	// first finding: its records counted only by a LEAK SUMMARY, a
+	// backtrace of runtime frames only, cut or whole); absent when the
+	// site is known, or its findings carry no stack at all.
+	SiteUnknown string `json:"site_unknown,omitempty"`
 	// Jobs that leaked here, "host/job" (or "job"), sorted: the first
 	// DailyMaxSiteJobs; JobCount counts them all.
 	Jobs     []string `json:"jobs"`

@@ -232,7 +232,7 @@ func newDailyView(d *Daily) *dailyView {
 	v.Worst = append(v.Worst, undescribed...)
 	for i := range d.LeakSites {
 		l := &d.LeakSites[i]
-		lv := leakView{S: l, Title: l.Site.String()}
+		lv := leakView{S: l, Title: leakSiteTitle(l)}
 		rate := ""
 		if l.MaxBytesPerS > 0 {
 			rate = fmt.Sprintf(", up to %s/s", IBytes(int64(l.MaxBytesPerS)))
@@ -509,4 +509,22 @@ func gpusCard(s DailySummary) card {
 	n := s.GPUs + s.OtherDevices
 	return card{fmt.Sprintf("%s (%d sampled by NVML, %d named only by %s)", noun(n, "GPU", "GPUs"),
 		s.GPUs, s.OtherDevices, strings.Join(s.OtherDeviceKinds, ", ")), fmt.Sprint(n), false}
+}
+
+// leakSiteTitle names a leak site of the daily report: its frame, or
+// where it has none, why: its SiteUnknown, or, for findings that carry
+// no stack at all (compute-sanitizer run with --show-backtrace no, a
+// snapshot's blocks without frames), that the records have none. Never
+// the bare "(no stack)" of a frame that is empty for another reason (a
+// record cut in its backtrace, leaks only a LEAK SUMMARY counts).
+func leakSiteTitle(l *DailyLeakSite) string {
+	switch {
+	case l.Site != (Frame{}):
+		return l.Site.String()
+	case l.SiteUnknown != "":
+		return "site unknown: " + l.SiteUnknown
+	case len(l.Stack) > 0:
+		return l.Stack[0].String()
+	}
+	return "no site: the records carry no stack (recorded without one)"
 }

@@ -34,7 +34,7 @@ func writeDailyHTML(w io.Writer, d *Daily, _ Options) error {
 			if len(ss) == 0 {
 				return nil, nil
 			}
-			return chart.Lines("live bytes at "+l.Site.String()+" over the trace", "live", ss, true, 17, 8)
+			return chart.Lines("live bytes at "+leakSiteTitle(l)+" over the trace", "live", ss, true, 17, 8)
 		}))
 	}
 	for _, o := range v.OOMs {

@@ -89,6 +89,12 @@ func writeMarkdown(w io.Writer, r *Report, _ Options) error {
 	for _, in := range r.Inputs {
 		fmt.Fprintf(&b, "- input %s: %s\n", mdText(in.Path), mdText(describeInput(in)))
 	}
+	if lines, _ := unjudgedOn(r); len(lines) > 0 && len(r.Findings) == 0 {
+		b.WriteString("\nNot judged:\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "- %s\n", mdText(l))
+		}
+	}
 	b.WriteString("\n")
 	left := 0
 	for i, f := range r.Findings {
@@ -201,6 +207,10 @@ func mdSummary(r *Report) string {
 	}
 	if len(kinds) == 0 {
 		kinds = append(kinds, "no findings")
+		if lines, read := unjudgedOn(r); len(lines) > 0 {
+			// The details say what and why, under the inputs.
+			kinds[0] = fmt.Sprintf("no findings in what could be judged, **not judged on %d of %s**", len(lines), plural(read, "input", "inputs"))
+		}
 	}
 	if len(r.Errors) > 0 {
 		kinds = append(kinds, plural(len(r.Errors), "tool error", "tool errors"))

@@ -22,8 +22,8 @@ func OOMBlind(format string) string {
 		return "compute-sanitizer's XML holds the tool's records, not the program's output: it cannot show an out-of-memory error; the tool's text log (where the program's output is) or the program's own log can"
 	case "pytorch-memory-stats":
 		return "torch.cuda.memory_stats() JSON holds the allocator's counters, not errors: it cannot show an out-of-memory error, only count them (num_ooms); the job's log with the OOM message, or a snapshot written at the OOM, can"
-	case string(nvml.FormatNvidiaSmiText), string(nvml.FormatGpustatText):
-		return "" // read as a log too: a job's log that printed the table
+	case string(nvml.FormatNvidiaSmiText), string(nvml.FormatGpustatText), string(nvml.FormatPynvmlText):
+		return "" // read as a log too: a job's log that printed the table, or pynvml's readings
 	}
 	if slices.Contains(nvml.Formats, parse.Format(format)) {
 		return "an NVML log samples memory and processes, not errors: it cannot show an out-of-memory error; beside an OOM message it names the processes the message lists"

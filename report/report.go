@@ -402,6 +402,14 @@ type Finding struct {
 	// from several processes' (each analysed on its own).
 	PID     *int64 `json:"pid,omitempty"`
 	Process string `json:"process,omitempty"`
+	// MIGGI and MIGCI: the MIG GPU instance and compute instance the
+	// process runs in, as nvidia-smi's Processes box gives them (its GI
+	// and CI columns); absent for a process of a GPU without MIG, for the
+	// whole GPU, and for logs that do not say. Bytes and the rest are
+	// the process's own; the GPU's used and total memory are the whole
+	// GPU's, not the instance's.
+	MIGGI *int `json:"mig_gi,omitempty"`
+	MIGCI *int `json:"mig_ci,omitempty"`
 	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels, when
 	// one pod held the GPU throughout. Pods: who held it when, where the
 	// labels changed over the series (the GPU's memory is one series

@@ -42,11 +42,7 @@ func writeTable(w io.Writer, r *Report, opt Options) error {
 	}
 	writeCILines(ew, r)
 	if len(r.Findings) == 0 {
-		if r.BelowMinBytes > 0 {
-			fmt.Fprintf(ew, "\nNo findings as large as --min-bytes asks (%d smaller left out).\n", r.BelowMinBytes)
-		} else {
-			fmt.Fprintln(ew, "\nNo findings.")
-		}
+		fmt.Fprintf(ew, "\n%s\n", noFindingsHeadline(r))
 		if l := undescribedLine(r); l != "" {
 			fmt.Fprintln(ew, l)
 		}
@@ -309,6 +305,13 @@ func trendCells(f Finding) (gpu, growth, site string) {
 		site = fmt.Sprintf("pid %d", *f.PID)
 		if f.Process != "" {
 			site += " " + f.Process
+		}
+		if f.MIGGI != nil {
+			p := MIGPlace{GI: *f.MIGGI, CI: -1}
+			if f.MIGCI != nil {
+				p.CI = *f.MIGCI
+			}
+			site += " (" + migName(p) + ")"
 		}
 	}
 	return gpu, growth, site

@@ -284,6 +284,7 @@ func describeAllocatorStats(in Input) []string {
 		proc string
 	}
 	last, prints, labels := map[proc]int{}, map[proc]int{}, map[int]map[string]bool{}
+	fell := map[proc]string{} // the first fall of a cumulative counter
 	for i, s := range in.AllocatorStats {
 		if s.Device == nil {
 			continue // a dict that names no device: each may be another's
@@ -291,6 +292,9 @@ func describeAllocatorStats(in Input) []string {
 		k := proc{*s.Device, s.Process}
 		last[k] = i
 		prints[k]++
+		if s.CountersFell != "" && fell[k] == "" {
+			fell[k] = fmt.Sprintf("line %d: %s", s.Line, s.CountersFell)
+		}
 		if labels[k.dev] == nil {
 			labels[k.dev] = map[string]bool{}
 		}
@@ -308,7 +312,12 @@ func describeAllocatorStats(in Input) []string {
 			if len(labels[k.dev]) > 1 && s.Process != "" {
 				name += " (" + s.Process + ")"
 			}
-			if n := prints[k]; n > 1 {
+			switch n := prints[k]; {
+			case n > 1 && fell[k] != "":
+				// Not one process's counters over time: which print
+				// stands for the device is not known.
+				name += fmt.Sprintf(", %d prints of separate runs or processes (%s; one process's cumulative counters never fall unless reset), the latest", n, fell[k])
+			case n > 1:
 				name += fmt.Sprintf(", the latest of %d prints", n)
 			}
 			parts = append(parts, name+":")
@@ -420,10 +429,12 @@ func spanString(startUs, endUs int64) string {
 // findingBaselineLine says what a finding's site held in the baseline.
 func findingBaselineLine(f Finding) string {
 	b := f.Baseline
-	line := fmt.Sprintf("%s from %s in %s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"))
+	line := fmt.Sprintf("%s from %s in %s to %s in %d%s", b.Status, IBytes(b.BeforeBytes), plural(b.BeforeCount, "allocation", "allocations"),
+		IBytes(b.AfterBytes), b.AfterCount, baselineChange(b))
 	if f.Kind == KindTrend {
 		// An NVML series holds no allocations.
-		line = fmt.Sprintf("%s from %s used (%s)", b.Status, IBytes(b.BeforeBytes), plural(max(b.BeforeCount, 1), "series", "series"))
+		line = fmt.Sprintf("%s from %s used (%s) to %s%s", b.Status, IBytes(b.BeforeBytes), plural(max(b.BeforeCount, 1), "series", "series"),
+			IBytes(b.AfterBytes), baselineChange(b))
 	}
 	switch b.Status {
 	case StatusNew:
@@ -435,6 +446,23 @@ func findingBaselineLine(f Finding) string {
 		line += "; " + clean(b.Note)
 	}
 	return line
+}
+
+// baselineChange is a finding's change from the baseline: " (+768 KiB,
+// +150.0%)", the percentage left out where the baseline held 0 bytes.
+func baselineChange(b *FindingBaseline) string {
+	sign := "+"
+	if b.DeltaBytes < 0 {
+		sign = "-"
+	}
+	d := b.DeltaBytes
+	if d < 0 {
+		d = -d
+	}
+	if b.DeltaPercent == nil {
+		return fmt.Sprintf(" (%s%s)", sign, IBytes(d))
+	}
+	return fmt.Sprintf(" (%s%s, %+.1f%%)", sign, IBytes(d), *b.DeltaPercent)
 }
 
 // suppressedLine says what one suppression rule left out.

@@ -16,9 +16,14 @@ import (
 func (r *Report) checkNote(lib string) (note string, ok bool) {
 	prefix := ""
 	if r.msg != nil {
-		prefix = r.msg.Prefix
+		// The exception's type is the program's word too (a C++
+		// exception's, "thrust::system::system_error").
+		prefix = r.msg.Exception + " " + r.msg.Prefix
 	}
 	who, call := pytorchtext.CheckProgram(prefix, r.Text)
+	if r.msg != nil && r.msg.Printer != "" {
+		who = r.msg.Printer // named by the lines around it
+	}
 	if pytorchtext.RMMPoolLimit(r.Text) {
 		return "RMM's pool memory resource (RAPIDS' memory manager, under cuDF, cuML, cupoch) refused to grow its pool past its maximum_pool_size (\"Maximum pool size exceeded\"): no CUDA allocation failed, the pool's limit was reached, by this request together with what the pool already held (its blocks stay in the pool when freed, and a fragmented pool may lack one free run of the size); the message has no sizes; a larger maximum_pool_size (rmm.reinitialize, or the program's own pool setting, such as cupoch's initialize_allocator) or fewer buffers alive at once make room", true
 	}
@@ -29,6 +34,8 @@ func (r *Report) checkNote(lib string) (note string, ok bool) {
 	switch {
 	case call == "" && strings.Contains(r.Text, "cudaErrorMemoryAllocation") && strings.HasPrefix(who, "XGBoost"):
 		what = "an allocation (its allocator's cudaMalloc)"
+	case call == "" && strings.HasPrefix(who, "thrust (its bad_alloc"):
+		what = "an allocation (thrust's device allocator: a device_vector's storage, or an algorithm's temporary buffer)"
 	case call != "" && (strings.HasPrefix(call, "cudaMalloc") || strings.HasPrefix(call, "cuMemAlloc") || strings.HasPrefix(call, "cuMemCreate")):
 		what = "an allocation (" + call + ")"
 	case call != "":
@@ -45,10 +52,15 @@ func (r *Report) checkNote(lib string) (note string, ok bool) {
 		sizes = fmt.Sprintf("the request was %s; nothing else of the GPU is printed", r.size(r.RequestedBytes))
 	}
 	code := "cudaErrorMemoryAllocation"
-	if lib == "the CUDA driver" {
-		code = "CUDA_ERROR_OUT_OF_MEMORY"
-	}
 	advice := "nvidia-smi at the time would tell what held the GPU (this program's own buffers, or other processes)"
+	switch lib {
+	case "the CUDA driver":
+		code = "CUDA_ERROR_OUT_OF_MEMORY"
+	case "the HIP runtime":
+		code = "hipErrorOutOfMemory"
+		what = strings.Replace(what, "CUDA call", "HIP call", 1)
+		advice = "rocm-smi at the time would tell what held the GPU (this program's own buffers, or other processes)"
+	}
 	switch {
 	case strings.HasPrefix(who, "XGBoost"):
 		advice = "XGBoost's GPU training keeps the training matrix (its quantised pages), the gradients and the histograms on the GPU: a smaller max_bin or max_depth, fewer rows per GPU (Dask across GPUs, or external memory), or a GPU free of other processes (nvidia-smi) make room"
@@ -69,10 +81,13 @@ func (r Report) CheckProgram() string {
 	}
 	prefix := ""
 	if r.msg != nil {
-		prefix = r.msg.Prefix
+		prefix = r.msg.Exception + " " + r.msg.Prefix
 	}
 	if pytorchtext.RMMPoolLimit(r.Text) {
 		return "RMM's pool memory resource"
+	}
+	if r.msg != nil && r.msg.Printer != "" {
+		return r.msg.Printer // named by the lines around it
 	}
 	who, _ := pytorchtext.CheckProgram(prefix, r.Text)
 	return who

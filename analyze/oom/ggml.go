@@ -49,3 +49,19 @@ func (r *Report) another(firstNote, againNote string) *Report {
 	n.Notes = append(n.Notes, againNote)
 	return n
 }
+
+// ggmlStatusNote is the note of a runtime's out-of-memory string that
+// llama.cpp's ggml error function printed with its device line
+// (pytorchtext.GGMLPrinter): the device and the place are read, the call
+// is on the line after.
+func (r *Report) ggmlStatusNote() string {
+	on := ""
+	if r.Device >= 0 {
+		on = fmt.Sprintf(" on device %d (the device current at the check, ggml's index among the GPUs it uses)", r.Device)
+	}
+	where := ""
+	if r.Frame.Filename != "" {
+		where = " in " + frameString(r.Frame)
+	}
+	return "llama.cpp's ggml backend (ggml_cuda_error) reported the runtime's out-of-memory error" + on + where + ", outside any PyTorch allocator: a buffer it allocates whole (the model's weights, its KV cache, a compute buffer, or its memory pool's growth: cuMemCreate, cuMemSetAccess, cudaMalloc, on the line after) found no room; the message has no sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) need less"
+}

@@ -116,6 +116,13 @@ const (
 	// figures are judged against the request instead (would it fit if
 	// contiguous), not by these bars.
 	fragmentationMinSplit = 64 << 20
+	// capacitySlackShare: an OOM message's fragmentation on a full GPU
+	// whose reserved but unallocated memory is less than this share of
+	// PyTorch's reserve names capacity too: contiguous, that memory
+	// would have held this request but gains no more than itself, a
+	// sliver of the working set (R-Drop#9's fairseq run: 122.88 MiB of
+	// 14.88 GiB, 0.8%, for a 68 MiB request on a 15.90 GiB GPU).
+	capacitySlackShare    = 0.02
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
 	// tightSlack: a message without a per-process limit that reports less
@@ -354,9 +361,14 @@ type Report struct {
 	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
-	caller      string // the program a figureless message came from (callerOf)
-	expandable  bool
-	snapshot    bool
+	// after is the first allocator statistics of the device printed
+	// after a figureless cudaMallocAsync message in its input (a summary
+	// in the except block), afterPath that input; nil when none.
+	after      *AllocatorStats
+	afterPath  string
+	caller     string // the program a figureless message came from (callerOf)
+	expandable bool
+	snapshot   bool
 	// tfLimit and tfInUse: TensorFlow's BFC allocator's Limit and InUse
 	// (bytes) printed before its OOM; -1 when not (pytorchtext's
 	// takeBFCStats gives them as the message's allowed and allocated).
@@ -647,6 +659,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	statsAfterAsync(reports, pm.Stats)
 	sameInWorkers(reports)
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
@@ -685,6 +698,64 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
 	return pm
+}
+
+// statsAfterAsync gives each cudaMallocAsync OOM whose message printed
+// no figures the first allocator statistics of its device (or of a
+// device not named) that its own input printed after it: what the
+// backend counts of its pool (allocated and reserved, current and peak)
+// is then in the inputs, if not taken at the error.
+func statsAfterAsync(reports []*Report, stats []StatsReport) {
+	for _, r := range reports {
+		if r.Generation != pytorchtext.GenAsync || r.msg == nil || r.known(r.AllocatedBytes) || len(r.Sources) == 0 {
+			continue
+		}
+		src := r.Sources[0]
+		for i := range stats {
+			st := &stats[i]
+			if st.Path != src.Path || st.Stats.Line <= src.Line || st.Stats.Device >= 0 && r.Device >= 0 && st.Stats.Device != r.Device {
+				continue
+			}
+			if _, ok := st.Stats.Get("reserved_bytes.all.peak"); !ok {
+				continue
+			}
+			r.after, r.afterPath = &st.Stats, st.Path
+			break
+		}
+	}
+}
+
+// asyncAfterNote says what the statistics printed after a figureless
+// cudaMallocAsync OOM show (see statsAfterAsync), "" without them: the
+// pool's peaks since the run began (or its last reset) bound what it
+// held when it failed; its current figures are what stayed after.
+func (r *Report) asyncAfterNote() string {
+	st := r.after
+	if st == nil {
+		return ""
+	}
+	what := "torch.cuda.memory_stats()"
+	if st.Source == pytorchtext.SourceMemorySummary {
+		what = "torch.cuda.memory_summary()"
+	}
+	var peaks []string
+	if v, ok := st.Get("allocated_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" allocated")
+	}
+	if v, ok := st.Get("reserved_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" reserved")
+	}
+	note := fmt.Sprintf("the %s printed after it (%s:%d) gives the CUDA pool's peaks since the run began or its statistics were reset, %s: the most this process's pool held, at the error or before it",
+		what, r.afterPath, st.Line, strings.Join(peaks, " and "))
+	alloc, ok1 := st.Get("allocated_bytes.all.current")
+	reserved, ok2 := st.Get("reserved_bytes.all.current")
+	if ok1 && ok2 {
+		note += fmt.Sprintf("; when it was printed, %s allocated and %s reserved (what stayed once the failed step's tensors were freed)", size(alloc), size(reserved))
+	}
+	if st.AsyncBackend() {
+		note += "; its OOM count (CUDA OOMs: 0), non-releasable memory, segments and allocations are zeros the cudaMallocAsync backend never counts, not evidence against this OOM"
+	}
+	return note
 }
 
 // clear marks every size unknown.
@@ -1060,6 +1131,21 @@ func printedAgain(r *Report, m Message, path string, procs inputProcs) (*Report,
 	if prev == 0 || m.Line <= prev {
 		return r, false
 	}
+	other := procs.otherAfter(prev, m)
+	if m.ProgressLine > prev && other >= m.ProgressLine {
+		// The run went on after the first print, and failed another way
+		// (the OOM between); nothing counts progress after that one: a
+		// summary or a handler's echo of the first failure (an error
+		// report listing it, a wrapper printing the error it kept)
+		// reads the same as the same failure again. Records of a
+		// handler that went on still count (failedBetween).
+		if d, ok := procs.failedBetween(prev, m); ok {
+			return r.another(fmt.Sprintf("%s:%d prints this message again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): the run went on after this OOM, so that one is counted as a second OOM", path, m.Line, d),
+				fmt.Sprintf("the same message as %s:%d, printed again after line %d logged another OOM the same way (a record without a traceback: a handler that caught the error and went on): a second OOM with the same figures, not the first reported twice", path, prev, d)), true
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this message again; the last line before it that counts progress, line %d, comes before line %d's other OOM, and none after that: the run went on after this OOM and then failed another way, which does not show it went on to fail this way again (a summary or an echo of this failure prints it so): two OOMs, or one reported twice; the text cannot tell, so it is counted once", path, m.Line, m.ProgressLine, other))
+		return r, false
+	}
 	if m.ProgressLine > prev {
 		why := ""
 		switch {
@@ -1122,6 +1208,19 @@ func (p inputProcs) failedBetween(prev int64, m Message) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// otherAfter returns the line of the last OOM message between prev, the
+// line of a message m prints again, and m whose words differ from m's
+// (another failure); 0 when there is none.
+func (p inputProcs) otherAfter(prev int64, m Message) int64 {
+	var last int64
+	for _, d := range p.msgs {
+		if d.Line > prev && d.Line < m.Line && d.Text != m.Text {
+			last = d.Line
+		}
+	}
+	return last
 }
 
 // digitsOut returns s with each run of digits replaced by "#": a log
@@ -1877,12 +1976,17 @@ func (r *Report) findCauses() {
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
+		case r.Reason == pytorchtext.AsyncDeviceZeroCut && r.after != nil:
+			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its request and the GPU's free memory are not known", r.asyncAfterNote())
 		case r.Reason == pytorchtext.AsyncDeviceZeroCut:
 			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its cause cannot be told from it; a snapshot or torch.cuda.memory_stats() taken at the error, or nvidia-smi at the time, would tell what held the GPU")
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
 		case r.Reason != "":
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
+		if r.after != nil && r.Reason != pytorchtext.AsyncDeviceZeroCut {
+			r.Notes = append(r.Notes, r.asyncAfterNote())
 		}
 	}
 	r.checkImpossible()
@@ -2377,6 +2481,19 @@ func (r *Report) findCauses() {
 		// Beside an allocation limit, the GPU was full all the same
 		// (free memory only just above the request).
 		full = append(full, capacity())
+	case frag && len(full) == 1 && gpuFull && r.known(r.DeviceTotalBytes) && r.Memory == nil && r.known(r.ReservedUnallocatedBytes) && r.known(r.ReservedBytes) &&
+		float64(r.ReservedUnallocatedBytes) < capacitySlackShare*float64(r.ReservedBytes):
+		// Fragmentation from a message's figures on a full GPU, with
+		// the reserved but unallocated memory a sliver of the reserve:
+		// no defragmenting gains more than that sliver, so the next
+		// request a little larger fails all the same; the working set
+		// fills the GPU, and capacity stands beside fragmentation.
+		c := capacity()
+		c.Evidence += fmt.Sprintf("; the %s reserved but unallocated is %.1f%% of the %s reserved: making it contiguous (max_split_size_mb, expandable segments) gains at most that much, so this job runs at the GPU's capacity and a slightly larger request fails all the same",
+			r.size(r.ReservedUnallocatedBytes), 100*float64(r.ReservedUnallocatedBytes)/float64(r.ReservedBytes), r.size(r.ReservedBytes))
+		c.Numbers["reserved_unallocated_bytes"] = r.ReservedUnallocatedBytes
+		c.Advice = "the fragmentation above explains this request alone, but fixing it gains too little to last: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
+		full = append(full, c)
 	}
 	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
 		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", r.size(r.DeviceFreeBytes), r.size(seg)))
@@ -2515,6 +2632,9 @@ func tgiWarmupNote(text string) string {
 // numba's, CuPy's or a Java program's words is theirs.
 func (r *Report) cudaErrorNote() string {
 	lib := pytorchtext.Library(r.Text)
+	if r.msg != nil && r.msg.Printer == pytorchtext.GGMLPrinter {
+		return r.ggmlStatusNote()
+	}
 	pytorch := r.ByPyTorch()
 	by := ""
 	if r.caller != "" && !pytorch {
@@ -2579,6 +2699,16 @@ func (r *Report) cudaErrorNote() string {
 			code = "hipErrorOutOfMemory"
 		}
 		return "ONNX Runtime's " + call + " failed with out of memory (error 2, " + code + ")" + on + ", outside its BFC arena's own accounting (the arena's failure reads \"Failed to allocate memory for requested buffer\"): the GPU had no room for it (a stream, a library handle or a buffer); the message has no sizes, and nvidia-smi at the time would tell what held the GPU: the arena of each session, other sessions and other processes all count"
+	case pytorchtext.LibraryCNTK:
+		call := "a CUDA call"
+		if m := cntkExprRe.FindStringSubmatch(r.Text); m != nil {
+			call = m[1]
+		}
+		on := ""
+		if r.Device >= 0 {
+			on = fmt.Sprintf(" on GPU %d", r.Device)
+		}
+		return "CNTK's " + call + " failed with out of memory (error 2, cudaErrorMemoryAllocation)" + on + " (its CudaCall's words, \"CUDA failure 2: out of memory ; GPU=N ; hostname=H ; expr=E\", which ONNX Runtime's start alike: CNTK's end with the expression): the GPU had no room for the matrix or buffer it asked for; the message has no sizes, and nvidia-smi at the time would tell what held the GPU (CNTK's own matrices, or other processes); a smaller minibatch needs less"
 	case "NCCL":
 		what, sizes := "GPU memory for its buffers", "the message has no sizes"
 		if r.known(r.RequestedBytes) {
@@ -2730,6 +2860,10 @@ func (r *Report) tfTensorNote() string {
 // ("; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);"):
 // the function's name.
 var ortExprRe = lazyre.New(`; expr=([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// cntkExprRe reads the call CNTK's failed CUDA call names ("; expr=
+// cudaMalloc((void**) &deviceBufferPtr, ...)"): the function's name.
+var cntkExprRe = ortExprRe
 
 // oneAPINote is the note of a oneAPI runtime's status (lib, see
 // pytorchtext.LibraryUR): out of device memory, or "out of resources",

@@ -57,11 +57,29 @@ func (r *Report) reraisedSite(m Message) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the message is another process's error received here (%q before it): the allocation failed in that process (the server, or the remote task), whose own log holds its traceback; this traceback, %s, is the receiver's, where the error was raised again, not the allocation's site", w, client))
 		return
 	}
+	if m.Reraised {
+		if r.cxxPlaceSite(m, client) {
+			return // the place the words name
+		}
+		// The innermost line builds the exception from a value: the
+		// words came from where the allocation failed (another process,
+		// or an error caught before), which this traceback does not show.
+		r.Notes = append(r.Notes, fmt.Sprintf("the traceback's innermost line, %s, raises a new exception built from a value (\"raise X(...)\"): the message's words were passed on there (a worker's, a subprocess's or a server's error received, or one caught earlier), so the allocation failed where they came from, not on that line; no site is given; the log of the process that printed it first holds its traceback", frameString(m.Frames[0])))
+		r.Stack, r.Frame = nil, callsite.Frame{}
+		return
+	}
 	if !callsite.IsLibrary(r.Frame) {
 		// A line of the program's own: the call that led to the
 		// allocation, where the program can change what it asks for.
 		return
 	}
+	r.cxxPlaceSite(m, client)
+}
+
+// cxxPlaceSite sets the C++ place a message names (cxxPlaceRe, not
+// PyTorch's own) as its site, before the Python frames (client, as
+// frameString writes them), with a note; it reports whether it did.
+func (r *Report) cxxPlaceSite(m Message, client string) bool {
 	text := m.Prefix + " " + m.Text
 	for _, sm := range cxxPlaceRe.Re().FindAllStringSubmatch(text, -1) {
 		if pytorchSourceRe.MatchString(sm[1]) {
@@ -79,6 +97,7 @@ func (r *Report) reraisedSite(m Message) {
 		r.Stack = append([]callsite.Frame{f}, r.Stack...)
 		r.Frame = f
 		r.Notes = append(r.Notes, fmt.Sprintf("the message names the C++ place where the allocation failed, %s: that is the site given; the Python traceback, %s, is where the error reached Python, which may have raised again an error a C++ thread reported (an engine's executor) rather than called the allocation", frameString(f), client))
-		return
+		return true
 	}
+	return false
 }

@@ -377,6 +377,12 @@ type Error struct {
 	// Launch is the innermost user host frame (the kernel launch of a
 	// device-side error); zero when none.
 	Launch callsite.Frame
+	// NoCaller says why a record with a host backtrace names no frame of
+	// the program's (Launch zero): its host frames are the CUDA runtime's,
+	// the driver's, the C library's or a wrapper's only, counted, the
+	// outermost named ("1 frame: cudaMemcpy in libcudart.so.12"). "" when
+	// Launch is known or the record has no host backtrace.
+	NoCaller string
 	// Details are the first record's other detail lines.
 	Details       []string
 	Thread, Block string
@@ -437,9 +443,12 @@ type SuppressedCount struct {
 // record's frames come after its records batch and before the next one.
 // Add returns an error for batches out of that order.
 type Analyzer struct {
-	opt   Options
-	runs  []Run
-	names callsite.Interner // every string kept from a batch, copied out of its buffers
+	opt  Options
+	runs []Run
+	// lastID is the largest record id taken (notices too): the log's
+	// last record, by which a record is known not to end the log.
+	lastID int32
+	names  callsite.Interner // every string kept from a batch, copied out of its buffers
 	// facts holds one frameFacts per distinct frame text: a log of 100k
 	// leak records has a few dozen distinct frames, each worked out once.
 	facts map[frameKey]*frameFacts
@@ -1121,6 +1130,10 @@ type siteAcc struct {
 	// lastProc is the (run, process) of the site's last record: records
 	// come in (run, process) order, so each change is one more process.
 	lastProc [2]int32
+	// whole, lastID and lastRun: a site whose backtraces hold runtime
+	// frames only (leakFacts.whole), the id and run of its last record.
+	whole           string
+	lastID, lastRun int32
 }
 
 // addSize keeps sz among the site's largest distinct sizes.
@@ -1189,6 +1202,7 @@ func (a *Analyzer) fold() {
 
 // take folds one record, with its frames, into the totals.
 func (a *Analyzer) take(r *record, frames []btFrame) {
+	a.lastID = max(a.lastID, r.id)
 	if r.kind == sanitizer.KindLeak && r.size <= 0 && len(frames) == 0 {
 		// What a line cut in its size leaves ("Leaked 262,144 bytes at "
 		// at the end of a cut log, which the parser warns about): no
@@ -1250,6 +1264,9 @@ func (a *Analyzer) take(r *record, frames []btFrame) {
 		a.sites[key] = acc
 		a.siteOrder = append(a.siteOrder, acc)
 	}
+	if lf.whole != "" {
+		acc.whole, acc.lastID, acc.lastRun = lf.whole, r.id, r.run
+	}
 	acc.site.Bytes += r.size
 	acc.site.Count++
 	acc.addSize(r.size)
@@ -1291,6 +1308,10 @@ type leakFacts struct {
 	site    Site
 	key     string
 	noStack bool
+	// whole is why no site is named when the record's runtime-only
+	// backtrace turns out whole as printed (the log goes on after it:
+	// see Finalize); "" when site.Unknown is not cutBacktrace's.
+	whole string
 }
 
 // maxLeakMemo bounds the leak facts kept by the frames that gave them
@@ -1328,6 +1349,9 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	switch {
 	case !ok && hasHostFrames(frames):
 		lf.site.Unknown = cutBacktrace(frames)
+		if !strings.HasPrefix(lf.site.Unknown, "the whole backtrace") {
+			lf.whole = wholeRuntimeBacktrace(frames)
+		}
 		key += "cut\x00" + lf.site.Unknown
 	case !ok && r.saved && len(frames) == 0:
 		// Backtraces were on (the record says its backtrace was saved),
@@ -1369,6 +1393,11 @@ func (a *Analyzer) Finalize() *Result {
 		ToolFailure: a.res.ToolFailure, ToolFailureLine: a.res.ToolFailureLine}
 	for _, acc := range a.siteOrder {
 		s := acc.site
+		if acc.whole != "" && (acc.lastID < a.lastID || a.runSummarised(acc.lastRun)) {
+			// A record follows the site's last one, or its run's summary
+			// does: the log was not cut in its backtraces.
+			s.Unknown = acc.whole
+		}
 		s.Sizes = acc.sizes
 		res.Sites = append(res.Sites, s)
 	}
@@ -1588,6 +1617,51 @@ func cutBacktrace(frames []btFrame) string {
 	return fmt.Sprintf("the backtrace ends in %s with CUDA runtime, driver, C library or wrapper frames only: the log was cut before the program's own frames", module)
 }
 
+// wholeRuntimeBacktrace says why a backtrace of runtime, driver and C
+// library frames only names no site when the record is whole in the log
+// (something follows it): compute-sanitizer printed no frame further
+// out, so the caller is not known, and the log is not to blame.
+func wholeRuntimeBacktrace(frames []btFrame) string {
+	return fmt.Sprintf("the backtrace compute-sanitizer printed holds only CUDA runtime, driver, C library or wrapper frames (%s), and the log goes on after the record, so it was not cut there: the tool printed no frame further out, and none of the program's names the site", hostFramesText(frames))
+}
+
+// hostFramesText counts a backtrace's host frames and names the
+// outermost: "1 frame: cudaMalloc in leaky", "3 frames, the outermost
+// cudaMalloc in leaky".
+func hostFramesText(frames []btFrame) string {
+	n, last := 0, ""
+	for _, f := range frames {
+		if f.kind != sanitizer.FrameHost {
+			continue
+		}
+		n++
+		name := f.short
+		if name == "" {
+			name = "an unnamed function"
+			if f.pc != 0 {
+				name = fmt.Sprintf("0x%x", f.pc)
+			}
+		}
+		if f.module != "" {
+			name += " in " + f.module
+		}
+		last = name
+	}
+	if n == 1 {
+		return "1 frame: " + last
+	}
+	return fmt.Sprintf("%d frames, the outermost %s", n, last)
+}
+
+// runSummarised reports whether run i printed a LEAK SUMMARY or an ERROR
+// SUMMARY, which follow all its records.
+func (a *Analyzer) runSummarised(i int32) bool {
+	if i < 0 || int(i) >= len(a.runs) {
+		return false
+	}
+	return a.runs[i].HasLeakSummary || a.runs[i].HasErrorSummary
+}
+
 // hasElision reports whether a record's detail lines (joined by "\n")
 // hold an elision mark: a line that is "..." (or "…"), or that starts or
 // ends with one after a space, where whoever pasted the record left lines
@@ -1689,6 +1763,10 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		kernel = function
 	}
 	hostStack, launch, _ := a.stackOf(host)
+	noCaller := ""
+	if len(host) > 0 && launch == (callsite.Frame{}) {
+		noCaller = fmt.Sprintf("its host backtrace holds only CUDA runtime, driver, C library or wrapper frames (%s): no frame of the program's names the caller", hostFramesText(host))
+	}
 	site := launch
 	if len(device) > 0 {
 		site = device[0]
@@ -1729,7 +1807,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	// The record's strings view its batch: the group keeps copies.
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
-		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch,
+		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch, NoCaller: noCaller,
 		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)

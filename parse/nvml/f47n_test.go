@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -241,17 +242,20 @@ func TestRowOrderOneInstant(t *testing.T) {
 
 // XuehaiPan/nvitop#8's Processes box: GPU 0 without MIG (GI N/A), GPU 1's
 // processes in GPU instances 3 and 5, GPU 2's in 3, GPU 3's in 4. The
-// samples name the GPU only, so the warning says which instances the
-// box named and that they are not told apart (was: nothing; every
-// process of GPU 1 read as "GPU 1"). 7 processes, all read.
+// warning says which instances the box named (was: nothing; every
+// process of GPU 1 read as "GPU 1"), and Metadata.MIGProcesses places
+// each process (session 48). 7 processes, all read.
 func TestProcessesBoxMIGInstances(t *testing.T) {
 	rows, meta := readFile(t, tdata+"pub_nvitop8_procs_mig_instances.txt")
 	if len(rows) != 7 {
 		t.Errorf("%d rows, want 7", len(rows))
 	}
 	ws := strings.Join(meta.Warnings.Strings(), "\n")
-	if !strings.Contains(ws, "line 8: the Processes box lists processes of MIG GPU instances (GPU 1 GI 3, GPU 1 GI 5, GPU 2 GI 3, GPU 3 GI 4)") {
+	if !strings.Contains(ws, "line 8: nvidia-smi's Processes list processes of MIG GPU instances (GPU 1 GI 3, GPU 1 GI 5, GPU 2 GI 3, GPU 3 GI 4)") {
 		t.Errorf("warnings %q", ws)
+	}
+	if got := fmt.Sprint(meta.MIGProcesses); got != "[{1 34965 3 0} {1 42152 3 0} {1 46505 5 0} {2 26294 3 0} {3 46064 4 0}]" {
+		t.Errorf("MIG processes %s", got)
 	}
 	// A box without MIG (GI and CI N/A) says nothing of instances.
 	_, meta = readFile(t, tdata+"leak_exit_nvidia_smi_default.txt")

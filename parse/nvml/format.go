@@ -42,8 +42,13 @@ const (
 	// without a GPU's memory, or with malformed XML, is a *parse.Error
 	// naming the line.
 	FormatNvidiaSmiXML parse.Format = "nvidia-smi-xml"
+	// FormatPynvmlText is a program's log with pynvml's printouts of
+	// nvmlDeviceGetMemoryInfo: "c_nvmlMemory_t(total: N B, free: N B,
+	// used: N B)" and c_nvmlMemory_v2_t's (with version and reserved),
+	// behind a log's date and time or none.
+	FormatPynvmlText parse.Format = "pynvml-text"
 )
 
 // Formats lists every format of this package.
 var Formats = []parse.Format{FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatPynvmlJSONL,
-	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText, FormatNvidiaSmiXML}
+	FormatGpustatJSON, FormatDCGMPrometheus, FormatNvidiaSmiText, FormatGpustatText, FormatNvidiaSmiXML, FormatPynvmlText}

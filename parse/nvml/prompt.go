@@ -365,6 +365,8 @@ func (r *Reader) useFormat(f parse.Format) error {
 		r.dec = newSmiTextDecoder(r)
 	case FormatNvidiaSmiXML:
 		r.dec = newSmiXMLDecoder(r)
+	case FormatPynvmlText:
+		r.dec = newPynvmlTextDecoder(r)
 	default:
 		return fmt.Errorf("nvml: no decoder for %q", f)
 	}

@@ -105,6 +105,10 @@ type Metadata struct {
 	// GPU without a process has none listed; a process listed with its
 	// memory N/A is listed, its memory unknown. In order of the outputs.
 	ProcessesListedUs []int64
+	// MIGProcesses: the processes an nvidia-smi table's Processes box
+	// lists in MIG GPU instances (its GI and CI columns), each (GPU, pid)
+	// once, in order of first sight; at most maxMIGProcesses.
+	MIGProcesses []MIGProcess
 	// ProcessesPartialUs are the times of nvidia-smi outputs whose GPUs
 	// were read but whose process list was not read whole (a table's
 	// Processes box cut, missing, a row not read; a -q report or -q -x
@@ -349,6 +353,9 @@ type Reader struct {
 	// lead: the first lead lines are text before the first output
 	// (sniffLed), skipped.
 	lead int
+	// dateText is the line of date(1)'s output a dater is told of, for
+	// its warnings.
+	dateText string
 }
 
 // dater is a decoder that takes the time of the samples after it from a
@@ -367,6 +374,7 @@ func (r *Reader) date(line []byte) bool {
 	}
 	switch d := r.dec.(type) {
 	case dater:
+		r.dateText = snippet(trimSpace(line))
 		d.atDate(t, r.line)
 	case skipDecoder:
 	default:
@@ -1849,4 +1857,30 @@ func digitsOf(v float64) int {
 // value reads as cut short: what the value is, and the evidence.
 func cutNote(what string, v []byte, evidence string) string {
 	return fmt.Sprintf("the last line has no line ending and its %s %q %s: cut short (the log stopped inside it), so it is no sample", what, v, evidence)
+}
+
+// MIGProcess is a process of a MIG GPU instance: its GPU (the NVML index
+// of the table's row), pid, GPU instance (GI) and compute instance (CI;
+// -1 when the table prints N/A).
+type MIGProcess struct {
+	GPU    int32
+	PID    int64
+	GI, CI int32
+}
+
+// maxMIGProcesses bounds Metadata.MIGProcesses: a long nvidia-smi -l log
+// lists the same processes in every table.
+const maxMIGProcesses = 4096
+
+// migProcess notes p, once per (GPU, pid).
+func (r *Reader) migProcess(p MIGProcess) {
+	if len(r.meta.MIGProcesses) >= maxMIGProcesses {
+		return
+	}
+	for _, q := range r.meta.MIGProcesses {
+		if q.GPU == p.GPU && q.PID == p.PID {
+			return
+		}
+	}
+	r.meta.MIGProcesses = append(r.meta.MIGProcesses, p)
 }

@@ -325,6 +325,15 @@ func TestFixtures(t *testing.T) {
 		// above the total is the trend analysis's to warn about.
 		{"s37_used_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
 		{"s37_one_sample_above_total.csv", FormatQueryGPU, 12, 12, ClockAbsolute, "excludes-reserved"},
+		// u48b: pynvml's c_nvmlMemory_t printouts of two GPUs at four
+		// times in a training log (v1: used counts the reservation).
+		{"u48b_pynvml_struct_printouts.log", FormatPynvmlText, 8, 4, ClockAbsolute, "includes-reserved-unknown"},
+		// u48b: "date; nvidia-smi --query-gpu=... --format=csv,noheader;
+		// sleep 300" three times: the rows at their date line's time.
+		{"u48b_date_loop_headerless_query_gpu.log", FormatQueryGPU, 6, 3, ClockAbsolute, "includes-reserved-unknown"},
+		// u48b: 9 tables of a MIG A100 (GPU row, MIG devices box not read,
+		// two processes of GPU instances 3 and 5).
+		{"u48b_mig_table_growing_instance_process.txt", FormatNvidiaSmiText, 27, 9, ClockAbsolute, "includes-reserved-unknown,process"},
 		// query_gpu.csv restarted with fewer fields for its first 200 rows:
 		// every row read, as the whole log's 459; without memory.free
 		// (and reserved) the first 200 are excludes-reserved as nvidia-smi's

@@ -122,6 +122,50 @@ type smiDecoder struct {
 	// colHost), activeHost the one the Reader holds.
 	hostTimes  map[string]*hostTime
 	activeHost *hostTime
+	// dated: a line of date(1)'s output came before the rows, in a log
+	// without a timestamp column (a loop of "date; nvidia-smi
+	// --query-gpu=... --format=csv,noheader"); the ticks from dateTick on
+	// are at dateUs, one interval apart (see atDate).
+	dated    bool
+	dateUs   int64
+	dateTick int64
+	// dateLine and dateText are the first date line's number and text,
+	// for the warning when the header then shows a timestamp column.
+	dateLine int
+	dateText string
+	// undatedRows: rows were placed by order before the first date line.
+	undatedRows bool
+}
+
+// skipDate skips a line of date(1)'s output (line n, text) before rows
+// that take no time from it, with a warning.
+func (d *smiDecoder) skipDate(n int, text string) {
+	d.r.meta.Skipped++
+	d.r.meta.Warnings.Once("date skipped", parse.LineNote(n, "date's output (%q) among the samples is skipped: the rows have their own timestamps, or rows before it were already placed by their order", text))
+}
+
+// atDate starts a tick at t, the time of a line of date(1)'s output, for
+// the rows after it when the log has no timestamp column: a loop of
+// "date; nvidia-smi --query-gpu=... --format=csv,noheader; sleep N" times
+// each output by its date line, not by the row order. A log whose rows
+// have their own timestamps, or whose rows before the first date line
+// were already placed by order, takes no time from it (the Reader's
+// warning says so).
+func (d *smiDecoder) atDate(t int64, n int) {
+	if d.cols != nil && d.hasTS || d.undatedRows {
+		d.skipDate(n, d.r.dateText)
+		return
+	}
+	if !d.dated {
+		d.dateLine, d.dateText = n, d.r.dateText
+	}
+	if d.ticks.started {
+		d.ticks.k++
+		clear(d.ticks.seen)
+		d.ticks.started = false
+	}
+	d.dated, d.dateUs, d.dateTick = true, t, d.ticks.k
+	d.r.newInstant = true
 }
 
 // hostTime is the Reader's time state of one host (see Reader.tick),
@@ -324,7 +368,18 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 	if !d.r.opt.general {
 		d.mid.reset(midColumns(d.cols))
 	}
-	if !d.hasTS {
+	switch {
+	case d.hasTS && d.dated:
+		// The date line came before the header: the rows' own times rule.
+		d.dated = false
+		d.skipDate(d.dateLine, d.dateText)
+	case !d.hasTS && d.dated:
+		assumed := ""
+		if d.r.periodAssumed {
+			assumed = ", assumed: give the period with --interval"
+		}
+		d.r.meta.Warnings.Addf("the log has no timestamp column: the rows after each line of date's output are at its time (one tick, a row per GPU; any further ticks before the next date line %v apart%s)", d.r.opt.interval, assumed)
+	case !d.hasTS:
 		d.r.meta.Clock = ClockRowOrder
 		d.r.rowOrderWarn(fmt.Sprintf("the log has no timestamp column: rows are placed %v apart by their order", d.r.opt.interval))
 	}
@@ -1147,7 +1202,13 @@ func (d *smiDecoder) finish(s *sample, n int) error {
 		if s.hasPID {
 			pid = s.pid
 		}
-		s.timeUs = d.r.tickTime(d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid))
+		k := d.ticks.next(s.gpu, s.hasGPU, s.uuid, pid)
+		if d.dated {
+			s.timeUs = d.dateUs + (k-d.dateTick)*d.r.opt.interval.Microseconds()
+		} else {
+			d.undatedRows = true
+			s.timeUs = d.r.tickTime(k)
+		}
 	}
 	d.r.emit(s)
 	if e := d.mid.filled; e != nil {

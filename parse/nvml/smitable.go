@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ var (
 	// process name ("...conda/bin/python"), and, in some releases, the
 	// memory itself when a long name pushes it ("12339..."): group 6.
 	// A Processes box row's GPU and MIG GPU instance: "|    1    3    0      34965      C ...".
-	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(?:N/A|\d{1,3})\s+\d{1,10}\s`)
+	smiTableProcGIRe = lazyre.New(`^\|\s*(\d{1,3})\s+(\d{1,3})\s+(N/A|\d{1,3})\s+(\d{1,10})\s`)
 	smiTableProcRe   = lazyre.New(`^\|\s*(\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d{1,10})\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(?:(\d{1,12})\s*MiB|N/A|(\d{0,12}\s*M?i?B?(?:\.\.\.|…)))\s*\|\s*$`)
 )
 
@@ -144,6 +145,9 @@ type smiTextDecoder struct {
 	qPID                     int64
 	qHasPID                  bool
 	qProcName                []byte
+	// qGI and qCI: the -q process entry's "GPU instance ID" and "Compute
+	// instance ID" (before its Process ID), -1 for N/A or none.
+	qGI, qCI int32
 	// qProcLists counts the GPU sections of the current -q report whose
 	// Processes were read ("Processes : None", or a list whose every
 	// process has its "Used GPU Memory" line, N/A included); qProcOpen:
@@ -214,7 +218,7 @@ type smiTextDecoder struct {
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
-	return &smiTextDecoder{r: r, qGPU: -1}
+	return &smiTextDecoder{r: r, qGPU: -1, qGI: -1, qCI: -1}
 }
 
 // parseCtime reads nvidia-smi's ctime stamp "Tue Dec  1 02:00:58 2026" in
@@ -548,6 +552,12 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 			pid, _ := parseInt(m[2])
 			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
 				d.migInstance(string(gi[1]), string(gi[2]), n)
+				ci, _ := parseInt(gi[3])
+				if bytes.Equal(gi[3], []byte("N/A")) {
+					ci = -1
+				}
+				giN, _ := parseInt(gi[2])
+				d.r.migProcess(MIGProcess{GPU: int32(gpu), PID: pid, GI: int32(giN), CI: int32(ci)})
 			}
 			if len(m[6]) > 0 {
 				// The memory cut by nvidia-smi: the process is there,
@@ -942,6 +952,16 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 		}
 	case "processes":
 		switch string(key) {
+		case "GPU instance ID", "Compute instance ID":
+			v, ok := parseInt(val)
+			if !ok || v < 0 || v > 1<<20 {
+				v = -1
+			}
+			if string(key) == "GPU instance ID" {
+				d.qGI, d.qCI = int32(v), -1
+			} else {
+				d.qCI = int32(v)
+			}
 		case "Process ID":
 			d.qProcCut = d.qProcCut || d.qHasPID // the last one had no memory line
 			d.qPID, d.qHasPID = parseInt(val)
@@ -963,8 +983,13 @@ func (d *smiTextDecoder) qLine(b, t []byte) error {
 					d.naProcs++
 				}
 				d.emit(&s)
+				if d.qGI >= 0 {
+					d.migInstance(strconv.Itoa(int(d.qGPU)), strconv.Itoa(int(d.qGI)), d.r.line)
+					d.r.migProcess(MIGProcess{GPU: d.qGPU, PID: d.qPID, GI: d.qGI, CI: d.qCI})
+				}
 			}
 			d.qHasPID = false
+			d.qGI, d.qCI = -1, -1
 		}
 	default:
 		switch string(key) {
@@ -1014,7 +1039,7 @@ func (d *smiTextDecoder) migInstance(gpu, gi string, n int) {
 
 func (d *smiTextDecoder) end(n int) error {
 	if len(d.migGIs) > 0 {
-		d.r.meta.Warnings.Linef(d.migLine, "the Processes box lists processes of MIG GPU instances (%s): each process's memory is in its instance, but it is reported under its GPU, so processes of different instances of one GPU are not told apart", strings.Join(d.migGIs, ", "))
+		d.r.meta.Warnings.Linef(d.migLine, "nvidia-smi's Processes list processes of MIG GPU instances (%s): each process is reported with its instance (GPU instance and compute instance: mig_gi and mig_ci in JSON); the instances' own size and use (the table's MIG devices box, -q's MIG Devices) are not read, and the GPU's used and total memory are the whole GPU's, not any instance's", strings.Join(d.migGIs, ", "))
 	}
 	d.flushQ()
 	d.cutQReport(n)

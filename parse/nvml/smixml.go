@@ -65,6 +65,9 @@ type smiXMLDecoder struct {
 	lastLine   int
 	// timed: a document gave its <timestamp>.
 	timed bool
+	// migLine: the line of the first document with a process_info in a
+	// MIG GPU instance (gpu_instance_id); 0 when none.
+	migLine int
 }
 
 // maxXMLDocument bounds one nvidia_smi_log document: a -q -x of an
@@ -118,6 +121,9 @@ func (d *smiXMLDecoder) end(n int) error {
 		}
 		return d.r.errorf(max(n, 1), "no GPU memory in this nvidia-smi XML (nvidia-smi -q -x): %s", what)
 	}
+	if d.migLine > 0 {
+		d.r.meta.Warnings.Addf("nvidia-smi's process_info elements name MIG GPU instances (gpu_instance_id): each process is reported with its instance (mig_gi and mig_ci in JSON); the instances' own size and use (mig_devices) are not read, and the GPU's fb_memory_usage is the whole GPU's, not any instance's")
+	}
 	d.r.meta.Clock = ClockAbsolute
 	if !d.timed {
 		d.r.meta.Clock = ClockRowOrder
@@ -138,6 +144,9 @@ type xmlGPU struct {
 	procName   []byte
 	procMem    []byte
 	hasProcMem bool
+	// gi and ci: the process_info's gpu_instance_id and
+	// compute_instance_id, -1 for N/A or none.
+	gi, ci int32
 }
 
 // flush reads the buffered document; whole is false when it stopped
@@ -228,6 +237,7 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 			case g != nil && pathIs(path, "nvidia_smi_log", "gpu", "processes", "process_info"):
 				g.hasPID, g.hasProcMem = false, false
 				g.procName, g.procMem = g.procName[:0], g.procMem[:0]
+				g.gi, g.ci = -1, -1
 			}
 		case xml.CharData:
 			if len(text)+len(e) <= 4096 {
@@ -257,6 +267,16 @@ func (d *smiXMLDecoder) flush(whole bool) error {
 					g.procName = append(g.procName[:0], v...)
 				case "used_memory":
 					g.procMem, g.hasProcMem = append(g.procMem[:0], v...), true
+				case "gpu_instance_id", "compute_instance_id":
+					n, ok := parseInt(v)
+					if !ok || n < 0 || n > 1<<20 {
+						n = -1
+					}
+					if path[4] == "gpu_instance_id" {
+						g.gi = int32(n)
+					} else {
+						g.ci = int32(n)
+					}
 				}
 			case pathIs(path, "nvidia_smi_log", "gpu", "processes", "process_info"):
 				if g.hasPID && g.hasProcMem {
@@ -320,6 +340,12 @@ func (d *smiXMLDecoder) process(g *xmlGPU, idx int32, indexed bool, t int64) {
 		s.used, s.hasUsed = v, true
 	}
 	d.r.emit(&s)
+	if g.gi >= 0 && indexed {
+		d.r.migProcess(MIGProcess{GPU: idx, PID: g.pid, GI: g.gi, CI: g.ci})
+		if d.migLine == 0 {
+			d.migLine = d.r.line
+		}
+	}
 }
 
 // xmlParents names the element an nvidia-smi -q -x element read here

@@ -233,6 +233,11 @@ func sniffOne(head []byte) parse.Format {
 	if gpustatLineRe.Match(head) {
 		return FormatGpustatText
 	}
+	if isPynvmlText(head) {
+		// A program's log printing nvmlDeviceGetMemoryInfo's struct,
+		// among lines of its own.
+		return FormatPynvmlText
+	}
 	switch {
 	case first[0] == '#':
 		if bytes.HasPrefix(first, []byte("# HELP DCGM_")) || bytes.HasPrefix(first, []byte("# TYPE DCGM_")) {
@@ -427,7 +432,9 @@ func firstLine(b []byte) []byte {
 }
 
 func looksLikeCSV(head []byte) bool {
-	return bytes.IndexByte(firstLine(head), ',') >= 0
+	// A loop of "date; nvidia-smi --query-gpu=... --format=csv,noheader"
+	// prints date's line before each output's rows.
+	return bytes.IndexByte(firstLine(skipDateLines(head)), ',') >= 0
 }
 
 func containsFold(w []string, s string) bool {

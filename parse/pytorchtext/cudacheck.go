@@ -93,15 +93,32 @@ var checkForms = []checkForm{
 	// from file <F>, line N." (0002 is CUDA_ERROR_OUT_OF_MEMORY).
 	newCheckForm("Driver API error = 0002", `\w+\(\) Driver API error = 0002 (?:"CUDA_ERROR_OUT_OF_MEMORY" )?from file <[^>]*>, line \d+`,
 		"the CUDA driver", "the program's checkCudaErrors (the CUDA samples' helper_cuda_drvapi.h)", true),
-	// darknet's check_error (cuda.c): "CUDA Error: out of memory", after
-	// the layer's number its table printed without a line end ("    0
-	// CUDA Error: out of memory"), then its error()'s perror line
+	// vLLM's CuMemAllocator (csrc/cumem_allocator.cpp, its sleep mode's
+	// allocator) checks the CUDA driver's calls (cuMemCreate, cuMemMap)
+	// with a CUDA_CHECK of its own: "CUDA Error: %s at %s:%d", the
+	// driver's cuGetErrorString, then raised as a RuntimeError
+	// (vllm-project/vllm#13941: "RuntimeError: CUDA Error: out of memory
+	// at /workspace/csrc/cumem_allocator.cpp:62"). Other programs' checks
+	// print the same format with the runtime's string (cudaGetErrorString)
+	// and their own file. Both before darknet's form, whose words start
+	// theirs (checkAt takes the first form that matches). Read at a
+	// line's start or after a colon: a test's string literal quotes it.
+	newCheckForm(cumemPhrase, `CUDA Error: out of memory at \S*`+cumemPhrase+`\d+`,
+		"the CUDA driver", "vLLM's CuMemAllocator (its sleep mode's allocator, csrc/cumem_allocator.cpp: a CUDA_CHECK of the driver's cuMemCreate and cuMemMap)", false),
+	newCheckForm(darknetPhrase+" at ", `CUDA Error: out of memory at \S+:\d+`,
+		"the CUDA runtime", "the program's own CUDA check (\"CUDA Error: %s at FILE:LINE\", the file and line its words name)", false),
+	// "CUDA Error: out of memory" alone is darknet's check_error (cuda.c)
+	// and as many other programs' checks ("CUDA Error: %s"): darknet's
+	// after the layer's number its table printed without a line end
+	// ("    0 CUDA Error: out of memory"), then its error()'s perror line
 	// ("CUDA Error: out of memory: No error", the same failure) and
 	// "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed.".
-	// Words of no file or code: read at a line's start, after a colon or
-	// after that number (classifyCheck).
+	// darknet is its printer only where that number, or the lines next
+	// to it, say so (CheckProgram, Message.Printer). Words of no file or
+	// code: read at a line's start, after a colon or after that number
+	// (classifyCheck).
 	newCheckForm(darknetPhrase, darknetPhrase,
-		"the CUDA runtime", "darknet (its check_error)", false),
+		"the CUDA runtime", checkProgramUnnamed, false),
 	// llama.cpp's ggml SYCL backend (ggml-sycl.cpp,
 	// ggml_backend_sycl_buffer_type_alloc_buffer) when sycl::malloc_device
 	// returns no memory: "%s: can't allocate %lu Bytes of memory on
@@ -122,6 +139,32 @@ var checkForms = []checkForm{
 		"the CUDA runtime", "", false),
 	newCheckForm(whatErrorPhrase, "[^\\s'\"`(]*\\.[A-Za-z]{1,4}\\(\\d{1,6}\\): error: out of memory",
 		"the CUDA runtime", "", false),
+	// "ROCm error: out of memory": the HIP runtime's string
+	// (hipErrorOutOfMemory) as llama.cpp's ggml error function prints it
+	// in a HIP build (GGML_CUDA_NAME " error: %s", ggml_cuda_error; its
+	// device line after it names the device and the place, ggmldevice.go).
+	// Read after a colon or at a line's start.
+	newCheckForm("ROCm error: out of memory", "ROCm error: out of memory",
+		"the HIP runtime", "a program's own HIP check (\"ROCm error: %s\": the words of llama.cpp's ggml in a HIP build, ggml_cuda_error)", false),
+	// A check that tags the runtime's string with the API's name in
+	// brackets: "[CUDA] Error: %s" (xmr-stak's CUDA_CHECK, thrown as a
+	// std::runtime_error: "what():  [CUDA] Error: out of memory",
+	// fireice-uk/xmr-stak PR #399). Words of no file or code: read after
+	// what() or a colon, or at a line's start.
+	newCheckForm("[CUDA] Error: out of memory", `\[CUDA\] Error: out of memory`,
+		"the CUDA runtime", "the program's own CUDA check (\"[CUDA] Error: %s\")", false),
+	// thrust's bad_alloc (thrust/system/detail/bad_alloc.h: "std::bad_alloc:
+	// " and the error) of a device allocation's failure, in releases whose
+	// CUDA error category's message is the runtime's string alone
+	// (OrangeOwlSolutions/Thrust#1: "terminate called after throwing an
+	// instance of 'thrust::system::detail::bad_alloc'", then "what():
+	// std::bad_alloc: out of memory"; later ones print "std::bad_alloc:
+	// cudaErrorMemoryAllocation: out of memory", read as the runtime's
+	// status). C++'s own std::bad_alloc prints "std::bad_alloc" alone (a
+	// host allocation, host.go). Read after what() or a colon, or at a
+	// line's start.
+	newCheckForm(thrustBadAllocPhrase, thrustBadAllocPhrase,
+		"the CUDA runtime", "thrust (its bad_alloc: a device allocation failed)", false),
 	// RMM's pool memory resource, at its maximum_pool_size: "RMM failure
 	// at:.../pool_memory_resource.hpp:179: Maximum pool size exceeded"
 	// ("std::bad_alloc: out_of_memory: " before it in later releases). No
@@ -216,8 +259,98 @@ const syclAllocPhrase = " Bytes of memory on device"
 
 var syclAllocRe = lazyre.New(`can't allocate (\d{1,20}) Bytes of memory on device`)
 
-// darknetPhrase is darknet's check_error's words (see checkForms).
+// darknetPhrase is darknet's check_error's words (see checkForms), which
+// other programs' checks print too.
 const darknetPhrase = "CUDA Error: out of memory"
+
+// thrustBadAllocPhrase is thrust's bad_alloc's what() of a device
+// allocation's failure (see checkForms).
+const thrustBadAllocPhrase = "std::bad_alloc: out of memory"
+
+// cumemPhrase is the file vLLM's CuMemAllocator's check names.
+const cumemPhrase = "cumem_allocator.cpp:"
+
+// checkProgramUnnamed is the printer CheckProgram names for
+// darknetPhrase where nothing names the program.
+const checkProgramUnnamed = "a program's own CUDA check (its words, \"CUDA Error: out of memory\", are darknet's check_error's and other programs' alike; nothing in the text names which)"
+
+// DarknetPrinter is darknet's name as a check's printer (CheckProgram,
+// Message.Printer).
+const DarknetPrinter = "darknet (its check_error)"
+
+// darknetEvidenceRe matches a line of darknet's around its check_error's
+// words: its assertion ("darknet: ./src/cuda.c:36: check_error:
+// Assertion `0' failed.", the program's name before it whatever it is,
+// darknet_ros's included) and AlexeyAB's fork's dark_cuda.c ("CUDA status
+// Error: file: ...\\src\\dark_cuda.c : cuda_free() : line: 423").
+var darknetEvidenceRe = lazyre.New(`cuda\.c:\d+: check_error|\bdark_cuda\.c\b`)
+
+// darknetEvidence reports whether line is one of darknet's lines around
+// its check_error's words (darknetEvidenceRe).
+func darknetEvidence(line string) bool {
+	return strings.Contains(line, "cuda.c") && darknetEvidenceRe.MatchString(line)
+}
+
+// maxDarknetLines is how far (lines) darknet's lines may be from its
+// check_error's words to name darknet as their printer.
+const maxDarknetLines = 3
+
+// darknetHeld reports whether m is darknetPhrase alone with no printer
+// named yet: the lines after it may name darknet.
+func darknetHeld(m Message) bool {
+	return m.Generation == GenCUDAError && m.Printer == "" && m.Text == darknetPhrase
+}
+
+// seeDarknet notes a line of darknet's (darknetEvidence) and names
+// darknet as the printer of the message held (Reader.darknet) when line
+// is darknet's or its perror line after the held words ("CUDA Error: out
+// of memory: No error"), adding it; another line adds it as it is. Blank
+// lines, up to maxDarknetLines, keep it held.
+func (r *Reader) seeDarknet(line string) {
+	ev := darknetEvidence(line)
+	if ev {
+		r.darknetSeen = r.line
+	}
+	h := r.darknet
+	if h == nil {
+		return
+	}
+	c := strings.TrimSpace(contLine(h.lead, line))
+	if c == "" && h.lines < maxDarknetLines {
+		h.lines++
+		return
+	}
+	r.darknet = nil
+	if ev || strings.HasPrefix(c, darknetPhrase+": ") {
+		// (The perror line is darknet's too: its own words, read next,
+		// find darknetSeen.)
+		h.msg.Printer = DarknetPrinter
+		r.darknetSeen = r.line
+	}
+	r.addMessage(h.msg, h.frames, h.line)
+}
+
+// holdDarknet holds m, darknetPhrase alone (darknetHeld) after lead on
+// its line, for the line after it, unless darknet's layer number is lead
+// or darknet's lines came just before it (then it is darknet's).
+func (r *Reader) holdDarknet(m Message, frames []tbFrame, lead string) {
+	if darknetLayerRe.MatchString(lead) || r.darknetSeen > 0 && r.line-r.darknetSeen <= maxDarknetLines {
+		m.Printer = DarknetPrinter
+		r.darknetSeen = r.line
+		r.addMessage(m, frames, r.line)
+		return
+	}
+	r.flushDarknet()
+	r.darknet = &heldMessage{msg: m, frames: frames, line: r.line, lead: lead}
+}
+
+// flushDarknet adds the message held for darknet's lines as it is.
+func (r *Reader) flushDarknet() {
+	if h := r.darknet; h != nil {
+		r.darknet = nil
+		r.addMessage(h.msg, h.frames, h.line)
+	}
+}
 
 // darknetLayerRe matches the layer's number darknet printed before its
 // error on the same line ("    6 "; after a markdown quote's "> " in a
@@ -229,10 +362,13 @@ const whatErrorPhrase = "): error: out of memory"
 
 // CheckProgram names the program or library whose error-check macro
 // printed a GenCUDAError message (see checkForms), from its text and the
-// text before it on its line (prefix): "XGBoost" for its device_helpers
+// text before it on its line (prefix, with the message's exception's type
+// before it: a C++ exception's, "thrust::system::system_error"): "XGBoost" for its device_helpers
 // .cuh and its "Memory allocation error on worker" (xgboostFiguresRe),
 // "RMM" for RAPIDS' memory manager, a macro's owner for the forms of
-// checkForms; "" when the words do not say. call is the CUDA call the
+// checkForms (darknet for its words only after its layer's number in
+// prefix; the lines around them may name it, Message.Printer); "" when
+// the words do not say. call is the CUDA call the
 // words name ("cuMemAlloc", "cudaMalloc"), "" when they name none.
 func CheckProgram(prefix, text string) (program, call string) {
 	whole := prefix + text
@@ -254,6 +390,9 @@ func CheckProgram(prefix, text string) (program, call string) {
 	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
 		call = c[1]
 	}
+	if program == checkProgramUnnamed && darknetLayerRe.MatchString(prefix+" ") {
+		program = DarknetPrinter // after the number of the layer darknet was making
+	}
 	switch {
 	case program != "":
 	case strings.Contains(whole, "device_helpers.cuh"), strings.Contains(whole, "Memory allocation error on worker"),
@@ -263,8 +402,12 @@ func CheckProgram(prefix, text string) (program, call string) {
 		program = "RMM (RAPIDS' memory manager: cuDF, cuML, cupoch)"
 	case strings.Contains(whole, "mallocMC"):
 		program = "mallocMC (PIConGPU's device heap, through PMacc's CUDA check)"
+	case strings.Contains(whole, "thrust::") && strings.Contains(whole, "bad_alloc"):
+		program = "thrust (its bad_alloc: a device allocation failed)"
 	case strings.Contains(whole, "thrust::"):
 		program = "thrust (a thrust::system_error)"
+	case strings.Contains(whole, "pooled_storage_manager"):
+		program = "MXNet (its GPU memory pool, pooled_storage_manager)"
 	}
 	return program, call
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
@@ -159,13 +160,20 @@ func (r *Reader) holdGGML(m Message, frames []tbFrame, line int64) {
 // request: POST ...", "all slots are idle").
 var llamaProgressRe = lazyre.New(`\b\w+: failed to allocate compute (?:pp |tg )?buffers|\bslot\s+\w+: id\s+\d+ \| task -?\d+|\blog_server_r: (?:done )?request|\ball slots are idle`)
 
+// llamaProgressWords are words each of llamaProgressRe's forms holds.
+var llamaProgressWords = []string{"failed to allocate compute", " | task ", "log_server_r", "all slots are idle"}
+
+// llamaProgressHeads is the set of llamaProgressWords' heads, made on
+// first use.
+var llamaProgressHeads = sync.OnceValue(func() *headSet { return newHeadSet(llamaProgressWords) })
+
 // seeLlamaProgress remembers line as its process's last progress line
 // when it is one of llama.cpp's (llamaProgressRe): the same failure
 // printed again after it is another failure (see the messages table's
 // progress_line).
 func (r *Reader) seeLlamaProgress(line string) {
-	if !strings.Contains(line, "failed to allocate compute") && !strings.Contains(line, " | task ") && !strings.Contains(line, "log_server_r") && !strings.Contains(line, "all slots are idle") {
-		return
+	if !llamaProgressHeads().mayHold(line, 0) {
+		return // none of llamaProgressWords is on the line
 	}
 	if !llamaProgressRe.MatchString(line) {
 		return

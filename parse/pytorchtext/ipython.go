@@ -34,6 +34,9 @@ var (
 // ipythonTitleAt reports whether line is an IPython traceback's title, and
 // the prefix its frame lines start with.
 func ipythonTitleAt(line string) (prefix string, ok bool) {
+	if !strings.Contains(line, "Traceback (most recent call last)") {
+		return "", false // the expression's words, tested first on every line
+	}
 	m := ipythonTitleRe.Re().FindStringSubmatch(line)
 	if m == nil {
 		return "", false

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
@@ -314,6 +315,17 @@ type Message struct {
 	// hostCall is the pinned host allocation (cudaMallocHost, ...) a
 	// CUDA or HIP out-of-memory error's words name, "" when none.
 	hostCall string
+	// Printer is the program whose own CUDA check printed a GenCUDAError
+	// message in words several programs print alike ("CUDA Error: out
+	// of memory"), as the lines next to it name it (darknetEvidenceRe);
+	// "" when they name none (see CheckProgram).
+	Printer string
+	// Reraised is true when the innermost frame of the message's
+	// traceback raises a new exception built from a value ("raise
+	// RuntimeError(resp['error'])"): the message's words were passed on
+	// there (a worker's or a server's error, or one caught before), so
+	// that line is not where the allocation failed.
+	Reraised bool
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
@@ -684,6 +696,37 @@ const (
 // ortCallCUDA): its words and the device.
 var ortCallRe = lazyre.New(`^(?:CUDA|HIP) failure 2: out of memory ; GPU=(\d{1,3})\b`)
 
+// LibraryCNTK is CNTK's (Microsoft's Cognitive Toolkit) as a failed CUDA
+// call's printer. ONNX Runtime took its CudaCall from CNTK's, whose
+// words its own start with: CNTK's (Source/Math/CommonMatrix.h) are "%s
+// failure %d: %s ; GPU=%d ; hostname=%s ; expr=%s", raised as a
+// RuntimeError (its Python API) or printed as "EXCEPTION occurred: ..."
+// before its "[CALL STACK]"; ONNX Runtime's add "; %s", its message,
+// after the expression ("expr=%s; %s", cuda_call.cc, rocm_call.cc; an
+// empty message leaves "expr=cudaMalloc(...); "), and from 1.10 its file
+// and line before it ("; file=%s ; line=%d ; expr=%s; %s").
+const LibraryCNTK = "CNTK"
+
+// ortCallLibrary tells whose failed call text is, a text ortCallRe
+// matches at its start: LibraryCNTK where its expression ends the text
+// with no "; " after it (CNTK's form), "ONNX Runtime" otherwise (its file
+// and line, its "; " after the expression, or a text cut before the
+// expression, which the words alone do not tell).
+func ortCallLibrary(text string) string {
+	if strings.Contains(text, " ; file=") {
+		return "ONNX Runtime"
+	}
+	i := strings.Index(text, " ; expr=")
+	if i < 0 {
+		return "ONNX Runtime"
+	}
+	expr := strings.TrimRight(text[i+len(" ; expr="):], " \t\r\n")
+	if expr == "" || strings.HasSuffix(expr, ";") || strings.Contains(expr, "; ") {
+		return "ONNX Runtime"
+	}
+	return LibraryCNTK
+}
+
 // directMLPhrase starts torch-directml's out-of-memory message (see
 // GenDirectML).
 const directMLPhrase = "Could not allocate tensor with "
@@ -804,13 +847,25 @@ func cutPhraseAt(line string, from int) int {
 		return -1
 	}
 	t := strings.TrimRight(line[from:], " \t\r\n")
-	for _, f := range frameworkOOMs {
-		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase && strings.HasSuffix(t, p) {
+	for _, p := range cutPhrases() {
+		if strings.HasSuffix(t, p) {
 			return from + len(t) - len(p)
 		}
 	}
 	return -1
 }
+
+// cutPhrases are the phrases of frameworkOOMs that end in a space,
+// without it, in frameworkOOMs' order (cutPhraseAt); made on first use.
+var cutPhrases = sync.OnceValue(func() []string {
+	var ps []string
+	for _, f := range frameworkOOMs {
+		if p := strings.TrimSuffix(f.phrase, " "); p != f.phrase {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+})
 
 // frameworkFormCut reports whether the framework's message at line[at]
 // has a form (frameworkOOMs) that the line ends inside of, before the
@@ -1335,7 +1390,7 @@ func libraryAt(s string) (library string, n int) {
 		return "Metal", lead + loc[1] // with its status, if printed: one message
 	}
 	if loc := ortCallRe.Re().FindStringIndex(s[lead:]); loc != nil {
-		return "ONNX Runtime", lead + loc[1]
+		return ortCallLibrary(s[lead:]), lead + loc[1]
 	}
 	if lib, n, _ := checkAt(s[lead:]); n > 0 {
 		return lib, lead + n
@@ -1371,6 +1426,9 @@ func Library(text string) string {
 	}
 	for _, l := range libraryOOMs {
 		if strings.Contains(text, l.phrase) {
+			if l.library == "ONNX Runtime" {
+				return ortCallLibrary(text[strings.Index(text, l.phrase):])
+			}
 			return l.library
 		}
 	}
@@ -1387,21 +1445,23 @@ func Library(text string) string {
 // after from, or -1.
 func findOOM(line string, from int) int {
 	best := -1
-	for _, p := range oomPhrases {
-		for at := from; at < len(line); {
-			i := strings.Index(line[at:], p)
-			if i < 0 {
+	if phraseHeads().mayHold(line, from) { // else no phrase is on the line
+		for _, p := range oomPhrases {
+			for at := from; at < len(line); {
+				i := strings.Index(line[at:], p)
+				if i < 0 {
+					break
+				}
+				j := libraryStart(line, at+i, p)
+				if j < 0 {
+					at += i + 1 // "_ALLOC_FAILED" of no library's status
+					continue
+				}
+				if j >= from && (best < 0 || j < best) {
+					best = j
+				}
 				break
 			}
-			j := libraryStart(line, at+i, p)
-			if j < 0 {
-				at += i + 1 // "_ALLOC_FAILED" of no library's status
-				continue
-			}
-			if j >= from && (best < 0 || j < best) {
-				best = j
-			}
-			break
 		}
 	}
 	if best < 0 {
@@ -1412,6 +1472,88 @@ func findOOM(line string, from int) int {
 	}
 	return best
 }
+
+// headSet is a set of byte sequences of one width (8 bytes, or 4 where
+// a word is shorter than 8), the first bytes of each of a list of words,
+// as a bitmap of their hashes: a line with no position whose bytes hash
+// into it holds none of the words, and the search word by word
+// (strings.Index for each) need not run on it. A position whose hash is
+// in the set may still start no word (two sequences share a hash, or
+// the word goes on otherwise).
+type headSet struct {
+	bits [1 << headBits / 64]uint64
+	// width is 8 or 4; 0 when a word is shorter than 4 bytes, so that
+	// any line may hold one.
+	width int
+}
+
+// headBits is the width of headSet's hashes: 64 Kibit, 8 KiB.
+const headBits = 16
+
+// newHeadSet returns the set of words' heads.
+func newHeadSet(words []string) *headSet {
+	s := headSet{width: 8}
+	for _, w := range words {
+		switch {
+		case len(w) < 4:
+			s.width = 0
+		case len(w) < 8 && s.width == 8:
+			s.width = 4
+		}
+	}
+	if s.width == 0 {
+		return &s
+	}
+	for _, w := range words {
+		h := s.hash(w, 0)
+		s.bits[h/64] |= 1 << (h % 64)
+	}
+	return &s
+}
+
+// hash hashes the set's width of bytes at b[i] into headBits bits.
+func (s *headSet) hash(b string, i int) uint32 {
+	if s.width == 8 {
+		x := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		return uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits))
+	}
+	x := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+	return (x * 2654435761) >> (32 - headBits)
+}
+
+// mayHold reports whether a word may start in line at or after from:
+// whether the bytes at some such position hash into the set (as hash
+// does, written out here: this runs on every line of a log).
+func (s *headSet) mayHold(line string, from int) bool {
+	from = max(from, 0)
+	switch s.width {
+	case 8:
+		for i := from; i+8 <= len(line); i++ {
+			b := line[i : i+8]
+			x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if h := uint32((x * 0x9E3779B97F4A7C15) >> (64 - headBits)); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
+		}
+	case 4:
+		for i := from; i+4 <= len(line); i++ {
+			b := line[i : i+4]
+			x := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+			if h := (x * 2654435761) >> (32 - headBits); s.bits[h/64]&(1<<(h%64)) != 0 {
+				return true
+			}
+		}
+	default:
+		return true
+	}
+	return false
+}
+
+// phraseHeads is the set of oomPhrases' heads (findOOM), made on first
+// use.
+var phraseHeads = sync.OnceValue(func() *headSet { return newHeadSet(oomPhrases) })
 
 // torchOOMAt returns where the text after PyTorch's out-of-memory
 // exception starts ("torch.OutOfMemoryError: " or
@@ -1792,7 +1934,7 @@ func classifyLibrary(line string, at int, lib string, kind int) int {
 		}
 	}
 	switch {
-	case lib == "ONNX Runtime":
+	case lib == "ONNX Runtime", lib == LibraryCNTK:
 		// Its whole form ("... failure 2: out of memory ; GPU=0"), after
 		// its place ("onnxruntime::CudaCall") or anywhere.
 		return message
@@ -2284,12 +2426,12 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			m.Text = line[at : at+n]
 		}
-		if lib == "ONNX Runtime" {
+		if lib == "ONNX Runtime" || lib == LibraryCNTK {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
 				m.Device, _ = strconv.Atoi(x[1])
 			}
 		}
-		if strings.HasPrefix(line[at:], darknetPhrase) && !strings.HasPrefix(line[at+n:], " (err_num") {
+		if _, _, k := checkAt(line[at:]); k >= 0 && checkForms[k].phrase == darknetPhrase && !strings.HasPrefix(line[at+n:], " (err_num") {
 			// darknet's words, without its perror line's strerror after
 			// them ("CUDA Error: out of memory: No error"): the two
 			// lines of one failure read alike, one OOM.
@@ -2991,12 +3133,30 @@ func codeStringAt(line string, at int) bool {
 		if strings.HasSuffix(before, w) {
 			k := len(before) - len(w)
 			if w[0] == ' ' || w[0] == '=' || w[0] == '!' || k == 0 || !isIdentByte(before[k-1]) {
+				if operatorWord(w) && !codeStatementRe.MatchString(strings.TrimLeft(before, " \t")) {
+					// "and", "or", "not", "in" join a sentence as well as
+					// an expression: "job failed and '...' was logged" is
+					// a log's words. Code only where the line is a
+					// statement (see codeStatementRe).
+					continue
+				}
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// operatorWord reports whether w, one of codeKeywords, is an operator
+// that prose uses too ("and", "or", "not", "in").
+func operatorWord(w string) bool { return w == "and" || w == "or" || w == "not" || w == "in" }
+
+// codeStatementRe matches the start of a line of Python that an
+// expression with an operator word belongs to: a keyword that starts a
+// statement ("if", "elif", "while", "assert", "return", "yield",
+// "raise", "print(", "lambda"), or an assignment ("ok = ...", "x.y[0] =
+// ...", "x += ...").
+var codeStatementRe = lazyre.New(`^(?:(?:if|elif|while|assert|return|yield|raise|lambda|not)\b|print\(|[A-Za-z_][\w.\[\]'"]*\s*(?:[-+*/|&]?=)[^=])`)
 
 // membershipTestRe matches the rest of a membership test after a string
 // literal: "in" or "not in" and an expression (names, calls, indexes)

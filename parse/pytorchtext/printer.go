@@ -40,7 +40,9 @@ func Printer(m Message) string {
 		}
 		return "unparsed"
 	case GenCUDAError:
-		if strings.HasPrefix(m.Exception, "torch.") {
+		if strings.HasPrefix(m.Exception, "torch.") || strings.HasPrefix(m.Exception, "c10::") {
+			// A torch exception, or the C++ one PyTorch's checks throw
+			// (c10::Error, its type on a terminate handler's line).
 			return "PyTorch"
 		}
 		if strings.Contains(m.Prefix, "GpuArrayException") || strings.Contains(m.Prefix, "gpudata_alloc") {
@@ -48,6 +50,9 @@ func Printer(m Message) string {
 			// CUDA_ERROR_OUT_OF_MEMORY"), which Theano's gpuarray
 			// back-end raises.
 			return "Theano"
+		}
+		if m.Printer == GGMLPrinter {
+			return "llama.cpp"
 		}
 		switch l := Library(m.Text); l {
 		case "":

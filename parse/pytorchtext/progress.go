@@ -52,12 +52,27 @@ func (r *Reader) seeSrunLabel(line string) {
 	if s := strings.TrimLeft(line, " "); s == "" || !isDigit(s[0]) {
 		return // an indented line (a traceback's) is no label: no expression run on it
 	}
-	if m := srunLabelRe.FindStringSubmatch(line); m != nil {
+	if task, ok := srunLabel(line); ok {
 		if r.srunTasks == nil {
 			r.srunTasks = map[string]bool{}
 		}
-		r.srunTasks[m[1]] = true
+		r.srunTasks[task] = true
 	}
+}
+
+// srunLabel returns the task number of srunLabelRe's match at line's
+// start, read as the expression reads it: spaces, one to six digits, a
+// colon, then a space or the line's end.
+func srunLabel(line string) (task string, ok bool) {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := skipDigits(line, i, 1)
+	if j < 0 || j-i > 6 || j >= len(line) || line[j] != ':' || (j+1 < len(line) && line[j+1] != ' ') {
+		return "", false
+	}
+	return line[i:j], true
 }
 
 // srunMark returns the srun label that starts prefix, the text before a
@@ -89,16 +104,129 @@ func processMark(line string) string {
 	return processMarkRe.Re().FindString(p)
 }
 
-// progressWords reports whether line may hold a progressRe counter: its
-// words' letters past the first (case aside in that one), or a bar's
-// "|"; a cheap test before the expression, on every line of a log.
-func progressWords(line string) bool {
-	for _, w := range []string{"tep", "ter", "poch", "atch", "|", "TEP", "TER", "POCH", "ATCH"} {
-		if strings.Contains(line, w) {
-			return true
+// progressCounters returns the first n matches of progressRe in line,
+// as progressRe.FindAllString(line, n) does (nil when none), without
+// running the expression on a line of ASCII letters: a scan of its three
+// forms, as the expression tries them at each byte, leftmost first. The
+// expression runs on a line holding "ſ" (U+017F), which (?i) folds to
+// "s".
+func progressCounters(line string, n int) []string {
+	if strings.Contains(line, "ſ") {
+		return progressRe.Re().FindAllString(line, n)
+	}
+	var cs []string
+	for i := 0; i < len(line) && len(cs) < n; {
+		if !progressFirst[line[i]] {
+			i++
+			continue
+		}
+		end := progressAt(line, i)
+		if end < 0 {
+			i++
+			continue
+		}
+		cs = append(cs, line[i:end])
+		i = end
+	}
+	return cs
+}
+
+// progressFirst marks the bytes a progressRe match can start with: a
+// word's first letter (s, i, e, b, either case), a quote, a bar.
+var progressFirst = [256]bool{'s': true, 'S': true, 'i': true, 'I': true, 'e': true, 'E': true, 'b': true, 'B': true, '\'': true, '"': true, '|': true}
+
+// progressAt returns the end of progressRe's match starting at line[i],
+// -1 when none starts there.
+func progressAt(line string, i int) int {
+	switch c := line[i]; {
+	case c == '|':
+		// \|\s*\d+/\d+ \[
+		j := skipSpace(line, i+1)
+		j = skipDigits(line, j, 1)
+		if j < 0 || j >= len(line) || line[j] != '/' {
+			return -1
+		}
+		j = skipDigits(line, j+1, 1)
+		if j < 0 || j+1 >= len(line) || line[j] != ' ' || line[j+1] != '[' {
+			return -1
+		}
+		return j + 2
+	case c == '\'' || c == '"':
+		// ['"](?:epoch|step|global_step)['"]\s*:\s*\d+(?:\.\d+)?
+		for _, w := range [...]string{"epoch", "step", "global_step"} {
+			j := i + 1 + len(w)
+			if j >= len(line) || !strings.EqualFold(line[i+1:j], w) || (line[j] != '\'' && line[j] != '"') {
+				continue
+			}
+			j = skipSpace(line, j+1)
+			if j >= len(line) || line[j] != ':' {
+				return -1
+			}
+			return number(line, skipSpace(line, j+1))
+		}
+		return -1
+	case c|0x20 != 's' && c|0x20 != 'i' && c|0x20 != 'e' && c|0x20 != 'b':
+		return -1 // no word's first letter
+	case i > 0 && isWordByte(line[i-1]):
+		return -1 // \b
+	}
+	// \b(?:step|iter|iteration|epoch|batch)(?:\s*[:=#]\s*\[?\s*|\s+)\d+(?:\.\d+)?
+	for _, w := range [...]string{"step", "iter", "iteration", "epoch", "batch"} {
+		j := i + len(w)
+		if j > len(line) || !strings.EqualFold(line[i:j], w) {
+			continue
+		}
+		if k := skipSpace(line, j); k < len(line) && (line[k] == ':' || line[k] == '=' || line[k] == '#') {
+			k = skipSpace(line, k+1)
+			if k < len(line) && line[k] == '[' {
+				k++
+			}
+			if end := number(line, skipSpace(line, k)); end >= 0 {
+				return end
+			}
+		}
+		if k := skipSpace(line, j); k > j {
+			if end := number(line, k); end >= 0 {
+				return end
+			}
 		}
 	}
-	return false
+	return -1
+}
+
+// skipSpace returns the index of the first byte at or after i that is
+// not \s (RE2's: tab, newline, form feed, carriage return, space).
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipDigits returns the index after the run of ASCII digits at s[i], -1
+// when the run is shorter than least.
+func skipDigits(s string, i, least int) int {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j-i < least {
+		return -1
+	}
+	return j
+}
+
+// number returns the end of \d+(?:\.\d+)? at s[i], -1 when no digit is
+// there.
+func number(s string, i int) int {
+	j := skipDigits(s, i, 1)
+	if j < 0 {
+		return -1
+	}
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		j = skipDigits(s, j+1, 1)
+	}
+	return j
 }
 
 // progressMark is a process's last progress line: its counters as
@@ -122,10 +250,8 @@ func (r *Reader) seeProgress(line string) {
 		// Each is a prompt of its own: no counter to compare.
 		counters = fmt.Sprintf("ComfyUI prompt, line %d", r.line)
 	} else {
-		if !strings.ContainsAny(line, "0123456789") || !progressWords(line) {
-			return
-		}
-		cs := progressRe.Re().FindAllString(line, 8)
+		cs := progressCounters(line, 8) // each of its forms holds a digit
+
 		if cs == nil {
 			return
 		}

@@ -37,6 +37,11 @@ func (r *Reader) seeRayOOM(line string) {
 	}
 	for _, p := range rayHostOOMPhrases {
 		if i := strings.Index(line, p); i >= 0 {
+			if exceptClauseAt(line, i) {
+				// Code that catches it ("except
+				// ray.exceptions.OutOfMemoryError: pass"), no OOM.
+				return
+			}
 			if !r.ray.host {
 				note := "Ray's OutOfMemoryError (" + clip(strings.TrimSpace(line[i:])) + "): Ray's memory monitor killed a task or actor because the node's host memory (RAM) went over Ray's threshold (RAY_memory_usage_threshold, 0.95 of the node's memory by default): host memory, not a GPU's; no GPU OOM is counted for it"
 				r.meta.Warnings.Linef(int(r.line), "%s", note)
@@ -59,4 +64,12 @@ func (r *Reader) endRayOOM() {
 		return
 	}
 	r.meta.Warnings.Linef(int(r.ray.taskLine), "a Ray task failed with an exception named OutOfMemoryError (%s) and the text has neither its message nor Ray's memory-monitor report: Ray's own OutOfMemoryError (its memory monitor killed the task because the node's host memory ran low) or torch.OutOfMemoryError raised in the task (a GPU OOM); the name alone does not tell which, so no GPU OOM is counted; the task's own log (its worker's stderr, \"(pid=N)\" lines) would show the message", rayTaskOOMPhrase)
+}
+
+// exceptClauseAt reports whether the exception's name at line[i] is a
+// Python except clause's, code that catches it, not an error raised:
+// "except" (or "except (" and other names) starts the line before it.
+func exceptClauseAt(line string, i int) bool {
+	pre := strings.TrimLeft(line[:i], " \t")
+	return strings.HasPrefix(pre, "except ") || strings.HasPrefix(pre, "except(")
 }

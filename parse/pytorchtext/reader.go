@@ -83,6 +83,17 @@ const maxFrames = 256
 // frameRe matches a Python traceback's frame line after its prefix.
 var frameRe = lazyre.New(`^\s*File "(.*)", line (\d+), in (.+?)\s*$`)
 
+// frameLine returns frameRe's submatches of line, nil when it is no
+// frame line: the expression's words are tested first, as it runs on
+// each line of a traceback (and, in a log where a frame line came
+// without its traceback's first line, on every line after it).
+func frameLine(line string) []string {
+	if !strings.Contains(line, `File "`) || !strings.Contains(line, `", line `) {
+		return nil
+	}
+	return frameRe.FindStringSubmatch(line)
+}
+
 // traceback is a Python traceback being read: the frames after
 // "Traceback (most recent call last):" on lines starting with prefix, or
 // in a Rich traceback's panel (rich; see rich.go).
@@ -99,7 +110,20 @@ type traceback struct {
 	// arrow.
 	ipython    bool
 	ipyPending *tbFrame
+	// src says the innermost frame's source line was read, and raises
+	// that it builds a new exception from a value (raiseNewRe).
+	src, raises bool
 }
+
+// raiseNewRe matches a source line that raises a new exception whose
+// one argument is a value received, a name, an attribute or an item
+// ("raise RuntimeError(resp['error'])", "raise
+// RuntimeError(response.error_msg)", "raise Exception(str(e)) from e"):
+// its words were passed on there, not raised by the call that failed. A
+// library's check that builds its error from a status ("raise
+// CudaAPIError(retcode, msg)", numba) or words of its own (vLLM's "raise
+// ValueError(\"No available memory ...\")") is not one.
+var raiseNewRe = lazyre.New(`^raise\s+[A-Za-z_][\w.]*\(\s*(?:str\(\s*)?[A-Za-z_][\w.]*(?:\[[^\]]*\])*\s*\)?\s*\)(?:\s+from\s+[\w.]+)?\s*$`)
 
 // addFrame appends a frame, keeping the innermost maxFrames.
 func (tb *traceback) addFrame(f tbFrame) {
@@ -108,6 +132,7 @@ func (tb *traceback) addFrame(f tbFrame) {
 		tb.frames = tb.frames[:maxFrames-1]
 	}
 	tb.frames = append(tb.frames, f)
+	tb.src, tb.raises = false, false
 }
 
 type tbFrame struct {
@@ -233,6 +258,10 @@ type Reader struct {
 	// line named, and reportExcLine that line (see reportException).
 	reportExc     string
 	reportExcLine int64
+	// thrown is the C++ exception's type a terminate handler's line
+	// named, and thrownLine that line (terminate.go).
+	thrown     string
+	thrownLine int64
 	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
 	ray rayOOM
 	// report is an error report's message, held until the next message
@@ -263,6 +292,14 @@ type Reader struct {
 	// tfNode is TensorFlow's op error held for its node line, which names
 	// its device (tfnode.go).
 	tfNode *heldMessage
+	// darknet is "CUDA Error: out of memory" alone held for the line
+	// after it, which may name darknet its printer, and darknetSeen the
+	// last line of darknet's read (cudacheck.go).
+	darknet     *heldMessage
+	darknetSeen int64
+	// ggmlStatus is a runtime's status line held for ggml's device line
+	// after it (ggmldevice.go).
+	ggmlStatus *heldMessage
 }
 
 // rayFold is a line that ended with Ray's "[repeated Nx across cluster]":
@@ -361,7 +398,8 @@ func (r *Reader) step() error {
 		}
 		r.parked = nil
 		r.flushNVHPC()
-		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc} {
+		r.flushDarknet()
+		for _, h := range []**heldMessage{&r.report, &r.xlaAsync, &r.xlaStats, &r.nccl, &r.xgb, &r.tfNode, &r.bfc, &r.ggmlStatus} {
 			if held := *h; held != nil {
 				*h = nil // before addMessage, which reads r.bfc
 				r.addMessage(held.msg, held.frames, held.line)
@@ -400,6 +438,14 @@ func (r *Reader) readLine() (string, error) {
 	for {
 		if !ended {
 			chunk, err := r.br.ReadSlice('\n')
+			if buf == nil && !cont && err == nil {
+				if l := bytes.TrimRight(chunk, "\r\n"); len(l) <= maxLine {
+					// A whole line, the usual case: one copy, the string.
+					r.line++
+					r.meta.Lines = r.line
+					return string(l), nil
+				}
+			}
 			buf = append(buf, chunk...)
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				ended, endErr = true, err
@@ -449,15 +495,14 @@ func (r *Reader) addText(line string) error {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = ansiRe.ReplaceAllString(line, "")
 	}
-	if ls := webLines(line); len(ls) > 1 {
+	line, ls := webLines(line)
+	if ls != nil {
 		for _, l := range ls {
 			if err := r.addText(l); err != nil {
 				return err
 			}
 		}
 		return nil
-	} else {
-		line = ls[0]
 	}
 	if escapedText(line) {
 		// A traceback or log inside a JSON string (an HTTP error body, a
@@ -559,6 +604,12 @@ func (r *Reader) addLine(line string) error {
 	if r.ncclAlone(line) {
 		return nil
 	}
+	if r.darknet != nil || strings.Contains(line, "cuda.c") {
+		r.seeDarknet(line)
+	}
+	if r.ggmlStatus != nil && r.ggmlDeviceLine(line) {
+		return nil
+	}
 	if r.xgb != nil && r.xgboostLine(line) {
 		return nil
 	}
@@ -582,8 +633,9 @@ func (r *Reader) addLine(line string) error {
 	r.seeSrunLabel(line)
 	if r.meta.UnifiedMemory == nil {
 		if u, ok := findUnifiedMemory(line); ok {
-			u.Line = r.line
-			r.meta.UnifiedMemory = &u
+			found := u // only a device found is kept on the heap
+			found.Line = r.line
+			r.meta.UnifiedMemory = &found
 		}
 	}
 	if r.seeJava(line) {
@@ -643,6 +695,13 @@ func (r *Reader) addBody(line string) error {
 		r.startHeadlessSummary(row, line)
 		return nil
 	}
+	if row, ok := leadlessRow(line); ok {
+		// Cut inside the first row's left border: the row is whole
+		// from its name on.
+		r.startHeadlessSummary(row, line)
+		r.meta.Warnings.Linef(int(r.line), "line %d is a memory summary's %s row without its left border (the paste was cut inside it): read from its name on", r.line, strings.Join(strings.Fields(row.cells[0]), " "))
+		return nil
+	}
 	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
 		// The title without ", device ID N |" after it: a table wrapped
 		// at a terminal's width (the title goes on on the next line).
@@ -664,6 +723,14 @@ func (r *Reader) addBody(line string) error {
 				prefix = strings.TrimLeft(prefix[k:], " ")
 			}
 		}
+		if tb := r.raisedTraceback(prefix); tb != nil {
+			// An exception whose text is another traceback (a worker's or
+			// a server's, passed on as the error's string: "RuntimeError:
+			// Traceback (most recent call last):"): the traceback open on
+			// these lines ends with it, and the frames that follow are the
+			// other process's, not called from this one's.
+			prefix = tb.prefix
+		}
 		r.startTraceback(prefix)
 		return nil
 	}
@@ -676,6 +743,7 @@ func (r *Reader) addBody(line string) error {
 		return nil
 	}
 	var frames []tbFrame
+	raised := false // the innermost frame raises a new exception (raiseNewRe)
 	k, rest := r.tracebackOf(line)
 	if k < 0 {
 		// Frames without a "Traceback" line before them: a traceback
@@ -710,7 +778,7 @@ func (r *Reader) addBody(line string) error {
 			if tb.addIPython(rest) {
 				return nil
 			}
-		} else if m := frameRe.FindStringSubmatch(rest); m != nil {
+		} else if m := frameLine(rest); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			tb.addFrame(tbFrame{file: m[1], line: n, name: m[3]})
 			return nil
@@ -718,12 +786,16 @@ func (r *Reader) addBody(line string) error {
 			// Source lines, carets, "[Previous line repeated N more
 			// times]": the traceback goes on. A source line may quote
 			// "CUDA out of memory" without being the error.
+			if src := strings.TrimSpace(rest); src != "" && !tb.src && len(tb.frames) > 0 {
+				tb.src, tb.raises = true, raiseNewRe.MatchString(src)
+			}
 			return nil
 		}
 		// The exception line ends the traceback (and the run, for a
 		// TensorRT build: see trtbuild.go).
 		r.endTRT(rest)
 		frames = tb.frames
+		raised = tb.raises
 		r.tbs = append(r.tbs[:k], r.tbs[k+1:]...)
 		defer func() {
 			if frames != nil {
@@ -734,6 +806,7 @@ func (r *Reader) addBody(line string) error {
 		}()
 	}
 	r.seeReportException(line)
+	r.seeTerminate(line)
 	r.seeRayOOM(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
@@ -828,6 +901,12 @@ func (r *Reader) addBody(line string) error {
 		lastEnd = max(lastEnd, min(end, len(line)))
 		if reported != "" && m.Exception == "" {
 			m.Exception = reported
+		}
+		if t := r.thrownException(line, i); t != "" && m.Exception == "" {
+			m.Exception = t // the C++ exception whose what() it is
+		}
+		if raised && frames != nil {
+			m.Reraised = true
 		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
@@ -926,6 +1005,19 @@ func (r *Reader) addBody(line string) error {
 			// Its free and total memory come on the next line.
 			r.xlaAsync = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
+		} else if kind == message && frames == nil && ggmlStatusHeld(m, line[:i]) {
+			// ggml's device line may follow (ggmldevice.go).
+			if h := r.ggmlStatus; h != nil {
+				r.ggmlStatus = nil
+				r.addMessage(h.msg, h.frames, h.line)
+			}
+			r.ggmlStatus = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
+			frames = nil
+		} else if kind == message && darknetHeld(m) {
+			// After darknet's layer number, darknet's; else its printer
+			// may be named by the lines around it.
+			r.holdDarknet(m, frames, line[:i])
+			frames = nil
 		} else if kind == message && reported != "" {
 			// An error report's: its log may follow (see holdReport).
 			r.holdReport(m, frames)
@@ -970,7 +1062,7 @@ func (r *Reader) holdsLine(n int64) bool {
 	if p := r.pending; p != nil && p.line == n {
 		return true
 	}
-	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report} {
+	for _, h := range []*heldMessage{r.xlaAsync, r.xlaStats, r.bfc, r.nccl, r.java, r.tfOp, r.xgb, r.tfNode, r.nvhpc, r.report, r.darknet, r.ggmlStatus} {
 		if h != nil && h.line == n {
 			return true
 		}
@@ -1457,6 +1549,23 @@ type excTail struct {
 	line   int64 // and its line in the input (a notebook's lines of one string share it)
 }
 
+// exceptionLeadRe matches an exception's name and colon alone
+// ("RuntimeError: ", "ray.exceptions.RayTaskError: ").
+var exceptionLeadRe = lazyre.New(`^[A-Za-z_][\w.]*(?:\([\w.]*\))?:\s*$`)
+
+// raisedTraceback returns the traceback open whose exception line is
+// before, the text before a "Traceback (most recent call last):" on its
+// line: the traceback's prefix, then an exception's name and colon
+// (exceptionLeadRe), after at least one frame; nil when there is none.
+func (r *Reader) raisedTraceback(before string) *traceback {
+	for _, tb := range r.tbs {
+		if len(tb.frames) > 0 && !tb.rich && !tb.ipython && strings.HasPrefix(before, tb.prefix) && exceptionLeadRe.MatchString(before[len(tb.prefix):]) {
+			return tb
+		}
+	}
+	return nil
+}
+
 // startTraceback opens a traceback on the lines that start with prefix
 // (closing the one open there) and returns it.
 func (r *Reader) startTraceback(prefix string) *traceback {
@@ -1600,6 +1709,12 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 	} else {
 		b.Field(MsgProgressLine).AppendNull()
 	}
+	if m.Printer != "" {
+		b.Field(MsgPrinter).(*array.StringBuilder).Append(m.Printer)
+	} else {
+		b.Field(MsgPrinter).AppendNull()
+	}
+	b.Field(MsgReraised).(*array.BooleanBuilder).Append(m.Reraised)
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)

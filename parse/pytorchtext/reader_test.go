@@ -34,7 +34,9 @@ type msgRow struct {
 	device            int32 // -1 null
 	sizes             map[string]int64
 	reason, text      string
-	progress          int64 // progress_line, 0 null
+	progress          int64  // progress_line, 0 null
+	printer           string // "" null
+	reraised          bool
 }
 
 type statRow struct {
@@ -90,6 +92,10 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 				}
 				if c := rec.Column(MsgProgressLine); c.IsValid(i) {
 					m.progress = c.(*array.Int64).Value(i)
+				}
+				m.reraised = rec.Column(MsgReraised).(*array.Boolean).Value(i)
+				if c := rec.Column(MsgPrinter); c.IsValid(i) {
+					m.printer = strings.Clone(c.(*array.String).Value(i))
 				}
 				for col := MsgRequested; col <= MsgReserved; col++ {
 					if c := rec.Column(col); c.IsValid(i) {

@@ -96,21 +96,43 @@ func richBordered(s string) (text string, ok bool) {
 // bordered Rich frame header ("SUBPROCESS: │ C:\x\m.py:105 in f │"): a
 // traceback pasted from the middle of its panel.
 func richFrameStart(line string) (prefix string, f tbFrame, ok bool) {
-	for i, c := range line {
-		if !strings.ContainsRune(richVertical, c) {
-			continue
-		}
-		text, _ := richBordered(line[i:])
-		if f, ok := richHeader(text); ok {
-			return line[:i], f, true
-		}
+	i := richVerticalAt(line)
+	if i < 0 {
 		return "", tbFrame{}, false
+	}
+	text, _ := richBordered(line[i:])
+	if f, ok := richHeader(text); ok {
+		return line[:i], f, true
 	}
 	return "", tbFrame{}, false
 }
 
+// richVerticalAt returns the index of the first of richVertical's runes
+// in line, -1 when none is: "|", or a rune whose UTF-8 starts with 0xE2
+// (│, ┃ and ║ do), a byte no other rune's encoding holds but as its
+// first.
+func richVerticalAt(line string) int {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '|':
+			return i
+		case 0xE2:
+			if c, _ := utf8.DecodeRuneInString(line[i:]); c != '|' && strings.ContainsRune(richVertical, c) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // richHeader reads a frame header's text (see richHeaderRe).
 func richHeader(text string) (tbFrame, bool) {
+	if !strings.Contains(text, " in ") {
+		// The expression, which has no literal prefix, holds " in ":
+		// it is not run on the bordered lines of a log's tables and
+		// bars (tqdm's "| 12/500 [", Megatron's "| lm loss: ... |").
+		return tbFrame{}, false
+	}
 	m := richHeaderRe.FindStringSubmatch(text)
 	if m == nil {
 		return tbFrame{}, false

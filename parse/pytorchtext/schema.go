@@ -116,6 +116,14 @@
 //	               allocation failure count too: the failure's caller's ("llama_kv_cache_update_impl:
 //	               failed to allocate compute buffers": llama.cpp logs each failure's chain once)
 //	               and llama-server's lines of a request ("slot update_slots: id 0 | task 12")
+//	printer        utf8    of a "cuda-error" message in words several programs' own CUDA checks
+//	               print alike ("CUDA Error: out of memory"), the program the lines next to it
+//	               name as its printer (darknet: its check_error's assertion "darknet:
+//	               ./src/cuda.c:36: check_error", its perror line "CUDA Error: out of memory:
+//	               No error", its dark_cuda.c); null when they name none
+//	reraised       bool    the innermost frame of the message's traceback raises a new exception built
+//	               from a value ("raise RuntimeError(resp['error'])"): the words were passed on there,
+//	               not raised where the allocation failed
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -231,6 +239,8 @@ var (
 		{Name: "folded", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		nullableInt64("folded_first"),
 		nullableInt64("progress_line"),
+		{Name: "printer", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "reraised", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -287,6 +297,8 @@ const (
 	MsgFolded
 	MsgFoldedFirst
 	MsgProgressLine
+	MsgPrinter
+	MsgReraised
 )
 
 // Columns of the processes table.

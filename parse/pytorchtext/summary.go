@@ -341,7 +341,7 @@ func barRows(line string) (rows []summaryRow, before string) {
 // right, at most five (a row has one, two or five); an empty cell ("||")
 // is where two glued rows meet, never a cell.
 func lastBarRow(t string) (summaryRow, int) {
-	var cells []string
+	cells := make([]string, 0, len(summaryHeader))
 	end := len(t) - 1 // the right border of the cell being taken
 	for len(cells) < len(summaryHeader) {
 		j := strings.LastIndexByte(t[:end], '|')
@@ -365,12 +365,33 @@ func lastBarRow(t string) (summaryRow, int) {
 	}
 	kind := rowHeader
 	for i, c := range cells {
-		if strings.Join(strings.Fields(c), " ") != summaryHeader[i] {
+		if !sameWords(c, summaryHeader[i]) {
 			kind = rowData
 			break
 		}
 	}
 	return summaryRow{kind, cells}, len(t) - end
+}
+
+// sameWords reports whether s's words, separated by any run of spaces,
+// are want's, separated by one space each: strings.Join(strings.Fields(s),
+// " ") == want without making either (want has no space at its ends nor
+// two together).
+func sameWords(s, want string) bool {
+	i := 0
+	for w := range strings.FieldsSeq(s) {
+		if i > 0 {
+			if i >= len(want) || want[i] != ' ' {
+				return false
+			}
+			i++
+		}
+		if !strings.HasPrefix(want[i:], w) {
+			return false
+		}
+		i += len(w)
+	}
+	return i == len(want)
 }
 
 // isRuler reports whether cell is a ruler's: all '=' or all '-'.
@@ -679,6 +700,29 @@ func headlessRow(line string) (summaryRow, bool) {
 		return row, true
 	}
 	return summaryRow{}, false
+}
+
+// leadlessRow reports whether line is a metric's row that lost its left
+// border: the first line of a table cut at its head inside that border
+// (" Allocated memory      |  17287 MiB | ... |"), its name and its four
+// values read as the table prints them, nothing before the name.
+func leadlessRow(line string) (summaryRow, bool) {
+	t := strings.TrimRight(line, " \t")
+	if !strings.HasSuffix(t, "|") || strings.Count(t, "|") != len(summaryHeader) {
+		return summaryRow{}, false
+	}
+	cells := strings.Split(t[:len(t)-1], "|")
+	name := strings.Join(strings.Fields(cells[0]), " ")
+	mt, ok := summaryMetrics[name]
+	if !ok || !strings.HasPrefix(strings.TrimLeft(cells[0], " \t"), name) {
+		return summaryRow{}, false
+	}
+	for _, c := range cells[1:] {
+		if _, _, ok := summaryValue(c, mt.size); !ok {
+			return summaryRow{}, false
+		}
+	}
+	return summaryRow{rowData, cells}, true
 }
 
 // startHeadlessSummary starts a table from its first row read, the title

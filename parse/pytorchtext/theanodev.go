@@ -2,7 +2,7 @@ package pytorchtext
 
 import (
 	"strconv"
-	"strings"
+	"sync"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 )
@@ -26,10 +26,17 @@ type theanoDevice struct {
 	line   int64
 }
 
+// theanoDeviceWords are words each of theanoDeviceRe's forms holds.
+var theanoDeviceWords = []string{" to device cuda", "Using gpu device "}
+
+// theanoDeviceHeads is the set of theanoDeviceWords' heads, made on
+// first use.
+var theanoDeviceHeads = sync.OnceValue(func() *headSet { return newHeadSet(theanoDeviceWords) })
+
 // seeTheanoDevice reads a Theano start-up line that names its GPU.
 func (r *Reader) seeTheanoDevice(line string) {
-	if !strings.Contains(line, " to device cuda") && !strings.Contains(line, "Using gpu device ") {
-		return
+	if !theanoDeviceHeads().mayHold(line, 0) {
+		return // neither of theanoDeviceWords is on the line
 	}
 	x := theanoDeviceRe.FindStringSubmatch(line)
 	if x == nil {

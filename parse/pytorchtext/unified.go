@@ -1,6 +1,9 @@
 package pytorchtext
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // UnifiedMemory is a device named in a log whose GPU memory is, or may be,
 // the machine's RAM shared with the CPU: there "total capacity" is system
@@ -46,6 +49,9 @@ var unifiedMarkers = []struct {
 
 // findUnifiedMemory returns the unified-memory device line names, if any.
 func findUnifiedMemory(line string) (UnifiedMemory, bool) {
+	if !unifiedHeads().mayHold(line, 0) {
+		return UnifiedMemory{}, false // no marker is on the line
+	}
 	for _, m := range unifiedMarkers {
 		for from := 0; ; {
 			i := strings.Index(line[from:], m.word)
@@ -62,6 +68,16 @@ func findUnifiedMemory(line string) (UnifiedMemory, bool) {
 	}
 	return UnifiedMemory{}, false
 }
+
+// unifiedHeads is the set of unifiedMarkers' words' heads, made on first
+// use.
+var unifiedHeads = sync.OnceValue(func() *headSet {
+	words := make([]string, len(unifiedMarkers))
+	for i, m := range unifiedMarkers {
+		words[i] = m.word
+	}
+	return newHeadSet(words)
+})
 
 func isWordByte(c byte) bool {
 	return c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')

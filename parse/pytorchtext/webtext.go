@@ -34,10 +34,10 @@ var htmlEntityRe = lazyre.New(`&(?:[a-zA-Z][a-zA-Z0-9]{1,7}|#[0-9]{1,7}|#[xX][0-
 // webLines returns line as the terminal showed it: HTML tags removed (a
 // <br> inside the line breaks it), a link's text dropped where it holds
 // an out-of-memory phrase, character references unescaped, and
-// webSpaces applied. A line without any of them is returned as it is, as
-// one line.
-func webLines(line string) []string {
-	if strings.IndexByte(line, '<') >= 0 && (htmlTagRe.Re().MatchString(line) || htmlLinkRe.Re().MatchString(line)) {
+// webSpaces applied: one line, or the lines a <br> broke it into (lines
+// non-nil). A line without any of them is returned as it is.
+func webLines(line string) (one string, lines []string) {
+	if mayHoldTag(line) && (htmlTagRe.Re().MatchString(line) || htmlLinkRe.Re().MatchString(line)) {
 		line = htmlLinkRe.Re().ReplaceAllStringFunc(line, func(a string) string {
 			text := htmlLinkRe.Re().FindStringSubmatch(a)[1]
 			if findOOM(html.UnescapeString(text), 0) >= 0 {
@@ -55,9 +55,31 @@ func webLines(line string) []string {
 	}
 	line = webSpaces(line)
 	if strings.IndexByte(line, '\n') < 0 {
-		return []string{line}
+		return line, nil
 	}
-	return strings.Split(line, "\n")
+	return "", strings.Split(line, "\n")
+}
+
+// mayHoldTag reports whether line has a "<" followed by a letter, or by
+// "/" and a letter: what htmlTagRe's and htmlLinkRe's matches start with,
+// tested before them on every line (a tqdm bar's "[00:12<01:23" has a
+// "<" too).
+func mayHoldTag(line string) bool {
+	for i := strings.IndexByte(line, '<'); i >= 0; {
+		j := i + 1
+		if j < len(line) && line[j] == '/' {
+			j++
+		}
+		if j < len(line) && ('a' <= line[j]|0x20 && line[j]|0x20 <= 'z' || line[j] == 0xC5 || line[j] == 0xE2) {
+			return true // a letter, or the first byte of "ſ" or "K" (U+212A), which (?i) folds to s and k
+		}
+		k := strings.IndexByte(line[i+1:], '<')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 // webSpaces replaces the spaces other than ASCII's that pages and input
