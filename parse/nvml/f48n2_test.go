@@ -43,7 +43,7 @@ func TestProseBeforeOutput(t *testing.T) {
 	} {
 		body := readString(t, tdata+c.file)
 		plainRows, _ := readFile(t, tdata+c.file)
-		for _, in := range []string{"Here is my log:\n" + body, "Here is my log:\n\n```\n" + body + "```\n"} {
+		for _, in := range []string{"Here is my log:\n" + body, "Here is my log:\n\n```\n" + body + "```\n", "```\nHere is my log:\n" + body + "```\n"} {
 			if f := Sniff([]byte(in)); f != c.f {
 				t.Errorf("%s after a line of text: sniffed %q, want %q", c.file, f, c.f)
 				continue
@@ -52,10 +52,16 @@ func TestProseBeforeOutput(t *testing.T) {
 			if err != nil || len(rows) != len(plainRows) {
 				t.Errorf("%s after a line of text: %d rows (%v), want %d", c.file, len(rows), err, len(plainRows))
 			}
-			if ws := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(ws, `line 1: the text before the first output ("Here is my log:")`) {
+			if ws := strings.Join(meta.Warnings.Strings(), "\n"); !strings.Contains(ws, `: the text before the first output ("Here is my log:") is not read`) {
 				t.Errorf("%s: warnings %q", c.file, ws)
 			}
 		}
+	}
+	// A fence before the text opens the block the output is in: text
+	// after its closing fence is prose, not a damaged row.
+	_, meta, err := readRows(t, "fenced", "```\nHere is my log:\n"+readString(t, tdata+"pub_sonar_pmon_two_headers.txt")+"```\nThat is all.\n")
+	if ws := strings.Join(meta.Warnings.Strings(), "\n"); err != nil || meta.SkippedLines != 0 || !strings.Contains(ws, `text outside the Markdown code blocks ("That is all.") is not read`) {
+		t.Errorf("fence first: %v, %d lines skipped, warnings %q", err, meta.SkippedLines, ws)
 	}
 	// More text than a paste's introduction, or a command gpuleak does
 	// not know before it, is not skipped: the text is not a log.

@@ -615,7 +615,12 @@ func (r *Reader) step() error {
 		if r.line <= r.lead {
 			// Text before the first output (sniffLed): a line of prose,
 			// neither a row nor a cut.
-			if t := trimSpace(line); len(t) > 0 {
+			if isFence(line) {
+				// A fence before the text opens the code block the
+				// output is in: as in the switch below.
+				r.fenced = r.fenced || !r.nonEmpty
+				r.fenceOpen = !r.fenceOpen
+			} else if t := trimSpace(line); len(t) > 0 {
 				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
 			}
 			return r.endAt(err)

@@ -58,8 +58,8 @@ func sniffLed(head []byte) (f parse.Format, w wrap, plain []byte, lead int) {
 		lead++
 		rest = after
 		t := trimSpace(stripQuote(trimSpace(line)))
-		if len(t) == 0 {
-			continue
+		if len(t) == 0 || isFence(t) {
+			continue // a fence before the text ("```", "Here is my log:", the log)
 		}
 		if !leadLine(t) {
 			break
