@@ -91,7 +91,38 @@ func frameLine(line string) []string {
 	if !strings.Contains(line, `File "`) || !strings.Contains(line, `", line `) {
 		return nil
 	}
-	return frameRe.FindStringSubmatch(line)
+	if strings.IndexByte(line, '\n') >= 0 {
+		return frameRe.FindStringSubmatch(line) // "." stops at a line end
+	}
+	// As the expression reads it, without its backtracking: spaces, then
+	// `File "`; the path runs to the last `", line ` that digits, ", in "
+	// and one character at least follow (the greedy "(.*)"); the name is
+	// the rest without its trailing spaces, one character at least (the
+	// lazy "(.+?)" before "\s*$").
+	i := skipSpace(line, 0)
+	if !strings.HasPrefix(line[i:], `File "`) {
+		return nil
+	}
+	from := i + len(`File "`)
+	for end := len(line); ; {
+		p := strings.LastIndex(line[from:end], `", line `)
+		if p < 0 {
+			return nil
+		}
+		p += from
+		end = p + len(`", line `) - 1 // the next search ends inside this one
+		d := p + len(`", line `)
+		k := skipDigits(line, d, 1)
+		if k < 0 || !strings.HasPrefix(line[k:], ", in ") || k+len(", in ") >= len(line) {
+			continue
+		}
+		rest := line[k+len(", in "):]
+		name := strings.TrimRight(rest, " \t\n\f\r")
+		if name == "" {
+			name = rest[:1]
+		}
+		return []string{line, line[from:p], line[d:k], name}
+	}
 }
 
 // traceback is a Python traceback being read: the frames after
