@@ -273,7 +273,7 @@ func (d *dcgmDecoder) addPod(row *dcgmRow, n int) {
 const dcgmBlank = 0x7ffffff0
 
 // isElision reports whether a line stands for lines left out of a paste:
-// "...", "…", "[...]", "<snip>".
+// "...", "…", "[...]", "<snip>", "." (one of a vertical ellipsis's).
 func isElision(b []byte) bool {
 	// First, without copying the line: after the brackets, an elision
 	// starts with "snip" (any case; 'ſ' folds to s) or with a dot or '…'.
@@ -293,7 +293,9 @@ func isElision(b []byte) bool {
 		return true
 	}
 	t = strings.Trim(t, ".…")
-	return t == "" && len(b) >= 2
+	// A dot alone is a vertical ellipsis's line ("." on lines of
+	// their own, between rows of a pasted log).
+	return t == "" && (len(b) >= 2 || len(b) == 1 && b[0] == '.')
 }
 
 // metricName splits a sample line into its metric name and the rest.

@@ -26,6 +26,10 @@ func TestProseBeforeOutput(t *testing.T) {
 	if !strings.Contains(ws, `line 1: the text before the first output ("- GPU utilization is recorded in`) {
 		t.Errorf("warnings %q: want line 1 named as not read", ws)
 	}
+	// Its "." lines are a vertical ellipsis: rows left out, not damaged.
+	if meta.SkippedLines != 0 || !strings.Contains(ws, `line 10: "." stands for lines left out of the paste`) {
+		t.Errorf("%d lines skipped as damaged, warnings %q", meta.SkippedLines, ws)
+	}
 	// A docstring's dcgmi dmon layout: one row, FBUSD 500 MiB.
 	rows, meta = readFile(t, tdata+"pub_dcgm_parse_docstring_dmon_indented.txt")
 	if meta.Format != FormatDcgmiDmon || len(rows) != 1 || *rows[0].Used != 500*MiB {
