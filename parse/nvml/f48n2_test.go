@@ -143,6 +143,12 @@ func TestHashCommentedOutputs(t *testing.T) {
 	if n != 1 || len(rows) != 23 {
 		t.Errorf("d2l: %d GPU rows of %d, want 1 of 23 (22 processes)", n, len(rows))
 	}
+	// A comment before a paste's first prompt is no output pasted as
+	// comments: a dmon output later keeps its "#" header.
+	notes := "# my notes\n$ nvidia-smi --query-gpu=index,memory.used --format=csv\nindex, memory.used [MiB]\n0, 100 MiB\n$ nvidia-smi dmon -s m -c 1\n# gpu     fb   bar1\n# Idx     MB     MB\n    0    100      2\n"
+	if rows, _, err := readRows(t, "notes", notes); err != nil || len(rows) != 2 {
+		t.Errorf("notes then two outputs: %d rows, %v; want 2", len(rows), err)
+	}
 	// A log's own comment before its rows is skipped, as before; an
 	// output of comments only says what its lines were.
 	_, _, err := readRows(t, "comments", "index, memory.used [MiB]\n# no GPU today\n")

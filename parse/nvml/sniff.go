@@ -111,7 +111,7 @@ func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
 	case FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
 		return f, wrap{}, nil // their own lines start with "#"
 	default:
-		if !hashOutput(untilPrompt(skipPrompts(head))) {
+		if !hashedOutput(head) {
 			return f, wrap{}, nil
 		}
 		// An output pasted as comments: its lines are not read as
@@ -132,6 +132,26 @@ func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
 		}
 	}
 	return sniffHashed(head)
+}
+
+// hashedOutput reports whether the first output of head (after its
+// prompt lines) is one pasted as comments: every line of it starts with
+// "#" (hashOutput), and without them it is in a layout, or comma-separated
+// values whose command names their fields ("# NVIDIA GeForce RTX 4070 Ti
+// SUPER, 16376, 14360" under "nvidia-smi --query-gpu=name,memory.total,
+// memory.used --format=csv,noheader"). A comment before a later output
+// ("# my notes", then "$ nvidia-smi ...") is not.
+func hashedOutput(head []byte) bool {
+	body := skipPrompts(head)
+	seg := untilPrompt(body)
+	if !hashOutput(seg) {
+		return false
+	}
+	plain, _ := unwrapHead(seg, wrap{hash: true})
+	if sniffOne(plain) != parse.FormatUnknown {
+		return true
+	}
+	return looksLikeCSV(plain) && len(commandFields(head[:len(head)-len(body)])) > 0
 }
 
 // sniffHashed is sniffPlain of head without the "#" that starts its
