@@ -267,6 +267,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	a.Input(in.Name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(in.Name, m.ProcessesListedUs)
 	a.ProcessesPartial(in.Name, m.ProcessesPartialUs)
+	a.Graphics(in.Name, m.GraphicsPIDs)
 	clock := m.Clock.String()
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()

@@ -1492,10 +1492,12 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// The TPU compiler's count of a core's HBM (XLATPUHBM).
 			r.DeviceTotalBytes = m.Total
 		}
-		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) {
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) && pytorchtext.CheckForm(m.Text) != "catboost-pool" {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
 			// after its failure (exact bytes); XGBoost's free memory
-			// alone ("- Free memory: N").
+			// alone ("- Free memory: N"); PaddlePaddle's at start-up.
+			// CatBoost's free memory is its pool's, not the GPU's: its
+			// note says it.
 			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
@@ -2661,7 +2663,17 @@ func (r *Report) cudaErrorNote() string {
 			return "llama.cpp's ggml Vulkan backend could not allocate " + strings.Replace(what, " on device", " on Vulkan device", 1) + " (\"Device memory allocation of size N failed\", then Vulkan's ErrorOutOfDeviceMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY; the model's weights, its KV cache or a compute buffer, each allocated whole): the memory heap it allocates from had no room for it (on an integrated GPU, the share of the machine's memory the driver gives the GPU), and the lines give no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and the GPU's own monitor at the time tell what held it; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
 		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
+	case "CatBoost", "PaddlePaddle", "OpenCL":
+		return r.frameworkCheckNote(lib)
 	case "TensorRT":
+		if strings.HasPrefix(r.Text, "OutOfMemory (") {
+			// Error Code 2 (pytorchtext's trtVMemPhrase).
+			what := "physical memory"
+			if r.known(r.RequestedBytes) {
+				what = r.size(r.RequestedBytes) + " of physical memory (its \"Requested size was B bytes\", exact)"
+			}
+			return "TensorRT could not add " + what + " to a growable buffer (\"Error Code 2: OutOfMemory\", its out-of-memory code: the virtual memory buffer's resizePhysical, cuMemCreate, or an execution context's or a builder's buffer), outside PyTorch's caching allocator: the GPU had no room for it; nothing else of the GPU is printed; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
+		}
 		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
 		if r.known(r.RequestedBytes) {
 			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", "; the size is from the allocator's WARNING after its status (\"Requested amount of GPU memory\"), and nothing else of the GPU is given"
@@ -2726,6 +2738,11 @@ func (r *Report) cudaErrorNote() string {
 			// before it (see pytorchtext's ncclAlone).
 			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
 			failed = " (its allocation call failed)"
+		}
+		if pytorchtext.CheckForm(r.Text) == "nccl1-buffer" {
+			// NCCL 1.x's allocDevMem (pytorchtext's checkForms).
+			sizes = "the size is from its own words (\"failed to allocate N byte device buffer\", exact), and nothing else of the GPU is given; NCCL 1.x logs any cudaMalloc error in these words, out of memory being the one a full GPU gives"
+			failed = " (cudaMalloc failed; NCCL 1.x's allocDevMem, then \"NCCL Init failed ... 'cuda malloc failed'\")"
 		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":

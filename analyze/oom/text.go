@@ -168,6 +168,7 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 				m.ProgressLine = c.Value(i)
 			}
 			m.Printer = str(pytorchtext.MsgPrinter, i)
+			m.Call = str(pytorchtext.MsgCall, i)
 			m.Reraised = rec.Column(pytorchtext.MsgReraised).(*array.Boolean).Value(i)
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}

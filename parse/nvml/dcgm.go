@@ -504,7 +504,7 @@ func (d *dcgmDecoder) end(n int) error {
 	if d.r.meta.Rows == 0 && unifiedName(d.model) {
 		// DCGM registers no framebuffer field for such a GPU: the
 		// exporter exports its other metrics alone.
-		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples: the %s has unified memory (the system's RAM, shared with the CPU), for which DCGM, as NVML, reports no device memory (its framebuffer fields are not there), so no GPU memory trend can be read from these metrics: %s", d.model, unifiedAdvice)
+		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples: the %s has unified memory (the system's RAM, shared with the CPU), for which DCGM, as NVML, reports no device memory (its framebuffer fields are not there), so no GPU memory trend can be read from these metrics: %s", d.model, unifiedAdviceFor(d.model))
 	}
 	if d.r.meta.Rows == 0 && !d.sawFB && d.others > 0 {
 		// No line names a framebuffer metric: that, not a damaged line

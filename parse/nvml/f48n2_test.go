@@ -241,7 +241,7 @@ func TestXMLExcerptOfProcesses(t *testing.T) {
 func TestDiscreteGPUNoMemoryFigure(t *testing.T) {
 	b := readString(t, tdata+"pub_yolox1429_windows_not_supported_bold.txt")
 	table := b[strings.Index(b, "C:\\Windows"):]
-	for _, in := range []struct{ name, text, count string }{{"paste", b, "4 samples read, of 2 GPUs"}, {"table", table, "2 samples read, of 2 GPUs"}} {
+	for _, in := range []struct{ name, text, count string }{{"paste", b, "4 rows read, of 2 GPUs"}, {"table", table, "2 rows read, of 2 GPUs"}} {
 		_, _, err := readRows(t, in.name, in.text)
 		if err == nil {
 			t.Fatalf("%s: no error", in.name)

@@ -299,6 +299,7 @@ func (d *monDecoder) time(word func(int) []byte, gpu int32, pid int64, n int) (i
 	}
 	k := d.ticks.next(gpu, true, nil, pid)
 	if d.iDate >= 0 {
+		d.r.usePeriod()
 		return d.r.civil.us(y, mo, dd, 0, 0, 0, 0) + k*d.r.opt.interval.Microseconds(), nil
 	}
 	return d.r.tickTime(k), nil

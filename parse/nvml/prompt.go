@@ -342,7 +342,10 @@ func (r *Reader) segmentPeriod(prompt, head []byte, n int) {
 	if len(c) > 200 {
 		c = c[:200] + "..."
 	}
-	r.meta.Warnings.Linef(n, "the command %q gives the period of the output after it: rows without times are placed %v apart from here on (before: %s)", c, d, was)
+	// Said where a row is placed by it (usePeriod): rows with their own
+	// times (dmon -o TD, --query-gpu=timestamp,...) are not.
+	note := parse.LineNote(n, "the command %q gives the period of the output after it: rows without times are placed %v apart from here on (before: %s)", c, d, was)
+	r.periodNote = &note
 	r.opt.interval, r.intervalCmd, r.periodAssumed = d, c, false
 }
 

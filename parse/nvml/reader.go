@@ -115,6 +115,11 @@ type Metadata struct {
 	// document cut short): their processes' memory is a lower bound, so
 	// what no listed process accounts for then is not known. In order.
 	ProcessesPartialUs []int64
+	// GraphicsPIDs are the pids a table's Processes box listed as
+	// graphics processes alone (type G: Xorg, a desktop shell, a
+	// browser), each once, in the order first listed: NVML's compute
+	// process list, --query-compute-apps, never names them (pmon does).
+	GraphicsPIDs []int64
 	// Cut says where a pasted nvidia-smi output stops short, read in
 	// part: a table before its Processes box or inside it, before its
 	// bottom border ("the nvidia-smi table ends at line 14 before its
@@ -279,7 +284,10 @@ type Reader struct {
 	// command overrides; periodAssumed: the period in force is the 1 s (30
 	// s) assumed, no command having given one; assumedInterval is that
 	// period once a row was placed by it.
-	intervalCmd     string
+	intervalCmd string
+	// periodNote says that a command in the input set the period, once a
+	// row is placed by it (usePeriod); nil when none is pending.
+	periodNote      *parse.Diagnostic
 	intervalGiven   bool
 	periodAssumed   bool
 	assumedInterval time.Duration
@@ -767,9 +775,9 @@ func (r *Reader) endAt(err error) error {
 				if r.usedLost == 1 {
 					what = fmt.Sprintf("the line that held one could not be read (%s)", r.usedLostWhy)
 				}
-				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%d samples read): %s: the line is cut or damaged; give it whole", r.meta.Rows, what)
+				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%s read): %s: the line is cut or damaged; give it whole", rowsCount(r.meta.Rows), what)
 			}
-			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
+			return r.errorf(r.line, "no sample holds a used-memory value (%s read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", rowsCount(r.meta.Rows))
 		}
 		if r.gpuRows > 0 && r.gpuUsedRows == 0 {
 			// The processes' memory was read, the GPU's own was not (a
@@ -1009,6 +1017,7 @@ func (r *Reader) startInstant(t int64, bit uint64) {
 type sample struct {
 	timeUs                                  int64
 	host, uuid, gpuName, process            []byte
+	bus                                     []byte // pci.bus_id, of a --query-gpu CSV
 	pod, namespace, container               []byte
 	gpu                                     int32
 	pid                                     int64
@@ -1617,15 +1626,15 @@ func (r *Reader) unifiedNoMemory() string {
 	return what + total + ", as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
 }
 
-// samplesRead says how many samples were read, and when they are of
-// several GPUs, of how many: "4 samples read, of 2 GPUs" (two outputs of
-// a 2-GPU machine), not four readings of one.
+// samplesRead says how many rows were read, and when they are of
+// several GPUs, of how many: "4 rows read, of 2 GPUs" (two outputs of a
+// 2-GPU machine), not four readings of one.
 func (r *Reader) samplesRead() string {
 	gpus := bits.OnesCount64(r.gpuIndices)
 	if gpus < 2 || r.meta.Rows != r.gpuRows {
-		return fmt.Sprintf("%d samples read", r.meta.Rows)
+		return rowsCount(r.meta.Rows) + " read"
 	}
-	return fmt.Sprintf("%d samples read, of %d GPUs", r.meta.Rows, gpus)
+	return fmt.Sprintf("%s read, of %d GPUs", rowsCount(r.meta.Rows), gpus)
 }
 
 // unifiedWhatNext says what to record instead of a log unifiedNoMemory
@@ -1641,7 +1650,7 @@ func (r *Reader) unifiedWhatNext() string {
 	if !unifiedName(r.gpuName) && !(r.gpuRows > 0 && r.totalPlaceholders >= r.gpuRows) {
 		return "log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it"
 	}
-	return unifiedAdvice
+	return unifiedAdviceFor(r.gpuName)
 }
 
 // unifiedAdvice says what to record from a GPU that reports no device
@@ -1649,6 +1658,40 @@ func (r *Reader) unifiedWhatNext() string {
 const unifiedAdvice = "record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 " +
 	"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), " +
 	"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())"
+
+// rowsCount says n rows: "1 row", "5 rows" (a row: one GPU's or one
+// process's line, metric or entry at one time; not an instant, which
+// the report calls a sample).
+func rowsCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// nvgpuAdvice says what to record from a Jetson of the nvgpu driver
+// (Orin, Xavier: "Orin (nvgpu)"), whose nvidia-smi reports neither the
+// GPU's memory nor its processes': the system's tools do (tegrastats,
+// jtop; /proc/meminfo's NvMapMemUsed on that driver).
+const nvgpuAdvice = "record it with the Jetson's own tools instead: tegrastats or jtop (the RAM the GPU shares; NvMapMemUsed in /proc/meminfo), which gpuleak does not read " +
+	"(NVML's memory figures are not supported on this driver, nvgpu), or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())"
+
+// unifiedAdviceFor is the advice for a unified-memory GPU of the given
+// name: nvgpuAdvice for a Jetson of the nvgpu driver (Orin, Xavier, a
+// Tegra or Jetson name), unifiedAdvice for the others (GB10, Thor, whose
+// driver lists the processes' memory).
+func unifiedAdviceFor(name string) string {
+	low := strings.ToLower(name)
+	if strings.Contains(low, "gb10") || strings.Contains(low, "thor") {
+		return unifiedAdvice
+	}
+	for _, w := range []string{"nvgpu", "orin", "xavier", "tegra", "jetson"} {
+		if strings.Contains(low, w) {
+			return nvgpuAdvice
+		}
+	}
+	return unifiedAdvice
+}
 
 // unifiedNextRow returns the name of a unified-memory GPU (unifiedNames)
 // that the next line of the input names as a whole field ("0, NVIDIA

@@ -96,8 +96,12 @@ var (
 	// A gpustat GPU row's start, its index and name cell: "[4] GeForce GTX 1080 Ti |".
 	gpustatCutRe  = lazyre.New(`^\[(\d{1,3})\]\s+[^|\s][^|]*\|`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
-	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
-	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
+	// Any process entry of a gpustat row, with its pid or without
+	// ("user1(4000M)", gpustat's default).
+	gpustatEntryRe = lazyre.New(`\S+\(\d{1,12}M\)`)
+	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"; gpustat
+	// 0.4 printed no driver version ("feline  Sun Aug 13 15:45:59 2017").
+	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})(?:\s+\d+\.\d+(?:\.\d+)?)?\s*$`)
 	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?(?:\d+|\?\?)\s*/\s*(?:\d+|\?\?)\s*MB\s*\|`)
 )
 
@@ -215,6 +219,9 @@ type smiTextDecoder struct {
 	// has a MIG devices box.
 	headFrom int
 	migOut   bool
+	// watchLine is the line of the last watch header ("Every 1.0s:
+	// nvidia-smi ..."), prevLine the last non-blank line read.
+	watchLine, prevLine int
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -392,9 +399,18 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	if len(t) == 0 {
 		return nil
 	}
+	prev := d.prevLine
+	d.prevLine = n
 	// A ctime line alone starts a table (nvidia-smi prints it first); so
 	// does watch's header, "Every 2.0s: nvidia-smi   host: <ctime>".
 	if ts, ok := d.parseCtime(t); ok {
+		if d.watchLine > 0 && d.watchLine == prev {
+			// nvidia-smi's own ctime line under watch's header: the
+			// same output, at the time nvidia-smi printed (watch's may
+			// be a second before).
+			d.snapTime = ts
+			return nil
+		}
 		d.newSnapshot(ts, true)
 		d.headFrom = n
 		return nil
@@ -403,7 +419,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if f := bytes.Fields(t); len(f) >= 7 {
 			if ts, ok := d.parseCtime(bytes.Join(f[len(f)-5:], []byte(" "))); ok {
 				d.newSnapshot(ts, true)
-				d.headFrom = n
+				d.headFrom, d.watchLine = n, n
 				return nil
 			}
 		}
@@ -502,13 +518,37 @@ func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 	}
 	d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, gpuName: trimSpace(m[2]),
 		used: used * MiB, hasUsed: hasUsed, total: total * MiB, hasTotal: hasTotal, conv: IncludesReservedUnknown})
-	for _, p := range gpustatProcRe.FindAllSubmatch(m[5], -1) {
+	procs := gpustatProcRe.FindAllSubmatch(m[5], -1)
+	for _, p := range procs {
 		pid, _ := parseInt(p[2])
 		pu, _ := parseInt(p[3])
 		d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, pid: pid, hasPID: true,
 			process: p[1], used: pu * MiB, hasUsed: true})
 	}
+	if all := gpustatEntryRe.FindAllSubmatch(m[5], -1); len(all) > len(procs) {
+		// gpustat's default lists each process by its user alone
+		// ("user1(4000M)"): no pid to make a series of.
+		d.r.meta.Warnings.Once("gpustat without pids", parse.LineNote(n, "gpustat lists processes without their pids (%q: gpustat without -p): their memory is not read as processes, only the GPU's; run gpustat -p (or -cpu) to name them", string(all[0][0])))
+	}
 	return nil
+}
+
+// maxGraphicsPIDs bounds Metadata.GraphicsPIDs (and the time to look a
+// pid up in it) on untrusted input.
+const maxGraphicsPIDs = 256
+
+// isRule reports whether t is a border line of a table, whole or cut:
+// '+' then only '-', '=' and '+'.
+func isRule(t []byte) bool {
+	if len(t) < 2 || t[0] != '+' {
+		return false
+	}
+	for _, c := range t[1:] {
+		if c != '-' && c != '=' && c != '+' {
+			return false
+		}
+	}
+	return true
 }
 
 // tableLine reads line n of the default table. A row cut short (a paste
@@ -538,18 +578,31 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		case bytes.HasPrefix(t, []byte("|=")):
 			d.procRule = true
 			return nil
-		case t[0] == '+' && d.procRule && !cut:
+		case t[0] == '+' && d.procRule && (!cut || isRule(t)):
 			// The box's closing border: read whole, it listed every
-			// process nvidia-smi saw (none, maybe).
+			// process nvidia-smi saw (none, maybe). A border the paste
+			// cut ("+------" and no more) closes it too: nothing of the
+			// box comes after its bottom border, all of its rows before.
 			d.procRule, d.procClosed = false, true
 			if !d.procBad {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 			}
 			return nil
+		case d.procClosed && isRule(t):
+			return nil // the bottom border after "No running processes found", whole or cut
+		case d.procRule && !d.procBad && bytes.Contains(t, []byte("No running processes found")):
+			// The box's one row when there is no process: whole, though
+			// a paste ends before its bottom border.
+			d.procRule, d.procClosed = false, true
+			d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
+			return nil
 		}
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if string(m[3]) == "G" && !slices.Contains(d.r.meta.GraphicsPIDs, pid) && len(d.r.meta.GraphicsPIDs) < maxGraphicsPIDs {
+				d.r.meta.GraphicsPIDs = append(d.r.meta.GraphicsPIDs, pid)
+			}
 			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
 				d.migInstance(string(gi[1]), string(gi[2]), n)
 				ci, _ := parseInt(gi[3])
