@@ -50,6 +50,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if n, msg, ok := nvml.QTextExcerpt(head); ok {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
 	}
+	if n, msg, ok := nvml.XMLExcerpt(head); ok {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
+	}
 	if hint := toolErrorHint(head); hint != "" {
 		e := unrecognised(path).(*parse.Error)
 		e.Msg += hint

@@ -32,8 +32,14 @@ var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]
 func isPromptLine(b []byte) bool {
 	// promptChar first: it rules out a data row at its first comma,
 	// where looking for '|' reads the whole row.
-	if len(b) > 512 || !promptChar(b) || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
+	if len(b) > 512 || !promptChar(b) {
 		return len(b) <= 512 && isCommandLine(b)
+	}
+	if i := bytes.IndexByte(b, '|'); i >= 0 && !bytes.Contains(b, []byte("$ ")) {
+		// A command piped on ("$nvidia-smi --query-gpu=... | tee
+		// gpu.csv"): the prompt and command before the first '|'.
+		// (promptChar found the prompt character before it.)
+		return promptRe.Match(b[:i]) || isCommandLine(b)
 	}
 	return promptRe.Match(b)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -262,8 +263,12 @@ type Reader struct {
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
 	// (noFigures) or "Not Supported" (the table); gpuName is the first GPU's name a GPU row gave. They
 	// tell a unified-memory GPU (see unifiedNoMemory).
-	usedPlaceholder   string
-	usedField         string // the field usedPlaceholder is of ("" : memory.used)
+	usedPlaceholder string
+	usedField       string // the field usedPlaceholder is of ("" : memory.used)
+	// driverMismatch says where a Windows table's banner gives
+	// nvidia-smi's version other than the driver's ("" when none does):
+	// a cause of a discrete GPU's memory read as no figure.
+	driverMismatch    string
 	totalPlaceholders int64
 	gpuName           string
 	// gpuRows counts the GPU rows (no pid), gpuUsedRows those with a
@@ -271,6 +276,8 @@ type Reader struct {
 	// no figure (noFigures). totalPlaceholders counts the GPU rows whose
 	// total memory the log gives as no figure, in any layout.
 	gpuRows, gpuUsedRows, zeroMemory int64
+	// gpuIndices has bit i set when a GPU row of index i (0-63) was read.
+	gpuIndices uint64
 	// intervalCmd is the command in the input whose period places the
 	// rows of a log without times (commandInterval) from here on; "" when
 	// none does. intervalGiven: the period is WithInterval's, which no
@@ -351,6 +358,9 @@ type Reader struct {
 	// lines outside its code blocks (fenceOpen false) are prose, not
 	// rows.
 	fenced, fenceOpen bool
+	// lead: the first lead lines are text before the first output
+	// (sniffLed), skipped.
+	lead int
 	// dateText is the line of date(1)'s output a dater is told of, for
 	// its warnings.
 	dateText string
@@ -610,6 +620,19 @@ func (r *Reader) step() error {
 			r.nonEmpty = true
 			return r.endAt(err)
 		}
+		if r.line <= r.lead {
+			// Text before the first output (sniffLed): a line of prose,
+			// neither a row nor a cut.
+			if isFence(line) {
+				// A fence before the text opens the code block the
+				// output is in: as in the switch below.
+				r.fenced = r.fenced || !r.nonEmpty
+				r.fenceOpen = !r.fenceOpen
+			} else if t := trimSpace(line); len(t) > 0 {
+				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
+			}
+			return r.endAt(err)
+		}
 		if d, ok := r.dec.(*smiDecoder); ok && !r.opt.general {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
@@ -706,6 +729,11 @@ func (r *Reader) endAt(err error) error {
 			switch {
 			case errors.As(err, &bad):
 				r.skipRow(bad) // a truncated last record
+			case r.firstBad != nil && r.meta.Rows == 0 && !r.paste && errors.Is(err, errNoMemoryFigure):
+				// No memory figure in the whole log (dmon without fb, DCGM
+				// without its framebuffer metrics): that is why there is
+				// no sample, not the damaged line.
+				return err
 			case r.firstBad != nil && r.meta.Rows == 0:
 				// "a header without rows": none could be read.
 				return r.firstBad.err
@@ -738,7 +766,7 @@ func (r *Reader) endAt(err error) error {
 			// (DCGM's FB_FREE alone, memory.used "[N/A]" in every row):
 			// nothing to judge, which must not read as "no findings".
 			if who := r.unifiedNoMemory(); who != "" {
-				return r.errorf(r.line, "no sample holds a used-memory value (%s read): %s, so no GPU memory trend can be read from this log: %s", rowsCount(r.meta.Rows), who, r.unifiedWhatNext())
+				return r.errorf(r.line, "no sample holds a used-memory value (%s): %s, so no GPU memory trend can be read from this log: %s", r.samplesRead(), who, r.unifiedWhatNext())
 			}
 			if r.usedLost > 0 {
 				// The figure was logged, and its line cut: say so, not
@@ -781,13 +809,16 @@ func (r *Reader) start() error {
 	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
 		plainHead = stripANSI(nil, plainHead)
 	}
-	sniffed, w, unwrapped := sniffWrapped(plainHead)
+	sniffed, w, unwrapped, lead := sniffLed(plainHead)
 	if f == parse.FormatUnknown || f == sniffed {
 		// The lines are read without the fence, quote marks or stamps
-		// the layout was recognised behind (wrap).
-		f, r.wrap = sniffed, w
+		// the layout was recognised behind (wrap), and without the lines
+		// of text before its first output (lead).
+		f, r.wrap, r.lead = sniffed, w, lead
 		if unwrapped != nil {
 			head = unwrapped
+		} else if lead > 0 {
+			head = afterLines(head, lead)
 		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipDateLines(skipPrompts(head))) {
@@ -859,9 +890,6 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
 	}
-	if r.wrap != (wrap{}) {
-		b = r.wrap.strip(b)
-	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		// A terminal's escape sequences (colours; the screen codes of a
 		// "script" capture of watch nvidia-smi): the text without them.
@@ -871,6 +899,10 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.meta.Warnings.Linef(r.line+1, "terminal escape sequences (colours, or the screen codes of a terminal capture) were removed from the text before reading it")
 		}
 		r.ansiLines++
+	}
+	if r.wrap != (wrap{}) {
+		// After the escape sequences: Ray colours its workers' tags.
+		b = r.wrap.strip(b)
 	}
 	return b, err
 }
@@ -1077,6 +1109,9 @@ func (r *Reader) emit(s *sample) {
 		r.gpuRows++
 		if s.hasUsed {
 			r.gpuUsedRows++
+		}
+		if s.hasGPU && s.gpu >= 0 && s.gpu < 64 {
+			r.gpuIndices |= 1 << uint(s.gpu)
 		}
 	}
 	conv := s.normalise()
@@ -1536,7 +1571,7 @@ func (r *Reader) lostHandleNote() {
 // owner's test), not on every such device.
 func (r *Reader) unifiedNoMemory() string {
 	ph := r.usedPlaceholder
-	switch strings.ToLower(strings.Trim(ph, "[]")) {
+	switch strings.ToLower(strings.Trim(ph, "[]*_` ")) { // "**Not Supported**": a paste's Markdown bold
 	case "", "n/a", "not supported", "null", "??":
 	default:
 		return "" // permissions, a lost GPU: not the device's kind
@@ -1559,6 +1594,19 @@ func (r *Reader) unifiedNoMemory() string {
 	default:
 		what = "no sample gives its used memory"
 	}
+	if named == "" && r.gpuName != "" && (noTotal || ph != "") {
+		// A GPU by name, not one of unified memory: it has memory of its
+		// own, which NVML did not give.
+		total := ""
+		if noTotal {
+			total = ", and so is its total memory"
+		}
+		why := "NVML gave no figure for it (a driver that cannot see the GPU's memory, some vGPU setups)"
+		if r.driverMismatch != "" {
+			why = "NVML gave no figure for it: " + r.driverMismatch
+		}
+		return fmt.Sprintf("%s%s, on the %s, a GPU with memory of its own (not one of the unified-memory GPUs, GB10 or Jetson, for which NVML reports none): %s", what, total, r.gpuName, why)
+	}
 	switch {
 	case named == "" && !noTotal && ph != "":
 		// Nothing tells the device: say what would.
@@ -1578,10 +1626,27 @@ func (r *Reader) unifiedNoMemory() string {
 	return what + total + ", as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
 }
 
+// samplesRead says how many rows were read, and when they are of
+// several GPUs, of how many: "4 rows read, of 2 GPUs" (two outputs of a
+// 2-GPU machine), not four readings of one.
+func (r *Reader) samplesRead() string {
+	gpus := bits.OnesCount64(r.gpuIndices)
+	if gpus < 2 || r.meta.Rows != r.gpuRows {
+		return rowsCount(r.meta.Rows) + " read"
+	}
+	return fmt.Sprintf("%s read, of %d GPUs", rowsCount(r.meta.Rows), gpus)
+}
+
 // unifiedWhatNext says what to record instead of a log unifiedNoMemory
 // explains: the unified-memory advice, or, when nothing in the log tells
 // the device, the fields that would tell.
 func (r *Reader) unifiedWhatNext() string {
+	if r.gpuName != "" && !unifiedName(r.gpuName) {
+		if r.driverMismatch != "" {
+			return "make the driver and nvidia-smi one release (reinstall the driver, reboot), check that nvidia-smi shows the memory (\"used MiB / total MiB\"), then log it (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"
+		}
+		return "check that nvidia-smi -q -d MEMORY shows the GPU's FB Memory Usage; where the driver gives none, only PyTorch's own figures tell (a memory snapshot, torch.cuda.memory_stats())"
+	}
 	if !unifiedName(r.gpuName) && !(r.gpuRows > 0 && r.totalPlaceholders >= r.gpuRows) {
 		return "log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it"
 	}

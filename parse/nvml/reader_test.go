@@ -371,6 +371,16 @@ func TestFixtures(t *testing.T) {
 		{"h200_q_x_process.xml", FormatNvidiaSmiXML, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 		{"h200_q_x_idle.xml", FormatNvidiaSmiXML, 1, 1, ClockAbsolute, "excludes-reserved"},
 		{"h200_q_process.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		// Session 48 (f48n2): outputs behind a line of prose, a worker's
+		// tag, "# " comments, a piped prompt. The A10's log has no index
+		// and rows ~4 ms apart: placed as the GPUs of one tick, then one
+		// (2 instants), which the log cannot confirm or refute.
+		{"pub_cnnotes_lms_query_gpu_nospace_prompt_a10.txt", FormatQueryGPU, 5, 2, ClockAbsolute, "excludes-reserved"},
+		{"pub_d2l_gpu_py_hash_commented_win_table_552.py", FormatNvidiaSmiText, 23, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"pub_dcgm_parse_docstring_dmon_indented.txt", FormatDcgmiDmon, 1, 1, ClockRowOrder, "excludes-reserved"},
+		{"pub_ddp_tutorial_dmon_pucm_yaml_indented.txt", FormatDmon, 5, 3, ClockRowOrder, "excludes-reserved"},
+		{"pub_skypilot_pool_job_log_prefix_h100.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_adamu_dmon_pucm_rows_commented.txt", FormatDmon, 2, 2, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -396,7 +406,16 @@ func TestFixtures(t *testing.T) {
 		// Refused (no memory figure): TestF48n1OrinAdvice.
 		"oe4t17_orin_540_driver_na.txt": true,
 		// A -q excerpt without its GPU line, refused: TestHunt44fQExcerptWithoutGPULine.
-		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true}
+		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true,
+		// Session 48 (f48n2): refused with what they lack (TestQReportCutBeforeFB,
+		// TestXMLExcerptOfProcesses), or read only with --fields (cmd's
+		// TestReportFields, TestAnalyzeFieldsHostFirst).
+		"pub_nvdocker617_k80_q_attached4_cut_before_fb.txt": true, "pub_telegraf12996_windows_xml_procs_na_excerpt.txt": true,
+		"pub_omniopt_gpu_usage_a100_noheader_busid.csv": true, "pub_slurmtool_srun_noheader_host_first_field.txt": true,
+		// Two outputs, --query-gpu then --query-compute-apps: TestHashCommentedOutputs.
+		"pub_nvtop432_wsl2_hash_prefixed_outputs.txt": true,
+		// No memory figure: TestDiscreteGPUNoMemoryFigure, TestDCGMNoFBMetrics.
+		"pub_yolox1429_windows_not_supported_bold.txt": true, "pub_dcgmexporter250_v100_excerpt_no_fb_metrics.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -993,7 +1012,7 @@ func TestFieldUnreadable(t *testing.T) {
 		// The MIG devices box alone (was refused as no known format).
 		{"nvitop8_mig_devices_cut.txt", ":17: only nvidia-smi's MIG devices box"},
 		// -q cut before its FB Memory Usage section.
-		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory"},
+		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory in this nvidia-smi output: the nvidia-smi -q report stops at line 33 inside GPU 0's section (from line 10), before its FB Memory Usage"},
 		// dmon -s u: utilization only.
 		{"telegraf5532_dmon_s_u_no_fb.txt", ":1: the dmon log has no fb column"},
 		// dcgmi dmon -e of GPUTL and SMACT: no frame buffer field (was

@@ -94,6 +94,12 @@ type smiDecoder struct {
 	// (commandFields), for a header-less one: after WithFields, before
 	// the defaults.
 	cmdFields []string
+	// firstSkip and firstSkipLine are the first line skipped as a
+	// message or a comment (said in an output that has no rows), and
+	// comments whether it was a comment.
+	firstSkip     string
+	firstSkipLine int
+	comment       bool
 	// assumed: the columns are the default fields, nothing having named
 	// them (no header, WithFields or query command).
 	assumed bool
@@ -463,6 +469,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 			return nil // said by lostHandleNote
 		}
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
+		if d.firstSkipLine == 0 {
+			d.firstSkip, d.firstSkipLine = snippet(b), n
+		}
 		return nil
 	}
 	if b[0] == '#' {
@@ -471,6 +480,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		// neither a header (field names) nor a row (a timestamp or value).
 		d.r.meta.Skipped++
 		d.r.meta.Warnings.Once("comment line", parse.LineNote(n, "%q is a comment, not nvidia-smi's: lines starting with \"#\" are skipped", snippet(b)))
+		if d.firstSkipLine == 0 {
+			d.firstSkip, d.firstSkipLine, d.comment = snippet(b), n, true
+		}
 		return nil
 	}
 	if d.r.skipTagged(b, n, "nvidia-smi") {
@@ -1256,6 +1268,11 @@ func (d *smiDecoder) end(n int) error {
 	case d.r.meta.Rows > d.rowsAt:
 	case d.apps && d.cols != nil:
 		d.r.meta.Warnings.Addf("no process rows: no compute process ran while the log was written")
+	case d.firstSkipLine > 0 && d.comment:
+		// The error is all that is shown: it says what the lines were.
+		return d.r.errorf(n, "no samples: the output's lines are comments, skipped (line %d: %q): lines starting with \"#\" are not nvidia-smi's", d.firstSkipLine, d.firstSkip)
+	case d.firstSkipLine > 0:
+		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (line %d: %q)", d.firstSkipLine, d.firstSkip)
 	case d.r.meta.Skipped > 0:
 		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (see the warnings)")
 	default:

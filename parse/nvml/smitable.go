@@ -189,6 +189,10 @@ type smiTextDecoder struct {
 	acctGPU             int32
 	acctCurPID          int64
 	wddm                bool
+	// bannerSMI and bannerDriver are the versions the last banner gives
+	// ("NVIDIA-SMI 512.15       Driver Version: 460.89"), at bannerLine.
+	bannerSMI, bannerDriver []byte
+	bannerLine              int
 	// oldDriver: the output's banner names a driver before R510, whose
 	// table left the driver's reservation out of used and total alike
 	// (see tableConv).
@@ -314,8 +318,10 @@ func (d *smiTextDecoder) cutQReport(n int) {
 	switch {
 	case d.qGPU < 0:
 		return
-	case !d.qFB && d.qFBAny:
-		// (A report without any, -q -d PIDS, shows no memory at all.)
+	case !d.qFB && (d.qFBAny || len(d.qName) > 0):
+		// (A report without any, -q -d PIDS, shows no memory at all; a
+		// section with its Product Name is of the whole report, whose
+		// FB Memory Usage comes after it.)
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
 	case d.qProcOpen && d.qHasPID:
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)
@@ -454,6 +460,11 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		}
 		d.lastLine = n
 		d.oldDriver = preR510(t)
+		if m := smiBannerRe.FindSubmatch(t); m != nil {
+			d.bannerSMI, d.bannerDriver, d.bannerLine = append(d.bannerSMI[:0], m[1]...), append(d.bannerDriver[:0], m[2]...), n
+		} else {
+			d.bannerLine = 0
+		}
 		return nil
 	case bytes.HasPrefix(t, []byte("No devices were found")):
 		d.r.meta.Skipped++
@@ -667,6 +678,15 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		if string(m[3]) == "WDDM" {
 			d.wddm = true
 		}
+		switch string(m[3]) {
+		case "WDDM", "TCC", "MCDM":
+			if d.bannerLine > 0 && !bytes.Equal(d.bannerSMI, d.bannerDriver) && d.r.driverMismatch == "" {
+				// On Windows nvidia-smi and NVML come with the driver:
+				// their version is the driver's. (Under WSL the two
+				// differ by design, and the GPU row gives no driver model.)
+				d.r.driverMismatch = fmt.Sprintf("nvidia-smi's banner (line %d) gives NVIDIA-SMI %s but Driver Version %s on Windows, where nvidia-smi and its NVML library come with the driver and bear its version: they are of another driver than the one running (an update or rollback not finished, two installs), and across such a mismatch NVML may give no memory figure", d.bannerLine, d.bannerSMI, d.bannerDriver)
+			}
+		}
 		return nil
 	}
 	if m := smiTableGPUAnyRe.FindSubmatch(t); m != nil && !smiTableProcRe.Match(t) {
@@ -780,7 +800,7 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 			d.r.totalPlaceholders++ // see unifiedNoMemory
 		}
 		if !s.hasUsed && d.r.usedPlaceholder == "" {
-			d.r.usedPlaceholder, d.r.usedField = string(trimSpace(cell)), "the memory cell"
+			d.r.usedPlaceholder, d.r.usedField = strings.Trim(string(trimSpace(cell)), "*_` "), "the memory cell" // "**Not Supported**": a paste's bold
 		}
 		d.r.meta.Warnings.Linef(n, "GPU %d's memory cell reads %q, not \"used MiB / total MiB\": %s", d.gpu, snippet(cell), what)
 	}
@@ -805,6 +825,10 @@ func (d *smiTextDecoder) tableConv() Convention {
 // Driver Version: 375.39 |") names a driver older than R510. Under WSL the
 // banner gives nvidia-smi's version and the Windows driver's ("NVIDIA-SMI
 // 470.57.02    Driver Version: 510.06"): the driver's is the one read.
+// smiBannerRe matches the versions in the table's banner: nvidia-smi's
+// and the driver's.
+var smiBannerRe = lazyre.New(`NVIDIA-SMI\s+(\S+)\s+Driver Version:\s+(\S+)`)
+
 func preR510(banner []byte) bool {
 	_, v, ok := bytes.Cut(banner, []byte("Driver Version:"))
 	if !ok {
