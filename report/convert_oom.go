@@ -61,7 +61,7 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 // FromOOMText turns what a log, traceback, memory summary or memory stats
 // file held into its report input: warnings, and its allocator stats.
 func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResult) Input {
-	in := Input{Path: path, Format: source, OOMPrinters: res.Printers()}
+	in := Input{Path: path, Format: source, OOMPrinters: res.Printers(), NotOOMs: res.NotOOMs}
 	in.Warnings = append(in.Warnings, parseWarnings...)
 	for i, s := range res.Stats {
 		st := fromStats(s, nil)
@@ -318,6 +318,11 @@ func oomFinding(r oom.Report) Finding {
 	}
 	f.AllocatorMemory, f.OOMDetail = mem, d
 	f.Message = oomMessage(r, d)
+	if r.Process != "" {
+		// Which worker printed it: ranks' OOMs alike but for it.
+		f.Process = r.Process
+		f.Message = strings.Replace(f.Message, "oom: ", "oom ("+r.Process+"): ", 1)
+	}
 	return f
 }
 

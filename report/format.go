@@ -217,12 +217,18 @@ func Write(w io.Writer, d Document, f Format, opt Options) error {
 
 // Rank sorts findings in report order: by kind (leaks first; trends by
 // classification, growing first), then bytes (largest first), then path,
-// device and site, so that equal inputs always give the same order.
+// device and site, so that equal inputs always give the same order. OOMs
+// keep the order they are given in (the postmortem's: by input, then by
+// where each was first printed), so that "OOM 2 of 7" of gpuleak oom is
+// finding 2 of gpuleak analyze.
 func Rank(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := &fs[i], &fs[j]
 		if a.Kind.rank() != b.Kind.rank() {
 			return a.Kind.rank() < b.Kind.rank()
+		}
+		if a.Kind == KindOOM && b.Kind == KindOOM {
+			return false
 		}
 		if a.Kind == KindTrend && trendRank(a) != trendRank(b) {
 			return trendRank(a) < trendRank(b)

@@ -29,6 +29,11 @@ func noOOMLabel(in Input) string {
 		}
 	}
 	label := "log without an out-of-memory message"
+	if len(in.NotOOMs) > 0 {
+		// Out-of-memory errors of other kinds (host memory, a recovered
+		// allocation): none of the GPU counted, but not none at all.
+		label = "log without a GPU out-of-memory message counted"
+	}
 	if len(held) > 0 {
 		label += ", with " + strings.Join(held, " and ")
 	}

@@ -153,6 +153,12 @@ type Input struct {
 	// words name no program, "unparsed" (pytorchtext.Printer). Absent when
 	// it holds none.
 	OOMPrinters []string `json:"oom_printers,omitempty"`
+	// NotOOMs are the input's warnings of out-of-memory errors not
+	// counted as GPU OOMs (oom.TextResult.NotOOMs: host memory, the host's
+	// OOM killer, a recovered allocation, a record at INFO level): the
+	// headline says they are there. Already among Warnings, so not in
+	// the JSON again.
+	NotOOMs []string `json:"-"`
 
 	// ---- NVML sample logs (findings of kind "trend") ----
 
@@ -399,7 +405,9 @@ type Finding struct {
 	Host    string `json:"host,omitempty"`
 	// PID and Process: the process; absent for the whole GPU. PID is
 	// also set on a profiler trace's findings when the trace was merged
-	// from several processes' (each analysed on its own).
+	// from several processes' (each analysed on its own). On an OOM,
+	// Process is the worker its message's line names ("rank3" of
+	// torchrun's "[rank3]: ", "VllmWorker rank=7 pid=10948").
 	PID     *int64 `json:"pid,omitempty"`
 	Process string `json:"process,omitempty"`
 	// MIGGI and MIGCI: the MIG GPU instance and compute instance the

@@ -62,6 +62,8 @@ func writePostmortem(w io.Writer, r *Report, _ Options) error {
 		switch {
 		case len(cannot) == 0 && counted != "":
 			fmt.Fprintln(ew, "\n"+counted)
+		case len(cannot) == 0 && notCounted(r) > 0:
+			fmt.Fprintf(ew, "\nNo GPU out-of-memory error in the inputs; the warnings name %s not counted as one (each says what it is and why).\n", plural(notCounted(r), "out-of-memory error", "out-of-memory errors"))
 		case len(cannot) == 0:
 			fmt.Fprintln(ew, "\nNo out-of-memory error in the inputs.")
 		default:
@@ -168,8 +170,13 @@ func writeOOM(w io.Writer, n, of, folded int, f Finding) {
 		}
 	}
 	src := "  from:     " + strings.Join(from, ", ")
-	if d.Exception != nil {
+	switch {
+	case d.Exception != nil && f.Process != "":
+		src += " (" + *d.Exception + ", printed by " + f.Process + ")"
+	case d.Exception != nil:
 		src += " (" + *d.Exception + ")"
+	case f.Process != "":
+		src += " (printed by " + f.Process + ")"
 	}
 	fmt.Fprintln(w, src)
 	if d.FoldedOOMs > 0 {
@@ -478,4 +485,14 @@ func hasFragmentation(frags []Finding, path string) bool {
 		}
 	}
 	return false
+}
+
+// notCounted is how many out-of-memory errors the inputs hold that are not
+// counted as GPU OOMs (Input.NotOOMs).
+func notCounted(r *Report) int {
+	n := 0
+	for _, in := range r.Inputs {
+		n += len(in.NotOOMs)
+	}
+	return n
 }

@@ -33,11 +33,11 @@ func ggmlAgain(r *Report, m Message, path string) (*Report, bool) {
 		return r, false
 	}
 	if m.ProgressLine <= prev {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again with no line of llama.cpp's between that shows it went on (the failure's caller logging its error, a request served): read as this OOM printed twice; the text cannot tell that from a second call that failed at once", path, m.Line))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s:%d prints this failure again with no line of llama.cpp's or Ollama's between that shows it went on (the failure's caller logging its error, a request served, another load request): read as this OOM printed twice; the text cannot tell that from a second call that failed at once", path, m.Line))
 		return r, false
 	}
-	return r.another(fmt.Sprintf("%s:%d prints this failure again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so that is another call that failed the same way, counted as another OOM", path, m.Line, m.ProgressLine),
-		fmt.Sprintf("the same failure as %s:%d, again after line %d showed llama.cpp went on (the failure's caller logged its error, or a request was served): llama.cpp logs each failure once, so this is another call that failed, another OOM with the same figures", path, prev, m.ProgressLine)), true
+	return r.another(fmt.Sprintf("%s:%d prints this failure again after line %d showed llama.cpp went on (the failure's caller logged its error, a request was served, or Ollama sent another load request): llama.cpp logs each failure once, so that is another call that failed the same way, counted as another OOM", path, m.Line, m.ProgressLine),
+		fmt.Sprintf("the same failure as %s:%d, again after line %d showed llama.cpp went on (the failure's caller logged its error, a request was served, or Ollama sent another load request): llama.cpp logs each failure once, so this is another call that failed, another OOM with the same figures", path, prev, m.ProgressLine)), true
 }
 
 // another starts the OOM that a message printed again is counted as

@@ -273,8 +273,12 @@ type Report struct {
 	// (Generation pytorchtext.GenUnparsed) carry only Reason and Text.
 	Generation pytorchtext.Generation
 	Exception  string // the exception type before the message
-	Reason     string // why an unparsed message was not read
-	Text       string // the message
+	// Process is the worker process the message's line prefix names
+	// (torchrun's "[rank3]: ", vLLM's and Ray's "(VllmWorker rank=7
+	// pid=10948) "), as printed without brackets: "rank3"; "" when none.
+	Process string
+	Reason  string // why an unparsed message was not read
+	Text    string // the message
 	// RequestedBytes is the allocation that failed: from a snapshot, the
 	// request rounded to a block; from a message only, the size it printed
 	// (for requests under 10 MiB, the segment the allocator needed).
@@ -575,6 +579,21 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				// was the direct cause of ..."): one failure, not two.
 				last.Sources = append(last.Sources, src)
 				last.Notes = append(last.Notes, fmt.Sprintf("line %d is the same failure raised again by the engine: %s", m.Line, m.Text))
+				continue
+			}
+			if n := len(reports); last != nil && n > 0 && reports[n-1] == last && len(last.Sources) == 1 && last.msg != nil && !parsed(last.msg.Generation) &&
+				reraise(Message{Message: *last.msg}) && parsed(m.Generation) && m.Line > lastLine && m.Line-lastLine <= maxReraiseLines && last.origin == origin(m.Prefix) {
+				// The engine's words printed before the CUDA OOM they
+				// re-raise (a paste that puts the error it ended with
+				// first, a logger's summary before the traceback): one
+				// failure, which the CUDA message's figures describe.
+				r := &Report{Device: -1}
+				r.clear()
+				r.addMessage(m, src, opt.Filter)
+				r.Sources = append(last.Sources, r.Sources...)
+				r.Notes = append(r.Notes, fmt.Sprintf("line %d is the same failure, printed before this message in the words of the engine that caught it and raised it again: %s", lastLine, last.msg.Text))
+				reports[n-1] = r
+				last, lastLine = r, m.Line
 				continue
 			}
 			r := matchMessage(reports, m)
@@ -999,6 +1018,16 @@ func matchMessage(reports []*Report, m Message) *Report {
 				return r
 			}
 		}
+		// The same words cut short (a paste's last line cut mid-sentence,
+		// "CUDA_ERROR_OUT_OF_MEMORY: out" after records ending "out of
+		// memory"): the same failure as the whole ones.
+		if m.Generation == pytorchtext.GenCUDAError {
+			for _, r := range reports {
+				if r.msg != nil && r.msg.Generation == m.Generation && len(m.Text) < len(r.msg.Text) && strings.HasPrefix(r.msg.Text, m.Text) && !other(r) {
+					return r
+				}
+			}
+		}
 		// A message read from its GPU on and cut that a message already
 		// read holds is that one quoted in part.
 		if m.Generation == pytorchtext.GenCut && m.Requested < 0 {
@@ -1308,9 +1337,14 @@ func reraise(m Message) bool {
 }
 
 // cutStart is the text of a message cut short without the ellipsis that
-// shortened it ("... of which 1..."): the start of the whole message.
+// shortened it ("... of which 1...") or the quote that closed a quoted
+// part (a comment's "`... of which 84.98 GiB is free.`"): the start of
+// the whole message.
 func cutStart(text string) string {
 	t := strings.TrimRight(text, " ")
+	if u := strings.TrimRight(t, "`'\""); u != t {
+		t, text = strings.TrimRight(u, " "), u
+	}
 	if !strings.HasSuffix(t, "...") && !strings.HasSuffix(t, "…") {
 		return text
 	}
@@ -1349,9 +1383,10 @@ var workerRe = lazyre.New(`\(((?:[A-Za-z_][\w]* )?(?:rank=\d+ )?pid=\d+(?:, ip=[
 
 // origin returns what a message's prefix says of the program or process
 // that printed it: the pytest test (testID), else the worker process
-// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"); "" when it says
-// neither. Messages of two origins are two OOMs however alike: one
-// process's memory is not another's.
+// (workerRe: "VllmWorker rank=7 pid=10948", "rank1"), else the markdown
+// table row it is a cell of (tableRow); "" when it says none. Messages
+// of two origins are two OOMs however alike: one process's memory is not
+// another's.
 func origin(prefix string) string {
 	if t := testID(prefix); t != "" {
 		return t
@@ -1359,7 +1394,22 @@ func origin(prefix string) string {
 	if m := workerRe.FindStringSubmatch(prefix); m != nil {
 		return m[1] + m[2]
 	}
-	return ""
+	return tableRow(prefix)
+}
+
+// tableRow returns the cells before a message in a markdown table's row
+// ("| Qwen2.5-0.5B | 50% | hf_ckpt | oom | 0 | 8 | ... | "), spaces
+// collapsed, as "table row | Qwen2.5-0.5B | 50% | hf_ckpt | ...": a
+// results table lists one run a row, and rows whose other cells differ
+// are different runs (a model, a setting, a scenario), however alike the
+// messages cut to the cell's width. "" when the prefix is not a row with
+// at least two cells before the message.
+func tableRow(prefix string) string {
+	p := strings.TrimSpace(prefix)
+	if !strings.HasPrefix(p, "|") || !strings.HasSuffix(p, "|") || strings.Count(p, "|") < 3 {
+		return ""
+	}
+	return "table row " + strings.Join(strings.Fields(p), " ")
 }
 
 // sameInWorkers notes, on each of reports that are one message printed
@@ -1386,13 +1436,17 @@ func sameInWorkers(reports []*Report) {
 		if len(g) < 2 {
 			continue
 		}
-		var who []string
-		tests := true
+		var who, rows []string
+		tests, table := true, true
 		for _, r := range g {
 			if !slices.Contains(who, r.origin) {
 				who = append(who, r.origin)
+				if len(r.Sources) > 0 {
+					rows = append(rows, fmt.Sprintf("%s:%d", r.Sources[0].Path, r.Sources[0].Line))
+				}
 			}
 			tests = tests && testID(r.msg.Prefix) != ""
+			table = table && strings.HasPrefix(r.origin, "table row ")
 		}
 		if len(who) < 2 {
 			// One process's OOMs (a line Ray folded others into after
@@ -1405,6 +1459,10 @@ func sameInWorkers(reports []*Report) {
 			// after another in one process unless a plugin (xdist)
 			// spreads them over workers.
 			note = fmt.Sprintf("%d tests failed with this same message (%s): each is counted as its own OOM; the log does not say whether they ran in one process, one after the other with the same memory held, or in separate workers; the message gives no figure that tells them apart, so what is said here of one holds for each", len(who), strings.Join(who, "; "))
+		}
+		if table {
+			// Cells of a results table: a row per run.
+			note = fmt.Sprintf("%d rows of a table whose other cells differ hold this same message (%s): a row per run (another model, setting or scenario), so each is counted as its own OOM; the message as the cell holds it gives no figure that tells them apart", len(who), strings.Join(rows, ", "))
 		}
 		for _, r := range g {
 			r.Notes = append(r.Notes, note)
@@ -1430,6 +1488,11 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 	if r.Exception == "" {
 		r.Exception = m.Exception
 	}
+	if r.Process == "" {
+		if w := workerRe.FindStringSubmatch(m.Prefix); w != nil {
+			r.Process = w[1] + w[2]
+		}
+	}
 	if r.caller == "" {
 		r.caller = callerOf(m)
 	}
@@ -1442,6 +1505,7 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			r.Frame = r.Stack[i]
 		}
 		r.reraisedSite(m)
+		r.reportedSite(m)
 		r.tfInternalSite(m)
 	}
 	if r.msg != nil && !repeatsStart(r, m) {
@@ -1607,6 +1671,84 @@ func (r *Report) takeReserved(reserved, allocated, ruTol int64) {
 		fit := ru+pytorchtext.SizeTolerance(ru) >= r.RequestedBytes
 		r.WouldFitIfContiguous = &fit
 	}
+}
+
+// siblingMaxBytes bounds what each of a job's own workers holds on a GPU
+// it does not compute on: a CUDA context and a little more (300 MiB to
+// about 1.5 GiB, by CUDA release, GPU and the libraries loaded).
+const siblingMaxBytes = 2 << 30
+
+// siblingProcesses says, for the processes an OOM message lists beside
+// this one on GPU device, whether they look like the job's own workers
+// (ranks, data-loader or pool processes) that each made a CUDA context on
+// that GPU: two or more, each holding at most siblingMaxBytes, and alike
+// (the largest within a tenth, or 16 MiB, of the smallest). It returns
+// the words for the evidence and the advice (per-rank device selection
+// first, then the other-processes advice), or "", "" when they do not.
+// Consecutive PIDs (within twice their count) are said when they are so.
+func siblingProcesses(procs []pytorchtext.Process, device int) (string, string) {
+	if len(procs) < 2 {
+		return "", ""
+	}
+	lo, hi := procs[0].Bytes, procs[0].Bytes
+	minPID, maxPID := procs[0].PID, procs[0].PID
+	for _, p := range procs {
+		lo, hi = min(lo, p.Bytes), max(hi, p.Bytes)
+		minPID, maxPID = min(minPID, p.PID), max(maxPID, p.PID)
+	}
+	if hi > siblingMaxBytes || lo <= 0 || hi > lo+max(lo/10, 16<<20) {
+		return "", ""
+	}
+	gpu := "this GPU"
+	if device >= 0 {
+		gpu = fmt.Sprintf("GPU %d", device)
+	}
+	each := pytorchtext.FormatSize(lo) + " each"
+	if hi != lo {
+		each = pytorchtext.FormatSize(lo) + " to " + pytorchtext.FormatSize(hi) + " each"
+	}
+	w := fmt.Sprintf("the %d other processes hold alike small amounts (%s), as a job's own workers (ranks, data-loader or pool processes) do when each makes a CUDA context on %s", len(procs), each, gpu)
+	if maxPID-minPID < int64(2*len(procs)) {
+		w += fmt.Sprintf(" (their PIDs, %d to %d, are consecutive, as processes started together are)", minPID, maxPID)
+	}
+	a := fmt.Sprintf("if they are this job's workers, make each select its own GPU before its first CUDA call (torch.cuda.set_device(local_rank), or CUDA_VISIBLE_DEVICES set per process) and keep workers that need no GPU from touching CUDA, so that none makes a context on %s; if they are not, free the GPU from them (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)", gpu)
+	return w, a
+}
+
+// cutOthers is the other-processes cause of a message cut short after
+// its list of processes ("Process P has N memory in use.") without its
+// "this process has" sentence and PyTorch's figures: PyTorch lists every
+// process NVML reports on the GPU but its own, which it names "this
+// process" (in another PID namespace, a container's, its own PID does not
+// match and it is listed as a Process too). So this process is one of
+// those listed or none of them, and the others hold at least the sum of
+// all but the largest. Where that is at least othersMoveRatio times what
+// the request lacked (the request less the free memory, plus tightSlack)
+// and at least otherProcessesMin, other processes held the room whichever
+// is this one; else nil.
+func (r *Report) cutOthers() *Cause {
+	if len(r.OtherProcesses) < 2 || !r.known(r.RequestedBytes) || !r.known(r.DeviceFreeBytes) || r.known(r.ProcessInUseBytes) {
+		return nil
+	}
+	var listed, largest int64
+	var from []int64
+	var who []string
+	for _, p := range r.OtherProcesses {
+		listed += p.Bytes
+		largest = max(largest, p.Bytes)
+		from = append(from, p.Bytes)
+		who = append(who, fmt.Sprintf("process %d: %s", p.PID, r.size(p.Bytes)))
+	}
+	least := listed - largest
+	short := max(0, r.RequestedBytes-r.DeviceFreeBytes) + tightSlack
+	if least < otherProcessesMin || least < othersMoveRatio*short {
+		return nil
+	}
+	ev := fmt.Sprintf("the GPU had %s free for a %s request; the message lists %s: if this process is one of them (listed by PID, as in a container), it is at most the largest, and the others hold at least %s, %d times what the request lacked with cudaMalloc's own margin (%s); the message was cut before PyTorch's figures, so they cannot say more",
+		r.size(r.DeviceFreeBytes), r.size(r.RequestedBytes), strings.Join(who, "; "), r.sizeFrom(least, from...), least/short, r.size(short))
+	return &Cause{Name: CauseOtherProcesses, Evidence: ev,
+		Numbers: map[string]int64{"other_processes_at_least_bytes": least, "device_free_bytes": r.DeviceFreeBytes, "requested_bytes": r.RequestedBytes},
+		Advice:  "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"}
 }
 
 // cutAfterFigures reports a message cut short after every figure a cause
@@ -1850,7 +1992,7 @@ func (r *Report) findCauses() {
 				r.Causes = append(r.Causes, c)
 			}
 		} else if r.known(req) && r.Generation != pytorchtext.GenExa && r.Generation != pytorchtext.GenCut &&
-			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
+			(req > beyondAnyGPU || r.known(r.DeviceTotalBytes) && !r.freeAboveTotal() && req > r.DeviceTotalBytes+pytorchtext.SizeTolerance(req)+pytorchtext.SizeTolerance(r.DeviceTotalBytes)) {
 			// One request larger than the GPU's total, or than any GPU:
 			// whatever else the message lacks, nothing could have made
 			// room (as for PyTorch's own messages: see aloneCapacity).
@@ -1894,6 +2036,12 @@ func (r *Report) findCauses() {
 			if !r.known(r.RequestedBytes) {
 				// Read from its GPU on and cut: neither end is there.
 				r.Notes = append(r.Notes, "the message was cut at both ends ("+r.Reason+"; it starts at its GPU, without the size asked for): only the figures between were read, so the cause cannot be told; the full message (the job's own log rather than a collector's, or str(e)) gives it")
+				r.checkImpossible()
+				break
+			}
+			if c := r.cutOthers(); c != nil {
+				r.Causes = append(r.Causes, *c)
+				r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+") after its list of processes: PyTorch's memory is not among the figures read, but the request, the GPU's free memory and the processes listed decide the cause (see it); the full message (the job's own log rather than a collector's, or str(e)) gives the rest")
 				r.checkImpossible()
 				break
 			}
@@ -2072,7 +2220,7 @@ func (r *Report) findCauses() {
 	// do not give its total.
 	alone := block > beyondAnyGPU
 	tooBig := alone
-	if r.known(r.DeviceTotalBytes) {
+	if r.known(r.DeviceTotalBytes) && !r.freeAboveTotal() {
 		live := max(r.AllocatedBytes, 0)
 		totalTol := tol + pytorchtext.SizeTolerance(r.DeviceTotalBytes)
 		alone = alone || block > r.DeviceTotalBytes+totalTol
@@ -2262,6 +2410,10 @@ func (r *Report) findCauses() {
 			}
 		}
 		advice := "free the GPU from the other processes (nvidia-smi lists them) or give this job a GPU of its own (CUDA_VISIBLE_DEVICES, the scheduler's exclusive mode)"
+		if w, a := siblingProcesses(r.OtherProcesses, r.Device); w != "" {
+			ev += "; " + w
+			advice = a
+		}
 		name := CauseOtherProcesses
 		if len(r.OtherProcesses) == 0 {
 			if unlistedCounted {
@@ -2744,7 +2896,14 @@ func (r *Report) cudaErrorNote() string {
 			sizes = "the size is from its own words (\"failed to allocate N byte device buffer\", exact), and nothing else of the GPU is given; NCCL 1.x logs any cudaMalloc error in these words, out of memory being the one a full GPU gives"
 			failed = " (cudaMalloc failed; NCCL 1.x's allocDevMem, then \"NCCL Init failed ... 'cuda malloc failed'\")"
 		}
-		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		note := "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
+		if strings.Contains(r.msg.Prefix, "(may be unrelated)") {
+			// ncclGetLastError's text, quoted by the caller's error
+			// (XLA's, PyTorch's ProcessGroupNCCL): the last warning NCCL
+			// logged in the process, not necessarily this failure's.
+			note = "the failure quotes this as NCCL's last warning, which it says \"may be unrelated\" (ncclGetLastError: the last warning NCCL logged in the process, not necessarily the cause of the operation that failed, whose own error is the one named before it): if it is this failure's, " + note
+		}
+		return note
 	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":
 		if note, ok := r.checkNote(lib); ok {
 			return note // a program's own CUDA check (cudacheck.go)
@@ -3044,6 +3203,25 @@ func callerOf(m Message) string {
 		}
 	}
 	return ""
+}
+
+// freeAboveTotal reports whether the GPU's free memory a message printed
+// is more than its total (beyond both figures' rounding), and if so notes
+// it once: a discrete GPU cannot report that. ROCm on APUs (gfx1151 Strix
+// Halo, MI300A) and other unified-memory devices do: the total is the
+// memory set aside for the GPU, the free figure counts system memory the
+// GPU may also map, so the total is not the limit and a request above it
+// says nothing of capacity.
+func (r *Report) freeAboveTotal() bool {
+	if !r.known(r.DeviceFreeBytes) || !r.known(r.DeviceTotalBytes) ||
+		r.DeviceFreeBytes <= r.DeviceTotalBytes+pytorchtext.SizeTolerance(r.DeviceFreeBytes)+pytorchtext.SizeTolerance(r.DeviceTotalBytes) {
+		return false
+	}
+	note := fmt.Sprintf("the message gives %s free of a %s total: more free than the total, which a discrete GPU cannot report; a unified-memory device can (an APU such as AMD's gfx1151 or MI300A, whose total is the memory set aside for the GPU while the free figure counts system memory it may also map), so the total is not this GPU's limit and no capacity cause is drawn from it", r.size(r.DeviceFreeBytes), r.size(r.DeviceTotalBytes))
+	if !slices.Contains(r.Notes, note) {
+		r.Notes = append(r.Notes, note)
+	}
+	return true
 }
 
 // aloneCapacity is the capacity cause of a request larger by itself than

@@ -201,7 +201,7 @@ func TestRealPastes(t *testing.T) {
 		// Cut after its third "Process N has" line: the GPU's figures and
 		// the three processes (50.74 + 14.72 + 13.66 = 79.12 GiB) are
 		// kept; without PyTorch's memory no cause.
-		{"cut_after_processes.txt", "cut", gib(150), mib(4100), gib(7918), -1, -1, -1, ""},
+		{"cut_after_processes.txt", "cut", gib(150), mib(4100), gib(7918), -1, -1, -1, "other-processes"},
 		// "GPU 。" then the reporter's Chinese text: cut after the request.
 		{"cut_cjk_huatuo50.txt", "cut", mib(27000), -1, -1, -1, -1, -1, ""},
 		// 17.20 GiB allocated + 10.73 GiB asked > 8 GiB: capacity; 19.15

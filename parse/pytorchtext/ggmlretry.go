@@ -157,11 +157,15 @@ func (r *Reader) holdGGML(m Message, frames []tbFrame, line int64) {
 // compute buffers"; llama.cpp logs each failure's chain once, so the
 // next failure is another call), and llama-server's lines of a request
 // served ("slot update_slots: id  0 | task 12 | ...", "log_server_r:
-// request: POST ...", "all slots are idle").
-var llamaProgressRe = lazyre.New(`\b\w+: failed to allocate compute (?:pp |tg )?buffers|\bslot\s+\w+: id\s+\d+ \| task -?\d+|\blog_server_r: (?:done )?request|\ball slots are idle`)
+// request: POST ...", "all slots are idle"); and Ollama's runner's
+// record of a load request it was sent ("msg=load request=\"{Operation:alloc
+// ... GPULayers:36[...]", "msg=\"load request\""): Ollama retries a load
+// that failed with fewer layers on the GPU, and each attempt is another
+// call.
+var llamaProgressRe = lazyre.New(`\b\w+: failed to allocate compute (?:pp |tg )?buffers|\bslot\s+\w+: id\s+\d+ \| task -?\d+|\blog_server_r: (?:done )?request|\ball slots are idle|\bmsg=(?:load request=|"load request")`)
 
 // llamaProgressWords are words each of llamaProgressRe's forms holds.
-var llamaProgressWords = []string{"failed to allocate compute", " | task ", "log_server_r", "all slots are idle"}
+var llamaProgressWords = []string{"failed to allocate compute", " | task ", "log_server_r", "all slots are idle", "load request"}
 
 // llamaProgressHeads is the set of llamaProgressWords' heads, made on
 // first use.

@@ -295,6 +295,8 @@ type Reader struct {
 	thrownLine int64
 	// ray is what was seen of Ray's OutOfMemoryError (rayoom.go).
 	ray rayOOM
+	// hostKill: a host OOM kill was warned of (see seeHostKill)
+	hostKill bool
 	// report is an error report's message, held until the next message
 	// or the text's end (see holdReport).
 	report *heldMessage
@@ -853,6 +855,7 @@ func (r *Reader) addBody(line string) error {
 	r.seeReportException(line)
 	r.seeTerminate(line)
 	r.seeRayOOM(line)
+	r.seeHostKill(line)
 	first := findOOM(line, 0) // the loop below's first look
 	if first < 0 {
 		r.seeProgress(line)

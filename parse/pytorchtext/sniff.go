@@ -75,7 +75,9 @@ func SniffStats(head []byte) bool {
 }
 
 // SniffOOM reports whether head is text that holds a CUDA out-of-memory
-// message (a log or a traceback). An out-of-memory message further into a
+// message (a log or a traceback), or a record of host memory running
+// out that ended a task (the OOM killer's, hostKillRe; Ray's memory
+// monitor's), which the reader warns of. An out-of-memory message further into a
 // long log than head reaches is found only by reading it with NewReader;
 // LooksLikeText tells whether that is worth trying.
 func SniffOOM(head []byte) bool {
@@ -85,6 +87,12 @@ func SniffOOM(head []byte) bool {
 	// A bare "OutOfMemoryError" may be Java's: a message has one of
 	// oomPhrases, and reads as one (classify), not as prose naming it.
 	text := string(head)
+	if hostKillRe.Re().MatchString(text) || strings.Contains(text, rayHostOOMPhrases[1]) {
+		// The host's OOM killer (see seeHostKill), Ray's memory monitor
+		// (seeRayOOM): no GPU OOM, but the reader's warning says what
+		// ended the task.
+		return true
+	}
 	for from := 0; ; {
 		i := findOOM(text, from)
 		if i < 0 {
