@@ -22,6 +22,9 @@ import (
 // analyzeUnclaimed reads an input no family claimed, for gpuleak analyze.
 func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []report.Finding, error) {
 	path := in.Name
+	if err := codePickleError(path, head); err != nil {
+		return report.Input{}, nil, err
+	}
 	if !isText(head) {
 		return report.Input{}, nil, unrecognised(path)
 	}

@@ -115,6 +115,10 @@ func postmortemText(in *parse.Input, format parse.Format) (report.Input, anoom.I
 // (recognised as format, or not at all) as a log that may hold an OOM
 // message further on; an input that is not text is unrecognised.
 func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (report.Input, anoom.Input, error) {
+	if err := codePickleError(in.Name, head); err != nil {
+		// A pickle, not a log that ran without an OOM.
+		return report.Input{}, anoom.Input{}, err
+	}
 	if !isText(head) {
 		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
 	}
