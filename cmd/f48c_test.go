@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,5 +51,77 @@ func TestCodePickleWithoutProto(t *testing.T) {
 		if code, _, stderr := run(t, nil, "analyze", p); code != 2 || !strings.Contains(stderr, "unrecognised input format") {
 			t.Errorf("text %q: exit %d, %q", text, code, stderr)
 		}
+	}
+}
+
+// twoOOMLog is a training log of two out-of-memory errors, the first
+// half-way, the second at its end (after t48c's crafted_two_oom_*.log.gz).
+func twoOOMLog() []byte {
+	var b bytes.Buffer
+	oom := func(gib int) {
+		fmt.Fprintf(&b, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 77.64 GiB memory in use. Of the allocated memory 75.00 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated.\n", gib)
+	}
+	rng := rand.New(rand.NewSource(48))
+	for i := range 20000 {
+		fmt.Fprintf(&b, "step %d loss %.6f lr %.3e\n", i, rng.Float64(), rng.Float64())
+	}
+	oom(2)
+	for i := range 20000 {
+		fmt.Fprintf(&b, "step %d loss %.6f lr %.3e\n", 20000+i, rng.Float64(), rng.Float64())
+	}
+	oom(4)
+	return b.Bytes()
+}
+
+func gz(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// A gzip-compressed log cut short (an upload stopped) after its first OOM
+// is read up to the cut and marked read in part, as an NVML log is; bytes
+// after a whole gzip stream that begin no member (trailing garbage) are
+// ignored with a warning, as gzip -d does, the stream kept whole. Before,
+// both were "read error: gzip: ..." and exit 2, no report.
+func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
+	z := gz(t, twoOOMLog())
+	cut := writeF48c(t, "cut.log.gz", z[:len(z)*9/10])
+	for _, use := range []string{"analyze", "oom"} {
+		code, out, stderr := run(t, nil, use, cut)
+		if code != 0 || !strings.Contains(out, "READ IN PART: the gzip stream is cut short at byte offset") ||
+			!strings.Contains(out, "2.00 GiB requested") || strings.Contains(out, "4.00 GiB requested") {
+			t.Errorf("cut, %s: exit %d\n%s\n%s", use, code, out, stderr)
+		}
+	}
+	code, out, _ := run(t, nil, "analyze", "--format", "json", cut)
+	if code != 0 || !strings.Contains(out, `"cut": "the gzip stream is cut short at byte offset`) {
+		t.Errorf("cut, JSON: exit %d, no \"cut\":\n%s", code, out)
+	}
+	garbage := writeF48c(t, "garbage.log.gz", append(append([]byte{}, z...), "\x00\x00not gzip\n"...))
+	for _, use := range []string{"analyze", "oom"} {
+		code, out, stderr := run(t, nil, use, garbage)
+		want := fmt.Sprintf("the bytes of the compressed file after its last whole gzip member, which ends at byte offset %d, begin no member (trailing garbage", len(z))
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "READ IN PART") ||
+			!strings.Contains(out, "2.00 GiB requested") || !strings.Contains(out, "4.00 GiB requested") {
+			t.Errorf("trailing garbage, %s: exit %d\n%s\n%s", use, code, out, stderr)
+		}
+	}
+	// A cut snapshot is still an error: a pickle cut short cannot be
+	// shown as whole, nor in part.
+	snap, err := os.ReadFile(td + "pytorch/leak_train_loop.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs := gz(t, snap)
+	if code, _, stderr := run(t, nil, "analyze", writeF48c(t, "s.pickle.gz", zs[:len(zs)/2])); code != 2 || !strings.Contains(stderr, "gzip: unexpected EOF") {
+		t.Errorf("cut snapshot: exit %d, %q", code, stderr)
 	}
 }

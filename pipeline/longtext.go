@@ -101,11 +101,11 @@ func analyzeUnrecognisedText(r *runner, in *parse.Input, head []byte) (rin repor
 	if !isText(head) {
 		return report.Input{}, nil, false, nil
 	}
-	res, meta, err := readOOMText(in, pytorchtext.FormatOOMMessage)
+	res, meta, cut, err := readOOMText(in, pytorchtext.FormatOOMMessage)
 	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
 		return report.Input{}, nil, false, err
 	}
 	format := textFormat(pytorchtext.FormatOOMMessage, res)
 	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
-	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, true, nil
+	return markCut(report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), cut), nil, true, nil
 }
