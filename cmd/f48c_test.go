@@ -125,3 +125,35 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 		t.Errorf("cut snapshot: exit %d, %q", code, stderr)
 	}
 }
+
+// A log whose text ends in binary data (a pickle, a core dump appended; a
+// log rotated mid-write) is read up to the binary data, marked read in
+// part with its offset: before, the whole input was "unrecognised input
+// format" at byte offset 0 and its OOM passed over (after t48c's crafted
+// crafted_mixed_oom_pickle.log: an OOM line, then a snapshot pickle).
+func TestTextThenBinary(t *testing.T) {
+	text := "epoch 3 step 120\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 77.64 GiB memory in use. Of the allocated memory 75.00 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated.\n"
+	bin := make([]byte, 600)
+	rand.New(rand.NewSource(48)).Read(bin)
+	bin = append([]byte("\x80\x04\x95"), bin...)
+	p := writeF48c(t, "mixed.log", append([]byte(text), bin...))
+	want := fmt.Sprintf("READ IN PART: binary data from byte offset %d on", len(text))
+	for _, use := range []string{"analyze", "oom"} {
+		code, out, stderr := run(t, nil, use, p)
+		if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "2.00 GiB requested") {
+			t.Errorf("%s: exit %d\n%s\n%s", use, code, out, stderr)
+		}
+	}
+	// Text without anything gpuleak reads, then binary: an error at the
+	// binary data's offset, not at 0.
+	plain := "epoch 3 step 120\nloss 0.25\n"
+	p = writeF48c(t, "plain.log", append([]byte(plain), bin...))
+	wantErr := fmt.Sprintf("byte offset %d: unrecognised input format: lines of text without an out-of-memory message", len(plain))
+	if code, _, stderr := run(t, nil, "analyze", p); code != 2 || !strings.Contains(stderr, wantErr) {
+		t.Errorf("plain then binary: exit %d, %q", code, stderr)
+	}
+	// Binary alone is unrecognised, as before.
+	if code, _, stderr := run(t, nil, "analyze", writeF48c(t, "b.bin", bin[3:])); code != 2 || !strings.Contains(stderr, "byte offset 0: unrecognised input format: not a PyTorch") {
+		t.Errorf("binary: exit %d, %q", code, stderr)
+	}
+}

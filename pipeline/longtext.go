@@ -26,6 +26,14 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		return report.Input{}, nil, err
 	}
 	if !isText(head) {
+		if n, at := textThenBinary(head); n > 0 {
+			rin, fact, err := readTextThenBinary(in, n, at)
+			if err != nil {
+				return report.Input{}, nil, err
+			}
+			r.oom.add(fact)
+			return rin, nil, nil
+		}
 		return report.Input{}, nil, unrecognised(path)
 	}
 	rr, err := newRereader(in, path)

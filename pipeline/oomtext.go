@@ -128,6 +128,9 @@ func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (rep
 		return report.Input{}, anoom.Input{}, err
 	}
 	if !isText(head) {
+		if n, at := textThenBinary(head); n > 0 {
+			return readTextThenBinary(in, n, at)
+		}
 		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
 	}
 	rin, fact, err := postmortemText(in, pytorchtext.FormatOOMMessage)
