@@ -174,6 +174,9 @@ func runDiff(opts *DiffOptions) error {
 	if w := report.ActiveWarning(runs[0], runs[1], d.Entries, tol); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
+	if w := report.StatsWarning(runs[0], runs[1]); w != "" {
+		d.Warnings = append(d.Warnings, w)
+	}
 	d.Totals = report.DiffTotalsOf(d.Entries)
 	d.LeakSummaryBefore, d.LeakSummaryAfter = runs[0].LeakSummary, runs[1].LeakSummary
 	d.LeakSummaryStatus = report.SummaryStatus(d.LeakSummaryBefore, d.LeakSummaryAfter)

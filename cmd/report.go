@@ -18,6 +18,7 @@ import (
 	"github.com/gpuleak/gpuleak/daily"
 	"github.com/gpuleak/gpuleak/internal/startgc"
 	"github.com/gpuleak/gpuleak/parse"
+	"github.com/gpuleak/gpuleak/parse/nvml"
 	"github.com/gpuleak/gpuleak/pipeline"
 	"github.com/gpuleak/gpuleak/report"
 )
@@ -37,6 +38,9 @@ type ReportOptions struct {
 	Tolerance string
 	Jobs      int
 	TZ        string
+	// Fields names the columns of header-less nvidia-smi CSV logs, as
+	// "gpuleak analyze --fields" does.
+	Fields string
 	// Now is the time --since counts back from; nil: the clock.
 	Now func() time.Time
 }
@@ -129,6 +133,7 @@ output.
 	f.StringVar(&opts.Tolerance, "tolerance", "10%", "with --baseline, a leak site that grew by this much or less is the same: a size (1MiB), a percent (10%), or both")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "jobs (groups of files) analysed at once; 0: one per core")
 	f.StringVar(&opts.TZ, "tz", "UTC", "NVML logs: time zone of timestamps without one (as in gpuleak analyze)")
+	f.StringVar(&opts.Fields, "fields", "", "NVML logs: the fields of header-less nvidia-smi CSV, as given to --query-gpu or --query-compute-apps, for every such log of the run (as in gpuleak analyze; default "+strings.Join(nvml.DefaultQueryGPUFields, ",")+")")
 	return c
 }
 
@@ -215,7 +220,7 @@ func runReport(opts *ReportOptions) error {
 			return &UsageError{Err: err}
 		}
 	}
-	nv, err := parseNVMLFlags(opts.TZ, "", "")
+	nv, err := parseNVMLFlags(opts.TZ, opts.Fields, "")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -196,6 +197,10 @@ type sizedPath struct {
 
 type gpuAcc struct {
 	g report.DailyGPU
+	// base is the key of the GPU without its name (host and index, or
+	// job and index); name the GPU's name as the logs give it (the
+	// longest seen), norm its normGPUName ("" when no log names it).
+	base, name, norm string
 	// lowest used memory per day, for the baseline creep
 	low map[string]int64
 	// curves: one per series (the GPU, or a pid), from the log with the
@@ -451,7 +456,10 @@ func insertSkipped(xs []report.DailySkipped, s report.DailySkipped) []report.Dai
 }
 
 // unrecognisedReason says why a file was skipped, err its error: its
-// content is none of the formats gpuleak reads, or gpuleak's own output. A name that inputs carry (a .json trace or
+// content is none of the formats gpuleak reads, gpuleak's own output, an
+// archive, or a printout of memory figures gpuleak recognises but does
+// not read (a profiler table, memory_allocated() prints: parse.ErrPrintout,
+// whose message says what to record instead). A name that inputs carry (a .json trace or
 // timeline, a .pickle snapshot) is pointed out: such a file is more
 // likely an input in a layout gpuleak does not know than a bystander.
 func unrecognisedReason(path string, err error) string {
@@ -460,6 +468,18 @@ func unrecognisedReason(path string, err error) string {
 		// A report or baseline left beside the artifacts, or an archive
 		// of some: say what it is, not that its layout may be an input's
 		// gpuleak missed.
+		return pe.Msg
+	}
+	if errors.As(err, &pe) && pe.Line > 0 && (strings.HasPrefix(pe.Msg, "part of nvidia-smi") || strings.HasPrefix(pe.Msg, "part of an nvidia-smi")) {
+		// An excerpt of an nvidia-smi report that lacks what says which
+		// GPU it is of (nvml.QTextExcerpt, nvml.XMLExcerpt): what analyze
+		// says of it, at its line.
+		return fmt.Sprintf("line %d: %s", pe.Line, pe.Msg)
+	}
+	if errors.Is(err, parse.ErrPrintout) && errors.As(err, &pe) {
+		// A printout gpuleak recognises but does not read: what it is
+		// and what to record instead, as analyze says it (its message
+		// quotes the line that tells).
 		return pe.Msg
 	}
 	why := "its content is no format gpuleak reads (formats are recognised by content, not by name; gpuleak analyze FILE lists them)"
@@ -747,11 +767,19 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	// globally unique: one GPU over a week of job directories); a bare
 	// index is its host's, or without a host its job's.
 	k := "uuid\x00" + gpu
+	base, norm := k, ""
 	if !isGPUUUID(gpu) {
 		k = df.Host + "\x00" + gpu
 		if df.Host == "" {
 			k = "\x00" + g.Name() + "\x00" + gpu
 		}
+		// An index names a GPU of its host only: logs of that host whose
+		// GPU at that index has another name (another model: a machine
+		// rebuilt, or several machines under one host directory) are of
+		// another GPU. Kept apart here; joined again in finish where the
+		// names agree (mergeNamedGPUs).
+		base, norm = k, normGPUName(df.GPUName)
+		k += "\x00" + norm
 	}
 	if f.hostGPUs == nil {
 		f.hostGPUs = map[string]map[string]bool{}
@@ -763,7 +791,8 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 	}
 	acc := f.gpus[k]
 	if acc == nil {
-		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}, curves: map[string]curveCand{}}
+		acc = &gpuAcc{g: report.DailyGPU{Host: df.Host, Job: g.Job, GPU: gpu, Series: []report.DailyFinding{}, Curves: []report.DailyCurve{}}, low: map[string]int64{}, curves: map[string]curveCand{},
+			base: base, norm: norm}
 		if df.Host != "" {
 			acc.g.Job = ""
 		}
@@ -772,6 +801,9 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 		acc.g.Host, acc.g.Job = df.Host, "" // a later log names its host
 	} else if acc.g.Host == "" && g.Job < acc.g.Job {
 		acc.g.Job = g.Job // the first job by name, whatever order groups finish in
+	}
+	if n := strings.TrimSpace(df.GPUName); len(n) > len(acc.name) || len(n) == len(acc.name) && n < acc.name {
+		acc.name = n
 	}
 	if report.TrendClassRank(df.Classification) < report.TrendClassRank(acc.g.Class) || acc.g.Class == "" {
 		acc.g.Class = df.Classification
@@ -806,6 +838,164 @@ func (f *folder) trend(g Group, df report.DailyFinding, uuidOf map[string]string
 			}
 			acc.curves[key] = curveCand{c: report.DailyCurve{Label: label + " (" + baseName(df.Path) + ")",
 				AtUs: spread(*df.SeriesStartUs, *df.SeriesEndUs, len(p)), Bytes: p}, gpu: df.PID == nil, samples: df.Samples, peak: peak}
+		}
+	}
+}
+
+// normGPUName is a GPU's name as compared across logs: lower case,
+// without "NVIDIA " (drivers before R470 leave it out: "A100-SXM4-40GB"),
+// blanks collapsed; a name nvidia-smi's table cut ("Tesla V100-PCIE...")
+// keeps its cut as a final "…" (gpuNamesAgree).
+func normGPUName(name string) string {
+	n := strings.ToLower(strings.Join(strings.Fields(name), " "))
+	cut := false
+	for {
+		t := strings.TrimSuffix(strings.TrimSuffix(n, "..."), "…")
+		if t == n {
+			break
+		}
+		n, cut = strings.TrimSpace(t), true
+	}
+	n = strings.TrimPrefix(n, "nvidia ")
+	if cut {
+		n += "…"
+	}
+	return n
+}
+
+// gpuNamesAgree reports whether two normGPUName names may be one GPU's:
+// the same, or one cut by nvidia-smi's table and the other starting with
+// what is left of it.
+func gpuNamesAgree(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if s, ok := strings.CutSuffix(a, "…"); ok && strings.HasPrefix(strings.TrimSuffix(b, "…"), s) {
+		return true
+	}
+	if s, ok := strings.CutSuffix(b, "…"); ok && strings.HasPrefix(strings.TrimSuffix(a, "…"), s) {
+		return true
+	}
+	return false
+}
+
+// mergeNamedGPUs joins the GPUs of one host and index (one base) that
+// trend kept apart by name where their names agree (gpuNamesAgree), and
+// those whose logs give no name into the one named GPU of their base
+// when there is one. Where GPUs of different names remain under one
+// index, each is labelled with its name and a warning says their series
+// are not joined: an index is a GPU of one machine, and "gpu 0" of a
+// GTX TITAN's log and of an H100's is not one GPU whose lowest memory
+// moved between them. In key order, so that the result does not depend
+// on the order groups finish in.
+func (f *folder) mergeNamedGPUs() {
+	byBase := map[string][]string{}
+	for k, acc := range f.gpus {
+		if acc.base != k { // by index, not UUID
+			byBase[acc.base] = append(byBase[acc.base], k)
+		}
+	}
+	bases := make([]string, 0, len(byBase))
+	for b, ks := range byBase {
+		if len(ks) > 1 {
+			bases = append(bases, b)
+		}
+	}
+	sort.Strings(bases)
+	for _, b := range bases {
+		ks := byBase[b]
+		sort.Strings(ks) // the unnamed one ("...\x00") first
+		var named, unnamed []string
+		for _, k := range ks {
+			if f.gpus[k].norm == "" {
+				unnamed = append(unnamed, k)
+				continue
+			}
+			joined := false
+			for _, into := range named {
+				if gpuNamesAgree(f.gpus[into].norm, f.gpus[k].norm) {
+					f.absorbGPU(into, k)
+					joined = true
+					break
+				}
+			}
+			if !joined {
+				named = append(named, k)
+			}
+		}
+		if len(named) == 1 {
+			for _, k := range unnamed {
+				f.absorbGPU(named[0], k)
+			}
+			continue
+		}
+		if len(named) < 2 {
+			continue
+		}
+		var names []string
+		for _, k := range named {
+			acc := f.gpus[k]
+			names = append(names, acc.name)
+			acc.g.GPU += " (" + acc.name + ")"
+		}
+		for _, k := range unnamed {
+			f.gpus[k].g.GPU += " (no log names it)"
+		}
+		first := f.gpus[named[0]]
+		where := first.g.Host
+		if where == "" {
+			where = "job " + first.g.Job
+		}
+		f.d.Warnings = append(f.d.Warnings, fmt.Sprintf("%s: %s is named %s in different logs: GPUs of different models under one index (a machine rebuilt, or several machines' logs under one host), kept apart: their series, lowest used memory and its change per day are not joined",
+			where, strings.TrimSuffix(b[strings.LastIndexByte(b, 0)+1:], "\x00"), quoteJoin(names)))
+	}
+}
+
+// quoteJoin quotes names and joins them: "A", "B" and "C".
+func quoteJoin(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// absorbGPU joins the GPU under key from into the one under key into:
+// its series, lowest memory per day, curves, class, host and job.
+func (f *folder) absorbGPU(into, from string) {
+	a, b := f.gpus[into], f.gpus[from]
+	if report.TrendClassRank(b.g.Class) < report.TrendClassRank(a.g.Class) || a.g.Class == "" {
+		a.g.Class = b.g.Class
+	}
+	for day, low := range b.low {
+		if old, ok := a.low[day]; !ok || low < old {
+			a.low[day] = low
+		}
+	}
+	for _, s := range b.g.Series {
+		a.g.Series = appendBounded(a.g.Series, s, maxSeries, seriesLess)
+	}
+	for key, c := range b.curves {
+		if old, ok := a.curves[key]; (ok && c.samples > old.samples) || (!ok && len(a.curves) < maxCurveCands) {
+			a.curves[key] = c
+		}
+	}
+	if a.g.Host == "" && b.g.Host != "" {
+		a.g.Host, a.g.Job = b.g.Host, ""
+	} else if a.g.Host == "" && b.g.Job < a.g.Job {
+		a.g.Job = b.g.Job
+	}
+	if len(b.name) > len(a.name) {
+		a.name = b.name
+	}
+	delete(f.gpus, from)
+	for _, keys := range f.hostGPUs {
+		if keys[from] {
+			delete(keys, from)
+			keys[into] = true
 		}
 	}
 }
@@ -941,6 +1131,7 @@ func (f *folder) finish() *report.Daily {
 		}
 		return a.Key < b.Key
 	})
+	f.mergeNamedGPUs()
 	for _, acc := range f.gpus {
 		g := acc.g
 		g.BaselineCreepBytesPerDay = creep(acc.low)

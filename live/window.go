@@ -84,5 +84,6 @@ func (w *Window) Trends(name string, opt trend.Options) (*trend.Result, error) {
 	a.Input(name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(name, m.ProcessesListedUs)
 	a.ProcessesPartial(name, m.ProcessesPartialUs)
+	a.Graphics(name, m.GraphicsPIDs)
 	return a.Finalize(), nil
 }

@@ -51,6 +51,10 @@ type Input struct {
 	// embeds, base64-decoded (embeddedSnapshot); offsets in errors count
 	// the decoded bytes.
 	Embedded bool
+	// JSON is true when the input is a snapshot saved as JSON
+	// (json.dump) and its bytes are the pickle of it, transcoded as it is
+	// read (jsonSnapshot); offsets in errors count the pickle's bytes.
+	JSON bool
 
 	r      *bufio.Reader
 	closer []io.Closer
@@ -164,6 +168,9 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 	if r, ok := embeddedSnapshot(br); ok {
 		in.Embedded = true
 		br = r
+	} else if r, ok := jsonSnapshot(br); ok {
+		in.JSON = true
+		br = r
 	}
 	in.r = br
 	return in, nil
@@ -190,6 +197,9 @@ func (in *Input) Head() ([]byte, error) {
 		}
 		if in.Embedded {
 			return b, fmt.Errorf("byte offset %d of the snapshot the page embeds (base64-decoded): %w", off, err)
+		}
+		if in.JSON {
+			return b, err // it names the offset in the JSON
 		}
 		return b, fmt.Errorf("byte offset %d: %w", off, err)
 	}
@@ -236,10 +246,11 @@ func (c *GzipCut) String() string {
 // through it, so that every offset of a gzipped input says what it counts.
 func (in *Input) Locate(err error) error {
 	var pe *Error
-	if err == nil || !(in.Gzip || in.Embedded) || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
+	if err == nil || !(in.Gzip || in.Embedded || in.JSON) || !errors.As(err, &pe) || pe.Offset < 0 || pe.Line > 0 {
 		return err
 	}
 	pe.Embedded = in.Embedded
+	pe.JSON = in.JSON
 	if !in.Gzip {
 		return err
 	}

@@ -58,6 +58,12 @@ var ErrOwnOutput = NewSubKind("gpuleak's own output", ErrUnknownFormat)
 // inputs, but not as it is.
 var ErrContainer = NewSubKind("an archive or another compression", ErrUnknownFormat)
 
+// ErrPrintout is an ErrUnknownFormat that is a printout of memory
+// figures gpuleak recognises but does not read (a profiler table,
+// memory_allocated() printed each step, another tool's report, a snapshot
+// saved as JSON): the error names what it is and what to record instead.
+var ErrPrintout = NewSubKind("a memory printout gpuleak does not read", ErrUnknownFormat)
+
 // ErrIsDirectory is returned (wrapped in an *Error) by Open for a path
 // that names a directory, where a file was expected.
 var ErrIsDirectory = NewKind("is a directory")
@@ -88,6 +94,9 @@ type Error struct {
 	// _memory_viz page embeds, base64-decoded (Input.Embedded): the
 	// message says so.
 	Embedded bool
+	// JSON is true when Offset counts bytes of the pickle made from a
+	// snapshot saved as JSON (Input.JSON): the message says so.
+	JSON bool
 }
 
 func (e *Error) Error() string {
@@ -99,6 +108,8 @@ func (e *Error) Error() string {
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content (compressed bytes read: %d)", e.File, e.Offset, e.Compressed)
 	case e.Offset >= 0 && e.Gzip:
 		pos = fmt.Sprintf("%s: byte offset %d of the decompressed content", e.File, e.Offset)
+	case e.Offset >= 0 && e.JSON:
+		pos = fmt.Sprintf("%s: byte offset %d of the pickle made from the snapshot's JSON", e.File, e.Offset)
 	case e.Offset >= 0 && e.Embedded:
 		pos = fmt.Sprintf("%s: byte offset %d of the snapshot the page embeds (base64-decoded)", e.File, e.Offset)
 	case e.Offset >= 0:

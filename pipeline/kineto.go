@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	anoom "github.com/gpuleak/gpuleak/analyze/oom"
@@ -58,6 +59,13 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 			// it and no "no finding" stands for it.
 			why := "the trace holds no events (its traceEvents is empty): nothing can be judged from it; the profiler recorded nothing (stopped before any step, or a schedule whose active steps never came), so nothing shows how it was set up either; " + record
 			return report.Input{Path: in.Name, Format: string(format), Warnings: append(meta.Warnings.Strings(), why), Empty: why}, nil, nil
+		case meta.Spans == 0 && meta.ByCategory["kernel"]+meta.ByCategory["gpu_memcpy"]+meta.ByCategory["gpu_memset"] == 0:
+			// No op, record_function range or kernel: the profiler ran
+			// around no work (the model ran outside its with-block, or
+			// the schedule's active steps never came), so no step was
+			// too few: nothing ran that could allocate.
+			msg = fmt.Sprintf("a PyTorch profiler trace of %s with no operator, kernel or [memory] event (%s): nothing ran under the profiler (its trace marks no op and no step; the model ran outside the profiler's with-block, or its schedule's active steps never came), so nothing of the GPU's memory can be judged from it; profile the steps that run the model (prof.step() at the end of each), %s",
+				counted(int(meta.Events), "event", "events"), categoryWords(meta.ByCategory), record)
 		case meta.ProfileMemory != nil && *meta.ProfileMemory && a.ProfilerSteps() >= snapshot.MinIterations:
 			// The allocator's every allocation and free is an event: with
 			// none in steps enough to judge growth, nothing it manages
@@ -119,4 +127,28 @@ func analyzeKineto(r *runner, in *parse.Input, _ []byte, format parse.Format) (r
 		r.oom.add(fact)
 	}
 	return rin, fs, nil
+}
+
+// categoryWords lists a trace's event categories with their counts,
+// most first: "7 ac2g, 7 cuda_runtime, 45 without a category".
+func categoryWords(by map[string]int64) string {
+	cats := make([]string, 0, len(by))
+	for c := range by {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool {
+		if by[cats[i]] != by[cats[j]] {
+			return by[cats[i]] > by[cats[j]]
+		}
+		return cats[i] < cats[j]
+	})
+	words := make([]string, 0, len(cats))
+	for _, c := range cats {
+		if c == "" {
+			words = append(words, fmt.Sprintf("%d without a category", by[c]))
+			continue
+		}
+		words = append(words, fmt.Sprintf("%d %s", by[c], c))
+	}
+	return strings.Join(words, ", ")
 }

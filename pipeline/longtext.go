@@ -36,6 +36,10 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		}
 		return report.Input{}, nil, unrecognised(path)
 	}
+	// head is the reader's buffer (Peek): the long-text scan reads on and
+	// overwrites it in an input longer than it. The tests after the scan
+	// look at the input's start.
+	head = bytes.Clone(head)
 	rr, err := newRereader(in, path)
 	if err != nil {
 		return report.Input{}, nil, err
@@ -57,6 +61,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	if n, msg, ok := nvml.QTextExcerpt(head); ok {
 		return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
 	}
+	if n, msg, ok := nvml.XMLExcerpt(head); ok {
+		return report.Input{}, nil, &parse.Error{File: path, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
+	}
 	if hint := toolErrorHint(head); hint != "" {
 		e := unrecognised(path).(*parse.Error)
 		e.Msg += hint
@@ -67,6 +74,9 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 		// compute-sanitizer report, no tool's error.
 		return report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
 			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, nil, nil
+	}
+	if err := printoutError(path, head); err != nil {
+		return report.Input{}, nil, err
 	}
 	return report.Input{}, nil, unrecognised(path)
 }

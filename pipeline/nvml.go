@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -74,10 +75,36 @@ func upToCut(in *parse.Input) (io.Reader, *parse.GzipCut) {
 // headerlessCSV claims comma-separated values without a header as the
 // nvidia-smi query the --fields given name.
 func headerlessCSV(head []byte, o *Options) parse.Format {
-	if len(o.NVML.Fields) > 0 && looksLikeHeaderlessCSV(head) {
+	if len(o.NVML.Fields) > 0 && (looksLikeHeaderlessCSV(head) || textFirst(o.NVML.Fields[0]) && looksLikeRowsOfText(head)) {
 		return nvml.FormatForFields(o.NVML.Fields)
 	}
 	return parse.FormatUnknown
+}
+
+// textFirst reports whether field, the first --fields names, holds text,
+// not a number or date: a fleet script's host column ("gpu07, 0, NVIDIA
+// A100-SXM4-80GB, ..."), the GPU's name or uuid.
+func textFirst(field string) bool {
+	switch strings.TrimSpace(field) {
+	case "host", "hostname", "nodename", "name", "gpu_name", "uuid", "gpu_uuid", "process_name", "pci.bus_id", "gpu_bus_id":
+		return true
+	}
+	return false
+}
+
+// looksLikeRowsOfText is looksLikeHeaderlessCSV for a log whose first
+// field is text: its first line's first field a word (a host name, not a
+// header's field name with a dot or a unit in brackets) and the rows of
+// head one CSV table of values.
+func looksLikeRowsOfText(head []byte) bool {
+	head = bytes.TrimLeft(nvml.SkipDateLines(head), "\r\n")
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	f := bytes.Split(bytes.TrimSpace(line), []byte(","))
+	if len(f) < 3 {
+		return false
+	}
+	first := bytes.TrimSpace(f[0])
+	return len(first) > 0 && !bytes.ContainsAny(first, ".[ ") && nvml.LooksLikeCSVRows(head, 3)
 }
 
 // looksLikeHeaderlessCSV: the first line is comma-separated values, at
@@ -249,6 +276,7 @@ func readNVML(in *parse.Input, a *antrend.Analyzer, procs *anrun.ProcessCollecto
 	a.Input(in.Name, m.FirstUs, m.LastUs)
 	a.ProcessesListed(in.Name, m.ProcessesListedUs)
 	a.ProcessesPartial(in.Name, m.ProcessesPartialUs)
+	a.Graphics(in.Name, m.GraphicsPIDs)
 	clock := m.Clock.String()
 	if m.Clock == nvml.ClockTimeOfDay && m.DateGiven {
 		clock = nvml.ClockAbsolute.String()

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"github.com/gpuleak/gpuleak/parse"
@@ -61,16 +63,16 @@ var toolErrors = []toolError{
 	// different things: nvmlInit failed, so nothing was read; the GPU
 	// was lost; or one query failed on an NVML that works, and what the
 	// script printed before it may be readings.
-	{lazyre.New(`^([\w.]+\.)?NVMLError_(LibraryNotFound|DriverNotLoaded|Uninitialized|LibRmVersionMismatch): .+`), "pynvml",
+	{lazyre.New(`^\s*([\w.]+\.)?NVMLError_(LibraryNotFound|DriverNotLoaded|Uninitialized|LibRmVersionMismatch): .+`), "pynvml",
 		"pynvml could not start NVML (its library not found, the driver not loaded or of another version than the library, or nvmlInit not called), so it sampled nothing",
 		"fix what the message says until nvidia-smi alone prints its table, then log again"},
-	{lazyre.New(`^([\w.]+\.)?NVMLError_(GpuIsLost|ResetRequired): .+`), "pynvml",
+	{lazyre.New(`^\s*([\w.]+\.)?NVMLError_(GpuIsLost|ResetRequired): .+`), "pynvml",
 		"NVML lost the GPU (fallen off the bus, or an Xid error that needs a reset), so the sampler stopped there",
 		"see the kernel log (dmesg) for the GPU's Xid error, reset or reboot, then log again"},
-	{lazyre.New(`^([\w.]+\.)?NVMLError_(NotSupported|NoPermission|InvalidArgument|NotFound|FunctionNotFound|NoData|InsufficientSize|ArgumentVersionMismatch|Deprecated|FreqNotSupported|VgpuEccNotSupported): .+`), "pynvml",
+	{lazyre.New(`^\s*([\w.]+\.)?NVMLError_(NotSupported|NoPermission|InvalidArgument|NotFound|FunctionNotFound|NoData|InsufficientSize|ArgumentVersionMismatch|Deprecated|FreqNotSupported|VgpuEccNotSupported): .+`), "pynvml",
 		"one query failed, not NVML: NVML itself worked, but this GPU, its mode (MIG hides utilisation), the driver or the user's permissions do not allow that one query, and the script stopped at it; what it printed before may be readings, but in no layout gpuleak reads",
 		"catch the error for that query (or leave it out) and log the memory samples in a layout gpuleak reads, e.g. nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1"},
-	{lazyre.New(`^([\w.]+\.)?NVMLError_\w+: .+`), "pynvml",
+	{lazyre.New(`^\s*([\w.]+\.)?NVMLError_\w+: .+`), "pynvml",
 		"an NVML call failed and the script stopped at it; what it printed before may be readings, but in no layout gpuleak reads",
 		"fix what the message says until nvidia-smi alone prints its table, then log again"},
 	{lazyre.New(`^[\w.]*(Error|Exception): .*(Found no NVIDIA driver on your system|No CUDA GPUs are available|no CUDA-capable device is detected|CUDA driver initialization failed).*`), "PyTorch",
@@ -86,22 +88,62 @@ var toolErrors = []toolError{
 const maxToolErrorLine = 512
 
 // findToolError returns the first line of head (1-based) that is a tool's
-// error, and which; 0 when none is.
+// error, and which; 0 when none is. A pynvml error raised in nvmlInit (its
+// traceback's frames above it name it) is NVML not starting, whatever its
+// code (initError).
 func findToolError(head []byte) (int, string, *toolError) {
 	sc := bufio.NewScanner(bytes.NewReader(head))
 	sc.Buffer(make([]byte, 0, 4096), len(head)+1)
+	var frames []string // the functions of the traceback being read
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
 		if len(line) > maxToolErrorLine {
 			continue
 		}
+		if bytes.Contains(line, []byte("Traceback (most recent call last)")) {
+			frames = frames[:0]
+		} else if m := pyFrameRe.Re().FindSubmatch(line); m != nil {
+			frames = append(frames, string(m[1]))
+		}
 		for i := range toolErrors {
 			if m := toolErrors[i].Re.Re().Find(line); m != nil {
-				return n, string(bytes.TrimSpace(m)), &toolErrors[i]
+				te := &toolErrors[i]
+				if te.Tool == "pynvml" && te != &toolErrors[pynvmlInitIdx] && slices.ContainsFunc(frames, isNVMLInit) {
+					te = initError(string(bytes.TrimSpace(m)))
+				}
+				return n, strings.Trim(string(bytes.TrimSpace(m)), "`"), te
 			}
 		}
 	}
 	return 0, "", nil
+}
+
+// pyFrameRe matches a frame of a Python traceback: `  File "...", line
+// 615, in nvmlInit`.
+var pyFrameRe = lazyre.New(`^\s*File "[^"]*", line \d+, in (\w+)`)
+
+// isNVMLInit reports whether a traceback's frame is nvmlInit's (or
+// nvmlInitWithFlags', nvmlInit_v2's): the call that starts NVML.
+func isNVMLInit(f string) bool { return strings.HasPrefix(f, "nvmlInit") }
+
+// pynvmlInitIdx is the index in toolErrors of pynvml's errors that mean
+// NVML did not start, whichever call raised them.
+var pynvmlInitIdx = slices.IndexFunc(toolErrors, func(t toolError) bool {
+	return t.Tool == "pynvml" && strings.Contains(t.Re.String(), "DriverNotLoaded")
+})
+
+// initError is the toolError of a pynvml error (line, its traceback's
+// last line) that nvmlInit raised: NVML did not start, so nothing was
+// sampled, not one query failing on an NVML that works.
+func initError(line string) *toolError {
+	why, do := "its code says why", "fix what the message says until nvidia-smi alone prints its table, then log again"
+	if strings.Contains(line, "NVMLError_NoPermission") {
+		why = "the user it ran as may not open the GPU's device files (/dev/nvidia*: a service account, such as a monitoring agent's, without access to them; a container started without them)"
+		do = "run the sampler as a user that can open the GPUs (nvidia-smi run as that user prints its table), then log again"
+	}
+	return &toolError{Tool: "pynvml",
+		Means: "nvmlInit raised it (the traceback's frames above it name it): NVML did not start, so nothing was sampled; " + why,
+		Do:    do}
 }
 
 // maxToolErrorLines is the most lines (not blank) of a file that is a

@@ -105,6 +105,12 @@ func notNVML(name string, head []byte, f parse.Format, err error) error {
 		if n, msg, ok := nvml.QTextExcerpt(head); ok {
 			return &parse.Error{File: name, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
 		}
+		if n, msg, ok := nvml.XMLExcerpt(head); ok {
+			return &parse.Error{File: name, Offset: -1, Line: n, Err: parse.ErrUnknownFormat, Msg: msg}
+		}
+		if pe := printoutError(name, head); pe != nil {
+			return pe
+		}
 		var pe *parse.Error
 		if hint := toolErrorHint(head); hint != "" && errors.As(err, &pe) {
 			pe.Msg += hint

@@ -47,6 +47,11 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 	if s.SplitUnmeasured() {
 		out.InactiveSplitBytes = nil
 	}
+	if s.AsyncBackend() {
+		// Zeros the backend never counts, not measured ones.
+		out.CudaMallocAsync = true
+		out.Segments, out.Allocations, out.NumOOMs, out.NumAllocRetries = nil, nil, nil, nil
+	}
 	if s.Device >= 0 {
 		out.Device = ptr(s.Device)
 	}
@@ -58,8 +63,10 @@ func fromStats(s oom.AllocatorStats, sameAs []string) AllocatorStats {
 func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResult) Input {
 	in := Input{Path: path, Format: source, OOMPrinters: res.Printers()}
 	in.Warnings = append(in.Warnings, parseWarnings...)
-	for _, s := range res.Stats {
-		in.AllocatorStats = append(in.AllocatorStats, fromStats(s, nil))
+	for i, s := range res.Stats {
+		st := fromStats(s, nil)
+		st.CountersFell = countersFell(res.Stats[:i], s)
+		in.AllocatorStats = append(in.AllocatorStats, st)
 		if why := s.Inconsistent(); why != "" {
 			// Said where the text report shows it, not only in the
 			// verdict (whose header line keeps its first words).
@@ -70,6 +77,53 @@ func FromOOMText(path, source string, parseWarnings []string, res *oom.TextResul
 		}
 	}
 	return in
+}
+
+// cumulativeCounters are statistics one process's allocator only adds
+// to (reset_accumulated_memory_stats aside), with their names in a
+// memory_summary() table.
+var cumulativeCounters = []struct{ key, words string }{
+	{"allocated_bytes.all.allocated", "total allocated (Allocated memory, Tot Alloc)"},
+	{"allocated_bytes.all.freed", "total freed (Allocated memory, Tot Freed)"},
+	{"reserved_bytes.all.allocated", "total reserved (GPU reserved memory, Tot Alloc)"},
+	{"allocation.all.allocated", "allocations made (Allocations, Tot Alloc)"},
+	{"num_ooms", "OOM count"},
+	{"num_alloc_retries", "cudaMalloc retry count"},
+}
+
+// countersFell says which cumulative counter of s is below the one of
+// the last set before it (in before) of the same device and process
+// (a device named; a summary's values with their truncation allowed
+// for): "" when none is, or there is no such set. See
+// AllocatorStats.CountersFell.
+func countersFell(before []oom.AllocatorStats, s oom.AllocatorStats) string {
+	if s.Device < 0 {
+		return ""
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		p := before[i]
+		if p.Device != s.Device || p.Process != s.Process {
+			continue
+		}
+		for _, c := range cumulativeCounters {
+			was, ok1 := p.Get(c.key)
+			now, ok2 := s.Get(c.key)
+			if ok1 && ok2 && now+s.Resolution[c.key] < was {
+				return fmt.Sprintf("its %s, %s, is below the %s of the print at line %d", c.words, counterValue(c.key, now), counterValue(c.key, was), p.Line)
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// counterValue renders a cumulative counter's value: bytes for the
+// totals of bytes, a count otherwise.
+func counterValue(key string, v int64) string {
+	if strings.Contains(key, "_bytes.") {
+		return IBytes(v)
+	}
+	return fmt.Sprint(v)
 }
 
 // AddPostmortemNotes adds the postmortem's remarks about inputs ("no OOM

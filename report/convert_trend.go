@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -622,6 +623,21 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 			last = LikeSize(s.LastBytes, to, final.ToBytes)
 			change = fmt.Sprintf(" from %s to %s in %d steps between %s and %s", from, to, n,
 				timeOf(first.StartUs, clock, s.StartUs), timeOf(final.EndUs, clock, s.StartUs))
+			if mixed := slices.ContainsFunc(steps, func(c trend.ChangePoint) bool {
+				return (c.ToBytes > c.FromBytes) != (final.ToBytes > first.FromBytes)
+			}); mixed && n <= maxStepsNamed {
+				// Steps both ways: the net change alone would hide one
+				// (999 MiB down to 100 MiB, then up to 200 MiB).
+				var each []string
+				for _, c := range steps {
+					dir := "up"
+					if c.ToBytes < c.FromBytes {
+						dir = "down"
+					}
+					each = append(each, fmt.Sprintf("%s to %s at %s", dir, IBytes(c.ToBytes), timeOf(c.StartUs, clock, s.StartUs)))
+				}
+				change = fmt.Sprintf(" from %s to %s in %d steps (%s)", from, to, n, strings.Join(each, ", then "))
+			}
 		}
 		dir := "growth"
 		if s.LastBytes < s.FirstBytes {
@@ -710,11 +726,44 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 		if s.HasPID {
 			log = "nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -lms 1000"
 		}
+		_, inst, mig := strings.Cut(s.UUID, "/")
+		mig = mig && strings.HasPrefix(s.UUID, "GPU-")
+		switch {
+		case s.Graphics:
+			// --query-compute-apps lists compute processes alone.
+			log = "nvidia-smi pmon -s m -o DT -d 1: a graphics process (type G), which --query-compute-apps does not list"
+		case !s.HasPID && s.Source == "dcgm-prometheus":
+			// The exporter's own series, over time: --query-gpu gives
+			// no MIG instance's memory (a GPU's is its instances' sum).
+			log = "keep the exporter's metrics over time: Prometheus's DCGM_FI_DEV_FB_USED series, or its /metrics fetched every 30 s with date before each"
+			if mig {
+				log += "; nvidia-smi --query-gpu gives the whole GPU, not MIG instance " + inst
+			}
+		}
 		return fmt.Sprintf("undetermined: %s: %s%s used; %s: no trend can be judged; log for longer (%s)%s",
 			who, used, of, what, log, unattributedNote(s))
 	}
+	if lo, hi := s.MinBytes, s.PeakBytes; s.SetAside == 0 && s.FullSamples == 0 && float64(hi-lo) > max(flatAbs, flatRel*float64(hi)) {
+		// Samples that swing more than a flat band without a level
+		// change beyond their own noise: one figure would claim a level
+		// the samples did not hold.
+		return fmt.Sprintf("flat: %s: between %s and %s for %s (%s), %s at the end: no level change beyond the swings from sample to sample (noise %s), no growth%s",
+			who, IBytes(lo), IBytes(hi), span, plural(s.Samples, "sample", "samples"), IBytes(s.LastBytes), IBytes(int64(s.Noise)), unattributedNote(s))
+	}
 	return fmt.Sprintf("flat: %s: %s for %s (%s): no growth%s", who, IBytes(s.LastBytes), span, plural(s.Samples, "sample", "samples"), unattributedNote(s))
 }
+
+// maxStepsNamed is the most steps a step finding names one by one, where
+// they go both ways.
+const maxStepsNamed = 4
+
+// flatAbs and flatRel are the band within which a flat series' samples
+// are one level (trend's flat band: 16 MiB, or 2% of the level); beyond it
+// the finding gives their range, not one figure.
+const (
+	flatAbs = 16 << 20
+	flatRel = 0.02
+)
 
 // tenthBytes renders n bytes as IBytes does, with a tenth of the unit
 // where IBytes rounds to two whole digits (10 to 99 units, up to 5% off:

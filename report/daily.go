@@ -260,7 +260,10 @@ type DailyCurve struct {
 type DailyGPU struct {
 	Host string `json:"host"`
 	Job  string `json:"job"`
-	// GPU names it: its UUID, else "gpu N" (NVML index).
+	// GPU names it: its UUID, else "gpu N" (NVML index), with its name
+	// after it, "gpu 0 (NVIDIA H100 80GB HBM3)", where logs of one host
+	// give GPUs of different names at that index (kept apart, a warning
+	// says so).
 	GPU string `json:"gpu"`
 	// Class is the worst classification among its series (growing first).
 	Class string `json:"class"`

@@ -44,6 +44,11 @@ type Baseline struct {
 	// absent when none gave it, and in baselines written before this
 	// member.
 	Active []DeviceActive `json:"active,omitempty"`
+	// Stats: each device's memory as the run's last allocator statistics
+	// of it give it (memory_summary() tables, memory_stats() dicts; see
+	// StatsOf), which name no call site; absent when none gave it, and
+	// in baselines written before this member.
+	Stats []DeviceStats `json:"allocator_stats,omitempty"`
 	// Omitted counts the findings of the run its document left out: a
 	// JSON report written with --top (findings_total less those listed)
 	// or --min-bytes (findings_below_min_bytes). A site absent from such
@@ -589,7 +594,105 @@ func RunBaseline(fs []Finding, errs []ToolError, ins []Input) *Baseline {
 	b.Formats = InputFormats(ins)
 	b.GrowthUnjudged = UnjudgedOf(ins)
 	b.Active = ActiveOf(ins)
+	b.Stats = StatsOf(ins)
 	return b
+}
+
+// DeviceStats is a device's memory as a run's last allocator statistics
+// of it give it (Source "memory_summary" or "memory_stats", Device nil
+// for a table whose title was cut off): allocated and reserved bytes, nil
+// where the statistics did not give them (a table cut before the row).
+type DeviceStats struct {
+	Device         *int   `json:"device"`
+	Source         string `json:"source"`
+	AllocatedBytes *int64 `json:"allocated_bytes"`
+	ReservedBytes  *int64 `json:"reserved_bytes"`
+}
+
+// StatsOf lists, by device and source, the last allocator statistics of
+// the inputs read that give allocated or reserved memory, in the order
+// first met.
+func StatsOf(ins []Input) []DeviceStats {
+	var out []DeviceStats
+	for _, in := range ins {
+		if in.Error != "" {
+			continue
+		}
+		for _, st := range in.AllocatorStats {
+			if st.AllocatedBytes == nil && st.ReservedBytes == nil {
+				continue
+			}
+			d := DeviceStats{Device: st.Device, Source: st.Source, AllocatedBytes: st.AllocatedBytes, ReservedBytes: st.ReservedBytes}
+			i := slices.IndexFunc(out, func(o DeviceStats) bool { return sameDevice(o.Device, d.Device) && o.Source == d.Source })
+			if i < 0 {
+				out = append(out, d)
+				continue
+			}
+			out[i] = d
+		}
+	}
+	return out
+}
+
+// sameDevice reports whether two devices, nil when not given, are one.
+func sameDevice(a, b *int) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// StatsWarning compares, device by device, the memory the two runs'
+// allocator statistics give (memory_summary(), memory_stats(); see
+// StatsOf): they name no call site, so the sites compared (and the
+// "held" totals, which add up sites) cannot show it. A device whose
+// number either side does not give is paired when each run gives
+// statistics of one device only. "" when the runs give none to pair.
+func StatsWarning(base, run *Baseline) string {
+	var notes []string
+	for _, a := range run.Stats {
+		i := slices.IndexFunc(base.Stats, func(b DeviceStats) bool { return sameDevice(b.Device, a.Device) && b.Source == a.Source })
+		if i < 0 && len(base.Stats) == 1 && len(run.Stats) == 1 && base.Stats[0].Source == a.Source && (a.Device == nil || base.Stats[0].Device == nil) {
+			i = 0
+		}
+		if i < 0 {
+			continue
+		}
+		b := base.Stats[i]
+		var parts []string
+		for _, m := range []struct {
+			what       string
+			before, at *int64
+		}{{"allocated", b.AllocatedBytes, a.AllocatedBytes}, {"reserved", b.ReservedBytes, a.ReservedBytes}} {
+			if m.before == nil || m.at == nil {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %s -> %s (%s)", m.what, IBytes(*m.before), IBytes(*m.at), signedIBytes(*m.at-*m.before)))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		dev := "the device (its number not given)"
+		switch {
+		case a.Device != nil:
+			dev = fmt.Sprintf("device %d", *a.Device)
+		case b.Device != nil:
+			dev = fmt.Sprintf("device %d", *b.Device)
+		}
+		notes = append(notes, fmt.Sprintf("%s, by each run's last %s: %s", dev, statsSourceWords(a.Source), strings.Join(parts, ", ")))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return strings.Join(notes, "; ") + "; allocator statistics name no call site, so no site below accounts for this memory and the held totals (which add up sites) leave it out; a snapshot of each run (torch.cuda.memory._record_memory_history, then _dump_snapshot) would name where it is held"
+}
+
+// statsSourceWords names an AllocatorStats source as PyTorch's call.
+func statsSourceWords(source string) string {
+	switch source {
+	case "memory_summary":
+		return "torch.cuda.memory_summary() table"
+	case "memory_stats":
+		return "torch.cuda.memory_stats() dict"
+	}
+	return source
 }
 
 // InputFormats lists the formats of the inputs read, sorted, each once.

@@ -306,7 +306,20 @@ type AllocatorStats struct {
 	// ExpandableSegments: some of the reserved memory is in expandable
 	// segments (reserved with no segment counted); InactiveSplitBytes
 	// covers only the other segments.
-	ExpandableSegments bool   `json:"expandable_segments,omitempty"`
+	ExpandableSegments bool `json:"expandable_segments,omitempty"`
+	// CudaMallocAsync: the set is the cudaMallocAsync backend's
+	// (backend:cudaMallocAsync), which fills only allocated, active and
+	// reserved memory (current and peak) and leaves the rest zero:
+	// InactiveSplitBytes, Segments, Allocations, NumOOMs and
+	// NumAllocRetries are then null (not measured), whatever it printed.
+	CudaMallocAsync bool `json:"cuda_malloc_async,omitempty"`
+	// CountersFell: a cumulative counter of this set (a total allocated
+	// or freed, an OOM or retry count) is below the one of the print
+	// before it of the same device and Process, which one process's
+	// counters never are unless reset (reset_accumulated_memory_stats):
+	// the two are prints of separate runs or processes. The counter and
+	// both values, with the earlier print's line; absent otherwise.
+	CountersFell       string `json:"counters_fell,omitempty"`
 	PeakAllocatedBytes *int64 `json:"peak_allocated_bytes"`
 	PeakReservedBytes  *int64 `json:"peak_reserved_bytes"`
 	Segments           *int64 `json:"segments"`

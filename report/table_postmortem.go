@@ -433,6 +433,8 @@ func statsLine(s AllocatorStats) string {
 	add(s.AllocatedBytes, "allocated")
 	add(s.ReservedBytes, "reserved")
 	switch {
+	case s.CudaMallocAsync:
+		parts = append(parts, "non-releasable memory, segments, allocations and OOMs not measured (the cudaMallocAsync backend fills only allocated and reserved memory and prints 0 for the rest)")
 	case s.ExpandableSegments && s.InactiveSplitBytes == nil:
 		parts = append(parts, "non-releasable not measured (expandable segments, which PyTorch leaves out of it)")
 	case s.ExpandableSegments:

@@ -284,6 +284,7 @@ func describeAllocatorStats(in Input) []string {
 		proc string
 	}
 	last, prints, labels := map[proc]int{}, map[proc]int{}, map[int]map[string]bool{}
+	fell := map[proc]string{} // the first fall of a cumulative counter
 	for i, s := range in.AllocatorStats {
 		if s.Device == nil {
 			continue // a dict that names no device: each may be another's
@@ -291,6 +292,9 @@ func describeAllocatorStats(in Input) []string {
 		k := proc{*s.Device, s.Process}
 		last[k] = i
 		prints[k]++
+		if s.CountersFell != "" && fell[k] == "" {
+			fell[k] = fmt.Sprintf("line %d: %s", s.Line, s.CountersFell)
+		}
 		if labels[k.dev] == nil {
 			labels[k.dev] = map[string]bool{}
 		}
@@ -308,7 +312,12 @@ func describeAllocatorStats(in Input) []string {
 			if len(labels[k.dev]) > 1 && s.Process != "" {
 				name += " (" + s.Process + ")"
 			}
-			if n := prints[k]; n > 1 {
+			switch n := prints[k]; {
+			case n > 1 && fell[k] != "":
+				// Not one process's counters over time: which print
+				// stands for the device is not known.
+				name += fmt.Sprintf(", %d prints of separate runs or processes (%s; one process's cumulative counters never fall unless reset), the latest", n, fell[k])
+			case n > 1:
 				name += fmt.Sprintf(", the latest of %d prints", n)
 			}
 			parts = append(parts, name+":")

@@ -2,6 +2,7 @@ package oom
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpuleak/gpuleak/parse/pytorchtext"
 )
@@ -63,5 +64,33 @@ func (r *Report) ggmlStatusNote() string {
 	if r.Frame.Filename != "" {
 		where = " in " + frameString(r.Frame)
 	}
-	return "llama.cpp's ggml backend (ggml_cuda_error) reported the runtime's out-of-memory error" + on + where + ", outside any PyTorch allocator: a buffer it allocates whole (the model's weights, its KV cache, a compute buffer, or its memory pool's growth: cuMemCreate, cuMemSetAccess, cudaMalloc, on the line after) found no room; the message has no sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) need less"
+	call := ""
+	if r.msg != nil {
+		call = r.msg.Call
+	}
+	what := "a buffer it allocates whole (the model's weights, its KV cache, a compute buffer, or its memory pool's growth: cuMemCreate, cuMemSetAccess, cudaMalloc, on the line after) found no room"
+	switch {
+	case call != "" && allocatingCall(call):
+		what = "its call " + call + " (an allocation: the model's weights, its KV cache, a compute buffer, or its memory pool's growth) found no room"
+	case call != "":
+		// A launch, a copy or a synchronization: no memory of its own.
+		what = "its call " + call + " allocates no device memory of its own (a kernel or graph launch, a copy or a synchronization), so the error was reported there asynchronously: an earlier allocation or launch on the device failed and CUDA returned its error at this later call, which the text does not name; " + asyncBlocking
+	}
+	return "llama.cpp's ggml backend (ggml_cuda_error) reported the runtime's out-of-memory error" + on + where + ", outside any PyTorch allocator: " + what + "; the message has no sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) need less"
+}
+
+// allocatingCall reports whether call, a CUDA, HIP or MUSA runtime or
+// driver function a check named, allocates device memory (cudaMalloc,
+// cudaMallocAsync, cuMemCreate, cuMemAlloc, cuMemSetAccess and cuMemMap,
+// which back a virtual range with memory, hipMalloc, musaMalloc, a
+// library handle's creation, a graph's instantiation); a launch, a copy
+// or a synchronization does not, and reports earlier failures.
+func allocatingCall(call string) bool {
+	for _, p := range []string{"cudaMalloc", "cuMemAlloc", "cuMemCreate", "cuMemSetAccess", "cuMemMap", "hipMalloc", "hipMemCreate", "hipMemSetAccess", "hipMemMap",
+		"hipExtMalloc", "musaMalloc", "muMemAlloc", "muMemCreate", "cublasCreate", "hipblasCreate", "cudaGraphInstantiate", "hipGraphInstantiate", "cudaStreamCreate", "cuCtxCreate"} {
+		if strings.HasPrefix(call, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -116,6 +116,13 @@ const (
 	// figures are judged against the request instead (would it fit if
 	// contiguous), not by these bars.
 	fragmentationMinSplit = 64 << 20
+	// capacitySlackShare: an OOM message's fragmentation on a full GPU
+	// whose reserved but unallocated memory is less than this share of
+	// PyTorch's reserve names capacity too: contiguous, that memory
+	// would have held this request but gains no more than itself, a
+	// sliver of the working set (R-Drop#9's fairseq run: 122.88 MiB of
+	// 14.88 GiB, 0.8%, for a 68 MiB request on a 15.90 GiB GPU).
+	capacitySlackShare    = 0.02
 	fragmentationMinShare = 0.2
 	fragmentationMinLarge = 2 << 30
 	// tightSlack: a message without a per-process limit that reports less
@@ -354,9 +361,14 @@ type Report struct {
 	coarse      *Message             // that message, when it has figures typed coarse (see judgeCoarse)
 	unified     *pytorchtext.UnifiedMemory
 	unifiedPath string // the input that names unified
-	caller      string // the program a figureless message came from (callerOf)
-	expandable  bool
-	snapshot    bool
+	// after is the first allocator statistics of the device printed
+	// after a figureless cudaMallocAsync message in its input (a summary
+	// in the except block), afterPath that input; nil when none.
+	after      *AllocatorStats
+	afterPath  string
+	caller     string // the program a figureless message came from (callerOf)
+	expandable bool
+	snapshot   bool
 	// tfLimit and tfInUse: TensorFlow's BFC allocator's Limit and InUse
 	// (bytes) printed before its OOM; -1 when not (pytorchtext's
 	// takeBFCStats gives them as the message's allowed and allocated).
@@ -647,6 +659,7 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	for _, in := range inputs {
 		procs = append(procs, in.Processes...)
 	}
+	statsAfterAsync(reports, pm.Stats)
 	sameInWorkers(reports)
 	coarseBudget := maxCoarseVariants
 	for _, r := range reports {
@@ -685,6 +698,64 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 	}
 	pm.Fragmentation = fragmentationReports(inputs, pm.Stats)
 	return pm
+}
+
+// statsAfterAsync gives each cudaMallocAsync OOM whose message printed
+// no figures the first allocator statistics of its device (or of a
+// device not named) that its own input printed after it: what the
+// backend counts of its pool (allocated and reserved, current and peak)
+// is then in the inputs, if not taken at the error.
+func statsAfterAsync(reports []*Report, stats []StatsReport) {
+	for _, r := range reports {
+		if r.Generation != pytorchtext.GenAsync || r.msg == nil || r.known(r.AllocatedBytes) || len(r.Sources) == 0 {
+			continue
+		}
+		src := r.Sources[0]
+		for i := range stats {
+			st := &stats[i]
+			if st.Path != src.Path || st.Stats.Line <= src.Line || st.Stats.Device >= 0 && r.Device >= 0 && st.Stats.Device != r.Device {
+				continue
+			}
+			if _, ok := st.Stats.Get("reserved_bytes.all.peak"); !ok {
+				continue
+			}
+			r.after, r.afterPath = &st.Stats, st.Path
+			break
+		}
+	}
+}
+
+// asyncAfterNote says what the statistics printed after a figureless
+// cudaMallocAsync OOM show (see statsAfterAsync), "" without them: the
+// pool's peaks since the run began (or its last reset) bound what it
+// held when it failed; its current figures are what stayed after.
+func (r *Report) asyncAfterNote() string {
+	st := r.after
+	if st == nil {
+		return ""
+	}
+	what := "torch.cuda.memory_stats()"
+	if st.Source == pytorchtext.SourceMemorySummary {
+		what = "torch.cuda.memory_summary()"
+	}
+	var peaks []string
+	if v, ok := st.Get("allocated_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" allocated")
+	}
+	if v, ok := st.Get("reserved_bytes.all.peak"); ok {
+		peaks = append(peaks, size(v)+" reserved")
+	}
+	note := fmt.Sprintf("the %s printed after it (%s:%d) gives the CUDA pool's peaks since the run began or its statistics were reset, %s: the most this process's pool held, at the error or before it",
+		what, r.afterPath, st.Line, strings.Join(peaks, " and "))
+	alloc, ok1 := st.Get("allocated_bytes.all.current")
+	reserved, ok2 := st.Get("reserved_bytes.all.current")
+	if ok1 && ok2 {
+		note += fmt.Sprintf("; when it was printed, %s allocated and %s reserved (what stayed once the failed step's tensors were freed)", size(alloc), size(reserved))
+	}
+	if st.AsyncBackend() {
+		note += "; its OOM count (CUDA OOMs: 0), non-releasable memory, segments and allocations are zeros the cudaMallocAsync backend never counts, not evidence against this OOM"
+	}
+	return note
 }
 
 // clear marks every size unknown.
@@ -1421,10 +1492,12 @@ func (r *Report) addMessage(m Message, src Source, filter *callsite.FrameFilter)
 			// The TPU compiler's count of a core's HBM (XLATPUHBM).
 			r.DeviceTotalBytes = m.Total
 		}
-		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) {
+		if m.Generation == pytorchtext.GenCUDAError && !r.snapshot && (m.Total >= 0 || m.Free >= 0) && pytorchtext.CheckForm(m.Text) != "catboost-pool" {
 			// XLA's cudaMallocAsync allocator's cuMemGetInfo, logged
 			// after its failure (exact bytes); XGBoost's free memory
-			// alone ("- Free memory: N").
+			// alone ("- Free memory: N"); PaddlePaddle's at start-up.
+			// CatBoost's free memory is its pool's, not the GPU's: its
+			// note says it.
 			r.DeviceTotalBytes, r.DeviceFreeBytes = m.Total, m.Free
 		}
 		if m.Generation == pytorchtext.GenHAMi && !r.snapshot {
@@ -1905,12 +1978,17 @@ func (r *Report) findCauses() {
 	if r.Generation == pytorchtext.GenAsync && r.msg != nil {
 		r.Notes = append(r.Notes, "PyTorch's cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): the memory PyTorch frees stays reserved in CUDA's memory pool of this process (PyTorch sets the pool's release threshold to UINT64_MAX), and the message prints what PyTorch allocated but not the pool's reserved memory; fragmentation cannot be told from it")
 		switch {
+		case r.Reason == pytorchtext.AsyncDeviceZeroCut && r.after != nil:
+			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its request and the GPU's free memory are not known", r.asyncAfterNote())
 		case r.Reason == pytorchtext.AsyncDeviceZeroCut:
 			r.Notes = append(r.Notes, "the message is only \"Allocation on device \": PyTorch wrote the device's index as a character, and device 0's is a NUL byte, which ends the exception's text (fixed in pytorch/pytorch#168369), so its figures (Currently allocated, Requested, Device limit, Free) were never printed, here or in any log of the run: the OOM is certain (torch.OutOfMemoryError), its cause cannot be told from it; a snapshot or torch.cuda.memory_stats() taken at the error, or nvidia-smi at the time, would tell what held the GPU")
 		case r.Reason != "" && !r.known(r.RequestedBytes) && !r.known(r.AllocatedBytes):
 			r.Notes = append(r.Notes, "only the message's first line is here (a UI or a logger often shows just that): its figures (Currently allocated, Requested, Device limit, Free) are on the lines after it in the full log or traceback")
 		case r.Reason != "":
 			r.Notes = append(r.Notes, "the message was cut short ("+r.Reason+"): only the figures before the cut were read")
+		}
+		if r.after != nil && r.Reason != pytorchtext.AsyncDeviceZeroCut {
+			r.Notes = append(r.Notes, r.asyncAfterNote())
 		}
 	}
 	r.checkImpossible()
@@ -2405,6 +2483,19 @@ func (r *Report) findCauses() {
 		// Beside an allocation limit, the GPU was full all the same
 		// (free memory only just above the request).
 		full = append(full, capacity())
+	case frag && len(full) == 1 && gpuFull && r.known(r.DeviceTotalBytes) && r.Memory == nil && r.known(r.ReservedUnallocatedBytes) && r.known(r.ReservedBytes) &&
+		float64(r.ReservedUnallocatedBytes) < capacitySlackShare*float64(r.ReservedBytes):
+		// Fragmentation from a message's figures on a full GPU, with
+		// the reserved but unallocated memory a sliver of the reserve:
+		// no defragmenting gains more than that sliver, so the next
+		// request a little larger fails all the same; the working set
+		// fills the GPU, and capacity stands beside fragmentation.
+		c := capacity()
+		c.Evidence += fmt.Sprintf("; the %s reserved but unallocated is %.1f%% of the %s reserved: making it contiguous (max_split_size_mb, expandable segments) gains at most that much, so this job runs at the GPU's capacity and a slightly larger request fails all the same",
+			r.size(r.ReservedUnallocatedBytes), 100*float64(r.ReservedUnallocatedBytes)/float64(r.ReservedBytes), r.size(r.ReservedBytes))
+		c.Numbers["reserved_unallocated_bytes"] = r.ReservedUnallocatedBytes
+		c.Advice = "the fragmentation above explains this request alone, but fixing it gains too little to last: need less at the peak (a smaller batch, activation checkpointing (torch.utils.checkpoint), mixed precision (torch.autocast), offloading to the CPU, sharding across GPUs) or free what else holds the GPU"
+		full = append(full, c)
 	}
 	if gpuFull && !r.known(r.DeviceTotalBytes) && !outside && !alone {
 		r.Notes = append(r.Notes, fmt.Sprintf("the GPU had %s free for a %s request: whether other processes held the rest needs the GPU's total memory and its processes, which the OOM message gives", r.size(r.DeviceFreeBytes), r.size(seg)))
@@ -2572,7 +2663,17 @@ func (r *Report) cudaErrorNote() string {
 			return "llama.cpp's ggml Vulkan backend could not allocate " + strings.Replace(what, " on device", " on Vulkan device", 1) + " (\"Device memory allocation of size N failed\", then Vulkan's ErrorOutOfDeviceMemory, VK_ERROR_OUT_OF_DEVICE_MEMORY; the model's weights, its KV cache or a compute buffer, each allocated whole): the memory heap it allocates from had no room for it (on an integrated GPU, the share of the machine's memory the driver gives the GPU), and the lines give no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and the GPU's own monitor at the time tell what held it; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size) or a quantized KV cache (--cache-type-k/-v) make the buffers smaller"
 		}
 		return "llama.cpp's ggml CUDA backend could not cudaMalloc " + what + " (the model's weights, its KV cache or a compute buffer, each allocated whole; a HIP build prints the same words): the GPU had no room for it, and the line gives no other sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) make the buffers smaller"
+	case "CatBoost", "PaddlePaddle", "OpenCL":
+		return r.frameworkCheckNote(lib)
 	case "TensorRT":
+		if strings.HasPrefix(r.Text, "OutOfMemory (") {
+			// Error Code 2 (pytorchtext's trtVMemPhrase).
+			what := "physical memory"
+			if r.known(r.RequestedBytes) {
+				what = r.size(r.RequestedBytes) + " of physical memory (its \"Requested size was B bytes\", exact)"
+			}
+			return "TensorRT could not add " + what + " to a growable buffer (\"Error Code 2: OutOfMemory\", its out-of-memory code: the virtual memory buffer's resizePhysical, cuMemCreate, or an execution context's or a builder's buffer), outside PyTorch's caching allocator: the GPU had no room for it; nothing else of the GPU is printed; an OOM because a line after it says the build failed or the run ended, or none says the builder skipped the tactic and went on; a smaller workspace limit (the builder's memory pool limit, trtexec --memPoolSize), smaller input shapes or batch, or a GPU free of other processes make room"
+		}
 		what, sizes := "GPU memory", "; the line has no sizes (TensorRT 8.4 and later log the bytes asked for in a WARNING after it)"
 		if r.known(r.RequestedBytes) {
 			what, sizes = r.size(r.RequestedBytes)+" of GPU memory", "; the size is from the allocator's WARNING after its status (\"Requested amount of GPU memory\"), and nothing else of the GPU is given"
@@ -2637,6 +2738,11 @@ func (r *Report) cudaErrorNote() string {
 			// before it (see pytorchtext's ncclAlone).
 			sizes = "the size is from its line \"" + r.Text + "\"; the line NCCL prints before it naming the CUDA error (\"Cuda failure '...'\") is not in the input, so that the error was out of memory, the one most often behind a failed allocation, is read, not said; nothing else of the GPU is given"
 			failed = " (its allocation call failed)"
+		}
+		if pytorchtext.CheckForm(r.Text) == "nccl1-buffer" {
+			// NCCL 1.x's allocDevMem (pytorchtext's checkForms).
+			sizes = "the size is from its own words (\"failed to allocate N byte device buffer\", exact), and nothing else of the GPU is given; NCCL 1.x logs any cudaMalloc error in these words, out of memory being the one a full GPU gives"
+			failed = " (cudaMalloc failed; NCCL 1.x's allocDevMem, then \"NCCL Init failed ... 'cuda malloc failed'\")"
 		}
 		return "NCCL could not allocate " + what + failed + ", outside PyTorch's caching allocator: " + sizes + "; the GPU was full when the communicator or a transport was set up, and PyTorch's cached memory counts against it (a memory_summary() or snapshot taken then would tell how much)"
 	case "the CUDA driver", "the CUDA runtime", "the HIP runtime", "RMM":

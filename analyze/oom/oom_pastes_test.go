@@ -619,7 +619,12 @@ func TestSummaryVerdicts(t *testing.T) {
 		// but unallocated.
 		{"h200/oom_expandable_memory_summary.txt", ""},
 		{"pastes/fairseq2442_glued_summary.txt", ""}, // cut before the reserved row: no verdict
-		{"memory_summary.txt", ""},                   // a clean run's end
+		// Its first turn, title cut off: 3595 MB allocated of 3614 MB
+		// reserved, 780 MB of segments freed, no OOM count: what a
+		// model holds, not a verdict (session 48, f48m: "live
+		// references" was headlined).
+		{"pastes/fairseq2442_turn1_headless_summary_sh_fence.txt", ""},
+		{"memory_summary.txt", ""}, // a clean run's end
 		// ComfyUI's "Memory summary: " glued before the top border, the
 		// table cut after its header: a partial set with 0 OOMs.
 		{"pastes/summary_glued_prefix_comfyui13950.txt", ""},
@@ -856,7 +861,9 @@ func TestRankAndAdviceByRelease(t *testing.T) {
 		{"pt1.x_free_equals_request_hint8.txt", []string{CauseFragmentation, CauseOtherProcesses}, "this release has it", "before 2.1, max_split_size_mb"},
 		{"pt1.3_cached_neurosim28.txt", []string{CauseOtherProcesses, CauseFragmentation}, "PyTorch 1.0-1.3's, whose allocator has no setting against fragmentation", "PYTORCH_CUDA_ALLOC_CONF="},
 		{"pt1.0_docs_prose_fastai.txt", []string{CauseFragmentation}, "upgrading gives them", "set PYTORCH_CUDA_ALLOC_CONF"},
-		{"pt2.x_pytorch16417.txt", []string{CauseFragmentation}, "expandable_segments:True (PyTorch 2.1+)", "1.10"},
+		// 194.87 MiB unallocated of 23.09 GiB reserved (0.8%) on a full
+		// GPU: capacity beside fragmentation (session 48, f48m).
+		{"pt2.x_pytorch16417.txt", []string{CauseFragmentation, CauseCapacity}, "expandable_segments:True (PyTorch 2.1+)", "1.10"},
 	} {
 		pm := NewPostmortem([]Input{oomInput(t, "pastes/"+c.file)}, PostmortemOptions{})
 		if len(pm.OOMs) != 1 {

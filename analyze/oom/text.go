@@ -168,6 +168,7 @@ func (a *TextAnalyzer) Add(t pytorchtext.Table, rec arrow.RecordBatch) error {
 				m.ProgressLine = c.Value(i)
 			}
 			m.Printer = str(pytorchtext.MsgPrinter, i)
+			m.Call = str(pytorchtext.MsgCall, i)
 			m.Reraised = rec.Column(pytorchtext.MsgReraised).(*array.Boolean).Value(i)
 			a.msgs[rec.Column(pytorchtext.MsgID).(*array.Int32).Value(i)] = m
 		}
@@ -296,10 +297,40 @@ func (s *AllocatorStats) ExpandableReserved() int64 {
 	return n
 }
 
+// AsyncBackend reports whether the set is the cudaMallocAsync backend's
+// (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync): its getDeviceStats
+// fills only the "all" current and peak of allocated_bytes, active_bytes
+// and reserved_bytes, from the CUDA memory pool's attributes, and leaves
+// every other statistic zero (CUDAMallocAsyncAllocator.cpp: "Many stat
+// types are specific to the native allocator"): segments, allocations,
+// non-releasable memory, the pools' breakdown, the totals allocated and
+// freed, num_ooms and num_alloc_retries. Told by reserved memory in no
+// pool and no segment, or allocated memory never allocated: the native
+// allocator's pools add up to its "all", and its total allocated is at
+// least its current.
+func (s *AllocatorStats) AsyncBackend() bool {
+	reserved, ok := s.Get("reserved_bytes.all.current")
+	alloc, okA := s.Get("allocated_bytes.all.current")
+	if !ok || reserved <= 0 {
+		return false
+	}
+	if total, ok := s.Get("allocated_bytes.all.allocated"); ok && okA && alloc > 0 && total == 0 {
+		return true
+	}
+	large, ok1 := s.Get("reserved_bytes.large_pool.current")
+	small, ok2 := s.Get("reserved_bytes.small_pool.current")
+	segs, ok3 := s.Get("segment.all.current")
+	return ok1 && ok2 && ok3 && large == 0 && small == 0 && segs == 0
+}
+
 // SplitUnmeasured reports whether the set's non-releasable memory
 // (inactive_split_bytes) says nothing: all its reserved memory is in
-// expandable segments, which PyTorch leaves out of it.
+// expandable segments, which PyTorch leaves out of it, or the set is the
+// cudaMallocAsync backend's, which does not count it (AsyncBackend).
 func (s *AllocatorStats) SplitUnmeasured() bool {
+	if s.AsyncBackend() {
+		return true
+	}
 	reserved, ok := s.Get("reserved_bytes.all.current")
 	exp := s.ExpandableReserved()
 	return ok && exp > 0 && exp+s.Resolution["reserved_bytes.all.current"]+s.Resolution["reserved_bytes.large_pool.current"]+s.Resolution["reserved_bytes.small_pool.current"] >= reserved
@@ -356,9 +387,18 @@ func (s *AllocatorStats) expandableSplitBound() (bound, n int64) {
 //     memory may as well be whole free segments (tensors freed after the
 //     OOM, the usual picture of a summary printed in an except block); the
 //     peak figures are said where they bound it;
-//   - allocated about equal to reserved after segments were returned to
-//     the GPU (empty_cache, or the allocator's release on OOM): live
-//     tensors hold the memory, not the cache.
+//   - after OOMs or cudaMalloc retries, allocated about equal to
+//     reserved after segments were returned to the GPU (empty_cache, or
+//     the allocator's release on OOM): live tensors hold the memory, not
+//     the cache (without an OOM, that is only what a program holds: no
+//     verdict);
+//   - after OOMs or cudaMalloc retries, reserved memory neither
+//     allocated nor non-releasable of at least the allocated memory and
+//     64 MiB: whole free segments freed after the error, which the
+//     cache keeps and empty_cache() returns ("cached"; not in
+//     expandable segments, whose non-releasable memory is not
+//     measured; without an OOM, a cache is what PyTorch keeps: no
+//     verdict).
 func (s *AllocatorStats) Verdict() string {
 	alloc, ok1 := s.Get("allocated_bytes.all.current")
 	reserved, ok2 := s.Get("reserved_bytes.all.current")
@@ -409,10 +449,20 @@ func (s *AllocatorStats) Verdict() string {
 			v += fmt.Sprintf("; when allocated memory peaked (%s), at most %s of the %s peak reserved was free in the cache", size(peakAlloc), freeS, peakS)
 		}
 		return v
-	case released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
+	case (ooms > 0 || retries > 0) && released > 0 && alloc >= fragmentationMinSplit && unalloc <= tol+reserved/100:
 		allocS, reservedS := sizeOf(alloc, reserved)
-		return fmt.Sprintf("live references: %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
-			allocS, reservedS, size(released))
+		return fmt.Sprintf("live references: after %s and %s, %s allocated of %s reserved after %s of segments were returned to the GPU (empty_cache or an OOM's release): live tensors hold this memory, not the cache; empty_cache() cannot free it, only dropping the references can",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), allocS, reservedS, size(released))
+	case (ooms > 0 || retries > 0) && haveSplit && !expandable && unalloc-max(split, 0) >= fragmentationMinSplit && unalloc-max(split, 0) >= alloc:
+		// Reserved memory neither allocated nor split around live
+		// blocks lies in whole free segments: the cache keeps them for
+		// the process's next allocations, and empty_cache() returns
+		// them to the GPU. An OOM's retry released every whole free
+		// segment first, so these were freed after it.
+		cached := unalloc - max(split, 0)
+		cachedS, reservedS := sizeOf(cached, reserved)
+		return fmt.Sprintf("cached: after %s and %s, %s of the %s reserved is in whole free segments (reserved %s less %s allocated and %s free but split around live blocks), freed after the error (a retry releases every whole free segment first): PyTorch's cache keeps it for this process's next allocations; live tensors do not hold it and it is not fragmentation; torch.cuda.empty_cache() would return it to the GPU (nvidia-smi counts it as this process's until then)",
+			counted(ooms, "OOM", "OOMs"), counted(retries, "cudaMalloc retry", "cudaMalloc retries"), cachedS, reservedS, size(reserved), size(alloc), size(max(split, 0)))
 	}
 	return ""
 }

@@ -386,12 +386,22 @@ func medianOf(v []float64) float64 {
 	return medianSelect(append([]float64(nil), v...))
 }
 
+// noiseMinValues is the fewest values noise estimates the noise of.
+const noiseMinValues = 8
+
 // noise is a robust estimate of the standard deviation of sample noise:
 // the median absolute deviation of first differences, scaled for a normal
 // distribution and for differencing (a difference has twice the variance).
 // Steps and drops are a few differences among many and do not move it.
+// It is 0 (unknown) for fewer than noiseMinValues values: a step moves
+// one difference and a one-sample spike two, and among fewer than 5
+// differences those are half or more of them, so the change would read
+// as noise as large as itself (100, 5000, 5000 MiB: σ 2.5 GiB) and the
+// series as flat; among 5 or 6, memory held and given back twice (fb
+// 239, 74, 7, 478, 67, 7 MiB: σ 103 MiB) reads as noise as well. 8 is
+// also the fewest samples a trend gives a time to OOM from (MinSamples).
 func noise(y []float64) float64 {
-	if len(y) < 3 {
+	if len(y) < noiseMinValues {
 		return 0
 	}
 	d := make([]float64, len(y)-1)

@@ -90,6 +90,9 @@ type SeriesTrend struct {
 	PID           int64
 	HasPID        bool // false: the whole GPU
 	Process       string
+	// Graphics: the process was listed as a graphics process alone (type
+	// G in nvidia-smi's table), which --query-compute-apps never lists.
+	Graphics bool
 	// Pod, Namespace, Container: DCGM exporter's Kubernetes labels when
 	// one pod held the GPU over the whole series; "" when none, or when
 	// the labels changed (Pods then says who held it when).
@@ -389,6 +392,8 @@ type inputInfo struct {
 	// partialUs: times at which the input's process list is partial
 	// (ProcessesPartial), ascending.
 	partialUs []int64
+	// graphics: pids the input listed as graphics processes (Graphics).
+	graphics []int64
 }
 
 // PodSpan is a span of a series' samples whose DCGM exporter labels
@@ -537,6 +542,14 @@ func (a *Analyzer) ProcessesPartial(name string, times []int64) {
 	in := a.input(name)
 	in.partialUs = append(in.partialUs, times...)
 	slices.Sort(in.partialUs)
+}
+
+// Graphics declares the pids input name listed as graphics processes
+// alone (nvml.Metadata's GraphicsPIDs: type G in a table's Processes
+// box), whose series are marked SeriesTrend.Graphics.
+func (a *Analyzer) Graphics(name string, pids []int64) {
+	in := a.input(name)
+	in.graphics = append(in.graphics, pids...)
 }
 
 // Drop forgets every sample of input name: an input that failed part way
@@ -1495,6 +1508,9 @@ func (a *Analyzer) describe(s *series) *SeriesTrend {
 		Noise: finite(f.sigma), ChangePoints: f.changes, LogEndUs: s.inputEndUs,
 		WarmUpEndUs: f.warmUpEndUs, WarmUpToBytes: f.warmUpToBytes,
 	}
+	if in := a.inputs[k.input]; in != nil && k.hasPID && slices.Contains(in.graphics, k.pid) {
+		o.Graphics = true
+	}
 	if len(s.pods) == 1 && s.podsLeft == 0 {
 		p := s.pods[0]
 		o.Pod, o.Namespace, o.Container = p.Pod, p.Namespace, p.Container
@@ -1855,6 +1871,9 @@ func (a *Analyzer) timeToOOM(s *series) {
 		o.NoOOMReason = "a one-time step, then no growth"
 		if f.stepAtEnd {
 			o.NoOOMReason = "a step up to the last samples: too few after it for a trend"
+			if o.LastBytes < o.FirstBytes {
+				o.NoOOMReason = "a step down to the last samples: too few after it for a trend"
+			}
 		}
 		return
 	case Undetermined:

@@ -26,6 +26,12 @@ var dcgmMetrics = map[string]int{
 // lines, ...), so rows wait in pending until their scrape is complete.
 type dcgmDecoder struct {
 	r *Reader
+	// sawFB: a line named a framebuffer metric (DCGM_FI_DEV_FB_*), its
+	// value read or not; others counts the sample lines of other metrics,
+	// firstOther names the first.
+	sawFB      bool
+	others     int
+	firstOther string
 
 	pending map[dcgmKey]*dcgmRow
 	order   []*dcgmRow
@@ -114,6 +120,9 @@ func newDCGMDecoder(r *Reader) *dcgmDecoder {
 func (d *dcgmDecoder) line(b []byte, n int) error {
 	b = trimSpace(b)
 	if len(b) == 0 || b[0] == '#' {
+		if len(b) > 0 && !d.sawFB && bytes.Contains(b, []byte("DCGM_FI_DEV_FB_")) {
+			d.sawFB = true // "# TYPE DCGM_FI_DEV_FB_USED gauge"
+		}
 		return nil
 	}
 	if isElision(b) {
@@ -125,6 +134,16 @@ func (d *dcgmDecoder) line(b []byte, n int) error {
 	name, rest, ok := metricName(b)
 	if !ok {
 		return d.r.rowErrorf(n, "not a Prometheus sample line: %q", snippet(b))
+	}
+	if !d.sawFB {
+		if bytes.HasPrefix(name, []byte("DCGM_FI_DEV_FB_")) {
+			d.sawFB = true
+		} else {
+			if d.others == 0 {
+				d.firstOther = string(name)
+			}
+			d.others++
+		}
 	}
 	d.labels = d.labels[:0]
 	if len(rest) > 0 && rest[0] == '{' {
@@ -254,7 +273,7 @@ func (d *dcgmDecoder) addPod(row *dcgmRow, n int) {
 const dcgmBlank = 0x7ffffff0
 
 // isElision reports whether a line stands for lines left out of a paste:
-// "...", "…", "[...]", "<snip>".
+// "...", "…", "[...]", "<snip>", "." (one of a vertical ellipsis's).
 func isElision(b []byte) bool {
 	// First, without copying the line: after the brackets, an elision
 	// starts with "snip" (any case; 'ſ' folds to s) or with a dot or '…'.
@@ -274,7 +293,9 @@ func isElision(b []byte) bool {
 		return true
 	}
 	t = strings.Trim(t, ".…")
-	return t == "" && len(b) >= 2
+	// A dot alone is a vertical ellipsis's line ("." on lines of
+	// their own, between rows of a pasted log).
+	return t == "" && (len(b) >= 2 || len(b) == 1 && b[0] == '.')
 }
 
 // metricName splits a sample line into its metric name and the rest.
@@ -483,7 +504,16 @@ func (d *dcgmDecoder) end(n int) error {
 	if d.r.meta.Rows == 0 && unifiedName(d.model) {
 		// DCGM registers no framebuffer field for such a GPU: the
 		// exporter exports its other metrics alone.
-		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples: the %s has unified memory (the system's RAM, shared with the CPU), for which DCGM, as NVML, reports no device memory (its framebuffer fields are not there), so no GPU memory trend can be read from these metrics: %s", d.model, unifiedAdvice)
+		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples: the %s has unified memory (the system's RAM, shared with the CPU), for which DCGM, as NVML, reports no device memory (its framebuffer fields are not there), so no GPU memory trend can be read from these metrics: %s", d.model, unifiedAdviceFor(d.model))
+	}
+	if d.r.meta.Rows == 0 && !d.sawFB && d.others > 0 {
+		// No line names a framebuffer metric: that, not a damaged line
+		// of another metric, is why there is no sample.
+		cut := ""
+		if fb := d.r.firstBad; fb != nil {
+			cut = fmt.Sprintf("; line %d, which could not be read, is not one either (%s)", fb.first, fb.err.Msg)
+		}
+		return d.r.noMemoryf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL in these metrics: their %d sample lines are of other DCGM fields (the first, %s), none of the framebuffer's%s: the exporter's counters file (its -f CSV) does not list them, or the excerpt leaves them out; export DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE, and give the whole scrape", d.others, d.firstOther, cut)
 	}
 	if d.r.meta.Rows == 0 {
 		return d.r.errorf(n, "no DCGM_FI_DEV_FB_USED, _FREE or _TOTAL samples (DCGM exporter's framebuffer metrics)")

@@ -238,7 +238,9 @@ func TestH46fPasteLastOutputCutQ(t *testing.T) {
 	const apps = "(base) lan@lan:~$ nvidia-smi --query-compute-apps=pid,used_memory --format=csv\n" +
 		"pid, used_gpu_memory [MiB]\n"
 	for _, c := range []struct{ name, in, cut string }{
-		{"q", table + q, "the last output (after the prompt at line 20) gave no sample (no GPU memory in this nvidia-smi output"},
+		// Its GPU section has its Product Name, the whole report's: cut
+		// before its FB Memory Usage (session 48), said as such.
+		{"q", table + q, "the nvidia-smi -q report stops at line 29 inside GPU 0's section (from line 28), before its FB Memory Usage"},
 		{"x", table + x, "the nvidia-smi XML document from line 21 stops at line 27"},
 		{"csv", table + csv, "the last output (after the prompt at line 20) gave no sample (a header without rows), at line 21"},
 		{"apps", table + apps, ""},

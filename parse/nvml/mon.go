@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gpuleak/gpuleak/parse"
 )
 
 // monDecoder reads nvidia-smi dmon and pmon text.
@@ -87,6 +89,12 @@ func (d *monDecoder) line(raw []byte, n int) error {
 		return nil
 	}
 	if b[0] == '#' {
+		if w := words(b[1:]); d.commentedRow(w) {
+			// A row behind "#", as a paste that put every line of the
+			// output behind one gives it: read as the row it is.
+			d.r.meta.Warnings.Once("commented rows", parse.LineNote(n, "rows behind \"#\" (%q) are read as rows: a paste that put the output's lines behind \"#\", its header's too", snippet(b)))
+			return d.line(b[1:], n)
+		}
 		return d.header(words(b[1:]), n)
 	}
 	if d.r.skipTagged(b, n, "nvidia-smi") {
@@ -291,12 +299,35 @@ func (d *monDecoder) time(word func(int) []byte, gpu int32, pid int64, n int) (i
 	}
 	k := d.ticks.next(gpu, true, nil, pid)
 	if d.iDate >= 0 {
+		d.r.usePeriod()
 		return d.r.civil.us(y, mo, dd, 0, 0, 0, 0) + k*d.r.opt.interval.Microseconds(), nil
 	}
 	return d.r.tickTime(k), nil
 }
 
 // header reads a "#" line: the column names, or the units line after them.
+// commentedRow reports whether w, the words of a "#" line after the
+// header and its units line, are a row: as many words as the header names
+// (more for pmon's command), the gpu column an index and the fb column
+// (when there is one) a number or "-".
+func (d *monDecoder) commentedRow(w []string) bool {
+	if d.names == nil || d.wantUnits || len(w) < len(d.names) || d.iGPU < 0 || d.iGPU >= len(w) {
+		return false
+	}
+	if len(w) > len(d.names) && d.iCmd != len(d.names)-1 {
+		return false
+	}
+	if _, ok := parseInt([]byte(w[d.iGPU])); !ok {
+		return false
+	}
+	if d.iFB >= 0 && d.iFB < len(w) && w[d.iFB] != "-" {
+		if _, ok := parseInt([]byte(w[d.iFB])); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *monDecoder) header(w []string, n int) error {
 	if len(w) == 0 {
 		return nil

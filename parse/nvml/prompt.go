@@ -32,8 +32,14 @@ var promptRe = lazyre.New(`^\s*(?:\([\w.-]+\)\s*)?(?:[\w.@:~/\\\-\[\] ]*?)[$#%>]
 func isPromptLine(b []byte) bool {
 	// promptChar first: it rules out a data row at its first comma,
 	// where looking for '|' reads the whole row.
-	if len(b) > 512 || !promptChar(b) || bytes.IndexByte(b, '|') >= 0 && !bytes.Contains(b, []byte("$ ")) {
+	if len(b) > 512 || !promptChar(b) {
 		return len(b) <= 512 && isCommandLine(b)
+	}
+	if i := bytes.IndexByte(b, '|'); i >= 0 && !bytes.Contains(b, []byte("$ ")) {
+		// A command piped on ("$nvidia-smi --query-gpu=... | tee
+		// gpu.csv"): the prompt and command before the first '|'.
+		// (promptChar found the prompt character before it.)
+		return promptRe.Match(b[:i]) || isCommandLine(b)
 	}
 	return promptRe.Match(b)
 }
@@ -336,7 +342,10 @@ func (r *Reader) segmentPeriod(prompt, head []byte, n int) {
 	if len(c) > 200 {
 		c = c[:200] + "..."
 	}
-	r.meta.Warnings.Linef(n, "the command %q gives the period of the output after it: rows without times are placed %v apart from here on (before: %s)", c, d, was)
+	// Said where a row is placed by it (usePeriod): rows with their own
+	// times (dmon -o TD, --query-gpu=timestamp,...) are not.
+	note := parse.LineNote(n, "the command %q gives the period of the output after it: rows without times are placed %v apart from here on (before: %s)", c, d, was)
+	r.periodNote = &note
 	r.opt.interval, r.intervalCmd, r.periodAssumed = d, c, false
 }
 

@@ -133,7 +133,7 @@ func isElisionSlow(b []byte) bool {
 		return true
 	}
 	t = strings.Trim(t, ".…")
-	return t == "" && len(b) >= 2
+	return t == "" && (len(b) >= 2 || string(b) == ".")
 }
 
 func FuzzElision(f *testing.F) {

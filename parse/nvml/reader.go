@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,6 +115,11 @@ type Metadata struct {
 	// document cut short): their processes' memory is a lower bound, so
 	// what no listed process accounts for then is not known. In order.
 	ProcessesPartialUs []int64
+	// GraphicsPIDs are the pids a table's Processes box listed as
+	// graphics processes alone (type G: Xorg, a desktop shell, a
+	// browser), each once, in the order first listed: NVML's compute
+	// process list, --query-compute-apps, never names them (pmon does).
+	GraphicsPIDs []int64
 	// Cut says where a pasted nvidia-smi output stops short, read in
 	// part: a table before its Processes box or inside it, before its
 	// bottom border ("the nvidia-smi table ends at line 14 before its
@@ -257,8 +263,12 @@ type Reader struct {
 	// total memory is a placeholder (CSV, dcgmi dmon), null (JSON), 0
 	// (noFigures) or "Not Supported" (the table); gpuName is the first GPU's name a GPU row gave. They
 	// tell a unified-memory GPU (see unifiedNoMemory).
-	usedPlaceholder   string
-	usedField         string // the field usedPlaceholder is of ("" : memory.used)
+	usedPlaceholder string
+	usedField       string // the field usedPlaceholder is of ("" : memory.used)
+	// driverMismatch says where a Windows table's banner gives
+	// nvidia-smi's version other than the driver's ("" when none does):
+	// a cause of a discrete GPU's memory read as no figure.
+	driverMismatch    string
 	totalPlaceholders int64
 	gpuName           string
 	// gpuRows counts the GPU rows (no pid), gpuUsedRows those with a
@@ -266,13 +276,18 @@ type Reader struct {
 	// no figure (noFigures). totalPlaceholders counts the GPU rows whose
 	// total memory the log gives as no figure, in any layout.
 	gpuRows, gpuUsedRows, zeroMemory int64
+	// gpuIndices has bit i set when a GPU row of index i (0-63) was read.
+	gpuIndices uint64
 	// intervalCmd is the command in the input whose period places the
 	// rows of a log without times (commandInterval) from here on; "" when
 	// none does. intervalGiven: the period is WithInterval's, which no
 	// command overrides; periodAssumed: the period in force is the 1 s (30
 	// s) assumed, no command having given one; assumedInterval is that
 	// period once a row was placed by it.
-	intervalCmd     string
+	intervalCmd string
+	// periodNote says that a command in the input set the period, once a
+	// row is placed by it (usePeriod); nil when none is pending.
+	periodNote      *parse.Diagnostic
 	intervalGiven   bool
 	periodAssumed   bool
 	assumedInterval time.Duration
@@ -343,6 +358,9 @@ type Reader struct {
 	// lines outside its code blocks (fenceOpen false) are prose, not
 	// rows.
 	fenced, fenceOpen bool
+	// lead: the first lead lines are text before the first output
+	// (sniffLed), skipped.
+	lead int
 	// dateText is the line of date(1)'s output a dater is told of, for
 	// its warnings.
 	dateText string
@@ -602,6 +620,19 @@ func (r *Reader) step() error {
 			r.nonEmpty = true
 			return r.endAt(err)
 		}
+		if r.line <= r.lead {
+			// Text before the first output (sniffLed): a line of prose,
+			// neither a row nor a cut.
+			if isFence(line) {
+				// A fence before the text opens the code block the
+				// output is in: as in the switch below.
+				r.fenced = r.fenced || !r.nonEmpty
+				r.fenceOpen = !r.fenceOpen
+			} else if t := trimSpace(line); len(t) > 0 {
+				r.meta.Warnings.Once("lead", parse.LineNote(r.line, "the text before the first output (%q) is not read", snippet(t)))
+			}
+			return r.endAt(err)
+		}
 		if d, ok := r.dec.(*smiDecoder); ok && !r.opt.general {
 			if done, derr := d.fastRow(line, r.line); done || derr != nil {
 				r.nonEmpty = true
@@ -698,6 +729,11 @@ func (r *Reader) endAt(err error) error {
 			switch {
 			case errors.As(err, &bad):
 				r.skipRow(bad) // a truncated last record
+			case r.firstBad != nil && r.meta.Rows == 0 && !r.paste && errors.Is(err, errNoMemoryFigure):
+				// No memory figure in the whole log (dmon without fb, DCGM
+				// without its framebuffer metrics): that is why there is
+				// no sample, not the damaged line.
+				return err
 			case r.firstBad != nil && r.meta.Rows == 0:
 				// "a header without rows": none could be read.
 				return r.firstBad.err
@@ -730,7 +766,7 @@ func (r *Reader) endAt(err error) error {
 			// (DCGM's FB_FREE alone, memory.used "[N/A]" in every row):
 			// nothing to judge, which must not read as "no findings".
 			if who := r.unifiedNoMemory(); who != "" {
-				return r.errorf(r.line, "no sample holds a used-memory value (%d samples read): %s, so no GPU memory trend can be read from this log: %s", r.meta.Rows, who, r.unifiedWhatNext())
+				return r.errorf(r.line, "no sample holds a used-memory value (%s): %s, so no GPU memory trend can be read from this log: %s", r.samplesRead(), who, r.unifiedWhatNext())
 			}
 			if r.usedLost > 0 {
 				// The figure was logged, and its line cut: say so, not
@@ -739,9 +775,9 @@ func (r *Reader) endAt(err error) error {
 				if r.usedLost == 1 {
 					what = fmt.Sprintf("the line that held one could not be read (%s)", r.usedLostWhy)
 				}
-				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%d samples read): %s: the line is cut or damaged; give it whole", r.meta.Rows, what)
+				return r.errorf(r.usedLostLine, "no sample holds a used-memory value (%s read): %s: the line is cut or damaged; give it whole", rowsCount(r.meta.Rows), what)
 			}
-			return r.errorf(r.line, "no sample holds a used-memory value (%d samples read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", r.meta.Rows)
+			return r.errorf(r.line, "no sample holds a used-memory value (%s read, their used memory missing or a placeholder): log memory.used, dmon's fb or DCGM_FI_DEV_FB_USED", rowsCount(r.meta.Rows))
 		}
 		if r.gpuRows > 0 && r.gpuUsedRows == 0 {
 			// The processes' memory was read, the GPU's own was not (a
@@ -773,13 +809,16 @@ func (r *Reader) start() error {
 	if bytes.IndexByte(plainHead, 0x1b) >= 0 {
 		plainHead = stripANSI(nil, plainHead)
 	}
-	sniffed, w, unwrapped := sniffWrapped(plainHead)
+	sniffed, w, unwrapped, lead := sniffLed(plainHead)
 	if f == parse.FormatUnknown || f == sniffed {
 		// The lines are read without the fence, quote marks or stamps
-		// the layout was recognised behind (wrap).
-		f, r.wrap = sniffed, w
+		// the layout was recognised behind (wrap), and without the lines
+		// of text before its first output (lead).
+		f, r.wrap, r.lead = sniffed, w, lead
 		if unwrapped != nil {
 			head = unwrapped
+		} else if lead > 0 {
+			head = afterLines(head, lead)
 		}
 	}
 	if f == parse.FormatUnknown && len(r.opt.fields) > 0 && looksLikeCSV(skipDateLines(skipPrompts(head))) {
@@ -851,9 +890,6 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.line == 0 && len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		b = b[3:] // UTF-8 byte order mark
 	}
-	if r.wrap != (wrap{}) {
-		b = r.wrap.strip(b)
-	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		// A terminal's escape sequences (colours; the screen codes of a
 		// "script" capture of watch nvidia-smi): the text without them.
@@ -863,6 +899,10 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.meta.Warnings.Linef(r.line+1, "terminal escape sequences (colours, or the screen codes of a terminal capture) were removed from the text before reading it")
 		}
 		r.ansiLines++
+	}
+	if r.wrap != (wrap{}) {
+		// After the escape sequences: Ray colours its workers' tags.
+		b = r.wrap.strip(b)
 	}
 	return b, err
 }
@@ -977,6 +1017,7 @@ func (r *Reader) startInstant(t int64, bit uint64) {
 type sample struct {
 	timeUs                                  int64
 	host, uuid, gpuName, process            []byte
+	bus                                     []byte // pci.bus_id, of a --query-gpu CSV
 	pod, namespace, container               []byte
 	gpu                                     int32
 	pid                                     int64
@@ -1068,6 +1109,9 @@ func (r *Reader) emit(s *sample) {
 		r.gpuRows++
 		if s.hasUsed {
 			r.gpuUsedRows++
+		}
+		if s.hasGPU && s.gpu >= 0 && s.gpu < 64 {
+			r.gpuIndices |= 1 << uint(s.gpu)
 		}
 	}
 	conv := s.normalise()
@@ -1527,7 +1571,7 @@ func (r *Reader) lostHandleNote() {
 // owner's test), not on every such device.
 func (r *Reader) unifiedNoMemory() string {
 	ph := r.usedPlaceholder
-	switch strings.ToLower(strings.Trim(ph, "[]")) {
+	switch strings.ToLower(strings.Trim(ph, "[]*_` ")) { // "**Not Supported**": a paste's Markdown bold
 	case "", "n/a", "not supported", "null", "??":
 	default:
 		return "" // permissions, a lost GPU: not the device's kind
@@ -1550,6 +1594,19 @@ func (r *Reader) unifiedNoMemory() string {
 	default:
 		what = "no sample gives its used memory"
 	}
+	if named == "" && r.gpuName != "" && (noTotal || ph != "") {
+		// A GPU by name, not one of unified memory: it has memory of its
+		// own, which NVML did not give.
+		total := ""
+		if noTotal {
+			total = ", and so is its total memory"
+		}
+		why := "NVML gave no figure for it (a driver that cannot see the GPU's memory, some vGPU setups)"
+		if r.driverMismatch != "" {
+			why = "NVML gave no figure for it: " + r.driverMismatch
+		}
+		return fmt.Sprintf("%s%s, on the %s, a GPU with memory of its own (not one of the unified-memory GPUs, GB10 or Jetson, for which NVML reports none): %s", what, total, r.gpuName, why)
+	}
 	switch {
 	case named == "" && !noTotal && ph != "":
 		// Nothing tells the device: say what would.
@@ -1569,14 +1626,31 @@ func (r *Reader) unifiedNoMemory() string {
 	return what + total + ", as on a GPU with unified memory (NVIDIA GB10 in a DGX Spark, Jetson): it has no memory of its own, it shares the system's RAM with the CPU, and NVML reports no device memory for it"
 }
 
+// samplesRead says how many rows were read, and when they are of
+// several GPUs, of how many: "4 rows read, of 2 GPUs" (two outputs of a
+// 2-GPU machine), not four readings of one.
+func (r *Reader) samplesRead() string {
+	gpus := bits.OnesCount64(r.gpuIndices)
+	if gpus < 2 || r.meta.Rows != r.gpuRows {
+		return rowsCount(r.meta.Rows) + " read"
+	}
+	return fmt.Sprintf("%s read, of %d GPUs", rowsCount(r.meta.Rows), gpus)
+}
+
 // unifiedWhatNext says what to record instead of a log unifiedNoMemory
 // explains: the unified-memory advice, or, when nothing in the log tells
 // the device, the fields that would tell.
 func (r *Reader) unifiedWhatNext() string {
+	if r.gpuName != "" && !unifiedName(r.gpuName) {
+		if r.driverMismatch != "" {
+			return "make the driver and nvidia-smi one release (reinstall the driver, reboot), check that nvidia-smi shows the memory (\"used MiB / total MiB\"), then log it (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)"
+		}
+		return "check that nvidia-smi -q -d MEMORY shows the GPU's FB Memory Usage; where the driver gives none, only PyTorch's own figures tell (a memory snapshot, torch.cuda.memory_stats())"
+	}
 	if !unifiedName(r.gpuName) && !(r.gpuRows > 0 && r.totalPlaceholders >= r.gpuRows) {
 		return "log name and memory.total with it (--query-gpu=timestamp,index,name,memory.total,memory.used) to tell, or give memory.used from a GPU that reports it"
 	}
-	return unifiedAdvice
+	return unifiedAdviceFor(r.gpuName)
 }
 
 // unifiedAdvice says what to record from a GPU that reports no device
@@ -1584,6 +1658,40 @@ func (r *Reader) unifiedWhatNext() string {
 const unifiedAdvice = "record the processes' GPU memory instead: nvidia-smi --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory --format=csv -l 1 " +
 	"(GB10 reports it; where it is [N/A] too, the driver gives no GPU memory figure at all, and only the system's memory tells: free -m, /proc/meminfo, which gpuleak does not read), " +
 	"or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())"
+
+// rowsCount says n rows: "1 row", "5 rows" (a row: one GPU's or one
+// process's line, metric or entry at one time; not an instant, which
+// the report calls a sample).
+func rowsCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// nvgpuAdvice says what to record from a Jetson of the nvgpu driver
+// (Orin, Xavier: "Orin (nvgpu)"), whose nvidia-smi reports neither the
+// GPU's memory nor its processes': the system's tools do (tegrastats,
+// jtop; /proc/meminfo's NvMapMemUsed on that driver).
+const nvgpuAdvice = "record it with the Jetson's own tools instead: tegrastats or jtop (the RAM the GPU shares; NvMapMemUsed in /proc/meminfo), which gpuleak does not read " +
+	"(NVML's memory figures are not supported on this driver, nvgpu), or PyTorch's own figures (a memory snapshot, torch.cuda.memory_stats())"
+
+// unifiedAdviceFor is the advice for a unified-memory GPU of the given
+// name: nvgpuAdvice for a Jetson of the nvgpu driver (Orin, Xavier, a
+// Tegra or Jetson name), unifiedAdvice for the others (GB10, Thor, whose
+// driver lists the processes' memory).
+func unifiedAdviceFor(name string) string {
+	low := strings.ToLower(name)
+	if strings.Contains(low, "gb10") || strings.Contains(low, "thor") {
+		return unifiedAdvice
+	}
+	for _, w := range []string{"nvgpu", "orin", "xavier", "tegra", "jetson"} {
+		if strings.Contains(low, w) {
+			return nvgpuAdvice
+		}
+	}
+	return unifiedAdvice
+}
 
 // unifiedNextRow returns the name of a unified-memory GPU (unifiedNames)
 // that the next line of the input names as a whole field ("0, NVIDIA

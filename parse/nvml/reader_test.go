@@ -282,6 +282,24 @@ func TestFixtures(t *testing.T) {
 		{"h44g_leak_periodic_dips.csv", FormatQueryGPU, 1440, 1440, ClockAbsolute, "includes-reserved-unknown"},
 		{"h44g_ramp3_glitch.csv", FormatQueryGPU, 401, 401, ClockAbsolute, "includes-reserved-unknown"},
 		{"t45b_gpu_lost_xid79.csv", FormatQueryGPU, 100, 100, ClockAbsolute, "excludes-reserved"},
+		// f48n1: GPU 0's three rows and GPU 1's one, the last line cut.
+		{"minimax_test_gpu_summary_cut_last.csv", FormatQueryGPU, 4, 3, ClockAbsolute, "excludes-reserved"},
+		// f48n1: watch nvidia-smi tables, watch's header before nvidia-smi's ctime line.
+		{"vllm_notes_watch_i2_a100_595.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"pytorch_notes_watch_titanxp_455_xorg.md", FormatNvidiaSmiText, 4, 1, ClockAbsolute, "includes-reserved-unknown,process"},
+		// f48n1: dmon -o TD after its command line, a blank line among the rows.
+		{"cnnotes_dmon_TD_blank_line_fb_churn.txt", FormatDmon, 6, 6, ClockAbsolute, "excludes-reserved"},
+		// f48n1: a K80 table, lspci's line before it, its bottom border cut.
+		{"openmm2386_k80_410_lspci_before.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		{"vgpusched7_v100_440_box_unclosed_then_prose.txt", FormatNvidiaSmiText, 1, 1, ClockRowOrder, "includes-reserved-unknown"},
+		// f48n1: a table of graphics processes, its last row cut; DCGM
+		// exporter's MIG instances, a line cut (TestF48n1AdviceThatWorks).
+		{"nvmlfix11_gtx1070_396_xorg_procs_cut.txt", FormatNvidiaSmiText, 4, 1, ClockRowOrder, "includes-reserved-unknown,process"},
+		{"dcgmexporter317_a30_mig_fb_used_cut.txt", FormatDCGMPrometheus, 6, 1, ClockRowOrder, "excludes-reserved"},
+		// f48n1: gpustat 0.4's text, its header without a driver version.
+		{"gpustat18_v04_no_driver_prompt_percent.txt", FormatGpustatText, 1, 1, ClockAbsolute, "includes-reserved-unknown"},
+		// f48n1: gpustat's default text, processes by user alone (TestF48n1GpustatUsersWithoutPIDs).
+		{"gpustat_test_default_user_only.txt", FormatGpustatText, 3, 1, ClockRowOrder, "includes-reserved-unknown"},
 		{"t45b_eval_spikes_floor_5_cycles.csv", FormatQueryGPU, 900, 900, ClockAbsolute, "includes-reserved-unknown"},
 		// f45c (testdata/README.md): memory.used, .total and .free as h44g's
 		// (no reservation column), a header and 1500, 1500 and 302 rows.
@@ -353,6 +371,16 @@ func TestFixtures(t *testing.T) {
 		{"h200_q_x_process.xml", FormatNvidiaSmiXML, 2, 1, ClockAbsolute, "excludes-reserved,process"},
 		{"h200_q_x_idle.xml", FormatNvidiaSmiXML, 1, 1, ClockAbsolute, "excludes-reserved"},
 		{"h200_q_process.txt", FormatNvidiaSmiText, 2, 1, ClockAbsolute, "excludes-reserved,process"},
+		// Session 48 (f48n2): outputs behind a line of prose, a worker's
+		// tag, "# " comments, a piped prompt. The A10's log has no index
+		// and rows ~4 ms apart: placed as the GPUs of one tick, then one
+		// (2 instants), which the log cannot confirm or refute.
+		{"pub_cnnotes_lms_query_gpu_nospace_prompt_a10.txt", FormatQueryGPU, 5, 2, ClockAbsolute, "excludes-reserved"},
+		{"pub_d2l_gpu_py_hash_commented_win_table_552.py", FormatNvidiaSmiText, 23, 1, ClockAbsolute, "excludes-reserved,process"},
+		{"pub_dcgm_parse_docstring_dmon_indented.txt", FormatDcgmiDmon, 1, 1, ClockRowOrder, "excludes-reserved"},
+		{"pub_ddp_tutorial_dmon_pucm_yaml_indented.txt", FormatDmon, 5, 3, ClockRowOrder, "excludes-reserved"},
+		{"pub_skypilot_pool_job_log_prefix_h100.txt", FormatNvidiaSmiText, 1, 1, ClockAbsolute, "excludes-reserved"},
+		{"pub_adamu_dmon_pucm_rows_commented.txt", FormatDmon, 2, 2, ClockRowOrder, "excludes-reserved"},
 	}
 	seen := map[string]bool{"pub_gpustat130_two_outputs.txt": true, "field": true,
 		// Inputs that hold no memory sample: TestFieldUnreadable.
@@ -372,8 +400,22 @@ func TestFixtures(t *testing.T) {
 		"hunt_eval_sawtooth_gzip_cut.csv.gz": true, "query_gpu_utf16le_nobom.csv": true,
 		// Header-less in fields of its own: TestFleetClushGathered names them.
 		"fleet_clush_b_query_gpu.txt": true,
+		// Header-less, read with --fields, and a paste whose prompt has no
+		// space: TestF48n1BusIDNamesTheGPU, TestF48n1LastTickShort.
+		"omniopt_gpu_usage_a100_noheader_busid.csv": true, "cnnotes_lms_query_gpu_nospace_prompt_a10.txt": true,
+		// Refused (no memory figure): TestF48n1OrinAdvice.
+		"oe4t17_orin_540_driver_na.txt": true,
 		// A -q excerpt without its GPU line, refused: TestHunt44fQExcerptWithoutGPULine.
-		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true}
+		"pub_libc6shim14_q_excerpt_no_gpu_line.txt": true,
+		// Session 48 (f48n2): refused with what they lack (TestQReportCutBeforeFB,
+		// TestXMLExcerptOfProcesses), or read only with --fields (cmd's
+		// TestReportFields, TestAnalyzeFieldsHostFirst).
+		"pub_nvdocker617_k80_q_attached4_cut_before_fb.txt": true, "pub_telegraf12996_windows_xml_procs_na_excerpt.txt": true,
+		"pub_omniopt_gpu_usage_a100_noheader_busid.csv": true, "pub_slurmtool_srun_noheader_host_first_field.txt": true,
+		// Two outputs, --query-gpu then --query-compute-apps: TestHashCommentedOutputs.
+		"pub_nvtop432_wsl2_hash_prefixed_outputs.txt": true,
+		// No memory figure: TestDiscreteGPUNoMemoryFigure, TestDCGMNoFBMetrics.
+		"pub_yolox1429_windows_not_supported_bold.txt": true, "pub_dcgmexporter250_v100_excerpt_no_fb_metrics.txt": true}
 	for _, tt := range tests {
 		seen[tt.file] = true
 		t.Run(tt.file, func(t *testing.T) {
@@ -970,7 +1012,7 @@ func TestFieldUnreadable(t *testing.T) {
 		// The MIG devices box alone (was refused as no known format).
 		{"nvitop8_mig_devices_cut.txt", ":17: only nvidia-smi's MIG devices box"},
 		// -q cut before its FB Memory Usage section.
-		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory"},
+		{"sysmon12_q_cut_before_memory.txt", ":33: no GPU memory in this nvidia-smi output: the nvidia-smi -q report stops at line 33 inside GPU 0's section (from line 10), before its FB Memory Usage"},
 		// dmon -s u: utilization only.
 		{"telegraf5532_dmon_s_u_no_fb.txt", ":1: the dmon log has no fb column"},
 		// dcgmi dmon -e of GPUTL and SMACT: no frame buffer field (was
@@ -984,23 +1026,23 @@ func TestFieldUnreadable(t *testing.T) {
 		// was logged and its line lost. Was "log ... DCGM_FI_DEV_FB_USED",
 		// which the user had done; now the error is at line 13 and says
 		// the line is cut.
-		{"gpuoperator340_dcgm_fb_used_cut.prom", ":13: no sample holds a used-memory value (1 samples read): the line that held one could not be read (DCGM_FI_DEV_FB_USED: unterminated label value (truncated line?)): the line is cut or damaged"},
+		{"gpuoperator340_dcgm_fb_used_cut.prom", ":13: no sample holds a used-memory value (1 row read): the line that held one could not be read (DCGM_FI_DEV_FB_USED: unterminated label value (truncated line?)): the line is cut or damaged"},
 		// DGX Spark (GB10, unified memory): memory.free, memory.total and
 		// memory.used all [N/A]. Was the generic "no sample holds a
 		// used-memory value (... missing or a placeholder)"; now it says
 		// the GPU reports no device memory and what to record instead.
-		{"unsloth10283_gb10_free_total_used_na.csv", ":2: no sample holds a used-memory value (1 samples read): memory.used is [N/A] in every sample and memory.total is [N/A] too, as on a GPU with unified memory"},
+		{"unsloth10283_gb10_free_total_used_na.csv", ":2: no sample holds a used-memory value (1 row read): memory.used is [N/A] in every sample and memory.total is [N/A] too, as on a GPU with unified memory"},
 		// The same GPU logged without its name or total: nothing tells the
 		// device, so the error says what [N/A] may mean and what to log
 		// to tell.
-		{"sonar460_gb10_used_na.csv", ":6: no sample holds a used-memory value (5 samples read): memory.used is [N/A] in every sample, NVML gave no figure; a GPU with unified memory"},
+		{"sonar460_gb10_used_na.csv", ":6: no sample holds a used-memory value (5 rows read): memory.used is [N/A] in every sample, NVML gave no figure; a GPU with unified memory"},
 		// GB10 logged without memory.used: was "log it with
 		// --query-gpu=...,memory.used", which gives [N/A] there too; now
 		// the row's name says why it would not help, and what would.
 		{"unsloth10703_gb10_no_used_column.txt", ":2: the log has no memory.used column (fields: index,name,memory.total,memory.free), and it would not help: the NVIDIA GB10 has unified memory"},
 		// The same GPU's plain table: "Not Supported" in its memory cell.
 		// Was the generic error; now the same explanation as its CSV's.
-		{"arctictraining345_gb10_table_not_supported.txt", ":12: no sample holds a used-memory value (1 samples read): the NVIDIA GB10 has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (the memory cell is Not Supported in every sample), so no GPU memory trend can be read from this log: record the processes' GPU memory instead"},
+		{"arctictraining345_gb10_table_not_supported.txt", ":12: no sample holds a used-memory value (1 row read): the NVIDIA GB10 has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (the memory cell is Not Supported in every sample), so no GPU memory trend can be read from this log: record the processes' GPU memory instead"},
 	} {
 		b, err := os.ReadFile(fixtures + "field/" + c.file)
 		if err != nil {
@@ -1381,7 +1423,9 @@ func TestCommentLines(t *testing.T) {
 // generic error.
 func TestUnifiedMemoryNamed(t *testing.T) {
 	_, _, err := readRows(t, "jetson.csv", "timestamp, name, memory.used [MiB]\n2025/11/24 14:08:55.751, Orin, [N/A]\n")
-	if err == nil || !strings.Contains(err.Error(), "the Orin has unified memory") || !strings.Contains(err.Error(), "--query-compute-apps=") {
+	// An Orin's driver (nvgpu) reports no process memory through NVML
+	// either: its own tools do (f48n1; a GB10's advice is --query-compute-apps).
+	if err == nil || !strings.Contains(err.Error(), "the Orin has unified memory") || !strings.Contains(err.Error(), "tegrastats") || strings.Contains(err.Error(), "--query-compute-apps=") {
 		t.Errorf("%v", err)
 	}
 	_, _, err = readRows(t, "perm.csv", "timestamp, name, memory.total [MiB], memory.used [MiB]\n2025/11/24 14:08:55.751, NVIDIA A100, [Insufficient Permissions], [Insufficient Permissions]\n")

@@ -29,6 +29,9 @@ const (
 	// ("hostname, timestamp, index, memory.used [MiB], ..."): the row's
 	// host, as a fleet log's prefix gives it.
 	roleHost
+	// roleBusID: the GPU's PCI bus id ("00000000:3B:00.0"), which names
+	// a GPU of its host as its index and UUID do.
+	roleBusID
 )
 
 // smiRoleOf maps a --query-gpu or --query-compute-apps field name to its
@@ -60,6 +63,8 @@ func smiRoleOf(name string, apps bool) smiRole {
 		return roleFree
 	case "memory.reserved":
 		return roleReserved
+	case "pci.bus_id":
+		return roleBusID
 	case "hostname", "host", "nodename":
 		// ("node" alone is as often a NUMA node's number.)
 		return roleHost
@@ -89,6 +94,12 @@ type smiDecoder struct {
 	// (commandFields), for a header-less one: after WithFields, before
 	// the defaults.
 	cmdFields []string
+	// firstSkip and firstSkipLine are the first line skipped as a
+	// message or a comment (said in an output that has no rows), and
+	// comments whether it was a comment.
+	firstSkip     string
+	firstSkipLine int
+	comment       bool
 	// assumed: the columns are the default fields, nothing having named
 	// them (no header, WithFields or query command).
 	assumed bool
@@ -101,10 +112,15 @@ type smiDecoder struct {
 	quoted  []byte
 	ticks   ticker
 	// noGPUID: a --query-gpu log with neither index nor uuid: its GPUs
-	// are told apart by their row's place in each tick (pos).
-	noGPUID bool
-	pos     positioner
-	mid     midCache
+	// are told apart by their pci.bus_id where the log has it (busCol,
+	// buses), else by their row's place in each tick (pos; tickLine the
+	// line of the current tick's first row).
+	noGPUID  bool
+	pos      positioner
+	tickLine int
+	busCol   bool
+	buses    busNumbers
+	mid      midCache
 	// unitEnd: the last row read ends in a unit ("4898 MiB"): a last
 	// line whose last size has none is cut (cutLast).
 	unitEnd bool
@@ -346,19 +362,23 @@ func (d *smiDecoder) setColumns(names, units []string, header bool, n int) error
 			what, strings.Join(names, ","), map[bool]string{false: "gpu", true: "compute-apps"}[d.apps], what)
 		if name := d.r.unifiedNextRow(); !d.apps && name != "" {
 			msg = fmt.Sprintf("the log has no memory.used column (fields: %s), and it would not help: the %s has unified memory (the system's RAM, shared with the CPU), for which NVML reports no device memory (memory.used is [N/A] there, as its other memory fields are); %s",
-				strings.Join(names, ","), name, unifiedAdvice)
+				strings.Join(names, ","), name, unifiedAdviceFor(name))
 		}
 		return d.r.noMemoryf(n, "%s", msg)
 	}
 	d.r.meta.Fields = append([]string(nil), names...)
 	d.r.meta.Header = header
-	d.noGPUID = !d.apps
+	d.lastTick()
+	d.noGPUID, d.busCol = !d.apps, false
 	for _, c := range d.cols {
-		if c.role == roleIndex || c.role == roleUUID {
+		switch c.role {
+		case roleIndex, roleUUID:
 			d.noGPUID = false
+		case roleBusID:
+			d.busCol = true
 		}
 	}
-	d.pos = positioner{}
+	d.pos, d.tickLine = positioner{}, 0
 	if !d.r.opt.general {
 		d.mid.reset(midColumns(d.cols))
 	}
@@ -449,6 +469,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 			return nil // said by lostHandleNote
 		}
 		d.r.meta.Warnings.Add(parse.InlineNote(n, -1, "skipped lines nvidia-smi printed instead of samples, such as %q (line %d)", string(b), n))
+		if d.firstSkipLine == 0 {
+			d.firstSkip, d.firstSkipLine = snippet(b), n
+		}
 		return nil
 	}
 	if b[0] == '#' {
@@ -457,6 +480,9 @@ func (d *smiDecoder) line(b []byte, n int) error {
 		// neither a header (field names) nor a row (a timestamp or value).
 		d.r.meta.Skipped++
 		d.r.meta.Warnings.Once("comment line", parse.LineNote(n, "%q is a comment, not nvidia-smi's: lines starting with \"#\" are skipped", snippet(b)))
+		if d.firstSkipLine == 0 {
+			d.firstSkip, d.firstSkipLine, d.comment = snippet(b), n, true
+		}
 		return nil
 	}
 	if d.r.skipTagged(b, n, "nvidia-smi") {
@@ -789,11 +815,12 @@ func (m *midCache) miss(e *midEntry, b []byte, s *sample) {
 	}
 	e.b = append(e.b[:0], b...)
 	e.s = *s
-	var ok [3]bool
+	var ok [4]bool
 	e.s.uuid, ok[0] = within(s.uuid, b, e.b)
 	e.s.gpuName, ok[1] = within(s.gpuName, b, e.b)
 	e.s.process, ok[2] = within(s.process, b, e.b)
-	if ok != [3]bool{true, true, true} {
+	e.s.bus, ok[3] = within(s.bus, b, e.b)
+	if ok != [4]bool{true, true, true, true} {
 		e.b = e.b[:0] // a text not in these columns' bytes: not kept
 		return
 	}
@@ -821,7 +848,7 @@ func (e *midEntry) apply(s *sample) {
 	s.pid, s.hasPID = c.pid, c.hasPID
 	s.total, s.hasTotal = c.total, c.hasTotal
 	s.reserved, s.hasReserved = c.reserved, c.hasReserved
-	s.uuid, s.gpuName, s.process = c.uuid, c.gpuName, c.process
+	s.uuid, s.gpuName, s.process, s.bus = c.uuid, c.gpuName, c.process, c.bus
 	s.uuidIdx, s.nameIdx = c.uuidIdx, c.nameIdx
 }
 
@@ -1036,6 +1063,10 @@ func (d *smiDecoder) setField(s *sample, c *smiCol, v []byte) (want string, ok b
 		s.process = v
 	case roleHost:
 		s.host = v
+	case roleBusID:
+		if d.noGPUID {
+			s.bus = v // read where it names the GPU (finish)
+		}
 	default:
 		x, ok := parseSize(v, c.unit)
 		if !ok {
@@ -1175,9 +1206,14 @@ func (d *smiDecoder) finish(s *sample, n int) error {
 	} else {
 		d.colHost(s.host)
 	}
-	if d.noGPUID {
+	if d.noGPUID && d.busCol && len(s.bus) > 0 {
+		s.gpu, s.hasGPU = d.buses.number(s.host, s.bus), true
+	} else if d.noGPUID {
 		uneven := d.pos.uneven
 		s.gpu, s.hasGPU = d.pos.next(d.hasTS, s.timeUs, s.gpuName, s.total, s.hasTotal), true
+		if s.gpu == 0 {
+			d.tickLine = n
+		}
 		if s.gpu > 0 {
 			d.r.meta.Warnings.Addf("the log has no index or uuid column: its GPUs are numbered by the place of their row in each tick (nvidia-smi lists them in index order; with -i or CUDA_VISIBLE_DEVICES the numbers are not the GPUs' indexes); log index or uuid to name them")
 		}
@@ -1217,6 +1253,10 @@ func (d *smiDecoder) valueError(n int, c smiCol, v []byte, want string) error {
 }
 
 func (d *smiDecoder) end(n int) error {
+	d.lastTick()
+	if note := d.buses.note(); note != "" {
+		d.r.meta.Warnings.Addf("%s", note)
+	}
 	if a := d.activeHost; a != nil {
 		// A series has at most as many samples as its host's instants.
 		a.instants = d.r.meta.Instants
@@ -1228,6 +1268,11 @@ func (d *smiDecoder) end(n int) error {
 	case d.r.meta.Rows > d.rowsAt:
 	case d.apps && d.cols != nil:
 		d.r.meta.Warnings.Addf("no process rows: no compute process ran while the log was written")
+	case d.firstSkipLine > 0 && d.comment:
+		// The error is all that is shown: it says what the lines were.
+		return d.r.errorf(n, "no samples: the output's lines are comments, skipped (line %d: %q): lines starting with \"#\" are not nvidia-smi's", d.firstSkipLine, d.firstSkip)
+	case d.firstSkipLine > 0:
+		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (line %d: %q)", d.firstSkipLine, d.firstSkip)
 	case d.r.meta.Skipped > 0:
 		return d.r.errorf(n, "no samples: nvidia-smi printed only messages (see the warnings)")
 	default:
@@ -1346,6 +1391,76 @@ func (p *positioner) endTick(t int64) {
 	case rows != p.size && !p.uneven:
 		p.uneven, p.otherSize = true, rows
 	}
+}
+
+// lastTick says, at the end of a log (or of its layout) whose GPUs are
+// told apart by their row's place, where its last tick has another number
+// of rows than its first whole tick: the log ends within a tick (cut), or
+// a GPU was missing from it, or the rows the positioner took for one
+// tick's GPUs were one GPU's samples a few ms apart (nvidia-smi -lms
+// with a short period): the places may mix GPUs from there. Ticks of
+// uneven sizes before it were said as they ended (finish).
+func (d *smiDecoder) lastTick() {
+	p := &d.pos
+	if !d.noGPUID || !d.hasTS || !p.started || p.uneven || p.size == 0 || p.k+1 == p.size || d.tickLine == 0 {
+		return
+	}
+	rows := "rows"
+	if p.k == 0 {
+		rows = "row"
+	}
+	d.r.meta.Warnings.Linef(d.tickLine, "the log has no index or uuid column and its last tick, from this line, has %d %s where the first had %d: the log ends within a tick, or a GPU is missing from it, or the rows a few ms apart taken for a tick's GPUs are one GPU's samples (nvidia-smi -lms with a short period); rows are told apart by their place in a tick of rows close in time, so a GPU's series may hold rows of another GPU there; log index or uuid to tell the GPUs apart", p.k+1, rows, p.size)
+}
+
+// busNumbers numbers the GPUs of a --query-gpu log that names them by
+// pci.bus_id alone: each bus id (of a host) keeps the number it was first
+// given, in the order bus ids first appear (nvidia-smi's rows of one tick
+// need not come in one order: a script's own loop, or rows sorted by
+// time). The numbers are not the GPUs' indexes; note says which bus id
+// each names.
+type busNumbers struct {
+	ids   map[string]int32
+	order []string // the first maxBusNamed, "host bus" (or "bus")
+	n     int32
+}
+
+// maxBusNamed bounds the bus ids note names.
+const maxBusNamed = 8
+
+// number is the number of the GPU at bus id bus of host.
+func (b *busNumbers) number(host, bus []byte) int32 {
+	key := string(host) + "\x00" + string(bus)
+	if k, ok := b.ids[key]; ok {
+		return k
+	}
+	if b.ids == nil {
+		b.ids = map[string]int32{}
+	}
+	if len(b.ids) >= maxTickGPUs*16 {
+		return b.n - 1 // bounded on untrusted input: a log of that many GPUs is none
+	}
+	k := b.n
+	b.ids[key], b.n = k, b.n+1
+	if len(b.order) < maxBusNamed {
+		name := string(bus)
+		if len(host) > 0 {
+			name = string(host) + " " + name
+		}
+		b.order = append(b.order, fmt.Sprintf("GPU %d is %s", k, name))
+	}
+	return k
+}
+
+// note says how the GPUs were numbered; "" when no bus id was read.
+func (b *busNumbers) note() string {
+	if b.n == 0 {
+		return ""
+	}
+	more := ""
+	if int(b.n) > len(b.order) {
+		more = fmt.Sprintf(" and %d more", int(b.n)-len(b.order))
+	}
+	return fmt.Sprintf("the log has no index or uuid column: its GPUs are told apart by their pci.bus_id and numbered in the order their bus ids first appear, not by their indexes (%s%s); log index or uuid to name them", strings.Join(b.order, ", "), more)
 }
 
 // ticker numbers the ticks of a log without times. Each tick has one

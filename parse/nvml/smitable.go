@@ -96,8 +96,12 @@ var (
 	// A gpustat GPU row's start, its index and name cell: "[4] GeForce GTX 1080 Ti |".
 	gpustatCutRe  = lazyre.New(`^\[(\d{1,3})\]\s+[^|\s][^|]*\|`)
 	gpustatProcRe = lazyre.New(`(?:\S+?:)?([^\s/(]+)/(\d{1,10})\((\d{1,12})M\)`)
-	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"
-	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})\s+\d+\.\d+(?:\.\d+)?\s*$`)
+	// Any process entry of a gpustat row, with its pid or without
+	// ("user1(4000M)", gpustat's default).
+	gpustatEntryRe = lazyre.New(`\S+\(\d{1,12}M\)`)
+	// "gpu-a-11.extreme         Mon Aug 22 15:23:57 2022  515.65.01"; gpustat
+	// 0.4 printed no driver version ("feline  Sun Aug 13 15:45:59 2017").
+	gpustatHeadRe = lazyre.New(`^(\S+)\s+(\w{3}\s+\w{3}\s+\d{1,2}\s+\d{1,2}:\d{2}:\d{2}\s+\d{4})(?:\s+\d+\.\d+(?:\.\d+)?)?\s*$`)
 	gpustatLineRe = lazyre.New(`(?m)^\s*\[\d{1,3}\]\s.*\|.*\|\s*(?:\[[^\]]*\]\s*)?(?:\d+|\?\?)\s*/\s*(?:\d+|\?\?)\s*MB\s*\|`)
 )
 
@@ -185,6 +189,10 @@ type smiTextDecoder struct {
 	acctGPU             int32
 	acctCurPID          int64
 	wddm                bool
+	// bannerSMI and bannerDriver are the versions the last banner gives
+	// ("NVIDIA-SMI 512.15       Driver Version: 460.89"), at bannerLine.
+	bannerSMI, bannerDriver []byte
+	bannerLine              int
 	// oldDriver: the output's banner names a driver before R510, whose
 	// table left the driver's reservation out of used and total alike
 	// (see tableConv).
@@ -211,6 +219,9 @@ type smiTextDecoder struct {
 	// has a MIG devices box.
 	headFrom int
 	migOut   bool
+	// watchLine is the line of the last watch header ("Every 1.0s:
+	// nvidia-smi ..."), prevLine the last non-blank line read.
+	watchLine, prevLine int
 }
 
 func newSmiTextDecoder(r *Reader) *smiTextDecoder {
@@ -307,8 +318,10 @@ func (d *smiTextDecoder) cutQReport(n int) {
 	switch {
 	case d.qGPU < 0:
 		return
-	case !d.qFB && d.qFBAny:
-		// (A report without any, -q -d PIDS, shows no memory at all.)
+	case !d.qFB && (d.qFBAny || len(d.qName) > 0):
+		// (A report without any, -q -d PIDS, shows no memory at all; a
+		// section with its Product Name is of the whole report, whose
+		// FB Memory Usage comes after it.)
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside GPU %d's section (from line %d), before its FB Memory Usage: the excerpt is cut there, so GPU %d and what follows are missing", n, d.qGPU, d.qFrom, d.qGPU)
 	case d.qProcOpen && d.qHasPID:
 		why = fmt.Sprintf("the nvidia-smi -q report stops at line %d inside pid %d's entry of GPU %d's Processes, before its Used GPU Memory: the excerpt is cut there, so that process's memory and any process after it are missing", n, d.qPID, d.qGPU)
@@ -386,9 +399,18 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 	if len(t) == 0 {
 		return nil
 	}
+	prev := d.prevLine
+	d.prevLine = n
 	// A ctime line alone starts a table (nvidia-smi prints it first); so
 	// does watch's header, "Every 2.0s: nvidia-smi   host: <ctime>".
 	if ts, ok := d.parseCtime(t); ok {
+		if d.watchLine > 0 && d.watchLine == prev {
+			// nvidia-smi's own ctime line under watch's header: the
+			// same output, at the time nvidia-smi printed (watch's may
+			// be a second before).
+			d.snapTime = ts
+			return nil
+		}
 		d.newSnapshot(ts, true)
 		d.headFrom = n
 		return nil
@@ -397,7 +419,7 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		if f := bytes.Fields(t); len(f) >= 7 {
 			if ts, ok := d.parseCtime(bytes.Join(f[len(f)-5:], []byte(" "))); ok {
 				d.newSnapshot(ts, true)
-				d.headFrom = n
+				d.headFrom, d.watchLine = n, n
 				return nil
 			}
 		}
@@ -438,6 +460,11 @@ func (d *smiTextDecoder) line(b []byte, n int) error {
 		}
 		d.lastLine = n
 		d.oldDriver = preR510(t)
+		if m := smiBannerRe.FindSubmatch(t); m != nil {
+			d.bannerSMI, d.bannerDriver, d.bannerLine = append(d.bannerSMI[:0], m[1]...), append(d.bannerDriver[:0], m[2]...), n
+		} else {
+			d.bannerLine = 0
+		}
 		return nil
 	case bytes.HasPrefix(t, []byte("No devices were found")):
 		d.r.meta.Skipped++
@@ -491,13 +518,37 @@ func (d *smiTextDecoder) gpustatLine(t []byte, n int) error {
 	}
 	d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, gpuName: trimSpace(m[2]),
 		used: used * MiB, hasUsed: hasUsed, total: total * MiB, hasTotal: hasTotal, conv: IncludesReservedUnknown})
-	for _, p := range gpustatProcRe.FindAllSubmatch(m[5], -1) {
+	procs := gpustatProcRe.FindAllSubmatch(m[5], -1)
+	for _, p := range procs {
 		pid, _ := parseInt(p[2])
 		pu, _ := parseInt(p[3])
 		d.emit(&sample{timeUs: d.now(), host: d.host, gpu: int32(g), hasGPU: true, pid: pid, hasPID: true,
 			process: p[1], used: pu * MiB, hasUsed: true})
 	}
+	if all := gpustatEntryRe.FindAllSubmatch(m[5], -1); len(all) > len(procs) {
+		// gpustat's default lists each process by its user alone
+		// ("user1(4000M)"): no pid to make a series of.
+		d.r.meta.Warnings.Once("gpustat without pids", parse.LineNote(n, "gpustat lists processes without their pids (%q: gpustat without -p): their memory is not read as processes, only the GPU's; run gpustat -p (or -cpu) to name them", string(all[0][0])))
+	}
 	return nil
+}
+
+// maxGraphicsPIDs bounds Metadata.GraphicsPIDs (and the time to look a
+// pid up in it) on untrusted input.
+const maxGraphicsPIDs = 256
+
+// isRule reports whether t is a border line of a table, whole or cut:
+// '+' then only '-', '=' and '+'.
+func isRule(t []byte) bool {
+	if len(t) < 2 || t[0] != '+' {
+		return false
+	}
+	for _, c := range t[1:] {
+		if c != '-' && c != '=' && c != '+' {
+			return false
+		}
+	}
+	return true
 }
 
 // tableLine reads line n of the default table. A row cut short (a paste
@@ -527,18 +578,31 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		case bytes.HasPrefix(t, []byte("|=")):
 			d.procRule = true
 			return nil
-		case t[0] == '+' && d.procRule && !cut:
+		case t[0] == '+' && d.procRule && (!cut || isRule(t)):
 			// The box's closing border: read whole, it listed every
-			// process nvidia-smi saw (none, maybe).
+			// process nvidia-smi saw (none, maybe). A border the paste
+			// cut ("+------" and no more) closes it too: nothing of the
+			// box comes after its bottom border, all of its rows before.
 			d.procRule, d.procClosed = false, true
 			if !d.procBad {
 				d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
 			}
 			return nil
+		case d.procClosed && isRule(t):
+			return nil // the bottom border after "No running processes found", whole or cut
+		case d.procRule && !d.procBad && bytes.Contains(t, []byte("No running processes found")):
+			// The box's one row when there is no process: whole, though
+			// a paste ends before its bottom border.
+			d.procRule, d.procClosed = false, true
+			d.r.meta.ProcessesListedUs = append(d.r.meta.ProcessesListedUs, d.now())
+			return nil
 		}
 		if m := smiTableProcRe.FindSubmatch(t); m != nil {
 			gpu, _ := parseInt(m[1])
 			pid, _ := parseInt(m[2])
+			if string(m[3]) == "G" && !slices.Contains(d.r.meta.GraphicsPIDs, pid) && len(d.r.meta.GraphicsPIDs) < maxGraphicsPIDs {
+				d.r.meta.GraphicsPIDs = append(d.r.meta.GraphicsPIDs, pid)
+			}
 			if gi := smiTableProcGIRe.FindSubmatch(t); gi != nil {
 				d.migInstance(string(gi[1]), string(gi[2]), n)
 				ci, _ := parseInt(gi[3])
@@ -613,6 +677,15 @@ func (d *smiTextDecoder) tableLine(t []byte, n int) error {
 		d.gpuName = append(d.gpuName[:0], m[2]...)
 		if string(m[3]) == "WDDM" {
 			d.wddm = true
+		}
+		switch string(m[3]) {
+		case "WDDM", "TCC", "MCDM":
+			if d.bannerLine > 0 && !bytes.Equal(d.bannerSMI, d.bannerDriver) && d.r.driverMismatch == "" {
+				// On Windows nvidia-smi and NVML come with the driver:
+				// their version is the driver's. (Under WSL the two
+				// differ by design, and the GPU row gives no driver model.)
+				d.r.driverMismatch = fmt.Sprintf("nvidia-smi's banner (line %d) gives NVIDIA-SMI %s but Driver Version %s on Windows, where nvidia-smi and its NVML library come with the driver and bear its version: they are of another driver than the one running (an update or rollback not finished, two installs), and across such a mismatch NVML may give no memory figure", d.bannerLine, d.bannerSMI, d.bannerDriver)
+			}
 		}
 		return nil
 	}
@@ -727,7 +800,7 @@ func (d *smiTextDecoder) gpuMemRow(t []byte, n int, cut bool) bool {
 			d.r.totalPlaceholders++ // see unifiedNoMemory
 		}
 		if !s.hasUsed && d.r.usedPlaceholder == "" {
-			d.r.usedPlaceholder, d.r.usedField = string(trimSpace(cell)), "the memory cell"
+			d.r.usedPlaceholder, d.r.usedField = strings.Trim(string(trimSpace(cell)), "*_` "), "the memory cell" // "**Not Supported**": a paste's bold
 		}
 		d.r.meta.Warnings.Linef(n, "GPU %d's memory cell reads %q, not \"used MiB / total MiB\": %s", d.gpu, snippet(cell), what)
 	}
@@ -752,6 +825,10 @@ func (d *smiTextDecoder) tableConv() Convention {
 // Driver Version: 375.39 |") names a driver older than R510. Under WSL the
 // banner gives nvidia-smi's version and the Windows driver's ("NVIDIA-SMI
 // 470.57.02    Driver Version: 510.06"): the driver's is the one read.
+// smiBannerRe matches the versions in the table's banner: nvidia-smi's
+// and the driver's.
+var smiBannerRe = lazyre.New(`NVIDIA-SMI\s+(\S+)\s+Driver Version:\s+(\S+)`)
+
 func preR510(banner []byte) bool {
 	_, v, ok := bytes.Cut(banner, []byte("Driver Version:"))
 	if !ok {

@@ -27,8 +27,77 @@ func Sniff(head []byte) parse.Format {
 	if bytes.IndexByte(head, 0x1b) >= 0 {
 		head = stripANSI(nil, head) // colours, a terminal capture's screen codes
 	}
-	f, _, _ := sniffWrapped(head)
+	f, _, _, _ := sniffLed(head)
 	return f
+}
+
+// maxLead bounds the lines of text (non-blank) that may come before a
+// log's first output without a prompt: a paste's "Here is my log:", a
+// Markdown list item that introduces its fenced block ("- GPU utilization
+// is recorded in logs/gpu.log, which looks like this:"), a docstring's
+// "Layout (...):". More text than this is a document, not a paste of a
+// log.
+const maxLead = 3
+
+// sniffLed is sniffWrapped of head, or else of head after its first one
+// to maxLead lines of text (leadLine): an output in a layout whose first
+// line says so (a --query CSV header, dmon's, pmon's or dcgmi dmon's "#"
+// header, a row that starts with a timestamp, DCGM metrics) after a line
+// of prose. lead is the number of lines (blank ones included) the Reader
+// skips, with a warning; 0 when head is recognised as it is.
+func sniffLed(head []byte) (f parse.Format, w wrap, plain []byte, lead int) {
+	if f, w, plain = sniffWrapped(head); f != parse.FormatUnknown {
+		return f, w, plain, 0
+	}
+	rest, text := head, 0
+	for text < maxLead {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if !found {
+			break
+		}
+		lead++
+		rest = after
+		t := trimSpace(stripQuote(trimSpace(line)))
+		if len(t) == 0 || isFence(t) {
+			continue // a fence before the text ("```", "Here is my log:", the log)
+		}
+		if !leadLine(t) {
+			break
+		}
+		text++
+		switch f, w, plain = sniffWrapped(rest); f {
+		case FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
+			return f, w, plain, lead
+		}
+	}
+	return parse.FormatUnknown, wrap{}, nil, 0
+}
+
+// leadLine reports whether t, a trimmed line, is a line of prose that may
+// come before an output: a word of three letters or more, and neither a
+// Markdown fence, the border of a table, nor a line that starts with a
+// shell's prompt or comment mark: a command gpuleak does not know ("$ go
+// build && ./dmon") prints another program's output, whatever it looks
+// like (DCGM's Go sample "dmon").
+func leadLine(t []byte) bool {
+	switch t[0] {
+	case '$', '#', '%', '|', '+', '{', '[', '<':
+		return false
+	}
+	if isFence(t) {
+		return false
+	}
+	run := 0
+	for _, c := range t {
+		if isLetter(c) {
+			if run++; run >= 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // sniffWrapped is Sniff of head (without its byte order mark and escape
@@ -36,7 +105,20 @@ func Sniff(head []byte) parse.Format {
 // layout's decoder to read them (none when head is recognised as it is)
 // and, where there is one, head without it (unwrapHead); nil otherwise.
 func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
-	if f := sniffPlain(head); f != parse.FormatUnknown {
+	f := sniffPlain(head)
+	switch f {
+	case parse.FormatUnknown:
+	case FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
+		return f, wrap{}, nil // their own lines start with "#"
+	default:
+		if !hashedOutput(head) {
+			return f, wrap{}, nil
+		}
+		// An output pasted as comments: its lines are not read as
+		// they are (a log's comments are skipped), but without "#".
+		if hf, hw, plain := sniffHashed(head); hf != parse.FormatUnknown {
+			return hf, hw, plain
+		}
 		return f, wrap{}, nil
 	}
 	w := wrapOf(head)
@@ -45,6 +127,47 @@ func sniffWrapped(head []byte) (parse.Format, wrap, []byte) {
 		if w == (wrap{}) {
 			plain = nil // fences only: the decoders skip them (isFence)
 		}
+		if f != parse.FormatUnknown {
+			return f, w, plain
+		}
+	}
+	return sniffHashed(head)
+}
+
+// hashedOutput reports whether the first output of head (after its
+// prompt lines) is one pasted as comments: every line of it starts with
+// "#" (hashOutput), and without them it is in a layout, or comma-separated
+// values whose command names their fields ("# NVIDIA GeForce RTX 4070 Ti
+// SUPER, 16376, 14360" under "nvidia-smi --query-gpu=name,memory.total,
+// memory.used --format=csv,noheader"). A comment before a later output
+// ("# my notes", then "$ nvidia-smi ...") is not.
+func hashedOutput(head []byte) bool {
+	body := skipPrompts(head)
+	seg := untilPrompt(body)
+	if !hashOutput(seg) {
+		return false
+	}
+	plain, _ := unwrapHead(seg, wrap{hash: true})
+	if sniffOne(plain) != parse.FormatUnknown {
+		return true
+	}
+	return looksLikeCSV(plain) && len(commandFields(head[:len(head)-len(body)])) > 0
+}
+
+// sniffHashed is sniffPlain of head without the "#" that starts its
+// lines (wrap.hash): nvidia-smi's output pasted into a script as comments
+// ("# +-----...", "# | NVIDIA-SMI 552.22 ..." above a Python script's
+// code), or under the command that printed it.
+func sniffHashed(head []byte) (parse.Format, wrap, []byte) {
+	if bytes.IndexByte(head, '#') < 0 {
+		return parse.FormatUnknown, wrap{}, nil
+	}
+	w := wrap{hash: true}
+	plain, changed := unwrapHead(head, w)
+	if !changed {
+		return parse.FormatUnknown, wrap{}, nil
+	}
+	if f := sniffPlain(plain); f != parse.FormatUnknown {
 		return f, w, plain
 	}
 	return parse.FormatUnknown, wrap{}, nil
@@ -186,7 +309,8 @@ func FormatForFields(fields []string) parse.Format {
 // (a shell prompt or other text may come first): the default table's
 // banner box, its Processes box or MIG devices box pasted alone (the
 // part of the table a report quotes), a GPU's rows without the banner,
-// or the -q report's title with its memory section.
+// or the -q report's title, or its "Attached GPUs" line with the first
+// GPU's section after it.
 func isSmiText(head []byte) bool {
 	if smiTextIn(head) {
 		return true
@@ -217,8 +341,17 @@ func smiTextIn(head []byte) bool {
 	if (bytes.Contains(head, []byte("MiB /")) || bytes.Contains(head, []byte("MB /"))) && smiGPURowsRe.Match(head) {
 		return true
 	}
-	return bytes.Contains(head, []byte("NVSMI LOG")) && bytes.Contains(head, []byte("Attached GPUs"))
+	if !bytes.Contains(head, []byte("Attached GPUs")) {
+		return false
+	}
+	return bytes.Contains(head, []byte("NVSMI LOG")) || qAttachedRe.Match(head)
 }
+
+// qAttachedRe matches a -q report's "Attached GPUs : 4" line and the
+// first GPU's section title after it, "GPU 0000:05:00.0": a report quoted
+// from there on, without its "NVSMI LOG" title, timestamp and driver
+// version (nvidia-docker#617).
+var qAttachedRe = lazyre.New(`(?m)^[ \t]*Attached GPUs[ \t]*:[ \t]*\d+[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]`)
 
 var (
 	// The table's border indented, as a CI log, a notebook or a Markdown
@@ -609,4 +742,72 @@ func notMineHint(head []byte, fields bool) string {
 		return " (a header-less CSV log not starting with a timestamp needs --fields)"
 	}
 	return ""
+}
+
+// afterLines returns head after its first n lines.
+func afterLines(head []byte, n int) []byte {
+	for ; n > 0 && len(head) > 0; n-- {
+		_, head, _ = bytes.Cut(head, []byte("\n"))
+	}
+	return head
+}
+
+// xmlElemRe matches a line of nvidia-smi -q -x's XML that is one element,
+// or its start or end tag: "<pid>11844</pid>", "<process_info>",
+// "</process_info>".
+var xmlElemRe = lazyre.New(`^[ \t]*</?([a-z][a-z0-9_]*)>(?:[^<\n]*</([a-z][a-z0-9_]*)>)?[ \t]*\r?$`)
+
+// XMLExcerpt says what head (an input no layout claims) is when it is
+// part of nvidia-smi -q -x's XML without any element that says which GPU
+// it is of or holds its memory (<nvidia_smi_log>, <gpu id=...>,
+// <fb_memory_usage>: with one, it is read): an issue's excerpt of the
+// <process_info> entries of a <processes> list. At least three of its
+// first lines of text are elements, one of them an element only
+// nvidia-smi's process entries and GPU sections have (<process_info>,
+// <used_memory>, <product_name>, <gpu_instance_id>). line is the first
+// such element's (1-based). ok is false for other text. Such an excerpt
+// is not read: its GPU, and the GPU's memory, are not in it.
+func XMLExcerpt(head []byte) (line int, msg string, ok bool) {
+	if isSmiXML(head) {
+		return 0, "", false
+	}
+	var elems, n, na, used int
+	for l := range bytes.Lines(head) {
+		n++
+		if n > 2000 {
+			break
+		}
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 || isFence(t) {
+			continue
+		}
+		m := xmlElemRe.FindSubmatch(bytes.TrimRight(l, "\r\n"))
+		if m == nil {
+			if elems == 0 && t[0] != '<' {
+				return 0, "", false // text first: not an excerpt of the XML
+			}
+			continue
+		}
+		elems++
+		switch string(m[1]) {
+		case "process_info", "used_memory", "product_name", "gpu_instance_id", "compute_instance_id":
+			if line == 0 {
+				line = n
+			}
+		}
+		if string(m[1]) == "used_memory" && m[2] != nil {
+			used++
+			if bytes.Contains(t, []byte(">N/A<")) {
+				na++
+			}
+		}
+	}
+	if elems < 3 || line == 0 {
+		return 0, "", false
+	}
+	why := ""
+	if used > 0 && na == used {
+		why = "; and each of its processes' <used_memory> is N/A (Windows' WDDM driver model, some vGPU and container setups report no per-process memory)"
+	}
+	return line, "part of nvidia-smi -q -x's XML without the <gpu> element it is of or that GPU's <fb_memory_usage>: which GPU, and its memory, are not in it" + why + ": not read; give the whole document (nvidia-smi -q -x), or samples over time (nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1)", true
 }

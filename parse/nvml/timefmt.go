@@ -426,6 +426,7 @@ func (dc *dayClock) foldsBack(sec int) bool {
 // times: k periods after the output's first tick, which is one period
 // (the output's) after the last tick of the output before it.
 func (r *Reader) tickTime(k int64) int64 {
+	r.usePeriod()
 	var start int64
 	if r.opt.hasStart {
 		start = r.opt.start.UnixMicro()
@@ -438,6 +439,15 @@ func (r *Reader) tickTime(k int64) int64 {
 	t := r.tickBase + k*r.opt.interval.Microseconds()
 	r.tickLast, r.ticked = max(r.tickLast, t), true
 	return start + t
+}
+
+// usePeriod records that a row is placed by the period: the pending note
+// that a command set it is said.
+func (r *Reader) usePeriod() {
+	if r.periodNote != nil {
+		r.meta.Warnings.Add(*r.periodNote)
+		r.periodNote = nil
+	}
 }
 
 // unixNumber turns a Unix time of unknown unit into µs: seconds below

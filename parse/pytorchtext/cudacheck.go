@@ -49,12 +49,14 @@ var checkForms = []checkForm{
 		"the CUDA runtime", "dlib (its CHECK_CUDA)", true),
 	// A glog CHECK of the CUDA status: Caffe's CUDA_CHECK ("Check failed:
 	// error == cudaSuccess (2 vs. 0)  out of memory"), MXNet's mshadow
-	// ("Check failed: e == cudaSuccess: CUDA: out of memory"), early
+	// ("Check failed: e == cudaSuccess: CUDA: out of memory"; its
+	// storage's "Check failed: e == cudaSuccess || e ==
+	// cudaErrorCudartUnloading CUDA: out of memory"), early
 	// PaddlePaddle's ("Check failed: cudaSuccess == cudaStat (0 vs. 2) Cuda
 	// Error: out of memory") and Caffe2's CUDA_ENFORCE ("[enforce fail at
 	// context_gpu.cu:415] error == cudaSuccess. 2 vs 0. Error at:
 	// .../context_gpu.cu:415: out of memory"). CheckProgram tells which.
-	newCheckForm("cudaSuccess", `Check failed: \w+ == cudaSuccess ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`,
+	newCheckForm("cudaSuccess", `Check failed: \w+ == cudaSuccess(?: \|\| \w+ == cudaErrorCudartUnloading)? ?(?:\(2 vs\. 0\))?:?\s*(?:CUDA: |Cuda Error: )?out of memory|Check failed: cudaSuccess == \w+ ?\(0 vs\. 2\)\s*(?:Cuda Error: )?out of memory|\w+ == cudaSuccess\. 2 vs 0\. Error at: \S+: out of memory`,
 		"the CUDA runtime", "a glog CHECK of the CUDA status", true),
 	// The CUDA samples' checkCudaErrors (helper_cuda.h): "CUDA error at
 	// file.cu:45 code=2(cudaErrorMemoryAllocation) \"cudaMalloc(...)\"".
@@ -171,6 +173,178 @@ var checkForms = []checkForm{
 	// CUDA call failed: the pool refused to grow past its limit.
 	newCheckForm(rmmPoolPhrase, `RMM failure at: ?\S+:\d+: Maximum pool size exceeded`,
 		"RMM", "RMM's pool memory resource (RAPIDS: cuDF, cuML, cupoch)", true),
+	// thrust's CUDA back-end (cuda_cub::parallel_for, under for_each,
+	// transform, fill and most algorithms) throws a system_error whose
+	// what() is "parallel_for failed: " then the runtime's string
+	// ("parallel_for failed: out of memory"; later releases put the
+	// error's name first, "cudaErrorMemoryAllocation: out of memory").
+	// The call is a kernel launch (cub's DeviceFor), which allocates no
+	// device memory but its threads' local memory: the status is most
+	// often an earlier asynchronous failure reported there. Read where an
+	// error sits (raisedAt): after a what() or a colon, or at a line's
+	// start.
+	newCheckForm(thrustLaunchPhrase, `(parallel_for)(?::)? failed(?: to synchronize)?: (?:cudaErrorMemoryAllocation: )?out of memory`,
+		"the CUDA runtime", "thrust (a thrust::system_error)", false),
+	// CatBoost's GPU memory pool (catboost/cuda/cuda_lib/memory_pool/
+	// stack_like_memory_pool.h, TStackLikeMemoryPool::Create) throws
+	// NCudaLib::TOutOfMemoryError "Error: Out of memory. Requested R MB;
+	// Free F MB" (MiB: its MB is 1024*1024, the figures doubles; older
+	// releases print them without the unit) after its file and line. The
+	// pool is the block CatBoost took from the GPU at start-up
+	// (gpu_ram_part of the free memory): no CUDA call failed, the pool
+	// had no free block of the size. catboostPoolRe reads the figures.
+	newCheckForm(catboostPoolPhrase, `[^\s'"`+"`"+`(]+\.h:\d+: Error: Out of memory\. Requested \d+(?:\.\d+)?(?: MB)?; Free \d+(?:\.\d+)?(?: MB)?`,
+		"CatBoost", "CatBoost's GPU memory pool (NCudaLib::TStackLikeMemoryPool)", true),
+	// PaddlePaddle's Fluid (before 1.5) sizes the first chunk of its
+	// buddy allocator at start-up (gpu_info.cc, GpuMaxChunkSize):
+	// FLAGS_fraction_of_gpu_memory_to_use of the GPU's total less 5%,
+	// which must not exceed what cudaMemGetInfo gives free (less 256
+	// bytes): "enforce allocating <= available failed, A > B", both in
+	// bytes. No allocation was made: the free memory was below the share
+	// asked for.
+	newCheckForm(paddleChunkPhrase, `enforce allocating <= available failed, \d{1,20} > \d{1,20}`,
+		"PaddlePaddle", "PaddlePaddle's start-up check of its memory fraction (gpu_info.cc)", true),
+	// torch_memory_saver (SGLang's and verl's sleep mode, CUDA virtual
+	// memory) checks each driver call with CURESULT_CHECK: "[torch_memory_
+	// saver.cpp] CUresult error  result=2 file=F func=cu_mem_create
+	// line=N" (later "CUresult error: 2 (out of memory) file=..."); 2 is
+	// CUDA_ERROR_OUT_OF_MEMORY, and func the function of the check, its
+	// cu_mem_create wrapping cuMemCreate (the physical memory when a
+	// paused region resumes).
+	newCheckForm(tmsPhrase, `\[torch_memory_saver\.cpp\] CUresult error(?: +result=2 |: 2 \(out of memory\) +)(?:file=\S+ )?func=(\w+)`,
+		"the CUDA driver", "torch_memory_saver (its CURESULT_CHECK)", true),
+	// dask-cuda's and cuDF's spill managers hook RMM's allocation
+	// failure (a FailureCallbackResourceAdaptor): when spilling finds no
+	// device memory to move to the host they log "RMM allocation of N
+	// failed, spill-on-demand couldn't find any device memory to spill"
+	// (N as dask's format_bytes, "605.37 MiB"; "N bytes" in older
+	// releases) and the allocation fails. spillRe reads the size.
+	newCheckForm(spillPhrase, `RMM allocation of \d+(?:\.\d+)? ?(?:[kMGT]i?B|B|bytes)(?: bytes)? failed, spill-on-demand couldn't find any device memory to spill`,
+		"RMM", "the spill manager on RMM (dask-cuda's or cuDF's spill-on-demand)", true),
+	// Boost.Compute's opencl_error (LightGBM's GPU version) prints
+	// CL_MEM_OBJECT_ALLOCATION_FAILURE (-4) by its description, "Memory
+	// Object Allocation Failure": the OpenCL device could not allocate a
+	// buffer's memory. Read where an error sits (after a what()).
+	// MXNet's pooled storage manager (src/storage/pooled_storage_manager
+	// .h, PooledStorageManager::Alloc) tries its device storage's
+	// cudaMalloc twice, releasing its pool between, then logs FATAL
+	// "Memory allocation failed." after its file and line (MXNet 0.7 to
+	// 0.9; later releases check the status itself).
+	newCheckForm(mxnetPoolPhrase, `pooled_storage_manager\.h:\d+\] ?Memory allocation failed|pooled_storage_manager\.h:\d+: Memory allocation failed`,
+		"the CUDA runtime", "MXNet (its pooled storage manager: cudaMalloc failed twice, its pool released between)", true),
+	// NCCL 1.x's allocDevMem (src/core.cu): cudaMalloc failed, "WARN
+	// src/core.cu:225 failed to allocate 2101248 byte device buffer"
+	// (its WARN prints the file and line first), then "NCCL Init failed
+	// (10) 'cuda malloc failed'". The bytes are the request.
+	newCheckForm(nccl1BufferPhrase, `WARN \S+:\d+ failed to allocate \d{1,20} byte device buffer`,
+		"NCCL", "", true),
+	newCheckForm(clAllocPhrase, clAllocPhrase,
+		"OpenCL", "Boost.Compute (its opencl_error, CL_MEM_OBJECT_ALLOCATION_FAILURE)", false),
+}
+
+// The phrases of the check forms whose notes differ (see checkForms).
+const (
+	thrustLaunchPhrase = "parallel_for"
+	catboostPoolPhrase = "Error: Out of memory. Requested "
+	paddleChunkPhrase  = "enforce allocating <= available failed"
+	tmsPhrase          = "[torch_memory_saver.cpp] CUresult error"
+	spillPhrase        = "spill-on-demand couldn't find any device memory"
+	clAllocPhrase      = "Memory Object Allocation Failure"
+	mxnetPoolPhrase    = "Memory allocation failed"
+	nccl1BufferPhrase  = " byte device buffer"
+)
+
+// CheckForm names the form of checkForms that a GenCUDAError message's
+// text starts with, for the notes that differ by form: "thrust-launch",
+// "catboost-pool", "paddle-chunk", "torch-memory-saver", "spill",
+// "opencl-alloc", "nccl1-buffer", "rmm-pool"; "" for another form or
+// none.
+func CheckForm(text string) string {
+	_, _, k := checkAt(text)
+	if k < 0 {
+		return ""
+	}
+	switch checkForms[k].phrase {
+	case thrustLaunchPhrase:
+		return "thrust-launch"
+	case catboostPoolPhrase:
+		return "catboost-pool"
+	case paddleChunkPhrase:
+		return "paddle-chunk"
+	case tmsPhrase:
+		return "torch-memory-saver"
+	case spillPhrase:
+		return "spill"
+	case clAllocPhrase:
+		return "opencl-alloc"
+	case nccl1BufferPhrase:
+		return "nccl1-buffer"
+	case rmmPoolPhrase:
+		return "rmm-pool"
+	}
+	return ""
+}
+
+// catboostPoolRe reads CatBoost's pool figures (see checkForms): the
+// request and the pool's free block, MiB.
+var catboostPoolRe = lazyre.New(`Requested (\d+(?:\.\d+)?)(?: MB)?; Free (\d+(?:\.\d+)?)`)
+
+// paddleChunkRe reads PaddlePaddle's chunk and the free memory, bytes.
+var paddleChunkRe = lazyre.New(`available failed, (\d{1,20}) > (\d{1,20})`)
+
+// nccl1BufferRe reads NCCL 1.x's buffer's bytes.
+var nccl1BufferRe = lazyre.New(`failed to allocate (\d{1,20}) byte device buffer`)
+
+// spillRe reads the spill manager's request: a figure and its unit.
+var spillRe = lazyre.New(`RMM allocation of (\d+(?:\.\d+)?) ?([kMGT]i?B|B|bytes)?`)
+
+// checkFigures sets the figures a check form k prints in text (its
+// match): CatBoost's request and its pool's free memory, PaddlePaddle's
+// chunk and the GPU's free memory, the spill manager's request. A figure
+// printed with decimals is rounded to a byte (decimalFigure).
+func checkFigures(m *Message, text string, k int) {
+	switch checkForms[k].phrase {
+	case catboostPoolPhrase:
+		if x := catboostPoolRe.Re().FindStringSubmatch(text); x != nil {
+			m.Requested = decimalFigure(x[1], 1<<20)
+			m.Free = decimalFigure(x[2], 1<<20)
+		}
+	case paddleChunkPhrase:
+		if x := paddleChunkRe.Re().FindStringSubmatch(text); x != nil {
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
+			m.Free, _ = strconv.ParseInt(x[2], 10, 64)
+		}
+	case nccl1BufferPhrase:
+		if x := nccl1BufferRe.Re().FindStringSubmatch(text); x != nil {
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
+		}
+	case spillPhrase:
+		if x := spillRe.Re().FindStringSubmatch(text); x != nil {
+			if unit, ok := byteUnits[x[2]]; ok {
+				m.Requested = decimalFigure(x[1], unit)
+			}
+		}
+	}
+}
+
+// byteUnits are the units a figure of a library's own words may have:
+// dask's format_bytes (binary, "MiB"), XGBoost's HumanMemUnit ("GB",
+// "MB", "KB": powers of 1024), bare bytes ("B", "bytes", none).
+var byteUnits = map[string]int64{"": 1, "B": 1, "bytes": 1, "kiB": 1 << 10, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+	"KB": 1 << 10, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
+// decimalFigure returns the bytes of a figure s (digits, maybe decimals)
+// of unit bytes each, rounded to a byte; -1 when s does not read. The
+// libraries print these figures as they print them (CatBoost's ten
+// significant digits, XGBoost's six, dask's two decimals): the notes say
+// so, and no rounding allowance is noted (m.Coarse is PyTorch's typed
+// figures').
+func decimalFigure(s string, unit int64) int64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f*float64(unit) > 1<<62 {
+		return -1
+	}
+	return int64(f*float64(unit) + 0.5)
 }
 
 // checkForm is one of checkForms: the phrase findOOM looks for, the
@@ -390,6 +564,11 @@ func CheckProgram(prefix, text string) (program, call string) {
 	if c := checkCallNameRe.FindStringSubmatch(text); c != nil && call == "" {
 		call = c[1]
 	}
+	if call == "" && (strings.Contains(whole, "gpu_device_storage.h") && strings.Contains(text, "cudaSuccess") || strings.Contains(text, "pooled_storage_manager.h")) {
+		// MXNet's GPUDeviceStorage::Alloc checks its cudaMalloc alone;
+		// its pooled storage manager's failure is that cudaMalloc's.
+		call = "cudaMalloc"
+	}
 	if program == checkProgramUnnamed && darknetLayerRe.MatchString(prefix+" ") {
 		program = DarknetPrinter // after the number of the layer darknet was making
 	}
@@ -477,11 +656,42 @@ func RMMPoolLimit(text string) bool {
 // then the error ("std::bad_alloc: cudaErrorMemoryAllocation: out of
 // memory", RMM's words under RMM), and on the next two lines the GPU's
 // free memory at the failure (cudaMemGetInfo) and the request, in bytes:
-// "- Free memory: 8126464", "- Requested memory: 33554432".
+// "- Free memory: 8126464", "- Requested memory: 33554432". XGBoost 2.1
+// and later print them through HumanMemUnit (common.cc): the bytes over
+// 1024^3, 1024^2 or 1024 with the unit "GB", "MB" or "KB" (powers of
+// 1024 whatever the names), at a stream's six significant digits
+// ("53.1098GB", "64GB"), and "B" below 1 KB. A Python repr of the
+// exception keeps the three on one line, joined by "\n" (escaped once
+// or twice): xgboostInlineRe reads them there.
 const xgboostWorkerWords = "Memory allocation error on worker "
 
 // xgboostFigureRe matches one of those figure lines (behind any prefix).
-var xgboostFigureRe = lazyre.New(`(?:^|\s)- (Free|Requested) memory: (\d{1,20})\s*$`)
+var xgboostFigureRe = lazyre.New(`(?:^|\s)- (Free|Requested) memory: (\d{1,20}(?:\.\d{1,12})?)(GB|MB|KB|B)?\s*$`)
+
+// xgboostInlineRe matches a figure after an escaped line end.
+var xgboostInlineRe = lazyre.New(`\\+n- (Free|Requested) memory: (\d{1,20}(?:\.\d{1,12})?)(GB|MB|KB|B)?`)
+
+// xgboostFigure sets m's Free or Requested from a figure's submatches
+// (its name, its number, its unit).
+func xgboostFigure(m *Message, x []string) {
+	n := decimalFigure(x[2], byteUnits[x[3]])
+	if x[1] == "Free" {
+		m.Free = n
+	} else {
+		m.Requested = n
+	}
+}
+
+// xgboostInline reads XGBoost's figures on the message's own line
+// (rest, from the message on; see xgboostInlineRe), and reports whether
+// it read any.
+func xgboostInline(m *Message, rest string) bool {
+	xs := xgboostInlineRe.Re().FindAllStringSubmatch(rest, maxXGBoostLines)
+	for _, x := range xs {
+		xgboostFigure(m, x)
+	}
+	return len(xs) > 0
+}
 
 // maxXGBoostLines is how many lines after XGBoost's error are read for
 // its figures.
@@ -504,14 +714,7 @@ func (r *Reader) xgboostLine(line string) bool {
 		r.addMessage(h.msg, h.frames, h.line)
 		return false
 	}
-	n, err := strconv.ParseInt(x[2], 10, 64)
-	if err == nil {
-		if x[1] == "Free" {
-			h.msg.Free = n
-		} else {
-			h.msg.Requested = n
-		}
-	}
+	xgboostFigure(&h.msg, x)
 	h.lines++
 	if h.lines == maxXGBoostLines {
 		r.xgb = nil

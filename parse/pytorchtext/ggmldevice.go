@@ -53,6 +53,16 @@ func ggmlStatusHeld(m Message, lead string) bool {
 func (r *Reader) ggmlDeviceLine(line string) bool {
 	h := r.ggmlStatus
 	r.ggmlStatus = nil
+	if h.lines == 1 {
+		// The device line was read: this may be the call.
+		if x := ggmlCallRe.FindStringSubmatch(contLine(h.lead, line)); x != nil {
+			h.msg.Call = x[1]
+			r.addMessage(h.msg, h.frames, h.line)
+			return true
+		}
+		r.addMessage(h.msg, h.frames, h.line)
+		return false
+	}
 	x := ggmlDeviceRe.FindStringSubmatch(contLine(h.lead, line))
 	if x == nil {
 		r.addMessage(h.msg, h.frames, h.line)
@@ -63,7 +73,15 @@ func (r *Reader) ggmlDeviceLine(line string) bool {
 	}
 	h.msg.Printer = GGMLPrinter
 	n, _ := strconv.ParseInt(x[4], 10, 64)
-	frames := append(h.frames[:len(h.frames):len(h.frames)], tbFrame{file: x[3], line: n, name: x[2]})
-	r.addMessage(h.msg, frames, h.line)
+	h.frames = append(h.frames[:len(h.frames):len(h.frames)], tbFrame{file: x[3], line: n, name: x[2]})
+	h.lines = 1
+	r.ggmlStatus = h // its call comes on the next line
 	return true
 }
+
+// ggmlCallRe matches the line ggml's error function prints after its
+// device line: the failed call's expression, indented ("  cudaGraphLaunch(
+// graph->instance, cuda_ctx->stream())"); its group is the call's name,
+// a runtime's or driver's function (cuda*, cu*, hip*, mu*), or the
+// wrapper ggml named in its place (ollama's cudaMemcpyAsyncReserve).
+var ggmlCallRe = lazyre.New(`^\s*((?:cuda|cu|hip|mu|musa|cublas|hipblas)[A-Za-z0-9_]*)\s*\(`)

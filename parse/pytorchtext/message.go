@@ -326,6 +326,11 @@ type Message struct {
 	// there (a worker's or a server's error, or one caught before), so
 	// that line is not where the allocation failed.
 	Reraised bool
+	// Call is the runtime call whose status a program's check printed,
+	// as its lines give it (llama.cpp's ggml_cuda_error prints it on the
+	// line after its device line: "cudaGraphLaunch", "cuMemCreate",
+	// "hipMalloc"); "" when they give none.
+	Call string
 }
 
 // CoarseFigure is a figure of a message typed coarser than PyTorch prints
@@ -538,7 +543,10 @@ var oomPhrases = slices.Concat([]string{"Cuda out of memory. Tried to allocate m
 		// PyTorch's CPU allocator's (host memory; see host.go).
 		cpuAllocatorPhrase, posixMemalignPhrase, thAllocPhrase, badAllocPhrase},
 	// Programs' own CUDA error checks (checkForms).
-	checkPhrases())
+	checkPhrases(),
+	// TensorRT's OutOfMemory code, last: a line cut after "Out" reads
+	// as the phrases above first (phraseCut keeps the first reading).
+	[]string{trtVMemPhrase})
 
 // frameworkOOMs are other frameworks' out-of-memory messages: the words
 // that start one, the framework, its generation, and the exception names
@@ -928,6 +936,12 @@ var libraryOOMs = append([]struct{ phrase, library string }{
 	// allocate::N] Error Code 1: Cuda Runtime (out of memory)"; 7.x's
 	// "Cuda Error in allocate: 2 (out of memory)" is read by trtAllocLen.
 	{"Cuda Runtime (out of memory)", "TensorRT"},
+	// TensorRT 8.6 and later's virtual memory buffer (the builder's and
+	// the runtime's growable buffers, cuMemCreate): "[virtualMemoryBuffer
+	// .cpp::resizePhysical::N] Error Code 2: OutOfMemory (Requested size
+	// was B bytes.)", the physical memory it could not add ("(no further
+	// information)" elsewhere); trtVMemRe reads B.
+	{trtVMemPhrase, "TensorRT"},
 	// StreamExecutor's ROCm build (TensorFlow's and XLA's rocm_driver.cc,
 	// ToString(hipError_t)) spells hipErrorOutOfMemory
 	// "HIP_ERROR_OutOfMemory"; releases built on HIP before 3.x, whose
@@ -1041,6 +1055,13 @@ var statusLeadRe = lazyre.New(`(?:\bhipError\w+ \(|\bresult ?=|\berror value|\bh
 // error in file F line N " (also CUDA's).
 var amrexLeadRe = lazyre.New(`\b(?:HIP|CUDA) error in file \S+ line \d+$`)
 
+// trtVMemPhrase is TensorRT's out-of-memory error code and words (see
+// libraryOOMs), and trtVMemRe reads the request after it.
+// It is read after "Error Code 2: " only (libraryStart).
+const trtVMemPhrase = "OutOfMemory ("
+
+var trtVMemRe = lazyre.New(`^OutOfMemory \(Requested size was (\d{1,20}) bytes\.?\)`)
+
 // trtAllocPhrase ends TensorRT 7's logger's words for its default
 // allocator's failed cudaMalloc, "Cuda Error in FUNC: 2 (out of memory)"
 // (2 is cudaErrorMemoryAllocation), FUNC being the C++ __FUNCTION__ of
@@ -1147,7 +1168,13 @@ func LogLevel(prefix string) byte { return logLevel(prefix) }
 // WARNING "ran out of memory trying to allocate" says "The caller
 // indicates that this is not a failure"). An ERROR or FATAL record is an
 // error.
+//
+// The spill managers on RMM log their failure to find memory to spill at
+// WARNING level, then the allocation fails (spillPhrase): an error.
 func loggedOnly(line string, at int) bool {
+	if strings.HasPrefix(line[at:], "RMM allocation of ") {
+		return false
+	}
 	l := logLevel(line[:at])
 	return l == 'I' || l == 'W'
 }
@@ -1355,11 +1382,33 @@ func XLAAsyncFailure(prefix string) bool { return xlaAsyncRe.Re().MatchString(pr
 // (StreamExecutor's cuda_driver.cc, XLA's cudaMallocAsync allocator), -1
 // when it does not say.
 func driverBytes(prefix string) int64 {
-	for _, re := range []*lazyre.Regexp{driverBytesRe, xlaAsyncRe} {
+	for _, re := range []*lazyre.Regexp{driverBytesRe, xlaAsyncRe, rmmAllocRe} {
 		if m := re.FindStringSubmatch(prefix); m != nil {
 			n, _ := strconv.ParseInt(m[1], 10, 64)
 			return n
 		}
+	}
+	return -1
+}
+
+// rmmAllocRe reads what RMM's RMM_CUDA_TRY_ALLOC (rmm/detail/error.hpp)
+// prints before the runtime's error name and string when an allocation
+// call fails: "CUDA error (failed to allocate N bytes) at: FILE:LINE: "
+// (its out_of_memory's what(), after "std::bad_alloc: out_of_memory: ").
+var rmmAllocRe = lazyre.New(`CUDA error \(failed to allocate (\d{1,18}) bytes\) at: ?\S+:\d+: $`)
+
+// rmmWrappedBytes returns the bytes RMM's words give (rmmAllocRe) when a
+// paste wrapped them from the line before (last) onto the message's line
+// (prefix, the text before the message): the two joined as they were
+// printed, a width's wrap having cut them anywhere. -1 when they do not
+// read so.
+func rmmWrappedBytes(last, prefix string) int64 {
+	if !strings.Contains(last, "failed to allocate") && !strings.Contains(prefix, "failed to allocate") {
+		return -1
+	}
+	if m := rmmAllocRe.FindStringSubmatch(last + prefix); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		return n
 	}
 	return -1
 }
@@ -1659,6 +1708,9 @@ func libraryStart(line string, i int, p string) int {
 	}
 	if k := checkFormOf(p); k >= 0 {
 		return checkStart(line, i, k)
+	}
+	if p == trtVMemPhrase && !strings.HasSuffix(line[:i], "Error Code 2: ") {
+		return -1 // another "OutOfMemory (": TensorRT's code is 2
 	}
 	if p == "_ALLOC_FAILED" {
 		j := i
@@ -2345,6 +2397,9 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	if lim := parenEnd(line, at); lim < len(line) {
 		line = line[:lim]
 	}
+	if lim := cellEnd(line, at); lim < len(line) {
+		line = line[:lim]
+	}
 	m = Message{Device: -1, Requested: -1, Total: -1, Free: -1, ProcessInUse: -1, Allowed: -1,
 		Allocated: -1, PrivatePools: -1, ReservedUnallocated: -1, Reserved: -1, Inactive: -1}
 	m.Text = strings.TrimRight(line[at:], " \r\n")
@@ -2425,6 +2480,15 @@ func ParseMessage(line string, at int) (m Message, end int) {
 			m.Backend = "XPU"
 			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 			m.Text = line[at : at+n]
+		}
+		if _, _, k := checkAt(line[at : at+n]); k >= 0 {
+			checkFigures(&m, line[at:at+n], k)
+			if checkForms[k].phrase == clAllocPhrase {
+				m.Backend = "OpenCL" // any vendor's GPU
+			}
+		}
+		if x := trtVMemRe.Re().FindStringSubmatch(line[at:]); x != nil && lib == "TensorRT" {
+			m.Requested, _ = strconv.ParseInt(x[1], 10, 64)
 		}
 		if lib == "ONNX Runtime" || lib == LibraryCNTK {
 			if x := ortCallRe.Re().FindStringSubmatch(line[at:]); x != nil {
@@ -2540,6 +2604,21 @@ func ParseMessage(line string, at int) (m Message, end int) {
 	}
 	m.Warnings = append(m.Warnings, s.huge...)
 	return m, s.i
+}
+
+// cellEnd returns where the markdown table cell that holds the message
+// at line[at] ends (the " |" after it, on a line that starts with "|"): a
+// message cut to a cell's width ("... Tried to allocate 2.32 GiB. GPU 0
+// has a to |") ends there, and its figures printed whole before the cut
+// are read. len(line) when the line is no table's row.
+func cellEnd(line string, at int) int {
+	if !strings.HasPrefix(strings.TrimLeft(line[:at], " \t"), "|") {
+		return len(line)
+	}
+	if j := strings.Index(line[at:], " |"); j >= 0 {
+		return at + j
+	}
+	return len(line)
 }
 
 // cntkGPURe matches the GPU that CNTK's CUDA checks print after the
@@ -3390,7 +3469,13 @@ func parseAllocatorMessage(s *scanner, m *Message) error {
 
 func parseGen2(s *scanner, m *Message) error {
 	var err error
-	if m.Device, err = s.int(); err != nil {
+	if strings.HasPrefix(s.s[s.i:], " has a total capac") {
+		// No index between "GPU " and its words (huggingface/text-
+		// generation-inference#2246): a build that wrote the index as
+		// something a paste dropped. The figures are whole; the device
+		// is not known.
+		m.Device = -1
+	} else if m.Device, err = s.int(); err != nil {
 		return err
 	}
 	if s.eat(" has a total capacty of ") {

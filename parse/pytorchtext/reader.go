@@ -91,7 +91,38 @@ func frameLine(line string) []string {
 	if !strings.Contains(line, `File "`) || !strings.Contains(line, `", line `) {
 		return nil
 	}
-	return frameRe.FindStringSubmatch(line)
+	if strings.IndexByte(line, '\n') >= 0 {
+		return frameRe.FindStringSubmatch(line) // "." stops at a line end
+	}
+	// As the expression reads it, without its backtracking: spaces, then
+	// `File "`; the path runs to the last `", line ` that digits, ", in "
+	// and one character at least follow (the greedy "(.*)"); the name is
+	// the rest without its trailing spaces, one character at least (the
+	// lazy "(.+?)" before "\s*$").
+	i := skipSpace(line, 0)
+	if !strings.HasPrefix(line[i:], `File "`) {
+		return nil
+	}
+	from := i + len(`File "`)
+	for end := len(line); ; {
+		p := strings.LastIndex(line[from:end], `", line `)
+		if p < 0 {
+			return nil
+		}
+		p += from
+		end = p + len(`", line `) - 1 // the next search ends inside this one
+		d := p + len(`", line `)
+		k := skipDigits(line, d, 1)
+		if k < 0 || !strings.HasPrefix(line[k:], ", in ") || k+len(", in ") >= len(line) {
+			continue
+		}
+		rest := line[k+len(", in "):]
+		name := strings.TrimRight(rest, " \t\n\f\r")
+		if name == "" {
+			name = rest[:1]
+		}
+		return []string{line, line[from:p], line[d:k], name}
+	}
 }
 
 // traceback is a Python traceback being read: the frames after
@@ -285,6 +316,9 @@ type Reader struct {
 	// xgb is XGBoost's allocation error held for its figure lines
 	// (cudacheck.go).
 	xgb *heldMessage
+	// lastLine is the line read before this one (as addLine had it): a
+	// message's words wrapped onto it are read with it (rmmWrappedBytes).
+	lastLine string
 	// nvhpc is NVHPC's OpenACC error held for its place's lines, and
 	// nvhpcPlace the place read so far (cudacheck.go).
 	nvhpc      *heldMessage
@@ -576,6 +610,13 @@ func unescapeJSON(s string) string {
 // addLine reads one line: memory summary tables, tracebacks and
 // out-of-memory messages.
 func (r *Reader) addLine(line string) error {
+	err := r.addLineRead(line)
+	r.lastLine = line
+	return err
+}
+
+// addLineRead reads one line of the text (see addLine).
+func (r *Reader) addLineRead(line string) error {
 	if l, n := rayFolded(line); n > 0 {
 		line = l
 		r.keepFolds()
@@ -695,6 +736,13 @@ func (r *Reader) addBody(line string) error {
 		r.startHeadlessSummary(row, line)
 		return nil
 	}
+	if row, ok := leadlessRow(line); ok {
+		// Cut inside the first row's left border: the row is whole
+		// from its name on.
+		r.startHeadlessSummary(row, line)
+		r.meta.Warnings.Linef(int(r.line), "line %d is a memory summary's %s row without its left border (the paste was cut inside it): read from its name on", r.line, strings.Join(strings.Fields(row.cells[0]), " "))
+		return nil
+	}
 	if i := strings.Index(line, summaryTitle); i >= 0 && strings.Contains(line[:i], "|") {
 		// The title without ", device ID N |" after it: a table wrapped
 		// at a terminal's width (the title goes on on the next line).
@@ -743,7 +791,11 @@ func (r *Reader) addBody(line string) error {
 		// pasted from the middle.
 		if i := strings.Index(line, `File "`); i >= 0 {
 			j := len(strings.TrimRight(line[:i], " \t"))
-			if frameRe.MatchString(line[j:]) {
+			// Not where an out-of-memory message comes before them: a
+			// log record whose traceback was pasted flat onto its line
+			// (the spill manager's "... to spill: <...> traceback: File
+			// ..."), whose message is read.
+			if frameRe.MatchString(line[j:]) && findOOM(line[:j], 0) < 0 {
 				r.startTraceback(line[:j])
 				k, rest = len(r.tbs)-1, line[j:]
 			}
@@ -903,6 +955,10 @@ func (r *Reader) addBody(line string) error {
 		}
 		if m.Generation == GenCUDAError && m.Requested < 0 {
 			m.Requested = driverBytes(line[:i])
+			if m.Requested < 0 && strings.HasPrefix(m.Text, "cudaErrorMemoryAllocation") {
+				// RMM's words before it, wrapped onto the line before.
+				m.Requested = rmmWrappedBytes(r.lastLine, line[:i])
+			}
 			if n, d := ggmlAlloc(line[:i]); n >= 0 {
 				// llama.cpp's words are part of its message (Library
 				// tells it from another program's cudaMalloc failure).
@@ -942,7 +998,9 @@ func (r *Reader) addBody(line string) error {
 		}
 		// A message in a string that closes on this line (a JSON value
 		// followed by `",`) cannot go on on the next.
-		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`"))
+		// A message in a markdown table's cell ends at the cell's end
+		// (cellEnd): the next line is the table's next row.
+		open := literalEnd(line, i) >= len(strings.TrimRight(line, " \r\n\"'`")) && cellEnd(line, i) == len(line)
 		formCut := frameworkFormCut(line, i)
 		if (endsCut(m) && !shortened(m) || formCut) && open && findOOM(line, max(end, i+1)) < 0 {
 			// It may go on on the next line (a paste wrapped at a
@@ -984,7 +1042,7 @@ func (r *Reader) addBody(line string) error {
 			// Its device may come on the next line, in the op's node.
 			r.tfNode = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
-		} else if kind == message && m.Generation == GenCUDAError && m.Requested < 0 && xgboostHeld(line[:i]) {
+		} else if kind == message && m.Generation == GenCUDAError && m.Requested < 0 && xgboostHeld(line[:i]) && !xgboostInline(&m, line[i:]) {
 			// Its free memory and request come on the next lines.
 			r.xgb = &heldMessage{msg: m, frames: frames, line: r.line, lead: line[:i]}
 			frames = nil
@@ -1708,6 +1766,11 @@ func (r *Reader) addMessage(m Message, frames []tbFrame, line int64) {
 		b.Field(MsgPrinter).AppendNull()
 	}
 	b.Field(MsgReraised).(*array.BooleanBuilder).Append(m.Reraised)
+	if m.Call != "" {
+		b.Field(MsgCall).(*array.StringBuilder).Append(m.Call)
+	} else {
+		b.Field(MsgCall).AppendNull()
+	}
 	r.maybeFlush(TableMessages)
 
 	pb := r.out.Builder(TableProcesses)

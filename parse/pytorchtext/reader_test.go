@@ -37,6 +37,7 @@ type msgRow struct {
 	progress          int64  // progress_line, 0 null
 	printer           string // "" null
 	reraised          bool
+	call              string // "" null
 }
 
 type statRow struct {
@@ -94,6 +95,9 @@ func collect(t *testing.T, r *Reader) (*rows, error) {
 					m.progress = c.(*array.Int64).Value(i)
 				}
 				m.reraised = rec.Column(MsgReraised).(*array.Boolean).Value(i)
+				if c := rec.Column(MsgCall); c.IsValid(i) {
+					m.call = strings.Clone(c.(*array.String).Value(i))
+				}
 				if c := rec.Column(MsgPrinter); c.IsValid(i) {
 					m.printer = strings.Clone(c.(*array.String).Value(i))
 				}

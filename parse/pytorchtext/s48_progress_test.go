@@ -282,3 +282,15 @@ func TestHeadSetWidths(t *testing.T) {
 		t.Fatalf("a word of 3 bytes: width %d; want 0, every line may hold one", s.width)
 	}
 }
+
+// FuzzFrameLine checks frameLine's scan against frameRe on any line.
+func FuzzFrameLine(f *testing.F) {
+	for _, s := range []string{`  File "a.py", line 3, in f`, `File "a", line 1, in x", line 2, in y  `, `File "", line 12, in  `, "File \"x\", line 1, in \t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := frameLine(l), frameRe.Re().FindStringSubmatch(l); !slices.Equal(got, want) && strings.Contains(l, `File "`) && strings.Contains(l, `", line `) {
+			t.Fatalf("%q: frameLine %q, the expression %q", l, got, want)
+		}
+	})
+}

@@ -124,6 +124,9 @@
 //	reraised       bool    the innermost frame of the message's traceback raises a new exception built
 //	               from a value ("raise RuntimeError(resp['error'])"): the words were passed on there,
 //	               not raised where the allocation failed
+//	call           utf8    the runtime call whose status a program's check printed, where the lines give
+//	               it (llama.cpp's ggml_cuda_error: the line after its device line, "cudaGraphLaunch",
+//	               "cuMemCreate", "hipMalloc"); null when none
 //
 // Every size column is null when the message does not carry it, and all
 // are null for "cuda-error", "0.x" and "unparsed" messages; a "cut"
@@ -241,6 +244,7 @@ var (
 		nullableInt64("progress_line"),
 		{Name: "printer", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "reraised", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "call", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 
 	ProcessesSchema = arrow.NewSchema([]arrow.Field{
@@ -299,6 +303,7 @@ const (
 	MsgProgressLine
 	MsgPrinter
 	MsgReraised
+	MsgCall
 )
 
 // Columns of the processes table.

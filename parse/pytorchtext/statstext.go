@@ -3,6 +3,7 @@ package pytorchtext
 import (
 	"encoding/json"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,8 +32,13 @@ type statsText struct {
 	prefix string // the text before it on that line (a log prefix, "step 3: ")
 	text   strings.Builder
 	lines  []int64 // the input line of each line of text
-	depth  int     // brackets open, outside strings
-	quote  byte    // the quote of the string open, 0 outside one
+	starts []int   // where each of them starts in text
+	// wraps counts the lines joined to the one before with no line end:
+	// a dict hard-wrapped at a width, broken inside a key or a number
+	// (see wrapContinues).
+	wraps  int
+	depth  int  // brackets open, outside strings
+	quote  byte // the quote of the string open, 0 outside one
 	escape bool
 	// bound is the bound the dict went on past, unread (see
 	// PartialBoundKey): bytes if positive, lines if negative; 0 when it
@@ -122,11 +128,12 @@ func (r *Reader) startStatsText(line string) bool {
 		}
 	}
 	if strings.IndexByte(line, '{') < 0 && strings.IndexByte(line, '(') < 0 {
-		return false // (strings.ContainsAny makes its set at each call)
+		// (strings.ContainsAny makes its set at each call)
+		return r.startStatsTail(line) // a dict's items, "'num_ooms': 0, ..."
 	}
 	at, opening := statsDictAt(line)
 	if at < 0 {
-		return false
+		return r.startStatsTail(line)
 	}
 	st := &statsText{start: r.line, prefix: line[:at]}
 	st.feed(line[at:], r.line)
@@ -142,12 +149,71 @@ func (r *Reader) startStatsText(line string) bool {
 	return true
 }
 
-// feed adds one line of the dict's text, counting its brackets.
-func (st *statsText) feed(s string, line int64) {
-	if st.text.Len() > 0 {
+// statsTailPairRe matches an item of a memory_stats() dict as repr or
+// json.dumps prints it, a tuple of an OrderedDict ("('num_ooms', 0)") or
+// a key and its value ("'num_ooms': 0", "\"num_ooms\": 0"); group 1 is
+// the tuple's opening parenthesis.
+var statsTailPairRe = lazyre.New(`(\(\s*)?['"](?:[a-z_]+\.(?:all|large_pool|small_pool)\.(?:current|peak|allocated|freed)|num_alloc_retries|num_ooms|num_sync_all_streams|num_device_alloc|num_device_free|max_split_size)['"]\s*[,:]\s*-?\d+`)
+
+// minStatsTailPairs is how many of memory_stats()'s items a line that
+// starts inside a dict must hold to be read as its rest.
+const minStatsTailPairs = 3
+
+// startStatsTail starts reading a memory_stats() dict whose head was cut
+// off (a paste that starts inside it, a log line hard-wrapped before
+// it): a line with no opening that holds at least minStatsTailPairs of
+// its items is read from its first whole item on, as if the dict opened
+// there (OrderedDict([ before a tuple, { before a key), with a warning
+// that the keys before it are missing. It reports whether line is read
+// so.
+func (r *Reader) startStatsTail(line string) bool {
+	// Words every item has, before the expression: it runs on every
+	// line of a log that holds them.
+	if strings.IndexByte(line, '\'') < 0 && strings.IndexByte(line, '"') < 0 || !strings.Contains(line, ".all.") && !strings.Contains(line, "_pool.") && !strings.Contains(line, "num_ooms") && !strings.Contains(line, "num_alloc_retries") {
+		return false
+	}
+	ms := statsTailPairRe.Re().FindAllStringSubmatchIndex(line, minStatsTailPairs)
+	if len(ms) < minStatsTailPairs {
+		return false
+	}
+	at, opening := ms[0][0], "{"
+	if strings.ContainsAny(line[:at], "{[") {
+		// An opening before the items that statsDictAt did not take
+		// (a program's own dict, the items among its keys): not a
+		// dict cut at its head.
+		return false
+	}
+	if ms[0][2] >= 0 {
+		opening = "OrderedDict(["
+	}
+	st := &statsText{start: r.line}
+	st.feed(opening+line[at:], r.line)
+	r.stats = st
+	cut := strings.TrimSpace(line[:at])
+	if cut == "" {
+		cut = "(nothing)"
+	}
+	r.meta.Warnings.Linef(int(r.line), "line %d starts inside a torch.cuda.memory_stats() dict (its head was cut off; before its first whole item: %q): its keys from there on are read, those before are missing", r.line, clip(cut))
+	if st.depth <= 0 {
+		r.endStatsText("")
+	}
+	return true
+}
+
+// feed adds one line of the dict's text, counting its brackets; joined,
+// it goes on the line before it with no line end between them (a hard
+// wrap inside a key or a number).
+func (st *statsText) feed(s string, line int64) { st.feedJoined(s, line, false) }
+
+func (st *statsText) feedJoined(s string, line int64, joined bool) {
+	if st.text.Len() > 0 && !joined {
 		st.text.WriteByte('\n')
 	}
+	if joined {
+		st.wraps++
+	}
 	st.lines = append(st.lines, line)
+	st.starts = append(st.starts, st.text.Len())
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -186,8 +252,12 @@ func (r *Reader) addStatsText(line string) bool {
 			rest = line[n:]
 		}
 	}
+	joined := st.wrapContinues(line)
+	if joined {
+		rest = line
+	}
 	t := strings.TrimLeft(rest, " \t")
-	if t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789") {
+	if !joined && (t == "" || !strings.ContainsAny(t[:1], "\"'()[]{}-0123456789,:")) {
 		r.endStatsText(strings.TrimSpace(line))
 		return false
 	}
@@ -203,11 +273,45 @@ func (r *Reader) addStatsText(line string) bool {
 		r.endStatsText("")
 		return true
 	}
-	st.feed(rest, r.line)
+	st.feedJoined(rest, r.line, joined)
 	if st.depth <= 0 {
 		r.endStatsText("")
 	}
 	return true
+}
+
+// wrapContinues reports whether line goes on from the dict's text with
+// no line end between them: the text was hard-wrapped at a width (a
+// terminal's, a log viewer's 1000 columns) inside a token, which a
+// printed dict never breaks (repr writes one line, pprint and json.dumps
+// break only after a comma or a bracket). So a line that ended inside a
+// quoted key is wrapped when this one closes the key (the rest of a
+// key's word and its quote: "d', 782952858624)"), and one that ended in
+// a digit when this one starts with one: joined with a line end they
+// would read as a key that stops at the wrap, or as two numbers.
+func (st *statsText) wrapContinues(line string) bool {
+	if st.text.Len() == 0 || line == "" {
+		return false
+	}
+	if st.quote != 0 {
+		if st.escape {
+			return false
+		}
+		j := strings.IndexByte(line, st.quote)
+		if j < 0 {
+			return false
+		}
+		for i := 0; i < j; i++ {
+			if c := line[i]; !(c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+		after := strings.TrimLeft(line[j+1:], " \t")
+		return after == "" || strings.ContainsAny(after[:1], ",:)")
+	}
+	text := st.text.String()
+	last := text[len(text)-1]
+	return last >= '0' && last <= '9' && line[0] >= '0' && line[0] <= '9'
 }
 
 // endStatsText reads the dict whose text is whole, or was cut before
@@ -217,7 +321,7 @@ func (r *Reader) endStatsText(cut string) {
 	st := r.stats
 	r.stats = nil
 	whole := st.depth <= 0
-	p := &pyParser{s: st.text.String(), lines: st.lines, keyLines: map[string]int{}}
+	p := &pyParser{s: st.text.String(), lines: st.lines, starts: st.starts, keyLines: map[string]int{}}
 	root, err := p.value("")
 	if err == nil && !whole {
 		err = errCutValue
@@ -266,6 +370,9 @@ func (r *Reader) endStatsText(cut string) {
 		r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) without allocated_bytes.all.current or reserved_bytes.all.current: only %d of its keys were printed (a paste shortened by hand?), so its memory figures are not known", st.start, len(ss.v))
 		break
 	}
+	if st.wraps > 0 {
+		r.meta.Warnings.Linef(int(st.start), "a torch.cuda.memory_stats() dict (from line %d) hard-wrapped at a width: %d of its lines broke inside a key or a number, each joined to the line after it", st.start, st.wraps)
+	}
 	if err != nil {
 		where := r.line
 		switch {
@@ -310,6 +417,7 @@ type pyParser struct {
 	i        int
 	depth    int // values open (maxPyDepth at most)
 	lines    []int64
+	starts   []int // where each of lines starts in s
 	keyLines map[string]int
 }
 
@@ -326,7 +434,8 @@ func (p *pyParser) skip() {
 
 // lineAt returns the input line of offset i.
 func (p *pyParser) lineAt(i int) int {
-	return int(p.lines[strings.Count(p.s[:i], "\n")])
+	k := sort.SearchInts(p.starts, i+1) - 1
+	return int(p.lines[max(k, 0)])
 }
 
 // value reads one value at p.i; path is its dict path ("" at the root,

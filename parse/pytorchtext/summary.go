@@ -702,6 +702,29 @@ func headlessRow(line string) (summaryRow, bool) {
 	return summaryRow{}, false
 }
 
+// leadlessRow reports whether line is a metric's row that lost its left
+// border: the first line of a table cut at its head inside that border
+// (" Allocated memory      |  17287 MiB | ... |"), its name and its four
+// values read as the table prints them, nothing before the name.
+func leadlessRow(line string) (summaryRow, bool) {
+	t := strings.TrimRight(line, " \t")
+	if !strings.HasSuffix(t, "|") || strings.Count(t, "|") != len(summaryHeader) {
+		return summaryRow{}, false
+	}
+	cells := strings.Split(t[:len(t)-1], "|")
+	name := strings.Join(strings.Fields(cells[0]), " ")
+	mt, ok := summaryMetrics[name]
+	if !ok || !strings.HasPrefix(strings.TrimLeft(cells[0], " \t"), name) {
+		return summaryRow{}, false
+	}
+	for _, c := range cells[1:] {
+		if _, _, ok := summaryValue(c, mt.size); !ok {
+			return summaryRow{}, false
+		}
+	}
+	return summaryRow{rowData, cells}, true
+}
+
 // startHeadlessSummary starts a table from its first row read, the title
 // (and with it the device) cut off: the device is unknown, and rows that
 // came before are missing.

@@ -116,6 +116,12 @@ func (r *Reader) holdTRT(m Message, frames []tbFrame, line int64) {
 		r.addMessage(h.msg, h.frames, h.line)
 		r.drainBehind()
 	}
+	if n := len(b.held); n > 0 && strings.HasPrefix(m.Text, trtVMemPhrase) && m.Requested >= 0 && b.held[n-1].msg.Requested == m.Requested {
+		// "Error Code 2: OutOfMemory (Requested size was B bytes.)" of
+		// the caller (an execution context, a buffer) after the
+		// allocator's failure of the same B bytes: one failure.
+		return
+	}
 	b.held = append(b.held, trtHeld{msg: m, frames: frames, line: line})
 	b.followed = false
 }
