@@ -114,6 +114,17 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 			t.Errorf("trailing garbage, %s: exit %d\n%s\n%s", use, code, out, stderr)
 		}
 	}
+	// A compute-sanitizer log cut so is read as the same log cut short
+	// uncompressed is, marked read in part.
+	san, err := os.ReadFile(td + "sanitizer/leak_full.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zsan := gz(t, san)
+	code, out, stderr := run(t, nil, "analyze", writeF48c(t, "san.txt.gz", zsan[:len(zsan)*2/3]))
+	if code != 0 || !strings.Contains(out, "compute-sanitizer; READ IN PART: the gzip stream is cut short") || !strings.Contains(out, "make_workspace (leaky.cu:14)") {
+		t.Errorf("cut sanitizer log: exit %d\n%s\n%s", code, out, stderr)
+	}
 	// A cut snapshot is still an error: a pickle cut short cannot be
 	// shown as whole, nor in part.
 	snap, err := os.ReadFile(td + "pytorch/leak_train_loop.pickle")

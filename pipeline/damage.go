@@ -24,16 +24,16 @@ func damageNotes(in *parse.Input) []string {
 	return nil
 }
 
-// markCut marks a text log read up to where its gzip stream is cut short
+// markCut marks a log or report read up to where its gzip stream is cut short
 // (cut.Cut; cut nil for a plain input) as read in part: report.Input.Cut
 // says where (the text report's READ IN PART), and a warning says that
-// the messages are those before the cut. rin is returned.
+// what is reported is what came before the cut. rin is returned.
 func markCut(rin report.Input, cut *parse.GzipCut) report.Input {
 	if cut == nil || !cut.Cut {
 		return rin
 	}
 	rin.Cut = joinCut(cut.String(), rin.Cut)
-	rin.Warnings = append(rin.Warnings, "read in part: "+cut.String()+"; what is reported of it is what the text before the cut holds (an out-of-memory message, table or dict the cut runs through is read as far as it goes)")
+	rin.Warnings = append(rin.Warnings, "read in part: "+cut.String()+"; what is reported of it is what the bytes before the cut hold (a line, record, message or table the cut runs through is read as far as it goes, as in a file cut short uncompressed)")
 	return rin
 }
 

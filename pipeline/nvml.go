@@ -53,8 +53,8 @@ func readsUpToCut(f parse.Format) bool {
 		// (readOOMText); a compute-sanitizer pass after it fails at the
 		// cut, as before.
 		return f == parse.FormatUnknown
-	case byFormat[f].name == "pytorch-text":
-		return true // readOOMText
+	case byFormat[f].name == "pytorch-text", byFormat[f].name == "compute-sanitizer":
+		return true // readOOMText, analyzeSanitizer
 	}
 	return byFormat[f].name == "nvml" && !isTextTable(f)
 }
