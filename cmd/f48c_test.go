@@ -101,9 +101,9 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 			t.Errorf("cut, %s: exit %d\n%s\n%s", use, code, out, stderr)
 		}
 	}
-	code, out, _ := run(t, nil, "analyze", "--format", "json", cut)
+	code, out, stderr := run(t, nil, "analyze", "--format", "json", cut)
 	if code != 0 || !strings.Contains(out, `"cut": "the gzip stream is cut short at byte offset`) {
-		t.Errorf("cut, JSON: exit %d, no \"cut\":\n%s", code, out)
+		t.Errorf("cut, JSON: exit %d, no \"cut\":\n%s\n%s", code, out, stderr)
 	}
 	garbage := writeF48c(t, "garbage.log.gz", append(append([]byte{}, z...), "\x00\x00not gzip\n"...))
 	for _, use := range []string{"analyze", "oom"} {
@@ -114,6 +114,14 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 			t.Errorf("trailing garbage, %s: exit %d\n%s\n%s", use, code, out, stderr)
 		}
 	}
+	// A log without an OOM, cut so, read for --fail-on oom as the log of
+	// a run without one: read in part, never as whole.
+	steps := twoOOMLog()
+	zp := gz(t, steps[:bytes.Index(steps, []byte("torch.OutOfMemoryError"))])
+	code, out, stderr = run(t, nil, "analyze", "--fail-on", "oom", writeF48c(t, "plain.log.gz", zp[:len(zp)/2]))
+	if code != 0 || !strings.Contains(out, "log without an out-of-memory message; READ IN PART: the gzip stream is cut short") {
+		t.Errorf("cut log without an OOM, --fail-on oom: exit %d\n%s\n%s", code, out, stderr)
+	}
 	// A compute-sanitizer log cut so is read as the same log cut short
 	// uncompressed is, marked read in part.
 	san, err := os.ReadFile(td + "sanitizer/leak_full.txt")
@@ -121,7 +129,7 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	zsan := gz(t, san)
-	code, out, stderr := run(t, nil, "analyze", writeF48c(t, "san.txt.gz", zsan[:len(zsan)*2/3]))
+	code, out, stderr = run(t, nil, "analyze", writeF48c(t, "san.txt.gz", zsan[:len(zsan)*2/3]))
 	if code != 0 || !strings.Contains(out, "compute-sanitizer; READ IN PART: the gzip stream is cut short") || !strings.Contains(out, "make_workspace (leaky.cu:14)") {
 		t.Errorf("cut sanitizer log: exit %d\n%s\n%s", code, out, stderr)
 	}

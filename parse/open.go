@@ -65,6 +65,8 @@ type Input struct {
 	gzipCut atomic.Bool
 	// trailing: see TrailingGarbage (nil for an input not gzip).
 	trailing *atomic.Int64
+	// readToCut: see ReadToCut.
+	readToCut atomic.Pointer[GzipCut]
 }
 
 // Open opens the file at path, or stdin when path is "-", and removes gzip
@@ -229,10 +231,17 @@ func (c *GzipCut) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if err != nil && c.in.Gzip && errors.Is(err, io.ErrUnexpectedEOF) && strings.HasPrefix(err.Error(), "gzip: ") {
 		c.Cut, c.At, c.Compressed = true, c.in.LeadingNULs+c.n, c.in.count.n.Load()
+		c.in.readToCut.Store(c)
 		err = io.EOF
 	}
 	return n, err
 }
+
+// ReadToCut returns the GzipCut through which the input was read up to
+// where its gzip stream is cut short, once such a reading reached the cut
+// (whichever reading of the input did: a first pass that found nothing
+// leaves it for the next); nil otherwise.
+func (in *Input) ReadToCut() *GzipCut { return in.readToCut.Load() }
 
 // String says where the stream was cut, for a warning.
 func (c *GzipCut) String() string {

@@ -71,9 +71,10 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	}
 	if r.o.PlainLogs {
 		// Read whole by the long-text scan: no OOM message, no
-		// compute-sanitizer report, no tool's error.
-		return report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
-			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, nil, nil
+		// compute-sanitizer report, no tool's error. Or read up to where
+		// its gzip stream is cut short: then said so, never as whole.
+		return markCut(report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
+			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, in.ReadToCut()), nil, nil
 	}
 	if err := printoutError(path, head); err != nil {
 		return report.Input{}, nil, err
