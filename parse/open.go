@@ -63,6 +63,10 @@ type Input struct {
 	// reader's io.ErrUnexpectedEOF), for Locate: a parser may report the
 	// cut as its own "unexpected EOF" without the gzip in the chain.
 	gzipCut atomic.Bool
+	// trailing: see TrailingGarbage (nil for an input not gzip).
+	trailing *atomic.Int64
+	// readToCut: see ReadToCut.
+	readToCut atomic.Pointer[GzipCut]
 }
 
 // Open opens the file at path, or stdin when path is "-", and removes gzip
@@ -112,7 +116,9 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			return nil, &Error{File: path, Offset: 0, Msg: "damaged gzip header", Err: err}
 		}
 		in.Gzip = true // zr holds no resource: nothing to close
-		br = bufio.NewReaderSize(gzipErrReader{zr: zr, cut: &in.gzipCut}, 256<<10)
+		in.trailing = new(atomic.Int64)
+		in.trailing.Store(-1)
+		br = bufio.NewReaderSize(gzipErrReader{zr: zr, cut: &in.gzipCut, trailing: in.trailing}, 256<<10)
 	}
 	// A UTF-8 byte order mark, which some editors and Windows tools put
 	// before text, is not part of any format: drop it. Offsets in errors
@@ -225,10 +231,17 @@ func (c *GzipCut) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if err != nil && c.in.Gzip && errors.Is(err, io.ErrUnexpectedEOF) && strings.HasPrefix(err.Error(), "gzip: ") {
 		c.Cut, c.At, c.Compressed = true, c.in.LeadingNULs+c.n, c.in.count.n.Load()
+		c.in.readToCut.Store(c)
 		err = io.EOF
 	}
 	return n, err
 }
+
+// ReadToCut returns the GzipCut through which the input was read up to
+// where its gzip stream is cut short, once such a reading reached the cut
+// (whichever reading of the input did: a first pass that found nothing
+// leaves it for the next); nil otherwise.
+func (in *Input) ReadToCut() *GzipCut { return in.readToCut.Load() }
 
 // String says where the stream was cut, for a warning.
 func (c *GzipCut) String() string {
@@ -297,6 +310,9 @@ func (in *Input) Close() error {
 type gzipErrReader struct {
 	zr  *gunzip.Reader
 	cut *atomic.Bool // set when the stream is cut short
+	// trailing is set to the compressed offset where bytes that begin no
+	// gzip member follow a whole one (-1 until then).
+	trailing *atomic.Int64
 }
 
 func (g gzipErrReader) Read(p []byte) (int, error) {
@@ -304,7 +320,36 @@ func (g gzipErrReader) Read(p []byte) (int, error) {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		g.cut.Store(true)
 	}
+	if errors.Is(err, gunzip.ErrHeader) && g.zr.MemberEnd > 0 {
+		// Bytes after a whole member that begin no other (an upload
+		// padded, a file appended to, a copy onto an older larger one):
+		// gzip -d warns of "trailing garbage" and keeps the members, and
+		// so does the input; TrailingGarbage says where, for a warning.
+		g.trailing.Store(g.zr.MemberEnd)
+		return n, io.EOF
+	}
 	return n, gzipErr(err)
+}
+
+// TrailingGarbage returns, for a gzip input whose bytes after a whole
+// member begin no other member (gzip -d's "trailing garbage ignored"),
+// the byte offset of the compressed file where the last whole member
+// ends (zero bytes of padding may follow it before them); -1 when
+// there are none, or none was reached yet. The input ends, as gzip -d's
+// output, at the end of the last whole member: what was read is every
+// whole member, and the caller warns that the rest was ignored
+// (TrailingGarbageNote).
+func (in *Input) TrailingGarbage() int64 {
+	if in.trailing == nil {
+		return -1
+	}
+	return in.trailing.Load()
+}
+
+// TrailingGarbageNote is the warning for an input with trailing garbage
+// at off (TrailingGarbage).
+func TrailingGarbageNote(off int64) string {
+	return fmt.Sprintf("the bytes of the compressed file after its last whole gzip member, which ends at byte offset %d, begin no member (trailing garbage, which gzip -d also ignores with a warning): they were not read; what was read is the whole gzip stream before them, its checksums verified (had they been another member, damaged, its content is missing)", off)
 }
 
 func gzipErr(err error) error {

@@ -78,5 +78,6 @@ func (r *runner) analyzeFile(path string) (report.Input, []report.Finding, error
 	if err != nil {
 		return report.Input{Format: string(format)}, nil, in.Locate(err)
 	}
+	rin.Warnings = append(rin.Warnings, damageNotes(in)...)
 	return rin, fs, nil
 }

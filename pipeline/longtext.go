@@ -22,7 +22,18 @@ import (
 // analyzeUnclaimed reads an input no family claimed, for gpuleak analyze.
 func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []report.Finding, error) {
 	path := in.Name
+	if err := codePickleError(path, head); err != nil {
+		return report.Input{}, nil, err
+	}
 	if !isText(head) {
+		if n, at := textThenBinary(head); n > 0 {
+			rin, fact, err := readTextThenBinary(in, n, at)
+			if err != nil {
+				return report.Input{}, nil, err
+			}
+			r.oom.add(fact)
+			return rin, nil, nil
+		}
 		return report.Input{}, nil, unrecognised(path)
 	}
 	// head is the reader's buffer (Peek): the long-text scan reads on and
@@ -60,9 +71,10 @@ func analyzeUnclaimed(r *runner, in *parse.Input, head []byte) (report.Input, []
 	}
 	if r.o.PlainLogs {
 		// Read whole by the long-text scan: no OOM message, no
-		// compute-sanitizer report, no tool's error.
-		return report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
-			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, nil, nil
+		// compute-sanitizer report, no tool's error. Or read up to where
+		// its gzip stream is cut short: then said so, never as whole.
+		return markCut(report.Input{Path: path, Format: string(pytorchtext.FormatOOMMessage), Warnings: []string{
+			"no CUDA out-of-memory message in it, nor anything else gpuleak reads (a snapshot, memory_summary(), a compute-sanitizer report, NVML samples): read as a log of a run without an OOM, for --fail-on oom"}}, in.ReadToCut()), nil, nil
 	}
 	if err := printoutError(path, head); err != nil {
 		return report.Input{}, nil, err
@@ -108,11 +120,11 @@ func analyzeUnrecognisedText(r *runner, in *parse.Input, head []byte) (rin repor
 	if !isText(head) {
 		return report.Input{}, nil, false, nil
 	}
-	res, meta, err := readOOMText(in, pytorchtext.FormatOOMMessage)
+	res, meta, cut, err := readOOMText(in, pytorchtext.FormatOOMMessage)
 	if err != nil || (len(res.Messages) == 0 && len(res.Stats) == 0) {
 		return report.Input{}, nil, false, err
 	}
 	format := textFormat(pytorchtext.FormatOOMMessage, res)
 	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
-	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, true, nil
+	return markCut(report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), cut), nil, true, nil
 }

@@ -47,7 +47,16 @@ func init() {
 // gzip stream is cut short (NVML logs, line by line; not the text
 // tables, which are first read whole as job logs), rather than refused.
 func readsUpToCut(f parse.Format) bool {
-	return byFormat[f] != nil && byFormat[f].name == "nvml" && !isTextTable(f)
+	switch {
+	case byFormat[f] == nil:
+		// No family's: a long log scanned whole for an OOM message
+		// (readOOMText); a compute-sanitizer pass after it fails at the
+		// cut, as before.
+		return f == parse.FormatUnknown
+	case byFormat[f].name == "pytorch-text", byFormat[f].name == "compute-sanitizer":
+		return true // readOOMText, analyzeSanitizer
+	}
+	return byFormat[f].name == "nvml" && !isTextTable(f)
 }
 
 // upToCut is the reader of an NVML log: for a compressed one, reading up
@@ -323,13 +332,13 @@ func postmortemNVML(r *runner, in *parse.Input, head []byte, format parse.Format
 			return report.Input{}, anoom.Input{}, err
 		}
 		defer rr.Close()
-		res, meta, err := readOOMText(in, pytorchtext.FormatOOMMessage)
+		res, meta, cut, err := readOOMText(in, pytorchtext.FormatOOMMessage)
 		if err != nil {
 			return report.Input{}, anoom.Input{}, err
 		}
 		if len(res.Messages) > 0 || len(res.Stats) > 0 {
 			format := textFormat(pytorchtext.FormatOOMMessage, res)
-			return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res),
+			return markCut(report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), cut),
 				anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 		}
 		again, err := rr.again()

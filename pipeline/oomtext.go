@@ -37,10 +37,11 @@ func init() {
 		},
 		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
 			var r *pytorchtext.Reader
+			raw, _ := upToCut(in) // as readOOMText: the analysis marks it read in part
 			if f == pytorchtext.FormatMemoryStats {
-				r = pytorchtext.NewStatsReader(in.Reader(), in.Name)
+				r = pytorchtext.NewStatsReader(raw, in.Name)
 			} else {
-				r = pytorchtext.NewReader(in.Reader(), in.Name)
+				r = pytorchtext.NewReader(raw, in.Name)
 			}
 			return drain(r, func() string { return "oom_" + r.Table().String() }, emit)
 		},
@@ -49,8 +50,15 @@ func init() {
 
 // readOOMText reads a log or traceback (pytorchtext.FormatOOMMessage), a
 // memory_summary() text or memory_stats() JSON.
-func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, error) {
-	return readOOMTextFrom(in.Reader(), in.Name, format)
+//
+// A compressed input is read up to where its gzip stream is cut short,
+// as a plain log cut short is (upToCut): cut says then where, and the
+// caller marks the input read in part (markCut). Every reader of text
+// logs goes through it, so that none refuses what another reads in part.
+func readOOMText(in *parse.Input, format parse.Format) (*anoom.TextResult, *pytorchtext.Metadata, *parse.GzipCut, error) {
+	raw, cut := upToCut(in)
+	res, meta, err := readOOMTextFrom(raw, in.Name, format)
+	return res, meta, cut, err
 }
 
 // readOOMTextFrom is readOOMText of the text in rd, named name.
@@ -92,30 +100,37 @@ func textFormat(format parse.Format, res *anoom.TextResult) parse.Format {
 // analyzeOOMText reads a text input about OOMs for gpuleak analyze. Its
 // findings come later, from the postmortem of all inputs (oomFacts).
 func analyzeOOMText(r *runner, in *parse.Input, format parse.Format) (report.Input, []report.Finding, error) {
-	res, meta, err := readOOMText(in, format)
+	res, meta, cut, err := readOOMText(in, format)
 	if err != nil {
 		return report.Input{}, nil, err
 	}
 	format = textFormat(format, res)
 	r.oom.add(anoom.Input{Path: in.Name, Format: string(format), Text: res})
-	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), nil, nil
+	return markCut(report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), cut), nil, nil
 }
 
 // postmortemText reads a text input about OOMs for gpuleak oom.
 func postmortemText(in *parse.Input, format parse.Format) (report.Input, anoom.Input, error) {
-	res, meta, err := readOOMText(in, format)
+	res, meta, cut, err := readOOMText(in, format)
 	if err != nil {
 		return report.Input{}, anoom.Input{}, err
 	}
 	format = textFormat(format, res)
-	return report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
+	return markCut(report.FromOOMText(in.Name, string(format), meta.Warnings.Strings(), res), cut), anoom.Input{Path: in.Name, Format: string(format), Text: res}, nil
 }
 
 // postmortemLog reads, for gpuleak oom, an input no family reads for it
 // (recognised as format, or not at all) as a log that may hold an OOM
 // message further on; an input that is not text is unrecognised.
 func postmortemLog(_ *runner, in *parse.Input, head []byte, _ parse.Format) (report.Input, anoom.Input, error) {
+	if err := codePickleError(in.Name, head); err != nil {
+		// A pickle, not a log that ran without an OOM.
+		return report.Input{}, anoom.Input{}, err
+	}
 	if !isText(head) {
+		if n, at := textThenBinary(head); n > 0 {
+			return readTextThenBinary(in, n, at)
+		}
 		return report.Input{}, anoom.Input{}, unrecognised(in.Name)
 	}
 	rin, fact, err := postmortemText(in, pytorchtext.FormatOOMMessage)

@@ -88,6 +88,7 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 		if err != nil {
 			return report.Input{Format: string(format)}, nil, in.Locate(err)
 		}
+		rin.Warnings = append(rin.Warnings, damageNotes(in)...)
 		return blindToOOMs(rin, err), nil, err
 	default:
 		rin, fact, err = postmortemLog(r, in, head, format)
@@ -96,6 +97,7 @@ func (r *runner) postmortemFile(path string) (report.Input, *anoom.Input, error)
 		// What the content was recognised as, for the unread input's entry.
 		return report.Input{Format: string(format)}, nil, in.Locate(err)
 	}
+	rin.Warnings = append(rin.Warnings, damageNotes(in)...)
 	return blindToOOMs(rin, err), &fact, err
 }
 

@@ -32,10 +32,11 @@ func init() {
 		},
 		tables: func(_ *Options, in *parse.Input, f parse.Format, emit Emit) error {
 			var r *sanitizer.Reader
+			raw, _ := upToCut(in) // as analyzeSanitizer: the analysis marks it read in part
 			if f == sanitizer.FormatXML {
-				r = sanitizer.NewXMLReader(in.Reader(), in.Name)
+				r = sanitizer.NewXMLReader(raw, in.Name)
 			} else {
-				r = sanitizer.NewReader(in.Reader(), in.Name)
+				r = sanitizer.NewReader(raw, in.Name)
 			}
 			return drain(r, func() string { return "sanitizer_" + r.Table().String() }, emit)
 		},
@@ -57,12 +58,16 @@ func analyzeSanitizer(r *runner, in *parse.Input, head []byte, format parse.Form
 	batch := sanitizer.WithBatchSize(8192)
 	var sr *sanitizer.Reader
 	var program *programOOM
+	// A compressed report is read up to where its gzip stream is cut
+	// short, as a report cut short uncompressed is (its last record
+	// dropped, its missing summary warned about), and marked read in part.
+	raw, cut := upToCut(in)
 	if format == sanitizer.FormatXML {
-		sr = sanitizer.NewXMLReader(in.Reader(), in.Name, mem, batch)
+		sr = sanitizer.NewXMLReader(raw, in.Name, mem, batch)
 	} else {
 		program = startProgramOOM(in.Name)
 		defer program.stop()
-		sr = sanitizer.NewReader(in.Reader(), in.Name, mem, batch, sanitizer.WithProgramOutput(program))
+		sr = sanitizer.NewReader(raw, in.Name, mem, batch, sanitizer.WithProgramOutput(program))
 	}
 	defer sr.Release()
 	a := ansanitizer.NewAnalyzer(ansanitizer.Options{Filter: r.o.Filter, Suppressions: r.o.Suppressions})
@@ -149,7 +154,7 @@ func analyzeSanitizer(r *runner, in *parse.Input, head []byte, format parse.Form
 		rin.Warnings = append(rin.Warnings, fmt.Sprintf("the tool reported a failure of its own (%q): what follows it was not checked; the findings may be incomplete", res.ToolFailure))
 	}
 	r.toolErrors = append(r.toolErrors, errs...)
-	return rin, fs, nil
+	return markCut(rin, cut), fs, nil
 }
 
 // anySummary reports whether a run of the log printed its ERROR SUMMARY

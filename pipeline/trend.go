@@ -81,6 +81,7 @@ func (r *runner) trendFile(path string) (report.TrendInput, error) {
 		}
 		return report.TrendInput{Format: string(detected)}, in.Locate(err)
 	}
+	ti.Warnings = append(ti.Warnings, damageNotes(in)...)
 	return ti, nil
 }
 

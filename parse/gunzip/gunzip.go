@@ -93,6 +93,11 @@ type Reader struct {
 	// zero bytes skipped after a member (see header).
 	started     bool
 	ZeroPadding int64
+	// MemberEnd is the byte offset of the input just after the last
+	// member read whole (its trailer checked); 0 before the first ends.
+	// After ErrHeader from Read, what follows it is not gzip (trailing
+	// garbage, as gzip -d calls it).
+	MemberEnd int64
 
 	lit, dist           []uint32 // the current block's tables
 	dynLit              [litTableSize]uint32
@@ -389,6 +394,7 @@ func (z *Reader) trailer() error {
 		return ErrChecksum
 	}
 	z.st = stMember
+	z.MemberEnd = z.InputOffset()
 	return nil
 }
 

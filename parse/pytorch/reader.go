@@ -1447,7 +1447,8 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		hasPool                       bool
 		stack                         int32 = -1
 		blocks                        *pickle.Container
-		blocksAt                      int // its value's index in c.Items
+		blocksAt                      int  // its value's index in c.Items
+		seen                          bool // one of a segment's own keys
 		err                           error
 	)
 	for i := 0; i+1 < len(c.Items); i += 2 {
@@ -1456,6 +1457,10 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 			continue
 		}
 		v := c.Items[i+1]
+		switch key {
+		case "device", "address", "total_size", "blocks":
+			seen = true
+		}
 		switch key {
 		case "device":
 			device, err = r.intField(v, c.Offset, what, key)
@@ -1503,6 +1508,17 @@ func (r *Reader) addSegment(index int64, item pickle.Value) error {
 		if err != nil {
 			return err
 		}
+	}
+	if !seen {
+		// Every PyTorch version's memory_snapshot() writes
+		// these four in each segment (segmentInfoToDict in
+		// torch/csrc/cuda/Module.cpp; _snapshot() wraps the same): a dict
+		// with none of them is another pickle's record, which must not
+		// be read as an empty segment and judged.
+		if r.meta.Legacy && index == 0 {
+			return &parse.Error{File: r.name, Offset: c.Offset, Msg: fmt.Sprintf("not a PyTorch memory snapshot: the pickle holds a list whose first item is a dict with keys %s, not a segment (device, address, total_size, blocks)", keyList(c)), Err: parse.ErrNotMine}
+		}
+		return r.errAt(c.Offset, "malformed snapshot: segments[%d] is a dict with keys %s, none of a segment's (device, address, total_size, blocks)", index, keyList(c))
 	}
 	if device < 0 || device > maxDevices {
 		return r.errAt(c.Offset, "segment: device %d out of range", device)

@@ -509,6 +509,11 @@ func TestBadInput(t *testing.T) {
 		{"code opcode at end", "refusing pickle opcode STACK_GLOBAL", evilEnd, pickle.ErrCodeOpcode},
 		{"not a snapshot", "not a PyTorch memory snapshot", pickleBytes(dict("weights", list(i64(1)))), parse.ErrNotMine},
 		{"list of ints", "segments[0] is an int", pickleBytes(list(i64(1))), nil},
+		// Another pickle's records, not segments: a list of dicts with
+		// none of a segment's keys is no memory_snapshot(), and inside a
+		// snapshot's "segments" it is no segment (no empty one judged).
+		{"list of records", `byte offset 4: not a PyTorch memory snapshot: the pickle holds a list whose first item is a dict with keys ["image", "label"]`, pickleBytes(list(dict("image", str("a.jpg"), "label", i64(3)), dict("image", str("b.jpg"), "label", i64(1)))), parse.ErrNotMine},
+		{"record among segments", `malformed snapshot: segments[1] is a dict with keys ["a"], none of a segment's`, pickleBytes(dict("segments", list(dict("device", i64(0), "address", i64(1<<20), "total_size", i64(2<<20), "blocks", list()), dict("a", i64(1))))), nil},
 		{"bad entry", "device_traces[0][0] is a str", pickleBytes(dict("segments", list(), "device_traces", list(list(str("x"))))), nil},
 		{"bad size", "\"size\" is \"big\", want an int", pickleBytes(dict("segments", list(), "device_traces", list(list(dict("action", str("alloc"), "size", str("big")))))), nil},
 	}

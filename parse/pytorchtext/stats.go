@@ -9,6 +9,7 @@ import (
 	"github.com/gpuleak/gpuleak/internal/lazyre"
 	"io"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,9 @@ func (r *Reader) readStats() error {
 				// starts with one (json.dumps(stats, indent=1), then a
 				// traceback). The dumps are read, and the rest as a log.
 				rest := data[start:]
-				r.addStatsSets(sets, kl, 0)
+				if _, err := r.addStatsSets(sets, kl, 0, true); err != nil {
+					return err
+				}
 				r.readAsText(rest, lines.line(start+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))), lines.line(start))
 				return nil
 			}
@@ -87,7 +90,18 @@ func (r *Reader) readStats() error {
 		}
 		// The keys' lines: memory_stats() writes each key once per dict,
 		// so the n-th occurrence of a key's text is the n-th dict's.
-		for k, v := range keyLines(data[start:dec.InputOffset()], start, lines) {
+		kls, dup := keyLines(data[start:dec.InputOffset()], start, lines)
+		if dup.key != "" {
+			// Python's json.load keeps the later value without a word;
+			// memory_stats() writes each key once, so which one is the
+			// dump's cannot be told.
+			where := fmt.Sprintf("lines %d and %d", dup.first, dup.line)
+			if dup.first == dup.line {
+				where = fmt.Sprintf("both on line %d", dup.line)
+			}
+			return parse.LineErrorf(r.name, dup.line, "memory_stats: the key %q appears twice in one dict (%s): torch.cuda.memory_stats() writes each key once, so which value is the dump's cannot be told", dup.key, where)
+		}
+		for k, v := range kls {
 			kl[fmt.Sprintf("#%d.", doc)+k] = v
 		}
 		docs++
@@ -99,7 +113,11 @@ func (r *Reader) readStats() error {
 	if docs > 1 {
 		r.meta.Warnings.Addf("memory_stats: %d dumps one after another (JSON lines): each is read as a set of its own, in order; they are not compared with one another (a series over time is no trend gpuleak fits: NVML samples are)", docs)
 	}
-	if r.addStatsSets(sets, kl, 0) == 0 {
+	known, err := r.addStatsSets(sets, kl, 0, true)
+	if err != nil {
+		return err
+	}
+	if known == 0 {
 		return &parse.Error{File: r.name, Offset: 0, Msg: "JSON without any torch.cuda.memory_stats() key", Err: parse.ErrNotMine}
 	}
 	return nil
@@ -108,8 +126,17 @@ func (r *Reader) readStats() error {
 // addStatsSets emits the stats rows of sets, each key on its line in kl
 // (by the set's path and the key), the set's line at (0: its first
 // key's), and returns how many of their keys are memory_stats() keys.
-func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known int) {
-	for _, st := range sets {
+// A memory_stats() key whose value PyTorch never writes (statRange) is,
+// when strict (a memory_stats() JSON file), an error at its line before
+// any row is emitted; otherwise (a dict printed in a log) a warning, and
+// the value is skipped.
+func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int, strict bool) (known int, err error) {
+	type flatSet struct {
+		flat map[string]any
+		keys []string
+	}
+	flats := make([]flatSet, len(sets))
+	for i, st := range sets {
 		flat := map[string]any{}
 		flatten("", st.v, flat, 0)
 		keys := make([]string, 0, len(flat))
@@ -117,6 +144,18 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		flats[i] = flatSet{flat, keys}
+		if !strict {
+			continue
+		}
+		for _, k := range keys {
+			if why := statRange(k, flat[k]); why != "" {
+				return 0, parse.LineErrorf(r.name, kl[st.path+k], "memory_stats: %q is %v: %s", k, flat[k], why)
+			}
+		}
+	}
+	for i, st := range sets {
+		flat, keys := flats[i].flat, flats[i].keys
 		set := int32(r.meta.Sets)
 		r.meta.Sets++
 		// The set's line is its first key's (all rows carry it), or at
@@ -135,6 +174,10 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known
 		var skipped []string
 		for _, k := range keys {
 			line := kl[st.path+k]
+			if why := statRange(k, flat[k]); why != "" {
+				r.meta.Warnings.Linef(line, "memory_stats: %q is %v: %s; the value is skipped", k, flat[k], why)
+				continue
+			}
 			v, ok := intValue(flat[k])
 			if !ok {
 				skipped = append(skipped, k)
@@ -150,7 +193,47 @@ func (r *Reader) addStatsSets(sets []statsSet, kl map[string]int, at int) (known
 			r.meta.Warnings.Addf("memory_stats: %d %s skipped (first: %q)", len(skipped), what, skipped[0])
 		}
 	}
-	return known
+	return known, nil
+}
+
+// maxStatBytes bounds the byte figures of the moment (current, peak) and
+// max_split_size: 1 PiB, far above any device's memory (as the figures of
+// an OOM message, maxSize). The cumulative allocated and freed bytes are
+// not bounded so: a long run adds up to more.
+const maxStatBytes = 1 << 50
+
+// statRange says why v, the value of the memory_stats() key k, is one
+// PyTorch never writes ("" when it is one it may, or k is no
+// memory_stats() key, or v no whole number: those are skipped as such).
+// PyTorch's statistics are int64 counters that only count up from 0
+// (c10::CachingAllocator::Stat); max_split_size is -1 when unset
+// (CUDAAllocatorConfig's SIZE_MAX, cast).
+func statRange(k string, v any) string {
+	if !statsKeyRe.MatchString(k) {
+		return ""
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return ""
+	}
+	f, _, err := big.ParseFloat(string(n), 10, 64, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return "" // a fraction: skipped as not a whole number
+	}
+	i, acc := f.Int64()
+	if acc != big.Exact {
+		return "beyond the 64-bit counters PyTorch keeps"
+	}
+	bytesOfMoment := k == "max_split_size" || (strings.Contains(k, "_bytes.") && (strings.HasSuffix(k, ".current") || strings.HasSuffix(k, ".peak")))
+	switch {
+	case k == "max_split_size" && i == -1:
+		return ""
+	case i < 0:
+		return "negative, which PyTorch's counters never are (a dump edited or corrupted?)"
+	case bytesOfMoment && i >= maxStatBytes:
+		return fmt.Sprintf("%d TiB or more, beyond any device's memory (a dump edited or corrupted?)", maxStatBytes>>40)
+	}
+	return ""
 }
 
 // readAsText makes the reader read rest, the input from line first on,
@@ -263,6 +346,12 @@ func intValue(v any) (int64, bool) {
 	return int64(f), true
 }
 
+// dupKey is a key found twice in one JSON object (keyLines).
+type dupKey struct {
+	key         string
+	first, line int
+}
+
 // lineIndex maps byte offsets to 1-based lines.
 type lineIndex []int64 // offsets of '\n'
 
@@ -282,9 +371,13 @@ func (l lineIndex) line(off int64) int {
 
 // keyLines finds the line of each object key in the JSON text, by its
 // path: the keys (and list indices, as "[i]") from the root, joined by ".".
-func keyLines(data []byte, base int64, lines lineIndex) map[string]int {
-	out := map[string]int{}
+//
+// dup is the first key found twice in one object: its path, the line of
+// its first and of its second occurrence (key "" when none).
+func keyLines(data []byte, base int64, lines lineIndex) (out map[string]int, dup dupKey) {
+	out = map[string]int{}
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a number beyond float64 (1e400) is a token still
 	// One entry per open container: for an object, whether a key is next
 	// and the last key; for a list, the next index.
 	type level struct {
@@ -319,7 +412,7 @@ func keyLines(data []byte, base int64, lines lineIndex) map[string]int {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
-			return out
+			return out, dup
 		}
 		if d, ok := tok.(json.Delim); ok {
 			switch d {
@@ -340,7 +433,11 @@ func keyLines(data []byte, base int64, lines lineIndex) map[string]int {
 			// The offset before the token is the end of the previous one;
 			// the key's line is that of its own text.
 			if at := bytes.Index(data[off:], []byte(strconv.Quote(k))); at >= 0 {
-				out[path(k)] = lines.line(base + off + int64(at))
+				p, line := path(k), lines.line(base+off+int64(at))
+				if first, seen := out[p]; seen && dup.key == "" {
+					dup = dupKey{key: p, first: first, line: line}
+				}
+				out[p] = line
 			}
 			continue
 		}

@@ -350,7 +350,7 @@ func (r *Reader) endStatsText(cut string) {
 	for k := range sets {
 		r.labelSet(set+int32(k), mark)
 	}
-	n := r.addStatsSets(sets, p.keyLines, int(st.start))
+	n, _ := r.addStatsSets(sets, p.keyLines, int(st.start), false)
 	for k := int32(r.meta.Sets); k < set+int32(len(sets)); k++ {
 		delete(r.setProcess, k) // numbers of sets not kept
 	}
