@@ -32,7 +32,7 @@ func TestReportFields(t *testing.T) {
 		}
 	}
 	if peak != 39671<<20 {
-		t.Errorf("peak %d, want %d (39671 MiB)", peak, 39671<<20)
+		t.Errorf("peak %d, want %d (39671 MiB)", peak, int64(39671)<<20)
 	}
 }
 
