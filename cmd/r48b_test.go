@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,5 +31,38 @@ func TestR48bOOMFiguresInItsWords(t *testing.T) {
 		if tt.want[2] == 'i' && strings.Contains(out, "read beside it") {
 			t.Errorf("%s: figures of its own words said read beside it:\n%s", tt.file, out)
 		}
+	}
+}
+
+// A header-less log whose first field --fields names as text was still
+// "unrecognised input format" where that text held a dot or a blank: a
+// qualified host name ("gpu07.cluster.local"), a GPU's name ("NVIDIA
+// A100-SXM4-80GB", --fields name,...). A header of names (nounits) is
+// still no row.
+func TestR48bFieldsTextFirstDotsBlanks(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ first, fields, want string }{
+		{"gpu07.cluster.local", "host,timestamp,index,memory.used,memory.total", "GPU 0 of gpu07.cluster.local"},
+		{"NVIDIA A100-SXM4-80GB", "name,timestamp,index,memory.used,memory.total", "GPU 0 (NVIDIA A100-SXM4-80GB)"},
+	} {
+		var b strings.Builder
+		for i, used := range []int{1000, 1100, 1200} {
+			fmt.Fprintf(&b, "%s, 2024/03/14 09:0%d:00.000, 0, %d MiB, 81920 MiB\n", tt.first, i, used)
+		}
+		in := filepath.Join(dir, "log.csv")
+		if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, nil, "analyze", "--fields", tt.fields, in)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("--fields %s: exit %d, want %q\n%s%s", tt.fields, code, tt.want, out, errs)
+		}
+	}
+	in := filepath.Join(dir, "header.csv")
+	if err := os.WriteFile(in, []byte("hostname, timestamp, index, memory.used, memory.total\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := run(t, nil, "analyze", "--fields", "host,timestamp,index,memory.used,memory.total", in); strings.Contains(out, "of hostname") {
+		t.Errorf("a header read as a row:\n%s", out)
 	}
 }
