@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,9 +94,11 @@ func textFirst(field string) bool {
 }
 
 // looksLikeRowsOfText is looksLikeHeaderlessCSV for a log whose first
-// field is text: its first line's first field a word (a host name, not a
-// header's field name with a dot or a unit in brackets) and the rows of
-// head one CSV table of values.
+// field is text: its first line's first field text (a host name, plain
+// or qualified, "gpu07.cluster.local"; a GPU's name, "NVIDIA A100-SXM4-
+// 80GB"; a bus id), a later field of that line a value starting with a
+// digit (a header of field names has none: "hostname, timestamp, index,
+// memory.used"), and the rows of head one CSV table of values.
 func looksLikeRowsOfText(head []byte) bool {
 	head = bytes.TrimLeft(nvml.SkipDateLines(head), "\r\n")
 	line, _, _ := bytes.Cut(head, []byte("\n"))
@@ -103,8 +106,16 @@ func looksLikeRowsOfText(head []byte) bool {
 	if len(f) < 3 {
 		return false
 	}
-	first := bytes.TrimSpace(f[0])
-	return len(first) > 0 && !bytes.ContainsAny(first, ".[ ") && nvml.LooksLikeCSVRows(head, 3)
+	if first := bytes.TrimSpace(f[0]); len(first) == 0 || first[0] == '[' {
+		return false
+	}
+	if !slices.ContainsFunc(f[1:], func(x []byte) bool {
+		x = bytes.TrimSpace(x)
+		return len(x) > 0 && x[0] >= '0' && x[0] <= '9'
+	}) {
+		return false
+	}
+	return nvml.LooksLikeCSVRows(head, 3)
 }
 
 // looksLikeHeaderlessCSV: the first line is comma-separated values, at

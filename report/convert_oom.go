@@ -472,6 +472,19 @@ func wholeFree(s snapshot.PoolState, expandable bool, pools []snapshot.PoolState
 		IBytes(whole), unit, grow)
 }
 
+// figuresInWords reports whether a program's out-of-memory text prints
+// its figures in its own words, not beside a status: CatBoost's pool
+// ("Requested R MB; Free F MB"), PaddlePaddle's start-up check ("A > B"),
+// the spill manager's request, NCCL 1.x's buffer (pytorchtext.CheckForm),
+// TensorRT's Error Code 2 ("OutOfMemory (Requested size was B bytes.)").
+func figuresInWords(text string) bool {
+	switch pytorchtext.CheckForm(text) {
+	case "catboost-pool", "paddle-chunk", "spill", "nccl1-buffer":
+		return true
+	}
+	return strings.HasPrefix(text, "OutOfMemory (Requested size was ")
+}
+
 // cudaErrorSizes ends the line of a CUDA error's OOM finding
 // (GenCUDAError): the status itself has no sizes, but the lines logged
 // with it may give the request (NCCL's "Failed to CUDA calloc N bytes")
@@ -492,6 +505,8 @@ func cudaErrorSizes(r oom.Report, d *OOMDetail, shown bool) string {
 		got = append(got, "a GPU of "+d.size("device_total_bytes", total))
 	}
 	switch {
+	case len(got) > 0 && figuresInWords(r.Text):
+		return "; its words give " + strings.Join(got, ", ")
 	case len(got) > 0:
 		return "; the status has no sizes; read beside it: " + strings.Join(got, ", ")
 	case shown:

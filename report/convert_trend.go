@@ -627,14 +627,16 @@ func trendMessage(s trend.SeriesTrend, lc logClock) string {
 				return (c.ToBytes > c.FromBytes) != (final.ToBytes > first.FromBytes)
 			}); mixed && n <= maxStepsNamed {
 				// Steps both ways: the net change alone would hide one
-				// (999 MiB down to 100 MiB, then up to 200 MiB).
+				// (999 MiB down to 100 MiB, then up to 200 MiB). Each is
+				// placed by its EndUs, the first sample at its new level:
+				// at its StartUs the series still held the old one.
 				var each []string
 				for _, c := range steps {
 					dir := "up"
 					if c.ToBytes < c.FromBytes {
 						dir = "down"
 					}
-					each = append(each, fmt.Sprintf("%s to %s at %s", dir, IBytes(c.ToBytes), timeOf(c.StartUs, clock, s.StartUs)))
+					each = append(each, fmt.Sprintf("%s to %s by %s", dir, IBytes(c.ToBytes), timeOf(c.EndUs, clock, s.StartUs)))
 				}
 				change = fmt.Sprintf(" from %s to %s in %d steps (%s)", from, to, n, strings.Join(each, ", then "))
 			}

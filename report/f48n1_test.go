@@ -44,7 +44,10 @@ func TestF48n1StepsBothWaysNamed(t *testing.T) {
 			{StartUs: start + 1e6, EndUs: start + 2e6, FromBytes: 100 << 20, ToBytes: 200 << 20},
 		}}
 	f := trendFinding(s, logClock{clock: "absolute"})
-	if want := "a release from 999 MiB to 200 MiB in 2 steps (down to 100 MiB at 00:00:01 UTC, then up to 200 MiB at 00:00:02 UTC)"; !strings.Contains(f.Message, want) {
+	// Each step is placed where the samples first hold its level: 100
+	// MiB at 00:00:02, 200 MiB at 00:00:03 (at 00:00:01 the GPU held 999
+	// MiB; r48b).
+	if want := "a release from 999 MiB to 200 MiB in 2 steps (down to 100 MiB by 00:00:02 UTC, then up to 200 MiB by 00:00:03 UTC)"; !strings.Contains(f.Message, want) {
 		t.Errorf("message %q; want %q", f.Message, want)
 	}
 }

@@ -89,6 +89,8 @@ func TestF48o2GGMLCallNotes(t *testing.T) {
 		r := hunt44eOOM(t, "pytorch/pastes/"+c.file)
 		notes := strings.Join(r.Notes, " ")
 		if !strings.Contains(notes, "its call "+c.call) || strings.Contains(notes, "reported there asynchronously") != c.async ||
+			strings.Contains(notes, "most likely reported there asynchronously") != c.async || // a launch may fail for its local memory itself (r48b)
+
 			strings.Contains(notes, "pin_memory") || !strings.Contains(notes, "llama.cpp's ggml backend") {
 			t.Errorf("%s: notes %q, want the call %s named, asynchronous %v, no pinned-memory note", c.file, r.Notes, c.call, c.async)
 		}

@@ -73,8 +73,10 @@ func (r *Report) ggmlStatusNote() string {
 	case call != "" && allocatingCall(call):
 		what = "its call " + call + " (an allocation: the model's weights, its KV cache, a compute buffer, or its memory pool's growth) found no room"
 	case call != "":
-		// A launch, a copy or a synchronization: no memory of its own.
-		what = "its call " + call + " allocates no device memory of its own (a kernel or graph launch, a copy or a synchronization), so the error was reported there asynchronously: an earlier allocation or launch on the device failed and CUDA returned its error at this later call, which the text does not name; " + asyncBlocking
+		// A launch, a copy or a synchronization: no buffer of its own
+		// (a launch's kernels may still need local memory, which the
+		// driver grows at the launch: hence "most likely").
+		what = "its call " + call + " allocates no buffer of its own (a kernel or graph launch, a copy or a synchronization), so the error was most likely reported there asynchronously: an earlier allocation or launch on the device failed and CUDA returned its error at this later call, which the text does not name (a launch can also fail itself, for the local memory its kernels need, which the text cannot tell apart); " + asyncBlocking
 	}
 	return "llama.cpp's ggml backend (ggml_cuda_error) reported the runtime's out-of-memory error" + on + where + ", outside any PyTorch allocator: " + what + "; the message has no sizes; llama.cpp's own log before it (the buffer sizes it printed per device) and nvidia-smi at the time tell what held the GPU; fewer layers on the GPU (--n-gpu-layers), a smaller context (--ctx-size) or batch (--ubatch-size), a quantized KV cache (--cache-type-k/-v) or another split across GPUs (--tensor-split) need less"
 }

@@ -66,11 +66,41 @@ func sniffLed(head []byte) (f parse.Format, w wrap, plain []byte, lead int) {
 		}
 		text++
 		switch f, w, plain = sniffWrapped(rest); f {
-		case FormatQueryGPU, FormatQueryApps, FormatDmon, FormatPmon, FormatDcgmiDmon, FormatDCGMPrometheus:
+		case FormatDmon, FormatPmon:
+			src := rest
+			if plain != nil {
+				src = plain
+			}
+			if monUnitsFollow(src) {
+				return f, w, plain, lead
+			}
+		case FormatQueryGPU, FormatQueryApps, FormatDcgmiDmon, FormatDCGMPrometheus:
 			return f, w, plain, lead
 		}
 	}
 	return parse.FormatUnknown, wrap{}, nil, 0
+}
+
+// monUnitsFollow reports whether the first line of text of head (a "#"
+// header, as dmon and pmon print theirs) has a "#" line after it, the
+// units line both print under their header ("# Idx W C ..."): after text
+// that is not an output, a comment such as "# gpu pid monitor" at the
+// top of a pasted script is not a pmon header.
+func monUnitsFollow(head []byte) bool {
+	seen := 0
+	for l := range bytes.Lines(head) {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 || isFence(t) {
+			continue
+		}
+		if t[0] != '#' {
+			return false
+		}
+		if seen++; seen == 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // leadLine reports whether t, a trimmed line, is a line of prose that may
