@@ -556,6 +556,11 @@ func (s *textSource) checkEarly() {
 	s.early = nil
 }
 
+// detailStarts are the words only a record's detail line starts with.
+var detailStarts = []string{"at ", "by thread (", "Address 0x", "and is ", "and Read access", "and Write access", "and Atomic access",
+	"Read Thread (", "Write Thread (", "Atomic Thread (", "Current Value", "Incoming Value", "Uninitialized access",
+	"Saved host backtrace", "Host Frame:", "Device Frame:"}
+
 // earlyLine is a line read before the prefix was learned, and its number.
 type earlyLine struct {
 	text string
@@ -563,13 +568,17 @@ type earlyLine struct {
 }
 
 // isDetailStart reports whether c, a line at a record line's indentation,
-// can only be a detail of the open record: memcheck's "at 0x... in
-// kernel", "by thread (...)", "Address 0x...", the backtrace's lines. A
-// paste through Markdown or a chat collapses the indentation that sets
-// details apart ("========= at 0x000000f0 in void caffe2::..."), and no
-// record starts with these words.
+// can only be a detail of the open record: the location ("at 0x... in
+// kernel", "at kernel()+0x50 in file.cu:34"), "by thread (...)",
+// "Address 0x..." and "and is inside the nearest allocation ...",
+// racecheck's second access ("and Read access at ...") and hazard lines
+// ("Write Thread (0,0,0) at ...", "Current Value : 0"), the backtrace's
+// lines. A paste through Markdown or a chat, or text copied from the
+// rendered HTML of NVIDIA's manual, collapses the indentation that sets
+// details apart ("========= at unaligned_kernel()+0x50"), and no record
+// starts with these words.
 func isDetailStart(c string) bool {
-	for _, w := range []string{"at 0x", "by thread (", "Address 0x", "Saved host backtrace", "Host Frame:", "Device Frame:"} {
+	for _, w := range detailStarts {
 		if strings.HasPrefix(c, w) {
 			return true
 		}

@@ -1,0 +1,56 @@
+package sanitizer
+
+import (
+	"strings"
+	"testing"
+)
+
+// NVIDIA's Compute Sanitizer manual, copied from its rendered HTML
+// (testdata/README.md, session 48, f48s), has one space after the prefix
+// on every line: the details ("at unaligned_kernel()+0x50", "and is
+// inside the nearest allocation ...", "and Read access at ...") sit at a
+// record line's indentation. They belong to the record above: each file
+// holds as many errors as its summary says (or as its records' first
+// lines), each with its kernel. Before, every "at" and "and" line started
+// a record of its own ([other]), 6 for the 2 of ERROR SUMMARY, and a
+// --fail-on 'sanitizer-errors>2' tripped.
+func TestF48sFlattenedDetails(t *testing.T) {
+	cases := []struct {
+		file    string
+		errors  int
+		kernels string // each error's kernel, or function when the kernel is not shown
+	}{
+		{"nvidia_docs_memcheck_demo_release_flattened.txt", 2, "unaligned_kernel out_of_bounds_kernel"},
+		{"nvidia_docs_memcheck_demo_debug_flattened_devframe.txt", 2, "unaligned_kernel out_of_bounds_kernel"},
+		{"nvidia_docs_initcheck_memset_error_flattened.txt", 1, "vectorAdd"},
+		{"nvidia_docs_synccheck_divergent_clone_outline.txt", 1, "myKernel"},
+		{"nvidia_docs_racecheck_block_error_508.txt", 1, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			res := analyzeSan(t, "../../testdata/sanitizer/field/"+c.file, Options{})
+			if len(res.Errors) != c.errors {
+				t.Fatalf("%d errors, want %d: %+v", len(res.Errors), c.errors, res.Errors)
+			}
+			var ks []string
+			for _, e := range res.Errors {
+				if e.Kind == "other" {
+					t.Errorf("a detail line read as a record: %q", e.Message)
+				}
+				k := e.Kernel
+				if k == "" {
+					k = e.Function
+				}
+				if k != "" {
+					ks = append(ks, k)
+				}
+			}
+			if got := strings.Join(ks, " "); got != c.kernels {
+				t.Errorf("kernels %q, want %q", got, c.kernels)
+			}
+			if w := strings.Join(res.Warnings, "\n"); strings.Contains(w, "records were read") {
+				t.Errorf("warnings %q: the summary agrees with the records", w)
+			}
+		})
+	}
+}
