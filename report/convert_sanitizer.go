@@ -325,7 +325,7 @@ func toolErrorMessage(e sanitizer.Error) string {
 			fmt.Fprintf(&b, ", thread %s block %s", e.Thread, e.Block)
 		}
 		if len(e.Details) > 0 {
-			fmt.Fprintf(&b, "%s%s", detailsSep(e), strings.Join(e.Details, " "))
+			fmt.Fprintf(&b, "%s%s", detailsSep(e, b.String()), strings.Join(e.Details, " "))
 		}
 		if e.Launch != (callsite.Frame{}) {
 			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
@@ -342,7 +342,7 @@ func toolErrorMessage(e sanitizer.Error) string {
 		msg += " (site not known: " + e.NoCaller + ")"
 	}
 	if len(e.Details) > 0 {
-		msg += detailsSep(e) + strings.Join(e.Details, " ")
+		msg += detailsSep(e, msg) + strings.Join(e.Details, " ")
 	}
 	return msg + times
 }
@@ -351,9 +351,11 @@ func toolErrorMessage(e sanitizer.Error) string {
 // ": " before details that say more about it ("Address 0x... is out of
 // bounds"), a space before lines that go on with its sentence, as
 // racecheck's "and Write access at ..." lines after "Race reported between
-// Read access at ..." (ORNL/HeCBench#133) do.
-func detailsSep(e sanitizer.Error) string {
-	if strings.HasPrefix(e.Details[0], "and ") {
+// Read access at ..." (ORNL/HeCBench#133) do, or after text so far that
+// ends in a colon already (racecheck's hazard, "Potential RAW hazard
+// detected at __shared__ 0x8c in block (0,0,0) :").
+func detailsSep(e sanitizer.Error, so string) string {
+	if strings.HasPrefix(e.Details[0], "and ") || strings.HasSuffix(so, ":") {
 		return " "
 	}
 	return ": "

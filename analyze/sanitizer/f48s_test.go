@@ -54,3 +54,17 @@ func TestF48sFlattenedDetails(t *testing.T) {
 		})
 	}
 }
+
+// compute-sanitizer's racecheck writes a hazard's first line "Warning:
+// (Warp Level Programming) Potential RAW hazard detected at __shared__
+// 0x8c in block (0,0,0) :" (NVIDIA's manual, quoted without the banner):
+// one race whose details are its two threads' accesses and the values.
+// Before, the input was refused as no known format: only cuda-memcheck's
+// "WARN:(Warp Level Programming)" spelling was known.
+func TestF48sRacecheckWarningNoBanner(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/nvidia_docs_racecheck_warp_warning_flattened.txt", Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Kind != "race" || len(res.Errors[0].Details) != 3 ||
+		!strings.HasPrefix(res.Errors[0].Details[0], "Write Thread (35,0,0) at sumKernel") {
+		t.Fatalf("errors %+v: want 1 race with its 3 detail lines", res.Errors)
+	}
+}

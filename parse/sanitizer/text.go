@@ -21,7 +21,7 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(ERROR|WARN|INFO):(\(.*\))? Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(Error|Warning|ERROR|WARN|INFO): ?(\([^)]*\) ?)?Potential )`)
 
 	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
@@ -382,7 +382,7 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 // recordStarts followed by the words the tool writes after it.
 var recordFormRe = lazyre.New(`^(?:Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: [\d,]+ bytes? leaked|ERROR SUMMARY: [\d,]+ errors?|RACECHECK SUMMARY: [\d,]+ hazards?|Program hit \w+ |` +
 	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|` +
-	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:ERROR|WARN|INFO):(?:\([^)]*\))? Potential \w+ hazard|Barrier error)`)
+	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:Error|Warning|ERROR|WARN|INFO): ?(?:\([^)]*\) ?)?Potential \w+ hazard|Barrier error)`)
 
 // isMark reports a byte that may be part of a prefix word: neither ASCII
 // white space nor a letter or digit.
@@ -403,6 +403,7 @@ func hasToolName(text string) bool {
 // learns a prefix from.
 var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
 	"ERROR: Race reported", "WARN: Race reported", "INFO: Race reported", "ERROR: Potential ", "WARN: Potential ", "INFO: Potential ",
+	"Error: Potential ", "Warning: Potential ", "Error: (", "Warning: (",
 	"Invalid global ", "Invalid shared ", "Invalid local ", "Uninitialized global "}
 
 // hasRecordStart reports whether a line holds the start of a record
