@@ -68,3 +68,36 @@ func TestF48sRacecheckWarningNoBanner(t *testing.T) {
 		t.Fatalf("errors %+v: want 1 race with its 3 detail lines", res.Errors)
 	}
 }
+
+// Pastes cut inside the last line of their last record, the line ending
+// added back by the paste or the corpus (testdata/README.md, session 48,
+// f48s): the cut text is no name. Before, "Host Frame:libcuda" named the
+// leak's site libcuda, "Device Frame:/home/.../build_cuda_debug/_d" and
+// "...:119:Load<cub::CUB_200" were the kernels, "H" (of "Host Frame:")
+// was a detail, and "llama_backend_init in /home/daniel/code/l" a frame
+// named by its cut path.
+func TestF48sCutLastLine(t *testing.T) {
+	dir := "../../testdata/sanitizer/field/"
+	res := analyzeSan(t, dir+"cccl1899_iterator_deprecated_leak_2MiB_snip_cut.txt", Options{})
+	if len(res.Sites) != 1 || res.Sites[0].Frame.Name != "" || !strings.Contains(res.Sites[0].Unknown, "cut") {
+		t.Errorf("cccl1899: sites %+v: want the site unknown, the log cut", res.Sites)
+	}
+	for _, f := range []string{"kokkos1958_cudamemcheck_synccheck_warpsync_cut.txt", "cccl2104_initcheck_devframe_nobanner.txt"} {
+		res := analyzeSan(t, dir+f, Options{})
+		if len(res.Errors) != 1 || res.Errors[0].Kernel != "" || !strings.Contains(res.Errors[0].NoKernel, "ends inside the record's device backtrace") {
+			t.Errorf("%s: errors %+v: want the kernel not named, the backtrace cut", f, res.Errors)
+		}
+	}
+	res = analyzeSan(t, dir+"cudanativejl61_synccheck_warp_julia_cut.txt", Options{})
+	if len(res.Errors) != 1 || len(res.Errors[0].Details) != 0 {
+		t.Errorf("cudanativejl61: errors %+v: want no detail (the cut \"H\" left out)", res.Errors)
+	}
+	res = analyzeSan(t, dir+"ollama1848_llamacpp_server_cublas_leak_cut.txt", Options{})
+	if len(res.Sites) != 1 || res.Sites[0].Frame.Name != "ggml_init_cublas.part.0" {
+		t.Fatalf("ollama1848: sites %+v", res.Sites)
+	}
+	st := res.Sites[0].Stack
+	if last := st[len(st)-1]; last.Name != "llama_backend_init" || last.Filename != "" {
+		t.Errorf("ollama1848: outermost frame %+v, want llama_backend_init without its cut path", last)
+	}
+}

@@ -528,6 +528,9 @@ type record struct {
 	// saved: the record says its host backtrace was saved ("Saved host
 	// backtrace up to driver entry point", XML's <saveLocation>).
 	saved bool
+	// cut: the input ends inside the record's last frame or line, which
+	// the reader left out: its backtrace is not whole.
+	cut bool
 }
 
 // btFrame is a frame of a backtrace with its names worked out: the facts
@@ -621,6 +624,11 @@ func int64At(col arrow.Array, i int) int64 {
 		return 0
 	}
 	return c.Value(i)
+}
+
+func boolAt(col arrow.Array, i int) bool {
+	c := col.(*array.Boolean)
+	return !c.IsNull(i) && c.Value(i)
 }
 
 // addRecords folds the records waiting for their frames (every frame of
@@ -1185,6 +1193,7 @@ func (a *Analyzer) fold() {
 			details:    view(cols[sanitizer.RecDetails], i),
 			line:       int64At(cols[sanitizer.RecLine], i),
 			saved:      view(cols[sanitizer.RecSaveLocation], i) != "",
+			cut:        boolAt(cols[sanitizer.RecCut], i),
 		}
 		for len(frames) > 0 && frames[0].id < r.id {
 			frames = frames[1:] // cannot happen: addFrames checked the ids
@@ -1744,6 +1753,11 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	switch {
 	case len(device) == 0 && function == "":
 		// A host-side error.
+	case r.cut && !hasHost:
+		// The input ends inside the device backtrace ("Device
+		// Frame:/home/.../build_cuda_debug/_d"): the reader left the cut
+		// frame out, and the frames before it are not the outermost.
+		noKernel = "the log ends inside the record's device backtrace (its last frame, cut, was left out): the kernel is not shown"
 	case len(device) <= 1 && !r.saved && !hasHost:
 		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
 	case len(device) <= 1 && hasElision(r.details):

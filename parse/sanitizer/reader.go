@@ -41,6 +41,7 @@ type record struct {
 	details      []string
 	line         int64 // text, 0 when none
 	offset       int64 // XML, -1 when none
+	cut          bool  // the input ends inside its last frame or line, left out
 	frames       []frame
 }
 
@@ -248,6 +249,7 @@ func (r *Reader) appendRecord(rec *record) {
 	} else {
 		b.offset.AppendNull()
 	}
+	b.cut.Append(rec.cut)
 	var depth [3]int32
 	for i := range rec.frames {
 		f := &rec.frames[i]
@@ -347,6 +349,7 @@ type recordBuilders struct {
 	address                                           *array.Uint64Builder
 	memoryType, message, api, err, errMessage, kernel *array.StringBuilder
 	thread, block, saveLocation, details              *array.StringBuilder
+	cut                                               *array.BooleanBuilder
 }
 
 func (s *recordBuilders) init(b *array.RecordBuilder) {
@@ -369,6 +372,7 @@ func (s *recordBuilders) init(b *array.RecordBuilder) {
 	s.details = b.Field(RecDetails).(*array.StringBuilder)
 	s.line = b.Field(RecLine).(*array.Int64Builder)
 	s.offset = b.Field(RecOffset).(*array.Int64Builder)
+	s.cut = b.Field(RecCut).(*array.BooleanBuilder)
 }
 
 type frameBuilders struct {

@@ -104,6 +104,8 @@
 //	details        utf8     other detail lines, joined by "\n"; null when none
 //	line           int64    text: 1-based line of the record's first line; XML: null
 //	offset         int64    XML: byte offset of the <record>; text: null
+//	cut            bool     text: the input ends inside the record's last frame or line, which
+//	               was left out, so its backtrace is not whole; XML: false
 //
 // frames (FramesSchema): one row per frame of every record.
 //
@@ -190,6 +192,7 @@ var (
 		{Name: "details", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "offset", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "cut", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 
 	FramesSchema = arrow.NewSchema([]arrow.Field{
@@ -241,6 +244,7 @@ const (
 	RecDetails
 	RecLine
 	RecOffset
+	RecCut
 )
 
 // Column indices of FramesSchema.

@@ -62,6 +62,10 @@ type textSource struct {
 	out     *record
 
 	sawCont, sawLegacy bool  // layout hints of the open record
+	// lastLine is the line that added the open record's last frame
+	// (lastFrame) or detail line (else); 0 when none did.
+	lastLine  int64
+	lastFrame bool
 	lastWasLeak        bool  // the previous record of the run was a leak
 	programSince       bool  // program output since the previous record ended
 	toolLines          int64 // lines after the prefix, all runs
@@ -232,6 +236,7 @@ func (s *textSource) next() (*record, error) {
 		}
 		if !ok {
 			s.eof = true
+			s.dropCutLast()
 			s.closeRecord()
 			if !s.seenAny {
 				msg := "no compute-sanitizer output: no line has a tool prefix (=========) and a record"
@@ -720,7 +725,7 @@ func (s *textSource) top(c string) error {
 	rec := s.newRecord()
 	*rec = record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther, frames: rec.frames[:0], details: rec.details[:0]}
 	s.rec = rec
-	s.sawCont, s.sawLegacy = false, false
+	s.sawCont, s.sawLegacy, s.lastLine = false, false, 0
 	rec.kind = classify(c)
 	switch rec.kind {
 	case KindLeak:
@@ -1121,8 +1126,94 @@ func hasAddressedHostFrame(frames []frame) bool {
 	return false
 }
 
-// detail handles a line inside the open record.
+// detail handles a line inside the open record, and notes whether it
+// added a frame or a detail line (for dropCutLast).
 func (s *textSource) detail(c string) error {
+	frames, details := len(s.rec.frames), len(s.rec.details)
+	err := s.detailLine(c)
+	if s.rec != nil && (len(s.rec.frames) > frames || len(s.rec.details) > details) {
+		s.lastLine, s.lastFrame = s.line, len(s.rec.frames) > frames
+	}
+	return err
+}
+
+// dropCutLast handles the last line of the input when it added the open
+// record's last frame or detail line: a record still open at the end
+// (no "=========" line, summary or other record after it) may have been
+// cut inside that line by whoever copied the log, whose line ending a
+// paste or the search corpus adds back. The line is left out, with a
+// warning, when its text shows the cut: a host frame without the
+// address every other host frame of the record ends in ("Host
+// Frame:libcuda" after "... [0x9afad]"), a frame whose function is a
+// path ("Device Frame:/home/aznb/.../build_cuda_debug/_d") or leaves a
+// bracket open ("...:119:Load<cub::CUB_200"), a detail line that is the
+// start of a detail's words ("H" of "Host Frame:"). A cut frame's text is
+// no name: taken whole it named the site or the kernel.
+func (s *textSource) dropCutLast() {
+	rec := s.rec
+	if rec == nil || s.lastLine == 0 || s.lastLine != s.line {
+		return
+	}
+	if !s.lastFrame {
+		c := rec.details[len(rec.details)-1]
+		for _, w := range detailStarts {
+			if len(c) < len(w) && strings.HasPrefix(w, c) {
+				rec.details, rec.cut = rec.details[:len(rec.details)-1], true
+				s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a line of its last record (%q, the start of %q): cut, the line is left out", c, strings.TrimSpace(w)))
+				return
+			}
+		}
+		return
+	}
+	n := len(rec.frames) - 1
+	f := rec.frames[n]
+	name := f.function
+	if name == "" {
+		name = f.module
+	}
+	var why string
+	switch {
+	case f.kind == FrameHost && !f.hasPC && f.file == "" && hasAddressedHostFrame(rec.frames[:n]):
+		why = "without the address every other host frame of its record ends in"
+		if i := strings.Index(f.function, " in "); i > 0 {
+			// "llama_backend_init in /home/daniel/code/l": the function
+			// is whole, its source path cut.
+			rec.frames[n].function, rec.cut = f.function[:i], true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, its source location is left out, and that record's backtrace is not whole", name, why))
+			return
+		}
+		if unbalanced(f.function) {
+			// A C++ name cut inside its template arguments: kept as
+			// far as it goes, an outer frame's (the site is further in).
+			rec.cut = true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, that record's backtrace is not whole", name, why))
+			return
+		}
+	case f.kind == FrameDevice && unbalanced(name):
+		why = "a bracket left open"
+	case f.kind == FrameDevice && looksLikeModule(f.function) && f.file == "":
+		why = "its function a path"
+	default:
+		return
+	}
+	rec.frames, rec.cut = rec.frames[:n], true
+	if f.kind == FrameDevice && rec.kernel == f.function && n == 0 {
+		rec.kernel = ""
+	}
+	s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, the frame is left out, and that record's backtrace is not whole", name, why))
+}
+
+// unbalanced reports whether name opens more brackets ("(", "<", "[")
+// than it closes: a C++ name cut short ("Load<cub::CUB_200"). Operators
+// named by their bracket ("operator<", "operator()") are not counted.
+func unbalanced(name string) bool {
+	name = strings.NewReplacer("operator<<=", "", "operator<<", "", "operator<=", "", "operator<", "", "operator>", "", "operator()", "", "operator[]", "", "->", "").Replace(name)
+	return strings.Count(name, "(") > strings.Count(name, ")") || strings.Count(name, "<") > strings.Count(name, ">") ||
+		strings.Count(name, "[") > strings.Count(name, "]")
+}
+
+// detailLine handles a line inside the open record.
+func (s *textSource) detailLine(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
