@@ -61,18 +61,18 @@ type textSource struct {
 	rec     *record
 	out     *record
 
-	sawCont, sawLegacy bool  // layout hints of the open record
+	sawCont, sawLegacy bool // layout hints of the open record
 	// lastLine is the line that added the open record's last frame
 	// (lastFrame) or detail line (else); 0 when none did.
-	lastLine  int64
-	lastFrame bool
-	lastWasLeak        bool  // the previous record of the run was a leak
-	programSince       bool  // program output since the previous record ended
-	toolLines          int64 // lines after the prefix, all runs
-	coreLine           int64 // the line the prefix was learned from
-	unmatched          int64 // lines like records that did not match the prefix
-	unmatchedLine      int64 // the first of them
-	scratch            []byte
+	lastLine      int64
+	lastFrame     bool
+	lastWasLeak   bool  // the previous record of the run was a leak
+	programSince  bool  // program output since the previous record ended
+	toolLines     int64 // lines after the prefix, all runs
+	coreLine      int64 // the line the prefix was learned from
+	unmatched     int64 // lines like records that did not match the prefix
+	unmatchedLine int64 // the first of them
+	scratch       []byte
 	// early holds the first lines read before the prefix was learned
 	// (at most maxEarly, with their line numbers): once it is, those that
 	// carry it at a detail's indentation are the end of a record whose
