@@ -101,3 +101,20 @@ func TestF48sCutLastLine(t *testing.T) {
 		t.Errorf("ollama1848: outermost frame %+v, want llama_backend_init without its cut path", last)
 	}
 }
+
+// Alibaba HGGC's memcheck writes compute-sanitizer's layout under its own
+// prefix, "[HGGC-MC]", its host frames "(main + 0x298) [0x400ef8 ]"
+// (no module, a space before the bracket) and its save location "at
+// hggcMalloc time" (testdata/README.md, session 48, f48s): 20 bytes
+// leaked by main through hggcMalloc. Before, every frame was read whole
+// as a function and the site shown was "]".
+func TestF48sHGGCLeak(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/hggc_memcheck_aliyun_doc_prefix_leak.txt", Options{})
+	if len(res.Sites) != 1 {
+		t.Fatalf("sites %+v", res.Sites)
+	}
+	s := res.Sites[0]
+	if s.Bytes != 20 || !strings.HasPrefix(s.Frame.Name, "main@") || s.API != "hggcMalloc" || len(s.Stack) != 3 || !strings.HasPrefix(s.Stack[0].Name, "hggcapiMalloc@") {
+		t.Errorf("site %+v: want 20 B at main through hggcMalloc", s)
+	}
+}

@@ -528,6 +528,9 @@ type record struct {
 	// saved: the record says its host backtrace was saved ("Saved host
 	// backtrace up to driver entry point", XML's <saveLocation>).
 	saved bool
+	// saveLoc is the save location as written ("allocation time",
+	// "hggcMalloc time"); "" without one.
+	saveLoc string
 	// cut: the input ends inside the record's last frame or line, which
 	// the reader left out: its backtrace is not whole.
 	cut bool
@@ -1061,6 +1064,29 @@ func allocatorOf(r *record, frames []btFrame) string {
 	return ""
 }
 
+// savedAtAPI returns the allocation API a leak record's save location
+// names ("Saved host backtrace up to driver entry point at hggcMalloc
+// time": Alibaba HGGC's memcheck, which writes compute-sanitizer's layout
+// for its own API) when a host frame of the backtrace is that function,
+// and the frame's index; "", -1 otherwise. NVIDIA's tools write
+// "allocation time", which names none.
+func savedAtAPI(loc string, frames []btFrame) (string, int) {
+	fn, ok := strings.CutSuffix(loc, " time")
+	if !ok || fn == "" || strings.ContainsAny(fn, " \t") {
+		return "", -1
+	}
+	at := -1
+	for i, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.base == fn {
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", -1
+	}
+	return strings.Clone(fn), at // loc views a batch that is recycled
+}
+
 // allocAPIOf is the allocation API the program called in a leak's
 // backtrace: the outermost one, nearest the program's frames (a backtrace
 // "saved up to driver entry point" starts at the driver's cuMemAlloc_v2
@@ -1193,6 +1219,7 @@ func (a *Analyzer) fold() {
 			details:    view(cols[sanitizer.RecDetails], i),
 			line:       int64At(cols[sanitizer.RecLine], i),
 			saved:      view(cols[sanitizer.RecSaveLocation], i) != "",
+			saveLoc:    view(cols[sanitizer.RecSaveLocation], i),
 			cut:        boolAt(cols[sanitizer.RecCut], i),
 		}
 		for len(frames) > 0 && frames[0].id < r.id {
@@ -1342,6 +1369,14 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		sig = binary.LittleEndian.AppendUint32(sig, f.id)
 		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
 	}
+	api, apiAt := allocAPIOf(frames), -1
+	if api == "" {
+		api, apiAt = savedAtAPI(r.saveLoc, frames)
+		if apiAt >= 0 {
+			sig[0] |= 4
+			sig = append(sig, api...)
+		}
+	}
 	a.sig = sig
 	if lf, ok := a.leakMemo[string(sig)]; ok {
 		return lf
@@ -1353,7 +1388,12 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		kind = callsite.Retained.String()
 	}
 	stack, site, ok := a.stackOf(frames)
-	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: allocAPIOf(frames), Stack: stack, Frame: site}}
+	if apiAt >= 0 {
+		// The frames up to the API the save location names are the
+		// allocator's: the site is the API's caller.
+		_, site, ok = a.stackOf(frames[apiAt+1:])
+	}
+	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: api, Stack: stack, Frame: site}}
 	key := kind + "\x00" + alloc + "\x00"
 	switch {
 	case !ok && hasHostFrames(frames):

@@ -1190,6 +1190,12 @@ func (s *textSource) dropCutLast() {
 			return
 		}
 	case f.kind == FrameDevice && unbalanced(name):
+		if p := strings.IndexByte(name, '('); p > 0 && !unbalanced(name[:p]) {
+			// Cut inside the parameter list: the name before it is
+			// whole, and stands.
+			rec.cut = true
+			return
+		}
 		why = "a bracket left open"
 	case f.kind == FrameDevice && looksLikeModule(f.function) && f.file == "":
 		why = "its function a path"
@@ -1318,24 +1324,31 @@ func (s *textSource) detailLine(c string) error {
 func (s *textSource) hostFrame(t string) (frame, error) {
 	f := frame{kind: FrameHost}
 	if i := strings.LastIndex(t, "[0x"); i >= 0 {
-		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(t[i+3:i+j]) {
+		// "[0x400ef8 ]": a space before the bracket (Alibaba HGGC's
+		// memcheck, which writes compute-sanitizer's layout) is no part
+		// of the address.
+		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(strings.TrimRight(t[i+3:i+j], " ")) {
 			rest := t[i+j+1:]
 			if rest == "" || strings.HasPrefix(rest, " in ") {
-				pc, err := s.hex(t[i+1 : i+j])
+				pc, err := s.hex(strings.TrimRight(t[i+1:i+j], " "))
 				if err != nil {
 					return f, err
 				}
 				f.pc, f.hasPC = pc, true
 				head := strings.TrimSpace(t[:i])
 				if rest == "" {
-					// Legacy: "MODULE (FUNC + 0xOFF)".
+					// Legacy: "MODULE (FUNC + 0xOFF)", or "(FUNC + 0xOFF)"
+					// without the module (HGGC's memcheck).
 					open, plus := strings.Index(head, " ("), strings.LastIndex(head, " + 0x")
-					if strings.HasSuffix(head, ")") && open > 0 && plus > open && isHex(head[plus+5:len(head)-1]) {
+					if strings.HasPrefix(head, "(") {
+						open = -1
+					}
+					if strings.HasSuffix(head, ")") && (open > 0 || open == -1 && strings.HasPrefix(head, "(")) && plus > open+1 && isHex(head[plus+5:len(head)-1]) {
 						off, err := s.hex(head[plus+3 : len(head)-1])
 						if err != nil {
 							return f, err
 						}
-						f.module, f.function, f.offset, f.hasOffset = head[:open], head[open+2:plus], off, true
+						f.module, f.function, f.offset, f.hasOffset = head[:max(open, 0)], head[open+2:plus], off, true
 						s.sawLegacy = true
 						return f, nil
 					}
