@@ -158,8 +158,12 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 		if len(s.Sizes) == 1 && s.Count > 1 {
 			sizes = " of " + IBytes(s.Sizes[0])
 		}
-		return fmt.Sprintf("leak: %s%s (%s) never freed, with no stack recorded (compute-sanitizer --show-backtrace no); rerun with backtraces to see where they were allocated",
-			n, sizes, IBytes(s.Bytes))
+		named := ""
+		if s.Name != "" {
+			named = fmt.Sprintf(" named %q by the program (NVTX),", s.Name)
+		}
+		return fmt.Sprintf("leak: %s%s (%s)%s never freed, with no stack recorded (compute-sanitizer --show-backtrace no); rerun with backtraces to see where they were allocated",
+			n, sizes, IBytes(s.Bytes), named)
 	}
 	procs := ""
 	if s.Processes > 1 {

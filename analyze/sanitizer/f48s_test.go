@@ -118,3 +118,26 @@ func TestF48sHGGCLeak(t *testing.T) {
 		t.Errorf("site %+v: want 20 B at main through hggcMalloc", s)
 	}
 }
+
+// NVIDIA's NVTX memory-pool sample README (testdata/README.md, session
+// 48, f48s): a leak run with --nvtx yes --show-backtrace no, "Leaked 1
+// bytes at 0x7f26c3000000 called My allocation", and an initcheck run
+// whose one record, "=========  Unused memory in allocation ... called My
+// allocation of size 1", sits two spaces in. The leak's NVTX name is its
+// only site information, and is kept; the unused-memory record is a
+// record, so run 2's ERROR SUMMARY (1 error) agrees. Before, the name was
+// dropped, and the record's lines were skipped as "detail lines outside
+// a record", run 2 said to hold 0 records.
+func TestF48sNVTXNameAndUnusedMemory(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/nvtx_mempool_sample_readme_leak_nobt_initcheck_unused.md", Options{})
+	if len(res.Sites) != 1 || res.Sites[0].Name != "My allocation" || res.Sites[0].Bytes != 1 {
+		t.Errorf("sites %+v: want 1 B named \"My allocation\"", res.Sites)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Kind != "unused-memory" {
+		t.Errorf("errors %+v: want 1 unused-memory record", res.Errors)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if strings.Contains(w, "outside a record") || strings.Contains(w, "0 records") {
+		t.Errorf("warnings %q", w)
+	}
+}

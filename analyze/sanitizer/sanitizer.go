@@ -327,6 +327,10 @@ type Site struct {
 	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
 	// a backtrace cut after the runtime's frames. Empty otherwise.
 	Unknown string
+	// Name is the NVTX name the program gave the allocations
+	// (nvtxMemRegionsName, shown with compute-sanitizer --nvtx yes:
+	// "Leaked 1 bytes at 0x... called My allocation"); "" when none.
+	Name string
 	// NoLineInfo: the site frame has a function and return address but no
 	// source file (built without -lineinfo or -g); sites at other
 	// addresses of the same function are kept apart.
@@ -534,6 +538,8 @@ type record struct {
 	// cut: the input ends inside the record's last frame or line, which
 	// the reader left out: its backtrace is not whole.
 	cut bool
+	// name is the allocation's NVTX name ("called My allocation"); "".
+	name string
 }
 
 // btFrame is a frame of a backtrace with its names worked out: the facts
@@ -1221,6 +1227,7 @@ func (a *Analyzer) fold() {
 			saved:      view(cols[sanitizer.RecSaveLocation], i) != "",
 			saveLoc:    view(cols[sanitizer.RecSaveLocation], i),
 			cut:        boolAt(cols[sanitizer.RecCut], i),
+			name:       view(cols[sanitizer.RecName], i),
 		}
 		for len(frames) > 0 && frames[0].id < r.id {
 			frames = frames[1:] // cannot happen: addFrames checked the ids
@@ -1369,6 +1376,9 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		sig = binary.LittleEndian.AppendUint32(sig, f.id)
 		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
 	}
+	if r.name != "" {
+		sig = append(append(sig, 0xff), r.name...)
+	}
 	api, apiAt := allocAPIOf(frames), -1
 	if api == "" {
 		api, apiAt = savedAtAPI(r.saveLoc, frames)
@@ -1395,6 +1405,10 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 	}
 	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: api, Stack: stack, Frame: site}}
 	key := kind + "\x00" + alloc + "\x00"
+	if r.name != "" {
+		lf.site.Name = strings.Clone(r.name)
+		key += "nvtx\x00" + lf.site.Name + "\x00"
+	}
 	switch {
 	case !ok && hasHostFrames(frames):
 		lf.site.Unknown = cutBacktrace(frames)

@@ -42,6 +42,7 @@ type record struct {
 	line         int64 // text, 0 when none
 	offset       int64 // XML, -1 when none
 	cut          bool  // the input ends inside its last frame or line, left out
+	name         string // the allocation's NVTX name ("called NAME"); "" when none
 	frames       []frame
 }
 
@@ -250,6 +251,7 @@ func (r *Reader) appendRecord(rec *record) {
 		b.offset.AppendNull()
 	}
 	b.cut.Append(rec.cut)
+	appendOptString(b.name, rec.name)
 	var depth [3]int32
 	for i := range rec.frames {
 		f := &rec.frames[i]
@@ -350,6 +352,7 @@ type recordBuilders struct {
 	memoryType, message, api, err, errMessage, kernel *array.StringBuilder
 	thread, block, saveLocation, details              *array.StringBuilder
 	cut                                               *array.BooleanBuilder
+	name                                              *array.StringBuilder
 }
 
 func (s *recordBuilders) init(b *array.RecordBuilder) {
@@ -373,6 +376,7 @@ func (s *recordBuilders) init(b *array.RecordBuilder) {
 	s.line = b.Field(RecLine).(*array.Int64Builder)
 	s.offset = b.Field(RecOffset).(*array.Int64Builder)
 	s.cut = b.Field(RecCut).(*array.BooleanBuilder)
+	s.name = b.Field(RecName).(*array.StringBuilder)
 }
 
 type frameBuilders struct {

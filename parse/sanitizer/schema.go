@@ -106,6 +106,8 @@
 //	offset         int64    XML: byte offset of the <record>; text: null
 //	cut            bool     text: the input ends inside the record's last frame or line, which
 //	               was left out, so its backtrace is not whole; XML: false
+//	name           utf8     the allocation's NVTX name (nvtxMemRegionsName, --nvtx yes): "My
+//	               allocation" of "Leaked 1 bytes at 0x... called My allocation"; else null
 //
 // frames (FramesSchema): one row per frame of every record.
 //
@@ -193,6 +195,7 @@ var (
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "offset", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "cut", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 
 	FramesSchema = arrow.NewSchema([]arrow.Field{
@@ -245,6 +248,7 @@ const (
 	RecLine
 	RecOffset
 	RecCut
+	RecName
 )
 
 // Column indices of FramesSchema.

@@ -21,7 +21,7 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(Error|Warning|ERROR|WARN|INFO): ?(\([^)]*\) ?)?Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Unused memory in allocation|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(Error|Warning|ERROR|WARN|INFO): ?(\([^)]*\) ?)?Potential )`)
 
 	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
@@ -386,7 +386,7 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 // recordFormRe is the start of a record in its whole form, each of
 // recordStarts followed by the words the tool writes after it.
 var recordFormRe = lazyre.New(`^(?:Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: [\d,]+ bytes? leaked|ERROR SUMMARY: [\d,]+ errors?|RACECHECK SUMMARY: [\d,]+ hazards?|Program hit \w+ |` +
-	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|` +
+	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|Unused memory in allocation 0x|` +
 	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:Error|Warning|ERROR|WARN|INFO): ?(?:\([^)]*\) ?)?Potential \w+ hazard|Barrier error)`)
 
 // isMark reports a byte that may be part of a prefix word: neither ASCII
@@ -406,7 +406,7 @@ func hasToolName(text string) bool {
 
 // recordStarts are the literal starts of the records firstRecord
 // learns a prefix from.
-var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
+var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Unused memory in allocation", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
 	"ERROR: Race reported", "WARN: Race reported", "INFO: Race reported", "ERROR: Potential ", "WARN: Potential ", "INFO: Potential ",
 	"Error: Potential ", "Warning: Potential ", "Error: (", "Warning: (",
 	"Invalid global ", "Invalid shared ", "Invalid local ", "Uninitialized global "}
@@ -538,7 +538,10 @@ func (s *textSource) handle(text string) error {
 	if s.rec != nil && (spaces > s.base || isDetailStart(content)) {
 		return s.detail(content)
 	}
-	if spaces > s.base {
+	if spaces > s.base && !recordStartRe.MatchString(content) {
+		// A record's first line indented deeper than the banner
+		// ("=========  Unused memory in allocation ...", initcheck's
+		// --track-unused-memory record, two spaces in) starts a record.
 		s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(s.line), "detail lines outside a record were skipped (the log starts in the middle of a record?)"))
 		return nil
 	}
@@ -744,6 +747,12 @@ func (s *textSource) top(c string) error {
 		rec.size, rec.hasSize, rec.address, rec.hasAddress = size, true, addr, true
 		if strings.Contains(m[3], "device heap") {
 			rec.memoryType = "device heap"
+		}
+		if _, name, ok := strings.Cut(m[3], " called "); ok {
+			// --nvtx yes: the name the program gave the allocation
+			// (nvtxMemRegionsName), "Leaked 1 bytes at 0x7f26c3000000
+			// called My allocation".
+			rec.name = strings.TrimSpace(name)
 		}
 		// A new process: program output between two leak reports (each
 		// process prints its leaks in one go at exit), or an address
