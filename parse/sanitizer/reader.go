@@ -39,9 +39,9 @@ type record struct {
 	block        string
 	saveLocation string
 	details      []string
-	line         int64 // text, 0 when none
-	offset       int64 // XML, -1 when none
-	cut          bool  // the input ends inside its last frame or line, left out
+	line         int64  // text, 0 when none
+	offset       int64  // XML, -1 when none
+	cut          bool   // the input ends inside its last frame or line, left out
 	name         string // the allocation's NVTX name ("called NAME"); "" when none
 	frames       []frame
 }
