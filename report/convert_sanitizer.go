@@ -274,6 +274,13 @@ func toolErrorMessage(e sanitizer.Error) string {
 	times := ""
 	if e.Count > 1 {
 		times = fmt.Sprintf(" (%d times)", e.Count)
+		if e.Thread != "" || len(e.Details) > 0 {
+			// Records alike but for their addresses, code offsets and
+			// threads (initcheck's reads at 0x150 and 0x290 by threads
+			// 0 and 1) are one error: the thread and details shown are
+			// one record's.
+			times = fmt.Sprintf(" (%d times; the first's thread and details shown)", e.Count)
+		}
 	}
 	site := frame(e.Frame).String()
 	switch {

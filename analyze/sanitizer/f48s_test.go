@@ -141,3 +141,16 @@ func TestF48sNVTXNameAndUnusedMemory(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// pytorch/pytorch#139355's paste ends inside its "at" line, in the
+// template arguments of a kernel name thousands of bytes long: the name
+// before them is whole and stands as the function; the device backtrace
+// that would follow is cut, so the kernel is not named, and the cut is
+// what the record says.
+func TestF48sCutInsideTemplateKeepsName(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/pytorch139355_invalid_global_write_longkernel_cut.txt", Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Function, "distribution_elementwise_grid_stride_kernel") ||
+		res.Errors[0].Kernel != "" || !strings.Contains(res.Errors[0].NoKernel, "ends inside the record's device backtrace") {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}

@@ -1811,7 +1811,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		// The input ends inside the device backtrace ("Device
 		// Frame:/home/.../build_cuda_debug/_d"): the reader left the cut
 		// frame out, and the frames before it are not the outermost.
-		noKernel = "the log ends inside the record's device backtrace (its last frame, cut, was left out): the kernel is not shown"
+		noKernel = "the log ends inside the record's device backtrace, so the kernel, its outermost frame, is not shown"
 	case len(device) <= 1 && !r.saved && !hasHost:
 		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
 	case len(device) <= 1 && hasElision(r.details):

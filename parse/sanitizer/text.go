@@ -1199,10 +1199,12 @@ func (s *textSource) dropCutLast() {
 			return
 		}
 	case f.kind == FrameDevice && unbalanced(name):
-		if p := strings.IndexByte(name, '('); p > 0 && !unbalanced(name[:p]) {
-			// Cut inside the parameter list: the name before it is
-			// whole, and stands.
+		if p := strings.IndexAny(name, "<("); p > 0 {
+			// Cut inside its template arguments or parameters
+			// ("...:119:Load<cub::CUB_200"): the name before them is
+			// whole, and stands; the frames after it are not shown.
 			rec.cut = true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, a bracket left open): cut, that record's backtrace is not whole", name))
 			return
 		}
 		why = "a bracket left open"
