@@ -154,3 +154,25 @@ func TestF48sCutInsideTemplateKeepsName(t *testing.T) {
 		t.Errorf("errors %+v", res.Errors)
 	}
 }
+
+// A racecheck run ends in RACECHECK SUMMARY, not ERROR SUMMARY: a count
+// that does not match the records read is said to be the RACECHECK
+// SUMMARY's hazards displayed. Before, the warning quoted an "ERROR
+// SUMMARY says 1 error" that the log does not hold (NVIDIA's manual's
+// racecheck example, whose flattened "and Read access" line was read as
+// a second record).
+func TestF48sRacecheckSummaryNamed(t *testing.T) {
+	log := "========= COMPUTE-SANITIZER\n" +
+		"========= Error: Race reported between Write access at k()+0x90 in a.cu:41\n" +
+		"=========     and Read access at k()+0x100 in a.cu:51 [508 hazards]\n" +
+		"=========\n" +
+		"========= Error: Race reported between Write access at k()+0x190 in a.cu:61\n" +
+		"=========     and Read access at k()+0x200 in a.cu:71 [2 hazards]\n" +
+		"=========\n" +
+		"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n"
+	res := analyzeBytes(t, "race.txt", []byte(log), Options{})
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, "RACECHECK SUMMARY says 1 hazard displayed, but 2 records were read") || strings.Contains(w, "ERROR SUMMARY says") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -408,8 +408,11 @@ type Run struct {
 	// HasLeakSummary: SummaryBytes and SummaryAllocations hold LEAK SUMMARY.
 	HasLeakSummary                   bool
 	SummaryBytes, SummaryAllocations int64
-	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY.
+	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY, or with
+	// RaceSummary racecheck's RACECHECK SUMMARY ("N hazards displayed"),
+	// which it prints instead.
 	HasErrorSummary bool
+	RaceSummary     bool
 	SummaryErrors   int64
 	NotPrinted      int64
 	TargetError     bool
@@ -738,6 +741,9 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
 		if len(cols) > sanitizer.RunStartLine {
 			r.StartLine = int64At(cols[sanitizer.RunStartLine], i)
+		}
+		if len(cols) > sanitizer.RunErrorsFromRacecheck {
+			r.RaceSummary = boolAt(cols[sanitizer.RunErrorsFromRacecheck], i)
 		}
 		a.runs = append(a.runs, r)
 	}
@@ -1938,8 +1944,12 @@ func checkRun(r *Run, i, n int) []string {
 	}
 	if r.HasErrorSummary && r.SummaryErrors != int64(r.Records)+r.NotPrinted {
 		r.Agrees = false
-		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s read (%d not printed)",
-			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record was", "records were"), r.NotPrinted))
+		said := "ERROR SUMMARY says " + count(r.SummaryErrors, "error", "errors")
+		if r.RaceSummary {
+			said = "RACECHECK SUMMARY says " + count(r.SummaryErrors, "hazard", "hazards") + " displayed"
+		}
+		out = append(out, fmt.Sprintf("%s%s, but %s read (%d not printed)",
+			name, said, count(int64(r.Records), "record was", "records were"), r.NotPrinted))
 	} else if r.NotPrinted > 0 && !(r.HasLeakSummary && r.SummaryAllocations != int64(r.Leaks)) {
 		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
 			name, count(r.NotPrinted, "error was", "errors were")))

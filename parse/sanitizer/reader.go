@@ -314,6 +314,7 @@ func (r *Reader) appendRun(id int32, ru *run) {
 	appendOptInt(b.notPrinted, ru.notPrinted, ru.hasNotPrinted)
 	b.targetError.Append(ru.targetError)
 	appendOptInt(b.startLine, ru.from, ru.from > 0)
+	b.fromRace.Append(!ru.hasErrors && ru.hasRaces)
 }
 
 // appendDictString appends s to a dictionary column without the copy
@@ -405,6 +406,7 @@ type runBuilders struct {
 	line, records, leakBytes, leakAllocs, errors, notPrinted *array.Int64Builder
 	targetError                                              *array.BooleanBuilder
 	startLine                                                *array.Int64Builder
+	fromRace                                                 *array.BooleanBuilder
 }
 
 func (s *runBuilders) init(b *array.RecordBuilder) {
@@ -420,4 +422,5 @@ func (s *runBuilders) init(b *array.RecordBuilder) {
 	s.notPrinted = b.Field(RunErrorsNotPrinted).(*array.Int64Builder)
 	s.targetError = b.Field(RunTargetError).(*array.BooleanBuilder)
 	s.startLine = b.Field(RunStartLine).(*array.Int64Builder)
+	s.fromRace = b.Field(RunErrorsFromRacecheck).(*array.BooleanBuilder)
 }

@@ -139,6 +139,8 @@
 //	target_error        bool   "Target application returned an error"
 //	start_line          int64  the run's first line of the tool's (its banner, or without one its first
 //	                           record or summary: text); null for XML
+//	errors_from_racecheck bool "errors" is racecheck's RACECHECK SUMMARY count (the run has no
+//	                           ERROR SUMMARY)
 //
 // A frames batch may arrive before the records batch holding its record;
 // every record id is defined by the time Next returns false.
@@ -223,6 +225,7 @@ var (
 		{Name: "errors_not_printed", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "target_error", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "start_line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "errors_from_racecheck", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 )
 
@@ -278,6 +281,7 @@ const (
 	RunErrorsNotPrinted
 	RunTargetError
 	RunStartLine
+	RunErrorsFromRacecheck
 )
 
 // Record kinds (the records table's "kind").
