@@ -176,3 +176,24 @@ func TestF48sRacecheckSummaryNamed(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// A Host API error whose paste ends inside its host backtrace
+// ("Host Frame:cudaMemcpyAsy", NVIDIA/cuda-samples#14) names no caller
+// because the log is cut, not because the backtrace holds runtime frames
+// only; an initcheck record whose first line has one "=" fewer than its
+// details ("======== Uninitialized ..." then "=========     at void
+// thrust::...", NVIDIA/cccl#1790) keeps its "at" line, which the paste
+// cuts. Before, the first said "holds only CUDA runtime ... frames", and
+// the second dropped the "at" line silently as program output.
+func TestF48sCutHostBacktraceAndPrefixTypo(t *testing.T) {
+	dir := "../../testdata/sanitizer/field/"
+	res := analyzeSan(t, dir+"cssamples14_initcheck_managed_cut.txt", Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].NoCaller, "the log ends inside its host backtrace") {
+		t.Errorf("cssamples14: errors %+v", res.Errors)
+	}
+	res = analyzeSan(t, dir+"cccl1790_initcheck_8eq_prefix_typo.txt", Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Function, "_kernel_agent") || res.Errors[0].Kernel != "" ||
+		!strings.Contains(res.Errors[0].NoKernel, "ends inside the record's device backtrace") {
+		t.Errorf("cccl1790: errors %+v", res.Errors)
+	}
+}

@@ -1840,6 +1840,11 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	noCaller := ""
 	if len(host) > 0 && launch == (callsite.Frame{}) {
 		noCaller = fmt.Sprintf("its host backtrace holds only CUDA runtime, driver, C library or wrapper frames (%s): no frame of the program's names the caller", hostFramesText(host))
+		if r.cut {
+			// "Host Frame:cudaMemcpyAsy", the input's last line: the
+			// frames further out were never in the log.
+			noCaller = fmt.Sprintf("the log ends inside its host backtrace, after CUDA runtime, driver, C library or wrapper frames only (%s): the caller is not shown", hostFramesText(host))
+		}
 	}
 	site := launch
 	if len(device) > 0 {

@@ -474,7 +474,19 @@ func (s *textSource) split(text string) (string, int, bool) {
 	}
 	rest := text[i+len(s.core):]
 	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return "", 0, false
+		// One mark more than the prefix learned ("========" on a
+		// record's first line, "=========" on its details: a prefix
+		// mistyped in a paste): the open record's detail line, when it
+		// is one.
+		last := s.core[len(s.core)-1]
+		j := 0
+		for j < len(rest) && rest[j] == last {
+			j++
+		}
+		if s.rec == nil || j == 0 || j > 2 || j == len(rest) || rest[j] != ' ' || !isDetailStart(strings.TrimLeft(rest[j:], " \t")) {
+			return "", 0, false
+		}
+		rest = rest[j:]
 	}
 	n := 0
 	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
