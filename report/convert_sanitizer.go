@@ -171,7 +171,15 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 	}
 	at := frame(s.Frame).String()
 	if s.NoLineInfo {
-		at += " (no line information: rebuild with nvcc -lineinfo or -g to see file:line)"
+		// A host frame: its file:line comes from the host code's debug
+		// information (-g); -lineinfo is device code's. A shared
+		// library's frame is the program's only if it built it
+		// (tensorrt_rtx_1_1.dll is NVIDIA's, shipped without it).
+		if m := s.Frame.Filename; isSharedLibrary(m) {
+			at += fmt.Sprintf(" (no line information: the frame is in the shared library %s; if it is one the program builds, rebuild it with -g to see file:line)", baseOf(m))
+		} else {
+			at += " (no line information: rebuild the host code with -g to see file:line)"
+		}
 	}
 	if s.NoSymbols {
 		// NVIDIA's compute-sanitizer manual: host backtraces name
@@ -180,7 +188,7 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 		if len(s.Stack) > 0 && s.Stack[0] == s.Frame {
 			innermost = ", and the innermost, named here, may be the statically linked CUDA runtime's code"
 		}
-		at += fmt.Sprintf(" (the program's frames in %s have no symbols, only return addresses%s: link with -rdynamic (nvcc -Xcompiler -rdynamic) to see function names, and build with -lineinfo or -g for file:line)", s.Frame.Filename, innermost)
+		at += fmt.Sprintf(" (the program's frames in %s have no symbols, only return addresses%s: link with -rdynamic (nvcc -Xcompiler -rdynamic) to see function names, and build with -g for file:line)", s.Frame.Filename, innermost)
 	}
 	if s.Kind == callsite.Retained {
 		why := "the pool keeps freed blocks for reuse, so this is not a leak of the program"
@@ -267,6 +275,13 @@ var shutdownErrors = map[string]bool{"cudaErrorCudartUnloading": true, "CUDA_ERR
 // by its name or, where the tool gave only its text, by that.
 func isShutdownError(e sanitizer.Error) bool {
 	return shutdownErrors[e.Error] || e.Error == "" && e.ErrorMessage == "driver shutting down"
+}
+
+// isSharedLibrary reports whether module names a shared library (.so,
+// .so.N, .dll, .dylib) rather than an executable.
+func isSharedLibrary(module string) bool {
+	m := strings.ToLower(baseOf(module))
+	return strings.HasSuffix(m, ".dll") || strings.HasSuffix(m, ".dylib") || strings.HasSuffix(m, ".so") || strings.Contains(m, ".so.")
 }
 
 // toolErrorMessage is the one line a person acts on for a tool error.
