@@ -297,6 +297,10 @@ func toolErrorMessage(e sanitizer.Error) string {
 			times = fmt.Sprintf(" (%d times; the first's thread and details shown)", e.Count)
 		}
 	}
+	if e.Run != "" {
+		// Runs are judged apart: the run's name says whose.
+		times = " [" + e.Run + "]" + times
+	}
 	site := frame(e.Frame).String()
 	switch {
 	case e.Kind == "api" && e.API != "":

@@ -197,3 +197,22 @@ func TestF48sCutHostBacktraceAndPrefixTypo(t *testing.T) {
 		t.Errorf("cccl1790: errors %+v", res.Errors)
 	}
 }
+
+// Runs are judged apart: the same out-of-bounds read in two runs of one
+// program (notes of four runs, testdata/README.md, session 48, f48s) is
+// an error of each run, named by it, not one error counted twice.
+func TestF48sErrorsOfRunsApart(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/cudait_notes_4runs_managed_leak_racecheck_md.txt", Options{})
+	var runs []string
+	for _, e := range res.Errors {
+		if e.Kind == "memory-access" {
+			if e.Count != 1 {
+				t.Errorf("error %q counted %d times", e.Message, e.Count)
+			}
+			runs = append(runs, e.Run)
+		}
+	}
+	if got := strings.Join(runs, ", "); got != "run 1 (line 8), run 2 (line 29)" {
+		t.Errorf("memory-access errors of %q, want one of run 1 and one of run 2", got)
+	}
+}

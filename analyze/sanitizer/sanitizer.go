@@ -373,6 +373,11 @@ type Error struct {
 	Kernel string
 	// NoKernel says why Kernel is "" for a device-side error; "" otherwise.
 	NoKernel string
+	// Run names the tool's run the records are of ("run 2 (line 14)")
+	// when the log holds several; "" otherwise. Records of two runs are
+	// two errors.
+	Run string
+	run int32
 	// Frame is where it happened: the device frame of a device-side
 	// error, else the innermost user host frame; Stack is the device
 	// frames then the visible host frames.
@@ -1482,6 +1487,9 @@ func (a *Analyzer) Finalize() *Result {
 		return callsite.StackKey(a.Stack) < callsite.StackKey(b.Stack)
 	})
 	for _, e := range a.errOrder {
+		if e.run >= 0 && int(e.run) < len(a.runs) {
+			e.Run = runName(a.runs[e.run], int(e.run), len(a.runs))
+		}
 		res.Errors = append(res.Errors, *e)
 	}
 	for _, s := range a.suppressed {
@@ -1850,7 +1858,9 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	if len(device) > 0 {
 		site = device[0]
 	}
-	k := append(a.key[:0], r.kind...)
+	// Runs are judged apart: alike records of two runs are two errors.
+	k := binary.LittleEndian.AppendUint32(a.key[:0], uint32(r.run))
+	k = append(k, r.kind...)
 	k = append(k, 0)
 	if r.kind == sanitizer.KindRace {
 		// A race is named by the code offsets of its two accesses
@@ -1887,7 +1897,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
 		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch, NoCaller: noCaller,
-		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
+		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1, run: r.run,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)
 	if r.details != "" {
