@@ -216,3 +216,15 @@ func TestF48sErrorsOfRunsApart(t *testing.T) {
 		t.Errorf("memory-access errors of %q, want one of run 1 and one of run 2", got)
 	}
 }
+
+// Julia's dispatcher, jl_apply_generic in libjulia.so.1, calls the
+// program's JIT-compiled code (frames without names here,
+// JuliaGPU/CUDAnative.jl#61): it is the interpreter's, as CPython's
+// _PyEval_* are, and no launch site. Before, the kernel was "launched
+// from jl_apply_generic".
+func TestF48sJuliaDispatcherNoSite(t *testing.T) {
+	res := analyzeSan(t, "../../testdata/sanitizer/field/cudanativejl61_synccheck_warp_julia_cut.txt", Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Launch.Name != "" || res.Errors[0].NoCaller == "" {
+		t.Errorf("errors %+v: want no launch site", res.Errors)
+	}
+}

@@ -1040,8 +1040,11 @@ func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site calls
 			// innermost framework frame that is not allocator machinery.
 			var fw []callsite.Frame
 			for _, f := range native {
-				if f.short != "" && !f.runtime() {
-					fw = append(fw, f.frame())
+				// An interpreter's dispatch (Julia's jl_apply_generic,
+				// CPython's _PyEval_*) calls whatever the program's
+				// code is: never its site.
+				if fr := f.frame(); f.short != "" && !f.runtime() && callsite.ClassOf(callsite.Frame{Name: f.short, Filename: f.file}) != callsite.Interpreter {
+					fw = append(fw, fr)
 				}
 			}
 			if fw = callsite.FrameworkSite(fw); len(fw) > 0 {
@@ -1851,7 +1854,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 		if r.cut {
 			// "Host Frame:cudaMemcpyAsy", the input's last line: the
 			// frames further out were never in the log.
-			noCaller = fmt.Sprintf("the log ends inside its host backtrace, after CUDA runtime, driver, C library or wrapper frames only (%s): the caller is not shown", hostFramesText(host))
+			noCaller = fmt.Sprintf("the log ends inside its host backtrace, before any named frame of the program's (%s): the caller is not shown", hostFramesText(host))
 		}
 	}
 	site := launch
