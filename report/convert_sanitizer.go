@@ -158,8 +158,12 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 		if len(s.Sizes) == 1 && s.Count > 1 {
 			sizes = " of " + IBytes(s.Sizes[0])
 		}
-		return fmt.Sprintf("leak: %s%s (%s) never freed, with no stack recorded (compute-sanitizer --show-backtrace no); rerun with backtraces to see where they were allocated",
-			n, sizes, IBytes(s.Bytes))
+		named := ""
+		if s.Name != "" {
+			named = fmt.Sprintf(" named %q by the program (NVTX),", s.Name)
+		}
+		return fmt.Sprintf("leak: %s%s (%s)%s never freed, with no stack recorded (compute-sanitizer --show-backtrace no); rerun with backtraces to see where they were allocated",
+			n, sizes, IBytes(s.Bytes), named)
 	}
 	procs := ""
 	if s.Processes > 1 {
@@ -167,7 +171,15 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 	}
 	at := frame(s.Frame).String()
 	if s.NoLineInfo {
-		at += " (no line information: rebuild with nvcc -lineinfo or -g to see file:line)"
+		// A host frame: its file:line comes from the host code's debug
+		// information (-g); -lineinfo is device code's. A shared
+		// library's frame is the program's only if it built it
+		// (tensorrt_rtx_1_1.dll is NVIDIA's, shipped without it).
+		if m := s.Frame.Filename; isSharedLibrary(m) {
+			at += fmt.Sprintf(" (no line information: the frame is in the shared library %s; if it is one the program builds, rebuild it with -g to see file:line)", baseOf(m))
+		} else {
+			at += " (no line information: rebuild the host code with -g to see file:line)"
+		}
 	}
 	if s.NoSymbols {
 		// NVIDIA's compute-sanitizer manual: host backtraces name
@@ -176,7 +188,7 @@ func sanitizerSiteMessage(s sanitizer.Site) string {
 		if len(s.Stack) > 0 && s.Stack[0] == s.Frame {
 			innermost = ", and the innermost, named here, may be the statically linked CUDA runtime's code"
 		}
-		at += fmt.Sprintf(" (the program's frames in %s have no symbols, only return addresses%s: link with -rdynamic (nvcc -Xcompiler -rdynamic) to see function names, and build with -lineinfo or -g for file:line)", s.Frame.Filename, innermost)
+		at += fmt.Sprintf(" (the program's frames in %s have no symbols, only return addresses%s: link with -rdynamic (nvcc -Xcompiler -rdynamic) to see function names, and build with -g for file:line)", s.Frame.Filename, innermost)
 	}
 	if s.Kind == callsite.Retained {
 		why := "the pool keeps freed blocks for reuse, so this is not a leak of the program"
@@ -265,11 +277,29 @@ func isShutdownError(e sanitizer.Error) bool {
 	return shutdownErrors[e.Error] || e.Error == "" && e.ErrorMessage == "driver shutting down"
 }
 
+// isSharedLibrary reports whether module names a shared library (.so,
+// .so.N, .dll, .dylib) rather than an executable.
+func isSharedLibrary(module string) bool {
+	m := strings.ToLower(baseOf(module))
+	return strings.HasSuffix(m, ".dll") || strings.HasSuffix(m, ".dylib") || strings.HasSuffix(m, ".so") || strings.Contains(m, ".so.")
+}
+
 // toolErrorMessage is the one line a person acts on for a tool error.
 func toolErrorMessage(e sanitizer.Error) string {
 	times := ""
 	if e.Count > 1 {
 		times = fmt.Sprintf(" (%d times)", e.Count)
+		if e.Thread != "" || len(e.Details) > 0 {
+			// Records alike but for their addresses, code offsets and
+			// threads (initcheck's reads at 0x150 and 0x290 by threads
+			// 0 and 1) are one error: the thread and details shown are
+			// one record's.
+			times = fmt.Sprintf(" (%d times; the first's thread and details shown)", e.Count)
+		}
+	}
+	if e.Run != "" {
+		// Runs are judged apart: the run's name says whose.
+		times = " [" + e.Run + "]" + times
 	}
 	site := frame(e.Frame).String()
 	switch {
@@ -325,7 +355,7 @@ func toolErrorMessage(e sanitizer.Error) string {
 			fmt.Fprintf(&b, ", thread %s block %s", e.Thread, e.Block)
 		}
 		if len(e.Details) > 0 {
-			fmt.Fprintf(&b, "%s%s", detailsSep(e), strings.Join(e.Details, " "))
+			fmt.Fprintf(&b, "%s%s", detailsSep(e, b.String()), strings.Join(e.Details, " "))
 		}
 		if e.Launch != (callsite.Frame{}) {
 			fmt.Fprintf(&b, "; launched from %s", frame(e.Launch).String())
@@ -342,7 +372,7 @@ func toolErrorMessage(e sanitizer.Error) string {
 		msg += " (site not known: " + e.NoCaller + ")"
 	}
 	if len(e.Details) > 0 {
-		msg += detailsSep(e) + strings.Join(e.Details, " ")
+		msg += detailsSep(e, msg) + strings.Join(e.Details, " ")
 	}
 	return msg + times
 }
@@ -351,9 +381,11 @@ func toolErrorMessage(e sanitizer.Error) string {
 // ": " before details that say more about it ("Address 0x... is out of
 // bounds"), a space before lines that go on with its sentence, as
 // racecheck's "and Write access at ..." lines after "Race reported between
-// Read access at ..." (ORNL/HeCBench#133) do.
-func detailsSep(e sanitizer.Error) string {
-	if strings.HasPrefix(e.Details[0], "and ") {
+// Read access at ..." (ORNL/HeCBench#133) do, or after text so far that
+// ends in a colon already (racecheck's hazard, "Potential RAW hazard
+// detected at __shared__ 0x8c in block (0,0,0) :").
+func detailsSep(e sanitizer.Error, so string) string {
+	if strings.HasPrefix(e.Details[0], "and ") || strings.HasSuffix(so, ":") {
 		return " "
 	}
 	return ": "

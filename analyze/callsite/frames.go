@@ -60,7 +60,8 @@ in the c10::, at::, torch::, caffe2::, pybind11:: and std:: namespaces), the Pyt
 runtime and standard library (files under lib/pythonX.Y/, PythonXY\Lib\ or uv's
 cpython-X.Y.Z-*/lib/ outside site-packages,
 <frozen ...>, CPython's C sources and functions such as Py*, _PyEval_*, cfunction_call,
-method_vectorcall, slot_tp_call, vectorcall_*), code generated at run time
+method_vectorcall, slot_tp_call, vectorcall_*), Julia's runtime dispatch
+(jl_apply_generic, jl_invoke, their ijl_ names), code generated at run time
 (torch.compile's torchinductor_* files, FX graph modules), thread start-up frames
 and unsymbolized C++ frames (file "??"); Windows paths (backslashes) alike.`
 
@@ -77,7 +78,9 @@ var defaultRules = []frameRule{
 	{file: lazyre.NewMemo(`[/\\]lib[/\\]python3\.[0-9]+t?[/\\]|(?i)[/\\]python3[0-9]*[/\\]lib[/\\]|(?i)[/\\]cpython-3\.[0-9]+[^/\\]*[/\\]lib[/\\]`), except: lazyre.New(`[/\\](site|dist)-packages[/\\]`)},
 	{file: lazyre.NewMemo(`^<(frozen [^>]*|string)>$`)},
 	{file: lazyre.NewMemo(`(^|[/\\])(Python|Objects|Modules|Include|Parser)[/\\]([^/\\]*[/\\])?[^/\\]*\.[ch]$`)},
-	{name: lazyre.NewMemo(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback)`)},
+	// Julia's runtime dispatch (libjulia's jl_apply_generic, jl_invoke,
+	// "ijl_" since Julia 1.8): the interpreter's, as CPython's are.
+	{name: lazyre.NewMemo(`^(_?Py[A-Z_]|__libc_start|_start$|unwind::|CapturedTraceback|_?i?jl_(apply_generic|invoke|call[0-9]?|f__apply\w*|f__call_latest|toplevel_eval\w*|interpret_toplevel\w*|fptr_args|repl_entrypoint)$)`)},
 	{file: lazyre.NewMemo(`^\?\?$`)},
 	// Generated code: torch.compile's output (torchinductor_<user> in the
 	// temporary directory of any OS) and FX graph modules.
@@ -167,7 +170,7 @@ var generatedFile = lazyre.NewMemo(`[/\\]torchinductor_[^/\\]*[/\\]|^<eval_with_
 // them (often with no file, or a file of CPython's sources): the
 // interpreter loop and its call machinery. Only frames that are not Python
 // source are matched by name.
-var interpreterName = lazyre.NewMemo(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_)`)
+var interpreterName = lazyre.NewMemo(`^(_?Py|cfunction_|method_vectorcall|slot_tp_|slot_|vectorcall_|do_call_core|builtin_|pymain_|pyrun_|run_mod$|run_eval_code_obj|partial_vectorcall|gen_send_ex|task_step_impl|frame_dealloc|wrapper_call|wrapperdescr_call|method_call|func_call|property_descr_get|call_function|function_code_fastcall|object_vacall|_?PyEval|subtype_dealloc|_start$|__libc_|_?i?jl_(apply_generic|invoke|call[0-9]?|f__apply\w*|f__call_latest|toplevel_eval\w*|interpret_toplevel\w*|fptr_args|repl_entrypoint)$)`)
 
 // interpreterFile matches CPython's own sources and headers.
 var interpreterFile = lazyre.NewMemo(`(^|[/\\])(abstract\.h|ceval\.c|call\.c|pycore_[a-z_]+\.h|classobject\.c|methodobject\.c|descrobject\.c|typeobject\.c|funcobject\.c|genobject\.c|ceval_macros\.h|generated_cases\.c\.h|pythonrun\.c|bltinmodule\.c|_functoolsmodule\.c|_asynciomodule\.c)$`)

@@ -6,6 +6,26 @@ import "strings"
 // "cudaError cudaMalloc<float>(float**, unsigned long)" -> "cudaMalloc<float>".
 func ShortName(name string) string {
 	name = strings.TrimSpace(name)
+	if strings.HasPrefix(name, "[clone ") {
+		// compute-sanitizer's device function cloned into a kernel,
+		// named first: "[clone myKernel(int *, int *)] outlineSync()" is
+		// outlineSync (NVIDIA's synccheck manual).
+		depth := 0
+		for i := 0; i < len(name); i++ {
+			switch name[i] {
+			case '[':
+				depth++
+			case ']':
+				depth--
+			}
+			if depth == 0 {
+				if rest := strings.TrimSpace(name[i+1:]); rest != "" {
+					name = rest
+				}
+				break
+			}
+		}
+	}
 	if i := strings.Index(name, " [clone "); i >= 0 {
 		name = name[:i]
 	}

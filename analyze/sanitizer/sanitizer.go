@@ -327,6 +327,10 @@ type Site struct {
 	// one: a LEAK SUMMARY counting leaks whose records are not in the log,
 	// a backtrace cut after the runtime's frames. Empty otherwise.
 	Unknown string
+	// Name is the NVTX name the program gave the allocations
+	// (nvtxMemRegionsName, shown with compute-sanitizer --nvtx yes:
+	// "Leaked 1 bytes at 0x... called My allocation"); "" when none.
+	Name string
 	// NoLineInfo: the site frame has a function and return address but no
 	// source file (built without -lineinfo or -g); sites at other
 	// addresses of the same function are kept apart.
@@ -369,6 +373,11 @@ type Error struct {
 	Kernel string
 	// NoKernel says why Kernel is "" for a device-side error; "" otherwise.
 	NoKernel string
+	// Run names the tool's run the records are of ("run 2 (line 14)")
+	// when the log holds several; "" otherwise. Records of two runs are
+	// two errors.
+	Run string
+	run int32
 	// Frame is where it happened: the device frame of a device-side
 	// error, else the innermost user host frame; Stack is the device
 	// frames then the visible host frames.
@@ -404,8 +413,11 @@ type Run struct {
 	// HasLeakSummary: SummaryBytes and SummaryAllocations hold LEAK SUMMARY.
 	HasLeakSummary                   bool
 	SummaryBytes, SummaryAllocations int64
-	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY.
+	// HasErrorSummary: SummaryErrors holds ERROR SUMMARY, or with
+	// RaceSummary racecheck's RACECHECK SUMMARY ("N hazards displayed"),
+	// which it prints instead.
 	HasErrorSummary bool
+	RaceSummary     bool
 	SummaryErrors   int64
 	NotPrinted      int64
 	TargetError     bool
@@ -528,6 +540,14 @@ type record struct {
 	// saved: the record says its host backtrace was saved ("Saved host
 	// backtrace up to driver entry point", XML's <saveLocation>).
 	saved bool
+	// saveLoc is the save location as written ("allocation time",
+	// "hggcMalloc time"); "" without one.
+	saveLoc string
+	// cut: the input ends inside the record's last frame or line, which
+	// the reader left out: its backtrace is not whole.
+	cut bool
+	// name is the allocation's NVTX name ("called My allocation"); "".
+	name string
 }
 
 // btFrame is a frame of a backtrace with its names worked out: the facts
@@ -621,6 +641,11 @@ func int64At(col arrow.Array, i int) int64 {
 		return 0
 	}
 	return c.Value(i)
+}
+
+func boolAt(col arrow.Array, i int) bool {
+	c := col.(*array.Boolean)
+	return !c.IsNull(i) && c.Value(i)
 }
 
 // addRecords folds the records waiting for their frames (every frame of
@@ -721,6 +746,9 @@ func (a *Analyzer) addRuns(rec arrow.RecordBatch) {
 		r.TargetError = cols[sanitizer.RunTargetError].(*array.Boolean).Value(i)
 		if len(cols) > sanitizer.RunStartLine {
 			r.StartLine = int64At(cols[sanitizer.RunStartLine], i)
+		}
+		if len(cols) > sanitizer.RunErrorsFromRacecheck {
+			r.RaceSummary = boolAt(cols[sanitizer.RunErrorsFromRacecheck], i)
 		}
 		a.runs = append(a.runs, r)
 	}
@@ -1012,8 +1040,11 @@ func (a *Analyzer) stackOf(frames []btFrame) (stack []callsite.Frame, site calls
 			// innermost framework frame that is not allocator machinery.
 			var fw []callsite.Frame
 			for _, f := range native {
-				if f.short != "" && !f.runtime() {
-					fw = append(fw, f.frame())
+				// An interpreter's dispatch (Julia's jl_apply_generic,
+				// CPython's _PyEval_*) calls whatever the program's
+				// code is: never its site.
+				if fr := f.frame(); f.short != "" && !f.runtime() && callsite.ClassOf(callsite.Frame{Name: f.short, Filename: f.file}) != callsite.Interpreter {
+					fw = append(fw, fr)
 				}
 			}
 			if fw = callsite.FrameworkSite(fw); len(fw) > 0 {
@@ -1051,6 +1082,29 @@ func allocatorOf(r *record, frames []btFrame) string {
 		}
 	}
 	return ""
+}
+
+// savedAtAPI returns the allocation API a leak record's save location
+// names ("Saved host backtrace up to driver entry point at hggcMalloc
+// time": Alibaba HGGC's memcheck, which writes compute-sanitizer's layout
+// for its own API) when a host frame of the backtrace is that function,
+// and the frame's index; "", -1 otherwise. NVIDIA's tools write
+// "allocation time", which names none.
+func savedAtAPI(loc string, frames []btFrame) (string, int) {
+	fn, ok := strings.CutSuffix(loc, " time")
+	if !ok || fn == "" || strings.ContainsAny(fn, " \t") {
+		return "", -1
+	}
+	at := -1
+	for i, f := range frames {
+		if f.kind == sanitizer.FrameHost && f.base == fn {
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", -1
+	}
+	return strings.Clone(fn), at // loc views a batch that is recycled
 }
 
 // allocAPIOf is the allocation API the program called in a leak's
@@ -1185,6 +1239,9 @@ func (a *Analyzer) fold() {
 			details:    view(cols[sanitizer.RecDetails], i),
 			line:       int64At(cols[sanitizer.RecLine], i),
 			saved:      view(cols[sanitizer.RecSaveLocation], i) != "",
+			saveLoc:    view(cols[sanitizer.RecSaveLocation], i),
+			cut:        boolAt(cols[sanitizer.RecCut], i),
+			name:       view(cols[sanitizer.RecName], i),
 		}
 		for len(frames) > 0 && frames[0].id < r.id {
 			frames = frames[1:] // cannot happen: addFrames checked the ids
@@ -1333,6 +1390,17 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		sig = binary.LittleEndian.AppendUint32(sig, f.id)
 		sig = binary.LittleEndian.AppendUint64(sig, f.pc)
 	}
+	if r.name != "" {
+		sig = append(append(sig, 0xff), r.name...)
+	}
+	api, apiAt := allocAPIOf(frames), -1
+	if api == "" {
+		api, apiAt = savedAtAPI(r.saveLoc, frames)
+		if apiAt >= 0 {
+			sig[0] |= 4
+			sig = append(sig, api...)
+		}
+	}
 	a.sig = sig
 	if lf, ok := a.leakMemo[string(sig)]; ok {
 		return lf
@@ -1344,8 +1412,17 @@ func (a *Analyzer) leakFactsOf(r *record, frames []btFrame) *leakFacts {
 		kind = callsite.Retained.String()
 	}
 	stack, site, ok := a.stackOf(frames)
-	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: allocAPIOf(frames), Stack: stack, Frame: site}}
+	if apiAt >= 0 {
+		// The frames up to the API the save location names are the
+		// allocator's: the site is the API's caller.
+		_, site, ok = a.stackOf(frames[apiAt+1:])
+	}
+	lf := &leakFacts{site: Site{Kind: callsite.Leak, Allocator: alloc, API: api, Stack: stack, Frame: site}}
 	key := kind + "\x00" + alloc + "\x00"
+	if r.name != "" {
+		lf.site.Name = strings.Clone(r.name)
+		key += "nvtx\x00" + lf.site.Name + "\x00"
+	}
 	switch {
 	case !ok && hasHostFrames(frames):
 		lf.site.Unknown = cutBacktrace(frames)
@@ -1413,6 +1490,9 @@ func (a *Analyzer) Finalize() *Result {
 		return callsite.StackKey(a.Stack) < callsite.StackKey(b.Stack)
 	})
 	for _, e := range a.errOrder {
+		if e.run >= 0 && int(e.run) < len(a.runs) {
+			e.Run = runName(a.runs[e.run], int(e.run), len(a.runs))
+		}
 		res.Errors = append(res.Errors, *e)
 	}
 	for _, s := range a.suppressed {
@@ -1744,6 +1824,11 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	switch {
 	case len(device) == 0 && function == "":
 		// A host-side error.
+	case r.cut && !hasHost:
+		// The input ends inside the device backtrace ("Device
+		// Frame:/home/.../build_cuda_debug/_d"): the reader left the cut
+		// frame out, and the frames before it are not the outermost.
+		noKernel = "the log ends inside the record's device backtrace, so the kernel, its outermost frame, is not shown"
 	case len(device) <= 1 && !r.saved && !hasHost:
 		noKernel = "the record shows no backtrace: cut or left out of the log, or the tool ran with --show-backtrace no"
 	case len(device) <= 1 && hasElision(r.details):
@@ -1766,12 +1851,19 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	noCaller := ""
 	if len(host) > 0 && launch == (callsite.Frame{}) {
 		noCaller = fmt.Sprintf("its host backtrace holds only CUDA runtime, driver, C library or wrapper frames (%s): no frame of the program's names the caller", hostFramesText(host))
+		if r.cut {
+			// "Host Frame:cudaMemcpyAsy", the input's last line: the
+			// frames further out were never in the log.
+			noCaller = fmt.Sprintf("the log ends inside its host backtrace, before any named frame of the program's (%s): the caller is not shown", hostFramesText(host))
+		}
 	}
 	site := launch
 	if len(device) > 0 {
 		site = device[0]
 	}
-	k := append(a.key[:0], r.kind...)
+	// Runs are judged apart: alike records of two runs are two errors.
+	k := binary.LittleEndian.AppendUint32(a.key[:0], uint32(r.run))
+	k = append(k, r.kind...)
 	k = append(k, 0)
 	if r.kind == sanitizer.KindRace {
 		// A race is named by the code offsets of its two accesses
@@ -1808,7 +1900,7 @@ func (a *Analyzer) addError(r *record, frames []btFrame) {
 	e := &Error{
 		Kind: a.names.Get(r.kind), Message: strings.Clone(r.message), API: a.names.Get(r.api), Error: a.names.Get(r.err),
 		Result: r.result, ErrorMessage: a.names.Get(r.errMsg), Function: function, Kernel: kernel, NoKernel: noKernel, Frame: site, Launch: launch, NoCaller: noCaller,
-		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1,
+		Thread: strings.Clone(r.thread), Block: strings.Clone(r.block), Count: 1, run: r.run,
 	}
 	e.Stack = append(append(e.Stack, device...), hostStack...)
 	if r.details != "" {
@@ -1870,8 +1962,12 @@ func checkRun(r *Run, i, n int) []string {
 	}
 	if r.HasErrorSummary && r.SummaryErrors != int64(r.Records)+r.NotPrinted {
 		r.Agrees = false
-		out = append(out, fmt.Sprintf("%sERROR SUMMARY says %s, but %s read (%d not printed)",
-			name, count(r.SummaryErrors, "error", "errors"), count(int64(r.Records), "record was", "records were"), r.NotPrinted))
+		said := "ERROR SUMMARY says " + count(r.SummaryErrors, "error", "errors")
+		if r.RaceSummary {
+			said = "RACECHECK SUMMARY says " + count(r.SummaryErrors, "hazard", "hazards") + " displayed"
+		}
+		out = append(out, fmt.Sprintf("%s%s, but %s read (%d not printed)",
+			name, said, count(int64(r.Records), "record was", "records were"), r.NotPrinted))
 	} else if r.NotPrinted > 0 && !(r.HasLeakSummary && r.SummaryAllocations != int64(r.Leaks)) {
 		out = append(out, fmt.Sprintf("%s%s not printed (--print-limit): findings cover only the printed ones; rerun with --print-limit 0",
 			name, count(r.NotPrinted, "error was", "errors were")))

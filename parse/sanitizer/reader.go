@@ -39,8 +39,10 @@ type record struct {
 	block        string
 	saveLocation string
 	details      []string
-	line         int64 // text, 0 when none
-	offset       int64 // XML, -1 when none
+	line         int64  // text, 0 when none
+	offset       int64  // XML, -1 when none
+	cut          bool   // the input ends inside its last frame or line, left out
+	name         string // the allocation's NVTX name ("called NAME"); "" when none
 	frames       []frame
 }
 
@@ -248,6 +250,8 @@ func (r *Reader) appendRecord(rec *record) {
 	} else {
 		b.offset.AppendNull()
 	}
+	b.cut.Append(rec.cut)
+	appendOptString(b.name, rec.name)
 	var depth [3]int32
 	for i := range rec.frames {
 		f := &rec.frames[i]
@@ -310,6 +314,7 @@ func (r *Reader) appendRun(id int32, ru *run) {
 	appendOptInt(b.notPrinted, ru.notPrinted, ru.hasNotPrinted)
 	b.targetError.Append(ru.targetError)
 	appendOptInt(b.startLine, ru.from, ru.from > 0)
+	b.fromRace.Append(!ru.hasErrors && ru.hasRaces)
 }
 
 // appendDictString appends s to a dictionary column without the copy
@@ -347,6 +352,8 @@ type recordBuilders struct {
 	address                                           *array.Uint64Builder
 	memoryType, message, api, err, errMessage, kernel *array.StringBuilder
 	thread, block, saveLocation, details              *array.StringBuilder
+	cut                                               *array.BooleanBuilder
+	name                                              *array.StringBuilder
 }
 
 func (s *recordBuilders) init(b *array.RecordBuilder) {
@@ -369,6 +376,8 @@ func (s *recordBuilders) init(b *array.RecordBuilder) {
 	s.details = b.Field(RecDetails).(*array.StringBuilder)
 	s.line = b.Field(RecLine).(*array.Int64Builder)
 	s.offset = b.Field(RecOffset).(*array.Int64Builder)
+	s.cut = b.Field(RecCut).(*array.BooleanBuilder)
+	s.name = b.Field(RecName).(*array.StringBuilder)
 }
 
 type frameBuilders struct {
@@ -397,6 +406,7 @@ type runBuilders struct {
 	line, records, leakBytes, leakAllocs, errors, notPrinted *array.Int64Builder
 	targetError                                              *array.BooleanBuilder
 	startLine                                                *array.Int64Builder
+	fromRace                                                 *array.BooleanBuilder
 }
 
 func (s *runBuilders) init(b *array.RecordBuilder) {
@@ -412,4 +422,5 @@ func (s *runBuilders) init(b *array.RecordBuilder) {
 	s.notPrinted = b.Field(RunErrorsNotPrinted).(*array.Int64Builder)
 	s.targetError = b.Field(RunTargetError).(*array.BooleanBuilder)
 	s.startLine = b.Field(RunStartLine).(*array.Int64Builder)
+	s.fromRace = b.Field(RunErrorsFromRacecheck).(*array.BooleanBuilder)
 }

@@ -104,6 +104,10 @@
 //	details        utf8     other detail lines, joined by "\n"; null when none
 //	line           int64    text: 1-based line of the record's first line; XML: null
 //	offset         int64    XML: byte offset of the <record>; text: null
+//	cut            bool     text: the input ends inside the record's last frame or line, which
+//	               was left out, so its backtrace is not whole; XML: false
+//	name           utf8     the allocation's NVTX name (nvtxMemRegionsName, --nvtx yes): "My
+//	               allocation" of "Leaked 1 bytes at 0x... called My allocation"; else null
 //
 // frames (FramesSchema): one row per frame of every record.
 //
@@ -135,6 +139,8 @@
 //	target_error        bool   "Target application returned an error"
 //	start_line          int64  the run's first line of the tool's (its banner, or without one its first
 //	                           record or summary: text); null for XML
+//	errors_from_racecheck bool "errors" is racecheck's RACECHECK SUMMARY count (the run has no
+//	                           ERROR SUMMARY)
 //
 // A frames batch may arrive before the records batch holding its record;
 // every record id is defined by the time Next returns false.
@@ -190,6 +196,8 @@ var (
 		{Name: "details", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "offset", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "cut", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 
 	FramesSchema = arrow.NewSchema([]arrow.Field{
@@ -217,6 +225,7 @@ var (
 		{Name: "errors_not_printed", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "target_error", Type: arrow.FixedWidthTypes.Boolean},
 		{Name: "start_line", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "errors_from_racecheck", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
 )
 
@@ -241,6 +250,8 @@ const (
 	RecDetails
 	RecLine
 	RecOffset
+	RecCut
+	RecName
 )
 
 // Column indices of FramesSchema.
@@ -270,6 +281,7 @@ const (
 	RunErrorsNotPrinted
 	RunTargetError
 	RunStartLine
+	RunErrorsFromRacecheck
 )
 
 // Record kinds (the records table's "kind").

@@ -11,10 +11,11 @@ import (
 // cuda-memcheck writes, after any prefix of punctuation: the banner, a
 // summary, or the first line of a record of any of the tools (memcheck's
 // leaks, API errors and invalid accesses, initcheck's uninitialized reads
-// and host API access errors, racecheck's races and cuda-memcheck's
-// hazards, synccheck's barrier errors), so that records quoted without
+// and host API access errors, racecheck's races and hazards (compute-
+// sanitizer's "Warning: (Warp Level Programming) Potential RAW hazard
+// detected at", cuda-memcheck's "WARN:(Warp Level Programming) ..."), synccheck's barrier errors), so that records quoted without
 // the banner (a bug report, a CI excerpt) are read.
-var sniffLineRe = lazyre.New(`(?m)^.{0,200}?[^\sA-Za-z0-9] +(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$|^.{0,200}?[^\sA-Za-z0-9] +(Leaked [\d,]+ bytes at 0x[0-9a-fA-F]+|LEAK SUMMARY: [\d,]+ bytes leaked|ERROR SUMMARY: [\d,]+ error|RACECHECK SUMMARY: [\d,]+ hazards? displayed|Program hit \w+ .*on CUDA API call to |Invalid (__\w+__|global|shared|local) (read|write|atomic) of size |Uninitialized (__\w+__|global) memory read of size |Host API memory access error at |(Error|Warning|ERROR|WARN|INFO): Race reported between |(ERROR|WARN|INFO):(\(.*\))? Potential \w+ hazard detected at |Barrier error detected)`)
+var sniffLineRe = lazyre.New(`(?m)^.{0,200}?[^\sA-Za-z0-9] +(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$|^.{0,200}?[^\sA-Za-z0-9] +(Leaked [\d,]+ bytes at 0x[0-9a-fA-F]+|LEAK SUMMARY: [\d,]+ bytes leaked|ERROR SUMMARY: [\d,]+ error|RACECHECK SUMMARY: [\d,]+ hazards? displayed|Program hit \w+ .*on CUDA API call to |Invalid (__\w+__|global|shared|local) (read|write|atomic) of size |Uninitialized (__\w+__|global) memory read of size |Host API memory access error at |Unused memory in allocation 0x|(Error|Warning|ERROR|WARN|INFO): Race reported between |(Error|Warning|ERROR|WARN|INFO): ?(\([^)]*\) ?)?Potential \w+ hazard detected at |Barrier error detected)`)
 
 // sniffWords are words one of which every match of sniffLineRe holds:
 // each alternative of the expression spells one of them out (the banner's
@@ -25,7 +26,7 @@ var sniffLineRe = lazyre.New(`(?m)^.{0,200}?[^\sA-Za-z0-9] +(COMPUTE-SANITIZER|C
 var sniffWords = [][]byte{
 	[]byte("COMPUTE-SANITIZER"), []byte("CUDA-MEMCHECK"), []byte("Leaked "), []byte("SUMMARY: "),
 	[]byte("Program hit "), []byte("Invalid __"), []byte("Uninitialized __"), []byte("Invalid global "), []byte("Invalid shared "),
-	[]byte("Invalid local "), []byte("Uninitialized global "), []byte("Host API memory access error at "),
+	[]byte("Invalid local "), []byte("Uninitialized global "), []byte("Host API memory access error at "), []byte("Unused memory in allocation "),
 	[]byte("Race reported between "), []byte("hazard detected at "), []byte("Barrier error detected"),
 }
 

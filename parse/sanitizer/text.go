@@ -21,7 +21,7 @@ var (
 	// A banner: whatever prefix, then the tool's name.
 	bannerRe = lazyre.New(`^(.*?)(\S+)( +)(COMPUTE-SANITIZER|CUDA-MEMCHECK)\s*$`)
 	// Starts of top-level lines that can follow unterminated program output.
-	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(ERROR|WARN|INFO):(\(.*\))? Potential )`)
+	recordStartRe = lazyre.New(`^(COMPUTE-SANITIZER|CUDA-MEMCHECK|Leaked [\d,]+ bytes|LEAK SUMMARY: |ERROR SUMMARY: |RACECHECK SUMMARY: |Program hit |Invalid (?:__(?:global|shared|local|generic)__|global|shared|local|generic)\b|Malloc/Free error|Uninitialized (?:__global__|global)\b|Host API memory access error|Unused memory in allocation|Error: Race|Warning: Race|(ERROR|WARN|INFO): Race reported|Barrier error|(Error|Warning|ERROR|WARN|INFO): ?(\([^)]*\) ?)?Potential )`)
 
 	leakSummaryRe = lazyre.New(`^LEAK SUMMARY: ([\d,]+) bytes? leaked in ([\d,]+) allocations?`)
 	notPrintedRe  = lazyre.New(`^ERROR SUMMARY: ([\d,]+) errors? (were|was) not printed`)
@@ -61,14 +61,18 @@ type textSource struct {
 	rec     *record
 	out     *record
 
-	sawCont, sawLegacy bool  // layout hints of the open record
-	lastWasLeak        bool  // the previous record of the run was a leak
-	programSince       bool  // program output since the previous record ended
-	toolLines          int64 // lines after the prefix, all runs
-	coreLine           int64 // the line the prefix was learned from
-	unmatched          int64 // lines like records that did not match the prefix
-	unmatchedLine      int64 // the first of them
-	scratch            []byte
+	sawCont, sawLegacy bool // layout hints of the open record
+	// lastLine is the line that added the open record's last frame
+	// (lastFrame) or detail line (else); 0 when none did.
+	lastLine      int64
+	lastFrame     bool
+	lastWasLeak   bool  // the previous record of the run was a leak
+	programSince  bool  // program output since the previous record ended
+	toolLines     int64 // lines after the prefix, all runs
+	coreLine      int64 // the line the prefix was learned from
+	unmatched     int64 // lines like records that did not match the prefix
+	unmatchedLine int64 // the first of them
+	scratch       []byte
 	// early holds the first lines read before the prefix was learned
 	// (at most maxEarly, with their line numbers): once it is, those that
 	// carry it at a detail's indentation are the end of a record whose
@@ -232,6 +236,7 @@ func (s *textSource) next() (*record, error) {
 		}
 		if !ok {
 			s.eof = true
+			s.dropCutLast()
 			s.closeRecord()
 			if !s.seenAny {
 				msg := "no compute-sanitizer output: no line has a tool prefix (=========) and a record"
@@ -381,8 +386,8 @@ func firstRecord(text string) (lead, word string, spaces int, ok bool) {
 // recordFormRe is the start of a record in its whole form, each of
 // recordStarts followed by the words the tool writes after it.
 var recordFormRe = lazyre.New(`^(?:Leaked [\d,]+ bytes at 0x|LEAK SUMMARY: [\d,]+ bytes? leaked|ERROR SUMMARY: [\d,]+ errors?|RACECHECK SUMMARY: [\d,]+ hazards?|Program hit \w+ |` +
-	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|` +
-	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:ERROR|WARN|INFO):(?:\([^)]*\))? Potential \w+ hazard|Barrier error)`)
+	`Invalid (?:__\w+__|global|shared|local|generic) (?:read|write|atomic|access)|Malloc/Free error|Uninitialized (?:__\w+__|global) memory|Host API memory access error|Unused memory in allocation 0x|` +
+	`(?:Error|Warning|ERROR|WARN|INFO): Race reported|(?:Error|Warning|ERROR|WARN|INFO): ?(?:\([^)]*\) ?)?Potential \w+ hazard|Barrier error)`)
 
 // isMark reports a byte that may be part of a prefix word: neither ASCII
 // white space nor a letter or digit.
@@ -401,8 +406,9 @@ func hasToolName(text string) bool {
 
 // recordStarts are the literal starts of the records firstRecord
 // learns a prefix from.
-var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
+var recordStarts = []string{"Leaked ", "LEAK SUMMARY: ", "ERROR SUMMARY: ", "RACECHECK SUMMARY: ", "Program hit ", "Invalid __", "Malloc/Free error", "Uninitialized __", "Host API memory access error", "Unused memory in allocation", "Error: Race reported", "Warning: Race reported", "Barrier error", "WARN:(", "ERROR:(", "INFO:(",
 	"ERROR: Race reported", "WARN: Race reported", "INFO: Race reported", "ERROR: Potential ", "WARN: Potential ", "INFO: Potential ",
+	"Error: Potential ", "Warning: Potential ", "Error: (", "Warning: (",
 	"Invalid global ", "Invalid shared ", "Invalid local ", "Uninitialized global "}
 
 // hasRecordStart reports whether a line holds the start of a record
@@ -468,7 +474,19 @@ func (s *textSource) split(text string) (string, int, bool) {
 	}
 	rest := text[i+len(s.core):]
 	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return "", 0, false
+		// One mark more than the prefix learned ("========" on a
+		// record's first line, "=========" on its details: a prefix
+		// mistyped in a paste): the open record's detail line, when it
+		// is one.
+		last := s.core[len(s.core)-1]
+		j := 0
+		for j < len(rest) && rest[j] == last {
+			j++
+		}
+		if s.rec == nil || j == 0 || j > 2 || j == len(rest) || rest[j] != ' ' || !isDetailStart(strings.TrimLeft(rest[j:], " \t")) {
+			return "", 0, false
+		}
+		rest = rest[j:]
 	}
 	n := 0
 	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
@@ -532,7 +550,10 @@ func (s *textSource) handle(text string) error {
 	if s.rec != nil && (spaces > s.base || isDetailStart(content)) {
 		return s.detail(content)
 	}
-	if spaces > s.base {
+	if spaces > s.base && !recordStartRe.MatchString(content) {
+		// A record's first line indented deeper than the banner
+		// ("=========  Unused memory in allocation ...", initcheck's
+		// --track-unused-memory record, two spaces in) starts a record.
 		s.rd.meta.Warnings.Once("orphan", parse.LineNote(int(s.line), "detail lines outside a record were skipped (the log starts in the middle of a record?)"))
 		return nil
 	}
@@ -556,6 +577,11 @@ func (s *textSource) checkEarly() {
 	s.early = nil
 }
 
+// detailStarts are the words only a record's detail line starts with.
+var detailStarts = []string{"at ", "by thread (", "Address 0x", "and is ", "and Read access", "and Write access", "and Atomic access",
+	"Read Thread (", "Write Thread (", "Atomic Thread (", "Current Value", "Incoming Value", "Uninitialized access",
+	"Saved host backtrace", "Host Frame:", "Device Frame:"}
+
 // earlyLine is a line read before the prefix was learned, and its number.
 type earlyLine struct {
 	text string
@@ -563,13 +589,17 @@ type earlyLine struct {
 }
 
 // isDetailStart reports whether c, a line at a record line's indentation,
-// can only be a detail of the open record: memcheck's "at 0x... in
-// kernel", "by thread (...)", "Address 0x...", the backtrace's lines. A
-// paste through Markdown or a chat collapses the indentation that sets
-// details apart ("========= at 0x000000f0 in void caffe2::..."), and no
-// record starts with these words.
+// can only be a detail of the open record: the location ("at 0x... in
+// kernel", "at kernel()+0x50 in file.cu:34"), "by thread (...)",
+// "Address 0x..." and "and is inside the nearest allocation ...",
+// racecheck's second access ("and Read access at ...") and hazard lines
+// ("Write Thread (0,0,0) at ...", "Current Value : 0"), the backtrace's
+// lines. A paste through Markdown or a chat, or text copied from the
+// rendered HTML of NVIDIA's manual, collapses the indentation that sets
+// details apart ("========= at unaligned_kernel()+0x50"), and no record
+// starts with these words.
 func isDetailStart(c string) bool {
-	for _, w := range []string{"at 0x", "by thread (", "Address 0x", "Saved host backtrace", "Host Frame:", "Device Frame:"} {
+	for _, w := range detailStarts {
 		if strings.HasPrefix(c, w) {
 			return true
 		}
@@ -710,7 +740,7 @@ func (s *textSource) top(c string) error {
 	rec := s.newRecord()
 	*rec = record{run: int32(len(s.allRuns) - 1), message: c, line: s.line, offset: -1, kind: KindOther, frames: rec.frames[:0], details: rec.details[:0]}
 	s.rec = rec
-	s.sawCont, s.sawLegacy = false, false
+	s.sawCont, s.sawLegacy, s.lastLine = false, false, 0
 	rec.kind = classify(c)
 	switch rec.kind {
 	case KindLeak:
@@ -729,6 +759,12 @@ func (s *textSource) top(c string) error {
 		rec.size, rec.hasSize, rec.address, rec.hasAddress = size, true, addr, true
 		if strings.Contains(m[3], "device heap") {
 			rec.memoryType = "device heap"
+		}
+		if _, name, ok := strings.Cut(m[3], " called "); ok {
+			// --nvtx yes: the name the program gave the allocation
+			// (nvtxMemRegionsName), "Leaked 1 bytes at 0x7f26c3000000
+			// called My allocation".
+			rec.name = strings.TrimSpace(name)
 		}
 		// A new process: program output between two leak reports (each
 		// process prints its leaks in one go at exit), or an address
@@ -1111,8 +1147,102 @@ func hasAddressedHostFrame(frames []frame) bool {
 	return false
 }
 
-// detail handles a line inside the open record.
+// detail handles a line inside the open record, and notes whether it
+// added a frame or a detail line (for dropCutLast).
 func (s *textSource) detail(c string) error {
+	frames, details := len(s.rec.frames), len(s.rec.details)
+	err := s.detailLine(c)
+	if s.rec != nil && (len(s.rec.frames) > frames || len(s.rec.details) > details) {
+		s.lastLine, s.lastFrame = s.line, len(s.rec.frames) > frames
+	}
+	return err
+}
+
+// dropCutLast handles the last line of the input when it added the open
+// record's last frame or detail line: a record still open at the end
+// (no "=========" line, summary or other record after it) may have been
+// cut inside that line by whoever copied the log, whose line ending a
+// paste or the search corpus adds back. The line is left out, with a
+// warning, when its text shows the cut: a host frame without the
+// address every other host frame of the record ends in ("Host
+// Frame:libcuda" after "... [0x9afad]"), a frame whose function is a
+// path ("Device Frame:/home/aznb/.../build_cuda_debug/_d") or leaves a
+// bracket open ("...:119:Load<cub::CUB_200"), a detail line that is the
+// start of a detail's words ("H" of "Host Frame:"). A cut frame's text is
+// no name: taken whole it named the site or the kernel.
+func (s *textSource) dropCutLast() {
+	rec := s.rec
+	if rec == nil || s.lastLine == 0 || s.lastLine != s.line {
+		return
+	}
+	if !s.lastFrame {
+		c := rec.details[len(rec.details)-1]
+		for _, w := range detailStarts {
+			if len(c) < len(w) && strings.HasPrefix(w, c) {
+				rec.details, rec.cut = rec.details[:len(rec.details)-1], true
+				s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a line of its last record (%q, the start of %q): cut, the line is left out", c, strings.TrimSpace(w)))
+				return
+			}
+		}
+		return
+	}
+	n := len(rec.frames) - 1
+	f := rec.frames[n]
+	name := f.function
+	if name == "" {
+		name = f.module
+	}
+	var why string
+	switch {
+	case f.kind == FrameHost && !f.hasPC && f.file == "" && hasAddressedHostFrame(rec.frames[:n]):
+		why = "without the address every other host frame of its record ends in"
+		if i := strings.Index(f.function, " in "); i > 0 {
+			// "llama_backend_init in /home/daniel/code/l": the function
+			// is whole, its source path cut.
+			rec.frames[n].function, rec.cut = f.function[:i], true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, its source location is left out, and that record's backtrace is not whole", name, why))
+			return
+		}
+		if unbalanced(f.function) {
+			// A C++ name cut inside its template arguments: kept as
+			// far as it goes, an outer frame's (the site is further in).
+			rec.cut = true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, that record's backtrace is not whole", name, why))
+			return
+		}
+	case f.kind == FrameDevice && unbalanced(name):
+		if p := strings.IndexAny(name, "<("); p > 0 {
+			// Cut inside its template arguments or parameters
+			// ("...:119:Load<cub::CUB_200"): the name before them is
+			// whole, and stands; the frames after it are not shown.
+			rec.cut = true
+			s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, a bracket left open): cut, that record's backtrace is not whole", name))
+			return
+		}
+		why = "a bracket left open"
+	case f.kind == FrameDevice && looksLikeModule(f.function) && f.file == "":
+		why = "its function a path"
+	default:
+		return
+	}
+	rec.frames, rec.cut = rec.frames[:n], true
+	if f.kind == FrameDevice && rec.kernel == f.function && n == 0 {
+		rec.kernel = ""
+	}
+	s.rd.meta.Warnings.Once("cut-last", parse.LineNote(int(s.line), "the log ends inside a frame of its last record (%q, %s): cut, the frame is left out, and that record's backtrace is not whole", name, why))
+}
+
+// unbalanced reports whether name opens more brackets ("(", "<", "[")
+// than it closes: a C++ name cut short ("Load<cub::CUB_200"). Operators
+// named by their bracket ("operator<", "operator()") are not counted.
+func unbalanced(name string) bool {
+	name = strings.NewReplacer("operator<<=", "", "operator<<", "", "operator<=", "", "operator<", "", "operator>", "", "operator()", "", "operator[]", "", "->", "").Replace(name)
+	return strings.Count(name, "(") > strings.Count(name, ")") || strings.Count(name, "<") > strings.Count(name, ">") ||
+		strings.Count(name, "[") > strings.Count(name, "]")
+}
+
+// detailLine handles a line inside the open record.
+func (s *textSource) detailLine(c string) error {
 	rec := s.rec
 	switch {
 	case strings.HasPrefix(c, "Host Frame:"):
@@ -1217,24 +1347,31 @@ func (s *textSource) detail(c string) error {
 func (s *textSource) hostFrame(t string) (frame, error) {
 	f := frame{kind: FrameHost}
 	if i := strings.LastIndex(t, "[0x"); i >= 0 {
-		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(t[i+3:i+j]) {
+		// "[0x400ef8 ]": a space before the bracket (Alibaba HGGC's
+		// memcheck, which writes compute-sanitizer's layout) is no part
+		// of the address.
+		if j := strings.IndexByte(t[i:], ']'); j > 3 && isHex(strings.TrimRight(t[i+3:i+j], " ")) {
 			rest := t[i+j+1:]
 			if rest == "" || strings.HasPrefix(rest, " in ") {
-				pc, err := s.hex(t[i+1 : i+j])
+				pc, err := s.hex(strings.TrimRight(t[i+1:i+j], " "))
 				if err != nil {
 					return f, err
 				}
 				f.pc, f.hasPC = pc, true
 				head := strings.TrimSpace(t[:i])
 				if rest == "" {
-					// Legacy: "MODULE (FUNC + 0xOFF)".
+					// Legacy: "MODULE (FUNC + 0xOFF)", or "(FUNC + 0xOFF)"
+					// without the module (HGGC's memcheck).
 					open, plus := strings.Index(head, " ("), strings.LastIndex(head, " + 0x")
-					if strings.HasSuffix(head, ")") && open > 0 && plus > open && isHex(head[plus+5:len(head)-1]) {
+					if strings.HasPrefix(head, "(") {
+						open = -1
+					}
+					if strings.HasSuffix(head, ")") && (open > 0 || open == -1 && strings.HasPrefix(head, "(")) && plus > open+1 && isHex(head[plus+5:len(head)-1]) {
 						off, err := s.hex(head[plus+3 : len(head)-1])
 						if err != nil {
 							return f, err
 						}
-						f.module, f.function, f.offset, f.hasOffset = head[:open], head[open+2:plus], off, true
+						f.module, f.function, f.offset, f.hasOffset = head[:max(open, 0)], head[open+2:plus], off, true
 						s.sawLegacy = true
 						return f, nil
 					}
