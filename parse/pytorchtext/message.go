@@ -1493,26 +1493,40 @@ func Library(text string) string {
 // findOOM returns the index in line of the first out-of-memory phrase at or
 // after from, or -1.
 func findOOM(line string, from int) int {
+	if !phraseHeads().mayHold(line, from) {
+		return findOOMFrom(line, from, -1) // no phrase is on the line
+	}
+	return findOOMFrom(line, from, phraseStart(line, from))
+}
+
+// phraseStart returns where the first of oomPhrases' messages starts in
+// line at or after from (libraryStart), -1 when none does.
+func phraseStart(line string, from int) int {
 	best := -1
-	if phraseHeads().mayHold(line, from) { // else no phrase is on the line
-		for _, p := range oomPhrases {
-			for at := from; at < len(line); {
-				i := strings.Index(line[at:], p)
-				if i < 0 {
-					break
-				}
-				j := libraryStart(line, at+i, p)
-				if j < 0 {
-					at += i + 1 // "_ALLOC_FAILED" of no library's status
-					continue
-				}
-				if j >= from && (best < 0 || j < best) {
-					best = j
-				}
+	for _, p := range oomPhrases {
+		for at := from; at < len(line); {
+			i := strings.Index(line[at:], p)
+			if i < 0 {
 				break
 			}
+			j := libraryStart(line, at+i, p)
+			if j < 0 {
+				at += i + 1 // "_ALLOC_FAILED" of no library's status
+				continue
+			}
+			if j >= from && (best < 0 || j < best) {
+				best = j
+			}
+			break
 		}
 	}
+	return best
+}
+
+// findOOMFrom is findOOM given best, where phraseStart found a phrase's
+// message (-1 for none): a framework's phrase cut at the line's end, and
+// PyTorch's exception, found as findOOM documents.
+func findOOMFrom(line string, from, best int) int {
 	if best < 0 {
 		best = cutPhraseAt(line, from)
 	}

@@ -93,31 +93,7 @@ func TestPhraseHeadsHoldEveryPhrase(t *testing.T) {
 // findOOMEveryPhrase is findOOM without phraseHeads: every phrase
 // searched for on every line.
 func findOOMEveryPhrase(line string, from int) int {
-	best := -1
-	for _, p := range oomPhrases {
-		for at := from; at < len(line); {
-			i := strings.Index(line[at:], p)
-			if i < 0 {
-				break
-			}
-			j := libraryStart(line, at+i, p)
-			if j < 0 {
-				at += i + 1
-				continue
-			}
-			if j >= from && (best < 0 || j < best) {
-				best = j
-			}
-			break
-		}
-	}
-	if best < 0 {
-		best = cutPhraseAt(line, from)
-	}
-	if j := torchOOMAt(line, from); j >= 0 && (best < 0 || j < best) {
-		best = j
-	}
-	return best
+	return findOOMFrom(line, from, phraseStart(line, from))
 }
 
 // richVerticalAt finds the first rune of richVertical as a range over
