@@ -83,3 +83,23 @@ func TestBatchFinderNote(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's sampler warm-up words read as one failure with the CUDA OOM they
+// re-raise (printed before it, as f48o1_vllm_19445's paste has them): the
+// figures are the CUDA message's, and the engine's phase and settings
+// (max_num_seqs, gpu_memory_utilization) are still said.
+func TestVLLMSamplerReraiseKeepsAdvice(t *testing.T) {
+	pm := NewPostmortem([]Input{oomInput(t, "pastes/f48o1_vllm_19445_sampler_warmup_wrapped_sentences.txt")}, PostmortemOptions{})
+	if len(pm.OOMs) != 1 {
+		t.Fatalf("%d OOMs", len(pm.OOMs))
+	}
+	notes := strings.Join(pm.OOMs[0].Notes, " ")
+	for _, w := range []string{"warming up its sampler with 256 dummy requests", "lower max_num_seqs", "gpu_memory_utilization"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q: %q", w, notes)
+		}
+	}
+	if pm.OOMs[0].RequestedBytes != 252<<20 {
+		t.Errorf("requested %d", pm.OOMs[0].RequestedBytes)
+	}
+}

@@ -579,6 +579,9 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				// was the direct cause of ..."): one failure, not two.
 				last.Sources = append(last.Sources, src)
 				last.Notes = append(last.Notes, fmt.Sprintf("line %d is the same failure raised again by the engine: %s", m.Line, m.Text))
+				if n := reraiseEngineNote(m.Text); n != "" {
+					last.Notes = append(last.Notes, n)
+				}
 				continue
 			}
 			if n := len(reports); last != nil && n > 0 && reports[n-1] == last && len(last.Sources) == 1 && last.msg != nil && !parsed(last.msg.Generation) &&
@@ -592,6 +595,9 @@ func NewPostmortem(inputs []Input, opt PostmortemOptions) *Postmortem {
 				r.addMessage(m, src, opt.Filter)
 				r.Sources = append(last.Sources, r.Sources...)
 				r.Notes = append(r.Notes, fmt.Sprintf("line %d is the same failure, printed before this message in the words of the engine that caught it and raised it again: %s", lastLine, last.msg.Text))
+				if n := reraiseEngineNote(last.msg.Text); n != "" {
+					r.Notes = append(r.Notes, n)
+				}
 				reports[n-1] = r
 				last, lastLine = r, m.Line
 				continue
@@ -2699,6 +2705,22 @@ func (r *Report) findCauses() {
 		}
 	}
 	r.backendTerms()
+}
+
+// reraiseEngineNote is what an engine's words, re-raising a CUDA OOM
+// whose message was read with them, add to that message's figures: where
+// the engine was (vLLM's sampler warm-up, and its settings), or "" when
+// the words name no such phase.
+func reraiseEngineNote(text string) string {
+	n, ok := pytorchtext.VLLMSamplerRequests(text)
+	if !ok {
+		return ""
+	}
+	reqs := "its dummy requests (max_num_seqs of them)"
+	if n > 0 {
+		reqs = fmt.Sprintf("%d dummy requests (max_num_seqs)", n)
+	}
+	return "vLLM met this OOM at start-up while warming up its sampler with " + reqs + ", after the weights, the KV cache and (where enabled) the CUDA graphs had taken their share: the KV cache, sized to fill gpu_memory_utilization × the GPU's total, left too little for the sampler's logits of that many sequences; lower max_num_seqs (fewer sequences' logits at once) or gpu_memory_utilization (a smaller KV cache, more room left)"
 }
 
 // kvCacheNote is the note of an LLM serving engine's KV cache failure at
