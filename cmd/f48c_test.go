@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"math/rand"
 	"os"
@@ -73,26 +72,13 @@ func twoOOMLog() []byte {
 	return b.Bytes()
 }
 
-func gz(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // A gzip-compressed log cut short (an upload stopped) after its first OOM
 // is read up to the cut and marked read in part, as an NVML log is; bytes
 // after a whole gzip stream that begin no member (trailing garbage) are
 // ignored with a warning, as gzip -d does, the stream kept whole. Before,
 // both were "read error: gzip: ..." and exit 2, no report.
 func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
-	z := gz(t, twoOOMLog())
+	z := gzipped(t, twoOOMLog())
 	cut := writeF48c(t, "cut.log.gz", z[:len(z)*9/10])
 	for _, use := range []string{"analyze", "oom"} {
 		code, out, stderr := run(t, nil, use, cut)
@@ -117,7 +103,7 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 	// A log without an OOM, cut so, read for --fail-on oom as the log of
 	// a run without one: read in part, never as whole.
 	steps := twoOOMLog()
-	zp := gz(t, steps[:bytes.Index(steps, []byte("torch.OutOfMemoryError"))])
+	zp := gzipped(t, steps[:bytes.Index(steps, []byte("torch.OutOfMemoryError"))])
 	code, out, stderr = run(t, nil, "analyze", "--fail-on", "oom", writeF48c(t, "plain.log.gz", zp[:len(zp)/2]))
 	if code != 0 || !strings.Contains(out, "log without an out-of-memory message; READ IN PART: the gzip stream is cut short") {
 		t.Errorf("cut log without an OOM, --fail-on oom: exit %d\n%s\n%s", code, out, stderr)
@@ -128,7 +114,7 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zsan := gz(t, san)
+	zsan := gzipped(t, san)
 	code, out, stderr = run(t, nil, "analyze", writeF48c(t, "san.txt.gz", zsan[:len(zsan)*2/3]))
 	if code != 0 || !strings.Contains(out, "compute-sanitizer; READ IN PART: the gzip stream is cut short") || !strings.Contains(out, "make_workspace (leaky.cu:14)") {
 		t.Errorf("cut sanitizer log: exit %d\n%s\n%s", code, out, stderr)
@@ -139,7 +125,7 @@ func TestGzipDamagedLogKeepsWhatWasRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zs := gz(t, snap)
+	zs := gzipped(t, snap)
 	if code, _, stderr := run(t, nil, "analyze", writeF48c(t, "s.pickle.gz", zs[:len(zs)/2])); code != 2 || !strings.Contains(stderr, "gzip: unexpected EOF") {
 		t.Errorf("cut snapshot: exit %d, %q", code, stderr)
 	}
