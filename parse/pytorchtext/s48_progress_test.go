@@ -28,14 +28,7 @@ func TestProgressCountersLikeExpression(t *testing.T) {
 		" ", "  ", "\t", ":", "=", "#", "[", "]", " [", "|", "/", ".", ",", "0", "7", "12", "3.5",
 		"1.", ".5", "100/200", "12/500 [", "abc", "é", "ſ", "ſtep", "K", "\r", "\f", "-", "_",
 	}
-	r := rand.New(rand.NewSource(48))
-	for n := 0; n < 200000; n++ {
-		var b strings.Builder
-		for k := r.Intn(12); k >= 0; k-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		check(b.String())
-	}
+	genLines(pieces, 200000, 12, check)
 	walkTextLines(t, check)
 }
 
@@ -109,17 +102,11 @@ func TestRichVerticalAtLikeRuneRange(t *testing.T) {
 		return -1
 	}
 	pieces := []string{"a", " ", "|", "│", "┃", "║", "─", "╭", "\xe2", "\xe2\x94", "\x94\x82", "é", "€", "x.py:3 in f", "\xff"}
-	r := rand.New(rand.NewSource(48))
-	for n := 0; n < 100000; n++ {
-		var b strings.Builder
-		for k := r.Intn(8); k >= 0; k-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		l := b.String()
+	genLines(pieces, 100000, 8, func(l string) {
 		if got, want := richVerticalAt(l), byRange(l); got != want {
 			t.Fatalf("%q: %d, a range over its runes %d", l, got, want)
 		}
-	}
+	})
 	walkTextLines(t, func(l string) {
 		if got, want := richVerticalAt(l), byRange(l); got != want {
 			t.Fatalf("%q: %d, a range over its runes %d", l, got, want)
@@ -169,16 +156,11 @@ func walkTextLines(t *testing.T, f func(string)) {
 func TestWordTestsBeforeExpressions(t *testing.T) {
 	tagOrLink := func(l string) bool { return htmlTagRe.Re().MatchString(l) || htmlLinkRe.Re().MatchString(l) }
 	pieces := []string{"<", "</", "<br>", "<BR/>", "<ſpan>", "<Kbd>", "<a href=x>t</a>", "<01:23", "<module>", "a", " ", "/", ">", "p", "x"}
-	r := rand.New(rand.NewSource(48))
-	for n := 0; n < 100000; n++ {
-		var b strings.Builder
-		for k := r.Intn(6); k >= 0; k-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		if l := b.String(); tagOrLink(l) && !mayHoldTag(l) {
+	genLines(pieces, 100000, 6, func(l string) {
+		if tagOrLink(l) && !mayHoldTag(l) {
 			t.Fatalf("%q: an HTML tag the expressions match, mayHoldTag says none", l)
 		}
-	}
+	})
 	for _, m := range unifiedMarkers {
 		if l := "device: " + m.word + " x"; !unifiedHeads().mayHold(l, 0) {
 			t.Errorf("%q: the set says no marker starts on it", l)
@@ -199,19 +181,13 @@ func TestWordTestsBeforeExpressions(t *testing.T) {
 // Unicode spaces included.
 func TestSameWordsLikeJoinedFields(t *testing.T) {
 	pieces := []string{"Metric", "Cur", " ", "  ", "\t", "\u00a0", "\u3000", "Usage", "Peak", "Tot", "Alloc", "Freed", "x", ""}
-	r := rand.New(rand.NewSource(48))
-	for n := 0; n < 100000; n++ {
-		var b strings.Builder
-		for k := r.Intn(6); k >= 0; k-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		s := b.String()
+	genLines(pieces, 100000, 6, func(s string) {
 		for _, want := range append(slices.Clone(summaryHeader[:]), "Cur Usage", "Metric", "") {
 			if got := sameWords(s, want); got != (strings.Join(strings.Fields(s), " ") == want) {
 				t.Fatalf("sameWords(%q, %q) = %v", s, want, got)
 			}
 		}
-	}
+	})
 }
 
 // srunLabel reads what srunLabelRe matches, and frameLine what frameRe
@@ -228,14 +204,7 @@ func TestSrunLabelAndFrameLineLikeExpressions(t *testing.T) {
 		}
 	}
 	pieces := []string{" ", "0", "12", "1234567", ":", ": ", "x", "\t", `File "`, `", line `, "3", ", in ", "f", "a.py", "\n"}
-	r := rand.New(rand.NewSource(48))
-	for n := 0; n < 100000; n++ {
-		var b strings.Builder
-		for k := r.Intn(8); k >= 0; k-- {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		check(b.String())
-	}
+	genLines(pieces, 100000, 8, check)
 	walkTextLines(t, check)
 }
 
@@ -269,4 +238,17 @@ func FuzzFrameLine(f *testing.F) {
 			t.Fatalf("%q: frameLine %q, the expression %q", l, got, want)
 		}
 	})
+}
+
+// genLines calls f on n lines, each of one to most pieces drawn from
+// pieces at random (a fixed seed: the same lines in every run).
+func genLines(pieces []string, n, most int, f func(string)) {
+	r := rand.New(rand.NewSource(48))
+	for ; n > 0; n-- {
+		var b strings.Builder
+		for k := r.Intn(most); k >= 0; k-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		f(b.String())
+	}
 }
