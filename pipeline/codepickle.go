@@ -86,10 +86,12 @@ func isPickle01(head []byte, whole bool) bool {
 				i += 1 + int(head[i])
 			}
 		case 'T', 'X':
-			if i+4 <= len(head) {
-				i += 4 + int(binary.LittleEndian.Uint32(head[i:]))
-			} else {
+			// The length compared as unsigned: as an int it may be
+			// negative where int is 32 bits, and walk back.
+			if i+4 > len(head) || uint64(binary.LittleEndian.Uint32(head[i:])) > uint64(len(head)-i-4) {
 				i = len(head) + 1
+			} else {
+				i += 4 + int(binary.LittleEndian.Uint32(head[i:]))
 			}
 		default:
 			return false

@@ -65,3 +65,15 @@ func TestPrintoutSeriesNamesItsLimit(t *testing.T) {
 		t.Errorf("long: %v", err)
 	}
 }
+
+// A BINSTRING length past the input's end (0xFFFFFFFF, negative as a
+// 32-bit int) ends the walk as a cut pickle: no walk back, no panic.
+func TestIsPickle01LengthPastEnd(t *testing.T) {
+	head := []byte("cos\nsystem\nT\xff\xff\xff\xffabc")
+	if !isPickle01(head, false) {
+		t.Errorf("a cut protocol-1 pickle importing os.system: not taken for one")
+	}
+	if isPickle01(head, true) {
+		t.Errorf("the same, whole: taken for a pickle though its string runs past its end")
+	}
+}
